@@ -1,0 +1,114 @@
+# thpctl — see, measure and control Transparent Huge Pages.
+#   make          build/thpctl (-O2)
+#   make run      install missing deps, build, run `thpctl status` on this host
+#   make check    install missing deps, build with ASan+UBSan, run all tests
+#   make static   build/thpctl-static (static libc + jansson)
+#   make fmt | lint | bench | clean | install
+
+CC        ?= gcc
+PKG_CONFIG ?= pkg-config
+PREFIX    ?= /usr/local
+VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
+CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
+BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP
+REL_CFLAGS  := $(BASE) -O2 -g
+ASAN_CFLAGS := $(BASE) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+SRC     := $(sort $(wildcard src/*.c src/*/*.c))
+LIBSRC  := $(filter-out src/main.c,$(SRC))
+TESTSRC := $(sort $(wildcard tests/unit/test_*.c))
+HELPSRC := $(sort $(wildcard tests/live/*.c))
+
+REL_OBJ  := $(SRC:%.c=build/rel/%.o)
+ASAN_OBJ := $(SRC:%.c=build/asan/%.o)
+ASAN_LIB := $(LIBSRC:%.c=build/asan/%.o)
+STAT_OBJ := $(SRC:%.c=build/static/%.o)
+TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
+HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
+
+.PHONY: all run check test unit golden live static fmt fmt-check lint bench clean install deps update-golden
+
+all: build/thpctl
+
+build/thpctl: $(REL_OBJ)
+	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS)
+
+build/asan/thpctl: $(ASAN_OBJ)
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS)
+
+build/thpctl-static: $(STAT_OBJ)
+	$(CC) $(REL_CFLAGS) -static -o $@ $^ $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson)
+
+build/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -c -o $@ $<
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
+
+build/static/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -c -o $@ $<
+
+build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS)
+
+# live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
+build/tests/%: tests/live/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -Isrc -o $@ $<
+
+deps:
+	@scripts/install-deps
+
+run: deps
+	@$(MAKE) --no-print-directory build/thpctl
+	build/thpctl status
+
+static: build/thpctl-static
+
+check: deps
+	@$(MAKE) --no-print-directory test
+
+test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS)
+	@tests/run-all
+
+unit: $(TESTS)
+	@tests/run-unit
+
+golden: build/asan/thpctl
+	@tests/golden.sh
+
+update-golden: build/asan/thpctl
+	@tests/golden.sh --update
+
+live: build/asan/thpctl $(HELPERS)
+	@tests/live/run.sh
+
+bench: build/thpctl $(HELPERS)
+	bench/ps.sh
+
+fmt:
+	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)
+
+fmt-check:
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)
+
+lint: fmt-check
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
+
+install: build/thpctl
+	install -D -m 0755 build/thpctl $(DESTDIR)$(PREFIX)/bin/thpctl
+
+clean:
+	rm -rf build
+
+-include $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(STAT_OBJ:.o=.d)

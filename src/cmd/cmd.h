@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Subcommands: parse options, call collect/model, call render. */
+#ifndef THPCTL_CMD_H
+#define THPCTL_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "../kernel/sysroot.h"
+
+#define EXIT_OK 0
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+
+/* Options every command accepts, before or after its name. */
+struct globals {
+	const char *sysroot_dir; /* NULL = "/" */
+	bool json;
+	bool no_color;
+	bool color; /* decided after parsing: tty, no NO_COLOR, no --no-color */
+	struct sysroot sr;
+};
+
+enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_CMD_BASE = 0x200 };
+
+#define GLOBAL_LONGOPTS                                                                      \
+	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                   \
+		{"root", required_argument, NULL, OPT_SYSROOT},                              \
+		{"json", no_argument, NULL, OPT_JSON},                                       \
+		{"no-color", no_argument, NULL, OPT_NO_COLOR},                               \
+		{"help", no_argument, NULL, 'h'}
+
+#define GLOBAL_HELP                                                                          \
+	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n" \
+	"  --json          machine-readable output\n"                                            \
+	"  --no-color      no colour (also NO_COLOR=1; colour is only used on a tty)\n"
+
+/* Handle a global option seen by a command's getopt loop. Returns true if it was one. */
+bool global_opt(struct globals *g, int opt, const char *arg);
+
+int cmd_status(struct globals *g, int argc, char **argv);
+int cmd_ps(struct globals *g, int argc, char **argv);
+int cmd_maps(struct globals *g, int argc, char **argv);
+
+#endif

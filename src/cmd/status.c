@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include <err.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../model/findings.h"
+#include "../render/status.h"
+#include "common.h"
+
+static void status_help(FILE *f)
+{
+	fprintf(f, "usage: thpctl status [--json] [--sysroot DIR]\n\n"
+		   "Audit the host's THP state: kernel capabilities, every policy knob (with\n"
+		   "per-size 'inherit' resolved), usage now, counters since boot and findings.\n"
+		   "Read-only. Capability probes (MADV_COLLAPSE, PR_THP_DISABLE_EXCEPT_ADVISED)\n"
+		   "run on the live host only and change nothing.\n\noptions:\n" GLOBAL_HELP);
+}
+
+int cmd_status(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		if (c == 'h') {
+			status_help(stdout);
+			return EXIT_OK;
+		}
+		status_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		warnx("status: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	static struct host h;
+	struct host_derived d;
+	struct findings fs;
+	if (host_collect(&g->sr, &h)) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	host_derive(&h, &d);
+	findings_evaluate(&h, &d, &fs);
+	if (g->json)
+		r = cmd_emit_json(status_to_json(&h, &d, &fs));
+	else
+		status_render_text(stdout, &h, &d, &fs, g->color);
+	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
+		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		r = EXIT_FAIL;
+	}
+	host_free(&h);
+	return r;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "buddyinfo.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* "Node 0, zone   Normal   1174    490 ..." */
+static int parse_zone(const char *s, const char *e, struct buddy_zone *z)
+{
+	memset(z, 0, sizeof(*z));
+	const char *p = s;
+	if (e - p < 5 || memcmp(p, "Node ", 5) != 0)
+		return -EINVAL;
+	p += 5;
+	uint64_t v;
+	if (parse_u64(&p, e, &v) || v > 65535)
+		return -EINVAL;
+	z->node = (int)v;
+	if (p >= e || *p != ',')
+		return -EINVAL;
+	p++;
+	while (p < e && *p == ' ')
+		p++;
+	if (e - p < 5 || memcmp(p, "zone ", 5) != 0)
+		return -EINVAL;
+	p += 5;
+	while (p < e && *p == ' ')
+		p++;
+	const char *w = p;
+	while (p < e && *p != ' ')
+		p++;
+	size_t wl = (size_t)(p - w);
+	if (!wl || wl >= sizeof(z->zone))
+		return -EINVAL;
+	memcpy(z->zone, w, wl);
+	while (z->norders < BUDDY_MAX_ORDERS) {
+		int r = parse_u64(&p, e, &v);
+		if (r == -ERANGE)
+			return r;
+		if (r)
+			break;
+		z->free[z->norders++] = v;
+	}
+	while (p < e && (*p == ' ' || *p == '\r'))
+		p++;
+	return z->norders && p == e ? 0 : -EINVAL;
+}
+
+int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
+{
+	memset(bi, 0, sizeof(*bi));
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e)) {
+		if (s == e)
+			continue;
+		if (bi->nzones == BUDDY_MAX_ZONES || parse_zone(s, e, &bi->zones[bi->nzones])) {
+			bi->bad++;
+			continue;
+		}
+		bi->nzones++;
+	}
+	return bi->nzones ? 0 : -EINVAL;
+}
+
+uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
+{
+	uint64_t n = 0;
+	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
+		n += z->free[o];
+	return n;
+}
+
+uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order)
+{
+	uint64_t n = 0;
+	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
+		n += z->free[o] << o;
+	return n;
+}

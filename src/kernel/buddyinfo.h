@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* /proc/buddyinfo: free blocks per order, per NUMA node and zone. */
+#ifndef THPCTL_BUDDYINFO_H
+#define THPCTL_BUDDYINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BUDDY_MAX_ORDERS 16
+#define BUDDY_MAX_ZONES 32
+
+struct buddy_zone {
+	int node;
+	char zone[16];
+	int norders;                      /* orders printed on this kernel (11 for MAX_ORDER 10) */
+	uint64_t free[BUDDY_MAX_ORDERS]; /* free blocks of each order */
+};
+
+struct buddyinfo {
+	int nzones;
+	struct buddy_zone zones[BUDDY_MAX_ZONES];
+	size_t bad; /* malformed lines skipped */
+};
+
+/* Parse TEXT into BI. Returns 0, or -EINVAL when no zone line was found. */
+int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi);
+
+/* Free blocks of order >= MIN_ORDER in Z (in blocks of their own order). */
+uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order);
+
+/* Free memory in blocks of order >= MIN_ORDER in Z, in base pages. */
+uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order);
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "hugetlb.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t hugetlb_dirname_kb(const char *name)
+{
+	const char *p = name;
+	if (strncmp(p, "hugepages-", 10) != 0)
+		return 0;
+	p += 10;
+	const char *end = p + strlen(p);
+	if (end - p < 3 || strcmp(end - 2, "kB") != 0)
+		return 0;
+	uint64_t v;
+	const char *q = p;
+	if (parse_u64(&q, end - 2, &v) || q != end - 2)
+		return 0;
+	return v;
+}
+
+static void read_num(const struct sysroot *sr, struct buf *b, const char *dir, const char *file,
+		     struct opt_u64 *o)
+{
+	o->present = false;
+	if (sysroot_readf(sr, b, "%s/%s", dir, file) == 0 &&
+	    parse_u64_text(b->p, b->len, &o->v) == 0)
+		o->present = true;
+}
+
+static int cmp_pool(const void *a, const void *b)
+{
+	const struct hugetlb_pool *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
+}
+
+/* Pools of one hugepages/ directory (global when NODE is -1). */
+static void read_pools(const struct sysroot *sr, struct buf *b, const char *base, int node,
+		       struct hugetlb *h)
+{
+	DIR *d = sysroot_opendir(sr, base);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) && h->npools < HUGETLB_MAX_POOLS) {
+		uint64_t kb = hugetlb_dirname_kb(de->d_name);
+		if (!kb)
+			continue;
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
+		struct hugetlb_pool *p = &h->pools[h->npools++];
+		memset(p, 0, sizeof(*p));
+		p->size_kb = kb;
+		p->node = node;
+		read_num(sr, b, dir, "nr_hugepages", &p->nr);
+		read_num(sr, b, dir, "free_hugepages", &p->free);
+		read_num(sr, b, dir, "surplus_hugepages", &p->surplus);
+		if (node < 0) {
+			read_num(sr, b, dir, "resv_hugepages", &p->resv);
+			read_num(sr, b, dir, "nr_overcommit_hugepages", &p->overcommit);
+		}
+	}
+	closedir(d);
+}
+
+int hugetlb_read(const struct sysroot *sr, struct hugetlb *h)
+{
+	memset(h, 0, sizeof(*h));
+	struct buf b = {0};
+	read_pools(sr, &b, SR_HUGETLB, -1, h);
+	DIR *d = sysroot_opendir(sr, SR_NODES);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char *end;
+			if (strncmp(de->d_name, "node", 4) != 0 || !de->d_name[4])
+				continue;
+			long n = strtol(de->d_name + 4, &end, 10);
+			if (*end || n < 0 || n > 65535)
+				continue;
+			char base[PATH_MAX];
+			snprintf(base, sizeof(base), "%s/%s/hugepages", SR_NODES, de->d_name);
+			read_pools(sr, &b, base, (int)n, h);
+		}
+		closedir(d);
+	}
+	buf_free(&b);
+	qsort(h->pools, (size_t)h->npools, sizeof(h->pools[0]), cmp_pool);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Key/value counter files: /proc/vmstat ("name value") and /proc/meminfo
+ * ("Name:   value kB"). Table-free: every key the kernel prints is kept, so
+ * counters newer than this tool are still shown and exported.
+ */
+#ifndef THPCTL_KV_H
+#define THPCTL_KV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KV_NAME_LEN 64
+
+struct kv {
+	char name[KV_NAME_LEN];
+	uint64_t value;
+};
+
+struct kvlist {
+	struct kv *items;
+	size_t n, cap;
+	size_t bad; /* malformed lines skipped (no number, overflow, too long) */
+};
+
+void kvlist_free(struct kvlist *l);
+void kvlist_clear(struct kvlist *l);
+
+/* Append NAME=VALUE. Returns 0 or -ENOMEM. */
+int kvlist_add(struct kvlist *l, const char *name, size_t name_len, uint64_t value);
+
+/* Find NAME; returns true and sets *V when present. */
+bool kv_get(const struct kvlist *l, const char *name, uint64_t *v);
+
+/*
+ * Parse /proc/vmstat text ("thp_fault_alloc 12\n"...) into L (cleared first).
+ * Units are the kernel's: event counts, and pages or PMD THPs for nr_* gauges.
+ * Malformed lines are skipped and counted in L->bad. Returns 0 or -ENOMEM.
+ */
+int vmstat_parse(const char *text, size_t len, struct kvlist *l);
+
+/*
+ * Parse /proc/meminfo text ("AnonHugePages:   2048 kB\n") into L (cleared
+ * first). Values are kB where the kernel prints "kB", else plain counts
+ * (HugePages_Total). Malformed lines counted in L->bad. Returns 0 or -ENOMEM.
+ */
+int meminfo_parse(const char *text, size_t len, struct kvlist *l);
+
+#endif

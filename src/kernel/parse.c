@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "parse.h"
+
+#include <errno.h>
+#include <string.h>
+
+int parse_u64(const char **s, const char *end, uint64_t *out)
+{
+	const char *p = *s;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return -EINVAL;
+	uint64_t v = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+int parse_u64_text(const char *text, size_t len, uint64_t *out)
+{
+	const char *p = text, *end = text + len;
+	int r = parse_u64(&p, end, out);
+	if (r)
+		return r;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
+		p++;
+	return p == end ? 0 : -EINVAL;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int choice_parse(const char *text, size_t len, struct choice *c)
+{
+	memset(c, 0, sizeof(*c));
+	const char *p = text, *end = text + len;
+	int nsel = 0;
+	while (p < end) {
+		while (p < end && is_blank(*p))
+			p++;
+		if (p >= end)
+			break;
+		bool br = *p == '[';
+		if (br)
+			p++;
+		const char *w = p;
+		while (p < end && !is_blank(*p) && *p != ']' && *p != '[')
+			p++;
+		size_t wl = (size_t)(p - w);
+		if (br) {
+			if (p >= end || *p != ']')
+				return -EINVAL;
+			p++;
+		} else if (p < end && (*p == ']' || *p == '[')) {
+			return -EINVAL;
+		}
+		if (wl == 0 || wl >= CHOICE_LEN)
+			return -EINVAL;
+		if (c->noptions < CHOICE_MAX) {
+			memcpy(c->options[c->noptions], w, wl);
+			c->options[c->noptions][wl] = '\0';
+			c->noptions++;
+		}
+		if (br) {
+			if (nsel++)
+				return -EINVAL;
+			memcpy(c->selected, w, wl);
+			c->selected[wl] = '\0';
+		}
+	}
+	if (nsel != 1)
+		return -EINVAL;
+	c->present = true;
+	return 0;
+}
+
+bool choice_offers(const struct choice *c, const char *word)
+{
+	for (int i = 0; i < c->noptions; i++)
+		if (strcmp(c->options[i], word) == 0)
+			return true;
+	return false;
+}
+
+bool next_line(const char **pos, const char *end, const char **line, const char **line_end)
+{
+	const char *p = *pos;
+	if (p >= end)
+		return false;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	*line = p;
+	*line_end = nl ? nl : end;
+	*pos = nl ? nl + 1 : end;
+	return true;
+}

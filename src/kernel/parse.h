@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Small pure helpers shared by the parsers of kernel text files. */
+#ifndef THPCTL_PARSE_H
+#define THPCTL_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* An optional unsigned value: absent is not zero. */
+struct opt_u64 {
+	uint64_t v;
+	bool present;
+};
+
+/*
+ * Parse a decimal u64 at *S (leading blanks skipped, stops at END).
+ * Advances *S past the digits. Returns 0, -EINVAL (no digits) or -ERANGE.
+ */
+int parse_u64(const char **s, const char *end, uint64_t *out);
+
+/* Parse TEXT (whole file, e.g. "1\n") as one u64. 0, -EINVAL or -ERANGE. */
+int parse_u64_text(const char *text, size_t len, uint64_t *out);
+
+#define CHOICE_MAX 8
+#define CHOICE_LEN 24
+
+/*
+ * A sysfs "choice" file such as transparent_hugepage/enabled:
+ * "always [madvise] never". selected is the bracketed word.
+ */
+struct choice {
+	bool present;
+	char selected[CHOICE_LEN];
+	int noptions;
+	char options[CHOICE_MAX][CHOICE_LEN];
+};
+
+/*
+ * Parse a bracketed sysfs value. Returns 0, or -EINVAL when there is no
+ * bracketed word, more than one, an unterminated bracket, or a word longer
+ * than CHOICE_LEN-1. Options beyond CHOICE_MAX are dropped.
+ */
+int choice_parse(const char *text, size_t len, struct choice *c);
+
+/* Whether C offers the option WORD. */
+bool choice_offers(const struct choice *c, const char *word);
+
+/* Iterate lines: returns the next line [*line, *line_end) or false at end. */
+bool next_line(const char **pos, const char *end, const char **line, const char **line_end);
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+#include "proc_status.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static bool key_is(const char *s, const char *c, const char *key)
+{
+	size_t n = strlen(key);
+	return (size_t)(c - s) == n && memcmp(s, key, n) == 0;
+}
+
+static int parse_long(const char *p, const char *e, long *out)
+{
+	uint64_t v;
+	if (parse_u64(&p, e, &v) || v > (uint64_t)LONG_MAX)
+		return -EINVAL;
+	*out = (long)v;
+	return 0;
+}
+
+int proc_status_parse(const char *text, size_t len, struct proc_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->ppid = st->uid = -1;
+	st->thp_enabled = st->kthread = -1;
+	st->vmrss_kb = -1;
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e)) {
+		const char *c = memchr(s, ':', (size_t)(e - s));
+		if (!c)
+			continue;
+		const char *v = c + 1;
+		long x;
+		switch (*s) {
+		case 'N':
+			if (key_is(s, c, "Name")) {
+				while (v < e && (*v == '\t' || *v == ' '))
+					v++;
+				size_t n = (size_t)(e - v);
+				if (n >= COMM_LEN)
+					n = COMM_LEN - 1;
+				memcpy(st->name, v, n);
+				st->name[n] = '\0';
+				st->has_name = true;
+			}
+			break;
+		case 'P':
+			if (key_is(s, c, "PPid") && parse_long(v, e, &x) == 0)
+				st->ppid = x;
+			break;
+		case 'U':
+			if (key_is(s, c, "Uid") && parse_long(v, e, &x) == 0)
+				st->uid = x;
+			break;
+		case 'T':
+			if (key_is(s, c, "THP_enabled") && parse_long(v, e, &x) == 0)
+				st->thp_enabled = x ? 1 : 0;
+			break;
+		case 'K':
+			if (key_is(s, c, "Kthread") && parse_long(v, e, &x) == 0)
+				st->kthread = x ? 1 : 0;
+			break;
+		case 'V':
+			if (key_is(s, c, "VmRSS") && parse_long(v, e, &x) == 0)
+				st->vmrss_kb = x;
+			break;
+		default:
+			break;
+		}
+	}
+	return st->has_name ? 0 : -EINVAL;
+}
+
+int proc_stat_parse(const char *text, size_t len, struct proc_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	const char *end = text + len;
+	const char *lp = memchr(text, '(', len);
+	if (!lp)
+		return -EINVAL;
+	/* comm may contain ')' itself: the last one closes it */
+	const char *rp = NULL;
+	for (const char *p = end; p > lp;)
+		if (*--p == ')') {
+			rp = p;
+			break;
+		}
+	if (!rp)
+		return -EINVAL;
+	const char *p = text;
+	uint64_t v;
+	if (parse_u64(&p, lp, &v) || v > (uint64_t)LONG_MAX)
+		return -EINVAL;
+	st->pid = (long)v;
+	size_t n = (size_t)(rp - lp - 1);
+	if (n >= COMM_LEN)
+		n = COMM_LEN - 1;
+	memcpy(st->comm, lp + 1, n);
+	st->comm[n] = '\0';
+	p = rp + 1;
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end)
+		return -EINVAL;
+	st->state = *p++;
+	/* fields 4.. after state; we need 4 (ppid), 9 (flags), 14, 15, 22 */
+	for (int field = 4; field <= 22; field++) {
+		if (parse_u64(&p, end, &v)) {
+			/* negative values (tty_nr, priority...) are not needed: skip */
+			while (p < end && *p == ' ')
+				p++;
+			if (p < end && *p == '-') {
+				p++;
+				if (parse_u64(&p, end, &v))
+					return -EINVAL;
+				v = 0;
+			} else {
+				return -EINVAL;
+			}
+		}
+		switch (field) {
+		case 4:
+			st->ppid = (long)v;
+			break;
+		case 9:
+			st->flags = v;
+			break;
+		case 14:
+			st->utime = v;
+			break;
+		case 15:
+			st->stime = v;
+			break;
+		case 22:
+			st->starttime = v;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+int passwd_lookup(const char *text, size_t len, long uid, char *out, size_t n)
+{
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e)) {
+		/* name:x:uid:gid:... */
+		const char *c1 = memchr(s, ':', (size_t)(e - s));
+		if (!c1 || c1 == s)
+			continue;
+		const char *c2 = memchr(c1 + 1, ':', (size_t)(e - c1 - 1));
+		if (!c2)
+			continue;
+		const char *p = c2 + 1;
+		uint64_t v;
+		if (parse_u64(&p, e, &v) || p >= e || *p != ':' || v != (uint64_t)uid)
+			continue;
+		size_t l = (size_t)(c1 - s);
+		if (l >= n)
+			l = n - 1;
+		memcpy(out, s, l);
+		out[l] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* /proc/PID/status and /proc/PID/stat: identity, prctl THP state, CPU time. */
+#ifndef THPCTL_PROC_STATUS_H
+#define THPCTL_PROC_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define COMM_LEN 64
+
+/* Fields of /proc/PID/status. Absent fields keep -1 / false. */
+struct proc_status {
+	char name[COMM_LEN]; /* Name:, as printed (the kernel escapes \n and \\) */
+	bool has_name;
+	long ppid;        /* PPid:, -1 if absent */
+	long uid;         /* real uid from Uid:, -1 if absent */
+	int thp_enabled;  /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */
+	int kthread;      /* Kthread: (6.x+), -1 absent */
+	int64_t vmrss_kb; /* VmRSS: kB, -1 absent (kernel threads, zombies) */
+};
+
+/* Parse status TEXT. Returns 0, or -EINVAL when no Name: line was found. */
+int proc_status_parse(const char *text, size_t len, struct proc_status *st);
+
+/* Fields of /proc/PID/stat (man 5 proc numbering). */
+struct proc_stat {
+	long pid;
+	char comm[COMM_LEN]; /* between the first '(' and the LAST ')' */
+	char state;
+	long ppid;
+	uint64_t flags;        /* PF_* (field 9); PF_KTHREAD = 0x00200000 */
+	uint64_t utime, stime; /* clock ticks (fields 14, 15) */
+	uint64_t starttime;    /* clock ticks after boot (field 22) */
+};
+
+#define PF_KTHREAD_FLAG 0x00200000u
+
+/*
+ * Parse stat TEXT. comm may hold spaces and ')' characters; the last ')' ends
+ * it. Returns 0 or -EINVAL on a malformed or truncated line.
+ */
+int proc_stat_parse(const char *text, size_t len, struct proc_stat *st);
+
+/*
+ * Look UID up in passwd TEXT (etc/passwd format). Copies the name into OUT
+ * (size N) and returns 0, or -ENOENT.
+ */
+int passwd_lookup(const char *text, size_t len, long uid, char *out, size_t n);
+
+#endif

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "procs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int procs_list(const struct sysroot *sr, pid_t **pids)
+{
+	*pids = NULL;
+	DIR *d = sysroot_opendir(sr, SR_PROC);
+	if (!d)
+		return -errno;
+	size_t n = 0, cap = 0;
+	pid_t *v = NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || pid > 0x3fffffff)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			pid_t *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_pid);
+	*pids = v;
+	return (int)n;
+}

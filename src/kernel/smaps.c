@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+#include "smaps.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* Field table in the kernel's print order (fs/proc/task_mmu.c). */
+static const struct {
+	const char *name;
+	unsigned char len;
+} fields[SM_NFIELDS] = {
+	[SM_SIZE] = {"Size", 4},
+	[SM_KERNEL_PAGE] = {"KernelPageSize", 14},
+	[SM_RSS] = {"Rss", 3},
+	[SM_PSS] = {"Pss", 3},
+	[SM_PRIVATE_DIRTY] = {"Private_Dirty", 13},
+	[SM_ANONYMOUS] = {"Anonymous", 9},
+	[SM_ANON_HUGE] = {"AnonHugePages", 13},
+	[SM_SHMEM_PMD] = {"ShmemPmdMapped", 14},
+	[SM_FILE_PMD] = {"FilePmdMapped", 13},
+	[SM_SHARED_HUGETLB] = {"Shared_Hugetlb", 14},
+	[SM_PRIVATE_HUGETLB] = {"Private_Hugetlb", 15},
+	[SM_SWAP] = {"Swap", 4},
+};
+
+const char *smaps_field_name(enum smaps_field f)
+{
+	return (unsigned)f < SM_NFIELDS ? fields[f].name : "?";
+}
+
+static int field_lookup(const char *s, size_t len)
+{
+	for (int i = 0; i < SM_NFIELDS; i++)
+		if (fields[i].len == len && memcmp(fields[i].name, s, len) == 0)
+			return i;
+	return -1;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static const char *parse_hex(const char *p, const char *e, uint64_t *v)
+{
+	uint64_t x = 0;
+	int d, n = 0;
+	while (p < e && (d = hexval(*p)) >= 0) {
+		if (++n > 16)
+			return NULL;
+		x = x << 4 | (uint64_t)d;
+		p++;
+	}
+	*v = x;
+	return n ? p : NULL;
+}
+
+static const char *skip_word(const char *p, const char *e)
+{
+	while (p < e && *p != ' ')
+		p++;
+	while (p < e && *p == ' ')
+		p++;
+	return p;
+}
+
+/* "start-end perms offset dev inode   name" */
+static int parse_header(const char *s, const char *e, struct smaps_vma *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->thp_eligible = -1;
+	const char *p = parse_hex(s, e, &v->start);
+	if (!p || p >= e || *p != '-')
+		return -EINVAL;
+	p = parse_hex(p + 1, e, &v->end);
+	if (!p || p >= e || *p != ' ' || v->end < v->start)
+		return -EINVAL;
+	p++;
+	if (e - p < 4)
+		return -EINVAL;
+	memcpy(v->perms, p, 4);
+	v->perms[4] = '\0';
+	p = skip_word(p, e); /* perms */
+	p = skip_word(p, e); /* offset */
+	p = skip_word(p, e); /* dev */
+	p = skip_word(p, e); /* inode */
+	v->name = p;
+	v->name_len = (size_t)(e - p);
+	return 0;
+}
+
+static bool is_header(const char *s, const char *e)
+{
+	return s < e && hexval(*s) >= 0 && memchr(s, '-', (size_t)(e - s)) != NULL &&
+	       memchr(s, ':', (size_t)(e - s)) == NULL;
+}
+
+static void parse_vmflags(const char *p, const char *e, struct smaps_vma *v)
+{
+	v->has_vmflags = true;
+	while (p < e) {
+		while (p < e && *p == ' ')
+			p++;
+		if (e - p >= 2 && (p + 2 == e || p[2] == ' ')) {
+			if (p[0] == 'h' && p[1] == 'g')
+				v->vmflags |= VMF_HG;
+			else if (p[0] == 'n' && p[1] == 'h')
+				v->vmflags |= VMF_NH;
+			else if (p[0] == 'h' && p[1] == 't')
+				v->vmflags |= VMF_HT;
+		}
+		while (p < e && *p != ' ')
+			p++;
+	}
+}
+
+/* A "Name:   123 kB" line into T; other known lines into V when non-NULL. */
+static void parse_field(const char *s, const char *e, struct smaps_totals *t, struct smaps_vma *v)
+{
+	const char *c = memchr(s, ':', (size_t)(e - s));
+	if (!c)
+		return;
+	size_t nl = (size_t)(c - s);
+	if (v && nl == 7 && memcmp(s, "VmFlags", 7) == 0) {
+		parse_vmflags(c + 1, e, v);
+		return;
+	}
+	uint64_t x;
+	const char *p = c + 1;
+	if (v && nl == 11 && memcmp(s, "THPeligible", 11) == 0) {
+		if (parse_u64(&p, e, &x) == 0)
+			v->thp_eligible = x ? 1 : 0;
+		return;
+	}
+	int f = field_lookup(s, nl);
+	if (f < 0 || parse_u64(&p, e, &x))
+		return;
+	t->kb[f] = x;
+	t->present |= 1u << f;
+}
+
+static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
+{
+	for (int i = 0; i < SM_NFIELDS; i++)
+		if (i != SM_KERNEL_PAGE)
+			sum->kb[i] += t->kb[i];
+		else if (t->present & (1u << i))
+			sum->kb[i] = t->kb[i];
+	sum->present |= t->present;
+}
+
+int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
+		struct smaps_totals *totals)
+{
+	const char *pos = text, *end = text + len, *s, *e;
+	struct smaps_vma v;
+	bool have = false;
+	if (totals)
+		memset(totals, 0, sizeof(*totals));
+	while (next_line(&pos, end, &s, &e)) {
+		if (s == e)
+			continue;
+		if (*s >= 'A' && *s <= 'Z') {
+			if (have)
+				parse_field(s, e, &v.t, &v);
+			continue;
+		}
+		if (!is_header(s, e)) {
+			if (!have)
+				return -EINVAL;
+			continue;
+		}
+		if (have) {
+			if (totals)
+				totals_add(totals, &v.t);
+			if (cb) {
+				int r = cb(&v, ctx);
+				if (r)
+					return r;
+			}
+		}
+		if (parse_header(s, e, &v))
+			return -EINVAL;
+		have = true;
+	}
+	if (have) {
+		if (totals)
+			totals_add(totals, &v.t);
+		if (cb)
+			return cb(&v, ctx);
+	}
+	return 0;
+}
+
+int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e))
+		if (s < e && *s >= 'A' && *s <= 'Z')
+			parse_field(s, e, t, NULL);
+	return t->present ? 0 : -EINVAL;
+}

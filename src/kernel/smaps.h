@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc/PID/smaps and /proc/PID/smaps_rollup. Values are kB as printed by the
+ * kernel. A field the kernel did not print is absent (bit clear in .present),
+ * not zero: AnonHugePages before 2.6.38, THPeligible before 5.0, FilePmdMapped
+ * before 5.4. smaps_rollup never has THPeligible or VmFlags.
+ */
+#ifndef THPCTL_SMAPS_H
+#define THPCTL_SMAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum smaps_field {
+	SM_SIZE,            /* Size: */
+	SM_KERNEL_PAGE,     /* KernelPageSize: */
+	SM_RSS,             /* Rss: */
+	SM_PSS,             /* Pss: */
+	SM_PRIVATE_DIRTY,   /* Private_Dirty: */
+	SM_ANONYMOUS,       /* Anonymous: */
+	SM_ANON_HUGE,       /* AnonHugePages: (PMD-mapped anon THP only) */
+	SM_SHMEM_PMD,       /* ShmemPmdMapped: */
+	SM_FILE_PMD,        /* FilePmdMapped: */
+	SM_SHARED_HUGETLB,  /* Shared_Hugetlb: */
+	SM_PRIVATE_HUGETLB, /* Private_Hugetlb: */
+	SM_SWAP,            /* Swap: */
+	SM_NFIELDS
+};
+
+/* Name of field F as the kernel prints it, without the colon. */
+const char *smaps_field_name(enum smaps_field f);
+
+#define VMF_HG (1u << 0) /* VM_HUGEPAGE: MADV_HUGEPAGE */
+#define VMF_NH (1u << 1) /* VM_NOHUGEPAGE: MADV_NOHUGEPAGE */
+#define VMF_HT (1u << 2) /* hugetlb */
+
+/* Sums over all VMAs (or the rollup's single block), kB. */
+struct smaps_totals {
+	uint64_t kb[SM_NFIELDS];
+	uint32_t present; /* bit (1 << enum smaps_field) */
+};
+
+/* One VMA of /proc/PID/smaps. NAME points into the parsed text (not NUL-terminated). */
+struct smaps_vma {
+	uint64_t start, end; /* virtual addresses, bytes */
+	char perms[5];
+	const char *name; /* "" for anonymous; "[heap]", a path, "[anon:x]" */
+	size_t name_len;
+	struct smaps_totals t;
+	int thp_eligible;  /* 0/1, -1 when absent (kernel < 5.0) */
+	bool has_vmflags;  /* VmFlags line present (3.8+) */
+	unsigned vmflags;  /* VMF_* */
+};
+
+/* Called for each VMA; return non-zero to stop the walk (returned by smaps_parse). */
+typedef int (*smaps_vma_cb)(const struct smaps_vma *vma, void *ctx);
+
+/*
+ * Parse full smaps TEXT, calling CB for each VMA (CB may be NULL) and summing
+ * all VMAs into TOTALS (may be NULL). A truncated last VMA is still reported
+ * with whatever fields it had. Returns 0, CB's non-zero value, or -EINVAL when
+ * the text does not start with a VMA header line (empty text is 0 VMAs).
+ */
+int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
+		struct smaps_totals *totals);
+
+/*
+ * Parse smaps_rollup TEXT into T. Returns 0, or -EINVAL if no known field was
+ * found (empty or garbled file).
+ */
+int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t);
+
+static inline bool smaps_has(const struct smaps_totals *t, enum smaps_field f)
+{
+	return t->present & (1u << f);
+}
+
+#endif

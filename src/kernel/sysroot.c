@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+#include "sysroot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_MAX (256u << 20)
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+static int buf_reserve(struct buf *b, size_t want)
+{
+	if (want <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 16384;
+	while (cap < want)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int sysroot_open(struct sysroot *sr, const char *dir)
+{
+	if (!dir || !*dir)
+		dir = "/";
+	memset(sr, 0, sizeof(*sr));
+	sr->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sr->dirfd < 0)
+		return -errno;
+	snprintf(sr->path, sizeof(sr->path), "%s", dir);
+	/* live when DIR is the same directory as "/" */
+	struct stat a, b;
+	if (fstat(sr->dirfd, &a) == 0 && stat("/", &b) == 0)
+		sr->live = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return 0;
+}
+
+void sysroot_close(struct sysroot *sr)
+{
+	if (sr->dirfd >= 0)
+		close(sr->dirfd);
+	sr->dirfd = -1;
+}
+
+int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
+{
+	while (*rel == '/')
+		rel++;
+	int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
+{
+	int fd = sysroot_openat(sr, rel, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	b->len = 0;
+	int ret = 0;
+	for (;;) {
+		/* procfs files are generated per read(): read in big chunks */
+		if (buf_reserve(b, b->len + 65536 + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+		if (b->len > READ_MAX) {
+			ret = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (b->p)
+		b->p[b->len] = '\0';
+	return ret;
+}
+
+int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
+{
+	char rel[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return -ENAMETOOLONG;
+	return sysroot_read(sr, rel, b);
+}
+
+DIR *sysroot_opendir(const struct sysroot *sr, const char *rel)
+{
+	int fd = sysroot_openat(sr, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+int sysroot_exists(const struct sysroot *sr, const char *rel)
+{
+	while (*rel == '/')
+		rel++;
+	return faccessat(sr->dirfd, rel, F_OK, 0) ? -errno : 0;
+}
+
+/* Whether the /sys line of a recorded proc/mounts says "ro". */
+static bool recorded_sys_ro(const struct sysroot *sr)
+{
+	struct buf b = {0};
+	bool ro = false;
+	if (sysroot_read(sr, SR_PROC "/mounts", &b) == 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(b.p, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char dev[256], mnt[256], type[64], opts[512];
+			if (sscanf(l, "%255s %255s %63s %511s", dev, mnt, type, opts) != 4)
+				continue;
+			if (strcmp(mnt, "/sys") == 0)
+				ro = strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || !opts[2]);
+		}
+	}
+	buf_free(&b);
+	return ro;
+}
+
+int sysroot_writable(const struct sysroot *sr, const char *rel)
+{
+	if (sr->live) {
+		/* opening for write without writing changes nothing */
+		int fd = sysroot_openat(sr, rel, O_WRONLY | O_NONBLOCK);
+		if (fd < 0)
+			return fd;
+		close(fd);
+		return 0;
+	}
+	struct stat st;
+	while (*rel == '/')
+		rel++;
+	if (fstatat(sr->dirfd, rel, &st, 0))
+		return -errno;
+	if (recorded_sys_ro(sr))
+		return -EROFS;
+	return (st.st_mode & 0222) ? 0 : -EACCES;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#include "thp_settings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const khp_names[KHP_NKNOBS] = {
+	[KHP_DEFRAG] = "defrag",
+	[KHP_PAGES_TO_SCAN] = "pages_to_scan",
+	[KHP_SCAN_SLEEP_MS] = "scan_sleep_millisecs",
+	[KHP_ALLOC_SLEEP_MS] = "alloc_sleep_millisecs",
+	[KHP_MAX_PTES_NONE] = "max_ptes_none",
+	[KHP_MAX_PTES_SWAP] = "max_ptes_swap",
+	[KHP_MAX_PTES_SHARED] = "max_ptes_shared",
+	[KHP_PAGES_COLLAPSED] = "pages_collapsed",
+	[KHP_FULL_SCANS] = "full_scans",
+};
+
+const char *khp_knob_name(enum khp_knob k)
+{
+	return (unsigned)k < KHP_NKNOBS ? khp_names[k] : "?";
+}
+
+bool khp_knob_is_counter(enum khp_knob k)
+{
+	return k == KHP_PAGES_COLLAPSED || k == KHP_FULL_SCANS;
+}
+
+uint64_t thp_dirname_kb(const char *name)
+{
+	if (strncmp(name, "hugepages-", 10) != 0)
+		return 0;
+	const char *p = name + 10, *end = p + strlen(p);
+	if (end - p < 3 || strcmp(end - 2, "kB") != 0)
+		return 0;
+	uint64_t v;
+	const char *q = p;
+	if (parse_u64(&q, end - 2, &v) || q != end - 2)
+		return 0;
+	return v;
+}
+
+/* Top-level files this tool knows; any other regular file is kept as "extra". */
+static const char *const known_top[] = {"enabled",	  "defrag",	    "shmem_enabled",
+					"use_zero_page", "hpage_pmd_size", "shrink_underused"};
+
+static void read_choice(const struct sysroot *sr, struct buf *b, const char *rel,
+			struct choice *c, int *nbad)
+{
+	memset(c, 0, sizeof(*c));
+	int r = sysroot_read(sr, rel, b);
+	if (r)
+		return;
+	if (choice_parse(b->p, b->len, c))
+		(*nbad)++;
+}
+
+static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, struct opt_u64 *o,
+		     int *nbad)
+{
+	o->present = false;
+	if (sysroot_read(sr, rel, b))
+		return;
+	if (parse_u64_text(b->p, b->len, &o->v) == 0)
+		o->present = true;
+	else
+		(*nbad)++;
+}
+
+static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir,
+		      struct thp_size *sz, int *nbad)
+{
+	DIR *d = sysroot_opendir(sr, dir);
+	if (!d)
+		return 0;
+	sz->has_stats = true;
+	struct dirent *de;
+	int ret = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
+		uint64_t v;
+		if (sysroot_read(sr, rel, b))
+			continue;
+		if (parse_u64_text(b->p, b->len, &v)) {
+			(*nbad)++;
+			continue;
+		}
+		if (kvlist_add(&sz->stats, de->d_name, strlen(de->d_name), v) == -ENOMEM) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->name, ((const struct kv *)b)->name);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct thp_size *x = a, *y = b;
+	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
+}
+
+static int log2_exact(uint64_t v)
+{
+	int o = 0;
+	if (!v || (v & (v - 1)))
+		return -1;
+	while (v > 1) {
+		v >>= 1;
+		o++;
+	}
+	return o;
+}
+
+static const char *resolve(const struct choice *c, const struct choice *top)
+{
+	if (!c->present)
+		return NULL;
+	if (strcmp(c->selected, "inherit") == 0)
+		return top->present ? top->selected : NULL;
+	return c->selected;
+}
+
+static bool is_known_top(const char *name)
+{
+	for (size_t i = 0; i < sizeof(known_top) / sizeof(known_top[0]); i++)
+		if (strcmp(name, known_top[i]) == 0)
+			return true;
+	return false;
+}
+
+int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	DIR *d = sysroot_opendir(sr, SR_THP);
+	if (!d)
+		return 0;
+	s->present = true;
+	struct buf b = {0};
+	int ret = 0;
+
+	read_choice(sr, &b, SR_THP "/enabled", &s->enabled, &s->nbad);
+	read_choice(sr, &b, SR_THP "/defrag", &s->defrag, &s->nbad);
+	read_choice(sr, &b, SR_THP "/shmem_enabled", &s->shmem_enabled, &s->nbad);
+	read_u64(sr, &b, SR_THP "/use_zero_page", &s->use_zero_page, &s->nbad);
+	read_u64(sr, &b, SR_THP "/hpage_pmd_size", &s->hpage_pmd_size, &s->nbad);
+	read_u64(sr, &b, SR_THP "/shrink_underused", &s->shrink_underused, &s->nbad);
+	for (int k = 0; k < KHP_NKNOBS; k++) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), SR_THP "/khugepaged/%s", khp_names[k]);
+		read_u64(sr, &b, rel, &s->khp[k], &s->nbad);
+	}
+	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
+
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		uint64_t kb = thp_dirname_kb(de->d_name);
+		char dir[PATH_MAX], rel[PATH_MAX];
+		snprintf(dir, sizeof(dir), SR_THP "/%s", de->d_name);
+		if (kb) {
+			if (s->nsizes == THP_MAX_SIZES)
+				continue;
+			struct thp_size *sz = &s->sizes[s->nsizes++];
+			sz->size_kb = kb;
+			sz->order = page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
+			snprintf(rel, sizeof(rel), "%s/enabled", dir);
+			read_choice(sr, &b, rel, &sz->enabled, &s->nbad);
+			snprintf(rel, sizeof(rel), "%s/shmem_enabled", dir);
+			read_choice(sr, &b, rel, &sz->shmem_enabled, &s->nbad);
+			snprintf(rel, sizeof(rel), "%s/stats", dir);
+			if (read_stats(sr, &b, rel, sz, &s->nbad)) {
+				ret = -ENOMEM;
+				break;
+			}
+			qsort(sz->stats.items, sz->stats.n, sizeof(struct kv), cmp_kv);
+			continue;
+		}
+		if (is_known_top(de->d_name) || strcmp(de->d_name, "khugepaged") == 0)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode))
+			continue;
+		if (s->nextra == THP_MAX_EXTRA || sysroot_read(sr, dir, &b))
+			continue;
+		struct thp_extra *x = &s->extra[s->nextra++];
+		snprintf(x->name, sizeof(x->name), "%s", de->d_name);
+		size_t n = b.len;
+		while (n && (b.p[n - 1] == '\n' || b.p[n - 1] == ' '))
+			n--;
+		if (n >= sizeof(x->value))
+			n = sizeof(x->value) - 1;
+		memcpy(x->value, b.p, n);
+		x->value[n] = '\0';
+	}
+	closedir(d);
+	buf_free(&b);
+	qsort(s->sizes, (size_t)s->nsizes, sizeof(s->sizes[0]), cmp_size);
+	for (int i = 0; i < s->nsizes; i++) {
+		s->sizes[i].eff_enabled = resolve(&s->sizes[i].enabled, &s->enabled);
+		s->sizes[i].eff_shmem = resolve(&s->sizes[i].shmem_enabled, &s->shmem_enabled);
+	}
+	/* extras in name order so output is stable */
+	for (int i = 1; i < s->nextra; i++)
+		for (int j = i; j > 0 && strcmp(s->extra[j - 1].name, s->extra[j].name) > 0; j--) {
+			struct thp_extra t = s->extra[j];
+			s->extra[j] = s->extra[j - 1];
+			s->extra[j - 1] = t;
+		}
+	return ret;
+}
+
+void thp_settings_free(struct thp_settings *s)
+{
+	for (int i = 0; i < s->nsizes; i++)
+		kvlist_free(&s->sizes[i].stats);
+}
+
+const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size_kb)
+{
+	for (int i = 0; i < s->nsizes; i++)
+		if (s->sizes[i].size_kb == size_kb)
+			return &s->sizes[i];
+	return NULL;
+}

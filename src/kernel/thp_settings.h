@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sys/kernel/mm/transparent_hugepage/...: global policy, khugepaged knobs and
+ * counters, per-size (mTHP, 6.8+) policies and stats (6.10+).
+ */
+#ifndef THPCTL_THP_SETTINGS_H
+#define THPCTL_THP_SETTINGS_H
+
+#include "kv.h"
+#include "parse.h"
+#include "sysroot.h"
+
+enum khp_knob {
+	KHP_DEFRAG,
+	KHP_PAGES_TO_SCAN,
+	KHP_SCAN_SLEEP_MS,
+	KHP_ALLOC_SLEEP_MS,
+	KHP_MAX_PTES_NONE,
+	KHP_MAX_PTES_SWAP,   /* 4.8+ */
+	KHP_MAX_PTES_SHARED, /* 5.8+ */
+	KHP_PAGES_COLLAPSED, /* counter */
+	KHP_FULL_SCANS,      /* counter */
+	KHP_NKNOBS
+};
+
+/* File name of knob K under khugepaged/. */
+const char *khp_knob_name(enum khp_knob k);
+/* Whether K is a counter (read-only) rather than a setting. */
+bool khp_knob_is_counter(enum khp_knob k);
+
+#define THP_MAX_SIZES 16
+#define THP_MAX_EXTRA 8
+
+/* One hugepages-<size>kB directory. */
+struct thp_size {
+	uint64_t size_kb;
+	int order;                  /* log2(size / base page), -1 when the page size is unknown */
+	struct choice enabled;      /* anon policy; absent for shmem-only sizes (8kB on x86) */
+	struct choice shmem_enabled; /* 6.11+ */
+	const char *eff_enabled;    /* "inherit" resolved against the top-level file */
+	const char *eff_shmem;      /* likewise against shmem_enabled */
+	bool has_stats;             /* stats/ directory (6.10+) */
+	struct kvlist stats;        /* every file in stats/, by name */
+};
+
+/* An unknown top-level file (e.g. a vendor's anon_beside_full), raw text. */
+struct thp_extra {
+	char name[48];
+	char value[48];
+};
+
+struct thp_settings {
+	bool present; /* transparent_hugepage/ exists: THP built in */
+	struct choice enabled, defrag, shmem_enabled;
+	struct opt_u64 use_zero_page, hpage_pmd_size /* bytes, 4.10+ */, shrink_underused /* 6.12+ */;
+	struct opt_u64 khp[KHP_NKNOBS];
+	int nsizes;
+	struct thp_size sizes[THP_MAX_SIZES]; /* sorted by size */
+	int nextra;
+	struct thp_extra extra[THP_MAX_EXTRA];
+	int write_err; /* sysroot_writable() of "enabled": 0, -EROFS, -EACCES */
+	int nbad;      /* files present but unparsable */
+};
+
+/*
+ * Read everything under transparent_hugepage/. PAGE_SIZE (bytes, 0 unknown)
+ * gives orders. A missing directory sets present=false and returns 0; a
+ * malformed file is counted in nbad and left absent. Returns 0 or -ENOMEM.
+ */
+int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s);
+void thp_settings_free(struct thp_settings *s);
+
+/* Parse a "hugepages-64kB" directory name. Returns size in kB or 0. */
+uint64_t thp_dirname_kb(const char *name);
+
+/* The size entry for SIZE_KB, or NULL. */
+const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size_kb);
+
+#endif

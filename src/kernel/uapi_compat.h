@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel constants newer than the build headers (Debian 12 ships 6.1 uapi).
+ * Only #ifndef fallbacks live here, with the kernel that introduced them.
+ */
+#ifndef THPCTL_UAPI_COMPAT_H
+#define THPCTL_UAPI_COMPAT_H
+
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#ifndef MADV_HUGEPAGE
+#define MADV_HUGEPAGE 14 /* 2.6.38 */
+#endif
+#ifndef MADV_NOHUGEPAGE
+#define MADV_NOHUGEPAGE 15 /* 2.6.38 */
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* 6.1, 7d8faaf15545 */
+#endif
+#ifndef PR_SET_THP_DISABLE
+#define PR_SET_THP_DISABLE 41 /* 3.15 */
+#endif
+#ifndef PR_GET_THP_DISABLE
+#define PR_GET_THP_DISABLE 42
+#endif
+#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
+#define PR_THP_DISABLE_EXCEPT_ADVISED (1UL << 1) /* 6.18, abeccf210014 */
+#endif
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41 /* 5.17 */
+#endif
+#ifndef PR_SET_VMA_ANON_NAME
+#define PR_SET_VMA_ANON_NAME 0
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434 /* 5.3 */
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440 /* 5.10 */
+#endif
+
+/* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_ANON_BIT 12
+#define KPF_COMPOUND_HEAD_BIT 15
+#define KPF_COMPOUND_TAIL_BIT 16
+#define KPF_HUGE_BIT 17
+#define KPF_THP_BIT 22
+#define KPF_ZERO_PAGE_BIT 24
+
+#endif

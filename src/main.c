@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/* thpctl: see, measure and control Transparent Huge Pages. main only wires. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+
+#ifndef THPCTL_VERSION
+#define THPCTL_VERSION "0.1"
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(struct globals *g, int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"status", cmd_status, "audit the host: kernel, policy, usage, counters, findings"},
+	{"ps", cmd_ps, "processes that use, request or refuse huge pages"},
+	{"maps", cmd_maps, "one process's VMAs and their THP state"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: thpctl [--sysroot DIR] [--json] [--no-color] COMMAND [ARGS]\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\noptions:\n" GLOBAL_HELP "  --version       print the version\n"
+		   "\n'thpctl COMMAND --help' for a command's options.\n"
+		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
+}
+
+bool global_opt(struct globals *g, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_SYSROOT:
+		g->sysroot_dir = arg;
+		return true;
+	case OPT_JSON:
+		g->json = true;
+		return true;
+	case OPT_NO_COLOR:
+		g->no_color = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct globals g = {0};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (global_opt(&g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("thpctl %s\n", THPCTL_VERSION);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[optind];
+	int (*fn)(struct globals *, int, char **) = NULL;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			fn = commands[i].fn;
+	if (!fn) {
+		warnx("unknown command '%s'", name);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	/* the command parses its own argv (argv[0] = its name) */
+	int cargc = argc - optind;
+	char **cargv = argv + optind;
+	optind = 1;
+	int ret = fn(&g, cargc, cargv);
+	if (g.sr.dirfd > 0)
+		sysroot_close(&g.sr);
+	if (fflush(stdout) || ferror(stdout)) {
+		warn("write error on standard output");
+		return EXIT_FAIL;
+	}
+	return ret;
+}

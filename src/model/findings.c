@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+#include "findings.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+
+const char *severity_name(enum severity s)
+{
+	switch (s) {
+	case SEV_CRIT:
+		return "crit";
+	case SEV_WARN:
+		return "warn";
+	default:
+		return "info";
+	}
+}
+
+static struct finding *add(struct findings *out, const char *id, enum severity sev,
+			   const char *why)
+{
+	if (out->n == FINDINGS_MAX)
+		return NULL;
+	struct finding *f = &out->f[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->sev = sev;
+	f->why = why;
+	return f;
+}
+
+#define SETF(field, ...) snprintf(f->field, sizeof(f->field), __VA_ARGS__)
+
+static bool sel_is(const struct choice *c, const char *v)
+{
+	return c->present && strcmp(c->selected, v) == 0;
+}
+
+static uint64_t vm(const struct host *h, const char *k, bool *ok)
+{
+	uint64_t v = 0;
+	*ok = kv_get(&h->vmstat, k, &v);
+	return v;
+}
+
+/* Base pages per PMD (512 on x86-64 with 4 KiB pages), 0 when unknown. */
+static uint64_t pmd_pages(const struct host *h)
+{
+	if (!h->feat.pmd_size || h->feat.page_size <= 0)
+		return 0;
+	return h->feat.pmd_size / (uint64_t)h->feat.page_size;
+}
+
+/* Effective anon policy of the PMD size: per-size (6.8+) or the top-level file. */
+static const char *pmd_policy(const struct host *h)
+{
+	uint64_t kb = h->feat.pmd_size / 1024;
+	const struct thp_size *sz = kb ? thp_size_find(&h->thp, kb) : NULL;
+	if (sz && sz->eff_enabled)
+		return sz->eff_enabled;
+	return h->thp.enabled.present ? h->thp.enabled.selected : NULL;
+}
+
+static bool max_ptes_none_full(const struct host *h, uint64_t *v)
+{
+	const struct opt_u64 *o = &h->thp.khp[KHP_MAX_PTES_NONE];
+	if (!o->present)
+		return false;
+	*v = o->v;
+	uint64_t n = pmd_pages(h);
+	return n ? o->v >= n - 1 : o->v >= 511;
+}
+
+void rule_defrag_always(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	if (!sel_is(&h->thp.defrag, "always"))
+		return;
+	struct finding *f = add(out, "defrag-always", SEV_WARN,
+				"every THP fault may enter direct reclaim and compaction, in any process");
+	if (!f)
+		return;
+	SETF(title, "defrag=always: any process may stall in direct compaction");
+	SETF(evidence, "defrag=always");
+	SETF(fix, "echo madvise > " THP_SYSFS "/defrag");
+}
+
+void rule_always_max_ptes_none(const struct host *h, const struct host_derived *d,
+			       struct findings *out)
+{
+	(void)d;
+	const char *pol = pmd_policy(h);
+	uint64_t mpn;
+	if (!pol || strcmp(pol, "always") != 0 || !max_ptes_none_full(h, &mpn))
+		return;
+	struct finding *f = add(out, "always-max-ptes-none", SEV_WARN,
+				"sparse heaps grow to whole huge pages: RSS far above what the program touched");
+	if (!f)
+		return;
+	SETF(title, "enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page into a PMD of RSS",
+	     (unsigned long long)mpn);
+	SETF(evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=%llu",
+	     (unsigned long long)mpn);
+	uint64_t n = pmd_pages(h);
+	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
+	     (unsigned long long)(n ? n / 8 : 64));
+}
+
+static void fmt_ratio(char *out, size_t n, const struct ratio *r)
+{
+	snprintf(out, n, "%.1f%% (%llu of %llu)", r->value * 100, (unsigned long long)r->num,
+		 (unsigned long long)r->den);
+}
+
+void rule_fault_success_low(const struct host *h, const struct host_derived *d,
+			    struct findings *out)
+{
+	char rs[64];
+	const struct ratio *r = NULL;
+	char what[48] = "PMD";
+	if (d->fault_success.valid && d->fault_success.den >= 100 && d->fault_success.value < 0.5) {
+		r = &d->fault_success;
+	} else {
+		for (int i = 0; i < d->nsizes; i++) {
+			const struct ratio *s = &d->sizes[i].success;
+			if (s->valid && s->den >= 100 && s->value < 0.5) {
+				r = s;
+				snprintf(what, sizeof(what), "%llukB",
+					 (unsigned long long)d->sizes[i].size_kb);
+				break;
+			}
+		}
+	}
+	if (!r)
+		return;
+	(void)h;
+	struct finding *f = add(out, "fault-success-low", SEV_WARN,
+				"huge page faults mostly fall back to base pages: physical memory is fragmented");
+	if (!f)
+		return;
+	fmt_ratio(rs, sizeof(rs), r);
+	SETF(title, "%s THP fault success %s since boot", what, rs);
+	if (d->pmd_order >= 0)
+		SETF(evidence, "fault success %s; free blocks of order >= %d: %llu", rs, d->pmd_order,
+		     (unsigned long long)d->free_pmd_blocks);
+	else
+		SETF(evidence, "fault success %s", rs);
+	SETF(fix, "echo 1 > /proc/sys/vm/compact_memory  # and see 'thpctl status' free blocks");
+}
+
+void rule_compact_stall(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	bool ok, okf, oks;
+	uint64_t stall = vm(h, "compact_stall", &ok);
+	uint64_t fail = vm(h, "compact_fail", &okf);
+	uint64_t succ = vm(h, "compact_success", &oks);
+	if (!ok || stall == 0)
+		return;
+	struct finding *f = add(out, "compact-stall", stall >= 100 ? SEV_WARN : SEV_INFO,
+				"a task that enters direct compaction waits, often for milliseconds");
+	if (!f)
+		return;
+	SETF(title, "page faults have waited on compaction %llu times since boot",
+	     (unsigned long long)stall);
+	if (okf && oks)
+		SETF(evidence, "compact_stall=%llu compact_fail=%llu compact_success=%llu",
+		     (unsigned long long)stall, (unsigned long long)fail, (unsigned long long)succ);
+	else
+		SETF(evidence, "compact_stall=%llu", (unsigned long long)stall);
+	SETF(fix, "echo defer+madvise > " THP_SYSFS "/defrag  # stall only where MADV_HUGEPAGE asked");
+}
+
+void rule_deferred_split(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	bool okd, oks;
+	uint64_t def = vm(h, "thp_deferred_split_page", &okd);
+	uint64_t split = vm(h, "thp_split_page", &oks);
+	bool backlog = okd && oks && def > split;
+	bool partial = d->has_partially_mapped && d->nr_anon_partially_mapped > 0;
+	if (!backlog && !partial)
+		return;
+	struct finding *f = add(out, "deferred-split", SEV_INFO,
+				"partly freed huge pages keep their whole size until memory pressure splits them");
+	if (!f)
+		return;
+	SETF(title, "partly freed huge pages are held until memory pressure");
+	if (d->has_partially_mapped)
+		SETF(evidence, "thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
+		     (unsigned long long)def, (unsigned long long)split,
+		     (unsigned long long)d->nr_anon_partially_mapped);
+	else
+		SETF(evidence, "thp_deferred_split_page=%llu thp_split_page=%llu",
+		     (unsigned long long)def, (unsigned long long)split);
+	SETF(fix, "none needed unless memory is short; the deferred-split shrinker runs under pressure");
+}
+
+void rule_shrink_underused_noop(const struct host *h, const struct host_derived *d,
+				struct findings *out)
+{
+	(void)d;
+	uint64_t mpn;
+	if (!h->thp.shrink_underused.present || h->thp.shrink_underused.v != 1 ||
+	    !max_ptes_none_full(h, &mpn))
+		return;
+	struct finding *f = add(out, "shrink-underused-noop", SEV_INFO,
+				"the kernel skips the underused check when max_ptes_none is at its maximum");
+	if (!f)
+		return;
+	SETF(title, "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
+	     (unsigned long long)mpn);
+	SETF(evidence, "shrink_underused=1 khugepaged/max_ptes_none=%llu", (unsigned long long)mpn);
+	uint64_t n = pmd_pages(h);
+	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
+	     (unsigned long long)(n ? n / 2 - 1 : 255));
+}
+
+void rule_cow_copy(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	const char *pol = pmd_policy(h);
+	if (h->feat.cow_split != TRI_NO || !pol || strcmp(pol, "always") != 0)
+		return;
+	struct finding *f = add(out, "cow-copy", SEV_WARN,
+				"after fork, the first write to a shared huge page allocates and copies all of it");
+	if (!f)
+		return;
+	SETF(title, "kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",
+	     h->feat.release);
+	SETF(evidence, "release %s (inferred from version), enabled=always", h->feat.release);
+	SETF(fix, "echo madvise > " THP_SYSFS "/enabled");
+}
+
+void rule_large_pmd(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	if (h->feat.pmd_size <= (2u << 20))
+		return;
+	struct finding *f = add(out, "large-pmd", SEV_WARN,
+				"each scattered write can fault in a whole PMD of memory");
+	if (!f)
+		return;
+	SETF(title, "hpage_pmd_size is %llu MiB: each scattered write can cost that much",
+	     (unsigned long long)(h->feat.pmd_size >> 20));
+	SETF(evidence, "hpage_pmd_size=%llu", (unsigned long long)h->feat.pmd_size);
+	SETF(fix, "echo never > " THP_SYSFS "/enabled  # or madvise, for programs that opt in");
+}
+
+void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	for (int i = 0; i < h->thp.nsizes; i++) {
+		const struct thp_size *sz = &h->thp.sizes[i];
+		if (sz->has_stats || !sz->eff_enabled || strcmp(sz->eff_enabled, "never") == 0 ||
+		    sz->size_kb * 1024 == h->feat.pmd_size)
+			continue;
+		struct finding *f = add(out, "mthp-no-stats", SEV_WARN,
+					"mTHP is invisible to AnonHugePages and thp_* counters; without stats/ nothing counts it");
+		if (!f)
+			return;
+		SETF(title, "hugepages-%llukB is enabled but this kernel has no per-size stats: its use cannot be measured",
+		     (unsigned long long)sz->size_kb);
+		SETF(evidence, "hugepages-%llukB/enabled=%s, no stats/ directory",
+		     (unsigned long long)sz->size_kb, sz->enabled.selected);
+		SETF(fix, "echo never > " THP_SYSFS "/hugepages-%llukB/enabled",
+		     (unsigned long long)sz->size_kb);
+		return;
+	}
+}
+
+void rule_hugetlb_idle(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	for (int i = 0; i < h->hugetlb.npools; i++) {
+		const struct hugetlb_pool *p = &h->hugetlb.pools[i];
+		if (p->node >= 0 || !p->nr.present || !p->free.present || p->nr.v == 0 ||
+		    p->free.v != p->nr.v || (p->resv.present && p->resv.v > 0))
+			continue;
+		struct finding *f = add(out, "hugetlb-idle", SEV_WARN,
+					"hugetlb pages are taken from the kernel at reservation and unusable by anything else");
+		if (!f)
+			return;
+		uint64_t mib = p->nr.v * p->size_kb / 1024;
+		SETF(title, "hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
+		     (unsigned long long)p->nr.v, (unsigned long long)p->size_kb,
+		     (unsigned long long)mib);
+		SETF(evidence, "hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
+		     (unsigned long long)p->size_kb, (unsigned long long)p->nr.v,
+		     (unsigned long long)p->free.v, (unsigned long long)(p->resv.present ? p->resv.v : 0));
+		SETF(fix, "echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
+		     (unsigned long long)p->size_kb);
+		return;
+	}
+}
+
+void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	if (!d->khugepaged_cpu.valid || d->khugepaged_cpu.value <= 0.05)
+		return;
+	struct finding *f = add(out, "khugepaged-cpu", SEV_WARN,
+				"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses");
+	if (!f)
+		return;
+	SETF(title, "khugepaged used %.1f%% of a CPU since boot", d->khugepaged_cpu.value * 100);
+	SETF(evidence, "khugepaged CPU %.1f s over %.0f s uptime", h->khugepaged_cpu_s, h->uptime_s);
+	SETF(fix, "echo 20000 > " THP_SYSFS "/khugepaged/scan_sleep_millisecs");
+}
+
+void rule_read_only(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	(void)d;
+	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT)
+		return;
+	struct finding *f = add(out, "settings-read-only", SEV_INFO,
+				"the THP settings are host-wide; change them on the host, not here");
+	if (!f)
+		return;
+	if (h->thp.write_err == -EROFS)
+		SETF(title, "THP settings are read-only here (read-only /sys): host-wide setting");
+	else
+		SETF(title, "THP settings are not writable by this user: changing them needs root");
+	SETF(evidence, "%s: %s", "transparent_hugepage/enabled", strerror(-h->thp.write_err));
+	SETF(fix, "run thpctl on the host, as root");
+}
+
+static const finding_rule rules[] = {
+	rule_defrag_always,	 rule_always_max_ptes_none, rule_fault_success_low,
+	rule_compact_stall,	 rule_deferred_split,	    rule_shrink_underused_noop,
+	rule_cow_copy,		 rule_large_pmd,	    rule_mthp_no_stats,
+	rule_hugetlb_idle,	 rule_khugepaged_cpu,	    rule_read_only,
+};
+
+void findings_evaluate(const struct host *h, const struct host_derived *d, struct findings *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		rules[i](h, d, out);
+	/* stable sort, most severe first */
+	for (int i = 1; i < out->n; i++)
+		for (int j = i; j > 0 && out->f[j - 1].sev < out->f[j].sev; j--) {
+			struct finding t = out->f[j];
+			out->f[j] = out->f[j - 1];
+			out->f[j - 1] = t;
+		}
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Aligned text tables and unit formatting for human output. */
+#ifndef THPCTL_TABLE_H
+#define THPCTL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct table;
+
+/*
+ * A table of NCOLS columns. ALIGN holds one char per column: 'l' or 'r'.
+ * HEADERS may be NULL (no header row). Returns NULL on ENOMEM.
+ */
+struct table *table_new(int ncols, const char *const *headers, const char *align);
+/* Append a cell to the current row; a row ends after NCOLS cells. */
+void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print with INDENT leading spaces; columns separated by two spaces. */
+void table_print(const struct table *t, FILE *f, int indent, bool color);
+void table_free(struct table *t);
+/* Number of complete rows. */
+size_t table_rows(const struct table *t);
+
+/* Human size of KB kilobytes: "512 kB", "12.0 MiB", "3.50 GiB". */
+void fmt_kb(char *out, size_t n, uint64_t kb);
+/* Human size of B bytes. */
+void fmt_bytes(char *out, size_t n, uint64_t b);
+
+/* Colour escapes, or "" when colour is off. */
+const char *col_red(bool on);
+const char *col_yellow(bool on);
+const char *col_bold(bool on);
+const char *col_dim(bool on);
+const char *col_reset(bool on);
+
+#endif
