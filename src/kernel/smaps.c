@@ -95,10 +95,13 @@ static int parse_header(const char *s, const char *e, struct smaps_vma *v)
 	return 0;
 }
 
+/* "start-end perms ..." (field lines start with an upper-case name instead) */
 static bool is_header(const char *s, const char *e)
 {
-	return s < e && hexval(*s) >= 0 && memchr(s, '-', (size_t)(e - s)) != NULL &&
-	       memchr(s, ':', (size_t)(e - s)) == NULL;
+	const char *p = s;
+	while (p < e && hexval(*p) >= 0)
+		p++;
+	return p > s && p < e && *p == '-';
 }
 
 static void parse_vmflags(const char *p, const char *e, struct smaps_vma *v)
@@ -155,47 +158,72 @@ static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
 	sum->present |= t->present;
 }
 
+void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
+		       struct smaps_totals *totals)
+{
+	s->cb = cb;
+	s->ctx = ctx;
+	s->totals = totals;
+	s->have = false;
+	s->err = 0;
+	if (totals)
+		memset(totals, 0, sizeof(*totals));
+}
+
+static int emit(struct smaps_stream *s)
+{
+	if (s->totals)
+		totals_add(s->totals, &s->cur.t);
+	return s->cb ? s->cb(&s->cur, s->ctx) : 0;
+}
+
+int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
+{
+	const char *pos = text, *end = text + len, *l, *e;
+	while (!s->err && next_line(&pos, end, &l, &e)) {
+		if (l == e)
+			continue;
+		if (*l >= 'A' && *l <= 'Z') {
+			if (s->have)
+				parse_field(l, e, &s->cur.t, &s->cur);
+			continue;
+		}
+		if (!is_header(l, e)) {
+			if (!s->have)
+				s->err = -EINVAL;
+			continue;
+		}
+		if (s->have && (s->err = emit(s)))
+			break;
+		if (parse_header(l, e, &s->cur)) {
+			s->err = -EINVAL;
+			break;
+		}
+		size_t n = s->cur.name_len < sizeof(s->name) ? s->cur.name_len : sizeof(s->name) - 1;
+		memcpy(s->name, s->cur.name, n);
+		s->cur.name = s->name;
+		s->cur.name_len = n;
+		s->have = true;
+	}
+	return s->err;
+}
+
+int smaps_stream_finish(struct smaps_stream *s)
+{
+	if (!s->err && s->have) {
+		s->have = false;
+		s->err = emit(s);
+	}
+	return s->err;
+}
+
 int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
 		struct smaps_totals *totals)
 {
-	const char *pos = text, *end = text + len, *s, *e;
-	struct smaps_vma v;
-	bool have = false;
-	if (totals)
-		memset(totals, 0, sizeof(*totals));
-	while (next_line(&pos, end, &s, &e)) {
-		if (s == e)
-			continue;
-		if (*s >= 'A' && *s <= 'Z') {
-			if (have)
-				parse_field(s, e, &v.t, &v);
-			continue;
-		}
-		if (!is_header(s, e)) {
-			if (!have)
-				return -EINVAL;
-			continue;
-		}
-		if (have) {
-			if (totals)
-				totals_add(totals, &v.t);
-			if (cb) {
-				int r = cb(&v, ctx);
-				if (r)
-					return r;
-			}
-		}
-		if (parse_header(s, e, &v))
-			return -EINVAL;
-		have = true;
-	}
-	if (have) {
-		if (totals)
-			totals_add(totals, &v.t);
-		if (cb)
-			return cb(&v, ctx);
-	}
-	return 0;
+	struct smaps_stream s;
+	smaps_stream_init(&s, cb, ctx, totals);
+	smaps_stream_feed(&s, text, len);
+	return smaps_stream_finish(&s);
 }
 
 int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)

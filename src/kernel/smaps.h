@@ -8,6 +8,7 @@
 #ifndef THPCTL_SMAPS_H
 #define THPCTL_SMAPS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,28 @@ typedef int (*smaps_vma_cb)(const struct smaps_vma *vma, void *ctx);
  */
 int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
 		struct smaps_totals *totals);
+
+/*
+ * Incremental form of smaps_parse for reading a large smaps in chunks: feed
+ * whole lines (a chunk may end mid-file but not mid-line), then finish.
+ * VMA names are copied into the stream, so chunks may be reused.
+ */
+struct smaps_stream {
+	smaps_vma_cb cb;
+	void *ctx;
+	struct smaps_totals *totals;
+	struct smaps_vma cur;
+	bool have;
+	int err; /* sticky: -EINVAL or the callback's value */
+	char name[PATH_MAX + 64];
+};
+
+void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
+		       struct smaps_totals *totals);
+/* Feed TEXT (whole lines). Returns the sticky error: 0, -EINVAL or CB's value. */
+int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len);
+/* Report the last VMA. Returns the sticky error. */
+int smaps_stream_finish(struct smaps_stream *s);
 
 /*
  * Parse smaps_rollup TEXT into T. Returns 0, or -EINVAL if no known field was

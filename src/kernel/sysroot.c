@@ -99,6 +99,48 @@ int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 	return ret;
 }
 
+int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b,
+			int (*fn)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	int fd = sysroot_openat(sr, rel, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	size_t keep = 0; /* bytes of an incomplete last line kept at the start of b */
+	int ret = 0;
+	for (;;) {
+		if (buf_reserve(b, keep + 65536 + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ssize_t n = read(fd, b->p + keep, b->cap - keep - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0) {
+			if (keep)
+				ret = fn(ctx, b->p, keep);
+			break;
+		}
+		size_t have = keep + (size_t)n;
+		char *nl = memrchr(b->p, '\n', have);
+		if (!nl) {
+			keep = have; /* a line longer than the buffer: grow */
+			continue;
+		}
+		size_t whole = (size_t)(nl - b->p) + 1;
+		if ((ret = fn(ctx, b->p, whole)))
+			break;
+		keep = have - whole;
+		memmove(b->p, b->p + whole, keep);
+	}
+	close(fd);
+	b->len = 0;
+	return ret;
+}
+
 int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
 {
 	char rel[PATH_MAX];

@@ -45,6 +45,15 @@ void sysroot_close(struct sysroot *sr);
  */
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b);
 
+/*
+ * Read REL in chunks of whole lines, calling FN(CTX, text, len) for each;
+ * the last chunk may lack a final newline. Memory stays bounded by the
+ * longest line plus 64 KiB, whatever the file's size. Returns 0, -errno of
+ * the read, or FN's non-zero value.
+ */
+int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b,
+			int (*fn)(void *ctx, const char *text, size_t len), void *ctx);
+
 /* Like sysroot_read, but formats REL with printf-style arguments. */
 int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

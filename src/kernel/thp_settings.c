@@ -235,3 +235,28 @@ const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size
 			return &s->sizes[i];
 	return NULL;
 }
+
+int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
+{
+	struct buf b = {0};
+	struct choice top, sz;
+	uint64_t pmd = 0;
+	int nbad = 0, ret = 0;
+	read_choice(sr, &b, SR_THP "/enabled", &top, &nbad);
+	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0)
+		parse_u64_text(b.p, b.len, &pmd);
+	sz.present = false;
+	if (pmd) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+			 (unsigned long long)(pmd / 1024));
+		read_choice(sr, &b, rel, &sz, &nbad);
+	}
+	const char *v = sz.present ? resolve(&sz, &top) : top.present ? top.selected : NULL;
+	if (v)
+		snprintf(out, n, "%s", v);
+	else
+		ret = nbad ? -EINVAL : -ENOENT;
+	buf_free(&b);
+	return ret;
+}

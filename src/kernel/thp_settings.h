@@ -76,4 +76,12 @@ uint64_t thp_dirname_kb(const char *name);
 /* The size entry for SIZE_KB, or NULL. */
 const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size_kb);
 
+/*
+ * The effective anonymous policy of the PMD size without reading the whole
+ * tree: hugepages-<hpage_pmd_size>kB/enabled (6.8+), "inherit" resolved to
+ * the top-level enabled, else the top-level file. Copies it into OUT (N
+ * bytes) and returns 0, or -ENOENT when THP is absent, -EINVAL if malformed.
+ */
+int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n);
+
 #endif

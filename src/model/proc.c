@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#include "proc.h"
+
+#include <string.h>
+
+bool proc_thp_relevant(const struct proc_thp *p)
+{
+	return p->t.kb[SM_ANON_HUGE] || p->t.kb[SM_SHMEM_PMD] || p->t.kb[SM_FILE_PMD] ||
+	       p->hg_vmas || p->nh_vmas || p->st.thp_enabled == 0;
+}
+
+const char *proc_thp_reason(const struct proc_thp *p, const char *policy)
+{
+	bool huge = p->t.kb[SM_ANON_HUGE] > 0;
+	bool always = policy && strcmp(policy, "always") == 0;
+	if (p->st.thp_enabled == 0)
+		return "THP disabled by prctl";
+	if (p->hg_vmas)
+		return "opted in by madvise";
+	if (p->nh_vmas && !huge)
+		return "opted out by madvise";
+	if (huge && always)
+		return "global always";
+	if (huge)
+		return p->rollup ? "huge pages (flags not read)" : "collapsed (no hg VMA)";
+	if (p->t.kb[SM_SHMEM_PMD] || p->t.kb[SM_FILE_PMD])
+		return "shmem/file huge pages";
+	return "none";
+}
+
+double proc_thp_share(const struct proc_thp *p)
+{
+	if (!smaps_has(&p->t, SM_ANONYMOUS) || !p->t.kb[SM_ANONYMOUS])
+		return -1;
+	double s = (double)p->t.kb[SM_ANON_HUGE] / (double)p->t.kb[SM_ANONYMOUS];
+	return s > 1 ? 1 : s;
+}

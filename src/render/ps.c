@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+#include "ps.h"
+
+#include <string.h>
+
+#include "../model/proc.h"
+#include "json.h"
+#include "table.h"
+
+static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
+{
+	char v[32];
+	if (!smaps_has(s, f)) {
+		table_cell(t, "-");
+		return;
+	}
+	fmt_kb(v, sizeof(v), s->kb[f]);
+	table_cell(t, "%s", v);
+}
+
+static void count_size_cell(struct table *t, bool known, int n, uint64_t kb)
+{
+	char v[32];
+	if (!known) {
+		table_cell(t, "-");
+		return;
+	}
+	if (!n) {
+		table_cell(t, "0");
+		return;
+	}
+	fmt_kb(v, sizeof(v), kb);
+	table_cell(t, "%d (%s)", n, v);
+}
+
+static const char *thp_en_str(int v)
+{
+	return v < 0 ? "-" : v ? "1" : "0";
+}
+
+void ps_render_text(FILE *f, const struct ps_report *r, bool color)
+{
+	static const char *const hdr[] = {"PID",     "USER",	 "COMM",	"RSS",
+					  "AnonHuge", "THP%",	 "HG",		"NH",
+					  "ELIG",    "THP_EN",	 "LARGEST HG",	"REASON"};
+	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
+	struct smaps_totals tot = {0};
+	int hg = 0, nh = 0;
+	uint64_t hg_kb = 0, nh_kb = 0;
+	bool flags = !r->rollup && !r->flags_absent;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ps_row *row = &r->rows[i];
+		const struct proc_thp *p = &row->p;
+		char v[32];
+		table_cell(t, "%d", (int)p->pid);
+		table_cell(t, "%s", row->user);
+		table_cell(t, "%s", p->st.name);
+		if (p->st.vmrss_kb >= 0)
+			fmt_kb(v, sizeof(v), (uint64_t)p->st.vmrss_kb);
+		table_cell(t, "%s", p->st.vmrss_kb >= 0 ? v : "-");
+		if (row->denied) {
+			for (int c = 0; c < 5; c++)
+				table_cell(t, "-");
+		} else {
+			kb_cell(t, &p->t, SM_ANON_HUGE);
+			double s = proc_thp_share(p);
+			if (s >= 0 && smaps_has(&p->t, SM_ANON_HUGE))
+				table_cell(t, "%.0f%%", s * 100);
+			else
+				table_cell(t, "-");
+			count_size_cell(t, flags, p->hg_vmas, p->hg_kb);
+			count_size_cell(t, flags, p->nh_vmas, p->nh_kb);
+			if (!r->rollup && p->has_eligible)
+				table_cell(t, "%d", p->eligible_vmas);
+			else
+				table_cell(t, "-");
+		}
+		table_cell(t, "%s", thp_en_str(p->st.thp_enabled));
+		if (p->hg_vmas) {
+			fmt_kb(v, sizeof(v), p->largest_hg_kb);
+			table_cell(t, "%s %s", v, p->largest_hg_name);
+		} else {
+			table_cell(t, "-");
+		}
+		table_cell(t, "%s", row->denied ? "smaps not readable" : row->reason);
+		if (p->st.vmrss_kb > 0)
+			tot.kb[SM_RSS] += (uint64_t)p->st.vmrss_kb;
+		if (!row->denied)
+			tot.kb[SM_ANON_HUGE] += p->t.kb[SM_ANON_HUGE];
+		hg += p->hg_vmas;
+		nh += p->nh_vmas;
+		hg_kb += p->hg_kb;
+		nh_kb += p->nh_kb;
+	}
+	char a[32], b[32];
+	fmt_kb(a, sizeof(a), tot.kb[SM_RSS]);
+	fmt_kb(b, sizeof(b), tot.kb[SM_ANON_HUGE]);
+	table_cell(t, "total");
+	table_cell(t, "%zu procs", r->n);
+	table_cell(t, "%s", "");
+	table_cell(t, "%s", a);
+	table_cell(t, "%s", b);
+	table_cell(t, "%s", "");
+	count_size_cell(t, flags, hg, hg_kb);
+	count_size_cell(t, flags, nh, nh_kb);
+	for (int c = 0; c < 4; c++)
+		table_cell(t, "%s", "");
+	table_print(t, f, 0, color);
+	table_free(t);
+	if (r->rollup)
+		fprintf(f, "(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
+	if (r->denied)
+		fprintf(f, "%s%d not readable: run as root%s (partial)\n", col_yellow(color),
+			r->denied, col_reset(color));
+	if (r->errors)
+		fprintf(f, "%d processes could not be parsed (partial)\n", r->errors);
+}
+
+static json_t *kb_json(const struct smaps_totals *s, enum smaps_field f)
+{
+	return smaps_has(s, f) ? json_u64(s->kb[f]) : json_null();
+}
+
+json_t *ps_to_json(const struct ps_report *r)
+{
+	json_t *root = json_object(), *arr = json_array();
+	bool flags = !r->rollup && !r->flags_absent;
+	uint64_t rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0;
+	int hg = 0, nh = 0;
+	json_put(root, "mode", json_str(r->rollup ? "rollup" : "smaps"));
+	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0));
+	json_put(root, "unreadable", json_integer(r->denied));
+	json_put(root, "errors", json_integer(r->errors));
+	json_put(root, "pmd_policy", r->policy ? json_str(r->policy) : NULL);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ps_row *row = &r->rows[i];
+		const struct proc_thp *p = &row->p;
+		json_t *o = json_object();
+		bool ok = !row->denied;
+		json_put(o, "pid", json_integer(p->pid));
+		json_put(o, "ppid", p->st.ppid >= 0 ? json_integer(p->st.ppid) : NULL);
+		json_put(o, "uid", p->st.uid >= 0 ? json_integer(p->st.uid) : NULL);
+		json_put(o, "user", json_str(row->user));
+		json_put(o, "comm", json_str(p->st.name));
+		json_put(o, "readable", json_boolean(ok));
+		json_put(o, "rss_kb", p->st.vmrss_kb >= 0 ? json_integer(p->st.vmrss_kb) : NULL);
+		json_put(o, "anon_kb", ok ? kb_json(&p->t, SM_ANONYMOUS) : NULL);
+		json_put(o, "anon_huge_kb", ok ? kb_json(&p->t, SM_ANON_HUGE) : NULL);
+		json_put(o, "shmem_pmd_kb", ok ? kb_json(&p->t, SM_SHMEM_PMD) : NULL);
+		json_put(o, "file_pmd_kb", ok ? kb_json(&p->t, SM_FILE_PMD) : NULL);
+		double s = proc_thp_share(p);
+		json_put(o, "thp_share", ok && s >= 0 ? json_real(s) : NULL);
+		bool fl = ok && flags;
+		json_put(o, "hg_vmas", fl ? json_integer(p->hg_vmas) : NULL);
+		json_put(o, "hg_kb", fl ? json_u64(p->hg_kb) : NULL);
+		json_put(o, "nh_vmas", fl ? json_integer(p->nh_vmas) : NULL);
+		json_put(o, "nh_kb", fl ? json_u64(p->nh_kb) : NULL);
+		json_put(o, "thpeligible_vmas",
+			 ok && !r->rollup && p->has_eligible ? json_integer(p->eligible_vmas) : NULL);
+		json_put(o, "thp_enabled",
+			 p->st.thp_enabled >= 0 ? json_boolean(p->st.thp_enabled) : NULL);
+		json_t *lh = NULL;
+		if (p->hg_vmas) {
+			lh = json_object();
+			json_put(lh, "name", json_str(p->largest_hg_name));
+			json_put(lh, "size_kb", json_u64(p->largest_hg_kb));
+		}
+		json_put(o, "largest_hg", lh);
+		json_put(o, "reason", ok ? json_str(row->reason) : NULL);
+		json_array_append_new(arr, o);
+		if (p->st.vmrss_kb > 0)
+			rss += (uint64_t)p->st.vmrss_kb;
+		if (ok)
+			ahp += p->t.kb[SM_ANON_HUGE];
+		hg += p->hg_vmas;
+		nh += p->nh_vmas;
+		hg_kb += p->hg_kb;
+		nh_kb += p->nh_kb;
+	}
+	json_put(root, "processes", arr);
+	json_t *t = json_object();
+	json_put(t, "processes", json_integer((json_int_t)r->n));
+	json_put(t, "rss_kb", json_u64(rss));
+	json_put(t, "anon_huge_kb", json_u64(ahp));
+	json_put(t, "hg_vmas", flags ? json_integer(hg) : NULL);
+	json_put(t, "hg_kb", flags ? json_u64(hg_kb) : NULL);
+	json_put(t, "nh_vmas", flags ? json_integer(nh) : NULL);
+	json_put(t, "nh_kb", flags ? json_u64(nh_kb) : NULL);
+	json_put(root, "totals", t);
+	return root;
+}
+
+static const char *flags_str(const struct maps_vma *v)
+{
+	if (!v->has_vmflags)
+		return "-";
+	if ((v->vmflags & (VMF_HG | VMF_NH)) == (VMF_HG | VMF_NH))
+		return "hg,nh";
+	if (v->vmflags & VMF_HG)
+		return "hg";
+	if (v->vmflags & VMF_NH)
+		return "nh";
+	if (v->vmflags & VMF_HT)
+		return "ht";
+	return "";
+}
+
+void maps_render_text(FILE *f, const struct maps_report *r, bool color)
+{
+	fprintf(f, "%sPID %ld%s (%s)  THP_enabled: %s\n", col_bold(color), r->pid, col_reset(color),
+		r->st.name, thp_en_str(r->st.thp_enabled));
+	if (r->st.thp_enabled == 0) {
+		if (r->nchain) {
+			const struct maps_ancestor *top = &r->chain[r->nchain - 1];
+			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (%s)%s\n",
+				top->pid, top->comm, r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
+		} else {
+			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
+		}
+	}
+	static const char *const hdr[] = {"START-END", "PERM", "SIZE",     "RSS",
+					  "AnonHuge",  "FLAGS", "ELIGIBLE", "NAME"};
+	struct table *t = table_new(8, hdr, "llrrrlrl");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct maps_vma *v = &r->vmas[i];
+		table_cell(t, "%012llx-%012llx", (unsigned long long)v->start,
+			   (unsigned long long)v->end);
+		table_cell(t, "%s", v->perms);
+		kb_cell(t, &v->t, SM_SIZE);
+		kb_cell(t, &v->t, SM_RSS);
+		kb_cell(t, &v->t, SM_ANON_HUGE);
+		table_cell(t, "%s", flags_str(v));
+		if (v->thp_eligible >= 0)
+			table_cell(t, "%d", v->thp_eligible);
+		else
+			table_cell(t, "-");
+		table_cell(t, "%s", v->name);
+	}
+	table_cell(t, "total");
+	table_cell(t, "%zu VMAs", r->n);
+	kb_cell(t, &r->totals, SM_SIZE);
+	kb_cell(t, &r->totals, SM_RSS);
+	kb_cell(t, &r->totals, SM_ANON_HUGE);
+	for (int c = 0; c < 3; c++)
+		table_cell(t, "%s", "");
+	table_print(t, f, 0, color);
+	table_free(t);
+}
+
+json_t *maps_to_json(const struct maps_report *r)
+{
+	json_t *root = json_object(), *arr = json_array();
+	json_put(root, "pid", json_integer(r->pid));
+	json_put(root, "comm", json_str(r->st.name));
+	json_put(root, "thp_enabled", r->st.thp_enabled >= 0 ? json_boolean(r->st.thp_enabled) : NULL);
+	json_t *chain = json_array();
+	for (int i = 0; i < r->nchain; i++) {
+		json_t *o = json_object();
+		json_put(o, "pid", json_integer(r->chain[i].pid));
+		json_put(o, "comm", json_str(r->chain[i].comm));
+		json_array_append_new(chain, o);
+	}
+	json_put(root, "prctl_ancestors", chain);
+	json_t *who = NULL;
+	if (r->st.thp_enabled == 0) {
+		who = json_object();
+		long pid = r->nchain ? r->chain[r->nchain - 1].pid : r->pid;
+		json_put(who, "pid", json_integer(pid));
+		json_put(who, "comm", json_str(r->nchain ? r->chain[r->nchain - 1].comm : r->st.name));
+	}
+	json_put(root, "prctl_set_by", who);
+	json_put(root, "prctl_chain_cut", json_boolean(r->chain_cut));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct maps_vma *v = &r->vmas[i];
+		json_t *o = json_object();
+		json_put(o, "start", json_u64(v->start));
+		json_put(o, "end", json_u64(v->end));
+		json_put(o, "perms", json_str(v->perms));
+		json_put(o, "size_kb", kb_json(&v->t, SM_SIZE));
+		json_put(o, "rss_kb", kb_json(&v->t, SM_RSS));
+		json_put(o, "anon_huge_kb", kb_json(&v->t, SM_ANON_HUGE));
+		json_put(o, "hg", v->has_vmflags ? json_boolean(v->vmflags & VMF_HG) : NULL);
+		json_put(o, "nh", v->has_vmflags ? json_boolean(v->vmflags & VMF_NH) : NULL);
+		json_put(o, "thpeligible", v->thp_eligible >= 0 ? json_boolean(v->thp_eligible) : NULL);
+		json_put(o, "name", json_str(v->name));
+		json_array_append_new(arr, o);
+	}
+	json_put(root, "vmas", arr);
+	json_t *t = json_object();
+	json_put(t, "size_kb", kb_json(&r->totals, SM_SIZE));
+	json_put(t, "rss_kb", kb_json(&r->totals, SM_RSS));
+	json_put(t, "anon_huge_kb", kb_json(&r->totals, SM_ANON_HUGE));
+	json_put(root, "totals", t);
+	return root;
+}
