@@ -54,9 +54,8 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 int main(int argc, char **argv)
 {
 	struct globals g = {0};
-	static const struct option opts[] = {GLOBAL_LONGOPTS,
-					     {"version", no_argument, NULL, 'V'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (global_opt(&g, c, optarg))

@@ -23,16 +23,18 @@ struct globals {
 
 enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_CMD_BASE = 0x200 };
 
-#define GLOBAL_LONGOPTS                                                                      \
-	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                   \
-		{"root", required_argument, NULL, OPT_SYSROOT},                              \
-		{"json", no_argument, NULL, OPT_JSON},                                       \
-		{"no-color", no_argument, NULL, OPT_NO_COLOR},                               \
-		{"help", no_argument, NULL, 'h'}
+#define GLOBAL_LONGOPTS                                                                            \
+	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                         \
+		{"root", required_argument, NULL, OPT_SYSROOT},                                    \
+		{"json", no_argument, NULL, OPT_JSON},                                             \
+		{"no-color", no_argument, NULL, OPT_NO_COLOR},                                     \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
 
-#define GLOBAL_HELP                                                                          \
-	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n" \
-	"  --json          machine-readable output\n"                                            \
+#define GLOBAL_HELP                                                                                \
+	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n"   \
+	"  --json          machine-readable output\n"                                              \
 	"  --no-color      no colour (also NO_COLOR=1; colour is only used on a tty)\n"
 
 /* Handle a global option seen by a command's getopt loop. Returns true if it was one. */

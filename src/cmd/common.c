@@ -4,6 +4,7 @@
 #include <err.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int cmd_setup(struct globals *g)
@@ -29,4 +30,38 @@ int cmd_emit_json(json_t *root)
 	int r = json_dump(root, stdout);
 	json_decref(root);
 	return r ? EXIT_FAIL : EXIT_OK;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_start(struct progress *p, const char *what)
+{
+	p->what = what;
+	p->start = p->last = now();
+	p->shown = false;
+	p->tty = isatty(STDERR_FILENO);
+}
+
+void progress_update(struct progress *p, size_t done, size_t total)
+{
+	if (!p->tty)
+		return;
+	double t = now();
+	if (t - p->start < 1.0 || t - p->last < 0.2)
+		return;
+	p->last = t;
+	p->shown = true;
+	fprintf(stderr, "\rthpctl: %s %zu/%zu\033[K", p->what, done, total);
+}
+
+void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
 }

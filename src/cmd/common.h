@@ -10,4 +10,19 @@ int cmd_setup(struct globals *g);
 /* Print ROOT to stdout and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error. */
 int cmd_emit_json(json_t *root);
 
+/*
+ * A progress line on stderr for work that runs longer than a second: shown
+ * only on a tty, after the first second, and erased at the end.
+ */
+struct progress {
+	const char *what;
+	double start; /* CLOCK_MONOTONIC seconds */
+	double last;
+	bool shown, tty;
+};
+
+void progress_start(struct progress *p, const char *what);
+void progress_update(struct progress *p, size_t done, size_t total);
+void progress_end(struct progress *p);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
@@ -45,11 +46,28 @@ static int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	unsigned shift = 0;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' && shift)
 		end++;
@@ -178,12 +196,16 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	struct users users = {0};
 	char tmp[32];
 	size_t cap = 0;
+	struct progress pr;
+	progress_start(&pr, "reading smaps");
 	for (int i = 0; i < n; i++) {
 		if (!wanted_pid(o, pids[i]))
 			continue;
+		progress_update(&pr, (size_t)i, (size_t)n);
 		struct ps_row row = {0};
 		int err;
-		enum proc_thp_err e = proc_thp_collect(&g->sr, pids[i], o->rollup, &b, &row.p, &err);
+		enum proc_thp_err e =
+			proc_thp_collect(&g->sr, pids[i], o->rollup, &b, &row.p, &err);
 		if (e == PT_GONE || e == PT_KTHREAD)
 			continue;
 		if (e == PT_ERROR) {
@@ -229,6 +251,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		}
 		r->rows[r->n++] = row;
 	}
+	progress_end(&pr);
 	free(pids);
 	buf_free(&b);
 	buf_free(&users.passwd);
@@ -265,8 +288,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			o.rollup = true;
 			break;
 		case OPT_SORT:
-			if (strcmp(optarg, "ahp") && strcmp(optarg, "rss") && strcmp(optarg, "share") &&
-			    strcmp(optarg, "hg") && strcmp(optarg, "pid") && strcmp(optarg, "comm")) {
+			if (strcmp(optarg, "ahp") && strcmp(optarg, "rss") &&
+			    strcmp(optarg, "share") && strcmp(optarg, "hg") &&
+			    strcmp(optarg, "pid") && strcmp(optarg, "comm")) {
 				warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)",
 				      optarg);
 				goto out;
@@ -306,7 +330,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	if ((ret = cmd_setup(g)))
 		goto out;
-	struct ps_report r = {.rollup = o.rollup};
+	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;

@@ -54,8 +54,8 @@ static int gone(int r)
 	return r == -ENOENT || r == -ESRCH;
 }
 
-enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup,
-				   struct buf *b, struct proc_thp *p, int *err)
+enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
+				   struct proc_thp *p, int *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;

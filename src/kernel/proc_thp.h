@@ -20,14 +20,14 @@
 
 struct proc_thp {
 	pid_t pid;
-	struct proc_status st;  /* Name, PPid, Uid, THP_enabled, VmRSS */
-	bool rollup;            /* collected from smaps_rollup: no per-VMA facts */
-	struct smaps_totals t;  /* kB sums (Rss, Anonymous, AnonHugePages, ...) */
+	struct proc_status st; /* Name, PPid, Uid, THP_enabled, VmRSS */
+	bool rollup;	       /* collected from smaps_rollup: no per-VMA facts */
+	struct smaps_totals t; /* kB sums (Rss, Anonymous, AnonHugePages, ...) */
 	int nvmas;
-	int hg_vmas, nh_vmas;   /* VMAs with VmFlags hg / nh */
-	uint64_t hg_kb, nh_kb;  /* their Size:, kB */
-	int eligible_vmas;      /* THPeligible: 1 */
-	bool has_eligible;      /* the kernel prints THPeligible (5.0+) */
+	int hg_vmas, nh_vmas;  /* VMAs with VmFlags hg / nh */
+	uint64_t hg_kb, nh_kb; /* their Size:, kB */
+	int eligible_vmas;     /* THPeligible: 1 */
+	bool has_eligible;     /* the kernel prints THPeligible (5.0+) */
 	bool has_vmflags;
 	uint64_t largest_hg_kb;
 	char largest_hg_name[VMA_NAME_LEN]; /* "" anonymous, "[heap]", a path, "[anon:x]" */
@@ -35,18 +35,18 @@ struct proc_thp {
 
 enum proc_thp_err {
 	PT_OK = 0,
-	PT_GONE,     /* exited mid-scan (ENOENT/ESRCH), or a zombie with no memory */
-	PT_KTHREAD,  /* kernel thread: no mm */
-	PT_DENIED,   /* status readable, smaps not (EACCES/EPERM): st is valid */
-	PT_ERROR,    /* other read or parse error */
+	PT_GONE,    /* exited mid-scan (ENOENT/ESRCH), or a zombie with no memory */
+	PT_KTHREAD, /* kernel thread: no mm */
+	PT_DENIED,  /* status readable, smaps not (EACCES/EPERM): st is valid */
+	PT_ERROR,   /* other read or parse error */
 };
 
 /*
  * Collect PID into P using B as scratch. ROLLUP selects smaps_rollup.
  * Returns a proc_thp_err; *ERR gets the errno of a failed read (0 otherwise).
  */
-enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup,
-				   struct buf *b, struct proc_thp *p, int *err);
+enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
+				   struct proc_thp *p, int *err);
 
 /* Copy a VMA name for display: "" becomes "[anon]"; truncated to N-1 bytes. */
 void vma_display_name(const char *name, size_t len, char *out, size_t n);

@@ -148,13 +148,19 @@ static void parse_field(const char *s, const char *e, struct smaps_totals *t, st
 	t->present |= 1u << f;
 }
 
+/*
+ * KernelPageSize is not summed: the total keeps the smallest, the base page
+ * size (a hugetlb VMA prints its huge page size there).
+ */
 static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
 {
+	const uint32_t kp = 1u << SM_KERNEL_PAGE;
 	for (int i = 0; i < SM_NFIELDS; i++)
 		if (i != SM_KERNEL_PAGE)
 			sum->kb[i] += t->kb[i];
-		else if (t->present & (1u << i))
-			sum->kb[i] = t->kb[i];
+	if ((t->present & kp) &&
+	    (!(sum->present & kp) || t->kb[SM_KERNEL_PAGE] < sum->kb[SM_KERNEL_PAGE]))
+		sum->kb[SM_KERNEL_PAGE] = t->kb[SM_KERNEL_PAGE];
 	sum->present |= t->present;
 }
 
@@ -186,6 +192,8 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 		if (*l >= 'A' && *l <= 'Z') {
 			if (s->have)
 				parse_field(l, e, &s->cur.t, &s->cur);
+			else
+				s->err = -EINVAL; /* a field before any header: not smaps */
 			continue;
 		}
 		if (!is_header(l, e)) {
@@ -199,7 +207,8 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 			s->err = -EINVAL;
 			break;
 		}
-		size_t n = s->cur.name_len < sizeof(s->name) ? s->cur.name_len : sizeof(s->name) - 1;
+		size_t n =
+			s->cur.name_len < sizeof(s->name) ? s->cur.name_len : sizeof(s->name) - 1;
 		memcpy(s->name, s->cur.name, n);
 		s->cur.name = s->name;
 		s->cur.name_len = n;

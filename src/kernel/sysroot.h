@@ -29,8 +29,8 @@ struct buf {
 void buf_free(struct buf *b);
 
 struct sysroot {
-	int dirfd;           /* O_DIRECTORY handle of the root */
-	bool live;           /* the root is "/" of the running system */
+	int dirfd;	     /* O_DIRECTORY handle of the root */
+	bool live;	     /* the root is "/" of the running system */
 	char path[PATH_MAX]; /* as given, for messages */
 };
 

@@ -44,11 +44,11 @@ uint64_t thp_dirname_kb(const char *name)
 }
 
 /* Top-level files this tool knows; any other regular file is kept as "extra". */
-static const char *const known_top[] = {"enabled",	  "defrag",	    "shmem_enabled",
+static const char *const known_top[] = {"enabled",	 "defrag",	   "shmem_enabled",
 					"use_zero_page", "hpage_pmd_size", "shrink_underused"};
 
-static void read_choice(const struct sysroot *sr, struct buf *b, const char *rel,
-			struct choice *c, int *nbad)
+static void read_choice(const struct sysroot *sr, struct buf *b, const char *rel, struct choice *c,
+			int *nbad)
 {
 	memset(c, 0, sizeof(*c));
 	int r = sysroot_read(sr, rel, b);
@@ -70,8 +70,8 @@ static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, s
 		(*nbad)++;
 }
 
-static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir,
-		      struct thp_size *sz, int *nbad)
+static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, struct thp_size *sz,
+		      int *nbad)
 {
 	DIR *d = sysroot_opendir(sr, dir);
 	if (!d)
@@ -175,7 +175,8 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 				continue;
 			struct thp_size *sz = &s->sizes[s->nsizes++];
 			sz->size_kb = kb;
-			sz->order = page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
+			sz->order =
+				page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
 			snprintf(rel, sizeof(rel), "%s/enabled", dir);
 			read_choice(sr, &b, rel, &sz->enabled, &s->nbad);
 			snprintf(rel, sizeof(rel), "%s/shmem_enabled", dir);

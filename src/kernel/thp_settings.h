@@ -19,7 +19,7 @@ enum khp_knob {
 	KHP_MAX_PTES_SWAP,   /* 4.8+ */
 	KHP_MAX_PTES_SHARED, /* 5.8+ */
 	KHP_PAGES_COLLAPSED, /* counter */
-	KHP_FULL_SCANS,      /* counter */
+	KHP_FULL_SCANS,	     /* counter */
 	KHP_NKNOBS
 };
 
@@ -34,13 +34,13 @@ bool khp_knob_is_counter(enum khp_knob k);
 /* One hugepages-<size>kB directory. */
 struct thp_size {
 	uint64_t size_kb;
-	int order;                  /* log2(size / base page), -1 when the page size is unknown */
-	struct choice enabled;      /* anon policy; absent for shmem-only sizes (8kB on x86) */
+	int order;		     /* log2(size / base page), -1 when the page size is unknown */
+	struct choice enabled;	     /* anon policy; absent for shmem-only sizes (8kB on x86) */
 	struct choice shmem_enabled; /* 6.11+ */
-	const char *eff_enabled;    /* "inherit" resolved against the top-level file */
-	const char *eff_shmem;      /* likewise against shmem_enabled */
-	bool has_stats;             /* stats/ directory (6.10+) */
-	struct kvlist stats;        /* every file in stats/, by name */
+	const char *eff_enabled;     /* "inherit" resolved against the top-level file */
+	const char *eff_shmem;	     /* likewise against shmem_enabled */
+	bool has_stats;		     /* stats/ directory (6.10+) */
+	struct kvlist stats;	     /* every file in stats/, by name */
 };
 
 /* An unknown top-level file (e.g. a vendor's anon_beside_full), raw text. */
@@ -52,7 +52,8 @@ struct thp_extra {
 struct thp_settings {
 	bool present; /* transparent_hugepage/ exists: THP built in */
 	struct choice enabled, defrag, shmem_enabled;
-	struct opt_u64 use_zero_page, hpage_pmd_size /* bytes, 4.10+ */, shrink_underused /* 6.12+ */;
+	struct opt_u64 use_zero_page, hpage_pmd_size /* bytes, 4.10+ */,
+		shrink_underused /* 6.12+ */;
 	struct opt_u64 khp[KHP_NKNOBS];
 	int nsizes;
 	struct thp_size sizes[THP_MAX_SIZES]; /* sorted by size */

@@ -121,7 +121,8 @@ void host_derive(const struct host *h, struct host_derived *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->fault_success = vm_ratio(&h->vmstat, "thp_fault_alloc", "thp_fault_fallback");
-	d->collapse_success = vm_ratio(&h->vmstat, "thp_collapse_alloc", "thp_collapse_alloc_failed");
+	d->collapse_success =
+		vm_ratio(&h->vmstat, "thp_collapse_alloc", "thp_collapse_alloc_failed");
 	for (int i = 0; i < h->thp.nsizes; i++) {
 		const struct thp_size *sz = &h->thp.sizes[i];
 		if (!sz->has_stats)
@@ -130,8 +131,8 @@ void host_derive(const struct host *h, struct host_derived *d)
 		sf->size_kb = sz->size_kb;
 		sf->success = vm_ratio(&sz->stats, "anon_fault_alloc", "anon_fault_fallback");
 		sf->nr_anon.present = kv_get(&sz->stats, "nr_anon", &sf->nr_anon.v);
-		sf->nr_anon_partially_mapped.present =
-			kv_get(&sz->stats, "nr_anon_partially_mapped", &sf->nr_anon_partially_mapped.v);
+		sf->nr_anon_partially_mapped.present = kv_get(
+			&sz->stats, "nr_anon_partially_mapped", &sf->nr_anon_partially_mapped.v);
 		if (sf->nr_anon_partially_mapped.present) {
 			d->has_partially_mapped = true;
 			d->nr_anon_partially_mapped += sf->nr_anon_partially_mapped.v;
@@ -142,8 +143,9 @@ void host_derive(const struct host *h, struct host_derived *d)
 		d->pmd_order = log2_u64(h->feat.pmd_size / (uint64_t)h->feat.page_size);
 	if (d->pmd_order >= 0)
 		for (int i = 0; i < h->buddy.nzones; i++)
-			d->free_pmd_blocks += buddy_pages_at_least(&h->buddy.zones[i], d->pmd_order) >>
-					      d->pmd_order;
+			d->free_pmd_blocks +=
+				buddy_pages_at_least(&h->buddy.zones[i], d->pmd_order) >>
+				d->pmd_order;
 	if (h->has_khugepaged_cpu) {
 		d->khugepaged_cpu.valid = true;
 		d->khugepaged_cpu.value = h->khugepaged_cpu_s / h->uptime_s;

@@ -25,7 +25,7 @@ struct host {
 	/* khugepaged CPU: utime+stime of the [khugepaged] thread over uptime */
 	bool has_khugepaged_cpu;
 	double khugepaged_cpu_s; /* seconds of CPU since boot */
-	double uptime_s;         /* proc/uptime */
+	double uptime_s;	 /* proc/uptime */
 	/* files that could not be read: the report is partial */
 	int nmissing;
 	char missing[HOST_MAX_MISSING][64];
@@ -45,12 +45,12 @@ struct size_fault {
 };
 
 struct host_derived {
-	struct ratio fault_success;    /* thp_fault_alloc / (thp_fault_alloc + thp_fault_fallback) */
+	struct ratio fault_success; /* thp_fault_alloc / (thp_fault_alloc + thp_fault_fallback) */
 	struct ratio collapse_success; /* thp_collapse_alloc / (alloc + alloc_failed) */
 	int nsizes;
 	struct size_fault sizes[THP_MAX_SIZES];
-	int pmd_order;             /* log2(pmd_size / page_size), -1 if unknown */
-	uint64_t free_pmd_blocks;  /* free blocks of order >= pmd_order, all zones, in PMD units */
+	int pmd_order;		  /* log2(pmd_size / page_size), -1 if unknown */
+	uint64_t free_pmd_blocks; /* free blocks of order >= pmd_order, all zones, in PMD units */
 	struct ratio khugepaged_cpu; /* share of one CPU since boot: value = cpu_s / uptime_s */
 	uint64_t nr_anon_partially_mapped; /* summed over sizes */
 	bool has_partially_mapped;
@@ -62,6 +62,5 @@ void host_free(struct host *h);
 
 /* Derive ratios and summaries from H (pure). */
 void host_derive(const struct host *h, struct host_derived *d);
-
 
 #endif

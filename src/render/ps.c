@@ -40,9 +40,8 @@ static const char *thp_en_str(int v)
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 {
-	static const char *const hdr[] = {"PID",     "USER",	 "COMM",	"RSS",
-					  "AnonHuge", "THP%",	 "HG",		"NH",
-					  "ELIG",    "THP_EN",	 "LARGEST HG",	"REASON"};
+	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%",
+					  "HG",	 "NH",	 "ELIG", "THP_EN", "LARGEST HG", "REASON"};
 	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
 	struct smaps_totals tot = {0};
 	int hg = 0, nh = 0;
@@ -108,10 +107,13 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	table_print(t, f, 0, color);
 	table_free(t);
 	if (r->rollup)
-		fprintf(f, "(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
+		fprintf(f,
+			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
 	if (r->denied)
-		fprintf(f, "%s%d not readable: run as root%s (partial)\n", col_yellow(color),
-			r->denied, col_reset(color));
+		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
+			r->as_root ? "denied even to root (another namespace or a security module)"
+				   : "run as root",
+			col_reset(color));
 	if (r->errors)
 		fprintf(f, "%d processes could not be parsed (partial)\n", r->errors);
 }
@@ -156,7 +158,8 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "nh_vmas", fl ? json_integer(p->nh_vmas) : NULL);
 		json_put(o, "nh_kb", fl ? json_u64(p->nh_kb) : NULL);
 		json_put(o, "thpeligible_vmas",
-			 ok && !r->rollup && p->has_eligible ? json_integer(p->eligible_vmas) : NULL);
+			 ok && !r->rollup && p->has_eligible ? json_integer(p->eligible_vmas)
+							     : NULL);
 		json_put(o, "thp_enabled",
 			 p->st.thp_enabled >= 0 ? json_boolean(p->st.thp_enabled) : NULL);
 		json_t *lh = NULL;
@@ -212,13 +215,16 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	if (r->st.thp_enabled == 0) {
 		if (r->nchain) {
 			const struct maps_ancestor *top = &r->chain[r->nchain - 1];
-			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (%s)%s\n",
-				top->pid, top->comm, r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
+			fprintf(f,
+				"THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (%s)%s\n",
+				top->pid, top->comm,
+				r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
 		} else {
-			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
+			fprintf(f,
+				"THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
 		}
 	}
-	static const char *const hdr[] = {"START-END", "PERM", "SIZE",     "RSS",
+	static const char *const hdr[] = {"START-END", "PERM",	"SIZE",	    "RSS",
 					  "AnonHuge",  "FLAGS", "ELIGIBLE", "NAME"};
 	struct table *t = table_new(8, hdr, "llrrrlrl");
 	for (size_t i = 0; i < r->n; i++) {
@@ -252,7 +258,8 @@ json_t *maps_to_json(const struct maps_report *r)
 	json_t *root = json_object(), *arr = json_array();
 	json_put(root, "pid", json_integer(r->pid));
 	json_put(root, "comm", json_str(r->st.name));
-	json_put(root, "thp_enabled", r->st.thp_enabled >= 0 ? json_boolean(r->st.thp_enabled) : NULL);
+	json_put(root, "thp_enabled",
+		 r->st.thp_enabled >= 0 ? json_boolean(r->st.thp_enabled) : NULL);
 	json_t *chain = json_array();
 	for (int i = 0; i < r->nchain; i++) {
 		json_t *o = json_object();
@@ -266,7 +273,8 @@ json_t *maps_to_json(const struct maps_report *r)
 		who = json_object();
 		long pid = r->nchain ? r->chain[r->nchain - 1].pid : r->pid;
 		json_put(who, "pid", json_integer(pid));
-		json_put(who, "comm", json_str(r->nchain ? r->chain[r->nchain - 1].comm : r->st.name));
+		json_put(who, "comm",
+			 json_str(r->nchain ? r->chain[r->nchain - 1].comm : r->st.name));
 	}
 	json_put(root, "prctl_set_by", who);
 	json_put(root, "prctl_chain_cut", json_boolean(r->chain_cut));
@@ -281,7 +289,8 @@ json_t *maps_to_json(const struct maps_report *r)
 		json_put(o, "anon_huge_kb", kb_json(&v->t, SM_ANON_HUGE));
 		json_put(o, "hg", v->has_vmflags ? json_boolean(v->vmflags & VMF_HG) : NULL);
 		json_put(o, "nh", v->has_vmflags ? json_boolean(v->vmflags & VMF_NH) : NULL);
-		json_put(o, "thpeligible", v->thp_eligible >= 0 ? json_boolean(v->thp_eligible) : NULL);
+		json_put(o, "thpeligible",
+			 v->thp_eligible >= 0 ? json_boolean(v->thp_eligible) : NULL);
 		json_put(o, "name", json_str(v->name));
 		json_array_append_new(arr, o);
 	}

@@ -21,10 +21,11 @@ struct ps_report {
 	struct ps_row *rows;
 	size_t n;
 	bool rollup;
-	int denied;     /* processes whose smaps could not be read */
-	int errors;     /* other read/parse failures */
-	const char *policy; /* effective PMD policy, NULL unknown */
-	bool flags_absent;  /* kernel prints no VmFlags (< 3.8) */
+	int denied;	      /* processes whose smaps could not be read */
+	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
+	int errors;	      /* other read/parse failures */
+	const char *policy;   /* effective PMD policy, NULL unknown */
+	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent; /* no THPeligible (< 5.0) */
 };
 

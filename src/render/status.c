@@ -9,19 +9,32 @@
 
 /* vmstat counters shown under "since boot", in this order (absent ones print "-"). */
 static const char *const boot_counters[] = {
-	"thp_fault_alloc",	     "thp_fault_fallback",	  "thp_fault_fallback_charge",
-	"thp_collapse_alloc",	     "thp_collapse_alloc_failed", "thp_split_page",
-	"thp_split_page_failed",     "thp_deferred_split_page",	  "thp_split_pmd",
-	"thp_underused_split_page",  "thp_scan_exceed_none_pte",  "thp_scan_exceed_swap_pte",
-	"thp_scan_exceed_share_pte", "thp_zero_page_alloc",	  "thp_swpout",
-	"thp_swpout_fallback",	     "compact_stall",		  "compact_fail",
-	"compact_success",	     "compact_daemon_wake",
+	"thp_fault_alloc",
+	"thp_fault_fallback",
+	"thp_fault_fallback_charge",
+	"thp_collapse_alloc",
+	"thp_collapse_alloc_failed",
+	"thp_split_page",
+	"thp_split_page_failed",
+	"thp_deferred_split_page",
+	"thp_split_pmd",
+	"thp_underused_split_page",
+	"thp_scan_exceed_none_pte",
+	"thp_scan_exceed_swap_pte",
+	"thp_scan_exceed_share_pte",
+	"thp_zero_page_alloc",
+	"thp_swpout",
+	"thp_swpout_fallback",
+	"compact_stall",
+	"compact_fail",
+	"compact_success",
+	"compact_daemon_wake",
 };
 
 static const char *const usage_meminfo[] = {
-	"AnonHugePages",   "ShmemHugePages",  "ShmemPmdMapped", "FileHugePages", "FilePmdMapped",
-	"HugePages_Total", "HugePages_Free",  "HugePages_Rsvd", "HugePages_Surp", "Hugepagesize",
-	"Hugetlb",
+	"AnonHugePages",  "ShmemHugePages",  "ShmemPmdMapped", "FileHugePages",
+	"FilePmdMapped",  "HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
+	"HugePages_Surp", "Hugepagesize",    "Hugetlb",
 };
 
 static const char *tri_str(enum tri t)
@@ -136,7 +149,8 @@ static void render_policy(FILE *f, const struct host *h, bool color)
 	char v[64];
 	section(f, "Policy", color);
 	if (!s->present) {
-		fprintf(f, "  transparent_hugepage/ not found: THP is not built into this kernel\n");
+		fprintf(f,
+			"  transparent_hugepage/ not found: THP is not built into this kernel\n");
 		return;
 	}
 	struct table *t = table_new(2, NULL, "ll");
@@ -170,8 +184,8 @@ static void render_policy(FILE *f, const struct host *h, bool color)
 	table_free(t);
 	if (!s->nsizes)
 		return;
-	static const char *const hdr[] = {"size", "order", "enabled", "effective", "shmem_enabled",
-					  "effective"};
+	static const char *const hdr[] = {"size",      "order",		"enabled",
+					  "effective", "shmem_enabled", "effective"};
 	t = table_new(6, hdr, "rrllll");
 	for (int i = 0; i < s->nsizes; i++) {
 		const struct thp_size *sz = &s->sizes[i];
@@ -202,13 +216,16 @@ static void render_usage(FILE *f, const struct host *h, const struct host_derive
 			table_cell(t, "-");
 		else if (strncmp(usage_meminfo[i], "HugePages_", 10) == 0)
 			table_cell(t, "%llu", (unsigned long long)x);
-		else
-			table_cell(t, "%llu kB", (unsigned long long)x);
+		else {
+			fmt_kb(v, sizeof(v), x);
+			table_cell(t, "%s", v);
+		}
 	}
 	table_print(t, f, 2, color);
 	table_free(t);
 	if (d->nsizes) {
-		static const char *const hdr[] = {"size", "nr_anon", "memory", "nr_anon_partially_mapped"};
+		static const char *const hdr[] = {"size", "nr_anon", "memory",
+						  "nr_anon_partially_mapped"};
 		t = table_new(4, hdr, "rrrr");
 		for (int i = 0; i < d->nsizes; i++) {
 			const struct size_fault *sf = &d->sizes[i];
@@ -284,8 +301,7 @@ static void render_boot(FILE *f, const struct host *h, const struct host_derived
 	table_free(t);
 	if (!h->has_buddy)
 		return;
-	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n",
-		d->pmd_order);
+	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n", d->pmd_order);
 	static const char *const hdr[] = {"node", "zone", "free PMD blocks", "free memory in them"};
 	t = table_new(4, hdr, "rlrr");
 	for (int i = 0; i < h->buddy.nzones; i++) {
@@ -315,7 +331,7 @@ static void render_findings(FILE *f, const struct findings *fs, bool color)
 	}
 	for (int i = 0; i < fs->n; i++) {
 		const struct finding *x = &fs->f[i];
-		const char *c = x->sev == SEV_CRIT ? col_red(color)
+		const char *c = x->sev == SEV_CRIT   ? col_red(color)
 				: x->sev == SEV_WARN ? col_yellow(color)
 						     : "";
 		fprintf(f, "  %s[%s]%s %s\n", c, severity_name(x->sev), col_reset(color), x->title);
@@ -419,14 +435,17 @@ static json_t *policy_json(const struct host *h)
 		json_put(o, "size_kb", json_u64(sz->size_kb));
 		json_put(o, "order", sz->order >= 0 ? json_integer(sz->order) : NULL);
 		json_put(o, "enabled", choice_json(&sz->enabled));
-		json_put(o, "enabled_effective", sz->eff_enabled ? json_str(sz->eff_enabled) : NULL);
+		json_put(o, "enabled_effective",
+			 sz->eff_enabled ? json_str(sz->eff_enabled) : NULL);
 		json_put(o, "shmem_enabled", choice_json(&sz->shmem_enabled));
-		json_put(o, "shmem_enabled_effective", sz->eff_shmem ? json_str(sz->eff_shmem) : NULL);
+		json_put(o, "shmem_enabled_effective",
+			 sz->eff_shmem ? json_str(sz->eff_shmem) : NULL);
 		json_t *st = NULL;
 		if (sz->has_stats) {
 			st = json_object();
 			for (size_t j = 0; j < sz->stats.n; j++)
-				json_put(st, sz->stats.items[j].name, json_u64(sz->stats.items[j].value));
+				json_put(st, sz->stats.items[j].name,
+					 json_u64(sz->stats.items[j].value));
 		}
 		json_put(o, "stats", st);
 		json_array_append_new(sizes, o);
