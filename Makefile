@@ -107,6 +107,7 @@ lint: fmt-check
 
 install: build/thpctl
 	install -D -m 0755 build/thpctl $(DESTDIR)$(PREFIX)/bin/thpctl
+	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/thpctl.1
 
 clean:
 	rm -rf build
