@@ -89,6 +89,9 @@ int main(int argc, char **argv)
 	/* the command parses its own argv (argv[0] = its name) */
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
+	char prog[64]; /* getopt's messages then read "thpctl ps: unrecognized option" */
+	snprintf(prog, sizeof(prog), "thpctl %s", name);
+	cargv[0] = prog;
 	optind = 1;
 	int ret = fn(&g, cargc, cargv);
 	if (g.sr.dirfd > 0)

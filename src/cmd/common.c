@@ -65,3 +65,16 @@ void progress_end(struct progress *p)
 		fputs("\r\033[K", stderr);
 	p->shown = false;
 }
+
+int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f))
+{
+	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		help(c == 'h' ? stdout : stderr);
+		return c == 'h' ? EXIT_OK : EXIT_USAGE;
+	}
+	return -1;
+}

@@ -3,12 +3,21 @@
 #define THPCTL_CMD_COMMON_H
 
 #include "../render/json.h"
+#include <stdio.h>
+
 #include "cmd.h"
 
 /* Decide colour and open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message). */
 int cmd_setup(struct globals *g);
 /* Print ROOT to stdout and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error. */
 int cmd_emit_json(json_t *root);
+
+/*
+ * Option loop of a command that takes only the global options. Returns -1
+ * to go on (optind at the first operand), else the exit code: EXIT_OK after
+ * --help, EXIT_USAGE on an unknown option. HELP prints the command's usage.
+ */
+int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f));
 
 /*
  * A progress line on stderr for work that runs longer than a second: shown

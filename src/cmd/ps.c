@@ -417,18 +417,9 @@ static void maps_chain(const struct sysroot *sr, struct buf *b, struct maps_repo
 
 int cmd_maps(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		if (c == 'h') {
-			maps_help(stdout);
-			return EXIT_OK;
-		}
-		maps_help(stderr);
-		return EXIT_USAGE;
-	}
+	int c = cmd_global_opts_only(g, argc, argv, maps_help);
+	if (c >= 0)
+		return c;
 	if (optind != argc - 1) {
 		warnx("maps: expected one PID");
 		maps_help(stderr);

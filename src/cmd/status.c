@@ -18,18 +18,9 @@ static void status_help(FILE *f)
 
 int cmd_status(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		if (c == 'h') {
-			status_help(stdout);
-			return EXIT_OK;
-		}
-		status_help(stderr);
-		return EXIT_USAGE;
-	}
+	int c = cmd_global_opts_only(g, argc, argv, status_help);
+	if (c >= 0)
+		return c;
 	if (optind < argc) {
 		warnx("status: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
