@@ -112,4 +112,4 @@ install: build/thpctl
 clean:
 	rm -rf build
 
--include $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(STAT_OBJ:.o=.d)
+-include $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(STAT_OBJ:.o=.d) $(TESTS:=.d)

@@ -34,23 +34,6 @@ static void usage(FILE *f)
 		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
-bool global_opt(struct globals *g, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_SYSROOT:
-		g->sysroot_dir = arg;
-		return true;
-	case OPT_JSON:
-		g->json = true;
-		return true;
-	case OPT_NO_COLOR:
-		g->no_color = true;
-		return true;
-	default:
-		return false;
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct globals g = {0};

@@ -7,6 +7,23 @@
 #include <time.h>
 #include <unistd.h>
 
+bool global_opt(struct globals *g, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_SYSROOT:
+		g->sysroot_dir = arg;
+		return true;
+	case OPT_JSON:
+		g->json = true;
+		return true;
+	case OPT_NO_COLOR:
+		g->no_color = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 int cmd_setup(struct globals *g)
 {
 	const char *nc = getenv("NO_COLOR");

@@ -23,17 +23,24 @@ int kernel_version_parse(const char *release, int v[3])
 		uint64_t x;
 		if (parse_u64(&p, end, &x) || x > 100000) {
 			if (i < 2)
-				return -EINVAL;
+				goto bad;
 			break;
 		}
 		v[i] = (int)x;
 		if (i < 2) {
-			if (p >= end || *p != '.')
-				return i == 1 ? 0 : -EINVAL;
+			if (p >= end || *p != '.') {
+				if (i == 1)
+					return 0;
+				goto bad;
+			}
 			p++;
 		}
 	}
 	return 0;
+bad:
+	/* no half-parsed result: callers treat {0,0,0} as unknown */
+	v[0] = v[1] = v[2] = 0;
+	return -EINVAL;
 }
 
 bool kver_at_least(const int v[3], int maj, int min)

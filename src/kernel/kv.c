@@ -78,6 +78,17 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon)
 			l->bad++;
 			continue;
 		}
+		/* only a unit may follow the number: "123 kB" */
+		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (colon && e - p >= 2 && p[0] == 'k' && p[1] == 'B')
+			p += 2;
+		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p != e) {
+			l->bad++;
+			continue;
+		}
 		int r = kvlist_add(l, s, nl, v);
 		if (r == -ENOMEM)
 			return r;

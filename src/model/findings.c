@@ -264,8 +264,8 @@ void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, stru
 			return;
 		SETF(title, "hugepages-%llukB is enabled but this kernel has no per-size stats: its use cannot be measured",
 		     (unsigned long long)sz->size_kb);
-		SETF(evidence, "hugepages-%llukB/enabled=%s, no stats/ directory",
-		     (unsigned long long)sz->size_kb, sz->enabled.selected);
+		SETF(evidence, "hugepages-%llukB/enabled=%s (effective %s), no stats/ directory",
+		     (unsigned long long)sz->size_kb, sz->enabled.selected, sz->eff_enabled);
 		SETF(fix, "echo never > " THP_SYSFS "/hugepages-%llukB/enabled",
 		     (unsigned long long)sz->size_kb);
 		return;

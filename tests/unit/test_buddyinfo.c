@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/buddyinfo.c (/proc/buddyinfo). */
+#include "unit.h"
+
+#include "kernel/buddyinfo.h"
+
+/* A 6.18 x86-64 guest: MAX_PAGE_ORDER 10, 11 columns, a trailing blank on each line. */
+static const char buddy_618[] =
+	"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+	"Node 0, zone    DMA32      1      3      0      2      3      2      1      4      4      2    752 \n"
+	"Node 0, zone   Normal    297    191    414    244    130     53     61     90     54     35    244 \n";
+
+static void test_buddy_real(void **state)
+{
+	(void)state;
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(buddy_618), &bi), 0);
+	assert_int_equal(bi.nzones, 3);
+	assert_int_equal(bi.bad, 0);
+	assert_int_equal(bi.zones[0].node, 0);
+	assert_string_equal(bi.zones[0].zone, "DMA");
+	assert_string_equal(bi.zones[1].zone, "DMA32");
+	assert_string_equal(bi.zones[2].zone, "Normal");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bi.zones[i].norders, 11);
+	const struct buddy_zone *n = &bi.zones[2];
+	assert_int_equal(n->free[0], 297);
+	assert_int_equal(n->free[3], 244);
+	assert_int_equal(n->free[9], 35);
+	assert_int_equal(n->free[10], 244);
+	assert_int_equal(bi.zones[1].free[10], 752);
+}
+
+static void test_buddy_at_least(void **state)
+{
+	(void)state;
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(buddy_618), &bi), 0);
+	const struct buddy_zone *n = &bi.zones[2];
+	/* PMD order 9 with 4 KiB pages */
+	assert_int_equal(buddy_blocks_at_least(n, 9), 35 + 244);
+	assert_int_equal(buddy_pages_at_least(n, 9), 35 * 512 + 244 * 1024);
+	assert_int_equal(buddy_blocks_at_least(n, 10), 244);
+	/* beyond the orders printed: nothing */
+	assert_int_equal(buddy_blocks_at_least(n, 11), 0);
+	assert_int_equal(buddy_pages_at_least(n, 11), 0);
+	/* order 0 and below count everything */
+	uint64_t all = 297 + 191 + 414 + 244 + 130 + 53 + 61 + 90 + 54 + 35 + 244;
+	assert_int_equal(buddy_blocks_at_least(n, 0), all);
+	assert_int_equal(buddy_blocks_at_least(n, -3), all);
+	uint64_t pages = 297 + 191 * 2 + 414 * 4 + 244 * 8 + 130 * 16 + 53 * 32 + 61 * 64 +
+			 90 * 128 + 54 * 256 + 35 * 512 + 244 * 1024;
+	assert_int_equal(buddy_pages_at_least(n, 0), pages);
+	const struct buddy_zone *dma = &bi.zones[0];
+	assert_int_equal(buddy_pages_at_least(dma, 9), 512 + 3 * 1024);
+}
+
+static void test_buddy_numa_and_formats(void **state)
+{
+	(void)state;
+	/* two nodes; a 4.x kernel with 11 orders; CRLF; last line truncated (no newline) */
+	const char text[] = "Node 0, zone   Normal      1      2      3\r\n"
+			    "Node 1, zone  Movable     10     20     30     40\n"
+			    "Node 12, zone   Normal      5      6";
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
+	assert_int_equal(bi.nzones, 3);
+	assert_int_equal(bi.bad, 0);
+	assert_int_equal(bi.zones[0].norders, 3);
+	assert_int_equal(bi.zones[0].free[2], 3);
+	assert_int_equal(bi.zones[1].node, 1);
+	assert_string_equal(bi.zones[1].zone, "Movable");
+	assert_int_equal(bi.zones[1].norders, 4);
+	assert_int_equal(bi.zones[1].free[3], 40);
+	assert_int_equal(bi.zones[2].node, 12);
+	assert_int_equal(bi.zones[2].norders, 2);
+	assert_int_equal(bi.zones[2].free[1], 6);
+}
+
+static void test_buddy_bad_lines(void **state)
+{
+	(void)state;
+	char many[BUDDY_MAX_ORDERS * 4 + 64] = "Node 0, zone Normal";
+	for (int i = 0; i <= BUDDY_MAX_ORDERS; i++)
+		strcat(many, " 1");
+	const char *bad[] = {
+		"node 0, zone Normal 1 2 3",		      /* lowercase */
+		"Node x, zone Normal 1 2 3",		      /* no node number */
+		"Node 0 zone Normal 1 2 3",		      /* missing comma */
+		"Node 0, Normal 1 2 3",			      /* missing "zone" */
+		"Node 0, zone Normal",			      /* no counts */
+		"Node 0, zone Normal 1 2 x",		      /* not a number */
+		"Node 0, zone Normal 1 99999999999999999999", /* overflow */
+		"Node 0, zone ThisZoneNameIsTooLong 1 2",     /* name >= 16 */
+		"Node 70000, zone Normal 1",		      /* node out of range */
+		many,					      /* more orders than fit */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "%s\nNode 0, zone DMA 4 5\n", bad[i]);
+		struct buddyinfo bi;
+		assert_int_equal(buddyinfo_parse(text, strlen(text), &bi), 0);
+		/* the bad line is counted and skipped; the good one kept */
+		assert_int_equal(bi.bad, 1);
+		assert_int_equal(bi.nzones, 1);
+		assert_string_equal(bi.zones[0].zone, "DMA");
+		assert_int_equal(bi.zones[0].free[1], 5);
+		/* alone, nothing parses */
+		assert_int_equal(buddyinfo_parse(bad[i], strlen(bad[i]), &bi), -EINVAL);
+		assert_int_equal(bi.nzones, 0);
+	}
+	/* exactly BUDDY_MAX_ORDERS orders fit */
+	many[strlen(many) - 2] = '\0';
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(many, strlen(many), &bi), 0);
+	assert_int_equal(bi.zones[0].norders, BUDDY_MAX_ORDERS);
+}
+
+static void test_buddy_empty_and_too_many_zones(void **state)
+{
+	(void)state;
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(""), &bi), -EINVAL);
+	assert_int_equal(bi.nzones, 0);
+	assert_int_equal(buddyinfo_parse(LIT("\n\n"), &bi), -EINVAL);
+	assert_int_equal(bi.bad, 0);
+
+	char text[BUDDY_MAX_ZONES * 40 + 80];
+	size_t n = 0;
+	for (int i = 0; i < BUDDY_MAX_ZONES + 2; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "Node %d, zone Normal %d\n", i,
+				      i);
+	assert_int_equal(buddyinfo_parse(text, n, &bi), 0);
+	assert_int_equal(bi.nzones, BUDDY_MAX_ZONES);
+	assert_int_equal(bi.bad, 2);
+	assert_int_equal(bi.zones[BUDDY_MAX_ZONES - 1].node, BUDDY_MAX_ZONES - 1);
+	assert_int_equal(bi.zones[BUDDY_MAX_ZONES - 1].free[0], BUDDY_MAX_ZONES - 1);
+}
+
+static void test_buddy_live(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = unit_slurp("/proc/buddyinfo", &len);
+	assert_non_null(text);
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(text, len, &bi), 0);
+	assert_true(bi.nzones >= 1);
+	assert_int_equal(bi.bad, 0);
+	uint64_t pages = 0;
+	for (int i = 0; i < bi.nzones; i++) {
+		assert_true(bi.zones[i].norders >= 9);
+		pages += buddy_pages_at_least(&bi.zones[i], 0);
+	}
+	assert_true(pages > 0);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buddy_real),
+		cmocka_unit_test(test_buddy_at_least),
+		cmocka_unit_test(test_buddy_numa_and_formats),
+		cmocka_unit_test(test_buddy_bad_lines),
+		cmocka_unit_test(test_buddy_empty_and_too_many_zones),
+		cmocka_unit_test(test_buddy_live),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

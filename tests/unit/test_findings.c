@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: src/model/findings.c. Each rule gets a host built by hand (as
+ * host_collect would fill it from a recorded tree), host_derive(), then the
+ * rule: it must fire with the right id, severity and evidence, and stay quiet
+ * on the healthy host.
+ */
+#include "unit.h"
+
+#include "kernel/buddyinfo.h"
+#include "kernel/features.h"
+#include "kernel/kv.h"
+#include "kernel/parse.h"
+#include "model/findings.h"
+#include "model/host.h"
+
+/* A healthy 6.18 x86-64 host: the kernel defaults, and counters with nothing wrong. */
+static const char vmstat_healthy[] = "nr_free_pages 1078159\n"
+				     "nr_anon_transparent_hugepages 12\n"
+				     "compact_stall 0\n"
+				     "compact_fail 0\n"
+				     "compact_success 0\n"
+				     "thp_fault_alloc 900\n"
+				     "thp_fault_fallback 100\n"
+				     "thp_collapse_alloc 10\n"
+				     "thp_collapse_alloc_failed 0\n"
+				     "thp_split_page 4\n"
+				     "thp_deferred_split_page 4\n";
+
+static const char buddy_text[] =
+	"Node 0, zone   Normal    297    191    414    244    130     53     61     90     54     35    244 \n";
+
+struct t {
+	struct host h;
+	struct host_derived d;
+	struct findings out;
+};
+
+static void set_choice(struct choice *c, const char *text)
+{
+	assert_int_equal(choice_parse(text, strlen(text), c), 0);
+}
+
+static void set_vmstat(struct host *h, const char *text)
+{
+	assert_int_equal(vmstat_parse(text, strlen(text), &h->vmstat), 0);
+	assert_int_equal(h->vmstat.bad, 0);
+	h->has_vmstat = true;
+}
+
+static void set_release(struct host *h, const char *rel)
+{
+	snprintf(h->feat.release, sizeof(h->feat.release), "%s", rel);
+	assert_int_equal(kernel_version_parse(rel, h->feat.kver), 0);
+	/* as features_probe infers it */
+	h->feat.cow_split = kver_at_least(h->feat.kver, 5, 8) ? TRI_YES : TRI_NO;
+}
+
+/* Add a hugepages-<KB>kB directory; eff_enabled resolved as thp_settings_read does. */
+static struct thp_size *add_size(struct host *h, uint64_t kb, const char *enabled)
+{
+	assert_true(h->thp.nsizes < THP_MAX_SIZES);
+	struct thp_size *sz = &h->thp.sizes[h->thp.nsizes++];
+	memset(sz, 0, sizeof(*sz));
+	sz->size_kb = kb;
+	sz->order = -1;
+	if (enabled) {
+		set_choice(&sz->enabled, enabled);
+		sz->eff_enabled =
+			strcmp(sz->enabled.selected, "inherit") == 0
+				? (h->thp.enabled.present ? h->thp.enabled.selected : NULL)
+				: sz->enabled.selected;
+	}
+	return sz;
+}
+
+static void add_stat(struct thp_size *sz, const char *name, uint64_t v)
+{
+	sz->has_stats = true;
+	assert_int_equal(kvlist_add(&sz->stats, name, strlen(name), v), 0);
+}
+
+static int setup(void **state)
+{
+	struct t *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -1;
+	struct host *h = &t->h;
+	snprintf(h->feat.release, sizeof(h->feat.release), "6.18.44-fc-v857");
+	kernel_version_parse(h->feat.release, h->feat.kver);
+	h->feat.cow_split = TRI_YES;
+	h->feat.page_size = 4096;
+	h->feat.pmd_size = 2u << 20;
+	h->feat.thp = true;
+	h->feat.madv_collapse = h->feat.except_advised = TRI_UNKNOWN;
+	h->thp.present = true;
+	if (choice_parse(LIT("always [madvise] never\n"), &h->thp.enabled) ||
+	    choice_parse(LIT("always defer defer+madvise [madvise] never\n"), &h->thp.defrag) ||
+	    choice_parse(LIT("always within_size advise [never] deny force\n"),
+			 &h->thp.shmem_enabled))
+		return -1;
+	h->thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
+	h->thp.khp[KHP_MAX_PTES_SWAP] = (struct opt_u64){.v = 64, .present = true};
+	h->thp.khp[KHP_MAX_PTES_SHARED] = (struct opt_u64){.v = 256, .present = true};
+	h->thp.shrink_underused = (struct opt_u64){.v = 0, .present = true};
+	if (vmstat_parse(LIT(vmstat_healthy), &h->vmstat))
+		return -1;
+	h->has_vmstat = true;
+	if (buddyinfo_parse(LIT(buddy_text), &h->buddy))
+		return -1;
+	h->has_buddy = true;
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct t *t = *state;
+	host_free(&t->h);
+	free(t);
+	return 0;
+}
+
+/* Derive, run RULE into a fresh list, return how many findings it added. */
+static int run(struct t *t, finding_rule rule)
+{
+	host_derive(&t->h, &t->d);
+	memset(&t->out, 0, sizeof(t->out));
+	rule(&t->h, &t->d, &t->out);
+	return t->out.n;
+}
+
+static const struct finding *only(struct t *t, const char *id, enum severity sev)
+{
+	assert_int_equal(t->out.n, 1);
+	const struct finding *f = &t->out.f[0];
+	assert_string_equal(f->id, id);
+	assert_int_equal(f->sev, sev);
+	assert_true(f->title[0]);
+	assert_non_null(f->why);
+	assert_true(f->fix[0]);
+	return f;
+}
+
+#define assert_contains(hay, needle)                                                               \
+	do {                                                                                       \
+		if (!strstr((hay), (needle)))                                                      \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
+	} while (0)
+
+static void test_healthy_host_has_no_findings(void **state)
+{
+	struct t *t = *state;
+	host_derive(&t->h, &t->d);
+	findings_evaluate(&t->h, &t->d, &t->out);
+	for (int i = 0; i < t->out.n; i++)
+		print_error("unexpected finding %s\n", t->out.f[i].id);
+	assert_int_equal(t->out.n, 0);
+	/* what the healthy counters derive to */
+	assert_true(t->d.fault_success.valid);
+	assert_int_equal(t->d.fault_success.num, 900);
+	assert_int_equal(t->d.fault_success.den, 1000);
+	assert_int_equal(t->d.pmd_order, 9);
+	assert_int_equal(t->d.free_pmd_blocks, 35 + 244 * 2);
+}
+
+static void test_defrag_always(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_defrag_always), 0);
+	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
+	assert_int_equal(run(t, rule_defrag_always), 1);
+	const struct finding *f = only(t, "defrag-always", SEV_WARN);
+	assert_string_equal(f->evidence, "defrag=always");
+	assert_contains(f->fix, "echo madvise > /sys/kernel/mm/transparent_hugepage/defrag");
+	/* the other stalling-free values do not fire */
+	set_choice(&t->h.thp.defrag, "always defer [defer+madvise] madvise never\n");
+	assert_int_equal(run(t, rule_defrag_always), 0);
+	set_choice(&t->h.thp.defrag, "always [defer] madvise never\n");
+	assert_int_equal(run(t, rule_defrag_always), 0);
+	/* an unreadable file is not "always" */
+	memset(&t->h.thp.defrag, 0, sizeof(t->h.thp.defrag));
+	assert_int_equal(run(t, rule_defrag_always), 0);
+}
+
+static void test_always_max_ptes_none(void **state)
+{
+	struct t *t = *state;
+	/* madvise + 511: healthy */
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
+	const struct finding *f = only(t, "always-max-ptes-none", SEV_WARN);
+	assert_string_equal(f->evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=511");
+	assert_contains(f->title, "max_ptes_none=511");
+	/* fix: 1/8 of a PMD's pages */
+	assert_contains(f->fix,
+			"echo 64 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+	/* a lowered max_ptes_none is fine */
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 64;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 510;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	/* unreadable max_ptes_none: no evidence, no finding */
+	t->h.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = false};
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+}
+
+static void test_always_max_ptes_none_per_size(void **state)
+{
+	struct t *t = *state;
+	/* 6.8+: hugepages-2048kB decides for the PMD size */
+	add_size(&t->h, 64, "always inherit madvise [never]\n");
+	struct thp_size *pmd = add_size(&t->h, 2048, "always [inherit] madvise never\n");
+	/* inherit from the top-level madvise: healthy */
+	assert_string_equal(pmd->eff_enabled, "madvise");
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	/* inherit from top-level always: fires */
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	pmd->eff_enabled = t->h.thp.enabled.selected;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
+	only(t, "always-max-ptes-none", SEV_WARN);
+	/* per-size never overrides the top-level always */
+	set_choice(&pmd->enabled, "always inherit madvise [never]\n");
+	pmd->eff_enabled = pmd->enabled.selected;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	/* per-size always with top-level never: fires */
+	set_choice(&t->h.thp.enabled, "always madvise [never]\n");
+	set_choice(&pmd->enabled, "[always] inherit madvise never\n");
+	pmd->eff_enabled = pmd->enabled.selected;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
+	only(t, "always-max-ptes-none", SEV_WARN);
+}
+
+static void test_always_max_ptes_none_page_sizes(void **state)
+{
+	struct t *t = *state;
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	/* arm64 with 64 KiB pages: PMD 512 MiB = 8192 pages, so 511 is not "full" */
+	t->h.feat.page_size = 65536;
+	t->h.feat.pmd_size = 512u << 20;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 8191;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
+	assert_contains(t->out.f[0].fix, "echo 1024 >");
+	/* page size unknown (a recorded tree): 511 is taken as full */
+	t->h.feat.page_size = 0;
+	t->h.feat.pmd_size = 2u << 20;
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 511;
+	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
+	assert_contains(t->out.f[0].fix, "echo 64 >");
+}
+
+static void test_fault_success_low(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_fault_success_low), 0);
+	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 60\n");
+	assert_int_equal(run(t, rule_fault_success_low), 1);
+	const struct finding *f = only(t, "fault-success-low", SEV_WARN);
+	assert_string_equal(f->title, "PMD THP fault success 40.0% (40 of 100) since boot");
+	assert_string_equal(f->evidence,
+			    "fault success 40.0% (40 of 100); free blocks of order >= 9: 523");
+	/* 99 attempts is too few to judge */
+	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 59\n");
+	assert_int_equal(run(t, rule_fault_success_low), 0);
+	/* exactly half is not low */
+	set_vmstat(&t->h, "thp_fault_alloc 50\nthp_fault_fallback 50\n");
+	assert_int_equal(run(t, rule_fault_success_low), 0);
+	set_vmstat(&t->h, "thp_fault_alloc 49\nthp_fault_fallback 51\n");
+	assert_int_equal(run(t, rule_fault_success_low), 1);
+	/* one counter missing: no ratio */
+	set_vmstat(&t->h, "thp_fault_fallback 1000\n");
+	assert_int_equal(run(t, rule_fault_success_low), 0);
+	/* page size unknown: no free-block evidence */
+	set_vmstat(&t->h, "thp_fault_alloc 0\nthp_fault_fallback 500\n");
+	t->h.feat.page_size = 0;
+	assert_int_equal(run(t, rule_fault_success_low), 1);
+	assert_string_equal(t->out.f[0].evidence, "fault success 0.0% (0 of 500)");
+}
+
+static void test_fault_success_low_mthp(void **state)
+{
+	struct t *t = *state;
+	/* PMD faults fine; 64 kB mTHP faults mostly fall back (only stats/ shows it) */
+	struct thp_size *sz = add_size(&t->h, 64, "[always] inherit madvise never\n");
+	add_stat(sz, "anon_fault_alloc", 10);
+	add_stat(sz, "anon_fault_fallback", 190);
+	assert_int_equal(run(t, rule_fault_success_low), 1);
+	const struct finding *f = only(t, "fault-success-low", SEV_WARN);
+	assert_string_equal(f->title, "64kB THP fault success 5.0% (10 of 200) since boot");
+	assert_int_equal(t->d.nsizes, 1);
+	assert_int_equal(t->d.sizes[0].size_kb, 64);
+	/* under 100 attempts: quiet */
+	kvlist_clear(&sz->stats);
+	add_stat(sz, "anon_fault_alloc", 1);
+	add_stat(sz, "anon_fault_fallback", 98);
+	assert_int_equal(run(t, rule_fault_success_low), 0);
+}
+
+static void test_compact_stall(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_compact_stall), 0); /* compact_stall 0 */
+	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
+	assert_int_equal(run(t, rule_compact_stall), 1);
+	const struct finding *f = only(t, "compact-stall", SEV_WARN);
+	assert_string_equal(f->evidence, "compact_stall=150 compact_fail=100 compact_success=50");
+	assert_contains(f->title, "150 times");
+	set_vmstat(&t->h, "compact_stall 100\ncompact_fail 0\ncompact_success 100\n");
+	assert_int_equal(run(t, rule_compact_stall), 1);
+	only(t, "compact-stall", SEV_WARN); /* 100 is already a warning */
+	/* a few stalls: info */
+	set_vmstat(&t->h, "compact_stall 99\ncompact_fail 1\ncompact_success 98\n");
+	assert_int_equal(run(t, rule_compact_stall), 1);
+	only(t, "compact-stall", SEV_INFO);
+	set_vmstat(&t->h, "compact_stall 5\n");
+	assert_int_equal(run(t, rule_compact_stall), 1);
+	assert_string_equal(t->out.f[0].evidence, "compact_stall=5");
+	/* no counter at all (CONFIG_COMPACTION=n) */
+	set_vmstat(&t->h, "thp_fault_alloc 1\n");
+	assert_int_equal(run(t, rule_compact_stall), 0);
+}
+
+static void test_deferred_split(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_deferred_split), 0); /* 4 deferred, 4 split */
+	set_vmstat(&t->h, "thp_deferred_split_page 10\nthp_split_page 4\n");
+	assert_int_equal(run(t, rule_deferred_split), 1);
+	const struct finding *f = only(t, "deferred-split", SEV_INFO);
+	assert_string_equal(f->evidence, "thp_deferred_split_page=10 thp_split_page=4");
+	set_vmstat(&t->h, "thp_deferred_split_page 3\nthp_split_page 4\n");
+	assert_int_equal(run(t, rule_deferred_split), 0);
+	/* 6.12+: a gauge of partially mapped THPs per size */
+	struct thp_size *sz = add_size(&t->h, 2048, "always [inherit] madvise never\n");
+	add_stat(sz, "nr_anon", 20);
+	add_stat(sz, "nr_anon_partially_mapped", 0);
+	assert_int_equal(run(t, rule_deferred_split), 0);
+	kvlist_clear(&sz->stats);
+	add_stat(sz, "nr_anon_partially_mapped", 3);
+	assert_int_equal(run(t, rule_deferred_split), 1);
+	assert_string_equal(
+		t->out.f[0].evidence,
+		"thp_deferred_split_page=3 thp_split_page=4 nr_anon_partially_mapped=3");
+}
+
+static void test_shrink_underused_noop(void **state)
+{
+	struct t *t = *state;
+	/* shrink_underused=0: nothing to say */
+	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
+	t->h.thp.shrink_underused.v = 1;
+	assert_int_equal(run(t, rule_shrink_underused_noop), 1);
+	const struct finding *f = only(t, "shrink-underused-noop", SEV_INFO);
+	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
+	assert_contains(f->fix,
+			"echo 255 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+	/* with max_ptes_none lowered the shrinker works */
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
+	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
+	/* before 6.12 there is no such file */
+	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 511;
+	t->h.thp.shrink_underused = (struct opt_u64){0};
+	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
+}
+
+static void test_cow_copy(void **state)
+{
+	struct t *t = *state;
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	set_release(&t->h, "4.19.0-25-amd64");
+	assert_int_equal(t->h.feat.cow_split, TRI_NO);
+	assert_int_equal(run(t, rule_cow_copy), 1);
+	const struct finding *f = only(t, "cow-copy", SEV_WARN);
+	assert_string_equal(f->evidence,
+			    "release 4.19.0-25-amd64 (inferred from version), enabled=always");
+	assert_contains(f->title, "4.19.0-25-amd64 < 5.8");
+	/* 5.8 split the PMD instead of copying */
+	set_release(&t->h, "5.8.0");
+	assert_int_equal(run(t, rule_cow_copy), 0);
+	set_release(&t->h, "5.7.19");
+	assert_int_equal(run(t, rule_cow_copy), 1);
+	/* madvise: only opted-in regions, no finding */
+	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
+	assert_int_equal(run(t, rule_cow_copy), 0);
+	/* unknown version: no inference */
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	t->h.feat.cow_split = TRI_UNKNOWN;
+	assert_int_equal(run(t, rule_cow_copy), 0);
+}
+
+static void test_large_pmd(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_large_pmd), 0); /* 2 MiB */
+	t->h.feat.page_size = 65536;
+	t->h.feat.pmd_size = 512u << 20;
+	assert_int_equal(run(t, rule_large_pmd), 1);
+	const struct finding *f = only(t, "large-pmd", SEV_WARN);
+	assert_string_equal(f->evidence, "hpage_pmd_size=536870912");
+	assert_contains(f->title, "512 MiB");
+	/* hpage_pmd_size absent (before 4.10) */
+	t->h.feat.pmd_size = 0;
+	assert_int_equal(run(t, rule_large_pmd), 0);
+}
+
+static void test_mthp_no_stats(void **state)
+{
+	struct t *t = *state;
+	/* 6.8/6.9: per-size directories but no stats/ */
+	add_size(&t->h, 16, "always inherit madvise [never]\n");
+	struct thp_size *sz = add_size(&t->h, 64, "always inherit madvise [never]\n");
+	add_size(&t->h, 2048, "always [inherit] madvise never\n");
+	assert_int_equal(run(t, rule_mthp_no_stats), 0);
+	set_choice(&sz->enabled, "[always] inherit madvise never\n");
+	sz->eff_enabled = sz->enabled.selected;
+	assert_int_equal(run(t, rule_mthp_no_stats), 1);
+	const struct finding *f = only(t, "mthp-no-stats", SEV_WARN);
+	assert_string_equal(f->evidence, "hugepages-64kB/enabled=always (effective always), no stats/ directory");
+	assert_contains(f->fix, "hugepages-64kB/enabled");
+	/* 6.10+: stats/ exists */
+	add_stat(sz, "anon_fault_alloc", 0);
+	assert_int_equal(run(t, rule_mthp_no_stats), 0);
+}
+
+static void test_mthp_no_stats_pmd_size_skipped(void **state)
+{
+	struct t *t = *state;
+	/* the PMD size is counted by thp_* in vmstat: not an mTHP blind spot */
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	add_size(&t->h, 2048, "always [inherit] madvise never\n");
+	assert_int_equal(run(t, rule_mthp_no_stats), 0);
+	/* a shmem-only size (8 kB on x86) has no anon policy */
+	add_size(&t->h, 8, NULL);
+	assert_int_equal(run(t, rule_mthp_no_stats), 0);
+	/* madvise counts as enabled */
+	add_size(&t->h, 32, "always inherit [madvise] never\n");
+	assert_int_equal(run(t, rule_mthp_no_stats), 1);
+	assert_contains(t->out.f[0].evidence, "hugepages-32kB/enabled=madvise");
+}
+
+static void test_hugetlb_idle(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_hugetlb_idle), 0); /* no pools */
+	struct hugetlb_pool *node = &t->h.hugetlb.pools[t->h.hugetlb.npools++];
+	*node = (struct hugetlb_pool){.size_kb = 2048,
+				      .node = 0,
+				      .nr = {512, true},
+				      .free = {512, true},
+				      .surplus = {0, true}};
+	/* per-node pools do not count on their own */
+	assert_int_equal(run(t, rule_hugetlb_idle), 0);
+	struct hugetlb_pool *p = &t->h.hugetlb.pools[t->h.hugetlb.npools++];
+	*p = (struct hugetlb_pool){.size_kb = 2048,
+				   .node = -1,
+				   .nr = {512, true},
+				   .free = {512, true},
+				   .resv = {0, true},
+				   .surplus = {0, true},
+				   .overcommit = {0, true}};
+	assert_int_equal(run(t, rule_hugetlb_idle), 1);
+	const struct finding *f = only(t, "hugetlb-idle", SEV_WARN);
+	assert_string_equal(
+		f->evidence,
+		"hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0");
+	assert_contains(f->title, "512 x 2048 kB (1024 MiB)");
+	assert_contains(f->fix, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+	/* in use, reserved, or empty: fine */
+	p->free.v = 500;
+	assert_int_equal(run(t, rule_hugetlb_idle), 0);
+	p->free.v = 512;
+	p->resv.v = 512;
+	assert_int_equal(run(t, rule_hugetlb_idle), 0);
+	p->resv.v = 0;
+	p->nr.v = p->free.v = 0;
+	assert_int_equal(run(t, rule_hugetlb_idle), 0);
+	/* 1 GiB pages, resv unreadable */
+	*p = (struct hugetlb_pool){
+		.size_kb = 1048576, .node = -1, .nr = {4, true}, .free = {4, true}};
+	assert_int_equal(run(t, rule_hugetlb_idle), 1);
+	assert_contains(t->out.f[0].title, "4 x 1048576 kB (4096 MiB)");
+}
+
+static void test_khugepaged_cpu(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_khugepaged_cpu), 0); /* not measured */
+	t->h.has_khugepaged_cpu = true;
+	t->h.uptime_s = 1000;
+	t->h.khugepaged_cpu_s = 60;
+	assert_int_equal(run(t, rule_khugepaged_cpu), 1);
+	const struct finding *f = only(t, "khugepaged-cpu", SEV_WARN);
+	assert_string_equal(f->title, "khugepaged used 6.0% of a CPU since boot");
+	assert_string_equal(f->evidence, "khugepaged CPU 60.0 s over 1000 s uptime");
+	/* 5% is the limit, not over it */
+	t->h.khugepaged_cpu_s = 50;
+	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
+	t->h.khugepaged_cpu_s = 1;
+	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
+}
+
+static void test_read_only(void **state)
+{
+	struct t *t = *state;
+	assert_int_equal(run(t, rule_read_only), 0); /* writable */
+	t->h.thp.write_err = -EROFS;
+	assert_int_equal(run(t, rule_read_only), 1);
+	const struct finding *f = only(t, "settings-read-only", SEV_INFO);
+	assert_contains(f->title, "read-only");
+	assert_string_equal(f->evidence, "transparent_hugepage/enabled: Read-only file system");
+	t->h.thp.write_err = -EACCES;
+	assert_int_equal(run(t, rule_read_only), 1);
+	assert_contains(t->out.f[0].title, "not writable by this user");
+	assert_string_equal(t->out.f[0].evidence,
+			    "transparent_hugepage/enabled: Permission denied");
+	t->h.thp.write_err = -ENOENT;
+	assert_int_equal(run(t, rule_read_only), 0);
+	/* no THP at all: nothing to write */
+	t->h.thp.write_err = -EROFS;
+	t->h.thp.present = false;
+	assert_int_equal(run(t, rule_read_only), 0);
+}
+
+static void test_evaluate_order(void **state)
+{
+	struct t *t = *state;
+	/* two warnings and three infos, raised in an interleaved rule order */
+	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
+	set_vmstat(&t->h, "compact_stall 5\ncompact_fail 1\ncompact_success 4\n"
+			  "thp_deferred_split_page 9\nthp_split_page 1\n");
+	t->h.feat.pmd_size = 32u << 20; /* arm64 16 KiB pages */
+	t->h.feat.page_size = 16384;
+	t->h.thp.write_err = -EROFS;
+	host_derive(&t->h, &t->d);
+	findings_evaluate(&t->h, &t->d, &t->out);
+	const char *want[] = {"defrag-always", "large-pmd", "compact-stall", "deferred-split",
+			      "settings-read-only"};
+	assert_int_equal(t->out.n, 5);
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(t->out.f[i].id, want[i]);
+	for (int i = 1; i < t->out.n; i++)
+		assert_true(t->out.f[i - 1].sev >= t->out.f[i].sev);
+	/* evaluating again starts from an empty list */
+	findings_evaluate(&t->h, &t->d, &t->out);
+	assert_int_equal(t->out.n, 5);
+}
+
+static void test_full_list(void **state)
+{
+	struct t *t = *state;
+	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
+	host_derive(&t->h, &t->d);
+	t->out.n = FINDINGS_MAX;
+	rule_defrag_always(&t->h, &t->d, &t->out);
+	assert_int_equal(t->out.n, FINDINGS_MAX);
+}
+
+static void test_severity_names(void **state)
+{
+	(void)state;
+	assert_string_equal(severity_name(SEV_INFO), "info");
+	assert_string_equal(severity_name(SEV_WARN), "warn");
+	assert_string_equal(severity_name(SEV_CRIT), "crit");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_healthy_host_has_no_findings),
+		T(test_defrag_always),
+		T(test_always_max_ptes_none),
+		T(test_always_max_ptes_none_per_size),
+		T(test_always_max_ptes_none_page_sizes),
+		T(test_fault_success_low),
+		T(test_fault_success_low_mthp),
+		T(test_compact_stall),
+		T(test_deferred_split),
+		T(test_shrink_underused_noop),
+		T(test_cow_copy),
+		T(test_large_pmd),
+		T(test_mthp_no_stats),
+		T(test_mthp_no_stats_pmd_size_skipped),
+		T(test_hugetlb_idle),
+		T(test_khugepaged_cpu),
+		T(test_read_only),
+		T(test_evaluate_order),
+		T(test_full_list),
+		cmocka_unit_test(test_severity_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

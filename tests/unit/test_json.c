@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/render/json.c (jansson helpers; invalid UTF-8 becomes U+FFFD). */
+#include "unit.h"
+
+#include "render/json.h"
+
+#define FFFD "\xef\xbf\xbd"
+
+/* json_str_n(IN) dumped inside an object and loaded back must read WANT. */
+static void roundtrip(const char *in, size_t n, const char *want, size_t want_len)
+{
+	json_t *s = json_str_n(in, n);
+	assert_non_null(s);
+	assert_true(json_is_string(s));
+	assert_int_equal(json_string_length(s), want_len);
+	assert_memory_equal(json_string_value(s), want, want_len);
+
+	json_t *obj = json_object();
+	json_put(obj, "comm", s);
+	char *text = json_dumps(obj, JSON_COMPACT);
+	assert_non_null(text);
+	json_error_t err;
+	json_t *back = json_loads(text, 0, &err);
+	assert_non_null(back);
+	json_t *v = json_object_get(back, "comm");
+	assert_true(json_is_string(v));
+	assert_int_equal(json_string_length(v), want_len);
+	assert_memory_equal(json_string_value(v), want, want_len);
+	json_decref(back);
+	free(text);
+	json_decref(obj);
+}
+
+#define RT(in, want) roundtrip(in, sizeof(in) - 1, want, sizeof(want) - 1)
+
+static void test_valid_utf8_kept(void **state)
+{
+	(void)state;
+	RT("khugepaged", "khugepaged");
+	RT("", "");
+	RT("caf\xc3\xa9", "caf\xc3\xa9");	      /* 2 bytes */
+	RT("\xe2\x82\xac 5", "\xe2\x82\xac 5");	      /* 3 bytes */
+	RT("\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!"); /* 4 bytes */
+	RT("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf");   /* U+10FFFF, the last code point */
+	RT("\xed\x9f\xbf", "\xed\x9f\xbf");	      /* U+D7FF, just below surrogates */
+	RT("tab\there \"q\" \\ \x01", "tab\there \"q\" \\ \x01"); /* escaped by jansson */
+}
+
+static void test_invalid_utf8_replaced(void **state)
+{
+	(void)state;
+	RT("a\xff"
+	   "b",
+	   "a" FFFD "b");				      /* never valid */
+	RT("\x80", FFFD);				      /* lone continuation */
+	RT("\xc3", FFFD);				      /* truncated at end */
+	RT("\xe2\x82", FFFD FFFD);			      /* truncated 3-byte */
+	RT("\xe2\x82x", FFFD FFFD "x");			      /* interrupted */
+	RT("\xc0\x80", FFFD FFFD);			      /* overlong NUL */
+	RT("\xc1\xbf", FFFD FFFD);			      /* overlong 2-byte */
+	RT("\xe0\x80\xaf", FFFD FFFD FFFD);		      /* overlong 3-byte '/' */
+	RT("\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD);	      /* overlong 4-byte */
+	RT("\xed\xa0\x80", FFFD FFFD FFFD);		      /* surrogate U+D800 */
+	RT("\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD);	      /* above U+10FFFF */
+	RT("\xf8\x88\x80\x80\x80", FFFD FFFD FFFD FFFD FFFD); /* 5-byte form */
+	RT("ok\xc3\xa9\xff\xc3\xa9", "ok\xc3\xa9" FFFD "\xc3\xa9");
+}
+
+static void test_nul_replaced(void **state)
+{
+	(void)state;
+	/* a NUL inside the length would end the string for C readers */
+	RT("a\0b", "a" FFFD "b");
+	json_t *s = json_str_n("a\0b", 3);
+	assert_non_null(s);
+	assert_string_equal(json_string_value(s), "a" FFFD "b");
+	json_decref(s);
+}
+
+static void test_raw_jansson_rejects(void **state)
+{
+	(void)state;
+	/* why json_str_n exists: jansson refuses invalid UTF-8 outright */
+	assert_null(json_stringn("a\xff", 2));
+	json_t *s = json_str_n("a\xff", 2);
+	assert_non_null(s);
+	json_decref(s);
+}
+
+static void test_all_bytes(void **state)
+{
+	(void)state;
+	/* every byte value, and a comm cut in the middle of a sequence: always valid JSON */
+	char in[256 + 2];
+	for (int i = 0; i < 256; i++)
+		in[i] = (char)i;
+	in[256] = '\xe2';
+	in[257] = '\x82';
+	json_t *obj = json_object();
+	json_put(obj, "x", json_str_n(in, sizeof(in)));
+	char *text = json_dumps(obj, 0);
+	assert_non_null(text);
+	json_t *back = json_loads(text, 0, NULL);
+	assert_non_null(back);
+	const char *v = json_string_value(json_object_get(back, "x"));
+	assert_non_null(v);
+	/* 127 ASCII bytes kept; the NUL, 128 high bytes and 2 trailing ones replaced */
+	assert_int_equal(json_string_length(json_object_get(back, "x")), 127 + (1 + 128 + 2) * 3);
+	assert_memory_equal(v, FFFD "\x01\x02", 5); /* the NUL first */
+	json_decref(back);
+	free(text);
+	json_decref(obj);
+}
+
+static void test_json_str_null(void **state)
+{
+	(void)state;
+	json_t *n = json_str(NULL);
+	assert_true(json_is_null(n));
+	json_decref(n);
+	json_t *s = json_str("madvise");
+	assert_string_equal(json_string_value(s), "madvise");
+	json_decref(s);
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	struct opt_u64 absent = {.v = 5, .present = false}, present = {.v = 511, .present = true};
+	json_t *a = json_opt_u64(&absent), *p = json_opt_u64(&present);
+	assert_true(json_is_null(a));
+	assert_true(json_is_integer(p));
+	assert_int_equal(json_integer_value(p), 511);
+	json_decref(a);
+	json_decref(p);
+	json_t *big = json_u64(UINT64_MAX);
+	assert_true(json_integer_value(big) == INT64_MAX);
+	json_decref(big);
+	json_t *z = json_u64(0);
+	assert_int_equal(json_integer_value(z), 0);
+	json_decref(z);
+}
+
+static void test_put_and_dump(void **state)
+{
+	(void)state;
+	json_t *obj = json_object();
+	json_put(obj, "b", NULL); /* NULL becomes null */
+	json_put(obj, "a", json_u64(2048));
+	json_put(obj, "name", json_str_n("x\xff", 2));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(json_dump(obj, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_true(len > 2);
+	assert_int_equal(buf[len - 1], '\n');
+	/* insertion order is kept: "b" before "a" */
+	assert_true(strstr(buf, "\"b\"") < strstr(buf, "\"a\""));
+	json_t *back = json_loads(buf, 0, NULL);
+	assert_non_null(back);
+	assert_true(json_is_null(json_object_get(back, "b")));
+	assert_int_equal(json_integer_value(json_object_get(back, "a")), 2048);
+	assert_string_equal(json_string_value(json_object_get(back, "name")), "x" FFFD);
+	json_decref(back);
+	free(buf);
+	json_decref(obj);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_utf8_kept),
+		cmocka_unit_test(test_invalid_utf8_replaced),
+		cmocka_unit_test(test_nul_replaced),
+		cmocka_unit_test(test_raw_jansson_rejects),
+		cmocka_unit_test(test_all_bytes),
+		cmocka_unit_test(test_json_str_null),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_put_and_dump),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

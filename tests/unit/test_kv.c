@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/kv.c (/proc/vmstat and /proc/meminfo). */
+#include "unit.h"
+
+#include "kernel/kv.h"
+
+/* Excerpt of /proc/vmstat on a 6.18 guest, with some non-zero values. */
+static const char vmstat_618[] = "nr_free_pages 1078159\n"
+				 "nr_free_pages_blocks 1042432\n"
+				 "nr_anon_transparent_hugepages 3\n"
+				 "pgscan_khugepaged 0\n"
+				 "compact_stall 17\n"
+				 "compact_fail 5\n"
+				 "compact_success 12\n"
+				 "thp_fault_alloc 1234\n"
+				 "thp_fault_fallback 56\n"
+				 "thp_collapse_alloc 7\n"
+				 "thp_deferred_split_page 2\n"
+				 "thp_underused_split_page 0\n"
+				 "thp_split_pmd 9\n"
+				 "thp_swpout_fallback 0\n";
+
+static void test_vmstat_values(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(vmstat_parse(LIT(vmstat_618), &l), 0);
+	assert_int_equal(l.n, 14);
+	assert_int_equal(l.bad, 0);
+	assert_true(kv_get(&l, "nr_free_pages", &v));
+	assert_int_equal(v, 1078159);
+	assert_true(kv_get(&l, "thp_fault_alloc", &v));
+	assert_int_equal(v, 1234);
+	assert_true(kv_get(&l, "thp_fault_fallback", &v));
+	assert_int_equal(v, 56);
+	assert_true(kv_get(&l, "nr_anon_transparent_hugepages", &v));
+	assert_int_equal(v, 3);
+	assert_true(kv_get(&l, "thp_swpout_fallback", &v));
+	assert_int_equal(v, 0);
+	/* order is the file's */
+	assert_string_equal(l.items[0].name, "nr_free_pages");
+	assert_string_equal(l.items[13].name, "thp_swpout_fallback");
+	/* absent keys are absent, not zero; V is untouched */
+	v = 77;
+	assert_false(kv_get(&l, "thp_file_alloc", &v));
+	assert_int_equal(v, 77);
+	assert_false(kv_get(&l, "thp_fault", NULL)); /* no prefix match */
+	assert_true(kv_get(&l, "compact_stall", NULL));
+	kvlist_free(&l);
+	assert_null(l.items);
+	assert_int_equal(l.n, 0);
+}
+
+static void test_vmstat_unknown_keys_kept(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	const char text[] = "thp_fault_alloc 1\n"
+			    "some_counter_from_2030 42\n"
+			    "anon_fault_declined 8\n";
+	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_true(kv_get(&l, "some_counter_from_2030", &v));
+	assert_int_equal(v, 42);
+	assert_true(kv_get(&l, "anon_fault_declined", &v));
+	assert_int_equal(v, 8);
+	kvlist_free(&l);
+}
+
+static void test_vmstat_malformed_lines(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	const char text[] = "thp_fault_alloc 10\n"
+			    "no_number\n"			   /* no value */
+			    "word abc\n"			   /* not a number */
+			    "thp_split_pmd 99999999999999999999\n" /* overflow */
+			    " 5\n"				   /* no name */
+			    "\n"				   /* blank: ignored, not bad */
+			    "negative -1\n"
+			    "thp_fault_fallback\t20\n" /* tab separator */
+			    "compact_stall 3";	       /* truncated: no newline */
+	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
+	assert_int_equal(l.bad, 5);
+	assert_int_equal(l.n, 3);
+	assert_true(kv_get(&l, "thp_fault_alloc", &v));
+	assert_int_equal(v, 10);
+	assert_true(kv_get(&l, "thp_fault_fallback", &v));
+	assert_int_equal(v, 20);
+	assert_true(kv_get(&l, "compact_stall", &v));
+	assert_int_equal(v, 3);
+	assert_false(kv_get(&l, "thp_split_pmd", NULL));
+	assert_false(kv_get(&l, "no_number", NULL));
+	assert_false(kv_get(&l, "negative", NULL));
+	kvlist_free(&l);
+}
+
+static void test_vmstat_long_name(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	char text[200];
+	uint64_t v = 0;
+	/* KV_NAME_LEN-1 characters fit */
+	memset(text, 'a', KV_NAME_LEN - 1);
+	strcpy(text + KV_NAME_LEN - 1, " 5\n");
+	assert_int_equal(vmstat_parse(text, strlen(text), &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(strlen(l.items[0].name), KV_NAME_LEN - 1);
+	/* KV_NAME_LEN do not: counted as bad, no truncated key */
+	memset(text, 'a', KV_NAME_LEN);
+	strcpy(text + KV_NAME_LEN, " 6\nok 1\n");
+	assert_int_equal(vmstat_parse(text, strlen(text), &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.bad, 1);
+	assert_true(kv_get(&l, "ok", &v));
+	assert_int_equal(v, 1);
+	kvlist_free(&l);
+}
+
+static void test_vmstat_empty_and_reuse(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	assert_int_equal(vmstat_parse(LIT(""), &l), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(l.bad, 0);
+	assert_false(kv_get(&l, "thp_fault_alloc", NULL));
+	/* a second parse replaces the first (the list is cleared) */
+	assert_int_equal(vmstat_parse(LIT("a 1\nb 2\nbad\n"), &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.bad, 1);
+	assert_int_equal(vmstat_parse(LIT("c 3\n"), &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.bad, 0);
+	assert_false(kv_get(&l, "a", NULL));
+	assert_true(kv_get(&l, "c", NULL));
+	kvlist_free(&l);
+}
+
+static void test_vmstat_many_keys_grow(void **state)
+{
+	(void)state;
+	/* more than the initial capacity (64): the list grows */
+	char text[300 * 24];
+	size_t n = 0;
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "key_%d %d\n", i, i * 3);
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(vmstat_parse(text, n, &l), 0);
+	assert_int_equal(l.n, 300);
+	assert_true(kv_get(&l, "key_299", &v));
+	assert_int_equal(v, 897);
+	assert_true(kv_get(&l, "key_64", &v));
+	assert_int_equal(v, 192);
+	kvlist_free(&l);
+}
+
+static void test_meminfo_values(void **state)
+{
+	(void)state;
+	const char text[] = "MemTotal:       24683652 kB\n"
+			    "MemFree:        24447856 kB\n"
+			    "Active(anon):       1516 kB\n"
+			    "AnonHugePages:      4096 kB\n"
+			    "ShmemHugePages:        0 kB\n"
+			    "FileHugePages:         0 kB\n"
+			    "HugePages_Total:      16\n"
+			    "HugePages_Free:       16\n"
+			    "HugePages_Rsvd:        0\n"
+			    "HugePages_Surp:        0\n"
+			    "Hugepagesize:       2048 kB\n"
+			    "Hugetlb:           32768 kB\n";
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
+	assert_int_equal(l.n, 12);
+	assert_int_equal(l.bad, 0);
+	assert_true(kv_get(&l, "MemTotal", &v));
+	assert_int_equal(v, 24683652);
+	assert_true(kv_get(&l, "Active(anon)", &v));
+	assert_int_equal(v, 1516);
+	assert_true(kv_get(&l, "AnonHugePages", &v));
+	assert_int_equal(v, 4096);
+	assert_true(kv_get(&l, "HugePages_Total", &v));
+	assert_int_equal(v, 16);
+	assert_true(kv_get(&l, "Hugepagesize", &v));
+	assert_int_equal(v, 2048);
+	assert_false(kv_get(&l, "AnonHugePages:", NULL)); /* the colon is not part of the key */
+	assert_false(kv_get(&l, "FilePmdMapped", NULL));
+	kvlist_free(&l);
+}
+
+static void test_meminfo_malformed(void **state)
+{
+	(void)state;
+	const char text[] = "MemTotal 100 kB\n"		     /* missing colon */
+			    "MemFree:\n"		     /* no number */
+			    "Cached:   kB\n"		     /* no number */
+			    ": 5 kB\n"			     /* no name */
+			    "Big: 99999999999999999999 kB\n" /* overflow */
+			    "Buffers:  2416 kB\r\n"	     /* CRLF */
+			    "Dirty: 2620 kB";		     /* truncated last line */
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
+	assert_int_equal(l.bad, 5);
+	assert_int_equal(l.n, 2);
+	assert_true(kv_get(&l, "Buffers", &v));
+	assert_int_equal(v, 2416);
+	assert_true(kv_get(&l, "Dirty", &v));
+	assert_int_equal(v, 2620);
+	assert_false(kv_get(&l, "MemTotal", NULL));
+	assert_false(kv_get(&l, "Big", NULL));
+	kvlist_free(&l);
+
+	/* vmstat text is malformed as meminfo (no colons) */
+	assert_int_equal(meminfo_parse(LIT(vmstat_618), &l), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(l.bad, 14);
+	kvlist_free(&l);
+}
+
+static void test_kvlist_add(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(kvlist_add(&l, "abcdef", 3, 9), 0); /* NAME_LEN bytes only */
+	assert_true(kv_get(&l, "abc", &v));
+	assert_int_equal(v, 9);
+	assert_int_equal(kvlist_add(&l, "", 0, 1), -EINVAL);
+	char big[KV_NAME_LEN] = {0};
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(kvlist_add(&l, big, sizeof(big), 1), -EINVAL);
+	assert_int_equal(l.n, 1);
+	kvlist_free(&l);
+}
+
+static void test_live_vmstat(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = unit_slurp("/proc/vmstat", &len);
+	assert_non_null(text);
+	struct kvlist l = {0};
+	uint64_t v;
+	assert_int_equal(vmstat_parse(text, len, &l), 0);
+	assert_true(l.n > 50);
+	assert_int_equal(l.bad, 0);
+	assert_true(kv_get(&l, "nr_free_pages", &v));
+	assert_true(v > 0);
+	/* THP=y on every kernel this tool targets in CI */
+	assert_true(kv_get(&l, "thp_fault_alloc", NULL));
+	assert_true(kv_get(&l, "thp_fault_fallback", NULL));
+	kvlist_free(&l);
+	free(text);
+
+	text = unit_slurp("/proc/meminfo", &len);
+	assert_non_null(text);
+	assert_int_equal(meminfo_parse(text, len, &l), 0);
+	assert_int_equal(l.bad, 0);
+	assert_true(kv_get(&l, "MemTotal", &v));
+	assert_true(v > 0);
+	assert_true(kv_get(&l, "AnonHugePages", NULL));
+	kvlist_free(&l);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vmstat_values),
+		cmocka_unit_test(test_vmstat_unknown_keys_kept),
+		cmocka_unit_test(test_vmstat_malformed_lines),
+		cmocka_unit_test(test_vmstat_long_name),
+		cmocka_unit_test(test_vmstat_empty_and_reuse),
+		cmocka_unit_test(test_vmstat_many_keys_grow),
+		cmocka_unit_test(test_meminfo_values),
+		cmocka_unit_test(test_meminfo_malformed),
+		cmocka_unit_test(test_kvlist_add),
+		cmocka_unit_test(test_live_vmstat),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/proc_status.c (/proc/PID/status, /proc/PID/stat, etc/passwd). */
+#include "unit.h"
+
+#include "kernel/proc_status.h"
+
+/* A user process on 6.18 (trimmed after THP_enabled). */
+static const char status_618[] = "Name:\tpostgres\n"
+				 "Umask:\t0022\n"
+				 "State:\tS (sleeping)\n"
+				 "Tgid:\t17397\n"
+				 "Ngid:\t0\n"
+				 "Pid:\t17397\n"
+				 "PPid:\t17395\n"
+				 "TracerPid:\t0\n"
+				 "Uid:\t1000\t1001\t1002\t1003\n"
+				 "Gid:\t1000\t1000\t1000\t1000\n"
+				 "FDSize:\t256\n"
+				 "Groups:\t \n"
+				 "NStgid:\t17397\n"
+				 "Kthread:\t0\n"
+				 "VmPeak:\t    3060 kB\n"
+				 "VmSize:\t    3060 kB\n"
+				 "VmHWM:\t    1764 kB\n"
+				 "VmRSS:\t  531764 kB\n"
+				 "RssAnon:\t     112 kB\n"
+				 "HugetlbPages:\t       0 kB\n"
+				 "CoreDumping:\t0\n"
+				 "THP_enabled:\t1\n"
+				 "untag_mask:\t0xffffffffffffffff\n"
+				 "Threads:\t1\n"
+				 "voluntary_ctxt_switches:\t0\n";
+
+static void test_status_user_process(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(LIT(status_618), &st), 0);
+	assert_true(st.has_name);
+	assert_string_equal(st.name, "postgres");
+	assert_int_equal(st.ppid, 17395);
+	assert_int_equal(st.uid, 1000); /* the real uid, first of four */
+	assert_int_equal(st.thp_enabled, 1);
+	assert_int_equal(st.kthread, 0);
+	assert_int_equal(st.vmrss_kb, 531764);
+}
+
+static void test_status_kernel_thread(void **state)
+{
+	(void)state;
+	/* no Vm* lines for a kernel thread */
+	const char text[] = "Name:\tkhugepaged\n"
+			    "Umask:\t0000\n"
+			    "State:\tS (sleeping)\n"
+			    "PPid:\t2\n"
+			    "Uid:\t0\t0\t0\t0\n"
+			    "Kthread:\t1\n"
+			    "THP_enabled:\t1\n"
+			    "Threads:\t1\n";
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(LIT(text), &st), 0);
+	assert_string_equal(st.name, "khugepaged");
+	assert_int_equal(st.ppid, 2);
+	assert_int_equal(st.uid, 0);
+	assert_int_equal(st.kthread, 1);
+	assert_int_equal(st.vmrss_kb, -1);
+}
+
+static void test_status_prctl_disabled_old_kernel(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	/* full prctl disable: THP_enabled 0 */
+	assert_int_equal(proc_status_parse(LIT("Name:\tjava\nTHP_enabled:\t0\n"), &st), 0);
+	assert_int_equal(st.thp_enabled, 0);
+	/* 4.19: no THP_enabled (5.0) and no Kthread: absent, not 0 */
+	const char old[] = "Name:\tnginx\nPPid:\t1\nUid:\t33\t33\t33\t33\nVmRSS:\t    8000 kB\n";
+	assert_int_equal(proc_status_parse(LIT(old), &st), 0);
+	assert_int_equal(st.thp_enabled, -1);
+	assert_int_equal(st.kthread, -1);
+	assert_int_equal(st.uid, 33);
+	assert_int_equal(st.vmrss_kb, 8000);
+}
+
+static void test_status_name_spaces_and_escapes(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(LIT("Name:\tWeb Content\nPPid:\t1\n"), &st), 0);
+	assert_string_equal(st.name, "Web Content");
+	/* the kernel escapes \n and \\ in names; kept as printed */
+	assert_int_equal(proc_status_parse(LIT("Name:\ta\\nb\\\\c\n"), &st), 0);
+	assert_string_equal(st.name, "a\\nb\\\\c");
+	/* a trailing blank belongs to the name; a colon in it too */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx: y \n"), &st), 0);
+	assert_string_equal(st.name, "x: y ");
+	/* an empty name is still a Name line */
+	assert_int_equal(proc_status_parse(LIT("Name:\t\nPPid:\t3"), &st), 0);
+	assert_true(st.has_name);
+	assert_string_equal(st.name, "");
+	assert_int_equal(st.ppid, 3); /* truncated last line, no newline */
+	/* "Namespace:" or "Names:" is not "Name:" */
+	assert_int_equal(proc_status_parse(LIT("Names:\tfoo\n"), &st), -EINVAL);
+}
+
+static void test_status_long_name(void **state)
+{
+	(void)state;
+	char text[200] = "Name:\t";
+	memset(text + 6, 'n', 100);
+	strcpy(text + 106, "\nPPid:\t9\n");
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(text, strlen(text), &st), 0);
+	assert_int_equal(strlen(st.name), COMM_LEN - 1);
+	assert_int_equal(st.ppid, 9);
+}
+
+static void test_status_bad(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(LIT(""), &st), -EINVAL);
+	assert_false(st.has_name);
+	assert_int_equal(st.ppid, -1);
+	/* no Name line: -EINVAL */
+	assert_int_equal(proc_status_parse(LIT("PPid:\t1\nUid:\t0\t0\t0\t0\n"), &st), -EINVAL);
+	const char text[] = "Name:\tx\n"
+			    "PPid 17\n"				/* missing colon */
+			    "Uid:\n"				/* no number */
+			    "VmRSS:\t99999999999999999999 kB\n" /* overflow */
+			    "THP_enabled:\tyes\n"		/* not a number */
+			    "Kthread:\t-1\n";
+	assert_int_equal(proc_status_parse(LIT(text), &st), 0);
+	assert_int_equal(st.ppid, -1);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(st.vmrss_kb, -1);
+	assert_int_equal(st.thp_enabled, -1);
+	assert_int_equal(st.kthread, -1);
+	/* a value above LONG_MAX is absent, not negative */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nPPid:\t9223372036854775808\n"), &st), 0);
+	assert_int_equal(st.ppid, -1);
+	/* CRLF: numbers still parse */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\r\nPPid:\t42\r\nVmRSS:\t 8 kB\r\n"), &st),
+			 0);
+	assert_int_equal(st.ppid, 42);
+	assert_int_equal(st.vmrss_kb, 8);
+}
+
+static void test_stat_real(void **state)
+{
+	(void)state;
+	const char text[] =
+		"4084 (cat) R 4075 4075 2766 0 -1 4194304 102 0 0 0 31 7 0 0 20 0 1 0 52382 "
+		"3133440 379 18446744073709551615 94575842967552 94575842987433 "
+		"140733008351392 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94575843003440 "
+		"94575843005056 94576748302336 140733008358016 140733008358036 "
+		"140733008358036 140733008359403 0\n";
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
+	assert_int_equal(st.pid, 4084);
+	assert_string_equal(st.comm, "cat");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.ppid, 4075);
+	assert_int_equal(st.flags, 4194304);
+	assert_false(st.flags & PF_KTHREAD_FLAG);
+	assert_int_equal(st.utime, 31);
+	assert_int_equal(st.stime, 7);
+	assert_int_equal(st.starttime, 52382);
+}
+
+static void test_stat_khugepaged(void **state)
+{
+	(void)state;
+	/* nice 19 (khugepaged runs niced); the numbers after starttime are not needed */
+	const char text[] =
+		"38 (khugepaged) S 2 0 0 0 -1 2097216 0 0 0 0 1234 5678 0 0 39 19 1 0 28 "
+		"0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 0 0 0 0 0 "
+		"0 0 0 0 0 0 0 0 0\n";
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
+	assert_int_equal(st.pid, 38);
+	assert_string_equal(st.comm, "khugepaged");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 2);
+	assert_true(st.flags & PF_KTHREAD_FLAG);
+	assert_int_equal(st.utime, 1234);
+	assert_int_equal(st.stime, 5678);
+	assert_int_equal(st.starttime, 28);
+}
+
+static void test_stat_comm_with_parens(void **state)
+{
+	(void)state;
+	struct proc_stat st;
+	/* comm "a) b) c": the last ')' closes it */
+	const char text[] = "123 (a) b) c) S 1 123 123 0 -1 4194560 5 0 0 0 11 22 0 0 20 0 1 0 999 "
+			    "1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
+	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
+	assert_int_equal(st.pid, 123);
+	assert_string_equal(st.comm, "a) b) c");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.utime, 11);
+	assert_int_equal(st.stime, 22);
+	assert_int_equal(st.starttime, 999);
+
+	/* "(sd-pam)" has parens of its own; comm with spaces and a fake state */
+	const char sd[] = "901 ((sd-pam)) S 900 900 900 0 -1 1077936448 40 0 0 0 0 0 0 0 20 0 1 0 "
+			  "1500 0 0\n";
+	assert_int_equal(proc_stat_parse(LIT(sd), &st), 0);
+	assert_string_equal(st.comm, "(sd-pam)");
+	assert_int_equal(st.ppid, 900);
+	assert_int_equal(st.starttime, 1500);
+	const char fake[] = "7 (x) R 99 y) D 5 7 7 0 -1 64 0 0 0 0 3 4 0 0 20 0 1 0 77\n";
+	assert_int_equal(proc_stat_parse(LIT(fake), &st), 0);
+	assert_string_equal(st.comm, "x) R 99 y");
+	assert_int_equal(st.state, 'D');
+	assert_int_equal(st.ppid, 5);
+	assert_int_equal(st.utime, 3);
+	assert_int_equal(st.starttime, 77);
+}
+
+static void test_stat_negative_fields(void **state)
+{
+	(void)state;
+	/* a SCHED_FIFO task: priority -51; tty_nr 0 and tpgid -1 */
+	const char text[] =
+		"500 (rt task) S 1 500 500 0 -1 4194624 0 0 0 0 8 9 0 0 -51 0 1 0 123\n";
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
+	assert_string_equal(st.comm, "rt task");
+	assert_int_equal(st.utime, 8);
+	assert_int_equal(st.stime, 9);
+	assert_int_equal(st.starttime, 123);
+}
+
+static void test_stat_bad(void **state)
+{
+	(void)state;
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(LIT(""), &st), -EINVAL);
+	assert_int_equal(proc_stat_parse(LIT("123 cat R 1 2 3\n"), &st), -EINVAL);  /* no parens */
+	assert_int_equal(proc_stat_parse(LIT("123 (cat R 1 2 3\n"), &st), -EINVAL); /* no ')' */
+	assert_int_equal(proc_stat_parse(LIT("(cat) R 1 2 3\n"), &st), -EINVAL);    /* no pid */
+	assert_int_equal(proc_stat_parse(LIT("99999999999999999999 (cat) R 1\n"), &st), -EINVAL);
+	assert_int_equal(proc_stat_parse(LIT("123 (cat)"), &st), -EINVAL); /* no state */
+	assert_int_equal(proc_stat_parse(LIT("123 (cat) \n"), &st), -EINVAL);
+	/* truncated before starttime (field 22) */
+	assert_int_equal(
+		proc_stat_parse(LIT("4084 (cat) R 4075 4075 2766 0 -1 4194304 102 0 0 0 31"), &st),
+		-EINVAL);
+	/* a field that is not a number, or overflows */
+	assert_int_equal(
+		proc_stat_parse(LIT("1 (x) S 0 1 1 0 -1 abc 0 0 0 0 0 0 0 0 20 0 1 0 5\n"), &st),
+		-EINVAL);
+	assert_int_equal(proc_stat_parse(LIT("1 (x) S 0 1 1 0 -1 99999999999999999999 0 0 0 0 0 0 "
+					     "0 0 20 0 1 0 5\n"),
+					 &st),
+			 -EINVAL);
+	assert_int_equal(
+		proc_stat_parse(LIT("1 (x) S 0 1 1 0 -x 4 0 0 0 0 0 0 0 0 20 0 1 0 5\n"), &st),
+		-EINVAL);
+	/* exactly 22 fields, no newline: enough */
+	assert_int_equal(
+		proc_stat_parse(LIT("1 (x) S 0 1 1 0 -1 4 0 0 0 0 6 7 0 0 20 0 1 0 5"), &st), 0);
+	assert_int_equal(st.starttime, 5);
+	assert_int_equal(st.utime, 6);
+}
+
+static void test_stat_long_comm(void **state)
+{
+	(void)state;
+	char text[300] = "77 (";
+	memset(text + 4, 'k', 100);
+	strcpy(text + 104, ") S 2 0 0 0 -1 2097216 0 0 0 0 1 2 0 0 20 0 1 0 3\n");
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(text, strlen(text), &st), 0);
+	assert_int_equal(strlen(st.comm), COMM_LEN - 1);
+	assert_int_equal(st.ppid, 2);
+	assert_int_equal(st.starttime, 3);
+}
+
+static void test_stat_live_self(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = unit_slurp("/proc/self/stat", &len);
+	assert_non_null(text);
+	struct proc_stat st;
+	assert_int_equal(proc_stat_parse(text, len, &st), 0);
+	assert_int_equal(st.pid, getpid());
+	assert_int_equal(st.ppid, getppid());
+	assert_int_equal(st.state, 'R');
+	assert_false(st.flags & PF_KTHREAD_FLAG);
+	assert_true(st.starttime > 0);
+	free(text);
+
+	text = unit_slurp("/proc/self/status", &len);
+	assert_non_null(text);
+	struct proc_status ps;
+	assert_int_equal(proc_status_parse(text, len, &ps), 0);
+	assert_string_equal(ps.name, st.comm);
+	assert_int_equal(ps.ppid, getppid());
+	assert_int_equal(ps.uid, getuid());
+	assert_true(ps.vmrss_kb > 0);
+	free(text);
+}
+
+static const char passwd[] =
+	"root:x:0:0:root:/root:/bin/bash\n"
+	"daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+	"# a comment\n"
+	"broken line\n"
+	":x:7:7::/:/bin/false\n" /* no name: skipped */
+	"odd:x:notanumber:1::/:/bin/sh\n"
+	"postgres:x:100:102:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash\n"
+	"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+	"alice:x:1000:1000:Alice:/home/alice:/bin/bash"; /* no newline */
+
+static void test_passwd_lookup(void **state)
+{
+	(void)state;
+	char name[32];
+	assert_int_equal(passwd_lookup(LIT(passwd), 0, name, sizeof(name)), 0);
+	assert_string_equal(name, "root");
+	assert_int_equal(passwd_lookup(LIT(passwd), 1, name, sizeof(name)), 0);
+	assert_string_equal(name, "daemon");
+	assert_int_equal(passwd_lookup(LIT(passwd), 100, name, sizeof(name)), 0);
+	assert_string_equal(name, "postgres");
+	assert_int_equal(passwd_lookup(LIT(passwd), 65534, name, sizeof(name)), 0);
+	assert_string_equal(name, "nobody");
+	assert_int_equal(passwd_lookup(LIT(passwd), 1000, name, sizeof(name)), 0);
+	assert_string_equal(name, "alice");
+	/* no prefix matches: 10 is not 100, 6553 is not 65534 */
+	assert_int_equal(passwd_lookup(LIT(passwd), 10, name, sizeof(name)), -ENOENT);
+	assert_int_equal(passwd_lookup(LIT(passwd), 6553, name, sizeof(name)), -ENOENT);
+	assert_int_equal(passwd_lookup(LIT(passwd), 7, name, sizeof(name)), -ENOENT);
+	assert_int_equal(passwd_lookup(LIT(passwd), 2, name, sizeof(name)), -ENOENT);
+	assert_int_equal(passwd_lookup(LIT(""), 0, name, sizeof(name)), -ENOENT);
+	/* a short buffer truncates */
+	char small[5];
+	assert_int_equal(passwd_lookup(LIT(passwd), 100, small, sizeof(small)), 0);
+	assert_string_equal(small, "post");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_user_process),
+		cmocka_unit_test(test_status_kernel_thread),
+		cmocka_unit_test(test_status_prctl_disabled_old_kernel),
+		cmocka_unit_test(test_status_name_spaces_and_escapes),
+		cmocka_unit_test(test_status_long_name),
+		cmocka_unit_test(test_status_bad),
+		cmocka_unit_test(test_stat_real),
+		cmocka_unit_test(test_stat_khugepaged),
+		cmocka_unit_test(test_stat_comm_with_parens),
+		cmocka_unit_test(test_stat_negative_fields),
+		cmocka_unit_test(test_stat_bad),
+		cmocka_unit_test(test_stat_long_comm),
+		cmocka_unit_test(test_stat_live_self),
+		cmocka_unit_test(test_passwd_lookup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/smaps.c (/proc/PID/smaps and smaps_rollup). */
+#include "unit.h"
+
+#include "kernel/smaps.h"
+
+/* The smaps of a 6.18 process with a MADV_HUGEPAGE region (fields as printed there). */
+#define VMA_FIELDS(size, rss, anon, ahp)                                                           \
+	"Size:           " size " kB\n"                                                            \
+	"KernelPageSize:        4 kB\n"                                                            \
+	"MMUPageSize:           4 kB\n"                                                            \
+	"Rss:            " rss " kB\n"                                                             \
+	"Pss:            " rss " kB\n"                                                             \
+	"Pss_Dirty:      " anon " kB\n"                                                            \
+	"Shared_Clean:          0 kB\n"                                                            \
+	"Shared_Dirty:          0 kB\n"                                                            \
+	"Private_Clean:         0 kB\n"                                                            \
+	"Private_Dirty:  " anon " kB\n"                                                            \
+	"Referenced:     " rss " kB\n"                                                             \
+	"Anonymous:      " anon " kB\n"                                                            \
+	"KSM:                   0 kB\n"                                                            \
+	"LazyFree:              0 kB\n"                                                            \
+	"AnonHugePages:  " ahp " kB\n"                                                             \
+	"ShmemPmdMapped:        0 kB\n"                                                            \
+	"FilePmdMapped:         0 kB\n"                                                            \
+	"Shared_Hugetlb:        0 kB\n"                                                            \
+	"Private_Hugetlb:       0 kB\n"                                                            \
+	"Swap:                  0 kB\n"                                                            \
+	"SwapPss:               0 kB\n"                                                            \
+	"Locked:                0 kB\n"
+
+/* Real field order and padding; the header names start at column 74 as the kernel pads them. */
+// clang-format off
+static const char smaps_text[] =
+	"55952cd09000-55952cd0b000 r--p 00000000 fe:00 247498                     /usr/bin/cat\n"
+	VMA_FIELDS("     8", "     8", "     0", "     0")
+	"THPeligible:           0\n"
+	"VmFlags: rd mr mw me \n"
+	"559c9330c000-559c9349b000 rw-p 00000000 00:00 0                          [heap]\n"
+	VMA_FIELDS("  1596", "  1544", "  1544", "     0")
+	"THPeligible:           0\n"
+	"VmFlags: rd wr mr mw me ac \n"
+	"7f1940000000-7f1940400000 rw-p 00000000 00:00 0 \n"
+	VMA_FIELDS("  4096", "  4096", "  4096", "  4096")
+	"THPeligible:           1\n"
+	"VmFlags: rd wr mr mw me ac hg \n"
+	"7f1942346000-7f1942479000 rw-p 00001000 fe:00 1234                       /tmp/my data file.bin\n"
+	VMA_FIELDS("  1228", "   764", "     0", "     0")
+	"THPeligible:           0\n"
+	"VmFlags: rd wr mr mw me nh \n"
+	"7f1942600000-7f1942a00000 rw-s 00000000 00:10 5678                       /anon_hugepage (deleted)\n"
+	"Size:               4096 kB\n"
+	"KernelPageSize:     2048 kB\n"
+	"MMUPageSize:        2048 kB\n"
+	"Rss:                   0 kB\n"
+	"Pss:                   0 kB\n"
+	"Anonymous:             0 kB\n"
+	"AnonHugePages:         0 kB\n"
+	"ShmemPmdMapped:        0 kB\n"
+	"FilePmdMapped:         0 kB\n"
+	"Shared_Hugetlb:        0 kB\n"
+	"Private_Hugetlb:    4096 kB\n"
+	"Swap:                  0 kB\n"
+	"THPeligible:           0\n"
+	"VmFlags: rd wr sh mr mw me ms de ht \n"
+	"7fff63d45000-7fff63d66000 rw-p 00000000 00:00 0                          [stack]\n"
+	"Size:                132 kB\n"
+	"KernelPageSize:        4 kB\n"
+	"Rss:                  24 kB\n"
+	"AnonHugePages:      "; /* truncated: no value, no newline */
+// clang-format on
+
+#define NVMAS 6
+
+struct seen {
+	int n;
+	uint64_t start[8], end[8];
+	char perms[8][5];
+	char name[8][64];
+	struct smaps_totals t[8];
+	int thp_eligible[8];
+	bool has_vmflags[8];
+	unsigned vmflags[8];
+	int stop_at; /* return 7 from the callback at this VMA (1-based); 0 = never */
+};
+
+static int collect(const struct smaps_vma *v, void *ctx)
+{
+	struct seen *s = ctx;
+	if (s->n == 8)
+		return -1;
+	int i = s->n++;
+	s->start[i] = v->start;
+	s->end[i] = v->end;
+	memcpy(s->perms[i], v->perms, 5);
+	size_t l = v->name_len < 63 ? v->name_len : 63;
+	memcpy(s->name[i], v->name, l);
+	s->name[i][l] = '\0';
+	s->t[i] = v->t;
+	s->thp_eligible[i] = v->thp_eligible;
+	s->has_vmflags[i] = v->has_vmflags;
+	s->vmflags[i] = v->vmflags;
+	return s->stop_at == s->n ? 7 : 0;
+}
+
+static void test_smaps_vmas(void **state)
+{
+	(void)state;
+	struct seen s = {0};
+	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 0);
+	assert_int_equal(s.n, NVMAS);
+
+	/* file-backed executable */
+	assert_true(s.start[0] == 0x55952cd09000ULL);
+	assert_true(s.end[0] == 0x55952cd0b000ULL);
+	assert_string_equal(s.perms[0], "r--p");
+	assert_string_equal(s.name[0], "/usr/bin/cat");
+	assert_int_equal(s.thp_eligible[0], 0);
+	assert_true(s.has_vmflags[0]);
+	assert_int_equal(s.vmflags[0], 0);
+	assert_int_equal(s.t[0].kb[SM_SIZE], 8);
+
+	/* heap */
+	assert_string_equal(s.name[1], "[heap]");
+	assert_string_equal(s.perms[1], "rw-p");
+	assert_int_equal(s.t[1].kb[SM_RSS], 1544);
+	assert_int_equal(s.t[1].kb[SM_ANONYMOUS], 1544);
+	assert_int_equal(s.t[1].kb[SM_PRIVATE_DIRTY], 1544);
+
+	/* anonymous THP region: empty name, hg, AnonHugePages */
+	assert_string_equal(s.name[2], "");
+	assert_true(s.end[2] - s.start[2] == 4u << 20);
+	assert_int_equal(s.t[2].kb[SM_ANON_HUGE], 4096);
+	assert_true(smaps_has(&s.t[2], SM_ANON_HUGE));
+	assert_int_equal(s.thp_eligible[2], 1);
+	assert_int_equal(s.vmflags[2], VMF_HG);
+
+	/* a path with spaces is kept whole */
+	assert_string_equal(s.name[3], "/tmp/my data file.bin");
+	assert_int_equal(s.vmflags[3], VMF_NH);
+	assert_int_equal(s.t[3].kb[SM_RSS], 764);
+
+	/* hugetlb: "ht" */
+	assert_string_equal(s.name[4], "/anon_hugepage (deleted)");
+	assert_string_equal(s.perms[4], "rw-s");
+	assert_int_equal(s.vmflags[4], VMF_HT);
+	assert_int_equal(s.t[4].kb[SM_KERNEL_PAGE], 2048);
+	assert_int_equal(s.t[4].kb[SM_PRIVATE_HUGETLB], 4096);
+
+	/* truncated final VMA: reported with the fields it had */
+	assert_string_equal(s.name[5], "[stack]");
+	assert_int_equal(s.t[5].kb[SM_SIZE], 132);
+	assert_int_equal(s.t[5].kb[SM_RSS], 24);
+	assert_true(smaps_has(&s.t[5], SM_RSS));
+	assert_false(smaps_has(&s.t[5], SM_ANON_HUGE)); /* no value */
+	assert_false(smaps_has(&s.t[5], SM_PSS));
+	assert_false(smaps_has(&s.t[5], SM_SWAP));
+	assert_int_equal(s.thp_eligible[5], -1);
+	assert_false(s.has_vmflags[5]);
+}
+
+static void test_smaps_totals(void **state)
+{
+	(void)state;
+	struct smaps_totals t;
+	struct seen s = {0};
+	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, &t), 0);
+	assert_int_equal(t.kb[SM_SIZE], 8 + 1596 + 4096 + 1228 + 4096 + 132);
+	assert_int_equal(t.kb[SM_RSS], 8 + 1544 + 4096 + 764 + 0 + 24);
+	assert_int_equal(t.kb[SM_ANON_HUGE], 4096);
+	assert_int_equal(t.kb[SM_ANONYMOUS], 1544 + 4096);
+	assert_int_equal(t.kb[SM_PRIVATE_HUGETLB], 4096);
+	/* the page size is not summed: the base page, not the hugetlb VMA's 2048 kB */
+	assert_int_equal(t.kb[SM_KERNEL_PAGE], 4);
+	assert_true(smaps_has(&t, SM_FILE_PMD));
+	assert_true(smaps_has(&t, SM_PRIVATE_HUGETLB));
+
+	/* totals without a callback are the same */
+	struct smaps_totals t2;
+	assert_int_equal(smaps_parse(LIT(smaps_text), NULL, NULL, &t2), 0);
+	assert_memory_equal(&t, &t2, sizeof(t));
+}
+
+static void test_smaps_totals_page_size_is_base(void **state)
+{
+	(void)state;
+	/* the last VMA is hugetlb: the total's page size is still the base page */
+	const char text[] = "1000-3000 rw-p 00000000 00:00 0\n"
+			    "KernelPageSize:        4 kB\n"
+			    "7f0000000000-7f0000400000 rw-s 00000000 00:10 9 /anon_hugepage\n"
+			    "KernelPageSize:     2048 kB\n"
+			    "VmFlags: rd wr sh ht\n";
+	struct smaps_totals t;
+	assert_int_equal(smaps_parse(LIT(text), NULL, NULL, &t), 0);
+	assert_true(smaps_has(&t, SM_KERNEL_PAGE));
+	assert_int_equal(t.kb[SM_KERNEL_PAGE], 4);
+	/* only a hugetlb VMA: its size is all there is */
+	const char *h = strstr(text, "7f00");
+	assert_int_equal(smaps_parse(h, strlen(h), NULL, NULL, &t), 0);
+	assert_int_equal(t.kb[SM_KERNEL_PAGE], 2048);
+}
+
+/* Fed in chunks of whole lines, through one reused buffer, as ps reads a large smaps. */
+static void test_smaps_stream_chunks(void **state)
+{
+	(void)state;
+	struct seen whole = {0}, parts = {0};
+	struct smaps_totals tw, tp;
+	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &whole, &tw), 0);
+
+	struct smaps_stream *st = malloc(sizeof(*st));
+	assert_non_null(st);
+	smaps_stream_init(st, collect, &parts, &tp);
+	char chunk[512];
+	const char *pos = smaps_text, *end = smaps_text + sizeof(smaps_text) - 1;
+	int nchunks = 0;
+	while (pos < end) {
+		/* up to 7 lines per chunk, so VMAs straddle chunks */
+		const char *q = pos;
+		for (int i = 0; i < 7 && q < end; i++) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			q = nl ? nl + 1 : end;
+		}
+		size_t n = (size_t)(q - pos);
+		assert_true(n < sizeof(chunk));
+		memcpy(chunk, pos, n);
+		assert_int_equal(smaps_stream_feed(st, chunk, n), 0);
+		memset(chunk, '#', sizeof(chunk)); /* the stream must not keep pointers into it */
+		pos = q;
+		nchunks++;
+	}
+	assert_true(nchunks > NVMAS);
+	assert_int_equal(smaps_stream_finish(st), 0);
+	free(st);
+
+	assert_int_equal(parts.n, whole.n);
+	for (int i = 0; i < whole.n; i++) {
+		assert_string_equal(parts.name[i], whole.name[i]);
+		assert_true(parts.start[i] == whole.start[i]);
+		assert_memory_equal(&parts.t[i], &whole.t[i], sizeof(whole.t[i]));
+		assert_int_equal(parts.vmflags[i], whole.vmflags[i]);
+		assert_int_equal(parts.thp_eligible[i], whole.thp_eligible[i]);
+	}
+	assert_memory_equal(&tp, &tw, sizeof(tw));
+}
+
+static void test_smaps_stream_sticky_error(void **state)
+{
+	(void)state;
+	struct smaps_stream *st = malloc(sizeof(*st));
+	struct seen s = {.stop_at = 1};
+	assert_non_null(st);
+	smaps_stream_init(st, collect, &s, NULL);
+	assert_int_equal(smaps_stream_feed(st, LIT("1000-2000 rw-p 00000000 00:00 0\n")), 0);
+	/* the second header reports the first VMA, whose callback says stop */
+	assert_int_equal(smaps_stream_feed(st, LIT("2000-3000 rw-p 00000000 00:00 0\n")), 7);
+	assert_int_equal(smaps_stream_feed(st, LIT("3000-4000 rw-p 00000000 00:00 0\n")), 7);
+	assert_int_equal(smaps_stream_finish(st), 7);
+	assert_int_equal(s.n, 1);
+
+	smaps_stream_init(st, NULL, NULL, NULL);
+	assert_int_equal(smaps_stream_feed(st, LIT("not smaps\n")), -EINVAL);
+	assert_int_equal(smaps_stream_feed(st, LIT("1000-2000 rw-p 00000000 00:00 0\n")), -EINVAL);
+	assert_int_equal(smaps_stream_finish(st), -EINVAL);
+	free(st);
+}
+
+/* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
+static void test_smaps_old_kernel_absent(void **state)
+{
+	(void)state;
+	const char text[] = "00400000-0040c000 r-xp 00000000 08:01 131090 /bin/cat\n"
+			    "Size:                 48 kB\n"
+			    "Rss:                  48 kB\n"
+			    "Pss:                  48 kB\n"
+			    "AnonHugePages:         0 kB\n"
+			    "ShmemPmdMapped:        0 kB\n"
+			    "Swap:                  0 kB\n"
+			    "KernelPageSize:        4 kB\n"
+			    "VmFlags: rd ex mr mw me dw \n";
+	struct seen s = {0};
+	struct smaps_totals t;
+	assert_int_equal(smaps_parse(LIT(text), collect, &s, &t), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.thp_eligible[0], -1);
+	assert_true(s.has_vmflags[0]);
+	assert_true(smaps_has(&s.t[0], SM_ANON_HUGE));
+	assert_true(smaps_has(&s.t[0], SM_SHMEM_PMD));
+	assert_false(smaps_has(&s.t[0], SM_FILE_PMD));
+	assert_false(smaps_has(&s.t[0], SM_ANONYMOUS));
+	assert_false(smaps_has(&s.t[0], SM_SHARED_HUGETLB));
+	assert_false(smaps_has(&t, SM_FILE_PMD));
+	assert_int_equal(t.kb[SM_FILE_PMD], 0);
+	assert_int_equal(s.t[0].kb[SM_SIZE], 48);
+}
+
+static void test_smaps_bad_values(void **state)
+{
+	(void)state;
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "Rss:        99999999999999999999 kB\n" /* overflow: absent */
+			    "Pss         12 kB\n"		    /* missing colon: ignored */
+			    "Swap:       kB\n"			    /* no number: absent */
+			    "AnonHugePages: 2048 kB\n"
+			    "THPeligible:    x\n"	   /* unparsable: stays absent */
+			    "VmFlags: rd wr hgx nhz mr\n"; /* no exact "hg"/"nh" word */
+	struct seen s = {0};
+	assert_int_equal(smaps_parse(LIT(text), collect, &s, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(smaps_has(&s.t[0], SM_SIZE));
+	assert_false(smaps_has(&s.t[0], SM_RSS));
+	assert_false(smaps_has(&s.t[0], SM_PSS));
+	assert_false(smaps_has(&s.t[0], SM_SWAP));
+	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
+	assert_int_equal(s.thp_eligible[0], -1);
+	assert_true(s.has_vmflags[0]);
+	assert_int_equal(s.vmflags[0], 0);
+}
+
+static void test_smaps_vmflags_positions(void **state)
+{
+	(void)state;
+	/* flags first, last (no trailing blank), and all three together */
+	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
+			    "VmFlags: hg rd\n"
+			    "2000-3000 rw-p 00000000 00:00 0\n"
+			    "VmFlags: rd nh\n"
+			    "3000-4000 rw-p 00000000 00:00 0\n"
+			    "VmFlags: ht hg nh\n";
+	struct seen s = {0};
+	assert_int_equal(smaps_parse(LIT(text), collect, &s, NULL), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.vmflags[0], VMF_HG);
+	assert_int_equal(s.vmflags[1], VMF_NH);
+	assert_int_equal(s.vmflags[2], VMF_HG | VMF_NH | VMF_HT);
+	assert_string_equal(s.name[0], ""); /* anonymous, no trailing blank */
+	assert_true(s.start[1] == 0x2000 && s.end[1] == 0x3000);
+}
+
+static void test_smaps_not_a_header(void **state)
+{
+	(void)state;
+	struct seen s = {0};
+	struct smaps_totals t;
+	assert_int_equal(smaps_parse(LIT("hello world\n"), collect, &s, &t), -EINVAL);
+	assert_int_equal(smaps_parse(LIT("Size: 4 kB\nRss: 4 kB\n"), collect, &s, &t), -EINVAL);
+	assert_int_equal(s.n, 0);
+	/* meminfo is not smaps */
+	assert_int_equal(smaps_parse(LIT("MemTotal: 100 kB\n"), NULL, NULL, &t), -EINVAL);
+	/* a header with end < start, or no '-' */
+	assert_int_equal(smaps_parse(LIT("2000-1000 rw-p 00000000 00:00 0\n"), NULL, NULL, &t),
+			 -EINVAL);
+	assert_int_equal(smaps_parse(LIT("deadbeef rw-p 00000000 00:00 0\n"), NULL, NULL, &t),
+			 -EINVAL);
+}
+
+static void test_smaps_empty(void **state)
+{
+	(void)state;
+	struct seen s = {0};
+	struct smaps_totals t;
+	memset(&t, 0xff, sizeof(t));
+	assert_int_equal(smaps_parse(LIT(""), collect, &s, &t), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(t.present, 0);
+	assert_int_equal(t.kb[SM_RSS], 0);
+	assert_int_equal(smaps_parse(LIT("\n\n"), collect, &s, NULL), 0);
+	assert_int_equal(s.n, 0);
+}
+
+static void test_smaps_callback_stops(void **state)
+{
+	(void)state;
+	struct seen s = {.stop_at = 2};
+	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 7);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.name[1], "[heap]");
+	/* stopping at the last VMA returns the value too */
+	struct seen s2 = {.stop_at = NVMAS};
+	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s2, NULL), 7);
+	assert_int_equal(s2.n, NVMAS);
+}
+
+static const char rollup_text[] =
+	"555559305000-7ffc37d39000 ---p 00000000 00:00 0                          [rollup]\n"
+	"Rss:                1756 kB\n"
+	"Pss:                 479 kB\n"
+	"Pss_Dirty:           112 kB\n"
+	"Pss_Anon:            112 kB\n"
+	"Pss_File:            367 kB\n"
+	"Pss_Shmem:             0 kB\n"
+	"Shared_Clean:       1612 kB\n"
+	"Shared_Dirty:          0 kB\n"
+	"Private_Clean:        32 kB\n"
+	"Private_Dirty:       112 kB\n"
+	"Referenced:         1756 kB\n"
+	"Anonymous:           112 kB\n"
+	"KSM:                   0 kB\n"
+	"LazyFree:              0 kB\n"
+	"AnonHugePages:      2048 kB\n"
+	"ShmemPmdMapped:        0 kB\n"
+	"FilePmdMapped:         0 kB\n"
+	"Shared_Hugetlb:        0 kB\n"
+	"Private_Hugetlb:       0 kB\n"
+	"Swap:                  0 kB\n"
+	"SwapPss:               0 kB\n"
+	"Locked:                0 kB\n";
+
+static void test_rollup(void **state)
+{
+	(void)state;
+	struct smaps_totals t;
+	assert_int_equal(smaps_rollup_parse(LIT(rollup_text), &t), 0);
+	assert_int_equal(t.kb[SM_RSS], 1756);
+	assert_int_equal(t.kb[SM_PSS], 479); /* not Pss_Dirty/Pss_Anon */
+	assert_int_equal(t.kb[SM_PRIVATE_DIRTY], 112);
+	assert_int_equal(t.kb[SM_ANONYMOUS], 112);
+	assert_int_equal(t.kb[SM_ANON_HUGE], 2048);
+	assert_true(smaps_has(&t, SM_FILE_PMD));
+	assert_true(smaps_has(&t, SM_SWAP));
+	/* the rollup has no Size or KernelPageSize */
+	assert_false(smaps_has(&t, SM_SIZE));
+	assert_false(smaps_has(&t, SM_KERNEL_PAGE));
+}
+
+static void test_rollup_through_smaps_parse(void **state)
+{
+	(void)state;
+	/* the rollup is one pseudo-VMA without THPeligible or VmFlags */
+	struct seen s = {0};
+	assert_int_equal(smaps_parse(LIT(rollup_text), collect, &s, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.name[0], "[rollup]");
+	assert_string_equal(s.perms[0], "---p");
+	assert_int_equal(s.thp_eligible[0], -1);
+	assert_false(s.has_vmflags[0]);
+	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
+}
+
+static void test_rollup_bad(void **state)
+{
+	(void)state;
+	struct smaps_totals t;
+	assert_int_equal(smaps_rollup_parse(LIT(""), &t), -EINVAL);
+	assert_int_equal(t.present, 0);
+	assert_int_equal(smaps_rollup_parse(LIT("garbage\nmore garbage"), &t), -EINVAL);
+	assert_int_equal(smaps_rollup_parse(LIT("Rss:\nPss: kB\nFoo: 12 kB\n"), &t), -EINVAL);
+	/* truncated: the header and one field without newline */
+	assert_int_equal(smaps_rollup_parse(LIT("555559305000-7ffc37d39000 ---p 00000000 00:00 0 "
+						"[rollup]\nRss:   12 kB"),
+					    &t),
+			 0);
+	assert_int_equal(t.kb[SM_RSS], 12);
+	assert_int_equal(t.present, 1u << SM_RSS);
+}
+
+static void test_field_names(void **state)
+{
+	(void)state;
+	assert_string_equal(smaps_field_name(SM_ANON_HUGE), "AnonHugePages");
+	assert_string_equal(smaps_field_name(SM_PRIVATE_HUGETLB), "Private_Hugetlb");
+	assert_string_equal(smaps_field_name(SM_SWAP), "Swap");
+	assert_string_equal(smaps_field_name(SM_NFIELDS), "?");
+}
+
+struct live {
+	int n, named, stack;
+	uint64_t rss;
+};
+
+static int live_cb(const struct smaps_vma *v, void *ctx)
+{
+	struct live *l = ctx;
+	l->n++;
+	if (v->name_len)
+		l->named++;
+	if (v->name_len == 7 && memcmp(v->name, "[stack]", 7) == 0)
+		l->stack++;
+	l->rss += v->t.kb[SM_RSS];
+	return 0;
+}
+
+static void test_live_self(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = unit_slurp("/proc/self/smaps", &len);
+	assert_non_null(text);
+	struct live l = {0};
+	struct smaps_totals t;
+	assert_int_equal(smaps_parse(text, len, live_cb, &l, &t), 0);
+	assert_true(l.n > 5);
+	assert_true(l.named > 0);
+	assert_int_equal(l.stack, 1);
+	assert_true(t.kb[SM_RSS] > 0);
+	assert_true(t.kb[SM_RSS] == l.rss);
+	assert_true(smaps_has(&t, SM_KERNEL_PAGE));
+	assert_int_equal(t.kb[SM_KERNEL_PAGE] * 1024, sysconf(_SC_PAGESIZE));
+	assert_true(smaps_has(&t, SM_ANON_HUGE));
+	free(text);
+
+	text = unit_slurp("/proc/self/smaps_rollup", &len);
+	assert_non_null(text);
+	assert_int_equal(smaps_rollup_parse(text, len, &t), 0);
+	assert_true(t.kb[SM_RSS] > 0);
+	assert_true(smaps_has(&t, SM_ANON_HUGE));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smaps_vmas),
+		cmocka_unit_test(test_smaps_totals),
+		cmocka_unit_test(test_smaps_totals_page_size_is_base),
+		cmocka_unit_test(test_smaps_stream_chunks),
+		cmocka_unit_test(test_smaps_stream_sticky_error),
+		cmocka_unit_test(test_smaps_old_kernel_absent),
+		cmocka_unit_test(test_smaps_bad_values),
+		cmocka_unit_test(test_smaps_vmflags_positions),
+		cmocka_unit_test(test_smaps_not_a_header),
+		cmocka_unit_test(test_smaps_empty),
+		cmocka_unit_test(test_smaps_callback_stops),
+		cmocka_unit_test(test_rollup),
+		cmocka_unit_test(test_rollup_through_smaps_parse),
+		cmocka_unit_test(test_rollup_bad),
+		cmocka_unit_test(test_field_names),
+		cmocka_unit_test(test_live_self),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
