@@ -13,6 +13,7 @@
 #include "parse.h"
 #include "procs.h"
 #include "smaps.h"
+#include "thp_settings.h"
 #include "uapi_compat.h"
 
 int kernel_version_parse(const char *release, int v[3])
@@ -177,27 +178,6 @@ int features_probe(const struct sysroot *sr, struct features *f)
 		f->page_size = sysconf(_SC_PAGESIZE);
 
 	f->thp = sysroot_exists(sr, SR_THP) == 0;
-	uint64_t v;
-	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0 &&
-	    parse_u64_text(b.p, b.len, &v) == 0)
-		f->pmd_size = v;
-	f->shrink_underused = sysroot_exists(sr, SR_THP "/shrink_underused") == 0;
-	DIR *d = sysroot_opendir(sr, SR_THP);
-	if (d) {
-		struct dirent *de;
-		char rel[PATH_MAX];
-		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "hugepages-", 10) != 0)
-				continue;
-			snprintf(rel, sizeof(rel), SR_THP "/%s/enabled", de->d_name);
-			if (sysroot_exists(sr, rel) == 0)
-				f->mthp_sizes++;
-			snprintf(rel, sizeof(rel), SR_THP "/%s/stats", de->d_name);
-			if (sysroot_exists(sr, rel) == 0)
-				f->per_size_stats = true;
-		}
-		closedir(d);
-	}
 	if (sysroot_read(sr, SR_PROC "/cmdline", &b) == 0) {
 		f->has_cmdline = true;
 		if (cmdline_thp_parse(b.p, b.len, f->cmdline_thp, sizeof(f->cmdline_thp)))
@@ -210,4 +190,18 @@ int features_probe(const struct sysroot *sr, struct features *f)
 	}
 	buf_free(&b);
 	return 0;
+}
+
+void features_from_settings(struct features *f, const struct thp_settings *s)
+{
+	f->pmd_size = s->hpage_pmd_size.present ? s->hpage_pmd_size.v : 0;
+	f->shrink_underused = s->shrink_underused.present;
+	f->mthp_sizes = 0;
+	f->per_size_stats = false;
+	for (int i = 0; i < s->nsizes; i++) {
+		if (s->sizes[i].enabled.present)
+			f->mthp_sizes++;
+		if (s->sizes[i].has_stats)
+			f->per_size_stats = true;
+	}
 }

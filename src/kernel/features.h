@@ -43,6 +43,15 @@ struct features {
  */
 int features_probe(const struct sysroot *sr, struct features *f);
 
+struct thp_settings;
+
+/*
+ * Fill the fields that follow from the settings tree already read
+ * (pmd_size, shrink_underused, mthp_sizes, per_size_stats), so that no file
+ * is read twice. A file present but unparsable counts as absent.
+ */
+void features_from_settings(struct features *f, const struct thp_settings *s);
+
 /* Parse "6.18.44-foo" into V[3]. Returns 0 or -EINVAL. */
 int kernel_version_parse(const char *release, int v[3]);
 

@@ -73,6 +73,7 @@ int host_collect(const struct sysroot *sr, struct host *h)
 	features_probe(sr, &h->feat);
 	if (thp_settings_read(sr, h->feat.page_size, &h->thp))
 		goto oom;
+	features_from_settings(&h->feat, &h->thp);
 	if (h->thp.nbad)
 		missing(h, "transparent_hugepage (malformed files)");
 	hugetlb_read(sr, &h->hugetlb);
