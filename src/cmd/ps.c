@@ -331,12 +331,14 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	if ((ret = cmd_setup(g)))
 		goto out;
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
+	r.recorded = !g->sr.live;
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;
 	if ((ret = ps_scan(g, &o, &r)) == EXIT_OK) {
 		sort_key = o.sort;
-		qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
+		if (r.n)
+			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
 		if (g->json)
 			ret = cmd_emit_json(ps_to_json(&r));
 		else
@@ -399,6 +401,7 @@ static int maps_feed(void *ctx, const char *text, size_t len)
 static void maps_chain(const struct sysroot *sr, struct buf *b, struct maps_report *r)
 {
 	long pid = r->st.ppid;
+	r->stop_thp_enabled = -1;
 	while (pid > 0 && r->nchain < (int)(sizeof(r->chain) / sizeof(r->chain[0]))) {
 		struct proc_status st;
 		if (sysroot_readf(sr, b, SR_PROC "/%ld/status", pid) ||
@@ -406,8 +409,10 @@ static void maps_chain(const struct sysroot *sr, struct buf *b, struct maps_repo
 			r->chain_cut = true;
 			return;
 		}
-		if (st.thp_enabled != 0)
+		if (st.thp_enabled != 0) {
+			r->stop_thp_enabled = st.thp_enabled;
 			return;
+		}
 		r->chain[r->nchain].pid = pid;
 		snprintf(r->chain[r->nchain].comm, sizeof(r->chain[0].comm), "%s", st.name);
 		r->nchain++;
@@ -459,12 +464,16 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		e = sysroot_read_chunks(&g->sr, rel, &b, maps_feed, s);
 		if (!e)
 			e = smaps_stream_finish(s);
+		r.partial = s->truncated;
 		free(s);
 	}
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
 			warnx("maps: cannot read /proc/%ld/smaps: %s (run as root, or as the process's owner)",
 			      pid, strerror(-e));
+		else if (e == -ENOENT && !g->sr.live)
+			warnx("maps: /proc/%ld/smaps is not in this recorded tree (unreadable at capture)",
+			      pid);
 		else if (e == -ENOENT || e == -ESRCH)
 			warnx("maps: process %ld exited", pid);
 		else
@@ -473,6 +482,8 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	} else {
 		if (r.st.thp_enabled == 0)
 			maps_chain(&g->sr, &b, &r);
+		if (r.partial)
+			warnx("maps: /proc/%ld/smaps ends mid-line (truncated): partial", pid);
 		if (g->json)
 			ret = cmd_emit_json(maps_to_json(&r));
 		else

@@ -145,7 +145,8 @@ static void probe_proc_fields(const struct sysroot *sr, struct features *f)
 			f->smaps_thpeligible = strstr(b.p, "\nTHPeligible:") ? TRI_YES : TRI_NO;
 			struct smaps_totals t;
 			if (f->page_size == 0 && smaps_parse(b.p, b.len, NULL, NULL, &t) == 0 &&
-			    smaps_has(&t, SM_KERNEL_PAGE) && t.kb[SM_KERNEL_PAGE]) {
+			    smaps_has(&t, SM_KERNEL_PAGE) && t.kb[SM_KERNEL_PAGE] &&
+			    t.kb[SM_KERNEL_PAGE] <= (1u << 20)) {
 				f->page_size = (long)t.kb[SM_KERNEL_PAGE] * 1024;
 				f->page_size_inferred = true;
 			}

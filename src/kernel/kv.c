@@ -61,6 +61,11 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon)
 	while (next_line(&pos, end, &s, &e)) {
 		if (s == e)
 			continue;
+		/* procfs ends every line with '\n': a last line without one was cut */
+		if (e == end) {
+			l->bad++;
+			break;
+		}
 		const char *n = s;
 		while (n < e && *n != ' ' && *n != '\t' && *n != ':')
 			n++;

@@ -21,7 +21,8 @@ struct kv {
 struct kvlist {
 	struct kv *items;
 	size_t n, cap;
-	size_t bad; /* malformed lines skipped (no number, overflow, too long) */
+	size_t bad; /* malformed lines skipped (no number, overflow, too long, or a
+		     * last line without its newline: the file was cut) */
 };
 
 void kvlist_free(struct kvlist *l);

@@ -85,11 +85,16 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 		r = sysroot_read_chunks(sr, rel, b, feed, &s);
 		if (r == 0)
 			r = smaps_stream_finish(&s);
-		if (r == -EINVAL)
+		if (r == -EINVAL || (r == 0 && s.truncated)) {
+			*err = EINVAL;
 			return PT_ERROR;
+		}
 	}
 	if (r) {
 		*err = -r;
+		/* a recorded tree without smaps: it was unreadable at capture */
+		if (r == -ENOENT && !sr->live)
+			return PT_DENIED;
 		if (gone(r))
 			return PT_GONE;
 		return r == -EACCES || r == -EPERM ? PT_DENIED : PT_ERROR;
@@ -97,7 +102,7 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 	if (rollup) {
 		if (b->len == 0) /* the mm went away between the two reads */
 			return PT_GONE;
-		if (smaps_rollup_parse(b->p, b->len, &p->t))
+		if (b->p[b->len - 1] != '\n' || smaps_rollup_parse(b->p, b->len, &p->t))
 			return PT_ERROR;
 	} else if (p->nvmas == 0) {
 		return PT_GONE;

@@ -37,7 +37,8 @@ enum proc_thp_err {
 	PT_OK = 0,
 	PT_GONE,    /* exited mid-scan (ENOENT/ESRCH), or a zombie with no memory */
 	PT_KTHREAD, /* kernel thread: no mm */
-	PT_DENIED,  /* status readable, smaps not (EACCES/EPERM): st is valid */
+	PT_DENIED,  /* status readable, smaps not (EACCES/EPERM, or absent from a
+		     * recorded tree): st is valid */
 	PT_ERROR,   /* other read or parse error */
 };
 

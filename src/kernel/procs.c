@@ -39,7 +39,8 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 		v[n++] = (pid_t)pid;
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_pid);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pid);
 	*pids = v;
 	return (int)n;
 }

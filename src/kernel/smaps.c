@@ -172,6 +172,7 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 	s->totals = totals;
 	s->have = false;
 	s->err = 0;
+	s->truncated = false;
 	if (totals)
 		memset(totals, 0, sizeof(*totals));
 }
@@ -189,6 +190,10 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 	while (!s->err && next_line(&pos, end, &l, &e)) {
 		if (l == e)
 			continue;
+		if (e == end) { /* procfs ends every line with '\n' */
+			s->truncated = true;
+			break;
+		}
 		if (*l >= 'A' && *l <= 'Z') {
 			if (s->have)
 				parse_field(l, e, &s->cur.t, &s->cur);

@@ -60,7 +60,7 @@ typedef int (*smaps_vma_cb)(const struct smaps_vma *vma, void *ctx);
 /*
  * Parse full smaps TEXT, calling CB for each VMA (CB may be NULL) and summing
  * all VMAs into TOTALS (may be NULL). A truncated last VMA is still reported
- * with whatever fields it had. Returns 0, CB's non-zero value, or -EINVAL when
+ * with whatever fields it had; a last line without its newline is dropped. Returns 0, CB's non-zero value, or -EINVAL when
  * the text does not start with a VMA header line (empty text is 0 VMAs).
  */
 int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
@@ -78,6 +78,7 @@ struct smaps_stream {
 	struct smaps_vma cur;
 	bool have;
 	int err; /* sticky: -EINVAL or the callback's value */
+	bool truncated; /* the text ended mid-line: the file was cut; that line is dropped */
 	char name[PATH_MAX + 64];
 };
 

@@ -171,8 +171,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 		char dir[PATH_MAX], rel[PATH_MAX];
 		snprintf(dir, sizeof(dir), SR_THP "/%s", de->d_name);
 		if (kb) {
-			if (s->nsizes == THP_MAX_SIZES)
+			if (s->nsizes == THP_MAX_SIZES) {
+				s->nbad++; /* more sizes than we keep: say partial */
 				continue;
+			}
 			struct thp_size *sz = &s->sizes[s->nsizes++];
 			sz->size_kb = kb;
 			sz->order =
@@ -186,7 +188,8 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 				ret = -ENOMEM;
 				break;
 			}
-			qsort(sz->stats.items, sz->stats.n, sizeof(struct kv), cmp_kv);
+			if (sz->stats.n)
+				qsort(sz->stats.items, sz->stats.n, sizeof(struct kv), cmp_kv);
 			continue;
 		}
 		if (is_known_top(de->d_name) || strcmp(de->d_name, "khugepaged") == 0)

@@ -28,7 +28,7 @@ const char *khp_knob_name(enum khp_knob k);
 /* Whether K is a counter (read-only) rather than a setting. */
 bool khp_knob_is_counter(enum khp_knob k);
 
-#define THP_MAX_SIZES 16
+#define THP_MAX_SIZES 32
 #define THP_MAX_EXTRA 8
 
 /* One hugepages-<size>kB directory. */

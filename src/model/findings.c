@@ -55,6 +55,16 @@ static uint64_t pmd_pages(const struct host *h)
 	return h->feat.pmd_size / (uint64_t)h->feat.page_size;
 }
 
+/*
+ * The max_ptes_none both rules recommend: 1/8 of a PMD (64 on x86-64), so a
+ * collapse needs 7/8 of the range touched and the underused shrinker is armed.
+ */
+static uint64_t max_ptes_none_advice(const struct host *h)
+{
+	uint64_t n = pmd_pages(h);
+	return n ? n / 8 : 64;
+}
+
 /* Effective anon policy of the PMD size: per-size (6.8+) or the top-level file. */
 static const char *pmd_policy(const struct host *h)
 {
@@ -105,9 +115,8 @@ void rule_always_max_ptes_none(const struct host *h, const struct host_derived *
 	     (unsigned long long)mpn);
 	SETF(evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=%llu",
 	     (unsigned long long)mpn);
-	uint64_t n = pmd_pages(h);
 	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
-	     (unsigned long long)(n ? n / 8 : 64));
+	     (unsigned long long)max_ptes_none_advice(h));
 }
 
 static void fmt_ratio(char *out, size_t n, const struct ratio *r)
@@ -172,7 +181,14 @@ void rule_compact_stall(const struct host *h, const struct host_derived *d, stru
 		     (unsigned long long)stall, (unsigned long long)fail, (unsigned long long)succ);
 	else
 		SETF(evidence, "compact_stall=%llu", (unsigned long long)stall);
-	SETF(fix, "echo defer+madvise > " THP_SYSFS "/defrag  # stall only where MADV_HUGEPAGE asked");
+	/* the fix depends on who may stall now */
+	if (sel_is(&h->thp.defrag, "always"))
+		SETF(fix, "echo madvise > " THP_SYSFS "/defrag  # only MADV_HUGEPAGE regions may stall");
+	else if (sel_is(&h->thp.defrag, "madvise") || sel_is(&h->thp.defrag, "defer+madvise"))
+		SETF(fix, "echo defer > " THP_SYSFS "/defrag  # no THP fault waits; kcompactd works in the background");
+	else
+		SETF(fix, "none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
+		     h->thp.defrag.present ? h->thp.defrag.selected : "?");
 }
 
 void rule_deferred_split(const struct host *h, const struct host_derived *d, struct findings *out)
@@ -214,9 +230,8 @@ void rule_shrink_underused_noop(const struct host *h, const struct host_derived 
 	SETF(title, "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
 	     (unsigned long long)mpn);
 	SETF(evidence, "shrink_underused=1 khugepaged/max_ptes_none=%llu", (unsigned long long)mpn);
-	uint64_t n = pmd_pages(h);
 	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
-	     (unsigned long long)(n ? n / 2 - 1 : 255));
+	     (unsigned long long)max_ptes_none_advice(h));
 }
 
 void rule_cow_copy(const struct host *h, const struct host_derived *d, struct findings *out)
@@ -238,16 +253,24 @@ void rule_cow_copy(const struct host *h, const struct host_derived *d, struct fi
 void rule_large_pmd(const struct host *h, const struct host_derived *d, struct findings *out)
 {
 	(void)d;
-	if (h->feat.pmd_size <= (2u << 20))
+	const char *pol = pmd_policy(h);
+	/* with the PMD size at never, nothing faults in a PMD */
+	if (h->feat.pmd_size <= (2u << 20) || (pol && strcmp(pol, "never") == 0))
 		return;
-	struct finding *f = add(out, "large-pmd", SEV_WARN,
+	bool always = pol && strcmp(pol, "always") == 0;
+	struct finding *f = add(out, "large-pmd", always ? SEV_WARN : SEV_INFO,
 				"each scattered write can fault in a whole PMD of memory");
 	if (!f)
 		return;
-	SETF(title, "hpage_pmd_size is %llu MiB: each scattered write can cost that much",
-	     (unsigned long long)(h->feat.pmd_size >> 20));
-	SETF(evidence, "hpage_pmd_size=%llu", (unsigned long long)h->feat.pmd_size);
-	SETF(fix, "echo never > " THP_SYSFS "/enabled  # or madvise, for programs that opt in");
+	SETF(title, "hpage_pmd_size is %llu MiB: each scattered write can cost that much%s",
+	     (unsigned long long)(h->feat.pmd_size >> 20),
+	     always ? "" : " (in MADV_HUGEPAGE regions)");
+	SETF(evidence, "hpage_pmd_size=%llu, PMD-size policy %s", (unsigned long long)h->feat.pmd_size,
+	     pol ? pol : "unknown");
+	if (always)
+		SETF(fix, "echo madvise > " THP_SYSFS "/enabled  # only programs that opt in");
+	else
+		SETF(fix, "echo never > " THP_SYSFS "/enabled  # if no program here needs PMD THP");
 }
 
 void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, struct findings *out)
@@ -305,7 +328,7 @@ void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, str
 				"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses");
 	if (!f)
 		return;
-	SETF(title, "khugepaged used %.1f%% of a CPU since boot", d->khugepaged_cpu.value * 100);
+	SETF(title, "khugepaged used %.2f%% of a CPU since boot", d->khugepaged_cpu.value * 100);
 	SETF(evidence, "khugepaged CPU %.1f s over %.0f s uptime", h->khugepaged_cpu_s, h->uptime_s);
 	SETF(fix, "echo 20000 > " THP_SYSFS "/khugepaged/scan_sleep_millisecs");
 }

@@ -69,6 +69,13 @@ int host_collect(const struct sysroot *sr, struct host *h)
 		h->has_buddy = true;
 	else
 		missing(h, "proc/buddyinfo");
+	/* a malformed or cut line loses a counter or a zone: say so */
+	if (h->vmstat.bad)
+		missing(h, "proc/vmstat (malformed or truncated lines)");
+	if (h->meminfo.bad)
+		missing(h, "proc/meminfo (malformed or truncated lines)");
+	if (h->buddy.bad)
+		missing(h, "proc/buddyinfo (malformed lines)");
 
 	features_probe(sr, &h->feat);
 	if (thp_settings_read(sr, h->feat.page_size, &h->thp))
@@ -142,9 +149,11 @@ void host_derive(const struct host *h, struct host_derived *d)
 	d->pmd_order = -1;
 	if (h->feat.pmd_size && h->feat.page_size > 0)
 		d->pmd_order = log2_u64(h->feat.pmd_size / (uint64_t)h->feat.page_size);
+	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
 	if (d->pmd_order >= 0)
 		for (int i = 0; i < h->buddy.nzones; i++)
-			d->free_pmd_blocks +=
+			if (strcmp(h->buddy.zones[i].zone, "DMA") != 0)
+				d->free_pmd_blocks +=
 				buddy_pages_at_least(&h->buddy.zones[i], d->pmd_order) >>
 				d->pmd_order;
 	if (h->has_khugepaged_cpu) {

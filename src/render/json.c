@@ -1,42 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "json.h"
 
+#include "table.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of a valid UTF-8 sequence at S (max N bytes), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return c ? 1 : 0;
-	if ((c & 0xe0) == 0xc0) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 json_t *json_str_n(const char *s, size_t n)
 {

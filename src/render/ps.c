@@ -111,11 +111,13 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
 	if (r->denied)
 		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
-			r->as_root ? "denied even to root (another namespace or a security module)"
-				   : "run as root",
+			r->recorded  ? "smaps not recorded (unreadable at capture)"
+			: r->as_root ? "denied even to root (another namespace or a security module)"
+				     : "run as root",
 			col_reset(color));
 	if (r->errors)
-		fprintf(f, "%d processes could not be parsed (partial)\n", r->errors);
+		fprintf(f, "%d process%s could not be parsed (partial)\n", r->errors,
+			r->errors == 1 ? "" : "es");
 }
 
 static json_t *kb_json(const struct smaps_totals *s, enum smaps_field f)
@@ -210,18 +212,21 @@ static const char *flags_str(const struct maps_vma *v)
 
 void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 {
-	fprintf(f, "%sPID %ld%s (%s)  THP_enabled: %s\n", col_bold(color), r->pid, col_reset(color),
-		r->st.name, thp_en_str(r->st.thp_enabled));
+	fprintf(f, "%sPID %ld%s (", col_bold(color), r->pid, col_reset(color));
+	fputs_safe(r->st.name, f);
+	fprintf(f, ")  THP_enabled: %s\n", thp_en_str(r->st.thp_enabled));
 	if (r->st.thp_enabled == 0) {
 		if (r->nchain) {
 			const struct maps_ancestor *top = &r->chain[r->nchain - 1];
-			fprintf(f,
-				"THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (%s)%s\n",
-				top->pid, top->comm,
+			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (",
+				top->pid);
+			fputs_safe(top->comm, f);
+			fprintf(f, ")%s\n",
 				r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
+		} else if (r->stop_thp_enabled == 1) {
+			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
 		} else {
-			fprintf(f,
-				"THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
+			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE); the parent's THP_enabled is unknown, so it may be inherited\n");
 		}
 	}
 	static const char *const hdr[] = {"START-END", "PERM",	"SIZE",	    "RSS",
@@ -277,7 +282,9 @@ json_t *maps_to_json(const struct maps_report *r)
 			 json_str(r->nchain ? r->chain[r->nchain - 1].comm : r->st.name));
 	}
 	json_put(root, "prctl_set_by", who);
-	json_put(root, "prctl_chain_cut", json_boolean(r->chain_cut));
+	json_put(root, "prctl_chain_cut",
+		 json_boolean(r->chain_cut || (r->st.thp_enabled == 0 && r->stop_thp_enabled != 1)));
+	json_put(root, "partial", json_boolean(r->partial));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct maps_vma *v = &r->vmas[i];
 		json_t *o = json_object();

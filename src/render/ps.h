@@ -22,6 +22,7 @@ struct ps_report {
 	size_t n;
 	bool rollup;
 	int denied;	      /* processes whose smaps could not be read */
+	bool recorded;	      /* a recorded tree: "denied" means unreadable at capture */
 	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
 	int errors;	      /* other read/parse failures */
 	const char *policy;   /* effective PMD policy, NULL unknown */
@@ -58,6 +59,8 @@ struct maps_report {
 	struct maps_ancestor chain[32];
 	int nchain;
 	bool chain_cut; /* an ancestor could not be read */
+	int stop_thp_enabled; /* THP_enabled of the first ancestor not in the chain: 1, or -1 unknown */
+	bool partial;         /* smaps ended mid-line: the VMAs shown may be incomplete */
 };
 
 void maps_render_text(FILE *f, const struct maps_report *r, bool color);

@@ -138,7 +138,9 @@ static void render_kernel(FILE *f, const struct host *h, bool color)
 	table_cell(t, "%s", tri_str(ft->smaps_thpeligible));
 	table_cell(t, "COW splits after fork");
 	table_cell(t, "%s%s", tri_str(ft->cow_split),
-		   ft->cow_split == TRI_UNKNOWN ? "" : " (inferred: kernel >= 5.8)");
+		   ft->cow_split == TRI_YES  ? " (inferred: kernel >= 5.8)"
+		   : ft->cow_split == TRI_NO ? " (inferred: kernel < 5.8)"
+					     : "");
 	table_print(t, f, 2, color);
 	table_free(t);
 }
@@ -334,10 +336,13 @@ static void render_findings(FILE *f, const struct findings *fs, bool color)
 		const char *c = x->sev == SEV_CRIT   ? col_red(color)
 				: x->sev == SEV_WARN ? col_yellow(color)
 						     : "";
-		fprintf(f, "  %s[%s]%s %s\n", c, severity_name(x->sev), col_reset(color), x->title);
-		fprintf(f, "         evidence: %s\n", x->evidence);
-		fprintf(f, "         why:      %s\n", x->why);
-		fprintf(f, "         fix:      %s\n", x->fix);
+		fprintf(f, "  %s[%s]%s ", c, severity_name(x->sev), col_reset(color));
+		fputs_safe(x->title, f);
+		fputs("\n         evidence: ", f);
+		fputs_safe(x->evidence, f);
+		fprintf(f, "\n         why:      %s\n         fix:      ", x->why);
+		fputs_safe(x->fix, f);
+		fputc('\n', f);
 	}
 }
 
@@ -404,7 +409,8 @@ static json_t *kernel_json(const struct host *h)
 	json_put(c, "status_thp_enabled", tri_json(ft->status_thp_enabled));
 	json_put(c, "smaps_thpeligible", tri_json(ft->smaps_thpeligible));
 	json_put(c, "cow_split_after_fork", tri_json(ft->cow_split));
-	json_put(c, "cow_split_after_fork_inferred", json_true());
+	json_put(c, "cow_split_after_fork_inferred",
+		 ft->cow_split == TRI_UNKNOWN ? json_null() : json_true());
 	json_put(k, "capabilities", c);
 	return k;
 }

@@ -23,6 +23,18 @@ void table_free(struct table *t);
 /* Number of complete rows. */
 size_t table_rows(const struct table *t);
 
+/* Length of the valid UTF-8 sequence at S (at most N bytes), or 0 if invalid or NUL. */
+size_t utf8_seq(const unsigned char *s, size_t n);
+
+/*
+ * Replace control characters (C0, DEL, C1) and invalid UTF-8 bytes in S with
+ * '?', in place: a process name or a recorded file must not drive the
+ * terminal (an 8-bit CSI is 0x9b). Returns S.
+ */
+char *strip_ctl(char *s);
+/* fputs of S with control characters shown as '?'. */
+void fputs_safe(const char *s, FILE *f);
+
 /* Human size of KB kilobytes: "512 kB", "12.0 MiB", "3.50 GiB". */
 void fmt_kb(char *out, size_t n, uint64_t kb);
 /* Human size of B bytes. */

@@ -355,7 +355,7 @@ static void test_shrink_underused_noop(void **state)
 	const struct finding *f = only(t, "shrink-underused-noop", SEV_INFO);
 	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
 	assert_contains(f->fix,
-			"echo 255 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+			"echo 64 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
 	/* with max_ptes_none lowered the shrinker works */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
@@ -396,10 +396,24 @@ static void test_large_pmd(void **state)
 	assert_int_equal(run(t, rule_large_pmd), 0); /* 2 MiB */
 	t->h.feat.page_size = 65536;
 	t->h.feat.pmd_size = 512u << 20;
+	/* the harness starts at madvise: only advised regions are at risk */
 	assert_int_equal(run(t, rule_large_pmd), 1);
-	const struct finding *f = only(t, "large-pmd", SEV_WARN);
-	assert_string_equal(f->evidence, "hpage_pmd_size=536870912");
+	const struct finding *f = only(t, "large-pmd", SEV_INFO);
+	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy madvise");
 	assert_contains(f->title, "512 MiB");
+	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
+	assert_int_equal(run(t, rule_large_pmd), 1);
+	f = only(t, "large-pmd", SEV_INFO);
+	assert_contains(f->title, "(in MADV_HUGEPAGE regions)");
+	assert_contains(f->fix, "echo never");
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	assert_int_equal(run(t, rule_large_pmd), 1);
+	f = only(t, "large-pmd", SEV_WARN);
+	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy always");
+	assert_contains(f->fix, "echo madvise");
+	/* never: nothing faults in a PMD */
+	set_choice(&t->h.thp.enabled, "always madvise [never]\n");
+	assert_int_equal(run(t, rule_large_pmd), 0);
 	/* hpage_pmd_size absent (before 4.10) */
 	t->h.feat.pmd_size = 0;
 	assert_int_equal(run(t, rule_large_pmd), 0);
@@ -492,7 +506,7 @@ static void test_khugepaged_cpu(void **state)
 	t->h.khugepaged_cpu_s = 60;
 	assert_int_equal(run(t, rule_khugepaged_cpu), 1);
 	const struct finding *f = only(t, "khugepaged-cpu", SEV_WARN);
-	assert_string_equal(f->title, "khugepaged used 6.0% of a CPU since boot");
+	assert_string_equal(f->title, "khugepaged used 6.00% of a CPU since boot");
 	assert_string_equal(f->evidence, "khugepaged CPU 60.0 s over 1000 s uptime");
 	/* 5% is the limit, not over it */
 	t->h.khugepaged_cpu_s = 50;
@@ -531,6 +545,8 @@ static void test_evaluate_order(void **state)
 	set_vmstat(&t->h, "compact_stall 5\ncompact_fail 1\ncompact_success 4\n"
 			  "thp_deferred_split_page 9\nthp_split_page 1\n");
 	t->h.feat.pmd_size = 32u << 20; /* arm64 16 KiB pages */
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n"); /* large-pmd: warn */
+	t->h.feat.cow_split = TRI_YES;
 	t->h.feat.page_size = 16384;
 	t->h.thp.write_err = -EROFS;
 	host_derive(&t->h, &t->d);

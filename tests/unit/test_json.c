@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "render/json.h"
+#include "render/table.h"
 
 #define FFFD "\xef\xbf\xbd"
 
@@ -168,6 +169,23 @@ static void test_put_and_dump(void **state)
 	json_decref(obj);
 }
 
+/* Text output: a process name must not drive the terminal. */
+static void test_strip_ctl(void **state)
+{
+	(void)state;
+	char esc[] = "a\x1b[31mred\x1b[0m\n";
+	assert_string_equal(strip_ctl(esc), "a?[31mred?[0m?");
+	char c1[] = "x\xc2\x9by"; /* U+009B: the 8-bit CSI */
+	assert_string_equal(strip_ctl(c1), "x??y");
+	char bad[] = "k\xff\xfe\x7f";
+	assert_string_equal(strip_ctl(bad), "k???");
+	char ok[] = "caf\xc3\xa9 \xe2\x82\xac"; /* "café €" stays */
+	assert_string_equal(strip_ctl(ok), "caf\xc3\xa9 \xe2\x82\xac");
+	unsigned char nbsp[] = {0xc2, 0xa0, 0};
+	assert_int_equal(utf8_seq(nbsp, 2), 2);
+	assert_int_equal(utf8_seq((const unsigned char *)"\xc0\x80", 2), 0); /* overlong */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_json_str_null),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_put_and_dump),
+		cmocka_unit_test(test_strip_ctl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,14 +84,14 @@ static void test_vmstat_malformed_lines(void **state)
 			    "thp_fault_fallback\t20\n" /* tab separator */
 			    "compact_stall 3";	       /* truncated: no newline */
 	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 5);
-	assert_int_equal(l.n, 3);
+	assert_int_equal(l.bad, 6);
+	assert_int_equal(l.n, 2);
 	assert_true(kv_get(&l, "thp_fault_alloc", &v));
 	assert_int_equal(v, 10);
 	assert_true(kv_get(&l, "thp_fault_fallback", &v));
 	assert_int_equal(v, 20);
-	assert_true(kv_get(&l, "compact_stall", &v));
-	assert_int_equal(v, 3);
+	/* a cut last line could be "3" of "3456": never used */
+	assert_false(kv_get(&l, "compact_stall", NULL));
 	assert_false(kv_get(&l, "thp_split_pmd", NULL));
 	assert_false(kv_get(&l, "no_number", NULL));
 	assert_false(kv_get(&l, "negative", NULL));
@@ -208,12 +208,11 @@ static void test_meminfo_malformed(void **state)
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 5);
-	assert_int_equal(l.n, 2);
+	assert_int_equal(l.bad, 6);
+	assert_int_equal(l.n, 1);
 	assert_true(kv_get(&l, "Buffers", &v));
 	assert_int_equal(v, 2416);
-	assert_true(kv_get(&l, "Dirty", &v));
-	assert_int_equal(v, 2620);
+	assert_false(kv_get(&l, "Dirty", NULL)); /* cut: never used */
 	assert_false(kv_get(&l, "MemTotal", NULL));
 	assert_false(kv_get(&l, "Big", NULL));
 	kvlist_free(&l);
