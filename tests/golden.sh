@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Golden tests: replay every recorded tree under tests/fixtures/ through thpctl
+# (ASan+UBSan build) and compare stdout with tests/expected/<cmd>-<fixture>.txt
+# (.json for --json). Also checks that every --json output parses, that nothing
+# crashed or tripped a sanitizer, and which findings each fixture must produce.
+#
+#   tests/golden.sh            compare
+#   tests/golden.sh --update   rewrite the expected files (then read the diff!)
+#
+# Environment: THPCTL=path overrides build/asan/thpctl.
+# Last line: "golden: N passed, M failed, 0 skipped"; exit status 1 on failures.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+BIN=${THPCTL:-build/asan/thpctl}
+FIX=tests/fixtures
+EXP=tests/expected
+update=0
+case ${1:-} in
+--update) update=1 ;;
+"") ;;
+-h | --help)
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+*)
+	echo "usage: tests/golden.sh [--update]" >&2
+	exit 2
+	;;
+esac
+
+# Findings each fixture must produce, exactly (id:severity, any order).
+# A new fixture needs a line here; the ids are those of src/model/findings.c.
+declare -A FINDINGS=(
+	[linux-6.18-x86]="shrink-underused-noop:info"
+	[linux-4.14-x86]="always-max-ptes-none:warn cow-copy:warn compact-stall:info"
+	[frag-always-x86]="defrag-always:warn always-max-ptes-none:warn fault-success-low:warn compact-stall:warn deferred-split:info hugetlb-idle:warn khugepaged-cpu:warn shrink-underused-noop:info"
+	[arm64-64k]="large-pmd:info mthp-no-stats:warn"
+	[readonly-container]="settings-read-only:info shrink-underused-noop:info"
+	[malformed]="shrink-underused-noop:info"
+)
+# Fixtures that must not have a warn or crit finding (a healthy host).
+HEALTHY="linux-6.18-x86"
+# Fixtures whose status must say "partial" (text) / "partial": true (JSON).
+PARTIAL="malformed"
+
+# deterministic environment for the program under test
+export LC_ALL=C TZ=UTC
+unset COLUMNS LINES NO_COLOR
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+
+pass=0 fail=0
+ok() {
+	pass=$((pass + 1))
+	printf 'ok    %s\n' "$1"
+}
+bad() {
+	fail=$((fail + 1))
+	printf 'FAIL  %s\n' "$1"
+}
+summary() {
+	echo "golden: $pass passed, $fail failed, 0 skipped"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+if [ ! -x "$BIN" ]; then
+	bad "no $BIN: build it first (make build/asan/thpctl)"
+	summary
+fi
+
+json_ok() { # FILE: whether it parses as JSON
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -m json.tool "$1" >/dev/null 2>&1
+	elif command -v jq >/dev/null 2>&1; then
+		jq -e . "$1" >/dev/null 2>&1
+	else
+		echo "      (no python3 or jq to parse JSON)"
+		return 1
+	fi
+}
+
+# id:severity pairs of a status --json output (jansson prints "id" then "severity")
+finding_pairs() {
+	awk -F'"' '$2 == "id" { id = $4; next }
+		   $2 == "severity" && id != "" { print id ":" $4; id = "" }' "$1" | LC_ALL=C sort
+}
+
+# Git keeps only the executable bit; thpctl reads "writable" from the recorded
+# mode bits, so put back the modes capture-fixture recorded in MODES.
+restore_modes() {
+	local dir=$1 m
+	[ -f "$dir/MODES" ] || return 0
+	while read -r m; do
+		awk -v m="$m" '$1 == m { sub(/^[0-7]+ /, ""); print }' "$dir/MODES" |
+			(cd "$dir" && xargs -r -d '\n' chmod "$m" --) || return 1
+	done < <(awk '{print $1}' "$dir/MODES" | sort -u)
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fixtures=()
+for d in "$FIX"/*/; do
+	[ -d "$d" ] && fixtures+=("$(basename "$d")")
+done
+if [ ${#fixtures[@]} -eq 0 ]; then
+	bad "no fixtures under $FIX"
+	summary
+fi
+
+cmds=("status" "status --json")
+probe=$FIX/linux-6.18-x86
+[ -d "$probe" ] || probe=$FIX/${fixtures[0]}
+if "$BIN" --no-color --sysroot "$probe" ps --all >/dev/null 2>&1; then
+	cmds+=("ps --all" "ps --all --json")
+else
+	echo "golden: note: '$BIN ps --all' does not work yet on $probe: ps left out"
+fi
+
+mkdir -p "$EXP"
+declare -A used=()
+for fx in "${fixtures[@]}"; do
+	if ! restore_modes "$FIX/$fx"; then
+		bad "$fx: cannot restore modes from MODES"
+		continue
+	fi
+	for cmd in "${cmds[@]}"; do
+		read -r -a argv <<<"$cmd"
+		slug=${cmd// --json/}
+		slug=${slug// --/-}
+		slug=${slug// /-}
+		ext=txt
+		[[ " $cmd " == *" --json "* ]] && ext=json
+		exp="$EXP/$slug-$fx.$ext"
+		used[$exp]=1
+		name="$cmd  [$fx]"
+		out=$tmp/out err=$tmp/err
+		"$BIN" --no-color --sysroot "$FIX/$fx" "${argv[@]}" >"$out" 2>"$err"
+		rc=$?
+		if [ "$rc" -ne 0 ] || grep -qE 'Sanitizer|runtime error:' "$err"; then
+			bad "$name: exit status $rc"
+			sed 's/^/      /' "$err" | head -40
+			continue
+		fi
+		if [ "$update" = 1 ]; then
+			if ! cmp -s "$out" "$exp" 2>/dev/null; then
+				cp "$out" "$exp"
+				echo "      updated $exp"
+			fi
+			ok "$name"
+		elif [ ! -f "$exp" ]; then
+			bad "$name: no $exp (run tests/golden.sh --update and read it)"
+		elif cmp -s "$out" "$exp"; then
+			ok "$name"
+		else
+			bad "$name: output differs from $exp"
+			diff -u "$exp" "$out" | head -80 | sed 's/^/      /'
+		fi
+		if [ "$ext" = json ]; then
+			if json_ok "$out"; then
+				ok "$name: valid JSON"
+			else
+				bad "$name: invalid JSON"
+			fi
+		fi
+		if [ "$cmd" = "status" ]; then
+			says=no
+			head -n1 "$out" | grep -q 'partial' && says=yes
+			if [[ " $PARTIAL " == *" $fx "* ]]; then
+				if [ $says = yes ]; then
+					ok "$fx: status says partial"
+				else
+					bad "$fx: status does not say partial on its first line"
+				fi
+			elif [ $says = yes ]; then
+				bad "$fx: status says partial"
+			else
+				ok "$fx: status is not partial"
+			fi
+		fi
+		if [ "$cmd" = "status --json" ]; then
+			if [ -z "${FINDINGS[$fx]+set}" ]; then
+				bad "$fx: no expected findings in the FINDINGS table of $0"
+			else
+				want=$(tr ' ' '\n' <<<"${FINDINGS[$fx]}" | sed '/^$/d' | LC_ALL=C sort)
+				got=$(finding_pairs "$out")
+				if [ "$want" = "$got" ]; then
+					ok "$fx: findings ${FINDINGS[$fx]:-(none)}"
+				else
+					bad "$fx: findings differ (- expected, + got)"
+					diff <(echo "$want") <(echo "$got") | grep '^[<>]' |
+						sed -e 's/^</      -/' -e 's/^>/      +/'
+				fi
+			fi
+			if [[ " $HEALTHY " == *" $fx "* ]]; then
+				if grep -qE '"severity": "(warn|crit)"' "$out"; then
+					bad "$fx: a healthy host has a warn/crit finding"
+				else
+					ok "$fx: no warn/crit finding"
+				fi
+			fi
+			want_partial=false
+			[[ " $PARTIAL " == *" $fx "* ]] && want_partial=true
+			if grep -q "^  \"partial\": $want_partial," "$out"; then
+				ok "$fx: partial is $want_partial"
+			else
+				bad "$fx: \"partial\" should be $want_partial"
+			fi
+		fi
+	done
+done
+
+for f in "$EXP"/*; do
+	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"
+done
+summary
