@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	char prog[64]; /* getopt's messages then read "thpctl ps: unrecognized option" */
 	snprintf(prog, sizeof(prog), "thpctl %s", name);
 	cargv[0] = prog;
-	optind = 1;
+	optind = 0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
 	int ret = fn(&g, cargc, cargv);
 	if (g.sr.dirfd > 0)
 		sysroot_close(&g.sr);

@@ -110,14 +110,13 @@ if [ ${#fixtures[@]} -eq 0 ]; then
 	summary
 fi
 
-cmds=("status" "status --json")
-probe=$FIX/linux-6.18-x86
-[ -d "$probe" ] || probe=$FIX/${fixtures[0]}
-if "$BIN" --no-color --sysroot "$probe" ps --all >/dev/null 2>&1; then
-	cmds+=("ps --all" "ps --all --json")
-else
-	echo "golden: note: '$BIN ps --all' does not work yet on $probe: ps left out"
-fi
+cmds=("status" "status --json" "ps --all" "ps --all --json")
+# More commands for some fixtures, '|'-separated (pids as recorded there).
+declare -A EXTRA=(
+	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json"
+	[linux-4.14-x86]="maps 30730"
+	[malformed]="maps 30735|maps 30735 --json|maps 30730"
+)
 
 mkdir -p "$EXP"
 declare -A used=()
@@ -126,11 +125,17 @@ for fx in "${fixtures[@]}"; do
 		bad "$fx: cannot restore modes from MODES"
 		continue
 	fi
-	for cmd in "${cmds[@]}"; do
+	fcmds=("${cmds[@]}")
+	if [ -n "${EXTRA[$fx]+set}" ]; then
+		IFS='|' read -r -a more <<<"${EXTRA[$fx]}"
+		fcmds+=("${more[@]}")
+	fi
+	for cmd in "${fcmds[@]}"; do
 		read -r -a argv <<<"$cmd"
 		slug=${cmd// --json/}
 		slug=${slug// --/-}
 		slug=${slug// /-}
+		slug=${slug//,/-}
 		ext=txt
 		[[ " $cmd " == *" --json "* ]] && ext=json
 		exp="$EXP/$slug-$fx.$ext"
