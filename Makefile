@@ -11,7 +11,7 @@ PREFIX    ?= /usr/local
 VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
-JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
+JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
@@ -42,7 +42,7 @@ build/asan/thpctl: $(ASAN_OBJ)
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(REL_CFLAGS) -static -o $@ $^ $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson)
+	$(CC) $(REL_CFLAGS) -static -o $@ $^ $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "lab/guard.h"
 
 #ifndef THPCTL_VERSION
 #define THPCTL_VERSION "0.1"
@@ -21,6 +22,7 @@ static const struct {
 	{"status", cmd_status, "audit the host: kernel, policy, usage, counters, findings"},
 	{"ps", cmd_ps, "processes that use, request or refuse huge pages"},
 	{"maps", cmd_maps, "one process's VMAs and their THP state"},
+	{"lab", cmd_lab, "reproduce THP experiments on this kernel, each proven"},
 };
 
 static void usage(FILE *f)
@@ -69,6 +71,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* a run killed with SIGKILL left settings changed: put them back first */
+	guard_recover(NULL, stderr);
 	/* the command parses its own argv (argv[0] = its name) */
 	int cargc = argc - optind;
 	char **cargv = argv + optind;

@@ -43,5 +43,6 @@ bool global_opt(struct globals *g, int opt, const char *arg);
 int cmd_status(struct globals *g, int argc, char **argv);
 int cmd_ps(struct globals *g, int argc, char **argv);
 int cmd_maps(struct globals *g, int argc, char **argv);
+int cmd_lab(struct globals *g, int argc, char **argv);
 
 #endif

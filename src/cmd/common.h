@@ -3,6 +3,7 @@
 #define THPCTL_CMD_COMMON_H
 
 #include "../render/json.h"
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cmd.h"
@@ -18,6 +19,9 @@ int cmd_emit_json(json_t *root);
  * --help, EXIT_USAGE on an unknown option. HELP prints the command's usage.
  */
 int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f));
+
+/* "64M" (k, M, G, T suffixes; KiB/MB forms too) -> bytes. Returns 0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *out);
 
 /*
  * A progress line on stderr for work that runs longer than a second: shown

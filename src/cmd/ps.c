@@ -36,8 +36,7 @@ static void ps_help(FILE *f)
 
 enum { OPT_ALL = OPT_CMD_BASE, OPT_ROLLUP, OPT_SORT, OPT_PID, OPT_USER, OPT_MIN_AHP };
 
-/* "64M" -> bytes. Returns 0 or -EINVAL. */
-static int parse_size(const char *s, uint64_t *out)
+int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;

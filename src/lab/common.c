@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+void lab_fmt_size(char *out, size_t n, uint64_t b)
+{
+	if (b >= (1ull << 30) && b % (1ull << 30) == 0)
+		snprintf(out, n, "%llu GiB", (unsigned long long)(b >> 30));
+	else if (b >= (1ull << 20))
+		snprintf(out, n, "%llu MiB", (unsigned long long)(b >> 20));
+	else
+		snprintf(out, n, "%llu KiB", (unsigned long long)(b >> 10));
+}
+
+void lab_progress(const struct lab_opts *o, const char *fmt, ...)
+{
+	if (o->quiet)
+		return;
+	bool tty = isatty(STDERR_FILENO);
+	va_list ap;
+	va_start(ap, fmt);
+	fputs(tty ? "\rthpctl lab: " : "thpctl lab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(tty ? "\033[K" : "\n", stderr);
+}
+
+void lab_progress_done(const struct lab_opts *o)
+{
+	if (!o->quiet && isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+}
+
+void lab_fmt_folios(char *out, size_t n, const struct folio_counts *fc, long page_size)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 31; i >= 1 && o < n; i--)
+		if (fc->by_order[i])
+			o += (size_t)snprintf(out + o, n - o, "%sorder%d (%lukB) x%llu", o ? ", " : "", i,
+					      (unsigned long)((page_size << i) >> 10),
+					      (unsigned long long)fc->by_order[i]);
+	if (o < n)
+		snprintf(out + o, n - o, "%ssmall pages x%llu", o ? ", " : "",
+			 (unsigned long long)fc->small);
+}
+
+const char *lab_pmd_policy(const struct lab_ctx *ctx)
+{
+	const struct thp_size *sz = thp_size_find(ctx->thp, ctx->pmd_size / 1024);
+	if (sz && sz->eff_enabled)
+		return sz->eff_enabled;
+	return ctx->thp->enabled.present ? ctx->thp->enabled.selected : "?";
+}
+
+int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+	     struct lab_result *r, uint64_t *size)
+{
+	uint64_t s = o->size ? o->size : def;
+	s = (s + ctx->pmd_size - 1) / ctx->pmd_size * ctx->pmd_size; /* whole PMDs */
+	struct buf b = {0};
+	struct kvlist mi = {0};
+	uint64_t avail_kb = 0;
+	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 && meminfo_parse(b.p, b.len, &mi) == 0)
+		kv_get(&mi, "MemAvailable", &avail_kb);
+	buf_free(&b);
+	kvlist_free(&mi);
+	/* leave 512 MiB and a quarter of what is available to everyone else */
+	uint64_t avail = avail_kb * 1024;
+	uint64_t limit = avail > (512ull << 20) ? (avail - (512ull << 20)) / 4 * 3 : 0;
+	if (avail_kb && s > limit) {
+		char a[32], l[32];
+		lab_fmt_size(a, sizeof(a), s);
+		lab_fmt_size(l, sizeof(l), limit);
+		lab_skip(r, "%s refused: more than this host can spare now (MemAvailable allows %s)", a,
+			 l);
+		r->expected = false;
+		return -E2BIG;
+	}
+	r->size = s;
+	*size = s;
+	return 0;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+#include "guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../kernel/parse.h"
+#include "../kernel/proc_status.h"
+
+struct entry {
+	char rel[200];
+	char old[GUARD_VALUE_LEN];
+};
+
+/* Everything the signal handler needs, preformatted: it only open/write/closes. */
+static struct {
+	bool active;
+	pid_t owner;
+	int dirfd; /* the live sysroot */
+	int n;
+	struct entry e[GUARD_MAX_ENTRIES];
+	char dir[PATH_MAX];
+	char path[PATH_MAX];
+	char purpose[64];
+	bool file_written;
+} g = {.dirfd = -1};
+
+static void journal_paths(void)
+{
+	if (g.path[0])
+		return;
+	const char *d = getenv("THPCTL_JOURNAL_DIR");
+	if (d && *d)
+		snprintf(g.dir, sizeof(g.dir), "%s", d);
+	else if (geteuid() == 0 || !getenv("XDG_RUNTIME_DIR"))
+		snprintf(g.dir, sizeof(g.dir), "/run/thpctl");
+	else
+		snprintf(g.dir, sizeof(g.dir), "%s/thpctl", getenv("XDG_RUNTIME_DIR"));
+	snprintf(g.path, sizeof(g.path), "%s/journal", g.dir);
+}
+
+const char *guard_journal_path(void)
+{
+	journal_paths();
+	return g.path;
+}
+
+/* Start time of PID in clock ticks (proc/PID/stat field 22), 0 if unknown. */
+static unsigned long long starttime(int dirfd, long pid, char *comm, size_t n)
+{
+	char rel[64], buf[1024];
+	snprintf(rel, sizeof(rel), "proc/%ld/stat", pid);
+	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	struct proc_stat st;
+	if (proc_stat_parse(buf, (size_t)r, &st))
+		return 0;
+	if (comm)
+		snprintf(comm, n, "%s", st.comm);
+	return (unsigned long long)st.starttime;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Rewrite the journal with all entries, durably (tmp + fsync + rename). */
+static int journal_save(void)
+{
+	char tmp[PATH_MAX + 8];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", g.path);
+	if (mkdir(g.dir, 0700) && errno != EEXIST)
+		return -errno;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	char line[512];
+	int n = snprintf(line, sizeof(line), "thpctl-journal 1\nowner %d %llu\npurpose %s\n",
+			 (int)g.owner, starttime(g.dirfd, g.owner, NULL, 0), g.purpose);
+	int r = write_all(fd, line, (size_t)n);
+	for (int i = 0; !r && i < g.n; i++) {
+		n = snprintf(line, sizeof(line), "entry %s\t%s\n", g.e[i].rel, g.e[i].old);
+		r = write_all(fd, line, (size_t)n);
+	}
+	if (!r && fsync(fd))
+		r = -errno;
+	close(fd);
+	if (!r && rename(tmp, g.path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	else
+		g.file_written = true;
+	return r;
+}
+
+/* Async-signal-safe: open/write/close/unlink only. */
+static void restore_entries(int dirfd, struct entry *e, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		int fd = openat(dirfd, e[i].rel, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t w = write(fd, e[i].old, strlen(e[i].old));
+		(void)w;
+		close(fd);
+	}
+}
+
+void guard_restore(void)
+{
+	if (!g.active || getpid() != g.owner)
+		return;
+	restore_entries(g.dirfd, g.e, g.n);
+	if (g.file_written)
+		unlink(g.path);
+	g.n = 0;
+	g.file_written = false;
+}
+
+void guard_commit(void)
+{
+	if (!g.active || getpid() != g.owner)
+		return;
+	if (g.file_written)
+		unlink(g.path);
+	g.n = 0;
+	g.file_written = false;
+}
+
+static void on_signal(int sig)
+{
+	guard_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void at_exit(void)
+{
+	guard_restore();
+}
+
+/* The value to write back: the bracketed word of a choice file, else the trimmed text. */
+static int current_value(const struct sysroot *sr, const char *rel, char *out, size_t n)
+{
+	struct buf b = {0};
+	int r = sysroot_read(sr, rel, &b);
+	if (r) {
+		buf_free(&b);
+		return r;
+	}
+	struct choice c;
+	if (choice_parse(b.p, b.len, &c) == 0) {
+		snprintf(out, n, "%s", c.selected);
+	} else {
+		size_t l = b.len;
+		while (l && (b.p[l - 1] == '\n' || b.p[l - 1] == ' '))
+			l--;
+		if (l >= n) {
+			buf_free(&b);
+			return -E2BIG;
+		}
+		memcpy(out, b.p, l);
+		out[l] = '\0';
+	}
+	buf_free(&b);
+	return 0;
+}
+
+static struct sysroot live_sr;
+
+int guard_begin(const struct sysroot *sr, const char *purpose)
+{
+	if (geteuid() != 0)
+		return -EPERM;
+	if (!sr->live)
+		return -EROFS;
+	journal_paths();
+	int r = guard_recover(sr, stderr);
+	if (r == -EBUSY)
+		return r;
+	if (g.active)
+		return 0;
+	live_sr = *sr;
+	g.dirfd = sr->dirfd;
+	g.owner = getpid();
+	g.n = 0;
+	snprintf(g.purpose, sizeof(g.purpose), "%s", purpose);
+	g.active = true;
+	static bool installed;
+	if (!installed) {
+		installed = true;
+		atexit(at_exit);
+		struct sigaction sa = {.sa_handler = on_signal};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	return 0;
+}
+
+static int do_write(const char *rel, const char *value)
+{
+	int fd = sysroot_openat(&live_sr, rel, O_WRONLY);
+	if (fd < 0)
+		return fd;
+	int r = write_all(fd, value, strlen(value));
+	close(fd);
+	return r;
+}
+
+int guard_write(const char *rel, const char *value)
+{
+	if (!g.active)
+		return -EPERM;
+	while (*rel == '/')
+		rel++;
+	char old[GUARD_VALUE_LEN];
+	int r = current_value(&live_sr, rel, old, sizeof(old));
+	if (r)
+		return r;
+	bool known = false;
+	for (int i = 0; i < g.n; i++)
+		if (strcmp(g.e[i].rel, rel) == 0)
+			known = true;
+	if (!known) {
+		if (g.n == GUARD_MAX_ENTRIES || strlen(rel) >= sizeof(g.e[0].rel))
+			return -ENOSPC;
+		snprintf(g.e[g.n].rel, sizeof(g.e[0].rel), "%s", rel);
+		snprintf(g.e[g.n].old, sizeof(g.e[0].old), "%s", old);
+		/* block signals while the entry and the journal disagree */
+		sigset_t all, prev;
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, &prev);
+		g.n++;
+		r = journal_save();
+		if (r)
+			g.n--;
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		if (r)
+			return r;
+	}
+	if (strcmp(old, value) == 0)
+		return 0;
+	fprintf(stderr, "thpctl: /%s: %s -> %s\n", rel, old, value);
+	return do_write(rel, value);
+}
+
+int guard_poke(const char *rel, const char *value)
+{
+	if (!g.active)
+		return -EPERM;
+	while (*rel == '/')
+		rel++;
+	fprintf(stderr, "thpctl: /%s <- %s\n", rel, value);
+	return do_write(rel, value);
+}
+
+int guard_recover(const struct sysroot *sr, FILE *out)
+{
+	(void)sr;
+	journal_paths();
+	int fd = open(g.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	static char text[GUARD_MAX_ENTRIES * 300 + 512];
+	ssize_t len = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	text[len] = '\0';
+	long pid = 0;
+	unsigned long long st = 0;
+	static struct entry e[GUARD_MAX_ENTRIES];
+	int n = 0;
+	char purpose[64] = "?";
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(l, "owner %ld %llu", &pid, &st) == 2)
+			continue;
+		if (strncmp(l, "purpose ", 8) == 0) {
+			snprintf(purpose, sizeof(purpose), "%s", l + 8);
+			continue;
+		}
+		char *tab = strchr(l, '\t');
+		if (strncmp(l, "entry ", 6) || !tab || n == GUARD_MAX_ENTRIES)
+			continue;
+		*tab = '\0';
+		snprintf(e[n].rel, sizeof(e[n].rel), "%s", l + 6);
+		snprintf(e[n].old, sizeof(e[n].old), "%s", tab + 1);
+		n++;
+	}
+	struct sysroot root;
+	if (sysroot_open(&root, "/"))
+		return 0;
+	char comm[COMM_LEN] = "";
+	if (pid > 0 && pid != getpid() && st && starttime(root.dirfd, pid, comm, sizeof(comm)) == st) {
+		sysroot_close(&root);
+		return -EBUSY; /* its owner still runs and will restore */
+	}
+	if (geteuid() != 0) {
+		fprintf(out, "thpctl: %s holds %d setting(s) changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
+			g.path, n, purpose);
+		sysroot_close(&root);
+		return -EPERM;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		struct entry one = e[i];
+		restore_entries(root.dirfd, &one, 1);
+		fprintf(out, "thpctl: restored /%s to %s (left changed by a killed thpctl: %s)\n",
+			e[i].rel, e[i].old, purpose);
+	}
+	unlink(g.path);
+	sysroot_close(&root);
+	return n;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The settings journal: every host change (THP knobs, vm sysctls) goes
+ * through guard_write(), which records the previous value on disk (fsync'd)
+ * before the first write to that file. guard_restore() puts everything back;
+ * it runs at exit, on SIGINT/SIGTERM/SIGHUP, and, for a run killed with
+ * SIGKILL, at the start of the next thpctl command (guard_recover()).
+ * A change meant to stay (`set`) calls guard_commit() once it is complete, so
+ * only a half-done change is ever rolled back.
+ *
+ * Journal: $THPCTL_JOURNAL_DIR, else /run/thpctl (root), else
+ * $XDG_RUNTIME_DIR/thpctl; file "journal", text, one "path<TAB>value" line
+ * per entry after a header naming the owner pid and its start time.
+ */
+#ifndef THPCTL_LAB_GUARD_H
+#define THPCTL_LAB_GUARD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../kernel/sysroot.h"
+
+#define GUARD_MAX_ENTRIES 64
+#define GUARD_VALUE_LEN 64
+
+/*
+ * Start guarding host changes made through SR (must be live) for PURPOSE
+ * (e.g. "lab touch"). Installs the signal handlers and an atexit hook.
+ * Returns 0, -EPERM when not root, -EBUSY when another live thpctl holds the
+ * journal, or -errno.
+ */
+int guard_begin(const struct sysroot *sr, const char *purpose);
+
+/*
+ * Write VALUE to REL (relative to the sysroot, e.g. SR_THP "/enabled"),
+ * journalling the old value first (once per file). Prints "thpctl: REL:
+ * OLD -> VALUE" on stderr so the change is announced. Returns 0 or -errno
+ * (-EINVAL: the kernel rejected the value).
+ */
+int guard_write(const char *rel, const char *value);
+
+/* Write without journalling, for one-shot actions (drop_caches, compact_memory). Announced. */
+int guard_poke(const char *rel, const char *value);
+
+/* Put every journalled value back (newest first) and delete the journal. Idempotent. */
+void guard_restore(void);
+
+/* Keep the changes: delete the journal without restoring. */
+void guard_commit(void);
+
+/*
+ * At the start of any command: if a journal left by a dead thpctl exists,
+ * restore its values (as root) and report each on OUT. Returns the number of
+ * values restored, 0 if none, -EPERM when a journal exists but we are not
+ * root (reported too), -EBUSY when its owner still runs.
+ */
+int guard_recover(const struct sysroot *sr, FILE *out);
+
+/* Path of the journal file (for messages and tests). */
+const char *guard_journal_path(void);
+
+#endif

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thpctl lab: experiments that allocate, measure, and prove what happened
+ * with the region's own smaps entry and /proc/vmstat + per-size stats
+ * deltas taken in the same run. Each experiment fills a struct lab_result;
+ * renderers print it as a table, JSON or CSV.
+ */
+#ifndef THPCTL_LAB_H
+#define THPCTL_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernel/features.h"
+#include "../kernel/kv.h"
+#include "../kernel/smaps.h"
+#include "../kernel/sysroot.h"
+#include "../kernel/thp_settings.h"
+
+/* How a region is prepared before it is touched. */
+enum lab_mode {
+	MODE_PLAIN,    /* no advice */
+	MODE_MADV,     /* MADV_HUGEPAGE */
+	MODE_NOHUGE,   /* MADV_NOHUGEPAGE */
+	MODE_NOTHP,    /* PR_SET_THP_DISABLE then MADV_HUGEPAGE, in a child */
+	MODE_COLLAPSE, /* plain touch, then MADV_COLLAPSE */
+	MODE_NMODES
+};
+
+const char *lab_mode_name(enum lab_mode m);
+
+/* Memory state before measuring (VMs hand freed memory back to the host). */
+enum lab_state {
+	STATE_WARM, /* pre-fault and unmap S + 64 MiB right before */
+	STATE_COLD, /* wait 6 s for free-page reporting first */
+	STATE_ASIS, /* neither */
+};
+
+const char *lab_state_name(enum lab_state s);
+
+#define LAB_MAX_SIZES 8
+
+struct lab_opts {
+	uint64_t size;               /* bytes; 0 = the experiment's default */
+	uint64_t sizes[LAB_MAX_SIZES]; /* --size A,B,C (chase); nsizes 0 = default */
+	int nsizes;
+	int runs;                    /* repetitions, default 5 */
+	enum lab_state state;
+	bool state_given;
+	bool fragment;               /* run under the fragmenter (root) */
+	bool reclaim;                /* split: trigger the shrinkers afterwards (root) */
+	bool sparse;                 /* collapse: 1 page in 512 present */
+	int timeout_s;               /* khugepaged: give up after this */
+	long scan_sleep_ms;          /* khugepaged: -1 = leave as is */
+	long max_ptes_none;          /* khugepaged: -1 = leave as is */
+	uint64_t steps;              /* chase: dependent loads per measurement */
+	uint64_t mthp_sizes_kb[16];  /* mthp: --sizes; n 0 = every size offered */
+	int n_mthp_sizes;
+	bool quiet;                  /* no progress on stderr */
+};
+
+/* What every experiment needs to know about the host. */
+struct lab_ctx {
+	const struct sysroot *sr; /* live */
+	const struct features *feat;
+	const struct thp_settings *thp; /* as found at start */
+	long page_size;                 /* bytes */
+	uint64_t pmd_size;              /* bytes */
+	bool root;
+	bool can_write; /* root and the THP files writable: host changes possible */
+};
+
+/* One measured value: median with min-max over runs, or a single value. */
+struct lab_cell {
+	bool present;
+	double median, min, max;
+	bool range; /* min/max meaningful (more than one run) */
+};
+
+struct lab_col {
+	char name[32];
+	char unit[12]; /* "ms", "ns", "kB", "" for counts */
+};
+
+#define LAB_MAX_COLS 12
+#define LAB_MAX_ROWS 16
+#define LAB_MAX_PROOFS 32
+
+struct lab_row {
+	char label[40];
+	struct lab_cell c[LAB_MAX_COLS];
+};
+
+struct lab_proof {
+	char key[64];
+	char value[192];
+};
+
+struct lab_result {
+	char experiment[24];
+	char title[160];
+	char state[16];
+	uint64_t size; /* bytes */
+	int runs;
+	int ncols;
+	struct lab_col cols[LAB_MAX_COLS];
+	int nrows;
+	struct lab_row rows[LAB_MAX_ROWS];
+	int nproofs;
+	struct lab_proof proofs[LAB_MAX_PROOFS];
+	char verdict[320];
+	bool expected; /* the result has the expected shape */
+	bool skipped;  /* not run here: verdict says why */
+	bool partial;  /* some proof could not be read */
+	double wall_ms;
+};
+
+/* Builders (pure). lab_col_add returns the column index (-1 when full). */
+int lab_col_add(struct lab_result *r, const char *name, const char *unit);
+/* A new row; returns its index (-1 when full). */
+int lab_row_add(struct lab_result *r, const char *label);
+/* Cell from N samples (median, min, max). */
+void lab_cell_set(struct lab_result *r, int row, int col, const double *v, size_t n);
+/* Cell from one value. */
+void lab_cell_set1(struct lab_result *r, int row, int col, double v);
+void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
+typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+
+struct lab_experiment {
+	const char *name;
+	lab_fn fn;
+	const char *help;
+	bool in_quick;
+};
+
+/* The experiment table (lab.c). */
+extern const struct lab_experiment lab_experiments[];
+extern const size_t lab_nexperiments;
+const struct lab_experiment *lab_find(const char *name);
+
+int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+
+#endif

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+#include "proof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernel/buddyinfo.h"
+#include "../kernel/parse.h"
+#include "../kernel/uapi_compat.h"
+
+int snap_take(const struct sysroot *sr, struct snap *s)
+{
+	struct buf b = {0};
+	int r = sysroot_read(sr, SR_PROC "/vmstat", &b);
+	s->ok = false;
+	if (!r && !(r = vmstat_parse(b.p, b.len, &s->vm)))
+		s->ok = true;
+	s->nsizes = 0;
+	DIR *d = sysroot_opendir(sr, SR_THP);
+	struct dirent *de;
+	while (d && (de = readdir(d)) && s->nsizes < THP_MAX_SIZES) {
+		uint64_t kb = thp_dirname_kb(de->d_name);
+		if (!kb)
+			continue;
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), SR_THP "/%s/stats", de->d_name);
+		DIR *sd = sysroot_opendir(sr, dir);
+		if (!sd)
+			continue;
+		int i = s->nsizes++;
+		s->size_kb[i] = kb;
+		kvlist_clear(&s->stats[i]);
+		struct dirent *se;
+		while ((se = readdir(sd))) {
+			uint64_t v;
+			if (se->d_name[0] == '.' ||
+			    sysroot_readf(sr, &b, "%s/%s", dir, se->d_name) ||
+			    parse_u64_text(b.p, b.len, &v))
+				continue;
+			kvlist_add(&s->stats[i], se->d_name, strlen(se->d_name), v);
+		}
+		closedir(sd);
+	}
+	if (d)
+		closedir(d);
+	buf_free(&b);
+	return s->ok ? 0 : (r ? r : -EINVAL);
+}
+
+void snap_free(struct snap *s)
+{
+	kvlist_free(&s->vm);
+	for (int i = 0; i < THP_MAX_SIZES; i++)
+		kvlist_free(&s->stats[i]);
+	s->nsizes = 0;
+}
+
+bool snap_delta(const struct snap *a, const struct snap *b, const char *name, int64_t *d)
+{
+	uint64_t x, y;
+	if (!kv_get(&a->vm, name, &x) || !kv_get(&b->vm, name, &y))
+		return false;
+	*d = (int64_t)(y - x);
+	return true;
+}
+
+static const struct kvlist *size_stats(const struct snap *s, uint64_t kb)
+{
+	for (int i = 0; i < s->nsizes; i++)
+		if (s->size_kb[i] == kb)
+			return &s->stats[i];
+	return NULL;
+}
+
+bool snap_size_delta(const struct snap *a, const struct snap *b, uint64_t size_kb,
+		     const char *name, int64_t *d)
+{
+	const struct kvlist *x = size_stats(a, size_kb), *y = size_stats(b, size_kb);
+	uint64_t u, v;
+	if (!x || !y || !kv_get(x, name, &u) || !kv_get(y, name, &v))
+		return false;
+	*d = (int64_t)(v - u);
+	return true;
+}
+
+struct rs_ctx {
+	uintptr_t lo, hi;
+	struct region_smaps *out;
+};
+
+static int rs_cb(const struct smaps_vma *v, void *ctx)
+{
+	struct rs_ctx *c = ctx;
+	if (v->end <= c->lo || v->start >= c->hi)
+		return 0;
+	struct region_smaps *o = c->out;
+	for (int i = 0; i < SM_NFIELDS; i++)
+		o->t.kb[i] += v->t.kb[i];
+	o->t.present |= v->t.present;
+	if (!o->nvmas)
+		o->thp_eligible = v->thp_eligible;
+	o->vmflags |= v->vmflags;
+	o->nvmas++;
+	return 0;
+}
+
+static int rs_feed(void *ctx, const char *text, size_t len)
+{
+	return smaps_stream_feed(ctx, text, len);
+}
+
+int region_smaps_read(const struct sysroot *sr, pid_t pid, uintptr_t addr, size_t len,
+		      struct region_smaps *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->thp_eligible = -1;
+	struct rs_ctx c = {.lo = addr, .hi = addr + len, .out = out};
+	struct smaps_stream *s = malloc(sizeof(*s));
+	struct buf b = {0};
+	if (!s)
+		return -ENOMEM;
+	char rel[64];
+	if (pid)
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
+	else
+		snprintf(rel, sizeof(rel), SR_PROC "/self/smaps");
+	smaps_stream_init(s, rs_cb, &c, NULL);
+	int r = sysroot_read_chunks(sr, rel, &b, rs_feed, s);
+	if (!r)
+		r = smaps_stream_finish(s);
+	free(s);
+	buf_free(&b);
+	if (r)
+		return r;
+	return out->nvmas ? 0 : -ENOENT;
+}
+
+#define PM_PRESENT (1ull << 63)
+#define PM_PFN_MASK ((1ull << 55) - 1)
+
+static int pread_u64s(int fd, uint64_t *v, size_t n, off_t off)
+{
+	size_t want = n * 8, got = 0;
+	while (got < want) {
+		ssize_t r = pread(fd, (char *)v + got, want - got, off + (off_t)got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int region_folios(const struct sysroot *sr, uintptr_t addr, size_t len, long page_size,
+		  struct folio_counts *fc)
+{
+	memset(fc, 0, sizeof(*fc));
+	int pm = sysroot_openat(sr, SR_PROC "/self/pagemap", O_RDONLY);
+	if (pm < 0)
+		return pm;
+	int kf = sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
+	if (kf < 0) {
+		close(pm);
+		return kf;
+	}
+	size_t npages = len / (size_t)page_size;
+	uint64_t ent[512];
+	uint64_t run_order_pages = 0; /* pages in the current folio */
+	uint64_t prev_pfn = 0;
+	bool in_folio = false;
+	int ret = 0;
+	for (size_t i = 0; i < npages && !ret; i += 512) {
+		size_t n = npages - i < 512 ? npages - i : 512;
+		off_t off = (off_t)((addr / (uintptr_t)page_size + i) * 8);
+		if ((ret = pread_u64s(pm, ent, n, off)))
+			break;
+		for (size_t j = 0; j < n; j++) {
+			uint64_t e = ent[j];
+			if (!(e & PM_PRESENT)) {
+				if (in_folio) {
+					int o = 0;
+					while ((1ull << (o + 1)) <= run_order_pages)
+						o++;
+					fc->by_order[o]++;
+					in_folio = false;
+				}
+				continue;
+			}
+			fc->present++;
+			uint64_t pfn = e & PM_PFN_MASK, flags;
+			if (!pfn) { /* PFNs hidden: not root */
+				ret = -EPERM;
+				break;
+			}
+			if ((ret = pread_u64s(kf, &flags, 1, (off_t)(pfn * 8))))
+				break;
+			bool thp = flags & (1ull << KPF_THP_BIT);
+			bool head = flags & (1ull << KPF_COMPOUND_HEAD_BIT);
+			bool tail = flags & (1ull << KPF_COMPOUND_TAIL_BIT);
+			bool cont = in_folio && tail && pfn == prev_pfn + 1;
+			if (!cont && in_folio) {
+				int o = 0;
+				while ((1ull << (o + 1)) <= run_order_pages)
+					o++;
+				fc->by_order[o]++;
+				in_folio = false;
+			}
+			if (thp && head) {
+				in_folio = true;
+				run_order_pages = 1;
+			} else if (cont) {
+				run_order_pages++;
+			} else if (!thp) {
+				fc->small++;
+			}
+			prev_pfn = pfn;
+		}
+	}
+	if (in_folio && !ret) {
+		int o = 0;
+		while ((1ull << (o + 1)) <= run_order_pages)
+			o++;
+		fc->by_order[o]++;
+	}
+	close(pm);
+	close(kf);
+	return ret;
+}
+
+int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks)
+{
+	struct buf b = {0};
+	struct buddyinfo *bi = malloc(sizeof(*bi));
+	int r = -ENOMEM;
+	if (bi && !(r = sysroot_read(sr, SR_PROC "/buddyinfo", &b)) &&
+	    !(r = buddyinfo_parse(b.p, b.len, bi))) {
+		*blocks = 0;
+		for (int i = 0; i < bi->nzones; i++)
+			if (strcmp(bi->zones[i].zone, "DMA") != 0)
+				*blocks += buddy_pages_at_least(&bi->zones[i], order) >> order;
+	}
+	free(bi);
+	buf_free(&b);
+	return r;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#include "lab.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+static void fmt_num(char *out, size_t n, double v, bool delta)
+{
+	const char *sign = delta && v >= 0 ? "+" : "";
+	if (fabs(v) >= 100 || v == floor(v))
+		snprintf(out, n, "%s%.0f", sign, v);
+	else if (fabs(v) >= 10)
+		snprintf(out, n, "%s%.1f", sign, v);
+	else
+		snprintf(out, n, "%s%.2f", sign, v);
+}
+
+static void fmt_cell(char *out, size_t n, const struct lab_cell *c, bool delta)
+{
+	if (!c->present) {
+		snprintf(out, n, "-");
+		return;
+	}
+	char m[32], lo[32], hi[32];
+	fmt_num(m, sizeof(m), c->median, delta);
+	if (!c->range || c->min == c->max) {
+		snprintf(out, n, "%s", m);
+		return;
+	}
+	fmt_num(lo, sizeof(lo), c->min, false);
+	fmt_num(hi, sizeof(hi), c->max, false);
+	snprintf(out, n, "%s (%s-%s)", m, lo, hi);
+}
+
+void lab_render_text(FILE *f, const struct lab_result *r, bool color)
+{
+	char sz[32];
+	fmt_bytes(sz, sizeof(sz), r->size);
+	fprintf(f, "%slab %s%s: %s", col_bold(color), r->experiment, col_reset(color), r->title);
+	if (r->size)
+		fprintf(f, "  (%s, %s, %d run%s)", sz, r->state, r->runs, r->runs == 1 ? "" : "s");
+	fputc('\n', f);
+	if (r->nrows && r->ncols) {
+		const char *hdr[LAB_MAX_COLS + 1];
+		char names[LAB_MAX_COLS + 1][48];
+		char align[LAB_MAX_COLS + 2];
+		snprintf(names[0], sizeof(names[0]), "%s", "");
+		hdr[0] = names[0];
+		align[0] = 'l';
+		for (int c = 0; c < r->ncols; c++) {
+			const char *u = r->cols[c].unit;
+			if (u[0] && strcmp(u, "+") != 0)
+				snprintf(names[c + 1], sizeof(names[0]), "%s %s", r->cols[c].name, u);
+			else
+				snprintf(names[c + 1], sizeof(names[0]), "%s", r->cols[c].name);
+			hdr[c + 1] = names[c + 1];
+			align[c + 1] = 'r';
+		}
+		align[r->ncols + 1] = '\0';
+		struct table *t = table_new(r->ncols + 1, hdr, align);
+		for (int i = 0; i < r->nrows; i++) {
+			table_cell(t, "%s", r->rows[i].label);
+			for (int c = 0; c < r->ncols; c++) {
+				char v[80];
+				fmt_cell(v, sizeof(v), &r->rows[i].c[c], strcmp(r->cols[c].unit, "+") == 0);
+				table_cell(t, "%s", v);
+			}
+		}
+		table_print(t, f, 2, color);
+		table_free(t);
+	}
+	if (r->nproofs) {
+		fprintf(f, "  proof:\n");
+		for (int i = 0; i < r->nproofs; i++) {
+			fprintf(f, "    %s: ", r->proofs[i].key);
+			fputs_safe(r->proofs[i].value, f);
+			fputc('\n', f);
+		}
+	}
+	const char *c = r->skipped ? col_dim(color) : r->expected ? "" : col_yellow(color);
+	fprintf(f, "  %sverdict: %s%s%s\n", c, r->skipped ? "skipped: " : "", r->verdict,
+		col_reset(color));
+	if (r->partial)
+		fprintf(f, "  (partial: some runs or proofs failed)\n");
+}
+
+static json_t *cell_json(const struct lab_cell *c)
+{
+	if (!c->present)
+		return json_null();
+	json_t *o = json_object();
+	json_put(o, "median", json_real(c->median));
+	json_put(o, "min", json_real(c->min));
+	json_put(o, "max", json_real(c->max));
+	return o;
+}
+
+json_t *lab_to_json(const struct lab_result *r)
+{
+	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_object();
+	json_put(o, "experiment", json_str(r->experiment));
+	json_put(o, "title", json_str(r->title));
+	json_put(o, "size_bytes", r->size ? json_u64(r->size) : NULL);
+	json_put(o, "state", r->state[0] ? json_str(r->state) : NULL);
+	json_put(o, "runs", json_integer(r->runs));
+	json_put(o, "wall_ms", json_real(r->wall_ms));
+	for (int c = 0; c < r->ncols; c++) {
+		json_t *x = json_object();
+		json_put(x, "name", json_str(r->cols[c].name));
+		json_put(x, "unit", json_str(strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta"));
+		json_array_append_new(cols, x);
+	}
+	json_put(o, "columns", cols);
+	for (int i = 0; i < r->nrows; i++) {
+		json_t *x = json_object(), *cells = json_object();
+		json_put(x, "label", json_str(r->rows[i].label));
+		for (int c = 0; c < r->ncols; c++)
+			json_put(cells, r->cols[c].name, cell_json(&r->rows[i].c[c]));
+		json_put(x, "cells", cells);
+		json_array_append_new(rows, x);
+	}
+	json_put(o, "rows", rows);
+	for (int i = 0; i < r->nproofs; i++)
+		json_put(pr, r->proofs[i].key, json_str(r->proofs[i].value));
+	json_put(o, "proofs", pr);
+	json_t *v = json_object();
+	json_put(v, "text", json_str(r->verdict));
+	json_put(v, "expected", json_boolean(r->expected));
+	json_put(v, "skipped", json_boolean(r->skipped));
+	json_put(o, "verdict", v);
+	json_put(o, "partial", json_boolean(r->partial));
+	return o;
+}
+
+void lab_render_csv(FILE *f, const struct lab_result *r, bool header)
+{
+	if (header)
+		fprintf(f, "experiment,row,column,unit,median,min,max\n");
+	for (int i = 0; i < r->nrows; i++)
+		for (int c = 0; c < r->ncols; c++) {
+			const struct lab_cell *x = &r->rows[i].c[c];
+			if (!x->present)
+				continue;
+			fprintf(f, "%s,%s,%s,%s,%.6g,%.6g,%.6g\n", r->experiment, r->rows[i].label,
+				r->cols[c].name, strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta",
+				x->median, x->min, x->max);
+		}
+}
