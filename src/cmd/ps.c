@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernel/parse.h"
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
 #include "../model/proc.h"
@@ -142,6 +143,25 @@ static const char *user_name(const struct sysroot *sr, struct users *u, long uid
 		return u->name[u->n++];
 	}
 	return tmp;
+}
+
+/* Whether NAME is in the sysroot's etc/passwd: 0, -ENOENT, or -errno if unreadable (then not checked). */
+static int known_user(const struct sysroot *sr, const char *name)
+{
+	struct buf b = {0};
+	int r = sysroot_read(sr, SR_PASSWD, &b);
+	if (r) {
+		buf_free(&b);
+		return 0;
+	}
+	r = -ENOENT;
+	size_t n = strlen(name);
+	const char *pos = b.p, *end = b.p + b.len, *s, *e;
+	while (r && next_line(&pos, end, &s, &e))
+		if ((size_t)(e - s) > n && s[n] == ':' && memcmp(s, name, n) == 0)
+			r = 0;
+	buf_free(&b);
+	return r;
 }
 
 static const char *sort_key;
@@ -329,6 +349,12 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	if ((ret = cmd_setup(g)))
 		goto out;
+	if (o.user && known_user(&g->sr, o.user) != 0) {
+		warnx("ps: no user '%s' in %s/etc/passwd", o.user,
+		      strcmp(g->sr.path, "/") ? g->sr.path : "");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	r.recorded = !g->sr.live;
 	char policy[CHOICE_LEN];

@@ -186,8 +186,10 @@ void fmt_kb(char *out, size_t n, uint64_t kb)
 		snprintf(out, n, "%llu kB", (unsigned long long)kb);
 	else if (kb < 10ull << 20)
 		snprintf(out, n, "%.1f MiB", (double)kb / 1024);
-	else
+	else if (kb < 10ull << 30)
 		snprintf(out, n, "%.2f GiB", (double)kb / (1024 * 1024));
+	else
+		snprintf(out, n, "%.2f TiB", (double)kb / (1024.0 * 1024 * 1024));
 }
 
 void fmt_bytes(char *out, size_t n, uint64_t b)

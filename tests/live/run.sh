@@ -413,7 +413,7 @@ else
 fi
 
 # ---- usage and runtime errors ------------------------------------------------
-for args in "ps --sort bogus" "maps" "maps abc" "maps 0" "maps 1 2" "nosuchcmd" "ps --min-ahp x" "ps --pid 0" "ps --pid 1,abc" "ps --bogus" "status extra"; do
+for args in "ps --sort bogus" "maps" "maps abc" "maps 0" "maps 1 2" "nosuchcmd" "ps --min-ahp x" "ps --pid 0" "ps --pid 1,abc" "ps --bogus" "status extra" "ps --user no-such-user-xyz"; do
 	# shellcheck disable=SC2086
 	t $args
 	expect_rc "usage error exits 2: thpctl $args" 2
