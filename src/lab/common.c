@@ -41,7 +41,8 @@ void lab_fmt_folios(char *out, size_t n, const struct folio_counts *fc, long pag
 	out[0] = '\0';
 	for (int i = 31; i >= 1 && o < n; i--)
 		if (fc->by_order[i])
-			o += (size_t)snprintf(out + o, n - o, "%sorder%d (%lukB) x%llu", o ? ", " : "", i,
+			o += (size_t)snprintf(out + o, n - o, "%sorder%d (%lukB) x%llu",
+					      o ? ", " : "", i,
 					      (unsigned long)((page_size << i) >> 10),
 					      (unsigned long long)fc->by_order[i]);
 	if (o < n)
@@ -65,7 +66,8 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	struct buf b = {0};
 	struct kvlist mi = {0};
 	uint64_t avail_kb = 0;
-	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 && meminfo_parse(b.p, b.len, &mi) == 0)
+	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 &&
+	    meminfo_parse(b.p, b.len, &mi) == 0)
 		kv_get(&mi, "MemAvailable", &avail_kb);
 	buf_free(&b);
 	kvlist_free(&mi);
@@ -76,12 +78,27 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 		char a[32], l[32];
 		lab_fmt_size(a, sizeof(a), s);
 		lab_fmt_size(l, sizeof(l), limit);
-		lab_skip(r, "%s refused: more than this host can spare now (MemAvailable allows %s)", a,
-			 l);
+		lab_skip(r,
+			 "%s refused: more than this host can spare now (MemAvailable allows %s)",
+			 a, l);
 		r->expected = false;
 		return -E2BIG;
 	}
 	r->size = s;
 	*size = s;
 	return 0;
+}
+
+/* lab_thp_off_reason (sparse, chase, fork) */
+#include <sys/prctl.h>
+
+const char *lab_thp_off_reason(const struct lab_ctx *ctx)
+{
+	int d = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+	/* 6.18 except-advised mode (bit 1) still lets advised regions have THP */
+	if (d > 0 && !(d & 2))
+		return "THP disabled for this process (PR_SET_THP_DISABLE, inherited)";
+	if (strcmp(lab_pmd_policy(ctx), "never") == 0)
+		return "enabled=never";
+	return "";
 }

@@ -13,7 +13,8 @@
 void lab_fmt_size(char *out, size_t n, uint64_t b);
 
 /* A progress line on stderr (unless quiet): "lab touch: madv run 3/5". */
-void lab_progress(const struct lab_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lab_progress(const struct lab_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Erase the progress line (on a tty). */
 void lab_progress_done(const struct lab_opts *o);
@@ -27,5 +28,12 @@ const char *lab_pmd_policy(const struct lab_ctx *ctx);
 /* The size to use: O->size or DEF, refused (-E2BIG, message in R) above MemAvailable - margin. */
 int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	     struct lab_result *r, uint64_t *size);
+
+/*
+ * Why this process gets no THP at fault whatever its advice: a prctl
+ * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
+ * neither (then a missing huge page means a fallback).
+ */
+const char *lab_thp_off_reason(const struct lab_ctx *ctx);
 
 #endif

@@ -1,11 +1,202 @@
 // SPDX-License-Identifier: MIT
-/* lab fallback: not implemented yet. */
-#include "lab.h"
+/*
+ * lab fallback: enabled=always for the run (root), touch a plain region and
+ * count fault-time THP allocations against fallbacks; a MADV_HUGEPAGE region
+ * beside it for contrast. With --fragment (the fragmenter), the silent
+ * fallback: defrag=madvise (and never, defer, defer+madvise) does not
+ * compact for unadvised regions, so thp_fault_fallback rises while
+ * compact_stall stays flat; only the advised region stalls.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "common.h"
+#include "fragment.h"
+#include "guard.h"
+#include "stats.h"
+
+#define MAX_RUNS 64
+
+static const char *const ctr[] = {"thp_fault_alloc", "thp_fault_fallback", "compact_stall",
+				  "compact_fail"};
+#define NCTR (sizeof(ctr) / sizeof(ctr[0]))
+
+struct mode_res {
+	int n;
+	double ms[MAX_RUNS], ahp[MAX_RUNS];
+	double d[NCTR][MAX_RUNS];
+};
+
+static double med(const double *v, int n)
+{
+	double tmp[MAX_RUNS];
+	memcpy(tmp, v, (size_t)n * sizeof(*v));
+	struct summary s;
+	summarize(tmp, (size_t)n, &s);
+	return s.median;
+}
+
+/* Whether DEFRAG makes page faults in unadvised regions compact directly. */
+static bool defrag_stalls_unadvised(const char *defrag)
+{
+	return strcmp(defrag, "always") == 0;
+}
 
 int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
-	(void)ctx;
-	(void)o;
-	lab_skip(r, "fallback: not implemented yet");
+	uint64_t size;
+	if (lab_size(ctx, o, 512ull << 20, r, &size))
+		return 0;
+	snprintf(r->title, sizeof(r->title),
+		 "enabled=always: fault-time THP allocations vs fallbacks, plain and advised");
+	if (!ctx->can_write) {
+		lab_skip(r, "needs root: sets enabled=always for the run%s",
+			 ctx->root ? " (the THP files are not writable here)" : "");
+		return 0;
+	}
+	int e = guard_write(SR_THP "/enabled", "always");
+	/* 6.8+: the PMD size follows the top-level file only through "inherit" */
+	char rel[96];
+	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+		 (unsigned long long)(ctx->pmd_size >> 10));
+	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
+	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit") &&
+	    strcmp(ts->enabled.selected, "always"))
+		e = guard_write(rel, "always");
+	if (e) {
+		lab_skip(r, "could not set enabled=always: %s",
+			 e == -EBUSY ? "another running thpctl holds the settings journal"
+				     : strerror(-e));
+		r->expected = false;
+		return 0;
+	}
+	const char *defrag = ctx->thp->defrag.present ? ctx->thp->defrag.selected : "?";
+	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
+	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size, npmd = size / pmd;
+	static struct frag f;
+	memset(&f, 0, sizeof(f));
+	bool frag = false;
+	if (o->fragment) {
+		int rc = frag_begin(ctx, o, size, &f);
+		if (rc) {
+			frag_end(&f);
+			lab_proof(r, "fragment", "skipped: %s", f.stop);
+			r->partial = true;
+		} else {
+			frag = true;
+		}
+	}
+	static struct mode_res res[MODE_NMODES];
+	memset(res, 0, sizeof(res));
+	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV};
+	uint64_t left_max = 0;
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		enum lab_mode mode = modes[m];
+		struct mode_res *mr = &res[mode];
+		for (int i = 0; i < runs; i++) {
+			lab_progress(o, "fallback %s%s: %s run %d/%d", sz,
+				     frag ? " fragmented" : "", lab_mode_name(mode), i + 1, runs);
+			lab_prepare_state(o->state, size);
+			if (frag) {
+				uint64_t left = frag_sink(&f);
+				if (left > left_max)
+					left_max = left;
+			}
+			struct region reg;
+			int err = region_map(&reg, size, pmd);
+			if (!err && (err = region_advise(&reg, mode)))
+				region_unmap(&reg);
+			if (err) {
+				lab_proof(r, lab_mode_name(mode), "failed: %s", strerror(-err));
+				r->partial = true;
+				break;
+			}
+			struct snap a = {0}, b = {0};
+			snap_take(ctx->sr, &a);
+			uint64_t t0 = now_ns();
+			region_touch(&reg, 0, page);
+			double ms = (double)(now_ns() - t0) / 1e6;
+			snap_take(ctx->sr, &b);
+			struct region_smaps rs;
+			int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs);
+			region_unmap(&reg);
+			if (rr) {
+				lab_proof(r, lab_mode_name(mode), "smaps: %s", strerror(-rr));
+				r->partial = true;
+				snap_free(&a);
+				snap_free(&b);
+				break;
+			}
+			int k = mr->n++;
+			mr->ms[k] = ms;
+			mr->ahp[k] = (double)rs.t.kb[SM_ANON_HUGE];
+			for (size_t c = 0; c < NCTR; c++) {
+				int64_t d;
+				mr->d[c][k] = snap_delta(&a, &b, ctr[c], &d) ? (double)d : 0;
+			}
+			snap_free(&a);
+			snap_free(&b);
+		}
+	}
+	if (frag) {
+		frag_end(&f);
+		frag_proofs(&f, r);
+	}
+	lab_progress_done(o);
+
+	int c_ms = lab_col_add(r, "time", "ms");
+	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
+	int c_d[NCTR];
+	for (size_t c = 0; c < NCTR; c++)
+		c_d[c] = lab_col_add(r, ctr[c], "+");
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		struct mode_res *mr = &res[modes[m]];
+		if (!mr->n)
+			continue;
+		int row = lab_row_add(r, lab_mode_name(modes[m]));
+		lab_cell_set(r, row, c_ms, mr->ms, (size_t)mr->n);
+		lab_cell_set(r, row, c_ahp, mr->ahp, (size_t)mr->n);
+		for (size_t c = 0; c < NCTR; c++)
+			lab_cell_set(r, row, c_d[c], mr->d[c], (size_t)mr->n);
+		lab_proof(r, lab_mode_name(modes[m]),
+			  "smaps AnonHugePages %.0f of %llu kB (%.0f of %zu PMDs huge), last run",
+			  mr->ahp[mr->n - 1], (unsigned long long)(size >> 10),
+			  mr->ahp[mr->n - 1] / (double)(pmd >> 10), npmd);
+	}
+	struct mode_res *pl = &res[MODE_PLAIN], *ma = &res[MODE_MADV];
+	if (!pl->n || !ma->n) {
+		lab_verdict(r, false, "UNEXPECTED: not every mode ran (see the proofs)");
+		return 0;
+	}
+	double pa = med(pl->d[0], pl->n), pf = med(pl->d[1], pl->n), ps = med(pl->d[2], pl->n);
+	double ph = med(pl->ahp, pl->n) / (double)(pmd >> 10);
+	double ma_ = med(ma->d[0], ma->n), mf = med(ma->d[1], ma->n), ms = med(ma->d[2], ma->n);
+	bool ok;
+	if (!frag) {
+		/* plenty of free PMD-order blocks: always gives the plain region huge pages */
+		ok = ph >= (double)npmd * 0.9 && pa >= (double)npmd * 0.9;
+		lab_verdict(
+			r, ok,
+			"%s: with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
+			ok ? "as expected" : "UNEXPECTED", ph, npmd, pa, pf, ps, ma_, mf);
+	} else if (!defrag_stalls_unadvised(defrag)) {
+		/* the silent fallback: fallbacks without a compaction stall */
+		ok = pf > 0 && ps * 10 <= pf; /* system-wide: others may stall meanwhile */
+		lab_verdict(
+			r, ok,
+			"%s: fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
+			ok ? "as expected" : "UNEXPECTED", pf, pa, ps, defrag, ms, mf);
+	} else {
+		ok = ps > 0 || pf > 0;
+		lab_verdict(
+			r, ok,
+			"%s: fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
+			ok ? "as expected" : "UNEXPECTED", ps, pf, pa);
+	}
+	if (frag)
+		lab_proof(r, "fragmented", "at most %llu free PMD-order blocks before a run",
+			  (unsigned long long)left_max);
 	return 0;
 }

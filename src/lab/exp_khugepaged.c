@@ -1,11 +1,408 @@
 // SPDX-License-Identifier: MIT
-/* lab khugepaged: not implemented yet. */
-#include "lab.h"
+/*
+ * lab khugepaged: touch one base page in 8 of a plain region, then
+ * MADV_HUGEPAGE it and watch khugepaged collapse it, once a second, through
+ * the region's own smaps (Rss, AnonHugePages). With max_ptes_none at 511
+ * every PMD is filled in: RSS grows 8x. As root, --scan-sleep lowers
+ * scan_sleep_millisecs for the run and --max-ptes-none runs it again with
+ * that value.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "../kernel/parse.h"
+#include "../kernel/uapi_compat.h"
+#include "common.h"
+#include "guard.h"
+
+#define KH "/khugepaged"
+#define STRIDE_PAGES 8 /* one touched page in 8 */
+#define MAX_PHASES 2
+
+/* One sample, taken once a second from the advice on. */
+struct kh_sample {
+	double t;	    /* seconds since the advice */
+	uint64_t rss, ahp;  /* kB, the region's smaps */
+	uint64_t collapsed; /* khugepaged/pages_collapsed since the advice */
+	uint64_t alloc;	    /* thp_collapse_alloc since the advice */
+	uint64_t full_scans;
+};
+
+struct kh_phase {
+	long mpn; /* max_ptes_none in force */
+	uint64_t rss0;
+	struct kh_sample *s;
+	int n;
+	bool full;    /* AnonHugePages reached the size */
+	bool settled; /* two full scans without a change: nothing more will happen */
+	unsigned vmflags;
+	int64_t exceed_none, alloc_failed;
+	int err;
+};
+
+/* A decimal sysfs file. */
+static int read_u64(const struct sysroot *sr, const char *rel, uint64_t *v)
+{
+	struct buf b = {0};
+	int r = sysroot_read(sr, rel, &b);
+	if (!r)
+		r = parse_u64_text(b.p, b.len, v);
+	buf_free(&b);
+	return r;
+}
+
+/* One /proc/vmstat counter, 0 when absent. */
+static uint64_t vmstat_get(const struct sysroot *sr, const char *name)
+{
+	struct buf b = {0};
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	if (!sysroot_read(sr, SR_PROC "/vmstat", &b) && !vmstat_parse(b.p, b.len, &l))
+		kv_get(&l, name, &v);
+	kvlist_free(&l);
+	buf_free(&b);
+	return v;
+}
+
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
+			      .tv_nsec = (long)(ns % 1000000000ull)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Whether plain memory would get large folios at fault here (an anon size at always). */
+static bool faults_huge(const struct lab_ctx *ctx)
+{
+	for (int i = 0; i < ctx->thp->nsizes; i++) {
+		const struct thp_size *z = &ctx->thp->sizes[i];
+		if (z->enabled.present && z->eff_enabled && !strcmp(z->eff_enabled, "always"))
+			return true;
+	}
+	return !strcmp(lab_pmd_policy(ctx), "always");
+}
+
+static int kh_run(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t size,
+		  bool nohuge_first, struct kh_phase *ph)
+{
+	const struct sysroot *sr = ctx->sr;
+	struct region reg;
+	struct region_smaps rs;
+	int r;
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	if ((r = region_map(&reg, size, ctx->pmd_size)))
+		return r;
+	if (nohuge_first && madvise(reg.p, reg.len, MADV_NOHUGEPAGE)) {
+		r = -errno;
+		goto out;
+	}
+	region_touch(&reg, 0, (size_t)ctx->page_size * STRIDE_PAGES);
+	if ((r = region_smaps_read(sr, 0, (uintptr_t)reg.p, reg.len, &rs)))
+		goto out;
+	ph->rss0 = rs.t.kb[SM_RSS];
+	uint64_t pc0 = 0, fs0 = 0, alloc0 = vmstat_get(sr, "thp_collapse_alloc");
+	uint64_t ex0 = vmstat_get(sr, "thp_scan_exceed_none_pte");
+	uint64_t af0 = vmstat_get(sr, "thp_collapse_alloc_failed");
+	read_u64(sr, SR_THP KH "/pages_collapsed", &pc0);
+	read_u64(sr, SR_THP KH "/full_scans", &fs0);
+	if ((r = region_advise(&reg, MODE_MADV)))
+		goto out;
+	uint64_t t0 = now_ns(), full_kb = size >> 10, fs_changed = fs0;
+	for (int i = 0; i <= o->timeout_s; i++) {
+		if (i)
+			sleep_until(t0 + (uint64_t)i * 1000000000ull);
+		struct kh_sample *s = &ph->s[ph->n];
+		if ((r = region_smaps_read(sr, 0, (uintptr_t)reg.p, reg.len, &rs)))
+			goto out;
+		uint64_t pc = pc0, fs = fs0;
+		read_u64(sr, SR_THP KH "/pages_collapsed", &pc);
+		read_u64(sr, SR_THP KH "/full_scans", &fs);
+		s->t = i;
+		s->rss = rs.t.kb[SM_RSS];
+		s->ahp = rs.t.kb[SM_ANON_HUGE];
+		s->collapsed = pc - pc0;
+		s->alloc = vmstat_get(sr, "thp_collapse_alloc") - alloc0;
+		s->full_scans = fs - fs0;
+		ph->vmflags = rs.vmflags;
+		if (ph->n && (s->ahp != s[-1].ahp || s->rss != s[-1].rss))
+			fs_changed = fs;
+		ph->n++;
+		lab_progress(
+			o,
+			"khugepaged %s, max_ptes_none %ld: %d s of %d, AnonHugePages %llu of %llu kB",
+			sz, ph->mpn, i, o->timeout_s, (unsigned long long)s->ahp,
+			(unsigned long long)full_kb);
+		if (s->ahp >= full_kb) {
+			ph->full = true;
+			break;
+		}
+		/* a whole pass that began after the last change changed nothing */
+		if (fs >= fs_changed + 2) {
+			ph->settled = true;
+			break;
+		}
+	}
+	ph->exceed_none = (int64_t)(vmstat_get(sr, "thp_scan_exceed_none_pte") - ex0);
+	ph->alloc_failed = (int64_t)(vmstat_get(sr, "thp_collapse_alloc_failed") - af0);
+out:
+	region_unmap(&reg);
+	return r;
+}
+
+/* Rows for phase PH: t=0, each sample where something changed, the last; at most MAX. */
+static void kh_rows(struct lab_result *r, const struct kh_phase *ph, int max, bool tag,
+		    const int *col)
+{
+	int idx[LAB_MAX_ROWS], n = 0, nchg = 0;
+	for (int i = 1; i < ph->n - 1; i++)
+		if (ph->s[i].ahp != ph->s[i - 1].ahp || ph->s[i].rss != ph->s[i - 1].rss)
+			nchg++;
+	int room = max - 2; /* t=0 and the last */
+	idx[n++] = 0;
+	for (int i = 1, k = 0; i < ph->n - 1 && room > 0; i++) {
+		if (ph->s[i].ahp == ph->s[i - 1].ahp && ph->s[i].rss == ph->s[i - 1].rss)
+			continue;
+		/* evenly spaced over the changes when there are too many */
+		if (nchg <= room || (k * room) / nchg != ((k + 1) * room) / nchg)
+			idx[n++] = i;
+		k++;
+	}
+	if (ph->n > 1)
+		idx[n++] = ph->n - 1;
+	for (int j = 0; j < n; j++) {
+		const struct kh_sample *s = &ph->s[idx[j]];
+		char label[40];
+		bool last = j == n - 1 && j > 0;
+		if (tag)
+			snprintf(label, sizeof(label), "mpn=%ld %st=%.0fs", ph->mpn,
+				 last ? "final " : "", s->t);
+		else
+			snprintf(label, sizeof(label), "%st=%.0fs", last ? "final " : "", s->t);
+		int row = lab_row_add(r, label);
+		lab_cell_set1(r, row, col[0], s->t);
+		lab_cell_set1(r, row, col[1], (double)s->rss);
+		lab_cell_set1(r, row, col[2], (double)s->ahp);
+		lab_cell_set1(r, row, col[3], ph->rss0 ? (double)s->rss / (double)ph->rss0 : 0);
+		lab_cell_set1(r, row, col[4], (double)s->collapsed);
+		lab_cell_set1(r, row, col[5], (double)s->alloc);
+		lab_cell_set1(r, row, col[6], (double)ph->mpn);
+	}
+}
+
+/* "0s 0, 10s 16, 20s 32" (MiB AnonHugePages at each change), cut to fit. */
+static void kh_timeline(char *out, size_t n, const struct kh_phase *ph)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 0; i < ph->n && o < n; i++) {
+		if (i && ph->s[i].ahp == ph->s[i - 1].ahp && i != ph->n - 1)
+			continue;
+		char item[48];
+		int l = snprintf(item, sizeof(item), "%s%.0fs %llu", o ? ", " : "", ph->s[i].t,
+				 (unsigned long long)(ph->s[i].ahp >> 10));
+		if (o + (size_t)l + 5 >= n) {
+			snprintf(out + o, n - o, ", ...");
+			return;
+		}
+		memcpy(out + o, item, (size_t)l + 1);
+		o += (size_t)l;
+	}
+}
+
+/* How fast khugepaged went: the first collapse, then PMDs per 10 s from there on. */
+static void kh_rate(struct lab_result *r, const struct kh_phase *ph, uint64_t pmds, uint64_t pmd_kb)
+{
+	const struct kh_sample *first = NULL, *last = NULL;
+	for (int i = 1; i < ph->n; i++)
+		if (ph->s[i].ahp != ph->s[i - 1].ahp) {
+			if (!first)
+				first = &ph->s[i];
+			last = &ph->s[i];
+		}
+	if (!first)
+		return;
+	uint64_t n1 = first->ahp / pmd_kb, nl = last->ahp / pmd_kb;
+	char key[32];
+	snprintf(key, sizeof(key), "rate mpn=%ld", ph->mpn);
+	if (last == first || last->t <= first->t)
+		lab_proof(r, key, "%llu of %llu PMDs by %.0f s", (unsigned long long)n1,
+			  (unsigned long long)pmds, first->t);
+	else
+		lab_proof(r, key,
+			  "%llu of %llu PMDs by %.0f s, then %llu more in %.0f s: %.1f per 10 s",
+			  (unsigned long long)n1, (unsigned long long)pmds, first->t,
+			  (unsigned long long)(nl - n1), last->t - first->t,
+			  (double)(nl - n1) * 10 / (last->t - first->t));
+}
 
 int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
-	(void)ctx;
-	(void)o;
-	lab_skip(r, "khugepaged: not implemented yet");
+	uint64_t size;
+	if (lab_size(ctx, o, 256ull << 20, r, &size))
+		return 0;
+	snprintf(r->title, sizeof(r->title),
+		 "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
+		 STRIDE_PAGES);
+	r->runs = 1;
+	const char *pol = lab_pmd_policy(ctx);
+	if (!strcmp(pol, "never")) {
+		lab_skip(r, "the PMD size is 'never' here: khugepaged collapses nothing");
+		return 0;
+	}
+	const struct opt_u64 *k = ctx->thp->khp;
+	if (!k[KHP_MAX_PTES_NONE].present || !k[KHP_SCAN_SLEEP_MS].present) {
+		lab_skip(r, "no khugepaged/max_ptes_none or scan_sleep_millisecs here");
+		return 0;
+	}
+	char sz[32], v[24];
+	lab_fmt_size(sz, sizeof(sz), size);
+	uint64_t sleep_ms = k[KHP_SCAN_SLEEP_MS].v;
+	if (o->scan_sleep_ms >= 0 && !ctx->can_write) {
+		lab_proof(r, "scan_sleep", "needs root: --scan-sleep %ld ignored, left at %llu ms",
+			  o->scan_sleep_ms, (unsigned long long)sleep_ms);
+	} else if (o->scan_sleep_ms >= 0) {
+		snprintf(v, sizeof(v), "%ld", o->scan_sleep_ms);
+		int w = guard_write(SR_THP KH "/scan_sleep_millisecs", v);
+		if (w) {
+			lab_proof(r, "scan_sleep", "could not set %ld ms: %s", o->scan_sleep_ms,
+				  strerror(-w));
+			r->partial = true;
+		} else {
+			lab_proof(r, "scan_sleep", "set to %ld ms for the run (was %llu)",
+				  o->scan_sleep_ms, (unsigned long long)sleep_ms);
+			sleep_ms = (uint64_t)o->scan_sleep_ms;
+		}
+	}
+	struct kh_phase ph[MAX_PHASES];
+	int nph = 0;
+	memset(ph, 0, sizeof(ph));
+	ph[nph++].mpn = (long)k[KHP_MAX_PTES_NONE].v;
+	if (o->max_ptes_none >= 0 && !ctx->can_write)
+		lab_proof(r, "max_ptes_none", "needs root: --max-ptes-none %ld not run",
+			  o->max_ptes_none);
+	else if (o->max_ptes_none >= 0)
+		ph[nph++].mpn = o->max_ptes_none;
+	bool nohuge_first = faults_huge(ctx);
+	uint64_t pmd_pages = ctx->pmd_size / (uint64_t)ctx->page_size;
+	/* a PMD is filled in when its empty PTEs do not exceed max_ptes_none */
+	long none = (long)(pmd_pages - pmd_pages / STRIDE_PAGES);
+	lab_proof(
+		r, "setup",
+		"touched 1 page in %d of %s (%llu pages)%s, then MADV_HUGEPAGE; khugepaged scan_sleep %llu ms, pages_to_scan %llu; each PMD has %ld of %llu PTEs empty",
+		STRIDE_PAGES, sz,
+		(unsigned long long)(size / (uint64_t)ctx->page_size / STRIDE_PAGES),
+		nohuge_first ? " under MADV_NOHUGEPAGE (an anon size is 'always' here)" : " plain",
+		(unsigned long long)sleep_ms, (unsigned long long)k[KHP_PAGES_TO_SCAN].v, none,
+		(unsigned long long)pmd_pages);
+	int col[7];
+	col[0] = lab_col_add(r, "t", "s");
+	col[1] = lab_col_add(r, "Rss", "kB");
+	col[2] = lab_col_add(r, "AnonHugePages", "kB");
+	col[3] = lab_col_add(r, "rss_factor", "x");
+	col[4] = lab_col_add(r, "pages_collapsed", "+");
+	col[5] = lab_col_add(r, "thp_collapse_alloc", "+");
+	col[6] = lab_col_add(r, "max_ptes_none", "");
+	bool ok = true, unsure = false;
+	char vd[2][160] = {"", ""};
+	uint64_t full_kb = size >> 10, pmds = size / ctx->pmd_size;
+	for (int p = 0; p < nph; p++) {
+		struct kh_phase *h = &ph[p];
+		char key[32];
+		snprintf(key, sizeof(key), "mpn=%ld", h->mpn);
+		if (p) {
+			snprintf(v, sizeof(v), "%ld", h->mpn);
+			int w = guard_write(SR_THP KH "/max_ptes_none", v);
+			if (w) {
+				lab_proof(r, key, "could not set max_ptes_none: %s", strerror(-w));
+				r->partial = true;
+				continue;
+			}
+		}
+		h->s = calloc((size_t)o->timeout_s + 1, sizeof(*h->s));
+		if (!h->s)
+			return -ENOMEM;
+		h->err = kh_run(ctx, o, size, nohuge_first, h);
+		if (h->err || !h->n) {
+			lab_proof(r, key, "failed: %s", strerror(h->err ? -h->err : EIO));
+			r->partial = true;
+			free(h->s);
+			h->s = NULL;
+			continue;
+		}
+		const struct kh_sample *f = &h->s[h->n - 1];
+		double factor = h->rss0 ? (double)f->rss / (double)h->rss0 : 0;
+		uint64_t got = f->ahp / (ctx->pmd_size >> 10);
+		/* each collapsed PMD adds its empty PTEs' worth of RSS */
+		uint64_t want_rss =
+			h->rss0 + got * (uint64_t)none * ((uint64_t)ctx->page_size >> 10);
+		bool consistent =
+			f->rss + f->rss / 100 >= want_rss && f->rss <= want_rss + want_rss / 100;
+		bool pok;
+		const char *what;
+		if (h->mpn >= none) {
+			if (h->full)
+				what = "full collapse";
+			else if (got && h->settled)
+				what = "partial collapse, a full scan then changed nothing";
+			else if (got)
+				what = "partial collapse (timeout)";
+			else if (f->full_scans < 2)
+				what = "khugepaged did not reach the region";
+			else
+				what = "nothing collapsed";
+			unsure |= !got && f->full_scans < 2;
+			pok = consistent && (got || f->full_scans < 2) && f->collapsed >= got &&
+			      f->alloc >= got;
+		} else {
+			if (got)
+				what = "collapsed although max_ptes_none forbids it";
+			else if (h->settled)
+				what = "nothing collapsed in a full scan";
+			else
+				what = "nothing collapsed";
+			pok = !got && factor < 1.01;
+		}
+		ok &= pok;
+		lab_proof(
+			r, key,
+			"%s: AnonHugePages %llu of %llu kB after %.0f s, Rss %llu -> %llu kB (%.2fx), VmFlags%s%s",
+			what, (unsigned long long)f->ahp, (unsigned long long)full_kb, f->t,
+			(unsigned long long)h->rss0, (unsigned long long)f->rss, factor,
+			h->vmflags & VMF_HG ? " hg" : " (no hg)",
+			consistent ? "" : "; NOT the Rss the collapses explain");
+		snprintf(key, sizeof(key), "counters mpn=%ld", h->mpn);
+		lab_proof(
+			r, key,
+			"khugepaged/pages_collapsed +%llu, full_scans +%llu; vmstat thp_collapse_alloc +%llu, thp_collapse_alloc_failed +%lld, thp_scan_exceed_none_pte +%lld",
+			(unsigned long long)f->collapsed, (unsigned long long)f->full_scans,
+			(unsigned long long)f->alloc, (long long)h->alloc_failed,
+			(long long)h->exceed_none);
+		char tl[192];
+		kh_timeline(tl, sizeof(tl), h);
+		snprintf(key, sizeof(key), "timeline mpn=%ld", h->mpn);
+		lab_proof(r, key, "MiB AnonHugePages at each change: %s", tl);
+		if (h->mpn >= none && got)
+			kh_rate(r, h, pmds, ctx->pmd_size >> 10);
+		snprintf(vd[p], sizeof(vd[p]),
+			 "max_ptes_none %ld: %s, %llu of %llu PMDs in %.0f s, RSS %.2fx", h->mpn,
+			 what, (unsigned long long)got, (unsigned long long)pmds, f->t, factor);
+	}
+	int per = nph > 1 ? LAB_MAX_ROWS / nph : LAB_MAX_ROWS;
+	for (int p = 0; p < nph; p++)
+		if (ph[p].s)
+			kh_rows(r, &ph[p], per, nph > 1, col);
+	for (int p = 0; p < nph; p++)
+		free(ph[p].s);
+	lab_progress_done(o);
+	lab_verdict(
+		r, ok,
+		"%s: %s%s%s (touching 1 page in %d; proof: region smaps Rss/AnonHugePages, pages_collapsed, thp_collapse_alloc)",
+		ok ? (unsure ? "inconclusive" : "as expected") : "UNEXPECTED", vd[0],
+		vd[1][0] ? "; " : "", vd[1], STRIDE_PAGES);
 	return 0;
 }

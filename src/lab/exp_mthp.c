@@ -1,11 +1,287 @@
 // SPDX-License-Identifier: MIT
-/* lab mthp: not implemented yet. */
-#include "lab.h"
+/*
+ * lab mthp: as root, set one multi-size THP (mTHP) size at a time to
+ * always and touch a plain region: minor faults, that size's
+ * anon_fault_alloc / anon_fault_fallback deltas, its nr_anon, and the folio
+ * orders kpageflags shows for the region. mTHP is invisible to
+ * AnonHugePages and thp_* vmstat; per-size stats are the proof.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernel/parse.h"
+
+#include "common.h"
+#include "guard.h"
+
+#define MAX_RUNS 64
+#define MAX_MTHP 16
+
+struct mthp_out {
+	int err;
+	double ms;
+	long faults;
+	int64_t alloc, fallback, nr_anon; /* -1: no stats */
+	bool stats;
+	struct region_smaps rs;
+	struct folio_counts fc;
+	int fc_err;
+};
+
+/*
+ * hugepages-<KB>kB/stats/NAME without allocating: heap growth between the
+ * two reads would itself fault in folios of the size under test.
+ */
+static bool read_stat(const struct sysroot *sr, uint64_t kb, const char *name, uint64_t *v)
+{
+	char rel[128], buf[32];
+	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/stats/%s", (unsigned long long)kb,
+		 name);
+	int fd = sysroot_openat(sr, rel, O_RDONLY);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && parse_u64_text(buf, (size_t)n, v) == 0;
+}
+
+static const char *const stat_names[3] = {"anon_fault_alloc", "anon_fault_fallback", "nr_anon"};
+
+/* Touch every base page of a plain region of SIZE, SIZE_KB's stats read around the touch. */
+static void mthp_once(const struct lab_ctx *ctx, uint64_t size, uint64_t size_kb, bool folios,
+		      struct mthp_out *out)
+{
+	struct region reg;
+	uint64_t a[3] = {0}, b[3] = {0};
+	bool have[3];
+	memset(out, 0, sizeof(*out));
+	if ((out->err = region_map(&reg, size, ctx->pmd_size)))
+		return;
+	for (int i = 0; i < 3; i++)
+		have[i] = read_stat(ctx->sr, size_kb, stat_names[i], &a[i]);
+	long f0 = minflt_self();
+	uint64_t t0 = now_ns();
+	region_touch(&reg, 0, (size_t)ctx->page_size);
+	uint64_t t1 = now_ns();
+	out->faults = minflt_self() - f0;
+	/* nr_anon is a gauge: read it while the region is still mapped */
+	for (int i = 0; i < 3; i++)
+		have[i] = have[i] && read_stat(ctx->sr, size_kb, stat_names[i], &b[i]);
+	out->ms = (double)(t1 - t0) / 1e6;
+	out->stats = have[0];
+	out->alloc = have[0] ? (int64_t)(b[0] - a[0]) : -1;
+	out->fallback = have[1] ? (int64_t)(b[1] - a[1]) : -1;
+	out->nr_anon = have[2] ? (int64_t)(b[2] - a[2]) : -1;
+	out->err = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &out->rs);
+	if (folios)
+		out->fc_err =
+			region_folios(ctx->sr, (uintptr_t)reg.p, reg.len, ctx->page_size, &out->fc);
+	region_unmap(&reg);
+}
+
+/* Index of anon size SIZE_KB in ctx->thp, or -1. */
+static int anon_size(const struct lab_ctx *ctx, uint64_t size_kb)
+{
+	for (int i = 0; i < ctx->thp->nsizes; i++)
+		if (ctx->thp->sizes[i].size_kb == size_kb && ctx->thp->sizes[i].enabled.present)
+			return i;
+	return -1;
+}
+
+static void fmt_kb(char *out, size_t n, uint64_t kb)
+{
+	if (kb >= 1024 && kb % 1024 == 0)
+		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
+	else
+		snprintf(out, n, "%lluK", (unsigned long long)kb);
+}
 
 int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
-	(void)ctx;
-	(void)o;
-	lab_skip(r, "mthp: not implemented yet");
+	uint64_t size;
+	if (lab_size(ctx, o, 64ull << 20, r, &size))
+		return 0;
+	snprintf(
+		r->title, sizeof(r->title),
+		"each mTHP size at always, one at a time: plain touch, per-size stats, folio orders");
+	uint64_t pmd_kb = ctx->pmd_size >> 10, want[MAX_MTHP];
+	int nwant = 0;
+	if (o->n_mthp_sizes) {
+		for (int i = 0; i < o->n_mthp_sizes && nwant < MAX_MTHP; i++) {
+			char k[16];
+			fmt_kb(k, sizeof(k), o->mthp_sizes_kb[i]);
+			if (o->mthp_sizes_kb[i] == pmd_kb)
+				lab_proof(r, k, "skipped: the PMD size (see lab touch)");
+			else if (anon_size(ctx, o->mthp_sizes_kb[i]) < 0)
+				lab_proof(r, k, "skipped: no anonymous hugepages-%llukB here",
+					  (unsigned long long)o->mthp_sizes_kb[i]);
+			else
+				want[nwant++] = o->mthp_sizes_kb[i];
+		}
+	} else {
+		for (int i = 0; i < ctx->thp->nsizes && nwant < MAX_MTHP; i++)
+			if (ctx->thp->sizes[i].enabled.present &&
+			    ctx->thp->sizes[i].size_kb != pmd_kb)
+				want[nwant++] = ctx->thp->sizes[i].size_kb;
+	}
+	if (!ctx->feat->mthp_sizes || (!nwant && !o->n_mthp_sizes)) {
+		lab_skip(
+			r,
+			"this kernel has no per-size mTHP controls (hugepages-<size>kB/enabled, 6.8+)");
+		return 0;
+	}
+	if (!nwant) {
+		lab_skip(r, "none of the --sizes is an mTHP size offered here");
+		return 0;
+	}
+	if (!ctx->can_write) {
+		lab_skip(r, "needs root: sets hugepages-<size>kB/enabled to always for the run");
+		return 0;
+	}
+	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
+	int c_ms = lab_col_add(r, "time", "ms");
+	int c_flt = lab_col_add(r, "faults", "");
+	int c_fa = lab_col_add(r, "anon_fault_alloc", "+");
+	int c_fb = lab_col_add(r, "anon_fault_fallback", "+");
+	int c_nr = lab_col_add(r, "nr_anon", "+");
+	int c_fol = lab_col_add(r, "folios", "");
+	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
+	const char *pol = lab_pmd_policy(ctx);
+	bool pmd_always = !strcmp(pol, "always");
+	/* other anon sizes already at always as found would take faults too */
+	char others[96] = "";
+	for (int i = 0, n = 0; i < ctx->thp->nsizes; i++) {
+		const struct thp_size *z = &ctx->thp->sizes[i];
+		if (z->enabled.present && z->size_kb != pmd_kb && z->eff_enabled &&
+		    !strcmp(z->eff_enabled, "always"))
+			n += snprintf(others + n, sizeof(others) - (size_t)n, "%s%lluK",
+				      n ? "," : "", (unsigned long long)z->size_kb);
+		if ((size_t)n >= sizeof(others))
+			break;
+	}
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	bool ok = true, any = false;
+	char summary[200] = "";
+	size_t sn = 0;
+	for (int s = 0; s < nwant; s++) {
+		uint64_t kb = want[s];
+		const struct thp_size *z = &ctx->thp->sizes[anon_size(ctx, kb)];
+		char k[16], rel[96];
+		fmt_kb(k, sizeof(k), kb);
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+			 (unsigned long long)kb);
+		int w = guard_write(rel, "always");
+		if (w) {
+			lab_proof(r, k, "could not set always: %s", strerror(-w));
+			r->partial = true;
+			continue;
+		}
+		double ms[MAX_RUNS], flt[MAX_RUNS], fa[MAX_RUNS], fb[MAX_RUNS], nr[MAX_RUNS];
+		struct mthp_out last = {0};
+		int n = 0;
+		for (int i = 0; i < runs; i++) {
+			lab_progress(o, "mthp %s at always, %s: run %d/%d", k, sz, i + 1, runs);
+			lab_prepare_state(o->state, size);
+			struct mthp_out out;
+			mthp_once(ctx, size, kb, i == runs - 1, &out);
+			if (out.err) {
+				lab_proof(r, k, "failed: %s", strerror(-out.err));
+				r->partial = true;
+				break;
+			}
+			ms[n] = out.ms;
+			flt[n] = (double)out.faults;
+			fa[n] = (double)out.alloc;
+			fb[n] = (double)out.fallback;
+			nr[n] = (double)out.nr_anon;
+			n++;
+			last = out;
+		}
+		/* only one size on at a time: this one goes back before the next */
+		w = guard_write(rel, z->enabled.selected);
+		if (w) {
+			lab_proof(r, "restore", "%s back to %s failed: %s (restored at exit)", k,
+				  z->enabled.selected, strerror(-w));
+			r->partial = true;
+		}
+		if (!n)
+			continue;
+		any = true;
+		int row = lab_row_add(r, k);
+		lab_cell_set(r, row, c_ms, ms, (size_t)n);
+		lab_cell_set(r, row, c_flt, flt, (size_t)n);
+		if (last.stats)
+			lab_cell_set(r, row, c_fa, fa, (size_t)n);
+		if (last.fallback >= 0)
+			lab_cell_set(r, row, c_fb, fb, (size_t)n);
+		if (last.nr_anon >= 0)
+			lab_cell_set(r, row, c_nr, nr, (size_t)n);
+		int order = z->order;
+		bool fol = !last.fc_err && order > 0 && order < 32;
+		if (fol)
+			lab_cell_set1(r, row, c_fol, (double)last.fc.by_order[order]);
+		lab_cell_set1(r, row, c_ahp, (double)last.rs.t.kb[SM_ANON_HUGE]);
+
+		uint64_t expect = size / (kb << 10);
+		double med_fb = r->rows[row].c[c_fb].median;
+		char fo[160] = "";
+		if (fol)
+			lab_fmt_folios(fo, sizeof(fo), &last.fc, ctx->page_size);
+		else if (last.fc_err)
+			snprintf(fo, sizeof(fo), "kpageflags unreadable: %s",
+				 strerror(-last.fc_err));
+		/*
+		 * The counters are system-wide: another process faulting while this
+		 * size is on adds to them. The region's own folios are exact.
+		 */
+		double min_fa = r->rows[row].c[c_fa].min, fb0 = med_fb > 0 ? med_fb : 0;
+		uint64_t nfol = fol ? last.fc.by_order[order] : 0;
+		char extra[48] = "";
+		if (fol && last.stats && min_fa > (double)nfol)
+			snprintf(extra, sizeof(extra), " (+%.0f by other processes)",
+				 min_fa - (double)nfol);
+		lab_proof(
+			r, k,
+			"anon_fault_alloc +%.0f%s, fallback +%.0f of %llu %s blocks; faults %.0f; AnonHugePages %llu kB; folios: %s",
+			min_fa, extra, med_fb, (unsigned long long)expect, k,
+			r->rows[row].c[c_flt].median,
+			(unsigned long long)last.rs.t.kb[SM_ANON_HUGE], fo);
+		bool sok = true;
+		if (!last.stats)
+			lab_proof(r, "stats", "no hugepages-%llukB/stats here (6.10+): folios only",
+				  (unsigned long long)kb);
+		if (pmd_always || others[0])
+			sok = true; /* other sizes take faults too: no exact shape */
+		else if (fol)
+			sok = nfol && (double)nfol + fb0 >= (double)expect &&
+			      (!last.stats || min_fa >= (double)nfol);
+		else if (last.stats)
+			sok = min_fa > 0 && min_fa + fb0 >= (double)expect;
+		if (!pmd_always)
+			sok &= last.rs.t.kb[SM_ANON_HUGE] == 0;
+		ok &= sok;
+		if (sn < sizeof(summary))
+			sn += (size_t)snprintf(summary + sn, sizeof(summary) - sn, "%s%s %.0f/%llu",
+					       sn ? ", " : "", k, min_fa,
+					       (unsigned long long)expect);
+	}
+	lab_progress_done(o);
+	if (pmd_always)
+		lab_proof(r, "pmd",
+			  "the PMD size is 'always' here: plain faults take 2 MiB pages first");
+	if (others[0])
+		lab_proof(r, "others", "also at always as found: %s (they take faults too)",
+			  others);
+	if (!any) {
+		lab_verdict(r, false, "no size could be measured (see proofs)");
+		return 0;
+	}
+	lab_verdict(
+		r, ok,
+		"%s: anon_fault_alloc (fewest over runs) vs %s / size: %s; AnonHugePages 0 for mTHP (proof: hugepages-<size>kB/stats deltas, kpageflags folio orders)",
+		ok ? "as expected" : "UNEXPECTED", sz, summary);
 	return 0;
 }

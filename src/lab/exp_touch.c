@@ -57,8 +57,8 @@ static int touch_once(void *argp, void *outp)
 	if (r && !out->err)
 		out->err = r;
 	if (a->folios)
-		out->fc_err = region_folios(a->ctx->sr, (uintptr_t)reg.p, reg.len, a->ctx->page_size,
-					    &out->fc);
+		out->fc_err = region_folios(a->ctx->sr, (uintptr_t)reg.p, reg.len,
+					    a->ctx->page_size, &out->fc);
 	region_unmap(&reg);
 	return out->err ? 1 : 0;
 }
@@ -77,7 +77,8 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	int c_fb = lab_col_add(r, "thp_fault_fallback", "+");
 	int c_cs = lab_col_add(r, "compact_stall", "+");
 	int c_ca = lab_col_add(r, "thp_collapse_alloc", "+");
-	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV, MODE_NOHUGE, MODE_NOTHP, MODE_COLLAPSE};
+	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV, MODE_NOHUGE, MODE_NOTHP,
+				       MODE_COLLAPSE};
 	double med_ms[MODE_NMODES] = {0}, med_flt[MODE_NMODES] = {0};
 	uint64_t ahp_kb[MODE_NMODES] = {0};
 	bool ran[MODE_NMODES] = {0};
@@ -86,7 +87,8 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		enum lab_mode mode = modes[m];
 		if (mode == MODE_COLLAPSE && ctx->feat->madv_collapse == TRI_NO) {
-			lab_proof(r, "collapse", "skipped: this kernel has no MADV_COLLAPSE (6.1+)");
+			lab_proof(r, "collapse",
+				  "skipped: this kernel has no MADV_COLLAPSE (6.1+)");
 			continue;
 		}
 		double ms[MAX_RUNS], flt[MAX_RUNS], ahp[MAX_RUNS], fa[MAX_RUNS], fb[MAX_RUNS],
@@ -94,7 +96,8 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		struct touch_out last = {0};
 		int n = 0;
 		for (int i = 0; i < runs; i++) {
-			lab_progress(o, "touch %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1, runs);
+			lab_progress(o, "touch %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1,
+				     runs);
 			lab_prepare_state(o->state, size);
 			struct snap a = {0}, b = {0};
 			snap_take(ctx->sr, &a);
@@ -142,12 +145,14 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		char fol[160] = "";
 		if (ctx->root && !last.fc_err)
 			lab_fmt_folios(fol, sizeof(fol), &last.fc, ctx->page_size);
-		lab_proof(r, lab_mode_name(mode),
-			  "smaps AnonHugePages %llu kB of %llu kB, THPeligible %d, VmFlags%s%s, THP_enabled %d%s%s",
-			  (unsigned long long)last.rs.t.kb[SM_ANON_HUGE],
-			  (unsigned long long)(size >> 10), last.rs.thp_eligible,
-			  last.rs.vmflags & VMF_HG ? " hg" : "", last.rs.vmflags & VMF_NH ? " nh" : "",
-			  last.thp_enabled, fol[0] ? "; kpageflags: " : "", fol);
+		lab_proof(
+			r, lab_mode_name(mode),
+			"smaps AnonHugePages %llu kB of %llu kB, THPeligible %d, VmFlags%s%s, THP_enabled %d%s%s",
+			(unsigned long long)last.rs.t.kb[SM_ANON_HUGE],
+			(unsigned long long)(size >> 10), last.rs.thp_eligible,
+			last.rs.vmflags & VMF_HG ? " hg" : "",
+			last.rs.vmflags & VMF_NH ? " nh" : "", last.thp_enabled,
+			fol[0] ? "; kpageflags: " : "", fol);
 	}
 	lab_progress_done(o);
 
@@ -157,7 +162,8 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	bool always = strcmp(pol, "always") == 0, never = strcmp(pol, "never") == 0;
 	bool ok = true;
 	if (ran[MODE_MADV] && !never)
-		ok &= ahp_kb[MODE_MADV] >= full * 9 / 10 && med_flt[MODE_MADV] <= (double)(pmds + 16);
+		ok &= ahp_kb[MODE_MADV] >= full * 9 / 10 &&
+		      med_flt[MODE_MADV] <= (double)(pmds + 16);
 	if (ran[MODE_PLAIN] && !always)
 		ok &= ahp_kb[MODE_PLAIN] == 0;
 	if (ran[MODE_NOHUGE])
@@ -170,12 +176,13 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	if (ran[MODE_MADV] && ran[MODE_PLAIN] && med_ms[MODE_MADV] > 0)
 		snprintf(speed, sizeof(speed), "; madv touched %.1fx faster than plain",
 			 med_ms[MODE_PLAIN] / med_ms[MODE_MADV]);
-	lab_verdict(r, ok,
-		    "%s: madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
-		    ok ? "as expected" : "UNEXPECTED", med_flt[MODE_MADV],
-		    (unsigned long long)ahp_kb[MODE_MADV], (unsigned long long)full,
-		    med_flt[MODE_PLAIN], (unsigned long long)ahp_kb[MODE_PLAIN], pol,
-		    (unsigned long long)ahp_kb[MODE_NOHUGE], (unsigned long long)ahp_kb[MODE_NOTHP],
-		    speed);
+	lab_verdict(
+		r, ok,
+		"%s: madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
+		ok ? "as expected" : "UNEXPECTED", med_flt[MODE_MADV],
+		(unsigned long long)ahp_kb[MODE_MADV], (unsigned long long)full,
+		med_flt[MODE_PLAIN], (unsigned long long)ahp_kb[MODE_PLAIN], pol,
+		(unsigned long long)ahp_kb[MODE_NOHUGE], (unsigned long long)ahp_kb[MODE_NOTHP],
+		speed);
 	return 0;
 }

@@ -50,7 +50,36 @@ const char *guard_journal_path(void)
 	return g.path;
 }
 
-/* Start time of PID in clock ticks (proc/PID/stat field 22), 0 if unknown. */
+#define PF_EXITING_FLAG 0x00000004u /* in do_exit(): a SIGKILLed owner restores nothing */
+
+/* Whether PID has a SIGKILL pending (SigPnd/ShdPnd of proc/PID/status): it is as good as gone. */
+static bool sigkill_pending(int dirfd, long pid)
+{
+	char rel[64], buf[4096];
+	snprintf(rel, sizeof(rel), "proc/%ld/status", pid);
+	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	static const char *const keys[] = {"\nSigPnd:", "\nShdPnd:"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *k = strstr(buf, keys[i]);
+		if (k && (strtoull(k + strlen(keys[i]), NULL, 16) & (1ull << (SIGKILL - 1))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Start time of PID in clock ticks (proc/PID/stat field 22), 0 if unknown or
+ * if PID is dying (SIGKILL pending), exiting or a zombie: a killed owner can
+ * stay a zombie for long when its parent does not reap it, and must not hold
+ * the journal meanwhile.
+ */
 static unsigned long long starttime(int dirfd, long pid, char *comm, size_t n)
 {
 	char rel[64], buf[1024];
@@ -64,6 +93,9 @@ static unsigned long long starttime(int dirfd, long pid, char *comm, size_t n)
 		return 0;
 	struct proc_stat st;
 	if (proc_stat_parse(buf, (size_t)r, &st))
+		return 0;
+	if (st.state == 'Z' || st.state == 'X' || (st.flags & PF_EXITING_FLAG) ||
+	    sigkill_pending(dirfd, pid))
 		return 0;
 	if (comm)
 		snprintf(comm, n, "%s", st.comm);
@@ -197,9 +229,8 @@ int guard_begin(const struct sysroot *sr, const char *purpose)
 	if (!sr->live)
 		return -EROFS;
 	journal_paths();
-	int r = guard_recover(sr, stderr);
-	if (r == -EBUSY)
-		return r;
+	/* a dead run's journal is restored now; a live one's is checked at our first write */
+	guard_recover(sr, stderr);
 	if (g.active)
 		return 0;
 	live_sr = *sr;
@@ -248,6 +279,9 @@ int guard_write(const char *rel, const char *value)
 	if (!known) {
 		if (g.n == GUARD_MAX_ENTRIES || strlen(rel) >= sizeof(g.e[0].rel))
 			return -ENOSPC;
+		/* another live thpctl's journal: its values would be lost under ours */
+		if (!g.file_written && guard_recover(&live_sr, stderr) == -EBUSY)
+			return -EBUSY;
 		snprintf(g.e[g.n].rel, sizeof(g.e[0].rel), "%s", rel);
 		snprintf(g.e[g.n].old, sizeof(g.e[0].old), "%s", old);
 		/* block signals while the entry and the journal disagree */
@@ -296,7 +330,8 @@ int guard_recover(const struct sysroot *sr, FILE *out)
 	static struct entry e[GUARD_MAX_ENTRIES];
 	int n = 0;
 	char purpose[64] = "?";
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(l, "owner %ld %llu", &pid, &st) == 2)
 			continue;
 		if (strncmp(l, "purpose ", 8) == 0) {
@@ -315,12 +350,14 @@ int guard_recover(const struct sysroot *sr, FILE *out)
 	if (sysroot_open(&root, "/"))
 		return 0;
 	char comm[COMM_LEN] = "";
-	if (pid > 0 && pid != getpid() && st && starttime(root.dirfd, pid, comm, sizeof(comm)) == st) {
+	if (pid > 0 && pid != getpid() && st &&
+	    starttime(root.dirfd, pid, comm, sizeof(comm)) == st) {
 		sysroot_close(&root);
 		return -EBUSY; /* its owner still runs and will restore */
 	}
 	if (geteuid() != 0) {
-		fprintf(out, "thpctl: %s holds %d setting(s) changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
+		fprintf(out,
+			"thpctl: %s holds %d setting(s) changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
 			g.path, n, purpose);
 		sysroot_close(&root);
 		return -EPERM;

@@ -26,8 +26,8 @@
 /*
  * Start guarding host changes made through SR (must be live) for PURPOSE
  * (e.g. "lab touch"). Installs the signal handlers and an atexit hook.
- * Returns 0, -EPERM when not root, -EBUSY when another live thpctl holds the
- * journal, or -errno.
+ * Restores a journal left by a dead run. Returns 0, -EPERM when not root, or
+ * -errno.
  */
 int guard_begin(const struct sysroot *sr, const char *purpose);
 
@@ -35,7 +35,8 @@ int guard_begin(const struct sysroot *sr, const char *purpose);
  * Write VALUE to REL (relative to the sysroot, e.g. SR_THP "/enabled"),
  * journalling the old value first (once per file). Prints "thpctl: REL:
  * OLD -> VALUE" on stderr so the change is announced. Returns 0 or -errno
- * (-EINVAL: the kernel rejected the value).
+ * (-EINVAL: the kernel rejected the value; -EBUSY: another running thpctl
+ * holds the journal, nothing written).
  */
 int guard_write(const char *rel, const char *value);
 

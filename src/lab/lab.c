@@ -8,16 +8,20 @@
 #include "stats.h"
 
 const struct lab_experiment lab_experiments[] = {
-	{"touch", lab_touch, "write one byte per base page: time, faults, AnonHugePages per mode", true},
+	{"touch", lab_touch, "write one byte per base page: time, faults, AnonHugePages per mode",
+	 true},
 	{"sparse", lab_sparse, "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", true},
-	{"chase", lab_chase, "dependent random pointer chase: ns/access on huge vs small pages", true},
+	{"chase", lab_chase, "dependent random pointer chase: ns/access on huge vs small pages",
+	 true},
 	{"fork", lab_fork, "fork, then write one byte per PMD: COW split or copy", true},
 	{"faults", lab_faults, "fault one PMD at a time: per-chunk latency and fallbacks", true},
 	{"split", lab_split, "MADV_DONTNEED one page per PMD: deferred split", true},
 	{"collapse", lab_collapse, "plain touch then MADV_COLLAPSE", true},
-	{"mthp", lab_mthp, "each mTHP size at always (root): per-size allocations and folio orders", true},
+	{"mthp", lab_mthp, "each mTHP size at always (root): per-size allocations and folio orders",
+	 true},
 	{"khugepaged", lab_khugepaged, "1 page in 8 touched, then khugepaged: RSS creep", false},
-	{"fallback", lab_fallback, "enabled=always (root): fault allocations vs silent fallbacks", false},
+	{"fallback", lab_fallback, "enabled=always (root): fault allocations vs silent fallbacks",
+	 false},
 	{"fragment", lab_fragment, "fragment memory (root) and show free PMD-order blocks", false},
 };
 const size_t lab_nexperiments = sizeof(lab_experiments) / sizeof(lab_experiments[0]);

@@ -42,22 +42,22 @@ const char *lab_state_name(enum lab_state s);
 #define LAB_MAX_SIZES 8
 
 struct lab_opts {
-	uint64_t size;               /* bytes; 0 = the experiment's default */
+	uint64_t size;		       /* bytes; 0 = the experiment's default */
 	uint64_t sizes[LAB_MAX_SIZES]; /* --size A,B,C (chase); nsizes 0 = default */
 	int nsizes;
-	int runs;                    /* repetitions, default 5 */
+	int runs; /* repetitions, default 5 */
 	enum lab_state state;
 	bool state_given;
-	bool fragment;               /* run under the fragmenter (root) */
-	bool reclaim;                /* split: trigger the shrinkers afterwards (root) */
-	bool sparse;                 /* collapse: 1 page in 512 present */
-	int timeout_s;               /* khugepaged: give up after this */
-	long scan_sleep_ms;          /* khugepaged: -1 = leave as is */
-	long max_ptes_none;          /* khugepaged: -1 = leave as is */
-	uint64_t steps;              /* chase: dependent loads per measurement */
-	uint64_t mthp_sizes_kb[16];  /* mthp: --sizes; n 0 = every size offered */
+	bool fragment;		    /* run under the fragmenter (root) */
+	bool reclaim;		    /* split: trigger the shrinkers afterwards (root) */
+	bool sparse;		    /* collapse: 1 page in 512 present */
+	int timeout_s;		    /* khugepaged: give up after this */
+	long scan_sleep_ms;	    /* khugepaged: -1 = leave as is */
+	long max_ptes_none;	    /* khugepaged: -1 = leave as is */
+	uint64_t steps;		    /* chase: dependent loads per measurement, 0 = default (20M) */
+	uint64_t mthp_sizes_kb[16]; /* mthp: --sizes; n 0 = every size offered */
 	int n_mthp_sizes;
-	bool quiet;                  /* no progress on stderr */
+	bool quiet; /* no progress on stderr */
 };
 
 /* What every experiment needs to know about the host. */
@@ -65,8 +65,8 @@ struct lab_ctx {
 	const struct sysroot *sr; /* live */
 	const struct features *feat;
 	const struct thp_settings *thp; /* as found at start */
-	long page_size;                 /* bytes */
-	uint64_t pmd_size;              /* bytes */
+	long page_size;			/* bytes */
+	uint64_t pmd_size;		/* bytes */
 	bool root;
 	bool can_write; /* root and the THP files writable: host changes possible */
 };

@@ -76,8 +76,8 @@ static const struct kvlist *size_stats(const struct snap *s, uint64_t kb)
 	return NULL;
 }
 
-bool snap_size_delta(const struct snap *a, const struct snap *b, uint64_t size_kb,
-		     const char *name, int64_t *d)
+bool snap_size_delta(const struct snap *a, const struct snap *b, uint64_t size_kb, const char *name,
+		     int64_t *d)
 {
 	const struct kvlist *x = size_stats(a, size_kb), *y = size_stats(b, size_kb);
 	uint64_t u, v;

@@ -28,8 +28,8 @@ void snap_free(struct snap *s);
 /* B - A for vmstat counter NAME; false when either lacks it. */
 bool snap_delta(const struct snap *a, const struct snap *b, const char *name, int64_t *d);
 /* B - A for hugepages-<SIZE_KB>kB/stats/NAME; false when absent. */
-bool snap_size_delta(const struct snap *a, const struct snap *b, uint64_t size_kb,
-		     const char *name, int64_t *d);
+bool snap_size_delta(const struct snap *a, const struct snap *b, uint64_t size_kb, const char *name,
+		     int64_t *d);
 
 /* The smaps of [ADDR, ADDR+LEN) of process PID (0 = self), summed over overlapping VMAs. */
 struct region_smaps {

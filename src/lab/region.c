@@ -18,8 +18,8 @@ int region_map(struct region *r, size_t len, size_t align)
 	if (!len || !align || (align & (align - 1)))
 		return -EINVAL;
 	size_t maplen = len + align;
-	void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	uintptr_t a = ((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1);
@@ -109,10 +109,10 @@ int lab_prepare_state(enum lab_state state, size_t len)
 	return 0;
 }
 
-int lab_in_child(int (*fn)(void *arg, void *out), void *arg, void *out, size_t out_len,
-		 bool nothp)
+int lab_in_child(int (*fn)(void *arg, void *out), void *arg, void *out, size_t out_len, bool nothp)
 {
-	void *shared = mmap(NULL, out_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *shared =
+		mmap(NULL, out_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		return -errno;
 	memset(shared, 0, out_len);

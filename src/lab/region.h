@@ -10,9 +10,9 @@
 #include "lab.h"
 
 struct region {
-	char *p;      /* aligned start */
-	size_t len;   /* bytes */
-	void *map;    /* what mmap returned (for munmap) */
+	char *p;    /* aligned start */
+	size_t len; /* bytes */
+	void *map;  /* what mmap returned (for munmap) */
 	size_t maplen;
 };
 
@@ -55,7 +55,6 @@ int lab_prepare_state(enum lab_state state, size_t len);
  * prctl(PR_SET_THP_DISABLE, 1) first. Returns FN's value (0..125) or -errno
  * (-ECHILD when the child died).
  */
-int lab_in_child(int (*fn)(void *arg, void *out), void *arg, void *out, size_t out_len,
-		 bool nothp);
+int lab_in_child(int (*fn)(void *arg, void *out), void *arg, void *out, size_t out_len, bool nothp);
 
 #endif

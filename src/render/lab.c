@@ -53,7 +53,8 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 		for (int c = 0; c < r->ncols; c++) {
 			const char *u = r->cols[c].unit;
 			if (u[0] && strcmp(u, "+") != 0)
-				snprintf(names[c + 1], sizeof(names[0]), "%s %s", r->cols[c].name, u);
+				snprintf(names[c + 1], sizeof(names[0]), "%s %s", r->cols[c].name,
+					 u);
 			else
 				snprintf(names[c + 1], sizeof(names[0]), "%s", r->cols[c].name);
 			hdr[c + 1] = names[c + 1];
@@ -65,7 +66,8 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 			table_cell(t, "%s", r->rows[i].label);
 			for (int c = 0; c < r->ncols; c++) {
 				char v[80];
-				fmt_cell(v, sizeof(v), &r->rows[i].c[c], strcmp(r->cols[c].unit, "+") == 0);
+				fmt_cell(v, sizeof(v), &r->rows[i].c[c],
+					 strcmp(r->cols[c].unit, "+") == 0);
 				table_cell(t, "%s", v);
 			}
 		}
@@ -110,7 +112,8 @@ json_t *lab_to_json(const struct lab_result *r)
 	for (int c = 0; c < r->ncols; c++) {
 		json_t *x = json_object();
 		json_put(x, "name", json_str(r->cols[c].name));
-		json_put(x, "unit", json_str(strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta"));
+		json_put(x, "unit",
+			 json_str(strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta"));
 		json_array_append_new(cols, x);
 	}
 	json_put(o, "columns", cols);
@@ -145,7 +148,8 @@ void lab_render_csv(FILE *f, const struct lab_result *r, bool header)
 			if (!x->present)
 				continue;
 			fprintf(f, "%s,%s,%s,%s,%.6g,%.6g,%.6g\n", r->experiment, r->rows[i].label,
-				r->cols[c].name, strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta",
-				x->median, x->min, x->max);
+				r->cols[c].name,
+				strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta", x->median,
+				x->min, x->max);
 		}
 }

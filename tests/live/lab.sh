@@ -1,0 +1,500 @@
+#!/usr/bin/env bash
+# Live tests of `thpctl lab`: every experiment at a small size against the
+# running kernel, its JSON proofs asserted with python3, and the host's THP
+# settings checked against their starting values after every run, including
+# after a lab run killed with SIGKILL halfway (the next thpctl command must
+# restore the journalled values).
+#
+# Binary: build/asan/thpctl (ASan+UBSan; any sanitizer report fails the
+# "sanitizers quiet" check). The sizes here are at most 64 MiB, small enough
+# that ASan's cost does not matter; none of the assertions is about timing.
+#
+# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
+# "skip - NAME: REASON" (the kernel lacks something, no root, or the
+# experiment is not implemented yet). The last line is
+#   "lab: N passed, M failed, K skipped"
+# and the exit status is non-zero when a check failed.
+#
+# As root this CHANGES host settings through thpctl (journalled, restored by
+# thpctl itself); the script checks that they come back, and puts back any
+# value it finds changed so the host is left as found.
+#
+#   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+T=${THPCTL:-build/asan/thpctl}
+THP=/sys/kernel/mm/transparent_hugepage
+JOURNAL=/run/thpctl/journal
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+unset THPCTL_JOURNAL_DIR NO_COLOR
+
+PASS=0 FAIL=0 SKIP=0
+ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
+nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
+skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
+
+summary() {
+	echo "lab: $PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" -eq 0 ]
+	exit
+}
+
+[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
+command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
+[ -d "$THP" ] || { skip "lab" "no $THP: this kernel has no THP"; summary; }
+
+TMP=$(mktemp -d /tmp/thpctl-lab.XXXXXX)
+chmod 755 "$TMP"
+BG= # a lab run in the background (SIGKILL checks)
+ROOT=0
+[ "$(id -u)" -eq 0 ] && ROOT=1
+
+# ---- host settings -----------------------------------------------------------
+# settings: every THP knob (not the counters) and the vm sysctls experiments touch.
+settings() {
+	local f
+	for f in "$THP"/* "$THP"/hugepages-*kB/enabled "$THP"/hugepages-*kB/shmem_enabled \
+		"$THP"/khugepaged/*; do
+		{ [ -f "$f" ] && [ -r "$f" ]; } || continue
+		case ${f##*/} in pages_collapsed | full_scans) continue ;; esac
+		printf '%s=%s\n' "${f#"$THP"/}" "$(cat "$f" 2>/dev/null)"
+	done
+	for f in compaction_proactiveness extfrag_threshold watermark_scale_factor \
+		watermark_boost_factor; do
+		[ -r "/proc/sys/vm/$f" ] && printf 'vm/%s=%s\n' "$f" "$(cat "/proc/sys/vm/$f")"
+	done
+}
+
+# put_back: write back every value that differs from the baseline (root only).
+put_back() {
+	local line key val path word
+	[ "$ROOT" -eq 1 ] || return 0
+	while IFS= read -r line; do
+		key=${line%%=*} val=${line#*=}
+		case $key in vm/*) path=/proc/sys/$key ;; *) path=$THP/$key ;; esac
+		[ "$(cat "$path" 2>/dev/null)" = "$val" ] && continue
+		word=$(sed -nE 's/.*\[([^]]+)\].*/\1/p' <<<"$val")
+		echo "# lab.sh: putting back $path = ${word:-$val}"
+		echo "${word:-$val}" >"$path" 2>/dev/null
+	done <"$TMP/base"
+}
+
+# check_settings NAME: the host's settings equal the baseline, and no journal is left.
+check_settings() {
+	local d
+	wait_quiet
+	d=$(diff <(settings) "$TMP/base" | grep -E '^[<>]' | tr '\n' ' ')
+	if [ -n "$d" ]; then
+		nok "$1: settings as found" "changed: $d"
+		put_back
+	elif [ -e "$JOURNAL" ] && [ -z "$BG" ]; then
+		nok "$1: settings as found" "journal $JOURNAL left behind"
+	else
+		ok "$1: settings as found"
+	fi
+}
+
+# shellcheck disable=SC2317 # runs from the EXIT trap
+cleanup() {
+	if [ -n "$BG" ]; then
+		kill -KILL "$BG" 2>/dev/null
+		wait "$BG" 2>/dev/null
+	fi
+	# a journal left by a killed run: any thpctl command restores it
+	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
+	[ -f "$TMP/base" ] && put_back
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# journal_owner_alive: the journal names a live process (another thpctl at work).
+journal_owner_alive() {
+	local pid
+	pid=$(sed -nE 's/^owner ([0-9]+) .*/\1/p' "$JOURNAL" 2>/dev/null)
+	[ -n "$pid" ] && [ "$pid" != "${BG:-x}" ] && [ -d "/proc/$pid" ]
+}
+
+# wait_quiet: wait (up to 5 minutes) while another thpctl holds the journal:
+# its changes are not ours to judge, and the baseline must not include them.
+wait_quiet() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$JOURNAL" ] && journal_owner_alive || return 0
+		[ "$i" -eq 0 ] && echo "# lab.sh: another thpctl holds $JOURNAL: waiting for it"
+		sleep 1
+	done
+	return 1
+}
+
+if ! wait_quiet; then
+	skip "lab" "another thpctl has held $JOURNAL for 5 minutes"
+	trap - EXIT
+	rm -rf "$TMP"
+	summary
+fi
+# A journal from an earlier killed thpctl would be restored by our first
+# command: let that happen first, so the baseline is the real one.
+if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
+	echo "# lab.sh: $JOURNAL exists before the tests: restoring it first"
+	"$T" status >/dev/null 2>&1
+fi
+settings >"$TMP/base"
+grep -q '^enabled=' "$TMP/base" || { nok "settings" "cannot read $THP/enabled"; summary; }
+
+# ---- running thpctl ----------------------------------------------------------
+SAN=()
+# lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet; JSON in $TMP/NAME.json,
+# stderr in $TMP/NAME.err, exit status in RC. A hung run gets SIGTERM after
+# 5 minutes (thpctl restores its settings on SIGTERM).
+lab() {
+	local name=$1
+	shift
+	wait_quiet
+	timeout -s TERM 300 "$T" lab "$name" "$@" --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
+	RC=$?
+	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/$name.err"; then
+		SAN+=("lab $name: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/$name.err")")
+	fi
+}
+
+# The assertions, one python run per experiment; prints ok/not ok/skip lines.
+cat >"$TMP/check.py" <<'PY'
+import json, re, sys
+
+path, name, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = sys.argv[4:]
+out = []
+
+
+def ok(n):
+    out.append(f"ok - {n}")
+
+
+def nok(n, why):
+    out.append(f"not ok - {n}: {why}")
+
+
+def skip(n, why):
+    out.append(f"skip - {n}: {why}")
+
+
+def check(n, cond, why):
+    ok(n) if cond else nok(n, why)
+
+
+def done():
+    print("\n".join(out))
+    sys.exit(0)
+
+
+try:
+    doc = json.load(open(path))
+    e = doc["experiments"][0]
+except Exception as ex:  # noqa: BLE001
+    nok(f"{name}: JSON", f"unreadable: {ex}")
+    done()
+if e.get("experiment") != name:
+    nok(f"{name}: JSON", f"experiment is {e.get('experiment')!r}")
+    done()
+v = e.get("verdict") or {}
+if v.get("skipped"):
+    text = v.get("text", "")
+    if "not implemented yet" in text:
+        skip(name, "not implemented yet")
+    else:
+        skip(name, text)
+    done()
+for k in ("columns", "rows", "proofs", "verdict", "wall_ms", "runs", "size_bytes"):
+    if k not in e:
+        nok(f"{name}: JSON", f"no {k!r}")
+        done()
+check(f"{name}: verdict as expected", v.get("expected") is True, v.get("text", "")[:200])
+check(f"{name}: every proof read", e.get("partial") is False,
+      "partial: " + "; ".join(f"{k}={t}" for k, t in e["proofs"].items())[:200])
+kb = size // 1024
+
+
+def col(row, *names):
+    """The median of the first column named like NAMES (case-insensitive), or None."""
+    cells = row.get("cells", {})
+    for n in names:
+        for c, x in cells.items():
+            if c.lower() == n.lower() and x is not None:
+                return x
+    return None
+
+
+def med(row, *names):
+    x = col(row, *names)
+    return None if x is None else x["median"]
+
+
+def rows(label_re):
+    return [r for r in e["rows"] if re.search(label_re, r["label"])]
+
+
+if name == "sparse":
+    p, m = rows(r"^plain"), rows(r"^madv")
+    if not p or not m:
+        nok("sparse: RSS ratio", f"no plain/madv rows: {[r['label'] for r in e['rows']]}")
+    else:
+        rp, rm = med(p[0], "Rss"), med(m[0], "Rss")
+        if not rp or rm is None:
+            nok("sparse: RSS ratio", f"Rss plain {rp} madv {rm}")
+        else:
+            check("sparse: RSS ratio madv/plain >= 256x", rm / rp >= 256,
+                  f"Rss plain {rp:.0f} kB, madv {rm:.0f} kB: {rm / rp:.1f}x")
+
+elif name == "touch":
+    pmd = int(extra[0])
+    m = rows(r"^madv$")
+    if not m:
+        nok("touch: madv row", "missing")
+    else:
+        f, a = med(m[0], "faults"), med(m[0], "AnonHugePages")
+        check("touch: madv faults <= S/PMD + 16", f is not None and f <= size // pmd + 16,
+              f"{f} faults for {size // pmd} PMDs")
+        check("touch: madv AnonHugePages == S", a == kb, f"{a} kB of {kb}")
+
+elif name == "split":
+    r = [x for x in e["rows"] if med(x, "AnonHugePages") is not None and med(x, "Rss") is not None]
+    if not r:
+        nok("split: rows", f"no row with Rss and AnonHugePages: {[x['label'] for x in e['rows']]}")
+    else:
+        last = r[-1]
+        a, rss = med(last, "AnonHugePages"), med(last, "Rss")
+        check("split: AnonHugePages 0 after", a == 0, f"row {last['label']!r}: {a} kB")
+        check("split: RSS within 1% of S", abs(rss - kb) <= kb / 100,
+              f"row {last['label']!r}: Rss {rss} kB of {kb}")
+
+elif name == "collapse":
+    r = [x for x in e["rows"] if med(x, "AnonHugePages") is not None]
+    if not r:
+        nok("collapse: rows", f"no AnonHugePages column: {[x['label'] for x in e['rows']]}")
+    else:
+        a = med(r[-1], "AnonHugePages")
+        check("collapse: AnonHugePages restored to S", a == kb,
+              f"row {r[-1]['label']!r}: {a} kB of {kb}")
+
+elif name == "fork":
+    check("fork: verdict says split", "split" in v.get("text", ""), v.get("text", "")[:200])
+
+elif name == "mthp":
+    r = rows(r"^64K$")
+    if not r:
+        skip("mthp: 64K", f"no 64K row: {[x['label'] for x in e['rows']]}")
+    else:
+        want = size // 65536
+        fa, fol = col(r[0], "anon_fault_alloc"), med(r[0], "folios")
+        check("mthp: 64K anon_fault_alloc == S/64K", fa is not None and fa["min"] == want,
+              f"anon_fault_alloc {fa} for {want} blocks (system-wide counter: other processes add to it)")
+        if fol is None:
+            skip("mthp: 64K folios", "no kpageflags")
+        else:
+            check("mthp: 64K folios (kpageflags) == S/64K", fol == want, f"{fol} of {want}")
+        a = med(r[0], "AnonHugePages")
+        check("mthp: 64K AnonHugePages 0", a == 0, f"{a} kB")
+
+elif name == "khugepaged":
+    fin = [x for x in e["rows"] if "final" in x["label"]]
+    full = [x for x in fin if med(x, "max_ptes_none") == 511] or fin[:1]
+    if not full:
+        nok("khugepaged: final row", f"none: {[x['label'] for x in e['rows']]}")
+    else:
+        f = full[0]
+        a, fac, pc = med(f, "AnonHugePages"), med(f, "rss_factor"), med(f, "pages_collapsed")
+        check("khugepaged: full collapse with --scan-sleep 100", a == kb,
+              f"AnonHugePages {a} of {kb} kB by t={med(f, 't')} s")
+        check("khugepaged: RSS factor ~8", fac is not None and 7.5 <= fac <= 8.5, f"{fac}x")
+        check("khugepaged: pages_collapsed >= S/PMD", pc is not None and pc >= size // (2 << 20),
+              f"+{pc}")
+    zero = [x for x in fin if med(x, "max_ptes_none") == 0]
+    if "0" in extra:
+        if not zero:
+            nok("khugepaged: max_ptes_none 0 run", f"no final row: {[x['label'] for x in e['rows']]}")
+        else:
+            z = zero[0]
+            check("khugepaged: max_ptes_none 0 collapses nothing, RSS ~1x",
+                  med(z, "AnonHugePages") == 0 and med(z, "rss_factor") < 1.05,
+                  f"AnonHugePages {med(z, 'AnonHugePages')} kB, {med(z, 'rss_factor')}x")
+done()
+PY
+
+# run_check NAME SIZE ARGS...: run lab NAME at SIZE, assert, check the settings.
+run_check() {
+	local name=$1 size=$2 line
+	shift 2
+	lab "$name" --size "$size" "$@"
+	if [ "$RC" -ne 0 ]; then
+		nok "$name: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/$name.err" | tail -n 2 | tr '\n' ' ')"
+	else
+		while IFS= read -r line; do
+			# the checker prints finished lines: count them
+			case $line in
+			"ok - "*) echo "$line" && PASS=$((PASS + 1)) ;;
+			"not ok - "*) echo "$line" && FAIL=$((FAIL + 1)) ;;
+			"skip - "*) echo "$line" && SKIP=$((SKIP + 1)) ;;
+			*) nok "$name: checker" "$line" ;;
+			esac
+		done < <(python3 "$TMP/check.py" "$TMP/$name.json" "$name" "$(to_bytes "$size")" "${CHECK_ARGS[@]}" 2>&1)
+	fi
+	check_settings "$name"
+}
+
+to_bytes() {
+	case $1 in
+	*G) echo $((${1%G} << 30)) ;;
+	*M) echo $((${1%M} << 20)) ;;
+	*K) echo $((${1%K} << 10)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+PMD=$(cat "$THP/hpage_pmd_size" 2>/dev/null || echo 2097152)
+
+# ---- the experiments, as root ---------------------------------------------------
+if [ "$ROOT" -eq 0 ]; then
+	skip "experiments as root" "needs root"
+else
+	CHECK_ARGS=()
+	run_check sparse 64M --runs 1
+	CHECK_ARGS=("$PMD")
+	run_check touch 64M --runs 1
+	CHECK_ARGS=()
+	run_check chase 64M --runs 1 --steps 1000000
+	run_check fork 64M --runs 1
+	run_check faults 64M --runs 1
+	run_check split 64M --runs 1
+	run_check collapse 64M --runs 1
+	run_check mthp 64M --runs 3 --sizes 64K
+	CHECK_ARGS=(0)
+	run_check khugepaged 64M --scan-sleep 100 --timeout 30 --max-ptes-none 0
+	CHECK_ARGS=()
+	run_check fallback 64M --runs 1
+	run_check fragment 64M --runs 1
+fi
+
+# ---- SIGKILL halfway: the next thpctl command restores --------------------------
+# kill_check NAME FILE WANT ARGS...: start `lab ARGS`, wait until FILE reads
+# WANT, SIGKILL it; the value must still be changed and journalled; then
+# `thpctl status` must put it back and remove the journal.
+kill_check() {
+	local name=$1 file=$2 want=$3 i cur
+	shift 3
+	wait_quiet
+	"$T" lab "$@" --quiet >/dev/null 2>"$TMP/kill.err" &
+	BG=$!
+	for ((i = 0; i < 200; i++)); do
+		cur=$(cat "$file")
+		[[ $cur == "$want" || $cur == *"[$want]"* ]] && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! [[ $cur == "$want" || $cur == *"[$want]"* ]]; then
+		nok "$name: setting changed by the run" "$file is '$cur' ($(tail -n 1 "$TMP/kill.err"))"
+		kill -KILL "$BG" 2>/dev/null
+		wait "$BG" 2>/dev/null
+		BG=
+		"$T" status >/dev/null 2>&1
+		check_settings "$name"
+		return
+	fi
+	kill -KILL "$BG"
+	wait "$BG" 2>/dev/null
+	BG=
+	cur=$(cat "$file")
+	if [[ $cur == "$want" || $cur == *"[$want]"* ]] && [ -s "$JOURNAL" ]; then
+		ok "$name: still changed after SIGKILL, journal at $JOURNAL"
+	else
+		nok "$name: still changed after SIGKILL" "$file '$cur', journal $(ls -l "$JOURNAL" 2>&1)"
+	fi
+	"$T" status >/dev/null 2>"$TMP/recover.err"
+	if [ -e "$JOURNAL" ]; then
+		nok "$name: thpctl status restores" "journal still there"
+	elif grep -q "restored /${file#/}" "$TMP/recover.err"; then
+		ok "$name: thpctl status restores and says so"
+	else
+		nok "$name: thpctl status restores" "no 'restored' message: $(head -c 200 "$TMP/recover.err")"
+	fi
+	check_settings "$name"
+}
+
+if [ "$ROOT" -eq 0 ]; then
+	skip "SIGKILL recovery" "needs root"
+else
+	old=$(cat "$THP/khugepaged/scan_sleep_millisecs")
+	ms=54321
+	[ "$old" = "$ms" ] && ms=54322
+	kill_check "SIGKILL khugepaged" "$THP/khugepaged/scan_sleep_millisecs" "$ms" \
+		khugepaged --scan-sleep "$ms" --size 64M --timeout 120
+	if [ -f "$THP/hugepages-64kB/enabled" ] && grep -q '\[never\]' "$THP/hugepages-64kB/enabled"; then
+		# --state cold sleeps 6 s before each run: the size sits at always meanwhile
+		kill_check "SIGKILL mthp" "$THP/hugepages-64kB/enabled" always \
+			mthp --sizes 64K --size 64M --runs 20 --state cold
+	else
+		skip "SIGKILL mthp" "no hugepages-64kB/enabled at never here"
+	fi
+fi
+
+# ---- unprivileged ---------------------------------------------------------------
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" "$@" >"$TMP/nobody.out" 2>"$TMP/nobody.err"
+	RC=$?
+	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/nobody.err"; then
+		SAN+=("as nobody $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/nobody.err")")
+	fi
+}
+if [ "$ROOT" -eq 0 ]; then
+	skip "as nobody" "needs root (setpriv)"
+elif ! command -v setpriv >/dev/null; then
+	skip "as nobody" "setpriv (util-linux) not installed"
+else
+	as_nobody lab mthp --sizes 64K --size 16M --runs 1 --json --quiet
+	if [ "$RC" -ne 0 ]; then
+		nok "as nobody: lab mthp skips" "exit $RC: $(tail -n 2 "$TMP/nobody.err" | tr '\n' ' ')"
+	else
+		python3 - "$TMP/nobody.out" <<'PY' >"$TMP/nobody.chk" 2>&1
+import json, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+v = e["verdict"]
+assert v["skipped"] is True, f"not skipped: {v}"
+assert "root" in v["text"], f"reason lacks 'root': {v['text']}"
+PY
+		if [ -s "$TMP/nobody.chk" ]; then
+			nok "as nobody: lab mthp skips with a reason" "$(tail -n 1 "$TMP/nobody.chk")"
+		else
+			ok "as nobody: lab mthp skips with a reason"
+		fi
+	fi
+	check_settings "as nobody: lab mthp"
+	as_nobody lab touch --size 16M --runs 1 --json --quiet
+	if [ "$RC" -ne 0 ]; then
+		nok "as nobody: lab touch" "exit $RC: $(tail -n 2 "$TMP/nobody.err" | tr '\n' ' ')"
+	else
+		python3 - "$TMP/nobody.out" <<'PY' >"$TMP/nobody.chk" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["experiments"][0]
+assert d["root"] is False, "root: true as nobody"
+assert not e["verdict"]["skipped"], f"skipped: {e['verdict']['text']}"
+assert e["verdict"]["expected"], f"unexpected: {e['verdict']['text']}"
+assert [r for r in e["rows"] if r["label"] == "madv"], "no madv row"
+PY
+		if [ -s "$TMP/nobody.chk" ]; then
+			nok "as nobody: lab touch --size 16M works" "$(tail -n 1 "$TMP/nobody.chk")"
+		else
+			ok "as nobody: lab touch --size 16M works"
+		fi
+	fi
+	check_settings "as nobody: lab touch"
+fi
+
+if [ ${#SAN[@]} -eq 0 ]; then
+	ok "sanitizers quiet"
+else
+	nok "sanitizers quiet" "${SAN[0]} (and $((${#SAN[@]} - 1)) more)"
+fi
+summary

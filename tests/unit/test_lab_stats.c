@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/lab/stats.c (summaries) and the pure builders of src/lab/lab.c. */
+#include "unit.h"
+
+#include "lab/lab.h"
+#include "lab/stats.h"
+
+/* struct lab_result is large (rows x cells): keep it off the stack. */
+static struct lab_result res;
+
+static void test_summary_odd(void **state)
+{
+	(void)state;
+	double v[] = {5, 1, 4, 2, 3};
+	struct summary s;
+	summarize(v, 5, &s);
+	assert_int_equal(s.n, 5);
+	assert_true(s.min == 1 && s.max == 5);
+	assert_true(s.median == 3);
+	assert_true(s.mean == 3);
+	/* sorted in place */
+	for (int i = 0; i < 5; i++)
+		assert_true(v[i] == i + 1);
+}
+
+static void test_summary_even(void **state)
+{
+	(void)state;
+	double v[] = {4, 1, 3, 2};
+	struct summary s;
+	summarize(v, 4, &s);
+	assert_int_equal(s.n, 4);
+	assert_true(s.median == 2.5); /* mean of the middle two */
+	assert_true(s.min == 1 && s.max == 4);
+	assert_true(s.mean == 2.5);
+
+	double w[] = {10, -2};
+	summarize(w, 2, &s);
+	assert_true(s.median == 4);
+	assert_true(s.min == -2 && s.max == 10);
+}
+
+static void test_summary_one_and_ties(void **state)
+{
+	(void)state;
+	double v[] = {7.5};
+	struct summary s;
+	summarize(v, 1, &s);
+	assert_int_equal(s.n, 1);
+	assert_true(s.min == 7.5 && s.max == 7.5 && s.median == 7.5 && s.mean == 7.5);
+	assert_true(s.p90 == 7.5 && s.p99 == 7.5);
+
+	double t[] = {2, 2, 2, 1, 2, 3};
+	summarize(t, 6, &s);
+	assert_true(s.median == 2);
+	assert_true(s.min == 1 && s.max == 3);
+}
+
+static void test_summary_empty(void **state)
+{
+	(void)state;
+	struct summary s;
+	memset(&s, 0x5a, sizeof(s));
+	summarize(NULL, 0, &s);
+	assert_int_equal(s.n, 0);
+	assert_true(s.min == 0 && s.max == 0 && s.median == 0 && s.mean == 0);
+	assert_true(s.p90 == 0 && s.p99 == 0);
+	assert_true(percentile_sorted(NULL, 0, 50) == 0);
+}
+
+static void test_percentiles_nearest_rank(void **state)
+{
+	(void)state;
+	double v[100];
+	struct summary s;
+	/* 1..10: rank ceil(0.9 * 10) = 9, ceil(0.99 * 10) = 10 */
+	for (int i = 0; i < 10; i++)
+		v[i] = 10 - i;
+	summarize(v, 10, &s);
+	assert_true(s.p90 == 9);
+	assert_true(s.p99 == 10);
+	/* 1..100: the value at the rank itself, no interpolation */
+	for (int i = 0; i < 100; i++)
+		v[i] = (double)((i * 37) % 100 + 1);
+	summarize(v, 100, &s);
+	assert_true(s.p90 == 90);
+	assert_true(s.p99 == 99);
+	assert_true(s.median == 50.5);
+	/* 1..20: ranks 18 and 20 */
+	for (int i = 0; i < 20; i++)
+		v[i] = i + 1;
+	summarize(v, 20, &s);
+	assert_true(s.p90 == 18);
+	assert_true(s.p99 == 20);
+	/* 3 samples: p90 and p99 are the maximum */
+	double w[] = {30, 10, 20};
+	summarize(w, 3, &s);
+	assert_true(s.p90 == 30 && s.p99 == 30);
+}
+
+static void test_percentile_sorted_edges(void **state)
+{
+	(void)state;
+	const double v[] = {1, 2, 3, 4};
+	assert_true(percentile_sorted(v, 4, 0) == 1);
+	assert_true(percentile_sorted(v, 4, -5) == 1);
+	assert_true(percentile_sorted(v, 4, 100) == 4);
+	assert_true(percentile_sorted(v, 4, 250) == 4);
+	assert_true(percentile_sorted(v, 4, 50) == 2);	 /* rank 2 */
+	assert_true(percentile_sorted(v, 4, 50.1) == 3); /* rank ceil(2.004) = 3 */
+	assert_true(percentile_sorted(v, 4, 25) == 1);
+	assert_true(percentile_sorted(v, 4, 1) == 1);
+	assert_true(percentile_sorted(v, 4, 75) == 3);
+	assert_true(percentile_sorted(v, 4, 76) == 4);
+}
+
+static void test_col_add_limits(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	for (int i = 0; i < LAB_MAX_COLS; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "c%d", i);
+		assert_int_equal(lab_col_add(&res, name, i % 2 ? "ms" : NULL), i);
+	}
+	assert_int_equal(res.ncols, LAB_MAX_COLS);
+	assert_int_equal(lab_col_add(&res, "one too many", "kB"), -1);
+	assert_int_equal(res.ncols, LAB_MAX_COLS);
+	assert_string_equal(res.cols[0].name, "c0");
+	assert_string_equal(res.cols[0].unit, ""); /* NULL unit: none */
+	assert_string_equal(res.cols[1].unit, "ms");
+
+	/* long names and units are cut, NUL-terminated */
+	memset(&res, 0, sizeof(res));
+	const char *longname = "a_column_name_much_longer_than_thirty_one_characters";
+	assert_int_equal(lab_col_add(&res, longname, "unit-too-long-here"), 0);
+	assert_int_equal(strlen(res.cols[0].name), sizeof(res.cols[0].name) - 1);
+	assert_memory_equal(res.cols[0].name, longname, sizeof(res.cols[0].name) - 1);
+	assert_int_equal(strlen(res.cols[0].unit), sizeof(res.cols[0].unit) - 1);
+}
+
+static void test_row_add_limits(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	lab_col_add(&res, "x", "");
+	for (int i = 0; i < LAB_MAX_ROWS; i++) {
+		char label[16];
+		snprintf(label, sizeof(label), "r%d", i);
+		assert_int_equal(lab_row_add(&res, label), i);
+	}
+	assert_int_equal(lab_row_add(&res, "full"), -1);
+	assert_int_equal(res.nrows, LAB_MAX_ROWS);
+	assert_string_equal(res.rows[LAB_MAX_ROWS - 1].label, "r15");
+
+	/* a new row starts empty, even over an old row's memory */
+	memset(&res, 0, sizeof(res));
+	memset(res.rows, 0x7f, sizeof(res.rows[0]));
+	int r = lab_row_add(&res, "a label that is much longer than the thirty-nine chars");
+	assert_int_equal(r, 0);
+	assert_false(res.rows[0].c[0].present);
+	assert_false(res.rows[0].c[LAB_MAX_COLS - 1].present);
+	assert_int_equal(strlen(res.rows[0].label), sizeof(res.rows[0].label) - 1);
+}
+
+static void test_cell_set(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	int c = lab_col_add(&res, "time", "ms");
+	int c2 = lab_col_add(&res, "faults", "");
+	int r = lab_row_add(&res, "madv");
+	double v[] = {3, 1, 2, 10};
+	lab_cell_set(&res, r, c, v, 4);
+	const struct lab_cell *x = &res.rows[r].c[c];
+	assert_true(x->present);
+	assert_true(x->median == 2.5);
+	assert_true(x->min == 1 && x->max == 10);
+	assert_true(x->range);
+	/* the caller's samples are left as they were */
+	assert_true(v[0] == 3 && v[1] == 1 && v[2] == 2 && v[3] == 10);
+
+	/* one value: no range */
+	lab_cell_set1(&res, r, c2, 42);
+	x = &res.rows[r].c[c2];
+	assert_true(x->present && !x->range);
+	assert_true(x->median == 42 && x->min == 42 && x->max == 42);
+
+	/* 64 runs (the most --runs allows) */
+	double many[64];
+	for (int i = 0; i < 64; i++)
+		many[i] = 64 - i;
+	lab_cell_set(&res, r, c, many, 64);
+	x = &res.rows[r].c[c];
+	assert_true(x->median == 32.5 && x->min == 1 && x->max == 64);
+}
+
+static void test_cell_set_ignored(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	int c = lab_col_add(&res, "time", "ms");
+	int r = lab_row_add(&res, "plain");
+	double v[] = {1, 2};
+	/* no samples: the cell stays absent */
+	lab_cell_set(&res, r, c, v, 0);
+	assert_false(res.rows[r].c[c].present);
+	/* -1 from a full table, or indexes past what was added: nothing written */
+	lab_cell_set(&res, -1, c, v, 2);
+	lab_cell_set(&res, r, -1, v, 2);
+	lab_cell_set(&res, r + 1, c, v, 2);
+	lab_cell_set(&res, r, c + 1, v, 2);
+	lab_cell_set(&res, LAB_MAX_ROWS, c, v, 2);
+	lab_cell_set1(&res, r, LAB_MAX_COLS, 5);
+	assert_false(res.rows[r].c[c].present);
+	assert_false(res.rows[r].c[c + 1].present);
+	assert_false(res.rows[r + 1].c[c].present);
+}
+
+static void test_proofs_and_verdicts(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	for (int i = 0; i < LAB_MAX_PROOFS + 3; i++)
+		lab_proof(&res, "k", "value %d", i);
+	assert_int_equal(res.nproofs, LAB_MAX_PROOFS);
+	assert_string_equal(res.proofs[LAB_MAX_PROOFS - 1].value, "value 31");
+	char big[400];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memset(&res, 0, sizeof(res));
+	lab_proof(&res, "long", "%s", big);
+	assert_int_equal(strlen(res.proofs[0].value), sizeof(res.proofs[0].value) - 1);
+
+	lab_verdict(&res, false, "UNEXPECTED: %d", 7);
+	assert_false(res.expected);
+	assert_false(res.skipped);
+	assert_string_equal(res.verdict, "UNEXPECTED: 7");
+	lab_skip(&res, "needs root: %s", "mthp");
+	assert_true(res.skipped);
+	assert_true(res.expected);
+	assert_string_equal(res.verdict, "needs root: mthp");
+}
+
+static void test_names_and_table(void **state)
+{
+	(void)state;
+	assert_string_equal(lab_mode_name(MODE_PLAIN), "plain");
+	assert_string_equal(lab_mode_name(MODE_COLLAPSE), "collapse");
+	assert_string_equal(lab_mode_name(MODE_NMODES), "?");
+	assert_string_equal(lab_state_name(STATE_WARM), "warm");
+	assert_string_equal(lab_state_name(STATE_COLD), "cold");
+	assert_string_equal(lab_state_name(STATE_ASIS), "asis");
+	assert_non_null(lab_find("khugepaged"));
+	assert_ptr_equal(lab_find("mthp")->fn, lab_mthp);
+	assert_null(lab_find("quick")); /* a pseudo-experiment, not in the table */
+	assert_null(lab_find(""));
+	/* names are unique and fit struct lab_result.experiment */
+	for (size_t i = 0; i < lab_nexperiments; i++) {
+		assert_true(strlen(lab_experiments[i].name) < sizeof(res.experiment));
+		assert_ptr_equal(lab_find(lab_experiments[i].name), &lab_experiments[i]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary_odd),
+		cmocka_unit_test(test_summary_even),
+		cmocka_unit_test(test_summary_one_and_ties),
+		cmocka_unit_test(test_summary_empty),
+		cmocka_unit_test(test_percentiles_nearest_rank),
+		cmocka_unit_test(test_percentile_sorted_edges),
+		cmocka_unit_test(test_col_add_limits),
+		cmocka_unit_test(test_row_add_limits),
+		cmocka_unit_test(test_cell_set),
+		cmocka_unit_test(test_cell_set_ignored),
+		cmocka_unit_test(test_proofs_and_verdicts),
+		cmocka_unit_test(test_names_and_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
