@@ -14,10 +14,24 @@ JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# The HTTP listener of `thpctl exporter` (libmicrohttpd). HTTP=0 builds without it
+# (then only --textfile and --once). The static build has it only when
+# libmicrohttpd and its dependencies (gnutls, p11-kit, ...) link statically:
+# Debian ships no static p11-kit, so `make static` leaves it out there.
+HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
+ifeq ($(HTTP),1)
+MHD_CFLAGS := -DTHPCTL_HTTP=1 $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+endif
+STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
+	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
+
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
 BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP
-REL_CFLAGS  := $(BASE) -O2 -g
-ASAN_CFLAGS := $(BASE) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
+ASAN_CFLAGS := $(BASE) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
+STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
 LIBSRC  := $(filter-out src/main.c,$(SRC))
@@ -36,13 +50,13 @@ HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(REL_CFLAGS) -static -o $@ $^ $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm
+	$(CC) $(STAT_CFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm -lpthread
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -54,11 +68,11 @@ build/asan/%.o: %.c
 
 build/static/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) -c -o $@ $<
+	$(CC) $(STAT_CFLAGS) -c -o $@ $<
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) -lpthread
 
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
 build/tests/%: tests/live/%.c
@@ -72,7 +86,9 @@ run: deps
 	@$(MAKE) --no-print-directory build/thpctl
 	build/thpctl status
 
-static: build/thpctl-static
+# STATIC_HTTP is probed once here (a test link) and handed down
+static:
+	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
 check: deps
 	@$(MAKE) --no-print-directory test
@@ -94,6 +110,9 @@ live: build/asan/thpctl $(HELPERS)
 
 bench: build/thpctl $(HELPERS)
 	bench/ps.sh
+	bench/exporter.sh
+	bench/folios.sh
+	bench/trace.sh
 
 fmt:
 	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)

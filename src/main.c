@@ -23,6 +23,17 @@ static const struct {
 	{"ps", cmd_ps, "processes that use, request or refuse huge pages"},
 	{"maps", cmd_maps, "one process's VMAs and their THP state"},
 	{"lab", cmd_lab, "reproduce THP experiments on this kernel, each proven"},
+	{"watch", cmd_watch, "THP and compaction rates per interval, live"},
+	{"exporter", cmd_exporter, "Prometheus metrics over HTTP or a textfile"},
+	{"trace", cmd_trace, "trace stalls: who waited in compaction/reclaim, how long, why"},
+	{"why", cmd_why, "why one process does or does not get huge pages"},
+	{"advise", cmd_advise, "recommended settings and per-process levers, with reasons"},
+	{"hugetlb", cmd_hugetlb, "hugetlb plan: pages, fit and how to reserve a pool"},
+	{"run", cmd_run, "run a command with THP off, or only where it asks (prctl)"},
+	{"collapse", cmd_collapse, "collapse a process's memory into huge pages now"},
+	{"set", cmd_set, "change THP settings: validated, journalled, all or nothing"},
+	{"snapshot", cmd_snapshot, "save, restore or diff every THP setting as JSON"},
+	{"persist", cmd_persist, "the settings as tmpfiles.d, a systemd unit, cmdline, sysctl"},
 };
 
 static void usage(FILE *f)
@@ -79,7 +90,8 @@ int main(int argc, char **argv)
 	char prog[64]; /* getopt's messages then read "thpctl ps: unrecognized option" */
 	snprintf(prog, sizeof(prog), "thpctl %s", name);
 	cargv[0] = prog;
-	optind = 0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
+	optind =
+		0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
 	int ret = fn(&g, cargc, cargv);
 	if (g.sr.dirfd > 0)
 		sysroot_close(&g.sr);

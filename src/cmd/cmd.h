@@ -44,5 +44,16 @@ int cmd_status(struct globals *g, int argc, char **argv);
 int cmd_ps(struct globals *g, int argc, char **argv);
 int cmd_maps(struct globals *g, int argc, char **argv);
 int cmd_lab(struct globals *g, int argc, char **argv);
+int cmd_watch(struct globals *g, int argc, char **argv);
+int cmd_exporter(struct globals *g, int argc, char **argv);
+int cmd_trace(struct globals *g, int argc, char **argv);
+int cmd_why(struct globals *g, int argc, char **argv);
+int cmd_advise(struct globals *g, int argc, char **argv);
+int cmd_hugetlb(struct globals *g, int argc, char **argv);
+int cmd_run(struct globals *g, int argc, char **argv);
+int cmd_collapse(struct globals *g, int argc, char **argv);
+int cmd_set(struct globals *g, int argc, char **argv);
+int cmd_snapshot(struct globals *g, int argc, char **argv);
+int cmd_persist(struct globals *g, int argc, char **argv);
 
 #endif

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "common.h"
 
+#include "../kernel/fdcache.h"
+#include "../model/sample.h"
+
 #include <err.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +40,24 @@ int cmd_setup(struct globals *g)
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+void cmd_fdcache(struct globals *g, struct fdcache *c)
+{
+	struct rlimit rl;
+	rlim_t want = FDCACHE_DEFAULT_MAX + 256; /* the cache, sockets, the rest */
+	size_t max = FDCACHE_DEFAULT_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < want) {
+			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur < want)
+			max = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) : 128;
+	}
+	fdcache_init(c, max, sample_fdc_mode);
+	g->sr.cache = c;
 }
 
 int cmd_emit_json(json_t *root)

@@ -20,6 +20,15 @@ int cmd_emit_json(json_t *root);
  */
 int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f));
 
+struct fdcache;
+
+/*
+ * Keep the files that watch and exporter read every interval open (see
+ * kernel/fdcache.h): raise the soft RLIMIT_NOFILE towards the hard one, size
+ * C to fit under it, and hang it on g->sr. Free C with fdcache_free().
+ */
+void cmd_fdcache(struct globals *g, struct fdcache *c);
+
 /* "64M" (k, M, G, T suffixes; KiB/MB forms too) -> bytes. Returns 0 or -EINVAL. */
 int parse_size(const char *s, uint64_t *out);
 

@@ -226,6 +226,10 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 				o.mthp_sizes_kb[o.n_mthp_sizes++] = b >> 10;
 			}
 			free(dup);
+			if (!o.n_mthp_sizes) {
+				warnx("lab: --sizes needs at least one size (e.g. 16K,64K)");
+				return EXIT_USAGE;
+			}
 			break;
 		}
 		case OPT_QUIET:
@@ -244,6 +248,17 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 	const char *what = argv[optind];
 	bool quick = !strcmp(what, "quick"), all = !strcmp(what, "all");
 	if (!strcmp(what, "list")) {
+		if (g->json) {
+			json_t *arr = json_array();
+			for (size_t i = 0; i < lab_nexperiments; i++) {
+				json_t *x = json_object();
+				json_put(x, "name", json_str(lab_experiments[i].name));
+				json_put(x, "help", json_str(lab_experiments[i].help));
+				json_put(x, "in_quick", json_boolean(lab_experiments[i].in_quick));
+				json_array_append_new(arr, x);
+			}
+			return cmd_emit_json(arr);
+		}
 		for (size_t i = 0; i < lab_nexperiments; i++)
 			printf("%-11s %s\n", lab_experiments[i].name, lab_experiments[i].help);
 		return EXIT_OK;
@@ -251,6 +266,10 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 	const struct lab_experiment *one = quick || all ? NULL : lab_find(what);
 	if (!quick && !all && !one) {
 		warnx("lab: unknown experiment '%s' (thpctl lab list)", what);
+		return EXIT_USAGE;
+	}
+	if (o.nsizes > 1 && (!one || strcmp(one->name, "chase") != 0)) {
+		warnx("lab: only chase takes a list of sizes");
 		return EXIT_USAGE;
 	}
 	if (g->json && csv) {
@@ -283,6 +302,14 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		.root = geteuid() == 0,
 	};
 	ctx.can_write = ctx.root && thp.write_err == 0;
+	/* the kernel takes 0..HPAGE_PMD_NR-1: refuse the rest before anything runs */
+	if (o.max_ptes_none >= 0 && feat.page_size > 0 &&
+	    (uint64_t)o.max_ptes_none >= feat.pmd_size / (uint64_t)feat.page_size) {
+		warnx("lab: --max-ptes-none takes 0..%llu on this kernel",
+		      (unsigned long long)(feat.pmd_size / (uint64_t)feat.page_size - 1));
+		thp_settings_free(&thp);
+		return EXIT_USAGE;
+	}
 	if (ctx.can_write) {
 		if (guard_begin(&g->sr, quick ? "lab quick" : all ? "lab all" : what))
 			ctx.can_write = false;
@@ -313,7 +340,8 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		if (quick && !strcmp(x->name, "chase") && !o.steps)
 			eo.steps = 4ull << 20;
 		int rc = run_one(x, &ctx, &eo, &res);
-		if (rc)
+		/* a refused or failed run (not a skip for a missing feature) is a failure */
+		if (rc || (res.skipped && !res.expected))
 			ret = EXIT_FAIL;
 		if (g->json)
 			json_array_append_new(arr, lab_to_json(&res));

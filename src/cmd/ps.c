@@ -5,14 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../kernel/ancestry.h"
+#include "../kernel/cgroup_procs.h"
+#include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
 #include "../model/proc.h"
+#include "../render/folios.h"
 #include "../render/ps.h"
 #include "common.h"
+#include "folios.h"
 
 static void ps_help(FILE *f)
 {
@@ -30,12 +36,29 @@ static void ps_help(FILE *f)
 		"  --sort KEY        ahp (default), rss, share, hg, pid, comm\n"
 		"  --pid LIST        only these PIDs (repeatable, comma-separated)\n"
 		"  --user NAME|UID   only this user's processes\n"
-		"  --min-ahp SIZE    only AnonHugePages >= SIZE (bytes; k, M, G suffixes)\n" GLOBAL_HELP
+		"  --min-ahp SIZE    only AnonHugePages >= SIZE (bytes; k, M, G suffixes)\n"
+		"  --cgroup PATH     only the processes of this cgroup and its descendants\n"
+		"                    (cgroup.procs; /sys/fs/cgroup/... or relative to it)\n"
+		"  --folios          memory by folio size (mTHP too), from pagemap and\n"
+		"                    /proc/kpageflags (root; otherwise PMD-mapped only)\n"
+		"  --cont SIZE       with --folios: also count aligned contiguous blocks\n"
+		"                    of SIZE within one folio (e.g. 64K: arm64 contpte)\n" GLOBAL_HELP
 		"\nRun as a user other than root, processes of other users are counted as not\n"
 		"readable and the result is marked partial.\n");
 }
 
-enum { OPT_ALL = OPT_CMD_BASE, OPT_ROLLUP, OPT_SORT, OPT_PID, OPT_USER, OPT_MIN_AHP };
+enum {
+	OPT_ALL = OPT_CMD_BASE,
+	OPT_ROLLUP,
+	OPT_SORT,
+	OPT_PID,
+	OPT_USER,
+	OPT_MIN_AHP,
+	OPT_CGROUP,
+	OPT_FOLIOS,
+	OPT_CONT,
+	OPT_UNDERUSED
+};
 
 int parse_size(const char *s, uint64_t *out)
 {
@@ -87,6 +110,11 @@ struct ps_opts {
 	long uid; /* -1 any */
 	const char *user;
 	uint64_t min_ahp_kb;
+	const char *cgroup; /* --cgroup: only cg_pids (sorted) */
+	pid_t *cg_pids;
+	size_t ncg;
+	bool folios;
+	uint64_t cont_kb;
 };
 
 static int add_pids(struct ps_opts *o, const char *arg)
@@ -193,8 +221,16 @@ static int cmp_rows(const void *a, const void *b)
 	return c;
 }
 
+static int cmp_pid_t(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 {
+	if (o->cgroup && !bsearch(&pid, o->cg_pids, o->ncg, sizeof(pid), cmp_pid_t))
+		return false;
 	if (!o->npids)
 		return true;
 	for (size_t i = 0; i < o->npids; i++)
@@ -277,6 +313,165 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	return EXIT_OK;
 }
 
+/* ---- ps --folios ---- */
+
+static int sum_vma(const struct folio_vma *v, void *arg)
+{
+	folio_acct_add(arg, &v->c);
+	return 0;
+}
+
+static uint64_t row_thp(const struct folio_ps_row *r)
+{
+	return folio_acct_thp(&r->c, FT_ANON) + folio_acct_thp(&r->c, FT_FILE);
+}
+
+static int cmp_folio_rows(const void *a, const void *b)
+{
+	const struct folio_ps_row *x = a, *y = b;
+	int c = 0;
+	if (!strcmp(sort_key, "pid"))
+		return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (!strcmp(sort_key, "comm"))
+		c = strcmp(x->comm, y->comm);
+	else if (!strcmp(sort_key, "rss"))
+		c = cmp_u64_desc((uint64_t)x->vmrss_kb, (uint64_t)y->vmrss_kb);
+	else if (!strcmp(sort_key, "share")) {
+		uint64_t rx = x->c.rss[FT_ANON] + x->c.rss[FT_FILE];
+		uint64_t ry = y->c.rss[FT_ANON] + y->c.rss[FT_FILE];
+		double sx = rx ? (double)row_thp(x) / (double)rx : 0;
+		double sy = ry ? (double)row_thp(y) / (double)ry : 0;
+		c = sx < sy ? 1 : sx > sy ? -1 : 0;
+	} else
+		c = cmp_u64_desc(row_thp(x), row_thp(y));
+	if (!c)
+		c = x->pid < y->pid ? -1 : x->pid > y->pid;
+	return c;
+}
+
+static double mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* `ps --folios`: the folio view of every selected process. */
+static int ps_folios(struct globals *g, const struct ps_opts *o)
+{
+	struct folio_opts fo = {0};
+	struct folio_ps_report r = {.as_root = geteuid() == 0, .cgroup = o->cgroup};
+	folio_opts_from_env(&fo);
+	folio_geom_host(&g->sr, o->cont_kb, &r.g);
+	fo.cont_pages = o->cont_kb / r.g.page_kb;
+	double t0 = mono_ms();
+	struct folio_ctx *ctx;
+	int e = folio_ctx_new(&g->sr, &fo, &ctx);
+	if (e)
+		return folio_fail("ps", 0, e);
+	r.method = folio_ctx_method(ctx);
+	pid_t *pids;
+	int n = procs_list(&g->sr, &pids);
+	if (n < 0) {
+		warnx("cannot list %s/proc: %s", g->sr.path, strerror(-n));
+		folio_ctx_free(ctx);
+		return EXIT_FAIL;
+	}
+	struct buf b = {0};
+	struct users users = {0};
+	char tmp[32];
+	size_t cap = 0;
+	int ret = EXIT_OK;
+	struct progress pr;
+	progress_start(&pr, "reading pagemap");
+	for (int i = 0; i < n && ret == EXIT_OK; i++) {
+		if (!wanted_pid(o, pids[i]))
+			continue;
+		progress_update(&pr, (size_t)i, (size_t)n);
+		struct proc_status st;
+		if (sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", (int)pids[i]) ||
+		    proc_status_parse(b.p, b.len, &st) || st.kthread == 1 || st.vmrss_kb < 0)
+			continue; /* gone, a kernel thread or a zombie */
+		if (o->uid >= 0 && st.uid != o->uid)
+			continue;
+		const char *nm = user_name(&g->sr, &users, st.uid, tmp, sizeof(tmp));
+		if (o->user && o->uid < 0 && strcmp(nm, o->user) != 0)
+			continue;
+		struct folio_ps_row row = {
+			.pid = pids[i], .ppid = st.ppid, .uid = st.uid, .vmrss_kb = st.vmrss_kb};
+		snprintf(row.user, sizeof(row.user), "%s", nm);
+		snprintf(row.comm, sizeof(row.comm), "%s", st.name);
+		e = folio_scan_pid(ctx, pids[i], sum_vma, NULL, &row.c);
+		if (e == -ESRCH)
+			continue;
+		if (e == -EACCES || e == -EPERM) {
+			row.denied = true;
+			r.denied++;
+			memset(&row.c, 0, sizeof(row.c));
+			if (!o->all && !o->npids && !o->cgroup)
+				continue;
+		} else if (e) {
+			r.errors++;
+			continue;
+		} else if (!o->all && !o->npids && !o->cgroup && !folio_acct_any(&row.c)) {
+			continue;
+		}
+		if (r.n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct folio_ps_row *nr = realloc(r.rows, cap * sizeof(*nr));
+			if (!nr) {
+				warnx("out of memory");
+				ret = EXIT_FAIL;
+				break;
+			}
+			r.rows = nr;
+		}
+		r.rows[r.n++] = row;
+	}
+	progress_end(&pr);
+	folio_ctx_free(ctx);
+	r.elapsed_ms = mono_ms() - t0;
+	if (ret == EXIT_OK) {
+		sort_key = o->sort;
+		if (r.n)
+			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_folio_rows);
+		if (g->json)
+			ret = cmd_emit_json(folio_ps_to_json(&r));
+		else
+			folio_ps_render_text(stdout, &r, g->color);
+	}
+	free(r.rows);
+	free(pids);
+	buf_free(&b);
+	buf_free(&users.passwd);
+	return ret;
+}
+
+/* --cont SIZE: a power-of-two number of base pages, 2 pages to the PMD size. Returns kB or 0. */
+static uint64_t parse_cont(const char *arg)
+{
+	uint64_t bytes, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (parse_size(arg, &bytes) || bytes < 2 * page || bytes % page ||
+	    ((bytes / page) & (bytes / page - 1)) || bytes / page > page / 8)
+		return 0;
+	return bytes / 1024;
+}
+
+/* Resolve --cgroup into o->cg_pids. Returns EXIT_OK or EXIT_FAIL after a message. */
+static int ps_cgroup(struct globals *g, struct ps_opts *o)
+{
+	char rel[PATH_MAX];
+	int n;
+	if (cgroup_rel(o->cgroup, rel, sizeof(rel)) ||
+	    (n = cgroup_pids(&g->sr, rel, &o->cg_pids)) < 0) {
+		warnx("ps: %s is not a cgroup (no %s/cgroup.procs under %s)", o->cgroup, rel,
+		      g->sr.path);
+		return EXIT_FAIL;
+	}
+	o->ncg = (size_t)n;
+	return EXIT_OK;
+}
+
 int cmd_ps(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -287,6 +482,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		{"pid", required_argument, NULL, OPT_PID},
 		{"user", required_argument, NULL, OPT_USER},
 		{"min-ahp", required_argument, NULL, OPT_MIN_AHP},
+		{"cgroup", required_argument, NULL, OPT_CGROUP},
+		{"folios", no_argument, NULL, OPT_FOLIOS},
+		{"cont", required_argument, NULL, OPT_CONT},
 		{NULL, 0, NULL, 0},
 	};
 	struct ps_opts o = {.sort = "ahp", .uid = -1};
@@ -338,10 +536,32 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			}
 			o.min_ahp_kb = (bytes + 1023) / 1024;
 			break;
+		case OPT_CGROUP:
+			o.cgroup = optarg;
+			break;
+		case OPT_FOLIOS:
+			o.folios = true;
+			break;
+		case OPT_CONT:
+			if (!(o.cont_kb = parse_cont(optarg))) {
+				warnx("ps: bad --cont size '%s' (a power of two of base pages, "
+				      "2 pages to the PMD size, e.g. 64K)",
+				      optarg);
+				goto out;
+			}
+			break;
 		default:
 			ps_help(stderr);
 			goto out;
 		}
+	}
+	if (o.cont_kb && !o.folios) {
+		warnx("ps: --cont needs --folios");
+		goto out;
+	}
+	if (o.folios && (o.rollup || o.min_ahp_kb)) {
+		warnx("ps: --folios does not combine with --rollup or --min-ahp");
+		goto out;
 	}
 	if (optind < argc) {
 		warnx("ps: unexpected argument '%s'", argv[optind]);
@@ -355,12 +575,24 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (o.cgroup && (ret = ps_cgroup(g, &o)))
+		goto out;
+	if (o.folios) {
+		ret = ps_folios(g, &o);
+		goto out;
+	}
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	r.recorded = !g->sr.live;
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;
-	if ((ret = ps_scan(g, &o, &r)) == EXIT_OK) {
+	ret = ps_scan(g, &o, &r);
+	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors && !o.min_ahp_kb &&
+	    o.uid < 0 && !o.user) {
+		warnx("ps: no such process (--pid)");
+		ret = EXIT_FAIL;
+	}
+	if (ret == EXIT_OK) {
 		sort_key = o.sort;
 		if (r.n)
 			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
@@ -372,6 +604,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	free(r.rows);
 out:
 	free(o.pids);
+	free(o.cg_pids);
 	return ret;
 }
 
@@ -379,13 +612,28 @@ out:
 
 static void maps_help(FILE *f)
 {
-	fprintf(f, "usage: thpctl maps PID [--json]\n\n"
-		   "One process's VMAs: range, size, RSS, AnonHugePages, hg/nh flags,\n"
-		   "THPeligible and name, and its prctl THP state. When THP_enabled is 0,\n"
-		   "walks PPid up and names the highest ancestor that also has 0 (who set\n"
-		   "PR_SET_THP_DISABLE; it is inherited across fork and exec).\n"
-		   "Reads /proc/PID/smaps, which briefly takes the target's mmap_lock.\n\n"
-		   "options:\n" GLOBAL_HELP);
+	fprintf(f,
+		"usage: thpctl maps PID [--folios [--cont SIZE] | --underused] [--json]\n\n"
+		"One process's VMAs: range, size, RSS, AnonHugePages, hg/nh flags,\n"
+		"THPeligible and name, and its prctl THP state. When THP_enabled is 0,\n"
+		"walks PPid up and names the highest ancestor that also has 0 (who set\n"
+		"PR_SET_THP_DISABLE; it is inherited across fork and exec).\n"
+		"Reads /proc/PID/smaps, which briefly takes the target's mmap_lock.\n\n"
+		"options:\n"
+		"  --folios        per VMA, memory by folio size and mapping: PMD-mapped,\n"
+		"                  PTE-mapped aligned or unaligned, partially mapped; anon\n"
+		"                  and file/shmem apart, kB and %% of the VMA's RSS. Sees\n"
+		"                  mTHP (16K-1M folios) that AnonHugePages does not. Reads\n"
+		"                  /proc/PID/pagemap and /proc/kpageflags (root); as another\n"
+		"                  user only PMD-mapped THP is visible (marked partial)\n"
+		"  --cont SIZE     with --folios: also aligned contiguous blocks of SIZE in\n"
+		"                  one folio (e.g. 64K, what arm64 maps with one TLB entry)\n"
+		"  --underused     for each PMD-mapped anonymous THP, count its all-zero\n"
+		"                  4 kB subpages and show what the underused-THP shrinker\n"
+		"                  (6.12+) would give back at max_ptes_none 0, 64, 128, 256,\n"
+		"                  511. This READS THE PROCESS'S MEMORY through\n"
+		"                  /proc/PID/mem (ptrace permission; nothing is written) and\n"
+		"                  prints how long that took (~1 s per 4 GiB of THP here)\n" GLOBAL_HELP);
 }
 
 struct maps_ctx {
@@ -422,34 +670,61 @@ static int maps_feed(void *ctx, const char *text, size_t len)
 	return smaps_stream_feed(ctx, text, len);
 }
 
-/* Walk PPid up while THP_enabled stays 0. */
+/* Walk PPid up while THP_enabled stays 0 (kernel/ancestry.c, shared with `why`). */
 static void maps_chain(const struct sysroot *sr, struct buf *b, struct maps_report *r)
 {
-	long pid = r->st.ppid;
-	r->stop_thp_enabled = -1;
-	while (pid > 0 && r->nchain < (int)(sizeof(r->chain) / sizeof(r->chain[0]))) {
-		struct proc_status st;
-		if (sysroot_readf(sr, b, SR_PROC "/%ld/status", pid) ||
-		    proc_status_parse(b->p, b->len, &st)) {
-			r->chain_cut = true;
-			return;
-		}
-		if (st.thp_enabled != 0) {
-			r->stop_thp_enabled = st.thp_enabled;
-			return;
-		}
-		r->chain[r->nchain].pid = pid;
-		snprintf(r->chain[r->nchain].comm, sizeof(r->chain[0].comm), "%s", st.name);
-		r->nchain++;
-		pid = st.ppid;
+	struct thp_chain c;
+	thp_chain_walk(sr, b, r->st.ppid, &c);
+	r->nchain = c.n;
+	for (int i = 0; i < c.n && i < (int)(sizeof(r->chain) / sizeof(r->chain[0])); i++) {
+		r->chain[i].pid = c.a[i].pid;
+		snprintf(r->chain[i].comm, sizeof(r->chain[0].comm), "%s", c.a[i].comm);
 	}
+	r->chain_cut = c.cut;
+	r->stop_thp_enabled = c.stop_thp_enabled;
 }
 
 int cmd_maps(struct globals *g, int argc, char **argv)
 {
-	int c = cmd_global_opts_only(g, argc, argv, maps_help);
-	if (c >= 0)
-		return c;
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"folios", no_argument, NULL, OPT_FOLIOS},
+		{"cont", required_argument, NULL, OPT_CONT},
+		{"underused", no_argument, NULL, OPT_UNDERUSED},
+		{NULL, 0, NULL, 0},
+	};
+	bool folios = false, underused = false;
+	uint64_t cont_kb = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_FOLIOS:
+			folios = true;
+			break;
+		case OPT_UNDERUSED:
+			underused = true;
+			break;
+		case OPT_CONT:
+			if (!(cont_kb = parse_cont(optarg))) {
+				warnx("maps: bad --cont size '%s' (a power of two of base pages, "
+				      "2 pages to the PMD size, e.g. 64K)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			maps_help(c == 'h' ? stdout : stderr);
+			return c == 'h' ? EXIT_OK : EXIT_USAGE;
+		}
+	}
+	if ((cont_kb && !folios) || (folios && underused)) {
+		warnx("maps: %s", cont_kb && !folios
+					  ? "--cont needs --folios"
+					  : "--folios and --underused are separate views");
+		return EXIT_USAGE;
+	}
 	if (optind != argc - 1) {
 		warnx("maps: expected one PID");
 		maps_help(stderr);
@@ -478,6 +753,10 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
+	if (folios || underused) {
+		buf_free(&b);
+		return folios ? maps_folios(g, pid, &r.st, cont_kb) : maps_underused(g, pid, &r.st);
+	}
 	struct maps_ctx mc = {.r = &r};
 	struct smaps_stream *s = malloc(sizeof(*s));
 	char rel[64];
@@ -494,8 +773,10 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	}
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
-			warnx("maps: cannot read /proc/%ld/smaps: %s (run as root, or as the process's owner)",
-			      pid, strerror(-e));
+			warnx("maps: cannot read /proc/%ld/smaps: %s (%s)", pid, strerror(-e),
+			      geteuid() == 0
+				      ? "denied even to root: another namespace or a security module"
+				      : "run as root, or as the process's owner");
 		else if (e == -ENOENT && !g->sr.live)
 			warnx("maps: /proc/%ld/smaps is not in this recorded tree (unreadable at capture)",
 			      pid);

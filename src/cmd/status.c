@@ -35,16 +35,18 @@ int cmd_status(struct globals *g, int argc, char **argv)
 		warnx("out of memory");
 		return EXIT_FAIL;
 	}
+	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
+		/* no report built on nothing: it would claim "THP not built in" */
+		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		host_free(&h);
+		return EXIT_FAIL;
+	}
 	host_derive(&h, &d);
 	findings_evaluate(&h, &d, &fs);
 	if (g->json)
 		r = cmd_emit_json(status_to_json(&h, &d, &fs));
 	else
 		status_render_text(stdout, &h, &d, &fs, g->color);
-	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
-		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
-		r = EXIT_FAIL;
-	}
 	host_free(&h);
 	return r;
 }

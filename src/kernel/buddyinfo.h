@@ -12,7 +12,7 @@
 struct buddy_zone {
 	int node;
 	char zone[16];
-	int norders;                      /* orders printed on this kernel (11 for MAX_ORDER 10) */
+	int norders;			 /* orders printed on this kernel (11 for MAX_ORDER 10) */
 	uint64_t free[BUDDY_MAX_ORDERS]; /* free blocks of each order */
 };
 

@@ -16,22 +16,22 @@
 enum tri { TRI_UNKNOWN = -1, TRI_NO = 0, TRI_YES = 1 };
 
 struct features {
-	char release[96];   /* proc/sys/kernel/osrelease, "" if absent */
-	int kver[3];        /* parsed release, {0,0,0} if unparsable */
-	long page_size;     /* bytes; 0 unknown */
+	char release[96];	 /* proc/sys/kernel/osrelease, "" if absent */
+	int kver[3];		 /* parsed release, {0,0,0} if unparsable */
+	long page_size;		 /* bytes; 0 unknown */
 	bool page_size_inferred; /* from a recorded smaps KernelPageSize */
-	uint64_t pmd_size;  /* bytes, hpage_pmd_size; 0 if absent */
-	bool thp;           /* transparent_hugepage/ exists */
-	int mthp_sizes;     /* hugepages-*kB dirs with an anon "enabled" file */
-	bool per_size_stats; /* hugepages-*kB/stats/ (6.10+) */
+	uint64_t pmd_size;	 /* bytes, hpage_pmd_size; 0 if absent */
+	bool thp;		 /* transparent_hugepage/ exists */
+	int mthp_sizes;		 /* hugepages-*kB dirs with an anon "enabled" file */
+	bool per_size_stats;	 /* hugepages-*kB/stats/ (6.10+) */
 	bool shrink_underused;
-	enum tri madv_collapse;   /* MADV_COLLAPSE on a small private mapping (6.1+) */
-	int madv_collapse_err;    /* errno of the probe when not TRI_YES */
-	enum tri except_advised;  /* PR_THP_DISABLE_EXCEPT_ADVISED in a forked child (6.18+) */
+	enum tri madv_collapse;	     /* MADV_COLLAPSE on a small private mapping (6.1+) */
+	int madv_collapse_err;	     /* errno of the probe when not TRI_YES */
+	enum tri except_advised;     /* PR_THP_DISABLE_EXCEPT_ADVISED in a forked child (6.18+) */
 	enum tri status_thp_enabled; /* "THP_enabled:" in /proc/PID/status (5.0+) */
 	enum tri smaps_thpeligible;  /* "THPeligible:" in /proc/PID/smaps (5.0+) */
-	enum tri cow_split;          /* inferred from release >= 5.8 */
-	char cmdline_thp[32];        /* transparent_hugepage= from proc/cmdline, "" if none */
+	enum tri cow_split;	     /* inferred from release >= 5.8 */
+	char cmdline_thp[32];	     /* transparent_hugepage= from proc/cmdline, "" if none */
 	bool has_cmdline;
 };
 

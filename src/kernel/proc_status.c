@@ -146,6 +146,22 @@ int proc_stat_parse(const char *text, size_t len, struct proc_stat *st)
 	return 0;
 }
 
+int proc_statm_parse(const char *text, size_t len, struct proc_statm *sm)
+{
+	const char *p = text, *end = text + len;
+	uint64_t v[3];
+	memset(sm, 0, sizeof(*sm));
+	for (int i = 0; i < 3; i++) {
+		/* parse_u64 skips leading blanks; fields are separated by one space */
+		if (parse_u64(&p, end, &v[i]) || (p < end && *p != ' ' && *p != '\n'))
+			return -EINVAL;
+	}
+	sm->size = v[0];
+	sm->resident = v[1];
+	sm->shared = v[2];
+	return 0;
+}
+
 int passwd_lookup(const char *text, size_t len, long uid, char *out, size_t n)
 {
 	const char *pos = text, *end = text + len, *s, *e;

@@ -14,10 +14,10 @@
 struct proc_status {
 	char name[COMM_LEN]; /* Name:, as printed (the kernel escapes \n and \\) */
 	bool has_name;
-	long ppid;        /* PPid:, -1 if absent */
-	long uid;         /* real uid from Uid:, -1 if absent */
+	long ppid;	  /* PPid:, -1 if absent */
+	long uid;	  /* real uid from Uid:, -1 if absent */
 	int thp_enabled;  /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */
-	int kthread;      /* Kthread: (6.x+), -1 absent */
+	int kthread;	  /* Kthread: (6.x+), -1 absent */
 	int64_t vmrss_kb; /* VmRSS: kB, -1 absent (kernel threads, zombies) */
 };
 
@@ -30,7 +30,7 @@ struct proc_stat {
 	char comm[COMM_LEN]; /* between the first '(' and the LAST ')' */
 	char state;
 	long ppid;
-	uint64_t flags;        /* PF_* (field 9); PF_KTHREAD = 0x00200000 */
+	uint64_t flags;	       /* PF_* (field 9); PF_KTHREAD = 0x00200000 */
 	uint64_t utime, stime; /* clock ticks (fields 14, 15) */
 	uint64_t starttime;    /* clock ticks after boot (field 22) */
 };
@@ -42,6 +42,20 @@ struct proc_stat {
  * it. Returns 0 or -EINVAL on a malformed or truncated line.
  */
 int proc_stat_parse(const char *text, size_t len, struct proc_stat *st);
+
+/* Fields of /proc/PID/statm, in pages (man 5 proc). Kernel threads print all zeros. */
+struct proc_statm {
+	uint64_t size;	   /* total program size (VmSize) */
+	uint64_t resident; /* RSS: anon + file + shmem */
+	uint64_t shared;   /* file + shmem RSS; resident - shared = anonymous RSS (RssAnon) */
+};
+
+/*
+ * Parse statm TEXT ("1234 567 89 1 0 300 0\n"). The first three fields are
+ * required. Returns 0 or -EINVAL. /proc/PID/statm is world-readable and the
+ * cheapest per-process file: no page-table walk, no mmap_lock.
+ */
+int proc_statm_parse(const char *text, size_t len, struct proc_statm *sm);
 
 /*
  * Look UID up in passwd TEXT (etc/passwd format). Copies the name into OUT

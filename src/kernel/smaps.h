@@ -14,18 +14,18 @@
 #include <stdint.h>
 
 enum smaps_field {
-	SM_SIZE,            /* Size: */
-	SM_KERNEL_PAGE,     /* KernelPageSize: */
-	SM_RSS,             /* Rss: */
-	SM_PSS,             /* Pss: */
+	SM_SIZE,	    /* Size: */
+	SM_KERNEL_PAGE,	    /* KernelPageSize: */
+	SM_RSS,		    /* Rss: */
+	SM_PSS,		    /* Pss: */
 	SM_PRIVATE_DIRTY,   /* Private_Dirty: */
-	SM_ANONYMOUS,       /* Anonymous: */
-	SM_ANON_HUGE,       /* AnonHugePages: (PMD-mapped anon THP only) */
-	SM_SHMEM_PMD,       /* ShmemPmdMapped: */
-	SM_FILE_PMD,        /* FilePmdMapped: */
+	SM_ANONYMOUS,	    /* Anonymous: */
+	SM_ANON_HUGE,	    /* AnonHugePages: (PMD-mapped anon THP only) */
+	SM_SHMEM_PMD,	    /* ShmemPmdMapped: */
+	SM_FILE_PMD,	    /* FilePmdMapped: */
 	SM_SHARED_HUGETLB,  /* Shared_Hugetlb: */
 	SM_PRIVATE_HUGETLB, /* Private_Hugetlb: */
-	SM_SWAP,            /* Swap: */
+	SM_SWAP,	    /* Swap: */
 	SM_NFIELDS
 };
 
@@ -49,9 +49,9 @@ struct smaps_vma {
 	const char *name; /* "" for anonymous; "[heap]", a path, "[anon:x]" */
 	size_t name_len;
 	struct smaps_totals t;
-	int thp_eligible;  /* 0/1, -1 when absent (kernel < 5.0) */
-	bool has_vmflags;  /* VmFlags line present (3.8+) */
-	unsigned vmflags;  /* VMF_* */
+	int thp_eligible; /* 0/1, -1 when absent (kernel < 5.0) */
+	bool has_vmflags; /* VmFlags line present (3.8+) */
+	unsigned vmflags; /* VMF_* */
 };
 
 /* Called for each VMA; return non-zero to stop the walk (returned by smaps_parse). */
@@ -77,7 +77,7 @@ struct smaps_stream {
 	struct smaps_totals *totals;
 	struct smaps_vma cur;
 	bool have;
-	int err; /* sticky: -EINVAL or the callback's value */
+	int err;	/* sticky: -EINVAL or the callback's value */
 	bool truncated; /* the text ended mid-line: the file was cut; that line is dropped */
 	char name[PATH_MAX + 64];
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sysroot.h"
 
+#include "fdcache.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -67,6 +69,11 @@ int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
 
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 {
+	if (sr->cache) {
+		int r = fdcache_read(sr->cache, sr, rel, b);
+		if (r != -EOPNOTSUPP)
+			return r;
+	}
 	int fd = sysroot_openat(sr, rel, O_RDONLY);
 	if (fd < 0)
 		return fd;

@@ -18,6 +18,10 @@
 #define SR_HUGETLB "sys/kernel/mm/hugepages"
 #define SR_NODES "sys/devices/system/node"
 #define SR_PASSWD "etc/passwd"
+#define SR_CGROUP "sys/fs/cgroup"
+#define SR_TRACEFS "sys/kernel/tracing"
+#define SR_DEBUG_TRACING "sys/kernel/debug/tracing"
+#define SR_MOUNTS "proc/self/mounts"
 
 /* A growable, NUL-terminated byte buffer reused across reads. */
 struct buf {
@@ -28,10 +32,13 @@ struct buf {
 
 void buf_free(struct buf *b);
 
+struct fdcache;
+
 struct sysroot {
-	int dirfd;	     /* O_DIRECTORY handle of the root */
-	bool live;	     /* the root is "/" of the running system */
-	char path[PATH_MAX]; /* as given, for messages */
+	int dirfd;	       /* O_DIRECTORY handle of the root */
+	bool live;	       /* the root is "/" of the running system */
+	char path[PATH_MAX];   /* as given, for messages */
+	struct fdcache *cache; /* NULL, or files kept open by watch/exporter (fdcache.h) */
 };
 
 /* Open DIR (NULL means "/") as the sysroot. Returns 0 or -errno. */
@@ -41,7 +48,8 @@ void sysroot_close(struct sysroot *sr);
 /*
  * Read the whole file at REL (relative, e.g. "proc/vmstat") into B, replacing
  * its content. Returns 0 or -errno (-ENOENT missing, -EACCES, -ESRCH for a
- * process that exited, -EFBIG above 256 MiB).
+ * process that exited, -EFBIG above 256 MiB). With a cache set, the paths it
+ * takes are re-read from files kept open.
  */
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b);
 

@@ -49,4 +49,33 @@
 #define KPF_THP_BIT 22
 #define KPF_ZERO_PAGE_BIT 24
 
+/*
+ * PAGEMAP_SCAN (6.7, 52526ca7fdb9): an ioctl on /proc/PID/pagemap returning
+ * ranges of pages by category, without CAP_SYS_ADMIN. Debian 12's 6.1
+ * <linux/fs.h> lacks it; the layout is fixed by the size check in the kernel
+ * (pm_scan_arg.size), so these compat structs are the same ABI under other names.
+ */
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+struct pm_page_region_compat {
+	uint64_t start, end, categories;
+};
+struct pm_scan_arg_compat {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#ifndef PAGEMAP_SCAN
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg_compat)
+#endif
+#ifndef PAGE_IS_PRESENT
+#define PAGE_IS_WPALLOWED (1 << 0)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_FILE (1 << 2)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
+#define PAGE_IS_PFNZERO (1 << 5)
+#define PAGE_IS_HUGE (1 << 6) /* PMD-mapped THP and hugetlb only, never PTE-mapped mTHP */
+#endif
+
 #endif

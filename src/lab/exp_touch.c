@@ -173,9 +173,11 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	if (ran[MODE_COLLAPSE])
 		ok &= ahp_kb[MODE_COLLAPSE] >= full * 9 / 10;
 	char speed[64] = "";
-	if (ran[MODE_MADV] && ran[MODE_PLAIN] && med_ms[MODE_MADV] > 0)
-		snprintf(speed, sizeof(speed), "; madv touched %.1fx faster than plain",
-			 med_ms[MODE_PLAIN] / med_ms[MODE_MADV]);
+	if (ran[MODE_MADV] && ran[MODE_PLAIN] && med_ms[MODE_MADV] > 0 && med_ms[MODE_PLAIN] > 0) {
+		double x = med_ms[MODE_PLAIN] / med_ms[MODE_MADV];
+		snprintf(speed, sizeof(speed), "; madv touched %.1fx %s than plain",
+			 x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower");
+	}
 	lab_verdict(
 		r, ok,
 		"%s: madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",

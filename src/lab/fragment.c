@@ -277,7 +277,7 @@ static int set_defrag(const struct frag *f, bool never)
 static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_t nch, size_t *done)
 {
 	uint64_t pmd = f->ctx->pmd_size, page = (uint64_t)f->ctx->page_size;
-	bool huge[512];
+	bool huge[512] = {false};
 	int fallbacks = 0;
 	bool out = false;
 	size_t i;

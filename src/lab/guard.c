@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "guard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 
 #include "../kernel/parse.h"
 #include "../kernel/proc_status.h"
+#include "../kernel/tracefs.h"
 
 struct entry {
 	char rel[200];
@@ -122,9 +124,11 @@ static int journal_save(void)
 {
 	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", g.path);
-	if (mkdir(g.dir, 0700) && errno != EEXIST)
+	/* readable: a non-root user is told what a killed run left */
+	if (mkdir(g.dir, 0755) && errno != EEXIST)
 		return -errno;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	chmod(g.dir, 0755);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	char line[512];
@@ -160,11 +164,16 @@ static void restore_entries(int dirfd, struct entry *e, int n)
 	}
 }
 
-void guard_restore(void)
+static bool quiet; /* guard_announce(false) */
+
+/* SAY: print each value put back (never from a signal handler: stdio is not async-signal-safe). */
+static void restore_all(bool say)
 {
 	if (!g.active || getpid() != g.owner)
 		return;
 	restore_entries(g.dirfd, g.e, g.n);
+	for (int i = g.n - 1; say && !quiet && i >= 0; i--)
+		fprintf(stderr, "thpctl: /%s: restored %s\n", g.e[i].rel, g.e[i].old);
 	if (g.file_written)
 		unlink(g.path);
 	g.n = 0;
@@ -181,9 +190,14 @@ void guard_commit(void)
 	g.file_written = false;
 }
 
+void guard_restore(void)
+{
+	restore_all(true);
+}
+
 static void on_signal(int sig)
 {
-	guard_restore();
+	restore_all(false);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -221,6 +235,10 @@ static int current_value(const struct sysroot *sr, const char *rel, char *out, s
 }
 
 static struct sysroot live_sr;
+void guard_announce(bool on)
+{
+	quiet = !on;
+}
 
 int guard_begin(const struct sysroot *sr, const char *purpose)
 {
@@ -298,7 +316,8 @@ int guard_write(const char *rel, const char *value)
 	}
 	if (strcmp(old, value) == 0)
 		return 0;
-	fprintf(stderr, "thpctl: /%s: %s -> %s\n", rel, old, value);
+	if (!quiet)
+		fprintf(stderr, "thpctl: /%s: %s -> %s\n", rel, old, value);
 	return do_write(rel, value);
 }
 
@@ -308,11 +327,12 @@ int guard_poke(const char *rel, const char *value)
 		return -EPERM;
 	while (*rel == '/')
 		rel++;
-	fprintf(stderr, "thpctl: /%s <- %s\n", rel, value);
+	if (!quiet)
+		fprintf(stderr, "thpctl: /%s <- %s\n", rel, value);
 	return do_write(rel, value);
 }
 
-int guard_recover(const struct sysroot *sr, FILE *out)
+static int recover_settings(const struct sysroot *sr, FILE *out)
 {
 	(void)sr;
 	journal_paths();
@@ -371,4 +391,192 @@ int guard_recover(const struct sysroot *sr, FILE *out)
 	unlink(g.path);
 	sysroot_close(&root);
 	return n;
+}
+
+/* ---- undo actions (guard_undo_add) ----------------------------------------- */
+
+#define UNDO_MAX 8
+
+static const struct {
+	const char *kind;
+	const char *what; /* for messages */
+	int (*run)(const char *arg);
+} undo_kinds[] = {
+	{GUARD_UNDO_TRACEFS_INSTANCE, "tracefs instance", tracefs_remove_instance_named},
+};
+
+static struct {
+	int n;
+	char kind[UNDO_MAX][32];
+	char arg[UNDO_MAX][96];
+	char purpose[64];
+} u;
+
+static int undo_kind(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(undo_kinds) / sizeof(undo_kinds[0]); i++)
+		if (strcmp(undo_kinds[i].kind, kind) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void undo_path(char *out, size_t n, long pid)
+{
+	journal_paths();
+	snprintf(out, n, "%s/undo.%ld", g.dir, pid);
+}
+
+/* Rewrite this process's undo file (tmp + fsync + rename), or delete it when empty. */
+static int undo_save(void)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	undo_path(path, sizeof(path), (long)getpid());
+	if (!u.n)
+		return unlink(path) && errno != ENOENT ? -errno : 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* readable: a non-root user is told what a killed run left */
+	if (mkdir(g.dir, 0755) && errno != EEXIST)
+		return -errno;
+	chmod(g.dir, 0755);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	unsigned long long st = 0;
+	struct sysroot root;
+	if (sysroot_open(&root, NULL) == 0) {
+		st = starttime(root.dirfd, (long)getpid(), NULL, 0);
+		sysroot_close(&root);
+	}
+	char line[256];
+	int k = snprintf(line, sizeof(line), "thpctl-undo 1\nowner %d %llu\npurpose %s\n",
+			 (int)getpid(), st, u.purpose);
+	int r = write_all(fd, line, (size_t)k);
+	for (int i = 0; !r && i < u.n; i++) {
+		k = snprintf(line, sizeof(line), "undo %s\t%s\n", u.kind[i], u.arg[i]);
+		r = write_all(fd, line, (size_t)k);
+	}
+	if (!r && fsync(fd))
+		r = -errno;
+	close(fd);
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+int guard_undo_add(const char *purpose, const char *kind, const char *arg)
+{
+	if (geteuid() != 0)
+		return -EPERM;
+	if (undo_kind(kind) < 0 || strlen(arg) >= sizeof(u.arg[0]) || strpbrk(arg, "\t\n"))
+		return -EINVAL;
+	if (u.n == UNDO_MAX)
+		return -ENOSPC;
+	snprintf(u.purpose, sizeof(u.purpose), "%s", purpose);
+	snprintf(u.kind[u.n], sizeof(u.kind[0]), "%s", kind);
+	snprintf(u.arg[u.n], sizeof(u.arg[0]), "%s", arg);
+	u.n++;
+	int r = undo_save();
+	if (r)
+		u.n--;
+	return r;
+}
+
+void guard_undo_done(const char *kind, const char *arg)
+{
+	for (int i = 0; i < u.n; i++) {
+		if (strcmp(u.kind[i], kind) || strcmp(u.arg[i], arg))
+			continue;
+		memmove(u.kind[i], u.kind[i + 1], (size_t)(u.n - i - 1) * sizeof(u.kind[0]));
+		memmove(u.arg[i], u.arg[i + 1], (size_t)(u.n - i - 1) * sizeof(u.arg[0]));
+		u.n--;
+		undo_save();
+		return;
+	}
+}
+
+/* Run the undo files of dead owners. Returns the number of files handled. */
+static int recover_undo(FILE *out)
+{
+	journal_paths();
+	DIR *d = opendir(g.dir);
+	if (!d)
+		return 0;
+	struct sysroot root;
+	bool have_root = sysroot_open(&root, NULL) == 0;
+	int done = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		long pid;
+		char extra;
+		if (sscanf(de->d_name, "undo.%ld%c", &pid, &extra) != 1 || pid <= 0 ||
+		    pid == (long)getpid())
+			continue;
+		char path[PATH_MAX + 300], text[2048];
+		snprintf(path, sizeof(path), "%s/%s", g.dir, de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (len < 0)
+			continue;
+		text[len] = '\0';
+		long owner = 0;
+		unsigned long long st = 0;
+		char purpose[64] = "?";
+		char *lines[UNDO_MAX + 4];
+		int nl = 0;
+		for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(l, "owner %ld %llu", &owner, &st) == 2)
+				continue;
+			if (strncmp(l, "purpose ", 8) == 0)
+				snprintf(purpose, sizeof(purpose), "%s", l + 8);
+			else if (strncmp(l, "undo ", 5) == 0 && nl < UNDO_MAX + 4)
+				lines[nl++] = l + 5;
+		}
+		/* its owner still runs and will undo them itself */
+		if (have_root && owner > 0 && st && starttime(root.dirfd, owner, NULL, 0) == st)
+			continue;
+		if (geteuid() != 0) {
+			fprintf(out,
+				"thpctl: %s holds %d change(s) left by a killed thpctl (%s): run any thpctl command as root to undo them\n",
+				path, nl, purpose);
+			continue;
+		}
+		bool all = true;
+		for (int i = 0; i < nl; i++) {
+			char *tab = strchr(lines[i], '\t');
+			int k = tab ? (*tab = '\0', undo_kind(lines[i])) : -1;
+			if (k < 0)
+				continue;
+			int r = undo_kinds[k].run(tab + 1);
+			if (r) {
+				all = false;
+				fprintf(out,
+					"thpctl: could not remove %s %s left by a killed thpctl (%s): %s\n",
+					undo_kinds[k].what, tab + 1, purpose, strerror(-r));
+			} else {
+				fprintf(out,
+					"thpctl: removed %s %s (left by a killed thpctl: %s)\n",
+					undo_kinds[k].what, tab + 1, purpose);
+			}
+		}
+		if (all)
+			unlink(path);
+		done++;
+	}
+	closedir(d);
+	if (have_root)
+		sysroot_close(&root);
+	return done;
+}
+
+int guard_recover(const struct sysroot *sr, FILE *out)
+{
+	int r = recover_settings(sr, out);
+	recover_undo(out);
+	return r;
 }

@@ -43,6 +43,13 @@ int guard_write(const char *rel, const char *value);
 /* Write without journalling, for one-shot actions (drop_caches, compact_memory). Announced. */
 int guard_poke(const char *rel, const char *value);
 
+/*
+ * Whether guard_write() and guard_poke() announce each change on stderr
+ * (default: yes). `set` and `snapshot restore` print their own "old -> new"
+ * lines on stdout and turn it off.
+ */
+void guard_announce(bool on);
+
 /* Put every journalled value back (newest first) and delete the journal. Idempotent. */
 void guard_restore(void);
 
@@ -59,5 +66,20 @@ int guard_recover(const struct sysroot *sr, FILE *out);
 
 /* Path of the journal file (for messages and tests). */
 const char *guard_journal_path(void);
+
+/*
+ * Host changes undone by an action rather than by writing a value back: a
+ * tracefs instance made by `trace stalls` (KIND GUARD_UNDO_TRACEFS_INSTANCE,
+ * ARG its name). Journalled before the change in a file of this process's
+ * own, "undo.<pid>" beside the journal, so a trace can run while a lab holds
+ * the journal. guard_recover() also runs the undo files of dead owners (the
+ * next thpctl command after a SIGKILL). No signal handlers: the caller
+ * undoes its changes itself and then calls guard_undo_done(). Returns 0,
+ * -EPERM (not root), -EINVAL (unknown KIND), -ENOSPC, or -errno.
+ */
+#define GUARD_UNDO_TRACEFS_INSTANCE "tracefs-instance"
+int guard_undo_add(const char *purpose, const char *kind, const char *arg);
+/* The change KIND/ARG is undone: forget it (the file goes with the last one). */
+void guard_undo_done(const char *kind, const char *arg);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../kernel/buddyinfo.h"
+#include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
 #include "../kernel/uapi_compat.h"
 
@@ -139,100 +140,33 @@ int region_smaps_read(const struct sysroot *sr, pid_t pid, uintptr_t addr, size_
 	return out->nvmas ? 0 : -ENOENT;
 }
 
-#define PM_PRESENT (1ull << 63)
-#define PM_PFN_MASK ((1ull << 55) - 1)
-
-static int pread_u64s(int fd, uint64_t *v, size_t n, off_t off)
-{
-	size_t want = n * 8, got = 0;
-	while (got < want) {
-		ssize_t r = pread(fd, (char *)v + got, want - got, off + (off_t)got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
+/*
+ * The folio classifier of kernel/pagemap.c (the one `maps --folios` uses),
+ * read without PAGEMAP_SCAN so PMD-mapped THPs count as order-9 folios.
+ * Only whole folios go into by_order; pages of partially mapped folios are
+ * in neither by_order nor small.
+ */
 int region_folios(const struct sysroot *sr, uintptr_t addr, size_t len, long page_size,
 		  struct folio_counts *fc)
 {
+	struct folio_acct c;
 	memset(fc, 0, sizeof(*fc));
-	int pm = sysroot_openat(sr, SR_PROC "/self/pagemap", O_RDONLY);
-	if (pm < 0)
-		return pm;
-	int kf = sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
-	if (kf < 0) {
-		close(pm);
-		return kf;
-	}
-	size_t npages = len / (size_t)page_size;
-	uint64_t ent[512];
-	uint64_t run_order_pages = 0; /* pages in the current folio */
-	uint64_t prev_pfn = 0;
-	bool in_folio = false;
-	int ret = 0;
-	for (size_t i = 0; i < npages && !ret; i += 512) {
-		size_t n = npages - i < 512 ? npages - i : 512;
-		off_t off = (off_t)((addr / (uintptr_t)page_size + i) * 8);
-		if ((ret = pread_u64s(pm, ent, n, off)))
-			break;
-		for (size_t j = 0; j < n; j++) {
-			uint64_t e = ent[j];
-			if (!(e & PM_PRESENT)) {
-				if (in_folio) {
-					int o = 0;
-					while ((1ull << (o + 1)) <= run_order_pages)
-						o++;
-					fc->by_order[o]++;
-					in_folio = false;
-				}
-				continue;
-			}
-			fc->present++;
-			uint64_t pfn = e & PM_PFN_MASK, flags;
-			if (!pfn) { /* PFNs hidden: not root */
-				ret = -EPERM;
-				break;
-			}
-			if ((ret = pread_u64s(kf, &flags, 1, (off_t)(pfn * 8))))
-				break;
-			bool thp = flags & (1ull << KPF_THP_BIT);
-			bool head = flags & (1ull << KPF_COMPOUND_HEAD_BIT);
-			bool tail = flags & (1ull << KPF_COMPOUND_TAIL_BIT);
-			bool cont = in_folio && tail && pfn == prev_pfn + 1;
-			if (!cont && in_folio) {
-				int o = 0;
-				while ((1ull << (o + 1)) <= run_order_pages)
-					o++;
-				fc->by_order[o]++;
-				in_folio = false;
-			}
-			if (thp && head) {
-				in_folio = true;
-				run_order_pages = 1;
-			} else if (cont) {
-				run_order_pages++;
-			} else if (!thp) {
-				fc->small++;
-			}
-			prev_pfn = pfn;
+	(void)page_size;
+	int r = folio_scan_range(sr, 0, addr, len, &c);
+	if (r)
+		return r;
+	uint64_t thp = 0;
+	for (int t = 0; t < FT_N; t++) {
+		for (int o = 0; o < FOLIO_ORDERS; o++) {
+			uint64_t pages = c.aligned[t][o] + c.unaligned[t][o];
+			fc->by_order[o] += pages >> o;
 		}
+		thp += folio_acct_thp(&c, t);
 	}
-	if (in_folio && !ret) {
-		int o = 0;
-		while ((1ull << (o + 1)) <= run_order_pages)
-			o++;
-		fc->by_order[o]++;
-	}
-	close(pm);
-	close(kf);
-	return ret;
+	uint64_t rss = c.rss[FT_ANON] + c.rss[FT_FILE];
+	fc->small = (rss > thp ? rss - thp : 0) + c.zero_pte;
+	fc->present = rss + c.zero_pte + c.zero_pmd + c.hugetlb;
+	return 0;
 }
 
 int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks)

@@ -20,8 +20,7 @@ const char *severity_name(enum severity s)
 	}
 }
 
-static struct finding *add(struct findings *out, const char *id, enum severity sev,
-			   const char *why)
+static struct finding *add(struct findings *out, const char *id, enum severity sev, const char *why)
 {
 	if (out->n == FINDINGS_MAX)
 		return NULL;
@@ -90,8 +89,9 @@ void rule_defrag_always(const struct host *h, const struct host_derived *d, stru
 	(void)d;
 	if (!sel_is(&h->thp.defrag, "always"))
 		return;
-	struct finding *f = add(out, "defrag-always", SEV_WARN,
-				"every THP fault may enter direct reclaim and compaction, in any process");
+	struct finding *f =
+		add(out, "defrag-always", SEV_WARN,
+		    "every THP fault may enter direct reclaim and compaction, in any process");
 	if (!f)
 		return;
 	SETF(title, "defrag=always: any process may stall in direct compaction");
@@ -107,11 +107,13 @@ void rule_always_max_ptes_none(const struct host *h, const struct host_derived *
 	uint64_t mpn;
 	if (!pol || strcmp(pol, "always") != 0 || !max_ptes_none_full(h, &mpn))
 		return;
-	struct finding *f = add(out, "always-max-ptes-none", SEV_WARN,
-				"sparse heaps grow to whole huge pages: RSS far above what the program touched");
+	struct finding *f = add(
+		out, "always-max-ptes-none", SEV_WARN,
+		"sparse heaps grow to whole huge pages: RSS far above what the program touched");
 	if (!f)
 		return;
-	SETF(title, "enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page into a PMD of RSS",
+	SETF(title,
+	     "enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page into a PMD of RSS",
 	     (unsigned long long)mpn);
 	SETF(evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=%llu",
 	     (unsigned long long)mpn);
@@ -147,15 +149,16 @@ void rule_fault_success_low(const struct host *h, const struct host_derived *d,
 	if (!r)
 		return;
 	(void)h;
-	struct finding *f = add(out, "fault-success-low", SEV_WARN,
-				"huge page faults mostly fall back to base pages: physical memory is fragmented");
+	struct finding *f = add(
+		out, "fault-success-low", SEV_WARN,
+		"huge page faults mostly fall back to base pages: physical memory is fragmented");
 	if (!f)
 		return;
 	fmt_ratio(rs, sizeof(rs), r);
 	SETF(title, "%s THP fault success %s since boot", what, rs);
 	if (d->pmd_order >= 0)
-		SETF(evidence, "fault success %s; free blocks of order >= %d: %llu", rs, d->pmd_order,
-		     (unsigned long long)d->free_pmd_blocks);
+		SETF(evidence, "fault success %s; free blocks of order >= %d: %llu", rs,
+		     d->pmd_order, (unsigned long long)d->free_pmd_blocks);
 	else
 		SETF(evidence, "fault success %s", rs);
 	SETF(fix, "echo 1 > /proc/sys/vm/compact_memory  # and see 'thpctl status' free blocks");
@@ -170,8 +173,9 @@ void rule_compact_stall(const struct host *h, const struct host_derived *d, stru
 	uint64_t succ = vm(h, "compact_success", &oks);
 	if (!ok || stall == 0)
 		return;
-	struct finding *f = add(out, "compact-stall", stall >= 100 ? SEV_WARN : SEV_INFO,
-				"a task that enters direct compaction waits, often for milliseconds");
+	struct finding *f =
+		add(out, "compact-stall", stall >= 100 ? SEV_WARN : SEV_INFO,
+		    "a task that enters direct compaction waits, often for milliseconds");
 	if (!f)
 		return;
 	SETF(title, "page faults have waited on compaction %llu times since boot",
@@ -183,11 +187,14 @@ void rule_compact_stall(const struct host *h, const struct host_derived *d, stru
 		SETF(evidence, "compact_stall=%llu", (unsigned long long)stall);
 	/* the fix depends on who may stall now */
 	if (sel_is(&h->thp.defrag, "always"))
-		SETF(fix, "echo madvise > " THP_SYSFS "/defrag  # only MADV_HUGEPAGE regions may stall");
+		SETF(fix,
+		     "echo madvise > " THP_SYSFS "/defrag  # only MADV_HUGEPAGE regions may stall");
 	else if (sel_is(&h->thp.defrag, "madvise") || sel_is(&h->thp.defrag, "defer+madvise"))
-		SETF(fix, "echo defer > " THP_SYSFS "/defrag  # no THP fault waits; kcompactd works in the background");
+		SETF(fix, "echo defer > " THP_SYSFS
+			  "/defrag  # no THP fault waits; kcompactd works in the background");
 	else
-		SETF(fix, "none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
+		SETF(fix,
+		     "none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
 		     h->thp.defrag.present ? h->thp.defrag.selected : "?");
 }
 
@@ -196,23 +203,30 @@ void rule_deferred_split(const struct host *h, const struct host_derived *d, str
 	bool okd, oks;
 	uint64_t def = vm(h, "thp_deferred_split_page", &okd);
 	uint64_t split = vm(h, "thp_split_page", &oks);
-	bool backlog = okd && oks && def > split;
-	bool partial = d->has_partially_mapped && d->nr_anon_partially_mapped > 0;
-	if (!backlog && !partial)
+	/*
+	 * 6.12+ counts what is held now (nr_anon_partially_mapped): trust it.
+	 * Older kernels only have since-boot counters, which may be long gone.
+	 */
+	bool held = d->has_partially_mapped ? d->nr_anon_partially_mapped > 0
+					    : okd && oks && def > split;
+	if (!held)
 		return;
-	struct finding *f = add(out, "deferred-split", SEV_INFO,
-				"partly freed huge pages keep their whole size until memory pressure splits them");
+	struct finding *f = add(
+		out, "deferred-split", SEV_INFO,
+		"partly freed huge pages keep their whole size until memory pressure splits them");
 	if (!f)
 		return;
 	SETF(title, "partly freed huge pages are held until memory pressure");
 	if (d->has_partially_mapped)
-		SETF(evidence, "thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
+		SETF(evidence,
+		     "thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
 		     (unsigned long long)def, (unsigned long long)split,
 		     (unsigned long long)d->nr_anon_partially_mapped);
 	else
 		SETF(evidence, "thp_deferred_split_page=%llu thp_split_page=%llu",
 		     (unsigned long long)def, (unsigned long long)split);
-	SETF(fix, "none needed unless memory is short; the deferred-split shrinker runs under pressure");
+	SETF(fix,
+	     "none needed unless memory is short; the deferred-split shrinker runs under pressure");
 }
 
 void rule_shrink_underused_noop(const struct host *h, const struct host_derived *d,
@@ -223,11 +237,13 @@ void rule_shrink_underused_noop(const struct host *h, const struct host_derived 
 	if (!h->thp.shrink_underused.present || h->thp.shrink_underused.v != 1 ||
 	    !max_ptes_none_full(h, &mpn))
 		return;
-	struct finding *f = add(out, "shrink-underused-noop", SEV_INFO,
-				"the kernel skips the underused check when max_ptes_none is at its maximum");
+	struct finding *f =
+		add(out, "shrink-underused-noop", SEV_INFO,
+		    "the kernel skips the underused check when max_ptes_none is at its maximum");
 	if (!f)
 		return;
-	SETF(title, "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
+	SETF(title,
+	     "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
 	     (unsigned long long)mpn);
 	SETF(evidence, "shrink_underused=1 khugepaged/max_ptes_none=%llu", (unsigned long long)mpn);
 	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
@@ -240,11 +256,13 @@ void rule_cow_copy(const struct host *h, const struct host_derived *d, struct fi
 	const char *pol = pmd_policy(h);
 	if (h->feat.cow_split != TRI_NO || !pol || strcmp(pol, "always") != 0)
 		return;
-	struct finding *f = add(out, "cow-copy", SEV_WARN,
-				"after fork, the first write to a shared huge page allocates and copies all of it");
+	struct finding *f = add(
+		out, "cow-copy", SEV_WARN,
+		"after fork, the first write to a shared huge page allocates and copies all of it");
 	if (!f)
 		return;
-	SETF(title, "kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",
+	SETF(title,
+	     "kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",
 	     h->feat.release);
 	SETF(evidence, "release %s (inferred from version), enabled=always", h->feat.release);
 	SETF(fix, "echo madvise > " THP_SYSFS "/enabled");
@@ -265,8 +283,8 @@ void rule_large_pmd(const struct host *h, const struct host_derived *d, struct f
 	SETF(title, "hpage_pmd_size is %llu MiB: each scattered write can cost that much%s",
 	     (unsigned long long)(h->feat.pmd_size >> 20),
 	     always ? "" : " (in MADV_HUGEPAGE regions)");
-	SETF(evidence, "hpage_pmd_size=%llu, PMD-size policy %s", (unsigned long long)h->feat.pmd_size,
-	     pol ? pol : "unknown");
+	SETF(evidence, "hpage_pmd_size=%llu, PMD-size policy %s",
+	     (unsigned long long)h->feat.pmd_size, pol ? pol : "unknown");
 	if (always)
 		SETF(fix, "echo madvise > " THP_SYSFS "/enabled  # only programs that opt in");
 	else
@@ -281,11 +299,13 @@ void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, stru
 		if (sz->has_stats || !sz->eff_enabled || strcmp(sz->eff_enabled, "never") == 0 ||
 		    sz->size_kb * 1024 == h->feat.pmd_size)
 			continue;
-		struct finding *f = add(out, "mthp-no-stats", SEV_WARN,
-					"mTHP is invisible to AnonHugePages and thp_* counters; without stats/ nothing counts it");
+		struct finding *f = add(
+			out, "mthp-no-stats", SEV_WARN,
+			"mTHP is invisible to AnonHugePages and thp_* counters; without stats/ nothing counts it");
 		if (!f)
 			return;
-		SETF(title, "hugepages-%llukB is enabled but this kernel has no per-size stats: its use cannot be measured",
+		SETF(title,
+		     "hugepages-%llukB is enabled but this kernel has no per-size stats: its use cannot be measured",
 		     (unsigned long long)sz->size_kb);
 		SETF(evidence, "hugepages-%llukB/enabled=%s (effective %s), no stats/ directory",
 		     (unsigned long long)sz->size_kb, sz->enabled.selected, sz->eff_enabled);
@@ -303,18 +323,23 @@ void rule_hugetlb_idle(const struct host *h, const struct host_derived *d, struc
 		if (p->node >= 0 || !p->nr.present || !p->free.present || p->nr.v == 0 ||
 		    p->free.v != p->nr.v || (p->resv.present && p->resv.v > 0))
 			continue;
-		struct finding *f = add(out, "hugetlb-idle", SEV_WARN,
-					"hugetlb pages are taken from the kernel at reservation and unusable by anything else");
+		struct finding *f = add(
+			out, "hugetlb-idle", SEV_WARN,
+			"hugetlb pages are taken from the kernel at reservation and unusable by anything else");
 		if (!f)
 			return;
 		uint64_t mib = p->nr.v * p->size_kb / 1024;
-		SETF(title, "hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
+		SETF(title,
+		     "hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
 		     (unsigned long long)p->nr.v, (unsigned long long)p->size_kb,
 		     (unsigned long long)mib);
-		SETF(evidence, "hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
+		SETF(evidence,
+		     "hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
 		     (unsigned long long)p->size_kb, (unsigned long long)p->nr.v,
-		     (unsigned long long)p->free.v, (unsigned long long)(p->resv.present ? p->resv.v : 0));
-		SETF(fix, "echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
+		     (unsigned long long)p->free.v,
+		     (unsigned long long)(p->resv.present ? p->resv.v : 0));
+		SETF(fix,
+		     "echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
 		     (unsigned long long)p->size_kb);
 		return;
 	}
@@ -324,12 +349,14 @@ void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, str
 {
 	if (!d->khugepaged_cpu.valid || d->khugepaged_cpu.value <= 0.05)
 		return;
-	struct finding *f = add(out, "khugepaged-cpu", SEV_WARN,
-				"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses");
+	struct finding *f = add(
+		out, "khugepaged-cpu", SEV_WARN,
+		"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses");
 	if (!f)
 		return;
 	SETF(title, "khugepaged used %.2f%% of a CPU since boot", d->khugepaged_cpu.value * 100);
-	SETF(evidence, "khugepaged CPU %.1f s over %.0f s uptime", h->khugepaged_cpu_s, h->uptime_s);
+	SETF(evidence, "khugepaged CPU %.1f s over %.0f s uptime", h->khugepaged_cpu_s,
+	     h->uptime_s);
 	SETF(fix, "echo 20000 > " THP_SYSFS "/khugepaged/scan_sleep_millisecs");
 }
 
@@ -338,23 +365,25 @@ void rule_read_only(const struct host *h, const struct host_derived *d, struct f
 	(void)d;
 	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT)
 		return;
-	struct finding *f = add(out, "settings-read-only", SEV_INFO,
-				"the THP settings are host-wide; change them on the host, not here");
+	bool rofs = h->thp.write_err == -EROFS;
+	struct finding *f =
+		add(out, "settings-read-only", SEV_INFO,
+		    rofs ? "the THP settings are host-wide; change them on the host, not here"
+			 : "the THP settings are host-wide and only root may change them");
 	if (!f)
 		return;
-	if (h->thp.write_err == -EROFS)
+	if (rofs)
 		SETF(title, "THP settings are read-only here (read-only /sys): host-wide setting");
 	else
 		SETF(title, "THP settings are not writable by this user: changing them needs root");
 	SETF(evidence, "%s: %s", "transparent_hugepage/enabled", strerror(-h->thp.write_err));
-	SETF(fix, "run thpctl on the host, as root");
+	SETF(fix, "%s", rofs ? "run thpctl on the host, as root" : "run thpctl as root");
 }
 
 static const finding_rule rules[] = {
-	rule_defrag_always,	 rule_always_max_ptes_none, rule_fault_success_low,
-	rule_compact_stall,	 rule_deferred_split,	    rule_shrink_underused_noop,
-	rule_cow_copy,		 rule_large_pmd,	    rule_mthp_no_stats,
-	rule_hugetlb_idle,	 rule_khugepaged_cpu,	    rule_read_only,
+	rule_defrag_always,  rule_always_max_ptes_none,	 rule_fault_success_low, rule_compact_stall,
+	rule_deferred_split, rule_shrink_underused_noop, rule_cow_copy,		 rule_large_pmd,
+	rule_mthp_no_stats,  rule_hugetlb_idle,		 rule_khugepaged_cpu,	 rule_read_only,
 };
 
 void findings_evaluate(const struct host *h, const struct host_derived *d, struct findings *out)

@@ -15,7 +15,7 @@ struct finding {
 	char title[160];
 	char evidence[256]; /* the values that triggered it */
 	const char *why;    /* one line: why it matters */
-	char fix[256];      /* a command */
+	char fix[256];	    /* a command */
 };
 
 #define FINDINGS_MAX 32

@@ -154,8 +154,8 @@ void host_derive(const struct host *h, struct host_derived *d)
 		for (int i = 0; i < h->buddy.nzones; i++)
 			if (strcmp(h->buddy.zones[i].zone, "DMA") != 0)
 				d->free_pmd_blocks +=
-				buddy_pages_at_least(&h->buddy.zones[i], d->pmd_order) >>
-				d->pmd_order;
+					buddy_pages_at_least(&h->buddy.zones[i], d->pmd_order) >>
+					d->pmd_order;
 	if (h->has_khugepaged_cpu) {
 		d->khugepaged_cpu.valid = true;
 		d->khugepaged_cpu.value = h->khugepaged_cpu_s / h->uptime_s;

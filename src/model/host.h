@@ -49,8 +49,9 @@ struct host_derived {
 	struct ratio collapse_success; /* thp_collapse_alloc / (alloc + alloc_failed) */
 	int nsizes;
 	struct size_fault sizes[THP_MAX_SIZES];
-	int pmd_order;		  /* log2(pmd_size / page_size), -1 if unknown */
-	uint64_t free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all zones but DMA */
+	int pmd_order; /* log2(pmd_size / page_size), -1 if unknown */
+	uint64_t
+		free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all zones but DMA */
 	struct ratio khugepaged_cpu; /* share of one CPU since boot: value = cpu_s / uptime_s */
 	uint64_t nr_anon_partially_mapped; /* summed over sizes */
 	bool has_partially_mapped;

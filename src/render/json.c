@@ -54,7 +54,8 @@ void json_put(json_t *obj, const char *key, json_t *v)
 
 int json_dump(json_t *root, FILE *f)
 {
-	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) || fputc('\n', f) == EOF)
+	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) ||
+	    fputc('\n', f) == EOF)
 		return -EIO;
 	return 0;
 }

@@ -84,7 +84,7 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 	}
 	const char *c = r->skipped ? col_dim(color) : r->expected ? "" : col_yellow(color);
 	fprintf(f, "  %sverdict: %s%s%s\n", c, r->skipped ? "skipped: " : "", r->verdict,
-		col_reset(color));
+		*c ? col_reset(color) : "");
 	if (r->partial)
 		fprintf(f, "  (partial: some runs or proofs failed)\n");
 }

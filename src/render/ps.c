@@ -44,6 +44,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 					  "HG",	 "NH",	 "ELIG", "THP_EN", "LARGEST HG", "REASON"};
 	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
 	struct smaps_totals tot = {0};
+	size_t nok = 0; /* rows whose smaps was read */
 	int hg = 0, nh = 0;
 	uint64_t hg_kb = 0, nh_kb = 0;
 	bool flags = !r->rollup && !r->flags_absent;
@@ -84,8 +85,10 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%s", row->denied ? "smaps not readable" : row->reason);
 		if (p->st.vmrss_kb > 0)
 			tot.kb[SM_RSS] += (uint64_t)p->st.vmrss_kb;
-		if (!row->denied)
+		if (!row->denied) {
 			tot.kb[SM_ANON_HUGE] += p->t.kb[SM_ANON_HUGE];
+			nok++;
+		}
 		hg += p->hg_vmas;
 		nh += p->nh_vmas;
 		hg_kb += p->hg_kb;
@@ -93,15 +96,16 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	}
 	char a[32], b[32];
 	fmt_kb(a, sizeof(a), tot.kb[SM_RSS]);
+	/* no readable row: the sums are unknown, not 0 */
 	fmt_kb(b, sizeof(b), tot.kb[SM_ANON_HUGE]);
 	table_cell(t, "total");
 	table_cell(t, "%zu procs", r->n);
 	table_cell(t, "%s", "");
 	table_cell(t, "%s", a);
-	table_cell(t, "%s", b);
+	table_cell(t, "%s", nok ? b : "-");
 	table_cell(t, "%s", "");
-	count_size_cell(t, flags, hg, hg_kb);
-	count_size_cell(t, flags, nh, nh_kb);
+	count_size_cell(t, flags && nok, hg, hg_kb);
+	count_size_cell(t, flags && nok, nh, nh_kb);
 	for (int c = 0; c < 4; c++)
 		table_cell(t, "%s", "");
 	table_print(t, f, 0, color);
@@ -111,9 +115,10 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
 	if (r->denied)
 		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
-			r->recorded  ? "smaps not recorded (unreadable at capture)"
-			: r->as_root ? "denied even to root (another namespace or a security module)"
-				     : "run as root",
+			r->recorded ? "smaps not recorded (unreadable at capture)"
+			: r->as_root
+				? "denied even to root (another namespace or a security module)"
+				: "run as root",
 			col_reset(color));
 	if (r->errors)
 		fprintf(f, "%d process%s could not be parsed (partial)\n", r->errors,
@@ -130,6 +135,7 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_t *root = json_object(), *arr = json_array();
 	bool flags = !r->rollup && !r->flags_absent;
 	uint64_t rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0;
+	int nok = 0; /* rows whose smaps was read */
 	int hg = 0, nh = 0;
 	json_put(root, "mode", json_str(r->rollup ? "rollup" : "smaps"));
 	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0));
@@ -175,8 +181,10 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_array_append_new(arr, o);
 		if (p->st.vmrss_kb > 0)
 			rss += (uint64_t)p->st.vmrss_kb;
-		if (ok)
+		if (ok) {
 			ahp += p->t.kb[SM_ANON_HUGE];
+			nok++;
+		}
 		hg += p->hg_vmas;
 		nh += p->nh_vmas;
 		hg_kb += p->hg_kb;
@@ -186,11 +194,13 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_t *t = json_object();
 	json_put(t, "processes", json_integer((json_int_t)r->n));
 	json_put(t, "rss_kb", json_u64(rss));
-	json_put(t, "anon_huge_kb", json_u64(ahp));
-	json_put(t, "hg_vmas", flags ? json_integer(hg) : NULL);
-	json_put(t, "hg_kb", flags ? json_u64(hg_kb) : NULL);
-	json_put(t, "nh_vmas", flags ? json_integer(nh) : NULL);
-	json_put(t, "nh_kb", flags ? json_u64(nh_kb) : NULL);
+	json_put(t, "readable", json_integer(nok));
+	/* no readable row: the sums are unknown, not 0 */
+	json_put(t, "anon_huge_kb", nok ? json_u64(ahp) : NULL);
+	json_put(t, "hg_vmas", flags && nok ? json_integer(hg) : NULL);
+	json_put(t, "hg_kb", flags && nok ? json_u64(hg_kb) : NULL);
+	json_put(t, "nh_vmas", flags && nok ? json_integer(nh) : NULL);
+	json_put(t, "nh_kb", flags && nok ? json_u64(nh_kb) : NULL);
 	json_put(root, "totals", t);
 	return root;
 }
@@ -218,15 +228,18 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	if (r->st.thp_enabled == 0) {
 		if (r->nchain) {
 			const struct maps_ancestor *top = &r->chain[r->nchain - 1];
-			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (",
+			fprintf(f,
+				"THP disabled by prctl(PR_SET_THP_DISABLE), inherited: highest ancestor with THP_enabled 0 is PID %ld (",
 				top->pid);
 			fputs_safe(top->comm, f);
 			fprintf(f, ")%s\n",
 				r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
 		} else if (r->stop_thp_enabled == 1) {
-			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
+			fprintf(f,
+				"THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
 		} else {
-			fprintf(f, "THP disabled by prctl(PR_SET_THP_DISABLE); the parent's THP_enabled is unknown, so it may be inherited\n");
+			fprintf(f,
+				"THP disabled by prctl(PR_SET_THP_DISABLE); the parent's THP_enabled is unknown, so it may be inherited\n");
 		}
 	}
 	static const char *const hdr[] = {"START-END", "PERM",	"SIZE",	    "RSS",
@@ -282,14 +295,19 @@ json_t *maps_to_json(const struct maps_report *r)
 			 json_str(r->nchain ? r->chain[r->nchain - 1].comm : r->st.name));
 	}
 	json_put(root, "prctl_set_by", who);
-	json_put(root, "prctl_chain_cut",
-		 json_boolean(r->chain_cut || (r->st.thp_enabled == 0 && r->stop_thp_enabled != 1)));
+	json_put(
+		root, "prctl_chain_cut",
+		json_boolean(r->chain_cut || (r->st.thp_enabled == 0 && r->stop_thp_enabled != 1)));
 	json_put(root, "partial", json_boolean(r->partial));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct maps_vma *v = &r->vmas[i];
 		json_t *o = json_object();
-		json_put(o, "start", json_u64(v->start));
-		json_put(o, "end", json_u64(v->end));
+		/* hex strings: addresses above 2^53 (or 2^63: [vsyscall]) lose digits as JSON numbers */
+		char hex[24];
+		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->start);
+		json_put(o, "start", json_str(hex));
+		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->end);
+		json_put(o, "end", json_str(hex));
 		json_put(o, "perms", json_str(v->perms));
 		json_put(o, "size_kb", kb_json(&v->t, SM_SIZE));
 		json_put(o, "rss_kb", kb_json(&v->t, SM_RSS));

@@ -58,9 +58,9 @@ struct maps_report {
 	/* THP_enabled 0: the chain of ancestors that also have 0, nearest first */
 	struct maps_ancestor chain[32];
 	int nchain;
-	bool chain_cut; /* an ancestor could not be read */
+	bool chain_cut;	      /* an ancestor could not be read */
 	int stop_thp_enabled; /* THP_enabled of the first ancestor not in the chain: 1, or -1 unknown */
-	bool partial;         /* smaps ended mid-line: the VMAs shown may be incomplete */
+	bool partial;	      /* smaps ended mid-line: the VMAs shown may be incomplete */
 };
 
 void maps_render_text(FILE *f, const struct maps_report *r, bool color);

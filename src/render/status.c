@@ -336,7 +336,7 @@ static void render_findings(FILE *f, const struct findings *fs, bool color)
 		const char *c = x->sev == SEV_CRIT   ? col_red(color)
 				: x->sev == SEV_WARN ? col_yellow(color)
 						     : "";
-		fprintf(f, "  %s[%s]%s ", c, severity_name(x->sev), col_reset(color));
+		fprintf(f, "  %s[%s]%s ", c, severity_name(x->sev), *c ? col_reset(color) : "");
 		fputs_safe(x->title, f);
 		fputs("\n         evidence: ", f);
 		fputs_safe(x->evidence, f);

@@ -184,7 +184,7 @@ void fmt_kb(char *out, size_t n, uint64_t kb)
 {
 	if (kb < 10240)
 		snprintf(out, n, "%llu kB", (unsigned long long)kb);
-	else if (kb < 10ull << 20)
+	else if (kb < 1ull << 20)
 		snprintf(out, n, "%.1f MiB", (double)kb / 1024);
 	else if (kb < 10ull << 30)
 		snprintf(out, n, "%.2f GiB", (double)kb / (1024 * 1024));

@@ -289,7 +289,10 @@ elif name == "mthp":
     else:
         want = size // 65536
         fa, fol = col(r[0], "anon_fault_alloc"), med(r[0], "folios")
-        check("mthp: 64K anon_fault_alloc == S/64K", fa is not None and fa["min"] == want,
+        # anon_fault_alloc is system-wide: other processes faulting while 64K is
+        # "always" add to it. The region's exact count is the kpageflags check below.
+        check("mthp: 64K anon_fault_alloc == S/64K (+2% for other processes)",
+              fa is not None and want <= fa["min"] <= want * 1.02,
               f"anon_fault_alloc {fa} for {want} blocks (system-wide counter: other processes add to it)")
         if fol is None:
             skip("mthp: 64K folios", "no kpageflags")

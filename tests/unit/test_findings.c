@@ -431,7 +431,9 @@ static void test_mthp_no_stats(void **state)
 	sz->eff_enabled = sz->enabled.selected;
 	assert_int_equal(run(t, rule_mthp_no_stats), 1);
 	const struct finding *f = only(t, "mthp-no-stats", SEV_WARN);
-	assert_string_equal(f->evidence, "hugepages-64kB/enabled=always (effective always), no stats/ directory");
+	assert_string_equal(
+		f->evidence,
+		"hugepages-64kB/enabled=always (effective always), no stats/ directory");
 	assert_contains(f->fix, "hugepages-64kB/enabled");
 	/* 6.10+: stats/ exists */
 	add_stat(sz, "anon_fault_alloc", 0);
@@ -544,7 +546,7 @@ static void test_evaluate_order(void **state)
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	set_vmstat(&t->h, "compact_stall 5\ncompact_fail 1\ncompact_success 4\n"
 			  "thp_deferred_split_page 9\nthp_split_page 1\n");
-	t->h.feat.pmd_size = 32u << 20; /* arm64 16 KiB pages */
+	t->h.feat.pmd_size = 32u << 20;				   /* arm64 16 KiB pages */
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n"); /* large-pmd: warn */
 	t->h.feat.cow_split = TRI_YES;
 	t->h.feat.page_size = 16384;

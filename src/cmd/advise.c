@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl advise`: detect workloads, collect the host, decide (model/advice.c). */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernel/cgroup.h"
+#include "../kernel/exe.h"
+#include "../kernel/procs.h"
+#include "../model/findings.h"
+#include "../render/advice.h"
+#include "common.h"
+
+static void advise_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl advise [--workload NAME]... [--json]\n\n"
+		"Recommended THP settings for this host and per-process levers, each with the\n"
+		"fact it rests on: the settings diff against now, the `thpctl set` and\n"
+		"`thpctl persist` commands that apply it, and what to do per process.\n"
+		"Workloads are detected from running processes (redis-server, mongod,\n"
+		"postgres, java, node, Go binaries of 64 MiB RSS or more, memory-limited\n"
+		"cgroups) and can be named with --workload (repeatable, or comma-separated):\n"
+		"  %s\n"
+		"(mongodb without a version assumes 7.0 or earlier unless the running mongod\n"
+		"tells). Changes nothing. As root it also reads versions from executables and\n"
+		"dpkg, finds Go binaries and systemd units.\n\n"
+		"options:\n"
+		"  --workload NAME  add a workload profile\n" GLOBAL_HELP,
+		workload_names());
+}
+
+enum { OPT_WORKLOAD = OPT_CMD_BASE };
+
+#define GO_MIN_RSS_KB (64 * 1024)
+#define MAX_CGROUPS 256
+
+struct cg_cache {
+	int n;
+	struct {
+		char path[CG_PATH_LEN];
+		bool limited;
+		uint64_t bytes;
+		int procs;
+	} e[MAX_CGROUPS];
+};
+
+struct scan {
+	struct adv_input *in;
+	struct cg_cache cgs;
+	struct buf b, dpkg;
+	bool dpkg_read;
+	unsigned requested;
+};
+
+/* The limit of the process's memory cgroup, through a cache keyed by path. */
+static void proc_limit(const struct sysroot *sr, struct scan *s, const struct proc_cgroup *cg,
+		       bool *limited, uint64_t *bytes)
+{
+	const char *key = cg->has_v1_memory ? cg->v1_memory : cg->has_v2 ? cg->v2 : NULL;
+	*limited = false;
+	if (!key)
+		return;
+	for (int i = 0; i < s->cgs.n; i++)
+		if (strcmp(s->cgs.e[i].path, key) == 0) {
+			s->cgs.e[i].procs++;
+			*limited = s->cgs.e[i].limited;
+			*bytes = s->cgs.e[i].bytes;
+			return;
+		}
+	struct cg_limit l;
+	struct buf b = {0};
+	if (cgroup_memory_limit(sr, cg, &b, &l) == 0 && l.limited) {
+		*limited = true;
+		*bytes = l.limit_bytes;
+	}
+	buf_free(&b);
+	if (s->cgs.n < MAX_CGROUPS) {
+		int i = s->cgs.n++;
+		snprintf(s->cgs.e[i].path, sizeof(s->cgs.e[i].path), "%s", key);
+		s->cgs.e[i].limited = *limited;
+		s->cgs.e[i].bytes = *bytes;
+		s->cgs.e[i].procs = 1;
+	}
+}
+
+static void dpkg_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
+			 const char *const *pkgs)
+{
+	if (!s->dpkg_read) {
+		s->dpkg_read = true;
+		if (sysroot_read(sr, SR_DPKG_STATUS, &s->dpkg))
+			s->dpkg.len = 0;
+	}
+	char v[96];
+	for (int i = 0; pkgs[i] && s->dpkg.len; i++)
+		if (dpkg_status_version(s->dpkg.p, s->dpkg.len, pkgs[i], v, sizeof(v)) == 0 &&
+		    version_parse_mm(v, p->ver) == 0) {
+			p->has_ver = true;
+			snprintf(p->ver_src, sizeof(p->ver_src), "dpkg: %s %s", pkgs[i], v);
+			return;
+		}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Everything about one process of workload WL. Returns false if it vanished. */
+static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
+		 const struct proc_status *st, const struct proc_cgroup *cg, bool has_cg,
+		 const char *exe, int exe_err)
+{
+	struct buf *b = &s->b;
+	p->ppid = st->ppid;
+	snprintf(p->comm, sizeof(p->comm), "%s", st->name);
+	p->thp_enabled = st->thp_enabled;
+	p->rss_kb = st->vmrss_kb;
+	if (has_cg) {
+		if (cg->has_v2 && cgroup_unit(cg->v2, p->unit, sizeof(p->unit)) != 0)
+			p->unit[0] = '\0';
+		if (!p->unit[0] && cg->has_v1_systemd &&
+		    cgroup_unit(cg->v1_systemd, p->unit, sizeof(p->unit)) != 0)
+			p->unit[0] = '\0';
+	}
+	if (sysroot_readf(sr, b, SR_PROC "/%ld/cmdline", p->pid) == 0 && b->len) {
+		shell_quote_argv(b->p, b->len, p->cmdline, sizeof(p->cmdline));
+		for (size_t i = 0; i + 28 <= b->len; i++)
+			if (memcmp(b->p + i, "-XX:+UseTransparentHugePages", 28) == 0)
+				p->java_thp = true;
+	}
+	if (!exe_err && version_from_path(exe, p->ver) == 0) {
+		p->has_ver = true;
+		snprintf(p->ver_src, sizeof(p->ver_src), "its path %s", exe);
+	}
+	if (p->wl == WL_MONGODB7 && !p->has_ver) {
+		static const char *const pk[] = {"mongodb-org-server", "mongodb-enterprise-server",
+						 "mongodb-server-core", NULL};
+		dpkg_version(sr, s, p, pk);
+	}
+	if (p->wl == WL_REDIS && !p->has_ver) {
+		static const char *const pk[] = {"redis-server", "valkey-server", NULL};
+		dpkg_version(sr, s, p, pk);
+	}
+	if (p->wl == WL_MONGODB7) {
+		if (p->has_ver && p->ver[0] >= 8)
+			p->wl = WL_MONGODB8;
+		else if (!p->has_ver && (s->requested & (1u << WL_MONGODB8))) {
+			p->wl = WL_MONGODB8; /* the user said so */
+			snprintf(p->ver_src, sizeof(p->ver_src), "--workload mongodb8");
+		} else if (!p->has_ver && !(s->requested & (1u << WL_MONGODB7))) {
+			s->in->mongodb_assumed = true;
+		}
+	}
+	if (p->wl == WL_POSTGRES && sysroot_readf(sr, b, SR_PROC "/%ld/maps", p->pid) == 0)
+		maps_largest_shared(b->p, b->len, &p->shm_kb, &p->shm_hugetlb);
+}
+
+static int scan_procs(const struct sysroot *sr, struct scan *s)
+{
+	struct adv_input *in = s->in;
+	pid_t *pids;
+	int n = procs_list(sr, &pids);
+	if (n < 0)
+		return n;
+	struct buf *b = &s->b;
+	for (int i = 0; i < n; i++) {
+		long pid = pids[i];
+		struct proc_status st;
+		if (sysroot_readf(sr, b, SR_PROC "/%ld/status", pid) ||
+		    proc_status_parse(b->p, b->len, &st))
+			continue;
+		if (st.kthread == 1 || st.vmrss_kb < 0)
+			continue;
+		in->scanned++;
+		struct proc_cgroup cg;
+		bool has_cg = sysroot_readf(sr, b, SR_PROC "/%ld/cgroup", pid) == 0 &&
+			      proc_cgroup_parse(b->p, b->len, &cg) == 0;
+		bool limited = false;
+		uint64_t limit = 0;
+		if (has_cg)
+			proc_limit(sr, s, &cg, &limited, &limit);
+		if (limited) {
+			in->limited_procs++;
+			if (!in->smallest_limit || limit < in->smallest_limit)
+				in->smallest_limit = limit;
+		}
+		int wl = workload_from_comm(st.name, NULL);
+		char exe[512] = "";
+		int exe_err = -ENOENT;
+		bool big = st.vmrss_kb >= GO_MIN_RSS_KB;
+		if (wl >= 0 || big) {
+			exe_err = exe_path(sr, (pid_t)pid, exe, sizeof(exe));
+			if (exe_err == -EACCES || exe_err == -EPERM)
+				in->unreadable++;
+		}
+		if (wl < 0 && !exe_err)
+			wl = workload_from_comm("", base_name(exe));
+		char gover[32] = "";
+		if (wl < 0 && !exe_err) {
+			int g = exe_go_version(sr, (pid_t)pid, gover, sizeof(gover));
+			if (g == 1 && big)
+				wl = WL_GO;
+			else if (g == 1)
+				in->small_go++;
+		}
+		if (wl < 0)
+			continue;
+		/* a PostgreSQL instance is its postmaster: skip the backends here already */
+		struct proc_status pst;
+		if (wl == WL_POSTGRES && st.ppid > 0 &&
+		    sysroot_readf(sr, b, SR_PROC "/%ld/status", st.ppid) == 0 &&
+		    proc_status_parse(b->p, b->len, &pst) == 0 &&
+		    workload_from_comm(pst.name, NULL) == WL_POSTGRES)
+			continue;
+		if (in->nprocs == ADV_MAX_PROCS)
+			continue;
+		struct adv_proc *p = &in->procs[in->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->wl = (enum workload)wl;
+		p->limited = limited;
+		p->limit_bytes = limit;
+		if (gover[0] && version_parse_mm(gover + 2, p->ver) == 0) {
+			p->has_ver = true;
+			snprintf(p->ver_src, sizeof(p->ver_src), "Go build info %s", gover);
+		}
+		fill(sr, s, p, &st, &cg, has_cg, exe, exe_err);
+	}
+	free(pids);
+	/* a PostgreSQL instance is its postmaster: drop its backends */
+	int k = 0;
+	for (int i = 0; i < in->nprocs; i++) {
+		bool child = false;
+		for (int j = 0; j < in->nprocs; j++)
+			if (in->procs[i].wl == WL_POSTGRES && in->procs[j].wl == WL_POSTGRES &&
+			    in->procs[j].pid == in->procs[i].ppid)
+				child = true;
+		if (!child)
+			in->procs[k++] = in->procs[i];
+	}
+	in->nprocs = k;
+	for (int i = 0; i < s->cgs.n; i++)
+		if (s->cgs.e[i].limited)
+			in->limited_cgroups++;
+	return 0;
+}
+
+static int add_workloads(struct scan *s, const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL;
+	if (!dup)
+		return -ENOMEM;
+	int r = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum workload w;
+		bool assumed;
+		if (workload_parse(t, &w, &assumed)) {
+			warnx("advise: unknown workload '%s' (%s)", t, workload_names());
+			r = -EINVAL;
+			break;
+		}
+		s->requested |= 1u << w;
+		if (assumed)
+			s->in->mongodb_assumed = true;
+	}
+	free(dup);
+	return r;
+}
+
+int cmd_advise(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"workload", required_argument, NULL, OPT_WORKLOAD},
+		{NULL, 0, NULL, 0},
+	};
+	static struct adv_input in;
+	static struct scan s;
+	memset(&in, 0, sizeof(in));
+	memset(&s, 0, sizeof(s));
+	s.in = &in;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			advise_help(stdout);
+			return EXIT_OK;
+		case OPT_WORKLOAD:
+			if (add_workloads(&s, optarg))
+				return EXIT_USAGE;
+			break;
+		default:
+			advise_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		warnx("advise: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	int ret = cmd_setup(g);
+	if (ret)
+		return ret;
+	static struct host h;
+	static struct host_derived d;
+	static struct findings fs;
+	if (host_collect(&g->sr, &h)) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	host_derive(&h, &d);
+	findings_evaluate(&h, &d, &fs);
+	in.h = &h;
+	in.d = &d;
+	in.fs = &fs;
+	in.requested = s.requested;
+	in.recorded = !g->sr.live;
+	int r = scan_procs(&g->sr, &s);
+	if (r)
+		warnx("advise: cannot list %s/proc: %s: no workload detection", g->sr.path,
+		      strerror(-r));
+	/* a mongod whose version told us, or a request, settles the assumption */
+	if (in.mongodb_assumed && !(s.requested & (1u << WL_MONGODB7))) {
+		bool any = false;
+		for (int i = 0; i < in.nprocs; i++)
+			any |= in.procs[i].wl == WL_MONGODB7 && !in.procs[i].has_ver;
+		in.mongodb_assumed = any;
+	}
+	static struct advice a;
+	advice_build(&in, &a);
+	if (g->json)
+		ret = cmd_emit_json(advice_to_json(&in, &a));
+	else
+		advice_render_text(stdout, &in, &a, g->color);
+	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
+		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		ret = EXIT_FAIL;
+	}
+	buf_free(&s.b);
+	buf_free(&s.dpkg);
+	host_free(&h);
+	return ret;
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl collapse PID`: process_madvise(MADV_COLLAPSE) over a process's memory. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/buddyinfo.h"
+#include "../kernel/parse.h"
+#include "../kernel/proc_status.h"
+#include "../kernel/procmem.h"
+#include "../kernel/smaps.h"
+#include "../kernel/uapi_compat.h"
+#include "../model/collapse.h"
+#include "../render/control.h"
+#include "common.h"
+
+#define MAX_RANGES 4096
+#define MAX_REQ 64
+
+static void collapse_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl collapse PID [--range START-END]... [--vma NAME]... [--dry-run]\n"
+		"                       [--force] [--json]\n\n"
+		"Collapse PID's memory into huge pages now, with process_madvise(MADV_COLLAPSE)\n"
+		"(Linux 6.1+): one call per PMD-aligned huge page, so each range reports the bytes\n"
+		"collapsed, AnonHugePages of its VMAs before and after, and the time taken.\n"
+		"MADV_COLLAPSE ignores enabled/defrag/max_ptes_* and may reclaim and compact\n"
+		"to find a free huge page (it can stall the caller, not the target).\n\n"
+		"Default: every private read-write anonymous VMA ([anon], [heap], [stack],\n"
+		"[anon:NAME]) holding a whole aligned huge page, whatever its THPeligible\n"
+		"(policy, which MADV_COLLAPSE ignores). Huge-page ranges with no page present\n"
+		"(per /proc/PID/pagemap) are not tried.\n\n"
+		"options:\n"
+		"  --range START-END  only this address range (hex, as in /proc/PID/maps;\n"
+		"                     shrunk to whole aligned huge pages); repeatable\n"
+		"  --vma NAME         only VMAs named NAME: [heap], [stack], [anon] (unnamed\n"
+		"                     anonymous), [anon:x], a file path; repeatable\n"
+		"  --dry-run          print the ranges, collapse nothing\n"
+		"  --force            also try VMAs marked nh (MADV_NOHUGEPAGE) and a process\n"
+		"                     with THP disabled by prctl (THP_enabled: 0); the kernel\n"
+		"                     refuses both with EINVAL\n" GLOBAL_HELP
+		"\nNeeds CAP_SYS_NICE and ptrace-read access to PID (root). Errors are explained:\n"
+		"EPERM (privileges), EINVAL (kernel < 6.1, nh, prctl), ENOMEM (no free huge page:\n"
+		"the free blocks of that order are shown), EAGAIN (retried with backoff), EBUSY\n"
+		"(memory cgroup charge). Exit status: 0 all tried huge pages collapsed, 1 any\n"
+		"failure, 2 usage error.\n");
+}
+
+enum { OPT_RANGE = OPT_CMD_BASE, OPT_VMA, OPT_DRY_RUN, OPT_FORCE };
+
+struct vma_list {
+	struct cvma *v;
+	int n, cap;
+};
+
+static int vma_cb(const struct smaps_vma *v, void *ctx)
+{
+	struct vma_list *l = ctx;
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 256;
+		struct cvma *nv = realloc(l->v, (size_t)cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	struct cvma *o = &l->v[l->n++];
+	memset(o, 0, sizeof(*o));
+	o->start = v->start;
+	o->end = v->end;
+	memcpy(o->perms, v->perms, sizeof(o->perms));
+	size_t nl = v->name_len < sizeof(o->name) - 1 ? v->name_len : sizeof(o->name) - 1;
+	memcpy(o->name, v->name, nl);
+	o->name[nl] = '\0';
+	o->has_vmflags = v->has_vmflags;
+	o->vmflags = v->vmflags;
+	o->thp_eligible = v->thp_eligible;
+	o->rss_kb = v->t.kb[SM_RSS];
+	o->anon_kb = v->t.kb[SM_ANONYMOUS];
+	o->ahp_kb = v->t.kb[SM_ANON_HUGE];
+	return 0;
+}
+
+static int feed(void *ctx, const char *text, size_t len)
+{
+	return smaps_stream_feed(ctx, text, len);
+}
+
+/* PID's VMAs from its smaps into L (emptied first). Returns 0 or -errno. */
+static int read_vmas(const struct sysroot *sr, long pid, struct vma_list *l)
+{
+	char rel[64];
+	struct buf b = {0};
+	struct smaps_stream *s = malloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	l->n = 0;
+	snprintf(rel, sizeof(rel), SR_PROC "/%ld/smaps", pid);
+	smaps_stream_init(s, vma_cb, l, NULL);
+	int e = sysroot_read_chunks(sr, rel, &b, feed, s);
+	if (!e)
+		e = smaps_stream_finish(s);
+	free(s);
+	buf_free(&b);
+	return e;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * Collapse R one huge page at a time. Returns 0, or the -errno that must stop
+ * the whole run (EPERM, ESRCH, ENOSYS, ENOMEM).
+ */
+static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, long page)
+{
+	double t0 = now_ms();
+	int fatal = 0;
+	r->attempted = true;
+	for (uint64_t a = r->start; a < r->end; a += pmd) {
+		uint64_t pop;
+		if (pm >= 0 && procmem_populated(pm, a, pmd / (uint64_t)page, page, &pop) == 0 &&
+		    pop == 0) {
+			r->nempty++; /* MADV_COLLAPSE refuses an empty PMD with EINVAL */
+			continue;
+		}
+		long long got;
+		int attempt = 0;
+		for (;;) {
+			got = procmem_madvise(pidfd, a, pmd, MADV_COLLAPSE);
+			if (got != -EAGAIN)
+				break;
+			unsigned ms = collapse_backoff_ms(++attempt);
+			if (!ms)
+				break;
+			r->retries++;
+			struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+		if (got >= 0) {
+			r->nok++;
+			r->collapsed_bytes += pmd;
+			continue;
+		}
+		r->nfail++;
+		if (!r->err)
+			r->err = (int)got;
+		if (got == -EPERM || got == -ESRCH || got == -ENOSYS || got == -ENOMEM) {
+			fatal = (int)got;
+			break;
+		}
+	}
+	r->ms = now_ms() - t0;
+	return fatal;
+}
+
+static int parse_pid(const char *s, long *pid)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = v;
+	return 0;
+}
+
+int cmd_collapse(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"range", required_argument, NULL, OPT_RANGE},
+		{"vma", required_argument, NULL, OPT_VMA},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{NULL, 0, NULL, 0},
+	};
+	static struct crange_req req[MAX_REQ];
+	static const char *vmas[MAX_REQ];
+	struct collapse_sel sel = {.ranges = req, .vmas = vmas};
+	struct collapse_report rep = {0};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			collapse_help(stdout);
+			return EXIT_OK;
+		case OPT_RANGE:
+			if (sel.nranges == MAX_REQ ||
+			    collapse_parse_range(optarg, &req[sel.nranges].start,
+						 &req[sel.nranges].end)) {
+				warnx("collapse: bad --range '%s' (START-END in hex, e.g. 7f0000000000-7f0004000000)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			sel.nranges++;
+			break;
+		case OPT_VMA:
+			if (sel.nvmas == MAX_REQ || !*optarg) {
+				warnx("collapse: bad --vma '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			vmas[sel.nvmas++] = optarg;
+			break;
+		case OPT_DRY_RUN:
+			rep.dry_run = true;
+			break;
+		case OPT_FORCE:
+			sel.force = rep.force = true;
+			break;
+		default:
+			collapse_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || parse_pid(argv[optind], &rep.pid)) {
+		warnx("collapse: expected one PID");
+		return EXIT_USAGE;
+	}
+	if (sel.nranges && sel.nvmas) {
+		warnx("collapse: --range and --vma do not go together");
+		return EXIT_USAGE;
+	}
+	int ret = cmd_setup(g);
+	if (ret)
+		return ret;
+	if (!g->sr.live) {
+		warnx("collapse: acts on running processes, not on a --sysroot tree");
+		return EXIT_USAGE;
+	}
+	long pid = rep.pid;
+	struct buf b = {0};
+	struct proc_status st;
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	if (e || proc_status_parse(b.p, b.len, &st)) {
+		warnx("collapse: no such process %ld", pid);
+		buf_free(&b);
+		return EXIT_FAIL;
+	}
+	if (st.vmrss_kb < 0) {
+		warnx("collapse: process %ld has no memory map (kernel thread or zombie)", pid);
+		buf_free(&b);
+		return EXIT_FAIL;
+	}
+	snprintf(rep.comm, sizeof(rep.comm), "%s", st.name);
+	rep.thp_enabled = sel.thp_enabled = st.thp_enabled;
+	uint64_t pmd = 0;
+	if (sysroot_read(&g->sr, SR_THP "/hpage_pmd_size", &b) == 0)
+		parse_u64_text(b.p, b.len, &pmd);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!pmd || page <= 0) {
+		warnx("collapse: no %s/hpage_pmd_size: this kernel has no THP", SR_THP);
+		buf_free(&b);
+		return EXIT_FAIL;
+	}
+	rep.pmd_size = pmd;
+	for (uint64_t p = (uint64_t)page; p < pmd; p <<= 1)
+		rep.pmd_order++;
+
+	struct vma_list vl = {0};
+	e = read_vmas(&g->sr, pid, &vl);
+	if (e) {
+		if (e == -EACCES || e == -EPERM)
+			warnx("collapse: needs root (cannot read /proc/%ld/smaps: %s)", pid,
+			      strerror(-e));
+		else if (e == -ENOENT || e == -ESRCH)
+			warnx("collapse: process %ld exited", pid);
+		else
+			warnx("collapse: cannot read /proc/%ld/smaps: %s", pid, strerror(-e));
+		free(vl.v);
+		buf_free(&b);
+		return EXIT_FAIL;
+	}
+	struct crange *ranges = calloc(MAX_RANGES, sizeof(*ranges));
+	if (!ranges) {
+		warnx("collapse: out of memory");
+		free(vl.v);
+		buf_free(&b);
+		return EXIT_FAIL;
+	}
+	int n = collapse_select(vl.v, vl.n, &sel, pmd, ranges, MAX_RANGES, &rep.nsmall);
+	if (n < 0) {
+		warnx("collapse: more than %d ranges: narrow it with --vma or --range", MAX_RANGES);
+		n = MAX_RANGES;
+	}
+	rep.ranges = ranges;
+	rep.nranges = n;
+	for (int i = 0; i < n; i++) {
+		struct crange *r = &ranges[i];
+		bool whole = r->end > r->start; /* else: the range as asked */
+		r->ahp_before_kb = collapse_ahp_kb(vl.v, vl.n, whole ? r->start : r->req_start,
+						   whole ? r->end : r->req_end);
+	}
+
+	static struct buddyinfo bi;
+	int go = 0, failed = 0;
+	for (int i = 0; i < n; i++)
+		go += ranges[i].skip == CR_GO;
+	if (!rep.dry_run && go) {
+		int pidfd = procmem_pidfd_open((pid_t)pid);
+		if (pidfd < 0) {
+			rep.fatal = pidfd;
+		} else {
+			int pm = procmem_pagemap_open(&g->sr, (pid_t)pid);
+			rep.pagemap = pm >= 0;
+			for (int i = 0; i < n && !rep.fatal; i++)
+				if (ranges[i].skip == CR_GO)
+					rep.fatal =
+						collapse_range(pidfd, pm, &ranges[i], pmd, page);
+			if (pm >= 0)
+				close(pm);
+			close(pidfd);
+		}
+		if (rep.fatal == -ENOMEM && sysroot_read(&g->sr, SR_PROC "/buddyinfo", &b) == 0 &&
+		    buddyinfo_parse(b.p, b.len, &bi) == 0)
+			rep.buddy = &bi;
+		/* AnonHugePages after: one more smaps read for all ranges */
+		if (read_vmas(&g->sr, pid, &vl) == 0)
+			for (int i = 0; i < n; i++) {
+				if (!ranges[i].attempted)
+					continue;
+				ranges[i].ahp_after_kb =
+					collapse_ahp_kb(vl.v, vl.n, ranges[i].start, ranges[i].end);
+				ranges[i].have_after = true;
+			}
+		for (int i = 0; i < n; i++)
+			failed += ranges[i].nfail > 0;
+	}
+	if (g->json)
+		ret = cmd_emit_json(collapse_to_json(&rep));
+	else
+		collapse_render_text(stdout, &rep, g->color);
+	if (rep.fatal == -EPERM || rep.fatal == -EACCES)
+		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %ld)", pid);
+	if (!ret && (rep.fatal || failed))
+		ret = EXIT_FAIL;
+	if (!ret && n && !go && !rep.dry_run)
+		ret = EXIT_FAIL; /* everything asked for was skipped */
+	free(ranges);
+	free(vl.v);
+	buf_free(&b);
+	return ret;
+}

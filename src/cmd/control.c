@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include "control.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lab/guard.h"
+#include "common.h"
+
+int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, uint64_t *pmd_nr)
+{
+	if (thp_knobs_read(&g->sr, k)) {
+		warnx("%s: out of memory", who);
+		return EXIT_FAIL;
+	}
+	if (!k->present) {
+		warnx("%s: %s/%s does not exist: this kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)",
+		      who, g->sr.live ? "" : g->sr.path, SR_THP);
+		return EXIT_FAIL;
+	}
+	*pmd_nr = thp_knobs_pmd_nr(k, g->sr.live ? sysconf(_SC_PAGESIZE) : 0);
+	return EXIT_OK;
+}
+
+void control_kernel_string(struct globals *g, const char *name, char *out, size_t n)
+{
+	struct buf b = {0};
+	out[0] = '\0';
+	if (sysroot_readf(&g->sr, &b, SR_PROC "/sys/kernel/%s", name) == 0 && b.p) {
+		size_t l = strcspn(b.p, "\n");
+		snprintf(out, n, "%.*s", (int)l, b.p);
+	}
+	buf_free(&b);
+}
+
+void control_report_notes(const char *who, const struct settings_plan *p, bool skips)
+{
+	for (int i = 0; i < p->nbad; i++)
+		warnx("%s: %s: %s", who, p->bad[i].key, p->bad[i].text);
+	for (int i = 0; skips && i < p->nskip; i++)
+		warnx("%s: %s: skipped: %s", who, p->skip[i].key, p->skip[i].text);
+}
+
+/* Read KEY back as a value word. */
+static int read_back(const struct sysroot *sr, const char *key, char *out, size_t n)
+{
+	char rel[PATH_MAX];
+	struct buf b = {0};
+	snprintf(rel, sizeof(rel), SR_THP "/%s", key);
+	int r = sysroot_read(sr, rel, &b);
+	if (!r)
+		r = knob_value(b.p ? b.p : "", out, n);
+	buf_free(&b);
+	return r;
+}
+
+static void explain_write_error(const char *who, const struct plan_entry *e, const char *kept)
+{
+	switch (-e->err) {
+	case EPERM:
+	case EACCES:
+		warnx("%s: %s: needs root (writing %s/%s: %s)", who, e->key, THP_DIR_ABS, e->key,
+		      strerror(-e->err));
+		break;
+	case EROFS:
+		warnx("%s: %s: /sys is mounted read-only here (a container?): set it on the host",
+		      who, e->key);
+		break;
+	case EBUSY:
+		warnx("%s: another thpctl is changing settings (journal %s): nothing written; try again when it ends",
+		      who, guard_journal_path());
+		break;
+	default:
+		if (kept[0])
+			warnx("%s: %s: wrote %s but the kernel reads back %s", who, e->key, e->new,
+			      kept);
+		else
+			warnx("%s: %s: the kernel refused %s: %s", who, e->key, e->new,
+			      strerror(-e->err));
+		break;
+	}
+}
+
+int control_apply(struct globals *g, const char *who, struct settings_plan *p)
+{
+	if (!g->sr.live) {
+		warnx("%s: writes to the running kernel only, not to a --sysroot tree (--dry-run shows the commands)",
+		      who);
+		return EXIT_USAGE;
+	}
+	if (!plan_changes(p))
+		return EXIT_OK;
+	int r = guard_begin(&g->sr, who);
+	if (r == -EPERM) {
+		warnx("%s: needs root (writes to %s)", who, THP_DIR_ABS);
+		return EXIT_FAIL;
+	}
+	if (r) {
+		warnx("%s: cannot start the settings journal %s: %s", who, guard_journal_path(),
+		      strerror(-r));
+		return EXIT_FAIL;
+	}
+	guard_announce(false);
+	/* test-only hooks: see control.h */
+	const char *ps = getenv("THPCTL_TEST_SET_PAUSE");
+	const char *fail_key = getenv("THPCTL_TEST_SET_FAIL");
+	unsigned pause_s = ps ? (unsigned)strtoul(ps, NULL, 10) : 0;
+
+	int failed = -1, nwritten = 0;
+	char kept[PLAN_VALUE_LEN] = "";
+	for (int i = 0; i < p->n; i++) {
+		struct plan_entry *e = &p->e[i];
+		if (e->state != PS_PENDING)
+			continue;
+		if (nwritten && pause_s)
+			sleep(pause_s);
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), SR_THP "/%s", e->key);
+		if (fail_key && strcmp(fail_key, e->key) == 0)
+			r = -EIO;
+		else
+			r = guard_write(rel, e->new);
+		if (!r) {
+			/* the kernel may take a value and keep another (4.11-rc: defer+madvise
+			 * selected defer); what it reads back is what counts */
+			r = read_back(&g->sr, e->key, kept, sizeof(kept));
+			if (!r && strcmp(kept, e->new) != 0)
+				r = -EIO;
+			else
+				kept[0] = '\0';
+		}
+		if (r) {
+			e->state = PS_FAILED;
+			e->err = r;
+			failed = i;
+			break;
+		}
+		e->state = PS_WRITTEN;
+		nwritten++;
+	}
+	if (failed < 0) {
+		guard_commit(); /* complete: the change stays */
+		return EXIT_OK;
+	}
+	explain_write_error(who, &p->e[failed], kept);
+	guard_restore();
+	for (int i = 0; i < p->n; i++) {
+		struct plan_entry *e = &p->e[i];
+		if (e->state == PS_WRITTEN) {
+			char now[PLAN_VALUE_LEN];
+			if (read_back(&g->sr, e->key, now, sizeof(now)) == 0 &&
+			    strcmp(now, e->old) == 0)
+				e->state = PS_ROLLED_BACK;
+			else
+				warnx("%s: %s: could not put back %s", who, e->key, e->old);
+		} else if (e->state == PS_PENDING) {
+			e->state = PS_NOT_WRITTEN;
+		}
+	}
+	if (nwritten)
+		warnx("%s: rolled back the %d value(s) already written", who, nwritten);
+	return EXIT_FAIL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by set, snapshot and persist: reading the knobs, applying a plan. */
+#ifndef THPCTL_CMD_CONTROL_H
+#define THPCTL_CMD_CONTROL_H
+
+#include "../kernel/thp_knobs.h"
+#include "../model/settings_plan.h"
+#include "cmd.h"
+
+/* The absolute path of transparent_hugepage/ on the host (for shell lines and units). */
+#define THP_DIR_ABS "/" SR_THP
+
+/*
+ * Read every knob of G's sysroot into K and set *PMD_NR (HPAGE_PMD_NR, 0 if
+ * unknown). WHO names the command in messages. Returns EXIT_OK, or EXIT_FAIL
+ * after a message (out of memory, or no THP in this kernel).
+ */
+int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, uint64_t *pmd_nr);
+
+/*
+ * Write every pending entry of P through the settings journal (lab/guard.h):
+ * the old value of each file is journalled (fsync'd) before its first write,
+ * so a run killed halfway is rolled back by the next thpctl command. Each
+ * written value is read back. If a write fails, or the kernel kept another
+ * value, every value already written is put back and the entries say so;
+ * on success the journal is committed (the change stays). Prints nothing on
+ * stdout. Returns EXIT_OK, EXIT_FAIL (after a message on stderr: needs root,
+ * another thpctl busy, the kernel refused a value) or EXIT_USAGE (a
+ * --sysroot tree: only the running kernel is written).
+ *
+ * Test-only hooks (environment; used by tests/live/control.sh, never set
+ * them in production):
+ *   THPCTL_TEST_SET_PAUSE=S  sleep S seconds between two writes, so a test
+ *                            can SIGKILL the run halfway;
+ *   THPCTL_TEST_SET_FAIL=KEY make the write of KEY fail with EIO (after the
+ *                            writes before it), to exercise the rollback.
+ */
+int control_apply(struct globals *g, const char *who, struct settings_plan *p);
+
+/* The first line of proc/sys/kernel/REL_NAME ("osrelease", "hostname") into OUT, "" if unreadable. */
+void control_kernel_string(struct globals *g, const char *name, char *out, size_t n);
+
+/* Print P's invalid entries (and skipped ones when SKIPS) on stderr as "WHO: KEY: reason". */
+void control_report_notes(const char *who, const struct settings_plan *p, bool skips);
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl hugetlb plan`: size a hugetlb pool, check it fits, say how to reserve it. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/host.h"
+#include "../render/hugetlb_plan.h"
+#include "common.h"
+
+static void hugetlb_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl hugetlb plan --for SIZE [--overhead PCT] [--page 2M|1G] [--node N] [--json]\n\n"
+		"Plan a hugetlb pool: SIZE is the memory the pool must hold, e.g. PostgreSQL's\n"
+		"shared_buffers (its whole shared memory segment is shared_buffers plus a few\n"
+		"percent; --overhead 25 adds 25%%). Prints the number of pages, whether they\n"
+		"fit (MemTotal, at least 1.5 GiB left to the kernel), whether a reservation at\n"
+		"runtime can succeed now (free blocks of the page's order in /proc/buddyinfo,\n"
+		"per node), and the lines that reserve it: sysctl vm.nr_hugepages (or the\n"
+		"per-size or per-node sysfs file), a persistent sysctl.d/tmpfiles.d line, and\n"
+		"the kernel command line (hugepagesz= hugepages=), which 1G pages usually need.\n"
+		"Changes nothing.\n\n"
+		"options:\n"
+		"  --for SIZE      pool size (bytes; k, M, G, T suffixes)\n"
+		"  --overhead PCT  add PCT percent to SIZE (default 0)\n"
+		"  --page SIZE     hugetlb page size (default: the kernel's Hugepagesize)\n"
+		"  --node N        reserve on NUMA node N only\n" GLOBAL_HELP);
+}
+
+enum { OPT_FOR = OPT_CMD_BASE, OPT_OVERHEAD, OPT_PAGE, OPT_NODE };
+
+static int parse_uint(const char *s, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void collect(const struct sysroot *sr, const struct host *h, struct hp_plan_input *in)
+{
+	uint64_t v;
+	in->has_mem_total = kv_get(&h->meminfo, "MemTotal", &in->mem_total_kb);
+	in->has_mem_free = kv_get(&h->meminfo, "MemFree", &in->mem_free_kb);
+	if (kv_get(&h->meminfo, "Hugepagesize", &v))
+		in->default_page_kb = v;
+	in->base_page = h->feat.page_size;
+	in->buddy_max_order = -1;
+	for (int i = 0; i < h->buddy.nzones; i++)
+		if (h->buddy.zones[i].norders - 1 > in->buddy_max_order)
+			in->buddy_max_order = h->buddy.zones[i].norders - 1;
+	for (int i = 0; i < h->hugetlb.npools; i++) {
+		const struct hugetlb_pool *p = &h->hugetlb.pools[i];
+		if (p->size_kb != in->page_kb)
+			continue;
+		in->size_supported = true;
+		if (p->node < 0) {
+			in->nr = p->nr;
+			in->free = p->free;
+		}
+	}
+	/* nodes: from buddyinfo, the hugetlb per-node pools and nodeN/meminfo */
+	int order = -1;
+	if (in->base_page > 0 && (in->page_kb * 1024) % (uint64_t)in->base_page == 0) {
+		uint64_t r = in->page_kb * 1024 / (uint64_t)in->base_page;
+		while (r) {
+			r >>= 1;
+			order++;
+		}
+	}
+	struct buf b = {0};
+	for (int node = 0; node < 1024 && in->nnodes < HP_MAX_NODES; node++) {
+		bool in_buddy;
+		uint64_t blocks = hp_free_blocks(&h->buddy, node, order, &in_buddy);
+		char rel[96];
+		snprintf(rel, sizeof(rel), SR_NODES "/node%d", node);
+		bool in_sys = sysroot_exists(sr, rel) == 0;
+		if (!in_buddy && !in_sys)
+			continue;
+		struct hp_node *nd = &in->nodes[in->nnodes++];
+		memset(nd, 0, sizeof(*nd));
+		nd->node = node;
+		nd->has_buddy = in_buddy && order >= 0;
+		nd->free_blocks = blocks;
+		if (sysroot_readf(sr, &b, SR_NODES "/node%d/meminfo", node) == 0 &&
+		    hp_node_meminfo_total(b.p, b.len, &v) == 0) {
+			nd->has_mem_total = true;
+			nd->mem_total_kb = v;
+		}
+		for (int i = 0; i < h->hugetlb.npools; i++) {
+			const struct hugetlb_pool *p = &h->hugetlb.pools[i];
+			if (p->size_kb == in->page_kb && p->node == node) {
+				nd->nr = p->nr;
+				nd->free = p->free;
+			}
+		}
+	}
+	buf_free(&b);
+}
+
+static int plan(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"for", required_argument, NULL, OPT_FOR},
+		{"overhead", required_argument, NULL, OPT_OVERHEAD},
+		{"page", required_argument, NULL, OPT_PAGE},
+		{"node", required_argument, NULL, OPT_NODE},
+		{NULL, 0, NULL, 0},
+	};
+	struct hp_plan_input in = {.node = -1};
+	uint64_t bytes = 0, page = 0;
+	long v;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			hugetlb_help(stdout);
+			return EXIT_OK;
+		case OPT_FOR:
+			if (parse_size(optarg, &bytes) || bytes == 0) {
+				warnx("hugetlb plan: bad size '%s' (e.g. 8G)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_OVERHEAD:
+			if (parse_uint(optarg, 1000, &v)) {
+				warnx("hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			in.overhead_pct = (unsigned)v;
+			break;
+		case OPT_PAGE:
+			if (parse_size(optarg, &page) || page < 4096 || page % 1024 ||
+			    (page & (page - 1))) {
+				warnx("hugetlb plan: bad page size '%s' (e.g. 2M, 1G)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_NODE:
+			if (parse_uint(optarg, 1023, &v)) {
+				warnx("hugetlb plan: bad node '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			in.node = (int)v;
+			break;
+		default:
+			hugetlb_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		warnx("hugetlb plan: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!bytes) {
+		warnx("hugetlb plan: --for SIZE is required (the pool size, e.g. --for 8G)");
+		return EXIT_USAGE;
+	}
+	int ret = cmd_setup(g);
+	if (ret)
+		return ret;
+	static struct host h;
+	if (host_collect(&g->sr, &h)) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	in.for_bytes = bytes;
+	in.page_kb = page / 1024;
+	if (!in.page_kb) {
+		uint64_t d;
+		in.page_kb = kv_get(&h.meminfo, "Hugepagesize", &d) && d ? d : 2048;
+	}
+	collect(&g->sr, &h, &in);
+	struct hp_plan p;
+	if (hugetlb_plan(&in, &p)) {
+		warnx("hugetlb plan: %llu bytes in %llu kB pages is out of range",
+		      (unsigned long long)bytes, (unsigned long long)in.page_kb);
+		host_free(&h);
+		return EXIT_USAGE;
+	}
+	if (in.node >= 0 && in.nnodes && !p.scope_mem_known && in.nnodes > 1)
+		warnx("hugetlb plan: node %d's MemTotal is not readable: fit not checked", in.node);
+	if (g->json)
+		ret = cmd_emit_json(hp_to_json(&in, &p));
+	else
+		hp_render_text(stdout, &in, &p, g->color);
+	host_free(&h);
+	return ret;
+}
+
+int cmd_hugetlb(struct globals *g, int argc, char **argv)
+{
+	/* "thpctl hugetlb [global options] plan ..." */
+	int i = 1;
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			hugetlb_help(stdout);
+			return EXIT_OK;
+		}
+		/* the global options that take a value as the next word */
+		if ((!strcmp(argv[i], "--sysroot") || !strcmp(argv[i], "--root")) && i + 1 < argc)
+			i++;
+		i++;
+	}
+	if (i >= argc || strcmp(argv[i], "plan") != 0) {
+		if (i < argc)
+			warnx("hugetlb: unknown subcommand '%s' (plan)", argv[i]);
+		hugetlb_help(stderr);
+		return EXIT_USAGE;
+	}
+	/* drop the word "plan"; getopt then sees the options before and after it */
+	for (int k = i; k < argc - 1; k++)
+		argv[k] = argv[k + 1];
+	return plan(g, argc - 1, argv);
+}

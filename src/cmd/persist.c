@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl persist`: the current (or given) settings as boot-time configuration. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../kernel/features.h"
+#include "../kernel/hugetlb.h"
+#include "../kernel/kv.h"
+#include "../model/persist.h"
+#include "../model/snapshot.h"
+#include "common.h"
+#include "control.h"
+
+static void persist_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl persist [--format tmpfiles|systemd|cmdline|sysctl] [KEY=VALUE...]\n"
+		"                      [--install] [--json]\n\n"
+		"Print the THP settings as configuration applied at every boot: by default the\n"
+		"running kernel's writable knobs as they are now; with KEY=VALUE (the names of\n"
+		"`thpctl set`, validated the same way) only those.\n\n"
+		"formats:\n"
+		"  tmpfiles  tmpfiles.d snippet, 'w' lines on the sysfs files (default)\n"
+		"  systemd   a oneshot unit writing them (installed, not enabled)\n"
+		"  cmdline   kernel parameters: transparent_hugepage=, and where supported\n"
+		"            thp_anon= (6.12+), transparent_hugepage_shmem= and thp_shmem=\n"
+		"            (6.13+); knobs without a parameter are listed\n"
+		"  sysctl    sysctl.d lines for the hugetlb pool (vm.nr_hugepages,\n"
+		"            vm.nr_overcommit_hugepages; KEY=VALUE takes those names)\n\n"
+		"options:\n"
+		"  --install   write it (root): /etc/tmpfiles.d/thpctl.conf,\n"
+		"              /etc/systemd/system/thpctl-thp.service or\n"
+		"              /etc/sysctl.d/80-thpctl-hugetlb.conf, and say how to apply it;\n"
+		"              a kernel command line goes in the boot loader (not installed)\n" GLOBAL_HELP);
+}
+
+enum { OPT_FORMAT = OPT_CMD_BASE, OPT_INSTALL };
+
+static const char *const sysctl_keys[] = {"vm.nr_hugepages", "vm.nr_overcommit_hugepages"};
+
+/* "nr_hugepages" or "vm.nr_hugepages" -> the vm.* name, or NULL. */
+static const char *sysctl_name(const char *key)
+{
+	for (size_t i = 0; i < sizeof(sysctl_keys) / sizeof(sysctl_keys[0]); i++)
+		if (strcmp(key, sysctl_keys[i]) == 0 || strcmp(key, sysctl_keys[i] + 3) == 0)
+			return sysctl_keys[i];
+	return NULL;
+}
+
+static bool is_uint(const char *s)
+{
+	if (!*s || strlen(s) > 19)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The sysctl items: KEY=VALUE args, or the current values. Returns EXIT_*. */
+static int sysctl_items(struct globals *g, char **args, int nargs, struct knob_kv *kv, int *n,
+			struct persist_pool *pools, int *npools)
+{
+	*n = *npools = 0;
+	struct buf b = {0};
+	for (int i = 0; i < nargs; i++) {
+		const char *eq = strchr(args[i], '=');
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - args[i]) : 0, args[i]);
+		const char *name = eq ? sysctl_name(key) : NULL;
+		if (!name || !is_uint(eq + 1)) {
+			warnx("persist: %s: --format sysctl takes vm.nr_hugepages=N and vm.nr_overcommit_hugepages=N",
+			      args[i]);
+			return EXIT_USAGE;
+		}
+		for (int j = 0; j < *n; j++)
+			if (strcmp(kv[j].key, name) == 0) {
+				warnx("persist: %s given twice", name);
+				return EXIT_USAGE;
+			}
+		snprintf(kv[*n].key, sizeof(kv[0].key), "%s", name);
+		snprintf(kv[*n].value, sizeof(kv[0].value), "%s", eq + 1);
+		(*n)++;
+	}
+	if (!nargs)
+		for (size_t i = 0; i < sizeof(sysctl_keys) / sizeof(sysctl_keys[0]); i++) {
+			if (sysroot_readf(&g->sr, &b, SR_PROC "/sys/vm/%s", sysctl_keys[i] + 3) ||
+			    !b.p)
+				continue;
+			size_t l = strcspn(b.p, "\n");
+			b.p[l] = '\0';
+			if (!is_uint(b.p))
+				continue;
+			snprintf(kv[*n].key, sizeof(kv[0].key), "%s", sysctl_keys[i]);
+			snprintf(kv[*n].value, sizeof(kv[0].value), "%s", b.p);
+			(*n)++;
+		}
+	/* pools of other sizes: only kernel parameters can make them at boot */
+	uint64_t def_kb = 0;
+	struct kvlist mi = {0};
+	if (sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
+	    meminfo_parse(b.p, b.len, &mi) == 0)
+		kv_get(&mi, "Hugepagesize", &def_kb);
+	kvlist_free(&mi);
+	static struct hugetlb h;
+	if (!nargs && hugetlb_read(&g->sr, &h) == 0)
+		for (int i = 0; i < h.npools && *npools < 8; i++) {
+			const struct hugetlb_pool *p = &h.pools[i];
+			if (p->node != -1 || p->size_kb == def_kb || !p->nr.present || !p->nr.v)
+				continue;
+			pools[*npools].size_kb = p->size_kb;
+			pools[*npools].nr = p->nr.v;
+			(*npools)++;
+		}
+	buf_free(&b);
+	return EXIT_OK;
+}
+
+/* The THP items: validated KEY=VALUE args, or every writable knob as it is. */
+static int thp_items(struct globals *g, char **args, int nargs, struct knob_kv *kv, int *n,
+		     struct thp_knobs *k)
+{
+	static struct settings_plan p;
+	uint64_t pmd_nr;
+	int r = control_read_knobs(g, "persist", k, &pmd_nr);
+	if (r)
+		return r;
+	*n = 0;
+	if (!nargs) {
+		static struct snapshot s;
+		int nbad;
+		if (snapshot_from_knobs(k, &s, &nbad))
+			warnx("persist: %d knob(s) with an unreadable value left out", nbad);
+		for (int i = 0; i < s.n; i++)
+			kv[(*n)++] = s.kv[i];
+		return EXIT_OK;
+	}
+	plan_init(&p);
+	for (int i = 0; i < nargs; i++)
+		plan_add_arg(&p, k, pmd_nr, args[i]);
+	if (p.nbad) {
+		control_report_notes("persist", &p, false);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < p.n; i++) {
+		snprintf(kv[*n].key, sizeof(kv[0].key), "%s", p.e[i].key);
+		snprintf(kv[*n].value, sizeof(kv[0].value), "%s", p.e[i].new);
+		(*n)++;
+	}
+	return EXIT_OK;
+}
+
+/* mkdir -p for the directories of PATH (/etc exists; a THPCTL_ETC test root may not). */
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Whether PATH holds exactly TEXT. */
+static bool same_content(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = strlen(text);
+	char *have = malloc(n + 2);
+	bool same = have && fread(have, 1, n + 1, f) == n && memcmp(have, text, n) == 0;
+	free(have);
+	fclose(f);
+	return same;
+}
+
+static int install(const char *path, const char *text, bool *same)
+{
+	*same = same_content(path, text);
+	if (*same)
+		return 0;
+	int r = mkdirs(path);
+	if (r)
+		return r;
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.thpctl-new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(text);
+	ssize_t w = write(fd, text, n);
+	r = w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+	if (!r && fsync(fd))
+		r = -errno;
+	close(fd);
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+static void apply_hint(char *out, size_t n, enum persist_format f, const char *path)
+{
+	switch (f) {
+	case PERSIST_TMPFILES:
+		snprintf(
+			out, n,
+			"applied at every boot by systemd-tmpfiles-setup.service; now: systemd-tmpfiles --create %s",
+			path);
+		break;
+	case PERSIST_SYSTEMD:
+		snprintf(
+			out, n,
+			"not enabled: systemctl daemon-reload && systemctl enable --now thpctl-thp.service");
+		break;
+	case PERSIST_SYSCTL:
+		snprintf(out, n,
+			 "applied at every boot by systemd-sysctl.service; now: sysctl -p %s",
+			 path);
+		break;
+	case PERSIST_CMDLINE:
+		out[0] = '\0';
+		break;
+	}
+}
+
+int cmd_persist(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"install", no_argument, NULL, OPT_INSTALL},
+		{NULL, 0, NULL, 0},
+	};
+	enum persist_format fmt = PERSIST_TMPFILES;
+	bool inst = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			persist_help(stdout);
+			return EXIT_OK;
+		case OPT_FORMAT:
+			if (persist_format_parse(optarg, &fmt)) {
+				warnx("persist: --format takes tmpfiles, systemd, cmdline or sysctl");
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_INSTALL:
+			inst = true;
+			break;
+		default:
+			persist_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (inst && fmt == PERSIST_CMDLINE) {
+		warnx("persist: a kernel command line is set in the boot loader, not installed: add the printed parameters to GRUB_CMDLINE_LINUX in /etc/default/grub and run update-grub");
+		return EXIT_USAGE;
+	}
+	if (inst && g->sysroot_dir) {
+		warnx("persist: --install writes this host's /etc: not with --sysroot");
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	static struct knob_kv kv[PLAN_MAX];
+	static struct thp_knobs k;
+	struct persist_pool pools[8];
+	struct persist_in in = {.kv = kv, .thp_dir = THP_DIR_ABS, .pools = pools};
+	char release[96];
+	if (fmt == PERSIST_SYSCTL)
+		r = sysctl_items(g, argv + optind, argc - optind, kv, &in.n, pools, &in.npools);
+	else
+		r = thp_items(g, argv + optind, argc - optind, kv, &in.n, &k);
+	if (r)
+		return r;
+	control_kernel_string(g, "osrelease", release, sizeof(release));
+	in.release = release;
+	if (kernel_version_parse(release, in.kver))
+		memset(in.kver, 0, sizeof(in.kver));
+	for (int i = 0; i < k.n; i++) {
+		const char *slash = strchr(k.k[i].key, '/');
+		if (slash && strncmp(k.k[i].key, "hugepages-", 10) == 0) {
+			in.per_size_anon |= strcmp(slash + 1, "enabled") == 0;
+			in.per_size_shmem |= strcmp(slash + 1, "shmem_enabled") == 0;
+		}
+	}
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m) {
+		warnx("persist: out of memory");
+		return EXIT_FAIL;
+	}
+	int pr = persist_render(m, fmt, &in);
+	if (fclose(m) || !text) {
+		free(text);
+		warnx("persist: out of memory");
+		return EXIT_FAIL;
+	}
+	if (pr == -EINVAL || pr == -E2BIG) {
+		warnx("persist: cannot express these values as %s: %s", persist_format_name(fmt),
+		      strerror(-pr));
+		free(text);
+		return EXIT_FAIL;
+	}
+	char path[PATH_MAX] = "";
+	bool same = false;
+	if (pr == -ENODATA) {
+		if (!g->json)
+			fputs(text, stdout);
+		warnx("persist: nothing to persist as %s", persist_format_name(fmt));
+		inst = false;
+		r = EXIT_FAIL;
+	} else if (inst) {
+		/* THPCTL_ETC: another root for /etc, for tests only (tests/live/control.sh) */
+		const char *etc = getenv("THPCTL_ETC");
+		if (!etc || !*etc)
+			etc = "/etc";
+		snprintf(path, sizeof(path), "%s/%s", etc, persist_install_rel(fmt));
+		int e = install(path, text, &same);
+		if (e == -EACCES || e == -EPERM || e == -EROFS) {
+			warnx("persist: --install needs root (writing %s: %s)", path, strerror(-e));
+			r = EXIT_FAIL;
+			path[0] = '\0';
+		} else if (e) {
+			warnx("persist: cannot write %s: %s", path, strerror(-e));
+			r = EXIT_FAIL;
+			path[0] = '\0';
+		}
+	}
+	char hint[PATH_MAX + 128] = "";
+	if (path[0])
+		apply_hint(hint, sizeof(hint), fmt, path);
+	if (g->json) {
+		json_t *o = json_object();
+		json_put(o, "format", json_str(persist_format_name(fmt)));
+		json_put(o, "text", json_str(text));
+		json_put(o, "installed", path[0] ? json_str(path) : NULL);
+		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
+		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
+		int j = cmd_emit_json(o);
+		if (!r)
+			r = j;
+	} else if (path[0]) {
+		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path, in.n,
+		       hint);
+	} else if (!r) {
+		fputs(text, stdout);
+	}
+	free(text);
+	return r;
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl set KEY=VALUE...`: validate all, write all through the journal, or none. */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../render/control.h"
+#include "common.h"
+#include "control.h"
+
+static void set_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl set KEY=VALUE... [--dry-run] [--json]\n\n"
+		"Change THP settings with the kernel's names, relative to\n" THP_DIR_ABS "/:\n"
+		"  enabled, defrag, shmem_enabled, use_zero_page, shrink_underused,\n"
+		"  khugepaged/<knob> (max_ptes_none, pages_to_scan, scan_sleep_millisecs, ...),\n"
+		"  hugepages-<size>kB/enabled, hugepages-<size>kB/shmem_enabled.\n\n"
+		"Every value is checked against what this kernel offers before anything is\n"
+		"written (choice files: the words the file lists; max_ptes_*: 0..HPAGE_PMD_NR-1;\n"
+		"switches: 0/1; others: unsigned integers). Then each old value is journalled\n"
+		"under /run/thpctl before its file is written and read back; if one write fails\n"
+		"the ones already written are put back (exit 1). A set killed halfway is rolled\n"
+		"back by the next thpctl command; a completed set stays (`thpctl snapshot\n"
+		"restore FILE` is the way back). Needs root.\n\n"
+		"options:\n"
+		"  --dry-run       print the equivalent shell lines, write nothing (no root needed)\n" GLOBAL_HELP
+		"\nExit status: 0 done, 1 not root or a write failed (rolled back), 2 a bad\n"
+		"key or value (nothing written).\n");
+}
+
+enum { OPT_DRY_RUN = OPT_CMD_BASE };
+
+int cmd_set(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+	bool dry = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			set_help(stdout);
+			return EXIT_OK;
+		case OPT_DRY_RUN:
+			dry = true;
+			break;
+		default:
+			set_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		warnx("set: give at least one KEY=VALUE (e.g. thpctl set defrag=defer+madvise)");
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	uint64_t pmd_nr;
+	if ((r = control_read_knobs(g, "set", &k, &pmd_nr)))
+		return r;
+	plan_init(&p);
+	for (int i = optind; i < argc; i++)
+		plan_add_arg(&p, &k, pmd_nr, argv[i]);
+	if (p.nbad) {
+		control_report_notes("set", &p, false);
+		warnx("set: nothing written");
+		if (g->json)
+			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
+		return EXIT_USAGE;
+	}
+	if (dry) {
+		if (g->json)
+			return cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, true, true));
+		plan_render_shell(stdout, &p, THP_DIR_ABS);
+		return EXIT_OK;
+	}
+	r = control_apply(g, "set", &p);
+	if (r == EXIT_USAGE)
+		return r;
+	if (g->json) {
+		int j = cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, false, r == EXIT_OK));
+		return r ? r : j;
+	}
+	bool tried = false; /* a write was attempted: show how each entry ended */
+	for (int i = 0; i < p.n; i++)
+		tried |= p.e[i].state == PS_FAILED;
+	if (r == EXIT_OK || tried)
+		plan_render_text(stdout, &p, g->color);
+	return r;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl snapshot save|restore|diff FILE`: every writable THP knob as JSON. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../render/control.h"
+#include "common.h"
+#include "control.h"
+
+static void snapshot_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl snapshot save FILE [--json]\n"
+		"       thpctl snapshot restore FILE [--dry-run] [--json]\n"
+		"       thpctl snapshot diff FILE [--json]\n\n"
+		"save     write every writable THP knob (top level, khugepaged settings, every\n"
+		"         hugepages-<size>kB/ policy; not the counters) with the kernel release and\n"
+		"         the date to FILE as JSON ('-': stdout). No root needed.\n"
+		"restore  validate FILE's values against this kernel, then write them like\n"
+		"         `thpctl set` (journalled; all or nothing). Knobs this kernel does not\n"
+		"         have are skipped and listed. Needs root. Exit 1 when nothing in FILE\n"
+		"         applies here or a value is not offered by this kernel.\n"
+		"diff     knobs whose value in FILE differs from the running kernel's.\n\n"
+		"options:\n"
+		"  --dry-run       restore: print the shell lines, write nothing\n" GLOBAL_HELP);
+}
+
+enum { OPT_DRY_RUN = OPT_CMD_BASE };
+
+static int current(struct globals *g, struct thp_knobs *k, struct snapshot *s, uint64_t *pmd_nr)
+{
+	int r = control_read_knobs(g, "snapshot", k, pmd_nr);
+	if (r)
+		return r;
+	memset(s, 0, sizeof(*s));
+	int nbad;
+	if (snapshot_from_knobs(k, s, &nbad))
+		warnx("snapshot: %d knob(s) with an unreadable value left out", nbad);
+	if (k->nbad)
+		warnx("snapshot: %d file(s) under %s could not be read", k->nbad, THP_DIR_ABS);
+	control_kernel_string(g, "osrelease", s->kernel, sizeof(s->kernel));
+	control_kernel_string(g, "hostname", s->host, sizeof(s->host));
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(s->date, sizeof(s->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return EXIT_OK;
+}
+
+/* Write TEXT to PATH through a temporary file and rename(): never half a snapshot. */
+static int write_file(const char *path, const char *text)
+{
+	if (strcmp(path, "-") == 0)
+		return fputs(text, stdout) == EOF ? -EIO : 0;
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(text);
+	ssize_t w = write(fd, text, n);
+	int r = w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+	if (!r && fchmod(fd, 0644))
+		r = -errno;
+	if (!r && fsync(fd))
+		r = -errno;
+	if (close(fd) && !r)
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+static int do_save(struct globals *g, const char *file)
+{
+	static struct thp_knobs k;
+	static struct snapshot s;
+	uint64_t pmd_nr;
+	int r = current(g, &k, &s, &pmd_nr);
+	if (r)
+		return r;
+	json_t *root = snapshot_to_json(&s);
+	char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(root);
+	if (!text) {
+		warnx("snapshot: out of memory");
+		return EXIT_FAIL;
+	}
+	size_t l = strlen(text);
+	char *full = malloc(l + 2);
+	if (!full) {
+		free(text);
+		warnx("snapshot: out of memory");
+		return EXIT_FAIL;
+	}
+	memcpy(full, text, l);
+	full[l] = '\n';
+	full[l + 1] = '\0';
+	free(text);
+	r = write_file(file, full);
+	free(full);
+	if (r) {
+		warnx("snapshot: cannot write %s: %s", file, strerror(-r));
+		return EXIT_FAIL;
+	}
+	if (strcmp(file, "-") == 0)
+		return EXIT_OK;
+	if (g->json) {
+		json_t *o = json_object();
+		json_put(o, "file", json_str(file));
+		json_put(o, "kernel", json_str(s.kernel));
+		json_put(o, "date", json_str(s.date));
+		json_put(o, "knobs", json_integer(s.n));
+		return cmd_emit_json(o);
+	}
+	printf("saved %d THP knobs of kernel %s to %s\n", s.n, s.kernel[0] ? s.kernel : "?", file);
+	return EXIT_OK;
+}
+
+static int load(const char *file, struct snapshot *s)
+{
+	json_error_t je;
+	json_t *root =
+		strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(file, 0, &je);
+	if (!root) {
+		if (je.line < 0 || je.position == 0)
+			warnx("snapshot: cannot read %s: %s", file, je.text);
+		else
+			warnx("snapshot: %s: line %d: %s", file, je.line, je.text);
+		return EXIT_FAIL;
+	}
+	char why[200];
+	int r = snapshot_from_json(root, s, why, sizeof(why));
+	json_decref(root);
+	if (r) {
+		warnx("snapshot: %s: %s", file, why);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int do_restore(struct globals *g, const char *file, bool dry)
+{
+	static struct thp_knobs k;
+	static struct snapshot s, now;
+	static struct settings_plan p;
+	uint64_t pmd_nr;
+	int r = load(file, &s);
+	if (r)
+		return r;
+	if ((r = current(g, &k, &now, &pmd_nr)))
+		return r;
+	plan_init(&p);
+	for (int i = 0; i < s.n; i++)
+		plan_add(&p, &k, pmd_nr, s.kv[i].key, s.kv[i].value, true);
+	if (!g->json && s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
+		fprintf(stderr, "thpctl: snapshot of kernel %s, restoring on %s\n", s.kernel,
+			now.kernel);
+	if (p.nbad) {
+		control_report_notes("snapshot restore", &p, false);
+		warnx("snapshot restore: %s has values this kernel does not take: nothing written",
+		      file);
+		if (g->json)
+			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
+		return EXIT_FAIL;
+	}
+	if (!p.n) {
+		control_report_notes("snapshot restore", &p, true);
+		warnx("snapshot restore: nothing in %s applies to this kernel", file);
+		if (g->json)
+			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
+		return EXIT_FAIL;
+	}
+	if (!g->json)
+		control_report_notes("snapshot restore", &p, true);
+	if (dry) {
+		if (g->json)
+			return cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, true, true));
+		plan_render_shell(stdout, &p, THP_DIR_ABS);
+		return EXIT_OK;
+	}
+	r = control_apply(g, "snapshot restore", &p);
+	if (r == EXIT_USAGE)
+		return r;
+	if (g->json) {
+		int j = cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, false, r == EXIT_OK));
+		return r ? r : j;
+	}
+	bool tried = false;
+	for (int i = 0; i < p.n; i++)
+		tried |= p.e[i].state == PS_FAILED;
+	if (r == EXIT_OK || tried) {
+		/* only what changed, or the whole list when something failed */
+		int same = 0;
+		for (int i = 0; i < p.n; i++)
+			same += p.e[i].state == PS_UNCHANGED;
+		if (r == EXIT_OK && same) {
+			static struct settings_plan changed;
+			plan_init(&changed);
+			for (int i = 0; i < p.n; i++)
+				if (p.e[i].state != PS_UNCHANGED)
+					changed.e[changed.n++] = p.e[i];
+			plan_render_text(stdout, &changed, g->color);
+			printf("restored %d knob(s) from %s; %d already as saved%s\n", changed.n,
+			       file, same, p.nskip ? "; some skipped (above)" : "");
+		} else {
+			plan_render_text(stdout, &p, g->color);
+		}
+	}
+	return r;
+}
+
+static int do_diff(struct globals *g, const char *file)
+{
+	static struct thp_knobs k;
+	static struct snapshot s, now;
+	static struct snap_diff d[2 * PLAN_MAX];
+	uint64_t pmd_nr;
+	int r = load(file, &s);
+	if (r)
+		return r;
+	if ((r = current(g, &k, &now, &pmd_nr)))
+		return r;
+	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
+	if (g->json)
+		return cmd_emit_json(snap_diff_to_json(d, n, file, &s));
+	if (s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
+		printf("%s is of kernel %s (%s); this is %s\n", file, s.kernel, s.date, now.kernel);
+	snap_diff_render_text(stdout, d, n, file, g->color);
+	return EXIT_OK;
+}
+
+int cmd_snapshot(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+	bool dry = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			snapshot_help(stdout);
+			return EXIT_OK;
+		case OPT_DRY_RUN:
+			dry = true;
+			break;
+		default:
+			snapshot_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		warnx("snapshot: give save, restore or diff, and a FILE");
+		snapshot_help(stderr);
+		return EXIT_USAGE;
+	}
+	const char *verb = argv[optind], *file = argv[optind + 1];
+	bool save = strcmp(verb, "save") == 0, restore = strcmp(verb, "restore") == 0,
+	     diff = strcmp(verb, "diff") == 0;
+	if (!save && !restore && !diff) {
+		warnx("snapshot: unknown action '%s' (save, restore or diff)", verb);
+		return EXIT_USAGE;
+	}
+	if (dry && !restore) {
+		warnx("snapshot: --dry-run goes with restore");
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	if (save)
+		return do_save(g, file);
+	if (restore)
+		return do_restore(g, file, dry);
+	return do_diff(g, file);
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl trace stalls`: which process waited in compaction or reclaim, how long, and why. */
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/proc_status.h"
+#include "../kernel/tracefs.h"
+#include "../lab/guard.h"
+#include "../model/stalls.h"
+#include "../render/stalls.h"
+#include "common.h"
+
+static void trace_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl trace stalls [--duration S] [--pid PID] [--json]\n\n"
+		"Trace, as root, the tasks that stall in direct compaction or direct reclaim, and\n"
+		"what khugepaged and MADV_COLLAPSE do. Tracepoints (tracefs):\n"
+		"compaction:mm_compaction_begin/_end, mm_compaction_try_to_compact_pages (order),\n"
+		"vmscan:mm_vmscan_direct_reclaim_begin/_end, and huge_memory:\n"
+		"mm_khugepaged_scan_pmd, mm_collapse_huge_page, mm_collapse_huge_page_isolate\n"
+		"(+ mm_khugepaged_scan_file, mm_khugepaged_collapse_file where offered).\n"
+		"Begin/end pairs are matched per task and summarised per process: stall count,\n"
+		"total, p50/p99/max latency, why (compaction end status, pages reclaimed, the\n"
+		"order asked for), a log2 latency histogram, collapse events by status, and the\n"
+		"cost of tracing itself.\n\n"
+		"options:\n"
+		"  --duration S   trace for S seconds (default 10; 0: until Ctrl-C)\n"
+		"  --pid PID      only PID, its threads and the tasks it forks from now on\n"
+		"                 (khugepaged's work on its memory is then not seen)\n"
+		"  --json         one JSON object\n" GLOBAL_HELP
+		"\nIt uses a private instance, instances/thpctl-<pid>, so the host's own trace\n"
+		"and other tools' instances are not touched, and removes it at the end; if\n"
+		"tracefs is not mounted it mounts a private one that the host never sees. The\n"
+		"instance is journalled under /run/thpctl: after a SIGKILL the next thpctl\n"
+		"command removes it. Ctrl-C (SIGINT) or SIGTERM ends the trace early; the\n"
+		"results are printed all the same. Timestamps have microsecond resolution.\n");
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- what we set up, undone at the end, on error exits and after signals ---- */
+
+static const char *const events[] = {
+	"compaction/mm_compaction_begin",
+	"compaction/mm_compaction_end",
+	"compaction/mm_compaction_try_to_compact_pages",
+	"vmscan/mm_vmscan_direct_reclaim_begin",
+	"vmscan/mm_vmscan_direct_reclaim_end",
+	"huge_memory/mm_khugepaged_scan_pmd",
+	"huge_memory/mm_collapse_huge_page",
+	"huge_memory/mm_collapse_huge_page_isolate",
+	"huge_memory/mm_khugepaged_scan_file",
+	"huge_memory/mm_khugepaged_collapse_file",
+};
+#define NEVENTS (sizeof(events) / sizeof(events[0]))
+#define NREQUIRED 2 /* the compaction pair; everything else is optional */
+
+static struct {
+	struct tracefs tf;
+	bool opened, journalled;
+	int pipe;
+} st = {.pipe = -1};
+
+/* Stop recording, remove the instance, forget the journal entry, unmount. Idempotent. */
+static void teardown(void)
+{
+	if (st.pipe >= 0)
+		close(st.pipe);
+	st.pipe = -1;
+	if (!st.opened)
+		return;
+	if (st.tf.inst >= 0) {
+		tracefs_iwrite(&st.tf, "tracing_on", "0");
+		tracefs_iwrite(&st.tf, "events/enable", "0");
+	}
+	char name[sizeof(st.tf.name)];
+	snprintf(name, sizeof(name), "%s", st.tf.name);
+	int r = tracefs_instance_remove(&st.tf);
+	if (r)
+		warnx("could not remove tracefs instance %s: %s (the next thpctl command retries)",
+		      name, strerror(-r));
+	else if (st.journalled)
+		guard_undo_done(GUARD_UNDO_TRACEFS_INSTANCE, name);
+	tracefs_close(&st.tf);
+	st.opened = false;
+}
+
+/* ---- pid -> process, resolved while the tasks still live ---- */
+
+struct pidname {
+	int pid, tgid;
+	char name[TRACE_COMM_LEN];
+};
+
+struct resolver {
+	const struct sysroot *sr;
+	struct pidname *v; /* sorted by pid */
+	size_t n, cap;
+	size_t tasks_done;    /* stalls tasks looked up so far */
+	size_t collapse_done; /* collapse entries looked up so far */
+	struct buf b;
+};
+
+static struct pidname *res_find(struct resolver *r, int pid, size_t *at)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < r->n && r->v[lo].pid == pid ? &r->v[lo] : NULL;
+}
+
+/* Look PID up in proc/PID/status (Tgid, and the process's Name) and remember it. */
+static void res_add(struct resolver *r, int pid)
+{
+	size_t at;
+	if (res_find(r, pid, &at))
+		return;
+	struct pidname pn = {.pid = pid, .tgid = -1};
+	if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/status", pid) == 0) {
+		const char *t = strstr(r->b.p, "\nTgid:");
+		if (t)
+			pn.tgid = atoi(t + 6);
+		struct proc_status ps;
+		if (pn.tgid > 0 && pn.tgid != pid) {
+			/* the name of the process, not of the thread */
+			if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/status", pn.tgid) == 0 &&
+			    proc_status_parse(r->b.p, r->b.len, &ps) == 0)
+				snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
+		} else if (proc_status_parse(r->b.p, r->b.len, &ps) == 0) {
+			snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
+		}
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct pidname *v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		r->v = v;
+		r->cap = cap;
+	}
+	memmove(r->v + at + 1, r->v + at, (r->n - at) * sizeof(*r->v));
+	r->v[at] = pn;
+	r->n++;
+}
+
+/* Resolve the tasks the trace has shown since the last call. */
+static void res_catch_up(struct resolver *r, const struct stalls *s)
+{
+	for (; r->tasks_done < s->ntasks; r->tasks_done++)
+		res_add(r, stalls_task_pid(s, r->tasks_done));
+	for (; r->collapse_done < s->ncollapse; r->collapse_done++)
+		res_add(r, s->collapse[r->collapse_done].tgid);
+}
+
+static bool res_lookup(void *ctx, int pid, int *tgid, char *name, size_t n)
+{
+	struct resolver *r = ctx;
+	size_t at;
+	const struct pidname *pn = res_find(r, pid, &at);
+	if (!pn || pn->tgid <= 0)
+		return false;
+	*tgid = pn->tgid;
+	snprintf(name, n, "%s", pn->name);
+	return true;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	struct stalls *s;
+	char *buf; /* partial line carried over */
+	size_t len, cap;
+	uint64_t bytes;
+};
+
+/* Read what trace_pipe has now (non-blocking). Returns 0, or -errno of a read error. */
+static int drain(int fd, struct reader *rd)
+{
+	for (;;) {
+		if (rd->cap - rd->len < 65536) {
+			size_t cap = rd->cap ? rd->cap * 2 : 262144;
+			char *p = realloc(rd->buf, cap);
+			if (!p)
+				return -ENOMEM;
+			rd->buf = p;
+			rd->cap = cap;
+		}
+		ssize_t n = read(fd, rd->buf + rd->len, rd->cap - rd->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0)
+			return 0;
+		rd->bytes += (uint64_t)n;
+		rd->len += (size_t)n;
+		/* account whole lines, keep the tail */
+		char *last = memrchr(rd->buf, '\n', rd->len);
+		if (last) {
+			size_t whole = (size_t)(last - rd->buf) + 1;
+			stalls_feed(rd->s, rd->buf, whole);
+			memmove(rd->buf, rd->buf + whole, rd->len - whole);
+			rd->len -= whole;
+		} else if (rd->len > 1 << 20) {
+			rd->len = 0; /* no newline in 1 MiB: not trace text */
+		}
+	}
+}
+
+/*
+ * The cost of recording one event in the ring buffer, as seen by the traced
+ * task: writes to the instance's trace_marker (reserve, copy, commit) minus
+ * the same writes to /dev/null (the syscall). -1 when it cannot be measured.
+ */
+static double calibrate(struct tracefs *tf)
+{
+	int m = tracefs_iopen(tf, "trace_marker", O_WRONLY);
+	int z = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	double cost = -1;
+	if (m >= 0 && z >= 0) {
+		enum { N = 4000 };
+		static const char msg[] = "thpctl calibration";
+		double best[2] = {1e9, 1e9};
+		for (int round = 0; round < 3; round++) {
+			for (int w = 0; w < 2; w++) {
+				double t0 = now_s();
+				for (int i = 0; i < N; i++)
+					if (write(w ? z : m, msg, sizeof(msg) - 1) < 0)
+						break;
+				double t = (now_s() - t0) / N;
+				best[w] = t < best[w] ? t : best[w];
+			}
+		}
+		cost = (best[0] - best[1]) * 1e9;
+		if (cost < 0)
+			cost = 0;
+	}
+	if (m >= 0)
+		close(m);
+	if (z >= 0)
+		close(z);
+	/* empty the buffer of the markers */
+	int t = tracefs_iopen(tf, "trace", O_WRONLY | O_TRUNC);
+	if (t >= 0)
+		close(t);
+	return cost;
+}
+
+/* --pid: PID's threads into set_event_pid, and event-fork for what it starts later. */
+static int set_pid_filter(const struct sysroot *sr, struct tracefs *tf, int pid)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/task", pid);
+	DIR *d = sysroot_opendir(sr, rel);
+	if (!d)
+		return -errno;
+	size_t cap = 4096, len = 0;
+	char *list = malloc(cap);
+	int r = list ? 0 : -ENOMEM;
+	struct dirent *de;
+	while (!r && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (len + 16 > cap) {
+			char *p = realloc(list, cap * 2);
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			list = p;
+			cap *= 2;
+		}
+		len += (size_t)snprintf(list + len, cap - len, "%s ", de->d_name);
+	}
+	closedir(d);
+	if (!r && !len)
+		r = -ESRCH;
+	if (!r) {
+		list[len] = '\0';
+		tracefs_iwrite(tf, "options/event-fork", "1");
+		r = tracefs_iwrite(tf, "set_event_pid", list);
+	}
+	free(list);
+	return r;
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end != s && *end == 's')
+		end++;
+	if (errno || end == s || *end || !(v >= 0 && v <= 86400 * 7))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+enum { OPT_DURATION = OPT_CMD_BASE, OPT_PID };
+
+static int trace_stalls(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"pid", required_argument, NULL, OPT_PID},
+		{NULL, 0, NULL, 0},
+	};
+	double duration = 10;
+	long pid = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			trace_help(stdout);
+			return EXIT_OK;
+		case OPT_DURATION:
+			if (parse_duration(optarg, &duration)) {
+				warnx("--duration: '%s' is not a number of seconds (0 to 604800)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_PID: {
+			char *end;
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid <= 0 || pid > 0x3fffffff) {
+				warnx("--pid: '%s' is not a process id", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		default:
+			trace_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		warnx("unexpected argument '%s'", argv[optind]);
+		trace_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (cmd_setup(g))
+		return EXIT_FAIL;
+	if (!g->sr.live) {
+		warnx("trace stalls reads the running kernel's tracepoints: not with --sysroot");
+		return EXIT_FAIL;
+	}
+	if (geteuid() != 0) {
+		warnx("trace stalls needs root: tracepoints are read through tracefs, which only "
+		      "root can mount and use (try: sudo thpctl trace stalls)");
+		return EXIT_FAIL;
+	}
+	char rel[64];
+	if (pid) {
+		snprintf(rel, sizeof(rel), SR_PROC "/%ld", pid);
+		if (sysroot_exists(&g->sr, rel)) {
+			warnx("--pid %ld: no such process", pid);
+			return EXIT_FAIL;
+		}
+	}
+
+	int r = tracefs_open(&st.tf, &g->sr);
+	if (r) {
+		if (r == -EPERM || r == -EACCES)
+			warnx("cannot mount tracefs: %s (CAP_SYS_ADMIN is needed; in a container, "
+			      "mount tracefs at /sys/kernel/tracing from the host)",
+			      strerror(-r));
+		else if (r == -ENODEV)
+			warnx("this kernel has no tracefs (CONFIG_TRACING is off)");
+		else
+			warnx("cannot open or mount tracefs: %s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	st.opened = true;
+	atexit(teardown);
+	struct trace_report rep = {.duration_s = duration, .pid = (int)pid, .record_ns = -1};
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (!tracefs_has_event(&st.tf, events[i])) {
+			if (i < NREQUIRED) {
+				warnx("this kernel has no %s tracepoint", events[i]);
+				teardown();
+				return EXIT_FAIL;
+			}
+			if (rep.nmissing < 16)
+				rep.missing[rep.nmissing++] = events[i];
+		}
+
+	/* journal the instance before making it: a SIGKILL between the two leaves nothing */
+	char name[32];
+	snprintf(name, sizeof(name), "thpctl-%d", (int)getpid());
+	r = guard_undo_add("trace stalls", GUARD_UNDO_TRACEFS_INSTANCE, name);
+	if (r) {
+		warnx("cannot journal tracefs instance %s under %s: %s", name, guard_journal_path(),
+		      strerror(-r));
+		teardown();
+		return EXIT_FAIL;
+	}
+	st.journalled = true;
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: poll() returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	r = tracefs_instance_create(&st.tf, name);
+	if (r == -EEXIST) {
+		/* left by an earlier process with our pid that was killed unjournalled */
+		snprintf(st.tf.name, sizeof(st.tf.name), "%s", name);
+		if (tracefs_instance_remove(&st.tf) == 0)
+			r = tracefs_instance_create(&st.tf, name);
+	}
+	if (r) {
+		warnx("cannot create tracefs instance %s: %s", name, strerror(-r));
+		guard_undo_done(GUARD_UNDO_TRACEFS_INSTANCE, name);
+		st.journalled = false;
+		teardown();
+		return EXIT_FAIL;
+	}
+
+	/*
+	 * mono: one clock for all CPUs, so a begin on one CPU and its end on
+	 * another pair up right ("local", the default, is per-CPU and may drift).
+	 */
+	const char *clock = "mono";
+	if (tracefs_iwrite(&st.tf, "trace_clock", clock) &&
+	    tracefs_iwrite(&st.tf, "trace_clock", clock = "global"))
+		clock = "local";
+	/* wake the reader on any data, not when the buffer is half full (5.x+; best effort) */
+	tracefs_iwrite(&st.tf, "buffer_percent", "0");
+	if (pid && (r = set_pid_filter(&g->sr, &st.tf, (int)pid))) {
+		warnx("--pid %ld: cannot set the pid filter: %s", pid, strerror(-r));
+		teardown();
+		return EXIT_FAIL;
+	}
+	rep.record_ns = calibrate(&st.tf);
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (!tracefs_has_event(&st.tf, events[i]))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/enable", events[i]);
+		r = tracefs_iwrite(&st.tf, rel, "1");
+		if (r && i < NREQUIRED) {
+			warnx("cannot enable %s: %s", events[i], strerror(-r));
+			teardown();
+			return EXIT_FAIL;
+		}
+	}
+	st.pipe = tracefs_iopen(&st.tf, "trace_pipe", O_RDONLY | O_NONBLOCK);
+	if (st.pipe < 0) {
+		warnx("cannot open trace_pipe of %s: %s", name, strerror(-st.pipe));
+		teardown();
+		return EXIT_FAIL;
+	}
+
+	struct stalls s;
+	stalls_init(&s);
+	struct resolver res = {.sr = &g->sr};
+	struct reader rd = {.s = &s};
+	double cpu0 = cpu_s(), t0 = now_s(), deadline = duration > 0 ? t0 + duration : 0;
+	if (!g->json && isatty(STDERR_FILENO))
+		fprintf(stderr, "thpctl: tracing%s%.0f s (Ctrl-C ends it early)...\n",
+			duration > 0 ? " for " : " until Ctrl-C", duration > 0 ? duration : 0);
+	int rerr = 0;
+	while (!stop && !rerr) {
+		double left = deadline ? deadline - now_s() : 0.25;
+		if (deadline && left <= 0)
+			break;
+		int ms = (int)((left < 0.25 ? left : 0.25) * 1000) + 1;
+		struct pollfd pfd = {.fd = st.pipe, .events = POLLIN};
+		poll(&pfd, 1, ms);
+		rerr = drain(st.pipe, &rd);
+		res_catch_up(&res, &s);
+	}
+	double t1 = now_s();
+	rep.interrupted = stop;
+	/* stop recording, then read what is left */
+	tracefs_iwrite(&st.tf, "events/enable", "0");
+	tracefs_iwrite(&st.tf, "tracing_on", "0");
+	if (!rerr)
+		rerr = drain(st.pipe, &rd);
+	if (rd.len)
+		stalls_feed(&s, rd.buf, rd.len);
+	res_catch_up(&res, &s);
+	rep.reader_cpu_s = cpu_s() - cpu0;
+	rep.elapsed_s = t1 - t0;
+	rep.bytes = rd.bytes;
+	free(rd.buf);
+	if (rerr)
+		warnx("reading trace_pipe: %s (the results cover the trace up to there)",
+		      strerror(-rerr));
+
+	char where[sizeof(st.tf.where)];
+	snprintf(where, sizeof(where), "%s", st.tf.where);
+	rep.private_mount = st.tf.private_mount;
+	teardown();
+
+	stalls_finish(&s, res_lookup, &res);
+	rep.s = &s;
+	rep.where = where;
+	rep.instance = name;
+	rep.clock = clock;
+	int ret = EXIT_OK;
+	if (g->json)
+		ret = cmd_emit_json(stalls_render_json(&rep));
+	else
+		stalls_render_text(stdout, &rep, g->color);
+	stalls_free(&s);
+	free(res.v);
+	buf_free(&res.b);
+	return ret;
+}
+
+int cmd_trace(struct globals *g, int argc, char **argv)
+{
+	if (argc < 2 || argv[1][0] == '-') {
+		bool help =
+			argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
+		trace_help(help ? stdout : stderr);
+		return help ? EXIT_OK : EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "stalls")) {
+		warnx("unknown trace '%s' (there is: stalls)", argv[1]);
+		return EXIT_USAGE;
+	}
+	char prog[64];
+	snprintf(prog, sizeof(prog), "%s stalls", argv[0]);
+	argv[1] = prog;
+	optind = 0;
+	return trace_stalls(g, argc - 1, argv + 1);
+}

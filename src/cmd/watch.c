@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl watch`: THP and compaction rates per interval. */
+#include <err.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/fdcache.h"
+#include "../kernel/features.h"
+#include "../model/rates.h"
+#include "../model/sample.h"
+#include "../render/watch.h"
+#include "common.h"
+
+static void watch_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--json]\n\n"
+		"Rates per second of the THP and compaction counters, one line per interval\n"
+		"(on a terminal: a refreshed screen): THP fault alloc/fallback, khugepaged\n"
+		"collapses, splits, deferred splits, compaction stalls and failures, direct\n"
+		"reclaim (allocstall_* summed, pgscan_direct), per-size mTHP fault rates for the\n"
+		"sizes that moved, AnonHugePages and free PMD-order blocks. Intervals with\n"
+		"compaction stalls are marked '!' (red on a terminal).\n\n"
+		"options:\n"
+		"  -i, --interval SECONDS  seconds between lines (default 1; 0.1 to 86400)\n"
+		"  -n, --count N           stop after N lines (default: until interrupted)\n"
+		"  --top N                 also the N processes whose AnonHugePages or RSS\n"
+		"                          changed most (status + smaps_rollup of every\n"
+		"                          process each interval; up to 100)\n"
+		"  --json                  one JSON object per interval and line (JSON lines)\n" GLOBAL_HELP
+		"\nCtrl-C (SIGINT) or SIGTERM ends it with exit status 0.\n");
+}
+
+enum { OPT_TOP = OPT_CMD_BASE };
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Sleep until DEADLINE (CLOCK_MONOTONIC); false when a signal asked us to stop. */
+static bool sleep_until(const struct timespec *deadline)
+{
+	while (!stop) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL);
+		if (r == 0)
+			return true;
+		if (r != EINTR)
+			return false;
+	}
+	return false;
+}
+
+static int terminal_rows(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		return ws.ws_row;
+	return 24;
+}
+
+struct history {
+	char **lines;
+	size_t n, cap;
+};
+
+/* Keep the last CAP lines. */
+static void history_add(struct history *h, const char *line)
+{
+	char *dup = strdup(line);
+	if (!dup)
+		return;
+	if (h->n == h->cap && h->n) {
+		free(h->lines[0]);
+		memmove(h->lines, h->lines + 1, (h->n - 1) * sizeof(char *));
+		h->n--;
+	}
+	if (h->n < h->cap)
+		h->lines[h->n++] = dup;
+	else
+		free(dup);
+}
+
+int cmd_watch(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'n'},
+		{"top", required_argument, NULL, OPT_TOP},
+		{NULL, 0, NULL, 0},
+	};
+	double interval = 1, count = 0, top = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "hi:n:", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			watch_help(stdout);
+			return EXIT_OK;
+		case 'i':
+			if (parse_num(optarg, 0.1, 86400, &interval)) {
+				warnx("watch: bad interval '%s' (seconds, 0.1 to 86400)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (parse_num(optarg, 1, 1e9, &count) || count != floor(count)) {
+				warnx("watch: bad count '%s' (a positive integer)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_TOP:
+			if (parse_num(optarg, 1, WATCH_MAX_TOP, &top) || top != floor(top)) {
+				warnx("watch: bad --top '%s' (1 to %d)", optarg, WATCH_MAX_TOP);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			watch_help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		warnx("watch: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	int ret = cmd_setup(g);
+	if (ret)
+		return ret;
+
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake the sleep */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct features feat;
+	features_probe(&g->sr, &feat);
+	struct fdcache fc;
+	cmd_fdcache(g, &fc);
+	struct sampler smp;
+	sampler_init(&smp, &g->sr, feat.page_size,
+		     SAMPLE_SETTINGS | (top > 0 ? SAMPLE_PROCS_ALL : 0));
+	if (g->sr.live)
+		smp.skip_pid = getpid(); /* our own RSS moves with what we read */
+	static struct sample samples[2];
+	struct sample *old = &samples[0], *cur = &samples[1];
+	static struct watch_row row;
+	struct history hist = {0};
+	bool screen = !g->json && isatty(STDOUT_FILENO);
+	char line[1024];
+	ret = EXIT_OK;
+
+	if (sample_collect(&smp, old)) {
+		warnx("out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (!old->has_vmstat) {
+		warnx("cannot read %s/proc/vmstat", g->sr.path);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	struct watch_hdr hdr = {
+		.interval_s = interval,
+		.pmd_kb = old->thp.hpage_pmd_size.present ? old->thp.hpage_pmd_size.v / 1024 : 0,
+		.top = top > 0,
+	};
+	if (screen) {
+		hist.cap = 512;
+		hist.lines = calloc(hist.cap, sizeof(char *));
+		if (!hist.lines) {
+			warnx("out of memory");
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		watch_render_screen(stdout, &hdr, NULL, 0, NULL, g->color);
+		printf("(first line after %g s)\n", interval);
+	} else if (!g->json) {
+		watch_render_header(stdout, &hdr, g->color);
+	}
+	fflush(stdout);
+
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (unsigned long long n = 0; !stop && (count == 0 || n < (unsigned long long)count);
+	     n++) {
+		double next = (double)deadline.tv_sec + (double)deadline.tv_nsec / 1e9 + interval;
+		deadline.tv_sec = (time_t)next;
+		deadline.tv_nsec = (long)((next - (double)deadline.tv_sec) * 1e9);
+		if (!sleep_until(&deadline))
+			break;
+		if (sample_collect(&smp, cur)) {
+			warnx("out of memory");
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (watch_derive(old, cur, (size_t)top, &row) == 0) {
+			if (g->json) {
+				json_t *j = watch_row_to_json(&row, top > 0);
+				if (!j ||
+				    json_dumpf(j, stdout,
+					       JSON_COMPACT | JSON_PRESERVE_ORDER |
+						       JSON_REAL_PRECISION(13)) ||
+				    fputc('\n', stdout) == EOF) {
+					json_decref(j);
+					ret = EXIT_FAIL;
+					break;
+				}
+				json_decref(j);
+			} else if (screen) {
+				watch_format_line(line, sizeof(line), &row, g->color);
+				history_add(&hist, line);
+				/* header 2 lines, a blank and the top table, a spare line */
+				int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
+				size_t show = room < 1 ? 1 : (size_t)room;
+				if (show > hist.n)
+					show = hist.n;
+				watch_render_screen(stdout, &hdr, hist.lines + (hist.n - show),
+						    show, &row, g->color);
+			} else {
+				watch_format_line(line, sizeof(line), &row, g->color);
+				printf("%s\n", line);
+				watch_render_top(stdout, &row, g->color);
+			}
+			if (fflush(stdout) || ferror(stdout)) {
+				ret = EXIT_FAIL;
+				break;
+			}
+		}
+		struct sample *t = old;
+		old = cur;
+		cur = t;
+	}
+out:
+	for (size_t i = 0; i < hist.n; i++)
+		free(hist.lines[i]);
+	free(hist.lines);
+	g->sr.cache = NULL;
+	fdcache_free(&fc);
+	sample_free(&samples[0]);
+	sample_free(&samples[1]);
+	sampler_free(&smp);
+	return ret;
+}

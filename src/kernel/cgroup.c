@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "cgroup.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void copy_path(char *dst, size_t n, const char *s, const char *e)
+{
+	size_t len = (size_t)(e - s);
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/* Whether the comma-separated controller list [s, e) holds WORD. */
+static bool has_word(const char *s, const char *e, const char *word)
+{
+	size_t wl = strlen(word);
+	while (s < e) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		const char *we = c ? c : e;
+		if ((size_t)(we - s) == wl && memcmp(s, word, wl) == 0)
+			return true;
+		s = c ? c + 1 : e;
+	}
+	return false;
+}
+
+int proc_cgroup_parse(const char *text, size_t len, struct proc_cgroup *cg)
+{
+	memset(cg, 0, sizeof(*cg));
+	const char *pos = text, *end = text + len, *s, *e;
+	int n = 0;
+	while (next_line(&pos, end, &s, &e)) {
+		/* hierarchy-ID:controller-list:cgroup-path; the path may hold ':' */
+		const char *c1 = memchr(s, ':', (size_t)(e - s));
+		if (!c1)
+			continue;
+		const char *c2 = memchr(c1 + 1, ':', (size_t)(e - c1 - 1));
+		if (!c2 || c2 + 1 >= e || c2[1] != '/')
+			continue;
+		n++;
+		if (c1 - s == 1 && s[0] == '0' && c2 == c1 + 1) {
+			cg->has_v2 = true;
+			copy_path(cg->v2, sizeof(cg->v2), c2 + 1, e);
+		} else if (has_word(c1 + 1, c2, "memory")) {
+			cg->has_v1_memory = true;
+			copy_path(cg->v1_memory, sizeof(cg->v1_memory), c2 + 1, e);
+		} else if (has_word(c1 + 1, c2, "name=systemd")) {
+			cg->has_v1_systemd = true;
+			copy_path(cg->v1_systemd, sizeof(cg->v1_systemd), c2 + 1, e);
+		}
+	}
+	return n ? 0 : -EINVAL;
+}
+
+int cgroup_limit_parse(const char *text, size_t len, bool *limited, uint64_t *bytes)
+{
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	if (len == 3 && memcmp(text, "max", 3) == 0) {
+		*limited = false;
+		*bytes = 0;
+		return 0;
+	}
+	uint64_t v;
+	if (parse_u64_text(text, len, &v))
+		return -EINVAL;
+	/* v1 prints PAGE_COUNTER_MAX * PAGE_SIZE (9223372036854771712 with 4 KiB pages) */
+	*limited = v < (1ULL << 62);
+	*bytes = *limited ? v : 0;
+	return 0;
+}
+
+int cgroup_unit(const char *path, char *out, size_t n)
+{
+	const char *end = path + strlen(path);
+	while (end > path) {
+		const char *s = end;
+		while (s > path && s[-1] != '/')
+			s--;
+		size_t l = (size_t)(end - s);
+		if ((l > 8 && memcmp(end - 8, ".service", 8) == 0) ||
+		    (l > 6 && memcmp(end - 6, ".scope", 6) == 0)) {
+			copy_path(out, n, s, end);
+			return 0;
+		}
+		end = s > path ? s - 1 : path;
+	}
+	return -ENOENT;
+}
+
+/* Read the limit file of DIR (sysroot-relative) and its ancestors up to BASE. */
+static int walk_limits(const struct sysroot *sr, const char *base, const char *path,
+		       const char *file, struct buf *b, struct cg_limit *out)
+{
+	char dir[CG_PATH_LEN];
+	snprintf(dir, sizeof(dir), "%s", path);
+	int err = -ENOENT;
+	for (;;) {
+		size_t l = strlen(dir);
+		while (l > 1 && dir[l - 1] == '/')
+			dir[--l] = '\0';
+		char rel[CG_PATH_LEN + 64];
+		snprintf(rel, sizeof(rel), "%s%s/%s", base, strcmp(dir, "/") ? dir : "", file);
+		int r = sysroot_read(sr, rel, b);
+		bool lim;
+		uint64_t v;
+		if (r == 0 && cgroup_limit_parse(b->p, b->len, &lim, &v) == 0) {
+			out->read_any = true;
+			if (lim && (!out->limited || v < out->limit_bytes)) {
+				out->limited = true;
+				out->limit_bytes = v;
+				snprintf(out->limit_file, sizeof(out->limit_file), "%s", rel);
+			}
+		} else if (r && err == -ENOENT) {
+			err = r;
+		}
+		if (strcmp(dir, "/") == 0 || !*dir)
+			break;
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return out->read_any ? 0 : err;
+}
+
+int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, struct buf *b,
+			struct cg_limit *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* a path that climbs out of the cgroup tree is not the kernel's */
+	if ((cg->has_v1_memory && strstr(cg->v1_memory, "/..")) ||
+	    (cg->has_v2 && strstr(cg->v2, "/..")))
+		return -EINVAL;
+	/* v1 first: on a hybrid host the v2 tree (unified/) has no memory controller */
+	if (cg->has_v1_memory && sysroot_exists(sr, SR_CGROUP "/memory") == 0) {
+		out->version = 1;
+		snprintf(out->path, sizeof(out->path), "%s", cg->v1_memory);
+		return walk_limits(sr, SR_CGROUP "/memory", cg->v1_memory, "memory.limit_in_bytes",
+				   b, out);
+	}
+	if (cg->has_v2 && sysroot_exists(sr, SR_CGROUP "/cgroup.controllers") == 0) {
+		out->version = 2;
+		snprintf(out->path, sizeof(out->path), "%s", cg->v2);
+		int r = walk_limits(sr, SR_CGROUP, cg->v2, "memory.max", b, out);
+		/* the root cgroup has no memory.max, nor has a cgroup whose parent
+		 * does not enable the memory controller: no limit there */
+		return r == -ENOENT ? 0 : r;
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#include "cgroup_procs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+int cgroup_rel(const char *path, char *out, size_t n)
+{
+	while (*path == '/')
+		path++;
+	size_t l = strlen(SR_CGROUP);
+	int r;
+	if (!strncmp(path, SR_CGROUP, l) && (path[l] == '/' || !path[l]))
+		r = snprintf(out, n, "%s", path);
+	else
+		r = snprintf(out, n, SR_CGROUP "/%s", path);
+	if (r < 0 || (size_t)r >= n)
+		return -ENAMETOOLONG;
+	/* "x/" and "x" name the same cgroup */
+	while (r > 1 && out[r - 1] == '/')
+		out[--r] = '\0';
+	return 0;
+}
+
+struct pidset {
+	pid_t *p;
+	size_t n, cap;
+};
+
+static int pidset_add(struct pidset *s, pid_t pid)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		pid_t *p = realloc(s->p, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->p = p;
+		s->cap = cap;
+	}
+	s->p[s->n++] = pid;
+	return 0;
+}
+
+static int walk(const struct sysroot *sr, const char *rel, struct pidset *s, struct buf *b,
+		int depth)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	int r = sysroot_read(sr, path, b);
+	if (r)
+		return depth ? 0 : r; /* a child cgroup removed meanwhile */
+	const char *pos = b->p, *end = b->p + b->len, *l, *e;
+	while (next_line(&pos, end, &l, &e)) {
+		uint64_t v;
+		const char *q = l;
+		if (parse_u64(&q, e, &v) == 0 && v > 0 && v <= 0x3fffffff &&
+		    (r = pidset_add(s, (pid_t)v)))
+			return r;
+	}
+	if (depth >= 64)
+		return 0;
+	DIR *d = sysroot_opendir(sr, rel);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", rel, de->d_name) >= (int)sizeof(path))
+			continue;
+		if ((r = walk(sr, path, s, b, depth + 1)))
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int cgroup_pids(const struct sysroot *sr, const char *rel, pid_t **pids)
+{
+	struct pidset s = {0};
+	struct buf b = {0};
+	*pids = NULL;
+	int r = walk(sr, rel, &s, &b, 0);
+	buf_free(&b);
+	if (r) {
+		free(s.p);
+		return r;
+	}
+	if (s.n)
+		qsort(s.p, s.n, sizeof(*s.p), cmp_pid);
+	size_t o = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (!o || s.p[o - 1] != s.p[i])
+			s.p[o++] = s.p[i];
+	*pids = s.p;
+	return (int)o;
+}

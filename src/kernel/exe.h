@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a process runs: /proc/PID/exe (its path; whether it is a Go binary,
+ * from the ELF section .go.buildinfo, and which Go), and package versions
+ * from var/lib/dpkg/status. Used by `advise` to pick workload profiles.
+ */
+#ifndef THPCTL_EXE_H
+#define THPCTL_EXE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sysroot.h"
+
+#define SR_DPKG_STATUS "var/lib/dpkg/status"
+
+/*
+ * readlink proc/PID/exe into OUT (N bytes), without a " (deleted)" suffix.
+ * Returns 0 or -errno (-EACCES for another user's process unprivileged,
+ * -ENOENT for kernel threads and in recorded trees).
+ */
+int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n);
+
+/* Reads N bytes at OFF into BUF; returns 0 or -errno (short read: -EIO). */
+typedef int (*elf_read_fn)(void *ctx, void *buf, size_t n, uint64_t off);
+
+/*
+ * Whether the ELF file behind RD has a .go.buildinfo section: 1 (Go; its
+ * version, e.g. "go1.22.5", copied into VER when inline, Go 1.18+, else ""),
+ * 0 (an ELF file without it), -EINVAL (not ELF or malformed), -errno.
+ * Native byte order only (ELF32 and ELF64).
+ */
+int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n);
+
+/* elf_go_version of proc/PID/exe. */
+int exe_go_version(const struct sysroot *sr, pid_t pid, char *ver, size_t n);
+
+/*
+ * A MAJOR.MINOR version inside a path: the first number after '/' or '-'
+ * followed by a '.', or a number that is a whole path component
+ * ("/usr/lib/postgresql/15/bin/postgres" -> 15.0,
+ * "/opt/mongodb-linux-x86_64-8.0.4/bin/mongod" -> 8.0). 0 or -ENOENT.
+ */
+int version_from_path(const char *path, int v[2]);
+
+/* "1:8.0.4-1~deb12" -> {8, 0} (epoch skipped). 0 or -EINVAL. */
+int version_parse_mm(const char *s, int v[2]);
+
+/*
+ * The Version: of installed package PKG in dpkg status TEXT, copied into OUT.
+ * Returns 0 or -ENOENT (absent, or not "install ok installed").
+ */
+int dpkg_status_version(const char *text, size_t len, const char *pkg, char *out, size_t n);
+
+/*
+ * The largest shared anonymous mapping in /proc/PID/maps TEXT: a System V or
+ * MAP_SHARED|MAP_ANONYMOUS segment ("/SYSV...", "/dev/zero (deleted)",
+ * "[anon_shmem...") or a hugetlb one ("/anon_hugepage (deleted)", *HUGETLB
+ * set). PostgreSQL's main shared memory segment is one. 0 or -ENOENT.
+ */
+int maps_largest_shared(const char *text, size_t len, uint64_t *kb, bool *hugetlb);
+
+#endif

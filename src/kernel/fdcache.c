@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include "fdcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sysroot.h"
+
+#define READ_MAX (256u << 20)
+
+struct fdc_ent {
+	char *key; /* NULL: free slot */
+	int fd;	   /* -1: dead (read failed), reopened on the next hit */
+	enum fdc_mode mode;
+	unsigned gen;
+};
+
+void fdcache_init(struct fdcache *c, size_t max, enum fdc_mode (*mode)(const char *rel))
+{
+	memset(c, 0, sizeof(*c));
+	c->max = max ? max : FDCACHE_DEFAULT_MAX;
+	c->mode = mode;
+}
+
+static void drop(struct fdcache *c, struct fdc_ent *e)
+{
+	if (e->fd >= 0) {
+		close(e->fd);
+		c->open--;
+	}
+	e->fd = -1;
+}
+
+void fdcache_free(struct fdcache *c)
+{
+	for (size_t i = 0; i < c->size; i++)
+		if (c->tab[i].key) {
+			drop(c, &c->tab[i]);
+			free(c->tab[i].key);
+		}
+	free(c->tab);
+	c->tab = NULL;
+	c->size = c->used = c->open = 0;
+}
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct fdc_ent *slot(struct fdc_ent *tab, size_t size, const char *key)
+{
+	size_t i = hash(key) & (size - 1);
+	while (tab[i].key && strcmp(tab[i].key, key) != 0)
+		i = (i + 1) & (size - 1);
+	return &tab[i];
+}
+
+/* Rebuild into SIZE slots, keeping the entries KEEP accepts. Returns 0 or -ENOMEM. */
+static int rehash(struct fdcache *c, size_t size, bool sweep)
+{
+	struct fdc_ent *tab = calloc(size, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	size_t used = 0;
+	for (size_t i = 0; i < c->size; i++) {
+		struct fdc_ent *e = &c->tab[i];
+		if (!e->key)
+			continue;
+		if (sweep && (e->gen != c->gen || e->fd < 0)) {
+			drop(c, e);
+			free(e->key);
+			continue;
+		}
+		*slot(tab, size, e->key) = *e;
+		used++;
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->size = size;
+	c->used = used;
+	return 0;
+}
+
+void fdcache_sweep(struct fdcache *c)
+{
+	if (c->size)
+		rehash(c, c->size, true); /* on ENOMEM nothing is closed: retried next time */
+	c->gen++;
+}
+
+static int grow(struct buf *b, size_t want)
+{
+	if (want <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 16384;
+	while (cap < want)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static int pread_all(int fd, enum fdc_mode mode, struct buf *b)
+{
+	b->len = 0;
+	for (;;) {
+		if (grow(b, b->len + 16384 + 1))
+			return -ENOMEM;
+		size_t want = b->cap - b->len - 1;
+		ssize_t n = pread(fd, b->p + b->len, want, (off_t)b->len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+		if (b->len > READ_MAX)
+			return -EFBIG;
+		/* one record, produced whole: no second call just to see EOF */
+		if (mode == FDC_SINGLE && (size_t)n < want && b->p[b->len - 1] == '\n')
+			break;
+	}
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, struct buf *b)
+{
+	enum fdc_mode mode = c->mode ? c->mode(rel) : FDC_MULTI;
+	if (mode == FDC_NO)
+		return -EOPNOTSUPP;
+	if (c->used * 2 >= c->size && rehash(c, c->size ? c->size * 2 : 256, false))
+		return -EOPNOTSUPP;
+	struct fdc_ent *e = slot(c->tab, c->size, rel);
+	if (!e->key) {
+		if (c->open >= c->max)
+			return -EOPNOTSUPP;
+		if (!(e->key = strdup(rel)))
+			return -EOPNOTSUPP;
+		e->fd = -1;
+		c->used++;
+	}
+	e->gen = c->gen;
+	e->mode = mode;
+	for (int attempt = 0;; attempt++) {
+		bool fresh = e->fd < 0;
+		if (fresh) {
+			if (c->open >= c->max)
+				return -EOPNOTSUPP;
+			int fd = sysroot_openat(sr, rel, O_RDONLY);
+			if (fd == -EMFILE || fd == -ENFILE)
+				return -EOPNOTSUPP;
+			if (fd < 0)
+				return fd;
+			e->fd = fd;
+			c->open++;
+		}
+		int r = pread_all(e->fd, mode, b);
+		if (r == 0 || r == -ENOMEM)
+			return r;
+		drop(c, e);
+		/*
+		 * A file kept from an earlier sample failed: its process exited
+		 * (ESRCH), and the pid may belong to a new one now. Open it afresh
+		 * once; a file opened just now reports its own error.
+		 */
+		if (fresh || attempt)
+			return r;
+	}
+}

@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: MIT
+#include "folio_scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "smaps.h"
+#include "uapi_compat.h"
+
+#define NSLOT 16
+#define MAX_THREADS 4
+#define SCAN_VEC 64
+#define MAX_PMD_PER_CHUNK 4
+
+enum slot_state { S_FREE, S_PENDING, S_BUSY, S_READY };
+
+/* One work item: FOLIO_CHUNK pages at most, and what was read for them. */
+struct slot {
+	enum slot_state st;
+	uint64_t idx;
+	uint64_t vfn0;
+	size_t n;
+	int err;
+	struct folio_acct c; /* what the reader accounted itself: PMD, zero, swap */
+	int npmd;
+	uint64_t pmd_addr[MAX_PMD_PER_CHUNK];
+	uint64_t pm[FOLIO_CHUNK], kf[FOLIO_CHUNK], kfa[FOLIO_CHUNK];
+};
+
+struct folio_ctx {
+	enum folio_method method;
+	bool pfns_hidden;
+	const struct sysroot *sr;
+	int kf_fd;
+	int page_shift;
+	uint64_t pmd_pages;
+	uint64_t cont_pages;
+	bool probe;	   /* prove large folios from two frames (fill_run) */
+	bool pmd_only;	   /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
+	uint64_t zero_pfn; /* the zero page's frame, 0 unknown */
+	/* the VMA being read */
+	int pm_fd;
+	char pm_rel[64];  /* its pagemap, for the readers to open their own */
+	uint64_t job_gen; /* changes with the process */
+	uint64_t base, vfn_start, vfn_end;
+	/* readers */
+	int nworkers;
+	pthread_t th[MAX_THREADS];
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_done;
+	bool quit;
+	struct slot *slots;
+};
+
+const char *folio_method_name(enum folio_method m)
+{
+	switch (m) {
+	case FM_PAGEFLAGS_SCAN:
+		return "pagemap+kpageflags+PAGEMAP_SCAN";
+	case FM_PAGEFLAGS:
+		return "pagemap+kpageflags+smaps";
+	case FM_SMAPS_SCAN:
+		return "smaps+PAGEMAP_SCAN";
+	case FM_SMAPS:
+		return "smaps";
+	}
+	return "?";
+}
+
+enum folio_method folio_ctx_method(const struct folio_ctx *c)
+{
+	return c->method;
+}
+
+bool folio_ctx_pfns_hidden(const struct folio_ctx *c)
+{
+	return c->pfns_hidden;
+}
+
+/* ---- reading one chunk ---- */
+
+/*
+ * The file descriptors a thread reads with. Each reader thread opens its own:
+ * reads through one shared struct file bounce its reference count between
+ * CPUs (fdget in a multi-threaded process), costing more than they save.
+ */
+struct rfd {
+	int kf, pm;
+};
+
+/* A PMD-mapped (or hugetlb) range [A, B) of slot S whose first page's pagemap entry is E. */
+static int huge_block(struct folio_ctx *c, const struct rfd *f, struct slot *s, size_t a, size_t b,
+		      uint64_t e)
+{
+	uint64_t fl = 0, pfn = e & PM_PFN_MASK;
+	if (!pfn)
+		return -EPERM;
+	int r = kpageflags_pread(f->kf, pfn, 1, &fl);
+	if (r)
+		return r;
+	if (fl & KPF_M_HUGE) {
+		s->c.hugetlb += b - a;
+		return 0;
+	}
+	int t = (fl & KPF_M_THP) ? ((fl & KPF_M_ANON) ? FT_ANON : FT_FILE)
+				 : ((e & PM_FILE) ? FT_FILE : FT_ANON);
+	s->c.pmd[t] += b - a;
+	s->c.rss[t] += b - a;
+	if (t != FT_ANON)
+		return 0;
+	for (uint64_t v = s->vfn0 + a; v < s->vfn0 + b; v++)
+		if (v % c->pmd_pages == 0 && s->npmd < MAX_PMD_PER_CHUNK)
+			s->pmd_addr[s->npmd++] = v << c->page_shift;
+	return 0;
+}
+
+/* The same, reading the first page's entry first (PAGEMAP_SCAN gave only the range). */
+static int huge_range(struct folio_ctx *c, const struct rfd *f, struct slot *s, size_t a, size_t b)
+{
+	uint64_t e;
+	int r = pagemap_pread(f->pm, s->vfn0 + a, 1, &e);
+	if (r)
+		return r;
+	if (!(e & PM_PRESENT)) /* gone meanwhile */
+		return 0;
+	return huge_block(c, f, s, a, b, e);
+}
+
+/*
+ * The chunk's pagemap first, then PAGEMAP_SCAN only where a PMD mapping is
+ * possible: a PMD-aligned block whose entries are all present with frames
+ * going up by one from a PMD-aligned frame (how every PMD mapping reads in
+ * pagemap; a PTE-mapped PMD-sized folio reads the same, PAGE_IS_HUGE tells
+ * them apart). PMD-mapped blocks are accounted here and cleared from pm[],
+ * as are PTE mappings of the zero page. Cheaper than scanning PTE-mapped
+ * memory, whose pagemap has to be read anyway.
+ */
+static int pm_first_chunk(struct folio_ctx *c, const struct rfd *f, struct slot *s)
+{
+	int r = pagemap_pread(f->pm, s->vfn0, s->n, s->pm);
+	if (r)
+		return r;
+	const uint64_t np = c->pmd_pages;
+	for (uint64_t v = (s->vfn0 + np - 1) / np * np; v + np <= s->vfn0 + s->n; v += np) {
+		size_t a = (size_t)(v - s->vfn0), k = 1;
+		uint64_t e0 = s->pm[a], pfn = e0 & PM_PFN_MASK;
+		if (!(e0 & PM_PRESENT) || !pfn || pfn % np)
+			continue;
+		while (k < np && (s->pm[a + k] & PM_PRESENT) &&
+		       (s->pm[a + k] & PM_PFN_MASK) == pfn + k)
+			k++;
+		if (k < np)
+			continue;
+		struct pm_range rg[2];
+		uint64_t next, lo = v << c->page_shift, hi = (v + np) << c->page_shift;
+		int n = pagemap_scan(f->pm, lo, hi, rg, 2, &next);
+		if (n < 0)
+			return n;
+		if (n != 1 || !(rg[0].cat & PAGE_IS_HUGE) || rg[0].start != lo || rg[0].end != hi)
+			continue; /* PTE-mapped (or changed meanwhile) */
+		if (rg[0].cat & PAGE_IS_PFNZERO)
+			s->c.zero_pmd += np;
+		else if ((r = huge_block(c, f, s, a, a + np, e0)))
+			return r;
+		memset(s->pm + a, 0, np * sizeof(s->pm[0]));
+	}
+	for (size_t i = 0; c->zero_pfn && i < s->n; i++)
+		if ((s->pm[i] & PM_PRESENT) && (s->pm[i] & PM_PFN_MASK) == c->zero_pfn) {
+			s->c.zero_pte++;
+			s->pm[i] = 0;
+		}
+	return 0;
+}
+
+/* PAGEMAP_SCAN over the chunk: account PMD, zero and swap ranges; read pagemap where PTE-mapped. */
+static int scan_chunk(struct folio_ctx *c, const struct rfd *f, struct slot *s)
+{
+	struct pm_range v[SCAN_VEC];
+	uint64_t start = s->vfn0 << c->page_shift, end = (s->vfn0 + s->n) << c->page_shift;
+	while (start < end) {
+		uint64_t next;
+		int k = pagemap_scan(f->pm, start, end, v, SCAN_VEC, &next);
+		if (k < 0)
+			return k;
+		for (int i = 0; i < k; i++) {
+			if (v[i].end <= v[i].start || v[i].start < start || v[i].end > end)
+				continue;
+			size_t a = (size_t)((v[i].start >> c->page_shift) - s->vfn0);
+			size_t b = (size_t)((v[i].end >> c->page_shift) - s->vfn0);
+			uint64_t cat = v[i].cat;
+			int r = 0;
+			if (!(cat & PAGE_IS_PRESENT))
+				s->c.swap += b - a;
+			else if ((cat & PAGE_IS_HUGE) && (cat & PAGE_IS_PFNZERO))
+				s->c.zero_pmd += b - a;
+			else if (cat & PAGE_IS_HUGE)
+				r = huge_range(c, f, s, a, b);
+			else if (cat & PAGE_IS_PFNZERO)
+				s->c.zero_pte += b - a;
+			else if (!c->pmd_only)
+				r = pagemap_pread(f->pm, s->vfn0 + a, b - a, s->pm + a);
+			if (r)
+				return r;
+		}
+		if (k < SCAN_VEC || next <= start)
+			break;
+		start = next;
+	}
+	return 0;
+}
+
+/* kpageflags of frames PFN.. for pages I..J-1 of S in one read, plus the frame after into kfa[J-1]. */
+static int kf_read_run(const struct rfd *f, struct slot *s, size_t i, size_t j, uint64_t pfn)
+{
+	struct iovec iov[2] = {{s->kf + i, (j - i) * 8}, {s->kfa + j - 1, 8}};
+	size_t want = (j - i + 1) * 8, got = 0;
+	s->kfa[j - 1] = 0; /* past the last frame of memory: no tail */
+	while (got < want) {
+		ssize_t r = preadv(f->kf, iov, 2, (off_t)(pfn * 8 + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		for (int k = 0; k < 2 && r > 0; k++) { /* advance the iovecs */
+			size_t d = (size_t)r < iov[k].iov_len ? (size_t)r : iov[k].iov_len;
+			iov[k].iov_base = (char *)iov[k].iov_base + d;
+			iov[k].iov_len -= d;
+			r -= (ssize_t)d;
+		}
+	}
+	return got < (j - i) * 8 ? -EIO : 0;
+}
+
+/* Read N kpageflags from PFN into OUT; frames past the end of memory read as 0. */
+static int kf_read(const struct rfd *f, uint64_t pfn, size_t n, uint64_t *out)
+{
+	size_t got = 0, want = n * 8;
+	while (got < want) {
+		ssize_t r = pread(f->kf, (char *)out + got, want - got, (off_t)(pfn * 8 + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	memset((char *)out + got, 0, want - got);
+	return 0;
+}
+
+#define PROBE_MIN_ORDER 4 /* probing pays from 16 pages a folio (one read ~4 frames' cost) */
+#define WINDOW 64
+
+/*
+ * kpageflags of a run of pages I..J-1 of S whose frames go up by one from
+ * PFN, plus the frame after the run into kfa[J-1] (thpmaps' cut-folio test).
+ *
+ * Reading kpageflags costs ~0.1 us a frame here, a read call ~0.4 us more,
+ * so a run of large folios is not read frame by frame. When the run holds
+ * folios of 2^k pages (learnt from a window read in full), a folio at head H
+ * is proven by two frames: H + 2^(k-1) is a tail and H + 2^k is not. H is a
+ * head aligned to 2^(k-1), so a tail at H + 2^(k-1) belongs to H's folio
+ * (any other folio holding it would have to start between H and that
+ * frame, aligned to its size, and would end at or before it); that folio
+ * has a power-of-two size above 2^(k-1), and a non-tail at H + 2^k ends it.
+ * The frames in between are its tails: their flags are written from the
+ * head's (only HEAD/TAIL differ within a folio among the bits classified).
+ * Anything else falls back to reading every frame.
+ */
+static int fill_run(const struct rfd *f, struct slot *s, size_t i, size_t j, uint64_t pfn,
+		    int *order)
+{
+	uint64_t tmp[WINDOW + 1], fk = 0;
+	bool have = false; /* fk holds the flags of frame k */
+	size_t k = i;
+	while (k < j) {
+		size_t left = j - k, n = *order >= PROBE_MIN_ORDER ? (size_t)1 << *order : 0;
+		uint64_t p = pfn + (k - i);
+		if (n && left >= n && !(p & (n - 1))) {
+			int r = have ? 0 : kf_read(f, p, 1, &fk);
+			if (r)
+				return r;
+			have = true;
+			uint64_t fm = 0, fe = 0;
+			const uint64_t same = KPF_M_THP | KPF_M_ANON | KPF_M_HUGE | KPF_M_ZERO;
+			if ((fk & (KPF_M_THP | KPF_M_HEAD | KPF_M_ZERO)) ==
+				    (KPF_M_THP | KPF_M_HEAD) &&
+			    !(r = kf_read(f, p + n / 2, 1, &fm)) && (fm & KPF_M_TAIL) &&
+			    !(fm & KPF_M_HEAD) && (fm & same) == (fk & same) &&
+			    !(r = kf_read(f, p + n, 1, &fe)) && !(fe & KPF_M_TAIL)) {
+				uint64_t tail = (fk & ~KPF_M_HEAD) | KPF_M_TAIL;
+				s->kf[k] = fk;
+				for (size_t t = 1; t < n; t++)
+					s->kf[k + t] = tail;
+				k += n;
+				if (k == j)
+					s->kfa[j - 1] = fe;
+				fk = fe;
+				continue;
+			}
+			if (r)
+				return r;
+			*order = -1; /* another size: read in full and learn again */
+		}
+		size_t w = left < WINDOW ? left : WINDOW;
+		int r = kf_read(f, p, w + 1, tmp);
+		if (r)
+			return r;
+		memcpy(s->kf + k, tmp, w * sizeof(tmp[0]));
+		/* learn the folio size: the distance of the last two heads of the
+		 * window, or a window that is one whole folio */
+		const uint64_t hd = KPF_M_THP | KPF_M_HEAD;
+		size_t last = w, prev = w;
+		for (size_t t = w; t-- > 0;)
+			if ((tmp[t] & hd) == hd) {
+				if (last == w)
+					last = t;
+				else {
+					prev = t;
+					break;
+				}
+			}
+		size_t d = prev < w ? last - prev : last == 0 && !(tmp[w] & KPF_M_TAIL) ? w : 0;
+		if (d >= ((size_t)1 << PROBE_MIN_ORDER) && !(d & (d - 1)))
+			*order = __builtin_ctzll(d);
+		k += w;
+		fk = tmp[w];
+		have = true;
+		if (k == j)
+			s->kfa[j - 1] = fk;
+	}
+	return 0;
+}
+
+/* kpageflags for every present page of S, by runs of consecutive frames. */
+static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
+{
+	size_t i = 0, n = s->n;
+	int order = -1; /* folio size learnt in this chunk, for fill_run */
+	while (i < n) {
+		if (!(s->pm[i] & PM_PRESENT)) {
+			i++;
+			continue;
+		}
+		uint64_t pfn = s->pm[i] & PM_PFN_MASK;
+		if (!pfn)
+			return -EPERM; /* PFNs hidden */
+		size_t j = i + 1;
+		while (j < n && (s->pm[j] & PM_PRESENT) &&
+		       (s->pm[j] & PM_PFN_MASK) == pfn + (j - i))
+			j++;
+		int r = c->probe ? fill_run(f, s, i, j, pfn, &order) : kf_read_run(f, s, i, j, pfn);
+		if (r)
+			return r;
+		i = j;
+	}
+	return 0;
+}
+
+static void process_slot(struct folio_ctx *c, const struct rfd *f, struct slot *s)
+{
+	memset(&s->c, 0, sizeof(s->c));
+	memset(s->pm, 0, s->n * sizeof(s->pm[0]));
+	s->npmd = 0;
+	if (c->method == FM_PAGEFLAGS_SCAN)
+		s->err = c->pmd_only ? scan_chunk(c, f, s) : pm_first_chunk(c, f, s);
+	else
+		s->err = pagemap_pread(f->pm, s->vfn0, s->n, s->pm);
+	if (!s->err)
+		s->err = fill_flags(c, f, s);
+}
+
+/* ---- threads ---- */
+
+static struct slot *pending_lowest(struct folio_ctx *c)
+{
+	struct slot *best = NULL;
+	for (int i = 0; i < NSLOT; i++)
+		if (c->slots[i].st == S_PENDING && (!best || c->slots[i].idx < best->idx))
+			best = &c->slots[i];
+	return best;
+}
+
+static void *worker(void *arg)
+{
+	struct folio_ctx *c = arg;
+	struct rfd own = {sysroot_openat(c->sr, SR_PROC "/kpageflags", O_RDONLY), -1};
+	uint64_t gen = 0;
+	char rel[sizeof(c->pm_rel)];
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		struct slot *s = NULL;
+		while (!c->quit && !(s = pending_lowest(c)))
+			pthread_cond_wait(&c->cv_work, &c->mu);
+		if (c->quit)
+			break;
+		s->st = S_BUSY;
+		uint64_t g = c->job_gen;
+		if (g != gen)
+			memcpy(rel, c->pm_rel, sizeof(rel));
+		struct rfd use = {c->kf_fd, c->pm_fd};
+		pthread_mutex_unlock(&c->mu);
+		if (g != gen) { /* another process: its own pagemap */
+			if (own.pm >= 0)
+				close(own.pm);
+			own.pm = sysroot_openat(c->sr, rel, O_RDONLY);
+			gen = g;
+		}
+		if (own.kf >= 0)
+			use.kf = own.kf;
+		if (own.pm >= 0)
+			use.pm = own.pm;
+		process_slot(c, &use, s);
+		pthread_mutex_lock(&c->mu);
+		s->st = S_READY;
+		pthread_cond_broadcast(&c->cv_done);
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (own.kf >= 0)
+		close(own.kf);
+	if (own.pm >= 0)
+		close(own.pm);
+	return NULL;
+}
+
+/* ---- one VMA ---- */
+
+struct vma_walk {
+	struct folio_walk w;
+	struct folio_vma *v;
+	folio_pmd_cb pmd_cb;
+	void *arg;
+	int cb_ret;
+};
+
+static void consume(struct folio_ctx *c, struct vma_walk *vw, struct slot *s)
+{
+	folio_acct_add(&vw->v->c, &s->c);
+	folio_walk_feed(&vw->w, s->vfn0, s->n, s->pm, s->kf, s->kfa, &vw->v->c);
+	for (int i = 0; i < s->npmd && vw->pmd_cb && !vw->cb_ret; i++)
+		vw->cb_ret = vw->pmd_cb(s->pmd_addr[i], vw->arg);
+	(void)c;
+}
+
+static void slot_setup(struct folio_ctx *c, struct slot *s, uint64_t idx)
+{
+	uint64_t lo = c->base + idx * FOLIO_CHUNK, hi = lo + FOLIO_CHUNK;
+	if (lo < c->vfn_start)
+		lo = c->vfn_start;
+	if (hi > c->vfn_end)
+		hi = c->vfn_end;
+	s->idx = idx;
+	s->vfn0 = lo;
+	s->n = (size_t)(hi - lo);
+}
+
+/* Read and classify [START, END) pages of the VMA in V with pagemap fd PM_FD. */
+static int read_vma(struct folio_ctx *c, int pm_fd, struct vma_walk *vw)
+{
+	c->pm_fd = pm_fd;
+	const struct rfd mine = {c->kf_fd, pm_fd};
+	c->vfn_start = vw->v->start >> c->page_shift;
+	c->vfn_end = vw->v->end >> c->page_shift;
+	if (c->vfn_end <= c->vfn_start)
+		return 0;
+	c->base = c->vfn_start & ~(uint64_t)(FOLIO_CHUNK - 1);
+	uint64_t nitems = (c->vfn_end - c->base + FOLIO_CHUNK - 1) / FOLIO_CHUNK;
+	int err = 0;
+	if (nitems == 1 || !c->nworkers) {
+		struct slot *s = &c->slots[0];
+		for (uint64_t i = 0; i < nitems && !err && !vw->cb_ret; i++) {
+			slot_setup(c, s, i);
+			process_slot(c, &mine, s);
+			if (!(err = s->err))
+				consume(c, vw, s);
+		}
+		return err ? err : vw->cb_ret;
+	}
+	uint64_t submitted = 0, consumed = 0;
+	pthread_mutex_lock(&c->mu);
+	while (consumed < submitted || (submitted < nitems && !err && !vw->cb_ret)) {
+		while (submitted < nitems && submitted - consumed < NSLOT && !err && !vw->cb_ret) {
+			struct slot *s = &c->slots[submitted % NSLOT];
+			slot_setup(c, s, submitted++);
+			s->st = S_PENDING;
+			pthread_cond_broadcast(&c->cv_work);
+		}
+		struct slot *s = &c->slots[consumed % NSLOT], *p;
+		if (s->st == S_READY) {
+			pthread_mutex_unlock(&c->mu);
+			if (!err && !vw->cb_ret && !(err = s->err))
+				consume(c, vw, s);
+			pthread_mutex_lock(&c->mu);
+			s->st = S_FREE;
+			consumed++;
+		} else if ((p = pending_lowest(c))) {
+			/* help the readers instead of waiting */
+			p->st = S_BUSY;
+			pthread_mutex_unlock(&c->mu);
+			process_slot(c, &mine, p);
+			pthread_mutex_lock(&c->mu);
+			p->st = S_READY;
+		} else {
+			pthread_cond_wait(&c->cv_done, &c->mu);
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return err ? err : vw->cb_ret;
+}
+
+/* ---- the process ---- */
+
+struct pid_walk {
+	struct folio_ctx *c;
+	pid_t pid;
+	int pm_fd;
+	folio_vma_cb vma_cb;
+	folio_pmd_cb pmd_cb;
+	void *arg;
+};
+
+/* PAGEMAP_SCAN of a VMA for the smaps-only methods: the huge zero page and PMD addresses. */
+static int smaps_scan_vma(struct pid_walk *pw, struct folio_vma *fv, bool anon_pmd)
+{
+	struct folio_ctx *c = pw->c;
+	struct pm_range v[SCAN_VEC];
+	uint64_t start = fv->start, end = fv->end;
+	int ret = 0;
+	while (start < end && !ret) {
+		uint64_t next;
+		int k = pagemap_scan(pw->pm_fd, start, end, v, SCAN_VEC, &next);
+		if (k < 0)
+			return k == -EFAULT || k == -EINVAL ? 0 : k; /* [vsyscall] */
+		for (int i = 0; i < k && !ret; i++) {
+			uint64_t cat = v[i].cat, a = v[i].start >> c->page_shift,
+				 b = v[i].end >> c->page_shift;
+			if (!(cat & PAGE_IS_HUGE) || !(cat & PAGE_IS_PRESENT))
+				continue;
+			if (cat & PAGE_IS_PFNZERO) {
+				fv->c.zero_pmd += b - a;
+				continue;
+			}
+			for (uint64_t p = a; p < b && anon_pmd && pw->pmd_cb && !ret; p++)
+				if (p % c->pmd_pages == 0)
+					ret = pw->pmd_cb(p << c->page_shift, pw->arg);
+		}
+		if (k < SCAN_VEC || next <= start)
+			break;
+		start = next;
+	}
+	return ret;
+}
+
+static uint64_t kb_pages(const struct folio_ctx *c, uint64_t kb)
+{
+	return (kb << 10) >> c->page_shift;
+}
+
+static int on_vma(const struct smaps_vma *sv, void *arg)
+{
+	struct pid_walk *pw = arg;
+	struct folio_ctx *c = pw->c;
+	struct folio_vma fv;
+	memset(&fv, 0, sizeof(fv));
+	fv.start = sv->start;
+	fv.end = sv->end;
+	memcpy(fv.perms, sv->perms, sizeof(fv.perms));
+	fv.name = sv->name;
+	fv.name_len = sv->name_len;
+	const struct smaps_totals *t = &sv->t;
+	int r = 0;
+	/* 1 << 47 and up: [vsyscall] and the like, not in pagemap */
+	bool user = fv.end <= (1ULL << 56);
+	if (c->method == FM_SMAPS || c->method == FM_SMAPS_SCAN) {
+		uint64_t rss = kb_pages(c, t->kb[SM_RSS]), anon = kb_pages(c, t->kb[SM_ANONYMOUS]);
+		fv.c.rss[FT_ANON] = anon;
+		fv.c.rss[FT_FILE] = rss > anon ? rss - anon : 0;
+		fv.c.pmd[FT_ANON] = kb_pages(c, t->kb[SM_ANON_HUGE]);
+		fv.c.pmd[FT_FILE] = kb_pages(c, t->kb[SM_SHMEM_PMD] + t->kb[SM_FILE_PMD]);
+		fv.c.swap = kb_pages(c, t->kb[SM_SWAP]);
+		fv.c.hugetlb = kb_pages(c, t->kb[SM_SHARED_HUGETLB] + t->kb[SM_PRIVATE_HUGETLB]);
+		if (c->method == FM_SMAPS_SCAN && user && !(sv->vmflags & VMF_HT))
+			r = smaps_scan_vma(pw, &fv, fv.c.pmd[FT_ANON] > 0);
+	} else if (user) {
+		struct vma_walk vw = {.v = &fv, .pmd_cb = pw->pmd_cb, .arg = pw->arg};
+		folio_walk_init(&vw.w, c->cont_pages);
+		r = read_vma(c, pw->pm_fd, &vw);
+		folio_walk_end(&vw.w, &fv.c);
+		if (c->method == FM_PAGEFLAGS) {
+			int po = __builtin_ctzll(c->pmd_pages);
+			folio_acct_split_pmd(&fv.c, po, kb_pages(c, t->kb[SM_ANON_HUGE]),
+					     kb_pages(c, t->kb[SM_SHMEM_PMD] + t->kb[SM_FILE_PMD]));
+		}
+		if (r == -EFAULT || r == -EINVAL)
+			r = 0; /* outside what pagemap covers */
+	}
+	if (r)
+		return r;
+	return pw->vma_cb(&fv, pw->arg);
+}
+
+static int feed(void *ctx, const char *text, size_t len)
+{
+	return smaps_stream_feed(ctx, text, len);
+}
+
+int folio_scan_pid(struct folio_ctx *c, pid_t pid, folio_vma_cb vma_cb, folio_pmd_cb pmd_cb,
+		   void *arg)
+{
+	char rel[64];
+	struct pid_walk pw = {.c = c, .pid = pid, .vma_cb = vma_cb, .pmd_cb = pmd_cb, .arg = arg};
+	bool need_pm = c->method != FM_SMAPS;
+	pw.pm_fd = -1;
+	if (need_pm) {
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+		pw.pm_fd = sysroot_openat(c->sr, rel, O_RDONLY);
+		if (pw.pm_fd < 0)
+			return pw.pm_fd == -ENOENT ? -ESRCH : pw.pm_fd;
+		if (c->nworkers)
+			pthread_mutex_lock(&c->mu);
+		memcpy(c->pm_rel, rel, sizeof(c->pm_rel));
+		c->job_gen++;
+		if (c->nworkers)
+			pthread_mutex_unlock(&c->mu);
+	}
+	/* the exact method needs only the VMA list; the others need smaps' sums */
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/%s", (int)pid,
+		 c->method == FM_PAGEFLAGS_SCAN ? "maps" : "smaps");
+	struct smaps_stream *s = malloc(sizeof(*s));
+	struct buf b = {0};
+	int r = -ENOMEM;
+	if (s) {
+		smaps_stream_init(s, on_vma, &pw, NULL);
+		r = sysroot_read_chunks(c->sr, rel, &b, feed, s);
+		if (!r)
+			r = smaps_stream_finish(s);
+		free(s);
+	}
+	buf_free(&b);
+	if (pw.pm_fd >= 0)
+		close(pw.pm_fd);
+	if (r == -ENOENT)
+		r = -ESRCH;
+	/* an exit mid-read shows as a short read (-EIO) or an empty file */
+	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	if (r < 0 && r != -EACCES && r != -EPERM && sysroot_exists(c->sr, rel) != 0)
+		r = -ESRCH;
+	return r;
+}
+
+int folio_scan_range(const struct sysroot *sr, pid_t pid, uint64_t addr, uint64_t len,
+		     struct folio_acct *out)
+{
+	char rel[64];
+	struct folio_ctx c = {.method = FM_PAGEFLAGS, .sr = sr, .probe = true};
+	struct folio_vma v = {.start = addr, .end = addr + len};
+	struct vma_walk vw = {.v = &v};
+	memset(out, 0, sizeof(*out));
+	c.page_shift = __builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
+	c.pmd_pages = (1ULL << c.page_shift) / 8;
+	if (pid)
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+	else
+		snprintf(rel, sizeof(rel), SR_PROC "/self/pagemap");
+	int pm = sysroot_openat(sr, rel, O_RDONLY);
+	if (pm < 0)
+		return pm;
+	c.kf_fd = sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
+	c.slots = calloc(1, sizeof(*c.slots));
+	int r = c.kf_fd < 0 ? c.kf_fd : c.slots ? 0 : -ENOMEM;
+	if (!r) {
+		v.start = addr >> c.page_shift << c.page_shift;
+		folio_walk_init(&vw.w, 0);
+		r = read_vma(&c, pm, &vw);
+		folio_walk_end(&vw.w, &v.c);
+		*out = v.c;
+	}
+	free(c.slots);
+	if (c.kf_fd >= 0)
+		close(c.kf_fd);
+	close(pm);
+	return r;
+}
+
+/* ---- set-up ---- */
+
+/* Whether this caller sees PFNs: the frame of a page of our own stack. */
+static bool pfns_visible(const struct sysroot *sr, long page_size, int shift)
+{
+	volatile char probe[64];
+	probe[0] = 1;
+	uint64_t e = 0;
+	int fd = sysroot_openat(sr, SR_PROC "/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return false;
+	int r = pagemap_pread(fd, (uint64_t)(uintptr_t)probe >> shift, 1, &e);
+	close(fd);
+	(void)page_size;
+	return !r && (e & PM_PRESENT) && (e & PM_PFN_MASK);
+}
+
+/* The zero page's frame: a read fault on fresh anonymous memory maps it (checked by kpageflags). */
+static uint64_t zero_pfn_probe(const struct sysroot *sr, int kf_fd, int shift)
+{
+	size_t len = (size_t)1 << shift;
+	uint64_t e = 0, f = 0;
+	char *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	(void)*(volatile char *)p;
+	int fd = sysroot_openat(sr, SR_PROC "/self/pagemap", O_RDONLY);
+	if (fd >= 0) {
+		if (pagemap_pread(fd, (uint64_t)(uintptr_t)p >> shift, 1, &e))
+			e = 0;
+		close(fd);
+	}
+	munmap(p, len);
+	uint64_t pfn = (e & PM_PRESENT) ? e & PM_PFN_MASK : 0;
+	if (!pfn || kpageflags_pread(kf_fd, pfn, 1, &f) ||
+	    (f & (KPF_M_ZERO | KPF_M_THP)) != KPF_M_ZERO)
+		return 0;
+	return pfn;
+}
+
+static bool scan_works(const struct sysroot *sr, int shift)
+{
+	volatile char probe[64];
+	probe[0] = 1;
+	struct pm_range v[4];
+	uint64_t next, a = ((uint64_t)(uintptr_t)probe >> shift) << shift;
+	int fd = sysroot_openat(sr, SR_PROC "/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return false;
+	int k = pagemap_scan(fd, a, a + (1ULL << shift), v, 4, &next);
+	close(fd);
+	return k >= 0;
+}
+
+int folio_ctx_new(const struct sysroot *sr, const struct folio_opts *o, struct folio_ctx **out)
+{
+	*out = NULL;
+	if (!sr->live)
+		return -EOPNOTSUPP;
+	struct folio_ctx *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	long ps = sysconf(_SC_PAGESIZE);
+	c->sr = sr;
+	c->page_shift = __builtin_ctzl((unsigned long)ps);
+	c->cont_pages = o->cont_pages;
+	c->probe = !o->no_probe;
+	c->pmd_only = o->pmd_only;
+	c->pmd_pages = (uint64_t)ps / 8; /* a page table page holds page_size / 8 entries */
+	c->kf_fd = -1;
+	bool scan = !o->no_scan && scan_works(sr, c->page_shift);
+	c->kf_fd = sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
+	c->pfns_hidden = c->kf_fd < 0 || !pfns_visible(sr, ps, c->page_shift);
+	if (c->pfns_hidden)
+		c->method = scan ? FM_SMAPS_SCAN : FM_SMAPS;
+	else
+		c->method = scan ? FM_PAGEFLAGS_SCAN : FM_PAGEFLAGS;
+	if (c->method == FM_PAGEFLAGS_SCAN)
+		c->zero_pfn = zero_pfn_probe(sr, c->kf_fd, c->page_shift);
+	c->slots = calloc(NSLOT, sizeof(*c->slots));
+	if (!c->slots) {
+		folio_ctx_free(c);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv_work, NULL);
+	pthread_cond_init(&c->cv_done, NULL);
+	int want = o->threads;
+	if (want <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		want = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+	}
+	if (want > MAX_THREADS)
+		want = MAX_THREADS;
+	if (!folio_method_partial(c->method)) {
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, 256 << 10);
+		for (int i = 0; i < want - 1; i++)
+			if (pthread_create(&c->th[c->nworkers], &at, worker, c) == 0)
+				c->nworkers++;
+		pthread_attr_destroy(&at);
+	}
+	*out = c;
+	return 0;
+}
+
+void folio_ctx_free(struct folio_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->slots) {
+		pthread_mutex_lock(&c->mu);
+		c->quit = true;
+		pthread_cond_broadcast(&c->cv_work);
+		pthread_mutex_unlock(&c->mu);
+		for (int i = 0; i < c->nworkers; i++)
+			pthread_join(c->th[i], NULL);
+		pthread_mutex_destroy(&c->mu);
+		pthread_cond_destroy(&c->cv_work);
+		pthread_cond_destroy(&c->cv_done);
+	}
+	if (c->kf_fd >= 0)
+		close(c->kf_fd);
+	free(c->slots);
+	free(c);
+}

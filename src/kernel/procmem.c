@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "procmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "uapi_compat.h"
+
+int procmem_pidfd_open(pid_t pid)
+{
+	long fd = syscall(__NR_pidfd_open, pid, 0);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+long long procmem_madvise(int pidfd, uint64_t start, uint64_t len, int advice)
+{
+	struct iovec iov = {.iov_base = (void *)(uintptr_t)start, .iov_len = (size_t)len};
+	long r;
+	do
+		r = syscall(__NR_process_madvise, pidfd, &iov, 1UL, advice, 0U);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+int procmem_pagemap_open(const struct sysroot *sr, pid_t pid)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+	return sysroot_openat(sr, rel, O_RDONLY);
+}
+
+int procmem_populated(int fd, uint64_t start, uint64_t npages, long page_size, uint64_t *count)
+{
+	uint64_t ent[512];
+	uint64_t done = 0, c = 0;
+	if (page_size <= 0)
+		return -EINVAL;
+	while (done < npages) {
+		uint64_t want = npages - done < 512 ? npages - done : 512;
+		off_t off = (off_t)((start / (uint64_t)page_size + done) * sizeof(uint64_t));
+		ssize_t r = pread(fd, ent, want * sizeof(uint64_t), off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0 || r % (ssize_t)sizeof(uint64_t))
+			return -EIO;
+		uint64_t got = (uint64_t)r / sizeof(uint64_t);
+		for (uint64_t i = 0; i < got; i++)
+			if (ent[i] & ((1ULL << PM_PRESENT_BIT) | (1ULL << PM_SWAP_BIT)))
+				c++;
+		done += got;
+	}
+	*count = c;
+	return 0;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+#include "collapse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernel/smaps.h"
+
+bool cvma_is_anon(const struct cvma *v)
+{
+	if (v->perms[3] != 'p')
+		return false;
+	return v->name[0] == '\0' || strcmp(v->name, "[heap]") == 0 ||
+	       strcmp(v->name, "[stack]") == 0 || strncmp(v->name, "[anon:", 6) == 0;
+}
+
+const char *cvma_label(const struct cvma *v)
+{
+	return v->name[0] ? v->name : "[anon]";
+}
+
+const char *crange_skip_text(enum crange_skip s)
+{
+	switch (s) {
+	case CR_GO:
+		return "";
+	case CR_SKIP_NH:
+		return "marked nh (MADV_NOHUGEPAGE): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway";
+	case CR_SKIP_PRCTL:
+		return "THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway";
+	case CR_SKIP_SMALL:
+		return "holds no whole aligned huge page";
+	case CR_SKIP_UNMAPPED:
+		return "nothing mapped there";
+	}
+	return "?";
+}
+
+static int hexdig(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static const char *hex(const char *p, uint64_t *v)
+{
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	uint64_t x = 0;
+	int n = 0, d;
+	while ((d = hexdig(*p)) >= 0) {
+		if (++n > 16)
+			return NULL;
+		x = x << 4 | (uint64_t)d;
+		p++;
+	}
+	if (!n)
+		return NULL;
+	*v = x;
+	return p;
+}
+
+int collapse_parse_range(const char *s, uint64_t *start, uint64_t *end)
+{
+	uint64_t a, b;
+	const char *p = hex(s, &a);
+	if (!p || *p != '-')
+		return -EINVAL;
+	p = hex(p + 1, &b);
+	if (!p || *p || b <= a)
+		return -EINVAL;
+	*start = a;
+	*end = b;
+	return 0;
+}
+
+static bool name_matches(const struct cvma *v, const char *want)
+{
+	return strcmp(cvma_label(v), want) == 0 || strcmp(v->name, want) == 0;
+}
+
+/* Fill R for [A, B) over the VMAs overlapping it. */
+static void fill(struct crange *r, const struct cvma *v, int n, const struct collapse_sel *sel,
+		 uint64_t pmd, uint64_t a, uint64_t b)
+{
+	memset(r, 0, sizeof(*r));
+	r->req_start = a;
+	r->req_end = b;
+	r->start = (a + pmd - 1) / pmd * pmd;
+	r->end = b / pmd * pmd;
+	if (r->end < r->start)
+		r->end = r->start;
+	bool any = false, nh = false;
+	size_t used = 0;
+	for (int i = 0; i < n; i++) {
+		if (v[i].end <= a || v[i].start >= b)
+			continue;
+		if (v[i].has_vmflags && (v[i].vmflags & VMF_NH))
+			nh = true;
+		const char *l = cvma_label(&v[i]);
+		if (!any || !strstr(r->vma, l)) {
+			int w = snprintf(r->vma + used, sizeof(r->vma) - used, "%s%s",
+					 any ? "," : "", l);
+			if (w > 0 && (size_t)w < sizeof(r->vma) - used)
+				used += (size_t)w;
+		}
+		any = true;
+	}
+	r->npmd = (r->end - r->start) / pmd;
+	if (!any)
+		r->skip = CR_SKIP_UNMAPPED;
+	else if (!r->npmd)
+		r->skip = CR_SKIP_SMALL;
+	else if (sel->thp_enabled == 0 && !sel->force)
+		r->skip = CR_SKIP_PRCTL;
+	else if (nh && !sel->force)
+		r->skip = CR_SKIP_NH;
+	else
+		r->skip = CR_GO;
+}
+
+int collapse_select(const struct cvma *v, int n, const struct collapse_sel *sel, uint64_t pmd,
+		    struct crange *out, int max, int *nsmall)
+{
+	int k = 0;
+	*nsmall = 0;
+	if (!pmd)
+		return 0;
+	if (sel->nranges) {
+		for (int i = 0; i < sel->nranges; i++) {
+			if (k == max)
+				return -ENOSPC;
+			fill(&out[k++], v, n, sel, pmd, sel->ranges[i].start, sel->ranges[i].end);
+		}
+		return k;
+	}
+	for (int i = 0; i < n; i++) {
+		bool want;
+		if (sel->nvmas) {
+			want = false;
+			for (int j = 0; j < sel->nvmas; j++)
+				want |= name_matches(&v[i], sel->vmas[j]);
+		} else {
+			want = cvma_is_anon(&v[i]) && v[i].perms[0] == 'r' && v[i].perms[1] == 'w';
+		}
+		if (!want)
+			continue;
+		struct crange r;
+		fill(&r, &v[i], 1, sel, pmd, v[i].start, v[i].end);
+		if (r.skip == CR_SKIP_SMALL && !sel->nvmas) {
+			(*nsmall)++;
+			continue;
+		}
+		if (k == max)
+			return -ENOSPC;
+		out[k++] = r;
+	}
+	return k;
+}
+
+uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end)
+{
+	uint64_t kb = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i].end > start && v[i].start < end)
+			kb += v[i].ahp_kb;
+	return kb;
+}
+
+const char *collapse_explain(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "needs root: process_madvise() on another process needs CAP_SYS_NICE and "
+		       "ptrace-read access to it (5.12+; 5.10 wanted ptrace attach rights)";
+	case -EINVAL:
+		return "refused: a kernel before 6.1 (no MADV_COLLAPSE), a VMA marked nh, a process "
+		       "with THP disabled by prctl, or memory MADV_COLLAPSE cannot take (file "
+		       "pages without CONFIG_READ_ONLY_THP_FOR_FS, PROT_NONE, VM_PFNMAP...)";
+	case -ENOMEM:
+		return "no free huge page: the allocation failed even after reclaim and "
+		       "compaction (free blocks of huge-page order below)";
+	case -EAGAIN:
+		return "a page was locked or off the LRU for a moment; retried with backoff and "
+		       "gave up";
+	case -EBUSY:
+		return "the memory cgroup could not be charged for the huge page (its limit)";
+	case -ESRCH:
+		return "the process exited";
+	case -ENOSYS:
+		return "this kernel has no pidfd_open (5.3) or process_madvise (5.10)";
+	default:
+		return "unexpected error";
+	}
+}
+
+unsigned collapse_backoff_ms(int attempt)
+{
+	/* 1, 4, 16, 64 ms: a locked page is usually released within microseconds */
+	static const unsigned ms[] = {1, 4, 16, 64};
+	if (attempt < 1 || attempt > (int)(sizeof(ms) / sizeof(ms[0])))
+		return 0;
+	return ms[attempt - 1];
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `thpctl collapse`: which PMD-aligned ranges of a process to hand to
+ * process_madvise(MADV_COLLAPSE), and what an error from it means. No I/O.
+ *
+ * Default selection: every private, readable and writable anonymous VMA
+ * (unnamed, [heap], [stack], [anon:NAME]) holding at least one whole aligned
+ * PMD. THPeligible is not required: it is sysfs policy, which MADV_COLLAPSE
+ * ignores (it collapses under enabled=madvise and even never; 6.1+,
+ * 7d8faaf15545). What MADV_COLLAPSE does refuse is skipped unless --force:
+ * VMAs marked nh (MADV_NOHUGEPAGE) and processes with THP disabled by
+ * prctl (status THP_enabled: 0); both give EINVAL.
+ */
+#ifndef THPCTL_COLLAPSE_H
+#define THPCTL_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CVMA_NAME_LEN 128
+
+/* One VMA of the target, copied from its smaps. */
+struct cvma {
+	uint64_t start, end;
+	char perms[5];
+	char name[CVMA_NAME_LEN]; /* "" for plain anonymous memory */
+	bool has_vmflags;
+	unsigned vmflags; /* VMF_* of smaps.h */
+	int thp_eligible; /* -1 absent */
+	uint64_t rss_kb, anon_kb, ahp_kb;
+};
+
+/* Anonymous private memory MADV_COLLAPSE handles on every kernel since 6.1. */
+bool cvma_is_anon(const struct cvma *v);
+/* The name shown for V: "[anon]" for unnamed anonymous memory. */
+const char *cvma_label(const struct cvma *v);
+
+enum crange_skip {
+	CR_GO,
+	CR_SKIP_NH,	  /* overlaps a VMA marked nh */
+	CR_SKIP_PRCTL,	  /* the process has THP_enabled: 0 */
+	CR_SKIP_SMALL,	  /* no whole aligned PMD inside */
+	CR_SKIP_UNMAPPED, /* no VMA there */
+};
+
+/* Why a range is skipped, in words. */
+const char *crange_skip_text(enum crange_skip s);
+
+struct crange {
+	uint64_t req_start, req_end; /* as asked (--range) or the VMA's bounds */
+	uint64_t start, end;	     /* the PMD-aligned part inside */
+	char vma[CVMA_NAME_LEN];     /* label(s) of the VMA(s) it lies in */
+	enum crange_skip skip;
+	/* results, filled by the command */
+	bool attempted;
+	uint64_t npmd;			      /* aligned PMDs in [start, end) */
+	uint64_t nempty;		      /* PMDs with no page present or swapped: not tried */
+	uint64_t nok;			      /* PMDs MADV_COLLAPSE returned success for */
+	uint64_t nfail;			      /* PMDs that failed (err: the first error) */
+	uint64_t collapsed_bytes;	      /* nok * PMD size */
+	uint64_t ahp_before_kb, ahp_after_kb; /* AnonHugePages of the VMAs it lies in */
+	bool have_after;
+	double ms;
+	int err;     /* first -errno, 0 if none */
+	int retries; /* EAGAIN retries spent */
+};
+
+struct crange_req {
+	uint64_t start, end;
+};
+
+struct collapse_sel {
+	const struct crange_req *ranges; /* --range, NULL/0: none */
+	int nranges;
+	const char *const *vmas; /* --vma names ("[heap]", "[anon]", a path), NULL/0: none */
+	int nvmas;
+	bool force;	 /* try nh VMAs and prctl-disabled processes too */
+	int thp_enabled; /* status THP_enabled: 0, 1, or -1 when absent */
+};
+
+/*
+ * Parse "START-END" (hex, "0x" optional, as in /proc/PID/maps). Returns 0 or
+ * -EINVAL (malformed, or END <= START).
+ */
+int collapse_parse_range(const char *s, uint64_t *start, uint64_t *end);
+
+/*
+ * Build the ranges for SEL over the N VMAs of V (sorted by address) with PMD
+ * bytes per huge page. Writes at most MAX into OUT and returns how many, or
+ * -ENOSPC. Default selection only: *NSMALL counts anonymous VMAs left out
+ * because they hold no whole aligned PMD (not listed, there are many).
+ */
+int collapse_select(const struct cvma *v, int n, const struct collapse_sel *sel, uint64_t pmd,
+		    struct crange *out, int max, int *nsmall);
+
+/* AnonHugePages (kB) of the VMAs that overlap [START, END). */
+uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
+
+/* What -ERR from process_madvise(MADV_COLLAPSE) means, in one sentence. */
+const char *collapse_explain(int err);
+
+/* EAGAIN backoff: the delay in ms before retry ATTEMPT (1-based), 0 = give up. */
+unsigned collapse_backoff_ms(int attempt);
+
+#endif

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+#include "hugetlb_plan.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../render/table.h"
+
+const char *hp_runtime_name(enum hp_runtime r)
+{
+	switch (r) {
+	case HP_RT_ALREADY:
+		return "already";
+	case HP_RT_NOW:
+		return "now";
+	case HP_RT_COMPACT:
+		return "after-compaction";
+	case HP_RT_BOOT:
+		return "boot";
+	case HP_RT_NOFIT:
+		return "does-not-fit";
+	default:
+		return "unknown";
+	}
+}
+
+void hp_size_param(char *out, size_t n, uint64_t kb)
+{
+	if (kb >= (1u << 20) && kb % (1u << 20) == 0)
+		snprintf(out, n, "%lluG", (unsigned long long)(kb >> 20));
+	else if (kb >= 1024 && kb % 1024 == 0)
+		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
+	else
+		snprintf(out, n, "%lluK", (unsigned long long)kb);
+}
+
+uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
+{
+	uint64_t n = 0;
+	*found = false;
+	for (int i = 0; i < bi->nzones; i++) {
+		const struct buddy_zone *z = &bi->zones[i];
+		if (node >= 0 && z->node != node)
+			continue;
+		*found = true;
+		if (strcmp(z->zone, "DMA") == 0 || order < 0 || order >= 64)
+			continue;
+		n += buddy_pages_at_least(z, order) >> order;
+	}
+	return n;
+}
+
+int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
+{
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e)) {
+		const char *k = memmem(s, (size_t)(e - s), " MemTotal:", 10);
+		if (!k || (size_t)(e - s) < 5 || memcmp(s, "Node ", 5) != 0)
+			continue;
+		const char *v = k + 10;
+		if (parse_u64(&v, e, kb) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int log2_u64(uint64_t v)
+{
+	int o = -1;
+	while (v) {
+		v >>= 1;
+		o++;
+	}
+	return o;
+}
+
+__attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)
+{
+	if (p->nnotes == HP_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->nnotes++], sizeof(p->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
+{
+	for (int i = 0; i < in->nnodes; i++)
+		if (in->nodes[i].node == node)
+			return &in->nodes[i];
+	return NULL;
+}
+
+static void lines(const struct hp_plan_input *in, struct hp_plan *p)
+{
+	char sz[16];
+	hp_size_param(sz, sizeof(sz), in->page_kb);
+	unsigned long long n = (unsigned long long)p->pages;
+	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
+	if (in->node >= 0) {
+		snprintf(
+			p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
+			"echo %llu > /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
+			n, in->node, (unsigned long long)in->page_kb);
+		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/tmpfiles.d/hugetlb.conf");
+		snprintf(
+			p->persist, sizeof(p->persist),
+			"w /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
+			in->node, (unsigned long long)in->page_kb, n);
+		/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
+		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
+			 in->node, n);
+	} else if (dflt) {
+		snprintf(p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
+			 "sysctl -w vm.nr_hugepages=%llu", n);
+		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/sysctl.d/80-hugetlb.conf");
+		snprintf(p->persist, sizeof(p->persist), "vm.nr_hugepages = %llu", n);
+		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
+	} else {
+		/* vm.nr_hugepages only sets the default size's pool */
+		snprintf(p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
+			 "echo %llu > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", n,
+			 (unsigned long long)in->page_kb);
+		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/tmpfiles.d/hugetlb.conf");
+		snprintf(p->persist, sizeof(p->persist),
+			 "w /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
+			 (unsigned long long)in->page_kb, n);
+		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
+	}
+}
+
+static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
+{
+	char a[32], b[32], sz[16];
+	hp_size_param(sz, sizeof(sz), in->page_kb);
+	/* what is reserved now, and what the buddy allocator could give */
+	bool have_buddy = false;
+	if (in->node >= 0) {
+		const struct hp_node *nd = find_node(in, in->node);
+		if (nd && nd->nr.present)
+			p->have = nd->nr.v;
+		if (nd && nd->has_buddy) {
+			have_buddy = true;
+			p->free_blocks = nd->free_blocks;
+		}
+	} else {
+		if (in->nr.present)
+			p->have = in->nr.v;
+		for (int i = 0; i < in->nnodes; i++)
+			if (in->nodes[i].has_buddy) {
+				have_buddy = true;
+				p->free_blocks += in->nodes[i].free_blocks;
+			}
+	}
+	p->need = p->pages > p->have ? p->pages - p->have : 0;
+	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
+	if (!p->fits) {
+		p->runtime = HP_RT_NOFIT;
+		snprintf(p->runtime_why, sizeof(p->runtime_why),
+			 "not at all: the pool does not leave the kernel 1.5 GiB");
+		return;
+	}
+	if (p->need == 0) {
+		p->runtime = HP_RT_ALREADY;
+		snprintf(p->runtime_why, sizeof(p->runtime_why),
+			 "already there: %llu pages of %s are reserved now",
+			 (unsigned long long)p->have, sz);
+		return;
+	}
+	if (p->gigantic) {
+		p->runtime = HP_RT_BOOT;
+		snprintf(
+			p->runtime_why, sizeof(p->runtime_why),
+			"reserve at boot: a %s page is larger than the buddy allocator's largest block (order %d), so a runtime reservation must find %s of free, movable, contiguous memory per page, which rarely exists once the host has run a while",
+			sz, in->buddy_max_order, sz);
+		return;
+	}
+	if (!have_buddy || p->order < 0) {
+		p->runtime = HP_RT_UNKNOWN;
+		snprintf(p->runtime_why, sizeof(p->runtime_why),
+			 "unknown: no buddyinfo%s to count free blocks of the page's order",
+			 in->node >= 0 ? " for this node" : "");
+		return;
+	}
+	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
+	if (p->free_blocks >= p->need) {
+		p->runtime = HP_RT_NOW;
+		snprintf(
+			p->runtime_why, sizeof(p->runtime_why),
+			"now: %llu more pages needed, %llu free block%s of order >= %d (%s) in /proc/buddyinfo",
+			(unsigned long long)p->need, (unsigned long long)p->free_blocks,
+			p->free_blocks == 1 ? "" : "s", p->order, a);
+		return;
+	}
+	uint64_t need_kb = p->need * in->page_kb;
+	if (in->has_mem_free && in->mem_free_kb >= need_kb + HP_KERNEL_RESERVE_KB) {
+		p->runtime = HP_RT_COMPACT;
+		fmt_kb(b, sizeof(b), in->mem_free_kb);
+		snprintf(
+			p->runtime_why, sizeof(p->runtime_why),
+			"maybe: %llu more pages needed but only %llu free block%s of order >= %d (%s) in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(unsigned long long)p->need, (unsigned long long)p->free_blocks,
+			p->free_blocks == 1 ? "" : "s", p->order, a, b);
+		return;
+	}
+	p->runtime = HP_RT_BOOT;
+	snprintf(
+		p->runtime_why, sizeof(p->runtime_why),
+		"reserve at boot: %llu more pages needed, only %llu free block%s of order >= %d (%s) and not enough free memory to compact into",
+		(unsigned long long)p->need, (unsigned long long)p->free_blocks,
+		p->free_blocks == 1 ? "" : "s", p->order, a);
+}
+
+int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->order = -1;
+	if (in->page_kb == 0 || in->for_bytes == 0 || in->overhead_pct > 1000)
+		return -EINVAL;
+	uint64_t extra = in->for_bytes / 100 * in->overhead_pct +
+			 (in->for_bytes % 100) * in->overhead_pct / 100;
+	if (in->for_bytes > UINT64_MAX - extra)
+		return -EINVAL;
+	p->pool_bytes = in->for_bytes + extra;
+	uint64_t page_b = in->page_kb * 1024;
+	p->pages = p->pool_bytes / page_b + (p->pool_bytes % page_b ? 1 : 0);
+	if (p->pages > UINT64_MAX / in->page_kb)
+		return -EINVAL;
+	p->total_kb = p->pages * in->page_kb;
+	if (in->base_page > 0 && page_b % (uint64_t)in->base_page == 0)
+		p->order = log2_u64(page_b / (uint64_t)in->base_page);
+
+	/* the memory the pool comes out of: the node's, or the host's */
+	const struct hp_node *nd = in->node >= 0 ? find_node(in, in->node) : NULL;
+	if (nd && nd->has_mem_total) {
+		p->scope_mem_known = true;
+		p->scope_mem_kb = nd->mem_total_kb;
+	} else if (in->has_mem_total && (in->node < 0 || in->nnodes <= 1)) {
+		p->scope_mem_known = true;
+		p->scope_mem_kb = in->mem_total_kb;
+	}
+	if (p->scope_mem_known) {
+		uint64_t usable = p->scope_mem_kb > HP_KERNEL_RESERVE_KB
+					  ? p->scope_mem_kb - HP_KERNEL_RESERVE_KB
+					  : 0;
+		p->max_pages = usable / in->page_kb;
+		p->fits = p->total_kb <= usable;
+		p->left_kb = p->fits ? p->scope_mem_kb - p->total_kb : 0;
+	} else {
+		p->fits = true; /* unknown: judged by the reservation itself */
+	}
+	runtime(in, p);
+	lines(in, p);
+
+	char sz[16];
+	hp_size_param(sz, sizeof(sz), in->page_kb);
+	if (!in->size_supported)
+		note(p,
+		     "this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
+		     sz, (unsigned long long)in->page_kb);
+	if (p->have && p->have != p->pages)
+		note(p,
+		     "nr_hugepages is the whole pool of that size, %llu pages now: add them if those serve something else",
+		     (unsigned long long)p->have);
+	if (in->default_page_kb && in->page_kb != in->default_page_kb)
+		note(p,
+		     "not the default size (Hugepagesize %llu kB): programs must ask for %s pages (MAP_HUGE_%s, hugetlbfs pagesize=%s, PostgreSQL huge_page_size = %s), or boot with default_hugepagesz=%s",
+		     (unsigned long long)in->default_page_kb, sz, sz, sz, sz, sz);
+	if (in->node >= 0 && !nd)
+		note(p, "node %d is not in this tree (sys/devices/system/node)", in->node);
+	return 0;
+}

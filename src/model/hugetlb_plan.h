@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `thpctl hugetlb plan`: how many hugetlb pages a pool of a given size takes,
+ * whether it fits (leaving the kernel at least 1.5 GiB), whether a runtime
+ * reservation can succeed now (free buddy blocks of the page's order), and
+ * the sysctl / sysfs and kernel command line that reserve it. Pure.
+ */
+#ifndef THPCTL_HUGETLB_PLAN_H
+#define THPCTL_HUGETLB_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../kernel/buddyinfo.h"
+#include "../kernel/parse.h"
+
+/* What the kernel keeps at the least: 1.5 GiB. */
+#define HP_KERNEL_RESERVE_KB (1536ull * 1024)
+
+#define HP_MAX_NODES 64
+
+struct hp_node {
+	int node;
+	bool has_mem_total;
+	uint64_t mem_total_kb; /* nodeN/meminfo MemTotal */
+	bool has_buddy;
+	uint64_t free_blocks;	 /* free blocks able to hold one page of the size (not ZONE_DMA) */
+	struct opt_u64 nr, free; /* this node's pool of the size now */
+};
+
+struct hp_plan_input {
+	uint64_t for_bytes;	  /* the pool the user wants (e.g. shared_buffers) */
+	unsigned overhead_pct;	  /* added on top (--overhead) */
+	uint64_t page_kb;	  /* hugetlb page size */
+	uint64_t default_page_kb; /* meminfo Hugepagesize; 0 unknown */
+	long base_page;		  /* bytes; 0 unknown */
+	int node;		  /* -1: all nodes */
+	bool has_mem_total, has_mem_free;
+	uint64_t mem_total_kb, mem_free_kb; /* /proc/meminfo */
+	bool size_supported;		    /* sys/kernel/mm/hugepages/hugepages-<kb>kB exists */
+	int buddy_max_order;		    /* highest order buddyinfo prints; -1 unknown */
+	struct opt_u64 nr, free;	    /* the global pool of the size now */
+	int nnodes;
+	struct hp_node nodes[HP_MAX_NODES];
+};
+
+enum hp_runtime {
+	HP_RT_ALREADY, /* the pool is already that large */
+	HP_RT_NOW,     /* enough free blocks of the order now */
+	HP_RT_COMPACT, /* not enough blocks, but enough free memory: compaction may do it */
+	HP_RT_BOOT,    /* reserve at boot (command line) */
+	HP_RT_NOFIT,   /* does not fit at all */
+	HP_RT_UNKNOWN, /* no buddyinfo */
+};
+
+const char *hp_runtime_name(enum hp_runtime r);
+
+#define HP_MAX_LINES 4
+
+struct hp_plan {
+	uint64_t pool_bytes;   /* for_bytes plus the overhead */
+	uint64_t pages;	       /* hugetlb pages of page_kb */
+	uint64_t total_kb;     /* pages * page_kb */
+	int order;	       /* log2(page / base page), -1 unknown */
+	uint64_t scope_mem_kb; /* MemTotal of the node, or of the host */
+	bool scope_mem_known;
+	bool fits;
+	uint64_t left_kb;     /* memory left to the rest, when it fits */
+	uint64_t max_pages;   /* the most pages that fit with the reserve */
+	uint64_t have;	      /* pages of this size reserved now (node or host) */
+	uint64_t need;	      /* more pages to allocate */
+	uint64_t free_blocks; /* able to hold one page each, in the scope */
+	bool gigantic;	      /* order above the buddy allocator's largest block */
+	enum hp_runtime runtime;
+	char runtime_why[320];
+	int nruntime;
+	char runtime_cmd[HP_MAX_LINES][200]; /* now: sysctl -w or echo > sysfs */
+	char persist[200];		     /* sysctl.d or tmpfiles.d line */
+	char persist_file[64];
+	char cmdline[200]; /* kernel command line parameters */
+	int nnotes;
+	char notes[HP_MAX_LINES][300];
+};
+
+/*
+ * Fill OUT from IN. Returns 0, or -EINVAL when the size is unknown
+ * (page_kb 0), the pool is empty, or the arithmetic overflows.
+ */
+int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
+
+/*
+ * Free blocks in BI able to hold one page of ORDER, on NODE (-1: all),
+ * leaving out ZONE_DMA (guarded by lowmem_reserve). *FOUND tells whether
+ * any zone of that node was listed.
+ */
+uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found);
+
+/* "Node 0 MemTotal:  24683652 kB" in a nodeN/meminfo TEXT. 0 or -ENOENT. */
+int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb);
+
+/* "2M", "1G", "64K": the kernel command line spelling of a page size. */
+void hp_size_param(char *out, size_t n, uint64_t kb);
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+#include "persist.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "../kernel/features.h"
+#include "../kernel/thp_settings.h"
+
+static const char *const names[] = {
+	[PERSIST_TMPFILES] = "tmpfiles",
+	[PERSIST_SYSTEMD] = "systemd",
+	[PERSIST_CMDLINE] = "cmdline",
+	[PERSIST_SYSCTL] = "sysctl",
+};
+
+int persist_format_parse(const char *s, enum persist_format *f)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*f = (enum persist_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *persist_format_name(enum persist_format f)
+{
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
+const char *persist_install_rel(enum persist_format f)
+{
+	switch (f) {
+	case PERSIST_TMPFILES:
+		return "tmpfiles.d/thpctl.conf";
+	case PERSIST_SYSTEMD:
+		return "systemd/system/thpctl-thp.service";
+	case PERSIST_SYSCTL:
+		return "sysctl.d/80-thpctl-hugetlb.conf";
+	case PERSIST_CMDLINE:
+		break;
+	}
+	return NULL;
+}
+
+void persist_size_name(char *out, size_t n, uint64_t size_kb)
+{
+	if (size_kb && size_kb % (1024 * 1024) == 0)
+		snprintf(out, n, "%lluG", (unsigned long long)(size_kb / (1024 * 1024)));
+	else if (size_kb && size_kb % 1024 == 0)
+		snprintf(out, n, "%lluM", (unsigned long long)(size_kb / 1024));
+	else
+		snprintf(out, n, "%lluK", (unsigned long long)size_kb);
+}
+
+/* A value a shell line or unit file can carry unquoted: [A-Za-z0-9_+.-], not empty. */
+static bool safe_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '+' || *s == '.' || *s == '-'))
+			return false;
+	return true;
+}
+
+static bool safe_key(const char *s)
+{
+	char tmp[KNOB_KEY_LEN];
+	return knob_key_normalize(s, tmp, sizeof(tmp)) == 0 && strcmp(tmp, s) == 0;
+}
+
+static void header(FILE *out, const struct persist_in *in, const char *what, enum persist_format f)
+{
+	fprintf(out, "# %s", what);
+	if (in->release && *in->release)
+		fprintf(out, " (from kernel %s)", in->release);
+	fprintf(out, ", written by thpctl persist --format %s\n", persist_format_name(f));
+}
+
+static int render_tmpfiles(FILE *out, const struct persist_in *in)
+{
+	header(out, in, "THP settings", PERSIST_TMPFILES);
+	fprintf(out,
+		"# systemd-tmpfiles-setup.service writes them at boot; a file this kernel\n"
+		"# lacks is skipped. Apply now: systemd-tmpfiles --create /etc/%s\n",
+		persist_install_rel(PERSIST_TMPFILES));
+	int w = 0;
+	for (int i = 0; i < in->n; i++) {
+		if (!safe_key(in->kv[i].key) || !safe_word(in->kv[i].value))
+			return -EINVAL;
+		fprintf(out, "w %s/%s - - - - %s\n", in->thp_dir, in->kv[i].key, in->kv[i].value);
+		w++;
+	}
+	return w ? 0 : -ENODATA;
+}
+
+static int render_systemd(FILE *out, const struct persist_in *in)
+{
+	header(out, in, "THP settings", PERSIST_SYSTEMD);
+	fprintf(out,
+		"# Install as /etc/%s, then enable it:\n"
+		"#   systemctl daemon-reload && systemctl enable thpctl-thp.service\n"
+		"# A knob this kernel lacks fails alone ('-': the others still apply).\n"
+		"[Unit]\n"
+		"Description=Transparent Huge Page settings (thpctl persist)\n"
+		"DefaultDependencies=no\n"
+		"After=sysinit.target local-fs.target\n"
+		"Before=basic.target\n"
+		"ConditionPathIsDirectory=%s\n"
+		"\n"
+		"[Service]\n"
+		"Type=oneshot\n"
+		"RemainAfterExit=yes\n",
+		persist_install_rel(PERSIST_SYSTEMD), in->thp_dir);
+	for (int i = 0; i < in->n; i++) {
+		if (!safe_key(in->kv[i].key) || !safe_word(in->kv[i].value))
+			return -EINVAL;
+		fprintf(out, "ExecStart=-/bin/sh -c 'echo %s > %s/%s'\n", in->kv[i].value,
+			in->thp_dir, in->kv[i].key);
+	}
+	fprintf(out, "\n[Install]\nWantedBy=basic.target\n");
+	return in->n ? 0 : -ENODATA;
+}
+
+bool persist_cmdline_supported(const struct persist_in *in, const char *param)
+{
+	if (strcmp(param, "transparent_hugepage") == 0)
+		return true;		    /* 2.6.38 */
+	if (strcmp(param, "thp_anon") == 0) /* 6.12, Ryan Roberts: per-size anon defaults */
+		return in->per_size_anon && kver_at_least(in->kver, 6, 12);
+	if (strcmp(param, "transparent_hugepage_shmem") == 0) /* 6.13, Maira Canal */
+		return kver_at_least(in->kver, 6, 13);
+	if (strcmp(param, "thp_shmem") == 0) /* 6.13, same series */
+		return in->per_size_shmem && kver_at_least(in->kver, 6, 13);
+	return false;
+}
+
+/* "hugepages-64kB/enabled" -> 64 and "enabled"; 0 if not a per-size key. */
+static uint64_t size_key(const char *key, const char **file)
+{
+	const char *slash = strchr(key, '/');
+	if (!slash || strchr(slash + 1, '/'))
+		return 0;
+	char dir[KNOB_KEY_LEN];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - key), key);
+	*file = slash + 1;
+	return thp_dirname_kb(dir);
+}
+
+/* "SIZES:POLICY;..." for the per-size FILE ("enabled"/"shmem_enabled") into OUT. Returns the groups or -E2BIG. */
+static int per_size_param(const struct persist_in *in, const char *file, char *out, size_t n);
+
+/* Append to BUF (N bytes, *USED so far). Returns false once it no longer fits. */
+static bool __attribute__((format(printf, 4, 5)))
+app(char *buf, size_t n, size_t *used, const char *fmt, ...)
+{
+	if (*used >= n)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *used, n - *used, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= n - *used) {
+		*used = n;
+		return false;
+	}
+	*used += (size_t)w;
+	return true;
+}
+
+static bool in_list(const char *v, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(v, *list) == 0)
+			return true;
+	return false;
+}
+
+static int per_size_param(const struct persist_in *in, const char *file, char *out, size_t n)
+{
+	size_t used = 0;
+	int groups = 0;
+	bool done[PLAN_MAX] = {false};
+	out[0] = '\0';
+	for (int i = 0; i < in->n && i < PLAN_MAX; i++) {
+		const char *f;
+		if (done[i] || !size_key(in->kv[i].key, &f) || strcmp(f, file))
+			continue;
+		/* every size with the same policy, in the order given (by size) */
+		bool first = true, fits = app(out, n, &used, "%s", groups ? ";" : "");
+		for (int j = i; j < in->n && j < PLAN_MAX; j++) {
+			const char *g;
+			uint64_t kb = size_key(in->kv[j].key, &g);
+			if (done[j] || !kb || strcmp(g, file) ||
+			    strcmp(in->kv[j].value, in->kv[i].value))
+				continue;
+			char sz[24];
+			persist_size_name(sz, sizeof(sz), kb);
+			fits = fits && app(out, n, &used, "%s%s", first ? "" : ",", sz);
+			first = false;
+			done[j] = true;
+		}
+		if (!fits || !app(out, n, &used, ":%s", in->kv[i].value))
+			return -E2BIG;
+		groups++;
+	}
+	return groups;
+}
+
+static int render_cmdline(FILE *out, const struct persist_in *in)
+{
+	static const char *const thp_vals[] = {"always", "madvise", "never", NULL};
+	static const char *const shmem_vals[] = {"always", "within_size", "advise", "never",
+						 "deny",   "force",	  NULL};
+	static const char *const anon_vals[] = {"always", "inherit", "madvise", "never", NULL};
+	static const char *const shsz_vals[] = {"always", "inherit", "within_size",
+						"advise", "never",   NULL};
+	char params[2048] = "", rest[2048] = "", anon[1024], shmem[1024];
+	size_t pu = 0, ru = 0;
+	bool used[PLAN_MAX] = {false};
+
+	for (int i = 0; i < in->n && i < PLAN_MAX; i++) {
+		const char *k = in->kv[i].key, *v = in->kv[i].value, *f;
+		if (!safe_word(v))
+			return -EINVAL;
+		if (strcmp(k, "enabled") == 0 && in_list(v, thp_vals)) {
+			app(params, sizeof(params), &pu, "%stransparent_hugepage=%s", pu ? " " : "",
+			    v);
+			used[i] = true;
+		} else if (strcmp(k, "shmem_enabled") == 0 && in_list(v, shmem_vals) &&
+			   persist_cmdline_supported(in, "transparent_hugepage_shmem")) {
+			app(params, sizeof(params), &pu, "%stransparent_hugepage_shmem=%s",
+			    pu ? " " : "", v);
+			used[i] = true;
+		} else if (size_key(k, &f) && strcmp(f, "enabled") == 0 && in_list(v, anon_vals) &&
+			   persist_cmdline_supported(in, "thp_anon")) {
+			used[i] = true;
+		} else if (size_key(k, &f) && strcmp(f, "shmem_enabled") == 0 &&
+			   in_list(v, shsz_vals) && persist_cmdline_supported(in, "thp_shmem")) {
+			used[i] = true;
+		}
+	}
+	int na = 0, ns = 0;
+	if (persist_cmdline_supported(in, "thp_anon") &&
+	    (na = per_size_param(in, "enabled", anon, sizeof(anon))) > 0)
+		app(params, sizeof(params), &pu, "%sthp_anon=%s", pu ? " " : "", anon);
+	if (persist_cmdline_supported(in, "thp_shmem") &&
+	    (ns = per_size_param(in, "shmem_enabled", shmem, sizeof(shmem))) > 0)
+		app(params, sizeof(params), &pu, "%sthp_shmem=%s", pu ? " " : "", shmem);
+	if (na < 0 || ns < 0 || pu >= sizeof(params))
+		return -E2BIG;
+	for (int i = 0; i < in->n && i < PLAN_MAX; i++) {
+		if (used[i])
+			continue;
+		if (!app(rest, sizeof(rest), &ru, "%s%s=%s", ru ? " " : "", in->kv[i].key,
+			 in->kv[i].value))
+			return -E2BIG;
+	}
+
+	header(out, in, "Kernel command line for these THP settings", PERSIST_CMDLINE);
+	fprintf(out, "# Add to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub, reboot.\n"
+		     "# Parameters by kernel: transparent_hugepage= always; thp_anon= 6.12+;\n"
+		     "# transparent_hugepage_shmem= and thp_shmem= 6.13+ (by release: boot\n"
+		     "# parameters cannot be probed).\n");
+	if (na > 1 || ns > 1)
+		fprintf(out, "# thp_anon=/thp_shmem= hold ';': quote the parameter in grub.cfg.\n");
+	if (pu)
+		fprintf(out, "%s\n", params);
+	if (ru)
+		fprintf(out,
+			"# no kernel parameter for these on this kernel (use --format tmpfiles or systemd):\n"
+			"#   %s\n",
+			rest);
+	return pu ? 0 : -ENODATA;
+}
+
+static int render_sysctl(FILE *out, const struct persist_in *in)
+{
+	header(out, in, "hugetlb pool of the default huge page size", PERSIST_SYSCTL);
+	fprintf(out, "# systemd-sysctl.service applies it at boot. Apply now: sysctl -p /etc/%s\n",
+		persist_install_rel(PERSIST_SYSCTL));
+	for (int i = 0; i < in->n; i++) {
+		if (!safe_word(in->kv[i].value) || !safe_key(in->kv[i].key))
+			return -EINVAL;
+		fprintf(out, "%s = %s\n", in->kv[i].key, in->kv[i].value);
+	}
+	for (int i = 0; i < in->npools; i++) {
+		char sz[24];
+		persist_size_name(sz, sizeof(sz), in->pools[i].size_kb);
+		fprintf(out,
+			"# %s pool (%llu pages): no sysctl; kernel command line: hugepagesz=%s hugepages=%llu\n",
+			sz, (unsigned long long)in->pools[i].nr, sz,
+			(unsigned long long)in->pools[i].nr);
+	}
+	return in->n ? 0 : -ENODATA;
+}
+
+int persist_render(FILE *out, enum persist_format f, const struct persist_in *in)
+{
+	switch (f) {
+	case PERSIST_TMPFILES:
+		return render_tmpfiles(out, in);
+	case PERSIST_SYSTEMD:
+		return render_systemd(out, in);
+	case PERSIST_CMDLINE:
+		return render_cmdline(out, in);
+	case PERSIST_SYSCTL:
+		return render_sysctl(out, in);
+	}
+	return -EINVAL;
+}

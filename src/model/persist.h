@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `thpctl persist`: the same settings as boot-time configuration. Pure
+ * generators writing text to a stream; the command decides the values.
+ *
+ *  tmpfiles  a tmpfiles.d(5) snippet: one "w PATH - - - - VALUE" line per knob
+ *            (systemd-tmpfiles-setup.service writes them early at boot; a
+ *            file this kernel lacks is skipped by `w`);
+ *  systemd   a oneshot unit writing each knob with /bin/sh -c 'echo ...';
+ *  cmdline   kernel parameters: transparent_hugepage= (always), thp_anon=
+ *            (6.12+, per-size anon policy), transparent_hugepage_shmem= and
+ *            thp_shmem= (6.13+); a boot parameter cannot be probed by
+ *            presence, so these go by the release (and the per-size files);
+ *            knobs with no parameter are listed in a comment;
+ *  sysctl    a sysctl.d(5) snippet for the hugetlb pool of the default size
+ *            (vm.nr_hugepages, vm.nr_overcommit_hugepages); pools of other
+ *            sizes only have kernel parameters, given in a comment.
+ */
+#ifndef THPCTL_PERSIST_H
+#define THPCTL_PERSIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "settings_plan.h"
+
+enum persist_format { PERSIST_TMPFILES, PERSIST_SYSTEMD, PERSIST_CMDLINE, PERSIST_SYSCTL };
+
+/* "tmpfiles", "systemd", "cmdline", "sysctl". Returns 0 or -EINVAL. */
+int persist_format_parse(const char *s, enum persist_format *f);
+const char *persist_format_name(enum persist_format f);
+
+/* Where --install puts each format, under /etc (NULL: cmdline, nothing to install). */
+const char *persist_install_rel(enum persist_format f);
+
+struct persist_pool {
+	uint64_t size_kb;
+	uint64_t nr;
+};
+
+struct persist_in {
+	const struct knob_kv *kv; /* THP knobs, or for sysctl the vm.* keys ("vm.nr_hugepages") */
+	int n;
+	const char *thp_dir;		  /* absolute path of transparent_hugepage/ on the target */
+	const char *release;		  /* kernel release for the header, "" unknown */
+	int kver[3];			  /* parsed release, {0,0,0} unknown */
+	bool per_size_anon;		  /* hugepages-<size>kB/enabled files exist (6.8+) */
+	bool per_size_shmem;		  /* hugepages-<size>kB/shmem_enabled files exist (6.11+) */
+	const struct persist_pool *pools; /* sysctl: hugetlb pools not of the default size */
+	int npools;
+};
+
+/* Whether this release takes boot parameter NAME ("thp_anon"...), per the table above. */
+bool persist_cmdline_supported(const struct persist_in *in, const char *param);
+
+/*
+ * Write IN as format F to OUT. Returns 0, or -ENODATA when nothing in IN can
+ * be expressed in F (the text then only holds comments saying why).
+ */
+int persist_render(FILE *out, enum persist_format f, const struct persist_in *in);
+
+/* "16K", "2M", "1G" for SIZE_KB: the spelling thp_anon= and hugepagesz= take. */
+void persist_size_name(char *out, size_t n, uint64_t size_kb);
+
+#endif

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+#include "rates.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int rate_compute(const struct opt_u64 *old, const struct opt_u64 *cur, double interval_s,
+		 struct rate *r)
+{
+	memset(r, 0, sizeof(*r));
+	/* also rejects NaN */
+	if (!(interval_s > 0)) {
+		r->state = RATE_ABSENT;
+		return -EINVAL;
+	}
+	if (!cur->present) {
+		r->state = RATE_ABSENT;
+		return 0;
+	}
+	if (!old->present) {
+		r->state = RATE_NEW;
+		return 0;
+	}
+	if (cur->v >= old->v) {
+		r->state = RATE_OK;
+		r->delta = cur->v - old->v;
+	} else {
+		r->state = RATE_RESET;
+		r->delta = cur->v;
+	}
+	r->per_s = (double)r->delta / interval_s;
+	return 0;
+}
+
+struct opt_u64 kv_opt(const struct kvlist *l, const char *name)
+{
+	struct opt_u64 o = {0};
+	o.present = kv_get(l, name, &o.v);
+	return o;
+}
+
+struct opt_u64 kv_sum_prefix(const struct kvlist *l, const char *prefix)
+{
+	struct opt_u64 o = {0};
+	size_t n = strlen(prefix);
+	for (size_t i = 0; i < l->n; i++) {
+		const char *k = l->items[i].name;
+		if (strncmp(k, prefix, n) == 0 && (k[n] == '\0' || k[n] == '_')) {
+			o.present = true;
+			o.v += l->items[i].value;
+		}
+	}
+	return o;
+}
+
+int rate_kv(const struct kvlist *old, const struct kvlist *cur, const char *name, double interval_s,
+	    struct rate *r)
+{
+	struct opt_u64 a = kv_opt(old, name), b = kv_opt(cur, name);
+	return rate_compute(&a, &b, interval_s, r);
+}
+
+static const char *const col_keys[WC_N] = {
+	[WC_FAULT_ALLOC] = "thp_fault_alloc",
+	[WC_FAULT_FALLBACK] = "thp_fault_fallback",
+	[WC_COLLAPSE_ALLOC] = "thp_collapse_alloc",
+	[WC_COLLAPSE_FAILED] = "thp_collapse_alloc_failed",
+	[WC_SPLIT_PAGE] = "thp_split_page",
+	[WC_SPLIT_PMD] = "thp_split_pmd",
+	[WC_DEFERRED_SPLIT] = "thp_deferred_split_page",
+	[WC_COMPACT_STALL] = "compact_stall",
+	[WC_COMPACT_FAIL] = "compact_fail",
+	[WC_ALLOCSTALL] = "allocstall",
+	[WC_PGSCAN_DIRECT] = "pgscan_direct",
+};
+
+const char *watch_col_key(enum watch_col c)
+{
+	return (unsigned)c < WC_N ? col_keys[c] : "?";
+}
+
+static uint64_t abs64(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+static uint64_t magnitude(const struct proc_change *c)
+{
+	uint64_t a = c->anon_huge_known ? abs64(c->anon_huge_delta_kb) : 0;
+	uint64_t r = abs64(c->rss_delta_kb);
+	return a > r ? a : r;
+}
+
+/* Keep OUT[0..*n) sorted by magnitude (desc), then pid; at most TOP entries. */
+static void keep(struct proc_change *out, size_t *n, size_t top, const struct proc_change *c)
+{
+	uint64_t m = magnitude(c);
+	if (m == 0 || top == 0)
+		return;
+	if (*n == top) {
+		const struct proc_change *last = &out[top - 1];
+		uint64_t lm = magnitude(last);
+		if (m < lm || (m == lm && c->pid > last->pid))
+			return;
+	}
+	size_t i = *n < top ? (*n)++ : top - 1;
+	while (i > 0) {
+		uint64_t pm = magnitude(&out[i - 1]);
+		if (pm > m || (pm == m && out[i - 1].pid < c->pid))
+			break;
+		out[i] = out[i - 1];
+		i--;
+	}
+	out[i] = *c;
+}
+
+static int64_t diff_kb(uint64_t a, uint64_t b)
+{
+	return (int64_t)a - (int64_t)b;
+}
+
+size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struct proc_sample *cur,
+			 size_t ncur, size_t top, struct proc_change *out)
+{
+	size_t i = 0, j = 0, n = 0;
+	while (i < nold || j < ncur) {
+		struct proc_change c;
+		memset(&c, 0, sizeof(c));
+		const struct proc_sample *o = i < nold ? &old[i] : NULL;
+		const struct proc_sample *p = j < ncur ? &cur[j] : NULL;
+		if (o && p && o->pid == p->pid && strcmp(o->comm, p->comm) == 0) {
+			c.pid = p->pid;
+			snprintf(c.comm, sizeof(c.comm), "%s", p->comm);
+			c.rss_kb = p->rss_kb;
+			c.anon_huge_kb = p->anon_huge_kb;
+			c.rss_delta_kb = diff_kb(p->rss_kb, o->rss_kb);
+			c.anon_huge_known = o->readable && p->readable;
+			if (c.anon_huge_known)
+				c.anon_huge_delta_kb = diff_kb(p->anon_huge_kb, o->anon_huge_kb);
+			i++;
+			j++;
+		} else if (p && (!o || p->pid <= o->pid)) {
+			/* new pid, or the same pid reused by another program */
+			c.pid = p->pid;
+			snprintf(c.comm, sizeof(c.comm), "%s", p->comm);
+			c.appeared = true;
+			c.rss_kb = p->rss_kb;
+			c.anon_huge_kb = p->anon_huge_kb;
+			c.rss_delta_kb = diff_kb(p->rss_kb, 0);
+			c.anon_huge_known = p->readable;
+			c.anon_huge_delta_kb = p->readable ? diff_kb(p->anon_huge_kb, 0) : 0;
+			j++;
+			if (o && o->pid == p->pid) {
+				/* the old program under this pid exited */
+				struct proc_change x;
+				memset(&x, 0, sizeof(x));
+				x.pid = o->pid;
+				snprintf(x.comm, sizeof(x.comm), "%s", o->comm);
+				x.exited = true;
+				x.rss_delta_kb = diff_kb(0, o->rss_kb);
+				x.anon_huge_known = o->readable;
+				x.anon_huge_delta_kb =
+					o->readable ? diff_kb(0, o->anon_huge_kb) : 0;
+				keep(out, &n, top, &x);
+				i++;
+			}
+		} else {
+			c.pid = o->pid;
+			snprintf(c.comm, sizeof(c.comm), "%s", o->comm);
+			c.exited = true;
+			c.rss_delta_kb = diff_kb(0, o->rss_kb);
+			c.anon_huge_known = o->readable;
+			c.anon_huge_delta_kb = o->readable ? diff_kb(0, o->anon_huge_kb) : 0;
+			i++;
+		}
+		keep(out, &n, top, &c);
+	}
+	return n;
+}
+
+static const struct thp_size *size_in(const struct sample *s, uint64_t kb)
+{
+	return s->has_settings ? thp_size_find(&s->thp, kb) : NULL;
+}
+
+int watch_derive(const struct sample *old, const struct sample *cur, size_t top,
+		 struct watch_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	double dt = cur->mono_s - old->mono_s;
+	row->wall_s = cur->wall_s;
+	row->interval_s = dt;
+	for (int c = 0; c < WC_N; c++) {
+		struct opt_u64 a, b;
+		if (c == WC_ALLOCSTALL) {
+			a = kv_sum_prefix(&old->vmstat, col_keys[c]);
+			b = kv_sum_prefix(&cur->vmstat, col_keys[c]);
+		} else {
+			a = kv_opt(&old->vmstat, col_keys[c]);
+			b = kv_opt(&cur->vmstat, col_keys[c]);
+		}
+		if (rate_compute(&a, &b, dt, &row->r[c]))
+			return -EINVAL;
+	}
+	uint64_t pmd_kb = cur->thp.hpage_pmd_size.present ? cur->thp.hpage_pmd_size.v / 1024 : 0;
+	row->pmd_kb = pmd_kb;
+	for (int i = 0; cur->has_settings && i < cur->thp.nsizes; i++) {
+		const struct thp_size *sz = &cur->thp.sizes[i], *osz = size_in(old, sz->size_kb);
+		/* the PMD size's stats are the thp_fault_* columns */
+		if (!sz->has_stats || !osz || sz->size_kb == pmd_kb)
+			continue;
+		struct size_rate sr = {.size_kb = sz->size_kb};
+		rate_kv(&osz->stats, &sz->stats, "anon_fault_alloc", dt, &sr.alloc);
+		rate_kv(&osz->stats, &sz->stats, "anon_fault_fallback", dt, &sr.fallback);
+		if ((rate_valid(&sr.alloc) && sr.alloc.delta) ||
+		    (rate_valid(&sr.fallback) && sr.fallback.delta))
+			row->sizes[row->nsizes++] = sr;
+	}
+	row->anon_huge_kb = kv_opt(&cur->meminfo, "AnonHugePages");
+	struct opt_u64 oa = kv_opt(&old->meminfo, "AnonHugePages");
+	if (row->anon_huge_kb.present && oa.present) {
+		row->has_anon_huge_delta = true;
+		row->anon_huge_delta_kb = diff_kb(row->anon_huge_kb.v, oa.v);
+	}
+	row->free_pmd_blocks.present = sample_free_pmd_blocks(cur, &row->free_pmd_blocks.v);
+	if (top > WATCH_MAX_TOP)
+		top = WATCH_MAX_TOP;
+	if (top)
+		row->ntop = rates_top_changes(old->procs, old->nprocs, cur->procs, cur->nprocs, top,
+					      row->top);
+	return 0;
+}

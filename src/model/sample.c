@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+#include "sample.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/proc_thp.h"
+#include "../kernel/procs.h"
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void sampler_init(struct sampler *s, const struct sysroot *sr, long page_size, unsigned what)
+{
+	memset(s, 0, sizeof(*s));
+	s->sr = sr;
+	s->page_size = page_size;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+	s->what = what;
+	s->top = 20;
+	s->min_ahp_kb = 1;
+	/*
+	 * statm and status read the mm's RSS counters, which are per-CPU
+	 * counters since 6.2 (f1a7941243c1): the value read may lag by up to
+	 * batch (max(32, 2 * ncpus)) pages per CPU. The statm prefilter allows
+	 * for that so that it never drops a process smaps_rollup would keep.
+	 */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpu < 1)
+		ncpu = 1;
+	long batch = 2 * ncpu > 32 ? 2 * ncpu : 32;
+	s->rss_slack_pages = (uint64_t)batch * (uint64_t)ncpu;
+}
+
+void sampler_free(struct sampler *s)
+{
+	buf_free(&s->b);
+}
+
+void sample_free(struct sample *out)
+{
+	kvlist_free(&out->vmstat);
+	kvlist_free(&out->meminfo);
+	if (out->has_settings)
+		thp_settings_free(&out->thp);
+	free(out->procs);
+	memset(out, 0, sizeof(*out));
+}
+
+static void error(struct sample *out, const char *what)
+{
+	if (out->nerrors < SAMPLE_MAX_ERRORS)
+		snprintf(out->errors[out->nerrors++], sizeof(out->errors[0]), "%s", what);
+}
+
+static int log2_u64(uint64_t v)
+{
+	int o = -1;
+	while (v) {
+		v >>= 1;
+		o++;
+	}
+	return o;
+}
+
+/* Whether PID is the [khugepaged] kernel thread; sets *CPU_S from its stat. */
+static bool khugepaged_stat(struct sampler *s, pid_t pid, double *cpu_s)
+{
+	struct proc_stat st;
+	if (sysroot_readf(s->sr, &s->b, SR_PROC "/%d/stat", (int)pid) ||
+	    proc_stat_parse(s->b.p, s->b.len, &st))
+		return false;
+	if (strcmp(st.comm, "khugepaged") != 0 || !(st.flags & PF_KTHREAD_FLAG))
+		return false;
+	*cpu_s = s->clk_tck > 0 ? (double)(st.utime + st.stime) / (double)s->clk_tck : 0;
+	return true;
+}
+
+/*
+ * The thread is found once by a scan of proc/ (a low pid: found early) and
+ * then re-read by pid. It stops while THP is off (enabled=never for every
+ * size) and gets a new pid when it starts again: re-scan then, at most once a
+ * minute.
+ */
+static void collect_khugepaged(struct sampler *s, struct sample *out)
+{
+	double cpu;
+	if (s->clk_tck <= 0)
+		return;
+	if (s->khugepaged > 0 && khugepaged_stat(s, s->khugepaged, &cpu))
+		goto found;
+	if (s->khugepaged != 0 && out->mono_s - s->khugepaged_scan < 60)
+		return;
+	s->khugepaged_scan = out->mono_s;
+	s->khugepaged = -1;
+	pid_t *pids;
+	int n = procs_list(s->sr, &pids);
+	for (int i = 0; i < n; i++)
+		if (khugepaged_stat(s, pids[i], &cpu)) {
+			s->khugepaged = pids[i];
+			break;
+		}
+	free(pids);
+	if (s->khugepaged < 0)
+		return;
+found:
+	out->has_khugepaged_cpu = true;
+	out->khugepaged_cpu_s = cpu;
+}
+
+static int procs_reserve(struct sample *out, size_t want)
+{
+	if (want <= out->procs_cap)
+		return 0;
+	size_t cap = out->procs_cap ? out->procs_cap : 64;
+	while (cap < want)
+		cap *= 2;
+	struct proc_sample *p = realloc(out->procs, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	out->procs = p;
+	out->procs_cap = cap;
+	return 0;
+}
+
+static void fill(struct proc_sample *ps, const struct proc_thp *p, bool readable, bool flags)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->pid = p->pid;
+	snprintf(ps->comm, sizeof(ps->comm), "%s", p->st.name);
+	ps->uid = p->st.uid;
+	ps->rss_kb = p->st.vmrss_kb > 0 ? (uint64_t)p->st.vmrss_kb : 0;
+	ps->thp_enabled = p->st.thp_enabled;
+	ps->readable = readable;
+	if (readable) {
+		ps->anon_huge_kb = p->t.kb[SM_ANON_HUGE];
+		ps->has_hg = flags && p->has_vmflags;
+		ps->hg_kb = ps->has_hg ? p->hg_kb : 0;
+	}
+}
+
+/* Top-N order: AnonHugePages descending, then pid ascending. */
+static bool beats(const struct proc_sample *a, const struct proc_sample *b)
+{
+	if (a->anon_huge_kb != b->anon_huge_kb)
+		return a->anon_huge_kb > b->anon_huge_kb;
+	return a->pid < b->pid;
+}
+
+static void top_insert(struct sample *out, size_t top, const struct proc_sample *ps)
+{
+	size_t n = out->nprocs;
+	if (n == top && !beats(ps, &out->procs[n - 1]))
+		return;
+	size_t i = n < top ? n : n - 1;
+	while (i > 0 && beats(ps, &out->procs[i - 1])) {
+		out->procs[i] = out->procs[i - 1];
+		i--;
+	}
+	out->procs[i] = *ps;
+	if (n < top)
+		out->nprocs++;
+}
+
+/* Anonymous RSS of PID in kB from statm, or -1 when statm is not there (a recorded tree). */
+static int64_t statm_anon_kb(struct sampler *s, pid_t pid, bool *gone)
+{
+	struct proc_statm sm;
+	*gone = false;
+	int r = sysroot_readf(s->sr, &s->b, SR_PROC "/%d/statm", (int)pid);
+	if (r == -ESRCH || (r == -ENOENT && s->sr->live)) {
+		*gone = true;
+		return -1;
+	}
+	if (r || s->page_size <= 0 || proc_statm_parse(s->b.p, s->b.len, &sm))
+		return -1;
+	if (sm.size == 0) { /* kernel thread or zombie: no mm */
+		*gone = true;
+		return -1;
+	}
+	uint64_t pages = sm.resident > sm.shared ? sm.resident - sm.shared : 0;
+	return (int64_t)(pages * (uint64_t)s->page_size / 1024);
+}
+
+static int collect_procs(struct sampler *s, struct sample *out)
+{
+	bool all = s->what & SAMPLE_PROCS_ALL;
+	bool flags = !all && (s->what & SAMPLE_PROC_FLAGS);
+	size_t top = s->top < SAMPLE_MAX_TOP ? s->top : SAMPLE_MAX_TOP;
+	if (!all && top == 0)
+		return 0;
+	pid_t *pids;
+	int n = procs_list(s->sr, &pids);
+	if (n < 0) {
+		error(out, "proc (cannot list processes)");
+		return 0;
+	}
+	if (!all && procs_reserve(out, top)) {
+		free(pids);
+		return -ENOMEM;
+	}
+	/* AnonHugePages counts whole PMDs: a process with any has at least one */
+	uint64_t pmd_kb = out->thp.hpage_pmd_size.present ? out->thp.hpage_pmd_size.v / 1024 : 0;
+	uint64_t bound = s->min_ahp_kb;
+	if (bound && pmd_kb > bound)
+		bound = pmd_kb;
+	uint64_t slack = s->page_size > 0 ? s->rss_slack_pages * (uint64_t)s->page_size / 1024 : 0;
+	struct buf sb = {0};
+	int ret = 0;
+	for (int i = 0; i < n; i++) {
+		if (s->budget_s > 0 && (i & 31) == 31 &&
+		    clock_s(CLOCK_MONOTONIC) - out->mono_s > s->budget_s) {
+			out->procs_truncated = true;
+			break;
+		}
+		if (pids[i] == s->skip_pid)
+			continue;
+		if (!all) {
+			bool gone;
+			int64_t anon = statm_anon_kb(s, pids[i], &gone);
+			if (gone)
+				continue;
+			out->procs_seen++;
+			if (anon >= 0) {
+				uint64_t most =
+					(uint64_t)anon + slack; /* AnonHugePages <= RssAnon */
+				if (most < bound)
+					continue;
+				if (out->nprocs == top && most <= out->procs[top - 1].anon_huge_kb)
+					continue;
+			}
+		}
+		struct proc_thp p;
+		int err;
+		enum proc_thp_err e = proc_thp_collect(s->sr, pids[i], !flags, &sb, &p, &err);
+		if (e == PT_GONE || e == PT_KTHREAD)
+			continue;
+		if (all)
+			out->procs_seen++;
+		else
+			out->procs_candidates++;
+		if (e == PT_ERROR) {
+			out->procs_errors++;
+			continue;
+		}
+		if (e == PT_DENIED)
+			out->procs_unreadable++;
+		struct proc_sample ps;
+		fill(&ps, &p, e == PT_OK, flags);
+		if (all) {
+			if ((ret = procs_reserve(out, out->nprocs + 1)))
+				break;
+			out->procs[out->nprocs++] = ps;
+		} else if (e == PT_OK && ps.anon_huge_kb >= s->min_ahp_kb) {
+			top_insert(out, top, &ps);
+		}
+	}
+	buf_free(&sb);
+	free(pids);
+	return ret;
+}
+
+int sample_collect(struct sampler *s, struct sample *out)
+{
+	const struct sysroot *sr = s->sr;
+	if (out->has_settings)
+		thp_settings_free(&out->thp);
+	struct kvlist vm = out->vmstat, mi = out->meminfo;
+	struct proc_sample *procs = out->procs;
+	size_t cap = out->procs_cap;
+	memset(out, 0, sizeof(*out));
+	out->vmstat = vm;
+	out->meminfo = mi;
+	out->procs = procs;
+	out->procs_cap = cap;
+	out->pmd_order = -1;
+	out->mono_s = clock_s(CLOCK_MONOTONIC);
+	out->wall_s = clock_s(CLOCK_REALTIME);
+
+	if (sysroot_read(sr, SR_PROC "/vmstat", &s->b) == 0) {
+		if (vmstat_parse(s->b.p, s->b.len, &out->vmstat))
+			return -ENOMEM;
+		out->has_vmstat = true;
+		if (out->vmstat.bad)
+			error(out, "proc/vmstat (malformed lines)");
+	} else {
+		kvlist_clear(&out->vmstat);
+		error(out, "proc/vmstat");
+	}
+	if (sysroot_read(sr, SR_PROC "/meminfo", &s->b) == 0) {
+		if (meminfo_parse(s->b.p, s->b.len, &out->meminfo))
+			return -ENOMEM;
+		out->has_meminfo = true;
+		if (out->meminfo.bad)
+			error(out, "proc/meminfo (malformed lines)");
+	} else {
+		kvlist_clear(&out->meminfo);
+		error(out, "proc/meminfo");
+	}
+	if (sysroot_read(sr, SR_PROC "/buddyinfo", &s->b) == 0 &&
+	    buddyinfo_parse(s->b.p, s->b.len, &out->buddy) == 0)
+		out->has_buddy = true;
+	else
+		error(out, "proc/buddyinfo");
+
+	if (s->what & (SAMPLE_SETTINGS | SAMPLE_PROCS_TOP)) {
+		if (thp_settings_read(sr, s->page_size, &out->thp)) {
+			thp_settings_free(&out->thp);
+			return -ENOMEM;
+		}
+		out->has_settings = true;
+		if (out->thp.nbad)
+			error(out, "transparent_hugepage (malformed files)");
+	}
+	if (out->thp.hpage_pmd_size.present && s->page_size > 0)
+		out->pmd_order = log2_u64(out->thp.hpage_pmd_size.v / (uint64_t)s->page_size);
+	if (s->what & SAMPLE_HUGETLB) {
+		if (hugetlb_read(sr, &out->hugetlb) == 0)
+			out->has_hugetlb = true;
+		else
+			error(out, "sys/kernel/mm/hugepages");
+	}
+	if (s->what & SAMPLE_KHUGEPAGED)
+		collect_khugepaged(s, out);
+	if ((s->what & (SAMPLE_PROCS_TOP | SAMPLE_PROCS_ALL)) && collect_procs(s, out))
+		return -ENOMEM;
+	/* files of exited processes, and of files gone, are closed */
+	if (sr->cache)
+		fdcache_sweep(sr->cache);
+	out->duration_s = clock_s(CLOCK_MONOTONIC) - out->mono_s;
+	return 0;
+}
+
+/* "proc/123/NAME" */
+static bool proc_pid_file(const char *rel, const char *name)
+{
+	if (strncmp(rel, "proc/", 5) != 0)
+		return false;
+	const char *p = rel + 5;
+	if (*p < '1' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == '/' && strcmp(p + 1, name) == 0;
+}
+
+enum fdc_mode sample_fdc_mode(const char *rel)
+{
+	if (strncmp(rel, "sys/", 4) == 0 || strcmp(rel, SR_PROC "/meminfo") == 0 ||
+	    proc_pid_file(rel, "statm") || proc_pid_file(rel, "stat"))
+		return FDC_SINGLE;
+	if (strcmp(rel, SR_PROC "/vmstat") == 0 || strcmp(rel, SR_PROC "/buddyinfo") == 0)
+		return FDC_MULTI;
+	return FDC_NO;
+}
+
+bool sample_free_pmd_blocks(const struct sample *smp, uint64_t *blocks)
+{
+	if (!smp->has_buddy || smp->pmd_order < 0)
+		return false;
+	uint64_t n = 0;
+	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
+	for (int i = 0; i < smp->buddy.nzones; i++)
+		if (strcmp(smp->buddy.zones[i].zone, "DMA") != 0)
+			n += buddy_pages_at_least(&smp->buddy.zones[i], smp->pmd_order) >>
+			     smp->pmd_order;
+	*blocks = n;
+	return true;
+}

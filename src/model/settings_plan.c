@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include "settings_plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernel/parse.h"
+#include "../kernel/sysroot.h"
+
+/* 0/1 switches (kstrtoul + "> 1 is EINVAL" or a flag bit in the kernel) */
+static const char *const bool_keys[] = {"use_zero_page", "shrink_underused", "khugepaged/defrag"};
+
+static bool is_bool_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(bool_keys) / sizeof(bool_keys[0]); i++)
+		if (strcmp(key, bool_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+enum knob_kind knob_kind_of(const char *key, const char *raw)
+{
+	struct choice c;
+	if (choice_parse(raw, strlen(raw), &c) == 0)
+		return KNOB_CHOICE;
+	return is_bool_key(key) ? KNOB_BOOL : KNOB_UINT;
+}
+
+int knob_value(const char *raw, char *out, size_t n)
+{
+	struct choice c;
+	const char *v = raw;
+	if (strchr(raw, '[')) {
+		if (choice_parse(raw, strlen(raw), &c))
+			return -EINVAL;
+		v = c.selected;
+	}
+	size_t l = strlen(v);
+	while (l && (v[l - 1] == '\n' || v[l - 1] == ' '))
+		l--;
+	if (l >= n)
+		return -E2BIG;
+	memcpy(out, v, l);
+	out[l] = '\0';
+	return 0;
+}
+
+/* An unsigned decimal: digits only, no sign, no blanks. */
+static int parse_dec(const char *s, uint64_t *v)
+{
+	if (!*s)
+		return -EINVAL;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	const char *p = s;
+	return parse_u64(&p, s + strlen(s), v);
+}
+
+int knob_validate(const char *key, const char *raw, const char *value, uint64_t pmd_nr, char *why,
+		  size_t n)
+{
+	why[0] = '\0';
+	if (!*value) {
+		snprintf(why, n, "empty value");
+		return -EINVAL;
+	}
+	if (strlen(value) >= PLAN_VALUE_LEN) {
+		snprintf(why, n, "value too long");
+		return -EINVAL;
+	}
+	struct choice c;
+	if (choice_parse(raw, strlen(raw), &c) == 0) {
+		if (choice_offers(&c, value))
+			return 0;
+		char list[CHOICE_MAX * CHOICE_LEN] = "";
+		for (int i = 0; i < c.noptions; i++) {
+			strcat(list, i ? " " : "");
+			strcat(list, c.options[i]);
+		}
+		snprintf(why, n, "'%s' is not offered (this kernel offers: %s)", value, list);
+		return -EINVAL;
+	}
+	uint64_t v, lo = 0, hi = UINT64_MAX;
+	const char *what = "an unsigned integer";
+	char range[96];
+	if (is_bool_key(key)) {
+		hi = 1;
+		what = "0 or 1";
+	} else if (strncmp(key, "khugepaged/max_ptes_", 20) == 0 && pmd_nr) {
+		hi = pmd_nr - 1;
+		snprintf(range, sizeof(range), "0..%llu (HPAGE_PMD_NR-1)", (unsigned long long)hi);
+		what = range;
+	} else if (strcmp(key, "khugepaged/pages_to_scan") == 0) {
+		lo = 1;
+		hi = UINT32_MAX;
+		what = "1..4294967295";
+	} else if (strcmp(key, "khugepaged/scan_sleep_millisecs") == 0 ||
+		   strcmp(key, "khugepaged/alloc_sleep_millisecs") == 0) {
+		hi = UINT32_MAX;
+		what = "0..4294967295 (milliseconds)";
+	}
+	if (parse_dec(value, &v) || v < lo || v > hi) {
+		snprintf(why, n, "'%s' is not %s", value, what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int knob_key_normalize(const char *key, char *out, size_t n)
+{
+	static const char *const prefixes[] = {"/" SR_THP "/", "transparent_hugepage/"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
+			key += strlen(prefixes[i]);
+	size_t l = strlen(key);
+	if (!l || l >= n || key[0] == '/' || key[l - 1] == '/' || strstr(key, ".."))
+		return -EINVAL;
+	for (const char *p = key; *p; p++) {
+		char ch = *p;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.' ||
+		      ch == '+' || ch == '/'))
+			return -EINVAL;
+	}
+	memcpy(out, key, l + 1);
+	return 0;
+}
+
+const char *plan_state_name(enum plan_state s)
+{
+	switch (s) {
+	case PS_PENDING:
+		return "pending";
+	case PS_UNCHANGED:
+		return "unchanged";
+	case PS_WRITTEN:
+		return "written";
+	case PS_FAILED:
+		return "failed";
+	case PS_ROLLED_BACK:
+		return "rolled-back";
+	case PS_NOT_WRITTEN:
+		return "not-written";
+	}
+	return "?";
+}
+
+void plan_init(struct settings_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void note(struct plan_note *arr, int *cnt, const char *key, const char *text)
+{
+	if (*cnt == PLAN_MAX)
+		return;
+	struct plan_note *e = &arr[(*cnt)++];
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->text, sizeof(e->text), "%s", text);
+}
+
+int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr, const char *key,
+	     const char *value, bool missing_ok)
+{
+	char nk[KNOB_KEY_LEN], why[PLAN_NOTE_LEN];
+	if (knob_key_normalize(key, nk, sizeof(nk))) {
+		note(p->bad, &p->nbad, key,
+		     "not a knob name (e.g. enabled, khugepaged/max_ptes_none, hugepages-64kB/enabled)");
+		return -EINVAL;
+	}
+	const struct thp_knob *kn = thp_knobs_find(k, nk);
+	if (!kn) {
+		if (missing_ok) {
+			note(p->skip, &p->nskip, nk, "not on this kernel");
+		} else {
+			note(p->bad, &p->nbad, nk,
+			     k->present
+				     ? "no such knob on this kernel"
+				     : "this kernel has no transparent_hugepage/ (THP not built in)");
+		}
+		return -ENOENT;
+	}
+	if (!kn->writable) {
+		if (missing_ok)
+			note(p->skip, &p->nskip, nk, "read-only on this kernel");
+		else
+			note(p->bad, &p->nbad, nk, "read-only (a counter or a fixed value)");
+		return -EACCES;
+	}
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->e[i].key, nk) == 0) {
+			note(p->bad, &p->nbad, nk, "given twice");
+			return -EEXIST;
+		}
+	if (knob_validate(nk, kn->raw, value, pmd_nr, why, sizeof(why))) {
+		note(p->bad, &p->nbad, nk, why);
+		return -EINVAL;
+	}
+	if (p->n == PLAN_MAX) {
+		note(p->bad, &p->nbad, nk, "too many knobs");
+		return -ENOSPC;
+	}
+	struct plan_entry *e = &p->e[p->n];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "%s", nk);
+	if (knob_value(kn->raw, e->old, sizeof(e->old))) {
+		note(p->bad, &p->nbad, nk, "its current value is unreadable");
+		return -EINVAL;
+	}
+	snprintf(e->new, sizeof(e->new), "%s", value);
+	e->state = strcmp(e->old, e->new) == 0 ? PS_UNCHANGED : PS_PENDING;
+	p->n++;
+	return 0;
+}
+
+int plan_add_arg(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr,
+		 const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg) {
+		note(p->bad, &p->nbad, arg, "not KEY=VALUE");
+		return -EINVAL;
+	}
+	char key[KNOB_KEY_LEN + 64];
+	if ((size_t)(eq - arg) >= sizeof(key)) {
+		note(p->bad, &p->nbad, "?", "key too long");
+		return -EINVAL;
+	}
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = '\0';
+	return plan_add(p, k, pmd_nr, key, eq + 1, false);
+}
+
+int plan_changes(const struct settings_plan *p)
+{
+	int c = 0;
+	for (int i = 0; i < p->n; i++)
+		c += p->e[i].state == PS_PENDING;
+	return c;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A snapshot of every writable THP knob (top level, khugepaged/ settings,
+ * hugepages-<size>kB/), as JSON:
+ *
+ *   {"thpctl_snapshot": 1, "kernel": "6.18.44-...", "date": "2025-...Z",
+ *    "host": "name", "knobs": {"enabled": "madvise", "khugepaged/defrag": "1", ...}}
+ *
+ * Values are the words one writes back (the bracketed word of a choice file).
+ * Counters and read-only files are not saved. Restore goes through
+ * settings_plan (validated against the running kernel; knobs it lacks are
+ * skipped and reported).
+ */
+#ifndef THPCTL_SNAPSHOT_H
+#define THPCTL_SNAPSHOT_H
+
+#include <jansson.h>
+
+#include "settings_plan.h"
+
+#define SNAPSHOT_FORMAT 1
+
+struct snapshot {
+	char kernel[96];
+	char date[40];
+	char host[72];
+	int n;
+	struct knob_kv kv[PLAN_MAX];
+};
+
+/* The writable knobs of K. Returns 0, or -EINVAL if a value is malformed (skipped, counted in *NBAD). */
+int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad);
+
+/* The JSON document for S (NULL on ENOMEM). */
+json_t *snapshot_to_json(const struct snapshot *s);
+
+/*
+ * Read ROOT into S. Values may be strings or non-negative integers.
+ * Returns 0, or -EINVAL with the reason in WHY (N bytes).
+ */
+int snapshot_from_json(const json_t *root, struct snapshot *s, char *why, size_t n);
+
+struct snap_diff {
+	char key[KNOB_KEY_LEN];
+	char file[PLAN_VALUE_LEN]; /* "" = not in the file */
+	char cur[PLAN_VALUE_LEN];  /* "" = not on this kernel */
+};
+
+/*
+ * The knobs whose value differs between FILE and CUR, or that only one of
+ * them has: FILE's order, then CUR's extra keys. Returns the number written
+ * to OUT (at most MAX).
+ */
+int snapshot_diff(const struct snapshot *file, const struct snapshot *cur, struct snap_diff *out,
+		  int max);
+
+#endif

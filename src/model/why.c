@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: MIT
+#include "why.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../render/table.h"
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+const char *why_effect_name(enum why_effect e)
+{
+	switch (e) {
+	case WE_HELPS:
+		return "helps";
+	case WE_HINDERS:
+		return "hinders";
+	case WE_UNKNOWN:
+		return "unknown";
+	default:
+		return "neutral";
+	}
+}
+
+/* ---- hints ---- */
+
+static struct why_hint *hint_add(struct why_hint *out, int *n, int max, const char *var,
+				 const char *val, size_t val_len, const char *meaning,
+				 enum why_effect e)
+{
+	if (*n >= max)
+		return NULL;
+	struct why_hint *h = &out[(*n)++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->var, sizeof(h->var), "%s", var);
+	if (val_len >= sizeof(h->value))
+		val_len = sizeof(h->value) - 1;
+	memcpy(h->value, val, val_len);
+	h->value[val_len] = '\0';
+	h->meaning = meaning;
+	h->effect = e;
+	return h;
+}
+
+/* Find KEY in [s, e) split by SEP; sets [*vs, *ve) to its value. */
+static bool find_kv(const char *s, const char *e, char sep, const char *key, const char **vs,
+		    const char **ve)
+{
+	size_t kl = strlen(key);
+	while (s < e) {
+		const char *c = memchr(s, sep, (size_t)(e - s));
+		const char *ie = c ? c : e;
+		if ((size_t)(ie - s) > kl && memcmp(s, key, kl) == 0) {
+			*vs = s + kl;
+			*ve = ie;
+			return true;
+		}
+		s = c ? c + 1 : e;
+	}
+	return false;
+}
+
+static bool val_is(const char *s, const char *e, const char *word)
+{
+	size_t l = strlen(word);
+	return (size_t)(e - s) == l && memcmp(s, word, l) == 0;
+}
+
+/* JVM flags inside [s, e) (an option string or one argument). */
+static void java_flags(const char *var, const char *s, const char *e, struct why_hint *out, int *n,
+		       int max)
+{
+	static const struct {
+		const char *flag;
+		const char *meaning;
+		enum why_effect effect;
+	} flags[] = {
+		{"-XX:+UseTransparentHugePages",
+		 "the JVM madvises its heap MADV_HUGEPAGE: THP for the heap under enabled=madvise or always",
+		 WE_HELPS},
+		{"-XX:-UseTransparentHugePages", "the JVM does not madvise its heap", WE_NEUTRAL},
+		{"-XX:+UseLargePages",
+		 "without UseTransparentHugePages the JVM takes its heap from the hugetlb pool (not THP)",
+		 WE_NEUTRAL},
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		size_t fl = strlen(flags[i].flag);
+		for (const char *p = s; p + fl <= e; p++)
+			if (memcmp(p, flags[i].flag, fl) == 0 &&
+			    (p + fl == e || p[fl] == ' ' || p[fl] == '\0')) {
+				hint_add(out, n, max, var, flags[i].flag, fl, flags[i].meaning,
+					 flags[i].effect);
+				break;
+			}
+	}
+}
+
+static void env_entry(const char *s, const char *e, struct why_hint *out, int *n, int max)
+{
+	const char *eq = memchr(s, '=', (size_t)(e - s));
+	if (!eq)
+		return;
+	const char *v = eq + 1, *vs, *ve;
+	size_t kl = (size_t)(eq - s);
+#define KEY(k) (kl == sizeof(k) - 1 && memcmp(s, k, kl) == 0)
+	if (KEY("GLIBC_TUNABLES")) {
+		if (!find_kv(v, e, ':', "glibc.malloc.hugetlb=", &vs, &ve))
+			return;
+		const char *m = "unknown value (glibc knows 0, 1 and 2)";
+		enum why_effect ef = WE_UNKNOWN;
+		if (val_is(vs, ve, "0")) {
+			m = "glibc malloc gives no huge page advice (the default)";
+			ef = WE_NEUTRAL;
+		} else if (val_is(vs, ve, "1")) {
+			m = "glibc malloc (2.35+) madvises its heaps MADV_HUGEPAGE: THP under enabled=madvise";
+			ef = WE_HELPS;
+		} else if (val_is(vs, ve, "2")) {
+			m = "glibc malloc (2.35+) maps from the hugetlb pool (MAP_HUGETLB), not THP";
+			ef = WE_NEUTRAL;
+		}
+		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, m, ef);
+	} else if (KEY("MIMALLOC_ALLOW_THP")) {
+		bool off = val_is(v, e, "0") || val_is(v, e, "false") || val_is(v, e, "off") ||
+			   val_is(v, e, "no");
+		hint_add(
+			out, n, max, "MIMALLOC_ALLOW_THP", v, (size_t)(e - v),
+			off ? "recent mimalloc disables THP for the whole process with prctl(PR_SET_THP_DISABLE) at start"
+			    : "mimalloc leaves THP allowed (the default)",
+			off ? WE_HINDERS : WE_NEUTRAL);
+	} else if (KEY("MALLOC_CONF") || KEY("_RJEM_MALLOC_CONF") || KEY("JE_MALLOC_CONF")) {
+		char var[32];
+		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
+		if (find_kv(v, e, ',', "thp:", &vs, &ve)) {
+			const char *m =
+				"unknown thp: value (jemalloc knows always, never, default)";
+			enum why_effect ef = WE_UNKNOWN;
+			if (val_is(vs, ve, "always")) {
+				m = "jemalloc (5.1+) madvises its arenas MADV_HUGEPAGE";
+				ef = WE_HELPS;
+			} else if (val_is(vs, ve, "never")) {
+				m = "jemalloc (5.1+) madvises its arenas MADV_NOHUGEPAGE: nh, never huge";
+				ef = WE_HINDERS;
+			} else if (val_is(vs, ve, "default")) {
+				m = "jemalloc gives no huge page advice (the default)";
+				ef = WE_NEUTRAL;
+			}
+			hint_add(out, n, max, var, vs - 4, (size_t)(ve - vs) + 4, m, ef);
+		}
+		if (find_kv(v, e, ',', "metadata_thp:", &vs, &ve))
+			hint_add(
+				out, n, max, var, vs - 13, (size_t)(ve - vs) + 13,
+				"jemalloc's own metadata may use THP (always, auto) or not (disabled)",
+				WE_NEUTRAL);
+	} else if (KEY("GODEBUG")) {
+		if (!find_kv(v, e, ',', "disablethp=", &vs, &ve))
+			return;
+		bool on = val_is(vs, ve, "1");
+		hint_add(
+			out, n, max, "GODEBUG", vs - 11, (size_t)(ve - vs) + 11,
+			on ? "the Go runtime (1.21.6+) marks its heap MADV_NOHUGEPAGE"
+			   : "the Go runtime leaves its heap's huge page state to the kernel policy",
+			on ? WE_HINDERS : WE_NEUTRAL);
+	} else if (KEY("JAVA_TOOL_OPTIONS") || KEY("JDK_JAVA_OPTIONS") || KEY("_JAVA_OPTIONS")) {
+		char var[32];
+		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
+		java_flags(var, v, e, out, n, max);
+	}
+#undef KEY
+}
+
+int why_hints_parse(const char *text, size_t len, bool cmdline, struct why_hint *out, int max)
+{
+	int n = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		const char *e = z ? z : end;
+		if (cmdline)
+			java_flags("cmdline", p, e, out, &n, max);
+		else
+			env_entry(p, e, out, &n, max);
+		p = e + 1;
+	}
+	return n;
+}
+
+/* ---- VMAs ---- */
+
+static void top_set(struct why_vma_top *t, const struct smaps_vma *v)
+{
+	t->present = true;
+	vma_display_name(v->name, v->name_len, t->name, sizeof(t->name));
+	t->start = v->start;
+	t->size_kb = v->t.kb[SM_SIZE];
+	t->anon_huge_kb = v->t.kb[SM_ANON_HUGE];
+}
+
+void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb)
+{
+	uint64_t kb = v->t.kb[SM_SIZE], huge = v->t.kb[SM_ANON_HUGE];
+	w->nvmas++;
+	for (int f = 0; f < SM_NFIELDS; f++)
+		if (smaps_has(&v->t, (enum smaps_field)f)) {
+			w->t.kb[f] += v->t.kb[f];
+			w->t.present |= 1u << f;
+		}
+	if (v->has_vmflags)
+		w->has_vmflags = true;
+	if (v->thp_eligible >= 0)
+		w->has_eligible = true;
+	if (v->thp_eligible == 1)
+		w->eligible++;
+	if (v->vmflags & VMF_HG) {
+		w->hg++;
+		w->hg_kb += kb;
+		w->hg_huge_kb += huge;
+		if (!w->largest_hg.present || kb > w->largest_hg.size_kb)
+			top_set(&w->largest_hg, v);
+	} else if (huge) {
+		w->huge_not_hg++;
+		w->huge_not_hg_kb += huge;
+	}
+	if (v->vmflags & VMF_NH) {
+		w->nh++;
+		w->nh_kb += kb;
+		if (!w->largest_nh.present || kb > w->largest_nh.size_kb)
+			top_set(&w->largest_nh, v);
+		if (v->name_len == 0 && pmd_kb && kb < pmd_kb)
+			w->nh_small++;
+	}
+	if (v->vmflags & VMF_HT) {
+		w->hugetlb_vmas++;
+		w->hugetlb_kb += kb;
+	}
+	if (v->name_len == 7 && memcmp(v->name, "[stack]", 7) == 0) {
+		w->stack_found = true;
+		w->stack_flags = v->vmflags;
+		w->stack_kb = kb;
+	}
+}
+
+/* ---- explain ---- */
+
+static struct why_line *line(struct why_report *r, const char *topic, enum why_effect e,
+			     const char *source)
+{
+	if (r->n == WHY_MAX_LINES)
+		return NULL;
+	struct why_line *l = &r->lines[r->n++];
+	memset(l, 0, sizeof(*l));
+	l->topic = topic;
+	l->effect = e;
+	snprintf(l->source, sizeof(l->source), "%s", source);
+	return l;
+}
+
+__attribute__((format(printf, 5, 6))) static void add(struct why_report *r, const char *topic,
+						      enum why_effect e, const char *source,
+						      const char *fmt, ...)
+{
+	struct why_line *l = line(r, topic, e, source);
+	if (!l)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->text, sizeof(l->text), fmt, ap);
+	va_end(ap);
+}
+
+static const char *proc_file(char *out, size_t n, long pid, const char *file)
+{
+	snprintf(out, n, "/proc/%ld/%s", pid, file);
+	return out;
+}
+
+static const char *sel(const struct choice *c)
+{
+	return c->present ? c->selected : NULL;
+}
+
+static bool is(const char *v, const char *w)
+{
+	return v && strcmp(v, w) == 0;
+}
+
+static const char *errtext(int err)
+{
+	return err ? strerror(-err) : "";
+}
+
+/* "not readable (Permission denied: run as root or as its owner)" */
+static void unreadable(char *out, size_t n, int err, bool recorded)
+{
+	if (recorded && err == -ENOENT)
+		snprintf(out, n, "not recorded in this tree");
+	else if (err == -EACCES || err == -EPERM)
+		snprintf(out, n, "not readable (%s: run as root or as its owner)", errtext(err));
+	else
+		snprintf(out, n, "not readable (%s)", errtext(err));
+}
+
+struct policy {
+	const char *eff; /* effective PMD anon policy, NULL unknown */
+	char how[160];	 /* how it was resolved */
+	char src[200];	 /* its file(s) */
+	uint64_t pmd_kb;
+};
+
+static void pmd_policy(const struct host *h, struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pmd_kb = h->feat.pmd_size / 1024;
+	const struct thp_size *sz = p->pmd_kb ? thp_size_find(&h->thp, p->pmd_kb) : NULL;
+	const char *top = sel(&h->thp.enabled);
+	if (sz && sz->enabled.present) {
+		p->eff = sz->eff_enabled;
+		if (is(sz->enabled.selected, "inherit"))
+			snprintf(p->how, sizeof(p->how),
+				 "hugepages-%llukB/enabled inherit -> enabled=%s",
+				 (unsigned long long)p->pmd_kb, top ? top : "?");
+		else
+			snprintf(p->how, sizeof(p->how), "hugepages-%llukB/enabled=%s",
+				 (unsigned long long)p->pmd_kb, sz->enabled.selected);
+		snprintf(p->src, sizeof(p->src), THP_DIR "/hugepages-%llukB/enabled",
+			 (unsigned long long)p->pmd_kb);
+	} else {
+		p->eff = top;
+		snprintf(p->how, sizeof(p->how), "enabled=%s", top ? top : "?");
+		snprintf(p->src, sizeof(p->src), THP_DIR "/enabled");
+	}
+}
+
+static void explain_policy(const struct why_input *in, const struct policy *p, struct why_report *r)
+{
+	const struct host *h = in->h;
+	const struct why_vmas *v = &in->vmas;
+	char a[32], pmd[32];
+	if (p->pmd_kb)
+		snprintf(pmd, sizeof(pmd), "%llukB", (unsigned long long)p->pmd_kb);
+	else
+		snprintf(pmd, sizeof(pmd), "PMD");
+	if (!h->thp.present) {
+		add(r, "policy", WE_HINDERS, THP_DIR,
+		    "this kernel has no THP (no transparent_hugepage directory): no huge pages but hugetlb");
+		return;
+	}
+	if (!p->eff) {
+		add(r, "policy", WE_UNKNOWN, p->src, "the PMD size policy could not be read");
+		return;
+	}
+	if (is(p->eff, "always")) {
+		add(r, "policy", WE_HELPS, p->src,
+		    "PMD size (%s) policy always (%s): every anonymous region that can hold an aligned %s block may get huge pages at fault, MADV_HUGEPAGE or not",
+		    pmd, p->how, pmd);
+	} else if (is(p->eff, "madvise")) {
+		if (in->smaps_err == 0 && v->hg) {
+			fmt_kb(a, sizeof(a), v->hg_kb);
+			add(r, "policy", WE_HELPS, p->src,
+			    "PMD size (%s) policy madvise (%s): only MADV_HUGEPAGE regions get huge pages at fault; this process has %d such VMA%s (%s)",
+			    pmd, p->how, v->hg, v->hg == 1 ? "" : "s", a);
+		} else {
+			add(r, "policy", in->smaps_err ? WE_UNKNOWN : WE_HINDERS, p->src,
+			    "PMD size (%s) policy madvise (%s): only MADV_HUGEPAGE regions get huge pages at fault%s",
+			    pmd, p->how,
+			    in->smaps_err ? "" : "; this process has none (no hg VMA)");
+		}
+	} else if (is(p->eff, "never")) {
+		add(r, "policy", WE_HINDERS, p->src,
+		    "PMD size (%s) policy never (%s): no huge pages at fault or from khugepaged, even in MADV_HUGEPAGE regions (only MADV_COLLAPSE still builds them)",
+		    pmd, p->how);
+	} else {
+		add(r, "policy", WE_UNKNOWN, p->src, "PMD size (%s) policy %s (%s)", pmd, p->eff,
+		    p->how);
+	}
+}
+
+static void explain_mthp(const struct why_input *in, const struct policy *p, struct why_report *r)
+{
+	const struct host *h = in->h;
+	if (!h->thp.present)
+		return;
+	char list[320] = "";
+	size_t off = 0;
+	int anon = 0, on = 0;
+	bool any_madvise = false;
+	for (int i = 0; i < h->thp.nsizes; i++) {
+		const struct thp_size *sz = &h->thp.sizes[i];
+		if (!sz->enabled.present || sz->size_kb == p->pmd_kb)
+			continue;
+		anon++;
+		if (!sz->eff_enabled || is(sz->eff_enabled, "never"))
+			continue;
+		on++;
+		any_madvise |= is(sz->eff_enabled, "madvise");
+		if (off < sizeof(list))
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%llukB=%s",
+						on > 1 ? ", " : "", (unsigned long long)sz->size_kb,
+						sz->eff_enabled);
+	}
+	if (anon == 0) {
+		add(r, "mthp", WE_NEUTRAL, THP_DIR,
+		    "no per-size (mTHP) policies on this kernel (they arrived in 6.8): the PMD size is the only THP size");
+		return;
+	}
+	if (on == 0) {
+		add(r, "mthp", WE_NEUTRAL, THP_DIR "/hugepages-*kB/enabled",
+		    "none of the %d smaller (mTHP) sizes is enabled: only PMD-size huge pages",
+		    anon);
+		return;
+	}
+	add(r, "mthp", WE_HELPS, THP_DIR "/hugepages-*kB/enabled",
+	    "smaller (mTHP) sizes enabled: %s%s; their folios do not show in AnonHugePages (see hugepages-*kB/stats)",
+	    list, any_madvise ? " (madvise sizes: MADV_HUGEPAGE regions only)" : "");
+}
+
+static void explain_defrag(const struct why_input *in, const struct policy *p, struct why_report *r)
+{
+	const struct host *h = in->h;
+	const char *d = sel(&h->thp.defrag);
+	const char *src = THP_DIR "/defrag";
+	if (!h->thp.present)
+		return;
+	if (!d) {
+		add(r, "defrag", WE_UNKNOWN, src, "defrag could not be read");
+		return;
+	}
+	if (in->st.thp_enabled == 0 || is(p->eff, "never")) {
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=%s does not apply: this process takes no THP faults (%s)", d,
+		    in->st.thp_enabled == 0 ? "prctl disable" : "policy never");
+		return;
+	}
+	const struct why_vmas *v = &in->vmas;
+	bool known = in->smaps_err == 0;
+	bool always = is(p->eff, "always");
+	char hg[96];
+	if (known)
+		snprintf(hg, sizeof(hg), "its %d MADV_HUGEPAGE VMA%s", v->hg,
+			 v->hg == 1 ? "" : "s");
+	else
+		snprintf(hg, sizeof(hg), "its MADV_HUGEPAGE VMAs");
+	char stall[64] = "";
+	bool ok;
+	uint64_t cs = 0;
+	ok = kv_get(&h->vmstat, "compact_stall", &cs);
+	if (ok)
+		snprintf(stall, sizeof(stall), " (host compact_stall=%llu since boot)",
+			 (unsigned long long)cs);
+	bool none_hg = known && v->hg == 0;
+	if (is(d, "always"))
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=always: every THP fault in %s may stall in direct reclaim and compaction%s",
+		    always    ? "its eligible regions"
+		    : none_hg ? "it (it has no MADV_HUGEPAGE VMA: none)"
+			      : hg,
+		    stall);
+	else if (is(d, "madvise") && none_hg)
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=madvise: none of its faults stalls (it has no MADV_HUGEPAGE VMA)%s; %s",
+		    stall,
+		    always ? "its regions take a huge page only if one is free, without waking kcompactd"
+			   : "it faults in no huge pages anyway");
+	else if (is(d, "madvise"))
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=madvise: only %s may stall in direct reclaim and compaction%s; %s", hg,
+		    stall,
+		    always ? "its other regions take a huge page only if one is free, without waking kcompactd"
+			   : "nothing else of it faults in huge pages");
+	else if (is(d, "defer+madvise") && none_hg)
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=defer+madvise: none of its faults stalls (it has no MADV_HUGEPAGE VMA); they wake kswapd/kcompactd, and khugepaged collapses later");
+	else if (is(d, "defer+madvise"))
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=defer+madvise: %s may stall in direct compaction%s; other regions never stall, they wake kswapd/kcompactd and get huge pages later from khugepaged",
+		    hg, stall);
+	else if (is(d, "defer"))
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=defer: no fault of it stalls for a huge page; it gets one only if free, kswapd/kcompactd are woken, khugepaged collapses later");
+	else if (is(d, "never"))
+		add(r, "defrag", WE_NEUTRAL, src,
+		    "defrag=never: no fault of it stalls; it gets a huge page only when a free block is there");
+	else
+		add(r, "defrag", WE_UNKNOWN, src, "defrag=%s", d);
+}
+
+static void explain_khugepaged(const struct why_input *in, const struct policy *p,
+			       struct why_report *r)
+{
+	const struct host *h = in->h;
+	if (!h->thp.present || !p->eff || is(p->eff, "never") || in->st.thp_enabled == 0)
+		return;
+	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
+	const char *src = THP_DIR "/khugepaged/max_ptes_none";
+	const char *where =
+		is(p->eff, "always") ? "its eligible regions" : "its MADV_HUGEPAGE regions";
+	if (!mpn->present) {
+		add(r, "khugepaged", WE_NEUTRAL, src,
+		    "khugepaged may collapse %s into huge pages later", where);
+		return;
+	}
+	uint64_t per = h->feat.pmd_size && h->feat.page_size > 0
+			       ? h->feat.pmd_size / (uint64_t)h->feat.page_size
+			       : 512;
+	add(r, "khugepaged", WE_HELPS, src,
+	    "khugepaged may collapse %s later: a PMD range qualifies with up to %llu of its %llu pages never touched (max_ptes_none)",
+	    where, (unsigned long long)mpn->v, (unsigned long long)per);
+}
+
+static void explain_prctl(const struct why_input *in, struct why_report *r)
+{
+	char src[64];
+	proc_file(src, sizeof(src), in->pid, "status");
+	int te = in->st.thp_enabled;
+	if (te < 0) {
+		add(r, "prctl", WE_UNKNOWN, src,
+		    "no THP_enabled line (kernel < 5.0): whether prctl(PR_SET_THP_DISABLE) applies cannot be seen");
+		return;
+	}
+	if (te == 1) {
+		bool ea = in->h->feat.except_advised == TRI_YES;
+		add(r, "prctl", WE_NEUTRAL, src,
+		    "THP_enabled 1: THP is not disabled by prctl(PR_SET_THP_DISABLE)%s",
+		    ea ? " (a PR_THP_DISABLE_EXCEPT_ADVISED opt-out, 6.18+, also reads 1: only its MADV_HUGEPAGE regions would get THP)"
+		       : "");
+		return;
+	}
+	const struct thp_chain *c = &in->chain;
+	if (!in->chain_walked) {
+		add(r, "prctl", WE_HINDERS, src,
+		    "THP_enabled 0: prctl(PR_SET_THP_DISABLE) turned THP off for the whole process, MADV_HUGEPAGE and MADV_COLLAPSE included");
+	} else if (c->n) {
+		const struct thp_ancestor *top = &c->a[c->n - 1];
+		add(r, "prctl", WE_HINDERS, src,
+		    "THP_enabled 0: THP off for the whole process, inherited: the highest ancestor with THP_enabled 0 is PID %ld (%s), %d generation%s up, which called prctl(PR_SET_THP_DISABLE) or was started under it%s",
+		    top->pid, top->comm, c->n, c->n == 1 ? "" : "s",
+		    c->cut ? " (chain cut: an ancestor was not readable)" : "");
+	} else if (c->stop_thp_enabled == 1) {
+		add(r, "prctl", WE_HINDERS, src,
+		    "THP_enabled 0: this process itself called prctl(PR_SET_THP_DISABLE) (its parent PID %ld has THP_enabled 1): THP off for all of it, MADV_HUGEPAGE and MADV_COLLAPSE included",
+		    in->st.ppid);
+	} else {
+		add(r, "prctl", WE_HINDERS, src,
+		    "THP_enabled 0: THP off for the whole process by prctl(PR_SET_THP_DISABLE); its parent's state is unknown, so it may be inherited");
+	}
+}
+
+static void explain_vmas(const struct why_input *in, const struct policy *p, struct why_report *r)
+{
+	char src[64], a[32], b[32], c[32];
+	proc_file(src, sizeof(src), in->pid, "smaps");
+	if (in->smaps_err) {
+		char why[160];
+		unreadable(why, sizeof(why), in->smaps_err, in->recorded);
+		add(r, "vmas", WE_UNKNOWN, src, "its VMAs are unknown: smaps %s", why);
+		return;
+	}
+	const struct why_vmas *v = &in->vmas;
+	const struct smaps_totals *t = &v->t;
+	if (!v->has_vmflags)
+		add(r, "vmas", WE_UNKNOWN, src,
+		    "%d VMAs; this kernel prints no VmFlags (< 3.8): hg/nh cannot be seen",
+		    v->nvmas);
+	if (v->has_vmflags) {
+		if (v->hg) {
+			const struct why_vma_top *l = &v->largest_hg;
+			fmt_kb(a, sizeof(a), v->hg_kb);
+			fmt_kb(b, sizeof(b), l->size_kb);
+			fmt_kb(c, sizeof(c), l->anon_huge_kb);
+			char hh[32];
+			fmt_kb(hh, sizeof(hh), v->hg_huge_kb);
+			add(r, "hg", WE_HELPS, src,
+			    "%d of %d VMAs opted in with MADV_HUGEPAGE (hg), %s in all, %s of it huge; largest %s at %llx: %s, AnonHugePages %s",
+			    v->hg, v->nvmas, a, hh, l->name, (unsigned long long)l->start, b, c);
+		} else {
+			add(r, "hg", is(p->eff, "madvise") ? WE_HINDERS : WE_NEUTRAL, src,
+			    "none of its %d VMAs opted in with MADV_HUGEPAGE (no hg)", v->nvmas);
+		}
+		if (v->nh) {
+			const struct why_vma_top *l = &v->largest_nh;
+			fmt_kb(a, sizeof(a), v->nh_kb);
+			fmt_kb(b, sizeof(b), l->size_kb);
+			add(r, "nh", WE_HINDERS, src,
+			    "%d VMA%s opted out with MADV_NOHUGEPAGE (nh), %s: never huge there, not even by MADV_COLLAPSE; largest %s at %llx: %s",
+			    v->nh, v->nh == 1 ? "" : "s", a, l->name, (unsigned long long)l->start,
+			    b);
+		} else {
+			add(r, "nh", WE_NEUTRAL, src,
+			    "no VMA opted out with MADV_NOHUGEPAGE (no nh)");
+		}
+	}
+	if (v->has_eligible && v->eligible)
+		add(r, "eligible", WE_HELPS, src,
+		    "THPeligible 1 in %d of its %d VMAs (policy, not backing: what the kernel would allow now)",
+		    v->eligible, v->nvmas);
+	else if (v->has_eligible)
+		add(r, "eligible", WE_NEUTRAL, src,
+		    "THPeligible 1 in none of its %d VMAs (policy, not backing: what the kernel would allow now)",
+		    v->nvmas);
+	if (v->huge_not_hg)
+		add(r, "collapsed", WE_HELPS, src,
+		    "%d VMA%s without hg hold%s huge pages (%s): faulted under enabled=always, or built by khugepaged or MADV_COLLAPSE",
+		    v->huge_not_hg, v->huge_not_hg == 1 ? "" : "s", v->huge_not_hg == 1 ? "s" : "",
+		    (fmt_kb(a, sizeof(a), v->huge_not_hg_kb), a));
+	if (v->hugetlb_vmas)
+		add(r, "hugetlb", WE_NEUTRAL, src,
+		    "%d hugetlb VMA%s (%s): pages from the hugetlb pool, not THP (not in AnonHugePages)",
+		    v->hugetlb_vmas, v->hugetlb_vmas == 1 ? "" : "s",
+		    (fmt_kb(a, sizeof(a), v->hugetlb_kb), a));
+	if (v->has_vmflags) {
+		if (!v->stack_found)
+			add(r, "stack", WE_NEUTRAL, src, "no [stack] VMA");
+		else if (v->stack_flags & VMF_NH)
+			add(r, "stack", WE_NEUTRAL, src,
+			    "its [stack] VMA (%s) is nh: the stack never gets huge pages",
+			    (fmt_kb(a, sizeof(a), v->stack_kb), a));
+		else
+			add(r, "stack", WE_NEUTRAL, src, "its [stack] VMA (%s) is not nh%s",
+			    (fmt_kb(a, sizeof(a), v->stack_kb), a),
+			    v->stack_flags & VMF_HG ? " (it is hg)" : "");
+		if (v->nh_small)
+			add(r, "stack", WE_NEUTRAL, src,
+			    "%d small anonymous nh VMA%s: thread stacks (MAP_STACK mappings are nh since about 6.7, c4608d1bf7c6)",
+			    v->nh_small, v->nh_small == 1 ? "" : "s");
+	}
+	if (in->smaps_truncated)
+		add(r, "vmas", WE_UNKNOWN, src,
+		    "smaps ended mid-line (truncated): the VMAs above may be incomplete");
+	(void)t;
+}
+
+static void explain_hints(const struct why_input *in, struct why_report *r)
+{
+	char src[64], why[160];
+	proc_file(src, sizeof(src), in->pid, "environ");
+	if (in->environ_err) {
+		unreadable(why, sizeof(why), in->environ_err, in->recorded);
+		add(r, "environ", WE_UNKNOWN, src, "environment %s: allocator hints unknown", why);
+	} else if (in->nenv == 0) {
+		add(r, "environ", WE_NEUTRAL, src,
+		    "no THP hints in its environment (GLIBC_TUNABLES glibc.malloc.hugetlb, MIMALLOC_ALLOW_THP, MALLOC_CONF thp:, GODEBUG disablethp, JAVA_TOOL_OPTIONS)");
+	}
+	for (int i = 0; i < in->nenv; i++)
+		add(r, "environ", in->env[i].effect, src, "%s %s: %s", in->env[i].var,
+		    in->env[i].value, in->env[i].meaning);
+	proc_file(src, sizeof(src), in->pid, "cmdline");
+	for (int i = 0; in->cmdline_err == 0 && i < in->ncmd; i++)
+		add(r, "cmdline", in->cmd[i].effect, src, "%s: %s", in->cmd[i].value,
+		    in->cmd[i].meaning);
+}
+
+static void explain_cgroup(const struct why_input *in, struct why_report *r)
+{
+	char src[64], why[160], a[32];
+	proc_file(src, sizeof(src), in->pid, "cgroup");
+	uint64_t fb = 0;
+	bool has_fb = kv_get(&in->h->vmstat, "thp_fault_fallback_charge", &fb);
+	char fbs[160];
+	if (has_fb)
+		snprintf(
+			fbs, sizeof(fbs),
+			"; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=%llu since boot (/proc/vmstat)",
+			(unsigned long long)fb);
+	else
+		snprintf(fbs, sizeof(fbs),
+			 "; this kernel has no thp_fault_fallback_charge (< 5.7)");
+	if (in->cgroup_err) {
+		unreadable(why, sizeof(why), in->cgroup_err, in->recorded);
+		add(r, "cgroup", WE_UNKNOWN, src, "memory cgroup %s", why);
+		return;
+	}
+	const struct cg_limit *l = &in->lim;
+	if (in->limit_err) {
+		unreadable(why, sizeof(why), in->limit_err, in->recorded);
+		add(r, "cgroup", WE_UNKNOWN, src, "memory cgroup %s (v%d): limit files %s",
+		    l->path[0] ? l->path : "?", l->version, why);
+		return;
+	}
+	if (l->version == 0) {
+		add(r, "cgroup", WE_NEUTRAL, src,
+		    "no memory cgroup controller found for it under /sys/fs/cgroup: no memory limit applies");
+		return;
+	}
+	if (!l->limited) {
+		add(r, "cgroup", WE_NEUTRAL, src,
+		    "memory cgroup %s (v%d): no memory limit on its path", l->path, l->version);
+		return;
+	}
+	fmt_bytes(a, sizeof(a), l->limit_bytes);
+	char lsrc[200];
+	snprintf(lsrc, sizeof(lsrc), "/%s", l->limit_file);
+	add(r, "cgroup", WE_NEUTRAL, lsrc, "memory cgroup %s (v%d) is limited to %s%s", l->path,
+	    l->version, a, fbs);
+}
+
+static void verdict(const struct why_input *in, const struct policy *p, struct why_report *r)
+{
+	const struct host *h = in->h;
+	const struct why_vmas *v = &in->vmas;
+	char a[32], b[32];
+	if (in->st.thp_enabled == 0) {
+		r->verdict = WV_NONE;
+		if (in->chain_walked && in->chain.n)
+			snprintf(
+				r->summary, sizeof(r->summary),
+				"does not get huge pages: THP disabled by prctl, inherited from PID %ld (%s)",
+				in->chain.a[in->chain.n - 1].pid,
+				in->chain.a[in->chain.n - 1].comm);
+		else
+			snprintf(
+				r->summary, sizeof(r->summary),
+				"does not get huge pages: THP disabled by prctl(PR_SET_THP_DISABLE)");
+		return;
+	}
+	if (in->smaps_err) {
+		r->verdict = WV_UNKNOWN;
+		snprintf(
+			r->summary, sizeof(r->summary),
+			"unknown: its smaps cannot be read, so neither its huge pages nor its hg/nh regions are known");
+		return;
+	}
+	uint64_t huge = v->t.kb[SM_ANON_HUGE], anon = v->t.kb[SM_ANONYMOUS];
+	if (huge) {
+		r->verdict = WV_HUGE;
+		fmt_kb(a, sizeof(a), huge);
+		fmt_kb(b, sizeof(b), anon);
+		const char *how = v->hg_huge_kb ? "in its MADV_HUGEPAGE regions"
+				  : is(p->eff, "always")
+					  ? "under enabled=always"
+					  : "collapsed (khugepaged or MADV_COLLAPSE)";
+		if (anon)
+			snprintf(r->summary, sizeof(r->summary),
+				 "gets huge pages: AnonHugePages %s of %s anonymous (%.0f%%), %s",
+				 a, b, 100.0 * (double)huge / (double)anon, how);
+		else
+			snprintf(r->summary, sizeof(r->summary),
+				 "gets huge pages: AnonHugePages %s, %s", a, how);
+		return;
+	}
+	r->verdict = WV_NONE;
+	const char *why;
+	if (!h->thp.present)
+		why = "this kernel has no THP";
+	else if (is(p->eff, "never"))
+		why = "the PMD size policy is never";
+	else if (is(p->eff, "madvise") && v->hg == 0)
+		why = "the policy is madvise and it has no MADV_HUGEPAGE region";
+	else if (v->hg)
+		why = "its MADV_HUGEPAGE regions got none (not touched yet, smaller than a PMD, or no free huge page at fault)";
+	else if (is(p->eff, "always"))
+		why = "none of its regions got one (too small or unaligned, nh, or no free huge page at fault)";
+	else
+		why = "none of its regions got one";
+	snprintf(r->summary, sizeof(r->summary), "has no PMD huge pages (AnonHugePages 0): %s%s",
+		 why,
+		 in->st.thp_enabled < 0
+			 ? " (or a prctl(PR_SET_THP_DISABLE), which this kernel does not show)"
+			 : "");
+}
+
+void why_explain(const struct why_input *in, struct why_report *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct policy p;
+	pmd_policy(in->h, &p);
+	verdict(in, &p, out);
+	explain_prctl(in, out);
+	explain_policy(in, &p, out);
+	explain_mthp(in, &p, out);
+	explain_defrag(in, &p, out);
+	explain_khugepaged(in, &p, out);
+	explain_vmas(in, &p, out);
+	explain_hints(in, out);
+	explain_cgroup(in, out);
+	/* with THP off by prctl nothing else can help */
+	if (in->st.thp_enabled == 0)
+		for (int i = 0; i < out->n; i++)
+			if (out->lines[i].effect == WE_HELPS)
+				out->lines[i].effect = WE_NEUTRAL;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `thpctl why PID`: why one process does or does not get huge pages, as plain
+ * facts, each with the file it comes from. Pure: the command collects a
+ * why_input, why_explain() turns it into lines.
+ */
+#ifndef THPCTL_MODEL_WHY_H
+#define THPCTL_MODEL_WHY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../kernel/ancestry.h"
+#include "../kernel/cgroup.h"
+#include "../kernel/proc_status.h"
+#include "../kernel/proc_thp.h"
+#include "../kernel/smaps.h"
+#include "host.h"
+
+/* What a fact does to this process's chance of huge pages. */
+enum why_effect { WE_NEUTRAL, WE_HELPS, WE_HINDERS, WE_UNKNOWN };
+
+const char *why_effect_name(enum why_effect e);
+
+/* ---- hints from /proc/PID/environ and /proc/PID/cmdline ---- */
+
+#define WHY_MAX_HINTS 12
+
+struct why_hint {
+	char var[32];	     /* "GLIBC_TUNABLES", "MALLOC_CONF", ..., or "cmdline" */
+	char value[160];     /* the relevant part: "glibc.malloc.hugetlb=1", "thp:never" */
+	const char *meaning; /* what it does to huge pages */
+	enum why_effect effect;
+};
+
+/*
+ * Find THP-relevant settings in TEXT, a NUL-separated list (environ, or with
+ * CMDLINE the argument vector): GLIBC_TUNABLES glibc.malloc.hugetlb,
+ * MIMALLOC_ALLOW_THP, MALLOC_CONF / _RJEM_MALLOC_CONF (jemalloc thp:),
+ * GODEBUG disablethp, JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS / _JAVA_OPTIONS
+ * (or, in a command line, the -XX flags themselves) with
+ * UseTransparentHugePages / UseLargePages. Returns the number stored in OUT.
+ */
+int why_hints_parse(const char *text, size_t len, bool cmdline, struct why_hint *out, int max);
+
+/* ---- the process's VMAs, summed from full smaps ---- */
+
+struct why_vma_top {
+	bool present;
+	char name[VMA_NAME_LEN];
+	uint64_t start;
+	uint64_t size_kb, anon_huge_kb;
+};
+
+struct why_vmas {
+	int nvmas;
+	bool has_vmflags, has_eligible;
+	int hg, nh, eligible;
+	uint64_t hg_kb, nh_kb, hg_huge_kb; /* AnonHugePages inside hg VMAs */
+	int huge_not_hg;		   /* VMAs with AnonHugePages but no hg */
+	uint64_t huge_not_hg_kb;
+	int nh_small; /* nh anonymous VMAs below one PMD: thread stacks (MAP_STACK, 6.7+) */
+	struct why_vma_top largest_hg, largest_nh;
+	bool stack_found;
+	unsigned stack_flags; /* VMF_* of [stack] */
+	uint64_t stack_kb;
+	int hugetlb_vmas;
+	uint64_t hugetlb_kb;
+	struct smaps_totals t; /* sums over all VMAs */
+};
+
+/* Add one smaps VMA; PMD_KB is the PMD size in kB (0 unknown). */
+void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb);
+
+/* ---- input and report ---- */
+
+struct why_input {
+	long pid;
+	struct proc_status st;
+	bool recorded; /* a recorded tree: a missing file was not captured */
+
+	const struct host *h; /* settings, features, vmstat */
+
+	bool chain_walked; /* THP_enabled 0: chain holds the ancestors */
+	struct thp_chain chain;
+
+	int smaps_err; /* 0: vmas valid; else -errno of reading /proc/PID/smaps */
+	bool smaps_truncated;
+	struct why_vmas vmas;
+
+	int environ_err; /* 0: hints valid */
+	int nenv;
+	struct why_hint env[WHY_MAX_HINTS];
+	int cmdline_err;
+	int ncmd;
+	struct why_hint cmd[WHY_MAX_HINTS];
+
+	int cgroup_err; /* 0: cg valid; -errno of /proc/PID/cgroup */
+	int limit_err;	/* 0: lim valid; -errno of the limit files */
+	struct cg_limit lim;
+};
+
+#define WHY_MAX_LINES 48
+
+struct why_line {
+	const char *topic; /* "policy", "mthp", "defrag", "khugepaged", "prctl", "vmas", ... */
+	enum why_effect effect;
+	char text[480];
+	char source[200]; /* "/proc/123/status", "/sys/kernel/mm/transparent_hugepage/enabled" */
+};
+
+enum why_verdict {
+	WV_HUGE,    /* has PMD-mapped huge pages now */
+	WV_NONE,    /* has none, and the reasons are known */
+	WV_UNKNOWN, /* smaps not readable */
+};
+
+struct why_report {
+	enum why_verdict verdict;
+	char summary[320];
+	int n;
+	struct why_line lines[WHY_MAX_LINES];
+};
+
+/* Turn IN into the verdict and the lines, in a fixed order. */
+void why_explain(const struct why_input *in, struct why_report *out);
+
+#endif

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/* Workload identities (names, how a process is recognised) and shell quoting for advice. */
+#include "advice.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	const char *title;
+	bool app; /* an application (counts towards a mixed host), not a host trait */
+} wl_info[WL_N] = {
+	[WL_REDIS] = {"redis", "Redis", true},
+	[WL_MONGODB7] = {"mongodb7", "MongoDB <= 7.0", true},
+	[WL_MONGODB8] = {"mongodb8", "MongoDB >= 8.0", true},
+	[WL_POSTGRES] = {"postgres", "PostgreSQL", true},
+	[WL_JVM] = {"jvm", "JVM", true},
+	[WL_GO] = {"go", "Go", true},
+	[WL_NODE] = {"node", "Node.js", true},
+	[WL_LATENCY] = {"latency-critical", "latency-critical", false},
+	[WL_BATCH] = {"throughput-batch", "throughput batch", false},
+	[WL_DENSE] = {"dense-containers", "dense containers", false},
+};
+
+const char *workload_name(enum workload w)
+{
+	return w < WL_N ? wl_info[w].name : "?";
+}
+
+const char *workload_names(void)
+{
+	return "redis, mongodb, mongodb7, mongodb8, postgres, jvm, go, node, latency-critical, throughput-batch, dense-containers";
+}
+
+int workload_parse(const char *name, enum workload *w, bool *assumed)
+{
+	*assumed = false;
+	if (strcmp(name, "mongodb") == 0 || strcmp(name, "mongod") == 0) {
+		*w = WL_MONGODB7;
+		*assumed = true;
+		return 0;
+	}
+	static const struct {
+		const char *alias;
+		enum workload w;
+	} aliases[] = {{"postgresql", WL_POSTGRES}, {"java", WL_JVM},	     {"golang", WL_GO},
+		       {"nodejs", WL_NODE},	    {"latency", WL_LATENCY}, {"batch", WL_BATCH},
+		       {"containers", WL_DENSE},    {"valkey", WL_REDIS}};
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(name, aliases[i].alias) == 0) {
+			*w = aliases[i].w;
+			return 0;
+		}
+	for (int i = 0; i < WL_N; i++)
+		if (strcmp(name, wl_info[i].name) == 0) {
+			*w = (enum workload)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int workload_from_comm(const char *comm, const char *exe_base)
+{
+	static const struct {
+		const char *comm;
+		enum workload w;
+	} table[] = {
+		{"redis-server", WL_REDIS},  {"valkey-server", WL_REDIS},
+		{"keydb-server", WL_REDIS},  {"redis-sentinel", -1},
+		{"mongod", WL_MONGODB7},     {"postgres", WL_POSTGRES},
+		{"postmaster", WL_POSTGRES}, {"java", WL_JVM},
+		{"node", WL_NODE},	     {"nodejs", WL_NODE},
+	};
+	for (int k = 0; k < 2; k++) {
+		const char *s = k ? exe_base : comm;
+		if (!s || !*s)
+			continue;
+		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+			if (strcmp(s, table[i].comm) == 0)
+				return (int)table[i].w;
+	}
+	return -1;
+}
+
+const char *workload_title(enum workload w)
+{
+	return w < WL_N ? wl_info[w].title : "?";
+}
+
+bool workload_is_app(enum workload w)
+{
+	return w < WL_N && wl_info[w].app;
+}
+
+static bool safe_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       strchr("@%+=:,./-_", ch) != NULL;
+}
+
+int shell_quote_argv(const char *text, size_t len, char *out, size_t n)
+{
+	size_t o = 0;
+	if (!n)
+		return -ENOSPC;
+	out[0] = '\0';
+	while (len && text[len - 1] == '\0')
+		len--;
+	if (!len)
+		return 0;
+	const char *p = text, *end = text + len;
+	for (;;) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		const char *e = z ? z : end;
+		bool safe = e > p;
+		for (const char *q = p; q < e; q++)
+			if (!safe_char(*q))
+				safe = false;
+		if (o + (size_t)(e - p) * 4 + 5 >= n) {
+			out[0] = '\0';
+			return -ENOSPC;
+		}
+		if (o)
+			out[o++] = ' ';
+		if (safe) {
+			memcpy(out + o, p, (size_t)(e - p));
+			o += (size_t)(e - p);
+		} else {
+			out[o++] = '\'';
+			for (const char *q = p; q < e; q++) {
+				if (*q == '\'') {
+					memcpy(out + o, "'\\''", 4);
+					o += 4;
+				} else {
+					/* control characters must not reach a terminal */
+					out[o++] =
+						((unsigned char)*q < 0x20 || *q == 0x7f) ? '?' : *q;
+				}
+			}
+			out[o++] = '\'';
+		}
+		out[o] = '\0';
+		if (!z)
+			return 0;
+		p = z + 1;
+	}
+}

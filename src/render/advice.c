@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+#include "advice.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+static const char *sel(const struct choice *c)
+{
+	return c->present ? c->selected : "-";
+}
+
+static void header(FILE *f, const struct adv_input *in, bool color)
+{
+	const struct host *h = in->h;
+	fprintf(f, "%sHost%s\n", col_bold(color), col_reset(color));
+	fprintf(f, "  kernel     %s", h->feat.release[0] ? h->feat.release : "unknown");
+	if (h->feat.except_advised == TRI_YES)
+		fprintf(f, " (PR_THP_DISABLE_EXCEPT_ADVISED: yes)");
+	fputc('\n', f);
+	if (h->thp.present) {
+		const struct opt_u64 *m = &h->thp.khp[KHP_MAX_PTES_NONE];
+		fprintf(f, "  THP now    enabled=%s defrag=%s", sel(&h->thp.enabled),
+			sel(&h->thp.defrag));
+		if (m->present)
+			fprintf(f, " khugepaged/max_ptes_none=%llu", (unsigned long long)m->v);
+		if (h->thp.shrink_underused.present)
+			fprintf(f, " shrink_underused=%llu",
+				(unsigned long long)h->thp.shrink_underused.v);
+		fputc('\n', f);
+	}
+	fprintf(f, "  processes  %d scanned", in->scanned);
+	if (in->limited_cgroups)
+		fprintf(f, ", %d in %d memory-limited cgroup%s", in->limited_procs,
+			in->limited_cgroups, in->limited_cgroups == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
+static void workloads(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
+{
+	fprintf(f, "\n%sWorkloads%s%s\n", col_bold(color), col_reset(color),
+		a->mixed ? " (a mixed host)" : "");
+	int shown = 0;
+	for (int w = 0; w < WL_N; w++) {
+		const struct adv_workload *x = &a->wl[w];
+		if (!x->active)
+			continue;
+		shown++;
+		fprintf(f, "  %-17s", workload_name((enum workload)w));
+		if (x->detected && x->npids) {
+			fprintf(f, " detected: PID");
+			for (int i = 0; i < x->npids; i++)
+				fprintf(f, "%s%ld", i ? "," : " ", x->pids[i]);
+			for (int i = 0; i < in->nprocs; i++)
+				if (in->procs[i].wl == (enum workload)w) {
+					fprintf(f, " (");
+					fputs_safe(in->procs[i].comm, f);
+					fprintf(f, ")");
+					break;
+				}
+		} else if (x->detected) {
+			fprintf(f, " detected: %d memory-limited cgroups", in->limited_cgroups);
+		}
+		if (x->requested)
+			fprintf(f, "%s--workload", x->detected ? ", " : " ");
+		if (x->version[0])
+			fprintf(f, ", version %s", x->version);
+		fputc('\n', f);
+	}
+	if (!shown)
+		fprintf(f, "  none detected or asked for\n");
+}
+
+static void settings(FILE *f, const struct advice *a, bool color)
+{
+	fprintf(f, "\n%sSettings%s (now -> recommended)\n", col_bold(color), col_reset(color));
+	if (!a->nsettings) {
+		fprintf(f, "  no recommendation: nothing here asks for a change\n");
+		return;
+	}
+	int w = 0;
+	for (int i = 0; i < a->nsettings; i++) {
+		int l = (int)strlen(a->s[i].key);
+		if (l > w)
+			w = l;
+	}
+	for (int i = 0; i < a->nsettings; i++) {
+		const struct adv_setting *s = &a->s[i];
+		char v[64];
+		if (s->change)
+			snprintf(v, sizeof(v), "%s -> %s", s->now, s->want);
+		else
+			snprintf(v, sizeof(v), "%s (keep)", s->now);
+		fprintf(f, "  %s%-*s  %s%s\n", s->change ? col_yellow(color) : "", w, s->key, v,
+			s->change ? col_reset(color) : "");
+		fprintf(f, "  %*s  %sbecause%s ", w, "", col_dim(color), col_reset(color));
+		fputs_safe(s->reason, f);
+		fprintf(f, " %s[%s]%s\n", col_dim(color), s->by, col_reset(color));
+	}
+	if (a->nchanges) {
+		fprintf(f, "\nApply now (root; the old values are journalled):\n  %s\n",
+			a->set_cmd);
+		fprintf(f, "Keep across reboots:\n  %s\n", a->persist_cmd);
+	} else {
+		fprintf(f, "\nNo host-wide change.\n");
+	}
+}
+
+static void levers(FILE *f, const struct advice *a, bool color)
+{
+	if (!a->nlevers)
+		return;
+	fprintf(f, "\n%sPer process%s\n", col_bold(color), col_reset(color));
+	for (int i = 0; i < a->nlevers; i++) {
+		const struct adv_lever *l = &a->l[i];
+		fprintf(f, "  %s", l->needed ? col_yellow(color) : "");
+		if (l->pid) {
+			fprintf(f, "PID %ld (", l->pid);
+			fputs_safe(l->comm, f);
+			fprintf(f, ")");
+		} else {
+			fprintf(f, "%s (no process found)", workload_name(l->wl));
+		}
+		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "", l->what,
+			l->needed ? col_reset(color) : "");
+		if (l->command[0]) {
+			fprintf(f, "      ");
+			fputs_safe(l->command, f);
+			fputc('\n', f);
+		}
+		for (int k = 0; k < l->nalt; k++) {
+			fprintf(f, "      or ");
+			fputs_safe(l->alt[k], f);
+			fputc('\n', f);
+		}
+		if (l->reason[0]) {
+			fprintf(f, "      %sbecause%s ", col_dim(color), col_reset(color));
+			fputs_safe(l->reason, f);
+			fputc('\n', f);
+		}
+	}
+}
+
+void advice_render_text(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
+{
+	header(f, in, color);
+	workloads(f, in, a, color);
+	settings(f, a, color);
+	levers(f, a, color);
+	if (a->nnotes) {
+		fprintf(f, "\n%sNotes%s\n", col_bold(color), col_reset(color));
+		for (int i = 0; i < a->nnotes; i++) {
+			const struct adv_note *n = &a->notes[i];
+			const char *c = n->kind == AN_CONFLICT ? col_yellow(color) : "";
+			fprintf(f, "  %s%-10s%s ", c, adv_note_kind_name(n->kind),
+				*c ? col_reset(color) : "");
+			fputs_safe(n->text, f);
+			fputc('\n', f);
+		}
+	}
+}
+
+json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
+{
+	const struct host *h = in->h;
+	json_t *root = json_object();
+	if (!root)
+		return NULL;
+	json_t *k = json_object();
+	json_put(k, "release", h->feat.release[0] ? json_str(h->feat.release) : json_null());
+	json_put(k, "except_advised",
+		 h->feat.except_advised == TRI_UNKNOWN
+			 ? json_null()
+			 : json_boolean(h->feat.except_advised == TRI_YES));
+	json_put(k, "shrink_underused", json_boolean(h->feat.shrink_underused));
+	json_put(root, "kernel", k);
+	json_put(root, "processes_scanned", json_integer(in->scanned));
+	json_put(root, "unreadable", json_integer(in->unreadable));
+	json_put(root, "limited_cgroups", json_integer(in->limited_cgroups));
+	json_put(root, "mixed", json_boolean(a->mixed));
+
+	json_t *wls = json_array();
+	for (int w = 0; w < WL_N; w++) {
+		const struct adv_workload *x = &a->wl[w];
+		if (!x->active)
+			continue;
+		json_t *o = json_object();
+		json_put(o, "name", json_str(workload_name((enum workload)w)));
+		json_put(o, "detected", json_boolean(x->detected));
+		json_put(o, "requested", json_boolean(x->requested));
+		json_t *pids = json_array();
+		for (int i = 0; i < x->npids; i++)
+			json_array_append_new(pids, json_integer(x->pids[i]));
+		json_put(o, "pids", pids);
+		json_put(o, "version", x->version[0] ? json_str(x->version) : json_null());
+		json_array_append_new(wls, o);
+	}
+	json_put(root, "workloads", wls);
+
+	json_t *ss = json_array();
+	for (int i = 0; i < a->nsettings; i++) {
+		const struct adv_setting *s = &a->s[i];
+		json_t *o = json_object();
+		json_put(o, "key", json_str(s->key));
+		json_put(o, "now", s->has_now ? json_str(s->now) : json_null());
+		json_put(o, "recommended", json_str(s->want));
+		json_put(o, "change", json_boolean(s->change));
+		json_put(o, "reason", json_str(s->reason));
+		json_put(o, "by", json_str(s->by));
+		json_array_append_new(ss, o);
+	}
+	json_put(root, "settings", ss);
+	json_t *cmds = json_object();
+	json_put(cmds, "set", a->nchanges ? json_str(a->set_cmd) : json_null());
+	json_put(cmds, "persist", a->nchanges ? json_str(a->persist_cmd) : json_null());
+	json_put(root, "commands", cmds);
+
+	json_t *ls = json_array();
+	for (int i = 0; i < a->nlevers; i++) {
+		const struct adv_lever *l = &a->l[i];
+		json_t *o = json_object();
+		json_put(o, "pid", l->pid ? json_integer(l->pid) : json_null());
+		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
+		json_put(o, "workload", json_str(workload_name(l->wl)));
+		json_put(o, "needed", json_boolean(l->needed));
+		json_put(o, "what", json_str(l->what));
+		json_put(o, "command", l->command[0] ? json_str(l->command) : json_null());
+		json_t *alts = json_array();
+		for (int k2 = 0; k2 < l->nalt; k2++)
+			json_array_append_new(alts, json_str(l->alt[k2]));
+		json_put(o, "alternatives", alts);
+		json_put(o, "reason", json_str(l->reason));
+		json_array_append_new(ls, o);
+	}
+	json_put(root, "per_process", ls);
+
+	json_t *ns = json_array();
+	for (int i = 0; i < a->nnotes; i++) {
+		json_t *o = json_object();
+		json_put(o, "kind", json_str(adv_note_kind_name(a->notes[i].kind)));
+		json_put(o, "text", json_str(a->notes[i].text));
+		json_array_append_new(ns, o);
+	}
+	json_put(root, "notes", ns);
+	return root;
+}

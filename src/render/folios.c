@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: MIT
+#include "folios.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+const char *folio_partial_reason(enum folio_method m)
+{
+	switch (m) {
+	case FM_SMAPS_SCAN:
+		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+		       "(smaps AnonHugePages/ShmemPmdMapped/FilePmdMapped, PAGEMAP_SCAN); "
+		       "PTE-mapped mTHP (16 kB-1 MiB folios) is not: run as root";
+	case FM_SMAPS:
+		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+		       "(smaps; no PAGEMAP_SCAN on this kernel); PTE-mapped mTHP is not: run as root";
+	default:
+		return NULL;
+	}
+}
+
+static const char *type_name(int t)
+{
+	return t == FT_ANON ? "anon" : "file";
+}
+
+static void size_name(char *out, size_t n, const struct folio_geom *g, int order)
+{
+	snprintf(out, n, "%llukB", (unsigned long long)(g->page_kb << order));
+}
+
+static void pct_cell(struct table *t, double s)
+{
+	if (s < 0)
+		table_cell(t, "-");
+	else
+		table_cell(t, "%.0f%%", s * 100);
+}
+
+/* The rows of one counts block (a VMA or the total); the first row carries LEAD's three cells. */
+static void count_rows(struct table *t, const char *const lead[3], const struct folio_acct *c,
+		       const struct folio_geom *g, bool partial)
+{
+	bool first = true;
+	char kb[32], sz[32];
+#define ROW(type, folio, mapped, pages, share)                                                     \
+	do {                                                                                       \
+		for (int l_ = 0; l_ < 3; l_++)                                                     \
+			table_cell(t, "%s", first ? lead[l_] : "");                                \
+		first = false;                                                                     \
+		table_cell(t, "%s", type);                                                         \
+		table_cell(t, "%s", folio);                                                        \
+		table_cell(t, "%s", mapped);                                                       \
+		fmt_kb(kb, sizeof(kb), folio_kb(g, pages));                                        \
+		table_cell(t, "%s", kb);                                                           \
+		pct_cell(t, share);                                                                \
+	} while (0)
+	for (int ty = 0; ty < FT_N; ty++) {
+		const char *tn = type_name(ty);
+		if (c->pmd[ty]) {
+			size_name(sz, sizeof(sz), g, g->pmd_order);
+			ROW(tn, sz, "PMD", c->pmd[ty], folio_share(c, ty, c->pmd[ty]));
+		}
+		for (int o = FOLIO_ORDERS - 1; o >= 0; o--) {
+			size_name(sz, sizeof(sz), g, o);
+			if (c->aligned[ty][o])
+				ROW(tn, sz, "PTE aligned", c->aligned[ty][o],
+				    folio_share(c, ty, c->aligned[ty][o]));
+			if (c->unaligned[ty][o])
+				ROW(tn, sz, "PTE unaligned", c->unaligned[ty][o],
+				    folio_share(c, ty, c->unaligned[ty][o]));
+		}
+		if (c->partial[ty])
+			ROW(tn, "-", "partial", c->partial[ty], folio_share(c, ty, c->partial[ty]));
+		if (g->cont_kb && !partial && (c->pmd[ty] || c->cont_pte[ty])) {
+			snprintf(sz, sizeof(sz), "%llukB blk", (unsigned long long)g->cont_kb);
+			if (c->pmd[ty])
+				ROW(tn, sz, "cont PMD", c->pmd[ty], folio_share(c, ty, c->pmd[ty]));
+			if (c->cont_pte[ty])
+				ROW(tn, sz, "cont PTE", c->cont_pte[ty],
+				    folio_share(c, ty, c->cont_pte[ty]));
+		}
+	}
+	if (c->zero_pmd) {
+		size_name(sz, sizeof(sz), g, g->pmd_order);
+		ROW("zero", sz, "PMD", c->zero_pmd, -1.0);
+	}
+#undef ROW
+}
+
+static void thp_summary(FILE *f, const char *what, const struct folio_acct *c,
+			const struct folio_geom *g, bool partial)
+{
+	char a[32], b[32];
+	fmt_kb(a, sizeof(a), folio_kb(g, c->rss[FT_ANON]));
+	fmt_kb(b, sizeof(b), folio_kb(g, c->rss[FT_FILE]));
+	fprintf(f, "%s RSS: anon %s", what, a);
+	double s = folio_share(c, FT_ANON, folio_acct_thp(c, FT_ANON));
+	if (s >= 0)
+		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
+	fprintf(f, ", file/shmem %s", b);
+	s = folio_share(c, FT_FILE, folio_acct_thp(c, FT_FILE));
+	if (s >= 0)
+		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
+	fprintf(f, "\n");
+}
+
+void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
+{
+	bool partial = folio_method_partial(r->method);
+	fprintf(f, "%sPID %ld%s (", col_bold(color), r->pid, col_reset(color));
+	fputs_safe(r->st.name, f);
+	fprintf(f, ")  folios by %s: %zu of %zu VMAs hold THP, read in %.1f ms\n",
+		folio_method_name(r->method), r->n, r->nvmas, r->elapsed_ms);
+	if (partial)
+		fprintf(f, "%spartial: %s%s\n", col_yellow(color), folio_partial_reason(r->method),
+			col_reset(color));
+	static const char *const hdr[] = {"START-END", "PERM",	 "NAME",   "TYPE",
+					  "FOLIO",     "MAPPED", "MEMORY", "% OF RSS"};
+	struct table *t = table_new(8, hdr, "llllllrr");
+	char range[64];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct folio_vma_row *v = &r->vmas[i];
+		snprintf(range, sizeof(range), "%012llx-%012llx", (unsigned long long)v->start,
+			 (unsigned long long)v->end);
+		const char *lead[3] = {range, v->perms, v->name};
+		count_rows(t, lead, &v->c, &r->g, partial);
+	}
+	const char *lead[3] = {"total", "", ""};
+	count_rows(t, lead, &r->total, &r->g, partial);
+	table_print(t, f, 0, color);
+	table_free(t);
+	thp_summary(f, "process", &r->total, &r->g, partial);
+	if (!r->n)
+		fprintf(f, "no THP in this process%s\n",
+			partial ? " that smaps or PAGEMAP_SCAN can see" : "");
+}
+
+/* ---- JSON ---- */
+
+static json_t *share_json(double s)
+{
+	return s >= 0 ? json_real(s) : json_null();
+}
+
+static json_t *type_json(const struct folio_acct *c, int ty, const struct folio_geom *g,
+			 bool partial)
+{
+	json_t *o = json_object(), *sizes = json_array();
+	const struct folio_geom *gg = g;
+	uint64_t thp = folio_acct_thp(c, ty);
+	json_put(o, "rss_kb", json_u64(folio_kb(gg, c->rss[ty])));
+	json_put(o, "thp_kb", json_u64(folio_kb(gg, thp)));
+	json_put(o, "thp_share", share_json(folio_share(c, ty, thp)));
+	json_put(o, "pmd_kb", json_u64(folio_kb(gg, c->pmd[ty])));
+	json_put(o, "pmd_share", share_json(folio_share(c, ty, c->pmd[ty])));
+	json_put(o, "partial_kb", partial ? NULL : json_u64(folio_kb(gg, c->partial[ty])));
+	json_put(o, "partial_share",
+		 partial ? NULL : share_json(folio_share(c, ty, c->partial[ty])));
+	uint32_t orders = g->host_orders | folio_orders_used(c, g->pmd_order);
+	for (int ord = 1; ord < FOLIO_ORDERS; ord++) {
+		if (!(orders & (1u << ord)))
+			continue;
+		json_t *s = json_object();
+		uint64_t al = c->aligned[ty][ord], un = c->unaligned[ty][ord];
+		uint64_t pmd = ord == g->pmd_order ? c->pmd[ty] : 0;
+		json_put(s, "size_kb", json_u64(g->page_kb << ord));
+		json_put(s, "kb",
+			 partial && ord != g->pmd_order ? NULL
+							: json_u64(folio_kb(gg, al + un + pmd)));
+		json_put(s, "pmd_kb", ord == g->pmd_order ? json_u64(folio_kb(gg, pmd)) : NULL);
+		json_put(s, "pte_aligned_kb", partial ? NULL : json_u64(folio_kb(gg, al)));
+		json_put(s, "pte_aligned_share",
+			 partial ? NULL : share_json(folio_share(c, ty, al)));
+		json_put(s, "pte_unaligned_kb", partial ? NULL : json_u64(folio_kb(gg, un)));
+		json_put(s, "pte_unaligned_share",
+			 partial ? NULL : share_json(folio_share(c, ty, un)));
+		json_array_append_new(sizes, s);
+	}
+	json_put(o, "sizes", sizes);
+	if (g->cont_kb) {
+		json_t *b = json_object();
+		json_put(b, "size_kb", json_u64(g->cont_kb));
+		json_put(b, "pmd_kb", json_u64(folio_kb(gg, c->pmd[ty])));
+		json_put(b, "pte_kb", partial ? NULL : json_u64(folio_kb(gg, c->cont_pte[ty])));
+		json_put(b, "pte_share",
+			 partial ? NULL : share_json(folio_share(c, ty, c->cont_pte[ty])));
+		json_put(o, "cont", b);
+	}
+	return o;
+}
+
+static void counts_json(json_t *o, const struct folio_acct *c, const struct folio_geom *g,
+			bool partial)
+{
+	json_put(o, "anon", type_json(c, FT_ANON, g, partial));
+	json_put(o, "file", type_json(c, FT_FILE, g, partial));
+	json_put(o, "zero_page_pte_kb", partial ? NULL : json_u64(folio_kb(g, c->zero_pte)));
+	json_put(o, "zero_page_pmd_kb", json_u64(folio_kb(g, c->zero_pmd)));
+	json_put(o, "swap_kb", json_u64(folio_kb(g, c->swap)));
+	json_put(o, "hugetlb_kb", json_u64(folio_kb(g, c->hugetlb)));
+}
+
+static void method_json(json_t *root, enum folio_method m, const struct folio_geom *g)
+{
+	json_put(root, "method", json_str(folio_method_name(m)));
+	json_put(root, "partial", json_boolean(folio_method_partial(m)));
+	json_put(root, "partial_reason", json_str(folio_partial_reason(m)));
+	json_put(root, "page_kb", json_u64(g->page_kb));
+	json_put(root, "pmd_kb", json_u64(g->page_kb << g->pmd_order));
+	json_put(root, "cont_kb", g->cont_kb ? json_u64(g->cont_kb) : NULL);
+}
+
+json_t *folio_maps_to_json(const struct folio_report *r)
+{
+	bool partial = folio_method_partial(r->method);
+	json_t *root = json_object(), *arr = json_array();
+	json_put(root, "pid", json_integer(r->pid));
+	json_put(root, "comm", json_str(r->st.name));
+	method_json(root, r->method, &r->g);
+	json_put(root, "elapsed_ms", json_real(r->elapsed_ms));
+	json_put(root, "vmas_read", json_integer((json_int_t)r->nvmas));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct folio_vma_row *v = &r->vmas[i];
+		json_t *o = json_object();
+		json_put(o, "start", json_u64(v->start));
+		json_put(o, "end", json_u64(v->end));
+		json_put(o, "perms", json_str(v->perms));
+		json_put(o, "name", json_str(v->name));
+		counts_json(o, &v->c, &r->g, partial);
+		json_array_append_new(arr, o);
+	}
+	json_put(root, "vmas", arr);
+	json_t *t = json_object();
+	counts_json(t, &r->total, &r->g, partial);
+	json_put(root, "totals", t);
+	return root;
+}
+
+/* ---- ps --folios ---- */
+
+void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
+{
+	bool partial = folio_method_partial(r->method);
+	int sizes[FOLIO_ORDERS] = {0}, ns = 0;
+	struct folio_acct tot = {0};
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].denied)
+			folio_acct_add(&tot, &r->rows[i].c);
+	uint32_t orders = r->g.host_orders | folio_orders_used(&tot, r->g.pmd_order);
+	/* a table holds 16 columns: 6 fixed, the largest sizes first if there are too many */
+	for (int o = FOLIO_ORDERS - 1; o >= 1 && ns < 10; o--)
+		if (orders & (1u << o))
+			sizes[ns++] = o;
+	for (int i = 0; i < ns / 2; i++) { /* smallest first */
+		int x = sizes[i];
+		sizes[i] = sizes[ns - 1 - i];
+		sizes[ns - 1 - i] = x;
+	}
+	const char *hdr[6 + FOLIO_ORDERS];
+	char names[FOLIO_ORDERS][24], align[6 + FOLIO_ORDERS + 1];
+	int nc = 0;
+	hdr[nc++] = "PID";
+	hdr[nc++] = "USER";
+	hdr[nc++] = "COMM";
+	hdr[nc++] = "RSS";
+	for (int i = 0; i < ns; i++) {
+		size_name(names[i], sizeof(names[i]), &r->g, sizes[i]);
+		hdr[nc++] = names[i];
+	}
+	hdr[nc++] = "PARTIAL";
+	hdr[nc++] = "THP%";
+	for (int i = 0; i < nc; i++)
+		align[i] = i == 1 || i == 2 ? 'l' : 'r';
+	align[nc] = '\0';
+	struct table *t = table_new(nc, hdr, align);
+	char kb[32];
+#define KBC(pages)                                                                                 \
+	do {                                                                                       \
+		fmt_kb(kb, sizeof(kb), folio_kb(&r->g, pages));                                    \
+		table_cell(t, "%s", kb);                                                           \
+	} while (0)
+	for (size_t i = 0; i <= r->n; i++) {
+		bool total = i == r->n;
+		const struct folio_ps_row *row = total ? NULL : &r->rows[i];
+		const struct folio_acct *c = total ? &tot : &row->c;
+		if (total) {
+			table_cell(t, "total");
+			table_cell(t, "%zu procs", r->n);
+			table_cell(t, "%s", "");
+			KBC(c->rss[FT_ANON] + c->rss[FT_FILE]);
+		} else {
+			table_cell(t, "%ld", row->pid);
+			table_cell(t, "%s", row->user);
+			table_cell(t, "%s", row->comm);
+			if (row->denied) {
+				for (int k = 3; k < nc; k++)
+					table_cell(t, "-");
+				continue;
+			}
+			KBC(c->rss[FT_ANON] + c->rss[FT_FILE]);
+		}
+		for (int k = 0; k < ns; k++) {
+			if (partial && sizes[k] != r->g.pmd_order) {
+				table_cell(t, "-");
+				continue;
+			}
+			KBC(folio_acct_order(c, FT_ANON, sizes[k], r->g.pmd_order) +
+			    folio_acct_order(c, FT_FILE, sizes[k], r->g.pmd_order));
+		}
+		if (partial)
+			table_cell(t, "-");
+		else
+			KBC(c->partial[FT_ANON] + c->partial[FT_FILE]);
+		uint64_t rss = c->rss[FT_ANON] + c->rss[FT_FILE];
+		uint64_t thp = folio_acct_thp(c, FT_ANON) + folio_acct_thp(c, FT_FILE);
+		if (rss)
+			table_cell(t, "%.0f%%", 100.0 * (double)thp / (double)rss);
+		else
+			table_cell(t, "-");
+	}
+#undef KBC
+	table_print(t, f, 0, color);
+	table_free(t);
+	fprintf(f,
+		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
+		"anon + file; PARTIAL: pages of folios mapped in part\n");
+	fprintf(f, "folios by %s, %.1f ms\n", folio_method_name(r->method), r->elapsed_ms);
+	if (r->cgroup) {
+		fprintf(f, "cgroup ");
+		fputs_safe(r->cgroup, f);
+		fprintf(f, " and its descendants\n");
+	}
+	if (partial)
+		fprintf(f, "%spartial: %s%s\n", col_yellow(color), folio_partial_reason(r->method),
+			col_reset(color));
+	if (r->denied)
+		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
+			r->as_root ? "denied even to root (another namespace or a security module)"
+				   : "run as root",
+			col_reset(color));
+	if (r->errors)
+		fprintf(f, "%d process%s could not be read (partial)\n", r->errors,
+			r->errors == 1 ? "" : "es");
+}
+
+json_t *folio_ps_to_json(const struct folio_ps_report *r)
+{
+	bool partial = folio_method_partial(r->method);
+	json_t *root = json_object(), *arr = json_array();
+	struct folio_acct tot = {0};
+	json_put(root, "mode", json_str("folios"));
+	method_json(root, r->method, &r->g);
+	json_put(root, "partial", json_boolean(partial || r->denied || r->errors));
+	json_put(root, "unreadable", json_integer(r->denied));
+	json_put(root, "errors", json_integer(r->errors));
+	json_put(root, "cgroup", json_str(r->cgroup));
+	json_put(root, "elapsed_ms", json_real(r->elapsed_ms));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct folio_ps_row *row = &r->rows[i];
+		json_t *o = json_object();
+		json_put(o, "pid", json_integer(row->pid));
+		json_put(o, "ppid", row->ppid >= 0 ? json_integer(row->ppid) : NULL);
+		json_put(o, "uid", row->uid >= 0 ? json_integer(row->uid) : NULL);
+		json_put(o, "user", json_str(row->user));
+		json_put(o, "comm", json_str(row->comm));
+		json_put(o, "readable", json_boolean(!row->denied));
+		json_put(o, "vmrss_kb", row->vmrss_kb >= 0 ? json_integer(row->vmrss_kb) : NULL);
+		if (!row->denied) {
+			counts_json(o, &row->c, &r->g, partial);
+			folio_acct_add(&tot, &row->c);
+		}
+		json_array_append_new(arr, o);
+	}
+	json_put(root, "processes", arr);
+	json_t *t = json_object();
+	json_put(t, "processes", json_integer((json_int_t)r->n));
+	counts_json(t, &tot, &r->g, partial);
+	json_put(root, "totals", t);
+	return root;
+}
+
+/* ---- maps --underused ---- */
+
+static const char *shrinker_now(const struct underused_report *r)
+{
+	if (r->shrink_underused < 0)
+		return "this kernel has no underused-THP shrinker (6.12+): nothing is split for "
+		       "being underused";
+	if (r->shrink_underused == 0)
+		return "shrink_underused is 0: the shrinker is off, nothing is split for being "
+		       "underused";
+	if (r->max_ptes_none >= r->total.nsub - 1)
+		return "at the default max_ptes_none the shrinker skips every THP: nothing is "
+		       "split for being underused";
+	return "under memory pressure the shrinker splits the THPs counted in that row";
+}
+
+void underused_render_text(FILE *f, const struct underused_report *r, bool color)
+{
+	char a[32], b[32];
+	const struct underused_hist *h = &r->total;
+	fmt_bytes(a, sizeof(a), r->bytes_read);
+	fprintf(f, "%sPID %ld%s (", col_bold(color), r->pid, col_reset(color));
+	fputs_safe(r->st.name, f);
+	fmt_kb(b, sizeof(b), folio_kb(&r->g, h->nthp * (uint64_t)h->nsub));
+	fprintf(f,
+		"): %llu PMD-mapped anonymous THPs (%s); read %s of its memory through "
+		"/proc/%ld/mem in %.1f ms\n",
+		(unsigned long long)h->nthp, b, a, r->pid, r->elapsed_ms);
+	if (r->partial)
+		fprintf(f,
+			"%spartial: without CAP_SYS_ADMIN the THPs are the PMD-mapped ranges of "
+			"VMAs where smaps shows AnonHugePages%s\n",
+			col_yellow(color), col_reset(color));
+	if (r->unreadable)
+		fprintf(f, "%d THP%s went away while being read (not counted)\n", r->unreadable,
+			r->unreadable == 1 ? "" : "s");
+	if (!h->nthp) {
+		fprintf(f, "no PMD-mapped anonymous THP: nothing for the underused shrinker\n");
+		return;
+	}
+	fmt_kb(a, sizeof(a), folio_kb(&r->g, h->zero));
+	fprintf(f, "all-zero %llu kB subpages: %llu of %llu (%s, %.1f%%)\n\n",
+		(unsigned long long)r->g.page_kb, (unsigned long long)h->zero,
+		(unsigned long long)(h->nthp * (uint64_t)h->nsub), a,
+		100.0 * (double)h->zero / (double)(h->nthp * (uint64_t)h->nsub));
+	int th[UNDERUSED_NTHRESH];
+	underused_thresholds(h->nsub, th);
+	static const char *const hdr[] = {"max_ptes_none", "THPs split", "memory given back", ""};
+	struct table *t = table_new(4, hdr, "rrrl");
+	for (int i = 0; i < UNDERUSED_NTHRESH; i++) {
+		uint64_t thps, sub;
+		underused_split(h, th[i], &thps, &sub);
+		fmt_kb(a, sizeof(a), folio_kb(&r->g, sub));
+		table_cell(t, "%d", th[i]);
+		table_cell(t, "%llu of %llu", (unsigned long long)thps,
+			   (unsigned long long)h->nthp);
+		table_cell(t, "%s", a);
+		if (th[i] == h->nsub - 1)
+			table_cell(t, "(the kernel skips the check at %d)", th[i]);
+		else if (th[i] == r->max_ptes_none)
+			table_cell(t, "(now)");
+		else
+			table_cell(t, "%s", "");
+	}
+	table_print(t, f, 2, color);
+	table_free(t);
+	fprintf(f, "\nnow: khugepaged/max_ptes_none %ld, shrink_underused %s: %s.\n",
+		r->max_ptes_none,
+		r->shrink_underused < 0 ? "absent"
+		: r->shrink_underused	? "1"
+					: "0",
+		shrinker_now(r));
+	fprintf(f,
+		"max_ptes_none also decides how many empty PTEs khugepaged may fill with "
+		"zeros when it collapses\na range into a THP (%ld now): lowering it both stops "
+		"that and arms this shrinker.\n",
+		r->max_ptes_none);
+	if (r->n > 1) {
+		fprintf(f, "\nper VMA (memory given back at each max_ptes_none):\n");
+		char tn[UNDERUSED_NTHRESH][16];
+		const char *vh[4 + UNDERUSED_NTHRESH] = {"START-END", "NAME", "THPs",
+							 "ZERO SUBPAGES"};
+		for (int k = 0; k < UNDERUSED_NTHRESH; k++) {
+			snprintf(tn[k], sizeof(tn[k]), "%d", th[k]);
+			vh[4 + k] = tn[k];
+		}
+		struct table *v = table_new(4 + UNDERUSED_NTHRESH, vh, "llrrrrrrr");
+		char range[64];
+		for (size_t i = 0; i < r->n; i++) {
+			const struct underused_vma *u = &r->vmas[i];
+			snprintf(range, sizeof(range), "%012llx-%012llx",
+				 (unsigned long long)u->start, (unsigned long long)u->end);
+			table_cell(v, "%s", range);
+			table_cell(v, "%s", u->name);
+			table_cell(v, "%llu", (unsigned long long)u->h.nthp);
+			table_cell(v, "%llu", (unsigned long long)u->h.zero);
+			for (int k = 0; k < UNDERUSED_NTHRESH; k++) {
+				uint64_t thps, sub;
+				underused_split(&u->h, th[k], &thps, &sub);
+				fmt_kb(a, sizeof(a), folio_kb(&r->g, sub));
+				table_cell(v, "%s", a);
+			}
+		}
+		table_print(v, f, 2, color);
+		table_free(v);
+	}
+}
+
+static json_t *thresholds_json(const struct underused_hist *h, const struct folio_geom *g)
+{
+	int th[UNDERUSED_NTHRESH];
+	underused_thresholds(h->nsub, th);
+	json_t *arr = json_array();
+	for (int i = 0; i < UNDERUSED_NTHRESH; i++) {
+		uint64_t thps, sub;
+		underused_split(h, th[i], &thps, &sub);
+		json_t *o = json_object();
+		json_put(o, "max_ptes_none", json_integer(th[i]));
+		json_put(o, "thps_split", json_u64(thps));
+		json_put(o, "zero_subpages_freed", json_u64(sub));
+		json_put(o, "freed_kb", json_u64(folio_kb(g, sub)));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+json_t *underused_to_json(const struct underused_report *r)
+{
+	const struct underused_hist *h = &r->total;
+	json_t *root = json_object(), *hist = json_array(), *vmas = json_array();
+	json_put(root, "pid", json_integer(r->pid));
+	json_put(root, "comm", json_str(r->st.name));
+	json_put(root, "partial", json_boolean(r->partial || r->unreadable));
+	json_put(root, "elapsed_ms", json_real(r->elapsed_ms));
+	json_put(root, "bytes_read", json_u64(r->bytes_read));
+	json_put(root, "subpages_per_thp", json_integer(h->nsub));
+	json_put(root, "thps", json_u64(h->nthp));
+	json_put(root, "unreadable_thps", json_integer(r->unreadable));
+	json_put(root, "zero_subpages", json_u64(h->zero));
+	json_put(root, "zero_kb", json_u64(folio_kb(&r->g, h->zero)));
+	json_put(root, "max_ptes_none",
+		 r->max_ptes_none >= 0 ? json_integer(r->max_ptes_none) : NULL);
+	json_put(root, "shrink_underused",
+		 r->shrink_underused >= 0 ? json_boolean(r->shrink_underused) : NULL);
+	json_put(root, "thresholds", thresholds_json(h, &r->g));
+	for (int z = 0; h->hist && z <= h->nsub; z++) {
+		if (!h->hist[z])
+			continue;
+		json_t *o = json_object();
+		json_put(o, "zero_subpages", json_integer(z));
+		json_put(o, "thps", json_u64(h->hist[z]));
+		json_array_append_new(hist, o);
+	}
+	json_put(root, "histogram", hist);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct underused_vma *u = &r->vmas[i];
+		json_t *o = json_object();
+		json_put(o, "start", json_u64(u->start));
+		json_put(o, "end", json_u64(u->end));
+		json_put(o, "name", json_str(u->name));
+		json_put(o, "thps", json_u64(u->h.nthp));
+		json_put(o, "zero_subpages", json_u64(u->h.zero));
+		json_put(o, "thresholds", thresholds_json(&u->h, &r->g));
+		json_array_append_new(vmas, o);
+	}
+	json_put(root, "vmas", vmas);
+	return root;
+}

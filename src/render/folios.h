@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Renderers of `maps --folios`, `ps --folios` and `maps --underused`. */
+#ifndef THPCTL_RENDER_FOLIOS_H
+#define THPCTL_RENDER_FOLIOS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../model/folios.h"
+
+/* Why a folio method sees only part of the picture, or NULL when it is exact. */
+const char *folio_partial_reason(enum folio_method m);
+
+void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color);
+json_t *folio_maps_to_json(const struct folio_report *r);
+
+/* One process of `ps --folios`. */
+struct folio_ps_row {
+	long pid, ppid, uid;
+	char user[32];
+	char comm[COMM_LEN];
+	int64_t vmrss_kb; /* status VmRSS, -1 absent */
+	bool denied;	  /* pagemap/smaps not readable: counts invalid */
+	struct folio_acct c;
+};
+
+struct folio_ps_report {
+	enum folio_method method;
+	struct folio_geom g;
+	struct folio_ps_row *rows;
+	size_t n;
+	int denied;	    /* processes not readable */
+	int errors;	    /* other failures */
+	bool as_root;	    /* denied means another namespace or an LSM */
+	const char *cgroup; /* --cgroup, NULL none */
+	double elapsed_ms;
+};
+
+void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color);
+json_t *folio_ps_to_json(const struct folio_ps_report *r);
+
+void underused_render_text(FILE *f, const struct underused_report *r, bool color);
+json_t *underused_to_json(const struct underused_report *r);
+
+#endif

@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: MIT
+#include "prom.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+void pbuf_free(struct pbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->overflow = false;
+}
+
+void pbuf_reset(struct pbuf *b)
+{
+	b->len = 0;
+	b->overflow = false;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+static bool pbuf_reserve(struct pbuf *b, size_t add)
+{
+	size_t max = b->max ? b->max : PBUF_DEFAULT_MAX;
+	if (b->overflow || b->len + add > max) {
+		b->overflow = true;
+		return false;
+	}
+	if (b->len + add + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 16384;
+	while (cap < b->len + add + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->overflow = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+static void pbuf_add(struct pbuf *b, const char *s, size_t n)
+{
+	if (!pbuf_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void pbuf_puts(struct pbuf *b, const char *s)
+{
+	pbuf_add(b, s, strlen(s));
+}
+
+void pbuf_printf(struct pbuf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->overflow = true;
+		return;
+	}
+	if ((size_t)n < sizeof(tmp)) {
+		pbuf_add(b, tmp, (size_t)n);
+		return;
+	}
+	if (!pbuf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+bool prom_valid_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
+			return false;
+	return true;
+}
+
+void prom_escape_label(struct pbuf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (*p) {
+		const unsigned char *run = p;
+		size_t k;
+		/* copy runs of plain valid text at once */
+		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
+		       (k = utf8_seq(p, (size_t)(end - p))) > 0)
+			p += k;
+		if (p > run)
+			pbuf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '\\')
+			pbuf_add(b, "\\\\", 2);
+		else if (*p == '"')
+			pbuf_add(b, "\\\"", 2);
+		else if (*p == '\n')
+			pbuf_add(b, "\\n", 2);
+		else
+			pbuf_add(b, "\xef\xbf\xbd", 3); /* U+FFFD for an invalid byte */
+		p++;
+	}
+}
+
+void prom_escape_help(struct pbuf *b, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\')
+			pbuf_add(b, "\\\\", 2);
+		else if (*p == '\n')
+			pbuf_add(b, "\\n", 2);
+		else
+			pbuf_add(b, p, 1);
+	}
+}
+
+/* ---- families and samples ---------------------------------------------- */
+
+static void family(struct pbuf *b, const char *name, const char *type, const char *help)
+{
+	pbuf_printf(b, "# HELP %s ", name);
+	prom_escape_help(b, help);
+	pbuf_printf(b, "\n# TYPE %s %s\n", name, type);
+}
+
+/* One sample line: NAME{K1="V1",...} VALUE. LABELS is NULL-terminated pairs. */
+static void line_begin(struct pbuf *b, const char *name, const char *const *labels)
+{
+	pbuf_puts(b, name);
+	if (!labels || !labels[0])
+		return;
+	pbuf_puts(b, "{");
+	for (int i = 0; labels[i]; i += 2) {
+		pbuf_printf(b, "%s%s=\"", i ? "," : "", labels[i]);
+		prom_escape_label(b, labels[i + 1]);
+		pbuf_puts(b, "\"");
+	}
+	pbuf_puts(b, "}");
+}
+
+static void line_u64(struct pbuf *b, const char *name, const char *const *labels, uint64_t v)
+{
+	line_begin(b, name, labels);
+	pbuf_printf(b, " %" PRIu64 "\n", v);
+}
+
+static void line_f(struct pbuf *b, const char *name, const char *const *labels, double v)
+{
+	line_begin(b, name, labels);
+	pbuf_printf(b, " %.9g\n", v);
+}
+
+static void gauge_u64(struct pbuf *b, const char *name, const char *help, uint64_t v)
+{
+	family(b, name, "gauge", help);
+	line_u64(b, name, NULL, v);
+}
+
+static void opt_gauge(struct pbuf *b, const char *name, const char *help, const struct opt_u64 *o,
+		      uint64_t scale)
+{
+	if (o->present)
+		gauge_u64(b, name, help, o->v * scale);
+}
+
+/* ---- /proc/vmstat -------------------------------------------------------- */
+
+/* Name prefixes of the families below: a vmstat key mapped onto one is skipped. */
+static const char *const reserved[] = {
+	"thp_mthp_",	"thp_setting",	"thp_size_",	"thp_khugepaged_", "thp_meminfo_",
+	"thp_hugetlb_", "thp_buddy_",	"thp_process_", "thp_free_pmd",	   "thp_allocstall",
+	"thp_pgscan_",	"thp_pgsteal_", "thp_hpage_",	"thp_use_zero",	   "thp_shrink_"};
+
+static bool is_reserved(const char *name)
+{
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
+			return true;
+	return false;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool vmstat_thp_gauge(const char *k)
+{
+	return starts(k, "nr_") && (strstr(k, "hugepage") || strstr(k, "pmdmapped"));
+}
+
+static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
+{
+	char name[KV_NAME_LEN + 16], help[160];
+	for (size_t i = 0; i < vm->n; i++) {
+		const struct kv *kv = &vm->items[i];
+		bool thp = starts(kv->name, "thp_"), compact = starts(kv->name, "compact_");
+		if (!thp && !compact)
+			continue;
+		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : "thp_", kv->name);
+		if (!prom_valid_name(name) || is_reserved(name))
+			continue;
+		snprintf(help, sizeof(help), "/proc/vmstat %s, cumulative since boot%s", kv->name,
+			 thp ? " (PMD-sized THPs only on 6.10+)" : "");
+		family(b, name, "counter", help);
+		line_u64(b, name, NULL, kv->value);
+	}
+	for (size_t i = 0; i < vm->n; i++) {
+		const struct kv *kv = &vm->items[i];
+		if (!vmstat_thp_gauge(kv->name))
+			continue;
+		snprintf(name, sizeof(name), "thp_%s", kv->name);
+		if (!prom_valid_name(name))
+			continue;
+		snprintf(help, sizeof(help), "/proc/vmstat %s: PMD-sized huge pages now", kv->name);
+		family(b, name, "gauge", help);
+		line_u64(b, name, NULL, kv->value);
+	}
+	/* direct reclaim: allocstall per zone, pages scanned/stolen by direct reclaim */
+	bool any = false;
+	for (size_t i = 0; i < vm->n; i++) {
+		const char *k = vm->items[i].name;
+		if (!starts(k, "allocstall") || (k[10] != '\0' && k[10] != '_'))
+			continue;
+		if (!any)
+			family(b, "thp_allocstall_total", "counter",
+			       "/proc/vmstat allocstall_<zone>: direct reclaim entries since boot");
+		any = true;
+		const char *lab[] = {"zone", k[10] ? k + 11 : "", NULL};
+		line_u64(b, "thp_allocstall_total", lab, vm->items[i].value);
+	}
+	static const char *const reclaim[] = {"pgscan_direct", "pgsteal_direct",
+					      "pgscan_khugepaged", "pgsteal_khugepaged"};
+	for (size_t i = 0; i < sizeof(reclaim) / sizeof(reclaim[0]); i++) {
+		uint64_t v;
+		if (!kv_get(vm, reclaim[i], &v))
+			continue;
+		snprintf(name, sizeof(name), "thp_%s_total", reclaim[i]);
+		snprintf(help, sizeof(help), "/proc/vmstat %s: pages since boot", reclaim[i]);
+		family(b, name, "counter", help);
+		line_u64(b, name, NULL, v);
+	}
+}
+
+/* ---- transparent_hugepage/ ---------------------------------------------- */
+
+static void size_label(char *out, size_t n, uint64_t kb)
+{
+	snprintf(out, n, "%" PRIu64 "kB", kb);
+}
+
+/* Per-size stats: one family per stats file name, a sample per size that has it. */
+static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
+{
+	const char *done[64];
+	int ndone = 0;
+	char name[KV_NAME_LEN + 32], help[200], sz[32];
+	for (int i = 0; i < t->nsizes; i++) {
+		const struct kvlist *st = &t->sizes[i].stats;
+		for (size_t k = 0; k < st->n; k++) {
+			const char *stat = st->items[k].name;
+			bool seen = false;
+			for (int d = 0; d < ndone && !seen; d++)
+				seen = strcmp(done[d], stat) == 0;
+			if (seen || ndone == 64)
+				continue;
+			done[ndone++] = stat;
+			bool gauge = starts(stat, "nr_");
+			snprintf(name, sizeof(name), "thp_mthp_%s%s", stat, gauge ? "" : "_total");
+			if (!prom_valid_name(name))
+				continue;
+			snprintf(help, sizeof(help),
+				 "transparent_hugepage/hugepages-<size>kB/stats/%s: %s", stat,
+				 gauge ? "huge pages of this size now" : "events since boot");
+			family(b, name, gauge ? "gauge" : "counter", help);
+			for (int j = i; j < t->nsizes; j++) {
+				uint64_t v;
+				if (!kv_get(&t->sizes[j].stats, stat, &v))
+					continue;
+				size_label(sz, sizeof(sz), t->sizes[j].size_kb);
+				const char *lab[] = {"size", sz, NULL};
+				line_u64(b, name, lab, v);
+			}
+		}
+	}
+}
+
+static void info(struct pbuf *b, const char *knob, const char *value)
+{
+	const char *lab[] = {"knob", knob, "value", value, NULL};
+	line_u64(b, "thp_setting_info", lab, 1);
+}
+
+static void render_settings(struct pbuf *b, const struct thp_settings *t)
+{
+	if (t->enabled.present || t->defrag.present || t->shmem_enabled.present || t->nextra) {
+		family(b, "thp_setting_info", "gauge",
+		       "transparent_hugepage/ policy files: the selected value (always 1)");
+		if (t->enabled.present)
+			info(b, "enabled", t->enabled.selected);
+		if (t->defrag.present)
+			info(b, "defrag", t->defrag.selected);
+		if (t->shmem_enabled.present)
+			info(b, "shmem_enabled", t->shmem_enabled.selected);
+		for (int i = 0; i < t->nextra; i++)
+			info(b, t->extra[i].name, t->extra[i].value);
+	}
+	bool any = false;
+	char sz[32];
+	for (int i = 0; i < t->nsizes; i++) {
+		const struct thp_size *s = &t->sizes[i];
+		size_label(sz, sizeof(sz), s->size_kb);
+		for (int k = 0; k < 2; k++) {
+			const struct choice *c = k ? &s->shmem_enabled : &s->enabled;
+			const char *eff = k ? s->eff_shmem : s->eff_enabled;
+			if (!c->present)
+				continue;
+			if (!any)
+				family(b, "thp_size_setting_info", "gauge",
+				       "transparent_hugepage/hugepages-<size>kB/ policy: the selected "
+				       "value and, with inherit resolved, the effective one (always 1)");
+			any = true;
+			const char *lab[] = {
+				"size",	 sz,	      "knob",	   k ? "shmem_enabled" : "enabled",
+				"value", c->selected, "effective", eff ? eff : "",
+				NULL};
+			line_u64(b, "thp_size_setting_info", lab, 1);
+		}
+	}
+	opt_gauge(b, "thp_use_zero_page", "transparent_hugepage/use_zero_page (0/1)",
+		  &t->use_zero_page, 1);
+	opt_gauge(b, "thp_shrink_underused", "transparent_hugepage/shrink_underused (0/1, 6.12+)",
+		  &t->shrink_underused, 1);
+	opt_gauge(b, "thp_hpage_pmd_size_bytes", "transparent_hugepage/hpage_pmd_size",
+		  &t->hpage_pmd_size, 1);
+	char name[96], help[160];
+	for (int k = 0; k < KHP_NKNOBS; k++) {
+		const struct opt_u64 *o = &t->khp[k];
+		if (!o->present)
+			continue;
+		const char *kn = khp_knob_name((enum khp_knob)k);
+		snprintf(help, sizeof(help), "transparent_hugepage/khugepaged/%s", kn);
+		if (khp_knob_is_counter((enum khp_knob)k)) {
+			snprintf(name, sizeof(name), "thp_khugepaged_%s_total", kn);
+			family(b, name, "counter", help);
+			line_u64(b, name, NULL, o->v);
+		} else if (k == KHP_SCAN_SLEEP_MS || k == KHP_ALLOC_SLEEP_MS) {
+			/* base units: the knob is in milliseconds */
+			snprintf(name, sizeof(name), "thp_khugepaged_%s_seconds",
+				 k == KHP_SCAN_SLEEP_MS ? "scan_sleep" : "alloc_sleep");
+			family(b, name, "gauge", help);
+			line_f(b, name, NULL, (double)o->v / 1000.0);
+		} else {
+			snprintf(name, sizeof(name), "thp_khugepaged_%s", kn);
+			family(b, name, "gauge", help);
+			line_u64(b, name, NULL, o->v);
+		}
+	}
+}
+
+/* ---- meminfo, hugetlb, buddyinfo ----------------------------------------- */
+
+static const struct {
+	const char *field, *metric;
+} meminfo_map[] = {
+	{"AnonHugePages", "thp_meminfo_anon_huge_pages_bytes"},
+	{"ShmemHugePages", "thp_meminfo_shmem_huge_pages_bytes"},
+	{"ShmemPmdMapped", "thp_meminfo_shmem_pmd_mapped_bytes"},
+	{"FileHugePages", "thp_meminfo_file_huge_pages_bytes"},
+	{"FilePmdMapped", "thp_meminfo_file_pmd_mapped_bytes"},
+	{"Hugetlb", "thp_meminfo_hugetlb_bytes"},
+};
+
+static void render_meminfo(struct pbuf *b, const struct kvlist *mi)
+{
+	char help[128];
+	for (size_t i = 0; i < sizeof(meminfo_map) / sizeof(meminfo_map[0]); i++) {
+		uint64_t kb;
+		if (!kv_get(mi, meminfo_map[i].field, &kb))
+			continue;
+		snprintf(help, sizeof(help), "/proc/meminfo %s%s", meminfo_map[i].field,
+			 i == 0 ? " (PMD-mapped anonymous THPs only)" : "");
+		gauge_u64(b, meminfo_map[i].metric, help, kb * 1024);
+	}
+}
+
+static void render_hugetlb(struct pbuf *b, const struct hugetlb *h)
+{
+	static const char *const states[] = {"total", "free", "reserved", "surplus"};
+	char sz[32], node[16];
+	for (int pass = 0; pass < 3; pass++) {
+		bool any = false;
+		for (int i = 0; i < h->npools; i++) {
+			const struct hugetlb_pool *p = &h->pools[i];
+			/* pass 0 and 2: the global pools; pass 1: per node */
+			if ((pass == 1) == (p->node < 0))
+				continue;
+			size_label(sz, sizeof(sz), p->size_kb);
+			snprintf(node, sizeof(node), "%d", p->node);
+			const struct opt_u64 *v[] = {&p->nr, &p->free, &p->resv, &p->surplus};
+			if (pass == 2) {
+				if (!p->overcommit.present)
+					continue;
+				if (!any)
+					family(b, "thp_hugetlb_overcommit_limit_pages", "gauge",
+					       "hugetlb nr_overcommit_hugepages: surplus pages allowed");
+				any = true;
+				const char *lab[] = {"size", sz, NULL};
+				line_u64(b, "thp_hugetlb_overcommit_limit_pages", lab,
+					 p->overcommit.v);
+				continue;
+			}
+			for (int s = 0; s < 4; s++) {
+				if (!v[s]->present)
+					continue;
+				if (!any)
+					family(b,
+					       pass ? "thp_hugetlb_node_pages"
+						    : "thp_hugetlb_pages",
+					       "gauge",
+					       pass ? "hugetlb pool of one NUMA node, in huge pages "
+						      "(node<N>/hugepages/)"
+						    : "hugetlb pool, in huge pages (kernel/mm/hugepages/)");
+				any = true;
+				if (pass) {
+					const char *lab[] = {"size",  sz,	 "node", node,
+							     "state", states[s], NULL};
+					line_u64(b, "thp_hugetlb_node_pages", lab, v[s]->v);
+				} else {
+					const char *lab[] = {"size", sz, "state", states[s], NULL};
+					line_u64(b, "thp_hugetlb_pages", lab, v[s]->v);
+				}
+			}
+		}
+	}
+}
+
+static void render_buddy(struct pbuf *b, const struct sample *s)
+{
+	const struct buddyinfo *bi = &s->buddy;
+	if (!s->has_buddy)
+		return;
+	family(b, "thp_buddy_free_blocks", "gauge",
+	       "/proc/buddyinfo: free blocks of 2^order base pages, per node and zone");
+	char node[16], order[16];
+	for (int i = 0; i < bi->nzones; i++) {
+		const struct buddy_zone *z = &bi->zones[i];
+		snprintf(node, sizeof(node), "%d", z->node);
+		for (int o = 0; o < z->norders; o++) {
+			snprintf(order, sizeof(order), "%d", o);
+			const char *lab[] = {"node", node, "zone", z->zone, "order", order, NULL};
+			line_u64(b, "thp_buddy_free_blocks", lab, z->free[o]);
+		}
+	}
+	uint64_t pmd;
+	if (sample_free_pmd_blocks(s, &pmd))
+		gauge_u64(b, "thp_free_pmd_blocks",
+			  "free memory in blocks of PMD order or more, in PMD-sized units, all "
+			  "zones but DMA (/proc/buddyinfo)",
+			  pmd);
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+static void proc_family(struct pbuf *b, const struct sample *s, const char *name, const char *help,
+			int what)
+{
+	bool any = false;
+	char pid[16];
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg))
+			continue;
+		if (!any)
+			family(b, name, "gauge", help);
+		any = true;
+		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+		const char *lab[] = {"pid", pid, "comm", p->comm, NULL};
+		uint64_t v = what == 0	 ? p->anon_huge_kb * 1024
+			     : what == 1 ? p->rss_kb * 1024
+			     : what == 2 ? (uint64_t)p->thp_enabled
+					 : p->hg_kb * 1024;
+		line_u64(b, name, lab, v);
+	}
+}
+
+static void render_procs(struct pbuf *b, const struct sample *s, const struct prom_meta *m)
+{
+	proc_family(b, s, "thp_process_anon_huge_pages_bytes",
+		    "AnonHugePages of the top processes by it (smaps_rollup)", 0);
+	proc_family(b, s, "thp_process_rss_bytes", "VmRSS of the same processes (status)", 1);
+	proc_family(b, s, "thp_process_thp_enabled",
+		    "THP_enabled of the same processes (status; 0: prctl PR_SET_THP_DISABLE)", 2);
+	if (m->process_flags)
+		proc_family(b, s, "thp_process_hugepage_advised_bytes",
+			    "size of the VMAs with VmFlags hg (MADV_HUGEPAGE), same processes "
+			    "(full smaps walk, --process-flags)",
+			    3);
+	gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
+		  s->procs_seen);
+	gauge_u64(b, "thpctl_processes_candidates",
+		  "processes whose anonymous RSS could hold the AnonHugePages threshold: "
+		  "smaps_rollup read",
+		  s->procs_candidates);
+	gauge_u64(b, "thpctl_processes_unreadable",
+		  "candidates whose smaps_rollup was not readable (permission): per-process "
+		  "metrics are partial when > 0",
+		  s->procs_unreadable);
+	gauge_u64(b, "thpctl_process_scan_truncated",
+		  "1 when the process scan stopped at the per-scrape time budget",
+		  s->procs_truncated ? 1 : 0);
+	gauge_u64(b, "thpctl_processes_top_limit", "--top-processes: the most processes exported",
+		  m->top);
+	gauge_u64(b, "thpctl_processes_min_anon_huge_pages_bytes",
+		  "--min-process-ahp: processes below it are not exported", m->min_ahp_bytes);
+}
+
+int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *out)
+{
+	if (s->has_vmstat)
+		render_vmstat(out, &s->vmstat);
+	if (s->has_settings) {
+		render_size_stats(out, &s->thp);
+		render_settings(out, &s->thp);
+	}
+	if (s->has_khugepaged_cpu) {
+		family(out, "thp_khugepaged_cpu_seconds_total", "counter",
+		       "CPU time (user + system) of the khugepaged kernel thread (/proc/PID/stat)");
+		line_f(out, "thp_khugepaged_cpu_seconds_total", NULL, s->khugepaged_cpu_s);
+	}
+	if (s->has_meminfo)
+		render_meminfo(out, &s->meminfo);
+	if (s->has_hugetlb)
+		render_hugetlb(out, &s->hugetlb);
+	render_buddy(out, s);
+	if (m->process_metrics)
+		render_procs(out, s, m);
+
+	size_t errors = (size_t)s->nerrors + s->procs_errors;
+	family(out, "thpctl_scrape_duration_seconds", "gauge",
+	       "time the collection behind this scrape took");
+	line_f(out, "thpctl_scrape_duration_seconds", NULL, s->duration_s);
+	gauge_u64(out, "thpctl_scrape_errors",
+		  "files that could not be read or parsed in this scrape (processes that "
+		  "exited excluded)",
+		  errors);
+	family(out, "thpctl_collections_total", "counter",
+	       "collections since the exporter started (scrapes within the cache time share one)");
+	line_u64(out, "thpctl_collections_total", NULL, m->collections);
+	family(out, "thpctl_build_info", "gauge", "thpctl version (always 1)");
+	const char *lab[] = {"version", m->version ? m->version : "", NULL};
+	line_u64(out, "thpctl_build_info", lab, 1);
+	return out->overflow ? -E2BIG : 0;
+}
+
+/* ---- JSON of a rendered scrape -------------------------------------------- */
+
+/*
+ * Unescape \\, \" and \n from *P up to E, or (QUOTED) up to the closing
+ * quote, which must be there. *P ends past what was read. NULL on ENOMEM or
+ * a missing quote.
+ */
+static json_t *unescape(const char **p, const char *e, bool quoted)
+{
+	char *tmp = malloc((size_t)(e - *p) + 1);
+	if (!tmp)
+		return NULL;
+	size_t n = 0;
+	const char *q = *p;
+	while (q < e && !(quoted && *q == '"')) {
+		if (*q == '\\' && q + 1 < e) {
+			q++;
+			tmp[n++] = *q == 'n' ? '\n' : *q;
+		} else {
+			tmp[n++] = *q;
+		}
+		q++;
+	}
+	json_t *v = !quoted || q < e ? json_str_n(tmp, n) : NULL;
+	free(tmp);
+	*p = quoted ? q + 1 : q;
+	return v;
+}
+
+/* "name{k="v",...} value" into FAM's samples. Returns 0 or -EINVAL. */
+static int parse_sample(const char *s, const char *e, json_t *samples)
+{
+	const char *p = s;
+	while (p < e && *p != '{' && *p != ' ')
+		p++;
+	json_t *labels = json_object(), *smp = json_object();
+	if (!labels || !smp)
+		goto bad;
+	if (p < e && *p == '{') {
+		p++;
+		while (p < e && *p != '}') {
+			const char *k = p;
+			while (p < e && *p != '=')
+				p++;
+			if (p + 1 >= e || p[1] != '"')
+				goto bad;
+			char key[64];
+			size_t kl = (size_t)(p - k);
+			if (kl == 0 || kl >= sizeof(key))
+				goto bad;
+			memcpy(key, k, kl);
+			key[kl] = '\0';
+			p += 2;
+			json_t *v = unescape(&p, e, true);
+			if (!v)
+				goto bad;
+			json_object_set_new(labels, key, v);
+			if (p < e && *p == ',')
+				p++;
+		}
+		if (p >= e)
+			goto bad;
+		p++;
+	}
+	if (p >= e || *p != ' ')
+		goto bad;
+	char num[64];
+	size_t nl = (size_t)(e - p - 1);
+	if (nl == 0 || nl >= sizeof(num))
+		goto bad;
+	memcpy(num, p + 1, nl);
+	num[nl] = '\0';
+	char *end;
+	errno = 0;
+	unsigned long long u = strtoull(num, &end, 10);
+	json_t *v;
+	if (!*end && !errno && num[0] != '-')
+		v = json_u64(u);
+	else {
+		double d = strtod(num, &end);
+		if (*end)
+			goto bad;
+		v = json_real(d);
+	}
+	json_object_set_new(smp, "labels", labels);
+	json_object_set_new(smp, "value", v);
+	json_array_append_new(samples, smp);
+	return 0;
+bad:
+	json_decref(labels);
+	json_decref(smp);
+	return -EINVAL;
+}
+
+json_t *prom_text_to_json(const char *text, size_t len)
+{
+	json_t *out = json_array(), *fam = NULL, *samples = NULL;
+	if (!out)
+		return NULL;
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e)) {
+		if (s == e)
+			continue;
+		size_t n = (size_t)(e - s);
+		if (n > 7 && memcmp(s, "# HELP ", 7) == 0) {
+			const char *name = s + 7, *sp = memchr(name, ' ', (size_t)(e - name));
+			if (!sp)
+				goto bad;
+			fam = json_object();
+			samples = json_array();
+			if (!fam || !samples) {
+				json_decref(fam);
+				json_decref(samples);
+				goto bad;
+			}
+			json_object_set_new(fam, "name", json_str_n(name, (size_t)(sp - name)));
+			json_object_set_new(fam, "type", json_null());
+			const char *h = sp + 1;
+			json_t *help = unescape(&h, e, false);
+			json_object_set_new(fam, "help", help ? help : json_null());
+			json_object_set_new(fam, "samples", samples);
+			json_array_append_new(out, fam);
+		} else if (n > 7 && memcmp(s, "# TYPE ", 7) == 0) {
+			const char *sp = memrchr(s, ' ', n);
+			if (!fam || !sp)
+				goto bad;
+			json_object_set_new(fam, "type", json_str_n(sp + 1, (size_t)(e - sp - 1)));
+		} else if (*s == '#' || !samples || parse_sample(s, e, samples)) {
+			goto bad;
+		}
+	}
+	return out;
+bad:
+	json_decref(out);
+	return NULL;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* `thpctl watch`: a line (or a refreshed screen) per interval, or JSON lines. */
+#ifndef THPCTL_RENDER_WATCH_H
+#define THPCTL_RENDER_WATCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../model/rates.h"
+
+/* What the header says. */
+struct watch_hdr {
+	double interval_s; /* requested interval, seconds */
+	uint64_t pmd_kb;   /* PMD size in kB, 0 unknown */
+	bool top;	   /* --top: a table of processes follows each line */
+};
+
+/* The units line (starting with '#') and the column names, two lines. */
+void watch_render_header(FILE *f, const struct watch_hdr *h, bool color);
+
+/*
+ * One line for ROW into OUT (N bytes, no newline). A compaction stall in the
+ * interval is marked '!' after its rate, and red when COLOR.
+ */
+void watch_format_line(char *out, size_t n, const struct watch_row *row, bool color);
+
+/* The processes that changed most, as an indented table (nothing if none). */
+void watch_render_top(FILE *f, const struct watch_row *row, bool color);
+
+/*
+ * A refreshed terminal screen: clear, header, the last NLINES formatted lines
+ * (oldest first), then the top table of ROW when H->top.
+ */
+void watch_render_screen(FILE *f, const struct watch_hdr *h, char *const *lines, size_t nlines,
+			 const struct watch_row *row, bool color);
+
+/* One JSON object for ROW (absent rates are null). NULL on ENOMEM. */
+json_t *watch_row_to_json(const struct watch_row *row, bool with_top);
+
+#endif

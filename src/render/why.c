@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#include "why.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+static char mark(enum why_effect e)
+{
+	switch (e) {
+	case WE_HELPS:
+		return '+';
+	case WE_HINDERS:
+		return '-';
+	case WE_UNKNOWN:
+		return '?';
+	default:
+		return ' ';
+	}
+}
+
+void why_render_text(FILE *f, const struct why_input *in, const struct why_report *r, bool color)
+{
+	fprintf(f, "%sPID %ld (", col_bold(color), in->pid);
+	fputs_safe(in->st.name, f);
+	fprintf(f, ")%s ", col_reset(color));
+	fputs_safe(r->summary, f);
+	fputc('\n', f);
+	int w = 0;
+	for (int i = 0; i < r->n; i++) {
+		int l = (int)strlen(r->lines[i].topic);
+		if (l > w)
+			w = l;
+	}
+	for (int i = 0; i < r->n; i++) {
+		const struct why_line *l = &r->lines[i];
+		const char *c = l->effect == WE_HINDERS	  ? col_yellow(color)
+				: l->effect == WE_UNKNOWN ? col_dim(color)
+							  : "";
+		fprintf(f, "%s%c %-*s  ", c, mark(l->effect), w, l->topic);
+		fputs_safe(l->text, f);
+		fprintf(f, "%s  %s[", *c ? col_reset(color) : "", col_dim(color));
+		fputs_safe(l->source, f);
+		fprintf(f, "]%s\n", col_reset(color));
+	}
+	fprintf(f, "(+ helps, - stands in the way, ? unknown)\n");
+}
+
+static json_t *top_json(const struct why_vma_top *t)
+{
+	if (!t->present)
+		return json_null();
+	json_t *o = json_object();
+	json_put(o, "name", json_str(t->name));
+	json_put(o, "start", json_u64(t->start));
+	json_put(o, "size_kb", json_u64(t->size_kb));
+	json_put(o, "anon_huge_kb", json_u64(t->anon_huge_kb));
+	return o;
+}
+
+static json_t *err_json(int err)
+{
+	return err ? json_str(strerror(-err)) : json_null();
+}
+
+static json_t *hints_json(const struct why_hint *h, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+		json_put(o, "var", json_str(h[i].var));
+		json_put(o, "value", json_str(h[i].value));
+		json_put(o, "effect", json_str(why_effect_name(h[i].effect)));
+		json_put(o, "meaning", json_str(h[i].meaning));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static const char *verdict_name(enum why_verdict v)
+{
+	return v == WV_HUGE ? "huge" : v == WV_NONE ? "none" : "unknown";
+}
+
+json_t *why_to_json(const struct why_input *in, const struct why_report *r)
+{
+	json_t *root = json_object();
+	if (!root)
+		return NULL;
+	json_put(root, "pid", json_integer(in->pid));
+	json_put(root, "comm", json_str(in->st.name));
+	json_put(root, "ppid", in->st.ppid >= 0 ? json_integer(in->st.ppid) : json_null());
+	json_put(root, "thp_enabled",
+		 in->st.thp_enabled < 0 ? json_null() : json_boolean(in->st.thp_enabled));
+	json_put(root, "verdict", json_str(verdict_name(r->verdict)));
+	json_put(root, "summary", json_str(r->summary));
+
+	json_t *who = json_null();
+	if (in->st.thp_enabled == 0 && in->chain_walked &&
+	    (in->chain.n || in->chain.stop_thp_enabled == 1)) {
+		who = json_object();
+		json_put(who, "pid",
+			 json_integer(in->chain.n ? in->chain.a[in->chain.n - 1].pid : in->pid));
+		json_put(who, "comm",
+			 json_str(in->chain.n ? in->chain.a[in->chain.n - 1].comm : in->st.name));
+	}
+	json_put(root, "prctl_set_by", who);
+
+	json_t *v = json_null();
+	if (in->smaps_err == 0) {
+		const struct why_vmas *w = &in->vmas;
+		v = json_object();
+		json_put(v, "count", json_integer(w->nvmas));
+		json_put(v, "hg", w->has_vmflags ? json_integer(w->hg) : json_null());
+		json_put(v, "hg_kb", w->has_vmflags ? json_u64(w->hg_kb) : json_null());
+		json_put(v, "hg_anon_huge_kb",
+			 w->has_vmflags ? json_u64(w->hg_huge_kb) : json_null());
+		json_put(v, "nh", w->has_vmflags ? json_integer(w->nh) : json_null());
+		json_put(v, "nh_kb", w->has_vmflags ? json_u64(w->nh_kb) : json_null());
+		json_put(v, "thpeligible",
+			 w->has_eligible ? json_integer(w->eligible) : json_null());
+		json_put(v, "largest_hg", top_json(&w->largest_hg));
+		json_put(v, "largest_nh", top_json(&w->largest_nh));
+		json_put(v, "stack_nh",
+			 w->has_vmflags && w->stack_found ? json_boolean(w->stack_flags & VMF_NH)
+							  : json_null());
+		json_put(v, "small_nh", w->has_vmflags ? json_integer(w->nh_small) : json_null());
+		json_put(v, "anon_huge_kb", json_u64(w->t.kb[SM_ANON_HUGE]));
+		json_put(v, "anon_kb",
+			 smaps_has(&w->t, SM_ANONYMOUS) ? json_u64(w->t.kb[SM_ANONYMOUS])
+							: json_null());
+		json_put(v, "rss_kb", json_u64(w->t.kb[SM_RSS]));
+	}
+	json_put(root, "vmas", v);
+	json_put(root, "smaps_error", err_json(in->smaps_err));
+
+	json_t *env = json_object();
+	json_put(env, "readable", json_boolean(in->environ_err == 0));
+	json_put(env, "error", err_json(in->environ_err));
+	json_put(env, "hints", hints_json(in->env, in->environ_err ? 0 : in->nenv));
+	json_put(root, "environ", env);
+	json_put(root, "cmdline_hints", hints_json(in->cmd, in->cmdline_err ? 0 : in->ncmd));
+
+	json_t *cg = json_object();
+	bool ok = in->cgroup_err == 0 && in->limit_err == 0;
+	json_put(cg, "readable", json_boolean(ok));
+	json_put(cg, "error", err_json(in->cgroup_err ? in->cgroup_err : in->limit_err));
+	json_put(cg, "version",
+		 ok && in->lim.version ? json_integer(in->lim.version) : json_null());
+	json_put(cg, "path", ok && in->lim.version ? json_str(in->lim.path) : json_null());
+	json_put(cg, "limit_bytes",
+		 ok && in->lim.limited ? json_u64(in->lim.limit_bytes) : json_null());
+	json_put(cg, "limit_file",
+		 ok && in->lim.limited ? json_str(in->lim.limit_file) : json_null());
+	json_put(root, "cgroup", cg);
+
+	json_t *facts = json_array();
+	for (int i = 0; i < r->n; i++) {
+		const struct why_line *l = &r->lines[i];
+		json_t *o = json_object();
+		json_put(o, "topic", json_str(l->topic));
+		json_put(o, "effect", json_str(why_effect_name(l->effect)));
+		json_put(o, "text", json_str(l->text));
+		json_put(o, "source", json_str(l->source));
+		json_array_append_new(facts, o);
+	}
+	json_put(root, "facts", facts);
+	return root;
+}

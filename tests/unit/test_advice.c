@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: src/model/advice.c, table-driven: (kernel, settings,
+ * processes, --workload) -> the `thpctl set` line, levers and notes. Also the
+ * pieces `advise` detects with: workload names, shell quoting, versions from
+ * paths and dpkg, Go binaries (ELF .go.buildinfo), shared memory in maps.
+ */
+#include "unit.h"
+
+#include <elf.h>
+
+#include "kernel/exe.h"
+#include "kernel/features.h"
+#include "kernel/kv.h"
+#include "kernel/parse.h"
+#include "model/advice.h"
+#include "model/findings.h"
+#include "model/host.h"
+
+#define assert_contains(hay, needle)                                                               \
+	do {                                                                                       \
+		if (!strstr((hay), (needle)))                                                      \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
+	} while (0)
+
+/* "always [madvise] never" from the values and the selected one */
+static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
+{
+	char text[128] = "";
+	size_t o = 0;
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
+	assert_int_equal(choice_parse(text, o, c), 0);
+}
+
+static const char *const EN[] = {"always", "madvise", "never"};
+static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
+static const char *const PMD[] = {"always", "inherit", "madvise", "never"};
+
+struct proc_spec {
+	const char *comm;
+	enum workload wl;
+	int thp_enabled; /* 0 means 1 here; use -2 for "0" */
+	bool limited;
+	int ver0, ver1; /* 0: unknown */
+	const char *cmdline;
+};
+
+struct adv_case {
+	const char *name;
+	const char *release;
+	const char *enabled, *defrag;
+	unsigned mpn;
+	int shrink;		 /* -1: no shrink_underused file (< 6.12) */
+	const char *pmd_enabled; /* hugepages-2048kB/enabled, NULL: no per-size dirs (< 6.8) */
+	bool no_thp;
+	int limited_cgroups;
+	struct proc_spec procs[3];
+	const char *requested; /* comma-separated --workload names */
+	/* expectations */
+	const char *set;    /* the whole `thpctl set` line, "" for none */
+	int mixed;	    /* 0 any, 1 yes, 2 no */
+	const char *lever;  /* a substring of some lever's command, what or alternatives */
+	int lever_needed;   /* -1 don't care */
+	const char *note;   /* a substring of some note */
+	const char *reason; /* a substring of some setting's reason */
+};
+
+static const struct adv_case cases[] = {
+	{.name = "defaults, nothing detected: no change",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .set = "",
+	 .mixed = 2,
+	 .lever_needed = -1,
+	 .note = "no known workload detected"},
+	{.name = "defrag=always is changed first",
+	 .enabled = "always",
+	 .defrag = "always",
+	 .mpn = 64,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .set = "thpctl set defrag=madvise",
+	 .lever_needed = -1,
+	 .reason = "change it first"},
+	{.name = "Redis on a madvise host: no host change, the per-process lever as a safeguard",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 0, 0, "/usr/bin/redis-server *:6379"}},
+	 .set = "",
+	 .mixed = 2,
+	 .lever = "thpctl run --thp=off -- /usr/bin/redis-server '*:6379'",
+	 .lever_needed = 0},
+	{.name = "Redis alone on an always host: host-wide madvise",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server"}},
+	 .set = "thpctl set enabled=madvise",
+	 .mixed = 2,
+	 .lever = "disable-thp yes",
+	 .lever_needed = 0,
+	 .reason = "Redis forks"},
+	{.name = "Redis 6.0 gets no disable-thp advice",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 6, 0, "redis-server"}},
+	 .set = "",
+	 .lever = "MemoryTHP=disable",
+	 .lever_needed = 0},
+	{.name = "Redis and MongoDB 8 on one host: always, Redis opts out per process",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server /etc/redis.conf"},
+		   {"mongod", WL_MONGODB8, 0, false, 8, 0, "mongod -f /etc/mongod.conf"}},
+	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=0",
+	 .mixed = 1,
+	 .lever = "thpctl run --thp=off -- redis-server /etc/redis.conf",
+	 .lever_needed = 1,
+	 .note = "Redis wants THP off its memory, but MongoDB >= 8.0 needs enabled=always"},
+	{.name = "MongoDB 8 alone",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 0,
+	 .pmd_enabled = "inherit",
+	 .requested = "mongodb8",
+	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=0 shrink_underused=1",
+	 .mixed = 2,
+	 .lever = "no per-process lever",
+	 .lever_needed = 0},
+	{.name = "MongoDB 8 started under a prctl opt-out",
+	 .enabled = "always",
+	 .defrag = "defer+madvise",
+	 .mpn = 0,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"mongod", WL_MONGODB8, -2, false, 8, 0, "mongod"}},
+	 .set = "",
+	 .lever = "restart it without the prctl opt-out",
+	 .lever_needed = 1},
+	{.name = "MongoDB 7 on an always host: never",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "mongodb7",
+	 .set = "thpctl set enabled=never",
+	 .lever_needed = -1},
+	{.name = "mongodb without a version: 7.0 assumed, and said",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "mongodb",
+	 .set = "",
+	 .lever_needed = -1,
+	 .note = "assumed 7.0 or earlier"},
+	{.name = "Redis and PostgreSQL on an always host: nothing wants always, so madvise",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "redis,postgres",
+	 .set = "thpctl set enabled=madvise",
+	 .mixed = 1,
+	 .lever = "thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25",
+	 .lever_needed = 0},
+	{.name = "Redis and a JVM on an always host: the host stays, Redis opts out",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 64,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server"},
+		   {"java", WL_JVM, 0, false, 0, 0, "java -jar app.jar"}},
+	 .set = "",
+	 .mixed = 1,
+	 .lever = "thpctl run --thp=off -- redis-server",
+	 .lever_needed = 1},
+	{.name = "JVM without the flag: the flag is the lever",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"java", WL_JVM, 0, false, 0, 0, "java -Xmx8g -jar app.jar"}},
+	 .set = "",
+	 .lever = "-XX:+UseTransparentHugePages",
+	 .lever_needed = 1},
+	{.name = "kernel < 5.8 with always: madvise and per-process opt-outs",
+	 .release = "4.14.355-275.582.amzn2.x86_64",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = -1,
+	 .requested = "redis",
+	 .set = "thpctl set enabled=madvise",
+	 .lever = "thpctl run --thp=off",
+	 .lever_needed = 0,
+	 .reason = "< 5.8: the first write after fork"},
+	{.name = "kernel < 5.8: the rule wins over throughput-batch",
+	 .release = "5.4.0-150-generic",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = -1,
+	 .requested = "throughput-batch",
+	 .set = "thpctl set defrag=defer+madvise",
+	 .lever_needed = -1,
+	 .note = "throughput-batch wants enabled=always, but rule: cow-before-5.8 comes first"},
+	{.name = "memory limits: max_ptes_none to PMD/8 and the shrinker on",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 0,
+	 .pmd_enabled = "inherit",
+	 .limited_cgroups = 2,
+	 .set = "thpctl set khugepaged/max_ptes_none=64 shrink_underused=1",
+	 .lever_needed = -1,
+	 .reason = "memory cgroup"},
+	{.name = "Go under a memory limit: max_ptes_none 0",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .limited_cgroups = 1,
+	 .procs = {{"api-server", WL_GO, 0, true, 1, 22, "/srv/api-server"}},
+	 .set = "thpctl set khugepaged/max_ptes_none=0",
+	 .lever = "GODEBUG=disablethp=1",
+	 .lever_needed = 0,
+	 .reason = "Go GC guide"},
+	{.name = "dense containers on an always host",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 0,
+	 .pmd_enabled = "inherit",
+	 .requested = "dense-containers",
+	 .set = "thpctl set enabled=madvise khugepaged/max_ptes_none=64 shrink_underused=1",
+	 .lever_needed = -1},
+	{.name = "dense containers before 6.12: no shrink_underused",
+	 .release = "6.8.0-45-generic",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = -1,
+	 .pmd_enabled = "inherit",
+	 .requested = "dense-containers",
+	 .set = "thpctl set khugepaged/max_ptes_none=64",
+	 .lever_needed = -1},
+	{.name = "latency-critical: defrag=defer",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "latency-critical",
+	 .set = "thpctl set defrag=defer",
+	 .lever_needed = -1},
+	{.name = "throughput-batch: always, defer+madvise, max_ptes_none lowered",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "throughput-batch",
+	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=64",
+	 .lever_needed = -1,
+	 .reason = "always-max-ptes-none"},
+	{.name = "the PMD size's own policy is put back to inherit",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 64,
+	 .shrink = 1,
+	 .pmd_enabled = "never",
+	 .requested = "throughput-batch",
+	 .set = "thpctl set defrag=defer+madvise enabled=always hugepages-2048kB/enabled=inherit",
+	 .lever_needed = -1,
+	 .reason = "overrides enabled"},
+	{.name = "latency and batch disagree: the conflict is named",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .requested = "latency-critical,throughput-batch",
+	 .set = "thpctl set defrag=defer",
+	 .lever_needed = -1,
+	 .note = "throughput-batch wants enabled=always, but latency-critical comes first"},
+	{.name = "Redis already opted out",
+	 .enabled = "always",
+	 .defrag = "madvise",
+	 .mpn = 64,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, -2, false, 7, 2, "redis-server"},
+		   {"mongod", WL_MONGODB8, 0, false, 8, 0, "mongod"}},
+	 .set = "thpctl set defrag=defer+madvise khugepaged/max_ptes_none=0",
+	 .lever = "already opted out",
+	 .lever_needed = 0},
+	{.name = "a kernel without THP",
+	 .no_thp = true,
+	 .requested = "redis",
+	 .set = "",
+	 .lever_needed = -1,
+	 .note = "no THP"},
+};
+
+static struct host H;
+static struct host_derived D;
+static struct findings FS;
+static struct adv_input IN;
+static struct advice A;
+
+static void build(const struct adv_case *c)
+{
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+	const char *rel = c->release ? c->release : "6.18.44-fc-v857";
+	snprintf(H.feat.release, sizeof(H.feat.release), "%s", rel);
+	assert_int_equal(kernel_version_parse(rel, H.feat.kver), 0);
+	H.feat.cow_split = kver_at_least(H.feat.kver, 5, 8) ? TRI_YES : TRI_NO;
+	H.feat.page_size = 4096;
+	H.feat.pmd_size = 2u << 20;
+	H.feat.except_advised = TRI_UNKNOWN;
+	if (!c->no_thp) {
+		H.feat.thp = H.thp.present = true;
+		set_choice(&H.thp.enabled, EN, 3, c->enabled);
+		set_choice(&H.thp.defrag, DF, 5, c->defrag);
+		H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = c->mpn, .present = true};
+		if (c->shrink >= 0) {
+			H.thp.shrink_underused =
+				(struct opt_u64){.v = (uint64_t)c->shrink, .present = true};
+			H.feat.shrink_underused = true;
+		}
+		if (c->pmd_enabled) {
+			struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
+			sz->size_kb = 2048;
+			sz->order = 9;
+			set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
+			sz->eff_enabled = strcmp(sz->enabled.selected, "inherit") == 0
+						  ? H.thp.enabled.selected
+						  : sz->enabled.selected;
+		}
+	}
+	assert_int_equal(
+		vmstat_parse(LIT("compact_stall 7\nthp_fault_fallback_charge 3\n"), &H.vmstat), 0);
+	H.has_vmstat = true;
+	H.uptime_s = 3600;
+	host_derive(&H, &D);
+	findings_evaluate(&H, &D, &FS);
+
+	memset(&IN, 0, sizeof(IN));
+	IN.h = &H;
+	IN.d = &D;
+	IN.fs = &FS;
+	IN.limited_cgroups = c->limited_cgroups;
+	IN.limited_procs = c->limited_cgroups;
+	IN.smallest_limit = 512ull << 20;
+	for (int i = 0; i < 3 && c->procs[i].comm; i++) {
+		const struct proc_spec *s = &c->procs[i];
+		struct adv_proc *p = &IN.procs[IN.nprocs++];
+		p->pid = 1000 + i;
+		p->ppid = 1;
+		snprintf(p->comm, sizeof(p->comm), "%s", s->comm);
+		p->wl = s->wl;
+		p->thp_enabled = s->thp_enabled == -2 ? 0 : 1;
+		p->limited = s->limited;
+		p->limit_bytes = 512ull << 20;
+		if (s->ver0) {
+			p->has_ver = true;
+			p->ver[0] = s->ver0;
+			p->ver[1] = s->ver1;
+			snprintf(p->ver_src, sizeof(p->ver_src), "test");
+		}
+		/* the command line as /proc/PID/cmdline has it: NUL-separated */
+		char argv[256];
+		size_t n = strlen(s->cmdline);
+		memcpy(argv, s->cmdline, n + 1);
+		for (size_t k = 0; k < n; k++)
+			if (argv[k] == ' ')
+				argv[k] = '\0';
+		assert_int_equal(shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
+		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
+	}
+	if (c->requested) {
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%s", c->requested);
+		char *save = NULL;
+		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			enum workload w;
+			bool assumed;
+			assert_int_equal(workload_parse(t, &w, &assumed), 0);
+			IN.requested |= 1u << w;
+			IN.mongodb_assumed |= assumed;
+		}
+	}
+	advice_build(&IN, &A);
+}
+
+static void dump(const struct adv_case *c)
+{
+	print_error("case: %s\n  set: '%s'\n", c->name, A.set_cmd);
+	for (int i = 0; i < A.nsettings; i++)
+		print_error("  setting %s %s -> %s (%s)\n", A.s[i].key, A.s[i].now, A.s[i].want,
+			    A.s[i].by);
+	for (int i = 0; i < A.nlevers; i++)
+		print_error("  lever pid %ld needed %d: %s | %s\n", A.l[i].pid, A.l[i].needed,
+			    A.l[i].what, A.l[i].command);
+	for (int i = 0; i < A.nnotes; i++)
+		print_error("  note %s: %s\n", adv_note_kind_name(A.notes[i].kind),
+			    A.notes[i].text);
+}
+
+static bool lever_has(const char *needle, int *needed)
+{
+	for (int i = 0; i < A.nlevers; i++) {
+		const struct adv_lever *l = &A.l[i];
+		bool hit = strstr(l->command, needle) || strstr(l->what, needle);
+		for (int k = 0; k < l->nalt; k++)
+			hit = hit || strstr(l->alt[k], needle);
+		if (hit) {
+			*needed = l->needed;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One case of the table (cmocka runs each as its own test, named after it). */
+static void test_case(void **state)
+{
+	const struct adv_case *c = *state;
+	build(c);
+	bool ok = strcmp(A.set_cmd, c->set) == 0;
+	if (ok && c->mixed)
+		ok = A.mixed == (c->mixed == 1);
+	int needed = -1;
+	if (ok && c->lever)
+		ok = lever_has(c->lever, &needed) &&
+		     (c->lever_needed < 0 || needed == c->lever_needed);
+	if (ok && c->note) {
+		bool hit = false;
+		for (int k = 0; k < A.nnotes; k++)
+			hit = hit || strstr(A.notes[k].text, c->note);
+		ok = hit;
+	}
+	if (ok && c->reason) {
+		bool hit = false;
+		for (int k = 0; k < A.nsettings; k++)
+			hit = hit || strstr(A.s[k].reason, c->reason) ||
+			      strstr(A.s[k].by, c->reason);
+		ok = hit;
+	}
+	/* persist always mirrors set */
+	if (ok && c->set[0])
+		ok = strncmp(A.persist_cmd, "thpctl persist ", 15) == 0 &&
+		     strcmp(A.persist_cmd + 15, A.set_cmd + 11) == 0;
+	if (!ok)
+		dump(c);
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+	assert_true(ok);
+}
+
+/* Each recommended setting says why, and who asked. */
+static void test_every_setting_has_a_reason(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&cases[i]);
+		for (int k = 0; k < A.nsettings; k++) {
+			if (!A.s[k].reason[0] || !A.s[k].by[0])
+				dump(&cases[i]);
+			assert_true(A.s[k].reason[0]);
+			assert_true(A.s[k].by[0]);
+		}
+		for (int k = 0; k < A.nlevers; k++)
+			assert_true(A.l[k].what[0]);
+	}
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+static void test_workload_names(void **state)
+{
+	(void)state;
+	enum workload w;
+	bool assumed;
+	assert_int_equal(workload_parse("redis", &w, &assumed), 0);
+	assert_int_equal(w, WL_REDIS);
+	assert_false(assumed);
+	assert_int_equal(workload_parse("mongodb", &w, &assumed), 0);
+	assert_int_equal(w, WL_MONGODB7);
+	assert_true(assumed);
+	assert_int_equal(workload_parse("mongodb8", &w, &assumed), 0);
+	assert_int_equal(w, WL_MONGODB8);
+	assert_int_equal(workload_parse("dense-containers", &w, &assumed), 0);
+	assert_int_equal(w, WL_DENSE);
+	assert_int_equal(workload_parse("java", &w, &assumed), 0);
+	assert_int_equal(w, WL_JVM);
+	assert_int_equal(workload_parse("oracle", &w, &assumed), -EINVAL);
+	for (int i = 0; i < WL_N; i++) {
+		assert_int_equal(workload_parse(workload_name((enum workload)i), &w, &assumed), 0);
+		assert_int_equal(w, i);
+		assert_non_null(strstr(workload_names(), workload_name((enum workload)i)));
+	}
+	assert_int_equal(workload_from_comm("redis-server", NULL), WL_REDIS);
+	assert_int_equal(workload_from_comm("mongod", NULL), WL_MONGODB7);
+	assert_int_equal(workload_from_comm("postgres", NULL), WL_POSTGRES);
+	assert_int_equal(workload_from_comm("java", NULL), WL_JVM);
+	assert_int_equal(workload_from_comm("node", NULL), WL_NODE);
+	assert_int_equal(workload_from_comm("redis-sentinel", NULL), -1);
+	assert_int_equal(workload_from_comm("bash", NULL), -1);
+	/* comm is cut at 15 bytes: the executable's name decides then */
+	assert_int_equal(workload_from_comm("C2 CompilerThre", "java"), WL_JVM);
+}
+
+static void test_shell_quote(void **state)
+{
+	(void)state;
+	char out[128];
+	assert_int_equal(shell_quote_argv(LIT("redis-server\0/etc/redis.conf\0"), out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "redis-server /etc/redis.conf");
+	assert_int_equal(shell_quote_argv(LIT("sh\0-c\0echo 'hi' $HOME\0"), out, sizeof(out)), 0);
+	assert_string_equal(out, "sh -c 'echo '\\''hi'\\'' $HOME'");
+	assert_int_equal(shell_quote_argv(LIT("a\0\0b"), out, sizeof(out)), 0);
+	assert_string_equal(out, "a '' b");
+	assert_int_equal(shell_quote_argv(LIT("x\x1b[31m\0"), out, sizeof(out)), 0);
+	assert_string_equal(out, "'x?[31m'");
+	assert_int_equal(shell_quote_argv("", 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	char tiny[8];
+	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "");
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	int v[2];
+	assert_int_equal(version_from_path("/usr/lib/postgresql/15/bin/postgres", v), 0);
+	assert_int_equal(v[0], 15);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(
+		version_from_path("/opt/mongodb-linux-x86_64-ubuntu2204-8.0.4/bin/mongod", v), 0);
+	assert_int_equal(v[0], 8);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(version_from_path("/usr/bin/mongod", v), -ENOENT);
+	assert_int_equal(version_from_path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java", v),
+			 -ENOENT);
+	assert_int_equal(version_parse_mm("1:8.0.4-1~deb12", v), 0);
+	assert_int_equal(v[0], 8);
+	assert_int_equal(version_parse_mm("5:7.0.15-1~deb12u1", v), 0);
+	assert_int_equal(v[0], 7);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(version_parse_mm("x1", v), -EINVAL);
+
+	static const char dpkg[] = "Package: redis-tools\n"
+				   "Status: install ok installed\n"
+				   "Version: 5:7.0.15-1~deb12u1\n"
+				   "\n"
+				   "Package: mongodb-org-server\n"
+				   "Status: deinstall ok config-files\n"
+				   "Version: 7.0.2\n"
+				   "\n"
+				   "Package: redis-server\n"
+				   "Status: install ok installed\n"
+				   "Priority: optional\n"
+				   "Version: 5:7.0.15-1~deb12u1\n";
+	char out[64];
+	assert_int_equal(dpkg_status_version(LIT(dpkg), "redis-server", out, sizeof(out)), 0);
+	assert_string_equal(out, "5:7.0.15-1~deb12u1");
+	/* removed packages do not count */
+	assert_int_equal(dpkg_status_version(LIT(dpkg), "mongodb-org-server", out, sizeof(out)),
+			 -ENOENT);
+	assert_int_equal(dpkg_status_version(LIT(dpkg), "redis", out, sizeof(out)), -ENOENT);
+}
+
+/* A minimal ELF64 image: header, a .go.buildinfo section, a name table, section headers. */
+struct mem {
+	const unsigned char *p;
+	size_t n;
+};
+
+static int mem_read(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	struct mem *m = ctx;
+	if (off > m->n || n > m->n - off)
+		return -EIO;
+	memcpy(buf, m->p + off, n);
+	return 0;
+}
+
+static size_t make_elf(unsigned char *img, size_t cap, const char *section, const char *gover)
+{
+	memset(img, 0, cap);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	size_t off = sizeof(*eh);
+	/* the build info: magic, ptr size, flags (2: inline strings), padding, varint + version */
+	size_t bi = off;
+	memcpy(img + bi, "\xff Go buildinf:", 14);
+	img[bi + 14] = 8;
+	img[bi + 15] = 2;
+	size_t vl = strlen(gover);
+	img[bi + 32] = (unsigned char)vl;
+	memcpy(img + bi + 33, gover, vl);
+	off += 64;
+	size_t names = off;
+	static const char tab[] = "\0.shstrtab\0";
+	memcpy(img + names, tab, sizeof(tab));
+	size_t sec_name = names + sizeof(tab);
+	strcpy((char *)img + sec_name, section);
+	size_t names_len = sizeof(tab) + strlen(section) + 1;
+	off = (names + names_len + 7) & ~7ul;
+	eh->e_shoff = off;
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 1;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + off);
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_STRTAB;
+	sh[1].sh_offset = names;
+	sh[1].sh_size = names_len;
+	sh[2].sh_name = (Elf64_Word)(sec_name - names);
+	sh[2].sh_type = SHT_PROGBITS;
+	sh[2].sh_offset = bi;
+	sh[2].sh_size = 64;
+	return off + 3 * sizeof(Elf64_Shdr);
+}
+
+static void test_go_buildinfo(void **state)
+{
+	(void)state;
+	unsigned char img[1024];
+	char ver[32];
+	struct mem m = {img, make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5")};
+	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 1);
+	assert_string_equal(ver, "go1.22.5");
+	m.n = make_elf(img, sizeof(img), ".data", "go1.22.5");
+	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 0);
+	/* not ELF, cut short, section headers out of the file */
+	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.21.6");
+	img[0] = 'X';
+	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), -EINVAL);
+	img[0] = 0x7f;
+	struct mem cut = {img, 40};
+	assert_int_equal(elf_go_version(mem_read, &cut, ver, sizeof(ver)), -EINVAL);
+	((Elf64_Ehdr *)img)->e_shoff = 1u << 30;
+	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), -EINVAL);
+	/* a version string with a length beyond the section is not copied */
+	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5");
+	img[sizeof(Elf64_Ehdr) + 32] = 200;
+	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 1);
+	assert_string_equal(ver, "");
+}
+
+static void test_maps_shared(void **state)
+{
+	(void)state;
+	static const char maps[] =
+		"55d0c0a00000-55d0c0b00000 r-xp 00000000 08:01 1234 /usr/lib/postgresql/15/bin/postgres\n"
+		"7f0000000000-7f0008a00000 rw-s 00000000 00:01 5678 /dev/zero (deleted)\n"
+		"7f0010000000-7f0010100000 rw-s 00000000 00:19 42 /dev/shm/PostgreSQL.123\n"
+		"7f0020000000-7f0020001000 rw-s 00000000 00:01 9 /SYSV0052e2c1 (deleted)\n"
+		"7f0030000000-7f0030200000 rw-p 00000000 00:00 0 \n";
+	uint64_t kb;
+	bool ht;
+	assert_int_equal(maps_largest_shared(LIT(maps), &kb, &ht), 0);
+	assert_int_equal(kb, 0x8a00000 / 1024);
+	assert_false(ht);
+	static const char huge[] =
+		"7f0000000000-7f0040000000 rw-s 00000000 00:0f 77 /anon_hugepage (deleted)\n";
+	assert_int_equal(maps_largest_shared(LIT(huge), &kb, &ht), 0);
+	assert_int_equal(kb, 1u << 20);
+	assert_true(ht);
+	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
+}
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_every_setting_has_a_reason),
+		cmocka_unit_test(test_workload_names),
+		cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_go_buildinfo),
+		cmocka_unit_test(test_maps_shared),
+	};
+	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
+	size_t n = 0;
+	for (size_t i = 0; i < NCASES; i++)
+		tests[n++] = (struct CMUnitTest){.name = cases[i].name,
+						 .test_func = test_case,
+						 .initial_state = (void *)&cases[i]};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		tests[n++] = fixed[i];
+	return _cmocka_run_group_tests("test_advice", tests, n, NULL, NULL);
+}

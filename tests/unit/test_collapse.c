@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: range selection and error text of `thpctl collapse` (src/model/collapse.c). */
+#include "unit.h"
+
+#include "kernel/smaps.h"
+#include "model/collapse.h"
+
+#define M (1ull << 20)
+#define PMD (2 * M)
+
+static struct cvma vma(uint64_t start, uint64_t end, const char *perms, const char *name,
+		       unsigned flags, uint64_t ahp_kb)
+{
+	struct cvma v = {.start = start,
+			 .end = end,
+			 .has_vmflags = true,
+			 .vmflags = flags,
+			 .thp_eligible = 1,
+			 .ahp_kb = ahp_kb};
+	snprintf(v.perms, sizeof(v.perms), "%s", perms);
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	return v;
+}
+
+/* A process: text, heap (8 MiB, unaligned start), a 32 MiB anon region, a
+ * small anon VMA, an nh region, a read-only anon mapping, a stack. */
+static int layout(struct cvma *v)
+{
+	int n = 0;
+	v[n++] = vma(0x400000, 0x600000, "r-xp", "/usr/bin/x", 0, 0);
+	v[n++] = vma(0x1001000, 0x1801000, "rw-p", "[heap]", 0, 0);
+	v[n++] = vma(0x7f0000000000, 0x7f0002000000, "rw-p", "", 0, 4096);
+	v[n++] = vma(0x7f0002000000, 0x7f0002010000, "rw-p", "", 0, 0);
+	v[n++] = vma(0x7f0004000000, 0x7f0004800000, "rw-p", "", VMF_NH, 0);
+	v[n++] = vma(0x7f0006000000, 0x7f0006400000, "r--p", "", 0, 0);
+	v[n++] = vma(0x7ffc00000000, 0x7ffc00021000, "rw-p", "[stack]", 0, 0);
+	return n;
+}
+
+static void test_parse_range(void **state)
+{
+	(void)state;
+	uint64_t a, b;
+	assert_int_equal(collapse_parse_range("7f0000000000-7f0002000000", &a, &b), 0);
+	assert_true(a == 0x7f0000000000ull && b == 0x7f0002000000ull);
+	assert_int_equal(collapse_parse_range("0x1000-0X3000", &a, &b), 0);
+	assert_true(a == 0x1000 && b == 0x3000);
+	assert_int_equal(collapse_parse_range("3000-1000", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("1000-1000", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("1000", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("1000-", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("g000-2000", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("1000-2000x", &a, &b), -EINVAL);
+	assert_int_equal(collapse_parse_range("10000000000000000-2", &a, &b), -EINVAL);
+}
+
+static void test_default_selection(void **state)
+{
+	(void)state;
+	struct cvma v[16];
+	int n = layout(v), small;
+	struct crange r[16];
+	struct collapse_sel sel = {.thp_enabled = 1};
+	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	/* heap (aligned part 0x1200000-0x1800000), the 32 MiB region, the nh region (skipped) */
+	assert_int_equal(k, 3);
+	assert_string_equal(r[0].vma, "[heap]");
+	assert_true(r[0].start == 0x1200000 && r[0].end == 0x1800000);
+	assert_int_equal(r[0].npmd, 3);
+	assert_int_equal(r[0].skip, CR_GO);
+	assert_string_equal(r[1].vma, "[anon]");
+	assert_int_equal(r[1].npmd, 16);
+	assert_int_equal(r[1].skip, CR_GO);
+	assert_int_equal(r[2].skip, CR_SKIP_NH);
+	/* left out: the 64 KiB anon VMA and the stack; the read-only and file VMAs are not anon rw */
+	assert_int_equal(small, 2);
+
+	sel.force = true;
+	k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(r[2].skip, CR_GO);
+	assert_int_equal(collapse_select(v, n, &sel, PMD, r, 2, &small), -ENOSPC);
+}
+
+static void test_prctl_disabled(void **state)
+{
+	(void)state;
+	struct cvma v[16];
+	int n = layout(v), small;
+	struct crange r[16];
+	struct collapse_sel sel = {.thp_enabled = 0};
+	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(k, 3);
+	for (int i = 0; i < k; i++)
+		assert_int_equal(r[i].skip, CR_SKIP_PRCTL);
+	sel.force = true;
+	collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(r[0].skip, CR_GO);
+	assert_int_equal(r[2].skip, CR_GO);
+	sel.thp_enabled = -1; /* kernel < 5.0: unknown, not a reason to skip */
+	sel.force = false;
+	collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(r[0].skip, CR_GO);
+}
+
+static void test_vma_selection(void **state)
+{
+	(void)state;
+	struct cvma v[16];
+	int n = layout(v), small;
+	struct crange r[16];
+	const char *heap[] = {"[heap]"};
+	struct collapse_sel sel = {.vmas = heap, .nvmas = 1, .thp_enabled = 1};
+	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(k, 1);
+	assert_string_equal(r[0].vma, "[heap]");
+	const char *anon[] = {"[anon]", "[stack]"};
+	sel.vmas = anon;
+	sel.nvmas = 2;
+	k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	/* every unnamed VMA (also the read-only one and the small one: asked for by name) */
+	assert_int_equal(k, 5);
+	assert_int_equal(r[1].skip, CR_SKIP_SMALL);
+	assert_int_equal(r[2].skip, CR_SKIP_NH);
+	assert_int_equal(r[4].skip, CR_SKIP_SMALL); /* the stack */
+	assert_int_equal(small, 0);
+}
+
+static void test_range_selection(void **state)
+{
+	(void)state;
+	struct cvma v[16];
+	int n = layout(v), small;
+	struct crange r[16];
+	struct crange_req req[] = {
+		{0x7f0000100000, 0x7f0001f00000}, /* inside the 32 MiB region, unaligned */
+		{0x7f0000000000, 0x7f0000100000}, /* less than a PMD */
+		{0x7f0010000000, 0x7f0010400000}, /* nothing there */
+		{0x7f0004000000, 0x7f0004200000}, /* the nh region */
+	};
+	struct collapse_sel sel = {.ranges = req, .nranges = 4, .thp_enabled = 1};
+	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	assert_int_equal(k, 4);
+	assert_true(r[0].start == 0x7f0000200000ull && r[0].end == 0x7f0001e00000ull);
+	assert_int_equal(r[0].npmd, 14);
+	assert_int_equal(r[0].skip, CR_GO);
+	assert_string_equal(r[0].vma, "[anon]");
+	assert_int_equal(r[1].skip, CR_SKIP_SMALL);
+	assert_int_equal(r[2].skip, CR_SKIP_UNMAPPED);
+	assert_int_equal(r[3].skip, CR_SKIP_NH);
+	/* AnonHugePages of the VMAs a range lies in */
+	assert_int_equal(collapse_ahp_kb(v, n, r[0].start, r[0].end), 4096);
+	assert_int_equal(collapse_ahp_kb(v, n, 0x7f0002000000ull, 0x7f0002010000ull), 0);
+}
+
+static void test_spanning_range_names(void **state)
+{
+	(void)state;
+	struct cvma v[4];
+	int small;
+	v[0] = vma(0x200000, 0x600000, "rw-p", "", 0, 0);
+	v[1] = vma(0x600000, 0xa00000, "rw-p", "[heap]", 0, 0);
+	v[2] = vma(0xa00000, 0xe00000, "rw-p", "", 0, 0);
+	struct crange_req req[] = {{0x200000, 0xe00000}};
+	struct crange r[2];
+	struct collapse_sel sel = {.ranges = req, .nranges = 1, .thp_enabled = 1};
+	assert_int_equal(collapse_select(v, 3, &sel, PMD, r, 2, &small), 1);
+	assert_string_equal(r[0].vma, "[anon],[heap]");
+	assert_int_equal(r[0].npmd, 6);
+}
+
+static void test_anon_and_labels(void **state)
+{
+	(void)state;
+	struct cvma v = vma(0, PMD, "rw-p", "", 0, 0);
+	assert_true(cvma_is_anon(&v));
+	assert_string_equal(cvma_label(&v), "[anon]");
+	v = vma(0, PMD, "rw-s", "", 0, 0);
+	assert_false(cvma_is_anon(&v)); /* shared */
+	v = vma(0, PMD, "rw-p", "[anon:jemalloc]", 0, 0);
+	assert_true(cvma_is_anon(&v));
+	v = vma(0, PMD, "rw-p", "/lib/libc.so.6", 0, 0);
+	assert_false(cvma_is_anon(&v));
+	v = vma(0, PMD, "r--p", "[vvar]", 0, 0);
+	assert_false(cvma_is_anon(&v));
+}
+
+static void test_explain_and_backoff(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(collapse_explain(-EPERM), "CAP_SYS_NICE"));
+	assert_non_null(strstr(collapse_explain(-EPERM), "needs root"));
+	assert_non_null(strstr(collapse_explain(-EINVAL), "6.1"));
+	assert_non_null(strstr(collapse_explain(-EINVAL), "nh"));
+	assert_non_null(strstr(collapse_explain(-EINVAL), "prctl"));
+	assert_non_null(strstr(collapse_explain(-ENOMEM), "free huge page"));
+	assert_non_null(strstr(collapse_explain(-EAGAIN), "backoff"));
+	assert_non_null(strstr(collapse_explain(-EBUSY), "cgroup"));
+	assert_int_equal(collapse_backoff_ms(0), 0);
+	unsigned last = 0;
+	int n = 0;
+	for (int a = 1; collapse_backoff_ms(a); a++, n++) {
+		assert_true(collapse_backoff_ms(a) > last);
+		last = collapse_backoff_ms(a);
+	}
+	assert_true(n >= 3 && n <= 8); /* a few retries, growing, then give up */
+	assert_true(last <= 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_range),	cmocka_unit_test(test_default_selection),
+		cmocka_unit_test(test_prctl_disabled),	cmocka_unit_test(test_vma_selection),
+		cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
+		cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

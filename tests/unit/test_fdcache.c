@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/fdcache.c (files kept open across samples) and sample_fdc_mode. */
+#include "unit.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kernel/fdcache.h"
+#include "kernel/sysroot.h"
+#include "model/sample.h"
+
+static char dir[64];
+
+static void put(const char *name, const char *text)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static enum fdc_mode mode_for_test(const char *rel)
+{
+	if (strncmp(rel, "no", 2) == 0)
+		return FDC_NO;
+	return strncmp(rel, "multi", 5) == 0 ? FDC_MULTI : FDC_SINGLE;
+}
+
+static void test_cache(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdc.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	put("a", "1\n");
+	put("multi", "x 1\ny 2\n");
+	put("nofile", "z\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	struct fdcache c;
+	fdcache_init(&c, 2, mode_for_test);
+	struct buf b = {0};
+
+	assert_int_equal(fdcache_read(&c, &sr, "a", &b), 0);
+	assert_string_equal(b.p, "1\n");
+	assert_int_equal(c.open, 1);
+	/* the same open file sees new content (pread at offset 0) */
+	put("a", "22\n");
+	assert_int_equal(fdcache_read(&c, &sr, "a", &b), 0);
+	assert_string_equal(b.p, "22\n");
+	assert_int_equal(c.open, 1);
+	assert_int_equal(fdcache_read(&c, &sr, "multi", &b), 0);
+	assert_string_equal(b.p, "x 1\ny 2\n");
+	assert_int_equal(c.open, 2);
+	/* not wanted, or full: the caller reads it the usual way */
+	assert_int_equal(fdcache_read(&c, &sr, "nofile", &b), -EOPNOTSUPP);
+	put("b", "b\n");
+	assert_int_equal(fdcache_read(&c, &sr, "b", &b), -EOPNOTSUPP);
+	/* through sysroot_read: cached and uncached paths alike */
+	sr.cache = &c;
+	assert_int_equal(sysroot_read(&sr, "b", &b), 0);
+	assert_string_equal(b.p, "b\n");
+	assert_int_equal(sysroot_read(&sr, "nofile", &b), 0);
+	assert_string_equal(b.p, "z\n");
+	assert_int_equal(sysroot_read(&sr, "missing", &b), -ENOENT);
+	/* a sweep closes what was not read since the last one */
+	fdcache_sweep(&c);
+	assert_int_equal(c.open, 2);
+	assert_int_equal(fdcache_read(&c, &sr, "a", &b), 0);
+	fdcache_sweep(&c);
+	assert_int_equal(c.open, 1);
+	assert_int_equal(fdcache_read(&c, &sr, "b", &b), 0);
+	assert_int_equal(c.open, 2);
+	/* many paths: the table grows, the cap holds */
+	fdcache_free(&c);
+	fdcache_init(&c, 0, NULL);
+	for (int i = 0; i < 600; i++) {
+		char n[32];
+		snprintf(n, sizeof(n), "f%d", i);
+		put(n, n);
+		assert_int_equal(fdcache_read(&c, &sr, n, &b), 0);
+		assert_string_equal(b.p, n);
+	}
+	assert_int_equal(c.open, 600);
+	for (int i = 0; i < 600; i += 7) {
+		char n[32];
+		snprintf(n, sizeof(n), "f%d", i);
+		assert_int_equal(fdcache_read(&c, &sr, n, &b), 0);
+		assert_string_equal(b.p, n);
+	}
+	fdcache_sweep(&c);
+	assert_int_equal(c.open, 600);
+	fdcache_sweep(&c);
+	assert_int_equal(c.open, 0);
+	fdcache_free(&c);
+	sr.cache = NULL;
+	sysroot_close(&sr);
+	buf_free(&b);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A cached /proc/PID file of a process that exited reports it, never old data. */
+static void test_exited_process(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	struct fdcache c;
+	fdcache_init(&c, 0, sample_fdc_mode);
+	struct buf b = {0};
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	char rel[64];
+	snprintf(rel, sizeof(rel), "proc/%d/statm", (int)pid);
+	assert_int_equal(fdcache_read(&c, &sr, rel, &b), 0);
+	assert_true(b.len > 0);
+	assert_int_equal(c.open, 1);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	int r = fdcache_read(&c, &sr, rel, &b);
+	assert_true(r == -ESRCH || r == -ENOENT);
+	assert_int_equal(c.open, 0);
+	fdcache_free(&c);
+	sysroot_close(&sr);
+	buf_free(&b);
+}
+
+static void test_modes(void **state)
+{
+	(void)state;
+	assert_int_equal(sample_fdc_mode("sys/kernel/mm/transparent_hugepage/enabled"), FDC_SINGLE);
+	assert_int_equal(sample_fdc_mode("proc/123/statm"), FDC_SINGLE);
+	assert_int_equal(sample_fdc_mode("proc/123/stat"), FDC_SINGLE);
+	assert_int_equal(sample_fdc_mode("proc/meminfo"), FDC_SINGLE);
+	assert_int_equal(sample_fdc_mode("proc/vmstat"), FDC_MULTI);
+	assert_int_equal(sample_fdc_mode("proc/buddyinfo"), FDC_MULTI);
+	assert_int_equal(sample_fdc_mode("proc/123/status"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/123/smaps_rollup"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/123/smaps"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/self/statm"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/0123/statm"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/12/task/12/stat"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("proc/sys/kernel/osrelease"), FDC_NO);
+	assert_int_equal(sample_fdc_mode("etc/passwd"), FDC_NO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_exited_process),
+		cmocka_unit_test(test_modes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

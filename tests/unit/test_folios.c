@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: the underused-THP model (src/model/folios.c), the zero-subpage
+ * counter (src/kernel/underused.c), cgroup paths and cgroup.procs walking
+ * (src/kernel/cgroup_procs.c) on a constructed tree, and the folio report.
+ */
+#include "unit.h"
+
+#include <sys/stat.h>
+
+#include "kernel/cgroup_procs.h"
+#include "kernel/underused.h"
+#include "model/folios.h"
+
+static void test_zero_subpages(void **state)
+{
+	(void)state;
+	static unsigned char buf[8 * 4096];
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(zero_subpages(buf, sizeof(buf), 4096), 8);
+	buf[4096 * 3 + 4095] = 1; /* the last byte of page 3 */
+	buf[4096 * 5] = 0x80;	  /* the first byte of page 5 */
+	assert_int_equal(zero_subpages(buf, sizeof(buf), 4096), 6);
+	/* a trailing part page is not counted */
+	assert_int_equal(zero_subpages(buf, 4096 + 100, 4096), 1);
+	assert_int_equal(zero_subpages(buf, 0, 4096), 0);
+}
+
+/* The zeros helper's THPs: 0, 1, 63, 64, 65, 128, 129, 256, 300, 512 zero subpages. */
+static void helper_hist(struct underused_hist *h)
+{
+	static const int z[] = {0, 1, 63, 64, 65, 128, 129, 256, 300, 512};
+	assert_int_equal(underused_hist_init(h, 512), 0);
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+		underused_hist_add(h, z[i]);
+}
+
+static void test_underused_split(void **state)
+{
+	(void)state;
+	struct underused_hist h;
+	helper_hist(&h);
+	assert_int_equal(h.nthp, 10);
+	assert_int_equal(h.zero, 1518);
+	int th[UNDERUSED_NTHRESH];
+	underused_thresholds(512, th);
+	static const int want_th[] = {0, 64, 128, 256, 511};
+	static const uint64_t want_thps[] = {9, 6, 4, 2, 0},
+			      want_sub[] = {1518, 1390, 1197, 812, 0};
+	for (int i = 0; i < UNDERUSED_NTHRESH; i++) {
+		uint64_t thps, sub;
+		assert_int_equal(th[i], want_th[i]);
+		underused_split(&h, th[i], &thps, &sub);
+		assert_int_equal(thps, want_thps[i]);
+		assert_int_equal(sub, want_sub[i]);
+	}
+	/* more than max_ptes_none splits: exactly max_ptes_none zero subpages stays */
+	uint64_t thps, sub;
+	underused_split(&h, 63, &thps, &sub);
+	assert_int_equal(thps, 7); /* 64 65 128 129 256 300 512 */
+	underused_split(&h, 510, &thps, &sub);
+	assert_int_equal(thps, 1); /* only the all-zero THP */
+	underused_split(&h, -1, &thps, &sub);
+	assert_int_equal(thps, 0);
+	/* out-of-range zero counts are clamped into the histogram */
+	underused_hist_add(&h, 9999);
+	underused_hist_add(&h, -3);
+	assert_int_equal(h.hist[512], 2);
+	assert_int_equal(h.hist[0], 2);
+	underused_hist_free(&h);
+}
+
+static void test_underused_merge(void **state)
+{
+	(void)state;
+	struct underused_hist a, b;
+	helper_hist(&a);
+	helper_hist(&b);
+	underused_hist_merge(&a, &b);
+	assert_int_equal(a.nthp, 20);
+	assert_int_equal(a.zero, 3036);
+	assert_int_equal(a.hist[300], 2);
+	underused_hist_free(&a);
+	underused_hist_free(&b);
+	/* 64 kB pages: 8192 subpages per PMD THP; thresholds scale */
+	int th[UNDERUSED_NTHRESH];
+	underused_thresholds(8192, th);
+	assert_int_equal(th[1], 1024);
+	assert_int_equal(th[4], 8191);
+}
+
+static void test_geom_and_report(void **state)
+{
+	(void)state;
+	struct folio_geom g;
+	folio_geom_init(&g, 4096, 64);
+	assert_int_equal(g.page_kb, 4);
+	assert_int_equal(g.pmd_order, 9);
+	folio_geom_init(&g, 65536, 0);
+	assert_int_equal(g.pmd_order, 13); /* 512 MiB PMDs */
+	struct folio_report r = {0};
+	struct folio_vma v = {.start = 0x1000, .end = 0x5000, .perms = "rw-p"};
+	v.c.rss[FT_ANON] = 4;
+	assert_int_equal(folio_report_add(&r, &v), 0); /* no THP: counted, not kept */
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.nvmas, 1);
+	v.c.aligned[FT_ANON][2] = 4;
+	v.name = "/usr/lib/x";
+	v.name_len = 10;
+	assert_int_equal(folio_report_add(&r, &v), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.vmas[0].name, "/usr/lib/x");
+	assert_int_equal(r.total.rss[FT_ANON], 8);
+	assert_true(folio_share(&r.total, FT_ANON, 4) == 0.5);
+	assert_true(folio_share(&r.total, FT_FILE, 4) < 0);
+	assert_int_equal(folio_orders_used(&r.total, 9), 1u << 2);
+	v.c.aligned[FT_ANON][2] = 0;
+	v.c.zero_pmd = 512; /* the huge zero page alone is worth a row */
+	v.name_len = 0;
+	assert_int_equal(folio_report_add(&r, &v), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.vmas[1].name, "[anon]");
+	folio_report_free(&r);
+}
+
+static void test_cgroup_rel(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_int_equal(cgroup_rel("/sys/fs/cgroup/memory/a/", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/fs/cgroup/memory/a");
+	assert_int_equal(cgroup_rel("sys/fs/cgroup", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/fs/cgroup");
+	assert_int_equal(cgroup_rel("memory/a", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/fs/cgroup/memory/a");
+	assert_int_equal(cgroup_rel("/system.slice", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/fs/cgroup/system.slice");
+	/* "sys/fs/cgroupX" is not under sys/fs/cgroup */
+	assert_int_equal(cgroup_rel("/sys/fs/cgroupX", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/fs/cgroup/sys/fs/cgroupX");
+	assert_int_equal(cgroup_rel("a/very/long/path/that/does/not/fit/in/the/buffer", out, 20),
+			 -ENAMETOOLONG);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *dir, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void test_cgroup_pids(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/thpctl-cg.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	mk(dir, "sys");
+	mk(dir, "sys/fs");
+	mk(dir, "sys/fs/cgroup");
+	mk(dir, "sys/fs/cgroup/app");
+	mk(dir, "sys/fs/cgroup/app/web");
+	mk(dir, "sys/fs/cgroup/app/web/w1");
+	mk(dir, "sys/fs/cgroup/app/db");
+	mk(dir, "sys/fs/cgroup/other");
+	put(dir, "sys/fs/cgroup/cgroup.procs", "1\n");
+	put(dir, "sys/fs/cgroup/app/cgroup.procs", "");
+	put(dir, "sys/fs/cgroup/app/web/cgroup.procs", "300\n200\n");
+	put(dir, "sys/fs/cgroup/app/web/w1/cgroup.procs", "400\n200\ngarbage\n0\n");
+	put(dir, "sys/fs/cgroup/app/db/cgroup.procs", "100\n");
+	put(dir, "sys/fs/cgroup/other/cgroup.procs", "999\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	pid_t *p;
+	char rel[256];
+	assert_int_equal(cgroup_rel("/sys/fs/cgroup/app", rel, sizeof(rel)), 0);
+	int n = cgroup_pids(&sr, rel, &p);
+	assert_int_equal(n, 4); /* recursive, sorted, duplicates once, junk skipped */
+	assert_int_equal(p[0], 100);
+	assert_int_equal(p[1], 200);
+	assert_int_equal(p[2], 300);
+	assert_int_equal(p[3], 400);
+	free(p);
+	assert_int_equal(cgroup_rel("app/web/w1", rel, sizeof(rel)), 0);
+	assert_int_equal(cgroup_pids(&sr, rel, &p), 2);
+	free(p);
+	assert_int_equal(cgroup_rel("app/nope", rel, sizeof(rel)), 0);
+	assert_int_equal(cgroup_pids(&sr, rel, &p), -ENOENT);
+	assert_int_equal(cgroup_rel("/", rel, sizeof(rel)), 0);
+	assert_int_equal(cgroup_pids(&sr, rel, &p), 6);
+	free(p);
+	sysroot_close(&sr);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zero_subpages),	cmocka_unit_test(test_underused_split),
+		cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
+		cmocka_unit_test(test_cgroup_rel),	cmocka_unit_test(test_cgroup_pids),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

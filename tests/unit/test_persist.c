@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: the generators of `thpctl persist` (src/model/persist.c). */
+#include "unit.h"
+
+#include "model/persist.h"
+
+#define DIR "/sys/kernel/mm/transparent_hugepage"
+
+static struct knob_kv kv[16];
+static int nkv;
+
+static void put(const char *k, const char *v)
+{
+	snprintf(kv[nkv].key, sizeof(kv[0].key), "%s", k);
+	snprintf(kv[nkv].value, sizeof(kv[0].value), "%s", v);
+	nkv++;
+}
+
+/* The 6.18 guest's defaults, a few sizes. */
+static struct persist_in in_618(void)
+{
+	nkv = 0;
+	put("defrag", "madvise");
+	put("enabled", "madvise");
+	put("shmem_enabled", "never");
+	put("use_zero_page", "1");
+	put("khugepaged/max_ptes_none", "511");
+	put("hugepages-16kB/enabled", "never");
+	put("hugepages-64kB/enabled", "always");
+	put("hugepages-64kB/shmem_enabled", "never");
+	put("hugepages-1024kB/enabled", "never");
+	put("hugepages-2048kB/enabled", "inherit");
+	struct persist_in in = {.kv = kv,
+				.n = nkv,
+				.thp_dir = DIR,
+				.release = "6.18.44",
+				.kver = {6, 18, 44},
+				.per_size_anon = true,
+				.per_size_shmem = true};
+	return in;
+}
+
+/* Render F into a malloc'd string; *RC gets persist_render's value. */
+static char *render(enum persist_format f, const struct persist_in *in, int *rc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	*rc = persist_render(m, f, in);
+	fclose(m);
+	return text;
+}
+
+/* The lines of TEXT that are not comments or blank. */
+static int count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+	for (const char *p = text; p && *p;) {
+		if (strncmp(p, prefix, strlen(prefix)) == 0)
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+static void test_format_names(void **state)
+{
+	(void)state;
+	enum persist_format f;
+	assert_int_equal(persist_format_parse("tmpfiles", &f), 0);
+	assert_int_equal(f, PERSIST_TMPFILES);
+	assert_int_equal(persist_format_parse("systemd", &f), 0);
+	assert_int_equal(persist_format_parse("cmdline", &f), 0);
+	assert_int_equal(persist_format_parse("sysctl", &f), 0);
+	assert_int_equal(f, PERSIST_SYSCTL);
+	assert_int_equal(persist_format_parse("grub", &f), -EINVAL);
+	assert_string_equal(persist_install_rel(PERSIST_TMPFILES), "tmpfiles.d/thpctl.conf");
+	assert_string_equal(persist_install_rel(PERSIST_SYSTEMD),
+			    "systemd/system/thpctl-thp.service");
+	assert_null(persist_install_rel(PERSIST_CMDLINE));
+	char s[16];
+	persist_size_name(s, sizeof(s), 16);
+	assert_string_equal(s, "16K");
+	persist_size_name(s, sizeof(s), 2048);
+	assert_string_equal(s, "2M");
+	persist_size_name(s, sizeof(s), 1048576);
+	assert_string_equal(s, "1G");
+}
+
+static void test_tmpfiles(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	int rc;
+	char *t = render(PERSIST_TMPFILES, &in, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_lines(t, "w "), in.n);
+	assert_non_null(strstr(t, "w " DIR "/enabled - - - - madvise\n"));
+	assert_non_null(strstr(t, "w " DIR "/khugepaged/max_ptes_none - - - - 511\n"));
+	assert_non_null(strstr(t, "w " DIR "/hugepages-64kB/enabled - - - - always\n"));
+	assert_non_null(strstr(t, "6.18.44"));
+	free(t);
+}
+
+static void test_systemd_unit(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	int rc;
+	char *t = render(PERSIST_SYSTEMD, &in, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "[Unit]\n"));
+	assert_non_null(strstr(t, "\n[Service]\nType=oneshot\n"));
+	assert_non_null(strstr(t, "\n[Install]\nWantedBy=basic.target\n"));
+	assert_int_equal(count_lines(t, "ExecStart="), in.n);
+	assert_non_null(strstr(t, "ExecStart=-/bin/sh -c 'echo madvise > " DIR "/defrag'\n"));
+	assert_null(strstr(t, "%")); /* no unit specifier by accident */
+	free(t);
+}
+
+static void test_unsafe_values_refused(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	snprintf(kv[1].value, sizeof(kv[1].value), "x; rm -rf /");
+	int rc;
+	free(render(PERSIST_SYSTEMD, &in, &rc));
+	assert_int_equal(rc, -EINVAL);
+	free(render(PERSIST_TMPFILES, &in, &rc));
+	assert_int_equal(rc, -EINVAL);
+	free(render(PERSIST_CMDLINE, &in, &rc));
+	assert_int_equal(rc, -EINVAL);
+	in = in_618();
+	snprintf(kv[0].key, sizeof(kv[0].key), "../../../etc/x");
+	free(render(PERSIST_TMPFILES, &in, &rc));
+	assert_int_equal(rc, -EINVAL);
+}
+
+static void test_cmdline_618(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	int rc;
+	char *t = render(PERSIST_CMDLINE, &in, &rc);
+	assert_int_equal(rc, 0);
+	/* one parameter line: everything that has a boot parameter on 6.18 */
+	assert_non_null(
+		strstr(t, "\ntransparent_hugepage=madvise transparent_hugepage_shmem=never "
+			  "thp_anon=16K,1M:never;64K:always;2M:inherit thp_shmem=64K:never\n"));
+	/* the rest has none */
+	assert_non_null(
+		strstr(t, "#   defrag=madvise use_zero_page=1 khugepaged/max_ptes_none=511\n"));
+	assert_non_null(strstr(t, "quote"));
+	free(t);
+}
+
+static void test_cmdline_old_kernels(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	int rc;
+	/* 6.12: thp_anon= yes, the shmem parameters not yet */
+	in.kver[1] = 12;
+	assert_true(persist_cmdline_supported(&in, "thp_anon"));
+	assert_false(persist_cmdline_supported(&in, "thp_shmem"));
+	char *t = render(PERSIST_CMDLINE, &in, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "\ntransparent_hugepage=madvise thp_anon="));
+	assert_null(strstr(t, "\ntransparent_hugepage_shmem"));
+	assert_null(strstr(t, "thp_shmem=64K"));
+	assert_non_null(strstr(t, "shmem_enabled=never"));
+	free(t);
+	/* 5.15: only transparent_hugepage= */
+	in.kver[0] = 5;
+	in.kver[1] = 15;
+	in.per_size_anon = in.per_size_shmem = false;
+	t = render(PERSIST_CMDLINE, &in, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "\ntransparent_hugepage=madvise\n"));
+	assert_null(strstr(t, "\nthp_anon"));
+	free(t);
+	/* an enabled value the boot parameter does not take, nothing else: no data */
+	nkv = 0;
+	put("defrag", "never");
+	in.n = nkv;
+	t = render(PERSIST_CMDLINE, &in, &rc);
+	assert_int_equal(rc, -ENODATA);
+	assert_non_null(strstr(t, "defrag=never"));
+	free(t);
+	/* unknown release: the per-size parameters are not offered */
+	in = in_618();
+	memset(in.kver, 0, sizeof(in.kver));
+	assert_false(persist_cmdline_supported(&in, "thp_anon"));
+	assert_true(persist_cmdline_supported(&in, "transparent_hugepage"));
+}
+
+static void test_sysctl(void **state)
+{
+	(void)state;
+	nkv = 0;
+	put("vm.nr_hugepages", "512");
+	put("vm.nr_overcommit_hugepages", "0");
+	struct persist_pool pools[] = {{1048576, 2}};
+	struct persist_in in = {.kv = kv,
+				.n = nkv,
+				.thp_dir = DIR,
+				.release = "6.18.44",
+				.pools = pools,
+				.npools = 1};
+	int rc;
+	char *t = render(PERSIST_SYSCTL, &in, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "\nvm.nr_hugepages = 512\n"));
+	assert_non_null(strstr(t, "\nvm.nr_overcommit_hugepages = 0\n"));
+	assert_non_null(strstr(t, "hugepagesz=1G hugepages=2"));
+	free(t);
+	in.n = 0;
+	in.npools = 0;
+	t = render(PERSIST_SYSCTL, &in, &rc);
+	assert_int_equal(rc, -ENODATA);
+	free(t);
+}
+
+static void test_empty(void **state)
+{
+	(void)state;
+	struct persist_in in = {.kv = kv, .n = 0, .thp_dir = DIR, .release = ""};
+	int rc;
+	free(render(PERSIST_TMPFILES, &in, &rc));
+	assert_int_equal(rc, -ENODATA);
+	free(render(PERSIST_SYSTEMD, &in, &rc));
+	assert_int_equal(rc, -ENODATA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
+		cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
+		cmocka_unit_test(test_cmdline_618),  cmocka_unit_test(test_cmdline_old_kernels),
+		cmocka_unit_test(test_sysctl),	     cmocka_unit_test(test_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

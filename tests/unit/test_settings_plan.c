@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: value validation and plans of `set` / `snapshot restore`
+ * (src/model/settings_plan.c), snapshots (src/model/snapshot.c) and the knob
+ * walk over a recorded tree (src/kernel/thp_knobs.c).
+ */
+#include "unit.h"
+
+#include "kernel/thp_knobs.h"
+#include "model/settings_plan.h"
+#include "model/snapshot.h"
+
+static void add(struct thp_knobs *k, const char *key, const char *raw, bool writable)
+{
+	struct thp_knob *e = &k->k[k->n++];
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->raw, sizeof(e->raw), "%s", raw);
+	e->writable = writable;
+}
+
+/* The knobs of the 6.18 x86-64 guest (kernel-thp-abi.md §8), in walk order. */
+static void knobs_618(struct thp_knobs *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->present = true;
+	add(k, "defrag", "always defer defer+madvise [madvise] never", true);
+	add(k, "enabled", "always [madvise] never", true);
+	add(k, "hpage_pmd_size", "2097152", false);
+	add(k, "shmem_enabled", "always within_size advise [never] deny force", true);
+	add(k, "shrink_underused", "1", true);
+	add(k, "use_zero_page", "1", true);
+	add(k, "khugepaged/alloc_sleep_millisecs", "60000", true);
+	add(k, "khugepaged/defrag", "1", true);
+	add(k, "khugepaged/full_scans", "12", false);
+	add(k, "khugepaged/max_ptes_none", "511", true);
+	add(k, "khugepaged/max_ptes_shared", "256", true);
+	add(k, "khugepaged/max_ptes_swap", "64", true);
+	add(k, "khugepaged/pages_collapsed", "3", false);
+	add(k, "khugepaged/pages_to_scan", "4096", true);
+	add(k, "khugepaged/scan_sleep_millisecs", "10000", true);
+	add(k, "hugepages-8kB/shmem_enabled", "always inherit within_size advise [never]", true);
+	add(k, "hugepages-64kB/enabled", "always inherit madvise [never]", true);
+	add(k, "hugepages-64kB/shmem_enabled", "always inherit within_size advise [never]", true);
+	add(k, "hugepages-2048kB/enabled", "always [inherit] madvise never", true);
+	add(k, "hugepages-2048kB/shmem_enabled", "always inherit within_size advise [never]", true);
+	k->pmd_size = 2097152;
+}
+
+struct vcase {
+	const char *key, *raw, *value;
+	uint64_t pmd_nr;
+	int want;	 /* 0 or -EINVAL */
+	const char *why; /* substring of the reason, or NULL */
+};
+
+static void test_validate_table(void **state)
+{
+	(void)state;
+	static const struct vcase cases[] = {
+		/* choice files: exactly the words the file lists */
+		{"enabled", "always [madvise] never", "always", 512, 0, NULL},
+		{"enabled", "always [madvise] never", "never", 512, 0, NULL},
+		{"enabled", "always [madvise] never", "[always]", 512, -EINVAL, "not offered"},
+		{"enabled", "always [madvise] never", "Always", 512, -EINVAL,
+		 "always madvise never"},
+		{"enabled", "always [madvise] never", "", 512, -EINVAL, "empty"},
+		{"defrag", "always defer defer+madvise [madvise] never", "defer+madvise", 512, 0,
+		 NULL},
+		{"defrag", "always defer [madvise] never", "defer+madvise", 512, -EINVAL,
+		 "not offered"}, /* a 4.6-4.10 kernel */
+		{"shmem_enabled", "always within_size advise [never] deny force", "force", 512, 0,
+		 NULL},
+		{"hugepages-64kB/shmem_enabled", "always inherit within_size advise [never]",
+		 "deny", 512, -EINVAL, "not offered"},
+		{"hugepages-64kB/enabled", "always inherit madvise [never]", "inherit", 512, 0,
+		 NULL},
+		/* booleans */
+		{"use_zero_page", "1", "0", 512, 0, NULL},
+		{"use_zero_page", "1", "2", 512, -EINVAL, "0 or 1"},
+		{"shrink_underused", "1", "yes", 512, -EINVAL, "0 or 1"},
+		{"khugepaged/defrag", "1", "1", 512, 0, NULL},
+		/* max_ptes_*: 0..HPAGE_PMD_NR-1 */
+		{"khugepaged/max_ptes_none", "511", "0", 512, 0, NULL},
+		{"khugepaged/max_ptes_none", "511", "511", 512, 0, NULL},
+		{"khugepaged/max_ptes_none", "511", "512", 512, -EINVAL, "0..511"},
+		{"khugepaged/max_ptes_swap", "64", "8191", 8192, 0, NULL}, /* arm64 64K pages */
+		{"khugepaged/max_ptes_shared", "256", "-1", 512, -EINVAL, NULL},
+		{"khugepaged/max_ptes_none", "511", "99999", 0, 0, NULL}, /* bound unknown */
+		/* other numbers */
+		{"khugepaged/pages_to_scan", "4096", "0", 512, -EINVAL, "1..4294967295"},
+		{"khugepaged/pages_to_scan", "4096", "4294967295", 512, 0, NULL},
+		{"khugepaged/pages_to_scan", "4096", "4294967296", 512, -EINVAL, NULL},
+		{"khugepaged/scan_sleep_millisecs", "10000", "0", 512, 0, NULL},
+		{"khugepaged/scan_sleep_millisecs", "10000", " 10", 512, -EINVAL, "milliseconds"},
+		{"khugepaged/scan_sleep_millisecs", "10000", "10ms", 512, -EINVAL, NULL},
+		{"khugepaged/alloc_sleep_millisecs", "60000", "+5", 512, -EINVAL, NULL},
+		{"anon_beside_full", "0", "1", 512, 0, NULL},
+		{"anon_beside_full", "0", "18446744073709551616", 512, -EINVAL, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct vcase *c = &cases[i];
+		char why[200];
+		int r = knob_validate(c->key, c->raw, c->value, c->pmd_nr, why, sizeof(why));
+		if (r != c->want)
+			fail_msg("case %zu (%s=%s): got %d, want %d (%s)", i, c->key, c->value, r,
+				 c->want, why);
+		if (c->why && !strstr(why, c->why))
+			fail_msg("case %zu: reason '%s' lacks '%s'", i, why, c->why);
+		if (!c->want)
+			assert_string_equal(why, "");
+	}
+}
+
+static void test_kind_and_value(void **state)
+{
+	(void)state;
+	char v[64];
+	assert_int_equal(knob_kind_of("enabled", "always [madvise] never"), KNOB_CHOICE);
+	assert_int_equal(knob_kind_of("use_zero_page", "1"), KNOB_BOOL);
+	assert_int_equal(knob_kind_of("khugepaged/defrag", "0"), KNOB_BOOL);
+	assert_int_equal(knob_kind_of("khugepaged/max_ptes_none", "511"), KNOB_UINT);
+	assert_int_equal(knob_value("always defer [defer+madvise] madvise never", v, sizeof(v)), 0);
+	assert_string_equal(v, "defer+madvise");
+	assert_int_equal(knob_value("4096", v, sizeof(v)), 0);
+	assert_string_equal(v, "4096");
+	assert_int_equal(knob_value("[a] [b]", v, sizeof(v)), -EINVAL);
+	assert_int_equal(knob_value("123456", v, 4), -E2BIG);
+}
+
+static void test_key_normalize(void **state)
+{
+	(void)state;
+	char k[KNOB_KEY_LEN];
+	assert_int_equal(knob_key_normalize("enabled", k, sizeof(k)), 0);
+	assert_string_equal(k, "enabled");
+	assert_int_equal(knob_key_normalize("/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+					    k, sizeof(k)),
+			 0);
+	assert_string_equal(k, "khugepaged/defrag");
+	assert_int_equal(
+		knob_key_normalize("transparent_hugepage/hugepages-64kB/enabled", k, sizeof(k)), 0);
+	assert_string_equal(k, "hugepages-64kB/enabled");
+	assert_int_equal(knob_key_normalize("../../../etc/passwd", k, sizeof(k)), -EINVAL);
+	assert_int_equal(knob_key_normalize("/etc/passwd", k, sizeof(k)), -EINVAL);
+	assert_int_equal(knob_key_normalize("", k, sizeof(k)), -EINVAL);
+	assert_int_equal(knob_key_normalize("enabled now", k, sizeof(k)), -EINVAL);
+	assert_int_equal(knob_key_normalize("khugepaged/", k, sizeof(k)), -EINVAL);
+}
+
+static void test_plan_all_valid(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	knobs_618(&k);
+	plan_init(&p);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "enabled=always"), 0);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "defrag=madvise"), 0); /* already */
+	assert_int_equal(plan_add_arg(&p, &k, 512, "khugepaged/max_ptes_none=64"), 0);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "hugepages-64kB/enabled=always"), 0);
+	assert_int_equal(p.nbad, 0);
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.e[0].key, "enabled");
+	assert_string_equal(p.e[0].old, "madvise");
+	assert_string_equal(p.e[0].new, "always");
+	assert_int_equal(p.e[0].state, PS_PENDING);
+	assert_int_equal(p.e[1].state, PS_UNCHANGED);
+	assert_string_equal(p.e[2].old, "511");
+	assert_string_equal(p.e[3].old, "never");
+	assert_int_equal(plan_changes(&p), 3);
+}
+
+static void test_plan_one_invalid_spoils_all(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	knobs_618(&k);
+	plan_init(&p);
+	plan_add_arg(&p, &k, 512, "enabled=always");
+	assert_int_equal(plan_add_arg(&p, &k, 512, "defrag=sometimes"), -EINVAL);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "khugepaged/full_scans=0"), -EACCES);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "hugepages-16kB/enabled=always"), -ENOENT);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "enabled=never"), -EEXIST);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "noequals"), -EINVAL);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "=x"), -EINVAL);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "../x=1"), -EINVAL);
+	assert_int_equal(p.nbad, 7);
+	assert_string_equal(p.bad[0].key, "defrag");
+	assert_non_null(strstr(p.bad[1].text, "read-only"));
+	assert_non_null(strstr(p.bad[2].text, "no such knob"));
+	assert_non_null(strstr(p.bad[3].text, "twice"));
+	/* the valid entry stays in the plan, but the command writes nothing when nbad > 0 */
+	assert_int_equal(p.n, 1);
+}
+
+static void test_plan_missing_ok(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	knobs_618(&k);
+	plan_init(&p);
+	/* a snapshot from another kernel: knobs this one lacks are skipped, not errors */
+	assert_int_equal(plan_add(&p, &k, 512, "hugepages-16kB/enabled", "never", true), -ENOENT);
+	assert_int_equal(plan_add(&p, &k, 512, "khugepaged/pages_collapsed", "3", true), -EACCES);
+	assert_int_equal(plan_add(&p, &k, 512, "enabled", "madvise", true), 0);
+	assert_int_equal(p.nbad, 0);
+	assert_int_equal(p.nskip, 2);
+	assert_string_equal(p.skip[0].key, "hugepages-16kB/enabled");
+	assert_int_equal(p.n, 1);
+	assert_int_equal(plan_changes(&p), 0);
+}
+
+static void test_plan_no_thp(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	memset(&k, 0, sizeof(k));
+	plan_init(&p);
+	assert_int_equal(plan_add_arg(&p, &k, 0, "enabled=never"), -ENOENT);
+	assert_non_null(strstr(p.bad[0].text, "THP not built in"));
+}
+
+static void test_pmd_nr(void **state)
+{
+	(void)state;
+	struct thp_knobs k = {0};
+	assert_int_equal(thp_knobs_pmd_nr(&k, 4096), 0);
+	k.pmd_size = 2097152;
+	assert_int_equal(thp_knobs_pmd_nr(&k, 4096), 512);
+	assert_int_equal(thp_knobs_pmd_nr(&k, 0), 512); /* derived: 4 KiB pages */
+	k.pmd_size = 512ull << 20;
+	assert_int_equal(thp_knobs_pmd_nr(&k, 0), 8192); /* arm64 64K */
+	k.pmd_size = 32ull << 20;
+	assert_int_equal(thp_knobs_pmd_nr(&k, 0), 2048); /* 16K pages */
+	k.pmd_size = 3ull << 20;
+	assert_int_equal(thp_knobs_pmd_nr(&k, 0), 0);
+}
+
+static void test_snapshot_roundtrip(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct snapshot s, back;
+	int nbad;
+	knobs_618(&k);
+	assert_int_equal(snapshot_from_knobs(&k, &s, &nbad), 0);
+	assert_int_equal(nbad, 0);
+	assert_int_equal(s.n, 17); /* 20 files, 3 read-only */
+	assert_string_equal(s.kv[0].key, "defrag");
+	assert_string_equal(s.kv[0].value, "madvise");
+	snprintf(s.kernel, sizeof(s.kernel), "6.18.44");
+	snprintf(s.date, sizeof(s.date), "2025-01-01T00:00:00Z");
+	json_t *j = snapshot_to_json(&s);
+	assert_non_null(j);
+	char *text = json_dumps(j, JSON_PRESERVE_ORDER);
+	json_decref(j);
+	json_error_t je;
+	json_t *r = json_loads(text, 0, &je);
+	free(text);
+	char why[200];
+	assert_int_equal(snapshot_from_json(r, &back, why, sizeof(why)), 0);
+	json_decref(r);
+	assert_int_equal(back.n, s.n);
+	for (int i = 0; i < s.n; i++) {
+		assert_string_equal(back.kv[i].key, s.kv[i].key);
+		assert_string_equal(back.kv[i].value, s.kv[i].value);
+	}
+	assert_string_equal(back.kernel, "6.18.44");
+	static struct snap_diff d[8];
+	assert_int_equal(snapshot_diff(&s, &back, d, 8), 0);
+}
+
+static void test_snapshot_bad_json(void **state)
+{
+	(void)state;
+	static struct snapshot s;
+	char why[200];
+	static const char *const bad[] = {
+		"[]",
+		"{\"knobs\": {}}",
+		"{\"thpctl_snapshot\": 2, \"knobs\": {}}",
+		"{\"thpctl_snapshot\": 1}",
+		"{\"thpctl_snapshot\": 1, \"knobs\": {\"enabled\": true}}",
+		"{\"thpctl_snapshot\": 1, \"knobs\": {\"x\": -1}}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_error_t je;
+		json_t *r = json_loads(bad[i], 0, &je);
+		assert_non_null(r);
+		if (snapshot_from_json(r, &s, why, sizeof(why)) != -EINVAL)
+			fail_msg("accepted %s", bad[i]);
+		assert_true(why[0] != '\0');
+		json_decref(r);
+	}
+	json_error_t je;
+	json_t *r = json_loads("{\"thpctl_snapshot\": 1, \"knobs\": {\"khugepaged/pages_to_scan\": "
+			       "4096, \"enabled\": \"never\"}}",
+			       0, &je);
+	assert_int_equal(snapshot_from_json(r, &s, why, sizeof(why)), 0);
+	json_decref(r);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.kv[0].value, "4096");
+}
+
+static void test_snapshot_diff(void **state)
+{
+	(void)state;
+	static struct snapshot a, b;
+	static struct snap_diff d[8];
+	a.n = 3;
+	snprintf(a.kv[0].key, KNOB_KEY_LEN, "enabled");
+	snprintf(a.kv[0].value, PLAN_VALUE_LEN, "always");
+	snprintf(a.kv[1].key, KNOB_KEY_LEN, "defrag");
+	snprintf(a.kv[1].value, PLAN_VALUE_LEN, "madvise");
+	snprintf(a.kv[2].key, KNOB_KEY_LEN, "hugepages-16kB/enabled");
+	snprintf(a.kv[2].value, PLAN_VALUE_LEN, "never");
+	b.n = 3;
+	snprintf(b.kv[0].key, KNOB_KEY_LEN, "defrag");
+	snprintf(b.kv[0].value, PLAN_VALUE_LEN, "madvise");
+	snprintf(b.kv[1].key, KNOB_KEY_LEN, "enabled");
+	snprintf(b.kv[1].value, PLAN_VALUE_LEN, "madvise");
+	snprintf(b.kv[2].key, KNOB_KEY_LEN, "shrink_underused");
+	snprintf(b.kv[2].value, PLAN_VALUE_LEN, "1");
+	assert_int_equal(snapshot_diff(&a, &b, d, 8), 3);
+	assert_string_equal(d[0].key, "enabled");
+	assert_string_equal(d[0].file, "always");
+	assert_string_equal(d[0].cur, "madvise");
+	assert_string_equal(d[1].key, "hugepages-16kB/enabled");
+	assert_string_equal(d[1].cur, ""); /* not on this kernel */
+	assert_string_equal(d[2].key, "shrink_underused");
+	assert_string_equal(d[2].file, ""); /* not in the file */
+	assert_int_equal(snapshot_diff(&a, &b, d, 1), 1);
+}
+
+/* The walk over a recorded tree: order, writability from the recorded modes, no stats/. */
+static void test_knobs_fixture(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	if (sysroot_open(&sr, "tests/fixtures/linux-6.18-x86")) {
+		skip();
+		return;
+	}
+	static struct thp_knobs k;
+	assert_int_equal(thp_knobs_read(&sr, &k), 0);
+	sysroot_close(&sr);
+	assert_true(k.present);
+	assert_int_equal(k.pmd_size, 2097152);
+	assert_true(k.n > 20);
+	/* top level first, then khugepaged/, then sizes ascending */
+	int last_group = 0;
+	for (int i = 0; i < k.n; i++) {
+		int g = strncmp(k.k[i].key, "khugepaged/", 11) == 0  ? 1
+			: strncmp(k.k[i].key, "hugepages-", 10) == 0 ? 2
+								     : 0;
+		assert_true(g >= last_group);
+		last_group = g;
+		assert_null(strstr(k.k[i].key, "stats"));
+	}
+	const struct thp_knob *e = thp_knobs_find(&k, "hpage_pmd_size");
+	assert_non_null(e);
+	assert_false(e->writable);
+	e = thp_knobs_find(&k, "khugepaged/pages_collapsed");
+	assert_non_null(e);
+	assert_false(e->writable);
+	e = thp_knobs_find(&k, "enabled");
+	assert_non_null(e);
+	assert_true(e->writable);
+	const struct thp_knob *a = thp_knobs_find(&k, "hugepages-8kB/shmem_enabled"),
+			      *b = thp_knobs_find(&k, "hugepages-2048kB/enabled");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a < b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validate_table),
+		cmocka_unit_test(test_kind_and_value),
+		cmocka_unit_test(test_key_normalize),
+		cmocka_unit_test(test_plan_all_valid),
+		cmocka_unit_test(test_plan_one_invalid_spoils_all),
+		cmocka_unit_test(test_plan_missing_ok),
+		cmocka_unit_test(test_plan_no_thp),
+		cmocka_unit_test(test_pmd_nr),
+		cmocka_unit_test(test_snapshot_roundtrip),
+		cmocka_unit_test(test_snapshot_bad_json),
+		cmocka_unit_test(test_snapshot_diff),
+		cmocka_unit_test(test_knobs_fixture),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/render/watch.c (the lines and JSON of `thpctl watch`). */
+#include "unit.h"
+
+#include "render/watch.h"
+
+static void mk_row(struct watch_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->wall_s = 1700000000;
+	row->interval_s = 1.0;
+	for (int c = 0; c < WC_N; c++)
+		row->r[c] = (struct rate){.state = RATE_OK};
+	row->r[WC_FAULT_ALLOC] = (struct rate){.state = RATE_OK, .delta = 3, .per_s = 1.5};
+	row->r[WC_FAULT_FALLBACK] = (struct rate){.state = RATE_OK, .delta = 250, .per_s = 125};
+	row->r[WC_SPLIT_PMD] = (struct rate){.state = RATE_ABSENT};
+	row->r[WC_PGSCAN_DIRECT] = (struct rate){.state = RATE_RESET, .delta = 8, .per_s = 8};
+	row->anon_huge_kb = (struct opt_u64){.v = 131072, .present = true};
+	row->has_anon_huge_delta = true;
+	row->anon_huge_delta_kb = -2048;
+	row->free_pmd_blocks = (struct opt_u64){.v = 1506, .present = true};
+	row->pmd_kb = 2048;
+	row->nsizes = 1;
+	row->sizes[0] = (struct size_rate){
+		.size_kb = 64,
+		.alloc = {.state = RATE_OK, .delta = 32, .per_s = 32},
+		.fallback = {.state = RATE_OK},
+	};
+}
+
+static void test_line(void **state)
+{
+	(void)state;
+	static struct watch_row row;
+	char line[1024];
+	mk_row(&row);
+	watch_format_line(line, sizeof(line), &row, false);
+	/* values, in column order; absent is "-" */
+	assert_non_null(strstr(line, "    1.5       125 "));
+	assert_non_null(strstr(line, "  128.0 MiB      1506  64kB 32/0"));
+	assert_null(strchr(line, '!'));
+	assert_null(strchr(line, '\033'));
+	char *dash = strstr(line, "          -  ");
+	assert_non_null(dash); /* split_pmd absent */
+	/* a compaction stall: '!' without colour, red with it */
+	row.r[WC_COMPACT_STALL] = (struct rate){.state = RATE_OK, .delta = 2, .per_s = 2};
+	watch_format_line(line, sizeof(line), &row, false);
+	assert_non_null(strstr(line, " 2!"));
+	assert_null(strchr(line, '\033'));
+	watch_format_line(line, sizeof(line), &row, true);
+	assert_non_null(strstr(line, "\033[1;31m"));
+	assert_non_null(strstr(line, "2!\033[0m"));
+	/* columns line up with the header whatever the values */
+	char hdr[4096];
+	FILE *f = fmemopen(hdr, sizeof(hdr), "w");
+	assert_non_null(f);
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048};
+	watch_render_header(f, &h, false);
+	fclose(f);
+	assert_int_equal(hdr[0], '#');
+	assert_non_null(strstr(hdr, "every 1 s"));
+	assert_non_null(strstr(hdr, "events/s"));
+	assert_non_null(strstr(hdr, "2048 kB"));
+	const char *names = strchr(hdr, '\n') + 1;
+	const char *end = strstr(names, "freePMD") + strlen("freePMD");
+	watch_format_line(line, sizeof(line), &row, false);
+	/* the freePMD value ends where its title ends */
+	const char *v = strstr(line, "1506");
+	assert_non_null(v);
+	assert_int_equal((int)(v + 4 - line), (int)(end - names));
+	/* a small buffer is cut, never overrun */
+	char tiny[16];
+	watch_format_line(tiny, sizeof(tiny), &row, false);
+	assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	static struct watch_row row;
+	mk_row(&row);
+	row.ntop = 1;
+	row.top[0] = (struct proc_change){.pid = 99,
+					  .rss_kb = 70000,
+					  .anon_huge_kb = 65536,
+					  .rss_delta_kb = 66000,
+					  .anon_huge_delta_kb = 65536,
+					  .anon_huge_known = true,
+					  .appeared = true};
+	snprintf(row.top[0].comm, sizeof(row.top[0].comm), "thp_helper");
+	json_t *j = watch_row_to_json(&row, true);
+	assert_non_null(j);
+	json_t *rates = json_object_get(j, "rates_per_s");
+	assert_true(json_real_value(json_object_get(rates, "thp_fault_alloc")) == 1.5);
+	assert_true(json_is_null(json_object_get(rates, "thp_split_pmd")));
+	assert_true(json_real_value(json_object_get(rates, "pgscan_direct")) == 8);
+	json_t *deltas = json_object_get(j, "deltas");
+	assert_int_equal(json_integer_value(json_object_get(deltas, "thp_fault_fallback")), 250);
+	assert_true(json_is_null(json_object_get(deltas, "thp_split_pmd")));
+	json_t *resets = json_object_get(j, "resets");
+	assert_int_equal(json_array_size(resets), 1);
+	assert_string_equal(json_string_value(json_array_get(resets, 0)), "pgscan_direct");
+	assert_true(json_is_false(json_object_get(j, "compact_stall_increment")));
+	assert_int_equal(json_integer_value(json_object_get(j, "anon_huge_pages_kb")), 131072);
+	assert_int_equal(json_integer_value(json_object_get(j, "anon_huge_pages_delta_kb")), -2048);
+	assert_int_equal(json_integer_value(json_object_get(j, "free_pmd_blocks")), 1506);
+	json_t *m = json_array_get(json_object_get(j, "mthp"), 0);
+	assert_int_equal(json_integer_value(json_object_get(m, "size_kb")), 64);
+	assert_true(json_real_value(json_object_get(m, "anon_fault_alloc_per_s")) == 32);
+	json_t *t = json_array_get(json_object_get(j, "top"), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "pid")), 99);
+	assert_string_equal(json_string_value(json_object_get(t, "comm")), "thp_helper");
+	assert_int_equal(json_integer_value(json_object_get(t, "anon_huge_delta_kb")), 65536);
+	assert_true(json_is_true(json_object_get(t, "appeared")));
+	json_decref(j);
+	/* without --top there is no "top" key */
+	j = watch_row_to_json(&row, false);
+	assert_null(json_object_get(j, "top"));
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

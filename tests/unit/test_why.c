@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: src/model/why.c (environment hints, VMA sums, the explanation
+ * of one process) and src/kernel/cgroup.c's parsers, table-driven.
+ */
+#include "unit.h"
+
+#include "kernel/cgroup.h"
+#include "kernel/features.h"
+#include "kernel/kv.h"
+#include "kernel/parse.h"
+#include "model/host.h"
+#include "model/why.h"
+
+/* ---- hints ---- */
+
+struct hint_case {
+	const char *name;
+	const char *text; /* entries separated by '|', turned into NULs */
+	bool cmdline;
+	int n;
+	const char *var, *value;
+	enum why_effect effect;
+};
+
+static const struct hint_case hint_cases[] = {
+	{"glibc hugetlb=1",
+	 "PATH=/bin|GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1", false, 1,
+	 "GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", WE_HELPS},
+	{"glibc hugetlb=2", "GLIBC_TUNABLES=glibc.malloc.hugetlb=2", false, 1, "GLIBC_TUNABLES",
+	 "glibc.malloc.hugetlb=2", WE_NEUTRAL},
+	{"glibc other tunables only", "GLIBC_TUNABLES=glibc.malloc.arena_max=2", false, 0, NULL,
+	 NULL, WE_NEUTRAL},
+	{"mimalloc off", "MIMALLOC_ALLOW_THP=0", false, 1, "MIMALLOC_ALLOW_THP", "0", WE_HINDERS},
+	{"mimalloc on", "MIMALLOC_ALLOW_THP=1", false, 1, "MIMALLOC_ALLOW_THP", "1", WE_NEUTRAL},
+	{"jemalloc thp:never", "MALLOC_CONF=background_thread:true,thp:never", false, 1,
+	 "MALLOC_CONF", "thp:never", WE_HINDERS},
+	{"jemalloc thp:always (Rust prefix)", "_RJEM_MALLOC_CONF=thp:always", false, 1,
+	 "_RJEM_MALLOC_CONF", "thp:always", WE_HELPS},
+	{"jemalloc metadata_thp", "MALLOC_CONF=metadata_thp:auto", false, 1, "MALLOC_CONF",
+	 "metadata_thp:auto", WE_NEUTRAL},
+	{"GODEBUG disablethp=1", "GODEBUG=gctrace=1,disablethp=1", false, 1, "GODEBUG",
+	 "disablethp=1", WE_HINDERS},
+	{"GODEBUG without it", "GODEBUG=gctrace=1", false, 0, NULL, NULL, WE_NEUTRAL},
+	{"JAVA_TOOL_OPTIONS", "JAVA_TOOL_OPTIONS=-Xmx2g -XX:+UseTransparentHugePages", false, 1,
+	 "JAVA_TOOL_OPTIONS", "-XX:+UseTransparentHugePages", WE_HELPS},
+	{"_JAVA_OPTIONS minus", "_JAVA_OPTIONS=-XX:-UseTransparentHugePages", false, 1,
+	 "_JAVA_OPTIONS", "-XX:-UseTransparentHugePages", WE_NEUTRAL},
+	{"a prefix is not the flag", "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePagesX", false, 0,
+	 NULL, NULL, WE_NEUTRAL},
+	{"java command line", "java|-XX:+UseTransparentHugePages|-jar|app.jar", true, 1, "cmdline",
+	 "-XX:+UseTransparentHugePages", WE_HELPS},
+	{"an env var is not a command line", "GLIBC_TUNABLES=glibc.malloc.hugetlb=1", true, 0, NULL,
+	 NULL, WE_NEUTRAL},
+	{"no '='", "GLIBC_TUNABLES", false, 0, NULL, NULL, WE_NEUTRAL},
+	{"empty", "", false, 0, NULL, NULL, WE_NEUTRAL},
+};
+
+static void test_hints(void **state)
+{
+	(void)state;
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(hint_cases) / sizeof(hint_cases[0]); i++) {
+		const struct hint_case *c = &hint_cases[i];
+		char text[256];
+		size_t n = strlen(c->text);
+		memcpy(text, c->text, n + 1);
+		for (size_t k = 0; k < n; k++)
+			if (text[k] == '|')
+				text[k] = '\0';
+		struct why_hint h[WHY_MAX_HINTS];
+		int got = why_hints_parse(text, n ? n + 1 : 0, c->cmdline, h, WHY_MAX_HINTS);
+		bool ok = got == c->n;
+		if (ok && c->n)
+			ok = !strcmp(h[0].var, c->var) && !strcmp(h[0].value, c->value) &&
+			     h[0].effect == c->effect && h[0].meaning && h[0].meaning[0];
+		if (!ok) {
+			print_error("hint case '%s': got %d (%s=%s, %s)\n", c->name, got,
+				    got ? h[0].var : "", got ? h[0].value : "",
+				    got ? why_effect_name(h[0].effect) : "");
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	/* never more than asked for */
+	static const char many[] =
+		"GODEBUG=disablethp=1\0GODEBUG=disablethp=1\0GODEBUG=disablethp=1";
+	struct why_hint h[2];
+	assert_int_equal(why_hints_parse(many, sizeof(many), false, h, 2), 2);
+}
+
+/* ---- cgroups ---- */
+
+static void test_cgroup_parse(void **state)
+{
+	(void)state;
+	struct proc_cgroup cg;
+	static const char v1[] = "12:pids:/user.slice\n"
+				 "4:memory:/system.slice/redis-server.service\n"
+				 "1:name=systemd:/system.slice/redis-server.service\n"
+				 "0::/system.slice/redis-server.service\n";
+	assert_int_equal(proc_cgroup_parse(LIT(v1), &cg), 0);
+	assert_true(cg.has_v1_memory);
+	assert_string_equal(cg.v1_memory, "/system.slice/redis-server.service");
+	assert_true(cg.has_v1_systemd);
+	assert_true(cg.has_v2);
+	static const char co[] = "5:cpu,memory:/docker/abc\n";
+	assert_int_equal(proc_cgroup_parse(LIT(co), &cg), 0);
+	assert_true(cg.has_v1_memory);
+	assert_string_equal(cg.v1_memory, "/docker/abc");
+	assert_false(cg.has_v2);
+	static const char v2[] = "0::/kubepods.slice/pod1:x/cri-containerd-1.scope";
+	assert_int_equal(proc_cgroup_parse(LIT(v2), &cg), 0);
+	assert_true(cg.has_v2);
+	assert_string_equal(cg.v2, "/kubepods.slice/pod1:x/cri-containerd-1.scope");
+	assert_false(cg.has_v1_memory);
+	assert_int_equal(proc_cgroup_parse(LIT("garbage\n"), &cg), -EINVAL);
+	assert_int_equal(proc_cgroup_parse("", 0, &cg), -EINVAL);
+
+	bool lim;
+	uint64_t b;
+	assert_int_equal(cgroup_limit_parse(LIT("max\n"), &lim, &b), 0);
+	assert_false(lim);
+	assert_int_equal(cgroup_limit_parse(LIT("536870912\n"), &lim, &b), 0);
+	assert_true(lim);
+	assert_int_equal(b, 536870912);
+	assert_int_equal(cgroup_limit_parse(LIT("9223372036854771712\n"), &lim, &b), 0);
+	assert_false(lim);
+	assert_int_equal(cgroup_limit_parse(LIT("12x\n"), &lim, &b), -EINVAL);
+	assert_int_equal(cgroup_limit_parse(LIT(""), &lim, &b), -EINVAL);
+
+	char u[64];
+	assert_int_equal(cgroup_unit("/system.slice/redis-server.service", u, sizeof(u)), 0);
+	assert_string_equal(u, "redis-server.service");
+	assert_int_equal(cgroup_unit("/system.slice/postgresql@15-main.service/x", u, sizeof(u)),
+			 0);
+	assert_string_equal(u, "postgresql@15-main.service");
+	assert_int_equal(cgroup_unit("/user.slice/user-0.slice/session-3.scope", u, sizeof(u)), 0);
+	assert_string_equal(u, "session-3.scope");
+	assert_int_equal(cgroup_unit("/", u, sizeof(u)), -ENOENT);
+	assert_int_equal(cgroup_unit("/.service", u, sizeof(u)), -ENOENT);
+}
+
+/* ---- VMAs ---- */
+
+static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge, unsigned flags,
+		int eligible)
+{
+	struct smaps_vma v = {0};
+	v.start = 0x7f0000000000ull + (uint64_t)w->nvmas * (64ull << 20);
+	v.end = v.start + kb * 1024;
+	v.name = name;
+	v.name_len = strlen(name);
+	v.t.kb[SM_SIZE] = kb;
+	v.t.kb[SM_ANON_HUGE] = huge;
+	v.t.kb[SM_ANONYMOUS] = kb;
+	v.t.present = (1u << SM_SIZE) | (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
+	v.has_vmflags = true;
+	v.vmflags = flags;
+	v.thp_eligible = eligible;
+	why_vmas_add(w, &v, 2048);
+}
+
+static void test_vmas(void **state)
+{
+	(void)state;
+	struct why_vmas w = {0};
+	vma(&w, "", 65536, 65536, VMF_HG, 1);
+	vma(&w, "", 8192, 4096, VMF_HG, 1);
+	vma(&w, "", 4096, 0, VMF_NH, 0);
+	vma(&w, "", 8, 0, VMF_NH, 0);	     /* a thread stack */
+	vma(&w, "[heap]", 4096, 2048, 0, 0); /* collapsed */
+	vma(&w, "[stack]", 132, 0, VMF_NH, 0);
+	vma(&w, "/anon_hugepage (deleted)", 1048576, 0, VMF_HT, 0);
+	assert_int_equal(w.nvmas, 7);
+	assert_int_equal(w.hg, 2);
+	assert_int_equal(w.hg_kb, 65536 + 8192);
+	assert_int_equal(w.hg_huge_kb, 65536 + 4096);
+	assert_true(w.largest_hg.present);
+	assert_int_equal(w.largest_hg.size_kb, 65536);
+	assert_int_equal(w.nh, 3);
+	assert_int_equal(w.nh_small, 1);
+	assert_int_equal(w.largest_nh.size_kb, 4096);
+	assert_int_equal(w.huge_not_hg, 1);
+	assert_int_equal(w.huge_not_hg_kb, 2048);
+	assert_true(w.stack_found);
+	assert_true(w.stack_flags & VMF_NH);
+	assert_int_equal(w.hugetlb_vmas, 1);
+	assert_int_equal(w.eligible, 2);
+	assert_true(w.has_eligible);
+	assert_int_equal(w.t.kb[SM_ANON_HUGE], 65536 + 4096 + 2048);
+}
+
+/* ---- the explanation ---- */
+
+static const char *const EN[] = {"always", "madvise", "never"};
+static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
+
+static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
+{
+	char text[128] = "";
+	size_t o = 0;
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
+	assert_int_equal(choice_parse(text, o, c), 0);
+}
+
+struct why_case {
+	const char *name;
+	const char *enabled, *defrag;
+	const char *mthp64; /* hugepages-64kB/enabled, NULL none */
+	int thp_enabled;
+	int chain; /* 0 none walked, 1: ancestor PID 100, 2: this process set it, 3: cut */
+	int smaps_err;
+	int hg; /* hg VMAs of 64 MiB each */
+	uint64_t huge_kb;
+	bool stack_nh;
+	int environ_err;
+	bool limited;
+	enum why_verdict verdict;
+	const char *summary; /* substring */
+	const char *topic;   /* a line with this topic ... */
+	enum why_effect effect;
+	const char *text; /* ... that has this substring */
+	const char *source;
+};
+
+static const struct why_case why_cases[] = {
+	{"opted in under madvise", "madvise", "madvise", NULL, 1, 0, 0, 1, 65536, false, 0, false,
+	 WV_HUGE, "in its MADV_HUGEPAGE regions", "hg", WE_HELPS, "opted in with MADV_HUGEPAGE",
+	 "/proc/42/smaps"},
+	{"madvise, no hg", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, false, 0, false, WV_NONE,
+	 "no MADV_HUGEPAGE region", "policy", WE_HINDERS, "this process has none",
+	 "/sys/kernel/mm/transparent_hugepage/enabled"},
+	{"always, huge without hg", "always", "madvise", NULL, 1, 0, 0, 0, 4096, false, 0, false,
+	 WV_HUGE, "under enabled=always", "defrag", WE_NEUTRAL, "without waking kcompactd",
+	 "/sys/kernel/mm/transparent_hugepage/defrag"},
+	{"never", "never", "madvise", NULL, 1, 0, 0, 1, 0, false, 0, false, WV_NONE,
+	 "policy is never", "policy", WE_HINDERS, "only MADV_COLLAPSE", NULL},
+	{"prctl inherited", "madvise", "madvise", NULL, 0, 1, 0, 1, 0, false, 0, false, WV_NONE,
+	 "inherited from PID 100 (starter)", "prctl", WE_HINDERS,
+	 "highest ancestor with THP_enabled 0 is PID 100 (starter)", "/proc/42/status"},
+	{"prctl by itself", "madvise", "madvise", NULL, 0, 2, 0, 1, 0, false, 0, false, WV_NONE,
+	 "THP disabled by prctl", "prctl", WE_HINDERS, "this process itself called prctl", NULL},
+	{"prctl, chain cut", "always", "madvise", NULL, 0, 3, 0, 0, 0, false, 0, false, WV_NONE,
+	 "THP disabled by prctl", "prctl", WE_HINDERS, "chain cut", NULL},
+	{"prctl makes the rest neutral", "madvise", "madvise", NULL, 0, 2, 0, 1, 0, false, 0, false,
+	 WV_NONE, "THP disabled", "hg", WE_NEUTRAL, "opted in", NULL},
+	{"no THP_enabled line", "madvise", "madvise", NULL, -1, 0, 0, 1, 2048, false, 0, false,
+	 WV_HUGE, "gets huge pages", "prctl", WE_UNKNOWN, "kernel < 5.0", NULL},
+	{"smaps unreadable", "madvise", "madvise", NULL, 1, 0, -EACCES, 0, 0, false, 0, false,
+	 WV_UNKNOWN, "unknown", "vmas", WE_UNKNOWN, "run as root or as its owner", NULL},
+	{"defrag defer+madvise names its hg VMAs", "madvise", "defer+madvise", NULL, 1, 0, 0, 2,
+	 131072, false, 0, false, WV_HUGE, "gets huge pages", "defrag", WE_NEUTRAL,
+	 "its 2 MADV_HUGEPAGE VMAs may stall", NULL},
+	{"mTHP listed", "madvise", "madvise", "always", 1, 0, 0, 0, 0, false, 0, false, WV_NONE,
+	 "AnonHugePages 0", "mthp", WE_HELPS, "64kB=always", NULL},
+	{"stack nh", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, true, 0, false, WV_NONE,
+	 "AnonHugePages 0", "stack", WE_NEUTRAL, "[stack] VMA (132 kB) is nh", NULL},
+	{"environ unreadable", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, false, -EACCES, false,
+	 WV_NONE, "AnonHugePages 0", "environ", WE_UNKNOWN, "run as root or as its owner",
+	 "/proc/42/environ"},
+	{"memory limit and fallback charge", "always", "madvise", NULL, 1, 0, 0, 0, 0, false, 0,
+	 true, WV_NONE, "AnonHugePages 0", "cgroup", WE_NEUTRAL,
+	 "is limited to 512.0 MiB; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
+	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
+};
+
+static struct host H;
+static struct why_input IN;
+static struct why_report R;
+
+static void build(const struct why_case *c)
+{
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+	snprintf(H.feat.release, sizeof(H.feat.release), "6.18.44");
+	kernel_version_parse(H.feat.release, H.feat.kver);
+	H.feat.page_size = 4096;
+	H.feat.pmd_size = 2u << 20;
+	H.thp.present = true;
+	set_choice(&H.thp.enabled, EN, 3, c->enabled);
+	set_choice(&H.thp.defrag, DF, 5, c->defrag);
+	H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
+	if (c->mthp64) {
+		struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
+		sz->size_kb = 64;
+		assert_int_equal(choice_parse(LIT("always inherit madvise [never]"), &sz->enabled),
+				 0);
+		snprintf(sz->enabled.selected, sizeof(sz->enabled.selected), "%s", c->mthp64);
+		sz->eff_enabled = sz->enabled.selected;
+	}
+	assert_int_equal(
+		vmstat_parse(LIT("compact_stall 3\nthp_fault_fallback_charge 5\n"), &H.vmstat), 0);
+
+	memset(&IN, 0, sizeof(IN));
+	IN.pid = 42;
+	IN.h = &H;
+	snprintf(IN.st.name, sizeof(IN.st.name), "app");
+	IN.st.ppid = 41;
+	IN.st.thp_enabled = c->thp_enabled;
+	if (c->chain) {
+		IN.chain_walked = true;
+		IN.chain.stop_thp_enabled = -1;
+		if (c->chain == 1) {
+			IN.chain.n = 1;
+			IN.chain.a[0].pid = 100;
+			snprintf(IN.chain.a[0].comm, sizeof(IN.chain.a[0].comm), "starter");
+			IN.chain.stop_thp_enabled = 1;
+		} else if (c->chain == 2) {
+			IN.chain.stop_thp_enabled = 1;
+		} else {
+			IN.chain.n = 1;
+			IN.chain.a[0].pid = 41;
+			snprintf(IN.chain.a[0].comm, sizeof(IN.chain.a[0].comm), "parent");
+			IN.chain.cut = true;
+		}
+	}
+	IN.smaps_err = c->smaps_err;
+	if (!c->smaps_err) {
+		for (int i = 0; i < c->hg; i++)
+			vma(&IN.vmas, "", 65536, c->huge_kb / (uint64_t)c->hg, VMF_HG, 1);
+		if (!c->hg && c->huge_kb)
+			vma(&IN.vmas, "[heap]", 8192, c->huge_kb, 0, 1);
+		vma(&IN.vmas, "[stack]", 132, 0, c->stack_nh ? VMF_NH : 0, 0);
+	}
+	IN.environ_err = c->environ_err;
+	if (c->limited) {
+		IN.lim.version = 1;
+		snprintf(IN.lim.path, sizeof(IN.lim.path), "/docker/abc");
+		IN.lim.limited = true;
+		IN.lim.limit_bytes = 512ull << 20;
+		snprintf(IN.lim.limit_file, sizeof(IN.lim.limit_file),
+			 "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes");
+	}
+	why_explain(&IN, &R);
+}
+
+static void test_why_case(void **state)
+{
+	const struct why_case *c = *state;
+	build(c);
+	bool ok = R.verdict == c->verdict && strstr(R.summary, c->summary);
+	const struct why_line *hit = NULL;
+	for (int i = 0; ok && i < R.n && !hit; i++)
+		if (!strcmp(R.lines[i].topic, c->topic) && strstr(R.lines[i].text, c->text))
+			hit = &R.lines[i];
+	ok = ok && hit && hit->effect == c->effect &&
+	     (!c->source || !strcmp(hit->source, c->source));
+	/* every line names its source */
+	for (int i = 0; i < R.n; i++)
+		ok = ok && R.lines[i].source[0] && R.lines[i].text[0];
+	if (!ok) {
+		print_error("case '%s': verdict %d: %s\n", c->name, R.verdict, R.summary);
+		for (int i = 0; i < R.n; i++)
+			print_error("  %-10s %-8s %s [%s]\n", R.lines[i].topic,
+				    why_effect_name(R.lines[i].effect), R.lines[i].text,
+				    R.lines[i].source);
+	}
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+	assert_true(ok);
+}
+
+/* The PMD size's own policy (6.8+) is the one that counts, and its file is the source. */
+static void test_pmd_size_policy(void **state)
+{
+	(void)state;
+	build(&why_cases[0]);
+	struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
+	sz->size_kb = 2048;
+	assert_int_equal(choice_parse(LIT("always [inherit] madvise never"), &sz->enabled), 0);
+	sz->eff_enabled = H.thp.enabled.selected;
+	why_explain(&IN, &R);
+	assert_string_equal(R.lines[1].topic, "policy");
+	assert_non_null(
+		strstr(R.lines[1].text, "hugepages-2048kB/enabled inherit -> enabled=madvise"));
+	assert_string_equal(R.lines[1].source,
+			    "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled");
+	/* and no THP at all */
+	H.thp.present = false;
+	why_explain(&IN, &R);
+	assert_non_null(strstr(R.summary, "gets huge pages")); /* what smaps says stands */
+	bool seen = false;
+	for (int i = 0; i < R.n; i++)
+		seen |= !strcmp(R.lines[i].topic, "policy") && strstr(R.lines[i].text, "no THP");
+	assert_true(seen);
+	host_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+#define NCASES (sizeof(why_cases) / sizeof(why_cases[0]))
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_cgroup_parse),
+		cmocka_unit_test(test_vmas),
+		cmocka_unit_test(test_pmd_size_policy),
+	};
+	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		tests[n++] = fixed[i];
+	for (size_t i = 0; i < NCASES; i++)
+		tests[n++] = (struct CMUnitTest){.name = why_cases[i].name,
+						 .test_func = test_why_case,
+						 .initial_state = (void *)&why_cases[i]};
+	return _cmocka_run_group_tests("test_why", tests, n, NULL, NULL);
+}
