@@ -318,7 +318,7 @@ elif [ -n "$HP" ]; then
 		"[v for v in vmas if v['hg']][0]['anon_huge_kb'] >= 61440 and [v for v in vmas if v['hg']][0]['thpeligible'] is True" \
 		"[v for v in vmas if v['hg']]"
 	jcheck "maps: hg VMA is 64 MiB, 2 MiB aligned" "$TMP/maps-hp.json" \
-		"[(v['size_kb'], v['start'] % (2 << 20), v['end'] - v['start']) for v in vmas if v['hg']] == [(65536, 0, 64 << 20)]" \
+		"[(v['size_kb'], int(v['start'], 16) % (2 << 20), int(v['end'], 16) - int(v['start'], 16)) for v in vmas if v['hg']] == [(65536, 0, 64 << 20)]" \
 		"[v for v in vmas if v['hg']]"
 	jcheck "maps: pid, comm, thp_enabled true, no prctl setter" "$TMP/maps-hp.json" \
 		"d['pid'] == int(E['HP']) and d['comm'] == 'thp_helper' and d['thp_enabled'] is True and d['prctl_set_by'] is None" \
