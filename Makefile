@@ -110,6 +110,7 @@ live: build/asan/thpctl $(HELPERS)
 
 bench: build/thpctl $(HELPERS)
 	bench/ps.sh
+	bench/lab.sh
 	bench/exporter.sh
 	bench/folios.sh
 	bench/trace.sh
