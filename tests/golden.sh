@@ -87,17 +87,6 @@ finding_pairs() {
 		   $2 == "severity" && id != "" { print id ":" $4; id = "" }' "$1" | LC_ALL=C sort
 }
 
-# Git keeps only the executable bit; thpctl reads "writable" from the recorded
-# mode bits, so put back the modes capture-fixture recorded in MODES.
-restore_modes() {
-	local dir=$1 m
-	[ -f "$dir/MODES" ] || return 0
-	while read -r m; do
-		awk -v m="$m" '$1 == m { sub(/^[0-7]+ /, ""); print }' "$dir/MODES" |
-			(cd "$dir" && xargs -r -d '\n' chmod "$m" --) || return 1
-	done < <(awk '{print $1}' "$dir/MODES" | sort -u)
-}
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -121,13 +110,11 @@ declare -A EXTRA=(
 	[readonly-container]="advise --workload mongodb"
 )
 
+# git keeps only the x bit: put back the modes recorded in each fixture's MODES
+tests/restore-modes || bad "cannot restore fixture modes from MODES"
 mkdir -p "$EXP"
 declare -A used=()
 for fx in "${fixtures[@]}"; do
-	if ! restore_modes "$FIX/$fx"; then
-		bad "$fx: cannot restore modes from MODES"
-		continue
-	fi
 	fcmds=("${cmds[@]}")
 	if [ -n "${EXTRA[$fx]+set}" ]; then
 		IFS='|' read -r -a more <<<"${EXTRA[$fx]}"
