@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../lab/guard.h"
+#include "../render/control.h"
 #include "common.h"
 
 int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, uint64_t *pmd_nr)
@@ -163,4 +164,31 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 	if (nwritten)
 		warnx("%s: rolled back the %d value(s) already written", who, nwritten);
 	return EXIT_FAIL;
+}
+
+int control_execute(struct globals *g, const char *who, struct settings_plan *p, bool dry, int *rc)
+{
+	if (dry) {
+		if (g->json)
+			return cmd_emit_json(plan_to_json(p, THP_DIR_ABS, true, true));
+		plan_render_shell(stdout, p, THP_DIR_ABS);
+		return EXIT_OK;
+	}
+	int r = control_apply(g, who, p);
+	if (r == EXIT_USAGE)
+		return r;
+	if (g->json) {
+		int j = cmd_emit_json(plan_to_json(p, THP_DIR_ABS, false, r == EXIT_OK));
+		return r ? r : j;
+	}
+	*rc = r;
+	return -1;
+}
+
+bool plan_any_failed(const struct settings_plan *p)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->e[i].state == PS_FAILED)
+			return true;
+	return false;
 }

@@ -37,6 +37,17 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
  */
 int control_apply(struct globals *g, const char *who, struct settings_plan *p);
 
+/*
+ * What set and snapshot restore share: with DRY print P as shell lines (or
+ * JSON) and write nothing; else control_apply() it and, with --json, print
+ * the result. Returns the exit code when the command is done, or -1 with
+ * *RC set to control_apply()'s code when the caller prints text.
+ */
+int control_execute(struct globals *g, const char *who, struct settings_plan *p, bool dry, int *rc);
+
+/* Whether any entry of P failed to be written. */
+bool plan_any_failed(const struct settings_plan *p);
+
 /* The first line of proc/sys/kernel/REL_NAME ("osrelease", "hostname") into OUT, "" if unreadable. */
 void control_kernel_string(struct globals *g, const char *name, char *out, size_t n);
 

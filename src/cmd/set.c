@@ -75,23 +75,11 @@ int cmd_set(struct globals *g, int argc, char **argv)
 			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
 		return EXIT_USAGE;
 	}
-	if (dry) {
-		if (g->json)
-			return cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, true, true));
-		plan_render_shell(stdout, &p, THP_DIR_ABS);
-		return EXIT_OK;
-	}
-	r = control_apply(g, "set", &p);
-	if (r == EXIT_USAGE)
-		return r;
-	if (g->json) {
-		int j = cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, false, r == EXIT_OK));
-		return r ? r : j;
-	}
-	bool tried = false; /* a write was attempted: show how each entry ended */
-	for (int i = 0; i < p.n; i++)
-		tried |= p.e[i].state == PS_FAILED;
-	if (r == EXIT_OK || tried)
+	int done = control_execute(g, "set", &p, dry, &r);
+	if (done >= 0)
+		return done;
+	/* a write was attempted: show how each entry ended */
+	if (r == EXIT_OK || plan_any_failed(&p))
 		plan_render_text(stdout, &p, g->color);
 	return r;
 }

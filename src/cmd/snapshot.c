@@ -183,23 +183,10 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 	}
 	if (!g->json)
 		control_report_notes("snapshot restore", &p, true);
-	if (dry) {
-		if (g->json)
-			return cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, true, true));
-		plan_render_shell(stdout, &p, THP_DIR_ABS);
-		return EXIT_OK;
-	}
-	r = control_apply(g, "snapshot restore", &p);
-	if (r == EXIT_USAGE)
-		return r;
-	if (g->json) {
-		int j = cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, false, r == EXIT_OK));
-		return r ? r : j;
-	}
-	bool tried = false;
-	for (int i = 0; i < p.n; i++)
-		tried |= p.e[i].state == PS_FAILED;
-	if (r == EXIT_OK || tried) {
+	int done = control_execute(g, "snapshot restore", &p, dry, &r);
+	if (done >= 0)
+		return done;
+	if (r == EXIT_OK || plan_any_failed(&p)) {
 		/* only what changed, or the whole list when something failed */
 		int same = 0;
 		for (int i = 0; i < p.n; i++)
