@@ -29,7 +29,7 @@ STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c -
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
 BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
-ASAN_CFLAGS := $(BASE) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
+ASAN_CFLAGS := $(BASE) -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 

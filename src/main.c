@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* a run killed with SIGKILL left settings changed: put them back first */
-	guard_recover(NULL, stderr);
+	int recovered = guard_recover(stderr);
 	/* the command parses its own argv (argv[0] = its name) */
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
@@ -99,5 +99,6 @@ int main(int argc, char **argv)
 		warn("write error on standard output");
 		return EXIT_FAIL;
 	}
-	return ret;
+	/* a killed run's values that could not be put back: said above, and the exit says it too */
+	return ret == EXIT_OK && recovered == -EIO ? EXIT_FAIL : ret;
 }

@@ -17,17 +17,19 @@ struct globals {
 	const char *sysroot_dir; /* NULL = "/" */
 	bool json;
 	bool no_color;
+	bool wait;  /* --wait: wait for another thpctl changing settings */
 	bool color; /* decided after parsing: tty, no NO_COLOR, no --no-color */
 	struct sysroot sr;
 };
 
-enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_CMD_BASE = 0x200 };
+enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_CMD_BASE = 0x200 };
 
 #define GLOBAL_LONGOPTS                                                                            \
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                         \
 		{"root", required_argument, NULL, OPT_SYSROOT},                                    \
 		{"json", no_argument, NULL, OPT_JSON},                                             \
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},                                     \
+		{"wait", no_argument, NULL, OPT_WAIT},                                             \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -35,7 +37,9 @@ enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_CMD_BASE = 0x200 };
 #define GLOBAL_HELP                                                                                \
 	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n"   \
 	"  --json          machine-readable output\n"                                              \
-	"  --no-color      no colour (also NO_COLOR=1; colour is only used on a tty)\n"
+	"  --no-color      no colour (also NO_COLOR=1; colour is only used on a tty)\n"            \
+	"  --wait          when another thpctl is changing settings, wait for it to\n"             \
+	"                  finish (default: exit 1 at once, naming it)\n"
 
 /* Handle a global option seen by a command's getopt loop. Returns true if it was one. */
 bool global_opt(struct globals *g, int opt, const char *arg);

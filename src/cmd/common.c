@@ -23,6 +23,9 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 	case OPT_NO_COLOR:
 		g->no_color = true;
 		return true;
+	case OPT_WAIT:
+		g->wait = true;
+		return true;
 	default:
 		return false;
 	}

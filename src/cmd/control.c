@@ -58,6 +58,20 @@ static int read_back(const struct sysroot *sr, const char *key, char *out, size_
 	return r;
 }
 
+/* Re-read each entry's current value under the lock: PENDING if it differs from the asked one. */
+static void plan_refresh(struct globals *g, struct settings_plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		struct plan_entry *e = &p->e[i];
+		char now[PLAN_VALUE_LEN];
+		if ((e->state != PS_PENDING && e->state != PS_UNCHANGED) ||
+		    read_back(&g->sr, e->key, now, sizeof(now)))
+			continue;
+		snprintf(e->old, sizeof(e->old), "%s", now);
+		e->state = strcmp(now, e->new) ? PS_PENDING : PS_UNCHANGED;
+	}
+}
+
 static void explain_write_error(const char *who, const struct plan_entry *e, const char *kept)
 {
 	switch (-e->err) {
@@ -70,9 +84,9 @@ static void explain_write_error(const char *who, const struct plan_entry *e, con
 		warnx("%s: %s: /sys is mounted read-only here (a container?): set it on the host",
 		      who, e->key);
 		break;
-	case EBUSY:
-		warnx("%s: another thpctl is changing settings (journal %s): nothing written; try again when it ends",
-		      who, guard_journal_path());
+	case ENOLCK:
+		warnx("%s: %s: cannot journal the old value in %s: nothing written to it", who,
+		      e->key, guard_journal_path());
 		break;
 	default:
 		if (kept[0])
@@ -94,9 +108,19 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 	}
 	if (!plan_changes(p))
 		return EXIT_OK;
-	int r = guard_begin(&g->sr, who);
+	int r = guard_begin(&g->sr, who, g->wait);
 	if (r == -EPERM) {
 		warnx("%s: needs root (writes to %s)", who, THP_DIR_ABS);
+		return EXIT_FAIL;
+	}
+	if (r == -EBUSY) {
+		warnx("%s: another thpctl, %s, is changing settings: nothing written (--wait waits for it)",
+		      who, guard_holder());
+		return EXIT_FAIL;
+	}
+	if (r == -EIO) {
+		warnx("%s: a killed thpctl's settings could not all be put back (above): nothing written",
+		      who);
 		return EXIT_FAIL;
 	}
 	if (r) {
@@ -105,6 +129,12 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 		return EXIT_FAIL;
 	}
 	guard_announce(false);
+	/* the plan was read before the lock: another changer may have run since */
+	plan_refresh(g, p);
+	if (!plan_changes(p)) {
+		guard_end();
+		return EXIT_OK;
+	}
 	/* test-only hooks: see control.h */
 	const char *ps = getenv("THPCTL_TEST_SET_PAUSE");
 	const char *fail_key = getenv("THPCTL_TEST_SET_FAIL");
@@ -144,10 +174,12 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 	}
 	if (failed < 0) {
 		guard_commit(); /* complete: the change stays */
+		guard_end();
 		return EXIT_OK;
 	}
 	explain_write_error(who, &p->e[failed], kept);
 	guard_restore();
+	guard_end();
 	for (int i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->e[i];
 		if (e->state == PS_WRITTEN) {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,9 @@ int folio_fail(const char *cmd, long pid, int err)
 		      cmd);
 	else if (err == -ESRCH || err == -ENOENT)
 		warnx("%s: process %ld exited", cmd, pid);
+	else if ((err == -EIO || err == -EFAULT) && kill((pid_t)pid, 0) && errno == ESRCH)
+		/* its memory went away under the reader: the process exited during the scan */
+		warnx("%s: process %ld exited during the scan", cmd, pid);
 	else if (err == -EACCES || err == -EPERM)
 		warnx("%s: cannot read the memory map of process %ld: %s (run as root, or as "
 		      "its owner)",

@@ -97,7 +97,8 @@ static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
 	int ret = x->fn(ctx, o, r);
 	r->wall_ms = ms_since(&t0);
 	/* whatever an experiment changed on the host goes back now, not only at exit */
-	guard_restore();
+	if (guard_restore())
+		ret = -EIO;
 	return ret;
 }
 
@@ -311,8 +312,15 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (ctx.can_write) {
-		if (guard_begin(&g->sr, quick ? "lab quick" : all ? "lab all" : what))
-			ctx.can_write = false;
+		int gr = guard_begin(&g->sr, quick ? "lab quick" : all ? "lab all" : what, g->wait);
+		if (gr == -EBUSY)
+			warnx("lab: another thpctl, %s, is changing settings: experiments that change them are skipped (--wait waits for it)",
+			      guard_holder());
+		else if (gr)
+			warnx("lab: cannot guard setting changes (%s): experiments that change them are skipped",
+			      gr == -EIO ? "a killed thpctl's settings could not all be put back"
+					 : strerror(-gr));
+		ctx.can_write = gr == 0;
 	}
 	if (quick && !runs_given)
 		o.runs = 3;
@@ -384,7 +392,9 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		if (cmd_emit_json(root))
 			ret = EXIT_FAIL;
 	}
-	guard_restore();
+	if (guard_restore())
+		ret = EXIT_FAIL;
+	guard_end();
 	thp_settings_free(&thp);
 	return ret;
 }

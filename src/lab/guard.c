@@ -1,217 +1,354 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The settings journal and the lock that serialises host changes. See guard.h
+ * for the contract; lab/journal.c for the file's text and its allow-list.
+ *
+ * Why a POSIX record lock (fcntl F_SETLK) and not flock(): a record lock
+ * belongs to the process, so children forked by a lab experiment do not
+ * inherit it (a killed lab's children cannot keep "holding" a dead run's
+ * change), and F_GETLK names the holder's pid. The kernel drops it when the
+ * holder dies, however it dies, so "the lock is free and a journal exists"
+ * means exactly "a run was killed before it restored". The catch: closing
+ * ANY descriptor of the lock file drops the process's lock, so the lock file
+ * is opened once (lab/guard_fs.c) and never closed.
+ */
 #include "guard.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "../kernel/parse.h"
-#include "../kernel/proc_status.h"
-#include "../kernel/tracefs.h"
+#include "journal.h"
 
-struct entry {
-	char rel[200];
-	char old[GUARD_VALUE_LEN];
+#include "guard_int.h"
+
+static struct {
+	bool active; /* guard_begin() succeeded: we hold the lock */
+	pid_t owner;
+	int rootfd; /* O_PATH of "/": restore targets are resolved beneath it */
+	int dirfd;  /* the journal directory */
+	bool file_written;
+	bool quiet;
+	struct journal j;
+	struct sysroot sr;
+} g = {.rootfd = -1, .dirfd = -1};
+
+/* Signals after which we restore and then die as the signal says. */
+static const int fatal_signals[] = {
+	SIGHUP,
+	SIGINT,
+	SIGQUIT,
+	SIGPIPE,
+	SIGTERM,
+	SIGUSR1,
+	SIGUSR2,
+	SIGALRM,
+	SIGXCPU,
+	SIGXFSZ,
+	SIGVTALRM,
+	SIGPROF,
+	SIGABRT,
+#ifndef __SANITIZE_ADDRESS__
+	/* under ASan its own handler reports these, and exits without raising */
+	SIGSEGV,
+	SIGBUS,
+	SIGFPE,
+	SIGILL,
+	SIGSYS,
+	SIGTRAP,
+#endif
 };
 
-/* Everything the signal handler needs, preformatted: it only open/write/closes. */
-static struct {
-	bool active;
-	pid_t owner;
-	int dirfd; /* the live sysroot */
-	int n;
-	struct entry e[GUARD_MAX_ENTRIES];
-	char dir[PATH_MAX];
-	char path[PATH_MAX];
-	char purpose[64];
-	bool file_written;
-} g = {.dirfd = -1};
+/* ---- the journal file ---------------------------------------------------- */
 
-static void journal_paths(void)
+/* Write J as the journal, durably: mkstemp + fsync + rename + fsync(dir). */
+static int journal_save(const struct journal *j)
 {
-	if (g.path[0])
-		return;
-	const char *d = getenv("THPCTL_JOURNAL_DIR");
-	if (d && *d)
-		snprintf(g.dir, sizeof(g.dir), "%s", d);
-	else if (geteuid() == 0 || !getenv("XDG_RUNTIME_DIR"))
-		snprintf(g.dir, sizeof(g.dir), "/run/thpctl");
-	else
-		snprintf(g.dir, sizeof(g.dir), "%s/thpctl", getenv("XDG_RUNTIME_DIR"));
-	snprintf(g.path, sizeof(g.path), "%s/journal", g.dir);
-}
-
-const char *guard_journal_path(void)
-{
-	journal_paths();
-	return g.path;
-}
-
-#define PF_EXITING_FLAG 0x00000004u /* in do_exit(): a SIGKILLed owner restores nothing */
-
-/* Whether PID has a SIGKILL pending (SigPnd/ShdPnd of proc/PID/status): it is as good as gone. */
-static bool sigkill_pending(int dirfd, long pid)
-{
-	char rel[64], buf[4096];
-	snprintf(rel, sizeof(rel), "proc/%ld/status", pid);
-	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	static const char *const keys[] = {"\nSigPnd:", "\nShdPnd:"};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *k = strstr(buf, keys[i]);
-		if (k && (strtoull(k + strlen(keys[i]), NULL, 16) & (1ull << (SIGKILL - 1))))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Start time of PID in clock ticks (proc/PID/stat field 22), 0 if unknown or
- * if PID is dying (SIGKILL pending), exiting or a zombie: a killed owner can
- * stay a zombie for long when its parent does not reap it, and must not hold
- * the journal meanwhile.
- */
-static unsigned long long starttime(int dirfd, long pid, char *comm, size_t n)
-{
-	char rel[64], buf[1024];
-	snprintf(rel, sizeof(rel), "proc/%ld/stat", pid);
-	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return 0;
-	struct proc_stat st;
-	if (proc_stat_parse(buf, (size_t)r, &st))
-		return 0;
-	if (st.state == 'Z' || st.state == 'X' || (st.flags & PF_EXITING_FLAG) ||
-	    sigkill_pending(dirfd, pid))
-		return 0;
-	if (comm)
-		snprintf(comm, n, "%s", st.comm);
-	return (unsigned long long)st.starttime;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Rewrite the journal with all entries, durably (tmp + fsync + rename). */
-static int journal_save(void)
-{
-	char tmp[PATH_MAX + 8];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", g.path);
-	/* readable: a non-root user is told what a killed run left */
-	if (mkdir(g.dir, 0755) && errno != EEXIST)
-		return -errno;
-	chmod(g.dir, 0755);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	static char text[JOURNAL_MAX_BYTES];
+	int len = journal_format(j, (long)getpid(), text, sizeof(text));
+	if (len < 0)
+		return len;
+	char tmp[PATH_MAX + 32];
+	snprintf(tmp, sizeof(tmp), "%s/journal.XXXXXX", gfs_dir_path());
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	char line[512];
-	int n = snprintf(line, sizeof(line), "thpctl-journal 1\nowner %d %llu\npurpose %s\n",
-			 (int)g.owner, starttime(g.dirfd, g.owner, NULL, 0), g.purpose);
-	int r = write_all(fd, line, (size_t)n);
-	for (int i = 0; !r && i < g.n; i++) {
-		n = snprintf(line, sizeof(line), "entry %s\t%s\n", g.e[i].rel, g.e[i].old);
-		r = write_all(fd, line, (size_t)n);
-	}
+	int r = fchmod(fd, 0644) ? -errno : 0; /* readable: users are told of a pending restore */
+	if (!r)
+		r = gfs_write_all(fd, text, (size_t)len);
 	if (!r && fsync(fd))
 		r = -errno;
 	close(fd);
-	if (!r && rename(tmp, g.path))
+	if (!r && rename(tmp, guard_journal_path()))
 		r = -errno;
 	if (r)
 		unlink(tmp);
 	else
-		g.file_written = true;
+		fsync(g.dirfd);
 	return r;
 }
 
-/* Async-signal-safe: open/write/close/unlink only. */
-static void restore_entries(int dirfd, struct entry *e, int n)
+static void journal_delete(void)
 {
-	for (int i = n - 1; i >= 0; i--) {
-		int fd = openat(dirfd, e[i].rel, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t w = write(fd, e[i].old, strlen(e[i].old));
-		(void)w;
-		close(fd);
-	}
+	if (unlinkat(g.dirfd, "journal", 0) == 0)
+		fsync(g.dirfd);
 }
 
-static bool quiet; /* guard_announce(false) */
+/*
+ * Read the journal into J. Returns 1 (one is there), 0 (none), or -errno
+ * after a one-line warning on OUT (damaged: not a regular file, not root's,
+ * too large, bad header).
+ */
+static int journal_load(struct journal *j, FILE *out)
+{
+	static char text[JOURNAL_MAX_BYTES + 1];
+	ssize_t len = gfs_read_root_file(g.dirfd, "journal", text, sizeof(text), JOURNAL_MAX_BYTES);
+	if (len == -ENOENT)
+		return 0;
+	if (len >= 0 && journal_parse(text, (size_t)len, j))
+		len = -EBADMSG;
+	if (len < 0) {
+		fprintf(out, "thpctl: %s ignored: %s\n", guard_journal_path(),
+			len == -EINVAL	  ? "not a regular file owned by root"
+			: len == -EFBIG	  ? "too large to be a journal"
+			: len == -EBADMSG ? "not a thpctl journal"
+					  : strerror((int)-len));
+		return (int)len;
+	}
+	if (j->rejected)
+		fprintf(out,
+			"thpctl: %s: %d entr%s refused (not a THP, hugetlb or compaction setting, or a malformed value), e.g. '%s'\n",
+			guard_journal_path(), j->rejected, j->rejected == 1 ? "y" : "ies",
+			j->first_rejected);
+	return 1;
+}
 
-/* SAY: print each value put back (never from a signal handler: stdio is not async-signal-safe). */
-static void restore_all(bool say)
+/* ---- restoring ----------------------------------------------------------- */
+
+/*
+ * Restore every entry of J (newest first); entries that did not take stay in
+ * J. SAY: print "thpctl: /REL: restored V" per success (errors always).
+ * Returns 0 when all took, else -EIO.
+ */
+static int restore_list(struct journal *j, bool say)
+{
+	int kept = 0;
+	for (int i = j->n - 1; i >= 0; i--) {
+		int r = gfs_restore_one(g.rootfd, &j->e[i]);
+		if (r) {
+			fprintf(stderr,
+				"thpctl: /%s: could NOT put back %s: %s (kept in %s; any thpctl command run as root retries)\n",
+				j->e[i].rel, j->e[i].old,
+				r == -EIO ? "the kernel reads back another value" : strerror(-r),
+				guard_journal_path());
+			continue;
+		}
+		if (say)
+			fprintf(stderr, "thpctl: /%s: restored %s\n", j->e[i].rel, j->e[i].old);
+		j->e[i].rel[0] = '\0';
+	}
+	for (int i = 0; i < j->n; i++)
+		if (j->e[i].rel[0])
+			j->e[kept++] = j->e[i];
+	j->n = kept;
+	return kept ? -EIO : 0;
+}
+
+/* Async-signal-safe: restore, and delete the journal only if all took. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+	if (g.active && getpid() == g.owner && g.j.n) {
+		bool all = true;
+		for (int i = g.j.n - 1; i >= 0; i--)
+			if (gfs_restore_one(g.rootfd, &g.j.e[i]))
+				all = false;
+		static const char ok[] = "thpctl: interrupted: settings put back\n";
+		static const char bad[] =
+			"thpctl: interrupted: some settings could NOT be put back; the journal stays for the next thpctl command run as root\n";
+		if (all && g.file_written)
+			unlinkat(g.dirfd, "journal", 0);
+		ssize_t w = all ? write(2, ok, sizeof(ok) - 1) : write(2, bad, sizeof(bad) - 1);
+		(void)w;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+static void block_all(sigset_t *prev)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, prev);
+}
+
+int guard_restore(void)
 {
 	if (!g.active || getpid() != g.owner)
-		return;
-	restore_entries(g.dirfd, g.e, g.n);
-	for (int i = g.n - 1; say && !quiet && i >= 0; i--)
-		fprintf(stderr, "thpctl: /%s: restored %s\n", g.e[i].rel, g.e[i].old);
-	if (g.file_written)
-		unlink(g.path);
-	g.n = 0;
-	g.file_written = false;
+		return 0;
+	sigset_t prev;
+	block_all(&prev);
+	int r = restore_list(&g.j, !g.quiet);
+	if (!r) {
+		if (g.file_written)
+			journal_delete();
+		g.file_written = false;
+	} else if (journal_save(&g.j) == 0) {
+		g.file_written = true;
+	}
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	return r;
 }
 
 void guard_commit(void)
 {
 	if (!g.active || getpid() != g.owner)
 		return;
+	sigset_t prev;
+	block_all(&prev);
 	if (g.file_written)
-		unlink(g.path);
-	g.n = 0;
+		journal_delete();
+	g.j.n = 0;
 	g.file_written = false;
+	sigprocmask(SIG_SETMASK, &prev, NULL);
 }
 
-void guard_restore(void)
+void guard_end(void)
 {
-	restore_all(true);
-}
-
-static void on_signal(int sig)
-{
-	restore_all(false);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	if (!g.active || getpid() != g.owner)
+		return;
+	if (g.j.n)
+		guard_restore();
+	g.active = false;
+	gfs_lock_drop();
 }
 
 static void at_exit(void)
 {
-	guard_restore();
+	guard_end();
+}
+
+void guard_announce(bool on)
+{
+	g.quiet = !on;
+}
+
+/* Remove temporaries ("journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
+static void sweep_temporaries(void)
+{
+	int fd = openat(g.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, "journal.", 8) == 0 && strlen(de->d_name) == 14)
+			unlinkat(g.dirfd, de->d_name, 0);
+	closedir(d);
+}
+
+/* Restore a dead run's journal; we hold the lock. Returns entries restored or -EIO. */
+static int recover_locked(FILE *out)
+{
+	static struct journal j, before;
+	sweep_temporaries();
+	int r = journal_load(&j, out);
+	if (r <= 0)
+		return 0;
+	if (!j.n) {
+		journal_delete();
+		return 0;
+	}
+	before = j;
+	r = restore_list(&j, false);
+	if (r == 0)
+		journal_delete();
+	else
+		journal_save(&j);
+	/* one line, on stderr and in syslog, so an operator learns why a setting moved */
+	char line[2048];
+	int k = snprintf(line, sizeof(line),
+			 "restored %d setting(s) left changed by a killed thpctl (%s, pid %ld):",
+			 before.n - j.n, before.purpose, before.owner);
+	for (int i = before.n - 1; i >= 0 && (size_t)k < sizeof(line); i--) {
+		bool failed = false;
+		for (int f = 0; f < j.n; f++)
+			failed |= strcmp(j.e[f].rel, before.e[i].rel) == 0;
+		if (!failed)
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " /%s=%s",
+				      before.e[i].rel, before.e[i].old);
+	}
+	if (r && (size_t)k < sizeof(line))
+		snprintf(line + k, sizeof(line) - (size_t)k,
+			 "; %d could NOT be put back (kept in %s)", j.n, guard_journal_path());
+	fprintf(out, "thpctl: %s\n", line);
+	openlog("thpctl", LOG_PID, LOG_USER);
+	syslog(r ? LOG_WARNING : LOG_NOTICE, "%s", line);
+	closelog();
+	return r ? -EIO : before.n;
+}
+
+int guard_begin(const struct sysroot *sr, const char *purpose, bool wait)
+{
+	if (geteuid() != 0)
+		return -EPERM;
+	if (!sr->live)
+		return -EROFS;
+	if (g.active)
+		return 0;
+	int r = gfs_dir(true);
+	if (r < 0)
+		return r;
+	g.dirfd = r;
+	if ((g.rootfd = gfs_root()) < 0)
+		return g.rootfd;
+	r = gfs_lock_take(wait, purpose);
+	if (r)
+		return r;
+	if (recover_locked(stderr) < 0) {
+		gfs_lock_drop();
+		return -EIO;
+	}
+	g.sr = *sr;
+	g.owner = getpid();
+	g.j.n = 0;
+	g.file_written = false;
+	snprintf(g.j.purpose, sizeof(g.j.purpose), "%s", purpose);
+	g.active = true;
+	static bool installed;
+	if (!installed) {
+		installed = true;
+		atexit(at_exit);
+		struct sigaction sa = {.sa_handler = on_signal}, old;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+			/* an inherited SIG_IGN (nohup) stays ignored */
+			if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
+			    old.sa_handler == SIG_IGN)
+				continue;
+			sigaction(fatal_signals[i], &sa, NULL);
+		}
+	}
+	return 0;
 }
 
 /* The value to write back: the bracketed word of a choice file, else the trimmed text. */
-static int current_value(const struct sysroot *sr, const char *rel, char *out, size_t n)
+static int current_value(const char *rel, char *out, size_t n)
 {
 	struct buf b = {0};
-	int r = sysroot_read(sr, rel, &b);
+	int r = sysroot_read(&g.sr, rel, &b);
 	if (r) {
 		buf_free(&b);
 		return r;
@@ -234,48 +371,12 @@ static int current_value(const struct sysroot *sr, const char *rel, char *out, s
 	return 0;
 }
 
-static struct sysroot live_sr;
-void guard_announce(bool on)
-{
-	quiet = !on;
-}
-
-int guard_begin(const struct sysroot *sr, const char *purpose)
-{
-	if (geteuid() != 0)
-		return -EPERM;
-	if (!sr->live)
-		return -EROFS;
-	journal_paths();
-	/* a dead run's journal is restored now; a live one's is checked at our first write */
-	guard_recover(sr, stderr);
-	if (g.active)
-		return 0;
-	live_sr = *sr;
-	g.dirfd = sr->dirfd;
-	g.owner = getpid();
-	g.n = 0;
-	snprintf(g.purpose, sizeof(g.purpose), "%s", purpose);
-	g.active = true;
-	static bool installed;
-	if (!installed) {
-		installed = true;
-		atexit(at_exit);
-		struct sigaction sa = {.sa_handler = on_signal};
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
-	return 0;
-}
-
 static int do_write(const char *rel, const char *value)
 {
-	int fd = sysroot_openat(&live_sr, rel, O_WRONLY);
+	int fd = gfs_open_beneath(g.rootfd, rel, O_WRONLY);
 	if (fd < 0)
 		return fd;
-	int r = write_all(fd, value, strlen(value));
+	int r = gfs_write_all(fd, value, strlen(value));
 	close(fd);
 	return r;
 }
@@ -286,37 +387,44 @@ int guard_write(const char *rel, const char *value)
 		return -EPERM;
 	while (*rel == '/')
 		rel++;
-	char old[GUARD_VALUE_LEN];
-	int r = current_value(&live_sr, rel, old, sizeof(old));
+	if (!journal_rel_allowed(rel))
+		return -EACCES;
+	if (!journal_value_ok(value))
+		return -EINVAL;
+	char old[JOURNAL_VALUE_LEN];
+	int r = current_value(rel, old, sizeof(old));
 	if (r)
 		return r;
 	bool known = false;
-	for (int i = 0; i < g.n; i++)
-		if (strcmp(g.e[i].rel, rel) == 0)
+	for (int i = 0; i < g.j.n; i++)
+		if (strcmp(g.j.e[i].rel, rel) == 0)
 			known = true;
 	if (!known) {
-		if (g.n == GUARD_MAX_ENTRIES || strlen(rel) >= sizeof(g.e[0].rel))
+		if (g.j.n == JOURNAL_MAX_ENTRIES)
 			return -ENOSPC;
-		/* another live thpctl's journal: its values would be lost under ours */
-		if (!g.file_written && guard_recover(&live_sr, stderr) == -EBUSY)
-			return -EBUSY;
-		snprintf(g.e[g.n].rel, sizeof(g.e[0].rel), "%s", rel);
-		snprintf(g.e[g.n].old, sizeof(g.e[0].old), "%s", old);
+		if (!journal_value_ok(old))
+			return -EINVAL;
 		/* block signals while the entry and the journal disagree */
-		sigset_t all, prev;
-		sigfillset(&all);
-		sigprocmask(SIG_BLOCK, &all, &prev);
-		g.n++;
-		r = journal_save();
+		sigset_t prev;
+		block_all(&prev);
+		snprintf(g.j.e[g.j.n].rel, sizeof(g.j.e[0].rel), "%s", rel);
+		snprintf(g.j.e[g.j.n].old, sizeof(g.j.e[0].old), "%s", old);
+		g.j.n++;
+		r = journal_save(&g.j);
 		if (r)
-			g.n--;
+			g.j.n--;
+		else
+			g.file_written = true;
 		sigprocmask(SIG_SETMASK, &prev, NULL);
-		if (r)
-			return r;
+		if (r) {
+			fprintf(stderr, "thpctl: cannot write %s: %s\n", guard_journal_path(),
+				strerror(-r));
+			return -ENOLCK;
+		}
 	}
 	if (strcmp(old, value) == 0)
 		return 0;
-	if (!quiet)
+	if (!g.quiet)
 		fprintf(stderr, "thpctl: /%s: %s -> %s\n", rel, old, value);
 	return do_write(rel, value);
 }
@@ -327,256 +435,48 @@ int guard_poke(const char *rel, const char *value)
 		return -EPERM;
 	while (*rel == '/')
 		rel++;
-	if (!quiet)
+	if (!journal_poke_allowed(rel))
+		return -EACCES;
+	if (!g.quiet)
 		fprintf(stderr, "thpctl: /%s <- %s\n", rel, value);
 	return do_write(rel, value);
 }
 
-static int recover_settings(const struct sysroot *sr, FILE *out)
+/* A user other than root: tell of a journal that nobody is restoring, never act on it. */
+static int report_pending(FILE *out)
 {
-	(void)sr;
-	journal_paths();
-	int fd = open(g.path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (gfs_lock_check() == -EBUSY)
+		return 0; /* a run holds it and will restore */
+	static struct journal j;
+	if (journal_load(&j, out) <= 0 || !j.n)
 		return 0;
-	static char text[GUARD_MAX_ENTRIES * 300 + 512];
-	ssize_t len = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (len <= 0)
+	fprintf(out,
+		"thpctl: %s holds %d setting(s) left changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
+		guard_journal_path(), j.n, j.purpose);
+	return -EPERM;
+}
+
+int guard_recover(FILE *out)
+{
+	if (g.active)
 		return 0;
-	text[len] = '\0';
-	long pid = 0;
-	unsigned long long st = 0;
-	static struct entry e[GUARD_MAX_ENTRIES];
-	int n = 0;
-	char purpose[64] = "?";
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(l, "owner %ld %llu", &pid, &st) == 2)
-			continue;
-		if (strncmp(l, "purpose ", 8) == 0) {
-			snprintf(purpose, sizeof(purpose), "%s", l + 8);
-			continue;
-		}
-		char *tab = strchr(l, '\t');
-		if (strncmp(l, "entry ", 6) || !tab || n == GUARD_MAX_ENTRIES)
-			continue;
-		*tab = '\0';
-		snprintf(e[n].rel, sizeof(e[n].rel), "%s", l + 6);
-		snprintf(e[n].old, sizeof(e[n].old), "%s", tab + 1);
-		n++;
-	}
-	struct sysroot root;
-	if (sysroot_open(&root, "/"))
+	int dfd = gfs_dir(false);
+	if (dfd < 0)
 		return 0;
-	char comm[COMM_LEN] = "";
-	if (pid > 0 && pid != getpid() && st &&
-	    starttime(root.dirfd, pid, comm, sizeof(comm)) == st) {
-		sysroot_close(&root);
-		return -EBUSY; /* its owner still runs and will restore */
-	}
+	g.dirfd = dfd;
 	if (geteuid() != 0) {
-		fprintf(out,
-			"thpctl: %s holds %d setting(s) changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
-			g.path, n, purpose);
-		sysroot_close(&root);
-		return -EPERM;
+		guard_undo_recover(out);
+		return report_pending(out);
 	}
-	for (int i = n - 1; i >= 0; i--) {
-		struct entry one = e[i];
-		restore_entries(root.dirfd, &one, 1);
-		fprintf(out, "thpctl: restored /%s to %s (left changed by a killed thpctl: %s)\n",
-			e[i].rel, e[i].old, purpose);
-	}
-	unlink(g.path);
-	sysroot_close(&root);
-	return n;
-}
-
-/* ---- undo actions (guard_undo_add) ----------------------------------------- */
-
-#define UNDO_MAX 8
-
-static const struct {
-	const char *kind;
-	const char *what; /* for messages */
-	int (*run)(const char *arg);
-} undo_kinds[] = {
-	{GUARD_UNDO_TRACEFS_INSTANCE, "tracefs instance", tracefs_remove_instance_named},
-};
-
-static struct {
-	int n;
-	char kind[UNDO_MAX][32];
-	char arg[UNDO_MAX][96];
-	char purpose[64];
-} u;
-
-static int undo_kind(const char *kind)
-{
-	for (size_t i = 0; i < sizeof(undo_kinds) / sizeof(undo_kinds[0]); i++)
-		if (strcmp(undo_kinds[i].kind, kind) == 0)
-			return (int)i;
-	return -1;
-}
-
-static void undo_path(char *out, size_t n, long pid)
-{
-	journal_paths();
-	snprintf(out, n, "%s/undo.%ld", g.dir, pid);
-}
-
-/* Rewrite this process's undo file (tmp + fsync + rename), or delete it when empty. */
-static int undo_save(void)
-{
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
-	undo_path(path, sizeof(path), (long)getpid());
-	if (!u.n)
-		return unlink(path) && errno != ENOENT ? -errno : 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* readable: a non-root user is told what a killed run left */
-	if (mkdir(g.dir, 0755) && errno != EEXIST)
-		return -errno;
-	chmod(g.dir, 0755);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	unsigned long long st = 0;
-	struct sysroot root;
-	if (sysroot_open(&root, NULL) == 0) {
-		st = starttime(root.dirfd, (long)getpid(), NULL, 0);
-		sysroot_close(&root);
-	}
-	char line[256];
-	int k = snprintf(line, sizeof(line), "thpctl-undo 1\nowner %d %llu\npurpose %s\n",
-			 (int)getpid(), st, u.purpose);
-	int r = write_all(fd, line, (size_t)k);
-	for (int i = 0; !r && i < u.n; i++) {
-		k = snprintf(line, sizeof(line), "undo %s\t%s\n", u.kind[i], u.arg[i]);
-		r = write_all(fd, line, (size_t)k);
-	}
-	if (!r && fsync(fd))
-		r = -errno;
-	close(fd);
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
-}
-
-int guard_undo_add(const char *purpose, const char *kind, const char *arg)
-{
-	if (geteuid() != 0)
-		return -EPERM;
-	if (undo_kind(kind) < 0 || strlen(arg) >= sizeof(u.arg[0]) || strpbrk(arg, "\t\n"))
-		return -EINVAL;
-	if (u.n == UNDO_MAX)
-		return -ENOSPC;
-	snprintf(u.purpose, sizeof(u.purpose), "%s", purpose);
-	snprintf(u.kind[u.n], sizeof(u.kind[0]), "%s", kind);
-	snprintf(u.arg[u.n], sizeof(u.arg[0]), "%s", arg);
-	u.n++;
-	int r = undo_save();
-	if (r)
-		u.n--;
-	return r;
-}
-
-void guard_undo_done(const char *kind, const char *arg)
-{
-	for (int i = 0; i < u.n; i++) {
-		if (strcmp(u.kind[i], kind) || strcmp(u.arg[i], arg))
-			continue;
-		memmove(u.kind[i], u.kind[i + 1], (size_t)(u.n - i - 1) * sizeof(u.kind[0]));
-		memmove(u.arg[i], u.arg[i + 1], (size_t)(u.n - i - 1) * sizeof(u.arg[0]));
-		u.n--;
-		undo_save();
-		return;
-	}
-}
-
-/* Run the undo files of dead owners. Returns the number of files handled. */
-static int recover_undo(FILE *out)
-{
-	journal_paths();
-	DIR *d = opendir(g.dir);
-	if (!d)
+	guard_undo_recover(out); /* undo files have locks of their own */
+	if ((g.rootfd = gfs_root()) < 0)
 		return 0;
-	struct sysroot root;
-	bool have_root = sysroot_open(&root, NULL) == 0;
-	int done = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		long pid;
-		char extra;
-		if (sscanf(de->d_name, "undo.%ld%c", &pid, &extra) != 1 || pid <= 0 ||
-		    pid == (long)getpid())
-			continue;
-		char path[PATH_MAX + 300], text[2048];
-		snprintf(path, sizeof(path), "%s/%s", g.dir, de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, text, sizeof(text) - 1);
-		close(fd);
-		if (len < 0)
-			continue;
-		text[len] = '\0';
-		long owner = 0;
-		unsigned long long st = 0;
-		char purpose[64] = "?";
-		char *lines[UNDO_MAX + 4];
-		int nl = 0;
-		for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-		     l = strtok_r(NULL, "\n", &save)) {
-			if (sscanf(l, "owner %ld %llu", &owner, &st) == 2)
-				continue;
-			if (strncmp(l, "purpose ", 8) == 0)
-				snprintf(purpose, sizeof(purpose), "%s", l + 8);
-			else if (strncmp(l, "undo ", 5) == 0 && nl < UNDO_MAX + 4)
-				lines[nl++] = l + 5;
-		}
-		/* its owner still runs and will undo them itself */
-		if (have_root && owner > 0 && st && starttime(root.dirfd, owner, NULL, 0) == st)
-			continue;
-		if (geteuid() != 0) {
-			fprintf(out,
-				"thpctl: %s holds %d change(s) left by a killed thpctl (%s): run any thpctl command as root to undo them\n",
-				path, nl, purpose);
-			continue;
-		}
-		bool all = true;
-		for (int i = 0; i < nl; i++) {
-			char *tab = strchr(lines[i], '\t');
-			int k = tab ? (*tab = '\0', undo_kind(lines[i])) : -1;
-			if (k < 0)
-				continue;
-			int r = undo_kinds[k].run(tab + 1);
-			if (r) {
-				all = false;
-				fprintf(out,
-					"thpctl: could not remove %s %s left by a killed thpctl (%s): %s\n",
-					undo_kinds[k].what, tab + 1, purpose, strerror(-r));
-			} else {
-				fprintf(out,
-					"thpctl: removed %s %s (left by a killed thpctl: %s)\n",
-					undo_kinds[k].what, tab + 1, purpose);
-			}
-		}
-		if (all)
-			unlink(path);
-		done++;
-	}
-	closedir(d);
-	if (have_root)
-		sysroot_close(&root);
-	return done;
-}
-
-int guard_recover(const struct sysroot *sr, FILE *out)
-{
-	int r = recover_settings(sr, out);
-	recover_undo(out);
+	int r = gfs_lock_take(false, "recovery");
+	if (r == -EBUSY)
+		return -EBUSY;
+	if (r)
+		return 0;
+	r = recover_locked(out);
+	gfs_lock_drop();
 	return r;
 }

@@ -174,11 +174,26 @@ int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr
 	if (!kn) {
 		if (missing_ok) {
 			note(p->skip, &p->nskip, nk, "not on this kernel");
-		} else {
+		} else if (!k->present) {
 			note(p->bad, &p->nbad, nk,
-			     k->present
-				     ? "no such knob on this kernel"
-				     : "this kernel has no transparent_hugepage/ (THP not built in)");
+			     "this kernel has no transparent_hugepage/ (THP not built in)");
+		} else {
+			/* "max_ptes_none" for "khugepaged/max_ptes_none": name the knob meant */
+			const char *meant = NULL;
+			size_t l = strlen(nk);
+			for (int i = 0; i < k->n && !meant; i++) {
+				size_t kl = strlen(k->k[i].key);
+				if (kl > l && k->k[i].key[kl - l - 1] == '/' &&
+				    strcmp(k->k[i].key + kl - l, nk) == 0)
+					meant = k->k[i].key;
+			}
+			char text[PLAN_NOTE_LEN];
+			if (meant)
+				snprintf(text, sizeof(text), "no such knob; did you mean %s?",
+					 meant);
+			else
+				snprintf(text, sizeof(text), "no such knob on this kernel");
+			note(p->bad, &p->nbad, nk, text);
 		}
 		return -ENOENT;
 	}

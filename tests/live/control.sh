@@ -75,10 +75,12 @@ put_back() {
 	done <"$TMP/base"
 }
 
+# journal_owner_alive: a live thpctl holds the settings lock (a POSIX lock on
+# lock beside the journal, listed in /proc/locks by inode)
 journal_owner_alive() {
-	local pid
-	pid=$(sed -nE 's/^owner ([0-9]+) .*/\1/p' "$JOURNAL" 2>/dev/null)
-	[ -n "$pid" ] && [ -d "/proc/$pid" ]
+	local ino
+	ino=$(stat -c %i "${JOURNAL%/*}/lock" 2>/dev/null) || return 1
+	awk -v i=":$ino" '$2 == "POSIX" && substr($6, length($6) - length(i) + 1) == i { f = 1 } END { exit !f }' /proc/locks
 }
 
 # wait_quiet: wait (up to 5 minutes) while another thpctl (a lab run) holds the
@@ -468,7 +470,7 @@ PY
 		"$S_KEY=$half_s $A_KEY=$half_a journal: $(ls "$THPCTL_JOURNAL_DIR" 2>&1)"
 	"$T" status >/dev/null 2>"$TMP/err"
 	check "set killed halfway: the next thpctl command rolls it back and says so" \
-		"$([ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && [ ! -e "$THPCTL_JOURNAL_DIR/journal" ] && grep -q "restored $THP/$S_KEY to $S0" "$TMP/err"; echo $?)" \
+		"$([ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && [ ! -e "$THPCTL_JOURNAL_DIR/journal" ] && grep -q "restored 1 setting(s) left changed by a killed thpctl (set, pid [0-9]*): $THP/$S_KEY=$S0" "$TMP/err"; echo $?)" \
 		"$S_KEY=$(knob $S_KEY) $A_KEY=$(knob $A_KEY): $(errtail)"
 	unset THPCTL_JOURNAL_DIR
 

@@ -113,7 +113,7 @@ trap 'exit 130' INT TERM HUP
 # journal_owner_alive: the journal names a live process (another thpctl at work).
 journal_owner_alive() {
 	local pid
-	pid=$(sed -nE 's/^owner ([0-9]+) .*/\1/p' "$JOURNAL" 2>/dev/null)
+	pid=$(sed -nE 's/^owner ([0-9]+).*/\1/p' "$JOURNAL" 2>/dev/null)
 	[ -n "$pid" ] && [ "$pid" != "${BG:-x}" ] && [ -d "/proc/$pid" ]
 }
 
@@ -417,7 +417,7 @@ kill_check() {
 	"$T" status >/dev/null 2>"$TMP/recover.err"
 	if [ -e "$JOURNAL" ]; then
 		nok "$name: thpctl status restores" "journal still there"
-	elif grep -q "restored /${file#/}" "$TMP/recover.err"; then
+	elif grep -q "restored .* /${file#/}=" "$TMP/recover.err"; then
 		ok "$name: thpctl status restores and says so"
 	else
 		nok "$name: thpctl status restores" "no 'restored' message: $(head -c 200 "$TMP/recover.err")"

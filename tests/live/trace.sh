@@ -164,7 +164,7 @@ settings() {
 }
 journal_owner_alive() {
 	local pid
-	pid=$(sed -nE 's/^owner ([0-9]+) .*/\1/p' "$JOURNAL" 2>/dev/null)
+	pid=$(sed -nE 's/^owner ([0-9]+).*/\1/p' "$JOURNAL" 2>/dev/null)
 	[ -n "$pid" ] && [ -d "/proc/$pid" ]
 }
 # wait_quiet: wait (up to 5 minutes) while another thpctl (a lab) holds the

@@ -194,6 +194,20 @@ static void test_plan_one_invalid_spoils_all(void **state)
 	assert_int_equal(p.n, 1);
 }
 
+static void test_plan_unknown_key_names_the_knob_meant(void **state)
+{
+	(void)state;
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	knobs_618(&k);
+	plan_init(&p);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "max_ptes_none=64"), -ENOENT);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "no_such_thing=1"), -ENOENT);
+	assert_int_equal(p.nbad, 2);
+	assert_string_equal(p.bad[0].text, "no such knob; did you mean khugepaged/max_ptes_none?");
+	assert_string_equal(p.bad[1].text, "no such knob on this kernel");
+}
+
 static void test_plan_missing_ok(void **state)
 {
 	(void)state;
@@ -384,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_key_normalize),
 		cmocka_unit_test(test_plan_all_valid),
 		cmocka_unit_test(test_plan_one_invalid_spoils_all),
+		cmocka_unit_test(test_plan_unknown_key_names_the_knob_meant),
 		cmocka_unit_test(test_plan_missing_ok),
 		cmocka_unit_test(test_plan_no_thp),
 		cmocka_unit_test(test_pmd_nr),

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/lab/journal.c (the settings journal's text and allow-list). */
+#include "unit.h"
+
+#include "lab/journal.h"
+
+#define THP "sys/kernel/mm/transparent_hugepage"
+
+static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
+{
+	(void)state;
+	assert_true(journal_rel_allowed(THP "/enabled"));
+	assert_true(journal_rel_allowed(THP "/defrag"));
+	assert_true(journal_rel_allowed(THP "/shmem_enabled"));
+	assert_true(journal_rel_allowed(THP "/khugepaged/max_ptes_none"));
+	assert_true(journal_rel_allowed(THP "/khugepaged/scan_sleep_millisecs"));
+	assert_true(journal_rel_allowed(THP "/hugepages-64kB/enabled"));
+	assert_true(journal_rel_allowed(THP "/hugepages-2048kB/shmem_enabled"));
+	assert_true(journal_rel_allowed("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_true(journal_rel_allowed(
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages"));
+	assert_true(journal_rel_allowed(
+		"sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_true(journal_rel_allowed("proc/sys/vm/compaction_proactiveness"));
+	assert_true(journal_rel_allowed("proc/sys/vm/nr_hugepages"));
+	assert_true(journal_rel_allowed("proc/sys/vm/nr_overcommit_hugepages"));
+}
+
+static void test_allow_list_refuses_escapes_and_other_files(void **state)
+{
+	(void)state;
+	/* the four the reliability run used to overwrite canary files */
+	assert_false(journal_rel_allowed("tmp/x"));
+	assert_false(journal_rel_allowed("/tmp/x"));
+	assert_false(journal_rel_allowed("../../../tmp/x"));
+	assert_false(journal_rel_allowed(THP "/../../../../tmp/x"));
+	/* never drop_caches, nor anything else under /proc/sys */
+	assert_false(journal_rel_allowed("proc/sys/vm/drop_caches"));
+	assert_false(journal_rel_allowed("proc/sys/kernel/core_pattern"));
+	assert_false(journal_rel_allowed("proc/sys/vm/nr_hugepages/x"));
+	assert_false(journal_rel_allowed(THP "/./enabled"));
+	assert_false(journal_rel_allowed(THP "//enabled"));
+	assert_false(journal_rel_allowed(THP "/enabled/"));
+	assert_false(journal_rel_allowed(THP "/"));
+	assert_false(journal_rel_allowed(THP));
+	assert_false(journal_rel_allowed(THP "/Enabled"));
+	assert_false(journal_rel_allowed(THP "/hugepages-kB/enabled"));
+	assert_false(journal_rel_allowed(THP "/hugepages-64kB/stats"));
+	assert_false(journal_rel_allowed(THP "/hugepages-64xkB/enabled"));
+	assert_false(journal_rel_allowed(
+		"sys/devices/system/node/nodeX/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_false(
+		journal_rel_allowed("sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"));
+	assert_false(journal_rel_allowed(""));
+	assert_false(journal_rel_allowed("sys/kernel/mm/transparent_hugepage_x/enabled"));
+}
+
+static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
+{
+	(void)state;
+	assert_true(journal_poke_allowed("proc/sys/vm/drop_caches"));
+	assert_true(journal_poke_allowed("proc/sys/vm/compact_memory"));
+	assert_false(journal_poke_allowed(THP "/enabled"));
+	assert_false(journal_poke_allowed("proc/sys/vm/../vm/drop_caches"));
+}
+
+static void test_values_are_knob_words_or_numbers(void **state)
+{
+	(void)state;
+	assert_true(journal_value_ok("madvise"));
+	assert_true(journal_value_ok("defer+madvise"));
+	assert_true(journal_value_ok("511"));
+	assert_true(journal_value_ok("within_size"));
+	assert_false(journal_value_ok(""));
+	assert_false(journal_value_ok("a b"));
+	assert_false(journal_value_ok("x\n"));
+	assert_false(journal_value_ok("[never]"));
+	assert_false(journal_value_ok("../x"));
+	char longv[80];
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	assert_false(journal_value_ok(longv));
+}
+
+static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"thpctl-journal 2\n"
+		"owner 1234\n"
+		"purpose lab quick\n"
+		"entry " THP "/enabled\tmadvise\n"
+		"entry tmp/x\tboom\n"
+		"entry " THP "/../../../../tmp/x\tboom\n"
+		"entry " THP "/defrag\tmadvise\n"
+		"entry " THP "/enabled\talways\n" /* a second line for one file */
+		"entry " THP "/khugepaged/max_ptes_none\t5 11\n"
+		"garbage\n";
+	struct journal j;
+	assert_int_equal(journal_parse(LIT(text), &j), 0);
+	assert_int_equal(j.owner, 1234);
+	assert_string_equal(j.purpose, "lab quick");
+	assert_int_equal(j.n, 2);
+	assert_string_equal(j.e[0].rel, THP "/enabled");
+	assert_string_equal(j.e[0].old, "madvise"); /* the first value is the original */
+	assert_string_equal(j.e[1].rel, THP "/defrag");
+	assert_int_equal(j.rejected, 4);
+	assert_string_equal(j.first_rejected, "tmp/x?boom");
+}
+
+static void test_parse_reads_version_1_and_refuses_other_headers(void **state)
+{
+	(void)state;
+	struct journal j;
+	static const char v1[] = "thpctl-journal 1\nowner 77 123456\npurpose set\n"
+				 "entry " THP "/defrag\tnever\n";
+	assert_int_equal(journal_parse(LIT(v1), &j), 0);
+	assert_int_equal(j.owner, 77);
+	assert_int_equal(j.n, 1);
+	assert_int_equal(journal_parse(LIT("thpctl-journal 3\nentry " THP "/defrag\tnever\n"), &j),
+			 -EINVAL);
+	assert_int_equal(j.n, 0);
+	assert_int_equal(journal_parse(LIT(""), &j), -EINVAL);
+	assert_int_equal(journal_parse(LIT("\x7f"
+					   "ELF"),
+				       &j),
+			 -EINVAL);
+	/* a NUL inside an entry is damage, not a shorter path */
+	static const char nul[] = "thpctl-journal 2\nentry " THP "/enabled\0x\tnever\n";
+	assert_int_equal(journal_parse(nul, sizeof(nul) - 1, &j), 0);
+	assert_int_equal(j.n, 0);
+	assert_int_equal(j.rejected, 1);
+}
+
+static void test_parse_sanitises_purpose(void **state)
+{
+	(void)state;
+	struct journal j;
+	assert_int_equal(journal_parse(LIT("thpctl-journal 2\npurpose \x1b[31mred\n"), &j), 0);
+	assert_string_equal(j.purpose, "?[31mred");
+}
+
+static void test_format_round_trips(void **state)
+{
+	(void)state;
+	struct journal j = {.n = 2};
+	snprintf(j.purpose, sizeof(j.purpose), "set");
+	snprintf(j.e[0].rel, sizeof(j.e[0].rel), THP "/enabled");
+	snprintf(j.e[0].old, sizeof(j.e[0].old), "madvise");
+	snprintf(j.e[1].rel, sizeof(j.e[1].rel), "proc/sys/vm/compaction_proactiveness");
+	snprintf(j.e[1].old, sizeof(j.e[1].old), "20");
+	char out[512];
+	int n = journal_format(&j, 42, out, sizeof(out));
+	assert_true(n > 0);
+	assert_string_equal(out, "thpctl-journal 2\nowner 42\npurpose set\n"
+				 "entry " THP "/enabled\tmadvise\n"
+				 "entry proc/sys/vm/compaction_proactiveness\t20\n");
+	struct journal back;
+	assert_int_equal(journal_parse(out, (size_t)n, &back), 0);
+	assert_int_equal(back.n, 2);
+	assert_int_equal(back.rejected, 0);
+	assert_string_equal(back.e[1].old, "20");
+	assert_int_equal(journal_format(&j, 42, out, 20), -ENOSPC);
+}
+
+static void test_value_matches_choice_and_number_files(void **state)
+{
+	(void)state;
+	assert_true(journal_value_matches(LIT("always [madvise] never\n"), "madvise"));
+	assert_false(journal_value_matches(LIT("always [madvise] never\n"), "always"));
+	assert_false(journal_value_matches(LIT("always [madvise] never\n"), "madvis"));
+	assert_true(journal_value_matches(LIT("511\n"), "511"));
+	assert_false(journal_value_matches(LIT("5110\n"), "511"));
+	assert_false(journal_value_matches(LIT("51\n"), "511"));
+	assert_false(journal_value_matches(LIT("always [madvise never\n"), "madvise"));
+	assert_false(journal_value_matches(LIT(""), "0"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allow_list_takes_every_knob_thpctl_writes),
+		cmocka_unit_test(test_allow_list_refuses_escapes_and_other_files),
+		cmocka_unit_test(test_pokes_are_only_drop_caches_and_compact_memory),
+		cmocka_unit_test(test_values_are_knob_words_or_numbers),
+		cmocka_unit_test(test_parse_keeps_allowed_entries_and_counts_the_rest),
+		cmocka_unit_test(test_parse_reads_version_1_and_refuses_other_headers),
+		cmocka_unit_test(test_parse_sanitises_purpose),
+		cmocka_unit_test(test_format_round_trips),
+		cmocka_unit_test(test_value_matches_choice_and_number_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
