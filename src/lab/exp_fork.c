@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "stats.h"
+#include "../util/stats.h"
 
 #define MAX_RUNS 64
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lab/stats.h"
+#include "../util/stats.h"
 
 static const char *const ev_names[TEV_N] = {
 	[TEV_OTHER] = "other",
