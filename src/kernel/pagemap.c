@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "pagemap.h"
 
+#include "../util/fileio.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -193,31 +195,14 @@ void folio_walk_end(struct folio_walk *w, struct folio_acct *c)
 
 /* ---- readers ---- */
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 int pagemap_pread(int fd, uint64_t vfn, size_t n, uint64_t *out)
 {
-	return pread_all(fd, out, n * 8, vfn * 8);
+	return pread_exact(fd, out, n * 8, vfn * 8);
 }
 
 int kpageflags_pread(int fd, uint64_t pfn, size_t n, uint64_t *out)
 {
-	return pread_all(fd, out, n * 8, pfn * 8);
+	return pread_exact(fd, out, n * 8, pfn * 8);
 }
 
 int pagemap_scan(int fd, uint64_t start, uint64_t end, struct pm_range *out, size_t max,
