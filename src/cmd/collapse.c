@@ -17,6 +17,7 @@
 #include "../model/collapse.h"
 #include "../render/control.h"
 #include "common.h"
+#include "../util/num.h"
 
 #define MAX_RANGES 4096
 #define MAX_REQ 64
@@ -163,17 +164,6 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 	return fatal;
 }
 
-static int parse_pid(const char *s, long *pid)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v <= 0 || v > 0x3fffffff)
-		return -EINVAL;
-	*pid = v;
-	return 0;
-}
-
 int cmd_collapse(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -224,7 +214,8 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || parse_pid(argv[optind], &rep.pid)) {
+	pid_t pid;
+	if (optind != argc - 1 || str_pid(argv[optind], &pid)) {
 		warnx("collapse: expected one PID");
 		return EXIT_USAGE;
 	}
@@ -239,17 +230,17 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		warnx("collapse: acts on running processes, not on a --sysroot tree");
 		return EXIT_USAGE;
 	}
-	long pid = rep.pid;
+	rep.pid = pid;
 	struct buf b = {0};
 	struct proc_status st;
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
 	if (e || proc_status_parse(b.p, b.len, &st)) {
-		warnx("collapse: no such process %ld", pid);
+		warnx("collapse: no such process %d", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
 	if (st.vmrss_kb < 0) {
-		warnx("collapse: process %ld has no memory map (kernel thread or zombie)", pid);
+		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
@@ -272,12 +263,12 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	e = read_vmas(&g->sr, pid, &vl);
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
-			warnx("collapse: needs root (cannot read /proc/%ld/smaps: %s)", pid,
+			warnx("collapse: needs root (cannot read /proc/%d/smaps: %s)", pid,
 			      strerror(-e));
 		else if (e == -ENOENT || e == -ESRCH)
-			warnx("collapse: process %ld exited", pid);
+			warnx("collapse: process %d exited", pid);
 		else
-			warnx("collapse: cannot read /proc/%ld/smaps: %s", pid, strerror(-e));
+			warnx("collapse: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
 		free(vl.v);
 		buf_free(&b);
 		return EXIT_FAIL;
@@ -342,7 +333,7 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	else
 		collapse_render_text(stdout, &rep, g->color);
 	if (rep.fatal == -EPERM || rep.fatal == -EACCES)
-		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %ld)", pid);
+		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %d)", pid);
 	if (!ret && (rep.fatal || failed))
 		ret = EXIT_FAIL;
 	if (!ret && n && !go && !rep.dry_run)

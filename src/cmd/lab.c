@@ -14,6 +14,7 @@
 #include "../lab/lab.h"
 #include "../render/lab.h"
 #include "common.h"
+#include "../util/num.h"
 
 static void lab_help(FILE *f)
 {
@@ -66,17 +67,6 @@ enum {
 	OPT_SIZES,
 	OPT_QUIET,
 };
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -154,7 +144,7 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 			break;
 		}
 		case OPT_RUNS:
-			if (parse_long(optarg, 1, 64, &v)) {
+			if (str_long(optarg, 1, 64, &v)) {
 				warnx("lab: --runs takes 1..64");
 				return EXIT_USAGE;
 			}
@@ -187,26 +177,26 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 			o.sparse = true;
 			break;
 		case OPT_TIMEOUT:
-			if (parse_long(optarg, 1, 3600, &v)) {
+			if (str_long(optarg, 1, 3600, &v)) {
 				warnx("lab: --timeout takes 1..3600 seconds");
 				return EXIT_USAGE;
 			}
 			o.timeout_s = (int)v;
 			break;
 		case OPT_SCAN_SLEEP:
-			if (parse_long(optarg, 0, 600000, &o.scan_sleep_ms)) {
+			if (str_long(optarg, 0, 600000, &o.scan_sleep_ms)) {
 				warnx("lab: --scan-sleep takes 0..600000 ms");
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_MPN:
-			if (parse_long(optarg, 0, 1 << 20, &o.max_ptes_none)) {
+			if (str_long(optarg, 0, 1 << 20, &o.max_ptes_none)) {
 				warnx("lab: bad --max-ptes-none '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_STEPS:
-			if (parse_long(optarg, 1000, 2000000000L, &v)) {
+			if (str_long(optarg, 1000, 2000000000L, &v)) {
 				warnx("lab: --steps takes 1000..2000000000");
 				return EXIT_USAGE;
 			}

@@ -2,6 +2,7 @@
 /* `thpctl ps` and `thpctl maps PID`. */
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "../render/ps.h"
 #include "common.h"
 #include "folios.h"
+#include "../util/num.h"
 
 static void ps_help(FILE *f)
 {
@@ -123,9 +125,8 @@ static int add_pids(struct ps_opts *o, const char *arg)
 	if (!dup)
 		return -ENOMEM;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(t, &end, 10);
-		if (*end || v <= 0 || v > 0x3fffffff) {
+		pid_t v;
+		if (str_pid(t, &v)) {
 			free(dup);
 			return -EINVAL;
 		}
@@ -135,7 +136,7 @@ static int add_pids(struct ps_opts *o, const char *arg)
 			return -ENOMEM;
 		}
 		o->pids = n;
-		o->pids[o->npids++] = (pid_t)v;
+		o->pids[o->npids++] = v;
 	}
 	free(dup);
 	return 0;
@@ -521,9 +522,8 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			}
 			break;
 		case OPT_USER: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*optarg && !*end && v >= 0)
+			long v;
+			if (str_long(optarg, 0, LONG_MAX, &v) == 0)
 				o.uid = v;
 			else
 				o.user = optarg;
@@ -730,9 +730,8 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		maps_help(stderr);
 		return EXIT_USAGE;
 	}
-	char *end;
-	long pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0 || pid > 0x3fffffff) {
+	pid_t pid;
+	if (str_pid(argv[optind], &pid)) {
 		warnx("maps: bad PID '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -741,15 +740,15 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		return ret;
 	struct maps_report r = {.pid = pid};
 	struct buf b = {0};
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
 	if (e || proc_status_parse(b.p, b.len, &r.st)) {
-		warnx("maps: no such process %ld%s%s", pid, e && e != -ENOENT ? ": " : "",
+		warnx("maps: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
 		      e && e != -ENOENT ? strerror(-e) : "");
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
 	if (r.st.vmrss_kb < 0) {
-		warnx("maps: process %ld has no memory map (kernel thread or zombie)", pid);
+		warnx("maps: process %d has no memory map (kernel thread or zombie)", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
@@ -760,7 +759,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	struct maps_ctx mc = {.r = &r};
 	struct smaps_stream *s = malloc(sizeof(*s));
 	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%ld/smaps", pid);
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", pid);
 	if (!s) {
 		e = -ENOMEM;
 	} else {
@@ -773,23 +772,23 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	}
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
-			warnx("maps: cannot read /proc/%ld/smaps: %s (%s)", pid, strerror(-e),
+			warnx("maps: cannot read /proc/%d/smaps: %s (%s)", pid, strerror(-e),
 			      geteuid() == 0
 				      ? "denied even to root: another namespace or a security module"
 				      : "run as root, or as the process's owner");
 		else if (e == -ENOENT && !g->sr.live)
-			warnx("maps: /proc/%ld/smaps is not in this recorded tree (unreadable at capture)",
+			warnx("maps: /proc/%d/smaps is not in this recorded tree (unreadable at capture)",
 			      pid);
 		else if (e == -ENOENT || e == -ESRCH)
-			warnx("maps: process %ld exited", pid);
+			warnx("maps: process %d exited", pid);
 		else
-			warnx("maps: cannot read /proc/%ld/smaps: %s", pid, strerror(-e));
+			warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
 		ret = EXIT_FAIL;
 	} else {
 		if (r.st.thp_enabled == 0)
 			maps_chain(&g->sr, &b, &r);
 		if (r.partial)
-			warnx("maps: /proc/%ld/smaps ends mid-line (truncated): partial", pid);
+			warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pid);
 		if (g->json)
 			ret = cmd_emit_json(maps_to_json(&r));
 		else

@@ -19,6 +19,7 @@
 #include "../model/stalls.h"
 #include "../render/stalls.h"
 #include "common.h"
+#include "../util/num.h"
 
 static void trace_help(FILE *f)
 {
@@ -323,17 +324,18 @@ static int set_pid_filter(const struct sysroot *sr, struct tracefs *tf, int pid)
 	return r;
 }
 
+/* Seconds, 0 to a week, with an optional "s": "2.5", "10s". */
 static int parse_duration(const char *s, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end != s && *end == 's')
-		end++;
-	if (errno || end == s || *end || !(v >= 0 && v <= 86400 * 7))
+	char num[64];
+	size_t n = strlen(s);
+	if (n && s[n - 1] == 's')
+		n--;
+	if (n >= sizeof(num))
 		return -EINVAL;
-	*out = v;
-	return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return str_double(num, 0, 86400 * 7, out);
 }
 
 enum { OPT_DURATION = OPT_CMD_BASE, OPT_PID };
@@ -347,7 +349,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	double duration = 10;
-	long pid = 0;
+	pid_t pid = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -363,16 +365,12 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case OPT_PID: {
-			char *end;
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || pid <= 0 || pid > 0x3fffffff) {
+		case OPT_PID:
+			if (str_pid(optarg, &pid)) {
 				warnx("--pid: '%s' is not a process id", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		default:
 			trace_help(stderr);
 			return EXIT_USAGE;
@@ -396,9 +394,9 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	}
 	char rel[64];
 	if (pid) {
-		snprintf(rel, sizeof(rel), SR_PROC "/%ld", pid);
+		snprintf(rel, sizeof(rel), SR_PROC "/%d", pid);
 		if (sysroot_exists(&g->sr, rel)) {
-			warnx("--pid %ld: no such process", pid);
+			warnx("--pid %d: no such process", pid);
 			return EXIT_FAIL;
 		}
 	}
@@ -417,7 +415,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	}
 	st.opened = true;
 	atexit(teardown);
-	struct trace_report rep = {.duration_s = duration, .pid = (int)pid, .record_ns = -1};
+	struct trace_report rep = {.duration_s = duration, .pid = pid, .record_ns = -1};
 	for (size_t i = 0; i < NEVENTS; i++)
 		if (!tracefs_has_event(&st.tf, events[i])) {
 			if (i < NREQUIRED) {
@@ -470,8 +468,8 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		clock = "local";
 	/* wake the reader on any data, not when the buffer is half full (5.x+; best effort) */
 	tracefs_iwrite(&st.tf, "buffer_percent", "0");
-	if (pid && (r = set_pid_filter(&g->sr, &st.tf, (int)pid))) {
-		warnx("--pid %ld: cannot set the pid filter: %s", pid, strerror(-r));
+	if (pid && (r = set_pid_filter(&g->sr, &st.tf, pid))) {
+		warnx("--pid %d: cannot set the pid filter: %s", pid, strerror(-r));
 		teardown();
 		return EXIT_FAIL;
 	}

@@ -77,11 +77,9 @@ int hugetlb_read(const struct sysroot *sr, struct hugetlb *h)
 	if (d) {
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			char *end;
-			if (strncmp(de->d_name, "node", 4) != 0 || !de->d_name[4])
-				continue;
-			long n = strtol(de->d_name + 4, &end, 10);
-			if (*end || n < 0 || n > 65535)
+			long n;
+			if (strncmp(de->d_name, "node", 4) != 0 ||
+			    str_long(de->d_name + 4, 0, 65535, &n))
 				continue;
 			char base[PATH_MAX];
 			snprintf(base, sizeof(base), "%s/%s/hugepages", SR_NODES, de->d_name);

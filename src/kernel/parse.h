@@ -7,19 +7,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/num.h"
+
 /* An optional unsigned value: absent is not zero. */
 struct opt_u64 {
 	uint64_t v;
 	bool present;
 };
 
-/*
- * Parse a decimal u64 at *S (leading blanks skipped, stops at END).
- * Advances *S past the digits. Returns 0, -EINVAL (no digits) or -ERANGE.
- */
-int parse_u64(const char **s, const char *end, uint64_t *out);
+/* parse_u64() (a number inside a line) is util/num.h's scanner. */
 
-/* Parse TEXT (whole file, e.g. "1\n") as one u64. 0, -EINVAL or -ERANGE. */
+/*
+ * Parse TEXT (whole file, e.g. "1\n": blanks around it and a final newline
+ * allowed) as one u64 with str_to_u64(). 0, -EINVAL or -ERANGE.
+ */
 int parse_u64_text(const char *text, size_t len, uint64_t *out);
 
 #define CHOICE_MAX 8

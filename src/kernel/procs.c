@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "procs.h"
+#include "../util/num.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,11 +21,8 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 	pid_t *v = NULL;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || pid > 0x3fffffff)
+		pid_t pid;
+		if (str_pid(de->d_name, &pid))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -36,7 +34,7 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 			}
 			v = nv;
 		}
-		v[n++] = (pid_t)pid;
+		v[n++] = pid;
 	}
 	closedir(d);
 	if (n)

@@ -3,11 +3,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/stats.h"
+#include "../util/num.h"
 
 static const char *const ev_names[TEV_N] = {
 	[TEV_OTHER] = "other",
@@ -257,16 +259,9 @@ int trace_field(const char *f, size_t n, const char *key, char *out, size_t outn
 
 int trace_field_long(const char *f, size_t n, const char *key, long *out)
 {
-	char v[32], *end;
+	char v[32];
 	int r = trace_field(f, n, key, v, sizeof(v));
-	if (r)
-		return r;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (errno || end == v || *end)
-		return -EINVAL;
-	*out = x;
-	return 0;
+	return r ? r : str_long(v, LONG_MIN, LONG_MAX, out) ? -EINVAL : 0;
 }
 
 /* ---- pairing -------------------------------------------------------------- */
