@@ -41,7 +41,7 @@ void folio_geom_host(const struct sysroot *sr, uint64_t cont_kb, struct folio_ge
 	DIR *d = sysroot_opendir(sr, SR_THP);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		uint64_t kb = thp_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		if (!kb || kb % g->page_kb || !g->page_kb)
 			continue;
 		uint64_t pages = kb / g->page_kb;

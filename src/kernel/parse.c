@@ -81,3 +81,13 @@ bool next_line(const char **pos, const char *end, const char **line, const char 
 	*pos = nl ? nl + 1 : end;
 	return true;
 }
+
+uint64_t hugepages_dirname_kb(const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t kb;
+	if (strncmp(name, "hugepages-", 10) != 0 || len < 12 || strcmp(name + len - 2, "kB") != 0 ||
+	    str_to_u64(name + 10, len - 12, 0, UINT64_MAX, &kb))
+		return 0;
+	return kb;
+}

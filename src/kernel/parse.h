@@ -47,6 +47,13 @@ int choice_parse(const char *text, size_t len, struct choice *c);
 /* Whether C offers the option WORD. */
 bool choice_offers(const struct choice *c, const char *word);
 
+/*
+ * The size in kB of a "hugepages-2048kB" directory name, as both
+ * transparent_hugepage/ (mTHP sizes) and hugepages/ (hugetlb pools) name
+ * them; 0 for any other name.
+ */
+uint64_t hugepages_dirname_kb(const char *name);
+
 /* Iterate lines: returns the next line [*line, *line_end) or false at end. */
 bool next_line(const char **pos, const char *end, const char **line, const char **line_end);
 

@@ -29,20 +29,6 @@ bool khp_knob_is_counter(enum khp_knob k)
 	return k == KHP_PAGES_COLLAPSED || k == KHP_FULL_SCANS;
 }
 
-uint64_t thp_dirname_kb(const char *name)
-{
-	if (strncmp(name, "hugepages-", 10) != 0)
-		return 0;
-	const char *p = name + 10, *end = p + strlen(p);
-	if (end - p < 3 || strcmp(end - 2, "kB") != 0)
-		return 0;
-	uint64_t v;
-	const char *q = p;
-	if (parse_u64(&q, end - 2, &v) || q != end - 2)
-		return 0;
-	return v;
-}
-
 /* Top-level files this tool knows; any other regular file is kept as "extra". */
 static const char *const known_top[] = {"enabled",	 "defrag",	   "shmem_enabled",
 					"use_zero_page", "hpage_pmd_size", "shrink_underused"};
@@ -167,7 +153,7 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		uint64_t kb = thp_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		char dir[PATH_MAX], rel[PATH_MAX];
 		snprintf(dir, sizeof(dir), SR_THP "/%s", de->d_name);
 		if (kb) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../render/table.h"
+#include "../util/units.h"
 
 const char *hp_runtime_name(enum hp_runtime r)
 {
@@ -24,16 +24,6 @@ const char *hp_runtime_name(enum hp_runtime r)
 	default:
 		return "unknown";
 	}
-}
-
-void hp_size_param(char *out, size_t n, uint64_t kb)
-{
-	if (kb >= (1u << 20) && kb % (1u << 20) == 0)
-		snprintf(out, n, "%lluG", (unsigned long long)(kb >> 20));
-	else if (kb >= 1024 && kb % 1024 == 0)
-		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
-	else
-		snprintf(out, n, "%lluK", (unsigned long long)kb);
 }
 
 uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
@@ -97,7 +87,7 @@ static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 static void lines(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	char sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	unsigned long long n = (unsigned long long)p->pages;
 	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
 	if (in->node >= 0) {
@@ -135,7 +125,7 @@ static void lines(const struct hp_plan_input *in, struct hp_plan *p)
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	char a[32], b[32], sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	/* what is reserved now, and what the buddy allocator could give */
 	bool have_buddy = false;
 	if (in->node >= 0) {
@@ -256,7 +246,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	lines(in, p);
 
 	char sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	if (!in->size_supported)
 		note(p,
 		     "this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",

@@ -180,26 +180,6 @@ void fputs_safe(const char *s, FILE *f)
 	free(dup);
 }
 
-void fmt_kb(char *out, size_t n, uint64_t kb)
-{
-	if (kb < 10240)
-		snprintf(out, n, "%llu kB", (unsigned long long)kb);
-	else if (kb < 1ull << 20)
-		snprintf(out, n, "%.1f MiB", (double)kb / 1024);
-	else if (kb < 10ull << 30)
-		snprintf(out, n, "%.2f GiB", (double)kb / (1024 * 1024));
-	else
-		snprintf(out, n, "%.2f TiB", (double)kb / (1024.0 * 1024 * 1024));
-}
-
-void fmt_bytes(char *out, size_t n, uint64_t b)
-{
-	if (b % 1024 == 0 || b >= 10240)
-		fmt_kb(out, n, b / 1024);
-	else
-		snprintf(out, n, "%llu B", (unsigned long long)b);
-}
-
 const char *col_red(bool on)
 {
 	return on ? "\033[31m" : "";
