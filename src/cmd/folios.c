@@ -16,6 +16,7 @@
 #include "../kernel/underused.h"
 #include "../render/folios.h"
 #include "common.h"
+#include "../util/buf.h"
 
 static double now_ms(void)
 {
@@ -140,14 +141,8 @@ static int uu_vma(const struct folio_vma *v, void *arg)
 	struct underused_report *r = u->r;
 	if (!u->cur.nthp)
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		struct underused_vma *p = realloc(r->vmas, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->vmas = p;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->vmas, &r->cap, r->n + 1, sizeof(*r->vmas), 8))
+		return -ENOMEM;
 	struct underused_vma *o = &r->vmas[r->n];
 	o->start = v->start;
 	o->end = v->end;

@@ -21,6 +21,7 @@
 #include "common.h"
 #include "folios.h"
 #include "../util/num.h"
+#include "../util/buf.h"
 
 static void ps_help(FILE *f)
 {
@@ -66,7 +67,7 @@ struct ps_opts {
 	bool all, rollup;
 	const char *sort;
 	pid_t *pids;
-	size_t npids;
+	size_t npids, pids_cap;
 	long uid; /* -1 any */
 	const char *user;
 	uint64_t min_ahp_kb;
@@ -88,12 +89,10 @@ static int add_pids(struct ps_opts *o, const char *arg)
 			free(dup);
 			return -EINVAL;
 		}
-		pid_t *n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
-		if (!n) {
+		if (array_reserve(&o->pids, &o->pids_cap, o->npids + 1, sizeof(*o->pids), 8)) {
 			free(dup);
 			return -ENOMEM;
 		}
-		o->pids = n;
 		o->pids[o->npids++] = v;
 	}
 	free(dup);
@@ -251,17 +250,12 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			continue;
 		snprintf(row.user, sizeof(row.user), "%s",
 			 user_name(&g->sr, &users, row.p.st.uid, tmp, sizeof(tmp)));
-		if (r->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct ps_row *nr = realloc(r->rows, cap * sizeof(*nr));
-			if (!nr) {
-				warnx("out of memory");
-				free(pids);
-				buf_free(&b);
-				buf_free(&users.passwd);
-				return EXIT_FAIL;
-			}
-			r->rows = nr;
+		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
+			warnx("out of memory");
+			free(pids);
+			buf_free(&b);
+			buf_free(&users.passwd);
+			return EXIT_FAIL;
 		}
 		r->rows[r->n++] = row;
 	}
@@ -375,15 +369,10 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		} else if (!o->all && !o->npids && !o->cgroup && !folio_acct_any(&row.c)) {
 			continue;
 		}
-		if (r.n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct folio_ps_row *nr = realloc(r.rows, cap * sizeof(*nr));
-			if (!nr) {
-				warnx("out of memory");
-				ret = EXIT_FAIL;
-				break;
-			}
-			r.rows = nr;
+		if (array_reserve(&r.rows, &cap, r.n + 1, sizeof(*r.rows), 64)) {
+			warnx("out of memory");
+			ret = EXIT_FAIL;
+			break;
 		}
 		r.rows[r.n++] = row;
 	}
@@ -604,13 +593,8 @@ static int maps_cb(const struct smaps_vma *v, void *ctx)
 {
 	struct maps_ctx *m = ctx;
 	struct maps_report *r = m->r;
-	if (r->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 64;
-		struct maps_vma *nv = realloc(r->vmas, m->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		r->vmas = nv;
-	}
+	if (array_reserve(&r->vmas, &m->cap, r->n + 1, sizeof(*r->vmas), 64))
+		return -ENOMEM;
 	struct maps_vma *o = &r->vmas[r->n++];
 	o->start = v->start;
 	o->end = v->end;

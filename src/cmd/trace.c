@@ -20,6 +20,7 @@
 #include "../render/stalls.h"
 #include "common.h"
 #include "../util/num.h"
+#include "../util/buf.h"
 
 static void trace_help(FILE *f)
 {
@@ -170,14 +171,8 @@ static void res_add(struct resolver *r, int pid)
 			snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
 		}
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct pidname *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64))
+		return;
 	memmove(r->v + at + 1, r->v + at, (r->n - at) * sizeof(*r->v));
 	r->v[at] = pn;
 	r->n++;
@@ -217,14 +212,8 @@ struct reader {
 static int drain(int fd, struct reader *rd)
 {
 	for (;;) {
-		if (rd->cap - rd->len < 65536) {
-			size_t cap = rd->cap ? rd->cap * 2 : 262144;
-			char *p = realloc(rd->buf, cap);
-			if (!p)
-				return -ENOMEM;
-			rd->buf = p;
-			rd->cap = cap;
-		}
+		if (array_reserve(&rd->buf, &rd->cap, rd->len + 65536, 1, 262144))
+			return -ENOMEM;
 		ssize_t n = read(fd, rd->buf + rd->len, rd->cap - rd->len);
 		if (n < 0 && errno == EINTR)
 			continue;

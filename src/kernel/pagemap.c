@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "uapi_compat.h"
+#include "../util/num.h"
 
 void folio_acct_add(struct folio_acct *sum, const struct folio_acct *c)
 {
@@ -66,15 +67,10 @@ void folio_walk_init(struct folio_walk *w, uint64_t cont_pages)
 	w->cont_pages = cont_pages;
 }
 
-static int ilog2_u64(uint64_t v)
-{
-	return 63 - __builtin_clzll(v);
-}
-
 /* A whole folio of NR pages at HEAD: thpmaps counts 1 << floor(log2(NR)) pages. */
 static void folio_done(struct folio_acct *c, int type, uint64_t head, uint64_t nr)
 {
-	int order = ilog2_u64(nr);
+	int order = log2_floor(nr);
 	uint64_t pages = 1ULL << order;
 	int slot = order < FOLIO_ORDERS ? order : FOLIO_ORDERS - 1;
 	if ((head & (pages - 1)) == 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "procs.h"
 #include "../util/num.h"
+#include "../util/buf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,15 +25,10 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 		pid_t pid;
 		if (str_pid(de->d_name, &pid))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			pid_t *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (array_reserve(&v, &cap, n + 1, sizeof(*v), 256)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = pid;
 	}

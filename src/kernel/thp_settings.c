@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "thp_settings.h"
+#include "../util/num.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,18 +96,6 @@ static int cmp_size(const void *a, const void *b)
 {
 	const struct thp_size *x = a, *y = b;
 	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
-}
-
-static int log2_exact(uint64_t v)
-{
-	int o = 0;
-	if (!v || (v & (v - 1)))
-		return -1;
-	while (v > 1) {
-		v >>= 1;
-		o++;
-	}
-	return o;
 }
 
 static const char *resolve(const struct choice *c, const struct choice *top)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "folios.h"
+#include "../util/buf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,14 +56,8 @@ int folio_report_add(struct folio_report *r, const struct folio_vma *v)
 	folio_acct_add(&r->total, &v->c);
 	if (!folio_acct_any(&v->c))
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct folio_vma_row *p = realloc(r->vmas, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->vmas = p;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->vmas, &r->cap, r->n + 1, sizeof(*r->vmas), 16))
+		return -ENOMEM;
 	struct folio_vma_row *o = &r->vmas[r->n++];
 	o->start = v->start;
 	o->end = v->end;

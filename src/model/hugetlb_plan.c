@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/units.h"
+#include "../util/num.h"
 
 const char *hp_runtime_name(enum hp_runtime r)
 {
@@ -54,16 +55,6 @@ int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
 			return 0;
 	}
 	return -ENOENT;
-}
-
-static int log2_u64(uint64_t v)
-{
-	int o = -1;
-	while (v) {
-		v >>= 1;
-		o++;
-	}
-	return o;
 }
 
 __attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)
@@ -221,7 +212,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		return -EINVAL;
 	p->total_kb = p->pages * in->page_kb;
 	if (in->base_page > 0 && page_b % (uint64_t)in->base_page == 0)
-		p->order = log2_u64(page_b / (uint64_t)in->base_page);
+		p->order = log2_floor(page_b / (uint64_t)in->base_page);
 
 	/* the memory the pool comes out of: the node's, or the host's */
 	const struct hp_node *nd = in->node >= 0 ? find_node(in, in->node) : NULL;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "table.h"
+#include "../util/buf.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -35,14 +36,8 @@ void table_cell(struct table *t, const char *fmt, ...)
 {
 	if (!t)
 		return;
-	if (t->ncells == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **c = realloc(t->cells, cap * sizeof(*c));
-		if (!c)
-			return;
-		t->cells = c;
-		t->cap = cap;
-	}
+	if (array_reserve(&t->cells, &t->cap, t->ncells + 1, sizeof(*t->cells), 64))
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = NULL;

@@ -117,3 +117,13 @@ int str_double(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+int log2_floor(uint64_t v)
+{
+	return v ? 63 - __builtin_clzll(v) : -1;
+}
+
+int log2_exact(uint64_t v)
+{
+	return v && !(v & (v - 1)) ? log2_floor(v) : -1;
+}

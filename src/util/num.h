@@ -48,4 +48,10 @@ int str_double(const char *s, double lo, double hi, double *out);
  */
 int parse_u64(const char **s, const char *end, uint64_t *out);
 
+/* floor(log2(V)): 0 for 1, 9 for 512 and 1023; -1 for 0. */
+int log2_floor(uint64_t v);
+
+/* log2(V) when V is a power of two (0 for 1), else -1. */
+int log2_exact(uint64_t v);
+
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: src/util/buf.c (growable buffer). */
+/* Unit tests: src/util/buf.c (growable buffer and arrays). */
 #include "unit.h"
 
 #include "util/buf.h"
@@ -66,6 +66,41 @@ static void test_free_leaves_an_empty_reusable_buffer(void **state)
 	buf_free(&b);
 }
 
+static void test_array_reserve_starts_at_first_and_doubles(void **state)
+{
+	(void)state;
+	struct item {
+		int a;
+		double b;
+	} *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(array_reserve(&v, &cap, 1, sizeof(*v), 8), 0);
+	assert_non_null(v);
+	assert_int_equal(cap, 8);
+	v[7].a = 42;
+	assert_int_equal(array_reserve(&v, &cap, 8, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 8);
+	assert_int_equal(array_reserve(&v, &cap, 9, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(v[7].a, 42); /* content kept */
+	assert_int_equal(array_reserve(&v, &cap, 100, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 128);
+	free(v);
+}
+
+static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(array_reserve(&v, &cap, 4, sizeof(*v), 4), 0);
+	int *keep = v;
+	assert_int_equal(array_reserve(&v, &cap, SIZE_MAX / 2, sizeof(*v), 4), -ENOMEM);
+	assert_ptr_equal(v, keep);
+	assert_int_equal(cap, 4);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -74,6 +109,8 @@ int main(void)
 		cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
 		cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
 		cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
+		cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
+		cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,6 +135,21 @@ static void test_scanner_skips_blanks_and_stops_at_non_digit(void **state)
 	assert_string_equal(p, " kB"); /* not advanced on error */
 }
 
+static void test_log2_floor_and_exact(void **state)
+{
+	(void)state;
+	assert_int_equal(log2_floor(0), -1);
+	assert_int_equal(log2_floor(1), 0);
+	assert_int_equal(log2_floor(512), 9);
+	assert_int_equal(log2_floor(1023), 9);
+	assert_int_equal(log2_floor(UINT64_MAX), 63);
+	assert_int_equal(log2_exact(0), -1);
+	assert_int_equal(log2_exact(1), 0);
+	assert_int_equal(log2_exact(512), 9);
+	assert_int_equal(log2_exact(1023), -1);
+	assert_int_equal(log2_exact(1ull << 63), 63);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_pid_is_1_to_0x3fffffff),
 		cmocka_unit_test(test_double_decimal_forms_only),
 		cmocka_unit_test(test_scanner_skips_blanks_and_stops_at_non_digit),
+		cmocka_unit_test(test_log2_floor_and_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
