@@ -18,6 +18,7 @@
 #include "../render/control.h"
 #include "common.h"
 #include "../util/num.h"
+#include "../util/clock.h"
 
 #define MAX_RANGES 4096
 #define MAX_REQ 64
@@ -111,20 +112,13 @@ static int read_vmas(const struct sysroot *sr, long pid, struct vma_list *l)
 	return e;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * Collapse R one huge page at a time. Returns 0, or the -errno that must stop
  * the whole run (EPERM, ESRCH, ENOSYS, ENOMEM).
  */
 static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, long page)
 {
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int fatal = 0;
 	r->attempted = true;
 	for (uint64_t a = r->start; a < r->end; a += pmd) {
@@ -160,7 +154,7 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 			break;
 		}
 	}
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	return fatal;
 }
 

@@ -17,13 +17,7 @@
 #include "../render/folios.h"
 #include "common.h"
 #include "../util/buf.h"
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+#include "../util/clock.h"
 
 void folio_opts_from_env(struct folio_opts *o)
 {
@@ -85,7 +79,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	folio_opts_from_env(&fo);
 	folio_geom_host(&g->sr, cont_kb, &r.g);
 	fo.cont_pages = cont_kb / r.g.page_kb;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	struct folio_ctx *c;
 	int e = folio_ctx_new(&g->sr, &fo, &c);
 	if (e)
@@ -93,7 +87,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	r.method = folio_ctx_method(c);
 	e = folio_scan_pid(c, (pid_t)pid, add_vma, NULL, &r);
 	folio_ctx_free(c);
-	r.elapsed_ms = now_ms() - t0;
+	r.elapsed_ms = mono_ms() - t0;
 	int ret;
 	if (e)
 		ret = folio_fail("maps", pid, e);
@@ -184,7 +178,7 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 	u.thp_bytes = u.page << r.g.pmd_order;
 	int ret = EXIT_FAIL, e;
 	struct folio_ctx *c = NULL;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	if ((e = underused_hist_init(&r.total, nsub)) || (e = underused_hist_init(&u.cur, nsub)) ||
 	    !(u.buf = malloc(MEMFILE_READ))) {
 		warnx("maps: out of memory");
@@ -208,7 +202,7 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 	e = folio_scan_pid(c, (pid_t)pid, uu_vma, uu_pmd, &u);
 	if (e == 1 && u.err)
 		e = u.err;
-	r.elapsed_ms = now_ms() - t0;
+	r.elapsed_ms = mono_ms() - t0;
 	if (e) {
 		ret = folio_fail("maps", pid, e);
 		goto out;

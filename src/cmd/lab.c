@@ -15,6 +15,7 @@
 #include "../render/lab.h"
 #include "common.h"
 #include "../util/num.h"
+#include "../util/clock.h"
 
 static void lab_help(FILE *f)
 {
@@ -68,13 +69,6 @@ enum {
 	OPT_QUIET,
 };
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
 		   const struct lab_opts *o, struct lab_result *r)
 {
@@ -82,10 +76,9 @@ static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
 	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
 	r->runs = o->runs;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = mono_ms();
 	int ret = x->fn(ctx, o, r);
-	r->wall_ms = ms_since(&t0);
+	r->wall_ms = mono_ms() - t0;
 	/* whatever an experiment changed on the host goes back now, not only at exit */
 	guard_restore();
 	return ret;

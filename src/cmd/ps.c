@@ -22,6 +22,7 @@
 #include "folios.h"
 #include "../util/num.h"
 #include "../util/buf.h"
+#include "../util/clock.h"
 
 static void ps_help(FILE *f)
 {
@@ -300,13 +301,6 @@ static int cmp_folio_rows(const void *a, const void *b)
 	if (!c)
 		c = x->pid < y->pid ? -1 : x->pid > y->pid;
 	return c;
-}
-
-static double mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 /* `ps --folios`: the folio view of every selected process. */

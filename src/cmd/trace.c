@@ -21,6 +21,7 @@
 #include "common.h"
 #include "../util/num.h"
 #include "../util/buf.h"
+#include "../util/clock.h"
 
 static void trace_help(FILE *f)
 {
@@ -55,13 +56,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static double cpu_s(void)
@@ -252,11 +246,11 @@ static double calibrate(struct tracefs *tf)
 		double best[2] = {1e9, 1e9};
 		for (int round = 0; round < 3; round++) {
 			for (int w = 0; w < 2; w++) {
-				double t0 = now_s();
+				double t0 = mono_s();
 				for (int i = 0; i < N; i++)
 					if (write(w ? z : m, msg, sizeof(msg) - 1) < 0)
 						break;
-				double t = (now_s() - t0) / N;
+				double t = (mono_s() - t0) / N;
 				best[w] = t < best[w] ? t : best[w];
 			}
 		}
@@ -485,13 +479,13 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	stalls_init(&s);
 	struct resolver res = {.sr = &g->sr};
 	struct reader rd = {.s = &s};
-	double cpu0 = cpu_s(), t0 = now_s(), deadline = duration > 0 ? t0 + duration : 0;
+	double cpu0 = cpu_s(), t0 = mono_s(), deadline = duration > 0 ? t0 + duration : 0;
 	if (!g->json && isatty(STDERR_FILENO))
 		fprintf(stderr, "thpctl: tracing%s%.0f s (Ctrl-C ends it early)...\n",
 			duration > 0 ? " for " : " until Ctrl-C", duration > 0 ? duration : 0);
 	int rerr = 0;
 	while (!stop && !rerr) {
-		double left = deadline ? deadline - now_s() : 0.25;
+		double left = deadline ? deadline - mono_s() : 0.25;
 		if (deadline && left <= 0)
 			break;
 		int ms = (int)((left < 0.25 ? left : 0.25) * 1000) + 1;
@@ -500,7 +494,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		rerr = drain(st.pipe, &rd);
 		res_catch_up(&res, &s);
 	}
-	double t1 = now_s();
+	double t1 = mono_s();
 	rep.interrupted = stop;
 	/* stop recording, then read what is left */
 	tracefs_iwrite(&st.tf, "events/enable", "0");

@@ -61,19 +61,19 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		}
 		struct region_smaps rs[PH_N];
 		struct snap a = {0}, b = {0};
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		region_touch(&reg, 0, o->sparse ? pmd : page);
-		double touch_ms = (double)(now_ns() - t0) / 1e6;
+		double touch_ms = (double)(mono_ns() - t0) / 1e6;
 		int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs[PH_TOUCHED]);
 		snap_take(ctx->sr, &a);
-		t0 = now_ns();
+		t0 = mono_ns();
 		for (int t = 0; t < TRIES; t++) {
 			err = region_collapse(&reg);
 			if (err != -EAGAIN)
 				break;
 			retries++;
 		}
-		double coll_ms = (double)(now_ns() - t0) / 1e6;
+		double coll_ms = (double)(mono_ns() - t0) / 1e6;
 		snap_take(ctx->sr, &b);
 		if (!rr)
 			rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,

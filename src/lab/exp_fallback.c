@@ -106,9 +106,9 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 			}
 			struct snap a = {0}, b = {0};
 			snap_take(ctx->sr, &a);
-			uint64_t t0 = now_ns();
+			uint64_t t0 = mono_ns();
 			region_touch(&reg, 0, page);
-			double ms = (double)(now_ns() - t0) / 1e6;
+			double ms = (double)(mono_ns() - t0) / 1e6;
 			snap_take(ctx->sr, &b);
 			struct region_smaps rs;
 			int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs);

@@ -112,10 +112,10 @@ int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 			snap_take(ctx->sr, &a);
 			for (size_t c = 0; c < nch; c++) {
 				volatile char *p = (volatile char *)reg.p + c * pmd;
-				uint64_t t0 = now_ns();
+				uint64_t t0 = mono_ns();
 				for (size_t off = 0; off < pmd; off += page)
 					p[off] = 1;
-				ns[c] = (double)(now_ns() - t0);
+				ns[c] = (double)(mono_ns() - t0);
 			}
 			snap_take(ctx->sr, &b);
 			struct region_smaps rs;

@@ -63,9 +63,9 @@ static void mthp_once(const struct lab_ctx *ctx, uint64_t size, uint64_t size_kb
 	for (int i = 0; i < 3; i++)
 		have[i] = read_stat(ctx->sr, size_kb, stat_names[i], &a[i]);
 	long f0 = minflt_self();
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	region_touch(&reg, 0, (size_t)ctx->page_size);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	out->faults = minflt_self() - f0;
 	/* nr_anon is a gauge: read it while the region is still mapped */
 	for (int i = 0; i < 3; i++)
