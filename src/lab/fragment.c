@@ -15,6 +15,7 @@
 #include "../kernel/uapi_compat.h"
 #include "common.h"
 #include "guard.h"
+#include "../util/fileio.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
@@ -189,11 +190,7 @@ void hp_probe_close(struct hp_probe *p)
 
 static int pread8(int fd, uint64_t *v, uint64_t index)
 {
-	ssize_t r;
-	do
-		r = pread(fd, v, sizeof(*v), (off_t)(index * sizeof(*v)));
-	while (r < 0 && errno == EINTR);
-	return r == (ssize_t)sizeof(*v) ? 0 : r < 0 ? -errno : -EIO;
+	return pread_exact(fd, v, sizeof(*v), index * sizeof(*v));
 }
 
 int hp_probe_huge(const struct hp_probe *p, const void *addr)
