@@ -16,9 +16,9 @@
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
 #include "../render/control.h"
-#include "common.h"
-#include "../util/num.h"
 #include "../util/clock.h"
+#include "../util/num.h"
+#include "common.h"
 
 #define MAX_RANGES 4096
 #define MAX_REQ 64

@@ -15,9 +15,9 @@
 #include "../kernel/thp_settings.h"
 #include "../kernel/underused.h"
 #include "../render/folios.h"
-#include "common.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
+#include "common.h"
 
 void folio_opts_from_env(struct folio_opts *o)
 {

@@ -8,8 +8,8 @@
 
 #include "../model/host.h"
 #include "../render/hugetlb_plan.h"
-#include "common.h"
 #include "../util/num.h"
+#include "common.h"
 
 static void hugetlb_help(FILE *f)
 {

@@ -13,9 +13,9 @@
 #include "../lab/guard.h"
 #include "../lab/lab.h"
 #include "../render/lab.h"
-#include "common.h"
-#include "../util/num.h"
 #include "../util/clock.h"
+#include "../util/num.h"
+#include "common.h"
 
 static void lab_help(FILE *f)
 {

@@ -18,11 +18,11 @@
 #include "../model/proc.h"
 #include "../render/folios.h"
 #include "../render/ps.h"
-#include "common.h"
-#include "folios.h"
-#include "../util/num.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
+#include "../util/num.h"
+#include "common.h"
+#include "folios.h"
 
 static void ps_help(FILE *f)
 {

@@ -18,10 +18,10 @@
 #include "../lab/guard.h"
 #include "../model/stalls.h"
 #include "../render/stalls.h"
-#include "common.h"
-#include "../util/num.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
+#include "../util/num.h"
+#include "common.h"
 
 static void trace_help(FILE *f)
 {

@@ -16,8 +16,8 @@
 #include "../model/rates.h"
 #include "../model/sample.h"
 #include "../render/watch.h"
-#include "common.h"
 #include "../util/num.h"
+#include "common.h"
 
 static void watch_help(FILE *f)
 {

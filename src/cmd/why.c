@@ -9,8 +9,8 @@
 #include "../kernel/ancestry.h"
 #include "../kernel/cgroup.h"
 #include "../render/why.h"
-#include "common.h"
 #include "../util/num.h"
+#include "common.h"
 
 static void why_help(FILE *f)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "../util/buf.h"
+#include "parse.h"
 
 int cgroup_rel(const char *path, char *out, size_t n)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "../util/buf.h"
+#include "parse.h"
 
 void kvlist_free(struct kvlist *l)
 {

@@ -8,8 +8,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "uapi_compat.h"
 #include "../util/num.h"
+#include "uapi_compat.h"
 
 void folio_acct_add(struct folio_acct *sum, const struct folio_acct *c)
 {

@@ -8,8 +8,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "uapi_compat.h"
 #include "../util/fileio.h"
+#include "uapi_compat.h"
 
 int procmem_pidfd_open(pid_t pid)
 {

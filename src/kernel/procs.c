@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "procs.h"
-#include "../util/num.h"
 #include "../util/buf.h"
+#include "../util/num.h"
 
 #include <errno.h>
 #include <stdlib.h>

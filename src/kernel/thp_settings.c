@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "thp_settings.h"
-#include "../util/num.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "../util/num.h"
 
 static const char *const khp_names[KHP_NKNOBS] = {
 	[KHP_DEFRAG] = "defrag",

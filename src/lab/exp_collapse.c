@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common.h"
 #include "../util/stats.h"
+#include "common.h"
 
 #define MAX_RUNS 64
 #define TRIES 3 /* EAGAIN: a page lock or LRU isolation failed for now */

@@ -10,10 +10,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "fragment.h"
 #include "guard.h"
-#include "../util/stats.h"
 
 #define MAX_RUNS 64
 

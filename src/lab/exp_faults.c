@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "fragment.h"
-#include "../util/stats.h"
 
 #define MAX_RUNS 64
 

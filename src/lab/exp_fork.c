@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "../util/stats.h"
+#include "common.h"
 
 #define MAX_RUNS 64
 

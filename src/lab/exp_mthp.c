@@ -13,9 +13,9 @@
 
 #include "../kernel/parse.h"
 
+#include "../util/units.h"
 #include "common.h"
 #include "guard.h"
-#include "../util/units.h"
 
 #define MAX_RUNS 64
 #define MAX_MTHP 16

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "guard.h"
-#include "../util/stats.h"
 
 #define MAX_RUNS 64
 

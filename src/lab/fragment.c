@@ -13,9 +13,9 @@
 #include "../kernel/parse.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/uapi_compat.h"
+#include "../util/fileio.h"
 #include "common.h"
 #include "guard.h"
-#include "../util/fileio.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)

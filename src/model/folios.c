@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "folios.h"
-#include "../util/buf.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../kernel/proc_thp.h"
+#include "../util/buf.h"
 
 void folio_geom_init(struct folio_geom *g, long page_size, uint64_t cont_kb)
 {
@@ -38,18 +40,6 @@ double folio_share(const struct folio_acct *c, enum folio_type t, uint64_t pages
 	return (double)pages / (double)c->rss[t];
 }
 
-static void copy_name(char *out, size_t n, const char *name, size_t len)
-{
-	if (!len) {
-		snprintf(out, n, "[anon]");
-		return;
-	}
-	if (len >= n)
-		len = n - 1;
-	memcpy(out, name, len);
-	out[len] = '\0';
-}
-
 int folio_report_add(struct folio_report *r, const struct folio_vma *v)
 {
 	r->nvmas++;
@@ -62,7 +52,7 @@ int folio_report_add(struct folio_report *r, const struct folio_vma *v)
 	o->start = v->start;
 	o->end = v->end;
 	memcpy(o->perms, v->perms, sizeof(o->perms));
-	copy_name(o->name, sizeof(o->name), v->name, v->name_len);
+	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
 	o->c = v->c;
 	return 0;
 }

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
 #include "../util/num.h"
+#include "../util/units.h"
 
 const char *hp_runtime_name(enum hp_runtime r)
 {

@@ -10,8 +10,8 @@
 
 #include "../kernel/proc_thp.h"
 #include "../kernel/procs.h"
-#include "../util/num.h"
 #include "../util/buf.h"
+#include "../util/num.h"
 
 static double clock_s(clockid_t id)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/stats.h"
-#include "../util/num.h"
 #include "../util/buf.h"
+#include "../util/num.h"
+#include "../util/stats.h"
 
 static const char *const ev_names[TEV_N] = {
 	[TEV_OTHER] = "other",

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "json.h"
 #include "table.h"
-#include "../util/buf.h"
 
 void pbuf_free(struct pbuf *b)
 {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "table.h"
-#include "../util/buf.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/buf.h"
 
 struct table {
 	int ncols;
