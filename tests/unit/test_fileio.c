@@ -29,11 +29,20 @@ static int teardown(void **state)
 	return rmdir(dir);
 }
 
+/* DIR/NAME (in one of two static buffers, used in turn). */
+static const char *in_dir(const char *name)
+{
+	static char path[2][128];
+	static int k;
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", dir, name);
+	return path[k];
+}
+
+/* A file NAME in DIR holding LEN bytes of TEXT. */
 static void put(const char *name, const char *text, size_t len)
 {
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(in_dir(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write_all(fd, text, len), 0);
 	close(fd);
@@ -72,8 +81,7 @@ static void test_read_file_above_limit_fails_with_efbig(void **state)
 {
 	(void)state;
 	put("a", "123456789", 9);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/a", dir);
+	const char *path = in_dir("a");
 	struct buf b = {0};
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 8), -EFBIG);
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 9), 0);
@@ -100,8 +108,7 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 	for (size_t i = 0; i < n; i++)
 		text[i] = (char)('a' + i % 26);
 	put("big", text, n);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/big", dir);
+	const char *path = in_dir("big");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct buf b = {0};
 	assert_int_equal(buf_read_fd(&b, fd, n, 0), 0);
@@ -122,8 +129,7 @@ static void test_read_fd_replaces_previous_content(void **state)
 {
 	(void)state;
 	put("a", "xy", 2);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/a", dir);
+	const char *path = in_dir("a");
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 10), 0);
 	memcpy(b.p, "old text", 9);
@@ -138,8 +144,8 @@ static void test_pread_full_stops_at_end_of_file(void **state)
 {
 	(void)state;
 	put("a", "0123456789", 10);
-	char path[128], out[16] = {0};
-	snprintf(path, sizeof(path), "%s/a", dir);
+	char out[16] = {0};
+	const char *path = in_dir("a");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_int_equal(pread_full(fd, out, 4, 3), 4);
 	assert_memory_equal(out, "3456", 4);
@@ -154,8 +160,8 @@ static void test_pread_exact_short_file_is_eio(void **state)
 {
 	(void)state;
 	put("a", "0123456789", 10);
-	char path[128], out[16];
-	snprintf(path, sizeof(path), "%s/a", dir);
+	char out[16];
+	const char *path = in_dir("a");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_int_equal(pread_exact(fd, out, 10, 0), 0);
 	assert_memory_equal(out, "0123456789", 10);
@@ -168,8 +174,8 @@ static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state
 {
 	(void)state;
 	put("conf", "old\n", 4);
-	char path[128], names[256];
-	snprintf(path, sizeof(path), "%s/conf", dir);
+	char names[256];
+	const char *path = in_dir("conf");
 	assert_int_equal(write_file_atomic(path, "new text\n", 9, 0640), 0);
 	struct buf b = {0};
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 100), 0);
@@ -185,8 +191,8 @@ static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state
 static void test_write_atomic_creates_a_new_file(void **state)
 {
 	(void)state;
-	char path[128], names[256];
-	snprintf(path, sizeof(path), "%s/fresh.prom", dir);
+	char names[256];
+	const char *path = in_dir("fresh.prom");
 	assert_int_equal(write_file_atomic(path, "", 0, 0644), 0);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
@@ -199,16 +205,15 @@ static void test_write_atomic_creates_a_new_file(void **state)
 static void test_write_atomic_into_missing_directory_is_enoent(void **state)
 {
 	(void)state;
-	char path[128];
-	snprintf(path, sizeof(path), "%s/no/such/file", dir);
+	const char *path = in_dir("no/such/file");
 	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ENOENT);
 }
 
 static void test_write_atomic_over_a_directory_keeps_it(void **state)
 {
 	(void)state;
-	char path[128], names[256];
-	snprintf(path, sizeof(path), "%s/sub", dir);
+	char names[256];
+	const char *path = in_dir("sub");
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -EISDIR);
 	listing(names, sizeof(names));

@@ -18,29 +18,43 @@ static void test_u64_whole_token_in_range(void **state)
 	assert_true(v == UINT64_MAX);
 }
 
+/* str_u64(IN, LO, HI) fails with ERR and leaves the output alone. */
+struct bad_u64 {
+	const char *in;
+	uint64_t lo, hi;
+	int err;
+};
+
+static void check_bad_u64(const struct bad_u64 *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 7;
+		assert_int_equal(str_u64(c[i].in, c[i].lo, c[i].hi, &v), c[i].err);
+		assert_int_equal(v, 7);
+	}
+}
+
 static void test_u64_junk_around_the_digits_is_einval(void **state)
 {
 	(void)state;
-	uint64_t v = 7;
-	assert_int_equal(str_u64("", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64(" 5", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64("5 ", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64("+5", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64("-0", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64("5k", 0, 10, &v), -EINVAL);
-	assert_int_equal(str_u64("0x10", 0, 100, &v), -EINVAL);
-	assert_int_equal(str_u64("99999999999999999999x", 0, UINT64_MAX, &v), -EINVAL);
-	assert_int_equal(v, 7); /* untouched on error */
+	static const struct bad_u64 c[] = {
+		{"", 0, 10, -EINVAL},	   {" 5", 0, 10, -EINVAL},
+		{"5 ", 0, 10, -EINVAL},	   {"+5", 0, 10, -EINVAL},
+		{"-0", 0, 10, -EINVAL},	   {"5k", 0, 10, -EINVAL},
+		{"0x10", 0, 100, -EINVAL}, {"99999999999999999999x", 0, UINT64_MAX, -EINVAL},
+	};
+	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_u64_outside_range_or_type_is_erange(void **state)
 {
 	(void)state;
-	uint64_t v = 7;
-	assert_int_equal(str_u64("11", 0, 10, &v), -ERANGE);
-	assert_int_equal(str_u64("4", 5, 10, &v), -ERANGE);
-	assert_int_equal(str_u64("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(v, 7);
+	static const struct bad_u64 c[] = {
+		{"11", 0, 10, -ERANGE},
+		{"4", 5, 10, -ERANGE},
+		{"18446744073709551616", 0, UINT64_MAX, -ERANGE},
+	};
+	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_to_u64_reads_only_len_bytes(void **state)

@@ -4,102 +4,97 @@
 
 #include "util/units.h"
 
+struct case_kb {
+	uint64_t in;
+	const char *want;
+};
+
+/* Check FN(in) == want for each of the N cases. */
+static void check_fmt(void (*fn)(char *, size_t, uint64_t), const struct case_kb *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char s[32];
+		fn(s, sizeof(s), c[i].in);
+		assert_string_equal(s, c[i].want);
+	}
+}
+
 static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 {
 	(void)state;
-	char s[32];
-	fmt_kb(s, sizeof(s), 0);
-	assert_string_equal(s, "0 kB");
-	fmt_kb(s, sizeof(s), 10239);
-	assert_string_equal(s, "10239 kB");
-	fmt_kb(s, sizeof(s), 10240);
-	assert_string_equal(s, "10.0 MiB");
-	fmt_kb(s, sizeof(s), 1048575);
-	assert_string_equal(s, "1024.0 MiB");
-	fmt_kb(s, sizeof(s), 1048576);
-	assert_string_equal(s, "1.00 GiB");
-	fmt_kb(s, sizeof(s), 3670016);
-	assert_string_equal(s, "3.50 GiB");
-	fmt_kb(s, sizeof(s), 10ull << 30);
-	assert_string_equal(s, "10.00 TiB");
+	static const struct case_kb c[] = {
+		{0, "0 kB"},
+		{10239, "10239 kB"},
+		{10240, "10.0 MiB"},
+		{1048575, "1024.0 MiB"},
+		{1048576, "1.00 GiB"},
+		{3670016, "3.50 GiB"},
+		{10ull << 30, "10.00 TiB"},
+	};
+	check_fmt(fmt_kb, c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
 {
 	(void)state;
-	char s[32];
-	fmt_bytes(s, sizeof(s), 100);
-	assert_string_equal(s, "100 B");
-	fmt_bytes(s, sizeof(s), 4096);
-	assert_string_equal(s, "4 kB");
-	fmt_bytes(s, sizeof(s), 10239);
-	assert_string_equal(s, "10239 B");
-	fmt_bytes(s, sizeof(s), 10240);
-	assert_string_equal(s, "10 kB");
-	fmt_bytes(s, sizeof(s), 2097152);
-	assert_string_equal(s, "2048 kB");
-	fmt_bytes(s, sizeof(s), 0);
-	assert_string_equal(s, "0 kB");
+	static const struct case_kb c[] = {
+		{100, "100 B"},	  {4096, "4 kB"},	{10239, "10239 B"},
+		{10240, "10 kB"}, {2097152, "2048 kB"}, {0, "0 kB"},
+	};
+	check_fmt(fmt_bytes, c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_size_token_uses_largest_exact_unit(void **state)
 {
 	(void)state;
-	char s[24];
-	fmt_size_token(s, sizeof(s), 0);
-	assert_string_equal(s, "0K");
-	fmt_size_token(s, sizeof(s), 16);
-	assert_string_equal(s, "16K");
-	fmt_size_token(s, sizeof(s), 64);
-	assert_string_equal(s, "64K");
-	fmt_size_token(s, sizeof(s), 1536);
-	assert_string_equal(s, "1536K");
-	fmt_size_token(s, sizeof(s), 2048);
-	assert_string_equal(s, "2M");
-	fmt_size_token(s, sizeof(s), 524288);
-	assert_string_equal(s, "512M");
-	fmt_size_token(s, sizeof(s), 1048576);
-	assert_string_equal(s, "1G");
-	fmt_size_token(s, sizeof(s), 16777216);
-	assert_string_equal(s, "16G");
+	static const struct case_kb c[] = {
+		{0, "0K"},    {16, "16K"},	{64, "64K"},	 {1536, "1536K"},
+		{2048, "2M"}, {524288, "512M"}, {1048576, "1G"}, {16777216, "16G"},
+	};
+	check_fmt(fmt_size_token, c, sizeof(c) / sizeof(c[0]));
 }
 
 static void test_parse_size_suffixes_are_powers_of_1024(void **state)
 {
 	(void)state;
-	uint64_t v = 0;
-	assert_int_equal(parse_size("4096", &v), 0);
-	assert_int_equal(v, 4096);
-	assert_int_equal(parse_size("64k", &v), 0);
-	assert_int_equal(v, 65536);
-	assert_int_equal(parse_size("64KiB", &v), 0);
-	assert_int_equal(v, 65536);
-	assert_int_equal(parse_size("2MB", &v), 0);
-	assert_int_equal(v, 2097152);
-	assert_int_equal(parse_size("1G", &v), 0);
-	assert_int_equal(v, 1073741824);
-	assert_int_equal(parse_size("1t", &v), 0);
-	assert_int_equal(v, 1ull << 40);
-	assert_int_equal(parse_size("512b", &v), 0);
-	assert_int_equal(v, 512);
-	assert_int_equal(parse_size("16777215T", &v), 0);
-	assert_true(v == 16777215ull << 40);
+	static const struct {
+		const char *in;
+		uint64_t want;
+	} c[] = {
+		{"4096", 4096},	    {"64k", 65536},
+		{"64KiB", 65536},   {"2MB", 2097152},
+		{"1G", 1073741824}, {"1t", 1ull << 40},
+		{"512b", 512},	    {"16777215T", 16777215ull << 40},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t v = 0;
+		assert_int_equal(parse_size(c[i].in, &v), 0);
+		assert_true(v == c[i].want);
+	}
 }
 
 static void test_parse_size_rejects_malformed_and_too_large(void **state)
 {
 	(void)state;
-	uint64_t v = 7;
-	assert_int_equal(parse_size("", &v), -EINVAL);
-	assert_int_equal(parse_size("M", &v), -EINVAL);
-	assert_int_equal(parse_size("-1M", &v), -EINVAL);
-	assert_int_equal(parse_size(" 1M", &v), -EINVAL);
-	assert_int_equal(parse_size("1Mx", &v), -EINVAL);
-	assert_int_equal(parse_size("1iB", &v), -EINVAL); /* "i" only after a unit */
-	assert_int_equal(parse_size("1.5M", &v), -EINVAL);
-	assert_int_equal(parse_size("16777216T", &v), -ERANGE);
-	assert_int_equal(parse_size("18446744073709551616", &v), -ERANGE);
-	assert_int_equal(v, 7);
+	static const struct {
+		const char *in;
+		int err;
+	} c[] = {
+		{"", -EINVAL},
+		{"M", -EINVAL},
+		{"-1M", -EINVAL},
+		{" 1M", -EINVAL},
+		{"1Mx", -EINVAL},
+		{"1iB", -EINVAL}, /* "i" only after a unit */
+		{"1.5M", -EINVAL},
+		{"16777216T", -ERANGE},
+		{"18446744073709551616", -ERANGE},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t v = 7;
+		assert_int_equal(parse_size(c[i].in, &v), c[i].err);
+		assert_int_equal(v, 7);
+	}
 }
 
 int main(void)
