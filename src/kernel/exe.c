@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "exe.h"
 
-#include "../util/fileio.h"
-
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "parse.h"
 
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "folio_scan.h"
 
-#include "../util/fileio.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "smaps.h"
 #include "uapi_compat.h"
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "pagemap.h"
 
-#include "../util/fileio.h"
-
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "../util/num.h"
 #include "uapi_compat.h"
 

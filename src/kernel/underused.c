@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "underused.h"
 
-#include "../util/fileio.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../util/fileio.h"
 
 size_t zero_subpages(const void *buf, size_t len, size_t page)
 {
