@@ -16,6 +16,8 @@
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
 #include "../render/control.h"
+#include "../util/clock.h"
+#include "../util/num.h"
 #include "common.h"
 
 #define MAX_RANGES 4096
@@ -110,20 +112,13 @@ static int read_vmas(const struct sysroot *sr, long pid, struct vma_list *l)
 	return e;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * Collapse R one huge page at a time. Returns 0, or the -errno that must stop
  * the whole run (EPERM, ESRCH, ENOSYS, ENOMEM).
  */
 static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, long page)
 {
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int fatal = 0;
 	r->attempted = true;
 	for (uint64_t a = r->start; a < r->end; a += pmd) {
@@ -159,19 +154,8 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 			break;
 		}
 	}
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	return fatal;
-}
-
-static int parse_pid(const char *s, long *pid)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v <= 0 || v > 0x3fffffff)
-		return -EINVAL;
-	*pid = v;
-	return 0;
 }
 
 int cmd_collapse(struct globals *g, int argc, char **argv)
@@ -224,7 +208,8 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || parse_pid(argv[optind], &rep.pid)) {
+	pid_t pid;
+	if (optind != argc - 1 || str_pid(argv[optind], &pid)) {
 		warnx("collapse: expected one PID");
 		return EXIT_USAGE;
 	}
@@ -239,17 +224,17 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		warnx("collapse: acts on running processes, not on a --sysroot tree");
 		return EXIT_USAGE;
 	}
-	long pid = rep.pid;
+	rep.pid = pid;
 	struct buf b = {0};
 	struct proc_status st;
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
 	if (e || proc_status_parse(b.p, b.len, &st)) {
-		warnx("collapse: no such process %ld", pid);
+		warnx("collapse: no such process %d", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
 	if (st.vmrss_kb < 0) {
-		warnx("collapse: process %ld has no memory map (kernel thread or zombie)", pid);
+		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
@@ -272,12 +257,12 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	e = read_vmas(&g->sr, pid, &vl);
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
-			warnx("collapse: needs root (cannot read /proc/%ld/smaps: %s)", pid,
+			warnx("collapse: needs root (cannot read /proc/%d/smaps: %s)", pid,
 			      strerror(-e));
 		else if (e == -ENOENT || e == -ESRCH)
-			warnx("collapse: process %ld exited", pid);
+			warnx("collapse: process %d exited", pid);
 		else
-			warnx("collapse: cannot read /proc/%ld/smaps: %s", pid, strerror(-e));
+			warnx("collapse: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
 		free(vl.v);
 		buf_free(&b);
 		return EXIT_FAIL;
@@ -342,7 +327,7 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	else
 		collapse_render_text(stdout, &rep, g->color);
 	if (rep.fatal == -EPERM || rep.fatal == -EACCES)
-		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %ld)", pid);
+		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %d)", pid);
 	if (!ret && (rep.fatal || failed))
 		ret = EXIT_FAIL;
 	if (!ret && n && !go && !rep.dry_run)

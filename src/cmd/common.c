@@ -3,6 +3,7 @@
 
 #include "../kernel/fdcache.h"
 #include "../model/sample.h"
+#include "../util/clock.h"
 
 #include <err.h>
 #include <stdlib.h>
@@ -74,17 +75,10 @@ int cmd_emit_json(json_t *root)
 	return r ? EXIT_FAIL : EXIT_OK;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void progress_start(struct progress *p, const char *what)
 {
 	p->what = what;
-	p->start = p->last = now();
+	p->start = p->last = mono_s();
 	p->shown = false;
 	p->tty = isatty(STDERR_FILENO);
 }
@@ -93,7 +87,7 @@ void progress_update(struct progress *p, size_t done, size_t total)
 {
 	if (!p->tty)
 		return;
-	double t = now();
+	double t = mono_s();
 	if (t - p->start < 1.0 || t - p->last < 0.2)
 		return;
 	p->last = t;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../util/units.h"
 #include "cmd.h"
 
 /* Decide colour and open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message). */
@@ -29,8 +30,7 @@ struct fdcache;
  */
 void cmd_fdcache(struct globals *g, struct fdcache *c);
 
-/* "64M" (k, M, G, T suffixes; KiB/MB forms too) -> bytes. Returns 0 or -EINVAL. */
-int parse_size(const char *s, uint64_t *out);
+/* parse_size ("64M" -> bytes) is in util/units.h. */
 
 /*
  * A progress line on stderr for work that runs longer than a second: shown

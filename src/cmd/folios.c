@@ -16,14 +16,9 @@
 #include "../kernel/thp_settings.h"
 #include "../kernel/underused.h"
 #include "../render/folios.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
 #include "common.h"
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 void folio_opts_from_env(struct folio_opts *o)
 {
@@ -42,7 +37,7 @@ void folio_geom_host(const struct sysroot *sr, uint64_t cont_kb, struct folio_ge
 	DIR *d = sysroot_opendir(sr, SR_THP);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		uint64_t kb = thp_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		if (!kb || kb % g->page_kb || !g->page_kb)
 			continue;
 		uint64_t pages = kb / g->page_kb;
@@ -88,7 +83,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	folio_opts_from_env(&fo);
 	folio_geom_host(&g->sr, cont_kb, &r.g);
 	fo.cont_pages = cont_kb / r.g.page_kb;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	struct folio_ctx *c;
 	int e = folio_ctx_new(&g->sr, &fo, &c);
 	if (e)
@@ -96,7 +91,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	r.method = folio_ctx_method(c);
 	e = folio_scan_pid(c, (pid_t)pid, add_vma, NULL, &r);
 	folio_ctx_free(c);
-	r.elapsed_ms = now_ms() - t0;
+	r.elapsed_ms = mono_ms() - t0;
 	int ret;
 	if (e)
 		ret = folio_fail("maps", pid, e);
@@ -144,14 +139,8 @@ static int uu_vma(const struct folio_vma *v, void *arg)
 	struct underused_report *r = u->r;
 	if (!u->cur.nthp)
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		struct underused_vma *p = realloc(r->vmas, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->vmas = p;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->vmas, &r->cap, r->n + 1, sizeof(*r->vmas), 8))
+		return -ENOMEM;
 	struct underused_vma *o = &r->vmas[r->n];
 	o->start = v->start;
 	o->end = v->end;
@@ -193,7 +182,7 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 	u.thp_bytes = u.page << r.g.pmd_order;
 	int ret = EXIT_FAIL, e;
 	struct folio_ctx *c = NULL;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	if ((e = underused_hist_init(&r.total, nsub)) || (e = underused_hist_init(&u.cur, nsub)) ||
 	    !(u.buf = malloc(MEMFILE_READ))) {
 		warnx("maps: out of memory");
@@ -217,7 +206,7 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 	e = folio_scan_pid(c, (pid_t)pid, uu_vma, uu_pmd, &u);
 	if (e == 1 && u.err)
 		e = u.err;
-	r.elapsed_ms = now_ms() - t0;
+	r.elapsed_ms = mono_ms() - t0;
 	if (e) {
 		ret = folio_fail("maps", pid, e);
 		goto out;

@@ -8,6 +8,7 @@
 
 #include "../model/host.h"
 #include "../render/hugetlb_plan.h"
+#include "../util/num.h"
 #include "common.h"
 
 static void hugetlb_help(FILE *f)
@@ -31,17 +32,6 @@ static void hugetlb_help(FILE *f)
 }
 
 enum { OPT_FOR = OPT_CMD_BASE, OPT_OVERHEAD, OPT_PAGE, OPT_NODE };
-
-static int parse_uint(const char *s, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 static void collect(const struct sysroot *sr, const struct host *h, struct hp_plan_input *in)
 {
@@ -132,7 +122,7 @@ static int plan(struct globals *g, int argc, char **argv)
 			}
 			break;
 		case OPT_OVERHEAD:
-			if (parse_uint(optarg, 1000, &v)) {
+			if (str_long(optarg, 0, 1000, &v)) {
 				warnx("hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)",
 				      optarg);
 				return EXIT_USAGE;
@@ -147,7 +137,7 @@ static int plan(struct globals *g, int argc, char **argv)
 			}
 			break;
 		case OPT_NODE:
-			if (parse_uint(optarg, 1023, &v)) {
+			if (str_long(optarg, 0, 1023, &v)) {
 				warnx("hugetlb plan: bad node '%s'", optarg);
 				return EXIT_USAGE;
 			}

@@ -13,6 +13,8 @@
 #include "../lab/guard.h"
 #include "../lab/lab.h"
 #include "../render/lab.h"
+#include "../util/clock.h"
+#include "../util/num.h"
 #include "common.h"
 
 static void lab_help(FILE *f)
@@ -67,24 +69,6 @@ enum {
 	OPT_QUIET,
 };
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
 		   const struct lab_opts *o, struct lab_result *r)
 {
@@ -92,10 +76,9 @@ static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
 	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
 	r->runs = o->runs;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = mono_ms();
 	int ret = x->fn(ctx, o, r);
-	r->wall_ms = ms_since(&t0);
+	r->wall_ms = mono_ms() - t0;
 	/* whatever an experiment changed on the host goes back now, not only at exit */
 	if (guard_restore())
 		ret = -EIO;
@@ -155,7 +138,7 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 			break;
 		}
 		case OPT_RUNS:
-			if (parse_long(optarg, 1, 64, &v)) {
+			if (str_long(optarg, 1, 64, &v)) {
 				warnx("lab: --runs takes 1..64");
 				return EXIT_USAGE;
 			}
@@ -188,26 +171,26 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 			o.sparse = true;
 			break;
 		case OPT_TIMEOUT:
-			if (parse_long(optarg, 1, 3600, &v)) {
+			if (str_long(optarg, 1, 3600, &v)) {
 				warnx("lab: --timeout takes 1..3600 seconds");
 				return EXIT_USAGE;
 			}
 			o.timeout_s = (int)v;
 			break;
 		case OPT_SCAN_SLEEP:
-			if (parse_long(optarg, 0, 600000, &o.scan_sleep_ms)) {
+			if (str_long(optarg, 0, 600000, &o.scan_sleep_ms)) {
 				warnx("lab: --scan-sleep takes 0..600000 ms");
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_MPN:
-			if (parse_long(optarg, 0, 1 << 20, &o.max_ptes_none)) {
+			if (str_long(optarg, 0, 1 << 20, &o.max_ptes_none)) {
 				warnx("lab: bad --max-ptes-none '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_STEPS:
-			if (parse_long(optarg, 1000, 2000000000L, &v)) {
+			if (str_long(optarg, 1000, 2000000000L, &v)) {
 				warnx("lab: --steps takes 1000..2000000000");
 				return EXIT_USAGE;
 			}

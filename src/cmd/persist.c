@@ -14,6 +14,7 @@
 #include "../kernel/kv.h"
 #include "../model/persist.h"
 #include "../model/snapshot.h"
+#include "../util/fileio.h"
 #include "common.h"
 #include "control.h"
 
@@ -173,14 +174,11 @@ static int mkdirs(const char *path)
 /* Whether PATH holds exactly TEXT. */
 static bool same_content(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
+	struct buf have = {0};
 	size_t n = strlen(text);
-	char *have = malloc(n + 2);
-	bool same = have && fread(have, 1, n + 1, f) == n && memcmp(have, text, n) == 0;
-	free(have);
-	fclose(f);
+	bool same = read_file_at(AT_FDCWD, path, &have, n) == 0 && have.len == n &&
+		    memcmp(have.p ? have.p : "", text, n) == 0;
+	buf_free(&have);
 	return same;
 }
 
@@ -192,22 +190,7 @@ static int install(const char *path, const char *text, bool *same)
 	int r = mkdirs(path);
 	if (r)
 		return r;
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.thpctl-new", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	size_t n = strlen(text);
-	ssize_t w = write(fd, text, n);
-	r = w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
-	if (!r && fsync(fd))
-		r = -errno;
-	close(fd);
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return write_file_atomic(path, text, strlen(text), 0644);
 }
 
 static void apply_hint(char *out, size_t n, enum persist_format f, const char *path)

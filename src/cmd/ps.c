@@ -2,6 +2,7 @@
 /* `thpctl ps` and `thpctl maps PID`. */
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@
 #include "../model/proc.h"
 #include "../render/folios.h"
 #include "../render/ps.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/num.h"
 #include "common.h"
 #include "folios.h"
 
@@ -60,53 +64,11 @@ enum {
 	OPT_UNDERUSED
 };
 
-int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	case 't':
-	case 'T':
-		shift = 40;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 struct ps_opts {
 	bool all, rollup;
 	const char *sort;
 	pid_t *pids;
-	size_t npids;
+	size_t npids, pids_cap;
 	long uid; /* -1 any */
 	const char *user;
 	uint64_t min_ahp_kb;
@@ -123,19 +85,16 @@ static int add_pids(struct ps_opts *o, const char *arg)
 	if (!dup)
 		return -ENOMEM;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(t, &end, 10);
-		if (*end || v <= 0 || v > 0x3fffffff) {
+		pid_t v;
+		if (str_pid(t, &v)) {
 			free(dup);
 			return -EINVAL;
 		}
-		pid_t *n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
-		if (!n) {
+		if (array_reserve(&o->pids, &o->pids_cap, o->npids + 1, sizeof(*o->pids), 8)) {
 			free(dup);
 			return -ENOMEM;
 		}
-		o->pids = n;
-		o->pids[o->npids++] = (pid_t)v;
+		o->pids[o->npids++] = v;
 	}
 	free(dup);
 	return 0;
@@ -292,17 +251,12 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			continue;
 		snprintf(row.user, sizeof(row.user), "%s",
 			 user_name(&g->sr, &users, row.p.st.uid, tmp, sizeof(tmp)));
-		if (r->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct ps_row *nr = realloc(r->rows, cap * sizeof(*nr));
-			if (!nr) {
-				warnx("out of memory");
-				free(pids);
-				buf_free(&b);
-				buf_free(&users.passwd);
-				return EXIT_FAIL;
-			}
-			r->rows = nr;
+		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
+			warnx("out of memory");
+			free(pids);
+			buf_free(&b);
+			buf_free(&users.passwd);
+			return EXIT_FAIL;
 		}
 		r->rows[r->n++] = row;
 	}
@@ -347,13 +301,6 @@ static int cmp_folio_rows(const void *a, const void *b)
 	if (!c)
 		c = x->pid < y->pid ? -1 : x->pid > y->pid;
 	return c;
-}
-
-static double mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 /* `ps --folios`: the folio view of every selected process. */
@@ -416,15 +363,10 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		} else if (!o->all && !o->npids && !o->cgroup && !folio_acct_any(&row.c)) {
 			continue;
 		}
-		if (r.n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct folio_ps_row *nr = realloc(r.rows, cap * sizeof(*nr));
-			if (!nr) {
-				warnx("out of memory");
-				ret = EXIT_FAIL;
-				break;
-			}
-			r.rows = nr;
+		if (array_reserve(&r.rows, &cap, r.n + 1, sizeof(*r.rows), 64)) {
+			warnx("out of memory");
+			ret = EXIT_FAIL;
+			break;
 		}
 		r.rows[r.n++] = row;
 	}
@@ -521,9 +463,8 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			}
 			break;
 		case OPT_USER: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*optarg && !*end && v >= 0)
+			long v;
+			if (str_long(optarg, 0, LONG_MAX, &v) == 0)
 				o.uid = v;
 			else
 				o.user = optarg;
@@ -646,13 +587,8 @@ static int maps_cb(const struct smaps_vma *v, void *ctx)
 {
 	struct maps_ctx *m = ctx;
 	struct maps_report *r = m->r;
-	if (r->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 64;
-		struct maps_vma *nv = realloc(r->vmas, m->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		r->vmas = nv;
-	}
+	if (array_reserve(&r->vmas, &m->cap, r->n + 1, sizeof(*r->vmas), 64))
+		return -ENOMEM;
 	struct maps_vma *o = &r->vmas[r->n++];
 	o->start = v->start;
 	o->end = v->end;
@@ -730,9 +666,8 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		maps_help(stderr);
 		return EXIT_USAGE;
 	}
-	char *end;
-	long pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0 || pid > 0x3fffffff) {
+	pid_t pid;
+	if (str_pid(argv[optind], &pid)) {
 		warnx("maps: bad PID '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -741,15 +676,15 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		return ret;
 	struct maps_report r = {.pid = pid};
 	struct buf b = {0};
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
 	if (e || proc_status_parse(b.p, b.len, &r.st)) {
-		warnx("maps: no such process %ld%s%s", pid, e && e != -ENOENT ? ": " : "",
+		warnx("maps: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
 		      e && e != -ENOENT ? strerror(-e) : "");
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
 	if (r.st.vmrss_kb < 0) {
-		warnx("maps: process %ld has no memory map (kernel thread or zombie)", pid);
+		warnx("maps: process %d has no memory map (kernel thread or zombie)", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
@@ -760,7 +695,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	struct maps_ctx mc = {.r = &r};
 	struct smaps_stream *s = malloc(sizeof(*s));
 	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%ld/smaps", pid);
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", pid);
 	if (!s) {
 		e = -ENOMEM;
 	} else {
@@ -773,23 +708,23 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	}
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
-			warnx("maps: cannot read /proc/%ld/smaps: %s (%s)", pid, strerror(-e),
+			warnx("maps: cannot read /proc/%d/smaps: %s (%s)", pid, strerror(-e),
 			      geteuid() == 0
 				      ? "denied even to root: another namespace or a security module"
 				      : "run as root, or as the process's owner");
 		else if (e == -ENOENT && !g->sr.live)
-			warnx("maps: /proc/%ld/smaps is not in this recorded tree (unreadable at capture)",
+			warnx("maps: /proc/%d/smaps is not in this recorded tree (unreadable at capture)",
 			      pid);
 		else if (e == -ENOENT || e == -ESRCH)
-			warnx("maps: process %ld exited", pid);
+			warnx("maps: process %d exited", pid);
 		else
-			warnx("maps: cannot read /proc/%ld/smaps: %s", pid, strerror(-e));
+			warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
 		ret = EXIT_FAIL;
 	} else {
 		if (r.st.thp_enabled == 0)
 			maps_chain(&g->sr, &b, &r);
 		if (r.partial)
-			warnx("maps: /proc/%ld/smaps ends mid-line (truncated): partial", pid);
+			warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pid);
 		if (g->json)
 			ret = cmd_emit_json(maps_to_json(&r));
 		else

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../render/control.h"
+#include "../util/fileio.h"
 #include "common.h"
 #include "control.h"
 
@@ -59,26 +60,7 @@ static int write_file(const char *path, const char *text)
 {
 	if (strcmp(path, "-") == 0)
 		return fputs(text, stdout) == EOF ? -EIO : 0;
-	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	size_t n = strlen(text);
-	ssize_t w = write(fd, text, n);
-	int r = w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
-	if (!r && fchmod(fd, 0644))
-		r = -errno;
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && !r)
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return write_file_atomic(path, text, strlen(text), 0644);
 }
 
 static int do_save(struct globals *g, const char *file)

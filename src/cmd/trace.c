@@ -18,6 +18,9 @@
 #include "../lab/guard.h"
 #include "../model/stalls.h"
 #include "../render/stalls.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/num.h"
 #include "common.h"
 
 static void trace_help(FILE *f)
@@ -53,13 +56,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static double cpu_s(void)
@@ -169,14 +165,8 @@ static void res_add(struct resolver *r, int pid)
 			snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
 		}
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct pidname *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64))
+		return;
 	memmove(r->v + at + 1, r->v + at, (r->n - at) * sizeof(*r->v));
 	r->v[at] = pn;
 	r->n++;
@@ -216,14 +206,8 @@ struct reader {
 static int drain(int fd, struct reader *rd)
 {
 	for (;;) {
-		if (rd->cap - rd->len < 65536) {
-			size_t cap = rd->cap ? rd->cap * 2 : 262144;
-			char *p = realloc(rd->buf, cap);
-			if (!p)
-				return -ENOMEM;
-			rd->buf = p;
-			rd->cap = cap;
-		}
+		if (array_reserve(&rd->buf, &rd->cap, rd->len + 65536, 1, 262144))
+			return -ENOMEM;
 		ssize_t n = read(fd, rd->buf + rd->len, rd->cap - rd->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -262,11 +246,11 @@ static double calibrate(struct tracefs *tf)
 		double best[2] = {1e9, 1e9};
 		for (int round = 0; round < 3; round++) {
 			for (int w = 0; w < 2; w++) {
-				double t0 = now_s();
+				double t0 = mono_s();
 				for (int i = 0; i < N; i++)
 					if (write(w ? z : m, msg, sizeof(msg) - 1) < 0)
 						break;
-				double t = (now_s() - t0) / N;
+				double t = (mono_s() - t0) / N;
 				best[w] = t < best[w] ? t : best[w];
 			}
 		}
@@ -323,17 +307,18 @@ static int set_pid_filter(const struct sysroot *sr, struct tracefs *tf, int pid)
 	return r;
 }
 
+/* Seconds, 0 to a week, with an optional "s": "2.5", "10s". */
 static int parse_duration(const char *s, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end != s && *end == 's')
-		end++;
-	if (errno || end == s || *end || !(v >= 0 && v <= 86400 * 7))
+	char num[64];
+	size_t n = strlen(s);
+	if (n && s[n - 1] == 's')
+		n--;
+	if (n >= sizeof(num))
 		return -EINVAL;
-	*out = v;
-	return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return str_double(num, 0, 86400 * 7, out);
 }
 
 enum { OPT_DURATION = OPT_CMD_BASE, OPT_PID };
@@ -347,7 +332,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	double duration = 10;
-	long pid = 0;
+	pid_t pid = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -363,16 +348,12 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case OPT_PID: {
-			char *end;
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || pid <= 0 || pid > 0x3fffffff) {
+		case OPT_PID:
+			if (str_pid(optarg, &pid)) {
 				warnx("--pid: '%s' is not a process id", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		default:
 			trace_help(stderr);
 			return EXIT_USAGE;
@@ -396,9 +377,9 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	}
 	char rel[64];
 	if (pid) {
-		snprintf(rel, sizeof(rel), SR_PROC "/%ld", pid);
+		snprintf(rel, sizeof(rel), SR_PROC "/%d", pid);
 		if (sysroot_exists(&g->sr, rel)) {
-			warnx("--pid %ld: no such process", pid);
+			warnx("--pid %d: no such process", pid);
 			return EXIT_FAIL;
 		}
 	}
@@ -417,7 +398,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	}
 	st.opened = true;
 	atexit(teardown);
-	struct trace_report rep = {.duration_s = duration, .pid = (int)pid, .record_ns = -1};
+	struct trace_report rep = {.duration_s = duration, .pid = pid, .record_ns = -1};
 	for (size_t i = 0; i < NEVENTS; i++)
 		if (!tracefs_has_event(&st.tf, events[i])) {
 			if (i < NREQUIRED) {
@@ -470,8 +451,8 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		clock = "local";
 	/* wake the reader on any data, not when the buffer is half full (5.x+; best effort) */
 	tracefs_iwrite(&st.tf, "buffer_percent", "0");
-	if (pid && (r = set_pid_filter(&g->sr, &st.tf, (int)pid))) {
-		warnx("--pid %ld: cannot set the pid filter: %s", pid, strerror(-r));
+	if (pid && (r = set_pid_filter(&g->sr, &st.tf, pid))) {
+		warnx("--pid %d: cannot set the pid filter: %s", pid, strerror(-r));
 		teardown();
 		return EXIT_FAIL;
 	}
@@ -498,13 +479,13 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	stalls_init(&s);
 	struct resolver res = {.sr = &g->sr};
 	struct reader rd = {.s = &s};
-	double cpu0 = cpu_s(), t0 = now_s(), deadline = duration > 0 ? t0 + duration : 0;
+	double cpu0 = cpu_s(), t0 = mono_s(), deadline = duration > 0 ? t0 + duration : 0;
 	if (!g->json && isatty(STDERR_FILENO))
 		fprintf(stderr, "thpctl: tracing%s%.0f s (Ctrl-C ends it early)...\n",
 			duration > 0 ? " for " : " until Ctrl-C", duration > 0 ? duration : 0);
 	int rerr = 0;
 	while (!stop && !rerr) {
-		double left = deadline ? deadline - now_s() : 0.25;
+		double left = deadline ? deadline - mono_s() : 0.25;
 		if (deadline && left <= 0)
 			break;
 		int ms = (int)((left < 0.25 ? left : 0.25) * 1000) + 1;
@@ -513,7 +494,7 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		rerr = drain(st.pipe, &rd);
 		res_catch_up(&res, &s);
 	}
-	double t1 = now_s();
+	double t1 = mono_s();
 	rep.interrupted = stop;
 	/* stop recording, then read what is left */
 	tracefs_iwrite(&st.tf, "events/enable", "0");

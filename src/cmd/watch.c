@@ -16,6 +16,7 @@
 #include "../model/rates.h"
 #include "../model/sample.h"
 #include "../render/watch.h"
+#include "../util/num.h"
 #include "common.h"
 
 static void watch_help(FILE *f)
@@ -46,17 +47,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* Sleep until DEADLINE (CLOCK_MONOTONIC); false when a signal asked us to stop. */
@@ -121,19 +111,19 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 			watch_help(stdout);
 			return EXIT_OK;
 		case 'i':
-			if (parse_num(optarg, 0.1, 86400, &interval)) {
+			if (str_double(optarg, 0.1, 86400, &interval)) {
 				warnx("watch: bad interval '%s' (seconds, 0.1 to 86400)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'n':
-			if (parse_num(optarg, 1, 1e9, &count) || count != floor(count)) {
+			if (str_double(optarg, 1, 1e9, &count) || count != floor(count)) {
 				warnx("watch: bad count '%s' (a positive integer)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_TOP:
-			if (parse_num(optarg, 1, WATCH_MAX_TOP, &top) || top != floor(top)) {
+			if (str_double(optarg, 1, WATCH_MAX_TOP, &top) || top != floor(top)) {
 				warnx("watch: bad --top '%s' (1 to %d)", optarg, WATCH_MAX_TOP);
 				return EXIT_USAGE;
 			}

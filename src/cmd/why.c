@@ -9,6 +9,7 @@
 #include "../kernel/ancestry.h"
 #include "../kernel/cgroup.h"
 #include "../render/why.h"
+#include "../util/num.h"
 #include "common.h"
 
 static void why_help(FILE *f)
@@ -92,9 +93,8 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		why_help(stderr);
 		return EXIT_USAGE;
 	}
-	char *end;
-	long pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0 || pid > 0x3fffffff) {
+	pid_t pid;
+	if (str_pid(argv[optind], &pid)) {
 		warnx("why: bad PID '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -107,15 +107,15 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	in.pid = pid;
 	in.recorded = !g->sr.live;
 	struct buf b = {0};
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%ld/status", pid);
+	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
 	if (e || proc_status_parse(b.p, b.len, &in.st)) {
-		warnx("why: no such process %ld%s%s", pid, e && e != -ENOENT ? ": " : "",
+		warnx("why: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
 		      e && e != -ENOENT ? strerror(-e) : "");
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
 	if (in.st.vmrss_kb < 0 || in.st.kthread == 1) {
-		warnx("why: process %ld has no memory map (kernel thread or zombie)", pid);
+		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
 		buf_free(&b);
 		return EXIT_FAIL;
 	}
@@ -127,7 +127,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	in.h = &h;
 	collect_smaps(&g->sr, &b, &in);
 	if (in.smaps_err == -ESRCH || (in.smaps_err == -ENOENT && g->sr.live)) {
-		warnx("why: process %ld exited", pid);
+		warnx("why: process %d exited", pid);
 		ret = EXIT_FAIL;
 		goto out;
 	}

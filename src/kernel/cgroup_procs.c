@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "parse.h"
 
 int cgroup_rel(const char *path, char *out, size_t n)
@@ -34,14 +35,8 @@ struct pidset {
 
 static int pidset_add(struct pidset *s, pid_t pid)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		pid_t *p = realloc(s->p, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->p = p;
-		s->cap = cap;
-	}
+	if (array_reserve(&s->p, &s->cap, s->n + 1, sizeof(*s->p), 64))
+		return -ENOMEM;
 	s->p[s->n++] = pid;
 	return 0;
 }

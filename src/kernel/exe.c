@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "parse.h"
 
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)
@@ -143,19 +144,7 @@ out:
 
 static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	int fd = *(int *)ctx;
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO;
-		done += (size_t)r;
-	}
-	return 0;
+	return pread_exact(*(const int *)ctx, buf, n, off);
 }
 
 int exe_go_version(const struct sysroot *sr, pid_t pid, char *ver, size_t n)

@@ -8,9 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "sysroot.h"
-
-#define READ_MAX (256u << 20)
 
 struct fdc_ent {
 	char *key; /* NULL: free slot */
@@ -96,47 +95,6 @@ void fdcache_sweep(struct fdcache *c)
 	c->gen++;
 }
 
-static int grow(struct buf *b, size_t want)
-{
-	if (want <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 16384;
-	while (cap < want)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-static int pread_all(int fd, enum fdc_mode mode, struct buf *b)
-{
-	b->len = 0;
-	for (;;) {
-		if (grow(b, b->len + 16384 + 1))
-			return -ENOMEM;
-		size_t want = b->cap - b->len - 1;
-		ssize_t n = pread(fd, b->p + b->len, want, (off_t)b->len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		b->len += (size_t)n;
-		if (b->len > READ_MAX)
-			return -EFBIG;
-		/* one record, produced whole: no second call just to see EOF */
-		if (mode == FDC_SINGLE && (size_t)n < want && b->p[b->len - 1] == '\n')
-			break;
-	}
-	b->p[b->len] = '\0';
-	return 0;
-}
-
 int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, struct buf *b)
 {
 	enum fdc_mode mode = c->mode ? c->mode(rel) : FDC_MULTI;
@@ -168,7 +126,8 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 			e->fd = fd;
 			c->open++;
 		}
-		int r = pread_all(e->fd, mode, b);
+		int r = buf_read_fd(b, e->fd, SYSROOT_READ_MAX,
+				    READ_PREAD | (mode == FDC_SINGLE ? READ_ONE_RECORD : 0));
 		if (r == 0 || r == -ENOMEM)
 			return r;
 		drop(c, e);

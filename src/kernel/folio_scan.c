@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "smaps.h"
 #include "uapi_compat.h"
 
@@ -244,18 +245,10 @@ static int kf_read_run(const struct rfd *f, struct slot *s, size_t i, size_t j, 
 /* Read N kpageflags from PFN into OUT; frames past the end of memory read as 0. */
 static int kf_read(const struct rfd *f, uint64_t pfn, size_t n, uint64_t *out)
 {
-	size_t got = 0, want = n * 8;
-	while (got < want) {
-		ssize_t r = pread(f->kf, (char *)out + got, want - got, (off_t)(pfn * 8 + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	memset((char *)out + got, 0, want - got);
+	ssize_t got = pread_full(f->kf, out, n * 8, pfn * 8);
+	if (got < 0)
+		return (int)got;
+	memset((char *)out + got, 0, n * 8 - (size_t)got);
 	return 0;
 }
 

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t hugetlb_dirname_kb(const char *name)
-{
-	const char *p = name;
-	if (strncmp(p, "hugepages-", 10) != 0)
-		return 0;
-	p += 10;
-	const char *end = p + strlen(p);
-	if (end - p < 3 || strcmp(end - 2, "kB") != 0)
-		return 0;
-	uint64_t v;
-	const char *q = p;
-	if (parse_u64(&q, end - 2, &v) || q != end - 2)
-		return 0;
-	return v;
-}
-
 static void read_num(const struct sysroot *sr, struct buf *b, const char *dir, const char *file,
 		     struct opt_u64 *o)
 {
@@ -48,7 +32,7 @@ static void read_pools(const struct sysroot *sr, struct buf *b, const char *base
 		return;
 	struct dirent *de;
 	while ((de = readdir(d)) && h->npools < HUGETLB_MAX_POOLS) {
-		uint64_t kb = hugetlb_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		if (!kb)
 			continue;
 		char dir[PATH_MAX];
@@ -77,11 +61,9 @@ int hugetlb_read(const struct sysroot *sr, struct hugetlb *h)
 	if (d) {
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			char *end;
-			if (strncmp(de->d_name, "node", 4) != 0 || !de->d_name[4])
-				continue;
-			long n = strtol(de->d_name + 4, &end, 10);
-			if (*end || n < 0 || n > 65535)
+			long n;
+			if (strncmp(de->d_name, "node", 4) != 0 ||
+			    str_long(de->d_name + 4, 0, 65535, &n))
 				continue;
 			char base[PATH_MAX];
 			snprintf(base, sizeof(base), "%s/%s/hugepages", SR_NODES, de->d_name);

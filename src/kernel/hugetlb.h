@@ -20,9 +20,6 @@ struct hugetlb {
 	struct hugetlb_pool pools[HUGETLB_MAX_POOLS];
 };
 
-/* Parse a "hugepages-2048kB" directory name. Returns size in kB or 0. */
-uint64_t hugetlb_dirname_kb(const char *name);
-
 /*
  * Read all global and per-node pools. A missing hugepages directory (no
  * hugetlb in this kernel) gives 0 pools and returns 0; other errors -errno.

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "parse.h"
 
 void kvlist_free(struct kvlist *l)
@@ -23,14 +24,8 @@ int kvlist_add(struct kvlist *l, const char *name, size_t name_len, uint64_t val
 {
 	if (name_len == 0 || name_len >= KV_NAME_LEN)
 		return -EINVAL;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct kv *it = realloc(l->items, cap * sizeof(*it));
-		if (!it)
-			return -ENOMEM;
-		l->items = it;
-		l->cap = cap;
-	}
+	if (array_reserve(&l->items, &l->cap, l->n + 1, sizeof(*l->items), 64))
+		return -ENOMEM;
 	struct kv *kv = &l->items[l->n++];
 	memcpy(kv->name, name, name_len);
 	kv->name[name_len] = '\0';

@@ -6,6 +6,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
+#include "../util/num.h"
 #include "uapi_compat.h"
 
 void folio_acct_add(struct folio_acct *sum, const struct folio_acct *c)
@@ -64,15 +66,10 @@ void folio_walk_init(struct folio_walk *w, uint64_t cont_pages)
 	w->cont_pages = cont_pages;
 }
 
-static int ilog2_u64(uint64_t v)
-{
-	return 63 - __builtin_clzll(v);
-}
-
 /* A whole folio of NR pages at HEAD: thpmaps counts 1 << floor(log2(NR)) pages. */
 static void folio_done(struct folio_acct *c, int type, uint64_t head, uint64_t nr)
 {
-	int order = ilog2_u64(nr);
+	int order = log2_floor(nr);
 	uint64_t pages = 1ULL << order;
 	int slot = order < FOLIO_ORDERS ? order : FOLIO_ORDERS - 1;
 	if ((head & (pages - 1)) == 0)
@@ -193,31 +190,14 @@ void folio_walk_end(struct folio_walk *w, struct folio_acct *c)
 
 /* ---- readers ---- */
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 int pagemap_pread(int fd, uint64_t vfn, size_t n, uint64_t *out)
 {
-	return pread_all(fd, out, n * 8, vfn * 8);
+	return pread_exact(fd, out, n * 8, vfn * 8);
 }
 
 int kpageflags_pread(int fd, uint64_t pfn, size_t n, uint64_t *out)
 {
-	return pread_all(fd, out, n * 8, pfn * 8);
+	return pread_exact(fd, out, n * 8, pfn * 8);
 }
 
 int pagemap_scan(int fd, uint64_t start, uint64_t end, struct pm_range *out, size_t max,

@@ -4,34 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
-int parse_u64(const char **s, const char *end, uint64_t *out)
-{
-	const char *p = *s;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p >= end || *p < '0' || *p > '9')
-		return -EINVAL;
-	uint64_t v = 0;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*s = p;
-	*out = v;
-	return 0;
-}
-
 int parse_u64_text(const char *text, size_t len, uint64_t *out)
 {
-	const char *p = text, *end = text + len;
-	int r = parse_u64(&p, end, out);
-	if (r)
-		return r;
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
-		p++;
-	return p == end ? 0 : -EINVAL;
+	while (len && (*text == ' ' || *text == '\t'))
+		text++, len--;
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n'))
+		len--;
+	return str_to_u64(text, len, 0, UINT64_MAX, out);
 }
 
 static bool is_blank(char c)
@@ -101,4 +80,14 @@ bool next_line(const char **pos, const char *end, const char **line, const char 
 	*line_end = nl ? nl : end;
 	*pos = nl ? nl + 1 : end;
 	return true;
+}
+
+uint64_t hugepages_dirname_kb(const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t kb;
+	if (strncmp(name, "hugepages-", 10) != 0 || len < 12 || strcmp(name + len - 2, "kB") != 0 ||
+	    str_to_u64(name + 10, len - 12, 0, UINT64_MAX, &kb))
+		return 0;
+	return kb;
 }

@@ -7,19 +7,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/num.h"
+
 /* An optional unsigned value: absent is not zero. */
 struct opt_u64 {
 	uint64_t v;
 	bool present;
 };
 
-/*
- * Parse a decimal u64 at *S (leading blanks skipped, stops at END).
- * Advances *S past the digits. Returns 0, -EINVAL (no digits) or -ERANGE.
- */
-int parse_u64(const char **s, const char *end, uint64_t *out);
+/* parse_u64() (a number inside a line) is util/num.h's scanner. */
 
-/* Parse TEXT (whole file, e.g. "1\n") as one u64. 0, -EINVAL or -ERANGE. */
+/*
+ * Parse TEXT (whole file, e.g. "1\n": blanks around it and a final newline
+ * allowed) as one u64 with str_to_u64(). 0, -EINVAL or -ERANGE.
+ */
 int parse_u64_text(const char *text, size_t len, uint64_t *out);
 
 #define CHOICE_MAX 8
@@ -45,6 +46,13 @@ int choice_parse(const char *text, size_t len, struct choice *c);
 
 /* Whether C offers the option WORD. */
 bool choice_offers(const struct choice *c, const char *word);
+
+/*
+ * The size in kB of a "hugepages-2048kB" directory name, as both
+ * transparent_hugepage/ (mTHP sizes) and hugepages/ (hugetlb pools) name
+ * them; 0 for any other name.
+ */
+uint64_t hugepages_dirname_kb(const char *name);
 
 /* Iterate lines: returns the next line [*line, *line_end) or false at end. */
 bool next_line(const char **pos, const char *end, const char **line, const char **line_end);

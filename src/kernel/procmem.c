@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "uapi_compat.h"
 
 int procmem_pidfd_open(pid_t pid)
@@ -41,20 +42,14 @@ int procmem_populated(int fd, uint64_t start, uint64_t npages, long page_size, u
 		return -EINVAL;
 	while (done < npages) {
 		uint64_t want = npages - done < 512 ? npages - done : 512;
-		off_t off = (off_t)((start / (uint64_t)page_size + done) * sizeof(uint64_t));
-		ssize_t r = pread(fd, ent, want * sizeof(uint64_t), off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0 || r % (ssize_t)sizeof(uint64_t))
-			return -EIO;
-		uint64_t got = (uint64_t)r / sizeof(uint64_t);
-		for (uint64_t i = 0; i < got; i++)
+		uint64_t off = (start / (uint64_t)page_size + done) * sizeof(uint64_t);
+		int r = pread_exact(fd, ent, want * sizeof(uint64_t), off);
+		if (r)
+			return r;
+		for (uint64_t i = 0; i < want; i++)
 			if (ent[i] & ((1ULL << PM_PRESENT_BIT) | (1ULL << PM_SWAP_BIT)))
 				c++;
-		done += got;
+		done += want;
 	}
 	*count = c;
 	return 0;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "procs.h"
+#include "../util/buf.h"
+#include "../util/num.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,23 +22,15 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 	pid_t *v = NULL;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+		pid_t pid;
+		if (str_pid(de->d_name, &pid))
 			continue;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || pid > 0x3fffffff)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			pid_t *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (array_reserve(&v, &cap, n + 1, sizeof(*v), 256)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
-		v[n++] = (pid_t)pid;
+		v[n++] = pid;
 	}
 	closedir(d);
 	if (n)

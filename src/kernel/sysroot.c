@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sysroot.h"
 
+#include "../util/fileio.h"
 #include "fdcache.h"
 
 #include <errno.h>
@@ -11,30 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define READ_MAX (256u << 20)
-
-void buf_free(struct buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}
-
-static int buf_reserve(struct buf *b, size_t want)
-{
-	if (want <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 16384;
-	while (cap < want)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
 
 int sysroot_open(struct sysroot *sr, const char *dir)
 {
@@ -77,32 +54,8 @@ int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 	int fd = sysroot_openat(sr, rel, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	b->len = 0;
-	int ret = 0;
-	for (;;) {
-		/* procfs files are generated per read(): read in big chunks */
-		if (buf_reserve(b, b->len + 65536 + 1)) {
-			ret = -ENOMEM;
-			break;
-		}
-		ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		b->len += (size_t)n;
-		if (b->len > READ_MAX) {
-			ret = -EFBIG;
-			break;
-		}
-	}
+	int ret = buf_read_fd(b, fd, SYSROOT_READ_MAX, 0);
 	close(fd);
-	if (b->p)
-		b->p[b->len] = '\0';
 	return ret;
 }
 

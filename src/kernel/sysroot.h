@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../util/buf.h"
+
 /* Paths relative to the sysroot (never absolute outside sysroot.c). */
 #define SR_PROC "proc"
 #define SR_THP "sys/kernel/mm/transparent_hugepage"
@@ -23,14 +25,8 @@
 #define SR_DEBUG_TRACING "sys/kernel/debug/tracing"
 #define SR_MOUNTS "proc/self/mounts"
 
-/* A growable, NUL-terminated byte buffer reused across reads. */
-struct buf {
-	char *p;
-	size_t len; /* bytes of content, not counting the NUL */
-	size_t cap;
-};
-
-void buf_free(struct buf *b);
+/* The most bytes sysroot_read() takes from one file: 256 MiB. */
+#define SYSROOT_READ_MAX (256u << 20)
 
 struct fdcache;
 

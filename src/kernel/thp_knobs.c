@@ -22,7 +22,7 @@ static int group_of(const char *key, uint64_t *kb)
 		return 1;
 	char dir[KNOB_KEY_LEN];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - key), key);
-	*kb = thp_dirname_kb(dir);
+	*kb = hugepages_dirname_kb(dir);
 	return 2;
 }
 
@@ -95,8 +95,8 @@ static int add_dir(const struct sysroot *sr, struct thp_knobs *k, struct buf *b,
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			/* one level down: khugepaged/ and hugepages-<size>kB/, never stats/ */
-			if (!*dir &&
-			    (strcmp(de->d_name, "khugepaged") == 0 || thp_dirname_kb(de->d_name)))
+			if (!*dir && (strcmp(de->d_name, "khugepaged") == 0 ||
+				      hugepages_dirname_kb(de->d_name)))
 				r = add_dir(sr, k, b, de->d_name);
 			continue;
 		}

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/num.h"
+
 static const char *const khp_names[KHP_NKNOBS] = {
 	[KHP_DEFRAG] = "defrag",
 	[KHP_PAGES_TO_SCAN] = "pages_to_scan",
@@ -27,20 +29,6 @@ const char *khp_knob_name(enum khp_knob k)
 bool khp_knob_is_counter(enum khp_knob k)
 {
 	return k == KHP_PAGES_COLLAPSED || k == KHP_FULL_SCANS;
-}
-
-uint64_t thp_dirname_kb(const char *name)
-{
-	if (strncmp(name, "hugepages-", 10) != 0)
-		return 0;
-	const char *p = name + 10, *end = p + strlen(p);
-	if (end - p < 3 || strcmp(end - 2, "kB") != 0)
-		return 0;
-	uint64_t v;
-	const char *q = p;
-	if (parse_u64(&q, end - 2, &v) || q != end - 2)
-		return 0;
-	return v;
 }
 
 /* Top-level files this tool knows; any other regular file is kept as "extra". */
@@ -111,18 +99,6 @@ static int cmp_size(const void *a, const void *b)
 	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
 }
 
-static int log2_exact(uint64_t v)
-{
-	int o = 0;
-	if (!v || (v & (v - 1)))
-		return -1;
-	while (v > 1) {
-		v >>= 1;
-		o++;
-	}
-	return o;
-}
-
 static const char *resolve(const struct choice *c, const struct choice *top)
 {
 	if (!c->present)
@@ -167,7 +143,7 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		uint64_t kb = thp_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		char dir[PATH_MAX], rel[PATH_MAX];
 		snprintf(dir, sizeof(dir), SR_THP "/%s", de->d_name);
 		if (kb) {

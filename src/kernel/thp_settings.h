@@ -71,9 +71,6 @@ struct thp_settings {
 int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s);
 void thp_settings_free(struct thp_settings *s);
 
-/* Parse a "hugepages-64kB" directory name. Returns size in kB or 0. */
-uint64_t thp_dirname_kb(const char *name);
-
 /* The size entry for SIZE_KB, or NULL. */
 const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size_kb);
 

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
+
 size_t zero_subpages(const void *buf, size_t len, size_t page)
 {
 	const unsigned char *p = buf;
@@ -33,18 +35,10 @@ long memfile_zero_subpages(int fd, uint64_t addr, size_t len, size_t page, void 
 {
 	size_t done = 0, zero = 0;
 	while (done < len) {
-		size_t want = len - done < MEMFILE_READ ? len - done : MEMFILE_READ, got = 0;
-		while (got < want) {
-			ssize_t r = pread(fd, (char *)buf + got, want - got,
-					  (off_t)(addr + done + got));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				return -errno;
-			if (r == 0)
-				return -EIO;
-			got += (size_t)r;
-		}
+		size_t want = len - done < MEMFILE_READ ? len - done : MEMFILE_READ;
+		int r = pread_exact(fd, buf, want, addr + done);
+		if (r)
+			return r;
 		zero += zero_subpages(buf, want, page);
 		done += want;
 	}

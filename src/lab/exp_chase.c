@@ -73,9 +73,9 @@ static __attribute__((noinline)) void *chase_walk(void *p, uint64_t steps)
 /* ns per access of one measurement; *POS moves on along the cycle. */
 static double chase_time(void **pos, uint64_t steps)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	*pos = chase_walk(*pos, steps);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	return (double)(t1 - t0) / (double)steps;
 }
 

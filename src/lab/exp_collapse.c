@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/stats.h"
 #include "common.h"
-#include "stats.h"
 
 #define MAX_RUNS 64
 #define TRIES 3 /* EAGAIN: a page lock or LRU isolation failed for now */
@@ -26,15 +26,6 @@ struct ph_res {
 	double ms[MAX_RUNS], ahp[MAX_RUNS], rss[MAX_RUNS];
 	double d[NCTR][MAX_RUNS];
 };
-
-static double med(const double *v, int n)
-{
-	double tmp[MAX_RUNS];
-	memcpy(tmp, v, (size_t)n * sizeof(*v));
-	struct summary s;
-	summarize(tmp, (size_t)n, &s);
-	return s.median;
-}
 
 int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
@@ -70,19 +61,19 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		}
 		struct region_smaps rs[PH_N];
 		struct snap a = {0}, b = {0};
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		region_touch(&reg, 0, o->sparse ? pmd : page);
-		double touch_ms = (double)(now_ns() - t0) / 1e6;
+		double touch_ms = (double)(mono_ns() - t0) / 1e6;
 		int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs[PH_TOUCHED]);
 		snap_take(ctx->sr, &a);
-		t0 = now_ns();
+		t0 = mono_ns();
 		for (int t = 0; t < TRIES; t++) {
 			err = region_collapse(&reg);
 			if (err != -EAGAIN)
 				break;
 			retries++;
 		}
-		double coll_ms = (double)(now_ns() - t0) / 1e6;
+		double coll_ms = (double)(mono_ns() - t0) / 1e6;
 		snap_take(ctx->sr, &b);
 		if (!rr)
 			rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,
@@ -137,8 +128,10 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 	}
 	struct ph_res *t = &ph[PH_TOUCHED], *c = &ph[PH_COLLAPSED];
 	int n = t->n;
-	double a0 = med(t->ahp, n), a1 = med(c->ahp, n), r0 = med(t->rss, n), r1 = med(c->rss, n);
-	double ms = med(c->ms, n), ca = med(c->d[0], n), full = (double)(size >> 10);
+	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(c->ahp, (size_t)n),
+	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(c->rss, (size_t)n);
+	double ms = stats_median(c->ms, (size_t)n), ca = stats_median(c->d[0], (size_t)n),
+	       full = (double)(size >> 10);
 	if (retries)
 		lab_proof(r, "retries", "MADV_COLLAPSE returned EAGAIN %d time(s) and was retried",
 			  retries);

@@ -10,10 +10,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "fragment.h"
 #include "guard.h"
-#include "stats.h"
 
 #define MAX_RUNS 64
 
@@ -26,15 +26,6 @@ struct mode_res {
 	double ms[MAX_RUNS], ahp[MAX_RUNS];
 	double d[NCTR][MAX_RUNS];
 };
-
-static double med(const double *v, int n)
-{
-	double tmp[MAX_RUNS];
-	memcpy(tmp, v, (size_t)n * sizeof(*v));
-	struct summary s;
-	summarize(tmp, (size_t)n, &s);
-	return s.median;
-}
 
 /* Whether DEFRAG makes page faults in unadvised regions compact directly. */
 static bool defrag_stalls_unadvised(const char *defrag)
@@ -115,9 +106,9 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 			}
 			struct snap a = {0}, b = {0};
 			snap_take(ctx->sr, &a);
-			uint64_t t0 = now_ns();
+			uint64_t t0 = mono_ns();
 			region_touch(&reg, 0, page);
-			double ms = (double)(now_ns() - t0) / 1e6;
+			double ms = (double)(mono_ns() - t0) / 1e6;
 			snap_take(ctx->sr, &b);
 			struct region_smaps rs;
 			int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs);
@@ -170,9 +161,13 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		lab_verdict(r, false, "UNEXPECTED: not every mode ran (see the proofs)");
 		return 0;
 	}
-	double pa = med(pl->d[0], pl->n), pf = med(pl->d[1], pl->n), ps = med(pl->d[2], pl->n);
-	double ph = med(pl->ahp, pl->n) / (double)(pmd >> 10);
-	double ma_ = med(ma->d[0], ma->n), mf = med(ma->d[1], ma->n), ms = med(ma->d[2], ma->n);
+	double pa = stats_median(pl->d[0], (size_t)pl->n),
+	       pf = stats_median(pl->d[1], (size_t)pl->n),
+	       ps = stats_median(pl->d[2], (size_t)pl->n);
+	double ph = stats_median(pl->ahp, (size_t)pl->n) / (double)(pmd >> 10);
+	double ma_ = stats_median(ma->d[0], (size_t)ma->n),
+	       mf = stats_median(ma->d[1], (size_t)ma->n),
+	       ms = stats_median(ma->d[2], (size_t)ma->n);
 	bool ok;
 	if (!frag) {
 		/* plenty of free PMD-order blocks: always gives the plain region huge pages */

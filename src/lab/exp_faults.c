@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "fragment.h"
-#include "stats.h"
 
 #define MAX_RUNS 64
 
@@ -34,15 +34,6 @@ static void fmt_dur(char *out, size_t n, double ns)
 		snprintf(out, n, "%.1f ms", ns / 1e6);
 	else
 		snprintf(out, n, "%.0f µs", ns / 1e3);
-}
-
-static double median_of(const double *v, int n)
-{
-	double tmp[MAX_RUNS];
-	struct summary s;
-	memcpy(tmp, v, (size_t)n * sizeof(*v));
-	summarize(tmp, (size_t)n, &s);
-	return s.median;
 }
 
 int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
@@ -121,10 +112,10 @@ int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 			snap_take(ctx->sr, &a);
 			for (size_t c = 0; c < nch; c++) {
 				volatile char *p = (volatile char *)reg.p + c * pmd;
-				uint64_t t0 = now_ns();
+				uint64_t t0 = mono_ns();
 				for (size_t off = 0; off < pmd; off += page)
 					p[off] = 1;
-				ns[c] = (double)(now_ns() - t0);
+				ns[c] = (double)(mono_ns() - t0);
 			}
 			snap_take(ctx->sr, &b);
 			struct region_smaps rs;
@@ -189,8 +180,9 @@ int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 	/* one unit for the four latency columns: µs unless a tail reaches a millisecond */
 	double worst = 0;
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
-		if (res[modes[m]].n && median_of(res[modes[m]].st[ST_P99], res[modes[m]].n) > worst)
-			worst = median_of(res[modes[m]].st[ST_P99], res[modes[m]].n);
+		if (res[modes[m]].n &&
+		    stats_median(res[modes[m]].st[ST_P99], (size_t)res[modes[m]].n) > worst)
+			worst = stats_median(res[modes[m]].st[ST_P99], (size_t)res[modes[m]].n);
 	bool in_ms = worst >= 1e6;
 	double div = in_ms ? 1e6 : 1e3;
 	const char *unit = in_ms ? "ms" : "µs";
@@ -250,12 +242,16 @@ int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 		lab_verdict(r, false, "UNEXPECTED: not every mode ran (see the proofs)");
 		return 0;
 	}
-	double mh = median_of(ma->huge, ma->n), ph = median_of(pl->huge, pl->n),
-	       nhh = median_of(nh->huge, nh->n);
-	double mmed = median_of(ma->st[ST_MED], ma->n), pmed = median_of(pl->st[ST_MED], pl->n);
-	double mp99 = median_of(ma->st[ST_P99], ma->n), mmax = median_of(ma->st[ST_MAX], ma->n);
-	double mcs = median_of(ma->cs, ma->n), mcf = median_of(ma->cf, ma->n),
-	       mfb = median_of(ma->fb, ma->n), mfbk = median_of(ma->fallback, ma->n);
+	double mh = stats_median(ma->huge, (size_t)ma->n),
+	       ph = stats_median(pl->huge, (size_t)pl->n),
+	       nhh = stats_median(nh->huge, (size_t)nh->n);
+	double mmed = stats_median(ma->st[ST_MED], (size_t)ma->n),
+	       pmed = stats_median(pl->st[ST_MED], (size_t)pl->n);
+	double mp99 = stats_median(ma->st[ST_P99], (size_t)ma->n),
+	       mmax = stats_median(ma->st[ST_MAX], (size_t)ma->n);
+	double mcs = stats_median(ma->cs, (size_t)ma->n), mcf = stats_median(ma->cf, (size_t)ma->n),
+	       mfb = stats_median(ma->fb, (size_t)ma->n),
+	       mfbk = stats_median(ma->fallback, (size_t)ma->n);
 	char a1[24], a2[24], a3[24], a4[24];
 	fmt_dur(a1, sizeof(a1), mmed);
 	fmt_dur(a2, sizeof(a2), mp99);

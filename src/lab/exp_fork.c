@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/stats.h"
 #include "common.h"
-#include "stats.h"
 
 #define MAX_RUNS 64
 
@@ -81,9 +81,9 @@ static int fork_once(const struct lab_ctx *ctx, size_t size, enum lab_mode mode,
 		goto out;
 	}
 	fflush(NULL); /* nothing buffered may be written twice */
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	if (pid == 0)
 		park(pfd[0], pfd[1]);
 	close(pfd[0]);
@@ -99,9 +99,9 @@ static int fork_once(const struct lab_ctx *ctx, size_t size, enum lab_mode mode,
 	volatile char *p = (volatile char *)reg.p;
 	size_t n = 0;
 	for (size_t off = 0; off < reg.len; off += ctx->pmd_size, n++) {
-		uint64_t w0 = now_ns();
+		uint64_t w0 = mono_ns();
 		p[off] = 2;
-		uint64_t w1 = now_ns();
+		uint64_t w1 = mono_ns();
 		samples[n] = (double)(w1 - w0);
 	}
 	snap_take(ctx->sr, &b);

@@ -112,7 +112,7 @@ static int kh_run(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 	read_u64(sr, SR_THP KH "/full_scans", &fs0);
 	if ((r = region_advise(&reg, MODE_MADV)))
 		goto out;
-	uint64_t t0 = now_ns(), full_kb = size >> 10, fs_changed = fs0;
+	uint64_t t0 = mono_ns(), full_kb = size >> 10, fs_changed = fs0;
 	for (int i = 0; i <= o->timeout_s; i++) {
 		if (i)
 			sleep_until(t0 + (uint64_t)i * 1000000000ull);

@@ -13,6 +13,7 @@
 
 #include "../kernel/parse.h"
 
+#include "../util/units.h"
 #include "common.h"
 #include "guard.h"
 
@@ -62,9 +63,9 @@ static void mthp_once(const struct lab_ctx *ctx, uint64_t size, uint64_t size_kb
 	for (int i = 0; i < 3; i++)
 		have[i] = read_stat(ctx->sr, size_kb, stat_names[i], &a[i]);
 	long f0 = minflt_self();
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	region_touch(&reg, 0, (size_t)ctx->page_size);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	out->faults = minflt_self() - f0;
 	/* nr_anon is a gauge: read it while the region is still mapped */
 	for (int i = 0; i < 3; i++)
@@ -90,14 +91,6 @@ static int anon_size(const struct lab_ctx *ctx, uint64_t size_kb)
 	return -1;
 }
 
-static void fmt_kb(char *out, size_t n, uint64_t kb)
-{
-	if (kb >= 1024 && kb % 1024 == 0)
-		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
-	else
-		snprintf(out, n, "%lluK", (unsigned long long)kb);
-}
-
 int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
@@ -111,7 +104,7 @@ int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 	if (o->n_mthp_sizes) {
 		for (int i = 0; i < o->n_mthp_sizes && nwant < MAX_MTHP; i++) {
 			char k[16];
-			fmt_kb(k, sizeof(k), o->mthp_sizes_kb[i]);
+			fmt_size_token(k, sizeof(k), o->mthp_sizes_kb[i]);
 			if (o->mthp_sizes_kb[i] == pmd_kb)
 				lab_proof(r, k, "skipped: the PMD size (see lab touch)");
 			else if (anon_size(ctx, o->mthp_sizes_kb[i]) < 0)
@@ -170,7 +163,7 @@ int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 		uint64_t kb = want[s];
 		const struct thp_size *z = &ctx->thp->sizes[anon_size(ctx, kb)];
 		char k[16], rel[96];
-		fmt_kb(k, sizeof(k), kb);
+		fmt_size_token(k, sizeof(k), kb);
 		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
 			 (unsigned long long)kb);
 		int w = guard_write(rel, "always");

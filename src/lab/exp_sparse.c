@@ -36,9 +36,9 @@ static int sparse_once(const struct lab_ctx *ctx, size_t size, enum lab_mode mod
 		return out->err;
 	}
 	long f0 = minflt_self();
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	out->touches = region_touch(&reg, 0, ctx->pmd_size);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	out->faults = minflt_self() - f0;
 	out->ms = (double)(t1 - t0) / 1e6;
 	out->err = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &out->rs);

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../util/stats.h"
 #include "common.h"
 #include "guard.h"
-#include "stats.h"
 
 #define MAX_RUNS 64
 
@@ -47,15 +47,6 @@ static void deltas(struct ph_res *p, int k, const struct snap *a, const struct s
 			p->sz[i][k] = (double)d;
 			p->has_sz[i] = true;
 		}
-}
-
-static double med(const double *v, int n)
-{
-	double tmp[MAX_RUNS];
-	memcpy(tmp, v, (size_t)n * sizeof(*v));
-	struct summary s;
-	summarize(tmp, (size_t)n, &s);
-	return s.median;
 }
 
 int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
@@ -166,9 +157,11 @@ int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		return 0;
 	}
 	int n = u->n;
-	double a0 = med(t->ahp, n), a1 = med(u->ahp, n), r0 = med(t->rss, n), r1 = med(u->rss, n);
-	double spmd = med(u->vm[0], n), dsp = med(u->vm[1], n), sp = med(u->vm[2], n);
-	double pm = u->has_sz[1] ? med(u->sz[1], n) : -1;
+	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(u->ahp, (size_t)n),
+	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(u->rss, (size_t)n);
+	double spmd = stats_median(u->vm[0], (size_t)n), dsp = stats_median(u->vm[1], (size_t)n),
+	       sp = stats_median(u->vm[2], (size_t)n);
+	double pm = u->has_sz[1] ? stats_median(u->sz[1], (size_t)n) : -1;
 	lab_proof(
 		r, "punched",
 		"%zu MADV_DONTNEED calls of one base page; smaps AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB (%+.2f%%)",
@@ -183,7 +176,8 @@ int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		  spmd >= (double)npmd * 0.9 && dsp >= (double)npmd * 0.9;
 	char tail[160] = "";
 	if (c->n) {
-		double csp = med(c->vm[2], c->n), cpm = c->has_sz[1] ? med(c->sz[1], c->n) : 0;
+		double csp = stats_median(c->vm[2], (size_t)c->n),
+		       cpm = c->has_sz[1] ? stats_median(c->sz[1], (size_t)c->n) : 0;
 		lab_proof(
 			r, "reclaimed",
 			"drop_caches=2 (shrink_slab runs the deferred-split shrinker): thp_split_page %+.0f, nr_anon_partially_mapped %+.0f: the %zu unmapped base pages are free again",

@@ -46,11 +46,11 @@ static int touch_once(void *argp, void *outp)
 	}
 	out->thp_enabled = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) ? 0 : 1;
 	long f0 = minflt_self();
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	region_touch(&reg, 0, (size_t)a->ctx->page_size);
 	if (a->mode == MODE_COLLAPSE)
 		out->err = region_collapse(&reg);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = mono_ns();
 	out->faults = minflt_self() - f0;
 	out->ms = (double)(t1 - t0) / 1e6;
 	int r = region_smaps_read(a->ctx->sr, 0, (uintptr_t)reg.p, reg.len, &out->rs);

@@ -13,6 +13,7 @@
 #include "../kernel/parse.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/uapi_compat.h"
+#include "../util/fileio.h"
 #include "common.h"
 #include "guard.h"
 
@@ -189,11 +190,7 @@ void hp_probe_close(struct hp_probe *p)
 
 static int pread8(int fd, uint64_t *v, uint64_t index)
 {
-	ssize_t r;
-	do
-		r = pread(fd, v, sizeof(*v), (off_t)(index * sizeof(*v)));
-	while (r < 0 && errno == EINTR);
-	return r == (ssize_t)sizeof(*v) ? 0 : r < 0 ? -errno : -EIO;
+	return pread_exact(fd, v, sizeof(*v), index * sizeof(*v));
 }
 
 int hp_probe_huge(const struct hp_probe *p, const void *addr)
@@ -230,7 +227,7 @@ static void phase(struct frag *f, const char *name, double ms)
 
 static double ms_since(uint64_t t0)
 {
-	return (double)(now_ns() - t0) / 1e6;
+	return (double)(mono_ns() - t0) / 1e6;
 }
 
 /* MADV_DONTNEED every odd base page of the PMD-size chunk C. */
@@ -403,7 +400,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	}
 	struct snap a = {0}, b = {0}, c = {0};
 	snap_take(ctx->sr, &a);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	size_t piece = GIB / pmd ? GIB / pmd : 1;
 	if (piece > 512)
 		piece = 512;
@@ -433,7 +430,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	snap_take(ctx->sr, &b);
 	phase(f, "fill+punch", ms_since(t0));
 	/* what MADV_COLD could not split (a folio lock was busy) waits for the shrinker */
-	t0 = now_ns();
+	t0 = mono_ns();
 	guard_poke(drop_caches, "2");
 	snap_take(ctx->sr, &c);
 	phase(f, "drop_caches=2", ms_since(t0));
@@ -452,7 +449,7 @@ uint64_t frag_sink(struct frag *f)
 		return 0;
 	const struct lab_ctx *ctx = f->ctx;
 	uint64_t pmd = ctx->pmd_size, page = (uint64_t)ctx->page_size;
-	uint64_t blocks = frag_free_pmd_blocks(ctx), t0 = now_ns();
+	uint64_t blocks = frag_free_pmd_blocks(ctx), t0 = mono_ns();
 	if (!blocks) {
 		if (!f->nsinks++)
 			phase(f, "sink", 0);
@@ -500,7 +497,7 @@ uint64_t frag_sink(struct frag *f)
 void frag_end(struct frag *f)
 {
 	bool was = f->active;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	region_unmap(&f->fill);
 	region_unmap(&f->sink);
 	if (f->pm_fd >= 0)

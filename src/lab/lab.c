@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stats.h"
+#include "../util/stats.h"
 
 const struct lab_experiment lab_experiments[] = {
 	{"touch", lab_touch, "write one byte per base page: time, faults, AnonHugePages per mode",

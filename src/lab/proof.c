@@ -24,7 +24,7 @@ int snap_take(const struct sysroot *sr, struct snap *s)
 	DIR *d = sysroot_opendir(sr, SR_THP);
 	struct dirent *de;
 	while (d && (de = readdir(d)) && s->nsizes < THP_MAX_SIZES) {
-		uint64_t kb = thp_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(de->d_name);
 		if (!kb)
 			continue;
 		char dir[PATH_MAX];

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../kernel/uapi_compat.h"
+#include "../util/clock.h"
 
 int region_map(struct region *r, size_t len, size_t align)
 {
@@ -72,13 +73,6 @@ size_t region_touch(struct region *r, size_t offset, size_t stride)
 int region_collapse(struct region *r)
 {
 	return madvise(r->p, r->len, MADV_COLLAPSE) ? -errno : 0;
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 long minflt_self(void)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/clock.h"
+
 #include "lab.h"
 
 struct region {
@@ -35,9 +37,6 @@ size_t region_touch(struct region *r, size_t offset, size_t stride);
 
 /* MADV_COLLAPSE over the region. Returns 0 or -errno. */
 int region_collapse(struct region *r);
-
-/* Monotonic clock in ns. */
-uint64_t now_ns(void);
 
 /* Minor faults of this process so far (getrusage). */
 long minflt_self(void);

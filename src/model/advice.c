@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../render/table.h"
+#include "../util/units.h"
 #include "advice_int.h"
 
 const char *adv_note_kind_name(enum adv_note_kind k)

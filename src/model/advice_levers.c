@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../render/table.h"
+#include "../util/units.h"
 
 static struct adv_lever *lever(struct advice *a, const struct adv_proc *p, enum workload wl)
 {

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernel/proc_thp.h"
+#include "../util/buf.h"
+
 void folio_geom_init(struct folio_geom *g, long page_size, uint64_t cont_kb)
 {
 	memset(g, 0, sizeof(*g));
@@ -37,37 +40,19 @@ double folio_share(const struct folio_acct *c, enum folio_type t, uint64_t pages
 	return (double)pages / (double)c->rss[t];
 }
 
-static void copy_name(char *out, size_t n, const char *name, size_t len)
-{
-	if (!len) {
-		snprintf(out, n, "[anon]");
-		return;
-	}
-	if (len >= n)
-		len = n - 1;
-	memcpy(out, name, len);
-	out[len] = '\0';
-}
-
 int folio_report_add(struct folio_report *r, const struct folio_vma *v)
 {
 	r->nvmas++;
 	folio_acct_add(&r->total, &v->c);
 	if (!folio_acct_any(&v->c))
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct folio_vma_row *p = realloc(r->vmas, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->vmas = p;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->vmas, &r->cap, r->n + 1, sizeof(*r->vmas), 16))
+		return -ENOMEM;
 	struct folio_vma_row *o = &r->vmas[r->n++];
 	o->start = v->start;
 	o->end = v->end;
 	memcpy(o->perms, v->perms, sizeof(o->perms));
-	copy_name(o->name, sizeof(o->name), v->name, v->name_len);
+	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
 	o->c = v->c;
 	return 0;
 }

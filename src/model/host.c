@@ -9,6 +9,7 @@
 
 #include "../kernel/proc_status.h"
 #include "../kernel/procs.h"
+#include "../util/num.h"
 
 static void missing(struct host *h, const char *what)
 {
@@ -115,16 +116,6 @@ static struct ratio vm_ratio(const struct kvlist *vm, const char *ok, const char
 	return mk_ratio(a, a + f);
 }
 
-static int log2_u64(uint64_t v)
-{
-	int o = -1;
-	while (v) {
-		v >>= 1;
-		o++;
-	}
-	return o;
-}
-
 void host_derive(const struct host *h, struct host_derived *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -148,7 +139,7 @@ void host_derive(const struct host *h, struct host_derived *d)
 	}
 	d->pmd_order = -1;
 	if (h->feat.pmd_size && h->feat.page_size > 0)
-		d->pmd_order = log2_u64(h->feat.pmd_size / (uint64_t)h->feat.page_size);
+		d->pmd_order = log2_floor(h->feat.pmd_size / (uint64_t)h->feat.page_size);
 	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
 	if (d->pmd_order >= 0)
 		for (int i = 0; i < h->buddy.nzones; i++)

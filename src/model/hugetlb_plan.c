@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../render/table.h"
+#include "../util/num.h"
+#include "../util/units.h"
 
 const char *hp_runtime_name(enum hp_runtime r)
 {
@@ -24,16 +25,6 @@ const char *hp_runtime_name(enum hp_runtime r)
 	default:
 		return "unknown";
 	}
-}
-
-void hp_size_param(char *out, size_t n, uint64_t kb)
-{
-	if (kb >= (1u << 20) && kb % (1u << 20) == 0)
-		snprintf(out, n, "%lluG", (unsigned long long)(kb >> 20));
-	else if (kb >= 1024 && kb % 1024 == 0)
-		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
-	else
-		snprintf(out, n, "%lluK", (unsigned long long)kb);
 }
 
 uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
@@ -66,16 +57,6 @@ int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
 	return -ENOENT;
 }
 
-static int log2_u64(uint64_t v)
-{
-	int o = -1;
-	while (v) {
-		v >>= 1;
-		o++;
-	}
-	return o;
-}
-
 __attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)
 {
 	if (p->nnotes == HP_MAX_LINES)
@@ -97,7 +78,7 @@ static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 static void lines(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	char sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	unsigned long long n = (unsigned long long)p->pages;
 	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
 	if (in->node >= 0) {
@@ -135,7 +116,7 @@ static void lines(const struct hp_plan_input *in, struct hp_plan *p)
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	char a[32], b[32], sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	/* what is reserved now, and what the buddy allocator could give */
 	bool have_buddy = false;
 	if (in->node >= 0) {
@@ -231,7 +212,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		return -EINVAL;
 	p->total_kb = p->pages * in->page_kb;
 	if (in->base_page > 0 && page_b % (uint64_t)in->base_page == 0)
-		p->order = log2_u64(page_b / (uint64_t)in->base_page);
+		p->order = log2_floor(page_b / (uint64_t)in->base_page);
 
 	/* the memory the pool comes out of: the node's, or the host's */
 	const struct hp_node *nd = in->node >= 0 ? find_node(in, in->node) : NULL;
@@ -256,7 +237,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	lines(in, p);
 
 	char sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	if (!in->size_supported)
 		note(p,
 		     "this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",

@@ -98,7 +98,4 @@ uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *f
 /* "Node 0 MemTotal:  24683652 kB" in a nodeN/meminfo TEXT. 0 or -ENOENT. */
 int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb);
 
-/* "2M", "1G", "64K": the kernel command line spelling of a page size. */
-void hp_size_param(char *out, size_t n, uint64_t kb);
-
 #endif

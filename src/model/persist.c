@@ -7,6 +7,7 @@
 
 #include "../kernel/features.h"
 #include "../kernel/thp_settings.h"
+#include "../util/units.h"
 
 static const char *const names[] = {
 	[PERSIST_TMPFILES] = "tmpfiles",
@@ -43,16 +44,6 @@ const char *persist_install_rel(enum persist_format f)
 		break;
 	}
 	return NULL;
-}
-
-void persist_size_name(char *out, size_t n, uint64_t size_kb)
-{
-	if (size_kb && size_kb % (1024 * 1024) == 0)
-		snprintf(out, n, "%lluG", (unsigned long long)(size_kb / (1024 * 1024)));
-	else if (size_kb && size_kb % 1024 == 0)
-		snprintf(out, n, "%lluM", (unsigned long long)(size_kb / 1024));
-	else
-		snprintf(out, n, "%lluK", (unsigned long long)size_kb);
 }
 
 /* A value a shell line or unit file can carry unquoted: [A-Za-z0-9_+.-], not empty. */
@@ -148,7 +139,7 @@ static uint64_t size_key(const char *key, const char **file)
 	char dir[KNOB_KEY_LEN];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - key), key);
 	*file = slash + 1;
-	return thp_dirname_kb(dir);
+	return hugepages_dirname_kb(dir);
 }
 
 /* "SIZES:POLICY;..." for the per-size FILE ("enabled"/"shmem_enabled") into OUT. Returns the groups or -E2BIG. */
@@ -199,7 +190,7 @@ static int per_size_param(const struct persist_in *in, const char *file, char *o
 			    strcmp(in->kv[j].value, in->kv[i].value))
 				continue;
 			char sz[24];
-			persist_size_name(sz, sizeof(sz), kb);
+			fmt_size_token(sz, sizeof(sz), kb);
 			fits = fits && app(out, n, &used, "%s%s", first ? "" : ",", sz);
 			first = false;
 			done[j] = true;
@@ -290,7 +281,7 @@ static int render_sysctl(FILE *out, const struct persist_in *in)
 	}
 	for (int i = 0; i < in->npools; i++) {
 		char sz[24];
-		persist_size_name(sz, sizeof(sz), in->pools[i].size_kb);
+		fmt_size_token(sz, sizeof(sz), in->pools[i].size_kb);
 		fprintf(out,
 			"# %s pool (%llu pages): no sysctl; kernel command line: hugepagesz=%s hugepages=%llu\n",
 			sz, (unsigned long long)in->pools[i].nr, sz,

@@ -60,7 +60,4 @@ bool persist_cmdline_supported(const struct persist_in *in, const char *param);
  */
 int persist_render(FILE *out, enum persist_format f, const struct persist_in *in);
 
-/* "16K", "2M", "1G" for SIZE_KB: the spelling thp_anon= and hugepagesz= take. */
-void persist_size_name(char *out, size_t n, uint64_t size_kb);
-
 #endif

@@ -10,6 +10,8 @@
 
 #include "../kernel/proc_thp.h"
 #include "../kernel/procs.h"
+#include "../util/buf.h"
+#include "../util/num.h"
 
 static double clock_s(clockid_t id)
 {
@@ -61,16 +63,6 @@ static void error(struct sample *out, const char *what)
 		snprintf(out->errors[out->nerrors++], sizeof(out->errors[0]), "%s", what);
 }
 
-static int log2_u64(uint64_t v)
-{
-	int o = -1;
-	while (v) {
-		v >>= 1;
-		o++;
-	}
-	return o;
-}
-
 /* Whether PID is the [khugepaged] kernel thread; sets *CPU_S from its stat. */
 static bool khugepaged_stat(struct sampler *s, pid_t pid, double *cpu_s)
 {
@@ -118,17 +110,7 @@ found:
 
 static int procs_reserve(struct sample *out, size_t want)
 {
-	if (want <= out->procs_cap)
-		return 0;
-	size_t cap = out->procs_cap ? out->procs_cap : 64;
-	while (cap < want)
-		cap *= 2;
-	struct proc_sample *p = realloc(out->procs, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	out->procs = p;
-	out->procs_cap = cap;
-	return 0;
+	return array_reserve(&out->procs, &out->procs_cap, want, sizeof(*out->procs), 64);
 }
 
 static void fill(struct proc_sample *ps, const struct proc_thp *p, bool readable, bool flags)
@@ -321,7 +303,7 @@ int sample_collect(struct sampler *s, struct sample *out)
 			error(out, "transparent_hugepage (malformed files)");
 	}
 	if (out->thp.hpage_pmd_size.present && s->page_size > 0)
-		out->pmd_order = log2_u64(out->thp.hpage_pmd_size.v / (uint64_t)s->page_size);
+		out->pmd_order = log2_floor(out->thp.hpage_pmd_size.v / (uint64_t)s->page_size);
 	if (s->what & SAMPLE_HUGETLB) {
 		if (hugetlb_read(sr, &out->hugetlb) == 0)
 			out->has_hugetlb = true;

@@ -3,11 +3,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lab/stats.h"
+#include "../util/buf.h"
+#include "../util/num.h"
+#include "../util/stats.h"
 
 static const char *const ev_names[TEV_N] = {
 	[TEV_OTHER] = "other",
@@ -257,16 +260,9 @@ int trace_field(const char *f, size_t n, const char *key, char *out, size_t outn
 
 int trace_field_long(const char *f, size_t n, const char *key, long *out)
 {
-	char v[32], *end;
+	char v[32];
 	int r = trace_field(f, n, key, v, sizeof(v));
-	if (r)
-		return r;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (errno || end == v || *end)
-		return -EINVAL;
-	*out = x;
-	return 0;
+	return r ? r : str_long(v, LONG_MIN, LONG_MAX, out) ? -EINVAL : 0;
 }
 
 /* ---- pairing -------------------------------------------------------------- */
@@ -349,14 +345,8 @@ static struct stall_task *task_get(struct stalls *s, const struct trace_line *l)
 			}
 		}
 	}
-	if (s->ntasks == s->tcap) {
-		size_t cap = s->tcap ? s->tcap * 2 : 64;
-		struct stall_task *p = realloc(s->tasks, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->tasks = p;
-		s->tcap = cap;
-	}
+	if (array_reserve(&s->tasks, &s->tcap, s->ntasks + 1, sizeof(*s->tasks), 64))
+		return NULL;
 	if ((s->ntasks + 1) * 2 > s->thcap && !rehash(s, s->thcap ? s->thcap * 2 : 128))
 		return NULL;
 	struct stall_task *t = &s->tasks[s->ntasks];
@@ -415,15 +405,9 @@ static void add_sample(struct stalls *s, struct stall_stats *st, uint64_t ns)
 	st->total_ns += ns;
 	if (ns > st->max_ns)
 		st->max_ns = ns;
-	if (st->nlat == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 16;
-		uint64_t *p = realloc(st->lat, cap * sizeof(*p));
-		if (!p) {
-			s->oom = true;
-			return;
-		}
-		st->lat = p;
-		st->cap = cap;
+	if (array_reserve(&st->lat, &st->cap, st->nlat + 1, sizeof(*st->lat), 16)) {
+		s->oom = true;
+		return;
 	}
 	st->lat[st->nlat++] = ns;
 }

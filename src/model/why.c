@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../render/table.h"
+#include "../util/units.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 

@@ -18,7 +18,7 @@ static void exact(char *out, size_t n, uint64_t b)
 void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_plan *p, bool color)
 {
 	char a[32], b[32], c[32], sz[16];
-	hp_size_param(sz, sizeof(sz), in->page_kb);
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	exact(a, sizeof(a), in->for_bytes);
 	exact(b, sizeof(b), p->pool_bytes);
 	fprintf(f, "%shugetlb plan%s: %s", col_bold(color), col_reset(color), a);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "json.h"
 #include "table.h"
 
@@ -34,18 +35,10 @@ static bool pbuf_reserve(struct pbuf *b, size_t add)
 		b->overflow = true;
 		return false;
 	}
-	if (b->len + add + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 16384;
-	while (cap < b->len + add + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
+	if (array_reserve(&b->p, &b->cap, b->len + add + 1, 1, 16384)) {
 		b->overflow = true;
 		return false;
 	}
-	b->p = p;
-	b->cap = cap;
 	return true;
 }
 

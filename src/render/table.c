@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
+
 struct table {
 	int ncols;
 	char align[16];
@@ -35,14 +37,8 @@ void table_cell(struct table *t, const char *fmt, ...)
 {
 	if (!t)
 		return;
-	if (t->ncells == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **c = realloc(t->cells, cap * sizeof(*c));
-		if (!c)
-			return;
-		t->cells = c;
-		t->cap = cap;
-	}
+	if (array_reserve(&t->cells, &t->cap, t->ncells + 1, sizeof(*t->cells), 64))
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = NULL;
@@ -178,26 +174,6 @@ void fputs_safe(const char *s, FILE *f)
 		return;
 	fputs(strip_ctl(dup), f);
 	free(dup);
-}
-
-void fmt_kb(char *out, size_t n, uint64_t kb)
-{
-	if (kb < 10240)
-		snprintf(out, n, "%llu kB", (unsigned long long)kb);
-	else if (kb < 1ull << 20)
-		snprintf(out, n, "%.1f MiB", (double)kb / 1024);
-	else if (kb < 10ull << 30)
-		snprintf(out, n, "%.2f GiB", (double)kb / (1024 * 1024));
-	else
-		snprintf(out, n, "%.2f TiB", (double)kb / (1024.0 * 1024 * 1024));
-}
-
-void fmt_bytes(char *out, size_t n, uint64_t b)
-{
-	if (b % 1024 == 0 || b >= 10240)
-		fmt_kb(out, n, b / 1024);
-	else
-		snprintf(out, n, "%llu B", (unsigned long long)b);
 }
 
 const char *col_red(bool on)

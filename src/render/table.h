@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Aligned text tables and unit formatting for human output. */
+/* Aligned text tables for human output (sizes: util/units.h). */
 #ifndef THPCTL_TABLE_H
 #define THPCTL_TABLE_H
 
@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "../util/units.h" /* fmt_kb, fmt_bytes */
 
 struct table;
 
@@ -34,11 +36,6 @@ size_t utf8_seq(const unsigned char *s, size_t n);
 char *strip_ctl(char *s);
 /* fputs of S with control characters shown as '?'. */
 void fputs_safe(const char *s, FILE *f);
-
-/* Human size of KB kilobytes: "512 kB", "12.0 MiB", "3.50 GiB". */
-void fmt_kb(char *out, size_t n, uint64_t kb);
-/* Human size of B bytes. */
-void fmt_bytes(char *out, size_t n, uint64_t b);
 
 /* Colour escapes, or "" when colour is off. */
 const char *col_red(bool on);

@@ -114,32 +114,34 @@ static void test_cmdline_thp_truncates(void **state)
 static void test_thp_dirname_kb(void **state)
 {
 	(void)state;
-	assert_int_equal(thp_dirname_kb("hugepages-2048kB"), 2048);
-	assert_int_equal(thp_dirname_kb("hugepages-64kB"), 64);
-	assert_int_equal(thp_dirname_kb("hugepages-8kB"), 8);
-	assert_int_equal(thp_dirname_kb("hugepages-524288kB"), 524288); /* arm64 64K pages */
-	assert_int_equal(thp_dirname_kb("hugepages-kB"), 0);
-	assert_int_equal(thp_dirname_kb("hugepages-64"), 0);
-	assert_int_equal(thp_dirname_kb("hugepages-64KB"), 0);
-	assert_int_equal(thp_dirname_kb("hugepages-64kBx"), 0);
-	assert_int_equal(thp_dirname_kb("hugepages-6x4kB"), 0);
-	assert_int_equal(thp_dirname_kb("hugepages-99999999999999999999kB"), 0);
-	assert_int_equal(thp_dirname_kb("khugepaged"), 0);
-	assert_int_equal(thp_dirname_kb("enabled"), 0);
-	assert_int_equal(thp_dirname_kb(""), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
+	assert_int_equal(hugepages_dirname_kb("hugepages-64kB"), 64);
+	assert_int_equal(hugepages_dirname_kb("hugepages-8kB"), 8);
+	assert_int_equal(hugepages_dirname_kb("hugepages-524288kB"), 524288); /* arm64 64K pages */
+	assert_int_equal(hugepages_dirname_kb("hugepages-kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-64"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-64KB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-64kBx"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-6x4kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages- 64kB"),
+			 0); /* a whole number, no blanks */
+	assert_int_equal(hugepages_dirname_kb("hugepages-99999999999999999999kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("khugepaged"), 0);
+	assert_int_equal(hugepages_dirname_kb("enabled"), 0);
+	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
 static void test_hugetlb_dirname_kb(void **state)
 {
 	(void)state;
-	assert_int_equal(hugetlb_dirname_kb("hugepages-2048kB"), 2048);
-	assert_int_equal(hugetlb_dirname_kb("hugepages-1048576kB"), 1048576);
-	assert_int_equal(hugetlb_dirname_kb("hugepages-1GB"), 0);
-	assert_int_equal(hugetlb_dirname_kb("hugepages-kB"), 0);
-	assert_int_equal(hugetlb_dirname_kb("hugepages-2048kB.bak"), 0);
-	assert_int_equal(hugetlb_dirname_kb("hugepages2048kB"), 0);
-	assert_int_equal(hugetlb_dirname_kb("nr_hugepages"), 0);
-	assert_int_equal(hugetlb_dirname_kb(""), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
+	assert_int_equal(hugepages_dirname_kb("hugepages-1048576kB"), 1048576);
+	assert_int_equal(hugepages_dirname_kb("hugepages-1GB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB.bak"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages2048kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("nr_hugepages"), 0);
+	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
 int main(void)

@@ -198,16 +198,6 @@ static void test_free_blocks(void **state)
 	assert_int_equal(hp_node_meminfo_total(LIT(nm), &kb), 0);
 	assert_int_equal(kb, 12341826);
 	assert_int_equal(hp_node_meminfo_total(LIT("MemTotal: 5 kB\n"), &kb), -ENOENT);
-
-	char s[16];
-	hp_size_param(s, sizeof(s), 2048);
-	assert_string_equal(s, "2M");
-	hp_size_param(s, sizeof(s), 1048576);
-	assert_string_equal(s, "1G");
-	hp_size_param(s, sizeof(s), 64);
-	assert_string_equal(s, "64K");
-	hp_size_param(s, sizeof(s), 16777216);
-	assert_string_equal(s, "16G");
 }
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

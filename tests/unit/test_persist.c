@@ -81,13 +81,6 @@ static void test_format_names(void **state)
 	assert_string_equal(persist_install_rel(PERSIST_SYSTEMD),
 			    "systemd/system/thpctl-thp.service");
 	assert_null(persist_install_rel(PERSIST_CMDLINE));
-	char s[16];
-	persist_size_name(s, sizeof(s), 16);
-	assert_string_equal(s, "16K");
-	persist_size_name(s, sizeof(s), 2048);
-	assert_string_equal(s, "2M");
-	persist_size_name(s, sizeof(s), 1048576);
-	assert_string_equal(s, "1G");
 }
 
 static void test_tmpfiles(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the cmocka unit tests: literals, reading live files, link stubs. */
+/* Shared by the cmocka unit tests: literals, reading live files (util/fileio.h), link stubs. */
 #ifndef THPCTL_TEST_UNIT_H
 #define THPCTL_TEST_UNIT_H
 
@@ -17,45 +17,21 @@
 
 #include <cmocka.h>
 
+#include "util/fileio.h"
+
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
 
 /* Read all of PATH (a /proc file: size unknown up front) into a malloc'd, NUL-terminated buffer. */
 static inline char *unit_slurp(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct buf b = {0};
+	if (read_file_at(AT_FDCWD, path, &b, SIZE_MAX)) {
+		buf_free(&b);
 		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *p = malloc(cap);
-	while (p) {
-		if (n + 1 == cap) {
-			char *q = realloc(p, cap * 2);
-			if (!q) {
-				free(p);
-				p = NULL;
-				break;
-			}
-			p = q;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, p + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(p);
-			p = NULL;
-			break;
-		}
-		if (r == 0) {
-			p[n] = '\0';
-			*len = n;
-			break;
-		}
-		n += (size_t)r;
 	}
-	close(fd);
-	return p;
+	*len = b.len;
+	return b.p;
 }
 
 #endif

@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,4 +43,19 @@ void summarize(double *v, size_t n, struct summary *s)
 	s->mean = sum / (double)n;
 	s->p90 = percentile_sorted(v, n, 90);
 	s->p99 = percentile_sorted(v, n, 99);
+}
+
+double stats_median(const double *v, size_t n)
+{
+	double small[256], *tmp = small;
+	if (n > sizeof(small) / sizeof(small[0]) &&
+	    (n > SIZE_MAX / sizeof(*v) || !(tmp = malloc(n * sizeof(*v)))))
+		return NAN;
+	if (n)
+		memcpy(tmp, v, n * sizeof(*v));
+	struct summary s;
+	summarize(tmp, n, &s);
+	if (tmp != small)
+		free(tmp);
+	return s.median;
 }

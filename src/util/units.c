@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include "units.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "num.h"
+
+void fmt_kb(char *out, size_t n, uint64_t kb)
+{
+	if (kb < 10240)
+		snprintf(out, n, "%llu kB", (unsigned long long)kb);
+	else if (kb < 1ull << 20)
+		snprintf(out, n, "%.1f MiB", (double)kb / 1024);
+	else if (kb < 10ull << 30)
+		snprintf(out, n, "%.2f GiB", (double)kb / (1024 * 1024));
+	else
+		snprintf(out, n, "%.2f TiB", (double)kb / (1024.0 * 1024 * 1024));
+}
+
+void fmt_bytes(char *out, size_t n, uint64_t b)
+{
+	if (b % 1024 == 0 || b >= 10240)
+		fmt_kb(out, n, b / 1024);
+	else
+		snprintf(out, n, "%llu B", (unsigned long long)b);
+}
+
+void fmt_size_token(char *out, size_t n, uint64_t kb)
+{
+	if (kb && kb % (1u << 20) == 0)
+		snprintf(out, n, "%lluG", (unsigned long long)(kb >> 20));
+	else if (kb && kb % 1024 == 0)
+		snprintf(out, n, "%lluM", (unsigned long long)(kb >> 10));
+	else
+		snprintf(out, n, "%lluK", (unsigned long long)kb);
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	size_t nd = 0;
+	while (s[nd] >= '0' && s[nd] <= '9')
+		nd++;
+	uint64_t v;
+	int r = str_to_u64(s, nd, 0, UINT64_MAX, &v);
+	if (r)
+		return r;
+	const char *end = s + nd;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		break;
+	}
+	if (shift)
+		end++;
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}

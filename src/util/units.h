@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sizes in words, two styles with two names:
+ *  - fmt_kb/fmt_bytes: for people, rounded, with a space ("512 kB", "12.0 MiB");
+ *  - fmt_size_token: exact and compact, the token the kernel's command line
+ *    and sysfs names use ("64K", "2M", "1G").
+ * And parse_size, which reads the second style (and KiB/MB forms) back.
+ */
+#ifndef THPCTL_UTIL_UNITS_H
+#define THPCTL_UTIL_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Human size of KB kilobytes: "512 kB", "12.0 MiB", "3.50 GiB", "12.00 TiB". */
+void fmt_kb(char *out, size_t n, uint64_t kb);
+
+/* Human size of B bytes: "100 B" below 10 KiB when not whole KiB, else as fmt_kb. */
+void fmt_bytes(char *out, size_t n, uint64_t b);
+
+/*
+ * KB kilobytes as an exact token in the largest unit that divides it:
+ * "64K", "2M", "1G", "1536K" ("0K" for 0): hugepagesz=, thp_anon=, lab labels.
+ */
+void fmt_size_token(char *out, size_t n, uint64_t kb);
+
+/*
+ * "64M" -> bytes: a decimal number with an optional k, M, G or T (any case,
+ * powers of 1024), which may be followed by "i" and then "B"/"b" ("64KiB",
+ * "2MB", "4096b"). Returns 0, -EINVAL (malformed) or -ERANGE (above 2^64-1).
+ */
+int parse_size(const char *s, uint64_t *out);
+
+#endif

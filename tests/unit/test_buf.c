@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/util/buf.c (growable buffer and arrays). */
+#include "unit.h"
+
+#include "util/buf.h"
+
+static void test_first_reserve_allocates_16_kib(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, 1), 0);
+	assert_non_null(b.p);
+	assert_int_equal(b.cap, 16384);
+	assert_int_equal(b.len, 0);
+	buf_free(&b);
+}
+
+static void test_reserve_doubles_until_it_fits(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, 16385), 0);
+	assert_int_equal(b.cap, 32768);
+	assert_int_equal(buf_reserve(&b, 100000), 0);
+	assert_int_equal(b.cap, 131072);
+	buf_free(&b);
+}
+
+static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, 10), 0);
+	memcpy(b.p, "hello", 6);
+	b.len = 5;
+	char *p = b.p;
+	assert_int_equal(buf_reserve(&b, 16384), 0);
+	assert_ptr_equal(b.p, p);
+	assert_int_equal(buf_reserve(&b, 40000), 0);
+	assert_string_equal(b.p, "hello"); /* realloc keeps the content */
+	assert_int_equal(b.len, 5);
+	buf_free(&b);
+}
+
+static void test_reserve_beyond_memory_fails_with_enomem(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, SIZE_MAX), -ENOMEM);
+	assert_null(b.p);
+	assert_int_equal(b.cap, 0);
+}
+
+static void test_free_leaves_an_empty_reusable_buffer(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, 5), 0);
+	b.len = 3;
+	buf_free(&b);
+	assert_null(b.p);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(b.cap, 0);
+	buf_free(&b); /* twice is harmless */
+	assert_int_equal(buf_reserve(&b, 5), 0);
+	buf_free(&b);
+}
+
+static void test_array_reserve_starts_at_first_and_doubles(void **state)
+{
+	(void)state;
+	struct item {
+		int a;
+		double b;
+	} *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(array_reserve(&v, &cap, 1, sizeof(*v), 8), 0);
+	assert_non_null(v);
+	assert_int_equal(cap, 8);
+	v[7].a = 42;
+	assert_int_equal(array_reserve(&v, &cap, 8, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 8);
+	assert_int_equal(array_reserve(&v, &cap, 9, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(v[7].a, 42); /* content kept */
+	assert_int_equal(array_reserve(&v, &cap, 100, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 128);
+	free(v);
+}
+
+static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(array_reserve(&v, &cap, 4, sizeof(*v), 4), 0);
+	int *keep = v;
+	assert_int_equal(array_reserve(&v, &cap, SIZE_MAX / 2, sizeof(*v), 4), -ENOMEM);
+	assert_ptr_equal(v, keep);
+	assert_int_equal(cap, 4);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_reserve_allocates_16_kib),
+		cmocka_unit_test(test_reserve_doubles_until_it_fits),
+		cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
+		cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
+		cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
+		cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
+		cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/util/fileio.c (whole-file read, pread loop, atomic write). */
+#include "unit.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "util/fileio.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/thpctl-fileio.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")))
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	return rmdir(dir);
+}
+
+/* DIR/NAME (in one of two static buffers, used in turn). */
+static const char *in_dir(const char *name)
+{
+	static char path[2][128];
+	static int k;
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", dir, name);
+	return path[k];
+}
+
+/* A file NAME in DIR holding LEN bytes of TEXT. */
+static void put(const char *name, const char *text, size_t len)
+{
+	int fd = open(in_dir(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write_all(fd, text, len), 0);
+	close(fd);
+}
+
+/* Names in DIR, sorted, joined with spaces. */
+static void listing(char *out, size_t n)
+{
+	struct dirent **v;
+	int k = scandir(dir, &v, NULL, alphasort);
+	assert_true(k >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < k; i++) {
+		if (strcmp(v[i]->d_name, ".") && strcmp(v[i]->d_name, ".."))
+			snprintf(out + strlen(out), n - strlen(out), "%s%s", *out ? " " : "",
+				 v[i]->d_name);
+		free(v[i]);
+	}
+	free(v);
+}
+
+static void test_read_file_reads_whole_file_nul_terminated(void **state)
+{
+	(void)state;
+	put("a", "one\ntwo\n", 8);
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct buf b = {0};
+	assert_int_equal(read_file_at(d, "a", &b, 8), 0);
+	assert_int_equal(b.len, 8);
+	assert_string_equal(b.p, "one\ntwo\n");
+	close(d);
+	buf_free(&b);
+}
+
+static void test_read_file_above_limit_fails_with_efbig(void **state)
+{
+	(void)state;
+	put("a", "123456789", 9);
+	const char *path = in_dir("a");
+	struct buf b = {0};
+	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 8), -EFBIG);
+	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 9), 0);
+	assert_string_equal(b.p, "123456789");
+	buf_free(&b);
+}
+
+static void test_read_file_missing_is_enoent(void **state)
+{
+	(void)state;
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct buf b = {0};
+	assert_int_equal(read_file_at(d, "missing", &b, 100), -ENOENT);
+	close(d);
+	buf_free(&b);
+}
+
+static void test_read_fd_of_200_kib_spans_chunks(void **state)
+{
+	(void)state;
+	size_t n = 200 * 1024;
+	char *text = malloc(n);
+	assert_non_null(text);
+	for (size_t i = 0; i < n; i++)
+		text[i] = (char)('a' + i % 26);
+	put("big", text, n);
+	const char *path = in_dir("big");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct buf b = {0};
+	assert_int_equal(buf_read_fd(&b, fd, n, 0), 0);
+	assert_int_equal(b.len, n);
+	assert_memory_equal(b.p, text, n);
+	assert_int_equal(b.p[n], '\0');
+	/* at EOF now: read() gives nothing more, pread() from 0 all again */
+	assert_int_equal(buf_read_fd(&b, fd, n, 0), 0);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(buf_read_fd(&b, fd, n, READ_PREAD), 0);
+	assert_int_equal(b.len, n);
+	close(fd);
+	free(text);
+	buf_free(&b);
+}
+
+static void test_read_fd_replaces_previous_content(void **state)
+{
+	(void)state;
+	put("a", "xy", 2);
+	const char *path = in_dir("a");
+	struct buf b = {0};
+	assert_int_equal(buf_reserve(&b, 10), 0);
+	memcpy(b.p, "old text", 9);
+	b.len = 8;
+	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 100), 0);
+	assert_int_equal(b.len, 2);
+	assert_string_equal(b.p, "xy");
+	buf_free(&b);
+}
+
+static void test_pread_full_stops_at_end_of_file(void **state)
+{
+	(void)state;
+	put("a", "0123456789", 10);
+	char out[16] = {0};
+	const char *path = in_dir("a");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(pread_full(fd, out, 4, 3), 4);
+	assert_memory_equal(out, "3456", 4);
+	assert_int_equal(pread_full(fd, out, 16, 6), 4);
+	assert_memory_equal(out, "6789", 4);
+	assert_int_equal(pread_full(fd, out, 4, 10), 0);
+	assert_int_equal(pread_full(-1, out, 4, 0), -EBADF);
+	close(fd);
+}
+
+static void test_pread_exact_short_file_is_eio(void **state)
+{
+	(void)state;
+	put("a", "0123456789", 10);
+	char out[16];
+	const char *path = in_dir("a");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(pread_exact(fd, out, 10, 0), 0);
+	assert_memory_equal(out, "0123456789", 10);
+	assert_int_equal(pread_exact(fd, out, 11, 0), -EIO);
+	assert_int_equal(pread_exact(fd, out, 0, 99), 0);
+	close(fd);
+}
+
+static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state)
+{
+	(void)state;
+	put("conf", "old\n", 4);
+	char names[256];
+	const char *path = in_dir("conf");
+	assert_int_equal(write_file_atomic(path, "new text\n", 9, 0640), 0);
+	struct buf b = {0};
+	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 100), 0);
+	assert_string_equal(b.p, "new text\n");
+	buf_free(&b);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	listing(names, sizeof(names));
+	assert_string_equal(names, "conf");
+}
+
+static void test_write_atomic_creates_a_new_file(void **state)
+{
+	(void)state;
+	char names[256];
+	const char *path = in_dir("fresh.prom");
+	assert_int_equal(write_file_atomic(path, "", 0, 0644), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	listing(names, sizeof(names));
+	assert_string_equal(names, "fresh.prom");
+}
+
+static void test_write_atomic_into_missing_directory_is_enoent(void **state)
+{
+	(void)state;
+	const char *path = in_dir("no/such/file");
+	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ENOENT);
+}
+
+static void test_write_atomic_over_a_directory_keeps_it(void **state)
+{
+	(void)state;
+	char names[256];
+	const char *path = in_dir("sub");
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -EISDIR);
+	listing(names, sizeof(names));
+	assert_string_equal(names, "sub"); /* the temporary file is gone */
+	rmdir(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_terminated,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_file_above_limit_fails_with_efbig, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_file_missing_is_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_fd_of_200_kib_spans_chunks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_fd_replaces_previous_content, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pread_full_stops_at_end_of_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pread_exact_short_file_is_eio, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_write_atomic_replaces_file_and_leaves_no_temporary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_creates_a_new_file, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_into_missing_directory_is_enoent,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
+						teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

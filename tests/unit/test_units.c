@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/util/units.c (size formatting and parsing). */
+#include "unit.h"
+
+#include "util/units.h"
+
+struct case_kb {
+	uint64_t in;
+	const char *want;
+};
+
+/* Check FN(in) == want for each of the N cases. */
+static void check_fmt(void (*fn)(char *, size_t, uint64_t), const struct case_kb *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char s[32];
+		fn(s, sizeof(s), c[i].in);
+		assert_string_equal(s, c[i].want);
+	}
+}
+
+static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
+{
+	(void)state;
+	static const struct case_kb c[] = {
+		{0, "0 kB"},
+		{10239, "10239 kB"},
+		{10240, "10.0 MiB"},
+		{1048575, "1024.0 MiB"},
+		{1048576, "1.00 GiB"},
+		{3670016, "3.50 GiB"},
+		{10ull << 30, "10.00 TiB"},
+	};
+	check_fmt(fmt_kb, c, sizeof(c) / sizeof(c[0]));
+}
+
+static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
+{
+	(void)state;
+	static const struct case_kb c[] = {
+		{100, "100 B"},	  {4096, "4 kB"},	{10239, "10239 B"},
+		{10240, "10 kB"}, {2097152, "2048 kB"}, {0, "0 kB"},
+	};
+	check_fmt(fmt_bytes, c, sizeof(c) / sizeof(c[0]));
+}
+
+static void test_size_token_uses_largest_exact_unit(void **state)
+{
+	(void)state;
+	static const struct case_kb c[] = {
+		{0, "0K"},    {16, "16K"},	{64, "64K"},	 {1536, "1536K"},
+		{2048, "2M"}, {524288, "512M"}, {1048576, "1G"}, {16777216, "16G"},
+	};
+	check_fmt(fmt_size_token, c, sizeof(c) / sizeof(c[0]));
+}
+
+static void test_parse_size_suffixes_are_powers_of_1024(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		uint64_t want;
+	} c[] = {
+		{"4096", 4096},	    {"64k", 65536},
+		{"64KiB", 65536},   {"2MB", 2097152},
+		{"1G", 1073741824}, {"1t", 1ull << 40},
+		{"512b", 512},	    {"16777215T", 16777215ull << 40},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t v = 0;
+		assert_int_equal(parse_size(c[i].in, &v), 0);
+		assert_true(v == c[i].want);
+	}
+}
+
+static void test_parse_size_rejects_malformed_and_too_large(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		int err;
+	} c[] = {
+		{"", -EINVAL},
+		{"M", -EINVAL},
+		{"-1M", -EINVAL},
+		{" 1M", -EINVAL},
+		{"1Mx", -EINVAL},
+		{"1iB", -EINVAL}, /* "i" only after a unit */
+		{"1.5M", -EINVAL},
+		{"16777216T", -ERANGE},
+		{"18446744073709551616", -ERANGE},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t v = 7;
+		assert_int_equal(parse_size(c[i].in, &v), c[i].err);
+		assert_int_equal(v, 7);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
+		cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
+		cmocka_unit_test(test_size_token_uses_largest_exact_unit),
+		cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
+		cmocka_unit_test(test_parse_size_rejects_malformed_and_too_large),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
