@@ -9,6 +9,7 @@
 
 #include "../lab/guard.h"
 #include "../render/control.h"
+#include "../util/num.h"
 #include "common.h"
 
 int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, uint64_t *pmd_nr)
@@ -135,10 +136,15 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 		guard_end();
 		return EXIT_OK;
 	}
-	/* test-only hooks: see control.h */
+	/* test-only hooks (test builds only): see control.h */
+	const char *fail_key = NULL;
+	uint64_t pause_s = 0;
+#ifdef THPCTL_TEST_HOOKS
 	const char *ps = getenv("THPCTL_TEST_SET_PAUSE");
-	const char *fail_key = getenv("THPCTL_TEST_SET_FAIL");
-	unsigned pause_s = ps ? (unsigned)strtoul(ps, NULL, 10) : 0;
+	fail_key = getenv("THPCTL_TEST_SET_FAIL");
+	if (ps && str_u64(ps, 0, 3600, &pause_s))
+		pause_s = 0;
+#endif
 
 	int failed = -1, nwritten = 0;
 	char kept[PLAN_VALUE_LEN] = "";
@@ -147,7 +153,7 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 		if (e->state != PS_PENDING)
 			continue;
 		if (nwritten && pause_s)
-			sleep(pause_s);
+			sleep((unsigned)pause_s);
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), SR_THP "/%s", e->key);
 		if (fail_key && strcmp(fail_key, e->key) == 0)

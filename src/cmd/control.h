@@ -28,8 +28,9 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
  * another thpctl busy, the kernel refused a value) or EXIT_USAGE (a
  * --sysroot tree: only the running kernel is written).
  *
- * Test-only hooks (environment; used by tests/live/control.sh, never set
- * them in production):
+ * Test-only hooks (environment; only in test builds, -DTHPCTL_TEST_HOOKS,
+ * which `make` gives the ASan build; used by tests/live/control.sh and
+ * tests/live/safety.sh):
  *   THPCTL_TEST_SET_PAUSE=S  sleep S seconds between two writes, so a test
  *                            can SIGKILL the run halfway;
  *   THPCTL_TEST_SET_FAIL=KEY make the write of KEY fail with EIO (after the

@@ -312,8 +312,11 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		inst = false;
 		r = EXIT_FAIL;
 	} else if (inst) {
-		/* THPCTL_ETC: another root for /etc, for tests only (tests/live/control.sh) */
-		const char *etc = getenv("THPCTL_ETC");
+		const char *etc = NULL;
+#ifdef THPCTL_TEST_HOOKS
+		/* THPCTL_ETC: another root for /etc, test builds only (tests/live/control.sh) */
+		etc = getenv("THPCTL_ETC");
+#endif
 		if (!etc || !*etc)
 			etc = "/etc";
 		snprintf(path, sizeof(path), "%s/%s", etc, persist_install_rel(fmt));

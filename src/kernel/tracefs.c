@@ -126,7 +126,11 @@ int tracefs_open(struct tracefs *t, const struct sysroot *sr)
 		if (t->root == -EACCES || t->root == -EPERM)
 			return t->root;
 	}
-	const char *force = getenv("THPCTL_TRACEFS_MOUNT");
+	const char *force = NULL;
+#ifdef THPCTL_TEST_HOOKS
+	/* test builds only: force the namespace fallback (tests/live/trace.sh) */
+	force = getenv("THPCTL_TRACEFS_MOUNT");
+#endif
 	int fd = force && strcmp(force, "ns") == 0 ? -ENOSYS : mount_detached();
 	if (fd == -ENOSYS)
 		fd = mount_in_namespace(t, sr);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../kernel/parse.h"
+#include "../util/fileio.h"
 #include "journal.h"
 
 #include "guard_int.h"
@@ -69,29 +70,17 @@ static const int fatal_signals[] = {
 
 /* ---- the journal file ---------------------------------------------------- */
 
-/* Write J as the journal, durably: mkstemp + fsync + rename + fsync(dir). */
+/* Write J as the journal, durably: util's write_file_atomic (mkstemp, fsync, rename) + fsync(dir). */
 static int journal_save(const struct journal *j)
 {
 	static char text[JOURNAL_MAX_BYTES];
-	int len = journal_format(j, (long)getpid(), text, sizeof(text));
+	/* a journal re-saved by a recovery keeps the name of the run that changed the values */
+	int len = journal_format(j, j->owner ? j->owner : (long)getpid(), text, sizeof(text));
 	if (len < 0)
 		return len;
-	char tmp[PATH_MAX + 32];
-	snprintf(tmp, sizeof(tmp), "%s/journal.XXXXXX", gfs_dir_path());
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = fchmod(fd, 0644) ? -errno : 0; /* readable: users are told of a pending restore */
+	/* 0644: users are told of a pending restore */
+	int r = write_file_atomic(guard_journal_path(), text, (size_t)len, 0644);
 	if (!r)
-		r = gfs_write_all(fd, text, (size_t)len);
-	if (!r && fsync(fd))
-		r = -errno;
-	close(fd);
-	if (!r && rename(tmp, guard_journal_path()))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	else
 		fsync(g.dirfd);
 	return r;
 }
@@ -242,7 +231,7 @@ void guard_announce(bool on)
 	g.quiet = !on;
 }
 
-/* Remove temporaries ("journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
+/* Remove temporaries (".journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
 static void sweep_temporaries(void)
 {
 	int fd = openat(g.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -254,7 +243,7 @@ static void sweep_temporaries(void)
 	}
 	struct dirent *de;
 	while ((de = readdir(d)))
-		if (strncmp(de->d_name, "journal.", 8) == 0 && strlen(de->d_name) == 14)
+		if (strncmp(de->d_name, ".journal.", 9) == 0 && strlen(de->d_name) == 15)
 			unlinkat(g.dirfd, de->d_name, 0);
 	closedir(d);
 }
@@ -324,6 +313,7 @@ int guard_begin(const struct sysroot *sr, const char *purpose, bool wait)
 	g.sr = *sr;
 	g.owner = getpid();
 	g.j.n = 0;
+	g.j.owner = (long)getpid();
 	g.file_written = false;
 	snprintf(g.j.purpose, sizeof(g.j.purpose), "%s", purpose);
 	g.active = true;
@@ -376,7 +366,7 @@ static int do_write(const char *rel, const char *value)
 	int fd = gfs_open_beneath(g.rootfd, rel, O_WRONLY);
 	if (fd < 0)
 		return fd;
-	int r = gfs_write_all(fd, value, strlen(value));
+	int r = write_all(fd, value, strlen(value));
 	close(fd);
 	return r;
 }

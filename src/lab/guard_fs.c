@@ -14,6 +14,7 @@
 
 #include "guard.h"
 #include "guard_int.h"
+#include "../util/fileio.h"
 #include "journal.h"
 
 #define DEFAULT_DIR "/run/thpctl"
@@ -249,21 +250,6 @@ int gfs_open_beneath(int rootfd, const char *rel, int flags)
 	}
 }
 
-int gfs_write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Write E's old value back and read it back. Async-signal-safe. Returns 0
  * when the file now holds it, else the write's -errno or -EIO.
@@ -273,7 +259,7 @@ int gfs_restore_one(int rootfd, const struct journal_entry *e)
 	int fd = gfs_open_beneath(rootfd, e->rel, O_WRONLY);
 	if (fd < 0)
 		return fd;
-	int err = gfs_write_all(fd, e->old, strlen(e->old));
+	int err = write_all(fd, e->old, strlen(e->old));
 	close(fd);
 	fd = gfs_open_beneath(rootfd, e->rel, O_RDONLY);
 	if (fd < 0)

@@ -47,7 +47,4 @@ struct journal_entry;
  */
 int gfs_restore_one(int rootfd, const struct journal_entry *e);
 
-/* write() all of S, retrying on EINTR. Async-signal-safe. Returns 0 or -errno. */
-int gfs_write_all(int fd, const char *s, size_t n);
-
 #endif

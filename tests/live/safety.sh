@@ -48,7 +48,7 @@ cleanup() {
 	wait 2>/dev/null
 	[ -f "$TMP/base.json" ] && "$R" status >/dev/null 2>&1 &&
 		"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
-	rm -rf "$TMP" /tmp/thpctl-nbj.$$
+	rm -rf "$TMP" /tmp/thpctl-nbj.$$ /tmp/thpctl-canary?.$$
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -67,12 +67,15 @@ for f in "$T" "$R"; do
 done
 if [ "$(id -u)" -ne 0 ]; then
 	skip "safety" "needs root: it changes and restores host settings"
-	summary
+	echo "# safety: $SECONDS s"
+summary
 fi
 if ! [ -w "$THP/enabled" ]; then
 	skip "safety" "$THP is not writable here"
-	summary
+	echo "# safety: $SECONDS s"
+summary
 fi
+SECONDS=0
 # another thpctl changing settings (a lab run) would make our baseline wrong
 "$R" status >/dev/null 2>&1
 "$R" snapshot save "$TMP/base.json" >/dev/null 2>"$TMP/save.err" ||
@@ -137,10 +140,144 @@ expect "40 SIGKILLed concurrent pairs: the next thpctl status restores every one
 	"$leftover left a setting changed; $RUN: $(ls -A $RUN | tr '\n' ' ')" '[ "$leftover" = 0 ] && run_dir_clean'
 "$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
 
-# ---- 2. restore on every fatal signal -----------------------------------------
+# ---- 2. hostile journals: no write outside the allow-list, no hang ------------
 K1=khugepaged/scan_sleep_millisecs K2=khugepaged/alloc_sleep_millisecs
 V1=$(knob $K1) V2=$(knob $K2)
 N1=$((V1 + 3)) N2=$((V2 + 3))
+J=$TMP/jd
+mkdir -m 700 "$J"
+CAN=()
+for i in 1 2 3 4; do CAN+=("/tmp/thpctl-canary$i.$$"); echo ORIGINAL >"${CAN[-1]}"; done
+canaries_intact() { local c; for c in "${CAN[@]}"; do [ "$(cat "$c")" = ORIGINAL ] || return 1; done; }
+journal() { # journal FILE ENTRY...: a version-2 journal with these "REL<TAB>VALUE" entries
+	local f=$1 e
+	shift
+	{ printf 'thpctl-journal 2\nowner 999999\npurpose hostile\n'; for e in "$@"; do printf 'entry %s\n' "$e"; done; } >"$f"
+}
+journal "$J/journal" "${CAN[0]#/}	PWNED" "${CAN[1]}	PWNED" "../../..${CAN[2]}	PWNED" \
+	"sys/kernel/mm/transparent_hugepage/../../../..${CAN[3]}	PWNED"
+THPCTL_JOURNAL_DIR=$J timeout 10 "$T" status >/dev/null 2>"$TMP/h1.err"
+rc=$?
+expect "journal entries outside the allow-list (tmp/x, /tmp/x, ../../../tmp/x, THP/../../../../tmp/x): 4 refused, no canary written" \
+	"exit $rc, canaries: $(cat "${CAN[@]}" | tr '\n' ' '), $(head -c 300 "$TMP/h1.err")" \
+	'[ "$rc" = 0 ] && canaries_intact && grep -q "4 entries refused" "$TMP/h1.err"'
+rm -f "$J/journal"
+
+# a journal directory written by another user is ignored, with a warning
+NB=/tmp/thpctl-nbj.$$
+setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "mkdir -m 700 $NB && printf 'thpctl-journal 2\nowner 1\npurpose x\nentry sys/kernel/mm/transparent_hugepage/$K1\t$N1\n' >$NB/journal"
+THPCTL_JOURNAL_DIR=$NB timeout 10 "$T" status >/dev/null 2>"$TMP/h2.err"
+rc=$?
+expect "a journal directory owned by nobody: ignored with a warning, nothing written" \
+	"exit $rc, $K1=$(knob $K1): $(head -c 300 "$TMP/h2.err")" \
+	'[ "$rc" = 0 ] && [ "$(knob $K1)" = "$V1" ] && grep -q "journal directory $NB ignored: not owned by root" "$TMP/h2.err"'
+rm -rf "$NB"
+
+# the test hook does not exist in the release build; the test build acts on a good journal
+J2=$TMP/jd2
+mkdir -m 700 "$J2"
+journal "$J2/journal" "sys/kernel/mm/transparent_hugepage/$K1	$N1"
+THPCTL_JOURNAL_DIR=$J2 "$R" status >/dev/null 2>"$TMP/h3.err"
+expect "release build: THPCTL_JOURNAL_DIR is not honoured" "$K1=$(knob $K1), journal $(ls "$J2")" \
+	'[ "$(knob $K1)" = "$V1" ] && [ -e "$J2/journal" ]'
+THPCTL_JOURNAL_DIR=$J2 "$T" status >/dev/null 2>"$TMP/h3.err"
+expect "test build: a good journal in a root 0700 directory is restored, said in one line" \
+	"$K1=$(knob $K1): $(cat "$TMP/h3.err")" \
+	'[ "$(knob $K1)" = "$N1" ] && [ ! -e "$J2/journal" ] && [ "$(grep -c . "$TMP/h3.err")" = 1 ] && grep -q "restored 1 setting(s) left changed by a killed thpctl (hostile, pid 999999): /sys/kernel/mm/transparent_hugepage/$K1=$N1" "$TMP/h3.err"'
+"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
+chmod 755 "$J2"
+journal "$J2/journal" "sys/kernel/mm/transparent_hugepage/$K1	$N1"
+THPCTL_JOURNAL_DIR=$J2 "$T" status >/dev/null 2>"$TMP/h4.err"
+expect "a test journal directory with mode 0755: ignored" "$K1=$(knob $K1): $(head -c 200 "$TMP/h4.err")" \
+	'[ "$(knob $K1)" = "$V1" ] && grep -q "its mode is not 0700" "$TMP/h4.err"'
+ln -s "$J" "$TMP/jlink"
+journal "$J/journal" "sys/kernel/mm/transparent_hugepage/$K1	$N1"
+THPCTL_JOURNAL_DIR=$TMP/jlink "$T" status >/dev/null 2>"$TMP/h5.err"
+expect "a journal directory that is a symlink: ignored" "$K1=$(knob $K1): $(head -c 200 "$TMP/h5.err")" \
+	'[ "$(knob $K1)" = "$V1" ] && grep -q "ignored: not a directory" "$TMP/h5.err"'
+rm -f "$J/journal"
+
+# symlinks where the journal and a temporary used to be: never written through
+ln -s "${CAN[0]}" "$J/journal"
+ln -s "${CAN[1]}" "$J/journal.tmp"
+THPCTL_JOURNAL_DIR=$J "$T" status >/dev/null 2>"$TMP/h6.err"
+THPCTL_JOURNAL_DIR=$J "$T" set "$K1=$N1" >/dev/null 2>>"$TMP/h6.err"
+rc=$?
+expect "journal and journal.tmp as symlinks to files: status refuses to read, set writes neither target" \
+	"exit $rc, canaries: $(cat "${CAN[@]}" | tr '\n' ' '), $(head -c 300 "$TMP/h6.err")" \
+	'[ "$rc" = 0 ] && canaries_intact && grep -q "not a regular file owned by root" "$TMP/h6.err" && [ "$(knob $K1)" = "$N1" ]'
+"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
+rm -f "$J/journal" "$J/journal.tmp"
+
+mkfifo "$J/journal"
+THPCTL_JOURNAL_DIR=$J timeout 5 "$T" status >/dev/null 2>"$TMP/h7.err"
+rc1=$?
+THPCTL_JOURNAL_DIR=$J timeout 5 "$T" ps >/dev/null 2>>"$TMP/h7.err"
+rc2=$?
+expect "a FIFO as the journal: status and ps finish (no hang), say it is ignored" \
+	"exits $rc1 $rc2: $(head -c 200 "$TMP/h7.err")" \
+	'[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && grep -q "ignored: not a regular file" "$TMP/h7.err"'
+rm -f "$J/journal"
+head -c 200000 /dev/zero | tr '\0' x >"$J/journal"
+THPCTL_JOURNAL_DIR=$J timeout 5 "$T" status >/dev/null 2>"$TMP/h8.err"
+rc=$?
+expect "a 200 kB journal: refused as too large" "exit $rc: $(head -c 200 "$TMP/h8.err")" \
+	'[ "$rc" = 0 ] && grep -q "too large" "$TMP/h8.err"'
+
+# a journal naming a live unrelated process (PID 1, its real start time) blocks nothing
+st1=$(awk '{print $22}' /proc/1/stat 2>/dev/null || echo 1)
+printf 'thpctl-journal 1\nowner 1 %s\npurpose forged\nentry sys/kernel/mm/transparent_hugepage/%s\t%s\n' "$st1" "$K2" "$V2" >"$J/journal"
+THPCTL_JOURNAL_DIR=$J timeout 10 "$T" set "$K1=$N1" >/dev/null 2>"$TMP/h9.err"
+rc=$?
+expect "a journal naming PID 1 and its start time: set does not wait for it (the lock decides)" \
+	"exit $rc, $K1=$(knob $K1): $(head -c 200 "$TMP/h9.err")" '[ "$rc" = 0 ] && [ "$(knob $K1)" = "$N1" ]'
+"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
+rm -rf "$J"
+
+# a user's forged journal under XDG_RUNTIME_DIR is never read
+X=$TMP/xdg
+mkdir -p "$X/thpctl"
+journal "$X/thpctl/journal" "sys/kernel/mm/transparent_hugepage/$K1	$N1"
+chown -R nobody "$X"
+setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_RUNTIME_DIR="$X" "$T" status >/dev/null 2>"$TMP/h10.err"
+rc=$?
+expect "as nobody with a forged \$XDG_RUNTIME_DIR/thpctl/journal: not read, nothing said" \
+	"exit $rc: $(head -c 200 "$TMP/h10.err")" '[ "$rc" = 0 ] && ! grep -q "journal" "$TMP/h10.err"'
+
+# ---- 3. a restore that fails is said, kept and retried ------------------------
+THPCTL_TEST_SET_PAUSE=30 "$T" set "$K1=$N1" "$K2=$N2" >/dev/null 2>&1 &
+p=$!
+PIDS+=("$p")
+for ((i = 0; i < 100; i++)); do [ "$(knob $K1)" = "$N1" ] && break; sleep 0.05; done
+kill -KILL "$p"
+wait "$p" 2>/dev/null
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" status >/dev/null 2>"$TMP/f1.err"
+rc=$?
+expect "as nobody after a killed set: told of root's pending journal, nothing restored" \
+	"exit $rc, $K1=$(knob $K1): $(head -c 200 "$TMP/f1.err")" \
+	'[ "$rc" = 0 ] && [ "$(knob $K1)" = "$N1" ] && grep -q "holds 1 setting(s) left changed by a killed thpctl (set): run any thpctl command as root" "$TMP/f1.err"'
+unshare -m sh -c "mount --bind $THP $THP && mount -o remount,bind,ro $THP && exec $T status" >/dev/null 2>"$TMP/f2.err"
+rc=$?
+expect "restore where THP files are read-only: exit 1, says it could NOT, the journal stays" \
+	"exit $rc, $K1=$(knob $K1), journal: $(ls $RUN | tr '\n' ' '): $(head -c 300 "$TMP/f2.err")" \
+	'[ "$rc" = 1 ] && [ "$(knob $K1)" = "$N1" ] && [ -e "$RUN/journal" ] && grep -q "could NOT put back" "$TMP/f2.err" && ! grep -q "restored 1" "$TMP/f2.err"'
+# syslog: a private /dev with a datagram socket at /dev/log catches the message
+cat >"$TMP/syslogd.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+s.settimeout(10)
+open(sys.argv[1], "w").write(s.recv(4096).decode(errors="replace"))
+PY
+unshare -m bash -c "mkdir -p $TMP/olddev && mount --rbind /dev $TMP/olddev && mount -t tmpfs tmpfs /dev &&
+	for n in null zero urandom random full; do touch /dev/\$n; mount --bind $TMP/olddev/\$n /dev/\$n; done &&
+	{ python3 $TMP/syslogd.py $TMP/syslog.txt & sleep 0.5; $T status >/dev/null 2>$TMP/f3.err; echo \$? >$TMP/f3.rc; wait; }"
+expect "the next root command restores it: one line on stderr, the same in syslog, exit 0" \
+	"exit $(cat "$TMP/f3.rc" 2>/dev/null), $K1=$(knob $K1): $(cat "$TMP/f3.err"); syslog: $(cat "$TMP/syslog.txt" 2>&1)" \
+	'[ "$(cat "$TMP/f3.rc")" = 0 ] && [ "$(knob $K1)" = "$V1" ] && run_dir_clean && [ "$(grep -c . "$TMP/f3.err")" = 1 ] && grep -q "thpctl\[[0-9]*\]: restored 1 setting(s) left changed by a killed thpctl (set, pid $p): /sys/kernel/mm/transparent_hugepage/$K1=$V1" "$TMP/syslog.txt"'
+"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
+
+# ---- 4. restore on every fatal signal -----------------------------------------
 # wait_for FILE WORD PID: until FILE reads WORD (or [WORD]), PID alive; 10 s at most
 wait_for() {
 	local i cur
@@ -239,4 +376,5 @@ for sig in $SIGNALS; do
 	fi
 done
 
+echo "# safety: $SECONDS s"
 summary
