@@ -5,11 +5,13 @@
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../kernel/parse.h"
@@ -51,6 +53,23 @@ void folio_geom_host(const struct sysroot *sr, uint64_t cont_kb, struct folio_ge
 		closedir(d);
 }
 
+/*
+ * Whether PID has exited or is exiting (a zombie not yet reaped counts): a
+ * pidfd polls readable once it has (Linux 5.3+). Its memory is torn down
+ * before that, so a read that failed because of it waits up to 200 ms.
+ * Without pidfd_open, only a reaped PID is seen.
+ */
+static bool process_gone(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH || (kill(pid, 0) && errno == ESRCH);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	bool gone = poll(&p, 1, 200) == 1 && (p.revents & POLLIN);
+	close(fd);
+	return gone;
+}
+
 int folio_fail(const char *cmd, long pid, int err)
 {
 	if (err == -EOPNOTSUPP)
@@ -59,7 +78,7 @@ int folio_fail(const char *cmd, long pid, int err)
 		      cmd);
 	else if (err == -ESRCH || err == -ENOENT)
 		warnx("%s: process %ld exited", cmd, pid);
-	else if ((err == -EIO || err == -EFAULT) && kill((pid_t)pid, 0) && errno == ESRCH)
+	else if ((err == -EIO || err == -EFAULT) && process_gone((pid_t)pid))
 		/* its memory went away under the reader: the process exited during the scan */
 		warnx("%s: process %ld exited during the scan", cmd, pid);
 	else if (err == -EACCES || err == -EPERM)

@@ -277,6 +277,29 @@ expect "the next root command restores it: one line on stderr, the same in syslo
 	'[ "$(cat "$TMP/f3.rc")" = 0 ] && [ "$(knob $K1)" = "$V1" ] && run_dir_clean && [ "$(grep -c . "$TMP/f3.err")" = 1 ] && grep -q "thpctl\[[0-9]*\]: restored 1 setting(s) left changed by a killed thpctl (set, pid $p): /sys/kernel/mm/transparent_hugepage/$K1=$V1" "$TMP/syslog.txt"'
 "$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
 
+# ---- 5. small ones -------------------------------------------------------------
+"$T" set max_ptes_none=64 >/dev/null 2>"$TMP/s1.err"
+rc=$?
+expect "set max_ptes_none=64: usage error naming khugepaged/max_ptes_none" "exit $rc: $(cat "$TMP/s1.err")" \
+	'[ "$rc" = 2 ] && grep -q "did you mean khugepaged/max_ptes_none?" "$TMP/s1.err"'
+if [ -x build/tests/folio_helper ]; then
+	eio=0 exited=0
+	for d in 0.01 0.02 0.03 0.05 0.08 0.12; do
+		build/tests/folio_helper bench 2 >"$TMP/fh.out" 2>/dev/null &
+		h=$!
+		for ((i = 0; i < 200; i++)); do grep -q ready "$TMP/fh.out" && break; sleep 0.05; done
+		(sleep "$d"; kill -KILL "$h") &
+		"$T" maps --folios "$h" >/dev/null 2>"$TMP/mf.err"
+		wait
+		grep -q "Input/output error" "$TMP/mf.err" && eio=$((eio + 1))
+		grep -q "exited\|no memory map" "$TMP/mf.err" && exited=$((exited + 1))
+	done
+	expect "maps --folios of a process killed mid-scan: says it exited, never 'Input/output error' ($exited of 6 caught it)" \
+		"$eio runs said Input/output error" '[ "$eio" = 0 ]'
+else
+	skip "maps --folios of a process killed mid-scan" "build/tests/folio_helper not built"
+fi
+
 # ---- 4. restore on every fatal signal -----------------------------------------
 # wait_for FILE WORD PID: until FILE reads WORD (or [WORD]), PID alive; 10 s at most
 wait_for() {
