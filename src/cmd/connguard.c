@@ -14,6 +14,7 @@ void connguard_init(struct connguard *g, size_t max_total, size_t max_per_addr, 
 	g->max_per_addr = max_per_addr;
 	/* shut down but not closed yet: bounded too (their fds are still open) */
 	g->max_doomed = max_total * 2;
+	g->max_pending = max_total / 8 ? max_total / 8 : 1;
 	g->request_s = request_s;
 	g->response_s = response_s;
 	g->pending_s = 30;
@@ -54,18 +55,36 @@ static bool evictable(const struct cg_conn *c)
 	return !c->doomed && (c->state == CG_NEW || c->state == CG_IDLE);
 }
 
-/* The evictable connection waiting longest (from ADDR if not NULL), except SKIP. */
+/* The evictable connection waiting longest (from ADDR if not NULL), except SKIP; with
+ * UNSPOKEN, only among those not known to have sent a byte. */
 static struct cg_conn *oldest(const struct connguard *g, const uint8_t *addr,
-			      const struct cg_conn *skip)
+			      const struct cg_conn *skip, bool unspoken)
 {
 	struct cg_conn *best = NULL;
 	for (struct cg_conn *c = g->head; c; c = c->next) {
-		if (c == skip || !evictable(c) || (addr && memcmp(c->addr, addr, 16) != 0))
+		if (c == skip || !evictable(c) || (unspoken && c->spoke) ||
+		    (addr && memcmp(c->addr, addr, 16) != 0))
 			continue;
 		if (!best || c->since < best->since)
 			best = c;
 	}
 	return best;
+}
+
+/* The victim: the silent connection waiting longest, else the one waiting longest. */
+static struct cg_conn *victim(const struct connguard *g, const uint8_t *addr,
+			      const struct cg_conn *skip, uint64_t (*rx)(int fd, void *arg),
+			      void *arg)
+{
+	struct cg_conn *c;
+	/* each candidate's byte count is read at most once: one that spoke is marked */
+	while (rx && (c = oldest(g, addr, skip, true))) {
+		uint64_t mark = c->state == CG_IDLE ? c->rx_mark : 0;
+		if (rx(c->fd, arg) <= mark)
+			return c;
+		c->spoke = true;
+	}
+	return oldest(g, addr, skip, false);
 }
 
 static void doom(struct connguard *g, struct cg_conn *c, enum cg_reason why)
@@ -74,6 +93,11 @@ static void doom(struct connguard *g, struct cg_conn *c, enum cg_reason why)
 	g->live--;
 	g->doomed++;
 	g->counts[why]++;
+}
+
+bool connguard_accepting(const struct connguard *g)
+{
+	return g->pending < g->max_pending && g->doomed < g->max_doomed;
 }
 
 size_t connguard_count_addr(const struct connguard *g, const uint8_t addr[16])
@@ -85,20 +109,20 @@ size_t connguard_count_addr(const struct connguard *g, const uint8_t addr[16])
 	return n;
 }
 
-int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double now, int victims[2],
-		    size_t *nvictims)
+int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double now,
+		    uint64_t (*rx)(int fd, void *arg), void *arg, int victims[2], size_t *nvictims)
 {
 	*nvictims = 0;
 	struct cg_conn *v1 = NULL, *v2 = NULL;
 	if (g->doomed >= g->max_doomed)
 		goto refuse;
 	if (connguard_count_addr(g, addr) >= g->max_per_addr) {
-		v1 = oldest(g, addr, NULL);
+		v1 = victim(g, addr, NULL, rx, arg);
 		if (!v1)
 			goto refuse;
 	}
 	if (g->live - (v1 ? 1 : 0) >= g->max_total) {
-		v2 = oldest(g, NULL, v1);
+		v2 = victim(g, NULL, v1, rx, arg);
 		if (!v2)
 			goto refuse;
 	}
@@ -197,6 +221,7 @@ void connguard_completed(struct connguard *g, struct cg_conn *c, double now, uin
 {
 	(void)g;
 	c->state = CG_IDLE;
+	c->spoke = false;
 	c->since = now;
 	c->deadline = 0;
 	c->rx_mark = rx;
@@ -213,8 +238,10 @@ size_t connguard_expire(struct connguard *g, double now, uint64_t (*rx)(int fd, 
 			c = next;
 			continue;
 		}
-		if (c->state == CG_IDLE && c->deadline == 0 && rx && rx(c->fd, arg) > c->rx_mark)
+		if (c->state == CG_IDLE && c->deadline == 0 && rx && rx(c->fd, arg) > c->rx_mark) {
 			c->deadline = now + g->request_s; /* the first byte of the next request */
+			c->spoke = true;
+		}
 		if (c->deadline > 0 && now >= c->deadline) {
 			if (c->state == CG_PENDING) {
 				/* never taken over: the HTTP library dropped it unseen */

@@ -40,6 +40,7 @@ struct cg_conn {
 	uint8_t addr[16];
 	enum cg_state state;
 	bool doomed;	  /* shut down, waiting for the HTTP threads to close it */
+	bool spoke;	  /* a byte arrived since accept or since the last response */
 	double since;	  /* start of the current state: accept, or end of the last response */
 	double deadline;  /* 0: none (an idle keep-alive connection before its next byte) */
 	uint64_t rx_mark; /* bytes received when it went idle */
@@ -50,7 +51,7 @@ struct connguard {
 	size_t live;		     /* entries not doomed (pending included) */
 	size_t pending;		     /* of which CG_PENDING */
 	size_t doomed;		     /* entries shut down, not closed yet */
-	size_t max_total, max_per_addr, max_doomed;
+	size_t max_total, max_per_addr, max_doomed, max_pending;
 	double request_s;  /* request headers complete within this of accept or first byte */
 	double response_s; /* response sent within this of the headers */
 	double pending_s;  /* a pending entry never taken over is forgotten after this */
@@ -70,11 +71,14 @@ void connguard_free(struct connguard *g);
  * connguard_forget if handing on failed). -EBUSY: refused (every slot busy or
  * too many connections still closing); the caller closes FD. -ENOMEM.
  * To make room, up to two connections that have not completed their request
- * headers or are idle, oldest first, are doomed: their fds go to VICTIMS and
- * their number to *NVICTIMS; the caller shuts them down before unlocking.
+ * headers or are idle are doomed: those that have sent nothing (since accept,
+ * or since their last response; RX(FD, ARG) says how many bytes FD has
+ * received) first, the one waiting longest first within each group. Their fds
+ * go to VICTIMS and their number to *NVICTIMS; the caller shuts them down
+ * before unlocking.
  */
-int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double now, int victims[2],
-		    size_t *nvictims);
+int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double now,
+		    uint64_t (*rx)(int fd, void *arg), void *arg, int victims[2], size_t *nvictims);
 
 /*
  * The HTTP threads took over FD (from ADDR): its pending entry becomes CG_NEW,
@@ -111,6 +115,14 @@ size_t connguard_expire(struct connguard *g, double now, uint64_t (*rx)(int fd, 
  * nothing is due at all.
  */
 double connguard_next(const struct connguard *g, double now, double poll_s);
+
+/*
+ * Whether to accept more now: false while max_pending connections wait to be
+ * taken over or max_doomed to be closed. New connections then wait in the
+ * kernel's backlog instead of being refused, and a burst of them cannot push
+ * out a connection before the HTTP threads have read what it sent.
+ */
+bool connguard_accepting(const struct connguard *g);
 
 /* Connections from ADDR that are not doomed (pending included). */
 size_t connguard_count_addr(const struct connguard *g, const uint8_t addr[16]);

@@ -28,6 +28,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +144,7 @@ struct exporter {
 		int fd;	     /* the listening socket, -1 none */
 		int wake[2]; /* a pipe: stops the accept thread */
 		bool thread_started;
+		atomic_bool running; /* MHD started: its messages are dropped */
 		pthread_t thread;
 		pthread_mutex_t lock; /* guard */
 		struct connguard guard;
@@ -419,6 +422,17 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	pthread_mutex_unlock(&l->lock);
 }
 
+/* libmicrohttpd's messages: printed while it starts (why it could not), dropped once it runs:
+ * they would be one line per client that hangs up or is cut off (the report counts those). */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct http_listener *l = cls;
+	if (atomic_load(&l->running))
+		return;
+	fputs("thpctl exporter: libmicrohttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
 /* Shut down what the guard doomed. Caller holds l->lock: the fds are still MHD's, open. */
 static void cut_off(const int *fds, size_t n)
 {
@@ -426,10 +440,16 @@ static void cut_off(const int *fds, size_t n)
 		shutdown(fds[i], SHUT_RDWR);
 }
 
-/* Accept what is waiting (up to 64), admit each through the guard, hand it to MHD. */
-static void accept_some(struct http_listener *l)
+/* Accept what is waiting (up to 64), admit each through the guard, hand it to MHD. False when
+ * the guard says to wait (connections not yet taken over by MHD, or not yet closed). */
+static bool accept_some(struct http_listener *l)
 {
 	for (int k = 0; k < 64; k++) {
+		pthread_mutex_lock(&l->lock);
+		bool go = connguard_accepting(&l->guard);
+		pthread_mutex_unlock(&l->lock);
+		if (!go)
+			return false;
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -442,14 +462,14 @@ static void accept_some(struct http_listener *l)
 				struct pollfd p = {.fd = l->wake[0], .events = POLLIN};
 				poll(&p, 1, 100);
 			}
-			return;
+			return true;
 		}
 		uint8_t a[16];
 		int victims[2];
 		size_t nv = 0;
 		addr16((struct sockaddr *)&ss, a);
 		pthread_mutex_lock(&l->lock);
-		int r = connguard_admit(&l->guard, fd, a, mono_s(), victims, &nv);
+		int r = connguard_admit(&l->guard, fd, a, mono_s(), rx_bytes, NULL, victims, &nv);
 		cut_off(victims, nv);
 		pthread_mutex_unlock(&l->lock);
 		if (r) {
@@ -463,6 +483,7 @@ static void accept_some(struct http_listener *l)
 			pthread_mutex_unlock(&l->lock);
 		}
 	}
+	return true;
 }
 
 /* One line about cut-off clients, at most every HTTP_REPORT_S; DIFF is the counts since the last. */
@@ -483,6 +504,7 @@ static void report(const uint64_t *diff, double span)
 static void *accept_main(void *arg)
 {
 	struct http_listener *l = arg;
+	bool paused = false; /* the guard said to wait: look at the listening socket in 1 ms */
 	for (;;) {
 		int fds[64];
 		size_t n;
@@ -518,15 +540,19 @@ static void *accept_main(void *arg)
 		pthread_mutex_unlock(&l->lock);
 		if (due)
 			report(diff, span);
-		struct pollfd p[2] = {{.fd = l->fd, .events = POLLIN},
-				      {.fd = l->wake[0], .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = l->wake[0], .events = POLLIN},
+				      {.fd = l->fd, .events = POLLIN}};
 		int ms = t < 0 ? -1 : (int)(t * 1000) + 1;
-		if (poll(p, 2, due ? 0 : ms) < 0 && errno != EINTR)
+		if (due)
+			ms = 0;
+		else if (paused)
+			ms = 1;
+		if (poll(p, paused ? 1 : 2, ms) < 0 && errno != EINTR)
 			break;
-		if (p[1].revents)
+		if (p[0].revents)
 			break;
-		if (p[0].revents & POLLIN)
-			accept_some(l);
+		if (paused || (p[1].revents & POLLIN))
+			paused = !accept_some(l);
 	}
 	return NULL;
 }
@@ -604,6 +630,7 @@ static int start_http(struct exporter *e, const char *listen)
 	l->d = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, e,
 		/* two threads: a slow collection in one still leaves the other serving */
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l, /* first: it applies from here */
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned)(8 * HTTP_MAX_CONNECTIONS), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 		(size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S,
@@ -613,6 +640,7 @@ static int start_http(struct exporter *e, const char *listen)
 		warnx("exporter: cannot start the HTTP server (libmicrohttpd)");
 		return -ENOMEM;
 	}
+	atomic_store(&l->running, true);
 	int r = pthread_create(&l->thread, NULL, accept_main, l);
 	if (r) {
 		warnx("exporter: cannot start the accept thread: %s", strerror(r));

@@ -185,6 +185,7 @@ sleep 1 # the next report line, if due
 # the log: one summary line per 10 s at most, with counts by reason
 grep 'cut off' "$TMP/exporter.err" >"$TMP/cutoff.log"
 nlog=$(wc -l <"$TMP/cutoff.log")
+sed 's/^/# /' "$TMP/cutoff.log"
 maxlog=$(((ABUSE_SECONDS + 14) / 10 + 1))
 check "aborted clients logged as summaries: 1 to $maxlog lines in $((ABUSE_SECONDS + 14)) s ($nlog)" \
 	"$(head -c 400 "$TMP/exporter.err")" test "$nlog" -ge 1 -a "$nlog" -le "$maxlog"
