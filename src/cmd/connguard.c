@@ -156,15 +156,18 @@ refuse:
 	return -EBUSY;
 }
 
+/* The newest pending entry for FD (from ADDR if it has one): an older one for the same fd number
+ * can only be a stale entry whose socket the HTTP library closed unseen. */
 static struct cg_conn *find_pending(const struct connguard *g, int fd, const uint8_t *addr)
 {
 	struct cg_conn *any = NULL;
-	for (struct cg_conn *c = g->head; c; c = c->next) {
-		if (c->state != CG_PENDING || c->fd != fd)
+	for (struct cg_conn *c = g->tail; c; c = c->prev) {
+		if (c->state != CG_PENDING || c->fd != fd || c->doomed)
 			continue;
 		if (!addr || memcmp(c->addr, addr, 16) == 0)
 			return c;
-		any = c;
+		if (!any)
+			any = c;
 	}
 	return any;
 }

@@ -200,6 +200,29 @@ static void test_silent_first(void **state)
 	memset(rxv, 0, sizeof(rxv));
 }
 
+static void test_stale_pending(void **state)
+{
+	(void)state;
+	struct connguard g;
+	connguard_init(&g, 10, 10, 3.0, 10.0);
+	int v[2];
+	size_t nv;
+	/* fd 11 handed on at 1.0 and closed unseen; the number comes back at 5.0 */
+	assert_int_equal(connguard_admit(&g, 11, A, 1.0, fake_rx, NULL, v, &nv), 0);
+	assert_int_equal(connguard_admit(&g, 11, A, 5.0, fake_rx, NULL, v, &nv), 0);
+	struct cg_conn *c = connguard_started(&g, 11, A, 5.1);
+	assert_true(fabs(c->since - 5.0) < 1e-9); /* the newer one: due at 8.0, not 4.0 */
+	assert_int_equal(g.pending, 1);
+	int out[4];
+	assert_int_equal(connguard_expire(&g, 7.0, fake_rx, NULL, out, 4), 0);
+	/* the stale one is forgotten after 30 s, never shut down */
+	assert_int_equal(connguard_expire(&g, 31.0, fake_rx, NULL, out, 4), 1);
+	assert_int_equal(out[0], 11); /* that is the live one, past its deadline */
+	assert_int_equal(g.pending, 0);
+	assert_int_equal(g.live, 0);
+	connguard_free(&g);
+}
+
 static void test_doomed_bound(void **state)
 {
 	(void)state;
@@ -224,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_total_eviction_oldest_idle),
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_silent_first),
+		cmocka_unit_test(test_stale_pending),
 		cmocka_unit_test(test_doomed_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
