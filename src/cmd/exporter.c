@@ -107,10 +107,12 @@ static void exporter_help(FILE *f)
 		"                        with --json, that scrape as JSON: [{name, type, help,\n"
 		"                        samples:[{labels, value}]}]\n" GLOBAL_HELP
 		"\nGET (and HEAD) /metrics only: other methods get 405, other paths 404.\n"
+#ifdef THPCTL_HTTP
 		"At most 128 connections, 32 per client address; request headers must be\n"
 		"complete within 3 s (total, not silence), responses sent within 10 s; over a\n"
 		"limit, a silent or idle connection is evicted rather than the new one refused.\n"
 		"Cut-off clients are logged as one line per 10 s at most.\n"
+#endif
 		"SIGTERM or SIGINT stops it with exit status 0. As a user other than root,\n"
 		"processes of other users are left out and counted in\n"
 		"thpctl_processes_unreadable.\n"
