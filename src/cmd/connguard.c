@@ -13,7 +13,7 @@ void connguard_init(struct connguard *g, size_t max_total, size_t max_per_addr, 
 	g->max_total = max_total;
 	g->max_per_addr = max_per_addr;
 	/* shut down but not closed yet: bounded too (their fds are still open) */
-	g->max_doomed = max_total * 2;
+	g->max_doomed = max_total;
 	g->max_pending = max_total / 8 ? max_total / 8 : 1;
 	g->request_s = request_s;
 	g->response_s = response_s;

@@ -227,12 +227,13 @@ static void test_doomed_bound(void **state)
 {
 	(void)state;
 	struct connguard g;
-	connguard_init(&g, 2, 1, 3.0, 10.0); /* at most 4 doomed */
+	connguard_init(&g, 2, 1, 3.0, 10.0); /* at most 2 doomed */
 	int v[2];
 	size_t nv;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 3; i++)
 		add(&g, 10 + i, A, 1.0 + i, v, &nv);
-	assert_int_equal(g.doomed, 4);
+	assert_int_equal(g.doomed, 2);
+	assert_false(connguard_accepting(&g));
 	/* the HTTP threads have closed none yet: the next one is refused */
 	assert_int_equal(connguard_admit(&g, 20, A, 9.0, fake_rx, NULL, v, &nv), -EBUSY);
 	assert_int_equal(nv, 0);
