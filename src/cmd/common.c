@@ -49,7 +49,8 @@ int cmd_setup(struct globals *g)
 void cmd_fdcache(struct globals *g, struct fdcache *c)
 {
 	struct rlimit rl;
-	rlim_t want = FDCACHE_DEFAULT_MAX + 256; /* the cache, sockets, the rest */
+	/* the cache, sockets (the exporter's HTTP listener: up to ~300), the rest */
+	rlim_t want = FDCACHE_DEFAULT_MAX + 512;
 	size_t max = FDCACHE_DEFAULT_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		if (rl.rlim_cur < want) {
@@ -58,7 +59,7 @@ void cmd_fdcache(struct globals *g, struct fdcache *c)
 			getrlimit(RLIMIT_NOFILE, &rl);
 		}
 		if (rl.rlim_cur < want)
-			max = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) : 128;
+			max = rl.rlim_cur > 768 ? (size_t)(rl.rlim_cur - 512) : 128;
 	}
 	fdcache_init(c, max, sample_fdc_mode);
 	g->sr.cache = c;

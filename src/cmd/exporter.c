@@ -3,19 +3,34 @@
  * `thpctl exporter`: Prometheus metrics over HTTP (libmicrohttpd) and/or a
  * text file for node_exporter's textfile collector.
  *
- * Robustness: libmicrohttpd's own threads (a pool of 2 on epoll) serve
- * connections without blocking on any one client; each connection has a
- * timeout and a small memory pool, and their number is capped. A scrape
- * collects at most once per --cache-ms: concurrent and close scrapes share
- * one rendered body (a refcounted response object), so load on /metrics
+ * Robustness: libmicrohttpd's own threads (a pool of 2 on epoll) parse and
+ * answer requests; the listening socket is ours. An accept thread admits each
+ * connection through the connection guard (connguard.h: per-address and total
+ * limits, evicting the oldest connection that is idle or still sending its
+ * request headers) and hands it to libmicrohttpd with MHD_add_connection. The
+ * same thread enforces total deadlines (request headers within 3 s, the
+ * response within 10 s) and logs cut-off clients as one summary line per 10 s.
+ * Connections are cut off with shutdown(2) only, never close(2): the fd stays
+ * libmicrohttpd's. The guard learns of a connection in libmicrohttpd's
+ * NOTIFY_CONNECTION STARTED callback and forgets it in the CLOSED one, which
+ * libmicrohttpd 0.9.75 calls (MHD_cleanup_connections, and the failure path of
+ * new_connection_process_) before it closes the socket; both run under
+ * http.lock, as does every shutdown, so an fd shut down is never a reused one.
+ *
+ * A scrape collects at most once per --cache-ms: concurrent and close scrapes
+ * share one rendered body (a refcounted response object), so load on /metrics
  * does not turn into load on /proc.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +43,11 @@
 #include <sys/socket.h>
 
 #ifdef THPCTL_HTTP
+#include <poll.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received (glibc's lacks it) */
 #include <microhttpd.h>
+
+#include "connguard.h"
 #endif
 
 #include "../kernel/fdcache.h"
@@ -43,6 +62,15 @@
 
 #define DEFAULT_LISTEN "127.0.0.1:9799"
 #define TEXTFILE_NAME "thp.prom"
+
+/* What the HTTP listener guarantees (README "Robustness", thpctl(1)) */
+#define HTTP_MAX_CONNECTIONS 128 /* held at once, all addresses */
+#define HTTP_MAX_PER_ADDRESS 32	 /* held at once from one client address */
+#define HTTP_REQUEST_S 3.0	 /* headers complete within this of accept / first byte */
+#define HTTP_RESPONSE_S 10.0	 /* response sent within this of the headers */
+#define HTTP_IDLE_S 10		 /* silence before an idle keep-alive connection is closed */
+#define HTTP_REPORT_S 10.0	 /* at most one line about cut-off clients per this */
+#define HTTP_RX_POLL_S 0.25	 /* how often idle keep-alive connections are looked at */
 
 static void exporter_help(FILE *f)
 {
@@ -79,6 +107,12 @@ static void exporter_help(FILE *f)
 		"                        with --json, that scrape as JSON: [{name, type, help,\n"
 		"                        samples:[{labels, value}]}]\n" GLOBAL_HELP
 		"\nGET (and HEAD) /metrics only: other methods get 405, other paths 404.\n"
+#ifdef THPCTL_HTTP
+		"At most 128 connections, 32 per client address; request headers must be\n"
+		"complete within 3 s (total, not silence), responses sent within 10 s; over a\n"
+		"limit, a silent or idle connection is evicted rather than the new one refused.\n"
+		"Cut-off clients are logged as one line per 10 s at most.\n"
+#endif
 		"SIGTERM or SIGINT stops it with exit status 0. As a user other than root,\n"
 		"processes of other users are left out and counted in\n"
 		"thpctl_processes_unreadable.\n"
@@ -111,6 +145,18 @@ struct exporter {
 	int last_err;	  /* of the last collection: 0, -ENOMEM, -E2BIG */
 	bool failed_once; /* a collection failure was reported */
 #ifdef THPCTL_HTTP
+	struct http_listener {
+		struct MHD_Daemon *d;
+		int fd;	     /* the listening socket, -1 none */
+		int wake[2]; /* a pipe: stops the accept thread */
+		bool thread_started;
+		atomic_bool running; /* MHD started: its messages are dropped */
+		pthread_t thread;
+		pthread_mutex_t lock; /* guard */
+		struct connguard guard;
+		double reported; /* CLOCK_MONOTONIC seconds of the last report line */
+		uint64_t reported_counts[CG_NREASONS];
+	} http;
 	struct MHD_Response *cached; /* the last body as a response; one reference ours */
 	struct MHD_Response *not_found, *not_allowed, *failed;
 #endif
@@ -216,11 +262,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct exporter *e = cls;
 	(void)version;
 	(void)upload_data;
-	(void)req_cls;
-	/* answer at the headers: a request body, if any, is never read */
-	*upload_data_size = 0;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, e->not_allowed);
+	static int headers_seen; /* *req_cls: this request's first call is over */
+	if (!*req_cls) {
+		/* the request headers are complete: the guard's response deadline starts */
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		if (ci && ci->socket_context) {
+			pthread_mutex_lock(&e->http.lock);
+			connguard_headers(&e->http.guard, ci->socket_context, mono_s());
+			pthread_mutex_unlock(&e->http.lock);
+		}
+		*req_cls = &headers_seen;
+		/* other methods: 405 at once; the body, if any, is never read (MHD closes) */
+		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+		    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+			return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+						  e->not_allowed);
+		/* GET and HEAD are answered from the next call: a response queued in the
+		 * first one makes libmicrohttpd close the connection (no keep-alive) */
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* a body on GET: read and dropped */
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics") != 0)
 		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, e->not_found);
 	pthread_mutex_lock(&e->lock);
@@ -295,43 +360,313 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, bool *v6)
 	return 0;
 }
 
-static struct MHD_Daemon *start_http(struct exporter *e, const char *listen)
+/* SA as 16 bytes (IPv4 as ::ffff:a.b.c.d; zeros if neither family). */
+static void addr16(const struct sockaddr *sa, uint8_t out[16])
 {
+	memset(out, 0, 16);
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, (const char *)sa + offsetof(struct sockaddr_in, sin_addr), 4);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(out, (const char *)sa + offsetof(struct sockaddr_in6, sin6_addr), 16);
+	}
+}
+
+/* Bytes received on TCP socket FD so far (TCP_INFO; 0 if unknown). */
+static uint64_t rx_bytes(int fd, void *arg)
+{
+	(void)arg;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received))
+		return 0;
+	return ti.tcpi_bytes_received;
+}
+
+/* NOTIFY_CONNECTION: STARTED before MHD serves the socket, CLOSED before it closes it. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_listener *l = cls;
+	pthread_mutex_lock(&l->lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fi =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ai =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		uint8_t a[16];
+		addr16(ai ? ai->client_addr : NULL, a);
+		*socket_context =
+			fi ? connguard_started(&l->guard, fi->connect_fd, a, mono_s()) : NULL;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		connguard_closed(&l->guard, *socket_context);
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* NOTIFY_COMPLETED: a response is sent (or the request failed); idle until the next one. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_listener *l = cls;
+	(void)req_cls;
+	(void)toe;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *fi =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci || !ci->socket_context || !fi)
+		return;
+	uint64_t rx = rx_bytes(fi->connect_fd, NULL);
+	pthread_mutex_lock(&l->lock);
+	connguard_completed(&l->guard, ci->socket_context, mono_s(), rx);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* libmicrohttpd's messages: printed while it starts (why it could not), dropped once it runs:
+ * they would be one line per client that hangs up or is cut off (the report counts those). */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct http_listener *l = cls;
+	if (atomic_load(&l->running))
+		return;
+	fputs("thpctl exporter: libmicrohttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+/* Shut down what the guard doomed. Caller holds l->lock: the fds are still MHD's, open. */
+static void cut_off(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		shutdown(fds[i], SHUT_RDWR);
+}
+
+/* Accept what is waiting (up to 64), admit each through the guard, hand it to MHD. False when
+ * the guard says to wait (connections not yet taken over by MHD, or not yet closed). */
+static bool accept_some(struct http_listener *l)
+{
+	for (int k = 0; k < 64; k++) {
+		pthread_mutex_lock(&l->lock);
+		bool go = connguard_accepting(&l->guard);
+		pthread_mutex_unlock(&l->lock);
+		if (!go)
+			return false;
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* out of fds or memory: the backlog waits, no busy loop */
+				struct pollfd p = {.fd = l->wake[0], .events = POLLIN};
+				poll(&p, 1, 100);
+			}
+			return true;
+		}
+		uint8_t a[16];
+		int victims[2];
+		size_t nv = 0;
+		addr16((struct sockaddr *)&ss, a);
+		pthread_mutex_lock(&l->lock);
+		int r = connguard_admit(&l->guard, fd, a, mono_s(), rx_bytes, NULL, victims, &nv);
+		cut_off(victims, nv);
+		pthread_mutex_unlock(&l->lock);
+		if (r) {
+			close(fd); /* ours still: refused */
+			continue;
+		}
+		/* MHD owns fd from here, and closes it itself on failure */
+		if (MHD_add_connection(l->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES) {
+			pthread_mutex_lock(&l->lock);
+			connguard_forget(&l->guard, fd);
+			pthread_mutex_unlock(&l->lock);
+		}
+	}
+	return true;
+}
+
+/* One line about cut-off clients, at most every HTTP_REPORT_S; DIFF is the counts since the last. */
+static void report(const uint64_t *diff, double span)
+{
+	fprintf(stderr,
+		"thpctl exporter: clients cut off in the last %.1f s: %" PRIu64
+		" evicted for newer connections (%" PRIu64
+		" at the per-address limit of %d), %" PRIu64
+		" over the request deadline (%.0f s), %" PRIu64
+		" over the response deadline (%.0f s), %" PRIu64 " refused (every slot busy)\n",
+		span, diff[CG_EVICT_ADDR] + diff[CG_EVICT_TOTAL], diff[CG_EVICT_ADDR],
+		HTTP_MAX_PER_ADDRESS, diff[CG_DL_REQUEST], HTTP_REQUEST_S, diff[CG_DL_RESPONSE],
+		HTTP_RESPONSE_S, diff[CG_REFUSED]);
+}
+
+/* The accept thread: admissions, deadlines, the report line. */
+static void *accept_main(void *arg)
+{
+	struct http_listener *l = arg;
+	bool paused = false; /* the guard said to wait: look at the listening socket in 1 ms */
+	for (;;) {
+		int fds[64];
+		size_t n;
+		uint64_t diff[CG_NREASONS];
+		bool due = false, any = false;
+		double span = 0;
+		pthread_mutex_lock(&l->lock);
+		double now = mono_s();
+		do {
+			n = connguard_expire(&l->guard, now, rx_bytes, NULL, fds, 64);
+			cut_off(fds, n);
+		} while (n == 64);
+		double t = connguard_next(&l->guard, now, HTTP_RX_POLL_S);
+		if (l->guard.head && (t < 0 || t > HTTP_RX_POLL_S))
+			t = HTTP_RX_POLL_S;
+		for (int i = 0; i < CG_NREASONS; i++) {
+			diff[i] = l->guard.counts[i] - l->reported_counts[i];
+			any |= diff[i] != 0;
+		}
+		if (any) {
+			double wait = l->reported + HTTP_REPORT_S - now;
+			if (wait <= 0) {
+				due = true;
+				span = now - l->reported < HTTP_REPORT_S ? now - l->reported
+									 : HTTP_REPORT_S;
+				l->reported = now;
+				memcpy(l->reported_counts, l->guard.counts,
+				       sizeof(l->reported_counts));
+			} else if (t < 0 || wait < t) {
+				t = wait;
+			}
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (due)
+			report(diff, span);
+		struct pollfd p[2] = {{.fd = l->wake[0], .events = POLLIN},
+				      {.fd = l->fd, .events = POLLIN}};
+		int ms = t < 0 ? -1 : (int)(t * 1000) + 1;
+		if (due)
+			ms = 0;
+		else if (paused)
+			ms = 1;
+		if (poll(p, paused ? 1 : 2, ms) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		if (paused || (p[1].revents & POLLIN))
+			paused = !accept_some(l);
+	}
+	return NULL;
+}
+
+/* A listening TCP socket on SS (non-blocking); -errno. */
+static int open_listener(const struct sockaddr_storage *ss, bool v6)
+{
+	int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (v6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	socklen_t len = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, SOMAXCONN)) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static void stop_http(struct http_listener *l)
+{
+	if (l->thread_started) {
+		char c = 1;
+		if (write(l->wake[1], &c, 1) != 1)
+			warn("exporter: cannot stop the accept thread");
+		pthread_join(l->thread, NULL);
+		l->thread_started = false;
+	}
+	if (l->d)
+		MHD_stop_daemon(l->d); /* closes every connection: CLOSED for each */
+	l->d = NULL;
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	for (int i = 0; i < 2; i++)
+		if (l->wake[i] >= 0)
+			close(l->wake[i]);
+	l->wake[0] = l->wake[1] = -1;
+	connguard_free(&l->guard); /* pending ones MHD dropped unseen */
+}
+
+static int start_http(struct exporter *e, const char *listen)
+{
+	struct http_listener *l = &e->http;
 	struct sockaddr_storage ss;
 	bool v6;
 	if (parse_listen(listen, &ss, &v6))
-		return NULL; /* checked while parsing the options */
+		return -EINVAL; /* checked while parsing the options */
 	e->not_found = text_response("404 not found: thpctl serves GET /metrics\n");
 	e->not_allowed = text_response("405 method not allowed: GET /metrics only\n");
 	e->failed = text_response("500 collection failed (see the exporter's stderr)\n");
 	if (!e->not_found || !e->not_allowed || !e->failed) {
 		warnx("out of memory");
-		return NULL;
+		return -ENOMEM;
 	}
 	MHD_add_response_header(e->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			 (v6 ? MHD_USE_IPv6 : 0);
-	struct MHD_Daemon *d = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, e, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		/* two threads: a slow collection in one still leaves the other serving */
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2,
-		/* bounded memory: connections, their pools, idle time */
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-	if (!d) {
-		warnx("exporter: cannot listen on %s (in use, or not an address of this host?)",
-		      listen);
-		return NULL;
+	l->fd = open_listener(&ss, v6);
+	if (l->fd < 0) {
+		warnx("exporter: cannot listen on %s (in use, or not an address of this host?): %s",
+		      listen, strerror(-l->fd));
+		return l->fd;
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	if (pipe2(l->wake, O_CLOEXEC)) {
+		warn("exporter: pipe");
+		return -errno;
+	}
+	/* MHD parses and answers; connections come from our accept thread (MHD_USE_ITC wakes
+	 * its threads for them). Its own limit sits above the guard's, which is tighter. */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			 MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+	l->d = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, e,
+		/* two threads: a slow collection in one still leaves the other serving */
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l, /* first: it applies from here */
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)(8 * HTTP_MAX_CONNECTIONS), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, l, MHD_OPTION_END);
+	if (!l->d) {
+		warnx("exporter: cannot start the HTTP server (libmicrohttpd)");
+		return -ENOMEM;
+	}
+	atomic_store(&l->running, true);
+	int r = pthread_create(&l->thread, NULL, accept_main, l);
+	if (r) {
+		warnx("exporter: cannot start the accept thread: %s", strerror(r));
+		return -r;
+	}
+	l->thread_started = true;
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	unsigned port = 0;
+	if (getsockname(l->fd, (struct sockaddr *)&bound, &blen) == 0)
+		port = ntohs(v6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+				: ((struct sockaddr_in *)&bound)->sin_port);
 	char addr[INET6_ADDRSTRLEN] = "?";
 	if (v6)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
 	fprintf(stderr, "thpctl exporter: listening on http://%s%s%s:%u/metrics\n", v6 ? "[" : "",
-		addr, v6 ? "]" : "", di ? (unsigned)di->port : 0u);
-	return d;
+		addr, v6 ? "]" : "", port);
+	return 0;
 }
 #endif
 
@@ -491,6 +826,13 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	e.meta.top = (size_t)top;
 	e.meta.min_ahp_bytes = min_ahp;
 	pthread_mutex_init(&e.lock, NULL);
+#ifdef THPCTL_HTTP
+	e.http.fd = e.http.wake[0] = e.http.wake[1] = -1;
+	pthread_mutex_init(&e.http.lock, NULL);
+	connguard_init(&e.http.guard, HTTP_MAX_CONNECTIONS, HTTP_MAX_PER_ADDRESS, HTTP_REQUEST_S,
+		       HTTP_RESPONSE_S);
+	e.http.reported = -HTTP_REPORT_S;
+#endif
 	ret = EXIT_OK;
 
 	if (once) {
@@ -525,8 +867,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 #ifdef THPCTL_HTTP
-	struct MHD_Daemon *d = NULL;
-	if (http && !(d = start_http(&e, listen))) {
+	if (http && start_http(&e, listen)) {
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -549,12 +890,10 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
 	}
-#ifdef THPCTL_HTTP
-	if (d)
-		MHD_stop_daemon(d);
-#endif
 out:
 #ifdef THPCTL_HTTP
+	stop_http(&e.http); /* MHD first: the responses below may still be queued */
+	pthread_mutex_destroy(&e.http.lock);
 	if (e.cached)
 		MHD_destroy_response(e.cached);
 	if (e.not_found)
