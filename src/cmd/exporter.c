@@ -38,6 +38,7 @@
 #include "../kernel/features.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
+#include "../util/num.h"
 #include "common.h"
 #include "exporter_int.h"
 
@@ -136,18 +137,75 @@ static int write_textfile(const char *dir, const struct pbuf *body)
 	return write_file_atomic(dst, body->p, body->len, 0644);
 }
 
+struct xopts {
+	const char *listen, *textfile;
+	long top, cache_ms, budget_ms;
+	double interval;
+	uint64_t min_ahp;
+	bool flags, once, http;
+};
+
+/* A whole decimal in [LO, HI] (util's strict parser). */
 static int parse_ms(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return str_long(s, lo, hi, out);
 }
 
-int cmd_exporter(struct globals *g, int argc, char **argv)
+/* One option of exporter's own. Returns -1 when taken, else the exit code. */
+static int exporter_opt(int c, struct xopts *o)
+{
+	switch (c) {
+	case OPT_LISTEN:
+		o->listen = optarg;
+		return -1;
+	case OPT_TEXTFILE:
+		o->textfile = optarg;
+		return -1;
+	case 'i':
+		if (str_double(optarg, 1, 86400, &o->interval)) {
+			warnx("exporter: bad interval '%s' (seconds, 1 to 86400)", optarg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_TOP_PROCS:
+		if (parse_ms(optarg, 0, SAMPLE_MAX_TOP, &o->top)) {
+			warnx("exporter: bad --top-processes '%s' (0 to %d)", optarg,
+			      SAMPLE_MAX_TOP);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_MIN_AHP:
+		if (parse_size(optarg, &o->min_ahp)) {
+			warnx("exporter: bad size '%s' (e.g. 64M)", optarg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_FLAGS:
+		o->flags = true;
+		return -1;
+	case OPT_ONCE:
+		o->once = true;
+		return -1;
+	case OPT_CACHE_MS:
+		if (parse_ms(optarg, 0, 3600000, &o->cache_ms)) {
+			warnx("exporter: bad --cache-ms '%s' (0 to 3600000)", optarg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_BUDGET:
+		if (parse_ms(optarg, 1, 3600000, &o->budget_ms)) {
+			warnx("exporter: bad --scrape-budget '%s' (1 to 3600000)", optarg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	default:
+		exporter_help(stderr);
+		return EXIT_USAGE;
+	}
+}
+
+/* Options into O and checked. Returns -1 to go on, else the exit code. */
+static int exporter_options(struct globals *g, int argc, char **argv, struct xopts *o)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -162,165 +220,92 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 		{"scrape-budget", required_argument, NULL, OPT_BUDGET},
 		{NULL, 0, NULL, 0},
 	};
-	const char *listen = NULL, *textfile = NULL;
-	long top = 20, cache_ms = 1000, budget_ms = 2000;
-	double interval = 15;
-	uint64_t min_ahp = 1;
-	bool flags = false, once = false;
+	*o = (struct xopts){
+		.top = 20, .cache_ms = 1000, .budget_ms = 2000, .interval = 15, .min_ahp = 1};
 	int c;
 	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
 			continue;
-		char *end;
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			exporter_help(stdout);
 			return EXIT_OK;
-		case OPT_LISTEN:
-			listen = optarg;
-			break;
-		case OPT_TEXTFILE:
-			textfile = optarg;
-			break;
-		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(interval >= 1 && interval <= 86400)) {
-				warnx("exporter: bad interval '%s' (seconds, 1 to 86400)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_TOP_PROCS:
-			if (parse_ms(optarg, 0, SAMPLE_MAX_TOP, &top)) {
-				warnx("exporter: bad --top-processes '%s' (0 to %d)", optarg,
-				      SAMPLE_MAX_TOP);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_MIN_AHP:
-			if (parse_size(optarg, &min_ahp)) {
-				warnx("exporter: bad size '%s' (e.g. 64M)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_FLAGS:
-			flags = true;
-			break;
-		case OPT_ONCE:
-			once = true;
-			break;
-		case OPT_CACHE_MS:
-			if (parse_ms(optarg, 0, 3600000, &cache_ms)) {
-				warnx("exporter: bad --cache-ms '%s' (0 to 3600000)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_BUDGET:
-			if (parse_ms(optarg, 1, 3600000, &budget_ms)) {
-				warnx("exporter: bad --scrape-budget '%s' (1 to 3600000)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			exporter_help(stderr);
-			return EXIT_USAGE;
 		}
+		int r = exporter_opt(c, o);
+		if (r >= 0)
+			return r;
 	}
 	if (optind < argc) {
 		warnx("exporter: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (g->json && (!once || textfile)) {
+	if (g->json && (!o->once || o->textfile)) {
 		warnx("exporter: --json goes with --once (to stdout): it prints one scrape as JSON");
 		return EXIT_USAGE;
 	}
-	bool http = !once && (listen || !textfile);
+	o->http = !o->once && (o->listen || !o->textfile);
 #ifndef THPCTL_HTTP
-	if (http) {
+	if (o->http) {
 		warnx("exporter: this build has no HTTP listener (no libmicrohttpd): use "
 		      "--textfile DIR or --once");
 		return EXIT_USAGE;
 	}
 #endif
-	if (!listen)
-		listen = DEFAULT_LISTEN;
+	if (!o->listen)
+		o->listen = DEFAULT_LISTEN;
 #ifdef THPCTL_HTTP
 	struct sockaddr_storage ss;
 	bool v6;
-	if (http_parse_listen(listen, &ss, &v6)) {
+	if (http_parse_listen(o->listen, &ss, &v6)) {
 		warnx("exporter: bad --listen '%s' (ADDR:PORT, e.g. 127.0.0.1:9799 or [::1]:9799)",
-		      listen);
+		      o->listen);
 		return EXIT_USAGE;
 	}
 #endif
-	if (textfile) {
+	if (o->textfile) {
 		/* a missing directory (its parent must exist) is created */
 		struct stat st;
-		if (stat(textfile, &st) && errno == ENOENT && mkdir(textfile, 0755) &&
+		if (stat(o->textfile, &st) && errno == ENOENT && mkdir(o->textfile, 0755) &&
 		    errno != EEXIST) {
-			warn("exporter: --textfile: cannot create %s", textfile);
+			warn("exporter: --textfile: cannot create %s", o->textfile);
 			return EXIT_USAGE;
 		}
-		if (stat(textfile, &st) || !S_ISDIR(st.st_mode)) {
-			warnx("exporter: --textfile %s: not a directory", textfile);
+		if (stat(o->textfile, &st) || !S_ISDIR(st.st_mode)) {
+			warnx("exporter: --textfile %s: not a directory", o->textfile);
 			return EXIT_USAGE;
 		}
 	}
-	int ret = cmd_setup(g);
-	if (ret)
-		return ret;
+	return -1;
+}
 
-	static struct exporter e;
-	struct features feat;
-	/* detect once: the page size (from smaps on a recorded tree) */
-	features_probe(&g->sr, &feat);
-	static struct fdcache fc;
-	if (!once)
-		cmd_fdcache(g, &fc);
-	unsigned what = SAMPLE_SETTINGS | SAMPLE_HUGETLB | SAMPLE_KHUGEPAGED;
-	if (top > 0)
-		what |= SAMPLE_PROCS_TOP | (flags ? SAMPLE_PROC_FLAGS : 0);
-	sampler_init(&e.smp, &g->sr, feat.page_size, what);
-	e.smp.top = (size_t)top;
-	e.smp.min_ahp_kb = (min_ahp + 1023) / 1024;
-	e.smp.budget_s = (double)budget_ms / 1000.0;
-	e.cache_s = (double)cache_ms / 1000.0;
-	e.meta.version = THPCTL_VERSION;
-	e.meta.process_metrics = top > 0;
-	e.meta.process_flags = flags;
-	e.meta.top = (size_t)top;
-	e.meta.min_ahp_bytes = min_ahp;
-	pthread_mutex_init(&e.lock, NULL);
-#ifdef THPCTL_HTTP
-	http_init(&e);
-#endif
-	ret = EXIT_OK;
-
-	if (once) {
-		exporter_refresh(&e, true);
-		if (e.last_err) {
-			ret = EXIT_FAIL;
-		} else if (textfile) {
-			int r = write_textfile(textfile, &e.body);
-			if (r) {
-				warnx("exporter: cannot write %s/%s: %s", textfile, TEXTFILE_NAME,
-				      strerror(-r));
-				ret = EXIT_FAIL;
-			}
-		} else if (g->json) {
-			ret = cmd_emit_json(prom_text_to_json(e.body.p, e.body.len));
-		} else if (fwrite(e.body.p, 1, e.body.len, stdout) != e.body.len) {
+/* --once: one collection to the text file, stdout or JSON. Returns the exit code. */
+static int exporter_once(struct globals *g, struct exporter *e, const struct xopts *o)
+{
+	int ret = EXIT_OK;
+	exporter_refresh(e, true);
+	if (e->last_err) {
+		ret = EXIT_FAIL;
+	} else if (o->textfile) {
+		int r = write_textfile(o->textfile, &e->body);
+		if (r) {
+			warnx("exporter: cannot write %s/%s: %s", o->textfile, TEXTFILE_NAME,
+			      strerror(-r));
 			ret = EXIT_FAIL;
 		}
-		if (ret == EXIT_OK && !e.s.has_vmstat && !e.s.has_meminfo) {
-			warnx("nothing readable under %s: not a Linux /proc and /sys tree?",
-			      g->sr.path);
-			ret = EXIT_FAIL;
-		}
-		goto out;
+	} else if (g->json) {
+		ret = cmd_emit_json(prom_text_to_json(e->body.p, e->body.len));
+	} else if (fwrite(e->body.p, 1, e->body.len, stdout) != e->body.len) {
+		ret = EXIT_FAIL;
 	}
+	if (ret == EXIT_OK && !e->s.has_vmstat && !e->s.has_meminfo) {
+		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		ret = EXIT_FAIL;
+	}
+	return ret;
+}
 
+/* Serve (HTTP and/or the text file every interval) until SIGINT or SIGTERM. */
+static int exporter_serve(struct exporter *e, const struct xopts *o)
+{
 	/* signals are taken synchronously below; the HTTP threads inherit the mask */
 	sigset_t set;
 	sigemptyset(&set);
@@ -329,30 +314,64 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 #ifdef THPCTL_HTTP
-	if (http && http_start(&e, listen)) {
-		ret = EXIT_FAIL;
-		goto out;
-	}
+	if (o->http && http_start(e, o->listen))
+		return EXIT_FAIL;
 #endif
 	bool warned = false;
 	for (;;) {
-		if (textfile) {
-			pthread_mutex_lock(&e.lock);
-			exporter_refresh(&e, true);
-			int r = e.last_err ? e.last_err : write_textfile(textfile, &e.body);
-			pthread_mutex_unlock(&e.lock);
+		if (o->textfile) {
+			pthread_mutex_lock(&e->lock);
+			exporter_refresh(e, true);
+			int r = e->last_err ? e->last_err : write_textfile(o->textfile, &e->body);
+			pthread_mutex_unlock(&e->lock);
 			if (r && !warned)
-				warnx("exporter: cannot write %s/%s: %s", textfile, TEXTFILE_NAME,
-				      strerror(-r));
+				warnx("exporter: cannot write %s/%s: %s", o->textfile,
+				      TEXTFILE_NAME, strerror(-r));
 			warned = r != 0;
 		}
-		struct timespec ts = {.tv_sec = (time_t)interval,
-				      .tv_nsec = (long)((interval - floor(interval)) * 1e9)};
-		int sig = textfile ? sigtimedwait(&set, NULL, &ts) : sigwaitinfo(&set, NULL);
+		struct timespec ts = {.tv_sec = (time_t)o->interval,
+				      .tv_nsec = (long)((o->interval - floor(o->interval)) * 1e9)};
+		int sig = o->textfile ? sigtimedwait(&set, NULL, &ts) : sigwaitinfo(&set, NULL);
 		if (sig == SIGINT || sig == SIGTERM)
-			break;
+			return EXIT_OK;
 	}
-out:
+}
+
+int cmd_exporter(struct globals *g, int argc, char **argv)
+{
+	struct xopts o;
+	int ret = exporter_options(g, argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = cmd_setup(g);
+	if (ret)
+		return ret;
+
+	static struct exporter e;
+	struct features feat;
+	/* detect once: the page size (from smaps on a recorded tree) */
+	features_probe(&g->sr, &feat);
+	static struct fdcache fc;
+	if (!o.once)
+		cmd_fdcache(g, &fc);
+	unsigned what = SAMPLE_SETTINGS | SAMPLE_HUGETLB | SAMPLE_KHUGEPAGED;
+	if (o.top > 0)
+		what |= SAMPLE_PROCS_TOP | (o.flags ? SAMPLE_PROC_FLAGS : 0);
+	sampler_init(&e.smp, &g->sr, feat.page_size, what);
+	e.smp.top = (size_t)o.top;
+	e.smp.min_ahp_kb = (o.min_ahp + 1023) / 1024;
+	e.smp.budget_s = (double)o.budget_ms / 1000.0;
+	e.cache_s = (double)o.cache_ms / 1000.0;
+	e.meta.version = THPCTL_VERSION;
+	e.meta.process_metrics = o.top > 0;
+	e.meta.process_flags = o.flags;
+	e.meta.top = (size_t)o.top;
+	e.meta.min_ahp_bytes = o.min_ahp;
+	pthread_mutex_init(&e.lock, NULL);
+#ifdef THPCTL_HTTP
+	http_init(&e);
+#endif
+	ret = o.once ? exporter_once(g, &e, &o) : exporter_serve(&e, &o);
 #ifdef THPCTL_HTTP
 	http_stop(&e);
 #endif
