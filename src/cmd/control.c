@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernel/sysctl.h"
 #include "../lab/guard.h"
 #include "../render/control.h"
 #include "../util/num.h"
@@ -29,13 +30,8 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
 
 void control_kernel_string(struct globals *g, const char *name, char *out, size_t n)
 {
-	struct buf b = {0};
-	out[0] = '\0';
-	if (sysroot_readf(&g->sr, &b, SR_PROC "/sys/kernel/%s", name) == 0 && b.p) {
-		size_t l = strcspn(b.p, "\n");
-		snprintf(out, n, "%.*s", (int)l, b.p);
-	}
-	buf_free(&b);
+	if (sysctl_read_line(&g->sr, "kernel", name, out, n))
+		out[0] = '\0';
 }
 
 void control_report_notes(const char *who, const struct settings_plan *p, bool skips)

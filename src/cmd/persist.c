@@ -12,6 +12,7 @@
 #include "../kernel/features.h"
 #include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
+#include "../kernel/sysctl.h"
 #include "../model/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
@@ -91,15 +92,12 @@ static int sysctl_items(struct globals *g, char **args, int nargs, struct knob_k
 	}
 	if (!nargs)
 		for (size_t i = 0; i < sizeof(sysctl_keys) / sizeof(sysctl_keys[0]); i++) {
-			if (sysroot_readf(&g->sr, &b, SR_PROC "/sys/vm/%s", sysctl_keys[i] + 3) ||
-			    !b.p)
-				continue;
-			size_t l = strcspn(b.p, "\n");
-			b.p[l] = '\0';
-			if (!is_uint(b.p))
+			char v[sizeof(kv[0].value)];
+			if (sysctl_read_line(&g->sr, "vm", sysctl_keys[i] + 3, v, sizeof(v)) ||
+			    !is_uint(v))
 				continue;
 			snprintf(kv[*n].key, sizeof(kv[0].key), "%s", sysctl_keys[i]);
-			snprintf(kv[*n].value, sizeof(kv[0].value), "%s", b.p);
+			snprintf(kv[*n].value, sizeof(kv[0].value), "%s", v);
 			(*n)++;
 		}
 	/* pools of other sizes: only kernel parameters can make them at boot */
