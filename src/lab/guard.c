@@ -231,6 +231,25 @@ void guard_announce(bool on)
 	g.quiet = !on;
 }
 
+/* Whether the journal directory holds a journal or a temporary of one. */
+static bool journal_leftovers(void)
+{
+	int fd = openat(g.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d)))
+		found = strcmp(de->d_name, "journal") == 0 ||
+			strncmp(de->d_name, ".journal.", 9) == 0;
+	closedir(d);
+	return found;
+}
+
 /* Remove temporaries (".journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
 static void sweep_temporaries(void)
 {
@@ -461,7 +480,10 @@ int guard_recover(FILE *out)
 	guard_undo_recover(out); /* undo files have locks of their own */
 	if ((g.rootfd = gfs_root()) < 0)
 		return 0;
-	int r = gfs_lock_take(false, "recovery");
+	/* no journal and no temporary: nothing to recover, and no lock taken */
+	if (!journal_leftovers())
+		return 0;
+	int r = gfs_lock_take(false, GFS_RECOVERY);
 	if (r == -EBUSY)
 		return -EBUSY;
 	if (r)

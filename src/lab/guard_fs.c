@@ -29,6 +29,7 @@ static struct {
 	char dir[PATH_MAX];
 	char path[PATH_MAX + 16];
 	char holder[160];
+	char holder_purpose[64];
 } g = {.dirfd = -1, .lockfd = -1, .rootfd = -1};
 
 static const char *dir_path(void)
@@ -163,6 +164,7 @@ bool gfs_lock_holder(void)
 	const char *purpose = "";
 	if (sscanf(text, "%ld %n", &pid, &off) == 1 && pid == fl.l_pid)
 		purpose = text + off;
+	snprintf(g.holder_purpose, sizeof(g.holder_purpose), "%s", purpose);
 	if (fl.l_pid > 0)
 		snprintf(g.holder, sizeof(g.holder), "pid %ld%s%s%s", (long)fl.l_pid,
 			 *purpose ? " (" : "", purpose, *purpose ? ")" : "");
@@ -183,10 +185,20 @@ int gfs_lock_take(bool wait, const char *purpose)
 	if (r)
 		return r;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	if (fcntl(g.lockfd, F_SETLK, &fl)) {
+	for (int tries = 0; fcntl(g.lockfd, F_SETLK, &fl); tries++) {
 		if (errno != EAGAIN && errno != EACCES)
 			return -errno;
-		if (!gfs_lock_holder())
+		/*
+		 * Let go meanwhile, or held by another command's recovery (a few
+		 * reads, or a restore): that is no change in progress, retry for
+		 * up to a second rather than fail.
+		 */
+		bool held = gfs_lock_holder();
+		if (tries < 100 && (!held || strcmp(g.holder_purpose, GFS_RECOVERY) == 0)) {
+			usleep(10000);
+			continue;
+		}
+		if (!held)
 			snprintf(g.holder, sizeof(g.holder), "another thpctl");
 		if (!wait)
 			return -EBUSY;
@@ -194,6 +206,7 @@ int gfs_lock_take(bool wait, const char *purpose)
 		while (fcntl(g.lockfd, F_SETLKW, &fl))
 			if (errno != EINTR)
 				return -errno;
+		break;
 	}
 	char text[128];
 	int n = snprintf(text, sizeof(text), "%ld %s\n", (long)getpid(), purpose);

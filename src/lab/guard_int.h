@@ -23,6 +23,9 @@ const char *gfs_dir_path(void);
  */
 ssize_t gfs_read_root_file(int dirfd, const char *name, char *out, size_t n, size_t max);
 
+/* The purpose a command's recovery check holds the lock under (briefly). */
+#define GFS_RECOVERY "recovery"
+
 /* Take the lock (WAIT: block until free). Returns 0, -EBUSY (guard_holder() names who) or -errno. */
 int gfs_lock_take(bool wait, const char *purpose);
 /* Whether another process holds the lock (then guard_holder() names it). */
