@@ -27,7 +27,7 @@ struct ph_res {
 	double d[NCTR][MAX_RUNS];
 };
 
-int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -154,3 +154,16 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		ok ? "as expected" : "UNEXPECTED", sz, ms, a0, a1, ca, r0, r1, sp);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "collapse",
+	.help = "plain touch then MADV_COLLAPSE",
+	.fn = lab_collapse,
+	.order = 70,
+	.in_quick = true,
+	.opts =
+		{
+			{"--sparse", "collapse: 1 page in 512 present"},
+		},
+};
+LAB_EXPERIMENT(experiment);

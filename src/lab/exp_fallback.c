@@ -33,7 +33,7 @@ static bool defrag_stalls_unadvised(const char *defrag)
 	return strcmp(defrag, "always") == 0;
 }
 
-int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -195,3 +195,15 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 			  (unsigned long long)left_max);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "fallback",
+	.help = "enabled=always (root): fault allocations vs silent fallbacks",
+	.fn = lab_fallback,
+	.order = 100,
+	.opts =
+		{
+			{"--fragment", "faults/fallback: run under the fragmenter (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -36,7 +36,7 @@ static void fmt_dur(char *out, size_t n, double ns)
 		snprintf(out, n, "%.0f µs", ns / 1e3);
 }
 
-int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -275,3 +275,18 @@ int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 	}
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "faults",
+	.help = "fault one PMD at a time: per-chunk latency and fallbacks",
+	.fn = lab_faults,
+	.order = 50,
+	.in_quick = true,
+	.quick = {.size = (256ull << 20)},
+	.all_cold = true,
+	.opts =
+		{
+			{"--fragment", "faults/fallback: run under the fragmenter (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -132,7 +132,7 @@ out:
 	return rc;
 }
 
-int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 1ull << 30, r, &size))
@@ -291,3 +291,13 @@ int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 			(unsigned long long)last[0].child_ahp, match, forks);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "fork",
+	.help = "fork, then write one byte per PMD: COW split or copy",
+	.fn = lab_fork,
+	.order = 40,
+	.in_quick = true,
+	.quick = {.size = (256ull << 20)},
+};
+LAB_EXPERIMENT(experiment);

@@ -240,7 +240,7 @@ static void kh_rate(struct lab_result *r, const struct kh_phase *ph, uint64_t pm
 			  (double)(nl - n1) * 10 / (last->t - first->t));
 }
 
-int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 256ull << 20, r, &size))
@@ -406,3 +406,19 @@ int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 		vd[1][0] ? "; " : "", vd[1], STRIDE_PAGES);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "khugepaged",
+	.help = "1 page in 8 touched, then khugepaged: RSS creep",
+	.fn = lab_khugepaged,
+	.order = 90,
+	.opts =
+		{
+			{"--timeout S", "khugepaged: give up after S seconds (default 60)"},
+			{"--scan-sleep MS",
+			 "khugepaged: lower scan_sleep_millisecs for the run (root)"},
+			{"--max-ptes-none N",
+			 "khugepaged: run again with this max_ptes_none (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -91,7 +91,7 @@ static int anon_size(const struct lab_ctx *ctx, uint64_t size_kb)
 	return -1;
 }
 
-int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 64ull << 20, r, &size))
@@ -278,3 +278,18 @@ int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 		ok ? "as expected" : "UNEXPECTED", sz, summary);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "mthp",
+	.help = "each mTHP size at always (root): per-size allocations and folio orders",
+	.fn = lab_mthp,
+	.order = 80,
+	.in_quick = true,
+	.quick = {.mthp_kb = 64},
+	.opts =
+		{
+			{"--sizes LIST",
+			 "mthp: sizes to try, e.g. 16K,64K (default: every size offered)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -49,7 +49,7 @@ static int sparse_once(const struct lab_ctx *ctx, size_t size, enum lab_mode mod
 	return out->err;
 }
 
-int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 1ull << 30, r, &size))
@@ -193,3 +193,12 @@ int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_r
 	}
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "sparse",
+	.help = "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE",
+	.fn = lab_sparse,
+	.order = 20,
+	.in_quick = true,
+};
+LAB_EXPERIMENT(experiment);

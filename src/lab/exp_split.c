@@ -49,7 +49,7 @@ static void deltas(struct ph_res *p, int k, const struct snap *a, const struct s
 		}
 }
 
-int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -192,3 +192,17 @@ int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		ok ? "as expected" : "UNEXPECTED", a0, a1, r0, r1, spmd, dsp, sp, tail);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "split",
+	.help = "MADV_DONTNEED one page per PMD: deferred split",
+	.fn = lab_split,
+	.order = 60,
+	.in_quick = true,
+	.opts =
+		{
+			{"--reclaim",
+			 "split: then run the shrinkers and show the split complete (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

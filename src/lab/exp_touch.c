@@ -63,7 +63,7 @@ static int touch_once(void *argp, void *outp)
 	return out->err ? 1 : 0;
 }
 
-int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -188,3 +188,14 @@ int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 		speed);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "touch",
+	.help = "write one byte per base page: time, faults, AnonHugePages per mode",
+	.fn = lab_touch,
+	.order = 10,
+	.in_quick = true,
+	.quick = {.size = (256ull << 20)},
+	.all_cold = true,
+};
+LAB_EXPERIMENT(experiment);

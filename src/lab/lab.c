@@ -7,30 +7,40 @@
 
 #include "../util/stats.h"
 
-const struct lab_experiment lab_experiments[] = {
-	{"touch", lab_touch, "write one byte per base page: time, faults, AnonHugePages per mode",
-	 true},
-	{"sparse", lab_sparse, "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", true},
-	{"chase", lab_chase, "dependent random pointer chase: ns/access on huge vs small pages",
-	 true},
-	{"fork", lab_fork, "fork, then write one byte per PMD: COW split or copy", true},
-	{"faults", lab_faults, "fault one PMD at a time: per-chunk latency and fallbacks", true},
-	{"split", lab_split, "MADV_DONTNEED one page per PMD: deferred split", true},
-	{"collapse", lab_collapse, "plain touch then MADV_COLLAPSE", true},
-	{"mthp", lab_mthp, "each mTHP size at always (root): per-size allocations and folio orders",
-	 true},
-	{"khugepaged", lab_khugepaged, "1 page in 8 touched, then khugepaged: RSS creep", false},
-	{"fallback", lab_fallback, "enabled=always (root): fault allocations vs silent fallbacks",
-	 false},
-	{"fragment", lab_fragment, "fragment memory (root) and show free PMD-order blocks", false},
-};
-const size_t lab_nexperiments = sizeof(lab_experiments) / sizeof(lab_experiments[0]);
+/* The entries LAB_EXPERIMENT() put in section thpctl_lab (the linker names its bounds). */
+extern const struct lab_experiment *const __start_thpctl_lab[];
+extern const struct lab_experiment *const __stop_thpctl_lab[];
+
+/* The entry with the smallest order above AFTER (INT_MIN: the first). */
+static const struct lab_experiment *next_after(int after, bool first)
+{
+	const struct lab_experiment *best = NULL;
+	for (const struct lab_experiment *const *e = __start_thpctl_lab; e < __stop_thpctl_lab; e++)
+		if ((first || (*e)->order > after) && (!best || (*e)->order < best->order))
+			best = *e;
+	return best;
+}
+
+const struct lab_experiment *lab_first(void)
+{
+	return next_after(0, true);
+}
+
+const struct lab_experiment *lab_next(const struct lab_experiment *x)
+{
+	return next_after(x->order, false);
+}
+
+size_t lab_count(void)
+{
+	return (size_t)(__stop_thpctl_lab - __start_thpctl_lab);
+}
 
 const struct lab_experiment *lab_find(const char *name)
 {
-	for (size_t i = 0; i < lab_nexperiments; i++)
-		if (strcmp(lab_experiments[i].name, name) == 0)
-			return &lab_experiments[i];
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		if (strcmp(x->name, name) == 0)
+			return x;
 	return NULL;
 }
 
