@@ -548,3 +548,14 @@ void frag_proofs(const struct frag *f, struct lab_result *r)
 		f->nsinks, (unsigned long long)f->sink_huge, sink,
 		(unsigned long long)f->sink_small);
 }
+
+bool frag_start(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t reserve,
+		struct frag *f, struct lab_result *r)
+{
+	if (frag_begin(ctx, o, reserve, f) == 0)
+		return true;
+	frag_end(f);
+	lab_proof(r, "fragment", "skipped: %s", f->stop);
+	r->partial = true;
+	return false;
+}
