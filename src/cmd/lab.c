@@ -319,43 +319,6 @@ static int host_open(struct globals *g, const struct lab_opts *o, const char *wh
 	return -1;
 }
 
-static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
-		   const struct lab_opts *o, struct lab_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
-	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
-	r->runs = o->runs;
-	double t0 = mono_ms();
-	int ret = x->fn(ctx, o, r);
-	r->wall_ms = mono_ms() - t0;
-	/* whatever an experiment changed on the host goes back now, not only at exit */
-	if (guard_restore())
-		ret = -EIO;
-	return ret;
-}
-
-/* O with X's quick-mode defaults where the command line left them open. */
-static struct lab_opts quick_opts(const struct lab_experiment *x, const struct lab_opts *o)
-{
-	struct lab_opts eo = *o;
-	const struct lab_quick *q = &x->quick;
-	if (q->size && !o->size) {
-		eo.size = q->size;
-		if (x->size_list) {
-			eo.sizes[0] = q->size;
-			eo.nsizes = 1;
-		}
-	}
-	if (q->mthp_kb && !o->n_mthp_sizes) {
-		eo.mthp_sizes_kb[0] = q->mthp_kb;
-		eo.n_mthp_sizes = 1;
-	}
-	if (q->steps && !o->steps)
-		eo.steps = q->steps;
-	return eo;
-}
-
 /* Where results go: a JSON array, CSV or text. */
 struct lab_out {
 	const struct globals *g;
@@ -384,7 +347,7 @@ static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *
 {
 	static struct lab_result res;
 	int ret = EXIT_OK;
-	int rc = run_one(x, ctx, eo, &res);
+	int rc = lab_run(x, ctx, eo, &res);
 	/* a refused or failed run (not a skip for a missing feature) is a failure */
 	if (rc || (res.skipped && !res.expected))
 		ret = EXIT_FAIL;
@@ -393,7 +356,7 @@ static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *
 	if (again_cold) {
 		struct lab_opts co = *eo;
 		co.state = STATE_COLD;
-		if (run_one(x, ctx, &co, &res))
+		if (lab_run(x, ctx, &co, &res))
 			ret = EXIT_FAIL;
 		emit(out, &res, false);
 	}
@@ -427,7 +390,7 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	     x = one ? NULL : lab_next(x)) {
 		if (quick && !x->in_quick)
 			continue;
-		struct lab_opts eo = quick ? quick_opts(x, &a->o) : a->o;
+		struct lab_opts eo = quick ? lab_quick_opts(x, &a->o) : a->o;
 		if (run_experiment(x, &h->ctx, &eo, all && !a->o.state_given && x->all_cold, &out))
 			ret = EXIT_FAIL;
 	}

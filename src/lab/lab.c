@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "lab.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../util/stats.h"
+#include "guard.h"
 
 /* The entries LAB_EXPERIMENT() put in section thpctl_lab (the linker names its bounds). */
 extern const struct lab_experiment *const __start_thpctl_lab[];
@@ -42,6 +45,42 @@ const struct lab_experiment *lab_find(const char *name)
 		if (strcmp(x->name, name) == 0)
 			return x;
 	return NULL;
+}
+
+struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o)
+{
+	struct lab_opts eo = *o;
+	const struct lab_quick *q = &x->quick;
+	if (q->size && !o->size) {
+		eo.size = q->size;
+		if (x->size_list) {
+			eo.sizes[0] = q->size;
+			eo.nsizes = 1;
+		}
+	}
+	if (q->mthp_kb && !o->n_mthp_sizes) {
+		eo.mthp_sizes_kb[0] = q->mthp_kb;
+		eo.n_mthp_sizes = 1;
+	}
+	if (q->steps && !o->steps)
+		eo.steps = q->steps;
+	return eo;
+}
+
+int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const struct lab_opts *o,
+	    struct lab_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
+	r->runs = o->runs;
+	double t0 = mono_ms();
+	int ret = x->fn(ctx, o, r);
+	r->wall_ms = mono_ms() - t0;
+	/* whatever an experiment changed on the host goes back now, not only at exit */
+	if (guard_restore())
+		ret = -EIO;
+	return ret;
 }
 
 const char *lab_mode_name(enum lab_mode m)

@@ -178,4 +178,15 @@ size_t lab_count(void);
 /* The entry named NAME, or NULL. */
 const struct lab_experiment *lab_find(const char *name);
 
+/* O with X's `lab quick` defaults wherever the command line left a value open (pure). */
+struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o);
+
+/*
+ * Run X into R (cleared first: name, state, runs and wall time filled in),
+ * then put back whatever it changed on the host. Returns X's value, or -EIO
+ * when a setting could not be restored.
+ */
+int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const struct lab_opts *o,
+	    struct lab_result *r);
+
 #endif

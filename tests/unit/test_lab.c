@@ -205,6 +205,36 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 	assert_int_equal(count, 9);
 }
 
+static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
+{
+	(void)state;
+	struct lab_opts o = {.runs = 3};
+	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
+	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.nsizes, 1);
+	assert_int_equal(e.sizes[0], 256ull << 20);
+	assert_int_equal(e.steps, 4ull << 20);
+	e = lab_quick_opts(lab_find("touch"), &o);
+	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
+	e = lab_quick_opts(lab_find("mthp"), &o);
+	assert_int_equal(e.n_mthp_sizes, 1);
+	assert_int_equal(e.mthp_sizes_kb[0], 64);
+	assert_int_equal(e.size, 0); /* its own 64 MiB */
+	e = lab_quick_opts(lab_find("sparse"), &o);
+	assert_int_equal(e.size, 0);
+	/* given on the command line: kept */
+	struct lab_opts g = {.size = 8ull << 20, .nsizes = 1, .sizes = {8ull << 20}, .steps = 5000};
+	g.mthp_sizes_kb[0] = 16;
+	g.n_mthp_sizes = 1;
+	e = lab_quick_opts(lab_find("chase"), &g);
+	assert_int_equal(e.size, 8ull << 20);
+	assert_int_equal(e.sizes[0], 8ull << 20);
+	assert_int_equal(e.steps, 5000);
+	e = lab_quick_opts(lab_find("mthp"), &g);
+	assert_int_equal(e.mthp_sizes_kb[0], 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
 		cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
 		cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
+		cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
