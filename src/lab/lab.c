@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,13 +15,22 @@
 extern const struct lab_experiment *const __start_thpctl_lab[];
 extern const struct lab_experiment *const __stop_thpctl_lab[];
 
-/* The entry with the smallest order above AFTER (INT_MIN: the first). */
+/* The section's bounds as addresses: they are two symbols, not one array, to ISO C. */
+size_t lab_count(void)
+{
+	return ((uintptr_t)__stop_thpctl_lab - (uintptr_t)__start_thpctl_lab) /
+	       sizeof(__start_thpctl_lab[0]);
+}
+
+/* The entry with the smallest order above AFTER (FIRST: the smallest of all). */
 static const struct lab_experiment *next_after(int after, bool first)
 {
 	const struct lab_experiment *best = NULL;
-	for (const struct lab_experiment *const *e = __start_thpctl_lab; e < __stop_thpctl_lab; e++)
-		if ((first || (*e)->order > after) && (!best || (*e)->order < best->order))
-			best = *e;
+	for (size_t i = 0; i < lab_count(); i++) {
+		const struct lab_experiment *e = __start_thpctl_lab[i];
+		if ((first || e->order > after) && (!best || e->order < best->order))
+			best = e;
+	}
 	return best;
 }
 
@@ -32,11 +42,6 @@ const struct lab_experiment *lab_first(void)
 const struct lab_experiment *lab_next(const struct lab_experiment *x)
 {
 	return next_after(x->order, false);
-}
-
-size_t lab_count(void)
-{
-	return (size_t)(__stop_thpctl_lab - __start_thpctl_lab);
 }
 
 const struct lab_experiment *lab_find(const char *name)
