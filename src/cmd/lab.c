@@ -26,26 +26,33 @@ static void lab_help(FILE *f)
 		"smaps, /proc/vmstat and per-size stats deltas, kpageflags folios as root) and a\n"
 		"verdict. Progress goes to stderr. Runs on the live host only.\n\n"
 		"experiments:\n");
-	for (size_t i = 0; i < lab_nexperiments; i++)
-		fprintf(f, "  %-11s %s%s\n", lab_experiments[i].name, lab_experiments[i].help,
-			lab_experiments[i].in_quick ? "" : " (not in quick)");
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		fprintf(f, "  %-11s %s%s\n", x->name, x->help,
+			x->in_quick ? "" : " (not in quick)");
+	fprintf(f, "  quick       warm, small sizes, <= 60 s:");
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		if (x->in_quick)
+			fprintf(f, " %s", x->name);
 	fprintf(f,
-		"  quick       warm, small sizes, <= 60 s: touch sparse chase fork faults split collapse mthp\n"
-		"  all         every experiment, warm and cold where it matters\n\n"
+		"\n  all         every experiment, warm and cold where it matters\n\n"
 		"options:\n"
 		"  --size S[,S...]   region size (bytes; K, M, G suffixes); chase takes a list\n"
 		"  --runs N          repetitions (default 5; quick: 3)\n"
 		"  --state warm|cold|asis  warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
 		"                    freed memory goes back to the hypervisor; asis: neither (default warm)\n"
-		"  --csv             CSV rows instead of tables\n"
-		"  --fragment        faults/fallback: run under the fragmenter (root)\n"
-		"  --reclaim         split: then run the shrinkers and show the split complete (root)\n"
-		"  --sparse          collapse: 1 page in 512 present\n"
-		"  --timeout S       khugepaged: give up after S seconds (default 60)\n"
-		"  --scan-sleep MS   khugepaged: lower scan_sleep_millisecs for the run (root)\n"
-		"  --max-ptes-none N khugepaged: run again with this max_ptes_none (root)\n"
-		"  --steps N         chase: dependent loads per measurement (default 20M; quick: 4M)\n"
-		"  --sizes LIST      mthp: sizes to try, e.g. 16K,64K (default: every size offered)\n"
+		"  --csv             CSV rows instead of tables\n");
+	/* each experiment's own options, in table order, once each */
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		for (const struct lab_optdoc *d = x->opts; d < x->opts + LAB_MAX_OPTDOCS && d->flag;
+		     d++) {
+			bool seen = false;
+			for (const struct lab_experiment *y = lab_first(); y != x; y = lab_next(y))
+				for (int k = 0; k < LAB_MAX_OPTDOCS && y->opts[k].flag; k++)
+					seen |= strcmp(y->opts[k].flag, d->flag) == 0;
+			if (!seen)
+				fprintf(f, "  %-17s %s\n", d->flag, d->help);
+		}
+	fprintf(f,
 		"  --quiet           no progress on stderr\n" GLOBAL_HELP
 		"\nAs root, host settings an experiment changes are announced, journalled under\n"
 		"/run/thpctl before the first write, and restored at exit, on SIGINT/SIGTERM/SIGHUP,\n"
@@ -69,23 +76,136 @@ enum {
 	OPT_QUIET,
 };
 
-static int run_one(const struct lab_experiment *x, const struct lab_ctx *ctx,
-		   const struct lab_opts *o, struct lab_result *r)
+/* What the command line asked for beyond the experiment's options. */
+struct lab_args {
+	struct lab_opts o;
+	bool csv, runs_given;
+};
+
+/* --size A[,B...] into O. Returns 0 or EXIT_USAGE. */
+static int parse_sizes(const char *arg, struct lab_opts *o)
 {
-	memset(r, 0, sizeof(*r));
-	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
-	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
-	r->runs = o->runs;
-	double t0 = mono_ms();
-	int ret = x->fn(ctx, o, r);
-	r->wall_ms = mono_ms() - t0;
-	/* whatever an experiment changed on the host goes back now, not only at exit */
-	if (guard_restore())
-		ret = -EIO;
-	return ret;
+	char *dup = strdup(arg), *save = NULL;
+	o->nsizes = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t b;
+		if (o->nsizes == LAB_MAX_SIZES || parse_size(t, &b) || !b) {
+			warnx("lab: bad --size '%s' (e.g. 256M or 256M,1G)", arg);
+			free(dup);
+			return EXIT_USAGE;
+		}
+		o->sizes[o->nsizes++] = b;
+	}
+	free(dup);
+	o->size = o->nsizes ? o->sizes[0] : 0;
+	return 0;
 }
 
-int cmd_lab(struct globals *g, int argc, char **argv)
+/* --sizes 16K,64K (mthp) into O. Returns 0 or EXIT_USAGE. */
+static int parse_mthp_sizes(const char *arg, struct lab_opts *o)
+{
+	char *dup = strdup(arg), *save = NULL;
+	o->n_mthp_sizes = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t b;
+		if (o->n_mthp_sizes == 16 || parse_size(t, &b) || b < 1024) {
+			warnx("lab: bad --sizes '%s' (e.g. 16K,64K)", arg);
+			free(dup);
+			return EXIT_USAGE;
+		}
+		o->mthp_sizes_kb[o->n_mthp_sizes++] = b >> 10;
+	}
+	free(dup);
+	if (!o->n_mthp_sizes) {
+		warnx("lab: --sizes needs at least one size (e.g. 16K,64K)");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --state warm|cold|asis. Returns 0 or EXIT_USAGE. */
+static int parse_state(const char *arg, struct lab_opts *o)
+{
+	if (!strcmp(arg, "warm"))
+		o->state = STATE_WARM;
+	else if (!strcmp(arg, "cold"))
+		o->state = STATE_COLD;
+	else if (!strcmp(arg, "asis"))
+		o->state = STATE_ASIS;
+	else {
+		warnx("lab: --state takes warm, cold or asis");
+		return EXIT_USAGE;
+	}
+	o->state_given = true;
+	return 0;
+}
+
+/* The numeric options. Returns 0, EXIT_USAGE, or -1 when C is none of them. */
+static int parse_number_opt(int c, const char *arg, struct lab_args *a)
+{
+	struct lab_opts *o = &a->o;
+	long v;
+	switch (c) {
+	case OPT_RUNS:
+		if (str_long(arg, 1, 64, &v))
+			return warnx("lab: --runs takes 1..64"), EXIT_USAGE;
+		o->runs = (int)v;
+		a->runs_given = true;
+		return 0;
+	case OPT_TIMEOUT:
+		if (str_long(arg, 1, 3600, &v))
+			return warnx("lab: --timeout takes 1..3600 seconds"), EXIT_USAGE;
+		o->timeout_s = (int)v;
+		return 0;
+	case OPT_SCAN_SLEEP:
+		if (str_long(arg, 0, 600000, &o->scan_sleep_ms))
+			return warnx("lab: --scan-sleep takes 0..600000 ms"), EXIT_USAGE;
+		return 0;
+	case OPT_MPN:
+		if (str_long(arg, 0, 1 << 20, &o->max_ptes_none))
+			return warnx("lab: bad --max-ptes-none '%s'", arg), EXIT_USAGE;
+		return 0;
+	case OPT_STEPS:
+		if (str_long(arg, 1000, 2000000000L, &v))
+			return warnx("lab: --steps takes 1000..2000000000"), EXIT_USAGE;
+		o->steps = (uint64_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+/* One lab option C. Returns 0, EXIT_USAGE, or -1 when C is not a lab option. */
+static int parse_opt(int c, const char *arg, struct lab_args *a)
+{
+	switch (c) {
+	case OPT_SIZE:
+		return parse_sizes(arg, &a->o);
+	case OPT_STATE:
+		return parse_state(arg, &a->o);
+	case OPT_SIZES:
+		return parse_mthp_sizes(arg, &a->o);
+	case OPT_CSV:
+		a->csv = true;
+		return 0;
+	case OPT_FRAGMENT:
+		a->o.fragment = true;
+		return 0;
+	case OPT_RECLAIM:
+		a->o.reclaim = true;
+		return 0;
+	case OPT_SPARSE:
+		a->o.sparse = true;
+		return 0;
+	case OPT_QUIET:
+		a->o.quiet = true;
+		return 0;
+	}
+	return parse_number_opt(c, arg, a);
+}
+
+/* The command line into G and A; *WHAT is the experiment, quick, all or list. -1: go on. */
+static int parse_args(struct globals *g, int argc, char **argv, struct lab_args *a,
+		      const char **what)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -104,122 +224,18 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{NULL, 0, NULL, 0},
 	};
-	struct lab_opts o = {.runs = 5,
-			     .state = STATE_WARM,
-			     .timeout_s = 60,
-			     .scan_sleep_ms = -1,
-			     .max_ptes_none = -1};
-	bool csv = false, runs_given = false;
 	int c;
-	long v;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
 			continue;
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			lab_help(stdout);
 			return EXIT_OK;
-		case OPT_SIZE: {
-			char *dup = strdup(optarg), *save = NULL;
-			o.nsizes = 0;
-			for (char *t = strtok_r(dup, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save)) {
-				uint64_t b;
-				if (o.nsizes == LAB_MAX_SIZES || parse_size(t, &b) || !b) {
-					warnx("lab: bad --size '%s' (e.g. 256M or 256M,1G)",
-					      optarg);
-					free(dup);
-					return EXIT_USAGE;
-				}
-				o.sizes[o.nsizes++] = b;
-			}
-			free(dup);
-			o.size = o.nsizes ? o.sizes[0] : 0;
-			break;
 		}
-		case OPT_RUNS:
-			if (str_long(optarg, 1, 64, &v)) {
-				warnx("lab: --runs takes 1..64");
-				return EXIT_USAGE;
-			}
-			o.runs = (int)v;
-			runs_given = true;
-			break;
-		case OPT_STATE:
-			if (!strcmp(optarg, "warm"))
-				o.state = STATE_WARM;
-			else if (!strcmp(optarg, "cold"))
-				o.state = STATE_COLD;
-			else if (!strcmp(optarg, "asis"))
-				o.state = STATE_ASIS;
-			else {
-				warnx("lab: --state takes warm, cold or asis");
-				return EXIT_USAGE;
-			}
-			o.state_given = true;
-			break;
-		case OPT_CSV:
-			csv = true;
-			break;
-		case OPT_FRAGMENT:
-			o.fragment = true;
-			break;
-		case OPT_RECLAIM:
-			o.reclaim = true;
-			break;
-		case OPT_SPARSE:
-			o.sparse = true;
-			break;
-		case OPT_TIMEOUT:
-			if (str_long(optarg, 1, 3600, &v)) {
-				warnx("lab: --timeout takes 1..3600 seconds");
-				return EXIT_USAGE;
-			}
-			o.timeout_s = (int)v;
-			break;
-		case OPT_SCAN_SLEEP:
-			if (str_long(optarg, 0, 600000, &o.scan_sleep_ms)) {
-				warnx("lab: --scan-sleep takes 0..600000 ms");
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_MPN:
-			if (str_long(optarg, 0, 1 << 20, &o.max_ptes_none)) {
-				warnx("lab: bad --max-ptes-none '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_STEPS:
-			if (str_long(optarg, 1000, 2000000000L, &v)) {
-				warnx("lab: --steps takes 1000..2000000000");
-				return EXIT_USAGE;
-			}
-			o.steps = (uint64_t)v;
-			break;
-		case OPT_SIZES: {
-			char *dup = strdup(optarg), *save = NULL;
-			o.n_mthp_sizes = 0;
-			for (char *t = strtok_r(dup, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save)) {
-				uint64_t b;
-				if (o.n_mthp_sizes == 16 || parse_size(t, &b) || b < 1024) {
-					warnx("lab: bad --sizes '%s' (e.g. 16K,64K)", optarg);
-					free(dup);
-					return EXIT_USAGE;
-				}
-				o.mthp_sizes_kb[o.n_mthp_sizes++] = b >> 10;
-			}
-			free(dup);
-			if (!o.n_mthp_sizes) {
-				warnx("lab: --sizes needs at least one size (e.g. 16K,64K)");
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_QUIET:
-			o.quiet = true;
-			break;
-		default:
+		int r = parse_opt(c, optarg, a);
+		if (r > 0)
+			return r;
+		if (r < 0) {
 			lab_help(stderr);
 			return EXIT_USAGE;
 		}
@@ -229,73 +245,68 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		lab_help(stderr);
 		return EXIT_USAGE;
 	}
-	const char *what = argv[optind];
-	bool quick = !strcmp(what, "quick"), all = !strcmp(what, "all");
-	if (!strcmp(what, "list")) {
-		if (g->json) {
-			json_t *arr = json_array();
-			for (size_t i = 0; i < lab_nexperiments; i++) {
-				json_t *x = json_object();
-				json_put(x, "name", json_str(lab_experiments[i].name));
-				json_put(x, "help", json_str(lab_experiments[i].help));
-				json_put(x, "in_quick", json_boolean(lab_experiments[i].in_quick));
-				json_array_append_new(arr, x);
-			}
-			return cmd_emit_json(arr);
+	*what = argv[optind];
+	return -1;
+}
+
+/* `lab list`: the table, as text or JSON. */
+static int lab_list(const struct globals *g)
+{
+	if (g->json) {
+		json_t *arr = json_array();
+		for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x)) {
+			json_t *j = json_object();
+			json_put(j, "name", json_str(x->name));
+			json_put(j, "help", json_str(x->help));
+			json_put(j, "in_quick", json_boolean(x->in_quick));
+			json_array_append_new(arr, j);
 		}
-		for (size_t i = 0; i < lab_nexperiments; i++)
-			printf("%-11s %s\n", lab_experiments[i].name, lab_experiments[i].help);
-		return EXIT_OK;
+		return cmd_emit_json(arr);
 	}
-	const struct lab_experiment *one = quick || all ? NULL : lab_find(what);
-	if (!quick && !all && !one) {
-		warnx("lab: unknown experiment '%s' (thpctl lab list)", what);
-		return EXIT_USAGE;
-	}
-	if (o.nsizes > 1 && (!one || strcmp(one->name, "chase") != 0)) {
-		warnx("lab: only chase takes a list of sizes");
-		return EXIT_USAGE;
-	}
-	if (g->json && csv) {
-		warnx("lab: --json and --csv exclude each other");
-		return EXIT_USAGE;
-	}
-	int r = cmd_setup(g);
-	if (r)
-		return r;
-	if (!g->sr.live) {
-		warnx("lab runs experiments on the live host; --sysroot is not supported");
-		return EXIT_USAGE;
-	}
-	static struct features feat;
-	static struct thp_settings thp;
-	features_probe(&g->sr, &feat);
-	thp_settings_read(&g->sr, feat.page_size, &thp);
-	features_from_settings(&feat, &thp);
-	if (!thp.present || !feat.pmd_size) {
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		printf("%-11s %s\n", x->name, x->help);
+	return EXIT_OK;
+}
+
+/* The host as the experiments see it. */
+struct lab_host {
+	struct features feat;
+	struct thp_settings thp;
+	struct lab_ctx ctx;
+};
+
+/* Probe the host into H and take the settings guard (root). Returns -1 to go on, or an exit. */
+static int host_open(struct globals *g, const struct lab_opts *o, const char *what,
+		     struct lab_host *h)
+{
+	struct features *feat = &h->feat;
+	features_probe(&g->sr, feat);
+	thp_settings_read(&g->sr, feat->page_size, &h->thp);
+	features_from_settings(feat, &h->thp);
+	if (!h->thp.present || !feat->pmd_size) {
 		warnx("lab: this kernel has no transparent huge pages (no %s)", SR_THP);
-		thp_settings_free(&thp);
+		thp_settings_free(&h->thp);
 		return EXIT_FAIL;
 	}
-	struct lab_ctx ctx = {
+	h->ctx = (struct lab_ctx){
 		.sr = &g->sr,
-		.feat = &feat,
-		.thp = &thp,
-		.page_size = feat.page_size,
-		.pmd_size = feat.pmd_size,
+		.feat = feat,
+		.thp = &h->thp,
+		.page_size = feat->page_size,
+		.pmd_size = feat->pmd_size,
 		.root = geteuid() == 0,
 	};
-	ctx.can_write = ctx.root && thp.write_err == 0;
+	h->ctx.can_write = h->ctx.root && h->thp.write_err == 0;
 	/* the kernel takes 0..HPAGE_PMD_NR-1: refuse the rest before anything runs */
-	if (o.max_ptes_none >= 0 && feat.page_size > 0 &&
-	    (uint64_t)o.max_ptes_none >= feat.pmd_size / (uint64_t)feat.page_size) {
+	if (o->max_ptes_none >= 0 && feat->page_size > 0 &&
+	    (uint64_t)o->max_ptes_none >= feat->pmd_size / (uint64_t)feat->page_size) {
 		warnx("lab: --max-ptes-none takes 0..%llu on this kernel",
-		      (unsigned long long)(feat.pmd_size / (uint64_t)feat.page_size - 1));
-		thp_settings_free(&thp);
+		      (unsigned long long)(feat->pmd_size / (uint64_t)feat->page_size - 1));
+		thp_settings_free(&h->thp);
 		return EXIT_USAGE;
 	}
-	if (ctx.can_write) {
-		int gr = guard_begin(&g->sr, quick ? "lab quick" : all ? "lab all" : what, g->wait);
+	if (h->ctx.can_write) {
+		int gr = guard_begin(&g->sr, what, g->wait);
 		if (gr == -EBUSY)
 			warnx("lab: another thpctl, %s, is changing settings: experiments that change them are skipped (--wait waits for it)",
 			      guard_holder());
@@ -303,81 +314,132 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 			warnx("lab: cannot guard setting changes (%s): experiments that change them are skipped",
 			      gr == -EIO ? "a killed thpctl's settings could not all be put back"
 					 : strerror(-gr));
-		ctx.can_write = gr == 0;
+		h->ctx.can_write = gr == 0;
 	}
-	if (quick && !runs_given)
-		o.runs = 3;
+	return -1;
+}
+
+/* Where results go: a JSON array, CSV or text. */
+struct lab_out {
+	const struct globals *g;
+	bool csv;
+	json_t *arr;
+	int shown;
+};
+
+/* Print or collect R (FIRST: nothing printed before it). */
+static void emit(struct lab_out *out, const struct lab_result *r, bool first)
+{
+	if (out->g->json)
+		json_array_append_new(out->arr, lab_to_json(r));
+	else if (out->csv)
+		lab_render_csv(stdout, r, first);
+	else {
+		if (!first)
+			putchar('\n');
+		lab_render_text(stdout, r, out->g->color);
+	}
+}
+
+/* Run X (and, for `lab all`, again cold). Returns EXIT_OK or EXIT_FAIL. */
+static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *ctx,
+			  const struct lab_opts *eo, bool again_cold, struct lab_out *out)
+{
 	static struct lab_result res;
-	json_t *arr = g->json ? json_array() : NULL;
-	int ret = EXIT_OK, shown = 0;
-	for (size_t i = 0; i < lab_nexperiments; i++) {
-		const struct lab_experiment *x = one ? one : &lab_experiments[i];
+	int ret = EXIT_OK;
+	int rc = lab_run(x, ctx, eo, &res);
+	/* a refused or failed run (not a skip for a missing feature) is a failure */
+	if (rc || (res.skipped && !res.expected))
+		ret = EXIT_FAIL;
+	emit(out, &res, out->shown == 0);
+	out->shown++;
+	if (again_cold) {
+		struct lab_opts co = *eo;
+		co.state = STATE_COLD;
+		if (lab_run(x, ctx, &co, &res))
+			ret = EXIT_FAIL;
+		emit(out, &res, false);
+	}
+	return ret;
+}
+
+/* The --json document around the experiments. Returns EXIT_OK or EXIT_FAIL. */
+static int emit_json(const struct lab_host *h, json_t *arr)
+{
+	json_t *root = json_object(), *k = json_object();
+	json_put(k, "release", json_str(h->feat.release));
+	json_put(k, "page_size_bytes", json_integer(h->feat.page_size));
+	json_put(k, "pmd_size_bytes", json_u64(h->feat.pmd_size));
+	json_put(k, "enabled", h->thp.enabled.present ? json_str(h->thp.enabled.selected) : NULL);
+	json_put(k, "defrag", h->thp.defrag.present ? json_str(h->thp.defrag.selected) : NULL);
+	json_put(root, "kernel", k);
+	json_put(root, "root", json_boolean(h->ctx.root));
+	json_put(root, "experiments", arr);
+	return cmd_emit_json(root) ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Run ONE, or every quick (QUICK) or every (ALL) experiment, and print them. */
+static int run_all(struct globals *g, struct lab_args *a, const struct lab_experiment *one,
+		   bool quick, bool all, struct lab_host *h)
+{
+	if (quick && !a->runs_given)
+		a->o.runs = 3;
+	struct lab_out out = {.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
+	int ret = EXIT_OK;
+	for (const struct lab_experiment *x = one ? one : lab_first(); x;
+	     x = one ? NULL : lab_next(x)) {
 		if (quick && !x->in_quick)
 			continue;
-		struct lab_opts eo = o;
-		if (quick && !o.size &&
-		    (!strcmp(x->name, "chase") || !strcmp(x->name, "fork") ||
-		     !strcmp(x->name, "faults") || !strcmp(x->name, "touch")))
-			eo.size = 256ull << 20;
-		if (quick && !strcmp(x->name, "mthp") && !o.n_mthp_sizes) {
-			eo.mthp_sizes_kb[0] = 64;
-			eo.n_mthp_sizes = 1;
-		}
-		if (quick && !strcmp(x->name, "chase") && !o.nsizes) {
-			eo.sizes[0] = 256ull << 20;
-			eo.nsizes = 1;
-		}
-		/* 4M dependent loads already put the mean well inside the run-to-run noise */
-		if (quick && !strcmp(x->name, "chase") && !o.steps)
-			eo.steps = 4ull << 20;
-		int rc = run_one(x, &ctx, &eo, &res);
-		/* a refused or failed run (not a skip for a missing feature) is a failure */
-		if (rc || (res.skipped && !res.expected))
-			ret = EXIT_FAIL;
-		if (g->json)
-			json_array_append_new(arr, lab_to_json(&res));
-		else if (csv)
-			lab_render_csv(stdout, &res, shown == 0);
-		else {
-			if (shown)
-				putchar('\n');
-			lab_render_text(stdout, &res, g->color);
-		}
-		shown++;
-		/* all: touch and faults again, cold */
-		if (all && !o.state_given &&
-		    (!strcmp(x->name, "touch") || !strcmp(x->name, "faults"))) {
-			eo.state = STATE_COLD;
-			if (run_one(x, &ctx, &eo, &res))
-				ret = EXIT_FAIL;
-			if (g->json)
-				json_array_append_new(arr, lab_to_json(&res));
-			else if (csv)
-				lab_render_csv(stdout, &res, false);
-			else {
-				putchar('\n');
-				lab_render_text(stdout, &res, g->color);
-			}
-		}
-		if (one)
-			break;
-	}
-	if (g->json) {
-		json_t *root = json_object(), *k = json_object();
-		json_put(k, "release", json_str(feat.release));
-		json_put(k, "page_size_bytes", json_integer(feat.page_size));
-		json_put(k, "pmd_size_bytes", json_u64(feat.pmd_size));
-		json_put(k, "enabled", thp.enabled.present ? json_str(thp.enabled.selected) : NULL);
-		json_put(k, "defrag", thp.defrag.present ? json_str(thp.defrag.selected) : NULL);
-		json_put(root, "kernel", k);
-		json_put(root, "root", json_boolean(ctx.root));
-		json_put(root, "experiments", arr);
-		if (cmd_emit_json(root))
+		struct lab_opts eo = quick ? lab_quick_opts(x, &a->o) : a->o;
+		if (run_experiment(x, &h->ctx, &eo, all && !a->o.state_given && x->all_cold, &out))
 			ret = EXIT_FAIL;
 	}
+	if (g->json && emit_json(h, out.arr))
+		ret = EXIT_FAIL;
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();
-	thp_settings_free(&thp);
 	return ret;
+}
+
+int cmd_lab(struct globals *g, int argc, char **argv)
+{
+	struct lab_args a = {.o = {.runs = 5,
+				   .state = STATE_WARM,
+				   .timeout_s = 60,
+				   .scan_sleep_ms = -1,
+				   .max_ptes_none = -1}};
+	const char *what = NULL;
+	int r = parse_args(g, argc, argv, &a, &what);
+	if (r >= 0)
+		return r;
+	bool quick = !strcmp(what, "quick"), all = !strcmp(what, "all");
+	if (!strcmp(what, "list"))
+		return lab_list(g);
+	const struct lab_experiment *one = quick || all ? NULL : lab_find(what);
+	if (!quick && !all && !one) {
+		warnx("lab: unknown experiment '%s' (thpctl lab list)", what);
+		return EXIT_USAGE;
+	}
+	if (a.o.nsizes > 1 && (!one || !one->size_list)) {
+		warnx("lab: only chase takes a list of sizes");
+		return EXIT_USAGE;
+	}
+	if (g->json && a.csv) {
+		warnx("lab: --json and --csv exclude each other");
+		return EXIT_USAGE;
+	}
+	if ((r = cmd_setup(g)))
+		return r;
+	if (!g->sr.live) {
+		warnx("lab runs experiments on the live host; --sysroot is not supported");
+		return EXIT_USAGE;
+	}
+	static struct lab_host h;
+	r = host_open(g, &a.o, quick ? "lab quick" : all ? "lab all" : what, &h);
+	if (r >= 0)
+		return r;
+	r = run_all(g, &a, one, quick, all, &h);
+	thp_settings_free(&h.thp);
+	return r;
 }

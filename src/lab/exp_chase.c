@@ -213,7 +213,7 @@ out:
 	return rc;
 }
 
-int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t sizes[LAB_MAX_SIZES];
 	int nsizes = o->nsizes;
@@ -310,3 +310,19 @@ int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 			     : "see the smaps proof: the timing does not compare huge with small");
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "chase",
+	.help = "dependent random pointer chase: ns/access on huge vs small pages",
+	.fn = lab_chase,
+	.order = 30,
+	.in_quick = true,
+	.quick = {.size = (256ull << 20), .steps = (4ull << 20)},
+	.size_list = true,
+	.opts =
+		{
+			{"--steps N",
+			 "chase: dependent loads per measurement (default 20M; quick: 4M)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -27,7 +27,70 @@ struct ph_res {
 	double d[NCTR][MAX_RUNS];
 };
 
-int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+/* The table: the touched and the collapsed phase, the deltas on the second. */
+static void collapse_rows(struct lab_result *r, const struct lab_opts *o, const struct ph_res *ph)
+{
+	int c_ms = lab_col_add(r, "time", "ms");
+	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
+	int c_rss = lab_col_add(r, "Rss", "kB");
+	int c_d[NCTR];
+	for (size_t c = 0; c < NCTR; c++)
+		c_d[c] = lab_col_add(r, ctr[c], "+");
+	const char *label[PH_N] = {o->sparse ? "touched 1/512" : "touched", "collapsed"};
+	for (int p = 0; p < PH_N; p++) {
+		if (!ph[p].n)
+			continue;
+		int row = lab_row_add(r, label[p]);
+		size_t n = (size_t)ph[p].n;
+		lab_cell_set(r, row, c_ms, ph[p].ms, n);
+		lab_cell_set(r, row, c_ahp, ph[p].ahp, n);
+		lab_cell_set(r, row, c_rss, ph[p].rss, n);
+		for (size_t c = 0; p == PH_COLLAPSED && c < NCTR; c++)
+			lab_cell_set(r, row, c_d[c], ph[p].d[c], n);
+	}
+}
+
+/* The expected shape: every PMD collapsed (--sparse: RSS grown to the whole region). */
+static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o,
+			     struct lab_result *r, uint64_t size, const struct ph_res *ph,
+			     int retries)
+{
+	size_t npmd = size / ctx->pmd_size;
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	if (!ph[0].n) {
+		lab_verdict(r, false, "UNEXPECTED: no run completed (see the proofs)");
+		return;
+	}
+	const struct ph_res *t = &ph[PH_TOUCHED], *c = &ph[PH_COLLAPSED];
+	int n = t->n;
+	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(c->ahp, (size_t)n),
+	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(c->rss, (size_t)n);
+	double ms = stats_median(c->ms, (size_t)n), ca = stats_median(c->d[0], (size_t)n),
+	       full = (double)(size >> 10);
+	if (retries)
+		lab_proof(r, "retries", "MADV_COLLAPSE returned EAGAIN %d time(s) and was retried",
+			  retries);
+	lab_proof(
+		r, "collapsed",
+		"smaps AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_collapse_alloc %+.0f for %zu PMDs (enabled=%s: MADV_COLLAPSE ignores it)",
+		a0, a1, r0, r1, ca, npmd, lab_pmd_policy(ctx));
+	/* every PMD collapsed; new huge pages unless the touch already got them */
+	bool ok = a1 == full && (a0 == full || ca >= (double)npmd * 0.9);
+	if (o->sparse)
+		ok &= r1 >= full * 0.99 && r0 <= full / 256;
+	char sp[96] = "";
+	if (o->sparse)
+		snprintf(sp, sizeof(sp),
+			 "; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
+			 r0 > 0 ? r1 / r0 : 0);
+	lab_verdict(
+		r, ok,
+		"%s: MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
+		ok ? "as expected" : "UNEXPECTED", sz, ms, a0, a1, ca, r0, r1, sp);
+}
+
+static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -42,7 +105,7 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		return 0;
 	}
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size, npmd = size / pmd;
+	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size;
 	static struct ph_res ph[PH_N];
 	memset(ph, 0, sizeof(ph));
 	int retries = 0;
@@ -104,53 +167,20 @@ int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 	}
 	lab_progress_done(o);
 
-	int c_ms = lab_col_add(r, "time", "ms");
-	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
-	int c_rss = lab_col_add(r, "Rss", "kB");
-	int c_d[NCTR];
-	for (size_t c = 0; c < NCTR; c++)
-		c_d[c] = lab_col_add(r, ctr[c], "+");
-	const char *label[PH_N] = {o->sparse ? "touched 1/512" : "touched", "collapsed"};
-	for (int p = 0; p < PH_N; p++) {
-		if (!ph[p].n)
-			continue;
-		int row = lab_row_add(r, label[p]);
-		size_t n = (size_t)ph[p].n;
-		lab_cell_set(r, row, c_ms, ph[p].ms, n);
-		lab_cell_set(r, row, c_ahp, ph[p].ahp, n);
-		lab_cell_set(r, row, c_rss, ph[p].rss, n);
-		for (size_t c = 0; p == PH_COLLAPSED && c < NCTR; c++)
-			lab_cell_set(r, row, c_d[c], ph[p].d[c], n);
-	}
-	if (!ph[0].n) {
-		lab_verdict(r, false, "UNEXPECTED: no run completed (see the proofs)");
-		return 0;
-	}
-	struct ph_res *t = &ph[PH_TOUCHED], *c = &ph[PH_COLLAPSED];
-	int n = t->n;
-	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(c->ahp, (size_t)n),
-	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(c->rss, (size_t)n);
-	double ms = stats_median(c->ms, (size_t)n), ca = stats_median(c->d[0], (size_t)n),
-	       full = (double)(size >> 10);
-	if (retries)
-		lab_proof(r, "retries", "MADV_COLLAPSE returned EAGAIN %d time(s) and was retried",
-			  retries);
-	lab_proof(
-		r, "collapsed",
-		"smaps AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_collapse_alloc %+.0f for %zu PMDs (enabled=%s: MADV_COLLAPSE ignores it)",
-		a0, a1, r0, r1, ca, npmd, lab_pmd_policy(ctx));
-	/* every PMD collapsed; new huge pages unless the touch already got them */
-	bool ok = a1 == full && (a0 == full || ca >= (double)npmd * 0.9);
-	if (o->sparse)
-		ok &= r1 >= full * 0.99 && r0 <= full / 256;
-	char sp[96] = "";
-	if (o->sparse)
-		snprintf(sp, sizeof(sp),
-			 "; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
-			 r0 > 0 ? r1 / r0 : 0);
-	lab_verdict(
-		r, ok,
-		"%s: MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
-		ok ? "as expected" : "UNEXPECTED", sz, ms, a0, a1, ca, r0, r1, sp);
+	collapse_rows(r, o, ph);
+	collapse_verdict(ctx, o, r, size, ph, retries);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "collapse",
+	.help = "plain touch then MADV_COLLAPSE",
+	.fn = lab_collapse,
+	.order = 70,
+	.in_quick = true,
+	.opts =
+		{
+			{"--sparse", "collapse: 1 page in 512 present"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "fragment.h"
 #include "guard.h"
+#include "shot.h"
 
 #define MAX_RUNS 64
 
@@ -33,18 +34,9 @@ static bool defrag_stalls_unadvised(const char *defrag)
 	return strcmp(defrag, "always") == 0;
 }
 
-int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+/* enabled=always for the run, the PMD size too where it does not inherit. Returns 0 or -errno. */
+static int set_always(const struct lab_ctx *ctx)
 {
-	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
-		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "enabled=always: fault-time THP allocations vs fallbacks, plain and advised");
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root: sets enabled=always for the run%s",
-			 ctx->root ? " (the THP files are not writable here)" : "");
-		return 0;
-	}
 	int e = guard_write(SR_THP "/enabled", "always");
 	/* 6.8+: the PMD size follows the top-level file only through "inherit" */
 	char rel[96];
@@ -54,96 +46,57 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit") &&
 	    strcmp(ts->enabled.selected, "always"))
 		e = guard_write(rel, "always");
-	if (e) {
-		lab_skip(r, "could not set enabled=always: %s",
-			 e == -EBUSY ? "another running thpctl holds the settings journal"
-				     : strerror(-e));
-		r->expected = false;
-		return 0;
-	}
-	const char *defrag = ctx->thp->defrag.present ? ctx->thp->defrag.selected : "?";
+	return e;
+}
+
+/* The runs of MODE into MR; *LEFT_MAX: most free PMD-order blocks the fragmenter left. */
+static void fallback_mode(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+			  uint64_t size, enum lab_mode mode, struct frag *f, struct mode_res *mr,
+			  uint64_t *left_max)
+{
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size, npmd = size / pmd;
-	static struct frag f;
-	memset(&f, 0, sizeof(f));
-	bool frag = false;
-	if (o->fragment) {
-		int rc = frag_begin(ctx, o, size, &f);
-		if (rc) {
-			frag_end(&f);
-			lab_proof(r, "fragment", "skipped: %s", f.stop);
-			r->partial = true;
-		} else {
-			frag = true;
-		}
-	}
-	static struct mode_res res[MODE_NMODES];
-	memset(res, 0, sizeof(res));
-	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV};
-	uint64_t left_max = 0;
 	char sz[32];
 	lab_fmt_size(sz, sizeof(sz), size);
-	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		enum lab_mode mode = modes[m];
-		struct mode_res *mr = &res[mode];
-		for (int i = 0; i < runs; i++) {
-			lab_progress(o, "fallback %s%s: %s run %d/%d", sz,
-				     frag ? " fragmented" : "", lab_mode_name(mode), i + 1, runs);
-			lab_prepare_state(o->state, size);
-			if (frag) {
-				uint64_t left = frag_sink(&f);
-				if (left > left_max)
-					left_max = left;
-			}
-			struct region reg;
-			int err = region_map(&reg, size, pmd);
-			if (!err && (err = region_advise(&reg, mode)))
-				region_unmap(&reg);
-			if (err) {
-				lab_proof(r, lab_mode_name(mode), "failed: %s", strerror(-err));
-				r->partial = true;
-				break;
-			}
-			struct snap a = {0}, b = {0};
-			snap_take(ctx->sr, &a);
-			uint64_t t0 = mono_ns();
-			region_touch(&reg, 0, page);
-			double ms = (double)(mono_ns() - t0) / 1e6;
-			snap_take(ctx->sr, &b);
-			struct region_smaps rs;
-			int rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len, &rs);
-			region_unmap(&reg);
-			if (rr) {
-				lab_proof(r, lab_mode_name(mode), "smaps: %s", strerror(-rr));
-				r->partial = true;
-				snap_free(&a);
-				snap_free(&b);
-				break;
-			}
-			int k = mr->n++;
-			mr->ms[k] = ms;
-			mr->ahp[k] = (double)rs.t.kb[SM_ANON_HUGE];
-			for (size_t c = 0; c < NCTR; c++) {
-				int64_t d;
-				mr->d[c][k] = snap_delta(&a, &b, ctr[c], &d) ? (double)d : 0;
-			}
-			snap_free(&a);
-			snap_free(&b);
+	for (int i = 0; i < runs; i++) {
+		lab_progress(o, "fallback %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
+			     lab_mode_name(mode), i + 1, runs);
+		lab_prepare_state(o->state, size);
+		if (f) {
+			uint64_t left = frag_sink(f);
+			if (left > *left_max)
+				*left_max = left;
 		}
+		struct shot_spec sp = {.size = size,
+				       .mode = mode,
+				       .stride = (size_t)ctx->page_size,
+				       .snaps = true};
+		struct shot s;
+		if (shot_take(ctx, &sp, &s)) {
+			shot_fail_proof(r, lab_mode_name(mode), &s);
+			shot_free(&s);
+			break;
+		}
+		int k = mr->n++;
+		mr->ms[k] = s.ms;
+		mr->ahp[k] = (double)s.rs.t.kb[SM_ANON_HUGE];
+		for (size_t c = 0; c < NCTR; c++)
+			mr->d[c][k] = shot_delta(&s, ctr[c]);
+		shot_free(&s);
 	}
-	if (frag) {
-		frag_end(&f);
-		frag_proofs(&f, r);
-	}
-	lab_progress_done(o);
+}
 
+/* A row and a proof per mode. */
+static void fallback_rows(struct lab_result *r, uint64_t size, size_t pmd,
+			  const struct mode_res *res)
+{
+	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV};
 	int c_ms = lab_col_add(r, "time", "ms");
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_d[NCTR];
 	for (size_t c = 0; c < NCTR; c++)
 		c_d[c] = lab_col_add(r, ctr[c], "+");
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		struct mode_res *mr = &res[modes[m]];
+		const struct mode_res *mr = &res[modes[m]];
 		if (!mr->n)
 			continue;
 		int row = lab_row_add(r, lab_mode_name(modes[m]));
@@ -154,12 +107,20 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 		lab_proof(r, lab_mode_name(modes[m]),
 			  "smaps AnonHugePages %.0f of %llu kB (%.0f of %zu PMDs huge), last run",
 			  mr->ahp[mr->n - 1], (unsigned long long)(size >> 10),
-			  mr->ahp[mr->n - 1] / (double)(pmd >> 10), npmd);
+			  mr->ahp[mr->n - 1] / (double)(pmd >> 10), (size_t)(size / pmd));
 	}
-	struct mode_res *pl = &res[MODE_PLAIN], *ma = &res[MODE_MADV];
+}
+
+/* The expected shape: huge pages unfragmented; fragmented, fallbacks with or without stalls. */
+static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64_t size,
+			     const struct mode_res *res, bool frag, uint64_t left_max)
+{
+	const char *defrag = ctx->thp->defrag.present ? ctx->thp->defrag.selected : "?";
+	size_t pmd = ctx->pmd_size, npmd = size / pmd;
+	const struct mode_res *pl = &res[MODE_PLAIN], *ma = &res[MODE_MADV];
 	if (!pl->n || !ma->n) {
 		lab_verdict(r, false, "UNEXPECTED: not every mode ran (see the proofs)");
-		return 0;
+		return;
 	}
 	double pa = stats_median(pl->d[0], (size_t)pl->n),
 	       pf = stats_median(pl->d[1], (size_t)pl->n),
@@ -193,5 +154,54 @@ int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 	if (frag)
 		lab_proof(r, "fragmented", "at most %llu free PMD-order blocks before a run",
 			  (unsigned long long)left_max);
+}
+
+static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	uint64_t size;
+	if (lab_size(ctx, o, 512ull << 20, r, &size))
+		return 0;
+	snprintf(r->title, sizeof(r->title),
+		 "enabled=always: fault-time THP allocations vs fallbacks, plain and advised");
+	if (!ctx->can_write) {
+		lab_skip(r, "needs root: sets enabled=always for the run%s",
+			 ctx->root ? " (the THP files are not writable here)" : "");
+		return 0;
+	}
+	int e = set_always(ctx);
+	if (e) {
+		lab_skip(r, "could not set enabled=always: %s",
+			 e == -EBUSY ? "another running thpctl holds the settings journal"
+				     : strerror(-e));
+		r->expected = false;
+		return 0;
+	}
+	static struct frag f;
+	static struct mode_res res[MODE_NMODES];
+	memset(&f, 0, sizeof(f));
+	memset(res, 0, sizeof(res));
+	bool frag = o->fragment && frag_start(ctx, o, size, &f, r);
+	uint64_t left_max = 0;
+	fallback_mode(ctx, o, r, size, MODE_PLAIN, frag ? &f : NULL, &res[MODE_PLAIN], &left_max);
+	fallback_mode(ctx, o, r, size, MODE_MADV, frag ? &f : NULL, &res[MODE_MADV], &left_max);
+	if (frag) {
+		frag_end(&f);
+		frag_proofs(&f, r);
+	}
+	lab_progress_done(o);
+	fallback_rows(r, size, ctx->pmd_size, res);
+	fallback_verdict(ctx, r, size, res, frag, left_max);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "fallback",
+	.help = "enabled=always (root): fault allocations vs silent fallbacks",
+	.fn = lab_fallback,
+	.order = 100,
+	.opts =
+		{
+			{"--fragment", "faults/fallback: run under the fragmenter (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -132,7 +132,93 @@ out:
 	return rc;
 }
 
-int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+/* The proofs of MODE's last run L: parent and child smaps, folios before the fork. */
+static void fork_proofs(const struct lab_ctx *ctx, struct lab_result *r, enum lab_mode mode,
+			const struct fork_out *l)
+{
+	char key[40];
+	snprintf(key, sizeof(key), "%s parent", lab_mode_name(mode));
+	lab_proof(
+		r, key,
+		"smaps AnonHugePages %llu kB before fork%s, %llu kB after %zu writes; Private_Dirty %llu kB, Rss %llu kB",
+		(unsigned long long)l->ahp_before, l->collapsed ? " (by MADV_COLLAPSE)" : "",
+		(unsigned long long)l->ahp_after, l->writes, (unsigned long long)l->dirty_after,
+		(unsigned long long)l->rss_after);
+	snprintf(key, sizeof(key), "%s child", lab_mode_name(mode));
+	if (l->child_rs_err)
+		lab_proof(r, key, "smaps unreadable: %s", strerror(-l->child_rs_err));
+	else
+		lab_proof(r, key,
+			  "smaps AnonHugePages %llu kB while parked (after the parent's writes)",
+			  (unsigned long long)l->child_ahp);
+	snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(mode));
+	if (!ctx->root)
+		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
+	else if (l->fc_err)
+		lab_proof(r, key, "unreadable: %s", strerror(-l->fc_err));
+	else {
+		char fol[160];
+		lab_fmt_folios(fol, sizeof(fol), &l->fc, ctx->page_size);
+		lab_proof(r, key, "before fork: %s", fol);
+	}
+}
+
+/* Which COW the kernel did against what its version predicts. */
+static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64_t size,
+			 const int *n, double (*med)[2], const struct fork_out *last)
+{
+	size_t nw = size / ctx->pmd_size;
+	/*
+	 * Which COW the kernel did, from the deltas of the write phase. The
+	 * counters are system-wide: allow a little noise from other processes.
+	 */
+	double w = (double)nw, split = med[6][0], alloc = med[7][0], dirty = med[5][0];
+	uint64_t base_kb = (uint64_t)ctx->page_size >> 10;
+	bool was_huge = (double)last[0].ahp_before >= (double)(size >> 10) * 9 / 10;
+	/* split: one base page copied per write; copy: a whole PMD each */
+	bool base_copies = dirty >= w * (double)base_kb / 2 && dirty <= w * (double)base_kb * 2;
+	const char *shape = !was_huge						? "no THP"
+			    : split >= w * 0.9 && alloc <= w / 4 && base_copies ? "split"
+			    : alloc >= w * 0.9					? "copy"
+										: "unclear";
+	const char *want = ctx->feat->cow_split == TRI_YES  ? "split"
+			   : ctx->feat->cow_split == TRI_NO ? "copy"
+							    : NULL;
+	bool ok = want ? strcmp(shape, want) == 0
+		       : strcmp(shape, "split") == 0 || strcmp(shape, "copy") == 0;
+	/* no huge page to share is only expected where the policy gives none */
+	if (!was_huge)
+		ok = strcmp(lab_pmd_policy(ctx), "never") == 0;
+	char match[96];
+	if (!was_huge)
+		snprintf(match, sizeof(match), "nothing to compare with the %s expectation",
+			 want ? want : "kernel's");
+	else if (want)
+		snprintf(match, sizeof(match), "%s the %s expectation for %s",
+			 ok ? "matches" : "DIFFERS from", want, ctx->feat->release);
+	else
+		snprintf(match, sizeof(match), "kernel version unknown");
+	char forks[64] = "";
+	if (n[1] && med[0][0] > 0)
+		snprintf(forks, sizeof(forks), "; fork %.2f ms huge vs %.2f ms small", med[0][0],
+			 med[0][1]);
+	if (!was_huge)
+		lab_verdict(
+			r, ok,
+			"no THP to share: the madv region had %llu of %llu kB huge before fork (%s); %s%s",
+			(unsigned long long)last[0].ahp_before, (unsigned long long)(size >> 10),
+			lab_thp_off_reason(ctx)[0] ? lab_thp_off_reason(ctx) : "fallbacks", match,
+			forks);
+	else
+		lab_verdict(
+			r, ok,
+			"%s: %.0f writes -> thp_split_pmd +%.0f, thp_fault_alloc +%.0f, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
+			shape, w, split, alloc, dirty, dirty / w, (unsigned long long)base_kb,
+			(unsigned long long)last[0].ahp_before, med[4][0],
+			(unsigned long long)last[0].child_ahp, match, forks);
+}
+
+static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 1ull << 30, r, &size))
@@ -206,34 +292,7 @@ int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 			if (row >= 0)
 				med[c][k] = r->rows[row].c[cols[c]].median;
 		}
-		const struct fork_out *l = &last[k];
-		char key[40];
-		snprintf(key, sizeof(key), "%s parent", lab_mode_name(modes[k]));
-		lab_proof(
-			r, key,
-			"smaps AnonHugePages %llu kB before fork%s, %llu kB after %zu writes; Private_Dirty %llu kB, Rss %llu kB",
-			(unsigned long long)l->ahp_before,
-			l->collapsed ? " (by MADV_COLLAPSE)" : "", (unsigned long long)l->ahp_after,
-			l->writes, (unsigned long long)l->dirty_after,
-			(unsigned long long)l->rss_after);
-		snprintf(key, sizeof(key), "%s child", lab_mode_name(modes[k]));
-		if (l->child_rs_err)
-			lab_proof(r, key, "smaps unreadable: %s", strerror(-l->child_rs_err));
-		else
-			lab_proof(
-				r, key,
-				"smaps AnonHugePages %llu kB while parked (after the parent's writes)",
-				(unsigned long long)l->child_ahp);
-		snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(modes[k]));
-		if (!ctx->root)
-			lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
-		else if (l->fc_err)
-			lab_proof(r, key, "unreadable: %s", strerror(-l->fc_err));
-		else {
-			char fol[160];
-			lab_fmt_folios(fol, sizeof(fol), &l->fc, ctx->page_size);
-			lab_proof(r, key, "before fork: %s", fol);
-		}
+		fork_proofs(ctx, r, modes[k], &last[k]);
 	}
 	if (!n[0]) {
 		lab_verdict(r, false,
@@ -241,53 +300,16 @@ int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 		return 0;
 	}
 
-	/*
-	 * Which COW the kernel did, from the deltas of the write phase. The
-	 * counters are system-wide: allow a little noise from other processes.
-	 */
-	double w = (double)nw, split = med[6][0], alloc = med[7][0], dirty = med[5][0];
-	uint64_t base_kb = (uint64_t)ctx->page_size >> 10;
-	bool was_huge = (double)last[0].ahp_before >= (double)(size >> 10) * 9 / 10;
-	/* split: one base page copied per write; copy: a whole PMD each */
-	bool base_copies = dirty >= w * (double)base_kb / 2 && dirty <= w * (double)base_kb * 2;
-	const char *shape = !was_huge						? "no THP"
-			    : split >= w * 0.9 && alloc <= w / 4 && base_copies ? "split"
-			    : alloc >= w * 0.9					? "copy"
-										: "unclear";
-	const char *want = ctx->feat->cow_split == TRI_YES  ? "split"
-			   : ctx->feat->cow_split == TRI_NO ? "copy"
-							    : NULL;
-	bool ok = want ? strcmp(shape, want) == 0
-		       : strcmp(shape, "split") == 0 || strcmp(shape, "copy") == 0;
-	/* no huge page to share is only expected where the policy gives none */
-	if (!was_huge)
-		ok = strcmp(lab_pmd_policy(ctx), "never") == 0;
-	char match[96];
-	if (!was_huge)
-		snprintf(match, sizeof(match), "nothing to compare with the %s expectation",
-			 want ? want : "kernel's");
-	else if (want)
-		snprintf(match, sizeof(match), "%s the %s expectation for %s",
-			 ok ? "matches" : "DIFFERS from", want, ctx->feat->release);
-	else
-		snprintf(match, sizeof(match), "kernel version unknown");
-	char forks[64] = "";
-	if (n[1] && med[0][0] > 0)
-		snprintf(forks, sizeof(forks), "; fork %.2f ms huge vs %.2f ms small", med[0][0],
-			 med[0][1]);
-	if (!was_huge)
-		lab_verdict(
-			r, ok,
-			"no THP to share: the madv region had %llu of %llu kB huge before fork (%s); %s%s",
-			(unsigned long long)last[0].ahp_before, (unsigned long long)(size >> 10),
-			lab_thp_off_reason(ctx)[0] ? lab_thp_off_reason(ctx) : "fallbacks", match,
-			forks);
-	else
-		lab_verdict(
-			r, ok,
-			"%s: %.0f writes -> thp_split_pmd +%.0f, thp_fault_alloc +%.0f, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
-			shape, w, split, alloc, dirty, dirty / w, (unsigned long long)base_kb,
-			(unsigned long long)last[0].ahp_before, med[4][0],
-			(unsigned long long)last[0].child_ahp, match, forks);
+	fork_verdict(ctx, r, size, n, med, last);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "fork",
+	.help = "fork, then write one byte per PMD: COW split or copy",
+	.fn = lab_fork,
+	.order = 40,
+	.in_quick = true,
+	.quick = {.size = (256ull << 20)},
+};
+LAB_EXPERIMENT(experiment);

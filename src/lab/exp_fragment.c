@@ -8,7 +8,7 @@
 #include "common.h"
 #include "fragment.h"
 
-int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+static int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	snprintf(
 		r->title, sizeof(r->title),
@@ -66,3 +66,11 @@ int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab
 			(unsigned long long)left, (unsigned long long)f.blocks_start, h, f.stop);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "fragment",
+	.help = "fragment memory (root) and show free PMD-order blocks",
+	.fn = lab_fragment,
+	.order = 110,
+};
+LAB_EXPERIMENT(experiment);

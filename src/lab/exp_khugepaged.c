@@ -240,31 +240,14 @@ static void kh_rate(struct lab_result *r, const struct kh_phase *ph, uint64_t pm
 			  (double)(nl - n1) * 10 / (last->t - first->t));
 }
 
-int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+/* --scan-sleep (root): lower scan_sleep_millisecs for the run; *SLEEP_MS: the one in force. */
+static void kh_scan_sleep(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+			  uint64_t *sleep_ms)
 {
-	uint64_t size;
-	if (lab_size(ctx, o, 256ull << 20, r, &size))
-		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
-		 STRIDE_PAGES);
-	r->runs = 1;
-	const char *pol = lab_pmd_policy(ctx);
-	if (!strcmp(pol, "never")) {
-		lab_skip(r, "the PMD size is 'never' here: khugepaged collapses nothing");
-		return 0;
-	}
-	const struct opt_u64 *k = ctx->thp->khp;
-	if (!k[KHP_MAX_PTES_NONE].present || !k[KHP_SCAN_SLEEP_MS].present) {
-		lab_skip(r, "no khugepaged/max_ptes_none or scan_sleep_millisecs here");
-		return 0;
-	}
-	char sz[32], v[24];
-	lab_fmt_size(sz, sizeof(sz), size);
-	uint64_t sleep_ms = k[KHP_SCAN_SLEEP_MS].v;
+	char v[24];
 	if (o->scan_sleep_ms >= 0 && !ctx->can_write) {
 		lab_proof(r, "scan_sleep", "needs root: --scan-sleep %ld ignored, left at %llu ms",
-			  o->scan_sleep_ms, (unsigned long long)sleep_ms);
+			  o->scan_sleep_ms, (unsigned long long)*sleep_ms);
 	} else if (o->scan_sleep_ms >= 0) {
 		snprintf(v, sizeof(v), "%ld", o->scan_sleep_ms);
 		int w = guard_write(SR_THP KH "/scan_sleep_millisecs", v);
@@ -274,20 +257,89 @@ int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 			r->partial = true;
 		} else {
 			lab_proof(r, "scan_sleep", "set to %ld ms for the run (was %llu)",
-				  o->scan_sleep_ms, (unsigned long long)sleep_ms);
-			sleep_ms = (uint64_t)o->scan_sleep_ms;
+				  o->scan_sleep_ms, (unsigned long long)*sleep_ms);
+			*sleep_ms = (uint64_t)o->scan_sleep_ms;
 		}
 	}
-	struct kh_phase ph[MAX_PHASES];
-	int nph = 0;
-	memset(ph, 0, sizeof(ph));
-	ph[nph++].mpn = (long)k[KHP_MAX_PTES_NONE].v;
-	if (o->max_ptes_none >= 0 && !ctx->can_write)
-		lab_proof(r, "max_ptes_none", "needs root: --max-ptes-none %ld not run",
-			  o->max_ptes_none);
-	else if (o->max_ptes_none >= 0)
-		ph[nph++].mpn = o->max_ptes_none;
-	bool nohuge_first = faults_huge(ctx);
+}
+
+/* How the verdict stands so far. */
+struct kh_judgement {
+	bool ok, unsure;
+	char vd[MAX_PHASES][160]; /* one clause per phase */
+};
+
+/* Phase P's outcome (NONE: empty PTEs per PMD) as proofs and a verdict clause in J. */
+static void kh_judge(const struct lab_ctx *ctx, struct lab_result *r, uint64_t size,
+		     const struct kh_phase *h, int p, long none, struct kh_judgement *j)
+{
+	char key[32];
+	uint64_t full_kb = size >> 10, pmds = size / ctx->pmd_size;
+	const struct kh_sample *f = &h->s[h->n - 1];
+	double factor = h->rss0 ? (double)f->rss / (double)h->rss0 : 0;
+	uint64_t got = f->ahp / (ctx->pmd_size >> 10);
+	/* each collapsed PMD adds its empty PTEs' worth of RSS */
+	uint64_t want_rss = h->rss0 + got * (uint64_t)none * ((uint64_t)ctx->page_size >> 10);
+	bool consistent = f->rss + f->rss / 100 >= want_rss && f->rss <= want_rss + want_rss / 100;
+	bool pok;
+	const char *what;
+	if (h->mpn >= none) {
+		if (h->full)
+			what = "full collapse";
+		else if (got && h->settled)
+			what = "partial collapse, a full scan then changed nothing";
+		else if (got)
+			what = "partial collapse (timeout)";
+		else if (f->full_scans < 2)
+			what = "khugepaged did not reach the region";
+		else
+			what = "nothing collapsed";
+		j->unsure |= !got && f->full_scans < 2;
+		pok = consistent && (got || f->full_scans < 2) && f->collapsed >= got &&
+		      f->alloc >= got;
+	} else {
+		if (got)
+			what = "collapsed although max_ptes_none forbids it";
+		else if (h->settled)
+			what = "nothing collapsed in a full scan";
+		else
+			what = "nothing collapsed";
+		pok = !got && factor < 1.01;
+	}
+	j->ok &= pok;
+	snprintf(key, sizeof(key), "mpn=%ld", h->mpn);
+	lab_proof(
+		r, key,
+		"%s: AnonHugePages %llu of %llu kB after %.0f s, Rss %llu -> %llu kB (%.2fx), VmFlags%s%s",
+		what, (unsigned long long)f->ahp, (unsigned long long)full_kb, f->t,
+		(unsigned long long)h->rss0, (unsigned long long)f->rss, factor,
+		h->vmflags & VMF_HG ? " hg" : " (no hg)",
+		consistent ? "" : "; NOT the Rss the collapses explain");
+	snprintf(key, sizeof(key), "counters mpn=%ld", h->mpn);
+	lab_proof(
+		r, key,
+		"khugepaged/pages_collapsed +%llu, full_scans +%llu; vmstat thp_collapse_alloc +%llu, thp_collapse_alloc_failed +%lld, thp_scan_exceed_none_pte +%lld",
+		(unsigned long long)f->collapsed, (unsigned long long)f->full_scans,
+		(unsigned long long)f->alloc, (long long)h->alloc_failed,
+		(long long)h->exceed_none);
+	char tl[192];
+	kh_timeline(tl, sizeof(tl), h);
+	snprintf(key, sizeof(key), "timeline mpn=%ld", h->mpn);
+	lab_proof(r, key, "MiB AnonHugePages at each change: %s", tl);
+	if (h->mpn >= none && got)
+		kh_rate(r, h, pmds, ctx->pmd_size >> 10);
+	snprintf(j->vd[p], sizeof(j->vd[p]),
+		 "max_ptes_none %ld: %s, %llu of %llu PMDs in %.0f s, RSS %.2fx", h->mpn, what,
+		 (unsigned long long)got, (unsigned long long)pmds, f->t, factor);
+}
+
+/* The setup proof; returns NONE, the empty PTEs of each PMD. */
+static long kh_setup_proof(const struct lab_ctx *ctx, struct lab_result *r, uint64_t size,
+			   bool nohuge_first, uint64_t sleep_ms)
+{
+	const struct opt_u64 *k = ctx->thp->khp;
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
 	uint64_t pmd_pages = ctx->pmd_size / (uint64_t)ctx->page_size;
 	/* a PMD is filled in when its empty PTEs do not exceed max_ptes_none */
 	long none = (long)(pmd_pages - pmd_pages / STRIDE_PAGES);
@@ -299,6 +351,70 @@ int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 		nohuge_first ? " under MADV_NOHUGEPAGE (an anon size is 'always' here)" : " plain",
 		(unsigned long long)sleep_ms, (unsigned long long)k[KHP_PAGES_TO_SCAN].v, none,
 		(unsigned long long)pmd_pages);
+	return none;
+}
+
+/* Phase P: its max_ptes_none (after the first), its run, its judgement. -ENOMEM or 0. */
+static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+			uint64_t size, struct kh_phase *h, int p, long none, struct kh_judgement *j)
+{
+	char key[32], v[24];
+	bool nohuge_first = faults_huge(ctx);
+	snprintf(key, sizeof(key), "mpn=%ld", h->mpn);
+	if (p) {
+		snprintf(v, sizeof(v), "%ld", h->mpn);
+		int w = guard_write(SR_THP KH "/max_ptes_none", v);
+		if (w) {
+			lab_proof(r, key, "could not set max_ptes_none: %s", strerror(-w));
+			r->partial = true;
+			return 0;
+		}
+	}
+	h->s = calloc((size_t)o->timeout_s + 1, sizeof(*h->s));
+	if (!h->s)
+		return -ENOMEM;
+	h->err = kh_run(ctx, o, size, nohuge_first, h);
+	if (h->err || !h->n) {
+		lab_proof(r, key, "failed: %s", strerror(h->err ? -h->err : EIO));
+		r->partial = true;
+		free(h->s);
+		h->s = NULL;
+		return 0;
+	}
+	kh_judge(ctx, r, size, h, p, none, j);
+	return 0;
+}
+
+static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	uint64_t size;
+	if (lab_size(ctx, o, 256ull << 20, r, &size))
+		return 0;
+	snprintf(r->title, sizeof(r->title),
+		 "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
+		 STRIDE_PAGES);
+	r->runs = 1;
+	if (!strcmp(lab_pmd_policy(ctx), "never")) {
+		lab_skip(r, "the PMD size is 'never' here: khugepaged collapses nothing");
+		return 0;
+	}
+	const struct opt_u64 *k = ctx->thp->khp;
+	if (!k[KHP_MAX_PTES_NONE].present || !k[KHP_SCAN_SLEEP_MS].present) {
+		lab_skip(r, "no khugepaged/max_ptes_none or scan_sleep_millisecs here");
+		return 0;
+	}
+	uint64_t sleep_ms = k[KHP_SCAN_SLEEP_MS].v;
+	kh_scan_sleep(ctx, o, r, &sleep_ms);
+	struct kh_phase ph[MAX_PHASES];
+	int nph = 0;
+	memset(ph, 0, sizeof(ph));
+	ph[nph++].mpn = (long)k[KHP_MAX_PTES_NONE].v;
+	if (o->max_ptes_none >= 0 && !ctx->can_write)
+		lab_proof(r, "max_ptes_none", "needs root: --max-ptes-none %ld not run",
+			  o->max_ptes_none);
+	else if (o->max_ptes_none >= 0)
+		ph[nph++].mpn = o->max_ptes_none;
+	long none = kh_setup_proof(ctx, r, size, faults_huge(ctx), sleep_ms);
 	int col[7];
 	col[0] = lab_col_add(r, "t", "s");
 	col[1] = lab_col_add(r, "Rss", "kB");
@@ -307,91 +423,10 @@ int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 	col[4] = lab_col_add(r, "pages_collapsed", "+");
 	col[5] = lab_col_add(r, "thp_collapse_alloc", "+");
 	col[6] = lab_col_add(r, "max_ptes_none", "");
-	bool ok = true, unsure = false;
-	char vd[2][160] = {"", ""};
-	uint64_t full_kb = size >> 10, pmds = size / ctx->pmd_size;
-	for (int p = 0; p < nph; p++) {
-		struct kh_phase *h = &ph[p];
-		char key[32];
-		snprintf(key, sizeof(key), "mpn=%ld", h->mpn);
-		if (p) {
-			snprintf(v, sizeof(v), "%ld", h->mpn);
-			int w = guard_write(SR_THP KH "/max_ptes_none", v);
-			if (w) {
-				lab_proof(r, key, "could not set max_ptes_none: %s", strerror(-w));
-				r->partial = true;
-				continue;
-			}
-		}
-		h->s = calloc((size_t)o->timeout_s + 1, sizeof(*h->s));
-		if (!h->s)
+	struct kh_judgement j = {.ok = true};
+	for (int p = 0; p < nph; p++)
+		if (kh_phase_run(ctx, o, r, size, &ph[p], p, none, &j))
 			return -ENOMEM;
-		h->err = kh_run(ctx, o, size, nohuge_first, h);
-		if (h->err || !h->n) {
-			lab_proof(r, key, "failed: %s", strerror(h->err ? -h->err : EIO));
-			r->partial = true;
-			free(h->s);
-			h->s = NULL;
-			continue;
-		}
-		const struct kh_sample *f = &h->s[h->n - 1];
-		double factor = h->rss0 ? (double)f->rss / (double)h->rss0 : 0;
-		uint64_t got = f->ahp / (ctx->pmd_size >> 10);
-		/* each collapsed PMD adds its empty PTEs' worth of RSS */
-		uint64_t want_rss =
-			h->rss0 + got * (uint64_t)none * ((uint64_t)ctx->page_size >> 10);
-		bool consistent =
-			f->rss + f->rss / 100 >= want_rss && f->rss <= want_rss + want_rss / 100;
-		bool pok;
-		const char *what;
-		if (h->mpn >= none) {
-			if (h->full)
-				what = "full collapse";
-			else if (got && h->settled)
-				what = "partial collapse, a full scan then changed nothing";
-			else if (got)
-				what = "partial collapse (timeout)";
-			else if (f->full_scans < 2)
-				what = "khugepaged did not reach the region";
-			else
-				what = "nothing collapsed";
-			unsure |= !got && f->full_scans < 2;
-			pok = consistent && (got || f->full_scans < 2) && f->collapsed >= got &&
-			      f->alloc >= got;
-		} else {
-			if (got)
-				what = "collapsed although max_ptes_none forbids it";
-			else if (h->settled)
-				what = "nothing collapsed in a full scan";
-			else
-				what = "nothing collapsed";
-			pok = !got && factor < 1.01;
-		}
-		ok &= pok;
-		lab_proof(
-			r, key,
-			"%s: AnonHugePages %llu of %llu kB after %.0f s, Rss %llu -> %llu kB (%.2fx), VmFlags%s%s",
-			what, (unsigned long long)f->ahp, (unsigned long long)full_kb, f->t,
-			(unsigned long long)h->rss0, (unsigned long long)f->rss, factor,
-			h->vmflags & VMF_HG ? " hg" : " (no hg)",
-			consistent ? "" : "; NOT the Rss the collapses explain");
-		snprintf(key, sizeof(key), "counters mpn=%ld", h->mpn);
-		lab_proof(
-			r, key,
-			"khugepaged/pages_collapsed +%llu, full_scans +%llu; vmstat thp_collapse_alloc +%llu, thp_collapse_alloc_failed +%lld, thp_scan_exceed_none_pte +%lld",
-			(unsigned long long)f->collapsed, (unsigned long long)f->full_scans,
-			(unsigned long long)f->alloc, (long long)h->alloc_failed,
-			(long long)h->exceed_none);
-		char tl[192];
-		kh_timeline(tl, sizeof(tl), h);
-		snprintf(key, sizeof(key), "timeline mpn=%ld", h->mpn);
-		lab_proof(r, key, "MiB AnonHugePages at each change: %s", tl);
-		if (h->mpn >= none && got)
-			kh_rate(r, h, pmds, ctx->pmd_size >> 10);
-		snprintf(vd[p], sizeof(vd[p]),
-			 "max_ptes_none %ld: %s, %llu of %llu PMDs in %.0f s, RSS %.2fx", h->mpn,
-			 what, (unsigned long long)got, (unsigned long long)pmds, f->t, factor);
-	}
 	int per = nph > 1 ? LAB_MAX_ROWS / nph : LAB_MAX_ROWS;
 	for (int p = 0; p < nph; p++)
 		if (ph[p].s)
@@ -400,9 +435,25 @@ int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 		free(ph[p].s);
 	lab_progress_done(o);
 	lab_verdict(
-		r, ok,
+		r, j.ok,
 		"%s: %s%s%s (touching 1 page in %d; proof: region smaps Rss/AnonHugePages, pages_collapsed, thp_collapse_alloc)",
-		ok ? (unsure ? "inconclusive" : "as expected") : "UNEXPECTED", vd[0],
-		vd[1][0] ? "; " : "", vd[1], STRIDE_PAGES);
+		j.ok ? (j.unsure ? "inconclusive" : "as expected") : "UNEXPECTED", j.vd[0],
+		j.vd[1][0] ? "; " : "", j.vd[1], STRIDE_PAGES);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "khugepaged",
+	.help = "1 page in 8 touched, then khugepaged: RSS creep",
+	.fn = lab_khugepaged,
+	.order = 90,
+	.opts =
+		{
+			{"--timeout S", "khugepaged: give up after S seconds (default 60)"},
+			{"--scan-sleep MS",
+			 "khugepaged: lower scan_sleep_millisecs for the run (root)"},
+			{"--max-ptes-none N",
+			 "khugepaged: run again with this max_ptes_none (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

@@ -91,15 +91,28 @@ static int anon_size(const struct lab_ctx *ctx, uint64_t size_kb)
 	return -1;
 }
 
-int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
-{
+/* The columns, in order. */
+enum { C_MS, C_FLT, C_FA, C_FB, C_NR, C_FOL, C_AHP };
+
+/* One lab mthp run: what every size shares, and the summary so far. */
+struct mthp_run {
+	const struct lab_ctx *ctx;
+	const struct lab_opts *o;
+	struct lab_result *r;
 	uint64_t size;
-	if (lab_size(ctx, o, 64ull << 20, r, &size))
-		return 0;
-	snprintf(
-		r->title, sizeof(r->title),
-		"each mTHP size at always, one at a time: plain touch, per-size stats, folio orders");
-	uint64_t pmd_kb = ctx->pmd_size >> 10, want[MAX_MTHP];
+	char sz[32];
+	bool pmd_always;
+	char others[96]; /* other anon sizes at always as found */
+	bool ok, any;
+	char summary[200];
+	size_t sn;
+};
+
+/* The sizes to try into WANT (skips named in proofs). Returns how many. */
+static int mthp_pick(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+		     uint64_t *want)
+{
+	uint64_t pmd_kb = ctx->pmd_size >> 10;
 	int nwant = 0;
 	if (o->n_mthp_sizes) {
 		for (int i = 0; i < o->n_mthp_sizes && nwant < MAX_MTHP; i++) {
@@ -119,6 +132,146 @@ int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 			    ctx->thp->sizes[i].size_kb != pmd_kb)
 				want[nwant++] = ctx->thp->sizes[i].size_kb;
 	}
+	return nwant;
+}
+
+/* "16K,64K": the other anon sizes already at always as found (they take faults too). */
+static void mthp_others(const struct lab_ctx *ctx, char *others, size_t len)
+{
+	uint64_t pmd_kb = ctx->pmd_size >> 10;
+	others[0] = '\0';
+	for (int i = 0, n = 0; i < ctx->thp->nsizes; i++) {
+		const struct thp_size *z = &ctx->thp->sizes[i];
+		if (z->enabled.present && z->size_kb != pmd_kb && z->eff_enabled &&
+		    !strcmp(z->eff_enabled, "always"))
+			n += snprintf(others + n, len - (size_t)n, "%s%lluK", n ? "," : "",
+				      (unsigned long long)z->size_kb);
+		if ((size_t)n >= len)
+			break;
+	}
+}
+
+/* Size KB's row, proof and shape, from its N runs (V: columns C_MS..C_NR) and the last. */
+static void mthp_row(struct mthp_run *m, uint64_t kb, const char *k, double (*v)[MAX_RUNS], int n,
+		     const struct mthp_out *last)
+{
+	struct lab_result *r = m->r;
+	const struct thp_size *z = &m->ctx->thp->sizes[anon_size(m->ctx, kb)];
+	m->any = true;
+	int row = lab_row_add(r, k);
+	lab_cell_set(r, row, C_MS, v[C_MS], (size_t)n);
+	lab_cell_set(r, row, C_FLT, v[C_FLT], (size_t)n);
+	if (last->stats)
+		lab_cell_set(r, row, C_FA, v[C_FA], (size_t)n);
+	if (last->fallback >= 0)
+		lab_cell_set(r, row, C_FB, v[C_FB], (size_t)n);
+	if (last->nr_anon >= 0)
+		lab_cell_set(r, row, C_NR, v[C_NR], (size_t)n);
+	int order = z->order;
+	bool fol = !last->fc_err && order > 0 && order < 32;
+	if (fol)
+		lab_cell_set1(r, row, C_FOL, (double)last->fc.by_order[order]);
+	lab_cell_set1(r, row, C_AHP, (double)last->rs.t.kb[SM_ANON_HUGE]);
+
+	uint64_t expect = m->size / (kb << 10);
+	double med_fb = r->rows[row].c[C_FB].median;
+	char fo[160] = "";
+	if (fol)
+		lab_fmt_folios(fo, sizeof(fo), &last->fc, m->ctx->page_size);
+	else if (last->fc_err)
+		snprintf(fo, sizeof(fo), "kpageflags unreadable: %s", strerror(-last->fc_err));
+	/*
+	 * The counters are system-wide: another process faulting while this
+	 * size is on adds to them. The region's own folios are exact.
+	 */
+	double min_fa = r->rows[row].c[C_FA].min, fb0 = med_fb > 0 ? med_fb : 0;
+	uint64_t nfol = fol ? last->fc.by_order[order] : 0;
+	char extra[48] = "";
+	if (fol && last->stats && min_fa > (double)nfol)
+		snprintf(extra, sizeof(extra), " (+%.0f by other processes)",
+			 min_fa - (double)nfol);
+	lab_proof(
+		r, k,
+		"anon_fault_alloc +%.0f%s, fallback +%.0f of %llu %s blocks; faults %.0f; AnonHugePages %llu kB; folios: %s",
+		min_fa, extra, med_fb, (unsigned long long)expect, k, r->rows[row].c[C_FLT].median,
+		(unsigned long long)last->rs.t.kb[SM_ANON_HUGE], fo);
+	bool sok = true;
+	if (!last->stats)
+		lab_proof(r, "stats", "no hugepages-%llukB/stats here (6.10+): folios only",
+			  (unsigned long long)kb);
+	if (m->pmd_always || m->others[0])
+		sok = true; /* other sizes take faults too: no exact shape */
+	else if (fol)
+		sok = nfol && (double)nfol + fb0 >= (double)expect &&
+		      (!last->stats || min_fa >= (double)nfol);
+	else if (last->stats)
+		sok = min_fa > 0 && min_fa + fb0 >= (double)expect;
+	if (!m->pmd_always)
+		sok &= last->rs.t.kb[SM_ANON_HUGE] == 0;
+	m->ok &= sok;
+	if (m->sn < sizeof(m->summary))
+		m->sn += (size_t)snprintf(m->summary + m->sn, sizeof(m->summary) - m->sn,
+					  "%s%s %.0f/%llu", m->sn ? ", " : "", k, min_fa,
+					  (unsigned long long)expect);
+}
+
+/* Size KB alone at always for its runs, then back as found. */
+static void mthp_size(struct mthp_run *m, uint64_t kb)
+{
+	struct lab_result *r = m->r;
+	const struct thp_size *z = &m->ctx->thp->sizes[anon_size(m->ctx, kb)];
+	int runs = m->o->runs > MAX_RUNS ? MAX_RUNS : m->o->runs;
+	char k[16], rel[96];
+	fmt_size_token(k, sizeof(k), kb);
+	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled", (unsigned long long)kb);
+	int w = guard_write(rel, "always");
+	if (w) {
+		lab_proof(r, k, "could not set always: %s", strerror(-w));
+		r->partial = true;
+		return;
+	}
+	double v[C_NR + 1][MAX_RUNS];
+	struct mthp_out last = {0};
+	int n = 0;
+	for (int i = 0; i < runs; i++) {
+		lab_progress(m->o, "mthp %s at always, %s: run %d/%d", k, m->sz, i + 1, runs);
+		lab_prepare_state(m->o->state, m->size);
+		struct mthp_out out;
+		mthp_once(m->ctx, m->size, kb, i == runs - 1, &out);
+		if (out.err) {
+			lab_proof(r, k, "failed: %s", strerror(-out.err));
+			r->partial = true;
+			break;
+		}
+		v[C_MS][n] = out.ms;
+		v[C_FLT][n] = (double)out.faults;
+		v[C_FA][n] = (double)out.alloc;
+		v[C_FB][n] = (double)out.fallback;
+		v[C_NR][n] = (double)out.nr_anon;
+		n++;
+		last = out;
+	}
+	/* only one size on at a time: this one goes back before the next */
+	w = guard_write(rel, z->enabled.selected);
+	if (w) {
+		lab_proof(r, "restore", "%s back to %s failed: %s (restored at exit)", k,
+			  z->enabled.selected, strerror(-w));
+		r->partial = true;
+	}
+	if (n)
+		mthp_row(m, kb, k, v, n, &last);
+}
+
+static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	uint64_t size;
+	if (lab_size(ctx, o, 64ull << 20, r, &size))
+		return 0;
+	snprintf(
+		r->title, sizeof(r->title),
+		"each mTHP size at always, one at a time: plain touch, per-size stats, folio orders");
+	uint64_t want[MAX_MTHP];
+	int nwant = mthp_pick(ctx, o, r, want);
 	if (!ctx->feat->mthp_sizes || (!nwant && !o->n_mthp_sizes)) {
 		lab_skip(
 			r,
@@ -133,148 +286,48 @@ int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_res
 		lab_skip(r, "needs root: sets hugepages-<size>kB/enabled to always for the run");
 		return 0;
 	}
-	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	int c_ms = lab_col_add(r, "time", "ms");
-	int c_flt = lab_col_add(r, "faults", "");
-	int c_fa = lab_col_add(r, "anon_fault_alloc", "+");
-	int c_fb = lab_col_add(r, "anon_fault_fallback", "+");
-	int c_nr = lab_col_add(r, "nr_anon", "+");
-	int c_fol = lab_col_add(r, "folios", "");
-	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
-	const char *pol = lab_pmd_policy(ctx);
-	bool pmd_always = !strcmp(pol, "always");
-	/* other anon sizes already at always as found would take faults too */
-	char others[96] = "";
-	for (int i = 0, n = 0; i < ctx->thp->nsizes; i++) {
-		const struct thp_size *z = &ctx->thp->sizes[i];
-		if (z->enabled.present && z->size_kb != pmd_kb && z->eff_enabled &&
-		    !strcmp(z->eff_enabled, "always"))
-			n += snprintf(others + n, sizeof(others) - (size_t)n, "%s%lluK",
-				      n ? "," : "", (unsigned long long)z->size_kb);
-		if ((size_t)n >= sizeof(others))
-			break;
-	}
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
-	bool ok = true, any = false;
-	char summary[200] = "";
-	size_t sn = 0;
-	for (int s = 0; s < nwant; s++) {
-		uint64_t kb = want[s];
-		const struct thp_size *z = &ctx->thp->sizes[anon_size(ctx, kb)];
-		char k[16], rel[96];
-		fmt_size_token(k, sizeof(k), kb);
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)kb);
-		int w = guard_write(rel, "always");
-		if (w) {
-			lab_proof(r, k, "could not set always: %s", strerror(-w));
-			r->partial = true;
-			continue;
-		}
-		double ms[MAX_RUNS], flt[MAX_RUNS], fa[MAX_RUNS], fb[MAX_RUNS], nr[MAX_RUNS];
-		struct mthp_out last = {0};
-		int n = 0;
-		for (int i = 0; i < runs; i++) {
-			lab_progress(o, "mthp %s at always, %s: run %d/%d", k, sz, i + 1, runs);
-			lab_prepare_state(o->state, size);
-			struct mthp_out out;
-			mthp_once(ctx, size, kb, i == runs - 1, &out);
-			if (out.err) {
-				lab_proof(r, k, "failed: %s", strerror(-out.err));
-				r->partial = true;
-				break;
-			}
-			ms[n] = out.ms;
-			flt[n] = (double)out.faults;
-			fa[n] = (double)out.alloc;
-			fb[n] = (double)out.fallback;
-			nr[n] = (double)out.nr_anon;
-			n++;
-			last = out;
-		}
-		/* only one size on at a time: this one goes back before the next */
-		w = guard_write(rel, z->enabled.selected);
-		if (w) {
-			lab_proof(r, "restore", "%s back to %s failed: %s (restored at exit)", k,
-				  z->enabled.selected, strerror(-w));
-			r->partial = true;
-		}
-		if (!n)
-			continue;
-		any = true;
-		int row = lab_row_add(r, k);
-		lab_cell_set(r, row, c_ms, ms, (size_t)n);
-		lab_cell_set(r, row, c_flt, flt, (size_t)n);
-		if (last.stats)
-			lab_cell_set(r, row, c_fa, fa, (size_t)n);
-		if (last.fallback >= 0)
-			lab_cell_set(r, row, c_fb, fb, (size_t)n);
-		if (last.nr_anon >= 0)
-			lab_cell_set(r, row, c_nr, nr, (size_t)n);
-		int order = z->order;
-		bool fol = !last.fc_err && order > 0 && order < 32;
-		if (fol)
-			lab_cell_set1(r, row, c_fol, (double)last.fc.by_order[order]);
-		lab_cell_set1(r, row, c_ahp, (double)last.rs.t.kb[SM_ANON_HUGE]);
-
-		uint64_t expect = size / (kb << 10);
-		double med_fb = r->rows[row].c[c_fb].median;
-		char fo[160] = "";
-		if (fol)
-			lab_fmt_folios(fo, sizeof(fo), &last.fc, ctx->page_size);
-		else if (last.fc_err)
-			snprintf(fo, sizeof(fo), "kpageflags unreadable: %s",
-				 strerror(-last.fc_err));
-		/*
-		 * The counters are system-wide: another process faulting while this
-		 * size is on adds to them. The region's own folios are exact.
-		 */
-		double min_fa = r->rows[row].c[c_fa].min, fb0 = med_fb > 0 ? med_fb : 0;
-		uint64_t nfol = fol ? last.fc.by_order[order] : 0;
-		char extra[48] = "";
-		if (fol && last.stats && min_fa > (double)nfol)
-			snprintf(extra, sizeof(extra), " (+%.0f by other processes)",
-				 min_fa - (double)nfol);
-		lab_proof(
-			r, k,
-			"anon_fault_alloc +%.0f%s, fallback +%.0f of %llu %s blocks; faults %.0f; AnonHugePages %llu kB; folios: %s",
-			min_fa, extra, med_fb, (unsigned long long)expect, k,
-			r->rows[row].c[c_flt].median,
-			(unsigned long long)last.rs.t.kb[SM_ANON_HUGE], fo);
-		bool sok = true;
-		if (!last.stats)
-			lab_proof(r, "stats", "no hugepages-%llukB/stats here (6.10+): folios only",
-				  (unsigned long long)kb);
-		if (pmd_always || others[0])
-			sok = true; /* other sizes take faults too: no exact shape */
-		else if (fol)
-			sok = nfol && (double)nfol + fb0 >= (double)expect &&
-			      (!last.stats || min_fa >= (double)nfol);
-		else if (last.stats)
-			sok = min_fa > 0 && min_fa + fb0 >= (double)expect;
-		if (!pmd_always)
-			sok &= last.rs.t.kb[SM_ANON_HUGE] == 0;
-		ok &= sok;
-		if (sn < sizeof(summary))
-			sn += (size_t)snprintf(summary + sn, sizeof(summary) - sn, "%s%s %.0f/%llu",
-					       sn ? ", " : "", k, min_fa,
-					       (unsigned long long)expect);
-	}
+	lab_col_add(r, "time", "ms");
+	lab_col_add(r, "faults", "");
+	lab_col_add(r, "anon_fault_alloc", "+");
+	lab_col_add(r, "anon_fault_fallback", "+");
+	lab_col_add(r, "nr_anon", "+");
+	lab_col_add(r, "folios", "");
+	lab_col_add(r, "AnonHugePages", "kB");
+	struct mthp_run m = {.ctx = ctx, .o = o, .r = r, .size = size, .ok = true};
+	m.pmd_always = !strcmp(lab_pmd_policy(ctx), "always");
+	mthp_others(ctx, m.others, sizeof(m.others));
+	lab_fmt_size(m.sz, sizeof(m.sz), size);
+	for (int s = 0; s < nwant; s++)
+		mthp_size(&m, want[s]);
 	lab_progress_done(o);
-	if (pmd_always)
+	if (m.pmd_always)
 		lab_proof(r, "pmd",
 			  "the PMD size is 'always' here: plain faults take 2 MiB pages first");
-	if (others[0])
+	if (m.others[0])
 		lab_proof(r, "others", "also at always as found: %s (they take faults too)",
-			  others);
-	if (!any) {
+			  m.others);
+	if (!m.any) {
 		lab_verdict(r, false, "no size could be measured (see proofs)");
 		return 0;
 	}
 	lab_verdict(
-		r, ok,
+		r, m.ok,
 		"%s: anon_fault_alloc (fewest over runs) vs %s / size: %s; AnonHugePages 0 for mTHP (proof: hugepages-<size>kB/stats deltas, kpageflags folio orders)",
-		ok ? "as expected" : "UNEXPECTED", sz, summary);
+		m.ok ? "as expected" : "UNEXPECTED", m.sz, m.summary);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "mthp",
+	.help = "each mTHP size at always (root): per-size allocations and folio orders",
+	.fn = lab_mthp,
+	.order = 80,
+	.in_quick = true,
+	.quick = {.mthp_kb = 64},
+	.opts =
+		{
+			{"--sizes LIST",
+			 "mthp: sizes to try, e.g. 16K,64K (default: every size offered)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

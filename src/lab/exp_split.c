@@ -49,7 +49,85 @@ static void deltas(struct ph_res *p, int k, const struct snap *a, const struct s
 		}
 }
 
-int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+/* The table: a row per phase, the per-size columns only where the kernel has them. */
+static void split_rows(struct lab_result *r, const struct ph_res *ph)
+{
+	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
+	int c_rss = lab_col_add(r, "Rss", "kB");
+	int c_vm[NVM], c_sz[NSZ];
+	for (size_t i = 0; i < NVM; i++)
+		c_vm[i] = lab_col_add(r, vm_ctr[i], "+");
+	for (size_t i = 0; i < NSZ; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s", sz_ctr[i]);
+		c_sz[i] = ph[PH_PUNCHED].has_sz[i] ? lab_col_add(r, name, "+") : -1;
+	}
+	for (int p = 0; p < PH_N; p++) {
+		if (!ph[p].n)
+			continue;
+		int row = lab_row_add(r, ph_name[p]);
+		size_t n = (size_t)ph[p].n;
+		lab_cell_set(r, row, c_ahp, ph[p].ahp, n);
+		lab_cell_set(r, row, c_rss, ph[p].rss, n);
+		if (!p)
+			continue;
+		for (size_t i = 0; i < NVM; i++)
+			if (ph[p].has_vm[i])
+				lab_cell_set(r, row, c_vm[i], ph[p].vm[i], n);
+		for (size_t i = 0; i < NSZ; i++)
+			if (ph[p].has_sz[i] && c_sz[i] >= 0)
+				lab_cell_set(r, row, c_sz[i], ph[p].sz[i], n);
+	}
+}
+
+/* The expected shape: PMD mappings gone, RSS kept, the folios queued for the shrinker. */
+static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64_t size,
+			  const struct ph_res *ph)
+{
+	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size, npmd = size / pmd;
+	uint64_t pmd_kb = pmd >> 10;
+	const struct ph_res *t = &ph[PH_TOUCHED], *u = &ph[PH_PUNCHED], *c = &ph[PH_RECLAIMED];
+	if (!u->n) {
+		lab_verdict(r, false, "UNEXPECTED: no run completed (see the proofs)");
+		return;
+	}
+	int n = u->n;
+	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(u->ahp, (size_t)n),
+	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(u->rss, (size_t)n);
+	double spmd = stats_median(u->vm[0], (size_t)n), dsp = stats_median(u->vm[1], (size_t)n),
+	       sp = stats_median(u->vm[2], (size_t)n);
+	double pm = u->has_sz[1] ? stats_median(u->sz[1], (size_t)n) : -1;
+	lab_proof(
+		r, "punched",
+		"%zu MADV_DONTNEED calls of one base page; smaps AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB (%+.2f%%)",
+		npmd, a0, a1, r0, r1, r0 > 0 ? (r1 - r0) * 100 / r0 : 0);
+	if (u->has_sz[1])
+		lab_proof(
+			r, "waiting",
+			"nr_anon_partially_mapped %+.0f: %.0f folios of %llu kB sit on the deferred-split list, each holding %llu kB no longer mapped",
+			pm, pm, (unsigned long long)pmd_kb, (unsigned long long)(page >> 10));
+	/* the shape: no PMD mapping left, RSS within 1%, the folios queued rather than split */
+	bool ok = a0 >= (double)(size >> 10) * 0.9 && a1 == 0 && r0 > 0 && (r0 - r1) <= r0 / 100 &&
+		  spmd >= (double)npmd * 0.9 && dsp >= (double)npmd * 0.9;
+	char tail[160] = "";
+	if (c->n) {
+		double csp = stats_median(c->vm[2], (size_t)c->n),
+		       cpm = c->has_sz[1] ? stats_median(c->sz[1], (size_t)c->n) : 0;
+		lab_proof(
+			r, "reclaimed",
+			"drop_caches=2 (shrink_slab runs the deferred-split shrinker): thp_split_page %+.0f, nr_anon_partially_mapped %+.0f: the %zu unmapped base pages are free again",
+			csp, cpm, npmd);
+		ok &= csp >= (double)npmd * 0.9;
+		snprintf(tail, sizeof(tail),
+			 "; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
+	}
+	lab_verdict(
+		r, ok,
+		"%s: AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
+		ok ? "as expected" : "UNEXPECTED", a0, a1, r0, r1, spmd, dsp, sp, tail);
+}
+
+static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
 	if (lab_size(ctx, o, 512ull << 20, r, &size))
@@ -125,70 +203,21 @@ int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_re
 	}
 	lab_progress_done(o);
 
-	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
-	int c_rss = lab_col_add(r, "Rss", "kB");
-	int c_vm[NVM], c_sz[NSZ];
-	for (size_t i = 0; i < NVM; i++)
-		c_vm[i] = lab_col_add(r, vm_ctr[i], "+");
-	for (size_t i = 0; i < NSZ; i++) {
-		char name[32];
-		snprintf(name, sizeof(name), "%s", sz_ctr[i]);
-		c_sz[i] = ph[PH_PUNCHED].has_sz[i] ? lab_col_add(r, name, "+") : -1;
-	}
-	for (int p = 0; p < PH_N; p++) {
-		if (!ph[p].n)
-			continue;
-		int row = lab_row_add(r, ph_name[p]);
-		size_t n = (size_t)ph[p].n;
-		lab_cell_set(r, row, c_ahp, ph[p].ahp, n);
-		lab_cell_set(r, row, c_rss, ph[p].rss, n);
-		if (!p)
-			continue;
-		for (size_t i = 0; i < NVM; i++)
-			if (ph[p].has_vm[i])
-				lab_cell_set(r, row, c_vm[i], ph[p].vm[i], n);
-		for (size_t i = 0; i < NSZ; i++)
-			if (ph[p].has_sz[i] && c_sz[i] >= 0)
-				lab_cell_set(r, row, c_sz[i], ph[p].sz[i], n);
-	}
-	struct ph_res *t = &ph[PH_TOUCHED], *u = &ph[PH_PUNCHED], *c = &ph[PH_RECLAIMED];
-	if (!u->n) {
-		lab_verdict(r, false, "UNEXPECTED: no run completed (see the proofs)");
-		return 0;
-	}
-	int n = u->n;
-	double a0 = stats_median(t->ahp, (size_t)n), a1 = stats_median(u->ahp, (size_t)n),
-	       r0 = stats_median(t->rss, (size_t)n), r1 = stats_median(u->rss, (size_t)n);
-	double spmd = stats_median(u->vm[0], (size_t)n), dsp = stats_median(u->vm[1], (size_t)n),
-	       sp = stats_median(u->vm[2], (size_t)n);
-	double pm = u->has_sz[1] ? stats_median(u->sz[1], (size_t)n) : -1;
-	lab_proof(
-		r, "punched",
-		"%zu MADV_DONTNEED calls of one base page; smaps AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB (%+.2f%%)",
-		npmd, a0, a1, r0, r1, r0 > 0 ? (r1 - r0) * 100 / r0 : 0);
-	if (u->has_sz[1])
-		lab_proof(
-			r, "waiting",
-			"nr_anon_partially_mapped %+.0f: %.0f folios of %llu kB sit on the deferred-split list, each holding %llu kB no longer mapped",
-			pm, pm, (unsigned long long)pmd_kb, (unsigned long long)(page >> 10));
-	/* the shape: no PMD mapping left, RSS within 1%, the folios queued rather than split */
-	bool ok = a0 >= (double)(size >> 10) * 0.9 && a1 == 0 && r0 > 0 && (r0 - r1) <= r0 / 100 &&
-		  spmd >= (double)npmd * 0.9 && dsp >= (double)npmd * 0.9;
-	char tail[160] = "";
-	if (c->n) {
-		double csp = stats_median(c->vm[2], (size_t)c->n),
-		       cpm = c->has_sz[1] ? stats_median(c->sz[1], (size_t)c->n) : 0;
-		lab_proof(
-			r, "reclaimed",
-			"drop_caches=2 (shrink_slab runs the deferred-split shrinker): thp_split_page %+.0f, nr_anon_partially_mapped %+.0f: the %zu unmapped base pages are free again",
-			csp, cpm, npmd);
-		ok &= csp >= (double)npmd * 0.9;
-		snprintf(tail, sizeof(tail),
-			 "; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
-	}
-	lab_verdict(
-		r, ok,
-		"%s: AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
-		ok ? "as expected" : "UNEXPECTED", a0, a1, r0, r1, spmd, dsp, sp, tail);
+	split_rows(r, ph);
+	split_verdict(ctx, r, size, ph);
 	return 0;
 }
+
+static const struct lab_experiment experiment = {
+	.name = "split",
+	.help = "MADV_DONTNEED one page per PMD: deferred split",
+	.fn = lab_split,
+	.order = 60,
+	.in_quick = true,
+	.opts =
+		{
+			{"--reclaim",
+			 "split: then run the shrinkers and show the split complete (root)"},
+		},
+};
+LAB_EXPERIMENT(experiment);

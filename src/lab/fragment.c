@@ -322,17 +322,9 @@ static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_
 	return out;
 }
 
-int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t reserve,
-	       struct frag *f)
+/* What the fragmenter may hold (F->budget, F->margin, F->cg_headroom). -ENOMEM: too little. */
+static int frag_budget(const struct lab_ctx *ctx, uint64_t reserve, struct frag *f)
 {
-	memset(f, 0, sizeof(*f));
-	f->ctx = ctx;
-	f->o = o;
-	f->pm_fd = f->kpf_fd = f->pidfd = -1;
-	if (!ctx->can_write) {
-		snprintf(f->stop, sizeof(f->stop), "needs root");
-		return -EPERM;
-	}
 	uint64_t avail_kb, total_kb, pmd = ctx->pmd_size;
 	meminfo_kb(ctx->sr, &avail_kb, &total_kb, NULL);
 	uint64_t avail = avail_kb * 1024, total = total_kb * 1024;
@@ -355,6 +347,58 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 			 f->cg_headroom ? ", cgroup limit" : "");
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Fill and punch piece by piece until the budget, the margin or the memory runs out. */
+static void frag_fill(struct frag *f, const struct hp_probe *hp)
+{
+	const struct lab_ctx *ctx = f->ctx;
+	size_t pmd = ctx->pmd_size;
+	size_t piece = GIB / pmd ? GIB / pmd : 1;
+	if (piece > 512)
+		piece = 512;
+	char sz[32], held[32];
+	for (;;) {
+		size_t nch = (f->fill.len - f->fill_used) / pmd;
+		if (nch > piece)
+			nch = piece;
+		if (!nch || f->held + nch * pmd > f->budget) {
+			snprintf(f->stop, sizeof(f->stop), "the budget was reached");
+			break;
+		}
+		if (mem_available(ctx->sr) < f->margin + nch * pmd) {
+			snprintf(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
+			break;
+		}
+		size_t done;
+		bool out = fill_piece(f, hp, f->fill.p + f->fill_used, nch, &done);
+		f->fill_used += done * pmd;
+		lab_fmt_size(sz, sizeof(sz), f->fill_used);
+		lab_fmt_size(held, sizeof(held), f->held);
+		lab_progress(f->o,
+			     "fragment: filled %s, holding %s, %llu free PMD-order blocks left", sz,
+			     held, (unsigned long long)frag_free_pmd_blocks(ctx));
+		if (out)
+			break;
+	}
+}
+
+int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t reserve,
+	       struct frag *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ctx = ctx;
+	f->o = o;
+	f->pm_fd = f->kpf_fd = f->pidfd = -1;
+	if (!ctx->can_write) {
+		snprintf(f->stop, sizeof(f->stop), "needs root");
+		return -EPERM;
+	}
+	int r = frag_budget(ctx, reserve, f);
+	if (r)
+		return r;
+	uint64_t pmd = ctx->pmd_size;
 	char pol[CHOICE_LEN];
 	if (thp_pmd_policy(ctx->sr, pol, sizeof(pol)) == 0 && strcmp(pol, "never") == 0) {
 		snprintf(f->stop, sizeof(f->stop),
@@ -362,7 +406,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 		return -EOPNOTSUPP;
 	}
 	struct hp_probe hp;
-	int r = hp_probe_open(ctx, &hp);
+	r = hp_probe_open(ctx, &hp);
 	if (r) {
 		snprintf(f->stop, sizeof(f->stop), "pagemap/kpageflags: %s", strerror(-r));
 		return r;
@@ -401,32 +445,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	struct snap a = {0}, b = {0}, c = {0};
 	snap_take(ctx->sr, &a);
 	uint64_t t0 = mono_ns();
-	size_t piece = GIB / pmd ? GIB / pmd : 1;
-	if (piece > 512)
-		piece = 512;
-	char sz[32], held[32];
-	for (;;) {
-		size_t nch = (f->fill.len - f->fill_used) / pmd;
-		if (nch > piece)
-			nch = piece;
-		if (!nch || f->held + nch * pmd > f->budget) {
-			snprintf(f->stop, sizeof(f->stop), "the budget was reached");
-			break;
-		}
-		if (mem_available(ctx->sr) < f->margin + nch * pmd) {
-			snprintf(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
-			break;
-		}
-		size_t done;
-		bool out = fill_piece(f, &hp, f->fill.p + f->fill_used, nch, &done);
-		f->fill_used += done * pmd;
-		lab_fmt_size(sz, sizeof(sz), f->fill_used);
-		lab_fmt_size(held, sizeof(held), f->held);
-		lab_progress(o, "fragment: filled %s, holding %s, %llu free PMD-order blocks left",
-			     sz, held, (unsigned long long)frag_free_pmd_blocks(ctx));
-		if (out)
-			break;
-	}
+	frag_fill(f, &hp);
 	snap_take(ctx->sr, &b);
 	phase(f, "fill+punch", ms_since(t0));
 	/* what MADV_COLD could not split (a folio lock was busy) waits for the shrinker */
@@ -547,4 +566,15 @@ void frag_proofs(const struct frag *f, struct lab_result *r)
 		"%d sink(s) took %llu PMD-order blocks (%s) with defrag=never, %llu fallbacks; compaction_proactiveness 0 for the run",
 		f->nsinks, (unsigned long long)f->sink_huge, sink,
 		(unsigned long long)f->sink_small);
+}
+
+bool frag_start(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t reserve,
+		struct frag *f, struct lab_result *r)
+{
+	if (frag_begin(ctx, o, reserve, f) == 0)
+		return true;
+	frag_end(f);
+	lab_proof(r, "fragment", "skipped: %s", f->stop);
+	r->partial = true;
+	return false;
 }

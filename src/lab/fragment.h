@@ -108,4 +108,11 @@ int hp_probe_open(const struct lab_ctx *ctx, struct hp_probe *p);
 int hp_probe_huge(const struct hp_probe *p, const void *addr);
 void hp_probe_close(struct hp_probe *p);
 
+/*
+ * frag_begin for an experiment: true when the fragmenter runs; otherwise it is
+ * ended again, R gets the proof "fragment: skipped: WHY" and is marked partial.
+ */
+bool frag_start(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t reserve,
+		struct frag *f, struct lab_result *r);
+
 #endif

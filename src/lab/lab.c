@@ -1,37 +1,91 @@
 // SPDX-License-Identifier: MIT
 #include "lab.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../util/stats.h"
+#include "guard.h"
 
-const struct lab_experiment lab_experiments[] = {
-	{"touch", lab_touch, "write one byte per base page: time, faults, AnonHugePages per mode",
-	 true},
-	{"sparse", lab_sparse, "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", true},
-	{"chase", lab_chase, "dependent random pointer chase: ns/access on huge vs small pages",
-	 true},
-	{"fork", lab_fork, "fork, then write one byte per PMD: COW split or copy", true},
-	{"faults", lab_faults, "fault one PMD at a time: per-chunk latency and fallbacks", true},
-	{"split", lab_split, "MADV_DONTNEED one page per PMD: deferred split", true},
-	{"collapse", lab_collapse, "plain touch then MADV_COLLAPSE", true},
-	{"mthp", lab_mthp, "each mTHP size at always (root): per-size allocations and folio orders",
-	 true},
-	{"khugepaged", lab_khugepaged, "1 page in 8 touched, then khugepaged: RSS creep", false},
-	{"fallback", lab_fallback, "enabled=always (root): fault allocations vs silent fallbacks",
-	 false},
-	{"fragment", lab_fragment, "fragment memory (root) and show free PMD-order blocks", false},
-};
-const size_t lab_nexperiments = sizeof(lab_experiments) / sizeof(lab_experiments[0]);
+/* The entries LAB_EXPERIMENT() put in section thpctl_lab (the linker names its bounds). */
+extern const struct lab_experiment *const __start_thpctl_lab[];
+extern const struct lab_experiment *const __stop_thpctl_lab[];
+
+/* The section's bounds as addresses: they are two symbols, not one array, to ISO C. */
+size_t lab_count(void)
+{
+	return ((uintptr_t)__stop_thpctl_lab - (uintptr_t)__start_thpctl_lab) /
+	       sizeof(__start_thpctl_lab[0]);
+}
+
+/* The entry with the smallest order above AFTER (FIRST: the smallest of all). */
+static const struct lab_experiment *next_after(int after, bool first)
+{
+	const struct lab_experiment *best = NULL;
+	for (size_t i = 0; i < lab_count(); i++) {
+		const struct lab_experiment *e = __start_thpctl_lab[i];
+		if ((first || e->order > after) && (!best || e->order < best->order))
+			best = e;
+	}
+	return best;
+}
+
+const struct lab_experiment *lab_first(void)
+{
+	return next_after(0, true);
+}
+
+const struct lab_experiment *lab_next(const struct lab_experiment *x)
+{
+	return next_after(x->order, false);
+}
 
 const struct lab_experiment *lab_find(const char *name)
 {
-	for (size_t i = 0; i < lab_nexperiments; i++)
-		if (strcmp(lab_experiments[i].name, name) == 0)
-			return &lab_experiments[i];
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		if (strcmp(x->name, name) == 0)
+			return x;
 	return NULL;
+}
+
+struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o)
+{
+	struct lab_opts eo = *o;
+	const struct lab_quick *q = &x->quick;
+	if (q->size && !o->size) {
+		eo.size = q->size;
+		if (x->size_list) {
+			eo.sizes[0] = q->size;
+			eo.nsizes = 1;
+		}
+	}
+	if (q->mthp_kb && !o->n_mthp_sizes) {
+		eo.mthp_sizes_kb[0] = q->mthp_kb;
+		eo.n_mthp_sizes = 1;
+	}
+	if (q->steps && !o->steps)
+		eo.steps = q->steps;
+	return eo;
+}
+
+int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const struct lab_opts *o,
+	    struct lab_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
+	r->runs = o->runs;
+	double t0 = mono_ms();
+	int ret = x->fn(ctx, o, r);
+	r->wall_ms = mono_ms() - t0;
+	/* whatever an experiment changed on the host goes back now, not only at exit */
+	if (guard_restore())
+		ret = -EIO;
+	return ret;
 }
 
 const char *lab_mode_name(enum lab_mode m)

@@ -133,28 +133,60 @@ void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(
 /* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
 typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
 
-struct lab_experiment {
-	const char *name;
-	lab_fn fn;
-	const char *help;
-	bool in_quick;
+/* Quick-mode defaults of one experiment (0: its normal default). */
+struct lab_quick {
+	uint64_t size;	  /* bytes, used when --size is not given */
+	uint64_t steps;	  /* chase: --steps when not given */
+	uint64_t mthp_kb; /* mthp: the one size tried when --sizes is not given */
 };
 
-/* The experiment table (lab.c). */
-extern const struct lab_experiment lab_experiments[];
-extern const size_t lab_nexperiments;
+/* One experiment-specific option, as `lab --help` lists it. */
+struct lab_optdoc {
+	const char *flag; /* "--fragment", "--steps N" */
+	const char *help; /* "faults/fallback: run under the fragmenter (root)" */
+};
+
+#define LAB_MAX_OPTDOCS 4
+
+/*
+ * An experiment: one table entry, defined with LAB_EXPERIMENT() at the end of
+ * its own src/lab/exp_NAME.c. Nothing else lists experiments: `lab list`,
+ * `lab quick`, `lab all` and `lab --help` walk the entries by ORDER, and
+ * tests/unit/test_lab_docs.c checks the README and the man page against them.
+ */
+struct lab_experiment {
+	const char *name; /* what `thpctl lab NAME` takes; < 24 chars */
+	const char *help; /* one line for `lab list` and `lab --help` */
+	lab_fn fn;
+	int order;		/* place in list, quick and all: unique, ascending */
+	bool in_quick;		/* `lab quick` runs it */
+	struct lab_quick quick; /* its `lab quick` defaults */
+	bool size_list;		/* --size takes a list (A,B,C) */
+	bool all_cold;		/* `lab all` runs it again cold */
+	struct lab_optdoc opts[LAB_MAX_OPTDOCS]; /* its own options (flag NULL ends) */
+};
+
+/* Registers X (a static struct lab_experiment) in the table: put it at the end of the file. */
+#define LAB_EXPERIMENT(x)                                                                          \
+	static const struct lab_experiment *const x##_entry                                        \
+		__attribute__((used, section("thpctl_lab"), aligned(sizeof(void *)))) = &(x)
+
+/* The table in ORDER: the first entry, the one after X (NULL at the end), their count. */
+const struct lab_experiment *lab_first(void);
+const struct lab_experiment *lab_next(const struct lab_experiment *x);
+size_t lab_count(void);
+/* The entry named NAME, or NULL. */
 const struct lab_experiment *lab_find(const char *name);
 
-int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
-int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
+/* O with X's `lab quick` defaults wherever the command line left a value open (pure). */
+struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o);
+
+/*
+ * Run X into R (cleared first: name, state, runs and wall time filled in),
+ * then put back whatever it changed on the host. Returns X's value, or -EIO
+ * when a setting could not be restored.
+ */
+int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const struct lab_opts *o,
+	    struct lab_result *r);
 
 #endif

@@ -145,14 +145,94 @@ static void test_names_and_table(void **state)
 	assert_string_equal(lab_state_name(STATE_COLD), "cold");
 	assert_string_equal(lab_state_name(STATE_ASIS), "asis");
 	assert_non_null(lab_find("khugepaged"));
-	assert_ptr_equal(lab_find("mthp")->fn, lab_mthp);
+	assert_string_equal(lab_find("mthp")->name, "mthp");
 	assert_null(lab_find("quick")); /* a pseudo-experiment, not in the table */
 	assert_null(lab_find(""));
-	/* names are unique and fit struct lab_result.experiment */
-	for (size_t i = 0; i < lab_nexperiments; i++) {
-		assert_true(strlen(lab_experiments[i].name) < sizeof(res.experiment));
-		assert_ptr_equal(lab_find(lab_experiments[i].name), &lab_experiments[i]);
+	/* names are unique and fit struct lab_result.experiment; orders ascend strictly */
+	size_t n = 0;
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x), n++) {
+		assert_true(strlen(x->name) < sizeof(res.experiment));
+		assert_ptr_equal(lab_find(x->name), x);
+		assert_non_null(x->fn);
+		assert_true(x->help && x->help[0]);
+		if (lab_next(x))
+			assert_true(lab_next(x)->order > x->order);
 	}
+	assert_int_equal(n, lab_count());
+}
+
+static void test_table_is_the_eleven_experiments_in_order(void **state)
+{
+	(void)state;
+	char names[256] = "";
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 names[0] ? " " : "", x->name);
+	assert_string_equal(names, "touch sparse chase fork faults split collapse mthp khugepaged "
+				   "fallback fragment");
+}
+
+static void test_quick_mode_defaults_live_in_the_entries(void **state)
+{
+	(void)state;
+	char quick[256] = "";
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		if (x->in_quick)
+			snprintf(quick + strlen(quick), sizeof(quick) - strlen(quick), "%s%s",
+				 quick[0] ? " " : "", x->name);
+	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp");
+	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
+	assert_int_equal(lab_find("chase")->quick.size, 256ull << 20);
+	assert_int_equal(lab_find("chase")->quick.steps, 4ull << 20);
+	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
+	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
+	assert_true(lab_find("chase")->size_list);
+	assert_false(lab_find("touch")->size_list);
+	assert_true(lab_find("touch")->all_cold && lab_find("faults")->all_cold);
+	assert_false(lab_find("fork")->all_cold);
+}
+
+static void test_experiment_options_are_long_flags_with_help(void **state)
+{
+	(void)state;
+	int count = 0;
+	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
+		for (int k = 0; k < LAB_MAX_OPTDOCS && x->opts[k].flag; k++, count++) {
+			assert_memory_equal(x->opts[k].flag, "--", 2);
+			assert_true(x->opts[k].help && x->opts[k].help[0]);
+		}
+	/* steps, fragment (twice), reclaim, sparse, sizes, timeout, scan-sleep, max-ptes-none */
+	assert_int_equal(count, 9);
+}
+
+static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
+{
+	(void)state;
+	struct lab_opts o = {.runs = 3};
+	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
+	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.nsizes, 1);
+	assert_int_equal(e.sizes[0], 256ull << 20);
+	assert_int_equal(e.steps, 4ull << 20);
+	e = lab_quick_opts(lab_find("touch"), &o);
+	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
+	e = lab_quick_opts(lab_find("mthp"), &o);
+	assert_int_equal(e.n_mthp_sizes, 1);
+	assert_int_equal(e.mthp_sizes_kb[0], 64);
+	assert_int_equal(e.size, 0); /* its own 64 MiB */
+	e = lab_quick_opts(lab_find("sparse"), &o);
+	assert_int_equal(e.size, 0);
+	/* given on the command line: kept */
+	struct lab_opts g = {.size = 8ull << 20, .nsizes = 1, .sizes = {8ull << 20}, .steps = 5000};
+	g.mthp_sizes_kb[0] = 16;
+	g.n_mthp_sizes = 1;
+	e = lab_quick_opts(lab_find("chase"), &g);
+	assert_int_equal(e.size, 8ull << 20);
+	assert_int_equal(e.sizes[0], 8ull << 20);
+	assert_int_equal(e.steps, 5000);
+	e = lab_quick_opts(lab_find("mthp"), &g);
+	assert_int_equal(e.mthp_sizes_kb[0], 16);
 }
 
 int main(void)
@@ -164,6 +244,10 @@ int main(void)
 		cmocka_unit_test(test_cell_set_ignored),
 		cmocka_unit_test(test_proofs_and_verdicts),
 		cmocka_unit_test(test_names_and_table),
+		cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
+		cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
+		cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
+		cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
