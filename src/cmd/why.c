@@ -9,7 +9,7 @@
 #include "../kernel/cgroup.h"
 #include "../kernel/proc_read.h"
 #include "../render/why.h"
-#include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void why_help(FILE *f)
@@ -72,16 +72,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	int c = cmd_global_opts_only(g, argc, argv, why_help);
 	if (c >= 0)
 		return c;
-	if (optind != argc - 1) {
-		warnx("why: expected one PID");
-		why_help(stderr);
-		return EXIT_USAGE;
-	}
 	pid_t pid;
-	if (str_pid(argv[optind], &pid)) {
-		warnx("why: bad PID '%s'", argv[optind]);
+	if (args_one_pid("why", argc, argv, why_help, &pid))
 		return EXIT_USAGE;
-	}
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
