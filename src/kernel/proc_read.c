@@ -164,35 +164,66 @@ static int read_smaps(struct pass *p)
 	return note(p, &pi->smaps_err, PROC_SMAPS, e);
 }
 
-static void reset(struct proc_info *pi, pid_t pid)
+/* The error slot of file FLAG (one PROC_* bit with a file), or NULL. */
+static int *err_slot(struct proc_info *pi, unsigned flag)
 {
-	if (pi->pid != pid)
+	switch (flag) {
+	case PROC_STATUS:
+		return &pi->status_err;
+	case PROC_SMAPS:
+		return &pi->smaps_err;
+	case PROC_ROLLUP:
+		return &pi->rollup_err;
+	case PROC_CGROUP:
+		return &pi->cgroup_err;
+	case PROC_ENVIRON:
+		return &pi->environ_err;
+	case PROC_CMDLINE:
+		return &pi->cmdline_err;
+	case PROC_MAPS:
+		return &pi->maps_err;
+	case PROC_EXE:
+		return &pi->exe_err;
+	case PROC_TASKS:
+		return &pi->tasks_err;
+	default:
+		return NULL;
+	}
+}
+
+/* A new pid forgets everything; the same pid forgets only the files of FLAGS. */
+static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
+{
+	if (pi->pid != pid) {
+		pi->got = 0;
 		memset(&pi->st, 0, sizeof(pi->st));
+		pi->status_err = pi->smaps_err = pi->rollup_err = pi->cgroup_err = pi->environ_err =
+			pi->cmdline_err = pi->maps_err = pi->exe_err = pi->tasks_err = 0;
+		pi->exe[0] = '\0';
+		pi->exe_go = -ENOENT;
+		pi->chain_walked = false;
+		pi->ntids = 0;
+	}
 	pi->pid = pid;
-	pi->got = 0;
 	pi->gone = false;
-	pi->status_err = pi->smaps_err = pi->rollup_err = pi->cgroup_err = pi->environ_err =
-		pi->cmdline_err = pi->maps_err = pi->exe_err = pi->tasks_err = 0;
-	pi->chain_walked = false;
-	pi->ntids = 0;
+	pi->got &= ~flags;
+	for (unsigned f = 1; f <= PROC_EXE_GO; f <<= 1) {
+		int *slot = err_slot(pi, f);
+		if ((flags & f) && slot)
+			*slot = 0;
+	}
+	if (flags & PROC_CHAIN)
+		pi->chain_walked = false;
 }
 
 /* Mark the files of FLAGS not read yet with ERR. */
 static void mark_rest(struct proc_info *pi, unsigned flags, int err)
 {
-	struct {
-		unsigned flag;
-		int *slot;
-	} f[] = {
-		{PROC_STATUS, &pi->status_err},	  {PROC_SMAPS, &pi->smaps_err},
-		{PROC_ROLLUP, &pi->rollup_err},	  {PROC_CGROUP, &pi->cgroup_err},
-		{PROC_ENVIRON, &pi->environ_err}, {PROC_CMDLINE, &pi->cmdline_err},
-		{PROC_MAPS, &pi->maps_err},	  {PROC_EXE, &pi->exe_err},
-		{PROC_TASKS, &pi->tasks_err},
-	};
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if ((flags & f[i].flag) && !(pi->got & f[i].flag) && !*f[i].slot)
-			*f[i].slot = err;
+	for (unsigned f = 1; f <= PROC_EXE_GO; f <<= 1) {
+		int *slot = err_slot(pi, f);
+		if ((flags & f) && slot && !(pi->got & f) && !*slot)
+			*slot = err;
+	}
 }
 
 static int read_all(struct pass *p, unsigned flags)
@@ -214,6 +245,12 @@ static int read_all(struct pass *p, unsigned flags)
 		return 0;
 	if (flags & PROC_EXE)
 		read_exe(p);
+	if (flags & PROC_EXE_GO) {
+		pi->gover[0] = '\0';
+		pi->exe_go = exe_go_version(p->sr, pi->pid, pi->gover, sizeof(pi->gover));
+		if (pi->exe_go >= 0)
+			pi->got |= PROC_EXE_GO;
+	}
 	if ((flags & PROC_MAPS) && read_raw(p, "maps", &pi->maps, &pi->maps_err, PROC_MAPS))
 		return 0;
 	if ((flags & PROC_TASKS) && read_tasks(p))
@@ -230,7 +267,7 @@ static int read_all(struct pass *p, unsigned flags)
 
 int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_info *pi)
 {
-	reset(pi, pid);
+	reset(pi, pid, flags);
 	struct pass p = {.sr = sr, .pi = pi};
 	char rel[32];
 	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);

@@ -42,6 +42,8 @@ enum proc_fill {
 	PROC_CHAIN = 1u << 8,	/* when status (read now or by an earlier call for this pid)
 				 * has THP_enabled 0: who set the prctl (ancestry.h) -> .chain */
 	PROC_TASKS = 1u << 9,	/* the thread ids of task/ -> .tids, .ntids */
+	PROC_EXE_GO = 1u << 10, /* whether the exe is a Go binary (exe.h exe_go_version)
+				 * -> .exe_go, .gover; reads the ELF headers */
 };
 
 struct proc_info {
@@ -52,10 +54,12 @@ struct proc_info {
 
 	/* filled by proc_read() */
 	pid_t pid;
-	unsigned got; /* PROC_* read and parsed */
+	unsigned got; /* PROC_* read and parsed, by this call or earlier ones for the same pid */
 	bool gone;    /* the process exited (or never was) */
 	int status_err, smaps_err, rollup_err, cgroup_err, environ_err, cmdline_err, maps_err,
-		exe_err, tasks_err; /* 0 or -errno, per file asked for */
+		exe_err, tasks_err; /* 0 or -errno, per file asked for; valid where .got says */
+	int exe_go;		    /* PROC_EXE_GO: 1 Go, 0 not, -errno (-EINVAL: not ELF) */
+	char gover[32];		    /* "go1.22.5" when inline in the binary (Go 1.18+), else "" */
 
 	struct proc_status st;
 	struct smaps_totals t; /* kB: PROC_SMAPS sums over all VMAs, or PROC_ROLLUP */
@@ -74,8 +78,9 @@ struct proc_info {
 
 /*
  * Read process PID's files named by FLAGS (enum proc_fill) into PI, which the
- * caller zeroes once (then sets vma_cb) and frees with proc_info_free; it may be
- * reused for other pids. FLAGS 0 only checks that proc/PID exists.
+ * caller zeroes once (then sets vma_cb) and frees with proc_info_free. Calls
+ * for the same pid add to what PI holds (re-reading the files of FLAGS); a
+ * call for another pid starts afresh. FLAGS 0 only checks that proc/PID exists.
  * Returns 0 (each file's outcome in its *_err), -ESRCH when the process is
  * gone (status_err then says how: -ENOENT when proc/PID is missing), or
  * -ENOMEM.
