@@ -383,7 +383,8 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 	return EXIT_OK;
 }
 
-int cmd_ps(struct globals *g, int argc, char **argv)
+/* Options of `ps` into O. Returns -1 to go on, else the exit code. */
+static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -398,8 +399,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		{"cont", required_argument, NULL, OPT_CONT},
 		{NULL, 0, NULL, 0},
 	};
-	struct ps_opts o = {.sort = "ahp", .uid = -1};
-	int c, ret = EXIT_USAGE;
+	int c;
 	uint64_t bytes;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -407,13 +407,12 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		switch (c) {
 		case 'h':
 			ps_help(stdout);
-			free(o.pids);
 			return EXIT_OK;
 		case OPT_ALL:
-			o.all = true;
+			o->all = true;
 			break;
 		case OPT_ROLLUP:
-			o.rollup = true;
+			o->rollup = true;
 			break;
 		case OPT_SORT:
 			if (strcmp(optarg, "ahp") && strcmp(optarg, "rss") &&
@@ -421,62 +420,69 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			    strcmp(optarg, "pid") && strcmp(optarg, "comm")) {
 				warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)",
 				      optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
-			o.sort = optarg;
+			o->sort = optarg;
 			break;
 		case OPT_PID:
-			if (args_pid_list(optarg, &o.pids, &o.npids, &o.pids_cap)) {
+			if (args_pid_list(optarg, &o->pids, &o->npids, &o->pids_cap)) {
 				warnx("ps: bad PID list '%s'", optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
 			break;
 		case OPT_USER: {
 			long v;
 			if (str_long(optarg, 0, LONG_MAX, &v) == 0)
-				o.uid = v;
+				o->uid = v;
 			else
-				o.user = optarg;
+				o->user = optarg;
 			break;
 		}
 		case OPT_MIN_AHP:
-			if (parse_size(optarg, &bytes)) {
-				warnx("ps: bad size '%s' (e.g. 64M)", optarg);
-				goto out;
-			}
-			o.min_ahp_kb = (bytes + 1023) / 1024;
+			if (args_size(optarg, 0, &bytes, "ps: bad size '%s' (e.g. 64M)", optarg))
+				return EXIT_USAGE;
+			o->min_ahp_kb = (bytes + 1023) / 1024;
 			break;
 		case OPT_CGROUP:
-			o.cgroup = optarg;
+			o->cgroup = optarg;
 			break;
 		case OPT_FOLIOS:
-			o.folios = true;
+			o->folios = true;
 			break;
 		case OPT_CONT:
-			if (!(o.cont_kb = args_cont_kb(optarg))) {
+			if (!(o->cont_kb = args_cont_kb(optarg))) {
 				warnx("ps: bad --cont size '%s' (a power of two of base pages, "
 				      "2 pages to the PMD size, e.g. 64K)",
 				      optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
 			break;
 		default:
 			ps_help(stderr);
-			goto out;
+			return EXIT_USAGE;
 		}
 	}
-	if (o.cont_kb && !o.folios) {
+	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (o.folios && (o.rollup || o.min_ahp_kb)) {
+	if (o->folios && (o->rollup || o->min_ahp_kb)) {
 		warnx("ps: --folios does not combine with --rollup or --min-ahp");
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		warnx("ps: unexpected argument '%s'", argv[optind]);
-		goto out;
+		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+int cmd_ps(struct globals *g, int argc, char **argv)
+{
+	struct ps_opts o = {.sort = "ahp", .uid = -1};
+	int ret = ps_opts(g, argc, argv, &o);
+	if (ret >= 0)
+		goto out;
 	if ((ret = cmd_setup(g)))
 		goto out;
 	if (o.user && known_user(&g->sr, o.user) != 0) {
