@@ -55,6 +55,28 @@ static int read_status(struct pass *p)
 	return note(p, &pi->status_err, PROC_STATUS, e);
 }
 
+static int read_stat(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "stat", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH;
+	if (!e && proc_stat_parse(pi->b.p, pi->b.len, &pi->stat))
+		e = -EINVAL;
+	return note(p, &pi->stat_err, PROC_STAT, e);
+}
+
+static int read_statm(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "statm", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH;
+	if (!e && proc_statm_parse(pi->b.p, pi->b.len, &pi->statm))
+		e = -EINVAL;
+	return note(p, &pi->statm_err, PROC_STATM, e);
+}
+
 static int read_cgroup(struct pass *p)
 {
 	struct proc_info *pi = p->pi;
@@ -186,6 +208,10 @@ static int *err_slot(struct proc_info *pi, unsigned flag)
 		return &pi->exe_err;
 	case PROC_TASKS:
 		return &pi->tasks_err;
+	case PROC_STAT:
+		return &pi->stat_err;
+	case PROC_STATM:
+		return &pi->statm_err;
 	default:
 		return NULL;
 	}
@@ -207,7 +233,7 @@ static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
 	pi->pid = pid;
 	pi->gone = false;
 	pi->got &= ~flags;
-	for (unsigned f = 1; f <= PROC_EXE_GO; f <<= 1) {
+	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
 		int *slot = err_slot(pi, f);
 		if ((flags & f) && slot)
 			*slot = 0;
@@ -219,7 +245,7 @@ static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
 /* Mark the files of FLAGS not read yet with ERR. */
 static void mark_rest(struct proc_info *pi, unsigned flags, int err)
 {
-	for (unsigned f = 1; f <= PROC_EXE_GO; f <<= 1) {
+	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
 		int *slot = err_slot(pi, f);
 		if ((flags & f) && slot && !(pi->got & f) && !*slot)
 			*slot = err;
@@ -235,6 +261,10 @@ static int read_all(struct pass *p, unsigned flags)
 		thp_chain_walk(p->sr, &pi->b, pi->st.ppid, &pi->chain);
 		pi->chain_walked = true;
 	}
+	if ((flags & PROC_STAT) && read_stat(p))
+		return 0;
+	if ((flags & PROC_STATM) && read_statm(p))
+		return 0;
 	if ((flags & PROC_CGROUP) && read_cgroup(p))
 		return 0;
 	if ((flags & PROC_CMDLINE) &&

@@ -11,7 +11,7 @@
  *   - unreadable: -EACCES / -EPERM (another user's process), or -ENOENT in a
  *     recorded tree (the file was unreadable at capture);
  *   - -EINVAL: malformed (never a plausible 0).
- * Cheap files first: status, cgroup, cmdline, environ, exe, maps, then
+ * Cheap files first: status, stat, statm, cgroup, cmdline, environ, exe, maps, then
  * smaps_rollup, then full smaps, which walks the target's page tables under
  * its mmap_lock (read it only for what needs it).
  */
@@ -44,6 +44,8 @@ enum proc_fill {
 	PROC_TASKS = 1u << 9,	/* the thread ids of task/ -> .tids, .ntids */
 	PROC_EXE_GO = 1u << 10, /* whether the exe is a Go binary (exe.h exe_go_version)
 				 * -> .exe_go, .gover; reads the ELF headers */
+	PROC_STAT = 1u << 11,	/* stat -> .stat (state, PF_* flags, CPU ticks, start time) */
+	PROC_STATM = 1u << 12,	/* statm -> .statm (pages; the cheapest file, no mmap_lock) */
 };
 
 struct proc_info {
@@ -57,11 +59,14 @@ struct proc_info {
 	unsigned got; /* PROC_* read and parsed, by this call or earlier ones for the same pid */
 	bool gone;    /* the process exited (or never was) */
 	int status_err, smaps_err, rollup_err, cgroup_err, environ_err, cmdline_err, maps_err,
-		exe_err, tasks_err; /* 0 or -errno, per file asked for; valid where .got says */
-	int exe_go;		    /* PROC_EXE_GO: 1 Go, 0 not, -errno (-EINVAL: not ELF) */
-	char gover[32];		    /* "go1.22.5" when inline in the binary (Go 1.18+), else "" */
+		exe_err, tasks_err, stat_err,
+		statm_err; /* 0 or -errno, per file asked for; valid where .got says */
+	int exe_go;	   /* PROC_EXE_GO: 1 Go, 0 not, -errno (-EINVAL: not ELF) */
+	char gover[32];	   /* "go1.22.5" when inline in the binary (Go 1.18+), else "" */
 
 	struct proc_status st;
+	struct proc_stat stat;
+	struct proc_statm statm;
 	struct smaps_totals t; /* kB: PROC_SMAPS sums over all VMAs, or PROC_ROLLUP */
 	int nvmas;	       /* PROC_SMAPS: VMAs seen */
 	bool smaps_truncated;  /* smaps ended mid-line: the last line was dropped */

@@ -97,6 +97,24 @@ static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **st
 	sysroot_close(&sr);
 }
 
+static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct proc_info pi = {0};
+	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
+	assert_int_equal(proc_read(&sr, 42, PROC_CGROUP | PROC_MAPS, &pi), 0);
+	assert_int_equal(pi.got, PROC_STATUS | PROC_CGROUP);
+	assert_int_equal(pi.maps_err, -ENOENT); /* not recorded: unreadable at capture */
+	assert_string_equal(pi.st.name, "redis");
+	assert_int_equal(proc_read(&sr, 43, PROC_STATUS | PROC_CGROUP, &pi), -ESRCH);
+	assert_int_equal(pi.got, 0);
+	assert_false(pi.st.has_name);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
 static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 {
 	(void)state;
@@ -122,7 +140,11 @@ static void the_running_test_is_read_live_with_its_threads(void **state)
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	struct proc_info pi = {0};
-	assert_int_equal(proc_read(&sr, getpid(), PROC_STATUS | PROC_ROLLUP | PROC_TASKS, &pi), 0);
+	unsigned want = PROC_STATUS | PROC_STAT | PROC_STATM | PROC_ROLLUP | PROC_TASKS;
+	assert_int_equal(proc_read(&sr, getpid(), want, &pi), 0);
+	assert_int_equal(pi.got, want);
+	assert_int_equal(pi.stat.pid, getpid());
+	assert_true(pi.statm.resident > 0);
 	assert_int_equal(pi.st.tgid, getpid());
 	assert_true(pi.ntids >= 1);
 	assert_true(smaps_has(&pi.t, SM_RSS) && pi.t.kb[SM_RSS] > 0);
@@ -136,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_status_smaps_cgroup_environ_in_one_call),
 		cmocka_unit_test(a_file_missing_from_a_recorded_tree_is_unreadable_not_zero),
+		cmocka_unit_test(calls_for_one_pid_add_up_and_another_pid_starts_afresh),
 		cmocka_unit_test(a_missing_pid_or_an_empty_status_is_gone),
 		cmocka_unit_test(the_running_test_is_read_live_with_its_threads),
 	};
