@@ -143,12 +143,12 @@ static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
 		warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-err));
 }
 
-/* The VMA table of PID, whose status is in PI. */
-static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_report *r)
+/* The VMA table of PID, whose status is in PI, into MC->r. */
+static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *mc)
 {
-	struct maps_ctx mc = {.r = r};
+	struct maps_report *r = mc->r;
 	pi->vma_cb = maps_cb;
-	pi->vma_ctx = &mc;
+	pi->vma_ctx = mc;
 	int e = proc_read(&g->sr, pi->pid, PROC_SMAPS | PROC_CHAIN, pi);
 	r->partial = pi->smaps_truncated;
 	r->totals = pi->t;
@@ -192,7 +192,8 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		ret = a.folios ? maps_folios(g, a.pid, &r.st, a.cont_kb)
 			       : maps_underused(g, a.pid, &r.st);
 	} else {
-		ret = maps_vmas(g, &pi, &r);
+		struct maps_ctx mc = {.r = &r};
+		ret = maps_vmas(g, &pi, &mc);
 	}
 	free(r.vmas);
 	proc_info_free(&pi);

@@ -25,24 +25,18 @@ static void why_help(FILE *f)
 		   "options:\n" GLOBAL_HELP);
 }
 
-struct why_ctx {
-	struct why_input *in;
-	uint64_t pmd_kb;
-};
-
 static int vma_cb(const struct smaps_vma *v, void *ctx)
 {
-	struct why_ctx *c = ctx;
-	why_vmas_add(&c->in->vmas, v, c->pmd_kb);
+	struct why_input *in = ctx;
+	why_vmas_add(&in->vmas, v, in->h->feat.pmd_size / 1024);
 	return 0;
 }
 
 /* After PROC_STATUS into PI: smaps, the prctl chain, environ, cmdline and cgroup of in->pid through the reader. */
 static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_input *in)
 {
-	struct why_ctx c = {.in = in, .pmd_kb = in->h->feat.pmd_size / 1024};
 	pi->vma_cb = vma_cb;
-	pi->vma_ctx = &c;
+	pi->vma_ctx = in;
 	unsigned want = PROC_SMAPS | PROC_CHAIN | PROC_ENVIRON | PROC_CMDLINE | PROC_CGROUP;
 	int r = proc_read(sr, (pid_t)in->pid, want, pi);
 	in->smaps_truncated = pi->smaps_truncated;
