@@ -8,6 +8,7 @@
 
 #include "../kernel/cgroup.h"
 #include "../kernel/exe.h"
+#include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../model/findings.h"
 #include "../render/advice.h"
@@ -50,8 +51,9 @@ struct cg_cache {
 struct scan {
 	struct adv_input *in;
 	struct cg_cache cgs;
-	struct buf b, dpkg;
+	struct buf dpkg;
 	bool dpkg_read;
+	struct proc_info pi, parent; /* the process being looked at, and its parent */
 	unsigned requested;
 };
 
@@ -110,12 +112,18 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Everything about one process of workload WL. Returns false if it vanished. */
-static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
-		 const struct proc_status *st, const struct proc_cgroup *cg, bool has_cg,
-		 const char *exe, int exe_err)
+/*
+ * Everything about one process of workload p->wl, whose status, cgroup and
+ * (when valid in .got) exe link are in s->pi.
+ */
+static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 {
-	struct buf *b = &s->b;
+	struct proc_info *pi = &s->pi;
+	const struct proc_status *st = &pi->st;
+	const struct proc_cgroup *cg = &pi->cg;
+	bool has_cg = pi->got & PROC_CGROUP;
+	const char *exe = pi->exe;
+	int exe_err = pi->got & PROC_EXE ? 0 : -ENOENT;
 	p->ppid = st->ppid;
 	snprintf(p->comm, sizeof(p->comm), "%s", st->name);
 	p->thp_enabled = st->thp_enabled;
@@ -127,7 +135,9 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
 		    cgroup_unit(cg->v1_systemd, p->unit, sizeof(p->unit)) != 0)
 			p->unit[0] = '\0';
 	}
-	if (sysroot_readf(sr, b, SR_PROC "/%ld/cmdline", p->pid) == 0 && b->len) {
+	proc_read(sr, pi->pid, PROC_CMDLINE | (p->wl == WL_POSTGRES ? PROC_MAPS : 0), pi);
+	const struct buf *b = &pi->cmdline;
+	if ((pi->got & PROC_CMDLINE) && b->len) {
 		shell_quote_argv(b->p, b->len, p->cmdline, sizeof(p->cmdline));
 		for (size_t i = 0; i + 28 <= b->len; i++)
 			if (memcmp(b->p + i, "-XX:+UseTransparentHugePages", 28) == 0)
@@ -156,8 +166,90 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
 			s->in->mongodb_assumed = true;
 		}
 	}
-	if (p->wl == WL_POSTGRES && sysroot_readf(sr, b, SR_PROC "/%ld/maps", p->pid) == 0)
-		maps_largest_shared(b->p, b->len, &p->shm_kb, &p->shm_hugetlb);
+	if (p->wl == WL_POSTGRES && (pi->got & PROC_MAPS))
+		maps_largest_shared(pi->maps.p, pi->maps.len, &p->shm_kb, &p->shm_hugetlb);
+}
+
+/* The workload of s->pi (status read): by name, exe path or Go build info (GOVER); -1 for none. */
+static int detect(const struct sysroot *sr, struct scan *s, char *gover, size_t n)
+{
+	struct proc_info *pi = &s->pi;
+	int wl = workload_from_comm(pi->st.name, NULL);
+	bool big = pi->st.vmrss_kb >= GO_MIN_RSS_KB;
+	int exe_err = -ENOENT;
+	if (wl >= 0 || big) {
+		proc_read(sr, pi->pid, PROC_EXE, pi);
+		exe_err = pi->got & PROC_EXE ? 0 : pi->exe_err;
+		if (exe_err == -EACCES || exe_err == -EPERM)
+			s->in->unreadable++;
+	}
+	if (wl < 0 && !exe_err)
+		wl = workload_from_comm("", base_name(pi->exe));
+	if (wl < 0 && !exe_err) {
+		proc_read(sr, pi->pid, PROC_EXE_GO, pi);
+		if (pi->exe_go == 1 && big)
+			wl = WL_GO;
+		else if (pi->exe_go == 1)
+			s->in->small_go++;
+		snprintf(gover, n, "%s", pi->exe_go == 1 ? pi->gover : "");
+	}
+	return wl;
+}
+
+/* Whether PPID is a PostgreSQL process (its postmaster, when this one is a backend). */
+static bool parent_is_postgres(const struct sysroot *sr, struct scan *s, long ppid)
+{
+	return ppid > 0 && proc_read(sr, (pid_t)ppid, PROC_STATUS, &s->parent) == 0 &&
+	       (s->parent.got & PROC_STATUS) &&
+	       workload_from_comm(s->parent.st.name, NULL) == WL_POSTGRES;
+}
+
+/* Count the memory cgroup limit of s->pi (cgroup read) into the input. */
+static void count_limit(const struct sysroot *sr, struct scan *s, bool *limited, uint64_t *limit)
+{
+	struct adv_input *in = s->in;
+	*limited = false;
+	*limit = 0;
+	if (s->pi.got & PROC_CGROUP)
+		proc_limit(sr, s, &s->pi.cg, limited, limit);
+	if (*limited) {
+		in->limited_procs++;
+		if (!in->smallest_limit || *limit < in->smallest_limit)
+			in->smallest_limit = *limit;
+	}
+}
+
+/* One process of the scan: detect its workload and, if it has one, add it. */
+static void scan_one(const struct sysroot *sr, struct scan *s, pid_t pid)
+{
+	struct adv_input *in = s->in;
+	struct proc_info *pi = &s->pi;
+	if (proc_read(sr, pid, PROC_STATUS | PROC_CGROUP, pi) || !(pi->got & PROC_STATUS))
+		return;
+	if (pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+		return;
+	in->scanned++;
+	bool limited;
+	uint64_t limit;
+	count_limit(sr, s, &limited, &limit);
+	char gover[32] = "";
+	int wl = detect(sr, s, gover, sizeof(gover));
+	/* a PostgreSQL instance is its postmaster: skip the backends here already */
+	if (wl < 0 || (wl == WL_POSTGRES && parent_is_postgres(sr, s, pi->st.ppid)))
+		return;
+	if (in->nprocs == ADV_MAX_PROCS)
+		return;
+	struct adv_proc *p = &in->procs[in->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->wl = (enum workload)wl;
+	p->limited = limited;
+	p->limit_bytes = limit;
+	if (gover[0] && version_parse_mm(gover + 2, p->ver) == 0) {
+		p->has_ver = true;
+		snprintf(p->ver_src, sizeof(p->ver_src), "Go build info %s", gover);
+	}
+	fill(sr, s, p);
 }
 
 static int scan_procs(const struct sysroot *sr, struct scan *s)
@@ -167,70 +259,8 @@ static int scan_procs(const struct sysroot *sr, struct scan *s)
 	int n = procs_list(sr, &pids);
 	if (n < 0)
 		return n;
-	struct buf *b = &s->b;
-	for (int i = 0; i < n; i++) {
-		long pid = pids[i];
-		struct proc_status st;
-		if (sysroot_readf(sr, b, SR_PROC "/%ld/status", pid) ||
-		    proc_status_parse(b->p, b->len, &st))
-			continue;
-		if (st.kthread == 1 || st.vmrss_kb < 0)
-			continue;
-		in->scanned++;
-		struct proc_cgroup cg;
-		bool has_cg = sysroot_readf(sr, b, SR_PROC "/%ld/cgroup", pid) == 0 &&
-			      proc_cgroup_parse(b->p, b->len, &cg) == 0;
-		bool limited = false;
-		uint64_t limit = 0;
-		if (has_cg)
-			proc_limit(sr, s, &cg, &limited, &limit);
-		if (limited) {
-			in->limited_procs++;
-			if (!in->smallest_limit || limit < in->smallest_limit)
-				in->smallest_limit = limit;
-		}
-		int wl = workload_from_comm(st.name, NULL);
-		char exe[512] = "";
-		int exe_err = -ENOENT;
-		bool big = st.vmrss_kb >= GO_MIN_RSS_KB;
-		if (wl >= 0 || big) {
-			exe_err = exe_path(sr, (pid_t)pid, exe, sizeof(exe));
-			if (exe_err == -EACCES || exe_err == -EPERM)
-				in->unreadable++;
-		}
-		if (wl < 0 && !exe_err)
-			wl = workload_from_comm("", base_name(exe));
-		char gover[32] = "";
-		if (wl < 0 && !exe_err) {
-			int g = exe_go_version(sr, (pid_t)pid, gover, sizeof(gover));
-			if (g == 1 && big)
-				wl = WL_GO;
-			else if (g == 1)
-				in->small_go++;
-		}
-		if (wl < 0)
-			continue;
-		/* a PostgreSQL instance is its postmaster: skip the backends here already */
-		struct proc_status pst;
-		if (wl == WL_POSTGRES && st.ppid > 0 &&
-		    sysroot_readf(sr, b, SR_PROC "/%ld/status", st.ppid) == 0 &&
-		    proc_status_parse(b->p, b->len, &pst) == 0 &&
-		    workload_from_comm(pst.name, NULL) == WL_POSTGRES)
-			continue;
-		if (in->nprocs == ADV_MAX_PROCS)
-			continue;
-		struct adv_proc *p = &in->procs[in->nprocs++];
-		memset(p, 0, sizeof(*p));
-		p->pid = pid;
-		p->wl = (enum workload)wl;
-		p->limited = limited;
-		p->limit_bytes = limit;
-		if (gover[0] && version_parse_mm(gover + 2, p->ver) == 0) {
-			p->has_ver = true;
-			snprintf(p->ver_src, sizeof(p->ver_src), "Go build info %s", gover);
-		}
-		fill(sr, s, p, &st, &cg, has_cg, exe, exe_err);
-	}
+	for (int i = 0; i < n; i++)
+		scan_one(sr, s, pids[i]);
 	free(pids);
 	/* a PostgreSQL instance is its postmaster: drop its backends */
 	int k = 0;
@@ -343,7 +373,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
 		ret = EXIT_FAIL;
 	}
-	buf_free(&s.b);
+	proc_info_free(&s.pi);
+	proc_info_free(&s.parent);
 	buf_free(&s.dpkg);
 	host_free(&h);
 	return ret;

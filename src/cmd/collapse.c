@@ -10,9 +10,8 @@
 
 #include "../kernel/buddyinfo.h"
 #include "../kernel/parse.h"
-#include "../kernel/proc_status.h"
+#include "../kernel/proc_read.h"
 #include "../kernel/procmem.h"
-#include "../kernel/smaps.h"
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
 #include "../render/control.h"
@@ -88,28 +87,14 @@ static int vma_cb(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static int feed(void *ctx, const char *text, size_t len)
+/* PID's VMAs from its smaps (through PI) into L (emptied first). Returns 0 or -errno. */
+static int read_vmas(const struct sysroot *sr, struct proc_info *pi, pid_t pid, struct vma_list *l)
 {
-	return smaps_stream_feed(ctx, text, len);
-}
-
-/* PID's VMAs from its smaps into L (emptied first). Returns 0 or -errno. */
-static int read_vmas(const struct sysroot *sr, long pid, struct vma_list *l)
-{
-	char rel[64];
-	struct buf b = {0};
-	struct smaps_stream *s = malloc(sizeof(*s));
-	if (!s)
-		return -ENOMEM;
 	l->n = 0;
-	snprintf(rel, sizeof(rel), SR_PROC "/%ld/smaps", pid);
-	smaps_stream_init(s, vma_cb, l, NULL);
-	int e = sysroot_read_chunks(sr, rel, &b, feed, s);
-	if (!e)
-		e = smaps_stream_finish(s);
-	free(s);
-	buf_free(&b);
-	return e;
+	pi->vma_cb = vma_cb;
+	pi->vma_ctx = l;
+	int r = proc_read(sr, pid, PROC_SMAPS, pi);
+	return r == -ENOMEM ? r : pi->smaps_err;
 }
 
 /*
@@ -158,8 +143,14 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 	return fatal;
 }
 
-int cmd_collapse(struct globals *g, int argc, char **argv)
+/* Options (into static arrays SEL points to) and the PID operand into SEL and REP. Returns -1 to go on, else the exit code. */
+static int collapse_opts(struct globals *g, int argc, char **argv, struct collapse_sel *sel,
+			 struct collapse_report *rep, pid_t *pid)
 {
+	static struct crange_req req[MAX_REQ];
+	static const char *vmas[MAX_REQ];
+	sel->ranges = req;
+	sel->vmas = vmas;
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
 		{"range", required_argument, NULL, OPT_RANGE},
@@ -168,10 +159,6 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		{"force", no_argument, NULL, OPT_FORCE},
 		{NULL, 0, NULL, 0},
 	};
-	static struct crange_req req[MAX_REQ];
-	static const char *vmas[MAX_REQ];
-	struct collapse_sel sel = {.ranges = req, .vmas = vmas};
-	struct collapse_report rep = {0};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -181,147 +168,180 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 			collapse_help(stdout);
 			return EXIT_OK;
 		case OPT_RANGE:
-			if (sel.nranges == MAX_REQ ||
-			    collapse_parse_range(optarg, &req[sel.nranges].start,
-						 &req[sel.nranges].end)) {
+			if (sel->nranges == MAX_REQ ||
+			    collapse_parse_range(optarg, &req[sel->nranges].start,
+						 &req[sel->nranges].end)) {
 				warnx("collapse: bad --range '%s' (START-END in hex, e.g. 7f0000000000-7f0004000000)",
 				      optarg);
 				return EXIT_USAGE;
 			}
-			sel.nranges++;
+			sel->nranges++;
 			break;
 		case OPT_VMA:
-			if (sel.nvmas == MAX_REQ || !*optarg) {
+			if (sel->nvmas == MAX_REQ || !*optarg) {
 				warnx("collapse: bad --vma '%s'", optarg);
 				return EXIT_USAGE;
 			}
-			vmas[sel.nvmas++] = optarg;
+			vmas[sel->nvmas++] = optarg;
 			break;
 		case OPT_DRY_RUN:
-			rep.dry_run = true;
+			rep->dry_run = true;
 			break;
 		case OPT_FORCE:
-			sel.force = rep.force = true;
+			sel->force = rep->force = true;
 			break;
 		default:
 			collapse_help(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	pid_t pid;
-	if (optind != argc - 1 || str_pid(argv[optind], &pid)) {
+	if (optind != argc - 1 || str_pid(argv[optind], pid)) {
 		warnx("collapse: expected one PID");
 		return EXIT_USAGE;
 	}
-	if (sel.nranges && sel.nvmas) {
+	if (sel->nranges && sel->nvmas) {
 		warnx("collapse: --range and --vma do not go together");
 		return EXIT_USAGE;
 	}
-	int ret = cmd_setup(g);
-	if (ret)
+	return -1;
+}
+
+/* PID's status and the PMD size into REP and SEL. EXIT_OK, or EXIT_FAIL after a message. */
+static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
+			   struct collapse_sel *sel, struct collapse_report *rep, long *page)
+{
+	proc_read(&g->sr, pid, PROC_STATUS, pi);
+	if (pi->status_err) {
+		warnx("collapse: no such process %d", pid);
+		return EXIT_FAIL;
+	}
+	if (pi->st.vmrss_kb < 0) {
+		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
+		return EXIT_FAIL;
+	}
+	snprintf(rep->comm, sizeof(rep->comm), "%s", pi->st.name);
+	rep->thp_enabled = sel->thp_enabled = pi->st.thp_enabled;
+	uint64_t pmd = 0;
+	if (sysroot_read(&g->sr, SR_THP "/hpage_pmd_size", &pi->b) == 0)
+		parse_u64_text(pi->b.p, pi->b.len, &pmd);
+	*page = sysconf(_SC_PAGESIZE);
+	if (!pmd || *page <= 0) {
+		warnx("collapse: no %s/hpage_pmd_size: this kernel has no THP", SR_THP);
+		return EXIT_FAIL;
+	}
+	rep->pmd_size = pmd;
+	for (uint64_t p = (uint64_t)*page; p < pmd; p <<= 1)
+		rep->pmd_order++;
+	return EXIT_OK;
+}
+
+/* Collapse the selected ranges of PID, then read AnonHugePages after. Returns the ranges that failed. */
+static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
+			struct collapse_report *rep, struct vma_list *vl, long page)
+{
+	static struct buddyinfo bi;
+	struct crange *ranges = rep->ranges;
+	int n = rep->nranges, failed = 0;
+	int pidfd = procmem_pidfd_open(pid);
+	if (pidfd < 0) {
+		rep->fatal = pidfd;
+	} else {
+		int pm = procmem_pagemap_open(&g->sr, pid);
+		rep->pagemap = pm >= 0;
+		for (int i = 0; i < n && !rep->fatal; i++)
+			if (ranges[i].skip == CR_GO)
+				rep->fatal =
+					collapse_range(pidfd, pm, &ranges[i], rep->pmd_size, page);
+		if (pm >= 0)
+			close(pm);
+		close(pidfd);
+	}
+	if (rep->fatal == -ENOMEM && sysroot_read(&g->sr, SR_PROC "/buddyinfo", &pi->b) == 0 &&
+	    buddyinfo_parse(pi->b.p, pi->b.len, &bi) == 0)
+		rep->buddy = &bi;
+	/* AnonHugePages after: one more smaps read for all ranges */
+	if (read_vmas(&g->sr, pi, pid, vl) == 0)
+		for (int i = 0; i < n; i++) {
+			if (!ranges[i].attempted)
+				continue;
+			ranges[i].ahp_after_kb =
+				collapse_ahp_kb(vl->v, vl->n, ranges[i].start, ranges[i].end);
+			ranges[i].have_after = true;
+		}
+	for (int i = 0; i < n; i++)
+		failed += ranges[i].nfail > 0;
+	return failed;
+}
+
+/* The ranges to try, with AnonHugePages before, into REP (from VL). EXIT_OK or EXIT_FAIL. */
+static int collapse_plan(const struct collapse_sel *sel, struct collapse_report *rep,
+			 const struct vma_list *vl)
+{
+	struct crange *ranges = calloc(MAX_RANGES, sizeof(*ranges));
+	if (!ranges) {
+		warnx("collapse: out of memory");
+		return EXIT_FAIL;
+	}
+	int n = collapse_select(vl->v, vl->n, sel, rep->pmd_size, ranges, MAX_RANGES, &rep->nsmall);
+	if (n < 0) {
+		warnx("collapse: more than %d ranges: narrow it with --vma or --range", MAX_RANGES);
+		n = MAX_RANGES;
+	}
+	rep->ranges = ranges;
+	rep->nranges = n;
+	for (int i = 0; i < n; i++) {
+		struct crange *r = &ranges[i];
+		bool whole = r->end > r->start; /* else: the range as asked */
+		r->ahp_before_kb = collapse_ahp_kb(vl->v, vl->n, whole ? r->start : r->req_start,
+						   whole ? r->end : r->req_end);
+	}
+	return EXIT_OK;
+}
+
+/* Say why smaps of PID could not be read (ERR, -errno). */
+static void smaps_fail(pid_t pid, int e)
+{
+	if (e == -EACCES || e == -EPERM)
+		warnx("collapse: needs root (cannot read /proc/%d/smaps: %s)", pid, strerror(-e));
+	else if (e == -ENOENT || e == -ESRCH)
+		warnx("collapse: process %d exited", pid);
+	else
+		warnx("collapse: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
+}
+
+int cmd_collapse(struct globals *g, int argc, char **argv)
+{
+	struct collapse_sel sel = {0};
+	struct collapse_report rep = {0};
+	pid_t pid;
+	int ret = collapse_opts(g, argc, argv, &sel, &rep, &pid);
+	if (ret >= 0)
+		return ret;
+	if ((ret = cmd_setup(g)))
 		return ret;
 	if (!g->sr.live) {
 		warnx("collapse: acts on running processes, not on a --sysroot tree");
 		return EXIT_USAGE;
 	}
 	rep.pid = pid;
-	struct buf b = {0};
-	struct proc_status st;
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
-	if (e || proc_status_parse(b.p, b.len, &st)) {
-		warnx("collapse: no such process %d", pid);
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	if (st.vmrss_kb < 0) {
-		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	snprintf(rep.comm, sizeof(rep.comm), "%s", st.name);
-	rep.thp_enabled = sel.thp_enabled = st.thp_enabled;
-	uint64_t pmd = 0;
-	if (sysroot_read(&g->sr, SR_THP "/hpage_pmd_size", &b) == 0)
-		parse_u64_text(b.p, b.len, &pmd);
-	long page = sysconf(_SC_PAGESIZE);
-	if (!pmd || page <= 0) {
-		warnx("collapse: no %s/hpage_pmd_size: this kernel has no THP", SR_THP);
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	rep.pmd_size = pmd;
-	for (uint64_t p = (uint64_t)page; p < pmd; p <<= 1)
-		rep.pmd_order++;
-
+	struct proc_info pi = {0};
 	struct vma_list vl = {0};
-	e = read_vmas(&g->sr, pid, &vl);
-	if (e) {
-		if (e == -EACCES || e == -EPERM)
-			warnx("collapse: needs root (cannot read /proc/%d/smaps: %s)", pid,
-			      strerror(-e));
-		else if (e == -ENOENT || e == -ESRCH)
-			warnx("collapse: process %d exited", pid);
-		else
-			warnx("collapse: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
-		free(vl.v);
-		buf_free(&b);
-		return EXIT_FAIL;
+	long page;
+	int e;
+	if ((ret = collapse_target(g, &pi, pid, &sel, &rep, &page)))
+		goto out;
+	if ((e = read_vmas(&g->sr, &pi, pid, &vl))) {
+		smaps_fail(pid, e);
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	struct crange *ranges = calloc(MAX_RANGES, sizeof(*ranges));
-	if (!ranges) {
-		warnx("collapse: out of memory");
-		free(vl.v);
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	int n = collapse_select(vl.v, vl.n, &sel, pmd, ranges, MAX_RANGES, &rep.nsmall);
-	if (n < 0) {
-		warnx("collapse: more than %d ranges: narrow it with --vma or --range", MAX_RANGES);
-		n = MAX_RANGES;
-	}
-	rep.ranges = ranges;
-	rep.nranges = n;
-	for (int i = 0; i < n; i++) {
-		struct crange *r = &ranges[i];
-		bool whole = r->end > r->start; /* else: the range as asked */
-		r->ahp_before_kb = collapse_ahp_kb(vl.v, vl.n, whole ? r->start : r->req_start,
-						   whole ? r->end : r->req_end);
-	}
-
-	static struct buddyinfo bi;
-	int go = 0, failed = 0;
+	if ((ret = collapse_plan(&sel, &rep, &vl)))
+		goto out;
+	int go = 0, failed = 0, n = rep.nranges;
 	for (int i = 0; i < n; i++)
-		go += ranges[i].skip == CR_GO;
-	if (!rep.dry_run && go) {
-		int pidfd = procmem_pidfd_open((pid_t)pid);
-		if (pidfd < 0) {
-			rep.fatal = pidfd;
-		} else {
-			int pm = procmem_pagemap_open(&g->sr, (pid_t)pid);
-			rep.pagemap = pm >= 0;
-			for (int i = 0; i < n && !rep.fatal; i++)
-				if (ranges[i].skip == CR_GO)
-					rep.fatal =
-						collapse_range(pidfd, pm, &ranges[i], pmd, page);
-			if (pm >= 0)
-				close(pm);
-			close(pidfd);
-		}
-		if (rep.fatal == -ENOMEM && sysroot_read(&g->sr, SR_PROC "/buddyinfo", &b) == 0 &&
-		    buddyinfo_parse(b.p, b.len, &bi) == 0)
-			rep.buddy = &bi;
-		/* AnonHugePages after: one more smaps read for all ranges */
-		if (read_vmas(&g->sr, pid, &vl) == 0)
-			for (int i = 0; i < n; i++) {
-				if (!ranges[i].attempted)
-					continue;
-				ranges[i].ahp_after_kb =
-					collapse_ahp_kb(vl.v, vl.n, ranges[i].start, ranges[i].end);
-				ranges[i].have_after = true;
-			}
-		for (int i = 0; i < n; i++)
-			failed += ranges[i].nfail > 0;
-	}
+		go += rep.ranges[i].skip == CR_GO;
+	if (!rep.dry_run && go)
+		failed = collapse_run(g, &pi, pid, &rep, &vl, page);
 	if (g->json)
 		ret = cmd_emit_json(collapse_to_json(&rep));
 	else
@@ -332,8 +352,9 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		ret = EXIT_FAIL;
 	if (!ret && n && !go && !rep.dry_run)
 		ret = EXIT_FAIL; /* everything asked for was skipped */
-	free(ranges);
+out:
+	free(rep.ranges);
 	free(vl.v);
-	buf_free(&b);
+	proc_info_free(&pi);
 	return ret;
 }

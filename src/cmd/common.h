@@ -30,7 +30,7 @@ struct fdcache;
  */
 void cmd_fdcache(struct globals *g, struct fdcache *c);
 
-/* parse_size ("64M" -> bytes) is in util/units.h. */
+/* Option values (PIDs, sizes, ranged integers): cmd/args.h, over util/num.h and util/units.h. */
 
 /*
  * A progress line on stderr for work that runs longer than a second: shown

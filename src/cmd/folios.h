@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `maps PID --folios` and `maps PID --underused` (options parsed in ps.c). */
+/* `maps PID --folios` and `maps PID --underused` (options parsed in maps.c). */
 #ifndef THPCTL_CMD_FOLIOS_H
 #define THPCTL_CMD_FOLIOS_H
 

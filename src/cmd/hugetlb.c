@@ -8,7 +8,7 @@
 
 #include "../model/host.h"
 #include "../render/hugetlb_plan.h"
-#include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void hugetlb_help(FILE *f)
@@ -116,17 +116,15 @@ static int plan(struct globals *g, int argc, char **argv)
 			hugetlb_help(stdout);
 			return EXIT_OK;
 		case OPT_FOR:
-			if (parse_size(optarg, &bytes) || bytes == 0) {
-				warnx("hugetlb plan: bad size '%s' (e.g. 8G)", optarg);
+			if (args_size(optarg, 1, &bytes, "hugetlb plan: bad size '%s' (e.g. 8G)",
+				      optarg))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_OVERHEAD:
-			if (str_long(optarg, 0, 1000, &v)) {
-				warnx("hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)",
-				      optarg);
+			if (args_long(optarg, 0, 1000, &v,
+				      "hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)",
+				      optarg))
 				return EXIT_USAGE;
-			}
 			in.overhead_pct = (unsigned)v;
 			break;
 		case OPT_PAGE:
@@ -137,10 +135,8 @@ static int plan(struct globals *g, int argc, char **argv)
 			}
 			break;
 		case OPT_NODE:
-			if (str_long(optarg, 0, 1023, &v)) {
-				warnx("hugetlb plan: bad node '%s'", optarg);
+			if (args_long(optarg, 0, 1023, &v, "hugetlb plan: bad node '%s'", optarg))
 				return EXIT_USAGE;
-			}
 			in.node = (int)v;
 			break;
 		default:

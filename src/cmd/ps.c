@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `thpctl ps` and `thpctl maps PID`. */
+/* `thpctl ps`: THP use of every process (`maps PID` is in maps.c). */
 #include <err.h>
 #include <errno.h>
 #include <limits.h>
@@ -9,10 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernel/ancestry.h"
 #include "../kernel/cgroup_procs.h"
 #include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
+#include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
 #include "../model/proc.h"
@@ -21,6 +21,7 @@
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 #include "folios.h"
 
@@ -61,7 +62,6 @@ enum {
 	OPT_CGROUP,
 	OPT_FOLIOS,
 	OPT_CONT,
-	OPT_UNDERUSED
 };
 
 struct ps_opts {
@@ -78,27 +78,6 @@ struct ps_opts {
 	bool folios;
 	uint64_t cont_kb;
 };
-
-static int add_pids(struct ps_opts *o, const char *arg)
-{
-	char *dup = strdup(arg), *save = NULL;
-	if (!dup)
-		return -ENOMEM;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		pid_t v;
-		if (str_pid(t, &v)) {
-			free(dup);
-			return -EINVAL;
-		}
-		if (array_reserve(&o->pids, &o->pids_cap, o->npids + 1, sizeof(*o->pids), 8)) {
-			free(dup);
-			return -ENOMEM;
-		}
-		o->pids[o->npids++] = v;
-	}
-	free(dup);
-	return 0;
-}
 
 /* uid -> name cache over the sysroot's etc/passwd (no NSS: static-safe, replayable). */
 struct users {
@@ -324,7 +303,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		folio_ctx_free(ctx);
 		return EXIT_FAIL;
 	}
-	struct buf b = {0};
+	struct proc_info pi = {0};
 	struct users users = {0};
 	char tmp[32];
 	size_t cap = 0;
@@ -335,10 +314,10 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		if (!wanted_pid(o, pids[i]))
 			continue;
 		progress_update(&pr, (size_t)i, (size_t)n);
-		struct proc_status st;
-		if (sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", (int)pids[i]) ||
-		    proc_status_parse(b.p, b.len, &st) || st.kthread == 1 || st.vmrss_kb < 0)
+		if (proc_read(&g->sr, pids[i], PROC_STATUS, &pi) || pi.status_err ||
+		    pi.st.kthread == 1 || pi.st.vmrss_kb < 0)
 			continue; /* gone, a kernel thread or a zombie */
+		const struct proc_status st = pi.st;
 		if (o->uid >= 0 && st.uid != o->uid)
 			continue;
 		const char *nm = user_name(&g->sr, &users, st.uid, tmp, sizeof(tmp));
@@ -384,19 +363,9 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	}
 	free(r.rows);
 	free(pids);
-	buf_free(&b);
+	proc_info_free(&pi);
 	buf_free(&users.passwd);
 	return ret;
-}
-
-/* --cont SIZE: a power-of-two number of base pages, 2 pages to the PMD size. Returns kB or 0. */
-static uint64_t parse_cont(const char *arg)
-{
-	uint64_t bytes, page = (uint64_t)sysconf(_SC_PAGESIZE);
-	if (parse_size(arg, &bytes) || bytes < 2 * page || bytes % page ||
-	    ((bytes / page) & (bytes / page - 1)) || bytes / page > page / 8)
-		return 0;
-	return bytes / 1024;
 }
 
 /* Resolve --cgroup into o->cg_pids. Returns EXIT_OK or EXIT_FAIL after a message. */
@@ -414,7 +383,8 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 	return EXIT_OK;
 }
 
-int cmd_ps(struct globals *g, int argc, char **argv)
+/* Options of `ps` into O. Returns -1 to go on, else the exit code. */
+static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -429,8 +399,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		{"cont", required_argument, NULL, OPT_CONT},
 		{NULL, 0, NULL, 0},
 	};
-	struct ps_opts o = {.sort = "ahp", .uid = -1};
-	int c, ret = EXIT_USAGE;
+	int c;
 	uint64_t bytes;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -438,13 +407,12 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		switch (c) {
 		case 'h':
 			ps_help(stdout);
-			free(o.pids);
 			return EXIT_OK;
 		case OPT_ALL:
-			o.all = true;
+			o->all = true;
 			break;
 		case OPT_ROLLUP:
-			o.rollup = true;
+			o->rollup = true;
 			break;
 		case OPT_SORT:
 			if (strcmp(optarg, "ahp") && strcmp(optarg, "rss") &&
@@ -452,62 +420,69 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			    strcmp(optarg, "pid") && strcmp(optarg, "comm")) {
 				warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)",
 				      optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
-			o.sort = optarg;
+			o->sort = optarg;
 			break;
 		case OPT_PID:
-			if (add_pids(&o, optarg)) {
+			if (args_pid_list(optarg, &o->pids, &o->npids, &o->pids_cap)) {
 				warnx("ps: bad PID list '%s'", optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
 			break;
 		case OPT_USER: {
 			long v;
 			if (str_long(optarg, 0, LONG_MAX, &v) == 0)
-				o.uid = v;
+				o->uid = v;
 			else
-				o.user = optarg;
+				o->user = optarg;
 			break;
 		}
 		case OPT_MIN_AHP:
-			if (parse_size(optarg, &bytes)) {
-				warnx("ps: bad size '%s' (e.g. 64M)", optarg);
-				goto out;
-			}
-			o.min_ahp_kb = (bytes + 1023) / 1024;
+			if (args_size(optarg, 0, &bytes, "ps: bad size '%s' (e.g. 64M)", optarg))
+				return EXIT_USAGE;
+			o->min_ahp_kb = (bytes + 1023) / 1024;
 			break;
 		case OPT_CGROUP:
-			o.cgroup = optarg;
+			o->cgroup = optarg;
 			break;
 		case OPT_FOLIOS:
-			o.folios = true;
+			o->folios = true;
 			break;
 		case OPT_CONT:
-			if (!(o.cont_kb = parse_cont(optarg))) {
+			if (!(o->cont_kb = args_cont_kb(optarg))) {
 				warnx("ps: bad --cont size '%s' (a power of two of base pages, "
 				      "2 pages to the PMD size, e.g. 64K)",
 				      optarg);
-				goto out;
+				return EXIT_USAGE;
 			}
 			break;
 		default:
 			ps_help(stderr);
-			goto out;
+			return EXIT_USAGE;
 		}
 	}
-	if (o.cont_kb && !o.folios) {
+	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (o.folios && (o.rollup || o.min_ahp_kb)) {
+	if (o->folios && (o->rollup || o->min_ahp_kb)) {
 		warnx("ps: --folios does not combine with --rollup or --min-ahp");
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		warnx("ps: unexpected argument '%s'", argv[optind]);
-		goto out;
+		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+int cmd_ps(struct globals *g, int argc, char **argv)
+{
+	struct ps_opts o = {.sort = "ahp", .uid = -1};
+	int ret = ps_opts(g, argc, argv, &o);
+	if (ret >= 0)
+		goto out;
 	if ((ret = cmd_setup(g)))
 		goto out;
 	if (o.user && known_user(&g->sr, o.user) != 0) {
@@ -546,191 +521,5 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 out:
 	free(o.pids);
 	free(o.cg_pids);
-	return ret;
-}
-
-/* ---- maps ---- */
-
-static void maps_help(FILE *f)
-{
-	fprintf(f,
-		"usage: thpctl maps PID [--folios [--cont SIZE] | --underused] [--json]\n\n"
-		"One process's VMAs: range, size, RSS, AnonHugePages, hg/nh flags,\n"
-		"THPeligible and name, and its prctl THP state. When THP_enabled is 0,\n"
-		"walks PPid up and names the highest ancestor that also has 0 (who set\n"
-		"PR_SET_THP_DISABLE; it is inherited across fork and exec).\n"
-		"Reads /proc/PID/smaps, which briefly takes the target's mmap_lock.\n\n"
-		"options:\n"
-		"  --folios        per VMA, memory by folio size and mapping: PMD-mapped,\n"
-		"                  PTE-mapped aligned or unaligned, partially mapped; anon\n"
-		"                  and file/shmem apart, kB and %% of the VMA's RSS. Sees\n"
-		"                  mTHP (16K-1M folios) that AnonHugePages does not. Reads\n"
-		"                  /proc/PID/pagemap and /proc/kpageflags (root); as another\n"
-		"                  user only PMD-mapped THP is visible (marked partial)\n"
-		"  --cont SIZE     with --folios: also aligned contiguous blocks of SIZE in\n"
-		"                  one folio (e.g. 64K, what arm64 maps with one TLB entry)\n"
-		"  --underused     for each PMD-mapped anonymous THP, count its all-zero\n"
-		"                  4 kB subpages and show what the underused-THP shrinker\n"
-		"                  (6.12+) would give back at max_ptes_none 0, 64, 128, 256,\n"
-		"                  511. This READS THE PROCESS'S MEMORY through\n"
-		"                  /proc/PID/mem (ptrace permission; nothing is written) and\n"
-		"                  prints how long that took (~1 s per 4 GiB of THP here)\n" GLOBAL_HELP);
-}
-
-struct maps_ctx {
-	struct maps_report *r;
-	size_t cap;
-	int err;
-};
-
-static int maps_cb(const struct smaps_vma *v, void *ctx)
-{
-	struct maps_ctx *m = ctx;
-	struct maps_report *r = m->r;
-	if (array_reserve(&r->vmas, &m->cap, r->n + 1, sizeof(*r->vmas), 64))
-		return -ENOMEM;
-	struct maps_vma *o = &r->vmas[r->n++];
-	o->start = v->start;
-	o->end = v->end;
-	memcpy(o->perms, v->perms, sizeof(o->perms));
-	o->t = v->t;
-	o->thp_eligible = v->thp_eligible;
-	o->vmflags = v->vmflags;
-	o->has_vmflags = v->has_vmflags;
-	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
-	return 0;
-}
-
-static int maps_feed(void *ctx, const char *text, size_t len)
-{
-	return smaps_stream_feed(ctx, text, len);
-}
-
-/* Walk PPid up while THP_enabled stays 0 (kernel/ancestry.c, shared with `why`). */
-static void maps_chain(const struct sysroot *sr, struct buf *b, struct maps_report *r)
-{
-	struct thp_chain c;
-	thp_chain_walk(sr, b, r->st.ppid, &c);
-	r->nchain = c.n;
-	for (int i = 0; i < c.n && i < (int)(sizeof(r->chain) / sizeof(r->chain[0])); i++) {
-		r->chain[i].pid = c.a[i].pid;
-		snprintf(r->chain[i].comm, sizeof(r->chain[0].comm), "%s", c.a[i].comm);
-	}
-	r->chain_cut = c.cut;
-	r->stop_thp_enabled = c.stop_thp_enabled;
-}
-
-int cmd_maps(struct globals *g, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"folios", no_argument, NULL, OPT_FOLIOS},
-		{"cont", required_argument, NULL, OPT_CONT},
-		{"underused", no_argument, NULL, OPT_UNDERUSED},
-		{NULL, 0, NULL, 0},
-	};
-	bool folios = false, underused = false;
-	uint64_t cont_kb = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_FOLIOS:
-			folios = true;
-			break;
-		case OPT_UNDERUSED:
-			underused = true;
-			break;
-		case OPT_CONT:
-			if (!(cont_kb = parse_cont(optarg))) {
-				warnx("maps: bad --cont size '%s' (a power of two of base pages, "
-				      "2 pages to the PMD size, e.g. 64K)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			maps_help(c == 'h' ? stdout : stderr);
-			return c == 'h' ? EXIT_OK : EXIT_USAGE;
-		}
-	}
-	if ((cont_kb && !folios) || (folios && underused)) {
-		warnx("maps: %s", cont_kb && !folios
-					  ? "--cont needs --folios"
-					  : "--folios and --underused are separate views");
-		return EXIT_USAGE;
-	}
-	if (optind != argc - 1) {
-		warnx("maps: expected one PID");
-		maps_help(stderr);
-		return EXIT_USAGE;
-	}
-	pid_t pid;
-	if (str_pid(argv[optind], &pid)) {
-		warnx("maps: bad PID '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	int ret = cmd_setup(g);
-	if (ret)
-		return ret;
-	struct maps_report r = {.pid = pid};
-	struct buf b = {0};
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
-	if (e || proc_status_parse(b.p, b.len, &r.st)) {
-		warnx("maps: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
-		      e && e != -ENOENT ? strerror(-e) : "");
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	if (r.st.vmrss_kb < 0) {
-		warnx("maps: process %d has no memory map (kernel thread or zombie)", pid);
-		buf_free(&b);
-		return EXIT_FAIL;
-	}
-	if (folios || underused) {
-		buf_free(&b);
-		return folios ? maps_folios(g, pid, &r.st, cont_kb) : maps_underused(g, pid, &r.st);
-	}
-	struct maps_ctx mc = {.r = &r};
-	struct smaps_stream *s = malloc(sizeof(*s));
-	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", pid);
-	if (!s) {
-		e = -ENOMEM;
-	} else {
-		smaps_stream_init(s, maps_cb, &mc, &r.totals);
-		e = sysroot_read_chunks(&g->sr, rel, &b, maps_feed, s);
-		if (!e)
-			e = smaps_stream_finish(s);
-		r.partial = s->truncated;
-		free(s);
-	}
-	if (e) {
-		if (e == -EACCES || e == -EPERM)
-			warnx("maps: cannot read /proc/%d/smaps: %s (%s)", pid, strerror(-e),
-			      geteuid() == 0
-				      ? "denied even to root: another namespace or a security module"
-				      : "run as root, or as the process's owner");
-		else if (e == -ENOENT && !g->sr.live)
-			warnx("maps: /proc/%d/smaps is not in this recorded tree (unreadable at capture)",
-			      pid);
-		else if (e == -ENOENT || e == -ESRCH)
-			warnx("maps: process %d exited", pid);
-		else
-			warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
-		ret = EXIT_FAIL;
-	} else {
-		if (r.st.thp_enabled == 0)
-			maps_chain(&g->sr, &b, &r);
-		if (r.partial)
-			warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pid);
-		if (g->json)
-			ret = cmd_emit_json(maps_to_json(&r));
-		else
-			maps_render_text(stdout, &r, g->color);
-	}
-	free(r.vmas);
-	buf_free(&b);
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernel/proc_status.h"
+#include "../kernel/proc_read.h"
 #include "../kernel/tracefs.h"
 #include "../lab/guard.h"
 #include "../model/stalls.h"
@@ -127,7 +127,7 @@ struct resolver {
 	size_t n, cap;
 	size_t tasks_done;    /* stalls tasks looked up so far */
 	size_t collapse_done; /* collapse entries looked up so far */
-	struct buf b;
+	struct proc_info pi;
 };
 
 static struct pidname *res_find(struct resolver *r, int pid, size_t *at)
@@ -151,18 +151,15 @@ static void res_add(struct resolver *r, int pid)
 	if (res_find(r, pid, &at))
 		return;
 	struct pidname pn = {.pid = pid, .tgid = -1};
-	if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/status", pid) == 0) {
-		const char *t = strstr(r->b.p, "\nTgid:");
-		if (t)
-			pn.tgid = atoi(t + 6);
-		struct proc_status ps;
+	if (proc_read(r->sr, pid, PROC_STATUS, &r->pi) == 0 && (r->pi.got & PROC_STATUS)) {
+		pn.tgid = r->pi.st.tgid > 0 && r->pi.st.tgid <= INT_MAX ? (int)r->pi.st.tgid : -1;
 		if (pn.tgid > 0 && pn.tgid != pid) {
 			/* the name of the process, not of the thread */
-			if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/status", pn.tgid) == 0 &&
-			    proc_status_parse(r->b.p, r->b.len, &ps) == 0)
-				snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
-		} else if (proc_status_parse(r->b.p, r->b.len, &ps) == 0) {
-			snprintf(pn.name, sizeof(pn.name), "%s", ps.name);
+			if (proc_read(r->sr, pn.tgid, PROC_STATUS, &r->pi) == 0 &&
+			    (r->pi.got & PROC_STATUS))
+				snprintf(pn.name, sizeof(pn.name), "%s", r->pi.st.name);
+		} else {
+			snprintf(pn.name, sizeof(pn.name), "%s", r->pi.st.name);
 		}
 	}
 	if (array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64))
@@ -272,38 +269,23 @@ static double calibrate(struct tracefs *tf)
 /* --pid: PID's threads into set_event_pid, and event-fork for what it starts later. */
 static int set_pid_filter(const struct sysroot *sr, struct tracefs *tf, int pid)
 {
-	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/task", pid);
-	DIR *d = sysroot_opendir(sr, rel);
-	if (!d)
-		return -errno;
-	size_t cap = 4096, len = 0;
-	char *list = malloc(cap);
-	int r = list ? 0 : -ENOMEM;
-	struct dirent *de;
-	while (!r && (de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (len + 16 > cap) {
-			char *p = realloc(list, cap * 2);
-			if (!p) {
-				r = -ENOMEM;
-				break;
-			}
-			list = p;
-			cap *= 2;
-		}
-		len += (size_t)snprintf(list + len, cap - len, "%s ", de->d_name);
-	}
-	closedir(d);
-	if (!r && !len)
-		r = -ESRCH;
+	struct proc_info pi = {0};
+	int r = proc_read(sr, pid, PROC_TASKS, &pi);
+	if (r != -ENOMEM)
+		r = pi.tasks_err;
+	size_t cap = 16 * (size_t)pi.ntids + 1, len = 0;
+	char *list = r ? NULL : malloc(cap);
+	if (!r && !list)
+		r = -ENOMEM;
+	for (int i = 0; !r && i < pi.ntids; i++)
+		len += (size_t)snprintf(list + len, cap - len, "%d ", (int)pi.tids[i]);
 	if (!r) {
 		list[len] = '\0';
 		tracefs_iwrite(tf, "options/event-fork", "1");
 		r = tracefs_iwrite(tf, "set_event_pid", list);
 	}
 	free(list);
+	proc_info_free(&pi);
 	return r;
 }
 
@@ -323,7 +305,8 @@ static int parse_duration(const char *s, double *out)
 
 enum { OPT_DURATION = OPT_CMD_BASE, OPT_PID };
 
-static int trace_stalls(struct globals *g, int argc, char **argv)
+/* Options of `trace stalls`. Returns -1 to go on, else the exit code. */
+static int stalls_opts(struct globals *g, int argc, char **argv, double *duration, pid_t *pid)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -331,8 +314,6 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		{"pid", required_argument, NULL, OPT_PID},
 		{NULL, 0, NULL, 0},
 	};
-	double duration = 10;
-	pid_t pid = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (global_opt(g, c, optarg))
@@ -342,14 +323,14 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 			trace_help(stdout);
 			return EXIT_OK;
 		case OPT_DURATION:
-			if (parse_duration(optarg, &duration)) {
+			if (parse_duration(optarg, duration)) {
 				warnx("--duration: '%s' is not a number of seconds (0 to 604800)",
 				      optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_PID:
-			if (str_pid(optarg, &pid)) {
+			if (str_pid(optarg, pid)) {
 				warnx("--pid: '%s' is not a process id", optarg);
 				return EXIT_USAGE;
 			}
@@ -364,6 +345,12 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		trace_help(stderr);
 		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* What must hold before tracing: a live root, root, PID there. EXIT_OK or EXIT_FAIL. */
+static int stalls_checks(struct globals *g, pid_t pid)
+{
 	if (cmd_setup(g))
 		return EXIT_FAIL;
 	if (!g->sr.live) {
@@ -375,15 +362,21 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		      "root can mount and use (try: sudo thpctl trace stalls)");
 		return EXIT_FAIL;
 	}
-	char rel[64];
 	if (pid) {
-		snprintf(rel, sizeof(rel), SR_PROC "/%d", pid);
-		if (sysroot_exists(&g->sr, rel)) {
+		struct proc_info pi = {0};
+		int gone = proc_read(&g->sr, pid, 0, &pi);
+		proc_info_free(&pi);
+		if (gone) {
 			warnx("--pid %d: no such process", pid);
 			return EXIT_FAIL;
 		}
 	}
+	return EXIT_OK;
+}
 
+/* Open tracefs, check the events, journal and create instance NAME. EXIT_OK or EXIT_FAIL. */
+static int stalls_open(struct globals *g, struct trace_report *rep, const char *name)
+{
 	int r = tracefs_open(&st.tf, &g->sr);
 	if (r) {
 		if (r == -EPERM || r == -EACCES)
@@ -398,7 +391,6 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	}
 	st.opened = true;
 	atexit(teardown);
-	struct trace_report rep = {.duration_s = duration, .pid = pid, .record_ns = -1};
 	for (size_t i = 0; i < NEVENTS; i++)
 		if (!tracefs_has_event(&st.tf, events[i])) {
 			if (i < NREQUIRED) {
@@ -406,13 +398,11 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 				teardown();
 				return EXIT_FAIL;
 			}
-			if (rep.nmissing < 16)
-				rep.missing[rep.nmissing++] = events[i];
+			if (rep->nmissing < 16)
+				rep->missing[rep->nmissing++] = events[i];
 		}
 
 	/* journal the instance before making it: a SIGKILL between the two leaves nothing */
-	char name[32];
-	snprintf(name, sizeof(name), "thpctl-%d", (int)getpid());
 	r = guard_undo_add("trace stalls", GUARD_UNDO_TRACEFS_INSTANCE, name);
 	if (r) {
 		warnx("cannot journal tracefs instance %s under %s: %s", name, guard_journal_path(),
@@ -440,15 +430,23 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		teardown();
 		return EXIT_FAIL;
 	}
+	return EXIT_OK;
+}
 
+/* Set the clock (into *CLOCKP), the pid filter, enable the events, open trace_pipe. */
+static int stalls_arm(struct globals *g, pid_t pid, struct trace_report *rep, const char **clockp,
+		      const char *name)
+{
+	int r;
 	/*
 	 * mono: one clock for all CPUs, so a begin on one CPU and its end on
 	 * another pair up right ("local", the default, is per-CPU and may drift).
 	 */
-	const char *clock = "mono";
+	const char *clock = *clockp = "mono";
 	if (tracefs_iwrite(&st.tf, "trace_clock", clock) &&
 	    tracefs_iwrite(&st.tf, "trace_clock", clock = "global"))
 		clock = "local";
+	*clockp = clock;
 	/* wake the reader on any data, not when the buffer is half full (5.x+; best effort) */
 	tracefs_iwrite(&st.tf, "buffer_percent", "0");
 	if (pid && (r = set_pid_filter(&g->sr, &st.tf, pid))) {
@@ -456,7 +454,8 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		teardown();
 		return EXIT_FAIL;
 	}
-	rep.record_ns = calibrate(&st.tf);
+	rep->record_ns = calibrate(&st.tf);
+	char rel[64];
 	for (size_t i = 0; i < NEVENTS; i++) {
 		if (!tracefs_has_event(&st.tf, events[i]))
 			continue;
@@ -474,15 +473,20 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		teardown();
 		return EXIT_FAIL;
 	}
+	return EXIT_OK;
+}
 
-	struct stalls s;
-	stalls_init(&s);
-	struct resolver res = {.sr = &g->sr};
-	struct reader rd = {.s = &s};
-	double cpu0 = cpu_s(), t0 = mono_s(), deadline = duration > 0 ? t0 + duration : 0;
+/* Read trace_pipe into S until the duration ends or a signal comes, resolving pids in RES. */
+static void stalls_record(struct globals *g, struct stalls *s, struct resolver *res,
+			  struct trace_report *rep)
+{
+	struct reader rd = {.s = s};
+	double cpu0 = cpu_s(), t0 = mono_s(),
+	       deadline = rep->duration_s > 0 ? t0 + rep->duration_s : 0;
 	if (!g->json && isatty(STDERR_FILENO))
 		fprintf(stderr, "thpctl: tracing%s%.0f s (Ctrl-C ends it early)...\n",
-			duration > 0 ? " for " : " until Ctrl-C", duration > 0 ? duration : 0);
+			rep->duration_s > 0 ? " for " : " until Ctrl-C",
+			rep->duration_s > 0 ? rep->duration_s : 0);
 	int rerr = 0;
 	while (!stop && !rerr) {
 		double left = deadline ? deadline - mono_s() : 0.25;
@@ -492,25 +496,46 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 		struct pollfd pfd = {.fd = st.pipe, .events = POLLIN};
 		poll(&pfd, 1, ms);
 		rerr = drain(st.pipe, &rd);
-		res_catch_up(&res, &s);
+		res_catch_up(res, s);
 	}
 	double t1 = mono_s();
-	rep.interrupted = stop;
+	rep->interrupted = stop;
 	/* stop recording, then read what is left */
 	tracefs_iwrite(&st.tf, "events/enable", "0");
 	tracefs_iwrite(&st.tf, "tracing_on", "0");
 	if (!rerr)
 		rerr = drain(st.pipe, &rd);
 	if (rd.len)
-		stalls_feed(&s, rd.buf, rd.len);
-	res_catch_up(&res, &s);
-	rep.reader_cpu_s = cpu_s() - cpu0;
-	rep.elapsed_s = t1 - t0;
-	rep.bytes = rd.bytes;
+		stalls_feed(s, rd.buf, rd.len);
+	res_catch_up(res, s);
+	rep->reader_cpu_s = cpu_s() - cpu0;
+	rep->elapsed_s = t1 - t0;
+	rep->bytes = rd.bytes;
 	free(rd.buf);
 	if (rerr)
 		warnx("reading trace_pipe: %s (the results cover the trace up to there)",
 		      strerror(-rerr));
+}
+
+static int trace_stalls(struct globals *g, int argc, char **argv)
+{
+	double duration = 10;
+	pid_t pid = 0;
+	int ret = stalls_opts(g, argc, argv, &duration, &pid);
+	if (ret >= 0)
+		return ret;
+	if (stalls_checks(g, pid))
+		return EXIT_FAIL;
+	struct trace_report rep = {.duration_s = duration, .pid = pid, .record_ns = -1};
+	char name[32];
+	snprintf(name, sizeof(name), "thpctl-%d", (int)getpid());
+	const char *clock = "mono";
+	if (stalls_open(g, &rep, name) || stalls_arm(g, pid, &rep, &clock, name))
+		return EXIT_FAIL;
+	struct stalls s;
+	stalls_init(&s);
+	struct resolver res = {.sr = &g->sr};
+	stalls_record(g, &s, &res, &rep);
 
 	char where[sizeof(st.tf.where)];
 	snprintf(where, sizeof(where), "%s", st.tf.where);
@@ -522,14 +547,14 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 	rep.where = where;
 	rep.instance = name;
 	rep.clock = clock;
-	int ret = EXIT_OK;
+	ret = EXIT_OK;
 	if (g->json)
 		ret = cmd_emit_json(stalls_render_json(&rep));
 	else
 		stalls_render_text(stdout, &rep, g->color);
 	stalls_free(&s);
 	free(res.v);
-	buf_free(&res.b);
+	proc_info_free(&res.pi);
 	return ret;
 }
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernel/ancestry.h"
 #include "../kernel/cgroup.h"
+#include "../kernel/proc_read.h"
 #include "../render/why.h"
-#include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void why_help(FILE *f)
@@ -25,62 +25,40 @@ static void why_help(FILE *f)
 		   "options:\n" GLOBAL_HELP);
 }
 
-struct why_ctx {
-	struct why_input *in;
-	uint64_t pmd_kb;
-};
-
 static int vma_cb(const struct smaps_vma *v, void *ctx)
 {
-	struct why_ctx *c = ctx;
-	why_vmas_add(&c->in->vmas, v, c->pmd_kb);
+	struct why_input *in = ctx;
+	why_vmas_add(&in->vmas, v, in->h->feat.pmd_size / 1024);
 	return 0;
 }
 
-static int feed(void *ctx, const char *text, size_t len)
+/* After PROC_STATUS into PI: smaps, the prctl chain, environ, cmdline and cgroup of in->pid through the reader. */
+static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_input *in)
 {
-	return smaps_stream_feed(ctx, text, len);
-}
-
-static void collect_smaps(const struct sysroot *sr, struct buf *b, struct why_input *in)
-{
-	struct why_ctx c = {.in = in, .pmd_kb = in->h->feat.pmd_size / 1024};
-	struct smaps_stream *s = malloc(sizeof(*s));
-	if (!s) {
-		in->smaps_err = -ENOMEM;
-		return;
+	pi->vma_cb = vma_cb;
+	pi->vma_ctx = in;
+	unsigned want = PROC_SMAPS | PROC_CHAIN | PROC_ENVIRON | PROC_CMDLINE | PROC_CGROUP;
+	int r = proc_read(sr, (pid_t)in->pid, want, pi);
+	in->smaps_truncated = pi->smaps_truncated;
+	in->smaps_err = pi->smaps_err > 0 ? -EINVAL : pi->smaps_err;
+	if (r == -ENOMEM || in->smaps_err == -ESRCH || (in->smaps_err == -ENOENT && sr->live))
+		return r ? r : -ESRCH;
+	if (pi->chain_walked) {
+		in->chain = pi->chain;
+		in->chain_walked = true;
 	}
-	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%ld/smaps", in->pid);
-	smaps_stream_init(s, vma_cb, &c, NULL);
-	int e = sysroot_read_chunks(sr, rel, b, feed, s);
-	if (!e)
-		e = smaps_stream_finish(s);
-	in->smaps_truncated = s->truncated;
-	free(s);
-	if (!e && in->vmas.nvmas == 0)
-		e = -ESRCH; /* the mm went away */
-	in->smaps_err = e > 0 ? -EINVAL : e;
-}
-
-static void collect_hints(const struct sysroot *sr, struct buf *b, struct why_input *in)
-{
-	in->environ_err = sysroot_readf(sr, b, SR_PROC "/%ld/environ", in->pid);
+	in->environ_err = pi->environ_err;
 	if (!in->environ_err)
-		in->nenv = why_hints_parse(b->p, b->len, false, in->env, WHY_MAX_HINTS);
-	in->cmdline_err = sysroot_readf(sr, b, SR_PROC "/%ld/cmdline", in->pid);
+		in->nenv = why_hints_parse(pi->environ.p, pi->environ.len, false, in->env,
+					   WHY_MAX_HINTS);
+	in->cmdline_err = pi->cmdline_err;
 	if (!in->cmdline_err)
-		in->ncmd = why_hints_parse(b->p, b->len, true, in->cmd, WHY_MAX_HINTS);
-}
-
-static void collect_cgroup(const struct sysroot *sr, struct buf *b, struct why_input *in)
-{
-	struct proc_cgroup cg;
-	in->cgroup_err = sysroot_readf(sr, b, SR_PROC "/%ld/cgroup", in->pid);
-	if (!in->cgroup_err && proc_cgroup_parse(b->p, b->len, &cg))
-		in->cgroup_err = -EINVAL;
+		in->ncmd = why_hints_parse(pi->cmdline.p, pi->cmdline.len, true, in->cmd,
+					   WHY_MAX_HINTS);
+	in->cgroup_err = pi->cgroup_err;
 	if (!in->cgroup_err)
-		in->limit_err = cgroup_memory_limit(sr, &cg, b, &in->lim);
+		in->limit_err = cgroup_memory_limit(sr, &pi->cg, &pi->b, &in->lim);
+	return 0;
 }
 
 int cmd_why(struct globals *g, int argc, char **argv)
@@ -88,16 +66,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	int c = cmd_global_opts_only(g, argc, argv, why_help);
 	if (c >= 0)
 		return c;
-	if (optind != argc - 1) {
-		warnx("why: expected one PID");
-		why_help(stderr);
-		return EXIT_USAGE;
-	}
 	pid_t pid;
-	if (str_pid(argv[optind], &pid)) {
-		warnx("why: bad PID '%s'", argv[optind]);
+	if (args_one_pid("why", argc, argv, why_help, &pid))
 		return EXIT_USAGE;
-	}
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
@@ -106,37 +77,37 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	in.pid = pid;
 	in.recorded = !g->sr.live;
-	struct buf b = {0};
-	int e = sysroot_readf(&g->sr, &b, SR_PROC "/%d/status", pid);
-	if (e || proc_status_parse(b.p, b.len, &in.st)) {
-		warnx("why: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
-		      e && e != -ENOENT ? strerror(-e) : "");
-		buf_free(&b);
+	static struct proc_info pi;
+	memset(&pi, 0, sizeof(pi));
+	proc_read(&g->sr, pid, PROC_STATUS, &pi);
+	int e = pi.status_err;
+	if (e) {
+		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
+		warnx("why: no such process %d%s%s", pid, say ? ": " : "", say ? strerror(-e) : "");
+		proc_info_free(&pi);
 		return EXIT_FAIL;
 	}
+	in.st = pi.st;
 	if (in.st.vmrss_kb < 0 || in.st.kthread == 1) {
 		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
-		buf_free(&b);
+		proc_info_free(&pi);
 		return EXIT_FAIL;
 	}
 	if (host_collect(&g->sr, &h)) {
 		warnx("out of memory");
-		buf_free(&b);
+		proc_info_free(&pi);
 		return EXIT_FAIL;
 	}
 	in.h = &h;
-	collect_smaps(&g->sr, &b, &in);
-	if (in.smaps_err == -ESRCH || (in.smaps_err == -ENOENT && g->sr.live)) {
-		warnx("why: process %d exited", pid);
+	e = collect(&g->sr, &pi, &in);
+	if (e) {
+		if (e == -ENOMEM)
+			warnx("out of memory");
+		else
+			warnx("why: process %d exited", pid);
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (in.st.thp_enabled == 0) {
-		thp_chain_walk(&g->sr, &b, in.st.ppid, &in.chain);
-		in.chain_walked = true;
-	}
-	collect_hints(&g->sr, &b, &in);
-	collect_cgroup(&g->sr, &b, &in);
 
 	static struct why_report r;
 	why_explain(&in, &r);
@@ -146,6 +117,6 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		why_render_text(stdout, &in, &r, g->color);
 out:
 	host_free(&h);
-	buf_free(&b);
+	proc_info_free(&pi);
 	return ret;
 }

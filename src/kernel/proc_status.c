@@ -26,7 +26,7 @@ static int parse_long(const char *p, const char *e, long *out)
 int proc_status_parse(const char *text, size_t len, struct proc_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->ppid = st->uid = -1;
+	st->ppid = st->uid = st->tgid = -1;
 	st->thp_enabled = st->kthread = -1;
 	st->vmrss_kb = -1;
 	const char *pos = text, *end = text + len, *s, *e;
@@ -60,6 +60,8 @@ int proc_status_parse(const char *text, size_t len, struct proc_status *st)
 		case 'T':
 			if (key_is(s, c, "THP_enabled") && parse_long(v, e, &x) == 0)
 				st->thp_enabled = x ? 1 : 0;
+			else if (key_is(s, c, "Tgid") && parse_long(v, e, &x) == 0)
+				st->tgid = x;
 			break;
 		case 'K':
 			if (key_is(s, c, "Kthread") && parse_long(v, e, &x) == 0)

@@ -14,6 +14,7 @@
 struct proc_status {
 	char name[COMM_LEN]; /* Name:, as printed (the kernel escapes \n and \\) */
 	bool has_name;
+	long tgid;	  /* Tgid: (the process of this thread), -1 if absent */
 	long ppid;	  /* PPid:, -1 if absent */
 	long uid;	  /* real uid from Uid:, -1 if absent */
 	int thp_enabled;  /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */

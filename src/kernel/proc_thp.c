@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "proc_thp.h"
 
+#include "proc_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,14 +46,15 @@ static int vma_cb(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static int feed(void *ctx, const char *text, size_t len)
+/* What a failed read of smaps or smaps_rollup (ERR) means for the process. */
+static enum proc_thp_err smaps_outcome(const struct sysroot *sr, int err)
 {
-	return smaps_stream_feed(ctx, text, len);
-}
-
-static int gone(int r)
-{
-	return r == -ENOENT || r == -ESRCH;
+	if (err == -EINVAL)
+		return PT_ERROR;
+	/* a recorded tree without smaps: it was unreadable at capture */
+	if (proc_err_unreadable(sr, err))
+		return PT_DENIED;
+	return err == -ENOENT || err == -ESRCH ? PT_GONE : PT_ERROR;
 }
 
 enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
@@ -61,51 +64,42 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 	p->pid = pid;
 	p->rollup = rollup;
 	*err = 0;
-	int r = sysroot_readf(sr, b, SR_PROC "/%d/status", (int)pid);
-	if (r) {
-		*err = -r;
-		return gone(r) ? PT_GONE : PT_ERROR;
+	struct proc_info pi = {.vma_cb = vma_cb, .vma_ctx = p, .b = *b};
+	int r = proc_read(sr, pid, PROC_STATUS, &pi);
+	enum proc_thp_err ret = PT_OK;
+	if (r || pi.status_err) {
+		int e = r == -ENOMEM ? r : pi.status_err;
+		/* an empty status (-ESRCH here) and a malformed one report no errno */
+		*err = e == -ESRCH || e == -EINVAL ? 0 : -e;
+		ret = e == -ENOENT || e == -ESRCH ? PT_GONE : PT_ERROR;
+		goto out;
 	}
-	if (b->len == 0)
-		return PT_GONE;
-	if (proc_status_parse(b->p, b->len, &p->st))
-		return PT_ERROR;
-	if (p->st.kthread == 1)
-		return PT_KTHREAD;
-	if (p->st.vmrss_kb < 0) /* no mm: a kernel thread (old kernel) or a zombie */
-		return p->st.ppid == 2 || pid == 2 ? PT_KTHREAD : PT_GONE;
-	if (rollup) {
-		r = sysroot_readf(sr, b, SR_PROC "/%d/smaps_rollup", (int)pid);
+	p->st = pi.st;
+	if (p->st.kthread == 1) {
+		ret = PT_KTHREAD;
+	} else if (p->st.vmrss_kb < 0) { /* no mm: a kernel thread (old kernel) or a zombie */
+		ret = p->st.ppid == 2 || pid == 2 ? PT_KTHREAD : PT_GONE;
 	} else {
-		/* streamed: a process with 20 000 VMAs prints ~28 MB of smaps */
-		struct smaps_stream s;
-		char rel[64];
-		snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
-		smaps_stream_init(&s, vma_cb, p, &p->t);
-		r = sysroot_read_chunks(sr, rel, b, feed, &s);
-		if (r == 0)
-			r = smaps_stream_finish(&s);
-		if (r == -EINVAL || (r == 0 && s.truncated)) {
+		r = proc_read(sr, pid, rollup ? PROC_ROLLUP : PROC_SMAPS, &pi);
+		int e = rollup ? pi.rollup_err : pi.smaps_err;
+		if (r == -ENOMEM) {
+			*err = ENOMEM;
+			ret = PT_ERROR;
+		} else if (e) {
+			/* an empty file (-ESRCH with no VMA) and a malformed one report no errno,
+			 * a truncated smaps reports EINVAL */
+			bool empty = e == -ESRCH && (rollup ? true : pi.nvmas == 0);
+			*err = empty || (e == -EINVAL && rollup) ? 0 : -e;
+			ret = smaps_outcome(sr, e);
+		} else if (!rollup && pi.smaps_truncated) {
 			*err = EINVAL;
-			return PT_ERROR;
+			ret = PT_ERROR;
 		}
+		p->t = pi.t;
 	}
-	if (r) {
-		*err = -r;
-		/* a recorded tree without smaps: it was unreadable at capture */
-		if (r == -ENOENT && !sr->live)
-			return PT_DENIED;
-		if (gone(r))
-			return PT_GONE;
-		return r == -EACCES || r == -EPERM ? PT_DENIED : PT_ERROR;
-	}
-	if (rollup) {
-		if (b->len == 0) /* the mm went away between the two reads */
-			return PT_GONE;
-		if (b->p[b->len - 1] != '\n' || smaps_rollup_parse(b->p, b->len, &p->t))
-			return PT_ERROR;
-	} else if (p->nvmas == 0) {
-		return PT_GONE;
-	}
-	return PT_OK;
+out:
+	*b = pi.b; /* the scratch buffer goes back to the caller */
+	pi.b = (struct buf){0};
+	proc_info_free(&pi);
+	return ret;
 }

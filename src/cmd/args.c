@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* Command-line values shared by the commands' getopt loops (see args.h). */
+#include "args.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/buf.h"
+#include "../util/num.h"
+#include "../util/units.h"
+#include "cmd.h"
+
+int args_one_pid(const char *cmd, int argc, char **argv, void (*help)(FILE *f), pid_t *pid)
+{
+	if (optind != argc - 1) {
+		warnx("%s: expected one PID", cmd);
+		if (help)
+			help(stderr);
+		return EXIT_USAGE;
+	}
+	if (str_pid(argv[optind], pid)) {
+		warnx("%s: bad PID '%s'", cmd, argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int args_pid_list(const char *arg, pid_t **v, size_t *n, size_t *cap)
+{
+	char *dup = strdup(arg), *save = NULL;
+	if (!dup)
+		return -ENOMEM;
+	int r = 0;
+	for (char *t = strtok_r(dup, ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
+		pid_t p;
+		if (str_pid(t, &p))
+			r = -EINVAL;
+		else if (array_reserve(v, cap, *n + 1, sizeof(**v), 8))
+			r = -ENOMEM;
+		else
+			(*v)[(*n)++] = p;
+	}
+	free(dup);
+	return r;
+}
+
+static int usage(const char *fmt, va_list ap)
+{
+	vwarnx(fmt, ap);
+	return EXIT_USAGE;
+}
+
+int args_long(const char *arg, long lo, long hi, long *out, const char *fmt, ...)
+{
+	if (str_long(arg, lo, hi, out) == 0)
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = usage(fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, ...)
+{
+	uint64_t b;
+	if (parse_size(arg, &b) == 0 && b >= min) {
+		*bytes = b;
+		return 0;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int r = usage(fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+uint64_t args_cont_kb(const char *arg)
+{
+	uint64_t bytes, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (parse_size(arg, &bytes) || bytes < 2 * page || bytes % page ||
+	    ((bytes / page) & (bytes / page - 1)) || bytes / page > page / 8)
+		return 0;
+	return bytes / 1024;
+}

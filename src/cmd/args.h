@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line values, one way for every command: process ids (pid_t, through
+ * util's str_pid), sizes (util/units.h parse_size), ranged integers
+ * (util/num.h). The checked forms print the caller's message on stderr and
+ * return EXIT_USAGE, so an option case is one line; the plain forms return
+ * 0 or -errno and print nothing.
+ */
+#ifndef THPCTL_CMD_ARGS_H
+#define THPCTL_CMD_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * The one operand of CMD, a PID: argv[optind] must be the last argument.
+ * Returns 0 with *PID set, or EXIT_USAGE after "CMD: expected one PID" (and
+ * HELP(stderr) when HELP is not NULL) or "CMD: bad PID 'ARG'".
+ */
+int args_one_pid(const char *cmd, int argc, char **argv, void (*help)(FILE *f), pid_t *pid);
+
+/*
+ * A comma-separated list of PIDs ("1,2,3") appended to *V (N used, CAP
+ * allocated; free *V). Returns 0, -EINVAL (a bad or empty element) or -ENOMEM.
+ */
+int args_pid_list(const char *arg, pid_t **v, size_t *n, size_t *cap);
+
+/*
+ * ARG is a whole decimal in [LO, HI] (util/num.h str_long). Returns 0 with *OUT
+ * set, or EXIT_USAGE after warnx(FMT, ...).
+ */
+int args_long(const char *arg, long lo, long hi, long *out, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/*
+ * ARG is a size ("64M", util/units.h parse_size) of at least MIN bytes.
+ * Returns 0 with *BYTES set, or EXIT_USAGE after warnx(FMT, ...).
+ */
+int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * --cont SIZE of `ps --folios` and `maps --folios`: a power-of-two number of
+ * base pages, from 2 pages to the PMD size (page / 8 pages). Returns the size
+ * in kB, or 0 when ARG is not one.
+ */
+uint64_t args_cont_kb(const char *arg);
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl maps PID`: one process's VMAs, from /proc/PID/smaps through kernel/proc_read.h. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernel/proc_read.h"
+#include "../kernel/proc_thp.h"
+#include "../render/ps.h"
+#include "../util/buf.h"
+#include "args.h"
+#include "common.h"
+#include "folios.h"
+
+enum { OPT_FOLIOS = OPT_CMD_BASE, OPT_CONT, OPT_UNDERUSED };
+
+static void maps_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl maps PID [--folios [--cont SIZE] | --underused] [--json]\n\n"
+		"One process's VMAs: range, size, RSS, AnonHugePages, hg/nh flags,\n"
+		"THPeligible and name, and its prctl THP state. When THP_enabled is 0,\n"
+		"walks PPid up and names the highest ancestor that also has 0 (who set\n"
+		"PR_SET_THP_DISABLE; it is inherited across fork and exec).\n"
+		"Reads /proc/PID/smaps, which briefly takes the target's mmap_lock.\n\n"
+		"options:\n"
+		"  --folios        per VMA, memory by folio size and mapping: PMD-mapped,\n"
+		"                  PTE-mapped aligned or unaligned, partially mapped; anon\n"
+		"                  and file/shmem apart, kB and %% of the VMA's RSS. Sees\n"
+		"                  mTHP (16K-1M folios) that AnonHugePages does not. Reads\n"
+		"                  /proc/PID/pagemap and /proc/kpageflags (root); as another\n"
+		"                  user only PMD-mapped THP is visible (marked partial)\n"
+		"  --cont SIZE     with --folios: also aligned contiguous blocks of SIZE in\n"
+		"                  one folio (e.g. 64K, what arm64 maps with one TLB entry)\n"
+		"  --underused     for each PMD-mapped anonymous THP, count its all-zero\n"
+		"                  4 kB subpages and show what the underused-THP shrinker\n"
+		"                  (6.12+) would give back at max_ptes_none 0, 64, 128, 256,\n"
+		"                  511. This READS THE PROCESS'S MEMORY through\n"
+		"                  /proc/PID/mem (ptrace permission; nothing is written) and\n"
+		"                  prints how long that took (~1 s per 4 GiB of THP here)\n" GLOBAL_HELP);
+}
+
+struct maps_ctx {
+	struct maps_report *r;
+	size_t cap;
+};
+
+static int maps_cb(const struct smaps_vma *v, void *ctx)
+{
+	struct maps_ctx *m = ctx;
+	struct maps_report *r = m->r;
+	if (array_reserve(&r->vmas, &m->cap, r->n + 1, sizeof(*r->vmas), 64))
+		return -ENOMEM;
+	struct maps_vma *o = &r->vmas[r->n++];
+	o->start = v->start;
+	o->end = v->end;
+	memcpy(o->perms, v->perms, sizeof(o->perms));
+	o->t = v->t;
+	o->thp_eligible = v->thp_eligible;
+	o->vmflags = v->vmflags;
+	o->has_vmflags = v->has_vmflags;
+	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
+	return 0;
+}
+
+/* The ancestors that kept THP_enabled 0 (kernel/ancestry.c through the reader, shared with `why`). */
+static void maps_chain(const struct thp_chain *c, struct maps_report *r)
+{
+	r->nchain = c->n;
+	for (int i = 0; i < c->n && i < (int)(sizeof(r->chain) / sizeof(r->chain[0])); i++) {
+		r->chain[i].pid = c->a[i].pid;
+		snprintf(r->chain[i].comm, sizeof(r->chain[0].comm), "%s", c->a[i].comm);
+	}
+	r->chain_cut = c->cut;
+	r->stop_thp_enabled = c->stop_thp_enabled;
+}
+
+struct maps_args {
+	bool folios, underused;
+	uint64_t cont_kb;
+	pid_t pid;
+};
+
+/* Options and the PID operand. Returns -1 to go on, else the exit code. */
+static int maps_opts(struct globals *g, int argc, char **argv, struct maps_args *a)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"folios", no_argument, NULL, OPT_FOLIOS},
+		{"cont", required_argument, NULL, OPT_CONT},
+		{"underused", no_argument, NULL, OPT_UNDERUSED},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_FOLIOS:
+			a->folios = true;
+			break;
+		case OPT_UNDERUSED:
+			a->underused = true;
+			break;
+		case OPT_CONT:
+			if (!(a->cont_kb = args_cont_kb(optarg))) {
+				warnx("maps: bad --cont size '%s' (a power of two of base pages, "
+				      "2 pages to the PMD size, e.g. 64K)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			maps_help(c == 'h' ? stdout : stderr);
+			return c == 'h' ? EXIT_OK : EXIT_USAGE;
+		}
+	}
+	if ((a->cont_kb && !a->folios) || (a->folios && a->underused)) {
+		warnx("maps: %s", a->cont_kb && !a->folios
+					  ? "--cont needs --folios"
+					  : "--folios and --underused are separate views");
+		return EXIT_USAGE;
+	}
+	return args_one_pid("maps", argc, argv, maps_help, &a->pid) ? EXIT_USAGE : -1;
+}
+
+/* Say why smaps of PID could not be read (ERR, -errno). */
+static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
+{
+	if (err == -EACCES || err == -EPERM)
+		warnx("maps: cannot read /proc/%d/smaps: %s (%s)", pid, strerror(-err),
+		      geteuid() == 0 ? "denied even to root: another namespace or a security module"
+				     : "run as root, or as the process's owner");
+	else if (err == -ENOENT && !sr->live)
+		warnx("maps: /proc/%d/smaps is not in this recorded tree (unreadable at capture)",
+		      pid);
+	else if (err == -ENOENT || err == -ESRCH)
+		warnx("maps: process %d exited", pid);
+	else
+		warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-err));
+}
+
+/* The VMA table of PID, whose status is in PI, into MC->r. */
+static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *mc)
+{
+	struct maps_report *r = mc->r;
+	pi->vma_cb = maps_cb;
+	pi->vma_ctx = mc;
+	int e = proc_read(&g->sr, pi->pid, PROC_SMAPS | PROC_CHAIN, pi);
+	r->partial = pi->smaps_truncated;
+	r->totals = pi->t;
+	if (e == 0 || e == -ESRCH)
+		e = pi->smaps_err;
+	if (e) {
+		smaps_fail(&g->sr, pi->pid, e);
+		return EXIT_FAIL;
+	}
+	if (pi->chain_walked)
+		maps_chain(&pi->chain, r);
+	if (r->partial)
+		warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pi->pid);
+	if (g->json)
+		return cmd_emit_json(maps_to_json(r));
+	maps_render_text(stdout, r, g->color);
+	return EXIT_OK;
+}
+
+int cmd_maps(struct globals *g, int argc, char **argv)
+{
+	struct maps_args a = {0};
+	int ret = maps_opts(g, argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	if ((ret = cmd_setup(g)))
+		return ret;
+	struct maps_report r = {.pid = a.pid};
+	struct proc_info pi = {0};
+	proc_read(&g->sr, a.pid, PROC_STATUS, &pi);
+	int e = pi.status_err;
+	if (e) {
+		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
+		warnx("maps: no such process %d%s%s", a.pid, say ? ": " : "",
+		      say ? strerror(-e) : "");
+		ret = EXIT_FAIL;
+	} else if ((r.st = pi.st).vmrss_kb < 0) {
+		warnx("maps: process %d has no memory map (kernel thread or zombie)", a.pid);
+		ret = EXIT_FAIL;
+	} else if (a.folios || a.underused) {
+		ret = a.folios ? maps_folios(g, a.pid, &r.st, a.cont_kb)
+			       : maps_underused(g, a.pid, &r.st);
+	} else {
+		struct maps_ctx mc = {.r = &r};
+		ret = maps_vmas(g, &pi, &mc);
+	}
+	free(r.vmas);
+	proc_info_free(&pi);
+	return ret;
+}

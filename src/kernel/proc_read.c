@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+#include "proc_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/buf.h"
+#include "../util/num.h"
+#include "exe.h"
+
+bool proc_err_unreadable(const struct sysroot *sr, int err)
+{
+	return err == -EACCES || err == -EPERM || (err == -ENOENT && !sr->live);
+}
+
+/* A read error that means the process went away (live: its proc/PID entries vanish). */
+static bool gone_err(const struct sysroot *sr, int err)
+{
+	return err == -ESRCH || (err == -ENOENT && sr->live);
+}
+
+/* One reading pass: the sysroot, and proc/PID as a sysroot of its own (same reads, relative to it). */
+struct pass {
+	const struct sysroot *sr;
+	struct sysroot dir; /* dirfd = proc/PID, no fd cache */
+	struct proc_info *pi;
+};
+
+/* Record ERR for the file of FLAG; true when the process is gone. */
+static bool note(struct pass *p, int *slot, unsigned flag, int err)
+{
+	*slot = err;
+	if (!err)
+		p->pi->got |= flag;
+	if (err == -ESRCH || (err && gone_err(p->sr, err)))
+		p->pi->gone = true;
+	return p->pi->gone;
+}
+
+static int read_status(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "status", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH; /* a task being reaped prints nothing */
+	if (!e && proc_status_parse(pi->b.p, pi->b.len, &pi->st))
+		e = -EINVAL;
+	if (e == -ENOENT) /* proc/PID without status, recorded or live: no process */
+		pi->gone = true;
+	return note(p, &pi->status_err, PROC_STATUS, e);
+}
+
+static int read_stat(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "stat", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH;
+	if (!e && proc_stat_parse(pi->b.p, pi->b.len, &pi->stat))
+		e = -EINVAL;
+	return note(p, &pi->stat_err, PROC_STAT, e);
+}
+
+static int read_statm(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "statm", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH;
+	if (!e && proc_statm_parse(pi->b.p, pi->b.len, &pi->statm))
+		e = -EINVAL;
+	return note(p, &pi->statm_err, PROC_STATM, e);
+}
+
+static int read_cgroup(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	int e = sysroot_read(&p->dir, "cgroup", &pi->b);
+	if (!e && proc_cgroup_parse(pi->b.p, pi->b.len, &pi->cg))
+		e = -EINVAL;
+	return note(p, &pi->cgroup_err, PROC_CGROUP, e);
+}
+
+static int read_raw(struct pass *p, const char *name, struct buf *out, int *slot, unsigned flag)
+{
+	return note(p, slot, flag, sysroot_read(&p->dir, name, out));
+}
+
+static int read_exe(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	/* not a sign of exit: kernel threads and recorded trees have no exe link */
+	pi->exe_err = exe_path(p->sr, pi->pid, pi->exe, sizeof(pi->exe));
+	if (!pi->exe_err)
+		pi->got |= PROC_EXE;
+	else
+		pi->exe[0] = '\0';
+	return 0;
+}
+
+static int add_tid(struct proc_info *pi, size_t *cap, pid_t tid)
+{
+	if ((size_t)pi->ntids == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		pid_t *v = realloc(pi->tids, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		pi->tids = v;
+		*cap = n;
+	}
+	pi->tids[pi->ntids++] = tid;
+	return 0;
+}
+
+static int read_tasks(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	pi->ntids = 0;
+	int fd = openat(p->dir.dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int e = d ? 0 : -errno;
+	if (!d && fd >= 0)
+		close(fd);
+	struct dirent *de;
+	size_t cap = 0;
+	while (!e && (de = readdir(d))) {
+		pid_t tid;
+		if (str_pid(de->d_name, &tid) == 0)
+			e = add_tid(pi, &cap, tid);
+	}
+	if (d)
+		closedir(d);
+	if (!e && pi->ntids == 0)
+		e = -ESRCH; /* every live process has at least one thread */
+	return note(p, &pi->tasks_err, PROC_TASKS, e);
+}
+
+static int read_rollup(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	memset(&pi->t, 0, sizeof(pi->t));
+	int e = sysroot_read(&p->dir, "smaps_rollup", &pi->b);
+	if (!e && pi->b.len == 0)
+		e = -ESRCH; /* the mm went away after status */
+	if (!e &&
+	    (pi->b.p[pi->b.len - 1] != '\n' || smaps_rollup_parse(pi->b.p, pi->b.len, &pi->t)))
+		e = -EINVAL;
+	return note(p, &pi->rollup_err, PROC_ROLLUP, e);
+}
+
+static int count_vma(const struct smaps_vma *v, void *ctx)
+{
+	struct proc_info *pi = ctx;
+	pi->nvmas++;
+	return pi->vma_cb ? pi->vma_cb(v, pi->vma_ctx) : 0;
+}
+
+static int feed(void *ctx, const char *text, size_t len)
+{
+	return smaps_stream_feed(ctx, text, len);
+}
+
+static int read_smaps(struct pass *p)
+{
+	struct proc_info *pi = p->pi;
+	memset(&pi->t, 0, sizeof(pi->t));
+	pi->nvmas = 0;
+	pi->smaps_truncated = false;
+	/* streamed: a process with 20 000 VMAs prints ~28 MB of smaps */
+	struct smaps_stream *s = malloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	smaps_stream_init(s, count_vma, pi, &pi->t);
+	int e = sysroot_read_chunks(&p->dir, "smaps", &pi->b, feed, s);
+	if (!e)
+		e = smaps_stream_finish(s);
+	pi->smaps_truncated = s->truncated;
+	free(s);
+	if (!e && pi->nvmas == 0)
+		e = -ESRCH; /* the mm went away after status */
+	return note(p, &pi->smaps_err, PROC_SMAPS, e);
+}
+
+/* The error slot of file FLAG (one PROC_* bit with a file), or NULL. */
+static int *err_slot(struct proc_info *pi, unsigned flag)
+{
+	switch (flag) {
+	case PROC_STATUS:
+		return &pi->status_err;
+	case PROC_SMAPS:
+		return &pi->smaps_err;
+	case PROC_ROLLUP:
+		return &pi->rollup_err;
+	case PROC_CGROUP:
+		return &pi->cgroup_err;
+	case PROC_ENVIRON:
+		return &pi->environ_err;
+	case PROC_CMDLINE:
+		return &pi->cmdline_err;
+	case PROC_MAPS:
+		return &pi->maps_err;
+	case PROC_EXE:
+		return &pi->exe_err;
+	case PROC_TASKS:
+		return &pi->tasks_err;
+	case PROC_STAT:
+		return &pi->stat_err;
+	case PROC_STATM:
+		return &pi->statm_err;
+	default:
+		return NULL;
+	}
+}
+
+/* A new pid forgets everything; the same pid forgets only the files of FLAGS. */
+static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
+{
+	if (pi->pid != pid) {
+		pi->got = 0;
+		memset(&pi->st, 0, sizeof(pi->st));
+		pi->status_err = pi->smaps_err = pi->rollup_err = pi->cgroup_err = pi->environ_err =
+			pi->cmdline_err = pi->maps_err = pi->exe_err = pi->tasks_err = 0;
+		pi->exe[0] = '\0';
+		pi->exe_go = -ENOENT;
+		pi->chain_walked = false;
+		pi->ntids = 0;
+	}
+	pi->pid = pid;
+	pi->gone = false;
+	pi->got &= ~flags;
+	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
+		int *slot = err_slot(pi, f);
+		if ((flags & f) && slot)
+			*slot = 0;
+	}
+	if (flags & PROC_CHAIN)
+		pi->chain_walked = false;
+}
+
+/* Mark the files of FLAGS not read yet with ERR. */
+static void mark_rest(struct proc_info *pi, unsigned flags, int err)
+{
+	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
+		int *slot = err_slot(pi, f);
+		if ((flags & f) && slot && !(pi->got & f) && !*slot)
+			*slot = err;
+	}
+}
+
+static int read_all(struct pass *p, unsigned flags)
+{
+	struct proc_info *pi = p->pi;
+	if ((flags & PROC_STATUS) && read_status(p))
+		return 0;
+	if ((flags & PROC_CHAIN) && pi->st.has_name && pi->st.thp_enabled == 0) {
+		thp_chain_walk(p->sr, &pi->b, pi->st.ppid, &pi->chain);
+		pi->chain_walked = true;
+	}
+	if ((flags & PROC_STAT) && read_stat(p))
+		return 0;
+	if ((flags & PROC_STATM) && read_statm(p))
+		return 0;
+	if ((flags & PROC_CGROUP) && read_cgroup(p))
+		return 0;
+	if ((flags & PROC_CMDLINE) &&
+	    read_raw(p, "cmdline", &pi->cmdline, &pi->cmdline_err, PROC_CMDLINE))
+		return 0;
+	if ((flags & PROC_ENVIRON) &&
+	    read_raw(p, "environ", &pi->environ, &pi->environ_err, PROC_ENVIRON))
+		return 0;
+	if (flags & PROC_EXE)
+		read_exe(p);
+	if (flags & PROC_EXE_GO) {
+		pi->gover[0] = '\0';
+		pi->exe_go = exe_go_version(p->sr, pi->pid, pi->gover, sizeof(pi->gover));
+		if (pi->exe_go >= 0)
+			pi->got |= PROC_EXE_GO;
+	}
+	if ((flags & PROC_MAPS) && read_raw(p, "maps", &pi->maps, &pi->maps_err, PROC_MAPS))
+		return 0;
+	if ((flags & PROC_TASKS) && read_tasks(p))
+		return 0;
+	if ((flags & PROC_ROLLUP) && read_rollup(p))
+		return 0;
+	if (flags & PROC_SMAPS) {
+		int e = read_smaps(p);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_info *pi)
+{
+	reset(pi, pid, flags);
+	struct pass p = {.sr = sr, .pi = pi};
+	char rel[32];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	int fd = sysroot_openat(sr, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		bool gone = fd == -ENOENT || fd == -ESRCH;
+		pi->gone = gone;
+		mark_rest(pi, flags, fd);
+		return gone ? -ESRCH : fd;
+	}
+	p.dir.dirfd = fd;
+	p.dir.live = sr->live;
+	int e = read_all(&p, flags);
+	close(fd);
+	if (e)
+		return e;
+	if (pi->gone) {
+		mark_rest(pi, flags, -ESRCH);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void proc_info_free(struct proc_info *pi)
+{
+	buf_free(&pi->environ);
+	buf_free(&pi->cmdline);
+	buf_free(&pi->maps);
+	buf_free(&pi->b);
+	free(pi->tids);
+	memset(pi, 0, sizeof(*pi));
+}

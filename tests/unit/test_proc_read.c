@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/proc_read.c (the flag-driven per-process reader) over a recorded tree. */
+#include "unit.h"
+
+#include <sys/stat.h>
+
+#include "kernel/proc_read.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *rel)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/thpctl-procread.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	mk("proc");
+	mk("proc/42");
+	put("proc/42/status", "Name:\tredis\nTgid:\t42\nPPid:\t1\nUid:\t100\t100\t100\t100\n"
+			      "VmRSS:\t  2048 kB\nTHP_enabled:\t1\n");
+	put("proc/42/smaps", "7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
+			     "Size:               4096 kB\nRss:                4096 kB\n"
+			     "AnonHugePages:      2048 kB\nTHPeligible:    1\nVmFlags: rd wr hg\n");
+	put("proc/42/cgroup", "0::/system.slice/redis.service\n");
+	put("proc/42/environ", "A=1");
+	mk("proc/43");
+	put("proc/43/status", "");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+static int count(const struct smaps_vma *v, void *ctx)
+{
+	(void)v;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	int n = 0;
+	struct proc_info pi = {.vma_cb = count, .vma_ctx = &n};
+	unsigned want = PROC_STATUS | PROC_SMAPS | PROC_CGROUP | PROC_ENVIRON;
+	assert_int_equal(proc_read(&sr, 42, want, &pi), 0);
+	assert_int_equal(pi.got, want);
+	assert_string_equal(pi.st.name, "redis");
+	assert_int_equal(pi.st.tgid, 42);
+	assert_int_equal(n, 1);
+	assert_int_equal(pi.nvmas, 1);
+	assert_int_equal(pi.t.kb[SM_ANON_HUGE], 2048);
+	assert_true(pi.cg.has_v2);
+	assert_int_equal(pi.environ.len, 3);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
+static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct proc_info pi = {0};
+	assert_int_equal(proc_read(&sr, 42, PROC_STATUS | PROC_ROLLUP | PROC_CMDLINE, &pi), 0);
+	assert_false(pi.gone);
+	assert_int_equal(pi.got, PROC_STATUS);
+	assert_int_equal(pi.rollup_err, -ENOENT);
+	assert_true(proc_err_unreadable(&sr, pi.rollup_err));
+	assert_false(smaps_has(&pi.t, SM_ANON_HUGE));
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
+static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct proc_info pi = {0};
+	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
+	assert_int_equal(proc_read(&sr, 42, PROC_CGROUP | PROC_MAPS, &pi), 0);
+	assert_int_equal(pi.got, PROC_STATUS | PROC_CGROUP);
+	assert_int_equal(pi.maps_err, -ENOENT); /* not recorded: unreadable at capture */
+	assert_string_equal(pi.st.name, "redis");
+	assert_int_equal(proc_read(&sr, 43, PROC_STATUS | PROC_CGROUP, &pi), -ESRCH);
+	assert_int_equal(pi.got, 0);
+	assert_false(pi.st.has_name);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
+static void a_missing_pid_or_an_empty_status_is_gone(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct proc_info pi = {0};
+	assert_int_equal(proc_read(&sr, 44, PROC_STATUS | PROC_SMAPS, &pi), -ESRCH);
+	assert_true(pi.gone);
+	assert_int_equal(pi.status_err, -ENOENT);
+	assert_int_equal(pi.smaps_err, -ENOENT);
+	assert_int_equal(proc_read(&sr, 43, PROC_STATUS | PROC_SMAPS, &pi), -ESRCH);
+	assert_true(pi.gone);
+	assert_int_equal(pi.status_err, -ESRCH);
+	assert_int_equal(pi.smaps_err, -ESRCH);
+	assert_int_equal(pi.got, 0);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
+static void the_running_test_is_read_live_with_its_threads(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	struct proc_info pi = {0};
+	unsigned want = PROC_STATUS | PROC_STAT | PROC_STATM | PROC_ROLLUP | PROC_TASKS;
+	assert_int_equal(proc_read(&sr, getpid(), want, &pi), 0);
+	assert_int_equal(pi.got, want);
+	assert_int_equal(pi.stat.pid, getpid());
+	assert_true(pi.statm.resident > 0);
+	assert_int_equal(pi.st.tgid, getpid());
+	assert_true(pi.ntids >= 1);
+	assert_true(smaps_has(&pi.t, SM_RSS) && pi.t.kb[SM_RSS] > 0);
+	assert_int_equal(proc_read(&sr, getpid(), 0, &pi), 0);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_status_smaps_cgroup_environ_in_one_call),
+		cmocka_unit_test(a_file_missing_from_a_recorded_tree_is_unreadable_not_zero),
+		cmocka_unit_test(calls_for_one_pid_add_up_and_another_pid_starts_afresh),
+		cmocka_unit_test(a_missing_pid_or_an_empty_status_is_gone),
+		cmocka_unit_test(the_running_test_is_read_live_with_its_threads),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
