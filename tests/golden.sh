@@ -17,6 +17,7 @@ export LC_ALL=C TZ=UTC
 unset COLUMNS LINES
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 suite_init golden
 

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # T, THP, ROOT, ...: for the suites that source this
 # tests/lib.sh: the shared harness of the shell test suites (tests/golden.sh,
 # tests/live/*.sh). A suite starts with
 #
@@ -203,6 +204,7 @@ stop_pid() {
 	done
 	kill -KILL "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
+	# shellcheck disable=SC2034 # for the caller
 	STOP_RC=$?
 }
 # wait_for SECONDS CMD...: run CMD every 0.05 s until it succeeds (return 0)
@@ -232,7 +234,7 @@ wait_for_line() {
 # [CHILD]"; set VAR=PID (and VAR_CHILD=CHILD); track them. Without a prefix PID
 # must be the process started. On failure: a failed check, return 1.
 start_helper() {
-	local var=$1 out="$TMP/helper.$1" pid word= hp= hc=
+	local var=$1 out="$TMP/helper.$1" pid word='' hp='' hc=''
 	shift
 	: >"$out"
 	"${HELPER_PREFIX[@]}" "$@" >"$out" 2>&1 &
