@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # T, THP, ROOT, ...: for the suites that source this
 # tests/lib.sh: the shared harness of the shell test suites (tests/golden.sh,
-# tests/live/*.sh). A suite starts with
+# tests/run-unit, tests/live/*.sh). A suite starts with
 #
-#   source "$(dirname "$0")/../lib.sh"      (tests/golden.sh: .../lib.sh)
+#   source "$(dirname "$0")/../lib.sh"    (from tests/: "$(dirname "$0")/lib.sh")
 #   suite_init NAME
 #
 # and ends with `summary`. Sourcing sets `set -uo pipefail`, changes to the
@@ -32,7 +32,8 @@
 #                                     host settings equal BASELINE, no journal left
 #   expect_sanitizers_quiet NAME      no sanitizer report noted (san_note/san_scan)
 # Running things:
-#   t ARGS / t_nobody ARGS   thpctl (as nobody): $TMP/out, $TMP/err, RC
+#   t ARGS / t_nobody ARGS   thpctl (as nobody): $TMP/out, $TMP/err, RC; errtail
+#   san_note LABEL FILE / san_scan FILE...   remember sanitizer reports
 #   as_nobody CMD...         CMD as nobody, in the foreground
 #   start_helper VAR CMD...  start a helper that prints "ready PID [CHILD]"
 #   track_pid PID            stop PID at exit;  stop_pid PID: now (STOP_RC)
