@@ -221,7 +221,7 @@ PY
 verify() {
 	local name=$1
 	shift
-	python3 "$TMP/check.py" "$TMP/$name.json" "$name" "tpid=$TPID" "mounted=$MOUNTED" "$@" >"$TMP/res"
+	python3 "$TMP/check.py" "$TMP/$name.json" "$name" "tpid=$TPID" "mounted=$MOUNTED" "$@" >"$TMP/res" 2>&1
 	relay_results "$name: checker" <"$TMP/res"
 	san_note "$name" "$TMP/$name.err"
 }
@@ -325,10 +325,12 @@ else
 	THPCTL_TRACEFS_MOUNT=ns timeout 60 "$T" trace stalls --duration 1 --json >"$TMP/ns.json" 2>"$TMP/ns.err"
 	RC=$?
 	expect_eval "namespace fallback: exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/ns.err")"
-	python3 - "$TMP/ns.json" >"$TMP/res" <<'PY'
+	python3 - "$TMP/ns.json" >"$TMP/res" 2>&1 <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-w = d["tracefs"]["where"]
+try:
+    w = json.load(open(sys.argv[1]))["tracefs"]["where"]
+except Exception as ex:  # noqa: BLE001
+    w = f"unreadable JSON: {ex}"
 print("ok - namespace fallback: private mount namespace" if w == "private mount namespace"
       else f"not ok - namespace fallback: private mount namespace: {w}")
 PY
