@@ -8,11 +8,20 @@
 #   tests/golden.sh --update   rewrite the expected files (then read the diff!)
 #
 # Environment: THPCTL=path overrides build/asan/thpctl.
-# Last line: "golden: N passed, M failed, 0 skipped"; exit status 1 on failures.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+# Harness: tests/lib.sh (ok/not ok lines, the last line "golden: N passed,
+# M failed, 0 skipped", exit status 1 on failures).
 
-BIN=${THPCTL:-build/asan/thpctl}
+# deterministic environment for the program under test (before lib.sh: its
+# sanitizer defaults do not set exit codes)
+export LC_ALL=C TZ=UTC
+unset COLUMNS LINES
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+suite_init golden
+
+BIN=$T
 FIX=tests/fixtures
 EXP=tests/expected
 update=0
@@ -20,7 +29,7 @@ case ${1:-} in
 --update) update=1 ;;
 "") ;;
 -h | --help)
-	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
@@ -44,29 +53,8 @@ HEALTHY="linux-6.18-x86"
 # Fixtures whose status must say "partial" (text) / "partial": true (JSON).
 PARTIAL="malformed"
 
-# deterministic environment for the program under test
-export LC_ALL=C TZ=UTC
-unset COLUMNS LINES NO_COLOR
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
-
-pass=0 fail=0
-ok() {
-	pass=$((pass + 1))
-	printf 'ok    %s\n' "$1"
-}
-bad() {
-	fail=$((fail + 1))
-	printf 'FAIL  %s\n' "$1"
-}
-summary() {
-	echo "golden: $pass passed, $fail failed, 0 skipped"
-	[ "$fail" -eq 0 ]
-	exit
-}
-
 if [ ! -x "$BIN" ]; then
-	bad "no $BIN: build it first (make build/asan/thpctl)"
+	nok "preflight" "no $BIN: build it first (make build/asan/thpctl)"
 	summary
 fi
 
@@ -87,15 +75,12 @@ finding_pairs() {
 		   $2 == "severity" && id != "" { print id ":" $4; id = "" }' "$1" | LC_ALL=C sort
 }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
 fixtures=()
 for d in "$FIX"/*/; do
 	[ -d "$d" ] && fixtures+=("$(basename "$d")")
 done
 if [ ${#fixtures[@]} -eq 0 ]; then
-	bad "no fixtures under $FIX"
+	nok "fixtures" "none under $FIX"
 	summary
 fi
 
@@ -111,7 +96,7 @@ declare -A EXTRA=(
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES
-tests/restore-modes || bad "cannot restore fixture modes from MODES"
+tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
 mkdir -p "$EXP"
 declare -A used=()
 for fx in "${fixtures[@]}"; do
@@ -131,11 +116,11 @@ for fx in "${fixtures[@]}"; do
 		exp="$EXP/$slug-$fx.$ext"
 		used[$exp]=1
 		name="$cmd  [$fx]"
-		out=$tmp/out err=$tmp/err
+		out=$TMP/out err=$TMP/err
 		"$BIN" --no-color --sysroot "$FIX/$fx" "${argv[@]}" >"$out" 2>"$err"
 		rc=$?
 		if [ "$rc" -ne 0 ] || grep -qE 'Sanitizer|runtime error:' "$err"; then
-			bad "$name: exit status $rc"
+			nok "$name" "exit status $rc"
 			sed 's/^/      /' "$err" | head -40
 			continue
 		fi
@@ -146,18 +131,18 @@ for fx in "${fixtures[@]}"; do
 			fi
 			ok "$name"
 		elif [ ! -f "$exp" ]; then
-			bad "$name: no $exp (run tests/golden.sh --update and read it)"
+			nok "$name" "no $exp (run tests/golden.sh --update and read it)"
 		elif cmp -s "$out" "$exp"; then
 			ok "$name"
 		else
-			bad "$name: output differs from $exp"
+			nok "$name" "output differs from $exp"
 			diff -u "$exp" "$out" | head -80 | sed 's/^/      /'
 		fi
 		if [ "$ext" = json ]; then
 			if json_ok "$out"; then
 				ok "$name: valid JSON"
 			else
-				bad "$name: invalid JSON"
+				nok "$name: valid JSON" "invalid JSON"
 			fi
 		fi
 		if [ "$cmd" = "status" ]; then
@@ -167,31 +152,31 @@ for fx in "${fixtures[@]}"; do
 				if [ $says = yes ]; then
 					ok "$fx: status says partial"
 				else
-					bad "$fx: status does not say partial on its first line"
+					nok "$fx: status says partial" "not on its first line"
 				fi
 			elif [ $says = yes ]; then
-				bad "$fx: status says partial"
+				nok "$fx: status is not partial" "it says partial"
 			else
 				ok "$fx: status is not partial"
 			fi
 		fi
 		if [ "$cmd" = "status --json" ]; then
 			if [ -z "${FINDINGS[$fx]+set}" ]; then
-				bad "$fx: no expected findings in the FINDINGS table of $0"
+				nok "$fx: findings" "no expected findings in the FINDINGS table of $0"
 			else
 				want=$(tr ' ' '\n' <<<"${FINDINGS[$fx]}" | sed '/^$/d' | LC_ALL=C sort)
 				got=$(finding_pairs "$out")
 				if [ "$want" = "$got" ]; then
 					ok "$fx: findings ${FINDINGS[$fx]:-(none)}"
 				else
-					bad "$fx: findings differ (- expected, + got)"
+					nok "$fx: findings ${FINDINGS[$fx]:-(none)}" "findings differ (- expected, + got)"
 					diff <(echo "$want") <(echo "$got") | grep '^[<>]' |
 						sed -e 's/^</      -/' -e 's/^>/      +/'
 				fi
 			fi
 			if [[ " $HEALTHY " == *" $fx "* ]]; then
 				if grep -qE '"severity": "(warn|crit)"' "$out"; then
-					bad "$fx: a healthy host has a warn/crit finding"
+					nok "$fx: no warn/crit finding" "a healthy host has a warn/crit finding"
 				else
 					ok "$fx: no warn/crit finding"
 				fi
@@ -201,7 +186,7 @@ for fx in "${fixtures[@]}"; do
 			if grep -q "^  \"partial\": $want_partial," "$out"; then
 				ok "$fx: partial is $want_partial"
 			else
-				bad "$fx: \"partial\" should be $want_partial"
+				nok "$fx: partial is $want_partial" "\"partial\" is not $want_partial"
 			fi
 		fi
 	done

@@ -4,140 +4,23 @@
 # build/tests/thp_helper (an MADV_HUGEPAGE region; a prctl-disabled parent and
 # child) and a fake `redis-server` (a copy of sleep).
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
-# "skip - NAME: REASON". The last line is
-#   "advice: N passed, M failed, K skipped"
-# and the exit status is non-zero when a check failed. Read-only towards the
-# host: these commands write nothing, and the script checks that.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "advice: N
+# passed, M failed, K skipped", non-zero exit on failures). Read-only towards
+# the host: these commands write nothing, and the script checks that.
 #
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init advice
 
-T=${THPCTL:-build/asan/thpctl}
 H=build/tests/thp_helper
-THP=/sys/kernel/mm/transparent_hugepage
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-unset NO_COLOR
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-summary() {
-	echo "advice: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
-
-TMP=$(mktemp -d /tmp/thpctl-advice.XXXXXX)
-chmod 755 "$TMP"
-PIDS=()
-EXTRA=()
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p i alive
-	for p in "${PIDS[@]}" "${EXTRA[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for ((i = 0; i < 40; i++)); do
-		alive=0
-		for p in "${PIDS[@]}" "${EXTRA[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ "$alive" -eq 0 ] && break
-		sleep 0.05
-	done
-	for p in "${PIDS[@]}" "${EXTRA[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-SAN=()
-t() {
-	"$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/err"; then
-		SAN+=("thpctl $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/err")")
-	fi
-	return 0
-}
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/err"; then
-		SAN+=("(nobody) thpctl $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/err")")
-	fi
-	return 0
-}
-errtail() { tr '\n' ' ' <"$TMP/err" | cut -c1-300; }
-expect_rc() {
-	if [ "$RC" -eq "$2" ]; then ok "$1"; else nok "$1" "exit $RC, want $2; stderr: $(errtail)"; fi
-}
-# jcheck NAME FILE PYEXPR [PYDETAIL]: the expression, with d = the JSON and E = the environment
-jcheck() {
-	local name=$1 file=$2 expr=$3 detail=${4:-} msg
-	if msg=$(python3 - "$file" "$expr" "$detail" 2>&1 <<'PY'
-import json, os, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as e:
-    print(f"output is not JSON: {e}")
-    sys.exit(1)
-E = os.environ
-try:
-    good = eval(sys.argv[2])
-except Exception as e:
-    print(f"{type(e).__name__}: {e}")
-    sys.exit(1)
-if not good:
-    print(eval(sys.argv[3]) if sys.argv[3] else "condition false: " + sys.argv[2])
-    sys.exit(1)
-PY
-	); then
-		ok "$name"
-	else
-		nok "$name" "$(tr '\n' ' ' <<<"$msg" | cut -c1-400)"
-	fi
-}
-# start VAR CMD...: start a helper that prints "ready PID [CHILD]", wait for it
-start_helper() {
-	local var=$1 out="$TMP/helper.$1" pid i word hp hc
-	shift
-	: >"$out" # exists before the background job opens it: no grep on a missing file
-	"$@" >"$out" 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$out" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	read -r word hp hc <"$out"
-	if [ "${word:-}" != ready ] || [ "$hp" != "$pid" ]; then
-		nok "helper $* ready" "$(tr '\n' ' ' <"$out")"
-		return 1
-	fi
-	printf -v "$var" '%s' "$pid"
-	if [ -n "${hc:-}" ]; then
-		printf -v "${var}_CHILD" '%s' "$hc"
-		EXTRA+=("$hc")
-	fi
-}
-
 for f in "$T" "$H"; do
 	[ -x "$f" ] || { nok "preflight" "$f missing (make $f)"; summary; }
 done
 command -v python3 >/dev/null || { nok "preflight" "python3 is needed to read the JSON"; summary; }
-IS_ROOT=0
-[ "$(id -u)" -eq 0 ] && IS_ROOT=1
 HAVE_THP=0
 [ -r "$THP/enabled" ] && HAVE_THP=1
-settings() {
-	[ "$HAVE_THP" -eq 1 ] || return 0
-	find "$THP" /sys/kernel/mm/hugepages -type f -perm -u+w ! -path '*/stats/*' -print0 2>/dev/null |
-		sort -z | xargs -0 grep -H . 2>/dev/null
-}
-settings >"$TMP/settings.before"
+settings_snapshot "$TMP/settings.before"
 
 # ---- why ---------------------------------------------------------------------
 HP='' PF='' PF_CHILD=''
@@ -163,18 +46,18 @@ elif [ -n "$HP" ]; then
 	t why "$HP" --json
 	expect_rc "why HP --json exits 0" 0
 	cp "$TMP/out" "$TMP/why-hp.json"
-	jcheck "why HP --json: one hg VMA of 16 MiB, thp_enabled true" "$TMP/why-hp.json" \
+	expect_json "why HP --json: one hg VMA of 16 MiB, thp_enabled true" "$TMP/why-hp.json" \
 		"d['vmas']['hg'] == 1 and d['vmas']['hg_kb'] == 16384 and d['thp_enabled'] is True and d['prctl_set_by'] is None" "d['vmas']"
-	THP_MODE=$(sed -E 's/.*\[(.*)\].*/\1/' "$THP/enabled")
+	THP_MODE=$(sysfs_choice "$THP/enabled")
 	if [ "$THP_MODE" = never ]; then
 		skip "why HP --json: verdict huge" "enabled=never here"
 	else
-		jcheck "why HP --json: verdict huge, hg region huge" "$TMP/why-hp.json" \
+		expect_json "why HP --json: verdict huge, hg region huge" "$TMP/why-hp.json" \
 			"d['verdict'] == 'huge' and d['vmas']['hg_anon_huge_kb'] >= 14336" "d['verdict'], d['vmas']"
 	fi
-	jcheck "why HP --json: environ readable, cgroup read" "$TMP/why-hp.json" \
+	expect_json "why HP --json: environ readable, cgroup read" "$TMP/why-hp.json" \
 		"d['environ']['readable'] is True and d['cgroup']['readable'] is True" "d['environ'], d['cgroup']"
-	jcheck "why HP --json: every fact has a source" "$TMP/why-hp.json" \
+	expect_json "why HP --json: every fact has a source" "$TMP/why-hp.json" \
 		"all(f['source'] and f['text'] for f in d['facts'])" "[f for f in d['facts'] if not f['source']]"
 fi
 if [ -n "$PF" ]; then
@@ -186,7 +69,7 @@ if [ -n "$PF" ]; then
 		nok "why prctl CHILD (text) names the ancestor" "$(head -c 400 "$TMP/out")"
 	fi
 	t --json why "$PF_CHILD"
-	jcheck "why CHILD --json: prctl_set_by is the parent, verdict none" "$TMP/out" \
+	expect_json "why CHILD --json: prctl_set_by is the parent, verdict none" "$TMP/out" \
 		"d['thp_enabled'] is False and d['prctl_set_by']['pid'] == int(E['PF']) and d['verdict'] == 'none'" \
 		"d['prctl_set_by'], d['verdict']"
 	t why "$PF"
@@ -201,10 +84,10 @@ fi
 : >"$TMP/helper.env"
 env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 MALLOC_CONF=thp:never "$H" plain 2 >"$TMP/helper.env" 2>&1 &
 ENVP=$!
-PIDS+=("$ENVP")
-for ((i = 0; i < 100; i++)); do grep -q '^ready' "$TMP/helper.env" && break; sleep 0.05; done
+track_pid "$ENVP"
+wait_for_line "$TMP/helper.env" '^ready' "$ENVP" 5
 t why "$ENVP" --json
-jcheck "why: GLIBC_TUNABLES and MALLOC_CONF hints read from environ" "$TMP/out" \
+expect_json "why: GLIBC_TUNABLES and MALLOC_CONF hints read from environ" "$TMP/out" \
 	"sorted(h['var'] for h in d['environ']['hints']) == ['GLIBC_TUNABLES', 'MALLOC_CONF'] and [h['effect'] for h in d['environ']['hints'] if h['var'] == 'MALLOC_CONF'] == ['hinders']" \
 	"d['environ']"
 
@@ -218,10 +101,10 @@ expect_rc "why 999999999 (no such process) exits 1" 1
 t why 2
 if [ "$RC" -eq 1 ] && grep -q "kernel thread" "$TMP/err"; then ok "why 2 (kthreadd): exit 1, kernel thread"; else nok "why 2 (kthreadd)" "exit $RC; $(errtail)"; fi
 
-if [ "$IS_ROOT" -eq 0 ] || ! command -v setpriv >/dev/null; then
+if [ "$ROOT" -eq 0 ] || ! command -v setpriv >/dev/null; then
 	skip "why as nobody" "needs root and setpriv"
 elif [ -n "$HP" ]; then
-	as_nobody why "$HP"
+	t_nobody why "$HP"
 	expect_rc "why ROOT_PID as nobody exits 0" 0
 	if grep -q "^? vmas .*run as root" "$TMP/out" && grep -q "^? environ .*run as root" "$TMP/out"; then
 		ok "why as nobody: smaps and environ 'not readable (...run as root...)'"
@@ -235,18 +118,18 @@ mkdir -p "$TMP/x"
 cp /bin/sleep "$TMP/x/redis-server"
 "$TMP/x/redis-server" 300 &
 REDIS=$!
-PIDS+=("$REDIS")
+track_pid "$REDIS"
 export REDIS
 sleep 0.2
 t advise --json
 expect_rc "advise --json exits 0" 0
 cp "$TMP/out" "$TMP/advise.json"
-jcheck "advise: the fake redis-server is detected" "$TMP/advise.json" \
+expect_json "advise: the fake redis-server is detected" "$TMP/advise.json" \
 	"any(w['name'] == 'redis' and int(E['REDIS']) in w['pids'] for w in d['workloads'])" "d['workloads']"
-jcheck "advise: recommends the per-process lever for it (thpctl run --thp=off -- its command)" "$TMP/advise.json" \
+expect_json "advise: recommends the per-process lever for it (thpctl run --thp=off -- its command)" "$TMP/advise.json" \
 	"any(l['pid'] == int(E['REDIS']) and l['command'].startswith('thpctl run --thp=off -- ') and 'redis-server 300' in l['command'] for l in d['per_process'])" \
 	"d['per_process']"
-jcheck "advise: every setting has a reason" "$TMP/advise.json" \
+expect_json "advise: every setting has a reason" "$TMP/advise.json" \
 	"all(s['reason'] and s['by'] for s in d['settings'])" "d['settings']"
 t advise
 if [ "$RC" -eq 0 ] && grep -q "^Per process" "$TMP/out" && grep -q "PID $REDIS (redis-server)" "$TMP/out"; then
@@ -255,10 +138,10 @@ else
 	nok "advise (text): Per process section" "exit $RC; $(head -c 400 "$TMP/out")"
 fi
 t advise --workload mongodb8 --json
-jcheck "advise with MongoDB 8: the conflict is named, Redis opts out per process" "$TMP/out" \
+expect_json "advise with MongoDB 8: the conflict is named, Redis opts out per process" "$TMP/out" \
 	"d['mixed'] is True and any(n['kind'] == 'conflict' and 'Redis' in n['text'] for n in d['notes']) and any(l['pid'] == int(E['REDIS']) and l['needed'] for l in d['per_process'])" \
 	"d['notes'], d['per_process']"
-jcheck "advise with MongoDB 8: thpctl set ... enabled=always ... khugepaged/max_ptes_none=0 (or already so)" "$TMP/out" \
+expect_json "advise with MongoDB 8: thpctl set ... enabled=always ... khugepaged/max_ptes_none=0 (or already so)" "$TMP/out" \
 	"d['commands']['set'] is None or ('enabled=always' in d['commands']['set'] or [s for s in d['settings'] if s['key'] == 'enabled' and s['now'] == 'always']) and d['commands']['persist'].startswith('thpctl persist ')" \
 	"d['commands'], d['settings']"
 t advise --workload nosuch
@@ -274,12 +157,12 @@ if [ -z "$HPSZ" ]; then
 else
 	t hugetlb plan --for 1G --json
 	expect_rc "hugetlb plan --for 1G --json exits 0" 0
-	jcheck "hugetlb plan --for 1G: pages = 1 GiB / Hugepagesize, a sysctl line" "$TMP/out" \
+	expect_json "hugetlb plan --for 1G: pages = 1 GiB / Hugepagesize, a sysctl line" "$TMP/out" \
 		"d['pages'] == (1 << 20) // int(E['HPSZ']) and d['runtime_commands'][0] == 'sysctl -w vm.nr_hugepages=%d' % d['pages'] and d['fits'] is True" \
 		"d['pages'], d['runtime_commands']"
 	t hugetlb plan --for 1G --overhead 25 --page 1G --json
 	if [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ]; then
-		jcheck "hugetlb plan 1G pages: 2 pages, boot line, per-size sysfs" "$TMP/out" \
+		expect_json "hugetlb plan 1G pages: 2 pages, boot line, per-size sysfs" "$TMP/out" \
 			"d['pages'] == 2 and d['cmdline'] == 'hugepagesz=1G hugepages=2' and 'hugepages-1048576kB/nr_hugepages' in d['runtime_commands'][0]" \
 			"d"
 	else
@@ -295,15 +178,7 @@ for args in "hugetlb" "hugetlb plan" "hugetlb plan --for x" "hugetlb plan --for 
 done
 
 # ---- nothing changed, sanitizers quiet ----------------------------------------
-settings >"$TMP/settings.after"
-if cmp -s "$TMP/settings.before" "$TMP/settings.after"; then
-	ok "host THP and hugetlb settings unchanged ($(wc -l <"$TMP/settings.after") knobs)"
-else
-	nok "host settings unchanged" "$(diff "$TMP/settings.before" "$TMP/settings.after" | tr '\n' ' ' | cut -c1-300)"
-fi
-if [ "${#SAN[@]}" -eq 0 ]; then
-	ok "sanitizers quiet in every thpctl run"
-else
-	nok "sanitizers quiet in every thpctl run" "$(printf '%s | ' "${SAN[@]}" | cut -c1-600)"
-fi
+expect_settings_as_found "host THP and hugetlb settings unchanged ($(wc -l <"$TMP/settings.before") knobs)" \
+	"$TMP/settings.before"
+expect_sanitizers_quiet "sanitizers quiet in every thpctl run"
 summary

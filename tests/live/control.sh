@@ -6,10 +6,8 @@
 # "sanitizers quiet" check). Helpers: build/tests/thp_helper (a process with a
 # known layout) and build/tests/prctl_probe (what a `thpctl run` child sees).
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
-# "skip - NAME: REASON". The last line is
-#   "control: N passed, M failed, K skipped"
-# and the exit status is non-zero when a check failed.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "control: N
+# passed, M failed, K skipped", non-zero exit on failures).
 #
 # As root this CHANGES host settings through thpctl: only the khugepaged
 # scan_sleep_millisecs / alloc_sleep_millisecs knobs (harmless), each time
@@ -19,175 +17,22 @@
 # `persist --install` goes to $THPCTL_ETC (a temporary directory; test-only).
 #
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init control
 
-T=${THPCTL:-build/asan/thpctl}
 H=build/tests/thp_helper
 P=build/tests/prctl_probe
-THP=/sys/kernel/mm/transparent_hugepage
-JOURNAL=/run/thpctl/journal
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-unset THPCTL_JOURNAL_DIR NO_COLOR THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL THPCTL_ETC
+unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL THPCTL_ETC
 
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-check() { # NAME CONDITION-STATUS DETAIL: ok when the status is 0
-	if [ "$2" -eq 0 ]; then ok "$1"; else nok "$1" "$3"; fi
-}
-
-TMP=$(mktemp -d /tmp/thpctl-control.XXXXXX)
-chmod 755 "$TMP" # readable by nobody
-PIDS=()
-ROOT=0
-[ "$(id -u)" -eq 0 ] && ROOT=1
-
-summary() {
-	echo "control: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
-
-# ---- host settings -----------------------------------------------------------
-# settings: every writable THP knob (files with a write bit; not the counters).
-settings() {
-	local f
-	for f in "$THP"/* "$THP"/khugepaged/* "$THP"/hugepages-*kB/*; do
-		{ [ -f "$f" ] && [ -r "$f" ] && [ -n "$(find "$f" -maxdepth 0 -perm -u+w)" ]; } ||
-			continue
-		printf '%s=%s\n' "${f#"$THP"/}" "$(cat "$f" 2>/dev/null)"
-	done
-}
-
-# put_back: write back every value that differs from the baseline (root only).
-put_back() {
-	local line key val word
-	[ "$ROOT" -eq 1 ] && [ -f "$TMP/base" ] || return 0
-	while IFS= read -r line; do
-		key=${line%%=*} val=${line#*=}
-		[ "$(cat "$THP/$key" 2>/dev/null)" = "$val" ] && continue
-		word=$(sed -nE 's/.*\[([^]]+)\].*/\1/p' <<<"$val")
-		echo "# control.sh: putting back $THP/$key = ${word:-$val}"
-		echo "${word:-$val}" >"$THP/$key" 2>/dev/null
-	done <"$TMP/base"
-}
-
-# journal_owner_alive: a live thpctl holds the settings lock (a POSIX lock on
-# lock beside the journal, listed in /proc/locks by inode)
-journal_owner_alive() {
-	local ino
-	ino=$(stat -c %i "${JOURNAL%/*}/lock" 2>/dev/null) || return 1
-	awk -v i=":$ino" '$2 == "POSIX" && substr($6, length($6) - length(i) + 1) == i { f = 1 } END { exit !f }' /proc/locks
-}
-
-# wait_quiet: wait (up to 5 minutes) while another thpctl (a lab run) holds the
-# journal: its temporary changes must not enter our baseline or our checks.
-wait_quiet() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$JOURNAL" ] && journal_owner_alive || return 0
-		[ "$i" -eq 0 ] && echo "# control.sh: another thpctl holds $JOURNAL: waiting for it"
-		sleep 1
-	done
-	return 1
-}
-
-# shellcheck disable=SC2317 # runs from the EXIT trap
+# shellcheck disable=SC2317 # runs at exit (at_exit), after the tracked processes are stopped
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	sleep 0.1
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
 	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && ! journal_owner_alive && "$T" status >/dev/null 2>&1
 	# the killed-set check's own journal, if the script was interrupted there
 	[ -e "$TMP/journal/journal" ] && THPCTL_JOURNAL_DIR=$TMP/journal "$T" status >/dev/null 2>&1
-	put_back
-	rm -rf "$TMP"
+	settings_put_back "$TMP/base"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-# ---- running thpctl ----------------------------------------------------------
-# t ARGS...: run thpctl; stdout in $TMP/out, stderr in $TMP/err, status in RC.
-SAN=()
-san_check() {
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/err"; then
-		SAN+=("$1: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/err")")
-	fi
-}
-t() {
-	"$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	san_check "thpctl $*"
-	return 0
-}
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	san_check "(nobody) thpctl $*"
-	return 0
-}
-errtail() { tr '\n' ' ' <"$TMP/err" | cut -c1-300; }
-expect_rc() {
-	if [ "$RC" -eq "$2" ]; then ok "$1"; else nok "$1" "exit $RC, want $2; stderr: $(errtail)"; fi
-}
-
-# jcheck NAME FILE PYEXPR: the Python expression (d = the parsed JSON) must be true.
-jcheck() {
-	local msg
-	if msg=$(python3 - "$2" "$3" 2>&1 <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as e:
-    print(f"output is not JSON: {e}")
-    sys.exit(1)
-try:
-    good = eval(sys.argv[2])
-except Exception as e:
-    print(f"{type(e).__name__}: {e}")
-    sys.exit(1)
-if not good:
-    print("false: " + sys.argv[2] + " in " + json.dumps(d)[:300])
-    sys.exit(1)
-PY
-	); then
-		ok "$1"
-	else
-		nok "$1" "$(tr '\n' ' ' <<<"$msg" | cut -c1-400)"
-	fi
-}
-
-# start_helper VAR MODE ARGS: thp_helper (optionally under a prefix command in
-# PREFIX, an array), wait for "ready PID", set VAR=PID.
-PREFIX=()
-start_helper() {
-	local var=$1
-	shift
-	local out="$TMP/helper.$var" i word hp
-	"${PREFIX[@]}" "$H" "$@" >"$out" 2>&1 &
-	local pid=$!
-	PIDS+=("$pid")
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$out" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	read -r word hp _ <"$out"
-	if [ "${word:-}" != ready ]; then
-		nok "helper $* ready" "$(tr '\n' ' ' <"$out")"
-		return 1
-	fi
-	printf -v "$var" '%s' "$hp"
-	return 0
-}
-stop() { kill -TERM "$1" 2>/dev/null; }
+at_exit cleanup
 
 # vma_ahp PID SIZE_KB: AnonHugePages (kB) of PID's VMA of exactly SIZE_KB
 vma_ahp() {
@@ -217,7 +62,7 @@ cp "$T" "$TMP/thpctl" && cp "$P" "$TMP/prctl_probe" && cp "$H" "$TMP/thp_helper"
 # --thp=off: the child and its child show THP_enabled 0 (a full prctl disable)
 "$T" run --thp=off -- sh -c 'sleep 30 & wait' 2>"$TMP/err" &
 RUNPID=$!
-PIDS+=("$RUNPID")
+track_pid "$RUNPID"
 for ((i = 0; i < 100; i++)); do
 	GC=$(awk '{print $1}' "/proc/$RUNPID/task/$RUNPID/children" 2>/dev/null)
 	[ -n "$GC" ] && [ "$(cat "/proc/$GC/comm" 2>/dev/null)" = sleep ] && break
@@ -227,18 +72,18 @@ if [ -z "$(status_field "$RUNPID" THP_enabled)" ]; then
 	skip "run --thp=off: THP_enabled 0" "no THP_enabled in /proc/PID/status (kernel < 5.0)"
 else
 	v=$(status_field "$RUNPID" THP_enabled)
-	check "run --thp=off: the command has THP_enabled 0" "$([ "$v" = 0 ]; echo $?)" "THP_enabled $v"
+	expect_zero "run --thp=off: the command has THP_enabled 0" "$([ "$v" = 0 ]; echo $?)" "THP_enabled $v"
 	v=$(status_field "${GC:-0}" THP_enabled 2>/dev/null)
-	check "run --thp=off: its child (grandchild of run) has THP_enabled 0 too" \
+	expect_zero "run --thp=off: its child (grandchild of run) has THP_enabled 0 too" \
 		"$([ "${v:-x}" = 0 ]; echo $?)" "child ${GC:-none}: THP_enabled ${v:-?}"
 fi
 kill -TERM "$GC" "$RUNPID" 2>/dev/null
 wait "$RUNPID" 2>/dev/null
 
 out=$("$T" run --thp=off -- "$P" get 2>"$TMP/err")
-check "run --thp=off: PR_GET_THP_DISABLE reads 1" "$([ "$out" = "thp_disable 1" ]; echo $?)" "$out"
+expect_zero "run --thp=off: PR_GET_THP_DISABLE reads 1" "$([ "$out" = "thp_disable 1" ]; echo $?)" "$out"
 out=$("$T" run --thp=off -- "$P" hugepage 8 2>"$TMP/err")
-check "run --thp=off: no THP even on an MADV_HUGEPAGE region" \
+expect_zero "run --thp=off: no THP even on an MADV_HUGEPAGE region" \
 	"$([ "$out" = "thp_disable 1 anon_huge_kb 0" ]; echo $?)" "$out"
 
 # --thp=advised (6.18+): PR_GET_THP_DISABLE 3, MADV_HUGEPAGE regions still get THP
@@ -249,9 +94,9 @@ if [ "$rc" -eq 1 ] && grep -q 'needs Linux 6.18' "$TMP/err"; then
 	skip "run --thp=advised: PR_GET_THP_DISABLE 3" "kernel $(uname -r) has no PR_THP_DISABLE_EXCEPT_ADVISED"
 else
 	read -r _ st _ ahp <<<"$out"
-	check "run --thp=advised: the command has PR_GET_THP_DISABLE == 3" \
+	expect_zero "run --thp=advised: the command has PR_GET_THP_DISABLE == 3" \
 		"$([ "${st:-}" = 3 ]; echo $?)" "rc $rc: $out $(errtail)"
-	mode=$(sed -E 's/.*\[(.*)\].*/\1/' "$THP/enabled")
+	mode=$(sysfs_choice "$THP/enabled")
 	if [ "$mode" = never ]; then
 		skip "run --thp=advised: MADV_HUGEPAGE region gets THP" "enabled=never on this host"
 	elif [ "${ahp:-0}" -gt 0 ]; then
@@ -266,38 +111,38 @@ else
 		fi
 	fi
 	out=$("$T" run --thp=advised -- sh -c 'grep THP_enabled /proc/self/status' 2>&1)
-	check "run --thp=advised: THP_enabled stays 1 (only a full disable shows 0)" \
+	expect_zero "run --thp=advised: THP_enabled stays 1 (only a full disable shows 0)" \
 		"$([[ "$out" =~ THP_enabled:[[:space:]]*1 ]]; echo $?)" "$out"
 fi
 
 "$T" run -- sh -c 'exit 7' 2>"$TMP/err"
 rc=$?
-check "run: the command's exit status passes through (7)" "$([ "$rc" = 7 ]; echo $?)" "exit $rc"
+expect_zero "run: the command's exit status passes through (7)" "$([ "$rc" = 7 ]; echo $?)" "exit $rc"
 "$T" run -- "$TMP/no-such-command" 2>"$TMP/err"
 rc=$?
-check "run: a command not found exits 127 with a message" \
+expect_zero "run: a command not found exits 127 with a message" \
 	"$([ "$rc" = 127 ] && grep -q 'No such file' "$TMP/err"; echo $?)" "exit $rc: $(errtail)"
 t run
 expect_rc "run: no command is a usage error (2)" 2
 t run --thp=sometimes -- true
 expect_rc "run: a bad --thp is a usage error (2)" 2
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" run --thp=off -- "$P" get >"$TMP/out" 2>"$TMP/err"
-check "run: works unprivileged (as nobody)" "$([ "$(cat "$TMP/out")" = "thp_disable 1" ]; echo $?)" \
+as_nobody "$T" run --thp=off -- "$P" get >"$TMP/out" 2>"$TMP/err"
+expect_zero "run: works unprivileged (as nobody)" "$([ "$(cat "$TMP/out")" = "thp_disable 1" ]; echo $?)" \
 	"$(cat "$TMP/out") $(errtail)"
 
 # ==== collapse ================================================================
 if [ "$ROOT" -ne 1 ]; then
 	skip "collapse" "needs root (CAP_SYS_NICE and ptrace access)"
 else
-	if start_helper HP plain 32; then
+	if start_helper HP "$H" plain 32; then
 		before=$(vma_ahp "$HP" 32768)
 		t collapse "$HP" --dry-run --json
 		cp "$TMP/out" "$TMP/dry.json"
 		expect_rc "collapse --dry-run: exit 0" 0
-		jcheck "collapse --dry-run: lists the 32 MiB region (16 huge pages), collapses nothing" "$TMP/dry.json" \
+		expect_json "collapse --dry-run: lists the 32 MiB region (16 huge pages), collapses nothing" "$TMP/dry.json" \
 			'any(r["bytes"] == 32 << 20 and r["pmds"] == 16 and not r["attempted"] for r in d["ranges"])'
 		after=$(vma_ahp "$HP" 32768)
-		check "collapse --dry-run: AnonHugePages unchanged" "$([ "$before" = "$after" ]; echo $?)" \
+		expect_zero "collapse --dry-run: AnonHugePages unchanged" "$([ "$before" = "$after" ]; echo $?)" \
 			"$before -> $after kB"
 		t collapse "$HP" --json
 		cp "$TMP/out" "$TMP/collapse.json"
@@ -306,19 +151,19 @@ else
 		else
 			expect_rc "collapse: exit 0" 0
 			after=$(vma_ahp "$HP" 32768)
-			check "collapse: the helper's plain region is now all huge (AnonHugePages $before -> ${after:-?} kB, region 32768 kB)" \
+			expect_zero "collapse: the helper's plain region is now all huge (AnonHugePages $before -> ${after:-?} kB, region 32768 kB)" \
 				"$([ "${after:-0}" = 32768 ]; echo $?)" "AnonHugePages ${after:-?} kB"
-			jcheck "collapse --json: per range bytes collapsed, AnonHugePages before/after and time" "$TMP/collapse.json" \
+			expect_json "collapse --json: per range bytes collapsed, AnonHugePages before/after and time" "$TMP/collapse.json" \
 				'[r for r in d["ranges"] if r["bytes"] == 32 << 20 and r["collapsed_bytes"] == 32 << 20 and r["anon_huge_after_kb"] == 32768 and r["ms"] >= 0 and "anon_huge_before_kb" in r]'
 		fi
 		t collapse "$HP"
-		check "collapse: text output has the range table" \
+		expect_zero "collapse: text output has the range table" \
 			"$(grep -q 'AnonHugePages' "$TMP/out" && grep -qE '^[0-9a-f]{12}-[0-9a-f]{12} ' "$TMP/out"; echo $?)" \
 			"$(head -c 300 "$TMP/out")"
-		stop "$HP"
+		stop_pid "$HP"
 	fi
 	# --range: only that part (unaligned ends shrink to whole huge pages)
-	if start_helper HR plain 16; then
+	if start_helper HR "$H" plain 16; then
 		range=
 		while read -r r perms _ _ _ name; do
 			{ [ "$perms" = rw-p ] && [ -z "${name:-}" ]; } || continue
@@ -329,40 +174,40 @@ else
 		else
 			s=$((0x${range%-*} + 0x100000)) e=$((0x${range%-*} + 0x500000))
 			t collapse "$HR" --range "$(printf '%x-%x' "$s" "$e")" --json
-			jcheck "collapse --range: shrunk to the one whole huge page inside" "$TMP/out" \
+			expect_json "collapse --range: shrunk to the one whole huge page inside" "$TMP/out" \
 				'len(d["ranges"]) == 1 and d["ranges"][0]["pmds"] == 1 and d["ranges"][0]["bytes"] == 2 << 20'
 		fi
-		stop "$HR"
+		stop_pid "$HR"
 	fi
 	# nh regions are skipped; --force tries and gets EINVAL, explained
-	if start_helper HN nohuge 8; then
+	if start_helper HN "$H" nohuge 8; then
 		t collapse "$HN"
-		check "collapse: an nh VMA is skipped with the reason (exit 1: nothing done)" \
+		expect_zero "collapse: an nh VMA is skipped with the reason (exit 1: nothing done)" \
 			"$([ "$RC" = 1 ] && grep -q 'MADV_NOHUGEPAGE' "$TMP/out"; echo $?)" "exit $RC: $(head -c 300 "$TMP/out")"
 		t collapse "$HN" --force
-		check "collapse --force on nh: EINVAL, explained" \
+		expect_zero "collapse --force on nh: EINVAL, explained" \
 			"$([ "$RC" = 1 ] && grep -q '^EINVAL: ' "$TMP/out"; echo $?)" "exit $RC: $(head -c 300 "$TMP/out")"
-		stop "$HN"
+		stop_pid "$HN"
 	fi
 	# a process with THP disabled by prctl (started through thpctl run)
-	PREFIX=("$T" run --thp=off --)
-	if start_helper HD plain 8; then
+	HELPER_PREFIX=("$T" run --thp=off --)
+	if start_helper HD "$H" plain 8; then
 		t collapse "$HD"
-		check "collapse: a THP_enabled 0 process is skipped with the reason" \
+		expect_zero "collapse: a THP_enabled 0 process is skipped with the reason" \
 			"$([ "$RC" = 1 ] && grep -q 'prctl' "$TMP/out"; echo $?)" "exit $RC: $(head -c 300 "$TMP/out")"
-		stop "$HD"
+		stop_pid "$HD"
 	fi
-	PREFIX=()
+	HELPER_PREFIX=()
 	# unprivileged: EPERM explained (nobody on nobody's own process: no CAP_SYS_NICE)
-	PREFIX=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-	if start_helper HU plain 8; then
-		as_nobody collapse "$HU"
-		check "collapse unprivileged: exit 1, 'needs root', CAP_SYS_NICE named" \
+	HELPER_PREFIX=("${NOBODY[@]}")
+	if start_helper HU "$H" plain 8; then
+		t_nobody collapse "$HU"
+		expect_zero "collapse unprivileged: exit 1, 'needs root', CAP_SYS_NICE named" \
 			"$([ "$RC" = 1 ] && grep -q 'needs root' "$TMP/err" && grep -q 'CAP_SYS_NICE' "$TMP/out"; echo $?)" \
 			"exit $RC: $(errtail) $(head -c 200 "$TMP/out")"
-		stop "$HU"
+		stop_pid "$HU"
 	fi
-	PREFIX=()
+	HELPER_PREFIX=()
 	t collapse 999999999
 	expect_rc "collapse: an absent PID exits 1" 1
 	t collapse
@@ -380,26 +225,26 @@ if ! wait_quiet; then
 fi
 # a journal left by a killed run: let thpctl put it back first, so the baseline is real
 [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
-settings >"$TMP/base"
-nknobs=$(wc -l <"$TMP/base")
+settings_snapshot "$TMP/base"
+nknobs=$(thp_knobs | wc -l)
 
 t snapshot save "$TMP/snap0.json"
 expect_rc "snapshot save: exit 0" 0
-jcheck "snapshot save: every writable knob ($nknobs), kernel release and date" "$TMP/snap0.json" \
+expect_json "snapshot save: every writable knob ($nknobs), kernel release and date" "$TMP/snap0.json" \
 	"d['thpctl_snapshot'] == 1 and len(d['knobs']) == $nknobs and d['kernel'] == '$(uname -r)' and d['date'].endswith('Z')"
 t snapshot diff "$TMP/snap0.json"
-check "snapshot diff: no differences right after save" "$(grep -q '^no differences' "$TMP/out"; echo $?)" \
+expect_zero "snapshot diff: no differences right after save" "$(grep -q '^no differences' "$TMP/out"; echo $?)" \
 	"$(head -c 300 "$TMP/out")"
 
 S0=$(knob $S_KEY) A0=$(knob $A_KEY)
 S1=$((S0 + 1)) A1=$((A0 + 1))
 
 t set --dry-run "$S_KEY=$S1" "$A_KEY=$A1"
-check "set --dry-run: prints the shell lines, writes nothing" \
+expect_zero "set --dry-run: prints the shell lines, writes nothing" \
 	"$([ "$RC" = 0 ] && grep -qx "echo $S1 > $THP/$S_KEY" "$TMP/out" && [ "$(knob $S_KEY)" = "$S0" ]; echo $?)" \
 	"exit $RC: $(head -c 200 "$TMP/out")"
 t set "$S_KEY=$S1" "enabled=sometimes"
-check "set with one invalid value: exit 2, names it, writes nothing" \
+expect_zero "set with one invalid value: exit 2, names it, writes nothing" \
 	"$([ "$RC" = 2 ] && grep -q "enabled: 'sometimes' is not offered" "$TMP/err" && [ "$(knob $S_KEY)" = "$S0" ] && no_journal_of_ours; echo $?)" \
 	"exit $RC, $S_KEY=$(knob $S_KEY): $(errtail)"
 t set "khugepaged/max_ptes_none=100000"
@@ -414,28 +259,28 @@ expect_rc "set on a recorded tree without --dry-run: usage error" 2
 if [ "$ROOT" -ne 1 ]; then
 	skip "set/snapshot restore" "needs root"
 else
-	as_nobody set "$S_KEY=$S1"
-	check "set unprivileged: exit 1 with 'needs root', nothing written" \
+	t_nobody set "$S_KEY=$S1"
+	expect_zero "set unprivileged: exit 1 with 'needs root', nothing written" \
 		"$([ "$RC" = 1 ] && grep -q 'needs root' "$TMP/err" && [ "$(knob $S_KEY)" = "$S0" ]; echo $?)" \
 		"exit $RC: $(errtail)"
 
 	# a completed set stays, also across the next command (committed, not rolled back)
 	wait_quiet
 	t set "$S_KEY=$S1" "$A_KEY=$A1"
-	check "set: exit 0, prints old -> new per key" \
+	expect_zero "set: exit 0, prints old -> new per key" \
 		"$([ "$RC" = 0 ] && grep -qx "$S_KEY: $S0 -> $S1" "$TMP/out" && grep -qx "$A_KEY: $A0 -> $A1" "$TMP/out"; echo $?)" \
 		"exit $RC: $(head -c 200 "$TMP/out") $(errtail)"
 	"$T" status >/dev/null 2>&1
-	check "set: a completed set stays after the next command (no journal left)" \
+	expect_zero "set: a completed set stays after the next command (no journal left)" \
 		"$([ "$(knob $S_KEY)" = "$S1" ] && [ "$(knob $A_KEY)" = "$A1" ] && no_journal_of_ours; echo $?)" \
 		"$S_KEY=$(knob $S_KEY) $A_KEY=$(knob $A_KEY) journal: $(ls "$JOURNAL" 2>&1)"
 	t snapshot diff "$TMP/snap0.json" --json
-	jcheck "snapshot diff: names both changed knobs with file and current values" "$TMP/out" \
+	expect_json "snapshot diff: names both changed knobs with file and current values" "$TMP/out" \
 		"{x['key']: (x['file'], x['current']) for x in d['diff'] if x['key'] in ('$S_KEY', '$A_KEY')} == {'$S_KEY': ('$S0', '$S1'), '$A_KEY': ('$A0', '$A1')}"
 	t snapshot save "$TMP/snap1.json"
 	wait_quiet
 	t snapshot restore "$TMP/snap0.json"
-	check "snapshot restore: exit 0, both knobs back" \
+	expect_zero "snapshot restore: exit 0, both knobs back" \
 		"$([ "$RC" = 0 ] && [ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && no_journal_of_ours; echo $?)" \
 		"exit $RC: $S_KEY=$(knob $S_KEY) $A_KEY=$(knob $A_KEY) $(errtail)"
 	wait_quiet
@@ -446,9 +291,9 @@ a, b, c = (json.load(open(p))["knobs"] for p in sys.argv[1:])
 assert a == c, f"after restore: {set(a.items()) ^ set(c.items())}"
 assert a != b, "the set did not show in the second snapshot"
 PY
-	check "snapshot save/restore round-trips (save, set, restore, save: equal)" "$?" "$(cat "$TMP/rt")"
+	expect_zero "snapshot save/restore round-trips (save, set, restore, save: equal)" "$?" "$(cat "$TMP/rt")"
 	t snapshot diff "$TMP/snap0.json"
-	check "snapshot diff: no differences after restore" "$(grep -q '^no differences' "$TMP/out"; echo $?)" \
+	expect_zero "snapshot diff: no differences after restore" "$(grep -q '^no differences' "$TMP/out"; echo $?)" \
 		"$(head -c 300 "$TMP/out")"
 
 	# a set killed between two writes is rolled back by the next command
@@ -457,7 +302,7 @@ PY
 	export THPCTL_JOURNAL_DIR=$TMP/journal
 	THPCTL_TEST_SET_PAUSE=8 "$T" set "$S_KEY=$S1" "$A_KEY=$A1" >"$TMP/killed.out" 2>"$TMP/killed.err" &
 	KP=$!
-	PIDS+=("$KP")
+	track_pid "$KP"
 	for ((i = 0; i < 100; i++)); do
 		[ "$(knob $S_KEY)" = "$S1" ] && break
 		sleep 0.05
@@ -465,11 +310,11 @@ PY
 	half_s=$(knob $S_KEY) half_a=$(knob $A_KEY)
 	kill -KILL "$KP" 2>/dev/null
 	wait "$KP" 2>/dev/null
-	check "set killed halfway: first knob written, second not, journal on disk" \
+	expect_zero "set killed halfway: first knob written, second not, journal on disk" \
 		"$([ "$half_s" = "$S1" ] && [ "$half_a" = "$A0" ] && [ -e "$THPCTL_JOURNAL_DIR/journal" ]; echo $?)" \
 		"$S_KEY=$half_s $A_KEY=$half_a journal: $(ls "$THPCTL_JOURNAL_DIR" 2>&1)"
 	"$T" status >/dev/null 2>"$TMP/err"
-	check "set killed halfway: the next thpctl command rolls it back and says so" \
+	expect_zero "set killed halfway: the next thpctl command rolls it back and says so" \
 		"$([ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && [ ! -e "$THPCTL_JOURNAL_DIR/journal" ] && grep -q "restored 1 setting(s) left changed by a killed thpctl (set, pid [0-9]*): $THP/$S_KEY=$S0" "$TMP/err"; echo $?)" \
 		"$S_KEY=$(knob $S_KEY) $A_KEY=$(knob $A_KEY): $(errtail)"
 	unset THPCTL_JOURNAL_DIR
@@ -478,8 +323,8 @@ PY
 	wait_quiet
 	THPCTL_TEST_SET_FAIL=$A_KEY "$T" set "$S_KEY=$S1" "$A_KEY=$A1" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
-	san_check "set (failing write)"
-	check "set: a failing write rolls back the ones written (exit 1)" \
+	san_note "set (failing write)" "$TMP/err"
+	expect_zero "set: a failing write rolls back the ones written (exit 1)" \
 		"$([ "$RC" = 1 ] && [ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && grep -q 'rolled back' "$TMP/out" && no_journal_of_ours; echo $?)" \
 		"exit $RC, $S_KEY=$(knob $S_KEY): $(head -c 200 "$TMP/out") $(errtail)"
 
@@ -496,13 +341,13 @@ d["knobs"]["enabled"] = "sometimes"
 json.dump(d, open(sys.argv[4], "w"))
 PY
 	t snapshot restore "$TMP/foreign.json"
-	check "snapshot restore: knobs not on this kernel are skipped and named (exit 0)" \
+	expect_zero "snapshot restore: knobs not on this kernel are skipped and named (exit 0)" \
 		"$([ "$RC" = 0 ] && grep -q 'hugepages-3kB/enabled: skipped: not on this kernel' "$TMP/err"; echo $?)" \
 		"exit $RC: $(errtail)"
 	t snapshot restore "$TMP/none.json"
 	expect_rc "snapshot restore: nothing applicable exits 1" 1
 	t snapshot restore "$TMP/badval.json"
-	check "snapshot restore: a value this kernel does not offer: exit 1, nothing written" \
+	expect_zero "snapshot restore: a value this kernel does not offer: exit 1, nothing written" \
 		"$([ "$RC" = 1 ] && grep -q "enabled: 'sometimes'" "$TMP/err"; echo $?)" "exit $RC: $(errtail)"
 	echo '{"not": "a snapshot"}' >"$TMP/junk.json"
 	t snapshot restore "$TMP/junk.json"
@@ -511,43 +356,43 @@ fi
 
 # ==== persist =================================================================
 t persist --format tmpfiles
-check "persist tmpfiles: one 'w' line per writable knob ($nknobs)" \
+expect_zero "persist tmpfiles: one 'w' line per writable knob ($nknobs)" \
 	"$([ "$RC" = 0 ] && [ "$(grep -c "^w $THP/" "$TMP/out")" = "$nknobs" ] && grep -qx "w $THP/$S_KEY - - - - $(knob $S_KEY)" "$TMP/out"; echo $?)" \
 	"exit $RC: $(grep -c '^w ' "$TMP/out") lines"
 cp "$TMP/out" "$TMP/tmpfiles.conf"
 t persist --format systemd
 cp "$TMP/out" "$TMP/thpctl-thp.service"
-check "persist systemd: a oneshot unit with one ExecStart per knob" \
+expect_zero "persist systemd: a oneshot unit with one ExecStart per knob" \
 	"$([ "$RC" = 0 ] && grep -qx 'Type=oneshot' "$TMP/out" && [ "$(grep -c '^ExecStart=' "$TMP/out")" = "$nknobs" ]; echo $?)" \
 	"exit $RC"
 if command -v systemd-analyze >/dev/null; then
 	systemd-analyze verify "$TMP/thpctl-thp.service" >"$TMP/verify" 2>&1
-	check "persist systemd: systemd-analyze verify accepts the unit" "$?" "$(tr '\n' ' ' <"$TMP/verify" | cut -c1-300)"
+	expect_zero "persist systemd: systemd-analyze verify accepts the unit" "$?" "$(tr '\n' ' ' <"$TMP/verify" | cut -c1-300)"
 else
 	skip "persist systemd: systemd-analyze verify" "systemd-analyze not installed"
 fi
-mode=$(sed -E 's/.*\[(.*)\].*/\1/' "$THP/enabled")
+mode=$(sysfs_choice "$THP/enabled")
 t persist --format cmdline
-check "persist cmdline: transparent_hugepage=$mode, defrag listed as having no parameter" \
+expect_zero "persist cmdline: transparent_hugepage=$mode, defrag listed as having no parameter" \
 	"$([ "$RC" = 0 ] && grep -qE "^transparent_hugepage=$mode( |$)" "$TMP/out" && grep -q 'defrag=' "$TMP/out"; echo $?)" \
 	"exit $RC: $(head -c 300 "$TMP/out")"
 rel=$(uname -r | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 if [ -f "$THP/hugepages-2048kB/enabled" ] &&
 	[ "$(printf '6.12\n%s\n' "$rel" | sort -V | head -n1)" = 6.12 ]; then
-	check "persist cmdline: thp_anon= on a 6.12+ kernel with per-size directories" \
+	expect_zero "persist cmdline: thp_anon= on a 6.12+ kernel with per-size directories" \
 		"$(grep -qE '(^| )thp_anon=[^ ]*2M:' "$TMP/out"; echo $?)" "$(head -c 300 "$TMP/out")"
 else
 	skip "persist cmdline: thp_anon=" "kernel $(uname -r) predates it (6.12) or has no per-size directories"
 fi
 t persist --format sysctl
-check "persist sysctl: vm.nr_hugepages = the current value" \
+expect_zero "persist sysctl: vm.nr_hugepages = the current value" \
 	"$([ "$RC" = 0 ] && grep -qx "vm.nr_hugepages = $(cat /proc/sys/vm/nr_hugepages)" "$TMP/out"; echo $?)" \
 	"exit $RC: $(head -c 300 "$TMP/out")"
 t persist --format sysctl vm.nr_hugepages=128
-check "persist sysctl KEY=VALUE: only what was given" \
+expect_zero "persist sysctl KEY=VALUE: only what was given" \
 	"$([ "$RC" = 0 ] && grep -qx 'vm.nr_hugepages = 128' "$TMP/out" && ! grep -q overcommit "$TMP/out"; echo $?)" "$(head -c 300 "$TMP/out")"
 t persist enabled=never "$S_KEY=$S0"
-check "persist KEY=VALUE: exactly those knobs" \
+expect_zero "persist KEY=VALUE: exactly those knobs" \
 	"$([ "$RC" = 0 ] && [ "$(grep -c '^w ' "$TMP/out")" = 2 ] && grep -qx "w $THP/enabled - - - - never" "$TMP/out"; echo $?)" \
 	"exit $RC: $(head -c 300 "$TMP/out")"
 t persist enabled=sometimes
@@ -557,49 +402,37 @@ expect_rc "persist: an unknown format is a usage error" 2
 t persist --format cmdline --install
 expect_rc "persist --install cmdline: refused (boot loader), usage error" 2
 t persist --format tmpfiles --json
-jcheck "persist --json: format and text" "$TMP/out" "d['format'] == 'tmpfiles' and d['text'].count('\\nw ') == $nknobs and d['installed'] is None"
+expect_json "persist --json: format and text" "$TMP/out" "d['format'] == 'tmpfiles' and d['text'].count('\\nw ') == $nknobs and d['installed'] is None"
 
 if [ "$ROOT" -eq 1 ]; then
 	ETC=$TMP/etc
 	for f in tmpfiles systemd sysctl; do
 		THPCTL_ETC=$ETC "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
 		RC=$?
-		san_check "persist --install $f"
+		san_note "persist --install $f" "$TMP/err"
 		case $f in
 		tmpfiles) path=$ETC/tmpfiles.d/thpctl.conf ;;
 		systemd) path=$ETC/systemd/system/thpctl-thp.service ;;
 		sysctl) path=$ETC/sysctl.d/80-thpctl-hugetlb.conf ;;
 		esac
 		"$T" persist --format "$f" >"$TMP/printed" 2>/dev/null
-		check "persist --install $f: writes $path as printed and says where" \
+		expect_zero "persist --install $f: writes $path as printed and says where" \
 			"$([ "$RC" = 0 ] && cmp -s "$path" "$TMP/printed" && grep -q "^wrote $path" "$TMP/out"; echo $?)" \
 			"exit $RC: $(cat "$TMP/out") $(errtail)"
 	done
 	THPCTL_ETC=$ETC "$T" persist --format systemd --install >"$TMP/out" 2>&1
-	check "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
+	expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
 		"$(grep -q 'systemctl enable' "$TMP/out" && grep -q '^unchanged:' "$TMP/out" && [ ! -e "$ETC/systemd/system/basic.target.wants" ]; echo $?)" \
 		"$(cat "$TMP/out")"
-	as_nobody persist --format tmpfiles --install
-	check "persist --install unprivileged: exit 1, 'needs root'" \
+	t_nobody persist --format tmpfiles --install
+	expect_zero "persist --install unprivileged: exit 1, 'needs root'" \
 		"$([ "$RC" = 1 ] && grep -q 'needs root' "$TMP/err"; echo $?)" "exit $RC: $(errtail)"
 else
 	skip "persist --install" "needs root"
 fi
 
 # ==== the host as found =======================================================
-wait_quiet
-d=$(diff <(settings) "$TMP/base" | grep -E '^[<>]' | tr '\n' ' ')
-if [ -n "$d" ]; then
-	nok "host THP settings as found ($nknobs knobs)" "changed: $d"
-	put_back
-elif [ -e "$JOURNAL" ] && ! journal_owner_alive; then
-	nok "host THP settings as found" "journal $JOURNAL left behind"
-else
-	ok "host THP settings as found ($nknobs knobs, no journal left)"
-fi
-if [ ${#SAN[@]} -eq 0 ]; then
-	ok "sanitizers quiet"
-else
-	nok "sanitizers quiet" "${SAN[*]}"
-fi
+expect_settings_as_found "host THP settings as found ($nknobs knobs, no journal left)" "$TMP/base" ||
+	settings_put_back "$TMP/base"
+expect_sanitizers_quiet "sanitizers quiet"
 summary

@@ -13,86 +13,31 @@
 # this script (not by thpctl), and put back right after, and again by an
 # EXIT trap: the host is left exactly as found (checked at the end).
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or "skip - NAME:
-# REASON". The last line is "folios: N passed, M failed, K skipped"; the exit
-# status is non-zero when a check failed.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "folios: N
+# passed, M failed, K skipped", non-zero exit on failures).
 #
 #   THPCTL=path   binary to test (default build/asan/thpctl)
 #   THPMAPS=path  the kernel's tools/mm/thpmaps (default
 #                 /var/tmp/thpctl-bench/thpmaps, fetched by bench/folios.sh);
 #                 when present, its numbers are compared with thpctl's
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init folios
 
-T=${THPCTL:-build/asan/thpctl}
 H=build/tests/folio_helper
-THP=/sys/kernel/mm/transparent_hugepage
 THPMAPS=${THPMAPS:-/var/tmp/thpctl-bench/thpmaps}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-unset NO_COLOR THPCTL_NO_PAGEMAP_SCAN THPCTL_NO_PROBE THPCTL_THREADS
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-summary() {
-	echo "folios: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
-
-TMP=$(mktemp -d /tmp/thpctl-folios.XXXXXX)
-chmod 755 "$TMP"
-PIDS=()
+unset THPCTL_NO_PAGEMAP_SCAN THPCTL_NO_PROBE THPCTL_THREADS
 SAVED=() # "file value" pairs of per-size policies changed here
 
-# shellcheck disable=SC2317 # runs from the EXIT trap
+# shellcheck disable=SC2317 # runs from the EXIT trap too
 restore_sizes() {
 	local e f v
 	for e in "${SAVED[@]}"; do
 		f=${e%% *} v=${e#* }
-		[ "$(sed -E 's/.*\[(.*)\].*/\1/' "$f")" = "$v" ] || echo "$v" >"$f"
+		[ "$(sysfs_choice "$f")" = "$v" ] || echo "$v" >"$f"
 	done
 }
-# shellcheck disable=SC2317
-cleanup() {
-	local p i
-	restore_sizes
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for ((i = 0; i < 40; i++)); do
-		local alive=0
-		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ "$alive" -eq 0 ] && break
-		sleep 0.05
-	done
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-SAN=()
-# t ARGS...: run thpctl; stdout $TMP/out, stderr $TMP/err, status RC
-t() {
-	"$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/err" &&
-		SAN+=("thpctl $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/err")")
-	return 0
-}
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" "$@" >"$TMP/out" 2>"$TMP/err"
-	RC=$?
-	grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/err" &&
-		SAN+=("(nobody) thpctl $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/err")")
-	return 0
-}
-errtail() { tr '\n' ' ' <"$TMP/err" | cut -c1-300; }
-expect_rc() {
-	if [ "$RC" -eq "$2" ]; then ok "$1"; else nok "$1" "exit $RC, want $2; stderr: $(errtail)"; fi
-}
+at_exit restore_sizes
 
 # fcheck NAME JSON REGIONS EXPR [DETAIL]: EXPR (Python) must hold, with
 #   d       the JSON document
@@ -163,38 +108,12 @@ PY
 	fi
 }
 
-# start_helper VAR MODE...: start folio_helper (as ${AS:-root}); VAR=PID, output in $TMP/VAR
-start_helper() {
-	local var=$1 i
-	shift
-	local out="$TMP/$var"
-	if [ -n "${AS:-}" ]; then
-		setpriv --reuid="$AS" --regid=nogroup --clear-groups "$H" "$@" >"$out" 2>&1 &
-	else
-		"$H" "$@" >"$out" 2>&1 &
-	fi
-	local pid=$!
-	PIDS+=("$pid")
-	for ((i = 0; i < 400; i++)); do
-		grep -q '^ready' "$out" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q "^ready $pid\$" "$out"; then
-		nok "helper $* ready" "$(tr '\n' ' ' <"$out")"
-		return 1
-	fi
-	printf -v "$var" '%s' "$pid"
-}
-
 # ---- preflight ---------------------------------------------------------------
 for f in "$T" "$H"; do
 	[ -x "$f" ] || { nok "preflight" "$f missing (make $T $H)"; summary; }
 done
 command -v python3 >/dev/null || { nok "preflight" "python3 needed to read the JSON"; summary; }
 [ -d "$THP" ] || { skip "folios" "no $THP: this kernel has no THP"; summary; }
-ROOT=0
-[ "$(id -u)" -eq 0 ] && ROOT=1
 
 # ---- usage errors (no kernel needed) ------------------------------------------
 t maps 1 --cont 64K
@@ -242,20 +161,20 @@ else
 	before=()
 	for s in 64 16; do
 		f="$THP/hugepages-${s}kB/enabled"
-		v=$(sed -E 's/.*\[(.*)\].*/\1/' "$f")
+		v=$(sysfs_choice "$f")
 		before+=("$f $v")
 		SAVED+=("$f $v")
 	done
 	fb0=$(cat "$THP"/hugepages-{64,16}kB/stats/anon_fault_fallback 2>/dev/null | awk '{s += $1} END {print s + 0}')
 	echo always >"$THP/hugepages-64kB/enabled"
 	echo always >"$THP/hugepages-16kB/enabled"
-	start_helper LAYOUT layout
-	start_helper PUNCH punch
+	start_helper LAYOUT "$H" layout
+	start_helper PUNCH "$H" punch
 	restore_sizes
 	fb1=$(cat "$THP"/hugepages-{64,16}kB/stats/anon_fault_fallback 2>/dev/null | awk '{s += $1} END {print s + 0}')
 	same=1
 	for e in "${before[@]}"; do
-		[ "$(sed -E 's/.*\[(.*)\].*/\1/' "${e%% *}")" = "${e#* }" ] || same=0
+		[ "$(sysfs_choice "${e%% *}")" = "${e#* }" ] || same=0
 	done
 	if [ "$same" -eq 1 ]; then ok "per-size policies restored right after the helpers started"; else nok "per-size policies restored right after the helpers started" "$(grep . "$THP"/hugepages-{64,16}kB/enabled)"; fi
 	FALLBACK=$((fb1 - fb0))
@@ -267,7 +186,7 @@ if [ -n "${PUNCH:-}" ]; then
 	if [ "${FALLBACK:-0}" -gt 0 ]; then
 		skip "punch: partial counts" "mTHP allocations fell back meanwhile"
 	else
-		fcheck "punch: 16 x 15 pages left of 64K folios are 960 kB partial, none whole" "$TMP/out" "$TMP/PUNCH" \
+		fcheck "punch: 16 x 15 pages left of 64K folios are 960 kB partial, none whole" "$TMP/out" "$TMP/helper.PUNCH" \
 			'R("64k-punched")["partial"] == 960 and R("64k-punched")["al64"] == 0 and R("64k-punched")["rss"] == 960' \
 			'R("64k-punched")'
 	fi
@@ -277,29 +196,29 @@ if [ -n "${LAYOUT:-}" ]; then
 	t maps "$LAYOUT" --folios --cont 64K --json
 	cp "$TMP/out" "$TMP/layout.json"
 	expect_rc "maps --folios --cont 64K (layout) exits 0" 0
-	fcheck "layout: method is exact (pagemap+kpageflags)" "$TMP/layout.json" "$TMP/LAYOUT" \
+	fcheck "layout: method is exact (pagemap+kpageflags)" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 		'd["method"].startswith("pagemap+kpageflags") and d["partial"] is False' 'd["method"]'
-	fcheck "layout: pmd region is 4096 kB PMD-mapped" "$TMP/layout.json" "$TMP/LAYOUT" \
+	fcheck "layout: pmd region is 4096 kB PMD-mapped" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 		'R("pmd")["pmd"] == 4096 and R("pmd")["thp"] == 4096' 'R("pmd")'
-	fcheck "layout: PMD-mapped kB equals smaps AnonHugePages" "$TMP/layout.json" "$TMP/LAYOUT" \
+	fcheck "layout: PMD-mapped kB equals smaps AnonHugePages" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 		'R("pmd")["pmd"] == smaps_ahp("pmd")' '(R("pmd"), smaps_ahp("pmd"))'
 	if [ "${FALLBACK:-0}" -gt 0 ]; then
 		skip "layout: exact mTHP sizes" "$FALLBACK mTHP allocations fell back to small pages meanwhile"
 	else
-		fcheck "layout: 64k region is 1024 kB of aligned 64K folios" "$TMP/layout.json" "$TMP/LAYOUT" \
+		fcheck "layout: 64k region is 1024 kB of aligned 64K folios" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 			'R("64k")["al64"] == 1024 and R("64k")["thp"] == 1024 and R("64k")["partial"] == 0' 'R("64k")'
-		fcheck "layout: 64k-unaligned region is 1024 kB of unaligned 64K folios" "$TMP/layout.json" "$TMP/LAYOUT" \
+		fcheck "layout: 64k-unaligned region is 1024 kB of unaligned 64K folios" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 			'R("64k-unaligned")["un64"] == 1024 and R("64k-unaligned")["al64"] == 0' 'R("64k-unaligned")'
-		fcheck "layout: 16k region is 16 VMAs, 512 kB of aligned 16K folios" "$TMP/layout.json" "$TMP/LAYOUT" \
+		fcheck "layout: 16k region is 16 VMAs, 512 kB of aligned 16K folios" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 			'R("16k")["al16"] == 512 and R("16k")["vmas"] == 16 and R("16k")["thp"] == 512' 'R("16k")'
 		fcheck "layout: --cont 64K blocks: 64k 1024 kB PTE, 16k none, unaligned none, pmd 4096 kB PMD" \
-			"$TMP/layout.json" "$TMP/LAYOUT" \
+			"$TMP/layout.json" "$TMP/helper.LAYOUT" \
 			'R("64k")["cont_pte"] == 1024 and R("16k")["cont_pte"] == 0 and R("64k-unaligned")["cont_pte"] == 0 and R("pmd")["cont_pmd"] == 4096' \
 			'(R("64k"), R("16k"), R("pmd"))'
 	fi
-	fcheck "layout: the MADV_NOHUGEPAGE region has no THP (no VMA listed)" "$TMP/layout.json" "$TMP/LAYOUT" \
+	fcheck "layout: the MADV_NOHUGEPAGE region has no THP (no VMA listed)" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 		'R("small")["thp"] == 0 and R("small")["vmas"] == 0' 'R("small")'
-	fcheck "layout: totals add up the VMAs" "$TMP/layout.json" "$TMP/LAYOUT" \
+	fcheck "layout: totals add up the VMAs" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
 		'd["totals"]["anon"]["thp_kb"] == sum(v["anon"]["thp_kb"] for v in d["vmas"])' 'd["totals"]["anon"]'
 
 	# the same numbers by every way of reading
@@ -324,7 +243,7 @@ if [ -n "${LAYOUT:-}" ]; then
 	# ps --folios: the rollup of the same process
 	t ps --folios --pid "$LAYOUT" --json
 	cp "$TMP/out" "$TMP/ps.json"
-	fcheck "ps --folios --pid: the rollup equals maps' totals" "$TMP/ps.json" "$TMP/LAYOUT" \
+	fcheck "ps --folios --pid: the rollup equals maps' totals" "$TMP/ps.json" "$TMP/helper.LAYOUT" \
 		'[p for p in d["processes"] if p["pid"] == '"$LAYOUT"'][0]["anon"]["thp_kb"] == json.load(open("'"$TMP/layout.json"'"))["totals"]["anon"]["thp_kb"]' \
 		'd["processes"]'
 	t ps --folios --pid "$LAYOUT,${PUNCH:-$LAYOUT}"
@@ -346,13 +265,13 @@ if [ -n "${LAYOUT:-}" ]; then
 		skip "ps --folios --cgroup" "this shell sits in no readable non-root cgroup"
 	else
 		t ps --folios --cgroup "$CG" --json
-		fcheck "ps --folios --cgroup $CG includes the helper" "$TMP/out" "$TMP/LAYOUT" \
+		fcheck "ps --folios --cgroup $CG includes the helper" "$TMP/out" "$TMP/helper.LAYOUT" \
 			'any(p["pid"] == '"$LAYOUT"' for p in d["processes"]) and d["cgroup"] == "'"$CG"'"' \
 			'[p["pid"] for p in d["processes"]]'
 		parent=${CG%/*}
 		if [ "$parent" != /sys/fs/cgroup ] && [ -r "$parent/cgroup.procs" ]; then
 			t ps --cgroup "${parent#/sys/fs/cgroup/}" --all --json
-			fcheck "ps --cgroup PARENT (relative) takes the helper's cgroup recursively" "$TMP/out" "$TMP/LAYOUT" \
+			fcheck "ps --cgroup PARENT (relative) takes the helper's cgroup recursively" "$TMP/out" "$TMP/helper.LAYOUT" \
 				'any(p["pid"] == '"$LAYOUT"' for p in d["processes"])' '[p["pid"] for p in d["processes"]]'
 		fi
 	fi
@@ -395,16 +314,16 @@ PY
 fi
 
 # ---- --underused ---------------------------------------------------------------
-if start_helper ZEROS zeros; then
+if start_helper ZEROS "$H" zeros; then
 	t maps "$ZEROS" --underused --json
 	expect_rc "maps --underused exits 0" 0
-	fcheck "underused: 10 THPs, 1518 zero subpages" "$TMP/out" "$TMP/ZEROS" \
+	fcheck "underused: 10 THPs, 1518 zero subpages" "$TMP/out" "$TMP/helper.ZEROS" \
 		'd["thps"] == 10 and d["zero_subpages"] == 1518 and d["bytes_read"] == 10 * 2097152' \
 		'(d["thps"], d["zero_subpages"], d["bytes_read"])'
-	fcheck "underused: split and freed at 0/64/128/256/511" "$TMP/out" "$TMP/ZEROS" \
+	fcheck "underused: split and freed at 0/64/128/256/511" "$TMP/out" "$TMP/helper.ZEROS" \
 		'[(x["max_ptes_none"], x["thps_split"], x["zero_subpages_freed"]) for x in d["thresholds"]] == [(0, 9, 1518), (64, 6, 1390), (128, 4, 1197), (256, 2, 812), (511, 0, 0)]' \
 		'd["thresholds"]'
-	fcheck "underused: histogram is the helper's" "$TMP/out" "$TMP/ZEROS" \
+	fcheck "underused: histogram is the helper's" "$TMP/out" "$TMP/helper.ZEROS" \
 		'sorted((h["zero_subpages"], h["thps"]) for h in d["histogram"]) == [(0,1),(1,1),(63,1),(64,1),(65,1),(128,1),(129,1),(256,1),(300,1),(512,1)]' \
 		'd["histogram"]'
 	t maps "$ZEROS" --underused
@@ -418,26 +337,30 @@ fi
 # ---- without CAP_SYS_ADMIN --------------------------------------------------------
 if [ "$ROOT" -eq 0 ] || ! command -v setpriv >/dev/null; then
 	skip "as nobody" "needs root and setpriv to switch users"
-elif ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$T"; then
+elif ! as_nobody test -x "$T"; then
 	skip "as nobody" "$T is not executable by nobody"
 else
-	if AS=nobody start_helper NZEROS zeros; then
-		as_nobody maps "$NZEROS" --folios --json
+	HELPER_PREFIX=("${NOBODY[@]}")
+	start_helper NZEROS "$H" zeros
+	started=$?
+	HELPER_PREFIX=()
+	if [ "$started" -eq 0 ]; then
+		t_nobody maps "$NZEROS" --folios --json
 		expect_rc "nobody: maps --folios of its own process exits 0" 0
-		fcheck "nobody: partial, says why, PMD-mapped seen, PTE-mapped unknown" "$TMP/out" "$TMP/NZEROS" \
+		fcheck "nobody: partial, says why, PMD-mapped seen, PTE-mapped unknown" "$TMP/out" "$TMP/helper.NZEROS" \
 			'd["partial"] is True and "CAP_SYS_ADMIN" in d["partial_reason"] and d["method"].startswith("smaps") and R("zeros")["pmd"] == 20480 and d["totals"]["anon"]["partial_kb"] is None' \
 			'(d["method"], R("zeros"))'
-		as_nobody maps "$NZEROS" --folios
+		t_nobody maps "$NZEROS" --folios
 		if grep -q '^partial: PFNs are hidden' "$TMP/out"; then ok "nobody: text says partial and why"; else nok "nobody: text says partial and why" "$(head -c 300 "$TMP/out")"; fi
-		as_nobody maps "$NZEROS" --underused --json
-		fcheck "nobody: --underused of its own process counts the same zero subpages" "$TMP/out" "$TMP/NZEROS" \
+		t_nobody maps "$NZEROS" --underused --json
+		fcheck "nobody: --underused of its own process counts the same zero subpages" "$TMP/out" "$TMP/helper.NZEROS" \
 			'd["thps"] == 10 and d["zero_subpages"] == 1518' '(d.get("thps"), d.get("zero_subpages"))'
 	fi
 	if [ -n "${LAYOUT:-}" ]; then
-		as_nobody maps "$LAYOUT" --folios
+		t_nobody maps "$LAYOUT" --folios
 		expect_rc "nobody: maps --folios of root's process exits 1" 1
-		as_nobody ps --folios --all --json
-		fcheck "nobody: ps --folios counts root's processes as not readable" "$TMP/out" "$TMP/LAYOUT" \
+		t_nobody ps --folios --all --json
+		fcheck "nobody: ps --folios counts root's processes as not readable" "$TMP/out" "$TMP/helper.LAYOUT" \
 			'd["partial"] is True and d["unreadable"] > 0' '(d["partial"], d["unreadable"])'
 	fi
 fi
@@ -447,13 +370,9 @@ if [ "${#SAVED[@]}" -gt 0 ]; then
 	restore_sizes
 	same=1
 	for e in "${SAVED[@]}"; do
-		[ "$(sed -E 's/.*\[(.*)\].*/\1/' "${e%% *}")" = "${e#* }" ] || same=0
+		[ "$(sysfs_choice "${e%% *}")" = "${e#* }" ] || same=0
 	done
 	if [ "$same" -eq 1 ]; then ok "host per-size policies as found"; else nok "host per-size policies as found" "$(grep . "$THP"/hugepages-{64,16}kB/enabled)"; fi
 fi
-if [ "${#SAN[@]}" -eq 0 ]; then
-	ok "sanitizers quiet"
-else
-	nok "sanitizers quiet" "${SAN[0]}"
-fi
+expect_sanitizers_quiet "sanitizers quiet"
 summary

@@ -9,94 +9,32 @@
 # "sanitizers quiet" check). The sizes here are at most 64 MiB, small enough
 # that ASan's cost does not matter; none of the assertions is about timing.
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
-# "skip - NAME: REASON" (the kernel lacks something, no root, or the
-# experiment is not implemented yet). The last line is
-#   "lab: N passed, M failed, K skipped"
-# and the exit status is non-zero when a check failed.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "lab: N passed,
+# M failed, K skipped", non-zero exit on failures). A check skips where the
+# kernel lacks something, without root, or where the experiment is not
+# implemented yet.
 #
 # As root this CHANGES host settings through thpctl (journalled, restored by
 # thpctl itself); the script checks that they come back, and puts back any
 # value it finds changed so the host is left as found.
 #
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-
-T=${THPCTL:-build/asan/thpctl}
-THP=/sys/kernel/mm/transparent_hugepage
-JOURNAL=/run/thpctl/journal
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-unset THPCTL_JOURNAL_DIR NO_COLOR
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-
-summary() {
-	echo "lab: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init lab
 
 [ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
 [ -d "$THP" ] || { skip "lab" "no $THP: this kernel has no THP"; summary; }
-
-TMP=$(mktemp -d /tmp/thpctl-lab.XXXXXX)
-chmod 755 "$TMP"
 BG= # a lab run in the background (SIGKILL checks)
-ROOT=0
-[ "$(id -u)" -eq 0 ] && ROOT=1
 
-# ---- host settings -----------------------------------------------------------
-# settings: every THP knob (not the counters) and the vm sysctls experiments touch.
-settings() {
-	local f
-	for f in "$THP"/* "$THP"/hugepages-*kB/enabled "$THP"/hugepages-*kB/shmem_enabled \
-		"$THP"/khugepaged/*; do
-		{ [ -f "$f" ] && [ -r "$f" ]; } || continue
-		case ${f##*/} in pages_collapsed | full_scans) continue ;; esac
-		printf '%s=%s\n' "${f#"$THP"/}" "$(cat "$f" 2>/dev/null)"
-	done
-	for f in compaction_proactiveness extfrag_threshold watermark_scale_factor \
-		watermark_boost_factor; do
-		[ -r "/proc/sys/vm/$f" ] && printf 'vm/%s=%s\n' "$f" "$(cat "/proc/sys/vm/$f")"
-	done
-}
-
-# put_back: write back every value that differs from the baseline (root only).
-put_back() {
-	local line key val path word
-	[ "$ROOT" -eq 1 ] || return 0
-	while IFS= read -r line; do
-		key=${line%%=*} val=${line#*=}
-		case $key in vm/*) path=/proc/sys/$key ;; *) path=$THP/$key ;; esac
-		[ "$(cat "$path" 2>/dev/null)" = "$val" ] && continue
-		word=$(sed -nE 's/.*\[([^]]+)\].*/\1/p' <<<"$val")
-		echo "# lab.sh: putting back $path = ${word:-$val}"
-		echo "${word:-$val}" >"$path" 2>/dev/null
-	done <"$TMP/base"
-}
-
-# check_settings NAME: the host's settings equal the baseline, and no journal is left.
+# check_settings NAME: the host's settings equal the baseline, and no journal
+# is left; puts back what it finds changed
 check_settings() {
-	local d
-	wait_quiet
-	d=$(diff <(settings) "$TMP/base" | grep -E '^[<>]' | tr '\n' ' ')
-	if [ -n "$d" ]; then
-		nok "$1: settings as found" "changed: $d"
-		put_back
-	elif [ -e "$JOURNAL" ] && [ -z "$BG" ]; then
-		nok "$1: settings as found" "journal $JOURNAL left behind"
-	else
-		ok "$1: settings as found"
-	fi
+	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
 }
 
-# shellcheck disable=SC2317 # runs from the EXIT trap
+# shellcheck disable=SC2317 # runs at exit (at_exit)
 cleanup() {
 	if [ -n "$BG" ]; then
 		kill -KILL "$BG" 2>/dev/null
@@ -104,35 +42,11 @@ cleanup() {
 	fi
 	# a journal left by a killed run: any thpctl command restores it
 	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
-	[ -f "$TMP/base" ] && put_back
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-# journal_owner_alive: the journal names a live process (another thpctl at work).
-journal_owner_alive() {
-	local pid
-	pid=$(sed -nE 's/^owner ([0-9]+).*/\1/p' "$JOURNAL" 2>/dev/null)
-	[ -n "$pid" ] && [ "$pid" != "${BG:-x}" ] && [ -d "/proc/$pid" ]
-}
-
-# wait_quiet: wait (up to 5 minutes) while another thpctl holds the journal:
-# its changes are not ours to judge, and the baseline must not include them.
-wait_quiet() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$JOURNAL" ] && journal_owner_alive || return 0
-		[ "$i" -eq 0 ] && echo "# lab.sh: another thpctl holds $JOURNAL: waiting for it"
-		sleep 1
-	done
-	return 1
+	settings_put_back "$TMP/base"
 }
 
 if ! wait_quiet; then
 	skip "lab" "another thpctl has held $JOURNAL for 5 minutes"
-	trap - EXIT
-	rm -rf "$TMP"
 	summary
 fi
 # A journal from an earlier killed thpctl would be restored by our first
@@ -141,11 +55,11 @@ if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
 	echo "# lab.sh: $JOURNAL exists before the tests: restoring it first"
 	"$T" status >/dev/null 2>&1
 fi
-settings >"$TMP/base"
-grep -q '^enabled=' "$TMP/base" || { nok "settings" "cannot read $THP/enabled"; summary; }
+settings_snapshot "$TMP/base"
+at_exit cleanup
+grep -q "^$THP/enabled=" "$TMP/base" || { nok "settings" "cannot read $THP/enabled"; summary; }
 
 # ---- running thpctl ----------------------------------------------------------
-SAN=()
 # lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet; JSON in $TMP/NAME.json,
 # stderr in $TMP/NAME.err, exit status in RC. A hung run gets SIGTERM after
 # 5 minutes (thpctl restores its settings on SIGTERM).
@@ -155,9 +69,7 @@ lab() {
 	wait_quiet
 	timeout -s TERM 300 "$T" lab "$name" "$@" --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
 	RC=$?
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/$name.err"; then
-		SAN+=("lab $name: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/$name.err")")
-	fi
+	san_note "lab $name" "$TMP/$name.err"
 }
 
 # The assertions, one python run per experiment; prints ok/not ok/skip lines.
@@ -328,21 +240,14 @@ PY
 
 # run_check NAME SIZE ARGS...: run lab NAME at SIZE, assert, check the settings.
 run_check() {
-	local name=$1 size=$2 line
+	local name=$1 size=$2
 	shift 2
 	lab "$name" --size "$size" "$@"
 	if [ "$RC" -ne 0 ]; then
 		nok "$name: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/$name.err" | tail -n 2 | tr '\n' ' ')"
 	else
-		while IFS= read -r line; do
-			# the checker prints finished lines: count them
-			case $line in
-			"ok - "*) echo "$line" && PASS=$((PASS + 1)) ;;
-			"not ok - "*) echo "$line" && FAIL=$((FAIL + 1)) ;;
-			"skip - "*) echo "$line" && SKIP=$((SKIP + 1)) ;;
-			*) nok "$name: checker" "$line" ;;
-			esac
-		done < <(python3 "$TMP/check.py" "$TMP/$name.json" "$name" "$(to_bytes "$size")" "${CHECK_ARGS[@]}" 2>&1)
+		# the checker prints finished lines: count them
+		relay_results "$name: checker" < <(python3 "$TMP/check.py" "$TMP/$name.json" "$name" "$(to_bytes "$size")" "${CHECK_ARGS[@]}" 2>&1)
 	fi
 	check_settings "$name"
 }
@@ -443,23 +348,16 @@ else
 fi
 
 # ---- unprivileged ---------------------------------------------------------------
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" "$@" >"$TMP/nobody.out" 2>"$TMP/nobody.err"
-	RC=$?
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$TMP/nobody.err"; then
-		SAN+=("as nobody $*: $(grep -m1 -E 'runtime error|Sanitizer' "$TMP/nobody.err")")
-	fi
-}
 if [ "$ROOT" -eq 0 ]; then
 	skip "as nobody" "needs root (setpriv)"
 elif ! command -v setpriv >/dev/null; then
 	skip "as nobody" "setpriv (util-linux) not installed"
 else
-	as_nobody lab mthp --sizes 64K --size 16M --runs 1 --json --quiet
+	t_nobody lab mthp --sizes 64K --size 16M --runs 1 --json --quiet
 	if [ "$RC" -ne 0 ]; then
-		nok "as nobody: lab mthp skips" "exit $RC: $(tail -n 2 "$TMP/nobody.err" | tr '\n' ' ')"
+		nok "as nobody: lab mthp skips" "exit $RC: $(tail -n 2 "$TMP/err" | tr '\n' ' ')"
 	else
-		python3 - "$TMP/nobody.out" <<'PY' >"$TMP/nobody.chk" 2>&1
+		python3 - "$TMP/out" <<'PY' >"$TMP/nobody.chk" 2>&1
 import json, sys
 e = json.load(open(sys.argv[1]))["experiments"][0]
 v = e["verdict"]
@@ -473,11 +371,11 @@ PY
 		fi
 	fi
 	check_settings "as nobody: lab mthp"
-	as_nobody lab touch --size 16M --runs 1 --json --quiet
+	t_nobody lab touch --size 16M --runs 1 --json --quiet
 	if [ "$RC" -ne 0 ]; then
-		nok "as nobody: lab touch" "exit $RC: $(tail -n 2 "$TMP/nobody.err" | tr '\n' ' ')"
+		nok "as nobody: lab touch" "exit $RC: $(tail -n 2 "$TMP/err" | tr '\n' ' ')"
 	else
-		python3 - "$TMP/nobody.out" <<'PY' >"$TMP/nobody.chk" 2>&1
+		python3 - "$TMP/out" <<'PY' >"$TMP/nobody.chk" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
 e = d["experiments"][0]
@@ -495,9 +393,5 @@ PY
 	check_settings "as nobody: lab touch"
 fi
 
-if [ ${#SAN[@]} -eq 0 ]; then
-	ok "sanitizers quiet"
-else
-	nok "sanitizers quiet" "${SAN[0]} (and $((${#SAN[@]} - 1)) more)"
-fi
+expect_sanitizers_quiet "sanitizers quiet"
 summary

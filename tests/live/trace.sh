@@ -9,97 +9,57 @@
 # every run tracefs is as found (mounted or not, no instance left), no undo
 # journal is left, and the host's THP settings are as found.
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
-# "skip - NAME: REASON". The last line is
-#   "trace: N passed, M failed, K skipped"
-# and the exit status is non-zero when a check failed.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "trace: N
+# passed, M failed, K skipped", non-zero exit on failures).
 #
 #   THPCTL=path  the thpctl under test (default build/asan/thpctl)
 #   LAB=path     the thpctl whose fragmenter provokes compaction (default
 #                build/thpctl: the fragmenter fills GiBs, which is slow
 #                under ASan)
-# shellcheck disable=SC2016 # check() evals its single-quoted condition
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck disable=SC2016 # expect_eval evals its single-quoted condition
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init trace
 
-T=${THPCTL:-build/asan/thpctl}
 LAB=${LAB:-build/thpctl}
-THP=/sys/kernel/mm/transparent_hugepage
 RUN=/run/thpctl
-JOURNAL=$RUN/journal
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-unset THPCTL_JOURNAL_DIR THPCTL_TRACEFS_MOUNT NO_COLOR
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-check() { if eval "$2"; then ok "$1"; else nok "$1" "${3:-$2}"; fi; }
-
-summary() {
-	echo "trace: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
+unset THPCTL_TRACEFS_MOUNT
 
 [ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
 
-TMP=$(mktemp -d /tmp/thpctl-trace.XXXXXX)
-chmod 755 "$TMP"
-BG=()
-ROOT=0
-[ "$(id -u)" -eq 0 ] && ROOT=1
-
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p
-	for p in "${BG[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${BG[@]}"; do wait "$p" 2>/dev/null; done
-	# an instance left by a killed trace: any thpctl command removes it
-	[ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-SAN=()
-# san NAME FILE: note sanitizer reports in FILE
-san() {
-	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$2"; then
-		SAN+=("$1: $(grep -m1 -E 'runtime error|Sanitizer' "$2")")
-	fi
-}
+# an instance left by a killed trace: any thpctl command removes it
+# shellcheck disable=SC2016 # evaluated at exit
+at_exit '[ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1'
 
 # ---- usage, no root needed ---------------------------------------------------
 "$T" trace >/dev/null 2>&1
 RC=$?
-check "trace without a subcommand: usage error" '[ $RC -eq 2 ]'
+expect_eval "trace without a subcommand: usage error" '[ $RC -eq 2 ]'
 "$T" trace nosuch >/dev/null 2>"$TMP/err"
 RC=$?
-check "unknown trace: usage error" '[ $RC -eq 2 ] && grep -q "unknown trace" "$TMP/err"'
+expect_eval "unknown trace: usage error" '[ $RC -eq 2 ] && grep -q "unknown trace" "$TMP/err"'
 "$T" trace stalls --duration abc >/dev/null 2>&1
 RC=$?
-check "--duration abc: usage error" '[ $RC -eq 2 ]'
+expect_eval "--duration abc: usage error" '[ $RC -eq 2 ]'
 "$T" trace stalls --pid 0 >/dev/null 2>&1
 RC=$?
-check "--pid 0: usage error" '[ $RC -eq 2 ]'
+expect_eval "--pid 0: usage error" '[ $RC -eq 2 ]'
 "$T" trace stalls --help >"$TMP/help" 2>&1
 RC=$?
-check "--help" '[ $RC -eq 0 ] && grep -q "instances/thpctl-<pid>" "$TMP/help"'
+expect_eval "--help" '[ $RC -eq 0 ] && grep -q "instances/thpctl-<pid>" "$TMP/help"'
 FIX=$(find tests/fixtures -mindepth 1 -maxdepth 1 -type d | head -n1)
 if [ -n "$FIX" ]; then
 	"$T" --sysroot "$FIX" trace stalls --duration 1 >/dev/null 2>"$TMP/err"
 	RC=$?
-	check "--sysroot: refused (the running kernel only)" \
+	expect_eval "--sysroot: refused (the running kernel only)" \
 		'[ $RC -eq 1 ] && grep -q "not with --sysroot" "$TMP/err"'
 fi
 
 # ---- unprivileged -------------------------------------------------------------
 unpriv() { # runs thpctl trace stalls without root; exit status in RC
 	if [ "$ROOT" -eq 1 ]; then
-		setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" trace stalls --duration 1 \
+		as_nobody "$T" trace stalls --duration 1 \
 			>"$TMP/out" 2>"$TMP/err"
 	else
 		"$T" trace stalls --duration 1 >"$TMP/out" 2>"$TMP/err"
@@ -110,10 +70,10 @@ if [ "$ROOT" -eq 1 ] && ! command -v setpriv >/dev/null; then
 	skip "unprivileged" "setpriv (util-linux) not installed"
 else
 	unpriv
-	check "unprivileged: exit 1 with a clear message" \
+	expect_eval "unprivileged: exit 1 with a clear message" \
 		'[ $RC -eq 1 ] && grep -q "needs root" "$TMP/err" && [ ! -s "$TMP/out" ]' \
 		"exit $RC, stderr: $(head -c 300 "$TMP/err")"
-	san "unprivileged" "$TMP/err"
+	san_note "unprivileged" "$TMP/err"
 fi
 
 if [ "$ROOT" -eq 0 ]; then
@@ -151,38 +111,11 @@ event_on() {
 			cat /sys/kernel/tracing/$f" 2>/dev/null)" = 1 ]
 	fi
 }
-settings() {
-	local f
-	for f in "$THP"/* "$THP"/hugepages-*kB/enabled "$THP"/khugepaged/*; do
-		{ [ -f "$f" ] && [ -r "$f" ]; } || continue
-		case ${f##*/} in pages_collapsed | full_scans) continue ;; esac
-		printf '%s=%s\n' "${f#"$THP"/}" "$(cat "$f" 2>/dev/null)"
-	done
-	for f in compaction_proactiveness extfrag_threshold; do
-		[ -r "/proc/sys/vm/$f" ] && printf 'vm/%s=%s\n' "$f" "$(cat "/proc/sys/vm/$f")"
-	done
-}
-journal_owner_alive() {
-	local pid
-	pid=$(sed -nE 's/^owner ([0-9]+).*/\1/p' "$JOURNAL" 2>/dev/null)
-	[ -n "$pid" ] && [ -d "/proc/$pid" ]
-}
-# wait_quiet: wait (up to 5 minutes) while another thpctl (a lab) holds the
-# settings journal: the baseline must not include its changes
-wait_quiet() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$JOURNAL" ] && journal_owner_alive || return 0
-		[ "$i" -eq 0 ] && echo "# trace.sh: another thpctl holds $JOURNAL: waiting for it"
-		sleep 1
-	done
-	return 1
-}
 wait_quiet || { skip "live traces" "another thpctl has held $JOURNAL for 5 minutes"; summary; }
 "$T" status >/dev/null 2>&1 # restores what an earlier killed thpctl left, first
 tracefs_mounts >"$TMP/mounts.base"
 instances | grep -v '^thpctl-' >"$TMP/inst.base"
-settings >"$TMP/settings.base"
+settings_snapshot "$TMP/settings.base"
 MOUNTED=0
 [ -s "$TMP/mounts.base" ] && MOUNTED=1
 echo "# trace.sh: tracefs mounted on the host: $([ $MOUNTED -eq 1 ] && tr '\n' ' ' <"$TMP/mounts.base" || echo no)"
@@ -191,16 +124,14 @@ echo "# trace.sh: tracefs mounted on the host: $([ $MOUNTED -eq 1 ] && tr '\n' '
 as_found() {
 	local d
 	d=$(diff <(tracefs_mounts) "$TMP/mounts.base" | grep -E '^[<>]' | tr '\n' ' ')
-	check "$1: tracefs mounts as found" '[ -z "$d" ]' "changed: $d"
+	expect_eval "$1: tracefs mounts as found" '[ -z "$d" ]' "changed: $d"
 	d=$(diff <(instances | grep -v "^thpctl-") "$TMP/inst.base" | grep -E '^[<>]' | tr '\n' ' ')
 	local ours
 	ours=$(instances | grep '^thpctl-' | tr '\n' ' ')
-	check "$1: no instance left" '[ -z "$d" ] && [ -z "$ours" ]' "changed: $d ours: $ours"
+	expect_eval "$1: no instance left" '[ -z "$d" ] && [ -z "$ours" ]' "changed: $d ours: $ours"
 	ours=$(find "$RUN" -maxdepth 1 -name 'undo.*' 2>/dev/null | tr '\n' ' ')
-	check "$1: no undo journal left" '[ -z "$ours" ]' "left: $ours"
-	wait_quiet
-	d=$(diff <(settings) "$TMP/settings.base" | grep -E '^[<>]' | tr '\n' ' ')
-	check "$1: THP settings as found" '[ -z "$d" ]' "changed: $d"
+	expect_eval "$1: no undo journal left" '[ -z "$ours" ]' "left: $ours"
+	expect_settings_as_found "$1: THP settings as found" "$TMP/settings.base"
 }
 
 # start_trace NAME ARGS...: thpctl trace stalls ARGS --json in the background;
@@ -210,7 +141,7 @@ start_trace() {
 	shift
 	"$T" trace stalls "$@" --json >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	TPID=$!
-	BG+=("$TPID")
+	track_pid "$TPID"
 	for ((i = 0; i < 100; i++)); do
 		event_on "thpctl-$TPID" && return 0
 		kill -0 "$TPID" 2>/dev/null || return 1
@@ -290,22 +221,20 @@ PY
 verify() {
 	local name=$1
 	shift
-	python3 "$TMP/check.py" "$TMP/$name.json" "$name" "tpid=$TPID" "mounted=$MOUNTED" "$@" >"$TMP/res"
-	cat "$TMP/res"
-	PASS=$((PASS + $(grep -c '^ok - ' "$TMP/res")))
-	FAIL=$((FAIL + $(grep -c '^not ok - ' "$TMP/res")))
-	san "$name" "$TMP/$name.err"
+	python3 "$TMP/check.py" "$TMP/$name.json" "$name" "tpid=$TPID" "mounted=$MOUNTED" "$@" >"$TMP/res" 2>&1
+	relay_results "$name: checker" <"$TMP/res"
+	san_note "$name" "$TMP/$name.err"
 }
 
 # ---- 1. a short trace, text output ---------------------------------------------
 timeout 60 "$T" trace stalls --duration 1 >"$TMP/short.txt" 2>"$TMP/short.err"
 RC=$?
-check "short: exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/short.err")"
-check "short: the report's sections" \
+expect_eval "short: exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/short.err")"
+expect_eval "short: the report's sections" \
 	'grep -q "^Compaction and reclaim stalls: traced" "$TMP/short.txt" &&
 	 grep -q "^Who waited" "$TMP/short.txt" && grep -q "^Collapse" "$TMP/short.txt" &&
 	 grep -q "^Tracing overhead: .* per event .* events lost" "$TMP/short.txt"'
-san "short" "$TMP/short.err"
+san_note "short" "$TMP/short.err"
 as_found "short"
 
 # ---- 2. compact_memory: the writing shell compacts, in its own context -----------
@@ -314,7 +243,7 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 	if start_trace compact --duration 0; then
 		sh -c 'echo $$ >"$1"; echo 1 >/proc/sys/vm/compact_memory' sh "$TMP/shpid"
 		stop_trace INT
-		check "compact_memory: SIGINT ends the trace with exit 0" '[ $RC -eq 0 ]' "exit $RC"
+		expect_eval "compact_memory: SIGINT ends the trace with exit 0" '[ $RC -eq 0 ]' "exit $RC"
 		verify compact "stalled=$(cat "$TMP/shpid")" interrupted=1
 	else
 		nok "compact_memory" "the trace did not start: $(head -c 300 "$TMP/compact.err")"
@@ -330,7 +259,7 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 	# waits for "go", then compacts
 	sh -c 'read -r _ <"$1"; echo 1 >/proc/sys/vm/compact_memory' sh "$TMP/go" &
 	SHP=$!
-	BG+=("$SHP")
+	track_pid "$SHP"
 	if start_trace pid --pid "$SHP" --duration 0; then
 		echo go >"$TMP/go"
 		# another process compacts at the same time: not to be seen
@@ -338,7 +267,7 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 		OTHER=$!
 		wait "$SHP" "$OTHER"
 		stop_trace TERM
-		check "--pid: SIGTERM ends the trace with exit 0" '[ $RC -eq 0 ]' "exit $RC"
+		expect_eval "--pid: SIGTERM ends the trace with exit 0" '[ $RC -eq 0 ]' "exit $RC"
 		verify pid "stalled=$SHP" "only=$SHP"
 	else
 		nok "--pid" "the trace did not start: $(head -c 300 "$TMP/pid.err")"
@@ -355,7 +284,7 @@ elif start_trace frag --duration 0; then
 	"$LAB" lab faults --fragment --size 64M --runs 1 --quiet --json \
 		>"$TMP/lab.json" 2>"$TMP/lab.err" &
 	LABPID=$! # the lab itself (its stalls are what we look for), not a timeout wrapper
-	BG+=("$LABPID")
+	track_pid "$LABPID"
 	(sleep 300 && kill -TERM "$LABPID" 2>/dev/null) & # it restores its settings on SIGTERM
 	DOG=$!
 	wait "$LABPID"
@@ -365,7 +294,7 @@ elif start_trace frag --duration 0; then
 	if [ "$LRC" -ne 0 ] || grep -q '"partial": *true' "$TMP/lab.json"; then
 		echo "# trace.sh: the lab run was not clean (exit $LRC): $(head -c 300 "$TMP/lab.err")"
 	fi
-	check "fragmenter: trace exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/frag.err")"
+	expect_eval "fragmenter: trace exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/frag.err")"
 	verify frag "stalled=$LABPID" order=9 interrupted=1
 	as_found "fragmenter"
 else
@@ -375,15 +304,15 @@ fi
 # ---- 5. SIGKILL: the next thpctl command removes the instance -------------------
 if start_trace kill --duration 0; then
 	KP=$TPID
-	check "SIGKILL: undo journal written while tracing" '[ -s "$RUN/undo.$KP" ]'
+	expect_eval "SIGKILL: undo journal written while tracing" '[ -s "$RUN/undo.$KP" ]'
 	kill -KILL "$KP"
 	wait "$KP" 2>/dev/null
-	check "SIGKILL: the instance outlives the process" 'instances | grep -qx "thpctl-$KP"'
+	expect_eval "SIGKILL: the instance outlives the process" 'instances | grep -qx "thpctl-$KP"'
 	"$T" status >/dev/null 2>"$TMP/recover.err"
-	check "SIGKILL: the next command says it removed it" \
+	expect_eval "SIGKILL: the next command says it removed it" \
 		'grep -q "removed tracefs instance thpctl-$KP" "$TMP/recover.err"' \
 		"$(head -c 300 "$TMP/recover.err")"
-	san "recover" "$TMP/recover.err"
+	san_note "recover" "$TMP/recover.err"
 	as_found "SIGKILL"
 else
 	nok "SIGKILL" "the trace did not start: $(head -c 300 "$TMP/kill.err")"
@@ -395,20 +324,20 @@ if [ "$MOUNTED" -eq 1 ]; then
 else
 	THPCTL_TRACEFS_MOUNT=ns timeout 60 "$T" trace stalls --duration 1 --json >"$TMP/ns.json" 2>"$TMP/ns.err"
 	RC=$?
-	check "namespace fallback: exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/ns.err")"
-	python3 - "$TMP/ns.json" >"$TMP/res" <<'PY'
+	expect_eval "namespace fallback: exit 0" '[ $RC -eq 0 ]' "exit $RC: $(head -c 300 "$TMP/ns.err")"
+	python3 - "$TMP/ns.json" >"$TMP/res" 2>&1 <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-w = d["tracefs"]["where"]
+try:
+    w = json.load(open(sys.argv[1]))["tracefs"]["where"]
+except Exception as ex:  # noqa: BLE001
+    w = f"unreadable JSON: {ex}"
 print("ok - namespace fallback: private mount namespace" if w == "private mount namespace"
       else f"not ok - namespace fallback: private mount namespace: {w}")
 PY
-	cat "$TMP/res"
-	PASS=$((PASS + $(grep -c '^ok - ' "$TMP/res")))
-	FAIL=$((FAIL + $(grep -c '^not ok - ' "$TMP/res")))
-	san "ns" "$TMP/ns.err"
+	relay_results "namespace fallback: checker" <"$TMP/res"
+	san_note "ns" "$TMP/ns.err"
 	as_found "namespace fallback"
 fi
 
-check "sanitizers quiet" '[ ${#SAN[@]} -eq 0 ]' "${SAN[*]:-}"
+expect_sanitizers_quiet "sanitizers quiet"
 summary

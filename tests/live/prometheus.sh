@@ -2,10 +2,9 @@
 # Prometheus suite: `thpctl exporter` (ASan+UBSan build) against the running
 # kernel, promtool, and a real Prometheus server scraping it.
 #
-# Each check prints "ok - NAME", "not ok - NAME: DETAILS" or
-# "skip - NAME: REASON" (only where a package cannot be installed or a check
-# needs root). The last line is "prometheus: N passed, M failed, K skipped";
-# the exit status is non-zero when any check failed.
+# Harness: tests/lib.sh (ok/not ok/skip lines, the last line "prometheus: N
+# passed, M failed, K skipped", non-zero exit on failures). A check skips only
+# where a package cannot be installed or it needs root.
 #
 # All traffic goes to 127.0.0.1 on ports the kernel picks (the exporter binds
 # port 0 and says which; Prometheus gets a port found free just before).
@@ -13,70 +12,17 @@
 #
 #   THPCTL=path      test another thpctl binary (default build/asan/thpctl)
 #   WRK_SECONDS=N    length of the load test (default 60)
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init prometheus
 
-T=${THPCTL:-build/asan/thpctl}
 H=build/tests/thp_helper
 RULES=contrib/prometheus/thp-rules.yml
 RULES_TEST=contrib/prometheus/thp-rules.test.yml
-THP=/sys/kernel/mm/transparent_hugepage
 WRK_SECONDS=${WRK_SECONDS:-60}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-check() { # check NAME DETAIL CMD...: ok when CMD succeeds
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else nok "$name" "$detail"; fi
-}
-
-TMP=$(mktemp -d /tmp/thpctl-prom.XXXXXX)
-chmod 755 "$TMP"
-PIDS=() # everything started in the background
-
-# stop PID: SIGTERM, up to 5 s, then SIGKILL; sets STOP_RC to its exit status
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	STOP_RC=$?
-}
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	sleep 0.2
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-summary() {
-	# any sanitizer report in any exporter run fails the suite
-	if grep -lqE 'runtime error|AddressSanitizer|LeakSanitizer' "$TMP"/*.err 2>/dev/null; then
-		nok "sanitizers quiet in every exporter run" \
-			"$(grep -hE -m1 'runtime error|Sanitizer' "$TMP"/*.err | head -3 | tr '\n' ' ' | cut -c1-300)"
-	else
-		ok "sanitizers quiet in every exporter run"
-	fi
-	echo "prometheus: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
+# any sanitizer report in any exporter run fails the suite
+# shellcheck disable=SC2016 # evaluated by summary
+at_summary 'san_scan "$TMP"/*.err; expect_sanitizers_quiet "sanitizers quiet in every exporter run"'
 
 # ---- preflight ---------------------------------------------------------------
 for f in "$T" "$H"; do
@@ -101,20 +47,11 @@ command -v curl >/dev/null || {
 	nok "preflight" "curl missing: run scripts/install-deps"
 	summary
 }
-IS_ROOT=0
-[ "$(id -u)" -eq 0 ] && IS_ROOT=1
 
 # A helper with 64 MiB of MADV_HUGEPAGE memory: a process the exporter must list.
 HP=
 if [ -r "$THP/enabled" ] && ! grep -q '\[never\]' "$THP/enabled"; then
-	"$H" hugepage 64 >"$TMP/hp.out" 2>&1 &
-	PIDS+=($!)
-	for ((i = 0; i < 100; i++)); do
-		grep -q '^ready' "$TMP/hp.out" && break
-		sleep 0.05
-	done
-	read -r word HP <"$TMP/hp.out" || true
-	[ "${word:-}" = ready ] || HP=
+	start_helper HP "$H" hugepage 64 || HP=
 fi
 # (printf: mawk prints integers above 2^31 as %.6g)
 hp_ahp_bytes() { awk '/^AnonHugePages:/ {printf "%.0f\n", $2 * 1024}' "/proc/$HP/smaps_rollup"; }
@@ -122,27 +59,21 @@ hp_rss_bytes() { awk '/^VmRSS:/ {printf "%.0f\n", $2 * 1024}' "/proc/$HP/status"
 
 # metric FILE NAME{LABELS}: the value of the first sample line starting so
 metric() { awk -v m="$2" 'index($0, m " ") == 1 || index($0, m "{") == 1 {print $NF; exit}' "$1"; }
-sysfs_choice() { sed -E 's/.*\[(.*)\].*/\1/' "$1"; }
 
 # start_exporter VAR [ARGS...]: the exporter on 127.0.0.1:0; sets VAR_PID, VAR_PORT.
 # As nobody when RUN_AS=nobody.
 start_exporter() {
-	local var=$1 err="$TMP/exporter.$1.err" i port=
+	local var=$1 err="$TMP/exporter.$1.err" port=
 	shift
 	if [ "${RUN_AS:-}" = nobody ]; then
-		setpriv --reuid=nobody --regid=nogroup --clear-groups \
-			"$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
+		"${NOBODY[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
 	else
 		"$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
 	fi
 	local pid=$!
-	PIDS+=("$pid")
-	for ((i = 0; i < 200; i++)); do
-		port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$err")
-		[ -n "$port" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	track_pid "$pid"
+	wait_for_line "$err" 'listening on http://127\.0\.0\.1:[0-9]+/metrics' "$pid" 10
+	port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$err")
 	printf -v "${var}_PID" '%s' "$pid"
 	printf -v "${var}_PORT" '%s' "$port"
 	[ -n "$port" ]
@@ -158,11 +89,11 @@ http() {
 # ---- promtool on the rules -----------------------------------------------------
 if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	out=$(promtool check rules "$RULES" 2>&1)
-	check "promtool check rules $RULES" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)" \
+	expect_cmd "promtool check rules $RULES" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)" \
 		grep -q 'SUCCESS: [0-9]* rules found' <<<"$out"
 	out=$(promtool test rules "$RULES_TEST" 2>&1)
 	rc=$?
-	check "promtool test rules $RULES_TEST" "$(tr '\n' ' ' <<<"$out" | cut -c1-600)" \
+	expect_cmd "promtool test rules $RULES_TEST" "$(tr '\n' ' ' <<<"$out" | cut -c1-600)" \
 		test "$rc" -eq 0
 else
 	skip "promtool check rules" "promtool not installed (Debian package prometheus: scripts/install-deps)"
@@ -171,36 +102,36 @@ fi
 
 # ---- usage ---------------------------------------------------------------------
 "$T" exporter --json >/dev/null 2>"$TMP/usage.err"
-check "exporter --json without --once is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --json without --once is a usage error (2)" "exit $?" test $? -eq 2
 "$T" exporter --listen nonsense >/dev/null 2>>"$TMP/usage.err"
-check "exporter --listen nonsense is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --listen nonsense is a usage error (2)" "exit $?" test $? -eq 2
 "$T" exporter --listen 127.0.0.1:70000 >/dev/null 2>>"$TMP/usage.err"
-check "exporter --listen with port 70000 is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --listen with port 70000 is a usage error (2)" "exit $?" test $? -eq 2
 : >"$TMP/plainfile"
 "$T" exporter --textfile "$TMP/plainfile" --once >/dev/null 2>>"$TMP/usage.err"
-check "exporter --textfile on a regular file is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --textfile on a regular file is a usage error (2)" "exit $?" test $? -eq 2
 "$T" exporter --textfile "$TMP/no/such/dir" --once >/dev/null 2>>"$TMP/usage.err"
-check "exporter --textfile under a missing parent is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --textfile under a missing parent is a usage error (2)" "exit $?" test $? -eq 2
 "$T" exporter --top-processes 5000 >/dev/null 2>>"$TMP/usage.err"
-check "exporter --top-processes 5000 is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --top-processes 5000 is a usage error (2)" "exit $?" test $? -eq 2
 "$T" exporter --bogus >/dev/null 2>>"$TMP/usage.err"
-check "exporter --bogus is a usage error (2)" "exit $?" test $? -eq 2
+expect_cmd "exporter --bogus is a usage error (2)" "exit $?" test $? -eq 2
 
 # ---- --once to stdout: real values --------------------------------------------------
 A=$(awk '$1 == "thp_fault_alloc" {print $2}' /proc/vmstat)
 "$T" exporter --once >"$TMP/once.prom" 2>"$TMP/once.err"
 rc=$?
 B=$(awk '$1 == "thp_fault_alloc" {print $2}' /proc/vmstat)
-check "exporter --once exits 0" "exit $rc: $(head -c 300 "$TMP/once.err")" test "$rc" -eq 0
+expect_cmd "exporter --once exits 0" "exit $rc: $(head -c 300 "$TMP/once.err")" test "$rc" -eq 0
 if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	out=$(promtool check metrics <"$TMP/once.prom" 2>&1)
 	rc=$?
-	check "promtool check metrics on --once output reports nothing" "rc $rc: $(head -c 400 <<<"$out")" \
+	expect_cmd "promtool check metrics on --once output reports nothing" "rc $rc: $(head -c 400 <<<"$out")" \
 		test "$rc" -eq 0 -a -z "$out"
 fi
 if [ -n "$A" ]; then
 	V=$(metric "$TMP/once.prom" thp_fault_alloc_total)
-	check "thp_fault_alloc_total between /proc/vmstat before and after ($A <= ${V:-none} <= $B)" \
+	expect_cmd "thp_fault_alloc_total between /proc/vmstat before and after ($A <= ${V:-none} <= $B)" \
 		"got '${V:-}'" test -n "$V" -a "${V:-0}" -ge "$A" -a "${V:-0}" -le "$B"
 fi
 for k in thp_fault_fallback thp_collapse_alloc thp_split_pmd compact_stall compact_fail; do
@@ -210,39 +141,39 @@ for k in thp_fault_fallback thp_collapse_alloc thp_split_pmd compact_stall compa
 	[[ $k == compact_* ]] && name=thp_$k
 	got=$(metric "$TMP/once.prom" "${name}_total")
 	# these move rarely; allow the few events of the moment between the two reads
-	check "${name}_total equals /proc/vmstat $k ($v)" "got '${got:-}'" \
+	expect_cmd "${name}_total equals /proc/vmstat $k ($v)" "got '${got:-}'" \
 		test -n "$got" -a "${got:-0}" -ge "$((v - 50))" -a "${got:-0}" -le "$((v + 50))"
 done
 if [ -r "$THP/hpage_pmd_size" ]; then
 	want=$(cat "$THP/hpage_pmd_size")
 	got=$(metric "$TMP/once.prom" thp_hpage_pmd_size_bytes)
-	check "thp_hpage_pmd_size_bytes equals sysfs ($want)" "got '${got:-}'" test "${got:-}" = "$want"
+	expect_cmd "thp_hpage_pmd_size_bytes equals sysfs ($want)" "got '${got:-}'" test "${got:-}" = "$want"
 	want=$(sysfs_choice "$THP/enabled")
-	check "thp_setting_info{knob=\"enabled\"} says value=\"$want\" like sysfs" \
+	expect_cmd "thp_setting_info{knob=\"enabled\"} says value=\"$want\" like sysfs" \
 		"$(grep '^thp_setting_info{knob="enabled"' "$TMP/once.prom")" \
 		grep -qx "thp_setting_info{knob=\"enabled\",value=\"$want\"} 1" "$TMP/once.prom"
 	want=$(cat "$THP/khugepaged/max_ptes_none")
 	got=$(metric "$TMP/once.prom" thp_khugepaged_max_ptes_none)
-	check "thp_khugepaged_max_ptes_none equals sysfs ($want)" "got '${got:-}'" test "${got:-}" = "$want"
+	expect_cmd "thp_khugepaged_max_ptes_none equals sysfs ($want)" "got '${got:-}'" test "${got:-}" = "$want"
 	want=$(($(cat "$THP/khugepaged/scan_sleep_millisecs") / 1000))
 	got=$(metric "$TMP/once.prom" thp_khugepaged_scan_sleep_seconds)
-	check "thp_khugepaged_scan_sleep_seconds is scan_sleep_millisecs / 1000 ($want)" "got '${got:-}'" \
+	expect_cmd "thp_khugepaged_scan_sleep_seconds is scan_sleep_millisecs / 1000 ($want)" "got '${got:-}'" \
 		test "${got%%.*}" = "$want"
 	if [ -d "$THP/hugepages-64kB/stats" ]; then
 		want=$(cat "$THP/hugepages-64kB/stats/nr_anon" 2>/dev/null)
 		got=$(metric "$TMP/once.prom" 'thp_mthp_nr_anon{size="64kB"}')
-		check "thp_mthp_nr_anon{size=\"64kB\"} equals stats/nr_anon ($want)" "got '${got:-}'" \
+		expect_cmd "thp_mthp_nr_anon{size=\"64kB\"} equals stats/nr_anon ($want)" "got '${got:-}'" \
 			test "${got:-x}" = "${want:-y}"
 	fi
 fi
 want=$(awk '/^AnonHugePages:/ {printf "%.0f\n", $2 * 1024}' /proc/meminfo)
 got=$(metric "$TMP/once.prom" thp_meminfo_anon_huge_pages_bytes)
-check "thp_meminfo_anon_huge_pages_bytes is meminfo AnonHugePages in bytes (~$want)" "got '${got:-}'" \
+expect_cmd "thp_meminfo_anon_huge_pages_bytes is meminfo AnonHugePages in bytes (~$want)" "got '${got:-}'" \
 	python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(abs(a - b) > 256 << 20)" "${got:-0}" "${want:-1}"
 want=$(awk '$2 == "0," && $4 == "Normal" {print $15}' /proc/buddyinfo)
 got=$(metric "$TMP/once.prom" 'thp_buddy_free_blocks{node="0",zone="Normal",order="10"}')
 if [ -n "$want" ]; then
-	check "thp_buddy_free_blocks for Normal order 10 present and plausible (buddyinfo now $want)" \
+	expect_cmd "thp_buddy_free_blocks for Normal order 10 present and plausible (buddyinfo now $want)" \
 		"got '${got:-}'" test -n "$got"
 fi
 # --once --json: the same scrape as JSON
@@ -257,72 +188,72 @@ ok = f["type"] == "gauge" and f["samples"][0]["value"] == want and d["thp_fault_
 print("ok" if ok else f"got {f}")
 PY
 )
-check "exporter --once --json: families with type and values (hpage_pmd_size as in sysfs)" "exit $rc: $out" \
+expect_cmd "exporter --once --json: families with type and values (hpage_pmd_size as in sysfs)" "exit $rc: $out" \
 	test "$rc" -eq 0 -a "$out" = ok
 
 for fam in thp_fault_alloc_total thp_setting_info thp_buddy_free_blocks thpctl_scrape_duration_seconds thpctl_scrape_errors; do
-	check "family $fam has HELP and TYPE" "missing" \
+	expect_cmd "family $fam has HELP and TYPE" "missing" \
 		grep -q "^# TYPE $fam " "$TMP/once.prom"
 done
-check "thpctl_scrape_errors is 0 on this host" "$(grep '^thpctl_scrape_errors' "$TMP/once.prom")" \
+expect_cmd "thpctl_scrape_errors is 0 on this host" "$(grep '^thpctl_scrape_errors' "$TMP/once.prom")" \
 	grep -qx 'thpctl_scrape_errors 0' "$TMP/once.prom"
 if [ "$(pgrep -x khugepaged | head -n1)" ]; then
 	kp=$(pgrep -x khugepaged | head -n1)
 	want=$(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$kp/stat")
 	got=$(metric "$TMP/once.prom" thp_khugepaged_cpu_seconds_total)
-	check "thp_khugepaged_cpu_seconds_total matches khugepaged's /proc/PID/stat ($want s)" "got '${got:-}'" \
+	expect_cmd "thp_khugepaged_cpu_seconds_total matches khugepaged's /proc/PID/stat ($want s)" "got '${got:-}'" \
 		python3 -c "import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > 0.5)" "${got:-1e9}" "$want"
 fi
 
 # per-process metrics: the helper, with its own smaps_rollup and status
-if [ -n "$HP" ] && [ "$IS_ROOT" -eq 1 ]; then
+if [ -n "$HP" ] && [ "$ROOT" -eq 1 ]; then
 	want=$(hp_ahp_bytes)
 	got=$(metric "$TMP/once.prom" "thp_process_anon_huge_pages_bytes{pid=\"$HP\",comm=\"thp_helper\"}")
-	check "thp_process_anon_huge_pages_bytes of the 64 MiB helper equals its smaps_rollup ($want)" \
+	expect_cmd "thp_process_anon_huge_pages_bytes of the 64 MiB helper equals its smaps_rollup ($want)" \
 		"got '${got:-absent}'" test "${got:-x}" = "$want" -a "$want" -ge $((60 << 20))
 	want=$(hp_rss_bytes)
 	got=$(metric "$TMP/once.prom" "thp_process_rss_bytes{pid=\"$HP\",comm=\"thp_helper\"}")
-	check "thp_process_rss_bytes of the helper equals its VmRSS ($want)" "got '${got:-absent}'" \
+	expect_cmd "thp_process_rss_bytes of the helper equals its VmRSS ($want)" "got '${got:-absent}'" \
 		test "${got:-x}" = "$want"
 	got=$(metric "$TMP/once.prom" "thp_process_thp_enabled{pid=\"$HP\",comm=\"thp_helper\"}")
-	check "thp_process_thp_enabled of the helper is 1" "got '${got:-absent}'" test "${got:-x}" = 1
-	check "no hg bytes without --process-flags" "present" \
+	expect_cmd "thp_process_thp_enabled of the helper is 1" "got '${got:-absent}'" test "${got:-x}" = 1
+	expect_cmd "no hg bytes without --process-flags" "present" \
 		bash -c "! grep -q '^thp_process_hugepage_advised_bytes' '$TMP/once.prom'"
 	"$T" exporter --once --process-flags >"$TMP/flags.prom" 2>"$TMP/flags.err"
 	got=$(metric "$TMP/flags.prom" "thp_process_hugepage_advised_bytes{pid=\"$HP\",comm=\"thp_helper\"}")
-	check "--process-flags: the helper's MADV_HUGEPAGE bytes >= 64 MiB" "got '${got:-absent}'" \
+	expect_cmd "--process-flags: the helper's MADV_HUGEPAGE bytes >= 64 MiB" "got '${got:-absent}'" \
 		test "${got:-0}" -ge $((64 << 20))
 	"$T" exporter --once --top-processes 1 >"$TMP/top1.prom" 2>"$TMP/top1.err"
 	n=$(grep -c '^thp_process_anon_huge_pages_bytes{' "$TMP/top1.prom")
-	check "--top-processes 1 exports one process" "got $n" test "$n" -eq 1
+	expect_cmd "--top-processes 1 exports one process" "got $n" test "$n" -eq 1
 	"$T" exporter --once --min-process-ahp 1T >"$TMP/min.prom" 2>"$TMP/min.err"
-	check "--min-process-ahp 1T exports no process" "$(grep -c '^thp_process_' "$TMP/min.prom") lines" \
+	expect_cmd "--min-process-ahp 1T exports no process" "$(grep -c '^thp_process_' "$TMP/min.prom") lines" \
 		bash -c "! grep -q '^thp_process_' '$TMP/min.prom'"
 	"$T" exporter --once --top-processes 0 >"$TMP/top0.prom" 2>"$TMP/top0.err"
-	check "--top-processes 0: no per-process families" "present" \
+	expect_cmd "--top-processes 0: no per-process families" "present" \
 		bash -c "! grep -q -e '^thp_process_' -e '^thpctl_processes_' '$TMP/top0.prom'"
 else
 	skip "per-process metrics of a THP helper" "needs root and THP enabled (madvise or always)"
 fi
 
 # as nobody: works, processes of others counted as unreadable
-if [ "$IS_ROOT" -eq 1 ]; then
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T" exporter --once \
+if [ "$ROOT" -eq 1 ]; then
+	as_nobody "$T" exporter --once \
 		>"$TMP/nobody.prom" 2>"$TMP/nobody.err"
 	rc=$?
-	check "exporter --once as nobody exits 0" "exit $rc: $(head -c 300 "$TMP/nobody.err")" test "$rc" -eq 0
+	expect_cmd "exporter --once as nobody exits 0" "exit $rc: $(head -c 300 "$TMP/nobody.err")" test "$rc" -eq 0
 	if [ -n "$HP" ]; then
-		check "as nobody: root's helper is not exported" "present" \
+		expect_cmd "as nobody: root's helper is not exported" "present" \
 			bash -c "! grep -q 'pid=\"$HP\"' '$TMP/nobody.prom'"
 		got=$(metric "$TMP/nobody.prom" thpctl_processes_unreadable)
-		check "as nobody: thpctl_processes_unreadable >= 1 (the helper)" "got '${got:-}'" \
+		expect_cmd "as nobody: thpctl_processes_unreadable >= 1 (the helper)" "got '${got:-}'" \
 			test "${got:-0}" -ge 1
 	fi
 	got=$(metric "$TMP/nobody.prom" thp_fault_alloc_total)
-	check "as nobody: system metrics still there" "thp_fault_alloc_total '${got:-}'" test -n "$got"
+	expect_cmd "as nobody: system metrics still there" "thp_fault_alloc_total '${got:-}'" test -n "$got"
 	if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 		out=$(promtool check metrics <"$TMP/nobody.prom" 2>&1)
-		check "promtool check metrics on the nobody scrape reports nothing" "$out" test -z "$out"
+		expect_cmd "promtool check metrics on the nobody scrape reports nothing" "$out" test -z "$out"
 	fi
 else
 	skip "exporter as nobody" "needs root for setpriv"
@@ -336,17 +267,17 @@ for fx in tests/fixtures/*/; do
 	rc=$?
 	want=$(awk '$1 == "thp_fault_alloc" {print $2}' "$fx/proc/vmstat")
 	got=$(metric "$TMP/fx-$name.prom" thp_fault_alloc_total)
-	check "recorded tree $name: exit 0 and thp_fault_alloc_total = $want" "exit $rc, got '${got:-}'" \
+	expect_cmd "recorded tree $name: exit 0 and thp_fault_alloc_total = $want" "exit $rc, got '${got:-}'" \
 		test "$rc" -eq 0 -a "${got:-x}" = "$want"
 	if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 		out=$(promtool check metrics <"$TMP/fx-$name.prom" 2>&1)
-		check "recorded tree $name: promtool check metrics reports nothing" "$(head -c 300 <<<"$out")" \
+		expect_cmd "recorded tree $name: promtool check metrics reports nothing" "$(head -c 300 <<<"$out")" \
 			test -z "$out"
 	fi
 	en="$fx/sys/kernel/mm/transparent_hugepage/enabled"
 	if [ -f "$en" ] && grep -q '\[' "$en"; then
 		want=$(sysfs_choice "$en")
-		check "recorded tree $name: thp_setting_info enabled=$want" "$(grep -m1 '^thp_setting_info' "$TMP/fx-$name.prom")" \
+		expect_cmd "recorded tree $name: thp_setting_info enabled=$want" "$(grep -m1 '^thp_setting_info' "$TMP/fx-$name.prom")" \
 			grep -qx "thp_setting_info{knob=\"enabled\",value=\"$want\"} 1" "$TMP/fx-$name.prom"
 	fi
 done
@@ -355,21 +286,21 @@ done
 TF="$TMP/textfile"
 "$T" exporter --once --textfile "$TF" >"$TMP/tf-once.out" 2>"$TMP/tf-once.err"
 rc=$?
-check "--once --textfile exits 0, prints nothing, creates the missing directory" \
+expect_cmd "--once --textfile exits 0, prints nothing, creates the missing directory" \
 	"exit $rc, stdout $(wc -c <"$TMP/tf-once.out") bytes, $(ls -ld "$TF" 2>&1)" \
 	test "$rc" -eq 0 -a ! -s "$TMP/tf-once.out" -a -d "$TF"
-check "--textfile wrote thp.prom, mode 0644" "$(ls -l "$TF" | tr '\n' ' ')" \
+expect_cmd "--textfile wrote thp.prom, mode 0644" "$(ls -l "$TF" | tr '\n' ' ')" \
 	test "$(stat -c %a "$TF/thp.prom" 2>/dev/null)" = 644
-check "--textfile left no temporary file" "$(ls -A "$TF" | tr '\n' ' ')" test "$(ls -A "$TF")" = thp.prom
+expect_cmd "--textfile left no temporary file" "$(ls -A "$TF" | tr '\n' ' ')" test "$(ls -A "$TF")" = thp.prom
 if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	out=$(promtool check metrics <"$TF/thp.prom" 2>&1)
-	check "promtool check metrics on thp.prom reports nothing" "$(head -c 300 <<<"$out")" test -z "$out"
+	expect_cmd "promtool check metrics on thp.prom reports nothing" "$(head -c 300 <<<"$out")" test -z "$out"
 fi
 # long-running: rewritten every second by rename (a new inode each time); a
 # reader never sees a partial file
 "$T" exporter --textfile "$TF" -i 1 2>"$TMP/tf.err" &
 TFP=$!
-PIDS+=("$TFP")
+track_pid "$TFP"
 sleep 0.5
 ino1=$(stat -c %i "$TF/thp.prom")
 python3 - "$TF/thp.prom" >"$TMP/tf-reader.out" 2>&1 <<'PY'
@@ -386,14 +317,14 @@ print(n, bad)
 PY
 read -r nreads nbad <"$TMP/tf-reader.out"
 ino2=$(stat -c %i "$TF/thp.prom")
-check "--textfile -i 1 rewrites thp.prom by rename (inode $ino1 -> $ino2)" "same inode" test "$ino1" != "$ino2"
-check "a reader never sees a partial thp.prom (${nreads:-0} reads)" "$(cat "$TMP/tf-reader.out")" \
+expect_cmd "--textfile -i 1 rewrites thp.prom by rename (inode $ino1 -> $ino2)" "same inode" test "$ino1" != "$ino2"
+expect_cmd "a reader never sees a partial thp.prom (${nreads:-0} reads)" "$(cat "$TMP/tf-reader.out")" \
 	test "${nreads:-0}" -gt 100 -a "${nbad:-1}" -eq 0
-check "--textfile alone starts no HTTP listener" "$(cat "$TMP/tf.err")" \
+expect_cmd "--textfile alone starts no HTTP listener" "$(cat "$TMP/tf.err")" \
 	bash -c "! grep -q listening '$TMP/tf.err'"
-stop "$TFP"
-check "--textfile exporter exits 0 on SIGTERM" "exit $STOP_RC" test "$STOP_RC" -eq 0
-check "no temporary file left behind" "$(ls -A "$TF" | tr '\n' ' ')" test "$(ls -A "$TF")" = thp.prom
+stop_pid "$TFP"
+expect_cmd "--textfile exporter exits 0 on SIGTERM" "exit $STOP_RC" test "$STOP_RC" -eq 0
+expect_cmd "no temporary file left behind" "$(ls -A "$TF" | tr '\n' ' ')" test "$(ls -A "$TF")" = thp.prom
 
 if [ "$HTTP" -eq 0 ]; then
 	skip "HTTP listener checks" "this thpctl was built without libmicrohttpd"
@@ -407,37 +338,37 @@ if ! start_exporter E; then
 fi
 ok "exporter listens on 127.0.0.1:$E_PORT (port 0: picked by the kernel)"
 code=$(http "$E_PORT" /metrics)
-check "GET /metrics: 200" "got $code" test "$code" = 200
-check "Content-Type is the text format 0.0.4" "$(grep -i '^content-type' "$TMP/hdr")" \
+expect_cmd "GET /metrics: 200" "got $code" test "$code" = 200
+expect_cmd "Content-Type is the text format 0.0.4" "$(grep -i '^content-type' "$TMP/hdr")" \
 	grep -qi '^content-type: text/plain; version=0.0.4; charset=utf-8' "$TMP/hdr"
 if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	out=$(promtool check metrics <"$TMP/body" 2>&1)
 	rc=$?
-	check "promtool check metrics on a real scrape reports nothing" "rc $rc: $(head -c 400 <<<"$out")" \
+	expect_cmd "promtool check metrics on a real scrape reports nothing" "rc $rc: $(head -c 400 <<<"$out")" \
 		test "$rc" -eq 0 -a -z "$out"
 else
 	skip "promtool check metrics on a real scrape" "promtool not installed"
 fi
 cp "$TMP/body" "$TMP/scrape1.prom"
 code=$(http "$E_PORT" /metrics -I)
-check "HEAD /metrics: 200" "got $code" test "$code" = 200
+expect_cmd "HEAD /metrics: 200" "got $code" test "$code" = 200
 for m in POST PUT DELETE PATCH; do
 	code=$(http "$E_PORT" /metrics -X "$m" -d x)
-	check "$m /metrics: 405 with Allow: GET, HEAD" "got $code $(grep -i '^allow' "$TMP/hdr")" \
+	expect_cmd "$m /metrics: 405 with Allow: GET, HEAD" "got $code $(grep -i '^allow' "$TMP/hdr")" \
 		bash -c "test '$code' = 405 && grep -qi '^allow: GET, HEAD' '$TMP/hdr'"
 done
 for p in / /metricsx /metrics/ /favicon.ico '/metrics?x=1/../'; do
 	code=$(http "$E_PORT" "$p")
 	want=404
 	[ "$p" = '/metrics?x=1/../' ] && want=200 # the query string is not the path
-	check "GET $p: $want" "got $code" test "$code" = "$want"
+	expect_cmd "GET $p: $want" "got $code" test "$code" = "$want"
 done
 # scrapes within --cache-ms (1 s) share one collection
 c1=$(curl -s "http://127.0.0.1:$E_PORT/metrics" | awk '$1 == "thpctl_collections_total" {print $2}')
 c2=$(curl -s "http://127.0.0.1:$E_PORT/metrics" | awk '$1 == "thpctl_collections_total" {print $2}')
 sleep 1.1
 c3=$(curl -s "http://127.0.0.1:$E_PORT/metrics" | awk '$1 == "thpctl_collections_total" {print $2}')
-check "two scrapes within 1 s share a collection, a later one collects ($c1 $c2 $c3)" "" \
+expect_cmd "two scrapes within 1 s share a collection, a later one collects ($c1 $c2 $c3)" "" \
 	test -n "$c1" -a "$c1" = "$c2" -a "${c3:-0}" -gt "${c1:-0}"
 
 # stalled clients: connections that send nothing or half a request do not block a scrape
@@ -454,16 +385,13 @@ print("stalled", len(socks), flush=True)
 time.sleep(6)
 PY
 STALL=$!
-PIDS+=("$STALL")
-for ((i = 0; i < 100; i++)); do
-	grep -q stalled "$TMP/stall.out" && break
-	sleep 0.05
-done
+track_pid "$STALL"
+wait_for_line "$TMP/stall.out" stalled "$STALL" 5
 t0=$(date +%s%N)
 code=$(http "$E_PORT" /metrics)
 t1=$(date +%s%N)
 ms=$(((t1 - t0) / 1000000))
-check "16 stalled connections do not block a concurrent scrape (200 in $ms ms)" \
+expect_cmd "16 stalled connections do not block a concurrent scrape (200 in $ms ms)" \
 	"got $code after $ms ms; $(cat "$TMP/stall.out")" test "$code" = 200 -a "$ms" -lt 1500
 wait "$STALL" 2>/dev/null
 
@@ -485,7 +413,7 @@ EOF
 	/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 	PROM=$!
-	PIDS+=("$PROM")
+	track_pid "$PROM"
 	# pq EXPR: the first result's value (or a label with PQ_LABEL=name), "" if none
 	pq() {
 		curl -s --max-time 5 "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" |
@@ -506,18 +434,18 @@ if r:
 		kill -0 "$PROM" 2>/dev/null || break
 		sleep 0.1
 	done
-	check "Prometheus (127.0.0.1:$PPORT) scrapes the exporter: up == 1" \
+	expect_cmd "Prometheus (127.0.0.1:$PPORT) scrapes the exporter: up == 1" \
 		"up='${up:-}'; $(tail -c 300 "$TMP/prometheus.log")" test "$up" = 1
 	# a counter: the value Prometheus holds lies between vmstat before and after its scrape
 	A=$(awk '$1 == "thp_fault_alloc" {print $2}' /proc/vmstat)
 	sleep 2.5 # at least one scrape after A (1 s interval, 1 s exporter cache)
 	V=$(pq 'thp_fault_alloc_total{job="thpctl"}')
 	B=$(awk '$1 == "thp_fault_alloc" {print $2}' /proc/vmstat)
-	check "Prometheus' thp_fault_alloc_total is /proc/vmstat's ($A <= ${V:-none} <= $B)" "" \
+	expect_cmd "Prometheus' thp_fault_alloc_total is /proc/vmstat's ($A <= ${V:-none} <= $B)" "" \
 		test -n "$V" -a "${V:-0}" -ge "$A" -a "${V:-0}" -le "$B"
 	want=$(cat "$THP/hpage_pmd_size" 2>/dev/null)
 	V=$(pq 'thp_hpage_pmd_size_bytes{job="thpctl"}')
-	check "Prometheus' thp_hpage_pmd_size_bytes equals sysfs ($want)" "got '${V:-}'" test "${V:-x}" = "$want"
+	expect_cmd "Prometheus' thp_hpage_pmd_size_bytes equals sysfs ($want)" "got '${V:-}'" test "${V:-x}" = "$want"
 	# a setting as an info metric (another test may flip it: compare when sysfs held still)
 	for ((i = 0; i < 3; i++)); do
 		s1=$(sysfs_choice "$THP/enabled")
@@ -526,15 +454,15 @@ if r:
 		s2=$(sysfs_choice "$THP/enabled")
 		[ "$s1" = "$s2" ] && break
 	done
-	check "Prometheus' thp_setting_info{knob=\"enabled\"} has value=\"$s2\" like sysfs" "got '${V:-}'" \
+	expect_cmd "Prometheus' thp_setting_info{knob=\"enabled\"} has value=\"$s2\" like sysfs" "got '${V:-}'" \
 		test "${V:-x}" = "$s2"
 	want=$(cat "$THP/khugepaged/max_ptes_none" 2>/dev/null)
 	V=$(pq 'thp_khugepaged_max_ptes_none{job="thpctl"}')
-	check "Prometheus' thp_khugepaged_max_ptes_none equals sysfs ($want)" "got '${V:-}'" test "${V:-x}" = "$want"
-	if [ -n "$HP" ] && [ "$IS_ROOT" -eq 1 ]; then
+	expect_cmd "Prometheus' thp_khugepaged_max_ptes_none equals sysfs ($want)" "got '${V:-}'" test "${V:-x}" = "$want"
+	if [ -n "$HP" ] && [ "$ROOT" -eq 1 ]; then
 		want=$(hp_ahp_bytes)
 		V=$(pq "thp_process_anon_huge_pages_bytes{job=\"thpctl\",pid=\"$HP\"}")
-		check "Prometheus' AnonHugePages of the helper equals its smaps_rollup ($want)" "got '${V:-}'" \
+		expect_cmd "Prometheus' AnonHugePages of the helper equals its smaps_rollup ($want)" "got '${V:-}'" \
 			test "${V:-x}" = "$want"
 	fi
 	# the rules file loads and evaluates in the real server
@@ -543,14 +471,14 @@ import json, sys
 g = json.load(sys.stdin)["data"]["groups"]
 rules = [r for x in g for r in x["rules"]]
 print(len(rules), sum(r.get("health") == "ok" for r in rules))')
-	check "Prometheus loaded the rules file, every rule healthy ($n)" "" \
+	expect_cmd "Prometheus loaded the rules file, every rule healthy ($n)" "" \
 		bash -c "read a b <<<'$n'; test \"\$a\" -ge 10 -a \"\$a\" = \"\$b\""
 	V=$(pq 'count(thp:compact_stall:rate5m)')
-	check "recording rule thp:compact_stall:rate5m has a series" "got '${V:-}'" test "${V:-0}" = 1
+	expect_cmd "recording rule thp:compact_stall:rate5m has a series" "got '${V:-}'" test "${V:-0}" = 1
 	V=$(pq 'scrape_samples_scraped{job="thpctl"}')
-	check "Prometheus ingested every sample of a scrape (${V:-0} samples)" "got '${V:-}'" \
+	expect_cmd "Prometheus ingested every sample of a scrape (${V:-0} samples)" "got '${V:-}'" \
 		test "${V:-0}" -ge 200
-	stop "$PROM"
+	stop_pid "$PROM"
 else
 	skip "a real Prometheus server" "/usr/bin/prometheus not installed (Debian package prometheus: scripts/install-deps)"
 fi
@@ -563,7 +491,7 @@ REL=${THPCTL_REL:-build/thpctl}
 if [ "$HAVE_WRK" -eq 1 ]; then
 	wrk -t2 -c8 -d10s "http://127.0.0.1:$E_PORT/metrics" >"$TMP/wrk-asan.out" 2>&1
 	reqs=$(awk '/requests in/ {print $1}' "$TMP/wrk-asan.out")
-	check "wrk -t2 -c8 -d10s against the ASan build: ${reqs:-0} requests, no non-2xx, no socket errors" \
+	expect_cmd "wrk -t2 -c8 -d10s against the ASan build: ${reqs:-0} requests, no non-2xx, no socket errors" \
 		"$(tr '\n' ' ' <"$TMP/wrk-asan.out" | cut -c1-400)" \
 		bash -c "test '${reqs:-0}' -gt 100 && ! grep -qE 'Non-2xx|Socket errors' '$TMP/wrk-asan.out'"
 	if [ -x "$REL" ] && T="$REL" start_exporter R; then
@@ -573,46 +501,46 @@ if [ "$HAVE_WRK" -eq 1 ]; then
 		wrk -t2 -c8 -d"${WRK_SECONDS}s" "$url" >"$TMP/wrk.out" 2>&1
 		rss1=$(awk '/^VmRSS:/ {print $2}' "/proc/$R_PID/status")
 		reqs=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
-		check "wrk -t2 -c8 -d${WRK_SECONDS}s ($REL): ${reqs:-0} requests served" \
+		expect_cmd "wrk -t2 -c8 -d${WRK_SECONDS}s ($REL): ${reqs:-0} requests served" \
 			"$(tr '\n' ' ' <"$TMP/wrk.out" | cut -c1-400)" test "${reqs:-0}" -gt 1000
-		check "wrk: no non-2xx responses, no socket errors" \
+		expect_cmd "wrk: no non-2xx responses, no socket errors" \
 			"$(grep -E 'Non-2xx|Socket errors' "$TMP/wrk.out" | tr '\n' ' ')" \
 			bash -c "! grep -qE 'Non-2xx|Socket errors' '$TMP/wrk.out'"
 		# flat: within 512 kB or 5 %
-		check "exporter RSS flat under load (VmRSS ${rss0:-?} kB -> ${rss1:-?} kB)" "grew" \
+		expect_cmd "exporter RSS flat under load (VmRSS ${rss0:-?} kB -> ${rss1:-?} kB)" "grew" \
 			python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(b - a > max(512, a // 20))" \
 			"${rss0:-0}" "${rss1:-999999999}"
-		check "exporter RSS under 8 MiB after the load (${rss1:-?} kB)" "" test "${rss1:-999999}" -le 8192
-		stop "$R_PID"
-		check "release exporter exits 0 on SIGTERM after the load" "exit $STOP_RC" test "$STOP_RC" -eq 0
+		expect_cmd "exporter RSS under 8 MiB after the load (${rss1:-?} kB)" "" test "${rss1:-999999}" -le 8192
+		stop_pid "$R_PID"
+		expect_cmd "release exporter exits 0 on SIGTERM after the load" "exit $STOP_RC" test "$STOP_RC" -eq 0
 	else
 		nok "release exporter for the load test" "$REL missing or did not start"
 	fi
 	code=$(http "$E_PORT" /metrics)
-	check "still serving after the load (200)" "got $code" test "$code" = 200
+	expect_cmd "still serving after the load (200)" "got $code" test "$code" = 200
 else
 	skip "wrk load test" "wrk not installed (scripts/install-deps)"
 fi
 
-stop "$E_PID"
-check "exporter exits 0 on SIGTERM" "exit $STOP_RC; $(tail -c 300 "$TMP/exporter.E.err")" test "$STOP_RC" -eq 0
+stop_pid "$E_PID"
+expect_cmd "exporter exits 0 on SIGTERM" "exit $STOP_RC; $(tail -c 300 "$TMP/exporter.E.err")" test "$STOP_RC" -eq 0
 if start_exporter I; then
 	curl -s -o /dev/null "http://127.0.0.1:$I_PORT/metrics"
 	kill -INT "$I_PID"
 	wait "$I_PID"
 	rc=$?
-	check "exporter exits 0 on SIGINT" "exit $rc" test "$rc" -eq 0
+	expect_cmd "exporter exits 0 on SIGINT" "exit $rc" test "$rc" -eq 0
 fi
 
 # as nobody over HTTP
-if [ "$IS_ROOT" -eq 1 ]; then
+if [ "$ROOT" -eq 1 ]; then
 	if RUN_AS=nobody start_exporter N; then
 		code=$(http "$N_PORT" /metrics)
-		check "exporter as nobody serves /metrics (200)" "got $code" test "$code" = 200
+		expect_cmd "exporter as nobody serves /metrics (200)" "got $code" test "$code" = 200
 		got=$(metric "$TMP/body" thpctl_processes_unreadable)
-		check "as nobody over HTTP: thpctl_processes_unreadable present (${got:-})" "absent" test -n "$got"
-		stop "$N_PID"
-		check "exporter as nobody exits 0 on SIGTERM" "exit $STOP_RC" test "$STOP_RC" -eq 0
+		expect_cmd "as nobody over HTTP: thpctl_processes_unreadable present (${got:-})" "absent" test -n "$got"
+		stop_pid "$N_PID"
+		expect_cmd "exporter as nobody exits 0 on SIGTERM" "exit $STOP_RC" test "$STOP_RC" -eq 0
 	else
 		nok "exporter as nobody listens" "$(head -c 300 "$TMP/exporter.N.err")"
 	fi
@@ -622,9 +550,9 @@ fi
 if start_exporter P; then
 	"$T" exporter --listen "127.0.0.1:$P_PORT" >/dev/null 2>"$TMP/inuse.err"
 	rc=$?
-	check "a port in use: exit 1 with a message" "exit $rc: $(head -c 200 "$TMP/inuse.err")" \
+	expect_cmd "a port in use: exit 1 with a message" "exit $rc: $(head -c 200 "$TMP/inuse.err")" \
 		bash -c "test $rc -eq 1 && grep -q 'cannot listen' '$TMP/inuse.err'"
-	stop "$P_PID"
+	stop_pid "$P_PID"
 fi
 
 summary

@@ -1,0 +1,359 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # T, THP, ROOT, ...: for the suites that source this
+# tests/lib.sh: the shared harness of the shell test suites (tests/golden.sh,
+# tests/run-unit, tests/live/*.sh). A suite starts with
+#
+#   source "$(dirname "$0")/../lib.sh"    (from tests/: "$(dirname "$0")/lib.sh")
+#   suite_init NAME
+#
+# and ends with `summary`. Sourcing sets `set -uo pipefail`, changes to the
+# repository root and sets T (the thpctl under test: $THPCTL or
+# build/asan/thpctl), THP (the sysfs THP directory), JOURNAL (thpctl's undo
+# journal), NOBODY (a command prefix: "${NOBODY[@]}" CMD runs CMD as nobody)
+# and ROOT (1 when running as root). It exports default ASAN_OPTIONS and
+# UBSAN_OPTIONS (a suite may export its own first) and unsets NO_COLOR and
+# THPCTL_JOURNAL_DIR.
+#
+# Results, one line each (run-all sums the summary lines):
+#   ok NAME | nok NAME DETAIL | skip NAME REASON
+#       print "ok - NAME", "not ok - NAME: DETAIL", "skip - NAME: REASON"
+#   relay_results LABEL      count those lines read from stdin (a checker's
+#                            output); any other line fails LABEL ("#" lines pass through)
+#   summary                  run the at_summary hooks, print
+#                            "NAME: N passed, M failed, K skipped", exit 1 if M > 0
+# Expectations, each one check (ok or nok), returning 0 when it passed:
+#   expect_cmd NAME DETAIL CMD...     CMD exits 0
+#   expect_eval NAME COND [DETAIL]    the shell condition string COND (eval'ed) holds
+#   expect_zero NAME STATUS DETAIL    STATUS, a status the caller computed, is 0
+#   expect_rc NAME WANT               RC (set by t/t_nobody) is WANT
+#   expect_json NAME FILE PYEXPR [PYDETAIL]
+#                                     the Python expression holds on FILE's JSON
+#   expect_settings_as_found NAME BASELINE
+#                                     host settings equal BASELINE, no journal left
+#   expect_sanitizers_quiet NAME      no sanitizer report noted (san_note/san_scan)
+# Running things:
+#   t ARGS / t_nobody ARGS   thpctl (as nobody): $TMP/out, $TMP/err, RC; errtail
+#   san_note LABEL FILE / san_scan FILE...   remember sanitizer reports
+#   as_nobody CMD...         CMD as nobody, in the foreground
+#   start_helper VAR CMD...  start a helper that prints "ready PID [CHILD]"
+#   track_pid PID            stop PID at exit;  stop_pid PID: now (STOP_RC)
+#   wait_for SECONDS CMD...  poll CMD;  wait_for_line FILE ERE [PID] [SECONDS]
+#   at_exit CMD / at_summary CMD      register cleanups / last checks
+# Host settings: settings_snapshot FILE, settings_diff FILE,
+#   settings_put_back FILE, thp_knobs, sysfs_choice FILE, wait_quiet.
+#
+# At exit (any exit, or INT/TERM/HUP): tracked processes are stopped (SIGTERM,
+# 2 s, SIGKILL), then the at_exit commands run in the order registered, then
+# $TMP is removed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+
+T=${THPCTL:-build/asan/thpctl}
+THP=/sys/kernel/mm/transparent_hugepage
+JOURNAL=/run/thpctl/journal
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+ROOT=0
+[ "$(id -u)" -eq 0 ] && ROOT=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+unset NO_COLOR THPCTL_JOURNAL_DIR
+
+SUITE=${SUITE:-test} PASS=0 FAIL=0 SKIP=0 TMP=
+SAN=() LIB_PIDS=() LIB_AT_EXIT=() LIB_AT_SUMMARY=()
+
+# suite_init NAME: the name of the summary line, $TMP (mode 755: nobody
+# reads it), the exit traps
+suite_init() {
+	SUITE=$1
+	TMP=$(mktemp -d "/tmp/thpctl-$SUITE.XXXXXX") || exit 1
+	chmod 755 "$TMP"
+	trap lib_exit EXIT
+	trap 'exit 130' INT TERM HUP
+}
+
+# ---- results ----------------------------------------------------------------
+ok() {
+	echo "ok - $1"
+	PASS=$((PASS + 1))
+}
+nok() {
+	echo "not ok - $1: $2"
+	FAIL=$((FAIL + 1))
+}
+skip() {
+	echo "skip - $1: $2"
+	SKIP=$((SKIP + 1))
+}
+relay_results() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "* | "skip - "*)
+			echo "$line"
+			case $line in not*) FAIL=$((FAIL + 1)) ;; *) SKIP=$((SKIP + 1)) ;; esac
+			;;
+		"#"*) echo "$line" ;;
+		*) nok "$1" "unexpected output: $line" ;;
+		esac
+	done
+}
+at_summary() { LIB_AT_SUMMARY+=("$1"); }
+summary() {
+	local c hooks=("${LIB_AT_SUMMARY[@]}")
+	LIB_AT_SUMMARY=()
+	for c in "${hooks[@]}"; do eval "$c"; done
+	echo "$SUITE: $PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" -eq 0 ]
+	exit
+}
+
+# ---- expectations -----------------------------------------------------------
+expect_cmd() {
+	local name=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$name"; else nok "$name" "$detail"; fi
+}
+expect_eval() {
+	if eval "$2"; then ok "$1"; else nok "$1" "${3:-$2}"; fi
+}
+expect_zero() {
+	if [ "$2" -eq 0 ]; then ok "$1"; else nok "$1" "$3"; fi
+}
+errtail() { tr '\n' ' ' <"$TMP/err" | cut -c1-300; }
+expect_rc() {
+	if [ "$RC" -eq "$2" ]; then ok "$1"; else nok "$1" "exit $RC, want $2; stderr: $(errtail)"; fi
+}
+# expect_json: in PYEXPR and PYDETAIL (printed on failure), d is the parsed
+# JSON, E the environment, proc(pid) the "processes" row of pid or None,
+# vmas the "vmas" list
+expect_json() {
+	local name=$1 msg
+	if msg=$(python3 - "$2" "$3" "${4:-}" 2>&1 <<'PY'
+import json, os, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"output is not JSON: {e}")
+    sys.exit(1)
+E = os.environ
+def proc(pid):
+    m = [x for x in d.get("processes", []) if x["pid"] == int(pid)]
+    return m[0] if m else None
+vmas = d.get("vmas", []) if isinstance(d, dict) else []
+try:
+    good = eval(sys.argv[2])
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+    sys.exit(1)
+if not good:
+    print(eval(sys.argv[3]) if sys.argv[3] else
+          "condition false: " + sys.argv[2] + " in " + json.dumps(d)[:300])
+    sys.exit(1)
+PY
+	); then
+		ok "$name"
+	else
+		nok "$name" "$(tr '\n' ' ' <<<"$msg" | cut -c1-400)"
+	fi
+}
+
+# ---- sanitizers ---------------------------------------------------------------
+LIB_SAN_RE='runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer'
+# san_note LABEL FILE: remember a sanitizer report in FILE
+san_note() {
+	if grep -qE "$LIB_SAN_RE" "$2" 2>/dev/null; then
+		SAN+=("$1: $(grep -m1 -E 'runtime error|Sanitizer' "$2")")
+	fi
+	return 0
+}
+# san_scan FILE...: san_note each file under its own name
+san_scan() {
+	local f
+	for f in "$@"; do san_note "$f" "$f"; done
+}
+expect_sanitizers_quiet() {
+	if [ "${#SAN[@]}" -eq 0 ]; then
+		ok "$1"
+	else
+		nok "$1" "$(printf '%s | ' "${SAN[@]}" | cut -c1-600)"
+	fi
+}
+
+# ---- running thpctl and helpers ----------------------------------------------
+t() {
+	"$T" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	san_note "thpctl $*" "$TMP/err"
+}
+as_nobody() { "${NOBODY[@]}" "$@"; }
+t_nobody() {
+	"${NOBODY[@]}" "$T" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	san_note "(nobody) thpctl $*" "$TMP/err"
+}
+
+track_pid() { LIB_PIDS+=("$@"); }
+# stop_pid PID [SECONDS]: SIGTERM, up to SECONDS (5) to exit, SIGKILL; its
+# exit status in STOP_RC (when it is a child of this shell)
+stop_pid() {
+	local p=$1 i
+	kill -TERM "$p" 2>/dev/null
+	for ((i = 0; i < ${2:-5} * 20; i++)); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	# shellcheck disable=SC2034 # for the caller
+	STOP_RC=$?
+}
+# wait_for SECONDS CMD...: run CMD every 0.05 s until it succeeds (return 0)
+# or SECONDS have passed (return 1)
+wait_for() {
+	local i n=$(($1 * 20))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}
+# wait_for_line FILE ERE [PID] [SECONDS]: until FILE has a line matching ERE;
+# gives up early when PID has exited, after SECONDS (20) at the latest
+wait_for_line() {
+	local i n=$((${4:-20} * 20))
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -qE "$2" "$1" 2>/dev/null
+}
+# start_helper VAR CMD...: start CMD (after the prefix array HELPER_PREFIX, if
+# set) with its output in $TMP/helper.VAR; wait for its line "ready PID
+# [CHILD]"; set VAR=PID (and VAR_CHILD=CHILD); track them. Without a prefix PID
+# must be the process started. On failure: a failed check, return 1.
+start_helper() {
+	local var=$1 out="$TMP/helper.$1" pid word='' hp='' hc=''
+	shift
+	: >"$out"
+	"${HELPER_PREFIX[@]}" "$@" >"$out" 2>&1 &
+	pid=$!
+	track_pid "$pid"
+	wait_for_line "$out" '^ready' "$pid"
+	read -r word hp hc < <(grep -m1 '^ready' "$out")
+	if [ "${word:-}" != ready ] || { [ "${#HELPER_PREFIX[@]}" -eq 0 ] && [ "$hp" != "$pid" ]; }; then
+		nok "helper $* ready" "$(tr '\n' ' ' <"$out" | cut -c1-300)"
+		return 1
+	fi
+	[ "$hp" != "$pid" ] && track_pid "$hp"
+	printf -v "$var" '%s' "$hp"
+	if [ -n "${hc:-}" ]; then
+		printf -v "${var}_CHILD" '%s' "$hc"
+		track_pid "$hc"
+	fi
+	return 0
+}
+HELPER_PREFIX=()
+
+# ---- exit ---------------------------------------------------------------------
+at_exit() { LIB_AT_EXIT+=("$1"); }
+# shellcheck disable=SC2317 # runs from the EXIT trap
+lib_exit() {
+	local p i alive c
+	for p in "${LIB_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for ((i = 0; i < 40; i++)); do
+		alive=0
+		for p in "${LIB_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" -eq 0 ] && break
+		sleep 0.05
+	done
+	for p in "${LIB_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${LIB_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	for c in "${LIB_AT_EXIT[@]}"; do eval "$c"; done
+	[ -n "$TMP" ] && rm -rf "$TMP"
+}
+
+# ---- host settings --------------------------------------------------------------
+# sysfs_choice FILE: the [selected] word of a sysfs choice file
+sysfs_choice() { sed -E 's/.*\[(.*)\].*/\1/' "$1"; }
+# thp_knobs: every writable THP knob, "key=value" (key relative to $THP)
+thp_knobs() {
+	local f
+	[ -d "$THP" ] || return 0
+	find "$THP" -type f -perm -u+w ! -path '*/stats/*' | LC_ALL=C sort | while IFS= read -r f; do
+		printf '%s=%s\n' "${f#"$THP"/}" "$(cat "$f" 2>/dev/null)"
+	done
+}
+# settings_snapshot FILE: the host's THP knobs, hugetlb pool sizes and the vm
+# sysctls thpctl's experiments touch, "path=value", into FILE
+settings_snapshot() {
+	local f
+	{
+		thp_knobs | sed "s|^|$THP/|"
+		find /sys/kernel/mm/hugepages -type f -perm -u+w 2>/dev/null | LC_ALL=C sort |
+			while IFS= read -r f; do printf '%s=%s\n' "$f" "$(cat "$f" 2>/dev/null)"; done
+		for f in compaction_proactiveness extfrag_threshold watermark_scale_factor \
+			watermark_boost_factor; do
+			[ -r "/proc/sys/vm/$f" ] && printf '%s=%s\n' "/proc/sys/vm/$f" "$(cat "/proc/sys/vm/$f")"
+		done
+	} >"$1"
+}
+# settings_diff BASELINE: what differs from BASELINE, on one line ("" if nothing)
+settings_diff() {
+	local now
+	now=$(mktemp)
+	settings_snapshot "$now"
+	diff "$now" "$1" | grep -E '^[<>]' | tr '\n' ' '
+	rm -f "$now"
+}
+# settings_put_back BASELINE: as root, write back every value that differs
+settings_put_back() {
+	local line path val word
+	[ "$ROOT" -eq 1 ] && [ -f "$1" ] || return 0
+	while IFS= read -r line; do
+		path=${line%%=*} val=${line#*=}
+		[ "$(cat "$path" 2>/dev/null)" = "$val" ] && continue
+		word=$(sed -nE 's/.*\[([^]]+)\].*/\1/p' <<<"$val")
+		echo "# $SUITE: putting back $path = ${word:-$val}"
+		echo "${word:-$val}" >"$path" 2>/dev/null
+	done <"$1"
+}
+# journal_owner_alive: a live thpctl (other than $BG, a run of the suite's own)
+# holds the settings lock: a POSIX lock on "lock" beside the journal, listed in
+# /proc/locks by inode
+journal_owner_alive() {
+	local ino
+	ino=$(stat -c %i "${JOURNAL%/*}/lock" 2>/dev/null) || return 1
+	awk -v i=":$ino" -v bg="${BG:-x}" '$2 == "POSIX" && $5 != bg &&
+		substr($6, length($6) - length(i) + 1) == i { f = 1 } END { exit !f }' /proc/locks
+}
+# wait_quiet: wait (up to 5 minutes) while another thpctl holds the journal:
+# its temporary changes must enter no baseline and no check
+wait_quiet() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$JOURNAL" ] && journal_owner_alive || return 0
+		[ "$i" -eq 0 ] && echo "# $SUITE: another thpctl holds $JOURNAL: waiting for it"
+		sleep 1
+	done
+	return 1
+}
+expect_settings_as_found() {
+	local d
+	if ! wait_quiet; then
+		nok "$1" "another thpctl has held $JOURNAL for 5 minutes"
+		return 1
+	fi
+	d=$(settings_diff "$2")
+	if [ -n "$d" ]; then
+		nok "$1" "changed: $d"
+	elif [ -e "$JOURNAL" ]; then
+		nok "$1" "journal $JOURNAL left behind"
+	else
+		ok "$1"
+		return 0
+	fi
+	return 1
+}
