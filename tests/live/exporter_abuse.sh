@@ -14,67 +14,17 @@
 #
 #   THPCTL=path        test another thpctl binary (default build/asan/thpctl)
 #   ABUSE_SECONDS=N    how long the attack lasts (default 14)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init exporter-abuse
 
-T=${THPCTL:-build/asan/thpctl}
 A=tests/live/exporter_abuse.py
 ABUSE_SECONDS=${ABUSE_SECONDS:-14}
 N_IDLE=500 N_SLOW=100
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 # 600 client sockets here, as many on the exporter's side
 ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-check() { # check NAME DETAIL CMD...: ok when CMD succeeds
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else nok "$name" "$detail"; fi
-}
-
-TMP=$(mktemp -d /tmp/thpctl-abuse.XXXXXX)
-PIDS=()
-# stop PID: SIGTERM, up to 5 s, then SIGKILL; sets STOP_RC to its exit status
-stop() {
-	local p=$1 i
-	kill -TERM "$p" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	STOP_RC=$?
-}
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	sleep 0.2
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-summary() {
-	if grep -lqE 'runtime error|AddressSanitizer|LeakSanitizer' "$TMP"/*.err 2>/dev/null; then
-		nok "sanitizers quiet in every exporter run" \
-			"$(grep -hE -m1 'runtime error|Sanitizer' "$TMP"/*.err | head -3 | tr '\n' ' ' | cut -c1-300)"
-	else
-		ok "sanitizers quiet in every exporter run"
-	fi
-	echo "exporter-abuse: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
+# shellcheck disable=SC2016 # evaluated by summary
+at_summary 'san_scan "$TMP"/*.err; expect_sanitizers_quiet "sanitizers quiet in every exporter run"'
 
 # ---- preflight ---------------------------------------------------------------
 if [ ! -x "$T" ]; then
@@ -95,7 +45,7 @@ done
 # the exporter on 127.0.0.1:0 (the kernel picks the port)
 "$T" exporter --listen 127.0.0.1:0 2>"$TMP/exporter.err" &
 E_PID=$!
-PIDS+=("$E_PID")
+track_pid "$E_PID"
 PORT=
 for ((i = 0; i < 200; i++)); do
 	PORT=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$TMP/exporter.err")
@@ -115,7 +65,7 @@ scrape() {
 		"http://127.0.0.1:$PORT/metrics"
 }
 read -r code secs _ < <(scrape)
-check "a scrape before the attack: 200 (${secs:-?} s)" "got ${code:-none}" test "${code:-}" = 200
+expect_cmd "a scrape before the attack: 200 (${secs:-?} s)" "got ${code:-none}" test "${code:-}" = 200
 
 # ---- deadlines, one client at a time --------------------------------------------
 # d CASE: the helper's JSON line for that case
@@ -124,22 +74,22 @@ d() { timeout 20 python3 "$A" deadline "$PORT" "$1" 2>&1 | tail -n1; }
 j() { python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 
 out=$(d in-time)
-check "a request sent in 4 pieces over 2 s is answered (200)" "$out" \
+expect_cmd "a request sent in 4 pieces over 2 s is answered (200)" "$out" \
 	test "$(j "$out" 'd["status"] == 200 and d["body_bytes"] > 1000')" = True
 out=$(d too-slow)
-check "headers one byte per 0.5 s: closed 2.5-4.5 s after the connect (3 s request deadline)" "$out" \
+expect_cmd "headers one byte per 0.5 s: closed 2.5-4.5 s after the connect (3 s request deadline)" "$out" \
 	test "$(j "$out" 'd["closed_after"] is not None and 2.5 <= d["closed_after"] <= 4.5')" = True
 out=$(d keepalive)
-check "keep-alive: a later request sent one byte per 0.5 s is closed 2.5-4.5 s after its first byte" "$out" \
+expect_cmd "keep-alive: a later request sent one byte per 0.5 s is closed 2.5-4.5 s after its first byte" "$out" \
 	test "$(j "$out" 'd["status"] == 200 and d["closed_after_first_byte"] is not None and 2.5 <= d["closed_after_first_byte"] <= 4.5')" = True
 out=$(d reuse)
-check "keep-alive: two requests on one connection, both 200" "$out" \
+expect_cmd "keep-alive: two requests on one connection, both 200" "$out" \
 	test "$(j "$out" '[r[0] for r in d["responses"]] == [200, 200]')" = True
 
 # ---- 500 idle + 100 slow clients, scrapes every 0.5 s -----------------------------------
 python3 "$A" hold "$PORT" "$N_IDLE" "$N_SLOW" "$ABUSE_SECONDS" >"$TMP/hold.out" 2>"$TMP/hold.py.log" &
 HOLD=$!
-PIDS+=("$HOLD")
+track_pid "$HOLD"
 for ((i = 0; i < 200; i++)); do
 	grep -q '^holding' "$TMP/hold.out" && break
 	kill -0 "$HOLD" 2>/dev/null || break
@@ -168,34 +118,34 @@ PY
 )
 read -r n nbad smax sp50 badlist <<<"$stats"
 echo "# $n scrapes under attack: max ${smax} s, p50 ${sp50} s; attacker: $hold"
-check "at least 18 scrapes ran during the attack ($n)" "$(head -c 300 "$TMP/scrapes")" test "${n:-0}" -ge 18
-check "every scrape under 500 idle + 100 slow clients: 200 within 1 s (max $smax s, p50 $sp50 s)" \
+expect_cmd "at least 18 scrapes ran during the attack ($n)" "$(head -c 300 "$TMP/scrapes")" test "${n:-0}" -ge 18
+expect_cmd "every scrape under 500 idle + 100 slow clients: 200 within 1 s (max $smax s, p50 $sp50 s)" \
 	"$nbad of $n failed or slow: $badlist" test "${nbad:-1}" -eq 0 -a "${n:-0}" -gt 0
-check "the attack ran: 600 connections opened at least ($(j "$hold" 'd["connects"]'))" "$hold" \
+expect_cmd "the attack ran: 600 connections opened at least ($(j "$hold" 'd["connects"]'))" "$hold" \
 	test "$(j "$hold" 'd["connects"] >= 600')" = True
-check "slow clients are cut off: some closed, none lived over 4.5 s ($(j "$hold" 'd["closed_slow"]') closed)" "$hold" \
+expect_cmd "slow clients are cut off: some closed, none lived over 4.5 s ($(j "$hold" 'd["closed_slow"]') closed)" "$hold" \
 	test "$(j "$hold" 'd["closed_slow"] > 0 and d["max_life_slow"] <= 4.5 and d["oldest_open_slow"] <= 4.5')" = True
-check "idle clients are cut off: some closed, none lived over 4.5 s ($(j "$hold" 'd["closed_idle"]') closed)" "$hold" \
+expect_cmd "idle clients are cut off: some closed, none lived over 4.5 s ($(j "$hold" 'd["closed_idle"]') closed)" "$hold" \
 	test "$(j "$hold" 'd["closed_idle"] > 0 and d["max_life_idle"] <= 4.5 and d["oldest_open_idle"] <= 4.5')" = True
 
 # ---- after the attack -----------------------------------------------------------------
 read -r code secs _ < <(scrape)
-check "a scrape after the attack: 200 (${secs:-?} s)" "got ${code:-none}" test "${code:-}" = 200
+expect_cmd "a scrape after the attack: 200 (${secs:-?} s)" "got ${code:-none}" test "${code:-}" = 200
 sleep 1 # the next report line, if due
 # the log: one summary line per 10 s at most, with counts by reason
 grep 'cut off' "$TMP/exporter.err" >"$TMP/cutoff.log"
 nlog=$(wc -l <"$TMP/cutoff.log")
 sed 's/^/# /' "$TMP/cutoff.log"
 maxlog=$(((ABUSE_SECONDS + 14) / 10 + 1))
-check "aborted clients logged as summaries: 1 to $maxlog lines in $((ABUSE_SECONDS + 14)) s ($nlog)" \
+expect_cmd "aborted clients logged as summaries: 1 to $maxlog lines in $((ABUSE_SECONDS + 14)) s ($nlog)" \
 	"$(head -c 400 "$TMP/exporter.err")" test "$nlog" -ge 1 -a "$nlog" -le "$maxlog"
-check "a summary line counts by reason" "$(head -n2 "$TMP/cutoff.log")" \
+expect_cmd "a summary line counts by reason" "$(head -n2 "$TMP/cutoff.log")" \
 	grep -qE 'cut off in the last [0-9.]+ s: [0-9]+ evicted .*[0-9]+ over the request deadline' "$TMP/cutoff.log"
 lines=$(wc -l <"$TMP/exporter.err")
-check "nothing else logged per client ($lines lines on stderr)" "$(head -c 400 "$TMP/exporter.err")" \
+expect_cmd "nothing else logged per client ($lines lines on stderr)" "$(head -c 400 "$TMP/exporter.err")" \
 	test "$lines" -le $((nlog + 1))
-stop "$E_PID"
-check "exporter exits 0 on SIGTERM after the attack" "exit $STOP_RC; $(tail -c 300 "$TMP/exporter.err")" \
+stop_pid "$E_PID"
+expect_cmd "exporter exits 0 on SIGTERM after the attack" "exit $STOP_RC; $(tail -c 300 "$TMP/exporter.err")" \
 	test "$STOP_RC" -eq 0
 
 summary

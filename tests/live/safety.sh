@@ -12,67 +12,54 @@
 #                    THPCTL_TEST_SET_PAUSE); default build/asan/thpctl
 #   THPCTL_REL=path  the release build (no test hooks); default build/thpctl
 #   SAFETY_PAIRS=N   concurrent set pairs (default 200)
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init safety
 
-T=${THPCTL:-build/asan/thpctl}
 R=${THPCTL_REL:-build/thpctl}
-THP=/sys/kernel/mm/transparent_hugepage
-RUN=/run/thpctl
+RUN=${JOURNAL%/*}
 PAIRS=${SAFETY_PAIRS:-200}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-unset NO_COLOR THPCTL_JOURNAL_DIR THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL
+unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL
 
-PASS=0 FAIL=0 SKIP=0
-ok() { echo "ok - $1"; PASS=$((PASS + 1)); }
-nok() { echo "not ok - $1: $2"; FAIL=$((FAIL + 1)); }
-skip() { echo "skip - $1: $2"; SKIP=$((SKIP + 1)); }
-# expect NAME DETAIL CONDITION: ok when the shell condition (a string, eval'd) holds
-expect() {
-	if eval "$3"; then ok "$1"; else nok "$1" "$2"; fi
-}
+# expect NAME DETAIL CONDITION: one check, CONDITION a shell condition string
+expect() { expect_eval "$1" "$3" "$2"; }
 # only our lock file is left in the journal directory (no journal, no temporary, no undo file)
 run_dir_clean() { [ "$(ls -A "$RUN" 2>/dev/null | tr '\n' ' ')" = "lock " ]; }
-
-TMP=$(mktemp -d /tmp/thpctl-safety.XXXXXX)
-chmod 755 "$TMP"
-PIDS=()
 word() { sed -E 's/.*\[([^]]+)\].*/\1/' "$THP/$1"; }
 knob() { cat "$THP/$1"; }
 state() { echo "$(word enabled) $(word defrag) $(knob khugepaged/max_ptes_none)"; }
 
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
+# shellcheck disable=SC2317 # runs at exit
+put_back_base() {
 	[ -f "$TMP/base.json" ] && "$R" status >/dev/null 2>&1 &&
 		"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
-	rm -rf "$TMP" /tmp/thpctl-nbj.$$ /tmp/thpctl-canary?.$$
+	rm -rf /tmp/thpctl-nbj.$$ /tmp/thpctl-canary?.$$
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-summary() {
-	if grep -lqE 'runtime error|AddressSanitizer|LeakSanitizer' "$TMP"/*.err 2>/dev/null; then
-		nok "sanitizers quiet" "$(grep -hE -m1 'runtime error|Sanitizer' "$TMP"/*.err | head -2 | tr '\n' ' ' | cut -c1-300)"
-	fi
-	echo "safety: $PASS passed, $FAIL failed, $SKIP skipped"
-	[ "$FAIL" -eq 0 ]
-	exit
-}
+at_exit put_back_base
+# shellcheck disable=SC2016 # evaluated by summary
+at_summary 'san_scan "$TMP"/*.err; expect_sanitizers_quiet "sanitizers quiet in every safety run"'
 
 for f in "$T" "$R"; do
 	[ -x "$f" ] || { nok "binaries built" "$f missing (make build/thpctl build/asan/thpctl)"; summary; }
 done
-if [ "$(id -u)" -ne 0 ]; then
+if [ "$ROOT" -ne 1 ]; then
 	skip "safety" "needs root: it changes and restores host settings"
-	echo "# safety: $SECONDS s"
+	"$R" status >/dev/null 2>&1
+"$R" snapshot diff "$TMP/base.json" >"$TMP/end.diff" 2>&1
+expect "the host's THP settings as found at the start, only the lock file in $RUN" \
+	"$(head -c 300 "$TMP/end.diff"); $RUN: $(ls -A "$RUN" | tr '\n' ' ')" \
+	'grep -q "^no differences" "$TMP/end.diff" && run_dir_clean'
+echo "# safety: $SECONDS s"
 summary
 fi
 if ! [ -w "$THP/enabled" ]; then
 	skip "safety" "$THP is not writable here"
-	echo "# safety: $SECONDS s"
+	"$R" status >/dev/null 2>&1
+"$R" snapshot diff "$TMP/base.json" >"$TMP/end.diff" 2>&1
+expect "the host's THP settings as found at the start, only the lock file in $RUN" \
+	"$(head -c 300 "$TMP/end.diff"); $RUN: $(ls -A "$RUN" | tr '\n' ' ')" \
+	'grep -q "^no differences" "$TMP/end.diff" && run_dir_clean'
+echo "# safety: $SECONDS s"
 summary
 fi
 SECONDS=0
@@ -399,5 +386,10 @@ for sig in $SIGNALS; do
 	fi
 done
 
+"$R" status >/dev/null 2>&1
+"$R" snapshot diff "$TMP/base.json" >"$TMP/end.diff" 2>&1
+expect "the host's THP settings as found at the start, only the lock file in $RUN" \
+	"$(head -c 300 "$TMP/end.diff"); $RUN: $(ls -A "$RUN" | tr '\n' ' ')" \
+	'grep -q "^no differences" "$TMP/end.diff" && run_dir_clean'
 echo "# safety: $SECONDS s"
 summary
