@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,11 +211,20 @@ int guard_undo_recover(FILE *out)
 			if (dead)
 				len = pread(fd, text, UNDO_MAX_BYTES, 0);
 		}
+		if (len >= 0) {
+			text[len] = '\0';
+			/* a version-1 file (a thpctl from before the lock) is not locked by a
+			 * live owner: its owner pid decides, as it did then */
+			long owner = 0;
+			if (strncmp(text, "thpctl-undo 1\n", 14) == 0 &&
+			    sscanf(text + 14, "owner %ld", &owner) == 1 && owner > 0 &&
+			    (kill((pid_t)owner, 0) == 0 || errno == EPERM))
+				len = -1;
+		}
 		if (len < 0) {
 			close(fd);
 			continue;
 		}
-		text[len] = '\0';
 		char path[512];
 		snprintf(path, sizeof(path), "%s/%s", gfs_dir_path(), de->d_name);
 		if (!root) {
