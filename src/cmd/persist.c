@@ -216,6 +216,55 @@ static void apply_hint(char *out, size_t n, enum persist_format f, const char *p
 	}
 }
 
+/* --install: write TEXT under /etc (or $THPCTL_ETC in test builds) into PATH. Returns the exit code. */
+static int persist_install(enum persist_format fmt, const char *text, char *path, size_t n,
+			   bool *same)
+{
+	const char *etc = NULL;
+#ifdef THPCTL_TEST_HOOKS
+	/* THPCTL_ETC: another root for /etc, test builds only (tests/live/control.sh) */
+	etc = getenv("THPCTL_ETC");
+#endif
+	if (!etc || !*etc)
+		etc = "/etc";
+	snprintf(path, n, "%s/%s", etc, persist_install_rel(fmt));
+	int e = install(path, text, same);
+	if (!e)
+		return EXIT_OK;
+	if (e == -EACCES || e == -EPERM || e == -EROFS)
+		warnx("persist: --install needs root (writing %s: %s)", path, strerror(-e));
+	else
+		warnx("persist: cannot write %s: %s", path, strerror(-e));
+	path[0] = '\0';
+	return EXIT_FAIL;
+}
+
+/* Print (or --json) what persist did: the text, or the file written and how to apply it now. */
+static int persist_report(struct globals *g, enum persist_format fmt, const char *text,
+			  const char *path, bool same, int nsettings, int r)
+{
+	char hint[PATH_MAX + 128] = "";
+	if (path[0])
+		apply_hint(hint, sizeof(hint), fmt, path);
+	if (g->json) {
+		json_t *o = json_object();
+		json_put(o, "format", json_str(persist_format_name(fmt)));
+		json_put(o, "text", json_str(text));
+		json_put(o, "installed", path[0] ? json_str(path) : NULL);
+		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
+		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
+		int j = cmd_emit_json(o);
+		if (!r)
+			r = j;
+	} else if (path[0]) {
+		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path,
+		       nsettings, hint);
+	} else if (!r) {
+		fputs(text, stdout);
+	}
+	return r;
+}
+
 int cmd_persist(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -310,44 +359,9 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		inst = false;
 		r = EXIT_FAIL;
 	} else if (inst) {
-		const char *etc = NULL;
-#ifdef THPCTL_TEST_HOOKS
-		/* THPCTL_ETC: another root for /etc, test builds only (tests/live/control.sh) */
-		etc = getenv("THPCTL_ETC");
-#endif
-		if (!etc || !*etc)
-			etc = "/etc";
-		snprintf(path, sizeof(path), "%s/%s", etc, persist_install_rel(fmt));
-		int e = install(path, text, &same);
-		if (e == -EACCES || e == -EPERM || e == -EROFS) {
-			warnx("persist: --install needs root (writing %s: %s)", path, strerror(-e));
-			r = EXIT_FAIL;
-			path[0] = '\0';
-		} else if (e) {
-			warnx("persist: cannot write %s: %s", path, strerror(-e));
-			r = EXIT_FAIL;
-			path[0] = '\0';
-		}
+		r = persist_install(fmt, text, path, sizeof(path), &same);
 	}
-	char hint[PATH_MAX + 128] = "";
-	if (path[0])
-		apply_hint(hint, sizeof(hint), fmt, path);
-	if (g->json) {
-		json_t *o = json_object();
-		json_put(o, "format", json_str(persist_format_name(fmt)));
-		json_put(o, "text", json_str(text));
-		json_put(o, "installed", path[0] ? json_str(path) : NULL);
-		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
-		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
-		int j = cmd_emit_json(o);
-		if (!r)
-			r = j;
-	} else if (path[0]) {
-		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path, in.n,
-		       hint);
-	} else if (!r) {
-		fputs(text, stdout);
-	}
+	r = persist_report(g, fmt, text, path, same, in.n, r);
 	free(text);
 	return r;
 }

@@ -16,6 +16,8 @@
 
 /* Paths relative to the sysroot (never absolute outside sysroot.c). */
 #define SR_PROC "proc"
+/* The same, as a host path, for words shown to people (render/). */
+#define PATH_PROC "/proc"
 #define SR_THP "sys/kernel/mm/transparent_hugepage"
 #define SR_HUGETLB "sys/kernel/mm/hugepages"
 #define SR_NODES "sys/devices/system/node"

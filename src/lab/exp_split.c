@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../kernel/sysctl.h"
 #include "../util/stats.h"
 #include "common.h"
 #include "guard.h"
@@ -176,7 +177,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 			rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,
 					       &rs[PH_PUNCHED]);
 		if (reclaim && !rr && !err) {
-			err = guard_poke(SR_PROC "/sys/vm/drop_caches", "2");
+			err = guard_poke(SR_SYSCTL_VM "/drop_caches", "2");
 			snap_take(ctx->sr, &s[PH_RECLAIMED]);
 			if (!err)
 				rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../kernel/parse.h"
+#include "../kernel/sysctl.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/uapi_compat.h"
 #include "../util/fileio.h"
@@ -27,8 +28,8 @@
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
-static const char proactiveness[] = SR_PROC "/sys/vm/compaction_proactiveness";
-static const char drop_caches[] = SR_PROC "/sys/vm/drop_caches";
+static const char proactiveness[] = SR_SYSCTL_VM "/compaction_proactiveness";
+static const char drop_caches[] = SR_SYSCTL_VM "/drop_caches";
 
 /* MemAvailable, MemTotal and MemFree in kB (0 when unreadable). */
 static void meminfo_kb(const struct sysroot *sr, uint64_t *avail, uint64_t *total,

@@ -241,15 +241,15 @@ json_t *folio_maps_to_json(const struct folio_report *r)
 
 /* ---- ps --folios ---- */
 
-void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
+/* The folio orders to show as columns (at most 10, the largest if more), smallest first. */
+static int ps_size_columns(const struct folio_ps_report *r, struct folio_acct *tot,
+			   int sizes[FOLIO_ORDERS])
 {
-	bool partial = folio_method_partial(r->method);
-	int sizes[FOLIO_ORDERS] = {0}, ns = 0;
-	struct folio_acct tot = {0};
+	int ns = 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (!r->rows[i].denied)
-			folio_acct_add(&tot, &r->rows[i].c);
-	uint32_t orders = r->g.host_orders | folio_orders_used(&tot, r->g.pmd_order);
+			folio_acct_add(tot, &r->rows[i].c);
+	uint32_t orders = r->g.host_orders | folio_orders_used(tot, r->g.pmd_order);
 	/* a table holds 16 columns: 6 fixed, the largest sizes first if there are too many */
 	for (int o = FOLIO_ORDERS - 1; o >= 1 && ns < 10; o--)
 		if (orders & (1u << o))
@@ -259,6 +259,15 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 		sizes[i] = sizes[ns - 1 - i];
 		sizes[ns - 1 - i] = x;
 	}
+	return ns;
+}
+
+void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
+{
+	bool partial = folio_method_partial(r->method);
+	int sizes[FOLIO_ORDERS] = {0};
+	struct folio_acct tot = {0};
+	int ns = ps_size_columns(r, &tot, sizes);
 	const char *hdr[6 + FOLIO_ORDERS];
 	char names[FOLIO_ORDERS][24], align[6 + FOLIO_ORDERS + 1];
 	int nc = 0;
@@ -407,8 +416,8 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 	fputs_safe(r->st.name, f);
 	fmt_kb(b, sizeof(b), folio_kb(&r->g, h->nthp * (uint64_t)h->nsub));
 	fprintf(f,
-		"): %llu PMD-mapped anonymous THPs (%s); read %s of its memory through "
-		"/proc/%ld/mem in %.1f ms\n",
+		"): %llu PMD-mapped anonymous THPs (%s); read %s of its memory through " PATH_PROC
+		"/%ld/mem in %.1f ms\n",
 		(unsigned long long)h->nthp, b, a, r->pid, r->elapsed_ms);
 	if (r->partial)
 		fprintf(f,
