@@ -14,7 +14,7 @@
 #include "../kernel/fdcache.h"
 #include "../kernel/features.h"
 #include "../model/rates.h"
-#include "../model/sample.h"
+#include "../kernel/sample.h"
 #include "../render/watch.h"
 #include "../util/num.h"
 #include "common.h"
@@ -168,14 +168,16 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (!old->has_vmstat) {
+	if (!old->host.has_vmstat) {
 		warnx("cannot read %s/proc/vmstat", g->sr.path);
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	struct watch_hdr hdr = {
 		.interval_s = interval,
-		.pmd_kb = old->thp.hpage_pmd_size.present ? old->thp.hpage_pmd_size.v / 1024 : 0,
+		.pmd_kb = old->host.thp.hpage_pmd_size.present
+				  ? old->host.thp.hpage_pmd_size.v / 1024
+				  : 0,
 		.top = top > 0,
 	};
 	if (screen) {

@@ -102,7 +102,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	if (ret)
 		return ret;
 	static struct why_input in;
-	static struct host h;
+	struct host_snapshot *h = calloc(1, sizeof(*h));
 	memset(&in, 0, sizeof(in));
 	in.pid = pid;
 	in.recorded = !g->sr.live;
@@ -111,20 +111,20 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	if (e || proc_status_parse(b.p, b.len, &in.st)) {
 		warnx("why: no such process %d%s%s", pid, e && e != -ENOENT ? ": " : "",
 		      e && e != -ENOENT ? strerror(-e) : "");
-		buf_free(&b);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	if (in.st.vmrss_kb < 0 || in.st.kthread == 1) {
 		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
-		buf_free(&b);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	if (host_collect(&g->sr, &h)) {
+	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
-		buf_free(&b);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	in.h = &h;
+	in.h = h;
 	collect_smaps(&g->sr, &b, &in);
 	if (in.smaps_err == -ESRCH || (in.smaps_err == -ENOENT && g->sr.live)) {
 		warnx("why: process %d exited", pid);
@@ -145,7 +145,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	else
 		why_render_text(stdout, &in, &r, g->color);
 out:
-	host_free(&h);
+	if (h)
+		host_snapshot_free(h);
+	free(h);
 	buf_free(&b);
 	return ret;
 }

@@ -308,7 +308,7 @@ struct policy {
 	uint64_t pmd_kb;
 };
 
-static void pmd_policy(const struct host *h, struct policy *p)
+static void pmd_policy(const struct host_snapshot *h, struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->pmd_kb = h->feat.pmd_size / 1024;
@@ -334,7 +334,7 @@ static void pmd_policy(const struct host *h, struct policy *p)
 
 static void explain_policy(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
 	char a[32], pmd[32];
 	if (p->pmd_kb)
@@ -378,7 +378,7 @@ static void explain_policy(const struct why_input *in, const struct policy *p, s
 
 static void explain_mthp(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	if (!h->thp.present)
 		return;
 	char list[320] = "";
@@ -417,7 +417,7 @@ static void explain_mthp(const struct why_input *in, const struct policy *p, str
 
 static void explain_defrag(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const char *d = sel(&h->thp.defrag);
 	const char *src = THP_DIR "/defrag";
 	if (!h->thp.present)
@@ -488,7 +488,7 @@ static void explain_defrag(const struct why_input *in, const struct policy *p, s
 static void explain_khugepaged(const struct why_input *in, const struct policy *p,
 			       struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	if (!h->thp.present || !p->eff || is(p->eff, "never") || in->st.thp_enabled == 0)
 		return;
 	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
@@ -696,7 +696,7 @@ static void explain_cgroup(const struct why_input *in, struct why_report *r)
 
 static void verdict(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
 	char a[32], b[32];
 	if (in->st.thp_enabled == 0) {

@@ -79,7 +79,7 @@ struct why_input {
 	struct proc_status st;
 	bool recorded; /* a recorded tree: a missing file was not captured */
 
-	const struct host *h; /* settings, features, vmstat */
+	const struct host_snapshot *h; /* settings, features, vmstat */
 
 	bool chain_walked; /* THP_enabled 0: chain holds the ancestors */
 	struct thp_chain chain;
