@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+#include "../kernel/sysroot.h"
+
+/* the absolute path a fix line names: the kernel layer's SR_THP from / */
+#define THP_SYSFS "/" SR_THP
 
 const char *severity_name(enum severity s)
 {

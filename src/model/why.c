@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernel/sysroot.h"
 #include "../util/units.h"
 
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+/* the absolute paths evidence refers to: the kernel layer's SR_* from / */
+#define THP_DIR "/" SR_THP
 
 const char *why_effect_name(enum why_effect e)
 {
@@ -271,7 +273,7 @@ __attribute__((format(printf, 5, 6))) static void add(struct why_report *r, cons
 
 static const char *proc_file(char *out, size_t n, long pid, const char *file)
 {
-	snprintf(out, n, "/proc/%ld/%s", pid, file);
+	snprintf(out, n, "/" SR_PROC "/%ld/%s", pid, file);
 	return out;
 }
 

@@ -106,7 +106,7 @@ struct why_line {
 	const char *topic; /* "policy", "mthp", "defrag", "khugepaged", "prctl", "vmas", ... */
 	enum why_effect effect;
 	char text[480];
-	char source[200]; /* "/proc/123/status", "/sys/kernel/mm/transparent_hugepage/enabled" */
+	char source[200]; /* absolute path of the evidence: /proc/123/status, /sys/.../enabled */
 };
 
 enum why_verdict {
