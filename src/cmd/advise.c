@@ -309,8 +309,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	if (ret)
 		return ret;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
-	static struct host_derived d;
-	static struct findings fs;
+	struct host_derived d;
+	struct findings fs;
 	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
 		if (h)
