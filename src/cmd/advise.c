@@ -338,16 +338,19 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
-	static struct host h;
-	static struct host_derived d;
-	static struct findings fs;
-	if (host_collect(&g->sr, &h)) {
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	struct host_derived d;
+	struct findings fs;
+	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
+		if (h)
+			host_snapshot_free(h);
+		free(h);
 		return EXIT_FAIL;
 	}
-	host_derive(&h, &d);
-	findings_evaluate(&h, &d, &fs);
-	in.h = &h;
+	host_derive(h, &d);
+	findings_evaluate(h, &d, &fs);
+	in.h = h;
 	in.d = &d;
 	in.fs = &fs;
 	in.requested = s.requested;
@@ -369,13 +372,14 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 		ret = cmd_emit_json(advice_to_json(&in, &a));
 	else
 		advice_render_text(stdout, &in, &a, g->color);
-	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
+	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
 		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
 		ret = EXIT_FAIL;
 	}
 	proc_info_free(&s.pi);
 	proc_info_free(&s.parent);
 	buf_free(&s.dpkg);
-	host_free(&h);
+	host_snapshot_free(h);
+	free(h);
 	return ret;
 }

@@ -2,7 +2,7 @@
 #include "common.h"
 
 #include "../kernel/fdcache.h"
-#include "../model/sample.h"
+#include "../kernel/sample.h"
 #include "../util/clock.h"
 
 #include <err.h>

@@ -296,7 +296,7 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 	} else if (fwrite(e->body.p, 1, e->body.len, stdout) != e->body.len) {
 		ret = EXIT_FAIL;
 	}
-	if (ret == EXIT_OK && !e->s.has_vmstat && !e->s.has_meminfo) {
+	if (ret == EXIT_OK && !e->s.host.has_vmstat && !e->s.host.has_meminfo) {
 		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
 		ret = EXIT_FAIL;
 	}

@@ -15,7 +15,7 @@
 #include "connguard.h"
 #endif
 
-#include "../model/sample.h"
+#include "../kernel/sample.h"
 #include "../render/prom.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9799"

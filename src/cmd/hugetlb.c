@@ -33,7 +33,8 @@ static void hugetlb_help(FILE *f)
 
 enum { OPT_FOR = OPT_CMD_BASE, OPT_OVERHEAD, OPT_PAGE, OPT_NODE };
 
-static void collect(const struct sysroot *sr, const struct host *h, struct hp_plan_input *in)
+static void collect(const struct sysroot *sr, const struct host_snapshot *h,
+		    struct hp_plan_input *in)
 {
 	uint64_t v;
 	in->has_mem_total = kv_get(&h->meminfo, "MemTotal", &in->mem_total_kb);
@@ -155,24 +156,25 @@ static int plan(struct globals *g, int argc, char **argv)
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
-	static struct host h;
-	if (host_collect(&g->sr, &h)) {
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	in.for_bytes = bytes;
 	in.page_kb = page / 1024;
 	if (!in.page_kb) {
 		uint64_t d;
-		in.page_kb = kv_get(&h.meminfo, "Hugepagesize", &d) && d ? d : 2048;
+		in.page_kb = kv_get(&h->meminfo, "Hugepagesize", &d) && d ? d : 2048;
 	}
-	collect(&g->sr, &h, &in);
+	collect(&g->sr, h, &in);
 	struct hp_plan p;
 	if (hugetlb_plan(&in, &p)) {
 		warnx("hugetlb plan: %llu bytes in %llu kB pages is out of range",
 		      (unsigned long long)bytes, (unsigned long long)in.page_kb);
-		host_free(&h);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if (in.node >= 0 && in.nnodes && !p.scope_mem_known && in.nnodes > 1)
 		warnx("hugetlb plan: node %d's MemTotal is not readable: fit not checked", in.node);
@@ -180,7 +182,10 @@ static int plan(struct globals *g, int argc, char **argv)
 		ret = cmd_emit_json(hp_to_json(&in, &p));
 	else
 		hp_render_text(stdout, &in, &p, g->color);
-	host_free(&h);
+out:
+	if (h)
+		host_snapshot_free(h);
+	free(h);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../render/control.h"
+#include "../render/snapshot.h"
 #include "../util/fileio.h"
 #include "common.h"
 #include "control.h"

@@ -28,25 +28,29 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	int r = cmd_setup(g);
 	if (r)
 		return r;
-	static struct host h;
+	struct host_snapshot *h = calloc(1, sizeof(*h));
 	struct host_derived d;
 	struct findings fs;
-	if (host_collect(&g->sr, &h)) {
+	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
-		return EXIT_FAIL;
+		r = EXIT_FAIL;
+		goto out;
 	}
-	if (!h.has_vmstat && !h.has_meminfo && !h.thp.present) {
+	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
 		/* no report built on nothing: it would claim "THP not built in" */
 		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
-		host_free(&h);
-		return EXIT_FAIL;
+		r = EXIT_FAIL;
+		goto out;
 	}
-	host_derive(&h, &d);
-	findings_evaluate(&h, &d, &fs);
+	host_derive(h, &d);
+	findings_evaluate(h, &d, &fs);
 	if (g->json)
-		r = cmd_emit_json(status_to_json(&h, &d, &fs));
+		r = cmd_emit_json(status_to_json(h, &d, &fs));
 	else
-		status_render_text(stdout, &h, &d, &fs, g->color);
-	host_free(&h);
+		status_render_text(stdout, h, &d, &fs, g->color);
+out:
+	if (h)
+		host_snapshot_free(h);
+	free(h);
 	return r;
 }

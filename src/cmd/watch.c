@@ -14,7 +14,7 @@
 #include "../kernel/fdcache.h"
 #include "../kernel/features.h"
 #include "../model/rates.h"
-#include "../model/sample.h"
+#include "../kernel/sample.h"
 #include "../render/watch.h"
 #include "../util/num.h"
 #include "common.h"
@@ -155,27 +155,29 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		     SAMPLE_SETTINGS | (top > 0 ? SAMPLE_PROCS_ALL : 0));
 	if (g->sr.live)
 		smp.skip_pid = getpid(); /* our own RSS moves with what we read */
-	static struct sample samples[2];
-	struct sample *old = &samples[0], *cur = &samples[1];
-	static struct watch_row row;
+	struct sample *samples = calloc(2, sizeof(*samples));
+	struct watch_row *row = calloc(1, sizeof(*row));
+	struct sample *old = samples, *cur = samples ? &samples[1] : NULL;
 	struct history hist = {0};
 	bool screen = !g->json && isatty(STDOUT_FILENO);
 	char line[1024];
 	ret = EXIT_OK;
 
-	if (sample_collect(&smp, old)) {
+	if (!samples || !row || sample_collect(&smp, old)) {
 		warnx("out of memory");
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (!old->has_vmstat) {
+	if (!old->host.has_vmstat) {
 		warnx("cannot read %s/proc/vmstat", g->sr.path);
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	struct watch_hdr hdr = {
 		.interval_s = interval,
-		.pmd_kb = old->thp.hpage_pmd_size.present ? old->thp.hpage_pmd_size.v / 1024 : 0,
+		.pmd_kb = old->host.thp.hpage_pmd_size.present
+				  ? old->host.thp.hpage_pmd_size.v / 1024
+				  : 0,
 		.top = top > 0,
 	};
 	if (screen) {
@@ -207,9 +209,9 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 			ret = EXIT_FAIL;
 			break;
 		}
-		if (watch_derive(old, cur, (size_t)top, &row) == 0) {
+		if (watch_derive(old, cur, (size_t)top, row) == 0) {
 			if (g->json) {
-				json_t *j = watch_row_to_json(&row, top > 0);
+				json_t *j = watch_row_to_json(row, top > 0);
 				if (!j ||
 				    json_dumpf(j, stdout,
 					       JSON_COMPACT | JSON_PRESERVE_ORDER |
@@ -221,7 +223,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				}
 				json_decref(j);
 			} else if (screen) {
-				watch_format_line(line, sizeof(line), &row, g->color);
+				watch_format_line(line, sizeof(line), row, g->color);
 				history_add(&hist, line);
 				/* header 2 lines, a blank and the top table, a spare line */
 				int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
@@ -229,11 +231,11 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				if (show > hist.n)
 					show = hist.n;
 				watch_render_screen(stdout, &hdr, hist.lines + (hist.n - show),
-						    show, &row, g->color);
+						    show, row, g->color);
 			} else {
-				watch_format_line(line, sizeof(line), &row, g->color);
+				watch_format_line(line, sizeof(line), row, g->color);
 				printf("%s\n", line);
-				watch_render_top(stdout, &row, g->color);
+				watch_render_top(stdout, row, g->color);
 			}
 			if (fflush(stdout) || ferror(stdout)) {
 				ret = EXIT_FAIL;
@@ -250,8 +252,12 @@ out:
 	free(hist.lines);
 	g->sr.cache = NULL;
 	fdcache_free(&fc);
-	sample_free(&samples[0]);
-	sample_free(&samples[1]);
+	if (samples) {
+		sample_free(&samples[0]);
+		sample_free(&samples[1]);
+	}
+	free(samples);
+	free(row);
 	sampler_free(&smp);
 	return ret;
 }

@@ -73,7 +73,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	if (ret)
 		return ret;
 	static struct why_input in;
-	static struct host h;
+	struct host_snapshot *h = calloc(1, sizeof(*h));
 	memset(&in, 0, sizeof(in));
 	in.pid = pid;
 	in.recorded = !g->sr.live;
@@ -84,21 +84,21 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	if (e) {
 		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
 		warnx("why: no such process %d%s%s", pid, say ? ": " : "", say ? strerror(-e) : "");
-		proc_info_free(&pi);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	in.st = pi.st;
 	if (in.st.vmrss_kb < 0 || in.st.kthread == 1) {
 		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
-		proc_info_free(&pi);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	if (host_collect(&g->sr, &h)) {
+	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
-		proc_info_free(&pi);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	in.h = &h;
+	in.h = h;
 	e = collect(&g->sr, &pi, &in);
 	if (e) {
 		if (e == -ENOMEM)
@@ -116,7 +116,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	else
 		why_render_text(stdout, &in, &r, g->color);
 out:
-	host_free(&h);
+	if (h)
+		host_snapshot_free(h);
+	free(h);
 	proc_info_free(&pi);
 	return ret;
 }

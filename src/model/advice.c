@@ -152,7 +152,7 @@ static void gather_profile_wants(struct adv_ctx *c)
 	}
 }
 
-static bool mpn_now(const struct host *h, uint64_t *v)
+static bool mpn_now(const struct host_snapshot *h, uint64_t *v)
 {
 	const struct opt_u64 *o = &h->thp.khp[KHP_MAX_PTES_NONE];
 	*v = o->v;
@@ -163,7 +163,7 @@ static bool mpn_now(const struct host *h, uint64_t *v)
 static void gather_rule_wants(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	struct want *w;
 	/* change defrag=always first: every THP fault anywhere may stall */
 	if (c->defrag_now == 0 && (w = want_add(c, AK_DEFRAG, -1, "rule: defrag-always"))) {
@@ -339,7 +339,7 @@ static void explain(struct adv_ctx *c, struct adv_setting *s, enum ak key, unsig
 
 static void resolve_settings(struct adv_ctx *c)
 {
-	const struct host *h = c->in->h;
+	const struct host_snapshot *h = c->in->h;
 	struct advice *a = c->out;
 	struct adv_setting *s;
 	/* defrag first when it is always: the rule says so, and so does the order here */
@@ -449,7 +449,7 @@ static bool finding_addressed(const char *id)
 static void notes(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	struct advice *a = c->out;
 	/* the conflict on a mixed host, named, with the way out */
 	char needs[160] = "";
@@ -550,7 +550,7 @@ void advice_build(const struct adv_input *in, struct advice *out)
 	memset(out, 0, sizeof(*out));
 	c.in = in;
 	c.out = out;
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	c.pmd_pages = h->feat.pmd_size && h->feat.page_size > 0
 			      ? h->feat.pmd_size / (uint64_t)h->feat.page_size
 			      : 512;

@@ -70,7 +70,7 @@ struct adv_proc {
 #define ADV_MAX_PROCS 64
 
 struct adv_input {
-	const struct host *h;
+	const struct host_snapshot *h;
 	const struct host_derived *d;
 	const struct findings *fs;
 	int nprocs;

@@ -113,7 +113,7 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 void advice_levers(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	struct advice *a = c->out;
 	const struct adv_proc *ps[16];
 	for (int w = 0; w < WL_N; w++) {

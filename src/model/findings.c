@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+#include "../kernel/sysroot.h"
+
+/* the absolute path a fix line names: the kernel layer's SR_THP from / */
+#define THP_SYSFS "/" SR_THP
 
 const char *severity_name(enum severity s)
 {
@@ -39,7 +42,7 @@ static bool sel_is(const struct choice *c, const char *v)
 	return c->present && strcmp(c->selected, v) == 0;
 }
 
-static uint64_t vm(const struct host *h, const char *k, bool *ok)
+static uint64_t vm(const struct host_snapshot *h, const char *k, bool *ok)
 {
 	uint64_t v = 0;
 	*ok = kv_get(&h->vmstat, k, &v);
@@ -47,7 +50,7 @@ static uint64_t vm(const struct host *h, const char *k, bool *ok)
 }
 
 /* Base pages per PMD (512 on x86-64 with 4 KiB pages), 0 when unknown. */
-static uint64_t pmd_pages(const struct host *h)
+static uint64_t pmd_pages(const struct host_snapshot *h)
 {
 	if (!h->feat.pmd_size || h->feat.page_size <= 0)
 		return 0;
@@ -58,14 +61,14 @@ static uint64_t pmd_pages(const struct host *h)
  * The max_ptes_none both rules recommend: 1/8 of a PMD (64 on x86-64), so a
  * collapse needs 7/8 of the range touched and the underused shrinker is armed.
  */
-static uint64_t max_ptes_none_advice(const struct host *h)
+static uint64_t max_ptes_none_advice(const struct host_snapshot *h)
 {
 	uint64_t n = pmd_pages(h);
 	return n ? n / 8 : 64;
 }
 
 /* Effective anon policy of the PMD size: per-size (6.8+) or the top-level file. */
-static const char *pmd_policy(const struct host *h)
+static const char *pmd_policy(const struct host_snapshot *h)
 {
 	uint64_t kb = h->feat.pmd_size / 1024;
 	const struct thp_size *sz = kb ? thp_size_find(&h->thp, kb) : NULL;
@@ -74,7 +77,7 @@ static const char *pmd_policy(const struct host *h)
 	return h->thp.enabled.present ? h->thp.enabled.selected : NULL;
 }
 
-static bool max_ptes_none_full(const struct host *h, uint64_t *v)
+static bool max_ptes_none_full(const struct host_snapshot *h, uint64_t *v)
 {
 	const struct opt_u64 *o = &h->thp.khp[KHP_MAX_PTES_NONE];
 	if (!o->present)
@@ -84,7 +87,8 @@ static bool max_ptes_none_full(const struct host *h, uint64_t *v)
 	return n ? o->v >= n - 1 : o->v >= 511;
 }
 
-void rule_defrag_always(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_defrag_always(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out)
 {
 	(void)d;
 	if (!sel_is(&h->thp.defrag, "always"))
@@ -99,7 +103,7 @@ void rule_defrag_always(const struct host *h, const struct host_derived *d, stru
 	SETF(fix, "echo madvise > " THP_SYSFS "/defrag");
 }
 
-void rule_always_max_ptes_none(const struct host *h, const struct host_derived *d,
+void rule_always_max_ptes_none(const struct host_snapshot *h, const struct host_derived *d,
 			       struct findings *out)
 {
 	(void)d;
@@ -127,7 +131,7 @@ static void fmt_ratio(char *out, size_t n, const struct ratio *r)
 		 (unsigned long long)r->den);
 }
 
-void rule_fault_success_low(const struct host *h, const struct host_derived *d,
+void rule_fault_success_low(const struct host_snapshot *h, const struct host_derived *d,
 			    struct findings *out)
 {
 	char rs[64];
@@ -164,7 +168,8 @@ void rule_fault_success_low(const struct host *h, const struct host_derived *d,
 	SETF(fix, "echo 1 > /proc/sys/vm/compact_memory  # and see 'thpctl status' free blocks");
 }
 
-void rule_compact_stall(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_compact_stall(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out)
 {
 	(void)d;
 	bool ok, okf, oks;
@@ -198,7 +203,8 @@ void rule_compact_stall(const struct host *h, const struct host_derived *d, stru
 		     h->thp.defrag.present ? h->thp.defrag.selected : "?");
 }
 
-void rule_deferred_split(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_deferred_split(const struct host_snapshot *h, const struct host_derived *d,
+			 struct findings *out)
 {
 	bool okd, oks;
 	uint64_t def = vm(h, "thp_deferred_split_page", &okd);
@@ -229,7 +235,7 @@ void rule_deferred_split(const struct host *h, const struct host_derived *d, str
 	     "none needed unless memory is short; the deferred-split shrinker runs under pressure");
 }
 
-void rule_shrink_underused_noop(const struct host *h, const struct host_derived *d,
+void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host_derived *d,
 				struct findings *out)
 {
 	(void)d;
@@ -250,7 +256,8 @@ void rule_shrink_underused_noop(const struct host *h, const struct host_derived 
 	     (unsigned long long)max_ptes_none_advice(h));
 }
 
-void rule_cow_copy(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_cow_copy(const struct host_snapshot *h, const struct host_derived *d,
+		   struct findings *out)
 {
 	(void)d;
 	const char *pol = pmd_policy(h);
@@ -268,7 +275,8 @@ void rule_cow_copy(const struct host *h, const struct host_derived *d, struct fi
 	SETF(fix, "echo madvise > " THP_SYSFS "/enabled");
 }
 
-void rule_large_pmd(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out)
 {
 	(void)d;
 	const char *pol = pmd_policy(h);
@@ -291,7 +299,8 @@ void rule_large_pmd(const struct host *h, const struct host_derived *d, struct f
 		SETF(fix, "echo never > " THP_SYSFS "/enabled  # if no program here needs PMD THP");
 }
 
-void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out)
 {
 	(void)d;
 	for (int i = 0; i < h->thp.nsizes; i++) {
@@ -315,7 +324,8 @@ void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, stru
 	}
 }
 
-void rule_hugetlb_idle(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived *d,
+		       struct findings *out)
 {
 	(void)d;
 	for (int i = 0; i < h->hugetlb.npools; i++) {
@@ -345,7 +355,8 @@ void rule_hugetlb_idle(const struct host *h, const struct host_derived *d, struc
 	}
 }
 
-void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derived *d,
+			 struct findings *out)
 {
 	if (!d->khugepaged_cpu.valid || d->khugepaged_cpu.value <= 0.05)
 		return;
@@ -360,7 +371,8 @@ void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, str
 	SETF(fix, "echo 20000 > " THP_SYSFS "/khugepaged/scan_sleep_millisecs");
 }
 
-void rule_read_only(const struct host *h, const struct host_derived *d, struct findings *out)
+void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out)
 {
 	(void)d;
 	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT)
@@ -386,7 +398,8 @@ static const finding_rule rules[] = {
 	rule_mthp_no_stats,  rule_hugetlb_idle,		 rule_khugepaged_cpu,	 rule_read_only,
 };
 
-void findings_evaluate(const struct host *h, const struct host_derived *d, struct findings *out)
+void findings_evaluate(const struct host_snapshot *h, const struct host_derived *d,
+		       struct findings *out)
 {
 	out->n = 0;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

@@ -26,27 +26,37 @@ struct findings {
 };
 
 /* One rule: appends zero or one finding to OUT. */
-typedef void (*finding_rule)(const struct host *h, const struct host_derived *d,
+typedef void (*finding_rule)(const struct host_snapshot *h, const struct host_derived *d,
 			     struct findings *out);
 
 /* Individual rules, exported for unit tests. */
-void rule_defrag_always(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_always_max_ptes_none(const struct host *h, const struct host_derived *d,
+void rule_defrag_always(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out);
+void rule_always_max_ptes_none(const struct host_snapshot *h, const struct host_derived *d,
 			       struct findings *out);
-void rule_fault_success_low(const struct host *h, const struct host_derived *d,
+void rule_fault_success_low(const struct host_snapshot *h, const struct host_derived *d,
 			    struct findings *out);
-void rule_compact_stall(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_deferred_split(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_shrink_underused_noop(const struct host *h, const struct host_derived *d,
+void rule_compact_stall(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out);
+void rule_deferred_split(const struct host_snapshot *h, const struct host_derived *d,
+			 struct findings *out);
+void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host_derived *d,
 				struct findings *out);
-void rule_cow_copy(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_large_pmd(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_mthp_no_stats(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_hugetlb_idle(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_khugepaged_cpu(const struct host *h, const struct host_derived *d, struct findings *out);
-void rule_read_only(const struct host *h, const struct host_derived *d, struct findings *out);
+void rule_cow_copy(const struct host_snapshot *h, const struct host_derived *d,
+		   struct findings *out);
+void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out);
+void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived *d,
+			struct findings *out);
+void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived *d,
+		       struct findings *out);
+void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derived *d,
+			 struct findings *out);
+void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out);
 
 /* Run every rule, most severe first. */
-void findings_evaluate(const struct host *h, const struct host_derived *d, struct findings *out);
+void findings_evaluate(const struct host_snapshot *h, const struct host_derived *d,
+		       struct findings *out);
 
 #endif

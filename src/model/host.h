@@ -1,35 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host audit: everything `thpctl status` collects (struct host) and the
- * facts derived from it without I/O (struct host_derived).
+ * Facts derived without I/O from a host snapshot (kernel/host_snapshot.h):
+ * ratios, free PMD blocks, khugepaged's share of a CPU.
  */
 #ifndef THPCTL_HOST_H
 #define THPCTL_HOST_H
 
-#include "../kernel/buddyinfo.h"
-#include "../kernel/features.h"
-#include "../kernel/hugetlb.h"
-#include "../kernel/kv.h"
-#include "../kernel/thp_settings.h"
-
-#define HOST_MAX_MISSING 16
-
-struct host {
-	struct features feat;
-	struct thp_settings thp;
-	struct kvlist vmstat;  /* proc/vmstat */
-	struct kvlist meminfo; /* proc/meminfo, kB */
-	bool has_vmstat, has_meminfo, has_buddy;
-	struct buddyinfo buddy;
-	struct hugetlb hugetlb;
-	/* khugepaged CPU: utime+stime of the [khugepaged] thread over uptime */
-	bool has_khugepaged_cpu;
-	double khugepaged_cpu_s; /* seconds of CPU since boot */
-	double uptime_s;	 /* proc/uptime */
-	/* files that could not be read: the report is partial */
-	int nmissing;
-	char missing[HOST_MAX_MISSING][64];
-};
+#include "../kernel/host_snapshot.h"
 
 /* A ratio with the counts it came from; valid only when den > 0. */
 struct ratio {
@@ -57,11 +34,19 @@ struct host_derived {
 	bool has_partially_mapped;
 };
 
-/* Collect the whole audit from SR into H. Returns 0 (missing files are listed in H->missing). */
-int host_collect(const struct sysroot *sr, struct host *h);
-void host_free(struct host *h);
-
 /* Derive ratios and summaries from H (pure). */
-void host_derive(const struct host *h, struct host_derived *d);
+void host_derive(const struct host_snapshot *h, struct host_derived *d);
+
+/*
+ * Free blocks of order >= ORDER in B, all zones but DMA, counted in units of
+ * 2^ORDER pages (pure). ORDER must be >= 0.
+ */
+uint64_t host_free_blocks(const struct buddyinfo *b, int order);
+
+/*
+ * Free PMD-order blocks of H (its pmd_order from hpage_pmd_size), all zones
+ * but DMA, in PMD units; false when buddyinfo or the order is unknown (pure).
+ */
+bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);
 
 #endif

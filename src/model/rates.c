@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rates.h"
 
+#include "host.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,32 +183,34 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 
 static const struct thp_size *size_in(const struct sample *s, uint64_t kb)
 {
-	return s->has_settings ? thp_size_find(&s->thp, kb) : NULL;
+	return s->host.has_settings ? thp_size_find(&s->host.thp, kb) : NULL;
 }
 
 int watch_derive(const struct sample *old, const struct sample *cur, size_t top,
 		 struct watch_row *row)
 {
 	memset(row, 0, sizeof(*row));
-	double dt = cur->mono_s - old->mono_s;
-	row->wall_s = cur->wall_s;
+	double dt = cur->host.mono_s - old->host.mono_s;
+	row->wall_s = cur->host.wall_s;
 	row->interval_s = dt;
 	for (int c = 0; c < WC_N; c++) {
 		struct opt_u64 a, b;
 		if (c == WC_ALLOCSTALL) {
-			a = kv_sum_prefix(&old->vmstat, col_keys[c]);
-			b = kv_sum_prefix(&cur->vmstat, col_keys[c]);
+			a = kv_sum_prefix(&old->host.vmstat, col_keys[c]);
+			b = kv_sum_prefix(&cur->host.vmstat, col_keys[c]);
 		} else {
-			a = kv_opt(&old->vmstat, col_keys[c]);
-			b = kv_opt(&cur->vmstat, col_keys[c]);
+			a = kv_opt(&old->host.vmstat, col_keys[c]);
+			b = kv_opt(&cur->host.vmstat, col_keys[c]);
 		}
 		if (rate_compute(&a, &b, dt, &row->r[c]))
 			return -EINVAL;
 	}
-	uint64_t pmd_kb = cur->thp.hpage_pmd_size.present ? cur->thp.hpage_pmd_size.v / 1024 : 0;
+	uint64_t pmd_kb =
+		cur->host.thp.hpage_pmd_size.present ? cur->host.thp.hpage_pmd_size.v / 1024 : 0;
 	row->pmd_kb = pmd_kb;
-	for (int i = 0; cur->has_settings && i < cur->thp.nsizes; i++) {
-		const struct thp_size *sz = &cur->thp.sizes[i], *osz = size_in(old, sz->size_kb);
+	for (int i = 0; cur->host.has_settings && i < cur->host.thp.nsizes; i++) {
+		const struct thp_size *sz = &cur->host.thp.sizes[i],
+				      *osz = size_in(old, sz->size_kb);
 		/* the PMD size's stats are the thp_fault_* columns */
 		if (!sz->has_stats || !osz || sz->size_kb == pmd_kb)
 			continue;
@@ -217,13 +221,13 @@ int watch_derive(const struct sample *old, const struct sample *cur, size_t top,
 		    (rate_valid(&sr.fallback) && sr.fallback.delta))
 			row->sizes[row->nsizes++] = sr;
 	}
-	row->anon_huge_kb = kv_opt(&cur->meminfo, "AnonHugePages");
-	struct opt_u64 oa = kv_opt(&old->meminfo, "AnonHugePages");
+	row->anon_huge_kb = kv_opt(&cur->host.meminfo, "AnonHugePages");
+	struct opt_u64 oa = kv_opt(&old->host.meminfo, "AnonHugePages");
 	if (row->anon_huge_kb.present && oa.present) {
 		row->has_anon_huge_delta = true;
 		row->anon_huge_delta_kb = diff_kb(row->anon_huge_kb.v, oa.v);
 	}
-	row->free_pmd_blocks.present = sample_free_pmd_blocks(cur, &row->free_pmd_blocks.v);
+	row->free_pmd_blocks.present = host_pmd_blocks(&cur->host, &row->free_pmd_blocks.v);
 	if (top > WATCH_MAX_TOP)
 		top = WATCH_MAX_TOP;
 	if (top)

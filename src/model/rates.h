@@ -25,7 +25,7 @@
 
 #include "../kernel/kv.h"
 #include "../kernel/parse.h"
-#include "sample.h"
+#include "../kernel/sample.h"
 
 enum rate_state {
 	RATE_OK,     /* present in both, new >= old */

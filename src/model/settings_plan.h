@@ -56,8 +56,8 @@ int knob_validate(const char *key, const char *raw, const char *value, uint64_t 
 		  size_t n);
 
 /*
- * KEY as given, reduced to a knob key: a leading "/sys/kernel/mm/transparent_hugepage/"
- * or "transparent_hugepage/" is dropped. Returns 0, or -EINVAL for an empty
+ * KEY as given, reduced to a knob key: a leading /sys/kernel/mm/transparent_hugepage/
+ * or transparent_hugepage/ is dropped. Returns 0, or -EINVAL for an empty
  * key, "..", a character outside [A-Za-z0-9_.+-/], or one too long.
  */
 int knob_key_normalize(const char *key, char *out, size_t n);

@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A snapshot of every writable THP knob (top level, khugepaged/ settings,
- * hugepages-<size>kB/), as JSON:
- *
- *   {"thpctl_snapshot": 1, "kernel": "6.18.44-...", "date": "2025-...Z",
- *    "host": "name", "knobs": {"enabled": "madvise", "khugepaged/defrag": "1", ...}}
- *
- * Values are the words one writes back (the bracketed word of a choice file).
- * Counters and read-only files are not saved. Restore goes through
+ * hugepages-<size>kB/); its JSON form is in render/snapshot.h. Values are
+ * the words one writes back (the bracketed word of a choice file). Counters
+ * and read-only files are not saved. Restore goes through
  * settings_plan (validated against the running kernel; knobs it lacks are
  * skipped and reported).
  */
 #ifndef THPCTL_SNAPSHOT_H
 #define THPCTL_SNAPSHOT_H
-
-#include <jansson.h>
 
 #include "settings_plan.h"
 
@@ -30,15 +24,6 @@ struct snapshot {
 
 /* The writable knobs of K. Returns 0, or -EINVAL if a value is malformed (skipped, counted in *NBAD). */
 int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad);
-
-/* The JSON document for S (NULL on ENOMEM). */
-json_t *snapshot_to_json(const struct snapshot *s);
-
-/*
- * Read ROOT into S. Values may be strings or non-negative integers.
- * Returns 0, or -EINVAL with the reason in WHY (N bytes).
- */
-int snapshot_from_json(const json_t *root, struct snapshot *s, char *why, size_t n);
 
 struct snap_diff {
 	char key[KNOB_KEY_LEN];

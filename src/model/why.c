@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernel/sysroot.h"
 #include "../util/units.h"
 
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+/* the absolute paths evidence refers to: the kernel layer's SR_* from / */
+#define THP_DIR "/" SR_THP
 
 const char *why_effect_name(enum why_effect e)
 {
@@ -271,7 +273,7 @@ __attribute__((format(printf, 5, 6))) static void add(struct why_report *r, cons
 
 static const char *proc_file(char *out, size_t n, long pid, const char *file)
 {
-	snprintf(out, n, "/proc/%ld/%s", pid, file);
+	snprintf(out, n, "/" SR_PROC "/%ld/%s", pid, file);
 	return out;
 }
 
@@ -308,7 +310,7 @@ struct policy {
 	uint64_t pmd_kb;
 };
 
-static void pmd_policy(const struct host *h, struct policy *p)
+static void pmd_policy(const struct host_snapshot *h, struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->pmd_kb = h->feat.pmd_size / 1024;
@@ -334,7 +336,7 @@ static void pmd_policy(const struct host *h, struct policy *p)
 
 static void explain_policy(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
 	char a[32], pmd[32];
 	if (p->pmd_kb)
@@ -378,7 +380,7 @@ static void explain_policy(const struct why_input *in, const struct policy *p, s
 
 static void explain_mthp(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	if (!h->thp.present)
 		return;
 	char list[320] = "";
@@ -417,7 +419,7 @@ static void explain_mthp(const struct why_input *in, const struct policy *p, str
 
 static void explain_defrag(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const char *d = sel(&h->thp.defrag);
 	const char *src = THP_DIR "/defrag";
 	if (!h->thp.present)
@@ -488,7 +490,7 @@ static void explain_defrag(const struct why_input *in, const struct policy *p, s
 static void explain_khugepaged(const struct why_input *in, const struct policy *p,
 			       struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	if (!h->thp.present || !p->eff || is(p->eff, "never") || in->st.thp_enabled == 0)
 		return;
 	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
@@ -696,7 +698,7 @@ static void explain_cgroup(const struct why_input *in, struct why_report *r)
 
 static void verdict(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
 	char a[32], b[32];
 	if (in->st.thp_enabled == 0) {

@@ -79,7 +79,7 @@ struct why_input {
 	struct proc_status st;
 	bool recorded; /* a recorded tree: a missing file was not captured */
 
-	const struct host *h; /* settings, features, vmstat */
+	const struct host_snapshot *h; /* settings, features, vmstat */
 
 	bool chain_walked; /* THP_enabled 0: chain holds the ancestors */
 	struct thp_chain chain;
@@ -106,7 +106,7 @@ struct why_line {
 	const char *topic; /* "policy", "mthp", "defrag", "khugepaged", "prctl", "vmas", ... */
 	enum why_effect effect;
 	char text[480];
-	char source[200]; /* "/proc/123/status", "/sys/kernel/mm/transparent_hugepage/enabled" */
+	char source[200]; /* absolute path of the evidence: /proc/123/status, /sys/.../enabled */
 };
 
 enum why_verdict {

@@ -13,7 +13,7 @@ static const char *sel(const struct choice *c)
 
 static void header(FILE *f, const struct adv_input *in, bool color)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	fprintf(f, "%sHost%s\n", col_bold(color), col_reset(color));
 	fprintf(f, "  kernel     %s", h->feat.release[0] ? h->feat.release : "unknown");
 	if (h->feat.except_advised == TRI_YES)
@@ -163,7 +163,7 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 
 json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 {
-	const struct host *h = in->h;
+	const struct host_snapshot *h = in->h;
 	json_t *root = json_object();
 	if (!root)
 		return NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/host.h"
 #include "../util/buf.h"
 #include "json.h"
 #include "table.h"
@@ -451,8 +452,8 @@ static void render_hugetlb(struct pbuf *b, const struct hugetlb *h)
 
 static void render_buddy(struct pbuf *b, const struct sample *s)
 {
-	const struct buddyinfo *bi = &s->buddy;
-	if (!s->has_buddy)
+	const struct buddyinfo *bi = &s->host.buddy;
+	if (!s->host.has_buddy)
 		return;
 	family(b, "thp_buddy_free_blocks", "gauge",
 	       "/proc/buddyinfo: free blocks of 2^order base pages, per node and zone");
@@ -467,7 +468,7 @@ static void render_buddy(struct pbuf *b, const struct sample *s)
 		}
 	}
 	uint64_t pmd;
-	if (sample_free_pmd_blocks(s, &pmd))
+	if (host_pmd_blocks(&s->host, &pmd))
 		gauge_u64(b, "thp_free_pmd_blocks",
 			  "free memory in blocks of PMD order or more, in PMD-sized units, all "
 			  "zones but DMA (/proc/buddyinfo)",
@@ -531,26 +532,26 @@ static void render_procs(struct pbuf *b, const struct sample *s, const struct pr
 
 int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *out)
 {
-	if (s->has_vmstat)
-		render_vmstat(out, &s->vmstat);
-	if (s->has_settings) {
-		render_size_stats(out, &s->thp);
-		render_settings(out, &s->thp);
+	if (s->host.has_vmstat)
+		render_vmstat(out, &s->host.vmstat);
+	if (s->host.has_settings) {
+		render_size_stats(out, &s->host.thp);
+		render_settings(out, &s->host.thp);
 	}
-	if (s->has_khugepaged_cpu) {
+	if (s->host.has_khugepaged_cpu) {
 		family(out, "thp_khugepaged_cpu_seconds_total", "counter",
 		       "CPU time (user + system) of the khugepaged kernel thread (/proc/PID/stat)");
-		line_f(out, "thp_khugepaged_cpu_seconds_total", NULL, s->khugepaged_cpu_s);
+		line_f(out, "thp_khugepaged_cpu_seconds_total", NULL, s->host.khugepaged_cpu_s);
 	}
-	if (s->has_meminfo)
-		render_meminfo(out, &s->meminfo);
-	if (s->has_hugetlb)
-		render_hugetlb(out, &s->hugetlb);
+	if (s->host.has_meminfo)
+		render_meminfo(out, &s->host.meminfo);
+	if (s->host.has_hugetlb)
+		render_hugetlb(out, &s->host.hugetlb);
 	render_buddy(out, s);
 	if (m->process_metrics)
 		render_procs(out, s, m);
 
-	size_t errors = (size_t)s->nerrors + s->procs_errors;
+	size_t errors = (size_t)s->host.nmissing + s->procs_errors;
 	family(out, "thpctl_scrape_duration_seconds", "gauge",
 	       "time the collection behind this scrape took");
 	line_f(out, "thpctl_scrape_duration_seconds", NULL, s->duration_s);

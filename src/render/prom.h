@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "../model/sample.h"
+#include "../kernel/sample.h"
 
 /* A growable text buffer with a hard cap. */
 struct pbuf {

@@ -74,7 +74,7 @@ static void section(FILE *f, const char *name, bool color)
 	fprintf(f, "\n%s%s%s\n", col_bold(color), name, col_reset(color));
 }
 
-static void write_note(const struct host *h, char *out, size_t n)
+static void write_note(const struct host_snapshot *h, char *out, size_t n)
 {
 	int e = h->thp.write_err;
 	if (!h->thp.present)
@@ -89,7 +89,7 @@ static void write_note(const struct host *h, char *out, size_t n)
 		snprintf(out, n, "no: %s", strerror(-e));
 }
 
-static void render_kernel(FILE *f, const struct host *h, bool color)
+static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct features *ft = &h->feat;
 	char a[64], b[64];
@@ -145,7 +145,7 @@ static void render_kernel(FILE *f, const struct host *h, bool color)
 	table_free(t);
 }
 
-static void render_policy(FILE *f, const struct host *h, bool color)
+static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct thp_settings *s = &h->thp;
 	char v[64];
@@ -206,7 +206,8 @@ static void render_policy(FILE *f, const struct host *h, bool color)
 	table_free(t);
 }
 
-static void render_usage(FILE *f, const struct host *h, const struct host_derived *d, bool color)
+static void render_usage(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
+			 bool color)
 {
 	char v[64];
 	section(f, "Usage now", color);
@@ -269,7 +270,8 @@ static void render_usage(FILE *f, const struct host *h, const struct host_derive
 	table_free(t);
 }
 
-static void render_boot(FILE *f, const struct host *h, const struct host_derived *d, bool color)
+static void render_boot(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
+			bool color)
 {
 	char v[96];
 	section(f, "Since boot", color);
@@ -346,7 +348,7 @@ static void render_findings(FILE *f, const struct findings *fs, bool color)
 	}
 }
 
-void status_render_text(FILE *f, const struct host *h, const struct host_derived *d,
+void status_render_text(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			const struct findings *fs, bool color)
 {
 	fprintf(f, "%sthpctl status%s", col_bold(color), col_reset(color));
@@ -389,7 +391,7 @@ static json_t *ratio_json(const struct ratio *r)
 	return o;
 }
 
-static json_t *kernel_json(const struct host *h)
+static json_t *kernel_json(const struct host_snapshot *h)
 {
 	const struct features *ft = &h->feat;
 	json_t *k = json_object(), *c = json_object();
@@ -415,7 +417,7 @@ static json_t *kernel_json(const struct host *h)
 	return k;
 }
 
-static json_t *policy_json(const struct host *h)
+static json_t *policy_json(const struct host_snapshot *h)
 {
 	const struct thp_settings *s = &h->thp;
 	json_t *p = json_object();
@@ -465,7 +467,7 @@ static json_t *policy_json(const struct host *h)
 	return p;
 }
 
-static json_t *usage_json(const struct host *h, const struct host_derived *d)
+static json_t *usage_json(const struct host_snapshot *h, const struct host_derived *d)
 {
 	json_t *u = json_object(), *m = json_object();
 	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
@@ -501,7 +503,7 @@ static json_t *usage_json(const struct host *h, const struct host_derived *d)
 	return u;
 }
 
-static json_t *boot_json(const struct host *h, const struct host_derived *d)
+static json_t *boot_json(const struct host_snapshot *h, const struct host_derived *d)
 {
 	json_t *b = json_object(), *vm = json_object();
 	json_put(b, "fault_success", ratio_json(&d->fault_success));
@@ -525,7 +527,7 @@ static json_t *boot_json(const struct host *h, const struct host_derived *d)
 	json_put(b, "khugepaged_cpu_ratio",
 		 d->khugepaged_cpu.valid ? json_real(d->khugepaged_cpu.value) : NULL);
 	json_put(b, "khugepaged_cpu_seconds",
-		 h->has_khugepaged_cpu ? json_real(h->khugepaged_cpu_s) : NULL);
+		 d->khugepaged_cpu.valid ? json_real(h->khugepaged_cpu_s) : NULL);
 	json_put(b, "pmd_order", d->pmd_order >= 0 ? json_integer(d->pmd_order) : NULL);
 	json_t *zones = json_array();
 	for (int i = 0; h->has_buddy && i < h->buddy.nzones; i++) {
@@ -546,7 +548,7 @@ static json_t *boot_json(const struct host *h, const struct host_derived *d)
 	return b;
 }
 
-json_t *status_to_json(const struct host *h, const struct host_derived *d,
+json_t *status_to_json(const struct host_snapshot *h, const struct host_derived *d,
 		       const struct findings *fs)
 {
 	json_t *root = json_object();

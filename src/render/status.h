@@ -10,10 +10,10 @@
 #include "../model/findings.h"
 #include "../model/host.h"
 
-void status_render_text(FILE *f, const struct host *h, const struct host_derived *d,
+void status_render_text(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			const struct findings *fs, bool color);
 /* The JSON document (caller owns it); NULL on ENOMEM. */
-json_t *status_to_json(const struct host *h, const struct host_derived *d,
+json_t *status_to_json(const struct host_snapshot *h, const struct host_derived *d,
 		       const struct findings *fs);
 
 #endif

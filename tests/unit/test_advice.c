@@ -326,7 +326,7 @@ static const struct adv_case cases[] = {
 	 .note = "no THP"},
 };
 
-static struct host H;
+static struct host_snapshot H;
 static struct host_derived D;
 static struct findings FS;
 static struct adv_input IN;
@@ -334,7 +334,7 @@ static struct advice A;
 
 static void build(const struct adv_case *c)
 {
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	const char *rel = c->release ? c->release : "6.18.44-fc-v857";
 	snprintf(H.feat.release, sizeof(H.feat.release), "%s", rel);
@@ -478,7 +478,7 @@ static void test_case(void **state)
 		     strcmp(A.persist_cmd + 15, A.set_cmd + 11) == 0;
 	if (!ok)
 		dump(c);
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	assert_true(ok);
 }
@@ -498,7 +498,7 @@ static void test_every_setting_has_a_reason(void **state)
 		for (int k = 0; k < A.nlevers; k++)
 			assert_true(A.l[k].what[0]);
 	}
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
 

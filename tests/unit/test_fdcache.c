@@ -8,7 +8,7 @@
 
 #include "kernel/fdcache.h"
 #include "kernel/sysroot.h"
-#include "model/sample.h"
+#include "kernel/sample.h"
 
 static char dir[64];
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: src/model/findings.c. Each rule gets a host built by hand (as
- * host_collect would fill it from a recorded tree), host_derive(), then the
+ * host_snapshot_read would fill it from a recorded tree), host_derive(), then the
  * rule: it must fire with the right id, severity and evidence, and stay quiet
  * on the healthy host.
  */
@@ -31,7 +31,7 @@ static const char buddy_text[] =
 	"Node 0, zone   Normal    297    191    414    244    130     53     61     90     54     35    244 \n";
 
 struct t {
-	struct host h;
+	struct host_snapshot h;
 	struct host_derived d;
 	struct findings out;
 };
@@ -41,14 +41,14 @@ static void set_choice(struct choice *c, const char *text)
 	assert_int_equal(choice_parse(text, strlen(text), c), 0);
 }
 
-static void set_vmstat(struct host *h, const char *text)
+static void set_vmstat(struct host_snapshot *h, const char *text)
 {
 	assert_int_equal(vmstat_parse(text, strlen(text), &h->vmstat), 0);
 	assert_int_equal(h->vmstat.bad, 0);
 	h->has_vmstat = true;
 }
 
-static void set_release(struct host *h, const char *rel)
+static void set_release(struct host_snapshot *h, const char *rel)
 {
 	snprintf(h->feat.release, sizeof(h->feat.release), "%s", rel);
 	assert_int_equal(kernel_version_parse(rel, h->feat.kver), 0);
@@ -57,7 +57,7 @@ static void set_release(struct host *h, const char *rel)
 }
 
 /* Add a hugepages-<KB>kB directory; eff_enabled resolved as thp_settings_read does. */
-static struct thp_size *add_size(struct host *h, uint64_t kb, const char *enabled)
+static struct thp_size *add_size(struct host_snapshot *h, uint64_t kb, const char *enabled)
 {
 	assert_true(h->thp.nsizes < THP_MAX_SIZES);
 	struct thp_size *sz = &h->thp.sizes[h->thp.nsizes++];
@@ -85,7 +85,7 @@ static int setup(void **state)
 	struct t *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -1;
-	struct host *h = &t->h;
+	struct host_snapshot *h = &t->h;
 	snprintf(h->feat.release, sizeof(h->feat.release), "6.18.44-fc-v857");
 	kernel_version_parse(h->feat.release, h->feat.kver);
 	h->feat.cow_split = TRI_YES;
@@ -116,7 +116,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct t *t = *state;
-	host_free(&t->h);
+	host_snapshot_free(&t->h);
 	free(t);
 	return 0;
 }

@@ -92,20 +92,20 @@ static void mk(void)
 			  "allocstall_normal 2\n"
 			  "pgscan_direct 99\n"
 			  "pgsteal_kswapd 5\n";
-	assert_int_equal(vmstat_parse(LIT(vm), &smp.vmstat), 0);
-	smp.has_vmstat = true;
+	assert_int_equal(vmstat_parse(LIT(vm), &smp.host.vmstat), 0);
+	smp.host.has_vmstat = true;
 	assert_int_equal(meminfo_parse(LIT("MemTotal: 1000 kB\nAnonHugePages:    6144 kB\n"
 					   "ShmemPmdMapped: 0 kB\n"),
-				       &smp.meminfo),
+				       &smp.host.meminfo),
 			 0);
-	smp.has_meminfo = true;
-	assert_int_equal(
-		buddyinfo_parse(LIT("Node 0, zone Normal 1 2 3 4 5 6 7 8 9 10 11\n"), &smp.buddy),
-		0);
-	smp.has_buddy = true;
-	smp.pmd_order = 9;
-	smp.has_settings = true;
-	struct thp_settings *t = &smp.thp;
+	smp.host.has_meminfo = true;
+	assert_int_equal(buddyinfo_parse(LIT("Node 0, zone Normal 1 2 3 4 5 6 7 8 9 10 11\n"),
+					 &smp.host.buddy),
+			 0);
+	smp.host.has_buddy = true;
+	smp.host.pmd_order = 9;
+	smp.host.has_settings = true;
+	struct thp_settings *t = &smp.host.thp;
 	t->present = true;
 	assert_int_equal(choice_parse(LIT("always [madvise] never\n"), &t->enabled), 0);
 	assert_int_equal(choice_parse(LIT("always defer [never]\n"), &t->defrag), 0);
@@ -128,22 +128,22 @@ static void mk(void)
 	sz->size_kb = 2048;
 	sz->has_stats = true;
 	kvlist_add(&sz->stats, "anon_fault_alloc", 16, 7);
-	smp.has_khugepaged_cpu = true;
-	smp.khugepaged_cpu_s = 1.5;
-	smp.has_hugetlb = true;
-	smp.hugetlb.npools = 2;
-	smp.hugetlb.pools[0] = (struct hugetlb_pool){.size_kb = 2048,
-						     .node = -1,
-						     .nr = {4, true},
-						     .free = {3, true},
-						     .resv = {1, true},
-						     .surplus = {0, true},
-						     .overcommit = {0, true}};
-	smp.hugetlb.pools[1] = (struct hugetlb_pool){.size_kb = 2048,
-						     .node = 0,
-						     .nr = {4, true},
-						     .free = {3, true},
-						     .surplus = {0, true}};
+	smp.host.has_khugepaged_cpu = true;
+	smp.host.khugepaged_cpu_s = 1.5;
+	smp.host.has_hugetlb = true;
+	smp.host.hugetlb.npools = 2;
+	smp.host.hugetlb.pools[0] = (struct hugetlb_pool){.size_kb = 2048,
+							  .node = -1,
+							  .nr = {4, true},
+							  .free = {3, true},
+							  .resv = {1, true},
+							  .surplus = {0, true},
+							  .overcommit = {0, true}};
+	smp.host.hugetlb.pools[1] = (struct hugetlb_pool){.size_kb = 2048,
+							  .node = 0,
+							  .nr = {4, true},
+							  .free = {3, true},
+							  .surplus = {0, true}};
 	smp.procs = calloc(2, sizeof(*smp.procs));
 	smp.procs_cap = 2;
 	smp.nprocs = 2;
@@ -368,7 +368,7 @@ static void test_render(void **state)
 
 	/* no per-process families without them; errors counted */
 	m.process_metrics = false;
-	smp.nerrors = 2;
+	smp.host.nmissing = 2;
 	smp.procs_errors = 1;
 	pbuf_reset(&b);
 	assert_int_equal(prom_render(&smp, &m, &b), 0);
@@ -391,8 +391,9 @@ static void test_render_odd_keys(void **state)
 	(void)state;
 	memset(&smp, 0, sizeof(smp));
 	assert_int_equal(
-		vmstat_parse(LIT("thp_ok 1\nthp_process_x 2\ncompact_a.b 3\n"), &smp.vmstat), 0);
-	smp.has_vmstat = true;
+		vmstat_parse(LIT("thp_ok 1\nthp_process_x 2\ncompact_a.b 3\n"), &smp.host.vmstat),
+		0);
+	smp.host.has_vmstat = true;
 	struct prom_meta m = {0};
 	struct pbuf b = {0};
 	assert_int_equal(prom_render(&smp, &m, &b), 0);

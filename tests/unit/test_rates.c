@@ -226,20 +226,20 @@ static void mk_sample(struct sample *s, double t, const char *vm, const char *mi
 		      uint64_t fault64, bool with_64k_stats)
 {
 	memset(s, 0, sizeof(*s));
-	s->mono_s = t;
-	s->wall_s = 1700000000 + t;
-	assert_int_equal(vmstat_parse(vm, strlen(vm), &s->vmstat), 0);
-	s->has_vmstat = true;
-	assert_int_equal(meminfo_parse(mi, strlen(mi), &s->meminfo), 0);
-	s->has_meminfo = true;
-	s->has_buddy = buddyinfo_parse(buddy, strlen(buddy), &s->buddy) == 0;
-	s->has_settings = true;
-	s->thp.present = true;
-	s->thp.hpage_pmd_size = some(2 << 20);
-	s->pmd_order = 9;
+	s->host.mono_s = t;
+	s->host.wall_s = 1700000000 + t;
+	assert_int_equal(vmstat_parse(vm, strlen(vm), &s->host.vmstat), 0);
+	s->host.has_vmstat = true;
+	assert_int_equal(meminfo_parse(mi, strlen(mi), &s->host.meminfo), 0);
+	s->host.has_meminfo = true;
+	s->host.has_buddy = buddyinfo_parse(buddy, strlen(buddy), &s->host.buddy) == 0;
+	s->host.has_settings = true;
+	s->host.thp.present = true;
+	s->host.thp.hpage_pmd_size = some(2 << 20);
+	s->host.pmd_order = 9;
 	static const uint64_t sizes[] = {16, 64, 2048};
 	for (int i = 0; i < 3; i++) {
-		struct thp_size *sz = &s->thp.sizes[s->thp.nsizes++];
+		struct thp_size *sz = &s->host.thp.sizes[s->host.thp.nsizes++];
 		sz->size_kb = sizes[i];
 		if (sizes[i] == 64 && !with_64k_stats)
 			continue;

@@ -9,6 +9,7 @@
 #include "kernel/thp_knobs.h"
 #include "model/settings_plan.h"
 #include "model/snapshot.h"
+#include "render/snapshot.h"
 
 static void add(struct thp_knobs *k, const char *key, const char *raw, bool writable)
 {

@@ -267,13 +267,13 @@ static const struct why_case why_cases[] = {
 	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
 };
 
-static struct host H;
+static struct host_snapshot H;
 static struct why_input IN;
 static struct why_report R;
 
 static void build(const struct why_case *c)
 {
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	snprintf(H.feat.release, sizeof(H.feat.release), "6.18.44");
 	kernel_version_parse(H.feat.release, H.feat.kver);
@@ -358,7 +358,7 @@ static void test_why_case(void **state)
 				    why_effect_name(R.lines[i].effect), R.lines[i].text,
 				    R.lines[i].source);
 	}
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	assert_true(ok);
 }
@@ -386,7 +386,7 @@ static void test_pmd_size_policy(void **state)
 	for (int i = 0; i < R.n; i++)
 		seen |= !strcmp(R.lines[i].topic, "policy") && strstr(R.lines[i].text, "no THP");
 	assert_true(seen);
-	host_free(&H);
+	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
 

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernel/proc_thp.h"
-#include "../kernel/procs.h"
+#include "proc_thp.h"
+#include "procs.h"
 #include "../util/buf.h"
 #include "../util/num.h"
 
@@ -20,13 +20,26 @@ static double clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The host snapshot's HS_* for sampler flags WHAT. */
+static unsigned host_what(unsigned what)
+{
+	unsigned hs = 0;
+	if (what & (SAMPLE_SETTINGS | SAMPLE_PROCS_TOP))
+		hs |= HS_SETTINGS;
+	if (what & SAMPLE_HUGETLB)
+		hs |= HS_HUGETLB;
+	if (what & SAMPLE_KHUGEPAGED)
+		hs |= HS_KHUGEPAGED;
+	return hs;
+}
+
 void sampler_init(struct sampler *s, const struct sysroot *sr, long page_size, unsigned what)
 {
 	memset(s, 0, sizeof(*s));
 	s->sr = sr;
 	s->page_size = page_size;
-	s->clk_tck = sysconf(_SC_CLK_TCK);
 	s->what = what;
+	host_reader_init(&s->host, sr, host_what(what), page_size);
 	s->top = 20;
 	s->min_ahp_kb = 1;
 	/*
@@ -45,67 +58,14 @@ void sampler_init(struct sampler *s, const struct sysroot *sr, long page_size, u
 void sampler_free(struct sampler *s)
 {
 	buf_free(&s->b);
+	host_reader_free(&s->host);
 }
 
 void sample_free(struct sample *out)
 {
-	kvlist_free(&out->vmstat);
-	kvlist_free(&out->meminfo);
-	if (out->has_settings)
-		thp_settings_free(&out->thp);
+	host_snapshot_free(&out->host);
 	free(out->procs);
 	memset(out, 0, sizeof(*out));
-}
-
-static void error(struct sample *out, const char *what)
-{
-	if (out->nerrors < SAMPLE_MAX_ERRORS)
-		snprintf(out->errors[out->nerrors++], sizeof(out->errors[0]), "%s", what);
-}
-
-/* Whether PID is the [khugepaged] kernel thread; sets *CPU_S from its stat. */
-static bool khugepaged_stat(struct sampler *s, pid_t pid, double *cpu_s)
-{
-	struct proc_stat st;
-	if (sysroot_readf(s->sr, &s->b, SR_PROC "/%d/stat", (int)pid) ||
-	    proc_stat_parse(s->b.p, s->b.len, &st))
-		return false;
-	if (strcmp(st.comm, "khugepaged") != 0 || !(st.flags & PF_KTHREAD_FLAG))
-		return false;
-	*cpu_s = s->clk_tck > 0 ? (double)(st.utime + st.stime) / (double)s->clk_tck : 0;
-	return true;
-}
-
-/*
- * The thread is found once by a scan of proc/ (a low pid: found early) and
- * then re-read by pid. It stops while THP is off (enabled=never for every
- * size) and gets a new pid when it starts again: re-scan then, at most once a
- * minute.
- */
-static void collect_khugepaged(struct sampler *s, struct sample *out)
-{
-	double cpu;
-	if (s->clk_tck <= 0)
-		return;
-	if (s->khugepaged > 0 && khugepaged_stat(s, s->khugepaged, &cpu))
-		goto found;
-	if (s->khugepaged != 0 && out->mono_s - s->khugepaged_scan < 60)
-		return;
-	s->khugepaged_scan = out->mono_s;
-	s->khugepaged = -1;
-	pid_t *pids;
-	int n = procs_list(s->sr, &pids);
-	for (int i = 0; i < n; i++)
-		if (khugepaged_stat(s, pids[i], &cpu)) {
-			s->khugepaged = pids[i];
-			break;
-		}
-	free(pids);
-	if (s->khugepaged < 0)
-		return;
-found:
-	out->has_khugepaged_cpu = true;
-	out->khugepaged_cpu_s = cpu;
 }
 
 static int procs_reserve(struct sample *out, size_t want)
@@ -182,7 +142,7 @@ static int collect_procs(struct sampler *s, struct sample *out)
 	pid_t *pids;
 	int n = procs_list(s->sr, &pids);
 	if (n < 0) {
-		error(out, "proc (cannot list processes)");
+		host_snapshot_missing(&out->host, "proc (cannot list processes)");
 		return 0;
 	}
 	if (!all && procs_reserve(out, top)) {
@@ -190,7 +150,8 @@ static int collect_procs(struct sampler *s, struct sample *out)
 		return -ENOMEM;
 	}
 	/* AnonHugePages counts whole PMDs: a process with any has at least one */
-	uint64_t pmd_kb = out->thp.hpage_pmd_size.present ? out->thp.hpage_pmd_size.v / 1024 : 0;
+	const struct thp_settings *thp = &out->host.thp;
+	uint64_t pmd_kb = thp->hpage_pmd_size.present ? thp->hpage_pmd_size.v / 1024 : 0;
 	uint64_t bound = s->min_ahp_kb;
 	if (bound && pmd_kb > bound)
 		bound = pmd_kb;
@@ -199,7 +160,7 @@ static int collect_procs(struct sampler *s, struct sample *out)
 	int ret = 0;
 	for (int i = 0; i < n; i++) {
 		if (s->budget_s > 0 && (i & 31) == 31 &&
-		    clock_s(CLOCK_MONOTONIC) - out->mono_s > s->budget_s) {
+		    clock_s(CLOCK_MONOTONIC) - out->host.mono_s > s->budget_s) {
 			out->procs_truncated = true;
 			break;
 		}
@@ -252,72 +213,23 @@ static int collect_procs(struct sampler *s, struct sample *out)
 
 int sample_collect(struct sampler *s, struct sample *out)
 {
-	const struct sysroot *sr = s->sr;
-	if (out->has_settings)
-		thp_settings_free(&out->thp);
-	struct kvlist vm = out->vmstat, mi = out->meminfo;
+	struct host_snapshot host = out->host;
 	struct proc_sample *procs = out->procs;
 	size_t cap = out->procs_cap;
 	memset(out, 0, sizeof(*out));
-	out->vmstat = vm;
-	out->meminfo = mi;
+	out->host = host;
 	out->procs = procs;
 	out->procs_cap = cap;
-	out->pmd_order = -1;
-	out->mono_s = clock_s(CLOCK_MONOTONIC);
-	out->wall_s = clock_s(CLOCK_REALTIME);
 
-	if (sysroot_read(sr, SR_PROC "/vmstat", &s->b) == 0) {
-		if (vmstat_parse(s->b.p, s->b.len, &out->vmstat))
-			return -ENOMEM;
-		out->has_vmstat = true;
-		if (out->vmstat.bad)
-			error(out, "proc/vmstat (malformed lines)");
-	} else {
-		kvlist_clear(&out->vmstat);
-		error(out, "proc/vmstat");
-	}
-	if (sysroot_read(sr, SR_PROC "/meminfo", &s->b) == 0) {
-		if (meminfo_parse(s->b.p, s->b.len, &out->meminfo))
-			return -ENOMEM;
-		out->has_meminfo = true;
-		if (out->meminfo.bad)
-			error(out, "proc/meminfo (malformed lines)");
-	} else {
-		kvlist_clear(&out->meminfo);
-		error(out, "proc/meminfo");
-	}
-	if (sysroot_read(sr, SR_PROC "/buddyinfo", &s->b) == 0 &&
-	    buddyinfo_parse(s->b.p, s->b.len, &out->buddy) == 0)
-		out->has_buddy = true;
-	else
-		error(out, "proc/buddyinfo");
-
-	if (s->what & (SAMPLE_SETTINGS | SAMPLE_PROCS_TOP)) {
-		if (thp_settings_read(sr, s->page_size, &out->thp)) {
-			thp_settings_free(&out->thp);
-			return -ENOMEM;
-		}
-		out->has_settings = true;
-		if (out->thp.nbad)
-			error(out, "transparent_hugepage (malformed files)");
-	}
-	if (out->thp.hpage_pmd_size.present && s->page_size > 0)
-		out->pmd_order = log2_floor(out->thp.hpage_pmd_size.v / (uint64_t)s->page_size);
-	if (s->what & SAMPLE_HUGETLB) {
-		if (hugetlb_read(sr, &out->hugetlb) == 0)
-			out->has_hugetlb = true;
-		else
-			error(out, "sys/kernel/mm/hugepages");
-	}
-	if (s->what & SAMPLE_KHUGEPAGED)
-		collect_khugepaged(s, out);
+	int r = host_snapshot_next(&s->host, &out->host);
+	if (r)
+		return r;
 	if ((s->what & (SAMPLE_PROCS_TOP | SAMPLE_PROCS_ALL)) && collect_procs(s, out))
 		return -ENOMEM;
 	/* files of exited processes, and of files gone, are closed */
-	if (sr->cache)
-		fdcache_sweep(sr->cache);
-	out->duration_s = clock_s(CLOCK_MONOTONIC) - out->mono_s;
+	if (s->sr->cache)
+		fdcache_sweep(s->sr->cache);
+	out->duration_s = clock_s(CLOCK_MONOTONIC) - out->host.mono_s;
 	return 0;
 }
 
@@ -337,23 +249,10 @@ static bool proc_pid_file(const char *rel, const char *name)
 enum fdc_mode sample_fdc_mode(const char *rel)
 {
 	if (strncmp(rel, "sys/", 4) == 0 || strcmp(rel, SR_PROC "/meminfo") == 0 ||
-	    proc_pid_file(rel, "statm") || proc_pid_file(rel, "stat"))
+	    strcmp(rel, SR_PROC "/uptime") == 0 || proc_pid_file(rel, "statm") ||
+	    proc_pid_file(rel, "stat"))
 		return FDC_SINGLE;
 	if (strcmp(rel, SR_PROC "/vmstat") == 0 || strcmp(rel, SR_PROC "/buddyinfo") == 0)
 		return FDC_MULTI;
 	return FDC_NO;
-}
-
-bool sample_free_pmd_blocks(const struct sample *smp, uint64_t *blocks)
-{
-	if (!smp->has_buddy || smp->pmd_order < 0)
-		return false;
-	uint64_t n = 0;
-	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
-	for (int i = 0; i < smp->buddy.nzones; i++)
-		if (strcmp(smp->buddy.zones[i].zone, "DMA") != 0)
-			n += buddy_pages_at_least(&smp->buddy.zones[i], smp->pmd_order) >>
-			     smp->pmd_order;
-	*blocks = n;
-	return true;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A light snapshot of the THP counters and gauges, taken repeatedly by
- * `thpctl watch` (every interval) and `thpctl exporter` (every scrape).
- * Unlike host_collect() it runs no probes and reads per-process files only
- * as asked: statm (a prefilter), status and smaps_rollup by default, full
- * smaps only with SAMPLE_PROC_FLAGS.
+ * A sample: the host snapshot (host_snapshot.h, without the feature probes)
+ * plus a scan of the processes, taken repeatedly by `thpctl watch` (every
+ * interval) and `thpctl exporter` (every scrape). Per-process files are read
+ * only as asked: statm (a prefilter), status and smaps_rollup by default,
+ * full smaps only with SAMPLE_PROC_FLAGS.
  */
 #ifndef THPCTL_SAMPLE_H
 #define THPCTL_SAMPLE_H
@@ -14,18 +14,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../kernel/buddyinfo.h"
-#include "../kernel/fdcache.h"
-#include "../kernel/hugetlb.h"
-#include "../kernel/kv.h"
-#include "../kernel/proc_status.h"
-#include "../kernel/thp_settings.h"
+#include "fdcache.h"
+#include "host_snapshot.h"
+#include "proc_status.h"
 
 /* What sample_collect() reads besides vmstat, meminfo and buddyinfo. */
 enum {
 	SAMPLE_SETTINGS = 1 << 0,   /* everything under transparent_hugepage/, per-size stats too */
 	SAMPLE_HUGETLB = 1 << 1,    /* hugetlb pools */
-	SAMPLE_KHUGEPAGED = 1 << 2, /* CPU time of the [khugepaged] thread */
+	SAMPLE_KHUGEPAGED = 1 << 2, /* uptime and CPU time of the [khugepaged] thread */
 	SAMPLE_PROCS_TOP = 1 << 3,  /* the top N processes by AnonHugePages (exporter) */
 	SAMPLE_PROCS_ALL = 1 << 4,  /* every process: RSS and AnonHugePages (watch --top) */
 	SAMPLE_PROC_FLAGS = 1 << 5, /* with PROCS_TOP: full smaps walk for hg bytes */
@@ -44,23 +41,10 @@ struct proc_sample {
 	uint64_t hg_kb;	       /* Size: of VMAs with VmFlags hg (MADV_HUGEPAGE) */
 };
 
-#define SAMPLE_MAX_ERRORS 16
-
 struct sample {
-	double mono_s;	       /* CLOCK_MONOTONIC seconds when collection started */
-	double wall_s;	       /* CLOCK_REALTIME seconds, same moment */
-	double duration_s;     /* wall time the collection took */
-	struct kvlist vmstat;  /* proc/vmstat */
-	struct kvlist meminfo; /* proc/meminfo, kB */
-	bool has_vmstat, has_meminfo, has_buddy;
-	struct buddyinfo buddy;
-	int pmd_order; /* log2(hpage_pmd_size / page size), -1 unknown */
-	bool has_settings;
-	struct thp_settings thp; /* with SAMPLE_SETTINGS */
-	bool has_hugetlb;
-	struct hugetlb hugetlb; /* with SAMPLE_HUGETLB */
-	bool has_khugepaged_cpu;
-	double khugepaged_cpu_s; /* utime + stime of [khugepaged], seconds */
+	/* host-wide files, the same collector as `status` (host.mono_s: when the sample started) */
+	struct host_snapshot host;
+	double duration_s; /* wall time the collection took, processes included */
 	/* processes: the top N by AnonHugePages (desc), or all (by pid) */
 	struct proc_sample *procs;
 	size_t nprocs, procs_cap;
@@ -69,22 +53,17 @@ struct sample {
 	size_t procs_unreadable; /* candidates whose smaps_rollup was denied (EACCES) */
 	size_t procs_errors;	 /* unexpected read or parse errors */
 	bool procs_truncated;	 /* the scan stopped at the time budget */
-	/* files that could not be read or parsed */
-	int nerrors;
-	char errors[SAMPLE_MAX_ERRORS][64];
 };
 
 /* State kept between samples, set up once ("detect once"). */
 struct sampler {
 	const struct sysroot *sr;
-	long page_size;		/* bytes; 0 unknown */
-	long clk_tck;		/* sysconf(_SC_CLK_TCK) */
-	pid_t khugepaged;	/* cached pid of [khugepaged]; 0 not looked up, -1 none */
-	double khugepaged_scan; /* mono seconds of the last full search */
-	unsigned what;		/* SAMPLE_* */
-	size_t top;		/* PROCS_TOP: how many processes to keep (<= SAMPLE_MAX_TOP) */
-	uint64_t min_ahp_kb;	/* PROCS_TOP: keep processes with AnonHugePages >= this (0: all) */
-	double budget_s;	/* stop the process scan after this long (0: no limit) */
+	struct host_reader host; /* the host part: one reader, its khugepaged pid cached */
+	long page_size;		 /* bytes; 0 unknown */
+	unsigned what;		 /* SAMPLE_* */
+	size_t top;		 /* PROCS_TOP: how many processes to keep (<= SAMPLE_MAX_TOP) */
+	uint64_t min_ahp_kb;	 /* PROCS_TOP: keep processes with AnonHugePages >= this (0: all) */
+	double budget_s;	 /* stop the process scan after this long (0: no limit) */
 	uint64_t rss_slack_pages; /* how far the mm's per-CPU RSS counters may lag */
 	pid_t skip_pid;		  /* left out of the process scan (watch: itself), 0 none */
 	struct buf b;		  /* scratch, reused */
@@ -99,7 +78,7 @@ void sampler_free(struct sampler *s);
 /*
  * Collect one sample into OUT (its previous content is freed first; zero it
  * before the first use). Returns 0 (unreadable files are listed in
- * OUT->errors) or -ENOMEM.
+ * OUT->host.missing) or -ENOMEM.
  */
 int sample_collect(struct sampler *s, struct sample *out);
 void sample_free(struct sample *out);
@@ -111,8 +90,5 @@ void sample_free(struct sample *out);
  * (status, smaps_rollup, smaps) are opened afresh each time.
  */
 enum fdc_mode sample_fdc_mode(const char *rel);
-
-/* Free PMD-order blocks, all zones but DMA, in PMD units; false when unknown. */
-bool sample_free_pmd_blocks(const struct sample *smp, uint64_t *blocks);
 
 #endif

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+#include "host_snapshot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/num.h"
+#include "proc_status.h"
+#include "procs.h"
+
+void host_reader_init(struct host_reader *r, const struct sysroot *sr, unsigned what,
+		      long page_size)
+{
+	memset(r, 0, sizeof(*r));
+	r->sr = sr;
+	r->what = what;
+	r->page_size = page_size;
+	r->clk_tck = sysconf(_SC_CLK_TCK);
+}
+
+void host_reader_free(struct host_reader *r)
+{
+	buf_free(&r->b);
+}
+
+void host_snapshot_missing(struct host_snapshot *out, const char *what)
+{
+	if (out->nmissing < HOST_MAX_MISSING)
+		snprintf(out->missing[out->nmissing++], sizeof(out->missing[0]), "%s", what);
+}
+
+void host_snapshot_free(struct host_snapshot *out)
+{
+	kvlist_free(&out->vmstat);
+	kvlist_free(&out->meminfo);
+	thp_settings_free(&out->thp);
+	memset(out, 0, sizeof(*out));
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether PID is the [khugepaged] kernel thread; sets *CPU_S from its proc/PID/stat. */
+static bool khugepaged_stat(struct host_reader *r, pid_t pid, double *cpu_s)
+{
+	struct proc_stat st;
+	if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/stat", (int)pid) ||
+	    proc_stat_parse(r->b.p, r->b.len, &st))
+		return false;
+	if (strcmp(st.comm, "khugepaged") != 0 || !(st.flags & PF_KTHREAD_FLAG))
+		return false;
+	*cpu_s = (double)(st.utime + st.stime) / (double)r->clk_tck;
+	return true;
+}
+
+/*
+ * The one khugepaged finder. The thread is found by a scan of proc/ (a low
+ * pid: found early) and then re-read by pid. It stops while THP is off
+ * (enabled=never for every size) and gets a new pid when it starts again:
+ * re-scan then, at most once a minute.
+ */
+static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
+{
+	if (sysroot_read(r->sr, SR_PROC "/uptime", &r->b) == 0) {
+		char *end;
+		out->uptime_s = strtod(r->b.p, &end);
+		if (end == r->b.p || !(out->uptime_s > 0))
+			out->uptime_s = 0;
+	}
+	double cpu;
+	if (r->clk_tck <= 0)
+		return;
+	if (r->khugepaged > 0 && khugepaged_stat(r, r->khugepaged, &cpu))
+		goto found;
+	if (r->khugepaged != 0 && out->mono_s - r->khugepaged_scan < 60)
+		return;
+	r->khugepaged_scan = out->mono_s;
+	r->khugepaged = -1;
+	pid_t *pids;
+	int n = procs_list(r->sr, &pids);
+	for (int i = 0; i < n; i++)
+		if (khugepaged_stat(r, pids[i], &cpu)) {
+			r->khugepaged = pids[i];
+			break;
+		}
+	if (n > 0)
+		free(pids);
+	if (r->khugepaged < 0)
+		return;
+found:
+	out->has_khugepaged_cpu = true;
+	out->khugepaged_cpu_s = cpu;
+}
+
+/* Clear OUT for a new snapshot, keeping its allocations. */
+static void reset(struct host_snapshot *out)
+{
+	thp_settings_free(&out->thp);
+	struct kvlist vm = out->vmstat, mi = out->meminfo;
+	memset(out, 0, sizeof(*out));
+	out->vmstat = vm;
+	out->meminfo = mi;
+	out->pmd_order = -1;
+	out->mono_s = clock_s(CLOCK_MONOTONIC);
+	out->wall_s = clock_s(CLOCK_REALTIME);
+}
+
+/* proc/vmstat, proc/meminfo, proc/buddyinfo: read first, before any probe. */
+static int read_counters(struct host_reader *r, struct host_snapshot *out)
+{
+	const struct sysroot *sr = r->sr;
+	if (sysroot_read(sr, SR_PROC "/vmstat", &r->b) == 0) {
+		if (vmstat_parse(r->b.p, r->b.len, &out->vmstat))
+			return -ENOMEM;
+		out->has_vmstat = true;
+	} else {
+		kvlist_clear(&out->vmstat);
+		host_snapshot_missing(out, "proc/vmstat");
+	}
+	if (sysroot_read(sr, SR_PROC "/meminfo", &r->b) == 0) {
+		if (meminfo_parse(r->b.p, r->b.len, &out->meminfo))
+			return -ENOMEM;
+		out->has_meminfo = true;
+	} else {
+		kvlist_clear(&out->meminfo);
+		host_snapshot_missing(out, "proc/meminfo");
+	}
+	if (sysroot_read(sr, SR_PROC "/buddyinfo", &r->b) == 0 &&
+	    buddyinfo_parse(r->b.p, r->b.len, &out->buddy) == 0)
+		out->has_buddy = true;
+	else
+		host_snapshot_missing(out, "proc/buddyinfo");
+	/* a malformed or cut line loses a counter or a zone: say so */
+	if (out->vmstat.bad)
+		host_snapshot_missing(out, "proc/vmstat (malformed or truncated lines)");
+	if (out->meminfo.bad)
+		host_snapshot_missing(out, "proc/meminfo (malformed or truncated lines)");
+	if (out->buddy.bad)
+		host_snapshot_missing(out, "proc/buddyinfo (malformed lines)");
+	return 0;
+}
+
+int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
+{
+	reset(out);
+	/* counters first: the probes below must not be in what we report */
+	if (read_counters(r, out))
+		return -ENOMEM;
+	long page_size = r->page_size;
+	if (r->what & HS_FEATURES) {
+		features_probe(r->sr, &out->feat);
+		page_size = out->feat.page_size;
+	}
+	if (r->what & HS_SETTINGS) {
+		if (thp_settings_read(r->sr, page_size, &out->thp))
+			return -ENOMEM;
+		out->has_settings = true;
+		if (r->what & HS_FEATURES)
+			features_from_settings(&out->feat, &out->thp);
+		if (out->thp.nbad)
+			host_snapshot_missing(out, "transparent_hugepage (malformed files)");
+		if (out->thp.hpage_pmd_size.present && page_size > 0)
+			out->pmd_order =
+				log2_floor(out->thp.hpage_pmd_size.v / (uint64_t)page_size);
+	}
+	if (r->what & HS_HUGETLB) {
+		if (hugetlb_read(r->sr, &out->hugetlb) == 0)
+			out->has_hugetlb = true;
+		else
+			host_snapshot_missing(out, SR_HUGETLB);
+	}
+	if (r->what & HS_KHUGEPAGED)
+		read_khugepaged(r, out);
+	return 0;
+}
+
+int host_snapshot_read(const struct sysroot *sr, struct host_snapshot *out)
+{
+	struct host_reader r;
+	host_reader_init(&r, sr, HS_ALL, 0);
+	memset(out, 0, sizeof(*out));
+	int ret = host_snapshot_next(&r, out);
+	host_reader_free(&r);
+	return ret;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A knob snapshot (model/snapshot.h) as a JSON document, and back:
+ *
+ *   {"thpctl_snapshot": 1, "kernel": "6.18.44-...", "date": "2025-...Z",
+ *    "host": "name", "knobs": {"enabled": "madvise", "khugepaged/defrag": "1", ...}}
+ */
+#ifndef THPCTL_RENDER_SNAPSHOT_H
+#define THPCTL_RENDER_SNAPSHOT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "../model/snapshot.h"
+
+/* The JSON document for S (NULL on ENOMEM). */
+json_t *snapshot_to_json(const struct snapshot *s);
+
+/*
+ * Read ROOT into S. Values may be strings or non-negative integers.
+ * Returns 0, or -EINVAL with the reason in WHY (N bytes).
+ */
+int snapshot_from_json(const json_t *root, struct snapshot *s, char *why, size_t n);
+
+#endif

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one host collector (kernel/host_snapshot.h) over recorded trees:
+ * what `status` reads and what `watch`/`exporter` sample are the same numbers.
+ */
+#include "unit.h"
+
+#include "kernel/host_snapshot.h"
+#include "kernel/sample.h"
+#include "model/host.h"
+
+static struct sysroot open_fixture(const char *name)
+{
+	char dir[256];
+	snprintf(dir, sizeof(dir), "tests/fixtures/%s", name);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	return sr;
+}
+
+static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
+{
+	(void)state;
+	struct sysroot sr = open_fixture("linux-6.18-x86");
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(host_snapshot_read(&sr, h), 0);
+	assert_true(h->has_vmstat && h->has_meminfo && h->has_buddy && h->has_settings);
+	assert_int_equal(h->nmissing, 0);
+	assert_int_equal(h->pmd_order, 9);
+	assert_int_equal(h->feat.page_size, 4096);
+	assert_true(h->has_khugepaged_cpu);
+	assert_true(h->khugepaged_cpu_s == 0.0);
+	assert_true(h->uptime_s > 966.0 && h->uptime_s < 966.1);
+	struct host_derived d;
+	host_derive(h, &d);
+	assert_true(d.khugepaged_cpu.valid);
+	uint64_t blocks;
+	assert_true(host_pmd_blocks(h, &blocks));
+	assert_int_equal(blocks, d.free_pmd_blocks);
+	host_snapshot_free(h);
+	free(h);
+	sysroot_close(&sr);
+}
+
+static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
+{
+	(void)state;
+	struct sysroot sr = open_fixture("malformed");
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(host_snapshot_read(&sr, h), 0);
+	assert_int_equal(h->nmissing, 3);
+	assert_string_equal(h->missing[0], "proc/vmstat (malformed or truncated lines)");
+	assert_string_equal(h->missing[1], "proc/buddyinfo (malformed lines)");
+	assert_string_equal(h->missing[2], "transparent_hugepage (malformed files)");
+	host_snapshot_free(h);
+	free(h);
+	sysroot_close(&sr);
+}
+
+static void the_sampler_reads_what_status_reads(void **state)
+{
+	(void)state;
+	static const char *const trees[] = {"linux-6.18-x86", "arm64-64k", "linux-4.14-x86",
+					    "malformed"};
+	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		struct sysroot sr = open_fixture(trees[t]);
+		struct host_snapshot *h = calloc(1, sizeof(*h));
+		struct sample *s = calloc(1, sizeof(*s));
+		assert_true(h && s);
+		assert_int_equal(host_snapshot_read(&sr, h), 0);
+		struct sampler smp;
+		sampler_init(&smp, &sr, h->feat.page_size,
+			     SAMPLE_SETTINGS | SAMPLE_HUGETLB | SAMPLE_KHUGEPAGED);
+		/* twice: the second sample reuses the first one's memory */
+		for (int round = 0; round < 2; round++) {
+			assert_int_equal(sample_collect(&smp, s), 0);
+			assert_int_equal(s->host.vmstat.n, h->vmstat.n);
+			for (size_t i = 0; i < h->vmstat.n; i++)
+				assert_true(s->host.vmstat.items[i].value ==
+					    h->vmstat.items[i].value);
+			assert_int_equal(s->host.meminfo.n, h->meminfo.n);
+			assert_int_equal(s->host.pmd_order, h->pmd_order);
+			assert_int_equal(s->host.thp.nsizes, h->thp.nsizes);
+			assert_int_equal(s->host.hugetlb.npools, h->hugetlb.npools);
+			assert_int_equal(s->host.has_khugepaged_cpu, h->has_khugepaged_cpu);
+			assert_true(s->host.khugepaged_cpu_s == h->khugepaged_cpu_s);
+			assert_int_equal(s->host.nmissing, h->nmissing);
+		}
+		/* the reader keeps the pid it found: [khugepaged] is pid 38 in every tree */
+		assert_int_equal(smp.host.khugepaged, 38);
+		sample_free(s);
+		sampler_free(&smp);
+		host_snapshot_free(h);
+		free(s);
+		free(h);
+		sysroot_close(&sr);
+	}
+}
+
+static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
+{
+	(void)state;
+	struct host_snapshot h = {.has_khugepaged_cpu = true, .khugepaged_cpu_s = 5};
+	struct host_derived d;
+	host_derive(&h, &d);
+	assert_false(d.khugepaged_cpu.valid);
+	h.uptime_s = 100;
+	host_derive(&h, &d);
+	assert_true(d.khugepaged_cpu.valid);
+	assert_true(d.khugepaged_cpu.value == 0.05);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
+		cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
+		cmocka_unit_test(the_sampler_reads_what_status_reads),
+		cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
