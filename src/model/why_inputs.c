@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* What `why` reads besides the host: THP hints in environ and cmdline, and a summary of the VMAs. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "why.h"
+
+/* ---- hints ---- */
+
+static struct why_hint *hint_add(struct why_hint *out, int *n, int max, const char *var,
+				 const char *val, size_t val_len, const char *meaning,
+				 enum why_effect e)
+{
+	if (*n >= max)
+		return NULL;
+	struct why_hint *h = &out[(*n)++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->var, sizeof(h->var), "%s", var);
+	if (val_len >= sizeof(h->value))
+		val_len = sizeof(h->value) - 1;
+	memcpy(h->value, val, val_len);
+	h->value[val_len] = '\0';
+	h->meaning = meaning;
+	h->effect = e;
+	return h;
+}
+
+/* Find KEY in [s, e) split by SEP; sets [*vs, *ve) to its value. */
+static bool find_kv(const char *s, const char *e, char sep, const char *key, const char **vs,
+		    const char **ve)
+{
+	size_t kl = strlen(key);
+	while (s < e) {
+		const char *c = memchr(s, sep, (size_t)(e - s));
+		const char *ie = c ? c : e;
+		if ((size_t)(ie - s) > kl && memcmp(s, key, kl) == 0) {
+			*vs = s + kl;
+			*ve = ie;
+			return true;
+		}
+		s = c ? c + 1 : e;
+	}
+	return false;
+}
+
+static bool val_is(const char *s, const char *e, const char *word)
+{
+	size_t l = strlen(word);
+	return (size_t)(e - s) == l && memcmp(s, word, l) == 0;
+}
+
+/* JVM flags inside [s, e) (an option string or one argument). */
+static void java_flags(const char *var, const char *s, const char *e, struct why_hint *out, int *n,
+		       int max)
+{
+	static const struct {
+		const char *flag;
+		const char *meaning;
+		enum why_effect effect;
+	} flags[] = {
+		{"-XX:+UseTransparentHugePages",
+		 "the JVM madvises its heap MADV_HUGEPAGE: THP for the heap under enabled=madvise or always",
+		 WE_HELPS},
+		{"-XX:-UseTransparentHugePages", "the JVM does not madvise its heap", WE_NEUTRAL},
+		{"-XX:+UseLargePages",
+		 "without UseTransparentHugePages the JVM takes its heap from the hugetlb pool (not THP)",
+		 WE_NEUTRAL},
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		size_t fl = strlen(flags[i].flag);
+		for (const char *p = s; p + fl <= e; p++)
+			if (memcmp(p, flags[i].flag, fl) == 0 &&
+			    (p + fl == e || p[fl] == ' ' || p[fl] == '\0')) {
+				hint_add(out, n, max, var, flags[i].flag, fl, flags[i].meaning,
+					 flags[i].effect);
+				break;
+			}
+	}
+}
+
+static void env_entry(const char *s, const char *e, struct why_hint *out, int *n, int max)
+{
+	const char *eq = memchr(s, '=', (size_t)(e - s));
+	if (!eq)
+		return;
+	const char *v = eq + 1, *vs, *ve;
+	size_t kl = (size_t)(eq - s);
+#define KEY(k) (kl == sizeof(k) - 1 && memcmp(s, k, kl) == 0)
+	if (KEY("GLIBC_TUNABLES")) {
+		if (!find_kv(v, e, ':', "glibc.malloc.hugetlb=", &vs, &ve))
+			return;
+		const char *m = "unknown value (glibc knows 0, 1 and 2)";
+		enum why_effect ef = WE_UNKNOWN;
+		if (val_is(vs, ve, "0")) {
+			m = "glibc malloc gives no huge page advice (the default)";
+			ef = WE_NEUTRAL;
+		} else if (val_is(vs, ve, "1")) {
+			m = "glibc malloc (2.35+) madvises its heaps MADV_HUGEPAGE: THP under enabled=madvise";
+			ef = WE_HELPS;
+		} else if (val_is(vs, ve, "2")) {
+			m = "glibc malloc (2.35+) maps from the hugetlb pool (MAP_HUGETLB), not THP";
+			ef = WE_NEUTRAL;
+		}
+		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, m, ef);
+	} else if (KEY("MIMALLOC_ALLOW_THP")) {
+		bool off = val_is(v, e, "0") || val_is(v, e, "false") || val_is(v, e, "off") ||
+			   val_is(v, e, "no");
+		hint_add(
+			out, n, max, "MIMALLOC_ALLOW_THP", v, (size_t)(e - v),
+			off ? "recent mimalloc disables THP for the whole process with prctl(PR_SET_THP_DISABLE) at start"
+			    : "mimalloc leaves THP allowed (the default)",
+			off ? WE_HINDERS : WE_NEUTRAL);
+	} else if (KEY("MALLOC_CONF") || KEY("_RJEM_MALLOC_CONF") || KEY("JE_MALLOC_CONF")) {
+		char var[32];
+		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
+		if (find_kv(v, e, ',', "thp:", &vs, &ve)) {
+			const char *m =
+				"unknown thp: value (jemalloc knows always, never, default)";
+			enum why_effect ef = WE_UNKNOWN;
+			if (val_is(vs, ve, "always")) {
+				m = "jemalloc (5.1+) madvises its arenas MADV_HUGEPAGE";
+				ef = WE_HELPS;
+			} else if (val_is(vs, ve, "never")) {
+				m = "jemalloc (5.1+) madvises its arenas MADV_NOHUGEPAGE: nh, never huge";
+				ef = WE_HINDERS;
+			} else if (val_is(vs, ve, "default")) {
+				m = "jemalloc gives no huge page advice (the default)";
+				ef = WE_NEUTRAL;
+			}
+			hint_add(out, n, max, var, vs - 4, (size_t)(ve - vs) + 4, m, ef);
+		}
+		if (find_kv(v, e, ',', "metadata_thp:", &vs, &ve))
+			hint_add(
+				out, n, max, var, vs - 13, (size_t)(ve - vs) + 13,
+				"jemalloc's own metadata may use THP (always, auto) or not (disabled)",
+				WE_NEUTRAL);
+	} else if (KEY("GODEBUG")) {
+		if (!find_kv(v, e, ',', "disablethp=", &vs, &ve))
+			return;
+		bool on = val_is(vs, ve, "1");
+		hint_add(
+			out, n, max, "GODEBUG", vs - 11, (size_t)(ve - vs) + 11,
+			on ? "the Go runtime (1.21.6+) marks its heap MADV_NOHUGEPAGE"
+			   : "the Go runtime leaves its heap's huge page state to the kernel policy",
+			on ? WE_HINDERS : WE_NEUTRAL);
+	} else if (KEY("JAVA_TOOL_OPTIONS") || KEY("JDK_JAVA_OPTIONS") || KEY("_JAVA_OPTIONS")) {
+		char var[32];
+		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
+		java_flags(var, v, e, out, n, max);
+	}
+#undef KEY
+}
+
+int why_hints_parse(const char *text, size_t len, bool cmdline, struct why_hint *out, int max)
+{
+	int n = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		const char *e = z ? z : end;
+		if (cmdline)
+			java_flags("cmdline", p, e, out, &n, max);
+		else
+			env_entry(p, e, out, &n, max);
+		p = e + 1;
+	}
+	return n;
+}
+
+/* ---- VMAs ---- */
+
+static void top_set(struct why_vma_top *t, const struct smaps_vma *v)
+{
+	t->present = true;
+	vma_display_name(v->name, v->name_len, t->name, sizeof(t->name));
+	t->start = v->start;
+	t->size_kb = v->t.kb[SM_SIZE];
+	t->anon_huge_kb = v->t.kb[SM_ANON_HUGE];
+}
+
+void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb)
+{
+	uint64_t kb = v->t.kb[SM_SIZE], huge = v->t.kb[SM_ANON_HUGE];
+	w->nvmas++;
+	for (int f = 0; f < SM_NFIELDS; f++)
+		if (smaps_has(&v->t, (enum smaps_field)f)) {
+			w->t.kb[f] += v->t.kb[f];
+			w->t.present |= 1u << f;
+		}
+	if (v->has_vmflags)
+		w->has_vmflags = true;
+	if (v->thp_eligible >= 0)
+		w->has_eligible = true;
+	if (v->thp_eligible == 1)
+		w->eligible++;
+	if (v->vmflags & VMF_HG) {
+		w->hg++;
+		w->hg_kb += kb;
+		w->hg_huge_kb += huge;
+		if (!w->largest_hg.present || kb > w->largest_hg.size_kb)
+			top_set(&w->largest_hg, v);
+	} else if (huge) {
+		w->huge_not_hg++;
+		w->huge_not_hg_kb += huge;
+	}
+	if (v->vmflags & VMF_NH) {
+		w->nh++;
+		w->nh_kb += kb;
+		if (!w->largest_nh.present || kb > w->largest_nh.size_kb)
+			top_set(&w->largest_nh, v);
+		if (v->name_len == 0 && pmd_kb && kb < pmd_kb)
+			w->nh_small++;
+	}
+	if (v->vmflags & VMF_HT) {
+		w->hugetlb_vmas++;
+		w->hugetlb_kb += kb;
+	}
+	if (v->name_len == 7 && memcmp(v->name, "[stack]", 7) == 0) {
+		w->stack_found = true;
+		w->stack_flags = v->vmflags;
+		w->stack_kb = kb;
+	}
+}
