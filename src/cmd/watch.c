@@ -92,7 +92,9 @@ static void history_add(struct history *h, const char *line)
 		free(dup);
 }
 
-int cmd_watch(struct globals *g, int argc, char **argv)
+/* Options into INTERVAL (s), COUNT (0: for ever) and TOP. Returns -1 to go on, else the exit code. */
+static int watch_options(struct globals *g, int argc, char **argv, double *interval_out,
+			 double *count_out, double *top_out)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS,
@@ -137,7 +139,52 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		warnx("watch: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	int ret = cmd_setup(g);
+	*interval_out = interval;
+	*count_out = count;
+	*top_out = top;
+	return -1;
+}
+
+/* Print one row: a JSON line, the screen, or a text line (and the top table). 0 or EXIT_FAIL. */
+static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct history *hist,
+		    bool screen, const struct watch_row *row, double top)
+{
+	char line[1024];
+	if (g->json) {
+		json_t *j = watch_row_to_json(row, top > 0);
+		int bad =
+			!j ||
+			json_dumpf(j, stdout,
+				   JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13)) ||
+			fputc('\n', stdout) == EOF;
+		json_decref(j);
+		if (bad)
+			return EXIT_FAIL;
+	} else if (screen) {
+		watch_format_line(line, sizeof(line), row, g->color);
+		history_add(hist, line);
+		/* header 2 lines, a blank and the top table, a spare line */
+		int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
+		size_t show = room < 1 ? 1 : (size_t)room;
+		if (show > hist->n)
+			show = hist->n;
+		watch_render_screen(stdout, hdr, hist->lines + (hist->n - show), show, row,
+				    g->color);
+	} else {
+		watch_format_line(line, sizeof(line), row, g->color);
+		printf("%s\n", line);
+		watch_render_top(stdout, row, g->color);
+	}
+	return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : 0;
+}
+
+int cmd_watch(struct globals *g, int argc, char **argv)
+{
+	double interval, count, top;
+	int ret = watch_options(g, argc, argv, &interval, &count, &top);
+	if (ret >= 0)
+		return ret;
+	ret = cmd_setup(g);
 	if (ret)
 		return ret;
 
@@ -160,7 +207,6 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 	struct sample *old = samples, *cur = samples ? &samples[1] : NULL;
 	struct history hist = {0};
 	bool screen = !g->json && isatty(STDOUT_FILENO);
-	char line[1024];
 	ret = EXIT_OK;
 
 	if (!samples || !row || sample_collect(&smp, old)) {
@@ -209,39 +255,9 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 			ret = EXIT_FAIL;
 			break;
 		}
-		if (watch_derive(old, cur, (size_t)top, row) == 0) {
-			if (g->json) {
-				json_t *j = watch_row_to_json(row, top > 0);
-				if (!j ||
-				    json_dumpf(j, stdout,
-					       JSON_COMPACT | JSON_PRESERVE_ORDER |
-						       JSON_REAL_PRECISION(13)) ||
-				    fputc('\n', stdout) == EOF) {
-					json_decref(j);
-					ret = EXIT_FAIL;
-					break;
-				}
-				json_decref(j);
-			} else if (screen) {
-				watch_format_line(line, sizeof(line), row, g->color);
-				history_add(&hist, line);
-				/* header 2 lines, a blank and the top table, a spare line */
-				int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
-				size_t show = room < 1 ? 1 : (size_t)room;
-				if (show > hist.n)
-					show = hist.n;
-				watch_render_screen(stdout, &hdr, hist.lines + (hist.n - show),
-						    show, row, g->color);
-			} else {
-				watch_format_line(line, sizeof(line), row, g->color);
-				printf("%s\n", line);
-				watch_render_top(stdout, row, g->color);
-			}
-			if (fflush(stdout) || ferror(stdout)) {
-				ret = EXIT_FAIL;
-				break;
-			}
-		}
+		if (watch_derive(old, cur, (size_t)top, row) == 0 &&
+		    (ret = emit_row(g, &hdr, &hist, screen, row, top)))
+			break;
 		struct sample *t = old;
 		old = cur;
 		cur = t;
