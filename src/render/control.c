@@ -202,6 +202,9 @@ static void buddy_line(FILE *f, const struct collapse_report *r)
 	fputc('\n', f);
 }
 
+static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
+				    bool color);
+
 void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 {
 	char pmd[32], total[32];
@@ -278,7 +281,13 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 	} else {
 		fprintf(f, "nothing to collapse: no anonymous VMA holds a whole aligned %s\n", pmd);
 	}
-	/* why: each skip reason and each error once */
+	collapse_render_reasons(f, r, pmd, color);
+}
+
+/* Why: each skip reason and each error once, then what was left out. */
+static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
+				    bool color)
+{
 	bool said_skip[8] = {false};
 	int said_err[16], nsaid = 0;
 	for (int i = 0; i < r->nranges; i++) {
