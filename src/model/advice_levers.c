@@ -110,10 +110,131 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 			c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?");
 }
 
+static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)
+{
+	struct advice *a = c->out;
+	struct adv_lever *l;
+	if (c->enabled_res == 0 || c->pp_off[WL_POSTGRES])
+		opt_out_lever(c, p, WL_POSTGRES, "postgres -D DATADIR");
+	if (!(l = lever(a, p, WL_POSTGRES)))
+		return;
+	snprintf(l->what, sizeof(l->what), "shared_buffers in hugetlb pages");
+	if (p && p->shm_hugetlb) {
+		snprintf(l->what, sizeof(l->what), "shared memory already in hugetlb pages");
+		snprintf(l->reason, sizeof(l->reason),
+			 "its shared memory segment is a hugetlb mapping");
+		return;
+	}
+	if (p && p->shm_kb) {
+		char sz[32];
+		uint64_t mib = (p->shm_kb + 1023) / 1024;
+		snprintf(sz, sizeof(sz), "%lluM", (unsigned long long)mib);
+		snprintf(l->command, sizeof(l->command), "thpctl hugetlb plan --for %s", sz);
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"its shared memory segment (shared_buffers and the rest) is %llu MiB, in small pages now",
+			(unsigned long long)mib);
+	} else {
+		snprintf(l->command, sizeof(l->command),
+			 "thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25");
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"hugetlb pages for shared_buffers cut page table memory in every backend; the segment is shared_buffers plus a few percent");
+	}
+	alt(l,
+	    "postgresql.conf: huge_pages = on (fail rather than start without them; try is the default)");
+	alt(l,
+	    "PostgreSQL 15+: postgres -D DATADIR -C shared_memory_size_in_huge_pages gives the page count");
+}
+
+static void lever_jvm(struct adv_ctx *c, const struct adv_proc *p)
+{
+	struct advice *a = c->out;
+	struct adv_lever *l;
+	if (!(l = lever(a, p, WL_JVM)))
+		return;
+	if (p && p->java_thp) {
+		snprintf(l->what, sizeof(l->what),
+			 "already runs with -XX:+UseTransparentHugePages");
+		snprintf(l->reason, sizeof(l->reason),
+			 "its heap is madvised: under enabled=%s it gets THP",
+			 c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?");
+		return;
+	}
+	l->needed = c->enabled_res == 1;
+	snprintf(l->what, sizeof(l->what), "add -XX:+UseTransparentHugePages to its options");
+	snprintf(
+		l->command, sizeof(l->command),
+		"JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages (in its environment, then restart it)");
+	snprintf(
+		l->reason, sizeof(l->reason),
+		"the JVM then madvises its heap: with enabled=madvise the heap gets THP and nothing else does; add -XX:+AlwaysPreTouch to take the faults at start");
+}
+
+static void lever_go(struct adv_ctx *c, const struct adv_proc *p)
+{
+	struct advice *a = c->out;
+	struct adv_lever *l;
+	if (!(l = lever(a, p, WL_GO)))
+		return;
+	if (p && p->limited) {
+		char lim[32];
+		fmt_bytes(lim, sizeof(lim), p->limit_bytes);
+		l->needed = false;
+		snprintf(l->what, sizeof(l->what),
+			 "if its RSS creeps to its limit (%s): GODEBUG=disablethp=1", lim);
+		snprintf(l->command, sizeof(l->command),
+			 "GODEBUG=disablethp=1 (in its environment, Go 1.21.6+)");
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"the Go runtime then marks its heap MADV_NOHUGEPAGE, for when max_ptes_none cannot be lowered host-wide");
+	} else {
+		snprintf(l->what, sizeof(l->what), "nothing to do");
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"Go 1.21.1+ gives no huge page advice: its heap gets THP only under enabled=always");
+	}
+}
+
+static void lever_mongodb8(struct adv_ctx *c, const struct adv_proc *p)
+{
+	const struct host_snapshot *h = c->in->h;
+	struct advice *a = c->out;
+	struct adv_lever *l;
+	if (!(l = lever(a, p, WL_MONGODB8)))
+		return;
+	if (p && p->thp_enabled == 0) {
+		l->needed = true;
+		snprintf(l->what, sizeof(l->what), "restart it without the prctl opt-out");
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"its status shows THP_enabled 0 (inherited or set by its starter: see thpctl why %ld), so it gets no THP whatever the host says",
+			p->pid);
+	} else {
+		snprintf(l->what, sizeof(l->what),
+			 "no per-process lever: it needs the host settings");
+		snprintf(l->reason, sizeof(l->reason),
+			 "MongoDB 8.0 does not madvise: only enabled=always gives it huge pages%s",
+			 h->feat.except_advised == TRI_YES
+				 ? "; others can opt out with thpctl run --thp=off or --thp=advised"
+				 : "; others can opt out with thpctl run --thp=off");
+	}
+}
+
+static void lever_node(struct adv_ctx *c, const struct adv_proc *p)
+{
+	struct advice *a = c->out;
+	struct adv_lever *l;
+	if (!(l = lever(a, p, WL_NODE)))
+		return;
+	snprintf(l->what, sizeof(l->what), "nothing to do");
+	snprintf(l->reason, sizeof(l->reason),
+		 "V8 gives no huge page advice: its heap gets THP only under enabled=always");
+}
+
 void advice_levers(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
-	const struct host_snapshot *h = in->h;
 	struct advice *a = c->out;
 	const struct adv_proc *ps[16];
 	for (int w = 0; w < WL_N; w++) {
@@ -124,7 +245,6 @@ void advice_levers(struct adv_ctx *c)
 			ps[n++] = NULL; /* asked for with --workload, no process found */
 		for (int i = 0; i < n; i++) {
 			const struct adv_proc *p = ps[i];
-			struct adv_lever *l;
 			switch (w) {
 			case WL_REDIS:
 				opt_out_lever(c, p, WL_REDIS, "redis-server /etc/redis/redis.conf");
@@ -133,122 +253,20 @@ void advice_levers(struct adv_ctx *c)
 				opt_out_lever(c, p, WL_MONGODB7,
 					      "mongod --config /etc/mongod.conf");
 				break;
-			case WL_POSTGRES: {
-				if (c->enabled_res == 0 || c->pp_off[WL_POSTGRES])
-					opt_out_lever(c, p, WL_POSTGRES, "postgres -D DATADIR");
-				if (!(l = lever(a, p, WL_POSTGRES)))
-					break;
-				snprintf(l->what, sizeof(l->what),
-					 "shared_buffers in hugetlb pages");
-				if (p && p->shm_hugetlb) {
-					snprintf(l->what, sizeof(l->what),
-						 "shared memory already in hugetlb pages");
-					snprintf(l->reason, sizeof(l->reason),
-						 "its shared memory segment is a hugetlb mapping");
-					break;
-				}
-				if (p && p->shm_kb) {
-					char sz[32];
-					uint64_t mib = (p->shm_kb + 1023) / 1024;
-					snprintf(sz, sizeof(sz), "%lluM", (unsigned long long)mib);
-					snprintf(l->command, sizeof(l->command),
-						 "thpctl hugetlb plan --for %s", sz);
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"its shared memory segment (shared_buffers and the rest) is %llu MiB, in small pages now",
-						(unsigned long long)mib);
-				} else {
-					snprintf(
-						l->command, sizeof(l->command),
-						"thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"hugetlb pages for shared_buffers cut page table memory in every backend; the segment is shared_buffers plus a few percent");
-				}
-				alt(l,
-				    "postgresql.conf: huge_pages = on (fail rather than start without them; try is the default)");
-				alt(l,
-				    "PostgreSQL 15+: postgres -D DATADIR -C shared_memory_size_in_huge_pages gives the page count");
+			case WL_POSTGRES:
+				lever_postgres(c, p);
 				break;
-			}
 			case WL_JVM:
-				if (!(l = lever(a, p, WL_JVM)))
-					break;
-				if (p && p->java_thp) {
-					snprintf(l->what, sizeof(l->what),
-						 "already runs with -XX:+UseTransparentHugePages");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"its heap is madvised: under enabled=%s it gets THP",
-						c->enabled_res >= 0
-							? adv_enabled_vals[c->enabled_res]
-							: "?");
-					break;
-				}
-				l->needed = c->enabled_res == 1;
-				snprintf(l->what, sizeof(l->what),
-					 "add -XX:+UseTransparentHugePages to its options");
-				snprintf(
-					l->command, sizeof(l->command),
-					"JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages (in its environment, then restart it)");
-				snprintf(
-					l->reason, sizeof(l->reason),
-					"the JVM then madvises its heap: with enabled=madvise the heap gets THP and nothing else does; add -XX:+AlwaysPreTouch to take the faults at start");
+				lever_jvm(c, p);
 				break;
 			case WL_GO:
-				if (!(l = lever(a, p, WL_GO)))
-					break;
-				if (p && p->limited) {
-					char lim[32];
-					fmt_bytes(lim, sizeof(lim), p->limit_bytes);
-					l->needed = false;
-					snprintf(
-						l->what, sizeof(l->what),
-						"if its RSS creeps to its limit (%s): GODEBUG=disablethp=1",
-						lim);
-					snprintf(
-						l->command, sizeof(l->command),
-						"GODEBUG=disablethp=1 (in its environment, Go 1.21.6+)");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"the Go runtime then marks its heap MADV_NOHUGEPAGE, for when max_ptes_none cannot be lowered host-wide");
-				} else {
-					snprintf(l->what, sizeof(l->what), "nothing to do");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"Go 1.21.1+ gives no huge page advice: its heap gets THP only under enabled=always");
-				}
+				lever_go(c, p);
 				break;
 			case WL_MONGODB8:
-				if (!(l = lever(a, p, WL_MONGODB8)))
-					break;
-				if (p && p->thp_enabled == 0) {
-					l->needed = true;
-					snprintf(l->what, sizeof(l->what),
-						 "restart it without the prctl opt-out");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"its status shows THP_enabled 0 (inherited or set by its starter: see thpctl why %ld), so it gets no THP whatever the host says",
-						p->pid);
-				} else {
-					snprintf(
-						l->what, sizeof(l->what),
-						"no per-process lever: it needs the host settings");
-					snprintf(
-						l->reason, sizeof(l->reason),
-						"MongoDB 8.0 does not madvise: only enabled=always gives it huge pages%s",
-						h->feat.except_advised == TRI_YES
-							? "; others can opt out with thpctl run --thp=off or --thp=advised"
-							: "; others can opt out with thpctl run --thp=off");
-				}
+				lever_mongodb8(c, p);
 				break;
 			case WL_NODE:
-				if (!(l = lever(a, p, WL_NODE)))
-					break;
-				snprintf(l->what, sizeof(l->what), "nothing to do");
-				snprintf(
-					l->reason, sizeof(l->reason),
-					"V8 gives no huge page advice: its heap gets THP only under enabled=always");
+				lever_node(c, p);
 				break;
 			default:
 				break;
