@@ -122,7 +122,7 @@ fmt-check:
 	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)
 
 lint: fmt-check
-	scripts/check-structure || true
+	scripts/check-structure
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
 

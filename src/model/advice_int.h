@@ -39,4 +39,11 @@ struct adv_ctx {
 /* Add the per-process levers of every active workload (advice_levers.c). */
 void advice_levers(struct adv_ctx *c);
 
+/* Add a note of kind K to A (printf-style; dropped when ADV_MAX_NOTES are there). */
+__attribute__((format(printf, 3, 4))) void adv_note(struct advice *a, enum adv_note_kind k,
+						    const char *fmt, ...);
+
+/* The notes of the advice in C (after its settings and levers are resolved). */
+void advice_notes(struct adv_ctx *c);
+
 #endif
