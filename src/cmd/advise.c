@@ -12,6 +12,7 @@
 #include "../kernel/procs.h"
 #include "../model/findings.h"
 #include "../render/advice.h"
+#include "args.h"
 #include "common.h"
 
 static void advise_help(FILE *f)
@@ -302,6 +303,13 @@ static int add_workloads(struct scan *s, const char *arg)
 	return r;
 }
 
+/* --workload LIST into CTX (struct scan). */
+static int advise_opt(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	return add_workloads(ctx, arg) ? EXIT_USAGE : -1;
+}
+
 int cmd_advise(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -314,23 +322,9 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	memset(&s, 0, sizeof(s));
 	s.in = &in;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			advise_help(stdout);
-			return EXIT_OK;
-		case OPT_WORKLOAD:
-			if (add_workloads(&s, optarg))
-				return EXIT_USAGE;
-			break;
-		default:
-			advise_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, advise_help, advise_opt, &s);
+	if (c >= 0)
+		return c;
 	if (optind < argc) {
 		warnx("advise: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;

@@ -87,3 +87,34 @@ uint64_t args_cont_kb(const char *arg)
 		return 0;
 	return bytes / 1024;
 }
+
+int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
+		const struct option *opts, void (*help)(FILE *f),
+		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx)
+{
+	int c;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		if (global_opt(g, c, optarg))
+			continue;
+		if (c == 'h') {
+			help(stdout);
+			return EXIT_OK;
+		}
+		int r = c == '?' || c == ':' || !on_opt ? -2 : on_opt(c, optarg, ctx);
+		if (r == -2) {
+			help(stderr);
+			return EXIT_USAGE;
+		}
+		if (r >= 0)
+			return r;
+	}
+	return -1;
+}
+
+int args_one_flag(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	(void)arg;
+	*(bool *)ctx = true;
+	return -1;
+}

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cmd.h"
+
 /*
  * The one operand of CMD, a PID: argv[optind] must be the last argument.
  * Returns 0 with *PID set, or EXIT_USAGE after "CMD: expected one PID" (and
@@ -47,5 +49,20 @@ int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, .
  * in kB, or 0 when ARG is not one.
  */
 uint64_t args_cont_kb(const char *arg);
+
+/*
+ * The getopt loop the commands share, over ARGV with SHORTOPTS and OPTS
+ * (GLOBAL_LONGOPTS among them): a global option goes to G; -h prints HELP on
+ * stdout (EXIT_OK); any other option goes to ON_OPT(C, optarg, CTX), which
+ * returns -1 to go on, -2 for "not mine" (HELP on stderr, EXIT_USAGE; so does
+ * an unknown option), or an exit code. Returns -1 when every option was
+ * taken (optind then is the first operand), else the exit code.
+ */
+int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
+		const struct option *opts, void (*help)(FILE *f),
+		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx);
+
+/* An ON_OPT for a command whose only option of its own is a switch: sets *(bool *)CTX. */
+int args_one_flag(int c, const char *arg, void *ctx);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "common.h"
 
+#include "args.h"
+
 #include "../kernel/fdcache.h"
 #include "../kernel/sample.h"
 #include "../util/clock.h"
@@ -106,12 +108,5 @@ void progress_end(struct progress *p)
 int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f))
 {
 	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		help(c == 'h' ? stdout : stderr);
-		return c == 'h' ? EXIT_OK : EXIT_USAGE;
-	}
-	return -1;
+	return args_getopt(g, argc, argv, "h", opts, help, NULL, NULL);
 }

@@ -39,6 +39,7 @@
 #include "../util/clock.h"
 #include "../util/fileio.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 #include "exporter_int.h"
 
@@ -151,9 +152,10 @@ static int parse_ms(const char *s, long lo, long hi, long *out)
 	return str_long(s, lo, hi, out);
 }
 
-/* One option of exporter's own. Returns -1 when taken, else the exit code. */
-static int exporter_opt(int c, struct xopts *o)
+/* One option of exporter's own (CTX: struct xopts). Returns -1 when taken, else the exit code. */
+static int exporter_opt(int c, const char *optarg, void *ctx)
 {
+	struct xopts *o = ctx;
 	switch (c) {
 	case OPT_LISTEN:
 		o->listen = optarg;
@@ -199,8 +201,7 @@ static int exporter_opt(int c, struct xopts *o)
 		}
 		return -1;
 	default:
-		exporter_help(stderr);
-		return EXIT_USAGE;
+		return -2;
 	}
 }
 
@@ -222,18 +223,9 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 	};
 	*o = (struct xopts){
 		.top = 20, .cache_ms = 1000, .budget_ms = 2000, .interval = 15, .min_ahp = 1};
-	int c;
-	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		if (c == 'h') {
-			exporter_help(stdout);
-			return EXIT_OK;
-		}
-		int r = exporter_opt(c, o);
-		if (r >= 0)
-			return r;
-	}
+	int r = args_getopt(g, argc, argv, "hi:", opts, exporter_help, exporter_opt, o);
+	if (r >= 0)
+		return r;
 	if (optind < argc) {
 		warnx("exporter: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../kernel/uapi_compat.h"
+#include "args.h"
 #include "common.h"
 
 static void run_help(FILE *f)
@@ -32,35 +33,27 @@ static void run_help(FILE *f)
 
 enum { OPT_THP = OPT_CMD_BASE };
 
+/* --thp off|advised into *(bool *)CTX (advised). */
+static int run_opt(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	if (strcmp(arg, "off") && strcmp(arg, "advised")) {
+		warnx("run: --thp takes off or advised");
+		return EXIT_USAGE;
+	}
+	*(bool *)ctx = strcmp(arg, "advised") == 0;
+	return -1;
+}
+
 int cmd_run(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"thp", required_argument, NULL, OPT_THP}, {NULL, 0, NULL, 0}};
 	bool advised = false;
-	int c;
 	/* "+": stop at CMD, its options are its own */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			run_help(stdout);
-			return EXIT_OK;
-		case OPT_THP:
-			if (strcmp(optarg, "off") == 0) {
-				advised = false;
-			} else if (strcmp(optarg, "advised") == 0) {
-				advised = true;
-			} else {
-				warnx("run: --thp takes off or advised");
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			run_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "+h", opts, run_help, run_opt, &advised);
+	if (c >= 0)
+		return c;
 	if (optind >= argc) {
 		warnx("run: no command given (thpctl run --thp=off -- CMD ARGS)");
 		return EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../render/control.h"
+#include "args.h"
 #include "common.h"
 #include "control.h"
 
@@ -37,22 +38,9 @@ int cmd_set(struct globals *g, int argc, char **argv)
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
 	bool dry = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			set_help(stdout);
-			return EXIT_OK;
-		case OPT_DRY_RUN:
-			dry = true;
-			break;
-		default:
-			set_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, set_help, args_one_flag, &dry);
+	if (c >= 0)
+		return c;
 	if (optind >= argc) {
 		warnx("set: give at least one KEY=VALUE (e.g. thpctl set defrag=defer+madvise)");
 		return EXIT_USAGE;

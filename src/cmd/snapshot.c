@@ -13,6 +13,7 @@
 #include "../render/control.h"
 #include "../render/snapshot.h"
 #include "../util/fileio.h"
+#include "args.h"
 #include "common.h"
 #include "control.h"
 
@@ -215,22 +216,9 @@ int cmd_snapshot(struct globals *g, int argc, char **argv)
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
 	bool dry = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			snapshot_help(stdout);
-			return EXIT_OK;
-		case OPT_DRY_RUN:
-			dry = true;
-			break;
-		default:
-			snapshot_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, snapshot_help, args_one_flag, &dry);
+	if (c >= 0)
+		return c;
 	if (argc - optind != 2) {
 		warnx("snapshot: give save, restore or diff, and a FILE");
 		snapshot_help(stderr);

@@ -17,6 +17,7 @@
 #include "../kernel/sample.h"
 #include "../render/watch.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void watch_help(FILE *f)
@@ -92,6 +93,34 @@ static void history_add(struct history *h, const char *line)
 		free(dup);
 }
 
+/* One option into CTX, double[3]: interval (s), count, top. -1, or EXIT_USAGE after a message. */
+static int watch_opt(int c, const char *arg, void *ctx)
+{
+	double *v = ctx;
+	switch (c) {
+	case 'i':
+		if (str_double(arg, 0.1, 86400, &v[0])) {
+			warnx("watch: bad interval '%s' (seconds, 0.1 to 86400)", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case 'n':
+		if (str_double(arg, 1, 1e9, &v[1]) || v[1] != floor(v[1])) {
+			warnx("watch: bad count '%s' (a positive integer)", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_TOP:
+		if (str_double(arg, 1, WATCH_MAX_TOP, &v[2]) || v[2] != floor(v[2])) {
+			warnx("watch: bad --top '%s' (1 to %d)", arg, WATCH_MAX_TOP);
+			return EXIT_USAGE;
+		}
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 /* Options into INTERVAL (s), COUNT (0: for ever) and TOP. Returns -1 to go on, else the exit code. */
 static int watch_options(struct globals *g, int argc, char **argv, double *interval_out,
 			 double *count_out, double *top_out)
@@ -103,38 +132,11 @@ static int watch_options(struct globals *g, int argc, char **argv, double *inter
 		{"top", required_argument, NULL, OPT_TOP},
 		{NULL, 0, NULL, 0},
 	};
-	double interval = 1, count = 0, top = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "hi:n:", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			watch_help(stdout);
-			return EXIT_OK;
-		case 'i':
-			if (str_double(optarg, 0.1, 86400, &interval)) {
-				warnx("watch: bad interval '%s' (seconds, 0.1 to 86400)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (str_double(optarg, 1, 1e9, &count) || count != floor(count)) {
-				warnx("watch: bad count '%s' (a positive integer)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_TOP:
-			if (str_double(optarg, 1, WATCH_MAX_TOP, &top) || top != floor(top)) {
-				warnx("watch: bad --top '%s' (1 to %d)", optarg, WATCH_MAX_TOP);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			watch_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	double v[3] = {1, 0, 0}; /* interval, count, top */
+	int c = args_getopt(g, argc, argv, "hi:n:", opts, watch_help, watch_opt, v);
+	if (c >= 0)
+		return c;
+	double interval = v[0], count = v[1], top = v[2];
 	if (optind < argc) {
 		warnx("watch: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
