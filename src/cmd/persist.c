@@ -16,6 +16,7 @@
 #include "../model/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
+#include "args.h"
 #include "common.h"
 #include "control.h"
 
@@ -265,6 +266,28 @@ static int persist_report(struct globals *g, enum persist_format fmt, const char
 	return r;
 }
 
+struct popts {
+	enum persist_format fmt;
+	bool inst;
+};
+
+/* --format, --install into CTX (struct popts). */
+static int persist_opt(int c, const char *arg, void *ctx)
+{
+	struct popts *o = ctx;
+	if (c == OPT_INSTALL) {
+		o->inst = true;
+		return -1;
+	}
+	if (c != OPT_FORMAT)
+		return -2;
+	if (persist_format_parse(arg, &o->fmt)) {
+		warnx("persist: --format takes tmpfiles, systemd, cmdline or sysctl");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int cmd_persist(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -273,30 +296,12 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		{"install", no_argument, NULL, OPT_INSTALL},
 		{NULL, 0, NULL, 0},
 	};
-	enum persist_format fmt = PERSIST_TMPFILES;
-	bool inst = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			persist_help(stdout);
-			return EXIT_OK;
-		case OPT_FORMAT:
-			if (persist_format_parse(optarg, &fmt)) {
-				warnx("persist: --format takes tmpfiles, systemd, cmdline or sysctl");
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_INSTALL:
-			inst = true;
-			break;
-		default:
-			persist_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	struct popts o = {.fmt = PERSIST_TMPFILES};
+	int c = args_getopt(g, argc, argv, "h", opts, persist_help, persist_opt, &o);
+	if (c >= 0)
+		return c;
+	enum persist_format fmt = o.fmt;
+	bool inst = o.inst;
 	if (inst && fmt == PERSIST_CMDLINE) {
 		warnx("persist: a kernel command line is set in the boot loader, not installed: add the printed parameters to GRUB_CMDLINE_LINUX in /etc/default/grub and run update-grub");
 		return EXIT_USAGE;
