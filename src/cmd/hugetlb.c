@@ -95,6 +95,44 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	buf_free(&b);
 }
 
+struct plan_opts {
+	struct hp_plan_input in;
+	uint64_t bytes, page;
+};
+
+/* One option of `hugetlb plan` into CTX (struct plan_opts). */
+static int plan_opt(int c, const char *arg, void *ctx)
+{
+	struct plan_opts *o = ctx;
+	long v;
+	switch (c) {
+	case OPT_FOR:
+		return args_size(arg, 1, &o->bytes, "hugetlb plan: bad size '%s' (e.g. 8G)", arg)
+			       ? EXIT_USAGE
+			       : -1;
+	case OPT_OVERHEAD:
+		if (args_long(arg, 0, 1000, &v,
+			      "hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)", arg))
+			return EXIT_USAGE;
+		o->in.overhead_pct = (unsigned)v;
+		return -1;
+	case OPT_PAGE:
+		if (parse_size(arg, &o->page) || o->page < 4096 || o->page % 1024 ||
+		    (o->page & (o->page - 1))) {
+			warnx("hugetlb plan: bad page size '%s' (e.g. 2M, 1G)", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_NODE:
+		if (args_long(arg, 0, 1023, &v, "hugetlb plan: bad node '%s'", arg))
+			return EXIT_USAGE;
+		o->in.node = (int)v;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 static int plan(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -105,46 +143,12 @@ static int plan(struct globals *g, int argc, char **argv)
 		{"node", required_argument, NULL, OPT_NODE},
 		{NULL, 0, NULL, 0},
 	};
-	struct hp_plan_input in = {.node = -1};
-	uint64_t bytes = 0, page = 0;
-	long v;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			hugetlb_help(stdout);
-			return EXIT_OK;
-		case OPT_FOR:
-			if (args_size(optarg, 1, &bytes, "hugetlb plan: bad size '%s' (e.g. 8G)",
-				      optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_OVERHEAD:
-			if (args_long(optarg, 0, 1000, &v,
-				      "hugetlb plan: bad --overhead '%s' (a percentage, 0 to 1000)",
-				      optarg))
-				return EXIT_USAGE;
-			in.overhead_pct = (unsigned)v;
-			break;
-		case OPT_PAGE:
-			if (parse_size(optarg, &page) || page < 4096 || page % 1024 ||
-			    (page & (page - 1))) {
-				warnx("hugetlb plan: bad page size '%s' (e.g. 2M, 1G)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_NODE:
-			if (args_long(optarg, 0, 1023, &v, "hugetlb plan: bad node '%s'", optarg))
-				return EXIT_USAGE;
-			in.node = (int)v;
-			break;
-		default:
-			hugetlb_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	struct plan_opts po = {.in = {.node = -1}};
+	int c = args_getopt(g, argc, argv, "h", opts, hugetlb_help, plan_opt, &po);
+	if (c >= 0)
+		return c;
+	struct hp_plan_input in = po.in;
+	uint64_t bytes = po.bytes, page = po.page;
 	if (optind < argc) {
 		warnx("hugetlb plan: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
