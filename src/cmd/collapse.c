@@ -17,6 +17,7 @@
 #include "../render/control.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 #define MAX_RANGES 4096
@@ -143,6 +144,47 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 	return fatal;
 }
 
+struct copts {
+	struct collapse_sel *sel;
+	struct collapse_report *rep;
+	struct crange_req *req;
+	const char **vmas;
+};
+
+/* One option of collapse into CTX (struct copts). */
+static int collapse_opt(int c, const char *arg, void *ctx)
+{
+	struct copts *o = ctx;
+	struct collapse_sel *sel = o->sel;
+	switch (c) {
+	case OPT_RANGE:
+		if (sel->nranges == MAX_REQ ||
+		    collapse_parse_range(arg, &o->req[sel->nranges].start,
+					 &o->req[sel->nranges].end)) {
+			warnx("collapse: bad --range '%s' (START-END in hex, e.g. 7f0000000000-7f0004000000)",
+			      arg);
+			return EXIT_USAGE;
+		}
+		sel->nranges++;
+		return -1;
+	case OPT_VMA:
+		if (sel->nvmas == MAX_REQ || !*arg) {
+			warnx("collapse: bad --vma '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->vmas[sel->nvmas++] = arg;
+		return -1;
+	case OPT_DRY_RUN:
+		o->rep->dry_run = true;
+		return -1;
+	case OPT_FORCE:
+		sel->force = o->rep->force = true;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 /* Options (into static arrays SEL points to) and the PID operand into SEL and REP. Returns -1 to go on, else the exit code. */
 static int collapse_opts(struct globals *g, int argc, char **argv, struct collapse_sel *sel,
 			 struct collapse_report *rep, pid_t *pid)
@@ -159,42 +201,10 @@ static int collapse_opts(struct globals *g, int argc, char **argv, struct collap
 		{"force", no_argument, NULL, OPT_FORCE},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			collapse_help(stdout);
-			return EXIT_OK;
-		case OPT_RANGE:
-			if (sel->nranges == MAX_REQ ||
-			    collapse_parse_range(optarg, &req[sel->nranges].start,
-						 &req[sel->nranges].end)) {
-				warnx("collapse: bad --range '%s' (START-END in hex, e.g. 7f0000000000-7f0004000000)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			sel->nranges++;
-			break;
-		case OPT_VMA:
-			if (sel->nvmas == MAX_REQ || !*optarg) {
-				warnx("collapse: bad --vma '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			vmas[sel->nvmas++] = optarg;
-			break;
-		case OPT_DRY_RUN:
-			rep->dry_run = true;
-			break;
-		case OPT_FORCE:
-			sel->force = rep->force = true;
-			break;
-		default:
-			collapse_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	struct copts o = {sel, rep, req, vmas};
+	int c = args_getopt(g, argc, argv, "h", opts, collapse_help, collapse_opt, &o);
+	if (c >= 0)
+		return c;
 	if (optind != argc - 1 || str_pid(argv[optind], pid)) {
 		warnx("collapse: expected one PID");
 		return EXIT_USAGE;
