@@ -285,10 +285,13 @@ elif start_trace frag --duration 0; then
 		>"$TMP/lab.json" 2>"$TMP/lab.err" &
 	LABPID=$! # the lab itself (its stalls are what we look for), not a timeout wrapper
 	track_pid "$LABPID"
-	(sleep 300 && kill -TERM "$LABPID" 2>/dev/null) & # it restores its settings on SIGTERM
+	# a watchdog: it restores its settings on SIGTERM. Its output goes nowhere, and its
+	# sleep is killed with it: a sleep left holding our stdout keeps run-all's tee waiting
+	(sleep 300 && kill -TERM "$LABPID" 2>/dev/null) >/dev/null 2>&1 &
 	DOG=$!
 	wait "$LABPID"
 	LRC=$?
+	pkill -P "$DOG" 2>/dev/null
 	kill "$DOG" 2>/dev/null
 	stop_trace INT
 	if [ "$LRC" -ne 0 ] || grep -q '"partial": *true' "$TMP/lab.json"; then
