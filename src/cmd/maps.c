@@ -84,6 +84,30 @@ struct maps_args {
 	pid_t pid;
 };
 
+/* One option of maps into CTX (struct maps_args). */
+static int maps_opt(int c, const char *arg, void *ctx)
+{
+	struct maps_args *a = ctx;
+	switch (c) {
+	case OPT_FOLIOS:
+		a->folios = true;
+		return -1;
+	case OPT_UNDERUSED:
+		a->underused = true;
+		return -1;
+	case OPT_CONT:
+		if (!(a->cont_kb = args_cont_kb(arg))) {
+			warnx("maps: bad --cont size '%s' (a power of two of base pages, "
+			      "2 pages to the PMD size, e.g. 64K)",
+			      arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 /* Options and the PID operand. Returns -1 to go on, else the exit code. */
 static int maps_opts(struct globals *g, int argc, char **argv, struct maps_args *a)
 {
@@ -94,30 +118,9 @@ static int maps_opts(struct globals *g, int argc, char **argv, struct maps_args 
 		{"underused", no_argument, NULL, OPT_UNDERUSED},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_FOLIOS:
-			a->folios = true;
-			break;
-		case OPT_UNDERUSED:
-			a->underused = true;
-			break;
-		case OPT_CONT:
-			if (!(a->cont_kb = args_cont_kb(optarg))) {
-				warnx("maps: bad --cont size '%s' (a power of two of base pages, "
-				      "2 pages to the PMD size, e.g. 64K)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			maps_help(c == 'h' ? stdout : stderr);
-			return c == 'h' ? EXIT_OK : EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, maps_help, maps_opt, a);
+	if (c >= 0)
+		return c;
 	if ((a->cont_kb && !a->folios) || (a->folios && a->underused)) {
 		warnx("maps: %s", a->cont_kb && !a->folios
 					  ? "--cont needs --folios"
