@@ -383,6 +383,64 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 	return EXIT_OK;
 }
 
+/* One option of ps into CTX (struct ps_opts). */
+static int ps_opt(int c, const char *arg, void *ctx)
+{
+	struct ps_opts *o = ctx;
+	uint64_t bytes;
+	switch (c) {
+	case OPT_ALL:
+		o->all = true;
+		return -1;
+	case OPT_ROLLUP:
+		o->rollup = true;
+		return -1;
+	case OPT_SORT:
+		if (strcmp(arg, "ahp") && strcmp(arg, "rss") && strcmp(arg, "share") &&
+		    strcmp(arg, "hg") && strcmp(arg, "pid") && strcmp(arg, "comm")) {
+			warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)", arg);
+			return EXIT_USAGE;
+		}
+		o->sort = arg;
+		return -1;
+	case OPT_PID:
+		if (args_pid_list(arg, &o->pids, &o->npids, &o->pids_cap)) {
+			warnx("ps: bad PID list '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_USER: {
+		long v;
+		if (str_long(arg, 0, LONG_MAX, &v) == 0)
+			o->uid = v;
+		else
+			o->user = arg;
+		return -1;
+	}
+	case OPT_MIN_AHP:
+		if (args_size(arg, 0, &bytes, "ps: bad size '%s' (e.g. 64M)", arg))
+			return EXIT_USAGE;
+		o->min_ahp_kb = (bytes + 1023) / 1024;
+		return -1;
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		return -1;
+	case OPT_FOLIOS:
+		o->folios = true;
+		return -1;
+	case OPT_CONT:
+		if (!(o->cont_kb = args_cont_kb(arg))) {
+			warnx("ps: bad --cont size '%s' (a power of two of base pages, "
+			      "2 pages to the PMD size, e.g. 64K)",
+			      arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 /* Options of `ps` into O. Returns -1 to go on, else the exit code. */
 static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 {
@@ -399,69 +457,9 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 		{"cont", required_argument, NULL, OPT_CONT},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	uint64_t bytes;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			ps_help(stdout);
-			return EXIT_OK;
-		case OPT_ALL:
-			o->all = true;
-			break;
-		case OPT_ROLLUP:
-			o->rollup = true;
-			break;
-		case OPT_SORT:
-			if (strcmp(optarg, "ahp") && strcmp(optarg, "rss") &&
-			    strcmp(optarg, "share") && strcmp(optarg, "hg") &&
-			    strcmp(optarg, "pid") && strcmp(optarg, "comm")) {
-				warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			o->sort = optarg;
-			break;
-		case OPT_PID:
-			if (args_pid_list(optarg, &o->pids, &o->npids, &o->pids_cap)) {
-				warnx("ps: bad PID list '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_USER: {
-			long v;
-			if (str_long(optarg, 0, LONG_MAX, &v) == 0)
-				o->uid = v;
-			else
-				o->user = optarg;
-			break;
-		}
-		case OPT_MIN_AHP:
-			if (args_size(optarg, 0, &bytes, "ps: bad size '%s' (e.g. 64M)", optarg))
-				return EXIT_USAGE;
-			o->min_ahp_kb = (bytes + 1023) / 1024;
-			break;
-		case OPT_CGROUP:
-			o->cgroup = optarg;
-			break;
-		case OPT_FOLIOS:
-			o->folios = true;
-			break;
-		case OPT_CONT:
-			if (!(o->cont_kb = args_cont_kb(optarg))) {
-				warnx("ps: bad --cont size '%s' (a power of two of base pages, "
-				      "2 pages to the PMD size, e.g. 64K)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			ps_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, ps_help, ps_opt, o);
+	if (c >= 0)
+		return c;
 	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
 		return EXIT_USAGE;
