@@ -21,6 +21,7 @@
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void trace_help(FILE *f)
@@ -306,6 +307,32 @@ static int parse_duration(const char *s, double *out)
 enum { OPT_DURATION = OPT_CMD_BASE, OPT_PID };
 
 /* Options of `trace stalls`. Returns -1 to go on, else the exit code. */
+struct topts {
+	double *duration;
+	pid_t *pid;
+};
+
+/* --duration, --pid into CTX (struct topts). */
+static int trace_opt(int c, const char *arg, void *ctx)
+{
+	struct topts *o = ctx;
+	if (c == OPT_DURATION) {
+		if (parse_duration(arg, o->duration)) {
+			warnx("--duration: '%s' is not a number of seconds (0 to 604800)", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	}
+	if (c == OPT_PID) {
+		if (str_pid(arg, o->pid)) {
+			warnx("--pid: '%s' is not a process id", arg);
+			return EXIT_USAGE;
+		}
+		return -1;
+	}
+	return -2;
+}
+
 static int stalls_opts(struct globals *g, int argc, char **argv, double *duration, pid_t *pid)
 {
 	static const struct option opts[] = {
@@ -314,32 +341,10 @@ static int stalls_opts(struct globals *g, int argc, char **argv, double *duratio
 		{"pid", required_argument, NULL, OPT_PID},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		switch (c) {
-		case 'h':
-			trace_help(stdout);
-			return EXIT_OK;
-		case OPT_DURATION:
-			if (parse_duration(optarg, duration)) {
-				warnx("--duration: '%s' is not a number of seconds (0 to 604800)",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_PID:
-			if (str_pid(optarg, pid)) {
-				warnx("--pid: '%s' is not a process id", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			trace_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	struct topts o = {duration, pid};
+	int c = args_getopt(g, argc, argv, "h", opts, trace_help, trace_opt, &o);
+	if (c >= 0)
+		return c;
 	if (optind < argc) {
 		warnx("unexpected argument '%s'", argv[optind]);
 		trace_help(stderr);
