@@ -15,6 +15,7 @@
 #include "../render/lab.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "args.h"
 #include "common.h"
 
 static void lab_help(FILE *f)
@@ -203,6 +204,13 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 	return parse_number_opt(c, arg, a);
 }
 
+/* parse_opt as args_getopt wants it: -1 taken, -2 not an option of lab's, else the exit code. */
+static int lab_opt(int c, const char *arg, void *ctx)
+{
+	int r = parse_opt(c, arg, ctx);
+	return r == 0 ? -1 : r < 0 ? -2 : r;
+}
+
 /* The command line into G and A; *WHAT is the experiment, quick, all or list. -1: go on. */
 static int parse_args(struct globals *g, int argc, char **argv, struct lab_args *a,
 		      const char **what)
@@ -224,22 +232,9 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (global_opt(g, c, optarg))
-			continue;
-		if (c == 'h') {
-			lab_help(stdout);
-			return EXIT_OK;
-		}
-		int r = parse_opt(c, optarg, a);
-		if (r > 0)
-			return r;
-		if (r < 0) {
-			lab_help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
+	if (c >= 0)
+		return c;
 	if (optind != argc - 1) {
 		warnx("lab: name one experiment, quick, all or list");
 		lab_help(stderr);
