@@ -118,3 +118,13 @@ int args_one_flag(int c, const char *arg, void *ctx)
 	*(bool *)ctx = true;
 	return -1;
 }
+
+int args_cont(const char *cmd, const char *arg, uint64_t *kb)
+{
+	if ((*kb = args_cont_kb(arg)))
+		return -1;
+	warnx("%s: bad --cont size '%s' (a power of two of base pages, 2 pages to the PMD size, "
+	      "e.g. 64K)",
+	      cmd, arg);
+	return EXIT_USAGE;
+}

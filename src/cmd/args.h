@@ -49,6 +49,8 @@ int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, .
  * in kB, or 0 when ARG is not one.
  */
 uint64_t args_cont_kb(const char *arg);
+/* args_cont_kb for an option loop: -1 with *KB set, or EXIT_USAGE after "CMD: bad --cont size". */
+int args_cont(const char *cmd, const char *arg, uint64_t *kb);
 
 /*
  * The getopt loop the commands share, over ARGV with SHORTOPTS and OPTS

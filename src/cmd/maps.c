@@ -96,13 +96,7 @@ static int maps_opt(int c, const char *arg, void *ctx)
 		a->underused = true;
 		return -1;
 	case OPT_CONT:
-		if (!(a->cont_kb = args_cont_kb(arg))) {
-			warnx("maps: bad --cont size '%s' (a power of two of base pages, "
-			      "2 pages to the PMD size, e.g. 64K)",
-			      arg);
-			return EXIT_USAGE;
-		}
-		return -1;
+		return args_cont("maps", arg, &a->cont_kb);
 	default:
 		return -2;
 	}

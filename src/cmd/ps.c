@@ -429,13 +429,7 @@ static int ps_opt(int c, const char *arg, void *ctx)
 		o->folios = true;
 		return -1;
 	case OPT_CONT:
-		if (!(o->cont_kb = args_cont_kb(arg))) {
-			warnx("ps: bad --cont size '%s' (a power of two of base pages, "
-			      "2 pages to the PMD size, e.g. 64K)",
-			      arg);
-			return EXIT_USAGE;
-		}
-		return -1;
+		return args_cont("ps", arg, &o->cont_kb);
 	default:
 		return -2;
 	}
