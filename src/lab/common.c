@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "common.h"
+#include "fragment.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -101,4 +102,32 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 	if (strcmp(lab_pmd_policy(ctx), "never") == 0)
 		return "enabled=never";
 	return "";
+}
+
+void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx)
+{
+	for (int i = 0; i < n; i++) {
+		int c = lab_col_add(r, defs[i].name, defs[i].unit);
+		if (idx)
+			idx[i] = c;
+	}
+}
+
+int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
+		    int ncols, size_t n)
+{
+	int row = lab_row_add(r, label);
+	for (int c = 0; c < ncols; c++)
+		lab_cell_set(r, row, c, v + (size_t)c * stride, n);
+	return row;
+}
+
+void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, uint64_t *left_max)
+{
+	lab_prepare_state(o->state, size);
+	if (f) {
+		uint64_t left = frag_sink(f);
+		if (left > *left_max)
+			*left_max = left;
+	}
 }

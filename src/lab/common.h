@@ -36,4 +36,29 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
  */
 const char *lab_thp_off_reason(const struct lab_ctx *ctx);
 
+/* One column of a result table: its name and unit, as lab_col_add takes them. */
+struct lab_coldef {
+	const char *name;
+	const char *unit;
+};
+
+/* Add the N columns of DEFS in order; each index (-1 when full) in IDX[i] when IDX is not NULL. */
+void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx);
+
+/*
+ * A row LABEL whose first NCOLS columns each get N samples: column c from
+ * V + c * STRIDE (a double v[NCOLS][STRIDE] passed as &v[0][0]). Returns the
+ * row index as lab_row_add does.
+ */
+int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
+		    int ncols, size_t n);
+
+struct frag;
+/*
+ * Before one measured run: lab_prepare_state(O->state, SIZE), then, under the
+ * fragmenter F (NULL: none), sink it again and raise *LEFT_MAX to the free
+ * PMD-order blocks it left.
+ */
+void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, uint64_t *left_max);
+
 #endif

@@ -60,12 +60,7 @@ static void fallback_mode(const struct lab_ctx *ctx, const struct lab_opts *o, s
 	for (int i = 0; i < runs; i++) {
 		lab_progress(o, "fallback %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
 			     lab_mode_name(mode), i + 1, runs);
-		lab_prepare_state(o->state, size);
-		if (f) {
-			uint64_t left = frag_sink(f);
-			if (left > *left_max)
-				*left_max = left;
-		}
+		lab_run_prepare(o, size, f, left_max);
 		struct shot_spec sp = {.size = size,
 				       .mode = mode,
 				       .stride = (size_t)ctx->page_size,

@@ -416,13 +416,14 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		ph[nph++].mpn = o->max_ptes_none;
 	long none = kh_setup_proof(ctx, r, size, faults_huge(ctx), sleep_ms);
 	int col[7];
-	col[0] = lab_col_add(r, "t", "s");
-	col[1] = lab_col_add(r, "Rss", "kB");
-	col[2] = lab_col_add(r, "AnonHugePages", "kB");
-	col[3] = lab_col_add(r, "rss_factor", "x");
-	col[4] = lab_col_add(r, "pages_collapsed", "+");
-	col[5] = lab_col_add(r, "thp_collapse_alloc", "+");
-	col[6] = lab_col_add(r, "max_ptes_none", "");
+	static const struct lab_coldef coldefs[7] = {{"t", "s"},
+						     {"Rss", "kB"},
+						     {"AnonHugePages", "kB"},
+						     {"rss_factor", "x"},
+						     {"pages_collapsed", "+"},
+						     {"thp_collapse_alloc", "+"},
+						     {"max_ptes_none", ""}};
+	lab_cols_add(r, coldefs, 7, col);
 	struct kh_judgement j = {.ok = true};
 	for (int p = 0; p < nph; p++)
 		if (kh_phase_run(ctx, o, r, size, &ph[p], p, none, &j))

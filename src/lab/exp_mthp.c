@@ -286,13 +286,14 @@ static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		lab_skip(r, "needs root: sets hugepages-<size>kB/enabled to always for the run");
 		return 0;
 	}
-	lab_col_add(r, "time", "ms");
-	lab_col_add(r, "faults", "");
-	lab_col_add(r, "anon_fault_alloc", "+");
-	lab_col_add(r, "anon_fault_fallback", "+");
-	lab_col_add(r, "nr_anon", "+");
-	lab_col_add(r, "folios", "");
-	lab_col_add(r, "AnonHugePages", "kB");
+	static const struct lab_coldef cols[] = {{"time", "ms"},
+						 {"faults", ""},
+						 {"anon_fault_alloc", "+"},
+						 {"anon_fault_fallback", "+"},
+						 {"nr_anon", "+"},
+						 {"folios", ""},
+						 {"AnonHugePages", "kB"}};
+	lab_cols_add(r, cols, (int)(sizeof(cols) / sizeof(cols[0])), NULL);
 	struct mthp_run m = {.ctx = ctx, .o = o, .r = r, .size = size, .ok = true};
 	m.pmd_always = !strcmp(lab_pmd_policy(ctx), "always");
 	mthp_others(ctx, m.others, sizeof(m.others));

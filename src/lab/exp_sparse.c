@@ -89,9 +89,7 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	}
 	if (!n)
 		return;
-	int row = lab_row_add(r, lab_mode_name(mode));
-	for (int c = 0; c < C_N; c++)
-		lab_cell_set(r, row, c, v[c], (size_t)n);
+	int row = lab_row_samples(r, lab_mode_name(mode), &v[0][0], MAX_RUNS, C_N, (size_t)n);
 	sum->ran[mode] = true;
 	sum->rss_kb[mode] = r->rows[row].c[C_RSS].median;
 	sum->ahp_kb[mode] = r->rows[row].c[C_AHP].median;
@@ -164,12 +162,10 @@ static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 	if (lab_size(ctx, o, 1ull << 30, r, &size))
 		return 0;
 	snprintf(r->title, sizeof(r->title), "one byte per PMD-size stride: RSS plain vs madv");
-	lab_col_add(r, "time", "ms");
-	lab_col_add(r, "faults", "");
-	lab_col_add(r, "Rss", "kB");
-	lab_col_add(r, "AnonHugePages", "kB");
-	lab_col_add(r, "thp_fault_alloc", "+");
-	lab_col_add(r, "thp_fault_fallback", "+");
+	static const struct lab_coldef cols[] = {
+		{"time", "ms"},		 {"faults", ""},	   {"Rss", "kB"},
+		{"AnonHugePages", "kB"}, {"thp_fault_alloc", "+"}, {"thp_fault_fallback", "+"}};
+	lab_cols_add(r, cols, C_N, NULL);
 	struct sparse_sum sum = {0};
 	sparse_mode(ctx, o, r, size, MODE_PLAIN, &sum);
 	sparse_mode(ctx, o, r, size, MODE_MADV, &sum);

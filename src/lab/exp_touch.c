@@ -93,9 +93,7 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 	}
 	if (!n)
 		return;
-	int row = lab_row_add(r, lab_mode_name(mode));
-	for (int c = 0; c < C_N; c++)
-		lab_cell_set(r, row, c, v[c], (size_t)n);
+	int row = lab_row_samples(r, lab_mode_name(mode), &v[0][0], MAX_RUNS, C_N, (size_t)n);
 	sum->ran[mode] = true;
 	sum->med_ms[mode] = r->rows[row].c[C_MS].median;
 	sum->med_flt[mode] = r->rows[row].c[C_FLT].median;
