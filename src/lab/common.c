@@ -104,6 +104,12 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 	return "";
 }
 
+void lab_failed(struct lab_result *r, const char *key, int err)
+{
+	lab_proof(r, key, "failed: %s", strerror(-err));
+	r->partial = true;
+}
+
 void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx)
 {
 	for (int i = 0; i < n; i++) {

@@ -36,6 +36,9 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
  */
 const char *lab_thp_off_reason(const struct lab_ctx *ctx);
 
+/* A proof "KEY: failed: <strerror(-ERR)>" (ERR a negative errno), and R marked partial. */
+void lab_failed(struct lab_result *r, const char *key, int err);
+
 /* One column of a result table: its name and unit, as lab_col_add takes them. */
 struct lab_coldef {
 	const char *name;

@@ -118,8 +118,7 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		struct region reg;
 		int err = region_map(&reg, size, pmd);
 		if (err) {
-			lab_proof(r, "region", "failed: %s", strerror(-err));
-			r->partial = true;
+			lab_failed(r, "region", err);
 			break;
 		}
 		struct region_smaps rs[PH_N];
@@ -143,9 +142,7 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 					       &rs[PH_COLLAPSED]);
 		region_unmap(&reg);
 		if (err || rr) {
-			lab_proof(r, err ? "MADV_COLLAPSE" : "smaps", "failed: %s",
-				  strerror(err ? -err : -rr));
-			r->partial = true;
+			lab_failed(r, err ? "MADV_COLLAPSE" : "smaps", err ? err : rr);
 			snap_free(&a);
 			snap_free(&b);
 			break;

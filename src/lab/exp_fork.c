@@ -263,8 +263,7 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 			int rc = fork_once(ctx, size, modes[k], ctx->root && i == runs - 1, samples,
 					   &out);
 			if (rc) {
-				lab_proof(r, lab_mode_name(modes[k]), "failed: %s", strerror(-rc));
-				r->partial = true;
+				lab_failed(r, lab_mode_name(modes[k]), rc);
 				failed[k] = true;
 				continue;
 			}

@@ -375,8 +375,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		return -ENOMEM;
 	h->err = kh_run(ctx, o, size, nohuge_first, h);
 	if (h->err || !h->n) {
-		lab_proof(r, key, "failed: %s", strerror(h->err ? -h->err : EIO));
-		r->partial = true;
+		lab_failed(r, key, h->err ? h->err : -EIO);
 		free(h->s);
 		h->s = NULL;
 		return 0;

@@ -239,8 +239,7 @@ static void mthp_size(struct mthp_run *m, uint64_t kb)
 		struct mthp_out out;
 		mthp_once(m->ctx, m->size, kb, i == runs - 1, &out);
 		if (out.err) {
-			lab_proof(r, k, "failed: %s", strerror(-out.err));
-			r->partial = true;
+			lab_failed(r, k, out.err);
 			break;
 		}
 		v[C_MS][n] = out.ms;

@@ -72,8 +72,7 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 				       .folios = ctx->root && i == runs - 1};
 		struct shot out;
 		if (shot_take(ctx, &sp, &out)) {
-			lab_proof(r, lab_mode_name(mode), "failed: %s", strerror(-out.err));
-			r->partial = true;
+			lab_failed(r, lab_mode_name(mode), out.err);
 			shot_free(&out);
 			break;
 		}

@@ -159,8 +159,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		if (!err && (err = region_advise(&reg, MODE_MADV)))
 			region_unmap(&reg);
 		if (err) {
-			lab_proof(r, "region", "failed: %s", strerror(-err));
-			r->partial = true;
+			lab_failed(r, "region", err);
 			break;
 		}
 		region_touch(&reg, 0, page);
@@ -185,8 +184,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		}
 		region_unmap(&reg);
 		if (rr || err) {
-			lab_proof(r, "run", "failed: %s", strerror(rr ? -rr : -err));
-			r->partial = true;
+			lab_failed(r, "run", rr ? rr : err);
 			for (int p = 0; p < PH_N; p++)
 				snap_free(&s[p]);
 			break;

@@ -76,9 +76,7 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		out.a = a;
 		out.b = b;
 		if (rc < 0 || out.err) {
-			lab_proof(r, lab_mode_name(mode), "failed: %s",
-				  strerror(out.err ? -out.err : -rc));
-			r->partial = true;
+			lab_failed(r, lab_mode_name(mode), out.err ? out.err : rc);
 			shot_free(&out);
 			break;
 		}
