@@ -104,6 +104,19 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 	return "";
 }
 
+int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
+{
+	int rc = lab_size(ctx, o, def, r, size);
+	if (rc)
+		return rc;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->title, sizeof(r->title), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
 void lab_failed(struct lab_result *r, const char *key, int err)
 {
 	lab_proof(r, key, "failed: %s", strerror(-err));

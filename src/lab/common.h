@@ -30,6 +30,14 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	     struct lab_result *r, uint64_t *size);
 
 /*
+ * An experiment's start: the size as lab_size() gives it (its return value),
+ * then, when that succeeded, R's title from FMT.
+ */
+int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*
  * Why this process gets no THP at fault whatever its advice: a prctl
  * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
  * neither (then a missing huge page means a fallback).

@@ -93,11 +93,10 @@ static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o
 static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size, "%s, then MADV_COLLAPSE",
+		      o->sparse ? "plain region with 1 page in 512 present"
+				: "plain touch of every base page"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "%s, then MADV_COLLAPSE",
-		 o->sparse ? "plain region with 1 page in 512 present"
-			   : "plain touch of every base page");
 	if (ctx->feat->madv_collapse == TRI_NO) {
 		lab_skip(r, "this kernel has no MADV_COLLAPSE (6.1+): madvise returned %s",
 			 strerror(ctx->feat->madv_collapse_err ? ctx->feat->madv_collapse_err

@@ -154,10 +154,9 @@ static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, ui
 static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "enabled=always: fault-time THP allocations vs fallbacks, plain and advised"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "enabled=always: fault-time THP allocations vs fallbacks, plain and advised");
 	if (!ctx->can_write) {
 		lab_skip(r, "needs root: sets enabled=always for the run%s",
 			 ctx->root ? " (the THP files are not writable here)" : "");

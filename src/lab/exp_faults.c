@@ -267,10 +267,9 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "fault one PMD-size chunk at a time: per-chunk latency, per mode"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "fault one PMD-size chunk at a time: per-chunk latency, per mode");
 	static struct faults_run fr;
 	static struct mode_res res[MODE_NMODES];
 	static struct frag f;

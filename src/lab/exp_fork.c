@@ -221,10 +221,9 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 1ull << 30, r, &size))
+	if (lab_begin(ctx, o, 1ull << 30, r, &size,
+		      "fork, then write one byte per PMD in the parent: COW split or copy"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "fork, then write one byte per PMD in the parent: COW split or copy");
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
 	int c_fork = lab_col_add(r, "fork", "ms");
 	int c_wmed = lab_col_add(r, "write", "ns");

@@ -387,11 +387,11 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 256ull << 20, r, &size))
+	if (lab_begin(
+		    ctx, o, 256ull << 20, r, &size,
+		    "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
+		    STRIDE_PAGES))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
-		 STRIDE_PAGES);
 	r->runs = 1;
 	if (!strcmp(lab_pmd_policy(ctx), "never")) {
 		lab_skip(r, "the PMD size is 'never' here: khugepaged collapses nothing");

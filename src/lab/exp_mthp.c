@@ -264,11 +264,10 @@ static void mthp_size(struct mthp_run *m, uint64_t kb)
 static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 64ull << 20, r, &size))
+	if (lab_begin(
+		    ctx, o, 64ull << 20, r, &size,
+		    "each mTHP size at always, one at a time: plain touch, per-size stats, folio orders"))
 		return 0;
-	snprintf(
-		r->title, sizeof(r->title),
-		"each mTHP size at always, one at a time: plain touch, per-size stats, folio orders");
 	uint64_t want[MAX_MTHP];
 	int nwant = mthp_pick(ctx, o, r, want);
 	if (!ctx->feat->mthp_sizes || (!nwant && !o->n_mthp_sizes)) {

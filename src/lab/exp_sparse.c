@@ -158,9 +158,9 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 1ull << 30, r, &size))
+	if (lab_begin(ctx, o, 1ull << 30, r, &size,
+		      "one byte per PMD-size stride: RSS plain vs madv"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "one byte per PMD-size stride: RSS plain vs madv");
 	static const struct lab_coldef cols[] = {
 		{"time", "ms"},		 {"faults", ""},	   {"Rss", "kB"},
 		{"AnonHugePages", "kB"}, {"thp_fault_alloc", "+"}, {"thp_fault_fallback", "+"}};

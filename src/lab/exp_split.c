@@ -131,10 +131,9 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "MADV_DONTNEED one base page in the middle of every PMD: deferred split"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "MADV_DONTNEED one base page in the middle of every PMD: deferred split");
 	if (strcmp(lab_pmd_policy(ctx), "never") == 0) {
 		lab_skip(r,
 			 "the PMD size is at never here: MADV_HUGEPAGE gets no huge page to split");

@@ -147,9 +147,8 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size, "one byte per base page, per mode"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "one byte per base page, per mode");
 	lab_col_add(r, "time", "ms");
 	lab_col_add(r, "faults", "");
 	lab_col_add(r, "AnonHugePages", "kB");
