@@ -66,11 +66,8 @@ static void fallback_mode(const struct lab_ctx *ctx, const struct lab_opts *o, s
 				       .stride = (size_t)ctx->page_size,
 				       .snaps = true};
 		struct shot s;
-		if (shot_take(ctx, &sp, &s)) {
-			shot_fail_proof(r, lab_mode_name(mode), &s);
-			shot_free(&s);
+		if (shot_take_or_fail(ctx, &sp, &s, r, lab_mode_name(mode)))
 			break;
-		}
 		int k = mr->n++;
 		mr->ms[k] = s.ms;
 		mr->ahp[k] = (double)s.rs.t.kb[SM_ANON_HUGE];

@@ -145,11 +145,8 @@ static void faults_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 				       .inspect = faults_inspect,
 				       .arg = fr};
 		struct shot s;
-		if (shot_take(ctx, &sp, &s)) {
-			shot_fail_proof(r, lab_mode_name(mode), &s);
-			shot_free(&s);
+		if (shot_take_or_fail(ctx, &sp, &s, r, lab_mode_name(mode)))
 			break;
-		}
 		faults_record(mr, fr, &s);
 		shot_free(&s);
 	}

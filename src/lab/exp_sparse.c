@@ -83,8 +83,7 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		v[C_FA][n] = shot_delta(&out, "thp_fault_alloc");
 		v[C_FB][n] = shot_delta(&out, "thp_fault_fallback");
 		n++;
-		shot_free(&out);
-		last = out;
+		shot_keep(&last, &out);
 	}
 	if (!n)
 		return;

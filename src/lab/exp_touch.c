@@ -86,8 +86,7 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		for (int c = C_FA; c < C_N; c++)
 			v[c][n] = shot_delta(&out, vm_ctr[c]);
 		n++;
-		shot_free(&out);
-		last = out;
+		shot_keep(&last, &out);
 	}
 	if (!n)
 		return;

@@ -63,3 +63,20 @@ void shot_fail_proof(struct lab_result *r, const char *label, const struct shot 
 	lab_proof(r, label, "%s: %s", s->smaps_err ? "smaps" : "failed", strerror(-s->err));
 	r->partial = true;
 }
+
+int shot_take_or_fail(const struct lab_ctx *ctx, const struct shot_spec *sp, struct shot *out,
+		      struct lab_result *r, const char *label)
+{
+	int rc = shot_take(ctx, sp, out);
+	if (!rc)
+		return 0;
+	shot_fail_proof(r, label, out);
+	shot_free(out);
+	return rc;
+}
+
+void shot_keep(struct shot *last, struct shot *out)
+{
+	shot_free(out);
+	*last = *out;
+}

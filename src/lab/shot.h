@@ -55,4 +55,14 @@ double shot_delta(const struct shot *s, const char *name);
 /* A failed shot as R's proof LABEL ("smaps: ..." or "failed: ..."); marks R partial. */
 void shot_fail_proof(struct lab_result *r, const char *label, const struct shot *s);
 
+/*
+ * shot_take(), and when it fails, OUT as R's proof LABEL (shot_fail_proof)
+ * and freed. Returns OUT->err.
+ */
+int shot_take_or_fail(const struct lab_ctx *ctx, const struct shot_spec *sp, struct shot *out,
+		      struct lab_result *r, const char *label);
+
+/* Free OUT's snapshots and keep the rest (smaps, folios, counts) in *LAST, for the proofs. */
+void shot_keep(struct shot *last, struct shot *out);
+
 #endif
