@@ -49,32 +49,31 @@ static int set_always(const struct lab_ctx *ctx)
 	return e;
 }
 
+/* One run's shot S into the mode's results ARG (a struct mode_res). */
+static void fallback_record(void *arg, const struct shot *s)
+{
+	struct mode_res *mr = arg;
+	int k = mr->n++;
+	mr->ms[k] = s->ms;
+	mr->ahp[k] = (double)s->rs.t.kb[SM_ANON_HUGE];
+	for (size_t c = 0; c < NCTR; c++)
+		mr->d[c][k] = shot_delta(s, ctr[c]);
+}
+
 /* The runs of MODE into MR; *LEFT_MAX: most free PMD-order blocks the fragmenter left. */
 static void fallback_mode(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
 			  uint64_t size, enum lab_mode mode, struct frag *f, struct mode_res *mr,
 			  uint64_t *left_max)
 {
-	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
-	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "fallback %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
-			     lab_mode_name(mode), i + 1, runs);
-		lab_run_prepare(o, size, f, left_max);
-		struct shot_spec sp = {.size = size,
-				       .mode = mode,
-				       .stride = (size_t)ctx->page_size,
-				       .snaps = true};
-		struct shot s;
-		if (shot_take_or_fail(ctx, &sp, &s, r, lab_mode_name(mode)))
-			break;
-		int k = mr->n++;
-		mr->ms[k] = s.ms;
-		mr->ahp[k] = (double)s.rs.t.kb[SM_ANON_HUGE];
-		for (size_t c = 0; c < NCTR; c++)
-			mr->d[c][k] = shot_delta(&s, ctr[c]);
-		shot_free(&s);
-	}
+	struct shot_spec sp = {
+		.size = size, .mode = mode, .stride = (size_t)ctx->page_size, .snaps = true};
+	struct shot_runs rs = {.name = "fallback",
+			       .max_runs = MAX_RUNS,
+			       .f = f,
+			       .left_max = left_max,
+			       .record = fallback_record,
+			       .arg = mr};
+	shot_runs(ctx, o, r, &sp, &rs);
 }
 
 /* A row and a proof per mode. */

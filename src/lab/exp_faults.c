@@ -102,9 +102,17 @@ static int faults_run_alloc(struct faults_run *fr, size_t nch, int runs)
 	return -ENOMEM;
 }
 
-/* Everything of one run a row needs, from shot S. */
-static void faults_record(struct mode_res *mr, struct faults_run *fr, const struct shot *s)
+/* Where faults_record puts a run. */
+struct faults_rec {
+	struct mode_res *mr;
+	struct faults_run *fr;
+};
+
+/* Everything of one run a row needs, from shot S, into ARG (a struct faults_rec). */
+static void faults_record(void *arg, const struct shot *s)
 {
+	struct mode_res *mr = ((struct faults_rec *)arg)->mr;
+	struct faults_run *fr = ((struct faults_rec *)arg)->fr;
 	memcpy(fr->all + fr->nall, fr->ns, fr->nch * sizeof(*fr->ns));
 	fr->nall += fr->nch;
 	struct summary st;
@@ -130,26 +138,21 @@ static void faults_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 			uint64_t size, enum lab_mode mode, struct frag *f, struct faults_run *fr,
 			struct mode_res *mr, uint64_t *left_max)
 {
-	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	fr->nall = fr->nh = fr->nsmall = 0;
-	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "faults %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
-			     lab_mode_name(mode), i + 1, runs);
-		lab_run_prepare(o, size, f, left_max);
-		struct shot_spec sp = {.size = size,
-				       .mode = mode,
-				       .snaps = true,
-				       .touch = faults_touch,
-				       .inspect = faults_inspect,
-				       .arg = fr};
-		struct shot s;
-		if (shot_take_or_fail(ctx, &sp, &s, r, lab_mode_name(mode)))
-			break;
-		faults_record(mr, fr, &s);
-		shot_free(&s);
-	}
+	struct shot_spec sp = {.size = size,
+			       .mode = mode,
+			       .snaps = true,
+			       .touch = faults_touch,
+			       .inspect = faults_inspect,
+			       .arg = fr};
+	struct faults_rec rec = {mr, fr};
+	struct shot_runs rs = {.name = "faults",
+			       .max_runs = MAX_RUNS,
+			       .f = f,
+			       .left_max = left_max,
+			       .record = faults_record,
+			       .arg = &rec};
+	shot_runs(ctx, o, r, &sp, &rs);
 	summarize(fr->all, fr->nall, &mr->pooled);
 	summarize(fr->hs, fr->nh, &mr->pooled_huge);
 	summarize(fr->ss, fr->nsmall, &mr->pooled_small);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "shot.h"
 
+#include "common.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -79,4 +81,23 @@ void shot_keep(struct shot *last, struct shot *out)
 {
 	shot_free(out);
 	*last = *out;
+}
+
+void shot_runs(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+	       const struct shot_spec *sp, const struct shot_runs *rs)
+{
+	int runs = o->runs > rs->max_runs ? rs->max_runs : o->runs;
+	const char *mode = lab_mode_name(sp->mode);
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), sp->size);
+	for (int i = 0; i < runs; i++) {
+		lab_progress(o, "%s %s%s: %s run %d/%d", rs->name, sz, rs->f ? " fragmented" : "",
+			     mode, i + 1, runs);
+		lab_run_prepare(o, sp->size, rs->f, rs->left_max);
+		struct shot s;
+		if (shot_take_or_fail(ctx, sp, &s, r, mode))
+			break;
+		rs->record(rs->arg, &s);
+		shot_free(&s);
+	}
 }
