@@ -117,6 +117,21 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	return 0;
 }
 
+void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
+		     const char *prefix, const struct folio_counts *fc, int fc_err)
+{
+	char key[40], fol[160];
+	snprintf(key, sizeof(key), "%s kpageflags", label);
+	if (!ctx->root)
+		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
+	else if (fc_err)
+		lab_proof(r, key, "unreadable: %s", strerror(-fc_err));
+	else {
+		lab_fmt_folios(fol, sizeof(fol), fc, ctx->page_size);
+		lab_proof(r, key, "%s%s", prefix, fol);
+	}
+}
+
 void lab_failed(struct lab_result *r, const char *key, int err)
 {
 	lab_proof(r, key, "failed: %s", strerror(-err));

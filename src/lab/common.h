@@ -44,6 +44,13 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
  */
 const char *lab_thp_off_reason(const struct lab_ctx *ctx);
 
+/*
+ * The proof "LABEL kpageflags": PREFIX and FC's folio orders (lab_fmt_folios),
+ * "unreadable: ..." for FC_ERR (a negative errno), or skipped when not root.
+ */
+void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
+		     const char *prefix, const struct folio_counts *fc, int fc_err);
+
 /* A proof "KEY: failed: <strerror(-ERR)>" (ERR a negative errno), and R marked partial. */
 void lab_failed(struct lab_result *r, const char *key, int err);
 

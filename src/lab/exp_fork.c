@@ -151,16 +151,7 @@ static void fork_proofs(const struct lab_ctx *ctx, struct lab_result *r, enum la
 		lab_proof(r, key,
 			  "smaps AnonHugePages %llu kB while parked (after the parent's writes)",
 			  (unsigned long long)l->child_ahp);
-	snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(mode));
-	if (!ctx->root)
-		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
-	else if (l->fc_err)
-		lab_proof(r, key, "unreadable: %s", strerror(-l->fc_err));
-	else {
-		char fol[160];
-		lab_fmt_folios(fol, sizeof(fol), &l->fc, ctx->page_size);
-		lab_proof(r, key, "before fork: %s", fol);
-	}
+	lab_folio_proof(ctx, r, lab_mode_name(mode), "before fork: ", &l->fc, l->fc_err);
 }
 
 /* Which COW the kernel did against what its version predicts. */

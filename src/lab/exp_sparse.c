@@ -34,16 +34,7 @@ static void sparse_proofs(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		(unsigned long long)last->rs.t.kb[SM_ANON_HUGE], (unsigned long long)(size >> 10),
 		last->rs.thp_eligible, last->rs.vmflags & VMF_HG ? " hg" : "",
 		last->rs.vmflags & VMF_NH ? " nh" : "");
-	char key[40], fol[160] = "";
-	snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(mode));
-	if (!ctx->root)
-		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
-	else if (last->fc_err)
-		lab_proof(r, key, "unreadable: %s", strerror(-last->fc_err));
-	else {
-		lab_fmt_folios(fol, sizeof(fol), &last->fc, ctx->page_size);
-		lab_proof(r, key, "%s", fol);
-	}
+	lab_folio_proof(ctx, r, lab_mode_name(mode), "", &last->fc, last->fc_err);
 }
 
 /* MODE's runs as one row and its proofs. */
