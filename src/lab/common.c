@@ -132,6 +132,19 @@ void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char
 	}
 }
 
+void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
+{
+	r->expected = expected;
+	int n = snprintf(r->verdict, sizeof(r->verdict),
+			 "%s: ", expected ? "as expected" : "UNEXPECTED");
+	if (n < 0 || (size_t)n >= sizeof(r->verdict))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->verdict + n, sizeof(r->verdict) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
 void lab_failed(struct lab_result *r, const char *key, int err)
 {
 	lab_proof(r, key, "failed: %s", strerror(-err));

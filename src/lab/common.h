@@ -51,6 +51,10 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx);
 void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
 		     const char *prefix, const struct folio_counts *fc, int fc_err);
 
+/* The verdict "as expected: TEXT" (EXPECTED) or "UNEXPECTED: TEXT", TEXT from FMT. */
+void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A proof "KEY: failed: <strerror(-ERR)>" (ERR a negative errno), and R marked partial. */
 void lab_failed(struct lab_result *r, const char *key, int err);
 

@@ -84,10 +84,10 @@ static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o
 		snprintf(sp, sizeof(sp),
 			 "; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
 			 r0 > 0 ? r1 / r0 : 0);
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
-		ok ? "as expected" : "UNEXPECTED", sz, ms, a0, a1, ca, r0, r1, sp);
+		"MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
+		sz, ms, a0, a1, ca, r0, r1, sp);
 }
 
 static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)

@@ -124,23 +124,23 @@ static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, ui
 	if (!frag) {
 		/* plenty of free PMD-order blocks: always gives the plain region huge pages */
 		ok = ph >= (double)npmd * 0.9 && pa >= (double)npmd * 0.9;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
-			ok ? "as expected" : "UNEXPECTED", ph, npmd, pa, pf, ps, ma_, mf);
+			"with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
+			ph, npmd, pa, pf, ps, ma_, mf);
 	} else if (!defrag_stalls_unadvised(defrag)) {
 		/* the silent fallback: fallbacks without a compaction stall */
 		ok = pf > 0 && ps * 10 <= pf; /* system-wide: others may stall meanwhile */
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
-			ok ? "as expected" : "UNEXPECTED", pf, pa, ps, defrag, ms, mf);
+			"fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
+			pf, pa, ps, defrag, ms, mf);
 	} else {
 		ok = ps > 0 || pf > 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
-			ok ? "as expected" : "UNEXPECTED", ps, pf, pa);
+			"fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
+			ps, pf, pa);
 	}
 	if (frag)
 		lab_proof(r, "fragmented", "at most %llu free PMD-order blocks before a run",

@@ -248,11 +248,10 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 	fmt_dur(a4, sizeof(a4), stats_median(pl->st[ST_MED], (size_t)pl->n));
 	if (!frag) {
 		bool ok = (never || mh >= (double)nch * 0.9) && (always || ph == 0) && nhh == 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv compact_stall +%.0f (proof: smaps AnonHugePages, vmstat deltas)",
-			ok ? "as expected" : "UNEXPECTED", mh, nch, a1, a2, ph, nch, pol, a4, nhh,
-			mcs);
+			"madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv compact_stall +%.0f (proof: smaps AnonHugePages, vmstat deltas)",
+			mh, nch, a1, a2, ph, nch, pol, a4, nhh, mcs);
 	} else {
 		/* fragmented: advised faults either stall in compaction or fall back */
 		bool ok = never || mcs > 0 || mfbk > 0;

@@ -107,11 +107,11 @@ static void sparse_verdict_madvise(const struct lab_ctx *ctx, struct lab_result 
 			 s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, s->fb_med[MODE_MADV]);
 	else if (plain_per > (double)ctx->page_size / 1024 * 1.5)
 		snprintf(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, thp_fault_alloc +%.0f)",
-		ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN],
-		ratio, (unsigned long long)per_pmd, lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
+		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, thp_fault_alloc +%.0f)",
+		s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, (unsigned long long)per_pmd,
+		lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
 }
 
 /* The expected shape under this host's policy. */
@@ -127,19 +127,17 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 	bool ok;
 	if (never) {
 		ok = s->ahp_kb[MODE_MADV] == 0 && s->ahp_kb[MODE_PLAIN] == 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: enabled=never: no huge page for either region, madv Rss %.0f kB vs plain %.0f kB = %.1fx (both one base page per touch; proof: region smaps Rss/AnonHugePages)",
-			ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV],
-			s->rss_kb[MODE_PLAIN], ratio);
+			"enabled=never: no huge page for either region, madv Rss %.0f kB vs plain %.0f kB = %.1fx (both one base page per touch; proof: region smaps Rss/AnonHugePages)",
+			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio);
 	} else if (always) {
 		ok = madv_huge && plain_huge;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, thp_fault_alloc +%.0f/+%.0f)",
-			ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV],
-			s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV], s->ahp_kb[MODE_PLAIN],
-			s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
+			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, thp_fault_alloc +%.0f/+%.0f)",
+			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV],
+			s->ahp_kb[MODE_PLAIN], s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
 	} else {
 		sparse_verdict_madvise(ctx, r, size, s, ratio);
 	}

@@ -122,10 +122,10 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		snprintf(tail, sizeof(tail),
 			 "; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
 	}
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
-		ok ? "as expected" : "UNEXPECTED", a0, a1, r0, r1, spmd, dsp, sp, tail);
+		"AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
+		a0, a1, r0, r1, spmd, dsp, sp, tail);
 }
 
 static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)

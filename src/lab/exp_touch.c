@@ -133,12 +133,12 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		snprintf(speed, sizeof(speed), "; madv touched %.1fx %s than plain",
 			 x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower");
 	}
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
-		ok ? "as expected" : "UNEXPECTED", s->med_flt[MODE_MADV],
-		(unsigned long long)s->ahp_kb[MODE_MADV], (unsigned long long)full,
-		s->med_flt[MODE_PLAIN], (unsigned long long)s->ahp_kb[MODE_PLAIN], pol,
+		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
+		s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
+		(unsigned long long)full, s->med_flt[MODE_PLAIN],
+		(unsigned long long)s->ahp_kb[MODE_PLAIN], pol,
 		(unsigned long long)s->ahp_kb[MODE_NOHUGE],
 		(unsigned long long)s->ahp_kb[MODE_NOTHP], speed);
 }
