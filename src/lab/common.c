@@ -160,6 +160,15 @@ void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, in
 	}
 }
 
+void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = lab_col_add(r, names[i], "+");
+		if (idx)
+			idx[i] = c;
+	}
+}
+
 int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
 		    int ncols, size_t n)
 {

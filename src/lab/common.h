@@ -67,6 +67,9 @@ struct lab_coldef {
 /* Add the N columns of DEFS in order; each index (-1 when full) in IDX[i] when IDX is not NULL. */
 void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx);
 
+/* A "+" (delta) column for each of the N counters NAMES; indexes in IDX when not NULL. */
+void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx);
+
 /*
  * A row LABEL whose first NCOLS columns each get N samples: column c from
  * V + c * STRIDE (a double v[NCOLS][STRIDE] passed as &v[0][0]). Returns the

@@ -34,8 +34,7 @@ static void collapse_rows(struct lab_result *r, const struct lab_opts *o, const 
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_rss = lab_col_add(r, "Rss", "kB");
 	int c_d[NCTR];
-	for (size_t c = 0; c < NCTR; c++)
-		c_d[c] = lab_col_add(r, ctr[c], "+");
+	lab_delta_cols(r, ctr, NCTR, c_d);
 	const char *label[PH_N] = {o->sparse ? "touched 1/512" : "touched", "collapsed"};
 	for (int p = 0; p < PH_N; p++) {
 		if (!ph[p].n)

@@ -84,8 +84,7 @@ static void fallback_rows(struct lab_result *r, uint64_t size, size_t pmd,
 	int c_ms = lab_col_add(r, "time", "ms");
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_d[NCTR];
-	for (size_t c = 0; c < NCTR; c++)
-		c_d[c] = lab_col_add(r, ctr[c], "+");
+	lab_delta_cols(r, ctr, NCTR, c_d);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		const struct mode_res *mr = &res[modes[m]];
 		if (!mr->n)

@@ -56,8 +56,7 @@ static void split_rows(struct lab_result *r, const struct ph_res *ph)
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_rss = lab_col_add(r, "Rss", "kB");
 	int c_vm[NVM], c_sz[NSZ];
-	for (size_t i = 0; i < NVM; i++)
-		c_vm[i] = lab_col_add(r, vm_ctr[i], "+");
+	lab_delta_cols(r, vm_ctr, NVM, c_vm);
 	for (size_t i = 0; i < NSZ; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "%s", sz_ctr[i]);

@@ -151,8 +151,7 @@ static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	lab_col_add(r, "time", "ms");
 	lab_col_add(r, "faults", "");
 	lab_col_add(r, "AnonHugePages", "kB");
-	for (int c = C_FA; c < C_N; c++)
-		lab_col_add(r, vm_ctr[c], "+");
+	lab_delta_cols(r, vm_ctr + C_FA, C_N - C_FA, NULL);
 	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV, MODE_NOHUGE, MODE_NOTHP,
 				       MODE_COLLAPSE};
 	struct touch_sum sum = {0};
