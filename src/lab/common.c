@@ -30,6 +30,14 @@ void lab_progress(const struct lab_opts *o, const char *fmt, ...)
 	fputs(tty ? "\033[K" : "\n", stderr);
 }
 
+void lab_progress_run(const struct lab_opts *o, const char *name, uint64_t size, const char *label,
+		      int i, int runs)
+{
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	lab_progress(o, "%s %s: %s run %d/%d", name, sz, label, i + 1, runs);
+}
+
 void lab_progress_done(const struct lab_opts *o)
 {
 	if (!o->quiet && isatty(STDERR_FILENO))

@@ -16,6 +16,10 @@ void lab_fmt_size(char *out, size_t n, uint64_t b);
 void lab_progress(const struct lab_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The progress line of run I (from 0) of RUNS: "lab NAME 16 MiB: LABEL run 3/5" (SIZE bytes). */
+void lab_progress_run(const struct lab_opts *o, const char *name, uint64_t size, const char *label,
+		      int i, int runs);
+
 /* Erase the progress line (on a tty). */
 void lab_progress_done(const struct lab_opts *o);
 

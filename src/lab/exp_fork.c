@@ -237,15 +237,12 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 	struct fork_out last[2];
 	int n[2] = {0, 0};
 	bool failed[2] = {false, false};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	memset(last, 0, sizeof(last));
 	for (int i = 0; i < runs; i++)
 		for (int k = 0; k < 2; k++) {
 			if (failed[k])
 				continue;
-			lab_progress(o, "fork %s: %s run %d/%d", sz, lab_mode_name(modes[k]), i + 1,
-				     runs);
+			lab_progress_run(o, "fork", size, lab_mode_name(modes[k]), i, runs);
 			/* the touch is not timed: warm once, later runs reuse what the last freed */
 			if (i == 0 || o->state == STATE_COLD)
 				lab_prepare_state(o->state, size);

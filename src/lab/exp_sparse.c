@@ -48,11 +48,9 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	uint64_t need = huge ? size : pmds * (uint64_t)ctx->page_size;
 	double v[C_N][MAX_RUNS];
 	struct shot last = {0};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	int n = 0;
 	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "sparse %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1, runs);
+		lab_progress_run(o, "sparse", size, lab_mode_name(mode), i, runs);
 		/* RSS is the measure: warm once, later runs reuse what the last freed */
 		if (i == 0 || o->state == STATE_COLD)
 			lab_prepare_state(o->state, need);

@@ -58,11 +58,9 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
 	double v[C_N][MAX_RUNS];
 	struct shot last = {0};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	int n = 0;
 	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "touch %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1, runs);
+		lab_progress_run(o, "touch", size, lab_mode_name(mode), i, runs);
 		lab_prepare_state(o->state, size);
 		/* the snapshots around the child too: a child's own would be lost */
 		struct snap a = {0}, b = {0};
