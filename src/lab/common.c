@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "common.h"
+#include "fragment.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +28,14 @@ void lab_progress(const struct lab_opts *o, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs(tty ? "\033[K" : "\n", stderr);
+}
+
+void lab_progress_run(const struct lab_opts *o, const char *name, uint64_t size, const char *label,
+		      int i, int runs)
+{
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	lab_progress(o, "%s %s: %s run %d/%d", name, sz, label, i + 1, runs);
 }
 
 void lab_progress_done(const struct lab_opts *o)
@@ -101,4 +110,88 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 	if (strcmp(lab_pmd_policy(ctx), "never") == 0)
 		return "enabled=never";
 	return "";
+}
+
+int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
+{
+	int rc = lab_size(ctx, o, def, r, size);
+	if (rc)
+		return rc;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->title, sizeof(r->title), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
+		     const char *prefix, const struct folio_counts *fc, int fc_err)
+{
+	char key[40], fol[160];
+	snprintf(key, sizeof(key), "%s kpageflags", label);
+	if (!ctx->root)
+		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
+	else if (fc_err)
+		lab_proof(r, key, "unreadable: %s", strerror(-fc_err));
+	else {
+		lab_fmt_folios(fol, sizeof(fol), fc, ctx->page_size);
+		lab_proof(r, key, "%s%s", prefix, fol);
+	}
+}
+
+void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
+{
+	r->expected = expected;
+	int n = snprintf(r->verdict, sizeof(r->verdict),
+			 "%s: ", expected ? "as expected" : "UNEXPECTED");
+	if (n < 0 || (size_t)n >= sizeof(r->verdict))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->verdict + n, sizeof(r->verdict) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+void lab_failed(struct lab_result *r, const char *key, int err)
+{
+	lab_proof(r, key, "failed: %s", strerror(-err));
+	r->partial = true;
+}
+
+void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx)
+{
+	for (int i = 0; i < n; i++) {
+		int c = lab_col_add(r, defs[i].name, defs[i].unit);
+		if (idx)
+			idx[i] = c;
+	}
+}
+
+void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = lab_col_add(r, names[i], "+");
+		if (idx)
+			idx[i] = c;
+	}
+}
+
+int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
+		    int ncols, size_t n)
+{
+	int row = lab_row_add(r, label);
+	for (int c = 0; c < ncols; c++)
+		lab_cell_set(r, row, c, v + (size_t)c * stride, n);
+	return row;
+}
+
+void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, uint64_t *left_max)
+{
+	lab_prepare_state(o->state, size);
+	if (f) {
+		uint64_t left = frag_sink(f);
+		if (left > *left_max)
+			*left_max = left;
+	}
 }

@@ -16,6 +16,10 @@ void lab_fmt_size(char *out, size_t n, uint64_t b);
 void lab_progress(const struct lab_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The progress line of run I (from 0) of RUNS: "lab NAME 16 MiB: LABEL run 3/5" (SIZE bytes). */
+void lab_progress_run(const struct lab_opts *o, const char *name, uint64_t size, const char *label,
+		      int i, int runs);
+
 /* Erase the progress line (on a tty). */
 void lab_progress_done(const struct lab_opts *o);
 
@@ -30,10 +34,60 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	     struct lab_result *r, uint64_t *size);
 
 /*
+ * An experiment's start: the size as lab_size() gives it (its return value),
+ * then, when that succeeded, R's title from FMT.
+ */
+int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*
  * Why this process gets no THP at fault whatever its advice: a prctl
  * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
  * neither (then a missing huge page means a fallback).
  */
 const char *lab_thp_off_reason(const struct lab_ctx *ctx);
+
+/*
+ * The proof "LABEL kpageflags": PREFIX and FC's folio orders (lab_fmt_folios),
+ * "unreadable: ..." for FC_ERR (a negative errno), or skipped when not root.
+ */
+void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
+		     const char *prefix, const struct folio_counts *fc, int fc_err);
+
+/* The verdict "as expected: TEXT" (EXPECTED) or "UNEXPECTED: TEXT", TEXT from FMT. */
+void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A proof "KEY: failed: <strerror(-ERR)>" (ERR a negative errno), and R marked partial. */
+void lab_failed(struct lab_result *r, const char *key, int err);
+
+/* One column of a result table: its name and unit, as lab_col_add takes them. */
+struct lab_coldef {
+	const char *name;
+	const char *unit;
+};
+
+/* Add the N columns of DEFS in order; each index (-1 when full) in IDX[i] when IDX is not NULL. */
+void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, int *idx);
+
+/* A "+" (delta) column for each of the N counters NAMES; indexes in IDX when not NULL. */
+void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx);
+
+/*
+ * A row LABEL whose first NCOLS columns each get N samples: column c from
+ * V + c * STRIDE (a double v[NCOLS][STRIDE] passed as &v[0][0]). Returns the
+ * row index as lab_row_add does.
+ */
+int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
+		    int ncols, size_t n);
+
+struct frag;
+/*
+ * Before one measured run: lab_prepare_state(O->state, SIZE), then, under the
+ * fragmenter F (NULL: none), sink it again and raise *LEFT_MAX to the free
+ * PMD-order blocks it left.
+ */
+void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, uint64_t *left_max);
 
 #endif

@@ -229,11 +229,12 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	snprintf(r->title, sizeof(r->title),
 		 "dependent random pointer chase, one slot per 64-byte line: huge vs small");
 	int cols[5];
-	cols[0] = lab_col_add(r, "huge", "ns");
-	cols[1] = lab_col_add(r, "small", "ns");
-	cols[2] = lab_col_add(r, "huge faster", "%");
-	cols[3] = lab_col_add(r, "huge AHP", "kB");
-	cols[4] = lab_col_add(r, "small AHP", "kB");
+	static const struct lab_coldef coldefs[5] = {{"huge", "ns"},
+						     {"small", "ns"},
+						     {"huge faster", "%"},
+						     {"huge AHP", "kB"},
+						     {"small AHP", "kB"}};
+	lab_cols_add(r, coldefs, 5, cols);
 
 	struct chase_size_res res[LAB_MAX_SIZES];
 	memset(res, 0, sizeof(res));

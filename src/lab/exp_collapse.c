@@ -34,8 +34,7 @@ static void collapse_rows(struct lab_result *r, const struct lab_opts *o, const 
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_rss = lab_col_add(r, "Rss", "kB");
 	int c_d[NCTR];
-	for (size_t c = 0; c < NCTR; c++)
-		c_d[c] = lab_col_add(r, ctr[c], "+");
+	lab_delta_cols(r, ctr, NCTR, c_d);
 	const char *label[PH_N] = {o->sparse ? "touched 1/512" : "touched", "collapsed"};
 	for (int p = 0; p < PH_N; p++) {
 		if (!ph[p].n)
@@ -84,20 +83,19 @@ static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o
 		snprintf(sp, sizeof(sp),
 			 "; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
 			 r0 > 0 ? r1 / r0 : 0);
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
-		ok ? "as expected" : "UNEXPECTED", sz, ms, a0, a1, ca, r0, r1, sp);
+		"MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
+		sz, ms, a0, a1, ca, r0, r1, sp);
 }
 
 static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size, "%s, then MADV_COLLAPSE",
+		      o->sparse ? "plain region with 1 page in 512 present"
+				: "plain touch of every base page"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "%s, then MADV_COLLAPSE",
-		 o->sparse ? "plain region with 1 page in 512 present"
-			   : "plain touch of every base page");
 	if (ctx->feat->madv_collapse == TRI_NO) {
 		lab_skip(r, "this kernel has no MADV_COLLAPSE (6.1+): madvise returned %s",
 			 strerror(ctx->feat->madv_collapse_err ? ctx->feat->madv_collapse_err
@@ -118,8 +116,7 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		struct region reg;
 		int err = region_map(&reg, size, pmd);
 		if (err) {
-			lab_proof(r, "region", "failed: %s", strerror(-err));
-			r->partial = true;
+			lab_failed(r, "region", err);
 			break;
 		}
 		struct region_smaps rs[PH_N];
@@ -143,9 +140,7 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 					       &rs[PH_COLLAPSED]);
 		region_unmap(&reg);
 		if (err || rr) {
-			lab_proof(r, err ? "MADV_COLLAPSE" : "smaps", "failed: %s",
-				  strerror(err ? -err : -rr));
-			r->partial = true;
+			lab_failed(r, err ? "MADV_COLLAPSE" : "smaps", err ? err : rr);
 			snap_free(&a);
 			snap_free(&b);
 			break;

@@ -49,40 +49,31 @@ static int set_always(const struct lab_ctx *ctx)
 	return e;
 }
 
+/* One run's shot S into the mode's results ARG (a struct mode_res). */
+static void fallback_record(void *arg, const struct shot *s)
+{
+	struct mode_res *mr = arg;
+	int k = mr->n++;
+	mr->ms[k] = s->ms;
+	mr->ahp[k] = (double)s->rs.t.kb[SM_ANON_HUGE];
+	for (size_t c = 0; c < NCTR; c++)
+		mr->d[c][k] = shot_delta(s, ctr[c]);
+}
+
 /* The runs of MODE into MR; *LEFT_MAX: most free PMD-order blocks the fragmenter left. */
 static void fallback_mode(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
 			  uint64_t size, enum lab_mode mode, struct frag *f, struct mode_res *mr,
 			  uint64_t *left_max)
 {
-	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
-	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "fallback %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
-			     lab_mode_name(mode), i + 1, runs);
-		lab_prepare_state(o->state, size);
-		if (f) {
-			uint64_t left = frag_sink(f);
-			if (left > *left_max)
-				*left_max = left;
-		}
-		struct shot_spec sp = {.size = size,
-				       .mode = mode,
-				       .stride = (size_t)ctx->page_size,
-				       .snaps = true};
-		struct shot s;
-		if (shot_take(ctx, &sp, &s)) {
-			shot_fail_proof(r, lab_mode_name(mode), &s);
-			shot_free(&s);
-			break;
-		}
-		int k = mr->n++;
-		mr->ms[k] = s.ms;
-		mr->ahp[k] = (double)s.rs.t.kb[SM_ANON_HUGE];
-		for (size_t c = 0; c < NCTR; c++)
-			mr->d[c][k] = shot_delta(&s, ctr[c]);
-		shot_free(&s);
-	}
+	struct shot_spec sp = {
+		.size = size, .mode = mode, .stride = (size_t)ctx->page_size, .snaps = true};
+	struct shot_runs rs = {.name = "fallback",
+			       .max_runs = MAX_RUNS,
+			       .f = f,
+			       .left_max = left_max,
+			       .record = fallback_record,
+			       .arg = mr};
+	shot_runs(ctx, o, r, &sp, &rs);
 }
 
 /* A row and a proof per mode. */
@@ -93,8 +84,7 @@ static void fallback_rows(struct lab_result *r, uint64_t size, size_t pmd,
 	int c_ms = lab_col_add(r, "time", "ms");
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_d[NCTR];
-	for (size_t c = 0; c < NCTR; c++)
-		c_d[c] = lab_col_add(r, ctr[c], "+");
+	lab_delta_cols(r, ctr, NCTR, c_d);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		const struct mode_res *mr = &res[modes[m]];
 		if (!mr->n)
@@ -133,23 +123,23 @@ static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, ui
 	if (!frag) {
 		/* plenty of free PMD-order blocks: always gives the plain region huge pages */
 		ok = ph >= (double)npmd * 0.9 && pa >= (double)npmd * 0.9;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
-			ok ? "as expected" : "UNEXPECTED", ph, npmd, pa, pf, ps, ma_, mf);
+			"with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
+			ph, npmd, pa, pf, ps, ma_, mf);
 	} else if (!defrag_stalls_unadvised(defrag)) {
 		/* the silent fallback: fallbacks without a compaction stall */
 		ok = pf > 0 && ps * 10 <= pf; /* system-wide: others may stall meanwhile */
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
-			ok ? "as expected" : "UNEXPECTED", pf, pa, ps, defrag, ms, mf);
+			"fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
+			pf, pa, ps, defrag, ms, mf);
 	} else {
 		ok = ps > 0 || pf > 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
-			ok ? "as expected" : "UNEXPECTED", ps, pf, pa);
+			"fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
+			ps, pf, pa);
 	}
 	if (frag)
 		lab_proof(r, "fragmented", "at most %llu free PMD-order blocks before a run",
@@ -159,10 +149,9 @@ static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, ui
 static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "enabled=always: fault-time THP allocations vs fallbacks, plain and advised"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "enabled=always: fault-time THP allocations vs fallbacks, plain and advised");
 	if (!ctx->can_write) {
 		lab_skip(r, "needs root: sets enabled=always for the run%s",
 			 ctx->root ? " (the THP files are not writable here)" : "");

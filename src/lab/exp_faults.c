@@ -102,9 +102,17 @@ static int faults_run_alloc(struct faults_run *fr, size_t nch, int runs)
 	return -ENOMEM;
 }
 
-/* Everything of one run a row needs, from shot S. */
-static void faults_record(struct mode_res *mr, struct faults_run *fr, const struct shot *s)
+/* Where faults_record puts a run. */
+struct faults_rec {
+	struct mode_res *mr;
+	struct faults_run *fr;
+};
+
+/* Everything of one run a row needs, from shot S, into ARG (a struct faults_rec). */
+static void faults_record(void *arg, const struct shot *s)
 {
+	struct mode_res *mr = ((struct faults_rec *)arg)->mr;
+	struct faults_run *fr = ((struct faults_rec *)arg)->fr;
 	memcpy(fr->all + fr->nall, fr->ns, fr->nch * sizeof(*fr->ns));
 	fr->nall += fr->nch;
 	struct summary st;
@@ -130,34 +138,21 @@ static void faults_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 			uint64_t size, enum lab_mode mode, struct frag *f, struct faults_run *fr,
 			struct mode_res *mr, uint64_t *left_max)
 {
-	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	fr->nall = fr->nh = fr->nsmall = 0;
-	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "faults %s%s: %s run %d/%d", sz, f ? " fragmented" : "",
-			     lab_mode_name(mode), i + 1, runs);
-		lab_prepare_state(o->state, size);
-		if (f) {
-			uint64_t left = frag_sink(f);
-			if (left > *left_max)
-				*left_max = left;
-		}
-		struct shot_spec sp = {.size = size,
-				       .mode = mode,
-				       .snaps = true,
-				       .touch = faults_touch,
-				       .inspect = faults_inspect,
-				       .arg = fr};
-		struct shot s;
-		if (shot_take(ctx, &sp, &s)) {
-			shot_fail_proof(r, lab_mode_name(mode), &s);
-			shot_free(&s);
-			break;
-		}
-		faults_record(mr, fr, &s);
-		shot_free(&s);
-	}
+	struct shot_spec sp = {.size = size,
+			       .mode = mode,
+			       .snaps = true,
+			       .touch = faults_touch,
+			       .inspect = faults_inspect,
+			       .arg = fr};
+	struct faults_rec rec = {mr, fr};
+	struct shot_runs rs = {.name = "faults",
+			       .max_runs = MAX_RUNS,
+			       .f = f,
+			       .left_max = left_max,
+			       .record = faults_record,
+			       .arg = &rec};
+	shot_runs(ctx, o, r, &sp, &rs);
 	summarize(fr->all, fr->nall, &mr->pooled);
 	summarize(fr->hs, fr->nh, &mr->pooled_huge);
 	summarize(fr->ss, fr->nsmall, &mr->pooled_small);
@@ -253,11 +248,10 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 	fmt_dur(a4, sizeof(a4), stats_median(pl->st[ST_MED], (size_t)pl->n));
 	if (!frag) {
 		bool ok = (never || mh >= (double)nch * 0.9) && (always || ph == 0) && nhh == 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv compact_stall +%.0f (proof: smaps AnonHugePages, vmstat deltas)",
-			ok ? "as expected" : "UNEXPECTED", mh, nch, a1, a2, ph, nch, pol, a4, nhh,
-			mcs);
+			"madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv compact_stall +%.0f (proof: smaps AnonHugePages, vmstat deltas)",
+			mh, nch, a1, a2, ph, nch, pol, a4, nhh, mcs);
 	} else {
 		/* fragmented: advised faults either stall in compaction or fall back */
 		bool ok = never || mcs > 0 || mfbk > 0;
@@ -272,10 +266,9 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "fault one PMD-size chunk at a time: per-chunk latency, per mode"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "fault one PMD-size chunk at a time: per-chunk latency, per mode");
 	static struct faults_run fr;
 	static struct mode_res res[MODE_NMODES];
 	static struct frag f;

@@ -151,16 +151,7 @@ static void fork_proofs(const struct lab_ctx *ctx, struct lab_result *r, enum la
 		lab_proof(r, key,
 			  "smaps AnonHugePages %llu kB while parked (after the parent's writes)",
 			  (unsigned long long)l->child_ahp);
-	snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(mode));
-	if (!ctx->root)
-		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
-	else if (l->fc_err)
-		lab_proof(r, key, "unreadable: %s", strerror(-l->fc_err));
-	else {
-		char fol[160];
-		lab_fmt_folios(fol, sizeof(fol), &l->fc, ctx->page_size);
-		lab_proof(r, key, "before fork: %s", fol);
-	}
+	lab_folio_proof(ctx, r, lab_mode_name(mode), "before fork: ", &l->fc, l->fc_err);
 }
 
 /* Which COW the kernel did against what its version predicts. */
@@ -221,10 +212,9 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 1ull << 30, r, &size))
+	if (lab_begin(ctx, o, 1ull << 30, r, &size,
+		      "fork, then write one byte per PMD in the parent: COW split or copy"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "fork, then write one byte per PMD in the parent: COW split or copy");
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
 	int c_fork = lab_col_add(r, "fork", "ms");
 	int c_wmed = lab_col_add(r, "write", "ns");
@@ -247,15 +237,12 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 	struct fork_out last[2];
 	int n[2] = {0, 0};
 	bool failed[2] = {false, false};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	memset(last, 0, sizeof(last));
 	for (int i = 0; i < runs; i++)
 		for (int k = 0; k < 2; k++) {
 			if (failed[k])
 				continue;
-			lab_progress(o, "fork %s: %s run %d/%d", sz, lab_mode_name(modes[k]), i + 1,
-				     runs);
+			lab_progress_run(o, "fork", size, lab_mode_name(modes[k]), i, runs);
 			/* the touch is not timed: warm once, later runs reuse what the last freed */
 			if (i == 0 || o->state == STATE_COLD)
 				lab_prepare_state(o->state, size);
@@ -263,8 +250,7 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 			int rc = fork_once(ctx, size, modes[k], ctx->root && i == runs - 1, samples,
 					   &out);
 			if (rc) {
-				lab_proof(r, lab_mode_name(modes[k]), "failed: %s", strerror(-rc));
-				r->partial = true;
+				lab_failed(r, lab_mode_name(modes[k]), rc);
 				failed[k] = true;
 				continue;
 			}

@@ -375,8 +375,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		return -ENOMEM;
 	h->err = kh_run(ctx, o, size, nohuge_first, h);
 	if (h->err || !h->n) {
-		lab_proof(r, key, "failed: %s", strerror(h->err ? -h->err : EIO));
-		r->partial = true;
+		lab_failed(r, key, h->err ? h->err : -EIO);
 		free(h->s);
 		h->s = NULL;
 		return 0;
@@ -388,11 +387,11 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 256ull << 20, r, &size))
+	if (lab_begin(
+		    ctx, o, 256ull << 20, r, &size,
+		    "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
+		    STRIDE_PAGES))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "1 page in %d touched, then MADV_HUGEPAGE: khugepaged's collapse and RSS creep",
-		 STRIDE_PAGES);
 	r->runs = 1;
 	if (!strcmp(lab_pmd_policy(ctx), "never")) {
 		lab_skip(r, "the PMD size is 'never' here: khugepaged collapses nothing");
@@ -416,13 +415,14 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		ph[nph++].mpn = o->max_ptes_none;
 	long none = kh_setup_proof(ctx, r, size, faults_huge(ctx), sleep_ms);
 	int col[7];
-	col[0] = lab_col_add(r, "t", "s");
-	col[1] = lab_col_add(r, "Rss", "kB");
-	col[2] = lab_col_add(r, "AnonHugePages", "kB");
-	col[3] = lab_col_add(r, "rss_factor", "x");
-	col[4] = lab_col_add(r, "pages_collapsed", "+");
-	col[5] = lab_col_add(r, "thp_collapse_alloc", "+");
-	col[6] = lab_col_add(r, "max_ptes_none", "");
+	static const struct lab_coldef coldefs[7] = {{"t", "s"},
+						     {"Rss", "kB"},
+						     {"AnonHugePages", "kB"},
+						     {"rss_factor", "x"},
+						     {"pages_collapsed", "+"},
+						     {"thp_collapse_alloc", "+"},
+						     {"max_ptes_none", ""}};
+	lab_cols_add(r, coldefs, 7, col);
 	struct kh_judgement j = {.ok = true};
 	for (int p = 0; p < nph; p++)
 		if (kh_phase_run(ctx, o, r, size, &ph[p], p, none, &j))

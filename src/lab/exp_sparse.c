@@ -34,16 +34,7 @@ static void sparse_proofs(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		(unsigned long long)last->rs.t.kb[SM_ANON_HUGE], (unsigned long long)(size >> 10),
 		last->rs.thp_eligible, last->rs.vmflags & VMF_HG ? " hg" : "",
 		last->rs.vmflags & VMF_NH ? " nh" : "");
-	char key[40], fol[160] = "";
-	snprintf(key, sizeof(key), "%s kpageflags", lab_mode_name(mode));
-	if (!ctx->root)
-		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
-	else if (last->fc_err)
-		lab_proof(r, key, "unreadable: %s", strerror(-last->fc_err));
-	else {
-		lab_fmt_folios(fol, sizeof(fol), &last->fc, ctx->page_size);
-		lab_proof(r, key, "%s", fol);
-	}
+	lab_folio_proof(ctx, r, lab_mode_name(mode), "", &last->fc, last->fc_err);
 }
 
 /* MODE's runs as one row and its proofs. */
@@ -57,11 +48,9 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	uint64_t need = huge ? size : pmds * (uint64_t)ctx->page_size;
 	double v[C_N][MAX_RUNS];
 	struct shot last = {0};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	int n = 0;
 	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "sparse %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1, runs);
+		lab_progress_run(o, "sparse", size, lab_mode_name(mode), i, runs);
 		/* RSS is the measure: warm once, later runs reuse what the last freed */
 		if (i == 0 || o->state == STATE_COLD)
 			lab_prepare_state(o->state, need);
@@ -72,8 +61,7 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 				       .folios = ctx->root && i == runs - 1};
 		struct shot out;
 		if (shot_take(ctx, &sp, &out)) {
-			lab_proof(r, lab_mode_name(mode), "failed: %s", strerror(-out.err));
-			r->partial = true;
+			lab_failed(r, lab_mode_name(mode), out.err);
 			shot_free(&out);
 			break;
 		}
@@ -84,14 +72,11 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		v[C_FA][n] = shot_delta(&out, "thp_fault_alloc");
 		v[C_FB][n] = shot_delta(&out, "thp_fault_fallback");
 		n++;
-		shot_free(&out);
-		last = out;
+		shot_keep(&last, &out);
 	}
 	if (!n)
 		return;
-	int row = lab_row_add(r, lab_mode_name(mode));
-	for (int c = 0; c < C_N; c++)
-		lab_cell_set(r, row, c, v[c], (size_t)n);
+	int row = lab_row_samples(r, lab_mode_name(mode), &v[0][0], MAX_RUNS, C_N, (size_t)n);
 	sum->ran[mode] = true;
 	sum->rss_kb[mode] = r->rows[row].c[C_RSS].median;
 	sum->ahp_kb[mode] = r->rows[row].c[C_AHP].median;
@@ -120,11 +105,11 @@ static void sparse_verdict_madvise(const struct lab_ctx *ctx, struct lab_result 
 			 s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, s->fb_med[MODE_MADV]);
 	else if (plain_per > (double)ctx->page_size / 1024 * 1.5)
 		snprintf(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, thp_fault_alloc +%.0f)",
-		ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN],
-		ratio, (unsigned long long)per_pmd, lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
+		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, thp_fault_alloc +%.0f)",
+		s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, (unsigned long long)per_pmd,
+		lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
 }
 
 /* The expected shape under this host's policy. */
@@ -140,19 +125,17 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 	bool ok;
 	if (never) {
 		ok = s->ahp_kb[MODE_MADV] == 0 && s->ahp_kb[MODE_PLAIN] == 0;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: enabled=never: no huge page for either region, madv Rss %.0f kB vs plain %.0f kB = %.1fx (both one base page per touch; proof: region smaps Rss/AnonHugePages)",
-			ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV],
-			s->rss_kb[MODE_PLAIN], ratio);
+			"enabled=never: no huge page for either region, madv Rss %.0f kB vs plain %.0f kB = %.1fx (both one base page per touch; proof: region smaps Rss/AnonHugePages)",
+			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio);
 	} else if (always) {
 		ok = madv_huge && plain_huge;
-		lab_verdict(
+		lab_verdict_ok(
 			r, ok,
-			"%s: enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, thp_fault_alloc +%.0f/+%.0f)",
-			ok ? "as expected" : "UNEXPECTED", s->rss_kb[MODE_MADV],
-			s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV], s->ahp_kb[MODE_PLAIN],
-			s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
+			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, thp_fault_alloc +%.0f/+%.0f)",
+			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV],
+			s->ahp_kb[MODE_PLAIN], s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
 	} else {
 		sparse_verdict_madvise(ctx, r, size, s, ratio);
 	}
@@ -161,15 +144,13 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 1ull << 30, r, &size))
+	if (lab_begin(ctx, o, 1ull << 30, r, &size,
+		      "one byte per PMD-size stride: RSS plain vs madv"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "one byte per PMD-size stride: RSS plain vs madv");
-	lab_col_add(r, "time", "ms");
-	lab_col_add(r, "faults", "");
-	lab_col_add(r, "Rss", "kB");
-	lab_col_add(r, "AnonHugePages", "kB");
-	lab_col_add(r, "thp_fault_alloc", "+");
-	lab_col_add(r, "thp_fault_fallback", "+");
+	static const struct lab_coldef cols[] = {
+		{"time", "ms"},		 {"faults", ""},	   {"Rss", "kB"},
+		{"AnonHugePages", "kB"}, {"thp_fault_alloc", "+"}, {"thp_fault_fallback", "+"}};
+	lab_cols_add(r, cols, C_N, NULL);
 	struct sparse_sum sum = {0};
 	sparse_mode(ctx, o, r, size, MODE_PLAIN, &sum);
 	sparse_mode(ctx, o, r, size, MODE_MADV, &sum);

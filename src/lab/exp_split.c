@@ -56,8 +56,7 @@ static void split_rows(struct lab_result *r, const struct ph_res *ph)
 	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
 	int c_rss = lab_col_add(r, "Rss", "kB");
 	int c_vm[NVM], c_sz[NSZ];
-	for (size_t i = 0; i < NVM; i++)
-		c_vm[i] = lab_col_add(r, vm_ctr[i], "+");
+	lab_delta_cols(r, vm_ctr, NVM, c_vm);
 	for (size_t i = 0; i < NSZ; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "%s", sz_ctr[i]);
@@ -122,19 +121,18 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		snprintf(tail, sizeof(tail),
 			 "; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
 	}
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
-		ok ? "as expected" : "UNEXPECTED", a0, a1, r0, r1, spmd, dsp, sp, tail);
+		"AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
+		a0, a1, r0, r1, spmd, dsp, sp, tail);
 }
 
 static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size,
+		      "MADV_DONTNEED one base page in the middle of every PMD: deferred split"))
 		return 0;
-	snprintf(r->title, sizeof(r->title),
-		 "MADV_DONTNEED one base page in the middle of every PMD: deferred split");
 	if (strcmp(lab_pmd_policy(ctx), "never") == 0) {
 		lab_skip(r,
 			 "the PMD size is at never here: MADV_HUGEPAGE gets no huge page to split");
@@ -159,8 +157,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		if (!err && (err = region_advise(&reg, MODE_MADV)))
 			region_unmap(&reg);
 		if (err) {
-			lab_proof(r, "region", "failed: %s", strerror(-err));
-			r->partial = true;
+			lab_failed(r, "region", err);
 			break;
 		}
 		region_touch(&reg, 0, page);
@@ -185,8 +182,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		}
 		region_unmap(&reg);
 		if (rr || err) {
-			lab_proof(r, "run", "failed: %s", strerror(rr ? -rr : -err));
-			r->partial = true;
+			lab_failed(r, "run", rr ? rr : err);
 			for (int p = 0; p < PH_N; p++)
 				snap_free(&s[p]);
 			break;

@@ -58,11 +58,9 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
 	double v[C_N][MAX_RUNS];
 	struct shot last = {0};
-	char sz[32];
-	lab_fmt_size(sz, sizeof(sz), size);
 	int n = 0;
 	for (int i = 0; i < runs; i++) {
-		lab_progress(o, "touch %s: %s run %d/%d", sz, lab_mode_name(mode), i + 1, runs);
+		lab_progress_run(o, "touch", size, lab_mode_name(mode), i, runs);
 		lab_prepare_state(o->state, size);
 		/* the snapshots around the child too: a child's own would be lost */
 		struct snap a = {0}, b = {0};
@@ -76,9 +74,7 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		out.a = a;
 		out.b = b;
 		if (rc < 0 || out.err) {
-			lab_proof(r, lab_mode_name(mode), "failed: %s",
-				  strerror(out.err ? -out.err : -rc));
-			r->partial = true;
+			lab_failed(r, lab_mode_name(mode), out.err ? out.err : rc);
 			shot_free(&out);
 			break;
 		}
@@ -88,14 +84,11 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		for (int c = C_FA; c < C_N; c++)
 			v[c][n] = shot_delta(&out, vm_ctr[c]);
 		n++;
-		shot_free(&out);
-		last = out;
+		shot_keep(&last, &out);
 	}
 	if (!n)
 		return;
-	int row = lab_row_add(r, lab_mode_name(mode));
-	for (int c = 0; c < C_N; c++)
-		lab_cell_set(r, row, c, v[c], (size_t)n);
+	int row = lab_row_samples(r, lab_mode_name(mode), &v[0][0], MAX_RUNS, C_N, (size_t)n);
 	sum->ran[mode] = true;
 	sum->med_ms[mode] = r->rows[row].c[C_MS].median;
 	sum->med_flt[mode] = r->rows[row].c[C_FLT].median;
@@ -138,12 +131,12 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		snprintf(speed, sizeof(speed), "; madv touched %.1fx %s than plain",
 			 x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower");
 	}
-	lab_verdict(
+	lab_verdict_ok(
 		r, ok,
-		"%s: madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
-		ok ? "as expected" : "UNEXPECTED", s->med_flt[MODE_MADV],
-		(unsigned long long)s->ahp_kb[MODE_MADV], (unsigned long long)full,
-		s->med_flt[MODE_PLAIN], (unsigned long long)s->ahp_kb[MODE_PLAIN], pol,
+		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
+		s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
+		(unsigned long long)full, s->med_flt[MODE_PLAIN],
+		(unsigned long long)s->ahp_kb[MODE_PLAIN], pol,
 		(unsigned long long)s->ahp_kb[MODE_NOHUGE],
 		(unsigned long long)s->ahp_kb[MODE_NOTHP], speed);
 }
@@ -151,14 +144,12 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
-	if (lab_size(ctx, o, 512ull << 20, r, &size))
+	if (lab_begin(ctx, o, 512ull << 20, r, &size, "one byte per base page, per mode"))
 		return 0;
-	snprintf(r->title, sizeof(r->title), "one byte per base page, per mode");
 	lab_col_add(r, "time", "ms");
 	lab_col_add(r, "faults", "");
 	lab_col_add(r, "AnonHugePages", "kB");
-	for (int c = C_FA; c < C_N; c++)
-		lab_col_add(r, vm_ctr[c], "+");
+	lab_delta_cols(r, vm_ctr + C_FA, C_N - C_FA, NULL);
 	const enum lab_mode modes[] = {MODE_PLAIN, MODE_MADV, MODE_NOHUGE, MODE_NOTHP,
 				       MODE_COLLAPSE};
 	struct touch_sum sum = {0};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "shot.h"
 
+#include "common.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -62,4 +64,40 @@ void shot_fail_proof(struct lab_result *r, const char *label, const struct shot 
 {
 	lab_proof(r, label, "%s: %s", s->smaps_err ? "smaps" : "failed", strerror(-s->err));
 	r->partial = true;
+}
+
+int shot_take_or_fail(const struct lab_ctx *ctx, const struct shot_spec *sp, struct shot *out,
+		      struct lab_result *r, const char *label)
+{
+	int rc = shot_take(ctx, sp, out);
+	if (!rc)
+		return 0;
+	shot_fail_proof(r, label, out);
+	shot_free(out);
+	return rc;
+}
+
+void shot_keep(struct shot *last, struct shot *out)
+{
+	shot_free(out);
+	*last = *out;
+}
+
+void shot_runs(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+	       const struct shot_spec *sp, const struct shot_runs *rs)
+{
+	int runs = o->runs > rs->max_runs ? rs->max_runs : o->runs;
+	const char *mode = lab_mode_name(sp->mode);
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), sp->size);
+	for (int i = 0; i < runs; i++) {
+		lab_progress(o, "%s %s%s: %s run %d/%d", rs->name, sz, rs->f ? " fragmented" : "",
+			     mode, i + 1, runs);
+		lab_run_prepare(o, sp->size, rs->f, rs->left_max);
+		struct shot s;
+		if (shot_take_or_fail(ctx, sp, &s, r, mode))
+			break;
+		rs->record(rs->arg, &s);
+		shot_free(&s);
+	}
 }

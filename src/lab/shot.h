@@ -55,4 +55,33 @@ double shot_delta(const struct shot *s, const char *name);
 /* A failed shot as R's proof LABEL ("smaps: ..." or "failed: ..."); marks R partial. */
 void shot_fail_proof(struct lab_result *r, const char *label, const struct shot *s);
 
+/*
+ * shot_take(), and when it fails, OUT as R's proof LABEL (shot_fail_proof)
+ * and freed. Returns OUT->err.
+ */
+int shot_take_or_fail(const struct lab_ctx *ctx, const struct shot_spec *sp, struct shot *out,
+		      struct lab_result *r, const char *label);
+
+struct frag;
+/* How shot_runs() repeats one mode's shot. */
+struct shot_runs {
+	const char *name;   /* the experiment, for the progress line */
+	int max_runs;	    /* at most this many runs (O->runs) */
+	struct frag *f;	    /* the fragmenter, sunk again before each run; NULL: none */
+	uint64_t *left_max; /* most free PMD-order blocks F left before a run */
+	void (*record)(void *arg, const struct shot *s); /* each shot that worked */
+	void *arg;
+};
+
+/*
+ * Up to RS->max_runs (O->runs) shots of SP, each after a progress line
+ * "NAME SIZE[ fragmented]: MODE run I/N" and lab_run_prepare(); RS->record
+ * gets each shot; stops at the first that fails (its proof in R).
+ */
+void shot_runs(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
+	       const struct shot_spec *sp, const struct shot_runs *rs);
+
+/* Free OUT's snapshots and keep the rest (smaps, folios, counts) in *LAST, for the proofs. */
+void shot_keep(struct shot *last, struct shot *out);
+
 #endif
