@@ -34,4 +34,16 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	return b.p;
 }
 
+/* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
+static inline char *unit_long_field(char *dst, size_t cap, const char *pre, char c, size_t n,
+				    const char *post)
+{
+	size_t lp = strlen(pre);
+	assert_true(lp + n + strlen(post) < cap);
+	memcpy(dst, pre, lp);
+	memset(dst + lp, c, n);
+	strcpy(dst + lp + n, post);
+	return dst;
+}
+
 #endif
