@@ -17,23 +17,6 @@
 #include "model/findings.h"
 #include "model/host.h"
 
-#define assert_contains(hay, needle)                                                               \
-	do {                                                                                       \
-		if (!strstr((hay), (needle)))                                                      \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
-	} while (0)
-
-/* "always [madvise] never" from the values and the selected one */
-static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
-{
-	char text[128] = "";
-	size_t o = 0;
-	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
-				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
-	assert_int_equal(choice_parse(text, o, c), 0);
-}
-
 static const char *const EN[] = {"always", "madvise", "never"};
 static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
 static const char *const PMD[] = {"always", "inherit", "madvise", "never"};
@@ -345,8 +328,8 @@ static void build(const struct adv_case *c)
 	H.feat.except_advised = TRI_UNKNOWN;
 	if (!c->no_thp) {
 		H.feat.thp = H.thp.present = true;
-		set_choice(&H.thp.enabled, EN, 3, c->enabled);
-		set_choice(&H.thp.defrag, DF, 5, c->defrag);
+		unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
+		unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);
 		H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = c->mpn, .present = true};
 		if (c->shrink >= 0) {
 			H.thp.shrink_underused =
@@ -357,7 +340,7 @@ static void build(const struct adv_case *c)
 			struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
 			sz->size_kb = 2048;
 			sz->order = 9;
-			set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
+			unit_set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
 			sz->eff_enabled = strcmp(sz->enabled.selected, "inherit") == 0
 						  ? H.thp.enabled.selected
 						  : sz->enabled.selected;

@@ -14,12 +14,7 @@ static char dir[64];
 
 static void put(const char *name, const char *text)
 {
-	char p[128];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	unit_put(dir, name, text);
 }
 
 static enum fdc_mode mode_for_test(const char *rel)

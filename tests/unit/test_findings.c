@@ -142,12 +142,6 @@ static const struct finding *only(struct t *t, const char *id, enum severity sev
 	return f;
 }
 
-#define assert_contains(hay, needle)                                                               \
-	do {                                                                                       \
-		if (!strstr((hay), (needle)))                                                      \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
-	} while (0)
-
 static void test_healthy_host_has_no_findings(void **state)
 {
 	struct t *t = *state;

@@ -10,19 +10,12 @@ static char root[64];
 
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	unit_put(root, rel, text);
 }
 
 static void mk(const char *rel)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
+	unit_mkdir(root, rel);
 }
 
 static int setup(void **state)

@@ -196,16 +196,6 @@ static void test_vmas(void **state)
 static const char *const EN[] = {"always", "madvise", "never"};
 static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
 
-static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
-{
-	char text[128] = "";
-	size_t o = 0;
-	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
-				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
-	assert_int_equal(choice_parse(text, o, c), 0);
-}
-
 struct why_case {
 	const char *name;
 	const char *enabled, *defrag;
@@ -280,8 +270,8 @@ static void build(const struct why_case *c)
 	H.feat.page_size = 4096;
 	H.feat.pmd_size = 2u << 20;
 	H.thp.present = true;
-	set_choice(&H.thp.enabled, EN, 3, c->enabled);
-	set_choice(&H.thp.defrag, DF, 5, c->defrag);
+	unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
+	unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);
 	H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
 	if (c->mthp64) {
 		struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];

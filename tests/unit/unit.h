@@ -17,7 +17,17 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+
+#include "kernel/parse.h"
 #include "util/fileio.h"
+
+/* Fail unless string HAY holds NEEDLE. */
+#define assert_contains(hay, needle)                                                               \
+	do {                                                                                       \
+		if (!strstr((hay), (needle)))                                                      \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
+	} while (0)
 
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
@@ -32,6 +42,37 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	}
 	*len = b.len;
 	return b.p;
+}
+
+/* Write TEXT to DIR/REL (a file of a recorded tree). */
+static inline void unit_put(const char *dir, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Make the directory DIR/REL. */
+static inline void unit_mkdir(const char *dir, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* Parse "always [madvise] never" built from the N values VALS and the SELECTED one into C. */
+static inline void unit_set_choice(struct choice *c, const char *const *vals, int n,
+				   const char *selected)
+{
+	char text[128] = "";
+	size_t o = 0;
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
+	assert_int_equal(choice_parse(text, o, c), 0);
 }
 
 /* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
