@@ -41,10 +41,8 @@ static void test_readme_experiment_table_matches_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp("README.md", &len);
-	assert_non_null(readme);
-	const char *sec = strstr(readme, "## Lab: ");
-	assert_non_null(sec);
+	char *readme = unit_slurp_ok("README.md", &len);
+	const char *sec = unit_find(readme, "## Lab: ");
 	char got[512] = "", want[512];
 	/* rows "| `NAME` | ..." up to the next section */
 	for (const char *l = sec; l && (l == sec || strncmp(l, "## ", 3) != 0);
@@ -65,12 +63,9 @@ static void test_readme_quick_sentence_names_the_quick_experiments(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp("README.md", &len);
-	assert_non_null(readme);
-	const char *s = strstr(readme, "`lab quick` runs ");
-	assert_non_null(s);
-	const char *end = strstr(s, " warm\n");
-	assert_non_null(end);
+	char *readme = unit_slurp_ok("README.md", &len);
+	const char *s = unit_find(readme, "`lab quick` runs ");
+	const char *end = unit_find(s, " warm\n");
 	len = (size_t)(end - s);
 	/* every quick experiment, in table order; no other */
 	const char *at = s;
@@ -89,10 +84,8 @@ static void test_man_page_lists_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
-	char *man = unit_slurp("man/thpctl.1", &len);
-	assert_non_null(man);
-	const char *s = strstr(man, "THP experiments on this kernel (");
-	assert_non_null(s);
+	char *man = unit_slurp_ok("man/thpctl.1", &len);
+	const char *s = unit_find(man, "THP experiments on this kernel (");
 	s += strlen("THP experiments on this kernel (");
 	const char *e = strchr(s, ')');
 	assert_non_null(e);

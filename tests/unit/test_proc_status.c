@@ -260,8 +260,7 @@ static void test_stat_live_self(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/self/stat", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/self/stat", &len);
 	struct proc_stat st;
 	assert_int_equal(proc_stat_parse(text, len, &st), 0);
 	assert_int_equal(st.pid, getpid());
@@ -271,8 +270,7 @@ static void test_stat_live_self(void **state)
 	assert_true(st.starttime > 0);
 	free(text);
 
-	text = unit_slurp("/proc/self/status", &len);
-	assert_non_null(text);
+	text = unit_slurp_ok("/proc/self/status", &len);
 	struct proc_status ps;
 	assert_int_equal(proc_status_parse(text, len, &ps), 0);
 	assert_string_equal(ps.name, st.comm);

@@ -487,8 +487,7 @@ static void test_live_self(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/self/smaps", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/self/smaps", &len);
 	struct live l = {0};
 	struct smaps_totals t;
 	assert_int_equal(smaps_parse(text, len, live_cb, &l, &t), 0);
@@ -502,8 +501,7 @@ static void test_live_self(void **state)
 	assert_true(smaps_has(&t, SM_ANON_HUGE));
 	free(text);
 
-	text = unit_slurp("/proc/self/smaps_rollup", &len);
-	assert_non_null(text);
+	text = unit_slurp_ok("/proc/self/smaps_rollup", &len);
 	assert_int_equal(smaps_rollup_parse(text, len, &t), 0);
 	assert_true(t.kb[SM_RSS] > 0);
 	assert_true(smaps_has(&t, SM_ANON_HUGE));

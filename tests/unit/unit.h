@@ -44,6 +44,22 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	return b.p;
 }
 
+/* unit_slurp that fails the test when PATH cannot be read. */
+static inline char *unit_slurp_ok(const char *path, size_t *len)
+{
+	char *text = unit_slurp(path, len);
+	assert_non_null(text);
+	return text;
+}
+
+/* strstr that fails the test when NEEDLE is not in HAY. */
+static inline const char *unit_find(const char *hay, const char *needle)
+{
+	const char *p = strstr(hay, needle);
+	assert_non_null(p);
+	return p;
+}
+
 /* Write TEXT to DIR/REL (a file of a recorded tree). */
 static inline void unit_put(const char *dir, const char *rel, const char *text)
 {
