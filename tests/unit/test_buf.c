@@ -101,16 +101,10 @@ static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 	free(v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_reserve_allocates_16_kib),
-		cmocka_unit_test(test_reserve_doubles_until_it_fits),
-		cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
-		cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
-		cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
-		cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
-		cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_first_reserve_allocates_16_kib),
+	  cmocka_unit_test(test_reserve_doubles_until_it_fits),
+	  cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
+	  cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
+	  cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
+	  cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
+	  cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array))

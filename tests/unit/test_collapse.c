@@ -206,13 +206,7 @@ static void test_explain_and_backoff(void **state)
 	assert_true(last <= 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_range),	cmocka_unit_test(test_default_selection),
-		cmocka_unit_test(test_prctl_disabled),	cmocka_unit_test(test_vma_selection),
-		cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
-		cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
+	  cmocka_unit_test(test_prctl_disabled), cmocka_unit_test(test_vma_selection),
+	  cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
+	  cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff))

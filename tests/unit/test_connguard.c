@@ -240,16 +240,7 @@ static void test_doomed_bound(void **state)
 	connguard_free(&g);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_per_address_eviction),
-		cmocka_unit_test(test_busy_never_evicted),
-		cmocka_unit_test(test_total_eviction_oldest_idle),
-		cmocka_unit_test(test_deadlines),
-		cmocka_unit_test(test_silent_first),
-		cmocka_unit_test(test_stale_pending),
-		cmocka_unit_test(test_doomed_bound),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_per_address_eviction), cmocka_unit_test(test_busy_never_evicted),
+	  cmocka_unit_test(test_total_eviction_oldest_idle), cmocka_unit_test(test_deadlines),
+	  cmocka_unit_test(test_silent_first), cmocka_unit_test(test_stale_pending),
+	  cmocka_unit_test(test_doomed_bound))

@@ -147,12 +147,5 @@ static void test_modes(void **state)
 	assert_int_equal(sample_fdc_mode("etc/passwd"), FDC_NO);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_exited_process),
-		cmocka_unit_test(test_modes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_cache), cmocka_unit_test(test_exited_process),
+	  cmocka_unit_test(test_modes))

@@ -187,12 +187,6 @@ static void test_cgroup_pids(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_zero_subpages),	cmocka_unit_test(test_underused_split),
-		cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
-		cmocka_unit_test(test_cgroup_rel),	cmocka_unit_test(test_cgroup_pids),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_zero_subpages), cmocka_unit_test(test_underused_split),
+	  cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
+	  cmocka_unit_test(test_cgroup_rel), cmocka_unit_test(test_cgroup_pids))

@@ -112,13 +112,7 @@ static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 	assert_true(d.khugepaged_cpu.value == 0.05);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
-		cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
-		cmocka_unit_test(the_sampler_reads_what_status_reads),
-		cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
+	  cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
+	  cmocka_unit_test(the_sampler_reads_what_status_reads),
+	  cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio))

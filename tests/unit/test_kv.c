@@ -280,19 +280,9 @@ static void test_live_vmstat(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vmstat_values),
-		cmocka_unit_test(test_vmstat_unknown_keys_kept),
-		cmocka_unit_test(test_vmstat_malformed_lines),
-		cmocka_unit_test(test_vmstat_long_name),
-		cmocka_unit_test(test_vmstat_empty_and_reuse),
-		cmocka_unit_test(test_vmstat_many_keys_grow),
-		cmocka_unit_test(test_meminfo_values),
-		cmocka_unit_test(test_meminfo_malformed),
-		cmocka_unit_test(test_kvlist_add),
-		cmocka_unit_test(test_live_vmstat),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_vmstat_values), cmocka_unit_test(test_vmstat_unknown_keys_kept),
+	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
+	  cmocka_unit_test(test_vmstat_empty_and_reuse),
+	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),
+	  cmocka_unit_test(test_meminfo_malformed), cmocka_unit_test(test_kvlist_add),
+	  cmocka_unit_test(test_live_vmstat))

@@ -100,12 +100,6 @@ static void test_man_page_lists_the_lab_table(void **state)
 	free(man);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_readme_experiment_table_matches_the_lab_table),
-		cmocka_unit_test(test_readme_quick_sentence_names_the_quick_experiments),
-		cmocka_unit_test(test_man_page_lists_the_lab_table),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_readme_experiment_table_matches_the_lab_table),
+	  cmocka_unit_test(test_readme_quick_sentence_names_the_quick_experiments),
+	  cmocka_unit_test(test_man_page_lists_the_lab_table))

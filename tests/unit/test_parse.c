@@ -189,19 +189,9 @@ static void test_next_line(void **state)
 	assert_false(next_line(&pos, nl, &s, &e)); /* empty text */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_u64_basic),
-		cmocka_unit_test(test_parse_u64_respects_end),
-		cmocka_unit_test(test_parse_u64_max_and_overflow),
-		cmocka_unit_test(test_parse_u64_no_digits),
-		cmocka_unit_test(test_parse_u64_text),
-		cmocka_unit_test(test_choice_enabled),
-		cmocka_unit_test(test_choice_defrag_first_and_last),
-		cmocka_unit_test(test_choice_bad),
-		cmocka_unit_test(test_choice_too_many_options),
-		cmocka_unit_test(test_next_line),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_parse_u64_basic), cmocka_unit_test(test_parse_u64_respects_end),
+	  cmocka_unit_test(test_parse_u64_max_and_overflow),
+	  cmocka_unit_test(test_parse_u64_no_digits), cmocka_unit_test(test_parse_u64_text),
+	  cmocka_unit_test(test_choice_enabled),
+	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
+	  cmocka_unit_test(test_choice_too_many_options), cmocka_unit_test(test_next_line))

@@ -228,13 +228,7 @@ static void test_empty(void **state)
 	assert_int_equal(rc, -ENODATA);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
-		cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
-		cmocka_unit_test(test_cmdline_618),  cmocka_unit_test(test_cmdline_old_kernels),
-		cmocka_unit_test(test_sysctl),	     cmocka_unit_test(test_empty),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
+	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
+	  cmocka_unit_test(test_cmdline_618), cmocka_unit_test(test_cmdline_old_kernels),
+	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty))

@@ -317,20 +317,10 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_user_process),
-		cmocka_unit_test(test_status_kernel_thread),
-		cmocka_unit_test(test_status_prctl_disabled_old_kernel),
-		cmocka_unit_test(test_status_name_spaces_and_escapes),
-		cmocka_unit_test(test_status_long_name),
-		cmocka_unit_test(test_status_bad),
-		cmocka_unit_test(test_stat_cases),
-		cmocka_unit_test(test_stat_bad),
-		cmocka_unit_test(test_stat_long_comm),
-		cmocka_unit_test(test_stat_live_self),
-		cmocka_unit_test(test_passwd_lookup),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
+	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
+	  cmocka_unit_test(test_status_name_spaces_and_escapes),
+	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),
+	  cmocka_unit_test(test_stat_cases), cmocka_unit_test(test_stat_bad),
+	  cmocka_unit_test(test_stat_long_comm), cmocka_unit_test(test_stat_live_self),
+	  cmocka_unit_test(test_passwd_lookup))

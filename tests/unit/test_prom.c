@@ -421,12 +421,6 @@ static void test_render_odd_keys(void **state)
 	sample_free(&smp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_pbuf_cap),	cmocka_unit_test(test_render),
-		cmocka_unit_test(test_render_odd_keys),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_names), cmocka_unit_test(test_escape),
+	  cmocka_unit_test(test_pbuf_cap), cmocka_unit_test(test_render),
+	  cmocka_unit_test(test_render_odd_keys))

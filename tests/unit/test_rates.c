@@ -339,13 +339,7 @@ static void test_statm(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rate_basic),   cmocka_unit_test(test_rate_reset_and_wrap),
-		cmocka_unit_test(test_rate_absent),  cmocka_unit_test(test_rate_bad_interval),
-		cmocka_unit_test(test_kv_rates),     cmocka_unit_test(test_top_changes),
-		cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_rate_basic), cmocka_unit_test(test_rate_reset_and_wrap),
+	  cmocka_unit_test(test_rate_absent), cmocka_unit_test(test_rate_bad_interval),
+	  cmocka_unit_test(test_kv_rates), cmocka_unit_test(test_top_changes),
+	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm))

@@ -508,25 +508,13 @@ static void test_live_self(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_smaps_vmas),
-		cmocka_unit_test(test_smaps_totals),
-		cmocka_unit_test(test_smaps_totals_page_size_is_base),
-		cmocka_unit_test(test_smaps_stream_chunks),
-		cmocka_unit_test(test_smaps_stream_sticky_error),
-		cmocka_unit_test(test_smaps_old_kernel_absent),
-		cmocka_unit_test(test_smaps_bad_values),
-		cmocka_unit_test(test_smaps_vmflags_positions),
-		cmocka_unit_test(test_smaps_not_a_header),
-		cmocka_unit_test(test_smaps_empty),
-		cmocka_unit_test(test_smaps_callback_stops),
-		cmocka_unit_test(test_rollup),
-		cmocka_unit_test(test_rollup_through_smaps_parse),
-		cmocka_unit_test(test_rollup_bad),
-		cmocka_unit_test(test_field_names),
-		cmocka_unit_test(test_live_self),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals),
+	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
+	  cmocka_unit_test(test_smaps_stream_chunks),
+	  cmocka_unit_test(test_smaps_stream_sticky_error),
+	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
+	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
+	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),
+	  cmocka_unit_test(test_rollup), cmocka_unit_test(test_rollup_through_smaps_parse),
+	  cmocka_unit_test(test_rollup_bad), cmocka_unit_test(test_field_names),
+	  cmocka_unit_test(test_live_self))

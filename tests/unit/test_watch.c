@@ -118,11 +118,4 @@ static void test_json(void **state)
 	json_decref(j);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_line),
-		cmocka_unit_test(test_json),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_line), cmocka_unit_test(test_json))

@@ -29,6 +29,14 @@
 			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
 	} while (0)
 
+/* main(): run the listed cmocka_unit_test(...) entries, no group setup or teardown. */
+#define UNIT_MAIN(...)                                                                             \
+	int main(void)                                                                             \
+	{                                                                                          \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};                                   \
+		return cmocka_run_group_tests(tests, NULL, NULL);                                  \
+	}
+
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
 
