@@ -317,14 +317,8 @@ static struct advice A;
 
 static void build(const struct adv_case *c)
 {
-	host_snapshot_free(&H);
-	memset(&H, 0, sizeof(H));
-	const char *rel = c->release ? c->release : "6.18.44-fc-v857";
-	snprintf(H.feat.release, sizeof(H.feat.release), "%s", rel);
-	assert_int_equal(kernel_version_parse(rel, H.feat.kver), 0);
+	unit_host_reset(&H, c->release ? c->release : "6.18.44-fc-v857");
 	H.feat.cow_split = kver_at_least(H.feat.kver, 5, 8) ? TRI_YES : TRI_NO;
-	H.feat.page_size = 4096;
-	H.feat.pmd_size = 2u << 20;
 	H.feat.except_advised = TRI_UNKNOWN;
 	if (!c->no_thp) {
 		H.feat.thp = H.thp.present = true;

@@ -263,12 +263,7 @@ static struct why_report R;
 
 static void build(const struct why_case *c)
 {
-	host_snapshot_free(&H);
-	memset(&H, 0, sizeof(H));
-	snprintf(H.feat.release, sizeof(H.feat.release), "6.18.44");
-	kernel_version_parse(H.feat.release, H.feat.kver);
-	H.feat.page_size = 4096;
-	H.feat.pmd_size = 2u << 20;
+	unit_host_reset(&H, "6.18.44");
 	H.thp.present = true;
 	unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
 	unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);

@@ -19,6 +19,8 @@
 
 #include <sys/stat.h>
 
+#include "kernel/features.h"
+#include "kernel/host_snapshot.h"
 #include "kernel/parse.h"
 #include "util/fileio.h"
 
@@ -97,6 +99,17 @@ static inline void unit_set_choice(struct choice *c, const char *const *vals, in
 		o += (size_t)snprintf(text + o, sizeof(text) - o,
 				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
 	assert_int_equal(choice_parse(text, o, c), 0);
+}
+
+/* Empty H but for kernel RELEASE (its version parsed), 4 KiB pages and 2 MiB PMDs. */
+static inline void unit_host_reset(struct host_snapshot *h, const char *release)
+{
+	host_snapshot_free(h);
+	memset(h, 0, sizeof(*h));
+	snprintf(h->feat.release, sizeof(h->feat.release), "%s", release);
+	assert_int_equal(kernel_version_parse(release, h->feat.kver), 0);
+	h->feat.page_size = 4096;
+	h->feat.pmd_size = 2u << 20;
 }
 
 /* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
