@@ -680,25 +680,7 @@ static void test_maps_shared(void **state)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-#define NCASES (sizeof(cases) / sizeof(cases[0]))
-
-int main(void)
-{
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_every_setting_has_a_reason),
-		cmocka_unit_test(test_workload_names),
-		cmocka_unit_test(test_shell_quote),
-		cmocka_unit_test(test_versions),
-		cmocka_unit_test(test_go_buildinfo),
-		cmocka_unit_test(test_maps_shared),
-	};
-	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
-	size_t n = 0;
-	for (size_t i = 0; i < NCASES; i++)
-		tests[n++] = (struct CMUnitTest){.name = cases[i].name,
-						 .test_func = test_case,
-						 .initial_state = (void *)&cases[i]};
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	return _cmocka_run_group_tests("test_advice", tests, n, NULL, NULL);
-}
+UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
+		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_versions), cmocka_unit_test(test_go_buildinfo),
+		cmocka_unit_test(test_maps_shared))

@@ -375,23 +375,6 @@ static void test_pmd_size_policy(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
-#define NCASES (sizeof(why_cases) / sizeof(why_cases[0]))
-
-int main(void)
-{
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_hints),
-		cmocka_unit_test(test_cgroup_parse),
-		cmocka_unit_test(test_vmas),
-		cmocka_unit_test(test_pmd_size_policy),
-	};
-	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < NCASES; i++)
-		tests[n++] = (struct CMUnitTest){.name = why_cases[i].name,
-						 .test_func = test_why_case,
-						 .initial_state = (void *)&why_cases[i]};
-	return _cmocka_run_group_tests("test_why", tests, n, NULL, NULL);
-}
+UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
+		cmocka_unit_test(test_pmd_size_policy))

@@ -39,6 +39,37 @@
 		return cmocka_run_group_tests(tests, NULL, NULL);                                  \
 	}
 
+/*
+ * Run one test per element of the N CASES (SIZE bytes apart, each starting with
+ * its name, a const char *: the behaviour), FN getting the case as its state,
+ * then the NFIXED FIXED tests; GROUP names the run.
+ */
+static inline int unit_run_cases(const char *group, CMUnitTestFunction fn, const void *cases,
+				 size_t n, size_t size, const struct CMUnitTest *fixed,
+				 size_t nfixed)
+{
+	struct CMUnitTest *tests = calloc(n + nfixed, sizeof(*tests));
+	if (!tests)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *const *c = (const void *)((const char *)cases + i * size);
+		tests[i] = (struct CMUnitTest){.name = *c, .test_func = fn, .initial_state = (void *)c};
+	}
+	memcpy(tests + n, fixed, nfixed * sizeof(*fixed));
+	int rc = _cmocka_run_group_tests(group, tests, n + nfixed, NULL, NULL);
+	free(tests);
+	return rc;
+}
+
+/* main(): a test per element of the array CASES (FN runs each), then the listed ones. */
+#define UNIT_MAIN_CASES(group, fn, cases, ...)                                                     \
+	int main(void)                                                                             \
+	{                                                                                          \
+		static const struct CMUnitTest fixed[] = {__VA_ARGS__};                            \
+		return unit_run_cases(group, fn, cases, sizeof(cases) / sizeof(cases[0]),          \
+				      sizeof(cases[0]), fixed, sizeof(fixed) / sizeof(fixed[0]));  \
+	}
+
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
 
