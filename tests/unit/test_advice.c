@@ -372,11 +372,7 @@ static void build(const struct adv_case *c)
 		}
 		/* the command line as /proc/PID/cmdline has it: NUL-separated */
 		char argv[256];
-		size_t n = strlen(s->cmdline);
-		memcpy(argv, s->cmdline, n + 1);
-		for (size_t k = 0; k < n; k++)
-			if (argv[k] == ' ')
-				argv[k] = '\0';
+		size_t n = unit_split(argv, sizeof(argv), s->cmdline, ' ');
 		assert_int_equal(shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
 		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
 	}

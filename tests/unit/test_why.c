@@ -63,11 +63,7 @@ static void test_hints(void **state)
 	for (size_t i = 0; i < sizeof(hint_cases) / sizeof(hint_cases[0]); i++) {
 		const struct hint_case *c = &hint_cases[i];
 		char text[256];
-		size_t n = strlen(c->text);
-		memcpy(text, c->text, n + 1);
-		for (size_t k = 0; k < n; k++)
-			if (text[k] == '|')
-				text[k] = '\0';
+		size_t n = unit_split(text, sizeof(text), c->text, '|');
 		struct why_hint h[WHY_MAX_HINTS];
 		int got = why_hints_parse(text, n ? n + 1 : 0, c->cmdline, h, WHY_MAX_HINTS);
 		bool ok = got == c->n;

@@ -143,6 +143,18 @@ static inline void unit_host_reset(struct host_snapshot *h, const char *release)
 	h->feat.pmd_size = 2u << 20;
 }
 
+/* Copy SRC (with its NUL) into DST (CAP bytes), each SEP made a NUL; strlen(SRC). */
+static inline size_t unit_split(char *dst, size_t cap, const char *src, char sep)
+{
+	size_t n = strlen(src);
+	assert_true(n < cap);
+	memcpy(dst, src, n + 1);
+	for (size_t k = 0; k < n; k++)
+		if (dst[k] == sep)
+			dst[k] = '\0';
+	return n;
+}
+
 /* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
 static inline char *unit_long_field(char *dst, size_t cap, const char *pre, char c, size_t n,
 				    const char *post)
