@@ -16,7 +16,7 @@ static const struct reserve_case reserve_cases[] = {
 	{"a reserve doubles until it fits", {16385, 100000}, {32768, 131072}, 2},
 };
 
-static void test_reserve_capacities(void **state)
+static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(reserve_cases) / sizeof(reserve_cases[0]); i++) {
@@ -108,7 +108,7 @@ static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 	free(v);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_reserve_capacities),
+UNIT_MAIN(cmocka_unit_test(test_reserve_gives_16_kib_then_doubles_until_it_fits),
 	  cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
 	  cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
 	  cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),

@@ -37,13 +37,21 @@ static void table_names(char *out, size_t n, const char *sep, bool quick_only)
 				 x->name);
 }
 
+/* GOT is every name of the table, in order, separated by SEP. */
+static void assert_table_names(const char *got, const char *sep)
+{
+	char want[512];
+	table_names(want, sizeof(want), sep, false);
+	assert_string_equal(got, want);
+}
+
 static void test_readme_experiment_table_matches_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
 	char *readme = unit_slurp_ok("README.md", &len);
 	const char *sec = unit_find(readme, "## Lab: ");
-	char got[512] = "", want[512];
+	char got[512] = "";
 	/* rows "| `NAME` | ..." up to the next section */
 	for (const char *l = sec; l && (l == sec || strncmp(l, "## ", 3) != 0);
 	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
@@ -54,8 +62,7 @@ static void test_readme_experiment_table_matches_the_lab_table(void **state)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%.*s", got[0] ? " " : "",
 			 (int)(e - l - 3), l + 3);
 	}
-	table_names(want, sizeof(want), " ", false);
-	assert_string_equal(got, want);
+	assert_table_names(got, " ");
 	free(readme);
 }
 
@@ -94,9 +101,7 @@ static void test_man_page_lists_the_lab_table(void **state)
 	for (const char *p = s; p < e && o + 1 < sizeof(got); p++)
 		got[o++] = *p == '\n' ? ' ' : *p;
 	got[o] = '\0';
-	char want[512];
-	table_names(want, sizeof(want), ", ", false);
-	assert_string_equal(got, want);
+	assert_table_names(got, ", ");
 	free(man);
 }
 

@@ -34,7 +34,7 @@ static const struct u64_case u64_cases[] = {
 	{"a newline is not skipped", "\n12", -1, -EINVAL, 99, 0, 0, NULL},
 };
 
-static void test_parse_u64_cases(void **state)
+static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(u64_cases) / sizeof(u64_cases[0]); i++) {
@@ -181,7 +181,7 @@ static void test_next_line(void **state)
 	assert_false(next_line(&pos, nl, &s, &e)); /* empty text */
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_u64_cases), cmocka_unit_test(test_parse_u64_text),
-	  cmocka_unit_test(test_choice_enabled),
+UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
+	  cmocka_unit_test(test_parse_u64_text), cmocka_unit_test(test_choice_enabled),
 	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
 	  cmocka_unit_test(test_choice_too_many_options), cmocka_unit_test(test_next_line))

@@ -190,7 +190,7 @@ static const struct stat_case stat_cases[] = {
 	 'S', 1, 4194624, false, 8, 9, 123},
 };
 
-static void test_stat_cases(void **state)
+static void test_stat_line_gives_each_field(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(stat_cases) / sizeof(stat_cases[0]); i++) {
@@ -321,6 +321,6 @@ UNIT_MAIN(cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_stat
 	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
 	  cmocka_unit_test(test_status_name_spaces_and_escapes),
 	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),
-	  cmocka_unit_test(test_stat_cases), cmocka_unit_test(test_stat_bad),
+	  cmocka_unit_test(test_stat_line_gives_each_field), cmocka_unit_test(test_stat_bad),
 	  cmocka_unit_test(test_stat_long_comm), cmocka_unit_test(test_stat_live_self),
 	  cmocka_unit_test(test_passwd_lookup))
