@@ -17,23 +17,6 @@
 #include "model/findings.h"
 #include "model/host.h"
 
-#define assert_contains(hay, needle)                                                               \
-	do {                                                                                       \
-		if (!strstr((hay), (needle)))                                                      \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
-	} while (0)
-
-/* "always [madvise] never" from the values and the selected one */
-static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
-{
-	char text[128] = "";
-	size_t o = 0;
-	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
-				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
-	assert_int_equal(choice_parse(text, o, c), 0);
-}
-
 static const char *const EN[] = {"always", "madvise", "never"};
 static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
 static const char *const PMD[] = {"always", "inherit", "madvise", "never"};
@@ -334,19 +317,13 @@ static struct advice A;
 
 static void build(const struct adv_case *c)
 {
-	host_snapshot_free(&H);
-	memset(&H, 0, sizeof(H));
-	const char *rel = c->release ? c->release : "6.18.44-fc-v857";
-	snprintf(H.feat.release, sizeof(H.feat.release), "%s", rel);
-	assert_int_equal(kernel_version_parse(rel, H.feat.kver), 0);
+	unit_host_reset(&H, c->release ? c->release : "6.18.44-fc-v857");
 	H.feat.cow_split = kver_at_least(H.feat.kver, 5, 8) ? TRI_YES : TRI_NO;
-	H.feat.page_size = 4096;
-	H.feat.pmd_size = 2u << 20;
 	H.feat.except_advised = TRI_UNKNOWN;
 	if (!c->no_thp) {
 		H.feat.thp = H.thp.present = true;
-		set_choice(&H.thp.enabled, EN, 3, c->enabled);
-		set_choice(&H.thp.defrag, DF, 5, c->defrag);
+		unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
+		unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);
 		H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = c->mpn, .present = true};
 		if (c->shrink >= 0) {
 			H.thp.shrink_underused =
@@ -357,7 +334,7 @@ static void build(const struct adv_case *c)
 			struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
 			sz->size_kb = 2048;
 			sz->order = 9;
-			set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
+			unit_set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
 			sz->eff_enabled = strcmp(sz->enabled.selected, "inherit") == 0
 						  ? H.thp.enabled.selected
 						  : sz->enabled.selected;
@@ -395,11 +372,7 @@ static void build(const struct adv_case *c)
 		}
 		/* the command line as /proc/PID/cmdline has it: NUL-separated */
 		char argv[256];
-		size_t n = strlen(s->cmdline);
-		memcpy(argv, s->cmdline, n + 1);
-		for (size_t k = 0; k < n; k++)
-			if (argv[k] == ' ')
-				argv[k] = '\0';
+		size_t n = unit_split(argv, sizeof(argv), s->cmdline, ' ');
 		assert_int_equal(shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
 		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
 	}
@@ -703,25 +676,7 @@ static void test_maps_shared(void **state)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-#define NCASES (sizeof(cases) / sizeof(cases[0]))
-
-int main(void)
-{
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_every_setting_has_a_reason),
-		cmocka_unit_test(test_workload_names),
-		cmocka_unit_test(test_shell_quote),
-		cmocka_unit_test(test_versions),
-		cmocka_unit_test(test_go_buildinfo),
-		cmocka_unit_test(test_maps_shared),
-	};
-	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
-	size_t n = 0;
-	for (size_t i = 0; i < NCASES; i++)
-		tests[n++] = (struct CMUnitTest){.name = cases[i].name,
-						 .test_func = test_case,
-						 .initial_state = (void *)&cases[i]};
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	return _cmocka_run_group_tests("test_advice", tests, n, NULL, NULL);
-}
+UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
+		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_versions), cmocka_unit_test(test_go_buildinfo),
+		cmocka_unit_test(test_maps_shared))

@@ -141,8 +141,7 @@ static void test_buddy_live(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/buddyinfo", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/buddyinfo", &len);
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(text, len, &bi), 0);
 	assert_true(bi.nzones >= 1);
@@ -156,15 +155,6 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buddy_real),
-		cmocka_unit_test(test_buddy_at_least),
-		cmocka_unit_test(test_buddy_numa_and_formats),
-		cmocka_unit_test(test_buddy_bad_lines),
-		cmocka_unit_test(test_buddy_empty_and_too_many_zones),
-		cmocka_unit_test(test_buddy_live),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
+	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
+	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))

@@ -4,26 +4,33 @@
 
 #include "util/buf.h"
 
-static void test_first_reserve_allocates_16_kib(void **state)
-{
-	(void)state;
-	struct buf b = {0};
-	assert_int_equal(buf_reserve(&b, 1), 0);
-	assert_non_null(b.p);
-	assert_int_equal(b.cap, 16384);
-	assert_int_equal(b.len, 0);
-	buf_free(&b);
-}
+/* Reserves of NEED bytes in turn on an empty buffer leave capacity CAP each. */
+struct reserve_case {
+	const char *name; /* the behaviour */
+	size_t need[2], cap[2];
+	int n;
+};
 
-static void test_reserve_doubles_until_it_fits(void **state)
+static const struct reserve_case reserve_cases[] = {
+	{"the first reserve allocates 16 KiB", {1}, {16384}, 1},
+	{"a reserve doubles until it fits", {16385, 100000}, {32768, 131072}, 2},
+};
+
+static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 {
 	(void)state;
-	struct buf b = {0};
-	assert_int_equal(buf_reserve(&b, 16385), 0);
-	assert_int_equal(b.cap, 32768);
-	assert_int_equal(buf_reserve(&b, 100000), 0);
-	assert_int_equal(b.cap, 131072);
-	buf_free(&b);
+	for (size_t i = 0; i < sizeof(reserve_cases) / sizeof(reserve_cases[0]); i++) {
+		const struct reserve_case *c = &reserve_cases[i];
+		print_message("%s\n", c->name);
+		struct buf b = {0};
+		for (int k = 0; k < c->n; k++) {
+			assert_int_equal(buf_reserve(&b, c->need[k]), 0);
+			assert_non_null(b.p);
+			assert_int_equal(b.cap, c->cap[k]);
+			assert_int_equal(b.len, 0);
+		}
+		buf_free(&b);
+	}
 }
 
 static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
@@ -101,16 +108,9 @@ static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 	free(v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_reserve_allocates_16_kib),
-		cmocka_unit_test(test_reserve_doubles_until_it_fits),
-		cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
-		cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
-		cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
-		cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
-		cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_reserve_gives_16_kib_then_doubles_until_it_fits),
+	  cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
+	  cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
+	  cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
+	  cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
+	  cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array))

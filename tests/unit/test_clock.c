@@ -31,11 +31,5 @@ static void test_units_agree_over_a_20_ms_sleep(void **state)
 	assert_true(dn < 1000 && ds < 1000 && dm < 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_readings_never_go_back),
-		cmocka_unit_test(test_units_agree_over_a_20_ms_sleep),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_readings_never_go_back),
+	  cmocka_unit_test(test_units_agree_over_a_20_ms_sleep))

@@ -54,83 +54,98 @@ static void test_parse_range(void **state)
 	assert_int_equal(collapse_parse_range("10000000000000000-2", &a, &b), -EINVAL);
 }
 
+/* layout()'s VMAs and the ranges collapse_select picks from them. */
+struct picked {
+	struct cvma v[16];
+	int n, small;
+	struct crange r[16];
+};
+
+static void pick_init(struct picked *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->n = layout(f->v);
+}
+
+/* collapse_select over F's VMAs with SEL, PMD pages, room for 16 ranges. */
+static int pick(struct picked *f, const struct collapse_sel *sel)
+{
+	return collapse_select(f->v, f->n, sel, PMD, f->r, 16, &f->small);
+}
+
 static void test_default_selection(void **state)
 {
 	(void)state;
-	struct cvma v[16];
-	int n = layout(v), small;
-	struct crange r[16];
+	struct picked f;
+	pick_init(&f);
 	struct collapse_sel sel = {.thp_enabled = 1};
-	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	int k = pick(&f, &sel);
 	/* heap (aligned part 0x1200000-0x1800000), the 32 MiB region, the nh region (skipped) */
 	assert_int_equal(k, 3);
-	assert_string_equal(r[0].vma, "[heap]");
-	assert_true(r[0].start == 0x1200000 && r[0].end == 0x1800000);
-	assert_int_equal(r[0].npmd, 3);
-	assert_int_equal(r[0].skip, CR_GO);
-	assert_string_equal(r[1].vma, "[anon]");
-	assert_int_equal(r[1].npmd, 16);
-	assert_int_equal(r[1].skip, CR_GO);
-	assert_int_equal(r[2].skip, CR_SKIP_NH);
+	assert_string_equal(f.r[0].vma, "[heap]");
+	assert_true(f.r[0].start == 0x1200000 && f.r[0].end == 0x1800000);
+	assert_int_equal(f.r[0].npmd, 3);
+	assert_int_equal(f.r[0].skip, CR_GO);
+	assert_string_equal(f.r[1].vma, "[anon]");
+	assert_int_equal(f.r[1].npmd, 16);
+	assert_int_equal(f.r[1].skip, CR_GO);
+	assert_int_equal(f.r[2].skip, CR_SKIP_NH);
 	/* left out: the 64 KiB anon VMA and the stack; the read-only and file VMAs are not anon rw */
-	assert_int_equal(small, 2);
+	assert_int_equal(f.small, 2);
 
 	sel.force = true;
-	k = collapse_select(v, n, &sel, PMD, r, 16, &small);
-	assert_int_equal(r[2].skip, CR_GO);
-	assert_int_equal(collapse_select(v, n, &sel, PMD, r, 2, &small), -ENOSPC);
+	k = pick(&f, &sel);
+	assert_int_equal(f.r[2].skip, CR_GO);
+	assert_int_equal(collapse_select(f.v, f.n, &sel, PMD, f.r, 2, &f.small), -ENOSPC);
 }
 
 static void test_prctl_disabled(void **state)
 {
 	(void)state;
-	struct cvma v[16];
-	int n = layout(v), small;
-	struct crange r[16];
+	struct picked f;
+	pick_init(&f);
 	struct collapse_sel sel = {.thp_enabled = 0};
-	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	int k = pick(&f, &sel);
 	assert_int_equal(k, 3);
 	for (int i = 0; i < k; i++)
-		assert_int_equal(r[i].skip, CR_SKIP_PRCTL);
+		assert_int_equal(f.r[i].skip, CR_SKIP_PRCTL);
 	sel.force = true;
-	collapse_select(v, n, &sel, PMD, r, 16, &small);
-	assert_int_equal(r[0].skip, CR_GO);
-	assert_int_equal(r[2].skip, CR_GO);
+	pick(&f, &sel);
+	assert_int_equal(f.r[0].skip, CR_GO);
+	assert_int_equal(f.r[2].skip, CR_GO);
 	sel.thp_enabled = -1; /* kernel < 5.0: unknown, not a reason to skip */
 	sel.force = false;
-	collapse_select(v, n, &sel, PMD, r, 16, &small);
-	assert_int_equal(r[0].skip, CR_GO);
+	pick(&f, &sel);
+	assert_int_equal(f.r[0].skip, CR_GO);
 }
 
 static void test_vma_selection(void **state)
 {
 	(void)state;
-	struct cvma v[16];
-	int n = layout(v), small;
-	struct crange r[16];
+	struct picked f;
+	pick_init(&f);
 	const char *heap[] = {"[heap]"};
 	struct collapse_sel sel = {.vmas = heap, .nvmas = 1, .thp_enabled = 1};
-	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	int k = pick(&f, &sel);
 	assert_int_equal(k, 1);
-	assert_string_equal(r[0].vma, "[heap]");
+	assert_string_equal(f.r[0].vma, "[heap]");
 	const char *anon[] = {"[anon]", "[stack]"};
 	sel.vmas = anon;
 	sel.nvmas = 2;
-	k = collapse_select(v, n, &sel, PMD, r, 16, &small);
-	/* every unnamed VMA (also the read-only one and the small one: asked for by name) */
+	k = pick(&f, &sel);
+	/* every unnamed VMA (also the read-only one and the f.small one: asked for by name) */
 	assert_int_equal(k, 5);
-	assert_int_equal(r[1].skip, CR_SKIP_SMALL);
-	assert_int_equal(r[2].skip, CR_SKIP_NH);
-	assert_int_equal(r[4].skip, CR_SKIP_SMALL); /* the stack */
-	assert_int_equal(small, 0);
+	assert_int_equal(f.r[1].skip, CR_SKIP_SMALL);
+	assert_int_equal(f.r[2].skip, CR_SKIP_NH);
+	assert_int_equal(f.r[4].skip, CR_SKIP_SMALL); /* the stack */
+	assert_int_equal(f.small, 0);
 }
 
 static void test_range_selection(void **state)
 {
 	(void)state;
-	struct cvma v[16];
-	int n = layout(v), small;
-	struct crange r[16];
+	struct picked f;
+	pick_init(&f);
 	struct crange_req req[] = {
 		{0x7f0000100000, 0x7f0001f00000}, /* inside the 32 MiB region, unaligned */
 		{0x7f0000000000, 0x7f0000100000}, /* less than a PMD */
@@ -138,18 +153,18 @@ static void test_range_selection(void **state)
 		{0x7f0004000000, 0x7f0004200000}, /* the nh region */
 	};
 	struct collapse_sel sel = {.ranges = req, .nranges = 4, .thp_enabled = 1};
-	int k = collapse_select(v, n, &sel, PMD, r, 16, &small);
+	int k = pick(&f, &sel);
 	assert_int_equal(k, 4);
-	assert_true(r[0].start == 0x7f0000200000ull && r[0].end == 0x7f0001e00000ull);
-	assert_int_equal(r[0].npmd, 14);
-	assert_int_equal(r[0].skip, CR_GO);
-	assert_string_equal(r[0].vma, "[anon]");
-	assert_int_equal(r[1].skip, CR_SKIP_SMALL);
-	assert_int_equal(r[2].skip, CR_SKIP_UNMAPPED);
-	assert_int_equal(r[3].skip, CR_SKIP_NH);
+	assert_true(f.r[0].start == 0x7f0000200000ull && f.r[0].end == 0x7f0001e00000ull);
+	assert_int_equal(f.r[0].npmd, 14);
+	assert_int_equal(f.r[0].skip, CR_GO);
+	assert_string_equal(f.r[0].vma, "[anon]");
+	assert_int_equal(f.r[1].skip, CR_SKIP_SMALL);
+	assert_int_equal(f.r[2].skip, CR_SKIP_UNMAPPED);
+	assert_int_equal(f.r[3].skip, CR_SKIP_NH);
 	/* AnonHugePages of the VMAs a range lies in */
-	assert_int_equal(collapse_ahp_kb(v, n, r[0].start, r[0].end), 4096);
-	assert_int_equal(collapse_ahp_kb(v, n, 0x7f0002000000ull, 0x7f0002010000ull), 0);
+	assert_int_equal(collapse_ahp_kb(f.v, f.n, f.r[0].start, f.r[0].end), 4096);
+	assert_int_equal(collapse_ahp_kb(f.v, f.n, 0x7f0002000000ull, 0x7f0002010000ull), 0);
 }
 
 static void test_spanning_range_names(void **state)
@@ -206,13 +221,7 @@ static void test_explain_and_backoff(void **state)
 	assert_true(last <= 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_range),	cmocka_unit_test(test_default_selection),
-		cmocka_unit_test(test_prctl_disabled),	cmocka_unit_test(test_vma_selection),
-		cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
-		cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
+	  cmocka_unit_test(test_prctl_disabled), cmocka_unit_test(test_vma_selection),
+	  cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
+	  cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff))

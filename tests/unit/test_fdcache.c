@@ -14,12 +14,7 @@ static char dir[64];
 
 static void put(const char *name, const char *text)
 {
-	char p[128];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	unit_put(dir, name, text);
 }
 
 static enum fdc_mode mode_for_test(const char *rel)
@@ -152,12 +147,5 @@ static void test_modes(void **state)
 	assert_int_equal(sample_fdc_mode("etc/passwd"), FDC_NO);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_exited_process),
-		cmocka_unit_test(test_modes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_cache), cmocka_unit_test(test_exited_process),
+	  cmocka_unit_test(test_modes))

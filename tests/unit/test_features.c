@@ -144,17 +144,7 @@ static void test_hugetlb_dirname_kb(void **state)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernel_version_parse),
-		cmocka_unit_test(test_kernel_version_bad),
-		cmocka_unit_test(test_kver_at_least),
-		cmocka_unit_test(test_cmdline_thp),
-		cmocka_unit_test(test_cmdline_thp_absent),
-		cmocka_unit_test(test_cmdline_thp_truncates),
-		cmocka_unit_test(test_thp_dirname_kb),
-		cmocka_unit_test(test_hugetlb_dirname_kb),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_kernel_version_parse), cmocka_unit_test(test_kernel_version_bad),
+	  cmocka_unit_test(test_kver_at_least), cmocka_unit_test(test_cmdline_thp),
+	  cmocka_unit_test(test_cmdline_thp_absent), cmocka_unit_test(test_cmdline_thp_truncates),
+	  cmocka_unit_test(test_thp_dirname_kb), cmocka_unit_test(test_hugetlb_dirname_kb))

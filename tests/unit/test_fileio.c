@@ -221,30 +221,19 @@ static void test_write_atomic_over_a_directory_keeps_it(void **state)
 	rmdir(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_terminated,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_file_above_limit_fails_with_efbig, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_read_file_missing_is_enoent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_fd_of_200_kib_spans_chunks, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_read_fd_replaces_previous_content, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pread_full_stops_at_end_of_file, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pread_exact_short_file_is_eio, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(
-			test_write_atomic_replaces_file_and_leaves_no_temporary, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_atomic_creates_a_new_file, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_write_atomic_into_missing_directory_is_enoent,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
-						teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_terminated, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_read_file_above_limit_fails_with_efbig, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_read_file_missing_is_enoent, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_read_fd_of_200_kib_spans_chunks, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_read_fd_replaces_previous_content, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_pread_full_stops_at_end_of_file, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_pread_exact_short_file_is_eio, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_write_atomic_replaces_file_and_leaves_no_temporary,
+					  setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_write_atomic_creates_a_new_file, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_write_atomic_into_missing_directory_is_enoent, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
+					  teardown))

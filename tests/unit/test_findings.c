@@ -142,11 +142,13 @@ static const struct finding *only(struct t *t, const char *id, enum severity sev
 	return f;
 }
 
-#define assert_contains(hay, needle)                                                               \
-	do {                                                                                       \
-		if (!strstr((hay), (needle)))                                                      \
-			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
-	} while (0)
+/* RULE gives one finding, ID at SEV, complete (see only); that finding. */
+static const struct finding *fires(struct t *t, finding_rule rule, const char *id,
+				   enum severity sev)
+{
+	assert_int_equal(run(t, rule), 1);
+	return only(t, id, sev);
+}
 
 static void test_healthy_host_has_no_findings(void **state)
 {
@@ -169,8 +171,7 @@ static void test_defrag_always(void **state)
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_defrag_always), 0);
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
-	assert_int_equal(run(t, rule_defrag_always), 1);
-	const struct finding *f = only(t, "defrag-always", SEV_WARN);
+	const struct finding *f = fires(t, rule_defrag_always, "defrag-always", SEV_WARN);
 	assert_string_equal(f->evidence, "defrag=always");
 	assert_contains(f->fix, "echo madvise > /sys/kernel/mm/transparent_hugepage/defrag");
 	/* the other stalling-free values do not fire */
@@ -189,8 +190,8 @@ static void test_always_max_ptes_none(void **state)
 	/* madvise + 511: healthy */
 	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
-	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
-	const struct finding *f = only(t, "always-max-ptes-none", SEV_WARN);
+	const struct finding *f =
+		fires(t, rule_always_max_ptes_none, "always-max-ptes-none", SEV_WARN);
 	assert_string_equal(f->evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=511");
 	assert_contains(f->title, "max_ptes_none=511");
 	/* fix: 1/8 of a PMD's pages */
@@ -256,8 +257,7 @@ static void test_fault_success_low(void **state)
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_fault_success_low), 0);
 	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 60\n");
-	assert_int_equal(run(t, rule_fault_success_low), 1);
-	const struct finding *f = only(t, "fault-success-low", SEV_WARN);
+	const struct finding *f = fires(t, rule_fault_success_low, "fault-success-low", SEV_WARN);
 	assert_string_equal(f->title, "PMD THP fault success 40.0% (40 of 100) since boot");
 	assert_string_equal(f->evidence,
 			    "fault success 40.0% (40 of 100); free blocks of order >= 9: 523");
@@ -286,8 +286,7 @@ static void test_fault_success_low_mthp(void **state)
 	struct thp_size *sz = add_size(&t->h, 64, "[always] inherit madvise never\n");
 	add_stat(sz, "anon_fault_alloc", 10);
 	add_stat(sz, "anon_fault_fallback", 190);
-	assert_int_equal(run(t, rule_fault_success_low), 1);
-	const struct finding *f = only(t, "fault-success-low", SEV_WARN);
+	const struct finding *f = fires(t, rule_fault_success_low, "fault-success-low", SEV_WARN);
 	assert_string_equal(f->title, "64kB THP fault success 5.0% (10 of 200) since boot");
 	assert_int_equal(t->d.nsizes, 1);
 	assert_int_equal(t->d.sizes[0].size_kb, 64);
@@ -303,8 +302,7 @@ static void test_compact_stall(void **state)
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_compact_stall), 0); /* compact_stall 0 */
 	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
-	assert_int_equal(run(t, rule_compact_stall), 1);
-	const struct finding *f = only(t, "compact-stall", SEV_WARN);
+	const struct finding *f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
 	assert_string_equal(f->evidence, "compact_stall=150 compact_fail=100 compact_success=50");
 	assert_contains(f->title, "150 times");
 	set_vmstat(&t->h, "compact_stall 100\ncompact_fail 0\ncompact_success 100\n");
@@ -327,8 +325,7 @@ static void test_deferred_split(void **state)
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_deferred_split), 0); /* 4 deferred, 4 split */
 	set_vmstat(&t->h, "thp_deferred_split_page 10\nthp_split_page 4\n");
-	assert_int_equal(run(t, rule_deferred_split), 1);
-	const struct finding *f = only(t, "deferred-split", SEV_INFO);
+	const struct finding *f = fires(t, rule_deferred_split, "deferred-split", SEV_INFO);
 	assert_string_equal(f->evidence, "thp_deferred_split_page=10 thp_split_page=4");
 	set_vmstat(&t->h, "thp_deferred_split_page 3\nthp_split_page 4\n");
 	assert_int_equal(run(t, rule_deferred_split), 0);
@@ -351,8 +348,8 @@ static void test_shrink_underused_noop(void **state)
 	/* shrink_underused=0: nothing to say */
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
 	t->h.thp.shrink_underused.v = 1;
-	assert_int_equal(run(t, rule_shrink_underused_noop), 1);
-	const struct finding *f = only(t, "shrink-underused-noop", SEV_INFO);
+	const struct finding *f =
+		fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
 	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
 	assert_contains(f->fix,
 			"echo 64 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
@@ -371,8 +368,7 @@ static void test_cow_copy(void **state)
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
 	set_release(&t->h, "4.19.0-25-amd64");
 	assert_int_equal(t->h.feat.cow_split, TRI_NO);
-	assert_int_equal(run(t, rule_cow_copy), 1);
-	const struct finding *f = only(t, "cow-copy", SEV_WARN);
+	const struct finding *f = fires(t, rule_cow_copy, "cow-copy", SEV_WARN);
 	assert_string_equal(f->evidence,
 			    "release 4.19.0-25-amd64 (inferred from version), enabled=always");
 	assert_contains(f->title, "4.19.0-25-amd64 < 5.8");
@@ -397,18 +393,15 @@ static void test_large_pmd(void **state)
 	t->h.feat.page_size = 65536;
 	t->h.feat.pmd_size = 512u << 20;
 	/* the harness starts at madvise: only advised regions are at risk */
-	assert_int_equal(run(t, rule_large_pmd), 1);
-	const struct finding *f = only(t, "large-pmd", SEV_INFO);
+	const struct finding *f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
 	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy madvise");
 	assert_contains(f->title, "512 MiB");
 	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
-	assert_int_equal(run(t, rule_large_pmd), 1);
-	f = only(t, "large-pmd", SEV_INFO);
+	f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
 	assert_contains(f->title, "(in MADV_HUGEPAGE regions)");
 	assert_contains(f->fix, "echo never");
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
-	assert_int_equal(run(t, rule_large_pmd), 1);
-	f = only(t, "large-pmd", SEV_WARN);
+	f = fires(t, rule_large_pmd, "large-pmd", SEV_WARN);
 	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy always");
 	assert_contains(f->fix, "echo madvise");
 	/* never: nothing faults in a PMD */
@@ -429,8 +422,7 @@ static void test_mthp_no_stats(void **state)
 	assert_int_equal(run(t, rule_mthp_no_stats), 0);
 	set_choice(&sz->enabled, "[always] inherit madvise never\n");
 	sz->eff_enabled = sz->enabled.selected;
-	assert_int_equal(run(t, rule_mthp_no_stats), 1);
-	const struct finding *f = only(t, "mthp-no-stats", SEV_WARN);
+	const struct finding *f = fires(t, rule_mthp_no_stats, "mthp-no-stats", SEV_WARN);
 	assert_string_equal(
 		f->evidence,
 		"hugepages-64kB/enabled=always (effective always), no stats/ directory");
@@ -476,8 +468,7 @@ static void test_hugetlb_idle(void **state)
 				   .resv = {0, true},
 				   .surplus = {0, true},
 				   .overcommit = {0, true}};
-	assert_int_equal(run(t, rule_hugetlb_idle), 1);
-	const struct finding *f = only(t, "hugetlb-idle", SEV_WARN);
+	const struct finding *f = fires(t, rule_hugetlb_idle, "hugetlb-idle", SEV_WARN);
 	assert_string_equal(
 		f->evidence,
 		"hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0");
@@ -506,8 +497,7 @@ static void test_khugepaged_cpu(void **state)
 	t->h.has_khugepaged_cpu = true;
 	t->h.uptime_s = 1000;
 	t->h.khugepaged_cpu_s = 60;
-	assert_int_equal(run(t, rule_khugepaged_cpu), 1);
-	const struct finding *f = only(t, "khugepaged-cpu", SEV_WARN);
+	const struct finding *f = fires(t, rule_khugepaged_cpu, "khugepaged-cpu", SEV_WARN);
 	assert_string_equal(f->title, "khugepaged used 6.00% of a CPU since boot");
 	assert_string_equal(f->evidence, "khugepaged CPU 60.0 s over 1000 s uptime");
 	/* 5% is the limit, not over it */
@@ -522,8 +512,7 @@ static void test_read_only(void **state)
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_read_only), 0); /* writable */
 	t->h.thp.write_err = -EROFS;
-	assert_int_equal(run(t, rule_read_only), 1);
-	const struct finding *f = only(t, "settings-read-only", SEV_INFO);
+	const struct finding *f = fires(t, rule_read_only, "settings-read-only", SEV_INFO);
 	assert_contains(f->title, "read-only");
 	assert_string_equal(f->evidence, "transparent_hugepage/enabled: Read-only file system");
 	t->h.thp.write_err = -EACCES;

@@ -142,42 +142,25 @@ static void test_cgroup_rel(void **state)
 			 -ENAMETOOLONG);
 }
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void mk(const char *dir, const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
-}
-
 static void test_cgroup_pids(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/thpctl-cg.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	mk(dir, "sys");
-	mk(dir, "sys/fs");
-	mk(dir, "sys/fs/cgroup");
-	mk(dir, "sys/fs/cgroup/app");
-	mk(dir, "sys/fs/cgroup/app/web");
-	mk(dir, "sys/fs/cgroup/app/web/w1");
-	mk(dir, "sys/fs/cgroup/app/db");
-	mk(dir, "sys/fs/cgroup/other");
-	put(dir, "sys/fs/cgroup/cgroup.procs", "1\n");
-	put(dir, "sys/fs/cgroup/app/cgroup.procs", "");
-	put(dir, "sys/fs/cgroup/app/web/cgroup.procs", "300\n200\n");
-	put(dir, "sys/fs/cgroup/app/web/w1/cgroup.procs", "400\n200\ngarbage\n0\n");
-	put(dir, "sys/fs/cgroup/app/db/cgroup.procs", "100\n");
-	put(dir, "sys/fs/cgroup/other/cgroup.procs", "999\n");
+	unit_mkdir(dir, "sys");
+	unit_mkdir(dir, "sys/fs");
+	unit_mkdir(dir, "sys/fs/cgroup");
+	unit_mkdir(dir, "sys/fs/cgroup/app");
+	unit_mkdir(dir, "sys/fs/cgroup/app/web");
+	unit_mkdir(dir, "sys/fs/cgroup/app/web/w1");
+	unit_mkdir(dir, "sys/fs/cgroup/app/db");
+	unit_mkdir(dir, "sys/fs/cgroup/other");
+	unit_put(dir, "sys/fs/cgroup/cgroup.procs", "1\n");
+	unit_put(dir, "sys/fs/cgroup/app/cgroup.procs", "");
+	unit_put(dir, "sys/fs/cgroup/app/web/cgroup.procs", "300\n200\n");
+	unit_put(dir, "sys/fs/cgroup/app/web/w1/cgroup.procs", "400\n200\ngarbage\n0\n");
+	unit_put(dir, "sys/fs/cgroup/app/db/cgroup.procs", "100\n");
+	unit_put(dir, "sys/fs/cgroup/other/cgroup.procs", "999\n");
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	pid_t *p;
@@ -204,12 +187,6 @@ static void test_cgroup_pids(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_zero_subpages),	cmocka_unit_test(test_underused_split),
-		cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
-		cmocka_unit_test(test_cgroup_rel),	cmocka_unit_test(test_cgroup_pids),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_zero_subpages), cmocka_unit_test(test_underused_split),
+	  cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
+	  cmocka_unit_test(test_cgroup_rel), cmocka_unit_test(test_cgroup_pids))

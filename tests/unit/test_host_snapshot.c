@@ -18,13 +18,28 @@ static struct sysroot open_fixture(const char *name)
 	return sr;
 }
 
+/* The host snapshot of the recorded tree SR (opened with open_fixture), malloc'd. */
+static struct host_snapshot *read_snapshot(struct sysroot *sr)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(host_snapshot_read(sr, h), 0);
+	return h;
+}
+
+/* Free what read_snapshot and open_fixture gave. */
+static void close_snapshot(struct host_snapshot *h, struct sysroot *sr)
+{
+	host_snapshot_free(h);
+	free(h);
+	sysroot_close(sr);
+}
+
 static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
 {
 	(void)state;
 	struct sysroot sr = open_fixture("linux-6.18-x86");
-	struct host_snapshot *h = calloc(1, sizeof(*h));
-	assert_non_null(h);
-	assert_int_equal(host_snapshot_read(&sr, h), 0);
+	struct host_snapshot *h = read_snapshot(&sr);
 	assert_true(h->has_vmstat && h->has_meminfo && h->has_buddy && h->has_settings);
 	assert_int_equal(h->nmissing, 0);
 	assert_int_equal(h->pmd_order, 9);
@@ -38,25 +53,19 @@ static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
 	uint64_t blocks;
 	assert_true(host_pmd_blocks(h, &blocks));
 	assert_int_equal(blocks, d.free_pmd_blocks);
-	host_snapshot_free(h);
-	free(h);
-	sysroot_close(&sr);
+	close_snapshot(h, &sr);
 }
 
 static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
 {
 	(void)state;
 	struct sysroot sr = open_fixture("malformed");
-	struct host_snapshot *h = calloc(1, sizeof(*h));
-	assert_non_null(h);
-	assert_int_equal(host_snapshot_read(&sr, h), 0);
+	struct host_snapshot *h = read_snapshot(&sr);
 	assert_int_equal(h->nmissing, 3);
 	assert_string_equal(h->missing[0], "proc/vmstat (malformed or truncated lines)");
 	assert_string_equal(h->missing[1], "proc/buddyinfo (malformed lines)");
 	assert_string_equal(h->missing[2], "transparent_hugepage (malformed files)");
-	host_snapshot_free(h);
-	free(h);
-	sysroot_close(&sr);
+	close_snapshot(h, &sr);
 }
 
 static void the_sampler_reads_what_status_reads(void **state)
@@ -66,10 +75,9 @@ static void the_sampler_reads_what_status_reads(void **state)
 					    "malformed"};
 	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
 		struct sysroot sr = open_fixture(trees[t]);
-		struct host_snapshot *h = calloc(1, sizeof(*h));
+		struct host_snapshot *h = read_snapshot(&sr);
 		struct sample *s = calloc(1, sizeof(*s));
 		assert_true(h && s);
-		assert_int_equal(host_snapshot_read(&sr, h), 0);
 		struct sampler smp;
 		sampler_init(&smp, &sr, h->feat.page_size,
 			     SAMPLE_SETTINGS | SAMPLE_HUGETLB | SAMPLE_KHUGEPAGED);
@@ -92,10 +100,8 @@ static void the_sampler_reads_what_status_reads(void **state)
 		assert_int_equal(smp.host.khugepaged, 38);
 		sample_free(s);
 		sampler_free(&smp);
-		host_snapshot_free(h);
 		free(s);
-		free(h);
-		sysroot_close(&sr);
+		close_snapshot(h, &sr);
 	}
 }
 
@@ -112,13 +118,7 @@ static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 	assert_true(d.khugepaged_cpu.value == 0.05);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
-		cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
-		cmocka_unit_test(the_sampler_reads_what_status_reads),
-		cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
+	  cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
+	  cmocka_unit_test(the_sampler_reads_what_status_reads),
+	  cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio))

@@ -200,21 +200,5 @@ static void test_free_blocks(void **state)
 	assert_int_equal(hp_node_meminfo_total(LIT("MemTotal: 5 kB\n"), &kb), -ENOENT);
 }
 
-#define NCASES (sizeof(cases) / sizeof(cases[0]))
-
-int main(void)
-{
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_free_blocks),
-	};
-	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
-	size_t n = 0;
-	for (size_t i = 0; i < NCASES; i++)
-		tests[n++] = (struct CMUnitTest){.name = cases[i].name,
-						 .test_func = test_plan_case,
-						 .initial_state = (void *)&cases[i]};
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	return _cmocka_run_group_tests("test_hugetlb_plan", tests, n, NULL, NULL);
-}
+UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_free_blocks))

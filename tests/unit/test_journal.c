@@ -6,53 +6,64 @@
 
 #define THP "sys/kernel/mm/transparent_hugepage"
 
+/* journal_rel_allowed gives WANT for each of the N PATHS. */
+static void check_rel_allowed(const char *const *paths, size_t n, bool want)
+{
+	for (size_t i = 0; i < n; i++) {
+		print_message("%s\n", paths[i]);
+		assert_int_equal(journal_rel_allowed(paths[i]), want);
+	}
+}
+
 static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
 {
 	(void)state;
-	assert_true(journal_rel_allowed(THP "/enabled"));
-	assert_true(journal_rel_allowed(THP "/defrag"));
-	assert_true(journal_rel_allowed(THP "/shmem_enabled"));
-	assert_true(journal_rel_allowed(THP "/khugepaged/max_ptes_none"));
-	assert_true(journal_rel_allowed(THP "/khugepaged/scan_sleep_millisecs"));
-	assert_true(journal_rel_allowed(THP "/hugepages-64kB/enabled"));
-	assert_true(journal_rel_allowed(THP "/hugepages-2048kB/shmem_enabled"));
-	assert_true(journal_rel_allowed("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"));
-	assert_true(journal_rel_allowed(
-		"sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages"));
-	assert_true(journal_rel_allowed(
-		"sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"));
-	assert_true(journal_rel_allowed("proc/sys/vm/compaction_proactiveness"));
-	assert_true(journal_rel_allowed("proc/sys/vm/nr_hugepages"));
-	assert_true(journal_rel_allowed("proc/sys/vm/nr_overcommit_hugepages"));
+	static const char *const written[] = {
+		THP "/enabled",
+		THP "/defrag",
+		THP "/shmem_enabled",
+		THP "/khugepaged/max_ptes_none",
+		THP "/khugepaged/scan_sleep_millisecs",
+		THP "/hugepages-64kB/enabled",
+		THP "/hugepages-2048kB/shmem_enabled",
+		"sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages",
+		"sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages",
+		"proc/sys/vm/compaction_proactiveness",
+		"proc/sys/vm/nr_hugepages",
+		"proc/sys/vm/nr_overcommit_hugepages",
+	};
+	check_rel_allowed(written, sizeof(written) / sizeof(written[0]), true);
 }
 
 static void test_allow_list_refuses_escapes_and_other_files(void **state)
 {
 	(void)state;
-	/* the four the reliability run used to overwrite canary files */
-	assert_false(journal_rel_allowed("tmp/x"));
-	assert_false(journal_rel_allowed("/tmp/x"));
-	assert_false(journal_rel_allowed("../../../tmp/x"));
-	assert_false(journal_rel_allowed(THP "/../../../../tmp/x"));
-	/* never drop_caches, nor anything else under /proc/sys */
-	assert_false(journal_rel_allowed("proc/sys/vm/drop_caches"));
-	assert_false(journal_rel_allowed("proc/sys/kernel/core_pattern"));
-	assert_false(journal_rel_allowed("proc/sys/vm/nr_hugepages/x"));
-	assert_false(journal_rel_allowed(THP "/./enabled"));
-	assert_false(journal_rel_allowed(THP "//enabled"));
-	assert_false(journal_rel_allowed(THP "/enabled/"));
-	assert_false(journal_rel_allowed(THP "/"));
-	assert_false(journal_rel_allowed(THP));
-	assert_false(journal_rel_allowed(THP "/Enabled"));
-	assert_false(journal_rel_allowed(THP "/hugepages-kB/enabled"));
-	assert_false(journal_rel_allowed(THP "/hugepages-64kB/stats"));
-	assert_false(journal_rel_allowed(THP "/hugepages-64xkB/enabled"));
-	assert_false(journal_rel_allowed(
-		"sys/devices/system/node/nodeX/hugepages/hugepages-2048kB/nr_hugepages"));
-	assert_false(
-		journal_rel_allowed("sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"));
-	assert_false(journal_rel_allowed(""));
-	assert_false(journal_rel_allowed("sys/kernel/mm/transparent_hugepage_x/enabled"));
+	static const char *const refused[] = {
+		/* the four the reliability run used to overwrite canary files */
+		"tmp/x",
+		"/tmp/x",
+		"../../../tmp/x",
+		THP "/../../../../tmp/x",
+		/* never drop_caches, nor anything else under /proc/sys */
+		"proc/sys/vm/drop_caches",
+		"proc/sys/kernel/core_pattern",
+		"proc/sys/vm/nr_hugepages/x",
+		THP "/./enabled",
+		THP "//enabled",
+		THP "/enabled/",
+		THP "/",
+		THP,
+		THP "/Enabled",
+		THP "/hugepages-kB/enabled",
+		THP "/hugepages-64kB/stats",
+		THP "/hugepages-64xkB/enabled",
+		"sys/devices/system/node/nodeX/hugepages/hugepages-2048kB/nr_hugepages",
+		"sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
+		"",
+		"sys/kernel/mm/transparent_hugepage_x/enabled",
+	};
+	check_rel_allowed(refused, sizeof(refused) / sizeof(refused[0]), false);
 }
 
 static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
@@ -176,18 +187,11 @@ static void test_value_matches_choice_and_number_files(void **state)
 	assert_false(journal_value_matches(LIT(""), "0"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_allow_list_takes_every_knob_thpctl_writes),
-		cmocka_unit_test(test_allow_list_refuses_escapes_and_other_files),
-		cmocka_unit_test(test_pokes_are_only_drop_caches_and_compact_memory),
-		cmocka_unit_test(test_values_are_knob_words_or_numbers),
-		cmocka_unit_test(test_parse_keeps_allowed_entries_and_counts_the_rest),
-		cmocka_unit_test(test_parse_reads_version_1_and_refuses_other_headers),
-		cmocka_unit_test(test_parse_sanitises_purpose),
-		cmocka_unit_test(test_format_round_trips),
-		cmocka_unit_test(test_value_matches_choice_and_number_files),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_allow_list_takes_every_knob_thpctl_writes),
+	  cmocka_unit_test(test_allow_list_refuses_escapes_and_other_files),
+	  cmocka_unit_test(test_pokes_are_only_drop_caches_and_compact_memory),
+	  cmocka_unit_test(test_values_are_knob_words_or_numbers),
+	  cmocka_unit_test(test_parse_keeps_allowed_entries_and_counts_the_rest),
+	  cmocka_unit_test(test_parse_reads_version_1_and_refuses_other_headers),
+	  cmocka_unit_test(test_parse_sanitises_purpose), cmocka_unit_test(test_format_round_trips),
+	  cmocka_unit_test(test_value_matches_choice_and_number_files))

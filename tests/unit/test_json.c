@@ -186,18 +186,8 @@ static void test_strip_ctl(void **state)
 	assert_int_equal(utf8_seq((const unsigned char *)"\xc0\x80", 2), 0); /* overlong */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid_utf8_kept),
-		cmocka_unit_test(test_invalid_utf8_replaced),
-		cmocka_unit_test(test_nul_replaced),
-		cmocka_unit_test(test_raw_jansson_rejects),
-		cmocka_unit_test(test_all_bytes),
-		cmocka_unit_test(test_json_str_null),
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_put_and_dump),
-		cmocka_unit_test(test_strip_ctl),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_valid_utf8_kept), cmocka_unit_test(test_invalid_utf8_replaced),
+	  cmocka_unit_test(test_nul_replaced), cmocka_unit_test(test_raw_jansson_rejects),
+	  cmocka_unit_test(test_all_bytes), cmocka_unit_test(test_json_str_null),
+	  cmocka_unit_test(test_numbers), cmocka_unit_test(test_put_and_dump),
+	  cmocka_unit_test(test_strip_ctl))

@@ -20,6 +20,21 @@ static const char vmstat_618[] = "nr_free_pages 1078159\n"
 				 "thp_split_pmd 9\n"
 				 "thp_swpout_fallback 0\n";
 
+/* kv_get finds NAME with value V. */
+struct kv_want {
+	const char *name;
+	uint64_t v;
+};
+
+static void check_values(const struct kvlist *l, const struct kv_want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 0;
+		assert_true(kv_get(l, w[i].name, &v));
+		assert_int_equal(v, w[i].v);
+	}
+}
+
 static void test_vmstat_values(void **state)
 {
 	(void)state;
@@ -28,16 +43,15 @@ static void test_vmstat_values(void **state)
 	assert_int_equal(vmstat_parse(LIT(vmstat_618), &l), 0);
 	assert_int_equal(l.n, 14);
 	assert_int_equal(l.bad, 0);
-	assert_true(kv_get(&l, "nr_free_pages", &v));
-	assert_int_equal(v, 1078159);
-	assert_true(kv_get(&l, "thp_fault_alloc", &v));
-	assert_int_equal(v, 1234);
-	assert_true(kv_get(&l, "thp_fault_fallback", &v));
-	assert_int_equal(v, 56);
-	assert_true(kv_get(&l, "nr_anon_transparent_hugepages", &v));
-	assert_int_equal(v, 3);
-	assert_true(kv_get(&l, "thp_swpout_fallback", &v));
-	assert_int_equal(v, 0);
+	check_values(&l,
+		     (const struct kv_want[]){
+			     {"nr_free_pages", 1078159},
+			     {"thp_fault_alloc", 1234},
+			     {"thp_fault_fallback", 56},
+			     {"nr_anon_transparent_hugepages", 3},
+			     {"thp_swpout_fallback", 0},
+		     },
+		     5);
 	/* order is the file's */
 	assert_string_equal(l.items[0].name, "nr_free_pages");
 	assert_string_equal(l.items[13].name, "thp_swpout_fallback");
@@ -176,20 +190,18 @@ static void test_meminfo_values(void **state)
 			    "Hugepagesize:       2048 kB\n"
 			    "Hugetlb:           32768 kB\n";
 	struct kvlist l = {0};
-	uint64_t v = 0;
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
 	assert_int_equal(l.n, 12);
 	assert_int_equal(l.bad, 0);
-	assert_true(kv_get(&l, "MemTotal", &v));
-	assert_int_equal(v, 24683652);
-	assert_true(kv_get(&l, "Active(anon)", &v));
-	assert_int_equal(v, 1516);
-	assert_true(kv_get(&l, "AnonHugePages", &v));
-	assert_int_equal(v, 4096);
-	assert_true(kv_get(&l, "HugePages_Total", &v));
-	assert_int_equal(v, 16);
-	assert_true(kv_get(&l, "Hugepagesize", &v));
-	assert_int_equal(v, 2048);
+	check_values(&l,
+		     (const struct kv_want[]){
+			     {"MemTotal", 24683652},
+			     {"Active(anon)", 1516},
+			     {"AnonHugePages", 4096},
+			     {"HugePages_Total", 16},
+			     {"Hugepagesize", 2048},
+		     },
+		     5);
 	assert_false(kv_get(&l, "AnonHugePages:", NULL)); /* the colon is not part of the key */
 	assert_false(kv_get(&l, "FilePmdMapped", NULL));
 	kvlist_free(&l);
@@ -244,8 +256,7 @@ static void test_live_vmstat(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/vmstat", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/vmstat", &len);
 	struct kvlist l = {0};
 	uint64_t v;
 	assert_int_equal(vmstat_parse(text, len, &l), 0);
@@ -259,8 +270,7 @@ static void test_live_vmstat(void **state)
 	kvlist_free(&l);
 	free(text);
 
-	text = unit_slurp("/proc/meminfo", &len);
-	assert_non_null(text);
+	text = unit_slurp_ok("/proc/meminfo", &len);
 	assert_int_equal(meminfo_parse(text, len, &l), 0);
 	assert_int_equal(l.bad, 0);
 	assert_true(kv_get(&l, "MemTotal", &v));
@@ -270,19 +280,9 @@ static void test_live_vmstat(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vmstat_values),
-		cmocka_unit_test(test_vmstat_unknown_keys_kept),
-		cmocka_unit_test(test_vmstat_malformed_lines),
-		cmocka_unit_test(test_vmstat_long_name),
-		cmocka_unit_test(test_vmstat_empty_and_reuse),
-		cmocka_unit_test(test_vmstat_many_keys_grow),
-		cmocka_unit_test(test_meminfo_values),
-		cmocka_unit_test(test_meminfo_malformed),
-		cmocka_unit_test(test_kvlist_add),
-		cmocka_unit_test(test_live_vmstat),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_vmstat_values), cmocka_unit_test(test_vmstat_unknown_keys_kept),
+	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
+	  cmocka_unit_test(test_vmstat_empty_and_reuse),
+	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),
+	  cmocka_unit_test(test_meminfo_malformed), cmocka_unit_test(test_kvlist_add),
+	  cmocka_unit_test(test_live_vmstat))

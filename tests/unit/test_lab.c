@@ -235,19 +235,10 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.mthp_sizes_kb[0], 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_col_add_limits),
-		cmocka_unit_test(test_row_add_limits),
-		cmocka_unit_test(test_cell_set),
-		cmocka_unit_test(test_cell_set_ignored),
-		cmocka_unit_test(test_proofs_and_verdicts),
-		cmocka_unit_test(test_names_and_table),
-		cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
-		cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
-		cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
-		cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
+	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
+	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
+	  cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
+	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
+	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
+	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open))

@@ -37,15 +37,21 @@ static void table_names(char *out, size_t n, const char *sep, bool quick_only)
 				 x->name);
 }
 
+/* GOT is every name of the table, in order, separated by SEP. */
+static void assert_table_names(const char *got, const char *sep)
+{
+	char want[512];
+	table_names(want, sizeof(want), sep, false);
+	assert_string_equal(got, want);
+}
+
 static void test_readme_experiment_table_matches_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp("README.md", &len);
-	assert_non_null(readme);
-	const char *sec = strstr(readme, "## Lab: ");
-	assert_non_null(sec);
-	char got[512] = "", want[512];
+	char *readme = unit_slurp_ok("README.md", &len);
+	const char *sec = unit_find(readme, "## Lab: ");
+	char got[512] = "";
 	/* rows "| `NAME` | ..." up to the next section */
 	for (const char *l = sec; l && (l == sec || strncmp(l, "## ", 3) != 0);
 	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
@@ -56,8 +62,7 @@ static void test_readme_experiment_table_matches_the_lab_table(void **state)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%.*s", got[0] ? " " : "",
 			 (int)(e - l - 3), l + 3);
 	}
-	table_names(want, sizeof(want), " ", false);
-	assert_string_equal(got, want);
+	assert_table_names(got, " ");
 	free(readme);
 }
 
@@ -65,12 +70,9 @@ static void test_readme_quick_sentence_names_the_quick_experiments(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp("README.md", &len);
-	assert_non_null(readme);
-	const char *s = strstr(readme, "`lab quick` runs ");
-	assert_non_null(s);
-	const char *end = strstr(s, " warm\n");
-	assert_non_null(end);
+	char *readme = unit_slurp_ok("README.md", &len);
+	const char *s = unit_find(readme, "`lab quick` runs ");
+	const char *end = unit_find(s, " warm\n");
 	len = (size_t)(end - s);
 	/* every quick experiment, in table order; no other */
 	const char *at = s;
@@ -89,10 +91,8 @@ static void test_man_page_lists_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
-	char *man = unit_slurp("man/thpctl.1", &len);
-	assert_non_null(man);
-	const char *s = strstr(man, "THP experiments on this kernel (");
-	assert_non_null(s);
+	char *man = unit_slurp_ok("man/thpctl.1", &len);
+	const char *s = unit_find(man, "THP experiments on this kernel (");
 	s += strlen("THP experiments on this kernel (");
 	const char *e = strchr(s, ')');
 	assert_non_null(e);
@@ -101,18 +101,10 @@ static void test_man_page_lists_the_lab_table(void **state)
 	for (const char *p = s; p < e && o + 1 < sizeof(got); p++)
 		got[o++] = *p == '\n' ? ' ' : *p;
 	got[o] = '\0';
-	char want[512];
-	table_names(want, sizeof(want), ", ", false);
-	assert_string_equal(got, want);
+	assert_table_names(got, ", ");
 	free(man);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_readme_experiment_table_matches_the_lab_table),
-		cmocka_unit_test(test_readme_quick_sentence_names_the_quick_experiments),
-		cmocka_unit_test(test_man_page_lists_the_lab_table),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_readme_experiment_table_matches_the_lab_table),
+	  cmocka_unit_test(test_readme_quick_sentence_names_the_quick_experiments),
+	  cmocka_unit_test(test_man_page_lists_the_lab_table))

@@ -164,19 +164,13 @@ static void test_log2_floor_and_exact(void **state)
 	assert_int_equal(log2_exact(1ull << 63), 63);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u64_whole_token_in_range),
-		cmocka_unit_test(test_u64_junk_around_the_digits_is_einval),
-		cmocka_unit_test(test_u64_outside_range_or_type_is_erange),
-		cmocka_unit_test(test_to_u64_reads_only_len_bytes),
-		cmocka_unit_test(test_i64_takes_a_minus_sign_and_the_extremes),
-		cmocka_unit_test(test_long_range_like_an_option),
-		cmocka_unit_test(test_pid_is_1_to_0x3fffffff),
-		cmocka_unit_test(test_double_decimal_forms_only),
-		cmocka_unit_test(test_scanner_skips_blanks_and_stops_at_non_digit),
-		cmocka_unit_test(test_log2_floor_and_exact),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_u64_whole_token_in_range),
+	  cmocka_unit_test(test_u64_junk_around_the_digits_is_einval),
+	  cmocka_unit_test(test_u64_outside_range_or_type_is_erange),
+	  cmocka_unit_test(test_to_u64_reads_only_len_bytes),
+	  cmocka_unit_test(test_i64_takes_a_minus_sign_and_the_extremes),
+	  cmocka_unit_test(test_long_range_like_an_option),
+	  cmocka_unit_test(test_pid_is_1_to_0x3fffffff),
+	  cmocka_unit_test(test_double_decimal_forms_only),
+	  cmocka_unit_test(test_scanner_skips_blanks_and_stops_at_non_digit),
+	  cmocka_unit_test(test_log2_floor_and_exact))

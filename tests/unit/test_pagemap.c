@@ -41,6 +41,13 @@ static void phys_folio(size_t idx, int order, uint64_t f)
 			f | (order ? KPF_M_THP : 0) | (order ? (i ? KPF_M_TAIL : KPF_M_HEAD) : 0);
 }
 
+/* N folios of 2^ORDER pages with flags F, the first at physical index FIRST, STRIDE apart. */
+static void phys_run(size_t first, size_t stride, int n, int order, uint64_t f)
+{
+	for (int i = 0; i < n; i++)
+		phys_folio(first + (size_t)i * stride, order, f);
+}
+
 /* Map virtual page index VI (from vfn0) to physical index PI; FILE sets PM_FILE. */
 static void map(size_t vi, size_t pi, bool file)
 {
@@ -136,8 +143,7 @@ static void test_64k_aligned(void **state)
 	assert_int_equal(c.partial[FT_ANON], 0);
 	/* physically contiguous folios form one range: same answer */
 	reset(0x1000, 64);
-	for (int i = 0; i < 4; i++)
-		phys_folio((size_t)i * 16, 4, KPF_M_ANON);
+	phys_run(0, 16, 4, 4, KPF_M_ANON);
 	map_n(0, 0, 64, false);
 	classify(0, 0, &c);
 	assert_int_equal(c.aligned[FT_ANON][4], 64);
@@ -150,8 +156,7 @@ static void test_64k_unaligned(void **state)
 	struct folio_acct c;
 	/* mremap()ed 16 kB past a 64 kB boundary: every head's vfn is 4 mod 16 */
 	reset(0x1004, 64);
-	for (int i = 0; i < 4; i++)
-		phys_folio((size_t)i * 32, 4, KPF_M_ANON);
+	phys_run(0, 32, 4, 4, KPF_M_ANON);
 	for (int i = 0; i < 4; i++)
 		map_n((size_t)i * 16, (size_t)i * 32, 16, false);
 	classify(16, 0, &c);
@@ -166,8 +171,7 @@ static void test_cut_at_vma_start_and_end(void **state)
 	struct folio_acct c;
 	/* the VMA starts 6 pages into a 64K folio and ends 10 pages into another */
 	reset(0x2006, 10 + 32 + 10);
-	for (int i = 0; i < 4; i++)
-		phys_folio((size_t)i * 16, 4, KPF_M_ANON);
+	phys_run(0, 16, 4, 4, KPF_M_ANON);
 	map_n(0, 6, 10 + 32 + 10, false);
 	classify(0, 0, &c);
 	assert_int_equal(c.partial[FT_ANON], 10 + 10);
@@ -185,8 +189,7 @@ static void test_punched_page(void **state)
 	struct folio_acct c;
 	/* MADV_DONTNEED of the 6th page of each 64K folio: 15 pages of each left */
 	reset(0x3000, 64);
-	for (int i = 0; i < 4; i++)
-		phys_folio((size_t)i * 16, 4, KPF_M_ANON);
+	phys_run(0, 16, 4, 4, KPF_M_ANON);
 	map_n(0, 0, 64, false);
 	for (int i = 0; i < 4; i++)
 		V.pm[i * 16 + 5] = 0;
@@ -316,8 +319,7 @@ static void test_cont_blocks(void **state)
 	 * inside), a 64K folio physically misaligned to its virtual address */
 	reset(0x8000, 32 + 16 + 16);
 	phys_folio(0, 5, KPF_M_ANON);
-	for (int i = 0; i < 4; i++)
-		phys_folio(64 + (size_t)i * 4, 2, KPF_M_ANON);
+	phys_run(64, 4, 4, 2, KPF_M_ANON);
 	phys_folio(128, 4, KPF_M_ANON);
 	map_n(0, 0, 32, false);
 	map_n(32, 64, 16, false);
@@ -391,23 +393,10 @@ static void test_counts_add(void **state)
 	assert_int_equal(folio_acct_order(&b, FT_ANON, 99, 9), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pmd_thp),
-		cmocka_unit_test(test_64k_aligned),
-		cmocka_unit_test(test_64k_unaligned),
-		cmocka_unit_test(test_cut_at_vma_start_and_end),
-		cmocka_unit_test(test_punched_page),
-		cmocka_unit_test(test_file_folios),
-		cmocka_unit_test(test_zero_pages),
-		cmocka_unit_test(test_swapped_entries),
-		cmocka_unit_test(test_small_pages_break_ranges),
-		cmocka_unit_test(test_hugetlb_not_thp),
-		cmocka_unit_test(test_order_rule_of_thpmaps),
-		cmocka_unit_test(test_cont_blocks),
-		cmocka_unit_test(test_pieces_equal_whole),
-		cmocka_unit_test(test_counts_add),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_pmd_thp), cmocka_unit_test(test_64k_aligned),
+	  cmocka_unit_test(test_64k_unaligned), cmocka_unit_test(test_cut_at_vma_start_and_end),
+	  cmocka_unit_test(test_punched_page), cmocka_unit_test(test_file_folios),
+	  cmocka_unit_test(test_zero_pages), cmocka_unit_test(test_swapped_entries),
+	  cmocka_unit_test(test_small_pages_break_ranges), cmocka_unit_test(test_hugetlb_not_thp),
+	  cmocka_unit_test(test_order_rule_of_thpmaps), cmocka_unit_test(test_cont_blocks),
+	  cmocka_unit_test(test_pieces_equal_whole), cmocka_unit_test(test_counts_add))

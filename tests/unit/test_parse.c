@@ -4,62 +4,54 @@
 
 #include "kernel/parse.h"
 
-static void test_parse_u64_basic(void **state)
+/*
+ * parse_u64 over TEXT up to END (an offset; -1: all of it), V holding BEFORE:
+ * gives RC; on success V is WANT and the cursor stops at offset STOP before
+ * REST; on error neither the cursor nor V move.
+ */
+struct u64_case {
+	const char *name; /* the behaviour */
+	const char *text;
+	int end;
+	int rc;
+	uint64_t before, want;
+	int stop;
+	const char *rest;
+};
+
+static const struct u64_case u64_cases[] = {
+	{"blanks are skipped and the cursor stops right after the digits", " \t4096 kB", -1, 0, 7,
+	 4096, 6, " kB"},
+	{"digits past the end are not read", "123456", 3, 0, 0, 123, 3, "456"},
+	{"the largest uint64_t parses", "18446744073709551615", -1, 0, 0, UINT64_MAX, 20, ""},
+	{"one past the largest is ERANGE", "18446744073709551616", -1, -ERANGE, 42, 0, 0, NULL},
+	{"twenty nines are ERANGE", "99999999999999999999", -1, -ERANGE, 42, 0, 0, NULL},
+	{"empty text has no digits", "", -1, -EINVAL, 99, 0, 0, NULL},
+	{"blanks alone have no digits", "   ", -1, -EINVAL, 99, 0, 0, NULL},
+	{"a unit alone has no digits", "kB", -1, -EINVAL, 99, 0, 0, NULL},
+	{"a minus sign is not a digit", "-1", -1, -EINVAL, 99, 0, 0, NULL},
+	{"a plus sign is not a digit", "+1", -1, -EINVAL, 99, 0, 0, NULL},
+	{"a newline is not skipped", "\n12", -1, -EINVAL, 99, 0, 0, NULL},
+};
+
+static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 {
 	(void)state;
-	const char *s = " \t4096 kB";
-	const char *p = s;
-	uint64_t v = 7;
-	assert_int_equal(parse_u64(&p, s + strlen(s), &v), 0);
-	assert_int_equal(v, 4096);
-	/* stops right after the digits */
-	assert_ptr_equal(p, s + 6);
-	assert_string_equal(p, " kB");
-}
-
-static void test_parse_u64_respects_end(void **state)
-{
-	(void)state;
-	const char *s = "123456";
-	const char *p = s;
-	uint64_t v = 0;
-	assert_int_equal(parse_u64(&p, s + 3, &v), 0);
-	assert_int_equal(v, 123);
-	assert_ptr_equal(p, s + 3);
-}
-
-static void test_parse_u64_max_and_overflow(void **state)
-{
-	(void)state;
-	const char *max = "18446744073709551615";
-	const char *p = max;
-	uint64_t v = 0;
-	assert_int_equal(parse_u64(&p, max + strlen(max), &v), 0);
-	assert_true(v == UINT64_MAX);
-
-	const char *over = "18446744073709551616";
-	p = over;
-	v = 42;
-	assert_int_equal(parse_u64(&p, over + strlen(over), &v), -ERANGE);
-	/* neither the cursor nor the output move on error */
-	assert_ptr_equal(p, over);
-	assert_int_equal(v, 42);
-
-	const char *big = "99999999999999999999";
-	p = big;
-	assert_int_equal(parse_u64(&p, big + strlen(big), &v), -ERANGE);
-}
-
-static void test_parse_u64_no_digits(void **state)
-{
-	(void)state;
-	const char *cases[] = {"", "   ", "kB", "-1", "+1", "\n12"};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *p = cases[i];
-		uint64_t v = 99;
-		assert_int_equal(parse_u64(&p, cases[i] + strlen(cases[i]), &v), -EINVAL);
-		assert_ptr_equal(p, cases[i]);
-		assert_int_equal(v, 99);
+	for (size_t i = 0; i < sizeof(u64_cases) / sizeof(u64_cases[0]); i++) {
+		const struct u64_case *c = &u64_cases[i];
+		print_message("%s\n", c->name);
+		const char *p = c->text;
+		const char *end = c->text + (c->end < 0 ? strlen(c->text) : (size_t)c->end);
+		uint64_t v = c->before;
+		assert_int_equal(parse_u64(&p, end, &v), c->rc);
+		if (c->rc) {
+			assert_ptr_equal(p, c->text);
+			assert_true(v == c->before);
+			continue;
+		}
+		assert_true(v == c->want);
+		assert_ptr_equal(p, c->text + c->stop);
+		assert_string_equal(p, c->rest);
 	}
 }
 
@@ -189,19 +181,7 @@ static void test_next_line(void **state)
 	assert_false(next_line(&pos, nl, &s, &e)); /* empty text */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_u64_basic),
-		cmocka_unit_test(test_parse_u64_respects_end),
-		cmocka_unit_test(test_parse_u64_max_and_overflow),
-		cmocka_unit_test(test_parse_u64_no_digits),
-		cmocka_unit_test(test_parse_u64_text),
-		cmocka_unit_test(test_choice_enabled),
-		cmocka_unit_test(test_choice_defrag_first_and_last),
-		cmocka_unit_test(test_choice_bad),
-		cmocka_unit_test(test_choice_too_many_options),
-		cmocka_unit_test(test_next_line),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
+	  cmocka_unit_test(test_parse_u64_text), cmocka_unit_test(test_choice_enabled),
+	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
+	  cmocka_unit_test(test_choice_too_many_options), cmocka_unit_test(test_next_line))

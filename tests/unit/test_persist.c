@@ -52,6 +52,23 @@ static char *render(enum persist_format f, const struct persist_in *in, int *rc)
 	return text;
 }
 
+/* render that must succeed. */
+static char *render_ok(enum persist_format f, const struct persist_in *in)
+{
+	int rc;
+	char *text = render(f, in, &rc);
+	assert_int_equal(rc, 0);
+	return text;
+}
+
+/* What render returns for F, its text dropped. */
+static int render_rc(enum persist_format f, const struct persist_in *in)
+{
+	int rc;
+	free(render(f, in, &rc));
+	return rc;
+}
+
 /* The lines of TEXT that are not comments or blank. */
 static int count_lines(const char *text, const char *prefix)
 {
@@ -87,9 +104,7 @@ static void test_tmpfiles(void **state)
 {
 	(void)state;
 	struct persist_in in = in_618();
-	int rc;
-	char *t = render(PERSIST_TMPFILES, &in, &rc);
-	assert_int_equal(rc, 0);
+	char *t = render_ok(PERSIST_TMPFILES, &in);
 	assert_int_equal(count_lines(t, "w "), in.n);
 	assert_non_null(strstr(t, "w " DIR "/enabled - - - - madvise\n"));
 	assert_non_null(strstr(t, "w " DIR "/khugepaged/max_ptes_none - - - - 511\n"));
@@ -102,9 +117,7 @@ static void test_systemd_unit(void **state)
 {
 	(void)state;
 	struct persist_in in = in_618();
-	int rc;
-	char *t = render(PERSIST_SYSTEMD, &in, &rc);
-	assert_int_equal(rc, 0);
+	char *t = render_ok(PERSIST_SYSTEMD, &in);
 	assert_non_null(strstr(t, "[Unit]\n"));
 	assert_non_null(strstr(t, "\n[Service]\nType=oneshot\n"));
 	assert_non_null(strstr(t, "\n[Install]\nWantedBy=basic.target\n"));
@@ -119,26 +132,19 @@ static void test_unsafe_values_refused(void **state)
 	(void)state;
 	struct persist_in in = in_618();
 	snprintf(kv[1].value, sizeof(kv[1].value), "x; rm -rf /");
-	int rc;
-	free(render(PERSIST_SYSTEMD, &in, &rc));
-	assert_int_equal(rc, -EINVAL);
-	free(render(PERSIST_TMPFILES, &in, &rc));
-	assert_int_equal(rc, -EINVAL);
-	free(render(PERSIST_CMDLINE, &in, &rc));
-	assert_int_equal(rc, -EINVAL);
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
+	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -EINVAL);
+	assert_int_equal(render_rc(PERSIST_CMDLINE, &in), -EINVAL);
 	in = in_618();
 	snprintf(kv[0].key, sizeof(kv[0].key), "../../../etc/x");
-	free(render(PERSIST_TMPFILES, &in, &rc));
-	assert_int_equal(rc, -EINVAL);
+	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -EINVAL);
 }
 
 static void test_cmdline_618(void **state)
 {
 	(void)state;
 	struct persist_in in = in_618();
-	int rc;
-	char *t = render(PERSIST_CMDLINE, &in, &rc);
-	assert_int_equal(rc, 0);
+	char *t = render_ok(PERSIST_CMDLINE, &in);
 	/* one parameter line: everything that has a boot parameter on 6.18 */
 	assert_non_null(
 		strstr(t, "\ntransparent_hugepage=madvise transparent_hugepage_shmem=never "
@@ -159,8 +165,7 @@ static void test_cmdline_old_kernels(void **state)
 	in.kver[1] = 12;
 	assert_true(persist_cmdline_supported(&in, "thp_anon"));
 	assert_false(persist_cmdline_supported(&in, "thp_shmem"));
-	char *t = render(PERSIST_CMDLINE, &in, &rc);
-	assert_int_equal(rc, 0);
+	char *t = render_ok(PERSIST_CMDLINE, &in);
 	assert_non_null(strstr(t, "\ntransparent_hugepage=madvise thp_anon="));
 	assert_null(strstr(t, "\ntransparent_hugepage_shmem"));
 	assert_null(strstr(t, "thp_shmem=64K"));
@@ -170,8 +175,7 @@ static void test_cmdline_old_kernels(void **state)
 	in.kver[0] = 5;
 	in.kver[1] = 15;
 	in.per_size_anon = in.per_size_shmem = false;
-	t = render(PERSIST_CMDLINE, &in, &rc);
-	assert_int_equal(rc, 0);
+	t = render_ok(PERSIST_CMDLINE, &in);
 	assert_non_null(strstr(t, "\ntransparent_hugepage=madvise\n"));
 	assert_null(strstr(t, "\nthp_anon"));
 	free(t);
@@ -203,38 +207,25 @@ static void test_sysctl(void **state)
 				.release = "6.18.44",
 				.pools = pools,
 				.npools = 1};
-	int rc;
-	char *t = render(PERSIST_SYSCTL, &in, &rc);
-	assert_int_equal(rc, 0);
+	char *t = render_ok(PERSIST_SYSCTL, &in);
 	assert_non_null(strstr(t, "\nvm.nr_hugepages = 512\n"));
 	assert_non_null(strstr(t, "\nvm.nr_overcommit_hugepages = 0\n"));
 	assert_non_null(strstr(t, "hugepagesz=1G hugepages=2"));
 	free(t);
 	in.n = 0;
 	in.npools = 0;
-	t = render(PERSIST_SYSCTL, &in, &rc);
-	assert_int_equal(rc, -ENODATA);
-	free(t);
+	assert_int_equal(render_rc(PERSIST_SYSCTL, &in), -ENODATA);
 }
 
 static void test_empty(void **state)
 {
 	(void)state;
 	struct persist_in in = {.kv = kv, .n = 0, .thp_dir = DIR, .release = ""};
-	int rc;
-	free(render(PERSIST_TMPFILES, &in, &rc));
-	assert_int_equal(rc, -ENODATA);
-	free(render(PERSIST_SYSTEMD, &in, &rc));
-	assert_int_equal(rc, -ENODATA);
+	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -ENODATA);
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -ENODATA);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
-		cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
-		cmocka_unit_test(test_cmdline_618),  cmocka_unit_test(test_cmdline_old_kernels),
-		cmocka_unit_test(test_sysctl),	     cmocka_unit_test(test_empty),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
+	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
+	  cmocka_unit_test(test_cmdline_618), cmocka_unit_test(test_cmdline_old_kernels),
+	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty))

@@ -10,19 +10,27 @@ static char root[64];
 
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	unit_put(root, rel, text);
 }
 
 static void mk(const char *rel)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
+	unit_mkdir(root, rel);
+}
+
+/* The sysroot at DIR, opened. */
+static struct sysroot open_at(const char *dir)
+{
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	return sr;
+}
+
+/* Free PI and close SR. */
+static void close_all(struct proc_info *pi, struct sysroot *sr)
+{
+	proc_info_free(pi);
+	sysroot_close(sr);
 }
 
 static int setup(void **state)
@@ -63,8 +71,7 @@ static int count(const struct smaps_vma *v, void *ctx)
 static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct sysroot sr = open_at(root);
 	int n = 0;
 	struct proc_info pi = {.vma_cb = count, .vma_ctx = &n};
 	unsigned want = PROC_STATUS | PROC_SMAPS | PROC_CGROUP | PROC_ENVIRON;
@@ -77,15 +84,13 @@ static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
 	assert_int_equal(pi.t.kb[SM_ANON_HUGE], 2048);
 	assert_true(pi.cg.has_v2);
 	assert_int_equal(pi.environ.len, 3);
-	proc_info_free(&pi);
-	sysroot_close(&sr);
+	close_all(&pi, &sr);
 }
 
 static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 42, PROC_STATUS | PROC_ROLLUP | PROC_CMDLINE, &pi), 0);
 	assert_false(pi.gone);
@@ -93,15 +98,13 @@ static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **st
 	assert_int_equal(pi.rollup_err, -ENOENT);
 	assert_true(proc_err_unreadable(&sr, pi.rollup_err));
 	assert_false(smaps_has(&pi.t, SM_ANON_HUGE));
-	proc_info_free(&pi);
-	sysroot_close(&sr);
+	close_all(&pi, &sr);
 }
 
 static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
 	assert_int_equal(proc_read(&sr, 42, PROC_CGROUP | PROC_MAPS, &pi), 0);
@@ -111,15 +114,13 @@ static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
 	assert_int_equal(proc_read(&sr, 43, PROC_STATUS | PROC_CGROUP, &pi), -ESRCH);
 	assert_int_equal(pi.got, 0);
 	assert_false(pi.st.has_name);
-	proc_info_free(&pi);
-	sysroot_close(&sr);
+	close_all(&pi, &sr);
 }
 
 static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 44, PROC_STATUS | PROC_SMAPS, &pi), -ESRCH);
 	assert_true(pi.gone);
@@ -130,15 +131,13 @@ static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 	assert_int_equal(pi.status_err, -ESRCH);
 	assert_int_equal(pi.smaps_err, -ESRCH);
 	assert_int_equal(pi.got, 0);
-	proc_info_free(&pi);
-	sysroot_close(&sr);
+	close_all(&pi, &sr);
 }
 
 static void the_running_test_is_read_live_with_its_threads(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	struct sysroot sr = open_at("/");
 	struct proc_info pi = {0};
 	unsigned want = PROC_STATUS | PROC_STAT | PROC_STATM | PROC_ROLLUP | PROC_TASKS;
 	assert_int_equal(proc_read(&sr, getpid(), want, &pi), 0);
@@ -149,8 +148,7 @@ static void the_running_test_is_read_live_with_its_threads(void **state)
 	assert_true(pi.ntids >= 1);
 	assert_true(smaps_has(&pi.t, SM_RSS) && pi.t.kb[SM_RSS] > 0);
 	assert_int_equal(proc_read(&sr, getpid(), 0, &pi), 0);
-	proc_info_free(&pi);
-	sysroot_close(&sr);
+	close_all(&pi, &sr);
 }
 
 int main(void)

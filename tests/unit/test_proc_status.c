@@ -106,9 +106,8 @@ static void test_status_name_spaces_and_escapes(void **state)
 static void test_status_long_name(void **state)
 {
 	(void)state;
-	char text[200] = "Name:\t";
-	memset(text + 6, 'n', 100);
-	strcpy(text + 106, "\nPPid:\t9\n");
+	char text[200];
+	unit_long_field(text, sizeof(text), "Name:\t", 'n', 100, "\nPPid:\t9\n");
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(text, strlen(text), &st), 0);
 	assert_int_equal(strlen(st.name), COMM_LEN - 1);
@@ -146,92 +145,69 @@ static void test_status_bad(void **state)
 	assert_int_equal(st.vmrss_kb, 8);
 }
 
-static void test_stat_real(void **state)
-{
-	(void)state;
-	const char text[] =
-		"4084 (cat) R 4075 4075 2766 0 -1 4194304 102 0 0 0 31 7 0 0 20 0 1 0 52382 "
-		"3133440 379 18446744073709551615 94575842967552 94575842987433 "
-		"140733008351392 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94575843003440 "
-		"94575843005056 94576748302336 140733008358016 140733008358036 "
-		"140733008358036 140733008359403 0\n";
-	struct proc_stat st;
-	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
-	assert_int_equal(st.pid, 4084);
-	assert_string_equal(st.comm, "cat");
-	assert_int_equal(st.state, 'R');
-	assert_int_equal(st.ppid, 4075);
-	assert_int_equal(st.flags, 4194304);
-	assert_false(st.flags & PF_KTHREAD_FLAG);
-	assert_int_equal(st.utime, 31);
-	assert_int_equal(st.stime, 7);
-	assert_int_equal(st.starttime, 52382);
-}
+/* A /proc/PID/stat line and the fields it must give. */
+struct stat_case {
+	const char *name; /* the behaviour */
+	const char *text;
+	int pid;
+	const char *comm;
+	char state;
+	int ppid;
+	unsigned long flags;
+	bool kthread;
+	unsigned long long utime, stime, starttime;
+};
 
-static void test_stat_khugepaged(void **state)
-{
-	(void)state;
+static const struct stat_case stat_cases[] = {
+	{"a user process gives its pid, comm, state, ppid, flags and times",
+	 "4084 (cat) R 4075 4075 2766 0 -1 4194304 102 0 0 0 31 7 0 0 20 0 1 0 52382 "
+	 "3133440 379 18446744073709551615 94575842967552 94575842987433 "
+	 "140733008351392 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94575843003440 "
+	 "94575843005056 94576748302336 140733008358016 140733008358036 "
+	 "140733008358036 140733008359403 0\n",
+	 4084, "cat", 'R', 4075, 4194304, false, 31, 7, 52382},
 	/* nice 19 (khugepaged runs niced); the numbers after starttime are not needed */
-	const char text[] =
-		"38 (khugepaged) S 2 0 0 0 -1 2097216 0 0 0 0 1234 5678 0 0 39 19 1 0 28 "
-		"0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 0 0 0 0 0 "
-		"0 0 0 0 0 0 0 0 0\n";
-	struct proc_stat st;
-	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
-	assert_int_equal(st.pid, 38);
-	assert_string_equal(st.comm, "khugepaged");
-	assert_int_equal(st.state, 'S');
-	assert_int_equal(st.ppid, 2);
-	assert_true(st.flags & PF_KTHREAD_FLAG);
-	assert_int_equal(st.utime, 1234);
-	assert_int_equal(st.stime, 5678);
-	assert_int_equal(st.starttime, 28);
-}
-
-static void test_stat_comm_with_parens(void **state)
-{
-	(void)state;
-	struct proc_stat st;
+	{"a kernel thread has PF_KTHREAD in its flags",
+	 "38 (khugepaged) S 2 0 0 0 -1 2097216 0 0 0 0 1234 5678 0 0 39 19 1 0 28 "
+	 "0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 0 0 0 0 0 "
+	 "0 0 0 0 0 0 0 0 0\n",
+	 38, "khugepaged", 'S', 2, 2097216, true, 1234, 5678, 28},
 	/* comm "a) b) c": the last ')' closes it */
-	const char text[] = "123 (a) b) c) S 1 123 123 0 -1 4194560 5 0 0 0 11 22 0 0 20 0 1 0 999 "
-			    "1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
-	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
-	assert_int_equal(st.pid, 123);
-	assert_string_equal(st.comm, "a) b) c");
-	assert_int_equal(st.state, 'S');
-	assert_int_equal(st.ppid, 1);
-	assert_int_equal(st.utime, 11);
-	assert_int_equal(st.stime, 22);
-	assert_int_equal(st.starttime, 999);
+	{"the last ')' closes a comm that holds parens of its own",
+	 "123 (a) b) c) S 1 123 123 0 -1 4194560 5 0 0 0 11 22 0 0 20 0 1 0 999 "
+	 "1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0",
+	 123, "a) b) c", 'S', 1, 4194560, false, 11, 22, 999},
+	{"a comm that is parenthesised itself keeps its own parens",
+	 "901 ((sd-pam)) S 900 900 900 0 -1 1077936448 40 0 0 0 0 0 0 0 20 0 1 0 "
+	 "1500 0 0\n",
+	 901, "(sd-pam)", 'S', 900, 1077936448, false, 0, 0, 1500},
+	{"a fake state inside comm is not taken for the real one",
+	 "7 (x) R 99 y) D 5 7 7 0 -1 64 0 0 0 0 3 4 0 0 20 0 1 0 77\n", 7, "x) R 99 y", 'D', 5, 64,
+	 false, 3, 4, 77},
+	/* a SCHED_FIFO task: priority -51; tty_nr 0 and tpgid -1 */
+	{"negative priority and tpgid fields do not stop the parse",
+	 "500 (rt task) S 1 500 500 0 -1 4194624 0 0 0 0 8 9 0 0 -51 0 1 0 123\n", 500, "rt task",
+	 'S', 1, 4194624, false, 8, 9, 123},
+};
 
-	/* "(sd-pam)" has parens of its own; comm with spaces and a fake state */
-	const char sd[] = "901 ((sd-pam)) S 900 900 900 0 -1 1077936448 40 0 0 0 0 0 0 0 20 0 1 0 "
-			  "1500 0 0\n";
-	assert_int_equal(proc_stat_parse(LIT(sd), &st), 0);
-	assert_string_equal(st.comm, "(sd-pam)");
-	assert_int_equal(st.ppid, 900);
-	assert_int_equal(st.starttime, 1500);
-	const char fake[] = "7 (x) R 99 y) D 5 7 7 0 -1 64 0 0 0 0 3 4 0 0 20 0 1 0 77\n";
-	assert_int_equal(proc_stat_parse(LIT(fake), &st), 0);
-	assert_string_equal(st.comm, "x) R 99 y");
-	assert_int_equal(st.state, 'D');
-	assert_int_equal(st.ppid, 5);
-	assert_int_equal(st.utime, 3);
-	assert_int_equal(st.starttime, 77);
-}
-
-static void test_stat_negative_fields(void **state)
+static void test_stat_line_gives_each_field(void **state)
 {
 	(void)state;
-	/* a SCHED_FIFO task: priority -51; tty_nr 0 and tpgid -1 */
-	const char text[] =
-		"500 (rt task) S 1 500 500 0 -1 4194624 0 0 0 0 8 9 0 0 -51 0 1 0 123\n";
-	struct proc_stat st;
-	assert_int_equal(proc_stat_parse(LIT(text), &st), 0);
-	assert_string_equal(st.comm, "rt task");
-	assert_int_equal(st.utime, 8);
-	assert_int_equal(st.stime, 9);
-	assert_int_equal(st.starttime, 123);
+	for (size_t i = 0; i < sizeof(stat_cases) / sizeof(stat_cases[0]); i++) {
+		const struct stat_case *c = &stat_cases[i];
+		struct proc_stat st;
+		print_message("%s\n", c->name);
+		assert_int_equal(proc_stat_parse(c->text, strlen(c->text), &st), 0);
+		assert_int_equal(st.pid, c->pid);
+		assert_string_equal(st.comm, c->comm);
+		assert_int_equal(st.state, c->state);
+		assert_int_equal(st.ppid, c->ppid);
+		assert_int_equal(st.flags, c->flags);
+		assert_int_equal(!!(st.flags & PF_KTHREAD_FLAG), c->kthread);
+		assert_int_equal(st.utime, c->utime);
+		assert_int_equal(st.stime, c->stime);
+		assert_int_equal(st.starttime, c->starttime);
+	}
 }
 
 static void test_stat_bad(void **state)
@@ -270,9 +246,9 @@ static void test_stat_bad(void **state)
 static void test_stat_long_comm(void **state)
 {
 	(void)state;
-	char text[300] = "77 (";
-	memset(text + 4, 'k', 100);
-	strcpy(text + 104, ") S 2 0 0 0 -1 2097216 0 0 0 0 1 2 0 0 20 0 1 0 3\n");
+	char text[300];
+	unit_long_field(text, sizeof(text), "77 (", 'k', 100,
+			") S 2 0 0 0 -1 2097216 0 0 0 0 1 2 0 0 20 0 1 0 3\n");
 	struct proc_stat st;
 	assert_int_equal(proc_stat_parse(text, strlen(text), &st), 0);
 	assert_int_equal(strlen(st.comm), COMM_LEN - 1);
@@ -284,8 +260,7 @@ static void test_stat_live_self(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/self/stat", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/self/stat", &len);
 	struct proc_stat st;
 	assert_int_equal(proc_stat_parse(text, len, &st), 0);
 	assert_int_equal(st.pid, getpid());
@@ -295,8 +270,7 @@ static void test_stat_live_self(void **state)
 	assert_true(st.starttime > 0);
 	free(text);
 
-	text = unit_slurp("/proc/self/status", &len);
-	assert_non_null(text);
+	text = unit_slurp_ok("/proc/self/status", &len);
 	struct proc_status ps;
 	assert_int_equal(proc_status_parse(text, len, &ps), 0);
 	assert_string_equal(ps.name, st.comm);
@@ -343,23 +317,10 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_user_process),
-		cmocka_unit_test(test_status_kernel_thread),
-		cmocka_unit_test(test_status_prctl_disabled_old_kernel),
-		cmocka_unit_test(test_status_name_spaces_and_escapes),
-		cmocka_unit_test(test_status_long_name),
-		cmocka_unit_test(test_status_bad),
-		cmocka_unit_test(test_stat_real),
-		cmocka_unit_test(test_stat_khugepaged),
-		cmocka_unit_test(test_stat_comm_with_parens),
-		cmocka_unit_test(test_stat_negative_fields),
-		cmocka_unit_test(test_stat_bad),
-		cmocka_unit_test(test_stat_long_comm),
-		cmocka_unit_test(test_stat_live_self),
-		cmocka_unit_test(test_passwd_lookup),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
+	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
+	  cmocka_unit_test(test_status_name_spaces_and_escapes),
+	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),
+	  cmocka_unit_test(test_stat_line_gives_each_field), cmocka_unit_test(test_stat_bad),
+	  cmocka_unit_test(test_stat_long_comm), cmocka_unit_test(test_stat_live_self),
+	  cmocka_unit_test(test_passwd_lookup))

@@ -180,6 +180,21 @@ static char *line_of(const char *text, const char *prefix)
 	return NULL;
 }
 
+/* The line that starts with PREFIX is LINE exactly; with LINE NULL there is none. */
+struct want_line {
+	const char *prefix, *line;
+};
+
+static void check_lines(const char *text, const struct want_line *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].line)
+			assert_string_equal(line_of(text, w[i].prefix), w[i].line);
+		else
+			assert_null(line_of(text, w[i].prefix));
+	}
+}
+
 /*
  * Structural checks of the text format: every sample's family has HELP and
  * TYPE before its first sample, each family's samples are contiguous, and no
@@ -242,23 +257,25 @@ static void test_render(void **state)
 	check_format(t);
 	assert_non_null(strstr(t, "# HELP thp_fault_alloc_total /proc/vmstat thp_fault_alloc"));
 	assert_non_null(strstr(t, "# TYPE thp_fault_alloc_total counter\n"));
-	assert_string_equal(line_of(t, "thp_fault_alloc_total"), "thp_fault_alloc_total 1234");
-	assert_string_equal(line_of(t, "thp_fault_fallback_total"), "thp_fault_fallback_total 56");
-	assert_string_equal(line_of(t, "thp_compact_stall_total"), "thp_compact_stall_total 17");
-	assert_string_equal(line_of(t, "thp_nr_anon_transparent_hugepages "),
-			    "thp_nr_anon_transparent_hugepages 3");
 	assert_non_null(strstr(t, "# TYPE thp_nr_anon_transparent_hugepages gauge\n"));
-	assert_string_equal(line_of(t, "thp_allocstall_total{zone=\"normal\"}"),
-			    "thp_allocstall_total{zone=\"normal\"} 2");
-	assert_string_equal(line_of(t, "thp_pgscan_direct_total"), "thp_pgscan_direct_total 99");
-	assert_null(line_of(t, "thp_nr_free_pages"));
 	assert_null(strstr(t, "kswapd"));
-	/* per-size: counter and gauge, label size */
-	assert_string_equal(line_of(t, "thp_mthp_anon_fault_alloc_total{size=\"64kB\"}"),
-			    "thp_mthp_anon_fault_alloc_total{size=\"64kB\"} 42");
-	assert_string_equal(line_of(t, "thp_mthp_anon_fault_alloc_total{size=\"2048kB\"}"),
-			    "thp_mthp_anon_fault_alloc_total{size=\"2048kB\"} 7");
-	assert_string_equal(line_of(t, "thp_mthp_nr_anon{"), "thp_mthp_nr_anon{size=\"64kB\"} 8");
+	static const struct want_line vmstat_lines[] = {
+		{"thp_fault_alloc_total", "thp_fault_alloc_total 1234"},
+		{"thp_fault_fallback_total", "thp_fault_fallback_total 56"},
+		{"thp_compact_stall_total", "thp_compact_stall_total 17"},
+		{"thp_nr_anon_transparent_hugepages ", "thp_nr_anon_transparent_hugepages 3"},
+		{"thp_allocstall_total{zone=\"normal\"}",
+		 "thp_allocstall_total{zone=\"normal\"} 2"},
+		{"thp_pgscan_direct_total", "thp_pgscan_direct_total 99"},
+		{"thp_nr_free_pages", NULL},
+		/* per-size: counter and gauge, label size */
+		{"thp_mthp_anon_fault_alloc_total{size=\"64kB\"}",
+		 "thp_mthp_anon_fault_alloc_total{size=\"64kB\"} 42"},
+		{"thp_mthp_anon_fault_alloc_total{size=\"2048kB\"}",
+		 "thp_mthp_anon_fault_alloc_total{size=\"2048kB\"} 7"},
+		{"thp_mthp_nr_anon{", "thp_mthp_nr_anon{size=\"64kB\"} 8"},
+	};
+	check_lines(t, vmstat_lines, sizeof(vmstat_lines) / sizeof(vmstat_lines[0]));
 	assert_non_null(strstr(t, "# TYPE thp_mthp_nr_anon gauge\n"));
 	/* settings */
 	assert_non_null(strstr(t, "thp_setting_info{knob=\"enabled\",value=\"madvise\"} 1\n"));
@@ -266,25 +283,21 @@ static void test_render(void **state)
 	assert_non_null(strstr(t, "thp_setting_info{knob=\"vendor_knob\",value=\"a\\\"b\"} 1\n"));
 	assert_non_null(strstr(t, "thp_size_setting_info{size=\"64kB\",knob=\"enabled\","
 				  "value=\"inherit\",effective=\"madvise\"} 1\n"));
-	assert_string_equal(line_of(t, "thp_use_zero_page"), "thp_use_zero_page 1");
-	assert_null(line_of(t, "thp_shrink_underused")); /* absent, not 0 */
-	assert_string_equal(line_of(t, "thp_hpage_pmd_size_bytes"),
-			    "thp_hpage_pmd_size_bytes 2097152");
-	assert_string_equal(line_of(t, "thp_khugepaged_scan_sleep_seconds"),
-			    "thp_khugepaged_scan_sleep_seconds 10");
-	assert_string_equal(line_of(t, "thp_khugepaged_max_ptes_none"),
-			    "thp_khugepaged_max_ptes_none 511");
-	assert_string_equal(line_of(t, "thp_khugepaged_full_scans_total"),
-			    "thp_khugepaged_full_scans_total 3");
-	assert_null(line_of(t, "thp_khugepaged_pages_to_scan"));
-	assert_string_equal(line_of(t, "thp_khugepaged_cpu_seconds_total"),
-			    "thp_khugepaged_cpu_seconds_total 1.5");
-	/* meminfo in bytes */
-	assert_string_equal(line_of(t, "thp_meminfo_anon_huge_pages_bytes"),
-			    "thp_meminfo_anon_huge_pages_bytes 6291456");
-	assert_string_equal(line_of(t, "thp_meminfo_shmem_pmd_mapped_bytes"),
-			    "thp_meminfo_shmem_pmd_mapped_bytes 0");
-	assert_null(line_of(t, "thp_meminfo_file_huge_pages_bytes"));
+	static const struct want_line settings_lines[] = {
+		{"thp_use_zero_page", "thp_use_zero_page 1"},
+		{"thp_shrink_underused", NULL}, /* absent, not 0 */
+		{"thp_hpage_pmd_size_bytes", "thp_hpage_pmd_size_bytes 2097152"},
+		{"thp_khugepaged_scan_sleep_seconds", "thp_khugepaged_scan_sleep_seconds 10"},
+		{"thp_khugepaged_max_ptes_none", "thp_khugepaged_max_ptes_none 511"},
+		{"thp_khugepaged_full_scans_total", "thp_khugepaged_full_scans_total 3"},
+		{"thp_khugepaged_pages_to_scan", NULL},
+		{"thp_khugepaged_cpu_seconds_total", "thp_khugepaged_cpu_seconds_total 1.5"},
+		/* meminfo in bytes */
+		{"thp_meminfo_anon_huge_pages_bytes", "thp_meminfo_anon_huge_pages_bytes 6291456"},
+		{"thp_meminfo_shmem_pmd_mapped_bytes", "thp_meminfo_shmem_pmd_mapped_bytes 0"},
+		{"thp_meminfo_file_huge_pages_bytes", NULL},
+	};
+	check_lines(t, settings_lines, sizeof(settings_lines) / sizeof(settings_lines[0]));
 	/* hugetlb */
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"total\"} 4\n"));
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"reserved\"} 1\n"));
@@ -304,15 +317,15 @@ static void test_render(void **state)
 	assert_non_null(strstr(t, "thp_process_thp_enabled{pid=\"42\","));
 	assert_null(strstr(t, "thp_process_thp_enabled{pid=\"7\""));
 	assert_null(strstr(t, "thp_process_hugepage_advised_bytes"));
-	assert_string_equal(line_of(t, "thpctl_processes_unreadable"),
-			    "thpctl_processes_unreadable 1");
-	assert_string_equal(line_of(t, "thpctl_processes_seen"), "thpctl_processes_seen 300");
-	assert_string_equal(line_of(t, "thpctl_scrape_duration_seconds"),
-			    "thpctl_scrape_duration_seconds 0.00125");
-	assert_string_equal(line_of(t, "thpctl_scrape_errors"), "thpctl_scrape_errors 0");
-	assert_string_equal(line_of(t, "thpctl_collections_total"), "thpctl_collections_total 5");
-	assert_string_equal(line_of(t, "thpctl_build_info"),
-			    "thpctl_build_info{version=\"1.2-test\"} 1");
+	static const struct want_line self_lines[] = {
+		{"thpctl_processes_unreadable", "thpctl_processes_unreadable 1"},
+		{"thpctl_processes_seen", "thpctl_processes_seen 300"},
+		{"thpctl_scrape_duration_seconds", "thpctl_scrape_duration_seconds 0.00125"},
+		{"thpctl_scrape_errors", "thpctl_scrape_errors 0"},
+		{"thpctl_collections_total", "thpctl_collections_total 5"},
+		{"thpctl_build_info", "thpctl_build_info{version=\"1.2-test\"} 1"},
+	};
+	check_lines(t, self_lines, sizeof(self_lines) / sizeof(self_lines[0]));
 
 	/* the same scrape as JSON: families, types, unescaped labels, values */
 	json_t *j = prom_text_to_json(b.p, b.len);
@@ -408,12 +421,6 @@ static void test_render_odd_keys(void **state)
 	sample_free(&smp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_pbuf_cap),	cmocka_unit_test(test_render),
-		cmocka_unit_test(test_render_odd_keys),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_names), cmocka_unit_test(test_escape),
+	  cmocka_unit_test(test_pbuf_cap), cmocka_unit_test(test_render),
+	  cmocka_unit_test(test_render_odd_keys))

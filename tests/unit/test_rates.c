@@ -333,20 +333,13 @@ static void test_statm(void **state)
 	assert_int_equal(proc_statm_parse(LIT("99999999999999999999 2 3\n"), &sm), -EINVAL);
 	/* the live file */
 	size_t len;
-	char *text = unit_slurp("/proc/self/statm", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/self/statm", &len);
 	assert_int_equal(proc_statm_parse(text, len, &sm), 0);
 	assert_true(sm.size > 0 && sm.resident > 0 && sm.resident <= sm.size);
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rate_basic),   cmocka_unit_test(test_rate_reset_and_wrap),
-		cmocka_unit_test(test_rate_absent),  cmocka_unit_test(test_rate_bad_interval),
-		cmocka_unit_test(test_kv_rates),     cmocka_unit_test(test_top_changes),
-		cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_rate_basic), cmocka_unit_test(test_rate_reset_and_wrap),
+	  cmocka_unit_test(test_rate_absent), cmocka_unit_test(test_rate_bad_interval),
+	  cmocka_unit_test(test_kv_rates), cmocka_unit_test(test_top_changes),
+	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm))

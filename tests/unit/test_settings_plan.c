@@ -320,25 +320,31 @@ static void test_snapshot_bad_json(void **state)
 	assert_string_equal(s.kv[0].value, "4096");
 }
 
+/* A snapshot of the N (key, value) pairs KV, in that order. */
+static void fill_snapshot(struct snapshot *s, const char *const kv[][2], int n)
+{
+	s->n = n;
+	for (int i = 0; i < n; i++) {
+		snprintf(s->kv[i].key, KNOB_KEY_LEN, "%s", kv[i][0]);
+		snprintf(s->kv[i].value, PLAN_VALUE_LEN, "%s", kv[i][1]);
+	}
+}
+
 static void test_snapshot_diff(void **state)
 {
 	(void)state;
 	static struct snapshot a, b;
 	static struct snap_diff d[8];
-	a.n = 3;
-	snprintf(a.kv[0].key, KNOB_KEY_LEN, "enabled");
-	snprintf(a.kv[0].value, PLAN_VALUE_LEN, "always");
-	snprintf(a.kv[1].key, KNOB_KEY_LEN, "defrag");
-	snprintf(a.kv[1].value, PLAN_VALUE_LEN, "madvise");
-	snprintf(a.kv[2].key, KNOB_KEY_LEN, "hugepages-16kB/enabled");
-	snprintf(a.kv[2].value, PLAN_VALUE_LEN, "never");
-	b.n = 3;
-	snprintf(b.kv[0].key, KNOB_KEY_LEN, "defrag");
-	snprintf(b.kv[0].value, PLAN_VALUE_LEN, "madvise");
-	snprintf(b.kv[1].key, KNOB_KEY_LEN, "enabled");
-	snprintf(b.kv[1].value, PLAN_VALUE_LEN, "madvise");
-	snprintf(b.kv[2].key, KNOB_KEY_LEN, "shrink_underused");
-	snprintf(b.kv[2].value, PLAN_VALUE_LEN, "1");
+	fill_snapshot(&a,
+		      (const char *const[][2]){{"enabled", "always"},
+					       {"defrag", "madvise"},
+					       {"hugepages-16kB/enabled", "never"}},
+		      3);
+	fill_snapshot(&b,
+		      (const char *const[][2]){{"defrag", "madvise"},
+					       {"enabled", "madvise"},
+					       {"shrink_underused", "1"}},
+		      3);
 	assert_int_equal(snapshot_diff(&a, &b, d, 8), 3);
 	assert_string_equal(d[0].key, "enabled");
 	assert_string_equal(d[0].file, "always");
@@ -391,22 +397,11 @@ static void test_knobs_fixture(void **state)
 	assert_true(a < b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_validate_table),
-		cmocka_unit_test(test_kind_and_value),
-		cmocka_unit_test(test_key_normalize),
-		cmocka_unit_test(test_plan_all_valid),
-		cmocka_unit_test(test_plan_one_invalid_spoils_all),
-		cmocka_unit_test(test_plan_unknown_key_names_the_knob_meant),
-		cmocka_unit_test(test_plan_missing_ok),
-		cmocka_unit_test(test_plan_no_thp),
-		cmocka_unit_test(test_pmd_nr),
-		cmocka_unit_test(test_snapshot_roundtrip),
-		cmocka_unit_test(test_snapshot_bad_json),
-		cmocka_unit_test(test_snapshot_diff),
-		cmocka_unit_test(test_knobs_fixture),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_validate_table), cmocka_unit_test(test_kind_and_value),
+	  cmocka_unit_test(test_key_normalize), cmocka_unit_test(test_plan_all_valid),
+	  cmocka_unit_test(test_plan_one_invalid_spoils_all),
+	  cmocka_unit_test(test_plan_unknown_key_names_the_knob_meant),
+	  cmocka_unit_test(test_plan_missing_ok), cmocka_unit_test(test_plan_no_thp),
+	  cmocka_unit_test(test_pmd_nr), cmocka_unit_test(test_snapshot_roundtrip),
+	  cmocka_unit_test(test_snapshot_bad_json), cmocka_unit_test(test_snapshot_diff),
+	  cmocka_unit_test(test_knobs_fixture))

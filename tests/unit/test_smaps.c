@@ -487,8 +487,7 @@ static void test_live_self(void **state)
 {
 	(void)state;
 	size_t len = 0;
-	char *text = unit_slurp("/proc/self/smaps", &len);
-	assert_non_null(text);
+	char *text = unit_slurp_ok("/proc/self/smaps", &len);
 	struct live l = {0};
 	struct smaps_totals t;
 	assert_int_equal(smaps_parse(text, len, live_cb, &l, &t), 0);
@@ -502,33 +501,20 @@ static void test_live_self(void **state)
 	assert_true(smaps_has(&t, SM_ANON_HUGE));
 	free(text);
 
-	text = unit_slurp("/proc/self/smaps_rollup", &len);
-	assert_non_null(text);
+	text = unit_slurp_ok("/proc/self/smaps_rollup", &len);
 	assert_int_equal(smaps_rollup_parse(text, len, &t), 0);
 	assert_true(t.kb[SM_RSS] > 0);
 	assert_true(smaps_has(&t, SM_ANON_HUGE));
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_smaps_vmas),
-		cmocka_unit_test(test_smaps_totals),
-		cmocka_unit_test(test_smaps_totals_page_size_is_base),
-		cmocka_unit_test(test_smaps_stream_chunks),
-		cmocka_unit_test(test_smaps_stream_sticky_error),
-		cmocka_unit_test(test_smaps_old_kernel_absent),
-		cmocka_unit_test(test_smaps_bad_values),
-		cmocka_unit_test(test_smaps_vmflags_positions),
-		cmocka_unit_test(test_smaps_not_a_header),
-		cmocka_unit_test(test_smaps_empty),
-		cmocka_unit_test(test_smaps_callback_stops),
-		cmocka_unit_test(test_rollup),
-		cmocka_unit_test(test_rollup_through_smaps_parse),
-		cmocka_unit_test(test_rollup_bad),
-		cmocka_unit_test(test_field_names),
-		cmocka_unit_test(test_live_self),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals),
+	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
+	  cmocka_unit_test(test_smaps_stream_chunks),
+	  cmocka_unit_test(test_smaps_stream_sticky_error),
+	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
+	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
+	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),
+	  cmocka_unit_test(test_rollup), cmocka_unit_test(test_rollup_through_smaps_parse),
+	  cmocka_unit_test(test_rollup_bad), cmocka_unit_test(test_field_names),
+	  cmocka_unit_test(test_live_self))

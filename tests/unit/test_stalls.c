@@ -560,26 +560,12 @@ static void test_tracefs_mounts(void **state)
 	assert_false(tracefs_instance_name_ok("other-1"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_begin),
-		cmocka_unit_test(test_parse_end_and_collapse),
-		cmocka_unit_test(test_parse_odd_comms),
-		cmocka_unit_test(test_parse_tgid_and_no_flags),
-		cmocka_unit_test(test_parse_lost_and_garbage),
-		cmocka_unit_test(test_field_boundaries),
-		cmocka_unit_test(test_pair_real_capture),
-		cmocka_unit_test(test_pair_unmatched),
-		cmocka_unit_test(test_pair_nested),
-		cmocka_unit_test(test_pair_interleaved_tasks),
-		cmocka_unit_test(test_group_threads_percentiles),
-		cmocka_unit_test(test_hist_buckets),
-		cmocka_unit_test(test_lost_and_stream),
-		cmocka_unit_test(test_depth_limit),
-		cmocka_unit_test(test_many_tasks),
-		cmocka_unit_test(test_real_fragmenter_capture),
-		cmocka_unit_test(test_tracefs_mounts),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_parse_begin), cmocka_unit_test(test_parse_end_and_collapse),
+	  cmocka_unit_test(test_parse_odd_comms), cmocka_unit_test(test_parse_tgid_and_no_flags),
+	  cmocka_unit_test(test_parse_lost_and_garbage), cmocka_unit_test(test_field_boundaries),
+	  cmocka_unit_test(test_pair_real_capture), cmocka_unit_test(test_pair_unmatched),
+	  cmocka_unit_test(test_pair_nested), cmocka_unit_test(test_pair_interleaved_tasks),
+	  cmocka_unit_test(test_group_threads_percentiles), cmocka_unit_test(test_hist_buckets),
+	  cmocka_unit_test(test_lost_and_stream), cmocka_unit_test(test_depth_limit),
+	  cmocka_unit_test(test_many_tasks), cmocka_unit_test(test_real_fragmenter_capture),
+	  cmocka_unit_test(test_tracefs_mounts))

@@ -138,18 +138,10 @@ static void test_median_of_more_than_256_values(void **state)
 	assert_true(v[0] == 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary_odd),
-		cmocka_unit_test(test_summary_even),
-		cmocka_unit_test(test_summary_one_and_ties),
-		cmocka_unit_test(test_summary_empty),
-		cmocka_unit_test(test_percentiles_nearest_rank),
-		cmocka_unit_test(test_percentile_sorted_edges),
-		cmocka_unit_test(test_median_leaves_input_unsorted),
-		cmocka_unit_test(test_median_of_even_count_is_mean_of_middle_two),
-		cmocka_unit_test(test_median_of_more_than_256_values),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
+	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
+	  cmocka_unit_test(test_percentiles_nearest_rank),
+	  cmocka_unit_test(test_percentile_sorted_edges),
+	  cmocka_unit_test(test_median_leaves_input_unsorted),
+	  cmocka_unit_test(test_median_of_even_count_is_mean_of_middle_two),
+	  cmocka_unit_test(test_median_of_more_than_256_values))

@@ -97,14 +97,8 @@ static void test_parse_size_rejects_malformed_and_too_large(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
-		cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
-		cmocka_unit_test(test_size_token_uses_largest_exact_unit),
-		cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
-		cmocka_unit_test(test_parse_size_rejects_malformed_and_too_large),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
+	  cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
+	  cmocka_unit_test(test_size_token_uses_largest_exact_unit),
+	  cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
+	  cmocka_unit_test(test_parse_size_rejects_malformed_and_too_large))

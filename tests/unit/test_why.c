@@ -63,11 +63,7 @@ static void test_hints(void **state)
 	for (size_t i = 0; i < sizeof(hint_cases) / sizeof(hint_cases[0]); i++) {
 		const struct hint_case *c = &hint_cases[i];
 		char text[256];
-		size_t n = strlen(c->text);
-		memcpy(text, c->text, n + 1);
-		for (size_t k = 0; k < n; k++)
-			if (text[k] == '|')
-				text[k] = '\0';
+		size_t n = unit_split(text, sizeof(text), c->text, '|');
 		struct why_hint h[WHY_MAX_HINTS];
 		int got = why_hints_parse(text, n ? n + 1 : 0, c->cmdline, h, WHY_MAX_HINTS);
 		bool ok = got == c->n;
@@ -196,16 +192,6 @@ static void test_vmas(void **state)
 static const char *const EN[] = {"always", "madvise", "never"};
 static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
 
-static void set_choice(struct choice *c, const char *const *vals, int n, const char *selected)
-{
-	char text[128] = "";
-	size_t o = 0;
-	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
-				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
-	assert_int_equal(choice_parse(text, o, c), 0);
-}
-
 struct why_case {
 	const char *name;
 	const char *enabled, *defrag;
@@ -273,15 +259,10 @@ static struct why_report R;
 
 static void build(const struct why_case *c)
 {
-	host_snapshot_free(&H);
-	memset(&H, 0, sizeof(H));
-	snprintf(H.feat.release, sizeof(H.feat.release), "6.18.44");
-	kernel_version_parse(H.feat.release, H.feat.kver);
-	H.feat.page_size = 4096;
-	H.feat.pmd_size = 2u << 20;
+	unit_host_reset(&H, "6.18.44");
 	H.thp.present = true;
-	set_choice(&H.thp.enabled, EN, 3, c->enabled);
-	set_choice(&H.thp.defrag, DF, 5, c->defrag);
+	unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
+	unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);
 	H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
 	if (c->mthp64) {
 		struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
@@ -390,23 +371,6 @@ static void test_pmd_size_policy(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
-#define NCASES (sizeof(why_cases) / sizeof(why_cases[0]))
-
-int main(void)
-{
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_hints),
-		cmocka_unit_test(test_cgroup_parse),
-		cmocka_unit_test(test_vmas),
-		cmocka_unit_test(test_pmd_size_policy),
-	};
-	static struct CMUnitTest tests[NCASES + sizeof(fixed) / sizeof(fixed[0])];
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < NCASES; i++)
-		tests[n++] = (struct CMUnitTest){.name = why_cases[i].name,
-						 .test_func = test_why_case,
-						 .initial_state = (void *)&why_cases[i]};
-	return _cmocka_run_group_tests("test_why", tests, n, NULL, NULL);
-}
+UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
+		cmocka_unit_test(test_pmd_size_policy))

@@ -17,7 +17,58 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+
+#include "kernel/features.h"
+#include "kernel/host_snapshot.h"
+#include "kernel/parse.h"
 #include "util/fileio.h"
+
+/* Fail unless string HAY holds NEEDLE. */
+#define assert_contains(hay, needle)                                                               \
+	do {                                                                                       \
+		if (!strstr((hay), (needle)))                                                      \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
+	} while (0)
+
+/* main(): run the listed cmocka_unit_test(...) entries, no group setup or teardown. */
+#define UNIT_MAIN(...)                                                                             \
+	int main(void)                                                                             \
+	{                                                                                          \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};                                   \
+		return cmocka_run_group_tests(tests, NULL, NULL);                                  \
+	}
+
+/*
+ * Run one test per element of the N CASES (SIZE bytes apart, each starting with
+ * its name, a const char *: the behaviour), FN getting the case as its state,
+ * then the NFIXED FIXED tests; GROUP names the run.
+ */
+static inline int unit_run_cases(const char *group, CMUnitTestFunction fn, const void *cases,
+				 size_t n, size_t size, const struct CMUnitTest *fixed,
+				 size_t nfixed)
+{
+	struct CMUnitTest *tests = calloc(n + nfixed, sizeof(*tests));
+	if (!tests)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *const *c = (const void *)((const char *)cases + i * size);
+		tests[i] = (struct CMUnitTest){.name = *c, .test_func = fn, .initial_state = (void *)c};
+	}
+	memcpy(tests + n, fixed, nfixed * sizeof(*fixed));
+	int rc = _cmocka_run_group_tests(group, tests, n + nfixed, NULL, NULL);
+	free(tests);
+	return rc;
+}
+
+/* main(): a test per element of the array CASES (FN runs each), then the listed ones. */
+#define UNIT_MAIN_CASES(group, fn, cases, ...)                                                     \
+	int main(void)                                                                             \
+	{                                                                                          \
+		static const struct CMUnitTest fixed[] = {__VA_ARGS__};                            \
+		return unit_run_cases(group, fn, cases, sizeof(cases) / sizeof(cases[0]),          \
+				      sizeof(cases[0]), fixed, sizeof(fixed) / sizeof(fixed[0]));  \
+	}
 
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
@@ -32,6 +83,88 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	}
 	*len = b.len;
 	return b.p;
+}
+
+/* unit_slurp that fails the test when PATH cannot be read. */
+static inline char *unit_slurp_ok(const char *path, size_t *len)
+{
+	char *text = unit_slurp(path, len);
+	assert_non_null(text);
+	return text;
+}
+
+/* strstr that fails the test when NEEDLE is not in HAY. */
+static inline const char *unit_find(const char *hay, const char *needle)
+{
+	const char *p = strstr(hay, needle);
+	assert_non_null(p);
+	return p;
+}
+
+/* Write TEXT to DIR/REL (a file of a recorded tree). */
+static inline void unit_put(const char *dir, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Make the directory DIR/REL. */
+static inline void unit_mkdir(const char *dir, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* Parse "always [madvise] never" built from the N values VALS and the SELECTED one into C. */
+static inline void unit_set_choice(struct choice *c, const char *const *vals, int n,
+				   const char *selected)
+{
+	char text[128] = "";
+	size_t o = 0;
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      strcmp(vals[i], selected) == 0 ? "[%s] " : "%s ", vals[i]);
+	assert_int_equal(choice_parse(text, o, c), 0);
+}
+
+/* Empty H but for kernel RELEASE (its version parsed), 4 KiB pages and 2 MiB PMDs. */
+static inline void unit_host_reset(struct host_snapshot *h, const char *release)
+{
+	host_snapshot_free(h);
+	memset(h, 0, sizeof(*h));
+	snprintf(h->feat.release, sizeof(h->feat.release), "%s", release);
+	assert_int_equal(kernel_version_parse(release, h->feat.kver), 0);
+	h->feat.page_size = 4096;
+	h->feat.pmd_size = 2u << 20;
+}
+
+/* Copy SRC (with its NUL) into DST (CAP bytes), each SEP made a NUL; strlen(SRC). */
+static inline size_t unit_split(char *dst, size_t cap, const char *src, char sep)
+{
+	size_t n = strlen(src);
+	assert_true(n < cap);
+	memcpy(dst, src, n + 1);
+	for (size_t k = 0; k < n; k++)
+		if (dst[k] == sep)
+			dst[k] = '\0';
+	return n;
+}
+
+/* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
+static inline char *unit_long_field(char *dst, size_t cap, const char *pre, char c, size_t n,
+				    const char *post)
+{
+	size_t lp = strlen(pre);
+	assert_true(lp + n + strlen(post) < cap);
+	memcpy(dst, pre, lp);
+	memset(dst + lp, c, n);
+	strcpy(dst + lp + n, post);
+	return dst;
 }
 
 #endif
