@@ -96,6 +96,27 @@ static void explain_write_error(const char *who, const struct plan_entry *e, con
 	}
 }
 
+/* Take the settings lock and start the journal (guard_begin), or say why not. 0 or -1. */
+static int control_begin(struct globals *g, const char *who)
+{
+	int r = guard_begin(&g->sr, who, g->wait);
+	if (r == -EPERM)
+		warnx("%s: needs root (writes to %s)", who, THP_DIR_ABS);
+	else if (r == -EBUSY)
+		warnx("%s: another thpctl, %s, is changing settings: nothing written (--wait waits for it)",
+		      who, guard_holder());
+	else if (r == -EIO)
+		warnx("%s: a killed thpctl's settings could not all be put back (above): nothing written",
+		      who);
+	else if (r)
+		warnx("%s: cannot start the settings journal %s: %s", who, guard_journal_path(),
+		      strerror(-r));
+	if (r)
+		return -1;
+	guard_announce(false);
+	return 0;
+}
+
 int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 {
 	if (!g->sr.live) {
@@ -105,27 +126,8 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 	}
 	if (!plan_changes(p))
 		return EXIT_OK;
-	int r = guard_begin(&g->sr, who, g->wait);
-	if (r == -EPERM) {
-		warnx("%s: needs root (writes to %s)", who, THP_DIR_ABS);
+	if (control_begin(g, who))
 		return EXIT_FAIL;
-	}
-	if (r == -EBUSY) {
-		warnx("%s: another thpctl, %s, is changing settings: nothing written (--wait waits for it)",
-		      who, guard_holder());
-		return EXIT_FAIL;
-	}
-	if (r == -EIO) {
-		warnx("%s: a killed thpctl's settings could not all be put back (above): nothing written",
-		      who);
-		return EXIT_FAIL;
-	}
-	if (r) {
-		warnx("%s: cannot start the settings journal %s: %s", who, guard_journal_path(),
-		      strerror(-r));
-		return EXIT_FAIL;
-	}
-	guard_announce(false);
 	/* the plan was read before the lock: another changer may have run since */
 	plan_refresh(g, p);
 	if (!plan_changes(p)) {
@@ -142,7 +144,7 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 		pause_s = 0;
 #endif
 
-	int failed = -1, nwritten = 0;
+	int failed = -1, nwritten = 0, r;
 	char kept[PLAN_VALUE_LEN] = "";
 	for (int i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->e[i];
