@@ -109,6 +109,21 @@ size_t connguard_count_addr(const struct connguard *g, const uint8_t addr[16])
 	return n;
 }
 
+/* Append C (fd FD from ADDR, seen at NOW) to G's list of connections, oldest first. */
+static void track(struct connguard *g, struct cg_conn *c, int fd, const uint8_t *addr, double now)
+{
+	c->fd = fd;
+	memcpy(c->addr, addr, 16);
+	c->since = now;
+	c->prev = g->tail;
+	if (g->tail)
+		g->tail->next = c;
+	else
+		g->head = c;
+	g->tail = c;
+	g->live++;
+}
+
 int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double now,
 		    uint64_t (*rx)(int fd, void *arg), void *arg, int victims[2], size_t *nvictims)
 {
@@ -137,18 +152,9 @@ int connguard_admit(struct connguard *g, int fd, const uint8_t addr[16], double 
 		doom(g, v2, CG_EVICT_TOTAL);
 		victims[(*nvictims)++] = v2->fd;
 	}
-	c->fd = fd;
-	memcpy(c->addr, addr, 16);
+	track(g, c, fd, addr, now);
 	c->state = CG_PENDING;
-	c->since = now;
 	c->deadline = now + g->pending_s;
-	c->prev = g->tail;
-	if (g->tail)
-		g->tail->next = c;
-	else
-		g->head = c;
-	g->tail = c;
-	g->live++;
 	g->pending++;
 	return 0;
 refuse:
@@ -182,16 +188,7 @@ struct cg_conn *connguard_started(struct connguard *g, int fd, const uint8_t add
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			return NULL;
-		c->fd = fd;
-		memcpy(c->addr, addr, 16);
-		c->since = now;
-		c->prev = g->tail;
-		if (g->tail)
-			g->tail->next = c;
-		else
-			g->head = c;
-		g->tail = c;
-		g->live++;
+		track(g, c, fd, addr, now);
 	}
 	c->state = CG_NEW;
 	c->deadline = c->since + g->request_s;

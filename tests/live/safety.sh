@@ -44,23 +44,11 @@ for f in "$T" "$R"; do
 done
 if [ "$ROOT" -ne 1 ]; then
 	skip "safety" "needs root: it changes and restores host settings"
-	"$R" status >/dev/null 2>&1
-"$R" snapshot diff "$TMP/base.json" >"$TMP/end.diff" 2>&1
-expect "the host's THP settings as found at the start, only the lock file in $RUN" \
-	"$(head -c 300 "$TMP/end.diff"); $RUN: $(ls -A "$RUN" | tr '\n' ' ')" \
-	'grep -q "^no differences" "$TMP/end.diff" && run_dir_clean'
-echo "# safety: $SECONDS s"
-summary
+	summary
 fi
 if ! [ -w "$THP/enabled" ]; then
 	skip "safety" "$THP is not writable here"
-	"$R" status >/dev/null 2>&1
-"$R" snapshot diff "$TMP/base.json" >"$TMP/end.diff" 2>&1
-expect "the host's THP settings as found at the start, only the lock file in $RUN" \
-	"$(head -c 300 "$TMP/end.diff"); $RUN: $(ls -A "$RUN" | tr '\n' ' ')" \
-	'grep -q "^no differences" "$TMP/end.diff" && run_dir_clean'
-echo "# safety: $SECONDS s"
-summary
+	summary
 fi
 SECONDS=0
 # another thpctl changing settings (a lab run) would make our baseline wrong
