@@ -14,6 +14,7 @@
 #include "args.h"
 #include "common.h"
 #include "folios.h"
+#include "ledger.h"
 
 enum { OPT_FOLIOS = OPT_CMD_BASE, OPT_CONT, OPT_UNDERUSED };
 
@@ -46,6 +47,8 @@ static void maps_help(FILE *f)
 struct maps_ctx {
 	struct maps_report *r;
 	size_t cap;
+	struct ledger_vmas lv; /* the VMAs the ledger scans */
+	struct ledger_req q;
 };
 
 static int maps_cb(const struct smaps_vma *v, void *ctx)
@@ -63,7 +66,8 @@ static int maps_cb(const struct smaps_vma *v, void *ctx)
 	o->vmflags = v->vmflags;
 	o->has_vmflags = v->has_vmflags;
 	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
-	return 0;
+	ledger_vmas_add(&m->lv, v, m->q.policy);
+	return m->lv.err;
 }
 
 /* The ancestors that kept THP_enabled 0 (kernel/ancestry.c through the reader, shared with `why`). */
@@ -159,6 +163,12 @@ static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *m
 		maps_chain(&pi->chain, r);
 	if (r->partial)
 		warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pi->pid);
+	int64_t ahp =
+		smaps_has(&r->totals, SM_ANON_HUGE) ? (int64_t)r->totals.kb[SM_ANON_HUGE] : -1;
+	if (ledger_for_pid(&g->sr, pi->pid, &mc->q, &mc->lv, ahp, &r->led) == -ENOMEM) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
 	if (g->json)
 		return cmd_emit_json(maps_to_json(r));
 	maps_render_text(stdout, r, g->color);
@@ -189,8 +199,12 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		ret = a.folios ? maps_folios(g, a.pid, &r.st, a.cont_kb)
 			       : maps_underused(g, a.pid, &r.st);
 	} else {
-		struct maps_ctx mc = {.r = &r};
+		char policy[CHOICE_LEN];
+		struct maps_ctx mc = {.r = &r,
+				      .q = {.k = LEDGER_K, .held = true, .budget_ms = 2000}};
+		ledger_req_host(&g->sr, &mc.q, policy, sizeof(policy));
 		ret = maps_vmas(g, &pi, &mc);
+		ledger_vmas_free(&mc.lv);
 	}
 	free(r.vmas);
 	proc_info_free(&pi);

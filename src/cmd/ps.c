@@ -17,6 +17,7 @@
 #include "../kernel/thp_settings.h"
 #include "../model/proc.h"
 #include "../render/folios.h"
+#include "../render/ledger.h"
 #include "../render/ps.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
@@ -24,6 +25,7 @@
 #include "args.h"
 #include "common.h"
 #include "folios.h"
+#include "ledger.h"
 
 static void ps_help(FILE *f)
 {
@@ -47,7 +49,12 @@ static void ps_help(FILE *f)
 		"  --folios          memory by folio size (mTHP too), from pagemap and\n"
 		"                    /proc/kpageflags (root; otherwise PMD-mapped only)\n"
 		"  --cont SIZE       with --folios: also count aligned contiguous blocks\n"
-		"                    of SIZE within one folio (e.g. 64K: arm64 contpte)\n" GLOBAL_HELP
+		"                    of SIZE within one folio (e.g. 64K: arm64 contpte)\n"
+		"  --ledger          what THP buys and costs each process: HUGE, INVENTED\n"
+		"                    (never-written bytes inside PMD THPs, estimated from 8\n"
+		"                    subpages per THP via /proc/PID/mem), HELD (partially\n"
+		"                    mapped folios waiting for deferred split; root) and\n"
+		"                    CREEP (what khugepaged may still add)\n" GLOBAL_HELP
 		"\nRun as a user other than root, processes of other users are counted as not\n"
 		"readable and the result is marked partial.\n");
 }
@@ -62,6 +69,7 @@ enum {
 	OPT_CGROUP,
 	OPT_FOLIOS,
 	OPT_CONT,
+	OPT_LEDGER,
 };
 
 struct ps_opts {
@@ -77,6 +85,8 @@ struct ps_opts {
 	size_t ncg;
 	bool folios;
 	uint64_t cont_kb;
+	bool ledger;
+	struct ledger_req q;
 };
 
 /* uid -> name cache over the sysroot's etc/passwd (no NSS: static-safe, replayable). */
@@ -228,6 +238,14 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		}
 		if (row.denied && o->min_ahp_kb)
 			continue;
+		if (o->ledger) {
+			if (row.denied)
+				ledger_unknown(-1, &row.led);
+			else if (ledger_for_proc(&g->sr, &o->q, &row.p, &row.led) == -ENOMEM) {
+				r->errors++;
+				continue;
+			}
+		}
 		snprintf(row.user, sizeof(row.user), "%s",
 			 user_name(&g->sr, &users, row.p.st.uid, tmp, sizeof(tmp)));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
@@ -430,6 +448,9 @@ static int ps_opt(int c, const char *arg, void *ctx)
 		return -1;
 	case OPT_CONT:
 		return args_cont("ps", arg, &o->cont_kb);
+	case OPT_LEDGER:
+		o->ledger = true;
+		return -1;
 	default:
 		return -2;
 	}
@@ -449,6 +470,7 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 		{"cgroup", required_argument, NULL, OPT_CGROUP},
 		{"folios", no_argument, NULL, OPT_FOLIOS},
 		{"cont", required_argument, NULL, OPT_CONT},
+		{"ledger", no_argument, NULL, OPT_LEDGER},
 		{NULL, 0, NULL, 0},
 	};
 	int c = args_getopt(g, argc, argv, "h", opts, ps_help, ps_opt, o);
@@ -456,6 +478,10 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 		return c;
 	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
+		return EXIT_USAGE;
+	}
+	if (o->ledger && (o->folios || o->rollup)) {
+		warnx("ps: --ledger needs full smaps (not with --rollup or --folios)");
 		return EXIT_USAGE;
 	}
 	if (o->folios && (o->rollup || o->min_ahp_kb)) {
@@ -494,6 +520,14 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;
+	char lpolicy[CHOICE_LEN];
+	if (o.ledger) {
+		o.q = (struct ledger_req){.k = LEDGER_K, .held = true, .budget_ms = 300};
+		ledger_req_host(&g->sr, &o.q, lpolicy, sizeof(lpolicy));
+		r.ledger = true;
+		r.ledger_k = LEDGER_K;
+		r.host_partial_thps = ledger_host_partial(&g->sr);
+	}
 	ret = ps_scan(g, &o, &r);
 	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors && !o.min_ahp_kb &&
 	    o.uid < 0 && !o.user) {
@@ -506,6 +540,8 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
 		if (g->json)
 			ret = cmd_emit_json(ps_to_json(&r));
+		else if (r.ledger)
+			ps_ledger_render_text(stdout, &r, g->color);
 		else
 			ps_render_text(stdout, &r, g->color);
 	}

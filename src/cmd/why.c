@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../kernel/cgroup.h"
 #include "../kernel/proc_read.h"
 #include "../render/why.h"
+#include "../kernel/thp_settings.h"
 #include "args.h"
+#include "ledger.h"
 #include "common.h"
 
 static void why_help(FILE *f)
@@ -25,18 +28,26 @@ static void why_help(FILE *f)
 		   "options:\n" GLOBAL_HELP);
 }
 
+struct why_ctx {
+	struct why_input *in;
+	struct ledger_vmas lv; /* the VMAs the ledger scans */
+	struct ledger_req q;
+};
+
 static int vma_cb(const struct smaps_vma *v, void *ctx)
 {
-	struct why_input *in = ctx;
-	why_vmas_add(&in->vmas, v, in->h->feat.pmd_size / 1024);
-	return 0;
+	struct why_ctx *c = ctx;
+	why_vmas_add(&c->in->vmas, v, c->in->h->feat.pmd_size / 1024);
+	ledger_vmas_add(&c->lv, v, c->q.policy);
+	return c->lv.err;
 }
 
 /* After PROC_STATUS into PI: smaps, the prctl chain, environ, cmdline and cgroup of in->pid through the reader. */
-static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_input *in)
+static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_ctx *c)
 {
+	struct why_input *in = c->in;
 	pi->vma_cb = vma_cb;
-	pi->vma_ctx = in;
+	pi->vma_ctx = c;
 	unsigned want = PROC_SMAPS | PROC_CHAIN | PROC_ENVIRON | PROC_CMDLINE | PROC_CGROUP;
 	int r = proc_read(sr, (pid_t)in->pid, want, pi);
 	in->smaps_truncated = pi->smaps_truncated;
@@ -46,6 +57,13 @@ static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_in
 	if (pi->chain_walked) {
 		in->chain = pi->chain;
 		in->chain_walked = true;
+	}
+	ledger_unknown(in->smaps_err ? -1 : (int64_t)in->vmas.t.kb[SM_ANON_HUGE], &in->led);
+	if (!in->smaps_err) {
+		int e = ledger_for_pid(sr, (pid_t)in->pid, &c->q, &c->lv,
+				       (int64_t)in->vmas.t.kb[SM_ANON_HUGE], &in->led);
+		if (e)
+			return e;
 	}
 	in->environ_err = pi->environ_err;
 	if (!in->environ_err)
@@ -99,7 +117,11 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	in.h = h;
-	e = collect(&g->sr, &pi, &in);
+	char policy[CHOICE_LEN];
+	struct why_ctx wc = {.in = &in, .q = {.k = LEDGER_K, .held = true, .budget_ms = 2000}};
+	ledger_req_host(&g->sr, &wc.q, policy, sizeof(policy));
+	e = collect(&g->sr, &pi, &wc);
+	ledger_vmas_free(&wc.lv);
 	if (e) {
 		if (e == -ENOMEM)
 			warnx("out of memory");

@@ -514,7 +514,16 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 				  : is(p->eff, "always")
 					  ? "under enabled=always"
 					  : "collapsed (khugepaged or MADV_COLLAPSE)";
-		if (anon)
+		const struct thp_ledger *l = &in->led;
+		if (l->bloated) {
+			fmt_kb(b, sizeof(b), (uint64_t)l->invented_kb);
+			snprintf(
+				r->summary, sizeof(r->summary),
+				"gets huge pages, mostly never written: AnonHugePages %s, of which %s%s "
+				"invented (all-zero subpages, %s): see the ledger",
+				a, l->method == LM_SAMPLED ? "~" : "", b,
+				l->method == LM_SAMPLED ? "estimate" : "exact");
+		} else if (anon)
 			snprintf(r->summary, sizeof(r->summary),
 				 "gets huge pages: AnonHugePages %s of %s anonymous (%.0f%%), %s",
 				 a, b, 100.0 * (double)huge / (double)anon, how);
@@ -531,7 +540,15 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 		why = "the PMD size policy is never";
 	else if (is(p->eff, "madvise") && v->hg == 0)
 		why = "the policy is madvise and it has no MADV_HUGEPAGE region";
-	else if (v->hg)
+	else if (in->led.held_kb > 0 && in->led.partial_folios) {
+		fmt_kb(a, sizeof(a), (uint64_t)in->led.held_kb);
+		snprintf(r->summary, sizeof(r->summary),
+			 "has no PMD huge pages (AnonHugePages 0): %llu large folios are partially "
+			 "unmapped and %s of them is still held and charged to its memory cgroup, "
+			 "waiting for the deferred-split shrinker",
+			 (unsigned long long)in->led.partial_folios, a);
+		return;
+	} else if (v->hg)
 		why = "its MADV_HUGEPAGE regions got none (not touched yet, smaller than a PMD, or no free huge page at fault)";
 	else if (is(p->eff, "always"))
 		why = "none of its regions got one (too small or unaligned, nh, or no free huge page at fault)";

@@ -16,6 +16,7 @@
 #include "../kernel/proc_thp.h"
 #include "../kernel/smaps.h"
 #include "host.h"
+#include "ledger.h"
 
 /* What a fact does to this process's chance of huge pages. */
 enum why_effect { WE_NEUTRAL, WE_HELPS, WE_HINDERS, WE_UNKNOWN };
@@ -94,6 +95,8 @@ struct why_input {
 	int cmdline_err;
 	int ncmd;
 	struct why_hint cmd[WHY_MAX_HINTS];
+
+	struct thp_ledger led; /* what THP buys and costs it (ledger_unknown when not scanned) */
 
 	int cgroup_err; /* 0: cg valid; -errno of /proc/PID/cgroup */
 	int limit_err;	/* 0: lim valid; -errno of the limit files */

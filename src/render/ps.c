@@ -5,6 +5,7 @@
 
 #include "../model/proc.h"
 #include "json.h"
+#include "ledger.h"
 #include "table.h"
 
 static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
@@ -178,6 +179,8 @@ json_t *ps_to_json(const struct ps_report *r)
 		}
 		json_put(o, "largest_hg", lh);
 		json_put(o, "reason", ok ? json_str(row->reason) : NULL);
+		if (r->ledger)
+			json_put(o, "ledger", ledger_to_json(&row->led));
 		json_array_append_new(arr, o);
 		if (p->st.vmrss_kb > 0)
 			rss += (uint64_t)p->st.vmrss_kb;
@@ -269,6 +272,7 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 		table_cell(t, "%s", "");
 	table_print(t, f, 0, color);
 	table_free(t);
+	ledger_render_lines(f, &r->led, color);
 }
 
 json_t *maps_to_json(const struct maps_report *r)
@@ -325,5 +329,6 @@ json_t *maps_to_json(const struct maps_report *r)
 	json_put(t, "rss_kb", kb_json(&r->totals, SM_RSS));
 	json_put(t, "anon_huge_kb", kb_json(&r->totals, SM_ANON_HUGE));
 	json_put(root, "totals", t);
+	json_put(root, "ledger", ledger_to_json(&r->led));
 	return root;
 }

@@ -8,13 +8,15 @@
 #include <stdio.h>
 
 #include "../kernel/proc_thp.h"
+#include "../model/ledger.h"
 
 /* One row of `ps`: the collected facts plus what the command derived. */
 struct ps_row {
 	struct proc_thp p;
 	char user[32];
 	const char *reason;
-	bool denied; /* smaps not readable: only status facts are valid */
+	bool denied;	       /* smaps not readable: only status facts are valid */
+	struct thp_ledger led; /* ps --ledger */
 };
 
 struct ps_report {
@@ -28,6 +30,9 @@ struct ps_report {
 	const char *policy;   /* effective PMD policy, NULL unknown */
 	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent; /* no THPeligible (< 5.0) */
+	bool ledger;	      /* --ledger: rows carry .led */
+	int ledger_k;
+	long long host_partial_thps; /* nr_anon_partially_mapped summed over sizes, -1 unknown */
 };
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color);
@@ -55,6 +60,7 @@ struct maps_report {
 	struct maps_vma *vmas;
 	size_t n;
 	struct smaps_totals totals;
+	struct thp_ledger led; /* what THP buys and costs it */
 	/* THP_enabled 0: the chain of ancestors that also have 0, nearest first */
 	struct maps_ancestor chain[32];
 	int nchain;

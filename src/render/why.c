@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "ledger.h"
 #include "table.h"
 
 static char mark(enum why_effect e)
@@ -45,6 +46,8 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 		fprintf(f, "]%s\n", col_reset(color));
 	}
 	fprintf(f, "(+ helps, - stands in the way, ? unknown)\n");
+	if (!in->smaps_err && in->st.thp_enabled != 0)
+		ledger_render_lines(f, &in->led, color);
 }
 
 static json_t *top_json(const struct why_vma_top *t)
@@ -95,6 +98,7 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 		 in->st.thp_enabled < 0 ? json_null() : json_boolean(in->st.thp_enabled));
 	json_put(root, "verdict", json_str(verdict_name(r->verdict)));
 	json_put(root, "summary", json_str(r->summary));
+	json_put(root, "ledger", in->smaps_err ? NULL : ledger_to_json(&in->led));
 
 	json_t *who = json_null();
 	if (in->st.thp_enabled == 0 && in->chain_walked &&

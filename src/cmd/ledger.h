@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-process THP ledger (model/ledger.h) for ps, why and maps. */
+#ifndef THPCTL_CMD_LEDGER_H
+#define THPCTL_CMD_LEDGER_H
+
+#include "../kernel/ledger.h"
+#include "../model/ledger.h"
+#include "common.h"
+
+#define LEDGER_K 8 /* subpages sampled per PMD THP */
+
+/* What a view asks of the ledger, and the host facts it needs. */
+struct ledger_req {
+	int k;		    /* subpages sampled per THP; 0: no invented estimate */
+	bool held;	    /* look for partially mapped folios (root) */
+	double budget_ms;   /* per process */
+	const char *policy; /* the PMD size's anon policy, NULL unknown */
+	long max_ptes_none; /* -1 unknown */
+	unsigned page_kb;
+	int pmd_order;
+};
+
+/* Fill Q's host facts (policy into POLICY[n], max_ptes_none, page geometry) for SR. */
+void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *policy, size_t n);
+
+/*
+ * The ledger of PID into L, AHP_KB its AnonHugePages (-1 unknown). LV: its
+ * VMAs when the caller already read smaps (ledger_vmas_add), else NULL to
+ * read them here. Returns 0 (parts unknown say why in L), -ESRCH when the
+ * process is gone, or -ENOMEM.
+ */
+int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req *q,
+		   const struct ledger_vmas *lv, int64_t ahp_kb, struct thp_ledger *l);
+
+struct proc_thp;
+/*
+ * `ps --ledger`: the ledger of P (a proc_thp from full smaps) into L. Scans
+ * it when it has PMD THPs, hg VMAs, or eligible VMAs under enabled=always;
+ * otherwise fills what is known without a scan (nothing invented without a
+ * PMD THP, no creep where khugepaged has nothing to collapse; held unknown).
+ * Returns 0 or -ENOMEM.
+ */
+int ledger_for_proc(const struct sysroot *sr, const struct ledger_req *q, const struct proc_thp *p,
+		    struct thp_ledger *l);
+
+#endif

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+#include "ledger.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/fileio.h"
+#include "pagemap.h"
+#include "parse.h"
+#include "smaps.h"
+#include "underused.h"
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+unsigned ledger_sample_pos(uint64_t addr, int i, int k, unsigned nsub)
+{
+	unsigned stride = nsub / (unsigned)k;
+	if (!stride)
+		stride = 1;
+	return (unsigned)i * stride + (unsigned)(mix64(addr ^ (uint64_t)i) % stride);
+}
+
+uint64_t ledger_creep_pages(uint64_t r, unsigned nsub, long max_ptes_none)
+{
+	if (max_ptes_none < 0 || r == 0 || r >= nsub)
+		return 0;
+	if (nsub - r > (uint64_t)max_ptes_none)
+		return 0;
+	return nsub - r;
+}
+
+struct ledger_folio ledger_folio_of(const uint64_t *kf, unsigned nsub, uint64_t base, uint64_t pfn)
+{
+	struct ledger_folio f = {0};
+	if (pfn < base || pfn - base >= nsub)
+		return f;
+	unsigned i = (unsigned)(pfn - base);
+	uint64_t want = KPF_M_THP | KPF_M_ANON;
+	if ((kf[i] & want) != want || (kf[i] & (KPF_M_ZERO | KPF_M_HUGE)))
+		return f;
+	/* folios are naturally aligned: a folio up to PMD order has its head in this block */
+	while (!(kf[i] & KPF_M_HEAD)) {
+		if (!(kf[i] & KPF_M_TAIL) || i == 0)
+			return f;
+		i--;
+	}
+	unsigned j = i + 1;
+	while (j < nsub && (kf[j] & KPF_M_TAIL) && !(kf[j] & KPF_M_HEAD))
+		j++;
+	f.head = base + i;
+	f.pages = j - i;
+	return f;
+}
+
+int ledger_folios_add(struct ledger_folios *s, struct ledger_folio f, uint64_t mapped)
+{
+	if (s->n && s->v[s->n - 1].head == f.head) {
+		s->v[s->n - 1].mapped += mapped;
+		return 0;
+	}
+	if (array_reserve(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 64))
+		return -ENOMEM;
+	s->v[s->n++] = (struct ledger_folio_use){f.head, f.pages, mapped};
+	return 0;
+}
+
+static int cmp_head(const void *a, const void *b)
+{
+	const struct ledger_folio_use *x = a, *y = b;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+void ledger_folios_finish(struct ledger_folios *s, struct ledger_raw *raw)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_head);
+	for (size_t i = 0; i < s->n;) {
+		uint64_t mapped = 0;
+		size_t j = i;
+		for (; j < s->n && s->v[j].head == s->v[i].head; j++)
+			mapped += s->v[j].mapped;
+		if (mapped < s->v[i].pages) {
+			raw->partial_folios++;
+			raw->partial_mapped += mapped;
+			raw->held_pages += s->v[i].pages - mapped;
+		}
+		i = j;
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool anon_name(const char *name, size_t len)
+{
+	if (!len)
+		return true;
+	if (name[0] != '[')
+		return false; /* a path: page cache, shmem, /dev/zero shared */
+	static const char *const special[] = {"[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]",
+					      "[uprobes]"};
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (len == strlen(special[i]) && !memcmp(name, special[i], len))
+			return false;
+	return true; /* [heap], [stack], [anon:NAME] */
+}
+
+void ledger_vmas_add(struct ledger_vmas *lv, const struct smaps_vma *v, const char *policy)
+{
+	bool always = policy && !strcmp(policy, "always");
+	bool never = policy && !strcmp(policy, "never");
+	if ((v->vmflags & VMF_HT) || !anon_name(v->name, v->name_len) || v->end <= v->start)
+		return;
+	bool hg = v->has_vmflags && (v->vmflags & VMF_HG);
+	bool nh = v->has_vmflags && (v->vmflags & VMF_NH);
+	if (array_reserve(&lv->v, &lv->cap, lv->n + 1, sizeof(*lv->v), 32)) {
+		lv->err = -ENOMEM;
+		return;
+	}
+	lv->v[lv->n++] = (struct ledger_vma){
+		.start = v->start,
+		.end = v->end,
+		.anon = true,
+		.creep = !never && (hg || (always && !nh && v->thp_eligible == 1)),
+	};
+}
+
+void ledger_vmas_free(struct ledger_vmas *lv)
+{
+	free(lv->v);
+	memset(lv, 0, sizeof(*lv));
+}
+
+long long ledger_host_partial(const struct sysroot *sr)
+{
+	DIR *d = sysroot_opendir(sr, SR_THP);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	struct buf b = {0};
+	long long sum = 0;
+	int found = 0, bad = 0;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "hugepages-", 10))
+			continue;
+		char rel[192];
+		uint64_t v;
+		snprintf(rel, sizeof(rel), SR_THP "/%s/stats/nr_anon_partially_mapped", de->d_name);
+		int e = sysroot_read(sr, rel, &b);
+		if (e == -ENOENT)
+			continue;
+		if (e || parse_u64_text(b.p, b.len, &v) || v > (1ull << 40)) {
+			bad = 1;
+			continue;
+		}
+		found = 1;
+		sum += (long long)v;
+	}
+	closedir(d);
+	buf_free(&b);
+	return found && !bad ? sum : -1;
+}
+
+/* ---- the scan ---- */
+
+#define LG_RANGES 256
+#define LG_PM 512 /* pagemap entries per read */
+
+struct lg {
+	const struct ledger_opts *o;
+	struct ledger_raw *raw;
+	int pm_fd, mem_fd, kf_fd;
+	unsigned nsub;
+	uint64_t pmd_bytes;
+	double deadline; /* mono_ms; 0 none */
+	void *page;	 /* one page, for samples */
+	uint64_t pm[LG_PM];
+	uint64_t kf[1u << 12]; /* one PMD block of kpageflags (nsub <= 4096) */
+	uint64_t kf_base;
+	bool kf_valid;
+	struct ledger_folios folios;
+	/* creep: the PMD range being counted */
+	uint64_t blk;	/* its first byte */
+	uint64_t blk_r; /* resident pages seen in it */
+	bool blk_open;
+};
+
+static bool over_budget(const struct lg *g)
+{
+	return g->deadline > 0 && mono_ms() > g->deadline;
+}
+
+/* Sample K subpages of the PMD THP at ADDR. */
+static void sample_thp(struct lg *g, uint64_t addr)
+{
+	struct ledger_raw *r = g->raw;
+	r->thps++;
+	if (g->o->k <= 0 || g->mem_fd < 0 || r->mem_err || over_budget(g))
+		return;
+	uint64_t zero = 0;
+	for (int i = 0; i < g->o->k; i++) {
+		uint64_t off = (uint64_t)ledger_sample_pos(addr, i, g->o->k, g->nsub) * g->o->page;
+		int e = pread_exact(g->mem_fd, g->page, g->o->page, addr + off);
+		if (e == -EIO || e == -EFAULT)
+			return; /* unmapped meanwhile: not counted */
+		if (e) {
+			r->mem_err = e;
+			return;
+		}
+		zero += zero_subpages(g->page, g->o->page, g->o->page);
+	}
+	r->thps_sampled++;
+	r->samples += (uint64_t)g->o->k;
+	r->zero_samples += zero;
+}
+
+static void creep_close(struct lg *g, const struct ledger_vma *v)
+{
+	if (!g->blk_open)
+		return;
+	g->blk_open = false;
+	if (!v->creep || g->blk < v->start || g->blk + g->pmd_bytes > v->end)
+		return;
+	uint64_t add = ledger_creep_pages(g->blk_r, g->nsub, g->o->max_ptes_none);
+	if (add) {
+		g->raw->creep_ranges++;
+		g->raw->creep_pages += add;
+		g->raw->creep_resident += g->blk_r;
+	}
+}
+
+/* PAGES resident pages from byte ADDR on (all within the VMA). */
+static void creep_add(struct lg *g, const struct ledger_vma *v, uint64_t addr, uint64_t end)
+{
+	while (addr < end) {
+		uint64_t blk = addr & ~(g->pmd_bytes - 1);
+		if (!g->blk_open || blk != g->blk) {
+			creep_close(g, v);
+			g->blk_open = true;
+			g->blk = blk;
+			g->blk_r = 0;
+		}
+		uint64_t stop = blk + g->pmd_bytes < end ? blk + g->pmd_bytes : end;
+		g->blk_r += (stop - addr) / g->o->page;
+		addr = stop;
+	}
+}
+
+/* The folio of PFN: from the cached kpageflags block, read when needed. */
+static int folio_at(struct lg *g, uint64_t pfn, struct ledger_folio *f)
+{
+	uint64_t base = pfn & ~((uint64_t)g->nsub - 1);
+	if (!g->kf_valid || base != g->kf_base) {
+		/* one frame first (8 bytes): most pages are small, their block is not needed */
+		uint64_t one, want = KPF_M_THP | KPF_M_ANON;
+		int e = kpageflags_pread(g->kf_fd, pfn, 1, &one);
+		if (e)
+			return e;
+		if ((one & want) != want || (one & (KPF_M_ZERO | KPF_M_HUGE))) {
+			f->head = f->pages = 0;
+			return 0;
+		}
+		e = kpageflags_pread(g->kf_fd, base, g->nsub, g->kf);
+		if (e)
+			return e;
+		g->kf_base = base;
+		g->kf_valid = true;
+	}
+	*f = ledger_folio_of(g->kf, g->nsub, base, pfn);
+	return 0;
+}
+
+/* Held: the PTE-mapped present pages of [ADDR, END) of an anonymous VMA. */
+static int held_range(struct lg *g, uint64_t addr, uint64_t end)
+{
+	struct ledger_raw *r = g->raw;
+	uint64_t vfn = addr / g->o->page, vend = end / g->o->page;
+	while (vfn < vend) {
+		if (over_budget(g)) {
+			r->held_cut = true;
+			return 1;
+		}
+		size_t n = vend - vfn < LG_PM ? (size_t)(vend - vfn) : LG_PM;
+		int e = pagemap_pread(g->pm_fd, vfn, n, g->pm);
+		if (e)
+			return e;
+		for (size_t i = 0; i < n;) {
+			uint64_t pm = g->pm[i], pfn = pm & PM_PFN_MASK;
+			if (!(pm & PM_PRESENT) || (pm & PM_FILE)) {
+				i++;
+				continue;
+			}
+			if (!pfn)
+				return -EPERM; /* PFNs hidden: not CAP_SYS_ADMIN */
+			struct ledger_folio f;
+			if ((e = folio_at(g, pfn, &f)))
+				return e;
+			/* this page and those after it in the same folio, frame by frame */
+			size_t j = i + 1;
+			while (f.pages && j < n && (g->pm[j] & PM_PRESENT) &&
+			       (g->pm[j] & PM_PFN_MASK) == pfn + (j - i) &&
+			       pfn + (j - i) < f.head + f.pages)
+				j++;
+			if (f.pages && (e = ledger_folios_add(&g->folios, f, j - i)))
+				return e;
+			i = j;
+		}
+		vfn += n;
+	}
+	return 0;
+}
+
+/* One VMA: PAGEMAP_SCAN its present ranges. Returns 0, 1 (stop), or -errno. */
+static int scan_vma(struct lg *g, const struct ledger_vma *v)
+{
+	struct pm_range rg[LG_RANGES];
+	uint64_t at = v->start;
+	g->blk_open = false;
+	while (at < v->end) {
+		uint64_t next;
+		int n = pagemap_scan(g->pm_fd, at, v->end, rg, LG_RANGES, &next);
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++) {
+			uint64_t c = rg[i].cat;
+			if (!(c & PAGE_IS_PRESENT) || (c & PAGE_IS_PFNZERO))
+				continue;
+			creep_add(g, v, rg[i].start, rg[i].end);
+			if ((c & PAGE_IS_HUGE) && v->anon) {
+				for (uint64_t a = rg[i].start; a + g->pmd_bytes <= rg[i].end;
+				     a += g->pmd_bytes)
+					sample_thp(g, a);
+			} else if (v->anon && g->kf_fd >= 0 && !g->raw->held_err &&
+				   !g->raw->held_cut) {
+				int e = held_range(g, rg[i].start, rg[i].end);
+				if (e < 0)
+					g->raw->held_err = e;
+			}
+		}
+		if (n < LG_RANGES || next <= at)
+			break; /* the walk reached the end (or would not move on) */
+		at = next;
+	}
+	creep_close(g, v);
+	return 0;
+}
+
+int ledger_scan(const struct sysroot *sr, pid_t pid, const struct ledger_vma *v, size_t n,
+		const struct ledger_opts *o, struct ledger_raw *raw)
+{
+	memset(raw, 0, sizeof(*raw));
+	double t0 = mono_ms();
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+	struct lg *g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->o = o;
+	g->raw = raw;
+	g->nsub = 1u << o->pmd_order;
+	g->pmd_bytes = (uint64_t)o->page << o->pmd_order;
+	g->deadline = o->budget_ms > 0 ? t0 + o->budget_ms : 0;
+	g->mem_fd = g->kf_fd = -1;
+	int ret = 0;
+	if (g->nsub > (1u << 12) || !o->page) {
+		ret = raw->scan_err = -EINVAL;
+		goto out;
+	}
+	g->pm_fd = sysroot_openat(sr, rel, O_RDONLY);
+	if (g->pm_fd < 0) {
+		ret = raw->scan_err = g->pm_fd == -ENOENT ? -ESRCH : g->pm_fd;
+		goto out;
+	}
+	if (o->k > 0) {
+		g->mem_fd = memfile_open(sr, pid);
+		if (g->mem_fd < 0)
+			raw->mem_err = g->mem_fd;
+		else if (!(g->page = malloc(o->page)))
+			raw->mem_err = -ENOMEM;
+	}
+	if (o->held) {
+		g->kf_fd = sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
+		if (g->kf_fd < 0)
+			raw->held_err = g->kf_fd == -EACCES ? -EPERM : g->kf_fd;
+	} else {
+		raw->held_err = -EPERM;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		int e = scan_vma(g, &v[i]);
+		if (e == -ENOENT || e == -ESRCH)
+			ret = -ESRCH;
+		else if (e < 0)
+			raw->scan_err = e;
+		if (raw->scan_err)
+			break;
+	}
+	ledger_folios_finish(&g->folios, raw);
+	close(g->pm_fd);
+out:
+	if (g->mem_fd >= 0)
+		close(g->mem_fd);
+	if (g->kf_fd >= 0)
+		close(g->kf_fd);
+	free(g->page);
+	free(g);
+	raw->elapsed_ms = mono_ms() - t0;
+	return ret;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "ledger.h"
+
+#include <errno.h>
+#include <string.h>
+
+bool ledger_is_bloated(int64_t invented_kb, int64_t huge_kb)
+{
+	return invented_kb > LEDGER_BLOAT_MIN_KB && huge_kb > 0 && invented_kb * 4 > huge_kb;
+}
+
+static enum ledger_gap gap_of(int err)
+{
+	if (!err)
+		return LG_OK;
+	if (err == -EACCES || err == -EPERM)
+		return LG_DENIED;
+	if (err == -ENOTTY || err == -EINVAL || err == -EOPNOTSUPP)
+		return LG_NO_SCAN;
+	return LG_ERROR;
+}
+
+void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->huge_kb = ahp_kb;
+	l->invented_kb = l->held_kb = l->creep_kb = -1;
+	l->invented_gap = l->held_gap = l->creep_gap = LG_NOT_ASKED;
+	l->max_ptes_none = -1;
+}
+
+void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, int k,
+		  bool held_asked, long max_ptes_none, unsigned page_kb, int pmd_order,
+		  struct thp_ledger *l)
+{
+	ledger_unknown(ahp_kb, l);
+	l->max_ptes_none = max_ptes_none;
+	l->k = k;
+	int scan_err = scan_ret ? scan_ret : raw->scan_err;
+	enum ledger_gap sg = gap_of(scan_err);
+	uint64_t pmd_kb = (uint64_t)page_kb << pmd_order;
+	l->thps = raw->thps;
+	l->thps_sampled = raw->thps_sampled;
+	/* invented */
+	if (k <= 0) {
+		l->invented_gap = LG_NOT_ASKED;
+	} else if (sg) {
+		l->invented_gap = sg;
+	} else if (!raw->thps) {
+		l->invented_kb = 0; /* no PMD THP: nothing invented inside one */
+		l->method = LM_SAMPLED;
+		l->invented_gap = LG_OK;
+	} else if (raw->mem_err && !raw->thps_sampled) {
+		l->invented_gap = gap_of(raw->mem_err);
+	} else if (!raw->samples) {
+		l->invented_gap = LG_BUDGET;
+	} else {
+		double frac = (double)raw->zero_samples / (double)raw->samples;
+		l->invented_kb = (int64_t)(frac * (double)raw->thps * (double)pmd_kb + 0.5);
+		l->method = k >= (1 << pmd_order) ? LM_EXACT : LM_SAMPLED;
+		l->invented_gap = raw->thps_sampled < raw->thps ? LG_BUDGET : LG_OK;
+	}
+	/* held */
+	if (!held_asked)
+		l->held_gap = LG_NOT_ASKED;
+	else if (sg)
+		l->held_gap = sg;
+	else if (raw->held_err)
+		l->held_gap = gap_of(raw->held_err);
+	else {
+		l->held_kb = (int64_t)(raw->held_pages * page_kb);
+		l->partial_folios = raw->partial_folios;
+		l->held_gap = raw->held_cut ? LG_BUDGET : LG_OK;
+	}
+	/* creep */
+	if (max_ptes_none < 0)
+		l->creep_gap = LG_ERROR;
+	else if (sg)
+		l->creep_gap = sg;
+	else {
+		l->creep_kb = (int64_t)(raw->creep_pages * page_kb);
+		l->creep_ranges = raw->creep_ranges;
+		l->creep_gap = LG_OK;
+	}
+	l->bloated = ledger_is_bloated(l->invented_kb, l->huge_kb);
+}
+
+const char *ledger_method_name(enum ledger_method m)
+{
+	static const char *const names[] = {
+		[LM_NONE] = "none", [LM_SAMPLED] = "sampled", [LM_EXACT] = "exact"};
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
+
+const char *ledger_gap_name(enum ledger_gap g)
+{
+	static const char *const names[] = {[LG_OK] = "ok",
+					    [LG_DENIED] = "denied",
+					    [LG_NO_SCAN] = "no-pagemap-scan",
+					    [LG_BUDGET] = "time-budget",
+					    [LG_ERROR] = "error",
+					    [LG_NOT_ASKED] = "not-asked",
+					    [LG_RECORDED] = "recorded-tree"};
+	return (unsigned)g < sizeof(names) / sizeof(names[0]) ? names[g] : "?";
+}

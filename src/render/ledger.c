@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+#include "ledger.h"
+
+#include "../util/units.h"
+#include "json.h"
+#include "table.h"
+
+void ledger_cell(char *out, size_t n, int64_t kb, bool estimate)
+{
+	if (kb < 0) {
+		snprintf(out, n, "-");
+		return;
+	}
+	char v[32];
+	fmt_kb(v, sizeof(v), (uint64_t)kb);
+	snprintf(out, n, "%s%s", estimate && kb ? "~" : "", v);
+}
+
+/* Why a part is unknown, in words. */
+static const char *gap_words(enum ledger_gap g, bool held)
+{
+	switch (g) {
+	case LG_DENIED:
+		return held ? "needs root (PFNs in pagemap and /proc/kpageflags)"
+			    : "not readable: /proc/PID/mem and pagemap need root or the same user";
+	case LG_NO_SCAN:
+		return "this kernel lacks PAGEMAP_SCAN (6.7+)";
+	case LG_BUDGET:
+		return "time budget ran out";
+	case LG_ERROR:
+		return "read error";
+	case LG_NOT_ASKED:
+		return "not computed here (thpctl why PID)";
+	case LG_RECORDED:
+		return "a recorded tree: needs the live process's pagemap and memory";
+	default:
+		return "";
+	}
+}
+
+static void line_invented(FILE *f, const struct thp_ledger *l, bool color)
+{
+	char v[40];
+	fprintf(f, "  %-12s ", "invented");
+	if (l->invented_kb < 0) {
+		fprintf(f, "-  (%s)\n", gap_words(l->invented_gap, false));
+		return;
+	}
+	ledger_cell(v, sizeof(v), l->invented_kb, l->method == LM_SAMPLED);
+	if (!l->thps) {
+		fprintf(f, "0 kB  (no PMD-mapped THP to hold unwritten subpages)\n");
+		return;
+	}
+	double pct = l->huge_kb > 0 ? 100.0 * (double)l->invented_kb / (double)l->huge_kb : 0;
+	fprintf(f, "%s%s%s  %.0f%% of huge-backed never written (all-zero subpages; ",
+		l->bloated ? col_yellow(color) : "", v, l->bloated ? col_reset(color) : "", pct);
+	if (l->method == LM_EXACT)
+		fprintf(f, "exact, every subpage of %llu THPs read", (unsigned long long)l->thps);
+	else
+		fprintf(f, "estimate, k=%d per THP, %llu of %llu THPs sampled", l->k,
+			(unsigned long long)l->thps_sampled, (unsigned long long)l->thps);
+	fprintf(f, ", /proc/PID/mem)%s\n",
+		l->bloated ? ": FLAGGED, over 25% of huge-backed and over 16 MiB" : "");
+}
+
+static void line_held(FILE *f, const struct thp_ledger *l)
+{
+	char v[32];
+	fprintf(f, "  %-12s ", "held");
+	if (l->held_kb < 0) {
+		fprintf(f, "-  (%s)\n", gap_words(l->held_gap, true));
+		return;
+	}
+	ledger_cell(v, sizeof(v), l->held_kb, false);
+	if (!l->partial_folios) {
+		fprintf(f,
+			"0 kB  (no large folio mapped here only in part; pagemap + kpageflags)%s\n",
+			l->held_gap == LG_BUDGET ? " (time budget ran out: partial)" : "");
+		return;
+	}
+	fprintf(f,
+		"%s  in %llu partially mapped large folios (deferred split; pagemap + kpageflags)%s:\n"
+		"  %-12s still allocated and charged to the memory cgroup; freed only when the\n"
+		"  %-12s deferred-split shrinker splits them under memory pressure, or at exit\n",
+		v, (unsigned long long)l->partial_folios,
+		l->held_gap == LG_BUDGET ? " (at least: time budget ran out)" : "", "", "");
+}
+
+static void line_creep(FILE *f, const struct thp_ledger *l)
+{
+	char v[32];
+	fprintf(f, "  %-12s ", "creep");
+	if (l->creep_kb < 0) {
+		fprintf(f, "-  (%s)\n",
+			l->creep_gap == LG_ERROR && l->max_ptes_none < 0
+				? "khugepaged/max_ptes_none unknown"
+				: gap_words(l->creep_gap, false));
+		return;
+	}
+	ledger_cell(v, sizeof(v), l->creep_kb, false);
+	if (!l->creep_ranges) {
+		fprintf(f, "0 kB  (no PMD range khugepaged may collapse at max_ptes_none=%ld)\n",
+			l->max_ptes_none);
+		return;
+	}
+	fprintf(f,
+		"up to %s  if khugepaged collapses %llu PMD ranges (max_ptes_none=%ld; upper bound: "
+		"resident pages per range from PAGEMAP_SCAN)\n",
+		v, (unsigned long long)l->creep_ranges, l->max_ptes_none);
+}
+
+void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
+{
+	char v[32];
+	fprintf(f, "%sledger%s (what huge pages buy and cost this process):\n", col_bold(color),
+		col_reset(color));
+	ledger_cell(v, sizeof(v), l->huge_kb, false);
+	fprintf(f, "  %-12s %s  (AnonHugePages: PMD-mapped anonymous THP, smaps)\n", "huge-backed",
+		v);
+	line_invented(f, l, color);
+	line_held(f, l);
+	line_creep(f, l);
+}
+
+static json_t *kb_or_null(int64_t kb)
+{
+	return kb >= 0 ? json_integer(kb) : json_null();
+}
+
+static json_t *gap_json(enum ledger_gap g)
+{
+	return g == LG_OK ? json_null() : json_str(ledger_gap_name(g));
+}
+
+json_t *ledger_to_json(const struct thp_ledger *l)
+{
+	json_t *o = json_object();
+	json_put(o, "huge_backed_kb", kb_or_null(l->huge_kb));
+	json_put(o, "invented_kb", kb_or_null(l->invented_kb));
+	json_put(o, "invented_method",
+		 l->invented_kb >= 0 ? json_str(ledger_method_name(l->method)) : NULL);
+	json_put(o, "invented_samples_per_thp", l->k > 0 ? json_integer(l->k) : NULL);
+	json_put(o, "pmd_thps", l->invented_kb >= 0 ? json_u64(l->thps) : NULL);
+	json_put(o, "pmd_thps_sampled", l->invented_kb >= 0 ? json_u64(l->thps_sampled) : NULL);
+	json_put(o, "invented_unknown", gap_json(l->invented_gap));
+	json_put(o, "invented_flagged", l->invented_kb >= 0 ? json_boolean(l->bloated) : NULL);
+	json_put(o, "held_kb", kb_or_null(l->held_kb));
+	json_put(o, "partially_mapped_folios",
+		 l->held_kb >= 0 ? json_u64(l->partial_folios) : NULL);
+	json_put(o, "held_unknown", gap_json(l->held_gap));
+	json_put(o, "creep_max_kb", kb_or_null(l->creep_kb));
+	json_put(o, "creep_pmd_ranges", l->creep_kb >= 0 ? json_u64(l->creep_ranges) : NULL);
+	json_put(o, "max_ptes_none", l->max_ptes_none >= 0 ? json_integer(l->max_ptes_none) : NULL);
+	json_put(o, "creep_unknown", gap_json(l->creep_gap));
+	return o;
+}
+
+void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
+{
+	static const char *const hdr[] = {"PID",      "USER", "COMM",  "RSS", "HUGE",
+					  "INVENTED", "HELD", "CREEP", "FLAG"};
+	struct table *t = table_new(9, hdr, "rllrrrrrl");
+	int flagged = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ps_row *row = &r->rows[i];
+		const struct thp_ledger *l = &row->led;
+		char v[40];
+		table_cell(t, "%d", (int)row->p.pid);
+		table_cell(t, "%s", row->user);
+		table_cell(t, "%s", row->p.st.name);
+		ledger_cell(v, sizeof(v), row->p.st.vmrss_kb >= 0 ? row->p.st.vmrss_kb : -1, false);
+		table_cell(t, "%s", v);
+		ledger_cell(v, sizeof(v), row->denied ? -1 : l->huge_kb, false);
+		table_cell(t, "%s", v);
+		ledger_cell(v, sizeof(v), l->invented_kb, l->method == LM_SAMPLED);
+		table_cell(t, "%s", v);
+		ledger_cell(v, sizeof(v), l->held_kb, false);
+		table_cell(t, "%s", v);
+		ledger_cell(v, sizeof(v), l->creep_kb, false);
+		table_cell(t, "%s", v);
+		table_cell(t, "%s", l->bloated ? "invented>25%" : "");
+		flagged += l->bloated;
+	}
+	table_print(t, f, 0, color);
+	table_free(t);
+	fprintf(f,
+		"HUGE: AnonHugePages (smaps). INVENTED: never-written bytes inside PMD THPs (~: estimate, "
+		"k=%d subpages sampled per THP through /proc/PID/mem).\n"
+		"HELD: pages of partially mapped large folios waiting for the deferred-split shrinker "
+		"(root: pagemap + kpageflags).\n"
+		"CREEP: upper bound khugepaged may still add at max_ptes_none. -: unknown.\n",
+		r->ledger_k);
+	if (flagged)
+		fprintf(f,
+			"%s%d process%s flagged: invented > 25%% of huge-backed and > 16 MiB%s\n",
+			col_yellow(color), flagged, flagged == 1 ? "" : "es", col_reset(color));
+	if (r->host_partial_thps >= 0)
+		fprintf(f,
+			"host-wide: %lld anonymous THPs partially mapped, on the deferred-split list "
+			"(nr_anon_partially_mapped, all sizes)\n",
+			(long long)r->host_partial_thps);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: the THP ledger's pure parts (kernel/ledger.c, model/ledger.c). */
+#include "unit.h"
+
+#include <errno.h>
+
+#include "kernel/ledger.h"
+#include "kernel/pagemap.h"
+#include "model/ledger.h"
+
+#define THP (KPF_M_THP | KPF_M_ANON)
+
+static void test_samples_fall_one_per_stratum(void **state)
+{
+	(void)state;
+	for (uint64_t addr = 0x200000; addr < 0x200000 * 50; addr += 0x200000)
+		for (int i = 0; i < 8; i++) {
+			unsigned p = ledger_sample_pos(addr, i, 8, 512);
+			assert_true(p >= (unsigned)i * 64 && p < (unsigned)(i + 1) * 64);
+		}
+	/* k = nsub reads every subpage once, in order */
+	for (int i = 0; i < 512; i++)
+		assert_int_equal(ledger_sample_pos(0x400000, i, 512, 512), i);
+}
+
+static void test_samples_differ_between_thps(void **state)
+{
+	(void)state;
+	int same = 0;
+	for (uint64_t a = 1; a <= 100; a++)
+		same += ledger_sample_pos(a << 21, 0, 8, 512) ==
+			ledger_sample_pos((a + 1) << 21, 0, 8, 512);
+	assert_true(same < 10); /* 1 in 64 expected by chance */
+}
+
+static void test_creep_is_what_khugepaged_may_add(void **state)
+{
+	(void)state;
+	assert_int_equal(ledger_creep_pages(1, 512, 511), 511);
+	assert_int_equal(ledger_creep_pages(300, 512, 511), 212);
+	assert_int_equal(ledger_creep_pages(300, 512, 212), 212);
+	assert_int_equal(ledger_creep_pages(300, 512, 211), 0); /* 212 none PTEs > 211 */
+	assert_int_equal(ledger_creep_pages(300, 512, 0), 0);
+	assert_int_equal(ledger_creep_pages(0, 512, 511), 0);	/* nothing to collapse */
+	assert_int_equal(ledger_creep_pages(512, 512, 511), 0); /* already whole */
+	assert_int_equal(ledger_creep_pages(100, 512, -1), 0);	/* unknown knob */
+}
+
+static void test_folio_found_from_a_tail(void **state)
+{
+	(void)state;
+	uint64_t kf[512] = {0};
+	/* a 16-page folio at frames 1000+32 .. +47, a PMD folio elsewhere */
+	kf[32] = THP | KPF_M_HEAD;
+	for (int i = 33; i < 48; i++)
+		kf[i] = THP | KPF_M_TAIL;
+	kf[48] = KPF_M_ANON; /* a small page after it */
+	struct ledger_folio f = ledger_folio_of(kf, 512, 1024, 1024 + 40);
+	assert_int_equal(f.head, 1024 + 32);
+	assert_int_equal(f.pages, 16);
+	f = ledger_folio_of(kf, 512, 1024, 1024 + 32);
+	assert_int_equal(f.head, 1024 + 32);
+	assert_int_equal(f.pages, 16);
+	/* a small page and a frame outside the block are no folio */
+	assert_int_equal(ledger_folio_of(kf, 512, 1024, 1024 + 48).pages, 0);
+	assert_int_equal(ledger_folio_of(kf, 512, 1024, 99).pages, 0);
+	/* a file THP and the huge zero page are not anonymous memory held */
+	kf[100] = KPF_M_THP | KPF_M_HEAD;
+	assert_int_equal(ledger_folio_of(kf, 512, 1024, 1024 + 100).pages, 0);
+	kf[200] = THP | KPF_M_HEAD | KPF_M_ZERO;
+	assert_int_equal(ledger_folio_of(kf, 512, 1024, 1024 + 200).pages, 0);
+	/* a tail with no head before it in the block: not trusted */
+	uint64_t lone[512] = {0};
+	lone[3] = THP | KPF_M_TAIL;
+	assert_int_equal(ledger_folio_of(lone, 512, 0, 3).pages, 0);
+}
+
+static void test_partial_folios_hold_their_unmapped_pages(void **state)
+{
+	(void)state;
+	struct ledger_folios s = {0};
+	struct ledger_raw raw = {0};
+	struct ledger_folio pmd1 = {5120, 512}, pmd2 = {6144, 512}, m16 = {9000, 16};
+	assert_int_equal(ledger_folios_add(&s, pmd1, 1), 0);
+	assert_int_equal(ledger_folios_add(&s, m16, 16), 0); /* whole: not partial */
+	assert_int_equal(ledger_folios_add(&s, pmd2, 10), 0);
+	assert_int_equal(ledger_folios_add(&s, pmd1, 1), 0); /* same folio, mapped twice apart */
+	ledger_folios_finish(&s, &raw);
+	assert_int_equal(raw.partial_folios, 2);
+	assert_int_equal(raw.partial_mapped, 12);
+	assert_int_equal(raw.held_pages, (512 - 2) + (512 - 10));
+	assert_null(s.v);
+}
+
+static void test_build_estimates_invented_from_samples(void **state)
+{
+	(void)state;
+	struct ledger_raw raw = {
+		.thps = 512, .thps_sampled = 512, .samples = 4096, .zero_samples = 4095};
+	struct thp_ledger l;
+	ledger_build(1048576, &raw, 0, 8, false, 511, 4, 9, &l);
+	assert_int_equal(l.method, LM_SAMPLED);
+	/* 4095/4096 of 512 x 2048 kB */
+	assert_int_equal(l.invented_kb, 1048320);
+	assert_true(l.bloated);
+	assert_int_equal(l.held_gap, LG_NOT_ASKED);
+	assert_int_equal(l.held_kb, -1);
+	assert_int_equal(l.creep_kb, 0);
+	/* k = 512: every subpage read, exact */
+	raw.samples = 512 * 512;
+	raw.zero_samples = 0;
+	ledger_build(1048576, &raw, 0, 512, false, 511, 4, 9, &l);
+	assert_int_equal(l.method, LM_EXACT);
+	assert_int_equal(l.invented_kb, 0);
+	assert_false(l.bloated);
+}
+
+static void test_build_says_unknown_never_zero(void **state)
+{
+	(void)state;
+	struct ledger_raw raw = {.thps = 10, .mem_err = -EACCES, .held_err = -EPERM};
+	struct thp_ledger l;
+	ledger_build(20480, &raw, 0, 8, true, 511, 4, 9, &l);
+	assert_int_equal(l.invented_kb, -1);
+	assert_int_equal(l.invented_gap, LG_DENIED);
+	assert_int_equal(l.held_kb, -1);
+	assert_int_equal(l.held_gap, LG_DENIED);
+	assert_false(l.bloated);
+	/* no PAGEMAP_SCAN: all three unknown */
+	struct ledger_raw none = {.scan_err = -ENOTTY};
+	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
+	assert_int_equal(l.invented_gap, LG_NO_SCAN);
+	assert_int_equal(l.held_gap, LG_NO_SCAN);
+	assert_int_equal(l.creep_gap, LG_NO_SCAN);
+	assert_true(l.invented_kb == -1 && l.held_kb == -1 && l.creep_kb == -1);
+	/* a budget cut: the sampled part extrapolated, said so */
+	struct ledger_raw cut = {
+		.thps = 100, .thps_sampled = 50, .samples = 400, .zero_samples = 200};
+	ledger_build(204800, &cut, 0, 8, false, 511, 4, 9, &l);
+	assert_int_equal(l.invented_kb, 102400);
+	assert_int_equal(l.invented_gap, LG_BUDGET);
+}
+
+static void test_bloat_needs_a_quarter_and_16_mib(void **state)
+{
+	(void)state;
+	assert_true(ledger_is_bloated(16 * 1024 + 1, 65536));
+	assert_false(ledger_is_bloated(16 * 1024, 65536));	/* not over 16 MiB */
+	assert_false(ledger_is_bloated(20 * 1024, 100 * 1024)); /* 20%: not over 25% */
+	assert_true(ledger_is_bloated(26 * 1024, 100 * 1024));
+	assert_false(ledger_is_bloated(-1, 100 * 1024));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
+	  cmocka_unit_test(test_samples_differ_between_thps),
+	  cmocka_unit_test(test_creep_is_what_khugepaged_may_add),
+	  cmocka_unit_test(test_folio_found_from_a_tail),
+	  cmocka_unit_test(test_partial_folios_hold_their_unmapped_pages),
+	  cmocka_unit_test(test_build_estimates_invented_from_samples),
+	  cmocka_unit_test(test_build_says_unknown_never_zero),
+	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib))
