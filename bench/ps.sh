@@ -3,6 +3,8 @@
 #
 #   thpctl ps --all            vs  cat /proc/[0-9]*/smaps /proc/[0-9]*/status
 #   thpctl ps --all --rollup   vs  cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status
+#   thpctl ps --all --ledger   vs  thpctl ps --all (target 1.5x: the ledger's
+#                              PAGEMAP_SCAN, /proc/PID/mem samples and held walk)
 #
 # Each pair runs in ONE hyperfine invocation so the numbers sit side by side;
 # the script prints mean(thpctl)/mean(cat) against the 1.3x target, and
@@ -25,7 +27,7 @@ NVMAS=${NVMAS:-20000}
 RATIO_TARGET=1.3
 RSS_TARGET_KB=4096
 
-for f in "$T" "$H"; do
+for f in "$T" "$H" build/tests/ledger_helper; do
 	[ -x "$f" ] || { echo "bench: $f missing: run 'make bench'" >&2; exit 1; }
 done
 command -v hyperfine >/dev/null || { echo "bench: hyperfine not installed" >&2; exit 1; }
@@ -63,6 +65,7 @@ start_helper() {
 start_helper hugepage 256
 start_helper hugepage 256
 start_helper many-vmas "$NVMAS"
+H=build/tests/ledger_helper start_helper sparse 256 # ledger: THPs to sample
 
 nproc_now=$(find /proc -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
 echo "thpctl ps benchmark: $(uname -r), $(hyperfine --version), $nproc_now processes in /proc"
@@ -87,7 +90,7 @@ t, c = r[0], r[1]
 ratio = t["mean"] / c["mean"]
 target = float(sys.argv[3])
 print(f"RESULT thpctl {sys.argv[2]}: thpctl {t['mean']*1e3:.2f} ms ± {t['stddev']*1e3:.2f}, "
-      f"cat {c['mean']*1e3:.2f} ms ± {c['stddev']*1e3:.2f}, "
+      f"{c['command']} {c['mean']*1e3:.2f} ms ± {c['stddev']*1e3:.2f}, "
       f"ratio {ratio:.2f}x (target <= {target}x: {'met' if ratio <= target else 'NOT met'})")
 PY
 	echo
@@ -101,6 +104,11 @@ compare "ps --all --rollup" \
 	"$T ps --all --rollup >/dev/null 2>&1" \
 	"cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status >/dev/null 2>&1; :" \
 	"cat smaps_rollup + status"
+RATIO_TARGET=1.5
+compare "ps --all --ledger" \
+	"$T ps --all --ledger >/dev/null 2>&1" \
+	"$T ps --all >/dev/null 2>&1" \
+	"ps --all"
 
 # Peak RSS (max resident set of the thpctl process itself). GNU time when
 # installed; otherwise thp_helper's wait4() wrapper (not python: ru_maxrss

@@ -71,10 +71,12 @@ fi
 t why "$SPLIT" --json
 cp "$TMP/out" "$TMP/split.json"
 if [ "$ROOT" = 1 ]; then
-	expect_json "split: 64 partially mapped THPs, ~128 MiB held" "$TMP/split.json" \
-		'd["ledger"]["partially_mapped_folios"] == 64 and d["ledger"]["held_kb"] == 64 * 2044'
+	# khugepaged may have collapsed some ranges meanwhile (1 resident page of 512
+	# qualifies at max_ptes_none=511): those freed their partial folio
+	expect_json "split: 64 partially mapped THPs (or collapsed since), 2044 kB held each" "$TMP/split.json" \
+		'd["ledger"]["partially_mapped_folios"] + d["ledger"]["huge_backed_kb"] // 2048 == 64 and d["ledger"]["held_kb"] == d["ledger"]["partially_mapped_folios"] * 2044 and d["ledger"]["partially_mapped_folios"] > 0'
 	expect_json "split: the summary says held, charged, deferred split (not 'got none')" "$TMP/split.json" \
-		'"deferred-split" in d["summary"] and "charged" in d["summary"] and "got none" not in d["summary"]'
+		'd["ledger"]["huge_backed_kb"] > 0 or ("deferred-split" in d["summary"] and "charged" in d["summary"] and "got none" not in d["summary"])'
 else
 	expect_json "split: held unknown without root, never 0" "$TMP/split.json" \
 		'd["ledger"]["held_kb"] is None and d["ledger"]["held_unknown"] == "denied"'
