@@ -117,6 +117,8 @@ static void parse_vmflags(const char *p, const char *e, struct smaps_vma *v)
 				v->vmflags |= VMF_NH;
 			else if (p[0] == 'h' && p[1] == 't')
 				v->vmflags |= VMF_HT;
+			else if (p[0] == 's' && p[1] == 'h')
+				v->vmflags |= VMF_SH;
 		}
 		while (p < e && *p != ' ')
 			p++;

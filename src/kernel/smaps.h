@@ -35,6 +35,7 @@ const char *smaps_field_name(enum smaps_field f);
 #define VMF_HG (1u << 0) /* VM_HUGEPAGE: MADV_HUGEPAGE */
 #define VMF_NH (1u << 1) /* VM_NOHUGEPAGE: MADV_NOHUGEPAGE */
 #define VMF_HT (1u << 2) /* hugetlb */
+#define VMF_SH (1u << 3) /* shared mapping (MAP_SHARED) */
 
 /* Sums over all VMAs (or the rollup's single block), kB. */
 struct smaps_totals {

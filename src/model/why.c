@@ -28,8 +28,8 @@ const char *why_effect_name(enum why_effect e)
 
 /* ---- explain ---- */
 
-static struct why_line *line(struct why_report *r, const char *topic, enum why_effect e,
-			     const char *source)
+struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
+			      const char *source)
 {
 	if (r->n == WHY_MAX_LINES)
 		return NULL;
@@ -45,7 +45,7 @@ __attribute__((format(printf, 5, 6))) static void add(struct why_report *r, cons
 						      enum why_effect e, const char *source,
 						      const char *fmt, ...)
 {
-	struct why_line *l = line(r, topic, e, source);
+	struct why_line *l = why_line_new(r, topic, e, source);
 	if (!l)
 		return;
 	va_list ap;
@@ -573,6 +573,7 @@ void why_explain(const struct why_input *in, struct why_report *out)
 	explain_defrag(in, &p, out);
 	explain_khugepaged(in, &p, out);
 	explain_vmas(in, &p, out);
+	why_explain_shmem(in, out);
 	explain_hints(in, out);
 	explain_cgroup(in, out);
 	/* with THP off by prctl nothing else can help */

@@ -67,6 +67,9 @@ struct why_vmas {
 	uint64_t stack_kb;
 	int hugetlb_vmas;
 	uint64_t hugetlb_kb;
+	int shmem_vmas; /* shared memory: MAP_SHARED anonymous, SysV, memfd, /dev/shm */
+	uint64_t shmem_kb, shmem_rss_kb, shmem_pmd_kb;
+	struct why_vma_top largest_shmem;
 	struct smaps_totals t; /* sums over all VMAs */
 };
 
@@ -124,6 +127,16 @@ struct why_report {
 	int n;
 	struct why_line lines[WHY_MAX_LINES];
 };
+
+/* Whether a shared VMA named NAME[0..LEN) is shmem (tmpfs-backed): /dev/zero (deleted), /SYSV..., /memfd:..., /dev/shm/..., [anon_shmem:...]. */
+bool why_shmem_name(const char *name, size_t len);
+
+/* Add a line to OUT (NULL when it is full); the caller writes its text. */
+struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
+			      const char *source);
+
+/* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
+void why_explain_shmem(const struct why_input *in, struct why_report *out);
 
 /* Turn IN into the verdict and the lines, in a fixed order. */
 void why_explain(const struct why_input *in, struct why_report *out);

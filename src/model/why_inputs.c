@@ -215,6 +215,13 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb
 	if (v->vmflags & VMF_HT) {
 		w->hugetlb_vmas++;
 		w->hugetlb_kb += kb;
+	} else if ((v->vmflags & VMF_SH) && why_shmem_name(v->name, v->name_len)) {
+		w->shmem_vmas++;
+		w->shmem_kb += kb;
+		w->shmem_rss_kb += v->t.kb[SM_RSS];
+		w->shmem_pmd_kb += v->t.kb[SM_SHMEM_PMD];
+		if (!w->largest_shmem.present || kb > w->largest_shmem.size_kb)
+			top_set(&w->largest_shmem, v);
 	}
 	if (v->name_len == 7 && memcmp(v->name, "[stack]", 7) == 0) {
 		w->stack_found = true;

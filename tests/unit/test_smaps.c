@@ -143,7 +143,7 @@ static void test_smaps_vmas(void **state)
 	/* hugetlb: "ht" */
 	assert_string_equal(s.name[4], "/anon_hugepage (deleted)");
 	assert_string_equal(s.perms[4], "rw-s");
-	assert_int_equal(s.vmflags[4], VMF_HT);
+	assert_int_equal(s.vmflags[4], VMF_HT | VMF_SH); /* rw-s: "sh" too */
 	assert_int_equal(s.t[4].kb[SM_KERNEL_PAGE], 2048);
 	assert_int_equal(s.t[4].kb[SM_PRIVATE_HUGETLB], 4096);
 

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: `why` on shared memory (model/why_shmem.c): shmem_enabled, not enabled, decides. */
+#include "unit.h"
+
+#include "kernel/kv.h"
+#include "model/why.h"
+
+static const char *const SH[] = {"always", "within_size", "advise", "never", "deny", "force"};
+
+static struct host_snapshot H;
+static struct why_input IN;
+static struct why_report R;
+
+static void shm_vma(const char *name, uint64_t kb, uint64_t pmd_kb, unsigned flags)
+{
+	struct smaps_vma v = {0};
+	v.start = 0x7f0000000000ull + (uint64_t)IN.vmas.nvmas * (1ull << 30);
+	v.end = v.start + kb * 1024;
+	v.name = name;
+	v.name_len = strlen(name);
+	v.t.kb[SM_SIZE] = kb;
+	v.t.kb[SM_RSS] = kb;
+	v.t.kb[SM_SHMEM_PMD] = pmd_kb;
+	v.t.present = (1u << SM_SIZE) | (1u << SM_RSS) | (1u << SM_SHMEM_PMD);
+	v.has_vmflags = true;
+	v.vmflags = flags;
+	why_vmas_add(&IN.vmas, &v, 2048);
+}
+
+static void setup(const char *shmem_enabled)
+{
+	unit_host_reset(&H, "6.18.44");
+	H.thp.present = true;
+	unit_set_choice(&H.thp.shmem_enabled, SH, 6, shmem_enabled);
+	assert_int_equal(meminfo_parse(LIT("HugePages_Total:       0\nHugePages_Free:        0\n"),
+				       &H.meminfo),
+			 0);
+	memset(&IN, 0, sizeof(IN));
+	memset(&R, 0, sizeof(R));
+	IN.pid = 42;
+	IN.h = &H;
+}
+
+static const struct why_line *find(const char *topic)
+{
+	for (int i = 0; i < R.n; i++)
+		if (!strcmp(R.lines[i].topic, topic))
+			return &R.lines[i];
+	return NULL;
+}
+
+/* PostgreSQL's main shared memory: 278 MiB "/dev/zero (deleted)", shmem_enabled=never. */
+static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
+{
+	(void)state;
+	setup("never");
+	shm_vma("/dev/zero (deleted)", 284672, 0, VMF_SH);
+	shm_vma("/usr/lib/postgresql/15/bin/postgres", 8192, 0,
+		VMF_SH); /* a shared file: not shmem */
+	assert_int_equal(IN.vmas.shmem_vmas, 1);
+	assert_int_equal(IN.vmas.shmem_kb, 284672);
+	why_explain_shmem(&IN, &R);
+	const struct why_line *l = find("shmem");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_HINDERS);
+	assert_contains(l->text, "278.0 MiB mapped");
+	assert_contains(l->text, "shmem_enabled=never, not enabled");
+	assert_contains(l->text, "/dev/zero (deleted)");
+	l = find("hugetlb");
+	assert_non_null(l);
+	assert_contains(l->text, "huge_pages=try");
+	assert_contains(l->text, "HugePages_Total 0");
+	host_snapshot_free(&H);
+}
+
+static void test_pmd_mapped_shmem_helps(void **state)
+{
+	(void)state;
+	setup("advise");
+	shm_vma("/memfd:pool (deleted)", 65536, 65536, VMF_SH);
+	why_explain_shmem(&IN, &R);
+	const struct why_line *l = find("shmem");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_HELPS);
+	assert_contains(l->text, "ShmemPmdMapped 64.0 MiB");
+	host_snapshot_free(&H);
+}
+
+static void test_dev_shm_follows_its_mount_not_never(void **state)
+{
+	(void)state;
+	setup("never");
+	shm_vma("/dev/shm/seg", 65536, 0, VMF_SH);
+	why_explain_shmem(&IN, &R);
+	const struct why_line *l = find("shmem");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_NEUTRAL); /* the tmpfs mount's huge= decides */
+	host_snapshot_free(&H);
+	setup("deny"); /* deny overrides every mount */
+	shm_vma("/dev/shm/seg", 65536, 0, VMF_SH);
+	why_explain_shmem(&IN, &R);
+	assert_int_equal(find("shmem")->effect, WE_HINDERS);
+	host_snapshot_free(&H);
+}
+
+static void test_private_memory_says_nothing_about_shmem(void **state)
+{
+	(void)state;
+	setup("never");
+	shm_vma("", 65536, 0, 0); /* private anonymous */
+	why_explain_shmem(&IN, &R);
+	assert_int_equal(R.n, 0);
+	assert_true(why_shmem_name(LIT("/SYSV00000000 (deleted)")));
+	assert_true(why_shmem_name(LIT("[anon_shmem:x]")));
+	assert_false(why_shmem_name(LIT("/usr/lib/libc.so.6")));
+	host_snapshot_free(&H);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_postgres_shared_memory_is_named_with_its_policy),
+	  cmocka_unit_test(test_pmd_mapped_shmem_helps),
+	  cmocka_unit_test(test_dev_shm_follows_its_mount_not_never),
+	  cmocka_unit_test(test_private_memory_says_nothing_about_shmem))
