@@ -16,20 +16,16 @@
 #include "uapi_compat.h"
 
 #include "folio_int.h"
+#include "../util/names.h"
+
+static const char *const method_names[] = {[FM_PAGEFLAGS_SCAN] = "pagemap+kpageflags+PAGEMAP_SCAN",
+					   [FM_PAGEFLAGS] = "pagemap+kpageflags+smaps",
+					   [FM_SMAPS_SCAN] = "smaps+PAGEMAP_SCAN",
+					   [FM_SMAPS] = "smaps"};
 
 const char *folio_method_name(enum folio_method m)
 {
-	switch (m) {
-	case FM_PAGEFLAGS_SCAN:
-		return "pagemap+kpageflags+PAGEMAP_SCAN";
-	case FM_PAGEFLAGS:
-		return "pagemap+kpageflags+smaps";
-	case FM_SMAPS_SCAN:
-		return "smaps+PAGEMAP_SCAN";
-	case FM_SMAPS:
-		return "smaps";
-	}
-	return "?";
+	return ENUM_NAME(method_names, m, "?");
 }
 
 enum folio_method folio_ctx_method(const struct folio_ctx *c)

@@ -8,23 +8,17 @@
 
 #include "../util/num.h"
 #include "../util/units.h"
+#include "../util/names.h"
+
+static const char *const runtime_names[] = {[HP_RT_ALREADY] = "already",
+					    [HP_RT_NOW] = "now",
+					    [HP_RT_COMPACT] = "after-compaction",
+					    [HP_RT_BOOT] = "boot",
+					    [HP_RT_NOFIT] = "does-not-fit"};
 
 const char *hp_runtime_name(enum hp_runtime r)
 {
-	switch (r) {
-	case HP_RT_ALREADY:
-		return "already";
-	case HP_RT_NOW:
-		return "now";
-	case HP_RT_COMPACT:
-		return "after-compaction";
-	case HP_RT_BOOT:
-		return "boot";
-	case HP_RT_NOFIT:
-		return "does-not-fit";
-	default:
-		return "unknown";
-	}
+	return ENUM_NAME(runtime_names, r, "unknown");
 }
 
 uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)

@@ -6,33 +6,16 @@
 
 #include "json.h"
 #include "table.h"
+#include "../util/names.h"
+
+static const char *const errnames[] = {
+	[EPERM] = "EPERM",   [EACCES] = "EACCES", [EINVAL] = "EINVAL", [ENOMEM] = "ENOMEM",
+	[EAGAIN] = "EAGAIN", [EBUSY] = "EBUSY",	  [ESRCH] = "ESRCH",   [ENOSYS] = "ENOSYS",
+	[EIO] = "EIO",	     [EROFS] = "EROFS"};
 
 static const char *errname(int err)
 {
-	switch (-err) {
-	case EPERM:
-		return "EPERM";
-	case EACCES:
-		return "EACCES";
-	case EINVAL:
-		return "EINVAL";
-	case ENOMEM:
-		return "ENOMEM";
-	case EAGAIN:
-		return "EAGAIN";
-	case EBUSY:
-		return "EBUSY";
-	case ESRCH:
-		return "ESRCH";
-	case ENOSYS:
-		return "ENOSYS";
-	case EIO:
-		return "EIO";
-	case EROFS:
-		return "EROFS";
-	default:
-		return "error";
-	}
+	return ENUM_NAME(errnames, -err, "error");
 }
 
 /* ---- set / snapshot restore ---------------------------------------------- */

@@ -5,20 +5,19 @@
 
 #include "json.h"
 #include "table.h"
+#include "../util/names.h"
+
+static const char *const partial_reasons[] = {
+	[FM_SMAPS_SCAN] = "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+			  "(smaps AnonHugePages/ShmemPmdMapped/FilePmdMapped, PAGEMAP_SCAN); "
+			  "PTE-mapped mTHP (16 kB-1 MiB folios) is not: run as root",
+	[FM_SMAPS] =
+		"PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+		"(smaps; no PAGEMAP_SCAN on this kernel); PTE-mapped mTHP is not: run as root"};
 
 const char *folio_partial_reason(enum folio_method m)
 {
-	switch (m) {
-	case FM_SMAPS_SCAN:
-		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
-		       "(smaps AnonHugePages/ShmemPmdMapped/FilePmdMapped, PAGEMAP_SCAN); "
-		       "PTE-mapped mTHP (16 kB-1 MiB folios) is not: run as root";
-	case FM_SMAPS:
-		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
-		       "(smaps; no PAGEMAP_SCAN on this kernel); PTE-mapped mTHP is not: run as root";
-	default:
-		return NULL;
-	}
+	return ENUM_NAME(partial_reasons, m, NULL);
 }
 
 static const char *type_name(int t)
