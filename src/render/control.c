@@ -331,10 +331,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		const struct crange *c = &r->ranges[i];
 		json_t *o = json_object();
 		char buf[40];
-		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)c->start);
-		json_put(o, "start", json_str(buf));
-		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)c->end);
-		json_put(o, "end", json_str(buf));
+		json_put_hex_range(o, c->start, c->end);
 		json_put(o, "bytes", json_u64(c->end - c->start));
 		snprintf(buf, sizeof(buf), "%llx-%llx", (unsigned long long)c->req_start,
 			 (unsigned long long)c->req_end);

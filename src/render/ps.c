@@ -302,12 +302,7 @@ json_t *maps_to_json(const struct maps_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct maps_vma *v = &r->vmas[i];
 		json_t *o = json_object();
-		/* hex strings: addresses above 2^53 (or 2^63: [vsyscall]) lose digits as JSON numbers */
-		char hex[24];
-		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->start);
-		json_put(o, "start", json_str(hex));
-		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->end);
-		json_put(o, "end", json_str(hex));
+		json_put_hex_range(o, v->start, v->end);
 		json_put(o, "perms", json_str(v->perms));
 		json_put(o, "size_kb", kb_json(&v->t, SM_SIZE));
 		json_put(o, "rss_kb", kb_json(&v->t, SM_RSS));
