@@ -18,14 +18,13 @@
 #include "folio_int.h"
 #include "../util/names.h"
 
-static const char *const method_names[] = {[FM_PAGEFLAGS_SCAN] = "pagemap+kpageflags+PAGEMAP_SCAN",
-					   [FM_PAGEFLAGS] = "pagemap+kpageflags+smaps",
-					   [FM_SMAPS_SCAN] = "smaps+PAGEMAP_SCAN",
-					   [FM_SMAPS] = "smaps"};
-
 const char *folio_method_name(enum folio_method m)
 {
-	return ENUM_NAME(method_names, m, "?");
+	static const char *const names[] = {[FM_PAGEFLAGS_SCAN] = "pagemap+kpageflags+PAGEMAP_SCAN",
+					    [FM_PAGEFLAGS] = "pagemap+kpageflags+smaps",
+					    [FM_SMAPS_SCAN] = "smaps+PAGEMAP_SCAN",
+					    [FM_SMAPS] = "smaps"};
+	return ENUM_NAME(names, m, "?");
 }
 
 enum folio_method folio_ctx_method(const struct folio_ctx *c)
