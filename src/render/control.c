@@ -123,8 +123,7 @@ void snap_diff_render_text(FILE *f, const struct snap_diff *d, int n, const char
 		table_cell(t, "%s", d[i].file[0] ? d[i].file : "(not in file)");
 		table_cell(t, "%s", d[i].cur[0] ? d[i].cur : "(not on this kernel)");
 	}
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 }
 
 json_t *snap_diff_to_json(const struct snap_diff *d, int n, const char *file,
@@ -259,8 +258,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			result_text(res, sizeof(res), c);
 			table_cell(t, "%s", res);
 		}
-		table_print(t, f, 0, color);
-		table_free(t);
+		table_flush(t, f, 0, color);
 	} else {
 		fprintf(f, "nothing to collapse: no anonymous VMA holds a whole aligned %s\n", pmd);
 	}

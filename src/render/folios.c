@@ -129,8 +129,7 @@ void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 	}
 	const char *lead[3] = {"total", "", ""};
 	count_rows(t, lead, &r->total, &r->g, partial);
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	thp_summary(f, "process", &r->total, &r->g, partial);
 	if (!r->n)
 		fprintf(f, "no THP in this process%s\n",
@@ -330,8 +329,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 			table_cell(t, "-");
 	}
 #undef KBC
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	fprintf(f,
 		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
 		"anon + file; PARTIAL: pages of folios mapped in part\n");
@@ -454,8 +452,7 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 		else
 			table_cell(t, "%s", "");
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	fprintf(f, "\nnow: khugepaged/max_ptes_none %ld, shrink_underused %s: %s.\n",
 		r->max_ptes_none,
 		r->shrink_underused < 0 ? "absent"
@@ -493,8 +490,7 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 				table_cell(v, "%s", a);
 			}
 		}
-		table_print(v, f, 2, color);
-		table_free(v);
+		table_flush(v, f, 2, color);
 	}
 }
 

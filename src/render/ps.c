@@ -108,8 +108,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	count_size_cell(t, flags && nok, nh, nh_kb);
 	for (int c = 0; c < 4; c++)
 		table_cell(t, "%s", "");
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
@@ -267,8 +266,7 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	kb_cell(t, &r->totals, SM_ANON_HUGE);
 	for (int c = 0; c < 3; c++)
 		table_cell(t, "%s", "");
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 }
 
 json_t *maps_to_json(const struct maps_report *r)
