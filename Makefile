@@ -75,7 +75,7 @@ build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) -lpthread
 
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
-build/tests/%: tests/live/%.c
+build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(REL_CFLAGS) -Isrc -o $@ $<
 
@@ -116,10 +116,10 @@ bench: build/thpctl $(HELPERS)
 	bench/trace.sh
 
 fmt:
-	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)
+	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC)
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
 
 lint: fmt-check
 	scripts/check-structure

@@ -14,22 +14,16 @@
 #   SCRAPES=N    scrapes measured (default 2000)
 #   NPROCS=N     sleeping helper processes (default 300)
 #   THPCTL=path  binary to measure (default build/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-
-T=${THPCTL:-build/thpctl}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 H=build/tests/thp_helper
 SCRAPES=${SCRAPES:-2000}
 NPROCS=${NPROCS:-300}
 CPU_TARGET_MS=2
 RSS_TARGET_KB=8192
 
-for f in "$T" "$H"; do
-	[ -x "$f" ] || { echo "bench: $f missing: run 'make bench'" >&2; exit 1; }
-done
-for c in curl hyperfine; do
-	command -v "$c" >/dev/null || { echo "bench: $c not installed (scripts/install-deps)" >&2; exit 1; }
-done
+bench_need "$T" "$H"
+bench_need_cmd curl hyperfine
 
 if [ "${BENCH_INNER:-0}" != 1 ] && [ "${BENCH_NS:-1}" = 1 ] && [ "$(id -u)" -eq 0 ] &&
 	unshare --pid --fork --mount-proc true 2>/dev/null; then
@@ -37,28 +31,13 @@ if [ "${BENCH_INNER:-0}" != 1 ] && [ "${BENCH_NS:-1}" = 1 ] && [ "$(id -u)" -eq 
 fi
 NSNOTE=${NSNOTE:-"the host's PID namespace (other processes included)"}
 
-TMP=$(mktemp -d /tmp/thpctl-bench-exp.XXXXXX)
-PIDS=()
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_init bench-exp
 
 for ((i = 0; i < NPROCS; i++)); do
 	sleep 3600 &
 	PIDS+=($!)
 done
-"$H" hugepage 64 >"$TMP/hp.out" 2>&1 &
-PIDS+=($!)
-for ((i = 0; i < 100; i++)); do
-	grep -q '^ready' "$TMP/hp.out" && break
-	sleep 0.05
-done
+bench_start "$TMP/hp.out" 100 "$H" hugepage 64
 nproc_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 
 # cpu_ns PID: CPU time of all its threads, ns (schedstat: first field)

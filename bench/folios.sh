@@ -23,10 +23,8 @@
 # mTHP; the script prints the 64K split counter over its own run.
 #
 #   GB=N RUNS=N WARMUP=N THPCTL=path THPMAPS=path
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-
-T=${THPCTL:-build/thpctl}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 H=build/tests/folio_helper
 GB=${GB:-4}
 RUNS=${RUNS:-10}
@@ -37,27 +35,17 @@ PY=/usr/bin/python3
 THP=/sys/kernel/mm/transparent_hugepage
 F64=$THP/hugepages-64kB/enabled
 
-for f in "$T" "$H"; do
-	[ -x "$f" ] || { echo "bench: $f missing: run 'make $T $H'" >&2; exit 1; }
-done
+bench_need "$T" "$H"
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (kpageflags, the per-size policy)" >&2; exit 1; }
 [ -w "$F64" ] || { echo "bench: no $F64 (kernel < 6.8?)" >&2; exit 1; }
-command -v hyperfine >/dev/null || { echo "bench: hyperfine not installed" >&2; exit 1; }
+bench_need_cmd hyperfine
 
-TMP=$(mktemp -d /tmp/thpctl-bench-folios.XXXXXX)
-HPID=
 OLD64=$(sed -E 's/.*\[(.*)\].*/\1/' "$F64")
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
+# shellcheck disable=SC2317 # runs from the EXIT trap (bench_cleanup)
+bench_on_exit() {
 	[ "$(sed -E 's/.*\[(.*)\].*/\1/' "$F64")" = "$OLD64" ] || echo "$OLD64" >"$F64"
-	if [ -n "$HPID" ]; then
-		kill -TERM "$HPID" 2>/dev/null
-		wait "$HPID" 2>/dev/null
-	fi
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_init bench-folios
 
 # ---- the kernel's tool --------------------------------------------------------
 THPMAPS_WHY=
@@ -101,13 +89,8 @@ fi
 # ---- the process ----------------------------------------------------------------
 split0=$(cat "$THP/hugepages-64kB/stats/split" 2>/dev/null || echo 0)
 echo always >"$F64"
-"$H" bench "$GB" >"$TMP/helper" 2>&1 &
-HPID=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -q '^ready' "$TMP/helper" && break
-	kill -0 "$HPID" 2>/dev/null || break
-	sleep 0.05
-done
+bench_start "$TMP/helper" 1200 "$H" bench "$GB"
+HPID=${PIDS[-1]}
 echo "$OLD64" >"$F64"
 grep -q "^ready $HPID\$" "$TMP/helper" || { echo "bench: helper failed: $(cat "$TMP/helper")" >&2; exit 1; }
 P=$HPID

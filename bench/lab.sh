@@ -10,19 +10,14 @@
 #
 #   THPCTL=path   binary to measure (default build/thpctl)
 #   OUT=dir       where the JSON goes (default bench/results)
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-
-T=${THPCTL:-build/thpctl}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 OUT=${OUT:-bench/results}
 TARGET_S=60
 
-[ -x "$T" ] || { echo "bench: $T missing: run 'make'" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "bench: python3 needed" >&2; exit 1; }
-
-TMP=$(mktemp -d /tmp/thpctl-bench-lab.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM HUP
+bench_need "$T"
+bench_need_cmd python3
+bench_init bench-lab
 
 echo "thpctl lab quick benchmark: $(uname -r), $(nproc) CPUs, $(id -un), binary $T"
 t0=$(date +%s.%N)

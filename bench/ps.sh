@@ -16,10 +16,8 @@
 #
 #   RUNS=N WARMUP=N   hyperfine settings (default 30 and 3)
 #   THPCTL=path       binary to measure (default build/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-
-T=${THPCTL:-build/thpctl}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 H=build/tests/thp_helper
 RUNS=${RUNS:-30}
 WARMUP=${WARMUP:-3}
@@ -27,40 +25,13 @@ NVMAS=${NVMAS:-20000}
 RATIO_TARGET=1.3
 RSS_TARGET_KB=4096
 
-for f in "$T" "$H" build/tests/ledger_helper; do
-	[ -x "$f" ] || { echo "bench: $f missing: run 'make bench'" >&2; exit 1; }
-done
-command -v hyperfine >/dev/null || { echo "bench: hyperfine not installed" >&2; exit 1; }
-
-TMP=$(mktemp -d /tmp/thpctl-bench.XXXXXX)
-PIDS=()
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
-	local p i
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for ((i = 0; i < 40; i++)); do
-		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && break; done
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.05
-	done
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_need "$T" "$H" build/tests/ledger_helper
+bench_need_cmd hyperfine
+bench_init bench
 
 start_helper() {
-	local out="$TMP/helper.${#PIDS[@]}" i
-	"$H" "$@" >"$out" 2>&1 &
-	PIDS+=("$!")
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^ready' "$out" && return 0
-		kill -0 "${PIDS[-1]}" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "bench: helper '$*' did not start: $(cat "$out")" >&2
-	exit 1
+	local out="$TMP/helper.${#PIDS[@]}"
+	bench_start "$out" 600 "$H" "$@" || { echo "bench: helper '$*' did not start: $(cat "$out")" >&2; exit 1; }
 }
 start_helper hugepage 256
 start_helper hugepage 256

@@ -14,28 +14,22 @@
 #
 #   RUNS=N SIZE_MB=N CALLS=N   (default 10, 512, 200)
 #   THPCTL=path                binary to measure (default build/thpctl)
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-
-T=${THPCTL:-build/thpctl}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 W=build/tests/trace_workload
 RUNS=${RUNS:-10}
 SIZE_MB=${SIZE_MB:-512}
 CALLS=${CALLS:-200}
 
-for f in "$T" "$W"; do
-	[ -x "$f" ] || { echo "bench: $f missing: run 'make bench'" >&2; exit 1; }
-done
+bench_need "$T" "$W"
 [ "$(id -u)" -eq 0 ] || { echo "bench: trace stalls needs root" >&2; exit 1; }
 
-TMP=$(mktemp -d /tmp/thpctl-bench.XXXXXX)
 TP=
-# shellcheck disable=SC2317 # runs from the EXIT trap
-cleanup() {
+# shellcheck disable=SC2317 # runs from the EXIT trap (bench_cleanup)
+bench_on_exit() {
 	[ -n "$TP" ] && kill -INT "$TP" 2>/dev/null && wait "$TP" 2>/dev/null
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
+bench_init bench
 
 # runs FILE: RUNS workload runs, "events N ns T" lines into FILE
 runs() {

@@ -121,6 +121,15 @@ expect_zero() {
 	if [ "$2" -eq 0 ]; then ok "$1"; else nok "$1" "$3"; fi
 }
 errtail() { tr '\n' ' ' <"$TMP/err" | cut -c1-300; }
+# expect_out NAME PATTERN...: ok when every grep PATTERN is in $TMP/out; else its first 400 bytes
+expect_out() {
+	local name=$1 p
+	shift
+	for p in "$@"; do
+		grep -q -- "$p" "$TMP/out" || { nok "$name" "$(head -c 400 "$TMP/out")"; return; }
+	done
+	ok "$name"
+}
 expect_rc() {
 	if [ "$RC" -eq "$2" ]; then ok "$1"; else nok "$1" "exit $RC, want $2; stderr: $(errtail)"; fi
 }

@@ -48,21 +48,21 @@ int args_pid_list(const char *arg, pid_t **v, size_t *n, size_t *cap)
 	return r;
 }
 
-static int usage(const char *fmt, va_list ap)
-{
-	vwarnx(fmt, ap);
-	return EXIT_USAGE;
-}
+/* In a function ending in (..., fmt, ...): warn with FMT and what follows it; EXIT_USAGE. */
+#define RETURN_USAGE(fmt)                                                                          \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, fmt);                                                                \
+		vwarnx(fmt, ap_);                                                                  \
+		va_end(ap_);                                                                       \
+		return EXIT_USAGE;                                                                 \
+	} while (0)
 
 int args_long(const char *arg, long lo, long hi, long *out, const char *fmt, ...)
 {
 	if (str_long(arg, lo, hi, out) == 0)
 		return 0;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = usage(fmt, ap);
-	va_end(ap);
-	return r;
+	RETURN_USAGE(fmt);
 }
 
 int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, ...)
@@ -72,11 +72,7 @@ int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, .
 		*bytes = b;
 		return 0;
 	}
-	va_list ap;
-	va_start(ap, fmt);
-	int r = usage(fmt, ap);
-	va_end(ap);
-	return r;
+	RETURN_USAGE(fmt);
 }
 
 uint64_t args_cont_kb(const char *arg)

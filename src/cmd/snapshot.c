@@ -133,16 +133,22 @@ static int load(const char *file, struct snapshot *s)
 	return EXIT_OK;
 }
 
+/* The snapshot in FILE into S, the knobs as they are now into K and NOW. Returns 0 or an exit code. */
+static int load_with_current(struct globals *g, const char *file, struct snapshot *s,
+			     struct thp_knobs *k, struct snapshot *now, uint64_t *pmd_nr)
+{
+	int r = load(file, s);
+	return r ? r : current(g, k, now, pmd_nr);
+}
+
 static int do_restore(struct globals *g, const char *file, bool dry)
 {
 	static struct thp_knobs k;
 	static struct snapshot s, now;
 	static struct settings_plan p;
 	uint64_t pmd_nr;
-	int r = load(file, &s);
+	int r = load_with_current(g, file, &s, &k, &now, &pmd_nr);
 	if (r)
-		return r;
-	if ((r = current(g, &k, &now, &pmd_nr)))
 		return r;
 	plan_init(&p);
 	for (int i = 0; i < s.n; i++)
@@ -197,10 +203,8 @@ static int do_diff(struct globals *g, const char *file)
 	static struct snapshot s, now;
 	static struct snap_diff d[2 * PLAN_MAX];
 	uint64_t pmd_nr;
-	int r = load(file, &s);
+	int r = load_with_current(g, file, &s, &k, &now, &pmd_nr);
 	if (r)
-		return r;
-	if ((r = current(g, &k, &now, &pmd_nr)))
 		return r;
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
 	if (g->json)

@@ -75,25 +75,16 @@ int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n)
 	bool is64 = id[EI_CLASS] == ELFCLASS64;
 	if (!is64 && id[EI_CLASS] != ELFCLASS32)
 		return -EINVAL;
-	uint64_t shoff;
-	unsigned shentsize, shnum, shstrndx;
-	if (is64) {
-		Elf64_Ehdr eh;
-		if ((r = rd(ctx, &eh, sizeof(eh), 0)))
-			return -EINVAL;
-		shoff = eh.e_shoff;
-		shentsize = eh.e_shentsize;
-		shnum = eh.e_shnum;
-		shstrndx = eh.e_shstrndx;
-	} else {
-		Elf32_Ehdr eh;
-		if ((r = rd(ctx, &eh, sizeof(eh), 0)))
-			return -EINVAL;
-		shoff = eh.e_shoff;
-		shentsize = eh.e_shentsize;
-		shnum = eh.e_shnum;
-		shstrndx = eh.e_shstrndx;
-	}
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} eh;
+	if (rd(ctx, &eh, is64 ? sizeof(eh.e64) : sizeof(eh.e32), 0))
+		return -EINVAL;
+#define EHF(f) (is64 ? eh.e64.f : eh.e32.f)
+	uint64_t shoff = EHF(e_shoff);
+	unsigned shentsize = EHF(e_shentsize), shnum = EHF(e_shnum), shstrndx = EHF(e_shstrndx);
+#undef EHF
 	size_t want = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	if (shoff == 0 || shnum == 0)
 		return 0; /* no section headers (stripped hard): cannot tell */

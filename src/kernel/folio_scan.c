@@ -16,20 +16,15 @@
 #include "uapi_compat.h"
 
 #include "folio_int.h"
+#include "../util/names.h"
 
 const char *folio_method_name(enum folio_method m)
 {
-	switch (m) {
-	case FM_PAGEFLAGS_SCAN:
-		return "pagemap+kpageflags+PAGEMAP_SCAN";
-	case FM_PAGEFLAGS:
-		return "pagemap+kpageflags+smaps";
-	case FM_SMAPS_SCAN:
-		return "smaps+PAGEMAP_SCAN";
-	case FM_SMAPS:
-		return "smaps";
-	}
-	return "?";
+	static const char *const names[] = {[FM_PAGEFLAGS_SCAN] = "pagemap+kpageflags+PAGEMAP_SCAN",
+					    [FM_PAGEFLAGS] = "pagemap+kpageflags+smaps",
+					    [FM_SMAPS_SCAN] = "smaps+PAGEMAP_SCAN",
+					    [FM_SMAPS] = "smaps"};
+	return ENUM_NAME(names, m, "?");
 }
 
 enum folio_method folio_ctx_method(const struct folio_ctx *c)

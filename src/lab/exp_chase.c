@@ -312,18 +312,8 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "chase",
-	.help = "dependent random pointer chase: ns/access on huge vs small pages",
-	.fn = lab_chase,
-	.order = 30,
-	.in_quick = true,
-	.quick = {.size = (256ull << 20), .steps = (4ull << 20)},
+LAB_EXPERIMENT_DEFINE(
+	"chase", 30, lab_chase, "dependent random pointer chase: ns/access on huge vs small pages",
+	.in_quick = true, .quick = {.size = (256ull << 20), .steps = (4ull << 20)},
 	.size_list = true,
-	.opts =
-		{
-			{"--steps N",
-			 "chase: dependent loads per measurement (default 20M; quick: 4M)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+	.opts = {{"--steps N", "chase: dependent loads per measurement (default 20M; quick: 4M)"}});

@@ -167,15 +167,5 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "collapse",
-	.help = "plain touch then MADV_COLLAPSE",
-	.fn = lab_collapse,
-	.order = 70,
-	.in_quick = true,
-	.opts =
-		{
-			{"--sparse", "collapse: 1 page in 512 present"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("collapse", 70, lab_collapse, "plain touch then MADV_COLLAPSE",
+		      .in_quick = true, .opts = {{"--sparse", "collapse: 1 page in 512 present"}});

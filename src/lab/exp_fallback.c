@@ -183,14 +183,6 @@ static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "fallback",
-	.help = "enabled=always (root): fault allocations vs silent fallbacks",
-	.fn = lab_fallback,
-	.order = 100,
-	.opts =
-		{
-			{"--fragment", "faults/fallback: run under the fragmenter (root)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("fallback", 100, lab_fallback,
+		      "enabled=always (root): fault allocations vs silent fallbacks",
+		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}});

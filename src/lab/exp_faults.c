@@ -310,17 +310,7 @@ static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "faults",
-	.help = "fault one PMD at a time: per-chunk latency and fallbacks",
-	.fn = lab_faults,
-	.order = 50,
-	.in_quick = true,
-	.quick = {.size = (256ull << 20)},
-	.all_cold = true,
-	.opts =
-		{
-			{"--fragment", "faults/fallback: run under the fragmenter (root)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("faults", 50, lab_faults,
+		      "fault one PMD at a time: per-chunk latency and fallbacks", .in_quick = true,
+		      .quick = {.size = (256ull << 20)}, .all_cold = true,
+		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}});

@@ -290,12 +290,5 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "fork",
-	.help = "fork, then write one byte per PMD: COW split or copy",
-	.fn = lab_fork,
-	.order = 40,
-	.in_quick = true,
-	.quick = {.size = (256ull << 20)},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("fork", 40, lab_fork, "fork, then write one byte per PMD: COW split or copy",
+		      .in_quick = true, .quick = {.size = (256ull << 20)});

@@ -67,10 +67,5 @@ static int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "fragment",
-	.help = "fragment memory (root) and show free PMD-order blocks",
-	.fn = lab_fragment,
-	.order = 110,
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("fragment", 110, lab_fragment,
+		      "fragment memory (root) and show free PMD-order blocks");

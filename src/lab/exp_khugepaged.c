@@ -442,18 +442,8 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "khugepaged",
-	.help = "1 page in 8 touched, then khugepaged: RSS creep",
-	.fn = lab_khugepaged,
-	.order = 90,
-	.opts =
-		{
-			{"--timeout S", "khugepaged: give up after S seconds (default 60)"},
-			{"--scan-sleep MS",
-			 "khugepaged: lower scan_sleep_millisecs for the run (root)"},
-			{"--max-ptes-none N",
-			 "khugepaged: run again with this max_ptes_none (root)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE(
+	"khugepaged", 90, lab_khugepaged, "1 page in 8 touched, then khugepaged: RSS creep",
+	.opts = {{"--timeout S", "khugepaged: give up after S seconds (default 60)"},
+		 {"--scan-sleep MS", "khugepaged: lower scan_sleep_millisecs for the run (root)"},
+		 {"--max-ptes-none N", "khugepaged: run again with this max_ptes_none (root)"}});

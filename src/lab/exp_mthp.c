@@ -316,17 +316,8 @@ static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "mthp",
-	.help = "each mTHP size at always (root): per-size allocations and folio orders",
-	.fn = lab_mthp,
-	.order = 80,
-	.in_quick = true,
-	.quick = {.mthp_kb = 64},
-	.opts =
-		{
-			{"--sizes LIST",
-			 "mthp: sizes to try, e.g. 16K,64K (default: every size offered)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("mthp", 80, lab_mthp,
+		      "each mTHP size at always (root): per-size allocations and folio orders",
+		      .in_quick = true, .quick = {.mthp_kb = 64},
+		      .opts = {{"--sizes LIST",
+				"mthp: sizes to try, e.g. 16K,64K (default: every size offered)"}});

@@ -163,11 +163,5 @@ static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "sparse",
-	.help = "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE",
-	.fn = lab_sparse,
-	.order = 20,
-	.in_quick = true,
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("sparse", 20, lab_sparse,
+		      "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", .in_quick = true);

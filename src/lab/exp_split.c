@@ -205,16 +205,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "split",
-	.help = "MADV_DONTNEED one page per PMD: deferred split",
-	.fn = lab_split,
-	.order = 60,
-	.in_quick = true,
-	.opts =
-		{
-			{"--reclaim",
-			 "split: then run the shrinkers and show the split complete (root)"},
-		},
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE(
+	"split", 60, lab_split, "MADV_DONTNEED one page per PMD: deferred split", .in_quick = true,
+	.opts = {
+		{"--reclaim", "split: then run the shrinkers and show the split complete (root)"}});

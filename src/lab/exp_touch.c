@@ -166,13 +166,6 @@ static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	return 0;
 }
 
-static const struct lab_experiment experiment = {
-	.name = "touch",
-	.help = "write one byte per base page: time, faults, AnonHugePages per mode",
-	.fn = lab_touch,
-	.order = 10,
-	.in_quick = true,
-	.quick = {.size = (256ull << 20)},
-	.all_cold = true,
-};
-LAB_EXPERIMENT(experiment);
+LAB_EXPERIMENT_DEFINE("touch", 10, lab_touch,
+		      "write one byte per base page: time, faults, AnonHugePages per mode",
+		      .in_quick = true, .quick = {.size = (256ull << 20)}, .all_cold = true);

@@ -231,16 +231,22 @@ void guard_announce(bool on)
 	g.quiet = !on;
 }
 
-/* Whether the journal directory holds a journal or a temporary of one. */
-static bool journal_leftovers(void)
+/* A listing of the journal directory (its own descriptor), or NULL. */
+static DIR *journal_dir_open(void)
 {
 	int fd = openat(g.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+/* Whether the journal directory holds a journal or a temporary of one. */
+static bool journal_leftovers(void)
+{
+	DIR *d = journal_dir_open();
+	if (!d)
 		return false;
-	}
 	bool found = false;
 	struct dirent *de;
 	while (!found && (de = readdir(d)))
@@ -253,13 +259,9 @@ static bool journal_leftovers(void)
 /* Remove temporaries (".journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
 static void sweep_temporaries(void)
 {
-	int fd = openat(g.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = journal_dir_open();
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (strncmp(de->d_name, ".journal.", 9) == 0 && strlen(de->d_name) == 15)
@@ -390,19 +392,25 @@ static int do_write(const char *rel, const char *value)
 	return r;
 }
 
-int guard_write(const char *rel, const char *value)
+/* *REL past its leading slashes, when the guard is active (-EPERM) and ALLOWED(*REL) (-EACCES). */
+static int guard_check(const char **rel, bool (*allowed)(const char *rel))
 {
 	if (!g.active)
 		return -EPERM;
-	while (*rel == '/')
-		rel++;
-	if (!journal_rel_allowed(rel))
-		return -EACCES;
+	while (**rel == '/')
+		(*rel)++;
+	return allowed(*rel) ? 0 : -EACCES;
+}
+
+int guard_write(const char *rel, const char *value)
+{
+	int r = guard_check(&rel, journal_rel_allowed);
+	if (r)
+		return r;
 	if (!journal_value_ok(value))
 		return -EINVAL;
 	char old[JOURNAL_VALUE_LEN];
-	int r = current_value(rel, old, sizeof(old));
-	if (r)
+	if ((r = current_value(rel, old, sizeof(old))))
 		return r;
 	bool known = false;
 	for (int i = 0; i < g.j.n; i++)
@@ -440,12 +448,9 @@ int guard_write(const char *rel, const char *value)
 
 int guard_poke(const char *rel, const char *value)
 {
-	if (!g.active)
-		return -EPERM;
-	while (*rel == '/')
-		rel++;
-	if (!journal_poke_allowed(rel))
-		return -EACCES;
+	int r = guard_check(&rel, journal_poke_allowed);
+	if (r)
+		return r;
 	if (!g.quiet)
 		fprintf(stderr, "thpctl: /%s <- %s\n", rel, value);
 	return do_write(rel, value);

@@ -149,7 +149,7 @@ struct lab_optdoc {
 #define LAB_MAX_OPTDOCS 4
 
 /*
- * An experiment: one table entry, defined with LAB_EXPERIMENT() at the end of
+ * An experiment: one table entry, defined with LAB_EXPERIMENT_DEFINE() at the end of
  * its own src/lab/exp_NAME.c. Nothing else lists experiments: `lab list`,
  * `lab quick`, `lab all` and `lab --help` walk the entries by ORDER, and
  * tests/unit/test_lab_docs.c checks the README and the man page against them.
@@ -170,6 +170,16 @@ struct lab_experiment {
 #define LAB_EXPERIMENT(x)                                                                          \
 	static const struct lab_experiment *const x##_entry                                        \
 		__attribute__((used, section("thpctl_lab"), aligned(sizeof(void *)))) = &(x)
+
+/*
+ * Defines the file's entry, `experiment` (NAME, ORDER, FN, HELP, then any other fields as
+ * designated initializers: .in_quick, .quick, .size_list, .all_cold, .opts), and registers it
+ * with LAB_EXPERIMENT(): one per exp_NAME.c, at its end.
+ */
+#define LAB_EXPERIMENT_DEFINE(nm, ord, fun, hlp, ...)                                              \
+	static const struct lab_experiment experiment = {                                          \
+		.name = (nm), .help = (hlp), .fn = (fun), .order = (ord), __VA_ARGS__};            \
+	LAB_EXPERIMENT(experiment)
 
 /* The table in ORDER: the first entry, the one after X (NULL at the end), their count. */
 const struct lab_experiment *lab_first(void);

@@ -7,21 +7,16 @@
 
 #include "../util/units.h"
 #include "advice_int.h"
+#include "../util/names.h"
+
+static const char *const note_kind_names[] = {[AN_CONFLICT] = "conflict",
+					      [AN_ASSUMPTION] = "assumption",
+					      [AN_WATCH] = "watch",
+					      [AN_FINDING] = "finding"};
 
 const char *adv_note_kind_name(enum adv_note_kind k)
 {
-	switch (k) {
-	case AN_CONFLICT:
-		return "conflict";
-	case AN_ASSUMPTION:
-		return "assumption";
-	case AN_WATCH:
-		return "watch";
-	case AN_FINDING:
-		return "finding";
-	default:
-		return "info";
-	}
+	return ENUM_NAME(note_kind_names, k, "info");
 }
 const char *const adv_enabled_vals[3] = {"always", "madvise", "never"};
 const char *const adv_defrag_vals[5] = {"always", "defer", "defer+madvise", "madvise", "never"};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernel/smaps.h"
+#include "../util/names.h"
 
 bool cvma_is_anon(const struct cvma *v)
 {
@@ -21,21 +22,18 @@ const char *cvma_label(const struct cvma *v)
 	return v->name[0] ? v->name : "[anon]";
 }
 
+static const char *const skip_texts[] = {
+	[CR_GO] = "",
+	[CR_SKIP_NH] =
+		"marked nh (MADV_NOHUGEPAGE): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
+	[CR_SKIP_PRCTL] =
+		"THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
+	[CR_SKIP_SMALL] = "holds no whole aligned huge page",
+	[CR_SKIP_UNMAPPED] = "nothing mapped there"};
+
 const char *crange_skip_text(enum crange_skip s)
 {
-	switch (s) {
-	case CR_GO:
-		return "";
-	case CR_SKIP_NH:
-		return "marked nh (MADV_NOHUGEPAGE): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway";
-	case CR_SKIP_PRCTL:
-		return "THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway";
-	case CR_SKIP_SMALL:
-		return "holds no whole aligned huge page";
-	case CR_SKIP_UNMAPPED:
-		return "nothing mapped there";
-	}
-	return "?";
+	return ENUM_NAME(skip_texts, s, "?");
 }
 
 static int hexdig(char c)

@@ -7,20 +7,16 @@
 #include <string.h>
 
 #include "../kernel/sysroot.h"
+#include "../util/names.h"
 
 /* the absolute path a fix line names: the kernel layer's SR_THP from / */
 #define THP_SYSFS "/" SR_THP
 
+static const char *const severity_names[] = {[SEV_CRIT] = "crit", [SEV_WARN] = "warn"};
+
 const char *severity_name(enum severity s)
 {
-	switch (s) {
-	case SEV_CRIT:
-		return "crit";
-	case SEV_WARN:
-		return "warn";
-	default:
-		return "info";
-	}
+	return ENUM_NAME(severity_names, s, "info");
 }
 
 static struct finding *add(struct findings *out, const char *id, enum severity sev, const char *why)

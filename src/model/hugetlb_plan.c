@@ -8,23 +8,17 @@
 
 #include "../util/num.h"
 #include "../util/units.h"
+#include "../util/names.h"
+
+static const char *const runtime_names[] = {[HP_RT_ALREADY] = "already",
+					    [HP_RT_NOW] = "now",
+					    [HP_RT_COMPACT] = "after-compaction",
+					    [HP_RT_BOOT] = "boot",
+					    [HP_RT_NOFIT] = "does-not-fit"};
 
 const char *hp_runtime_name(enum hp_runtime r)
 {
-	switch (r) {
-	case HP_RT_ALREADY:
-		return "already";
-	case HP_RT_NOW:
-		return "now";
-	case HP_RT_COMPACT:
-		return "after-compaction";
-	case HP_RT_BOOT:
-		return "boot";
-	case HP_RT_NOFIT:
-		return "does-not-fit";
-	default:
-		return "unknown";
-	}
+	return ENUM_NAME(runtime_names, r, "unknown");
 }
 
 uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
@@ -167,13 +161,14 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 		return;
 	}
 	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
+	char blocks[96]; /* "N free block(s) of order >= O (SIZE)" */
+	snprintf(blocks, sizeof(blocks), "%llu free block%s of order >= %d (%s)",
+		 (unsigned long long)p->free_blocks, p->free_blocks == 1 ? "" : "s", p->order, a);
 	if (p->free_blocks >= p->need) {
 		p->runtime = HP_RT_NOW;
-		snprintf(
-			p->runtime_why, sizeof(p->runtime_why),
-			"now: %llu more pages needed, %llu free block%s of order >= %d (%s) in /proc/buddyinfo",
-			(unsigned long long)p->need, (unsigned long long)p->free_blocks,
-			p->free_blocks == 1 ? "" : "s", p->order, a);
+		snprintf(p->runtime_why, sizeof(p->runtime_why),
+			 "now: %llu more pages needed, %s in /proc/buddyinfo",
+			 (unsigned long long)p->need, blocks);
 		return;
 	}
 	uint64_t need_kb = p->need * in->page_kb;
@@ -182,17 +177,15 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 		fmt_kb(b, sizeof(b), in->mem_free_kb);
 		snprintf(
 			p->runtime_why, sizeof(p->runtime_why),
-			"maybe: %llu more pages needed but only %llu free block%s of order >= %d (%s) in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
-			(unsigned long long)p->need, (unsigned long long)p->free_blocks,
-			p->free_blocks == 1 ? "" : "s", p->order, a, b);
+			"maybe: %llu more pages needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(unsigned long long)p->need, blocks, b);
 		return;
 	}
 	p->runtime = HP_RT_BOOT;
 	snprintf(
 		p->runtime_why, sizeof(p->runtime_why),
-		"reserve at boot: %llu more pages needed, only %llu free block%s of order >= %d (%s) and not enough free memory to compact into",
-		(unsigned long long)p->need, (unsigned long long)p->free_blocks,
-		p->free_blocks == 1 ? "" : "s", p->order, a);
+		"reserve at boot: %llu more pages needed, only %s and not enough free memory to compact into",
+		(unsigned long long)p->need, blocks);
 }
 
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)

@@ -8,6 +8,7 @@
 #include "../kernel/features.h"
 #include "../kernel/thp_settings.h"
 #include "../util/units.h"
+#include "../util/names.h"
 
 static const char *const names[] = {
 	[PERSIST_TMPFILES] = "tmpfiles",
@@ -28,22 +29,16 @@ int persist_format_parse(const char *s, enum persist_format *f)
 
 const char *persist_format_name(enum persist_format f)
 {
-	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+	return ENUM_NAME(names, f, "?");
 }
+
+static const char *const install_rels[] = {[PERSIST_TMPFILES] = "tmpfiles.d/thpctl.conf",
+					   [PERSIST_SYSTEMD] = "systemd/system/thpctl-thp.service",
+					   [PERSIST_SYSCTL] = "sysctl.d/80-thpctl-hugetlb.conf"};
 
 const char *persist_install_rel(enum persist_format f)
 {
-	switch (f) {
-	case PERSIST_TMPFILES:
-		return "tmpfiles.d/thpctl.conf";
-	case PERSIST_SYSTEMD:
-		return "systemd/system/thpctl-thp.service";
-	case PERSIST_SYSCTL:
-		return "sysctl.d/80-thpctl-hugetlb.conf";
-	case PERSIST_CMDLINE:
-		break;
-	}
-	return NULL;
+	return ENUM_NAME(install_rels, f, NULL);
 }
 
 /* A value a shell line or unit file can carry unquoted: [A-Za-z0-9_+.-], not empty. */

@@ -7,6 +7,7 @@
 
 #include "../kernel/parse.h"
 #include "../kernel/sysroot.h"
+#include "../util/names.h"
 
 /* 0/1 switches (kstrtoul + "> 1 is EINVAL" or a flag bit in the kernel) */
 static const char *const bool_keys[] = {"use_zero_page", "shrink_underused", "khugepaged/defrag"};
@@ -128,23 +129,14 @@ int knob_key_normalize(const char *key, char *out, size_t n)
 	return 0;
 }
 
+static const char *const state_names[] = {
+	[PS_PENDING] = "pending",	  [PS_UNCHANGED] = "unchanged",
+	[PS_WRITTEN] = "written",	  [PS_FAILED] = "failed",
+	[PS_ROLLED_BACK] = "rolled-back", [PS_NOT_WRITTEN] = "not-written"};
+
 const char *plan_state_name(enum plan_state s)
 {
-	switch (s) {
-	case PS_PENDING:
-		return "pending";
-	case PS_UNCHANGED:
-		return "unchanged";
-	case PS_WRITTEN:
-		return "written";
-	case PS_FAILED:
-		return "failed";
-	case PS_ROLLED_BACK:
-		return "rolled-back";
-	case PS_NOT_WRITTEN:
-		return "not-written";
-	}
-	return "?";
+	return ENUM_NAME(state_names, s, "?");
 }
 
 void plan_init(struct settings_plan *p)

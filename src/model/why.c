@@ -8,22 +8,17 @@
 
 #include "../kernel/sysroot.h"
 #include "../util/units.h"
+#include "../util/names.h"
 
 /* the absolute paths evidence refers to: the kernel layer's SR_* from / */
 #define THP_DIR "/" SR_THP
 
+static const char *const effect_names[] = {
+	[WE_HELPS] = "helps", [WE_HINDERS] = "hinders", [WE_UNKNOWN] = "unknown"};
+
 const char *why_effect_name(enum why_effect e)
 {
-	switch (e) {
-	case WE_HELPS:
-		return "helps";
-	case WE_HINDERS:
-		return "hinders";
-	case WE_UNKNOWN:
-		return "unknown";
-	default:
-		return "neutral";
-	}
+	return ENUM_NAME(effect_names, e, "neutral");
 }
 
 /* ---- explain ---- */

@@ -6,33 +6,16 @@
 
 #include "json.h"
 #include "table.h"
+#include "../util/names.h"
+
+static const char *const errnames[] = {
+	[EPERM] = "EPERM",   [EACCES] = "EACCES", [EINVAL] = "EINVAL", [ENOMEM] = "ENOMEM",
+	[EAGAIN] = "EAGAIN", [EBUSY] = "EBUSY",	  [ESRCH] = "ESRCH",   [ENOSYS] = "ENOSYS",
+	[EIO] = "EIO",	     [EROFS] = "EROFS"};
 
 static const char *errname(int err)
 {
-	switch (-err) {
-	case EPERM:
-		return "EPERM";
-	case EACCES:
-		return "EACCES";
-	case EINVAL:
-		return "EINVAL";
-	case ENOMEM:
-		return "ENOMEM";
-	case EAGAIN:
-		return "EAGAIN";
-	case EBUSY:
-		return "EBUSY";
-	case ESRCH:
-		return "ESRCH";
-	case ENOSYS:
-		return "ENOSYS";
-	case EIO:
-		return "EIO";
-	case EROFS:
-		return "EROFS";
-	default:
-		return "error";
-	}
+	return ENUM_NAME(errnames, -err, "error");
 }
 
 /* ---- set / snapshot restore ---------------------------------------------- */
@@ -140,8 +123,7 @@ void snap_diff_render_text(FILE *f, const struct snap_diff *d, int n, const char
 		table_cell(t, "%s", d[i].file[0] ? d[i].file : "(not in file)");
 		table_cell(t, "%s", d[i].cur[0] ? d[i].cur : "(not on this kernel)");
 	}
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 }
 
 json_t *snap_diff_to_json(const struct snap_diff *d, int n, const char *file,
@@ -276,8 +258,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			result_text(res, sizeof(res), c);
 			table_cell(t, "%s", res);
 		}
-		table_print(t, f, 0, color);
-		table_free(t);
+		table_flush(t, f, 0, color);
 	} else {
 		fprintf(f, "nothing to collapse: no anonymous VMA holds a whole aligned %s\n", pmd);
 	}
@@ -348,10 +329,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		const struct crange *c = &r->ranges[i];
 		json_t *o = json_object();
 		char buf[40];
-		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)c->start);
-		json_put(o, "start", json_str(buf));
-		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)c->end);
-		json_put(o, "end", json_str(buf));
+		json_put_hex_range(o, c->start, c->end);
 		json_put(o, "bytes", json_u64(c->end - c->start));
 		snprintf(buf, sizeof(buf), "%llx-%llx", (unsigned long long)c->req_start,
 			 (unsigned long long)c->req_end);

@@ -5,20 +5,19 @@
 
 #include "json.h"
 #include "table.h"
+#include "../util/names.h"
+
+static const char *const partial_reasons[] = {
+	[FM_SMAPS_SCAN] = "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+			  "(smaps AnonHugePages/ShmemPmdMapped/FilePmdMapped, PAGEMAP_SCAN); "
+			  "PTE-mapped mTHP (16 kB-1 MiB folios) is not: run as root",
+	[FM_SMAPS] =
+		"PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
+		"(smaps; no PAGEMAP_SCAN on this kernel); PTE-mapped mTHP is not: run as root"};
 
 const char *folio_partial_reason(enum folio_method m)
 {
-	switch (m) {
-	case FM_SMAPS_SCAN:
-		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
-		       "(smaps AnonHugePages/ShmemPmdMapped/FilePmdMapped, PAGEMAP_SCAN); "
-		       "PTE-mapped mTHP (16 kB-1 MiB folios) is not: run as root";
-	case FM_SMAPS:
-		return "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
-		       "(smaps; no PAGEMAP_SCAN on this kernel); PTE-mapped mTHP is not: run as root";
-	default:
-		return NULL;
-	}
+	return ENUM_NAME(partial_reasons, m, NULL);
 }
 
 static const char *type_name(int t)
@@ -130,8 +129,7 @@ void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 	}
 	const char *lead[3] = {"total", "", ""};
 	count_rows(t, lead, &r->total, &r->g, partial);
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	thp_summary(f, "process", &r->total, &r->g, partial);
 	if (!r->n)
 		fprintf(f, "no THP in this process%s\n",
@@ -331,8 +329,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 			table_cell(t, "-");
 	}
 #undef KBC
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	fprintf(f,
 		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
 		"anon + file; PARTIAL: pages of folios mapped in part\n");
@@ -455,8 +452,7 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 		else
 			table_cell(t, "%s", "");
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	fprintf(f, "\nnow: khugepaged/max_ptes_none %ld, shrink_underused %s: %s.\n",
 		r->max_ptes_none,
 		r->shrink_underused < 0 ? "absent"
@@ -494,8 +490,7 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 				table_cell(v, "%s", a);
 			}
 		}
-		table_print(v, f, 2, color);
-		table_free(v);
+		table_flush(v, f, 2, color);
 	}
 }
 

@@ -42,6 +42,15 @@ json_t *json_u64(uint64_t v)
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
+{
+	char buf[20];
+	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)start);
+	json_put(obj, "start", json_string(buf));
+	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)end);
+	json_put(obj, "end", json_string(buf));
+}
+
 json_t *json_opt_u64(const struct opt_u64 *o)
 {
 	return o->present ? json_u64(o->v) : json_null();

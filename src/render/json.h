@@ -17,6 +17,11 @@ json_t *json_str(const char *s);
 /* An integer, or null when absent. */
 json_t *json_opt_u64(const struct opt_u64 *o);
 json_t *json_u64(uint64_t v);
+/*
+ * "start" and "end" of an address range in OBJ as lower-case hex strings without 0x
+ * (addresses above 2^53, or 2^63: [vsyscall], lose digits as JSON numbers).
+ */
+void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end);
 /* Set KEY in OBJ, taking ownership of V (NULL becomes json null). */
 void json_put(json_t *obj, const char *key, json_t *v);
 /* Dump ROOT to F with a trailing newline. Returns 0 or -EIO. */

@@ -71,8 +71,7 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 				table_cell(t, "%s", v);
 			}
 		}
-		table_print(t, f, 2, color);
-		table_free(t);
+		table_flush(t, f, 2, color);
 	}
 	if (r->nproofs) {
 		fprintf(f, "  proof:\n");

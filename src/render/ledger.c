@@ -181,8 +181,7 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%s", l->bloated ? "invented>25%" : "");
 		flagged += l->bloated;
 	}
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	fprintf(f,
 		"HUGE: AnonHugePages (smaps). INVENTED: never-written bytes inside PMD THPs (~: estimate, "
 		"k=%d subpages sampled per THP through /proc/PID/mem).\n"

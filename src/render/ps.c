@@ -109,8 +109,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	count_size_cell(t, flags && nok, nh, nh_kb);
 	for (int c = 0; c < 4; c++)
 		table_cell(t, "%s", "");
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
@@ -270,8 +269,7 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	kb_cell(t, &r->totals, SM_ANON_HUGE);
 	for (int c = 0; c < 3; c++)
 		table_cell(t, "%s", "");
-	table_print(t, f, 0, color);
-	table_free(t);
+	table_flush(t, f, 0, color);
 	ledger_render_lines(f, &r->led, color);
 }
 
@@ -306,12 +304,7 @@ json_t *maps_to_json(const struct maps_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct maps_vma *v = &r->vmas[i];
 		json_t *o = json_object();
-		/* hex strings: addresses above 2^53 (or 2^63: [vsyscall]) lose digits as JSON numbers */
-		char hex[24];
-		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->start);
-		json_put(o, "start", json_str(hex));
-		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)v->end);
-		json_put(o, "end", json_str(hex));
+		json_put_hex_range(o, v->start, v->end);
 		json_put(o, "perms", json_str(v->perms));
 		json_put(o, "size_kb", kb_json(&v->t, SM_SIZE));
 		json_put(o, "rss_kb", kb_json(&v->t, SM_RSS));

@@ -200,8 +200,7 @@ static void histogram(FILE *f, const struct stalls *s, bool color)
 		bar[w] = '\0';
 		table_cell(t, "%s", bar);
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 }
 
 /* Rows of the collapse table: one per process and status, a count per event. */
@@ -264,8 +263,7 @@ static void collapse_table(FILE *f, const struct stalls *s, bool color)
 		for (size_t k = 0; k < ncols; k++)
 			table_cell(t, "%" PRIu64, rows[i].n[cols[k]]);
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	if (nr > CROWS_SHOWN)
 		fprintf(f, "  %s(%zu more rows: --json has them all)%s\n", col_dim(color),
 			nr - CROWS_SHOWN, col_reset(color));

@@ -74,6 +74,13 @@ static void section(FILE *f, const char *name, bool color)
 	fprintf(f, "\n%s%s%s\n", col_bold(color), name, col_reset(color));
 }
 
+/* The heading NAME, then a new two-column table of keys and values aligned by ALIGN. */
+static struct table *section_table(FILE *f, const char *name, const char *align, bool color)
+{
+	section(f, name, color);
+	return table_new(2, NULL, align);
+}
+
 static void write_note(const struct host_snapshot *h, char *out, size_t n)
 {
 	int e = h->thp.write_err;
@@ -93,8 +100,7 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct features *ft = &h->feat;
 	char a[64], b[64];
-	section(f, "Kernel", color);
-	struct table *t = table_new(2, NULL, "ll");
+	struct table *t = section_table(f, "Kernel", "ll", color);
 	table_cell(t, "release");
 	table_cell(t, "%s", ft->release[0] ? ft->release : "-");
 	table_cell(t, "base page");
@@ -141,8 +147,7 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 		   ft->cow_split == TRI_YES  ? " (inferred: kernel >= 5.8)"
 		   : ft->cow_split == TRI_NO ? " (inferred: kernel < 5.8)"
 					     : "");
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 }
 
 static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
@@ -182,8 +187,7 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	table_cell(t, "writable");
 	write_note(h, v, sizeof(v));
 	table_cell(t, "%s", v);
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	if (!s->nsizes)
 		return;
 	static const char *const hdr[] = {"size",      "order",		"enabled",
@@ -202,16 +206,14 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 		table_cell(t, "%s", sz->eff_shmem ? sz->eff_shmem : "-");
 	}
 	fprintf(f, "\n");
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 }
 
 static void render_usage(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			 bool color)
 {
 	char v[64];
-	section(f, "Usage now", color);
-	struct table *t = table_new(2, NULL, "lr");
+	struct table *t = section_table(f, "Usage now", "lr", color);
 	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
 		uint64_t x;
 		table_cell(t, "%s", usage_meminfo[i]);
@@ -224,8 +226,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%s", v);
 		}
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	if (d->nsizes) {
 		static const char *const hdr[] = {"size", "nr_anon", "memory",
 						  "nr_anon_partially_mapped"};
@@ -242,8 +243,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%s", v);
 		}
 		fprintf(f, "\n");
-		table_print(t, f, 2, color);
-		table_free(t);
+		table_flush(t, f, 2, color);
 	}
 	fprintf(f, "\n  hugetlb pools");
 	if (!h->hugetlb.npools) {
@@ -266,16 +266,14 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%s", v);
 		}
 	}
-	table_print(t, f, 4, color);
-	table_free(t);
+	table_flush(t, f, 4, color);
 }
 
 static void render_boot(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			bool color)
 {
 	char v[96];
-	section(f, "Since boot", color);
-	struct table *t = table_new(2, NULL, "ll");
+	struct table *t = section_table(f, "Since boot", "ll", color);
 	table_cell(t, "PMD fault success");
 	ratio_str(v, sizeof(v), &d->fault_success);
 	table_cell(t, "%s", v);
@@ -301,8 +299,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		else
 			table_cell(t, "-");
 	}
-	table_print(t, f, 2, color);
-	table_free(t);
+	table_flush(t, f, 2, color);
 	if (!h->has_buddy)
 		return;
 	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n", d->pmd_order);
@@ -322,8 +319,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
 		table_cell(t, "%s", v);
 	}
-	table_print(t, f, 4, color);
-	table_free(t);
+	table_flush(t, f, 4, color);
 }
 
 static void render_findings(FILE *f, const struct findings *fs, bool color)

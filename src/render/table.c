@@ -108,6 +108,12 @@ void table_free(struct table *t)
 	free(t);
 }
 
+void table_flush(struct table *t, FILE *f, int indent, bool color)
+{
+	table_print(t, f, indent, color);
+	table_free(t);
+}
+
 /* Length of a valid UTF-8 sequence at S (max N bytes), or 0 if invalid. */
 size_t utf8_seq(const unsigned char *s, size_t n)
 {

@@ -22,6 +22,8 @@ void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(pri
 /* Print with INDENT leading spaces; columns separated by two spaces. */
 void table_print(const struct table *t, FILE *f, int indent, bool color);
 void table_free(struct table *t);
+/* table_print(), then table_free(). */
+void table_flush(struct table *t, FILE *f, int indent, bool color);
 /* Number of complete rows. */
 size_t table_rows(const struct table *t);
 

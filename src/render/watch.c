@@ -154,8 +154,7 @@ void watch_render_top(FILE *f, const struct watch_row *row, bool color)
 			   : !c->anon_huge_known ? "smaps_rollup not readable"
 						 : "");
 	}
-	table_print(t, f, 4, color);
-	table_free(t);
+	table_flush(t, f, 4, color);
 }
 
 void watch_render_screen(FILE *f, const struct watch_hdr *h, char *const *lines, size_t nlines,

@@ -33,16 +33,8 @@ if [ "$HAVE_THP" -eq 0 ]; then
 elif [ -n "$HP" ]; then
 	t why "$HP"
 	expect_rc "why HP exits 0" 0
-	if grep -q "opted in" "$TMP/out" && grep -q "^+ hg " "$TMP/out"; then
-		ok "why HP (text) says it opted in (+ hg line)"
-	else
-		nok "why HP (text) says it opted in" "$(head -c 400 "$TMP/out")"
-	fi
-	if grep -q "\[/proc/$HP/smaps\]" "$TMP/out" && grep -q "\[/sys/kernel/mm/transparent_hugepage/defrag\]" "$TMP/out"; then
-		ok "why HP (text) names the source files"
-	else
-		nok "why HP (text) names the source files" "$(head -c 400 "$TMP/out")"
-	fi
+	expect_out "why HP (text) says it opted in (+ hg line)" "opted in" "^+ hg "
+	expect_out "why HP (text) names the source files" "\[/proc/$HP/smaps\]" "\[/sys/kernel/mm/transparent_hugepage/defrag\]"
 	t why "$HP" --json
 	expect_rc "why HP --json exits 0" 0
 	cp "$TMP/out" "$TMP/why-hp.json"
@@ -63,21 +55,13 @@ fi
 if [ -n "$PF" ]; then
 	t why "$PF_CHILD"
 	expect_rc "why CHILD exits 0" 0
-	if grep -q "PID $PF " "$TMP/out" && grep -q "^- prctl " "$TMP/out"; then
-		ok "why prctl CHILD (text) names the ancestor PID $PF"
-	else
-		nok "why prctl CHILD (text) names the ancestor" "$(head -c 400 "$TMP/out")"
-	fi
+	expect_out "why prctl CHILD (text) names the ancestor PID $PF" "PID $PF " "^- prctl "
 	t --json why "$PF_CHILD"
 	expect_json "why CHILD --json: prctl_set_by is the parent, verdict none" "$TMP/out" \
 		"d['thp_enabled'] is False and d['prctl_set_by']['pid'] == int(E['PF']) and d['verdict'] == 'none'" \
 		"d['prctl_set_by'], d['verdict']"
 	t why "$PF"
-	if grep -q "this process itself called prctl" "$TMP/out"; then
-		ok "why PARENT says it called prctl itself"
-	else
-		nok "why PARENT says it called prctl itself" "$(head -c 300 "$TMP/out")"
-	fi
+	expect_out "why PARENT says it called prctl itself" "this process itself called prctl"
 fi
 
 # hints from the environment
@@ -106,11 +90,8 @@ if [ "$ROOT" -eq 0 ] || ! command -v setpriv >/dev/null; then
 elif [ -n "$HP" ]; then
 	t_nobody why "$HP"
 	expect_rc "why ROOT_PID as nobody exits 0" 0
-	if grep -q "^? vmas .*run as root" "$TMP/out" && grep -q "^? environ .*run as root" "$TMP/out"; then
-		ok "why as nobody: smaps and environ 'not readable (...run as root...)'"
-	else
-		nok "why as nobody: says what it cannot read" "$(head -c 600 "$TMP/out")"
-	fi
+	expect_out "why as nobody: smaps and environ 'not readable (...run as root...)'" \
+		"^? vmas .*run as root" "^? environ .*run as root"
 fi
 
 # ---- advise ------------------------------------------------------------------

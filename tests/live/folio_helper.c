@@ -37,36 +37,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "helper_signals.h"
+
 #define KB 1024UL
 #define MB (1024UL * KB)
 #define PMD (2 * MB)
 #define PAGE (4 * KB)
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "folio_helper: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static void wait_for_stop(void)
-{
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!stop)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* A PROT_NONE reservation of LEN bytes aligned to PMD; regions are carved out of it. */
@@ -179,13 +160,7 @@ static void bench(long gb)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	install_handlers();
 	if (argc == 2 && !strcmp(argv[1], "layout"))
 		layout();
 	else if (argc == 2 && !strcmp(argv[1], "punch"))

@@ -39,16 +39,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper_signals.h"
+
 #define PMD_SIZE (2UL << 20)
 
-static volatile sig_atomic_t stop;
 static pid_t child_pid;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void die(const char *what)
 {
@@ -75,31 +70,6 @@ static long parse_count(const char *s, long max)
 	if (errno || end == s || *end || v <= 0 || v > max)
 		usage();
 	return v;
-}
-
-static void install_handlers(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-/* Wait for a stop signal without a race between checking `stop` and pausing. */
-static void wait_for_stop(void)
-{
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!stop)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* mmap `size` bytes at a PMD-aligned address (over-map, trim both ends). */
