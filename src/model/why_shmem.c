@@ -6,7 +6,6 @@
  * by enabled; a tmpfs mount such as /dev/shm by its own huge= option (deny
  * and force override both). ShmemPmdMapped says what is PMD-mapped now.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,19 +22,6 @@ bool why_shmem_name(const char *name, size_t len)
 			return true;
 	}
 	return false;
-}
-
-__attribute__((format(printf, 5, 6))) static void put(struct why_report *r, const char *topic,
-						      enum why_effect e, const char *src,
-						      const char *fmt, ...)
-{
-	struct why_line *l = why_line_new(r, topic, e, src);
-	if (!l)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->text, sizeof(l->text), fmt, ap);
-	va_end(ap);
 }
 
 /* The PMD size's shmem policy: the per-size file resolved (6.11+), else the top-level file. */
@@ -77,23 +63,31 @@ void why_explain_shmem(const struct why_input *in, struct why_report *r)
 		  (!strcmp(pol, "never") && strncmp(v->largest_shmem.name, "/dev/shm/", 9))) &&
 		 pmd_kb && v->largest_shmem.size_kb >= pmd_kb)
 		e = WE_HINDERS;
-	put(r, "shmem", e, src,
-	    "%d shared-memory VMA%s (MAP_SHARED anonymous, SysV, memfd or /dev/shm), %s mapped, %s "
-	    "resident, ShmemPmdMapped %s; largest %s (%s). Shmem huge pages follow %s, not enabled "
-	    "(a tmpfs mount such as /dev/shm: its huge= option)%s",
-	    v->shmem_vmas, v->shmem_vmas == 1 ? "" : "s", size, rss, pmd, v->largest_shmem.name,
-	    big, pol ? how : "shmem_enabled (unknown: not readable)",
-	    e == WE_HINDERS ? ": none of it can be PMD-mapped now" : "");
+	struct why_line *l = why_line_new(r, "shmem", e, src);
+	if (l)
+		snprintf(
+			l->text, sizeof(l->text),
+			"%d shared-memory VMA%s (MAP_SHARED anonymous, SysV, memfd or /dev/shm), %s mapped, %s "
+			"resident, ShmemPmdMapped %s; largest %s (%s). Shmem huge pages follow %s, not enabled "
+			"(a tmpfs mount such as /dev/shm: its huge= option)%s",
+			v->shmem_vmas, v->shmem_vmas == 1 ? "" : "s", size, rss, pmd,
+			v->largest_shmem.name, big,
+			pol ? how : "shmem_enabled (unknown: not readable)",
+			e == WE_HINDERS ? ": none of it can be PMD-mapped now" : "");
 	if (!h->thp.present)
 		return;
 	/* a program that asks for hugetlb first (PostgreSQL huge_pages=try) falls back to shmem */
 	uint64_t total = 0, free_ = 0;
 	bool have = kv_get(&h->meminfo, "HugePages_Total", &total) &&
 		    kv_get(&h->meminfo, "HugePages_Free", &free_);
-	if (!v->hugetlb_vmas && pmd_kb && v->largest_shmem.size_kb >= pmd_kb && have)
-		put(r, "hugetlb", WE_NEUTRAL, "/" SR_PROC "/meminfo",
-		    "no hugetlb mapping: its shared memory is ordinary shmem. A program that asks for "
-		    "hugetlb first and falls back (PostgreSQL huge_pages=try) fell back or never asked; "
-		    "the default hugetlb pool has HugePages_Total %llu, HugePages_Free %llu",
-		    (unsigned long long)total, (unsigned long long)free_);
+	if (v->hugetlb_vmas || !pmd_kb || v->largest_shmem.size_kb < pmd_kb || !have)
+		return;
+	l = why_line_new(r, "hugetlb", WE_NEUTRAL, "/" SR_PROC "/meminfo");
+	if (l)
+		snprintf(
+			l->text, sizeof(l->text),
+			"no hugetlb mapping: its shared memory is ordinary shmem. A program that asks for "
+			"hugetlb first and falls back (PostgreSQL huge_pages=try) fell back or never asked; "
+			"the default hugetlb pool has HugePages_Total %llu, HugePages_Free %llu",
+			(unsigned long long)total, (unsigned long long)free_);
 }
