@@ -568,6 +568,7 @@ void why_explain(const struct why_input *in, struct why_report *out)
 	explain_defrag(in, &p, out);
 	explain_khugepaged(in, &p, out);
 	explain_vmas(in, &p, out);
+	why_explain_stall(in, out);
 	why_explain_shmem(in, out);
 	explain_hints(in, out);
 	explain_cgroup(in, out);

@@ -138,6 +138,9 @@ struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_
 /* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
 void why_explain_shmem(const struct why_input *in, struct why_report *out);
 
+/* The stall-exposure line of IN (why_stall.c): defrag against free PMD-order blocks. */
+void why_explain_stall(const struct why_input *in, struct why_report *out);
+
 /* Turn IN into the verdict and the lines, in a fixed order. */
 void why_explain(const struct why_input *in, struct why_report *out);
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: `why` on shared memory (model/why_shmem.c): shmem_enabled, not enabled, decides. */
+/*
+ * Unit tests: `why` on shared memory (model/why_shmem.c: shmem_enabled, not
+ * enabled, decides) and on stall exposure (model/why_stall.c).
+ */
 #include "unit.h"
 
+#include "kernel/buddyinfo.h"
 #include "kernel/kv.h"
 #include "model/why.h"
 
@@ -116,7 +120,74 @@ static void test_private_memory_says_nothing_about_shmem(void **state)
 	host_snapshot_free(&H);
 }
 
+static const char *const DF[] = {"always", "defer", "defer+madvise", "madvise", "never"};
+
+/* 3 free order-9 blocks and 1 order-10 (= 2 PMD blocks): 5 PMD-order blocks in Normal */
+#define BUDDY                                                                                      \
+	"Node 0, zone   Normal      0      0      0      0      0      0      0      0      0      3      1\n"
+
+static void stall_setup(const char *defrag, uint64_t hg_kb, uint64_t huge_kb)
+{
+	setup("never");
+	unit_set_choice(&H.thp.defrag, DF, 5, defrag);
+	assert_int_equal(buddyinfo_parse(LIT(BUDDY), &H.buddy), 0);
+	H.has_buddy = true;
+	H.pmd_order = 9;
+	IN.st.thp_enabled = 1;
+	struct smaps_vma v = {.start = 0x7f0000000000ull, .end = 0x7f0000000000ull + hg_kb * 1024};
+	v.name = "";
+	v.t.kb[SM_SIZE] = hg_kb;
+	v.t.kb[SM_ANON_HUGE] = huge_kb;
+	v.t.present = (1u << SM_SIZE) | (1u << SM_ANON_HUGE);
+	v.has_vmflags = true;
+	v.vmflags = VMF_HG;
+	why_vmas_add(&IN.vmas, &v, 2048);
+}
+
+static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
+{
+	(void)state;
+	stall_setup("madvise", 65536, 16384); /* 24 PMDs unbacked, 5 free blocks */
+	why_explain_stall(&IN, &R);
+	const struct why_line *l = find("stall");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_HINDERS);
+	assert_contains(l->text, "24 PMD ranges (48.0 MiB)");
+	assert_contains(l->text, "5 free PMD-order blocks (10.0 MiB, host-wide)");
+	assert_contains(l->text, "likely to compact");
+	host_snapshot_free(&H);
+}
+
+static void test_stall_covered_by_free_blocks(void **state)
+{
+	(void)state;
+	stall_setup("defer+madvise", 8192, 2048); /* 3 unbacked, 5 free */
+	why_explain_stall(&IN, &R);
+	const struct why_line *l = find("stall");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_NEUTRAL);
+	assert_contains(l->text, "can cover them");
+	host_snapshot_free(&H);
+}
+
+static void test_no_stall_line_where_nothing_stalls(void **state)
+{
+	(void)state;
+	stall_setup("defer", 65536, 0); /* defer: faults never stall */
+	why_explain_stall(&IN, &R);
+	assert_null(find("stall"));
+	host_snapshot_free(&H);
+	stall_setup("madvise", 65536, 0);
+	IN.st.thp_enabled = 0; /* prctl: no THP faults */
+	why_explain_stall(&IN, &R);
+	assert_null(find("stall"));
+	host_snapshot_free(&H);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_postgres_shared_memory_is_named_with_its_policy),
 	  cmocka_unit_test(test_pmd_mapped_shmem_helps),
 	  cmocka_unit_test(test_dev_shm_follows_its_mount_not_never),
-	  cmocka_unit_test(test_private_memory_says_nothing_about_shmem))
+	  cmocka_unit_test(test_private_memory_says_nothing_about_shmem),
+	  cmocka_unit_test(test_stall_likely_when_free_blocks_cannot_cover),
+	  cmocka_unit_test(test_stall_covered_by_free_blocks),
+	  cmocka_unit_test(test_no_stall_line_where_nothing_stalls))

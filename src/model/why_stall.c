@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `why`: stall exposure. Which of the process's regions may stall in direct
+ * compaction under the current defrag, and whether the free PMD-order blocks
+ * in buddyinfo (host-wide, all zones but DMA) can cover what its MADV_HUGEPAGE
+ * regions have not yet backed with huge pages. When they cannot, a fault
+ * there is likely to compact (or fall back, under defer+madvise only after
+ * trying).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/units.h"
+#include "why.h"
+
+void why_explain_stall(const struct why_input *in, struct why_report *r)
+{
+	const struct host_snapshot *h = in->h;
+	const struct why_vmas *v = &in->vmas;
+	const char *d = h->thp.defrag.present ? h->thp.defrag.selected : NULL;
+	if (!h->thp.present || !d || in->smaps_err || in->st.thp_enabled == 0)
+		return;
+	uint64_t pmd_kb = h->feat.pmd_size / 1024;
+	bool hg_stalls =
+		!strcmp(d, "always") || !strcmp(d, "madvise") || !strcmp(d, "defer+madvise");
+	if (!hg_stalls || !v->hg || !pmd_kb)
+		return; /* explain_defrag already says nothing of it stalls */
+	/* the part of its hg regions not yet huge-backed, in whole PMDs */
+	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
+	uint64_t need = unbacked_kb / pmd_kb, blocks = 0;
+	char a[32], b[32];
+	fmt_kb(a, sizeof(a), need * pmd_kb);
+	struct why_line *l;
+	if (!host_pmd_blocks(h, &blocks)) {
+		l = why_line_new(r, "stall", WE_UNKNOWN, "/" SR_PROC "/buddyinfo");
+		if (l)
+			snprintf(
+				l->text, sizeof(l->text),
+				"defrag=%s: faults in its hg regions (%s not yet huge-backed) may "
+				"stall in direct compaction; free PMD-order blocks unknown (buddyinfo "
+				"not readable)",
+				d, a);
+		return;
+	}
+	fmt_kb(b, sizeof(b), blocks * pmd_kb);
+	bool short_ = need > blocks;
+	l = why_line_new(r, "stall", short_ ? WE_HINDERS : WE_NEUTRAL, "/" SR_PROC "/buddyinfo");
+	if (!l)
+		return;
+	if (!need)
+		snprintf(
+			l->text, sizeof(l->text),
+			"defrag=%s: its hg regions are fully huge-backed; a new fault there may "
+			"stall in direct compaction only when no free PMD-order block is left (%llu "
+			"free now, %s, host-wide)",
+			d, (unsigned long long)blocks, b);
+	else
+		snprintf(
+			l->text, sizeof(l->text),
+			"defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed "
+			"and %llu free PMD-order blocks (%s, host-wide) exist: %s",
+			d, (unsigned long long)need, a, (unsigned long long)blocks, b,
+			short_ ? "faulting them all in is likely to compact (direct compaction "
+				 "stalls in those faults)"
+			       : "free blocks can cover them now, without compaction (other "
+				 "processes compete for the same blocks)");
+}
