@@ -83,7 +83,7 @@ static int cmp_head(const void *a, const void *b)
 	return x->head < y->head ? -1 : x->head > y->head;
 }
 
-void ledger_folios_finish(struct ledger_folios *s, struct ledger_raw *raw)
+void ledger_folios_finish(struct ledger_folios *s, unsigned nsub, struct ledger_raw *raw)
 {
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_head);
@@ -92,10 +92,14 @@ void ledger_folios_finish(struct ledger_folios *s, struct ledger_raw *raw)
 		size_t j = i;
 		for (; j < s->n && s->v[j].head == s->v[i].head; j++)
 			mapped += s->v[j].mapped;
-		if (mapped < s->v[i].pages) {
+		uint64_t pages = s->v[i].pages;
+		if (mapped < pages) {
 			raw->partial_folios++;
 			raw->partial_mapped += mapped;
-			raw->held_pages += s->v[i].pages - mapped;
+			raw->held_pages += pages - mapped;
+		} else if (nsub && pages < nsub) {
+			int order = 63 - __builtin_clzll(pages);
+			raw->mthp_pages[order < LEDGER_ORDERS ? order : LEDGER_ORDERS - 1] += pages;
 		}
 		i = j;
 	}
@@ -406,7 +410,7 @@ int ledger_scan(const struct sysroot *sr, pid_t pid, const struct ledger_vma *v,
 		if (raw->scan_err)
 			break;
 	}
-	ledger_folios_finish(&g->folios, raw);
+	ledger_folios_finish(&g->folios, g->nsub, raw);
 	close(g->pm_fd);
 out:
 	if (g->mem_fd >= 0)

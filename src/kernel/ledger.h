@@ -30,6 +30,8 @@
 
 #include "sysroot.h"
 
+#define LEDGER_ORDERS 16 /* folio orders kept apart (order 0 unused) */
+
 /* A VMA to scan (from smaps). */
 struct ledger_vma {
 	uint64_t start, end; /* bytes */
@@ -60,6 +62,8 @@ struct ledger_raw {
 	uint64_t partial_folios; /* large anonymous folios mapped here only in part */
 	uint64_t partial_mapped; /* their pages mapped here */
 	uint64_t held_pages;	 /* their pages not mapped here: held until split */
+	uint64_t mthp_pages
+		[LEDGER_ORDERS]; /* whole large folios below PMD size mapped here, by order */
 	double elapsed_ms;
 };
 
@@ -123,7 +127,10 @@ struct ledger_folios {
 };
 /* Add MAPPED pages of folio F. Returns 0 or -ENOMEM. */
 int ledger_folios_add(struct ledger_folios *s, struct ledger_folio f, uint64_t mapped);
-/* Merge duplicates and add the partially mapped ones to RAW. Frees S. */
-void ledger_folios_finish(struct ledger_folios *s, struct ledger_raw *raw);
+/*
+ * Merge duplicates; add the partially mapped ones to RAW's held counts and
+ * the whole ones below NSUB pages (mTHP) to RAW->mthp_pages. Frees S.
+ */
+void ledger_folios_finish(struct ledger_folios *s, unsigned nsub, struct ledger_raw *raw);
 
 #endif

@@ -70,6 +70,8 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 	else {
 		l->held_kb = (int64_t)(raw->held_pages * page_kb);
 		l->partial_folios = raw->partial_folios;
+		for (int o = 0; o < LEDGER_ORDERS; o++)
+			l->mthp_kb[o] = raw->mthp_pages[o] * page_kb;
 		l->held_gap = raw->held_cut ? LG_BUDGET : LG_OK;
 	}
 	/* creep */

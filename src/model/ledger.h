@@ -44,6 +44,8 @@ struct thp_ledger {
 	enum ledger_gap invented_gap;
 	int64_t held_kb;
 	uint64_t partial_folios;
+	uint64_t mthp_kb
+		[LEDGER_ORDERS]; /* PTE-mapped whole mTHP folios by order (held_gap says if known) */
 	enum ledger_gap held_gap;
 	int64_t creep_kb;
 	uint64_t creep_ranges;

@@ -115,8 +115,20 @@ void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
 	fprintf(f, "%sledger%s (what huge pages buy and cost this process):\n", col_bold(color),
 		col_reset(color));
 	ledger_cell(v, sizeof(v), l->huge_kb, false);
-	fprintf(f, "  %-12s %s  (AnonHugePages: PMD-mapped anonymous THP, smaps)\n", "huge-backed",
+	fprintf(f, "  %-12s %s  (AnonHugePages: PMD-mapped anonymous THP, smaps)", "huge-backed",
 		v);
+	bool any = false;
+	for (int o = 1; o < LEDGER_ORDERS && l->held_kb >= 0; o++) {
+		if (!l->mthp_kb[o])
+			continue;
+		char sz[32];
+		fmt_kb(sz, sizeof(sz), l->mthp_kb[o]);
+		fprintf(f, "%s %llukB folios %s",
+			any ? "," : "; mTHP (PTE-mapped):", (unsigned long long)(1ull << o) * 4,
+			sz);
+		any = true;
+	}
+	fputc('\n', f);
 	line_invented(f, l, color);
 	line_held(f, l);
 	line_creep(f, l);
@@ -144,6 +156,18 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "pmd_thps_sampled", l->invented_kb >= 0 ? json_u64(l->thps_sampled) : NULL);
 	json_put(o, "invented_unknown", gap_json(l->invented_gap));
 	json_put(o, "invented_flagged", l->invented_kb >= 0 ? json_boolean(l->bloated) : NULL);
+	json_t *m = NULL;
+	if (l->held_kb >= 0) { /* known from the same pagemap + kpageflags walk */
+		m = json_object();
+		for (int k = 1; k < LEDGER_ORDERS; k++)
+			if (l->mthp_kb[k]) {
+				char key[24];
+				snprintf(key, sizeof(key), "%llu",
+					 (unsigned long long)(1ull << k) * 4);
+				json_put(m, key, json_integer((json_int_t)l->mthp_kb[k]));
+			}
+	}
+	json_put(o, "mthp_kb_by_folio_kb", m);
 	json_put(o, "held_kb", kb_or_null(l->held_kb));
 	json_put(o, "partially_mapped_folios",
 		 l->held_kb >= 0 ? json_u64(l->partial_folios) : NULL);

@@ -85,10 +85,11 @@ static void test_partial_folios_hold_their_unmapped_pages(void **state)
 	assert_int_equal(ledger_folios_add(&s, m16, 16), 0); /* whole: not partial */
 	assert_int_equal(ledger_folios_add(&s, pmd2, 10), 0);
 	assert_int_equal(ledger_folios_add(&s, pmd1, 1), 0); /* same folio, mapped twice apart */
-	ledger_folios_finish(&s, &raw);
+	ledger_folios_finish(&s, 512, &raw);
 	assert_int_equal(raw.partial_folios, 2);
 	assert_int_equal(raw.partial_mapped, 12);
 	assert_int_equal(raw.held_pages, (512 - 2) + (512 - 10));
+	assert_int_equal(raw.mthp_pages[4], 16); /* the whole 16-page folio is mTHP (64 kB) */
 	assert_null(s.v);
 }
 
