@@ -349,6 +349,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	in.fs = &fs;
 	in.requested = s.requested;
 	in.recorded = !g->sr.live;
+	kconfig_read(&g->sr, h->feat.release, &in.kconfig);
 	int r = scan_procs(&g->sr, &s);
 	if (r)
 		warnx("advise: cannot list %s/proc: %s: no workload detection", g->sr.path,

@@ -514,5 +514,5 @@ void advice_build(const struct adv_input *in, struct advice *out)
 	if (apps == 0 && !out->nchanges)
 		adv_note(
 			out, AN_INFO,
-			"no known workload detected (redis, mongod, postgres, java, node, large Go binaries) and none asked for (--workload): the kernel defaults enabled=madvise and defrag=madvise suit a general-purpose host");
+			"no known workload detected (redis, mongod, postgres, java, node, large Go binaries) and none asked for (--workload): enabled=madvise and defrag=madvise suit a general-purpose host (defrag=madvise is the kernel's default since 4.6; the boot value of enabled is a build choice, see Host)");
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../kernel/kconfig.h"
 #include "../kernel/proc_status.h"
 #include "findings.h"
 #include "host.h"
@@ -83,6 +84,8 @@ struct adv_input {
 	int scanned, unreadable; /* processes looked at; not fully readable */
 	int small_go;		 /* Go processes too small to count as a workload */
 	bool recorded;		 /* a recorded tree */
+	struct kconfig_info
+		kconfig; /* the kernel's build default of enabled, and where it was read */
 };
 
 /* ---- output ---- */
