@@ -110,8 +110,11 @@ static void workloads(FILE *f, const struct adv_input *in, const struct advice *
 		}
 		if (x->requested)
 			fprintf(f, "%s--workload", x->detected ? ", " : " ");
-		if (x->version[0])
-			fprintf(f, ", version %s", x->version);
+		if (x->version[0]) {
+			fprintf(f, ", version %s (", x->version);
+			fputs_safe(x->version_src, f);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	if (!shown)
@@ -248,6 +251,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 			json_array_append_new(pids, json_integer(x->pids[i]));
 		json_put(o, "pids", pids);
 		json_put(o, "version", x->version[0] ? json_str(x->version) : json_null());
+		json_put(o, "version_source",
+			 x->version[0] ? json_str(x->version_src) : json_null());
 		json_array_append_new(wls, o);
 	}
 	json_put(root, "workloads", wls);
@@ -280,6 +285,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "needed", json_boolean(l->needed));
 		json_put(o, "what", json_str(l->what));
 		json_put(o, "command", l->command[0] ? json_str(l->command) : json_null());
+		const struct adv_proc *p = NULL;
+		for (int j = 0; l->pid && j < in->nprocs; j++)
+			if (in->procs[j].pid == l->pid)
+				p = &in->procs[j];
+		json_put(o, "arguments_known",
+			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
+							  : json_null());
 		json_t *alts = json_array();
 		for (int k2 = 0; k2 < l->nalt; k2++)
 			json_array_append_new(alts, json_str(l->alt[k2]));
