@@ -91,6 +91,45 @@ expect_json "why: GLIBC_TUNABLES and MALLOC_CONF hints read from environ" "$TMP/
 	"sorted(h['var'] for h in d['environ']['hints']) == ['GLIBC_TUNABLES', 'MALLOC_CONF'] and [h['effect'] for h in d['environ']['hints'] if h['var'] == 'MALLOC_CONF'] == ['hinders']" \
 	"d['environ']"
 
+# a prctl'd starter that exited (a daemon that detached): the chain is broken
+: >"$TMP/helper.daemon"
+"$H" prctl-daemon >"$TMP/helper.daemon" 2>&1
+wait_for_line "$TMP/helper.daemon" "^ready" "" 5
+DAEMON=$(awk '/^ready/ {print $2; exit}' "$TMP/helper.daemon")
+if [ -z "$DAEMON" ]; then
+	nok "helper prctl-daemon ready" "$(head -c 300 "$TMP/helper.daemon")"
+else
+	track_pid "$DAEMON"
+	for _ in $(seq 100); do # adopted once its starter has exited
+		[ "$(awk '/^PPid:/ {print $2}' "/proc/$DAEMON/status")" != "$$" ] && break
+		sleep 0.05
+	done
+	t why "$DAEMON"
+	if grep -q "^- prctl .*set by this process or by an ancestor that is gone" "$TMP/out" && ! grep -q "itself called prctl" "$TMP/out"; then
+		ok "why DAEMON (reparented): prctl set by it or by an ancestor that is gone"
+	else
+		nok "why DAEMON (reparented): the chain is broken" "$(grep prctl "$TMP/out" | head -c 400)"
+	fi
+	export DAEMON
+	t --json why "$DAEMON"
+	expect_json "why DAEMON --json: prctl_set_by unknown (null)" "$TMP/out" \
+		"d['thp_enabled'] is False and d['prctl_set_by'] is None" "d['prctl_set_by']"
+	stop_pid "$DAEMON"
+fi
+
+# an environment blanked by the program (Redis's process title): unknown, not "no hints"
+ET=''
+start_helper ET "$H" title 'redis-server *:7777'
+if [ -n "$ET" ]; then
+	t why "$ET"
+	if grep -q "^? environ .*environment overwritten by the program" "$TMP/out" && ! grep -q "no THP hints in its environment" "$TMP/out"; then
+		ok "why: a blanked environ ($(tr -d '\0' <"/proc/$ET/environ" | wc -c) non-NUL bytes) is unknown"
+	else
+		nok "why: a blanked environ is unknown" "$(grep environ "$TMP/out" | head -c 400)"
+	fi
+	stop_pid "$ET"
+fi
+
 # errors
 t why
 expect_rc "why without a PID exits 2" 2

@@ -11,6 +11,10 @@
  *                                 child inherits the disable (THP_enabled 0)
  *   thp_helper many-vmas N        N separate 1-page anonymous VMAs (alternating
  *                                 protections so they do not merge), touched
+ *   thp_helper prctl-daemon       prctl(PR_SET_THP_DISABLE, 1), fork, the
+ *                                 parent exits: the child (setsid) is adopted
+ *                                 by PID 1 or a subreaper; it prints "ready
+ *                                 CHILDPID" and waits (stop it by its PID)
  *   thp_helper title TEXT         write TEXT over its argument vector and
  *                                 blank its environment, as Redis's
  *                                 setproctitle does: /proc/PID/cmdline reads
@@ -67,6 +71,7 @@ static void usage(void)
 	fprintf(stderr, "usage: thp_helper hugepage|nohuge|plain SIZE_MB\n"
 			"       thp_helper prctl-fork\n"
 			"       thp_helper many-vmas N\n"
+			"       thp_helper prctl-daemon\n"
 			"       thp_helper title TEXT\n"
 			"       thp_helper maxrss CMD [ARGS...]\n");
 	exit(2);
@@ -212,6 +217,23 @@ static void set_title(int argc, char **argv, const char *text)
 	wait_for_stop();
 }
 
+static void prctl_daemon(void)
+{
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE)");
+	fflush(stdout);
+	pid_t c = fork();
+	if (c < 0)
+		die("fork");
+	if (c > 0)
+		_exit(0); /* the starter is gone */
+	setsid();
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	wait_for_stop();
+	exit(0);
+}
+
 static int maxrss(char **cmd)
 {
 	pid_t pid = fork();
@@ -252,6 +274,10 @@ int main(int argc, char **argv)
 		if (argc != 3)
 			usage();
 		many_vmas(parse_count(argv[2], 1L << 20));
+	} else if (!strcmp(mode, "prctl-daemon")) {
+		if (argc != 2)
+			usage();
+		prctl_daemon();
 	} else if (!strcmp(mode, "title")) {
 		if (argc != 3)
 			usage();
