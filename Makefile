@@ -26,8 +26,15 @@ endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
 
+# /proc/config.gz (the kernel's THP build default, `advise`): zlib when it is there.
+ZLIB ?= $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
+ifeq ($(ZLIB),1)
+ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
+ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+endif
+
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP
+BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
 ASAN_CFLAGS := $(BASE) -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
@@ -50,13 +57,13 @@ HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm -lpthread
+	$(CC) $(STAT_CFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -72,7 +79,7 @@ build/static/%.o: %.c
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
 build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)

@@ -113,6 +113,90 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* p->exe, p->args and p->cmdline (exe and arguments, when intact) or p->title. */
+static void fill_args(struct adv_proc *p, const struct proc_info *pi, int exe_err)
+{
+	const struct buf *b = &pi->cmdline;
+	if (!exe_err)
+		snprintf(p->exe, sizeof(p->exe), "%s", pi->exe);
+	if (!(pi->got & PROC_CMDLINE) || !b->len || exe_err)
+		return; /* ADV_ARGS_UNKNOWN */
+	if (!cmdline_intact(b->p, b->len, pi->exe)) {
+		p->args = ADV_ARGS_REWRITTEN;
+		size_t n = strnlen(b->p, b->len);
+		if (shell_quote_argv(b->p, n, p->title, sizeof(p->title)))
+			snprintf(p->title, sizeof(p->title), "'...'");
+		return;
+	}
+	/* the exe's own path, then argv[1..] */
+	size_t a0 = strlen(b->p) + 1;
+	char *v = malloc(strlen(pi->exe) + 1 + b->len);
+	if (!v)
+		return;
+	size_t el = strlen(pi->exe) + 1;
+	memcpy(v, pi->exe, el);
+	memcpy(v + el, b->p + a0, b->len - a0);
+	if (shell_quote_argv(v, el + b->len - a0, p->cmdline, sizeof(p->cmdline)) == 0)
+		p->args = ADV_ARGS_INTACT;
+	free(v);
+}
+
+static int thp_vma(const struct smaps_vma *v, void *ctx)
+{
+	struct adv_proc *p = ctx;
+	if (v->vmflags & VMF_HG) {
+		p->hg_vmas++;
+		p->hg_kb += v->t.kb[SM_SIZE];
+	}
+	return 0;
+}
+
+/* Its own THP: AnonHugePages and MADV_HUGEPAGE VMAs, from full smaps. */
+static void fill_thp(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
+{
+	struct proc_info *pi = &s->pi;
+	pi->vma_cb = thp_vma;
+	pi->vma_ctx = p;
+	proc_read(sr, pi->pid, PROC_SMAPS, pi);
+	pi->vma_cb = NULL;
+	pi->vma_ctx = NULL;
+	if ((pi->got & PROC_SMAPS) && pi->smaps_err == 0) {
+		p->has_smaps = true;
+		p->anon_huge_kb = pi->t.kb[SM_ANON_HUGE];
+	} else {
+		p->hg_vmas = 0;
+		p->hg_kb = 0;
+	}
+}
+
+/*
+ * Its version: dpkg's record of the package that owns its exe first (dpkg -S,
+ * read from var/lib/dpkg), then what its path says (a major alone is only that).
+ */
+static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p, int exe_err)
+{
+	char pkg[96], v[96];
+	if (!exe_err && !p->has_ver && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
+		if (!s->dpkg_read) {
+			s->dpkg_read = true;
+			if (sysroot_read(sr, SR_DPKG_STATUS, &s->dpkg))
+				s->dpkg.len = 0;
+		}
+		if (s->dpkg.len &&
+		    dpkg_status_version(s->dpkg.p, s->dpkg.len, pkg, v, sizeof(v)) == 0 &&
+		    version_parse_mm(v, p->ver) == 0) {
+			p->has_ver = true;
+			snprintf(p->ver_src, sizeof(p->ver_src), "dpkg: %s %s, owner of %s", pkg, v,
+				 s->pi.exe);
+			return;
+		}
+	}
+	if (!exe_err && !p->has_ver && version_from_path(p->exe, p->ver) == 0) {
+		p->has_ver = true;
+		snprintf(p->ver_src, sizeof(p->ver_src), "its path %s", s->pi.exe);
+	}
+}
+
 /*
  * Everything about one process of workload p->wl, whose status, cgroup and
  * (when valid in .got) exe link are in s->pi.
@@ -123,7 +207,6 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	const struct proc_status *st = &pi->st;
 	const struct proc_cgroup *cg = &pi->cg;
 	bool has_cg = pi->got & PROC_CGROUP;
-	const char *exe = pi->exe;
 	int exe_err = pi->got & PROC_EXE ? 0 : -ENOENT;
 	p->ppid = st->ppid;
 	snprintf(p->comm, sizeof(p->comm), "%s", st->name);
@@ -139,15 +222,13 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	proc_read(sr, pi->pid, PROC_CMDLINE | (p->wl == WL_POSTGRES ? PROC_MAPS : 0), pi);
 	const struct buf *b = &pi->cmdline;
 	if ((pi->got & PROC_CMDLINE) && b->len) {
-		shell_quote_argv(b->p, b->len, p->cmdline, sizeof(p->cmdline));
 		for (size_t i = 0; i + 28 <= b->len; i++)
 			if (memcmp(b->p + i, "-XX:+UseTransparentHugePages", 28) == 0)
 				p->java_thp = true;
 	}
-	if (!exe_err && version_from_path(exe, p->ver) == 0) {
-		p->has_ver = true;
-		snprintf(p->ver_src, sizeof(p->ver_src), "its path %s", exe);
-	}
+	fill_args(p, pi, exe_err);
+	fill_thp(sr, s, p);
+	fill_version(sr, s, p, exe_err);
 	if (p->wl == WL_MONGODB7 && !p->has_ver) {
 		static const char *const pk[] = {"mongodb-org-server", "mongodb-enterprise-server",
 						 "mongodb-server-core", NULL};
@@ -349,6 +430,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	in.fs = &fs;
 	in.requested = s.requested;
 	in.recorded = !g->sr.live;
+	kconfig_read(&g->sr, h->feat.release, &in.kconfig);
 	int r = scan_procs(&g->sr, &s);
 	if (r)
 		warnx("advise: cannot list %s/proc: %s: no workload detection", g->sr.path,

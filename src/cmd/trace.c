@@ -231,9 +231,10 @@ static int drain(int fd, struct reader *rd)
 /*
  * The cost of recording one event in the ring buffer, as seen by the traced
  * task: writes to the instance's trace_marker (reserve, copy, commit) minus
- * the same writes to /dev/null (the syscall). -1 when it cannot be measured.
+ * the same writes to /dev/null (the syscall). -1 when it cannot be measured,
+ * and then *NOISE is set when it was measured but came out <= 0.
  */
-static double calibrate(struct tracefs *tf)
+static double calibrate(struct tracefs *tf, bool *noise)
 {
 	int m = tracefs_iopen(tf, "trace_marker", O_WRONLY);
 	int z = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -253,8 +254,11 @@ static double calibrate(struct tracefs *tf)
 			}
 		}
 		cost = (best[0] - best[1]) * 1e9;
-		if (cost < 0)
-			cost = 0;
+		/* a marker write no dearer than /dev/null: the difference is noise, unknown */
+		if (cost <= 0) {
+			cost = -1;
+			*noise = true;
+		}
 	}
 	if (m >= 0)
 		close(m);
@@ -459,7 +463,7 @@ static int stalls_arm(struct globals *g, pid_t pid, struct trace_report *rep, co
 		teardown();
 		return EXIT_FAIL;
 	}
-	rep->record_ns = calibrate(&st.tf);
+	rep->record_ns = calibrate(&st.tf, &rep->record_noise);
 	char rel[64];
 	for (size_t i = 0; i < NEVENTS; i++) {
 		if (!tracefs_has_event(&st.tf, events[i]))

@@ -67,6 +67,8 @@ static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_ct
 	}
 	in->environ_err = pi->environ_err;
 	if (!in->environ_err)
+		in->environ_overwritten = !why_environ_intact(pi->environ.p, pi->environ.len);
+	if (!in->environ_err && !in->environ_overwritten)
 		in->nenv = why_hints_parse(pi->environ.p, pi->environ.len, false, in->env,
 					   WHY_MAX_HINTS);
 	in->cmdline_err = pi->cmdline_err;

@@ -18,6 +18,8 @@ void thp_chain_walk(const struct sysroot *sr, struct buf *b, long ppid, struct t
 		}
 		if (st.thp_enabled != 0) {
 			c->stop_thp_enabled = st.thp_enabled;
+			c->stop_pid = pid;
+			snprintf(c->stop_comm, sizeof(c->stop_comm), "%s", st.name);
 			return;
 		}
 		c->a[c->n].pid = pid;

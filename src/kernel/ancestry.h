@@ -24,6 +24,8 @@ struct thp_chain {
 	int n;
 	bool cut;	      /* an ancestor's status could not be read */
 	int stop_thp_enabled; /* THP_enabled of the first ancestor not in the chain: 1, or -1 unknown */
+	long stop_pid;	      /* that ancestor (0 unknown) and its name */
+	char stop_comm[COMM_LEN];
 };
 
 /* Walk from PPID upwards while THP_enabled is 0, using B as scratch. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "exe.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +164,7 @@ int version_parse_mm(const char *s, int v[2])
 	if (!digit(*s))
 		return -EINVAL;
 	char *end;
-	long maj = strtol(s, &end, 10), min = 0;
+	long maj = strtol(s, &end, 10), min = -1;
 	if (*end == '.' && digit(end[1]))
 		min = strtol(end + 1, &end, 10);
 	if (maj > 100000 || min > 100000)
@@ -253,4 +254,61 @@ int maps_largest_shared(const char *text, size_t len, uint64_t *kb, bool *hugetl
 	*kb = best;
 	*hugetlb = best_ht;
 	return 0;
+}
+
+int cmdline_intact(const char *text, size_t len, const char *exe)
+{
+	if (!len || text[len - 1] != '\0' || text[0] == '\0')
+		return 0;
+	/* a title written over the argument area is padded with NULs */
+	if (len >= 2 && text[len - 2] == '\0')
+		return 0;
+	const char *a0 = text, *b0 = strrchr(a0, '/'), *be = strrchr(exe, '/');
+	b0 = b0 ? b0 + 1 : a0;
+	be = be ? be + 1 : exe;
+	/* argv[0] the exe itself, or a name or path whose last component is the exe's */
+	if (strcmp(a0, exe) == 0 || strcmp(b0, be) == 0)
+		return 1;
+	return 0;
+}
+
+int dpkg_list_has(const char *text, size_t len, const char *path)
+{
+	size_t pl = strlen(path);
+	const char *pos = text, *end = text + len, *s, *e;
+	while (next_line(&pos, end, &s, &e))
+		if ((size_t)(e - s) == pl && memcmp(s, path, pl) == 0)
+			return 1;
+	return 0;
+}
+
+int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n)
+{
+	DIR *d = sysroot_opendir(sr, SR_DPKG_INFO);
+	if (!d)
+		return -errno;
+	/* usrmerge: /usr/bin/x may be listed as /bin/x */
+	const char *alt = strncmp(path, "/usr/", 5) == 0 ? path + 4 : NULL;
+	struct buf b = {0};
+	int r = -ENOENT;
+	struct dirent *de;
+	while (r == -ENOENT && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l <= 5 || strcmp(de->d_name + l - 5, ".list") != 0)
+			continue;
+		if (sysroot_readf(sr, &b, SR_DPKG_INFO "/%s", de->d_name))
+			continue;
+		if (dpkg_list_has(b.p, b.len, path) || (alt && dpkg_list_has(b.p, b.len, alt))) {
+			/* "postgresql-15.list", "libc6:amd64.list": the package name */
+			size_t k = l - 5;
+			const char *colon = memchr(de->d_name, ':', k);
+			if (colon)
+				k = (size_t)(colon - de->d_name);
+			snprintf(pkg, n, "%.*s", (int)k, de->d_name);
+			r = 0;
+		}
+	}
+	closedir(d);
+	buf_free(&b);
+	return r;
 }

@@ -15,6 +15,7 @@
 #include "sysroot.h"
 
 #define SR_DPKG_STATUS "var/lib/dpkg/status"
+#define SR_DPKG_INFO "var/lib/dpkg/info"
 
 /*
  * readlink proc/PID/exe into OUT (N bytes), without a " (deleted)" suffix.
@@ -40,12 +41,12 @@ int exe_go_version(const struct sysroot *sr, pid_t pid, char *ver, size_t n);
 /*
  * A MAJOR.MINOR version inside a path: the first number after '/' or '-'
  * followed by a '.', or a number that is a whole path component
- * ("/usr/lib/postgresql/15/bin/postgres" -> 15.0,
+ * ("/usr/lib/postgresql/15/bin/postgres" -> 15 with the minor unknown, -1;
  * "/opt/mongodb-linux-x86_64-8.0.4/bin/mongod" -> 8.0). 0 or -ENOENT.
  */
 int version_from_path(const char *path, int v[2]);
 
-/* "1:8.0.4-1~deb12" -> {8, 0} (epoch skipped). 0 or -EINVAL. */
+/* "1:8.0.4-1~deb12" -> {8, 0} (epoch skipped); "15" -> {15, -1} (minor unknown). 0 or -EINVAL. */
 int version_parse_mm(const char *s, int v[2]);
 
 /*
@@ -61,5 +62,24 @@ int dpkg_status_version(const char *text, size_t len, const char *pkg, char *out
  * set). PostgreSQL's main shared memory segment is one. 0 or -ENOENT.
  */
 int maps_largest_shared(const char *text, size_t len, uint64_t *kb, bool *hugetlb);
+
+/*
+ * Whether a process's cmdline TEXT (LEN bytes, NUL-separated) is its argument
+ * vector as started: non-empty, ending in one NUL (a title written over the
+ * argument area, as Redis and PostgreSQL do, leaves NUL padding or no final
+ * NUL), argv[0] the exe path EXE or a name whose last component is EXE's.
+ * Returns 1 intact, 0 not (its arguments are then unknown). Pure.
+ */
+int cmdline_intact(const char *text, size_t len, const char *exe);
+
+/* Whether dpkg file list TEXT (var/lib/dpkg/info/PKG.list) holds the line PATH: 1 or 0. Pure. */
+int dpkg_list_has(const char *text, size_t len, const char *path);
+
+/*
+ * The package that installed file PATH (`dpkg -S`, without spawning it): the
+ * var/lib/dpkg/info/PKG.list naming it (also as /bin/x for /usr/bin/x), its
+ * ":arch" dropped, into PKG. 0, -ENOENT (no package), -errno of the directory.
+ */
+int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n);
 
 #endif

@@ -471,9 +471,15 @@ void advice_build(const struct adv_input *in, struct advice *out)
 		w->detected = w->active = true;
 		if (w->npids < 8)
 			w->pids[w->npids++] = in->procs[i].pid;
-		if (in->procs[i].has_ver && !w->version[0])
-			snprintf(w->version, sizeof(w->version), "%d.%d", in->procs[i].ver[0],
-				 in->procs[i].ver[1]);
+		if (in->procs[i].has_ver && !w->version[0]) {
+			if (in->procs[i].ver[1] >= 0)
+				snprintf(w->version, sizeof(w->version), "%d.%d",
+					 in->procs[i].ver[0], in->procs[i].ver[1]);
+			else
+				snprintf(w->version, sizeof(w->version), "%d", in->procs[i].ver[0]);
+			snprintf(w->version_src, sizeof(w->version_src), "%s",
+				 in->procs[i].ver_src);
+		}
 	}
 	for (int w = 0; w < WL_N; w++)
 		if (in->requested & (1u << w))
@@ -509,5 +515,5 @@ void advice_build(const struct adv_input *in, struct advice *out)
 	if (apps == 0 && !out->nchanges)
 		adv_note(
 			out, AN_INFO,
-			"no known workload detected (redis, mongod, postgres, java, node, large Go binaries) and none asked for (--workload): the kernel defaults enabled=madvise and defrag=madvise suit a general-purpose host");
+			"no known workload detected (redis, mongod, postgres, java, node, large Go binaries) and none asked for (--workload): enabled=madvise and defrag=madvise suit a general-purpose host (defrag=madvise is the kernel's default since 4.6; the boot value of enabled is a build choice, see Host)");
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../kernel/kconfig.h"
 #include "../kernel/proc_status.h"
 #include "findings.h"
 #include "host.h"
@@ -48,23 +49,37 @@ int workload_from_comm(const char *comm, const char *exe_base);
 
 #define ADV_CMD_LEN 384
 
+/* Whether a process's command line can be reused to restart it. */
+enum adv_args {
+	ADV_ARGS_UNKNOWN,   /* cmdline or exe not readable */
+	ADV_ARGS_INTACT,    /* argv[0] is its exe, NUL-separated arguments: cmdline holds them */
+	ADV_ARGS_REWRITTEN, /* a process title written over argv: its arguments are unknown */
+};
+
 /* One detected process of a workload. */
 struct adv_proc {
 	long pid, ppid;
 	char comm[COMM_LEN];
 	enum workload wl;
 	bool has_ver;
-	int ver[2];
-	char ver_src[96]; /* where the version came from */
-	int thp_enabled;  /* -1 unknown */
-	int64_t rss_kb;	  /* -1 unknown */
-	bool limited;	  /* in a memory cgroup with a limit */
+	int ver[2];	   /* major, minor (-1: unknown) */
+	char ver_src[160]; /* where the version came from */
+	int thp_enabled;   /* -1 unknown */
+	int64_t rss_kb;	   /* -1 unknown */
+	bool limited;	   /* in a memory cgroup with a limit */
 	uint64_t limit_bytes;
 	char unit[96];		   /* systemd unit from its cgroup, "" unknown */
-	char cmdline[ADV_CMD_LEN]; /* shell-quoted argv, "" unknown */
-	bool java_thp;		   /* -XX:+UseTransparentHugePages on its command line */
-	uint64_t shm_kb;	   /* postgres: largest shared anonymous mapping, 0 unknown */
-	bool shm_hugetlb;	   /* that mapping is hugetlb already */
+	char cmdline[ADV_CMD_LEN]; /* shell-quoted exe and arguments, "" unknown */
+	enum adv_args args;
+	char exe[160];	       /* its /proc/PID/exe, "" unknown */
+	char title[96];	       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
+	bool has_smaps;	       /* the next three are known (smaps read) */
+	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
+	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */
+	int hg_vmas;
+	bool java_thp;	  /* -XX:+UseTransparentHugePages on its command line */
+	uint64_t shm_kb;  /* postgres: largest shared anonymous mapping, 0 unknown */
+	bool shm_hugetlb; /* that mapping is hugetlb already */
 };
 
 #define ADV_MAX_PROCS 64
@@ -83,6 +98,8 @@ struct adv_input {
 	int scanned, unreadable; /* processes looked at; not fully readable */
 	int small_go;		 /* Go processes too small to count as a workload */
 	bool recorded;		 /* a recorded tree */
+	struct kconfig_info
+		kconfig; /* the kernel's build default of enabled, and where it was read */
 };
 
 /* ---- output ---- */
@@ -127,7 +144,8 @@ struct adv_workload {
 	bool active, detected, requested;
 	int npids;
 	long pids[8];
-	char version[32]; /* "8.0", "" unknown */
+	char version[32];      /* "8.0", "15" (minor unknown), "" unknown */
+	char version_src[160]; /* where it came from: "dpkg: postgresql-15 15.18-0+deb12u1" */
 };
 
 struct advice {

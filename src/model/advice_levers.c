@@ -33,12 +33,21 @@ __attribute__((format(printf, 2, 3))) static void alt(struct adv_lever *l, const
 	va_end(ap);
 }
 
+/*
+ * The restart command: its exe and arguments when its command line is intact;
+ * when a process title was written over it, no command (the arguments are
+ * unknown) but a line that says so.
+ */
 static void run_cmd(struct adv_lever *l, const struct adv_proc *p, const char *mode,
 		    const char *placeholder)
 {
-	if (p && p->cmdline[0])
+	if (p && p->args == ADV_ARGS_INTACT && p->cmdline[0])
 		snprintf(l->command, sizeof(l->command), "thpctl run --thp=%s -- %s", mode,
 			 p->cmdline);
+	else if (p && p->args == ADV_ARGS_REWRITTEN)
+		alt(l,
+		    "thpctl run --thp=%s -- %s ARGS...: its arguments are unknown (its command line reads %s, a process title written over them): take them from its unit or start script",
+		    mode, p->exe[0] ? p->exe : "EXE", p->title);
 	else
 		snprintf(l->command, sizeof(l->command), "thpctl run --thp=%s -- %s", mode,
 			 placeholder);
@@ -84,18 +93,32 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 		return;
 	}
 	l->needed = always || c->pp_off[wl];
+	/* madvise keeps THP off only what is not madvised: check its own memory */
+	bool holds =
+		p && p->has_smaps && (p->anon_huge_kb || (c->enabled_res == 1 && p->hg_vmas > 0));
+	l->needed |= holds;
 	snprintf(l->what, sizeof(l->what), "%s",
 		 l->needed ? "opt it out of THP (restart it so)"
 			   : "keep it opted out of THP (safeguard)");
 	run_cmd(l, p, "off", placeholder);
 	if (wl == WL_REDIS) {
-		bool old = p && p->has_ver && (p->ver[0] < 6 || (p->ver[0] == 6 && p->ver[1] < 2));
+		bool old = p && p->has_ver &&
+			   (p->ver[0] < 6 || (p->ver[0] == 6 && p->ver[1] >= 0 && p->ver[1] < 2));
 		if (!old)
 			alt(l,
 			    "redis.conf: disable-thp yes (Redis 6.2+, the default): Redis calls prctl(PR_SET_THP_DISABLE) itself at start when enabled=always");
 	}
 	systemd_alt(l, p, "disable");
-	if (l->needed)
+	if (holds) {
+		char huge[32], hg[32];
+		fmt_kb(huge, sizeof(huge), p->anon_huge_kb);
+		fmt_kb(hg, sizeof(hg), p->hg_kb);
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"it holds %s of THP now (AnonHugePages) and %d MADV_HUGEPAGE VMA%s of %s (its /proc/%ld/smaps): its allocator asks for huge pages (jemalloc thp:always, glibc.malloc.hugetlb=1, ...), so enabled=%s does not keep THP off its heap; opting out per process does",
+			huge, p->hg_vmas, p->hg_vmas == 1 ? "" : "s", hg, p->pid,
+			c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?");
+	} else if (l->needed)
 		snprintf(
 			l->reason, sizeof(l->reason),
 			"%s; the host keeps enabled=%s for the others, so this process opts out alone (prctl, inherited by its children)",
@@ -103,11 +126,17 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 			: wl == WL_POSTGRES ? "PostgreSQL's backends want no THP"
 					    : "MongoDB 7.0 and earlier wants THP off",
 			adv_enabled_vals[c->enabled_res]);
+	else if (p && !p->has_smaps)
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"enabled=%s keeps THP off its heap unless it madvises it (its smaps could not be read: run as root to check); opting out per process keeps it so if the host is ever set to always, without touching other processes",
+			c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?");
 	else
 		snprintf(
 			l->reason, sizeof(l->reason),
-			"enabled=%s already keeps THP off its heap; opting out per process keeps it so if the host is ever set to always, without touching other processes",
-			c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?");
+			"enabled=%s already keeps THP off its heap%s; opting out per process keeps it so if the host is ever set to always, without touching other processes",
+			c->enabled_res >= 0 ? adv_enabled_vals[c->enabled_res] : "?",
+			p ? " (no huge pages and no MADV_HUGEPAGE VMA in its smaps)" : "");
 }
 
 static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)

@@ -51,9 +51,15 @@ void advice_notes(struct adv_ctx *c)
 			"MongoDB version unknown (not in its path, no dpkg record): assumed 7.0 or earlier (THP off, the long-standing advice); for 8.0 or later run thpctl advise --workload mongodb8");
 	for (int i = 0; i < in->nprocs; i++) {
 		const struct adv_proc *p = &in->procs[i];
-		if ((p->wl == WL_MONGODB7 || p->wl == WL_MONGODB8) && p->has_ver)
-			adv_note(a, AN_INFO, "mongod PID %ld is MongoDB %d.%d (%s)", p->pid,
-				 p->ver[0], p->ver[1], p->ver_src);
+		if ((p->wl == WL_MONGODB7 || p->wl == WL_MONGODB8) && p->has_ver) {
+			char v[24];
+			if (p->ver[1] >= 0)
+				snprintf(v, sizeof(v), "%d.%d", p->ver[0], p->ver[1]);
+			else
+				snprintf(v, sizeof(v), "%d", p->ver[0]);
+			adv_note(a, AN_INFO, "mongod PID %ld is MongoDB %s (%s)", p->pid, v,
+				 p->ver_src);
+		}
 	}
 	if (h->thp.write_err && h->thp.write_err != -ENOENT)
 		adv_note(

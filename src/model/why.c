@@ -316,6 +316,10 @@ static void explain_prctl(const struct why_input *in, struct why_report *r)
 		    "THP_enabled 0: THP off for the whole process, inherited: the highest ancestor with THP_enabled 0 is PID %ld (%s), %d generation%s up, which called prctl(PR_SET_THP_DISABLE) or was started under it%s",
 		    top->pid, top->comm, c->n, c->n == 1 ? "" : "s",
 		    c->cut ? " (chain cut: an ancestor was not readable)" : "");
+	} else if (c->stop_thp_enabled == 1 && why_chain_broken(c->stop_pid, c->stop_comm)) {
+		add(r, "prctl", WE_HINDERS, src,
+		    "THP_enabled 0: prctl(PR_SET_THP_DISABLE) was set by this process or by an ancestor that is gone: its parent is now PID %ld (%s, THP_enabled 1), which adopts orphans, so the chain is broken (a daemon that detached, or a starter that exited); THP off for all of it, MADV_HUGEPAGE and MADV_COLLAPSE included",
+		    c->stop_pid, c->stop_comm);
 	} else if (c->stop_thp_enabled == 1) {
 		add(r, "prctl", WE_HINDERS, src,
 		    "THP_enabled 0: this process itself called prctl(PR_SET_THP_DISABLE) (its parent PID %ld has THP_enabled 1): THP off for all of it, MADV_HUGEPAGE and MADV_COLLAPSE included",
@@ -417,6 +421,9 @@ static void explain_hints(const struct why_input *in, struct why_report *r)
 	if (in->environ_err) {
 		unreadable(why, sizeof(why), in->environ_err, in->recorded);
 		add(r, "environ", WE_UNKNOWN, src, "environment %s: allocator hints unknown", why);
+	} else if (in->environ_overwritten) {
+		add(r, "environ", WE_UNKNOWN, src,
+		    "environment overwritten by the program (no NAME=VALUE entry: blanked, as a process title does, or cut off): allocator hints unknown");
 	} else if (in->nenv == 0) {
 		add(r, "environ", WE_NEUTRAL, src,
 		    "no THP hints in its environment (GLIBC_TUNABLES glibc.malloc.hugetlb, MIMALLOC_ALLOW_THP, MALLOC_CONF thp:, GODEBUG disablethp, JAVA_TOOL_OPTIONS)");

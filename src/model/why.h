@@ -44,6 +44,22 @@ struct why_hint {
  */
 int why_hints_parse(const char *text, size_t len, bool cmdline, struct why_hint *out, int max);
 
+/*
+ * Whether environ TEXT is a list of NAME=VALUE entries as the kernel keeps it:
+ * non-empty, ending in a NUL, with at least one entry holding '='. A program
+ * that overwrote its environment (Redis's process title blanks it: all NUL)
+ * or an area cut off mid-entry is not: its THP hints are then unknown. Pure.
+ */
+bool why_environ_intact(const char *text, size_t len);
+
+/*
+ * Whether the prctl ancestry of a process with THP_enabled 0 is broken: its
+ * first ancestor with THP_enabled 1 (PID STOP_PID, named STOP_COMM) is PID 1
+ * or a systemd manager (a subreaper), which adopt orphans, so the parent that
+ * started it may be gone. Pure.
+ */
+bool why_chain_broken(long stop_pid, const char *stop_comm);
+
 /* ---- the process's VMAs, summed from full smaps ---- */
 
 struct why_vma_top {
@@ -92,7 +108,8 @@ struct why_input {
 	bool smaps_truncated;
 	struct why_vmas vmas;
 
-	int environ_err; /* 0: hints valid */
+	int environ_err;	  /* 0: hints valid */
+	bool environ_overwritten; /* readable but not a list of NAME=VALUE (all NUL, or cut off) */
 	int nenv;
 	struct why_hint env[WHY_MAX_HINTS];
 	int cmdline_err;

@@ -168,6 +168,21 @@ int why_hints_parse(const char *text, size_t len, bool cmdline, struct why_hint 
 	return n;
 }
 
+bool why_environ_intact(const char *text, size_t len)
+{
+	if (!len || text[len - 1] != '\0')
+		return false;
+	for (const char *p = text, *end = text + len; p < end; p += strlen(p) + 1)
+		if (*p && strchr(p, '='))
+			return true;
+	return false;
+}
+
+bool why_chain_broken(long stop_pid, const char *stop_comm)
+{
+	return stop_pid == 1 || (stop_comm && strcmp(stop_comm, "systemd") == 0);
+}
+
 /* ---- VMAs ---- */
 
 static void top_set(struct why_vma_top *t, const struct smaps_vma *v)

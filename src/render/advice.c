@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "advice.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json.h"
@@ -9,6 +11,49 @@
 static const char *sel(const struct choice *c)
 {
 	return c->present ? c->selected : "-";
+}
+
+static const char *const kct_config[] = {
+	[KCT_ALWAYS] = "CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS",
+	[KCT_MADVISE] = "CONFIG_TRANSPARENT_HUGEPAGE_MADVISE",
+	[KCT_NEVER] = "CONFIG_TRANSPARENT_HUGEPAGE_NEVER",
+};
+static const char *const kct_value[] = {
+	[KCT_ALWAYS] = "always", [KCT_MADVISE] = "madvise", [KCT_NEVER] = "never"};
+
+/* Where the config came from, as a host path. */
+static void kconfig_src(char *out, size_t n, const struct adv_input *in)
+{
+	if (in->kconfig.src == KCS_BOOT)
+		snprintf(out, n, "/boot/config-%s", in->h->feat.release);
+	else
+		snprintf(out, n, "/" SR_PROC_CONFIG_GZ);
+}
+
+/* "  boot default enabled=madvise (CONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y in /proc/config.gz)" */
+static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_snapshot *h)
+{
+	const struct kconfig_info *k = &in->kconfig;
+	char src[200];
+	kconfig_src(src, sizeof(src), in);
+	fprintf(f, "  built      ");
+	if (k->src != KCS_NONE && k->thp >= KCT_ALWAYS && k->thp <= KCT_NEVER)
+		fprintf(f, "boot default enabled=%s (%s=y in %s)\n", kct_value[k->thp],
+			kct_config[k->thp], src);
+	else if (k->src != KCS_NONE && k->thp == KCT_NO_THP)
+		fprintf(f, "without THP (CONFIG_TRANSPARENT_HUGEPAGE is not set in %s)\n", src);
+	else if (k->src != KCS_NONE)
+		fprintf(f, "boot default of enabled unknown (%s names none)\n", src);
+	else
+		fprintf(f,
+			"boot default of enabled unknown (no /boot/config-%s or " PATH_PROC
+			"/config.gz%s%s; upstream Kconfig defaults to always, distributions choose)\n",
+			h->feat.release[0] ? h->feat.release : "RELEASE",
+			k->err && k->err != -ENOENT ? ": " : "",
+			k->err && k->err != -ENOENT
+				? (k->err == -ENOTSUP ? "config.gz not readable: built without zlib"
+						      : strerror(-k->err))
+				: "");
 }
 
 static void header(FILE *f, const struct adv_input *in, bool color)
@@ -30,6 +75,7 @@ static void header(FILE *f, const struct adv_input *in, bool color)
 				(unsigned long long)h->thp.shrink_underused.v);
 		fputc('\n', f);
 	}
+	kconfig_line(f, in, h);
 	fprintf(f, "  processes  %d scanned", in->scanned);
 	if (in->limited_cgroups)
 		fprintf(f, ", %d in %d memory-limited cgroup%s", in->limited_procs,
@@ -64,8 +110,11 @@ static void workloads(FILE *f, const struct adv_input *in, const struct advice *
 		}
 		if (x->requested)
 			fprintf(f, "%s--workload", x->detected ? ", " : " ");
-		if (x->version[0])
-			fprintf(f, ", version %s", x->version);
+		if (x->version[0]) {
+			fprintf(f, ", version %s (", x->version);
+			fputs_safe(x->version_src, f);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	if (!shown)
@@ -174,6 +223,14 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 			 ? json_null()
 			 : json_boolean(h->feat.except_advised == TRI_YES));
 	json_put(k, "shrink_underused", json_boolean(h->feat.shrink_underused));
+	const struct kconfig_info *kc = &in->kconfig;
+	bool kv = kc->src != KCS_NONE && kc->thp >= KCT_ALWAYS && kc->thp <= KCT_NEVER;
+	json_put(k, "config_enabled_default", kv ? json_str(kct_value[kc->thp]) : json_null());
+	json_put(k, "config_thp",
+		 kc->src == KCS_NONE ? json_null() : json_boolean(kc->thp != KCT_NO_THP));
+	char src[200];
+	kconfig_src(src, sizeof(src), in);
+	json_put(k, "config_source", kc->src == KCS_NONE ? json_null() : json_str(src));
 	json_put(root, "kernel", k);
 	json_put(root, "processes_scanned", json_integer(in->scanned));
 	json_put(root, "unreadable", json_integer(in->unreadable));
@@ -194,6 +251,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 			json_array_append_new(pids, json_integer(x->pids[i]));
 		json_put(o, "pids", pids);
 		json_put(o, "version", x->version[0] ? json_str(x->version) : json_null());
+		json_put(o, "version_source",
+			 x->version[0] ? json_str(x->version_src) : json_null());
 		json_array_append_new(wls, o);
 	}
 	json_put(root, "workloads", wls);
@@ -226,6 +285,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "needed", json_boolean(l->needed));
 		json_put(o, "what", json_str(l->what));
 		json_put(o, "command", l->command[0] ? json_str(l->command) : json_null());
+		const struct adv_proc *p = NULL;
+		for (int j = 0; l->pid && j < in->nprocs; j++)
+			if (in->procs[j].pid == l->pid)
+				p = &in->procs[j];
+		json_put(o, "arguments_known",
+			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
+							  : json_null());
 		json_t *alts = json_array();
 		for (int k2 = 0; k2 < l->nalt; k2++)
 			json_array_append_new(alts, json_str(l->alt[k2]));

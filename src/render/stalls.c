@@ -285,6 +285,9 @@ static void overhead(FILE *f, const struct trace_report *r, bool color)
 		fprintf(f,
 			"; in the traced tasks ~%.2f us per event (trace_marker calibration), %s in all",
 			r->record_ns / 1000, tot);
+	} else if (r->record_noise) {
+		fprintf(f,
+			"; in the traced tasks - per event (trace_marker calibration came out below its own noise)");
 	}
 	fprintf(f, "; reader (thpctl) %.1f ms CPU", r->reader_cpu_s * 1000);
 	if (r->elapsed_s > 0)

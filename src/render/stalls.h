@@ -24,6 +24,7 @@ struct trace_report {
 	int nmissing;
 	/* overhead */
 	double record_ns; /* per event, in the traced task (trace_marker calibration); < 0 unknown */
+	bool record_noise;   /* the calibration ran but came out <= 0 (below its noise): unknown */
 	double reader_cpu_s; /* thpctl's own CPU (user + system) while tracing */
 	uint64_t bytes;	     /* read from trace_pipe */
 };

@@ -102,7 +102,8 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 
 	json_t *who = json_null();
 	if (in->st.thp_enabled == 0 && in->chain_walked &&
-	    (in->chain.n || in->chain.stop_thp_enabled == 1)) {
+	    (in->chain.n || (in->chain.stop_thp_enabled == 1 &&
+			     !why_chain_broken(in->chain.stop_pid, in->chain.stop_comm)))) {
 		who = json_object();
 		json_put(who, "pid",
 			 json_integer(in->chain.n ? in->chain.a[in->chain.n - 1].pid : in->pid));
@@ -142,7 +143,11 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	json_t *env = json_object();
 	json_put(env, "readable", json_boolean(in->environ_err == 0));
 	json_put(env, "error", err_json(in->environ_err));
-	json_put(env, "hints", hints_json(in->env, in->environ_err ? 0 : in->nenv));
+	json_put(env, "intact",
+		 in->environ_err ? json_null() : json_boolean(!in->environ_overwritten));
+	json_put(env, "hints",
+		 in->environ_overwritten ? json_null()
+					 : hints_json(in->env, in->environ_err ? 0 : in->nenv));
 	json_put(root, "environ", env);
 	json_put(root, "cmdline_hints", hints_json(in->cmd, in->cmdline_err ? 0 : in->ncmd));
 

@@ -75,6 +75,45 @@ expect_json "why: GLIBC_TUNABLES and MALLOC_CONF hints read from environ" "$TMP/
 	"sorted(h['var'] for h in d['environ']['hints']) == ['GLIBC_TUNABLES', 'MALLOC_CONF'] and [h['effect'] for h in d['environ']['hints'] if h['var'] == 'MALLOC_CONF'] == ['hinders']" \
 	"d['environ']"
 
+# a prctl'd starter that exited (a daemon that detached): the chain is broken
+: >"$TMP/helper.daemon"
+"$H" prctl-daemon >"$TMP/helper.daemon" 2>&1
+wait_for_line "$TMP/helper.daemon" "^ready" "" 5
+DAEMON=$(awk '/^ready/ {print $2; exit}' "$TMP/helper.daemon")
+if [ -z "$DAEMON" ]; then
+	nok "helper prctl-daemon ready" "$(head -c 300 "$TMP/helper.daemon")"
+else
+	track_pid "$DAEMON"
+	for _ in $(seq 100); do # adopted once its starter has exited
+		[ "$(awk '/^PPid:/ {print $2}' "/proc/$DAEMON/status")" != "$$" ] && break
+		sleep 0.05
+	done
+	t why "$DAEMON"
+	if grep -q "^- prctl .*set by this process or by an ancestor that is gone" "$TMP/out" && ! grep -q "itself called prctl" "$TMP/out"; then
+		ok "why DAEMON (reparented): prctl set by it or by an ancestor that is gone"
+	else
+		nok "why DAEMON (reparented): the chain is broken" "$(grep prctl "$TMP/out" | head -c 400)"
+	fi
+	export DAEMON
+	t --json why "$DAEMON"
+	expect_json "why DAEMON --json: prctl_set_by unknown (null)" "$TMP/out" \
+		"d['thp_enabled'] is False and d['prctl_set_by'] is None" "d['prctl_set_by']"
+	stop_pid "$DAEMON"
+fi
+
+# an environment blanked by the program (Redis's process title): unknown, not "no hints"
+ET=''
+start_helper ET "$H" title 'redis-server *:7777'
+if [ -n "$ET" ]; then
+	t why "$ET"
+	if grep -q "^? environ .*environment overwritten by the program" "$TMP/out" && ! grep -q "no THP hints in its environment" "$TMP/out"; then
+		ok "why: a blanked environ ($(tr -d '\0' <"/proc/$ET/environ" | wc -c) non-NUL bytes) is unknown"
+	else
+		nok "why: a blanked environ is unknown" "$(grep environ "$TMP/out" | head -c 400)"
+	fi
+	stop_pid "$ET"
+fi
+
 # errors
 t why
 expect_rc "why without a PID exits 2" 2
@@ -125,6 +164,56 @@ expect_json "advise with MongoDB 8: the conflict is named, Redis opts out per pr
 expect_json "advise with MongoDB 8: thpctl set ... enabled=always ... khugepaged/max_ptes_none=0 (or already so)" "$TMP/out" \
 	"d['commands']['set'] is None or ('enabled=always' in d['commands']['set'] or [s for s in d['settings'] if s['key'] == 'enabled' and s['now'] == 'always']) and d['commands']['persist'].startswith('thpctl persist ')" \
 	"d['commands'], d['settings']"
+# a process title written over argv (as Redis does): no command built from it
+mkdir -p "$TMP/y"
+cp "$H" "$TMP/y/redis-server"
+RT='' RH=''
+start_helper RT "$TMP/y/redis-server" title 'redis-server *:7777'
+# a Redis whose allocator madvises its heap (jemalloc thp:always): 16 MiB hg, touched
+start_helper RH "$TMP/y/redis-server" hugepage 16
+export RT RH TMP
+t advise --json
+cp "$TMP/out" "$TMP/advise2.json"
+if [ -n "$RT" ]; then
+	expect_json "advise: rewritten title -> no command, arguments unknown, exe named" "$TMP/advise2.json" \
+		"[(l['command'], l['arguments_known'], any('its arguments are unknown' in a and E['TMP'] + '/y/redis-server ARGS' in a for a in l['alternatives'])) for l in d['per_process'] if l['pid'] == int(E['RT'])] == [(None, False, True)]" \
+		"[l for l in d['per_process'] if l['pid'] == int(E['RT'])]"
+fi
+if [ -n "$RH" ] && [ "$HAVE_THP" -eq 1 ] && [ "$(sysfs_choice "$THP/enabled")" = madvise ]; then
+	expect_json "advise: a Redis with MADV_HUGEPAGE memory under madvise needs the opt-out (not 'madvise already keeps THP off')" "$TMP/advise2.json" \
+		"[(l['needed'], 'does not keep THP off' in l['reason'], 'already keeps' in l['reason']) for l in d['per_process'] if l['pid'] == int(E['RH'])] == [(True, True, False)]" \
+		"[l for l in d['per_process'] if l['pid'] == int(E['RH'])]"
+else
+	skip "advise: Redis with MADV_HUGEPAGE memory under madvise" "enabled is not madvise here"
+fi
+[ -n "$RT" ] && stop_pid "$RT"
+[ -n "$RH" ] && stop_pid "$RH"
+
+# the version of a real PostgreSQL from dpkg, not from its path
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
+if [ "$ROOT" -eq 0 ] || [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ] || ! id postgres >/dev/null 2>&1; then
+	skip "advise: PostgreSQL version from dpkg" "needs root, PostgreSQL and its postgres user"
+else
+	PGD=$(mktemp -d /tmp/thpctl-pg.XXXXXX) # the postgres user cannot enter $TMP
+	chown postgres "$PGD"
+	PGV=$(dpkg-query -W -f='${Version}' "$(dpkg -S "$PGBIN/postgres" | cut -d: -f1)")
+	export PGV
+	if setpriv --reuid postgres --regid postgres --clear-groups "$PGBIN/initdb" -D "$PGD/data" >"$PGD/initdb.log" 2>&1 &&
+		setpriv --reuid postgres --regid postgres --clear-groups "$PGBIN/pg_ctl" -D "$PGD/data" -w -l "$PGD/log" \
+			-o "-k $PGD -p 54399 -c listen_addresses=''" start >/dev/null 2>&1; then
+		PGPID=$(head -n1 "$PGD/data/postmaster.pid")
+		export PGPID
+		t advise --json
+		expect_json "advise: PostgreSQL $PGV: version major.minor from dpkg (its path says only the major)" "$TMP/out" \
+			"[(w['version'], w['version_source'].startswith('dpkg: ')) for w in d['workloads'] if w['name'] == 'postgres' and int(E['PGPID']) in w['pids']] == [('.'.join(E['PGV'].split('-')[0].split(':')[-1].split('.')[:2]), True)]" \
+			"d['workloads']"
+		setpriv --reuid postgres --regid postgres --clear-groups "$PGBIN/pg_ctl" -D "$PGD/data" -m immediate stop >/dev/null 2>&1
+	else
+		nok "advise: a PostgreSQL to look at starts" "$(tail -n3 "$PGD/initdb.log" "$PGD/log" 2>/dev/null | tr '\n' ' ')"
+	fi
+	rm -rf "$PGD"
+fi
+
 t advise --workload nosuch
 expect_rc "advise --workload nosuch exits 2" 2
 t advise extra

@@ -11,6 +11,14 @@
  *                                 child inherits the disable (THP_enabled 0)
  *   thp_helper many-vmas N        N separate 1-page anonymous VMAs (alternating
  *                                 protections so they do not merge), touched
+ *   thp_helper prctl-daemon       prctl(PR_SET_THP_DISABLE, 1), fork, the
+ *                                 parent exits: the child (setsid) is adopted
+ *                                 by PID 1 or a subreaper; it prints "ready
+ *                                 CHILDPID" and waits (stop it by its PID)
+ *   thp_helper title TEXT         write TEXT over its argument vector and
+ *                                 blank its environment, as Redis's
+ *                                 setproctitle does: /proc/PID/cmdline reads
+ *                                 TEXT then NULs, /proc/PID/environ all NULs
  *   thp_helper maxrss CMD [ARG..] run CMD (stdout, stderr to /dev/null), print
  *                                 "maxrss KB status N": its peak RSS from
  *                                 wait4(); for hosts without GNU time. (A
@@ -58,6 +66,8 @@ static void usage(void)
 	fprintf(stderr, "usage: thp_helper hugepage|nohuge|plain SIZE_MB\n"
 			"       thp_helper prctl-fork\n"
 			"       thp_helper many-vmas N\n"
+			"       thp_helper prctl-daemon\n"
+			"       thp_helper title TEXT\n"
 			"       thp_helper maxrss CMD [ARGS...]\n");
 	exit(2);
 }
@@ -157,6 +167,43 @@ static void prctl_fork(void)
 		;
 }
 
+/* Blank argv and environ in place (one contiguous area), then write TEXT at argv[0]. */
+static void set_title(int argc, char **argv, const char *text)
+{
+	extern char **environ;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", text);
+	char *start = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+	for (char **e = environ; *e; e++)
+		if (*e == end)
+			end = *e + strlen(*e) + 1;
+	memset(start, 0, (size_t)(end - start));
+	size_t n = strlen(buf);
+	if (n >= (size_t)(end - start))
+		n = (size_t)(end - start) - 1;
+	memcpy(start, buf, n);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	wait_for_stop();
+}
+
+static void prctl_daemon(void)
+{
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE)");
+	fflush(stdout);
+	pid_t c = fork();
+	if (c < 0)
+		die("fork");
+	if (c > 0)
+		_exit(0); /* the starter is gone */
+	setsid();
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	wait_for_stop();
+	exit(0);
+}
+
 static int maxrss(char **cmd)
 {
 	pid_t pid = fork();
@@ -197,6 +244,14 @@ int main(int argc, char **argv)
 		if (argc != 3)
 			usage();
 		many_vmas(parse_count(argv[2], 1L << 20));
+	} else if (!strcmp(mode, "prctl-daemon")) {
+		if (argc != 2)
+			usage();
+		prctl_daemon();
+	} else if (!strcmp(mode, "title")) {
+		if (argc != 3)
+			usage();
+		set_title(argc, argv, argv[2]);
 	} else if (!strcmp(mode, "maxrss")) {
 		if (argc < 3)
 			usage();

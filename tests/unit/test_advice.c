@@ -28,6 +28,9 @@ struct proc_spec {
 	bool limited;
 	int ver0, ver1; /* 0: unknown */
 	const char *cmdline;
+	bool rewritten;	  /* cmdline is a process title written over argv */
+	uint64_t huge_kb; /* AnonHugePages */
+	int hg_vmas;	  /* MADV_HUGEPAGE VMAs (of 1 GiB each) */
 };
 
 struct adv_case {
@@ -48,6 +51,7 @@ struct adv_case {
 	int lever_needed;   /* -1 don't care */
 	const char *note;   /* a substring of some note */
 	const char *reason; /* a substring of some setting's reason */
+	bool no_command;    /* the first process's lever has no runnable command */
 };
 
 static const struct adv_case cases[] = {
@@ -301,6 +305,39 @@ static const struct adv_case cases[] = {
 	 .set = "thpctl set defrag=defer+madvise khugepaged/max_ptes_none=0",
 	 .lever = "already opted out",
 	 .lever_needed = 0},
+	{.name = "Redis with a rewritten process title: no command built from it, its arguments are unknown",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server *:7777", true}},
+	 .set = "",
+	 .lever =
+		 "/usr/bin/redis-server ARGS...: its arguments are unknown (its command line reads 'redis-server *:7777'",
+	 .lever_needed = 0,
+	 .no_command = true},
+	{.name = "Redis holding THP under madvise (jemalloc thp:always): the opt-out is needed, not a safeguard",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server /etc/redis.conf", false,
+		    632 * 1024, 1}},
+	 .set = "",
+	 .lever = "opt it out of THP (restart it so)",
+	 .lever_needed = 1},
+	{.name = "Redis with MADV_HUGEPAGE VMAs not yet huge under madvise: the opt-out is needed",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server", false, 0, 2}},
+	 .set = "",
+	 .lever = "opt it out of THP (restart it so)",
+	 .lever_needed = 1},
 	{.name = "a kernel without THP",
 	 .no_thp = true,
 	 .requested = "redis",
@@ -373,7 +410,21 @@ static void build(const struct adv_case *c)
 		/* the command line as /proc/PID/cmdline has it: NUL-separated */
 		char argv[256];
 		size_t n = unit_split(argv, sizeof(argv), s->cmdline, ' ');
-		assert_int_equal(shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
+		snprintf(p->exe, sizeof(p->exe), "/usr/bin/%s", s->comm);
+		if (s->rewritten) {
+			p->args = ADV_ARGS_REWRITTEN;
+			assert_int_equal(shell_quote_argv(s->cmdline, strlen(s->cmdline) + 1,
+							  p->title, sizeof(p->title)),
+					 0);
+		} else {
+			p->args = ADV_ARGS_INTACT;
+			assert_int_equal(
+				shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
+		}
+		p->has_smaps = true;
+		p->anon_huge_kb = s->huge_kb;
+		p->hg_vmas = s->hg_vmas;
+		p->hg_kb = (uint64_t)s->hg_vmas << 20;
 		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
 	}
 	if (c->requested) {
@@ -445,6 +496,10 @@ static void test_case(void **state)
 			      strstr(A.s[k].by, c->reason);
 		ok = hit;
 	}
+	if (ok && c->no_command)
+		for (int k = 0; k < A.nlevers; k++)
+			if (A.l[k].pid == 1000)
+				ok = ok && A.l[k].command[0] == '\0';
 	/* persist always mirrors set */
 	if (ok && c->set[0])
 		ok = strncmp(A.persist_cmd, "thpctl persist ", 15) == 0 &&
@@ -529,13 +584,76 @@ static void test_shell_quote(void **state)
 	assert_string_equal(tiny, "");
 }
 
+static void test_cmdline_intact(void **state)
+{
+	(void)state;
+	/* as started: argv[0] the exe path, or a name or path ending in its name */
+	assert_int_equal(cmdline_intact(LIT("/usr/bin/redis-server\0/etc/redis/redis.conf\0"),
+					"/usr/bin/redis-server"),
+			 1);
+	assert_int_equal(
+		cmdline_intact(LIT("redis-server\0--port\0007777\0"), "/usr/bin/redis-server"), 1);
+	assert_int_equal(cmdline_intact(LIT("/usr/local/bin/postgres\0-D\0/srv/pg\0"),
+					"/usr/lib/postgresql/15/bin/postgres"),
+			 1);
+	/* Redis's process title, NUL-padded over argv and environ (recorded) */
+	assert_int_equal(
+		cmdline_intact(LIT("redis-server *:7777\0\0\0\0\0\0\0\0"), "/usr/bin/redis-server"),
+		0);
+	/* PostgreSQL's "postgres: checkpointer" (no NUL after a title longer than argv) */
+	assert_int_equal(cmdline_intact(LIT("postgres: checkpointer "),
+					"/usr/lib/postgresql/15/bin/postgres"),
+			 0);
+	/* a title with a single trailing NUL still names something else */
+	assert_int_equal(cmdline_intact(LIT("redis-server *:7777\0"), "/usr/bin/redis-server"), 0);
+	assert_int_equal(cmdline_intact(LIT("\0"), "/usr/bin/x"), 0);
+	assert_int_equal(cmdline_intact("", 0, "/usr/bin/x"), 0);
+}
+
+static void test_dpkg_owner(void **state)
+{
+	(void)state;
+	static const char list[] = "/.\n/usr\n/usr/lib/postgresql/15/bin\n"
+				   "/usr/lib/postgresql/15/bin/postgres\n";
+	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15/bin/postgres"), 1);
+	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15/bin/post"), 0);
+	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15"), 0);
+	char dir[] = "/tmp/thpctl-dpkg.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	unit_mkdir(dir, "var");
+	unit_mkdir(dir, "var/lib");
+	unit_mkdir(dir, "var/lib/dpkg");
+	unit_mkdir(dir, "var/lib/dpkg/info");
+	unit_put(dir, "var/lib/dpkg/info/postgresql-15.list", list);
+	unit_put(dir, "var/lib/dpkg/info/libc6:amd64.list",
+		 "/.\n/lib/x86_64-linux-gnu/libc.so.6\n");
+	unit_put(dir, "var/lib/dpkg/info/postgresql-15.md5sums", "/usr/bin/redis-server\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	char pkg[64];
+	assert_int_equal(dpkg_owner(&sr, "/usr/lib/postgresql/15/bin/postgres", pkg, sizeof(pkg)),
+			 0);
+	assert_string_equal(pkg, "postgresql-15");
+	/* usrmerge: /usr/lib/... listed as /lib/...; ":arch" dropped */
+	assert_int_equal(dpkg_owner(&sr, "/usr/lib/x86_64-linux-gnu/libc.so.6", pkg, sizeof(pkg)),
+			 0);
+	assert_string_equal(pkg, "libc6");
+	/* only .list files count */
+	assert_int_equal(dpkg_owner(&sr, "/usr/bin/redis-server", pkg, sizeof(pkg)), -ENOENT);
+	sysroot_close(&sr);
+}
+
 static void test_versions(void **state)
 {
 	(void)state;
 	int v[2];
+	/* a whole path component is a major alone: PostgreSQL 15.18 is not "15.0" */
 	assert_int_equal(version_from_path("/usr/lib/postgresql/15/bin/postgres", v), 0);
 	assert_int_equal(v[0], 15);
-	assert_int_equal(v[1], 0);
+	assert_int_equal(v[1], -1);
+	assert_int_equal(version_parse_mm("15.18-0+deb12u1", v), 0);
+	assert_int_equal(v[0], 15);
+	assert_int_equal(v[1], 18);
 	assert_int_equal(
 		version_from_path("/opt/mongodb-linux-x86_64-ubuntu2204-8.0.4/bin/mongod", v), 0);
 	assert_int_equal(v[0], 8);
@@ -678,5 +796,6 @@ static void test_maps_shared(void **state)
 
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
 		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
-		cmocka_unit_test(test_versions), cmocka_unit_test(test_go_buildinfo),
+		cmocka_unit_test(test_versions), cmocka_unit_test(test_cmdline_intact),
+		cmocka_unit_test(test_dpkg_owner), cmocka_unit_test(test_go_buildinfo),
 		cmocka_unit_test(test_maps_shared))

@@ -4,6 +4,7 @@
 
 #include "kernel/tracefs.h"
 #include "model/stalls.h"
+#include "render/stalls.h"
 
 /*
  * Lines captured from trace_pipe of a tracefs instance on the 6.18 guest
@@ -560,6 +561,49 @@ static void test_tracefs_mounts(void **state)
 	assert_false(tracefs_instance_name_ok("other-1"));
 }
 
+/* The overhead line of TEXT rendered from a report on the capture with RECORD_NS and NOISE. */
+static char *overhead_text(double record_ns, bool noise)
+{
+	struct stalls s;
+	stalls_init(&s);
+	stalls_feed(&s, LIT(cap_compact_memory));
+	stalls_finish(&s, NULL, NULL);
+	struct trace_report r = {
+		.s = &s, .elapsed_s = 10, .record_ns = record_ns, .record_noise = noise};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	stalls_render_text(f, &r, false);
+	fclose(f);
+	stalls_free(&s);
+	char *oh = strstr(text, "Tracing overhead");
+	assert_non_null(oh);
+	char *nl = strchr(oh, '\n');
+	if (nl)
+		*nl = '\0';
+	char *out = strdup(oh);
+	free(text);
+	return out;
+}
+
+static void test_overhead_calibration_below_noise_is_dash(void **state)
+{
+	(void)state;
+	char *t = overhead_text(-1, true);
+	assert_contains(
+		t,
+		"in the traced tasks - per event (trace_marker calibration came out below its own noise)");
+	assert_null(strstr(t, "0.00 us per event"));
+	free(t);
+	t = overhead_text(1500, false);
+	assert_contains(t, "in the traced tasks ~1.50 us per event (trace_marker calibration)");
+	free(t);
+	t = overhead_text(-1, false); /* not calibrated at all: no claim */
+	assert_null(strstr(t, "traced tasks"));
+	free(t);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_parse_begin), cmocka_unit_test(test_parse_end_and_collapse),
 	  cmocka_unit_test(test_parse_odd_comms), cmocka_unit_test(test_parse_tgid_and_no_flags),
 	  cmocka_unit_test(test_parse_lost_and_garbage), cmocka_unit_test(test_field_boundaries),
@@ -568,4 +612,5 @@ UNIT_MAIN(cmocka_unit_test(test_parse_begin), cmocka_unit_test(test_parse_end_an
 	  cmocka_unit_test(test_group_threads_percentiles), cmocka_unit_test(test_hist_buckets),
 	  cmocka_unit_test(test_lost_and_stream), cmocka_unit_test(test_depth_limit),
 	  cmocka_unit_test(test_many_tasks), cmocka_unit_test(test_real_fragmenter_capture),
-	  cmocka_unit_test(test_tracefs_mounts))
+	  cmocka_unit_test(test_tracefs_mounts),
+	  cmocka_unit_test(test_overhead_calibration_below_noise_is_dash))

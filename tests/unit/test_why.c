@@ -197,12 +197,13 @@ struct why_case {
 	const char *enabled, *defrag;
 	const char *mthp64; /* hugepages-64kB/enabled, NULL none */
 	int thp_enabled;
-	int chain; /* 0 none walked, 1: ancestor PID 100, 2: this process set it, 3: cut */
+	int chain; /* 0 none walked, 1: ancestor PID 100, 2: this process set it, 3: cut,
+		    * 4: parent now PID 1 (reparented) */
 	int smaps_err;
 	int hg; /* hg VMAs of 64 MiB each */
 	uint64_t huge_kb;
 	bool stack_nh;
-	int environ_err;
+	int environ_err; /* 1: readable but overwritten (all NUL) */
 	bool limited;
 	enum why_verdict verdict;
 	const char *summary; /* substring */
@@ -247,6 +248,14 @@ static const struct why_case why_cases[] = {
 	{"environ unreadable", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, false, -EACCES, false,
 	 WV_NONE, "AnonHugePages 0", "environ", WE_UNKNOWN, "run as root or as its owner",
 	 "/proc/42/environ"},
+	{"prctl, daemon reparented to PID 1: set by it or an ancestor that is gone", "madvise",
+	 "madvise", NULL, 0, 4, 0, 1, 0, false, 0, false, WV_NONE, "THP disabled by prctl", "prctl",
+	 WE_HINDERS,
+	 "set by this process or by an ancestor that is gone: its parent is now PID 1 (init",
+	 "/proc/42/status"},
+	{"environ blanked by the program: hints unknown, not 'no THP hints'", "madvise", "madvise",
+	 NULL, 1, 0, 0, 0, 0, false, 1, false, WV_NONE, "AnonHugePages 0", "environ", WE_UNKNOWN,
+	 "environment overwritten by the program", "/proc/42/environ"},
 	{"memory limit and fallback charge", "always", "madvise", NULL, 1, 0, 0, 0, 0, false, 0,
 	 true, WV_NONE, "AnonHugePages 0", "cgroup", WE_NEUTRAL,
 	 "is limited to 512.0 MiB; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
@@ -291,6 +300,12 @@ static void build(const struct why_case *c)
 			IN.chain.stop_thp_enabled = 1;
 		} else if (c->chain == 2) {
 			IN.chain.stop_thp_enabled = 1;
+			IN.chain.stop_pid = 41;
+			snprintf(IN.chain.stop_comm, sizeof(IN.chain.stop_comm), "bash");
+		} else if (c->chain == 4) {
+			IN.chain.stop_thp_enabled = 1;
+			IN.chain.stop_pid = 1;
+			snprintf(IN.chain.stop_comm, sizeof(IN.chain.stop_comm), "init");
 		} else {
 			IN.chain.n = 1;
 			IN.chain.a[0].pid = 41;
@@ -306,7 +321,8 @@ static void build(const struct why_case *c)
 			vma(&IN.vmas, "[heap]", 8192, c->huge_kb, 0, 1);
 		vma(&IN.vmas, "[stack]", 132, 0, c->stack_nh ? VMF_NH : 0, 0);
 	}
-	IN.environ_err = c->environ_err;
+	IN.environ_err = c->environ_err == 1 ? 0 : c->environ_err;
+	IN.environ_overwritten = c->environ_err == 1;
 	if (c->limited) {
 		IN.lim.version = 1;
 		snprintf(IN.lim.path, sizeof(IN.lim.path), "/docker/abc");
@@ -316,6 +332,24 @@ static void build(const struct why_case *c)
 			 "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes");
 	}
 	why_explain(&IN, &R);
+}
+
+static void test_environ_intact(void **state)
+{
+	(void)state;
+	/* Redis 7.0's /proc/PID/environ after its process title: 1602 NUL bytes */
+	char blank[1602];
+	memset(blank, 0, sizeof(blank));
+	assert_false(why_environ_intact(blank, sizeof(blank)));
+	assert_true(why_environ_intact(LIT("HOME=/root\0MALLOC_CONF=thp:always\0")));
+	/* cut off mid-entry (no final NUL), empty, entries without '=' */
+	assert_false(why_environ_intact(LIT("HOME=/root\0MALLOC_CO")));
+	assert_false(why_environ_intact("", 0));
+	assert_false(why_environ_intact(LIT("redis-server *:7777\0\0\0")));
+	/* what the chain's top ancestor is decides whether the chain is broken */
+	assert_true(why_chain_broken(1, "systemd"));
+	assert_true(why_chain_broken(812, "systemd"));
+	assert_false(why_chain_broken(812, "bash"));
 }
 
 static void test_why_case(void **state)
@@ -373,4 +407,4 @@ static void test_pmd_size_policy(void **state)
 
 UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
-		cmocka_unit_test(test_pmd_size_policy))
+		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact))
