@@ -52,7 +52,8 @@ static void exporter_help(FILE *f)
 	fprintf(f,
 		"usage: thpctl exporter [--listen ADDR:PORT] [--textfile DIR [-i SECONDS]]\n"
 		"                       [--top-processes N] [--min-process-ahp SIZE]\n"
-		"                       [--process-flags] [--cache-ms MS] [--scrape-budget MS]\n"
+		"                       [--process-flags] [--process-ledger] [--cache-ms MS]\n"
+		"                       [--scrape-budget MS]\n"
 		"                       [--once]\n\n"
 		"Prometheus metrics of THP: every thp_* and compact_* counter of /proc/vmstat,\n"
 		"per-size (mTHP) stats, settings (as info metrics) and numeric knobs,\n"
@@ -74,6 +75,10 @@ static void exporter_help(FILE *f)
 		"  --process-flags       also walk full smaps for the hg (MADV_HUGEPAGE) bytes:\n"
 		"                        takes each candidate's mmap_lock; by default only\n"
 		"                        statm (a prefilter), status and smaps_rollup are read\n"
+		"  --process-ledger      also the ledger of the exported processes: invented\n"
+		"                        (8 subpages per THP via /proc/PID/mem), held (deferred\n"
+		"                        split; root) and khugepaged creep bytes (reads their\n"
+		"                        smaps and pagemap; 100 ms budget each)\n"
 		"  --cache-ms MS         scrapes within MS of a collection share it (default\n"
 		"                        1000)\n"
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
@@ -107,6 +112,7 @@ enum {
 	OPT_ONCE,
 	OPT_CACHE_MS,
 	OPT_BUDGET,
+	OPT_LEDGER,
 };
 
 int exporter_refresh(struct exporter *e, bool force)
@@ -118,6 +124,16 @@ int exporter_refresh(struct exporter *e, bool force)
 	e->meta.collections++;
 	pbuf_reset(&e->body);
 	int r = sample_collect(&e->smp, &e->s);
+	for (size_t i = 0; r == 0 && e->ledger && i < e->s.nprocs; i++) {
+		struct proc_sample *p = &e->s.procs[i];
+		struct thp_ledger l;
+		if (!p->readable ||
+		    ledger_for_pid(e->smp.sr, p->pid, &e->q, NULL, (int64_t)p->anon_huge_kb, &l))
+			continue; /* gone meanwhile, or out of memory: unknown, not exported */
+		p->invented_kb = l.invented_kb;
+		p->held_kb = l.held_kb;
+		p->creep_kb = l.creep_kb;
+	}
 	if (r == 0)
 		r = prom_render(&e->s, &e->meta, &e->body);
 	e->last_err = r;
@@ -143,7 +159,7 @@ struct xopts {
 	long top, cache_ms, budget_ms;
 	double interval;
 	uint64_t min_ahp;
-	bool flags, once, http;
+	bool flags, once, http, ledger;
 };
 
 /* A whole decimal in [LO, HI] (util's strict parser). */
@@ -185,6 +201,9 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 	case OPT_FLAGS:
 		o->flags = true;
 		return -1;
+	case OPT_LEDGER:
+		o->ledger = true;
+		return -1;
 	case OPT_ONCE:
 		o->once = true;
 		return -1;
@@ -216,6 +235,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		{"top-processes", required_argument, NULL, OPT_TOP_PROCS},
 		{"min-process-ahp", required_argument, NULL, OPT_MIN_AHP},
 		{"process-flags", no_argument, NULL, OPT_FLAGS},
+		{"process-ledger", no_argument, NULL, OPT_LEDGER},
 		{"once", no_argument, NULL, OPT_ONCE},
 		{"cache-ms", required_argument, NULL, OPT_CACHE_MS},
 		{"scrape-budget", required_argument, NULL, OPT_BUDGET},
@@ -357,6 +377,12 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	e.meta.version = THPCTL_VERSION;
 	e.meta.process_metrics = o.top > 0;
 	e.meta.process_flags = o.flags;
+	e.ledger = o.ledger && o.top > 0;
+	e.meta.process_ledger = e.ledger;
+	if (e.ledger) {
+		e.q = (struct ledger_req){.k = LEDGER_K, .held = true, .budget_ms = 100};
+		ledger_req_host(&g->sr, &e.q, e.policy, sizeof(e.policy));
+	}
 	e.meta.top = (size_t)o.top;
 	e.meta.min_ahp_bytes = o.min_ahp;
 	pthread_mutex_init(&e.lock, NULL);

@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 
 #include "connguard.h"
+#include "ledger.h"
 #endif
 
 #include "../kernel/sample.h"
@@ -40,6 +41,9 @@ struct exporter {
 	double last;	  /* CLOCK_MONOTONIC seconds of the last collection, 0 none */
 	int last_err;	  /* of the last collection: 0, -ENOMEM, -E2BIG */
 	bool failed_once; /* a collection failure was reported */
+	bool ledger;	  /* --process-ledger */
+	struct ledger_req q;
+	char policy[16];
 #ifdef THPCTL_HTTP
 	struct http_listener {
 		struct MHD_Daemon *d;

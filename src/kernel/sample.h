@@ -39,6 +39,8 @@ struct proc_sample {
 	int thp_enabled;       /* status THP_enabled: 0/1, -1 absent (kernel < 5.0) */
 	bool has_hg;	       /* hg_kb valid: collected with the full smaps walk */
 	uint64_t hg_kb;	       /* Size: of VMAs with VmFlags hg (MADV_HUGEPAGE) */
+	/* exporter --process-ledger (filled by the command, model/ledger.h): kB, -1 unknown */
+	int64_t invented_kb, held_kb, creep_kb;
 };
 
 struct sample {

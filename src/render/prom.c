@@ -486,7 +486,9 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 	char pid[16];
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct proc_sample *p = &s->procs[i];
-		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg))
+		int64_t led = what == 4 ? p->invented_kb : what == 5 ? p->held_kb : p->creep_kb;
+		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg) ||
+		    (what >= 4 && led < 0))
 			continue;
 		if (!any)
 			family(b, name, "gauge", help);
@@ -496,7 +498,8 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 		uint64_t v = what == 0	 ? p->anon_huge_kb * 1024
 			     : what == 1 ? p->rss_kb * 1024
 			     : what == 2 ? (uint64_t)p->thp_enabled
-					 : p->hg_kb * 1024;
+			     : what == 3 ? p->hg_kb * 1024
+					 : (uint64_t)led * 1024;
 		line_u64(b, name, lab, v);
 	}
 }
@@ -513,6 +516,22 @@ static void render_procs(struct pbuf *b, const struct sample *s, const struct pr
 			    "size of the VMAs with VmFlags hg (MADV_HUGEPAGE), same processes "
 			    "(full smaps walk, --process-flags)",
 			    3);
+	if (m->process_ledger) {
+		proc_family(
+			b, s, "thp_process_invented_bytes",
+			"never-written bytes inside PMD THPs, estimated from 8 subpages per THP "
+			"(/proc/PID/mem), same processes (--process-ledger)",
+			4);
+		proc_family(
+			b, s, "thp_process_deferred_split_held_bytes",
+			"pages of partially mapped large folios still allocated, waiting for the "
+			"deferred-split shrinker (pagemap + kpageflags, root), same processes",
+			5);
+		proc_family(b, s, "thp_process_khugepaged_creep_max_bytes",
+			    "upper bound of what khugepaged may still add at max_ptes_none, same "
+			    "processes",
+			    6);
+	}
 	gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
 		  s->procs_seen);
 	gauge_u64(b, "thpctl_processes_candidates",

@@ -50,6 +50,7 @@ struct prom_meta {
 	uint64_t collections;	/* collections since start, this one included */
 	bool process_metrics;	/* per-process families (top N > 0) */
 	bool process_flags;	/* the smaps walk ran: hg bytes exported */
+	bool process_ledger;	/* --process-ledger: invented, held, creep exported */
 	size_t top;		/* --top-processes */
 	uint64_t min_ahp_bytes; /* --min-process-ahp */
 };

@@ -100,6 +100,18 @@ expect_eval "ps --ledger text: INVENTED column, estimate marked ~" \
 t ps --ledger --rollup
 expect_rc "ps --ledger --rollup is a usage error" 2
 
+# ---- exporter --process-ledger ------------------------------------------------
+mkdir -p "$TMP/tf"
+t exporter --once --textfile "$TMP/tf" --process-ledger --top-processes 50
+expect_rc "exporter --process-ledger --once exits 0" 0
+expect_eval "exporter: the sparse helper's invented bytes >= 95% of its AnonHugePages" \
+	'awk -v p="$SPARSE" '"'"'$1 ~ "^thp_process_anon_huge_pages_bytes\\{pid=\"" p "\"" {a=$2} $1 ~ "^thp_process_invented_bytes\\{pid=\"" p "\"" {i=$2} END {exit !(a > 0 && i >= 0.95 * a)}'"'"' "$TMP/tf/thp.prom"' \
+	"$(grep -E "pid=\"$SPARSE\"" "$TMP/tf/thp.prom" | tr '\n' ' ')"
+if command -v promtool >/dev/null; then
+	expect_eval "exporter --process-ledger output passes promtool check metrics" \
+		'promtool check metrics <"$TMP/tf/thp.prom" >/dev/null 2>"$TMP/promtool.err"' "$(head -c 300 "$TMP/promtool.err" 2>/dev/null)"
+fi
+
 # ---- as another user --------------------------------------------------------
 if [ "$ROOT" = 1 ]; then
 	HELPER_PREFIX=("${NOBODY[@]}")
