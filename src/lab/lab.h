@@ -130,6 +130,18 @@ void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct ratio_ci;
+/*
+ * What the interval CI of small/huge times (stats_ratio_ci(huge, small))
+ * says about "huge faster", as words into OUT, with the point from the
+ * medians HUGE_NS and SMALL_NS (so the percentage agrees with them) and R
+ * the smallest change that matters (0.10: 10%): "faster (95% CI 10.4%..
+ * 21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". Returns the
+ * enum ci_call it used (pure).
+ */
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+		      double huge_ns, double small_ns, double r);
+
 /* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
 typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
 

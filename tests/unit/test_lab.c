@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "lab/lab.h"
+#include "util/stats.h"
 
 /* struct lab_result is large (rows x cells): keep it off the stack. */
 static struct lab_result res;
@@ -182,8 +183,9 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 				 quick[0] ? " " : "", x->name);
 	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp");
 	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
-	assert_int_equal(lab_find("chase")->quick.size, 256ull << 20);
-	assert_int_equal(lab_find("chase")->quick.steps, 4ull << 20);
+	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
+	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
+	assert_int_equal(lab_find("chase")->quick.steps, 2ull << 20);
 	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
 	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
 	assert_true(lab_find("chase")->size_list);
@@ -210,10 +212,10 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	(void)state;
 	struct lab_opts o = {.runs = 3};
 	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
-	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.size, 1ull << 30);
 	assert_int_equal(e.nsizes, 1);
-	assert_int_equal(e.sizes[0], 256ull << 20);
-	assert_int_equal(e.steps, 4ull << 20);
+	assert_int_equal(e.sizes[0], 1ull << 30);
+	assert_int_equal(e.steps, 2ull << 20);
 	e = lab_quick_opts(lab_find("touch"), &o);
 	assert_int_equal(e.size, 256ull << 20);
 	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
@@ -235,10 +237,56 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.mthp_sizes_kb[0], 16);
 }
 
+/*
+ * The chase verdict from an interval: the percentage comes from the medians
+ * printed beside it, the word from the interval. Before, a median of
+ * per-run ratios said "as expected" for runs that were 7.9%, 14.6% and
+ * 0.2% slower, and 14.0% beside medians 164.9 vs 193.6 ns (14.8%).
+ */
+static void test_faster_clause_words_follow_the_interval(void **state)
+{
+	(void)state;
+	char out[256];
+	/* small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster */
+	struct ratio_ci ci = {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 164.9, 193.6, 0.10), CI_ABOVE);
+	assert_string_equal(
+		out,
+		"faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)");
+	/* all slower: the runs the old verdict called "as expected" */
+	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 210.0, 200.0, 0.10), CI_BELOW);
+	assert_string_equal(
+		out,
+		"slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)");
+	/* tight around 0 */
+	ci = (struct ratio_ci){.ok = true, .lo = 0.98, .hi = 1.03};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 100.0, 101.0, 0.10),
+			 CI_WITHIN);
+	assert_string_equal(
+		out,
+		"no difference detectable (CI spans 0: -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
+	/* the 256 MiB spread: -14.6% .. +40.9% */
+	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 150.0, 160.0, 0.10),
+			 CI_TOO_WIDE);
+	assert_string_equal(
+		out,
+		"inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* one run: 2 measurements per backing */
+	ci = (struct ratio_ci){.ok = false};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 150.0, 160.0, 0.10),
+			 CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: too few runs (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+}
+
 UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
 	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
 	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
 	  cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
 	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
-	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open))
+	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
+	  cmocka_unit_test(test_faster_clause_words_follow_the_interval))
