@@ -208,3 +208,16 @@ int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per
 		 pct < 0 ? -pct : pct, pct < 0 ? "slower" : "faster", huge_ns, small_ns);
 	return (int)c;
 }
+
+enum mthp_call lab_mthp_call(const struct mthp_seen *s)
+{
+	if (!s->folios_read || (!s->folios && s->others_on))
+		return MTHP_NOT_TESTED;
+	if (!s->folios || s->ahp_kb)
+		return MTHP_UNEXPECTED;
+	if (s->others_on)
+		return MTHP_AS_EXPECTED; /* seen, but other sizes take faults too: no exact shape */
+	bool covered = (double)s->folios + s->fallback >= (double)s->expect;
+	bool counted = !s->stats || s->min_alloc >= (double)s->folios;
+	return covered && counted ? MTHP_AS_EXPECTED : MTHP_UNEXPECTED;
+}

@@ -142,6 +142,29 @@ struct ratio_ci;
 int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
 		      double huge_ns, double small_ns, double r);
 
+/* What one mTHP size's runs showed (lab_mthp_call). */
+struct mthp_seen {
+	bool folios_read; /* the region's kpageflags were read (root) */
+	uint64_t folios;  /* folios of the tested size in the region */
+	uint64_t expect;  /* region size / tested size */
+	double fallback;  /* host-wide anon_fault_fallback delta (median, >= 0) */
+	bool stats;	  /* the host-wide per-size stats were read */
+	double min_alloc; /* host-wide anon_fault_alloc delta, fewest over runs */
+	uint64_t ahp_kb;  /* the region's AnonHugePages */
+	bool others_on;	  /* another anon size (the PMD size too) was still at always */
+};
+
+enum mthp_call { MTHP_AS_EXPECTED, MTHP_UNEXPECTED, MTHP_NOT_TESTED };
+
+/*
+ * The call on one mTHP size (pure). Never "as expected" without a folio of
+ * the tested size in the region: no kpageflags, or no folio while another
+ * size was at always, is "not tested"; otherwise the region's folios plus
+ * the fallbacks cover the region, nothing is PMD-mapped, and the host-wide
+ * count is not below the region's.
+ */
+enum mthp_call lab_mthp_call(const struct mthp_seen *s);
+
 /* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
 typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
 

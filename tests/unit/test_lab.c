@@ -282,6 +282,55 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 		"inconclusive: too few runs (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
 }
 
+/*
+ * lab mthp: never "as expected" without a folio of the tested size in the
+ * region. Before, with the PMD size at always, "as expected ... 64K 0/1024"
+ * came with AnonHugePages 65536 kB and no 64K folio.
+ */
+static void test_mthp_call_needs_a_folio_of_the_size(void **state)
+{
+	(void)state;
+	struct mthp_seen ok = {.folios_read = true,
+			       .folios = 1024,
+			       .expect = 1024,
+			       .stats = true,
+			       .min_alloc = 1100}; /* host-wide: others add to it */
+	assert_int_equal(lab_mthp_call(&ok), MTHP_AS_EXPECTED);
+	/* the case of the report: PMD size at always, no 64K folio, 32 PMDs */
+	struct mthp_seen s = {.folios_read = true,
+			      .expect = 1024,
+			      .stats = true,
+			      .ahp_kb = 65536,
+			      .others_on = true};
+	assert_int_equal(lab_mthp_call(&s), MTHP_NOT_TESTED);
+	/* set aside: no folio and PMD-mapped is unexpected */
+	s.others_on = false;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	/* no kpageflags: not tested, whatever the host-wide counters say */
+	s = ok;
+	s.folios_read = false;
+	s.folios = 0;
+	assert_int_equal(lab_mthp_call(&s), MTHP_NOT_TESTED);
+	/* folios and fallbacks short of the region */
+	s = ok;
+	s.folios = 900;
+	s.fallback = 100;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	s.fallback = 124;
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+	/* the host-wide count below the region's own: the counters are not what they seem */
+	s = ok;
+	s.min_alloc = 1000;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	s.stats = false; /* no per-size stats (< 6.10): folios alone */
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+	/* another size still at always, folios seen: tested, no exact shape */
+	s = ok;
+	s.others_on = true;
+	s.folios = 10;
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
 	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
 	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
@@ -289,4 +338,5 @@ UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_l
 	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
 	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
-	  cmocka_unit_test(test_faster_clause_words_follow_the_interval))
+	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
+	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size))
