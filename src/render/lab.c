@@ -102,7 +102,7 @@ static json_t *cell_json(const struct lab_cell *c)
 
 json_t *lab_to_json(const struct lab_result *r)
 {
-	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_object();
+	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_array();
 	json_put(o, "experiment", json_str(r->experiment));
 	json_put(o, "title", json_str(r->title));
 	json_put(o, "size_bytes", r->size ? json_u64(r->size) : NULL);
@@ -126,8 +126,13 @@ json_t *lab_to_json(const struct lab_result *r)
 		json_array_append_new(rows, x);
 	}
 	json_put(o, "rows", rows);
-	for (int i = 0; i < r->nproofs; i++)
-		json_put(pr, r->proofs[i].key, json_str(r->proofs[i].value));
+	/* a list in the order written: a key may repeat (one per run), an object would keep one */
+	for (int i = 0; i < r->nproofs; i++) {
+		json_t *x = json_object();
+		json_put(x, "key", json_str(r->proofs[i].key));
+		json_put(x, "text", json_str(r->proofs[i].value));
+		json_array_append_new(pr, x);
+	}
 	json_put(o, "proofs", pr);
 	json_t *v = json_object();
 	json_put(v, "text", json_str(r->verdict));

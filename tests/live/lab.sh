@@ -125,7 +125,9 @@ for k in ("columns", "rows", "proofs", "verdict", "wall_ms", "runs", "size_bytes
         done()
 check(f"{name}: verdict as expected", v.get("expected") is True, v.get("text", "")[:200])
 check(f"{name}: every proof read", e.get("partial") is False,
-      "partial: " + "; ".join(f"{k}={t}" for k, t in e["proofs"].items())[:200])
+      "partial: " + "; ".join(f"{x['key']}={x['text']}" for x in e["proofs"])[:200])
+check(f"{name}: proofs are a list of key/text", isinstance(e["proofs"], list)
+      and all(set(x) == {"key", "text"} for x in e["proofs"]), str(e["proofs"])[:200])
 kb = size // 1024
 
 
@@ -278,6 +280,37 @@ else
 	run_check split 64M --runs 1
 	run_check collapse 64M --runs 1
 	run_check mthp 64M --runs 3 --sizes 64K
+	# the PMD size at always as found: mthp sets it aside for the run (journalled)
+	# and sees 64K folios, or says "not tested"; before, it passed with none
+	PMDF=$THP/hugepages-$((PMD >> 10))kB/enabled
+	if [ -f "$PMDF" ] && [ -f "$THP/hugepages-64kB/enabled" ]; then
+		echo always >"$PMDF"
+		lab mthp --size 64M --runs 1 --sizes 64K
+		settings_put_back "$TMP/base" # the test's own write, before the check
+		python3 - "$TMP/mthp.json" <<'PY' >"$TMP/mthp.chk" 2>&1
+import json, re, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+t = e["verdict"]["text"]
+p = [x for x in e["proofs"] if x["key"] == "64K"]
+assert p, f"no 64K proof: {e['proofs']}"
+m = re.search(r"64K folios (\d+) of (\d+)", p[0]["text"])
+assert m, p[0]["text"]
+seen = int(m.group(1))
+if t.startswith("as expected"):
+    assert seen > 0, f"as expected with no 64K folio: {t}"
+    assert any(x["key"] == "set aside" and "2048K" in x["text"] for x in e["proofs"]), "PMD size not set aside"
+else:
+    assert t.startswith("not tested"), t
+PY
+		if [ -s "$TMP/mthp.chk" ]; then
+			nok "mthp: PMD size at always: 64K folios seen or 'not tested'" "$(tail -n 1 "$TMP/mthp.chk")"
+		else
+			ok "mthp: PMD size at always: 64K folios seen or 'not tested'"
+		fi
+		check_settings "mthp (PMD at always)"
+	else
+		skip "mthp: PMD size at always" "no per-size enabled for the PMD size or 64K"
+	fi
 	CHECK_ARGS=(0)
 	run_check khugepaged 64M --scan-sleep 100 --timeout 30 --max-ptes-none 0
 	CHECK_ARGS=()
