@@ -221,3 +221,16 @@ enum mthp_call lab_mthp_call(const struct mthp_seen *s)
 	bool counted = !s->stats || s->min_alloc >= (double)s->folios;
 	return covered && counted ? MTHP_AS_EXPECTED : MTHP_UNEXPECTED;
 }
+
+enum kh_call lab_kh_call(const struct kh_seen *s)
+{
+	if (s->got && !s->expect_collapse)
+		return KH_FORBIDDEN;
+	if (s->full && s->expect_collapse)
+		return KH_FULL;
+	if (s->settled && s->full_scans >= 2)
+		return s->got ? KH_PARTIAL_SETTLED : KH_NONE_SETTLED;
+	if (s->full_scans < 2)
+		return KH_NO_FULL_SCAN;
+	return KH_CUT_OFF;
+}

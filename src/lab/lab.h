@@ -165,6 +165,31 @@ enum mthp_call { MTHP_AS_EXPECTED, MTHP_UNEXPECTED, MTHP_NOT_TESTED };
  */
 enum mthp_call lab_mthp_call(const struct mthp_seen *s);
 
+/* What one khugepaged phase showed (lab_kh_call). */
+struct kh_seen {
+	bool expect_collapse; /* max_ptes_none allows filling the region's PMDs */
+	bool full;	      /* AnonHugePages reached the region's size */
+	bool settled;	      /* a whole scan began after the last change and changed nothing */
+	uint64_t got;	      /* PMDs collapsed in the region */
+	uint64_t full_scans;  /* khugepaged/full_scans advance since the region was set up */
+};
+
+enum kh_call {
+	KH_FULL,	    /* every PMD collapsed: as expected when allowed */
+	KH_NONE_SETTLED,    /* nothing collapsed over a full scan: as expected when forbidden */
+	KH_PARTIAL_SETTLED, /* some PMDs, then a full scan changed nothing: unexpected */
+	KH_FORBIDDEN,	    /* collapsed although max_ptes_none forbids it: unexpected */
+	KH_NO_FULL_SCAN,    /* fewer than 2 full_scans: inconclusive */
+	KH_CUT_OFF,	    /* still collapsing at the timeout: inconclusive */
+};
+
+/*
+ * The call on one khugepaged phase (pure): nothing is concluded from a
+ * region khugepaged has not been over in full (full_scans +2 covers at least
+ * one whole pass begun after the setup), except a full collapse.
+ */
+enum kh_call lab_kh_call(const struct kh_seen *s);
+
 /* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
 typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
 

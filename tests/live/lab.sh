@@ -312,7 +312,25 @@ PY
 		skip "mthp: PMD size at always" "no per-size enabled for the PMD size or 64K"
 	fi
 	CHECK_ARGS=(0)
+	# as root by default: scan_sleep 100 ms, max_ptes_none 511 then 0 (the creep)
+	run_check khugepaged 64M --timeout 30
+	grep -q 'creep: RSS' "$TMP/khugepaged.json" && ok "khugepaged: default run shows the creep" ||
+		nok "khugepaged: default run shows the creep" "$(grep -o '"text": "[^"]*' "$TMP/khugepaged.json" | tail -n 1 | head -c 300)"
 	run_check khugepaged 64M --scan-sleep 100 --timeout 30 --max-ptes-none 0
+	# a timeout too short for a full scan at scan_sleep 10 s: inconclusive, never as expected
+	lab khugepaged --size 64M --scan-sleep 10000 --timeout 2 --max-ptes-none 64
+	python3 - "$TMP/khugepaged.json" <<'PY' >"$TMP/kh.chk" 2>&1
+import json, sys
+v = json.load(open(sys.argv[1]))["experiments"][0]["verdict"]
+assert v["expected"] is False and v["text"].startswith("inconclusive"), v["text"]
+assert "did not complete a full scan in 2 s" in v["text"], v["text"]
+PY
+	if [ -s "$TMP/kh.chk" ]; then
+		nok "khugepaged: no full scan in 2 s is inconclusive" "$(tail -n 1 "$TMP/kh.chk")"
+	else
+		ok "khugepaged: no full scan in 2 s is inconclusive"
+	fi
+	check_settings "khugepaged (timeout)"
 	CHECK_ARGS=()
 	run_check fallback 64M --runs 1
 	run_check fragment 64M --runs 1

@@ -181,7 +181,8 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 		if (x->in_quick)
 			snprintf(quick + strlen(quick), sizeof(quick) - strlen(quick), "%s%s",
 				 quick[0] ? " " : "", x->name);
-	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp");
+	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp khugepaged");
+	assert_int_equal(lab_find("khugepaged")->quick.size, 64ull << 20);
 	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
 	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
 	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
@@ -331,6 +332,34 @@ static void test_mthp_call_needs_a_folio_of_the_size(void **state)
 	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
 }
 
+/*
+ * lab khugepaged: nothing concluded before a full scan. Before, "8 of 128
+ * PMDs in 60 s" (cut off) and, at max_ptes_none 64, "nothing collapsed"
+ * with full_scans +0 both read "as expected".
+ */
+static void test_kh_call_waits_for_a_full_scan(void **state)
+{
+	(void)state;
+	struct kh_seen s = {.expect_collapse = true, .got = 8, .full_scans = 0};
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 3; /* scanned, still going at the timeout */
+	assert_int_equal(lab_kh_call(&s), KH_CUT_OFF);
+	s.settled = true; /* a full pass after the last change changed nothing */
+	assert_int_equal(lab_kh_call(&s), KH_PARTIAL_SETTLED);
+	s = (struct kh_seen){.expect_collapse = true, .full = true, .got = 32, .full_scans = 1};
+	assert_int_equal(lab_kh_call(&s), KH_FULL); /* nothing more can happen */
+	/* max_ptes_none 64: forbidden; full_scans +0 is not "nothing collapsed" */
+	s = (struct kh_seen){.expect_collapse = false, .full_scans = 0};
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 1;
+	s.settled = true; /* settled needs 2: one pass may have begun before the setup */
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 2;
+	assert_int_equal(lab_kh_call(&s), KH_NONE_SETTLED);
+	s.got = 1;
+	assert_int_equal(lab_kh_call(&s), KH_FORBIDDEN);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
 	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
 	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
@@ -339,4 +368,5 @@ UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_l
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
 	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
 	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
-	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size))
+	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
+	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))
