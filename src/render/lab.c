@@ -73,6 +73,12 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 		}
 		table_print(t, f, 2, color);
 		table_free(t);
+		for (int c = 0; c < r->ncols; c++)
+			if (!strcmp(r->cols[c].unit, "+")) {
+				fprintf(f,
+					"  (+N columns: host-wide counter deltas: other processes add to them)\n");
+				break;
+			}
 	}
 	if (r->nproofs) {
 		fprintf(f, "  proof:\n");
@@ -112,8 +118,10 @@ json_t *lab_to_json(const struct lab_result *r)
 	for (int c = 0; c < r->ncols; c++) {
 		json_t *x = json_object();
 		json_put(x, "name", json_str(r->cols[c].name));
-		json_put(x, "unit",
-			 json_str(strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta"));
+		bool delta = !strcmp(r->cols[c].unit, "+");
+		json_put(x, "unit", json_str(delta ? "delta" : r->cols[c].unit));
+		/* deltas are host-wide counters (vmstat, per-size stats, khugepaged) */
+		json_put(x, "scope", json_str(delta ? "host-wide" : "region"));
 		json_array_append_new(cols, x);
 	}
 	json_put(o, "columns", cols);
