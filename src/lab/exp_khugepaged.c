@@ -4,7 +4,7 @@
  * MADV_HUGEPAGE it and watch khugepaged collapse it, once a second, through
  * the region's own smaps (Rss, AnonHugePages). With max_ptes_none at 511
  * every PMD is filled in: RSS grows 8x; at 0 nothing collapses. As root,
- * by default, scan_sleep_millisecs is lowered to 100 ms for the run
+ * by default, scan_sleep_millisecs is lowered to 10 ms for the run
  * (--scan-sleep: another value) and the region is run at max_ptes_none 511
  * and then 0, both journalled (--max-ptes-none N: as found, then N). Nothing
  * is concluded before khugepaged/full_scans advanced by 2 (a whole pass
@@ -24,7 +24,7 @@
 #define KH "/khugepaged"
 #define STRIDE_PAGES 8 /* one touched page in 8 */
 #define MAX_PHASES 2
-#define KH_SLEEP_MS 100 /* scan_sleep_millisecs as root unless --scan-sleep */
+#define KH_SLEEP_MS 10 /* scan_sleep_millisecs as root unless --scan-sleep */
 
 /* One sample, taken once a second from the advice on. */
 struct kh_sample {
@@ -491,7 +491,7 @@ static const struct lab_experiment experiment = {
 		{
 			{"--timeout S", "khugepaged: give up after S seconds (default 60)"},
 			{"--scan-sleep MS",
-			 "khugepaged: scan_sleep_millisecs for the run (root; default 100 ms)"},
+			 "khugepaged: scan_sleep_millisecs for the run (root; default 10 ms)"},
 			{"--max-ptes-none N",
 			 "khugepaged: run as found, then with N (root; default 511, then 0)"},
 		},

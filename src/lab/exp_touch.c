@@ -136,7 +136,7 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 	}
 	lab_verdict_ok(
 		r, ok,
-		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
+		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, host-wide thp_fault_alloc deltas)",
 		s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
 		(unsigned long long)full, s->med_flt[MODE_PLAIN],
 		(unsigned long long)s->ahp_kb[MODE_PLAIN], pol,

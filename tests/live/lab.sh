@@ -312,7 +312,7 @@ PY
 		skip "mthp: PMD size at always" "no per-size enabled for the PMD size or 64K"
 	fi
 	CHECK_ARGS=(0)
-	# as root by default: scan_sleep 100 ms, max_ptes_none 511 then 0 (the creep)
+	# as root by default: scan_sleep 10 ms, max_ptes_none 511 then 0 (the creep)
 	run_check khugepaged 64M --timeout 30
 	grep -q 'creep: RSS' "$TMP/khugepaged.json" && ok "khugepaged: default run shows the creep" ||
 		nok "khugepaged: default run shows the creep" "$(grep -o '"text": "[^"]*' "$TMP/khugepaged.json" | tail -n 1 | head -c 300)"
