@@ -228,6 +228,50 @@ out:
 	return rc;
 }
 
+/* The verdict over the NSIZES results RES (NRAN of them measured). */
+static void chase_verdict(struct lab_result *r, const struct chase_size_res *res, int nsizes,
+			  int nran)
+{
+	/*
+	 * The headline is the largest size's call, unless huge was slower at
+	 * any size; huge must be faster there, on verified backing, for
+	 * "expected".
+	 */
+	bool verified = true;
+	int head = -1;
+	char parts[320] = "";
+	size_t off = 0;
+	for (int i = 0; i < nsizes; i++) {
+		if (!res[i].ran)
+			continue;
+		char sz[32];
+		lab_fmt_size(sz, sizeof(sz), res[i].size);
+		verified &= res[i].verified;
+		if (head < 0 || res[i].size >= res[head].size)
+			head = i;
+		if (off < sizeof(parts))
+			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s at %s",
+						off ? "; " : "", res[i].clause, sz);
+	}
+	for (int i = 0; i < nsizes; i++)
+		if (res[i].ran && res[i].call == CI_BELOW)
+			head = i;
+	bool ok = verified && res[head].call == CI_ABOVE;
+	static const char *const word[] = {[CI_TOO_FEW] = "inconclusive",
+					   [CI_ABOVE] = "faster",
+					   [CI_BELOW] = "slower: unexpected",
+					   [CI_WITHIN] = "no difference detectable",
+					   [CI_TOO_WIDE] = "inconclusive"};
+	char sz[32], lead[64] = "";
+	lab_fmt_size(sz, sizeof(sz), res[head].size);
+	if (nran > 1)
+		snprintf(lead, sizeof(lead), "%s at %s. ", word[res[head].call], sz);
+	lab_verdict(r, ok, "%s%s%s; %s",
+		    verified ? "" : "UNEXPECTED (backing not as intended): ", lead, parts,
+		    verified ? "backing verified in region smaps AnonHugePages before timing"
+			     : "see the smaps proof: the timing does not compare huge with small");
+}
+
 static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t sizes[LAB_MAX_SIZES];
@@ -293,44 +337,7 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		return 0;
 	}
 
-	/*
-	 * The headline is the largest size's call, unless huge was slower at
-	 * any size; huge must be faster there, on verified backing, for
-	 * "expected".
-	 */
-	bool verified = true;
-	int head = -1;
-	char parts[320] = "";
-	size_t off = 0;
-	for (int i = 0; i < nsizes; i++) {
-		if (!res[i].ran)
-			continue;
-		char sz[32];
-		lab_fmt_size(sz, sizeof(sz), res[i].size);
-		verified &= res[i].verified;
-		if (head < 0 || res[i].size >= res[head].size)
-			head = i;
-		if (off < sizeof(parts))
-			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s at %s",
-						off ? "; " : "", res[i].clause, sz);
-	}
-	for (int i = 0; i < nsizes; i++)
-		if (res[i].ran && res[i].call == CI_BELOW)
-			head = i;
-	bool ok = verified && res[head].call == CI_ABOVE;
-	static const char *const word[] = {[CI_TOO_FEW] = "inconclusive",
-					   [CI_ABOVE] = "faster",
-					   [CI_BELOW] = "slower: unexpected",
-					   [CI_WITHIN] = "no difference detectable",
-					   [CI_TOO_WIDE] = "inconclusive"};
-	char sz[32], lead[64] = "";
-	lab_fmt_size(sz, sizeof(sz), res[head].size);
-	if (nran > 1)
-		snprintf(lead, sizeof(lead), "%s at %s. ", word[res[head].call], sz);
-	lab_verdict(r, ok, "%s%s%s; %s",
-		    verified ? "" : "UNEXPECTED (backing not as intended): ", lead, parts,
-		    verified ? "backing verified in region smaps AnonHugePages before timing"
-			     : "see the smaps proof: the timing does not compare huge with small");
+	chase_verdict(r, res, nsizes, nran);
 	return 0;
 }
 
