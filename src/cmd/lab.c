@@ -359,7 +359,7 @@ static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *
 }
 
 /* The --json document around the experiments. Returns EXIT_OK or EXIT_FAIL. */
-static int emit_json(const struct lab_host *h, json_t *arr)
+static int emit_json(const struct lab_host *h, json_t *arr, double wall_ms)
 {
 	json_t *root = json_object(), *k = json_object();
 	json_put(k, "release", json_str(h->feat.release));
@@ -370,6 +370,7 @@ static int emit_json(const struct lab_host *h, json_t *arr)
 	json_put(root, "kernel", k);
 	json_put(root, "root", json_boolean(h->ctx.root));
 	json_put(root, "experiments", arr);
+	json_put(root, "wall_ms", json_real(wall_ms));
 	return cmd_emit_json(root) ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -381,6 +382,7 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 		a->o.runs = 3;
 	struct lab_out out = {.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
 	int ret = EXIT_OK;
+	double t0 = mono_ms();
 	for (const struct lab_experiment *x = one ? one : lab_first(); x;
 	     x = one ? NULL : lab_next(x)) {
 		if (quick && !x->in_quick)
@@ -389,8 +391,12 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 		if (run_experiment(x, &h->ctx, &eo, all && !a->o.state_given && x->all_cold, &out))
 			ret = EXIT_FAIL;
 	}
-	if (g->json && emit_json(h, out.arr))
+	double wall_ms = mono_ms() - t0;
+	if (g->json && emit_json(h, out.arr, wall_ms))
 		ret = EXIT_FAIL;
+	if (!g->json && !a->csv && (quick || all))
+		printf("\nlab %s: %d experiment%s in %.1f s wall\n", quick ? "quick" : "all",
+		       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();

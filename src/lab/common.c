@@ -132,6 +132,8 @@ void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char
 	snprintf(key, sizeof(key), "%s kpageflags", label);
 	if (!ctx->root)
 		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
+	else if (fc_err == -ENODATA)
+		lab_proof(r, key, "not read: the run that reads them did not complete");
 	else if (fc_err)
 		lab_proof(r, key, "unreadable: %s", strerror(-fc_err));
 	else {

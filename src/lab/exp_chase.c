@@ -4,24 +4,30 @@
  * 64-byte cache line, all slots linked in one random cycle (Sattolo's
  * algorithm, fixed seed). The same cycle is laid out in a MADV_HUGEPAGE
  * region and in a MADV_NOHUGEPAGE one; the backing of both is checked in
- * their own smaps before anything is timed. Huge and small are measured
- * alternately so that noise on a shared machine hits both alike. On a
- * random walk over more memory than the TLB covers, PMD mappings save most
- * page walks, so huge should be faster, the more so the larger S.
+ * their own smaps before anything is timed. Each run times huge and small
+ * twice, in the order ABBA (the next run BAAB), so that drift on a shared
+ * machine hits both alike. On a random walk over more memory than the TLB
+ * covers, PMD mappings save most page walks, so huge should be faster, the
+ * more so the larger S. The verdict comes from a 95% interval of the ratio
+ * small/huge over all pairs of measurements (stats_ratio_ci: Hodges-Lehmann
+ * with Mann-Whitney bounds), not from a point estimate.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "../kernel/uapi_compat.h"
+#include "../util/stats.h"
 #include "common.h"
 
-#define MAX_RUNS 64
+#define MAX_RUNS (STATS_MW_MAX / 2) /* two measurements per backing per run */
 #define CHASE_LINE 64
 #define CHASE_SEED 0x74687063746cull /* "thpctl": the same cycle every run */
 /* Dependent loads per measurement when --steps is not given (lab quick passes 4M). */
 #define CHASE_DEFAULT_STEPS 20000000ull
-/* |huge faster| below this (%) is noise on a shared VM */
-#define CHASE_NOISE_PCT 5.0
+/* the smallest change in ns/access that matters: an interval within +-10% spanning 0 is "none" */
+#define CHASE_RESOLUTION 0.10
+/* Default size: the effect at 256 MiB was within this host's noise (-14.6% .. +40.9%) */
+#define CHASE_DEFAULT_SIZE (1ull << 30)
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -121,9 +127,29 @@ static void backing_proof(const struct lab_ctx *ctx, struct lab_result *r, const
 
 struct chase_size_res {
 	uint64_t size;
-	bool ran, verified, noise;
-	double huge, small, pct; /* medians: ns, ns, % */
+	bool ran, verified;
+	double huge, small; /* medians, ns */
+	int call;	    /* enum ci_call */
+	char clause[240];   /* lab_faster_clause() */
 };
+
+/* The interval over N samples per backing into the row's CI cells, the call and clause into SR. */
+static void chase_judge(struct lab_result *r, int row, const int *cols,
+			const double (*t)[2 * MAX_RUNS], size_t n, struct chase_size_res *sr)
+{
+	struct ratio_ci ci;
+	sr->huge = r->rows[row].c[cols[0]].median;
+	sr->small = r->rows[row].c[cols[1]].median;
+	if (stats_ratio_ci(t[0], n, t[1], n, 0.95, &ci))
+		memset(&ci, 0, sizeof(ci)); /* a zero time: no interval */
+	sr->call = lab_faster_clause(sr->clause, sizeof(sr->clause), &ci, n, sr->huge, sr->small,
+				     CHASE_RESOLUTION);
+	lab_cell_set1(r, row, cols[2], (sr->small - sr->huge) / sr->small * 100);
+	if (ci.ok) {
+		lab_cell_set1(r, row, cols[3], (1 - 1 / ci.lo) * 100);
+		lab_cell_set1(r, row, cols[4], (1 - 1 / ci.hi) * 100);
+	}
+}
 
 /* Measure one size; fills a row. Returns 0 or -errno (proof says why). */
 static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
@@ -163,16 +189,17 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		backing_proof(ctx, r, sz, &b[k], folios);
 		b[k].pos = b[k].reg.p;
 	}
-	double t[2][MAX_RUNS], pct[MAX_RUNS];
+	double t[2][2 * MAX_RUNS];
+	size_t m = 0;
 	for (int i = 0; i < runs; i++) {
-		/* alternate which goes first: drift on the host hits both alike */
-		for (int j = 0; j < 2; j++) {
-			int k = (i + j) % 2;
+		/* ABBA, then BAAB: a linear drift on the host hits both alike */
+		for (int j = 0; j < 4; j++) {
+			int k = (i + (j == 1 || j == 2)) % 2;
 			lab_progress(o, "chase %s: %s run %d/%d (%llu steps)", sz, b[k].name, i + 1,
 				     runs, (unsigned long long)steps);
-			t[k][i] = chase_time(&b[k].pos, steps);
+			t[k][m + (j >= 2)] = chase_time(&b[k].pos, steps);
 		}
-		pct[i] = (t[1][i] - t[0][i]) / t[1][i] * 100;
+		m += 2;
 	}
 	/* still the same backing after timing? */
 	for (int k = 0; k < 2; k++) {
@@ -186,24 +213,12 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		}
 	}
 	int row = lab_row_add(r, sz);
-	lab_cell_set(r, row, cols[0], t[0], (size_t)runs);
-	lab_cell_set(r, row, cols[1], t[1], (size_t)runs);
-	lab_cell_set(r, row, cols[2], pct, (size_t)runs);
-	lab_cell_set1(r, row, cols[3], (double)b[0].rs.t.kb[SM_ANON_HUGE]);
-	lab_cell_set1(r, row, cols[4], (double)b[1].rs.t.kb[SM_ANON_HUGE]);
+	lab_cell_set(r, row, cols[0], t[0], m);
+	lab_cell_set(r, row, cols[1], t[1], m);
+	lab_cell_set1(r, row, cols[5], (double)b[0].rs.t.kb[SM_ANON_HUGE]);
+	lab_cell_set1(r, row, cols[6], (double)b[1].rs.t.kb[SM_ANON_HUGE]);
 	if (row >= 0) {
-		const struct lab_cell *d = &r->rows[row].c[cols[2]];
-		sr->huge = r->rows[row].c[cols[0]].median;
-		sr->small = r->rows[row].c[cols[1]].median;
-		sr->pct = d->median;
-		/*
-		 * Within noise: a small difference, runs that disagree on which
-		 * is faster (each run times huge and small back to back), or a
-		 * difference smaller than its own spread over the runs.
-		 */
-		double mag = sr->pct < 0 ? -sr->pct : sr->pct;
-		sr->noise = mag < CHASE_NOISE_PCT || (d->min < 0 && d->max > 0) ||
-			    (runs > 1 && mag < d->max - d->min);
+		chase_judge(r, row, cols, (const double(*)[2 * MAX_RUNS]) t, m, sr);
 		sr->ran = true;
 	}
 	sr->verified = b[0].ok && b[1].ok;
@@ -213,6 +228,50 @@ out:
 	return rc;
 }
 
+/* The verdict over the NSIZES results RES (NRAN of them measured). */
+static void chase_verdict(struct lab_result *r, const struct chase_size_res *res, int nsizes,
+			  int nran)
+{
+	/*
+	 * The headline is the largest size's call, unless huge was slower at
+	 * any size; huge must be faster there, on verified backing, for
+	 * "expected".
+	 */
+	bool verified = true;
+	int head = -1;
+	char parts[320] = "";
+	size_t off = 0;
+	for (int i = 0; i < nsizes; i++) {
+		if (!res[i].ran)
+			continue;
+		char sz[32];
+		lab_fmt_size(sz, sizeof(sz), res[i].size);
+		verified &= res[i].verified;
+		if (head < 0 || res[i].size >= res[head].size)
+			head = i;
+		if (off < sizeof(parts))
+			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s at %s",
+						off ? "; " : "", res[i].clause, sz);
+	}
+	for (int i = 0; i < nsizes; i++)
+		if (res[i].ran && res[i].call == CI_BELOW)
+			head = i;
+	bool ok = verified && res[head].call == CI_ABOVE;
+	static const char *const word[] = {[CI_TOO_FEW] = "inconclusive",
+					   [CI_ABOVE] = "faster",
+					   [CI_BELOW] = "slower: unexpected",
+					   [CI_WITHIN] = "no difference detectable",
+					   [CI_TOO_WIDE] = "inconclusive"};
+	char sz[32], lead[64] = "";
+	lab_fmt_size(sz, sizeof(sz), res[head].size);
+	if (nran > 1)
+		snprintf(lead, sizeof(lead), "%s at %s. ", word[res[head].call], sz);
+	lab_verdict(r, ok, "%s%s%s; %s",
+		    verified ? "" : "UNEXPECTED (backing not as intended): ", lead, parts,
+		    verified ? "backing verified in region smaps AnonHugePages before timing"
+			     : "see the smaps proof: the timing does not compare huge with small");
+}
+
 static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t sizes[LAB_MAX_SIZES];
@@ -220,21 +279,18 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	if (nsizes > 0)
 		memcpy(sizes, o->sizes, (size_t)nsizes * sizeof(sizes[0]));
 	else {
-		sizes[0] = 256ull << 20;
-		sizes[1] = 1ull << 30;
-		nsizes = 2;
+		sizes[0] = CHASE_DEFAULT_SIZE;
+		nsizes = 1;
 	}
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
 	uint64_t steps = o->steps ? o->steps : CHASE_DEFAULT_STEPS;
 	snprintf(r->title, sizeof(r->title),
 		 "dependent random pointer chase, one slot per 64-byte line: huge vs small");
-	int cols[5];
-	static const struct lab_coldef coldefs[5] = {{"huge", "ns"},
-						     {"small", "ns"},
-						     {"huge faster", "%"},
-						     {"huge AHP", "kB"},
-						     {"small AHP", "kB"}};
-	lab_cols_add(r, coldefs, 5, cols);
+	int cols[7];
+	static const struct lab_coldef coldefs[7] = {
+		{"huge", "ns"},	  {"small", "ns"},    {"huge faster", "%"}, {"CI low", "%"},
+		{"CI high", "%"}, {"huge AHP", "kB"}, {"small AHP", "kB"}};
+	lab_cols_add(r, coldefs, 7, cols);
 
 	struct chase_size_res res[LAB_MAX_SIZES];
 	memset(res, 0, sizeof(res));
@@ -273,7 +329,7 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		lab_proof(r, "kpageflags", "skipped: not root (/proc/kpageflags is root-only)");
 	lab_proof(
 		r, "steps",
-		"%llu dependent loads per measurement, huge and small alternating; huge faster = median over runs of (small - huge) / small",
+		"%llu loads per measurement, 2 per backing per run (ABBA); huge faster = (small - huge) / small of the medians; CI 95%%: Hodges-Lehmann small/huge, Mann-Whitney bounds",
 		(unsigned long long)steps);
 	if (!nran) {
 		lab_skip(r, "no size could be measured (see proof)");
@@ -281,39 +337,11 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		return 0;
 	}
 
-	/* huge <= small at every size, or within noise; backing verified */
-	bool ok = true, verified = true;
-	char parts[256] = "";
-	size_t off = 0;
-	for (int i = 0; i < nsizes; i++) {
-		if (!res[i].ran)
-			continue;
-		char sz[32];
-		lab_fmt_size(sz, sizeof(sz), res[i].size);
-		verified &= res[i].verified;
-		if (!res[i].noise && res[i].pct < 0)
-			ok = false;
-		if (off < sizeof(parts))
-			off += (size_t)snprintf(
-				parts + off, sizeof(parts) - off,
-				"%s%.1f%% %s at %s (%.1f vs %.1f ns%s)", off ? ", " : "",
-				res[i].pct < 0 ? -res[i].pct : res[i].pct,
-				res[i].pct < 0 ? "slower" : "faster", sz, res[i].huge, res[i].small,
-				res[i].noise ? ", within noise" : "");
-	}
-	ok &= verified;
-	lab_verdict(r, ok, "%s: huge %s; %s",
-		    !verified ? "UNEXPECTED (backing not as intended)"
-		    : ok      ? "as expected"
-			      : "UNEXPECTED (huge slower)",
-		    parts,
-		    verified ? "backing verified in region smaps AnonHugePages before timing"
-			     : "see the smaps proof: the timing does not compare huge with small");
+	chase_verdict(r, res, nsizes, nran);
 	return 0;
 }
 
 LAB_EXPERIMENT_DEFINE(
 	"chase", 30, lab_chase, "dependent random pointer chase: ns/access on huge vs small pages",
-	.in_quick = true, .quick = {.size = (256ull << 20), .steps = (4ull << 20)},
-	.size_list = true,
-	.opts = {{"--steps N", "chase: dependent loads per measurement (default 20M; quick: 4M)"}});
+	.in_quick = true, .quick = {.size = (1ull << 30), .steps = (2ull << 20)}, .size_list = true,
+	.opts = {{"--steps N", "chase: dependent loads per measurement (default 20M; quick: 2M)"}});

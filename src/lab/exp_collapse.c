@@ -85,7 +85,7 @@ static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o
 			 r0 > 0 ? r1 / r0 : 0);
 	lab_verdict_ok(
 		r, ok,
-		"MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, vmstat deltas)",
+		"MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, host-wide thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, host-wide vmstat deltas)",
 		sz, ms, a0, a1, ca, r0, r1, sp);
 }
 

@@ -250,14 +250,14 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 		bool ok = (never || mh >= (double)nch * 0.9) && (always || ph == 0) && nhh == 0;
 		lab_verdict_ok(
 			r, ok,
-			"madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv compact_stall +%.0f (proof: smaps AnonHugePages, vmstat deltas)",
+			"madv %.0f/%zu chunks huge, median %s, p99 %s per chunk; plain %.0f/%zu huge (enabled=%s), median %s; nohuge %.0f huge; madv host-wide compact_stall +%.0f (proof: smaps AnonHugePages, host-wide vmstat deltas)",
 			mh, nch, a1, a2, ph, nch, pol, a4, nhh, mcs);
 	} else {
 		/* fragmented: advised faults either stall in compaction or fall back */
 		bool ok = never || mcs > 0 || mfbk > 0;
 		lab_verdict(
 			r, ok,
-			"%s under the fragmenter (%llu free PMD-order blocks before a run at most): madv compact_stall +%.0f, compact_fail +%.0f, p99 %s, max %s (median %s); %.0f/%zu chunks fell back (thp_fault_fallback +%.0f); plain median %s",
+			"%s under the fragmenter (%llu free PMD-order blocks before a run at most): madv host-wide compact_stall +%.0f, compact_fail +%.0f, p99 %s, max %s (median %s); %.0f/%zu chunks fell back (thp_fault_fallback +%.0f); plain median %s",
 			ok ? "as expected" : "UNEXPECTED: no compaction and no fallback",
 			(unsigned long long)left_max, mcs, mcf, a2, a3, a1, mfbk, nch, mfb, a4);
 	}

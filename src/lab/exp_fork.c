@@ -203,7 +203,7 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 	else
 		lab_verdict(
 			r, ok,
-			"%s: %.0f writes -> thp_split_pmd +%.0f, thp_fault_alloc +%.0f, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
+			"%s: %.0f writes -> host-wide thp_split_pmd +%.0f, thp_fault_alloc +%.0f, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
 			shape, w, split, alloc, dirty, dirty / w, (unsigned long long)base_kb,
 			(unsigned long long)last[0].ahp_before, med[4][0],
 			(unsigned long long)last[0].child_ahp, match, forks);

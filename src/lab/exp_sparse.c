@@ -107,7 +107,7 @@ static void sparse_verdict_madvise(const struct lab_ctx *ctx, struct lab_result 
 		snprintf(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
 	lab_verdict_ok(
 		r, ok,
-		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, thp_fault_alloc +%.0f)",
+		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, host-wide thp_fault_alloc +%.0f)",
 		s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, (unsigned long long)per_pmd,
 		lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
 }
@@ -133,7 +133,7 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 		ok = madv_huge && plain_huge;
 		lab_verdict_ok(
 			r, ok,
-			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, thp_fault_alloc +%.0f/+%.0f)",
+			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, host-wide thp_fault_alloc +%.0f/+%.0f)",
 			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV],
 			s->ahp_kb[MODE_PLAIN], s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
 	} else {

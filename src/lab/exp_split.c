@@ -123,7 +123,7 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 	}
 	lab_verdict_ok(
 		r, ok,
-		"AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
+		"AnonHugePages %.0f -> %.0f kB, Rss %.0f -> %.0f kB; host-wide thp_split_pmd %+.0f, thp_deferred_split_page %+.0f, thp_split_page %+.0f: huge pages gone, RSS barely moved, memory waits for the deferred-split shrinker%s",
 		a0, a1, r0, r1, spmd, dsp, sp, tail);
 }
 

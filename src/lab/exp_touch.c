@@ -31,9 +31,7 @@ static int touch_once(void *argp, void *outp)
 			       .mode = a->mode,
 			       .stride = (size_t)a->ctx->page_size,
 			       .folios = a->folios};
-	shot_take(a->ctx, &sp, out);
-	if (!a->folios)
-		out->fc_err = 0; /* as before: no probe reads as no folios */
+	shot_take(a->ctx, &sp, out); /* fc_err -ENODATA when FOLIOS was not asked */
 	return out->err ? 1 : 0;
 }
 
@@ -74,7 +72,10 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		out.a = a;
 		out.b = b;
 		if (rc < 0 || out.err) {
-			lab_failed(r, lab_mode_name(mode), out.err ? out.err : rc);
+			char key[40];
+			snprintf(key, sizeof(key), "%s run %d/%d", lab_mode_name(mode), i + 1,
+				 runs);
+			lab_failed(r, key, out.err ? out.err : rc);
 			shot_free(&out);
 			break;
 		}
@@ -93,11 +94,13 @@ static void touch_mode(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 	sum->med_ms[mode] = r->rows[row].c[C_MS].median;
 	sum->med_flt[mode] = r->rows[row].c[C_FLT].median;
 	sum->ahp_kb[mode] = (uint64_t)r->rows[row].c[C_AHP].median;
-	char fol[160] = "";
+	/* the proof is run N's own: kpageflags only when that run read them */
+	char fol[160] = "", key[40];
 	if (ctx->root && !last.fc_err)
 		lab_fmt_folios(fol, sizeof(fol), &last.fc, ctx->page_size);
+	snprintf(key, sizeof(key), "%s run %d/%d", lab_mode_name(mode), n, runs);
 	lab_proof(
-		r, lab_mode_name(mode),
+		r, key,
 		"smaps AnonHugePages %llu kB of %llu kB, THPeligible %d, VmFlags%s%s, THP_enabled %d%s%s",
 		(unsigned long long)last.rs.t.kb[SM_ANON_HUGE], (unsigned long long)(size >> 10),
 		last.rs.thp_eligible, last.rs.vmflags & VMF_HG ? " hg" : "",
@@ -133,7 +136,7 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 	}
 	lab_verdict_ok(
 		r, ok,
-		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, thp_fault_alloc deltas)",
+		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, host-wide thp_fault_alloc deltas)",
 		s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
 		(unsigned long long)full, s->med_flt[MODE_PLAIN],
 		(unsigned long long)s->ahp_kb[MODE_PLAIN], pol,

@@ -172,3 +172,65 @@ void lab_skip(struct lab_result *r, const char *fmt, ...)
 	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
 	va_end(ap);
 }
+
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+		      double huge_ns, double small_ns, double r)
+{
+	enum ci_call c = stats_ci_call(ci, r);
+	/* "huge faster" in %: 1 - huge/small, so small/huge = R gives 1 - 1/R */
+	double lo = ci->ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ci->ok ? (1 - 1 / ci->hi) * 100 : 0;
+	double pct = small_ns > 0 ? (small_ns - huge_ns) / small_ns * 100 : 0;
+	char head[128];
+	switch (c) {
+	case CI_ABOVE:
+		snprintf(head, sizeof(head), "faster (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		break;
+	case CI_BELOW:
+		snprintf(head, sizeof(head), "slower: unexpected (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		break;
+	case CI_WITHIN:
+		snprintf(head, sizeof(head),
+			 "no difference detectable (CI spans 0: %.1f%%..%.1f%%)", lo, hi);
+		break;
+	case CI_TOO_WIDE:
+		snprintf(
+			head, sizeof(head),
+			"inconclusive: host too noisy (95%% CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
+			lo, hi, r * 100);
+		break;
+	default:
+		snprintf(head, sizeof(head),
+			 "inconclusive: too few runs (%zu per backing; a 95%% interval needs 4)",
+			 per_side);
+		break;
+	}
+	snprintf(out, n, "%s: huge %.1f%% %s by the medians (%.1f vs %.1f ns)", head,
+		 pct < 0 ? -pct : pct, pct < 0 ? "slower" : "faster", huge_ns, small_ns);
+	return (int)c;
+}
+
+enum mthp_call lab_mthp_call(const struct mthp_seen *s)
+{
+	if (!s->folios_read || (!s->folios && s->others_on))
+		return MTHP_NOT_TESTED;
+	if (!s->folios || s->ahp_kb)
+		return MTHP_UNEXPECTED;
+	if (s->others_on)
+		return MTHP_AS_EXPECTED; /* seen, but other sizes take faults too: no exact shape */
+	bool covered = (double)s->folios + s->fallback >= (double)s->expect;
+	bool counted = !s->stats || s->min_alloc >= (double)s->folios;
+	return covered && counted ? MTHP_AS_EXPECTED : MTHP_UNEXPECTED;
+}
+
+enum kh_call lab_kh_call(const struct kh_seen *s)
+{
+	if (s->got && !s->expect_collapse)
+		return KH_FORBIDDEN;
+	if (s->full && s->expect_collapse)
+		return KH_FULL;
+	if (s->settled && s->full_scans >= 2)
+		return s->got ? KH_PARTIAL_SETTLED : KH_NONE_SETTLED;
+	if (s->full_scans < 2)
+		return KH_NO_FULL_SCAN;
+	return KH_CUT_OFF;
+}

@@ -130,6 +130,66 @@ void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct ratio_ci;
+/*
+ * What the interval CI of small/huge times (stats_ratio_ci(huge, small))
+ * says about "huge faster", as words into OUT, with the point from the
+ * medians HUGE_NS and SMALL_NS (so the percentage agrees with them) and R
+ * the smallest change that matters (0.10: 10%): "faster (95% CI 10.4%..
+ * 21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". Returns the
+ * enum ci_call it used (pure).
+ */
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+		      double huge_ns, double small_ns, double r);
+
+/* What one mTHP size's runs showed (lab_mthp_call). */
+struct mthp_seen {
+	bool folios_read; /* the region's kpageflags were read (root) */
+	uint64_t folios;  /* folios of the tested size in the region */
+	uint64_t expect;  /* region size / tested size */
+	double fallback;  /* host-wide anon_fault_fallback delta (median, >= 0) */
+	bool stats;	  /* the host-wide per-size stats were read */
+	double min_alloc; /* host-wide anon_fault_alloc delta, fewest over runs */
+	uint64_t ahp_kb;  /* the region's AnonHugePages */
+	bool others_on;	  /* another anon size (the PMD size too) was still at always */
+};
+
+enum mthp_call { MTHP_AS_EXPECTED, MTHP_UNEXPECTED, MTHP_NOT_TESTED };
+
+/*
+ * The call on one mTHP size (pure). Never "as expected" without a folio of
+ * the tested size in the region: no kpageflags, or no folio while another
+ * size was at always, is "not tested"; otherwise the region's folios plus
+ * the fallbacks cover the region, nothing is PMD-mapped, and the host-wide
+ * count is not below the region's.
+ */
+enum mthp_call lab_mthp_call(const struct mthp_seen *s);
+
+/* What one khugepaged phase showed (lab_kh_call). */
+struct kh_seen {
+	bool expect_collapse; /* max_ptes_none allows filling the region's PMDs */
+	bool full;	      /* AnonHugePages reached the region's size */
+	bool settled;	      /* a whole scan began after the last change and changed nothing */
+	uint64_t got;	      /* PMDs collapsed in the region */
+	uint64_t full_scans;  /* khugepaged/full_scans advance since the region was set up */
+};
+
+enum kh_call {
+	KH_FULL,	    /* every PMD collapsed: as expected when allowed */
+	KH_NONE_SETTLED,    /* nothing collapsed over a full scan: as expected when forbidden */
+	KH_PARTIAL_SETTLED, /* some PMDs, then a full scan changed nothing: unexpected */
+	KH_FORBIDDEN,	    /* collapsed although max_ptes_none forbids it: unexpected */
+	KH_NO_FULL_SCAN,    /* fewer than 2 full_scans: inconclusive */
+	KH_CUT_OFF,	    /* still collapsing at the timeout: inconclusive */
+};
+
+/*
+ * The call on one khugepaged phase (pure): nothing is concluded from a
+ * region khugepaged has not been over in full (full_scans +2 covers at least
+ * one whole pass begun after the setup), except a full collapse.
+ */
+enum kh_call lab_kh_call(const struct kh_seen *s);
+
 /* An experiment: fills R. Returns 0, or -errno for a hard failure (R says why). */
 typedef int (*lab_fn)(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r);
 

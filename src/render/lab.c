@@ -72,6 +72,12 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 			}
 		}
 		table_flush(t, f, 2, color);
+		for (int c = 0; c < r->ncols; c++)
+			if (!strcmp(r->cols[c].unit, "+")) {
+				fprintf(f,
+					"  (+N columns: host-wide counter deltas: other processes add to them)\n");
+				break;
+			}
 	}
 	if (r->nproofs) {
 		fprintf(f, "  proof:\n");
@@ -101,7 +107,7 @@ static json_t *cell_json(const struct lab_cell *c)
 
 json_t *lab_to_json(const struct lab_result *r)
 {
-	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_object();
+	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_array();
 	json_put(o, "experiment", json_str(r->experiment));
 	json_put(o, "title", json_str(r->title));
 	json_put(o, "size_bytes", r->size ? json_u64(r->size) : NULL);
@@ -111,8 +117,10 @@ json_t *lab_to_json(const struct lab_result *r)
 	for (int c = 0; c < r->ncols; c++) {
 		json_t *x = json_object();
 		json_put(x, "name", json_str(r->cols[c].name));
-		json_put(x, "unit",
-			 json_str(strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta"));
+		bool delta = !strcmp(r->cols[c].unit, "+");
+		json_put(x, "unit", json_str(delta ? "delta" : r->cols[c].unit));
+		/* deltas are host-wide counters (vmstat, per-size stats, khugepaged) */
+		json_put(x, "scope", json_str(delta ? "host-wide" : "region"));
 		json_array_append_new(cols, x);
 	}
 	json_put(o, "columns", cols);
@@ -125,8 +133,13 @@ json_t *lab_to_json(const struct lab_result *r)
 		json_array_append_new(rows, x);
 	}
 	json_put(o, "rows", rows);
-	for (int i = 0; i < r->nproofs; i++)
-		json_put(pr, r->proofs[i].key, json_str(r->proofs[i].value));
+	/* a list in the order written: a key may repeat (one per run), an object would keep one */
+	for (int i = 0; i < r->nproofs; i++) {
+		json_t *x = json_object();
+		json_put(x, "key", json_str(r->proofs[i].key));
+		json_put(x, "text", json_str(r->proofs[i].value));
+		json_array_append_new(pr, x);
+	}
 	json_put(o, "proofs", pr);
 	json_t *v = json_object();
 	json_put(v, "text", json_str(r->verdict));

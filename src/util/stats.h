@@ -29,4 +29,55 @@ double percentile_sorted(const double *v, size_t n, double p);
  */
 double stats_median(const double *v, size_t n);
 
+/* Most values per sample stats_mw_rank() and stats_ratio_ci() take. */
+#define STATS_MW_MAX 64
+
+/*
+ * The rank K (1-based) for a distribution-free two-sample interval: with
+ * the M*N pairwise differences (or ratios) of two samples sorted, [the K-th
+ * smallest, the K-th largest] covers the shift between them with
+ * confidence >= CONF (0..1), from the exact null distribution of the
+ * Mann-Whitney U statistic (continuous data: no ties assumed). *LEVEL (may
+ * be NULL) gets the confidence achieved, 1 - 2 P(U < K). Returns K >= 1;
+ * 0 when M and N are too few for any interval at CONF (3 and 3 at 0.95);
+ * -EINVAL when M or N is 0 or above STATS_MW_MAX, or CONF not in (0, 1).
+ */
+int stats_mw_rank(size_t m, size_t n, double conf, double *level);
+
+/* A two-sample interval for the ratio Y/X (stats_ratio_ci). */
+struct ratio_ci {
+	bool ok;       /* an interval at the asked confidence exists for these counts */
+	double level;  /* the confidence achieved (>= the asked one); 0 when !ok */
+	double est;    /* Hodges-Lehmann: the median of the pairwise ratios y_j / x_i */
+	double lo, hi; /* bounds of Y/X; 0 when !ok */
+};
+
+/*
+ * Hodges-Lehmann estimate and Mann-Whitney interval of the ratio Y/X of two
+ * samples of positive values in one unit (times, ns): the M*N ratios
+ * y_j / x_i sorted, the estimate their median (geometric mean of the middle
+ * two for an even count), the bounds the K-th smallest and largest
+ * (stats_mw_rank). Assumes Y is X scaled (a shift of the logarithms).
+ * Deterministic, no I/O. Returns 0 (OUT->ok false when M, N are too few),
+ * -EINVAL (a value <= 0 or not finite, counts out of range, CONF not in
+ * (0, 1)), -ENOMEM.
+ */
+int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double conf,
+		   struct ratio_ci *out);
+
+/* Where an interval of a ratio lies (stats_ci_call). */
+enum ci_call {
+	CI_TOO_FEW,  /* no interval: too few values */
+	CI_ABOVE,    /* lo > 1: Y larger than X */
+	CI_BELOW,    /* hi < 1: Y smaller than X */
+	CI_WITHIN,   /* spans 1, and inside 1/(1+R) .. 1+R: no difference that matters */
+	CI_TOO_WIDE, /* spans 1 and reaches past R: the spread hides any answer */
+};
+
+/*
+ * Classify CI against 1 (no difference) and the resolution R (a fraction,
+ * 0.10 for 10%): the smallest ratio change that matters. Pure.
+ */
+enum ci_call stats_ci_call(const struct ratio_ci *ci, double r);
+
 #endif

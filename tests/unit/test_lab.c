@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "lab/lab.h"
+#include "util/stats.h"
 
 /* struct lab_result is large (rows x cells): keep it off the stack. */
 static struct lab_result res;
@@ -180,10 +181,12 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 		if (x->in_quick)
 			snprintf(quick + strlen(quick), sizeof(quick) - strlen(quick), "%s%s",
 				 quick[0] ? " " : "", x->name);
-	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp");
+	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp khugepaged");
+	assert_int_equal(lab_find("khugepaged")->quick.size, 64ull << 20);
 	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
-	assert_int_equal(lab_find("chase")->quick.size, 256ull << 20);
-	assert_int_equal(lab_find("chase")->quick.steps, 4ull << 20);
+	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
+	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
+	assert_int_equal(lab_find("chase")->quick.steps, 2ull << 20);
 	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
 	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
 	assert_true(lab_find("chase")->size_list);
@@ -210,10 +213,10 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	(void)state;
 	struct lab_opts o = {.runs = 3};
 	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
-	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.size, 1ull << 30);
 	assert_int_equal(e.nsizes, 1);
-	assert_int_equal(e.sizes[0], 256ull << 20);
-	assert_int_equal(e.steps, 4ull << 20);
+	assert_int_equal(e.sizes[0], 1ull << 30);
+	assert_int_equal(e.steps, 2ull << 20);
 	e = lab_quick_opts(lab_find("touch"), &o);
 	assert_int_equal(e.size, 256ull << 20);
 	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
@@ -235,10 +238,135 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.mthp_sizes_kb[0], 16);
 }
 
+/*
+ * The chase verdict from an interval: the percentage comes from the medians
+ * printed beside it, the word from the interval. Before, a median of
+ * per-run ratios said "as expected" for runs that were 7.9%, 14.6% and
+ * 0.2% slower, and 14.0% beside medians 164.9 vs 193.6 ns (14.8%).
+ */
+static void test_faster_clause_words_follow_the_interval(void **state)
+{
+	(void)state;
+	char out[256];
+	/* small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster */
+	struct ratio_ci ci = {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 164.9, 193.6, 0.10), CI_ABOVE);
+	assert_string_equal(
+		out,
+		"faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)");
+	/* all slower: the runs the old verdict called "as expected" */
+	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 210.0, 200.0, 0.10), CI_BELOW);
+	assert_string_equal(
+		out,
+		"slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)");
+	/* tight around 0 */
+	ci = (struct ratio_ci){.ok = true, .lo = 0.98, .hi = 1.03};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 100.0, 101.0, 0.10),
+			 CI_WITHIN);
+	assert_string_equal(
+		out,
+		"no difference detectable (CI spans 0: -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
+	/* the 256 MiB spread: -14.6% .. +40.9% */
+	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 150.0, 160.0, 0.10),
+			 CI_TOO_WIDE);
+	assert_string_equal(
+		out,
+		"inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* one run: 2 measurements per backing */
+	ci = (struct ratio_ci){.ok = false};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 150.0, 160.0, 0.10),
+			 CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: too few runs (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+}
+
+/*
+ * lab mthp: never "as expected" without a folio of the tested size in the
+ * region. Before, with the PMD size at always, "as expected ... 64K 0/1024"
+ * came with AnonHugePages 65536 kB and no 64K folio.
+ */
+static void test_mthp_call_needs_a_folio_of_the_size(void **state)
+{
+	(void)state;
+	struct mthp_seen ok = {.folios_read = true,
+			       .folios = 1024,
+			       .expect = 1024,
+			       .stats = true,
+			       .min_alloc = 1100}; /* host-wide: others add to it */
+	assert_int_equal(lab_mthp_call(&ok), MTHP_AS_EXPECTED);
+	/* the case of the report: PMD size at always, no 64K folio, 32 PMDs */
+	struct mthp_seen s = {.folios_read = true,
+			      .expect = 1024,
+			      .stats = true,
+			      .ahp_kb = 65536,
+			      .others_on = true};
+	assert_int_equal(lab_mthp_call(&s), MTHP_NOT_TESTED);
+	/* set aside: no folio and PMD-mapped is unexpected */
+	s.others_on = false;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	/* no kpageflags: not tested, whatever the host-wide counters say */
+	s = ok;
+	s.folios_read = false;
+	s.folios = 0;
+	assert_int_equal(lab_mthp_call(&s), MTHP_NOT_TESTED);
+	/* folios and fallbacks short of the region */
+	s = ok;
+	s.folios = 900;
+	s.fallback = 100;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	s.fallback = 124;
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+	/* the host-wide count below the region's own: the counters are not what they seem */
+	s = ok;
+	s.min_alloc = 1000;
+	assert_int_equal(lab_mthp_call(&s), MTHP_UNEXPECTED);
+	s.stats = false; /* no per-size stats (< 6.10): folios alone */
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+	/* another size still at always, folios seen: tested, no exact shape */
+	s = ok;
+	s.others_on = true;
+	s.folios = 10;
+	assert_int_equal(lab_mthp_call(&s), MTHP_AS_EXPECTED);
+}
+
+/*
+ * lab khugepaged: nothing concluded before a full scan. Before, "8 of 128
+ * PMDs in 60 s" (cut off) and, at max_ptes_none 64, "nothing collapsed"
+ * with full_scans +0 both read "as expected".
+ */
+static void test_kh_call_waits_for_a_full_scan(void **state)
+{
+	(void)state;
+	struct kh_seen s = {.expect_collapse = true, .got = 8, .full_scans = 0};
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 3; /* scanned, still going at the timeout */
+	assert_int_equal(lab_kh_call(&s), KH_CUT_OFF);
+	s.settled = true; /* a full pass after the last change changed nothing */
+	assert_int_equal(lab_kh_call(&s), KH_PARTIAL_SETTLED);
+	s = (struct kh_seen){.expect_collapse = true, .full = true, .got = 32, .full_scans = 1};
+	assert_int_equal(lab_kh_call(&s), KH_FULL); /* nothing more can happen */
+	/* max_ptes_none 64: forbidden; full_scans +0 is not "nothing collapsed" */
+	s = (struct kh_seen){.expect_collapse = false, .full_scans = 0};
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 1;
+	s.settled = true; /* settled needs 2: one pass may have begun before the setup */
+	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
+	s.full_scans = 2;
+	assert_int_equal(lab_kh_call(&s), KH_NONE_SETTLED);
+	s.got = 1;
+	assert_int_equal(lab_kh_call(&s), KH_FORBIDDEN);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
 	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
 	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
 	  cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
 	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
-	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open))
+	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
+	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
+	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
+	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))

@@ -4,6 +4,11 @@
 
 #include "util/stats.h"
 
+#include <math.h>
+
+/* A and B equal within EPS (this cmocka has no assert_double_equal). */
+#define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
+
 static void test_summary_odd(void **state)
 {
 	(void)state;
@@ -138,10 +143,114 @@ static void test_median_of_more_than_256_values(void **state)
 	assert_true(v[0] == 1000);
 }
 
+static void test_mw_rank_exact_for_small_counts(void **state)
+{
+	(void)state;
+	double level = -1;
+	/* 3 and 3: the smallest two-sided p is 2/20 = 0.1: no 95% interval */
+	assert_int_equal(stats_mw_rank(3, 3, 0.95, &level), 0);
+	assert_true(level == 0);
+	/* 4 and 4: P(U <= 0) = 1/70: [min, max] at 1 - 2/70 */
+	assert_int_equal(stats_mw_rank(4, 4, 0.95, &level), 1);
+	assert_near(level, 1 - 2.0 / 70, 1e-12);
+	/* 5 and 5: P(U <= 2) = 4/252 (U critical 2, as the tables give) */
+	assert_int_equal(stats_mw_rank(5, 5, 0.95, &level), 3);
+	assert_near(level, 1 - 8.0 / 252, 1e-12);
+	/* 6 and 6: P(U <= 5) = 19/924 */
+	assert_int_equal(stats_mw_rank(6, 6, 0.95, &level), 6);
+	assert_near(level, 1 - 38.0 / 924, 1e-12);
+	/* unequal counts: 4 and 6, 3 and 8 */
+	assert_int_equal(stats_mw_rank(4, 6, 0.95, &level), 3);
+	assert_near(level, 1 - 8.0 / 210, 1e-12);
+	assert_int_equal(stats_mw_rank(3, 8, 0.95, NULL), 3);
+	/* 64 and 64: normal approximation K ~ 2048 - 1.96 * sqrt(4096 * 129 / 12) = 1637 */
+	int k = stats_mw_rank(64, 64, 0.95, &level);
+	assert_in_range(k, 1630, 1644);
+	assert_true(level >= 0.95 && level < 0.951);
+}
+
+static void test_mw_rank_refuses_bad_counts(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_mw_rank(0, 5, 0.95, NULL), -EINVAL);
+	assert_int_equal(stats_mw_rank(5, 65, 0.95, NULL), -EINVAL);
+	assert_int_equal(stats_mw_rank(5, 5, 1.0, NULL), -EINVAL);
+	assert_int_equal(stats_mw_rank(5, 5, 0, NULL), -EINVAL);
+}
+
+static void test_ratio_ci_exact_bounds(void **state)
+{
+	(void)state;
+	/* 25 ratios y/x: K = 3, so the 3rd smallest and the 3rd largest */
+	double x[] = {100, 104, 98, 110, 101}, y[] = {120, 118, 131, 125, 119};
+	struct ratio_ci ci;
+	assert_int_equal(stats_ratio_ci(x, 5, y, 5, 0.95, &ci), 0);
+	assert_true(ci.ok);
+	assert_near(ci.lo, 120.0 / 110, 1e-12);
+	assert_near(ci.hi, 131.0 / 101, 1e-12);
+	assert_near(ci.est, 131.0 / 110, 1e-12); /* the 13th of 25 */
+	assert_near(ci.level, 1 - 8.0 / 252, 1e-12);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_ABOVE);
+	/* the other way round: the reciprocal interval */
+	assert_int_equal(stats_ratio_ci(y, 5, x, 5, 0.95, &ci), 0);
+	assert_near(ci.lo, 101.0 / 131, 1e-12);
+	assert_near(ci.hi, 110.0 / 120, 1e-12);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_BELOW);
+	/* inputs are left as they were */
+	assert_true(x[0] == 100 && x[3] == 110 && y[2] == 131);
+}
+
+static void test_ratio_ci_too_few_spans_and_noise(void **state)
+{
+	(void)state;
+	struct ratio_ci ci;
+	double a[] = {10, 11, 12}, b[] = {30, 31, 32};
+	/* 3 and 3: an estimate but no interval, however clear the difference */
+	assert_int_equal(stats_ratio_ci(a, 3, b, 3, 0.95, &ci), 0);
+	assert_false(ci.ok);
+	assert_near(ci.est, 31.0 / 11, 1e-12);
+	assert_true(ci.lo == 0 && ci.hi == 0);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_TOO_FEW);
+	/* overlapping, tight: spans 1 inside +-10% */
+	double x[] = {100, 101, 102, 103}, y[] = {100.5, 101.5, 102.5, 99.5};
+	assert_int_equal(stats_ratio_ci(x, 4, y, 4, 0.95, &ci), 0);
+	assert_near(ci.lo, 99.5 / 103, 1e-12);
+	assert_near(ci.hi, 102.5 / 100, 1e-12);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_WITHIN);
+	/* overlapping, wide: -15% .. +40% hides any answer */
+	double p[] = {100, 140, 90, 120}, q[] = {110, 95, 150, 100};
+	assert_int_equal(stats_ratio_ci(p, 4, q, 4, 0.95, &ci), 0);
+	assert_near(ci.lo, 95.0 / 140, 1e-12);
+	assert_near(ci.hi, 150.0 / 90, 1e-12);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_TOO_WIDE);
+	/* even count of ratios: geometric mean of the middle two */
+	double u[] = {1, 4}, v[] = {2};
+	assert_int_equal(stats_ratio_ci(u, 2, v, 1, 0.95, &ci), 0);
+	assert_near(ci.est, 1.0, 1e-12); /* sqrt(0.5 * 2) */
+}
+
+static void test_ratio_ci_refuses_bad_values(void **state)
+{
+	(void)state;
+	struct ratio_ci ci;
+	double good[] = {1, 2, 3, 4}, zero[] = {1, 0, 3, 4}, neg[] = {1, 2, -3, 4};
+	double nan[] = {1, 2, NAN, 4};
+	assert_int_equal(stats_ratio_ci(good, 4, zero, 4, 0.95, &ci), -EINVAL);
+	assert_int_equal(stats_ratio_ci(neg, 4, good, 4, 0.95, &ci), -EINVAL);
+	assert_int_equal(stats_ratio_ci(good, 4, nan, 4, 0.95, &ci), -EINVAL);
+	assert_int_equal(stats_ratio_ci(good, 0, good, 4, 0.95, &ci), -EINVAL);
+	assert_false(ci.ok);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
 	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
 	  cmocka_unit_test(test_percentiles_nearest_rank),
 	  cmocka_unit_test(test_percentile_sorted_edges),
 	  cmocka_unit_test(test_median_leaves_input_unsorted),
 	  cmocka_unit_test(test_median_of_even_count_is_mean_of_middle_two),
-	  cmocka_unit_test(test_median_of_more_than_256_values))
+	  cmocka_unit_test(test_median_of_more_than_256_values),
+	  cmocka_unit_test(test_mw_rank_exact_for_small_counts),
+	  cmocka_unit_test(test_mw_rank_refuses_bad_counts),
+	  cmocka_unit_test(test_ratio_ci_exact_bounds),
+	  cmocka_unit_test(test_ratio_ci_too_few_spans_and_noise),
+	  cmocka_unit_test(test_ratio_ci_refuses_bad_values))

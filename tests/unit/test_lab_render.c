@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/render/lab.c (lab results as JSON and text) and lab_folio_proof. */
+#include "unit.h"
+
+#include "lab/common.h"
+#include "render/lab.h"
+
+static struct lab_result res;
+
+/*
+ * Proofs belong to the run that wrote them: a failed run's line and the
+ * next run's line under the same key both stay, in order. Before, JSON
+ * proofs were an object keyed by mode and the failure was overwritten.
+ */
+static void test_json_proofs_are_a_list_that_keeps_repeated_keys(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	snprintf(res.experiment, sizeof(res.experiment), "touch");
+	lab_proof(&res, "collapse run 3/3", "failed: %s", "Resource temporarily unavailable");
+	lab_proof(&res, "collapse run 2/3", "smaps AnonHugePages 0 kB");
+	lab_proof(&res, "collapse run 2/3", "second line, same key");
+	json_t *o = lab_to_json(&res);
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	assert_non_null(text);
+	json_error_t err;
+	json_t *back = json_loads(text, 0, &err); /* valid JSON */
+	free(text);
+	assert_non_null(back);
+	json_t *pr = json_object_get(back, "proofs");
+	assert_true(json_is_array(pr));
+	assert_int_equal(json_array_size(pr), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pr, 0), "key")),
+			    "collapse run 3/3");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pr, 0), "text")),
+			    "failed: Resource temporarily unavailable");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pr, 2), "text")),
+			    "second line, same key");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pr, 1), "key")),
+			    json_string_value(json_object_get(json_array_get(pr, 2), "key")));
+	json_decref(back);
+}
+
+/* kpageflags not read in the runs that completed: said so, not "small pages x0" or an errno. */
+static void test_folio_proof_of_a_run_that_did_not_read_them(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	struct lab_ctx ctx = {.root = true, .page_size = 4096};
+	struct folio_counts fc = {0};
+	lab_folio_proof(&ctx, &res, "madv", "", &fc, -ENODATA);
+	assert_int_equal(res.nproofs, 1);
+	assert_string_equal(res.proofs[0].key, "madv kpageflags");
+	assert_string_equal(res.proofs[0].value,
+			    "not read: the run that reads them did not complete");
+	fc.small = 16;
+	lab_folio_proof(&ctx, &res, "madv", "x ", &fc, 0);
+	assert_string_equal(res.proofs[1].value, "x small pages x16");
+	ctx.root = false;
+	lab_folio_proof(&ctx, &res, "madv", "", &fc, 0);
+	assert_string_equal(res.proofs[2].value,
+			    "skipped: not root (/proc/kpageflags is root-only)");
+}
+
+UNIT_MAIN(cmocka_unit_test(test_json_proofs_are_a_list_that_keeps_repeated_keys),
+	  cmocka_unit_test(test_folio_proof_of_a_run_that_did_not_read_them))
