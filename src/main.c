@@ -30,6 +30,7 @@ static const struct {
 	{"advise", cmd_advise, "recommended settings and per-process levers, with reasons"},
 	{"hugetlb", cmd_hugetlb, "hugetlb plan: pages, fit and how to reserve a pool"},
 	{"run", cmd_run, "run a command with THP off, or only where it asks (prctl)"},
+	{"ab", cmd_ab, "run a command under THP modes and compare them with an interval"},
 	{"collapse", cmd_collapse, "collapse a process's memory into huge pages now"},
 	{"set", cmd_set, "change THP settings: validated, journalled, all or nothing"},
 	{"snapshot", cmd_snapshot, "save, restore or diff every THP setting as JSON"},

@@ -55,6 +55,7 @@ int cmd_why(struct globals *g, int argc, char **argv);
 int cmd_advise(struct globals *g, int argc, char **argv);
 int cmd_hugetlb(struct globals *g, int argc, char **argv);
 int cmd_run(struct globals *g, int argc, char **argv);
+int cmd_ab(struct globals *g, int argc, char **argv);
 int cmd_collapse(struct globals *g, int argc, char **argv);
 int cmd_set(struct globals *g, int argc, char **argv);
 int cmd_snapshot(struct globals *g, int argc, char **argv);

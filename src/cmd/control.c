@@ -119,18 +119,30 @@ static int control_begin(struct globals *g, const char *who)
 
 int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 {
+	return control_apply_held(g, who, p, true);
+}
+
+int control_undo(void)
+{
+	int r = guard_restore();
+	guard_end();
+	return r;
+}
+
+int control_apply_held(struct globals *g, const char *who, struct settings_plan *p, bool keep)
+{
 	if (!g->sr.live) {
 		warnx("%s: writes to the running kernel only, not to a --sysroot tree (--dry-run shows the commands)",
 		      who);
 		return EXIT_USAGE;
 	}
-	if (!plan_changes(p))
+	if (keep && !plan_changes(p))
 		return EXIT_OK;
 	if (control_begin(g, who))
 		return EXIT_FAIL;
 	/* the plan was read before the lock: another changer may have run since */
 	plan_refresh(g, p);
-	if (!plan_changes(p)) {
+	if (keep && !plan_changes(p)) {
 		guard_end();
 		return EXIT_OK;
 	}
@@ -176,6 +188,8 @@ int control_apply(struct globals *g, const char *who, struct settings_plan *p)
 		e->state = PS_WRITTEN;
 		nwritten++;
 	}
+	if (failed < 0 && !keep)
+		return EXIT_OK; /* held: the journal stays open until control_undo() */
 	if (failed < 0) {
 		guard_commit(); /* complete: the change stays */
 		guard_end();

@@ -39,6 +39,17 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
 int control_apply(struct globals *g, const char *who, struct settings_plan *p);
 
 /*
+ * control_apply() with KEEP; without KEEP, a successful apply leaves the
+ * journal open and the settings lock held (signals restore too) until
+ * control_undo() puts every value back: `ab` host modes, one run each. A
+ * failed apply is rolled back and released either way.
+ */
+int control_apply_held(struct globals *g, const char *who, struct settings_plan *p, bool keep);
+
+/* Put back what control_apply_held(..., false) wrote and release the lock. 0 or -errno. */
+int control_undo(void);
+
+/*
  * What set and snapshot restore share: with DRY print P as shell lines (or
  * JSON) and write nothing; else control_apply() it and, with --json, print
  * the result. Returns the exit code when the command is done, or -1 with

@@ -4,7 +4,10 @@
 #include "../util/num.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_pid(const void *a, const void *b)
 {
@@ -37,4 +40,60 @@ int procs_list(const struct sysroot *sr, pid_t **pids)
 		qsort(v, n, sizeof(*v), cmp_pid);
 	*pids = v;
 	return (int)n;
+}
+
+/* Append the pids listed in TEXT (space-separated) to OUT[*n..MAX). */
+static void add_children(const char *text, size_t len, pid_t *out, int *n, int max)
+{
+	const char *p = text, *end = text + len;
+	while (p < end && *n < max) {
+		while (p < end && (*p == ' ' || *p == '\n'))
+			p++;
+		const char *s = p;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == s) {
+			p++;
+			continue;
+		}
+		char tok[16];
+		long v;
+		size_t l = (size_t)(p - s) < sizeof(tok) - 1 ? (size_t)(p - s) : sizeof(tok) - 1;
+		memcpy(tok, s, l);
+		tok[l] = '\0';
+		if (str_long(tok, 1, INT32_MAX, &v) == 0)
+			out[(*n)++] = (pid_t)v;
+	}
+}
+
+int procs_tree(const struct sysroot *sr, pid_t root, pid_t *out, int max)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/task", (int)root);
+	DIR *probe = sysroot_opendir(sr, rel);
+	if (!probe)
+		return -ESRCH;
+	closedir(probe);
+	int n = 0;
+	if (max < 1)
+		return 0;
+	out[n++] = root;
+	struct buf b = {0};
+	for (int i = 0; i < n && n < max; i++) {
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/task", (int)out[i]);
+		DIR *d = sysroot_opendir(sr, rel);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && n < max) {
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			char cr[96];
+			snprintf(cr, sizeof(cr), "%s/%s/children", rel, de->d_name);
+			if (sysroot_read(sr, cr, &b) == 0)
+				add_children(b.p, b.len, out, &n, max);
+		}
+		if (d)
+			closedir(d);
+	}
+	buf_free(&b);
+	return n;
 }

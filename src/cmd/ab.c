@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `thpctl ab [--modes LIST] [--runs N] ... -- CMD [ARGS]`: run CMD under THP
+ * modes, interleaved, and say with an interval whether a mode helps. The run
+ * loop and the proofs are here and in ab_run.c; model/ab.c decides, render/ab.c
+ * writes.
+ */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../model/ab.h"
+#include "../render/ab.h"
+#include "../util/num.h"
+#include "ab_int.h"
+#include "args.h"
+
+static void ab_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl ab [--modes LIST] [--runs N] [--warmup N] [--metric NAME+=REGEX]...\n"
+		"                 [--timeout S] [--csv] [--json] -- CMD [ARGS]\n\n"
+		"Run CMD under each THP mode, interleaved (A B C A B C ...), and compare each\n"
+		"mode with the first: wall time with a 95%% interval (Hodges-Lehmann, exact\n"
+		"Mann-Whitney bounds), user/sys time, peak RSS and minor faults (wait4), peak\n"
+		"AnonHugePages of its process tree (smaps_rollup, sampled), and host-wide\n"
+		"deltas of thp_fault_alloc, thp_fault_fallback, compact_stall, thp_split_pmd,\n"
+		"thp_collapse_alloc. A mode whose AnonHugePages contradicts its intent is flagged.\n\n"
+		"modes (default off,glibc,host):\n"
+		"  host             no change: the host's settings as they are\n"
+		"  off              prctl(PR_SET_THP_DISABLE) for CMD and its children\n"
+		"  except-advised   prctl PR_THP_DISABLE_EXCEPT_ADVISED: THP only where CMD\n"
+		"                   asks (6.18+; skipped with the reason elsewhere)\n"
+		"  glibc            GLIBC_TUNABLES=glibc.malloc.hugetlb=1: glibc malloc\n"
+		"                   madvises its heap (other allocators ignore it)\n"
+		"  env:K=V          CMD with K=V in its environment (MALLOC_CONF=thp:always,\n"
+		"                   MIMALLOC_ALLOW_THP=1, ...)\n"
+		"  host:KEY=VALUE[,KEY=VALUE]  host settings for each run of this mode, as\n"
+		"                   `thpctl set` takes them (root): journalled, put back after\n"
+		"                   every run, on signals and after a SIGKILL by the next thpctl\n\n"
+		"options:\n"
+		"  --modes LIST     comma-separated modes (host:... takes the rest of its word\n"
+		"                   up to the next mode: use --mode for each instead)\n"
+		"  --mode M         add one mode (repeatable)\n"
+		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
+		"  --warmup N       discarded runs per mode first (default 1)\n"
+		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
+		"                   extended REGEX, else the match): + higher is better, - lower\n"
+		"  --timeout S      kill a run after S seconds (default 600): the mode fails\n"
+		"  --csv            one line per run instead of the table\n" GLOBAL_HELP
+		"\nExit status: 0 every mode ran, 1 a run failed (its log tail is shown), 2 usage.\n",
+		AB_MAX_RUNS);
+}
+
+enum { OPT_MODES = OPT_CMD_BASE, OPT_MODE, OPT_RUNS, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CSV };
+
+static int add_mode(struct ab_ctx *c, const char *word)
+{
+	if (c->nmodes >= AB_MAX_MODES) {
+		warnx("ab: at most %d modes", AB_MAX_MODES);
+		return EXIT_USAGE;
+	}
+	if (ab_mode_parse(word, &c->modes[c->nmodes])) {
+		warnx("ab: unknown mode '%s' (host, off, except-advised, glibc, env:K=V, host:KEY=VALUE)",
+		      word);
+		return EXIT_USAGE;
+	}
+	c->nmodes++;
+	return -1;
+}
+
+static int add_metric(struct ab_ctx *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct ab_metric *m = &c->metrics[c->nmetrics];
+	if (c->nmetrics >= AB_MAX_METRICS || !eq || eq == arg || !eq[1] ||
+	    (eq[-1] != '+' && eq[-1] != '-') || eq - arg - 1 < 1 ||
+	    (size_t)(eq - arg - 1) >= sizeof(m->name)) {
+		warnx("ab: --metric takes NAME+=REGEX or NAME-=REGEX (at most %d)", AB_MAX_METRICS);
+		return EXIT_USAGE;
+	}
+	memcpy(m->name, arg, (size_t)(eq - arg - 1));
+	m->name[eq - arg - 1] = '\0';
+	m->higher_better = eq[-1] == '+';
+	snprintf(m->regex, sizeof(m->regex), "%s", eq + 1);
+	if (ab_metric_compile(c, c->nmetrics)) {
+		warnx("ab: --metric %s: not an extended regular expression: %s", m->name, eq + 1);
+		return EXIT_USAGE;
+	}
+	c->nmetrics++;
+	return -1;
+}
+
+static int ab_opt(int o, const char *arg, void *ctx)
+{
+	struct ab_ctx *c = ctx;
+	long v;
+	switch (o) {
+	case OPT_MODES: {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s", arg);
+		char *save = NULL;
+		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			int r = add_mode(c, w);
+			if (r >= 0)
+				return r;
+		}
+		return -1;
+	}
+	case OPT_MODE:
+		return add_mode(c, arg);
+	case OPT_RUNS:
+	case OPT_WARMUP:
+	case OPT_TIMEOUT:
+		if (str_long(arg, o == OPT_RUNS ? 1 : 0,
+			     o == OPT_RUNS     ? AB_MAX_RUNS
+			     : o == OPT_WARMUP ? 10
+					       : 86400,
+			     &v)) {
+			warnx("ab: bad %s '%s'",
+			      o == OPT_RUNS	? "--runs"
+			      : o == OPT_WARMUP ? "--warmup"
+						: "--timeout",
+			      arg);
+			return EXIT_USAGE;
+		}
+		*(o == OPT_RUNS ? &c->runs : o == OPT_WARMUP ? &c->warmup : &c->timeout_s) = v;
+		return -1;
+	case OPT_METRIC:
+		return add_metric(c, arg);
+	case OPT_CSV:
+		c->csv = true;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+int cmd_ab(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"modes", required_argument, NULL, OPT_MODES},
+		{"mode", required_argument, NULL, OPT_MODE},
+		{"runs", required_argument, NULL, OPT_RUNS},
+		{"warmup", required_argument, NULL, OPT_WARMUP},
+		{"metric", required_argument, NULL, OPT_METRIC},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{NULL, 0, NULL, 0},
+	};
+	static struct ab_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.runs = 5;
+	c.warmup = 1;
+	c.timeout_s = 600;
+	int r = args_getopt(g, argc, argv, "+h", opts, ab_help, ab_opt, &c);
+	if (r >= 0)
+		goto out;
+	r = EXIT_USAGE;
+	if (optind >= argc) {
+		warnx("ab: no command given (thpctl ab -- CMD ARGS)");
+		goto out;
+	}
+	if (c.csv && g->json) {
+		warnx("ab: --csv and --json are separate outputs");
+		goto out;
+	}
+	if (!c.nmodes)
+		for (const char *const *w = (const char *const[]){"off", "glibc", "host", NULL}; *w;
+		     w++)
+			add_mode(&c, *w);
+	c.cmd = argv + optind;
+	if ((r = cmd_setup(g)))
+		goto out;
+	if (!g->sr.live) {
+		warnx("ab: runs a command on this host: not with --sysroot");
+		r = EXIT_USAGE;
+		goto out;
+	}
+	if ((r = ab_prepare(&c)) >= 0)
+		goto out;
+	r = ab_loop(&c);
+	static struct ab_summary s[AB_MAX_MODES];
+	ab_summarize(c.modes, c.nmodes, c.nmetrics, s);
+	struct ab_report rep = {.modes = c.modes,
+				.sum = s,
+				.n = c.nmodes,
+				.metrics = c.metrics,
+				.nmetrics = c.nmetrics,
+				.cmd = c.cmd,
+				.runs = (int)c.runs,
+				.warmup = (int)c.warmup};
+	if (g->json) {
+		int j = cmd_emit_json(ab_to_json(&rep));
+		if (j)
+			r = j;
+	} else if (c.csv) {
+		ab_render_csv(stdout, &rep);
+	} else {
+		ab_render_text(stdout, &rep, g->color);
+	}
+out:
+	ab_ctx_free(&c);
+	return r;
+}

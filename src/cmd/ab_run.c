@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl ab`: preparing the modes and running CMD under each (see ab.c). */
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kernel/kv.h"
+#include "../kernel/proc_read.h"
+#include "../kernel/procs.h"
+#include "../kernel/uapi_compat.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/fileio.h"
+#include "ab_int.h"
+#include "control.h"
+
+#define AB_TREE_MAX 64 /* processes of CMD's tree sampled */
+
+int ab_metric_compile(struct ab_ctx *c, int i)
+{
+	return regcomp(&c->re[i], c->metrics[i].regex, REG_EXTENDED) ? -1 : 0;
+}
+
+/* Whether this kernel takes PR_THP_DISABLE_EXCEPT_ADVISED: tried in a child. 0 or -errno. */
+static int probe_except_advised(void)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return -errno;
+	if (p == 0)
+		_exit(prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0)
+			      ? errno & 0x7f
+			      : 0);
+	int st;
+	if (waitpid(p, &st, 0) < 0 || !WIFEXITED(st))
+		return -ECHILD;
+	return -WEXITSTATUS(st);
+}
+
+/* The plan of host mode M (KEY=VALUE,...). -1 to go on, else an exit code. */
+static int prepare_host(struct ab_ctx *c, int i)
+{
+	struct ab_mode *m = &c->modes[i];
+	if (geteuid() != 0) {
+		warnx("ab: mode %s changes host settings and needs root (nothing was run)",
+		      m->name);
+		return EXIT_FAIL;
+	}
+	static struct thp_knobs k;
+	uint64_t pmd_nr;
+	if (control_read_knobs(c->g, "ab", &k, &pmd_nr))
+		return EXIT_FAIL;
+	if (!(c->plans[i] = calloc(1, sizeof(*c->plans[i])))) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	plan_init(c->plans[i]);
+	char buf[AB_NAME_LEN], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", m->arg);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		plan_add_arg(c->plans[i], &k, pmd_nr, w);
+	if (c->plans[i]->nbad) {
+		control_report_notes("ab", c->plans[i], false);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int ab_prepare(struct ab_ctx *c)
+{
+	for (int i = 0; i < c->nmodes; i++) {
+		struct ab_mode *m = &c->modes[i];
+		if (m->kind == AB_SET) {
+			int r = prepare_host(c, i);
+			if (r >= 0)
+				return r;
+		} else if (m->kind == AB_EXCEPT_ADVISED) {
+			int e = probe_except_advised();
+			if (e) {
+				m->skipped = true;
+				snprintf(
+					m->skip_reason, sizeof(m->skip_reason),
+					"this kernel has no PR_THP_DISABLE_EXCEPT_ADVISED (6.18+): %s",
+					strerror(-e));
+			}
+		}
+	}
+	snprintf(c->logdir, sizeof(c->logdir), "/tmp/thpctl-ab.XXXXXX");
+	if (!mkdtemp(c->logdir)) {
+		warn("ab: cannot make a log directory under /tmp");
+		c->logdir[0] = '\0';
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* Host-wide vmstat counters of AB_COUNTER into V (-1 unknown). */
+static void read_counters(const struct sysroot *sr, int64_t v[AC_N])
+{
+	struct buf b = {0};
+	struct kvlist l = {0};
+	bool ok = sysroot_read(sr, SR_PROC "/vmstat", &b) == 0 && vmstat_parse(b.p, b.len, &l) == 0;
+	for (int i = 0; i < AC_N; i++) {
+		uint64_t x;
+		v[i] = ok && kv_get(&l, ab_counter_name((enum ab_counter)i), &x) && x < INT64_MAX
+			       ? (int64_t)x
+			       : -1;
+	}
+	kvlist_free(&l);
+	buf_free(&b);
+}
+
+/* AnonHugePages and Anonymous (kB) summed over the tree of PID, into the run's peak. */
+static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *pi,
+			struct ab_run *run)
+{
+	pid_t t[AB_TREE_MAX];
+	int n = procs_tree(sr, pid, t, AB_TREE_MAX);
+	int64_t ahp = 0, anon = 0;
+	int got = 0;
+	for (int i = 0; i < n; i++) {
+		if (proc_read(sr, t[i], PROC_ROLLUP, pi) || pi->rollup_err)
+			continue;
+		ahp += (int64_t)pi->t.kb[SM_ANON_HUGE];
+		anon += (int64_t)pi->t.kb[SM_ANONYMOUS];
+		got++;
+	}
+	if (!got)
+		return;
+	run->samples++;
+	if (ahp > run->ahp_peak_kb || run->ahp_peak_kb < 0) {
+		run->ahp_peak_kb = ahp;
+		run->anon_peak_kb = anon;
+	}
+}
+
+/* In the child: the mode's lever, the log, exec. Never returns. */
+static void child(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
+{
+	if (m->kind == AB_OFF && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(125);
+	if (m->kind == AB_EXCEPT_ADVISED &&
+	    prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0))
+		_exit(125);
+	if (m->kind == AB_GLIBC) {
+		const char *old = getenv("GLIBC_TUNABLES");
+		char v[512];
+		snprintf(v, sizeof(v), "%s%sglibc.malloc.hugetlb=1", old ? old : "",
+			 old ? ":" : "");
+		setenv("GLIBC_TUNABLES", v, 1);
+	}
+	if (m->kind == AB_ENV) {
+		char kv[AB_NAME_LEN];
+		snprintf(kv, sizeof(kv), "%s", m->arg);
+		char *eq = strchr(kv, '=');
+		*eq = '\0';
+		setenv(kv, eq + 1, 1);
+	}
+	dup2(logfd, STDOUT_FILENO);
+	dup2(logfd, STDERR_FILENO);
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul >= 0)
+		dup2(nul, STDIN_FILENO);
+	execvp(c->cmd[0], c->cmd);
+	fprintf(stderr, "thpctl ab: cannot run %s: %s\n", c->cmd[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Wait for PID, sampling its tree (10, 20, 40, 80 ms, then every 100 ms). Wait status, or -1. */
+static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct rusage *ru,
+		 bool *timed_out)
+{
+	struct proc_info pi = {0};
+	int pfd = (int)syscall(__NR_pidfd_open, pid, 0);
+	double t0 = mono_s();
+	int step = 10, st = -1;
+	for (;;) {
+		if (pfd >= 0) {
+			struct pollfd p = {.fd = pfd, .events = POLLIN};
+			poll(&p, 1, step);
+		} else {
+			usleep((useconds_t)step * 1000);
+		}
+		pid_t w = wait4(pid, &st, WNOHANG, ru);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		sample_tree(&c->g->sr, pid, &pi, run);
+		if (step < 100)
+			step = step * 2 > 100 ? 100 : step * 2;
+		if (mono_s() - t0 > (double)c->timeout_s) {
+			*timed_out = true;
+			kill(pid, SIGKILL);
+			wait4(pid, &st, 0, ru);
+			break;
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	proc_info_free(&pi);
+	return st;
+}
+
+/* The metrics of RUN from its log at PATH. */
+static void read_metrics(const struct ab_ctx *c, const char *path, struct ab_run *run)
+{
+	struct buf b = {0};
+	if (!c->nmetrics || read_file_at(AT_FDCWD, path, &b, 1 << 20) || buf_reserve(&b, b.len + 1))
+		goto out;
+	b.p[b.len] = '\0'; /* regexec wants a string: a NUL in the output ends it early */
+	for (int k = 0; k < c->nmetrics; k++) {
+		regmatch_t mt[2];
+		if (regexec(&c->re[k], b.p, 2, mt, 0))
+			continue;
+		regmatch_t *g = mt[1].rm_so >= 0 ? &mt[1] : &mt[0];
+		char num[64];
+		int len = (int)(g->rm_eo - g->rm_so);
+		snprintf(num, sizeof(num), "%.*s", len < 63 ? len : 63, b.p + g->rm_so);
+		char *e;
+		double v = strtod(num, &e);
+		if (e != num)
+			run->metric[k] = v, run->metric_ok[k] = true;
+	}
+out:
+	buf_free(&b);
+}
+
+/* Print the last lines of the log at PATH on stderr. */
+static void log_tail(const char *path)
+{
+	struct buf b = {0};
+	if (read_file_at(AT_FDCWD, path, &b, 1 << 20) == 0) {
+		size_t i = b.len, lines = 0;
+		while (i > 0 && lines <= 10)
+			if (b.p[--i] == '\n')
+				lines++;
+		fprintf(stderr, "--- last lines of %s ---\n%.*s\n", path, (int)(b.len - i),
+			b.p + i);
+	}
+	buf_free(&b);
+}
+
+/* One run of mode I. 0, or -1 when the mode failed (said on stderr). */
+static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
+{
+	struct ab_mode *m = &c->modes[i];
+	memset(run, 0, sizeof(*run));
+	run->ahp_peak_kb = run->anon_peak_kb = -1;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%d-%d.log", c->logdir, i, nth);
+	int logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		warn("ab: %s", path);
+		return -1;
+	}
+	if (m->kind == AB_SET && control_apply_held(c->g, "ab", c->plans[i], false)) {
+		close(logfd);
+		return -1;
+	}
+	int64_t before[AC_N], after[AC_N];
+	read_counters(&c->g->sr, before);
+	fflush(NULL);
+	uint64_t t0 = mono_ns();
+	pid_t pid = fork();
+	if (pid == 0)
+		child(c, m, logfd);
+	close(logfd);
+	struct rusage ru = {0};
+	bool timed_out = false;
+	int st = pid < 0 ? -1 : watch(c, pid, run, &ru, &timed_out);
+	run->wall_s = (double)(mono_ns() - t0) / 1e9;
+	read_counters(&c->g->sr, after);
+	if (m->kind == AB_SET && control_undo())
+		warnx("ab: mode %s: a setting could not be put back (see above)", m->name);
+	run->status = st;
+	run->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	run->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	run->maxrss_kb = (uint64_t)ru.ru_maxrss;
+	run->minflt = (uint64_t)ru.ru_minflt;
+	for (int k = 0; k < AC_N; k++)
+		run->delta[k] = before[k] >= 0 && after[k] >= before[k] ? after[k] - before[k] : -1;
+	run->ok = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && !timed_out;
+	read_metrics(c, path, run);
+	if (run->ok)
+		return 0;
+	warnx("ab: mode %s: %s", m->name,
+	      timed_out		? "timed out (--timeout): killed"
+	      : pid < 0		? "fork failed"
+	      : WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
+				: "exited with a non-zero status");
+	if (st >= 0 && WIFEXITED(st))
+		fprintf(stderr, "thpctl ab: exit status %d\n", WEXITSTATUS(st));
+	log_tail(path);
+	c->keep_logs = true;
+	return -1;
+}
+
+int ab_loop(struct ab_ctx *c)
+{
+	int ret = EXIT_OK, total = (int)(c->warmup + c->runs) * c->nmodes, done = 0;
+	struct progress pr;
+	progress_start(&pr, "ab runs");
+	for (long r = 0; r < c->warmup + c->runs; r++)
+		for (int i = 0; i < c->nmodes; i++) {
+			struct ab_mode *m = &c->modes[i];
+			progress_update(&pr, (size_t)done++, (size_t)total);
+			if (m->skipped || m->failed)
+				continue;
+			struct ab_run run;
+			if (run_once(c, i, (int)r, &run)) {
+				m->failed = true;
+				ret = EXIT_FAIL;
+				continue;
+			}
+			if (r >= c->warmup && m->nruns < AB_MAX_RUNS)
+				m->runs[m->nruns++] = run;
+		}
+	progress_end(&pr);
+	return ret;
+}
+
+void ab_ctx_free(struct ab_ctx *c)
+{
+	for (int i = 0; i < c->nmetrics; i++)
+		regfree(&c->re[i]);
+	for (int i = 0; i < c->nmodes; i++)
+		free(c->plans[i]);
+	if (c->logdir[0] && !c->keep_logs) {
+		DIR *d = opendir(c->logdir);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		if (d)
+			closedir(d);
+		rmdir(c->logdir);
+	} else if (c->logdir[0]) {
+		fprintf(stderr, "thpctl ab: run logs kept in %s\n", c->logdir);
+	}
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#include "ab.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/names.h"
+
+enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
+{
+	switch (k) {
+	case AB_OFF:
+	case AB_EXCEPT_ADVISED:
+		return AI_LESS;
+	case AB_GLIBC:
+		return AI_MORE;
+	case AB_SET: /* more when it turns a policy to always (enabled=always, 64kB=always) */
+		return arg && strstr(arg, "=always")  ? AI_MORE
+		       : arg && strstr(arg, "=never") ? AI_LESS
+						      : AI_NONE;
+	case AB_ENV: /* allocator opt-ins: MALLOC_CONF=thp:always, MIMALLOC_ALLOW_THP=1 */
+		return arg && (strstr(arg, "thp:always") || strstr(arg, "hugetlb=1") ||
+			       strstr(arg, "ALLOW_THP=1"))
+			       ? AI_MORE
+			       : AI_NONE;
+	default:
+		return AI_NONE;
+	}
+}
+
+const char *ab_counter_name(enum ab_counter c)
+{
+	static const char *const names[] = {[AC_FAULT_ALLOC] = "thp_fault_alloc",
+					    [AC_FAULT_FALLBACK] = "thp_fault_fallback",
+					    [AC_COMPACT_STALL] = "compact_stall",
+					    [AC_SPLIT_PMD] = "thp_split_pmd",
+					    [AC_COLLAPSE_ALLOC] = "thp_collapse_alloc"};
+	return ENUM_NAME(names, c, "?");
+}
+
+const char *ab_verdict_name(enum ab_verdict v)
+{
+	static const char *const names[] = {[AV_BASE] = "base",
+					    [AV_FASTER] = "faster",
+					    [AV_SLOWER] = "slower",
+					    [AV_NO_DIFFERENCE] = "no-difference",
+					    [AV_INCONCLUSIVE] = "inconclusive",
+					    [AV_TOO_FEW] = "too-few-runs",
+					    [AV_NOT_RUN] = "not-run"};
+	return ENUM_NAME(names, v, "?");
+}
+
+int ab_mode_parse(const char *word, struct ab_mode *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (snprintf(m->name, sizeof(m->name), "%s", word) >= (int)sizeof(m->name))
+		return -EINVAL;
+	const char *colon = strchr(m->name, ':');
+	if (!strcmp(word, "host"))
+		m->kind = AB_HOST;
+	else if (!strcmp(word, "off"))
+		m->kind = AB_OFF;
+	else if (!strcmp(word, "except-advised"))
+		m->kind = AB_EXCEPT_ADVISED;
+	else if (!strcmp(word, "glibc"))
+		m->kind = AB_GLIBC;
+	else if (!strncmp(word, "env:", 4) && colon[1] && strchr(colon + 1, '=') &&
+		 strchr(colon + 1, '=') != colon + 1)
+		m->kind = AB_ENV;
+	else if (!strncmp(word, "host:", 5) && colon[1] && strchr(colon + 1, '='))
+		m->kind = AB_SET;
+	else
+		return -EINVAL;
+	m->arg = colon ? colon + 1 : NULL;
+	return 0;
+}
+
+/* Median, min and max of the N values V (finite); ok false when N is 0. */
+static void stat_of(double *v, int n, struct ab_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (n <= 0)
+		return;
+	struct summary sum;
+	summarize(v, (size_t)n, &sum);
+	s->ok = true;
+	s->med = sum.median;
+	s->min = sum.min;
+	s->max = sum.max;
+}
+
+static enum ab_verdict verdict_of(const struct ratio_ci *ci)
+{
+	switch (stats_ci_call(ci, AB_SAME_WITHIN)) {
+	case CI_BELOW:
+		return AV_FASTER;
+	case CI_ABOVE:
+		return AV_SLOWER;
+	case CI_WITHIN:
+		return AV_NO_DIFFERENCE;
+	case CI_TOO_WIDE:
+		return AV_INCONCLUSIVE;
+	default:
+		return AV_TOO_FEW;
+	}
+}
+
+/* The measures of M's runs, one array each. */
+static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summary *s)
+{
+	double w[AB_MAX_RUNS], u[AB_MAX_RUNS], y[AB_MAX_RUNS], r[AB_MAX_RUNS], f[AB_MAX_RUNS],
+		a[AB_MAX_RUNS], sh[AB_MAX_RUNS];
+	int n = 0, na = 0, ns = 0;
+	for (int i = 0; i < m->nruns; i++) {
+		const struct ab_run *x = &m->runs[i];
+		if (!x->ok)
+			continue;
+		w[n] = x->wall_s;
+		u[n] = x->user_s;
+		y[n] = x->sys_s;
+		r[n] = (double)x->maxrss_kb;
+		f[n] = (double)x->minflt;
+		n++;
+		if (x->ahp_peak_kb >= 0) {
+			a[na++] = (double)x->ahp_peak_kb;
+			if (x->anon_peak_kb > 0)
+				sh[ns++] = (double)x->ahp_peak_kb / (double)x->anon_peak_kb;
+		}
+	}
+	stat_of(w, n, &s->wall);
+	stat_of(u, n, &s->user);
+	stat_of(y, n, &s->sys);
+	stat_of(r, n, &s->maxrss);
+	stat_of(f, n, &s->minflt);
+	stat_of(a, na, &s->ahp);
+	stat_of(sh, ns, &s->share);
+	s->proof_unknown = na == 0;
+	for (int c = 0; c < AC_N; c++) {
+		double d[AB_MAX_RUNS];
+		int nd = 0;
+		for (int i = 0; i < m->nruns; i++)
+			if (m->runs[i].ok && m->runs[i].delta[c] >= 0)
+				d[nd++] = (double)m->runs[i].delta[c];
+		struct ab_stat st;
+		stat_of(d, nd, &st);
+		s->delta_med[c] = st.ok ? (int64_t)(st.med + 0.5) : -1;
+	}
+	for (int k = 0; k < nmetrics; k++) {
+		double v[AB_MAX_RUNS];
+		int nv = 0;
+		for (int i = 0; i < m->nruns; i++)
+			if (m->runs[i].ok && m->runs[i].metric_ok[k])
+				v[nv++] = m->runs[i].metric[k];
+		stat_of(v, nv, &s->metric[k]);
+	}
+}
+
+/* The finite values of measure WHICH (0 wall, 1 + k: metric k) of M's good runs. */
+static int values(const struct ab_mode *m, int which, double *out)
+{
+	int n = 0;
+	for (int i = 0; i < m->nruns; i++) {
+		const struct ab_run *x = &m->runs[i];
+		if (!x->ok)
+			continue;
+		if (which == 0)
+			out[n++] = x->wall_s;
+		else if (x->metric_ok[which - 1])
+			out[n++] = x->metric[which - 1];
+	}
+	return n;
+}
+
+void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summary *s)
+{
+	int base = -1;
+	for (int i = 0; i < n; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		summarize_mode(&m[i], nmetrics, &s[i]);
+		bool ran = !m[i].skipped && !m[i].failed && s[i].wall.ok;
+		if (!ran) {
+			s[i].verdict = AV_NOT_RUN;
+			continue;
+		}
+		if (base < 0) {
+			base = i;
+			s[i].verdict = AV_BASE;
+			continue;
+		}
+		double x[AB_MAX_RUNS], y[AB_MAX_RUNS];
+		int nx = values(&m[base], 0, x), ny = values(&m[i], 0, y);
+		stats_ratio_ci(x, (size_t)nx, y, (size_t)ny, 0.95, &s[i].ci);
+		s[i].verdict = verdict_of(&s[i].ci);
+		for (int k = 0; k < nmetrics; k++) {
+			nx = values(&m[base], 1 + k, x);
+			ny = values(&m[i], 1 + k, y);
+			stats_ratio_ci(x, (size_t)nx, y, (size_t)ny, 0.95, &s[i].metric_ci[k]);
+			s[i].metric_call[k] = stats_ci_call(&s[i].metric_ci[k], AB_SAME_WITHIN);
+		}
+	}
+	/* proofs: does AnonHugePages move the way the mode intends? */
+	for (int i = 0; i < n; i++) {
+		if (s[i].verdict == AV_NOT_RUN || s[i].proof_unknown)
+			continue;
+		enum ab_intent in = ab_kind_intent(m[i].kind, m[i].arg);
+		double mine = s[i].ahp.med;
+		if (in == AI_LESS)
+			s[i].proof_contradicts = s[i].ahp.max > 0;
+		else if (in == AI_MORE)
+			s[i].proof_contradicts =
+				mine <= 0 || (base >= 0 && base != i && s[base].ahp.ok &&
+					      mine <= s[base].ahp.med);
+	}
+}
