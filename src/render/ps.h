@@ -28,6 +28,9 @@ struct ps_report {
 	const char *policy;   /* effective PMD policy, NULL unknown */
 	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent; /* no THPeligible (< 5.0) */
+	/* AnonHugePages of /proc/meminfo (host-wide, kB), beside the per-process sum */
+	bool has_host_ahp;
+	uint64_t host_ahp_kb;
 };
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color);
