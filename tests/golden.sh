@@ -84,7 +84,7 @@ if [ ${#fixtures[@]} -eq 0 ]; then
 	summary
 fi
 
-cmds=("status" "status --json" "ps --all" "ps --all --json")
+cmds=("status" "status --json" "status --brief" "status --brief --json" "ps --all" "ps --all --json")
 # More commands for some fixtures, '|'-separated (pids as recorded there).
 declare -A EXTRA=(
 	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25"
@@ -191,6 +191,53 @@ for fx in "${fixtures[@]}"; do
 		fi
 	done
 done
+
+# status: the verdict (worst finding per area) comes before the detail, one line
+# per area with a finding, each naming a thpctl command; the findings' fixes are
+# thpctl commands, never a raw write to /sys
+for fx in "${fixtures[@]}"; do
+	s=$EXP/status-$fx.txt
+	[ -f "$s" ] || continue
+	v=$(grep -n '^Verdict' "$s" | cut -d: -f1)
+	k=$(grep -n '^Kernel' "$s" | cut -d: -f1)
+	areas=$(grep -c '^  \(warn\|crit\|info\)  ' "$s")
+	want=$(sed -n 's/^  \[\(warn\|crit\|info\)\] \([a-z]*\):.*/\2/p' "$s" | sort -u | wc -l)
+	if [ -n "$v" ] && [ -n "$k" ] && [ "$v" -lt "$k" ] && [ "$areas" -eq "$want" ] &&
+		! grep -q 'fix: *echo .*/transparent_hugepage/' "$s"; then
+		ok "$fx: status verdict first, $areas area line(s), fixes as thpctl commands"
+	else
+		nok "$fx: status verdict first" "Verdict line ${v:-none}, Kernel line ${k:-none}, $areas area lines for $want areas, or an echo fix"
+	fi
+done
+
+# tables fit a terminal (script(1) gives a pty): names cut with '~', numbers whole;
+# not a terminal: nothing cut, whatever COLUMNS says
+if command -v script >/dev/null 2>&1; then
+	fx=$FIX/frag-always-x86
+	COLUMNS=80 script -qec "$BIN --no-color --sysroot $fx status" /dev/null | tr -d '\r' >"$TMP/tty"
+	long=$(awk 'length($0) > 80 && !/^ +(evidence|why|fix|persist|more): / && !/^  \[/' "$TMP/tty" | head -3)
+	if [ -s "$TMP/tty" ] && [ -z "$long" ] && grep -q '^  warn  hugetlb  *hugetlb pool of 512 x 2048 kB ~  ->  thpctl hugetlb plan$' "$TMP/tty" &&
+		grep -q '^  khugepaged/alloc_sleep_millisecs  60000$' "$TMP/tty"; then
+		ok "status on an 80-column terminal: verdict and tables fit, numbers whole"
+	else
+		nok "status on an 80-column terminal" "lines over 80: ${long:-none}"
+	fi
+	COLUMNS=40 script -qec "$BIN --no-color --sysroot $fx status" /dev/null | tr -d '\r' >"$TMP/tty"
+	if grep -q '^  PMD~ize)  2048 kB$' "$TMP/tty" && grep -q '^  khugepage~_ptes_none  511$' "$TMP/tty" &&
+		grep -q '^  khugepage~_ptes_swap  64$' "$TMP/tty"; then
+		ok "status on a 40-column terminal: names cut in the middle with '~', values whole"
+	else
+		nok "status on a 40-column terminal" "$(grep -m2 -e 'PMD size' -e alloc_sleep "$TMP/tty")"
+	fi
+	COLUMNS=40 "$BIN" --no-color --sysroot "$fx" status >"$TMP/pipe"
+	if cmp -s "$TMP/pipe" "$EXP/status-frag-always-x86.txt" && ! grep -q '~' "$TMP/pipe"; then
+		ok "status into a pipe with COLUMNS=40: nothing cut"
+	else
+		nok "status into a pipe with COLUMNS=40" "output differs from the golden file"
+	fi
+else
+	skip "status on a terminal" "no script(1)"
+fi
 
 for f in "$EXP"/*; do
 	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"

@@ -27,10 +27,15 @@ static void collapse_help(FILE *f)
 {
 	fprintf(f,
 		"usage: thpctl collapse PID [--range START-END]... [--vma NAME]... [--dry-run]\n"
-		"                       [--force] [--json]\n\n"
+		"                       [--max-inflate X] [--force] [--json]\n\n"
 		"Collapse PID's memory into huge pages now, with process_madvise(MADV_COLLAPSE)\n"
 		"(Linux 6.1+): one call per PMD-aligned huge page, so each range reports the bytes\n"
-		"collapsed, AnonHugePages of its VMAs before and after, and the time taken.\n"
+		"collapsed, AnonHugePages and RSS of its VMAs before and after, the RSS the\n"
+		"collapse invented (its growth: subpages never written, now resident zeroes)\n"
+		"and the time taken. Before collapsing, each range's RSS growth is estimated\n"
+		"from pagemap (pages present per huge-page range vs the whole huge pages a\n"
+		"collapse makes resident); a range that would grow more than --max-inflate\n"
+		"times is refused.\n"
 		"MADV_COLLAPSE ignores enabled/defrag/max_ptes_* and may reclaim and compact\n"
 		"to find a free huge page (it can stall the caller, not the target).\n\n"
 		"Default: every private read-write anonymous VMA ([anon], [heap], [stack],\n"
@@ -42,10 +47,12 @@ static void collapse_help(FILE *f)
 		"                     shrunk to whole aligned huge pages); repeatable\n"
 		"  --vma NAME         only VMAs named NAME: [heap], [stack], [anon] (unnamed\n"
 		"                     anonymous), [anon:x], a file path; repeatable\n"
-		"  --dry-run          print the ranges, collapse nothing\n"
+		"  --dry-run          print the ranges and their estimate, collapse nothing\n"
+		"  --max-inflate X    refuse ranges whose RSS would grow more than X times\n"
+		"                     (default 2: at most half of each huge page invented)\n"
 		"  --force            also try VMAs marked nh (MADV_NOHUGEPAGE) and a process\n"
 		"                     with THP disabled by prctl (THP_enabled: 0); the kernel\n"
-		"                     refuses both with EINVAL\n" GLOBAL_HELP
+		"                     refuses both with EINVAL; and ranges over --max-inflate\n" GLOBAL_HELP
 		"\nNeeds CAP_SYS_NICE and ptrace-read access to PID (root). Errors are explained:\n"
 		"EPERM (privileges), EINVAL (kernel < 6.1, nh, prctl), ENOMEM (no free huge page:\n"
 		"the free blocks of that order are shown), EAGAIN (retried with backoff), EBUSY\n"
@@ -53,7 +60,7 @@ static void collapse_help(FILE *f)
 		"failure, 2 usage error.\n");
 }
 
-enum { OPT_RANGE = OPT_CMD_BASE, OPT_VMA, OPT_DRY_RUN, OPT_FORCE };
+enum { OPT_RANGE = OPT_CMD_BASE, OPT_VMA, OPT_DRY_RUN, OPT_FORCE, OPT_MAX_INFLATE };
 
 struct vma_list {
 	struct cvma *v;
@@ -180,6 +187,18 @@ static int collapse_opt(int c, const char *arg, void *ctx)
 	case OPT_FORCE:
 		sel->force = o->rep->force = true;
 		return -1;
+	case OPT_MAX_INFLATE: {
+		char *end;
+		errno = 0;
+		double x = strtod(arg, &end);
+		if (errno || end == arg || *end || !(x >= 1.0 && x <= 512.0)) {
+			warnx("collapse: bad --max-inflate '%s' (a ratio from 1 to 512, e.g. 2 or 1.5)",
+			      arg);
+			return EXIT_USAGE;
+		}
+		o->rep->max_inflate = x;
+		return -1;
+	}
 	default:
 		return -2;
 	}
@@ -199,6 +218,7 @@ static int collapse_opts(struct globals *g, int argc, char **argv, struct collap
 		{"vma", required_argument, NULL, OPT_VMA},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"force", no_argument, NULL, OPT_FORCE},
+		{"max-inflate", required_argument, NULL, OPT_MAX_INFLATE},
 		{NULL, 0, NULL, 0},
 	};
 	struct copts o = {sel, rep, req, vmas};
@@ -269,15 +289,19 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 	if (rep->fatal == -ENOMEM && sysroot_read(&g->sr, SR_PROC "/buddyinfo", &pi->b) == 0 &&
 	    buddyinfo_parse(pi->b.p, pi->b.len, &bi) == 0)
 		rep->buddy = &bi;
-	/* AnonHugePages after: one more smaps read for all ranges */
+	/* AnonHugePages and RSS after: one more smaps read for all ranges */
 	if (read_vmas(&g->sr, pi, pid, vl) == 0)
 		for (int i = 0; i < n; i++) {
 			if (!ranges[i].attempted)
 				continue;
 			ranges[i].ahp_after_kb =
 				collapse_ahp_kb(vl->v, vl->n, ranges[i].start, ranges[i].end);
+			ranges[i].rss_after_kb =
+				collapse_rss_kb(vl->v, vl->n, ranges[i].start, ranges[i].end);
 			ranges[i].have_after = true;
 		}
+	if (proc_read(&g->sr, pid, PROC_STATUS, pi) == 0 && !pi->status_err)
+		rep->vmrss_after_kb = pi->st.vmrss_kb;
 	for (int i = 0; i < n; i++)
 		failed += ranges[i].nfail > 0;
 	return failed;
@@ -304,8 +328,39 @@ static int collapse_plan(const struct collapse_sel *sel, struct collapse_report 
 		bool whole = r->end > r->start; /* else: the range as asked */
 		r->ahp_before_kb = collapse_ahp_kb(vl->v, vl->n, whole ? r->start : r->req_start,
 						   whole ? r->end : r->req_end);
+		r->rss_before_kb = collapse_rss_kb(vl->v, vl->n, whole ? r->start : r->req_start,
+						   whole ? r->end : r->req_end);
 	}
 	return EXIT_OK;
+}
+
+/*
+ * Before collapsing: each range's pages present (pagemap) and the RSS growth
+ * a collapse would cause; ranges over rep->max_inflate are skipped unless
+ * --force. Without pagemap there is no estimate and nothing is refused.
+ */
+static void collapse_estimate(struct globals *g, pid_t pid, struct collapse_report *rep, long page)
+{
+	int pm = procmem_pagemap_open(&g->sr, pid);
+	if (pm < 0)
+		return;
+	uint64_t np = rep->pmd_size / (uint64_t)page;
+	for (int i = 0; i < rep->nranges; i++) {
+		struct crange *r = &rep->ranges[i];
+		if (r->skip != CR_GO)
+			continue;
+		bool ok = true;
+		for (uint64_t a = r->start; a < r->end && ok; a += rep->pmd_size) {
+			uint64_t pop;
+			ok = procmem_populated(pm, a, np, page, &pop) == 0;
+			r->present_pages += ok ? pop : 0;
+			r->nonempty_pmds += ok && pop;
+		}
+		r->have_estimate = ok;
+		if (ok && collapse_inflates(r, np, rep->max_inflate) && !rep->force)
+			r->skip = CR_SKIP_INFLATE;
+	}
+	close(pm);
 }
 
 /* Say why smaps of PID could not be read (ERR, -errno). */
@@ -322,7 +377,7 @@ static void smaps_fail(pid_t pid, int e)
 int cmd_collapse(struct globals *g, int argc, char **argv)
 {
 	struct collapse_sel sel = {0};
-	struct collapse_report rep = {0};
+	struct collapse_report rep = {.max_inflate = COLLAPSE_MAX_INFLATE_DEFAULT};
 	pid_t pid;
 	int ret = collapse_opts(g, argc, argv, &sel, &rep, &pid);
 	if (ret >= 0)
@@ -347,6 +402,9 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	}
 	if ((ret = collapse_plan(&sel, &rep, &vl)))
 		goto out;
+	rep.vmrss_before_kb = pi.st.vmrss_kb;
+	rep.vmrss_after_kb = -1;
+	collapse_estimate(g, pid, &rep, page);
 	int go = 0, failed = 0, n = rep.nranges;
 	for (int i = 0; i < n; i++)
 		go += rep.ranges[i].skip == CR_GO;

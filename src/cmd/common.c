@@ -5,10 +5,13 @@
 
 #include "../kernel/fdcache.h"
 #include "../kernel/sample.h"
+#include "../render/table.h"
 #include "../util/clock.h"
+#include "../util/num.h"
 
 #include <err.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <string.h>
 #include <time.h>
@@ -34,10 +37,25 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 	}
 }
 
+int cmd_term_width(void)
+{
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	const char *c = getenv("COLUMNS");
+	uint64_t v;
+	if (c && str_to_u64(c, strlen(c), 1, 9999, &v) == 0)
+		return (int)v;
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
+}
+
 int cmd_setup(struct globals *g)
 {
 	const char *nc = getenv("NO_COLOR");
 	g->color = !g->json && !g->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+	table_set_width(g->json ? 0 : cmd_term_width());
 	int r = sysroot_open(&g->sr, g->sysroot_dir);
 	if (r) {
 		g->sr.dirfd = -1;

@@ -9,7 +9,15 @@
 #include "../util/units.h"
 #include "cmd.h"
 
-/* Decide colour and open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message). */
+/*
+ * The terminal width for tables, in characters: COLUMNS, else TIOCGWINSZ,
+ * when stdout is a terminal; 0 (no limit) when it is not.
+ */
+int cmd_term_width(void);
+/*
+ * Decide colour and the table width (cmd_term_width(), none with --json) and
+ * open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message).
+ */
 int cmd_setup(struct globals *g);
 /* Print ROOT to stdout and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error. */
 int cmd_emit_json(json_t *root);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../kernel/cgroup_procs.h"
+#include "../kernel/kv.h"
 #include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
 #include "../kernel/proc_read.h"
@@ -185,6 +186,18 @@ static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 		if (o->pids[i] == pid)
 			return true;
 	return false;
+}
+
+/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
+static bool host_ahp_kb(struct globals *g, uint64_t *kb)
+{
+	struct buf b = {0};
+	struct kvlist l = {0};
+	bool ok = sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
+		  meminfo_parse(b.p, b.len, &l) == 0 && kv_get(&l, "AnonHugePages", kb);
+	kvlist_free(&l);
+	buf_free(&b);
+	return ok;
 }
 
 static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report *r)
@@ -529,6 +542,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		r.host_partial_thps = ledger_host_partial(&g->sr);
 	}
 	ret = ps_scan(g, &o, &r);
+	r.has_host_ahp = host_ahp_kb(g, &r.host_ahp_kb);
 	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors && !o.min_ahp_kb &&
 	    o.uid < 0 && !o.user) {
 		warnx("ps: no such process (--pid)");

@@ -5,20 +5,36 @@
 
 #include "../model/findings.h"
 #include "../render/status.h"
+#include "args.h"
 #include "common.h"
 
 static void status_help(FILE *f)
 {
-	fprintf(f, "usage: thpctl status [--json] [--sysroot DIR]\n\n"
-		   "Audit the host's THP state: kernel capabilities, every policy knob (with\n"
-		   "per-size 'inherit' resolved), usage now, counters since boot and findings.\n"
-		   "Read-only. Capability probes (MADV_COLLAPSE, PR_THP_DISABLE_EXCEPT_ADVISED)\n"
-		   "run on the live host only and change nothing.\n\noptions:\n" GLOBAL_HELP);
+	fprintf(f,
+		"usage: thpctl status [--brief] [--json] [--sysroot DIR]\n\n"
+		"Audit the host's THP state. First a verdict: the worst finding of each\n"
+		"area (latency, memory, fragmentation, khugepaged, hugetlb, visibility,\n"
+		"access), one line each with the thpctl command that shows more; then kernel\n"
+		"capabilities, every policy knob (with per-size 'inherit' resolved), usage\n"
+		"now, counters since boot and every finding with its evidence and its fix\n"
+		"(thpctl set KEY=VALUE, and thpctl persist to keep it across boots).\n"
+		"Read-only. Capability probes (MADV_COLLAPSE, PR_THP_DISABLE_EXCEPT_ADVISED)\n"
+		"run on the live host only and change nothing. On a terminal, tables fit its\n"
+		"width (COLUMNS, else the terminal's): names are cut with '~', numbers never.\n\n"
+		"options:\n"
+		"  --brief         the verdict and a few key settings only (with --json: the\n"
+		"                  reduced object: brief, partial, missing, verdict, settings,\n"
+		"                  host_anon_huge_pages_kb, pmd_fault_success_since_boot)\n" GLOBAL_HELP);
 }
+
+enum { OPT_BRIEF = OPT_CMD_BASE };
 
 int cmd_status(struct globals *g, int argc, char **argv)
 {
-	int c = cmd_global_opts_only(g, argc, argv, status_help);
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS, {"brief", no_argument, NULL, OPT_BRIEF}, {NULL, 0, NULL, 0}};
+	bool brief = false;
+	int c = args_getopt(g, argc, argv, "h", opts, status_help, args_one_flag, &brief);
 	if (c >= 0)
 		return c;
 	if (optind < argc) {
@@ -45,7 +61,10 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	host_derive(h, &d);
 	findings_evaluate(h, &d, &fs);
 	if (g->json)
-		r = cmd_emit_json(status_to_json(h, &d, &fs));
+		r = cmd_emit_json(brief ? status_brief_json(h, &d, &fs)
+					: status_to_json(h, &d, &fs));
+	else if (brief)
+		status_render_brief(stdout, h, &d, &fs, g->color);
 	else
 		status_render_text(stdout, h, &d, &fs, g->color);
 out:

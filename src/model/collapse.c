@@ -29,7 +29,9 @@ static const char *const skip_texts[] = {
 	[CR_SKIP_PRCTL] =
 		"THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
 	[CR_SKIP_SMALL] = "holds no whole aligned huge page",
-	[CR_SKIP_UNMAPPED] = "nothing mapped there"};
+	[CR_SKIP_UNMAPPED] = "nothing mapped there",
+	[CR_SKIP_INFLATE] =
+		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway"};
 
 const char *crange_skip_text(enum crange_skip s)
 {
@@ -170,6 +172,24 @@ uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t e
 		if (v[i].end > start && v[i].start < end)
 			kb += v[i].ahp_kb;
 	return kb;
+}
+
+uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t end)
+{
+	uint64_t kb = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i].end > start && v[i].start < end)
+			kb += v[i].rss_kb;
+	return kb;
+}
+
+bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max)
+{
+	r->est_inflate = 1.0;
+	if (!r->present_pages || !pmd_pages)
+		return false;
+	r->est_inflate = (double)(r->nonempty_pmds * pmd_pages) / (double)r->present_pages;
+	return r->est_inflate > max;
 }
 
 const char *collapse_explain(int err)

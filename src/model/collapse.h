@@ -42,6 +42,7 @@ enum crange_skip {
 	CR_SKIP_PRCTL,	  /* the process has THP_enabled: 0 */
 	CR_SKIP_SMALL,	  /* no whole aligned PMD inside */
 	CR_SKIP_UNMAPPED, /* no VMA there */
+	CR_SKIP_INFLATE,  /* would grow RSS more than --max-inflate (estimated from pagemap) */
 };
 
 /* Why a range is skipped, in words. */
@@ -64,6 +65,13 @@ struct crange {
 	double ms;
 	int err;     /* first -errno, 0 if none */
 	int retries; /* EAGAIN retries spent */
+	/* the RSS estimate, before collapsing (pagemap; have_estimate false when unread) */
+	bool have_estimate;
+	uint64_t present_pages; /* base pages present or swapped in [start, end) */
+	uint64_t nonempty_pmds; /* PMDs with at least one: each becomes a whole huge page */
+	double est_inflate;	/* resident pages after / before, >= 1 */
+	/* RSS (kB) of the VMAs it lies in, from smaps, before and after (have_after) */
+	uint64_t rss_before_kb, rss_after_kb;
 };
 
 struct crange_req {
@@ -96,6 +104,19 @@ int collapse_select(const struct cvma *v, int n, const struct collapse_sel *sel,
 
 /* AnonHugePages (kB) of the VMAs that overlap [START, END). */
 uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
+/* Rss (kB) of the VMAs that overlap [START, END). */
+uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
+
+/* --max-inflate when not given: refuse a range whose RSS would more than double. */
+#define COLLAPSE_MAX_INFLATE_DEFAULT 2.0
+
+/*
+ * The RSS growth collapsing R would cause, from its present_pages and
+ * nonempty_pmds (pagemap, read before): each non-empty PMD becomes PMD_PAGES
+ * resident pages. Sets R->est_inflate (after / before; 1 when nothing is
+ * present: an empty PMD is not collapsed) and returns whether it exceeds MAX.
+ */
+bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max);
 
 /* What -ERR from process_madvise(MADV_COLLAPSE) means, in one sentence. */
 const char *collapse_explain(int err);

@@ -6,11 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kernel/sysroot.h"
 #include "../util/names.h"
-
-/* the absolute path a fix line names: the kernel layer's SR_THP from / */
-#define THP_SYSFS "/" SR_THP
 
 static const char *const severity_names[] = {[SEV_CRIT] = "crit", [SEV_WARN] = "warn"};
 
@@ -19,7 +15,31 @@ const char *severity_name(enum severity s)
 	return ENUM_NAME(severity_names, s, "info");
 }
 
-static struct finding *add(struct findings *out, const char *id, enum severity sev, const char *why)
+static const char *const area_names[AREA_N] = {
+	[AREA_LATENCY] = "latency",
+	[AREA_MEMORY] = "memory",
+	[AREA_FRAGMENTATION] = "fragmentation",
+	[AREA_KHUGEPAGED] = "khugepaged",
+	[AREA_HUGETLB] = "hugetlb",
+	[AREA_VISIBILITY] = "visibility",
+	[AREA_ACCESS] = "access",
+};
+
+const char *finding_area_name(enum finding_area a)
+{
+	return ENUM_NAME(area_names, a, "?");
+}
+
+/* The command that shows more about each area. */
+static const char *const area_more[AREA_N] = {
+	[AREA_LATENCY] = "thpctl trace stalls", [AREA_MEMORY] = "thpctl ps",
+	[AREA_FRAGMENTATION] = "thpctl watch",	[AREA_KHUGEPAGED] = "thpctl watch",
+	[AREA_HUGETLB] = "thpctl hugetlb plan", [AREA_VISIBILITY] = "thpctl folios",
+	[AREA_ACCESS] = "thpctl set --dry-run",
+};
+
+static struct finding *add(struct findings *out, const char *id, enum severity sev,
+			   enum finding_area area, const char *why)
 {
 	if (out->n == FINDINGS_MAX)
 		return NULL;
@@ -28,7 +48,27 @@ static struct finding *add(struct findings *out, const char *id, enum severity s
 	f->id = id;
 	f->sev = sev;
 	f->why = why;
+	f->area = area;
+	f->more = area_more[area];
 	return f;
+}
+
+/*
+ * The fix as a setting: "thpctl set KEY=VALUE", then "  # NOTE" when NOTE is
+ * given. KEY is relative to the THP directory, as `thpctl set` takes it.
+ */
+static void set_fix(struct finding *f, const char *key, unsigned long long value_u,
+		    const char *value_s, const char *note)
+{
+	char v[32];
+	if (value_s)
+		snprintf(v, sizeof(v), "%s", value_s);
+	else
+		snprintf(v, sizeof(v), "%llu", value_u);
+	snprintf(f->set_key, sizeof(f->set_key), "%s", key);
+	snprintf(f->set_value, sizeof(f->set_value), "%s", v);
+	snprintf(f->fix, sizeof(f->fix), "thpctl set %s=%s%s%s", key, v, note ? "  # " : "",
+		 note ? note : "");
 }
 
 #define SETF(field, ...) snprintf(f->field, sizeof(f->field), __VA_ARGS__)
@@ -90,13 +130,13 @@ void rule_defrag_always(const struct host_snapshot *h, const struct host_derived
 	if (!sel_is(&h->thp.defrag, "always"))
 		return;
 	struct finding *f =
-		add(out, "defrag-always", SEV_WARN,
+		add(out, "defrag-always", SEV_WARN, AREA_LATENCY,
 		    "every THP fault may enter direct reclaim and compaction, in any process");
 	if (!f)
 		return;
 	SETF(title, "defrag=always: any process may stall in direct compaction");
 	SETF(evidence, "defrag=always");
-	SETF(fix, "echo madvise > " THP_SYSFS "/defrag");
+	set_fix(f, "defrag", 0, "madvise", NULL);
 }
 
 void rule_always_max_ptes_none(const struct host_snapshot *h, const struct host_derived *d,
@@ -108,7 +148,7 @@ void rule_always_max_ptes_none(const struct host_snapshot *h, const struct host_
 	if (!pol || strcmp(pol, "always") != 0 || !max_ptes_none_full(h, &mpn))
 		return;
 	struct finding *f = add(
-		out, "always-max-ptes-none", SEV_WARN,
+		out, "always-max-ptes-none", SEV_WARN, AREA_MEMORY,
 		"sparse heaps grow to whole huge pages: RSS far above what the program touched");
 	if (!f)
 		return;
@@ -117,8 +157,8 @@ void rule_always_max_ptes_none(const struct host_snapshot *h, const struct host_
 	     (unsigned long long)mpn);
 	SETF(evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=%llu",
 	     (unsigned long long)mpn);
-	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
-	     (unsigned long long)max_ptes_none_advice(h));
+	set_fix(f, "khugepaged/max_ptes_none", (unsigned long long)max_ptes_none_advice(h), NULL,
+		NULL);
 }
 
 static void fmt_ratio(char *out, size_t n, const struct ratio *r)
@@ -150,7 +190,7 @@ void rule_fault_success_low(const struct host_snapshot *h, const struct host_der
 		return;
 	(void)h;
 	struct finding *f = add(
-		out, "fault-success-low", SEV_WARN,
+		out, "fault-success-low", SEV_WARN, AREA_FRAGMENTATION,
 		"huge page faults mostly fall back to base pages: physical memory is fragmented");
 	if (!f)
 		return;
@@ -161,7 +201,8 @@ void rule_fault_success_low(const struct host_snapshot *h, const struct host_der
 		     d->pmd_order, (unsigned long long)d->free_pmd_blocks);
 	else
 		SETF(evidence, "fault success %s", rs);
-	SETF(fix, "echo 1 > /proc/sys/vm/compact_memory  # and see 'thpctl status' free blocks");
+	SETF(fix,
+	     "sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
 }
 
 void rule_compact_stall(const struct host_snapshot *h, const struct host_derived *d,
@@ -175,7 +216,7 @@ void rule_compact_stall(const struct host_snapshot *h, const struct host_derived
 	if (!ok || stall == 0)
 		return;
 	struct finding *f =
-		add(out, "compact-stall", stall >= 100 ? SEV_WARN : SEV_INFO,
+		add(out, "compact-stall", stall >= 100 ? SEV_WARN : SEV_INFO, AREA_LATENCY,
 		    "a task that enters direct compaction waits, often for milliseconds");
 	if (!f)
 		return;
@@ -188,11 +229,10 @@ void rule_compact_stall(const struct host_snapshot *h, const struct host_derived
 		SETF(evidence, "compact_stall=%llu", (unsigned long long)stall);
 	/* the fix depends on who may stall now */
 	if (sel_is(&h->thp.defrag, "always"))
-		SETF(fix,
-		     "echo madvise > " THP_SYSFS "/defrag  # only MADV_HUGEPAGE regions may stall");
+		set_fix(f, "defrag", 0, "madvise", "only MADV_HUGEPAGE regions may stall");
 	else if (sel_is(&h->thp.defrag, "madvise") || sel_is(&h->thp.defrag, "defer+madvise"))
-		SETF(fix, "echo defer > " THP_SYSFS
-			  "/defrag  # no THP fault waits; kcompactd works in the background");
+		set_fix(f, "defrag", 0, "defer",
+			"no THP fault waits; kcompactd works in the background");
 	else
 		SETF(fix,
 		     "none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
@@ -214,7 +254,7 @@ void rule_deferred_split(const struct host_snapshot *h, const struct host_derive
 	if (!held)
 		return;
 	struct finding *f = add(
-		out, "deferred-split", SEV_INFO,
+		out, "deferred-split", SEV_INFO, AREA_MEMORY,
 		"partly freed huge pages keep their whole size until memory pressure splits them");
 	if (!f)
 		return;
@@ -240,7 +280,7 @@ void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host
 	    !max_ptes_none_full(h, &mpn))
 		return;
 	struct finding *f =
-		add(out, "shrink-underused-noop", SEV_INFO,
+		add(out, "shrink-underused-noop", SEV_INFO, AREA_MEMORY,
 		    "the kernel skips the underused check when max_ptes_none is at its maximum");
 	if (!f)
 		return;
@@ -248,8 +288,8 @@ void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host
 	     "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
 	     (unsigned long long)mpn);
 	SETF(evidence, "shrink_underused=1 khugepaged/max_ptes_none=%llu", (unsigned long long)mpn);
-	SETF(fix, "echo %llu > " THP_SYSFS "/khugepaged/max_ptes_none",
-	     (unsigned long long)max_ptes_none_advice(h));
+	set_fix(f, "khugepaged/max_ptes_none", (unsigned long long)max_ptes_none_advice(h), NULL,
+		NULL);
 }
 
 void rule_cow_copy(const struct host_snapshot *h, const struct host_derived *d,
@@ -260,7 +300,7 @@ void rule_cow_copy(const struct host_snapshot *h, const struct host_derived *d,
 	if (h->feat.cow_split != TRI_NO || !pol || strcmp(pol, "always") != 0)
 		return;
 	struct finding *f = add(
-		out, "cow-copy", SEV_WARN,
+		out, "cow-copy", SEV_WARN, AREA_MEMORY,
 		"after fork, the first write to a shared huge page allocates and copies all of it");
 	if (!f)
 		return;
@@ -268,7 +308,7 @@ void rule_cow_copy(const struct host_snapshot *h, const struct host_derived *d,
 	     "kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",
 	     h->feat.release);
 	SETF(evidence, "release %s (inferred from version), enabled=always", h->feat.release);
-	SETF(fix, "echo madvise > " THP_SYSFS "/enabled");
+	set_fix(f, "enabled", 0, "madvise", NULL);
 }
 
 void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
@@ -280,7 +320,7 @@ void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
 	if (h->feat.pmd_size <= (2u << 20) || (pol && strcmp(pol, "never") == 0))
 		return;
 	bool always = pol && strcmp(pol, "always") == 0;
-	struct finding *f = add(out, "large-pmd", always ? SEV_WARN : SEV_INFO,
+	struct finding *f = add(out, "large-pmd", always ? SEV_WARN : SEV_INFO, AREA_MEMORY,
 				"each scattered write can fault in a whole PMD of memory");
 	if (!f)
 		return;
@@ -290,9 +330,9 @@ void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
 	SETF(evidence, "hpage_pmd_size=%llu, PMD-size policy %s",
 	     (unsigned long long)h->feat.pmd_size, pol ? pol : "unknown");
 	if (always)
-		SETF(fix, "echo madvise > " THP_SYSFS "/enabled  # only programs that opt in");
+		set_fix(f, "enabled", 0, "madvise", "only programs that opt in");
 	else
-		SETF(fix, "echo never > " THP_SYSFS "/enabled  # if no program here needs PMD THP");
+		set_fix(f, "enabled", 0, "never", "if no program here needs PMD THP");
 }
 
 void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived *d,
@@ -305,7 +345,7 @@ void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived
 		    sz->size_kb * 1024 == h->feat.pmd_size)
 			continue;
 		struct finding *f = add(
-			out, "mthp-no-stats", SEV_WARN,
+			out, "mthp-no-stats", SEV_WARN, AREA_VISIBILITY,
 			"mTHP is invisible to AnonHugePages and thp_* counters; without stats/ nothing counts it");
 		if (!f)
 			return;
@@ -314,8 +354,10 @@ void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived
 		     (unsigned long long)sz->size_kb);
 		SETF(evidence, "hugepages-%llukB/enabled=%s (effective %s), no stats/ directory",
 		     (unsigned long long)sz->size_kb, sz->enabled.selected, sz->eff_enabled);
-		SETF(fix, "echo never > " THP_SYSFS "/hugepages-%llukB/enabled",
-		     (unsigned long long)sz->size_kb);
+		char key[64];
+		snprintf(key, sizeof(key), "hugepages-%llukB/enabled",
+			 (unsigned long long)sz->size_kb);
+		set_fix(f, key, 0, "never", NULL);
 		return;
 	}
 }
@@ -330,7 +372,7 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 		    p->free.v != p->nr.v || (p->resv.present && p->resv.v > 0))
 			continue;
 		struct finding *f = add(
-			out, "hugetlb-idle", SEV_WARN,
+			out, "hugetlb-idle", SEV_WARN, AREA_HUGETLB,
 			"hugetlb pages are taken from the kernel at reservation and unusable by anything else");
 		if (!f)
 			return;
@@ -344,9 +386,18 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 		     (unsigned long long)p->size_kb, (unsigned long long)p->nr.v,
 		     (unsigned long long)p->free.v,
 		     (unsigned long long)(p->resv.present ? p->resv.v : 0));
-		SETF(fix,
-		     "echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
-		     (unsigned long long)p->size_kb);
+		uint64_t dflt;
+		if (kv_get(&h->meminfo, "Hugepagesize", &dflt) && dflt == p->size_kb) {
+			/* the default size: vm.nr_hugepages, which persist also writes */
+			snprintf(f->set_key, sizeof(f->set_key), "vm.nr_hugepages");
+			snprintf(f->set_value, sizeof(f->set_value), "0");
+			f->sysctl = true;
+			SETF(fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
+		} else {
+			SETF(fix,
+			     "echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
+			     (unsigned long long)p->size_kb);
+		}
 		return;
 	}
 }
@@ -357,14 +408,14 @@ void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derive
 	if (!d->khugepaged_cpu.valid || d->khugepaged_cpu.value <= 0.05)
 		return;
 	struct finding *f = add(
-		out, "khugepaged-cpu", SEV_WARN,
+		out, "khugepaged-cpu", SEV_WARN, AREA_KHUGEPAGED,
 		"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses");
 	if (!f)
 		return;
 	SETF(title, "khugepaged used %.2f%% of a CPU since boot", d->khugepaged_cpu.value * 100);
 	SETF(evidence, "khugepaged CPU %.1f s over %.0f s uptime", h->khugepaged_cpu_s,
 	     h->uptime_s);
-	SETF(fix, "echo 20000 > " THP_SYSFS "/khugepaged/scan_sleep_millisecs");
+	set_fix(f, "khugepaged/scan_sleep_millisecs", 20000, NULL, NULL);
 }
 
 void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
@@ -375,7 +426,7 @@ void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
 		return;
 	bool rofs = h->thp.write_err == -EROFS;
 	struct finding *f =
-		add(out, "settings-read-only", SEV_INFO,
+		add(out, "settings-read-only", SEV_INFO, AREA_ACCESS,
 		    rofs ? "the THP settings are host-wide; change them on the host, not here"
 			 : "the THP settings are host-wide and only root may change them");
 	if (!f)
@@ -393,6 +444,17 @@ static const finding_rule rules[] = {
 	rule_deferred_split, rule_shrink_underused_noop, rule_cow_copy,		 rule_large_pmd,
 	rule_mthp_no_stats,  rule_hugetlb_idle,		 rule_khugepaged_cpu,	 rule_read_only,
 };
+
+void findings_worst_per_area(const struct findings *fs, int out[AREA_N])
+{
+	for (int a = 0; a < AREA_N; a++)
+		out[a] = -1;
+	for (int i = 0; i < fs->n; i++) {
+		unsigned a = (unsigned)fs->f[i].area;
+		if (a < AREA_N && (out[a] < 0 || fs->f[out[a]].sev < fs->f[i].sev))
+			out[a] = i;
+	}
+}
 
 void findings_evaluate(const struct host_snapshot *h, const struct host_derived *d,
 		       struct findings *out)

@@ -187,6 +187,59 @@ static void buddy_line(FILE *f, const struct collapse_report *r)
 static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
 				    bool color);
 
+/* The estimate: with PRESENT (dry run) the pages present, then "x32.0" (RSS after / before). */
+static void estimate_cells(struct table *t, const struct crange *c, bool present)
+{
+	if (present) {
+		if (c->have_estimate) {
+			table_cell(t, "%llu pages", (unsigned long long)c->present_pages);
+		} else {
+			table_cell(t, "-");
+		}
+	}
+	if (c->have_estimate && c->present_pages)
+		table_cell(t, "x%.1f", c->est_inflate);
+	else
+		table_cell(t, "-");
+}
+
+/* RSS of the range's VMAs before -> after, and what the collapse invented (its growth). */
+static void rss_cells(struct table *t, const struct crange *c)
+{
+	char a[32], b[32];
+	fmt_kb(a, sizeof(a), c->rss_before_kb);
+	if (!c->have_after) {
+		table_cell(t, "%s", a);
+		table_cell(t, "-");
+		return;
+	}
+	fmt_kb(b, sizeof(b), c->rss_after_kb);
+	table_cell(t, "%s -> %s", a, b);
+	if (c->rss_after_kb >= c->rss_before_kb) {
+		fmt_kb(a, sizeof(a), c->rss_after_kb - c->rss_before_kb);
+		table_cell(t, "+%s", a);
+	} else {
+		fmt_kb(a, sizeof(a), c->rss_before_kb - c->rss_after_kb);
+		table_cell(t, "-%s", a);
+	}
+}
+
+/* The whole process's VmRSS before and after, when something was collapsed. */
+static void vmrss_line(FILE *f, const struct collapse_report *r)
+{
+	char a[32], b[32], d[32];
+	if (r->dry_run || r->vmrss_before_kb < 0 || r->vmrss_after_kb < 0)
+		return;
+	long delta = r->vmrss_after_kb - r->vmrss_before_kb;
+	fmt_kb(a, sizeof(a), (uint64_t)r->vmrss_before_kb);
+	fmt_kb(b, sizeof(b), (uint64_t)r->vmrss_after_kb);
+	fmt_kb(d, sizeof(d), (uint64_t)(delta < 0 ? -delta : delta));
+	fprintf(f, "VmRSS of PID %ld: %s -> %s (%s%s%s)\n", r->pid, a, b, delta < 0 ? "-" : "+", d,
+		delta > 0 ? ": what the collapse invented, subpages never written and now resident "
+			    "zeroes, plus whatever the process itself did meanwhile"
+			  : "");
+}
+
 void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 {
 	char pmd[32], total[32];
@@ -215,19 +268,22 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 	if (r->nranges) {
 		struct table *t;
 		if (r->dry_run)
-			t = table_new(4,
-				      (const char *const[]){"RANGE", "VMA", "SIZE", "HUGE PAGES"},
-				      "llrr");
+			t = table_new(6,
+				      (const char *const[]){"RANGE", "VMA", "SIZE", "HUGE PAGES",
+							    "PRESENT", "RSS GROWTH (EST)"},
+				      "lLrrrr");
 		else
-			t = table_new(7,
-				      (const char *const[]){"RANGE", "VMA", "SIZE", "COLLAPSED",
-							    "AnonHugePages", "TIME", "RESULT"},
-				      "llrrrrl");
+			t = table_new(10,
+				      (const char *const[]){"RANGE", "VMA", "SIZE", "EST",
+							    "COLLAPSED", "AnonHugePages", "RSS",
+							    "INVENTED", "TIME", "RESULT"},
+				      "lLrrrrrrrl");
 		for (int i = 0; i < r->nranges; i++) {
 			const struct crange *c = &r->ranges[i];
 			char sz[32], col[32], a[32], b[32], res[64];
 			uint64_t s = c->skip == CR_GO || c->skip == CR_SKIP_NH ||
-						     c->skip == CR_SKIP_PRCTL
+						     c->skip == CR_SKIP_PRCTL ||
+						     c->skip == CR_SKIP_INFLATE
 					     ? c->start
 					     : c->req_start;
 			uint64_t e = s == c->start ? c->end : c->req_end;
@@ -241,8 +297,10 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 					table_cell(t, "%llu", (unsigned long long)c->npmd);
 				else
 					table_cell(t, "skipped");
+				estimate_cells(t, c, true);
 				continue;
 			}
+			estimate_cells(t, c, false);
 			fmt_bytes(col, sizeof(col), c->collapsed_bytes);
 			fmt_kb(a, sizeof(a), c->ahp_before_kb);
 			fmt_kb(b, sizeof(b), c->ahp_after_kb);
@@ -251,6 +309,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 				table_cell(t, "%s -> %s", a, b);
 			else
 				table_cell(t, "%s", a);
+			rss_cells(t, c);
 			if (c->attempted)
 				table_cell(t, "%.1f ms", c->ms);
 			else
@@ -259,6 +318,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			table_cell(t, "%s", res);
 		}
 		table_flush(t, f, 0, color);
+		vmrss_line(f, r);
 	} else {
 		fprintf(f, "nothing to collapse: no anonymous VMA holds a whole aligned %s\n", pmd);
 	}
@@ -324,6 +384,11 @@ json_t *collapse_to_json(const struct collapse_report *r)
 	json_put(root, "pmd_size", json_u64(r->pmd_size));
 	json_put(root, "dry_run", json_boolean(r->dry_run));
 	json_put(root, "force", json_boolean(r->force));
+	json_put(root, "max_inflate", json_real(r->max_inflate));
+	json_put(root, "vmrss_before_kb",
+		 r->vmrss_before_kb >= 0 ? json_integer(r->vmrss_before_kb) : NULL);
+	json_put(root, "vmrss_after_kb",
+		 !r->dry_run && r->vmrss_after_kb >= 0 ? json_integer(r->vmrss_after_kb) : NULL);
 	uint64_t total = 0;
 	for (int i = 0; i < r->nranges; i++) {
 		const struct crange *c = &r->ranges[i];
@@ -339,6 +404,10 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		json_put(o, "skipped",
 			 c->skip != CR_GO ? json_str(crange_skip_text(c->skip)) : NULL);
 		json_put(o, "attempted", json_boolean(c->attempted));
+		json_put(o, "present_pages", c->have_estimate ? json_u64(c->present_pages) : NULL);
+		json_put(o, "rss_growth_estimate",
+			 c->have_estimate ? json_real(c->est_inflate) : NULL);
+		json_put(o, "rss_before_kb", json_u64(c->rss_before_kb));
 		if (!r->dry_run) {
 			json_put(o, "empty_pmds", json_u64(c->nempty));
 			json_put(o, "collapsed_pmds", json_u64(c->nok));
@@ -347,6 +416,13 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			json_put(o, "anon_huge_before_kb", json_u64(c->ahp_before_kb));
 			json_put(o, "anon_huge_after_kb",
 				 c->have_after ? json_u64(c->ahp_after_kb) : NULL);
+			json_put(o, "rss_after_kb",
+				 c->have_after ? json_u64(c->rss_after_kb) : NULL);
+			json_put(o, "invented_kb",
+				 c->have_after && c->rss_after_kb >= c->rss_before_kb
+					 ? json_u64(c->rss_after_kb - c->rss_before_kb)
+				 : c->have_after ? json_u64(0)
+						 : NULL);
 			json_put(o, "ms", json_real(c->ms));
 			json_put(o, "eagain_retries", json_integer(c->retries));
 			json_put(o, "error", c->err ? json_str(errname(c->err)) : NULL);

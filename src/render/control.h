@@ -32,6 +32,8 @@ struct collapse_report {
 	int thp_enabled; /* -1 absent */
 	uint64_t pmd_size;
 	bool dry_run, force;
+	double max_inflate; /* --max-inflate: refuse ranges growing RSS more (x) */
+	long vmrss_before_kb, vmrss_after_kb; /* the process's VmRSS, -1 unknown */
 	int nranges;
 	struct crange *ranges;
 	int nsmall;		       /* anonymous VMAs too small to hold an aligned PMD */

@@ -39,6 +39,28 @@ static const char *thp_en_str(int v)
 	return v < 0 ? "-" : v ? "1" : "0";
 }
 
+/*
+ * What the total row is: a per-process sum, in which a huge page shared after
+ * fork counts once per process mapping it; beside it, meminfo's host-wide
+ * count (every process, each page once). SUM: the AnonHuge total, NULL unknown.
+ */
+static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum)
+{
+	char h[32];
+	if (!sum)
+		return;
+	fprintf(f,
+		"total AnonHuge %s is a per-process sum: a huge page shared after fork counts in "
+		"each process that maps it",
+		sum);
+	if (r->has_host_ahp) {
+		fmt_kb(h, sizeof(h), r->host_ahp_kb);
+		fprintf(f, "; host-wide AnonHugePages (meminfo, every process, each page once): %s",
+			h);
+	}
+	fputc('\n', f);
+}
+
 void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 {
 	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%",
@@ -110,6 +132,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	for (int c = 0; c < 4; c++)
 		table_cell(t, "%s", "");
 	table_flush(t, f, 0, color);
+	ps_totals_note(f, r, nok ? b : NULL);
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
@@ -199,6 +222,9 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_put(t, "readable", json_integer(nok));
 	/* no readable row: the sums are unknown, not 0 */
 	json_put(t, "anon_huge_kb", nok ? json_u64(ahp) : NULL);
+	/* a sum over processes: a THP shared after fork counts once per process */
+	json_put(t, "anon_huge_kb_is_per_process_sum", json_true());
+	json_put(t, "host_anon_huge_pages_kb", r->has_host_ahp ? json_u64(r->host_ahp_kb) : NULL);
 	json_put(t, "hg_vmas", flags && nok ? json_integer(hg) : NULL);
 	json_put(t, "hg_kb", flags && nok ? json_u64(hg_kb) : NULL);
 	json_put(t, "nh_vmas", flags && nok ? json_integer(nh) : NULL);

@@ -33,6 +33,9 @@ struct ps_report {
 	bool ledger;	      /* --ledger: rows carry .led */
 	int ledger_k;
 	long long host_partial_thps; /* nr_anon_partially_mapped summed over sizes, -1 unknown */
+	/* AnonHugePages of /proc/meminfo (host-wide, kB), beside the per-process sum */
+	bool has_host_ahp;
+	uint64_t host_ahp_kb;
 };
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color);

@@ -100,7 +100,7 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct features *ft = &h->feat;
 	char a[64], b[64];
-	struct table *t = section_table(f, "Kernel", "ll", color);
+	struct table *t = section_table(f, "Kernel", "Ll", color);
 	table_cell(t, "release");
 	table_cell(t, "%s", ft->release[0] ? ft->release : "-");
 	table_cell(t, "base page");
@@ -160,7 +160,7 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 			"  transparent_hugepage/ not found: THP is not built into this kernel\n");
 		return;
 	}
-	struct table *t = table_new(2, NULL, "ll");
+	struct table *t = table_new(2, NULL, "Ll");
 	table_cell(t, "enabled");
 	table_cell(t, "%s", choice_str(&s->enabled));
 	table_cell(t, "defrag");
@@ -213,7 +213,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			 bool color)
 {
 	char v[64];
-	struct table *t = section_table(f, "Usage now", "lr", color);
+	struct table *t = section_table(f, "Usage now", "Lr", color);
 	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
 		uint64_t x;
 		table_cell(t, "%s", usage_meminfo[i]);
@@ -273,7 +273,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			bool color)
 {
 	char v[96];
-	struct table *t = section_table(f, "Since boot", "ll", color);
+	struct table *t = section_table(f, "Since boot", "Ll", color);
 	table_cell(t, "PMD fault success");
 	ratio_str(v, sizeof(v), &d->fault_success);
 	table_cell(t, "%s", v);
@@ -304,7 +304,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		return;
 	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n", d->pmd_order);
 	static const char *const hdr[] = {"node", "zone", "free PMD blocks", "free memory in them"};
-	t = table_new(4, hdr, "rlrr");
+	t = table_new(4, hdr, "rLrr");
 	for (int i = 0; i < h->buddy.nzones; i++) {
 		const struct buddy_zone *z = &h->buddy.zones[i];
 		table_cell(t, "%d", z->node);
@@ -322,30 +322,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 	table_flush(t, f, 4, color);
 }
 
-static void render_findings(FILE *f, const struct findings *fs, bool color)
-{
-	section(f, "Findings", color);
-	if (!fs->n) {
-		fprintf(f, "  none\n");
-		return;
-	}
-	for (int i = 0; i < fs->n; i++) {
-		const struct finding *x = &fs->f[i];
-		const char *c = x->sev == SEV_CRIT   ? col_red(color)
-				: x->sev == SEV_WARN ? col_yellow(color)
-						     : "";
-		fprintf(f, "  %s[%s]%s ", c, severity_name(x->sev), *c ? col_reset(color) : "");
-		fputs_safe(x->title, f);
-		fputs("\n         evidence: ", f);
-		fputs_safe(x->evidence, f);
-		fprintf(f, "\n         why:      %s\n         fix:      ", x->why);
-		fputs_safe(x->fix, f);
-		fputc('\n', f);
-	}
-}
-
-void status_render_text(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
-			const struct findings *fs, bool color)
+void status_render_header(FILE *f, const struct host_snapshot *h, bool color)
 {
 	fprintf(f, "%sthpctl status%s", col_bold(color), col_reset(color));
 	if (h->nmissing) {
@@ -355,11 +332,18 @@ void status_render_text(FILE *f, const struct host_snapshot *h, const struct hos
 		fprintf(f, ")%s", col_reset(color));
 	}
 	fputc('\n', f);
+}
+
+void status_render_text(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
+			const struct findings *fs, bool color)
+{
+	status_render_header(f, h, color);
+	status_render_verdict(f, fs, h->nmissing > 0, color);
 	render_kernel(f, h, color);
 	render_policy(f, h, color);
 	render_usage(f, h, d, color);
 	render_boot(f, h, d, color);
-	render_findings(f, fs, color);
+	status_render_findings(f, fs, color);
 }
 
 /* ---- JSON ---- */
@@ -559,18 +543,7 @@ json_t *status_to_json(const struct host_snapshot *h, const struct host_derived 
 	json_put(root, "policy", policy_json(h));
 	json_put(root, "usage", usage_json(h, d));
 	json_put(root, "since_boot", boot_json(h, d));
-	json_t *arr = json_array();
-	for (int i = 0; i < fs->n; i++) {
-		const struct finding *x = &fs->f[i];
-		json_t *o = json_object();
-		json_put(o, "id", json_str(x->id));
-		json_put(o, "severity", json_str(severity_name(x->sev)));
-		json_put(o, "title", json_str(x->title));
-		json_put(o, "evidence", json_str(x->evidence));
-		json_put(o, "why", json_str(x->why));
-		json_put(o, "fix", json_str(x->fix));
-		json_array_append_new(arr, o);
-	}
-	json_put(root, "findings", arr);
+	json_put(root, "verdict", status_verdict_json(fs));
+	json_put(root, "findings", status_findings_json(fs));
 	return root;
 }

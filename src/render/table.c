@@ -24,7 +24,7 @@ struct table *table_new(int ncols, const char *const *headers, const char *align
 		return NULL;
 	t->ncols = ncols;
 	for (int i = 0; i < ncols; i++)
-		t->align[i] = align && align[i] == 'r' ? 'r' : 'l';
+		t->align[i] = align && (align[i] == 'r' || align[i] == 'L') ? align[i] : 'l';
 	if (headers) {
 		t->has_header = true;
 		for (int i = 0; i < ncols; i++)
@@ -64,6 +64,59 @@ static size_t width(const char *s)
 	return w;
 }
 
+static int term_width; /* 0: no limit */
+
+void table_set_width(int cols)
+{
+	term_width = cols > 0 ? cols : 0;
+}
+
+int table_width(void)
+{
+	return term_width;
+}
+
+/* Narrow the 'L' columns of W (widest first, none under TABLE_MIN_NAME) until the line fits. */
+static void fit(const struct table *t, size_t *w, int indent)
+{
+	size_t total = (size_t)indent + 2 * (size_t)(t->ncols - 1);
+	for (int c = 0; c < t->ncols; c++)
+		total += w[c];
+	while (term_width && total > (size_t)term_width) {
+		int best = -1;
+		for (int c = 0; c < t->ncols; c++)
+			if (t->align[c] == 'L' && w[c] > TABLE_MIN_NAME &&
+			    (best < 0 || w[c] > w[best]))
+				best = c;
+		if (best < 0)
+			return; /* numbers and values are never cut: the line stays long */
+		w[best]--;
+		total--;
+	}
+}
+
+void fputs_cut(const char *s, size_t cols, FILE *f)
+{
+	if (width(s) <= cols) {
+		fputs(s, f);
+		return;
+	}
+	if (!cols)
+		return;
+	/* the head and the tail, which tells "max_ptes_none" from "max_ptes_swap" */
+	size_t head = (cols - 1) / 2, tail = cols - 1 - head, total = width(s);
+	size_t n = 0, i = 0;
+	for (; s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == head)
+			break;
+	fwrite(s, 1, i, f);
+	fputc('~', f);
+	for (n = 0, i = 0; s[i]; i++) /* the first byte of character total - tail */
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == total - tail)
+			break;
+	fputs(s + i, f);
+}
+
 void table_print(const struct table *t, FILE *f, int indent, bool color)
 {
 	if (!t)
@@ -76,6 +129,7 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 		if (cw > w[c])
 			w[c] = cw;
 	}
+	fit(t, w, indent);
 	for (size_t r = 0; r < rows; r++) {
 		bool hdr = t->has_header && r == 0;
 		fprintf(f, "%*s%s", indent, "", hdr ? col_bold(color) : "");
@@ -83,8 +137,15 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 			const char *s = t->cells[r * (size_t)t->ncols + (size_t)c];
 			if (!s)
 				s = "?";
-			size_t pad = w[c] - width(s);
+			size_t sw = width(s);
+			size_t pad = sw < w[c] ? w[c] - sw : 0;
 			bool last = c == t->ncols - 1;
+			if (sw > w[c]) { /* an 'L' column narrowed by fit() */
+				fputs_cut(s, w[c], f);
+				if (!last)
+					fputs("  ", f);
+				continue;
+			}
 			if (t->align[c] == 'r')
 				fprintf(f, "%*s%s", (int)pad, "", s);
 			else if (last)

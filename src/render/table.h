@@ -13,12 +13,28 @@
 struct table;
 
 /*
- * A table of NCOLS columns. ALIGN holds one char per column: 'l' or 'r'.
- * HEADERS may be NULL (no header row). Returns NULL on ENOMEM.
+ * A table of NCOLS columns. ALIGN holds one char per column: 'l' or 'r', or
+ * 'L' for a left-aligned name that may be cut to fit table_set_width() ('~'
+ * in its middle, fputs_cut; numbers and values are never cut). HEADERS may be
+ * NULL (no header row). Returns NULL on ENOMEM.
  */
 struct table *table_new(int ncols, const char *const *headers, const char *align);
 /* Append a cell to the current row; a row ends after NCOLS cells. */
 void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 'L' columns are not cut below this many characters. */
+#define TABLE_MIN_NAME 8
+/*
+ * The terminal width every table_print() fits its 'L' columns into, in
+ * characters; 0 (the default) for no limit (output that is not a terminal).
+ */
+void table_set_width(int cols);
+/* The width set by table_set_width(), 0 for none. */
+int table_width(void);
+/*
+ * fputs of S cut to COLS characters when longer: its first (COLS - 1) / 2
+ * characters, '~', and as many of its last as fill COLS.
+ */
+void fputs_cut(const char *s, size_t cols, FILE *f);
 /* Print with INDENT leading spaces; columns separated by two spaces. */
 void table_print(const struct table *t, FILE *f, int indent, bool color);
 void table_free(struct table *t);

@@ -7,6 +7,12 @@
  *                                 4 KiB page written (PMD THPs under madvise)
  *   thp_helper nohuge SIZE_MB     same but MADV_NOHUGEPAGE (VmFlags nh)
  *   thp_helper plain SIZE_MB      same with no advice
+ *   thp_helper sparse SIZE_MB     SIZE MiB, 2 MiB aligned, no advice, one 4 KiB
+ *                                 page written per 2 MiB (what a collapse would
+ *                                 inflate 512 times)
+ *   thp_helper fork-hugepage SIZE_MB
+ *                                 as hugepage, then fork: parent and child map
+ *                                 the same huge pages ("ready PID CHILDPID")
  *   thp_helper prctl-fork         prctl(PR_SET_THP_DISABLE, 1), then fork; the
  *                                 child inherits the disable (THP_enabled 0)
  *   thp_helper many-vmas N        N separate 1-page anonymous VMAs (alternating
@@ -63,7 +69,7 @@ static void die(const char *what)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: thp_helper hugepage|nohuge|plain SIZE_MB\n"
+	fprintf(stderr, "usage: thp_helper hugepage|nohuge|plain|sparse|fork-hugepage SIZE_MB\n"
 			"       thp_helper prctl-fork\n"
 			"       thp_helper many-vmas N\n"
 			"       thp_helper prctl-daemon\n"
@@ -141,10 +147,41 @@ static void many_vmas(long n)
 	wait_for_stop();
 }
 
+static void fork_and_wait(void);
+
 static void prctl_fork(void)
 {
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		die("prctl(PR_SET_THP_DISABLE)");
+	fork_and_wait();
+}
+
+/* SIZE MiB with one page written per PMD: the rest of each huge-page range is empty. */
+static void sparse(long mb)
+{
+	size_t size = (size_t)mb << 20;
+	char *p = map_aligned(size);
+	for (size_t off = 0; off < size; off += PMD_SIZE)
+		p[off] = 1;
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	wait_for_stop();
+}
+
+/* A written MADV_HUGEPAGE region, then a fork: both processes map the same THPs. */
+static void fork_hugepage(long mb)
+{
+	size_t size = (size_t)mb << 20;
+	char *p = map_aligned(size);
+	if (madvise(p, size, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE)");
+	touch(p, size);
+	fork_and_wait();
+}
+
+/* Fork a child that waits too (and dies with us); print "ready PID CHILDPID". */
+static void fork_and_wait(void)
+{
 	pid_t parent = getpid();
 	fflush(stdout);
 	child_pid = fork();
@@ -240,6 +277,14 @@ int main(int argc, char **argv)
 		if (argc != 3)
 			usage();
 		region(mode, parse_count(argv[2], 1L << 20));
+	} else if (!strcmp(mode, "sparse") || !strcmp(mode, "fork-hugepage")) {
+		if (argc != 3)
+			usage();
+		long mb = parse_count(argv[2], 1L << 20);
+		if (!strcmp(mode, "sparse"))
+			sparse(mb);
+		else
+			fork_hugepage(mb);
 	} else if (!strcmp(mode, "many-vmas")) {
 		if (argc != 3)
 			usage();

@@ -221,7 +221,49 @@ static void test_explain_and_backoff(void **state)
 	assert_true(last <= 1000);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
+/* RSS growth estimate: whole huge pages made resident per non-empty PMD vs pages present. */
+static void test_inflation_estimate(void **state)
+{
+	(void)state;
+	/* 32 PMDs with one page each: 32 * 512 / 32 = x512, refused at 2 */
+	struct crange r = {.present_pages = 32, .nonempty_pmds = 32};
+	assert_true(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
+	assert_true(r.est_inflate > 511.99 && r.est_inflate < 512.01);
+	assert_false(collapse_inflates(&r, 512, 512.0)); /* exactly the limit: allowed */
+	/* fully written: x1 */
+	r = (struct crange){.present_pages = 4096, .nonempty_pmds = 8};
+	assert_false(collapse_inflates(&r, 512, 1.0));
+	assert_true(r.est_inflate > 0.99 && r.est_inflate < 1.01);
+	/* half of each PMD written: x2, the default limit, allowed; one page less is over */
+	r = (struct crange){.present_pages = 256 * 4, .nonempty_pmds = 4};
+	assert_false(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
+	r.present_pages--;
+	assert_true(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
+	/* nothing present: no collapse happens (empty PMDs are not tried), x1 */
+	r = (struct crange){0};
+	assert_false(collapse_inflates(&r, 512, 1.0));
+	assert_true(r.est_inflate == 1.0);
+	/* arm64 64 KiB pages: 8192 pages per 512 MiB PMD */
+	r = (struct crange){.present_pages = 8192, .nonempty_pmds = 2};
+	assert_false(collapse_inflates(&r, 8192, 2.0));
+	assert_true(r.est_inflate > 1.99 && r.est_inflate < 2.01);
+	assert_int_equal(strlen(crange_skip_text(CR_SKIP_INFLATE)) > 0, 1);
+	assert_non_null(strstr(crange_skip_text(CR_SKIP_INFLATE), "--max-inflate"));
+}
+
+/* RSS of the VMAs a range overlaps, as for AnonHugePages. */
+static void test_rss_of_range(void **state)
+{
+	(void)state;
+	struct cvma v[2] = {{.start = 0x200000, .end = 0x600000, .rss_kb = 128},
+			    {.start = 0x600000, .end = 0xa00000, .rss_kb = 4096}};
+	assert_int_equal(collapse_rss_kb(v, 2, 0x200000, 0x400000), 128);
+	assert_int_equal(collapse_rss_kb(v, 2, 0x400000, 0x800000), 128 + 4096);
+	assert_int_equal(collapse_rss_kb(v, 2, 0xa00000, 0xc00000), 0);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_inflation_estimate), cmocka_unit_test(test_rss_of_range),
+	  cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
 	  cmocka_unit_test(test_prctl_disabled), cmocka_unit_test(test_vma_selection),
 	  cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
 	  cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff))

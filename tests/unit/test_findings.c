@@ -173,7 +173,13 @@ static void test_defrag_always(void **state)
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	const struct finding *f = fires(t, rule_defrag_always, "defrag-always", SEV_WARN);
 	assert_string_equal(f->evidence, "defrag=always");
-	assert_contains(f->fix, "echo madvise > /sys/kernel/mm/transparent_hugepage/defrag");
+	/* the fix is a thpctl command, with its key and value for persist */
+	assert_string_equal(f->fix, "thpctl set defrag=madvise");
+	assert_string_equal(f->set_key, "defrag");
+	assert_string_equal(f->set_value, "madvise");
+	assert_false(f->sysctl);
+	assert_int_equal(f->area, AREA_LATENCY);
+	assert_string_equal(f->more, "thpctl trace stalls");
 	/* the other stalling-free values do not fire */
 	set_choice(&t->h.thp.defrag, "always defer [defer+madvise] madvise never\n");
 	assert_int_equal(run(t, rule_defrag_always), 0);
@@ -195,8 +201,10 @@ static void test_always_max_ptes_none(void **state)
 	assert_string_equal(f->evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=511");
 	assert_contains(f->title, "max_ptes_none=511");
 	/* fix: 1/8 of a PMD's pages */
-	assert_contains(f->fix,
-			"echo 64 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+	assert_string_equal(f->fix, "thpctl set khugepaged/max_ptes_none=64");
+	assert_string_equal(f->set_key, "khugepaged/max_ptes_none");
+	assert_string_equal(f->set_value, "64");
+	assert_int_equal(f->area, AREA_MEMORY);
 	/* a lowered max_ptes_none is fine */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 64;
 	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
@@ -243,13 +251,13 @@ static void test_always_max_ptes_none_page_sizes(void **state)
 	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 8191;
 	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
-	assert_contains(t->out.f[0].fix, "echo 1024 >");
+	assert_string_equal(t->out.f[0].fix, "thpctl set khugepaged/max_ptes_none=1024");
 	/* page size unknown (a recorded tree): 511 is taken as full */
 	t->h.feat.page_size = 0;
 	t->h.feat.pmd_size = 2u << 20;
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 511;
 	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
-	assert_contains(t->out.f[0].fix, "echo 64 >");
+	assert_string_equal(t->out.f[0].fix, "thpctl set khugepaged/max_ptes_none=64");
 }
 
 static void test_fault_success_low(void **state)
@@ -305,6 +313,11 @@ static void test_compact_stall(void **state)
 	const struct finding *f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
 	assert_string_equal(f->evidence, "compact_stall=150 compact_fail=100 compact_success=50");
 	assert_contains(f->title, "150 times");
+	/* defrag=madvise: defer, as a thpctl set line */
+	assert_string_equal(
+		f->fix,
+		"thpctl set defrag=defer  # no THP fault waits; kcompactd works in the background");
+	assert_string_equal(f->set_value, "defer");
 	set_vmstat(&t->h, "compact_stall 100\ncompact_fail 0\ncompact_success 100\n");
 	assert_int_equal(run(t, rule_compact_stall), 1);
 	only(t, "compact-stall", SEV_WARN); /* 100 is already a warning */
@@ -351,8 +364,7 @@ static void test_shrink_underused_noop(void **state)
 	const struct finding *f =
 		fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
 	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
-	assert_contains(f->fix,
-			"echo 64 > /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+	assert_string_equal(f->fix, "thpctl set khugepaged/max_ptes_none=64");
 	/* with max_ptes_none lowered the shrinker works */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
@@ -399,11 +411,11 @@ static void test_large_pmd(void **state)
 	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
 	f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
 	assert_contains(f->title, "(in MADV_HUGEPAGE regions)");
-	assert_contains(f->fix, "echo never");
+	assert_contains(f->fix, "thpctl set enabled=never  # ");
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
 	f = fires(t, rule_large_pmd, "large-pmd", SEV_WARN);
 	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy always");
-	assert_contains(f->fix, "echo madvise");
+	assert_contains(f->fix, "thpctl set enabled=madvise  # ");
 	/* never: nothing faults in a PMD */
 	set_choice(&t->h.thp.enabled, "always madvise [never]\n");
 	assert_int_equal(run(t, rule_large_pmd), 0);
@@ -426,7 +438,9 @@ static void test_mthp_no_stats(void **state)
 	assert_string_equal(
 		f->evidence,
 		"hugepages-64kB/enabled=always (effective always), no stats/ directory");
-	assert_contains(f->fix, "hugepages-64kB/enabled");
+	assert_string_equal(f->fix, "thpctl set hugepages-64kB/enabled=never");
+	assert_string_equal(f->set_key, "hugepages-64kB/enabled");
+	assert_int_equal(f->area, AREA_VISIBILITY);
 	/* 6.10+: stats/ exists */
 	add_stat(sz, "anon_fault_alloc", 0);
 	assert_int_equal(run(t, rule_mthp_no_stats), 0);
@@ -473,7 +487,17 @@ static void test_hugetlb_idle(void **state)
 		f->evidence,
 		"hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0");
 	assert_contains(f->title, "512 x 2048 kB (1024 MiB)");
+	/* not the default size (no Hugepagesize here): the per-size file, no sysctl */
 	assert_contains(f->fix, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+	assert_string_equal(f->set_key, "");
+	/* the default size: vm.nr_hugepages, which persist --format sysctl writes */
+	assert_int_equal(meminfo_parse(LIT("Hugepagesize:    2048 kB\n"), &t->h.meminfo), 0);
+	f = fires(t, rule_hugetlb_idle, "hugetlb-idle", SEV_WARN);
+	assert_string_equal(f->fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
+	assert_string_equal(f->set_key, "vm.nr_hugepages");
+	assert_string_equal(f->set_value, "0");
+	assert_true(f->sysctl);
+	assert_int_equal(f->area, AREA_HUGETLB);
 	/* in use, reserved, or empty: fine */
 	p->free.v = 500;
 	assert_int_equal(run(t, rule_hugetlb_idle), 0);
@@ -554,6 +578,62 @@ static void test_evaluate_order(void **state)
 	assert_int_equal(t->out.n, 5);
 }
 
+/* The verdict: the first of the most severe finding of each area, -1 for none. */
+static void test_worst_per_area(void **state)
+{
+	struct t *t = *state;
+	int w[AREA_N];
+	t->out.n = 0;
+	findings_worst_per_area(&t->out, w);
+	for (int a = 0; a < AREA_N; a++)
+		assert_int_equal(w[a], -1);
+	/* as findings_evaluate leaves them: most severe first */
+	struct finding *f = t->out.f;
+	f[0] = (struct finding){.id = "a", .sev = SEV_CRIT, .area = AREA_MEMORY};
+	f[1] = (struct finding){.id = "b", .sev = SEV_WARN, .area = AREA_LATENCY};
+	f[2] = (struct finding){.id = "c", .sev = SEV_WARN, .area = AREA_MEMORY};
+	f[3] = (struct finding){.id = "d", .sev = SEV_INFO, .area = AREA_LATENCY};
+	f[4] = (struct finding){.id = "e", .sev = SEV_INFO, .area = AREA_ACCESS};
+	/* unsorted input still gives the most severe: an info before a warn */
+	f[5] = (struct finding){.id = "f", .sev = SEV_INFO, .area = AREA_HUGETLB};
+	f[6] = (struct finding){.id = "g", .sev = SEV_WARN, .area = AREA_HUGETLB};
+	t->out.n = 7;
+	findings_worst_per_area(&t->out, w);
+	assert_int_equal(w[AREA_MEMORY], 0);
+	assert_int_equal(w[AREA_LATENCY], 1);
+	assert_int_equal(w[AREA_ACCESS], 4);
+	assert_int_equal(w[AREA_HUGETLB], 6);
+	assert_int_equal(w[AREA_FRAGMENTATION], -1);
+	assert_int_equal(w[AREA_KHUGEPAGED], -1);
+	assert_int_equal(w[AREA_VISIBILITY], -1);
+	assert_string_equal(finding_area_name(AREA_FRAGMENTATION), "fragmentation");
+	assert_string_equal(finding_area_name(AREA_N), "?");
+}
+
+/* Every rule names an area and a thpctl command that shows more. */
+static void test_every_finding_has_area_and_more(void **state)
+{
+	struct t *t = *state;
+	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
+	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
+	set_vmstat(&t->h, "compact_stall 500\nthp_fault_alloc 10\nthp_fault_fallback 990\n"
+			  "thp_deferred_split_page 9\nthp_split_page 1\n");
+	t->h.thp.write_err = -EROFS;
+	host_derive(&t->h, &t->d);
+	findings_evaluate(&t->h, &t->d, &t->out);
+	assert_true(t->out.n >= 5);
+	for (int i = 0; i < t->out.n; i++) {
+		const struct finding *f = &t->out.f[i];
+		assert_true((unsigned)f->area < AREA_N);
+		assert_non_null(f->more);
+		assert_true(strncmp(f->more, "thpctl ", 7) == 0);
+		/* no raw sysfs writes for a setting thpctl set can make */
+		if (f->set_key[0] && !f->sysctl)
+			assert_true(strncmp(f->fix, "thpctl set ", 11) == 0);
+		assert_null(strstr(f->fix, "echo "));
+	}
+}
+
 static void test_full_list(void **state)
 {
 	struct t *t = *state;
@@ -595,6 +675,8 @@ int main(void)
 		T(test_khugepaged_cpu),
 		T(test_read_only),
 		T(test_evaluate_order),
+		T(test_worst_per_area),
+		T(test_every_finding_has_area_and_more),
 		T(test_full_list),
 		cmocka_unit_test(test_severity_names),
 	};

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl status`: the verdict block, the findings in detail, and `--brief`. */
+#include <string.h>
+
+#include "json.h"
+#include "status.h"
+#include "table.h"
+
+static const char *sev_color(enum severity s, bool color)
+{
+	return s == SEV_CRIT ? col_red(color) : s == SEV_WARN ? col_yellow(color) : "";
+}
+
+/* The widest area name, for the verdict's second column. */
+static int area_width(void)
+{
+	int w = 0;
+	for (int a = 0; a < AREA_N; a++) {
+		int n = (int)strlen(finding_area_name(a));
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
+/*
+ * T cut to ROOM bytes at a word boundary, then '~': a number is shown whole or
+ * not at all. T is a finding's title (ASCII; strip_ctl'd).
+ */
+static void put_words(const char *t, size_t room, FILE *f)
+{
+	size_t len = strlen(t);
+	if (!room || len <= room) {
+		fputs(t, f);
+		return;
+	}
+	size_t k = room - 1;
+	while (k > 0 && t[k] != ' ')
+		k--;
+	while (k > 0 && (t[k - 1] == ' ' || t[k - 1] == ':' || t[k - 1] == ','))
+		k--;
+	if (k == 0) { /* one long word: cut it */
+		fputs_cut(t, room, f);
+		return;
+	}
+	fwrite(t, 1, k, f);
+	fputs(" ~", f);
+}
+
+void status_render_verdict(FILE *f, const struct findings *fs, bool partial, bool color)
+{
+	int worst[AREA_N], aw = area_width();
+	findings_worst_per_area(fs, worst);
+	fprintf(f, "\n%sVerdict%s  (worst finding per area; every finding under Findings)\n",
+		col_bold(color), col_reset(color));
+	int tw = table_width();
+	for (int a = 0; a < AREA_N; a++) {
+		if (worst[a] < 0)
+			continue;
+		const struct finding *x = &fs->f[worst[a]];
+		const char *c = sev_color(x->sev, color);
+		fprintf(f, "  %s%-4s%s  %-*s  ", c, severity_name(x->sev),
+			*c ? col_reset(color) : "", aw, finding_area_name(x->area));
+		/* the summary is cut to fit a terminal; the command never is */
+		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(x->more);
+		size_t room = tw <= 0 ? 0 : (size_t)tw > fixed + 20 ? (size_t)tw - fixed : 20;
+		char t[sizeof(x->title)];
+		snprintf(t, sizeof(t), "%s", x->title);
+		strip_ctl(t);
+		put_words(t, room, f);
+		fprintf(f, "  ->  %s\n", x->more);
+	}
+	char clean[160] = "";
+	size_t o = 0;
+	for (int a = 0; a < AREA_N && o < sizeof(clean); a++)
+		if (worst[a] < 0)
+			o += (size_t)snprintf(clean + o, sizeof(clean) - o, "%s%s", o ? ", " : "",
+					      finding_area_name(a));
+	if (o)
+		fprintf(f, "  %-4s  no finding in: %s%s\n", "-", clean,
+			partial ? " (partial: rules over the unread files could not run)" : "");
+}
+
+/* The command that makes a setting fix permanent, "" when the fix is not a setting. */
+static void persist_line(char *out, size_t n, const struct finding *x)
+{
+	if (!x->set_key[0])
+		snprintf(out, n, "%s", "");
+	else if (x->sysctl)
+		snprintf(out, n, "thpctl persist --format sysctl --install %s=%s", x->set_key,
+			 x->set_value);
+	else
+		snprintf(out, n, "thpctl persist --install %s=%s", x->set_key, x->set_value);
+}
+
+void status_render_findings(FILE *f, const struct findings *fs, bool color)
+{
+	fprintf(f, "\n%sFindings%s\n", col_bold(color), col_reset(color));
+	if (!fs->n) {
+		fprintf(f, "  none\n");
+		return;
+	}
+	for (int i = 0; i < fs->n; i++) {
+		const struct finding *x = &fs->f[i];
+		const char *c = sev_color(x->sev, color);
+		char p[192];
+		fprintf(f, "  %s[%s]%s %s: ", c, severity_name(x->sev), *c ? col_reset(color) : "",
+			finding_area_name(x->area));
+		fputs_safe(x->title, f);
+		fputs("\n         evidence: ", f);
+		fputs_safe(x->evidence, f);
+		fprintf(f, "\n         why:      %s\n         fix:      ", x->why);
+		fputs_safe(x->fix, f);
+		persist_line(p, sizeof(p), x);
+		if (p[0])
+			fprintf(f, "\n         persist:  %s", p);
+		fprintf(f, "\n         more:     %s\n", x->more);
+	}
+}
+
+json_t *status_findings_json(const struct findings *fs)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < fs->n; i++) {
+		const struct finding *x = &fs->f[i];
+		json_t *o = json_object();
+		char p[192];
+		json_put(o, "id", json_str(x->id));
+		json_put(o, "severity", json_str(severity_name(x->sev)));
+		json_put(o, "area", json_str(finding_area_name(x->area)));
+		json_put(o, "title", json_str(x->title));
+		json_put(o, "evidence", json_str(x->evidence));
+		json_put(o, "why", json_str(x->why));
+		json_put(o, "fix", json_str(x->fix));
+		persist_line(p, sizeof(p), x);
+		json_put(o, "persist", p[0] ? json_str(p) : NULL);
+		json_t *set = NULL;
+		if (x->set_key[0]) {
+			set = json_object();
+			json_put(set, "key", json_str(x->set_key));
+			json_put(set, "value", json_str(x->set_value));
+			json_put(set, "sysctl", json_boolean(x->sysctl));
+		}
+		json_put(o, "setting", set);
+		json_put(o, "more", json_str(x->more));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+json_t *status_verdict_json(const struct findings *fs)
+{
+	int worst[AREA_N];
+	findings_worst_per_area(fs, worst);
+	json_t *arr = json_array();
+	for (int a = 0; a < AREA_N; a++) {
+		json_t *o = json_object();
+		json_put(o, "area", json_str(finding_area_name(a)));
+		if (worst[a] < 0) {
+			json_put(o, "severity",
+				 NULL); /* no finding, which is not a proof of health */
+			json_put(o, "finding", NULL);
+			json_put(o, "title", NULL);
+			json_put(o, "more", NULL);
+		} else {
+			const struct finding *x = &fs->f[worst[a]];
+			json_put(o, "severity", json_str(severity_name(x->sev)));
+			json_put(o, "finding", json_str(x->id));
+			json_put(o, "title", json_str(x->title));
+			json_put(o, "more", json_str(x->more));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* ---- --brief ---- */
+
+static const char *choice_or_null(const struct choice *c)
+{
+	return c->present ? c->selected : NULL;
+}
+
+void status_render_brief(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
+			 const struct findings *fs, bool color)
+{
+	status_render_header(f, h, color);
+	status_render_verdict(f, fs, h->nmissing > 0, color);
+	fprintf(f, "\n%sKey settings%s\n", col_bold(color), col_reset(color));
+	const struct thp_settings *s = &h->thp;
+	struct table *t = table_new(2, NULL, "Ll");
+	const char *names[] = {"enabled", "defrag", "shmem_enabled"};
+	const struct choice *ch[] = {&s->enabled, &s->defrag, &s->shmem_enabled};
+	for (int i = 0; i < 3; i++) {
+		const char *v = s->present ? choice_or_null(ch[i]) : NULL;
+		table_cell(t, "%s", names[i]);
+		table_cell(t, "%s", v ? v : "-");
+	}
+	table_cell(t, "khugepaged/max_ptes_none");
+	if (s->khp[KHP_MAX_PTES_NONE].present)
+		table_cell(t, "%llu", (unsigned long long)s->khp[KHP_MAX_PTES_NONE].v);
+	else
+		table_cell(t, "-");
+	uint64_t kb;
+	char v[64];
+	table_cell(t, "AnonHugePages (host-wide)");
+	if (kv_get(&h->meminfo, "AnonHugePages", &kb)) {
+		fmt_kb(v, sizeof(v), kb);
+		table_cell(t, "%s", v);
+	} else {
+		table_cell(t, "-");
+	}
+	table_cell(t, "PMD fault success since boot");
+	const struct ratio *r = &d->fault_success;
+	if (r->valid)
+		table_cell(t, "%.1f%% (%llu of %llu)", r->value * 100, (unsigned long long)r->num,
+			   (unsigned long long)r->den);
+	else
+		table_cell(t, "-");
+	table_print(t, f, 2, color);
+	table_free(t);
+	fprintf(f, "\nfull report: thpctl status\n");
+}
+
+json_t *status_brief_json(const struct host_snapshot *h, const struct host_derived *d,
+			  const struct findings *fs)
+{
+	json_t *root = json_object(), *k = json_object();
+	if (!root || !k) {
+		json_decref(root);
+		json_decref(k);
+		return NULL;
+	}
+	const struct thp_settings *s = &h->thp;
+	json_put(root, "brief", json_true());
+	json_put(root, "partial", json_boolean(h->nmissing > 0));
+	json_t *miss = json_array();
+	for (int i = 0; i < h->nmissing; i++)
+		json_array_append_new(miss, json_str(h->missing[i]));
+	json_put(root, "missing", miss);
+	json_put(root, "verdict", status_verdict_json(fs));
+	const char *en = s->present ? choice_or_null(&s->enabled) : NULL;
+	const char *df = s->present ? choice_or_null(&s->defrag) : NULL;
+	const char *sh = s->present ? choice_or_null(&s->shmem_enabled) : NULL;
+	json_put(k, "enabled", en ? json_str(en) : NULL);
+	json_put(k, "defrag", df ? json_str(df) : NULL);
+	json_put(k, "shmem_enabled", sh ? json_str(sh) : NULL);
+	json_put(k, "khugepaged_max_ptes_none", json_opt_u64(&s->khp[KHP_MAX_PTES_NONE]));
+	json_put(root, "settings", k);
+	uint64_t kb;
+	json_put(root, "host_anon_huge_pages_kb",
+		 kv_get(&h->meminfo, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
+	const struct ratio *r = &d->fault_success;
+	json_t *fsucc = NULL;
+	if (r->valid) {
+		fsucc = json_object();
+		json_put(fsucc, "ok", json_u64(r->num));
+		json_put(fsucc, "attempts", json_u64(r->den));
+		json_put(fsucc, "ratio", json_real(r->value));
+	}
+	json_put(root, "pmd_fault_success_since_boot", fsucc);
+	return root;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/render/table.c (fitting tables to the terminal width). */
+#include "unit.h"
+
+#include "render/table.h"
+
+/* A name column ('L'), a value column ('l') and a number column ('r'), printed at WIDTH. */
+static char *print_at(int width, const char *align)
+{
+	static char out[1024];
+	memset(out, 0, sizeof(out));
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	table_set_width(width);
+	struct table *t = table_new(3, (const char *const[]){"NAME", "STATE", "KB"}, align);
+	table_cell(t, "khugepaged/alloc_sleep_millisecs");
+	table_cell(t, "on");
+	table_cell(t, "123456789");
+	table_cell(t, "short");
+	table_cell(t, "off");
+	table_cell(t, "7");
+	table_print(t, f, 2, false);
+	table_free(t);
+	fclose(f);
+	table_set_width(0);
+	return out;
+}
+
+static void test_no_width_prints_names_whole(void **state)
+{
+	(void)state;
+	assert_string_equal(print_at(0, "Llr"),
+			    "  NAME                              STATE         KB\n"
+			    "  khugepaged/alloc_sleep_millisecs  on     123456789\n"
+			    "  short                             off            7\n");
+	assert_int_equal(table_width(), 0);
+}
+
+static void test_name_column_cut_to_width_numbers_whole(void **state)
+{
+	(void)state;
+	/* 2 + name + 2 + 5 + 2 + 9 = 30: the name gets 10 characters */
+	const char *s = print_at(30, "Llr");
+	assert_string_equal(s, "  NAME        STATE         KB\n"
+			       "  khug~isecs  on     123456789\n"
+			       "  short       off            7\n");
+	/* every line fits */
+	for (const char *l = s; *l;) {
+		const char *e = strchr(l, '\n');
+		assert_true(e - l <= 30);
+		l = e + 1;
+	}
+}
+
+static void test_name_never_below_minimum(void **state)
+{
+	(void)state;
+	/* too narrow for even TABLE_MIN_NAME: the name stops at 8, the line stays long */
+	const char *s = print_at(10, "Llr");
+	assert_contains(s, "  khu~secs  on     123456789\n");
+}
+
+static void test_without_name_column_nothing_is_cut(void **state)
+{
+	(void)state;
+	/* 'l' and 'r' columns are values: never cut, however narrow */
+	assert_contains(print_at(20, "llr"),
+			"  khugepaged/alloc_sleep_millisecs  on     123456789\n");
+}
+
+static void test_cut_keeps_utf8_characters_whole(void **state)
+{
+	(void)state;
+	char out[64] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	fputs_cut("h\xc3\xa9llo w\xc3\xb6rld", 6, f); /* "héllo wörld": "hé~rld" */
+	fputs("|", f);
+	fputs_cut("abc", 3, f); /* fits: unchanged */
+	fputs("|", f);
+	fputs_cut("abcd", 0, f); /* no room: nothing */
+	fclose(f);
+	assert_string_equal(out, "h\xc3\xa9~rld|abc|");
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	fputs_cut("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4, f); /* 5 x é into 4: é~éé */
+	fclose(f);
+	assert_string_equal(out, "\xc3\xa9~\xc3\xa9\xc3\xa9");
+}
+
+UNIT_MAIN(cmocka_unit_test(test_no_width_prints_names_whole),
+	  cmocka_unit_test(test_name_column_cut_to_width_numbers_whole),
+	  cmocka_unit_test(test_name_never_below_minimum),
+	  cmocka_unit_test(test_without_name_column_nothing_is_cut),
+	  cmocka_unit_test(test_cut_keeps_utf8_characters_whole))
