@@ -211,9 +211,11 @@ elif name == "mthp":
         fa, fol = col(r[0], "anon_fault_alloc"), med(r[0], "folios")
         # anon_fault_alloc is system-wide: other processes faulting while 64K is
         # "always" add to it. The region's exact count is the kpageflags check below.
-        check("mthp: 64K anon_fault_alloc == S/64K (+2% for other processes)",
-              fa is not None and want <= fa["min"] <= want * 1.02,
-              f"anon_fault_alloc {fa} for {want} blocks (system-wide counter: other processes add to it)")
+        # a lower bound only: on a busy host (compilers, other tests) others add
+        # thousands while 64K is "always"; the exact proof is kpageflags below
+        check("mthp: 64K anon_fault_alloc >= S/64K (host-wide: others only add)",
+              fa is not None and fa["min"] >= want,
+              f"anon_fault_alloc {fa} for {want} blocks (host-wide counter)")
         if fol is None:
             skip("mthp: 64K folios", "no kpageflags")
         else:
