@@ -116,11 +116,13 @@ live: build/asan/thpctl $(HELPERS)
 	@tests/live/run.sh
 
 bench: build/thpctl $(HELPERS)
+	@scripts/install-deps --bench
 	bench/ps.sh
 	bench/lab.sh
 	bench/exporter.sh
 	bench/folios.sh
 	bench/trace.sh
+	bench/ab.sh
 
 fmt:
 	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)

@@ -22,6 +22,7 @@ struct ab_ctx {
 	bool csv;
 	char **cmd;
 	char logdir[64]; /* per-run logs of CMD's output */
+	char exe[4096];	 /* CMD's program found on PATH once (execv), "" to let execvp search */
 	int nlogs;
 	bool keep_logs; /* a run failed: its log is kept */
 };

@@ -77,8 +77,27 @@ static int prepare_host(struct ab_ctx *c, int i)
 	return -1;
 }
 
+/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: execvp says why). */
+static void resolve_cmd(struct ab_ctx *c)
+{
+	const char *path = getenv("PATH");
+	if (strchr(c->cmd[0], '/') || !path)
+		return;
+	char dirs[4096];
+	snprintf(dirs, sizeof(dirs), "%s", path);
+	char *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (snprintf(c->exe, sizeof(c->exe), "%s/%s", *d ? d : ".", c->cmd[0]) <
+			    (int)sizeof(c->exe) &&
+		    access(c->exe, X_OK) == 0)
+			return;
+	}
+	c->exe[0] = '\0';
+}
+
 int ab_prepare(struct ab_ctx *c)
 {
+	resolve_cmd(c);
 	for (int i = 0; i < c->nmodes; i++) {
 		struct ab_mode *m = &c->modes[i];
 		if (m->kind == AB_SET) {
@@ -172,7 +191,10 @@ static void child(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 	int nul = open("/dev/null", O_RDONLY);
 	if (nul >= 0)
 		dup2(nul, STDIN_FILENO);
-	execvp(c->cmd[0], c->cmd);
+	if (c->exe[0])
+		execv(c->exe, c->cmd);
+	else
+		execvp(c->cmd[0], c->cmd);
 	fprintf(stderr, "thpctl ab: cannot run %s: %s\n", c->cmd[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }

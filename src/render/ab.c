@@ -10,7 +10,7 @@
 static void cmd_line(FILE *f, char *const *cmd)
 {
 	for (int i = 0; cmd[i]; i++) {
-		fputc(i ? ' ' : '\0', f);
+		fputc(' ', f);
 		fputs_safe(cmd[i], f);
 	}
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Live tests of `thpctl ab` against build/tests/chase_malloc (a random pointer
+# chase through malloc'd memory: it takes THP only through glibc's tunable or
+# the host's policy): the proofs (off 0% huge, glibc > 50% huge), the
+# direction, the refusals (host modes as a normal user, usage errors), a
+# failing command, and host modes put back after every run and after a
+# SIGKILL (the next thpctl restores them).
+#
+#   THPCTL=path  binary to test (default build/asan/thpctl)
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init ab
+
+C=build/tests/chase_malloc
+if [ ! -x "$C" ] || [ ! -x "$T" ]; then
+	nok "preflight" "$C or $T missing: run 'make $T $C'"
+	summary
+fi
+ROOT=0
+[ "$(id -u)" -eq 0 ] && ROOT=1
+HAVE_THP=0
+[ -r "$THP/enabled" ] && [ "$(sysfs_choice "$THP/enabled")" != never ] && HAVE_THP=1
+settings_snapshot "$TMP/settings.before"
+
+# ---- usage -------------------------------------------------------------------
+t ab
+expect_rc "ab with no command is a usage error" 2
+t ab --runs 0 -- true
+expect_rc "ab --runs 0 is a usage error" 2
+t ab --modes off,fast -- true
+expect_rc "an unknown mode is a usage error" 2
+t ab --metric 'x=[0-9]+' -- true
+expect_rc "a --metric without + or - is a usage error" 2
+
+# ---- a failing command -------------------------------------------------------
+t ab --runs 1 --warmup 0 --modes off -- sh -c 'echo boom-output; exit 3'
+expect_rc "a failing run makes ab exit 1" 1
+expect_eval "the failure shows its exit status and the log tail" \
+	'grep -q "exit status 3" "$TMP/err" && grep -q "boom-output" "$TMP/err"' "$(errtail)"
+
+# ---- proofs and direction ----------------------------------------------------
+if [ "$HAVE_THP" = 0 ]; then
+	skip "ab: proofs" "THP is absent or enabled=never on this host"
+else
+	t ab --runs 4 --warmup 0 --json --metric 'ns-=ns_per_access ([0-9.]+)' -- "$C" 256M 1M
+	expect_rc "ab off,glibc,host exits 0" 0
+	cp "$TMP/out" "$TMP/ab.json"
+	expect_json "off: no huge pages in any run" "$TMP/ab.json" \
+		'd["modes"][0]["mode"] == "off" and d["modes"][0]["anon_huge_peak_kb"]["max"] == 0 and d["modes"][0]["verdict"] == "base"'
+	expect_json "glibc: over half of its anonymous memory huge, not flagged" "$TMP/ab.json" \
+		'd["modes"][1]["anon_huge_share"]["median"] > 0.5 and d["modes"][1]["proof_contradicts_intent"] is False'
+	# the chase itself (its own ns per access), not the wall time: a busy host
+	# and page-fault costs at start move the wall time either way
+	expect_json "glibc: fewer ns per access than off (ratio estimate < 1)" "$TMP/ab.json" \
+		'd["modes"][1]["metrics"]["ns"]["ratio_to_base"]["estimate"] < 1' 'd["modes"][1]["metrics"]'
+	expect_json "the metric is read from every run's output" "$TMP/ab.json" \
+		'all(m["metrics"]["ns"]["value"] is not None for m in d["modes"])'
+	expect_json "host-wide deltas are there (thp_fault_alloc of glibc > 0)" "$TMP/ab.json" \
+		'd["modes"][1]["host_wide_delta_median"]["thp_fault_alloc"] > 0'
+	t ab --runs 2 --warmup 0 -- "$C" 64M 100k
+	expect_eval "text: verdicts first, a row per mode, host-wide marked" \
+		'grep -q "^verdicts" "$TMP/out" && grep -q "^glibc " "$TMP/out" && grep -q "host-wide" "$TMP/out"' \
+		"$(head -5 "$TMP/out" | tr '\n' ' ')"
+	if [ "$ROOT" = 1 ]; then
+		t_nobody ab --runs 2 --warmup 0 --json --modes off,glibc -- "$C" 64M 100k
+		expect_json "as nobody: the same proofs" "$TMP/out" \
+			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0 and d["modes"][0]["anon_huge_peak_kb"]["max"] == 0'
+	fi
+fi
+
+# ---- host modes ---------------------------------------------------------------
+if [ "$ROOT" = 1 ]; then
+	t_nobody ab --runs 1 --warmup 0 --mode off --mode host:enabled=always -- true
+	expect_rc "host modes as a normal user: refused, exit 1" 1
+	expect_eval "the refusal says it needs root" 'grep -q "needs root" "$TMP/err"' "$(errtail)"
+	if [ -w "$THP/enabled" ] && [ "$HAVE_THP" = 1 ]; then
+		t ab --runs 2 --warmup 0 --json --mode off --mode host:enabled=always -- "$C" 64M 100k
+		expect_rc "host:enabled=always runs as root" 0
+		expect_json "host:enabled=always: huge pages without glibc's help" "$TMP/out" \
+			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0'
+		expect_settings_as_found "host mode: settings put back after the runs" "$TMP/settings.before"
+		# a SIGKILL in the middle of a host-mode run: the next thpctl restores
+		"$T" ab --runs 1 --warmup 0 --mode host:enabled=always,defrag=never -- sleep 30 \
+			>/dev/null 2>&1 &
+		BG=$!
+		track_pid "$BG"
+		for ((i = 0; i < 100; i++)); do
+			[ "$(sysfs_choice "$THP/defrag")" = never ] && break
+			sleep 0.05
+		done
+		sleep 0.5
+		kill -KILL "$BG" 2>/dev/null
+		wait "$BG" 2>/dev/null
+		BG=
+		pkill -KILL -f "^sleep 30$" 2>/dev/null
+		"$T" status >/dev/null 2>"$TMP/err.recover"
+		expect_settings_as_found "host mode SIGKILLed: the next thpctl put everything back" "$TMP/settings.before"
+	else
+		skip "host modes as root" "THP enabled is not writable here"
+	fi
+fi
+expect_sanitizers_quiet "no sanitizer reports"
+summary

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: `thpctl ab`'s decisions (model/ab.c): verdicts that can fail, proofs that can contradict. */
+#include "unit.h"
+
+#include <errno.h>
+
+#include "model/ab.h"
+
+static struct ab_mode M[3];
+static struct ab_summary S[3];
+
+/* Mode I with N runs of WALL[k] seconds (scaled by F) and AHP kB of ANON kB. */
+static void runs(int i, const char *name, int n, const double *wall, double f, int64_t ahp,
+		 int64_t anon)
+{
+	assert_int_equal(ab_mode_parse(name, &M[i]), 0);
+	M[i].nruns = n;
+	for (int k = 0; k < n; k++) {
+		struct ab_run *r = &M[i].runs[k];
+		memset(r, 0, sizeof(*r));
+		r->ok = true;
+		r->wall_s = wall[k] * f;
+		r->ahp_peak_kb = ahp;
+		r->anon_peak_kb = anon;
+		r->samples = 3;
+		for (int c = 0; c < AC_N; c++)
+			r->delta[c] = c == AC_FAULT_ALLOC ? ahp / 2048 : 0;
+		r->metric[0] = 1000 / r->wall_s;
+		r->metric_ok[0] = true;
+	}
+}
+
+static const double W[8] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.00};
+
+static void test_modes_parse_and_refuse(void **state)
+{
+	(void)state;
+	struct ab_mode m;
+	assert_int_equal(ab_mode_parse("off", &m), 0);
+	assert_int_equal(m.kind, AB_OFF);
+	assert_int_equal(ab_mode_parse("env:MALLOC_CONF=thp:always", &m), 0);
+	assert_int_equal(m.kind, AB_ENV);
+	assert_string_equal(m.arg, "MALLOC_CONF=thp:always");
+	assert_int_equal(ab_kind_intent(m.kind, m.arg), AI_MORE);
+	assert_int_equal(ab_mode_parse("host:enabled=always", &m), 0);
+	assert_int_equal(m.kind, AB_SET);
+	assert_int_equal(ab_kind_intent(m.kind, m.arg), AI_MORE);
+	assert_int_equal(ab_mode_parse("host", &m), 0);
+	assert_int_equal(m.kind, AB_HOST);
+	assert_int_equal(ab_mode_parse("env:=x", &m), -EINVAL);
+	assert_int_equal(ab_mode_parse("env:NOEQUALS", &m), -EINVAL);
+	assert_int_equal(ab_mode_parse("fast", &m), -EINVAL);
+	assert_int_equal(ab_mode_parse("host:", &m), -EINVAL);
+}
+
+static void test_faster_mode_with_proof(void **state)
+{
+	(void)state;
+	runs(0, "off", 8, W, 1.0, 0, 262144);
+	runs(1, "glibc", 8, W, 0.6, 260096, 262144);
+	ab_summarize(M, 2, 1, S);
+	assert_int_equal(S[0].verdict, AV_BASE);
+	assert_int_equal(S[1].verdict, AV_FASTER);
+	assert_true(S[1].ci.ok && S[1].ci.hi < 1 && S[1].ci.lo > 0.5);
+	assert_true(S[1].ci.est > 0.58 && S[1].ci.est < 0.62);
+	assert_false(S[1].proof_contradicts);
+	assert_false(S[0].proof_contradicts);
+	assert_true(S[1].share.ok && S[1].share.med > 0.99);
+	assert_int_equal(S[1].delta_med[AC_FAULT_ALLOC], 127);
+	/* ops/s higher: the metric's interval is above 1 */
+	assert_int_equal(S[1].metric_call[0], CI_ABOVE);
+}
+
+static void test_same_times_are_no_difference(void **state)
+{
+	(void)state;
+	runs(0, "off", 8, W, 1.0, 0, 262144);
+	runs(1, "host", 8, W, 1.0, 0, 262144);
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].verdict, AV_NO_DIFFERENCE);
+}
+
+static void test_noise_is_inconclusive_and_few_runs_too_few(void **state)
+{
+	(void)state;
+	static const double noisy[5] = {1.0, 1.5, 0.7, 1.3, 0.8};
+	runs(0, "off", 5, W, 1.0, 0, 1000);
+	runs(1, "host", 5, noisy, 1.0, 0, 1000);
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].verdict, AV_INCONCLUSIVE);
+	runs(0, "off", 3, W, 1.0, 0, 1000);
+	runs(1, "glibc", 3, W, 0.5, 900, 1000);
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].verdict, AV_TOO_FEW); /* 3 vs 3: no 95% interval exists */
+}
+
+static void test_proof_contradicting_intent_is_flagged(void **state)
+{
+	(void)state;
+	runs(0, "off", 5, W, 1.0, 4096, 262144); /* off, yet huge pages: flagged */
+	runs(1, "glibc", 5, W, 1.0, 0, 262144);	 /* glibc, yet none: flagged */
+	runs(2, "host", 5, W, 1.0, 0, 262144);	 /* no intent: never flagged */
+	ab_summarize(M, 3, 0, S);
+	assert_true(S[0].proof_contradicts);
+	assert_true(S[1].proof_contradicts);
+	assert_false(S[2].proof_contradicts);
+}
+
+static void test_failed_and_skipped_modes_do_not_decide(void **state)
+{
+	(void)state;
+	runs(0, "except-advised", 5, W, 1.0, 0, 1000);
+	M[0].skipped = true;
+	runs(1, "off", 5, W, 1.0, 0, 1000);
+	runs(2, "glibc", 5, W, 0.5, 900, 1000);
+	ab_summarize(M, 3, 0, S);
+	assert_int_equal(S[0].verdict, AV_NOT_RUN);
+	assert_int_equal(S[1].verdict, AV_BASE); /* the first that ran is the base */
+	assert_int_equal(S[2].verdict, AV_FASTER);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_modes_parse_and_refuse),
+	  cmocka_unit_test(test_faster_mode_with_proof),
+	  cmocka_unit_test(test_same_times_are_no_difference),
+	  cmocka_unit_test(test_noise_is_inconclusive_and_few_runs_too_few),
+	  cmocka_unit_test(test_proof_contradicting_intent_is_flagged),
+	  cmocka_unit_test(test_failed_and_skipped_modes_do_not_decide))
