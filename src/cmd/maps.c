@@ -11,6 +11,7 @@
 #include "../kernel/proc_thp.h"
 #include "../render/ps.h"
 #include "../util/buf.h"
+#include "../util/fileio.h"
 #include "args.h"
 #include "common.h"
 #include "folios.h"
@@ -141,7 +142,7 @@ static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
 	else if (err == -ENOENT || err == -ESRCH)
 		warnx("maps: process %d exited", pid);
 	else
-		warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-err));
+		warnx("maps: cannot read /proc/%d/smaps: %s", pid, read_err_str(err));
 }
 
 /* The VMA table of PID, whose status is in PI, into MC->r. */
@@ -190,7 +191,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	if (e) {
 		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
 		warnx("maps: no such process %d%s%s", a.pid, say ? ": " : "",
-		      say ? strerror(-e) : "");
+		      say ? read_err_str(e) : "");
 		ret = EXIT_FAIL;
 	} else if ((r.st = pi.st).vmrss_kb < 0) {
 		warnx("maps: process %d has no memory map (kernel thread or zombie)", a.pid);

@@ -173,6 +173,7 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 	s->ctx = ctx;
 	s->totals = totals;
 	s->have = false;
+	s->nvmas = s->nlines = 0;
 	s->err = 0;
 	s->truncated = false;
 	if (totals)
@@ -196,6 +197,10 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 			s->truncated = true;
 			break;
 		}
+		if (++s->nlines > SMAPS_MAX_VMA_LINES) {
+			s->err = -EFBIG;
+			break;
+		}
 		if (*l >= 'A' && *l <= 'Z') {
 			if (s->have)
 				parse_field(l, e, &s->cur.t, &s->cur);
@@ -210,6 +215,11 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 		}
 		if (s->have && (s->err = emit(s)))
 			break;
+		if (++s->nvmas > SMAPS_MAX_VMAS) {
+			s->err = -EFBIG;
+			break;
+		}
+		s->nlines = 0;
 		if (parse_header(l, e, &s->cur)) {
 			s->err = -EINVAL;
 			break;

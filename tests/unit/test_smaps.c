@@ -267,6 +267,26 @@ static void test_smaps_stream_sticky_error(void **state)
 	free(st);
 }
 
+/* A VMA of more lines than any kernel prints stops the stream (a file of endless fields). */
+static void test_smaps_stream_line_ceiling(void **state)
+{
+	(void)state;
+	struct smaps_stream *st = malloc(sizeof(*st));
+	assert_non_null(st);
+	smaps_stream_init(st, NULL, NULL, NULL);
+	assert_int_equal(smaps_stream_feed(st, LIT("1000-2000 rw-p 00000000 00:00 0\n")), 0);
+	for (unsigned i = 1; i < SMAPS_MAX_VMA_LINES; i++)
+		assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), 0);
+	/* a new header starts the count again: SMAPS_MAX_VMA_LINES lines after it pass */
+	assert_int_equal(smaps_stream_feed(st, LIT("2000-3000 rw-p 00000000 00:00 0\n")), 0);
+	for (unsigned i = 0; i < SMAPS_MAX_VMA_LINES; i++)
+		assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), 0);
+	assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), -EFBIG);
+	assert_int_equal(smaps_stream_finish(st), -EFBIG);
+	assert_int_equal(st->nvmas, 2);
+	free(st);
+}
+
 /* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
 static void test_smaps_old_kernel_absent(void **state)
 {
@@ -512,6 +532,7 @@ UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals)
 	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
 	  cmocka_unit_test(test_smaps_stream_chunks),
 	  cmocka_unit_test(test_smaps_stream_sticky_error),
+	  cmocka_unit_test(test_smaps_stream_line_ceiling),
 	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
 	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
 	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),
