@@ -48,6 +48,16 @@ SPECS=(
 	"status-zero|proc/$LAYOUT/status|zero|p|"
 	"status-big|proc/$LAYOUT/status|big|p|"
 	"stat-loop|proc/$LAYOUT/stat|loop|p|"
+	"uid-hex|proc/$LAYOUT/status|sed:s/^Uid:.*/Uid:\t0x1f\t0\t0\t0/|p|"
+	"thp_enabled-hex|proc/$LAYOUT/status|sed:s/^THP_enabled:.*/THP_enabled:\t0x1f/|p|"
+	"vmrss-garbled|proc/$LAYOUT/status|sed:s/^VmRSS:.*/VmRSS:\t12abc kB/|pm|"
+	"status-cut|proc/$LAYOUT/status|cut:200|pm|"
+	"status-no-name|proc/$LAYOUT/status|sed:/^Name:/d|pm|"
+	"status-crlf|proc/$LAYOUT/status|sed:s/$/\r/||"
+	"anonhuge-garbled|proc/$LAYOUT/smaps|sed:16s/.*/AnonHugePages:        12abc kB/|pm|"
+	"size-1e9999|proc/$LAYOUT/smaps|sed:2s/.*/Size:             1e9999 kB/|pm|"
+	"size-2p64|proc/$LAYOUT/smaps|sed:2s/.*/Size:             18446744073709551616 kB/|pm|"
+	"nul-header|proc/$LAYOUT/smaps|nul:26|pm|"
 	"rollup-dir|proc/$LAYOUT/smaps_rollup|dir||"
 	"uptime-fifo|proc/uptime|fifo||"
 	"cmdline-zero|proc/cmdline|zero||"
@@ -75,6 +85,10 @@ damage() { # ROOT REL KIND
 			sed -n '4,$p' "$BASE/$2"
 		} >"$f"
 		;;
+	sed:*) sed -e "${3#sed:}" "$BASE/$2" >"$f" ;;
+	cut:*) head -c "${3#cut:}" "$BASE/$2" >"$f" ;;
+	nul:*) # a NUL in place of the first byte of line N
+		sed -e "${3#nul:}s/^./\x00/" "$BASE/$2" >"$f" ;;
 	esac
 }
 
@@ -141,6 +155,15 @@ for spec in "${SPECS[@]}"; do
 			ok "$label: partial is $want"
 		else
 			nok "$label: partial is $want" "partial is ${got:-unreadable} (exit $rc)"
+		fi
+		# a damaged process keeps its row
+		if [ "${argv[0]}" = ps ] && [[ $rel == proc/$LAYOUT/* ]] &&
+			[[ $rel != */status || $kind == *:* ]]; then
+			if grep -q "\"pid\": $LAYOUT," "$out"; then
+				ok "$label: process $LAYOUT is listed"
+			else
+				nok "$label: process $LAYOUT is listed" "its row is gone"
+			fi
 		fi
 	done
 done
