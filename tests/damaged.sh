@@ -41,6 +41,8 @@ SPECS=(
 	"pmd_size-dir|$THPD/hpage_pmd_size|dir|s|a directory"
 	"mthp-enabled-loop|$THPD/hugepages-64kB/enabled|loop|s|a symlink"
 	"mthp-stat-fifo|$THPD/hugepages-2048kB/stats/anon_fault_alloc|fifo|s|not a regular file"
+	"pmd_size-cut|$THPD/hpage_pmd_size|sed:s/2097152/209715/|s|malformed"
+	"buddyinfo-row-cut|proc/buddyinfo|sed:\$s/ *[0-9]* *[0-9]* *\$//|s|buddyinfo"
 	"smaps-zero|proc/$LAYOUT/smaps|zero|pm|a symlink"
 	"smaps-fifo|proc/$LAYOUT/smaps|fifo|pm|not a regular file"
 	"smaps-longline|proc/$LAYOUT/smaps|longline|pm|too large"

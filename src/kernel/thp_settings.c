@@ -150,6 +150,13 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	read_choice(sr, &b, SR_THP "/shmem_enabled", &s->shmem_enabled, &s->nbad, s);
 	read_u64(sr, &b, SR_THP "/use_zero_page", &s->use_zero_page, s);
 	read_u64(sr, &b, SR_THP "/hpage_pmd_size", &s->hpage_pmd_size, s);
+	/* a PMD is a power of two above the base page: "209715" is a cut "2097152" */
+	uint64_t pmd = s->hpage_pmd_size.v;
+	if (s->hpage_pmd_size.present &&
+	    (log2_exact(pmd) < 0 || pmd <= (uint64_t)(page_size > 0 ? page_size : 4096))) {
+		s->hpage_pmd_size.present = false;
+		s->nbad++;
+	}
 	read_u64(sr, &b, SR_THP "/shrink_underused", &s->shrink_underused, s);
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		char rel[PATH_MAX];
