@@ -52,7 +52,7 @@ STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
 HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
 
-.PHONY: all run check test unit golden live static fmt fmt-check lint bench clean install deps update-golden
+.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden
 
 all: build/thpctl
 
@@ -108,6 +108,9 @@ unit: $(TESTS)
 
 golden: build/asan/thpctl
 	@tests/golden.sh
+
+damaged: build/asan/thpctl
+	@tests/damaged.sh
 
 update-golden: build/asan/thpctl
 	@tests/golden.sh --update

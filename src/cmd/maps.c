@@ -11,6 +11,7 @@
 #include "../kernel/proc_thp.h"
 #include "../render/ps.h"
 #include "../util/buf.h"
+#include "../util/fileio.h"
 #include "args.h"
 #include "common.h"
 #include "folios.h"
@@ -141,7 +142,7 @@ static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
 	else if (err == -ENOENT || err == -ESRCH)
 		warnx("maps: process %d exited", pid);
 	else
-		warnx("maps: cannot read /proc/%d/smaps: %s", pid, strerror(-err));
+		warnx("maps: cannot read /proc/%d/smaps: %s", pid, read_err_str(err));
 }
 
 /* The VMA table of PID, whose status is in PI, into MC->r. */
@@ -151,7 +152,7 @@ static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *m
 	pi->vma_cb = maps_cb;
 	pi->vma_ctx = mc;
 	int e = proc_read(&g->sr, pi->pid, PROC_SMAPS | PROC_CHAIN, pi);
-	r->partial = pi->smaps_truncated;
+	r->partial = pi->smaps_truncated || pi->smaps_damaged || proc_status_nbad(&r->st);
 	r->totals = pi->t;
 	if (e == 0 || e == -ESRCH)
 		e = pi->smaps_err;
@@ -161,8 +162,17 @@ static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *m
 	}
 	if (pi->chain_walked)
 		maps_chain(&pi->chain, r);
-	if (r->partial)
+	if (pi->smaps_truncated)
 		warnx("maps: /proc/%d/smaps ends mid-line (truncated): partial", pi->pid);
+	if (pi->smaps_damaged)
+		warnx("maps: /proc/%d/smaps: %d damaged line%s, values shown as -: partial",
+		      pi->pid, pi->smaps_damaged, pi->smaps_damaged == 1 ? "" : "s");
+	if (r->st.bad)
+		warnx("maps: /proc/%d/status: %s%s unknown (damaged): partial", pi->pid,
+		      proc_status_bad_name(r->st.bad),
+		      __builtin_popcount(r->st.bad) > 1 ? " and more fields" : "");
+	if (r->st.truncated)
+		warnx("maps: /proc/%d/status is cut short: partial", pi->pid);
 	int64_t ahp =
 		smaps_has(&r->totals, SM_ANON_HUGE) ? (int64_t)r->totals.kb[SM_ANON_HUGE] : -1;
 	if (ledger_for_pid(&g->sr, pi->pid, &mc->q, &mc->lv, ahp, &r->led) == -ENOMEM) {
@@ -190,9 +200,9 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 	if (e) {
 		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
 		warnx("maps: no such process %d%s%s", a.pid, say ? ": " : "",
-		      say ? strerror(-e) : "");
+		      say ? read_err_str(e) : "");
 		ret = EXIT_FAIL;
-	} else if ((r.st = pi.st).vmrss_kb < 0) {
+	} else if ((r.st = pi.st).vmrss_kb < 0 && !(r.st.bad & PS_BAD_VMRSS) && !r.st.truncated) {
 		warnx("maps: process %d has no memory map (kernel thread or zombie)", a.pid);
 		ret = EXIT_FAIL;
 	} else if (a.folios || a.underused) {

@@ -226,7 +226,16 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			continue;
 		if (e == PT_ERROR) {
 			r->errors++;
-			continue;
+			/* smaps failed after status: keep the row, its smaps columns unknown */
+			if (!row.p.status_read || err == ENOMEM)
+				continue;
+			/* nothing of a walk that failed half-way is shown or summed */
+			struct proc_thp keep = {.pid = row.p.pid,
+						.st = row.p.st,
+						.status_read = true,
+						.damaged = row.p.damaged,
+						.rollup = row.p.rollup};
+			row.p = keep;
 		}
 		if (o->uid >= 0 && row.p.st.uid != o->uid)
 			continue;
@@ -235,9 +244,11 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			if (strcmp(nm, o->user) != 0)
 				continue;
 		}
-		row.denied = e == PT_DENIED;
+		row.denied = e == PT_DENIED || e == PT_ERROR;
+		if (row.p.damaged)
+			r->damaged++;
 		if (row.denied) {
-			r->denied++;
+			r->denied += e == PT_DENIED;
 			if (!o->all && !o->npids && row.p.st.thp_enabled != 0)
 				continue;
 		} else {

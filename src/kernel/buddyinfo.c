@@ -55,12 +55,31 @@ int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
 	while (next_line(&pos, end, &s, &e)) {
 		if (s == e)
 			continue;
-		if (bi->nzones == BUDDY_MAX_ZONES || parse_zone(s, e, &bi->zones[bi->nzones])) {
+		/* procfs ends every line with '\n': a last line without one was cut */
+		if (e == end || bi->nzones == BUDDY_MAX_ZONES ||
+		    parse_zone(s, e, &bi->zones[bi->nzones])) {
 			bi->bad++;
 			continue;
 		}
 		bi->nzones++;
 	}
+	/*
+	 * Every zone prints the same orders (0..MAX_PAGE_ORDER): a row with fewer
+	 * was cut short, and its missing orders are unknown, not 0 free blocks.
+	 */
+	int most = 0;
+	for (int i = 0; i < bi->nzones; i++)
+		if (bi->zones[i].norders > most)
+			most = bi->zones[i].norders;
+	int k = 0;
+	for (int i = 0; i < bi->nzones; i++) {
+		if (bi->zones[i].norders < most) {
+			bi->bad++;
+			continue;
+		}
+		bi->zones[k++] = bi->zones[i];
+	}
+	bi->nzones = k;
 	return bi->nzones ? 0 : -EINVAL;
 }
 

@@ -118,7 +118,7 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 		if (fresh) {
 			if (c->open >= c->max)
 				return -EOPNOTSUPP;
-			int fd = sysroot_openat(sr, rel, O_RDONLY);
+			int fd = sysroot_open_file(sr, rel);
 			if (fd == -EMFILE || fd == -ENFILE)
 				return -EOPNOTSUPP;
 			if (fd < 0)
@@ -126,7 +126,7 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 			e->fd = fd;
 			c->open++;
 		}
-		int r = buf_read_fd(b, e->fd, SYSROOT_READ_MAX,
+		int r = buf_read_fd(b, e->fd, sysroot_read_max(rel),
 				    READ_PREAD | (mode == FDC_SINGLE ? READ_ONE_RECORD : 0));
 		if (r == 0 || r == -ENOMEM)
 			return r;

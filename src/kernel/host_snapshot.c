@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
 #include "../util/num.h"
 #include "proc_status.h"
 #include "procs.h"
@@ -113,31 +114,43 @@ static void reset(struct host_snapshot *out)
 	out->wall_s = clock_s(CLOCK_REALTIME);
 }
 
+void host_snapshot_missing_err(struct host_snapshot *out, const char *what, int err)
+{
+	char s[sizeof(out->missing[0])];
+	if (err == -ENOENT || err == -EINVAL || !err)
+		snprintf(s, sizeof(s), "%s", what);
+	else
+		snprintf(s, sizeof(s), "%s (%s)", what, read_err_str(err));
+	host_snapshot_missing(out, s);
+}
+
 /* proc/vmstat, proc/meminfo, proc/buddyinfo: read first, before any probe. */
 static int read_counters(struct host_reader *r, struct host_snapshot *out)
 {
 	const struct sysroot *sr = r->sr;
-	if (sysroot_read(sr, SR_PROC "/vmstat", &r->b) == 0) {
+	int e = sysroot_read(sr, SR_PROC "/vmstat", &r->b);
+	if (e == 0) {
 		if (vmstat_parse(r->b.p, r->b.len, &out->vmstat))
 			return -ENOMEM;
 		out->has_vmstat = true;
 	} else {
 		kvlist_clear(&out->vmstat);
-		host_snapshot_missing(out, "proc/vmstat");
+		host_snapshot_missing_err(out, "proc/vmstat", e);
 	}
-	if (sysroot_read(sr, SR_PROC "/meminfo", &r->b) == 0) {
+	e = sysroot_read(sr, SR_PROC "/meminfo", &r->b);
+	if (e == 0) {
 		if (meminfo_parse(r->b.p, r->b.len, &out->meminfo))
 			return -ENOMEM;
 		out->has_meminfo = true;
 	} else {
 		kvlist_clear(&out->meminfo);
-		host_snapshot_missing(out, "proc/meminfo");
+		host_snapshot_missing_err(out, "proc/meminfo", e);
 	}
-	if (sysroot_read(sr, SR_PROC "/buddyinfo", &r->b) == 0 &&
-	    buddyinfo_parse(r->b.p, r->b.len, &out->buddy) == 0)
+	e = sysroot_read(sr, SR_PROC "/buddyinfo", &r->b);
+	if (e == 0 && buddyinfo_parse(r->b.p, r->b.len, &out->buddy) == 0)
 		out->has_buddy = true;
 	else
-		host_snapshot_missing(out, "proc/buddyinfo");
+		host_snapshot_missing_err(out, "proc/buddyinfo", e);
 	/* a malformed or cut line loses a counter or a zone: say so */
 	if (out->vmstat.bad)
 		host_snapshot_missing(out, "proc/vmstat (malformed or truncated lines)");
@@ -165,6 +178,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 		out->has_settings = true;
 		if (r->what & HS_FEATURES)
 			features_from_settings(&out->feat, &out->thp);
+		if (out->thp.nunread)
+			host_snapshot_missing_err(out, out->thp.unread, out->thp.unread_err);
 		if (out->thp.nbad)
 			host_snapshot_missing(out, "transparent_hugepage (malformed files)");
 		if (out->thp.hpage_pmd_size.present && page_size > 0)

@@ -48,7 +48,7 @@ struct host_snapshot {
 	double uptime_s;	 /* proc/uptime, 0 unknown */
 	/* files that could not be read or parsed: the snapshot is partial */
 	int nmissing;
-	char missing[HOST_MAX_MISSING][64];
+	char missing[HOST_MAX_MISSING][128];
 };
 
 /* State kept between snapshots of one host, set up once ("detect once"). */
@@ -82,5 +82,12 @@ void host_snapshot_free(struct host_snapshot *out);
 
 /* Append WHAT (a file in words, sysroot-relative) to OUT's missing list. */
 void host_snapshot_missing(struct host_snapshot *out, const char *what);
+
+/*
+ * Append WHAT with the words of read error ERR (-errno of sysroot_read(),
+ * read_err_str()): "proc/vmstat (not a regular file)"; a plain WHAT for
+ * -ENOENT, -EINVAL and 0.
+ */
+void host_snapshot_missing_err(struct host_snapshot *out, const char *what, int err);
 
 #endif

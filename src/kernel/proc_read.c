@@ -171,6 +171,7 @@ static int read_smaps(struct pass *p)
 	memset(&pi->t, 0, sizeof(pi->t));
 	pi->nvmas = 0;
 	pi->smaps_truncated = false;
+	pi->smaps_damaged = 0;
 	/* streamed: a process with 20 000 VMAs prints ~28 MB of smaps */
 	struct smaps_stream *s = malloc(sizeof(*s));
 	if (!s)
@@ -180,6 +181,7 @@ static int read_smaps(struct pass *p)
 	if (!e)
 		e = smaps_stream_finish(s);
 	pi->smaps_truncated = s->truncated;
+	pi->smaps_damaged = (int)s->nbad;
 	free(s);
 	if (!e && pi->nvmas == 0)
 		e = -ESRCH; /* the mm went away after status */

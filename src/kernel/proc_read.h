@@ -70,6 +70,7 @@ struct proc_info {
 	struct smaps_totals t; /* kB: PROC_SMAPS sums over all VMAs, or PROC_ROLLUP */
 	int nvmas;	       /* PROC_SMAPS: VMAs seen */
 	bool smaps_truncated;  /* smaps ended mid-line: the last line was dropped */
+	int smaps_damaged;     /* damaged smaps lines (values not whole numbers, stray lines) */
 	struct proc_cgroup cg;
 	struct buf environ, cmdline, maps;
 	char exe[PATH_MAX];

@@ -2,6 +2,7 @@
 #include "proc_status.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,51 @@ static bool key_is(const char *s, const char *c, const char *key)
 	return (size_t)(c - s) == n && memcmp(s, key, n) == 0;
 }
 
-static int parse_long(const char *p, const char *e, long *out)
+/*
+ * The first token of a status value [P, E) (after blanks, up to a blank) as a
+ * whole decimal in [0, HI]; for VmRSS the rest must be " kB". 0 or -EINVAL.
+ */
+static int token_long(const char *p, const char *e, long hi, bool kb, long *out)
 {
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	const char *t = p;
+	while (p < e && *p != ' ' && *p != '\t')
+		p++;
+	if (kb && !((size_t)(e - p) == 3 && memcmp(p, " kB", 3) == 0))
+		return -EINVAL;
 	uint64_t v;
-	if (parse_u64(&p, e, &v) || v > (uint64_t)LONG_MAX)
+	if (str_to_u64(t, (size_t)(p - t), 0, (uint64_t)hi, &v))
 		return -EINVAL;
 	*out = (long)v;
 	return 0;
+}
+
+/* KEY's value into *OUT, or BIT into *BAD. */
+static void field(const char *v, const char *e, long hi, bool kb, long *out, unsigned bit,
+		  unsigned *bad)
+{
+	long x;
+	if (token_long(v, e, hi, kb, &x) == 0)
+		*out = x;
+	else
+		*bad |= bit;
+}
+
+static const char *const bad_names[] = {"Name",	       "Tgid",	  "PPid", "Uid",
+					"THP_enabled", "Kthread", "VmRSS"};
+
+const char *proc_status_bad_name(unsigned bad)
+{
+	for (unsigned i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
+		if (bad & (1u << i))
+			return bad_names[i];
+	return NULL;
+}
+
+int proc_status_nbad(const struct proc_status *st)
+{
+	return __builtin_popcount(st->bad) + (st->truncated ? 1 : 0);
 }
 
 int proc_status_parse(const char *text, size_t len, struct proc_status *st)
@@ -29,53 +68,56 @@ int proc_status_parse(const char *text, size_t len, struct proc_status *st)
 	st->ppid = st->uid = st->tgid = -1;
 	st->thp_enabled = st->kthread = -1;
 	st->vmrss_kb = -1;
+	st->truncated = len && text[len - 1] != '\n';
+	bool known = false;
+	long x = -1, rss = -1;
 	const char *pos = text, *end = text + len, *s, *e;
 	while (next_line(&pos, end, &s, &e)) {
+		if (e > s && e[-1] == '\r')
+			e--;
 		const char *c = memchr(s, ':', (size_t)(e - s));
 		if (!c)
 			continue;
 		const char *v = c + 1;
-		long x;
-		switch (*s) {
-		case 'N':
-			if (key_is(s, c, "Name")) {
-				while (v < e && (*v == '\t' || *v == ' '))
-					v++;
-				size_t n = (size_t)(e - v);
-				if (n >= COMM_LEN)
-					n = COMM_LEN - 1;
-				memcpy(st->name, v, n);
-				st->name[n] = '\0';
-				st->has_name = true;
-			}
-			break;
-		case 'P':
-			if (key_is(s, c, "PPid") && parse_long(v, e, &x) == 0)
-				st->ppid = x;
-			break;
-		case 'U':
-			if (key_is(s, c, "Uid") && parse_long(v, e, &x) == 0)
-				st->uid = x;
-			break;
-		case 'T':
-			if (key_is(s, c, "THP_enabled") && parse_long(v, e, &x) == 0)
-				st->thp_enabled = x ? 1 : 0;
-			else if (key_is(s, c, "Tgid") && parse_long(v, e, &x) == 0)
-				st->tgid = x;
-			break;
-		case 'K':
-			if (key_is(s, c, "Kthread") && parse_long(v, e, &x) == 0)
-				st->kthread = x ? 1 : 0;
-			break;
-		case 'V':
-			if (key_is(s, c, "VmRSS") && parse_long(v, e, &x) == 0)
-				st->vmrss_kb = x;
-			break;
-		default:
-			break;
+		bool was = known;
+		known = true;
+		if (key_is(s, c, "Name")) {
+			while (v < e && (*v == '\t' || *v == ' '))
+				v++;
+			size_t n = (size_t)(e - v);
+			if (n >= COMM_LEN)
+				n = COMM_LEN - 1;
+			memcpy(st->name, v, n);
+			st->name[n] = '\0';
+			st->has_name = true;
+		} else if (key_is(s, c, "PPid")) {
+			field(v, e, INT_MAX, false, &st->ppid, PS_BAD_PPID, &st->bad);
+		} else if (key_is(s, c, "Uid")) {
+			field(v, e, UINT32_MAX - 1, false, &st->uid, PS_BAD_UID, &st->bad);
+		} else if (key_is(s, c, "THP_enabled")) {
+			x = -1;
+			field(v, e, 1, false, &x, PS_BAD_THP_ENABLED, &st->bad);
+			st->thp_enabled = (int)x;
+		} else if (key_is(s, c, "Tgid")) {
+			field(v, e, INT_MAX, false, &st->tgid, PS_BAD_TGID, &st->bad);
+		} else if (key_is(s, c, "Kthread")) {
+			x = -1;
+			field(v, e, 1, false, &x, PS_BAD_KTHREAD, &st->bad);
+			st->kthread = (int)x;
+		} else if (key_is(s, c, "VmRSS")) {
+			field(v, e, LONG_MAX / 1024, true, &rss, PS_BAD_VMRSS, &st->bad);
+			st->vmrss_kb = rss;
+		} else {
+			known = was;
 		}
 	}
-	return st->has_name ? 0 : -EINVAL;
+	if (!known)
+		return -EINVAL;
+	if (!st->has_name) {
+		st->bad |= PS_BAD_NAME;
+		snprintf(st->name, sizeof(st->name), "-");
+	}
+	return 0;
 }
 
 int proc_stat_parse(const char *text, size_t len, struct proc_stat *st)

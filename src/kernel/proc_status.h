@@ -20,10 +20,35 @@ struct proc_status {
 	int thp_enabled;  /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */
 	int kthread;	  /* Kthread: (6.x+), -1 absent */
 	int64_t vmrss_kb; /* VmRSS: kB, -1 absent (kernel threads, zombies) */
+	unsigned bad;	  /* PS_BAD_*: lines there whose value is not a whole number in range */
+	bool truncated;	  /* the text does not end in a newline: fields after it are unknown */
 };
 
-/* Parse status TEXT. Returns 0, or -EINVAL when no Name: line was found. */
+/* Bits of proc_status.bad: the field is unknown (-1) although its line is there. */
+enum {
+	PS_BAD_NAME = 1u << 0, /* no Name: line (a damaged or cut file) */
+	PS_BAD_TGID = 1u << 1,
+	PS_BAD_PPID = 1u << 2,
+	PS_BAD_UID = 1u << 3,
+	PS_BAD_THP_ENABLED = 1u << 4,
+	PS_BAD_KTHREAD = 1u << 5,
+	PS_BAD_VMRSS = 1u << 6,
+};
+
+/*
+ * Parse status TEXT. Values are whole tokens in range ("Uid: 0x1f" is not
+ * uid 0): a damaged one is left unknown and flagged in .bad; a trailing '\r'
+ * is dropped. A file without Name: keeps its other fields (.bad has
+ * PS_BAD_NAME, name is "-"). Returns 0, or -EINVAL when no known line was
+ * found at all.
+ */
 int proc_status_parse(const char *text, size_t len, struct proc_status *st);
+
+/* How many fields of ST are damaged or unknown for damage (bad bits, a cut file). */
+int proc_status_nbad(const struct proc_status *st);
+
+/* The status field name of the lowest PS_BAD_* bit in BAD ("Uid"), or NULL for none. */
+const char *proc_status_bad_name(unsigned bad);
 
 /* Fields of /proc/PID/stat (man 5 proc numbering). */
 struct proc_stat {

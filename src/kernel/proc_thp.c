@@ -22,7 +22,8 @@ void vma_display_name(const char *name, size_t len, char *out, size_t n)
 static int vma_cb(const struct smaps_vma *v, void *ctx)
 {
 	struct proc_thp *p = ctx;
-	uint64_t kb = v->t.kb[SM_SIZE];
+	/* Size is end - start: a damaged Size line does not lose the VMA's size */
+	uint64_t kb = smaps_has(&v->t, SM_SIZE) ? v->t.kb[SM_SIZE] : (v->end - v->start) / 1024;
 	p->nvmas++;
 	if (v->has_vmflags)
 		p->has_vmflags = true;
@@ -75,9 +76,12 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 		goto out;
 	}
 	p->st = pi.st;
+	p->status_read = true;
+	p->damaged = proc_status_nbad(&pi.st);
 	if (p->st.kthread == 1) {
 		ret = PT_KTHREAD;
-	} else if (p->st.vmrss_kb < 0) { /* no mm: a kernel thread (old kernel) or a zombie */
+	} else if (p->st.vmrss_kb < 0 && !(p->st.bad & PS_BAD_VMRSS) && !p->st.truncated) {
+		/* no mm: a kernel thread (old kernel) or a zombie */
 		ret = p->st.ppid == 2 || pid == 2 ? PT_KTHREAD : PT_GONE;
 	} else {
 		r = proc_read(sr, pid, rollup ? PROC_ROLLUP : PROC_SMAPS, &pi);
@@ -96,6 +100,7 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 			ret = PT_ERROR;
 		}
 		p->t = pi.t;
+		p->damaged += pi.smaps_damaged;
 	}
 out:
 	*b = pi.b; /* the scratch buffer goes back to the caller */

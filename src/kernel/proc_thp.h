@@ -29,6 +29,8 @@ struct proc_thp {
 	int eligible_vmas;     /* THPeligible: 1 */
 	bool has_eligible;     /* the kernel prints THPeligible (5.0+) */
 	bool has_vmflags;
+	bool status_read; /* st was read (a later smaps error leaves it valid) */
+	int damaged; /* damaged status fields + smaps lines: shown unknown, the result partial */
 	uint64_t largest_hg_kb;
 	char largest_hg_name[VMA_NAME_LEN]; /* "" anonymous, "[heap]", a path, "[anon:x]" */
 };

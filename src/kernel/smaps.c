@@ -125,29 +125,52 @@ static void parse_vmflags(const char *p, const char *e, struct smaps_vma *v)
 	}
 }
 
-/* A "Name:   123 kB" line into T; other known lines into V when non-NULL. */
-static void parse_field(const char *s, const char *e, struct smaps_totals *t, struct smaps_vma *v)
+/* The value of a field line, [P, E) after the colon: a whole number, then " kB" or nothing. */
+static int field_value(const char *p, const char *e, uint64_t *x)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	const char *d = p;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	size_t rest = (size_t)(e - p);
+	if (!(rest == 0 || (rest == 3 && memcmp(p, " kB", 3) == 0)))
+		return -EINVAL;
+	return str_to_u64(d, (size_t)(p - d), 0, UINT64_MAX, x);
+}
+
+/*
+ * A "Name:   123 kB" line into T; other known lines into V when non-NULL.
+ * Returns 0, or -EINVAL for a known field whose value is not a whole number
+ * in range (left unknown: marked in T->damaged).
+ */
+static int parse_field(const char *s, const char *e, struct smaps_totals *t, struct smaps_vma *v)
 {
 	const char *c = memchr(s, ':', (size_t)(e - s));
 	if (!c)
-		return;
+		return v ? -EINVAL : 0;
 	size_t nl = (size_t)(c - s);
 	if (v && nl == 7 && memcmp(s, "VmFlags", 7) == 0) {
 		parse_vmflags(c + 1, e, v);
-		return;
+		return 0;
 	}
 	uint64_t x;
-	const char *p = c + 1;
 	if (v && nl == 11 && memcmp(s, "THPeligible", 11) == 0) {
-		if (parse_u64(&p, e, &x) == 0)
-			v->thp_eligible = x ? 1 : 0;
-		return;
+		if (field_value(c + 1, e, &x) || x > 1)
+			return -EINVAL;
+		v->thp_eligible = (int)x;
+		return 0;
 	}
 	int f = field_lookup(s, nl);
-	if (f < 0 || parse_u64(&p, e, &x))
-		return;
+	if (f < 0)
+		return 0;
+	if (field_value(c + 1, e, &x)) {
+		t->damaged |= 1u << f;
+		return -EINVAL;
+	}
 	t->kb[f] = x;
 	t->present |= 1u << f;
+	return 0;
 }
 
 /*
@@ -159,7 +182,10 @@ static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
 	const uint32_t kp = 1u << SM_KERNEL_PAGE;
 	for (int i = 0; i < SM_NFIELDS; i++)
 		if (i != SM_KERNEL_PAGE)
-			sum->kb[i] += t->kb[i];
+			sum->kb[i] = __builtin_add_overflow(sum->kb[i], t->kb[i], &sum->kb[i])
+					     ? UINT64_MAX
+					     : sum->kb[i];
+	sum->damaged |= t->damaged;
 	if ((t->present & kp) &&
 	    (!(sum->present & kp) || t->kb[SM_KERNEL_PAGE] < sum->kb[SM_KERNEL_PAGE]))
 		sum->kb[SM_KERNEL_PAGE] = t->kb[SM_KERNEL_PAGE];
@@ -173,6 +199,7 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 	s->ctx = ctx;
 	s->totals = totals;
 	s->have = false;
+	s->nvmas = s->nlines = s->nbad = 0;
 	s->err = 0;
 	s->truncated = false;
 	if (totals)
@@ -196,20 +223,34 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 			s->truncated = true;
 			break;
 		}
+		if (++s->nlines > SMAPS_MAX_VMA_LINES) {
+			s->err = -EFBIG;
+			break;
+		}
+		if (e > l && e[-1] == '\r')
+			e--; /* CRLF: a copied tree */
 		if (*l >= 'A' && *l <= 'Z') {
-			if (s->have)
-				parse_field(l, e, &s->cur.t, &s->cur);
-			else
+			if (!s->have)
 				s->err = -EINVAL; /* a field before any header: not smaps */
+			else if (parse_field(l, e, &s->cur.t, &s->cur))
+				s->cur.nbad++, s->nbad++;
 			continue;
 		}
 		if (!is_header(l, e)) {
+			/* not a field, not a header (a NUL where a header was?): damage, said */
 			if (!s->have)
 				s->err = -EINVAL;
+			else
+				s->cur.nbad++, s->nbad++;
 			continue;
 		}
 		if (s->have && (s->err = emit(s)))
 			break;
+		if (++s->nvmas > SMAPS_MAX_VMAS) {
+			s->err = -EFBIG;
+			break;
+		}
+		s->nlines = 0;
 		if (parse_header(l, e, &s->cur)) {
 			s->err = -EINVAL;
 			break;
@@ -230,6 +271,9 @@ int smaps_stream_finish(struct smaps_stream *s)
 		s->have = false;
 		s->err = emit(s);
 	}
+	/* a sum over a damaged value is unknown */
+	if (s->totals)
+		s->totals->present &= ~s->totals->damaged;
 	return s->err;
 }
 
@@ -246,8 +290,12 @@ int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	const char *pos = text, *end = text + len, *s, *e;
-	while (next_line(&pos, end, &s, &e))
+	while (next_line(&pos, end, &s, &e)) {
+		if (e > s && e[-1] == '\r')
+			e--;
 		if (s < e && *s >= 'A' && *s <= 'Z')
 			parse_field(s, e, t, NULL);
+	}
+	t->present &= ~t->damaged;
 	return t->present ? 0 : -EINVAL;
 }

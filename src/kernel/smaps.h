@@ -41,6 +41,7 @@ const char *smaps_field_name(enum smaps_field f);
 struct smaps_totals {
 	uint64_t kb[SM_NFIELDS];
 	uint32_t present; /* bit (1 << enum smaps_field) */
+	uint32_t damaged; /* printed but not a whole number: unknown, and so is its sum */
 };
 
 /* One VMA of /proc/PID/smaps. NAME points into the parsed text (not NUL-terminated). */
@@ -53,6 +54,7 @@ struct smaps_vma {
 	int thp_eligible; /* 0/1, -1 when absent (kernel < 5.0) */
 	bool has_vmflags; /* VmFlags line present (3.8+) */
 	unsigned vmflags; /* VMF_* */
+	int nbad;	  /* damaged lines in this VMA (values, unknown lines, a NUL) */
 };
 
 /* Called for each VMA; return non-zero to stop the walk (returned by smaps_parse). */
@@ -72,20 +74,31 @@ int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,
  * whole lines (a chunk may end mid-file but not mid-line), then finish.
  * VMA names are copied into the stream, so chunks may be reused.
  */
+/*
+ * Ceilings of a stream, far above any real process (max_map_count defaults
+ * to 65530; a VMA prints about 25 lines): more VMAs, or more lines in one
+ * VMA, stop the stream with -EFBIG.
+ */
+#define SMAPS_MAX_VMAS (1u << 24)
+#define SMAPS_MAX_VMA_LINES 1024u
+
 struct smaps_stream {
 	smaps_vma_cb cb;
 	void *ctx;
 	struct smaps_totals *totals;
 	struct smaps_vma cur;
 	bool have;
-	int err;	/* sticky: -EINVAL or the callback's value */
-	bool truncated; /* the text ended mid-line: the file was cut; that line is dropped */
+	unsigned nvmas;	 /* VMA headers seen */
+	unsigned nbad;	 /* damaged lines in all VMAs: the result is partial */
+	unsigned nlines; /* lines of the current VMA */
+	int err;	 /* sticky: -EINVAL, -EFBIG (a ceiling) or the callback's value */
+	bool truncated;	 /* the text ended mid-line: the file was cut; that line is dropped */
 	char name[PATH_MAX + 64];
 };
 
 void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 		       struct smaps_totals *totals);
-/* Feed TEXT (whole lines). Returns the sticky error: 0, -EINVAL or CB's value. */
+/* Feed TEXT (whole lines). Returns the sticky error: 0, -EINVAL, -EFBIG or CB's value. */
 int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len);
 /* Report the last VMA. Returns the sticky error. */
 int smaps_stream_finish(struct smaps_stream *s);

@@ -40,8 +40,73 @@ int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
 {
 	while (*rel == '/')
 		rel++;
-	int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC);
+	int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC | O_NONBLOCK);
 	return fd < 0 ? -errno : fd;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Files of the installed system, not of the kernel: symlinks are normal there. */
+static bool system_file(const char *rel)
+{
+	return starts(rel, "etc/") || starts(rel, "var/") || starts(rel, "boot/") ||
+	       starts(rel, "usr/");
+}
+
+size_t sysroot_read_max(const char *rel)
+{
+	static const struct {
+		const char *name;
+		size_t max;
+	} by_name[] = {
+		{"vmstat", SR_MAX_COUNTERS},
+		{"meminfo", SR_MAX_COUNTERS},
+		{"buddyinfo", SR_MAX_COUNTERS},
+		{"status", SR_MAX_PROC_SMALL},
+		{"stat", SR_MAX_PROC_SMALL},
+		{"statm", SR_MAX_PROC_SMALL},
+		{"smaps_rollup", SR_MAX_PROC_SMALL},
+		{"uptime", SR_MAX_KNOB},
+		{"cgroup", SR_MAX_COUNTERS},
+		{"cmdline", 8u << 20},
+		{"environ", 8u << 20},
+		{"smaps", 64u << 20},
+		{"mounts", 64u << 20},
+		{"cgroup.procs", 64u << 20},
+		{"cgroup.threads", 64u << 20},
+		{"config.gz", 16u << 20},
+	};
+	while (*rel == '/')
+		rel++;
+	if (starts(rel, "boot/"))
+		return 16u << 20;
+	if (system_file(rel))
+		return SYSROOT_READ_MAX;
+	const char *slash = strrchr(rel, '/');
+	const char *name = slash ? slash + 1 : rel;
+	for (size_t i = 0; i < sizeof(by_name) / sizeof(by_name[0]); i++)
+		if (strcmp(name, by_name[i].name) == 0)
+			return by_name[i].max;
+	if (starts(rel, "sys/kernel/mm/") || starts(rel, "sys/devices/system/node/") ||
+	    starts(rel, SR_PROC "/sys/"))
+		return SR_MAX_KNOB;
+	if (starts(rel, SR_CGROUP "/"))
+		return SR_MAX_COUNTERS;
+	return SYSROOT_READ_MAX;
+}
+
+int sysroot_open_file(const struct sysroot *sr, const char *rel)
+{
+	while (*rel == '/')
+		rel++;
+	unsigned flags = sr->live ? 0 : OPEN_PRECHECK;
+	/* the live proc/mounts is a link to self/mounts */
+	if (!system_file(rel) && !(sr->live && strcmp(rel, SR_PROC "/mounts") == 0))
+		flags |= OPEN_NOFOLLOW;
+	return open_regular_at(sr->dirfd, rel, flags);
 }
 
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
@@ -51,10 +116,14 @@ int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 		if (r != -EOPNOTSUPP)
 			return r;
 	}
-	int fd = sysroot_openat(sr, rel, O_RDONLY);
-	if (fd < 0)
+	int fd = sysroot_open_file(sr, rel);
+	if (fd < 0) {
+		b->len = 0;
+		if (b->p)
+			b->p[0] = '\0';
 		return fd;
-	int ret = buf_read_fd(b, fd, SYSROOT_READ_MAX, 0);
+	}
+	int ret = buf_read_fd(b, fd, sysroot_read_max(rel), 0);
 	close(fd);
 	return ret;
 }
@@ -62,7 +131,7 @@ int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b,
 			int (*fn)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	int fd = sysroot_openat(sr, rel, O_RDONLY);
+	int fd = sysroot_open_file(sr, rel);
 	if (fd < 0)
 		return fd;
 	size_t keep = 0; /* bytes of an incomplete last line kept at the start of b */
@@ -72,7 +141,8 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 			ret = -ENOMEM;
 			break;
 		}
-		ssize_t n = read(fd, b->p + keep, b->cap - keep - 1);
+		size_t want = b->cap - keep - 1;
+		ssize_t n = read(fd, b->p + keep, want < 65536 ? want : 65536);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -85,6 +155,12 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 			break;
 		}
 		size_t have = keep + (size_t)n;
+		/* reads of at most 64 KiB: only the line begun before this read can be longer */
+		const char *first = memchr(b->p + keep, '\n', (size_t)n);
+		if ((first ? (size_t)(first - b->p) : have) > SR_MAX_LINE) {
+			ret = -EFBIG;
+			break;
+		}
 		char *nl = memrchr(b->p, '\n', have);
 		if (!nl) {
 			keep = have; /* a line longer than the buffer: grow */

@@ -27,8 +27,18 @@
 #define SR_DEBUG_TRACING "sys/kernel/debug/tracing"
 #define SR_MOUNTS "proc/self/mounts"
 
-/* The most bytes sysroot_read() takes from one file: 256 MiB. */
+/*
+ * The most bytes sysroot_read() takes from one file of a kind it has no
+ * ceiling for (proc/PID/maps, dpkg files): 256 MiB. Known kinds have their
+ * own (sysroot_read_max()).
+ */
 #define SYSROOT_READ_MAX (256u << 20)
+/* Ceilings by kind: a sysfs knob or counter, a small proc/PID file, a host counter file. */
+#define SR_MAX_KNOB (4u << 10)
+#define SR_MAX_PROC_SMALL (16u << 10)
+#define SR_MAX_COUNTERS (64u << 10)
+/* The longest line sysroot_read_chunks() takes (a smaps header: PATH_MAX escaped, < 17 KiB). */
+#define SR_MAX_LINE (64u << 10)
 
 struct fdcache;
 
@@ -44,18 +54,38 @@ int sysroot_open(struct sysroot *sr, const char *dir);
 void sysroot_close(struct sysroot *sr);
 
 /*
+ * The ceiling in bytes of a whole-file read of REL, by its kind: knobs and
+ * counters under sys/kernel/mm, node hugepages and proc/sys 4 KiB;
+ * proc/{vmstat,meminfo,buddyinfo} (and node meminfo) 64 KiB; proc/PID/{status,
+ * stat,statm,smaps_rollup} 16 KiB; cmdline/environ 8 MiB; else up to
+ * SYSROOT_READ_MAX.
+ */
+size_t sysroot_read_max(const char *rel);
+
+/*
+ * Open REL for a whole-file read (open_regular_at(), util/fileio.h): never
+ * blocks on a FIFO, refuses what is not a regular file, and does not follow a
+ * symlink in the last component of a kernel path (everything but etc/, var/,
+ * boot/, usr/ and the live proc/mounts link). Returns an fd or -errno
+ * (-ENOENT, -ELOOP, -EISDIR, -ERR_NOTREG, ...).
+ */
+int sysroot_open_file(const struct sysroot *sr, const char *rel);
+
+/*
  * Read the whole file at REL (relative, e.g. "proc/vmstat") into B, replacing
- * its content. Returns 0 or -errno (-ENOENT missing, -EACCES, -ESRCH for a
- * process that exited, -EFBIG above 256 MiB). With a cache set, the paths it
- * takes are re-read from files kept open.
+ * its content, opened by sysroot_open_file(). Returns 0 or -errno (-ENOENT
+ * missing, -EACCES, -ESRCH for a process that exited, -EFBIG above
+ * sysroot_read_max(REL), -ELOOP, -EISDIR, -ERR_NOTREG). With a cache set,
+ * the paths it takes are re-read from files kept open.
  */
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b);
 
 /*
- * Read REL in chunks of whole lines, calling FN(CTX, text, len) for each;
- * the last chunk may lack a final newline. Memory stays bounded by the
- * longest line plus 64 KiB, whatever the file's size. Returns 0, -errno of
- * the read, or FN's non-zero value.
+ * Read REL (opened by sysroot_open_file()) in chunks of whole lines, calling
+ * FN(CTX, text, len) for each; the last chunk may lack a final newline.
+ * Memory stays bounded by SR_MAX_LINE plus 64 KiB, whatever the file's size:
+ * a longer line stops the read with -EFBIG. Returns 0, -errno of the open or
+ * read, or FN's non-zero value.
  */
 int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b,
 			int (*fn)(void *ctx, const char *text, size_t len), void *ctx);
@@ -64,7 +94,7 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* openat() relative to the sysroot. Returns an fd or -errno. */
+/* openat() relative to the sysroot, O_NONBLOCK added (a FIFO never blocks). Returns an fd or -errno. */
 int sysroot_openat(const struct sysroot *sr, const char *rel, int flags);
 
 /* opendir() relative to the sysroot; NULL with errno set on failure. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "../util/num.h"
@@ -35,32 +36,50 @@ bool khp_knob_is_counter(enum khp_knob k)
 static const char *const known_top[] = {"enabled",	 "defrag",	   "shmem_enabled",
 					"use_zero_page", "hpage_pmd_size", "shrink_underused"};
 
+/*
+ * sysroot_read() of a file under transparent_hugepage/: an error other than
+ * "missing" (a knob this kernel lacks) is counted in S. Returns sysroot_read's value.
+ */
+static int read_knob(const struct sysroot *sr, struct buf *b, const char *rel,
+		     struct thp_settings *s)
+{
+	int r = sysroot_read(sr, rel, b);
+	if (r && r != -ENOENT && r != -ENOMEM && s) {
+		if (!s->nunread++) {
+			const char *mm = strstr(rel, "transparent_hugepage");
+			snprintf(s->unread, sizeof(s->unread), "%s", mm ? mm : rel);
+			s->unread_err = r;
+		}
+	}
+	return r;
+}
+
 static void read_choice(const struct sysroot *sr, struct buf *b, const char *rel, struct choice *c,
-			int *nbad)
+			int *nbad, struct thp_settings *s)
 {
 	memset(c, 0, sizeof(*c));
-	int r = sysroot_read(sr, rel, b);
-	if (r)
+	if (read_knob(sr, b, rel, s))
 		return;
 	if (choice_parse(b->p, b->len, c))
 		(*nbad)++;
 }
 
 static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, struct opt_u64 *o,
-		     int *nbad)
+		     struct thp_settings *s)
 {
 	o->present = false;
-	if (sysroot_read(sr, rel, b))
+	if (read_knob(sr, b, rel, s))
 		return;
 	if (parse_u64_text(b->p, b->len, &o->v) == 0)
 		o->present = true;
 	else
-		(*nbad)++;
+		s->nbad++;
 }
 
 static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, struct thp_size *sz,
-		      int *nbad)
+		      struct thp_settings *s)
 {
+	int *nbad = &s->nbad;
 	DIR *d = sysroot_opendir(sr, dir);
 	if (!d)
 		return 0;
@@ -73,7 +92,7 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
 		uint64_t v;
-		if (sysroot_read(sr, rel, b))
+		if (read_knob(sr, b, rel, s))
 			continue;
 		if (parse_u64_text(b->p, b->len, &v)) {
 			(*nbad)++;
@@ -126,16 +145,23 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	struct buf b = {0};
 	int ret = 0;
 
-	read_choice(sr, &b, SR_THP "/enabled", &s->enabled, &s->nbad);
-	read_choice(sr, &b, SR_THP "/defrag", &s->defrag, &s->nbad);
-	read_choice(sr, &b, SR_THP "/shmem_enabled", &s->shmem_enabled, &s->nbad);
-	read_u64(sr, &b, SR_THP "/use_zero_page", &s->use_zero_page, &s->nbad);
-	read_u64(sr, &b, SR_THP "/hpage_pmd_size", &s->hpage_pmd_size, &s->nbad);
-	read_u64(sr, &b, SR_THP "/shrink_underused", &s->shrink_underused, &s->nbad);
+	read_choice(sr, &b, SR_THP "/enabled", &s->enabled, &s->nbad, s);
+	read_choice(sr, &b, SR_THP "/defrag", &s->defrag, &s->nbad, s);
+	read_choice(sr, &b, SR_THP "/shmem_enabled", &s->shmem_enabled, &s->nbad, s);
+	read_u64(sr, &b, SR_THP "/use_zero_page", &s->use_zero_page, s);
+	read_u64(sr, &b, SR_THP "/hpage_pmd_size", &s->hpage_pmd_size, s);
+	/* a PMD is a power of two above the base page: "209715" is a cut "2097152" */
+	uint64_t pmd = s->hpage_pmd_size.v;
+	if (s->hpage_pmd_size.present &&
+	    (log2_exact(pmd) < 0 || pmd <= (uint64_t)(page_size > 0 ? page_size : 4096))) {
+		s->hpage_pmd_size.present = false;
+		s->nbad++;
+	}
+	read_u64(sr, &b, SR_THP "/shrink_underused", &s->shrink_underused, s);
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), SR_THP "/khugepaged/%s", khp_names[k]);
-		read_u64(sr, &b, rel, &s->khp[k], &s->nbad);
+		read_u64(sr, &b, rel, &s->khp[k], s);
 	}
 	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
 
@@ -156,11 +182,11 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 			sz->order =
 				page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
 			snprintf(rel, sizeof(rel), "%s/enabled", dir);
-			read_choice(sr, &b, rel, &sz->enabled, &s->nbad);
+			read_choice(sr, &b, rel, &sz->enabled, &s->nbad, s);
 			snprintf(rel, sizeof(rel), "%s/shmem_enabled", dir);
-			read_choice(sr, &b, rel, &sz->shmem_enabled, &s->nbad);
+			read_choice(sr, &b, rel, &sz->shmem_enabled, &s->nbad, s);
 			snprintf(rel, sizeof(rel), "%s/stats", dir);
-			if (read_stats(sr, &b, rel, sz, &s->nbad)) {
+			if (read_stats(sr, &b, rel, sz, s)) {
 				ret = -ENOMEM;
 				break;
 			}
@@ -171,9 +197,9 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 		if (is_known_top(de->d_name) || strcmp(de->d_name, "khugepaged") == 0)
 			continue;
 		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode))
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
-		if (s->nextra == THP_MAX_EXTRA || sysroot_read(sr, dir, &b))
+		if (s->nextra == THP_MAX_EXTRA || read_knob(sr, &b, dir, s))
 			continue;
 		struct thp_extra *x = &s->extra[s->nextra++];
 		snprintf(x->name, sizeof(x->name), "%s", de->d_name);
@@ -222,7 +248,7 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 	struct choice top, sz;
 	uint64_t pmd = 0;
 	int nbad = 0, ret = 0;
-	read_choice(sr, &b, SR_THP "/enabled", &top, &nbad);
+	read_choice(sr, &b, SR_THP "/enabled", &top, &nbad, NULL);
 	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0)
 		parse_u64_text(b.p, b.len, &pmd);
 	sz.present = false;
@@ -230,7 +256,7 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
 			 (unsigned long long)(pmd / 1024));
-		read_choice(sr, &b, rel, &sz, &nbad);
+		read_choice(sr, &b, rel, &sz, &nbad, NULL);
 	}
 	const char *v = sz.present ? resolve(&sz, &top) : top.present ? top.selected : NULL;
 	if (v)

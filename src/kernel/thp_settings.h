@@ -61,12 +61,18 @@ struct thp_settings {
 	struct thp_extra extra[THP_MAX_EXTRA];
 	int write_err; /* sysroot_writable() of "enabled": 0, -EROFS, -EACCES */
 	int nbad;      /* files present but unparsable */
+	/* files present but unreadable (not regular, too large, a symlink, a directory) */
+	int nunread;
+	int unread_err;	 /* -errno of the first */
+	char unread[96]; /* the first, relative to sys/kernel/mm ("transparent_hugepage/enabled") */
 };
 
 /*
  * Read everything under transparent_hugepage/. PAGE_SIZE (bytes, 0 unknown)
  * gives orders. A missing directory sets present=false and returns 0; a
- * malformed file is counted in nbad and left absent. Returns 0 or -ENOMEM.
+ * malformed file is counted in nbad and left absent; a file there but not
+ * readable (any error but -ENOENT) in nunread, the first named in unread.
+ * Returns 0 or -ENOMEM.
  */
 int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s);
 void thp_settings_free(struct thp_settings *s);

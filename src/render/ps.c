@@ -146,6 +146,9 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	if (r->errors)
 		fprintf(f, "%d process%s could not be parsed (partial)\n", r->errors,
 			r->errors == 1 ? "" : "es");
+	if (r->damaged)
+		fprintf(f, "%d process%s with damaged fields, shown as - (partial)\n", r->damaged,
+			r->damaged == 1 ? "" : "es");
 }
 
 static json_t *kb_json(const struct smaps_totals *s, enum smaps_field f)
@@ -161,9 +164,10 @@ json_t *ps_to_json(const struct ps_report *r)
 	int nok = 0; /* rows whose smaps was read */
 	int hg = 0, nh = 0;
 	json_put(root, "mode", json_str(r->rollup ? "rollup" : "smaps"));
-	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0));
+	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0));
 	json_put(root, "unreadable", json_integer(r->denied));
 	json_put(root, "errors", json_integer(r->errors));
+	json_put(root, "damaged", json_integer(r->damaged));
 	json_put(root, "pmd_policy", r->policy ? json_str(r->policy) : NULL);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];

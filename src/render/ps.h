@@ -27,6 +27,7 @@ struct ps_report {
 	bool recorded;	      /* a recorded tree: "denied" means unreadable at capture */
 	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
 	int errors;	      /* other read/parse failures */
+	int damaged;	      /* rows kept with damaged fields shown unknown (status, smaps) */
 	const char *policy;   /* effective PMD policy, NULL unknown */
 	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent; /* no THPeligible (< 5.0) */

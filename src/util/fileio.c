@@ -45,11 +45,65 @@ int buf_read_fd(struct buf *b, int fd, size_t max, unsigned flags)
 	return ret;
 }
 
-int read_file_at(int dirfd, const char *path, struct buf *b, size_t max)
+/* 0 when ST is a regular file, else -EISDIR or -ERR_NOTREG. */
+static int regular(const struct stat *st)
 {
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (S_ISREG(st->st_mode))
+		return 0;
+	return S_ISDIR(st->st_mode) ? -EISDIR : -ERR_NOTREG;
+}
+
+int open_regular_at(int dirfd, const char *path, unsigned flags)
+{
+	struct stat st;
+	int nofollow = flags & OPEN_NOFOLLOW ? O_NOFOLLOW : 0;
+	if (flags & OPEN_PRECHECK) {
+		if (fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
+			return -errno;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		int r = regular(&st);
+		if (r)
+			return r;
+	}
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
 	if (fd < 0)
 		return -errno;
+	int r = fstat(fd, &st) ? -errno : regular(&st);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+const char *read_err_str(int err)
+{
+	switch (err) {
+	case 0:
+		return "ok";
+	case -ENOENT:
+		return "missing";
+	case -EFBIG:
+		return "too large";
+	case -ERR_NOTREG:
+		return "not a regular file";
+	case -EISDIR:
+		return "a directory";
+	case -ELOOP:
+		return "a symlink or a symlink loop";
+	case -EINVAL:
+		return "malformed";
+	default:
+		return strerror(-err);
+	}
+}
+
+int read_file_at(int dirfd, const char *path, struct buf *b, size_t max)
+{
+	int fd = open_regular_at(dirfd, path, 0);
+	if (fd < 0)
+		return fd;
 	int r = buf_read_fd(b, fd, max, 0);
 	close(fd);
 	return r;

@@ -30,8 +30,41 @@ enum {
 int buf_read_fd(struct buf *b, int fd, size_t max, unsigned flags);
 
 /*
+ * -ERR_NOTREG: a path that should name a regular file names a FIFO, a device
+ * or a socket. Linux has no EFTYPE; ENOSTR ("not a stream", a STREAMS errno
+ * that open/read on Linux never return) stands for it. Say it in words with
+ * read_err_str(), never strerror().
+ */
+#define ERR_NOTREG ENOSTR
+
+/* Flags of open_regular_at(). */
+enum {
+	OPEN_NOFOLLOW = 1 << 0, /* a symlink in the last component is refused (-ELOOP) */
+	OPEN_PRECHECK = 1 << 1, /* fstatat() before open(): a device or FIFO is never opened
+				 * (a tree on disk; the live /proc and /sys have none) */
+};
+
+/*
+ * Open PATH (relative to DIRFD, or AT_FDCWD) read-only for a whole-file read:
+ * O_NONBLOCK (opening a FIFO never waits), O_NOCTTY, O_CLOEXEC, O_NOFOLLOW
+ * with OPEN_NOFOLLOW; then fstat() and refuse anything but a regular file
+ * (procfs and sysfs files are regular). Returns an fd, or -errno: -ENOENT,
+ * -EACCES, -ELOOP (a symlink with OPEN_NOFOLLOW, or a symlink loop), -EISDIR
+ * (a directory), -ERR_NOTREG (a FIFO, device or socket).
+ */
+int open_regular_at(int dirfd, const char *path, unsigned flags);
+
+/*
+ * The error of a file read in a few words for people and JSON: "missing",
+ * "too large" (-EFBIG), "not a regular file", "a directory", "a symlink or
+ * a symlink loop", "malformed" (-EINVAL), else strerror(). ERR is -errno.
+ */
+const char *read_err_str(int err);
+
+/*
  * Read the whole file PATH (relative to DIRFD, or AT_FDCWD) into B, at most
- * MAX bytes. Returns 0 or -errno (-ENOENT, -EACCES, -EFBIG above MAX, ...).
+ * MAX bytes, opened by open_regular_at(DIRFD, PATH, 0). Returns 0 or -errno
+ * (-ENOENT, -EACCES, -EFBIG above MAX, -EISDIR, -ERR_NOTREG, ...).
  */
 int read_file_at(int dirfd, const char *path, struct buf *b, size_t max);
 

@@ -58,23 +58,27 @@ static void test_buddy_at_least(void **state)
 static void test_buddy_numa_and_formats(void **state)
 {
 	(void)state;
-	/* two nodes; a 4.x kernel with 11 orders; CRLF; last line truncated (no newline) */
-	const char text[] = "Node 0, zone   Normal      1      2      3\r\n"
+	/* two nodes, 4 orders each; CRLF; a last line without its newline was cut: unknown */
+	const char text[] = "Node 0, zone   Normal      1      2      3      4\r\n"
 			    "Node 1, zone  Movable     10     20     30     40\n"
-			    "Node 12, zone   Normal      5      6";
+			    "Node 12, zone   Normal      5      6      7      8";
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
-	assert_int_equal(bi.nzones, 3);
-	assert_int_equal(bi.bad, 0);
-	assert_int_equal(bi.zones[0].norders, 3);
+	assert_int_equal(bi.nzones, 2);
+	assert_int_equal(bi.bad, 1);
+	assert_int_equal(bi.zones[0].norders, 4);
 	assert_int_equal(bi.zones[0].free[2], 3);
 	assert_int_equal(bi.zones[1].node, 1);
 	assert_string_equal(bi.zones[1].zone, "Movable");
 	assert_int_equal(bi.zones[1].norders, 4);
 	assert_int_equal(bi.zones[1].free[3], 40);
-	assert_int_equal(bi.zones[2].node, 12);
-	assert_int_equal(bi.zones[2].norders, 2);
-	assert_int_equal(bi.zones[2].free[1], 6);
+	/* zones of differing lengths: the shorter rows were cut short */
+	const char mixed[] = "Node 0, zone   Normal      1      2      3\n"
+			     "Node 1, zone  Movable     10     20     30     40\n";
+	assert_int_equal(buddyinfo_parse(LIT(mixed), &bi), 0);
+	assert_int_equal(bi.nzones, 1);
+	assert_int_equal(bi.bad, 1);
+	assert_string_equal(bi.zones[0].zone, "Movable");
 }
 
 static void test_buddy_bad_lines(void **state)
@@ -111,9 +115,25 @@ static void test_buddy_bad_lines(void **state)
 	}
 	/* exactly BUDDY_MAX_ORDERS orders fit */
 	many[strlen(many) - 2] = '\0';
+	strcat(many, "\n"); /* a whole line ends in a newline */
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(many, strlen(many), &bi), 0);
 	assert_int_equal(bi.zones[0].norders, BUDDY_MAX_ORDERS);
+}
+
+/* A row cut short showed 0 free blocks for its missing orders: now that zone is unknown. */
+static void test_buddy_row_cut_short_is_unknown(void **state)
+{
+	(void)state;
+	const char text[] = "Node 0, zone      DMA      0 0 0 0 0 0 0 0 1 1 3\n"
+			    "Node 0, zone    DMA32      5 4 3 2 1 0 0 0 0 1 2\n"
+			    "Node 0, zone   Normal   1174 490 12\n";
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
+	assert_int_equal(bi.nzones, 2);
+	assert_int_equal(bi.bad, 1);
+	assert_string_equal(bi.zones[1].zone, "DMA32");
+	assert_int_equal(buddy_blocks_at_least(&bi.zones[1], 9), 3);
 }
 
 static void test_buddy_empty_and_too_many_zones(void **state)
@@ -155,6 +175,7 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
-	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
+UNIT_MAIN(cmocka_unit_test(test_buddy_row_cut_short_is_unknown), cmocka_unit_test(test_buddy_real),
+	  cmocka_unit_test(test_buddy_at_least), cmocka_unit_test(test_buddy_numa_and_formats),
+	  cmocka_unit_test(test_buddy_bad_lines),
 	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))

@@ -221,6 +221,49 @@ static void test_write_atomic_over_a_directory_keeps_it(void **state)
 	rmdir(path);
 }
 
+static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
+{
+	(void)state;
+	assert_int_equal(mkfifo(in_dir("fifo"), 0600), 0);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), 0), -ERR_NOTREG);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), OPEN_PRECHECK), -ERR_NOTREG);
+	struct buf b = {0};
+	assert_int_equal(read_file_at(AT_FDCWD, in_dir("fifo"), &b, 4096), -ERR_NOTREG);
+	assert_string_equal(read_err_str(-ERR_NOTREG), "not a regular file");
+	buf_free(&b);
+}
+
+static void test_open_regular_refuses_a_device_and_a_directory(void **state)
+{
+	(void)state;
+	assert_int_equal(open_regular_at(AT_FDCWD, "/dev/zero", 0), -ERR_NOTREG);
+	assert_int_equal(symlink("/dev/zero", in_dir("zero")), 0);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("zero"), 0), -ERR_NOTREG);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("zero"), OPEN_NOFOLLOW), -ELOOP);
+	assert_int_equal(mkdir(in_dir("sub"), 0755), 0);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("sub"), 0), -EISDIR);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("sub"), OPEN_PRECHECK), -EISDIR);
+	rmdir(in_dir("sub"));
+	assert_string_equal(read_err_str(-EISDIR), "a directory");
+}
+
+static void test_open_regular_symlinks_followed_unless_nofollow(void **state)
+{
+	(void)state;
+	put("real", "1\n", 2);
+	assert_int_equal(symlink("real", in_dir("link")), 0);
+	int fd = open_regular_at(AT_FDCWD, in_dir("link"), 0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("link"), OPEN_NOFOLLOW), -ELOOP);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("link"), OPEN_NOFOLLOW | OPEN_PRECHECK),
+			 -ELOOP);
+	assert_int_equal(symlink("loop", in_dir("loop")), 0);
+	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("loop"), 0), -ELOOP);
+	assert_string_equal(read_err_str(-ELOOP), "a symlink or a symlink loop");
+	assert_string_equal(read_err_str(-EFBIG), "too large");
+}
+
 UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_terminated, setup,
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_read_file_above_limit_fails_with_efbig, setup,
@@ -236,4 +279,10 @@ UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_te
 	  cmocka_unit_test_setup_teardown(test_write_atomic_into_missing_directory_is_enoent, setup,
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
-					  teardown))
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_fifo_without_blocking, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_device_and_a_directory, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_open_regular_symlinks_followed_unless_nofollow,
+					  setup, teardown))

@@ -121,8 +121,16 @@ static void test_status_bad(void **state)
 	assert_int_equal(proc_status_parse(LIT(""), &st), -EINVAL);
 	assert_false(st.has_name);
 	assert_int_equal(st.ppid, -1);
-	/* no Name line: -EINVAL */
-	assert_int_equal(proc_status_parse(LIT("PPid:\t1\nUid:\t0\t0\t0\t0\n"), &st), -EINVAL);
+	/* no Name line: the other fields stay, the name is unknown ("-") and said so */
+	assert_int_equal(proc_status_parse(LIT("PPid:\t1\nUid:\t0\t0\t0\t0\n"), &st), 0);
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.uid, 0);
+	assert_false(st.has_name);
+	assert_string_equal(st.name, "-");
+	assert_int_equal(st.bad, PS_BAD_NAME);
+	assert_string_equal(proc_status_bad_name(st.bad), "Name");
+	/* nothing known at all: not a status file */
+	assert_int_equal(proc_status_parse(LIT("garbage\nmore: text\n"), &st), -EINVAL);
 	const char text[] = "Name:\tx\n"
 			    "PPid 17\n"				/* missing colon */
 			    "Uid:\n"				/* no number */
@@ -143,6 +151,46 @@ static void test_status_bad(void **state)
 			 0);
 	assert_int_equal(st.ppid, 42);
 	assert_int_equal(st.vmrss_kb, 8);
+	assert_int_equal(st.bad, 0);
+}
+
+/* Only the leading digits were read: "Uid: 0x1f" was root, "THP_enabled: 0x1f" a disable. */
+static void test_status_values_are_whole_tokens(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	const char text[] = "Name:\tthpfix-layout\r\n"
+			    "Tgid:\t12abc\n"
+			    "PPid:\t1\n"
+			    "Uid:\t0x1f\t0\t0\t0\n"
+			    "VmRSS:\t   12abc kB\n"
+			    "THP_enabled:\t0x1f\n"
+			    "Kthread:\t2\n";
+	assert_int_equal(proc_status_parse(LIT(text), &st), 0);
+	assert_string_equal(st.name, "thpfix-layout"); /* no '\r' */
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.tgid, -1);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(st.vmrss_kb, -1);
+	assert_int_equal(st.thp_enabled, -1);
+	assert_int_equal(st.kthread, -1);
+	assert_int_equal(st.bad, PS_BAD_TGID | PS_BAD_UID | PS_BAD_VMRSS | PS_BAD_THP_ENABLED |
+					 PS_BAD_KTHREAD);
+	assert_int_equal(proc_status_nbad(&st), 5);
+	assert_string_equal(proc_status_bad_name(st.bad), "Tgid");
+	assert_false(st.truncated);
+	/* 1e9999 and 2^64 are not numbers in range */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nUid:\t1e9999\t0\t0\t0\n"), &st), 0);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(st.bad, PS_BAD_UID);
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t18446744073709551616 kB\n"), &st),
+			 0);
+	assert_int_equal(st.vmrss_kb, -1);
+	assert_int_equal(st.bad, PS_BAD_VMRSS);
+	/* a status cut short: what is there stays, the cut is said */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nUid:\t1000\t1000\t10"), &st), 0);
+	assert_true(st.truncated);
+	assert_int_equal(proc_status_nbad(&st), 1);
 }
 
 /* A /proc/PID/stat line and the fields it must give. */
@@ -317,7 +365,8 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
+UNIT_MAIN(cmocka_unit_test(test_status_values_are_whole_tokens),
+	  cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
 	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
 	  cmocka_unit_test(test_status_name_spaces_and_escapes),
 	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),

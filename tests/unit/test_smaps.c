@@ -267,6 +267,77 @@ static void test_smaps_stream_sticky_error(void **state)
 	free(st);
 }
 
+/* A VMA of more lines than any kernel prints stops the stream (a file of endless fields). */
+static void test_smaps_stream_line_ceiling(void **state)
+{
+	(void)state;
+	struct smaps_stream *st = malloc(sizeof(*st));
+	assert_non_null(st);
+	smaps_stream_init(st, NULL, NULL, NULL);
+	assert_int_equal(smaps_stream_feed(st, LIT("1000-2000 rw-p 00000000 00:00 0\n")), 0);
+	for (unsigned i = 1; i < SMAPS_MAX_VMA_LINES; i++)
+		assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), 0);
+	/* a new header starts the count again: SMAPS_MAX_VMA_LINES lines after it pass */
+	assert_int_equal(smaps_stream_feed(st, LIT("2000-3000 rw-p 00000000 00:00 0\n")), 0);
+	for (unsigned i = 0; i < SMAPS_MAX_VMA_LINES; i++)
+		assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), 0);
+	assert_int_equal(smaps_stream_feed(st, LIT("Rss: 4 kB\n")), -EFBIG);
+	assert_int_equal(smaps_stream_finish(st), -EFBIG);
+	assert_int_equal(st->nvmas, 2);
+	free(st);
+}
+
+/* "AnonHugePages: 12abc kB" was 12 kB, a damaged Size 0: now unknown, and the stream says so. */
+static void test_smaps_damaged_values_unknown_and_counted(void **state)
+{
+	(void)state;
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:       1e9999 kB\n"
+			    "Rss:        2048 kB\n"
+			    "AnonHugePages:   12abc kB\n"
+			    "THPeligible:    2\n"
+			    "VmFlags: rd wr hg\n"
+			    "7f0000200000-7f0000400000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "AnonHugePages:   2048 kB\r\n";
+	struct seen s = {0};
+	struct smaps_totals t;
+	struct smaps_stream st;
+	smaps_stream_init(&st, collect, &s, &t);
+	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
+	assert_int_equal(smaps_stream_finish(&st), 0);
+	assert_int_equal(s.n, 2);
+	assert_false(smaps_has(&s.t[0], SM_SIZE));
+	assert_false(smaps_has(&s.t[0], SM_ANON_HUGE));
+	assert_true(s.t[0].damaged & (1u << SM_ANON_HUGE));
+	assert_int_equal(s.thp_eligible[0], -1);
+	assert_int_equal(s.vmflags[0], VMF_HG);
+	assert_int_equal(s.t[1].kb[SM_ANON_HUGE], 2048); /* CRLF */
+	assert_int_equal(st.nbad, 3);
+	/* the sum over a damaged value is unknown */
+	assert_false(smaps_has(&t, SM_ANON_HUGE));
+	assert_false(smaps_has(&t, SM_SIZE));
+	assert_true(smaps_has(&t, SM_RSS));
+}
+
+/* A NUL where the second header begins: not merged into the first VMA silently. */
+static void test_smaps_nul_header_is_damage(void **state)
+{
+	(void)state;
+	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
+			    "Size:       4 kB\n"
+			    "\0"
+			    "000-3000 rw-p 00000000 00:00 0\n"
+			    "Size:       4 kB\n";
+	struct seen s = {0};
+	struct smaps_stream st;
+	smaps_stream_init(&st, collect, &s, NULL);
+	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
+	assert_int_equal(smaps_stream_finish(&st), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(st.nbad, 1);
+}
+
 /* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
 static void test_smaps_old_kernel_absent(void **state)
 {
@@ -512,6 +583,9 @@ UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals)
 	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
 	  cmocka_unit_test(test_smaps_stream_chunks),
 	  cmocka_unit_test(test_smaps_stream_sticky_error),
+	  cmocka_unit_test(test_smaps_stream_line_ceiling),
+	  cmocka_unit_test(test_smaps_damaged_values_unknown_and_counted),
+	  cmocka_unit_test(test_smaps_nul_header_is_damage),
 	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
 	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
 	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),

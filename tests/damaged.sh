@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Damaged trees: copies of the recorded linux-6.18-x86 tree with one file
+# replaced by a FIFO, a symlink to /dev/zero, a symlink loop, a directory, a
+# file far above its kind's ceiling or a smaps with a 100 000-character line.
+# Every command must finish within 5 s with exit status 0, 1 or 2, no
+# sanitizer report and valid JSON, and the commands that read the damaged file
+# must say "partial": true (status also names the damage in words; maps of a
+# process whose smaps cannot be read at all exits 1 and names it on stderr).
+#
+#   tests/damaged.sh        (THPCTL=path overrides build/asan/thpctl)
+#
+# Harness: tests/lib.sh; last line "damaged: N passed, M failed, 0 skipped".
+export LC_ALL=C TZ=UTC
+unset COLUMNS LINES
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+suite_init damaged
+
+BASE=tests/fixtures/linux-6.18-x86
+THPD=sys/kernel/mm/transparent_hugepage
+LAYOUT=30730 # thpfix-layout in the recorded tree
+
+if [ ! -x "$T" ]; then
+	nok "preflight" "no $T: build it first (make build/asan/thpctl)"
+	summary
+fi
+tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
+
+# NAME|PATH|DAMAGE|COMMANDS THAT MUST SAY PARTIAL (s=status, p=ps, m=maps)|WORDS status prints
+SPECS=(
+	"vmstat-fifo|proc/vmstat|fifo|s|not a regular file"
+	"vmstat-dir|proc/vmstat|dir|s|a directory"
+	"meminfo-zero|proc/meminfo|zero|s|a symlink"
+	"meminfo-big|proc/meminfo|big|s|too large"
+	"buddyinfo-loop|proc/buddyinfo|loop|s|a symlink"
+	"enabled-fifo|$THPD/enabled|fifo|s|not a regular file"
+	"defrag-big|$THPD/defrag|big|s|too large"
+	"max_ptes_none-zero|$THPD/khugepaged/max_ptes_none|zero|s|a symlink"
+	"pmd_size-dir|$THPD/hpage_pmd_size|dir|s|a directory"
+	"mthp-enabled-loop|$THPD/hugepages-64kB/enabled|loop|s|a symlink"
+	"mthp-stat-fifo|$THPD/hugepages-2048kB/stats/anon_fault_alloc|fifo|s|not a regular file"
+	"pmd_size-cut|$THPD/hpage_pmd_size|sed:s/2097152/209715/|s|malformed"
+	"buddyinfo-row-cut|proc/buddyinfo|sed:\$s/ *[0-9]* *[0-9]* *\$//|s|buddyinfo"
+	"smaps-zero|proc/$LAYOUT/smaps|zero|pm|a symlink"
+	"smaps-fifo|proc/$LAYOUT/smaps|fifo|pm|not a regular file"
+	"smaps-longline|proc/$LAYOUT/smaps|longline|pm|too large"
+	"status-fifo|proc/$LAYOUT/status|fifo|p|"
+	"status-zero|proc/$LAYOUT/status|zero|p|"
+	"status-big|proc/$LAYOUT/status|big|p|"
+	"stat-loop|proc/$LAYOUT/stat|loop|p|"
+	"uid-hex|proc/$LAYOUT/status|sed:s/^Uid:.*/Uid:\t0x1f\t0\t0\t0/|p|"
+	"thp_enabled-hex|proc/$LAYOUT/status|sed:s/^THP_enabled:.*/THP_enabled:\t0x1f/|p|"
+	"vmrss-garbled|proc/$LAYOUT/status|sed:s/^VmRSS:.*/VmRSS:\t12abc kB/|pm|"
+	"status-cut|proc/$LAYOUT/status|cut:200|pm|"
+	"status-no-name|proc/$LAYOUT/status|sed:/^Name:/d|pm|"
+	"status-crlf|proc/$LAYOUT/status|sed:s/$/\r/||"
+	"anonhuge-garbled|proc/$LAYOUT/smaps|sed:16s/.*/AnonHugePages:        12abc kB/|pm|"
+	"size-1e9999|proc/$LAYOUT/smaps|sed:2s/.*/Size:             1e9999 kB/|pm|"
+	"size-2p64|proc/$LAYOUT/smaps|sed:2s/.*/Size:             18446744073709551616 kB/|pm|"
+	"nul-header|proc/$LAYOUT/smaps|nul:26|pm|"
+	"rollup-dir|proc/$LAYOUT/smaps_rollup|dir||"
+	"uptime-fifo|proc/uptime|fifo||"
+	"cmdline-zero|proc/cmdline|zero||"
+	"mounts-fifo|proc/mounts|fifo||"
+	"passwd-fifo|etc/passwd|fifo||"
+	"osrelease-zero|proc/sys/kernel/osrelease|zero||"
+	"hugetlb-fifo|sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages|fifo||"
+)
+CMDS=("status --json" "ps --all --json" "maps $LAYOUT --json" "why $LAYOUT --json"
+	"advise --json" "hugetlb plan --for 8G --json" "status" "ps --all")
+
+damage() { # ROOT REL KIND
+	local f=$1/$2
+	rm -rf "$f"
+	case $3 in
+	fifo) mkfifo "$f" ;;
+	zero) ln -s /dev/zero "$f" ;;
+	loop) ln -s "$(basename "$f")" "$f" ;;
+	dir) mkdir "$f" && echo 1 >"$f/x" ;;
+	big) yes 1 | head -c $((1024 * 1024)) >"$f" ;;
+	longline)
+		{
+			sed -n '1,3p' "$BASE/$2"
+			printf 'Rss: %0100000d kB\n' 0
+			sed -n '4,$p' "$BASE/$2"
+		} >"$f"
+		;;
+	sed:*) sed -e "${3#sed:}" "$BASE/$2" >"$f" ;;
+	cut:*) head -c "${3#cut:}" "$BASE/$2" >"$f" ;;
+	nul:*) # a NUL in place of the first byte of line N
+		sed -e "${3#nul:}s/^./\x00/" "$BASE/$2" >"$f" ;;
+	esac
+}
+
+json_partial() { # FILE: prints the top-level "partial" value, or "none"
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(str(d.get("partial", "none")).lower() if isinstance(d, dict) else "none")' "$1" 2>/dev/null
+}
+
+for spec in "${SPECS[@]}"; do
+	IFS='|' read -r name rel kind must words <<<"$spec"
+	root=$TMP/$name
+	cp -a "$BASE" "$root"
+	damage "$root" "$rel" "$kind"
+	for cmd in "${CMDS[@]}"; do
+		read -r -a argv <<<"$cmd"
+		label="$name: $cmd"
+		out=$TMP/out err=$TMP/err
+		start=$(date +%s%N)
+		timeout -s KILL 5 "$T" --no-color --sysroot "$root" "${argv[@]}" >"$out" 2>"$err"
+		rc=$?
+		ms=$((($(date +%s%N) - start) / 1000000))
+		if [ "$rc" -eq 137 ] || [ "$rc" -eq 124 ]; then
+			nok "$label" "did not finish within 5 s"
+			continue
+		fi
+		if [ "$rc" -gt 2 ] || grep -qE 'Sanitizer|runtime error:' "$err"; then
+			nok "$label" "exit status $rc"
+			sed 's/^/      /' "$err" | head -20
+			continue
+		fi
+		ok "$label: finished in $ms ms, exit $rc"
+		[[ " $cmd " == *" --json "* ]] || {
+			if [ "${argv[0]}" = status ] && [[ $must == *s* ]]; then
+				if head -n1 "$out" | grep -q "partial:.*$words"; then
+					ok "$label: first line says partial ... $words"
+				else
+					nok "$label: first line says partial ... $words" "$(head -n1 "$out")"
+				fi
+			fi
+			continue
+		}
+		if [ "$rc" -eq 0 ] && ! python3 -m json.tool "$out" >/dev/null 2>&1; then
+			nok "$label: valid JSON" "invalid JSON"
+			continue
+		fi
+		want=
+		case ${argv[0]} in
+		status) [[ $must == *s* ]] && want=true ;;
+		ps) [[ $must == *p* ]] && want=true ;;
+		maps) [[ $must == *m* ]] && want=true ;;
+		esac
+		[ -n "$want" ] || continue
+		if [ "${argv[0]}" = maps ] && [ "$rc" -eq 1 ] && [ ! -s "$out" ]; then
+			if grep -q "cannot read .*smaps: $words" "$err"; then
+				ok "$label: refused: $words"
+			else
+				nok "$label: refused: $words" "$(head -n1 "$err")"
+			fi
+			continue
+		fi
+		got=$(json_partial "$out")
+		if [ "$got" = "$want" ]; then
+			ok "$label: partial is $want"
+		else
+			nok "$label: partial is $want" "partial is ${got:-unreadable} (exit $rc)"
+		fi
+		# a damaged process keeps its row
+		if [ "${argv[0]}" = ps ] && [[ $rel == proc/$LAYOUT/* ]] &&
+			[[ $rel != */status || $kind == *:* ]]; then
+			if grep -q "\"pid\": $LAYOUT," "$out"; then
+				ok "$label: process $LAYOUT is listed"
+			else
+				nok "$label: process $LAYOUT is listed" "its row is gone"
+			fi
+		fi
+	done
+done
+summary
