@@ -3,6 +3,7 @@
 #   make run      install missing deps, build, run `thpctl status` on this host
 #   make check    install missing deps, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
+#   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
 #   make fmt | lint | bench | clean | install
 
 CC        ?= gcc
@@ -44,6 +45,7 @@ SRC     := $(sort $(wildcard src/*.c src/*/*.c))
 LIBSRC  := $(filter-out src/main.c,$(SRC))
 TESTSRC := $(sort $(wildcard tests/unit/test_*.c))
 HELPSRC := $(sort $(wildcard tests/live/*.c))
+FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 REL_OBJ  := $(SRC:%.c=build/rel/%.o)
 ASAN_OBJ := $(SRC:%.c=build/asan/%.o)
@@ -52,7 +54,19 @@ STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
 HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
 
-.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden
+# libFuzzer harnesses (tests/fuzz/): clang with -fsanitize=fuzzer,address,undefined; the
+# library objects built once with fuzzer-no-link into an archive, so each harness links only
+# what its parser needs. tests/fuzz/probe says whether this clang has libFuzzer.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := $(filter-out -Wno-format-truncation,$(BASE)) -Wno-unknown-warning-option \
+	-Wno-shadow -Wno-format-nonliteral \
+	-DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
+FUZZ_OBJ := $(LIBSRC:%.c=build/fuzz/%.o)
+FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
+
+.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang
 
 all: build/thpctl
 
@@ -81,6 +95,27 @@ build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+build/fuzz/libthpctl.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libthpctl.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< build/fuzz/libthpctl.a \
+		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+
+fuzzers: $(FUZZERS)
+
+# make check: the harnesses when clang has libFuzzer (else the fuzz suite says why it skips)
+fuzzers-if-clang:
+	@if FUZZ_CC=$(FUZZ_CC) tests/fuzz/probe >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory fuzzers; fi
+
+fuzz: fuzzers
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
 build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
@@ -100,7 +135,7 @@ static:
 check: deps
 	@$(MAKE) --no-print-directory test
 
-test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS)
+test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
 	@tests/run-all
 
 unit: $(TESTS)
@@ -126,12 +161,13 @@ bench: build/thpctl $(HELPERS)
 	bench/folios.sh
 	bench/trace.sh
 	bench/ab.sh
+	bench/fuzz.sh
 
 fmt:
-	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
+	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h
 
 lint: fmt-check
 	scripts/check-structure
@@ -145,4 +181,4 @@ install: build/thpctl
 clean:
 	rm -rf build
 
--include $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(STAT_OBJ:.o=.d) $(TESTS:=.d)
+-include $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(STAT_OBJ:.o=.d) $(TESTS:=.d) $(FUZZ_OBJ:.o=.d) $(FUZZERS:=.d)

@@ -238,6 +238,42 @@ if command -v script >/dev/null 2>&1; then
 else
 	skip "status on a terminal" "no script(1)"
 fi
+# u64 counters above 2^63-1 come out exactly in JSON (jansson alone would clamp them):
+# the recorded 6.18 tree with two vmstat counters set to 2^64-1 and 2^63
+u64=$TMP/u64-tree
+rm -rf "$u64" && cp -a "$FIX/linux-6.18-x86" "$u64" &&
+	sed -i -e 's/^thp_split_page .*/thp_split_page 18446744073709551615/' \
+		-e 's/^thp_deferred_split_page .*/thp_deferred_split_page 9223372036854775808/' \
+		"$u64/proc/vmstat"
+for cmd in "status --json" "exporter --once --json"; do
+	read -r -a argv <<<"$cmd"
+	"$BIN" --no-color --sysroot "$u64" "${argv[@]}" >"$TMP/u64.json" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		nok "u64 exact: $cmd" "exit status $rc"
+		continue
+	fi
+	if python3 - "$TMP/u64.json" "$cmd" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = [18446744073709551615, 9223372036854775808]
+if sys.argv[2].startswith("status"):
+    vm = d["since_boot"]["vmstat"]
+    got = [vm["thp_split_page"], vm["thp_deferred_split_page"]]
+else:
+    by = {m["name"]: m["samples"][0]["value"] for m in d}
+    got = [by["thp_split_page_total"], by["thp_deferred_split_page_total"]]
+print("      got", got)
+sys.exit(0 if got == want else 1)
+PY
+		ok "u64 exact: $cmd (2^64-1 and 2^63 as JSON numbers)"
+	else
+		nok "u64 exact: $cmd" "2^64-1 / 2^63 not exact, or invalid JSON"
+		grep -nE '18446744073709551615|9223372036854775808|9223372036854775807' "$TMP/u64.json" |
+			head -5 | sed 's/^/      /'
+	fi
+done
+rm -rf "$u64"
 
 for f in "$EXP"/*; do
 	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"

@@ -74,7 +74,7 @@ static int do_save(struct globals *g, const char *file)
 	if (r)
 		return r;
 	json_t *root = snapshot_to_json(&s);
-	char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	char *text = root ? json_dump_text(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
 	if (!text) {
 		warnx("snapshot: out of memory");

@@ -154,11 +154,11 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 	char line[1024];
 	if (g->json) {
 		json_t *j = watch_row_to_json(row, top > 0);
-		int bad =
-			!j ||
-			json_dumpf(j, stdout,
-				   JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13)) ||
-			fputc('\n', stdout) == EOF;
+		char *text = j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER |
+							   JSON_REAL_PRECISION(13))
+			       : NULL;
+		int bad = !text || fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF;
+		free(text);
 		json_decref(j);
 		if (bad)
 			return EXIT_FAIL;

@@ -87,7 +87,8 @@ uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
 {
 	uint64_t n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		n += z->free[o];
+		if (__builtin_add_overflow(n, z->free[o], &n))
+			return UINT64_MAX;
 	return n;
 }
 
@@ -95,6 +96,7 @@ uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order)
 {
 	uint64_t n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		n += z->free[o] << o;
+		if (z->free[o] > UINT64_MAX >> o || __builtin_add_overflow(n, z->free[o] << o, &n))
+			return UINT64_MAX;
 	return n;
 }

@@ -25,10 +25,10 @@ struct buddyinfo {
 /* Parse TEXT into BI. Returns 0, or -EINVAL when no zone line was found. */
 int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi);
 
-/* Free blocks of order >= MIN_ORDER in Z (in blocks of their own order). */
+/* Free blocks of order >= MIN_ORDER in Z (in blocks of their own order); UINT64_MAX on overflow. */
 uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order);
 
-/* Free memory in blocks of order >= MIN_ORDER in Z, in base pages. */
+/* Free memory in blocks of order >= MIN_ORDER in Z, in base pages; UINT64_MAX on overflow. */
 uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order);
 
 #endif

@@ -42,7 +42,8 @@ int choice_parse(const char *text, size_t len, struct choice *c)
 		} else if (p < end && (*p == ']' || *p == '[')) {
 			return -EINVAL;
 		}
-		if (wl == 0 || wl >= CHOICE_LEN)
+		/* a NUL would cut the word short: "[madvise\0x]" is not "madvise" */
+		if (wl == 0 || wl >= CHOICE_LEN || memchr(w, '\0', wl))
 			return -EINVAL;
 		if (c->noptions < CHOICE_MAX) {
 			memcpy(c->options[c->noptions], w, wl);
@@ -86,8 +87,9 @@ uint64_t hugepages_dirname_kb(const char *name)
 {
 	size_t len = strlen(name);
 	uint64_t kb;
+	/* the kernel prints "%lukB": a leading zero is not one of its names */
 	if (strncmp(name, "hugepages-", 10) != 0 || len < 12 || strcmp(name + len - 2, "kB") != 0 ||
-	    str_to_u64(name + 10, len - 12, 0, UINT64_MAX, &kb))
+	    name[10] == '0' || str_to_u64(name + 10, len - 12, 0, UINT64_MAX, &kb))
 		return 0;
 	return kb;
 }

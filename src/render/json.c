@@ -36,10 +36,27 @@ json_t *json_str(const char *s)
 	return s ? json_str_n(s, strlen(s)) : json_null();
 }
 
+/*
+ * jansson integers are json_int_t (long long). A u64 above INT64_MAX becomes a string marker:
+ * a NUL byte, "u64:" and its decimal digits. No other string in a document holds a NUL
+ * (json_str_n turns NUL into U+FFFD, and json_string() takes C strings), so jansson
+ * serialises the marker as "\u0000u64:DIGITS" and json_dump_text() rewrites that token into
+ * the bare digits.
+ */
+#define U64_MARK "\0u64:"
+#define U64_MARK_LEN 5
+#define U64_MARK_TEXT "\"\\u0000u64:"
+#define U64_MARK_TEXT_LEN 11
+
 json_t *json_u64(uint64_t v)
 {
-	/* json_int_t is long long: clamp the (theoretical) top half */
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+	if (v <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)v);
+	char tmp[U64_MARK_LEN + 21];
+	memcpy(tmp, U64_MARK, U64_MARK_LEN);
+	int n = snprintf(tmp + U64_MARK_LEN, sizeof(tmp) - U64_MARK_LEN, "%llu",
+			 (unsigned long long)v);
+	return json_stringn(tmp, U64_MARK_LEN + (size_t)n);
 }
 
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
@@ -61,10 +78,65 @@ void json_put(json_t *obj, const char *key, json_t *v)
 	json_object_set_new(obj, key, v ? v : json_null());
 }
 
+/* Length of the string token at T (T[0] is its opening quote), closing quote included. */
+static size_t string_token_len(const char *t)
+{
+	size_t i = 1;
+	while (t[i] && t[i] != '"')
+		i += t[i] == '\\' && t[i + 1] ? 2 : 1;
+	return t[i] ? i + 1 : i;
+}
+
+/* Digits of a u64 marker token at T ("\u0000u64:DIGITS"), or 0 when T is another string. */
+static size_t marker_digits(const char *t, size_t len)
+{
+	if (len < U64_MARK_TEXT_LEN + 2 || t[len - 1] != '"' ||
+	    memcmp(t, U64_MARK_TEXT, U64_MARK_TEXT_LEN) != 0)
+		return 0;
+	size_t n = len - U64_MARK_TEXT_LEN - 1;
+	for (size_t i = 0; i < n; i++)
+		if (t[U64_MARK_TEXT_LEN + i] < '0' || t[U64_MARK_TEXT_LEN + i] > '9')
+			return 0;
+	return n <= 20 ? n : 0;
+}
+
+char *json_u64_unmark(char *text)
+{
+	if (!text || !strstr(text, U64_MARK_TEXT))
+		return text;
+	size_t r = 0, w = 0;
+	while (text[r]) {
+		if (text[r] != '"') {
+			text[w++] = text[r++];
+			continue;
+		}
+		size_t len = string_token_len(text + r);
+		size_t nd = marker_digits(text + r, len);
+		if (nd) {
+			memmove(text + w, text + r + U64_MARK_TEXT_LEN, nd);
+			w += nd;
+		} else {
+			memmove(text + w, text + r, len);
+			w += len;
+		}
+		r += len;
+	}
+	text[w] = '\0';
+	return text;
+}
+
+char *json_dump_text(const json_t *root, size_t flags)
+{
+	return json_u64_unmark(json_dumps(root, flags));
+}
+
 int json_dump(json_t *root, FILE *f)
 {
-	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) ||
-	    fputc('\n', f) == EOF)
-		return -EIO;
-	return 0;
+	char *text =
+		json_dump_text(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	if (!text)
+		return -ENOMEM;
+	int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
+	free(text);
+	return bad ? -EIO : 0;
 }

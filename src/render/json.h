@@ -16,6 +16,11 @@ json_t *json_str_n(const char *s, size_t n);
 json_t *json_str(const char *s);
 /* An integer, or null when absent. */
 json_t *json_opt_u64(const struct opt_u64 *o);
+/*
+ * An unsigned 64-bit integer, exact: above INT64_MAX (beyond jansson's json_int_t) it is a
+ * marker string that json_dump()/json_dump_text() write as the bare decimal digits. Never
+ * read such a value back with json_integer_value(); NULL only on ENOMEM.
+ */
 json_t *json_u64(uint64_t v);
 /*
  * "start" and "end" of an address range in OBJ as lower-case hex strings without 0x
@@ -24,7 +29,14 @@ json_t *json_u64(uint64_t v);
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end);
 /* Set KEY in OBJ, taking ownership of V (NULL becomes json null). */
 void json_put(json_t *obj, const char *key, json_t *v);
-/* Dump ROOT to F with a trailing newline. Returns 0 or -EIO. */
+/*
+ * ROOT serialised with jansson FLAGS, u64 markers (json_u64) rewritten into their digits:
+ * a malloc'd string, or NULL on ENOMEM. Every JSON document thpctl prints goes through it.
+ */
+char *json_dump_text(const json_t *root, size_t flags);
+/* Rewrite the u64 marker tokens in jansson's TEXT in place; returns TEXT (NULL stays NULL). */
+char *json_u64_unmark(char *text);
+/* Dump ROOT to F (2-space indent) with a trailing newline. Returns 0, -ENOMEM or -EIO. */
 int json_dump(json_t *root, FILE *f);
 
 #endif

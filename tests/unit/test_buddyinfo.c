@@ -55,6 +55,30 @@ static void test_buddy_at_least(void **state)
 	assert_int_equal(buddy_pages_at_least(dma, 9), 512 + 3 * 1024);
 }
 
+/* fuzz finding: sums of huge counts wrapped around to small plausible numbers */
+static void test_buddy_at_least_saturates(void **state)
+{
+	(void)state;
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT("Node 0, zone   Normal 1 2 3 18446744073709551615 "
+					     "155555555555555555 7\n"),
+					 &bi),
+			 0);
+	const struct buddy_zone *z = &bi.zones[0];
+	assert_int_equal(z->norders, 6);
+	assert_true(buddy_blocks_at_least(z, 0) == UINT64_MAX);
+	assert_true(buddy_blocks_at_least(z, 4) == 155555555555555555ull + 7);
+	assert_true(buddy_blocks_at_least(z, 5) == 7);
+	/* 155555555555555555 << 4 fits; << 5 of 2^64-1 does not */
+	assert_true(buddy_pages_at_least(z, 4) == 155555555555555555ull * 16 + 7 * 32);
+	assert_true(buddy_pages_at_least(z, 3) == UINT64_MAX);
+	assert_true(buddy_pages_at_least(z, 0) == UINT64_MAX);
+	struct buddy_zone big = {.norders = 11};
+	big.free[10] = (UINT64_MAX >> 10) + 1; /* fits in blocks, not in pages */
+	assert_true(buddy_blocks_at_least(&big, 9) == (UINT64_MAX >> 10) + 1);
+	assert_true(buddy_pages_at_least(&big, 9) == UINT64_MAX);
+}
+
 static void test_buddy_numa_and_formats(void **state)
 {
 	(void)state;
@@ -176,6 +200,6 @@ static void test_buddy_live(void **state)
 }
 
 UNIT_MAIN(cmocka_unit_test(test_buddy_row_cut_short_is_unknown), cmocka_unit_test(test_buddy_real),
-	  cmocka_unit_test(test_buddy_at_least), cmocka_unit_test(test_buddy_numa_and_formats),
-	  cmocka_unit_test(test_buddy_bad_lines),
+	  cmocka_unit_test(test_buddy_at_least), cmocka_unit_test(test_buddy_at_least_saturates),
+	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
 	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))

@@ -134,9 +134,10 @@ static void test_numbers(void **state)
 	assert_int_equal(json_integer_value(p), 511);
 	json_decref(a);
 	json_decref(p);
-	json_t *big = json_u64(UINT64_MAX);
-	assert_true(json_integer_value(big) == INT64_MAX);
-	json_decref(big);
+	json_t *top = json_u64(INT64_MAX); /* the largest that is still a jansson integer */
+	assert_true(json_is_integer(top));
+	assert_true(json_integer_value(top) == INT64_MAX);
+	json_decref(top);
 	json_t *z = json_u64(0);
 	assert_int_equal(json_integer_value(z), 0);
 	json_decref(z);
@@ -169,6 +170,91 @@ static void test_put_and_dump(void **state)
 	json_decref(obj);
 }
 
+/* TEXT parsed by Python's json module: PY (an expression over the document d) must be True. */
+static void python_says(const char *text, const char *py)
+{
+	char path[] = "/tmp/thpctl-json-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "sys.exit(0 if (%s) else 3)' %s",
+		 py, path);
+	int rc = system(cmd);
+	unlink(path);
+	if (rc != 0)
+		fail_msg("python3: %s is not true of %s (status %d)", py, text, rc);
+}
+
+static void test_u64_exact(void **state)
+{
+	(void)state;
+	json_t *obj = json_object(), *arr = json_array();
+	json_put(obj, "max", json_u64(UINT64_MAX));
+	json_put(obj, "half", json_u64((uint64_t)INT64_MAX + 1));
+	json_put(obj, "i64max", json_u64(INT64_MAX));
+	json_put(obj, "zero", json_u64(0));
+	json_array_append_new(arr, json_u64(UINT64_MAX - 1));
+	json_array_append_new(arr, json_u64(7));
+	json_put(obj, "list", arr);
+	/* strings that look like the marker stay strings */
+	json_put(obj, "nul", json_str_n("\0u64:5", 6));
+	json_put(obj, "esc", json_str("\\u0000u64:5"));
+	json_put(obj, "quote", json_str("\"\\u0000u64:6\""));
+	for (int compact = 0; compact < 2; compact++) {
+		char *t = json_dump_text(obj, compact ? JSON_COMPACT | JSON_PRESERVE_ORDER
+						      : JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		assert_non_null(t);
+		assert_contains(t, compact ? "\"max\":18446744073709551615,"
+					   : "\"max\": 18446744073709551615,");
+		assert_contains(t, compact ? "\"half\":9223372036854775808,"
+					   : "\"half\": 9223372036854775808,");
+		assert_contains(t, "18446744073709551614");
+		assert_contains(t, "\"" FFFD "u64:5\""); /* a NUL from the kernel is no marker */
+		python_says(t, "d[\"max\"] == 18446744073709551615 and "
+			       "d[\"half\"] == 9223372036854775808 and "
+			       "d[\"i64max\"] == 9223372036854775807 and d[\"zero\"] == 0 and "
+			       "d[\"list\"] == [18446744073709551614, 7] and "
+			       "d[\"esc\"] == \"\\\\u0000u64:5\" and "
+			       "d[\"quote\"] == \"\\\"\\\\u0000u64:6\\\"\"");
+		free(t);
+	}
+	/* json_dump() goes the same way, and the result is valid JSON for jansson too */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(json_dump(obj, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_contains(buf, "\"max\": 18446744073709551615,");
+	json_error_t je;
+	json_t *back = json_loads(buf, JSON_DECODE_INT_AS_REAL, &je);
+	assert_non_null(back);
+	assert_true(json_real_value(json_object_get(back, "max")) > 1.8e19);
+	json_decref(back);
+	free(buf);
+	json_decref(obj);
+}
+
+static void test_u64_unmark_only_markers(void **state)
+{
+	(void)state;
+	/* a document without markers is returned as it was */
+	char plain[] = "{\"a\": \"\\u0000x\", \"b\": \"\\\\u0000u64:1\"}";
+	char copy[sizeof(plain)];
+	memcpy(copy, plain, sizeof(plain));
+	assert_string_equal(json_u64_unmark(plain), copy);
+	/* a marker with a non-digit, or unterminated, stays a string */
+	char odd[] = "[\"\\u0000u64:12x\", \"\\u0000u64:\", \"\\u0000u64:42\"]";
+	assert_string_equal(json_u64_unmark(odd), "[\"\\u0000u64:12x\", \"\\u0000u64:\", 42]");
+	char cut[] = "[\"\\u0000u64:42";
+	assert_string_equal(json_u64_unmark(cut), "[\"\\u0000u64:42");
+	assert_null(json_u64_unmark(NULL));
+}
+
 /* Text output: a process name must not drive the terminal. */
 static void test_strip_ctl(void **state)
 {
@@ -190,4 +276,5 @@ UNIT_MAIN(cmocka_unit_test(test_valid_utf8_kept), cmocka_unit_test(test_invalid_
 	  cmocka_unit_test(test_nul_replaced), cmocka_unit_test(test_raw_jansson_rejects),
 	  cmocka_unit_test(test_all_bytes), cmocka_unit_test(test_json_str_null),
 	  cmocka_unit_test(test_numbers), cmocka_unit_test(test_put_and_dump),
-	  cmocka_unit_test(test_strip_ctl))
+	  cmocka_unit_test(test_strip_ctl), cmocka_unit_test(test_u64_exact),
+	  cmocka_unit_test(test_u64_unmark_only_markers))

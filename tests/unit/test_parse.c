@@ -112,6 +112,22 @@ static void test_choice_defrag_first_and_last(void **state)
 	assert_int_equal(c.noptions, 2);
 }
 
+static void test_hugepages_dirname(void **state)
+{
+	(void)state;
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
+	assert_int_equal(hugepages_dirname_kb("hugepages-1048576kB"), 1048576);
+	assert_int_equal(hugepages_dirname_kb("hugepages-kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048KB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages--1kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-18446744073709551616kB"), 0);
+	/* fuzz finding: "hugepages-0047kB" read as a 47 kB pool; the kernel prints no zeros */
+	assert_int_equal(hugepages_dirname_kb("hugepages-0047kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-02048kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-0kB"), 0);
+}
+
 static void test_choice_bad(void **state)
 {
 	(void)state;
@@ -126,6 +142,11 @@ static void test_choice_bad(void **state)
 	assert_int_equal(choice_parse(LIT("always madvise] never"), &c), -EINVAL);
 	assert_int_equal(choice_parse(LIT("[] never"), &c), -EINVAL);
 	assert_int_equal(choice_parse(LIT("a[b] c"), &c), -EINVAL);
+	/* fuzz finding: a NUL inside a word made "[madvise\0x]" read as "madvise" */
+	assert_int_equal(choice_parse(LIT("always [madvise\0x] never"), &c), -EINVAL);
+	assert_false(c.present);
+	assert_int_equal(choice_parse(LIT("always\0junk [madvise] never"), &c), -EINVAL);
+	assert_int_equal(choice_parse(LIT("always [m\x01\0\0\0se] never"), &c), -EINVAL);
 	/* a word of CHOICE_LEN-1 fits, CHOICE_LEN does not */
 	char ok[CHOICE_LEN + 2], bad[CHOICE_LEN + 3];
 	ok[0] = '[';
@@ -184,4 +205,5 @@ static void test_next_line(void **state)
 UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
 	  cmocka_unit_test(test_parse_u64_text), cmocka_unit_test(test_choice_enabled),
 	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
-	  cmocka_unit_test(test_choice_too_many_options), cmocka_unit_test(test_next_line))
+	  cmocka_unit_test(test_hugepages_dirname), cmocka_unit_test(test_choice_too_many_options),
+	  cmocka_unit_test(test_next_line))

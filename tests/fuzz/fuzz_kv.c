@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc/vmstat and /proc/meminfo (kernel/kv.c): vmstat_parse(), meminfo_parse().
+ * Property: every parsed name is found again by kv_get() with its first value.
+ */
+#include "fuzz.h"
+
+#include "kernel/kv.h"
+
+static void check(const struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		FUZZ_CHECK(memchr(l->items[i].name, '\0', sizeof(l->items[i].name)) != NULL);
+		uint64_t v;
+		FUZZ_CHECK(kv_get(l, l->items[i].name, &v));
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kvlist l = {0};
+	if (vmstat_parse((const char *)data, size, &l) == 0)
+		check(&l);
+	kvlist_free(&l);
+	struct kvlist m = {0};
+	if (meminfo_parse((const char *)data, size, &m) == 0)
+		check(&m);
+	kvlist_free(&m);
+	return 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The fuzz suite: runs each libFuzzer harness build/fuzz/fuzz_NAME (sources in
+# tests/fuzz/, built by `make fuzzers`) for FUZZ_SECONDS seconds (default 20),
+# starting from the seeds in tests/fuzz/corpus/NAME/ (read-only: new inputs go
+# to a temporary directory). One result line per harness with its executions
+# and rate; a crash, a sanitizer report, a leak, a timeout (10 s) or a failed
+# property is "not ok" and its input is kept in build/fuzz/findings/.
+# Skips, saying why, when clang cannot build libFuzzer harnesses.
+#
+#   tests/fuzz/run.sh [NAME...]           (make fuzz: FUZZ_SECONDS=60)
+#
+# Last line: "fuzz: N passed, M failed, K skipped" (tests/lib.sh).
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init fuzz
+
+case ${1:-} in
+-h | --help)
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+
+if ! why=$(tests/fuzz/probe); then
+	skip "fuzz harnesses" "$why"
+	summary
+fi
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+	for f in tests/fuzz/fuzz_*.c; do
+		n=${f##*/fuzz_}
+		names+=("${n%.c}")
+	done
+fi
+
+mkdir -p build/fuzz/findings
+total=0
+for n in "${names[@]}"; do
+	bin=build/fuzz/fuzz_$n
+	if [ ! -x "$bin" ]; then
+		nok "fuzz $n" "no $bin (make fuzzers)"
+		continue
+	fi
+	seeds=tests/fuzz/corpus/$n
+	[ -d "$seeds" ] || nok "fuzz $n: seeds" "no $seeds"
+	work=$TMP/corpus-$n
+	mkdir -p "$work"
+	log=$TMP/log-$n
+	# leaks are findings too; -timeout: one input may take at most 10 s
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+		"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$TMP/art-$n-" "$work" "$seeds" >"$log" 2>&1
+	rc=$?
+	execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n1)
+	rss=$(sed -nE 's/^stat::peak_rss_mb: *([0-9]+).*/\1/p' "$log" | tail -n1)
+	secs=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log" | tail -n1)
+	[ -n "$secs" ] && [ "$secs" -gt 0 ] || secs=$FUZZ_SECONDS
+	arts=$(ls "$TMP"/art-"$n"-* 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ -n "$arts" ] || [ -z "$execs" ]; then
+		for a in $arts; do
+			cp "$a" build/fuzz/findings/
+			echo "      input kept: build/fuzz/findings/${a##*/}"
+		done
+		nok "fuzz $n" "exit status $rc after ${execs:-?} executions"
+		grep -m1 -A12 -E 'ERROR: |runtime error|property failed|deadly signal' "$log" | sed 's/^/      /'
+		continue
+	fi
+	total=$((total + execs))
+	ok "fuzz $n: $execs executions in ${secs} s ($((execs / secs))/s, peak RSS ${rss:-?} MB), no finding"
+done
+echo "# fuzz: $total executions in all"
+summary
