@@ -84,7 +84,7 @@ build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
 build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) -Isrc -o $@ $<
+	$(CC) $(REL_CFLAGS) -pthread -Isrc -o $@ $<
 
 deps:
 	@scripts/install-deps

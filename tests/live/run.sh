@@ -46,12 +46,13 @@ fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
 
 # ---- helpers with known layouts ----------------------------------------------
-HP='' NH='' PL='' PF='' PF_CHILD=''
+HP='' NH='' PL='' PF='' PF_CHILD='' TS=''
 start_helper HP "$H" hugepage 64
 start_helper NH "$H" nohuge 16
 start_helper PL "$H" plain 4
 start_helper PF "$H" prctl-fork
-export HP NH PL PF PF_CHILD
+start_helper TS "$H" threads 4
+export HP NH PL PF PF_CHILD TS
 
 # ---- ps: MADV_HUGEPAGE helper -----------------------------------------------
 if [ "$HAVE_THP" -eq 0 ]; then
@@ -191,10 +192,47 @@ if [ -n "$NH" ]; then
 		"proc(E['NH'])['nh_vmas'] >= 1 and proc(E['NH'])['nh_kb'] >= 16384" "proc(E['NH'])"
 	expect_json "ps: nohuge reason 'opted out by madvise', no AnonHuge" "$TMP/out" \
 		"proc(E['NH'])['reason'] == 'opted out by madvise' and proc(E['NH'])['anon_huge_kb'] == 0" "proc(E['NH'])"
+	expect_json "ps: nohuge helper has no thread stack among its nh VMAs" "$TMP/out" \
+		"proc(E['NH'])['nh_thread_stack_vmas'] == 0 and proc(E['NH'])['nh_thread_stack_kb'] == 0" "proc(E['NH'])"
+	t why "$NH"
+	if [ "$RC" -eq 0 ] && grep -q '^- nh .*opted out with MADV_NOHUGEPAGE' "$TMP/out"; then
+		ok "why NH: a hindering '- nh' line (its own madvise)"
+	else
+		nok "why NH: a hindering '- nh' line (its own madvise)" "exit $RC; $(grep nh "$TMP/out" | head -3)"
+	fi
 	t --json maps "$NH"
 	expect_json "maps: nohuge VMA (16 MiB) nh true, thpeligible false" "$TMP/out" \
 		"[(v['size_kb'], v['thpeligible'], v['anon_huge_kb']) for v in vmas if v['nh'] and v['size_kb'] == 16384] == [(16384, False, 0)]" \
 		"[v for v in vmas if v['nh']]"
+fi
+
+# ---- thread stacks helper ----------------------------------------------------
+# 4 pthreads: glibc maps each stack with MAP_STACK and a guard page below it;
+# since 6.7 the kernel marks those mappings nh (c4608d1bf7c6): not an opt-out.
+if [ -n "$TS" ]; then
+	if ! grep -q '^VmFlags:.* nh' "/proc/$TS/smaps" 2>/dev/null; then
+		skip "thread stacks are not an opt-out" "no nh VMA in the helper: MAP_STACK is not nh before 6.7"
+	else
+		t ps --pid "$TS" --json
+		expect_json "ps TS: 8 nh VMAs, all 8 thread stacks and guards" "$TMP/out" \
+			"proc(E['TS'])['nh_vmas'] == 8 and proc(E['TS'])['nh_thread_stack_vmas'] == 8 and proc(E['TS'])['nh_thread_stack_kb'] == proc(E['TS'])['nh_kb']" "proc(E['TS'])"
+		expect_json "ps TS: reason names the kernel, not madvise" "$TMP/out" \
+			"proc(E['TS'])['reason'] == 'none (thread stacks: nh set by the kernel for MAP_STACK)'" "proc(E['TS'])['reason']"
+		t ps --json
+		expect_json "ps (default list): TS not listed (thread stacks alone are not THP-related)" "$TMP/out" \
+			"proc(E['TS']) is None and proc(E['NH']) is not None" "[p['pid'] for p in d['processes']]"
+		t why "$TS"
+		if [ "$RC" -eq 0 ] && ! grep -q '^- nh' "$TMP/out" &&
+			grep -q '^  nh .*no VMA opted out with MADV_NOHUGEPAGE: its 8 nh VMAs are thread stacks' "$TMP/out" &&
+			grep -q '^  stack .*4 thread stacks .*nh set by the kernel for MAP_STACK' "$TMP/out"; then
+			ok "why TS: no '- nh' line; a neutral line for 4 thread stacks"
+		else
+			nok "why TS: no '- nh' line; a neutral line for 4 thread stacks" "exit $RC; $(grep -E 'nh|stack' "$TMP/out" | head -4)"
+		fi
+		t why --json "$TS"
+		expect_json "why --json TS: vmas.thread_stacks 4, nh_thread_stack_vmas 8" "$TMP/out" \
+			"d['vmas']['thread_stacks'] == 4 and d['vmas']['nh_thread_stack_vmas'] == 8 and d['vmas']['nh'] == 8" "d['vmas']"
+	fi
 fi
 
 # ---- prctl helper ------------------------------------------------------------
