@@ -1,24 +1,89 @@
 // SPDX-License-Identifier: MIT
 #include <err.h>
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../model/findings.h"
+#include "../model/rates.h"
 #include "../render/status.h"
+#include "args.h"
 #include "common.h"
 
 static void status_help(FILE *f)
 {
-	fprintf(f, "usage: thpctl status [--json] [--sysroot DIR]\n\n"
-		   "Audit the host's THP state: kernel capabilities, every policy knob (with\n"
-		   "per-size 'inherit' resolved), usage now, counters since boot and findings.\n"
-		   "Read-only. Capability probes (MADV_COLLAPSE, PR_THP_DISABLE_EXCEPT_ADVISED)\n"
-		   "run on the live host only and change nothing.\n\noptions:\n" GLOBAL_HELP);
+	fprintf(f,
+		"usage: thpctl status [--sample S] [--json] [--sysroot DIR]\n\n"
+		"Audit the host's THP state: kernel capabilities, every policy knob (with\n"
+		"per-size 'inherit' resolved), usage now, counters since boot and findings.\n"
+		"Read-only. Capability probes (MADV_COLLAPSE, PR_THP_DISABLE_EXCEPT_ADVISED)\n"
+		"run on the live host only and change nothing.\n\noptions:\n"
+		"  --sample S      read the host twice S seconds apart (1 to 60) and add\n"
+		"                  what moved over the last S s: khugepaged's share of a\n"
+		"                  CPU and the THP counters per second (live host only)\n" GLOBAL_HELP);
+}
+
+enum { OPT_SAMPLE = OPT_CMD_BASE };
+
+static int status_opt(int c, const char *arg, void *ctx)
+{
+	if (c != OPT_SAMPLE)
+		return -2;
+	long *s = ctx;
+	int r = args_long(arg, 1, 60, s, "status: bad --sample '%s' (1 to 60 seconds)", arg);
+	return r ? r : -1;
+}
+
+/* Sleep S seconds; a progress line on stderr when it is longer than a second. */
+static void wait_sample(long s)
+{
+	bool tty = isatty(STDERR_FILENO);
+	if (s > 1 && !tty)
+		fprintf(stderr, "thpctl status: sampling for %ld s...\n", s);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	for (long left = s; left > 0; left--) {
+		if (s > 1 && tty)
+			fprintf(stderr, "\rthpctl status: sampling, %ld s left ", left);
+		t.tv_sec++;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+			;
+	}
+	if (s > 1 && tty)
+		fprintf(stderr, "\r%*s\r", 40, "");
+}
+
+/* Two light snapshots (counters and khugepaged) S seconds apart into OUT. */
+static int sample_recent(const struct sysroot *sr, long s, struct host_recent *out)
+{
+	struct host_reader rd;
+	struct host_snapshot a = {0}, b = {0};
+	host_reader_init(&rd, sr, HS_KHUGEPAGED, 0);
+	int r = host_snapshot_next(&rd, &a);
+	if (!r) {
+		wait_sample(s);
+		r = host_snapshot_next(&rd, &b);
+	}
+	if (!r)
+		r = host_recent_derive(&a, &b, out);
+	host_snapshot_free(&a);
+	host_snapshot_free(&b);
+	host_reader_free(&rd);
+	return r;
 }
 
 int cmd_status(struct globals *g, int argc, char **argv)
 {
-	int c = cmd_global_opts_only(g, argc, argv, status_help);
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"sample", required_argument, NULL, OPT_SAMPLE},
+		{NULL, 0, NULL, 0},
+	};
+	long sample = 0;
+	int c = args_getopt(g, argc, argv, "h", opts, status_help, status_opt, &sample);
 	if (c >= 0)
 		return c;
 	if (optind < argc) {
@@ -28,6 +93,15 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	int r = cmd_setup(g);
 	if (r)
 		return r;
+	if (sample && !g->sr.live) {
+		warnx("status: --sample reads the live host twice; a recorded tree does not move");
+		return EXIT_USAGE;
+	}
+	struct host_recent recent;
+	if (sample && sample_recent(&g->sr, sample, &recent)) {
+		warnx("status: --sample: out of memory, or the clock did not move");
+		return EXIT_FAIL;
+	}
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	struct host_derived d;
 	struct findings fs;
@@ -43,6 +117,7 @@ int cmd_status(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	host_derive(h, &d);
+	d.recent = sample ? &recent : NULL;
 	findings_evaluate(h, &d, &fs);
 	if (g->json)
 		r = cmd_emit_json(status_to_json(h, &d, &fs));

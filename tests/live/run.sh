@@ -44,6 +44,37 @@ else
 	nok "status (text) prints a Policy section" "$(head -c 300 "$TMP/out")"
 fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
+expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled (the line above is a since-boot average): thpctl status --sample 5"
+
+# ---- status --sample: a recent khugepaged CPU share and counter rates --------
+t status --sample 1 --json
+expect_rc "status --sample 1 --json exits 0" 0
+KHP_PID=$(grep -lx khugepaged /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
+export KHP_PID
+expect_json "status --sample 1: recent over ~1 s, counters carried" "$TMP/out" \
+	"d['recent'] is not None and 0.9 <= d['recent']['interval_s'] <= 2.0 and d['recent']['counters']['thp_fault_alloc']['delta'] >= 0" "d['recent']"
+if [ -n "$KHP_PID" ]; then
+	expect_json "status --sample 1: khugepaged_cpu_ratio non-null, in [0, 1]" "$TMP/out" \
+		"d['recent']['khugepaged_cpu_ratio'] is not None and 0 <= d['recent']['khugepaged_cpu_ratio'] <= 1 and d['recent']['khugepaged_cpu_seconds'] is not None" "d['recent']"
+else
+	skip "status --sample 1: khugepaged_cpu_ratio non-null" "no [khugepaged] thread (THP off or not built in)"
+fi
+if [ ! -s "$TMP/err" ]; then ok "status --sample 1: no progress line for one second"; else nok "status --sample 1: no progress line for one second" "$(errtail)"; fi
+t status --sample 2
+if [ "$RC" -eq 0 ] && grep -q '^Last 2 s (two reads' "$TMP/out" && grep -q '^  khugepaged CPU .*over the last' "$TMP/out" &&
+	grep -q 'sampling for 2 s' "$TMP/err"; then
+	ok "status --sample 2 (text): a 'Last 2 s' section, a progress line on stderr"
+else
+	nok "status --sample 2 (text): a 'Last 2 s' section, a progress line on stderr" "exit $RC; $(grep -A2 '^Last' "$TMP/out" | head -3); $(errtail)"
+fi
+t status --json
+expect_json "status --json without --sample: recent is null" "$TMP/out" "'recent' in d and d['recent'] is None" "d.get('recent', 'absent')"
+for v in 0 -1 x 61 1.5; do
+	t status --sample "$v"
+	expect_rc "usage error exits 2: thpctl status --sample $v" 2
+done
+t --sysroot tests/fixtures/linux-6.18-x86 status --sample 1
+expect_rc "status --sample on a recorded tree: usage error (exit 2)" 2
 
 # ---- helpers with known layouts ----------------------------------------------
 HP='' NH='' PL='' PF='' PF_CHILD='' TS=''
