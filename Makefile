@@ -119,7 +119,7 @@ fuzz: fuzzers
 # live-test helpers: plain -O2, no sanitizers (they map and touch real memory)
 build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) -Isrc -o $@ $<
+	$(CC) $(REL_CFLAGS) -pthread -Isrc -o $@ $<
 
 deps:
 	@scripts/install-deps

@@ -37,7 +37,7 @@ struct why_ctx {
 static int vma_cb(const struct smaps_vma *v, void *ctx)
 {
 	struct why_ctx *c = ctx;
-	why_vmas_add(&c->in->vmas, v, c->in->h->feat.pmd_size / 1024);
+	why_vmas_add(&c->in->vmas, v);
 	ledger_vmas_add(&c->lv, v, c->q.policy);
 	return c->lv.err;
 }

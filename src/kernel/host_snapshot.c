@@ -99,6 +99,7 @@ static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
 found:
 	out->has_khugepaged_cpu = true;
 	out->khugepaged_cpu_s = cpu;
+	out->khugepaged_pid = r->khugepaged;
 }
 
 /* Clear OUT for a new snapshot, keeping its allocations. */

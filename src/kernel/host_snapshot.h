@@ -45,6 +45,7 @@ struct host_snapshot {
 	struct hugetlb hugetlb;	 /* with HS_HUGETLB */
 	bool has_khugepaged_cpu; /* the [khugepaged] thread was found */
 	double khugepaged_cpu_s; /* its utime + stime, seconds since boot */
+	pid_t khugepaged_pid;	 /* the thread it was read from (a restart gets a new pid) */
 	double uptime_s;	 /* proc/uptime, 0 unknown */
 	/* files that could not be read or parsed: the snapshot is partial */
 	int nmissing;

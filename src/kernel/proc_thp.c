@@ -19,9 +19,8 @@ void vma_display_name(const char *name, size_t len, char *out, size_t n)
 	out[len] = '\0';
 }
 
-static int vma_cb(const struct smaps_vma *v, void *ctx)
+void proc_thp_add_vma(struct proc_thp *p, const struct smaps_vma *v)
 {
-	struct proc_thp *p = ctx;
 	/* Size is end - start: a damaged Size line does not lose the VMA's size */
 	uint64_t kb = smaps_has(&v->t, SM_SIZE) ? v->t.kb[SM_SIZE] : (v->end - v->start) / 1024;
 	p->nvmas++;
@@ -40,10 +39,20 @@ static int vma_cb(const struct smaps_vma *v, void *ctx)
 		p->nh_vmas++;
 		p->nh_kb += kb;
 	}
+	uint64_t pair_kb;
+	if (smaps_stack_feed(&p->stack_scan, v, &pair_kb)) {
+		p->stack_nh_vmas += 2;
+		p->stack_nh_kb += pair_kb;
+	}
 	if (v->thp_eligible >= 0)
 		p->has_eligible = true;
 	if (v->thp_eligible == 1)
 		p->eligible_vmas++;
+}
+
+static int vma_cb(const struct smaps_vma *v, void *ctx)
+{
+	proc_thp_add_vma(ctx, v);
 	return 0;
 }
 

@@ -26,8 +26,13 @@ struct proc_thp {
 	int nvmas;
 	int hg_vmas, nh_vmas;  /* VMAs with VmFlags hg / nh */
 	uint64_t hg_kb, nh_kb; /* their Size:, kB */
-	int eligible_vmas;     /* THPeligible: 1 */
-	bool has_eligible;     /* the kernel prints THPeligible (5.0+) */
+	/* of the nh VMAs: thread stacks and their guards (smaps_stack_feed), the
+	 * kernel's own nh for MAP_STACK, not an opt-out by the program */
+	int stack_nh_vmas;
+	uint64_t stack_nh_kb;
+	struct smaps_stack_scan stack_scan; /* walk state */
+	int eligible_vmas;		    /* THPeligible: 1 */
+	bool has_eligible;		    /* the kernel prints THPeligible (5.0+) */
 	bool has_vmflags;
 	bool status_read; /* st was read (a later smaps error leaves it valid) */
 	int damaged; /* damaged status fields + smaps lines: shown unknown, the result partial */
@@ -50,6 +55,9 @@ enum proc_thp_err {
  */
 enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
 				   struct proc_thp *p, int *err);
+
+/* Add one VMA of a full smaps walk (in address order) to P's counts. Pure. */
+void proc_thp_add_vma(struct proc_thp *p, const struct smaps_vma *v);
 
 /* Copy a VMA name for display: "" becomes "[anon]"; truncated to N-1 bytes. */
 void vma_display_name(const char *name, size_t len, char *out, size_t n);

@@ -299,3 +299,28 @@ int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)
 	t->present &= ~t->damaged;
 	return t->present ? 0 : -EINVAL;
 }
+
+/* Private anonymous: no name, or a name given with PR_SET_VMA_ANON_NAME ("[anon:...]"). */
+static bool anon_private(const struct smaps_vma *v)
+{
+	return v->perms[3] == 'p' &&
+	       (v->name_len == 0 || (v->name_len > 6 && memcmp(v->name, "[anon:", 6) == 0));
+}
+
+bool smaps_stack_guard(const struct smaps_vma *v)
+{
+	return v->has_vmflags && (v->vmflags & VMF_NH) && anon_private(v) &&
+	       memcmp(v->perms, "---", 3) == 0 && v->t.kb[SM_SIZE] <= SMAPS_STACK_GUARD_MAX_KB;
+}
+
+bool smaps_stack_feed(struct smaps_stack_scan *s, const struct smaps_vma *v, uint64_t *kb)
+{
+	bool stack = s->guard && v->start == s->end && v->has_vmflags && (v->vmflags & VMF_NH) &&
+		     anon_private(v) && v->perms[0] == 'r' && v->perms[1] == 'w';
+	if (stack)
+		*kb = s->kb + v->t.kb[SM_SIZE];
+	s->guard = !stack && smaps_stack_guard(v);
+	s->end = v->end;
+	s->kb = v->t.kb[SM_SIZE];
+	return stack;
+}

@@ -109,6 +109,37 @@ int smaps_stream_finish(struct smaps_stream *s);
  */
 int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t);
 
+/*
+ * Thread stacks by layout. glibc (and musl) map a thread stack with MAP_STACK
+ * and turn its lowest page(s) into a PROT_NONE guard, so smaps shows an
+ * anonymous "---p" guard VMA directly below (ending where it starts) an
+ * anonymous "rw-p" stack VMA. Since 6.7 ("mm: mmap: map MAP_STACK to
+ * VM_NOHUGEPAGE", c4608d1bf7c6) the kernel marks the whole mapping nh, so
+ * both carry VmFlags nh: the kernel's choice, not the program's
+ * MADV_NOHUGEPAGE (the flags alone are the same). A pair counts only when
+ * both are nh and the guard is at most SMAPS_STACK_GUARD_MAX_KB; a program
+ * that madvised a region shaped like that is counted as a stack too, and a
+ * guard made with MADV_GUARD_INSTALL (6.13+, no VMA of its own) is not seen.
+ */
+#define SMAPS_STACK_GUARD_MAX_KB 1024
+
+/* Feed the VMAs in address order; zero it before the first. */
+struct smaps_stack_scan {
+	bool guard;   /* the previous VMA could be a thread stack's guard */
+	uint64_t end; /* its end address */
+	uint64_t kb;  /* its Size:, kB */
+};
+
+/*
+ * Feed V (the next VMA of one smaps walk) to S. Returns true when V is a
+ * thread stack whose guard was the previous VMA: the pair is then both
+ * VMAs, *KB their Size: sum (kB). Pure.
+ */
+bool smaps_stack_feed(struct smaps_stack_scan *s, const struct smaps_vma *v, uint64_t *kb);
+
+/* Whether V alone could be a thread stack's guard: anonymous, "---p", nh, small. Pure. */
+bool smaps_stack_guard(const struct smaps_vma *v);
+
 static inline bool smaps_has(const struct smaps_totals *t, enum smaps_field f)
 {
 	return t->present & (1u << f);

@@ -8,6 +8,8 @@
 
 #include "../kernel/host_snapshot.h"
 
+struct host_recent;
+
 /* A ratio with the counts it came from; valid only when den > 0. */
 struct ratio {
 	bool valid;
@@ -32,6 +34,8 @@ struct host_derived {
 	struct ratio khugepaged_cpu; /* share of one CPU since boot: value = cpu_s / uptime_s */
 	uint64_t nr_anon_partially_mapped; /* summed over sizes */
 	bool has_partially_mapped;
+	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */
+	const struct host_recent *recent;
 };
 
 /* Derive ratios and summaries from H (pure). */

@@ -3,10 +3,15 @@
 
 #include <string.h>
 
+int proc_thp_optout_vmas(const struct proc_thp *p)
+{
+	return p->nh_vmas - p->stack_nh_vmas;
+}
+
 bool proc_thp_relevant(const struct proc_thp *p)
 {
 	return p->t.kb[SM_ANON_HUGE] || p->t.kb[SM_SHMEM_PMD] || p->t.kb[SM_FILE_PMD] ||
-	       p->hg_vmas || p->nh_vmas || p->st.thp_enabled == 0;
+	       p->hg_vmas || proc_thp_optout_vmas(p) > 0 || p->st.thp_enabled == 0;
 }
 
 const char *proc_thp_reason(const struct proc_thp *p, const char *policy)
@@ -17,7 +22,7 @@ const char *proc_thp_reason(const struct proc_thp *p, const char *policy)
 		return "THP disabled by prctl";
 	if (p->hg_vmas)
 		return "opted in by madvise";
-	if (p->nh_vmas && !huge)
+	if (proc_thp_optout_vmas(p) > 0 && !huge)
 		return "opted out by madvise";
 	if (huge && always)
 		return "global always";
@@ -25,6 +30,8 @@ const char *proc_thp_reason(const struct proc_thp *p, const char *policy)
 		return p->rollup ? "huge pages (flags not read)" : "collapsed (no hg VMA)";
 	if (p->t.kb[SM_SHMEM_PMD] || p->t.kb[SM_FILE_PMD])
 		return "shmem/file huge pages";
+	if (p->stack_nh_vmas)
+		return "none (thread stacks: nh set by the kernel for MAP_STACK)";
 	return "none";
 }
 

@@ -5,12 +5,24 @@
 
 #include "../kernel/proc_thp.h"
 
-/* Whether P has anything THP-related (huge pages, hg/nh VMAs, prctl disable). */
+/*
+ * nh VMAs the program opted out itself (MADV_NOHUGEPAGE, or a library for
+ * it): all nh VMAs but thread stacks and their guards, which the kernel marks
+ * nh for MAP_STACK (6.7+; proc_thp.h stack_nh_vmas).
+ */
+int proc_thp_optout_vmas(const struct proc_thp *p);
+
+/*
+ * Whether P has anything THP-related (huge pages, hg VMAs, nh VMAs it opted
+ * out itself, prctl disable): thread stacks alone do not count.
+ */
 bool proc_thp_relevant(const struct proc_thp *p);
 
 /*
  * A short reason: "THP disabled by prctl", "opted in by madvise",
- * "opted out by madvise", "global always", "collapsed (no hg)", "none".
+ * "opted out by madvise" (nh VMAs besides thread stacks, no huge pages),
+ * "global always", "collapsed (no hg)", "none", or "none (thread stacks: nh
+ * set by the kernel for MAP_STACK)" when its only nh VMAs are thread stacks.
  * POLICY is the effective anon policy of the PMD size ("always", "madvise",
  * "never") or NULL when unknown.
  */

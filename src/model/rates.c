@@ -181,6 +181,42 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 	return n;
 }
 
+int rates_vmstat(const struct kvlist *old, const struct kvlist *cur, double interval_s,
+		 struct rate r[WC_N])
+{
+	for (int c = 0; c < WC_N; c++) {
+		struct opt_u64 a, b;
+		if (c == WC_ALLOCSTALL) {
+			a = kv_sum_prefix(old, col_keys[c]);
+			b = kv_sum_prefix(cur, col_keys[c]);
+		} else {
+			a = kv_opt(old, col_keys[c]);
+			b = kv_opt(cur, col_keys[c]);
+		}
+		if (rate_compute(&a, &b, interval_s, &r[c]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int host_recent_derive(const struct host_snapshot *old, const struct host_snapshot *cur,
+		       struct host_recent *out)
+{
+	memset(out, 0, sizeof(*out));
+	double dt = cur->mono_s - old->mono_s;
+	out->interval_s = dt;
+	if (rates_vmstat(&old->vmstat, &cur->vmstat, dt, out->r))
+		return -EINVAL;
+	if (old->has_khugepaged_cpu && cur->has_khugepaged_cpu &&
+	    old->khugepaged_pid == cur->khugepaged_pid &&
+	    cur->khugepaged_cpu_s >= old->khugepaged_cpu_s) {
+		out->khugepaged_valid = true;
+		out->khugepaged_cpu_s = cur->khugepaged_cpu_s - old->khugepaged_cpu_s;
+		out->khugepaged_cpu_ratio = out->khugepaged_cpu_s / dt;
+	}
+	return 0;
+}
+
 static const struct thp_size *size_in(const struct sample *s, uint64_t kb)
 {
 	return s->host.has_settings ? thp_size_find(&s->host.thp, kb) : NULL;
@@ -193,18 +229,8 @@ int watch_derive(const struct sample *old, const struct sample *cur, size_t top,
 	double dt = cur->host.mono_s - old->host.mono_s;
 	row->wall_s = cur->host.wall_s;
 	row->interval_s = dt;
-	for (int c = 0; c < WC_N; c++) {
-		struct opt_u64 a, b;
-		if (c == WC_ALLOCSTALL) {
-			a = kv_sum_prefix(&old->host.vmstat, col_keys[c]);
-			b = kv_sum_prefix(&cur->host.vmstat, col_keys[c]);
-		} else {
-			a = kv_opt(&old->host.vmstat, col_keys[c]);
-			b = kv_opt(&cur->host.vmstat, col_keys[c]);
-		}
-		if (rate_compute(&a, &b, dt, &row->r[c]))
-			return -EINVAL;
-	}
+	if (rates_vmstat(&old->host.vmstat, &cur->host.vmstat, dt, row->r))
+		return -EINVAL;
 	uint64_t pmd_kb =
 		cur->host.thp.hpage_pmd_size.present ? cur->host.thp.hpage_pmd_size.v / 1024 : 0;
 	row->pmd_kb = pmd_kb;

@@ -86,6 +86,35 @@ enum watch_col {
 /* vmstat name of column C ("allocstall" for the sum). */
 const char *watch_col_key(enum watch_col c);
 
+/*
+ * The rates of the watch columns between two vmstat snapshots INTERVAL_S
+ * apart into R (allocstall summed over zones). Returns 0, or -EINVAL when
+ * INTERVAL_S is not > 0.
+ */
+int rates_vmstat(const struct kvlist *old, const struct kvlist *cur, double interval_s,
+		 struct rate r[WC_N]);
+
+/*
+ * `thpctl status --sample S`: what moved on the host between two snapshots
+ * S seconds apart (host-wide counters and the [khugepaged] thread).
+ */
+struct host_recent {
+	double interval_s;	     /* measured between the two reads, CLOCK_MONOTONIC */
+	bool khugepaged_valid;	     /* the same [khugepaged] thread in both, CPU time not back */
+	double khugepaged_cpu_s;     /* its utime + stime in the interval, s (clock ticks) */
+	double khugepaged_cpu_ratio; /* khugepaged_cpu_s / interval_s: share of one CPU */
+	struct rate r[WC_N];	     /* the watch columns, host-wide */
+};
+
+/*
+ * Derive OUT from OLD and CUR (pure). khugepaged is unknown (not valid) when
+ * either read missed the thread, the pids differ (it stops while THP is off
+ * and restarts with a new pid) or its CPU time went back. Returns 0, or
+ * -EINVAL when CUR is not later than OLD.
+ */
+int host_recent_derive(const struct host_snapshot *old, const struct host_snapshot *cur,
+		       struct host_recent *out);
+
 /* Per-size (mTHP) fault rates of one size that moved in the interval. */
 struct size_rate {
 	uint64_t size_kb;

@@ -361,18 +361,7 @@ static void explain_vmas(const struct why_input *in, const struct policy *p, str
 			add(r, "hg", is(p->eff, "madvise") ? WE_HINDERS : WE_NEUTRAL, src,
 			    "none of its %d VMAs opted in with MADV_HUGEPAGE (no hg)", v->nvmas);
 		}
-		if (v->nh) {
-			const struct why_vma_top *l = &v->largest_nh;
-			fmt_kb(a, sizeof(a), v->nh_kb);
-			fmt_kb(b, sizeof(b), l->size_kb);
-			add(r, "nh", WE_HINDERS, src,
-			    "%d VMA%s opted out with MADV_NOHUGEPAGE (nh), %s: never huge there, not even by MADV_COLLAPSE; largest %s at %llx: %s",
-			    v->nh, v->nh == 1 ? "" : "s", a, l->name, (unsigned long long)l->start,
-			    b);
-		} else {
-			add(r, "nh", WE_NEUTRAL, src,
-			    "no VMA opted out with MADV_NOHUGEPAGE (no nh)");
-		}
+		why_explain_nh(v, src, r);
 	}
 	if (v->has_eligible && v->eligible)
 		add(r, "eligible", WE_HELPS, src,
@@ -403,10 +392,7 @@ static void explain_vmas(const struct why_input *in, const struct policy *p, str
 			add(r, "stack", WE_NEUTRAL, src, "its [stack] VMA (%s) is not nh%s",
 			    (fmt_kb(a, sizeof(a), v->stack_kb), a),
 			    v->stack_flags & VMF_HG ? " (it is hg)" : "");
-		if (v->nh_small)
-			add(r, "stack", WE_NEUTRAL, src,
-			    "%d small anonymous nh VMA%s: thread stacks (MAP_STACK mappings are nh since about 6.7, c4608d1bf7c6)",
-			    v->nh_small, v->nh_small == 1 ? "" : "s");
+		why_explain_thread_stacks(v, src, r);
 	}
 	if (in->smaps_truncated)
 		add(r, "vmas", WE_UNKNOWN, src,

@@ -76,7 +76,14 @@ struct why_vmas {
 	uint64_t hg_kb, nh_kb, hg_huge_kb; /* AnonHugePages inside hg VMAs */
 	int huge_not_hg;		   /* VMAs with AnonHugePages but no hg */
 	uint64_t huge_not_hg_kb;
-	int nh_small; /* nh anonymous VMAs below one PMD: thread stacks (MAP_STACK, 6.7+) */
+	/* of the nh VMAs: thread stacks with their guards below (smaps_stack_feed),
+	 * nh set by the kernel for MAP_STACK (6.7+), not an opt-out */
+	int thread_stacks; /* stack + guard pairs */
+	int stack_nh;	   /* VMAs in them (2 per stack) */
+	uint64_t stack_nh_kb;
+	struct smaps_stack_scan stack_scan; /* walk state */
+	struct why_vma_top guard_nh;	    /* the last VMA, when it may be a guard (pending) */
+	/* largest_nh: the largest nh VMA that is not a thread stack or its guard */
 	struct why_vma_top largest_hg, largest_nh;
 	bool stack_found;
 	unsigned stack_flags; /* VMF_* of [stack] */
@@ -89,8 +96,12 @@ struct why_vmas {
 	struct smaps_totals t; /* sums over all VMAs */
 };
 
-/* Add one smaps VMA; PMD_KB is the PMD size in kB (0 unknown). */
-void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb);
+/*
+ * Add one smaps VMA, in address order. A possible thread-stack guard is held
+ * back from largest_nh until the next VMA shows whether a stack sits on it
+ * (the last VMA of a walk is [vsyscall] or [stack] in practice). Pure.
+ */
+void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v);
 
 /* ---- input and report ---- */
 
@@ -154,6 +165,16 @@ struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_
 
 /* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
 void why_explain_shmem(const struct why_input *in, struct why_report *out);
+
+/*
+ * The nh line of V, read from SOURCE (why_stacks.c): the VMAs the program
+ * opted out (hinders), thread stacks and their guards set apart.
+ */
+void why_explain_nh(const struct why_vmas *v, const char *source, struct why_report *out);
+
+/* The thread-stack line of V (why_stacks.c), when it has any: nh by the kernel for MAP_STACK. */
+void why_explain_thread_stacks(const struct why_vmas *v, const char *source,
+			       struct why_report *out);
 
 /* The stall-exposure line of IN (why_stall.c): defrag against free PMD-order blocks. */
 void why_explain_stall(const struct why_input *in, struct why_report *out);

@@ -194,7 +194,13 @@ static void top_set(struct why_vma_top *t, const struct smaps_vma *v)
 	t->anon_huge_kb = v->t.kb[SM_ANON_HUGE];
 }
 
-void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb)
+static void nh_top(struct why_vmas *w, const struct why_vma_top *t)
+{
+	if (!w->largest_nh.present || t->size_kb > w->largest_nh.size_kb)
+		w->largest_nh = *t;
+}
+
+void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 {
 	uint64_t kb = v->t.kb[SM_SIZE], huge = v->t.kb[SM_ANON_HUGE];
 	w->nvmas++;
@@ -219,13 +225,26 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v, uint64_t pmd_kb
 		w->huge_not_hg++;
 		w->huge_not_hg_kb += huge;
 	}
+	uint64_t pair_kb;
+	bool stack = smaps_stack_feed(&w->stack_scan, v, &pair_kb);
+	if (stack) {
+		w->thread_stacks++;
+		w->stack_nh += 2;
+		w->stack_nh_kb += pair_kb;
+	} else if (w->guard_nh.present) { /* no stack on it: an opt-out after all */
+		nh_top(w, &w->guard_nh);
+	}
+	w->guard_nh.present = false;
 	if (v->vmflags & VMF_NH) {
 		w->nh++;
 		w->nh_kb += kb;
-		if (!w->largest_nh.present || kb > w->largest_nh.size_kb)
-			top_set(&w->largest_nh, v);
-		if (v->name_len == 0 && pmd_kb && kb < pmd_kb)
-			w->nh_small++;
+		if (smaps_stack_guard(v)) {
+			top_set(&w->guard_nh, v);
+		} else if (!stack) {
+			struct why_vma_top top;
+			top_set(&top, v);
+			nh_top(w, &top);
+		}
 	}
 	if (v->vmflags & VMF_HT) {
 		w->hugetlb_vmas++;

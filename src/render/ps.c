@@ -68,7 +68,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
 	struct smaps_totals tot = {0};
 	size_t nok = 0; /* rows whose smaps was read */
-	int hg = 0, nh = 0;
+	int hg = 0, nh = 0, stack_nh = 0;
 	uint64_t hg_kb = 0, nh_kb = 0;
 	bool flags = !r->rollup && !r->flags_absent;
 	for (size_t i = 0; i < r->n; i++) {
@@ -114,6 +114,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		}
 		hg += p->hg_vmas;
 		nh += p->nh_vmas;
+		stack_nh += row->denied ? 0 : p->stack_nh_vmas;
 		hg_kb += p->hg_kb;
 		nh_kb += p->nh_kb;
 	}
@@ -133,6 +134,10 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%s", "");
 	table_flush(t, f, 0, color);
 	ps_totals_note(f, r, nok ? b : NULL);
+	if (flags && stack_nh)
+		fprintf(f,
+			"(NH includes %d thread stack and guard VMAs: nh set by the kernel for MAP_STACK, not an opt-out)\n",
+			stack_nh);
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
@@ -192,6 +197,9 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "hg_kb", fl ? json_u64(p->hg_kb) : NULL);
 		json_put(o, "nh_vmas", fl ? json_integer(p->nh_vmas) : NULL);
 		json_put(o, "nh_kb", fl ? json_u64(p->nh_kb) : NULL);
+		/* of them: thread stacks and guards, nh by the kernel for MAP_STACK */
+		json_put(o, "nh_thread_stack_vmas", fl ? json_integer(p->stack_nh_vmas) : NULL);
+		json_put(o, "nh_thread_stack_kb", fl ? json_u64(p->stack_nh_kb) : NULL);
 		json_put(o, "thpeligible_vmas",
 			 ok && !r->rollup && p->has_eligible ? json_integer(p->eligible_vmas)
 							     : NULL);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "status_recent.h"
 #include "table.h"
 
 /* vmstat counters shown under "since boot", in this order (absent ones print "-"). */
@@ -291,6 +292,10 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			   d->khugepaged_cpu.value * 100, h->khugepaged_cpu_s, h->uptime_s);
 	else
 		table_cell(t, "-");
+	if (!d->recent) { /* with --sample, its own section follows */
+		table_cell(t, "khugepaged CPU, recent");
+		table_cell(t, "%s", status_recent_hint(d));
+	}
 	for (size_t i = 0; i < sizeof(boot_counters) / sizeof(boot_counters[0]); i++) {
 		uint64_t x;
 		table_cell(t, "%s", boot_counters[i]);
@@ -343,6 +348,7 @@ void status_render_text(FILE *f, const struct host_snapshot *h, const struct hos
 	render_policy(f, h, color);
 	render_usage(f, h, d, color);
 	render_boot(f, h, d, color);
+	status_recent_render_text(f, d, color);
 	status_render_findings(f, fs, color);
 }
 
@@ -543,6 +549,7 @@ json_t *status_to_json(const struct host_snapshot *h, const struct host_derived 
 	json_put(root, "policy", policy_json(h));
 	json_put(root, "usage", usage_json(h, d));
 	json_put(root, "since_boot", boot_json(h, d));
+	json_put(root, "recent", status_recent_json(d)); /* status --sample S, else null */
 	json_put(root, "verdict", status_verdict_json(fs));
 	json_put(root, "findings", status_findings_json(fs));
 	return root;

@@ -130,7 +130,13 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 		json_put(v, "stack_nh",
 			 w->has_vmflags && w->stack_found ? json_boolean(w->stack_flags & VMF_NH)
 							  : json_null());
-		json_put(v, "small_nh", w->has_vmflags ? json_integer(w->nh_small) : json_null());
+		/* of nh: thread stacks and their guards (the kernel's nh for MAP_STACK) */
+		json_put(v, "thread_stacks",
+			 w->has_vmflags ? json_integer(w->thread_stacks) : json_null());
+		json_put(v, "nh_thread_stack_vmas",
+			 w->has_vmflags ? json_integer(w->stack_nh) : json_null());
+		json_put(v, "nh_thread_stack_kb",
+			 w->has_vmflags ? json_u64(w->stack_nh_kb) : json_null());
 		json_put(v, "anon_huge_kb", json_u64(w->t.kb[SM_ANON_HUGE]));
 		json_put(v, "anon_kb",
 			 smaps_has(&w->t, SM_ANONYMOUS) ? json_u64(w->t.kb[SM_ANONYMOUS])

@@ -44,14 +44,46 @@ else
 	nok "status (text) prints a Policy section" "$(head -c 300 "$TMP/out")"
 fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
+expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled (the line above is a since-boot average): thpctl status --sample 5"
+
+# ---- status --sample: a recent khugepaged CPU share and counter rates --------
+t status --sample 1 --json
+expect_rc "status --sample 1 --json exits 0" 0
+KHP_PID=$(grep -lx khugepaged /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
+export KHP_PID
+expect_json "status --sample 1: recent over ~1 s, counters carried" "$TMP/out" \
+	"d['recent'] is not None and 0.9 <= d['recent']['interval_s'] <= 2.0 and d['recent']['counters']['thp_fault_alloc']['delta'] >= 0" "d['recent']"
+if [ -n "$KHP_PID" ]; then
+	expect_json "status --sample 1: khugepaged_cpu_ratio non-null, in [0, 1]" "$TMP/out" \
+		"d['recent']['khugepaged_cpu_ratio'] is not None and 0 <= d['recent']['khugepaged_cpu_ratio'] <= 1 and d['recent']['khugepaged_cpu_seconds'] is not None" "d['recent']"
+else
+	skip "status --sample 1: khugepaged_cpu_ratio non-null" "no [khugepaged] thread (THP off or not built in)"
+fi
+if [ ! -s "$TMP/err" ]; then ok "status --sample 1: no progress line for one second"; else nok "status --sample 1: no progress line for one second" "$(errtail)"; fi
+t status --sample 2
+if [ "$RC" -eq 0 ] && grep -q '^Last 2 s (two reads' "$TMP/out" && grep -q '^  khugepaged CPU .*over the last' "$TMP/out" &&
+	grep -q 'sampling for 2 s' "$TMP/err"; then
+	ok "status --sample 2 (text): a 'Last 2 s' section, a progress line on stderr"
+else
+	nok "status --sample 2 (text): a 'Last 2 s' section, a progress line on stderr" "exit $RC; $(grep -A2 '^Last' "$TMP/out" | head -3); $(errtail)"
+fi
+t status --json
+expect_json "status --json without --sample: recent is null" "$TMP/out" "'recent' in d and d['recent'] is None" "d.get('recent', 'absent')"
+for v in 0 -1 x 61 1.5; do
+	t status --sample "$v"
+	expect_rc "usage error exits 2: thpctl status --sample $v" 2
+done
+t --sysroot tests/fixtures/linux-6.18-x86 status --sample 1
+expect_rc "status --sample on a recorded tree: usage error (exit 2)" 2
 
 # ---- helpers with known layouts ----------------------------------------------
-HP='' NH='' PL='' PF='' PF_CHILD=''
+HP='' NH='' PL='' PF='' PF_CHILD='' TS=''
 start_helper HP "$H" hugepage 64
 start_helper NH "$H" nohuge 16
 start_helper PL "$H" plain 4
 start_helper PF "$H" prctl-fork
-export HP NH PL PF PF_CHILD
+start_helper TS "$H" threads 4
+export HP NH PL PF PF_CHILD TS
 
 # ---- ps: MADV_HUGEPAGE helper -----------------------------------------------
 if [ "$HAVE_THP" -eq 0 ]; then
@@ -191,10 +223,47 @@ if [ -n "$NH" ]; then
 		"proc(E['NH'])['nh_vmas'] >= 1 and proc(E['NH'])['nh_kb'] >= 16384" "proc(E['NH'])"
 	expect_json "ps: nohuge reason 'opted out by madvise', no AnonHuge" "$TMP/out" \
 		"proc(E['NH'])['reason'] == 'opted out by madvise' and proc(E['NH'])['anon_huge_kb'] == 0" "proc(E['NH'])"
+	expect_json "ps: nohuge helper has no thread stack among its nh VMAs" "$TMP/out" \
+		"proc(E['NH'])['nh_thread_stack_vmas'] == 0 and proc(E['NH'])['nh_thread_stack_kb'] == 0" "proc(E['NH'])"
+	t why "$NH"
+	if [ "$RC" -eq 0 ] && grep -q '^- nh .*opted out with MADV_NOHUGEPAGE' "$TMP/out"; then
+		ok "why NH: a hindering '- nh' line (its own madvise)"
+	else
+		nok "why NH: a hindering '- nh' line (its own madvise)" "exit $RC; $(grep nh "$TMP/out" | head -3)"
+	fi
 	t --json maps "$NH"
 	expect_json "maps: nohuge VMA (16 MiB) nh true, thpeligible false" "$TMP/out" \
 		"[(v['size_kb'], v['thpeligible'], v['anon_huge_kb']) for v in vmas if v['nh'] and v['size_kb'] == 16384] == [(16384, False, 0)]" \
 		"[v for v in vmas if v['nh']]"
+fi
+
+# ---- thread stacks helper ----------------------------------------------------
+# 4 pthreads: glibc maps each stack with MAP_STACK and a guard page below it;
+# since 6.7 the kernel marks those mappings nh (c4608d1bf7c6): not an opt-out.
+if [ -n "$TS" ]; then
+	if ! grep -q '^VmFlags:.* nh' "/proc/$TS/smaps" 2>/dev/null; then
+		skip "thread stacks are not an opt-out" "no nh VMA in the helper: MAP_STACK is not nh before 6.7"
+	else
+		t ps --pid "$TS" --json
+		expect_json "ps TS: 8 nh VMAs, all 8 thread stacks and guards" "$TMP/out" \
+			"proc(E['TS'])['nh_vmas'] == 8 and proc(E['TS'])['nh_thread_stack_vmas'] == 8 and proc(E['TS'])['nh_thread_stack_kb'] == proc(E['TS'])['nh_kb']" "proc(E['TS'])"
+		expect_json "ps TS: reason names the kernel, not madvise" "$TMP/out" \
+			"proc(E['TS'])['reason'] == 'none (thread stacks: nh set by the kernel for MAP_STACK)'" "proc(E['TS'])['reason']"
+		t ps --json
+		expect_json "ps (default list): TS not listed (thread stacks alone are not THP-related)" "$TMP/out" \
+			"proc(E['TS']) is None and proc(E['NH']) is not None" "[p['pid'] for p in d['processes']]"
+		t why "$TS"
+		if [ "$RC" -eq 0 ] && ! grep -q '^- nh' "$TMP/out" &&
+			grep -q '^  nh .*no VMA opted out with MADV_NOHUGEPAGE: its 8 nh VMAs are thread stacks' "$TMP/out" &&
+			grep -q '^  stack .*4 thread stacks .*nh set by the kernel for MAP_STACK' "$TMP/out"; then
+			ok "why TS: no '- nh' line; a neutral line for 4 thread stacks"
+		else
+			nok "why TS: no '- nh' line; a neutral line for 4 thread stacks" "exit $RC; $(grep -E 'nh|stack' "$TMP/out" | head -4)"
+		fi
+		t why --json "$TS"
+		expect_json "why --json TS: vmas.thread_stacks 4, nh_thread_stack_vmas 8" "$TMP/out" \
+			"d['vmas']['thread_stacks'] == 4 and d['vmas']['nh_thread_stack_vmas'] == 8 and d['vmas']['nh'] == 8" "d['vmas']"
+	fi
 fi
 
 # ---- prctl helper ------------------------------------------------------------

@@ -25,6 +25,10 @@
  *                                 blank its environment, as Redis's
  *                                 setproctitle does: /proc/PID/cmdline reads
  *                                 TEXT then NULs, /proc/PID/environ all NULs
+ *   thp_helper threads N          N pthreads with glibc's default stacks
+ *                                 (MAP_STACK, a guard page below each),
+ *                                 parked: on 6.7+ each stack and guard is nh
+ *                                 by the kernel's choice, nothing madvised
  *   thp_helper maxrss CMD [ARG..] run CMD (stdout, stderr to /dev/null), print
  *                                 "maxrss KB status N": its peak RSS from
  *                                 wait4(); for hosts without GNU time. (A
@@ -40,6 +44,7 @@
 #include "kernel/uapi_compat.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +79,7 @@ static void usage(void)
 			"       thp_helper many-vmas N\n"
 			"       thp_helper prctl-daemon\n"
 			"       thp_helper title TEXT\n"
+			"       thp_helper threads N\n"
 			"       thp_helper maxrss CMD [ARGS...]\n");
 	exit(2);
 }
@@ -224,6 +230,36 @@ static void set_title(int argc, char **argv, const char *text)
 	wait_for_stop();
 }
 
+static void *parked(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause(); /* the stop signals are blocked here: main takes them */
+	return NULL;
+}
+
+static void threads(long n)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old); /* inherited by the threads */
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		int e = pthread_create(&t, NULL, parked, NULL);
+		if (e) {
+			errno = e;
+			die("pthread_create");
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	wait_for_stop();
+}
+
 static void prctl_daemon(void)
 {
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
@@ -297,6 +333,10 @@ int main(int argc, char **argv)
 		if (argc != 3)
 			usage();
 		set_title(argc, argv, argv[2]);
+	} else if (!strcmp(mode, "threads")) {
+		if (argc != 3)
+			usage();
+		threads(parse_count(argv[2], 256));
 	} else if (!strcmp(mode, "maxrss")) {
 		if (argc < 3)
 			usage();

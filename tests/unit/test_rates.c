@@ -5,7 +5,9 @@
 #include <math.h>
 
 #include "kernel/proc_status.h"
+#include "model/host.h"
 #include "model/rates.h"
+#include "render/status_recent.h"
 
 static struct opt_u64 some(uint64_t v)
 {
@@ -339,7 +341,84 @@ static void test_statm(void **state)
 	free(text);
 }
 
+/* A light snapshot as `status --sample` reads it: vmstat and khugepaged. */
+static void snap(struct host_snapshot *h, double mono_s, const char *vmstat, pid_t khp,
+		 double cpu_s)
+{
+	memset(h, 0, sizeof(*h));
+	h->mono_s = mono_s;
+	assert_int_equal(vmstat_parse(vmstat, strlen(vmstat), &h->vmstat), 0);
+	h->has_vmstat = true;
+	h->has_khugepaged_cpu = khp > 0;
+	h->khugepaged_pid = khp;
+	h->khugepaged_cpu_s = cpu_s;
+}
+
+static void test_host_recent(void **state)
+{
+	(void)state;
+	struct host_snapshot a, b;
+	struct host_recent rc;
+	snap(&a, 100.0,
+	     "thp_fault_alloc 1000\nthp_collapse_alloc 7\nallocstall_dma32 1\nallocstall_normal 2\n",
+	     38, 12.50);
+	snap(&b, 105.0,
+	     "thp_fault_alloc 1060\nthp_collapse_alloc 7\nallocstall_dma32 2\nallocstall_normal 5\n",
+	     38, 12.75);
+	assert_int_equal(host_recent_derive(&a, &b, &rc), 0);
+	assert_true(fabs(rc.interval_s - 5.0) < 1e-9);
+	/* 0.25 s of CPU over 5 s: 5% of one CPU */
+	assert_true(rc.khugepaged_valid);
+	assert_true(fabs(rc.khugepaged_cpu_s - 0.25) < 1e-9);
+	assert_true(fabs(rc.khugepaged_cpu_ratio - 0.05) < 1e-9);
+	assert_int_equal(rc.r[WC_FAULT_ALLOC].delta, 60);
+	assert_true(fabs(rc.r[WC_FAULT_ALLOC].per_s - 12.0) < 1e-9);
+	assert_int_equal(rc.r[WC_COLLAPSE_ALLOC].state, RATE_OK);
+	assert_int_equal(rc.r[WC_COLLAPSE_ALLOC].delta, 0);
+	assert_int_equal(rc.r[WC_ALLOCSTALL].delta, 4); /* summed over zones */
+	/* a counter this kernel does not print: no rate, not 0 */
+	assert_int_equal(rc.r[WC_SPLIT_PMD].state, RATE_ABSENT);
+
+	/* the JSON object carries them; null when not sampled */
+	struct host_derived d = {0};
+	json_t *j = status_recent_json(&d);
+	assert_true(json_is_null(j));
+	json_decref(j);
+	d.recent = &rc;
+	j = status_recent_json(&d);
+	assert_true(fabs(json_real_value(json_object_get(j, "khugepaged_cpu_ratio")) - 0.05) <
+		    1e-9);
+	json_t *fa = json_object_get(json_object_get(j, "counters"), "thp_fault_alloc");
+	assert_int_equal(json_integer_value(json_object_get(fa, "delta")), 60);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "counters"), "thp_split_pmd")));
+	json_decref(j);
+	assert_string_equal(status_recent_hint(&d), "");
+	d.recent = NULL;
+	assert_contains(status_recent_hint(&d), "thpctl status --sample 5");
+
+	/* khugepaged restarted (THP turned off and on): a new pid, no CPU share */
+	b.khugepaged_pid = 4242;
+	assert_int_equal(host_recent_derive(&a, &b, &rc), 0);
+	assert_false(rc.khugepaged_valid);
+	assert_int_equal(rc.r[WC_FAULT_ALLOC].delta, 60);
+	/* its CPU time went back, or it was not found in one read */
+	b.khugepaged_pid = 38;
+	b.khugepaged_cpu_s = 12.0;
+	assert_int_equal(host_recent_derive(&a, &b, &rc), 0);
+	assert_false(rc.khugepaged_valid);
+	b.khugepaged_cpu_s = 13.0;
+	b.has_khugepaged_cpu = false;
+	assert_int_equal(host_recent_derive(&a, &b, &rc), 0);
+	assert_false(rc.khugepaged_valid);
+	/* no time between the reads */
+	b.mono_s = a.mono_s;
+	assert_int_equal(host_recent_derive(&a, &b, &rc), -EINVAL);
+	kvlist_free(&a.vmstat);
+	kvlist_free(&b.vmstat);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_rate_basic), cmocka_unit_test(test_rate_reset_and_wrap),
 	  cmocka_unit_test(test_rate_absent), cmocka_unit_test(test_rate_bad_interval),
 	  cmocka_unit_test(test_kv_rates), cmocka_unit_test(test_top_changes),
-	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm))
+	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm),
+	  cmocka_unit_test(test_host_recent))

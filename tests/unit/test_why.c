@@ -12,6 +12,8 @@
 #include "model/host.h"
 #include "model/why.h"
 
+#include "test_stacks_capture.h"
+
 /* ---- hints ---- */
 
 struct hint_case {
@@ -154,7 +156,7 @@ static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge
 	v.has_vmflags = true;
 	v.vmflags = flags;
 	v.thp_eligible = eligible;
-	why_vmas_add(w, &v, 2048);
+	why_vmas_add(w, &v);
 }
 
 static void test_vmas(void **state)
@@ -164,7 +166,7 @@ static void test_vmas(void **state)
 	vma(&w, "", 65536, 65536, VMF_HG, 1);
 	vma(&w, "", 8192, 4096, VMF_HG, 1);
 	vma(&w, "", 4096, 0, VMF_NH, 0);
-	vma(&w, "", 8, 0, VMF_NH, 0);	     /* a thread stack */
+	vma(&w, "", 8, 0, VMF_NH, 0);	     /* small, but no guard below: an opt-out */
 	vma(&w, "[heap]", 4096, 2048, 0, 0); /* collapsed */
 	vma(&w, "[stack]", 132, 0, VMF_NH, 0);
 	vma(&w, "/anon_hugepage (deleted)", 1048576, 0, VMF_HT, 0);
@@ -175,7 +177,8 @@ static void test_vmas(void **state)
 	assert_true(w.largest_hg.present);
 	assert_int_equal(w.largest_hg.size_kb, 65536);
 	assert_int_equal(w.nh, 3);
-	assert_int_equal(w.nh_small, 1);
+	assert_int_equal(w.thread_stacks, 0);
+	assert_int_equal(w.stack_nh, 0);
 	assert_int_equal(w.largest_nh.size_kb, 4096);
 	assert_int_equal(w.huge_not_hg, 1);
 	assert_int_equal(w.huge_not_hg_kb, 2048);
@@ -405,6 +408,69 @@ static void test_pmd_size_policy(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+static int why_vma_cb(const struct smaps_vma *v, void *ctx)
+{
+	why_vmas_add(ctx, v);
+	return 0;
+}
+
+static const struct why_line *line_of(const char *topic, const char *text)
+{
+	for (int i = 0; i < R.n; i++)
+		if (!strcmp(R.lines[i].topic, topic) && strstr(R.lines[i].text, text))
+			return &R.lines[i];
+	return NULL;
+}
+
+/* Recorded smaps with two pthread stacks and one MADV_NOHUGEPAGE region (6.18). */
+static void test_thread_stacks(void **state)
+{
+	(void)state;
+	build(&why_cases[0]);
+	memset(&IN.vmas, 0, sizeof(IN.vmas));
+	assert_int_equal(smaps_parse(LIT(cap_stacks), why_vma_cb, &IN.vmas, NULL), 0);
+	assert_int_equal(IN.vmas.nh, 5);
+	assert_int_equal(IN.vmas.thread_stacks, 2);
+	assert_int_equal(IN.vmas.stack_nh, 4);
+	assert_int_equal(IN.vmas.stack_nh_kb, 8264);
+	/* the largest opt-out is the madvised region, not the 8 MiB stack */
+	assert_int_equal(IN.vmas.largest_nh.start, 0x7f1f0899d000ull);
+	assert_int_equal(IN.vmas.largest_nh.size_kb, 4096);
+	why_explain(&IN, &R);
+	const struct why_line *nh =
+		line_of("nh", "1 VMA opted out with MADV_NOHUGEPAGE (nh), 4096 kB");
+	assert_non_null(nh);
+	assert_int_equal(nh->effect, WE_HINDERS);
+	const struct why_line *st = line_of("stack", "2 thread stacks");
+	assert_non_null(st);
+	assert_int_equal(st->effect, WE_NEUTRAL);
+	assert_contains(st->text, "8264 kB in all): nh set by the kernel for MAP_STACK");
+
+	/* without the madvised region (and its non-nh PROT_NONE page): no opt-out at all */
+	const char *cut = strstr(cap_stacks, "7f1f0899c000-"),
+		   *resume = strstr(cap_stacks, "7f1f08d9d000-");
+	assert_non_null(cut);
+	assert_non_null(resume);
+	memset(&IN.vmas, 0, sizeof(IN.vmas));
+	assert_int_equal(
+		smaps_parse(cap_stacks, (size_t)(cut - cap_stacks), why_vma_cb, &IN.vmas, NULL), 0);
+	assert_int_equal(smaps_parse(resume, strlen(resume), why_vma_cb, &IN.vmas, NULL), 0);
+	assert_int_equal(IN.vmas.nh, 4);
+	assert_int_equal(IN.vmas.stack_nh, 4);
+	assert_false(IN.vmas.largest_nh.present);
+	why_explain(&IN, &R);
+	nh = line_of("nh",
+		     "no VMA opted out with MADV_NOHUGEPAGE: its 4 nh VMAs are thread stacks");
+	assert_non_null(nh);
+	assert_int_equal(nh->effect, WE_NEUTRAL);
+	for (int i = 0; i < R.n; i++)
+		assert_int_not_equal(
+			R.lines[i].effect == WE_HINDERS && !strcmp(R.lines[i].topic, "nh"), 1);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
-		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact))
+		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
+		cmocka_unit_test(test_thread_stacks))

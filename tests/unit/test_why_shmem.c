@@ -28,7 +28,7 @@ static void shm_vma(const char *name, uint64_t kb, uint64_t pmd_kb, unsigned fla
 	v.t.present = (1u << SM_SIZE) | (1u << SM_RSS) | (1u << SM_SHMEM_PMD);
 	v.has_vmflags = true;
 	v.vmflags = flags;
-	why_vmas_add(&IN.vmas, &v, 2048);
+	why_vmas_add(&IN.vmas, &v);
 }
 
 static void setup(const char *shmem_enabled)
@@ -141,7 +141,7 @@ static void stall_setup(const char *defrag, uint64_t hg_kb, uint64_t huge_kb)
 	v.t.present = (1u << SM_SIZE) | (1u << SM_ANON_HUGE);
 	v.has_vmflags = true;
 	v.vmflags = VMF_HG;
-	why_vmas_add(&IN.vmas, &v, 2048);
+	why_vmas_add(&IN.vmas, &v);
 }
 
 static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
