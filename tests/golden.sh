@@ -275,6 +275,34 @@ PY
 done
 rm -rf "$u64"
 
+# absent in a recorded tree is not absent in the kernel: a 6.18 tree without its
+# hugepages-<size>kB/ directories says "not recorded", never "kernel < 6.8"; the
+# overflowing success ratio of the same tree is unknown, never above 100%
+nr=$TMP/no-mthp-tree
+rm -rf "$nr" && cp -a "$FIX/linux-6.18-x86" "$nr" && rm -rf "$nr"/sys/kernel/mm/transparent_hugepage/hugepages-* &&
+	sed -i -e 's/^thp_fault_alloc .*/thp_fault_alloc 18446744073709551615/' \
+		-e 's/^thp_fault_fallback .*/thp_fault_fallback 9223372036854775807/' "$nr/proc/vmstat"
+"$BIN" --no-color --sysroot "$nr" status >"$TMP/nr.txt" 2>/dev/null
+if grep -q 'mTHP sizes (anon) *not recorded (kernel 6.18' "$TMP/nr.txt" && ! grep -q 'kernel < 6.8' "$TMP/nr.txt"; then
+	ok "a 6.18 tree without mTHP directories: not recorded, not 'kernel < 6.8'"
+else
+	nok "mTHP not recorded" "$(grep -m1 'mTHP sizes' "$TMP/nr.txt")"
+fi
+if ! grep -qE '[0-9]{3,}\.[0-9]%|[2-9][0-9]{2}\.[0-9]%' "$TMP/nr.txt" && grep -q 'PMD fault success *-' "$TMP/nr.txt"; then
+	ok "a success ratio whose sum overflows is '-', never above 100%"
+else
+	nok "success ratio overflow" "$(grep -m1 'fault success' "$TMP/nr.txt")"
+fi
+rm -rf "$nr"
+
+# advise --json says partial on a damaged tree (it had no such field)
+"$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["partial"] is True and d["missing"] else 1)' "$TMP/adv.json" 2>/dev/null; then
+	ok "advise --json on the malformed tree: partial true, missing files listed"
+else
+	nok "advise --json partial" "$(head -c 300 "$TMP/adv.json")"
+fi
+
 for f in "$EXP"/*; do
 	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"
 done

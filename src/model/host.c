@@ -16,8 +16,9 @@ static struct ratio mk_ratio(uint64_t num, uint64_t den)
 static struct ratio vm_ratio(const struct kvlist *vm, const char *ok, const char *fail)
 {
 	uint64_t a, f;
-	if (!kv_get(vm, ok, &a) || !kv_get(vm, fail, &f))
-		return (struct ratio){0};
+	if (!kv_get(vm, ok, &a) || !kv_get(vm, fail, &f) || f > UINT64_MAX - a)
+		return (struct ratio){
+			0}; /* absent, or a sum that would wrap: unknown, never >100% */
 	return mk_ratio(a, a + f);
 }
 

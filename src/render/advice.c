@@ -232,6 +232,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	kconfig_src(src, sizeof(src), in);
 	json_put(k, "config_source", kc->src == KCS_NONE ? json_null() : json_str(src));
 	json_put(root, "kernel", k);
+	/* a file of the host not read (missing, damaged) or a process not readable */
+	json_put(root, "partial",
+		 json_boolean(h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0));
+	json_t *miss = json_array();
+	for (int i = 0; i < h->nmissing; i++)
+		json_array_append_new(miss, json_str(h->missing[i]));
+	json_put(root, "missing", miss);
 	json_put(root, "processes_scanned", json_integer(in->scanned));
 	json_put(root, "unreadable", json_integer(in->unreadable));
 	json_put(root, "limited_cgroups", json_integer(in->limited_cgroups));

@@ -125,8 +125,13 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 						      o ? " " : "",
 						      (unsigned long long)h->thp.sizes[i].size_kb);
 		table_cell(t, "%d: %s", ft->mthp_sizes, list);
-	} else {
+	} else if (ft->kver[0] && kver_at_least(ft->kver, 6, 8)) {
+		/* a 6.8+ kernel has the directories: a tree without them did not record them */
+		table_cell(t, "not recorded (kernel %s has hugepages-<size>kB/)", ft->release);
+	} else if (ft->kver[0]) {
 		table_cell(t, "none (kernel < 6.8 or THP off)");
+	} else {
+		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
 	}
 	table_cell(t, "per-size stats");
 	table_cell(t, "%s", ft->per_size_stats ? "yes" : "no");
@@ -305,8 +310,8 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			table_cell(t, "-");
 	}
 	table_flush(t, f, 2, color);
-	if (!h->has_buddy)
-		return;
+	if (!h->has_buddy || d->pmd_order < 0)
+		return; /* without the PMD order there are no PMD blocks to count */
 	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n", d->pmd_order);
 	static const char *const hdr[] = {"node", "zone", "free PMD blocks", "free memory in them"};
 	t = table_new(4, hdr, "rLrr");

@@ -118,7 +118,26 @@ static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 	assert_true(d.khugepaged_cpu.value == 0.05);
 }
 
+/* thp_fault_alloc + thp_fault_fallback past 2^64: unknown, not "200.0% (2^64-1 of 2^63-1)" */
+static void a_success_ratio_whose_sum_wraps_is_unknown(void **state)
+{
+	(void)state;
+	struct host_snapshot h = {0};
+	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 18446744073709551615\n"
+					  "thp_fault_fallback 9223372036854775808\n"
+					  "thp_collapse_alloc 458\nthp_collapse_alloc_failed 0\n"),
+				      &h.vmstat),
+			 0);
+	struct host_derived d;
+	host_derive(&h, &d);
+	assert_false(d.fault_success.valid);
+	assert_true(d.collapse_success.valid);
+	assert_true(d.collapse_success.value <= 1.0);
+	kvlist_free(&h.vmstat);
+}
+
 UNIT_MAIN(cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
+	  cmocka_unit_test(a_success_ratio_whose_sum_wraps_is_unknown),
 	  cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
 	  cmocka_unit_test(the_sampler_reads_what_status_reads),
 	  cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio))
