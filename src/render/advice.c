@@ -210,12 +210,10 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 	}
 }
 
-json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
+/* The "kernel" object of advise --json: release, capabilities, the boot default. */
+static json_t *kernel_json(const struct adv_input *in)
 {
 	const struct host_snapshot *h = in->h;
-	json_t *root = json_object();
-	if (!root)
-		return NULL;
 	json_t *k = json_object();
 	json_put(k, "release", h->feat.release[0] ? json_str(h->feat.release) : json_null());
 	json_put(k, "except_advised",
@@ -231,7 +229,16 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	char src[200];
 	kconfig_src(src, sizeof(src), in);
 	json_put(k, "config_source", kc->src == KCS_NONE ? json_null() : json_str(src));
-	json_put(root, "kernel", k);
+	return k;
+}
+
+json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
+{
+	const struct host_snapshot *h = in->h;
+	json_t *root = json_object();
+	if (!root)
+		return NULL;
+	json_put(root, "kernel", kernel_json(in));
 	/* a file of the host not read (missing, damaged) or a process not readable */
 	json_put(root, "partial",
 		 json_boolean(h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0));
