@@ -295,6 +295,19 @@ else
 fi
 rm -rf "$nr"
 
+# RHEL 6 keeps THP under redhat_transparent_hugepage/: read it as the THP tree
+rh=$TMP/rhel6-tree
+rm -rf "$rh" && cp -a "$FIX/linux-4.14-x86" "$rh" &&
+	mv "$rh/sys/kernel/mm/transparent_hugepage" "$rh/sys/kernel/mm/redhat_transparent_hugepage" &&
+	echo 2.6.32-754.el6.x86_64 >"$rh/proc/sys/kernel/osrelease"
+"$BIN" --no-color --sysroot "$rh" status --json >"$TMP/rh.json" 2>/dev/null
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); ids=[f["id"] for f in d["findings"]]; sys.exit(0 if d["kernel"]["capabilities"]["thp"] is True and "cow-copy" in ids else 1)' "$TMP/rh.json" 2>/dev/null; then
+	ok "a RHEL 6 tree (redhat_transparent_hugepage/): THP built in, the COW-copy finding"
+else
+	nok "RHEL 6 tree" "$(head -c 300 "$TMP/rh.json")"
+fi
+rm -rf "$rh"
+
 # advise --json says partial on a damaged tree (it had no such field)
 "$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["partial"] is True and d["missing"] else 1)' "$TMP/adv.json" 2>/dev/null; then

@@ -26,7 +26,23 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 	struct stat a, b;
 	if (fstat(sr->dirfd, &a) == 0 && stat("/", &b) == 0)
 		sr->live = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	/* RHEL 6 kernels keep the same knobs under another name */
+	sr->rhel_thp = faccessat(sr->dirfd, SR_THP, F_OK, 0) != 0 &&
+		       faccessat(sr->dirfd, SR_THP_RHEL6, F_OK, 0) == 0;
 	return 0;
+}
+
+/* REL with SR_THP read as SR_THP_RHEL6 on a RHEL 6 tree (into TMP), else REL itself. */
+static const char *map_rel(const struct sysroot *sr, const char *rel, char *tmp, size_t n)
+{
+	while (*rel == '/')
+		rel++;
+	size_t l = strlen(SR_THP);
+	if (!sr->rhel_thp || strncmp(rel, SR_THP, l) != 0 || (rel[l] && rel[l] != '/'))
+		return rel;
+	if (snprintf(tmp, n, "%s%s", SR_THP_RHEL6, rel + l) >= (int)n)
+		return rel;
+	return tmp;
 }
 
 void sysroot_close(struct sysroot *sr)
@@ -38,8 +54,8 @@ void sysroot_close(struct sysroot *sr)
 
 int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
 {
-	while (*rel == '/')
-		rel++;
+	char tmp[PATH_MAX];
+	rel = map_rel(sr, rel, tmp, sizeof(tmp));
 	int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC | O_NONBLOCK);
 	return fd < 0 ? -errno : fd;
 }
@@ -100,8 +116,8 @@ size_t sysroot_read_max(const char *rel)
 
 int sysroot_open_file(const struct sysroot *sr, const char *rel)
 {
-	while (*rel == '/')
-		rel++;
+	char tmp[PATH_MAX];
+	rel = map_rel(sr, rel, tmp, sizeof(tmp));
 	unsigned flags = sr->live ? 0 : OPEN_PRECHECK;
 	/* the live proc/mounts is a link to self/mounts */
 	if (!system_file(rel) && !(sr->live && strcmp(rel, SR_PROC "/mounts") == 0))
@@ -207,8 +223,8 @@ DIR *sysroot_opendir(const struct sysroot *sr, const char *rel)
 
 int sysroot_exists(const struct sysroot *sr, const char *rel)
 {
-	while (*rel == '/')
-		rel++;
+	char tmp[PATH_MAX];
+	rel = map_rel(sr, rel, tmp, sizeof(tmp));
 	return faccessat(sr->dirfd, rel, F_OK, 0) ? -errno : 0;
 }
 

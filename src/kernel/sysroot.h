@@ -19,6 +19,7 @@
 /* The same, as a host path, for words shown to people (render/). */
 #define PATH_PROC "/proc"
 #define SR_THP "sys/kernel/mm/transparent_hugepage"
+#define SR_THP_RHEL6 "sys/kernel/mm/redhat_transparent_hugepage" /* RHEL 6 (2.6.32) */
 #define SR_HUGETLB "sys/kernel/mm/hugepages"
 #define SR_NODES "sys/devices/system/node"
 #define SR_PASSWD "etc/passwd"
@@ -47,6 +48,7 @@ struct sysroot {
 	bool live;	       /* the root is "/" of the running system */
 	char path[PATH_MAX];   /* as given, for messages */
 	struct fdcache *cache; /* NULL, or files kept open by watch/exporter (fdcache.h) */
+	bool rhel_thp;	       /* RHEL 6: THP under sys/kernel/mm/redhat_transparent_hugepage */
 };
 
 /* Open DIR (NULL means "/") as the sysroot. Returns 0 or -errno. */
