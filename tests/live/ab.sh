@@ -74,7 +74,7 @@ if [ "$ROOT" = 1 ]; then
 	expect_rc "host modes as a normal user: refused, exit 1" 1
 	expect_eval "the refusal says it needs root" 'grep -q "needs root" "$TMP/err"' "$(errtail)"
 	if [ -w "$THP/enabled" ] && [ "$HAVE_THP" = 1 ]; then
-		t ab --runs 2 --warmup 0 --json --mode off --mode host:enabled=always -- "$C" 64M 100k
+		t ab --runs 2 --warmup 0 --json --mode off --mode host:enabled=always -- "$C" 256M 1M
 		expect_rc "host:enabled=always runs as root" 0
 		expect_json "host:enabled=always: huge pages without glibc's help" "$TMP/out" \
 			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0'
