@@ -3,12 +3,19 @@
 #   make run      install missing deps, build, run `thpctl status` on this host
 #   make check    install missing deps, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
-#   make fmt | lint | bench | clean | install
+#   make fmt | lint | bench | clean | install | uninstall | deb | version
+#
+# Packagers: CFLAGS, CPPFLAGS and LDFLAGS (environment or command line) come
+# after the project's own flags; -Werror only with DEVELOPER=1 (make check and
+# .ci/run set it; the ASan test build always has it). PREFIX, DESTDIR,
+# BINDIR, MANDIR, SYSCONFDIR, UNITDIR, BASHCOMPDIR, ZSHCOMPDIR: make install.
 
 CC        ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX    ?= /usr/local
-VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# the version: `git describe --tags` in a checkout; without a tag, the release
+# in VERSION plus the commit; VERSION alone in a tree without git (git archive)
+VERSION   := $(shell scripts/version)
 
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
@@ -33,11 +40,11 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
-WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
-REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
-ASAN_CFLAGS := $(BASE) -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
-STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
+WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
+REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
@@ -52,18 +59,32 @@ STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
 HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
 
-.PHONY: all run check test unit golden live static fmt fmt-check lint bench clean install deps update-golden
+.PHONY: all run check test unit golden live static fmt fmt-check lint bench clean install deps update-golden \
+	uninstall version deb
 
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+
+# only util/version.o holds the version (build/version changes with it); objects
+# rebuild when their flags change (build/KIND/flags: DEVELOPER=1, CFLAGS=...)
+flags_stamp = $(shell mkdir -p $(1))$(if $(filter-out $(file <$(1)/flags),$(2))$(filter-out $(2),$(file <$(1)/flags)),$(file >$(1)/flags,$(2)))
+$(call flags_stamp,build,$(VERSION))
+$(call flags_stamp,build/rel,$(REL_CFLAGS) $(LDFLAGS))
+$(call flags_stamp,build/asan,$(ASAN_CFLAGS))
+$(REL_OBJ) $(HELPERS): build/rel/flags
+$(ASAN_OBJ): build/asan/flags
+build/rel/src/util/version.o build/asan/src/util/version.o build/static/src/util/version.o: build/flags
+build/rel/src/util/version.o: REL_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
+build/asan/src/util/version.o: ASAN_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
+build/static/src/util/version.o: STAT_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -98,7 +119,7 @@ static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
 check: deps
-	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory test DEVELOPER=1
 
 test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS)
 	@tests/run-all
@@ -135,9 +156,41 @@ lint: fmt-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
+# bash and zsh completions, the alert rules, the exporter's unit and its
+# /etc/default file (kept when present: it is the admin's)
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DATADIR     ?= $(PREFIX)/share/thpctl
+SYSCONFDIR  ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+INSTALLED := $(BINDIR)/thpctl $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
+	$(ZSHCOMPDIR)/_thpctl $(DATADIR)/prometheus/thp-rules.yml \
+	$(UNITDIR)/thpctl-exporter.service
+
 install: build/thpctl
-	install -D -m 0755 build/thpctl $(DESTDIR)$(PREFIX)/bin/thpctl
-	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/thpctl.1
+	install -D -m 0755 build/thpctl $(DESTDIR)$(BINDIR)/thpctl
+	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(MANDIR)/man1/thpctl.1
+	install -D -m 0644 contrib/completion/thpctl.bash $(DESTDIR)$(BASHCOMPDIR)/thpctl
+	install -D -m 0644 contrib/completion/_thpctl $(DESTDIR)$(ZSHCOMPDIR)/_thpctl
+	install -D -m 0644 contrib/prometheus/thp-rules.yml $(DESTDIR)$(DATADIR)/prometheus/thp-rules.yml
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		contrib/systemd/thpctl-exporter.service.in >$(DESTDIR)$(UNITDIR)/thpctl-exporter.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/thpctl-exporter.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/thpctl-exporter ] || \
+		install -D -m 0644 contrib/systemd/thpctl-exporter.default \
+		$(DESTDIR)$(SYSCONFDIR)/default/thpctl-exporter
+
+# leaves $(SYSCONFDIR)/default/thpctl-exporter (configuration) in place
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null
+
+version:
+	@echo $(VERSION)
 
 clean:
 	rm -rf build
