@@ -192,6 +192,17 @@ uninstall:
 version:
 	@echo $(VERSION)
 
+# make deb: the .deb from a copy of this tree (tracked and untracked files, as
+# they are) in build/deb/thpctl-VERSION, so dpkg-buildpackage's output lands in
+# build/deb/ (thpctl_VERSION_ARCH.deb), then lintian on it (errors fail)
+DEB_VERSION = $(shell cat VERSION)
+deb:
+	@scripts/install-deps --deb
+	rm -rf build/deb && mkdir -p build/deb/thpctl-$(DEB_VERSION)
+	git ls-files -z -co --exclude-standard | xargs -0 tar -c | tar -x -C build/deb/thpctl-$(DEB_VERSION)
+	cd build/deb/thpctl-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error build/deb/thpctl_$(DEB_VERSION)_*.deb
+
 clean:
 	rm -rf build
 

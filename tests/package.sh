@@ -171,5 +171,36 @@ else
 	skip "zsh completion parses" "zsh not installed"
 fi
 
+# ---- the .deb ------------------------------------------------------------------------
+if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
+	skip "make deb" "dpkg-buildpackage, dh or lintian missing (scripts/install-deps --deb)"
+else
+	make deb >"$TMP/deb" 2>&1
+	rc=$?
+	V=$(cat VERSION)
+	DEB=$(ls build/deb/thpctl_"$V"_*.deb 2>/dev/null | head -n1)
+	expect_eval "make deb: dpkg-buildpackage -b and lintian (no errors) pass" "[ $rc -eq 0 ] && [ -f '$DEB' ]" \
+		"exit $rc: $(grep -E '^E: |error' "$TMP/deb" | head -n 5 | tr '\n' ' ' | cut -c1-400)"
+	if [ -f "$DEB" ]; then
+		X=$TMP/deb-root
+		dpkg-deb -x "$DEB" "$X"
+		"$X/usr/bin/thpctl" status >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		expect_eval "the .deb's thpctl (dpkg-deb -x) status: exit 0, a Policy section" \
+			"[ $rc -eq 0 ] && grep -q '^Policy' '$TMP/out'" "exit $rc: $(errtail)"
+		got=$("$X/usr/bin/thpctl" --version)
+		expect_eval "the .deb's thpctl --version is VERSION ($V)" "[ \"\$got\" = 'thpctl $V' ]" "got '$got'"
+		missing=$(for f in usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
+			usr/share/zsh/vendor-completions/_thpctl lib/systemd/system/thpctl-exporter.service \
+			etc/default/thpctl-exporter usr/share/thpctl/prometheus/thp-rules.yml usr/share/doc/thpctl/copyright; do
+			[ -f "$X/$f" ] || echo "$f"; done)
+		expect_eval "the .deb holds the man page, completions, unit, defaults, rules, copyright" "[ -z '$missing' ]" "missing: $missing"
+		expect_eval "the .deb's binary is hardened (dpkg-buildflags reached it: BIND_NOW, PIE)" \
+			"readelf -d '$X/usr/bin/thpctl' | grep -q 'BIND_NOW' && readelf -h '$X/usr/bin/thpctl' | grep -q 'DYN'"
+		expect_eval "/etc/default/thpctl-exporter is a conffile" \
+			"dpkg-deb -I '$DEB' conffiles | grep -qx /etc/default/thpctl-exporter"
+	fi
+fi
+
 expect_sanitizers_quiet "sanitizers quiet"
 summary
