@@ -36,8 +36,9 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: thpctl [--sysroot DIR] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: thpctl [--sysroot DIR] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n" GLOBAL_HELP "  -V, --version   print the version\n"
