@@ -10,6 +10,8 @@
 # Builds a copy of the tree (git archive) once with packager flags: ~1 min.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
+# not the flags of a make that runs this suite (make check passes DEVELOPER=1 down)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 suite_init package
 
 REL=build/thpctl
