@@ -4,12 +4,19 @@
 #   make check    install missing deps, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
 #   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
-#   make fmt | lint | bench | clean | install
+#   make fmt | lint | bench | clean | install | uninstall | deb | version
+#
+# Packagers: CFLAGS, CPPFLAGS and LDFLAGS (environment or command line) come
+# after the project's own flags; -Werror only with DEVELOPER=1 (make check and
+# .ci/run set it; the ASan test build always has it). PREFIX, DESTDIR,
+# BINDIR, MANDIR, SYSCONFDIR, UNITDIR, BASHCOMPDIR, ZSHCOMPDIR: make install.
 
 CC        ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX    ?= /usr/local
-VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# the version: `git describe --tags` in a checkout; without a tag, the release
+# in VERSION plus the commit; VERSION alone in a tree without git (git archive)
+VERSION   := $(shell scripts/version)
 
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
@@ -34,11 +41,11 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
-WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
-REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
-ASAN_CFLAGS := $(BASE) -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
-STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
+WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
+REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
@@ -66,18 +73,32 @@ FUZZ_CFLAGS  := $(filter-out -Wno-format-truncation,$(BASE)) -Wno-unknown-warnin
 FUZZ_OBJ := $(LIBSRC:%.c=build/fuzz/%.o)
 FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 
-.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang
+.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
+	uninstall version deb
 
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+
+# only util/version.o holds the version (build/version changes with it); objects
+# rebuild when their flags change (build/KIND/flags: DEVELOPER=1, CFLAGS=...)
+flags_stamp = $(shell mkdir -p $(1))$(if $(filter-out $(file <$(1)/flags),$(2))$(filter-out $(2),$(file <$(1)/flags)),$(file >$(1)/flags,$(2)))
+$(call flags_stamp,build,$(VERSION))
+$(call flags_stamp,build/rel,$(REL_CFLAGS) $(LDFLAGS))
+$(call flags_stamp,build/asan,$(ASAN_CFLAGS))
+$(REL_OBJ) $(HELPERS): build/rel/flags
+$(ASAN_OBJ): build/asan/flags
+build/rel/src/util/version.o build/asan/src/util/version.o build/static/src/util/version.o: build/flags
+build/rel/src/util/version.o: REL_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
+build/asan/src/util/version.o: ASAN_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
+build/static/src/util/version.o: STAT_CFLAGS += -DTHPCTL_VERSION='"$(VERSION)"'
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -133,7 +154,7 @@ static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
 check: deps
-	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory test DEVELOPER=1
 
 test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
 	@tests/run-all
@@ -174,9 +195,52 @@ lint: fmt-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
+# bash and zsh completions, the alert rules, the exporter's unit and its
+# /etc/default file (kept when present: it is the admin's)
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DATADIR     ?= $(PREFIX)/share/thpctl
+SYSCONFDIR  ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+INSTALLED := $(BINDIR)/thpctl $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
+	$(ZSHCOMPDIR)/_thpctl $(DATADIR)/prometheus/thp-rules.yml \
+	$(UNITDIR)/thpctl-exporter.service
+
 install: build/thpctl
-	install -D -m 0755 build/thpctl $(DESTDIR)$(PREFIX)/bin/thpctl
-	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/thpctl.1
+	install -D -m 0755 build/thpctl $(DESTDIR)$(BINDIR)/thpctl
+	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(MANDIR)/man1/thpctl.1
+	install -D -m 0644 contrib/completion/thpctl.bash $(DESTDIR)$(BASHCOMPDIR)/thpctl
+	install -D -m 0644 contrib/completion/_thpctl $(DESTDIR)$(ZSHCOMPDIR)/_thpctl
+	install -D -m 0644 contrib/prometheus/thp-rules.yml $(DESTDIR)$(DATADIR)/prometheus/thp-rules.yml
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		contrib/systemd/thpctl-exporter.service.in >$(DESTDIR)$(UNITDIR)/thpctl-exporter.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/thpctl-exporter.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/thpctl-exporter ] || \
+		install -D -m 0644 contrib/systemd/thpctl-exporter.default \
+		$(DESTDIR)$(SYSCONFDIR)/default/thpctl-exporter
+
+# leaves $(SYSCONFDIR)/default/thpctl-exporter (configuration) in place
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null
+
+version:
+	@echo $(VERSION)
+
+# make deb: the .deb from a copy of this tree (tracked and untracked files, as
+# they are) in build/deb/thpctl-VERSION, so dpkg-buildpackage's output lands in
+# build/deb/ (thpctl_VERSION_ARCH.deb), then lintian on it (errors fail)
+DEB_VERSION = $(shell cat VERSION)
+deb:
+	@scripts/install-deps --deb
+	rm -rf build/deb && mkdir -p build/deb/thpctl-$(DEB_VERSION)
+	git ls-files -z -co --exclude-standard | xargs -0 tar -c | tar -x -C build/deb/thpctl-$(DEB_VERSION)
+	cd build/deb/thpctl-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error build/deb/thpctl_$(DEB_VERSION)_*.deb
 
 clean:
 	rm -rf build

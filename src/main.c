@@ -9,10 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "lab/guard.h"
-
-#ifndef THPCTL_VERSION
-#define THPCTL_VERSION "0.1"
-#endif
+#include "util/version.h"
 
 static const struct {
 	const char *name;
@@ -39,11 +36,12 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: thpctl [--sysroot DIR] [--json] [--no-color] [--wait] COMMAND [ARGS]\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: thpctl [--sysroot DIR] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\noptions:\n" GLOBAL_HELP "  --version       print the version\n"
+	fprintf(f, "\noptions:\n" GLOBAL_HELP "  -V, --version   print the version\n"
 		   "\n'thpctl COMMAND --help' for a command's options.\n"
 		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
@@ -54,7 +52,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	argv[0] = "thpctl"; /* getopt's messages: "thpctl: ...", not the invoked path */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		if (global_opt(&g, c, optarg))
 			continue;
 		switch (c) {
@@ -62,7 +61,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf("thpctl %s\n", THPCTL_VERSION);
+			printf("thpctl %s\n", thpctl_version());
 			return EXIT_OK;
 		default:
 			usage(stderr);

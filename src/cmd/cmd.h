@@ -17,18 +17,20 @@ struct globals {
 	const char *sysroot_dir; /* NULL = "/" */
 	bool json;
 	bool no_color;
-	bool wait;  /* --wait: wait for another thpctl changing settings */
-	bool color; /* decided after parsing: tty, no NO_COLOR, no --no-color */
+	int color_opt; /* --color: 0 auto (default), 1 always, 2 never */
+	bool wait;     /* --wait: wait for another thpctl changing settings */
+	bool color;    /* decided after parsing: --color, else a tty, no NO_COLOR or TERM=dumb */
 	struct sysroot sr;
 };
 
-enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_CMD_BASE = 0x200 };
+enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD_BASE = 0x200 };
 
 #define GLOBAL_LONGOPTS                                                                            \
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                         \
 		{"root", required_argument, NULL, OPT_SYSROOT},                                    \
 		{"json", no_argument, NULL, OPT_JSON},                                             \
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},                                     \
+		{"color", required_argument, NULL, OPT_COLOR},                                     \
 		{"wait", no_argument, NULL, OPT_WAIT},                                             \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
@@ -37,11 +39,16 @@ enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_CMD_BASE = 0x2
 #define GLOBAL_HELP                                                                                \
 	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n"   \
 	"  --json          machine-readable output\n"                                              \
-	"  --no-color      no colour (also NO_COLOR=1; colour is only used on a tty)\n"            \
+	"  --color WHEN    auto (default: on a tty, unless NO_COLOR is set or TERM=dumb),\n"       \
+	"                  always or never\n"                                                      \
+	"  --no-color      --color=never\n"                                                        \
 	"  --wait          when another thpctl is changing settings, wait for it to\n"             \
 	"                  finish (default: exit 1 at once, naming it)\n"
 
-/* Handle a global option seen by a command's getopt loop. Returns true if it was one. */
+/*
+ * Handle a global option seen by a command's getopt loop. Returns true if it
+ * was one. A bad --color value exits with EXIT_USAGE after a message.
+ */
 bool global_opt(struct globals *g, int opt, const char *arg);
 
 int cmd_status(struct globals *g, int argc, char **argv);

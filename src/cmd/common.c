@@ -28,6 +28,20 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 		return true;
 	case OPT_NO_COLOR:
 		g->no_color = true;
+		g->color_opt = 2;
+		return true;
+	case OPT_COLOR:
+		if (strcmp(arg, "auto") == 0)
+			g->color_opt = 0;
+		else if (strcmp(arg, "always") == 0)
+			g->color_opt = 1;
+		else if (strcmp(arg, "never") == 0)
+			g->color_opt = 2;
+		else {
+			warnx("--color takes auto, always or never, not '%s'", arg);
+			exit(EXIT_USAGE);
+		}
+		g->no_color = g->color_opt == 2;
 		return true;
 	case OPT_WAIT:
 		g->wait = true;
@@ -53,8 +67,9 @@ int cmd_term_width(void)
 
 int cmd_setup(struct globals *g)
 {
-	const char *nc = getenv("NO_COLOR");
-	g->color = !g->json && !g->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	bool autoc = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0) && isatty(STDOUT_FILENO);
+	g->color = !g->json && (g->color_opt == 1 || (g->color_opt == 0 && autoc));
 	table_set_width(g->json ? 0 : cmd_term_width());
 	int r = sysroot_open(&g->sr, g->sysroot_dir);
 	if (r) {

@@ -39,13 +39,10 @@
 #include "../util/clock.h"
 #include "../util/fileio.h"
 #include "../util/num.h"
+#include "../util/version.h"
 #include "args.h"
 #include "common.h"
 #include "exporter_int.h"
-
-#ifndef THPCTL_VERSION
-#define THPCTL_VERSION "0.1"
-#endif
 
 static void exporter_help(FILE *f)
 {
@@ -374,7 +371,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	e.smp.min_ahp_kb = (o.min_ahp + 1023) / 1024;
 	e.smp.budget_s = (double)o.budget_ms / 1000.0;
 	e.cache_s = (double)o.cache_ms / 1000.0;
-	e.meta.version = THPCTL_VERSION;
+	e.meta.version = thpctl_version();
 	e.meta.process_metrics = o.top > 0;
 	e.meta.process_flags = o.flags;
 	e.ledger = o.ledger && o.top > 0;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../kernel/exe.h"
 #include "../kernel/features.h"
 #include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
@@ -30,7 +31,9 @@ static void persist_help(FILE *f)
 		"`thpctl set`, validated the same way) only those.\n\n"
 		"formats:\n"
 		"  tmpfiles  tmpfiles.d snippet, 'w' lines on the sysfs files (default)\n"
-		"  systemd   a oneshot unit writing them (installed, not enabled)\n"
+		"  systemd   a oneshot unit running this thpctl's `set --wait KEY=VALUE...`:\n"
+		"            all or nothing, a refused knob fails the unit (installed, not\n"
+		"            enabled)\n"
 		"  cmdline   kernel parameters: transparent_hugepage=, and where supported\n"
 		"            thp_anon= (6.12+), transparent_hugepage_shmem= and thp_shmem=\n"
 		"            (6.13+); knobs without a parameter are listed\n"
@@ -317,7 +320,16 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 	static struct thp_knobs k;
 	struct persist_pool pools[8];
 	struct persist_in in = {.kv = kv, .thp_dir = THP_DIR_ABS, .pools = pools};
-	char release[96];
+	char release[96], self[PATH_MAX];
+	if (fmt == PERSIST_SYSTEMD) {
+		int e = exe_self_path(self, sizeof(self));
+		if (e) {
+			warnx("persist: cannot find this thpctl's path for ExecStart=: %s",
+			      strerror(-e));
+			return EXIT_FAIL;
+		}
+		in.thpctl_path = self;
+	}
 	if (fmt == PERSIST_SYSCTL)
 		r = sysctl_items(g, argv + optind, argc - optind, kv, &in.n, pools, &in.npools);
 	else

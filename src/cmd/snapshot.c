@@ -30,7 +30,8 @@ static void snapshot_help(FILE *f)
 		"         `thpctl set` (journalled; all or nothing). Knobs this kernel does not\n"
 		"         have are skipped and listed. Needs root. Exit 1 when nothing in FILE\n"
 		"         applies here or a value is not offered by this kernel.\n"
-		"diff     knobs whose value in FILE differs from the running kernel's.\n\n"
+		"diff     knobs whose value in FILE differs from the running kernel's; like\n"
+		"         diff(1), exit 1 when there are differences, 0 when there are none.\n\n"
 		"options:\n"
 		"  --dry-run       restore: print the shell lines, write nothing\n" GLOBAL_HELP);
 }
@@ -207,12 +208,14 @@ static int do_diff(struct globals *g, const char *file)
 	if (r)
 		return r;
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
-	if (g->json)
-		return cmd_emit_json(snap_diff_to_json(d, n, file, &s));
+	if (g->json) {
+		r = cmd_emit_json(snap_diff_to_json(d, n, file, &s));
+		return r ? r : n > 0 ? EXIT_FAIL : EXIT_OK;
+	}
 	if (s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
 		printf("%s is of kernel %s (%s); this is %s\n", file, s.kernel, s.date, now.kernel);
 	snap_diff_render_text(stdout, d, n, file, g->color);
-	return EXIT_OK;
+	return n > 0 ? EXIT_FAIL : EXIT_OK; /* like diff(1) */
 }
 
 int cmd_snapshot(struct globals *g, int argc, char **argv)

@@ -29,6 +29,17 @@ int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)
 	return 0;
 }
 
+int exe_self_path(char *out, size_t n)
+{
+	ssize_t r = readlink("/proc/self/exe", out, n - 1);
+	if (r < 0)
+		return -errno;
+	if ((size_t)r >= n - 1)
+		return -ENAMETOOLONG;
+	out[r] = '\0';
+	return out[0] == '/' ? 0 : -EINVAL;
+}
+
 #define MAX_SECTIONS 4096
 #define MAX_SHSTRTAB (1u << 20)
 

@@ -24,6 +24,12 @@
  */
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n);
 
+/*
+ * The absolute path of the running thpctl (readlink /proc/self/exe on the live
+ * host, whatever the sysroot) into OUT (N bytes). Returns 0 or -errno.
+ */
+int exe_self_path(char *out, size_t n);
+
 /* Reads N bytes at OFF into BUF; returns 0 or -errno (short read: -EIO). */
 typedef int (*elf_read_fn)(void *ctx, void *buf, size_t n, uint64_t off);
 

@@ -41,14 +41,19 @@ const char *persist_install_rel(enum persist_format f)
 	return ENUM_NAME(install_rels, f, NULL);
 }
 
+static bool safe_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '+' || c == '.' || c == '-';
+}
+
 /* A value a shell line or unit file can carry unquoted: [A-Za-z0-9_+.-], not empty. */
 static bool safe_word(const char *s)
 {
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '+' || *s == '.' || *s == '-'))
+		if (!safe_char(*s))
 			return false;
 	return true;
 }
@@ -84,13 +89,32 @@ static int render_tmpfiles(FILE *out, const struct persist_in *in)
 	return w ? 0 : -ENODATA;
 }
 
+/* An absolute path a unit's ExecStart= can carry unquoted: "/" then [A-Za-z0-9_+./-]. */
+static bool safe_path(const char *s)
+{
+	if (!s || s[0] != '/')
+		return false;
+	for (const char *p = s + 1; *p; p++)
+		if (*p != '/' && !safe_char(*p))
+			return false;
+	return true;
+}
+
 static int render_systemd(FILE *out, const struct persist_in *in)
 {
 	header(out, in, "THP settings", PERSIST_SYSTEMD);
+	if (!in->n) {
+		fputs("# no setting to write: no unit\n", out);
+		return -ENODATA;
+	}
+	if (!safe_path(in->thpctl_path))
+		return -EINVAL;
 	fprintf(out,
 		"# Install as /etc/%s, then enable it:\n"
 		"#   systemctl daemon-reload && systemctl enable thpctl-thp.service\n"
-		"# A knob this kernel lacks fails alone ('-': the others still apply).\n"
+		"# One `thpctl set` writes them all or none (journalled, validated first):\n"
+		"# a knob this kernel lacks or a value it refuses fails the unit, and\n"
+		"# journalctl -u thpctl-thp.service says which.\n"
 		"[Unit]\n"
 		"Description=Transparent Huge Page settings (thpctl persist)\n"
 		"DefaultDependencies=no\n"
@@ -100,16 +124,16 @@ static int render_systemd(FILE *out, const struct persist_in *in)
 		"\n"
 		"[Service]\n"
 		"Type=oneshot\n"
-		"RemainAfterExit=yes\n",
-		persist_install_rel(PERSIST_SYSTEMD), in->thp_dir);
+		"RemainAfterExit=yes\n"
+		"ExecStart=%s set --wait",
+		persist_install_rel(PERSIST_SYSTEMD), in->thp_dir, in->thpctl_path);
 	for (int i = 0; i < in->n; i++) {
 		if (!safe_key(in->kv[i].key) || !safe_word(in->kv[i].value))
 			return -EINVAL;
-		fprintf(out, "ExecStart=-/bin/sh -c 'echo %s > %s/%s'\n", in->kv[i].value,
-			in->thp_dir, in->kv[i].key);
+		fprintf(out, " \\\n\t%s=%s", in->kv[i].key, in->kv[i].value);
 	}
-	fprintf(out, "\n[Install]\nWantedBy=basic.target\n");
-	return in->n ? 0 : -ENODATA;
+	fprintf(out, "\n\n[Install]\nWantedBy=basic.target\n");
+	return 0;
 }
 
 bool persist_cmdline_supported(const struct persist_in *in, const char *param)

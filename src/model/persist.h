@@ -6,7 +6,8 @@
  *  tmpfiles  a tmpfiles.d(5) snippet: one "w PATH - - - - VALUE" line per knob
  *            (systemd-tmpfiles-setup.service writes them early at boot; a
  *            file this kernel lacks is skipped by `w`);
- *  systemd   a oneshot unit writing each knob with /bin/sh -c 'echo ...';
+ *  systemd   a oneshot unit running `THPCTL set --wait KEY=VALUE...` once:
+ *            all or nothing, so a refused knob fails the unit (and is logged);
  *  cmdline   kernel parameters: transparent_hugepage= (always), thp_anon=
  *            (6.12+, per-size anon policy), transparent_hugepage_shmem= and
  *            thp_shmem= (6.13+); a boot parameter cannot be probed by
@@ -49,14 +50,16 @@ struct persist_in {
 	bool per_size_shmem;		  /* hugepages-<size>kB/shmem_enabled files exist (6.11+) */
 	const struct persist_pool *pools; /* sysctl: hugetlb pools not of the default size */
 	int npools;
+	const char *thpctl_path; /* systemd: the absolute path of thpctl for ExecStart= */
 };
 
 /* Whether this release takes boot parameter NAME ("thp_anon"...), per the table above. */
 bool persist_cmdline_supported(const struct persist_in *in, const char *param);
 
 /*
- * Write IN as format F to OUT. Returns 0, or -ENODATA when nothing in IN can
- * be expressed in F (the text then only holds comments saying why).
+ * Write IN as format F to OUT. Returns 0, -ENODATA when nothing in IN can be
+ * expressed in F (the text then only holds comments saying why), or -EINVAL
+ * for a key, value or (systemd) thpctl_path that cannot be written unquoted.
  */
 int persist_render(FILE *out, enum persist_format f, const struct persist_in *in);
 

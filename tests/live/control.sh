@@ -362,9 +362,23 @@ expect_zero "persist tmpfiles: one 'w' line per writable knob ($nknobs)" \
 cp "$TMP/out" "$TMP/tmpfiles.conf"
 t persist --format systemd
 cp "$TMP/out" "$TMP/thpctl-thp.service"
-expect_zero "persist systemd: a oneshot unit with one ExecStart per knob" \
-	"$([ "$RC" = 0 ] && grep -qx 'Type=oneshot' "$TMP/out" && [ "$(grep -c '^ExecStart=' "$TMP/out")" = "$nknobs" ]; echo $?)" \
-	"exit $RC"
+# the unit's one command: ExecStart= with its continuation lines joined
+unit_cmd() { sed -n '/^ExecStart=/,/[^\\]$/p' "$1" | sed -e 's/^ExecStart=//' -e 's/\\$//' | tr -s '\t\n' '  '; }
+expect_zero "persist systemd: a oneshot unit, one ExecStart (no '-') running thpctl set with $nknobs knobs" \
+	"$([ "$RC" = 0 ] && grep -qx 'Type=oneshot' "$TMP/out" && [ "$(grep -c '^ExecStart=' "$TMP/out")" = 1 ] &&
+		[ "$(unit_cmd "$TMP/out" | wc -w)" = $((nknobs + 3)) ] && unit_cmd "$TMP/out" | grep -q "^$(realpath "$T") set --wait " &&
+		unit_cmd "$TMP/out" | grep -qw "$S_KEY=$(knob $S_KEY)"; echo $?)" \
+	"exit $RC: $(unit_cmd "$TMP/out" | cut -c1-200)"
+# the unit's command as it is, with --dry-run: every knob accepted (the values are the current ones)
+read -ra ucmd < <(unit_cmd "$TMP/out")
+"${ucmd[0]}" "${ucmd[1]}" --dry-run "${ucmd[@]:2}" >"$TMP/unit.out" 2>&1
+expect_zero "persist systemd: the unit's thpctl set --dry-run accepts all $nknobs knobs (exit 0)" "$?" \
+	"$(tr '\n' ' ' <"$TMP/unit.out" | cut -c1-300)"
+# a knob this kernel lacks: the command fails, so the unit fails (no '-' prefix)
+"${ucmd[0]}" "${ucmd[1]}" --dry-run "${ucmd[@]:2}" hugepages-3kB/enabled=never >"$TMP/unit.out" 2>&1
+rc=$?
+expect_zero "persist systemd: with a knob this kernel lacks the unit's command exits 2, naming it" \
+	"$([ "$rc" = 2 ] && grep -q 'hugepages-3kB' "$TMP/unit.out"; echo $?)" "exit $rc: $(tr '\n' ' ' <"$TMP/unit.out" | cut -c1-300)"
 if command -v systemd-analyze >/dev/null; then
 	systemd-analyze verify "$TMP/thpctl-thp.service" >"$TMP/verify" 2>&1
 	expect_zero "persist systemd: systemd-analyze verify accepts the unit" "$?" "$(tr '\n' ' ' <"$TMP/verify" | cut -c1-300)"

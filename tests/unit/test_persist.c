@@ -36,7 +36,8 @@ static struct persist_in in_618(void)
 				.release = "6.18.44",
 				.kver = {6, 18, 44},
 				.per_size_anon = true,
-				.per_size_shmem = true};
+				.per_size_shmem = true,
+				.thpctl_path = "/usr/bin/thpctl"};
 	return in;
 }
 
@@ -113,6 +114,7 @@ static void test_tmpfiles(void **state)
 	free(t);
 }
 
+/* One ExecStart= running `thpctl set` with every knob: no '-' prefix, so a refusal fails the unit. */
 static void test_systemd_unit(void **state)
 {
 	(void)state;
@@ -121,9 +123,33 @@ static void test_systemd_unit(void **state)
 	assert_non_null(strstr(t, "[Unit]\n"));
 	assert_non_null(strstr(t, "\n[Service]\nType=oneshot\n"));
 	assert_non_null(strstr(t, "\n[Install]\nWantedBy=basic.target\n"));
-	assert_int_equal(count_lines(t, "ExecStart="), in.n);
-	assert_non_null(strstr(t, "ExecStart=-/bin/sh -c 'echo madvise > " DIR "/defrag'\n"));
+	assert_int_equal(count_lines(t, "ExecStart="), 1);
+	assert_int_equal(count_lines(t, "ExecStart=-"), 0);
+	assert_non_null(strstr(t, "\nExecStart=/usr/bin/thpctl set --wait \\\n\tdefrag=madvise \\\n"
+				  "\tenabled=madvise \\\n"));
+	assert_int_equal(count_lines(t, "\t"), in.n);
+	assert_non_null(strstr(t, "\thugepages-2048kB/enabled=inherit\n\n[Install]"));
+	assert_null(strstr(t, "/bin/sh"));
 	assert_null(strstr(t, "%")); /* no unit specifier by accident */
+	free(t);
+}
+
+/* The path of thpctl must be absolute and need no quoting in ExecStart=. */
+static void test_systemd_unit_path(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	in.thpctl_path = NULL;
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
+	in.thpctl_path = "thpctl";
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
+	in.thpctl_path = "/opt/my tools/thpctl";
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
+	in.thpctl_path = "/opt/100%/thpctl";
+	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
+	in.thpctl_path = "/usr/local/bin/thpctl";
+	char *t = render_ok(PERSIST_SYSTEMD, &in);
+	assert_non_null(strstr(t, "\nExecStart=/usr/local/bin/thpctl set --wait \\\n"));
 	free(t);
 }
 
@@ -226,6 +252,7 @@ static void test_empty(void **state)
 }
 
 UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
-	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_unsafe_values_refused),
-	  cmocka_unit_test(test_cmdline_618), cmocka_unit_test(test_cmdline_old_kernels),
-	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty))
+	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_systemd_unit_path),
+	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
+	  cmocka_unit_test(test_cmdline_old_kernels), cmocka_unit_test(test_sysctl),
+	  cmocka_unit_test(test_empty))
