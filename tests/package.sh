@@ -46,7 +46,9 @@ git archive HEAD | tar -x -C "$ARCH"
 # the working tree's Makefile and sources, so uncommitted changes are what is tested
 cp Makefile VERSION "$ARCH/" && cp -r src scripts "$ARCH/"
 PKG_CFLAGS="-O2 -g -D_FORTIFY_SOURCE=2 -DTHPCTL_PKGTEST_MARK"
-make -C "$ARCH" -n build/thpctl CFLAGS="$PKG_CFLAGS" LDFLAGS="-Wl,-z,now" >"$TMP/dry" 2>&1
+# as a packager would: not under make check's DEVELOPER=1 (passed down in MAKEFLAGS)
+env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS -u DEVELOPER make -C "$ARCH" -n build/thpctl \
+	CFLAGS="$PKG_CFLAGS" LDFLAGS="-Wl,-z,now" >"$TMP/dry" 2>&1
 cc_lines=$(grep -c -- ' -c -o build/rel/' "$TMP/dry")
 expect_eval "make CFLAGS=...: every compile line ($cc_lines) carries them" \
 	"[ $cc_lines -gt 50 ] && [ \$(grep -- ' -c -o build/rel/' '$TMP/dry' | grep -c -- '-DTHPCTL_PKGTEST_MARK') = $cc_lines ]"

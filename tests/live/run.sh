@@ -44,7 +44,7 @@ else
 	nok "status (text) prints a Policy section" "$(head -c 300 "$TMP/out")"
 fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
-expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled (the line above is a since-boot average): thpctl status --sample 5"
+expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled: thpctl status --sample 5"
 
 # ---- status --sample: a recent khugepaged CPU share and counter rates --------
 t status --sample 1 --json
