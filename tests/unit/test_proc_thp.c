@@ -67,15 +67,8 @@ static void test_only_stacks_reason_names_the_kernel(void **state)
 static struct smaps_vma vma(uint64_t start, uint64_t kb, const char *perms, const char *name,
 			    unsigned flags)
 {
-	struct smaps_vma v = {0};
-	v.start = start;
-	v.end = start + kb * 1024;
+	struct smaps_vma v = unit_vma(start, kb, name, flags);
 	memcpy(v.perms, perms, 4);
-	v.name = name;
-	v.name_len = strlen(name);
-	v.t.kb[SM_SIZE] = kb;
-	v.has_vmflags = true;
-	v.vmflags = flags;
 	return v;
 }
 

@@ -144,17 +144,11 @@ static void test_cgroup_parse(void **state)
 static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge, unsigned flags,
 		int eligible)
 {
-	struct smaps_vma v = {0};
-	v.start = 0x7f0000000000ull + (uint64_t)w->nvmas * (64ull << 20);
-	v.end = v.start + kb * 1024;
-	v.name = name;
-	v.name_len = strlen(name);
-	v.t.kb[SM_SIZE] = kb;
+	struct smaps_vma v =
+		unit_vma(0x7f0000000000ull + (uint64_t)w->nvmas * (64ull << 20), kb, name, flags);
 	v.t.kb[SM_ANON_HUGE] = huge;
 	v.t.kb[SM_ANONYMOUS] = kb;
-	v.t.present = (1u << SM_SIZE) | (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
-	v.has_vmflags = true;
-	v.vmflags = flags;
+	v.t.present |= (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
 	v.thp_eligible = eligible;
 	why_vmas_add(w, &v);
 }
