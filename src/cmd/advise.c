@@ -393,11 +393,8 @@ static int advise_opt(int c, const char *arg, void *ctx)
 
 int cmd_advise(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"workload", required_argument, NULL, OPT_WORKLOAD},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("workload", OPT_WORKLOAD),
+					     OPTS_END};
 	static struct adv_input in;
 	static struct scan s;
 	memset(&in, 0, sizeof(in));

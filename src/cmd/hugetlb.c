@@ -135,14 +135,12 @@ static int plan_opt(int c, const char *arg, void *ctx)
 
 static int plan(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"for", required_argument, NULL, OPT_FOR},
-		{"overhead", required_argument, NULL, OPT_OVERHEAD},
-		{"page", required_argument, NULL, OPT_PAGE},
-		{"node", required_argument, NULL, OPT_NODE},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_ARG("for", OPT_FOR),
+					     OPT_ARG("overhead", OPT_OVERHEAD),
+					     OPT_ARG("page", OPT_PAGE),
+					     OPT_ARG("node", OPT_NODE),
+					     OPTS_END};
 	struct plan_opts po = {.in = {.node = -1}};
 	int c = args_getopt(g, argc, argv, "h", opts, hugetlb_help, plan_opt, &po);
 	if (c >= 0)

@@ -96,12 +96,8 @@ static int sample_recent(const struct sysroot *sr, long s, struct host_recent *o
 
 int cmd_status(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"brief", no_argument, NULL, OPT_BRIEF},
-		{"sample", required_argument, NULL, OPT_SAMPLE},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("brief", OPT_BRIEF),
+					     OPT_ARG("sample", OPT_SAMPLE), OPTS_END};
 	struct status_opts so = {0};
 	int c = args_getopt(g, argc, argv, "h", opts, status_help, status_opt, &so);
 	bool brief = so.brief;
