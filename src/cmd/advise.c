@@ -401,12 +401,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	s.in = &in;
 	int c = args_getopt(g, argc, argv, "h", opts, advise_help, advise_opt, &s);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "advise", argc, argv)) >= 0)
 		return c;
-	if (optind < argc) {
-		warnx("advise: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;

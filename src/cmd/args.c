@@ -115,6 +115,17 @@ int args_one_flag(int c, const char *arg, void *ctx)
 	return -1;
 }
 
+int args_no_operand(int c, const char *cmd, int argc, char **argv)
+{
+	if (c >= 0)
+		return c;
+	if (optind < argc) {
+		warnx("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int args_cont(const char *cmd, const char *arg, uint64_t *kb)
 {
 	if ((*kb = args_cont_kb(arg)))

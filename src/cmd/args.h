@@ -67,4 +67,11 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 /* An ON_OPT for a command whose only option of its own is a switch: sets *(bool *)CTX. */
 int args_one_flag(int c, const char *arg, void *ctx);
 
+/*
+ * For a command that takes no operand, after C = args_getopt(...): C when it
+ * is an exit code; EXIT_USAGE after "CMD: unexpected argument 'X'" when ARGV
+ * holds an operand; else -1 (go on).
+ */
+int args_no_operand(int c, const char *cmd, int argc, char **argv);
+
 #endif

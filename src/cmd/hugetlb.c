@@ -143,14 +143,10 @@ static int plan(struct globals *g, int argc, char **argv)
 					     OPTS_END};
 	struct plan_opts po = {.in = {.node = -1}};
 	int c = args_getopt(g, argc, argv, "h", opts, hugetlb_help, plan_opt, &po);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "hugetlb plan", argc, argv)) >= 0)
 		return c;
 	struct hp_plan_input in = po.in;
 	uint64_t bytes = po.bytes, page = po.page;
-	if (optind < argc) {
-		warnx("hugetlb plan: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	if (!bytes) {
 		warnx("hugetlb plan: --for SIZE is required (the pool size, e.g. --for 8G)");
 		return EXIT_USAGE;

@@ -35,8 +35,8 @@ enum { OPT_DRY_RUN = OPT_CMD_BASE };
 
 int cmd_set(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("dry-run", OPT_DRY_RUN),
+					     OPTS_END};
 	bool dry = false;
 	int c = args_getopt(g, argc, argv, "h", opts, set_help, args_one_flag, &dry);
 	if (c >= 0)

@@ -217,8 +217,8 @@ static int do_diff(struct globals *g, const char *file)
 
 int cmd_snapshot(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("dry-run", OPT_DRY_RUN),
+					     OPTS_END};
 	bool dry = false;
 	int c = args_getopt(g, argc, argv, "h", opts, snapshot_help, args_one_flag, &dry);
 	if (c >= 0)

@@ -102,12 +102,8 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	int c = args_getopt(g, argc, argv, "h", opts, status_help, status_opt, &so);
 	bool brief = so.brief;
 	long sample = so.sample;
-	if (c >= 0)
+	if ((c = args_no_operand(c, "status", argc, argv)) >= 0)
 		return c;
-	if (optind < argc) {
-		warnx("status: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	int r = cmd_setup(g);
 	if (r)
 		return r;

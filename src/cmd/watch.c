@@ -130,13 +130,9 @@ static int watch_options(struct globals *g, int argc, char **argv, double *inter
 					     OPTS_END};
 	double v[3] = {1, 0, 0}; /* interval, count, top */
 	int c = args_getopt(g, argc, argv, "hi:n:", opts, watch_help, watch_opt, v);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "watch", argc, argv)) >= 0)
 		return c;
 	double interval = v[0], count = v[1], top = v[2];
-	if (optind < argc) {
-		warnx("watch: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	*interval_out = interval;
 	*count_out = count;
 	*top_out = top;
