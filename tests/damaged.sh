@@ -10,12 +10,9 @@
 #   tests/damaged.sh        (THPCTL=path overrides build/asan/thpctl)
 #
 # Harness: tests/lib.sh; last line "damaged: N passed, M failed, 0 skipped".
-export LC_ALL=C TZ=UTC
-unset COLUMNS LINES
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
+replay_env
 suite_init damaged
 
 BASE=tests/fixtures/linux-6.18-x86

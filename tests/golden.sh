@@ -11,14 +11,10 @@
 # Harness: tests/lib.sh (ok/not ok lines, the last line "golden: N passed,
 # M failed, 0 skipped", exit status 1 on failures).
 
-# deterministic environment for the program under test (before lib.sh: its
-# sanitizer defaults do not set exit codes)
-export LC_ALL=C TZ=UTC
-unset COLUMNS LINES
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# replay_env: a deterministic environment for the program under test
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
+replay_env
 suite_init golden
 
 BIN=$T

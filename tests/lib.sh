@@ -11,8 +11,8 @@
 # build/asan/thpctl), THP (the sysfs THP directory), JOURNAL (thpctl's undo
 # journal), NOBODY (a command prefix: "${NOBODY[@]}" CMD runs CMD as nobody)
 # and ROOT (1 when running as root). It exports default ASAN_OPTIONS and
-# UBSAN_OPTIONS (a suite may export its own first) and unsets NO_COLOR and
-# THPCTL_JOURNAL_DIR.
+# UBSAN_OPTIONS (a suite may export its own first; replay_env: the offline
+# suites' environment) and unsets NO_COLOR and THPCTL_JOURNAL_DIR.
 #
 # Results, one line each (run-all sums the summary lines):
 #   ok NAME | nok NAME DETAIL | skip NAME REASON
@@ -32,6 +32,7 @@
 #                                     host settings equal BASELINE, no journal left
 #   expect_sanitizers_quiet NAME      no sanitizer report noted (san_note/san_scan)
 # Running things:
+#   need_built FILE... / need_python3   preflight: end the suite if missing
 #   t ARGS / t_nobody ARGS   thpctl (as nobody): $TMP/out, $TMP/err, RC; errtail
 #   san_note LABEL FILE / san_scan FILE...   remember sanitizer reports
 #   as_nobody CMD...         CMD as nobody, in the foreground
@@ -54,6 +55,7 @@ JOURNAL=/run/thpctl/journal
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 ROOT=0
 [ "$(id -u)" -eq 0 ] && ROOT=1
+LIB_ASAN_GIVEN=${ASAN_OPTIONS-} LIB_UBSAN_GIVEN=${UBSAN_OPTIONS-}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 unset NO_COLOR THPCTL_JOURNAL_DIR
@@ -69,6 +71,29 @@ suite_init() {
 	chmod 755 "$TMP"
 	trap lib_exit EXIT
 	trap 'exit 130' INT TERM HUP
+}
+
+# replay_env: the deterministic environment of the suites that replay recorded
+# trees (golden, damaged): C locale, UTC, no terminal size, and sanitizer
+# reports that exit 86 (ASan) or 87 (UBSan) unless the caller exported options
+replay_env() {
+	export LC_ALL=C TZ=UTC
+	unset COLUMNS LINES
+	export ASAN_OPTIONS=${LIB_ASAN_GIVEN:-detect_leaks=1:exitcode=86}
+	export UBSAN_OPTIONS=${LIB_UBSAN_GIVEN:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+}
+
+# need_built FILE...: every FILE (the thpctl under test, its helpers) is
+# executable, else one "preflight" failure naming the make targets and the
+# suite ends; need_python3: the same for python3 (it reads the JSON)
+need_built() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || { nok "preflight" "$f missing: run 'make $*'"; summary; }
+	done
+}
+need_python3() {
+	command -v python3 >/dev/null || { nok "preflight" "python3 is needed to read the JSON"; summary; }
 }
 
 # ---- results ----------------------------------------------------------------

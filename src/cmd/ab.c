@@ -141,17 +141,15 @@ static int ab_opt(int o, const char *arg, void *ctx)
 
 int cmd_ab(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"modes", required_argument, NULL, OPT_MODES},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"runs", required_argument, NULL, OPT_RUNS},
-		{"warmup", required_argument, NULL, OPT_WARMUP},
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_ARG("modes", OPT_MODES),
+					     OPT_ARG("mode", OPT_MODE),
+					     OPT_ARG("runs", OPT_RUNS),
+					     OPT_ARG("warmup", OPT_WARMUP),
+					     OPT_ARG("metric", OPT_METRIC),
+					     OPT_ARG("timeout", OPT_TIMEOUT),
+					     OPT_FLAG("csv", OPT_CSV),
+					     OPTS_END};
 	static struct ab_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.g = g;

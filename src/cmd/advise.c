@@ -393,23 +393,16 @@ static int advise_opt(int c, const char *arg, void *ctx)
 
 int cmd_advise(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"workload", required_argument, NULL, OPT_WORKLOAD},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("workload", OPT_WORKLOAD),
+					     OPTS_END};
 	static struct adv_input in;
 	static struct scan s;
 	memset(&in, 0, sizeof(in));
 	memset(&s, 0, sizeof(s));
 	s.in = &in;
 	int c = args_getopt(g, argc, argv, "h", opts, advise_help, advise_opt, &s);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "advise", argc, argv)) >= 0)
 		return c;
-	if (optind < argc) {
-		warnx("advise: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;

@@ -107,11 +107,29 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 	return -1;
 }
 
-int args_one_flag(int c, const char *arg, void *ctx)
+static int one_flag(int c, const char *arg, void *ctx)
 {
 	(void)c;
 	(void)arg;
 	*(bool *)ctx = true;
+	return -1;
+}
+
+int args_dry_run(struct globals *g, int argc, char **argv, void (*help)(FILE *f), bool *dry)
+{
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("dry-run", OPT_CMD_BASE),
+					     OPTS_END};
+	return args_getopt(g, argc, argv, "h", opts, help, one_flag, dry);
+}
+
+int args_no_operand(int c, const char *cmd, int argc, char **argv)
+{
+	if (c >= 0)
+		return c;
+	if (optind < argc) {
+		warnx("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return EXIT_USAGE;
+	}
 	return -1;
 }
 

@@ -64,7 +64,17 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		const struct option *opts, void (*help)(FILE *f),
 		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx);
 
-/* An ON_OPT for a command whose only option of its own is a switch: sets *(bool *)CTX. */
-int args_one_flag(int c, const char *arg, void *ctx);
+/*
+ * args_getopt for a command whose only option of its own is --dry-run (sets
+ * *DRY); -h prints HELP. Returns -1 to go on, else the exit code.
+ */
+int args_dry_run(struct globals *g, int argc, char **argv, void (*help)(FILE *f), bool *dry);
+
+/*
+ * For a command that takes no operand, after C = args_getopt(...): C when it
+ * is an exit code; EXIT_USAGE after "CMD: unexpected argument 'X'" when ARGV
+ * holds an operand; else -1 (go on).
+ */
+int args_no_operand(int c, const char *cmd, int argc, char **argv);
 
 #endif

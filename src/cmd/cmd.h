@@ -25,6 +25,16 @@ struct globals {
 
 enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD_BASE = 0x200 };
 
+/*
+ * getopt_long entries: a long option NAME taking an argument (OPT_ARG) or
+ * none (OPT_FLAG), returning ID; OPTS_END ends the table.
+ */
+// clang-format off
+#define OPT_ARG(name, id) {name, required_argument, NULL, id}
+#define OPT_FLAG(name, id) {name, no_argument, NULL, id}
+#define OPTS_END {NULL, 0, NULL, 0}
+// clang-format on
+
 #define GLOBAL_LONGOPTS                                                                            \
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},                                         \
 		{"root", required_argument, NULL, OPT_SYSROOT},                                    \

@@ -212,15 +212,13 @@ static int collapse_opts(struct globals *g, int argc, char **argv, struct collap
 	static const char *vmas[MAX_REQ];
 	sel->ranges = req;
 	sel->vmas = vmas;
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"range", required_argument, NULL, OPT_RANGE},
-		{"vma", required_argument, NULL, OPT_VMA},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"max-inflate", required_argument, NULL, OPT_MAX_INFLATE},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_ARG("range", OPT_RANGE),
+					     OPT_ARG("vma", OPT_VMA),
+					     OPT_FLAG("dry-run", OPT_DRY_RUN),
+					     OPT_FLAG("force", OPT_FORCE),
+					     OPT_ARG("max-inflate", OPT_MAX_INFLATE),
+					     OPTS_END};
 	struct copts o = {sel, rep, req, vmas};
 	int c = args_getopt(g, argc, argv, "h", opts, collapse_help, collapse_opt, &o);
 	if (c >= 0)

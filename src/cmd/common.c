@@ -140,6 +140,6 @@ void progress_end(struct progress *p)
 
 int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f))
 {
-	static const struct option opts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPTS_END};
 	return args_getopt(g, argc, argv, "h", opts, help, NULL, NULL);
 }

@@ -135,24 +135,18 @@ static int plan_opt(int c, const char *arg, void *ctx)
 
 static int plan(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"for", required_argument, NULL, OPT_FOR},
-		{"overhead", required_argument, NULL, OPT_OVERHEAD},
-		{"page", required_argument, NULL, OPT_PAGE},
-		{"node", required_argument, NULL, OPT_NODE},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_ARG("for", OPT_FOR),
+					     OPT_ARG("overhead", OPT_OVERHEAD),
+					     OPT_ARG("page", OPT_PAGE),
+					     OPT_ARG("node", OPT_NODE),
+					     OPTS_END};
 	struct plan_opts po = {.in = {.node = -1}};
 	int c = args_getopt(g, argc, argv, "h", opts, hugetlb_help, plan_opt, &po);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "hugetlb plan", argc, argv)) >= 0)
 		return c;
 	struct hp_plan_input in = po.in;
 	uint64_t bytes = po.bytes, page = po.page;
-	if (optind < argc) {
-		warnx("hugetlb plan: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	if (!bytes) {
 		warnx("hugetlb plan: --for SIZE is required (the pool size, e.g. --for 8G)");
 		return EXIT_USAGE;

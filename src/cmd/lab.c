@@ -215,23 +215,21 @@ static int lab_opt(int c, const char *arg, void *ctx)
 static int parse_args(struct globals *g, int argc, char **argv, struct lab_args *a,
 		      const char **what)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"size", required_argument, NULL, OPT_SIZE},
-		{"runs", required_argument, NULL, OPT_RUNS},
-		{"state", required_argument, NULL, OPT_STATE},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"fragment", no_argument, NULL, OPT_FRAGMENT},
-		{"reclaim", no_argument, NULL, OPT_RECLAIM},
-		{"sparse", no_argument, NULL, OPT_SPARSE},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"scan-sleep", required_argument, NULL, OPT_SCAN_SLEEP},
-		{"max-ptes-none", required_argument, NULL, OPT_MPN},
-		{"steps", required_argument, NULL, OPT_STEPS},
-		{"sizes", required_argument, NULL, OPT_SIZES},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_ARG("size", OPT_SIZE),
+					     OPT_ARG("runs", OPT_RUNS),
+					     OPT_ARG("state", OPT_STATE),
+					     OPT_FLAG("csv", OPT_CSV),
+					     OPT_FLAG("fragment", OPT_FRAGMENT),
+					     OPT_FLAG("reclaim", OPT_RECLAIM),
+					     OPT_FLAG("sparse", OPT_SPARSE),
+					     OPT_ARG("timeout", OPT_TIMEOUT),
+					     OPT_ARG("scan-sleep", OPT_SCAN_SLEEP),
+					     OPT_ARG("max-ptes-none", OPT_MPN),
+					     OPT_ARG("steps", OPT_STEPS),
+					     OPT_ARG("sizes", OPT_SIZES),
+					     OPT_FLAG("quiet", OPT_QUIET),
+					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
 	if (c >= 0)
 		return c;

@@ -110,13 +110,9 @@ static int maps_opt(int c, const char *arg, void *ctx)
 /* Options and the PID operand. Returns -1 to go on, else the exit code. */
 static int maps_opts(struct globals *g, int argc, char **argv, struct maps_args *a)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"folios", no_argument, NULL, OPT_FOLIOS},
-		{"cont", required_argument, NULL, OPT_CONT},
-		{"underused", no_argument, NULL, OPT_UNDERUSED},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("folios", OPT_FOLIOS),
+					     OPT_ARG("cont", OPT_CONT),
+					     OPT_FLAG("underused", OPT_UNDERUSED), OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, maps_help, maps_opt, a);
 	if (c >= 0)
 		return c;

@@ -483,20 +483,18 @@ static int ps_opt(int c, const char *arg, void *ctx)
 /* Options of `ps` into O. Returns -1 to go on, else the exit code. */
 static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"all", no_argument, NULL, OPT_ALL},
-		{"rollup", no_argument, NULL, OPT_ROLLUP},
-		{"sort", required_argument, NULL, OPT_SORT},
-		{"pid", required_argument, NULL, OPT_PID},
-		{"user", required_argument, NULL, OPT_USER},
-		{"min-ahp", required_argument, NULL, OPT_MIN_AHP},
-		{"cgroup", required_argument, NULL, OPT_CGROUP},
-		{"folios", no_argument, NULL, OPT_FOLIOS},
-		{"cont", required_argument, NULL, OPT_CONT},
-		{"ledger", no_argument, NULL, OPT_LEDGER},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS,
+					     OPT_FLAG("all", OPT_ALL),
+					     OPT_FLAG("rollup", OPT_ROLLUP),
+					     OPT_ARG("sort", OPT_SORT),
+					     OPT_ARG("pid", OPT_PID),
+					     OPT_ARG("user", OPT_USER),
+					     OPT_ARG("min-ahp", OPT_MIN_AHP),
+					     OPT_ARG("cgroup", OPT_CGROUP),
+					     OPT_FLAG("folios", OPT_FOLIOS),
+					     OPT_ARG("cont", OPT_CONT),
+					     OPT_FLAG("ledger", OPT_LEDGER),
+					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, ps_help, ps_opt, o);
 	if (c >= 0)
 		return c;

@@ -47,8 +47,7 @@ static int run_opt(int c, const char *arg, void *ctx)
 
 int cmd_run(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS, {"thp", required_argument, NULL, OPT_THP}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("thp", OPT_THP), OPTS_END};
 	bool advised = false;
 	/* "+": stop at CMD, its options are its own */
 	int c = args_getopt(g, argc, argv, "+h", opts, run_help, run_opt, &advised);

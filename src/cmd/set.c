@@ -31,14 +31,10 @@ static void set_help(FILE *f)
 		"key or value (nothing written).\n");
 }
 
-enum { OPT_DRY_RUN = OPT_CMD_BASE };
-
 int cmd_set(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
 	bool dry = false;
-	int c = args_getopt(g, argc, argv, "h", opts, set_help, args_one_flag, &dry);
+	int c = args_dry_run(g, argc, argv, set_help, &dry);
 	if (c >= 0)
 		return c;
 	if (optind >= argc) {

@@ -36,8 +36,6 @@ static void snapshot_help(FILE *f)
 		"  --dry-run       restore: print the shell lines, write nothing\n" GLOBAL_HELP);
 }
 
-enum { OPT_DRY_RUN = OPT_CMD_BASE };
-
 static int current(struct globals *g, struct thp_knobs *k, struct snapshot *s, uint64_t *pmd_nr)
 {
 	int r = control_read_knobs(g, "snapshot", k, pmd_nr);
@@ -220,10 +218,8 @@ static int do_diff(struct globals *g, const char *file)
 
 int cmd_snapshot(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS, {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
 	bool dry = false;
-	int c = args_getopt(g, argc, argv, "h", opts, snapshot_help, args_one_flag, &dry);
+	int c = args_dry_run(g, argc, argv, snapshot_help, &dry);
 	if (c >= 0)
 		return c;
 	if (argc - optind != 2) {

@@ -96,22 +96,14 @@ static int sample_recent(const struct sysroot *sr, long s, struct host_recent *o
 
 int cmd_status(struct globals *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"brief", no_argument, NULL, OPT_BRIEF},
-		{"sample", required_argument, NULL, OPT_SAMPLE},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_FLAG("brief", OPT_BRIEF),
+					     OPT_ARG("sample", OPT_SAMPLE), OPTS_END};
 	struct status_opts so = {0};
 	int c = args_getopt(g, argc, argv, "h", opts, status_help, status_opt, &so);
 	bool brief = so.brief;
 	long sample = so.sample;
-	if (c >= 0)
+	if ((c = args_no_operand(c, "status", argc, argv)) >= 0)
 		return c;
-	if (optind < argc) {
-		warnx("status: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	int r = cmd_setup(g);
 	if (r)
 		return r;

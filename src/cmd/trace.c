@@ -339,12 +339,8 @@ static int trace_opt(int c, const char *arg, void *ctx)
 
 static int stalls_opts(struct globals *g, int argc, char **argv, double *duration, pid_t *pid)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"duration", required_argument, NULL, OPT_DURATION},
-		{"pid", required_argument, NULL, OPT_PID},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("duration", OPT_DURATION),
+					     OPT_ARG("pid", OPT_PID), OPTS_END};
 	struct topts o = {duration, pid};
 	int c = args_getopt(g, argc, argv, "h", opts, trace_help, trace_opt, &o);
 	if (c >= 0)

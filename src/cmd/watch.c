@@ -125,22 +125,14 @@ static int watch_opt(int c, const char *arg, void *ctx)
 static int watch_options(struct globals *g, int argc, char **argv, double *interval_out,
 			 double *count_out, double *top_out)
 {
-	static const struct option opts[] = {
-		GLOBAL_LONGOPTS,
-		{"interval", required_argument, NULL, 'i'},
-		{"count", required_argument, NULL, 'n'},
-		{"top", required_argument, NULL, OPT_TOP},
-		{NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("interval", 'i'),
+					     OPT_ARG("count", 'n'), OPT_ARG("top", OPT_TOP),
+					     OPTS_END};
 	double v[3] = {1, 0, 0}; /* interval, count, top */
 	int c = args_getopt(g, argc, argv, "hi:n:", opts, watch_help, watch_opt, v);
-	if (c >= 0)
+	if ((c = args_no_operand(c, "watch", argc, argv)) >= 0)
 		return c;
 	double interval = v[0], count = v[1], top = v[2];
-	if (optind < argc) {
-		warnx("watch: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	*interval_out = interval;
 	*count_out = count;
 	*top_out = top;

@@ -36,9 +36,8 @@ struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_
 	return l;
 }
 
-__attribute__((format(printf, 5, 6))) static void add(struct why_report *r, const char *topic,
-						      enum why_effect e, const char *source,
-						      const char *fmt, ...)
+void why_linef(struct why_report *r, const char *topic, enum why_effect e, const char *source,
+	       const char *fmt, ...)
 {
 	struct why_line *l = why_line_new(r, topic, e, source);
 	if (!l)
@@ -48,6 +47,9 @@ __attribute__((format(printf, 5, 6))) static void add(struct why_report *r, cons
 	vsnprintf(l->text, sizeof(l->text), fmt, ap);
 	va_end(ap);
 }
+
+/* why_linef, short for the many lines of this file */
+#define add(...) why_linef(__VA_ARGS__)
 
 static const char *proc_file(char *out, size_t n, long pid, const char *file)
 {

@@ -163,6 +163,11 @@ bool why_shmem_name(const char *name, size_t len);
 struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
 			      const char *source);
 
+/* Add a line to R whose text is FMT (printf) formatted; nothing when R is full. */
+__attribute__((format(printf, 5, 6))) void why_linef(struct why_report *r, const char *topic,
+						     enum why_effect e, const char *source,
+						     const char *fmt, ...);
+
 /* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
 void why_explain_shmem(const struct why_input *in, struct why_report *out);
 

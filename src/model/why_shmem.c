@@ -63,17 +63,14 @@ void why_explain_shmem(const struct why_input *in, struct why_report *r)
 		  (!strcmp(pol, "never") && strncmp(v->largest_shmem.name, "/dev/shm/", 9))) &&
 		 pmd_kb && v->largest_shmem.size_kb >= pmd_kb)
 		e = WE_HINDERS;
-	struct why_line *l = why_line_new(r, "shmem", e, src);
-	if (l)
-		snprintf(
-			l->text, sizeof(l->text),
-			"%d shared-memory VMA%s (MAP_SHARED anonymous, SysV, memfd or /dev/shm), %s mapped, %s "
-			"resident, ShmemPmdMapped %s; largest %s (%s). Shmem huge pages follow %s, not enabled "
-			"(a tmpfs mount such as /dev/shm: its huge= option)%s",
-			v->shmem_vmas, v->shmem_vmas == 1 ? "" : "s", size, rss, pmd,
-			v->largest_shmem.name, big,
-			pol ? how : "shmem_enabled (unknown: not readable)",
-			e == WE_HINDERS ? ": none of it can be PMD-mapped now" : "");
+	why_linef(
+		r, "shmem", e, src,
+		"%d shared-memory VMA%s (MAP_SHARED anonymous, SysV, memfd or /dev/shm), %s mapped, %s "
+		"resident, ShmemPmdMapped %s; largest %s (%s). Shmem huge pages follow %s, not enabled "
+		"(a tmpfs mount such as /dev/shm: its huge= option)%s",
+		v->shmem_vmas, v->shmem_vmas == 1 ? "" : "s", size, rss, pmd, v->largest_shmem.name,
+		big, pol ? how : "shmem_enabled (unknown: not readable)",
+		e == WE_HINDERS ? ": none of it can be PMD-mapped now" : "");
 	if (!h->thp.present)
 		return;
 	/* a program that asks for hugetlb first (PostgreSQL huge_pages=try) falls back to shmem */
@@ -82,12 +79,10 @@ void why_explain_shmem(const struct why_input *in, struct why_report *r)
 		    kv_get(&h->meminfo, "HugePages_Free", &free_);
 	if (v->hugetlb_vmas || !pmd_kb || v->largest_shmem.size_kb < pmd_kb || !have)
 		return;
-	l = why_line_new(r, "hugetlb", WE_NEUTRAL, "/" SR_PROC "/meminfo");
-	if (l)
-		snprintf(
-			l->text, sizeof(l->text),
-			"no hugetlb mapping: its shared memory is ordinary shmem. A program that asks for "
-			"hugetlb first and falls back (PostgreSQL huge_pages=try) fell back or never asked; "
-			"the default hugetlb pool has HugePages_Total %llu, HugePages_Free %llu",
-			(unsigned long long)total, (unsigned long long)free_);
+	why_linef(
+		r, "hugetlb", WE_NEUTRAL, "/" SR_PROC "/meminfo",
+		"no hugetlb mapping: its shared memory is ordinary shmem. A program that asks for "
+		"hugetlb first and falls back (PostgreSQL huge_pages=try) fell back or never asked; "
+		"the default hugetlb pool has HugePages_Total %llu, HugePages_Free %llu",
+		(unsigned long long)total, (unsigned long long)free_);
 }

@@ -46,13 +46,10 @@ void why_explain_thread_stacks(const struct why_vmas *v, const char *source, str
 {
 	if (!v->thread_stacks)
 		return;
-	struct why_line *line = why_line_new(out, "stack", WE_NEUTRAL, source);
-	if (!line)
-		return;
 	char a[32];
 	fmt_kb(a, sizeof(a), v->stack_nh_kb);
-	snprintf(
-		line->text, sizeof(line->text),
+	why_linef(
+		out, "stack", WE_NEUTRAL, source,
 		"%d thread stack%s (nh VMA%s with an nh guard page below, %s in all): nh set by the kernel for MAP_STACK (6.7+, c4608d1bf7c6), not an opt-out",
 		v->thread_stacks, v->thread_stacks == 1 ? "" : "s",
 		v->thread_stacks == 1 ? "" : "s", a);

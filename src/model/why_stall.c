@@ -30,33 +30,27 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	uint64_t need = unbacked_kb / pmd_kb, blocks = 0;
 	char a[32], b[32];
 	fmt_kb(a, sizeof(a), need * pmd_kb);
-	struct why_line *l;
 	if (!host_pmd_blocks(h, &blocks)) {
-		l = why_line_new(r, "stall", WE_UNKNOWN, "/" SR_PROC "/buddyinfo");
-		if (l)
-			snprintf(
-				l->text, sizeof(l->text),
-				"defrag=%s: faults in its hg regions (%s not yet huge-backed) may "
-				"stall in direct compaction; free PMD-order blocks unknown (buddyinfo "
-				"not readable)",
-				d, a);
+		why_linef(r, "stall", WE_UNKNOWN, "/" SR_PROC "/buddyinfo",
+			  "defrag=%s: faults in its hg regions (%s not yet huge-backed) may "
+			  "stall in direct compaction; free PMD-order blocks unknown (buddyinfo "
+			  "not readable)",
+			  d, a);
 		return;
 	}
 	fmt_kb(b, sizeof(b), blocks * pmd_kb);
 	bool short_ = need > blocks;
-	l = why_line_new(r, "stall", short_ ? WE_HINDERS : WE_NEUTRAL, "/" SR_PROC "/buddyinfo");
-	if (!l)
-		return;
+	enum why_effect e = short_ ? WE_HINDERS : WE_NEUTRAL;
 	if (!need)
-		snprintf(
-			l->text, sizeof(l->text),
+		why_linef(
+			r, "stall", e, "/" SR_PROC "/buddyinfo",
 			"defrag=%s: its hg regions are fully huge-backed; a new fault there may "
 			"stall in direct compaction only when no free PMD-order block is left (%llu "
 			"free now, %s, host-wide)",
 			d, (unsigned long long)blocks, b);
 	else
-		snprintf(
-			l->text, sizeof(l->text),
+		why_linef(
+			r, "stall", e, "/" SR_PROC "/buddyinfo",
 			"defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed "
 			"and %llu free PMD-order blocks (%s, host-wide) exist: %s",
 			d, (unsigned long long)need, a, (unsigned long long)blocks, b,

@@ -12,10 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 suite_init ab
 
 C=build/tests/chase_malloc
-if [ ! -x "$C" ] || [ ! -x "$T" ]; then
-	nok "preflight" "$C or $T missing: run 'make $T $C'"
-	summary
-fi
+need_built "$T" "$C"
 ROOT=0
 [ "$(id -u)" -eq 0 ] && ROOT=1
 HAVE_THP=0

@@ -17,10 +17,8 @@ source "$(dirname "$0")/../lib.sh"
 suite_init accounting
 
 H=build/tests/thp_helper
-for f in "$T" "$H"; do
-	[ -x "$f" ] || { nok "preflight" "$f missing: run 'make $T $H'"; summary; }
-done
-command -v python3 >/dev/null || { nok "preflight" "python3 is needed to read the JSON"; summary; }
+need_built "$T" "$H"
+need_python3
 cp "$T" "$TMP/thpctl" && cp "$H" "$TMP/thp_helper" && chmod 755 "$TMP/thpctl" "$TMP/thp_helper" &&
 	T=$TMP/thpctl H=$TMP/thp_helper
 [ -d "$THP" ] || { skip "accounting" "no $THP: this kernel has no THP"; summary; }

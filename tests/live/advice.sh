@@ -14,10 +14,8 @@ source "$(dirname "$0")/../lib.sh"
 suite_init advice
 
 H=build/tests/thp_helper
-for f in "$T" "$H"; do
-	[ -x "$f" ] || { nok "preflight" "$f missing (make $f)"; summary; }
-done
-command -v python3 >/dev/null || { nok "preflight" "python3 is needed to read the JSON"; summary; }
+need_built "$T" "$H"
+need_python3
 HAVE_THP=0
 [ -r "$THP/enabled" ] && HAVE_THP=1
 settings_snapshot "$TMP/settings.before"

@@ -13,10 +13,7 @@ source "$(dirname "$0")/../lib.sh"
 suite_init ledger
 
 H=build/tests/ledger_helper
-if [ ! -x "$H" ] || [ ! -x "$T" ]; then
-	nok "preflight" "$H or $T missing: run 'make $T $H'"
-	summary
-fi
+need_built "$T" "$H"
 if [ ! -r "$THP/enabled" ] || [ "$(sysfs_choice "$THP/enabled")" = never ]; then
 	skip "ledger" "THP is absent or enabled=never on this host"
 	summary

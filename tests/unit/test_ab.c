@@ -53,12 +53,18 @@ static void test_modes_parse_and_refuse(void **state)
 	assert_int_equal(ab_mode_parse("host:", &m), -EINVAL);
 }
 
+/* "off" against NAME over 8 runs of W (NAME's scaled by F, with AHP kB huge of 256 MiB), summarised. */
+static void off_vs(const char *name, double f, int64_t ahp, int proof)
+{
+	runs(0, "off", 8, W, 1.0, 0, 262144);
+	runs(1, name, 8, W, f, ahp, 262144);
+	ab_summarize(M, 2, proof, S);
+}
+
 static void test_faster_mode_with_proof(void **state)
 {
 	(void)state;
-	runs(0, "off", 8, W, 1.0, 0, 262144);
-	runs(1, "glibc", 8, W, 0.6, 260096, 262144);
-	ab_summarize(M, 2, 1, S);
+	off_vs("glibc", 0.6, 260096, 1);
 	assert_int_equal(S[0].verdict, AV_BASE);
 	assert_int_equal(S[1].verdict, AV_FASTER);
 	assert_true(S[1].ci.ok && S[1].ci.hi < 1 && S[1].ci.lo > 0.5);
@@ -74,9 +80,7 @@ static void test_faster_mode_with_proof(void **state)
 static void test_same_times_are_no_difference(void **state)
 {
 	(void)state;
-	runs(0, "off", 8, W, 1.0, 0, 262144);
-	runs(1, "host", 8, W, 1.0, 0, 262144);
-	ab_summarize(M, 2, 0, S);
+	off_vs("host", 1.0, 0, 0);
 	assert_int_equal(S[1].verdict, AV_NO_DIFFERENCE);
 }
 

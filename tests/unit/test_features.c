@@ -131,20 +131,7 @@ static void test_thp_dirname_kb(void **state)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-static void test_hugetlb_dirname_kb(void **state)
-{
-	(void)state;
-	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
-	assert_int_equal(hugepages_dirname_kb("hugepages-1048576kB"), 1048576);
-	assert_int_equal(hugepages_dirname_kb("hugepages-1GB"), 0);
-	assert_int_equal(hugepages_dirname_kb("hugepages-kB"), 0);
-	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB.bak"), 0);
-	assert_int_equal(hugepages_dirname_kb("hugepages2048kB"), 0);
-	assert_int_equal(hugepages_dirname_kb("nr_hugepages"), 0);
-	assert_int_equal(hugepages_dirname_kb(""), 0);
-}
-
 UNIT_MAIN(cmocka_unit_test(test_kernel_version_parse), cmocka_unit_test(test_kernel_version_bad),
 	  cmocka_unit_test(test_kver_at_least), cmocka_unit_test(test_cmdline_thp),
 	  cmocka_unit_test(test_cmdline_thp_absent), cmocka_unit_test(test_cmdline_thp_truncates),
-	  cmocka_unit_test(test_thp_dirname_kb), cmocka_unit_test(test_hugetlb_dirname_kb))
+	  cmocka_unit_test(test_thp_dirname_kb))

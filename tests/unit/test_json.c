@@ -143,6 +143,20 @@ static void test_numbers(void **state)
 	json_decref(z);
 }
 
+/* json_dump() of OBJ into a malloc'd string; its length in *LEN (when LEN is not NULL). */
+static char *dumped(json_t *obj, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	assert_non_null(f);
+	assert_int_equal(json_dump(obj, f), 0);
+	assert_int_equal(fclose(f), 0);
+	if (len)
+		*len = n;
+	return buf;
+}
+
 static void test_put_and_dump(void **state)
 {
 	(void)state;
@@ -150,12 +164,8 @@ static void test_put_and_dump(void **state)
 	json_put(obj, "b", NULL); /* NULL becomes null */
 	json_put(obj, "a", json_u64(2048));
 	json_put(obj, "name", json_str_n("x\xff", 2));
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(json_dump(obj, f), 0);
-	assert_int_equal(fclose(f), 0);
+	size_t len;
+	char *buf = dumped(obj, &len);
 	assert_true(len > 2);
 	assert_int_equal(buf[len - 1], '\n');
 	/* insertion order is kept: "b" before "a" */
@@ -223,12 +233,7 @@ static void test_u64_exact(void **state)
 		free(t);
 	}
 	/* json_dump() goes the same way, and the result is valid JSON for jansson too */
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(json_dump(obj, f), 0);
-	assert_int_equal(fclose(f), 0);
+	char *buf = dumped(obj, NULL);
 	assert_contains(buf, "\"max\": 18446744073709551615,");
 	json_error_t je;
 	json_t *back = json_loads(buf, JSON_DECODE_INT_AS_REAL, &je);

@@ -45,6 +45,16 @@ static void mk(const char *rel)
 	mkdir(p, 0755);
 }
 
+/* kconfig_read of RELEASE under SR returns RC, with SRC and THP. */
+static void read_is(struct sysroot *sr, const char *release, int rc, enum kconfig_src src,
+		    enum kconfig_thp thp)
+{
+	struct kconfig_info k;
+	assert_int_equal(kconfig_read(sr, release, &k), rc);
+	assert_int_equal(k.src, src);
+	assert_int_equal(k.thp, thp);
+}
+
 static void test_read_boot_config_first(void **state)
 {
 	(void)state;
@@ -55,16 +65,11 @@ static void test_read_boot_config_first(void **state)
 		 "CONFIG_TRANSPARENT_HUGEPAGE=y\nCONFIG_TRANSPARENT_HUGEPAGE_ALWAYS=y\n");
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct kconfig_info k;
-	assert_int_equal(kconfig_read(&sr, "6.1.0-9-amd64", &k), 0);
-	assert_int_equal(k.src, KCS_BOOT);
-	assert_int_equal(k.thp, KCT_ALWAYS);
+	read_is(&sr, "6.1.0-9-amd64", 0, KCS_BOOT, KCT_ALWAYS);
 	/* another release: no file of its own, no config.gz: unknown, -ENOENT */
-	assert_int_equal(kconfig_read(&sr, "6.2.0", &k), -ENOENT);
-	assert_int_equal(k.src, KCS_NONE);
-	assert_int_equal(k.thp, KCT_UNKNOWN);
+	read_is(&sr, "6.2.0", -ENOENT, KCS_NONE, KCT_UNKNOWN);
 	/* a release with a '/' does not leave boot/ */
-	assert_int_equal(kconfig_read(&sr, "../boot/config-6.1.0-9-amd64", &k), -ENOENT);
+	read_is(&sr, "../boot/config-6.1.0-9-amd64", -ENOENT, KCS_NONE, KCT_UNKNOWN);
 	sysroot_close(&sr);
 }
 
@@ -83,10 +88,7 @@ static void test_read_proc_config_gz(void **state)
 	gzclose(z);
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct kconfig_info k;
-	assert_int_equal(kconfig_read(&sr, "6.18.44-fc-v657", &k), 0);
-	assert_int_equal(k.src, KCS_PROC_GZ);
-	assert_int_equal(k.thp, KCT_MADVISE);
+	read_is(&sr, "6.18.44-fc-v657", 0, KCS_PROC_GZ, KCT_MADVISE);
 	/* cut in the middle: damaged, not a guess */
 	struct buf whole = {0}, out = {0};
 	assert_int_equal(sysroot_read(&sr, "proc/config.gz", &whole), 0);
@@ -95,8 +97,7 @@ static void test_read_proc_config_gz(void **state)
 	assert_int_equal(kconfig_gunzip(whole.p, whole.len / 2, &out), -EINVAL);
 	assert_int_equal(kconfig_gunzip(LIT("not gzip at all"), &out), -EINVAL);
 	unit_put(dir, "proc/config.gz", "garbage");
-	assert_int_equal(kconfig_read(&sr, "6.18.44-fc-v657", &k), -EINVAL);
-	assert_int_equal(k.src, KCS_NONE);
+	read_is(&sr, "6.18.44-fc-v657", -EINVAL, KCS_NONE, KCT_UNKNOWN);
 	buf_free(&whole);
 	buf_free(&out);
 	sysroot_close(&sr);

@@ -126,6 +126,15 @@ static void test_hugepages_dirname(void **state)
 	assert_int_equal(hugepages_dirname_kb("hugepages-0047kB"), 0);
 	assert_int_equal(hugepages_dirname_kb("hugepages-02048kB"), 0);
 	assert_int_equal(hugepages_dirname_kb("hugepages-0kB"), 0);
+	/* other units, a suffix, no dash, the knob's own name, nothing */
+	assert_int_equal(hugepages_dirname_kb("hugepages-1GB"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB.bak"), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages2048kB"), 0);
+	assert_int_equal(hugepages_dirname_kb("nr_hugepages"), 0);
+	assert_int_equal(hugepages_dirname_kb(""), 0);
+	assert_int_equal(hugepages_dirname_kb("hugepages-64kB"), 64);
+	assert_int_equal(hugepages_dirname_kb("hugepages-32768kB"), 32768);
+	assert_int_equal(hugepages_dirname_kb("hugepages-16kB/"), 0);
 }
 
 static void test_choice_bad(void **state)

@@ -29,7 +29,10 @@ static void test_recorded_stacks_are_not_an_opt_out(void **state)
 {
 	(void)state;
 	struct proc_thp p;
-	collect(LIT(cap_stacks), &p);
+	size_t len;
+	char *text = cap_stacks(&len);
+	collect(text, len, &p);
+	free(text);
 	/* 5 nh VMAs: 2 guards + 2 stacks (8192 + 64 kB) and the madvised 4 MiB region */
 	assert_int_equal(p.nh_vmas, 5);
 	assert_int_equal(p.nh_kb, 4 + 8192 + 4 + 64 + 4096);
@@ -44,17 +47,10 @@ static void test_recorded_stacks_are_not_an_opt_out(void **state)
 static void test_only_stacks_reason_names_the_kernel(void **state)
 {
 	(void)state;
-	const char *cut = strstr(cap_stacks, "7f1f0899c000-");
-	const char *resume = strstr(cap_stacks, "7f1f08d9d000-");
-	assert_non_null(cut);
-	assert_non_null(resume);
-	char *text = malloc(sizeof(cap_stacks));
-	assert_non_null(text);
-	size_t a = (size_t)(cut - cap_stacks), b = strlen(resume);
-	memcpy(text, cap_stacks, a);
-	memcpy(text + a, resume, b);
+	size_t len;
+	char *text = cap_stacks_only(&len);
 	struct proc_thp p;
-	collect(text, a + b, &p);
+	collect(text, len, &p);
 	free(text);
 	assert_int_equal(p.nh_vmas, 4);
 	assert_int_equal(p.stack_nh_vmas, 4);
@@ -71,15 +67,8 @@ static void test_only_stacks_reason_names_the_kernel(void **state)
 static struct smaps_vma vma(uint64_t start, uint64_t kb, const char *perms, const char *name,
 			    unsigned flags)
 {
-	struct smaps_vma v = {0};
-	v.start = start;
-	v.end = start + kb * 1024;
+	struct smaps_vma v = unit_vma(start, kb, name, flags);
 	memcpy(v.perms, perms, 4);
-	v.name = name;
-	v.name_len = strlen(name);
-	v.t.kb[SM_SIZE] = kb;
-	v.has_vmflags = true;
-	v.vmflags = flags;
 	return v;
 }
 

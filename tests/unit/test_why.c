@@ -144,17 +144,11 @@ static void test_cgroup_parse(void **state)
 static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge, unsigned flags,
 		int eligible)
 {
-	struct smaps_vma v = {0};
-	v.start = 0x7f0000000000ull + (uint64_t)w->nvmas * (64ull << 20);
-	v.end = v.start + kb * 1024;
-	v.name = name;
-	v.name_len = strlen(name);
-	v.t.kb[SM_SIZE] = kb;
+	struct smaps_vma v =
+		unit_vma(0x7f0000000000ull + (uint64_t)w->nvmas * (64ull << 20), kb, name, flags);
 	v.t.kb[SM_ANON_HUGE] = huge;
 	v.t.kb[SM_ANONYMOUS] = kb;
-	v.t.present = (1u << SM_SIZE) | (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
-	v.has_vmflags = true;
-	v.vmflags = flags;
+	v.t.present |= (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
 	v.thp_eligible = eligible;
 	why_vmas_add(w, &v);
 }
@@ -428,7 +422,10 @@ static void test_thread_stacks(void **state)
 	(void)state;
 	build(&why_cases[0]);
 	memset(&IN.vmas, 0, sizeof(IN.vmas));
-	assert_int_equal(smaps_parse(LIT(cap_stacks), why_vma_cb, &IN.vmas, NULL), 0);
+	size_t len;
+	char *text = cap_stacks(&len);
+	assert_int_equal(smaps_parse(text, len, why_vma_cb, &IN.vmas, NULL), 0);
+	free(text);
 	assert_int_equal(IN.vmas.nh, 5);
 	assert_int_equal(IN.vmas.thread_stacks, 2);
 	assert_int_equal(IN.vmas.stack_nh, 4);
@@ -447,14 +444,10 @@ static void test_thread_stacks(void **state)
 	assert_contains(st->text, "8264 kB in all): nh set by the kernel for MAP_STACK");
 
 	/* without the madvised region (and its non-nh PROT_NONE page): no opt-out at all */
-	const char *cut = strstr(cap_stacks, "7f1f0899c000-"),
-		   *resume = strstr(cap_stacks, "7f1f08d9d000-");
-	assert_non_null(cut);
-	assert_non_null(resume);
+	text = cap_stacks_only(&len);
 	memset(&IN.vmas, 0, sizeof(IN.vmas));
-	assert_int_equal(
-		smaps_parse(cap_stacks, (size_t)(cut - cap_stacks), why_vma_cb, &IN.vmas, NULL), 0);
-	assert_int_equal(smaps_parse(resume, strlen(resume), why_vma_cb, &IN.vmas, NULL), 0);
+	assert_int_equal(smaps_parse(text, len, why_vma_cb, &IN.vmas, NULL), 0);
+	free(text);
 	assert_int_equal(IN.vmas.nh, 4);
 	assert_int_equal(IN.vmas.stack_nh, 4);
 	assert_false(IN.vmas.largest_nh.present);

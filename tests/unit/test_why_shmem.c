@@ -17,17 +17,11 @@ static struct why_report R;
 
 static void shm_vma(const char *name, uint64_t kb, uint64_t pmd_kb, unsigned flags)
 {
-	struct smaps_vma v = {0};
-	v.start = 0x7f0000000000ull + (uint64_t)IN.vmas.nvmas * (1ull << 30);
-	v.end = v.start + kb * 1024;
-	v.name = name;
-	v.name_len = strlen(name);
-	v.t.kb[SM_SIZE] = kb;
+	struct smaps_vma v = unit_vma(0x7f0000000000ull + (uint64_t)IN.vmas.nvmas * (1ull << 30),
+				      kb, name, flags);
 	v.t.kb[SM_RSS] = kb;
 	v.t.kb[SM_SHMEM_PMD] = pmd_kb;
-	v.t.present = (1u << SM_SIZE) | (1u << SM_RSS) | (1u << SM_SHMEM_PMD);
-	v.has_vmflags = true;
-	v.vmflags = flags;
+	v.t.present |= (1u << SM_RSS) | (1u << SM_SHMEM_PMD);
 	why_vmas_add(&IN.vmas, &v);
 }
 

@@ -22,6 +22,7 @@
 #include "kernel/features.h"
 #include "kernel/host_snapshot.h"
 #include "kernel/parse.h"
+#include "kernel/smaps.h"
 #include "util/fileio.h"
 
 /* Fail unless string HAY holds NEEDLE. */
@@ -141,6 +142,25 @@ static inline void unit_host_reset(struct host_snapshot *h, const char *release)
 	assert_int_equal(kernel_version_parse(release, h->feat.kver), 0);
 	h->feat.page_size = 4096;
 	h->feat.pmd_size = 2u << 20;
+}
+
+/*
+ * A VMA START..START+KB kB named NAME (kept, not copied) with VmFlags bits FLAGS:
+ * Size known, the other smaps values unknown, no permissions.
+ */
+static inline struct smaps_vma unit_vma(uint64_t start, uint64_t kb, const char *name,
+					unsigned flags)
+{
+	struct smaps_vma v = {0};
+	v.start = start;
+	v.end = start + kb * 1024;
+	v.name = name;
+	v.name_len = strlen(name);
+	v.t.kb[SM_SIZE] = kb;
+	v.t.present = 1u << SM_SIZE;
+	v.has_vmflags = true;
+	v.vmflags = flags;
+	return v;
 }
 
 /* Copy SRC (with its NUL) into DST (CAP bytes), each SEP made a NUL; strlen(SRC). */
