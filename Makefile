@@ -15,13 +15,21 @@ JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljan
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The HTTP listener of `thpctl exporter` (libmicrohttpd). HTTP=0 builds without it
-# (then only --textfile and --once). The static build has it only when
-# libmicrohttpd and its dependencies (gnutls, p11-kit, ...) link statically:
-# Debian ships no static p11-kit, so `make static` leaves it out there.
+# (then only --textfile and --once). The dynamic build does not link it: the
+# exporter dlopen()s it (MHD_SONAME, read from the library built against) when it
+# starts listening, so no other command maps it and its TLS stack (src/cmd/mhd_load.h).
+# The static build links it only when libmicrohttpd and its dependencies
+# (gnutls, p11-kit, ...) link statically: Debian ships no static p11-kit, so
+# `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
 ifeq ($(HTTP),1)
-MHD_CFLAGS := -DTHPCTL_HTTP=1 $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
+	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libmicrohttpd.so.12)
+MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
+	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
+# dlopen: in libc since glibc 2.34, in libdl before
+MHD_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
 endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
@@ -37,7 +45,7 @@ WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-fo
 BASE    := -std=gnu11 -D_GNU_SOURCE -DTHPCTL_VERSION='"$(VERSION)"' $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS)
 ASAN_CFLAGS := $(BASE) -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
-STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
