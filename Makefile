@@ -52,6 +52,7 @@ SRC     := $(sort $(wildcard src/*.c src/*/*.c))
 LIBSRC  := $(filter-out src/main.c,$(SRC))
 TESTSRC := $(sort $(wildcard tests/unit/test_*.c))
 HELPSRC := $(sort $(wildcard tests/live/*.c))
+BENCHSRC := $(sort $(wildcard bench/*.c))
 
 REL_OBJ  := $(SRC:%.c=build/rel/%.o)
 ASAN_OBJ := $(SRC:%.c=build/asan/%.o)
@@ -59,6 +60,7 @@ ASAN_LIB := $(LIBSRC:%.c=build/asan/%.o)
 STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
 HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
+BENCHBIN := $(BENCHSRC:bench/%.c=build/bench/%)
 
 .PHONY: all run check test unit golden live static fmt fmt-check lint bench clean install deps update-golden
 
@@ -94,6 +96,11 @@ build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(REL_CFLAGS) -Isrc -o $@ $<
 
+# bench helpers (the C floors the benches compare with): plain -O2
+build/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -o $@ $<
+
 deps:
 	@scripts/install-deps
 
@@ -123,7 +130,7 @@ update-golden: build/asan/thpctl
 live: build/asan/thpctl $(HELPERS)
 	@tests/live/run.sh
 
-bench: build/thpctl $(HELPERS)
+bench: build/thpctl $(HELPERS) $(BENCHBIN)
 	bench/ps.sh
 	bench/lab.sh
 	bench/exporter.sh
@@ -131,10 +138,10 @@ bench: build/thpctl $(HELPERS)
 	bench/trace.sh
 
 fmt:
-	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
+	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(BENCHSRC)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h)
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(BENCHSRC)
 
 lint: fmt-check
 	scripts/check-structure
