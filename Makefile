@@ -23,13 +23,21 @@ JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljan
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The HTTP listener of `thpctl exporter` (libmicrohttpd). HTTP=0 builds without it
-# (then only --textfile and --once). The static build has it only when
-# libmicrohttpd and its dependencies (gnutls, p11-kit, ...) link statically:
-# Debian ships no static p11-kit, so `make static` leaves it out there.
+# (then only --textfile and --once). The dynamic build does not link it: the
+# exporter dlopen()s it (MHD_SONAME, read from the library built against) when it
+# starts listening, so no other command maps it and its TLS stack (src/cmd/mhd_load.h).
+# The static build links it only when libmicrohttpd and its dependencies
+# (gnutls, p11-kit, ...) link statically: Debian ships no static p11-kit, so
+# `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
 ifeq ($(HTTP),1)
-MHD_CFLAGS := -DTHPCTL_HTTP=1 $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
+	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libmicrohttpd.so.12)
+MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
+	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
+# dlopen: in libc since glibc 2.34, in libdl before
+MHD_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
 endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
@@ -45,7 +53,7 @@ WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wsha
 BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
-STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1) $(CPPFLAGS) $(CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
@@ -53,6 +61,7 @@ LIBSRC  := $(filter-out src/main.c,$(SRC))
 TESTSRC := $(sort $(wildcard tests/unit/test_*.c))
 HELPSRC := $(sort $(wildcard tests/live/*.c))
 FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+BENCHSRC := $(sort $(wildcard bench/*.c))
 
 REL_OBJ  := $(SRC:%.c=build/rel/%.o)
 ASAN_OBJ := $(SRC:%.c=build/asan/%.o)
@@ -60,6 +69,7 @@ ASAN_LIB := $(LIBSRC:%.c=build/asan/%.o)
 STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
 HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
+BENCHBIN := $(BENCHSRC:bench/%.c=build/bench/%)
 
 # libFuzzer harnesses (tests/fuzz/): clang with -fsanitize=fuzzer,address,undefined; the
 # library objects built once with fuzzer-no-link into an archive, so each harness links only
@@ -142,6 +152,11 @@ build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(REL_CFLAGS) -pthread -Isrc -o $@ $<
 
+# bench helpers (the C floors the benches compare with): plain -O2
+build/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -o $@ $<
+
 deps:
 	@scripts/install-deps
 
@@ -174,7 +189,7 @@ update-golden: build/asan/thpctl
 live: build/asan/thpctl $(HELPERS)
 	@tests/live/run.sh
 
-bench: build/thpctl $(HELPERS)
+bench: build/thpctl $(HELPERS) $(BENCHBIN)
 	@scripts/install-deps --bench
 	bench/ps.sh
 	bench/lab.sh
@@ -185,10 +200,10 @@ bench: build/thpctl $(HELPERS)
 	bench/fuzz.sh
 
 fmt:
-	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h
+	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 lint: fmt-check
 	scripts/check-structure

@@ -114,6 +114,7 @@ print("%.3f %.3f %.3f" % (cpu[0], r[0]["mean"] * 1000, cpu[1]))' "$TMP/cat.json"
 read -r catms catwall catstart <<<"${catcpu:-- - -}"
 
 echo "thpctl exporter bench: $nproc_now processes in $NSNOTE ($NPROCS sleep, 1 thp_helper with 64 MiB THP), $T"
+echo "  at the end: $(bench_load)"
 printf '  %-58s %8s ms   (target <= %s ms; %s scrapes)\n' \
 	"CPU per scrape, default (statm + status/smaps_rollup)" "$cpu" "$CPU_TARGET_MS" "$n"
 printf '  %-58s %8s ms   (wall; %s seen, %s smaps_rollup read)\n' \

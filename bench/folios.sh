@@ -96,6 +96,7 @@ grep -q "^ready $HPID\$" "$TMP/helper" || { echo "bench: helper failed: $(cat "$
 P=$HPID
 
 echo "thpctl folio benchmark: $(uname -r), $(nproc) CPUs, $(hyperfine --version)"
+echo "at start: $(bench_load)"
 echo "process: folio_helper bench $GB (pid $P): $((GB / 2)) GiB MADV_HUGEPAGE + $((GB / 2)) GiB under hugepages-64kB=always (policy restored to '$OLD64' at once)"
 grep '^region' "$TMP/helper" | sed 's/^/  /'
 echo "binary: $T"
@@ -163,6 +164,7 @@ cmds=(-n "thpctl maps --folios" "$T maps $P --folios")
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style basic --export-json "$TMP/hf.json" \
 	"${cmds[@]}" >"$TMP/hf.txt" 2>&1 || { cat "$TMP/hf.txt"; echo "bench: hyperfine failed" >&2; exit 1; }
 grep -E 'Time|Range|^Benchmark' "$TMP/hf.txt"
+echo "after the timings: $(bench_load)"
 for i in $(seq 5); do "$T" maps "$P" --folios --json; done >"$TMP/el.json"
 python3 - "$TMP/hf.json" "$TMP/el.json" <<'PY'
 import json, sys, statistics

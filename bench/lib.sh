@@ -56,6 +56,7 @@ bench_cleanup() {
 bench_start() {
 	local out=$1 tries=$2 i
 	shift 2
+	: >"$out" # exists before the first grep (the background shell opens it later)
 	"$@" >"$out" 2>&1 &
 	PIDS+=("$!")
 	for ((i = 0; i < tries; i++)); do
@@ -65,3 +66,6 @@ bench_start() {
 	done
 	return 1
 }
+
+# bench_load: the host's load averages now (1, 5, 15 min; /proc/loadavg), for the figures' context.
+bench_load() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"; }

@@ -31,9 +31,9 @@ static void free_body(void *cls)
 static struct MHD_Response *text_response(const char *text)
 {
 	struct MHD_Response *r =
-		MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+		mhd.create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	if (r)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 					"text/plain; charset=utf-8");
 	return r;
 }
@@ -46,12 +46,12 @@ static struct MHD_Response *body_response(const struct pbuf *body)
 		return NULL;
 	memcpy(copy, body->p ? body->p : "", body->len);
 	struct MHD_Response *r =
-		MHD_create_response_from_buffer_with_free_callback(body->len, copy, free_body);
+		mhd.create_response_from_buffer_with_free_callback(body->len, copy, free_body);
 	if (!r) {
 		free(copy);
 		return NULL;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"text/plain; version=0.0.4; charset=utf-8");
 	return r;
 }
@@ -67,7 +67,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!*req_cls) {
 		/* the request headers are complete: the guard's response deadline starts */
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+			mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 		if (ci && ci->socket_context) {
 			pthread_mutex_lock(&e->http.lock);
 			connguard_headers(&e->http.guard, ci->socket_context, mono_s());
@@ -77,7 +77,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		/* other methods: 405 at once; the body, if any, is never read (MHD closes) */
 		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-			return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			return mhd.queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 						  e->not_allowed);
 		/* GET and HEAD are answered from the next call: a response queued in the
 		 * first one makes libmicrohttpd close the connection (no keep-alive) */
@@ -88,13 +88,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 	if (strcmp(url, "/metrics") != 0)
-		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, e->not_found);
+		return mhd.queue_response(conn, MHD_HTTP_NOT_FOUND, e->not_found);
 	pthread_mutex_lock(&e->lock);
 	if (exporter_refresh(e, false) && e->last_err == 0) {
 		struct MHD_Response *r = body_response(&e->body);
 		if (r) {
 			if (e->cached)
-				MHD_destroy_response(
+				mhd.destroy_response(
 					e->cached); /* freed when its last reply is sent */
 			e->cached = r;
 		} else {
@@ -104,9 +104,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	/* queued under the lock: the cached response cannot be replaced meanwhile */
 	enum MHD_Result ret;
 	if (e->last_err || !e->cached)
-		ret = MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, e->failed);
+		ret = mhd.queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, e->failed);
 	else
-		ret = MHD_queue_response(conn, MHD_HTTP_OK, e->cached);
+		ret = mhd.queue_response(conn, MHD_HTTP_OK, e->cached);
 	pthread_mutex_unlock(&e->lock);
 	return ret;
 }
@@ -196,9 +196,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	pthread_mutex_lock(&l->lock);
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *fi =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+			mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		const union MHD_ConnectionInfo *ai =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		uint8_t a[16];
 		addr16(ai ? ai->client_addr : NULL, a);
 		*socket_context =
@@ -218,9 +218,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	(void)req_cls;
 	(void)toe;
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	const union MHD_ConnectionInfo *fi =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!ci || !ci->socket_context || !fi)
 		return;
 	uint64_t rx = rx_bytes(fi->connect_fd, NULL);
@@ -284,7 +284,7 @@ static bool accept_some(struct http_listener *l)
 			continue;
 		}
 		/* MHD owns fd from here, and closes it itself on failure */
-		if (MHD_add_connection(l->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES) {
+		if (mhd.add_connection(l->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES) {
 			pthread_mutex_lock(&l->lock);
 			connguard_forget(&l->guard, fd);
 			pthread_mutex_unlock(&l->lock);
@@ -393,7 +393,7 @@ static void stop_http(struct http_listener *l)
 		l->thread_started = false;
 	}
 	if (l->d)
-		MHD_stop_daemon(l->d); /* closes every connection: CLOSED for each */
+		mhd.stop_daemon(l->d); /* closes every connection: CLOSED for each */
 	l->d = NULL;
 	if (l->fd >= 0)
 		close(l->fd);
@@ -412,6 +412,15 @@ int http_start(struct exporter *e, const char *listen)
 	bool v6;
 	if (http_parse_listen(listen, &ss, &v6))
 		return -EINVAL; /* checked while parsing the options */
+	char why[256];
+	int r = mhd_load(why, sizeof(why));
+	if (r) {
+		warnx("exporter: cannot load libmicrohttpd for the HTTP listener: %s; install it "
+		      "(Debian/Ubuntu: libmicrohttpd12, Fedora/RHEL: libmicrohttpd), or use "
+		      "--textfile DIR or --once",
+		      why);
+		return r;
+	}
 	e->not_found = text_response("404 not found: thpctl serves GET /metrics\n");
 	e->not_allowed = text_response("405 method not allowed: GET /metrics only\n");
 	e->failed = text_response("500 collection failed (see the exporter's stderr)\n");
@@ -419,7 +428,7 @@ int http_start(struct exporter *e, const char *listen)
 		warnx("out of memory");
 		return -ENOMEM;
 	}
-	MHD_add_response_header(e->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	mhd.add_response_header(e->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	l->fd = open_listener(&ss, v6);
 	if (l->fd < 0) {
 		warnx("exporter: cannot listen on %s (in use, or not an address of this host?): %s",
@@ -434,7 +443,7 @@ int http_start(struct exporter *e, const char *listen)
 	 * its threads for them). Its own limit sits above the guard's, which is tighter. */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 			 MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
-	l->d = MHD_start_daemon(
+	l->d = mhd.start_daemon(
 		flags, 0, NULL, NULL, on_request, e,
 		/* two threads: a slow collection in one still leaves the other serving */
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l, /* first: it applies from here */
@@ -448,7 +457,7 @@ int http_start(struct exporter *e, const char *listen)
 		return -ENOMEM;
 	}
 	atomic_store(&l->running, true);
-	int r = pthread_create(&l->thread, NULL, accept_main, l);
+	r = pthread_create(&l->thread, NULL, accept_main, l);
 	if (r) {
 		warnx("exporter: cannot start the accept thread: %s", strerror(r));
 		return -r;
@@ -486,7 +495,7 @@ void http_stop(struct exporter *e)
 	struct MHD_Response **rs[] = {&e->cached, &e->not_found, &e->not_allowed, &e->failed};
 	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
 		if (*rs[i])
-			MHD_destroy_response(*rs[i]);
+			mhd.destroy_response(*rs[i]);
 		*rs[i] = NULL;
 	}
 }

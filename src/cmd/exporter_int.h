@@ -10,11 +10,11 @@
 #include <sys/socket.h>
 
 #ifdef THPCTL_HTTP
-#include <microhttpd.h>
-
 #include "connguard.h"
-#include "ledger.h"
+#include "mhd_load.h"
 #endif
+
+#include "ledger.h"
 
 #include "../kernel/sample.h"
 #include "../render/prom.h"

@@ -260,7 +260,9 @@ static int fill_run(const struct rfd *f, struct slot *s, size_t i, size_t j, uin
 static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
 {
 	size_t i = 0, n = s->n;
-	int order = -1; /* folio size learnt in this chunk, for fill_run */
+	/* folio size for fill_run: the last one learnt (by any reader), so that a chunk
+	 * does not read a whole window of frames to learn it again */
+	int order = __atomic_load_n(&c->order_hint, __ATOMIC_RELAXED);
 	while (i < n) {
 		if (!(s->pm[i] & PM_PRESENT)) {
 			i++;
@@ -278,6 +280,8 @@ static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
 			return r;
 		i = j;
 	}
+	if (c->probe && order >= PROBE_MIN_ORDER)
+		__atomic_store_n(&c->order_hint, order, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -38,6 +38,8 @@ struct folio_ctx {
 	uint64_t pmd_pages;
 	uint64_t cont_pages;
 	bool probe;	   /* prove large folios from two frames (fill_run) */
+	int order_hint;	   /* folio order fill_run learnt last (any thread; racy by design: a
+			    * wrong hint costs one failed proof, never a wrong count) */
 	bool pmd_only;	   /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
 	uint64_t zero_pfn; /* the zero page's frame, 0 unknown */
 	/* the VMA being read */

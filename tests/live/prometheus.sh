@@ -331,6 +331,21 @@ if [ "$HTTP" -eq 0 ]; then
 	summary
 fi
 
+# ---- libmicrohttpd is loaded by the exporter only ---------------------------------
+# (test builds take the library's name from THPCTL_TEST_MHD_SONAME): without it, the
+# exporter says what is missing and what to do, and exits 1 instead of listening.
+if [ "$HTTP" -eq 1 ]; then
+	THPCTL_TEST_MHD_SONAME=libthpctl-absent.so.0 timeout 10 "$T" exporter --listen 127.0.0.1:0 \
+		>"$TMP/nomhd.out" 2>"$TMP/nomhd.err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q 'cannot load libmicrohttpd.*libthpctl-absent\.so\.0.*--textfile DIR or --once' "$TMP/nomhd.err" &&
+		! grep -q 'listening on' "$TMP/nomhd.err"; then
+		ok "exporter without libmicrohttpd: exit 1, names the library and the way out"
+	else
+		nok "exporter without libmicrohttpd: exit 1, names the library and the way out" "exit $rc: $(head -c 300 "$TMP/nomhd.err")"
+	fi
+fi
+
 # ---- HTTP -----------------------------------------------------------------------------
 if ! start_exporter E; then
 	nok "exporter listens on 127.0.0.1:0" "$(head -c 300 "$TMP/exporter.E.err")"

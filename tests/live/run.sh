@@ -365,6 +365,30 @@ else
 	skip "colour on a tty" "script (util-linux) not installed"
 fi
 
+# ---- footprint: the release build's peak RSS -----------------------------------
+# Every command but the exporter runs without libmicrohttpd and its TLS stack
+# (dlopen()ed by the exporter only): peak RSS under 4 MiB (README). Measured on
+# build/thpctl (-O2; the sanitizer build's RSS says nothing), via wait4().
+REL=${THPCTL_REL:-build/thpctl}
+if [ ! -x "$REL" ]; then
+	skip "footprint" "$REL missing (make build/thpctl)"
+else
+	if readelf -d "$REL" 2>/dev/null | grep -q 'NEEDED.*microhttpd'; then
+		nok "$REL does not link libmicrohttpd (the exporter loads it)" "$(readelf -d "$REL" | grep NEEDED | tr -s ' ' | cut -c1-300)"
+	else
+		ok "$REL does not link libmicrohttpd (the exporter loads it)"
+	fi
+	for args in "ps --all" "ps --all --json" "status" "status --json" "why ${NH:-1}" "advise" "hugetlb plan --for 1G" "maps $$"; do
+		# shellcheck disable=SC2086
+		read -r _ kb _ rc < <("$H" maxrss "$REL" $args)
+		if [ "${rc:-1}" -le 1 ] && [ "${kb:-0}" -gt 0 ] && [ "$kb" -lt 4096 ]; then
+			ok "peak RSS of '$args' under 4 MiB ($kb kB)"
+		else
+			nok "peak RSS of '$args' under 4 MiB" "$kb kB, exit ${rc:-?}"
+		fi
+	done
+fi
+
 # ---- processes exiting mid-scan ----------------------------------------------
 touch "$TMP/churn"
 (

@@ -85,7 +85,10 @@ static void test_cache(void **state)
 		assert_int_equal(fdcache_read(&c, &sr, n, &b), 0);
 		assert_string_equal(b.p, n);
 	}
+	/* a sweep after which nothing goes keeps the table as it is (no rebuild) */
+	const void *tab = c.tab;
 	fdcache_sweep(&c);
+	assert_ptr_equal(c.tab, tab);
 	assert_int_equal(c.open, 600);
 	fdcache_sweep(&c);
 	assert_int_equal(c.open, 0);

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/* libmicrohttpd for the exporter only: see mhd_load.h. */
+#ifdef THPCTL_HTTP
+#include "mhd_load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef THPCTL_HTTP_LINKED
+#include <dlfcn.h>
+#endif
+
+#ifndef THPCTL_MHD_SONAME
+#define THPCTL_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+struct mhd_api mhd;
+
+#ifdef THPCTL_HTTP_LINKED
+int mhd_load(char *err, size_t len)
+{
+	(void)err;
+	(void)len;
+	mhd = (struct mhd_api){
+		.start_daemon = MHD_start_daemon,
+		.stop_daemon = MHD_stop_daemon,
+		.add_connection = MHD_add_connection,
+		.get_connection_info = MHD_get_connection_info,
+		.queue_response = MHD_queue_response,
+		.create_response_from_buffer = MHD_create_response_from_buffer,
+		.create_response_from_buffer_with_free_callback =
+			MHD_create_response_from_buffer_with_free_callback,
+		.add_response_header = MHD_add_response_header,
+		.destroy_response = MHD_destroy_response,
+	};
+	return 0;
+}
+#else
+/* Where each function's pointer goes, by its name in the library. */
+#define SYM(f)                                                                                     \
+	{                                                                                          \
+		"MHD_" #f, (void **)&mhd.f                                                         \
+	}
+static const struct {
+	const char *name;
+	void **slot;
+} syms[] = {
+	SYM(start_daemon),
+	SYM(stop_daemon),
+	SYM(add_connection),
+	SYM(get_connection_info),
+	SYM(queue_response),
+	SYM(create_response_from_buffer),
+	SYM(create_response_from_buffer_with_free_callback),
+	SYM(add_response_header),
+	SYM(destroy_response),
+};
+
+int mhd_load(char *err, size_t len)
+{
+	static int result = 1; /* 1: not tried yet */
+	static char why[256];
+	if (result <= 0)
+		goto out;
+	/* THPCTL_MHD_SONAME: the library the build was compiled against (Makefile) */
+	const char *names[] = {THPCTL_MHD_SONAME, "libmicrohttpd.so"};
+#ifdef THPCTL_TEST_HOOKS
+	/* tests: a library name that is not there proves the message */
+	const char *test_name = getenv("THPCTL_TEST_MHD_SONAME");
+	if (test_name)
+		names[0] = names[1] = test_name;
+#endif
+	void *h = NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (!h && i == 0) {
+			const char *e = dlerror();
+			snprintf(why, sizeof(why), "%s", e ? e : THPCTL_MHD_SONAME ": not found");
+		}
+	}
+	result = 0;
+	if (!h) {
+		result = -ENOENT;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		*syms[i].slot = dlsym(h, syms[i].name);
+		if (!*syms[i].slot) {
+			snprintf(why, sizeof(why), "%s lacks %s (libmicrohttpd too old?)",
+				 THPCTL_MHD_SONAME, syms[i].name);
+			memset(&mhd, 0, sizeof(mhd));
+			dlclose(h);
+			result = -ENOENT;
+			break;
+		}
+	}
+out:
+	if (result && err && len)
+		snprintf(err, len, "%s", why);
+	return result;
+}
+#endif
+#else
+/* ISO C wants a translation unit to hold something */
+typedef int mhd_load_unused;
+#endif
