@@ -49,17 +49,20 @@ static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct
 	for (size_t i = 0; i < t->n; i++) {
 		const struct cg_node *n = &t->nodes[i];
 		for (int k = 0; k < n->npids; k++) {
-			int r = proc_read(sr, n->pids[k], PROC_STATUS, &pi);
+			int r = proc_read(sr, n->pids[k], PROC_STATUS | PROC_STAT, &pi);
 			if (r == -ENOMEM) {
 				proc_info_free(&pi);
 				return r;
 			}
 			if (r == -ESRCH)
 				continue; /* exited since cgroup.procs was read */
-			if ((pi.got & PROC_STATUS) && !pi.status_err && pi.st.kthread == 1)
+			bool st_ok = (pi.got & PROC_STATUS) && !pi.status_err;
+			if ((st_ok && pi.st.kthread == 1) ||
+			    ((pi.got & PROC_STAT) && !pi.stat_err &&
+			     (pi.stat.flags & PF_KTHREAD_FLAG)))
 				continue; /* a kernel thread: no mm, no THP of its own */
 			p[i].n++;
-			if (!(pi.got & PROC_STATUS) || pi.status_err || pi.st.thp_enabled < 0)
+			if (!st_ok || pi.st.thp_enabled < 0)
 				p[i].unknown++;
 			else if (pi.st.thp_enabled == 0)
 				p[i].thp_off++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cgroups.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -40,21 +41,32 @@ static void cell_max(struct table *t, const struct cg_node *n)
 	}
 }
 
+/* Why the near-limit flag of N cannot be decided: the values it lacks. */
+static void print_unknown(FILE *f, const struct cg_node *n)
+{
+	fputs("  [?] ", f);
+	fputs_safe(n->path, f);
+	fputs(": inconclusive, unknown:", f);
+	if (!n->limit_known)
+		fputs(n->limit_err == -ENOENT ? " memory.max (absent)" : " memory.max (unreadable)",
+		      f);
+	if (n->limited && !n->current.present)
+		fputs(" memory.current", f);
+	if (!n->ms.f[MS_ANON_THP].present)
+		fputs(" anon_thp", f);
+	fputc('\n', f);
+}
+
 static void print_flags(FILE *f, const struct cg_report *r, bool color)
 {
 	size_t unknown = 0;
 	for (size_t i = 0; i < r->n; i++)
 		unknown += r->rows[i].near_limit_thp == CG_UNKNOWN;
-	if (!r->nflagged) {
-		fprintf(f, "\nNo cgroup at >= %.0f%% of memory.max with anon THP",
-			CG_NEAR_LIMIT * 100);
-		if (unknown)
-			fprintf(f, " (%zu inconclusive: memory.max, usage or anon_thp unreadable)",
-				unknown);
-		fputs(".\n", f);
-		return;
-	}
-	fputs("\nFlags:\n", f);
+	if (!r->nflagged)
+		fprintf(f, "\nNo cgroup at >= %.0f%% of memory.max with anon THP%s\n",
+			CG_NEAR_LIMIT * 100, unknown ? "; inconclusive for:" : ".");
+	else
+		fputs("\nFlags:\n", f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cg_row *w = &r->rows[i];
 		if (w->near_limit_thp != CG_YES)
@@ -72,17 +84,17 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 		      "         to small pages) or push the cgroup into reclaim and the OOM killer\n",
 		      f);
 	}
-	if (unknown)
-		fprintf(f, "  %zu more inconclusive: memory.max, usage or anon_thp unreadable\n",
-			unknown);
+	for (size_t i = 0; unknown && i < r->n; i++)
+		if (r->rows[i].near_limit_thp == CG_UNKNOWN)
+			print_unknown(f, r->rows[i].node);
 }
 
 void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 {
 	const struct cg_tree *t = r->tree;
 	if (!t->version) {
-		fputs("No memory cgroup hierarchy (no v2 memory controller, no v1 "
-		      "sys/fs/cgroup/memory).\n",
+		fputs("No memory cgroup hierarchy under sys/fs/cgroup (no v2 memory controller, no v1\n"
+		      "memory/): not mounted, or not recorded in a --sysroot tree.\n",
 		      f);
 		return;
 	}
@@ -136,11 +148,12 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	table_flush(tb, f, 2, color);
 	if (r->fallback_charge.present)
 		fprintf(f,
-			"\nHost-wide (all cgroups, since boot): thp_fault_fallback_charge %" PRIu64
-			" THP faults fell back because the cgroup charge failed\n",
+			"\nHost-wide, all cgroups since boot: thp_fault_fallback_charge %" PRIu64
+			" (vmstat: THP faults that fell back\n  to small pages because the memory "
+			"cgroup charge failed)\n",
 			r->fallback_charge.v);
 	else
-		fputs("\nHost-wide: thp_fault_fallback_charge -  (not in vmstat: kernel < 5.7 or "
+		fputs("\nHost-wide: thp_fault_fallback_charge -  (not in vmstat: kernel < 5.7, or "
 		      "unreadable)\n",
 		      f);
 	print_flags(f, r, color);
