@@ -8,6 +8,10 @@
 #include "json.h"
 #include "table.h"
 
+/* memory.stat names of the optional columns (v2 only) */
+static const char *const ms_name[] = {"file_thp", "shmem_thp", "thp_fault_alloc",
+				      "thp_collapse_alloc"};
+
 /* A size cell: "2.0 MiB", or "-" when unknown. */
 static void cell_bytes(struct table *t, const struct opt_u64 *o)
 {
@@ -107,10 +111,33 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	fprintf(f,
 		"\n  sizes from memory.stat%s include the cgroups below; PROCS and THP_OFF too\n",
 		t->version == 1 ? " (v1: total_rss_huge, total_rss)" : "");
-	static const char *const h[] = {"CGROUP",    "ANON_THP",   "THP/ANON",	"FILE_THP",
-					"SHMEM_THP", "THP_FAULTS", "COLLAPSES", "CURRENT",
-					"MAX",	     "USE",	   "PROCS",	"THP_OFF"};
-	struct table *tb = table_new(12, h, "Lrrrrrrrrrrr");
+	/* the four v2-only fields: a column only when some row has the value */
+	static const int opt_f[] = {MS_FILE_THP, MS_SHMEM_THP, MS_THP_FAULT_ALLOC,
+				    MS_THP_COLLAPSE_ALLOC};
+	static const char *const opt_h[] = {"FILE_THP", "SHMEM_THP", "THP_FAULTS", "COLLAPSES"};
+	bool col[4] = {false};
+	const char *h[12] = {"CGROUP", "ANON_THP", "THP/ANON"};
+	int nc = 3;
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < r->shown; i++)
+			col[k] = col[k] || r->rows[i].node->ms.f[opt_f[k]].present;
+		if (col[k])
+			h[nc++] = opt_h[k];
+	}
+	if (nc < 7) {
+		fputs("  not in any memory.stat shown (unknown):", f);
+		for (int k = 0; k < 4; k++)
+			if (!col[k])
+				fprintf(f, " %s", ms_name[k]);
+		fputc('\n', f);
+	}
+	static const char *const tail[] = {"CURRENT", "MAX", "USE", "PROCS", "THP_OFF"};
+	for (int k = 0; k < 5; k++)
+		h[nc++] = tail[k];
+	char align[16] = "L";
+	memset(align + 1, 'r', (size_t)nc - 1);
+	align[nc] = '\0';
+	struct table *tb = table_new(nc, h, align);
 	if (!tb)
 		return;
 	for (size_t i = 0; i < r->shown; i++) {
@@ -124,10 +151,14 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 			table_cell(tb, "%.1f%%", w->share * 100);
 		else
 			table_cell(tb, "-");
-		cell_bytes(tb, &n->ms.f[MS_FILE_THP]);
-		cell_bytes(tb, &n->ms.f[MS_SHMEM_THP]);
-		cell_count(tb, &n->ms.f[MS_THP_FAULT_ALLOC]);
-		cell_count(tb, &n->ms.f[MS_THP_COLLAPSE_ALLOC]);
+		for (int k = 0; k < 4; k++) {
+			if (!col[k])
+				continue;
+			if (k < 2)
+				cell_bytes(tb, &n->ms.f[opt_f[k]]);
+			else
+				cell_count(tb, &n->ms.f[opt_f[k]]);
+		}
 		cell_bytes(tb, &n->current);
 		cell_max(tb, n);
 		if (w->has_use)
