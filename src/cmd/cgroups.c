@@ -54,8 +54,13 @@ static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct
 				proc_info_free(&pi);
 				return r;
 			}
-			if (r == -ESRCH)
-				continue; /* exited since cgroup.procs was read */
+			if (r == -ESRCH && sr->live)
+				continue;  /* exited since cgroup.procs was read */
+			if (r == -ESRCH) { /* a recorded tree without this process */
+				p[i].n++;
+				p[i].unknown++;
+				continue;
+			}
 			bool st_ok = (pi.got & PROC_STATUS) && !pi.status_err;
 			if ((st_ok && pi.st.kthread == 1) ||
 			    ((pi.got & PROC_STAT) && !pi.stat_err &&
