@@ -46,26 +46,27 @@ static int cgroups_opt(int c, const char *arg, void *ctx)
 static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct cg_procs *p)
 {
 	struct proc_info pi = {0};
-	for (size_t i = 0; i < t->n; i++) {
+	int r = 0;
+	for (size_t i = 0; i < t->n && r != -ENOMEM; i++) {
 		const struct cg_node *n = &t->nodes[i];
 		for (int k = 0; k < n->npids; k++) {
-			int r = proc_read(sr, n->pids[k], PROC_STATUS | PROC_STAT, &pi);
-			if (r == -ENOMEM) {
-				proc_info_free(&pi);
-				return r;
-			}
-			if (r == -ESRCH && sr->live)
-				continue;  /* exited since cgroup.procs was read */
-			if (r == -ESRCH) { /* a recorded tree without this process */
-				p[i].n++;
-				p[i].unknown++;
+			/* stat first: a kernel thread (PF_KTHREAD) has no mm and no THP of its
+			 * own, and a recorded tree keeps only its stat */
+			r = proc_read(sr, n->pids[k], PROC_STAT, &pi);
+			if (r == -ENOMEM)
+				break;
+			if ((pi.got & PROC_STAT) && !pi.stat_err &&
+			    (pi.stat.flags & PF_KTHREAD_FLAG))
 				continue;
-			}
-			bool st_ok = (pi.got & PROC_STATUS) && !pi.status_err;
-			if ((st_ok && pi.st.kthread == 1) ||
-			    ((pi.got & PROC_STAT) && !pi.stat_err &&
-			     (pi.stat.flags & PF_KTHREAD_FLAG)))
-				continue; /* a kernel thread: no mm, no THP of its own */
+			if (!r)
+				r = proc_read(sr, n->pids[k], PROC_STATUS, &pi);
+			if (r == -ENOMEM)
+				break;
+			if (r == -ESRCH && sr->live)
+				continue; /* exited since cgroup.procs was read */
+			bool st_ok = !r && (pi.got & PROC_STATUS) && !pi.status_err;
+			if (st_ok && pi.st.kthread == 1)
+				continue;
 			p[i].n++;
 			if (!st_ok || pi.st.thp_enabled < 0)
 				p[i].unknown++;
@@ -74,7 +75,7 @@ static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct
 		}
 	}
 	proc_info_free(&pi);
-	return 0;
+	return r == -ENOMEM ? r : 0;
 }
 
 int cmd_cgroups(struct globals *g, int argc, char **argv)
