@@ -23,6 +23,7 @@ static const struct {
 	{"watch", cmd_watch, "THP and compaction rates per interval, live"},
 	{"exporter", cmd_exporter, "Prometheus metrics over HTTP or a textfile"},
 	{"trace", cmd_trace, "trace stalls: who waited in compaction/reclaim, how long, why"},
+	{"cgroups", cmd_cgroups, "THP per memory cgroup: anon/file/shmem THP, limits, opt-outs"},
 	{"why", cmd_why, "why one process does or does not get huge pages"},
 	{"advise", cmd_advise, "recommended settings and per-process levers, with reasons"},
 	{"hugetlb", cmd_hugetlb, "hugetlb plan: pages, fit and how to reserve a pool"},

@@ -43,6 +43,7 @@ declare -A FINDINGS=(
 	[arm64-64k]="large-pmd:info mthp-no-stats:warn"
 	[readonly-container]="settings-read-only:info shrink-underused-noop:info"
 	[malformed]="shrink-underused-noop:info"
+	[cgroups-v2-x86]="shrink-underused-noop:info"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
@@ -83,12 +84,13 @@ fi
 cmds=("status" "status --json" "status --brief" "status --brief --json" "ps --all" "ps --all --json")
 # More commands for some fixtures, '|'-separated (pids as recorded there).
 declare -A EXTRA=(
-	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25"
+	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25|cgroups|cgroups --json"
 	[linux-4.14-x86]="maps 30730|why 30730|why 30734|advise --workload redis,postgres|hugetlb plan --for 8G"
 	[malformed]="maps 30735|maps 30735 --json|maps 30730|why 30730|why 30732 --json|why 30735|advise|hugetlb plan --for 8G"
 	[frag-always-x86]="why 30730|advise|advise --json|advise --workload dense-containers|hugetlb plan --for 8G|hugetlb plan --for 8G --json"
 	[arm64-64k]="why 30730|advise --workload throughput-batch|hugetlb plan --for 8G"
 	[readonly-container]="advise --workload mongodb"
+	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES
@@ -303,6 +305,40 @@ else
 	nok "RHEL 6 tree" "$(head -c 300 "$TMP/rh.json")"
 fi
 rm -rf "$rh"
+
+# cgroup v1 (sys/fs/cgroup/memory): total_rss_huge as anon THP, 2^63-4096 as "max", the v2-only
+# columns left out of the table and null in JSON, the near-limit flag on the child; the kernel
+# thread (38) not counted, a PID not recorded (4242) unknown, not gone
+v1=$TMP/cgroup-v1-tree
+rm -rf "$v1" && cp -a "$FIX/linux-6.18-x86" "$v1" && mkdir -p "$v1/sys/fs/cgroup/memory/app" &&
+	printf '1\n38\n30730\n' >"$v1/sys/fs/cgroup/memory/cgroup.procs" &&
+	printf 'rss 8253440\nrss_huge 0\ntotal_rss 86540288\ntotal_rss_huge 8388608\n' >"$v1/sys/fs/cgroup/memory/memory.stat" &&
+	echo 3402305536 >"$v1/sys/fs/cgroup/memory/memory.usage_in_bytes" &&
+	echo 9223372036854771712 >"$v1/sys/fs/cgroup/memory/memory.limit_in_bytes" &&
+	printf '30732\n30734\n4242\n' >"$v1/sys/fs/cgroup/memory/app/cgroup.procs" &&
+	printf 'rss 8503296\nrss_huge 4194304\ntotal_rss 8503296\ntotal_rss_huge 4194304\n' >"$v1/sys/fs/cgroup/memory/app/memory.stat" &&
+	echo 99614720 >"$v1/sys/fs/cgroup/memory/app/memory.usage_in_bytes" &&
+	echo 104857600 >"$v1/sys/fs/cgroup/memory/app/memory.limit_in_bytes"
+"$BIN" --no-color --sysroot "$v1" cgroups >"$TMP/v1.txt" 2>&1
+"$BIN" --no-color --sysroot "$v1" cgroups --json >"$TMP/v1.json" 2>&1
+if grep -q '^Memory cgroups: cgroup v1 at sys/fs/cgroup/memory, 2 cgroups$' "$TMP/v1.txt" &&
+	grep -q '^  not in any memory.stat shown (unknown): file_thp shmem_thp thp_fault_alloc thp_collapse_alloc$' "$TMP/v1.txt" &&
+	grep -q '^  CGROUP  ANON_THP  THP/ANON   CURRENT  *MAX  *USE  PROCS  THP_OFF$' "$TMP/v1.txt" &&
+	grep -q '^  /app     4096 kB     49.3%  95.0 MiB  100.0 MiB  95.0%      3     2+1?$' "$TMP/v1.txt" &&
+	grep -q '^  \[warn\] near-limit-thp: /app uses 95.0 MiB of memory.max 100.0 MiB (95.0%) and holds 4096 kB of anon THP$' "$TMP/v1.txt" &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r, a = d["cgroups"]
+sys.exit(0 if d["cgroup_version"] == 1 and r["path"] == "/" and r["anon_thp_bytes"] == 8388608 and r["memory_max_limited"] is False
+         and r["procs"] == 5 and r["procs_thp_disabled"] == 2 and a["path"] == "/app" and a["procs_status_unreadable"] == 1 and a["anon_thp_bytes"] == 4194304
+         and a["file_thp_bytes"] is None and a["thp_fault_alloc"] is None and a["memory_max_bytes"] == 104857600
+         and a["near_limit_with_thp"] is True else 1)' "$TMP/v1.json"; then
+	ok "cgroups on a v1 tree: total_rss_huge, no limit at 2^63-4096, v2-only columns out / null, /app flagged"
+else
+	nok "cgroups on a v1 tree" "$(head -c 900 "$TMP/v1.txt" | tr '\n' '|')"
+fi
+rm -rf "$v1"
 
 # advise --json says partial on a damaged tree (it had no such field)
 "$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null

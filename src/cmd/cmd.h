@@ -77,5 +77,6 @@ int cmd_collapse(struct globals *g, int argc, char **argv);
 int cmd_set(struct globals *g, int argc, char **argv);
 int cmd_snapshot(struct globals *g, int argc, char **argv);
 int cmd_persist(struct globals *g, int argc, char **argv);
+int cmd_cgroups(struct globals *g, int argc, char **argv);
 
 #endif

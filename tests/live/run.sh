@@ -420,6 +420,51 @@ wait "$CHURN_PID" 2>/dev/null
 CHURN_PID=
 if [ -z "$bad" ]; then ok "ps --all [--rollup] --json x6 while processes come and go: exit 0, JSON, errors 0"; else nok "ps --all --json while processes come and go" "$bad"; fi
 
+# ---- cgroups: every memory cgroup, read-only ------------------------------------
+# the hierarchy as the kernel mounts it: v2 with memory in cgroup.controllers, else v1 memory/
+CG_ROOT='' CG_VER=''
+for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	if [ -z "$CG_ROOT" ] && grep -qw memory "$d/cgroup.controllers" 2>/dev/null; then CG_ROOT=$d CG_VER=2; fi
+done
+if [ -z "$CG_ROOT" ] && [ -r /sys/fs/cgroup/memory/memory.stat ]; then CG_ROOT=/sys/fs/cgroup/memory CG_VER=1; fi
+t cgroups --json
+expect_rc "cgroups --json exits 0" 0
+if [ -z "$CG_ROOT" ]; then
+	expect_json "cgroups --json: no memory hierarchy on this host, none reported" "$TMP/out" \
+		"d['cgroup_version'] is None and d['cgroups'] == []"
+else
+	# the root's children (directories), with their memory.max / limit_in_bytes as the files say
+	CG_KIDS=$(for k in "$CG_ROOT"/*/; do
+		[ -e "$k/cgroup.procs" ] || continue
+		n=$(basename "$k")
+		if [ "$CG_VER" = 2 ]; then m=$(cat "$k/memory.max" 2>/dev/null); else m=$(cat "$k/memory.limit_in_bytes" 2>/dev/null); fi
+		[ -n "$m" ] && echo "/$n ${m}"
+	done)
+	export CG_KIDS CG_VER
+	expect_json "cgroups --json: v$CG_VER, the root and each of its $(wc -l <<<"$CG_KIDS") children with its memory.max" "$TMP/out" \
+		"d['cgroup_version'] == int(E['CG_VER']) and any(c['path'] == '/' for c in d['cgroups']) and all(any(c['path'] == k and (c['memory_max_bytes'] == (None if m in ('max', '9223372036854771712') else int(m))) for c in d['cgroups']) for k, m in (l.split() for l in E['CG_KIDS'].splitlines() if l))" \
+		"[(c['path'], c['memory_max_bytes']) for c in d['cgroups']], E['CG_KIDS']"
+	expect_json "cgroups --json: sorted by anon_thp_bytes, root counts every process below it" "$TMP/out" \
+		"(lambda a: a == sorted(a, reverse=True))([-1 if c['anon_thp_bytes'] is None else c['anon_thp_bytes'] for c in d['cgroups']]) and [c for c in d['cgroups'] if c['path'] == '/'][0]['procs'] >= max(c['procs'] for c in d['cgroups'])"
+	# the hugepage helper's cgroup holds at least it, and at least its THP (charged there)
+	if [ -n "$HP" ]; then
+		if [ "$CG_VER" = 2 ]; then HP_CG=$(sed -n 's/^0:://p' "/proc/$HP/cgroup"); else HP_CG=$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}memory\(,[^:]*\)\{0,1\}://p' "/proc/$HP/cgroup"); fi
+		HP_AHP=$(awk '/^AnonHugePages:/ {print $2 * 1024}' "/proc/$HP/smaps_rollup")
+		export HP_CG HP_AHP
+		expect_json "cgroups --json: the helper's cgroup ${HP_CG:-?} lists >= 1 process and >= its AnonHugePages ($HP_AHP bytes) in anon_thp" "$TMP/out" \
+			"[c for c in d['cgroups'] if c['path'] == E['HP_CG'] and c['procs'] >= 1 and c['anon_thp_bytes'] >= int(E['HP_AHP'])]" \
+			"[c for c in d['cgroups'] if c['path'] == E['HP_CG']]"
+	fi
+fi
+t cgroups --top 1
+if [ "$RC" -eq 0 ] && grep -q '^Host-wide, all cgroups since boot: thp_fault_fallback_charge [0-9]' "$TMP/out"; then
+	ok "cgroups --top 1 (text): exits 0, the host-wide thp_fault_fallback_charge labelled host-wide"
+else
+	nok "cgroups --top 1 (text)" "exit $RC; $(head -c 300 "$TMP/out")"
+fi
+t cgroups --top 0
+expect_rc "cgroups --top 0: usage error (exit 2)" 2
+
 # ---- helpers end cleanly on SIGTERM -------------------------------------------
 if [ -n "$HP" ]; then
 	kill -TERM "$HP"

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl cgroups`: THP per memory cgroup (memory.stat, limits, opt-outs inside). */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernel/cgroup_stat.h"
+#include "../kernel/proc_read.h"
+#include "../model/cgroups.h"
+#include "../render/cgroups.h"
+#include "args.h"
+#include "common.h"
+
+static void cgroups_help(FILE *f)
+{
+	fprintf(f, "usage: thpctl cgroups [--top N] [--json]\n\n"
+		   "Every memory cgroup (cgroup v2; v1's memory controller where that is what is\n"
+		   "mounted), sorted by anonymous THP: anon_thp, file_thp and shmem_thp of\n"
+		   "memory.stat (v1: total_rss_huge), the share of anon memory in THP, the\n"
+		   "thp_fault_alloc and thp_collapse_alloc events (v2, 5.4+), memory.current and\n"
+		   "memory.max (\"max\": no limit), and how many processes inside have THP\n"
+		   "disabled by prctl (THP_enabled 0; kernel threads are not counted). A cgroup's\n"
+		   "figures include the cgroups below it. Flags a cgroup at >= 90%% of memory.max\n"
+		   "that holds anon THP, and prints the host-wide thp_fault_fallback_charge.\n"
+		   "'-' / null: unknown.\n\n"
+		   "options:\n"
+		   "  --top N         only the N cgroups with the most anon THP\n" GLOBAL_HELP);
+}
+
+enum { OPT_TOP = OPT_CMD_BASE };
+
+static int cgroups_opt(int c, const char *arg, void *ctx)
+{
+	long v;
+	if (c != OPT_TOP)
+		return -2;
+	if (args_long(arg, 1, 1000000, &v, "cgroups: bad --top '%s' (1 or more)", arg))
+		return EXIT_USAGE;
+	*(size_t *)ctx = (size_t)v;
+	return -1;
+}
+
+/* Each node's own processes: how many, how many with THP_enabled 0, how many unreadable. */
+static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct cg_procs *p)
+{
+	struct proc_info pi = {0};
+	int r = 0;
+	for (size_t i = 0; i < t->n && r != -ENOMEM; i++) {
+		const struct cg_node *n = &t->nodes[i];
+		for (int k = 0; k < n->npids; k++) {
+			/* stat first: a kernel thread (PF_KTHREAD) has no mm and no THP of its
+			 * own, and a recorded tree keeps only its stat */
+			r = proc_read(sr, n->pids[k], PROC_STAT, &pi);
+			if (r == -ENOMEM)
+				break;
+			if ((pi.got & PROC_STAT) && !pi.stat_err &&
+			    (pi.stat.flags & PF_KTHREAD_FLAG))
+				continue;
+			if (!r)
+				r = proc_read(sr, n->pids[k], PROC_STATUS, &pi);
+			if (r == -ENOMEM)
+				break;
+			if (r == -ESRCH && sr->live)
+				continue; /* exited since cgroup.procs was read */
+			bool st_ok = !r && (pi.got & PROC_STATUS) && !pi.status_err;
+			if (st_ok && pi.st.kthread == 1)
+				continue;
+			p[i].n++;
+			if (!st_ok || pi.st.thp_enabled < 0)
+				p[i].unknown++;
+			else if (pi.st.thp_enabled == 0)
+				p[i].thp_off++;
+		}
+	}
+	proc_info_free(&pi);
+	return r == -ENOMEM ? r : 0;
+}
+
+int cmd_cgroups(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,
+		{"top", required_argument, NULL, OPT_TOP},
+		{NULL, 0, NULL, 0},
+	};
+	size_t top = 0;
+	int c = args_getopt(g, argc, argv, "h", opts, cgroups_help, cgroups_opt, &top);
+	if (c >= 0)
+		return c;
+	if (optind < argc) {
+		warnx("cgroups: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	int ret = cmd_setup(g);
+	if (ret)
+		return ret;
+	struct cg_tree t = {0};
+	struct cg_report rep = {0};
+	struct cg_procs *procs = NULL;
+	struct opt_u64 fb;
+	if (cg_tree_read(&g->sr, &t) || (t.n && !(procs = calloc(t.n, sizeof(*procs)))) ||
+	    count_procs(&g->sr, &t, procs)) {
+		warnx("cgroups: out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	cg_fallback_charge(&g->sr, &fb);
+	if (cg_report_build(&t, procs, fb, top, &rep)) {
+		warnx("cgroups: out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (g->json)
+		ret = cmd_emit_json(cg_to_json(&rep));
+	else
+		cg_render_text(stdout, &rep, g->color);
+out:
+	cg_report_free(&rep);
+	free(procs);
+	cg_tree_free(&t);
+	return ret;
+}

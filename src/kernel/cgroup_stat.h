@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every memory cgroup of the host and its THP figures: memory.stat (v2
+ * anon, anon_thp, file_thp, shmem_thp in bytes, thp_fault_alloc and
+ * thp_collapse_alloc events on 6.x; v1 total_rss and total_rss_huge in bytes),
+ * memory.current / memory.max (v1 memory.usage_in_bytes /
+ * memory.limit_in_bytes) and the PIDs of cgroup.procs. The v2 figures of a
+ * cgroup include its descendants; v1's total_* ones too.
+ */
+#ifndef THPCTL_CGROUP_STAT_H
+#define THPCTL_CGROUP_STAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "parse.h"
+#include "sysroot.h"
+
+/* The memory.stat fields read here. */
+enum memstat_field {
+	MS_ANON,	       /* bytes: v2 anon, v1 total_rss */
+	MS_ANON_THP,	       /* bytes: v2 anon_thp, v1 total_rss_huge */
+	MS_FILE_THP,	       /* bytes: v2 file_thp (none in v1) */
+	MS_SHMEM_THP,	       /* bytes: v2 shmem_thp (none in v1) */
+	MS_THP_FAULT_ALLOC,    /* events: v2 thp_fault_alloc (5.4+; none in v1) */
+	MS_THP_COLLAPSE_ALLOC, /* events: v2 thp_collapse_alloc (5.4+; none in v1) */
+	MS_NFIELDS
+};
+
+struct memstat {
+	struct opt_u64 f[MS_NFIELDS]; /* absent: the kernel does not print it */
+	int bad;		      /* malformed lines (no number, overflow) skipped */
+};
+
+/*
+ * Parse memory.stat TEXT of a cgroup VERSION (1 or 2) into OUT. Lines are
+ * "key value"; unknown keys are ignored, a known key with a bad value stays
+ * absent and counts in OUT->bad. Returns 0, or -EINVAL when no line parsed.
+ */
+int memstat_parse(const char *text, size_t len, int version, struct memstat *out);
+
+/* Longest cgroup path kept (relative to the hierarchy root); deeper ones are skipped. */
+#define CGS_PATH_LEN 512
+/* At most this many cgroups are read; the rest are counted in cg_tree.skipped. */
+#define CGS_MAX_NODES 4096
+
+struct cg_node {
+	char path[CGS_PATH_LEN]; /* "/" for the root, else "/a/b" */
+	int depth;		 /* 0 for the root */
+	struct memstat ms;
+	int stat_err; /* memory.stat: 0 or -errno (-EINVAL malformed) */
+	struct opt_u64 current;
+	int current_err;  /* memory.current (v1 memory.usage_in_bytes): 0 or -errno */
+	bool limit_known; /* memory.max (v1 memory.limit_in_bytes) read and parsed */
+	bool limited;	  /* a limit is set ("max", v1 >= 2^62: none) */
+	uint64_t limit;	  /* bytes, when limited */
+	int limit_err;	  /* 0 or -errno */
+	pid_t *pids;	  /* cgroup.procs of this cgroup only (malloc'd) */
+	int npids;
+	int procs_err; /* cgroup.procs: 0 or -errno */
+};
+
+struct cg_tree {
+	int version;	       /* 2, 1, or 0: no memory controller mounted */
+	char root[64];	       /* sysroot-relative hierarchy root, "sys/fs/cgroup/memory" */
+	struct cg_node *nodes; /* pre-order: a node's descendants follow it, deeper */
+	size_t n, cap;
+	size_t skipped; /* cgroups not read: over CGS_MAX_NODES, path too long, too deep */
+};
+
+/*
+ * Find the memory hierarchy (v2 sys/fs/cgroup or sys/fs/cgroup/unified with
+ * "memory" in cgroup.controllers, else v1 sys/fs/cgroup/memory) and read
+ * every cgroup in it into T (zeroed by the caller; free with cg_tree_free).
+ * Per-file errors are kept in each node; the v2 root has no memory.max (it
+ * cannot be limited): it reads as not limited. Returns 0 (T->version 0 when
+ * no memory controller is found) or -ENOMEM.
+ */
+int cg_tree_read(const struct sysroot *sr, struct cg_tree *t);
+
+void cg_tree_free(struct cg_tree *t);
+
+/*
+ * The host-wide vmstat counter thp_fault_fallback_charge (5.7+: THP faults
+ * that fell back because the memory cgroup charge failed, all cgroups) into
+ * OUT, absent when proc/vmstat is unreadable or lacks it. Returns 0 or -errno.
+ */
+int cg_fallback_charge(const struct sysroot *sr, struct opt_u64 *out);
+
+#endif

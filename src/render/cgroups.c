@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+#include "cgroups.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+
+/* memory.stat names of the optional columns (v2 only) */
+static const char *const ms_name[] = {"file_thp", "shmem_thp", "thp_fault_alloc",
+				      "thp_collapse_alloc"};
+
+/* A size cell: "2.0 MiB", or "-" when unknown. */
+static void cell_bytes(struct table *t, const struct opt_u64 *o)
+{
+	char s[32];
+	if (!o->present) {
+		table_cell(t, "-");
+		return;
+	}
+	fmt_bytes(s, sizeof(s), o->v);
+	table_cell(t, "%s", s);
+}
+
+static void cell_count(struct table *t, const struct opt_u64 *o)
+{
+	if (o->present)
+		table_cell(t, "%" PRIu64, o->v);
+	else
+		table_cell(t, "-");
+}
+
+static void cell_max(struct table *t, const struct cg_node *n)
+{
+	char s[32];
+	if (!n->limit_known)
+		table_cell(t, "-");
+	else if (!n->limited)
+		table_cell(t, "max");
+	else {
+		fmt_bytes(s, sizeof(s), n->limit);
+		table_cell(t, "%s", s);
+	}
+}
+
+/* Why the near-limit flag of N cannot be decided: the values it lacks. */
+static void print_unknown(FILE *f, const struct cg_node *n)
+{
+	fputs("  [?] ", f);
+	fputs_safe(n->path, f);
+	fputs(": inconclusive, unknown:", f);
+	if (!n->limit_known)
+		fputs(n->limit_err == -ENOENT ? " memory.max (absent)" : " memory.max (unreadable)",
+		      f);
+	if (n->limited && !n->current.present)
+		fputs(" memory.current", f);
+	if (!n->ms.f[MS_ANON_THP].present)
+		fputs(" anon_thp", f);
+	fputc('\n', f);
+}
+
+static void print_flags(FILE *f, const struct cg_report *r, bool color)
+{
+	size_t unknown = 0;
+	for (size_t i = 0; i < r->n; i++)
+		unknown += r->rows[i].near_limit_thp == CG_UNKNOWN;
+	if (!r->nflagged)
+		fprintf(f, "\nNo cgroup at >= %.0f%% of memory.max with anon THP%s\n",
+			CG_NEAR_LIMIT * 100, unknown ? "; inconclusive for:" : ".");
+	else
+		fputs("\nFlags:\n", f);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct cg_row *w = &r->rows[i];
+		if (w->near_limit_thp != CG_YES)
+			continue;
+		char cur[32], max[32], thp[32];
+		fmt_bytes(cur, sizeof(cur), w->node->current.v);
+		fmt_bytes(max, sizeof(max), w->node->limit);
+		fmt_bytes(thp, sizeof(thp), w->node->ms.f[MS_ANON_THP].v);
+		fprintf(f, "  %s[warn]%s near-limit-thp: ", col_yellow(color), col_reset(color));
+		fputs_safe(w->node->path, f);
+		fprintf(f, " uses %s of memory.max %s (%.1f%%) and holds %s of anon THP\n", cur,
+			max, w->use * 100, thp);
+		fputs("         why: near its limit a THP fault's huge-page charge can fail (the "
+		      "fault falls back\n"
+		      "         to small pages) or push the cgroup into reclaim and the OOM killer\n",
+		      f);
+	}
+	for (size_t i = 0; unknown && i < r->n; i++)
+		if (r->rows[i].near_limit_thp == CG_UNKNOWN)
+			print_unknown(f, r->rows[i].node);
+}
+
+void cg_render_text(FILE *f, const struct cg_report *r, bool color)
+{
+	const struct cg_tree *t = r->tree;
+	if (!t->version) {
+		fputs("No memory cgroup hierarchy under sys/fs/cgroup (no v2 memory controller, no v1\n"
+		      "memory/): not mounted, or not recorded in a --sysroot tree.\n",
+		      f);
+		return;
+	}
+	fprintf(f, "Memory cgroups: cgroup v%d at %s, %zu cgroup%s", t->version, t->root, r->n,
+		r->n == 1 ? "" : "s");
+	if (r->shown < r->n)
+		fprintf(f, ", top %zu by anon THP", r->shown);
+	if (t->skipped)
+		fprintf(f, " (%zu more not read: too many or too deep)", t->skipped);
+	fprintf(f,
+		"\n  sizes from memory.stat%s include the cgroups below; PROCS and THP_OFF too\n",
+		t->version == 1 ? " (v1: total_rss_huge, total_rss)" : "");
+	/* the four v2-only fields: a column only when some row has the value */
+	static const int opt_f[] = {MS_FILE_THP, MS_SHMEM_THP, MS_THP_FAULT_ALLOC,
+				    MS_THP_COLLAPSE_ALLOC};
+	static const char *const opt_h[] = {"FILE_THP", "SHMEM_THP", "THP_FAULTS", "COLLAPSES"};
+	bool col[4] = {false};
+	const char *h[12] = {"CGROUP", "ANON_THP", "THP/ANON"};
+	int nc = 3;
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < r->shown; i++)
+			col[k] = col[k] || r->rows[i].node->ms.f[opt_f[k]].present;
+		if (col[k])
+			h[nc++] = opt_h[k];
+	}
+	if (nc < 7) {
+		fputs("  not in any memory.stat shown (unknown):", f);
+		for (int k = 0; k < 4; k++)
+			if (!col[k])
+				fprintf(f, " %s", ms_name[k]);
+		fputc('\n', f);
+	}
+	static const char *const tail[] = {"CURRENT", "MAX", "USE", "PROCS", "THP_OFF"};
+	for (int k = 0; k < 5; k++)
+		h[nc++] = tail[k];
+	char align[16] = "L";
+	memset(align + 1, 'r', (size_t)nc - 1);
+	align[nc] = '\0';
+	struct table *tb = table_new(nc, h, align);
+	if (!tb)
+		return;
+	for (size_t i = 0; i < r->shown; i++) {
+		const struct cg_row *w = &r->rows[i];
+		const struct cg_node *n = w->node;
+		char path[CGS_PATH_LEN];
+		snprintf(path, sizeof(path), "%s", n->path);
+		table_cell(tb, "%s", strip_ctl(path));
+		cell_bytes(tb, &n->ms.f[MS_ANON_THP]);
+		if (w->has_share)
+			table_cell(tb, "%.1f%%", w->share * 100);
+		else
+			table_cell(tb, "-");
+		for (int k = 0; k < 4; k++) {
+			if (!col[k])
+				continue;
+			if (k < 2)
+				cell_bytes(tb, &n->ms.f[opt_f[k]]);
+			else
+				cell_count(tb, &n->ms.f[opt_f[k]]);
+		}
+		cell_bytes(tb, &n->current);
+		cell_max(tb, n);
+		if (w->has_use)
+			table_cell(tb, "%.1f%%", w->use * 100);
+		else
+			table_cell(tb, "-");
+		if (w->procs_known) {
+			table_cell(tb, "%d", w->nprocs);
+			if (w->procs_unknown)
+				table_cell(tb, "%d+%d?", w->thp_off, w->procs_unknown);
+			else
+				table_cell(tb, "%d", w->thp_off);
+		} else {
+			table_cell(tb, "-");
+			table_cell(tb, "-");
+		}
+	}
+	table_flush(tb, f, 2, color);
+	if (r->fallback_charge.present)
+		fprintf(f,
+			"\nHost-wide, all cgroups since boot: thp_fault_fallback_charge %" PRIu64
+			" (vmstat: THP faults that fell back\n  to small pages because the memory "
+			"cgroup charge failed)\n",
+			r->fallback_charge.v);
+	else
+		fputs("\nHost-wide: thp_fault_fallback_charge -  (not in vmstat: kernel < 5.7, or "
+		      "unreadable)\n",
+		      f);
+	print_flags(f, r, color);
+}
+
+static json_t *opt_json(const struct opt_u64 *o)
+{
+	return o->present ? json_u64(o->v) : json_null();
+}
+
+static json_t *tri_json(enum cg_tri v)
+{
+	return v == CG_UNKNOWN ? json_null() : json_boolean(v == CG_YES);
+}
+
+static json_t *row_json(const struct cg_row *w)
+{
+	const struct cg_node *n = w->node;
+	json_t *o = json_object();
+	json_put(o, "path", json_str(n->path));
+	json_put(o, "anon_thp_bytes", opt_json(&n->ms.f[MS_ANON_THP]));
+	json_put(o, "anon_bytes", opt_json(&n->ms.f[MS_ANON]));
+	json_put(o, "anon_thp_ratio", w->has_share ? json_real(w->share) : json_null());
+	json_put(o, "file_thp_bytes", opt_json(&n->ms.f[MS_FILE_THP]));
+	json_put(o, "shmem_thp_bytes", opt_json(&n->ms.f[MS_SHMEM_THP]));
+	json_put(o, "thp_fault_alloc", opt_json(&n->ms.f[MS_THP_FAULT_ALLOC]));
+	json_put(o, "thp_collapse_alloc", opt_json(&n->ms.f[MS_THP_COLLAPSE_ALLOC]));
+	json_put(o, "memory_current_bytes", opt_json(&n->current));
+	json_put(o, "memory_max_limited", n->limit_known ? json_boolean(n->limited) : json_null());
+	json_put(o, "memory_max_bytes",
+		 n->limit_known && n->limited ? json_u64(n->limit) : json_null());
+	json_put(o, "memory_use_ratio", w->has_use ? json_real(w->use) : json_null());
+	json_put(o, "procs", w->procs_known ? json_integer(w->nprocs) : json_null());
+	json_put(o, "procs_thp_disabled", w->procs_known ? json_integer(w->thp_off) : json_null());
+	json_put(o, "procs_status_unreadable",
+		 w->procs_known ? json_integer(w->procs_unknown) : json_null());
+	json_put(o, "near_limit_with_thp", tri_json(w->near_limit_thp));
+	return o;
+}
+
+json_t *cg_to_json(const struct cg_report *r)
+{
+	const struct cg_tree *t = r->tree;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	json_put(o, "cgroup_version", t->version ? json_integer(t->version) : json_null());
+	json_put(o, "hierarchy", t->version ? json_str(t->root) : json_null());
+	json_put(o, "count", json_integer((json_int_t)r->n));
+	json_put(o, "shown", json_integer((json_int_t)r->shown));
+	json_put(o, "not_read", json_integer((json_int_t)t->skipped));
+	json_put(o, "near_limit_ratio", json_real(CG_NEAR_LIMIT));
+	json_t *hw = json_object();
+	json_put(hw, "thp_fault_fallback_charge", opt_json(&r->fallback_charge));
+	json_put(o, "host_wide", hw);
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->shown; i++)
+		json_array_append_new(a, row_json(&r->rows[i]));
+	json_put(o, "cgroups", a);
+	json_t *fl = json_array();
+	for (size_t i = 0; i < r->n; i++) {
+		const struct cg_row *w = &r->rows[i];
+		if (w->near_limit_thp != CG_YES)
+			continue;
+		json_t *x = json_object();
+		json_put(x, "id", json_str("near-limit-thp"));
+		json_put(x, "severity", json_str("warn"));
+		json_put(x, "cgroup", json_str(w->node->path));
+		json_put(x, "memory_current_bytes", json_u64(w->node->current.v));
+		json_put(x, "memory_max_bytes", json_u64(w->node->limit));
+		json_put(x, "anon_thp_bytes", json_u64(w->node->ms.f[MS_ANON_THP].v));
+		json_array_append_new(fl, x);
+	}
+	json_put(o, "flags", fl);
+	return o;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/kernel/cgroup_stat.c (memory.stat of cgroup v2 and v1). */
+#include "unit.h"
+
+#include "kernel/cgroup_stat.h"
+
+/* A v2 memory.stat in the 6.x layout (keys in the kernel's order), THP in use. */
+static const char v2_stat[] = "anon 1073741824\n"
+			      "file 52428800\n"
+			      "kernel 8388608\n"
+			      "kernel_stack 262144\n"
+			      "pagetables 2359296\n"
+			      "sec_pagetables 0\n"
+			      "percpu 9600\n"
+			      "sock 0\n"
+			      "vmalloc 0\n"
+			      "shmem 4194304\n"
+			      "zswap 0\n"
+			      "zswapped 0\n"
+			      "file_mapped 20971520\n"
+			      "file_dirty 0\n"
+			      "file_writeback 0\n"
+			      "swapcached 0\n"
+			      "anon_thp 805306368\n"
+			      "file_thp 0\n"
+			      "shmem_thp 2097152\n"
+			      "inactive_anon 1069547520\n"
+			      "active_anon 8388608\n"
+			      "inactive_file 31457280\n"
+			      "active_file 20971520\n"
+			      "unevictable 0\n"
+			      "slab_reclaimable 3145728\n"
+			      "slab_unreclaimable 1048576\n"
+			      "slab 4194304\n"
+			      "pgfault 262351\n"
+			      "pgmajfault 12\n"
+			      "thp_fault_alloc 384\n"
+			      "thp_collapse_alloc 7\n"
+			      "thp_swpout 0\n"
+			      "thp_swpout_fallback 0\n";
+
+/*
+ * The root memory cgroup's memory.stat on this project's 6.18 guest (v1): its first lines and
+ * some totals, total_rss_huge set to 4 MiB (it was 0).
+ */
+static const char v1_stat[] = "cache 11317248\n"
+			      "rss 8253440\n"
+			      "rss_huge 0\n"
+			      "shmem 9068544\n"
+			      "mapped_file 7491584\n"
+			      "hierarchical_memory_limit 9223372036854771712\n"
+			      "total_cache 3795202048\n"
+			      "total_rss 86540288\n"
+			      "total_rss_huge 4194304\n"
+			      "total_shmem 9068544\n";
+
+static void test_v2_fields(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT(v2_stat), 2, &m), 0);
+	assert_int_equal(m.bad, 0);
+	assert_true(m.f[MS_ANON].present);
+	assert_int_equal(m.f[MS_ANON].v, 1073741824);
+	assert_int_equal(m.f[MS_ANON_THP].v, 805306368);
+	assert_true(m.f[MS_FILE_THP].present);
+	assert_int_equal(m.f[MS_FILE_THP].v, 0);
+	assert_int_equal(m.f[MS_SHMEM_THP].v, 2097152);
+	assert_int_equal(m.f[MS_THP_FAULT_ALLOC].v, 384);
+	assert_int_equal(m.f[MS_THP_COLLAPSE_ALLOC].v, 7);
+}
+
+/* v1: anon THP is total_rss_huge (the hierarchical one, not rss_huge); v2-only fields absent. */
+static void test_v1_totals(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT(v1_stat), 1, &m), 0);
+	assert_int_equal(m.bad, 0);
+	assert_int_equal(m.f[MS_ANON].v, 86540288);
+	assert_true(m.f[MS_ANON_THP].present);
+	assert_int_equal(m.f[MS_ANON_THP].v, 4194304);
+	assert_false(m.f[MS_FILE_THP].present);
+	assert_false(m.f[MS_SHMEM_THP].present);
+	assert_false(m.f[MS_THP_FAULT_ALLOC].present);
+	assert_false(m.f[MS_THP_COLLAPSE_ALLOC].present);
+	/* the v1 text read as v2 has none of the v2 keys */
+	assert_int_equal(memstat_parse(LIT(v1_stat), 2, &m), 0);
+	assert_false(m.f[MS_ANON_THP].present);
+}
+
+/* A kernel without the THP event counters (before 5.4): they stay absent, never 0. */
+static void test_v2_old_kernel(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT("anon 4096\nanon_thp 0\nfile 8192\n"), 2, &m), 0);
+	assert_true(m.f[MS_ANON_THP].present);
+	assert_int_equal(m.f[MS_ANON_THP].v, 0);
+	assert_false(m.f[MS_FILE_THP].present);
+	assert_false(m.f[MS_THP_FAULT_ALLOC].present);
+}
+
+/* Damaged lines: a bad value leaves its key absent and is counted; the good ones are kept. */
+static void test_damaged(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT("anon 12x\n"
+					   "anon_thp 18446744073709551616\n"
+					   "file_thp\n"
+					   "shmem_thp 2097152\n"
+					   " 5\n"
+					   "thp_fault_alloc 3 4\n"),
+				       2, &m),
+			 0);
+	assert_int_equal(m.bad, 5);
+	assert_false(m.f[MS_ANON].present);
+	assert_false(m.f[MS_ANON_THP].present);
+	assert_false(m.f[MS_FILE_THP].present);
+	assert_false(m.f[MS_THP_FAULT_ALLOC].present);
+	assert_int_equal(m.f[MS_SHMEM_THP].v, 2097152);
+}
+
+/* Huge values are exact; a cut last line (no newline) still parses when whole. */
+static void test_huge_and_cut(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT("anon_thp 18446744073709551615\nanon 1"), 2, &m), 0);
+	assert_int_equal(m.f[MS_ANON_THP].v, UINT64_MAX);
+	assert_int_equal(m.f[MS_ANON].v, 1);
+}
+
+static void test_empty_and_bad_version(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse("", 0, 2, &m), -EINVAL);
+	assert_int_equal(memstat_parse(LIT("garbage\n"), 2, &m), -EINVAL);
+	assert_int_equal(m.bad, 1);
+	assert_int_equal(memstat_parse(LIT(v2_stat), 3, &m), -EINVAL);
+	assert_false(m.f[MS_ANON].present);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_v2_fields), cmocka_unit_test(test_v1_totals),
+	  cmocka_unit_test(test_v2_old_kernel), cmocka_unit_test(test_damaged),
+	  cmocka_unit_test(test_huge_and_cut), cmocka_unit_test(test_empty_and_bad_version))
