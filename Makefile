@@ -169,6 +169,7 @@ static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
 check: deps
+	@scripts/install-deps --workloads || echo "check: no redis-server/redis-tools: the lab redis smoke skips"
 	@$(MAKE) --no-print-directory test DEVELOPER=1
 
 test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang

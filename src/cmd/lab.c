@@ -41,7 +41,8 @@ static void lab_help(FILE *f)
 		"  --runs N          repetitions (default 5; quick: 3)\n"
 		"  --state warm|cold|asis  warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
 		"                    freed memory goes back to the hypervisor; asis: neither (default warm)\n"
-		"  --csv             CSV rows instead of tables\n");
+		"  --csv             CSV rows instead of tables\n"
+		"  --quick           one experiment at its `lab quick` sizes\n");
 	/* each experiment's own options, in table order, once each */
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		for (const struct lab_optdoc *d = x->opts; d < x->opts + LAB_MAX_OPTDOCS && d->flag;
@@ -75,6 +76,7 @@ enum {
 	OPT_STEPS,
 	OPT_SIZES,
 	OPT_QUIET,
+	OPT_QUICK,
 };
 
 /* What the command line asked for beyond the experiment's options. */
@@ -200,6 +202,9 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 	case OPT_QUIET:
 		a->o.quiet = true;
 		return 0;
+	case OPT_QUICK:
+		a->o.quick = true;
+		return 0;
 	}
 	return parse_number_opt(c, arg, a);
 }
@@ -229,6 +234,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 					     OPT_ARG("steps", OPT_STEPS),
 					     OPT_ARG("sizes", OPT_SIZES),
 					     OPT_FLAG("quiet", OPT_QUIET),
+					     OPT_FLAG("quick", OPT_QUICK),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
 	if (c >= 0)
@@ -378,6 +384,8 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 {
 	if (quick && !a->runs_given)
 		a->o.runs = 3;
+	if (quick)
+		a->o.quick = true;
 	struct lab_out out = {.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
 	int ret = EXIT_OK;
 	double t0 = mono_ms();
@@ -385,7 +393,7 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	     x = one ? NULL : lab_next(x)) {
 		if (quick && !x->in_quick)
 			continue;
-		struct lab_opts eo = quick ? lab_quick_opts(x, &a->o) : a->o;
+		struct lab_opts eo = a->o.quick ? lab_quick_opts(x, &a->o) : a->o;
 		if (run_experiment(x, &h->ctx, &eo, all && !a->o.state_given && x->all_cold, &out))
 			ret = EXIT_FAIL;
 	}

@@ -151,10 +151,20 @@ static int restore_list(struct journal *j, bool say)
 	return kept ? -EIO : 0;
 }
 
-/* Async-signal-safe: restore, and delete the journal only if all took. */
+static void (*volatile signal_hook)(void);
+
+void guard_at_signal(void (*fn)(void))
+{
+	signal_hook = fn;
+}
+
+/* Async-signal-safe: the hook, restore, and delete the journal only if all took. */
 static void on_signal(int sig)
 {
 	int saved = errno;
+	void (*hook)(void) = signal_hook;
+	if (hook && getpid() == g.owner)
+		hook();
 	if (g.active && getpid() == g.owner && g.j.n) {
 		bool all = true;
 		for (int i = g.j.n - 1; i >= 0; i--)

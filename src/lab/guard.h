@@ -54,6 +54,13 @@ const char *guard_holder(void);
  */
 int guard_write(const char *rel, const char *value);
 
+/*
+ * FN (NULL: none) runs first in the fatal-signal handler of the process
+ * that called guard_begin(), before the settings go back: it must be
+ * async-signal-safe (kill, waitpid, unlink). One hook; a later call replaces it.
+ */
+void guard_at_signal(void (*fn)(void));
+
 /* Write without journalling, for one-shot actions (drop_caches, compact_memory only). Announced. */
 int guard_poke(const char *rel, const char *value);
 

@@ -58,6 +58,7 @@ struct lab_opts {
 	uint64_t mthp_sizes_kb[16]; /* mthp: --sizes; n 0 = every size offered */
 	int n_mthp_sizes;
 	bool quiet; /* no progress on stderr */
+	bool quick; /* `lab quick` or --quick: the experiment's quick sizes (redis: 1 round) */
 };
 
 /* What every experiment needs to know about the host. */

@@ -348,6 +348,90 @@ PY
 	run_check fragment 64M --runs 1
 fi
 
+# ---- redis: a real program (scripts/install-deps --workloads) -------------------
+# lab redis --quick: three modes, its proofs and claim calls asserted (not the speed),
+# the server stopped and its directory gone; then SIGINT halfway stops it too.
+redis_check() {
+	python3 - "$TMP/redis.json" <<'PY'
+import json, re, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+v = e["verdict"]
+assert not v["skipped"], v["text"]
+assert v["expected"], f"backing not as set: {v['text']}"
+rows = {r["label"]: r["cells"] for r in e["rows"]}
+assert sorted(rows) == ["always, disable-thp no", "always, disable-thp yes", "never"], sorted(rows)
+med = lambda m, c: rows[m][c]["median"]
+assert med("never", "AnonHugePages before") == 0, "THP under enabled=never"
+assert med("always, disable-thp no", "AnonHugePages before") >= 10240, "no THP with disable-thp no"
+assert med("always, disable-thp yes", "AnonHugePages before") <= med("always, disable-thp no", "AnonHugePages before") / 20
+for m in rows:
+    for c in ("SET", "GET", "SET p99", "fork", "SETs in BGSAVE"):
+        assert med(m, c) > 0, f"{m}: {c} {med(m, c)}"
+p = {x["key"]: x["text"] for x in e["proofs"]}
+for k in ("claim p99", "claim fork", "claim shred"):
+    assert re.search(r": (confirmed|contradicted|inconclusive \(.+\))$", p[k]), p.get(k)
+assert "host-wide" in p["claim shred"], p["claim shred"]
+assert re.match(r"Redis \d+\.\d+", p["setup"]), p["setup"]
+assert re.search(r"p99 claim \w+; fork claim \w+; BGSAVE-shreds claim \w+", v["text"]), v["text"]
+PY
+}
+
+if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
+	skip "redis" "redis-server/redis-benchmark not installed (scripts/install-deps --workloads)"
+else
+	# missing programs: exit 1 and the install hint, root or not
+	mkdir -p "$TMP/nopath"
+	PATH=$TMP/nopath "$T" lab redis --quick --quiet >"$TMP/redis-missing.out" 2>&1
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "install with scripts/install-deps --workloads" "$TMP/redis-missing.out"; then
+		ok "redis: without redis-server: exit 1 and the install hint"
+	else
+		nok "redis: without redis-server: exit 1 and the install hint" "exit $rc: $(tail -n 1 "$TMP/redis-missing.out")"
+	fi
+	if [ "$ROOT" -eq 0 ]; then
+		skip "redis --quick" "needs root"
+	else
+		mkdir -p "$TMP/rtmp"
+		export TMPDIR=$TMP/rtmp
+		lab redis --quick
+		if [ "$RC" -ne 0 ]; then
+			nok "redis --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/redis.err" | tail -n 2 | tr '\n' ' ')"
+		elif out=$(redis_check 2>&1); then
+			ok "redis --quick: backing per mode, figures, claim calls"
+		else
+			nok "redis --quick: backing per mode, figures, claim calls" "$(tail -n 1 <<<"$out")"
+		fi
+		if [ -z "$(ls -A "$TMP/rtmp")" ]; then
+			ok "redis: its directory is gone"
+		else
+			nok "redis: its directory is gone" "$(ls "$TMP/rtmp")"
+		fi
+		check_settings "redis"
+		# SIGINT while the server runs: stopped, directory removed, settings back
+		wait_quiet
+		"$T" lab redis --quick --quiet >/dev/null 2>"$TMP/redis-int.err" &
+		BG=$!
+		srv=
+		for _ in $(seq 100); do
+			srv=$(pgrep -P "$BG" -x redis-server)
+			[ -n "$srv" ] && break
+			sleep 0.1
+		done
+		sleep 0.5
+		kill -INT "$BG"
+		wait "$BG"
+		BG=
+		if [ -n "$srv" ] && ! kill -0 "$srv" 2>/dev/null && [ -z "$(ls -A "$TMP/rtmp")" ]; then
+			ok "redis: SIGINT stops the server and removes its directory"
+		else
+			nok "redis: SIGINT stops the server and removes its directory" "server pid '${srv}', left: $(ls "$TMP/rtmp")"
+		fi
+		unset TMPDIR
+		san_note "lab redis (SIGINT)" "$TMP/redis-int.err"
+		check_settings "redis (SIGINT)"
+	fi
+fi
+
 # ---- SIGKILL halfway: the next thpctl command restores --------------------------
 # kill_check NAME FILE WANT ARGS...: start `lab ARGS`, wait until FILE reads
 # WANT, SIGKILL it; the value must still be changed and journalled; then

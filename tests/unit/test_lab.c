@@ -162,7 +162,7 @@ static void test_names_and_table(void **state)
 	assert_int_equal(n, lab_count());
 }
 
-static void test_table_is_the_eleven_experiments_in_order(void **state)
+static void test_table_is_the_twelve_experiments_in_order(void **state)
 {
 	(void)state;
 	char names[256] = "";
@@ -170,7 +170,7 @@ static void test_table_is_the_eleven_experiments_in_order(void **state)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? " " : "", x->name);
 	assert_string_equal(names, "touch sparse chase fork faults split collapse mthp khugepaged "
-				   "fallback fragment");
+				   "fallback fragment redis");
 }
 
 static void test_quick_mode_defaults_live_in_the_entries(void **state)
@@ -363,7 +363,7 @@ static void test_kh_call_waits_for_a_full_scan(void **state)
 UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
 	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
 	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
-	  cmocka_unit_test(test_table_is_the_eleven_experiments_in_order),
+	  cmocka_unit_test(test_table_is_the_twelve_experiments_in_order),
 	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
 	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lab redis: Debian's redis-server (loopback, private port and directory,
+ * no persistence but one explicit BGSAVE) loaded with SIZE / 1 KiB keys of
+ * 1000 bytes, then redis-benchmark SET and GET over those keys while a BGSAVE
+ * starts 0.5 s in. Three modes: host enabled=never; enabled=always with Redis's
+ * `disable-thp yes` (its default: it calls prctl(PR_SET_THP_DISABLE)); always
+ * with `disable-thp no`. The server's AnonHugePages (smaps_rollup) before
+ * and after the BGSAVE, latest_fork_usec and rdb_last_cow_size from INFO,
+ * and the host-wide thp_split_pmd delta prove what backed it; the published
+ * claims are put beside this host's figures with a verdict each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernel/proc_thp.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "common.h"
+#include "guard.h"
+#include "redis_srv.h"
+
+#define NMODES 3
+#define MAX_ROUNDS 3
+#define NV 12
+
+static const char *const mode_label[NMODES] = {"never", "always, disable-thp yes",
+					       "always, disable-thp no"};
+
+/* One mode's run: the values of the columns, in column order. */
+enum {
+	V_SRPS,
+	V_SP50,
+	V_SP99,
+	V_GRPS,
+	V_GP99,
+	V_MAX,
+	V_FORK,
+	V_COW,
+	V_SETS,
+	V_AHPB,
+	V_AHPA,
+	V_SPLIT
+};
+
+static const struct lab_coldef cols[NV] = {
+	{"SET", "ops/s"},
+	{"SET p50", "ms"},
+	{"SET p99", "ms"},
+	{"GET", "ops/s"},
+	{"GET p99", "ms"},
+	{"max", "ms"},
+	{"fork", "ms"},
+	{"rdb_last_cow_size", "kB"},
+	{"SETs in BGSAVE", ""},
+	{"AnonHugePages before", "kB"},
+	{"AnonHugePages after", "kB"},
+	{"thp_split_pmd", "+"},
+};
+
+struct redis_exe {
+	char server[256], bench[256];
+};
+
+struct mode_out {
+	double v[NV];
+	double rss_kb; /* before the BGSAVE */
+	char version[24];
+	char status[16]; /* rdb_last_bgsave_status */
+};
+
+/* enabled=VALUE for the run, the PMD size too where it does not inherit. 0 or -errno. */
+static int set_enabled(const struct lab_ctx *ctx, const char *value)
+{
+	int e = guard_write(SR_THP "/enabled", value);
+	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
+	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
+		char rel[96];
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+			 (unsigned long long)(ctx->pmd_size >> 10));
+		e = guard_write(rel, value);
+	}
+	return e;
+}
+
+/* PID's AnonHugePages and Rss (kB) from smaps_rollup; false when unreadable. */
+static bool rollup(const struct lab_ctx *ctx, pid_t pid, double *ahp, double *rss)
+{
+	struct buf b = {0};
+	static struct proc_thp p;
+	int err = 0;
+	bool ok = proc_thp_collect(ctx->sr, pid, true, &b, &p, &err) == PT_OK;
+	buf_free(&b);
+	if (ok) {
+		*ahp = (double)p.t.kb[SM_ANON_HUGE];
+		if (rss)
+			*rss = (double)p.t.kb[SM_RSS];
+	}
+	return ok;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The SET calls the server has served (INFO commandstats), or -1. */
+static double set_calls(struct redis_srv *s, char *info, size_t n)
+{
+	char v[128];
+	if (redis_cmd(s, "INFO commandstats", info, n) ||
+	    !redis_info_str(info, "cmdstat_set", v, sizeof(v)) || strncmp(v, "calls=", 6))
+		return -1;
+	return strtod(v + 6, NULL);
+}
+
+/* BGSAVE, wait for it (<= 120 s), then the server's INFO figures into M. 0 or -errno. */
+static int bgsave(const struct lab_ctx *ctx, struct redis_srv *s, struct mode_out *m, char *why,
+		  size_t n)
+{
+	static char info[1 << 16];
+	m->v[V_AHPB] = m->v[V_AHPA] = -1;
+	rollup(ctx, s->pid, &m->v[V_AHPB], &m->rss_kb);
+	double sets0 = set_calls(s, info, sizeof(info));
+	int rc = redis_cmd(s, "BGSAVE", info, sizeof(info));
+	if (rc) {
+		snprintf(why, n, "BGSAVE: %s", rc == -EPROTO ? info : strerror(-rc));
+		return rc;
+	}
+	uint64_t busy = 1;
+	for (double t0 = mono_ms(); busy && mono_ms() - t0 < 120000;) {
+		sleep_ms(50);
+		if ((rc = redis_cmd(s, "INFO persistence", info, sizeof(info))) ||
+		    !redis_info_u64(info, "rdb_bgsave_in_progress", &busy)) {
+			snprintf(why, n, "INFO persistence unreadable");
+			return rc ? rc : -EPROTO;
+		}
+	}
+	rollup(ctx, s->pid, &m->v[V_AHPA], NULL);
+	double sets1 = set_calls(s, info + 32768, sizeof(info) - 32768);
+	m->v[V_SETS] = sets0 >= 0 && sets1 >= sets0 ? sets1 - sets0 : -1;
+	uint64_t cow = 0, fork_us = 0;
+	m->v[V_COW] = redis_info_u64(info, "rdb_last_cow_size", &cow) ? (double)cow / 1024 : -1;
+	redis_info_str(info, "rdb_last_bgsave_status", m->status, sizeof(m->status));
+	if (busy) {
+		snprintf(why, n, "BGSAVE still running after 120 s");
+		return -ETIMEDOUT;
+	}
+	if (!redis_cmd(s, "INFO stats", info, sizeof(info)) &&
+	    redis_info_u64(info, "latest_fork_usec", &fork_us))
+		m->v[V_FORK] = (double)fork_us / 1000;
+	if (!redis_cmd(s, "INFO server", info, sizeof(info)))
+		redis_info_str(info, "redis_version", m->version, sizeof(m->version));
+	return 0;
+}
+
+/* The load with the BGSAVE 0.5 s in; benchmark figures and split delta into M. 0 or -errno. */
+static int measure(const struct lab_ctx *ctx, const struct redis_exe *x, struct redis_srv *s,
+		   uint64_t nkeys, uint64_t ops, struct mode_out *m, char *why, size_t n)
+{
+	struct snap a = {0}, b = {0};
+	snap_take(ctx->sr, &a);
+	int fd = -1;
+	pid_t bp = redis_bench_start(s, x->bench, ops, nkeys, &fd);
+	if (bp < 0) {
+		snap_free(&a);
+		snprintf(why, n, "redis-benchmark: %s", strerror(-bp));
+		return bp;
+	}
+	sleep_ms(500);
+	int rc = bgsave(ctx, s, m, why, n);
+	static char out[8192];
+	int st = redis_bench_wait(bp, fd, out, sizeof(out));
+	snap_take(ctx->sr, &b);
+	int64_t d;
+	m->v[V_SPLIT] = snap_delta(&a, &b, "thp_split_pmd", &d) ? (double)d : -1;
+	snap_free(&a);
+	snap_free(&b);
+	if (rc)
+		return rc;
+	struct bench_row set, get;
+	if (st != 0 || redis_parse_csv(out, &set, &get) != 2) {
+		snprintf(why, n, "redis-benchmark exited %d, %s", st,
+			 out[0] ? "its CSV lacked SET or GET" : "no CSV");
+		return -EPROTO;
+	}
+	m->v[V_SRPS] = set.rps;
+	m->v[V_SP50] = set.p50_ms;
+	m->v[V_SP99] = set.p99_ms;
+	m->v[V_GRPS] = get.rps;
+	m->v[V_GP99] = get.p99_ms;
+	m->v[V_MAX] = set.max_ms > get.max_ms ? set.max_ms : get.max_ms;
+	return 0;
+}
+
+/* Mode K once: host setting, server, load, measure, stop. 0 or -errno (WHY). */
+static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k, uint64_t nkeys,
+		    uint64_t ops, struct mode_out *m, char *why, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	for (int c = 0; c < NV; c++)
+		m->v[c] = -1;
+	int rc = set_enabled(ctx, k == 0 ? "never" : "always");
+	if (rc) {
+		snprintf(why, n, "enabled: %s", strerror(-rc));
+		return rc;
+	}
+	struct redis_srv s;
+	if ((rc = redis_start(&s, x->server, k != 2, why, n)))
+		return rc;
+	if ((rc = redis_load(&s, nkeys)))
+		snprintf(why, n, "loading %llu keys: %s", (unsigned long long)nkeys, strerror(-rc));
+	else
+		rc = measure(ctx, x, &s, nkeys, ops, m, why, n);
+	redis_stop(&s);
+	return rc;
+}
+
+/* The call on a claim from RATIO: at or beyond YES confirmed, at or within NO contradicted. */
+static const char *call(double ratio, bool lower_confirms, double yes, double no)
+{
+	if (ratio < 0)
+		return "inconclusive (not measured)";
+	if (lower_confirms ? ratio <= yes : ratio >= yes)
+		return "confirmed";
+	if (lower_confirms ? ratio >= no : ratio <= no)
+		return "contradicted";
+	return "inconclusive (between the bounds)";
+}
+
+/* The medians of the table (MED[mode][col], -1 when absent). */
+struct redis_med {
+	double v[NMODES][NV];
+	double rss_kb[NMODES];
+	bool have[NMODES];
+};
+
+/* The three claims, each a proof, and the short calls into P99, FORK, SHRED. */
+static void claims(struct lab_result *r, const struct redis_med *m, const char **p99,
+		   const char **fork, const char **shred)
+{
+	const double *nv = m->v[0], *al = m->v[2];
+	bool thp = m->have[2] && al[V_AHPB] >= 10240; /* >= 10 MiB huge in the always/no server */
+	double rp = m->have[0] && thp && nv[V_SP99] > 0 ? al[V_SP99] / nv[V_SP99] : -1;
+	*p99 = !thp ? "inconclusive (no THP in the always, disable-thp no server)"
+		    : call(rp, false, 1.5, 1.2);
+	lab_proof(
+		r, "claim p99",
+		"\"p99 0.8 ms (never) vs 2.1 ms (always)\" at 150k ops/s (Redis 7.2, kernel 6.8 report); here SET p99 %.2f vs %.2f ms (%.2fx) at %.0f ops/s: %s",
+		nv[V_SP99], al[V_SP99], rp, al[V_SRPS], *p99);
+	double gn = m->rss_kb[0] / 1048576, ga = m->rss_kb[2] / 1048576;
+	double fn = gn > 0 && nv[V_FORK] >= 0 ? nv[V_FORK] / gn : -1;
+	double fa = ga > 0 && al[V_FORK] >= 0 ? al[V_FORK] / ga : -1;
+	*fork = !thp ? "inconclusive (no THP)"
+		     : call(fn > 0 && fa >= 0 ? fa / fn : -1, true, 0.5, 0.9);
+	lab_proof(
+		r, "claim fork",
+		"\"fork 0.38 ms vs 3.04 ms per GiB, THP faster\" (kernel 6.10 report); here %.2f (always, no) vs %.2f (never) ms per GiB of Rss: %s",
+		fa, fn, *fork);
+	double rs = thp ? al[V_AHPA] / al[V_AHPB] : -1;
+	/* Redis skips its LRU writes while a child runs: only SETs can split during a BGSAVE */
+	*shred = !thp		     ? "inconclusive (no THP)"
+		 : al[V_SETS] < 1000 ? "inconclusive (under 1000 SETs during the BGSAVE)"
+				     : call(rs, true, 0.5, 0.9);
+	lab_proof(
+		r, "claim shred",
+		"\"one BGSAVE shreds the huge pages\" (kernel 6.10 report); here AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd +%.0f (host-wide): %s",
+		al[V_AHPB], al[V_AHPA], al[V_SETS], al[V_SPLIT], *shred);
+}
+
+/* Rows from the rounds' values V[mode][col][round], the medians into M. */
+static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n,
+		 const struct mode_out *last, struct redis_med *m)
+{
+	for (int k = 0; k < NMODES; k++) {
+		for (int c = 0; c < NV; c++)
+			m->v[k][c] = -1;
+		m->have[k] = n[k] > 0;
+		m->rss_kb[k] = last[k].rss_kb;
+		if (!n[k])
+			continue;
+		int row = lab_row_add(r, mode_label[k]);
+		for (int c = 0; c < NV; c++) {
+			double s[MAX_ROUNDS];
+			size_t ns = 0;
+			for (int i = 0; i < n[k]; i++)
+				if (v[k][c][i] >= 0) /* -1: not read; the cell stays "-" */
+					s[ns++] = v[k][c][i];
+			if (ns && row >= 0) {
+				lab_cell_set(r, row, c, s, ns);
+				m->v[k][c] = r->rows[row].c[c].median;
+			}
+		}
+		char key[48];
+		snprintf(key, sizeof(key), "%s server", mode_label[k]);
+		lab_proof(
+			r, key,
+			"smaps_rollup AnonHugePages %.0f kB before the BGSAVE, %.0f kB after; Rss %.0f kB; BGSAVE %s",
+			last[k].v[V_AHPB], last[k].v[V_AHPA], last[k].rss_kb,
+			last[k].status[0] ? last[k].status : "?");
+	}
+}
+
+/* The backing each mode should have had, the claims, the verdict. */
+static void verdict(struct lab_result *r, const struct redis_med *m)
+{
+	const char *p99, *fork, *shred;
+	claims(r, m, &p99, &fork, &shred);
+	/* never: none; disable-thp yes: at most 5% of what "no" got (pages faulted before its prctl) */
+	bool ok = m->have[0] && m->have[1] && m->have[2] && m->v[0][V_AHPB] == 0 &&
+		  m->v[2][V_AHPB] >= 10240 && m->v[1][V_AHPB] >= 0 &&
+		  m->v[1][V_AHPB] <= m->v[2][V_AHPB] / 20;
+	lab_verdict(
+		r, ok,
+		"%sAnonHugePages never %.0f, disable-thp yes %.0f, no %.0f kB before the BGSAVE; p99 claim %s; fork claim %s; BGSAVE-shreds claim %s",
+		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_AHPB], m->v[1][V_AHPB], m->v[2][V_AHPB],
+		p99, fork, shred);
+}
+
+/* Both programs on $PATH into X, or R says how to install them. 0 or -ENOENT. */
+static int find_programs(struct lab_result *r, struct redis_exe *x)
+{
+	const char *miss = redis_find("redis-server", x->server, sizeof(x->server)) ? "redis-server"
+			   : redis_find("redis-benchmark", x->bench, sizeof(x->bench))
+				   ? "redis-benchmark"
+				   : NULL;
+	if (!miss)
+		return 0;
+	lab_skip(
+		r,
+		"%s not found: install with scripts/install-deps --workloads (Debian: redis-server redis-tools)",
+		miss);
+	r->expected = false;
+	return -ENOENT;
+}
+
+static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	struct redis_exe x;
+	if (find_programs(r, &x))
+		return 0;
+	if (!ctx->can_write) {
+		lab_skip(r, "needs root (and the settings lock) to set enabled=never/always");
+		return 0;
+	}
+	uint64_t size;
+	if (lab_begin(
+		    ctx, o, 1ull << 30, r, &size,
+		    "redis-server under SET/GET load with a BGSAVE: THP never vs always (disable-thp yes/no)"))
+		return 0;
+	uint64_t nkeys = size / 1024, ops = o->quick ? 200000 : 600000;
+	int rounds = o->quick ? 1 : o->runs < MAX_ROUNDS ? o->runs : MAX_ROUNDS;
+	r->runs = rounds;
+	lab_cols_add(r, cols, NV, NULL);
+	static double v[NMODES][NV][MAX_ROUNDS];
+	static struct mode_out last[NMODES];
+	int n[NMODES] = {0};
+	bool failed[NMODES] = {false};
+	for (int i = 0; i < rounds; i++)
+		for (int k = 0; k < NMODES; k++) {
+			if (failed[k])
+				continue;
+			lab_progress_run(o, "redis", size, mode_label[k], i, rounds);
+			struct mode_out mo;
+			char why[160] = "";
+			int rc = run_mode(ctx, &x, k, nkeys, ops, &mo, why, sizeof(why));
+			if (rc) {
+				lab_proof(r, mode_label[k], "failed: %s",
+					  why[0] ? why : strerror(-rc));
+				r->partial = failed[k] = true;
+				continue;
+			}
+			for (int c = 0; c < NV; c++)
+				v[k][c][n[k]] = mo.v[c];
+			n[k]++;
+			last[k] = mo;
+		}
+	lab_progress_done(o);
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	lab_proof(
+		r, "setup",
+		"Redis %s, kernel %s, %llu keys x %d B (%s), %llu SET + %llu GET per run (50 clients), BGSAVE 0.5 s in; thp_split_pmd is host-wide",
+		last[2].version[0] ? last[2].version : "?", ctx->feat->release,
+		(unsigned long long)nkeys, REDIS_VALUE_BYTES, sz, (unsigned long long)ops,
+		(unsigned long long)ops);
+	struct redis_med m;
+	rows(r, v, n, last, &m);
+	verdict(r, &m);
+	return 0;
+}
+
+LAB_EXPERIMENT_DEFINE(
+	"redis", 200, lab_redis,
+	"redis-server + redis-benchmark with a BGSAVE: never vs always, disable-thp yes/no",
+	.quick = {.size = (256ull << 20)});
