@@ -335,6 +335,7 @@ static int find_programs(struct lab_result *r, struct redis_exe *x)
 		"%s not found: install with scripts/install-deps --workloads (Debian: redis-server redis-tools)",
 		miss);
 	r->expected = false;
+	r->optional = true;
 	return -ENOENT;
 }
 

@@ -113,7 +113,8 @@ struct lab_result {
 	char verdict[320];
 	bool expected; /* the result has the expected shape */
 	bool skipped;  /* not run here: verdict says why */
-	bool partial;  /* some proof could not be read */
+	bool optional; /* skipped for a program this host lacks (a workload): fails only when asked alone */
+	bool partial; /* some proof could not be read */
 	double wall_ms;
 };
 
