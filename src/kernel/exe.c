@@ -293,6 +293,17 @@ int dpkg_list_has(const char *text, size_t len, const char *path)
 	return 0;
 }
 
+struct list_find {
+	const char *path, *alt;
+};
+
+/* A chunk of whole lines of a .list file: 1 (stop: found) or 0. */
+static int list_chunk(void *ctx, const char *text, size_t len)
+{
+	const struct list_find *f = ctx;
+	return dpkg_list_has(text, len, f->path) || (f->alt && dpkg_list_has(text, len, f->alt));
+}
+
 int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n)
 {
 	DIR *d = sysroot_opendir(sr, SR_DPKG_INFO);
@@ -307,9 +318,11 @@ int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n)
 		size_t l = strlen(de->d_name);
 		if (l <= 5 || strcmp(de->d_name + l - 5, ".list") != 0)
 			continue;
-		if (sysroot_readf(sr, &b, SR_DPKG_INFO "/%s", de->d_name))
-			continue;
-		if (dpkg_list_has(b.p, b.len, path) || (alt && dpkg_list_has(b.p, b.len, alt))) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), SR_DPKG_INFO "/%s", de->d_name);
+		/* streamed: a package's list can be megabytes (google-cloud-cli: 4 MB) */
+		struct list_find f = {path, alt};
+		if (sysroot_read_chunks(sr, rel, &b, list_chunk, &f) == 1) {
 			/* "postgresql-15.list", "libc6:amd64.list": the package name */
 			size_t k = l - 5;
 			const char *colon = memchr(de->d_name, ':', k);
