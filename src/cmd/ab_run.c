@@ -199,14 +199,14 @@ static void child(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-/* Wait for PID, sampling its tree (10, 20, 40, 80 ms, then every 100 ms). Wait status, or -1. */
+/* Wait for PID, sampling its tree (1, 2, 4 ... 64 ms, then every 100 ms). Wait status, or -1. */
 static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct rusage *ru,
 		 bool *timed_out)
 {
 	struct proc_info pi = {0};
 	int pfd = (int)syscall(__NR_pidfd_open, pid, 0);
 	double t0 = mono_s();
-	int step = 10, st = -1;
+	int step = 1, st = -1; /* ms: 1, 2, 4 ... 64, then every 100 ms: short runs get samples too */
 	for (;;) {
 		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};

@@ -59,7 +59,7 @@ else
 		'grep -q "^verdicts" "$TMP/out" && grep -q "^glibc " "$TMP/out" && grep -q "host-wide" "$TMP/out"' \
 		"$(head -5 "$TMP/out" | tr '\n' ' ')"
 	if [ "$ROOT" = 1 ]; then
-		t_nobody ab --runs 2 --warmup 0 --json --modes off,glibc -- "$C" 64M 100k
+		t_nobody ab --runs 2 --warmup 0 --json --modes off,glibc -- "$C" 256M 1M
 		expect_json "as nobody: the same proofs" "$TMP/out" \
 			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0 and d["modes"][0]["anon_huge_peak_kb"]["max"] == 0'
 	fi
