@@ -206,7 +206,8 @@ static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct r
 	struct proc_info pi = {0};
 	int pfd = (int)syscall(__NR_pidfd_open, pid, 0);
 	double t0 = mono_s();
-	int step = 1, st = -1; /* ms: 1, 2, 4 ... 64, then every 100 ms: short runs get samples too */
+	int step = 1,
+	    st = -1; /* ms: 1, 2, 4 ... 64, then every 100 ms: short runs get samples too */
 	for (;;) {
 		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};
