@@ -55,16 +55,10 @@ static bool v2_has_memory(const struct sysroot *sr, const char *rel, struct buf 
 {
 	if (sysroot_readf(sr, b, "%s/cgroup.controllers", rel))
 		return false;
-	const char *p = b->p, *end = b->p + b->len;
-	while (p < end) {
-		while (p < end && (*p == ' ' || *p == '\n'))
-			p++;
-		const char *w = p;
-		while (p < end && *p != ' ' && *p != '\n')
-			p++;
-		if (p - w == 6 && !memcmp(w, "memory", 6))
+	const char *p = b->p, *end = b->p + b->len, *w, *we;
+	while (next_word(&p, end, &w, &we))
+		if (we - w == 6 && !memcmp(w, "memory", 6))
 			return true;
-	}
 	return false;
 }
 

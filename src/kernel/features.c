@@ -53,19 +53,14 @@ int cmdline_thp_parse(const char *text, size_t len, char *out, size_t n)
 {
 	static const char key[] = "transparent_hugepage=";
 	const size_t kl = sizeof(key) - 1;
-	const char *p = text, *end = text + len;
+	const char *p = text, *end = text + len, *w, *we;
 	int found = -ENOENT;
-	while (p < end) {
-		while (p < end && (*p == ' ' || *p == '\n'))
-			p++;
-		const char *w = p;
-		while (p < end && *p != ' ' && *p != '\n')
-			p++;
+	while (next_word(&p, end, &w, &we)) {
 		/* "--" ends the kernel's parameters; the rest belongs to init */
-		if (p - w == 2 && w[0] == '-' && w[1] == '-')
+		if (we - w == 2 && w[0] == '-' && w[1] == '-')
 			break;
-		if ((size_t)(p - w) > kl && memcmp(w, key, kl) == 0) {
-			size_t vl = (size_t)(p - w) - kl;
+		if ((size_t)(we - w) > kl && memcmp(w, key, kl) == 0) {
+			size_t vl = (size_t)(we - w) - kl;
 			if (vl >= n)
 				vl = n - 1;
 			memcpy(out, w + kl, vl);

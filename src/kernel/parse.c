@@ -83,6 +83,21 @@ bool next_line(const char **pos, const char *end, const char **line, const char 
 	return true;
 }
 
+bool next_word(const char **pos, const char *end, const char **w, const char **w_end)
+{
+	const char *p = *pos;
+	while (p < end && (*p == ' ' || *p == '\n'))
+		p++;
+	if (p >= end)
+		return false;
+	*w = p;
+	while (p < end && *p != ' ' && *p != '\n')
+		p++;
+	*w_end = p;
+	*pos = p;
+	return true;
+}
+
 uint64_t hugepages_dirname_kb(const char *name)
 {
 	size_t len = strlen(name);

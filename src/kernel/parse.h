@@ -57,4 +57,7 @@ uint64_t hugepages_dirname_kb(const char *name);
 /* Iterate lines: returns the next line [*line, *line_end) or false at end. */
 bool next_line(const char **pos, const char *end, const char **line, const char **line_end);
 
+/* The next word of [*POS, END) separated by spaces and newlines: [*W, *W_END); false at the end. */
+bool next_word(const char **pos, const char *end, const char **w, const char **w_end);
+
 #endif
