@@ -21,7 +21,7 @@
 static void lab_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl lab EXPERIMENT|quick|all|list [options]\n\n"
+		"usage: thpctl lab EXPERIMENT|quick|all|workloads|list [options]\n\n"
 		"Reproduce the classic THP experiments on this host's kernel. Each prints a table\n"
 		"(median and min-max over --runs), the proofs read in the same run (the region's\n"
 		"smaps, /proc/vmstat and per-size stats deltas, kpageflags folios as root) and a\n"
@@ -35,7 +35,9 @@ static void lab_help(FILE *f)
 		if (x->in_quick)
 			fprintf(f, " %s", x->name);
 	fprintf(f,
-		"\n  all         every experiment, warm and cold where it matters\n\n"
+		"\n  all         every experiment, warm and cold where it matters\n"
+		"  workloads   the real programs' experiments (redis, postgres, ...) and the\n"
+		"              published claims beside this host's figures\n\n"
 		"options:\n"
 		"  --size S[,S...]   region size (bytes; K, M, G suffixes); chase takes a list\n"
 		"  --runs N          repetitions (default 5; quick: 3)\n"
@@ -216,7 +218,7 @@ static int lab_opt(int c, const char *arg, void *ctx)
 	return r == 0 ? -1 : r < 0 ? -2 : r;
 }
 
-/* The command line into G and A; *WHAT is the experiment, quick, all or list. -1: go on. */
+/* The command line into G and A; *WHAT is the experiment, a group or list. -1: go on. */
 static int parse_args(struct globals *g, int argc, char **argv, struct lab_args *a,
 		      const char **what)
 {
@@ -240,7 +242,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 	if (c >= 0)
 		return c;
 	if (optind != argc - 1) {
-		warnx("lab: name one experiment, quick, all or list");
+		warnx("lab: name one experiment, quick, all, workloads or list");
 		lab_help(stderr);
 		return EXIT_USAGE;
 	}
@@ -258,6 +260,7 @@ static int lab_list(const struct globals *g)
 			json_put(j, "name", json_str(x->name));
 			json_put(j, "help", json_str(x->help));
 			json_put(j, "in_quick", json_boolean(x->in_quick));
+			json_put(j, "workload", json_boolean(x->workload));
 			json_array_append_new(arr, j);
 		}
 		return cmd_emit_json(arr);
@@ -319,16 +322,26 @@ static int host_open(struct globals *g, const struct lab_opts *o, const char *wh
 }
 
 /* Where results go: a JSON array, CSV or text. */
+#define LAB_OUT_CLAIMS 64
+
 struct lab_out {
 	const struct globals *g;
 	bool csv;
 	json_t *arr;
 	int shown;
+	int nclaims; /* the claims of every result shown, for `lab workloads` */
+	char claim_exp[LAB_OUT_CLAIMS][24];
+	struct lab_claim claims[LAB_OUT_CLAIMS];
 };
 
 /* Print or collect R (FIRST: nothing printed before it). */
 static void emit(struct lab_out *out, const struct lab_result *r, bool first)
 {
+	for (int i = 0; i < r->nclaims && out->nclaims < LAB_OUT_CLAIMS; i++, out->nclaims++) {
+		snprintf(out->claim_exp[out->nclaims], sizeof(out->claim_exp[0]), "%s",
+			 r->experiment);
+		out->claims[out->nclaims] = r->claims[i];
+	}
 	if (out->g->json)
 		json_array_append_new(out->arr, lab_to_json(r));
 	else if (out->csv)
@@ -381,32 +394,49 @@ static int emit_json(const struct lab_host *h, json_t *arr, double wall_ms)
 	return cmd_emit_json(root) ? EXIT_FAIL : EXIT_OK;
 }
 
-/* Run ONE, or every quick (QUICK) or every (ALL) experiment, and print them. */
-static int run_all(struct globals *g, struct lab_args *a, const struct lab_experiment *one,
-		   bool quick, bool all, struct lab_host *h)
+/* What `thpctl lab WHAT` runs: one experiment, or a group. */
+enum lab_group { GROUP_ONE, GROUP_QUICK, GROUP_ALL, GROUP_WORKLOADS };
+
+static const char *const group_name[] = {"", "quick", "all", "workloads"};
+
+/* Whether group GR runs X. */
+static bool in_group(enum lab_group gr, const struct lab_experiment *x)
 {
-	if (quick && !a->runs_given)
+	return gr == GROUP_ALL || (gr == GROUP_QUICK && x->in_quick) ||
+	       (gr == GROUP_WORKLOADS && x->workload);
+}
+
+/* Run ONE, or every experiment of group GR, and print them. */
+static int run_all(struct globals *g, struct lab_args *a, const struct lab_experiment *one,
+		   enum lab_group gr, struct lab_host *h)
+{
+	if (gr == GROUP_QUICK && !a->runs_given)
 		a->o.runs = 3;
-	if (quick)
+	if (gr == GROUP_QUICK)
 		a->o.quick = true;
-	struct lab_out out = {.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
+	static struct lab_out out;
+	out = (struct lab_out){.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
 	int ret = EXIT_OK;
 	double t0 = mono_ms();
 	lab_many = !one;
 	for (const struct lab_experiment *x = one ? one : lab_first(); x;
 	     x = one ? NULL : lab_next(x)) {
-		if (quick && !x->in_quick)
+		if (!one && !in_group(gr, x))
 			continue;
 		struct lab_opts eo = a->o.quick ? lab_quick_opts(x, &a->o) : a->o;
-		if (run_experiment(x, &h->ctx, &eo, all && !a->o.state_given && x->all_cold, &out))
+		bool cold = gr == GROUP_ALL && !a->o.state_given && x->all_cold;
+		if (run_experiment(x, &h->ctx, &eo, cold, &out))
 			ret = EXIT_FAIL;
 	}
 	double wall_ms = mono_ms() - t0;
 	if (g->json && emit_json(h, out.arr, wall_ms))
 		ret = EXIT_FAIL;
-	if (!g->json && !a->csv && (quick || all))
-		printf("\nlab %s: %d experiment%s in %.1f s wall\n", quick ? "quick" : "all",
-		       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
+	if (!g->json && !a->csv && gr == GROUP_WORKLOADS)
+		lab_render_claims_table(stdout, (const char(*)[24])out.claim_exp, out.claims,
+					out.nclaims, g->color);
+	if (!g->json && !a->csv && gr != GROUP_ONE)
+		printf("\nlab %s: %d experiment%s in %.1f s wall\n", group_name[gr], out.shown,
+		       out.shown == 1 ? "" : "s", wall_ms / 1000);
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();
@@ -424,11 +454,14 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 	int r = parse_args(g, argc, argv, &a, &what);
 	if (r >= 0)
 		return r;
-	bool quick = !strcmp(what, "quick"), all = !strcmp(what, "all");
+	enum lab_group gr = GROUP_ONE;
+	for (int i = GROUP_QUICK; i <= GROUP_WORKLOADS; i++)
+		if (!strcmp(what, group_name[i]))
+			gr = (enum lab_group)i;
 	if (!strcmp(what, "list"))
 		return lab_list(g);
-	const struct lab_experiment *one = quick || all ? NULL : lab_find(what);
-	if (!quick && !all && !one) {
+	const struct lab_experiment *one = gr != GROUP_ONE ? NULL : lab_find(what);
+	if (gr == GROUP_ONE && !one) {
 		warnx("lab: unknown experiment '%s' (thpctl lab list)", what);
 		return EXIT_USAGE;
 	}
@@ -447,10 +480,12 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	static struct lab_host h;
-	r = host_open(g, &a.o, quick ? "lab quick" : all ? "lab all" : what, &h);
+	char label[32];
+	snprintf(label, sizeof(label), "lab %s", group_name[gr]);
+	r = host_open(g, &a.o, gr == GROUP_ONE ? what : label, &h);
 	if (r >= 0)
 		return r;
-	r = run_all(g, &a, one, quick, all, &h);
+	r = run_all(g, &a, one, gr, &h);
 	thp_settings_free(&h.thp);
 	return r;
 }

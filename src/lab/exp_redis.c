@@ -220,18 +220,6 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 	return rc;
 }
 
-/* The call on a claim from RATIO: at or beyond YES confirmed, at or within NO contradicted. */
-static const char *call(double ratio, bool lower_confirms, double yes, double no)
-{
-	if (ratio < 0)
-		return "inconclusive (not measured)";
-	if (lower_confirms ? ratio <= yes : ratio >= yes)
-		return "confirmed";
-	if (lower_confirms ? ratio >= no : ratio <= no)
-		return "contradicted";
-	return "inconclusive (between the bounds)";
-}
-
 /* The medians of the table (MED[mode][col], -1 when absent). */
 struct redis_med {
 	double v[NMODES][NV];
@@ -239,37 +227,58 @@ struct redis_med {
 	bool have[NMODES];
 };
 
-/* The three claims, each a proof, and the short calls into P99, FORK, SHRED. */
-static void claims(struct lab_result *r, const struct redis_med *m, const char **p99,
-		   const char **fork, const char **shred)
+/* Why a ratio claim got CALL: the bounds it was held to (YES, NO), or "not measured". */
+static void claim_bounds(char *why, size_t n, enum claim_call c, double ratio, double yes,
+			 double no)
+{
+	if (ratio < 0)
+		snprintf(why, n, "not measured");
+	else
+		snprintf(why, n, "%.2fx: confirmed at %s%.2fx, contradicted at %s%.2fx%s", ratio,
+			 yes < no ? "<= " : ">= ", yes, yes < no ? ">= " : "<= ", no,
+			 c == CLAIM_INCONCLUSIVE ? ", between the bounds" : "");
+}
+
+/* The three claims, and their calls into CALLS (p99, fork, shred). */
+static void claims(struct lab_result *r, const struct redis_med *m, enum claim_call *calls)
 {
 	const double *nv = m->v[0], *al = m->v[2];
 	bool thp = m->have[2] && al[V_AHPB] >= 10240; /* >= 10 MiB huge in the always/no server */
+	char here[160], why[160];
 	double rp = m->have[0] && thp && nv[V_SP99] > 0 ? al[V_SP99] / nv[V_SP99] : -1;
-	*p99 = !thp ? "inconclusive (no THP in the always, disable-thp no server)"
-		    : call(rp, false, 1.5, 1.2);
-	lab_proof(
-		r, "claim p99",
-		"\"p99 0.8 ms (never) vs 2.1 ms (always)\" at 150k ops/s (Redis 7.2, kernel 6.8 report); here SET p99 %.2f vs %.2f ms (%.2fx) at %.0f ops/s: %s",
-		nv[V_SP99], al[V_SP99], rp, al[V_SRPS], *p99);
+	calls[0] = thp ? lab_claim_call(rp, false, 1.5, 1.2) : CLAIM_INCONCLUSIVE;
+	snprintf(here, sizeof(here), "SET p99 %.2f (never) vs %.2f ms (always) at %.0f ops/s",
+		 nv[V_SP99], al[V_SP99], al[V_SRPS]);
+	if (thp)
+		claim_bounds(why, sizeof(why), calls[0], rp, 1.5, 1.2);
+	lab_claim(r, "p99 0.8 ms (never) vs 2.1 ms (always)", "Redis 7.2, 150k ops/s, kernel 6.8",
+		  here, calls[0], "%s", thp ? why : "no THP in the always, disable-thp no server");
 	double gn = m->rss_kb[0] / 1048576, ga = m->rss_kb[2] / 1048576;
 	double fn = gn > 0 && nv[V_FORK] >= 0 ? nv[V_FORK] / gn : -1;
 	double fa = ga > 0 && al[V_FORK] >= 0 ? al[V_FORK] / ga : -1;
-	*fork = !thp ? "inconclusive (no THP)"
-		     : call(fn > 0 && fa >= 0 ? fa / fn : -1, true, 0.5, 0.9);
-	lab_proof(
-		r, "claim fork",
-		"\"fork 0.38 ms vs 3.04 ms per GiB, THP faster\" (kernel 6.10 report); here %.2f (always, no) vs %.2f (never) ms per GiB of Rss: %s",
-		fa, fn, *fork);
+	double rf = fn > 0 && fa >= 0 ? fa / fn : -1;
+	calls[1] = thp ? lab_claim_call(rf, true, 0.5, 0.9) : CLAIM_INCONCLUSIVE;
+	snprintf(here, sizeof(here), "fork %.2f (always, no) vs %.2f (never) ms per GiB of Rss", fa,
+		 fn);
+	if (thp)
+		claim_bounds(why, sizeof(why), calls[1], rf, 0.5, 0.9);
+	lab_claim(r, "fork 0.38 ms vs 3.04 ms per GiB, THP faster", "Redis fork time, kernel 6.10",
+		  here, calls[1], "%s", thp ? why : "no THP");
 	double rs = thp ? al[V_AHPA] / al[V_AHPB] : -1;
 	/* Redis skips its LRU writes while a child runs: only SETs can split during a BGSAVE */
-	*shred = !thp		     ? "inconclusive (no THP)"
-		 : al[V_SETS] < 1000 ? "inconclusive (under 1000 SETs during the BGSAVE)"
-				     : call(rs, true, 0.5, 0.9);
-	lab_proof(
-		r, "claim shred",
-		"\"one BGSAVE shreds the huge pages\" (kernel 6.10 report); here AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd +%.0f (host-wide): %s",
-		al[V_AHPB], al[V_AHPA], al[V_SETS], al[V_SPLIT], *shred);
+	bool few = thp && al[V_SETS] < 1000;
+	calls[2] = thp && !few ? lab_claim_call(rs, true, 0.5, 0.9) : CLAIM_INCONCLUSIVE;
+	snprintf(
+		here, sizeof(here),
+		"AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd +%.0f (host-wide)",
+		al[V_AHPB], al[V_AHPA], al[V_SETS], al[V_SPLIT]);
+	if (thp && !few)
+		claim_bounds(why, sizeof(why), calls[2], rs, 0.5, 0.9);
+	lab_claim(r, "one BGSAVE shreds the huge pages", "Redis BGSAVE, kernel 6.10", here,
+		  calls[2], "%s",
+		  !thp	? "no THP"
+		  : few ? "under 1000 SETs during the BGSAVE"
+			: why);
 }
 
 /* Rows from the rounds' values V[mode][col][round], the medians into M. */
@@ -308,8 +317,8 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 /* The backing each mode should have had, the claims, the verdict. */
 static void verdict(struct lab_result *r, const struct redis_med *m)
 {
-	const char *p99, *fork, *shred;
-	claims(r, m, &p99, &fork, &shred);
+	enum claim_call c[3];
+	claims(r, m, c);
 	/* never: none; disable-thp yes: at most 5% of what "no" got (pages faulted before its prctl) */
 	bool ok = m->have[0] && m->have[1] && m->have[2] && m->v[0][V_AHPB] == 0 &&
 		  m->v[2][V_AHPB] >= 10240 && m->v[1][V_AHPB] >= 0 &&
@@ -318,7 +327,7 @@ static void verdict(struct lab_result *r, const struct redis_med *m)
 		r, ok,
 		"%sAnonHugePages never %.0f, disable-thp yes %.0f, no %.0f kB before the BGSAVE; p99 claim %s; fork claim %s; BGSAVE-shreds claim %s",
 		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_AHPB], m->v[1][V_AHPB], m->v[2][V_AHPB],
-		p99, fork, shred);
+		claim_call_name(c[0]), claim_call_name(c[1]), claim_call_name(c[2]));
 }
 
 /* Both programs on $PATH into X, or R says how to install them. 0 or -ENOENT. */
@@ -398,4 +407,4 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 LAB_EXPERIMENT_DEFINE(
 	"redis", 200, lab_redis,
 	"redis-server + redis-benchmark with a BGSAVE: never vs always, disable-thp yes/no",
-	.quick = {.size = (256ull << 20)});
+	.quick = {.size = (256ull << 20)}, .workload = true);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/clock.h"
+#include "../util/names.h"
 #include "../util/stats.h"
 #include "guard.h"
 
@@ -152,6 +153,43 @@ void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->value, sizeof(p->value), fmt, ap);
 	va_end(ap);
+}
+
+const char *claim_call_name(enum claim_call c)
+{
+	static const char *const names[] = {
+		[CLAIM_CONFIRMED] = "confirmed",
+		[CLAIM_CONTRADICTED] = "contradicted",
+		[CLAIM_INCONCLUSIVE] = "inconclusive",
+	};
+	return ENUM_NAME(names, c, "?");
+}
+
+void lab_claim(struct lab_result *r, const char *claim, const char *source, const char *here,
+	       enum claim_call call, const char *why_fmt, ...)
+{
+	if (r->nclaims == LAB_MAX_CLAIMS)
+		return;
+	struct lab_claim *c = &r->claims[r->nclaims++];
+	snprintf(c->claim, sizeof(c->claim), "%s", claim);
+	snprintf(c->source, sizeof(c->source), "%s", source);
+	snprintf(c->here, sizeof(c->here), "%s", here);
+	c->call = call;
+	va_list ap;
+	va_start(ap, why_fmt);
+	vsnprintf(c->why, sizeof(c->why), why_fmt, ap);
+	va_end(ap);
+}
+
+enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, double no)
+{
+	if (ratio < 0)
+		return CLAIM_INCONCLUSIVE;
+	if (lower_confirms ? ratio <= yes : ratio >= yes)
+		return CLAIM_CONFIRMED;
+	if (lower_confirms ? ratio >= no : ratio <= no)
+		return CLAIM_CONTRADICTED;
+	return CLAIM_INCONCLUSIVE;
 }
 
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)

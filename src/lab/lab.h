@@ -87,6 +87,26 @@ struct lab_col {
 #define LAB_MAX_COLS 12
 #define LAB_MAX_ROWS 16
 #define LAB_MAX_PROOFS 32
+#define LAB_MAX_CLAIMS 6
+
+/* What this host's run says about a published claim. */
+enum claim_call { CLAIM_CONFIRMED, CLAIM_CONTRADICTED, CLAIM_INCONCLUSIVE };
+
+const char *claim_call_name(enum claim_call c); /* "confirmed", "contradicted", "inconclusive" */
+
+/*
+ * A published claim beside this host's figure: CLAIM as the report put it,
+ * SOURCE naming the report by what it measured ("Redis 7.2, 150k ops/s,
+ * kernel 6.8"), HERE this run's figure, CALL, and WHY the evidence behind
+ * the call (for inconclusive: what could not decide it).
+ */
+struct lab_claim {
+	char claim[128];
+	char source[96];
+	char here[160];
+	enum claim_call call;
+	char why[160];
+};
 
 struct lab_row {
 	char label[40];
@@ -110,6 +130,8 @@ struct lab_result {
 	struct lab_row rows[LAB_MAX_ROWS];
 	int nproofs;
 	struct lab_proof proofs[LAB_MAX_PROOFS];
+	int nclaims;
+	struct lab_claim claims[LAB_MAX_CLAIMS]; /* workloads: published claims vs here */
 	char verdict[320];
 	bool expected; /* the result has the expected shape */
 	bool skipped;  /* not run here: verdict says why */
@@ -128,6 +150,19 @@ void lab_cell_set(struct lab_result *r, int row, int col, const double *v, size_
 void lab_cell_set1(struct lab_result *r, int row, int col, double v);
 void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A claim (see struct lab_claim): HERE is this host's figure, WHY_FMT the
+ * proof of CALL. Ignored once LAB_MAX_CLAIMS are there.
+ */
+void lab_claim(struct lab_result *r, const char *claim, const char *source, const char *here,
+	       enum claim_call call, const char *why_fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/*
+ * The call on a claim from RATIO (pure): at or beyond YES confirmed, at or
+ * within NO contradicted, between them inconclusive; a negative RATIO (not
+ * measured) is inconclusive. LOWER_CONFIRMS: the claim predicts a small ratio.
+ */
+enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, double no);
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -225,6 +260,7 @@ struct lab_experiment {
 	struct lab_quick quick; /* its `lab quick` defaults */
 	bool size_list;		/* --size takes a list (A,B,C) */
 	bool all_cold;		/* `lab all` runs it again cold */
+	bool workload;		/* a real program's claims: `lab workloads` runs it */
 	struct lab_optdoc opts[LAB_MAX_OPTDOCS]; /* its own options (flag NULL ends) */
 };
 

@@ -35,6 +35,43 @@ static void fmt_cell(char *out, size_t n, const struct lab_cell *c, bool delta)
 	snprintf(out, n, "%s (%s-%s)", m, lo, hi);
 }
 
+/* The published claims beside this host's figures: claim (source), here, the call and why. */
+static void render_claims(FILE *f, const struct lab_result *r, bool color)
+{
+	if (r->nclaims)
+		fprintf(f, "  claims (published vs this host):\n");
+	for (int i = 0; i < r->nclaims; i++) {
+		const struct lab_claim *c = &r->claims[i];
+		fprintf(f, "    \"");
+		fputs_safe(c->claim, f);
+		fprintf(f, "\" (");
+		fputs_safe(c->source, f);
+		fprintf(f, ")\n      here: ");
+		fputs_safe(c->here, f);
+		const char *col = c->call == CLAIM_CONFIRMED ? "" : col_yellow(color);
+		fprintf(f, "\n      %s%s%s: ", col, claim_call_name(c->call),
+			*col ? col_reset(color) : "");
+		fputs_safe(c->why, f);
+		fputc('\n', f);
+	}
+}
+
+json_t *lab_claims_json(const struct lab_result *r)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < r->nclaims; i++) {
+		const struct lab_claim *c = &r->claims[i];
+		json_t *x = json_object();
+		json_put(x, "claim", json_str(c->claim));
+		json_put(x, "source", json_str(c->source));
+		json_put(x, "here", json_str(c->here));
+		json_put(x, "call", json_str(claim_call_name(c->call)));
+		json_put(x, "why", json_str(c->why));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
 void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 {
 	char sz[32];
@@ -87,6 +124,7 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 			fputc('\n', f);
 		}
 	}
+	render_claims(f, r, color);
 	const char *c = r->skipped ? col_dim(color) : r->expected ? "" : col_yellow(color);
 	fprintf(f, "  %sverdict: %s%s%s\n", c, r->skipped ? "skipped: " : "", r->verdict,
 		*c ? col_reset(color) : "");
@@ -141,6 +179,7 @@ json_t *lab_to_json(const struct lab_result *r)
 		json_array_append_new(pr, x);
 	}
 	json_put(o, "proofs", pr);
+	json_put(o, "claims", lab_claims_json(r));
 	json_t *v = json_object();
 	json_put(v, "text", json_str(r->verdict));
 	json_put(v, "expected", json_boolean(r->expected));
@@ -164,4 +203,27 @@ void lab_render_csv(FILE *f, const struct lab_result *r, bool header)
 				strcmp(r->cols[c].unit, "+") ? r->cols[c].unit : "delta", x->median,
 				x->min, x->max);
 		}
+}
+
+void lab_render_claims_table(FILE *f, const char (*experiment)[24], const struct lab_claim *c,
+			     int n, bool color)
+{
+	static const char *const hdr[] = {"experiment", "claim", "source", "here", "call"};
+	fprintf(f, "\n%sclaims vs this host%s (each proven in its experiment above)\n",
+		col_bold(color), col_reset(color));
+	if (!n) {
+		fprintf(f, "  none: no workload experiment ran\n");
+		return;
+	}
+	struct table *t = table_new(5, hdr, "lLLLl");
+	if (!t)
+		return;
+	for (int i = 0; i < n; i++) {
+		table_cell(t, "%s", experiment[i]);
+		table_cell(t, "%s", c[i].claim);
+		table_cell(t, "%s", c[i].source);
+		table_cell(t, "%s", c[i].here);
+		table_cell(t, "%s", claim_call_name(c[i].call));
+	}
+	table_flush(t, f, 2, color);
 }

@@ -11,6 +11,14 @@
 
 void lab_render_text(FILE *f, const struct lab_result *r, bool color);
 json_t *lab_to_json(const struct lab_result *r);
+/* R's claims as a JSON array of {claim, source, here, call, why}. */
+json_t *lab_claims_json(const struct lab_result *r);
+/*
+ * `lab workloads`' closing table: N claims C, each beside the EXPERIMENT
+ * that tested it (experiment, claim, source, here, call).
+ */
+void lab_render_claims_table(FILE *f, const char (*experiment)[24], const struct lab_claim *c,
+			     int n, bool color);
 /* CSV rows "experiment,row,column,unit,median,min,max"; HEADER prints the header line first. */
 void lab_render_csv(FILE *f, const struct lab_result *r, bool header);
 
