@@ -69,6 +69,8 @@ measure() {
 		# wrk -c1 keeps one keep-alive connection; count what it did
 		wrk -t1 -c1 -d"$((SCRAPES / 400 + 2))s" "$url" >"$TMP/wrk.out" 2>&1
 		n=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
+		# wrk printed no count (it failed, or the line changed): CPU per scrape is unknown
+		[[ $n =~ ^[0-9]+$ ]] || { echo "bench/exporter.sh: wrk reported no request count:" >&2; tail -3 "$TMP/wrk.out" >&2; n=0; }
 	else
 		n=$SCRAPES
 		for ((i = 0; i < n; i++)); do curl -s -o /dev/null "$url"; done
@@ -84,7 +86,7 @@ measure() {
 	kill -TERM "$EP"
 	wait "$EP" 2>/dev/null
 	awk -v c0="$c0" -v c1="$c1" -v n="$n" -v d="$dur" -v r="$rss" -v h="$hwm" -v c="${cand:-0}" \
-		-v s="${seen:-0}" 'BEGIN {printf "%.3f %s %s %s %s %s %d\n", (c1 - c0) / n / 1e6, d, r, h, c, s, n}'
+		-v s="${seen:-0}" 'BEGIN {if (n > 0) printf "%.3f", (c1 - c0) / n / 1e6; else printf "-"; printf " %s %s %s %s %s %d\n", d, r, h, c, s, n}'
 }
 
 read -r cpu dur rss hwm cand seen n < <(measure)
@@ -126,4 +128,4 @@ printf '  %-58s %8s ms   (user+sys of xargs + cat of %s files; wall %s ms)\n' \
 printf '  %-58s %8s ms   (xargs + cat of no file: process start-up)\n' "  of which starting xargs and cat" "$catstart"
 printf '  %-58s %8s kB   (target <= %s kB; peak VmHWM %s kB; --process-flags %s kB)\n' \
 	"exporter VmRSS after the scrapes" "$rss" "$RSS_TARGET_KB" "$hwm" "$rssf"
-awk -v a="$cpu" -v b="$catms" 'BEGIN { if (b > 0) printf "  ratio exporter/cat (CPU per scrape)                        %8.2f\n", a / b }'
+awk -v a="$cpu" -v b="$catms" 'BEGIN { if (b > 0 && a != "-") printf "  ratio exporter/cat (CPU per scrape)                        %8.2f\n", a / b }'
