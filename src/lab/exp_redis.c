@@ -366,6 +366,7 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	int rounds = o->quick ? 1 : o->runs < MAX_ROUNDS ? o->runs : MAX_ROUNDS;
 	r->runs = rounds;
 	lab_cols_add(r, cols, NV, NULL);
+	snprintf(r->col_scope, sizeof(r->col_scope), "program"); /* the server and its benchmark */
 	static double v[NMODES][NV][MAX_ROUNDS];
 	static struct mode_out last[NMODES];
 	int n[NMODES] = {0};

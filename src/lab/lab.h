@@ -130,6 +130,8 @@ struct lab_result {
 	struct lab_row rows[LAB_MAX_ROWS];
 	int nproofs;
 	struct lab_proof proofs[LAB_MAX_PROOFS];
+	char col_scope
+		[16]; /* what non-delta columns measure: "" = "region"; "program" (workloads) */
 	int nclaims;
 	struct lab_claim claims[LAB_MAX_CLAIMS]; /* workloads: published claims vs here */
 	char verdict[320];

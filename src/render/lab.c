@@ -158,7 +158,10 @@ json_t *lab_to_json(const struct lab_result *r)
 		bool delta = !strcmp(r->cols[c].unit, "+");
 		json_put(x, "unit", json_str(delta ? "delta" : r->cols[c].unit));
 		/* deltas are host-wide counters (vmstat, per-size stats, khugepaged) */
-		json_put(x, "scope", json_str(delta ? "host-wide" : "region"));
+		json_put(x, "scope",
+			 json_str(delta		    ? "host-wide"
+				  : r->col_scope[0] ? r->col_scope
+						    : "region"));
 		json_array_append_new(cols, x);
 	}
 	json_put(o, "columns", cols);
