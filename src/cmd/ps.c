@@ -27,6 +27,7 @@
 #include "common.h"
 #include "folios.h"
 #include "ledger.h"
+#include "ps_by.h"
 
 static void ps_help(FILE *f)
 {
@@ -45,6 +46,8 @@ static void ps_help(FILE *f)
 		"  --pid LIST        only these PIDs (repeatable, comma-separated)\n"
 		"  --user NAME|UID   only this user's processes\n"
 		"  --min-ahp SIZE    only AnonHugePages >= SIZE (bytes; k, M, G suffixes)\n"
+		"  --by cgroup       sum the selected processes per memory cgroup (the one\n"
+		"                    whose cgroup.procs lists them; with --all: every process)\n"
 		"  --cgroup PATH     only the processes of this cgroup and its descendants\n"
 		"                    (cgroup.procs; /sys/fs/cgroup/... or relative to it)\n"
 		"  --folios          memory by folio size (mTHP too), from pagemap and\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_FOLIOS,
 	OPT_CONT,
 	OPT_LEDGER,
+	OPT_BY,
 };
 
 struct ps_opts {
@@ -86,7 +90,7 @@ struct ps_opts {
 	size_t ncg;
 	bool folios;
 	uint64_t cont_kb;
-	bool ledger;
+	bool ledger, by_cgroup;
 	struct ledger_req q;
 };
 
@@ -475,6 +479,13 @@ static int ps_opt(int c, const char *arg, void *ctx)
 	case OPT_LEDGER:
 		o->ledger = true;
 		return -1;
+	case OPT_BY:
+		if (strcmp(arg, "cgroup")) {
+			warnx("ps: unknown --by '%s' (cgroup)", arg);
+			return EXIT_USAGE;
+		}
+		o->by_cgroup = true;
+		return -1;
 	default:
 		return -2;
 	}
@@ -494,12 +505,17 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 					     OPT_FLAG("folios", OPT_FOLIOS),
 					     OPT_ARG("cont", OPT_CONT),
 					     OPT_FLAG("ledger", OPT_LEDGER),
+					     OPT_ARG("by", OPT_BY),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, ps_help, ps_opt, o);
 	if (c >= 0)
 		return c;
 	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
+		return EXIT_USAGE;
+	}
+	if (o->by_cgroup && (o->folios || o->ledger)) {
+		warnx("ps: --by cgroup does not combine with --folios or --ledger");
 		return EXIT_USAGE;
 	}
 	if (o->ledger && (o->folios || o->rollup)) {
@@ -561,7 +577,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		sort_key = o.sort;
 		if (r.n)
 			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
-		if (g->json)
+		if (o.by_cgroup)
+			ret = ps_by_cgroup(g, &r);
+		else if (g->json)
 			ret = cmd_emit_json(ps_to_json(&r));
 		else if (r.ledger)
 			ps_ledger_render_text(stdout, &r, g->color);
