@@ -44,6 +44,7 @@ declare -A FINDINGS=(
 	[readonly-container]="settings-read-only:info shrink-underused-noop:info"
 	[malformed]="shrink-underused-noop:info"
 	[cgroups-v2-x86]="shrink-underused-noop:info"
+	[numa-2node-x86]="shrink-underused-noop:info"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"

@@ -192,18 +192,6 @@ static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 	return false;
 }
 
-/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
-static bool host_ahp_kb(struct globals *g, uint64_t *kb)
-{
-	struct buf b = {0};
-	struct kvlist l = {0};
-	bool ok = sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
-		  meminfo_parse(b.p, b.len, &l) == 0 && kv_get(&l, "AnonHugePages", kb);
-	kvlist_free(&l);
-	buf_free(&b);
-	return ok;
-}
-
 static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report *r)
 {
 	pid_t *pids;
@@ -336,17 +324,23 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	folio_opts_from_env(&fo);
 	folio_geom_host(&g->sr, o->cont_kb, &r.g);
 	fo.cont_pages = o->cont_kb / r.g.page_kb;
+	struct numa_nodes numa = {0};
+	if (numa_nodes_read(&g->sr, &numa) == 0)
+		fo.numa = r.numa = &numa;
 	double t0 = mono_ms();
 	struct folio_ctx *ctx;
 	int e = folio_ctx_new(&g->sr, &fo, &ctx);
-	if (e)
+	if (e) {
+		numa_nodes_free(&numa);
 		return folio_fail("ps", 0, e);
+	}
 	r.method = folio_ctx_method(ctx);
 	pid_t *pids;
 	int n = procs_list(&g->sr, &pids);
 	if (n < 0) {
 		warnx("cannot list %s/proc: %s", g->sr.path, strerror(-n));
 		folio_ctx_free(ctx);
+		numa_nodes_free(&numa);
 		return EXIT_FAIL;
 	}
 	struct proc_info pi = {0};
@@ -373,6 +367,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 			.pid = pids[i], .ppid = st.ppid, .uid = st.uid, .vmrss_kb = st.vmrss_kb};
 		snprintf(row.user, sizeof(row.user), "%s", nm);
 		snprintf(row.comm, sizeof(row.comm), "%s", st.name);
+		row.has_allowed = numa_proc_allowed(&g->sr, pids[i], &row.allowed) == 0;
 		e = folio_scan_pid(ctx, pids[i], sum_vma, NULL, &row.c);
 		if (e == -ESRCH)
 			continue;
@@ -411,6 +406,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	free(pids);
 	proc_info_free(&pi);
 	buf_free(&users.passwd);
+	numa_nodes_free(&numa);
 	return ret;
 }
 

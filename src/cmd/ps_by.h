@@ -13,4 +13,7 @@
  */
 int ps_by_cgroup(struct globals *g, const struct ps_report *r);
 
+/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
+bool host_ahp_kb(struct globals *g, uint64_t *kb);
+
 #endif
