@@ -212,7 +212,7 @@ lint: fmt-check
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
-# bash and zsh completions, the alert rules, the exporter's unit and its
+# bash and zsh completions, the alert rules, the Grafana dashboard, the exporter's unit and its
 # /etc/default file (kept when present: it is the admin's)
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
@@ -223,7 +223,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 INSTALLED := $(BINDIR)/thpctl $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
 	$(ZSHCOMPDIR)/_thpctl $(DATADIR)/prometheus/thp-rules.yml \
-	$(UNITDIR)/thpctl-exporter.service
+	$(DATADIR)/grafana/thpctl-dashboard.json $(UNITDIR)/thpctl-exporter.service
 
 install: build/thpctl
 	install -D -m 0755 build/thpctl $(DESTDIR)$(BINDIR)/thpctl
@@ -231,6 +231,8 @@ install: build/thpctl
 	install -D -m 0644 contrib/completion/thpctl.bash $(DESTDIR)$(BASHCOMPDIR)/thpctl
 	install -D -m 0644 contrib/completion/_thpctl $(DESTDIR)$(ZSHCOMPDIR)/_thpctl
 	install -D -m 0644 contrib/prometheus/thp-rules.yml $(DESTDIR)$(DATADIR)/prometheus/thp-rules.yml
+	install -D -m 0644 contrib/grafana/thpctl-dashboard.json \
+		$(DESTDIR)$(DATADIR)/grafana/thpctl-dashboard.json
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		contrib/systemd/thpctl-exporter.service.in >$(DESTDIR)$(UNITDIR)/thpctl-exporter.service
@@ -242,7 +244,7 @@ install: build/thpctl
 # leaves $(SYSCONFDIR)/default/thpctl-exporter (configuration) in place
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) 2>/dev/null
 
 version:
 	@echo $(VERSION)

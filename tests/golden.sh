@@ -44,6 +44,7 @@ declare -A FINDINGS=(
 	[readonly-container]="settings-read-only:info shrink-underused-noop:info"
 	[malformed]="shrink-underused-noop:info"
 	[cgroups-v2-x86]="shrink-underused-noop:info"
+	[numa-2node-x86]="shrink-underused-noop:info"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
@@ -84,13 +85,13 @@ fi
 cmds=("status" "status --json" "status --brief" "status --brief --json" "ps --all" "ps --all --json")
 # More commands for some fixtures, '|'-separated (pids as recorded there).
 declare -A EXTRA=(
-	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25|cgroups|cgroups --json"
+	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25|cgroups|cgroups --json|ps --all --by cgroup"
 	[linux-4.14-x86]="maps 30730|why 30730|why 30734|advise --workload redis,postgres|hugetlb plan --for 8G"
 	[malformed]="maps 30735|maps 30735 --json|maps 30730|why 30730|why 30732 --json|why 30735|advise|hugetlb plan --for 8G"
 	[frag-always-x86]="why 30730|advise|advise --json|advise --workload dense-containers|hugetlb plan --for 8G|hugetlb plan --for 8G --json"
 	[arm64-64k]="why 30730|advise --workload throughput-batch|hugetlb plan --for 8G"
 	[readonly-container]="advise --workload mongodb"
-	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2"
+	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2|ps --all --by cgroup|ps --all --by cgroup --json|ps --by cgroup"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES

@@ -83,9 +83,9 @@ make -s install DESTDIR="$D" PREFIX=/usr >"$TMP/inst" 2>&1
 rc=$?
 files="usr/bin/thpctl usr/share/man/man1/thpctl.1 usr/share/bash-completion/completions/thpctl
 usr/share/zsh/site-functions/_thpctl usr/share/thpctl/prometheus/thp-rules.yml
-usr/lib/systemd/system/thpctl-exporter.service etc/default/thpctl-exporter"
+usr/share/thpctl/grafana/thpctl-dashboard.json usr/lib/systemd/system/thpctl-exporter.service etc/default/thpctl-exporter"
 missing=$(for f in $files; do [ -f "$D/$f" ] || echo "$f"; done)
-expect_eval "make install DESTDIR PREFIX=/usr: binary, man page, completions, rules, unit, defaults" \
+expect_eval "make install DESTDIR PREFIX=/usr: binary, man page, completions, rules, dashboard, unit, defaults" \
 	"[ $rc -eq 0 ] && [ -z '$missing' ]" "exit $rc, missing: $missing $(tr '\n' ' ' <"$TMP/inst" | cut -c1-200)"
 expect_eval "installed unit runs /usr/bin/thpctl with /etc/default/thpctl-exporter" \
 	"grep -qx 'ExecStart=/usr/bin/thpctl exporter \$ARGS' '$D/usr/lib/systemd/system/thpctl-exporter.service' &&
@@ -149,7 +149,7 @@ comp=$(PATH="$PWD/build:$PATH" bash -c '
 	COMP_LINE="thpctl maps $$"; COMP_POINT=${#COMP_LINE}; _thpctl
 	[[ " ${COMPREPLY[*]} " == *" $$ "* || " ${COMPREPLY[*]} " == *" $$:bash "* ]] && echo "thpctl maps PID|PID (comm)"
 	c "thpctl --color a"
-	c "thpctl exporter --li"' 2>&1)
+	c "thpctl exporter --li"; c "thpctl exporter --top-c"; c "thpctl ps --by c"' 2>&1)
 want_comp="complete -F _thpctl thpctl
 thpctl st|status
 thpctl s|status set snapshot
@@ -162,7 +162,9 @@ thpctl lab ch|chase
 thpctl snapshot d|diff
 thpctl maps PID|PID (comm)
 thpctl --color a|auto always
-thpctl exporter --li|--listen"
+thpctl exporter --li|--listen
+thpctl exporter --top-c|--top-cgroups
+thpctl ps --by c|cgroup"
 if [ "$comp" = "$want_comp" ]; then
 	ok "bash completion: complete -p, commands, options from --help, values, keys, experiments, PIDs"
 else
@@ -237,9 +239,10 @@ else
 		expect_eval "the .deb's thpctl --version is VERSION ($V)" "[ \"\$got\" = 'thpctl $V' ]" "got '$got'"
 		missing=$(for f in usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
 			usr/share/zsh/vendor-completions/_thpctl lib/systemd/system/thpctl-exporter.service \
-			etc/default/thpctl-exporter usr/share/thpctl/prometheus/thp-rules.yml usr/share/doc/thpctl/copyright; do
+			etc/default/thpctl-exporter usr/share/thpctl/prometheus/thp-rules.yml \
+			usr/share/thpctl/grafana/thpctl-dashboard.json usr/share/doc/thpctl/copyright; do
 			[ -f "$X/$f" ] || echo "$f"; done)
-		expect_eval "the .deb holds the man page, completions, unit, defaults, rules, copyright" "[ -z '$missing' ]" "missing: $missing"
+		expect_eval "the .deb holds the man page, completions, unit, defaults, rules, dashboard, copyright" "[ -z '$missing' ]" "missing: $missing"
 		expect_eval "the .deb's binary is hardened (dpkg-buildflags reached it: BIND_NOW, PIE)" \
 			"readelf -d '$X/usr/bin/thpctl' | grep -q 'BIND_NOW' && readelf -h '$X/usr/bin/thpctl' | grep -q 'DYN'"
 		expect_eval "/etc/default/thpctl-exporter is a conffile" \

@@ -112,6 +112,10 @@ _thpctl() {
 		COMPREPLY=($(compgen -W "ahp rss share hg pid comm" -- "$cur"))
 		return
 		;;
+	--by)
+		COMPREPLY=($(compgen -W "cgroup" -- "$cur"))
+		return
+		;;
 	--state)
 		COMPREPLY=($(compgen -W "warm cold asis" -- "$cur"))
 		return

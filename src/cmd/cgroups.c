@@ -11,6 +11,7 @@
 #include "../model/cgroups.h"
 #include "../render/cgroups.h"
 #include "args.h"
+#include "cgroups_collect.h"
 #include "common.h"
 
 static void cgroups_help(FILE *f)
@@ -78,6 +79,26 @@ static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct
 	return r == -ENOMEM ? r : 0;
 }
 
+int cg_collect(const struct sysroot *sr, size_t top, struct cg_collect *c)
+{
+	struct opt_u64 fb;
+	memset(c, 0, sizeof(*c));
+	if (cg_tree_read(sr, &c->t) ||
+	    (c->t.n && !(c->procs = calloc(c->t.n, sizeof(*c->procs)))) ||
+	    count_procs(sr, &c->t, c->procs))
+		return -ENOMEM;
+	cg_fallback_charge(sr, &fb);
+	return cg_report_build(&c->t, c->procs, fb, top, &c->rep);
+}
+
+void cg_collect_free(struct cg_collect *c)
+{
+	cg_report_free(&c->rep);
+	free(c->procs);
+	cg_tree_free(&c->t);
+	memset(c, 0, sizeof(*c));
+}
+
 int cmd_cgroups(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -96,29 +117,15 @@ int cmd_cgroups(struct globals *g, int argc, char **argv)
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
-	struct cg_tree t = {0};
-	struct cg_report rep = {0};
-	struct cg_procs *procs = NULL;
-	struct opt_u64 fb;
-	if (cg_tree_read(&g->sr, &t) || (t.n && !(procs = calloc(t.n, sizeof(*procs)))) ||
-	    count_procs(&g->sr, &t, procs)) {
+	struct cg_collect cc;
+	if (cg_collect(&g->sr, top, &cc)) {
 		warnx("cgroups: out of memory");
 		ret = EXIT_FAIL;
-		goto out;
+	} else if (g->json) {
+		ret = cmd_emit_json(cg_to_json(&cc.rep));
+	} else {
+		cg_render_text(stdout, &cc.rep, g->color);
 	}
-	cg_fallback_charge(&g->sr, &fb);
-	if (cg_report_build(&t, procs, fb, top, &rep)) {
-		warnx("cgroups: out of memory");
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (g->json)
-		ret = cmd_emit_json(cg_to_json(&rep));
-	else
-		cg_render_text(stdout, &rep, g->color);
-out:
-	cg_report_free(&rep);
-	free(procs);
-	cg_tree_free(&t);
+	cg_collect_free(&cc);
 	return ret;
 }

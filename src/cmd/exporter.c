@@ -50,12 +50,13 @@ static void exporter_help(FILE *f)
 		"usage: thpctl exporter [--listen ADDR:PORT] [--textfile DIR [-i SECONDS]]\n"
 		"                       [--top-processes N] [--min-process-ahp SIZE]\n"
 		"                       [--process-flags] [--process-ledger] [--cache-ms MS]\n"
-		"                       [--scrape-budget MS]\n"
+		"                       [--scrape-budget MS] [--top-cgroups N]\n"
 		"                       [--once]\n\n"
 		"Prometheus metrics of THP: every thp_* and compact_* counter of /proc/vmstat,\n"
 		"per-size (mTHP) stats, settings (as info metrics) and numeric knobs,\n"
 		"khugepaged counters and CPU time, meminfo THP fields, hugetlb pools, free\n"
-		"blocks by order and zone, and the top processes by AnonHugePages.\n\n"
+		"blocks by order and zone, the top processes by AnonHugePages and the top\n"
+		"memory cgroups by anon THP.\n\n"
 		"options:\n"
 		"  --listen ADDR:PORT    serve GET /metrics there (default " DEFAULT_LISTEN ";\n"
 		"                        loopback unless told: ':9799' is every address,\n"
@@ -76,6 +77,9 @@ static void exporter_help(FILE *f)
 		"                        (8 subpages per THP via /proc/PID/mem), held (deferred\n"
 		"                        split; root) and khugepaged creep bytes (reads their\n"
 		"                        smaps and pagemap; 100 ms budget each)\n"
+		"  --top-cgroups N       export at most N memory cgroups, the most anon THP\n"
+		"                        first (default 10, up to 1000; 0: none): memory.stat,\n"
+		"                        current, max and THP opt-outs of their processes\n"
 		"  --cache-ms MS         scrapes within MS of a collection share it (default\n"
 		"                        1000)\n"
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
@@ -110,6 +114,7 @@ enum {
 	OPT_CACHE_MS,
 	OPT_BUDGET,
 	OPT_LEDGER,
+	OPT_TOP_CGROUPS,
 };
 
 int exporter_refresh(struct exporter *e, bool force)
@@ -130,6 +135,12 @@ int exporter_refresh(struct exporter *e, bool force)
 		p->invented_kb = l.invented_kb;
 		p->held_kb = l.held_kb;
 		p->creep_kb = l.creep_kb;
+	}
+	e->meta.cgroups = NULL;
+	if (r == 0 && e->cg_top) {
+		cg_collect_free(&e->cg);
+		r = cg_collect(e->smp.sr, e->cg_top, &e->cg);
+		e->meta.cgroups = r ? NULL : &e->cg.rep;
 	}
 	if (r == 0)
 		r = prom_render(&e->s, &e->meta, &e->body);
@@ -153,7 +164,7 @@ static int write_textfile(const char *dir, const struct pbuf *body)
 
 struct xopts {
 	const char *listen, *textfile;
-	long top, cache_ms, budget_ms;
+	long top, cache_ms, budget_ms, top_cgroups;
 	double interval;
 	uint64_t min_ahp;
 	bool flags, once, http, ledger;
@@ -186,6 +197,12 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 		if (parse_ms(optarg, 0, SAMPLE_MAX_TOP, &o->top)) {
 			warnx("exporter: bad --top-processes '%s' (0 to %d)", optarg,
 			      SAMPLE_MAX_TOP);
+			return EXIT_USAGE;
+		}
+		return -1;
+	case OPT_TOP_CGROUPS:
+		if (parse_ms(optarg, 0, SAMPLE_MAX_TOP, &o->top_cgroups)) {
+			warnx("exporter: bad --top-cgroups '%s' (0 to %d)", optarg, SAMPLE_MAX_TOP);
 			return EXIT_USAGE;
 		}
 		return -1;
@@ -236,10 +253,15 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		{"once", no_argument, NULL, OPT_ONCE},
 		{"cache-ms", required_argument, NULL, OPT_CACHE_MS},
 		{"scrape-budget", required_argument, NULL, OPT_BUDGET},
+		{"top-cgroups", required_argument, NULL, OPT_TOP_CGROUPS},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct xopts){
-		.top = 20, .cache_ms = 1000, .budget_ms = 2000, .interval = 15, .min_ahp = 1};
+	*o = (struct xopts){.top = 20,
+			    .top_cgroups = 10,
+			    .cache_ms = 1000,
+			    .budget_ms = 2000,
+			    .interval = 15,
+			    .min_ahp = 1};
 	int r = args_getopt(g, argc, argv, "hi:", opts, exporter_help, exporter_opt, o);
 	if (r >= 0)
 		return r;
@@ -381,6 +403,8 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 		ledger_req_host(&g->sr, &e.q, e.policy, sizeof(e.policy));
 	}
 	e.meta.top = (size_t)o.top;
+	e.cg_top = (size_t)o.top_cgroups;
+	e.meta.cgroups_top = e.cg_top;
 	e.meta.min_ahp_bytes = o.min_ahp;
 	pthread_mutex_init(&e.lock, NULL);
 #ifdef THPCTL_HTTP
@@ -394,6 +418,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	g->sr.cache = NULL;
 	fdcache_free(&fc);
 	sample_free(&e.s);
+	cg_collect_free(&e.cg);
 	sampler_free(&e.smp);
 	pbuf_free(&e.body);
 	return ret;

@@ -14,6 +14,7 @@
 #include "mhd_load.h"
 #endif
 
+#include "cgroups_collect.h"
 #include "ledger.h"
 
 #include "../kernel/sample.h"
@@ -43,6 +44,8 @@ struct exporter {
 	bool failed_once; /* a collection failure was reported */
 	bool ledger;	  /* --process-ledger */
 	struct ledger_req q;
+	size_t cg_top;	      /* --top-cgroups, 0: none */
+	struct cg_collect cg; /* the cgroups of the last collection */
 	char policy[16];
 #ifdef THPCTL_HTTP
 	struct http_listener {

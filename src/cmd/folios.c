@@ -102,11 +102,17 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	folio_opts_from_env(&fo);
 	folio_geom_host(&g->sr, cont_kb, &r.g);
 	fo.cont_pages = cont_kb / r.g.page_kb;
+	struct numa_nodes numa = {0};
+	if (numa_nodes_read(&g->sr, &numa) == 0)
+		fo.numa = r.numa = &numa;
+	r.has_allowed = numa_proc_allowed(&g->sr, (pid_t)pid, &r.allowed) == 0;
 	double t0 = mono_ms();
 	struct folio_ctx *c;
 	int e = folio_ctx_new(&g->sr, &fo, &c);
-	if (e)
+	if (e) {
+		numa_nodes_free(&numa);
 		return folio_fail("maps", pid, e);
+	}
 	r.method = folio_ctx_method(c);
 	e = folio_scan_pid(c, (pid_t)pid, add_vma, NULL, &r);
 	folio_ctx_free(c);
@@ -121,6 +127,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 		ret = EXIT_OK;
 	}
 	folio_report_free(&r);
+	numa_nodes_free(&numa);
 	return ret;
 }
 

@@ -27,6 +27,7 @@
 #include "common.h"
 #include "folios.h"
 #include "ledger.h"
+#include "ps_by.h"
 
 static void ps_help(FILE *f)
 {
@@ -45,6 +46,8 @@ static void ps_help(FILE *f)
 		"  --pid LIST        only these PIDs (repeatable, comma-separated)\n"
 		"  --user NAME|UID   only this user's processes\n"
 		"  --min-ahp SIZE    only AnonHugePages >= SIZE (bytes; k, M, G suffixes)\n"
+		"  --by cgroup       sum the selected processes per memory cgroup (the one\n"
+		"                    whose cgroup.procs lists them; with --all: every process)\n"
 		"  --cgroup PATH     only the processes of this cgroup and its descendants\n"
 		"                    (cgroup.procs; /sys/fs/cgroup/... or relative to it)\n"
 		"  --folios          memory by folio size (mTHP too), from pagemap and\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_FOLIOS,
 	OPT_CONT,
 	OPT_LEDGER,
+	OPT_BY,
 };
 
 struct ps_opts {
@@ -86,7 +90,7 @@ struct ps_opts {
 	size_t ncg;
 	bool folios;
 	uint64_t cont_kb;
-	bool ledger;
+	bool ledger, by_cgroup;
 	struct ledger_req q;
 };
 
@@ -186,18 +190,6 @@ static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 		if (o->pids[i] == pid)
 			return true;
 	return false;
-}
-
-/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
-static bool host_ahp_kb(struct globals *g, uint64_t *kb)
-{
-	struct buf b = {0};
-	struct kvlist l = {0};
-	bool ok = sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
-		  meminfo_parse(b.p, b.len, &l) == 0 && kv_get(&l, "AnonHugePages", kb);
-	kvlist_free(&l);
-	buf_free(&b);
-	return ok;
 }
 
 static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report *r)
@@ -332,17 +324,23 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	folio_opts_from_env(&fo);
 	folio_geom_host(&g->sr, o->cont_kb, &r.g);
 	fo.cont_pages = o->cont_kb / r.g.page_kb;
+	struct numa_nodes numa = {0};
+	if (numa_nodes_read(&g->sr, &numa) == 0)
+		fo.numa = r.numa = &numa;
 	double t0 = mono_ms();
 	struct folio_ctx *ctx;
 	int e = folio_ctx_new(&g->sr, &fo, &ctx);
-	if (e)
+	if (e) {
+		numa_nodes_free(&numa);
 		return folio_fail("ps", 0, e);
+	}
 	r.method = folio_ctx_method(ctx);
 	pid_t *pids;
 	int n = procs_list(&g->sr, &pids);
 	if (n < 0) {
 		warnx("cannot list %s/proc: %s", g->sr.path, strerror(-n));
 		folio_ctx_free(ctx);
+		numa_nodes_free(&numa);
 		return EXIT_FAIL;
 	}
 	struct proc_info pi = {0};
@@ -369,6 +367,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 			.pid = pids[i], .ppid = st.ppid, .uid = st.uid, .vmrss_kb = st.vmrss_kb};
 		snprintf(row.user, sizeof(row.user), "%s", nm);
 		snprintf(row.comm, sizeof(row.comm), "%s", st.name);
+		row.has_allowed = numa_proc_allowed(&g->sr, pids[i], &row.allowed) == 0;
 		e = folio_scan_pid(ctx, pids[i], sum_vma, NULL, &row.c);
 		if (e == -ESRCH)
 			continue;
@@ -407,6 +406,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	free(pids);
 	proc_info_free(&pi);
 	buf_free(&users.passwd);
+	numa_nodes_free(&numa);
 	return ret;
 }
 
@@ -475,6 +475,13 @@ static int ps_opt(int c, const char *arg, void *ctx)
 	case OPT_LEDGER:
 		o->ledger = true;
 		return -1;
+	case OPT_BY:
+		if (strcmp(arg, "cgroup")) {
+			warnx("ps: unknown --by '%s' (cgroup)", arg);
+			return EXIT_USAGE;
+		}
+		o->by_cgroup = true;
+		return -1;
 	default:
 		return -2;
 	}
@@ -494,12 +501,17 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 					     OPT_FLAG("folios", OPT_FOLIOS),
 					     OPT_ARG("cont", OPT_CONT),
 					     OPT_FLAG("ledger", OPT_LEDGER),
+					     OPT_ARG("by", OPT_BY),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, ps_help, ps_opt, o);
 	if (c >= 0)
 		return c;
 	if (o->cont_kb && !o->folios) {
 		warnx("ps: --cont needs --folios");
+		return EXIT_USAGE;
+	}
+	if (o->by_cgroup && (o->folios || o->ledger)) {
+		warnx("ps: --by cgroup does not combine with --folios or --ledger");
 		return EXIT_USAGE;
 	}
 	if (o->ledger && (o->folios || o->rollup)) {
@@ -561,7 +573,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		sort_key = o.sort;
 		if (r.n)
 			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_rows);
-		if (g->json)
+		if (o.by_cgroup)
+			ret = ps_by_cgroup(g, &r);
+		else if (g->json)
 			ret = cmd_emit_json(ps_to_json(&r));
 		else if (r.ledger)
 			ps_ledger_render_text(stdout, &r, g->color);

@@ -16,6 +16,29 @@
 #include "folio_int.h"
 #include "uapi_compat.h"
 
+/* N THP pages from frame PFN on into C's per-node counts (a THP is on one node). */
+static void count_node(const struct folio_ctx *c, struct folio_acct *a, uint64_t pfn, uint64_t n)
+{
+	if (!c->numa)
+		return;
+	int node = numa_node_of_pfn(c->numa, pfn, c->page_bytes);
+	if (node >= 0 && node < FOLIO_NODES)
+		a->thp_node[node] += n;
+	else
+		a->thp_node_unknown += n;
+}
+
+/* The THP pages of S that fill_flags classified (PTE-mapped, or all without PAGEMAP_SCAN). */
+static void count_nodes(const struct folio_ctx *c, struct slot *s)
+{
+	for (size_t i = 0; c->numa && i < s->n; i++) {
+		uint64_t kf = s->kf[i];
+		if ((s->pm[i] & PM_PRESENT) && (kf & KPF_M_THP) &&
+		    !(kf & (KPF_M_HUGE | KPF_M_ZERO)))
+			count_node(c, &s->c, s->pm[i] & PM_PFN_MASK, 1);
+	}
+}
+
 /* A PMD-mapped (or hugetlb) range [A, B) of slot S whose first page's pagemap entry is E. */
 static int huge_block(struct folio_ctx *c, const struct rfd *f, struct slot *s, size_t a, size_t b,
 		      uint64_t e)
@@ -34,6 +57,7 @@ static int huge_block(struct folio_ctx *c, const struct rfd *f, struct slot *s, 
 				 : ((e & PM_FILE) ? FT_FILE : FT_ANON);
 	s->c.pmd[t] += b - a;
 	s->c.rss[t] += b - a;
+	count_node(c, &s->c, pfn, b - a);
 	if (t != FT_ANON)
 		return 0;
 	for (uint64_t v = s->vfn0 + a; v < s->vfn0 + b; v++)
@@ -296,4 +320,6 @@ void folio_process_slot(struct folio_ctx *c, const struct rfd *f, struct slot *s
 		s->err = pagemap_pread(f->pm, s->vfn0, s->n, s->pm);
 	if (!s->err)
 		s->err = fill_flags(c, f, s);
+	if (!s->err)
+		count_nodes(c, s);
 }

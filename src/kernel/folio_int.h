@@ -42,6 +42,8 @@ struct folio_ctx {
 			    * wrong hint costs one failed proof, never a wrong count) */
 	bool pmd_only;	   /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
 	uint64_t zero_pfn; /* the zero page's frame, 0 unknown */
+	const struct numa_nodes *numa; /* folio_opts.numa */
+	uint64_t page_bytes;
 	/* the VMA being read */
 	int pm_fd;
 	char pm_rel[64];  /* its pagemap, for the readers to open their own */

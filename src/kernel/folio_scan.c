@@ -417,6 +417,8 @@ int folio_ctx_new(const struct sysroot *sr, const struct folio_opts *o, struct f
 	c->cont_pages = o->cont_pages;
 	c->probe = !o->no_probe;
 	c->pmd_only = o->pmd_only;
+	c->numa = o->numa;
+	c->page_bytes = (uint64_t)ps;
 	c->pmd_pages = (uint64_t)ps / 8; /* a page table page holds page_size / 8 entries */
 	c->kf_fd = -1;
 	bool scan = !o->no_scan && scan_works(sr, c->page_shift);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "numa.h"
 #include "pagemap.h"
 #include "sysroot.h"
 
@@ -52,6 +53,9 @@ struct folio_opts {
 	bool no_scan;	     /* do not use PAGEMAP_SCAN (tests of the fallback) */
 	bool no_probe;	     /* read every frame's kpageflags (tests of the shortcut) */
 	bool pmd_only;	     /* only find PMD-mapped THPs (--underused): skip PTE-mapped pages */
+	/* count THP pages per NUMA node (folio_acct.thp_node) with this map; NULL: not
+	 * counted. It must outlive the context. Needs visible PFNs (root). */
+	const struct numa_nodes *numa;
 };
 
 struct folio_vma {

@@ -26,6 +26,9 @@ void folio_acct_add(struct folio_acct *sum, const struct folio_acct *c)
 	sum->zero_pmd += c->zero_pmd;
 	sum->swap += c->swap;
 	sum->hugetlb += c->hugetlb;
+	for (int n = 0; n < FOLIO_NODES; n++)
+		sum->thp_node[n] += c->thp_node[n];
+	sum->thp_node_unknown += c->thp_node_unknown;
 }
 
 uint64_t folio_acct_thp(const struct folio_acct *c, enum folio_type t)

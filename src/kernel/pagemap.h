@@ -53,6 +53,8 @@
 
 enum folio_type { FT_ANON, FT_FILE, FT_N }; /* FT_FILE: page cache and shmem */
 
+#define FOLIO_NODES 16 /* NUMA nodes counted apart in folio_acct.thp_node */
+
 /* What backs a range of memory, in base pages. */
 struct folio_acct {
 	uint64_t pmd[FT_N];			/* PMD-mapped THP */
@@ -65,6 +67,11 @@ struct folio_acct {
 	uint64_t zero_pmd;	 /* base pages mapped from the huge zero page (not RSS) */
 	uint64_t swap;		 /* swapped out */
 	uint64_t hugetlb;	 /* hugetlb pages (not THP; smaps counts them apart) */
+	/* pages of THP folios (any type, PMD- or PTE-mapped) by the NUMA node of their frame
+	 * (kernel/numa.h), when the scan has a node map and sees PFNs: node N in
+	 * thp_node[N] for N < FOLIO_NODES, every other one in thp_node_unknown */
+	uint64_t thp_node[FOLIO_NODES];
+	uint64_t thp_node_unknown;
 };
 
 void folio_acct_add(struct folio_acct *sum, const struct folio_acct *c);

@@ -46,6 +46,9 @@ struct folio_report {
 	size_t nvmas; /* all VMAs read */
 	struct folio_acct total;
 	double elapsed_ms;
+	const struct numa_nodes *numa; /* the node map the scan counted with, NULL none */
+	bool has_allowed;	       /* allowed read (kernel/numa.h numa_proc_allowed) */
+	struct cpuset allowed;	       /* CPUs the process's threads may run on */
 };
 
 /* Add VMA V to R (kept when it holds something to show). Returns 0 or -ENOMEM. */

@@ -131,6 +131,8 @@ void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 	count_rows(t, lead, &r->total, &r->g, partial);
 	table_flush(t, f, 0, color);
 	thp_summary(f, "process", &r->total, &r->g, partial);
+	folio_numa_render_text(f, r->numa, &r->total, r->has_allowed ? &r->allowed : NULL, &r->g,
+			       partial, color);
 	if (!r->n)
 		fprintf(f, "no THP in this process%s\n",
 			partial ? " that smaps or PAGEMAP_SCAN can see" : "");
@@ -234,6 +236,9 @@ json_t *folio_maps_to_json(const struct folio_report *r)
 	json_t *t = json_object();
 	counts_json(t, &r->total, &r->g, partial);
 	json_put(root, "totals", t);
+	json_put(root, "numa",
+		 folio_numa_to_json(r->numa, &r->total, r->has_allowed ? &r->allowed : NULL, &r->g,
+				    partial));
 	return root;
 }
 
@@ -350,6 +355,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	if (r->errors)
 		fprintf(f, "%d process%s could not be read (partial)\n", r->errors,
 			r->errors == 1 ? "" : "es");
+	folio_ps_numa_render_text(f, r, color);
 }
 
 json_t *folio_ps_to_json(const struct folio_ps_report *r)
@@ -377,6 +383,10 @@ json_t *folio_ps_to_json(const struct folio_ps_report *r)
 		if (!row->denied) {
 			counts_json(o, &row->c, &r->g, partial);
 			folio_acct_add(&tot, &row->c);
+			json_put(o, "numa",
+				 folio_numa_to_json(r->numa, &row->c,
+						    row->has_allowed ? &row->allowed : NULL, &r->g,
+						    partial));
 		}
 		json_array_append_new(arr, o);
 	}

@@ -131,7 +131,7 @@ void prom_escape_help(struct pbuf *b, const char *s)
 
 /* ---- families and samples ---------------------------------------------- */
 
-static void family(struct pbuf *b, const char *name, const char *type, const char *help)
+void prom_family(struct pbuf *b, const char *name, const char *type, const char *help)
 {
 	pbuf_printf(b, "# HELP %s ", name);
 	prom_escape_help(b, help);
@@ -153,7 +153,7 @@ static void line_begin(struct pbuf *b, const char *name, const char *const *labe
 	pbuf_puts(b, "}");
 }
 
-static void line_u64(struct pbuf *b, const char *name, const char *const *labels, uint64_t v)
+void prom_line_u64(struct pbuf *b, const char *name, const char *const *labels, uint64_t v)
 {
 	line_begin(b, name, labels);
 	pbuf_printf(b, " %" PRIu64 "\n", v);
@@ -165,17 +165,17 @@ static void line_f(struct pbuf *b, const char *name, const char *const *labels, 
 	pbuf_printf(b, " %.9g\n", v);
 }
 
-static void gauge_u64(struct pbuf *b, const char *name, const char *help, uint64_t v)
+void prom_gauge_u64(struct pbuf *b, const char *name, const char *help, uint64_t v)
 {
-	family(b, name, "gauge", help);
-	line_u64(b, name, NULL, v);
+	prom_family(b, name, "gauge", help);
+	prom_line_u64(b, name, NULL, v);
 }
 
 static void opt_gauge(struct pbuf *b, const char *name, const char *help, const struct opt_u64 *o,
 		      uint64_t scale)
 {
 	if (o->present)
-		gauge_u64(b, name, help, o->v * scale);
+		prom_gauge_u64(b, name, help, o->v * scale);
 }
 
 /* ---- /proc/vmstat -------------------------------------------------------- */
@@ -217,8 +217,8 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s, cumulative since boot%s",
 			 kv->name, thp ? " (PMD-sized THPs only on 6.10+)" : "");
-		family(b, name, "counter", help);
-		line_u64(b, name, NULL, kv->value);
+		prom_family(b, name, "counter", help);
+		prom_line_u64(b, name, NULL, kv->value);
 	}
 	for (size_t i = 0; i < vm->n; i++) {
 		const struct kv *kv = &vm->items[i];
@@ -229,8 +229,8 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s: PMD-sized huge pages now",
 			 kv->name);
-		family(b, name, "gauge", help);
-		line_u64(b, name, NULL, kv->value);
+		prom_family(b, name, "gauge", help);
+		prom_line_u64(b, name, NULL, kv->value);
 	}
 	/* direct reclaim: allocstall per zone, pages scanned/stolen by direct reclaim */
 	bool any = false;
@@ -239,12 +239,12 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		if (!starts(k, "allocstall") || (k[10] != '\0' && k[10] != '_'))
 			continue;
 		if (!any)
-			family(b, "thp_allocstall_total", "counter",
-			       PATH_PROC
-			       "/vmstat allocstall_<zone>: direct reclaim entries since boot");
+			prom_family(b, "thp_allocstall_total", "counter",
+				    PATH_PROC
+				    "/vmstat allocstall_<zone>: direct reclaim entries since boot");
 		any = true;
 		const char *lab[] = {"zone", k[10] ? k + 11 : "", NULL};
-		line_u64(b, "thp_allocstall_total", lab, vm->items[i].value);
+		prom_line_u64(b, "thp_allocstall_total", lab, vm->items[i].value);
 	}
 	static const char *const reclaim[] = {"pgscan_direct", "pgsteal_direct",
 					      "pgscan_khugepaged", "pgsteal_khugepaged"};
@@ -254,8 +254,8 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 			continue;
 		snprintf(name, sizeof(name), "thp_%s_total", reclaim[i]);
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s: pages since boot", reclaim[i]);
-		family(b, name, "counter", help);
-		line_u64(b, name, NULL, v);
+		prom_family(b, name, "counter", help);
+		prom_line_u64(b, name, NULL, v);
 	}
 }
 
@@ -289,14 +289,14 @@ static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
 			snprintf(help, sizeof(help),
 				 "transparent_hugepage/hugepages-<size>kB/stats/%s: %s", stat,
 				 gauge ? "huge pages of this size now" : "events since boot");
-			family(b, name, gauge ? "gauge" : "counter", help);
+			prom_family(b, name, gauge ? "gauge" : "counter", help);
 			for (int j = i; j < t->nsizes; j++) {
 				uint64_t v;
 				if (!kv_get(&t->sizes[j].stats, stat, &v))
 					continue;
 				size_label(sz, sizeof(sz), t->sizes[j].size_kb);
 				const char *lab[] = {"size", sz, NULL};
-				line_u64(b, name, lab, v);
+				prom_line_u64(b, name, lab, v);
 			}
 		}
 	}
@@ -305,14 +305,14 @@ static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
 static void info(struct pbuf *b, const char *knob, const char *value)
 {
 	const char *lab[] = {"knob", knob, "value", value, NULL};
-	line_u64(b, "thp_setting_info", lab, 1);
+	prom_line_u64(b, "thp_setting_info", lab, 1);
 }
 
 static void render_settings(struct pbuf *b, const struct thp_settings *t)
 {
 	if (t->enabled.present || t->defrag.present || t->shmem_enabled.present || t->nextra) {
-		family(b, "thp_setting_info", "gauge",
-		       "transparent_hugepage/ policy files: the selected value (always 1)");
+		prom_family(b, "thp_setting_info", "gauge",
+			    "transparent_hugepage/ policy files: the selected value (always 1)");
 		if (t->enabled.present)
 			info(b, "enabled", t->enabled.selected);
 		if (t->defrag.present)
@@ -333,15 +333,16 @@ static void render_settings(struct pbuf *b, const struct thp_settings *t)
 			if (!c->present)
 				continue;
 			if (!any)
-				family(b, "thp_size_setting_info", "gauge",
-				       "transparent_hugepage/hugepages-<size>kB/ policy: the selected "
-				       "value and, with inherit resolved, the effective one (always 1)");
+				prom_family(
+					b, "thp_size_setting_info", "gauge",
+					"transparent_hugepage/hugepages-<size>kB/ policy: the selected "
+					"value and, with inherit resolved, the effective one (always 1)");
 			any = true;
 			const char *lab[] = {
 				"size",	 sz,	      "knob",	   k ? "shmem_enabled" : "enabled",
 				"value", c->selected, "effective", eff ? eff : "",
 				NULL};
-			line_u64(b, "thp_size_setting_info", lab, 1);
+			prom_line_u64(b, "thp_size_setting_info", lab, 1);
 		}
 	}
 	opt_gauge(b, "thp_use_zero_page", "transparent_hugepage/use_zero_page (0/1)",
@@ -359,18 +360,18 @@ static void render_settings(struct pbuf *b, const struct thp_settings *t)
 		snprintf(help, sizeof(help), "transparent_hugepage/khugepaged/%s", kn);
 		if (khp_knob_is_counter((enum khp_knob)k)) {
 			snprintf(name, sizeof(name), "thp_khugepaged_%s_total", kn);
-			family(b, name, "counter", help);
-			line_u64(b, name, NULL, o->v);
+			prom_family(b, name, "counter", help);
+			prom_line_u64(b, name, NULL, o->v);
 		} else if (k == KHP_SCAN_SLEEP_MS || k == KHP_ALLOC_SLEEP_MS) {
 			/* base units: the knob is in milliseconds */
 			snprintf(name, sizeof(name), "thp_khugepaged_%s_seconds",
 				 k == KHP_SCAN_SLEEP_MS ? "scan_sleep" : "alloc_sleep");
-			family(b, name, "gauge", help);
+			prom_family(b, name, "gauge", help);
 			line_f(b, name, NULL, (double)o->v / 1000.0);
 		} else {
 			snprintf(name, sizeof(name), "thp_khugepaged_%s", kn);
-			family(b, name, "gauge", help);
-			line_u64(b, name, NULL, o->v);
+			prom_family(b, name, "gauge", help);
+			prom_line_u64(b, name, NULL, o->v);
 		}
 	}
 }
@@ -397,7 +398,7 @@ static void render_meminfo(struct pbuf *b, const struct kvlist *mi)
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/meminfo %s%s", meminfo_map[i].field,
 			 i == 0 ? " (PMD-mapped anonymous THPs only)" : "");
-		gauge_u64(b, meminfo_map[i].metric, help, kb * 1024);
+		prom_gauge_u64(b, meminfo_map[i].metric, help, kb * 1024);
 	}
 }
 
@@ -419,33 +420,35 @@ static void render_hugetlb(struct pbuf *b, const struct hugetlb *h)
 				if (!p->overcommit.present)
 					continue;
 				if (!any)
-					family(b, "thp_hugetlb_overcommit_limit_pages", "gauge",
-					       "hugetlb nr_overcommit_hugepages: surplus pages allowed");
+					prom_family(
+						b, "thp_hugetlb_overcommit_limit_pages", "gauge",
+						"hugetlb nr_overcommit_hugepages: surplus pages allowed");
 				any = true;
 				const char *lab[] = {"size", sz, NULL};
-				line_u64(b, "thp_hugetlb_overcommit_limit_pages", lab,
-					 p->overcommit.v);
+				prom_line_u64(b, "thp_hugetlb_overcommit_limit_pages", lab,
+					      p->overcommit.v);
 				continue;
 			}
 			for (int s = 0; s < 4; s++) {
 				if (!v[s]->present)
 					continue;
 				if (!any)
-					family(b,
-					       pass ? "thp_hugetlb_node_pages"
-						    : "thp_hugetlb_pages",
-					       "gauge",
-					       pass ? "hugetlb pool of one NUMA node, in huge pages "
-						      "(node<N>/hugepages/)"
-						    : "hugetlb pool, in huge pages (kernel/mm/hugepages/)");
+					prom_family(
+						b,
+						pass ? "thp_hugetlb_node_pages"
+						     : "thp_hugetlb_pages",
+						"gauge",
+						pass ? "hugetlb pool of one NUMA node, in huge pages "
+						       "(node<N>/hugepages/)"
+						     : "hugetlb pool, in huge pages (kernel/mm/hugepages/)");
 				any = true;
 				if (pass) {
 					const char *lab[] = {"size",  sz,	 "node", node,
 							     "state", states[s], NULL};
-					line_u64(b, "thp_hugetlb_node_pages", lab, v[s]->v);
+					prom_line_u64(b, "thp_hugetlb_node_pages", lab, v[s]->v);
 				} else {
 					const char *lab[] = {"size", sz, "state", states[s], NULL};
-					line_u64(b, "thp_hugetlb_pages", lab, v[s]->v);
+					prom_line_u64(b, "thp_hugetlb_pages", lab, v[s]->v);
 				}
 			}
 		}
@@ -457,8 +460,8 @@ static void render_buddy(struct pbuf *b, const struct sample *s)
 	const struct buddyinfo *bi = &s->host.buddy;
 	if (!s->host.has_buddy)
 		return;
-	family(b, "thp_buddy_free_blocks", "gauge",
-	       PATH_PROC "/buddyinfo: free blocks of 2^order base pages, per node and zone");
+	prom_family(b, "thp_buddy_free_blocks", "gauge",
+		    PATH_PROC "/buddyinfo: free blocks of 2^order base pages, per node and zone");
 	char node[16], order[16];
 	for (int i = 0; i < bi->nzones; i++) {
 		const struct buddy_zone *z = &bi->zones[i];
@@ -466,15 +469,16 @@ static void render_buddy(struct pbuf *b, const struct sample *s)
 		for (int o = 0; o < z->norders; o++) {
 			snprintf(order, sizeof(order), "%d", o);
 			const char *lab[] = {"node", node, "zone", z->zone, "order", order, NULL};
-			line_u64(b, "thp_buddy_free_blocks", lab, z->free[o]);
+			prom_line_u64(b, "thp_buddy_free_blocks", lab, z->free[o]);
 		}
 	}
 	uint64_t pmd;
 	if (host_pmd_blocks(&s->host, &pmd))
-		gauge_u64(b, "thp_free_pmd_blocks",
-			  "free memory in blocks of PMD order or more, in PMD-sized units, all "
-			  "zones but DMA (/proc/buddyinfo)",
-			  pmd);
+		prom_gauge_u64(
+			b, "thp_free_pmd_blocks",
+			"free memory in blocks of PMD order or more, in PMD-sized units, all "
+			"zones but DMA (/proc/buddyinfo)",
+			pmd);
 }
 
 /* ---- processes ------------------------------------------------------------ */
@@ -491,7 +495,7 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 		    (what >= 4 && led < 0))
 			continue;
 		if (!any)
-			family(b, name, "gauge", help);
+			prom_family(b, name, "gauge", help);
 		any = true;
 		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
 		const char *lab[] = {"pid", pid, "comm", p->comm, NULL};
@@ -500,7 +504,7 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 			     : what == 2 ? (uint64_t)p->thp_enabled
 			     : what == 3 ? p->hg_kb * 1024
 					 : (uint64_t)led * 1024;
-		line_u64(b, name, lab, v);
+		prom_line_u64(b, name, lab, v);
 	}
 }
 
@@ -532,23 +536,23 @@ static void render_procs(struct pbuf *b, const struct sample *s, const struct pr
 			    "processes",
 			    6);
 	}
-	gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
-		  s->procs_seen);
-	gauge_u64(b, "thpctl_processes_candidates",
-		  "processes whose anonymous RSS could hold the AnonHugePages threshold: "
-		  "smaps_rollup read",
-		  s->procs_candidates);
-	gauge_u64(b, "thpctl_processes_unreadable",
-		  "candidates whose smaps_rollup was not readable (permission): per-process "
-		  "metrics are partial when > 0",
-		  s->procs_unreadable);
-	gauge_u64(b, "thpctl_process_scan_truncated",
-		  "1 when the process scan stopped at the per-scrape time budget",
-		  s->procs_truncated ? 1 : 0);
-	gauge_u64(b, "thpctl_processes_top_limit", "--top-processes: the most processes exported",
-		  m->top);
-	gauge_u64(b, "thpctl_processes_min_anon_huge_pages_bytes",
-		  "--min-process-ahp: processes below it are not exported", m->min_ahp_bytes);
+	prom_gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
+		       s->procs_seen);
+	prom_gauge_u64(b, "thpctl_processes_candidates",
+		       "processes whose anonymous RSS could hold the AnonHugePages threshold: "
+		       "smaps_rollup read",
+		       s->procs_candidates);
+	prom_gauge_u64(b, "thpctl_processes_unreadable",
+		       "candidates whose smaps_rollup was not readable (permission): per-process "
+		       "metrics are partial when > 0",
+		       s->procs_unreadable);
+	prom_gauge_u64(b, "thpctl_process_scan_truncated",
+		       "1 when the process scan stopped at the per-scrape time budget",
+		       s->procs_truncated ? 1 : 0);
+	prom_gauge_u64(b, "thpctl_processes_top_limit",
+		       "--top-processes: the most processes exported", m->top);
+	prom_gauge_u64(b, "thpctl_processes_min_anon_huge_pages_bytes",
+		       "--min-process-ahp: processes below it are not exported", m->min_ahp_bytes);
 }
 
 int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *out)
@@ -560,8 +564,9 @@ int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *
 		render_settings(out, &s->host.thp);
 	}
 	if (s->host.has_khugepaged_cpu) {
-		family(out, "thp_khugepaged_cpu_seconds_total", "counter",
-		       "CPU time (user + system) of the khugepaged kernel thread (/proc/PID/stat)");
+		prom_family(
+			out, "thp_khugepaged_cpu_seconds_total", "counter",
+			"CPU time (user + system) of the khugepaged kernel thread (/proc/PID/stat)");
 		line_f(out, "thp_khugepaged_cpu_seconds_total", NULL, s->host.khugepaged_cpu_s);
 	}
 	if (s->host.has_meminfo)
@@ -571,20 +576,23 @@ int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *
 	render_buddy(out, s);
 	if (m->process_metrics)
 		render_procs(out, s, m);
+	if (m->cgroups)
+		prom_render_cgroups(out, m->cgroups, m->cgroups_top);
 
 	size_t errors = (size_t)s->host.nmissing + s->procs_errors;
-	family(out, "thpctl_scrape_duration_seconds", "gauge",
-	       "time the collection behind this scrape took");
+	prom_family(out, "thpctl_scrape_duration_seconds", "gauge",
+		    "time the collection behind this scrape took");
 	line_f(out, "thpctl_scrape_duration_seconds", NULL, s->duration_s);
-	gauge_u64(out, "thpctl_scrape_errors",
-		  "files that could not be read or parsed in this scrape (processes that "
-		  "exited excluded)",
-		  errors);
-	family(out, "thpctl_collections_total", "counter",
-	       "collections since the exporter started (scrapes within the cache time share one)");
-	line_u64(out, "thpctl_collections_total", NULL, m->collections);
-	family(out, "thpctl_build_info", "gauge", "thpctl version (always 1)");
+	prom_gauge_u64(out, "thpctl_scrape_errors",
+		       "files that could not be read or parsed in this scrape (processes that "
+		       "exited excluded)",
+		       errors);
+	prom_family(
+		out, "thpctl_collections_total", "counter",
+		"collections since the exporter started (scrapes within the cache time share one)");
+	prom_line_u64(out, "thpctl_collections_total", NULL, m->collections);
+	prom_family(out, "thpctl_build_info", "gauge", "thpctl version (always 1)");
 	const char *lab[] = {"version", m->version ? m->version : "", NULL};
-	line_u64(out, "thpctl_build_info", lab, 1);
+	prom_line_u64(out, "thpctl_build_info", lab, 1);
 	return out->overflow ? -E2BIG : 0;
 }

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "../kernel/sample.h"
+#include "../model/cgroups.h"
 
 /* A growable text buffer with a hard cap. */
 struct pbuf {
@@ -46,14 +47,31 @@ void prom_escape_help(struct pbuf *b, const char *s);
 
 /* What the exporter knows besides the sample. */
 struct prom_meta {
-	const char *version;	/* thpctl version, for thpctl_build_info */
-	uint64_t collections;	/* collections since start, this one included */
-	bool process_metrics;	/* per-process families (top N > 0) */
-	bool process_flags;	/* the smaps walk ran: hg bytes exported */
-	bool process_ledger;	/* --process-ledger: invented, held, creep exported */
-	size_t top;		/* --top-processes */
-	uint64_t min_ahp_bytes; /* --min-process-ahp */
+	const char *version;		 /* thpctl version, for thpctl_build_info */
+	uint64_t collections;		 /* collections since start, this one included */
+	bool process_metrics;		 /* per-process families (top N > 0) */
+	bool process_flags;		 /* the smaps walk ran: hg bytes exported */
+	bool process_ledger;		 /* --process-ledger: invented, held, creep exported */
+	size_t top;			 /* --top-processes */
+	uint64_t min_ahp_bytes;		 /* --min-process-ahp */
+	const struct cg_report *cgroups; /* --top-cgroups: its first `shown` rows; NULL none */
+	size_t cgroups_top;		 /* --top-cgroups */
 };
+
+/* HELP and TYPE lines of family NAME (TYPE "gauge", "counter"). */
+void prom_family(struct pbuf *b, const char *name, const char *type, const char *help);
+/* One sample line NAME{K1="V1",...} V; LABELS: NULL-terminated pairs, or NULL. */
+void prom_line_u64(struct pbuf *b, const char *name, const char *const *labels, uint64_t v);
+/* A family of one unlabelled gauge sample. */
+void prom_gauge_u64(struct pbuf *b, const char *name, const char *help, uint64_t v);
+
+/*
+ * The thp_cgroup_* families of R's shown rows (label cgroup = the path in the
+ * hierarchy) and thpctl_cgroups_*: sizes in bytes, memory.stat events as
+ * counters. A value the kernel does not give (v1: file_thp, events; memory.max
+ * of an unlimited cgroup) has no sample. Source: render/prom_cgroups.c.
+ */
+void prom_render_cgroups(struct pbuf *b, const struct cg_report *r, size_t top);
 
 /*
  * Render S as the body of one scrape into OUT (appended). Counters are

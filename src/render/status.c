@@ -274,6 +274,31 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 	}
 	table_flush(t, f, 4, color);
 }
+/* With more than one node: a row per node summing its zones but DMA (what THP can use). */
+static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int pmd_order)
+{
+	const struct buddyinfo *b = &h->buddy;
+	bool multi = false;
+	for (int i = 1; i < b->nzones; i++)
+		multi |= b->zones[i].node != b->zones[0].node;
+	for (int i = 0; multi && pmd_order >= 0 && i < b->nzones; i++) {
+		bool first = true;
+		for (int k = 0; k < i && first; k++)
+			first = b->zones[k].node != b->zones[i].node;
+		if (!first)
+			continue;
+		uint64_t pages = 0;
+		for (int k = i; k < b->nzones; k++)
+			if (b->zones[k].node == b->zones[i].node && strcmp(b->zones[k].zone, "DMA"))
+				pages += buddy_pages_at_least(&b->zones[k], pmd_order);
+		char v[32];
+		table_cell(t, "%d", b->zones[i].node);
+		table_cell(t, "all but DMA");
+		table_cell(t, "%llu", (unsigned long long)(pages >> pmd_order));
+		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
+		table_cell(t, "%s", v);
+	}
+}
 
 static void render_boot(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			bool color)
@@ -329,6 +354,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
 		table_cell(t, "%s", v);
 	}
+	buddy_node_rows(t, h, d->pmd_order);
 	table_flush(t, f, 4, color);
 }
 

@@ -97,6 +97,23 @@ t_nobody cgroups --json
 expect_json "cgroups --json as nobody: /$NAME with its THP and the flag" "$TMP/out" \
 	"[c for c in d['cgroups'] if c['path'] == '/' + E['NAME'] and c['anon_thp_bytes'] >= int(E['HP_AHP']) and c['near_limit_with_thp'] is True]"
 
+# ---- ps --by cgroup: the helper's AnonHugePages under its own cgroup, the prctl pair under nothp
+t ps --all --by cgroup --json
+expect_rc "ps --all --by cgroup --json exits 0" 0
+expect_json "ps --by cgroup: /$NAME holds 1 process with the helper's AnonHugePages, /$NAME/nothp 2 processes" "$TMP/out" \
+	"d['by'] == 'cgroup' and d['cgroup_version'] == int(E['CG_VER']) and [g for g in d['groups'] if g['cgroup'] == '/' + E['NAME'] and g['processes'] == 1 and g['anon_huge_pages_bytes'] >= int(E['HP_AHP']) - (4 << 20)] and [g for g in d['groups'] if g['cgroup'] == '/' + E['NAME'] + '/nothp' and g['processes'] == 2]" \
+	"[g for g in d['groups'] if g['cgroup'] and g['cgroup'].startswith('/' + E['NAME'])]"
+# ---- the exporter: the test cgroup among thp_cgroup_* with its limit
+t exporter --once --top-cgroups 1000
+expect_rc "exporter --once --top-cgroups 1000 exits 0" 0
+got=$(awk -v m="thp_cgroup_memory_max_bytes{cgroup=\"/$NAME\"}" '$1 == m {print $2}' "$TMP/out")
+expect_cmd "exporter: thp_cgroup_memory_max_bytes{cgroup=\"/$NAME\"} is the limit ($LIM)" "got '${got:-}'" test "${got:-x}" = "$LIM"
+got=$(awk -v m="thp_cgroup_processes_thp_disabled{cgroup=\"/$NAME/nothp\"}" '$1 == m {print $2}' "$TMP/out")
+expect_cmd "exporter: thp_cgroup_processes_thp_disabled of /$NAME/nothp is 2" "got '${got:-}'" test "${got:-x}" = 2
+got=$(awk -v m="thp_cgroup_anon_thp_bytes{cgroup=\"/$NAME\"}" '$1 == m {print $2}' "$TMP/out")
+expect_cmd "exporter: thp_cgroup_anon_thp_bytes of /$NAME >= the helper's AnonHugePages ($HP_AHP)" "got '${got:-}'" \
+	test "${got:-0}" -ge "$HP_AHP"
+
 stop_pid "$HP"
 stop_pid "$PF"
 expect_sanitizers_quiet "sanitizers quiet in every thpctl run"

@@ -246,6 +246,22 @@ if [ -n "${LAYOUT:-}" ]; then
 	fcheck "ps --folios --pid: the rollup equals maps' totals" "$TMP/ps.json" "$TMP/helper.LAYOUT" \
 		'[p for p in d["processes"] if p["pid"] == '"$LAYOUT"'][0]["anon"]["thp_kb"] == json.load(open("'"$TMP/layout.json"'"))["totals"]["anon"]["thp_kb"]' \
 		'd["processes"]'
+	# NUMA: every THP page is on a node of the block map; with one node, all on it
+	NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	fcheck "layout: THP by NUMA node adds up to its THP, none of unknown node" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
+		'sum(d["numa"]["thp_bytes_by_node"].values()) == (d["totals"]["anon"]["thp_kb"] + d["totals"]["file"]["thp_kb"]) * 1024 and d["numa"]["thp_bytes_unknown_node"] == 0' \
+		'd["numa"], d["totals"]["anon"]["thp_kb"], d["totals"]["file"]["thp_kb"]'
+	if [ "$NNODES" -eq 1 ]; then
+		fcheck "layout: one NUMA node holds all its THP, not remote" "$TMP/layout.json" "$TMP/helper.LAYOUT" \
+			'list(d["numa"]["thp_bytes_by_node"]) == ["0"] and d["numa"]["allowed_nodes"] == [0] and d["numa"]["remote_thp"] is False and d["numa"]["remote_share"] == 0' \
+			'd["numa"]'
+		fcheck "ps --folios: the same split for the helper" "$TMP/ps.json" "$TMP/helper.LAYOUT" \
+			'[p for p in d["processes"] if p["pid"] == '"$LAYOUT"'][0]["numa"] == json.load(open("'"$TMP/layout.json"'"))["numa"]' \
+			'[p.get("numa") for p in d["processes"]]'
+		t maps "$LAYOUT" --folios
+		expect_out "maps --folios (text): node0 holds 100% of the THP" \
+			"^THP by NUMA node (frame -> memory block -> node): node0 [0-9.]* [kMG]i*B (100\.0%); threads may run on node 0$"
+	fi
 	t ps --folios --pid "$LAYOUT,${PUNCH:-$LAYOUT}"
 	if [ "$RC" -eq 0 ] && grep -qE "^ *$LAYOUT +" "$TMP/out" && head -n1 "$TMP/out" | grep -q '64kB'; then
 		ok "ps --folios (text) lists the helper, a column per size"

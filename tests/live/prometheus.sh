@@ -166,6 +166,30 @@ if [ -r "$THP/hpage_pmd_size" ]; then
 			test "${got:-x}" = "${want:-y}"
 	fi
 fi
+# thp_cgroup_*: the root memory cgroup's anon THP is its memory.stat's (v2 anon_thp, v1
+# total_rss_huge), and --top-cgroups bounds the series
+cgstat= cgkey=
+if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	cgstat=/sys/fs/cgroup/memory.stat cgkey=anon_thp
+elif [ -r /sys/fs/cgroup/memory/memory.stat ]; then
+	cgstat=/sys/fs/cgroup/memory/memory.stat cgkey=total_rss_huge
+fi
+if [ -n "$cgstat" ] && [ -r "$cgstat" ]; then
+	want=$(awk -v k="$cgkey" '$1 == k {print $2}' "$cgstat")
+	got=$(metric "$TMP/once.prom" 'thp_cgroup_anon_thp_bytes{cgroup="/"}')
+	expect_cmd "thp_cgroup_anon_thp_bytes{cgroup=\"/\"} is $cgstat $cgkey (~${want:-none})" "got '${got:-}'" \
+		python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(abs(a - b) > 256 << 20)" "${got:--1}" "${want:--9999999999}"
+	ncg=$(metric "$TMP/once.prom" thpctl_cgroups_seen)
+	"$T" exporter --once --top-cgroups 2 >"$TMP/cg2.prom" 2>>"$TMP/once.err"
+	n=$(grep -c '^thp_cgroup_anon_thp_bytes{' "$TMP/cg2.prom")
+	want=$((ncg < 2 ? ncg : 2))
+	expect_cmd "--top-cgroups 2: $want thp_cgroup_anon_thp_bytes series of $ncg cgroups" "got $n" test "$n" = "$want"
+	"$T" exporter --once --top-cgroups 0 >"$TMP/cg0.prom" 2>>"$TMP/once.err"
+	expect_cmd "--top-cgroups 0: no thp_cgroup_ series" "$(grep -m1 '^thp_cgroup_' "$TMP/cg0.prom")" \
+		test "$(grep -c '^thp_cgroup_' "$TMP/cg0.prom")" = 0
+else
+	skip "thp_cgroup_* against memory.stat" "no memory cgroup hierarchy readable here"
+fi
 want=$(awk '/^AnonHugePages:/ {printf "%.0f\n", $2 * 1024}' /proc/meminfo)
 got=$(metric "$TMP/once.prom" thp_meminfo_anon_huge_pages_bytes)
 expect_cmd "thp_meminfo_anon_huge_pages_bytes is meminfo AnonHugePages in bytes (~$want)" "got '${got:-}'" \

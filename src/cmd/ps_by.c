@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl ps --by cgroup` (cmd/ps_by.h). */
+#include "ps_by.h"
+
+#include <err.h>
+#include <stdlib.h>
+
+#include "../kernel/cgroup_stat.h"
+#include "../kernel/kv.h"
+#include "../model/ps_group.h"
+#include "../render/ps_group.h"
+#include "../util/buf.h"
+#include "common.h"
+
+/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
+bool host_ahp_kb(struct globals *g, uint64_t *kb)
+{
+	struct buf b = {0};
+	struct kvlist l = {0};
+	bool ok = sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
+		  meminfo_parse(b.p, b.len, &l) == 0 && kv_get(&l, "AnonHugePages", kb);
+	kvlist_free(&l);
+	buf_free(&b);
+	return ok;
+}
+
+/* The path of the cgroup of T whose cgroup.procs lists PID, NULL when none does. */
+static const char *cgroup_of(const struct cg_tree *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		for (int k = 0; k < t->nodes[i].npids; k++)
+			if (t->nodes[i].pids[k] == pid)
+				return t->nodes[i].path;
+	return NULL;
+}
+
+int ps_by_cgroup(struct globals *g, const struct ps_report *r)
+{
+	struct cg_tree t = {0};
+	struct psg_in *in = r->n ? calloc(r->n, sizeof(*in)) : NULL;
+	struct psg_row *rows = NULL;
+	size_t n = 0;
+	int ret = EXIT_OK;
+	if ((r->n && !in) || cg_tree_read(&g->sr, &t)) {
+		warnx("ps: out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	int denied = 0; /* of the rows summed (ps counts the ones it left out too) */
+	for (size_t i = 0; i < r->n; i++) {
+		in[i] = (struct psg_in){.key = cgroup_of(&t, r->rows[i].p.pid),
+					.p = &r->rows[i].p,
+					.denied = r->rows[i].denied};
+		denied += r->rows[i].denied;
+	}
+	if (psg_build(in, r->n, &rows, &n)) {
+		warnx("ps: out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	struct psg_report rep = {.rows = rows,
+				 .n = n,
+				 .version = t.version,
+				 .nprocs = r->n,
+				 .denied = denied,
+				 .has_host_ahp = r->has_host_ahp,
+				 .host_ahp_kb = r->host_ahp_kb};
+	if (g->json)
+		ret = cmd_emit_json(psg_to_json(&rep));
+	else
+		psg_render_text(stdout, &rep, g->color);
+out:
+	free(rows);
+	free(in);
+	cg_tree_free(&t);
+	return ret;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* `thpctl ps --by cgroup`: the rows ps collected, summed per memory cgroup. */
+#ifndef THPCTL_CMD_PS_BY_H
+#define THPCTL_CMD_PS_BY_H
+
+#include "../render/ps.h"
+#include "cmd.h"
+
+/*
+ * Group R's rows by the memory cgroup whose cgroup.procs lists them
+ * (kernel/cgroup_stat.h, the hierarchy `thpctl cgroups` reads) and print the
+ * table or JSON. Returns the exit code.
+ */
+int ps_by_cgroup(struct globals *g, const struct ps_report *r);
+
+/* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
+bool host_ahp_kb(struct globals *g, uint64_t *kb);
+
+#endif

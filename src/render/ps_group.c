@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "ps_group.h"
+
+#include <inttypes.h>
+
+#include "json.h"
+#include "table.h"
+
+static void cell_pct(struct table *t, double v)
+{
+	if (v < 0)
+		table_cell(t, "-");
+	else
+		table_cell(t, "%.1f%%", v * 100);
+}
+
+static void cell_kb(struct table *t, uint64_t kb)
+{
+	char s[32];
+	fmt_kb(s, sizeof(s), kb);
+	table_cell(t, "%s", s);
+}
+
+void psg_render_text(FILE *f, const struct psg_report *r, bool color)
+{
+	if (r->version)
+		fprintf(f,
+			"Processes by memory cgroup (cgroup v%d, from cgroup.procs): %zu processes\n",
+			r->version, r->nprocs);
+	else
+		fprintf(f,
+			"Processes by memory cgroup: no memory cgroup hierarchy found, %zu "
+			"processes in group '-'\n",
+			r->nprocs);
+	fputs("  each process counts in its own cgroup only (not in the cgroups above it)\n", f);
+	static const char *const hdr[] = {"CGROUP",   "PROCS",	    "ANON_HUGE", "RSS",
+					  "THP/ANON", "OF_ALL_AHP", "UNREADABLE"};
+	struct table *t = table_new(7, hdr, "Lrrrrrr");
+	if (!t)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct psg_row *g = &r->rows[i];
+		table_cell(t, "%s", g->key ? g->key : "-");
+		table_cell(t, "%d", g->n);
+		if (g->unknown == g->n) {
+			table_cell(t, "-");
+			table_cell(t, "-");
+		} else {
+			cell_kb(t, g->ahp_kb);
+			cell_kb(t, g->rss_kb);
+		}
+		cell_pct(t, g->share);
+		cell_pct(t, g->of_total);
+		table_cell(t, "%d", g->unknown);
+	}
+	table_flush(t, f, 2, color);
+	if (r->denied)
+		fprintf(f, "\n%d process%s unreadable (smaps): left out of the sums (partial)\n",
+			r->denied, r->denied == 1 ? "" : "es");
+	if (r->has_host_ahp) {
+		char s[32];
+		fmt_kb(s, sizeof(s), r->host_ahp_kb);
+		fprintf(f,
+			"\nHost-wide AnonHugePages (meminfo): %s; the sums above are per process "
+			"(a THP shared after fork counts in each)\n",
+			s);
+	}
+	if (r->n && !r->rows[r->n - 1].key)
+		fputs("'-': processes not listed in any cgroup.procs of the memory hierarchy\n", f);
+}
+
+static json_t *num_or_null(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+json_t *psg_to_json(const struct psg_report *r)
+{
+	json_t *o = json_object(), *a = json_array();
+	if (!o || !a) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	json_put(o, "by", json_string("cgroup"));
+	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
+	json_put(o, "processes", json_integer((json_int_t)r->nprocs));
+	json_put(o, "unreadable", json_integer(r->denied));
+	json_put(o, "partial", json_boolean(r->denied > 0));
+	json_put(o, "host_anon_huge_pages_bytes",
+		 r->has_host_ahp ? json_u64(r->host_ahp_kb * 1024) : json_null());
+	for (size_t i = 0; i < r->n; i++) {
+		const struct psg_row *g = &r->rows[i];
+		json_t *e = json_object();
+		if (!e)
+			break;
+		bool none = g->unknown == g->n;
+		json_put(e, "cgroup", g->key ? json_string(g->key) : json_null());
+		json_put(e, "processes", json_integer(g->n));
+		json_put(e, "unreadable", json_integer(g->unknown));
+		json_put(e, "anon_huge_pages_bytes",
+			 none ? json_null() : json_u64(g->ahp_kb * 1024));
+		json_put(e, "rss_bytes", none ? json_null() : json_u64(g->rss_kb * 1024));
+		json_put(e, "anonymous_bytes", none ? json_null() : json_u64(g->anon_kb * 1024));
+		json_put(e, "thp_share_of_anon", num_or_null(g->share));
+		json_put(e, "share_of_all_anon_huge_pages", num_or_null(g->of_total));
+		json_array_append_new(a, e);
+	}
+	json_put(o, "groups", a);
+	return o;
+}
