@@ -301,7 +301,8 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 			ret = EXIT_FAIL;
 		}
 	} else if (g->json) {
-		ret = cmd_emit_json(prom_text_to_json(e->body.p, e->body.len));
+		json_t *fam = prom_text_to_json(e->body.p, e->body.len);
+		ret = cmd_emit_json(fam ? json_pack("{s:o}", "families", fam) : NULL);
 	} else if (fwrite(e->body.p, 1, e->body.len, stdout) != e->body.len) {
 		ret = EXIT_FAIL;
 	}

@@ -418,7 +418,7 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "use_zero_page", json_opt_u64(&s->use_zero_page));
 	json_put(p, "shmem_enabled", choice_json(&s->shmem_enabled));
 	json_put(p, "shrink_underused", json_opt_u64(&s->shrink_underused));
-	json_put(p, "hpage_pmd_size", json_opt_u64(&s->hpage_pmd_size));
+	json_put(p, "hpage_pmd_size_bytes", json_opt_u64(&s->hpage_pmd_size));
 	json_t *k = json_object();
 	for (int i = 0; i < KHP_NKNOBS; i++)
 		json_put(k, khp_knob_name(i), json_opt_u64(&s->khp[i]));

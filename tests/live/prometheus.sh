@@ -181,7 +181,9 @@ fi
 rc=$?
 out=$(python3 - "$TMP/once.json" "$THP/hpage_pmd_size" <<'PY' 2>&1
 import json, sys
-d = {f["name"]: f for f in json.load(open(sys.argv[1]))}
+doc = json.load(open(sys.argv[1]))
+assert next(iter(doc)) == "schema" and doc["schema"] == "thpctl.exporter/1", doc.get("schema")
+d = {f["name"]: f for f in doc["families"]}
 f = d["thp_hpage_pmd_size_bytes"]
 want = int(open(sys.argv[2]).read())
 ok = f["type"] == "gauge" and f["samples"][0]["value"] == want and d["thp_fault_alloc_total"]["type"] == "counter"
