@@ -180,11 +180,18 @@ static void opt_gauge(struct pbuf *b, const char *name, const char *help, const 
 
 /* ---- /proc/vmstat -------------------------------------------------------- */
 
-/* Name prefixes of the families below: a vmstat key mapped onto one is skipped. */
-static const char *const reserved[] = {
-	"thp_mthp_",	"thp_setting",	"thp_size_",	"thp_khugepaged_", "thp_meminfo_",
-	"thp_hugetlb_", "thp_buddy_",	"thp_process_", "thp_free_pmd",	   "thp_allocstall",
-	"thp_pgscan_",	"thp_pgsteal_", "thp_hpage_",	"thp_use_zero",	   "thp_shrink_"};
+/* Name prefixes of the families below: a vmstat thp_* key mapped onto one is skipped. */
+static const char *const reserved[] = {"thp_mthp_",	  "thp_setting",  "thp_size_",
+				       "thp_khugepaged_", "thp_meminfo_", "thp_hugetlb_",
+				       "thp_buddy_",	  "thp_process_", "thp_free_pmd",
+				       "thp_hpage_",	  "thp_use_zero", "thp_shrink_"};
+
+/*
+ * vmstat counters that are not THP's own (compaction, direct reclaim) keep their kernel
+ * names under this prefix: thpctl_vmstat_compact_stall_total is node_exporter's
+ * node_vmstat_compact_stall (README: Metrics).
+ */
+#define VMSTAT_PREFIX "thpctl_vmstat_"
 
 static bool is_reserved(const char *name)
 {
@@ -206,13 +213,13 @@ static bool vmstat_thp_gauge(const char *k)
 
 static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 {
-	char name[KV_NAME_LEN + 16], help[160];
+	char name[KV_NAME_LEN + 32], help[160];
 	for (size_t i = 0; i < vm->n; i++) {
 		const struct kv *kv = &vm->items[i];
 		bool thp = starts(kv->name, "thp_"), compact = starts(kv->name, "compact_");
 		if (!thp && !compact)
 			continue;
-		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : "thp_", kv->name);
+		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : VMSTAT_PREFIX, kv->name);
 		if (!prom_valid_name(name) || is_reserved(name))
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s, cumulative since boot%s",
@@ -239,12 +246,12 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		if (!starts(k, "allocstall") || (k[10] != '\0' && k[10] != '_'))
 			continue;
 		if (!any)
-			family(b, "thp_allocstall_total", "counter",
+			family(b, VMSTAT_PREFIX "allocstall_total", "counter",
 			       PATH_PROC
 			       "/vmstat allocstall_<zone>: direct reclaim entries since boot");
 		any = true;
 		const char *lab[] = {"zone", k[10] ? k + 11 : "", NULL};
-		line_u64(b, "thp_allocstall_total", lab, vm->items[i].value);
+		line_u64(b, VMSTAT_PREFIX "allocstall_total", lab, vm->items[i].value);
 	}
 	static const char *const reclaim[] = {"pgscan_direct", "pgsteal_direct",
 					      "pgscan_khugepaged", "pgsteal_khugepaged"};
@@ -252,7 +259,7 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		uint64_t v;
 		if (!kv_get(vm, reclaim[i], &v))
 			continue;
-		snprintf(name, sizeof(name), "thp_%s_total", reclaim[i]);
+		snprintf(name, sizeof(name), VMSTAT_PREFIX "%s_total", reclaim[i]);
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s: pages since boot", reclaim[i]);
 		family(b, name, "counter", help);
 		line_u64(b, name, NULL, v);
