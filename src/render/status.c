@@ -517,7 +517,7 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 	json_put(b, "vmstat", vm);
 	json_put(b, "khugepaged_cpu_ratio",
 		 d->khugepaged_cpu.valid ? json_real(d->khugepaged_cpu.value) : NULL);
-	json_put(b, "khugepaged_cpu_seconds",
+	json_put(b, "khugepaged_cpu_s",
 		 d->khugepaged_cpu.valid ? json_real(h->khugepaged_cpu_s) : NULL);
 	json_put(b, "pmd_order", d->pmd_order >= 0 ? json_integer(d->pmd_order) : NULL);
 	json_t *zones = json_array();
