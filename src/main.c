@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "lab/guard.h"
 #include "util/version.h"
 
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 	char prog[64]; /* getopt's messages then read "thpctl ps: unrecognized option" */
 	snprintf(prog, sizeof(prog), "thpctl %s", name);
 	cargv[0] = prog;
+	cmd_json_name(name);
 	optind =
 		0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
 	int ret = fn(&g, cargc, cargv);

@@ -260,7 +260,7 @@ if sys.argv[2].startswith("status"):
     vm = d["since_boot"]["vmstat"]
     got = [vm["thp_split_page"], vm["thp_deferred_split_page"]]
 else:
-    by = {m["name"]: m["samples"][0]["value"] for m in d}
+    by = {m["name"]: m["samples"][0]["value"] for m in d["families"]}
     got = [by["thp_split_page_total"], by["thp_deferred_split_page_total"]]
 print("      got", got)
 sys.exit(0 if got == want else 1)

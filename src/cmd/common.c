@@ -100,8 +100,26 @@ void cmd_fdcache(struct globals *g, struct fdcache *c)
 	g->sr.cache = c;
 }
 
+static const char *json_cmd = "thpctl";
+
+void cmd_json_name(const char *name)
+{
+	json_cmd = name;
+}
+
+const char *cmd_json_cmd(void)
+{
+	return json_cmd;
+}
+
 int cmd_emit_json(json_t *root)
 {
+	return cmd_emit_json_as(root, NULL);
+}
+
+int cmd_emit_json_as(json_t *root, const char *variant)
+{
+	root = json_with_schema(root, json_cmd, variant);
 	if (!root) {
 		warnx("out of memory building JSON");
 		return EXIT_FAIL;

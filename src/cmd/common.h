@@ -19,8 +19,17 @@ int cmd_term_width(void);
  * open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message).
  */
 int cmd_setup(struct globals *g);
-/* Print ROOT to stdout and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error. */
+/* The command whose documents cmd_emit_json() names ("thpctl.NAME/1"); main sets it. */
+void cmd_json_name(const char *name);
+/* The name set by cmd_json_name() ("thpctl" before). */
+const char *cmd_json_cmd(void);
+/*
+ * Print ROOT (an object) to stdout with "schema": "thpctl.CMD/1" as its first key (CMD from
+ * cmd_json_name()) and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error.
+ */
 int cmd_emit_json(json_t *root);
+/* cmd_emit_json() for a command's second shape: "thpctl.CMD.VARIANT/1" (docs/json/). */
+int cmd_emit_json_as(json_t *root, const char *variant);
 
 /*
  * Option loop of a command that takes only the global options. Returns -1

@@ -216,11 +216,19 @@ int control_apply_held(struct globals *g, const char *who, struct settings_plan 
 	return EXIT_FAIL;
 }
 
+/* The document variant of a plan for WHO: "snapshot restore" -> "restore", "set" -> none. */
+static const char *plan_variant(const char *who)
+{
+	const char *sp = strchr(who, ' ');
+	return sp ? sp + 1 : NULL;
+}
+
 int control_execute(struct globals *g, const char *who, struct settings_plan *p, bool dry, int *rc)
 {
 	if (dry) {
 		if (g->json)
-			return cmd_emit_json(plan_to_json(p, THP_DIR_ABS, true, true));
+			return cmd_emit_json_as(plan_to_json(p, THP_DIR_ABS, true, true),
+						plan_variant(who));
 		plan_render_shell(stdout, p, THP_DIR_ABS);
 		return EXIT_OK;
 	}
@@ -228,7 +236,8 @@ int control_execute(struct globals *g, const char *who, struct settings_plan *p,
 	if (r == EXIT_USAGE)
 		return r;
 	if (g->json) {
-		int j = cmd_emit_json(plan_to_json(p, THP_DIR_ABS, false, r == EXIT_OK));
+		int j = cmd_emit_json_as(plan_to_json(p, THP_DIR_ABS, false, r == EXIT_OK),
+					 plan_variant(who));
 		return r ? r : j;
 	}
 	*rc = r;

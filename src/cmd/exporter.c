@@ -85,8 +85,8 @@ static void exporter_help(FILE *f)
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
 		"                        scrape then says thpctl_process_scan_truncated 1\n"
 		"  --once                collect once, write the text file (or stdout), exit;\n"
-		"                        with --json, that scrape as JSON: [{name, type, help,\n"
-		"                        samples:[{labels, value}]}]\n" GLOBAL_HELP
+		"                        with --json, that scrape as JSON: {schema, families:\n"
+		"                        [{name, type, help, samples:[{labels, value}]}]}\n" GLOBAL_HELP
 		"\nGET (and HEAD) /metrics only: other methods get 405, other paths 404.\n"
 #ifdef THPCTL_HTTP
 		"At most 128 connections, 32 per client address; request headers must be\n"
@@ -323,7 +323,8 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 			ret = EXIT_FAIL;
 		}
 	} else if (g->json) {
-		ret = cmd_emit_json(prom_text_to_json(e->body.p, e->body.len));
+		json_t *fam = prom_text_to_json(e->body.p, e->body.len);
+		ret = cmd_emit_json(fam ? json_pack("{s:o}", "families", fam) : NULL);
 	} else if (fwrite(e->body.p, 1, e->body.len, stdout) != e->body.len) {
 		ret = EXIT_FAIL;
 	}

@@ -121,7 +121,7 @@ int maps_folios(struct globals *g, long pid, const struct proc_status *st, uint6
 	if (e)
 		ret = folio_fail("maps", pid, e);
 	else if (g->json)
-		ret = cmd_emit_json(folio_maps_to_json(&r));
+		ret = cmd_emit_json_as(folio_maps_to_json(&r), "folios");
 	else {
 		folio_maps_render_text(stdout, &r, g->color);
 		ret = EXIT_OK;
@@ -238,7 +238,7 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 		goto out;
 	}
 	if (g->json)
-		ret = cmd_emit_json(underused_to_json(&r));
+		ret = cmd_emit_json_as(underused_to_json(&r), "underused");
 	else {
 		underused_render_text(stdout, &r, g->color);
 		ret = EXIT_OK;

@@ -263,7 +263,9 @@ static int lab_list(const struct globals *g)
 			json_put(j, "workload", json_boolean(x->workload));
 			json_array_append_new(arr, j);
 		}
-		return cmd_emit_json(arr);
+		json_t *root = json_object();
+		json_put(root, "experiments", arr);
+		return cmd_emit_json_as(root, "list");
 	}
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		printf("%-11s %s\n", x->name, x->help);

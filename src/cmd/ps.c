@@ -398,7 +398,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		if (r.n)
 			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_folio_rows);
 		if (g->json)
-			ret = cmd_emit_json(folio_ps_to_json(&r));
+			ret = cmd_emit_json_as(folio_ps_to_json(&r), "folios");
 		else
 			folio_ps_render_text(stdout, &r, g->color);
 	}

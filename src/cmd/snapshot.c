@@ -104,7 +104,7 @@ static int do_save(struct globals *g, const char *file)
 		json_put(o, "kernel", json_str(s.kernel));
 		json_put(o, "date", json_str(s.date));
 		json_put(o, "knobs", json_integer(s.n));
-		return cmd_emit_json(o);
+		return cmd_emit_json_as(o, "saved");
 	}
 	printf("saved %d THP knobs of kernel %s to %s\n", s.n, s.kernel[0] ? s.kernel : "?", file);
 	return EXIT_OK;
@@ -160,14 +160,14 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 		warnx("snapshot restore: %s has values this kernel does not take: nothing written",
 		      file);
 		if (g->json)
-			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
+			cmd_emit_json_as(plan_to_json(&p, THP_DIR_ABS, dry, false), "restore");
 		return EXIT_FAIL;
 	}
 	if (!p.n) {
 		control_report_notes("snapshot restore", &p, true);
 		warnx("snapshot restore: nothing in %s applies to this kernel", file);
 		if (g->json)
-			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
+			cmd_emit_json_as(plan_to_json(&p, THP_DIR_ABS, dry, false), "restore");
 		return EXIT_FAIL;
 	}
 	if (!g->json)
@@ -207,7 +207,7 @@ static int do_diff(struct globals *g, const char *file)
 		return r;
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
 	if (g->json) {
-		r = cmd_emit_json(snap_diff_to_json(d, n, file, &s));
+		r = cmd_emit_json_as(snap_diff_to_json(d, n, file, &s), "diff");
 		return r ? r : n > 0 ? EXIT_FAIL : EXIT_OK;
 	}
 	if (s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))

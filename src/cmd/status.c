@@ -134,8 +134,8 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	d.recent = sample ? &recent : NULL;
 	findings_evaluate(h, &d, &fs);
 	if (g->json)
-		r = cmd_emit_json(brief ? status_brief_json(h, &d, &fs)
-					: status_to_json(h, &d, &fs));
+		r = brief ? cmd_emit_json_as(status_brief_json(h, &d, &fs), "brief")
+			  : cmd_emit_json(status_to_json(h, &d, &fs));
 	else if (brief)
 		status_render_brief(stdout, h, &d, &fs, g->color);
 	else

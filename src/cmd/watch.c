@@ -145,7 +145,7 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 {
 	char line[1024];
 	if (g->json) {
-		json_t *j = watch_row_to_json(row, top > 0);
+		json_t *j = json_with_schema(watch_row_to_json(row, top > 0), "watch", NULL);
 		char *text = j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER |
 							   JSON_REAL_PRECISION(13))
 			       : NULL;

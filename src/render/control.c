@@ -381,7 +381,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 	json_put(root, "pid", json_integer(r->pid));
 	json_put(root, "comm", json_str(r->comm));
 	json_put(root, "thp_enabled", r->thp_enabled >= 0 ? json_integer(r->thp_enabled) : NULL);
-	json_put(root, "pmd_size", json_u64(r->pmd_size));
+	json_put(root, "pmd_size_bytes", json_u64(r->pmd_size));
 	json_put(root, "dry_run", json_boolean(r->dry_run));
 	json_put(root, "force", json_boolean(r->force));
 	json_put(root, "max_inflate", json_real(r->max_inflate));

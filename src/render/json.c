@@ -78,6 +78,22 @@ void json_put(json_t *obj, const char *key, json_t *v)
 	json_object_set_new(obj, key, v ? v : json_null());
 }
 
+json_t *json_with_schema(json_t *root, const char *cmd, const char *variant)
+{
+	json_t *out = json_is_object(root) ? json_object() : NULL;
+	char id[96];
+	snprintf(id, sizeof(id), "thpctl.%s%s%s/%d", cmd, variant ? "." : "",
+		 variant ? variant : "", JSON_SCHEMA_VERSION);
+	/* jansson 2.14 keeps an object's keys in insertion order, so the update keeps ROOT's */
+	if (!out || json_object_set_new(out, "schema", json_string(id)) ||
+	    json_object_update(out, root)) {
+		json_decref(out);
+		out = NULL;
+	}
+	json_decref(root);
+	return out;
+}
+
 /* Length of the string token at T (T[0] is its opening quote), closing quote included. */
 static size_t string_token_len(const char *t)
 {

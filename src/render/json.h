@@ -36,6 +36,18 @@ void json_put(json_t *obj, const char *key, json_t *v);
 char *json_dump_text(const json_t *root, size_t flags);
 /* Rewrite the u64 marker tokens in jansson's TEXT in place; returns TEXT (NULL stays NULL). */
 char *json_u64_unmark(char *text);
+/*
+ * The version of every JSON document's shape (docs/json/): a renamed, removed or retyped key
+ * makes it 2. A document's first key is "schema": "thpctl.CMD/1" (CMD the command) or
+ * "thpctl.CMD.VARIANT/1" for a second shape of one command (status --brief: status.brief).
+ */
+#define JSON_SCHEMA_VERSION 1
+/*
+ * ROOT (an object; it is taken) with "schema": "thpctl.CMD[.VARIANT]/1" put first and its own
+ * keys after in their order. VARIANT may be NULL. Returns the new object, or NULL on ENOMEM
+ * or when ROOT is NULL or not an object (ROOT is freed then too).
+ */
+json_t *json_with_schema(json_t *root, const char *cmd, const char *variant);
 /* Dump ROOT to F (2-space indent) with a trailing newline. Returns 0, -ENOMEM or -EIO. */
 int json_dump(json_t *root, FILE *f);
 

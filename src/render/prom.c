@@ -13,122 +13,6 @@
 #include "json.h"
 #include "table.h"
 
-void pbuf_free(struct pbuf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-	b->overflow = false;
-}
-
-void pbuf_reset(struct pbuf *b)
-{
-	b->len = 0;
-	b->overflow = false;
-	if (b->p)
-		b->p[0] = '\0';
-}
-
-static bool pbuf_reserve(struct pbuf *b, size_t add)
-{
-	size_t max = b->max ? b->max : PBUF_DEFAULT_MAX;
-	if (b->overflow || b->len + add > max) {
-		b->overflow = true;
-		return false;
-	}
-	if (array_reserve(&b->p, &b->cap, b->len + add + 1, 1, 16384)) {
-		b->overflow = true;
-		return false;
-	}
-	return true;
-}
-
-static void pbuf_add(struct pbuf *b, const char *s, size_t n)
-{
-	if (!pbuf_reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void pbuf_puts(struct pbuf *b, const char *s)
-{
-	pbuf_add(b, s, strlen(s));
-}
-
-void pbuf_printf(struct pbuf *b, const char *fmt, ...)
-{
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->overflow = true;
-		return;
-	}
-	if ((size_t)n < sizeof(tmp)) {
-		pbuf_add(b, tmp, (size_t)n);
-		return;
-	}
-	if (!pbuf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-bool prom_valid_name(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
-			return false;
-	return true;
-}
-
-void prom_escape_label(struct pbuf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-	while (*p) {
-		const unsigned char *run = p;
-		size_t k;
-		/* copy runs of plain valid text at once */
-		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
-		       (k = utf8_seq(p, (size_t)(end - p))) > 0)
-			p += k;
-		if (p > run)
-			pbuf_add(b, (const char *)run, (size_t)(p - run));
-		if (!*p)
-			break;
-		if (*p == '\\')
-			pbuf_add(b, "\\\\", 2);
-		else if (*p == '"')
-			pbuf_add(b, "\\\"", 2);
-		else if (*p == '\n')
-			pbuf_add(b, "\\n", 2);
-		else
-			pbuf_add(b, "\xef\xbf\xbd", 3); /* U+FFFD for an invalid byte */
-		p++;
-	}
-}
-
-void prom_escape_help(struct pbuf *b, const char *s)
-{
-	for (const char *p = s; *p; p++) {
-		if (*p == '\\')
-			pbuf_add(b, "\\\\", 2);
-		else if (*p == '\n')
-			pbuf_add(b, "\\n", 2);
-		else
-			pbuf_add(b, p, 1);
-	}
-}
-
 /* ---- families and samples ---------------------------------------------- */
 
 void prom_family(struct pbuf *b, const char *name, const char *type, const char *help)
@@ -180,11 +64,18 @@ static void opt_gauge(struct pbuf *b, const char *name, const char *help, const 
 
 /* ---- /proc/vmstat -------------------------------------------------------- */
 
-/* Name prefixes of the families below: a vmstat key mapped onto one is skipped. */
-static const char *const reserved[] = {
-	"thp_mthp_",	"thp_setting",	"thp_size_",	"thp_khugepaged_", "thp_meminfo_",
-	"thp_hugetlb_", "thp_buddy_",	"thp_process_", "thp_free_pmd",	   "thp_allocstall",
-	"thp_pgscan_",	"thp_pgsteal_", "thp_hpage_",	"thp_use_zero",	   "thp_shrink_"};
+/* Name prefixes of the families below: a vmstat thp_* key mapped onto one is skipped. */
+static const char *const reserved[] = {"thp_mthp_",	  "thp_setting",  "thp_size_",
+				       "thp_khugepaged_", "thp_meminfo_", "thp_hugetlb_",
+				       "thp_buddy_",	  "thp_process_", "thp_free_pmd",
+				       "thp_hpage_",	  "thp_use_zero", "thp_shrink_"};
+
+/*
+ * vmstat counters that are not THP's own (compaction, direct reclaim) keep their kernel
+ * names under this prefix: thpctl_vmstat_compact_stall_total is node_exporter's
+ * node_vmstat_compact_stall (README: Metrics).
+ */
+#define VMSTAT_PREFIX "thpctl_vmstat_"
 
 static bool is_reserved(const char *name)
 {
@@ -206,13 +97,13 @@ static bool vmstat_thp_gauge(const char *k)
 
 static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 {
-	char name[KV_NAME_LEN + 16], help[160];
+	char name[KV_NAME_LEN + 32], help[160];
 	for (size_t i = 0; i < vm->n; i++) {
 		const struct kv *kv = &vm->items[i];
 		bool thp = starts(kv->name, "thp_"), compact = starts(kv->name, "compact_");
 		if (!thp && !compact)
 			continue;
-		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : "thp_", kv->name);
+		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : VMSTAT_PREFIX, kv->name);
 		if (!prom_valid_name(name) || is_reserved(name))
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s, cumulative since boot%s",
@@ -239,12 +130,12 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		if (!starts(k, "allocstall") || (k[10] != '\0' && k[10] != '_'))
 			continue;
 		if (!any)
-			prom_family(b, "thp_allocstall_total", "counter",
+			prom_family(b, VMSTAT_PREFIX "allocstall_total", "counter",
 				    PATH_PROC
 				    "/vmstat allocstall_<zone>: direct reclaim entries since boot");
 		any = true;
 		const char *lab[] = {"zone", k[10] ? k + 11 : "", NULL};
-		prom_line_u64(b, "thp_allocstall_total", lab, vm->items[i].value);
+		prom_line_u64(b, VMSTAT_PREFIX "allocstall_total", lab, vm->items[i].value);
 	}
 	static const char *const reclaim[] = {"pgscan_direct", "pgsteal_direct",
 					      "pgscan_khugepaged", "pgsteal_khugepaged"};
@@ -252,7 +143,7 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		uint64_t v;
 		if (!kv_get(vm, reclaim[i], &v))
 			continue;
-		snprintf(name, sizeof(name), "thp_%s_total", reclaim[i]);
+		snprintf(name, sizeof(name), VMSTAT_PREFIX "%s_total", reclaim[i]);
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s: pages since boot", reclaim[i]);
 		prom_family(b, name, "counter", help);
 		prom_line_u64(b, name, NULL, v);

@@ -23,7 +23,7 @@ json_t *snapshot_to_json(const struct snapshot *s)
 	for (int i = 0; i < s->n; i++)
 		json_put(knobs, s->kv[i].key, json_str(s->kv[i].value));
 	json_put(root, "knobs", knobs);
-	return root;
+	return json_with_schema(root, "snapshot", NULL);
 }
 
 static void copy_str(const json_t *o, const char *key, char *out, size_t n)

@@ -439,7 +439,7 @@ json_t *stalls_render_json(const struct trace_report *r)
 	json_put(oh, "record_total_us",
 		 r->record_ns >= 0 ? json_real(r->record_ns * (double)n / 1000) : NULL);
 	json_put(oh, "reader_cpu_ms", json_real(r->reader_cpu_s * 1000));
-	json_put(oh, "reader_cpu_percent",
+	json_put(oh, "reader_cpu_pct",
 		 r->elapsed_s > 0 ? json_real(100 * r->reader_cpu_s / r->elapsed_s) : NULL);
 	json_put(oh, "reader_us_per_event",
 		 n ? json_real(r->reader_cpu_s * 1e6 / (double)n) : NULL);

@@ -444,7 +444,7 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "use_zero_page", json_opt_u64(&s->use_zero_page));
 	json_put(p, "shmem_enabled", choice_json(&s->shmem_enabled));
 	json_put(p, "shrink_underused", json_opt_u64(&s->shrink_underused));
-	json_put(p, "hpage_pmd_size", json_opt_u64(&s->hpage_pmd_size));
+	json_put(p, "hpage_pmd_size_bytes", json_opt_u64(&s->hpage_pmd_size));
 	json_t *k = json_object();
 	for (int i = 0; i < KHP_NKNOBS; i++)
 		json_put(k, khp_knob_name(i), json_opt_u64(&s->khp[i]));
@@ -543,7 +543,7 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 	json_put(b, "vmstat", vm);
 	json_put(b, "khugepaged_cpu_ratio",
 		 d->khugepaged_cpu.valid ? json_real(d->khugepaged_cpu.value) : NULL);
-	json_put(b, "khugepaged_cpu_seconds",
+	json_put(b, "khugepaged_cpu_s",
 		 d->khugepaged_cpu.valid ? json_real(h->khugepaged_cpu_s) : NULL);
 	json_put(b, "pmd_order", d->pmd_order >= 0 ? json_integer(d->pmd_order) : NULL);
 	json_t *zones = json_array();

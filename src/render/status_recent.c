@@ -51,7 +51,7 @@ json_t *status_recent_json(const struct host_derived *d)
 	json_put(o, "interval_s", json_real(rc->interval_s));
 	json_put(o, "khugepaged_cpu_ratio",
 		 rc->khugepaged_valid ? json_real(rc->khugepaged_cpu_ratio) : NULL);
-	json_put(o, "khugepaged_cpu_seconds",
+	json_put(o, "khugepaged_cpu_s",
 		 rc->khugepaged_valid ? json_real(rc->khugepaged_cpu_s) : NULL);
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &rc->r[c];

@@ -195,7 +195,7 @@ json_t *watch_row_to_json(const struct watch_row *row, bool with_top)
 		json_decref(sizes);
 		return NULL;
 	}
-	json_put(o, "time", json_real(floor(row->wall_s * 1000) / 1000));
+	json_put(o, "time_s", json_real(floor(row->wall_s * 1000) / 1000));
 	json_put(o, "interval_s", json_real(row->interval_s));
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &row->r[c];

@@ -18,7 +18,7 @@ suite_init prometheus
 
 H=build/tests/thp_helper
 RULES=contrib/prometheus/thp-rules.yml
-RULES_TEST=contrib/prometheus/thp-rules.test.yml
+RULES_TEST=contrib/prometheus/tests/thp-rules.test.yml
 WRK_SECONDS=${WRK_SECONDS:-60}
 # any sanitizer report in any exporter run fails the suite
 # shellcheck disable=SC2016 # evaluated by summary
@@ -91,12 +91,20 @@ if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	out=$(promtool check rules "$RULES" 2>&1)
 	expect_cmd "promtool check rules $RULES" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)" \
 		grep -q 'SUCCESS: [0-9]* rules found' <<<"$out"
+	# exactly the glob the README and the rules file give: every *.yml there is a rule file
+	# (the promtool unit tests live in contrib/prometheus/tests/)
+	# shellcheck disable=SC2086
+	out=$(promtool check rules contrib/prometheus/*.yml 2>&1)
+	rc=$?
+	expect_cmd "promtool check rules contrib/prometheus/*.yml" "rc $rc: $(tr '\n' ' ' <<<"$out" | cut -c1-300)" \
+		test "$rc" -eq 0
 	out=$(promtool test rules "$RULES_TEST" 2>&1)
 	rc=$?
 	expect_cmd "promtool test rules $RULES_TEST" "$(tr '\n' ' ' <<<"$out" | cut -c1-600)" \
 		test "$rc" -eq 0
 else
 	skip "promtool check rules" "promtool not installed (Debian package prometheus: scripts/install-deps)"
+	skip "promtool check rules contrib/prometheus/*.yml" "promtool not installed"
 	skip "promtool test rules" "promtool not installed"
 fi
 
@@ -134,11 +142,21 @@ if [ -n "$A" ]; then
 	expect_cmd "thp_fault_alloc_total between /proc/vmstat before and after ($A <= ${V:-none} <= $B)" \
 		"got '${V:-}'" test -n "$V" -a "${V:-0}" -ge "$A" -a "${V:-0}" -le "$B"
 fi
+# every metric the rules read is one the exporter writes (a renamed metric leaves a rule silent)
+missing=""
+for m in $(grep -oE '\b(thp|thpctl)_[a-z0-9_]+' "$RULES" | sort -u); do
+	grep -q "^# TYPE $m " "$TMP/once.prom" || missing="$missing $m"
+done
+expect_eval "every metric in $RULES is exported (--once)" '[ -z "$missing" ]' "not exported:$missing"
+# compaction and reclaim are not THP's own counters: the kernel's names under thpctl_vmstat_
+expect_eval "no thp_compact_*/thp_allocstall/thp_pgscan_* families" \
+	'! grep -qE "^# TYPE thp_(compact_|allocstall|pgscan_|pgsteal_)" "$TMP/once.prom"' \
+	"$(grep -E '^# TYPE thp_(compact_|allocstall|pgscan_|pgsteal_)' "$TMP/once.prom" | head -3)"
 for k in thp_fault_fallback thp_collapse_alloc thp_split_pmd compact_stall compact_fail; do
 	v=$(awk -v k="$k" '$1 == k {print $2}' /proc/vmstat)
 	[ -n "$v" ] || continue
 	name=$k
-	[[ $k == compact_* ]] && name=thp_$k
+	[[ $k == compact_* ]] && name=thpctl_vmstat_$k
 	got=$(metric "$TMP/once.prom" "${name}_total")
 	# these move rarely; allow the few events of the moment between the two reads
 	expect_cmd "${name}_total equals /proc/vmstat $k ($v)" "got '${got:-}'" \
@@ -205,7 +223,9 @@ fi
 rc=$?
 out=$(python3 - "$TMP/once.json" "$THP/hpage_pmd_size" <<'PY' 2>&1
 import json, sys
-d = {f["name"]: f for f in json.load(open(sys.argv[1]))}
+doc = json.load(open(sys.argv[1]))
+assert next(iter(doc)) == "schema" and doc["schema"] == "thpctl.exporter/1", doc.get("schema")
+d = {f["name"]: f for f in doc["families"]}
 f = d["thp_hpage_pmd_size_bytes"]
 want = int(open(sys.argv[2]).read())
 ok = f["type"] == "gauge" and f["samples"][0]["value"] == want and d["thp_fault_alloc_total"]["type"] == "counter"

@@ -55,7 +55,7 @@ expect_json "status --sample 1: recent over ~1 s, counters carried" "$TMP/out" \
 	"d['recent'] is not None and 0.9 <= d['recent']['interval_s'] <= 2.0 and d['recent']['counters']['thp_fault_alloc']['delta'] >= 0" "d['recent']"
 if [ -n "$KHP_PID" ]; then
 	expect_json "status --sample 1: khugepaged_cpu_ratio non-null, in [0, 1]" "$TMP/out" \
-		"d['recent']['khugepaged_cpu_ratio'] is not None and 0 <= d['recent']['khugepaged_cpu_ratio'] <= 1 and d['recent']['khugepaged_cpu_seconds'] is not None" "d['recent']"
+		"d['recent']['khugepaged_cpu_ratio'] is not None and 0 <= d['recent']['khugepaged_cpu_ratio'] <= 1 and d['recent']['khugepaged_cpu_s'] is not None" "d['recent']"
 else
 	skip "status --sample 1: khugepaged_cpu_ratio non-null" "no [khugepaged] thread (THP off or not built in)"
 fi

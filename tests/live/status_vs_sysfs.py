@@ -248,9 +248,10 @@ def check_once(thpctl):
         got = pol.get(f)
         res.eq(f"policy.{f} value and options", None if got is None else (got.get("value"), got.get("options")),
                choice(f"{THP}/{f}"))
-    for f in ("use_zero_page", "shrink_underused", "hpage_pmd_size"):
+    for f, key in (("use_zero_page", "use_zero_page"), ("shrink_underused", "shrink_underused"),
+                   ("hpage_pmd_size", "hpage_pmd_size_bytes")):
         v = rd(f"{THP}/{f}")
-        res.eq(f"policy.{f}", pol.get(f), None if v is None else int(v))
+        res.eq(f"policy.{key}", pol.get(key), None if v is None else int(v))
     res.eq("kernel.pmd_size_bytes == hpage_pmd_size", k.get("pmd_size_bytes"), int(rd(f"{THP}/hpage_pmd_size")))
     res.eq("capabilities.shrink_underused", k["capabilities"].get("shrink_underused"),
            os.path.exists(f"{THP}/shrink_underused"))

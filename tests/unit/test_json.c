@@ -277,9 +277,28 @@ static void test_strip_ctl(void **state)
 	assert_int_equal(utf8_seq((const unsigned char *)"\xc0\x80", 2), 0); /* overlong */
 }
 
-UNIT_MAIN(cmocka_unit_test(test_valid_utf8_kept), cmocka_unit_test(test_invalid_utf8_replaced),
-	  cmocka_unit_test(test_nul_replaced), cmocka_unit_test(test_raw_jansson_rejects),
-	  cmocka_unit_test(test_all_bytes), cmocka_unit_test(test_json_str_null),
-	  cmocka_unit_test(test_numbers), cmocka_unit_test(test_put_and_dump),
-	  cmocka_unit_test(test_strip_ctl), cmocka_unit_test(test_u64_exact),
-	  cmocka_unit_test(test_u64_unmark_only_markers))
+static void test_schema_first_key(void **state)
+{
+	(void)state;
+	json_t *o = json_object();
+	json_put(o, "b", json_integer(2));
+	json_put(o, "a", json_u64(UINT64_MAX));
+	json_t *w = json_with_schema(o, "status", NULL);
+	char *text = json_dump_text(w, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_string_equal(text,
+			    "{\"schema\":\"thpctl.status/1\",\"b\":2,\"a\":18446744073709551615}");
+	free(text);
+	json_decref(w);
+	w = json_with_schema(json_object(), "ps", "folios");
+	assert_string_equal(json_string_value(json_object_get(w, "schema")), "thpctl.ps.folios/1");
+	json_decref(w);
+	assert_null(json_with_schema(json_array(), "lab", NULL)); /* not an object: freed, NULL */
+	assert_null(json_with_schema(NULL, "lab", NULL));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_schema_first_key), cmocka_unit_test(test_valid_utf8_kept),
+	  cmocka_unit_test(test_invalid_utf8_replaced), cmocka_unit_test(test_nul_replaced),
+	  cmocka_unit_test(test_raw_jansson_rejects), cmocka_unit_test(test_all_bytes),
+	  cmocka_unit_test(test_json_str_null), cmocka_unit_test(test_numbers),
+	  cmocka_unit_test(test_put_and_dump), cmocka_unit_test(test_strip_ctl),
+	  cmocka_unit_test(test_u64_exact), cmocka_unit_test(test_u64_unmark_only_markers))

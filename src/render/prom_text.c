@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* The Prometheus text format's building blocks: the output buffer and escaping. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prom.h"
+#include "table.h"
+void pbuf_free(struct pbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->overflow = false;
+}
+
+void pbuf_reset(struct pbuf *b)
+{
+	b->len = 0;
+	b->overflow = false;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+static bool pbuf_reserve(struct pbuf *b, size_t add)
+{
+	size_t max = b->max ? b->max : PBUF_DEFAULT_MAX;
+	if (b->overflow || b->len + add > max) {
+		b->overflow = true;
+		return false;
+	}
+	if (array_reserve(&b->p, &b->cap, b->len + add + 1, 1, 16384)) {
+		b->overflow = true;
+		return false;
+	}
+	return true;
+}
+
+static void pbuf_add(struct pbuf *b, const char *s, size_t n)
+{
+	if (!pbuf_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void pbuf_puts(struct pbuf *b, const char *s)
+{
+	pbuf_add(b, s, strlen(s));
+}
+
+void pbuf_printf(struct pbuf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->overflow = true;
+		return;
+	}
+	if ((size_t)n < sizeof(tmp)) {
+		pbuf_add(b, tmp, (size_t)n);
+		return;
+	}
+	if (!pbuf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+bool prom_valid_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
+			return false;
+	return true;
+}
+
+void prom_escape_label(struct pbuf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (*p) {
+		const unsigned char *run = p;
+		size_t k;
+		/* copy runs of plain valid text at once */
+		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
+		       (k = utf8_seq(p, (size_t)(end - p))) > 0)
+			p += k;
+		if (p > run)
+			pbuf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '\\')
+			pbuf_add(b, "\\\\", 2);
+		else if (*p == '"')
+			pbuf_add(b, "\\\"", 2);
+		else if (*p == '\n')
+			pbuf_add(b, "\\n", 2);
+		else
+			pbuf_add(b, "\xef\xbf\xbd", 3); /* U+FFFD for an invalid byte */
+		p++;
+	}
+}
+
+void prom_escape_help(struct pbuf *b, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\')
+			pbuf_add(b, "\\\\", 2);
+		else if (*p == '\n')
+			pbuf_add(b, "\\n", 2);
+		else
+			pbuf_add(b, p, 1);
+	}
+}

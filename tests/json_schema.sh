@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# JSON contract: every --json document thpctl prints is validated against its JSON Schema
+# (docs/json/CMD.json, or docs/json/CMD.VARIANT.json for a command's second shape), chosen
+# by the document's first key, "schema": "thpctl.CMD[.VARIANT]/1".
+#   - every command of `thpctl --help` has docs/json/CMD.json (or is in NO_JSON below);
+#   - every schema file is used by at least one run here (no stale schema);
+#   - the runs: each recorded tree under tests/fixtures/ with --sysroot (RECORDED), then
+#     the live host (LIVE: read-only commands, dry runs, one short lab experiment, a
+#     1 s trace, an ab of `true`; as root, run it under flock /tmp/thpctl-live.lock like
+#     every live suite; as another user the root-only ones skip).
+# A new command: its schema file (scripts/json-schema-infer drafts one from outputs) and
+# one line in RECORDED or LIVE. The validator is tests/json_schema.py (python3-jsonschema).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+suite_init json-schema
+need_built "$T"
+need_python3
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	nok "preflight" "no python3-jsonschema (scripts/install-deps)"
+	summary
+fi
+
+# commands without a --json document of their own (run execs CMD)
+NO_JSON="run"
+
+# the commands of the command table, as --help lists them
+mapfile -t CMDS < <("$T" --help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
+expect_eval "command list" '[ ${#CMDS[@]} -ge 10 ]' "--help listed ${#CMDS[@]} commands"
+for c in "${CMDS[@]}"; do
+	if [[ " $NO_JSON " == *" $c "* ]]; then
+		expect_eval "$c: no JSON output, no schema" '[ ! -e docs/json/$c.json ]' \
+			"docs/json/$c.json exists but $c is in NO_JSON"
+	else
+		expect_eval "$c has a schema" '[ -f docs/json/$c.json ]' "no docs/json/$c.json"
+	fi
+done
+
+OUT=$TMP/docs
+mkdir -p "$OUT"
+n=0
+# save ARGS...: run thpctl ARGS, keep stdout as one document (or JSON lines) for the validator
+save() {
+	local rc
+	n=$((n + 1))
+	"$T" "$@" >"$OUT/$n.json" 2>"$TMP/err"
+	rc=$?
+	# exit 1 is a verdict for some (snapshot diff with differences, a failed plan): the
+	# document is still checked; a crash or usage error is not
+	if [ "$rc" -gt 1 ] || grep -qE 'Sanitizer|runtime error:' "$TMP/err" || [ ! -s "$OUT/$n.json" ]; then
+		nok "runs: $*" "exit $rc, $(tail -n2 "$TMP/err" | tr '\n' ' ')"
+		rm -f "$OUT/$n.json"
+		return 1
+	fi
+	printf '%s\n' "$*" >"$OUT/$n.args"
+}
+
+tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
+# Recorded trees: every command that reads the kernel, on every tree.
+RECORDED=(
+	"status --json" "status --brief --json" "ps --all --json" "ps --all --rollup --json"
+	"cgroups --json" "advise --json" "advise --workload redis --json"
+	"hugetlb plan --for 8G --json" "exporter --once --json" "snapshot save -"
+)
+# plans of settings, on the trees whose knobs take them (malformed and readonly-container
+# refuse them: tests/live/control.sh and golden.sh check those refusals)
+SETTINGS=("persist --json" "persist --format cmdline --json" "set --dry-run enabled=never --json")
+# PID-taking commands on the trees that recorded those processes
+declare -A RECORDED_PIDS=([linux-6.18-x86]="30730 30734" [malformed]="30735")
+for d in tests/fixtures/*/; do
+	fx=$(basename "$d")
+	for cmd in "${RECORDED[@]}"; do
+		read -r -a argv <<<"$cmd"
+		save --sysroot "$d" "${argv[@]}"
+	done
+	case $fx in malformed | readonly-container) ;; *)
+		for cmd in "${SETTINGS[@]}"; do
+			read -r -a argv <<<"$cmd"
+			save --sysroot "$d" "${argv[@]}"
+		done ;;
+	esac
+	for pid in ${RECORDED_PIDS[$fx]:-}; do
+		save --sysroot "$d" maps "$pid" --json
+		save --sysroot "$d" why "$pid" --json
+	done
+done
+
+# Live host.
+sleep 300 &
+SPID=$!
+track_pid "$SPID"
+snap=$TMP/snap.json
+"$T" snapshot save "$snap" >/dev/null 2>&1 || nok "live: snapshot save" "cannot save $snap"
+LIVE=(
+	"status --json" "status --brief --json" "status --sample 1 --json" "ps --all --json"
+	"ps --ledger --json" "ps --folios --json" "ps --folios --cont 64K --json"
+	"maps $SPID --json" "maps $SPID --folios --cont 64K --json" "maps $SPID --underused --json"
+	"why $SPID --json" "advise --json" "hugetlb plan --for 1G --json" "cgroups --json"
+	"lab list --json" "exporter --once --json" "snapshot save -" "snapshot diff $snap --json"
+	"snapshot restore $snap --dry-run --json" "set --dry-run defrag=madvise --json"
+	"persist --json" "watch -i 0.2 -n 3 --json" "collapse $SPID --dry-run --json"
+	"snapshot save $TMP/snap2.json --json"
+)
+# root: they change the host (journalled and put back) or trace it
+LIVE_ROOT=(
+	"lab touch --quick --runs 1 --json" "trace stalls --duration 1 --json"
+	"ab --runs 1 --warmup 0 --modes off,host --json -- true"
+)
+for cmd in "${LIVE[@]}"; do
+	read -r -a argv <<<"$cmd"
+	save "${argv[@]}"
+done
+some=--some-runs
+if [ "$ROOT" = 1 ]; then
+	some=
+	for cmd in "${LIVE_ROOT[@]}"; do
+		read -r -a argv <<<"$cmd"
+		save "${argv[@]}"
+	done
+else
+	skip "live root-only runs" "not root: ${LIVE_ROOT[*]}"
+fi
+
+# the validator itself: a status document with one key renamed, one removed, must fail
+neg=$TMP/neg
+mkdir -p "$neg"
+"$T" --sysroot tests/fixtures/linux-6.18-x86 status --json >"$TMP/st.json" 2>/dev/null
+python3 - "$TMP/st.json" "$neg" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = dict(d)
+a["policy"] = {("hpage_pmd_size" if k == "hpage_pmd_size_bytes" else k): v for k, v in d["policy"].items()}
+b = {k: v for k, v in d.items() if k != "usage"}
+for i, x in enumerate((a, b), 1):
+    json.dump(x, open("%s/%d.json" % (sys.argv[2], i), "w"))
+    open("%s/%d.args" % (sys.argv[2], i), "w").write("status --json\n")
+PY
+bad=$(python3 tests/json_schema.py docs/json "$neg" --some-runs | grep -c '^not ok - status --json')
+expect_eval "validator: a renamed key and a missing key fail" '[ "$bad" = 2 ]' "$bad of 2 failed"
+
+# JSON_SCHEMA_KEEP=DIR: keep the documents (N.json, N.args) there, e.g. for scripts/json-schema-infer
+[ -n "${JSON_SCHEMA_KEEP:-}" ] && mkdir -p "$JSON_SCHEMA_KEEP" && cp "$OUT"/* "$JSON_SCHEMA_KEEP"/
+relay_results "validator" < <(python3 tests/json_schema.py docs/json "$OUT" $some)
+summary
