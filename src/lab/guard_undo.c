@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../kernel/tracefs.h"
+#include "fileread.h"
 #include "guard.h"
 #include "guard_int.h"
 
@@ -31,6 +32,7 @@ static const struct {
 	int (*run)(const char *arg);
 } undo_kinds[] = {
 	{GUARD_UNDO_TRACEFS_INSTANCE, "tracefs instance", tracefs_remove_instance_named},
+	{GUARD_UNDO_LAB_DIR, "lab directory (tmpfs mounts, data file)", fr_dir_undo},
 };
 
 static struct {
@@ -49,8 +51,11 @@ static int undo_kind(const char *kind)
 	return -1;
 }
 
-static bool arg_ok(const char *arg)
+/* Whether ARG is a well-formed argument of KIND: a name, or for a lab directory its path. */
+static bool arg_ok(const char *kind, const char *arg)
 {
+	if (strcmp(kind, GUARD_UNDO_LAB_DIR) == 0)
+		return strlen(arg) < sizeof(u.arg[0]) && fr_dir_path_ok(arg);
 	for (const char *p = arg; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
@@ -109,7 +114,7 @@ int guard_undo_add(const char *purpose, const char *kind, const char *arg)
 {
 	if (geteuid() != 0)
 		return -EPERM;
-	if (undo_kind(kind) < 0 || !arg_ok(arg))
+	if (undo_kind(kind) < 0 || !arg_ok(kind, arg))
 		return -EINVAL;
 	if (u.n == UNDO_MAX)
 		return -ENOSPC;
@@ -155,7 +160,7 @@ static bool run_undos(char *text, const char *path, FILE *out)
 			continue;
 		*tab = '\0';
 		int k = undo_kind(l + 5);
-		if (k < 0 || !arg_ok(tab + 1)) {
+		if (k < 0 || !arg_ok(l + 5, tab + 1)) {
 			fprintf(out, "thpctl: %s: refused undo line '%.40s'\n", path, l + 5);
 			continue;
 		}
