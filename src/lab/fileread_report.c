@@ -328,7 +328,7 @@ void fr_report(const struct lab_ctx *ctx, const struct fr_run *f, struct lab_res
 	speed_proofs(f, r);
 	lab_proof(
 		r, "setup",
-		"%s file of %zu pages (%s), one dependent 8-byte load per random 4 KiB page; faults: map (anon: fill) + 1 pass; ns/read: %d more passes a run, one sample each; kernel %s",
+		"%s file, %zu pages, %s; a dependent 8-byte load per random 4 KiB page; faults: map (anon: fill) + 1 pass; ns/read: %d passes a run; kernel %s",
 		f->fs, f->npages, f->dir.path, f->passes, ctx->feat->release);
 	speed_claim(f, r, M_ANON_ALWAYS, "THP always 1.19x the speed of 4K pages", 1.19);
 	speed_claim(f, r, M_ANON_MADV, "THP madvise 1.18x the speed of 4K pages", 1.18);
