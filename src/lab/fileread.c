@@ -101,8 +101,8 @@ int fr_dir_undo(const char *dir)
 
 static void on_fatal(void)
 {
-	if (live_dir[0])
-		fr_dir_undo(live_dir);
+	if (live_dir[0] && fr_dir_undo(live_dir) == 0)
+		guard_undo_drop_signal(); /* done: nothing left for the next command */
 }
 
 int fr_dir_make(struct fr_dir *d)

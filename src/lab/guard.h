@@ -114,6 +114,11 @@ const char *guard_journal_path(void);
 int guard_undo_add(const char *purpose, const char *kind, const char *arg);
 /* The change KIND/ARG is undone: forget it (the file goes with the last one). */
 void guard_undo_done(const char *kind, const char *arg);
+/*
+ * In a fatal-signal hook, once the caller has undone every change it
+ * recorded: remove this process's undo file. Async-signal-safe.
+ */
+void guard_undo_drop_signal(void);
 /* Run the undo files of dead owners (root), or tell of them. Returns the number of files seen. */
 int guard_undo_recover(FILE *out);
 

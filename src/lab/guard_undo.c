@@ -144,6 +144,25 @@ void guard_undo_done(const char *kind, const char *arg)
 	}
 }
 
+void guard_undo_drop_signal(void)
+{
+	if (u.fd < 0)
+		return;
+	int dfd = gfs_dir(false); /* opened by undo_open(): a cached descriptor by now */
+	if (dfd < 0)
+		return;
+	char name[32] = "undo.", digits[24];
+	int k = 0;
+	for (long pid = (long)getpid(); pid > 0 && k < (int)sizeof(digits); pid /= 10)
+		digits[k++] = (char)('0' + pid % 10);
+	size_t at = 5;
+	while (k > 0)
+		name[at++] = digits[--k];
+	name[at] = '\0';
+	unlinkat(dfd, name, 0);
+	u.n = 0;
+}
+
 /* Run the undo lines of TEXT (a dead owner's file at PATH). Returns true if all ran. */
 static bool run_undos(char *text, const char *path, FILE *out)
 {
