@@ -137,6 +137,16 @@ static void speedup(const struct fr_run *f, int m, struct ratio_ci *ci)
 	speedup_vs(f, m, base_of(m), ci);
 }
 
+/* "1.32x (95% CI 1.21..1.47)" from CI, or "-" without an interval. */
+static const char *ci_words(char *out, size_t n, const struct ratio_ci *ci)
+{
+	if (ci->ok)
+		snprintf(out, n, "%.2fx (95%% CI %.2f..%.2f)", ci->est, ci->lo, ci->hi);
+	else
+		snprintf(out, n, "-");
+	return out;
+}
+
 /* One row per measured mode. */
 static void rows(const struct fr_run *f, struct lab_result *r)
 {
@@ -217,10 +227,10 @@ static void speed_proofs(const struct fr_run *f, struct lab_result *r)
 	struct ratio_ci a, t;
 	speedup_vs(f, M_FILE_NEVER, M_ANON_4K, &a);
 	speedup_vs(f, M_FILE_NEVER, M_TMPFS_NEVER, &t);
-	lab_proof(
-		r, "speed-up page cache, other bases",
-		"%s vs anon MADV_NOHUGEPAGE %.2fx (%.2f..%.2f), vs tmpfs huge=never %.2fx (%.2f..%.2f)",
-		f->label[M_FILE_NEVER], a.est, a.lo, a.hi, t.est, t.lo, t.hi);
+	char wa[48], wt[48];
+	lab_proof(r, "speed-up page cache, other bases",
+		  "%s vs anon MADV_NOHUGEPAGE %s, vs tmpfs huge=never %s", f->label[M_FILE_NEVER],
+		  ci_words(wa, sizeof(wa), &a), ci_words(wt, sizeof(wt), &t));
 }
 
 /* Claim: M's speed-up over anon 4 KiB is CLAIMED (band +-SPEED_TOL). */
@@ -231,8 +241,9 @@ static void speed_claim(const struct fr_run *f, struct lab_result *r, int m, con
 	speedup(f, m, &ci);
 	bool ok = proven(f, m) && proven(f, M_ANON_4K);
 	char here[160];
-	snprintf(here, sizeof(here), "%s: %.2fx (95%% CI %.2f..%.2f) vs anon MADV_NOHUGEPAGE",
-		 f->label[m], ci.est, ci.lo, ci.hi);
+	char w[48];
+	snprintf(here, sizeof(here), "%s: %s vs anon MADV_NOHUGEPAGE", f->label[m],
+		 ci_words(w, sizeof(w), &ci));
 	enum claim_call c =
 		ok && ci.ok ? fr_band_call(ci.lo, ci.hi, claimed, SPEED_TOL) : CLAIM_INCONCLUSIVE;
 	char why[160];
@@ -271,9 +282,13 @@ static void fault_claim(const struct fr_run *f, struct lab_result *r, int m, con
 	bool ok = proven(f, m) && proven(f, b) && bmin > 0 && mmin >= 0;
 	double lo = ok ? (1 - mmax / bmin) * 100 : 0, hi = ok ? (1 - mmin / bmax) * 100 : 0;
 	char here[160];
-	snprintf(here, sizeof(here),
-		 "faults to map + read once: anon 4K %.0f..%.0f, %s %.0f..%.0f: -%.1f..-%.1f%%",
-		 bmin, bmax, f->label[m], mmin, mmax, lo, hi);
+	if (ok)
+		snprintf(
+			here, sizeof(here),
+			"faults to map + read once: anon 4K %.0f..%.0f, %s %.0f..%.0f: -%.1f..-%.1f%%",
+			bmin, bmax, f->label[m], mmin, mmax, lo, hi);
+	else
+		snprintf(here, sizeof(here), "faults to map + read once: -");
 	enum claim_call c = ok ? fr_band_call(lo, hi, claimed, FAULT_TOL) : CLAIM_INCONCLUSIVE;
 	char why[160];
 	if (!ok)
@@ -298,11 +313,11 @@ static void hand_claim(const struct fr_run *f, struct lab_result *r)
 	double lo, hi, full = (double)(f->size >> 10);
 	proof_range(f, M_FILE_NEVER, &lo, &hi);
 	bool base = proven(f, M_FILE_NOHUGE), pmd = lo >= full * 0.9, none = hi == 0;
-	char here[160];
-	snprintf(
-		here, sizeof(here),
-		"%s: %.2fx (95%% CI %.2f..%.2f) vs MADV_NOHUGEPAGE; FilePmdMapped %.0f..%.0f kB of %.0f",
-		f->label[M_FILE_NEVER], ci.est, ci.lo, ci.hi, lo, hi, full);
+	char here[160], w[48], pm[64] = "-";
+	if (lo >= 0)
+		snprintf(pm, sizeof(pm), "%.0f..%.0f kB of %.0f", lo, hi, full);
+	snprintf(here, sizeof(here), "%s: %s vs MADV_NOHUGEPAGE; FilePmdMapped %s",
+		 f->label[M_FILE_NEVER], ci_words(w, sizeof(w), &ci), pm);
 	enum claim_call c = CLAIM_INCONCLUSIVE;
 	if (f->n[M_FILE_NEVER] && none)
 		c = CLAIM_CONTRADICTED;
@@ -356,9 +371,14 @@ void fr_report(const struct lab_ctx *ctx, const struct fr_run *f, struct lab_res
 			 : nlo > 0 && alo > 0	? "does not matter (PMD-mapped under never too)"
 			 : nhi == 0 && ahi == 0 ? "not seen: no PMD mapping under either"
 						: "mixed (see the rows)";
+	char pn[24] = "-", pa[24] = "-";
+	if (nlo >= 0)
+		snprintf(pn, sizeof(pn), "%.0f kB", nlo);
+	if (alo >= 0)
+		snprintf(pa, sizeof(pa), "%.0f kB", alo);
 	lab_verdict_ok(
 		r, ok,
-		"%s%s; enabled for the %s page cache: %s (FilePmdMapped %.0f kB never, %.0f kB always)",
+		"%s%s; enabled for the %s page cache: %s (FilePmdMapped %s never, %s always)",
 		ok ? "backing proven in every mode (region smaps)" : "backing NOT as intended: ",
-		bad, f->fs, en, nlo, alo);
+		bad, f->fs, en, pn, pa);
 }
