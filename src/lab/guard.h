@@ -100,7 +100,8 @@ const char *guard_journal_path(void);
 /*
  * Host changes undone by an action rather than by writing a value back: a
  * tracefs instance made by `trace stalls` (KIND GUARD_UNDO_TRACEFS_INSTANCE,
- * ARG its name). Journalled before the change in a file of this process's
+ * ARG its name), the private directory of `lab fileread` with its tmpfs
+ * mounts (GUARD_UNDO_LAB_DIR, ARG its path). Journalled before the change in a file of this process's
  * own, "undo.<pid>" beside the journal and locked by it while it lives, so a
  * trace can run while a lab holds the settings lock. guard_recover() also
  * runs the undo files nobody holds (the next thpctl command after a SIGKILL). No signal handlers: the caller
@@ -108,9 +109,16 @@ const char *guard_journal_path(void);
  * -EPERM (not root), -EINVAL (unknown KIND), -ENOSPC, or -errno.
  */
 #define GUARD_UNDO_TRACEFS_INSTANCE "tracefs-instance"
+/* A lab's private directory (ARG its absolute path): its tmpfs mounts unmounted, it removed. */
+#define GUARD_UNDO_LAB_DIR "lab-dir"
 int guard_undo_add(const char *purpose, const char *kind, const char *arg);
 /* The change KIND/ARG is undone: forget it (the file goes with the last one). */
 void guard_undo_done(const char *kind, const char *arg);
+/*
+ * In a fatal-signal hook, once the caller has undone every change it
+ * recorded: remove this process's undo file. Async-signal-safe.
+ */
+void guard_undo_drop_signal(void);
 /* Run the undo files of dead owners (root), or tell of them. Returns the number of files seen. */
 int guard_undo_recover(FILE *out);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../kernel/tracefs.h"
+#include "fileread.h"
 #include "guard.h"
 #include "guard_int.h"
 
@@ -31,6 +32,7 @@ static const struct {
 	int (*run)(const char *arg);
 } undo_kinds[] = {
 	{GUARD_UNDO_TRACEFS_INSTANCE, "tracefs instance", tracefs_remove_instance_named},
+	{GUARD_UNDO_LAB_DIR, "lab directory (tmpfs mounts, data file)", fr_dir_undo},
 };
 
 static struct {
@@ -49,8 +51,11 @@ static int undo_kind(const char *kind)
 	return -1;
 }
 
-static bool arg_ok(const char *arg)
+/* Whether ARG is a well-formed argument of KIND: a name, or for a lab directory its path. */
+static bool arg_ok(const char *kind, const char *arg)
 {
+	if (strcmp(kind, GUARD_UNDO_LAB_DIR) == 0)
+		return strlen(arg) < sizeof(u.arg[0]) && fr_dir_path_ok(arg);
 	for (const char *p = arg; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
@@ -109,7 +114,7 @@ int guard_undo_add(const char *purpose, const char *kind, const char *arg)
 {
 	if (geteuid() != 0)
 		return -EPERM;
-	if (undo_kind(kind) < 0 || !arg_ok(arg))
+	if (undo_kind(kind) < 0 || !arg_ok(kind, arg))
 		return -EINVAL;
 	if (u.n == UNDO_MAX)
 		return -ENOSPC;
@@ -139,6 +144,25 @@ void guard_undo_done(const char *kind, const char *arg)
 	}
 }
 
+void guard_undo_drop_signal(void)
+{
+	if (u.fd < 0)
+		return;
+	int dfd = gfs_dir(false); /* opened by undo_open(): a cached descriptor by now */
+	if (dfd < 0)
+		return;
+	char name[32] = "undo.", digits[24];
+	int k = 0;
+	for (long pid = (long)getpid(); pid > 0 && k < (int)sizeof(digits); pid /= 10)
+		digits[k++] = (char)('0' + pid % 10);
+	size_t at = 5;
+	while (k > 0)
+		name[at++] = digits[--k];
+	name[at] = '\0';
+	unlinkat(dfd, name, 0);
+	u.n = 0;
+}
+
 /* Run the undo lines of TEXT (a dead owner's file at PATH). Returns true if all ran. */
 static bool run_undos(char *text, const char *path, FILE *out)
 {
@@ -155,7 +179,7 @@ static bool run_undos(char *text, const char *path, FILE *out)
 			continue;
 		*tab = '\0';
 		int k = undo_kind(l + 5);
-		if (k < 0 || !arg_ok(tab + 1)) {
+		if (k < 0 || !arg_ok(l + 5, tab + 1)) {
 			fprintf(out, "thpctl: %s: refused undo line '%.40s'\n", path, l + 5);
 			continue;
 		}
