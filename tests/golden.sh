@@ -44,6 +44,7 @@ declare -A FINDINGS=(
 	[readonly-container]="settings-read-only:info shrink-underused-noop:info"
 	[malformed]="shrink-underused-noop:info"
 	[cgroups-v2-x86]="shrink-underused-noop:info"
+	[tuned-x86]="shrink-underused-noop:info tuned-sets-thp:warn"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
@@ -91,6 +92,7 @@ declare -A EXTRA=(
 	[arm64-64k]="why 30730|advise --workload throughput-batch|hugetlb plan --for 8G"
 	[readonly-container]="advise --workload mongodb"
 	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2"
+	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES

@@ -52,6 +52,10 @@ int ini_walk(const char *text, size_t len,
 			e--;
 		if (s == e || *s == '#' || *s == ';')
 			continue;
+		if (memchr(s, '\0', (size_t)(e - s))) { /* a NUL would cut the key or value short */
+			bad++;
+			continue;
+		}
 		if (*s == '[') {
 			if (e[-1] != ']' || !copy_trim(s + 1, e - 1, section, sizeof(section)))
 				bad++;
@@ -303,8 +307,11 @@ static enum tri exists_tri(const struct sysroot *sr, const char *rel, const char
 int tuned_read(const struct sysroot *sr, struct tuned_state *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->installed =
-		sysroot_exists(sr, "etc/tuned") == 0 || sysroot_exists(sr, "usr/lib/tuned") == 0;
+	/* a recorded tree may predate the capture of etc/tuned: absence proves nothing there */
+	if (sysroot_exists(sr, "etc/tuned") == 0 || sysroot_exists(sr, "usr/lib/tuned") == 0)
+		t->installed = TRI_YES;
+	else
+		t->installed = sr->live ? TRI_NO : TRI_UNKNOWN;
 	t->running = exists_tri(sr, SR_TUNED_PID, "run");
 	t->enabled = exists_tri(sr, SR_TUNED_WANTS, "etc/systemd/system");
 	if (tuned_active_profile(sr, t->active, sizeof(t->active)))

@@ -68,12 +68,12 @@ int ini_walk(const char *text, size_t len,
 int tuned_conf_parse(const char *text, size_t len, struct tuned_conf *out);
 
 struct tuned_state {
-	bool installed;	  /* etc/tuned/ or usr/lib/tuned/ exists */
-	bool has_active;  /* etc/tuned/active_profile names a profile */
-	char active[128]; /* its names, space-separated */
-	enum tri running; /* run/tuned/tuned.pid; unknown on a tree without run/ */
-	enum tri enabled; /* tuned.service in multi-user.target.wants; unknown: no etc/systemd */
-	int nfiles;	  /* profiles read, in load order (includes first) */
+	enum tri installed; /* etc/tuned/ or usr/lib/tuned/; a tree without them: unknown */
+	bool has_active;    /* etc/tuned/active_profile names a profile */
+	char active[128];   /* its names, space-separated */
+	enum tri running;   /* run/tuned/tuned.pid; unknown on a tree without run/ */
+	enum tri enabled;   /* tuned.service in multi-user.target.wants; unknown: no etc/systemd */
+	int nfiles;	    /* profiles read, in load order (includes first) */
 	char files[TUNED_MAX_FILES][TUNED_NAME_LEN];
 	bool partial;	       /* a profile not found, an include= with a ${variable}, too deep */
 	char partial_why[128]; /* the first reason, in words */
