@@ -92,7 +92,7 @@ declare -A EXTRA=(
 	[arm64-64k]="why 30730|advise --workload throughput-batch|hugetlb plan --for 8G"
 	[readonly-container]="advise --workload mongodb"
 	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2"
-	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline"
+	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline|hugetlb plan --for 8G --page 1G"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES

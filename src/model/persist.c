@@ -323,6 +323,18 @@ void persist_cmdline_howto(FILE *out, enum boot_tool t, const char *params)
 					      : "Debian/Ubuntu (update-grub)");
 }
 
+int persist_cmdline_routes(enum boot_tool t, const char *params, char out[2][320])
+{
+	int n = 0;
+	if (t != BOOT_UPDATE_GRUB)
+		snprintf(out[n++], sizeof(out[0]), "grubby --update-kernel=ALL --args=\"%s\"",
+			 params);
+	if (t != BOOT_GRUBBY)
+		snprintf(out[n++], sizeof(out[0]),
+			 "%s in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub", params);
+	return n;
+}
+
 /* A tuned profile name: [A-Za-z0-9_.-]+, not "." or "..", not this profile itself. */
 static bool tuned_name(const char *s)
 {

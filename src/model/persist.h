@@ -79,6 +79,14 @@ struct persist_in {
  */
 void persist_cmdline_howto(FILE *out, enum boot_tool t, const char *params);
 
+/*
+ * The same as commands, for other reports (hugetlb plan): "grubby
+ * --update-kernel=ALL --args=\"PARAMS\"" and/or "PARAMS in GRUB_CMDLINE_LINUX
+ * (/etc/default/grub), then update-grub", the tool found first, both when T is
+ * BOOT_UNKNOWN. Writes up to 2 lines of N bytes into OUT; returns how many.
+ */
+int persist_cmdline_routes(enum boot_tool t, const char *params, char out[2][320]);
+
 /* Whether this release takes boot parameter NAME ("thp_anon"...), per the table above. */
 bool persist_cmdline_supported(const struct persist_in *in, const char *param);
 

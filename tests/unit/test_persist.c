@@ -286,6 +286,21 @@ static void test_cmdline_boot_tools(void **state)
 	free(t);
 }
 
+static void test_cmdline_routes(void **state)
+{
+	(void)state;
+	char r[2][320];
+	assert_int_equal(persist_cmdline_routes(BOOT_GRUBBY, "hugepages=8", r), 1);
+	assert_string_equal(r[0], "grubby --update-kernel=ALL --args=\"hugepages=8\"");
+	assert_int_equal(persist_cmdline_routes(BOOT_UPDATE_GRUB, "hugepages=8", r), 1);
+	assert_string_equal(
+		r[0], "hugepages=8 in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub");
+	assert_int_equal(persist_cmdline_routes(BOOT_UNKNOWN, "a=1 b=2", r), 2);
+	assert_string_equal(r[0], "grubby --update-kernel=ALL --args=\"a=1 b=2\"");
+	assert_string_equal(r[1],
+			    "a=1 b=2 in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub");
+}
+
 /* A tuned profile: include=, [vm] for enabled, [sysfs] for the rest; tuned's parser reads back every value. */
 static void test_tuned(void **state)
 {
@@ -350,4 +365,5 @@ UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
 	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
 	  cmocka_unit_test(test_cmdline_old_kernels), cmocka_unit_test(test_sysctl),
 	  cmocka_unit_test(test_empty), cmocka_unit_test(test_cmdline_boot_tools),
-	  cmocka_unit_test(test_tuned), cmocka_unit_test(test_tuned_refusals))
+	  cmocka_unit_test(test_tuned), cmocka_unit_test(test_tuned_refusals),
+	  cmocka_unit_test(test_cmdline_routes))
