@@ -45,6 +45,11 @@ else
 fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
 expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled: thpctl status --sample 5"
+t status --json
+# tuned as the files say (read through the sysroot, nothing spawned)
+expect_json "status --json: tuned installed, active_profile and running as /etc/tuned and /run/tuned say" "$TMP/out" \
+	"d['policy']['tuned']['installed'] == (os.path.isdir('/etc/tuned') or os.path.isdir('/usr/lib/tuned')) and d['policy']['tuned']['active_profile'] == ((open('/etc/tuned/active_profile').readline().strip() or None) if os.path.exists('/etc/tuned/active_profile') else None) and d['policy']['tuned']['running'] == os.path.exists('/run/tuned/tuned.pid')" \
+	"d['policy']['tuned']"
 
 # ---- status --sample: a recent khugepaged CPU share and counter rates --------
 t status --sample 1 --json
@@ -177,7 +182,7 @@ elif [ -n "$HP" ]; then
 	# names by NSS on the live host: nobody (by name and by uid) selects the same
 	# processes, a process running as nobody among them, shown as "nobody"
 	if [ "$ROOT" = 1 ]; then
-		as_nobody sleep 60 &
+		"${NOBODY[@]}" sleep 60 & # not as_nobody: a function would run in a subshell of its own
 		NB=$!
 		track_pid "$NB"
 		export NB
