@@ -360,9 +360,8 @@ static void tuned_parent(struct globals *g, const char *given, char *out, size_t
 				snprintf(first, sizeof(first), "%s", w);
 		if (first[0]) {
 			snprintf(out, n, "%s", first);
-			snprintf(note, nn,
-				 "the parent is the active profile (/etc/tuned/active_profile: %s)",
-				 active);
+			snprintf(note, nn, "the parent is %s, from /etc/tuned/active_profile (%s)",
+				 first, active);
 			return;
 		}
 		if (tuned_profile_include(&g->sr, PERSIST_TUNED_PROFILE, out, n) == 0 &&
