@@ -16,6 +16,10 @@
 /* NSS lookup of UID: 0 and the name, -ENOENT (no entry), or -errno (NSS failed). */
 static int nss_name(long uid, char *out, size_t n)
 {
+#ifdef THPCTL_NO_NSS
+	(void)uid, (void)out, (void)n;
+	return -ENOSYS; /* the static build: the local file only */
+#else
 	char buf[NSS_BUF];
 	struct passwd pw, *res = NULL;
 	int e = getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res);
@@ -25,6 +29,7 @@ static int nss_name(long uid, char *out, size_t n)
 		return -ENOENT;
 	snprintf(out, n, "%s", res->pw_name);
 	return 0;
+#endif
 }
 
 /* The name of UID from the sysroot's etc/passwd (read once into U). */
@@ -94,6 +99,9 @@ static int file_uid(const struct sysroot *sr, const char *name, long *uid)
 
 int users_uid(const struct sysroot *sr, const char *name, long *uid)
 {
+#ifdef THPCTL_NO_NSS
+	return file_uid(sr, name, uid);
+#else
 	if (!sr->live)
 		return file_uid(sr, name, uid);
 	char buf[NSS_BUF];
@@ -105,6 +113,7 @@ int users_uid(const struct sysroot *sr, const char *name, long *uid)
 		return -ENOENT;
 	*uid = (long)res->pw_uid;
 	return 0;
+#endif
 }
 
 void users_free(struct users *u)

@@ -5,6 +5,8 @@
  * etc/passwd when NSS fails; on a recorded tree (--sysroot) only the tree's
  * etc/passwd, so a replay shows the recorded names. Each uid is looked up
  * once per cache: a process scan calls NSS at most once per distinct uid.
+ * The static build (THPCTL_NO_NSS) reads etc/passwd only: glibc's NSS needs
+ * its shared modules at runtime.
  */
 #ifndef THPCTL_USERS_H
 #define THPCTL_USERS_H
