@@ -45,6 +45,7 @@ declare -A FINDINGS=(
 	[malformed]="shrink-underused-noop:info"
 	[cgroups-v2-x86]="shrink-underused-noop:info"
 	[numa-2node-x86]="shrink-underused-noop:info"
+	[tuned-x86]="shrink-underused-noop:info tuned-sets-thp:warn"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
@@ -92,6 +93,7 @@ declare -A EXTRA=(
 	[arm64-64k]="why 30730|advise --workload throughput-batch|hugetlb plan --for 8G"
 	[readonly-container]="advise --workload mongodb"
 	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2|ps --all --by cgroup|ps --all --by cgroup --json|ps --by cgroup"
+	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline|hugetlb plan --for 8G --page 1G"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES

@@ -144,7 +144,7 @@ comp=$(PATH="$PWD/build:$PATH" bash -c '
 	complete -p thpctl
 	c() { COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _thpctl; echo "$*|${COMPREPLY[*]}"; }
 	c "thpctl st"; c "thpctl s"; c "thpctl ps --so"; c "thpctl ps --sort c"
-	c "thpctl persist --format sy"; c "thpctl set khugepaged/max_ptes_n"; c "thpctl set enabled="
+	c "thpctl persist --format sy"; c "thpctl persist --format tu"; c "thpctl set khugepaged/max_ptes_n"; c "thpctl set enabled="
 	c "thpctl lab ch"; c "thpctl snapshot d"
 	COMP_LINE="thpctl maps $$"; COMP_POINT=${#COMP_LINE}; _thpctl
 	[[ " ${COMPREPLY[*]} " == *" $$ "* || " ${COMPREPLY[*]} " == *" $$:bash "* ]] && echo "thpctl maps PID|PID (comm)"
@@ -156,6 +156,7 @@ thpctl s|status set snapshot
 thpctl ps --so|--sort
 thpctl ps --sort c|comm
 thpctl persist --format sy|systemd sysctl
+thpctl persist --format tu|tuned
 thpctl set khugepaged/max_ptes_n|khugepaged/max_ptes_none=
 thpctl set enabled=|$(tr -d '[]' <"$THP/enabled" | xargs -n1 | sort | xargs)
 thpctl lab ch|chase

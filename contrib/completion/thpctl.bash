@@ -105,7 +105,17 @@ _thpctl() {
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "tmpfiles systemd cmdline sysctl" -- "$cur"))
+		COMPREPLY=($(compgen -W "tmpfiles systemd cmdline sysctl tuned" -- "$cur"))
+		return
+		;;
+	--tuned-parent)
+		# tuned's profiles: directories holding a tuned.conf
+		local d names=
+		for d in /etc/tuned/*/tuned.conf /etc/tuned/profiles/*/tuned.conf \
+			/usr/lib/tuned/*/tuned.conf /usr/lib/tuned/profiles/*/tuned.conf; do
+			[ -f "$d" ] && d=${d%/tuned.conf} && names+=" ${d##*/}"
+		done
+		COMPREPLY=($(compgen -W "$names" -- "$cur"))
 		return
 		;;
 	--sort)

@@ -8,6 +8,7 @@
 
 #include "../model/host.h"
 #include "../render/hugetlb_plan.h"
+#include "../kernel/boot_tools.h"
 #include "args.h"
 #include "common.h"
 
@@ -167,6 +168,7 @@ static int plan(struct globals *g, int argc, char **argv)
 		in.page_kb = kv_get(&h->meminfo, "Hugepagesize", &d) && d ? d : 2048;
 	}
 	collect(&g->sr, h, &in);
+	in.boot = boot_tool_detect(&g->sr);
 	struct hp_plan p;
 	if (hugetlb_plan(&in, &p)) {
 		warnx("hugetlb plan: %llu bytes in %llu kB pages is out of range",

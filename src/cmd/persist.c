@@ -9,11 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../kernel/boot_tools.h"
 #include "../kernel/exe.h"
 #include "../kernel/features.h"
 #include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
 #include "../kernel/sysctl.h"
+#include "../kernel/tuned.h"
 #include "../model/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
@@ -24,8 +26,8 @@
 static void persist_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl persist [--format tmpfiles|systemd|cmdline|sysctl] [KEY=VALUE...]\n"
-		"                      [--install] [--json]\n\n"
+		"usage: thpctl persist [--format tmpfiles|systemd|cmdline|sysctl|tuned] [KEY=VALUE...]\n"
+		"                      [--tuned-parent PROFILE] [--install] [--json]\n\n"
 		"Print the THP settings as configuration applied at every boot: by default the\n"
 		"running kernel's writable knobs as they are now; with KEY=VALUE (the names of\n"
 		"`thpctl set`, validated the same way) only those.\n\n"
@@ -36,17 +38,24 @@ static void persist_help(FILE *f)
 		"            enabled)\n"
 		"  cmdline   kernel parameters: transparent_hugepage=, and where supported\n"
 		"            thp_anon= (6.12+), transparent_hugepage_shmem= and thp_shmem=\n"
-		"            (6.13+); knobs without a parameter are listed\n"
+		"            (6.13+); knobs without a parameter are listed; how to add them\n"
+		"            with grubby or update-grub (whichever this host has, else both)\n"
 		"  sysctl    sysctl.d lines for the hugetlb pool (vm.nr_hugepages,\n"
-		"            vm.nr_overcommit_hugepages; KEY=VALUE takes those names)\n\n"
+		"            vm.nr_overcommit_hugepages; KEY=VALUE takes those names)\n"
+		"  tuned     a tuned profile 'thpctl': include=PARENT, [vm]\n"
+		"            transparent_hugepages= and [sysfs] lines for the other knobs,\n"
+		"            so that tuned applies them instead of overriding them\n\n"
 		"options:\n"
+		"  --tuned-parent PROFILE  the profile the tuned profile includes (default:\n"
+		"              the active one from /etc/tuned/active_profile, else balanced)\n"
 		"  --install   write it (root): /etc/tmpfiles.d/thpctl.conf,\n"
-		"              /etc/systemd/system/thpctl-thp.service or\n"
-		"              /etc/sysctl.d/80-thpctl-hugetlb.conf, and say how to apply it;\n"
+		"              /etc/systemd/system/thpctl-thp.service,\n"
+		"              /etc/sysctl.d/80-thpctl-hugetlb.conf or\n"
+		"              /etc/tuned/thpctl/tuned.conf, and say how to apply it;\n"
 		"              a kernel command line goes in the boot loader (not installed)\n" GLOBAL_HELP);
 }
 
-enum { OPT_FORMAT = OPT_CMD_BASE, OPT_INSTALL };
+enum { OPT_FORMAT = OPT_CMD_BASE, OPT_INSTALL, OPT_TUNED_PARENT };
 
 static const char *const sysctl_keys[] = {"vm.nr_hugepages", "vm.nr_overcommit_hugepages"};
 
@@ -214,6 +223,9 @@ static void apply_hint(char *out, size_t n, enum persist_format f, const char *p
 			 "applied at every boot by systemd-sysctl.service; now: sysctl -p %s",
 			 path);
 		break;
+	case PERSIST_TUNED:
+		snprintf(out, n, "not active: tuned-adm profile %s", PERSIST_TUNED_PROFILE);
+		break;
 	case PERSIST_CMDLINE:
 		out[0] = '\0';
 		break;
@@ -272,6 +284,7 @@ static int persist_report(struct globals *g, enum persist_format fmt, const char
 struct popts {
 	enum persist_format fmt;
 	bool inst;
+	const char *parent;
 };
 
 /* --format, --install into CTX (struct popts). */
@@ -282,13 +295,86 @@ static int persist_opt(int c, const char *arg, void *ctx)
 		o->inst = true;
 		return -1;
 	}
+	if (c == OPT_TUNED_PARENT) {
+		o->parent = arg;
+		return -1;
+	}
 	if (c != OPT_FORMAT)
 		return -2;
 	if (persist_format_parse(arg, &o->fmt)) {
-		warnx("persist: --format takes tmpfiles, systemd, cmdline or sysctl");
+		warnx("persist: --format takes tmpfiles, systemd, cmdline, sysctl or tuned");
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* Option checks that need all options, then cmd_setup(). Returns 0 or the exit code. */
+static int persist_setup(struct globals *g, const struct popts *o)
+{
+	if (o->parent && o->fmt != PERSIST_TUNED) {
+		warnx("persist: --tuned-parent goes with --format tuned");
+		return EXIT_USAGE;
+	}
+	if (o->parent &&
+	    (!tuned_profile_name_ok(o->parent) || strcmp(o->parent, PERSIST_TUNED_PROFILE) == 0)) {
+		warnx("persist: --tuned-parent: '%s' is not a tuned profile name ([A-Za-z0-9_.-], not %s itself)",
+		      o->parent, PERSIST_TUNED_PROFILE);
+		return EXIT_USAGE;
+	}
+	if (o->inst && g->sysroot_dir) {
+		warnx("persist: --install writes this host's /etc: not with --sysroot");
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	if (o->inst && o->fmt == PERSIST_CMDLINE) {
+		warnx("persist: a kernel command line is set in the boot loader, not installed:");
+		persist_cmdline_howto(stderr, boot_tool_detect(&g->sr), "PARAMETERS");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * The profile --format tuned includes: --tuned-parent, else the active one
+ * (etc/tuned/active_profile; when that is thpctl's own profile, what it
+ * includes), else "balanced". NOTE says how it was chosen when not given.
+ */
+static void tuned_parent(struct globals *g, const char *given, char *out, size_t n, char *note,
+			 size_t nn)
+{
+	note[0] = '\0';
+	if (given) {
+		snprintf(out, n, "%s", given);
+		return;
+	}
+	char active[128], first[128] = "";
+	if (tuned_active_profile(&g->sr, active, sizeof(active)) == 0) {
+		/* several profiles are merged in order: the first that is not this one */
+		char tmp[sizeof(active)];
+		snprintf(tmp, sizeof(tmp), "%s", active);
+		for (char *save = NULL, *w = strtok_r(tmp, " \t", &save); w && !first[0];
+		     w = strtok_r(NULL, " \t", &save))
+			if (strcmp(w, PERSIST_TUNED_PROFILE) != 0 && tuned_profile_name_ok(w))
+				snprintf(first, sizeof(first), "%s", w);
+		if (first[0]) {
+			snprintf(out, n, "%s", first);
+			snprintf(note, nn, "the parent is %s, from /etc/tuned/active_profile (%s)",
+				 first, active);
+			return;
+		}
+		if (tuned_profile_include(&g->sr, PERSIST_TUNED_PROFILE, out, n) == 0 &&
+		    tuned_profile_name_ok(out) && strcmp(out, PERSIST_TUNED_PROFILE) != 0) {
+			snprintf(note, nn, "the parent is the one the active %s profile includes",
+				 PERSIST_TUNED_PROFILE);
+			return;
+		}
+	}
+	snprintf(out, n, "balanced");
+	snprintf(
+		note, nn,
+		"no active tuned profile found: the parent is balanced (--tuned-parent to choose)");
 }
 
 int cmd_persist(struct globals *g, int argc, char **argv)
@@ -297,6 +383,7 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		GLOBAL_LONGOPTS,
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"install", no_argument, NULL, OPT_INSTALL},
+		{"tuned-parent", required_argument, NULL, OPT_TUNED_PARENT},
 		{NULL, 0, NULL, 0},
 	};
 	struct popts o = {.fmt = PERSIST_TMPFILES};
@@ -305,15 +392,7 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		return c;
 	enum persist_format fmt = o.fmt;
 	bool inst = o.inst;
-	if (inst && fmt == PERSIST_CMDLINE) {
-		warnx("persist: a kernel command line is set in the boot loader, not installed: add the printed parameters to GRUB_CMDLINE_LINUX in /etc/default/grub and run update-grub");
-		return EXIT_USAGE;
-	}
-	if (inst && g->sysroot_dir) {
-		warnx("persist: --install writes this host's /etc: not with --sysroot");
-		return EXIT_USAGE;
-	}
-	int r = cmd_setup(g);
+	int r = persist_setup(g, &o);
 	if (r)
 		return r;
 	static struct knob_kv kv[PLAN_MAX];
@@ -336,6 +415,13 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		r = thp_items(g, argv + optind, argc - optind, kv, &in.n, &k);
 	if (r)
 		return r;
+	char parent[128], note[192];
+	if (fmt == PERSIST_TUNED) {
+		tuned_parent(g, o.parent, parent, sizeof(parent), note, sizeof(note));
+		in.tuned_parent = parent;
+		in.tuned_note = note[0] ? note : NULL;
+	}
+	in.boot = boot_tool_detect(&g->sr);
 	control_kernel_string(g, "osrelease", release, sizeof(release));
 	in.release = release;
 	if (kernel_version_parse(release, in.kver))

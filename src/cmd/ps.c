@@ -16,6 +16,7 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
+#include "../kernel/users.h"
 #include "../model/proc.h"
 #include "../render/folios.h"
 #include "../render/ledger.h"
@@ -94,57 +95,6 @@ struct ps_opts {
 	struct ledger_req q;
 };
 
-/* uid -> name cache over the sysroot's etc/passwd (no NSS: static-safe, replayable). */
-struct users {
-	struct buf passwd;
-	bool loaded;
-	long uid[64];
-	char name[64][32];
-	int n;
-};
-
-static const char *user_name(const struct sysroot *sr, struct users *u, long uid, char *tmp,
-			     size_t n)
-{
-	if (uid < 0)
-		return "-";
-	for (int i = 0; i < u->n; i++)
-		if (u->uid[i] == uid)
-			return u->name[i];
-	if (!u->loaded) {
-		u->loaded = true;
-		if (sysroot_read(sr, SR_PASSWD, &u->passwd))
-			u->passwd.len = 0;
-	}
-	if (!u->passwd.len || passwd_lookup(u->passwd.p, u->passwd.len, uid, tmp, n))
-		snprintf(tmp, n, "%ld", uid);
-	if (u->n < 64) {
-		u->uid[u->n] = uid;
-		snprintf(u->name[u->n], sizeof(u->name[0]), "%s", tmp);
-		return u->name[u->n++];
-	}
-	return tmp;
-}
-
-/* Whether NAME is in the sysroot's etc/passwd: 0, -ENOENT, or -errno if unreadable (then not checked). */
-static int known_user(const struct sysroot *sr, const char *name)
-{
-	struct buf b = {0};
-	int r = sysroot_read(sr, SR_PASSWD, &b);
-	if (r) {
-		buf_free(&b);
-		return 0;
-	}
-	r = -ENOENT;
-	size_t n = strlen(name);
-	const char *pos = b.p, *end = b.p + b.len, *s, *e;
-	while (r && next_line(&pos, end, &s, &e))
-		if ((size_t)(e - s) > n && s[n] == ':' && memcmp(s, name, n) == 0)
-			r = 0;
-	buf_free(&b);
-	return r;
-}
-
 static const char *sort_key;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -202,7 +152,6 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	}
 	struct buf b = {0};
 	struct users users = {0};
-	char tmp[32];
 	size_t cap = 0;
 	struct progress pr;
 	progress_start(&pr, "reading smaps");
@@ -232,7 +181,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		if (o->uid >= 0 && row.p.st.uid != o->uid)
 			continue;
 		if (o->user && o->uid < 0) {
-			const char *nm = user_name(&g->sr, &users, row.p.st.uid, tmp, sizeof(tmp));
+			const char *nm = users_name(&g->sr, &users, row.p.st.uid);
 			if (strcmp(nm, o->user) != 0)
 				continue;
 		}
@@ -263,12 +212,12 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			}
 		}
 		snprintf(row.user, sizeof(row.user), "%s",
-			 user_name(&g->sr, &users, row.p.st.uid, tmp, sizeof(tmp)));
+			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
 			warnx("out of memory");
 			free(pids);
 			buf_free(&b);
-			buf_free(&users.passwd);
+			users_free(&users);
 			return EXIT_FAIL;
 		}
 		r->rows[r->n++] = row;
@@ -276,7 +225,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	progress_end(&pr);
 	free(pids);
 	buf_free(&b);
-	buf_free(&users.passwd);
+	users_free(&users);
 	return EXIT_OK;
 }
 
@@ -345,7 +294,6 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	}
 	struct proc_info pi = {0};
 	struct users users = {0};
-	char tmp[32];
 	size_t cap = 0;
 	int ret = EXIT_OK;
 	struct progress pr;
@@ -360,7 +308,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		const struct proc_status st = pi.st;
 		if (o->uid >= 0 && st.uid != o->uid)
 			continue;
-		const char *nm = user_name(&g->sr, &users, st.uid, tmp, sizeof(tmp));
+		const char *nm = users_name(&g->sr, &users, st.uid);
 		if (o->user && o->uid < 0 && strcmp(nm, o->user) != 0)
 			continue;
 		struct folio_ps_row row = {
@@ -405,7 +353,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	free(r.rows);
 	free(pids);
 	proc_info_free(&pi);
-	buf_free(&users.passwd);
+	users_free(&users);
 	numa_nodes_free(&numa);
 	return ret;
 }
@@ -537,11 +485,20 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		goto out;
 	if ((ret = cmd_setup(g)))
 		goto out;
-	if (o.user && known_user(&g->sr, o.user) != 0) {
-		warnx("ps: no user '%s' in %s/etc/passwd", o.user,
-		      strcmp(g->sr.path, "/") ? g->sr.path : "");
-		ret = EXIT_USAGE;
-		goto out;
+	if (o.user) {
+		/* live: NSS (LDAP/SSSD users too); a tree: its etc/passwd */
+		long uid;
+		int e = users_uid(&g->sr, o.user, &uid);
+		if (e == -ENOENT) {
+			if (g->sr.live)
+				warnx("ps: no user '%s' (getpwnam)", o.user);
+			else
+				warnx("ps: no user '%s' in %s/etc/passwd", o.user, g->sr.path);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (!e)
+			o.uid = uid; /* else unreadable: rows are matched by name */
 	}
 	if (o.cgroup && (ret = ps_cgroup(g, &o)))
 		goto out;

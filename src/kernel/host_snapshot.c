@@ -195,6 +195,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 	}
 	if (r->what & HS_KHUGEPAGED)
 		read_khugepaged(r, out);
+	if (r->what & HS_TUNED)
+		out->has_tuned = tuned_read(r->sr, &out->tuned) == 0;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "kv.h"
 #include "sysroot.h"
 #include "thp_settings.h"
+#include "tuned.h"
 
 /* What a snapshot reads besides proc/vmstat, proc/meminfo and proc/buddyinfo. */
 enum {
@@ -25,7 +26,8 @@ enum {
 	HS_SETTINGS = 1 << 1,	/* everything under transparent_hugepage/, per-size stats too */
 	HS_HUGETLB = 1 << 2,	/* hugetlb pools */
 	HS_KHUGEPAGED = 1 << 3, /* proc/uptime and the CPU time of the [khugepaged] thread */
-	HS_ALL = HS_FEATURES | HS_SETTINGS | HS_HUGETLB | HS_KHUGEPAGED,
+	HS_TUNED = 1 << 4,	/* tuned: active profile and the THP settings it writes (tuned.h) */
+	HS_ALL = HS_FEATURES | HS_SETTINGS | HS_HUGETLB | HS_KHUGEPAGED | HS_TUNED,
 };
 
 #define HOST_MAX_MISSING 16
@@ -47,6 +49,8 @@ struct host_snapshot {
 	double khugepaged_cpu_s; /* its utime + stime, seconds since boot */
 	pid_t khugepaged_pid;	 /* the thread it was read from (a restart gets a new pid) */
 	double uptime_s;	 /* proc/uptime, 0 unknown */
+	bool has_tuned;		 /* tuned valid (HS_TUNED) */
+	struct tuned_state tuned;
 	/* files that could not be read or parsed: the snapshot is partial */
 	int nmissing;
 	char missing[HOST_MAX_MISSING][128];

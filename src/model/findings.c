@@ -439,10 +439,69 @@ void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
 	SETF(fix, "%s", rofs ? "run thpctl on the host, as root" : "run thpctl as root");
 }
 
+/* "running", "not running, enabled at boot" ...: tuned's state in words for the evidence. */
+static const char *tuned_when(const struct tuned_state *t)
+{
+	if (t->running == TRI_YES)
+		return "running";
+	if (t->running == TRI_NO)
+		return t->enabled == TRI_YES ? "not running, enabled at boot" : "not running";
+	return t->enabled == TRI_YES ? "enabled at boot" : "running: unknown";
+}
+
+void rule_tuned_thp(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out)
+{
+	(void)d;
+	const struct tuned_state *t = &h->tuned;
+	/* nothing applies it: not running and not started at boot */
+	if (!h->has_tuned || !t->has_active || !t->nset ||
+	    (t->running == TRI_NO && t->enabled != TRI_YES))
+		return;
+	char list[192] = "";
+	size_t used = 0;
+	int nset = 0, ndiff = 0;
+	for (int i = 0; i < t->nset; i++) {
+		const struct tuned_setting *e = &t->set[i];
+		/* plugin_vm.py skips transparent_hugepages when the kernel command line has it */
+		if (e->vm && strcmp(e->key, "enabled") == 0 && h->feat.cmdline_thp[0])
+			continue;
+		char live[CHOICE_LEN];
+		int r = host_thp_value(h, e->key, live, sizeof(live));
+		bool differs = r == 0 && strcmp(live, e->value) != 0;
+		nset++;
+		ndiff += differs;
+		if (used < sizeof(list))
+			used += (size_t)snprintf(
+				list + used, sizeof(list) - used, "%s%s=%s%s%s%s", used ? ", " : "",
+				e->key, e->value, differs || r ? " (live: " : "",
+				differs ? live : (r ? "-" : ""), differs || r ? ")" : "");
+	}
+	if (!nset)
+		return;
+	struct finding *f = add(
+		out, "tuned-sets-thp", ndiff ? SEV_WARN : SEV_INFO, AREA_ACCESS,
+		"tuned writes its profile's values at every start and profile switch, over tmpfiles, units and thpctl set");
+	if (!f)
+		return;
+	if (ndiff)
+		SETF(title,
+		     "tuned profile %s sets %d THP setting(s), %d unlike the live value: its next apply changes them",
+		     t->active, nset, ndiff);
+	else
+		SETF(title,
+		     "tuned profile %s sets %d THP setting(s): it overrides other settings at its next apply",
+		     t->active, nset);
+	SETF(evidence, "tuned %s, active_profile=%s%s: %s", tuned_when(t), t->active,
+	     t->partial ? " (profile chain partial)" : "", list);
+	SETF(fix, "thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
+}
+
 static const finding_rule rules[] = {
 	rule_defrag_always,  rule_always_max_ptes_none,	 rule_fault_success_low, rule_compact_stall,
 	rule_deferred_split, rule_shrink_underused_noop, rule_cow_copy,		 rule_large_pmd,
 	rule_mthp_no_stats,  rule_hugetlb_idle,		 rule_khugepaged_cpu,	 rule_read_only,
+	rule_tuned_thp,
 };
 
 void findings_worst_per_area(const struct findings *fs, int out[AREA_N])
@@ -462,6 +521,12 @@ void findings_evaluate(const struct host_snapshot *h, const struct host_derived 
 	out->n = 0;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		rules[i](h, d, out);
+	/* a tmpfiles line or unit would lose against tuned's next apply */
+	bool tuned = false;
+	for (int i = 0; i < out->n; i++)
+		tuned |= strcmp(out->f[i].id, "tuned-sets-thp") == 0;
+	for (int i = 0; i < out->n; i++)
+		out->f[i].via_tuned = tuned && out->f[i].set_key[0] && !out->f[i].sysctl;
 	/* stable sort, most severe first */
 	for (int i = 1; i < out->n; i++)
 		for (int j = i; j > 0 && out->f[j - 1].sev < out->f[j].sev; j--) {

@@ -41,6 +41,8 @@ struct finding {
 	char set_key[64];
 	char set_value[32];
 	bool sysctl;
+	/* tuned applies THP settings here (tuned-sets-thp fired): persist the fix as a tuned profile */
+	bool via_tuned;
 };
 
 #define FINDINGS_MAX 32
@@ -78,6 +80,9 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derived *d,
 			 struct findings *out);
 void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
+		    struct findings *out);
+/* tuned is active and its profile writes THP settings (warn when one differs from the live value). */
+void rule_tuned_thp(const struct host_snapshot *h, const struct host_derived *d,
 		    struct findings *out);
 
 /*

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "host.h"
 
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../util/num.h"
@@ -70,4 +73,71 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 		return false;
 	*blocks = host_free_blocks(&h->buddy, h->pmd_order);
 	return true;
+}
+
+static int choice_value(const struct choice *c, char *out, size_t n)
+{
+	if (!c->present)
+		return -ENOENT;
+	snprintf(out, n, "%s", c->selected);
+	return 0;
+}
+
+static int u64_value(const struct opt_u64 *o, char *out, size_t n)
+{
+	if (!o->present)
+		return -ENOENT;
+	snprintf(out, n, "%llu", (unsigned long long)o->v);
+	return 0;
+}
+
+/* hugepages-<size>kB/FILE keys, KEY possibly a glob. */
+static int size_value(const struct thp_settings *s, const char *key, char *out, size_t n)
+{
+	int found = 0;
+	for (int i = 0; i < s->nsizes; i++) {
+		const struct thp_size *sz = &s->sizes[i];
+		char name[64], v[CHOICE_LEN];
+		const struct choice *c = NULL;
+		snprintf(name, sizeof(name), "hugepages-%llukB/enabled",
+			 (unsigned long long)sz->size_kb);
+		if (fnmatch(key, name, FNM_PATHNAME) == 0)
+			c = &sz->enabled;
+		snprintf(name, sizeof(name), "hugepages-%llukB/shmem_enabled",
+			 (unsigned long long)sz->size_kb);
+		if (!c && fnmatch(key, name, FNM_PATHNAME) == 0)
+			c = &sz->shmem_enabled;
+		if (!c || choice_value(c, v, sizeof(v)))
+			continue;
+		if (found++ && strcmp(v, out) != 0)
+			return -EDOM;
+		snprintf(out, n, "%s", v);
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int host_thp_value(const struct host_snapshot *h, const char *key, char *out, size_t n)
+{
+	const struct thp_settings *s = &h->thp;
+	if (!h->has_settings || !s->present)
+		return -ENOENT;
+	if (strcmp(key, "enabled") == 0)
+		return choice_value(&s->enabled, out, n);
+	if (strcmp(key, "defrag") == 0)
+		return choice_value(&s->defrag, out, n);
+	if (strcmp(key, "shmem_enabled") == 0)
+		return choice_value(&s->shmem_enabled, out, n);
+	if (strcmp(key, "use_zero_page") == 0)
+		return u64_value(&s->use_zero_page, out, n);
+	if (strcmp(key, "shrink_underused") == 0)
+		return u64_value(&s->shrink_underused, out, n);
+	if (strncmp(key, "khugepaged/", 11) == 0) {
+		for (int k = 0; k < KHP_NKNOBS; k++)
+			if (strcmp(key + 11, khp_knob_name(k)) == 0)
+				return u64_value(&s->khp[k], out, n);
+		return -ENOENT;
+	}
+	if (strncmp(key, "hugepages-", 10) == 0)
+		return size_value(s, key, out, n);
+	return -ENOENT;
 }

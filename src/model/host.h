@@ -53,4 +53,15 @@ uint64_t host_free_blocks(const struct buddyinfo *b, int order);
  */
 bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);
 
+/*
+ * The live value of THP knob KEY (relative to transparent_hugepage/, as
+ * `thpctl set` names it: "enabled", "khugepaged/defrag",
+ * "hugepages-64kB/enabled") from H's settings: the selected word of a choice,
+ * a number in digits. KEY may be a glob over the per-size directories
+ * ("hugepages-*" + "/enabled", as tuned's [sysfs] allows): then the value
+ * when every matching size has the same one. Returns 0, -ENOENT (not read or
+ * no such knob), or -EDOM (a glob whose sizes differ) (pure).
+ */
+int host_thp_value(const struct host_snapshot *h, const char *key, char *out, size_t n);
+
 #endif

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../kernel/boot_tools.h"
+
 #include "../kernel/buddyinfo.h"
 #include "../kernel/parse.h"
 
@@ -42,6 +44,7 @@ struct hp_plan_input {
 	struct opt_u64 nr, free;	    /* the global pool of the size now */
 	int nnodes;
 	struct hp_node nodes[HP_MAX_NODES];
+	enum boot_tool boot; /* how this host sets the kernel command line (boot_tools.h) */
 };
 
 enum hp_runtime {

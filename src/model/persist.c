@@ -11,10 +11,9 @@
 #include "../util/names.h"
 
 static const char *const names[] = {
-	[PERSIST_TMPFILES] = "tmpfiles",
-	[PERSIST_SYSTEMD] = "systemd",
-	[PERSIST_CMDLINE] = "cmdline",
-	[PERSIST_SYSCTL] = "sysctl",
+	[PERSIST_TMPFILES] = "tmpfiles", [PERSIST_SYSTEMD] = "systemd",
+	[PERSIST_CMDLINE] = "cmdline",	 [PERSIST_SYSCTL] = "sysctl",
+	[PERSIST_TUNED] = "tuned",
 };
 
 int persist_format_parse(const char *s, enum persist_format *f)
@@ -34,7 +33,9 @@ const char *persist_format_name(enum persist_format f)
 
 static const char *const install_rels[] = {[PERSIST_TMPFILES] = "tmpfiles.d/thpctl.conf",
 					   [PERSIST_SYSTEMD] = "systemd/system/thpctl-thp.service",
-					   [PERSIST_SYSCTL] = "sysctl.d/80-thpctl-hugetlb.conf"};
+					   [PERSIST_SYSCTL] = "sysctl.d/80-thpctl-hugetlb.conf",
+					   [PERSIST_TUNED] =
+						   "tuned/" PERSIST_TUNED_PROFILE "/tuned.conf"};
 
 const char *persist_install_rel(enum persist_format f)
 {
@@ -272,8 +273,8 @@ static int render_cmdline(FILE *out, const struct persist_in *in)
 	}
 
 	header(out, in, "Kernel command line for these THP settings", PERSIST_CMDLINE);
-	fprintf(out, "# Add to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub, reboot.\n"
-		     "# Parameters by kernel: transparent_hugepage= always; thp_anon= 6.12+;\n"
+	persist_cmdline_howto(out, in->boot, pu ? params : "PARAMETERS");
+	fprintf(out, "# Parameters by kernel: transparent_hugepage= always; thp_anon= 6.12+;\n"
 		     "# transparent_hugepage_shmem= and thp_shmem= 6.13+ (by release: boot\n"
 		     "# parameters cannot be probed).\n");
 	if (na > 1 || ns > 1)
@@ -309,6 +310,86 @@ static int render_sysctl(FILE *out, const struct persist_in *in)
 	return in->n ? 0 : -ENODATA;
 }
 
+void persist_cmdline_howto(FILE *out, enum boot_tool t, const char *params)
+{
+	if (t != BOOT_UPDATE_GRUB)
+		fprintf(out, "# %s: grubby --update-kernel=ALL --args=\"%s\", then reboot.\n",
+			t == BOOT_GRUBBY ? "With grubby (found here)" : "RHEL/Fedora (grubby)",
+			params);
+	if (t != BOOT_GRUBBY)
+		fprintf(out,
+			"# %s: add them to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub, reboot.\n",
+			t == BOOT_UPDATE_GRUB ? "With GRUB (found here)"
+					      : "Debian/Ubuntu (update-grub)");
+}
+
+int persist_cmdline_routes(enum boot_tool t, const char *params, char out[2][320])
+{
+	int n = 0;
+	if (t != BOOT_UPDATE_GRUB)
+		snprintf(out[n++], sizeof(out[0]), "grubby --update-kernel=ALL --args=\"%s\"",
+			 params);
+	if (t != BOOT_GRUBBY)
+		snprintf(out[n++], sizeof(out[0]),
+			 "%s in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub", params);
+	return n;
+}
+
+/* A tuned profile name: [A-Za-z0-9_.-]+, not "." or "..", not this profile itself. */
+static bool tuned_name(const char *s)
+{
+	return s && safe_word(s) && strchr(s, '+') == NULL && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0 && strcmp(s, PERSIST_TUNED_PROFILE) != 0;
+}
+
+/*
+ * tuned's syntax (tuned/plugins/plugin_vm.py, plugin_sysfs.py): "[vm]
+ * transparent_hugepages=always|madvise|never" writes transparent_hugepage/
+ * enabled (skipped when transparent_hugepage= is on the kernel command line);
+ * "[sysfs] PATH=VALUE" writes any file under /sys. "[main] include=PARENT"
+ * loads PARENT first, this profile's units override it.
+ */
+static int render_tuned(FILE *out, const struct persist_in *in)
+{
+	static const char *const thp_vals[] = {"always", "madvise", "never", NULL};
+	if (!tuned_name(in->tuned_parent))
+		return -EINVAL;
+	header(out, in, "THP settings", PERSIST_TUNED);
+	fprintf(out,
+		"# A tuned profile: tuned writes these itself at every start and profile\n"
+		"# switch, instead of overriding another boot-time setting. Install as\n"
+		"# /etc/%s, then: tuned-adm profile %s\n"
+		"# It includes %s, whose other tuning stays. tuned skips [vm]\n"
+		"# transparent_hugepages when transparent_hugepage= is on the kernel command line.\n",
+		persist_install_rel(PERSIST_TUNED), PERSIST_TUNED_PROFILE, in->tuned_parent);
+	if (in->tuned_note)
+		fprintf(out, "# %s\n", in->tuned_note);
+	fprintf(out, "\n[main]\nsummary=THP settings from thpctl persist, over %s\ninclude=%s\n",
+		in->tuned_parent, in->tuned_parent);
+	int vm = -1, w = 0;
+	bool sysfs = false;
+	for (int i = 0; i < in->n; i++) {
+		if (!safe_key(in->kv[i].key) || !safe_word(in->kv[i].value))
+			return -EINVAL;
+		if (strcmp(in->kv[i].key, "enabled") == 0 && in_list(in->kv[i].value, thp_vals))
+			vm = i;
+	}
+	if (vm >= 0) {
+		fprintf(out, "\n[vm]\ntransparent_hugepages=%s\n", in->kv[vm].value);
+		w++;
+	}
+	for (int i = 0; i < in->n; i++) {
+		if (i == vm)
+			continue;
+		if (!sysfs)
+			fputs("\n[sysfs]\n", out);
+		sysfs = true;
+		fprintf(out, "%s/%s=%s\n", in->thp_dir, in->kv[i].key, in->kv[i].value);
+		w++;
+	}
+	return w ? 0 : -ENODATA;
+}
+
 int persist_render(FILE *out, enum persist_format f, const struct persist_in *in)
 {
 	switch (f) {
@@ -320,6 +401,8 @@ int persist_render(FILE *out, enum persist_format f, const struct persist_in *in
 		return render_cmdline(out, in);
 	case PERSIST_SYSCTL:
 		return render_sysctl(out, in);
+	case PERSIST_TUNED:
+		return render_tuned(out, in);
 	}
 	return -EINVAL;
 }

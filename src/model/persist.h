@@ -13,6 +13,12 @@
  *            thp_shmem= (6.13+); a boot parameter cannot be probed by
  *            presence, so these go by the release (and the per-size files);
  *            knobs with no parameter are listed in a comment;
+ *  tuned     a tuned profile (/etc/tuned/thpctl/tuned.conf) that includes the
+ *            parent profile and adds [vm] transparent_hugepages= and [sysfs]
+ *            lines for the other knobs (tuned/plugins/plugin_vm.py and
+ *            plugin_sysfs.py: "[vm] transparent_hugepages=never",
+ *            "[sysfs] /sys/...=VALUE"), so that tuned writes them itself
+ *            instead of overriding them at its next apply;
  *  sysctl    a sysctl.d(5) snippet for the hugetlb pool of the default size
  *            (vm.nr_hugepages, vm.nr_overcommit_hugepages); pools of other
  *            sizes only have kernel parameters, given in a comment.
@@ -24,11 +30,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../kernel/boot_tools.h"
 #include "settings_plan.h"
 
-enum persist_format { PERSIST_TMPFILES, PERSIST_SYSTEMD, PERSIST_CMDLINE, PERSIST_SYSCTL };
+enum persist_format {
+	PERSIST_TMPFILES,
+	PERSIST_SYSTEMD,
+	PERSIST_CMDLINE,
+	PERSIST_SYSCTL,
+	PERSIST_TUNED,
+};
 
-/* "tmpfiles", "systemd", "cmdline", "sysctl". Returns 0 or -EINVAL. */
+/* "tmpfiles", "systemd", "cmdline", "sysctl", "tuned". Returns 0 or -EINVAL. */
 int persist_format_parse(const char *s, enum persist_format *f);
 const char *persist_format_name(enum persist_format f);
 
@@ -50,8 +63,29 @@ struct persist_in {
 	bool per_size_shmem;		  /* hugepages-<size>kB/shmem_enabled files exist (6.11+) */
 	const struct persist_pool *pools; /* sysctl: hugetlb pools not of the default size */
 	int npools;
-	const char *thpctl_path; /* systemd: the absolute path of thpctl for ExecStart= */
+	const char *thpctl_path;  /* systemd: the absolute path of thpctl for ExecStart= */
+	const char *tuned_parent; /* tuned: the profile to include ([A-Za-z0-9_.-]+) */
+	const char *tuned_note;	  /* tuned: a comment line about the parent's choice, or NULL */
+	enum boot_tool boot;	  /* cmdline: grubby or update-grub first, or both */
 };
+
+/* The tuned profile --format tuned writes (its directory under /etc/tuned). */
+#define PERSIST_TUNED_PROFILE "thpctl"
+
+/*
+ * How to put PARAMS on the kernel command line with tool T, as '#' comment
+ * lines to OUT: grubby --update-kernel=ALL --args="PARAMS", or
+ * GRUB_CMDLINE_LINUX plus update-grub; both when T is BOOT_UNKNOWN.
+ */
+void persist_cmdline_howto(FILE *out, enum boot_tool t, const char *params);
+
+/*
+ * The same as commands, for other reports (hugetlb plan): "grubby
+ * --update-kernel=ALL --args=\"PARAMS\"" and/or "PARAMS in GRUB_CMDLINE_LINUX
+ * (/etc/default/grub), then update-grub", the tool found first, both when T is
+ * BOOT_UNKNOWN. Writes up to 2 lines of N bytes into OUT; returns how many.
+ */
+int persist_cmdline_routes(enum boot_tool t, const char *params, char out[2][320]);
 
 /* Whether this release takes boot parameter NAME ("thp_anon"...), per the table above. */
 bool persist_cmdline_supported(const struct persist_in *in, const char *param);
@@ -59,7 +93,8 @@ bool persist_cmdline_supported(const struct persist_in *in, const char *param);
 /*
  * Write IN as format F to OUT. Returns 0, -ENODATA when nothing in IN can be
  * expressed in F (the text then only holds comments saying why), or -EINVAL
- * for a key, value or (systemd) thpctl_path that cannot be written unquoted.
+ * for a key, value or (systemd) thpctl_path, (tuned) parent that cannot be
+ * written unquoted.
  */
 int persist_render(FILE *out, enum persist_format f, const struct persist_in *in);
 

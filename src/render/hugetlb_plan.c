@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "hugetlb_plan.h"
 
+#include "../model/persist.h"
+
 #include "json.h"
 #include "table.h"
 
@@ -55,19 +57,25 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	fprintf(f, "%s\n", *rc ? col_reset(color) : "");
 	if (p->runtime != HP_RT_NOFIT) {
 		bool boot = p->runtime == HP_RT_BOOT;
-		if (boot)
-			fprintf(f, "\nOn the kernel command line (needed here):\n  %s\n",
-				p->cmdline);
+		char routes[2][320];
+		int nr = persist_cmdline_routes(in->boot, p->cmdline, routes);
+		if (boot) {
+			fprintf(f, "\nOn the kernel command line (needed here):\n");
+			for (int i = 0; i < nr; i++)
+				fprintf(f, "  %s%s\n", i ? "or: " : "", routes[i]);
+		}
 		fprintf(f, "\n%s:\n",
 			boot ? "At runtime, as root (may fall short: read nr_hugepages back)"
 			     : "Reserve now, as root");
 		for (int i = 0; i < p->nruntime; i++)
 			fprintf(f, "  %s\n", p->runtime_cmd[i]);
 		fprintf(f, "Keep across reboots (%s):\n  %s\n", p->persist_file, p->persist);
-		if (!boot)
+		if (!boot) {
 			fprintf(f,
-				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n  %s\n",
-				p->cmdline);
+				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n");
+			for (int i = 0; i < nr; i++)
+				fprintf(f, "  %s%s\n", i ? "or: " : "", routes[i]);
+		}
 	}
 	for (int i = 0; i < p->nnotes; i++)
 		fprintf(f, "note: %s\n", p->notes[i]);
@@ -107,6 +115,12 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "persist_file", json_str(p->persist_file));
 	json_put(o, "persist_line", json_str(p->persist));
 	json_put(o, "cmdline", json_str(p->cmdline));
+	char routes[2][320];
+	int nr = persist_cmdline_routes(in->boot, p->cmdline, routes);
+	json_t *how = json_array();
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(how, json_str(routes[i]));
+	json_put(o, "cmdline_commands", how);
 	json_t *notes = json_array();
 	for (int i = 0; i < p->nnotes; i++)
 		json_array_append_new(notes, json_str(p->notes[i]));

@@ -194,6 +194,10 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	write_note(h, v, sizeof(v));
 	table_cell(t, "%s", v);
 	table_flush(t, f, 2, color);
+	/* a line of its own: a long profile line must not squeeze the table */
+	char tuned[512];
+	status_tuned_str(h, tuned, sizeof(tuned));
+	fprintf(f, "  tuned: %s\n", tuned);
 	if (!s->nsizes)
 		return;
 	static const char *const hdr[] = {"size",      "order",		"enabled",
@@ -478,6 +482,7 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "sizes", sizes);
 	json_put(p, "cmdline_transparent_hugepage",
 		 h->feat.cmdline_thp[0] ? json_str(h->feat.cmdline_thp) : NULL);
+	json_put(p, "tuned", status_tuned_json(h));
 	json_put(p, "writable", json_boolean(s->present && s->write_err == 0));
 	json_put(p, "write_error",
 		 s->present && s->write_err ? json_str(strerror(-s->write_err)) : NULL);

@@ -37,4 +37,10 @@ json_t *status_verdict_json(const struct findings *fs);
 json_t *status_brief_json(const struct host_snapshot *h, const struct host_derived *d,
 			  const struct findings *fs);
 
+/* status_tuned.c */
+/* The tuned row of the policy table: "profile NAME (running): sets enabled=never, ...", "none (...)". */
+void status_tuned_str(const struct host_snapshot *h, char *out, size_t n);
+/* The "tuned" object of the JSON: state, profiles read, THP settings with live values; null unread. */
+json_t *status_tuned_json(const struct host_snapshot *h);
+
 #endif

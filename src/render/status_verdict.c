@@ -89,7 +89,8 @@ static void persist_line(char *out, size_t n, const struct finding *x)
 		snprintf(out, n, "thpctl persist --format sysctl --install %s=%s", x->set_key,
 			 x->set_value);
 	else
-		snprintf(out, n, "thpctl persist --install %s=%s", x->set_key, x->set_value);
+		snprintf(out, n, "thpctl persist %s--install %s=%s",
+			 x->via_tuned ? "--format tuned " : "", x->set_key, x->set_value);
 }
 
 void status_render_findings(FILE *f, const struct findings *fs, bool color)

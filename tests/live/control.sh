@@ -415,12 +415,25 @@ t persist --format yaml
 expect_rc "persist: an unknown format is a usage error" 2
 t persist --format cmdline --install
 expect_rc "persist --install cmdline: refused (boot loader), usage error" 2
+t persist --format tuned
+expect_zero "persist tuned: include=, [vm] transparent_hugepages=$mode, one [sysfs] line per other knob" \
+	"$([ "$RC" = 0 ] && grep -qx '^include=[A-Za-z0-9_.-]*' "$TMP/out" && grep -qx "transparent_hugepages=$mode" "$TMP/out" &&
+		[ "$(grep -c "^$THP/" "$TMP/out")" = $((nknobs - 1)) ] && [ "$(grep -c '^\[sysfs\]$' "$TMP/out")" = 1 ]; echo $?)" \
+	"exit $RC: $(head -c 400 "$TMP/out")"
+t persist --format tuned --tuned-parent virtual-guest enabled=never
+expect_zero "persist tuned --tuned-parent: include=virtual-guest, only enabled" \
+	"$([ "$RC" = 0 ] && grep -qx 'include=virtual-guest' "$TMP/out" && grep -qx 'transparent_hugepages=never' "$TMP/out" && ! grep -q '^\[sysfs\]' "$TMP/out"; echo $?)" \
+	"exit $RC: $(head -c 400 "$TMP/out")"
+t persist --format tuned --tuned-parent '../x'
+expect_rc "persist tuned: a parent that is not a profile name is a usage error" 2
+t persist --format tmpfiles --tuned-parent balanced
+expect_rc "persist: --tuned-parent without --format tuned is a usage error" 2
 t persist --format tmpfiles --json
 expect_json "persist --json: format and text" "$TMP/out" "d['format'] == 'tmpfiles' and d['text'].count('\\nw ') == $nknobs and d['installed'] is None"
 
 if [ "$ROOT" -eq 1 ]; then
 	ETC=$TMP/etc
-	for f in tmpfiles systemd sysctl; do
+	for f in tmpfiles systemd sysctl tuned; do
 		THPCTL_ETC=$ETC "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
 		RC=$?
 		san_note "persist --install $f" "$TMP/err"
@@ -428,6 +441,7 @@ if [ "$ROOT" -eq 1 ]; then
 		tmpfiles) path=$ETC/tmpfiles.d/thpctl.conf ;;
 		systemd) path=$ETC/systemd/system/thpctl-thp.service ;;
 		sysctl) path=$ETC/sysctl.d/80-thpctl-hugetlb.conf ;;
+		tuned) path=$ETC/tuned/thpctl/tuned.conf ;;
 		esac
 		"$T" persist --format "$f" >"$TMP/printed" 2>/dev/null
 		expect_zero "persist --install $f: writes $path as printed and says where" \

@@ -45,6 +45,11 @@ else
 fi
 relay_results "status vs sysfs" < <(python3 tests/live/status_vs_sysfs.py "$T" 2>&1)
 expect_out "status (text): since-boot khugepaged CPU points at --sample" "^  khugepaged CPU, recent .*not sampled: thpctl status --sample 5"
+t status --json
+# tuned as the files say (read through the sysroot, nothing spawned)
+expect_json "status --json: tuned installed, active_profile and running as /etc/tuned and /run/tuned say" "$TMP/out" \
+	"d['policy']['tuned']['installed'] == (os.path.isdir('/etc/tuned') or os.path.isdir('/usr/lib/tuned')) and d['policy']['tuned']['active_profile'] == ((open('/etc/tuned/active_profile').readline().strip() or None) if os.path.exists('/etc/tuned/active_profile') else None) and d['policy']['tuned']['running'] == os.path.exists('/run/tuned/tuned.pid')" \
+	"d['policy']['tuned']"
 
 # ---- status --sample: a recent khugepaged CPU share and counter rates --------
 t status --sample 1 --json
@@ -173,6 +178,29 @@ elif [ -n "$HP" ]; then
 	t ps --user "$OTHER" --pid "$HP" --json
 	expect_rc "ps --user $OTHER (no rows) exits 0" 0
 	expect_json "ps --user $OTHER (not the owner) drops the helper" "$TMP/out" "proc(E['HP']) is None" "d.get('processes')"
+
+	# names by NSS on the live host: nobody (by name and by uid) selects the same
+	# processes, a process running as nobody among them, shown as "nobody"
+	if [ "$ROOT" = 1 ]; then
+		"${NOBODY[@]}" sleep 60 & # not as_nobody: a function would run in a subshell of its own
+		NB=$!
+		track_pid "$NB"
+		export NB
+		wait_for 5 grep -q '^Uid:[[:space:]]*65534' "/proc/$NB/status"
+		t ps --all --user nobody --json
+		export PSNB="$TMP/ps-nobody.json"
+		cp "$TMP/out" "$PSNB"
+		expect_json "ps --all --user nobody: the sleep as nobody, user 'nobody'" "$TMP/out" \
+			"proc(E['NB']) is not None and all(p['user'] == 'nobody' for p in d['processes'])" "d.get('processes')"
+		t ps --all --user 65534 --json
+		expect_json "ps --user nobody and --user 65534 select the same pids" "$TMP/out" \
+			"sorted(p['pid'] for p in d['processes']) == sorted(p['pid'] for p in json.load(open(E['PSNB']))['processes']) and proc(E['NB']) is not None" "d.get('processes')"
+		stop_pid "$NB" 2
+		t ps --all --pid 1 --json
+		expect_json "ps --pid 1: uid 0 shows as root" "$TMP/out" "proc(1) is not None and proc(1)['user'] == 'root'" "proc(1)"
+	else
+		skip "ps --user nobody vs 65534" "needs root to run a process as nobody"
+	fi
 
 	for key in ahp rss share hg pid comm; do
 		t ps --all --sort "$key" --json

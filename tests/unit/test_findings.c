@@ -552,6 +552,101 @@ static void test_read_only(void **state)
 	assert_int_equal(run(t, rule_read_only), 0);
 }
 
+static void tuned_set(struct host_snapshot *h, const char *key, const char *value, bool vm)
+{
+	struct tuned_setting *e = &h->tuned.set[h->tuned.nset++];
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->value, sizeof(e->value), "%s", value);
+	snprintf(e->profile, sizeof(e->profile), "db");
+	e->vm = vm;
+}
+
+static void test_tuned_thp(void **state)
+{
+	struct t *t = *state;
+	struct host_snapshot *h = &t->h;
+	h->has_settings = true;
+	assert_int_equal(run(t, rule_tuned_thp), 0); /* no tuned read */
+	h->has_tuned = true;
+	h->tuned.installed = TRI_YES;
+	h->tuned.running = TRI_YES;
+	assert_int_equal(run(t, rule_tuned_thp), 0); /* no active profile */
+	h->tuned.has_active = true;
+	snprintf(h->tuned.active, sizeof(h->tuned.active), "db");
+	assert_int_equal(run(t, rule_tuned_thp), 0); /* the profile sets no THP knob */
+	/* the same values as live: info, tuned still owns them */
+	tuned_set(h, "enabled", "madvise", true);
+	tuned_set(h, "khugepaged/max_ptes_none", "511", false);
+	const struct finding *f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_INFO);
+	assert_string_equal(f->title, "tuned profile db sets 2 THP setting(s): it overrides other "
+				      "settings at its next apply");
+	assert_string_equal(
+		f->evidence,
+		"tuned running, active_profile=db: enabled=madvise, khugepaged/max_ptes_none=511");
+	assert_string_equal(
+		f->fix, "thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
+	assert_int_equal(f->area, AREA_ACCESS);
+	/* one differs, one unknown live value, a glob over sizes */
+	tuned_set(h, "defrag", "always", true);
+	tuned_set(h, "use_zero_page", "0", false);
+	f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_WARN);
+	assert_string_equal(f->title, "tuned profile db sets 4 THP setting(s), 1 unlike the live "
+				      "value: its next apply changes them");
+	assert_contains(f->evidence, "defrag=always (live: madvise), use_zero_page=0 (live: -)");
+	/* transparent_hugepage= on the kernel command line: tuned skips its [vm] enabled */
+	h->tuned.nset = 1;
+	snprintf(h->tuned.set[0].value, sizeof(h->tuned.set[0].value), "never");
+	assert_int_equal(run(t, rule_tuned_thp), 1);
+	assert_int_equal(t->out.f[0].sev, SEV_WARN);
+	snprintf(h->feat.cmdline_thp, sizeof(h->feat.cmdline_thp), "madvise");
+	assert_int_equal(run(t, rule_tuned_thp), 0);
+	h->feat.cmdline_thp[0] = '\0';
+	/* not running and not enabled at boot: nothing applies it */
+	h->tuned.running = TRI_NO;
+	h->tuned.enabled = TRI_NO;
+	assert_int_equal(run(t, rule_tuned_thp), 0);
+	h->tuned.enabled = TRI_YES;
+	f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_WARN);
+	assert_contains(f->evidence, "tuned not running, enabled at boot, active_profile=db:");
+	/* a recorded tree without run/: running unknown, still a finding */
+	h->tuned.running = TRI_UNKNOWN;
+	h->tuned.enabled = TRI_UNKNOWN;
+	assert_int_equal(run(t, rule_tuned_thp), 1);
+}
+
+/* With tuned setting THP, a setting fix persists as a tuned profile. */
+static void test_tuned_persist_route(void **state)
+{
+	struct t *t = *state;
+	struct host_snapshot *h = &t->h;
+	h->has_settings = true;
+	set_choice(&h->thp.defrag, "[always] defer defer+madvise madvise never\n");
+	host_derive(h, &t->d);
+	findings_evaluate(h, &t->d, &t->out);
+	assert_true(t->out.n > 0);
+	for (int i = 0; i < t->out.n; i++)
+		assert_false(t->out.f[i].via_tuned);
+	h->has_tuned = true;
+	h->tuned.has_active = true;
+	h->tuned.running = TRI_YES;
+	snprintf(h->tuned.active, sizeof(h->tuned.active), "db");
+	tuned_set(h, "enabled", "never", true);
+	findings_evaluate(h, &t->d, &t->out);
+	int n = 0;
+	for (int i = 0; i < t->out.n; i++) {
+		const struct finding *f = &t->out.f[i];
+		if (strcmp(f->id, "defrag-always") == 0) {
+			assert_true(f->via_tuned);
+			n++;
+		}
+		if (strcmp(f->id, "tuned-sets-thp") == 0) {
+			assert_false(f->via_tuned); /* its fix is not a setting */
+			n++;
+		}
+	}
+	assert_int_equal(n, 2);
+}
+
 static void test_evaluate_order(void **state)
 {
 	struct t *t = *state;
@@ -674,6 +769,8 @@ int main(void)
 		T(test_hugetlb_idle),
 		T(test_khugepaged_cpu),
 		T(test_read_only),
+		T(test_tuned_thp),
+		T(test_tuned_persist_route),
 		T(test_evaluate_order),
 		T(test_worst_per_area),
 		T(test_every_finding_has_area_and_more),

@@ -2,6 +2,7 @@
 /* Unit tests: the generators of `thpctl persist` (src/model/persist.c). */
 #include "unit.h"
 
+#include "kernel/tuned.h"
 #include "model/persist.h"
 
 #define DIR "/sys/kernel/mm/transparent_hugepage"
@@ -99,6 +100,10 @@ static void test_format_names(void **state)
 	assert_string_equal(persist_install_rel(PERSIST_SYSTEMD),
 			    "systemd/system/thpctl-thp.service");
 	assert_null(persist_install_rel(PERSIST_CMDLINE));
+	assert_int_equal(persist_format_parse("tuned", &f), 0);
+	assert_int_equal(f, PERSIST_TUNED);
+	assert_string_equal(persist_format_name(PERSIST_TUNED), "tuned");
+	assert_string_equal(persist_install_rel(PERSIST_TUNED), "tuned/thpctl/tuned.conf");
 }
 
 static void test_tmpfiles(void **state)
@@ -251,8 +256,114 @@ static void test_empty(void **state)
 	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -ENODATA);
 }
 
+/* The cmdline's how-to: the boot tool found first, both when none was found. */
+static void test_cmdline_boot_tools(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	in.boot = BOOT_GRUBBY;
+	char *t = render_ok(PERSIST_CMDLINE, &in);
+	assert_non_null(strstr(
+		t, "# With grubby (found here): grubby --update-kernel=ALL "
+		   "--args=\"transparent_hugepage=madvise transparent_hugepage_shmem=never "));
+	assert_null(strstr(t, "update-grub"));
+	free(t);
+	in.boot = BOOT_UPDATE_GRUB;
+	t = render_ok(PERSIST_CMDLINE, &in);
+	assert_null(strstr(t, "grubby"));
+	assert_non_null(strstr(t, "# With GRUB (found here): add them to GRUB_CMDLINE_LINUX in "
+				  "/etc/default/grub, run update-grub, reboot.\n"));
+	free(t);
+	in.boot = BOOT_UNKNOWN;
+	t = render_ok(PERSIST_CMDLINE, &in);
+	assert_int_equal(
+		count_lines(
+			t,
+			"# RHEL/Fedora (grubby): grubby --update-kernel=ALL --args=\"transparent_hugepage=madvise "),
+		1);
+	assert_int_equal(
+		count_lines(t, "# Debian/Ubuntu (update-grub): add them to GRUB_CMDLINE_LINUX"), 1);
+	free(t);
+}
+
+static void test_cmdline_routes(void **state)
+{
+	(void)state;
+	char r[2][320];
+	assert_int_equal(persist_cmdline_routes(BOOT_GRUBBY, "hugepages=8", r), 1);
+	assert_string_equal(r[0], "grubby --update-kernel=ALL --args=\"hugepages=8\"");
+	assert_int_equal(persist_cmdline_routes(BOOT_UPDATE_GRUB, "hugepages=8", r), 1);
+	assert_string_equal(
+		r[0], "hugepages=8 in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub");
+	assert_int_equal(persist_cmdline_routes(BOOT_UNKNOWN, "a=1 b=2", r), 2);
+	assert_string_equal(r[0], "grubby --update-kernel=ALL --args=\"a=1 b=2\"");
+	assert_string_equal(r[1],
+			    "a=1 b=2 in GRUB_CMDLINE_LINUX (/etc/default/grub), then update-grub");
+}
+
+/* A tuned profile: include=, [vm] for enabled, [sysfs] for the rest; tuned's parser reads back every value. */
+static void test_tuned(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	in.tuned_parent = "throughput-performance";
+	char *t = render_ok(PERSIST_TUNED, &in);
+	assert_non_null(strstr(t, "\n[main]\nsummary=THP settings from thpctl persist, over "
+				  "throughput-performance\ninclude=throughput-performance\n"));
+	assert_non_null(strstr(t, "\n[vm]\ntransparent_hugepages=madvise\n"));
+	assert_non_null(
+		strstr(t, "\n[sysfs]\n" DIR "/defrag=madvise\n" DIR "/shmem_enabled=never\n"));
+	assert_non_null(strstr(t, "\n" DIR "/khugepaged/max_ptes_none=511\n"));
+	assert_int_equal(count_lines(t, "[sysfs]"), 1);
+	assert_int_equal(count_lines(t, DIR "/"), in.n - 1);
+	assert_int_equal(count_lines(t, DIR "/enabled"), 0);
+	assert_non_null(strstr(t, "tuned-adm profile thpctl"));
+	/* what tuned_read() would see in it: the same settings, include the parent */
+	static struct tuned_conf c;
+	assert_int_equal(tuned_conf_parse(t, strlen(t), &c), 0);
+	assert_int_equal(c.nbad, 0);
+	assert_true(c.has_include);
+	assert_string_equal(c.include, "throughput-performance");
+	assert_int_equal(c.nset, in.n);
+	for (int i = 0; i < in.n; i++) {
+		int j = 0;
+		while (j < c.nset && strcmp(c.set[j].key, kv[i].key) != 0)
+			j++;
+		assert_true(j < c.nset);
+		assert_string_equal(c.set[j].value, kv[i].value);
+		assert_int_equal(c.set[j].vm, strcmp(kv[i].key, "enabled") == 0);
+	}
+	free(t);
+}
+
+static void test_tuned_refusals(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	const char *bad[] = {NULL, "", "a b", "thpctl", "..", "x;y", "p$x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		in.tuned_parent = bad[i];
+		assert_int_equal(render_rc(PERSIST_TUNED, &in), -EINVAL);
+	}
+	in.tuned_parent = "balanced";
+	snprintf(kv[2].value, sizeof(kv[2].value), "never#x");
+	assert_int_equal(render_rc(PERSIST_TUNED, &in), -EINVAL);
+	/* no enabled: no [vm] section */
+	nkv = 0;
+	put("defrag", "defer");
+	in.n = nkv;
+	char *t = render_ok(PERSIST_TUNED, &in);
+	assert_null(strstr(t, "\n[vm]\n"));
+	assert_non_null(strstr(t, "\n[sysfs]\n" DIR "/defrag=defer\n"));
+	free(t);
+	in.n = 0;
+	assert_int_equal(render_rc(PERSIST_TUNED, &in), -ENODATA);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
 	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_systemd_unit_path),
 	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
 	  cmocka_unit_test(test_cmdline_old_kernels), cmocka_unit_test(test_sysctl),
-	  cmocka_unit_test(test_empty))
+	  cmocka_unit_test(test_empty), cmocka_unit_test(test_cmdline_boot_tools),
+	  cmocka_unit_test(test_tuned), cmocka_unit_test(test_tuned_refusals),
+	  cmocka_unit_test(test_cmdline_routes))
