@@ -71,20 +71,6 @@ struct mode_out {
 	char status[16]; /* rdb_last_bgsave_status */
 };
 
-/* enabled=VALUE for the run, the PMD size too where it does not inherit. 0 or -errno. */
-static int set_enabled(const struct lab_ctx *ctx, const char *value)
-{
-	int e = guard_write(SR_THP "/enabled", value);
-	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)(ctx->pmd_size >> 10));
-		e = guard_write(rel, value);
-	}
-	return e;
-}
-
 /* PID's AnonHugePages and Rss (kB) from smaps_rollup; false when unreadable. */
 static bool rollup(const struct lab_ctx *ctx, pid_t pid, double *ahp, double *rss)
 {
@@ -204,7 +190,7 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 	memset(m, 0, sizeof(*m));
 	for (int c = 0; c < NV; c++)
 		m->v[c] = -1;
-	int rc = set_enabled(ctx, k == 0 ? "never" : "always");
+	int rc = lab_set_enabled(ctx, k == 0 ? "never" : "always");
 	if (rc) {
 		snprintf(why, n, "enabled: %s", strerror(-rc));
 		return rc;
