@@ -123,7 +123,7 @@ static void claims(struct lab_result *r, const struct mode_out *m, const double 
 	else if (!openblas)
 		lab_claim(r, "always +18% throughput",
 			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
-			  "the BLAS here is not OpenBLAS (see setup): %.2fx measures another dgemm",
+			  "the BLAS here is not OpenBLAS (blas proof): %.2fx measures another dgemm",
 			  ratio);
 	else
 		lab_claim(r, "always +18% throughput",

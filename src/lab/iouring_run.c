@@ -106,13 +106,15 @@ static void fio_argv(const char *exe, const struct fio_spec *s, char st[6][96], 
 		a[i] = (char *)v[i];
 }
 
-/* Read FD to EOF into the growing OUT (*LEN bytes). */
+/* Read FD to EOF (at most 8 MiB) into a NUL-terminated allocation of *LEN bytes; NULL: no memory. */
 static char *slurp(int fd, size_t *len)
 {
 	size_t cap = 1 << 16;
 	char *out = malloc(cap);
 	*len = 0;
-	while (out) {
+	if (!out)
+		return NULL;
+	for (;;) {
 		if (*len + 4096 > cap) {
 			char *p = cap < (8u << 20) ? realloc(out, cap * 2) : NULL;
 			if (!p)
@@ -127,8 +129,7 @@ static char *slurp(int fd, size_t *len)
 			break;
 		*len += (size_t)r;
 	}
-	if (out)
-		out[*len] = '\0';
+	out[*len] = '\0';
 	return out;
 }
 
