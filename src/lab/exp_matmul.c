@@ -121,10 +121,11 @@ static void claims(struct lab_result *r, const struct mode_out *m, const double 
 			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
 			  "THP not proven (always row huge, THP-off row none)");
 	else if (!openblas)
-		lab_claim(r, "always +18% throughput",
-			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
-			  "the BLAS here is not OpenBLAS (blas proof): %.2fx measures another dgemm",
-			  ratio);
+		lab_claim(
+			r, "always +18% throughput", "OpenBLAS dgemm via numpy, THP always vs off",
+			here, calls[0],
+			"the BLAS here is not OpenBLAS (blas proof): %.2fx measures another dgemm",
+			ratio);
 	else
 		lab_claim(r, "always +18% throughput",
 			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
