@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "common.h"
 #include "fragment.h"
+#include "guard.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -196,4 +197,17 @@ void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, ui
 		if (left > *left_max)
 			*left_max = left;
 	}
+}
+
+int lab_set_enabled(const struct lab_ctx *ctx, const char *value)
+{
+	int e = guard_write(SR_THP "/enabled", value);
+	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
+	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
+		char rel[96];
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+			 (unsigned long long)(ctx->pmd_size >> 10));
+		e = guard_write(rel, value);
+	}
+	return e;
 }

@@ -90,4 +90,11 @@ struct frag;
  */
 void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, uint64_t *left_max);
 
+/*
+ * The host's enabled=VALUE ("never", "madvise", "always") through guard_write()
+ * (journalled, restored by lab_run), the PMD size's hugepages-<N>kB/enabled
+ * too where it does not inherit. 0 or -errno.
+ */
+int lab_set_enabled(const struct lab_ctx *ctx, const char *value);
+
 #endif

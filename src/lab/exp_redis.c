@@ -3,9 +3,12 @@
  * lab redis: Debian's redis-server (loopback, private port and directory,
  * no persistence but one explicit BGSAVE) loaded with SIZE / 1 KiB keys of
  * 1000 bytes, then redis-benchmark SET and GET over those keys while a BGSAVE
- * starts 0.5 s in. Three modes: host enabled=never; enabled=always with Redis's
+ * starts 0.5 s in. Five modes: host enabled=never; enabled=always with Redis's
  * `disable-thp yes` (its default: it calls prctl(PR_SET_THP_DISABLE)); always
- * with `disable-thp no`. The server's AnonHugePages (smaps_rollup) before
+ * with `disable-thp no`; enabled=madvise (the control: nothing advises);
+ * madvise with MALLOC_CONF=thp:always, Debian's jemalloc then advising
+ * MADV_HUGEPAGE on its chunks (`disable-thp no`: Redis only calls its prctl
+ * under enabled=always, and a prctl would defeat any madvise). The server's AnonHugePages (smaps_rollup) before
  * and after the BGSAVE, latest_fork_usec and rdb_last_cow_size from INFO,
  * and the host-wide thp_split_pmd delta prove what backed it; the published
  * claims are put beside this host's figures with a verdict each.
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../kernel/proc_read.h"
 #include "../kernel/proc_thp.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
@@ -22,12 +26,18 @@
 #include "guard.h"
 #include "redis_srv.h"
 
-#define NMODES 3
+#define NMODES 5
 #define MAX_ROUNDS 3
 #define NV 12
 
 static const char *const mode_label[NMODES] = {"never", "always, disable-thp yes",
-					       "always, disable-thp no"};
+					       "always, disable-thp no", "madvise (control)",
+					       "madvise, jemalloc thp:always"};
+/* The host's enabled= per mode; Redis's disable-thp; jemalloc's MALLOC_CONF (NULL: unset). */
+static const char *const mode_host[NMODES] = {"never", "always", "always", "madvise", "madvise"};
+static const bool mode_disable_thp[NMODES] = {true, true, false, false, false};
+static const char *const mode_malloc_conf[NMODES] = {NULL, NULL, NULL, NULL, "thp:always"};
+enum { K_NEVER, K_YES, K_NO, K_MADV, K_JEMALLOC };
 
 /* One mode's run: the values of the columns, in column order. */
 enum {
@@ -69,21 +79,9 @@ struct mode_out {
 	double rss_kb; /* before the BGSAVE */
 	char version[24];
 	char status[16]; /* rdb_last_bgsave_status */
+	int thp_enabled; /* the server's status THP_enabled (0: its prctl), -1 unread */
+	char malloc[96]; /* the libjemalloc mapped in the server, "" none seen */
 };
-
-/* enabled=VALUE for the run, the PMD size too where it does not inherit. 0 or -errno. */
-static int set_enabled(const struct lab_ctx *ctx, const char *value)
-{
-	int e = guard_write(SR_THP "/enabled", value);
-	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)(ctx->pmd_size >> 10));
-		e = guard_write(rel, value);
-	}
-	return e;
-}
 
 /* PID's AnonHugePages and Rss (kB) from smaps_rollup; false when unreadable. */
 static bool rollup(const struct lab_ctx *ctx, pid_t pid, double *ahp, double *rss)
@@ -197,6 +195,24 @@ static int measure(const struct lab_ctx *ctx, const struct redis_exe *x, struct 
 	return 0;
 }
 
+/* The server's THP_enabled (status) and the jemalloc it mapped (maps) into M. */
+static void server_facts(const struct lab_ctx *ctx, pid_t pid, struct mode_out *m)
+{
+	struct proc_info pi = {0};
+	m->thp_enabled = -1;
+	if (!proc_read(ctx->sr, pid, PROC_STATUS | PROC_MAPS, &pi)) {
+		if (!pi.status_err)
+			m->thp_enabled = pi.st.thp_enabled;
+		const char *j = !pi.maps_err && pi.maps.p ? strstr(pi.maps.p, "libjemalloc") : NULL;
+		const char *b = j;
+		while (b && b > pi.maps.p && b[-1] != ' ' && b[-1] != '\n')
+			b--;
+		if (j)
+			snprintf(m->malloc, sizeof(m->malloc), "%.*s", (int)strcspn(b, "\n"), b);
+	}
+	proc_info_free(&pi);
+}
+
 /* Mode K once: host setting, server, load, measure, stop. 0 or -errno (WHY). */
 static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k, uint64_t nkeys,
 		    uint64_t ops, struct mode_out *m, char *why, size_t n)
@@ -204,14 +220,15 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 	memset(m, 0, sizeof(*m));
 	for (int c = 0; c < NV; c++)
 		m->v[c] = -1;
-	int rc = set_enabled(ctx, k == 0 ? "never" : "always");
+	int rc = lab_set_enabled(ctx, mode_host[k]);
 	if (rc) {
 		snprintf(why, n, "enabled: %s", strerror(-rc));
 		return rc;
 	}
 	struct redis_srv s;
-	if ((rc = redis_start(&s, x->server, k != 2, why, n)))
+	if ((rc = redis_start(&s, x->server, mode_disable_thp[k], mode_malloc_conf[k], why, n)))
 		return rc;
+	server_facts(ctx, s.pid, m);
 	if ((rc = redis_load(&s, nkeys)))
 		snprintf(why, n, "loading %llu keys: %s", (unsigned long long)nkeys, strerror(-rc));
 	else
@@ -308,9 +325,9 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 		snprintf(key, sizeof(key), "%s server", mode_label[k]);
 		lab_proof(
 			r, key,
-			"smaps_rollup AnonHugePages %.0f kB before the BGSAVE, %.0f kB after; Rss %.0f kB; BGSAVE %s",
+			"smaps_rollup AnonHugePages %.0f kB before the BGSAVE, %.0f kB after; Rss %.0f kB; BGSAVE %s; status THP_enabled %d",
 			last[k].v[V_AHPB], last[k].v[V_AHPA], last[k].rss_kb,
-			last[k].status[0] ? last[k].status : "?");
+			last[k].status[0] ? last[k].status : "?", last[k].thp_enabled);
 	}
 }
 
@@ -323,11 +340,15 @@ static void verdict(struct lab_result *r, const struct redis_med *m)
 	bool ok = m->have[0] && m->have[1] && m->have[2] && m->v[0][V_AHPB] == 0 &&
 		  m->v[2][V_AHPB] >= 10240 && m->v[1][V_AHPB] >= 0 &&
 		  m->v[1][V_AHPB] <= m->v[2][V_AHPB] / 20;
+	/* madvise: under 10 MiB without MALLOC_CONF, at least 10 MiB with jemalloc's opt-in */
+	ok = ok && m->have[K_MADV] && m->have[K_JEMALLOC] && m->v[K_MADV][V_AHPB] >= 0 &&
+	     m->v[K_MADV][V_AHPB] < 10240 && m->v[K_JEMALLOC][V_AHPB] >= 10240;
 	lab_verdict(
 		r, ok,
-		"%sAnonHugePages never %.0f, disable-thp yes %.0f, no %.0f kB before the BGSAVE; p99 claim %s; fork claim %s; BGSAVE-shreds claim %s",
+		"%sAnonHugePages never %.0f, disable-thp yes %.0f, no %.0f, madvise %.0f, madvise + jemalloc thp:always %.0f kB before the BGSAVE; p99 claim %s; fork claim %s; BGSAVE-shreds claim %s",
 		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_AHPB], m->v[1][V_AHPB], m->v[2][V_AHPB],
-		claim_call_name(c[0]), claim_call_name(c[1]), claim_call_name(c[2]));
+		m->v[K_MADV][V_AHPB], m->v[K_JEMALLOC][V_AHPB], claim_call_name(c[0]),
+		claim_call_name(c[1]), claim_call_name(c[2]));
 }
 
 /* Both programs on $PATH into X, or R says how to install them. 0 or -ENOENT. */
@@ -360,7 +381,7 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	uint64_t size;
 	if (lab_begin(
 		    ctx, o, 1ull << 30, r, &size,
-		    "redis-server under SET/GET load with a BGSAVE: THP never vs always (disable-thp yes/no)"))
+		    "redis-server under SET/GET load with a BGSAVE: never, always (disable-thp yes/no), madvise (+jemalloc thp:always)"))
 		return 0;
 	uint64_t nkeys = size / 1024, ops = o->quick ? 200000 : 600000;
 	int rounds = o->quick ? 1 : o->runs < MAX_ROUNDS ? o->runs : MAX_ROUNDS;
@@ -399,6 +420,10 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		last[2].version[0] ? last[2].version : "?", ctx->feat->release,
 		(unsigned long long)nkeys, REDIS_VALUE_BYTES, sz, (unsigned long long)ops,
 		(unsigned long long)ops);
+	lab_proof(
+		r, "jemalloc",
+		"%s mapped in the madvise, jemalloc thp:always server, started with MALLOC_CONF=thp:always (unset in the others); disable-thp no",
+		last[K_JEMALLOC].malloc[0] ? last[K_JEMALLOC].malloc : "no libjemalloc seen");
 	struct redis_med m;
 	rows(r, v, n, last, &m);
 	verdict(r, &m);
@@ -407,5 +432,5 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 
 LAB_EXPERIMENT_DEFINE(
 	"redis", 200, lab_redis,
-	"redis-server + redis-benchmark with a BGSAVE: never vs always, disable-thp yes/no",
+	"redis-server + redis-benchmark with a BGSAVE: never, always (disable-thp yes/no), madvise (+jemalloc thp:always)",
 	.quick = {.size = (256ull << 20)}, .workload = true);

@@ -240,7 +240,8 @@ static int server_wait(struct redis_srv *s, char *why, size_t n)
 	return -ETIMEDOUT;
 }
 
-int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, char *err, size_t n)
+int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, const char *malloc_conf,
+		char *err, size_t n)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -269,6 +270,10 @@ int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, char *er
 	pid_t pid = fork();
 	if (pid == 0) {
 		child_setup(-1);
+		if (malloc_conf)
+			setenv("MALLOC_CONF", malloc_conf, 1);
+		else
+			unsetenv("MALLOC_CONF");
 		execv(exe, argv);
 		_exit(127);
 	}

@@ -33,11 +33,14 @@ int redis_find(const char *prog, char *out, size_t n);
 
 /*
  * Start EXE as a server on 127.0.0.1, a free port, a fresh directory under
- * $TMPDIR (or /tmp), no persistence, `disable-thp yes|no` (DISABLE_THP), and
- * wait (<= 10 s) until it answers PING. Returns 0 or -errno (S cleaned up;
- * ERR, N: a reason such as "exited with status 1").
+ * $TMPDIR (or /tmp), no persistence, `disable-thp yes|no` (DISABLE_THP), its
+ * environment's MALLOC_CONF set to MALLOC_CONF (jemalloc's options, e.g.
+ * "thp:always") or removed (NULL), and wait (<= 10 s) until it answers PING.
+ * Returns 0 or -errno (S cleaned up; ERR, N: a reason such as "exited with
+ * status 1").
  */
-int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, char *err, size_t n);
+int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, const char *malloc_conf,
+		char *err, size_t n);
 
 /* SHUTDOWN NOSAVE, wait (SIGKILL after 5 s), remove the directory. Idempotent. */
 void redis_stop(struct redis_srv *s);

@@ -349,7 +349,7 @@ PY
 fi
 
 # ---- redis: a real program (scripts/install-deps --workloads) -------------------
-# lab redis --quick: three modes, its proofs and claim calls asserted (not the speed),
+# lab redis --quick: five modes, its proofs and claim calls asserted (not the speed),
 # the server stopped and its directory gone; then SIGINT halfway stops it too.
 redis_check() {
 	python3 - "$TMP/redis.json" <<'PY'
@@ -359,19 +359,28 @@ v = e["verdict"]
 assert not v["skipped"], v["text"]
 assert v["expected"], f"backing not as set: {v['text']}"
 rows = {r["label"]: r["cells"] for r in e["rows"]}
-assert sorted(rows) == ["always, disable-thp no", "always, disable-thp yes", "never"], sorted(rows)
+assert sorted(rows) == ["always, disable-thp no", "always, disable-thp yes", "madvise (control)",
+                        "madvise, jemalloc thp:always", "never"], sorted(rows)
 med = lambda m, c: rows[m][c]["median"]
 assert med("never", "AnonHugePages before") == 0, "THP under enabled=never"
 assert med("always, disable-thp no", "AnonHugePages before") >= 10240, "no THP with disable-thp no"
 assert med("always, disable-thp yes", "AnonHugePages before") <= med("always, disable-thp no", "AnonHugePages before") / 20
+# madvise: THP only through jemalloc's MADV_HUGEPAGE (MALLOC_CONF=thp:always)
+assert med("madvise (control)", "AnonHugePages before") < 10240, "THP under madvise without MALLOC_CONF"
+assert med("madvise, jemalloc thp:always", "AnonHugePages before") >= 10240, "no THP from jemalloc thp:always"
 for m in rows:
     for c in ("SET", "GET", "SET p99", "fork", "SETs in BGSAVE"):
         assert med(m, c) > 0, f"{m}: {c} {med(m, c)}"
 p = {x["key"]: x["text"] for x in e["proofs"]}
-for k in ("claim p99", "claim fork", "claim shred"):
-    assert re.search(r": (confirmed|contradicted|inconclusive \(.+\))$", p[k]), p.get(k)
-assert "host-wide" in p["claim shred"], p["claim shred"]
+claims = {c["claim"].split()[0]: c for c in e["claims"]}
+assert sorted(claims) == ["fork", "one", "p99"], sorted(claims)
+for c in claims.values():
+    assert c["call"] in ("confirmed", "contradicted", "inconclusive") and c["why"], c
+assert "host-wide" in claims["one"]["here"], claims["one"]
 assert re.match(r"Redis \d+\.\d+", p["setup"]), p["setup"]
+assert re.match(r"/\S*libjemalloc\S* mapped", p["jemalloc"]), p["jemalloc"]
+assert p["always, disable-thp yes server"].endswith("THP_enabled 0"), "disable-thp yes: no prctl seen"
+assert p["madvise, jemalloc thp:always server"].endswith("THP_enabled 1"), p["madvise, jemalloc thp:always server"]
 assert re.search(r"p99 claim \w+; fork claim \w+; BGSAVE-shreds claim \w+", v["text"]), v["text"]
 PY
 }

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lab iouring: io_uring as an operator meets it, beside the THP claims it is
+ * asked about with: kernel.io_uring_disabled, io_uring_setup(2) and SQPOLL
+ * as the current user, the installed liburing2, then Debian's fio doing 4 KiB
+ * random direct reads of one file in a private directory with psync, libaio,
+ * io_uring and io_uring with SQPOLL (the async ones at the same queue depth).
+ * Every engine runs whatever the probes said: the verdict is whether the
+ * runs agree with the probes. Changes no setting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "../kernel/exe.h"
+#include "../kernel/sysctl.h"
+#include "../util/buf.h"
+#include "common.h"
+#include "iouring_run.h"
+#include "redis_srv.h"
+
+#define NE 4
+#define QD 32
+
+static const char *const eng_label[NE] = {"psync", "libaio", "io_uring", "io_uring sqpoll"};
+static const char *const eng_name[NE] = {"psync", "libaio", "io_uring", "io_uring"};
+enum { E_PSYNC, E_LIBAIO, E_URING, E_SQPOLL };
+
+static const struct lab_coldef cols[] = {
+	{"IOPS", ""},
+	{"clat p99", "us"},
+	{"CPU per 1k IO", "ms"},
+	{"iodepth", ""},
+};
+
+/* What the probes found. */
+struct probes {
+	char disabled[16]; /* kernel.io_uring_disabled, "" when the file is absent */
+	int setup, sqpoll; /* uring_probe(): 0 or -errno */
+	char liburing[48]; /* liburing2's version, "" not installed */
+	bool guest;	   /* cpuinfo has the hypervisor flag */
+	bool guest_known;
+};
+
+static const char *probe_word(int e)
+{
+	return e == 0 ? "ok" : e == -EPERM ? "EPERM" : e == -ENOSYS ? "ENOSYS" : strerror(-e);
+}
+
+static void probe(const struct lab_ctx *ctx, struct probes *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (sysctl_read_line(ctx->sr, "kernel", "io_uring_disabled", p->disabled,
+			     sizeof(p->disabled)))
+		p->disabled[0] = '\0';
+	p->setup = uring_probe(0);
+	p->sqpoll = uring_probe(IORING_SETUP_SQPOLL);
+	struct buf b = {0};
+	if (!sysroot_read(ctx->sr, SR_DPKG_STATUS, &b) &&
+	    dpkg_status_version(b.p, b.len, "liburing2", p->liburing, sizeof(p->liburing)))
+		p->liburing[0] = '\0';
+	buf_free(&b);
+	if (!sysroot_read(ctx->sr, SR_PROC "/cpuinfo", &b) && b.p) {
+		p->guest_known = true;
+		p->guest = strstr(b.p, " hypervisor") != NULL;
+	}
+	buf_free(&b);
+}
+
+/* A private directory under BASE whose files take O_DIRECT into DIR. 0 or -errno. */
+static int try_dir(const char *base, char *dir, size_t n)
+{
+	snprintf(dir, n, "%s/thpctl-iouring.XXXXXX", base);
+	if (!mkdtemp(dir))
+		return -errno;
+	char f[160];
+	snprintf(f, sizeof(f), "%s/probe", dir);
+	int fd = open(f, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
+	int e = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	unlink(f);
+	if (e)
+		rmdir(dir);
+	return e;
+}
+
+/* $TMPDIR (or /tmp), else /var/tmp when that one refuses O_DIRECT (tmpfs before 6.6). */
+static int pick_dir(char *dir, size_t n, char *note, size_t nn)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t || strlen(t) > 80)
+		t = "/tmp";
+	int e = try_dir(t, dir, n);
+	if (e == -EINVAL) {
+		snprintf(note, nn, "%s refuses O_DIRECT; ", t);
+		e = try_dir("/var/tmp", dir, n);
+	}
+	return e;
+}
+
+static const char *fs_name(const char *dir)
+{
+	struct statfs s;
+	if (statfs(dir, &s))
+		return "?";
+	switch ((unsigned long)s.f_type) {
+	case 0xEF53:
+		return "ext4";
+	case 0x58465342:
+		return "xfs";
+	case 0x9123683E:
+		return "btrfs";
+	case 0x01021994:
+		return "tmpfs";
+	case 0x794c7630:
+		return "overlayfs";
+	default:
+		return "other";
+	}
+}
+
+/* The two claims from the runs RES and the probes P. */
+static void claims(struct lab_result *r, const struct fio_res *res, const struct probes *p)
+{
+	char here[160];
+	bool both = res[E_URING].ok && res[E_LIBAIO].ok;
+	double ratio = both && res[E_LIBAIO].iops > 0 ? res[E_URING].iops / res[E_LIBAIO].iops : -1;
+	enum claim_call c = lab_claim_call(ratio, false, 1.08, 1.03);
+	snprintf(here, sizeof(here), "%.0f (io_uring) vs %.0f IOPS (libaio), QD%d: %+.1f%%",
+		 res[E_URING].iops, res[E_LIBAIO].iops, QD, ratio > 0 ? 100 * (ratio - 1) : 0.0);
+	if (!both)
+		lab_claim(r, "io_uring +12% IOPS over libaio", "fio 4 KiB randread QD32, NVMe",
+			  both ? here : "-", CLAIM_INCONCLUSIVE, "a run failed (see proofs)");
+	else
+		lab_claim(r, "io_uring +12% IOPS over libaio", "fio 4 KiB randread QD32, NVMe",
+			  here, c,
+			  "%.2fx: confirmed at >= 1.08x, contradicted at <= 1.03x%s; one run each",
+			  ratio, c == CLAIM_INCONCLUSIVE ? ", between the bounds" : "");
+	snprintf(here, sizeof(here), "%s; SQPOLL io_uring_setup as uid %d: %s",
+		 !p->guest_known ? "guest unknown"
+		 : p->guest	 ? "a guest (cpuinfo hypervisor flag)"
+				 : "not a guest",
+		 (int)geteuid(), probe_word(p->sqpoll));
+	if (!p->guest_known || !p->guest || (p->sqpoll && p->sqpoll != -EPERM))
+		lab_claim(r, "SQPOLL refused in VPS guests", "operators' reports of VPS guests",
+			  here, CLAIM_INCONCLUSIVE, "%s",
+			  !p->guest_known ? "cpuinfo unreadable"
+			  : !p->guest	  ? "not a guest"
+					  : "SQPOLL failed other than EPERM");
+	else
+		lab_claim(r, "SQPOLL refused in VPS guests", "operators' reports of VPS guests",
+			  here, p->sqpoll ? CLAIM_CONFIRMED : CLAIM_CONTRADICTED,
+			  "this guest %s SQPOLL (a refusal is EPERM)",
+			  p->sqpoll ? "refused" : "allowed");
+}
+
+/* Rows, probes, claims, the verdict. */
+static void finish(struct lab_result *r, const struct fio_res *res, const struct probes *p)
+{
+	for (int k = 0; k < NE; k++) {
+		if (!res[k].ok)
+			continue;
+		int row = lab_row_add(r, eng_label[k]);
+		lab_cell_set1(r, row, 0, res[k].iops);
+		if (res[k].p99_us >= 0)
+			lab_cell_set1(r, row, 1, res[k].p99_us);
+		if (res[k].cpu_ms_k >= 0)
+			lab_cell_set1(r, row, 2, res[k].cpu_ms_k);
+		lab_cell_set1(r, row, 3, k == E_PSYNC ? 1 : QD);
+	}
+	lab_proof(
+		r, "probes",
+		"kernel.io_uring_disabled %s; io_uring_setup %s; SQPOLL %s (uid %d); liburing2 %s",
+		p->disabled[0] ? p->disabled : "- (no such sysctl: kernel < 6.6)",
+		probe_word(p->setup), probe_word(p->sqpoll), (int)geteuid(),
+		p->liburing[0] ? p->liburing : "not installed");
+	claims(r, res, p);
+	bool agree = res[E_URING].ok == (p->setup == 0) && res[E_SQPOLL].ok == (p->sqpoll == 0);
+	bool ok = agree && res[E_PSYNC].ok && res[E_LIBAIO].ok;
+	lab_verdict(r, ok,
+		    "%sio_uring_setup %s and the io_uring run %s; SQPOLL %s and the sqpoll run %s; "
+		    "psync %s, libaio %s; claims: IOPS %s, SQPOLL %s",
+		    ok	    ? ""
+		    : agree ? "UNEXPECTED: a baseline engine failed: "
+			    : "UNEXPECTED: probes and runs disagree: ",
+		    probe_word(p->setup), res[E_URING].ok ? "ran" : "failed", probe_word(p->sqpoll),
+		    res[E_SQPOLL].ok ? "ran" : "failed", res[E_PSYNC].ok ? "ran" : "failed",
+		    res[E_LIBAIO].ok ? "ran" : "failed", claim_call_name(r->claims[0].call),
+		    claim_call_name(r->claims[1].call));
+}
+
+static int lab_iouring(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	char fio[256];
+	if (redis_find("fio", fio, sizeof(fio))) {
+		lab_skip(
+			r,
+			"fio not found: install with scripts/install-deps --workloads (Debian: fio)");
+		r->expected = false;
+		r->optional = true;
+		return 0;
+	}
+	uint64_t size;
+	if (lab_begin(
+		    ctx, o, 1ull << 30, r, &size,
+		    "fio 4 KiB randread, direct: psync vs libaio vs io_uring (+SQPOLL), and the probes"))
+		return 0;
+	struct probes p;
+	probe(ctx, &p);
+	char dir[128], note[96] = "", file[160];
+	int e = pick_dir(dir, sizeof(dir), note, sizeof(note));
+	if (e) {
+		lab_skip(r, "no private directory taking O_DIRECT: %s%s", note, strerror(-e));
+		return 0;
+	}
+	snprintf(file, sizeof(file), "%s/data", dir);
+	int secs = o->quick ? 8 : 30;
+	r->runs = 1;
+	lab_cols_add(r, cols, 4, NULL);
+	static struct fio_res res[NE];
+	for (int k = 0; k < NE; k++) {
+		lab_progress_run(o, "iouring", size, eng_label[k], 0, 1);
+		struct fio_spec s = {eng_name[k], k == E_PSYNC ? 1 : QD, k == E_SQPOLL, file, size,
+				     secs};
+		char why[160] = "";
+		if (fio_run(fio, &s, &res[k], why, sizeof(why)))
+			lab_proof(r, eng_label[k], "failed: %s", why);
+	}
+	lab_progress_done(o);
+	const char *fs = fs_name(dir);
+	unlink(file);
+	rmdir(dir);
+	char sz[32];
+	lab_fmt_size(sz, sizeof(sz), size);
+	lab_proof(
+		r, "setup",
+		"kernel %s; %s%s file in %s (%s, removed), 4 KiB randread direct=1, numjobs 1, %d s each, fio %s",
+		ctx->feat->release, note, sz, dir, fs, secs, fio);
+	finish(r, res, &p);
+	return 0;
+}
+
+LAB_EXPERIMENT_DEFINE(
+	"iouring", 240, lab_iouring,
+	"io_uring probes (disabled sysctl, setup, SQPOLL) and fio psync/libaio/io_uring",
+	.quick = {.size = (256ull << 20)}, .workload = true);

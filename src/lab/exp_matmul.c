@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lab matmul: dgemm through Debian's python3-numpy (whatever BLAS the
+ * libblas.so.3 alternative points at: the one mapped in the child is named)
+ * on three N x N double matrices, in four modes: host enabled=always with the
+ * child's THP off (prctl PR_SET_THP_DISABLE before exec, as `thpctl run
+ * --thp=off`); enabled=madvise with nothing advising (the control); madvise
+ * with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc advises its mmapped
+ * chunks); enabled=always. The child's smaps_rollup AnonHugePages, read while
+ * the matrices are live, proves the backing; dTLB misses where a PMU exists.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernel/proc_read.h"
+#include "../kernel/proc_thp.h"
+#include "../kernel/exe.h"
+#include "../util/buf.h"
+#include "common.h"
+#include "matmul_run.h"
+
+#define NMODES 4
+#define NV 6
+
+enum { M_OFF, M_MADV, M_GLIBC, M_ALWAYS };
+
+static const char *const mode_label[NMODES] = {"always, prctl THP off", "madvise (control)",
+					       "madvise, glibc hugetlb=1", "always"};
+static const char *const mode_host[NMODES] = {"always", "madvise", "madvise", "always"};
+
+enum { V_GFLOPS, V_BEST, V_AHP, V_RSS, V_SHARE, V_MISS };
+
+static const struct lab_coldef cols[NV] = {
+	{"GFLOP/s", ""}, {"best", "GFLOP/s"}, {"AnonHugePages", "kB"},
+	{"Rss", "kB"},	 {"huge share", "%"}, {"dTLB read miss", "%"},
+};
+
+/* One mode's run. */
+struct mode_out {
+	bool ok;
+	double gflops[MATMUL_MAX_REPS];
+	int nt;
+	double v[NV]; /* -1: not measured */
+	int dtlb_err; /* 0 or -errno of the counters */
+};
+
+/* The BLAS mapped in PID into OUT ("?" when unreadable), with its Debian package. */
+static void blas_of(const struct lab_ctx *ctx, pid_t pid, char *out, size_t n)
+{
+	struct proc_info pi = {0};
+	char path[256], pkg[64];
+	snprintf(out, n, "?");
+	if (!proc_read(ctx->sr, pid, PROC_MAPS, &pi) && !pi.maps_err &&
+	    matmul_blas_path(pi.maps.p, pi.maps.len, path, sizeof(path)))
+		snprintf(out, n, "%s (%s)", path,
+			 dpkg_owner(ctx->sr, path, pkg, sizeof(pkg)) ? "package unknown" : pkg);
+	proc_info_free(&pi);
+}
+
+/* Mode K: host setting, child, rollup while live, the dgemm calls. 0 or -errno (WHY). */
+static int run_mode(const struct lab_ctx *ctx, int k, const struct matmul_spec *base,
+		    struct mode_out *m, char *blas, size_t bn, char *why, size_t n)
+{
+	*m = (struct mode_out){.dtlb_err = -ENODATA};
+	for (int c = 0; c < NV; c++)
+		m->v[c] = -1;
+	int rc = lab_set_enabled(ctx, mode_host[k]);
+	if (rc) {
+		snprintf(why, n, "enabled=%s: %s", mode_host[k], strerror(-rc));
+		return rc;
+	}
+	struct matmul_spec sp = *base;
+	sp.thp_off = k == M_OFF;
+	sp.glibc_thp = k == M_GLIBC;
+	struct matmul_child c;
+	if ((rc = matmul_start(&c, &sp, why, n)))
+		return rc;
+	struct buf b = {0};
+	static struct proc_thp p;
+	int err = 0;
+	if (proc_thp_collect(ctx->sr, c.pid, true, &b, &p, &err) == PT_OK) {
+		m->v[V_AHP] = (double)p.t.kb[SM_ANON_HUGE];
+		m->v[V_RSS] = (double)p.t.kb[SM_RSS];
+		if (m->v[V_RSS] > 0)
+			m->v[V_SHARE] = 100 * m->v[V_AHP] / m->v[V_RSS];
+	}
+	buf_free(&b);
+	if (!blas[0] || blas[0] == '?')
+		blas_of(ctx, c.pid, blas, bn);
+	double t[MATMUL_MAX_REPS], acc, miss;
+	m->dtlb_err = c.dtlb_err;
+	rc = matmul_finish(&c, t, &m->nt, &acc, &miss, why, n);
+	matmul_stop(&c);
+	if (rc)
+		return rc;
+	double flop = 2.0 * sp.n * (double)sp.n * sp.n;
+	for (int i = 0; i < m->nt; i++) {
+		m->gflops[i] = flop / t[i] / 1e9;
+		if (m->gflops[i] > m->v[V_BEST])
+			m->v[V_BEST] = m->gflops[i];
+	}
+	if (acc > 0 && miss >= 0)
+		m->v[V_MISS] = 100 * miss / acc;
+	m->ok = true;
+	return 0;
+}
+
+/* The two claims; CALLS gets their calls. THP: the always row proven huge, the off row not. */
+static void claims(struct lab_result *r, const struct mode_out *m, const double *med, bool thp,
+		   bool openblas, enum claim_call *calls)
+{
+	char here[160];
+	double ratio = thp && med[M_OFF] > 0 ? med[M_ALWAYS] / med[M_OFF] : -1;
+	calls[0] = thp && openblas ? lab_claim_call(ratio, false, 1.10, 1.03) : CLAIM_INCONCLUSIVE;
+	snprintf(here, sizeof(here), "%.2f (always) vs %.2f GFLOP/s (THP off): %+.1f%%",
+		 med[M_ALWAYS], med[M_OFF], ratio > 0 ? 100 * (ratio - 1) : 0.0);
+	if (!thp)
+		lab_claim(r, "always +18% throughput",
+			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
+			  "THP not proven (always row huge, THP-off row none)");
+	else if (!openblas)
+		lab_claim(
+			r, "always +18% throughput", "OpenBLAS dgemm via numpy, THP always vs off",
+			here, calls[0],
+			"the BLAS here is not OpenBLAS (blas proof): %.2fx measures another dgemm",
+			ratio);
+	else
+		lab_claim(r, "always +18% throughput",
+			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
+			  "%.2fx: confirmed at >= 1.10x, contradicted at <= 1.03x%s", ratio,
+			  calls[0] == CLAIM_INCONCLUSIVE ? ", between the bounds" : "");
+	double mo = m[M_OFF].v[V_MISS], ma = m[M_ALWAYS].v[V_MISS];
+	bool pmu = mo >= 0 && ma >= 0;
+	double rm = pmu && thp && mo > 0 ? ma / mo : -1;
+	calls[1] = rm >= 0 ? lab_claim_call(rm, true, 0.3, 0.7) : CLAIM_INCONCLUSIVE;
+	if (pmu)
+		snprintf(here, sizeof(here), "dTLB read miss %.2f%% (off) -> %.2f%% (always)", mo,
+			 ma);
+	else
+		snprintf(here, sizeof(here), "-");
+	if (!pmu)
+		lab_claim(r, "dTLB miss rate 8.2% -> 1.1%", "OpenBLAS dgemm, THP off vs always",
+			  here, calls[1], "no PMU: perf_event_open: %s",
+			  strerror(-(m[M_ALWAYS].dtlb_err ? m[M_ALWAYS].dtlb_err : -ENODATA)));
+	else if (rm < 0)
+		lab_claim(r, "dTLB miss rate 8.2% -> 1.1%", "OpenBLAS dgemm, THP off vs always",
+			  here, calls[1], "%s",
+			  thp ? "no misses counted with THP off" : "THP not proven");
+	else
+		lab_claim(r, "dTLB miss rate 8.2% -> 1.1%", "OpenBLAS dgemm, THP off vs always",
+			  here, calls[1],
+			  "%.2fx: confirmed at <= 0.30x, contradicted at >= 0.70x%s", rm,
+			  calls[1] == CLAIM_INCONCLUSIVE ? ", between the bounds" : "");
+}
+
+/* Rows, proofs, claims and the verdict; MAT_KB the three matrices' size (kB). */
+static void finish(struct lab_result *r, const struct mode_out *m, double mat_kb, bool openblas)
+{
+	double med[NMODES];
+	for (int k = 0; k < NMODES; k++) {
+		med[k] = -1;
+		if (!m[k].ok)
+			continue;
+		int row = lab_row_add(r, mode_label[k]);
+		if (row < 0)
+			continue;
+		lab_cell_set(r, row, V_GFLOPS, m[k].gflops, (size_t)m[k].nt);
+		med[k] = r->rows[row].c[V_GFLOPS].median;
+		for (int c = V_BEST; c < NV; c++)
+			if (m[k].v[c] >= 0)
+				lab_cell_set1(r, row, c, m[k].v[c]);
+		char key[48];
+		snprintf(key, sizeof(key), "%s child", mode_label[k]);
+		lab_proof(
+			r, key,
+			"smaps_rollup with the matrices live: AnonHugePages %.0f kB of Rss %.0f kB "
+			"(matrices %.0f kB)",
+			m[k].v[V_AHP], m[k].v[V_RSS], mat_kb);
+	}
+	const double half = mat_kb / 2;
+	bool off0 = m[M_OFF].ok && m[M_OFF].v[V_AHP] == 0;
+	bool madv0 = m[M_MADV].ok && m[M_MADV].v[V_AHP] >= 0 && m[M_MADV].v[V_AHP] <= mat_kb / 20;
+	bool glibc = m[M_GLIBC].ok && m[M_GLIBC].v[V_AHP] >= half;
+	bool always = m[M_ALWAYS].ok && m[M_ALWAYS].v[V_AHP] >= half;
+	enum claim_call c[2];
+	claims(r, m, med, off0 && always, openblas, c);
+	lab_verdict(r, off0 && madv0 && glibc && always,
+		    "%sAnonHugePages THP off %.0f, madvise control %.0f, glibc hugetlb=1 %.0f, "
+		    "always %.0f kB (matrices %.0f kB; expected 0, <= 5%%, >= 50%%, >= 50%%); "
+		    "throughput claim %s; dTLB claim %s",
+		    off0 && madv0 && glibc && always ? "" : "UNEXPECTED backing: ",
+		    m[M_OFF].v[V_AHP], m[M_MADV].v[V_AHP], m[M_GLIBC].v[V_AHP],
+		    m[M_ALWAYS].v[V_AHP], mat_kb, claim_call_name(c[0]), claim_call_name(c[1]));
+}
+
+static int lab_matmul(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	if (access(MATMUL_PYTHON, X_OK)) {
+		lab_skip(r,
+			 "%s not found: install with scripts/install-deps --workloads (Debian: "
+			 "python3-numpy)",
+			 MATMUL_PYTHON);
+		r->expected = false;
+		r->optional = true;
+		return 0;
+	}
+	if (!ctx->can_write) {
+		lab_skip(r, "needs root (and the settings lock) to set enabled=madvise/always");
+		return 0;
+	}
+	uint64_t size;
+	if (lab_begin(ctx, o, 128ull << 20, r, &size,
+		      "numpy dgemm: THP off (prctl) vs madvise vs glibc hugetlb=1 vs always"))
+		return 0;
+	struct matmul_spec sp = {.n = (int)sqrt((double)size / 8), .reps = 3, .count_dtlb = true};
+	r->runs = sp.reps;
+	lab_cols_add(r, cols, NV, NULL);
+	static struct mode_out m[NMODES];
+	char blas[320] = "";
+	for (int k = 0; k < NMODES; k++) {
+		lab_progress_run(o, "matmul", size, mode_label[k], 0, 1);
+		char why[160] = "";
+		int rc = run_mode(ctx, k, &sp, &m[k], blas, sizeof(blas), why, sizeof(why));
+		if (rc) {
+			lab_proof(r, mode_label[k], "failed: %s", why[0] ? why : strerror(-rc));
+			r->partial = true;
+			if (strstr(why, "numpy missing")) {
+				lab_skip(r,
+					 "%s; install with scripts/install-deps --workloads "
+					 "(Debian: python3-numpy)",
+					 why);
+				r->expected = false;
+				r->optional = true;
+				return 0;
+			}
+		}
+	}
+	lab_progress_done(o);
+	lab_proof(r, "setup",
+		  "kernel %s, N=%d (3 matrices of %.0f MiB), %d dgemm calls per mode after one "
+		  "allocation; numpy's own MADV_HUGEPAGE off",
+		  ctx->feat->release, sp.n, (double)sp.n * sp.n * 8 / 1048576, sp.reps);
+	lab_proof(r, "blas", "%s, mapped in the child", blas);
+	finish(r, m, 3.0 * sp.n * sp.n * 8 / 1024, strstr(blas, "openblas") != NULL);
+	return 0;
+}
+
+LAB_EXPERIMENT_DEFINE("matmul", 230, lab_matmul,
+		      "numpy dgemm: THP off vs madvise (+glibc hugetlb=1) vs always, GFLOP/s",
+		      .quick = {.size = (18ull << 20)}, .workload = true);

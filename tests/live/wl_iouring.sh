@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Live tests of `thpctl lab iouring --quick` (a real program: Debian's fio,
+# scripts/install-deps --workloads): the probes checked against their own
+# sources (the sysctl file, dpkg-query), each engine's row present exactly
+# when its probe said it could run, the claims with a call from the three, the
+# private directory gone and no fio left, the host's settings untouched; as
+# root and as nobody (the probes are the current user's). Not the speed.
+#
+# Run it as `flock /tmp/thpctl-live.lock bash tests/live/wl_iouring.sh`.
+#   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init wl_iouring
+
+[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
+if ! command -v fio >/dev/null; then
+	skip "iouring" "fio not installed (scripts/install-deps --workloads)"
+	summary
+fi
+wait_quiet || { skip "iouring" "another thpctl has held $JOURNAL for 5 minutes"; summary; }
+settings_snapshot "$TMP/base"
+
+# without fio: exit 1 and the install hint
+mkdir -p "$TMP/nopath"
+PATH=$TMP/nopath "$T" lab iouring --quick --quiet >"$TMP/missing.out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "install with scripts/install-deps --workloads (Debian: fio)" "$TMP/missing.out"; then
+	ok "without fio: exit 1 and the install hint"
+else
+	nok "without fio: exit 1 and the install hint" "exit $rc: $(tail -n 1 "$TMP/missing.out")"
+fi
+
+disabled=$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo -)
+liburing=$(dpkg-query -W -f='${Version}' liburing2 2>/dev/null || echo "not installed")
+
+# check WHO: the JSON in $TMP/WHO.json against the probes' own sources
+check() {
+	python3 - "$TMP/$1.json" "$disabled" "$liburing" <<'PY'
+import json, re, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+disabled, liburing = sys.argv[2], sys.argv[3]
+v = e["verdict"]
+assert not v["skipped"], v["text"]
+p = {x["key"]: x["text"] for x in e["proofs"]}
+pr = p["probes"]
+m = re.match(r"kernel.io_uring_disabled (\S+).*; io_uring_setup (\S+); SQPOLL (\S+) \(uid \d+\); liburing2 (.+)$", pr)
+assert m, pr
+assert m.group(1) == disabled, (m.group(1), disabled)
+assert m.group(4) == liburing, (m.group(4), liburing)
+rows = {r["label"]: r["cells"] for r in e["rows"]}
+assert "psync" in rows and "libaio" in rows, sorted(rows)
+# an engine's row exists exactly when its probe said io_uring_setup works
+assert ("io_uring" in rows) == (m.group(2) == "ok"), (sorted(rows), pr)
+assert ("io_uring sqpoll" in rows) == (m.group(3) == "ok"), (sorted(rows), pr)
+for r, c in rows.items():
+    assert c["IOPS"]["median"] > 0, r
+    assert c["iodepth"]["median"] == (1 if r == "psync" else 32), r
+assert v["expected"], v["text"]
+claims = {c["claim"]: c for c in e["claims"]}
+assert sorted(claims) == ["SQPOLL refused in VPS guests", "io_uring +12% IOPS over libaio"], sorted(claims)
+for c in claims.values():
+    assert c["call"] in ("confirmed", "contradicted", "inconclusive") and c["why"], c
+sq = claims["SQPOLL refused in VPS guests"]
+if "a guest" in sq["here"] and m.group(3) in ("ok", "EPERM"):
+    assert sq["call"] == ("contradicted" if m.group(3) == "ok" else "confirmed"), sq
+assert re.search(r"256 MiB file in \S+ \(\w+, removed\)", p["setup"]), p["setup"]
+PY
+}
+
+# run WHO CMD...: lab iouring --quick --json with TMPDIR a fresh directory; its checks
+run() {
+	local who=$1 out
+	shift
+	mkdir -p "$TMP/$who-tmp"
+	chmod 1777 "$TMP/$who-tmp"
+	TMPDIR=$TMP/$who-tmp timeout -s TERM 300 "$@" "$T" lab iouring --quick --json --quiet \
+		>"$TMP/$who.json" 2>"$TMP/$who.err"
+	RC=$?
+	san_note "lab iouring ($who)" "$TMP/$who.err"
+	if [ "$RC" -ne 0 ]; then
+		nok "$who: exit status" "$RC: $(tail -n 2 "$TMP/$who.err" | tr '\n' ' ')"
+	elif out=$(check "$who" 2>&1); then
+		ok "$who: probes as their sources say, engine rows iff probes ok, claim calls"
+	else
+		nok "$who: probes as their sources say, engine rows iff probes ok, claim calls" "$(tail -n 1 <<<"$out")"
+	fi
+	if [ -z "$(ls -A "$TMP/$who-tmp")" ]; then
+		ok "$who: private directory removed"
+	else
+		nok "$who: private directory removed" "$(ls "$TMP/$who-tmp")"
+	fi
+}
+
+if [ "$ROOT" -eq 1 ]; then
+	run root env
+else
+	skip "root" "not root"
+fi
+run nobody "${NOBODY[@]}"
+if pgrep -x fio >/dev/null && pgrep -af 'fio --name=thpctl' >/dev/null; then
+	nok "no fio left" "$(pgrep -af 'fio --name=thpctl' | head -n 2)"
+else
+	ok "no fio left"
+fi
+expect_settings_as_found "iouring: settings as found (it changes none)" "$TMP/base"
+summary

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: fio's --output-format=json as src/lab/iouring_run.c reads it. */
+#include "unit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "lab/iouring_run.h"
+
+/* fio 3.33 (Debian 12), io_uring 4k randread QD32 on this project's host, cut to the fields read. */
+static const char fio333[] =
+	"{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"r\", \"error\": 0, "
+	"\"job_runtime\": 2000, \"usr_cpu\": 4.25, \"sys_cpu\": 42.0, \"read\": {\"io_bytes\": "
+	"682786816, \"total_ios\": 166696, \"runtime\": 2001, \"iops\": 83306.346827, "
+	"\"clat_ns\": {\"min\": 110, \"percentile\": {\"50.000000\": 346112, \"99.000000\": "
+	"626688, \"99.900000\": 4882432}}}}]}\n";
+
+static void test_fio_job_figures(void **state)
+{
+	(void)state;
+	struct fio_res r;
+	assert_int_equal(fio_parse(fio333, strlen(fio333), &r), 0);
+	assert_true(r.ok);
+	assert_int_equal(r.error, 0);
+	assert_true(r.iops == 83306.346827);
+	assert_true(r.ios == 166696);
+	assert_true(fabs(r.p99_us - 626.688) < 1e-9);
+	assert_true(r.runtime_s == 2.0);
+	/* (4.25 + 42.0) % of 2000 ms over 166.696 thousand reads */
+	assert_true(fabs(r.cpu_ms_k - 0.4625 * 2000 / 166.696) < 1e-9);
+}
+
+static void test_fio_notes_before_the_json_are_skipped(void **state)
+{
+	(void)state;
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "note: both iodepth >= 1 and synchronous I/O engine are "
+		 "selected, queue depth will be capped at 1\n%s",
+		 fio333);
+	struct fio_res r;
+	assert_int_equal(fio_parse(text, strlen(text), &r), 0);
+	assert_true(r.ok && r.ios == 166696);
+}
+
+static void test_fio_failed_job_is_not_ok(void **state)
+{
+	(void)state;
+	/* fio writes a job that could not start (err=22) with error set and no I/O */
+	const char *bad = "fio: pid=1, err=22/file:filesetup.c:805, func=open, error=Invalid "
+			  "argument\n{\"jobs\": [{\"error\": 22, \"job_runtime\": 0, \"usr_cpu\": "
+			  "0.0, \"sys_cpu\": 0.0, \"read\": {\"total_ios\": 0, \"iops\": 0.0, "
+			  "\"clat_ns\": {\"percentile\": {\"99.000000\": 0}}}}]}";
+	struct fio_res r;
+	assert_int_equal(fio_parse(bad, strlen(bad), &r), 0);
+	assert_false(r.ok);
+	assert_int_equal(r.error, 22);
+	assert_true(r.p99_us == -1);   /* no reads: no latency, not 0 */
+	assert_true(r.cpu_ms_k == -1); /* no runtime: unknown, not 0 */
+}
+
+static void test_fio_not_a_document(void **state)
+{
+	(void)state;
+	struct fio_res r;
+	assert_int_equal(fio_parse("", 0, &r), -EINVAL);
+	assert_int_equal(fio_parse("fio: no such engine\n", 20, &r), -EINVAL);
+	const char *nojobs = "{\"fio version\": \"fio-3.33\"}";
+	assert_int_equal(fio_parse(nojobs, strlen(nojobs), &r), -EINVAL);
+	const char *noread = "{\"jobs\": [{\"error\": 0, \"write\": {\"iops\": 5}}]}";
+	assert_int_equal(fio_parse(noread, strlen(noread), &r), -EINVAL);
+	const char *strs =
+		"{\"jobs\": [{\"error\": 0, \"read\": {\"iops\": \"5\", \"total_ios\": 1}}]}";
+	assert_int_equal(fio_parse(strs, strlen(strs), &r), -EINVAL);
+	/* cut in the middle */
+	assert_int_equal(fio_parse(fio333, 100, &r), -EINVAL);
+	assert_false(r.ok);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_fio_job_figures),
+	  cmocka_unit_test(test_fio_notes_before_the_json_are_skipped),
+	  cmocka_unit_test(test_fio_failed_job_is_not_ok),
+	  cmocka_unit_test(test_fio_not_a_document))
