@@ -368,8 +368,13 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 	struct ratio_ci c1 = ratio(m, 1), c2 = ratio(m, 2);
 	const double *nv = m->v[0], *md = m->v[1], *ht = m->v[2];
 	calls[0] = pg_band_call(&c1, 0.98, 1.02);
-	snprintf(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %.3fx", md[V_TPS],
-		 nv[V_TPS], c1.ok ? c1.est : -1.0);
+	char e1[16] = "-", e2[16] = "-";
+	if (c1.ok)
+		snprintf(e1, sizeof(e1), "%.3fx", c1.est);
+	if (c2.ok)
+		snprintf(e2, sizeof(e2), "%.3fx", c2.est);
+	snprintf(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %s", md[V_TPS],
+		 nv[V_TPS], e1);
 	band_why(why, sizeof(why), &c1, calls[0], 0.98, 1.02,
 		 !m->have[0] || !m->have[1] ? "a mode failed" : NULL);
 	lab_claim(r, "madvise + defrag=defer is within 2% of never",
@@ -378,8 +383,8 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 	bool proven = backed(ctx, m, p, 2);
 	calls[1] = proven ? pg_band_call(&c2, 0.98, INFINITY) : CLAIM_INCONCLUSIVE;
 	snprintf(here, sizeof(here),
-		 "tps %.0f (huge_pages=on) vs %.0f (never): %.3fx; shm on %llu kB pages", ht[V_TPS],
-		 nv[V_TPS], c2.ok ? c2.est : -1.0, (unsigned long long)m->shm[2].kps_kb);
+		 "tps %.0f (huge_pages=on) vs %.0f (never): %s; shm on %llu kB pages", ht[V_TPS],
+		 nv[V_TPS], e2, (unsigned long long)m->shm[2].kps_kb);
 	band_why(why, sizeof(why), &c2, calls[1], 0.98, INFINITY,
 		 !m->have[0] || !m->have[2] ? "a mode failed"
 		 : !proven		    ? "shared memory not proven on hugetlb"

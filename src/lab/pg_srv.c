@@ -221,7 +221,7 @@ int pg_init(struct pg_cluster *c, char *err, size_t n)
 		return -ENOENT;
 	}
 	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp || strlen(tmp) > 32)
+	if (!tmp || !*tmp || strlen(tmp) > 44)
 		tmp = "/tmp";
 	snprintf(c->dir, sizeof(c->dir), "%s/thpctl-pg.XXXXXX", tmp);
 	if (!mkdtemp(c->dir)) {
