@@ -138,7 +138,7 @@ stop() {
 	nr0=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
 	wait_quiet
 	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-		"$T" "$T" lab postgres --quick --quiet >/dev/null 2>"$TMP/pg-$sig.err" &
+		"$T" lab postgres --quick --quiet >/dev/null 2>"$TMP/pg-$sig.err" &
 	BG=$!
 	for ((i = 0; i < 900; i++)); do
 		[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" != "$nr0" ] && break
