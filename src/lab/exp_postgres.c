@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lab postgres: a private PostgreSQL cluster (Debian's postgresql, run as the
+ * postgres user, unix socket only) under pgbench select-only (-S -M prepared)
+ * in three modes: host enabled=never; enabled=madvise + defrag=defer; never
+ * again with huge_pages=on and a hugetlb pool sized like `thpctl hugetlb plan
+ * --for <shared_memory_size>`. One initdb and one pgbench -i, the server
+ * restarted per mode. The postmaster's shared segment in its smaps (page
+ * size, Hugetlb, ShmemPmdMapped) and host-wide meminfo HugePages_* read
+ * mid-run prove where shared_buffers lived; per-second tps gives the
+ * interval the two published claims are held to.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernel/hugetlb.h"
+#include "../kernel/kv.h"
+#include "../kernel/proc_read.h"
+#include "../model/hugetlb_plan.h"
+#include "../util/buf.h"
+#include "common.h"
+#include "guard.h"
+#include "pg_srv.h"
+
+#define NMODES 3
+#define MAX_ROUNDS 3
+#define CLIENTS "4"
+#define THREADS "2"
+
+static const char *const mode_label[NMODES] = {"never", "madvise, defrag=defer",
+					       "never, huge_pages=on"};
+
+enum { V_TPS, V_LAT, V_SD, V_PSEC, V_KPS, V_HTLB, V_PMD, V_AHP, V_HT, V_HF, V_HR, V_HS, NV };
+
+static const struct lab_coldef cols[NV] = {
+	{"tps", ""},
+	{"latency avg", "ms"},
+	{"latency stddev", "ms"},
+	{"tps per second", ""},
+	{"shm KernelPageSize", "kB"},
+	{"shm Hugetlb", "kB"},
+	{"shm ShmemPmdMapped", "kB"},
+	{"postmaster AnonHugePages", "kB"},
+	{"HugePages_Total (host)", ""},
+	{"HugePages_Free (host)", ""},
+	{"HugePages_Rsvd (host)", ""},
+	{"HugePages_Surp (host)", ""},
+};
+
+/* The run's sizes and the hugetlb pool. */
+struct pg_plan {
+	uint64_t sb_mb;	   /* shared_buffers, MiB */
+	unsigned scale;	   /* pgbench -s */
+	int secs, warm;	   /* -T of the measured and the warm-up run */
+	uint64_t shm_mb;   /* postgres -C shared_memory_size; 0 unknown */
+	uint64_t pg_pages; /* postgres -C shared_memory_size_in_huge_pages; 0 unknown */
+	uint64_t page_kb;  /* hugetlb page size */
+	uint64_t pages;	   /* the pool: hugetlb_plan() for shm_mb */
+	char nr_rel[96];   /* the pool's nr_hugepages */
+	uint64_t nr0;	   /* nr_hugepages as found */
+	bool nr0_known;
+};
+
+/* One mode's run. */
+struct mode_out {
+	double v[NV];
+	double psec[PG_MAX_PROGRESS]; /* per-second tps, the first second left out */
+	int npsec;
+	struct pg_shm shm;
+};
+
+/* enabled=VALUE (and the PMD size where it does not inherit), DEFRAG unless NULL. 0 or -errno. */
+static int set_thp(const struct lab_ctx *ctx, const char *value, const char *defrag)
+{
+	int e = guard_write(SR_THP "/enabled", value);
+	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
+	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
+		char rel[96];
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
+			 (unsigned long long)(ctx->pmd_size >> 10));
+		e = guard_write(rel, value);
+	}
+	return e || !defrag ? e : guard_write(SR_THP "/defrag", defrag);
+}
+
+/* The global pool of PAGE_KB pages: nr and free. false when unreadable. */
+static bool pool_now(const struct lab_ctx *ctx, uint64_t page_kb, uint64_t *nr, uint64_t *fr)
+{
+	static struct hugetlb h;
+	if (hugetlb_read(ctx->sr, &h))
+		return false;
+	for (int i = 0; i < h.npools; i++) {
+		const struct hugetlb_pool *p = &h.pools[i];
+		if (p->size_kb == page_kb && p->node < 0 && p->nr.present && p->free.present) {
+			*nr = p->nr.v;
+			*fr = p->free.v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The pool for the server's shared memory, sized as `hugetlb plan --for` does. 0 or -errno. */
+static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct pg_plan *p)
+{
+	struct hp_plan_input in = {.node = -1, .buddy_max_order = -1};
+	uint64_t v;
+	in.has_mem_total = kv_get(mi, "MemTotal", &in.mem_total_kb);
+	in.has_mem_free = kv_get(mi, "MemFree", &in.mem_free_kb);
+	in.page_kb = in.default_page_kb = kv_get(mi, "Hugepagesize", &v) && v ? v : 2048;
+	in.base_page = ctx->page_size;
+	in.for_bytes = (p->shm_mb ? p->shm_mb : p->sb_mb * 5 / 4) << 20;
+	uint64_t nr, fr;
+	in.size_supported = pool_now(ctx, in.page_kb, &nr, &fr);
+	if (in.size_supported) {
+		in.nr = (struct opt_u64){.present = true, .v = nr};
+		in.free = (struct opt_u64){.present = true, .v = fr};
+		p->nr0 = nr;
+		p->nr0_known = true;
+	}
+	static struct hp_plan pl;
+	int rc = hugetlb_plan(&in, &pl);
+	if (rc)
+		return rc;
+	p->page_kb = in.page_kb;
+	p->pages = pl.pages;
+	snprintf(p->nr_rel, sizeof(p->nr_rel), SR_HUGETLB "/hugepages-%llukB/nr_hugepages",
+		 (unsigned long long)in.page_kb);
+	return in.size_supported ? 0 : -EOPNOTSUPP;
+}
+
+/* Reserve P->pages free pages (growing the pool through the guard: *GREW). 0 or -errno, WHY. */
+static int reserve(const struct lab_ctx *ctx, const struct pg_plan *p, bool *grew, char *why,
+		   size_t n)
+{
+	uint64_t nr, fr;
+	if (!pool_now(ctx, p->page_kb, &nr, &fr)) {
+		snprintf(why, n, "hugetlb pool of %llu kB pages unreadable",
+			 (unsigned long long)p->page_kb);
+		return -EIO;
+	}
+	if (fr < p->pages) {
+		char val[24];
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)(nr + p->pages - fr));
+		int rc = guard_write(p->nr_rel, val);
+		*grew = true;
+		if (rc) {
+			snprintf(why, n, "nr_hugepages %s: %s", val, strerror(-rc));
+			return rc;
+		}
+	}
+	if (!pool_now(ctx, p->page_kb, &nr, &fr) || fr < p->pages) {
+		snprintf(why, n, "the pool holds %llu free pages of the %llu asked",
+			 (unsigned long long)fr, (unsigned long long)p->pages);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One VMA of the postmaster's smaps into the struct pg_shm CTX. */
+static int shm_cb(const struct smaps_vma *v, void *ctx)
+{
+	pg_shm_feed(ctx, v);
+	return 0;
+}
+
+/* Mid-run: the postmaster's shared segment and AnonHugePages, host-wide HugePages_*. */
+static void sample(const struct lab_ctx *ctx, pid_t pid, struct mode_out *m)
+{
+	static struct proc_info pi;
+	memset(&pi, 0, sizeof(pi));
+	pi.vma_cb = shm_cb;
+	pi.vma_ctx = &m->shm;
+	if (proc_read(ctx->sr, pid, PROC_SMAPS, &pi) == 0 && !pi.smaps_err) {
+		m->v[V_AHP] = smaps_has(&pi.t, SM_ANON_HUGE) ? (double)pi.t.kb[SM_ANON_HUGE] : -1;
+		if (m->shm.found) {
+			m->v[V_KPS] = (double)m->shm.kps_kb;
+			m->v[V_HTLB] = (double)m->shm.htlb_kb;
+			m->v[V_PMD] = m->shm.has_pmd ? (double)m->shm.pmd_kb : -1;
+		}
+	}
+	proc_info_free(&pi);
+	struct buf b = {0};
+	struct kvlist mi = {0};
+	static const char *const hp[4] = {"HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
+					  "HugePages_Surp"};
+	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 && !meminfo_parse(b.p, b.len, &mi))
+		for (int i = 0; i < 4; i++) {
+			uint64_t x;
+			if (kv_get(&mi, hp[i], &x))
+				m->v[V_HT + i] = (double)x;
+		}
+	kvlist_free(&mi);
+	buf_free(&b);
+}
+
+/* pgbench ARGS to its end, output into OUT. 0, or -errno / -EPROTO with WHY. */
+static int bench(const struct pg_cluster *c, const char *const *args, char *out, size_t n,
+		 char *why, size_t wn)
+{
+	int fd;
+	pid_t bp = pg_bench_start(c, args, &fd);
+	if (bp < 0) {
+		snprintf(why, wn, "pgbench: %s", strerror((int)-bp));
+		return (int)bp;
+	}
+	int st = pg_bench_wait(bp, fd, out, n);
+	if (st) {
+		const char *l = out + strlen(out);
+		while (l > out && (l[-1] == '\n' || l[-1] == '\r'))
+			l--;
+		const char *s = l;
+		while (s > out && s[-1] != '\n')
+			s--;
+		snprintf(why, wn, "pgbench %s exited %d: %.*s", args[0], st, (int)(l - s), s);
+		return st < 0 ? st : -EPROTO;
+	}
+	return 0;
+}
+
+/* The measured run: warm-up, then -T with -P 1, sampled halfway. 0 or -errno, WHY. */
+static int measure(const struct lab_ctx *ctx, const struct pg_cluster *c, const struct pg_plan *p,
+		   struct mode_out *m, char *why, size_t n)
+{
+	static char out[1 << 16];
+	char warm[16], secs[16];
+	snprintf(warm, sizeof(warm), "%d", p->warm);
+	snprintf(secs, sizeof(secs), "%d", p->secs);
+	const char *wa[] = {"-S", "-M", "prepared", "-T", warm, "-c", CLIENTS, "-j", THREADS, NULL};
+	int rc = bench(c, wa, out, sizeof(out), why, n);
+	if (rc)
+		return rc;
+	const char *ma[] = {"-S",    "-M", "prepared", "-T", secs, "-c",
+			    CLIENTS, "-j", THREADS,    "-P", "1",  NULL};
+	int fd;
+	pid_t bp = pg_bench_start(c, ma, &fd);
+	if (bp < 0) {
+		snprintf(why, n, "pgbench: %s", strerror((int)-bp));
+		return (int)bp;
+	}
+	struct timespec ts = {.tv_sec = p->secs / 2, .tv_nsec = (p->secs % 2) * 500000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	sample(ctx, c->pid, m);
+	int st = pg_bench_wait(bp, fd, out, sizeof(out));
+	struct pgbench_out po;
+	if (st || pgbench_parse(out, &po)) {
+		snprintf(why, n, "pgbench exited %d%s", st,
+			 st ? "" : ", no tps/latency in its output");
+		return -EPROTO;
+	}
+	m->v[V_TPS] = po.tps;
+	m->v[V_LAT] = po.lat_ms;
+	m->v[V_SD] = po.has_sd ? po.sd_ms : -1;
+	for (int i = 1; i < po.nprog; i++) /* the first second starts the clients */
+		if (po.prog_tps[i] > 0)
+			m->psec[m->npsec++] = po.prog_tps[i];
+	return 0;
+}
+
+/* Mode K once: host settings, server, (pgbench -i once), measure, stop. 0 or -errno, WHY. */
+static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struct pg_plan *p, int k,
+		    bool *initialized, struct mode_out *m, char *why, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < NV; i++)
+		m->v[i] = -1;
+	int rc = set_thp(ctx, k == 1 ? "madvise" : "never", k == 1 ? "defer" : NULL);
+	if (rc) {
+		snprintf(why, n, "THP settings: %s", strerror(-rc));
+		return rc;
+	}
+	bool grew = false;
+	if (k == 2)
+		rc = reserve(ctx, p, &grew, why, n);
+	if (rc)
+		goto out;
+	char sb[32];
+	snprintf(sb, sizeof(sb), "shared_buffers=%lluMB", (unsigned long long)p->sb_mb);
+	const char *args[] = {"-c", sb,
+			      "-c", k == 2 ? "huge_pages=on" : "huge_pages=off",
+			      "-c", "fsync=off",
+			      "-c", "synchronous_commit=off",
+			      "-c", "full_page_writes=off",
+			      "-c", "max_connections=20",
+			      NULL};
+	if ((rc = pg_start(c, args, why, n)) == 0) {
+		static char out[1 << 14];
+		char s[16];
+		snprintf(s, sizeof(s), "%u", p->scale);
+		const char *ia[] = {"-i", "-q", "-s", s, NULL};
+		if (!*initialized && !(rc = bench(c, ia, out, sizeof(out), why, n)))
+			*initialized = true;
+		if (!rc)
+			rc = measure(ctx, c, p, m, why, n);
+	}
+	pg_stop(c);
+out:
+	if (grew && p->nr0_known) { /* give the pool back now (the guard would at the end) */
+		char val[24];
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)p->nr0);
+		guard_write(p->nr_rel, val);
+	}
+	return rc;
+}
+
+/* What the rounds gave, per mode: pooled per-second tps, medians, the last shm seen. */
+struct pg_med {
+	bool have[NMODES];
+	double v[NMODES][NV]; /* medians over rounds, -1 absent */
+	double psec[NMODES][PG_MAX_PROGRESS];
+	int npsec[NMODES];
+	struct pg_shm shm[NMODES];
+};
+
+/* The ratio interval of mode K's per-second tps over never's (95%); ok false when too few. */
+static struct ratio_ci ratio(const struct pg_med *m, int k)
+{
+	struct ratio_ci ci = {0};
+	if (m->have[0] && m->have[k] &&
+	    stats_ratio_ci(m->psec[0], (size_t)m->npsec[0], m->psec[k], (size_t)m->npsec[k], 0.95,
+			   &ci))
+		ci.ok = false;
+	return ci;
+}
+
+/* Whether mode K's shared memory was where it should be: 4 kB shmem, or hugetlb pages. */
+static bool backed(const struct lab_ctx *ctx, const struct pg_med *m, const struct pg_plan *p,
+		   int k)
+{
+	const struct pg_shm *s = &m->shm[k];
+	if (!m->have[k] || !s->found)
+		return false;
+	if (k == 2)
+		return s->kps_kb == p->page_kb && s->htlb_kb > 0;
+	return s->kps_kb == (uint64_t)ctx->page_size / 1024 && s->htlb_kb == 0;
+}
+
+/* The band claim's WHY: the interval against LO..HI, or what kept it from deciding. */
+static void band_why(char *why, size_t n, const struct ratio_ci *ci, enum claim_call c, double lo,
+		     double hi, const char *missing)
+{
+	char band[40];
+	if (isinf(hi))
+		snprintf(band, sizeof(band), ">= %.2f", lo);
+	else
+		snprintf(band, sizeof(band), "%.2f..%.2f", lo, hi);
+	if (missing)
+		snprintf(why, n, "%s", missing);
+	else if (!ci->ok)
+		snprintf(why, n, "too few per-second tps samples for a 95%% interval");
+	else
+		snprintf(why, n, "95%% CI %.3f..%.3f (per-second tps) %s %s", ci->lo, ci->hi,
+			 c == CLAIM_CONFIRMED	   ? "inside"
+			 : c == CLAIM_CONTRADICTED ? "wholly outside"
+						   : "crosses the edge of",
+			 band);
+}
+
+/* The two claims; their calls into CALLS. */
+static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct pg_med *m,
+		   const struct pg_plan *p, enum claim_call *calls)
+{
+	char here[160], why[160];
+	struct ratio_ci c1 = ratio(m, 1), c2 = ratio(m, 2);
+	const double *nv = m->v[0], *md = m->v[1], *ht = m->v[2];
+	calls[0] = pg_band_call(&c1, 0.98, 1.02);
+	char e1[16] = "-", e2[16] = "-";
+	if (c1.ok)
+		snprintf(e1, sizeof(e1), "%.3fx", c1.est);
+	if (c2.ok)
+		snprintf(e2, sizeof(e2), "%.3fx", c2.est);
+	snprintf(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %s", md[V_TPS],
+		 nv[V_TPS], e1);
+	band_why(why, sizeof(why), &c1, calls[0], 0.98, 1.02,
+		 !m->have[0] || !m->have[1] ? "a mode failed" : NULL);
+	lab_claim(r, "madvise + defrag=defer is within 2% of never",
+		  "PostgreSQL pgbench, THP guidance (madvise+defer vs never)", here, calls[0], "%s",
+		  why);
+	bool proven = backed(ctx, m, p, 2);
+	calls[1] = proven ? pg_band_call(&c2, 0.98, INFINITY) : CLAIM_INCONCLUSIVE;
+	snprintf(here, sizeof(here),
+		 "tps %.0f (huge_pages=on) vs %.0f (never): %s; shm on %llu kB pages", ht[V_TPS],
+		 nv[V_TPS], e2, (unsigned long long)m->shm[2].kps_kb);
+	band_why(why, sizeof(why), &c2, calls[1], 0.98, INFINITY,
+		 !m->have[0] || !m->have[2] ? "a mode failed"
+		 : !proven		    ? "shared memory not proven on hugetlb"
+					    : NULL);
+	lab_claim(r, "hugetlb (huge_pages=on) for shared_buffers is the right tool",
+		  "PostgreSQL docs, huge_pages (Linux huge pages)", here, calls[1], "%s", why);
+}
+
+/* Rows from the rounds V[mode][col][round] and the per-second samples; medians into M. */
+static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n,
+		 const struct mode_out *last, struct pg_med *m)
+{
+	for (int k = 0; k < NMODES; k++) {
+		for (int c = 0; c < NV; c++)
+			m->v[k][c] = -1;
+		m->have[k] = n[k] > 0;
+		m->shm[k] = last[k].shm;
+		if (!n[k])
+			continue;
+		int row = lab_row_add(r, mode_label[k]);
+		for (int c = 0; c < NV && row >= 0; c++) {
+			double s[MAX_ROUNDS];
+			size_t ns = 0;
+			for (int i = 0; i < n[k]; i++)
+				if (v[k][c][i] >= 0)
+					s[ns++] = v[k][c][i];
+			if (c == V_PSEC && m->npsec[k])
+				lab_cell_set(r, row, c, m->psec[k], (size_t)m->npsec[k]);
+			else if (c != V_PSEC && ns)
+				lab_cell_set(r, row, c, s, ns);
+			m->v[k][c] = r->rows[row].c[c].present ? r->rows[row].c[c].median : -1;
+		}
+		const struct pg_shm *s = &last[k].shm;
+		char key[48], pmd[24] = "-";
+		snprintf(key, sizeof(key), "%s shared memory", mode_label[k]);
+		if (s->has_pmd)
+			snprintf(pmd, sizeof(pmd), "%llu", (unsigned long long)s->pmd_kb);
+		if (s->found)
+			lab_proof(
+				r, key,
+				"postmaster smaps %s %llu kB: KernelPageSize %llu kB, Rss %llu kB, Shared+Private_Hugetlb %llu kB, ShmemPmdMapped %s kB",
+				s->name, (unsigned long long)s->size_kb,
+				(unsigned long long)s->kps_kb, (unsigned long long)s->rss_kb,
+				(unsigned long long)s->htlb_kb, pmd);
+		else
+			lab_proof(r, key, "no shared segment found in the postmaster's smaps");
+	}
+}
+
+/* The backing each mode should have had, the claims, the verdict. */
+static void verdict(const struct lab_ctx *ctx, struct lab_result *r, const struct pg_med *m,
+		    const struct pg_plan *p)
+{
+	enum claim_call c[2];
+	claims(ctx, r, m, p, c);
+	bool ok = backed(ctx, m, p, 0) && backed(ctx, m, p, 1) && backed(ctx, m, p, 2);
+	lab_verdict(
+		r, ok,
+		"%sshared memory page size never %.0f kB, madvise+defer %.0f kB, huge_pages=on %.0f kB (Hugetlb %.0f kB); madvise+defer claim %s; hugetlb claim %s",
+		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_KPS], m->v[1][V_KPS], m->v[2][V_KPS],
+		m->v[2][V_HTLB], claim_call_name(c[0]), claim_call_name(c[1]));
+}
+
+/* The binaries, or R says how to install them. 0 or -ENOENT. */
+static int find_programs(struct lab_result *r, struct pg_cluster *c)
+{
+	if (!pg_find(PG_ROOT, c))
+		return 0;
+	lab_skip(r,
+		 "postgres/initdb/pgbench not found under /usr/lib/postgresql/<ver>/bin: install "
+		 "with scripts/install-deps --workloads (Debian: postgresql)");
+	r->expected = false;
+	r->optional = true;
+	return -ENOENT;
+}
+
+/* Sizes, initdb, the pool plan; false (R says why) when the cluster could not be made. */
+static bool setup(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t size,
+		  struct pg_cluster *c, struct pg_plan *p, struct lab_result *r)
+{
+	p->sb_mb = size >> 20 ? size >> 20 : 1;
+	uint64_t sc = p->sb_mb / 16; /* pgbench scale 1 is about 16 MB with its index */
+	p->scale = o->quick ? 8 : (unsigned)(sc < 10 ? 10 : sc > 100 ? 100 : sc);
+	p->secs = o->quick ? 10 : 30;
+	p->warm = o->quick ? 3 : 5;
+	char why[200] = "";
+	int rc = pg_init(c, why, sizeof(why));
+	if (rc) {
+		lab_proof(r, "setup", "failed: %s", why);
+		lab_verdict(r, false, "UNEXPECTED: no cluster: %s", why);
+		return false;
+	}
+	char sb[32];
+	snprintf(sb, sizeof(sb), "shared_buffers=%lluMB", (unsigned long long)p->sb_mb);
+	const char *args[] = {"-c", sb, "-c", "max_connections=20", NULL};
+	if (pg_show(c, "shared_memory_size", args, &p->shm_mb))
+		p->shm_mb = 0;
+	if (pg_show(c, "shared_memory_size_in_huge_pages", args, &p->pg_pages))
+		p->pg_pages = 0;
+	struct buf b = {0};
+	struct kvlist mi = {0};
+	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0)
+		meminfo_parse(b.p, b.len, &mi);
+	rc = plan_pool(ctx, &mi, p);
+	kvlist_free(&mi);
+	buf_free(&b);
+	if (rc)
+		p->pages = 0;
+	return true;
+}
+
+/* The setup and pool proofs. */
+static void setup_proofs(const struct lab_ctx *ctx, struct lab_result *r,
+			 const struct pg_cluster *c, const struct pg_plan *p)
+{
+	lab_proof(
+		r, "setup",
+		"PostgreSQL %s as %s, kernel %s, shared_buffers %llu MB, pgbench -s %u, -S -M prepared -c " CLIENTS
+		" -j " THREADS " -T %d (warm-up %d s), fsync=off; HugePages_* are host-wide",
+		c->ver, c->user, ctx->feat->release, (unsigned long long)p->sb_mb, p->scale,
+		p->secs, p->warm);
+	char shm[40] = "unknown, shared_buffers + 25%", pgp[24] = "?";
+	if (p->shm_mb)
+		snprintf(shm, sizeof(shm), "%llu MB", (unsigned long long)p->shm_mb);
+	if (p->pg_pages)
+		snprintf(pgp, sizeof(pgp), "%llu", (unsigned long long)p->pg_pages);
+	if (p->pages)
+		lab_proof(
+			r, "hugetlb pool",
+			"hugetlb plan --for shared_memory_size (%s): %llu x %llu kB pages (PostgreSQL's shared_memory_size_in_huge_pages %s); nr_hugepages %llu as found, put back after",
+			shm, (unsigned long long)p->pages, (unsigned long long)p->page_kb, pgp,
+			(unsigned long long)p->nr0);
+	else
+		lab_proof(r, "hugetlb pool", "no plan: no hugetlb pool of the default size here");
+}
+
+static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
+{
+	static struct pg_cluster c;
+	memset(&c, 0, sizeof(c));
+	if (find_programs(r, &c))
+		return 0;
+	if (!ctx->can_write) {
+		lab_skip(r,
+			 "needs root (and the settings lock) to set THP and reserve hugetlb pages");
+		return 0;
+	}
+	uint64_t size;
+	if (lab_begin(
+		    ctx, o, 1ull << 30, r, &size,
+		    "PostgreSQL pgbench -S: THP never vs madvise+defer vs huge_pages=on (hugetlb)"))
+		return 0;
+	struct pg_plan p = {0};
+	if (!setup(ctx, o, size, &c, &p, r))
+		return 0;
+	int rounds = o->quick ? 1 : o->runs < 2 ? o->runs : 2;
+	r->runs = rounds;
+	lab_cols_add(r, cols, NV, NULL);
+	static double v[NMODES][NV][MAX_ROUNDS];
+	static struct mode_out last[NMODES];
+	static struct pg_med m;
+	memset(&m, 0, sizeof(m));
+	int n[NMODES] = {0};
+	bool failed[NMODES] = {false}, initialized = false;
+	for (int i = 0; i < rounds; i++)
+		for (int k = 0; k < NMODES; k++) {
+			if (failed[k])
+				continue;
+			lab_progress_run(o, "postgres", size, mode_label[k], i, rounds);
+			struct mode_out mo;
+			char why[200] = "";
+			int rc = k == 2 && !p.pages ? -EOPNOTSUPP
+						    : run_mode(ctx, &c, &p, k, &initialized, &mo,
+							       why, sizeof(why));
+			if (rc) {
+				lab_proof(r, mode_label[k], "failed: %s",
+					  why[0] ? why : strerror(-rc));
+				r->partial = failed[k] = true;
+				continue;
+			}
+			for (int col = 0; col < NV; col++)
+				v[k][col][n[k]] = mo.v[col];
+			for (int j = 0; j < mo.npsec && m.npsec[k] < PG_MAX_PROGRESS; j++)
+				m.psec[k][m.npsec[k]++] = mo.psec[j];
+			n[k]++;
+			last[k] = mo;
+		}
+	lab_progress_done(o);
+	pg_destroy(&c);
+	setup_proofs(ctx, r, &c, &p);
+	rows(r, v, n, last, &m);
+	verdict(ctx, r, &m, &p);
+	return 0;
+}
+
+LAB_EXPERIMENT_DEFINE("postgres", 220, lab_postgres,
+		      "PostgreSQL + pgbench -S: never vs madvise+defer vs huge_pages=on (hugetlb)",
+		      .quick = {.size = (128ull << 20)}, .workload = true);
