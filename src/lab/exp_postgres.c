@@ -313,6 +313,8 @@ struct pg_med {
 	double v[NMODES][NV]; /* medians over rounds, -1 absent */
 	double psec[NMODES][PG_MAX_PROGRESS];
 	int npsec[NMODES];
+	double round_tps[NMODES][MAX_ROUNDS]; /* each round's tps, by round index */
+	int nround[NMODES];
 	struct pg_shm shm[NMODES];
 };
 
@@ -377,6 +379,9 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 		 nv[V_TPS], e1);
 	band_why(why, sizeof(why), &c1, calls[0], 0.98, 1.02,
 		 !m->have[0] || !m->have[1] ? "a mode failed" : NULL);
+	int n1 = m->nround[0] < m->nround[1] ? m->nround[0] : m->nround[1];
+	calls[0] = pg_rounds_gate(calls[0], m->round_tps[0], m->round_tps[1], n1, 0.98, 1.02, why,
+				  sizeof(why));
 	lab_claim(r, "madvise + defrag=defer is within 2% of never",
 		  "PostgreSQL pgbench, THP guidance (madvise+defer vs never)", here, calls[0], "%s",
 		  why);
@@ -389,6 +394,9 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 		 !m->have[0] || !m->have[2] ? "a mode failed"
 		 : !proven		    ? "shared memory not proven on hugetlb"
 					    : NULL);
+	int n2 = m->nround[0] < m->nround[2] ? m->nround[0] : m->nround[2];
+	calls[1] = pg_rounds_gate(calls[1], m->round_tps[0], m->round_tps[2], n2, 0.98, INFINITY,
+				  why, sizeof(why));
 	lab_claim(r, "hugetlb (huge_pages=on) for shared_buffers is the right tool",
 		  "PostgreSQL docs, huge_pages (Linux huge pages)", here, calls[1], "%s", why);
 }
@@ -550,7 +558,8 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	int n[NMODES] = {0};
 	bool failed[NMODES] = {false}, initialized = false;
 	for (int i = 0; i < rounds; i++)
-		for (int k = 0; k < NMODES; k++) {
+		for (int kk = 0; kk < NMODES; kk++) {
+			int k = i % 2 ? NMODES - 1 - kk : kk; /* ABC CBA: drift hits both sides */
 			if (failed[k])
 				continue;
 			lab_progress_run(o, "postgres", size, mode_label[k], i, rounds);
@@ -569,6 +578,7 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 				v[k][col][n[k]] = mo.v[col];
 			for (int j = 0; j < mo.npsec && m.npsec[k] < PG_MAX_PROGRESS; j++)
 				m.psec[k][m.npsec[k]++] = mo.psec[j];
+			m.round_tps[k][m.nround[k]++] = mo.v[V_TPS];
 			n[k]++;
 			last[k] = mo;
 		}

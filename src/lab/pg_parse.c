@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* lab postgres: the pure parsers of pgbench's output and of the server's smaps (pg_srv.h). */
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -135,5 +136,34 @@ enum claim_call pg_band_call(const struct ratio_ci *ci, double lo, double hi)
 		return CLAIM_CONFIRMED;
 	if (ci->lo > hi || ci->hi < lo)
 		return CLAIM_CONTRADICTED;
+	return CLAIM_INCONCLUSIVE;
+}
+
+enum claim_call pg_rounds_gate(enum claim_call call, const double *base, const double *mode, int n,
+			       double lo, double hi, char *why, size_t wn)
+{
+	if (call == CLAIM_INCONCLUSIVE)
+		return call;
+	if (n < 2) {
+		snprintf(
+			why, wn,
+			"one round: the modes ran one after the other, so a load change between them is not told apart from the mode (2+ rounds: no --quick)");
+		return CLAIM_INCONCLUSIVE;
+	}
+	int in = 0, below = 0, above = 0;
+	for (int i = 0; i < n; i++) {
+		double q = base[i] > 0 && mode[i] >= 0 ? mode[i] / base[i] : -1;
+		if (q < 0)
+			continue;
+		in += q >= lo && q <= hi;
+		below += q < lo;
+		above += q > hi;
+	}
+	bool agree = call == CLAIM_CONFIRMED ? in == n : (below == n || above == n);
+	if (agree)
+		return call;
+	snprintf(why, wn,
+		 "the %d rounds' own tps ratios disagree (%d inside the band, %d below, %d above)",
+		 n, in, below, above);
 	return CLAIM_INCONCLUSIVE;
 }

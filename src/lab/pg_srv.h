@@ -132,4 +132,15 @@ bool pg_shm_feed(struct pg_shm *s, const struct smaps_vma *v);
  */
 enum claim_call pg_band_call(const struct ratio_ci *ci, double lo, double hi);
 
+/*
+ * CALL held to the rounds (pure): the modes run one after another, so the
+ * per-second interval cannot tell a load change between them from the mode.
+ * A call stands only with 2 or more rounds whose own ratios MODE[i] / BASE[i]
+ * (tps, N rounds paired by index) all agree with it: all inside LO..HI for
+ * confirmed, all outside on one side for contradicted; otherwise inconclusive,
+ * and WHY (N bytes) says so. Returns the call that stands.
+ */
+enum claim_call pg_rounds_gate(enum claim_call call, const double *base, const double *mode, int n,
+			       double lo, double hi, char *why, size_t wn);
+
 #endif

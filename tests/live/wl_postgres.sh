@@ -119,9 +119,11 @@ for c in cl:
     assert c["call"] in ("confirmed", "contradicted", "inconclusive"), c
     assert c["source"] and c["here"].startswith("tps "), c
 band = {cl[0]["claim"]: "0.98..1.02", cl[1]["claim"]: ">= 0.98"}
+# --quick runs one round: the modes ran one after the other, so no tps call may stand
 for c in cl:
-    word = {"confirmed": "inside", "contradicted": "wholly outside", "inconclusive": "crosses the edge of"}[c["call"]]
-    assert f"{word} {band[c['claim']]}" in c["why"] or (c["call"] == "inconclusive" and "too few" in c["why"]), c
+    assert c["call"] == "inconclusive", c
+    assert f"crosses the edge of {band[c['claim']]}" in c["why"] or any(
+        w in c["why"] for w in ("one round", "too few", "not proven", "a mode failed")), c
 assert re.search(r"madvise\+defer claim \w+; hugetlb claim \w+$", v["text"]), v["text"]
 PY
 ); then

@@ -204,6 +204,42 @@ static void test_band_call_needs_the_whole_interval(void **state)
 	assert_int_equal(pg_band_call(&ci, 0.98, 1.02), CLAIM_INCONCLUSIVE);
 }
 
+/* One round, or rounds whose own ratios disagree, cannot carry a call. */
+static void test_rounds_gate_needs_agreeing_rounds(void **state)
+{
+	(void)state;
+	char why[200] = "";
+	double base[2] = {1000, 1000}, mode[2] = {850, 860};
+	/* the 0.85x "contradicted" of a single quick round is not a finding */
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 1, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "one round"));
+	/* two rounds, both below the band: it stands */
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_CONTRADICTED);
+	/* one round inside, one below: inconclusive, and it says which */
+	mode[1] = 1000;
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "1 inside the band, 1 below"));
+	/* confirmed needs every round inside */
+	mode[0] = 1010;
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_CONFIRMED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_CONFIRMED);
+	mode[0] = 1100;
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_CONFIRMED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_INCONCLUSIVE);
+	/* an inconclusive call stays so */
+	assert_int_equal(
+		pg_rounds_gate(CLAIM_INCONCLUSIVE, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
+		CLAIM_INCONCLUSIVE);
+}
+
 /* ROOT/VER/bin with the executables NAMES (space-separated). */
 static void make_bin(const char *root, const char *ver, const char *names)
 {
@@ -252,4 +288,5 @@ UNIT_MAIN(cmocka_unit_test(test_pgbench_15_summary_and_progress),
 	  cmocka_unit_test(test_shm_largest_shared_segment),
 	  cmocka_unit_test(test_shm_none_in_private_mappings),
 	  cmocka_unit_test(test_band_call_needs_the_whole_interval),
+	  cmocka_unit_test(test_rounds_gate_needs_agreeing_rounds),
 	  cmocka_unit_test(test_find_highest_complete_version))
