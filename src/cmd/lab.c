@@ -13,6 +13,7 @@
 #include "../lab/guard.h"
 #include "../lab/lab.h"
 #include "../render/lab.h"
+#include "../render/report.h"
 #include "../util/clock.h"
 #include "../util/num.h"
 #include "args.h"
@@ -42,6 +43,7 @@ static void lab_help(FILE *f)
 		"  --state warm|cold|asis  warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
 		"                    freed memory goes back to the hypervisor; asis: neither (default warm)\n"
 		"  --csv             CSV rows instead of tables\n"
+		"  --report FILE     also an HTML page with a chart and a table per result\n"
 		"  --quick           one experiment at its `lab quick` sizes\n");
 	/* each experiment's own options, in table order, once each */
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
@@ -77,12 +79,14 @@ enum {
 	OPT_SIZES,
 	OPT_QUIET,
 	OPT_QUICK,
+	OPT_REPORT,
 };
 
 /* What the command line asked for beyond the experiment's options. */
 struct lab_args {
 	struct lab_opts o;
 	bool csv, runs_given;
+	const char *report; /* --report FILE */
 };
 
 /* --size A[,B...] into O. Returns 0 or EXIT_USAGE. */
@@ -205,6 +209,9 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 	case OPT_QUICK:
 		a->o.quick = true;
 		return 0;
+	case OPT_REPORT:
+		a->report = arg;
+		return 0;
 	}
 	return parse_number_opt(c, arg, a);
 }
@@ -235,6 +242,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 					     OPT_ARG("sizes", OPT_SIZES),
 					     OPT_FLAG("quiet", OPT_QUIET),
 					     OPT_FLAG("quick", OPT_QUICK),
+					     OPT_ARG("report", OPT_REPORT),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
 	if (c >= 0)
@@ -324,11 +332,15 @@ struct lab_out {
 	bool csv;
 	json_t *arr;
 	int shown;
+	struct hbuf *page; /* --report: the page being built, NULL without */
+	int npage;	   /* results on it */
 };
 
 /* Print or collect R (FIRST: nothing printed before it). */
 static void emit(struct lab_out *out, const struct lab_result *r, bool first)
 {
+	if (out->page)
+		report_lab(out->page, r, out->npage++);
 	if (out->g->json)
 		json_array_append_new(out->arr, lab_to_json(r));
 	else if (out->csv)
@@ -389,7 +401,19 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 		a->o.runs = 3;
 	if (quick)
 		a->o.quick = true;
-	struct lab_out out = {.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
+	static struct hbuf page;
+	struct lab_out out = {.g = g,
+			      .csv = a->csv,
+			      .arr = g->json ? json_array() : NULL,
+			      .page = a->report ? &page : NULL};
+	if (out.page) {
+		char title[64];
+		snprintf(title, sizeof(title), "thpctl lab %s",
+			 one	 ? one->name
+			 : quick ? "quick"
+				 : "all");
+		report_begin(&page, title);
+	}
 	int ret = EXIT_OK;
 	double t0 = mono_ms();
 	lab_many = !one;
@@ -407,6 +431,12 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (!g->json && !a->csv && (quick || all))
 		printf("\nlab %s: %d experiment%s in %.1f s wall\n", quick ? "quick" : "all",
 		       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
+	if (out.page) {
+		report_end(&page);
+		if (cmd_write_report("lab", a->report, &page))
+			ret = EXIT_FAIL;
+		buf_free(&page.b);
+	}
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();

@@ -105,6 +105,40 @@ static json_t *cell_json(const struct lab_cell *c)
 	return o;
 }
 
+static const char *const series_kind[] = {
+	[LAB_SER_CDF] = "cdf", [LAB_SER_LINE] = "line", [LAB_SER_SAMPLES] = "samples"};
+
+/* The numbers behind the report's charts: x only for lines. */
+static json_t *lab_series_json(const struct lab_result *r)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < r->nseries; i++) {
+		const struct lab_series *s = &r->series[i];
+		json_t *x = json_object(), *xs = json_array(), *ys = json_array();
+		json_put(x, "chart", json_str(s->chart));
+		json_put(x, "name", json_str(s->name));
+		json_put(x, "kind", json_str(series_kind[s->kind]));
+		json_put(x, "y_label", json_str(s->ylabel));
+		json_put(x, "y_unit", json_str(s->yunit));
+		json_put(x, "n_total", json_integer((json_int_t)s->n_total));
+		for (int k = 0; k < s->n; k++) {
+			json_array_append_new(ys, json_real(s->y[k]));
+			if (s->kind == LAB_SER_LINE)
+				json_array_append_new(xs, json_real(s->x[k]));
+		}
+		if (s->kind == LAB_SER_LINE) {
+			json_put(x, "x_label", json_str(s->xlabel));
+			json_put(x, "x_unit", json_str(s->xunit));
+			json_put(x, "x", xs);
+		} else {
+			json_decref(xs);
+		}
+		json_put(x, "y", ys);
+		json_array_append_new(arr, x);
+	}
+	return arr;
+}
+
 json_t *lab_to_json(const struct lab_result *r)
 {
 	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_array();
@@ -141,6 +175,7 @@ json_t *lab_to_json(const struct lab_result *r)
 		json_array_append_new(pr, x);
 	}
 	json_put(o, "proofs", pr);
+	json_put(o, "series", lab_series_json(r));
 	json_t *v = json_object();
 	json_put(v, "text", json_str(r->verdict));
 	json_put(v, "expected", json_boolean(r->expected));
