@@ -94,14 +94,25 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 		fprintf(f, "  (partial: some runs or proofs failed)\n");
 }
 
+/*
+ * V as an integer when it is one (counts, kB): JSON reals print 6 significant
+ * digits (json_dump), which made 1048576 kB "1048580"; else a real.
+ */
+static json_t *num_json(double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
 static json_t *cell_json(const struct lab_cell *c)
 {
 	if (!c->present)
 		return json_null();
 	json_t *o = json_object();
-	json_put(o, "median", json_real(c->median));
-	json_put(o, "min", json_real(c->min));
-	json_put(o, "max", json_real(c->max));
+	json_put(o, "median", num_json(c->median));
+	json_put(o, "min", num_json(c->min));
+	json_put(o, "max", num_json(c->max));
 	return o;
 }
 
@@ -122,9 +133,9 @@ static json_t *lab_series_json(const struct lab_result *r)
 		json_put(x, "y_unit", json_str(s->yunit));
 		json_put(x, "n_total", json_integer((json_int_t)s->n_total));
 		for (int k = 0; k < s->n; k++) {
-			json_array_append_new(ys, json_real(s->y[k]));
+			json_array_append_new(ys, num_json(s->y[k]));
 			if (s->kind == LAB_SER_LINE)
-				json_array_append_new(xs, json_real(s->x[k]));
+				json_array_append_new(xs, num_json(s->x[k]));
 		}
 		if (s->kind == LAB_SER_LINE) {
 			json_put(x, "x_label", json_str(s->xlabel));
