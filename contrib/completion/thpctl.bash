@@ -124,7 +124,7 @@ _thpctl() {
 		_thpctl_pids "$cur"
 		return
 		;;
-	-o | --output | --textfile)
+	-o | --output | --textfile | --report | --record)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -156,6 +156,7 @@ _thpctl() {
 	hugetlb) [ "$arg" -eq 0 ] && COMPREPLY=($(compgen -W "plan" -- "$cur")) ;;
 	trace) [ "$arg" -eq 0 ] && COMPREPLY=($(compgen -W "stalls" -- "$cur")) ;;
 	run | ab) COMPREPLY=($(compgen -c -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
 complete -F _thpctl thpctl
