@@ -42,6 +42,14 @@ render() {
 	expect_eval "$name: screenshot is a PNG" \
 		"[ \"\$(head -c 8 '$TMP/$name.png' 2>/dev/null | od -An -tx1 | tr -d ' ')\" = 89504e470d0a1a0a ]" \
 		"$(tail -n 3 "$TMP/$name.shot.log")"
+	# dark mode (prefers-color-scheme: dark) draws other pixels: the page's dark style applies
+	chrome --force-dark-mode --window-size=800,1000 --screenshot="$TMP/$name.dark.png" "file://$page" \
+		>/dev/null 2>&1
+	local light dark
+	light=$(python3 tests/report_check.py pixel "$TMP/$name.png" 2>&1)
+	dark=$(python3 tests/report_check.py pixel "$TMP/$name.dark.png" 2>&1)
+	expect_eval "$name: light background in light mode, dark in dark mode (the page's style)" \
+		"[ \"\${light%% *}\" -ge 240 ] && [ \"\${dark%% *}\" -le 40 ]" "light $light, dark $dark"
 	chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" >"$TMP/$name.dom" \
 		2>"$TMP/$name.dom.log"
 	expect_eval "$name: no console message or JavaScript error" \
@@ -91,6 +99,17 @@ if [ "$ROOT" -eq 1 ]; then
 	render khugepaged "$TMP/kh.html" lab-0-khugepaged-mpn-511
 else
 	skip "lab khugepaged --report" "needs root"
+fi
+
+# lab redis (a workload: per-round samples as strip plots), when its programs are here
+if [ "$ROOT" -eq 1 ] && command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+	t --json lab redis --quick --quiet --report "$TMP/redis.html"
+	cp "$TMP/out" "$TMP/redis.json"
+	expect_rc "lab redis --report: exit 0" 0
+	check lab "$TMP/redis.html" "$TMP/redis.json"
+	render redis "$TMP/redis.html" lab-0-redis-set-p99 lab-0-redis-set-ops
+else
+	skip "lab redis --report" "needs root and redis-server, redis-benchmark (scripts/install-deps --workloads)"
 fi
 
 # ---- (b) ab on a tiny command, with a hostile argument in the page's command line ----

@@ -342,8 +342,7 @@ void svg_hline(struct svg_chart *c, double y, const char *label)
 	double py = svg_map(&c->y, y);
 	hb_printf(c->h, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 		  c->ml, c->w - c->mr, py, py);
-	hb_printf(c->h, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-		  c->w - c->mr - 2, py - 4);
+	hb_printf(c->h, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", c->ml + 4, py - 4);
 	hb_esc(c->h, label);
 	hb_puts(c->h, "</text>\n");
 }
