@@ -171,6 +171,7 @@ static:
 
 check: deps
 	@scripts/install-deps --workloads || echo "check: no redis-server/redis-tools: the lab redis smoke skips"
+	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
 	@$(MAKE) --no-print-directory test DEVELOPER=1
 
 test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang

@@ -22,6 +22,7 @@ static const struct {
 	{"maps", cmd_maps, "one process's VMAs and their THP state"},
 	{"lab", cmd_lab, "reproduce THP experiments on this kernel, each proven"},
 	{"watch", cmd_watch, "THP and compaction rates per interval, live"},
+	{"report", cmd_report, "a watch --record recording as an HTML page with charts"},
 	{"exporter", cmd_exporter, "Prometheus metrics over HTTP or a textfile"},
 	{"trace", cmd_trace, "trace stalls: who waited in compaction/reclaim, how long, why"},
 	{"cgroups", cmd_cgroups, "THP per memory cgroup: anon/file/shmem THP, limits, opt-outs"},

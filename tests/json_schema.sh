@@ -90,6 +90,7 @@ SPID=$!
 track_pid "$SPID"
 snap=$TMP/snap.json
 "$T" snapshot save "$snap" >/dev/null 2>&1 || nok "live: snapshot save" "cannot save $snap"
+"$T" watch -i 0.2 -n 3 --record "$TMP/rec.jsonl" >/dev/null 2>&1 || nok "live: watch --record" "cannot record $TMP/rec.jsonl"
 LIVE=(
 	"status --json" "status --brief --json" "status --sample 1 --json" "ps --all --json"
 	"ps --ledger --json" "ps --folios --json" "ps --folios --cont 64K --json"
@@ -98,7 +99,7 @@ LIVE=(
 	"lab list --json" "exporter --once --json" "snapshot save -" "snapshot diff $snap --json"
 	"snapshot restore $snap --dry-run --json" "set --dry-run defrag=madvise --json"
 	"persist --json" "watch -i 0.2 -n 3 --json" "collapse $SPID --dry-run --json"
-	"snapshot save $TMP/snap2.json --json"
+	"snapshot save $TMP/snap2.json --json" "report $TMP/rec.jsonl -o $TMP/rec.html --json"
 )
 # root: they change the host (journalled and put back) or trace it
 LIVE_ROOT=(

@@ -149,7 +149,7 @@ comp=$(PATH="$PWD/build:$PATH" bash -c '
 	COMP_LINE="thpctl maps $$"; COMP_POINT=${#COMP_LINE}; _thpctl
 	[[ " ${COMPREPLY[*]} " == *" $$ "* || " ${COMPREPLY[*]} " == *" $$:bash "* ]] && echo "thpctl maps PID|PID (comm)"
 	c "thpctl --color a"
-	c "thpctl exporter --li"; c "thpctl exporter --top-c"; c "thpctl ps --by c"' 2>&1)
+	c "thpctl exporter --li"; c "thpctl exporter --top-c"; c "thpctl ps --by c"; c "thpctl re"; c "thpctl watch --rec"' 2>&1)
 want_comp="complete -F _thpctl thpctl
 thpctl st|status
 thpctl s|status set snapshot
@@ -165,7 +165,9 @@ thpctl maps PID|PID (comm)
 thpctl --color a|auto always
 thpctl exporter --li|--listen
 thpctl exporter --top-c|--top-cgroups
-thpctl ps --by c|cgroup"
+thpctl ps --by c|cgroup
+thpctl re|report
+thpctl watch --rec|--record"
 if [ "$comp" = "$want_comp" ]; then
 	ok "bash completion: complete -p, commands, options from --help, values, keys, experiments, PIDs"
 else

@@ -138,7 +138,7 @@ _thpctl() {
 		_thpctl_pids "$cur"
 		return
 		;;
-	-o | --output | --textfile)
+	-o | --output | --textfile | --report | --record)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -170,6 +170,7 @@ _thpctl() {
 	hugetlb) [ "$arg" -eq 0 ] && COMPREPLY=($(compgen -W "plan" -- "$cur")) ;;
 	trace) [ "$arg" -eq 0 ] && COMPREPLY=($(compgen -W "stalls" -- "$cur")) ;;
 	run | ab) COMPREPLY=($(compgen -c -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
 complete -F _thpctl thpctl

@@ -14,6 +14,7 @@
 
 #include "../model/ab.h"
 #include "../render/ab.h"
+#include "../render/report.h"
 #include "../util/num.h"
 #include "ab_int.h"
 #include "args.h"
@@ -22,7 +23,7 @@ static void ab_help(FILE *f)
 {
 	fprintf(f,
 		"usage: thpctl ab [--modes LIST] [--runs N] [--warmup N] [--metric NAME+=REGEX]...\n"
-		"                 [--timeout S] [--csv] [--json] -- CMD [ARGS]\n\n"
+		"                 [--timeout S] [--csv] [--report FILE] [--json] -- CMD [ARGS]\n\n"
 		"Run CMD under each THP mode, interleaved (A B C A B C ...), and compare each\n"
 		"mode with the first: wall time with a 95%% interval (Hodges-Lehmann, exact\n"
 		"Mann-Whitney bounds), user/sys time, peak RSS and minor faults (wait4), peak\n"
@@ -50,12 +51,23 @@ static void ab_help(FILE *f)
 		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
 		"                   extended REGEX, else the match): + higher is better, - lower\n"
 		"  --timeout S      kill a run after S seconds (default 600): the mode fails\n"
-		"  --csv            one line per run instead of the table\n" GLOBAL_HELP
+		"  --csv            one line per run instead of the table\n"
+		"  --report FILE    also an HTML page: wall time per run and mode, the ratios\n"
+		"                   with their intervals, each chart with its numbers\n" GLOBAL_HELP
 		"\nExit status: 0 every mode ran, 1 a run failed (its log tail is shown), 2 usage.\n",
 		AB_MAX_RUNS);
 }
 
-enum { OPT_MODES = OPT_CMD_BASE, OPT_MODE, OPT_RUNS, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CSV };
+enum {
+	OPT_MODES = OPT_CMD_BASE,
+	OPT_MODE,
+	OPT_RUNS,
+	OPT_WARMUP,
+	OPT_METRIC,
+	OPT_TIMEOUT,
+	OPT_CSV,
+	OPT_REPORT
+};
 
 static int add_mode(struct ab_ctx *c, const char *word)
 {
@@ -134,9 +146,24 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	case OPT_CSV:
 		c->csv = true;
 		return -1;
+	case OPT_REPORT:
+		c->report = arg;
+		return -1;
 	default:
 		return -2;
 	}
+}
+
+/* The --report page of REP into C's file. Returns EXIT_OK or EXIT_FAIL (after a message). */
+static int ab_write_report(const struct ab_ctx *c, const struct ab_report *rep)
+{
+	struct hbuf page = {0};
+	report_begin(&page, "thpctl ab");
+	report_ab(&page, rep);
+	report_end(&page);
+	int r = cmd_write_report("ab", c->report, &page);
+	buf_free(&page.b);
+	return r;
 }
 
 int cmd_ab(struct globals *g, int argc, char **argv)
@@ -149,6 +176,7 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 					     OPT_ARG("metric", OPT_METRIC),
 					     OPT_ARG("timeout", OPT_TIMEOUT),
 					     OPT_FLAG("csv", OPT_CSV),
+					     OPT_ARG("report", OPT_REPORT),
 					     OPTS_END};
 	static struct ab_ctx c;
 	memset(&c, 0, sizeof(c));
@@ -202,6 +230,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 	} else {
 		ab_render_text(stdout, &rep, g->color);
 	}
+	if (c.report && ab_write_report(&c, &rep))
+		r = EXIT_FAIL;
 out:
 	ab_ctx_free(&c);
 	return r;

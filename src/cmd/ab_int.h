@@ -20,6 +20,7 @@ struct ab_ctx {
 	int nmetrics;
 	long runs, warmup, timeout_s;
 	bool csv;
+	const char *report; /* --report FILE */
 	char **cmd;
 	char logdir[64]; /* per-run logs of CMD's output */
 	char exe[4096];	 /* CMD's program found on PATH once (execv), "" to let execvp search */

@@ -66,6 +66,8 @@ int cmd_ps(struct globals *g, int argc, char **argv);
 int cmd_maps(struct globals *g, int argc, char **argv);
 int cmd_lab(struct globals *g, int argc, char **argv);
 int cmd_watch(struct globals *g, int argc, char **argv);
+/* `thpctl report FILE.jsonl -o PAGE.html` (cmd/report.c). */
+int cmd_report(struct globals *g, int argc, char **argv);
 int cmd_exporter(struct globals *g, int argc, char **argv);
 int cmd_trace(struct globals *g, int argc, char **argv);
 int cmd_why(struct globals *g, int argc, char **argv);

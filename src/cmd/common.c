@@ -5,11 +5,16 @@
 
 #include "../kernel/fdcache.h"
 #include "../kernel/sample.h"
+#include "../render/svg.h"
 #include "../render/table.h"
+#include "../util/fileio.h"
 #include "../util/clock.h"
 #include "../util/num.h"
 
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -160,4 +165,51 @@ int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(
 {
 	static const struct option opts[] = {GLOBAL_LONGOPTS, OPTS_END};
 	return args_getopt(g, argc, argv, "h", opts, help, NULL, NULL);
+}
+
+/* 0 when PATH is absent or a regular file, else -ERR_NOTREG (a symlink too) or lstat's -errno. */
+static int output_path_ok(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return S_ISREG(st.st_mode) ? 0 : -ERR_NOTREG;
+}
+
+int cmd_write_report(const char *what, const char *path, const struct hbuf *h)
+{
+	if (h->err) {
+		warnx("%s: out of memory building the report", what);
+		return EXIT_FAIL;
+	}
+	int r = output_path_ok(path);
+	if (!r)
+		r = write_file_atomic(path, h->b.p ? h->b.p : "", h->b.len, 0644);
+	if (r) {
+		warnx("%s: cannot write %s: %s", what, path, read_err_str(r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+FILE *cmd_open_record(const char *what, const char *path)
+{
+	int r = output_path_ok(path), fd = -1;
+	if (!r) {
+		fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		struct stat st;
+		if (fd < 0)
+			r = -errno;
+		else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+			r = -ERR_NOTREG;
+		else if (ftruncate(fd, 0))
+			r = -errno;
+	}
+	FILE *f = r ? NULL : fdopen(fd, "w");
+	if (!f) {
+		warnx("%s: cannot write %s: %s", what, path, read_err_str(r ? r : -errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
 }

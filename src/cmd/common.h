@@ -38,6 +38,23 @@ int cmd_emit_json_as(json_t *root, const char *variant);
  */
 int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(FILE *f));
 
+struct hbuf;
+
+/*
+ * Write the page H (an HTML report) to PATH: refused when PATH exists and
+ * is not a regular file (a symlink, FIFO, device, directory); otherwise a
+ * temporary file in PATH's directory renamed over it (write_file_atomic).
+ * WHAT prefixes the message. Returns EXIT_OK, or EXIT_FAIL after a message.
+ */
+int cmd_write_report(const char *what, const char *path, const struct hbuf *h);
+
+/*
+ * Open PATH to write a recording from its start (created 0644, truncated),
+ * refusing what cmd_write_report() refuses. Returns a FILE, or NULL after a
+ * message prefixed with WHAT.
+ */
+FILE *cmd_open_record(const char *what, const char *path);
+
 struct fdcache;
 
 /*

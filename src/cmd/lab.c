@@ -13,6 +13,7 @@
 #include "../lab/guard.h"
 #include "../lab/lab.h"
 #include "../render/lab.h"
+#include "../render/report.h"
 #include "../util/clock.h"
 #include "../util/num.h"
 #include "args.h"
@@ -44,6 +45,7 @@ static void lab_help(FILE *f)
 		"  --state warm|cold|asis  warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
 		"                    freed memory goes back to the hypervisor; asis: neither (default warm)\n"
 		"  --csv             CSV rows instead of tables\n"
+		"  --report FILE     also an HTML page with a chart and a table per result\n"
 		"  --quick           one experiment at its `lab quick` sizes\n");
 	/* each experiment's own options, in table order, once each */
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
@@ -79,12 +81,14 @@ enum {
 	OPT_SIZES,
 	OPT_QUIET,
 	OPT_QUICK,
+	OPT_REPORT,
 };
 
 /* What the command line asked for beyond the experiment's options. */
 struct lab_args {
 	struct lab_opts o;
 	bool csv, runs_given;
+	const char *report; /* --report FILE */
 };
 
 /* --size A[,B...] into O. Returns 0 or EXIT_USAGE. */
@@ -207,6 +211,9 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 	case OPT_QUICK:
 		a->o.quick = true;
 		return 0;
+	case OPT_REPORT:
+		a->report = arg;
+		return 0;
 	}
 	return parse_number_opt(c, arg, a);
 }
@@ -237,6 +244,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 					     OPT_ARG("sizes", OPT_SIZES),
 					     OPT_FLAG("quiet", OPT_QUIET),
 					     OPT_FLAG("quick", OPT_QUICK),
+					     OPT_ARG("report", OPT_REPORT),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
 	if (c >= 0)
@@ -334,6 +342,8 @@ struct lab_out {
 	int nclaims; /* the claims of every result shown, for `lab workloads` */
 	char claim_exp[LAB_OUT_CLAIMS][24];
 	struct lab_claim claims[LAB_OUT_CLAIMS];
+	struct hbuf *page; /* --report: the page being built, NULL without */
+	int npage;	   /* results on it */
 };
 
 /* Print or collect R (FIRST: nothing printed before it). */
@@ -344,6 +354,8 @@ static void emit(struct lab_out *out, const struct lab_result *r, bool first)
 			 r->experiment);
 		out->claims[out->nclaims] = r->claims[i];
 	}
+	if (out->page)
+		report_lab(out->page, r, out->npage++);
 	if (out->g->json)
 		json_array_append_new(out->arr, lab_to_json(r));
 	else if (out->csv)
@@ -417,7 +429,16 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (gr == GROUP_QUICK)
 		a->o.quick = true;
 	static struct lab_out out;
-	out = (struct lab_out){.g = g, .csv = a->csv, .arr = g->json ? json_array() : NULL};
+	static struct hbuf page;
+	out = (struct lab_out){.g = g,
+			       .csv = a->csv,
+			       .arr = g->json ? json_array() : NULL,
+			       .page = a->report ? &page : NULL};
+	if (out.page) {
+		char title[64];
+		snprintf(title, sizeof(title), "thpctl lab %s", one ? one->name : group_name[gr]);
+		report_begin(&page, title);
+	}
 	int ret = EXIT_OK;
 	double t0 = mono_ms();
 	lab_many = !one;
@@ -439,6 +460,12 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (!g->json && !a->csv && gr != GROUP_ONE)
 		printf("\nlab %s: %d experiment%s in %.1f s wall\n", group_name[gr], out.shown,
 		       out.shown == 1 ? "" : "s", wall_ms / 1000);
+	if (out.page) {
+		report_end(&page);
+		if (cmd_write_report("lab", a->report, &page))
+			ret = EXIT_FAIL;
+		buf_free(&page.b);
+	}
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();

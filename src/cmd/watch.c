@@ -23,7 +23,7 @@
 static void watch_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--json]\n\n"
+		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--record FILE] [--json]\n\n"
 		"Rates per second of the THP and compaction counters, one line per interval\n"
 		"(on a terminal: a refreshed screen): THP fault alloc/fallback, khugepaged\n"
 		"collapses, splits, deferred splits, compaction stalls and failures, direct\n"
@@ -36,11 +36,17 @@ static void watch_help(FILE *f)
 		"  --top N                 also the N processes whose AnonHugePages or RSS\n"
 		"                          changed most (status + smaps_rollup of every\n"
 		"                          process each interval; up to 100)\n"
-		"  --json                  one JSON object per interval and line (JSON lines)\n" GLOBAL_HELP
+		"  --json                  one JSON object per interval and line (JSON lines)\n"
+		"  --record FILE           also write each interval to FILE as a JSON line (the\n"
+		"                          --json object plus the THP settings read in it);\n"
+		"                          `thpctl report FILE -o PAGE.html` charts it\n" GLOBAL_HELP
 		"\nCtrl-C (SIGINT) or SIGTERM ends it with exit status 0.\n");
 }
 
-enum { OPT_TOP = OPT_CMD_BASE };
+enum { OPT_TOP = OPT_CMD_BASE, OPT_RECORD };
+
+/* --record FILE, NULL without. */
+static const char *record_path;
 
 static volatile sig_atomic_t stop;
 
@@ -110,6 +116,9 @@ static int watch_opt(int c, const char *arg, void *ctx)
 			return EXIT_USAGE;
 		}
 		return -1;
+	case OPT_RECORD:
+		record_path = arg;
+		return -1;
 	case OPT_TOP:
 		if (str_double(arg, 1, WATCH_MAX_TOP, &v[2]) || v[2] != floor(v[2])) {
 			warnx("watch: bad --top '%s' (1 to %d)", arg, WATCH_MAX_TOP);
@@ -125,9 +134,9 @@ static int watch_opt(int c, const char *arg, void *ctx)
 static int watch_options(struct globals *g, int argc, char **argv, double *interval_out,
 			 double *count_out, double *top_out)
 {
-	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("interval", 'i'),
-					     OPT_ARG("count", 'n'), OPT_ARG("top", OPT_TOP),
-					     OPTS_END};
+	static const struct option opts[] = {
+		GLOBAL_LONGOPTS,	 OPT_ARG("interval", 'i'),	OPT_ARG("count", 'n'),
+		OPT_ARG("top", OPT_TOP), OPT_ARG("record", OPT_RECORD), OPTS_END};
 	double v[3] = {1, 0, 0}; /* interval, count, top */
 	int c = args_getopt(g, argc, argv, "hi:n:", opts, watch_help, watch_opt, v);
 	if ((c = args_no_operand(c, "watch", argc, argv)) >= 0)
@@ -137,6 +146,25 @@ static int watch_options(struct globals *g, int argc, char **argv, double *inter
 	*count_out = count;
 	*top_out = top;
 	return -1;
+}
+
+/* ROW and the settings of sample CUR as one JSON line into F. 0, or EXIT_FAIL (after a message). */
+static int record_row(FILE *f, const struct watch_row *row, const struct sample *cur, bool top)
+{
+	json_t *j = watch_row_to_json(row, top);
+	if (j)
+		json_put(j, "settings",
+			 cur->host.has_settings ? watch_settings_json(&cur->host.thp)
+						: json_null());
+	char *text =
+		j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13))
+		  : NULL;
+	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f);
+	free(text);
+	json_decref(j);
+	if (bad)
+		warnx("watch: cannot write %s: %s", record_path, strerror(errno ? errno : EIO));
+	return bad ? EXIT_FAIL : 0;
 }
 
 /* Print one row: a JSON line, the screen, or a text line (and the top table). 0 or EXIT_FAIL. */
@@ -172,6 +200,26 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 	return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : 0;
 }
 
+/* The screen (history of SCREEN lines) or header before the first interval. 0 or EXIT_FAIL. */
+static int start_output(const struct globals *g, const struct watch_hdr *hdr, struct history *hist,
+			bool screen, double interval)
+{
+	if (screen) {
+		hist->cap = 512;
+		hist->lines = calloc(hist->cap, sizeof(char *));
+		if (!hist->lines) {
+			warnx("out of memory");
+			return EXIT_FAIL;
+		}
+		watch_render_screen(stdout, hdr, NULL, 0, NULL, g->color);
+		printf("(first line after %g s)\n", interval);
+	} else if (!g->json) {
+		watch_render_header(stdout, hdr, g->color);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 int cmd_watch(struct globals *g, int argc, char **argv)
 {
 	double interval, count, top;
@@ -200,9 +248,14 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 	struct watch_row *row = calloc(1, sizeof(*row));
 	struct sample *old = samples, *cur = samples ? &samples[1] : NULL;
 	struct history hist = {0};
+	FILE *rec = NULL;
 	bool screen = !g->json && isatty(STDOUT_FILENO);
 	ret = EXIT_OK;
 
+	if (record_path && !(rec = cmd_open_record("watch", record_path))) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	if (!samples || !row || sample_collect(&smp, old)) {
 		warnx("out of memory");
 		ret = EXIT_FAIL;
@@ -220,20 +273,8 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				  : 0,
 		.top = top > 0,
 	};
-	if (screen) {
-		hist.cap = 512;
-		hist.lines = calloc(hist.cap, sizeof(char *));
-		if (!hist.lines) {
-			warnx("out of memory");
-			ret = EXIT_FAIL;
-			goto out;
-		}
-		watch_render_screen(stdout, &hdr, NULL, 0, NULL, g->color);
-		printf("(first line after %g s)\n", interval);
-	} else if (!g->json) {
-		watch_render_header(stdout, &hdr, g->color);
-	}
-	fflush(stdout);
+	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
+		goto out;
 
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -250,13 +291,18 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 			break;
 		}
 		if (watch_derive(old, cur, (size_t)top, row) == 0 &&
-		    (ret = emit_row(g, &hdr, &hist, screen, row, top)))
+		    ((rec && (ret = record_row(rec, row, cur, top > 0))) ||
+		     (ret = emit_row(g, &hdr, &hist, screen, row, top))))
 			break;
 		struct sample *t = old;
 		old = cur;
 		cur = t;
 	}
 out:
+	if (rec && fclose(rec) && ret == EXIT_OK) {
+		warnx("watch: cannot write %s", record_path);
+		ret = EXIT_FAIL;
+	}
 	for (size_t i = 0; i < hist.n; i++)
 		free(hist.lines[i]);
 	free(hist.lines);

@@ -272,6 +272,24 @@ static void chase_verdict(struct lab_result *r, const struct chase_size_res *res
 			     : "see the smaps proof: the timing does not compare huge with small");
 }
 
+/* ns/access per size, huge and small (the medians of each size), for the report's line chart. */
+static void chase_series(struct lab_result *r, const struct chase_size_res *res, int nsizes)
+{
+	double x[LAB_MAX_SIZES], y[2][LAB_MAX_SIZES];
+	size_t n = 0;
+	for (int i = 0; i < nsizes; i++) {
+		if (!res[i].ran)
+			continue;
+		x[n] = (double)res[i].size / (1 << 20);
+		y[0][n] = res[i].huge;
+		y[1][n++] = res[i].small;
+	}
+	lab_series_add(r, "chase", "huge", LAB_SER_LINE, "ns per access", "ns", y[0], "size", "MiB",
+		       x, n);
+	lab_series_add(r, "chase", "small", LAB_SER_LINE, "ns per access", "ns", y[1], "size",
+		       "MiB", x, n);
+}
+
 static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t sizes[LAB_MAX_SIZES];
@@ -337,6 +355,7 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		return 0;
 	}
 
+	chase_series(r, res, nsizes);
 	chase_verdict(r, res, nsizes, nran);
 	return 0;
 }

@@ -380,6 +380,26 @@ static long kh_setup_proof(const struct lab_ctx *ctx, struct lab_result *r, uint
 	return none;
 }
 
+/* The region's Rss and AnonHugePages over the phase's samples, for the report's chart. */
+static void kh_series(struct lab_result *r, const struct kh_phase *h)
+{
+	double t[LAB_SERIES_POINTS], rss[LAB_SERIES_POINTS], ahp[LAB_SERIES_POINTS];
+	int n = h->n < LAB_SERIES_POINTS ? h->n : LAB_SERIES_POINTS;
+	for (int i = 0; i < n; i++) {
+		t[i] = h->s[i].t;
+		rss[i] = (double)h->s[i].rss / 1024;
+		ahp[i] = (double)h->s[i].ahp / 1024;
+	}
+	char chart[24], name[40];
+	snprintf(chart, sizeof(chart), "mpn-%ld", h->mpn);
+	snprintf(name, sizeof(name), "Rss (max_ptes_none %ld)", h->mpn);
+	lab_series_add(r, chart, name, LAB_SER_LINE, "region memory", "MiB", rss, "time", "s", t,
+		       (size_t)n);
+	snprintf(name, sizeof(name), "AnonHugePages (max_ptes_none %ld)", h->mpn);
+	lab_series_add(r, chart, name, LAB_SER_LINE, "region memory", "MiB", ahp, "time", "s", t,
+		       (size_t)n);
+}
+
 /* Phase P: its max_ptes_none (after the first), its run, its judgement. -ENOMEM or 0. */
 static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
 			uint64_t size, struct kh_phase *h, int p, long none, struct kh_judgement *j)
@@ -407,6 +427,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		return 0;
 	}
 	kh_judge(ctx, o, r, size, h, p, none, j);
+	kh_series(r, h);
 	return 0;
 }
 

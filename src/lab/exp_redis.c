@@ -320,6 +320,12 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 				lab_cell_set(r, row, c, s, ns);
 				m->v[k][c] = r->rows[row].c[c].median;
 			}
+			/* each round per mode, for the report's strip plots */
+			if (ns && (c == V_SRPS || c == V_SP99))
+				lab_series_add(r, c == V_SRPS ? "set-ops" : "set-p99",
+					       mode_label[k], LAB_SER_SAMPLES,
+					       c == V_SRPS ? "SET throughput" : "SET p99",
+					       cols[c].unit, s, NULL, NULL, NULL, ns);
 		}
 		char key[48];
 		snprintf(key, sizeof(key), "%s server", mode_label[k]);

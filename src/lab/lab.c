@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/clock.h"
@@ -141,6 +142,52 @@ void lab_cell_set(struct lab_result *r, int row, int col, const double *v, size_
 void lab_cell_set1(struct lab_result *r, int row, int col, double v)
 {
 	lab_cell_set(r, row, col, &v, 1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int lab_series_add(struct lab_result *r, const char *chart, const char *name,
+		   enum lab_series_kind kind, const char *ylabel, const char *yunit,
+		   const double *y, const char *xlabel, const char *xunit, const double *x,
+		   size_t n)
+{
+	if (r->nseries == LAB_MAX_SERIES)
+		return -1;
+	struct lab_series *s = &r->series[r->nseries];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->chart, sizeof(s->chart), "%s", chart);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->ylabel, sizeof(s->ylabel), "%s", ylabel ? ylabel : "");
+	snprintf(s->yunit, sizeof(s->yunit), "%s", yunit ? yunit : "");
+	snprintf(s->xlabel, sizeof(s->xlabel), "%s", xlabel ? xlabel : "");
+	snprintf(s->xunit, sizeof(s->xunit), "%s", xunit ? xunit : "");
+	s->kind = kind;
+	s->n_total = n;
+	if (kind == LAB_SER_LINE || n <= LAB_SERIES_POINTS) {
+		s->n = n > LAB_SERIES_POINTS ? LAB_SERIES_POINTS : (int)n;
+		for (int i = 0; i < s->n; i++) {
+			s->y[i] = y[i];
+			s->x[i] = x ? x[i] : i;
+		}
+		return r->nseries++;
+	}
+	double *t = malloc(n * sizeof(*t));
+	if (!t)
+		return -1;
+	memcpy(t, y, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), cmp_double);
+	s->n = LAB_SERIES_POINTS;
+	for (int i = 0; i < s->n; i++) {
+		size_t k = (size_t)((double)i * (double)(n - 1) / (LAB_SERIES_POINTS - 1) + 0.5);
+		s->y[i] = t[k];
+		s->x[i] = i;
+	}
+	free(t);
+	return r->nseries++;
 }
 
 void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)

@@ -118,6 +118,35 @@ struct lab_proof {
 	char value[192];
 };
 
+/* What a series holds, and so which chart `--report` draws from it. */
+enum lab_series_kind {
+	LAB_SER_CDF,	 /* y: samples of one distribution (a CDF, log x); x unused */
+	LAB_SER_LINE,	 /* (x, y) points in x order (lines) */
+	LAB_SER_SAMPLES, /* y: per-run samples of one mode (a strip plot) */
+};
+
+#define LAB_MAX_SERIES 8
+#define LAB_SERIES_POINTS 256 /* kept per series; a CDF keeps this many quantiles */
+
+/*
+ * Numbers behind a chart of `--report`: series with the same CHART id are
+ * drawn together. Bounded: a CDF of more than LAB_SERIES_POINTS samples
+ * keeps LAB_SERIES_POINTS of them, evenly spaced by rank (the smallest and
+ * the largest among them); n_total says how many there were.
+ */
+struct lab_series {
+	char chart[24];	 /* "cdf", "chase": the chart it is drawn on */
+	char name[40];	 /* legend: "madv fresh", "huge" */
+	char xunit[12];	 /* "MiB", "s" (LINE) */
+	char yunit[12];	 /* "ns", "kB" */
+	char xlabel[24]; /* axis title: "size", "time" (LINE) */
+	char ylabel[32]; /* "fault latency per chunk", "AnonHugePages" */
+	enum lab_series_kind kind;
+	int n;
+	size_t n_total; /* samples before thinning (CDF, SAMPLES) */
+	double x[LAB_SERIES_POINTS], y[LAB_SERIES_POINTS];
+};
+
 struct lab_result {
 	char experiment[24];
 	char title[160];
@@ -134,6 +163,8 @@ struct lab_result {
 		[16]; /* what non-delta columns measure: "" = "region"; "program" (workloads) */
 	int nclaims;
 	struct lab_claim claims[LAB_MAX_CLAIMS]; /* workloads: published claims vs here */
+	int nseries;
+	struct lab_series series[LAB_MAX_SERIES];
 	char verdict[320];
 	bool expected; /* the result has the expected shape */
 	bool skipped;  /* not run here: verdict says why */
@@ -168,6 +199,19 @@ enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, do
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A new series on chart CHART (drawn with the others of that id) named NAME,
+ * of KIND, Y in YUNIT labelled YLABEL; X (LINE only; NULL otherwise) in
+ * XUNIT labelled XLABEL. N values from Y (and X); a CDF or SAMPLES series
+ * of more than LAB_SERIES_POINTS values keeps that many, sorted, evenly
+ * spaced by rank; a LINE series keeps the first LAB_SERIES_POINTS. Returns
+ * its index, or -1 when the result holds LAB_MAX_SERIES already (pure).
+ */
+int lab_series_add(struct lab_result *r, const char *chart, const char *name,
+		   enum lab_series_kind kind, const char *ylabel, const char *yunit,
+		   const double *y, const char *xlabel, const char *xunit, const double *x,
+		   size_t n);
 
 struct ratio_ci;
 /*

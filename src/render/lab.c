@@ -132,15 +132,60 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 		fprintf(f, "  (partial: some runs or proofs failed)\n");
 }
 
+/*
+ * V as an integer when it is one (counts, kB): JSON reals print 6 significant
+ * digits (json_dump), which made 1048576 kB "1048580"; else a real.
+ */
+static json_t *num_json(double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
 static json_t *cell_json(const struct lab_cell *c)
 {
 	if (!c->present)
 		return json_null();
 	json_t *o = json_object();
-	json_put(o, "median", json_real(c->median));
-	json_put(o, "min", json_real(c->min));
-	json_put(o, "max", json_real(c->max));
+	json_put(o, "median", num_json(c->median));
+	json_put(o, "min", num_json(c->min));
+	json_put(o, "max", num_json(c->max));
 	return o;
+}
+
+static const char *const series_kind[] = {
+	[LAB_SER_CDF] = "cdf", [LAB_SER_LINE] = "line", [LAB_SER_SAMPLES] = "samples"};
+
+/* The numbers behind the report's charts: x only for lines. */
+static json_t *lab_series_json(const struct lab_result *r)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < r->nseries; i++) {
+		const struct lab_series *s = &r->series[i];
+		json_t *x = json_object(), *xs = json_array(), *ys = json_array();
+		json_put(x, "chart", json_str(s->chart));
+		json_put(x, "name", json_str(s->name));
+		json_put(x, "kind", json_str(series_kind[s->kind]));
+		json_put(x, "y_label", json_str(s->ylabel));
+		json_put(x, "y_unit", json_str(s->yunit));
+		json_put(x, "n_total", json_integer((json_int_t)s->n_total));
+		for (int k = 0; k < s->n; k++) {
+			json_array_append_new(ys, num_json(s->y[k]));
+			if (s->kind == LAB_SER_LINE)
+				json_array_append_new(xs, num_json(s->x[k]));
+		}
+		if (s->kind == LAB_SER_LINE) {
+			json_put(x, "x_label", json_str(s->xlabel));
+			json_put(x, "x_unit", json_str(s->xunit));
+			json_put(x, "x", xs);
+		} else {
+			json_decref(xs);
+		}
+		json_put(x, "y", ys);
+		json_array_append_new(arr, x);
+	}
+	return arr;
 }
 
 json_t *lab_to_json(const struct lab_result *r)
@@ -183,6 +228,7 @@ json_t *lab_to_json(const struct lab_result *r)
 	}
 	json_put(o, "proofs", pr);
 	json_put(o, "claims", lab_claims_json(r));
+	json_put(o, "series", lab_series_json(r));
 	json_t *v = json_object();
 	json_put(v, "text", json_str(r->verdict));
 	json_put(v, "expected", json_boolean(r->expected));

@@ -247,3 +247,41 @@ json_t *watch_row_to_json(const struct watch_row *row, bool with_top)
 	}
 	return o;
 }
+
+json_t *watch_settings_json(const struct thp_settings *s)
+{
+	json_t *o = json_object();
+	if (!o || !s->present)
+		return o;
+	char key[96];
+	if (s->enabled.present)
+		json_put(o, "enabled", json_str(s->enabled.selected));
+	if (s->defrag.present)
+		json_put(o, "defrag", json_str(s->defrag.selected));
+	if (s->shmem_enabled.present)
+		json_put(o, "shmem_enabled", json_str(s->shmem_enabled.selected));
+	if (s->use_zero_page.present)
+		json_put(o, "use_zero_page", json_u64(s->use_zero_page.v));
+	if (s->shrink_underused.present)
+		json_put(o, "shrink_underused", json_u64(s->shrink_underused.v));
+	for (int k = 0; k < KHP_NKNOBS; k++)
+		if (s->khp[k].present && !khp_knob_is_counter((enum khp_knob)k)) {
+			snprintf(key, sizeof(key), "khugepaged/%s",
+				 khp_knob_name((enum khp_knob)k));
+			json_put(o, key, json_u64(s->khp[k].v));
+		}
+	for (int i = 0; i < s->nsizes; i++) {
+		const struct thp_size *z = &s->sizes[i];
+		if (z->enabled.present) {
+			snprintf(key, sizeof(key), "hugepages-%llukB/enabled",
+				 (unsigned long long)z->size_kb);
+			json_put(o, key, json_str(z->enabled.selected));
+		}
+		if (z->shmem_enabled.present) {
+			snprintf(key, sizeof(key), "hugepages-%llukB/shmem_enabled",
+				 (unsigned long long)z->size_kb);
+			json_put(o, key, json_str(z->shmem_enabled.selected));
+		}
+	}
+	return o;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../kernel/thp_settings.h"
 #include "../model/rates.h"
 
 /* What the header says. */
@@ -38,5 +39,13 @@ void watch_render_screen(FILE *f, const struct watch_hdr *h, char *const *lines,
 
 /* One JSON object for ROW (absent rates are null). NULL on ENOMEM. */
 json_t *watch_row_to_json(const struct watch_row *row, bool with_top);
+
+/*
+ * The THP settings S as one flat JSON object for `watch --record`: the
+ * top-level choices, khugepaged's knobs (not its counters) as
+ * "khugepaged/NAME" and each size's "hugepages-NkB/enabled". Files not read
+ * are left out. NULL on ENOMEM.
+ */
+json_t *watch_settings_json(const struct thp_settings *s);
 
 #endif

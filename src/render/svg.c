@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+#include "svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static void hb_add(struct hbuf *h, const char *s, size_t n)
+{
+	if (h->err)
+		return;
+	if (buf_reserve(&h->b, h->b.len + n + 1)) {
+		h->err = -ENOMEM;
+		return;
+	}
+	memcpy(h->b.p + h->b.len, s, n);
+	h->b.len += n;
+	h->b.p[h->b.len] = '\0';
+}
+
+void hb_puts(struct hbuf *h, const char *s)
+{
+	hb_add(h, s, strlen(s));
+}
+
+void hb_printf(struct hbuf *h, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		hb_add(h, tmp, (size_t)n);
+		return;
+	}
+	if (h->err || buf_reserve(&h->b, h->b.len + (size_t)n + 1)) {
+		h->err = h->err ? h->err : -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(h->b.p + h->b.len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	h->b.len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at P (N bytes left), 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (p[0] < 0xc2 || p[0] > 0xf4 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong 3/4-byte forms, UTF-16 surrogates, above U+10FFFF */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+void hb_esc(struct hbuf *h, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	while (n) {
+		size_t k = 1;
+		if (*p == '&')
+			hb_puts(h, "&amp;");
+		else if (*p == '<')
+			hb_puts(h, "&lt;");
+		else if (*p == '>')
+			hb_puts(h, "&gt;");
+		else if (*p == '"')
+			hb_puts(h, "&quot;");
+		else if (*p == '\'')
+			hb_puts(h, "&#39;");
+		else if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
+			hb_puts(h, "\xef\xbf\xbd");
+		else if (*p < 0x80)
+			hb_add(h, (const char *)p, 1);
+		else if ((k = utf8_len(p, n)))
+			hb_add(h, (const char *)p, k);
+		else {
+			k = 1;
+			hb_puts(h, "\xef\xbf\xbd");
+		}
+		p += k;
+		n -= k;
+	}
+}
+
+double svg_map(const struct svg_scale *s, double v)
+{
+	double a = s->d0, b = s->d1;
+	if (s->log) {
+		if (v <= 0 || a <= 0 || b <= 0)
+			return s->r0;
+		a = log10(a);
+		b = log10(b);
+		v = log10(v);
+	}
+	if (b == a)
+		return (s->r0 + s->r1) / 2;
+	return s->r0 + (v - a) / (b - a) * (s->r1 - s->r0);
+}
+
+int svg_ticks_linear(double *lo, double *hi, int want, double *out, int max)
+{
+	if (!isfinite(*lo) || !isfinite(*hi)) {
+		*lo = 0;
+		*hi = 1;
+	}
+	if (*hi < *lo) {
+		double t = *lo;
+		*lo = *hi;
+		*hi = t;
+	}
+	if (*hi == *lo) {
+		double v = *lo;
+		*lo = v > 0 ? 0 : v < 0 ? 2 * v : 0;
+		*hi = v > 0 ? 2 * v : v < 0 ? 0 : 1;
+	}
+	if (want < 2)
+		want = 2;
+	double raw = (*hi - *lo) / want;
+	double mag = pow(10, floor(log10(raw)));
+	double f = raw / mag;
+	double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	*lo = floor(*lo / step + 1e-9) * step;
+	*hi = ceil(*hi / step - 1e-9) * step;
+	int n = 0;
+	for (double v = *lo; v <= *hi + step / 2 && n < max; v += step) {
+		double t = round(v / step) * step;
+		out[n++] = fabs(t) < step * 1e-9 ? 0 : t;
+	}
+	return n;
+}
+
+int svg_ticks_log(double *lo, double *hi, double *out, int max)
+{
+	if (!(*lo > 0) || !(*hi > 0))
+		return 0;
+	if (*hi < *lo) {
+		double t = *lo;
+		*lo = *hi;
+		*hi = t;
+	}
+	double a = floor(log10(*lo) + 1e-9), b = ceil(log10(*hi) - 1e-9);
+	if (b <= a)
+		b = a + 1;
+	*lo = pow(10, a);
+	*hi = pow(10, b);
+	int n = 0;
+	for (double e = a; e <= b && n < max; e++)
+		out[n++] = pow(10, e);
+	return n;
+}
+
+void svg_fmt_tick(char *out, size_t n, double v)
+{
+	double a = fabs(v);
+	const char *suf = "";
+	if (a >= 1e9) {
+		v /= 1e9;
+		suf = "G";
+	} else if (a >= 1e6) {
+		v /= 1e6;
+		suf = "M";
+	} else if (a >= 1e4) {
+		v /= 1e3;
+		suf = "k";
+	}
+	char t[32];
+	snprintf(t, sizeof(t), "%.3g", v);
+	/* %.3g writes 1e+03 for 1000 */
+	if (strchr(t, 'e'))
+		snprintf(t, sizeof(t), "%.0f", v);
+	snprintf(out, n, "%s%s", strcmp(t, "-0") ? t : "0", suf);
+}
+
+static const char *const axis_style = "class=\"ax\"";
+
+/* The y axis: grid lines and labels at the ticks. */
+static void draw_yaxis(struct svg_chart *c, const double *t, int n)
+{
+	struct hbuf *h = c->h;
+	double x0 = c->ml, x1 = c->w - c->mr;
+	for (int i = 0; i < n; i++) {
+		double y = svg_map(&c->y, t[i]);
+		char l[32];
+		svg_fmt_tick(l, sizeof(l), t[i]);
+		hb_printf(h,
+			  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			  x0, x1, y, y);
+		hb_printf(
+			h,
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			x0 - 6, y + 4, l);
+	}
+}
+
+/* The x axis: ticks and labels, or category labels. */
+static void draw_xaxis(struct svg_chart *c, const double *t, int n)
+{
+	struct hbuf *h = c->h;
+	double yb = c->ht - c->mb;
+	for (int i = 0; i < (c->ncat ? c->ncat : n); i++) {
+		double v = c->ncat ? i + 0.5 : t[i];
+		double x = svg_map(&c->x, v);
+		hb_printf(h, "<line %s x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			  axis_style, x, x, yb, yb + 5);
+		hb_printf(h, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			  x, yb + 18);
+		if (c->ncat)
+			hb_esc(h, c->cat[i]);
+		else {
+			char l[32];
+			svg_fmt_tick(l, sizeof(l), v);
+			hb_puts(h, l);
+		}
+		hb_puts(h, "</text>\n");
+	}
+}
+
+void svg_chart_begin(struct svg_chart *c, struct hbuf *h, const char *id, const char *cls,
+		     const char *title, double x0, double x1, bool logx, double y0, double y1,
+		     bool logy, const char *xlabel, const char *ylabel, const char *const *cat,
+		     int ncat)
+{
+	*c = (struct svg_chart){.h = h,
+				.w = 720,
+				.ht = 320,
+				.ml = 70,
+				.mr = 20,
+				.mt = 40,
+				.mb = 50,
+				.cat = cat,
+				.ncat = ncat};
+	double xt[24], yt[24];
+	int nx = 0, ny;
+	if (ncat) {
+		x0 = 0;
+		x1 = ncat;
+	} else if (!logx || !(nx = svg_ticks_log(&x0, &x1, xt, 24))) {
+		logx = false;
+		nx = svg_ticks_linear(&x0, &x1, 6, xt, 24);
+	}
+	if (!logy || !(ny = svg_ticks_log(&y0, &y1, yt, 24))) {
+		logy = false;
+		ny = svg_ticks_linear(&y0, &y1, 5, yt, 24);
+	}
+	c->x = (struct svg_scale){x0, x1, c->ml, c->w - c->mr, logx};
+	c->y = (struct svg_scale){y0, y1, c->ht - c->mb, c->mt, logy};
+	hb_puts(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"");
+	hb_esc(h, id);
+	hb_printf(h, "\" class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", cls,
+		  c->w, c->ht);
+	hb_esc(h, title);
+	hb_puts(h, "</title>\n");
+	draw_yaxis(c, yt, ny);
+	draw_xaxis(c, xt, nx);
+	double yb = c->ht - c->mb;
+	hb_printf(h, "<line %s x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", axis_style,
+		  c->ml, c->w - c->mr, yb, yb);
+	hb_printf(h, "<line %s x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", axis_style,
+		  c->ml, c->ml, c->mt, yb);
+	hb_printf(h, "<text class=\"lbl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		  (c->ml + c->w - c->mr) / 2, c->ht - 8);
+	hb_esc(h, xlabel);
+	hb_printf(h,
+		  "</text><text class=\"lbl\" transform=\"translate(16 %.1f) rotate(-90)\" "
+		  "text-anchor=\"middle\">",
+		  (c->mt + yb) / 2);
+	hb_esc(h, ylabel);
+	hb_puts(h, "</text>\n");
+}
+
+void svg_chart_end(struct svg_chart *c)
+{
+	hb_puts(c->h, "</svg>\n");
+}
+
+void svg_line(struct svg_chart *c, const double *x, const double *y, int n, int color, bool dots)
+{
+	if (n <= 0)
+		return;
+	hb_printf(c->h, "<polyline class=\"ln s%d\" points=\"", color % SVG_COLORS);
+	for (int i = 0; i < n; i++)
+		hb_printf(c->h, "%s%.1f,%.1f", i ? " " : "", svg_map(&c->x, x[i]),
+			  svg_map(&c->y, y[i]));
+	hb_puts(c->h, "\"/>\n");
+	for (int i = 0; dots && i < n; i++)
+		svg_dot(c, x[i], y[i], 3, color);
+}
+
+void svg_cdf(struct svg_chart *c, const double *v, int n, int color)
+{
+	if (n <= 0)
+		return;
+	hb_printf(c->h, "<polyline class=\"ln s%d\" points=\"", color % SVG_COLORS);
+	double prev = svg_map(&c->y, 0);
+	for (int i = 0; i < n; i++) {
+		double x = svg_map(&c->x, v[i]), y = svg_map(&c->y, (double)(i + 1) / n);
+		hb_printf(c->h, "%s%.1f,%.1f %.1f,%.1f", i ? " " : "", x, prev, x, y);
+		prev = y;
+	}
+	hb_puts(c->h, "\"/>\n");
+}
+
+void svg_dot(struct svg_chart *c, double x, double y, double r, int color)
+{
+	hb_printf(c->h, "<circle class=\"pt s%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>",
+		  color % SVG_COLORS, svg_map(&c->x, x), svg_map(&c->y, y), r);
+}
+
+void svg_bar(struct svg_chart *c, double x0, double x1, double y, int color)
+{
+	double base = c->y.log || c->y.d0 > 0 ? c->y.r0 : svg_map(&c->y, 0);
+	double py = svg_map(&c->y, y), a = svg_map(&c->x, x0), b = svg_map(&c->x, x1);
+	double top = py < base ? py : base, hgt = fabs(base - py);
+	hb_printf(c->h,
+		  "<rect class=\"bar s%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+		  color % SVG_COLORS, a, top, b - a, hgt);
+}
+
+void svg_whisker(struct svg_chart *c, double x, double y0, double y1, double w)
+{
+	double px = svg_map(&c->x, x), a = svg_map(&c->y, y0), b = svg_map(&c->y, y1);
+	hb_printf(c->h, "<path %s d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\"/>",
+		  axis_style, px, a, b, px - w / 2, a, px + w / 2, px - w / 2, b, px + w / 2);
+}
+
+void svg_hline(struct svg_chart *c, double y, const char *label)
+{
+	double py = svg_map(&c->y, y);
+	hb_printf(c->h, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+		  c->ml, c->w - c->mr, py, py);
+	hb_printf(c->h, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", c->ml + 4, py - 4);
+	hb_esc(c->h, label);
+	hb_puts(c->h, "</text>\n");
+}
+
+void svg_vmarker(struct svg_chart *c, double x, const char *label, int k)
+{
+	double px = svg_map(&c->x, x);
+	hb_printf(c->h,
+		  "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		  "<text class=\"mtext\" x=\"%.1f\" y=\"%.1f\">",
+		  px, px, c->mt, c->ht - c->mb, px + 3, c->mt + 12 + 13 * (k % 4));
+	hb_esc(c->h, label);
+	hb_puts(c->h, "</text>\n");
+}
+
+void svg_legend(struct svg_chart *c, const char *const *names, int n)
+{
+	double x = c->ml;
+	for (int i = 0; i < n; i++) {
+		hb_printf(
+			c->h,
+			"<rect class=\"bar s%d\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">",
+			i % SVG_COLORS, x, 10.0, x + 16, 20.0);
+		hb_esc(c->h, names[i]);
+		hb_puts(c->h, "</text>");
+		x += 30 + 7 * (double)strlen(names[i]);
+	}
+	hb_puts(c->h, "\n");
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Check an HTML report of thpctl against the JSON of the same run.
+
+usage: report_check.py lab|ab|watch PAGE.html DATA.json|RECORDING.jsonl [CHANGE...]
+       report_check.py pixel FILE.png   (the top-left pixel's R G B)
+
+Prints "ok - ..." / "not ok - ..." lines (tests/lib.sh's relay_results
+counts them): the page is self-contained (no script, nothing fetched), every
+chart it should have is there (an <svg> with its id), and every number in the
+table under a chart equals the JSON's to the digits shown.
+"""
+import html.parser
+import json
+import math
+import re
+import statistics
+import zlib
+import sys
+
+
+class Page(html.parser.HTMLParser):
+    """The svg ids and the tables (data-chart id -> rows of cell texts) of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.svgs, self.tables, self.tags, self.fetch = [], {}, set(), []
+        self.table = None
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        self.fetch += [f"{tag} {k}" for k in a if k in ("src", "href", "srcset", "data")]
+        if tag == "svg":
+            self.svgs.append(a.get("id", ""))
+        elif tag == "table" and "data-chart" in a:
+            self.table = self.tables.setdefault(a["data-chart"], [])
+        elif tag == "tr" and self.table is not None:
+            self.table.append([])
+        elif tag in ("td", "th") and self.table is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.table[-1].append("".join(self.cell))
+            self.cell = None
+        elif tag == "table":
+            self.table = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+RESULTS = []
+
+
+def check(name, cond, detail=""):
+    RESULTS.append(cond)
+    print(f"ok - {name}" if cond else f"not ok - {name}: {detail}")
+
+
+def same(shown, value):
+    """SHOWN (the table's text) is VALUE to the digits shown; '-' is None/NaN."""
+    if shown == "-":
+        return value is None or (isinstance(value, float) and math.isnan(value))
+    if value is None:
+        return False
+    try:
+        x = float(shown)
+    except ValueError:
+        return False
+    dec = len(shown.split(".")[1]) if "." in shown else 0
+    return abs(x - value) <= 0.5 * 10 ** -dec + 1e-9 * abs(value)
+
+
+def cell_parts(text):
+    """'2.25 (1.50..40)' -> ('2.25', '1.50', '40'); '128' -> ('128', None, None)."""
+    m = re.fullmatch(r"(\S+) \((\S+)\.\.(\S+)\)", text)
+    return m.groups() if m else (text, None, None)
+
+
+def nearest_rank(v, p):
+    if p <= 0:
+        return v[0]
+    if p >= 100:
+        return v[-1]
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+
+def table_rows(page, tid):
+    rows = page.tables.get(tid)
+    return (rows[0], rows[1:]) if rows else (None, [])
+
+
+def check_self_contained(text, page):
+    bad = page.fetch + [t for t in ("script", "link", "iframe", "object", "img") if t in page.tags]
+    bad += re.findall(r"@import|url\(", text, re.I)
+    check("page is self-contained (no script, link, img, src, href, @import, url())", not bad,
+          str(bad[:3]))
+    check("page has a prefers-color-scheme dark style", "prefers-color-scheme:dark" in text)
+
+
+def check_series(page, tid, ser, exp):
+    hdr, rows = table_rows(page, tid)
+    by = {r[0]: r for r in rows}
+    bad = []
+    for s in ser:
+        if s["kind"] == "cdf":
+            r = by.get(s["name"])
+            v = sorted(s["y"])
+            want = [s["n_total"]] + [nearest_rank(v, p) for p in (0, 50, 90, 99, 100)]
+            if not r or not all(same(c, w) for c, w in zip(r[1:], want)):
+                bad.append((s["name"], r, want))
+        elif s["kind"] == "samples":
+            r = by.get(s["name"])
+            v = sorted(s["y"])
+            want = [s["n_total"], statistics.median(v), v[0], v[-1]]
+            if not r or not all(same(c, w) for c, w in zip(r[1:], want)):
+                bad.append((s["name"], r, want))
+        elif s["kind"] == "line":
+            col = hdr.index(s["name"]) if hdr and s["name"] in hdr else None
+            for x, y in zip(s["x"], s["y"]):
+                r = [r for r in rows if same(r[0], x)]
+                if col is None or not r or not same(r[0][col], y):
+                    bad.append((s["name"], x, y))
+    check(f"{exp}: table {tid} holds the JSON series' numbers", not bad and rows, str(bad[:3]))
+
+
+def check_cells(page, idx, e):
+    units = []
+    for c in e["columns"]:
+        if c["unit"] not in units:
+            units.append(c["unit"])
+    bad, ntables = [], 0
+    for k in range(len(units)):
+        hdr, rows = table_rows(page, f"lab-{idx}-{e['experiment']}-cells-{k}")
+        if not hdr:
+            continue
+        ntables += 1
+        for r in rows:
+            jr = [x for x in e["rows"] if x["label"] == r[0]][0]
+            for name, text in zip(hdr[1:], r[1:]):
+                c = jr["cells"][name]
+                m, lo, hi = cell_parts(text)
+                ok = same(m, c and c["median"])
+                if lo is not None:
+                    ok = ok and same(lo, c["min"]) and same(hi, c["max"])
+                if not ok:
+                    bad.append((r[0], name, text, c))
+    check(f"{e['experiment']}: {ntables} range table(s) match the JSON cells",
+          ntables > 0 and not bad, str(bad[:3]))
+
+
+def check_lab(page, d):
+    exps = d["experiments"]
+    check("lab: JSON holds experiments", len(exps) > 0)
+    for i, e in enumerate(exps):
+        name = e["experiment"]
+        ids = [s for s in page.svgs if s.startswith(f"lab-{i}-{name}-")]
+        check(f"{name}: at least one chart", len(ids) > 0, str(page.svgs[:5]))
+        charts = {}
+        for s in e.get("series", []):
+            charts.setdefault(s["chart"], []).append(s)
+        for chart, ser in charts.items():
+            tid = f"lab-{i}-{name}-{chart}"
+            check(f"{name}: chart {tid} exists", tid in page.svgs)
+            check_series(page, tid, ser, name)
+        if name == "faults" and not e["verdict"]["skipped"]:
+            check("faults: a CDF chart per mode", f"lab-{i}-faults-cdf" in page.svgs and
+                  len(charts.get("cdf", [])) == 3, str(list(charts)))
+        if name == "chase" and not e["verdict"]["skipped"]:
+            check("chase: a huge vs small line chart", len(charts.get("chase", [])) == 2)
+        if name == "khugepaged" and not e["verdict"]["skipped"]:
+            check("khugepaged: Rss and AnonHugePages over time",
+                  any(c.startswith("mpn-") and len(s) == 2 for c, s in charts.items()),
+                  str(list(charts)))
+        if name == "redis" and not e["verdict"]["skipped"]:
+            check("redis: strip plots of SET throughput and p99 per mode",
+                  len(charts.get("set-ops", [])) == 3 and len(charts.get("set-p99", [])) == 3,
+                  str(list(charts)))
+        if e["rows"]:
+            check_cells(page, i, e)
+
+
+def check_ab(page, d):
+    check("ab: charts ab-wall and ab-ratio", "ab-wall" in page.svgs and "ab-ratio" in page.svgs)
+    _, wall = table_rows(page, "ab-wall")
+    _, ratio = table_rows(page, "ab-ratio")
+    bad = []
+    for m, w, r in zip(d["modes"], wall, ratio):
+        s, ci = m["wall_s"], m["wall_ratio_to_base"]
+        if w[0] != m["mode"] or int(w[1]) != len(m["runs"]):
+            bad.append((w, m["mode"]))
+        if s and not (same(w[2], s["median"]) and same(w[3], s["min"]) and same(w[4], s["max"])):
+            bad.append((w, s))
+        want = [ci and ci["estimate"], ci and ci["low"], ci and ci["high"]]
+        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != m["verdict"]:
+            bad.append((r, ci, m["verdict"]))
+    check(f"ab: {len(wall)} wall and {len(ratio)} ratio rows match the JSON",
+          len(wall) == len(d["modes"]) == len(ratio) and not bad, str(bad[:3]))
+    check("ab: some mode has a ratio interval", any(m["wall_ratio_to_base"] for m in d["modes"]))
+
+
+RATES = ["thp_fault_alloc", "thp_fault_fallback", "compact_stall", "thp_split_pmd",
+         "thp_collapse_alloc"]
+
+
+def check_watch(page, recs, want_changes):
+    check("watch: charts watch-rates and watch-anonhuge",
+          "watch-rates" in page.svgs and "watch-anonhuge" in page.svgs)
+    _, rows = table_rows(page, "watch-rates")
+    t0 = recs[0]["time_s"]
+    bad = []
+    for r, j in zip(rows, recs):
+        if not same(r[0], round(j["time_s"] - t0, 1)):
+            bad.append((r[0], j["time_s"] - t0))
+        for c, k in zip(r[1:], RATES):
+            if not same(c, j["rates_per_s"].get(k)):
+                bad.append((r[0], k, c, j["rates_per_s"].get(k)))
+    check(f"watch: {len(rows)} rate rows match the recording", len(rows) == len(recs) and not bad,
+          str(bad[:3]))
+    _, ahp = table_rows(page, "watch-anonhuge")
+    bad = [(r, j["anon_huge_pages_kb"]) for r, j in zip(ahp, recs)
+           if not same(r[1], j["anon_huge_pages_kb"] / 1024)]
+    check("watch: AnonHugePages rows match the recording (MiB)", len(ahp) == len(recs) and not bad,
+          str(bad[:3]))
+    _, ch = table_rows(page, "watch-changes")
+    got = [r[1] for r in ch]
+    check(f"watch: setting changes marked {want_changes}", all(w in got for w in want_changes),
+          str(got))
+
+
+def first_pixel(path):
+    """The RGB of a PNG's top-left pixel (any filter predicts it from zeros)."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos, idat = 8, b""
+    while pos < len(data):
+        n = int.from_bytes(data[pos:pos + 4], "big")
+        if data[pos + 4:pos + 8] == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    return tuple(raw[1:4])
+
+
+def main():
+    if sys.argv[1] == "pixel":
+        print(*first_pixel(sys.argv[2]))
+        return
+    kind, page_path, data_path = sys.argv[1:4]
+    text = open(page_path, encoding="utf-8").read()
+    page = Page()
+    page.feed(text)
+    check_self_contained(text, page)
+    if kind == "watch":
+        recs = [json.loads(x) for x in open(data_path) if x.strip()]
+        check_watch(page, recs, sys.argv[4:])
+    else:
+        d = json.load(open(data_path))
+        (check_lab if kind == "lab" else check_ab)(page, d)
+    sys.exit(0 if all(RESULTS) else 1)
+
+
+main()
