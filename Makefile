@@ -49,8 +49,13 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
+# thpctl capture and --sysroot FILE.tar.gz: libarchive (tar + gzip)
+ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
+ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null || echo -larchive)
+ARCHIVE_STATIC_LIBS = $(shell $(PKG_CONFIG) --static --libs libarchive 2>/dev/null || echo -larchive)
+
 WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS) $(ARCHIVE_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) $(CPPFLAGS) $(CFLAGS)
@@ -89,13 +94,13 @@ FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) $(ARCHIVE_STATIC_LIBS) -lpthread
 
 # only util/version.o holds the version (build/version changes with it); objects
 # rebuild when their flags change (build/KIND/flags: DEVELOPER=1, CFLAGS=...)
@@ -124,7 +129,7 @@ build/static/%.o: %.c
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -135,7 +140,7 @@ build/fuzz/libthpctl.a: $(FUZZ_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libthpctl.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< build/fuzz/libthpctl.a \
-		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 fuzzers: $(FUZZERS)
 

@@ -19,6 +19,13 @@ int cmd_term_width(void);
  * open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message).
  */
 int cmd_setup(struct globals *g);
+/*
+ * --sysroot FILE (a regular file): extract the bundle of `thpctl capture`
+ * safely into a private temporary directory (removed at exit) and open it as
+ * g->sr, g->sr.path naming FILE (cmd/bundle.c). Returns EXIT_OK or EXIT_FAIL
+ * after a message (a corrupt archive, a limit passed).
+ */
+int bundle_open(struct globals *g);
 /* Print ROOT to stdout and free it. EXIT_OK, or EXIT_FAIL on ENOMEM (ROOT NULL) or write error. */
 int cmd_emit_json(json_t *root);
 
