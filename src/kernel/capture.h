@@ -64,4 +64,19 @@ int capture_filter_cmdline(const char *in, size_t len, struct buf *out);
 /* mounts: "/", /proc, /sys, sysfs and hugetlbfs mounts, tmpfs mounts with huge=. */
 int capture_filter_mounts(const char *in, size_t len, struct buf *out);
 
+/* What a capture's manifest says about one path. */
+enum capture_state {
+	CAP_NOT_LISTED = 0, /* not in the manifest (a file recorded, or never tried) */
+	CAP_COMPLETE,	    /* a directory recorded with every readable file */
+	CAP_PARTIAL,	    /* a directory recorded, some files unreadable */
+	CAP_ABSENT,	    /* absent on the host */
+	CAP_WRITEONLY,	    /* a write-only file (no read bits) */
+	CAP_UNREADABLE,	    /* present but could not be read (permission, error) */
+	CAP_NOMM,	    /* a kernel thread's smaps_rollup */
+	CAP_GONE,	    /* a process that exited during the capture */
+};
+
+/* The state of PATH (relative, exact) in manifest TEXT[LEN]; pure. */
+enum capture_state capture_manifest_state(const char *text, size_t len, const char *path);
+
 #endif

@@ -162,3 +162,31 @@ int capture_filter_mounts(const char *in, size_t len, struct buf *out)
 	}
 	return 0;
 }
+
+enum capture_state capture_manifest_state(const char *text, size_t len, const char *path)
+{
+	static const char *const words[] = {
+		[CAP_COMPLETE] = "complete",
+		[CAP_PARTIAL] = "partial",
+		[CAP_ABSENT] = "absent",
+		[CAP_WRITEONLY] = "writeonly",
+		[CAP_UNREADABLE] = "unreadable",
+		[CAP_NOMM] = "nomm",
+		[CAP_GONE] = "gone",
+	};
+	size_t pl = strlen(path);
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		const char *sp = memchr(p, ' ', (size_t)(e - p));
+		/* "WORD PATH" or "WORD PATH why..." */
+		if (sp && (size_t)(e - sp - 1) >= pl && memcmp(sp + 1, path, pl) == 0 &&
+		    (sp + 1 + pl == e || sp[1 + pl] == ' '))
+			for (size_t w = 1; w < sizeof(words) / sizeof(words[0]); w++)
+				if ((size_t)(sp - p) == strlen(words[w]) &&
+				    memcmp(p, words[w], (size_t)(sp - p)) == 0)
+					return (enum capture_state)w;
+		p = e + 1;
+	}
+	return CAP_NOT_LISTED;
+}

@@ -113,10 +113,18 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 	if (ft->pmd_size)
 		fmt_bytes(b, sizeof(b), ft->pmd_size);
 	table_cell(t, "%s", ft->pmd_size ? b : "-");
+	/* a capture that could not record the THP tree: its absence says nothing */
+	bool unrec = ft->thp_recorded == REC_MISSING;
 	table_cell(t, "THP built in");
-	table_cell(t, "%s", ft->thp ? "yes" : "no");
+	table_cell(t, "%s", ft->thp ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "mTHP sizes (anon)");
-	if (ft->mthp_sizes) {
+	if (!ft->mthp_sizes && unrec) {
+		table_cell(t, "not recorded (the capture has no complete %s/)", SR_THP);
+	} else if (!ft->mthp_sizes && ft->thp_recorded == REC_WHOLE && ft->thp && ft->kver[0] &&
+		   kver_at_least(ft->kver, 6, 8)) {
+		/* recorded whole: the kernel (a 6.8+ release without mTHP) has none */
+		table_cell(t, "none (this kernel has no hugepages-<size>kB/)");
+	} else if (ft->mthp_sizes) {
 		char list[256] = "";
 		size_t o = 0;
 		for (int i = 0; i < h->thp.nsizes && o < sizeof(list); i++)
@@ -134,9 +142,9 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
 	}
 	table_cell(t, "per-size stats");
-	table_cell(t, "%s", ft->per_size_stats ? "yes" : "no");
+	table_cell(t, "%s", ft->per_size_stats ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "shrink_underused");
-	table_cell(t, "%s", ft->shrink_underused ? "yes" : "no");
+	table_cell(t, "%s", ft->shrink_underused ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "MADV_COLLAPSE");
 	table_cell(t, "%s%s", tri_str(ft->madv_collapse),
 		   ft->madv_collapse == TRI_UNKNOWN ? " (not probed: recorded tree)" : " (probed)");
@@ -389,14 +397,22 @@ static json_t *kernel_json(const struct host_snapshot *h)
 	json_put(k, "release", ft->release[0] ? json_str(ft->release) : NULL);
 	json_put(k, "page_size_bytes", ft->page_size > 0 ? json_integer(ft->page_size) : NULL);
 	json_put(k, "pmd_size_bytes", ft->pmd_size ? json_u64(ft->pmd_size) : NULL);
-	json_put(c, "thp", json_boolean(ft->thp));
+	/* a capture that could not record the THP tree: what it lacks is unknown (null) */
+	bool unrec = ft->thp_recorded == REC_MISSING;
+	json_put(c, "thp", ft->thp || !unrec ? json_boolean(ft->thp) : NULL);
 	json_t *sizes = json_array();
 	for (int i = 0; i < h->thp.nsizes; i++)
 		if (h->thp.sizes[i].enabled.present)
 			json_array_append_new(sizes, json_u64(h->thp.sizes[i].size_kb));
+	if (!json_array_size(sizes) && unrec) {
+		json_decref(sizes);
+		sizes = NULL;
+	}
 	json_put(c, "mthp_sizes_kb", sizes);
-	json_put(c, "per_size_stats", json_boolean(ft->per_size_stats));
-	json_put(c, "shrink_underused", json_boolean(ft->shrink_underused));
+	json_put(c, "per_size_stats",
+		 ft->per_size_stats || !unrec ? json_boolean(ft->per_size_stats) : NULL);
+	json_put(c, "shrink_underused",
+		 ft->shrink_underused || !unrec ? json_boolean(ft->shrink_underused) : NULL);
 	json_put(c, "madv_collapse", tri_json(ft->madv_collapse));
 	json_put(c, "pr_thp_disable_except_advised", tri_json(ft->except_advised));
 	json_put(c, "status_thp_enabled", tri_json(ft->status_thp_enabled));

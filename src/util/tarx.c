@@ -236,7 +236,7 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 	archive_read_support_filter_gzip(x.a);
 	int r = 0;
 	if (archive_read_open_fd(x.a, fd, 65536) != ARCHIVE_OK) {
-		r = fail(&x, -EINVAL, "%s: not a tar.gz bundle: %s", archive,
+		r = fail(&x, -EINVAL, "not a tar.gz bundle: %s",
 			 archive_error_string(x.a) ?: "unreadable");
 		goto out;
 	}
@@ -247,19 +247,19 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 		if (h == ARCHIVE_EOF)
 			break;
 		if (h != ARCHIVE_OK && h != ARCHIVE_WARN) {
-			r = fail(&x, -EINVAL, "%s: corrupt or truncated archive: %s", archive,
+			r = fail(&x, -EINVAL, "corrupt or truncated archive: %s",
 				 archive_error_string(x.a) ?: "read error");
 			break;
 		}
 		if (++n > lim->max_members) {
-			r = fail(&x, -E2BIG, "%s: more than %llu members", archive,
+			r = fail(&x, -E2BIG, "more than %llu members",
 				 (unsigned long long)lim->max_members);
 			break;
 		}
 		/* headers, pax records and skipped content count against the total too */
 		uint64_t raw = (uint64_t)archive_filter_bytes(x.a, 0);
 		if (raw > lim->max_total + lim->max_member) {
-			r = fail(&x, -EFBIG, "%s: over %llu bytes of tar stream", archive,
+			r = fail(&x, -EFBIG, "over %llu bytes of tar stream",
 				 (unsigned long long)(lim->max_total + lim->max_member));
 			break;
 		}
