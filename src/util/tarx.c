@@ -126,9 +126,13 @@ static int write_member(struct xctx *x, int dfd, const char *leaf, const char *n
 			break;
 		}
 		got += (uint64_t)n;
-		if (got > x->lim->max_member || x->st->bytes + got > x->lim->max_total) {
-			r = fail(x, -EFBIG, "%s: over %llu bytes (member) or %llu (all members)",
-				 name, (unsigned long long)x->lim->max_member,
+		if (got > x->lim->max_member) {
+			r = fail(x, -EFBIG, "%s: over %llu bytes (the most for one member)", name,
+				 (unsigned long long)x->lim->max_member);
+			break;
+		}
+		if (x->st->bytes + got > x->lim->max_total) {
+			r = fail(x, -EFBIG, "%s: the members pass %llu bytes in all", name,
 				 (unsigned long long)x->lim->max_total);
 			break;
 		}

@@ -8,7 +8,7 @@
 #   - as nobody: a capture records what it can read and names what it could not;
 #   - hostile bundles (tests/live/capture_hostile.py): absolute names, ..
 #     escapes, symlinks, hard links, devices, FIFOs, a member over the size
-#     cap, too many members, truncated/corrupt gzip: a warning and the member
+#     cap, too many members or bytes, a 2 MiB pax record, truncated/corrupt gzip: a warning and the member
 #     skipped, or exit 1 with a clear error; nothing written outside the
 #     extraction directory; no hang (each run under timeout);
 #   - a capture whose manifest says the THP tree was not recorded prints "not
@@ -65,6 +65,8 @@ else
 	hostile duplicate 0 "member 'proc/vmstat' skipped: a duplicate name"
 	hostile huge 1 "proc/smaps-huge: a member of 268435457 bytes \(at most 268435456\)"
 	LIMITS=1048576,8388608,2000 hostile many 1 "more than 2000 members"
+	LIMITS=1048576,8388608,2000 hostile total 1 "proc/big/7: the members pass 8388608 bytes in all"
+	hostile pax 1 "Special header too large"
 	hostile truncated 1 "not a tar.gz bundle: truncated gzip input|corrupt or truncated"
 	hostile corrupt 1 "not a tar.gz bundle|corrupt or truncated"
 	hostile garbage 1 "not a tar.gz bundle"

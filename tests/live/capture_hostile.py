@@ -92,6 +92,13 @@ def main():
         ),
         # 3000 members (the suite lowers the member cap to 2000 through the test hook)
         "many": lambda t: [add_file(t, "proc/many/%d" % i, b"") for i in range(3000)],
+        # 12 members of 1 MiB (the suite lowers the total cap to 8 MiB)
+        "total": lambda t: [add_file(t, "proc/big/%d" % i, bytes(1 << 20)) for i in range(12)],
+        # a pax record of 2 MiB: libarchive refuses special headers this large
+        "pax": lambda t: t.addfile(
+            (lambda ti: (setattr(ti, "pax_headers", {"comment": "x" * (2 << 20)}), ti)[1])(tarfile.TarInfo("proc/pax")),
+            io.BytesIO(b""),
+        ),
         "duplicate": lambda t: add_file(t, "proc/vmstat", b"nr_anon_transparent_hugepages 999\n"),
     }
     for name, fill in cases.items():
