@@ -53,12 +53,18 @@ endif
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null || echo -larchive)
 ARCHIVE_STATIC_LIBS = $(shell $(PKG_CONFIG) --static --libs libarchive 2>/dev/null || echo -larchive)
+# The static build has them only when libarchive and all its dependencies link statically
+# (Debian 12 ships no static libacl, libzstd, liblz4): else capture and --sysroot
+# FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE), like the exporter without HTTP.
+STATIC_ARCHIVE ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
+	$$($(PKG_CONFIG) --static --libs libarchive 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
 
 WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
 BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS) $(ARCHIVE_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
-STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) $(CPPFLAGS) $(CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
+	$(if $(filter 1,$(STATIC_ARCHIVE)),,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
@@ -100,7 +106,7 @@ build/asan/thpctl: $(ASAN_OBJ)
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) $(ARCHIVE_STATIC_LIBS) -lpthread
+	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) $(if $(filter 1,$(STATIC_ARCHIVE)),$(ARCHIVE_STATIC_LIBS)) -lpthread
 
 # only util/version.o holds the version (build/version changes with it); objects
 # rebuild when their flags change (build/KIND/flags: DEVELOPER=1, CFLAGS=...)

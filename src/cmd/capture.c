@@ -144,7 +144,10 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 	int err;
 	struct sink_ctx s = {.file = out};
 	if (!(s.w = tarw_open(out, &err))) {
-		warnx("capture: cannot create %s: %s", out, strerror(-err));
+		if (err == -ENOTSUP)
+			warnx("capture: this thpctl was built without libarchive: it cannot write bundles");
+		else
+			warnx("capture: cannot create %s: %s", out, strerror(-err));
 		host_snapshot_free(h);
 		free(h);
 		return EXIT_FAIL;

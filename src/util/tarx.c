@@ -5,8 +5,10 @@
  */
 #include "tarball.h"
 
+#ifndef THPCTL_NO_ARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,17 @@ const struct tarx_limits tarx_default_limits = {
 	.keep_free = 64ull << 20,
 };
 
+#ifdef THPCTL_NO_ARCHIVE
+int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
+		 void (*warn)(void *ctx, const char *name, const char *why), void *ctx,
+		 struct tarx_stats *st, char *err, size_t errn)
+{
+	(void)archive, (void)dirfd, (void)lim, (void)warn, (void)ctx;
+	memset(st, 0, sizeof(*st));
+	snprintf(err, errn, "this thpctl was built without libarchive: it cannot read bundles");
+	return -ENOTSUP;
+}
+#else
 struct xctx {
 	struct archive *a;
 	int root;
@@ -275,6 +288,8 @@ out:
 	close(fd);
 	return r;
 }
+
+#endif
 
 struct linux_dirent64 {
 	uint64_t d_ino;
