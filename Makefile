@@ -49,13 +49,19 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
-# thpctl capture and --sysroot FILE.tar.gz: libarchive (tar + gzip)
-ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
-ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null || echo -larchive)
+# thpctl capture and --sysroot FILE.tar.gz: libarchive (tar + gzip). The dynamic build does not
+# link it: capture and the bundle reader dlopen() it (ARCHIVE_SONAME, read from the library
+# built against), so no other command maps it and its dependencies (libxml2, ICU, libstdc++:
+# ~3 MB of peak RSS; src/util/archive_load.h). The static build links it only when libarchive
+# and all its dependencies link statically (Debian 12 ships no static libacl, libzstd,
+# liblz4): else capture and --sysroot FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE).
+ARCHIVE_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libarchive.so)" 2>/dev/null | \
+	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libarchive.so.13)
+ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null) \
+	-DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"'
+ARCHIVE_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
 ARCHIVE_STATIC_LIBS = $(shell $(PKG_CONFIG) --static --libs libarchive 2>/dev/null || echo -larchive)
-# The static build has them only when libarchive and all its dependencies link statically
-# (Debian 12 ships no static libacl, libzstd, liblz4): else capture and --sysroot
-# FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE), like the exporter without HTTP.
 STATIC_ARCHIVE ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libarchive 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
 
@@ -64,7 +70,7 @@ BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CF
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 STAT_CFLAGS  = $(BASE) -O2 -g $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
-	$(if $(filter 1,$(STATIC_ARCHIVE)),,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
+	$(if $(filter 1,$(STATIC_ARCHIVE)),-DTHPCTL_ARCHIVE_LINKED=1,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))

@@ -15,6 +15,7 @@
 #include "../model/findings.h"
 #include "../render/status.h"
 #include "../util/fileio.h"
+#include "../util/archive_load.h"
 #include "../util/tarball.h"
 #include "../util/version.h"
 #include "args.h"
@@ -144,8 +145,9 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 	int err;
 	struct sink_ctx s = {.file = out};
 	if (!(s.w = tarw_open(out, &err))) {
-		if (err == -ENOTSUP)
-			warnx("capture: this thpctl was built without libarchive: it cannot write bundles");
+		char why[256];
+		if (err == -ENOTSUP && la_load(why, sizeof(why)))
+			warnx("capture: cannot write bundles: %s", why);
 		else
 			warnx("capture: cannot create %s: %s", out, strerror(-err));
 		host_snapshot_free(h);

@@ -2,10 +2,7 @@
 /* The bundle writer (libarchive, gzip + pax) and the member name sanitizer. */
 #include "tarball.h"
 
-#ifndef THPCTL_NO_ARCHIVE
-#include <archive.h>
-#include <archive_entry.h>
-#endif
+#include "archive_load.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,33 +52,6 @@ int tar_name_sanitize(const char *in, char *out, size_t n)
 	return 0;
 }
 
-#ifdef THPCTL_NO_ARCHIVE
-/* a build without libarchive (make static without its static dependencies) */
-struct tarw *tarw_open(const char *path, int *err)
-{
-	(void)path;
-	*err = -ENOTSUP;
-	return NULL;
-}
-
-int tarw_add(struct tarw *w, const char *name, unsigned mode, const void *data, size_t len)
-{
-	(void)w, (void)name, (void)mode, (void)data, (void)len;
-	return -ENOTSUP;
-}
-
-const char *tarw_error(const struct tarw *w)
-{
-	(void)w;
-	return "built without libarchive";
-}
-
-int tarw_close(struct tarw *w)
-{
-	(void)w;
-	return -ENOTSUP;
-}
-#else
 struct tarw {
 	struct archive *a;
 	char err[256];
@@ -91,13 +61,17 @@ struct tarw {
 
 struct tarw *tarw_open(const char *path, int *err)
 {
+	if (la_load(NULL, 0)) {
+		*err = -ENOTSUP; /* la_load() says why */
+		return NULL;
+	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		*err = -errno;
 		return NULL;
 	}
 	struct tarw *w = calloc(1, sizeof(*w));
-	if (!w || !(w->a = archive_write_new())) {
+	if (!w || !(w->a = la.archive_write_new())) {
 		free(w);
 		close(fd);
 		unlink(path);
@@ -105,39 +79,40 @@ struct tarw *tarw_open(const char *path, int *err)
 		return NULL;
 	}
 	w->now = time(NULL);
-	if (archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
-	    archive_write_add_filter_gzip(w->a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
-	    archive_write_open_fd(w->a, fd) != ARCHIVE_OK) {
-		archive_write_free(w->a);
+	if (la.archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
+	    la.archive_write_add_filter_gzip(w->a) != ARCHIVE_OK ||
+	    la.archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
+	    la.archive_write_open_fd(w->a, fd) != ARCHIVE_OK) {
+		la.archive_write_free(w->a);
 		free(w);
 		close(fd);
 		unlink(path);
 		*err = -EIO;
 		return NULL;
 	}
-	w->fd = fd; /* archive_write_open_fd() does not close it: tarw_close() does */
+	w->fd = fd; /* la.archive_write_open_fd() does not close it: tarw_close() does */
 	*err = 0;
 	return w;
 }
 
 int tarw_add(struct tarw *w, const char *name, unsigned mode, const void *data, size_t len)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = la.archive_entry_new();
 	if (!e)
 		return -ENOMEM;
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, mode & 0777);
-	archive_entry_set_size(e, (la_int64_t)len);
-	archive_entry_set_mtime(e, w->now, 0);
+	la.archive_entry_set_pathname(e, name);
+	la.archive_entry_set_filetype(e, AE_IFREG);
+	la.archive_entry_set_perm(e, mode & 0777);
+	la.archive_entry_set_size(e, (la_int64_t)len);
+	la.archive_entry_set_mtime(e, w->now, 0);
 	int r = 0;
-	if (archive_write_header(w->a, e) != ARCHIVE_OK ||
-	    (len && archive_write_data(w->a, data, len) != (la_ssize_t)len)) {
-		snprintf(w->err, sizeof(w->err), "%s", archive_error_string(w->a) ?: "write error");
+	if (la.archive_write_header(w->a, e) != ARCHIVE_OK ||
+	    (len && la.archive_write_data(w->a, data, len) != (la_ssize_t)len)) {
+		snprintf(w->err, sizeof(w->err), "%s",
+			 la.archive_error_string(w->a) ?: "write error");
 		r = -EIO;
 	}
-	archive_entry_free(e);
+	la.archive_entry_free(e);
 	return r;
 }
 
@@ -148,8 +123,8 @@ const char *tarw_error(const struct tarw *w)
 
 int tarw_close(struct tarw *w)
 {
-	int r = archive_write_close(w->a) == ARCHIVE_OK ? 0 : -EIO;
-	archive_write_free(w->a);
+	int r = la.archive_write_close(w->a) == ARCHIVE_OK ? 0 : -EIO;
+	la.archive_write_free(w->a);
 	if (fsync(w->fd) && errno != EINVAL)
 		r = -EIO;
 	if (close(w->fd))
@@ -157,4 +132,3 @@ int tarw_close(struct tarw *w)
 	free(w);
 	return r;
 }
-#endif

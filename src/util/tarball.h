@@ -25,7 +25,11 @@ int tar_name_sanitize(const char *in, char *out, size_t n);
 
 struct tarw;
 
-/* Create the gzip-compressed tar (POSIX pax) PATH, mode 0600, replacing nothing: -EEXIST if it exists. NULL and *ERR = -errno on failure. */
+/*
+ * Create the gzip-compressed tar (POSIX pax) PATH, mode 0600, replacing
+ * nothing: NULL with *ERR -EEXIST if it exists, -ENOTSUP when libarchive
+ * cannot be loaded (archive_load.h la_load() says why), or another -errno.
+ */
 struct tarw *tarw_open(const char *path, int *err);
 /* Add a regular file NAME (relative) with permission bits MODE and content DATA[LEN]. Returns 0 or -EIO (tarw_error()). */
 int tarw_add(struct tarw *w, const char *name, unsigned mode, const void *data, size_t len);

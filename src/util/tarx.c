@@ -5,10 +5,7 @@
  */
 #include "tarball.h"
 
-#ifndef THPCTL_NO_ARCHIVE
-#include <archive.h>
-#include <archive_entry.h>
-#endif
+#include "archive_load.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,17 +26,6 @@ const struct tarx_limits tarx_default_limits = {
 	.keep_free = 64ull << 20,
 };
 
-#ifdef THPCTL_NO_ARCHIVE
-int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
-		 void (*warn)(void *ctx, const char *name, const char *why), void *ctx,
-		 struct tarx_stats *st, char *err, size_t errn)
-{
-	(void)archive, (void)dirfd, (void)lim, (void)warn, (void)ctx;
-	memset(st, 0, sizeof(*st));
-	snprintf(err, errn, "this thpctl was built without libarchive: it cannot read bundles");
-	return -ENOTSUP;
-}
-#else
 struct xctx {
 	struct archive *a;
 	int root;
@@ -130,12 +116,12 @@ static int write_member(struct xctx *x, int dfd, const char *leaf, const char *n
 	uint64_t got = 0;
 	int r = 0;
 	for (;;) {
-		la_ssize_t n = archive_read_data(x->a, buf, sizeof(buf));
+		la_ssize_t n = la.archive_read_data(x->a, buf, sizeof(buf));
 		if (n == 0)
 			break;
 		if (n < 0) {
 			r = fail(x, -EINVAL, "corrupt archive at %s: %s", name,
-				 archive_error_string(x->a) ?: "read error");
+				 la.archive_error_string(x->a) ?: "read error");
 			break;
 		}
 		got += (uint64_t)n;
@@ -182,24 +168,24 @@ static int write_member(struct xctx *x, int dfd, const char *leaf, const char *n
 /* One header's member: written, skipped with a warning, or a fatal -errno. */
 static int one_member(struct xctx *x, struct archive_entry *e)
 {
-	const char *raw = archive_entry_pathname(e);
+	const char *raw = la.archive_entry_pathname(e);
 	char name[PATH_MAX];
 	if (!raw)
 		raw = "(no name)";
-	if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
-	    (uint64_t)archive_entry_size(e) > x->lim->max_member)
+	if (la.archive_entry_size_is_set(e) && la.archive_entry_size(e) > 0 &&
+	    (uint64_t)la.archive_entry_size(e) > x->lim->max_member)
 		return fail(x, -EFBIG, "%s: a member of %lld bytes (at most %llu)", raw,
-			    (long long)archive_entry_size(e),
+			    (long long)la.archive_entry_size(e),
 			    (unsigned long long)x->lim->max_member);
 	if (tar_name_sanitize(raw, name, sizeof(name))) {
 		skip(x, raw, "an absolute name, a .. component or an unusable name");
 		return 0;
 	}
-	if (archive_entry_hardlink(e)) {
+	if (la.archive_entry_hardlink(e)) {
 		skip(x, raw, "a hard link");
 		return 0;
 	}
-	mode_t type = archive_entry_filetype(e);
+	mode_t type = la.archive_entry_filetype(e);
 	if (type != AE_IFREG && type != AE_IFDIR) {
 		skip(x, raw,
 		     type == AE_IFLNK			      ? "a symlink"
@@ -218,7 +204,7 @@ static int one_member(struct xctx *x, struct archive_entry *e)
 	if (type == AE_IFDIR)
 		x->st->dirs++;
 	else
-		r = write_member(x, dfd, leaf, raw, archive_entry_perm(e));
+		r = write_member(x, dfd, leaf, raw, la.archive_entry_perm(e));
 	close(dfd);
 	return r;
 }
@@ -235,6 +221,9 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 			 .wctx = ctx,
 			 .err = err,
 			 .errn = errn};
+	char why[256];
+	if (la_load(why, sizeof(why)))
+		return fail(&x, -ENOTSUP, "cannot read bundles: %s", why);
 	int fd = open(archive, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return fail(&x, -errno, "%s: %s", archive, strerror(errno));
@@ -243,29 +232,29 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 		close(fd);
 		return fail(&x, -EINVAL, "%s: not a regular file", archive);
 	}
-	x.a = archive_read_new();
+	x.a = la.archive_read_new();
 	if (!x.a) {
 		close(fd);
 		return fail(&x, -ENOMEM, "out of memory");
 	}
 	/* only tar and gzip: no other format's or filter's parser sees the input */
-	archive_read_support_format_tar(x.a);
-	archive_read_support_filter_gzip(x.a);
+	la.archive_read_support_format_tar(x.a);
+	la.archive_read_support_filter_gzip(x.a);
 	int r = 0;
-	if (archive_read_open_fd(x.a, fd, 65536) != ARCHIVE_OK) {
+	if (la.archive_read_open_fd(x.a, fd, 65536) != ARCHIVE_OK) {
 		r = fail(&x, -EINVAL, "not a tar.gz bundle: %s",
-			 archive_error_string(x.a) ?: "unreadable");
+			 la.archive_error_string(x.a) ?: "unreadable");
 		goto out;
 	}
 	uint64_t n = 0;
 	for (;;) {
 		struct archive_entry *e;
-		int h = archive_read_next_header(x.a, &e);
+		int h = la.archive_read_next_header(x.a, &e);
 		if (h == ARCHIVE_EOF)
 			break;
 		if (h != ARCHIVE_OK && h != ARCHIVE_WARN) {
 			r = fail(&x, -EINVAL, "corrupt or truncated archive: %s",
-				 archive_error_string(x.a) ?: "read error");
+				 la.archive_error_string(x.a) ?: "read error");
 			break;
 		}
 		if (++n > lim->max_members) {
@@ -274,7 +263,7 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 			break;
 		}
 		/* headers, pax records and skipped content count against the total too */
-		uint64_t raw = (uint64_t)archive_filter_bytes(x.a, 0);
+		uint64_t raw = (uint64_t)la.archive_filter_bytes(x.a, 0);
 		if (raw > lim->max_total + lim->max_member) {
 			r = fail(&x, -EFBIG, "over %llu bytes of tar stream",
 				 (unsigned long long)(lim->max_total + lim->max_member));
@@ -284,12 +273,10 @@ int tarx_extract(const char *archive, int dirfd, const struct tarx_limits *lim,
 			break;
 	}
 out:
-	archive_read_free(x.a);
+	la.archive_read_free(x.a);
 	close(fd);
 	return r;
 }
-
-#endif
 
 struct linux_dirent64 {
 	uint64_t d_ino;

@@ -33,6 +33,15 @@ tx() {
 	san_note "thpctl $*" "$TMP/err"
 }
 
+# ---- libarchive is loaded by capture and the bundle reader only ----------------
+REL=${THPCTL_REL:-build/thpctl}
+if [ -x "$REL" ]; then
+	expect_eval "$REL does not link libarchive (capture and --sysroot FILE.tar.gz load it)" \
+		"! readelf -d '$REL' | grep -q 'NEEDED.*libarchive'" "$(readelf -d "$REL" | grep NEEDED | tr -s ' ' | cut -c1-300)"
+else
+	skip "$REL does not link libarchive" "$REL missing (make build/thpctl)"
+fi
+
 # ---- hostile bundles (no root needed) ----------------------------------------
 H=$TMP/hostile OUTSIDE=$TMP/outside
 mkdir -p "$H" "$OUTSIDE"
