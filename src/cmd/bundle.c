@@ -19,10 +19,11 @@
 #include "common.h"
 
 static char bundle_dir[PATH_MAX]; /* "" when none is extracted */
+static pid_t bundle_owner;	  /* a forked child that exits leaves it to its parent */
 
 static void bundle_cleanup(void)
 {
-	if (bundle_dir[0] && tree_remove(bundle_dir) == 0)
+	if (bundle_dir[0] && getpid() == bundle_owner && tree_remove(bundle_dir) == 0)
 		bundle_dir[0] = '\0';
 }
 
@@ -84,6 +85,7 @@ int bundle_open(struct globals *g)
 		bundle_dir[0] = '\0';
 		return EXIT_FAIL;
 	}
+	bundle_owner = getpid();
 	atexit(bundle_cleanup);
 	catch_signals();
 	int dfd = open(bundle_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
