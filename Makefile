@@ -49,12 +49,29 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
+# thpctl capture and --sysroot FILE.tar.gz: libarchive (tar + gzip). The dynamic build does not
+# link it: capture and the bundle reader dlopen() it (ARCHIVE_SONAME, read from the library
+# built against), so no other command maps it and its dependencies (libxml2, ICU, libstdc++:
+# ~3 MB of peak RSS; src/util/archive_load.h). The static build links it only when libarchive
+# and all its dependencies link statically (Debian 12 ships no static libacl, libzstd,
+# liblz4): else capture and --sysroot FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE).
+ARCHIVE_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libarchive.so)" 2>/dev/null | \
+	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libarchive.so.13)
+ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null) \
+	-DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"'
+ARCHIVE_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
+ARCHIVE_STATIC_LIBS = $(shell $(PKG_CONFIG) --static --libs libarchive 2>/dev/null || echo -larchive)
+STATIC_ARCHIVE ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
+	$$($(PKG_CONFIG) --static --libs libarchive 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
+
 WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS)
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS) $(ARCHIVE_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 # static: no NSS (glibc's needs its shared modules at runtime): user names from /etc/passwd
-STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) $(CPPFLAGS) $(CFLAGS)
+STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
+	$(if $(filter 1,$(STATIC_ARCHIVE)),-DTHPCTL_ARCHIVE_LINKED=1,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
@@ -90,13 +107,13 @@ FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 all: build/thpctl
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
-	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) -lpthread
+	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) $(if $(filter 1,$(STATIC_ARCHIVE)),$(ARCHIVE_STATIC_LIBS)) -lpthread
 
 # only util/version.o holds the version (build/version changes with it); objects
 # rebuild when their flags change (build/KIND/flags: DEVELOPER=1, CFLAGS=...)
@@ -125,7 +142,7 @@ build/static/%.o: %.c
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -136,7 +153,7 @@ build/fuzz/libthpctl.a: $(FUZZ_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libthpctl.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< build/fuzz/libthpctl.a \
-		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) -lpthread
+		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 fuzzers: $(FUZZERS)
 

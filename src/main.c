@@ -35,12 +35,13 @@ static const struct {
 	{"set", cmd_set, "change THP settings: validated, journalled, all or nothing"},
 	{"snapshot", cmd_snapshot, "save, restore or diff every THP setting as JSON"},
 	{"persist", cmd_persist, "the settings as tmpfiles.d, a systemd unit, cmdline, sysctl"},
+	{"capture", cmd_capture, "one tar.gz of every file thpctl reads, for a support case"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl [--sysroot DIR] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
+		"usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);

@@ -100,6 +100,7 @@ LIVE=(
 	"snapshot restore $snap --dry-run --json" "set --dry-run defrag=madvise --json"
 	"persist --json" "watch -i 0.2 -n 3 --json" "collapse $SPID --dry-run --json"
 	"snapshot save $TMP/snap2.json --json" "report $TMP/rec.jsonl -o $TMP/rec.html --json"
+	"capture -o $TMP/cap.tar.gz --json" "--sysroot $TMP/cap.tar.gz status --json"
 )
 # root: they change the host (journalled and put back) or trace it
 LIVE_ROOT=(

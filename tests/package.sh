@@ -139,7 +139,8 @@ else
 fi
 
 # ---- completions -----------------------------------------------------------------------
-comp=$(PATH="$PWD/build:$PATH" bash -c '
+mkdir -p "$TMP/comp/tree" && : >"$TMP/comp/case.tar.gz" && : >"$TMP/comp/notes.txt"
+comp=$(PATH="$PWD/build:$PATH" CT="$TMP/comp" bash -c '
 	source contrib/completion/thpctl.bash
 	complete -p thpctl
 	c() { COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _thpctl; echo "$*|${COMPREPLY[*]}"; }
@@ -149,7 +150,8 @@ comp=$(PATH="$PWD/build:$PATH" bash -c '
 	COMP_LINE="thpctl maps $$"; COMP_POINT=${#COMP_LINE}; _thpctl
 	[[ " ${COMPREPLY[*]} " == *" $$ "* || " ${COMPREPLY[*]} " == *" $$:bash "* ]] && echo "thpctl maps PID|PID (comm)"
 	c "thpctl --color a"
-	c "thpctl exporter --li"; c "thpctl exporter --top-c"; c "thpctl ps --by c"; c "thpctl re"; c "thpctl watch --rec"' 2>&1)
+	c "thpctl exporter --li"; c "thpctl exporter --top-c"; c "thpctl ps --by c"; c "thpctl re"; c "thpctl watch --rec"
+	c "thpctl ca"; c "thpctl capture --al"; c "thpctl --sysroot $CT/"' 2>&1)
 want_comp="complete -F _thpctl thpctl
 thpctl st|status
 thpctl s|status set snapshot
@@ -167,7 +169,10 @@ thpctl exporter --li|--listen
 thpctl exporter --top-c|--top-cgroups
 thpctl ps --by c|cgroup
 thpctl re|report
-thpctl watch --rec|--record"
+thpctl watch --rec|--record
+thpctl ca|capture
+thpctl capture --al|--all-processes
+thpctl --sysroot $TMP/comp/|$TMP/comp/tree $TMP/comp/case.tar.gz"
 if [ "$comp" = "$want_comp" ]; then
 	ok "bash completion: complete -p, commands, options from --help, values, keys, experiments, PIDs"
 else

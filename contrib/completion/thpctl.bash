@@ -3,7 +3,7 @@
 #
 # Commands, each command's options (read from `thpctl CMD --help`, so they
 # cannot drift from the binary), PIDs (shown with their comm when several
-# match), setting keys and their values (from the running kernel's
+# match), directories and capture bundles (*.tar.gz) for --sysroot, setting keys and their values (from the running kernel's
 # /sys/kernel/mm/transparent_hugepage), lab experiments (from `thpctl lab
 # --help`), snapshot/hugetlb/trace subcommands and option values.
 
@@ -97,7 +97,8 @@ _thpctl() {
 
 	case $prev in
 	--sysroot | --root)
-		COMPREPLY=($(compgen -d -- "$cur"))
+		# a recorded tree (directory) or a bundle of thpctl capture
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.tar.gz' -- "$cur"))
 		return
 		;;
 	--color)

@@ -47,7 +47,9 @@ enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD
 	}
 
 #define GLOBAL_HELP                                                                                \
-	"  --sysroot DIR   read /proc and /sys under DIR (a tree recorded by capture-fixture)\n"   \
+	"  --sysroot DIR   read /proc and /sys under DIR, or in a bundle of thpctl capture\n"      \
+	"                  (FILE.tar.gz, extracted with limits into a private temporary\n"         \
+	"                  directory that is removed at exit)\n"                                   \
 	"  --json          machine-readable output\n"                                              \
 	"  --color WHEN    auto (default: on a tty, unless NO_COLOR is set or TERM=dumb),\n"       \
 	"                  always or never\n"                                                      \
@@ -80,5 +82,6 @@ int cmd_set(struct globals *g, int argc, char **argv);
 int cmd_snapshot(struct globals *g, int argc, char **argv);
 int cmd_persist(struct globals *g, int argc, char **argv);
 int cmd_cgroups(struct globals *g, int argc, char **argv);
+int cmd_capture(struct globals *g, int argc, char **argv);
 
 #endif

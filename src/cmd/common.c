@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,13 @@ int cmd_setup(struct globals *g)
 	bool autoc = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0) && isatty(STDOUT_FILENO);
 	g->color = !g->json && (g->color_opt == 1 || (g->color_opt == 0 && autoc));
 	table_set_width(g->json ? 0 : cmd_term_width());
+	struct stat sb;
+	if (g->sysroot_dir && stat(g->sysroot_dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		int b = bundle_open(g);
+		if (b)
+			g->sr.dirfd = -1;
+		return b;
+	}
 	int r = sysroot_open(&g->sr, g->sysroot_dir);
 	if (r) {
 		g->sr.dirfd = -1;

@@ -19,6 +19,13 @@ int cmd_term_width(void);
  * open the sysroot. Returns EXIT_OK or EXIT_FAIL (after a message).
  */
 int cmd_setup(struct globals *g);
+/*
+ * --sysroot FILE (a regular file): extract the bundle of `thpctl capture`
+ * safely into a private temporary directory (removed at exit) and open it as
+ * g->sr, g->sr.path naming FILE (cmd/bundle.c). Returns EXIT_OK or EXIT_FAIL
+ * after a message (a corrupt archive, a limit passed).
+ */
+int bundle_open(struct globals *g);
 /* The command whose documents cmd_emit_json() names ("thpctl.NAME/1"); main sets it. */
 void cmd_json_name(const char *name);
 /* The name set by cmd_json_name() ("thpctl" before). */

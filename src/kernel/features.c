@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "features.h"
 
+#include "capture.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +176,14 @@ int features_probe(const struct sysroot *sr, struct features *f)
 		f->page_size = sysconf(_SC_PAGESIZE);
 
 	f->thp = sysroot_exists(sr, SR_THP) == 0;
+	f->thp_recorded = sr->live ? REC_LIVE : REC_TREE;
+	if (!sr->live && sysroot_read(sr, SR_CAPTURE_MANIFEST, &b) == 0) {
+		enum capture_state cs =
+			capture_manifest_state(b.p, b.len, sr->rhel_thp ? SR_THP_RHEL6 : SR_THP);
+		f->thp_recorded = cs == CAP_COMPLETE || cs == CAP_PARTIAL || cs == CAP_ABSENT
+					  ? REC_WHOLE
+					  : REC_MISSING;
+	}
 	if (sysroot_read(sr, SR_PROC "/cmdline", &b) == 0) {
 		f->has_cmdline = true;
 		if (cmdline_thp_parse(b.p, b.len, f->cmdline_thp, sizeof(f->cmdline_thp)))

@@ -32,6 +32,14 @@ struct features {
 	enum tri smaps_thpeligible;  /* "THPeligible:" in /proc/PID/smaps (5.0+) */
 	enum tri cow_split;	     /* inferred from release >= 5.8 */
 	char cmdline_thp[32];	     /* transparent_hugepage= from proc/cmdline, "" if none */
+	/*
+	 * What the absence of a file under the THP tree means: REC_LIVE and
+	 * REC_WHOLE (a capture that recorded the tree whole, or found it
+	 * absent) "the kernel lacks it"; REC_TREE (a tree without a capture
+	 * manifest) cannot tell; REC_MISSING (a capture that could not record
+	 * the tree) "not recorded".
+	 */
+	enum { REC_LIVE, REC_TREE, REC_WHOLE, REC_MISSING } thp_recorded;
 	bool has_cmdline;
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "status_int.h"
 #include "status_recent.h"
 #include "table.h"
 
@@ -37,38 +38,6 @@ static const char *const usage_meminfo[] = {
 	"FilePmdMapped",  "HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
 	"HugePages_Surp", "Hugepagesize",    "Hugetlb",
 };
-
-static const char *tri_str(enum tri t)
-{
-	return t == TRI_YES ? "yes" : t == TRI_NO ? "no" : "-";
-}
-
-static json_t *tri_json(enum tri t)
-{
-	return t == TRI_UNKNOWN ? json_null() : json_boolean(t == TRI_YES);
-}
-
-static const char *choice_str(const struct choice *c)
-{
-	return c->present ? c->selected : "-";
-}
-
-static void opt_str(char *out, size_t n, const struct opt_u64 *o)
-{
-	if (o->present)
-		snprintf(out, n, "%llu", (unsigned long long)o->v);
-	else
-		snprintf(out, n, "-");
-}
-
-static void ratio_str(char *out, size_t n, const struct ratio *r)
-{
-	if (r->valid)
-		snprintf(out, n, "%.1f%% (%llu of %llu)", r->value * 100,
-			 (unsigned long long)r->num, (unsigned long long)r->den);
-	else
-		snprintf(out, n, "-");
-}
 
 static void section(FILE *f, const char *name, bool color)
 {
@@ -113,10 +82,18 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 	if (ft->pmd_size)
 		fmt_bytes(b, sizeof(b), ft->pmd_size);
 	table_cell(t, "%s", ft->pmd_size ? b : "-");
+	/* a capture that could not record the THP tree: its absence says nothing */
+	bool unrec = ft->thp_recorded == REC_MISSING;
 	table_cell(t, "THP built in");
-	table_cell(t, "%s", ft->thp ? "yes" : "no");
+	table_cell(t, "%s", ft->thp ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "mTHP sizes (anon)");
-	if (ft->mthp_sizes) {
+	if (!ft->mthp_sizes && unrec) {
+		table_cell(t, "not recorded (the capture has no complete %s/)", SR_THP);
+	} else if (!ft->mthp_sizes && ft->thp_recorded == REC_WHOLE && ft->thp && ft->kver[0] &&
+		   kver_at_least(ft->kver, 6, 8)) {
+		/* recorded whole: the kernel (a 6.8+ release without mTHP) has none */
+		table_cell(t, "none (this kernel has no hugepages-<size>kB/)");
+	} else if (ft->mthp_sizes) {
 		char list[256] = "";
 		size_t o = 0;
 		for (int i = 0; i < h->thp.nsizes && o < sizeof(list); i++)
@@ -134,22 +111,22 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
 	}
 	table_cell(t, "per-size stats");
-	table_cell(t, "%s", ft->per_size_stats ? "yes" : "no");
+	table_cell(t, "%s", ft->per_size_stats ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "shrink_underused");
-	table_cell(t, "%s", ft->shrink_underused ? "yes" : "no");
+	table_cell(t, "%s", ft->shrink_underused ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "MADV_COLLAPSE");
-	table_cell(t, "%s%s", tri_str(ft->madv_collapse),
+	table_cell(t, "%s%s", status_tri_str(ft->madv_collapse),
 		   ft->madv_collapse == TRI_UNKNOWN ? " (not probed: recorded tree)" : " (probed)");
 	table_cell(t, "PR_THP_DISABLE_EXCEPT_ADVISED");
-	table_cell(t, "%s%s", tri_str(ft->except_advised),
+	table_cell(t, "%s%s", status_tri_str(ft->except_advised),
 		   ft->except_advised == TRI_UNKNOWN ? " (not probed: recorded tree)"
 						     : " (probed in a child)");
 	table_cell(t, "THP_enabled in status");
-	table_cell(t, "%s", tri_str(ft->status_thp_enabled));
+	table_cell(t, "%s", status_tri_str(ft->status_thp_enabled));
 	table_cell(t, "THPeligible in smaps");
-	table_cell(t, "%s", tri_str(ft->smaps_thpeligible));
+	table_cell(t, "%s", status_tri_str(ft->smaps_thpeligible));
 	table_cell(t, "COW splits after fork");
-	table_cell(t, "%s%s", tri_str(ft->cow_split),
+	table_cell(t, "%s%s", status_tri_str(ft->cow_split),
 		   ft->cow_split == TRI_YES  ? " (inferred: kernel >= 5.8)"
 		   : ft->cow_split == TRI_NO ? " (inferred: kernel < 5.8)"
 					     : "");
@@ -168,16 +145,16 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	}
 	struct table *t = table_new(2, NULL, "Ll");
 	table_cell(t, "enabled");
-	table_cell(t, "%s", choice_str(&s->enabled));
+	table_cell(t, "%s", status_choice_str(&s->enabled));
 	table_cell(t, "defrag");
-	table_cell(t, "%s", choice_str(&s->defrag));
+	table_cell(t, "%s", status_choice_str(&s->defrag));
 	table_cell(t, "use_zero_page");
-	opt_str(v, sizeof(v), &s->use_zero_page);
+	status_opt_str(v, sizeof(v), &s->use_zero_page);
 	table_cell(t, "%s", v);
 	table_cell(t, "shmem_enabled");
-	table_cell(t, "%s", choice_str(&s->shmem_enabled));
+	table_cell(t, "%s", status_choice_str(&s->shmem_enabled));
 	table_cell(t, "shrink_underused");
-	opt_str(v, sizeof(v), &s->shrink_underused);
+	status_opt_str(v, sizeof(v), &s->shrink_underused);
 	table_cell(t, "%s", v);
 	for (int i = 0; i < s->nextra; i++) {
 		table_cell(t, "%s", s->extra[i].name);
@@ -185,7 +162,7 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	}
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		table_cell(t, "khugepaged/%s", khp_knob_name(k));
-		opt_str(v, sizeof(v), &s->khp[k]);
+		status_opt_str(v, sizeof(v), &s->khp[k]);
 		table_cell(t, "%s%s", v, khp_knob_is_counter(k) ? " (counter)" : "");
 	}
 	table_cell(t, "cmdline transparent_hugepage=");
@@ -210,9 +187,9 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 			table_cell(t, "%d", sz->order);
 		else
 			table_cell(t, "-");
-		table_cell(t, "%s", choice_str(&sz->enabled));
+		table_cell(t, "%s", status_choice_str(&sz->enabled));
 		table_cell(t, "%s", sz->eff_enabled ? sz->eff_enabled : "-");
-		table_cell(t, "%s", choice_str(&sz->shmem_enabled));
+		table_cell(t, "%s", status_choice_str(&sz->shmem_enabled));
 		table_cell(t, "%s", sz->eff_shmem ? sz->eff_shmem : "-");
 	}
 	fprintf(f, "\n");
@@ -244,12 +221,12 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 		for (int i = 0; i < d->nsizes; i++) {
 			const struct size_fault *sf = &d->sizes[i];
 			table_cell(t, "%llukB", (unsigned long long)sf->size_kb);
-			opt_str(v, sizeof(v), &sf->nr_anon);
+			status_opt_str(v, sizeof(v), &sf->nr_anon);
 			table_cell(t, "%s", v);
 			if (sf->nr_anon.present)
 				fmt_kb(v, sizeof(v), sf->nr_anon.v * sf->size_kb);
 			table_cell(t, "%s", sf->nr_anon.present ? v : "-");
-			opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped);
+			status_opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped);
 			table_cell(t, "%s", v);
 		}
 		fprintf(f, "\n");
@@ -272,7 +249,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%d", p->node);
 		const struct opt_u64 *cols[] = {&p->nr, &p->free, &p->resv, &p->surplus};
 		for (int c = 0; c < 4; c++) {
-			opt_str(v, sizeof(v), cols[c]);
+			status_opt_str(v, sizeof(v), cols[c]);
 			table_cell(t, "%s", v);
 		}
 	}
@@ -310,15 +287,15 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 	char v[96];
 	struct table *t = section_table(f, "Since boot", "Ll", color);
 	table_cell(t, "PMD fault success");
-	ratio_str(v, sizeof(v), &d->fault_success);
+	status_ratio_str(v, sizeof(v), &d->fault_success);
 	table_cell(t, "%s", v);
 	for (int i = 0; i < d->nsizes; i++) {
 		table_cell(t, "%llukB fault success", (unsigned long long)d->sizes[i].size_kb);
-		ratio_str(v, sizeof(v), &d->sizes[i].success);
+		status_ratio_str(v, sizeof(v), &d->sizes[i].success);
 		table_cell(t, "%s", v);
 	}
 	table_cell(t, "collapse success");
-	ratio_str(v, sizeof(v), &d->collapse_success);
+	status_ratio_str(v, sizeof(v), &d->collapse_success);
 	table_cell(t, "%s", v);
 	table_cell(t, "khugepaged CPU");
 	if (d->khugepaged_cpu.valid)
@@ -419,19 +396,27 @@ static json_t *kernel_json(const struct host_snapshot *h)
 	json_put(k, "release", ft->release[0] ? json_str(ft->release) : NULL);
 	json_put(k, "page_size_bytes", ft->page_size > 0 ? json_integer(ft->page_size) : NULL);
 	json_put(k, "pmd_size_bytes", ft->pmd_size ? json_u64(ft->pmd_size) : NULL);
-	json_put(c, "thp", json_boolean(ft->thp));
+	/* a capture that could not record the THP tree: what it lacks is unknown (null) */
+	bool unrec = ft->thp_recorded == REC_MISSING;
+	json_put(c, "thp", ft->thp || !unrec ? json_boolean(ft->thp) : NULL);
 	json_t *sizes = json_array();
 	for (int i = 0; i < h->thp.nsizes; i++)
 		if (h->thp.sizes[i].enabled.present)
 			json_array_append_new(sizes, json_u64(h->thp.sizes[i].size_kb));
+	if (!json_array_size(sizes) && unrec) {
+		json_decref(sizes);
+		sizes = NULL;
+	}
 	json_put(c, "mthp_sizes_kb", sizes);
-	json_put(c, "per_size_stats", json_boolean(ft->per_size_stats));
-	json_put(c, "shrink_underused", json_boolean(ft->shrink_underused));
-	json_put(c, "madv_collapse", tri_json(ft->madv_collapse));
-	json_put(c, "pr_thp_disable_except_advised", tri_json(ft->except_advised));
-	json_put(c, "status_thp_enabled", tri_json(ft->status_thp_enabled));
-	json_put(c, "smaps_thpeligible", tri_json(ft->smaps_thpeligible));
-	json_put(c, "cow_split_after_fork", tri_json(ft->cow_split));
+	json_put(c, "per_size_stats",
+		 ft->per_size_stats || !unrec ? json_boolean(ft->per_size_stats) : NULL);
+	json_put(c, "shrink_underused",
+		 ft->shrink_underused || !unrec ? json_boolean(ft->shrink_underused) : NULL);
+	json_put(c, "madv_collapse", status_tri_json(ft->madv_collapse));
+	json_put(c, "pr_thp_disable_except_advised", status_tri_json(ft->except_advised));
+	json_put(c, "status_thp_enabled", status_tri_json(ft->status_thp_enabled));
+	json_put(c, "smaps_thpeligible", status_tri_json(ft->smaps_thpeligible));
+	json_put(c, "cow_split_after_fork", status_tri_json(ft->cow_split));
 	json_put(c, "cow_split_after_fork_inferred",
 		 ft->cow_split == TRI_UNKNOWN ? json_null() : json_true());
 	json_put(k, "capabilities", c);

@@ -74,11 +74,11 @@ static void test_watch_marks_a_setting_change(void **state)
 {
 	(void)state;
 	const char *lines[3] = {
-		"{\"time\":100.0,\"rates_per_s\":{\"thp_fault_alloc\":2.5,\"compact_stall\":null},"
+		"{\"time_s\":100.0,\"rates_per_s\":{\"thp_fault_alloc\":2.5,\"compact_stall\":null},"
 		"\"anon_huge_pages_kb\":4096,\"settings\":{\"enabled\":\"always\",\"defrag\":\"madvise\"}}",
-		"{\"time\":101.0,\"rates_per_s\":{\"thp_fault_alloc\":7,\"compact_stall\":1},"
+		"{\"time_s\":101.0,\"rates_per_s\":{\"thp_fault_alloc\":7,\"compact_stall\":1},"
 		"\"anon_huge_pages_kb\":6144,\"settings\":{\"enabled\":\"always\",\"defrag\":\"defer\"}}",
-		"{\"time\":102.0,\"rates_per_s\":{\"thp_fault_alloc\":0,\"compact_stall\":0},"
+		"{\"time_s\":102.0,\"rates_per_s\":{\"thp_fault_alloc\":0,\"compact_stall\":0},"
 		"\"anon_huge_pages_kb\":6144,\"settings\":{\"enabled\":\"always\",\"defrag\":\"defer\","
 		"\"khugepaged/defrag\":1}}"};
 	json_t *rec[3];

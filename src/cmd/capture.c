@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/* thpctl capture: one tar.gz with every file thpctl reads, for a support case. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/capture.h"
+#include "../kernel/host_snapshot.h"
+#include "../model/findings.h"
+#include "../render/status.h"
+#include "../util/fileio.h"
+#include "../util/archive_load.h"
+#include "../util/tarball.h"
+#include "../util/version.h"
+#include "args.h"
+#include "common.h"
+
+static void capture_help(FILE *f)
+{
+	fprintf(f,
+		"usage: thpctl capture [-o FILE.tar.gz] [--pid PID[,PID...]]... [--all-processes]\n\n"
+		"Write one tar.gz with every file thpctl reads (THP and hugetlb trees, vmstat,\n"
+		"meminfo, buddyinfo, pagetypeinfo, zoneinfo, vm sysctls, the kernel command\n"
+		"line and config, memory cgroups) and, per recorded process, status, stat,\n"
+		"smaps, smaps_rollup, cmdline, comm, cgroup and environ with every value\n"
+		"redacted except the THP-related ones; plus capture/status.json and .txt,\n"
+		"capture/version and capture/manifest (what was absent or unreadable).\n"
+		"Replay it with 'thpctl --sysroot FILE.tar.gz COMMAND'. Read-only.\n\n"
+		"options:\n"
+		"  -o, --output FILE   the bundle (default: thpctl-capture-DATE-TIME.tar.gz);\n"
+		"                      an existing file is never replaced\n"
+		"  --pid LIST          record these processes (repeatable, comma-separated)\n"
+		"  --all-processes     record every process (large: full smaps of each)\n"
+		"By default only thpctl itself is recorded (its smaps gives the page size),\n"
+		"plus the [khugepaged] thread's stat.\n" GLOBAL_HELP);
+}
+
+enum { OPT_PID = OPT_CMD_BASE, OPT_ALL };
+
+struct capture_args {
+	const char *out;
+	pid_t *pids;
+	size_t npids, cap;
+	bool all;
+};
+
+static int capture_opt(int c, const char *arg, void *ctx)
+{
+	struct capture_args *a = ctx;
+	if (c == 'o') {
+		a->out = arg;
+		return -1;
+	}
+	if (c == OPT_ALL) {
+		a->all = true;
+		return -1;
+	}
+	if (c != OPT_PID)
+		return -2;
+	if (args_pid_list(arg, &a->pids, &a->npids, &a->cap)) {
+		warnx("capture: bad --pid '%s'", arg);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+struct sink_ctx {
+	struct tarw *w;
+	const char *file;
+	size_t noted;
+};
+
+static int sink_file(void *ctx, const char *rel, unsigned mode, const char *data, size_t len)
+{
+	struct sink_ctx *s = ctx;
+	if (tarw_add(s->w, rel, mode, data, len)) {
+		warnx("capture: %s: %s", s->file, tarw_error(s->w));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void sink_skipped(void *ctx, const char *rel, int err)
+{
+	struct sink_ctx *s = ctx;
+	if (++s->noted <= 12)
+		warnx("capture: not recorded: /%s (%s)", rel,
+		      err == -ESRCH ? "the process exited" : read_err_str(err));
+}
+
+/* capture/status.json, capture/status.txt and capture/version from the snapshot. */
+static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_snapshot *h)
+{
+	struct host_derived d;
+	struct findings fs;
+	host_derive(h, &d);
+	d.recent = NULL;
+	findings_evaluate(h, &d, &fs);
+	json_t *root = status_to_json(h, &d, &fs);
+	char *js = root ? json_dump_text(root, JSON_INDENT(2)) : NULL;
+	json_decref(root);
+	char *txt = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&txt, &tlen);
+	if (m) {
+		status_render_text(m, h, &d, &fs, false);
+		fclose(m);
+	}
+	char ver[512], when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	struct utsname u;
+	bool un = sr->live && uname(&u) == 0;
+	int vn = snprintf(ver, sizeof(ver),
+			  "thpctl %s\nkernel %s\nmachine %s\ncaptured %s\nsource %s\n",
+			  thpctl_version(), h->feat.release[0] ? h->feat.release : "-",
+			  un ? u.machine : "-", when, sr->live ? "live" : sr->path);
+	int r = !js || !txt ? -ENOMEM : 0;
+	if (!r)
+		r = sink_file(s, "capture/status.json", 0644, js, strlen(js));
+	if (!r)
+		r = sink_file(s, "capture/status.txt", 0644, txt, tlen);
+	if (!r)
+		r = sink_file(s, "capture/version", 0644, ver, (size_t)vn);
+	free(js);
+	free(txt);
+	return r;
+}
+
+static int capture_run(struct globals *g, struct capture_args *a, const char *out)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	if (!h || host_snapshot_read(&g->sr, h)) {
+		free(h);
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	int err;
+	struct sink_ctx s = {.file = out};
+	if (!(s.w = tarw_open(out, &err))) {
+		char why[256];
+		if (err == -ENOTSUP && la_load(why, sizeof(why)))
+			warnx("capture: cannot write bundles: %s", why);
+		else
+			warnx("capture: cannot create %s: %s", out, strerror(-err));
+		host_snapshot_free(h);
+		free(h);
+		return EXIT_FAIL;
+	}
+	pid_t self = getpid();
+	struct capture_opts o = {.pids = a->npids ? a->pids : &self,
+				 .npids = a->npids ? a->npids : 1,
+				 .all = a->all,
+				 .khugepaged = h->has_khugepaged_cpu ? h->khugepaged_pid : 0};
+	struct capture_sink sink = {.ctx = &s, .file = sink_file, .skipped = sink_skipped};
+	struct capture_stats st;
+	int r = add_report(&s, &g->sr, h);
+	host_snapshot_free(h);
+	free(h);
+	if (!r)
+		r = capture_host(&g->sr, &o, &sink, &st);
+	if (r == -ENOMEM)
+		warnx("capture: out of memory");
+	if (tarw_close(s.w) && !r) {
+		warnx("capture: %s: write error", out);
+		r = -EIO;
+	}
+	if (r) {
+		unlink(out);
+		return EXIT_FAIL;
+	}
+	if (s.noted > 12)
+		warnx("capture: ... %zu more not recorded (all listed in capture/manifest)",
+		      s.noted - 12);
+	struct stat sb;
+	long long packed = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+	if (g->json) {
+		json_t *j = json_object();
+		json_put(j, "file", json_str(out));
+		json_put(j, "files", json_u64(st.files));
+		json_put(j, "bytes", json_u64(st.bytes));
+		json_put(j, "compressed_bytes", packed < 0 ? NULL : json_u64((uint64_t)packed));
+		json_put(j, "not_recorded", json_u64(st.skipped));
+		json_put(j, "processes", json_u64(st.procs));
+		json_put(j, "processes_exited", json_u64(st.procs_gone));
+		return cmd_emit_json(j);
+	}
+	printf("wrote %s: %zu files, %llu bytes (%lld compressed), %zu not recorded, "
+	       "%zu processes (%zu exited meanwhile)\n",
+	       out, st.files, (unsigned long long)st.bytes, packed, st.skipped, st.procs,
+	       st.procs_gone);
+	printf("replay: thpctl --sysroot %s status\n", out);
+	return EXIT_OK;
+}
+
+int cmd_capture(struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("output", 'o'),
+					     OPT_ARG("pid", OPT_PID),
+					     OPT_FLAG("all-processes", OPT_ALL), OPTS_END};
+	struct capture_args a = {0};
+	int c = args_getopt(g, argc, argv, "ho:", opts, capture_help, capture_opt, &a);
+	if ((c = args_no_operand(c, "capture", argc, argv)) >= 0) {
+		free(a.pids);
+		return c;
+	}
+	if (a.all && a.npids) {
+		warnx("capture: --pid and --all-processes exclude each other");
+		free(a.pids);
+		return EXIT_USAGE;
+	}
+	int r = cmd_setup(g);
+	if (r) {
+		free(a.pids);
+		return r;
+	}
+	char def[64];
+	const char *out = a.out;
+	if (!out) {
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(def, sizeof(def), "thpctl-capture-%Y%m%d-%H%M%S.tar.gz",
+			 localtime_r(&now, &tm));
+		out = def;
+	}
+	r = capture_run(g, &a, out);
+	free(a.pids);
+	return r;
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/* The capture walk (capture.h): host files, trees, processes, cgroups, manifest. */
+#include "capture.h"
+#include "tuned.h"
+
+#include "../util/fileio.h"
+#include "proc_status.h"
+#include "procs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef int (*filter_fn)(const char *in, size_t len, struct buf *out);
+
+struct cap {
+	const struct sysroot *sr;
+	const struct capture_sink *s;
+	struct capture_stats *st;
+	struct buf b, f, man;
+	unsigned long *uids;
+	size_t nuids, capuids;
+};
+
+static int man_add(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int man_add(struct cap *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(&c->man, c->man.len + (size_t)n + 2))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(c->man.p + c->man.len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	c->man.len += (size_t)n;
+	c->man.p[c->man.len++] = '\n';
+	c->man.p[c->man.len] = '\0';
+	return 0;
+}
+
+/* The permission bits of REL in the sysroot (0444 when fstatat fails). */
+static unsigned mode_of(const struct cap *c, const char *rel)
+{
+	struct stat sb;
+	if (fstatat(c->sr->dirfd, rel, &sb, 0))
+		return 0444;
+	return sb.st_mode & 0777;
+}
+
+static int emit(struct cap *c, const char *rel, unsigned mode, const char *p, size_t n)
+{
+	int r = c->s->file(c->s->ctx, rel, mode, p ? p : "", n);
+	if (!r) {
+		c->st->files++;
+		c->st->bytes += n;
+	}
+	return r;
+}
+
+/*
+ * Note REL as not recorded: absent (expected), write-only (by its mode: demote,
+ * compact_memory, drop_caches) or unreadable. Returns 2 for the first two, 1
+ * for unreadable, or -ENOMEM.
+ */
+static int not_recorded(struct cap *c, const char *rel, int err, bool quiet_absent)
+{
+	if (err == -ENOENT && quiet_absent)
+		return man_add(c, "absent %s", rel) ?: 2;
+	if (err == -EACCES && (mode_of(c, rel) & 0444) == 0)
+		return man_add(c, "writeonly %s", rel) ?: 2;
+	c->st->skipped++;
+	if (c->s->skipped)
+		c->s->skipped(c->s->ctx, rel, err);
+	return man_add(c, "unreadable %s %s", rel, read_err_str(err)) ?: 1;
+}
+
+/*
+ * Record REL through FILTER (may be NULL). Returns 0 recorded, 1 unreadable,
+ * 2 absent or write-only (not_recorded()), or -ENOMEM / the sink's error.
+ */
+static int rec(struct cap *c, const char *rel, filter_fn filter, bool quiet_absent)
+{
+	int r = sysroot_read(c->sr, rel, &c->b);
+	if (r)
+		return not_recorded(c, rel, r, quiet_absent);
+	const struct buf *out = &c->b;
+	if (filter) {
+		if (filter(c->b.p, c->b.len, &c->f))
+			return -ENOMEM;
+		out = &c->f;
+	}
+	return emit(c, rel, mode_of(c, rel), out->p, out->len);
+}
+
+/* Every readable file below DIR (DEPTH levels), then "complete DIR" or "absent DIR". */
+static int rec_tree(struct cap *c, const char *dir, int depth)
+{
+	DIR *d = sysroot_opendir(c->sr, dir);
+	if (!d) {
+		int e = errno == ENOENT ? man_add(c, "absent %s", dir)
+					: not_recorded(c, dir, -errno, false);
+		return e < 0 ? e : 0;
+	}
+	int r = 0;
+	bool whole = true;
+	struct dirent *de;
+	while (!r && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char rel[PATH_MAX];
+		if (snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name) >= (int)sizeof(rel))
+			continue;
+		unsigned char t = de->d_type;
+		struct stat sb;
+		if (t == DT_UNKNOWN && !fstatat(c->sr->dirfd, rel, &sb, AT_SYMLINK_NOFOLLOW))
+			t = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_LNK;
+		if (t == DT_DIR && depth > 0)
+			r = rec_tree(c, rel, depth - 1);
+		else if (t == DT_REG && (r = rec(c, rel, NULL, false)) > 0)
+			whole &= r == 2, r = 0;
+	}
+	closedir(d);
+	return r ? r : man_add(c, "%s %s", whole ? "complete" : "partial", dir);
+}
+
+static void note_uids(struct cap *c, const char *status, size_t len)
+{
+	const char *u = memmem(status, len, "\nUid:", 5);
+	if (!u)
+		return;
+	char *e;
+	const char *p = u + 5;
+	for (int i = 0; i < 4; i++) {
+		unsigned long v = strtoul(p, &e, 10);
+		if (e == p)
+			return;
+		p = e;
+		bool seen = false;
+		for (size_t k = 0; k < c->nuids && !seen; k++)
+			seen = c->uids[k] == v;
+		if (!seen &&
+		    !array_reserve(&c->uids, &c->capuids, c->nuids + 1, sizeof(*c->uids), 16))
+			c->uids[c->nuids++] = v;
+	}
+}
+
+static const char *const proc_files[] = {"status",  "stat", "smaps",  "smaps_rollup",
+					 "cmdline", "comm", "cgroup", "environ"};
+#define NPROC_FILES (sizeof(proc_files) / sizeof(proc_files[0]))
+
+/* One process: every file read first, then emitted only if it did not exit meanwhile. */
+static int rec_proc(struct cap *c, pid_t pid, bool stat_only)
+{
+	struct buf got[NPROC_FILES] = {0};
+	int err[NPROC_FILES];
+	char rel[64];
+	int r = 0;
+	for (size_t i = 0; i < NPROC_FILES; i++) {
+		err[i] = -ENOENT;
+		if (stat_only && strcmp(proc_files[i], "stat") != 0)
+			continue;
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/%s", (int)pid, proc_files[i]);
+		err[i] = sysroot_read(c->sr, rel, &got[i]);
+		if (!err[i] && strcmp(proc_files[i], "environ") == 0) {
+			if ((r = capture_filter_environ(got[i].p, got[i].len, &c->f)))
+				goto out;
+			struct buf t = got[i];
+			got[i] = c->f;
+			c->f = t;
+		}
+	}
+	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	if (err[1] || sysroot_exists(c->sr, rel)) {
+		c->st->procs_gone++;
+		r = man_add(c, "gone %s", rel);
+		if (!r && c->s->skipped)
+			c->s->skipped(c->s->ctx, rel, -ESRCH);
+		goto out;
+	}
+	c->st->procs++;
+	for (size_t i = 0; i < NPROC_FILES && !r; i++) {
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/%s", (int)pid, proc_files[i]);
+		if (!err[i])
+			r = emit(c, rel, mode_of(c, rel), got[i].p, got[i].len);
+		else if (!stat_only && err[i] == -ESRCH && i == 3)
+			r = man_add(c, "nomm %s", rel); /* a kernel thread has no smaps_rollup */
+		else if (!stat_only)
+			r = not_recorded(c, rel, err[i], false) < 0 ? -ENOMEM : 0;
+	}
+	if (!err[0])
+		note_uids(c, got[0].p, got[0].len);
+out:
+	for (size_t i = 0; i < NPROC_FILES; i++)
+		buf_free(&got[i]);
+	return r;
+}
+
+/* etc/passwd: only the lines of the recorded uids. */
+static int rec_passwd(struct cap *c)
+{
+	if (!c->nuids || sysroot_read(c->sr, SR_PASSWD, &c->b))
+		return 0;
+	c->f.len = 0;
+	for (const char *p = c->b.p, *end = c->b.p + c->b.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl + 1 : end;
+		const char *f = p;
+		for (int k = 0; k < 2 && f; k++) {
+			f = memchr(f, ':', (size_t)(e - f));
+			f = f ? f + 1 : NULL;
+		}
+		unsigned long v;
+		char *x;
+		bool keep = false;
+		if (f && (v = strtoul(f, &x, 10), x > f && *x == ':'))
+			for (size_t k = 0; k < c->nuids && !keep; k++)
+				keep = c->uids[k] == v;
+		if (keep) {
+			if (buf_reserve(&c->f, c->f.len + (size_t)(e - p) + 1))
+				return -ENOMEM;
+			memcpy(c->f.p + c->f.len, p, (size_t)(e - p));
+			c->f.len += (size_t)(e - p);
+		}
+		p = e;
+	}
+	return c->f.len ? emit(c, SR_PASSWD, mode_of(c, SR_PASSWD), c->f.p, c->f.len) : 0;
+}
+
+/* Memory cgroups below DIR that have cgroup.procs: the files thpctl cgroups reads. */
+static int rec_cgroups(struct cap *c, const char *dir, const char *const *files, int depth)
+{
+	char rel[PATH_MAX];
+	int r = 0;
+	snprintf(rel, sizeof(rel), "%s/cgroup.procs", dir);
+	if (sysroot_exists(c->sr, rel) == 0) {
+		r = rec(c, rel, NULL, true);
+		for (int i = 0; files[i] && r >= 0; i++) {
+			snprintf(rel, sizeof(rel), "%s/%s", dir, files[i]);
+			r = rec(c, rel, NULL, true);
+		}
+		if (r < 0)
+			return r;
+	}
+	DIR *d = depth > 0 ? sysroot_opendir(c->sr, dir) : NULL;
+	if (!d)
+		return 0;
+	struct dirent *de;
+	r = 0;
+	while (!r && (de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+		    snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name) < (int)sizeof(rel))
+			r = rec_cgroups(c, rel, files, depth - 1);
+	closedir(d);
+	return r;
+}
+
+static int rec_memcg(struct cap *c)
+{
+	static const char *const v2[] = {"memory.stat", "memory.current", "memory.max", NULL};
+	static const char *const v1[] = {"memory.stat", "memory.usage_in_bytes",
+					 "memory.limit_in_bytes", NULL};
+	static const char *const roots[] = {SR_CGROUP, SR_CGROUP "/unified"};
+	char rel[PATH_MAX];
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", roots[i]);
+		if (sysroot_read(c->sr, rel, &c->b) || !strstr(c->b.p, "memory"))
+			continue;
+		int r = rec(c, rel, NULL, true);
+		return r < 0 ? r : rec_cgroups(c, roots[i], v2, 32);
+	}
+	if (sysroot_exists(c->sr, SR_CGROUP "/memory/memory.stat") == 0)
+		return rec_cgroups(c, SR_CGROUP "/memory", v1, 32);
+	return man_add(c, "absent %s (no memory cgroup hierarchy)", SR_CGROUP);
+}
+
+/* The kernel's config: boot/config-RELEASE, else proc/config.gz. */
+static int rec_config(struct cap *c)
+{
+	char rel[PATH_MAX];
+	if (sysroot_read(c->sr, SR_PROC "/sys/kernel/osrelease", &c->b) == 0 && c->b.len) {
+		c->b.p[strcspn(c->b.p, "\n")] = '\0';
+		snprintf(rel, sizeof(rel), "boot/config-%s", c->b.p);
+		if (sysroot_exists(c->sr, rel) == 0)
+			return rec(c, rel, NULL, true) < 0 ? -ENOMEM : 0;
+		int r = man_add(c, "absent %s", rel);
+		if (r)
+			return r;
+	}
+	return rec(c, SR_PROC "/config.gz", NULL, true) < 0 ? -ENOMEM : 0;
+}
+
+/* tuned's active profile, its include= chain's tuned.conf files and run state (status: tuned line). */
+static int rec_tuned(struct cap *c)
+{
+	static const char *const dirs[] = {"etc/tuned/profiles", "etc/tuned",
+					   "usr/lib/tuned/profiles",
+					   "usr/lib/tuned"}; /* tuned's own search order */
+	static const char *const files[] = {
+		"etc/tuned/active_profile", "run/tuned/tuned.pid",
+		"etc/systemd/system/multi-user.target.wants/tuned.service"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (rec(c, files[i], NULL, true) == -ENOMEM)
+			return -ENOMEM;
+	static struct tuned_state t;
+	tuned_read(c->sr, &t);
+	char rel[PATH_MAX];
+	for (int i = 0; i < t.nfiles; i++)
+		for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+			snprintf(rel, sizeof(rel), "%s/%s/tuned.conf", dirs[d], t.files[i]);
+			if (sysroot_exists(c->sr, rel) == 0) {
+				if (rec(c, rel, NULL, true) == -ENOMEM)
+					return -ENOMEM;
+				break;
+			}
+		}
+	return 0;
+}
+
+static int rec_host(struct cap *c)
+{
+	/* counters first and together, so that they agree with each other and with sysfs */
+	static const char *const first[] = {"vmstat", "meminfo", "buddyinfo"};
+	int r = 0;
+	for (size_t i = 0; i < 3 && r >= 0; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), SR_PROC "/%s", first[i]);
+		r = rec(c, rel, NULL, false);
+	}
+	const char *thp = c->sr->rhel_thp ? SR_THP_RHEL6 : SR_THP;
+	if (r < 0 || (r = rec_tree(c, thp, 4)) || (r = rec_tree(c, SR_HUGETLB, 2)))
+		return r;
+	DIR *d = sysroot_opendir(c->sr, SR_NODES);
+	struct dirent *de;
+	while (d && !r && (de = readdir(d))) {
+		char rel[PATH_MAX];
+		if (strncmp(de->d_name, "node", 4) == 0 && de->d_name[4] >= '0' &&
+		    de->d_name[4] <= '9' &&
+		    snprintf(rel, sizeof(rel), "%s/%s/hugepages", SR_NODES, de->d_name) <
+			    (int)sizeof(rel))
+			r = rec_tree(c, rel, 2);
+	}
+	if (d)
+		closedir(d);
+	static const char *const more[] = {"pagetypeinfo", "zoneinfo", "uptime",
+					   "sys/kernel/osrelease"};
+	for (size_t i = 0; i < 4 && r >= 0; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), SR_PROC "/%s", more[i]);
+		r = rec(c, rel, NULL, false);
+	}
+	if (r < 0 || (r = rec_tree(c, SR_PROC "/sys/vm", 1)))
+		return r;
+	if ((r = rec(c, SR_PROC "/cmdline", capture_filter_cmdline, false)) < 0 ||
+	    (r = rec(c, SR_PROC "/mounts", capture_filter_mounts, false)) < 0)
+		return r;
+	return rec_config(c) ? -ENOMEM : rec_memcg(c);
+}
+
+int capture_host(const struct sysroot *sr, const struct capture_opts *o,
+		 const struct capture_sink *sink, struct capture_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct cap c = {.sr = sr, .s = sink, .st = st};
+	int r = man_add(&c, "# thpctl capture manifest 1: complete|partial|absent|writeonly|"
+			    "unreadable|nomm|gone PATH [why]");
+	if (!r)
+		r = rec_host(&c);
+	pid_t *all = NULL;
+	const pid_t *pids = o->pids;
+	int n = (int)o->npids;
+	if (!r && o->all) {
+		n = procs_list(sr, &all);
+		if (n < 0)
+			n = 0;
+		pids = all;
+	}
+	bool khp_done = false;
+	for (int i = 0; i < n && !r; i++) {
+		r = rec_proc(&c, pids[i], false);
+		khp_done |= pids[i] == o->khugepaged;
+	}
+	if (!r && o->khugepaged > 0 && !khp_done)
+		r = rec_proc(&c, o->khugepaged, true);
+	if (!r)
+		r = rec_passwd(&c);
+	if (!r)
+		r = rec_tuned(&c);
+	if (!r)
+		r = c.s->file(c.s->ctx, SR_CAPTURE_MANIFEST, 0644, c.man.p, c.man.len);
+	free(all);
+	free(c.uids);
+	buf_free(&c.b);
+	buf_free(&c.f);
+	buf_free(&c.man);
+	return r;
+}

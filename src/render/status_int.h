@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to render/status*.c: how a tri-state, a choice, an optional number and a ratio print. */
+#ifndef THPCTL_RENDER_STATUS_INT_H
+#define THPCTL_RENDER_STATUS_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "../model/host.h"
+
+/* "yes", "no" or "-" (unknown). */
+const char *status_tri_str(enum tri t);
+/* true, false or null (unknown). */
+json_t *status_tri_json(enum tri t);
+/* The selected word of a choice file, or "-" when it was not read. */
+const char *status_choice_str(const struct choice *c);
+/* The value as digits into OUT (N bytes), or "-" when absent. */
+void status_opt_str(char *out, size_t n, const struct opt_u64 *o);
+/* "12.3% (NUM of DEN)", or "-" when the ratio is not valid. */
+void status_ratio_str(char *out, size_t n, const struct ratio *r);
+
+#endif

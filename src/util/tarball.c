@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/* The bundle writer (libarchive, gzip + pax) and the member name sanitizer. */
+#include "tarball.h"
+
+#include "archive_load.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int tar_name_sanitize(const char *in, char *out, size_t n)
+{
+	if (!in || !n)
+		return -EINVAL;
+	if (in[0] == '/')
+		return -EINVAL;
+	size_t o = 0;
+	int depth = 0;
+	const char *p = in;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *e = strchrnul(p, '/');
+		size_t l = (size_t)(e - p);
+		for (size_t i = 0; i < l; i++)
+			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+				return -EINVAL;
+		if (l == 2 && p[0] == '.' && p[1] == '.')
+			return -EINVAL;
+		if (l > 255)
+			return -EINVAL;
+		if (!(l == 1 && p[0] == '.')) {
+			if (++depth > TAR_MAX_DEPTH)
+				return -EINVAL;
+			if (o + (o ? 1 : 0) + l + 1 > n)
+				return -ENAMETOOLONG;
+			if (o)
+				out[o++] = '/';
+			memcpy(out + o, p, l);
+			o += l;
+		}
+		p = e;
+	}
+	if (!o)
+		return -EINVAL;
+	out[o] = '\0';
+	return 0;
+}
+
+struct tarw {
+	struct archive *a;
+	char err[256];
+	time_t now;
+	int fd;
+};
+
+struct tarw *tarw_open(const char *path, int *err)
+{
+	if (la_load(NULL, 0)) {
+		*err = -ENOTSUP; /* la_load() says why */
+		return NULL;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	struct tarw *w = calloc(1, sizeof(*w));
+	if (!w || !(w->a = la.archive_write_new())) {
+		free(w);
+		close(fd);
+		unlink(path);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	w->now = time(NULL);
+	if (la.archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
+	    la.archive_write_add_filter_gzip(w->a) != ARCHIVE_OK ||
+	    la.archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
+	    la.archive_write_open_fd(w->a, fd) != ARCHIVE_OK) {
+		la.archive_write_free(w->a);
+		free(w);
+		close(fd);
+		unlink(path);
+		*err = -EIO;
+		return NULL;
+	}
+	w->fd = fd; /* la.archive_write_open_fd() does not close it: tarw_close() does */
+	*err = 0;
+	return w;
+}
+
+int tarw_add(struct tarw *w, const char *name, unsigned mode, const void *data, size_t len)
+{
+	struct archive_entry *e = la.archive_entry_new();
+	if (!e)
+		return -ENOMEM;
+	la.archive_entry_set_pathname(e, name);
+	la.archive_entry_set_filetype(e, AE_IFREG);
+	la.archive_entry_set_perm(e, mode & 0777);
+	la.archive_entry_set_size(e, (la_int64_t)len);
+	la.archive_entry_set_mtime(e, w->now, 0);
+	int r = 0;
+	if (la.archive_write_header(w->a, e) != ARCHIVE_OK ||
+	    (len && la.archive_write_data(w->a, data, len) != (la_ssize_t)len)) {
+		snprintf(w->err, sizeof(w->err), "%s",
+			 la.archive_error_string(w->a) ?: "write error");
+		r = -EIO;
+	}
+	la.archive_entry_free(e);
+	return r;
+}
+
+const char *tarw_error(const struct tarw *w)
+{
+	return w->err[0] ? w->err : "write error";
+}
+
+int tarw_close(struct tarw *w)
+{
+	int r = la.archive_write_close(w->a) == ARCHIVE_OK ? 0 : -EIO;
+	la.archive_write_free(w->a);
+	if (fsync(w->fd) && errno != EINVAL)
+		r = -EIO;
+	if (close(w->fd))
+		r = -EIO;
+	free(w);
+	return r;
+}
