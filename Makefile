@@ -187,7 +187,7 @@ static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
 check: deps
-	@scripts/install-deps --workloads || echo "check: no redis-server/redis-tools: the lab redis smoke skips"
+	@scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"
 	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
 	@$(MAKE) --no-print-directory test DEVELOPER=1
 

@@ -308,6 +308,10 @@ static int rec_tuned(struct cap *c)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (rec(c, files[i], NULL, true) == -ENOMEM)
 			return -ENOMEM;
+	/* no tuned here: say so, or a replay could not tell "not installed" from "not recorded" */
+	for (size_t d = 1; d < sizeof(dirs) / sizeof(dirs[0]); d += 2)
+		if (sysroot_exists(c->sr, dirs[d]) == -ENOENT && man_add(c, "absent %s", dirs[d]))
+			return -ENOMEM;
 	static struct tuned_state t;
 	tuned_read(c->sr, &t);
 	char rel[PATH_MAX];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tuned.h"
 
+#include "capture.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,11 +299,22 @@ int tuned_profile_include(const struct sysroot *sr, const char *name, char *out,
 	return r;
 }
 
+/* Whether a thpctl capture's manifest says REL was absent on the host (a tree without one: false). */
+static bool recorded_absent(const struct sysroot *sr, const char *rel)
+{
+	struct buf m = {0};
+	bool absent = !sr->live && sysroot_read(sr, SR_CAPTURE_MANIFEST, &m) == 0 &&
+		      capture_manifest_state(m.p ? m.p : "", m.len, rel) == CAP_ABSENT;
+	buf_free(&m);
+	return absent;
+}
+
 static enum tri exists_tri(const struct sysroot *sr, const char *rel, const char *dir)
 {
 	if (sysroot_exists(sr, rel) == 0)
 		return TRI_YES;
-	return sr->live || sysroot_exists(sr, dir) == 0 ? TRI_NO : TRI_UNKNOWN;
+	return sr->live || sysroot_exists(sr, dir) == 0 || recorded_absent(sr, rel) ? TRI_NO
+										    : TRI_UNKNOWN;
 }
 
 int tuned_read(const struct sysroot *sr, struct tuned_state *t)
@@ -311,7 +324,10 @@ int tuned_read(const struct sysroot *sr, struct tuned_state *t)
 	if (sysroot_exists(sr, "etc/tuned") == 0 || sysroot_exists(sr, "usr/lib/tuned") == 0)
 		t->installed = TRI_YES;
 	else
-		t->installed = sr->live ? TRI_NO : TRI_UNKNOWN;
+		t->installed = sr->live || (recorded_absent(sr, "etc/tuned") &&
+					    recorded_absent(sr, "usr/lib/tuned"))
+				       ? TRI_NO
+				       : TRI_UNKNOWN;
 	t->running = exists_tri(sr, SR_TUNED_PID, "run");
 	t->enabled = exists_tri(sr, SR_TUNED_WANTS, "etc/systemd/system");
 	if (tuned_active_profile(sr, t->active, sizeof(t->active)))

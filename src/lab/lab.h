@@ -125,7 +125,7 @@ enum lab_series_kind {
 	LAB_SER_SAMPLES, /* y: per-run samples of one mode (a strip plot) */
 };
 
-#define LAB_MAX_SERIES 8
+#define LAB_MAX_SERIES 12
 #define LAB_SERIES_POINTS 256 /* kept per series; a CDF keeps this many quantiles */
 
 /*

@@ -321,7 +321,12 @@ int pg_start(struct pg_cluster *c, const char *const *args, char *err, size_t n)
 		snprintf(err, n, "%s: %s", log, strerror(errno));
 		return e;
 	}
-	fchown(fd, c->uid, c->gid);
+	if (fchown(fd, c->uid, c->gid)) { /* the server (not root) appends to it */
+		int e = -errno;
+		snprintf(err, n, "%s: chown: %s", log, strerror(errno));
+		close(fd);
+		return e;
+	}
 	pid_t pid = spawn(c, "postgres", a, fd);
 	close(fd);
 	if (pid < 0) {
