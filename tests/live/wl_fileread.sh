@@ -15,7 +15,7 @@
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-suite_init wl_fileread
+suite_init wl-fileread
 
 [ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }

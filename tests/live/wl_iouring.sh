@@ -10,7 +10,7 @@
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-suite_init wl_iouring
+suite_init wl-iouring
 
 [ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 if ! command -v fio >/dev/null; then

@@ -11,7 +11,7 @@
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-suite_init wl_matmul
+suite_init wl-matmul
 
 [ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 [ -d "$THP" ] || { skip "matmul" "no $THP: this kernel has no THP"; summary; }
