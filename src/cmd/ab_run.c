@@ -127,9 +127,8 @@ int ab_prepare(struct ab_ctx *c)
 /* Host-wide vmstat counters of AB_COUNTER into V (-1 unknown). */
 static void read_counters(const struct sysroot *sr, int64_t v[AC_N])
 {
-	struct buf b = {0};
 	struct kvlist l = {0};
-	bool ok = sysroot_read(sr, SR_PROC "/vmstat", &b) == 0 && vmstat_parse(b.p, b.len, &l) == 0;
+	bool ok = vmstat_read(sr, &l) == 0;
 	for (int i = 0; i < AC_N; i++) {
 		uint64_t x;
 		v[i] = ok && kv_get(&l, ab_counter_name((enum ab_counter)i), &x) && x < INT64_MAX
@@ -137,7 +136,6 @@ static void read_counters(const struct sysroot *sr, int64_t v[AC_N])
 			       : -1;
 	}
 	kvlist_free(&l);
-	buf_free(&b);
 }
 
 /* AnonHugePages and Anonymous (kB) summed over the tree of PID, into the run's peak. */

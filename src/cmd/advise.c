@@ -52,8 +52,7 @@ struct cg_cache {
 struct scan {
 	struct adv_input *in;
 	struct cg_cache cgs;
-	struct buf dpkg;
-	bool dpkg_read;
+	struct dpkg_status dpkg;
 	struct proc_info pi, parent; /* the process being looked at, and its parent */
 	unsigned requested;
 };
@@ -92,14 +91,9 @@ static void proc_limit(const struct sysroot *sr, struct scan *s, const struct pr
 static void dpkg_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
 			 const char *const *pkgs)
 {
-	if (!s->dpkg_read) {
-		s->dpkg_read = true;
-		if (sysroot_read(sr, SR_DPKG_STATUS, &s->dpkg))
-			s->dpkg.len = 0;
-	}
 	char v[96];
-	for (int i = 0; pkgs[i] && s->dpkg.len; i++)
-		if (dpkg_status_version(s->dpkg.p, s->dpkg.len, pkgs[i], v, sizeof(v)) == 0 &&
+	for (int i = 0; pkgs[i]; i++)
+		if (dpkg_installed_version(sr, &s->dpkg, pkgs[i], v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {
 			p->has_ver = true;
 			snprintf(p->ver_src, sizeof(p->ver_src), "dpkg: %s %s", pkgs[i], v);
@@ -151,15 +145,9 @@ static int thp_vma(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-/* Its own THP: AnonHugePages and MADV_HUGEPAGE VMAs, from full smaps. */
-static void fill_thp(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
+/* Its own THP: AnonHugePages and MADV_HUGEPAGE VMAs (thp_vma() counted them in the smaps walk). */
+static void fill_thp(const struct proc_info *pi, struct adv_proc *p)
 {
-	struct proc_info *pi = &s->pi;
-	pi->vma_cb = thp_vma;
-	pi->vma_ctx = p;
-	proc_read(sr, pi->pid, PROC_SMAPS, pi);
-	pi->vma_cb = NULL;
-	pi->vma_ctx = NULL;
 	if ((pi->got & PROC_SMAPS) && pi->smaps_err == 0) {
 		p->has_smaps = true;
 		p->anon_huge_kb = pi->t.kb[SM_ANON_HUGE];
@@ -177,13 +165,7 @@ static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_pr
 {
 	char pkg[96], v[96];
 	if (!exe_err && !p->has_ver && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
-		if (!s->dpkg_read) {
-			s->dpkg_read = true;
-			if (sysroot_read(sr, SR_DPKG_STATUS, &s->dpkg))
-				s->dpkg.len = 0;
-		}
-		if (s->dpkg.len &&
-		    dpkg_status_version(s->dpkg.p, s->dpkg.len, pkg, v, sizeof(v)) == 0 &&
+		if (dpkg_installed_version(sr, &s->dpkg, pkg, v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {
 			p->has_ver = true;
 			snprintf(p->ver_src, sizeof(p->ver_src), "dpkg: %s %s, owner of %s", pkg, v,
@@ -198,8 +180,9 @@ static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_pr
 }
 
 /*
- * Everything about one process of workload p->wl, whose status, cgroup and
- * (when valid in .got) exe link are in s->pi.
+ * Everything about one process of workload p->wl, whose status, cgroup,
+ * cmdline, smaps (maps for PostgreSQL) and (when valid in .got) exe link are
+ * in s->pi.
  */
 static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 {
@@ -219,7 +202,6 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 		    cgroup_unit(cg->v1_systemd, p->unit, sizeof(p->unit)) != 0)
 			p->unit[0] = '\0';
 	}
-	proc_read(sr, pi->pid, PROC_CMDLINE | (p->wl == WL_POSTGRES ? PROC_MAPS : 0), pi);
 	const struct buf *b = &pi->cmdline;
 	if ((pi->got & PROC_CMDLINE) && b->len) {
 		for (size_t i = 0; i + 28 <= b->len; i++)
@@ -227,7 +209,7 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 				p->java_thp = true;
 	}
 	fill_args(p, pi, exe_err);
-	fill_thp(sr, s, p);
+	fill_thp(pi, p);
 	fill_version(sr, s, p, exe_err);
 	if (p->wl == WL_MONGODB7 && !p->has_ver) {
 		static const char *const pk[] = {"mongodb-org-server", "mongodb-enterprise-server",
@@ -250,32 +232,6 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	}
 	if (p->wl == WL_POSTGRES && (pi->got & PROC_MAPS))
 		maps_largest_shared(pi->maps.p, pi->maps.len, &p->shm_kb, &p->shm_hugetlb);
-}
-
-/* The workload of s->pi (status read): by name, exe path or Go build info (GOVER); -1 for none. */
-static int detect(const struct sysroot *sr, struct scan *s, char *gover, size_t n)
-{
-	struct proc_info *pi = &s->pi;
-	int wl = workload_from_comm(pi->st.name, NULL);
-	bool big = pi->st.vmrss_kb >= GO_MIN_RSS_KB;
-	int exe_err = -ENOENT;
-	if (wl >= 0 || big) {
-		proc_read(sr, pi->pid, PROC_EXE, pi);
-		exe_err = pi->got & PROC_EXE ? 0 : pi->exe_err;
-		if (exe_err == -EACCES || exe_err == -EPERM)
-			s->in->unreadable++;
-	}
-	if (wl < 0 && !exe_err)
-		wl = workload_from_comm("", base_name(pi->exe));
-	if (wl < 0 && !exe_err) {
-		proc_read(sr, pi->pid, PROC_EXE_GO, pi);
-		if (pi->exe_go == 1 && big)
-			wl = WL_GO;
-		else if (pi->exe_go == 1)
-			s->in->small_go++;
-		snprintf(gover, n, "%s", pi->exe_go == 1 ? pi->gover : "");
-	}
-	return wl;
 }
 
 /* Whether PPID is a PostgreSQL process (its postmaster, when this one is a backend). */
@@ -301,35 +257,101 @@ static void count_limit(const struct sysroot *sr, struct scan *s, bool *limited,
 	}
 }
 
-/* One process of the scan: detect its workload and, if it has one, add it. */
+/*
+ * The decisions of one process's scan, taken between the rounds of its one
+ * proc_read() (proc_info.more): status and cgroup first; the exe link for a
+ * process that may be a workload; the Go build info when only that can tell;
+ * then, for a workload, cmdline, smaps (maps for PostgreSQL) in one go.
+ */
+struct step {
+	const struct sysroot *sr;
+	struct scan *s;
+	enum { ST_STATUS, ST_EXE, ST_GO, ST_FILES } stage;
+	int wl;
+	bool big, limited;
+	uint64_t limit;
+	char gover[32];
+	struct adv_proc *p; /* the process added, NULL when it is not a workload */
+};
+
+/* The workload decided: add the process and ask for what fill() needs, or 0. */
+static unsigned decided(struct step *t, struct proc_info *pi)
+{
+	struct adv_input *in = t->s->in;
+	/* a PostgreSQL instance is its postmaster: skip the backends here already */
+	if (t->wl < 0 || (t->wl == WL_POSTGRES && parent_is_postgres(t->sr, t->s, pi->st.ppid)) ||
+	    in->nprocs == ADV_MAX_PROCS)
+		return 0;
+	struct adv_proc *p = t->p = &in->procs[in->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pi->pid;
+	p->wl = (enum workload)t->wl;
+	p->limited = t->limited;
+	p->limit_bytes = t->limit;
+	pi->vma_cb = thp_vma;
+	pi->vma_ctx = p;
+	t->stage = ST_FILES;
+	return PROC_CMDLINE | PROC_SMAPS | (t->wl == WL_POSTGRES ? PROC_MAPS : 0);
+}
+
+/* proc_info.more for advise: by name, exe path or Go build info, then the workload's files. */
+static unsigned next_files(struct proc_info *pi, void *ctx)
+{
+	struct step *t = ctx;
+	struct adv_input *in = t->s->in;
+	int exe_err = pi->got & PROC_EXE ? 0 : pi->exe_err;
+	switch (t->stage) {
+	case ST_STATUS:
+		if (!(pi->got & PROC_STATUS) || pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+			return 0;
+		in->scanned++;
+		count_limit(t->sr, t->s, &t->limited, &t->limit);
+		t->wl = workload_from_comm(pi->st.name, NULL);
+		t->big = pi->st.vmrss_kb >= GO_MIN_RSS_KB;
+		if (t->wl < 0 && !t->big)
+			return 0;
+		t->stage = ST_EXE;
+		return PROC_EXE;
+	case ST_EXE:
+		if (exe_err == -EACCES || exe_err == -EPERM)
+			in->unreadable++;
+		if (t->wl < 0 && !exe_err)
+			t->wl = workload_from_comm("", base_name(pi->exe));
+		if (t->wl < 0 && !exe_err) {
+			t->stage = ST_GO;
+			return PROC_EXE_GO;
+		}
+		return decided(t, pi);
+	case ST_GO:
+		if (pi->exe_go == 1 && t->big)
+			t->wl = WL_GO;
+		else if (pi->exe_go == 1)
+			in->small_go++;
+		snprintf(t->gover, sizeof(t->gover), "%s", pi->exe_go == 1 ? pi->gover : "");
+		return decided(t, pi);
+	default:
+		return 0;
+	}
+}
+
+/* One process of the scan, read in one proc_read(): detect its workload and, if it has one, add it. */
 static void scan_one(const struct sysroot *sr, struct scan *s, pid_t pid)
 {
-	struct adv_input *in = s->in;
 	struct proc_info *pi = &s->pi;
-	if (proc_read(sr, pid, PROC_STATUS | PROC_CGROUP, pi) || !(pi->got & PROC_STATUS))
+	struct step t = {.sr = sr, .s = s, .stage = ST_STATUS, .wl = -1};
+	pi->more = next_files;
+	pi->more_ctx = &t;
+	proc_read(sr, pid, PROC_STATUS | PROC_CGROUP, pi);
+	pi->more = NULL;
+	pi->more_ctx = NULL;
+	pi->vma_cb = NULL;
+	pi->vma_ctx = NULL;
+	struct adv_proc *p = t.p;
+	if (!p)
 		return;
-	if (pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
-		return;
-	in->scanned++;
-	bool limited;
-	uint64_t limit;
-	count_limit(sr, s, &limited, &limit);
-	char gover[32] = "";
-	int wl = detect(sr, s, gover, sizeof(gover));
-	/* a PostgreSQL instance is its postmaster: skip the backends here already */
-	if (wl < 0 || (wl == WL_POSTGRES && parent_is_postgres(sr, s, pi->st.ppid)))
-		return;
-	if (in->nprocs == ADV_MAX_PROCS)
-		return;
-	struct adv_proc *p = &in->procs[in->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->wl = (enum workload)wl;
-	p->limited = limited;
-	p->limit_bytes = limit;
-	if (gover[0] && version_parse_mm(gover + 2, p->ver) == 0) {
+	if (t.gover[0] && version_parse_mm(t.gover + 2, p->ver) == 0) {
 		p->has_ver = true;
-		snprintf(p->ver_src, sizeof(p->ver_src), "Go build info %s", gover);
+		snprintf(p->ver_src, sizeof(p->ver_src), "Go build info %s", t.gover);
 	}
 	fill(sr, s, p);
 }
@@ -447,7 +469,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	}
 	proc_info_free(&s.pi);
 	proc_info_free(&s.parent);
-	buf_free(&s.dpkg);
+	dpkg_status_free(&s.dpkg);
 	host_snapshot_free(h);
 	free(h);
 	return ret;

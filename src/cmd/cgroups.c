@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "../kernel/cgroup_stat.h"
-#include "../kernel/proc_read.h"
 #include "../model/cgroups.h"
 #include "../render/cgroups.h"
 #include "args.h"
@@ -43,50 +42,21 @@ static int cgroups_opt(int c, const char *arg, void *ctx)
 	return -1;
 }
 
-/* Each node's own processes: how many, how many with THP_enabled 0, how many unreadable. */
-static int count_procs(const struct sysroot *sr, const struct cg_tree *t, struct cg_procs *p)
-{
-	struct proc_info pi = {0};
-	int r = 0;
-	for (size_t i = 0; i < t->n && r != -ENOMEM; i++) {
-		const struct cg_node *n = &t->nodes[i];
-		for (int k = 0; k < n->npids; k++) {
-			/* stat first: a kernel thread (PF_KTHREAD) has no mm and no THP of its
-			 * own, and a recorded tree keeps only its stat */
-			r = proc_read(sr, n->pids[k], PROC_STAT, &pi);
-			if (r == -ENOMEM)
-				break;
-			if ((pi.got & PROC_STAT) && !pi.stat_err &&
-			    (pi.stat.flags & PF_KTHREAD_FLAG))
-				continue;
-			if (!r)
-				r = proc_read(sr, n->pids[k], PROC_STATUS, &pi);
-			if (r == -ENOMEM)
-				break;
-			if (r == -ESRCH && sr->live)
-				continue; /* exited since cgroup.procs was read */
-			bool st_ok = !r && (pi.got & PROC_STATUS) && !pi.status_err;
-			if (st_ok && pi.st.kthread == 1)
-				continue;
-			p[i].n++;
-			if (!st_ok || pi.st.thp_enabled < 0)
-				p[i].unknown++;
-			else if (pi.st.thp_enabled == 0)
-				p[i].thp_off++;
-		}
-	}
-	proc_info_free(&pi);
-	return r == -ENOMEM ? r : 0;
-}
-
 int cg_collect(const struct sysroot *sr, size_t top, struct cg_collect *c)
 {
 	struct opt_u64 fb;
+	struct cg_proc_count *pc = NULL;
 	memset(c, 0, sizeof(*c));
 	if (cg_tree_read(sr, &c->t) ||
-	    (c->t.n && !(c->procs = calloc(c->t.n, sizeof(*c->procs)))) ||
-	    count_procs(sr, &c->t, c->procs))
+	    (c->t.n && (!(c->procs = calloc(c->t.n, sizeof(*c->procs))) ||
+			!(pc = calloc(c->t.n, sizeof(*pc))))) ||
+	    (c->t.n && cg_tree_count_procs(sr, &c->t, pc))) {
+		free(pc);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->t.n; i++)
+		c->procs[i] = (struct cg_procs){pc[i].n, pc[i].thp_off, pc[i].unknown};
+	free(pc);
 	cg_fallback_charge(sr, &fb);
 	return cg_report_build(&c->t, c->procs, fb, top, &c->rep);
 }

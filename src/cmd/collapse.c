@@ -12,6 +12,7 @@
 #include "../kernel/parse.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/procmem.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
 #include "../render/control.h"
@@ -250,11 +251,11 @@ static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
 	snprintf(rep->comm, sizeof(rep->comm), "%s", pi->st.name);
 	rep->thp_enabled = sel->thp_enabled = pi->st.thp_enabled;
 	uint64_t pmd = 0;
-	if (sysroot_read(&g->sr, SR_THP "/hpage_pmd_size", &pi->b) == 0)
-		parse_u64_text(pi->b.p, pi->b.len, &pmd);
+	if (thp_knob_u64(&g->sr, "hpage_pmd_size", &pmd))
+		pmd = 0;
 	*page = sysconf(_SC_PAGESIZE);
 	if (!pmd || *page <= 0) {
-		warnx("collapse: no %s/hpage_pmd_size: this kernel has no THP", SR_THP);
+		warnx("collapse: no %s/hpage_pmd_size: this kernel has no THP", PATH_THP);
 		return EXIT_FAIL;
 	}
 	rep->pmd_size = pmd;
@@ -284,8 +285,7 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 			close(pm);
 		close(pidfd);
 	}
-	if (rep->fatal == -ENOMEM && sysroot_read(&g->sr, SR_PROC "/buddyinfo", &pi->b) == 0 &&
-	    buddyinfo_parse(pi->b.p, pi->b.len, &bi) == 0)
+	if (rep->fatal == -ENOMEM && buddyinfo_read(&g->sr, &bi) == 0)
 		rep->buddy = &bi;
 	/* AnonHugePages and RSS after: one more smaps read for all ranges */
 	if (read_vmas(&g->sr, pi, pid, vl) == 0)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../kernel/sysctl.h"
+#include "../kernel/sysfs.h"
 #include "../lab/guard.h"
 #include "../render/control.h"
 #include "../util/num.h"
@@ -20,8 +21,8 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
 		return EXIT_FAIL;
 	}
 	if (!k->present) {
-		warnx("%s: %s/%s does not exist: this kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)",
-		      who, g->sr.live ? "" : g->sr.path, SR_THP);
+		warnx("%s: %s%s does not exist: this kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)",
+		      who, g->sr.live ? "" : g->sr.path, PATH_THP);
 		return EXIT_FAIL;
 	}
 	*pmd_nr = thp_knobs_pmd_nr(k, g->sr.live ? sysconf(_SC_PAGESIZE) : 0);
@@ -45,14 +46,7 @@ void control_report_notes(const char *who, const struct settings_plan *p, bool s
 /* Read KEY back as a value word. */
 static int read_back(const struct sysroot *sr, const char *key, char *out, size_t n)
 {
-	char rel[PATH_MAX];
-	struct buf b = {0};
-	snprintf(rel, sizeof(rel), SR_THP "/%s", key);
-	int r = sysroot_read(sr, rel, &b);
-	if (!r)
-		r = knob_value(b.p ? b.p : "", out, n);
-	buf_free(&b);
-	return r;
+	return thp_knob_value(sr, key, out, n);
 }
 
 /* Re-read each entry's current value under the lock: PENDING if it differs from the asked one. */
@@ -165,8 +159,9 @@ int control_apply_held(struct globals *g, const char *who, struct settings_plan 
 		if (nwritten && pause_s)
 			sleep((unsigned)pause_s);
 		char rel[PATH_MAX];
-		snprintf(rel, sizeof(rel), SR_THP "/%s", e->key);
-		if (fail_key && strcmp(fail_key, e->key) == 0)
+		if (thp_knob_rel(rel, sizeof(rel), e->key))
+			r = -ENAMETOOLONG;
+		else if (fail_key && strcmp(fail_key, e->key) == 0)
 			r = -EIO;
 		else
 			r = guard_write(rel, e->new);

@@ -8,7 +8,7 @@
 #include "cmd.h"
 
 /* The absolute path of transparent_hugepage/ on the host (for shell lines and units). */
-#define THP_DIR_ABS "/" SR_THP
+#define THP_DIR_ABS PATH_THP
 
 /*
  * Read every knob of G's sysroot into K and set *PMD_NR (HPAGE_PMD_NR, 0 if

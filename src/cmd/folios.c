@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../kernel/parse.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/underused.h"
 #include "../render/folios.h"
@@ -36,10 +37,10 @@ void folio_opts_from_env(struct folio_opts *o)
 void folio_geom_host(const struct sysroot *sr, uint64_t cont_kb, struct folio_geom *g)
 {
 	folio_geom_init(g, sysconf(_SC_PAGESIZE), cont_kb);
-	DIR *d = sysroot_opendir(sr, SR_THP);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		uint64_t kb = hugepages_dirname_kb(de->d_name);
+	uint64_t sizes[THP_MAX_SIZES];
+	int n = thp_sizes_list(sr, sizes, THP_MAX_SIZES);
+	for (int i = 0; i < n; i++) {
+		uint64_t kb = sizes[i];
 		if (!kb || kb % g->page_kb || !g->page_kb)
 			continue;
 		uint64_t pages = kb / g->page_kb;
@@ -49,8 +50,6 @@ void folio_geom_host(const struct sysroot *sr, uint64_t cont_kb, struct folio_ge
 		if (o < FOLIO_ORDERS)
 			g->host_orders |= 1u << o;
 	}
-	if (d)
-		closedir(d);
 }
 
 /*
@@ -182,15 +181,11 @@ static int uu_vma(const struct folio_vma *v, void *arg)
 	return underused_hist_init(&u->cur, r->total.nsub);
 }
 
-static long read_knob(const struct sysroot *sr, const char *rel)
+/* A THP knob KEY as a number, -1 when unreadable. */
+static long read_knob(const struct sysroot *sr, const char *key)
 {
-	struct buf b = {0};
 	uint64_t v;
-	long r = -1;
-	if (sysroot_read(sr, rel, &b) == 0 && parse_u64_text(b.p, b.len, &v) == 0)
-		r = (long)v;
-	buf_free(&b);
-	return r;
+	return thp_knob_u64(sr, key, &v) == 0 && v <= LONG_MAX ? (long)v : -1;
 }
 
 int maps_underused(struct globals *g, long pid, const struct proc_status *st)
@@ -201,8 +196,8 @@ int maps_underused(struct globals *g, long pid, const struct proc_status *st)
 	fo.threads = 1;
 	folio_geom_host(&g->sr, 0, &r.g);
 	int nsub = 1 << r.g.pmd_order;
-	r.max_ptes_none = read_knob(&g->sr, SR_THP "/khugepaged/max_ptes_none");
-	r.shrink_underused = read_knob(&g->sr, SR_THP "/shrink_underused");
+	r.max_ptes_none = read_knob(&g->sr, "khugepaged/max_ptes_none");
+	r.shrink_underused = read_knob(&g->sr, "shrink_underused");
 	struct uu_ctx u = {.r = &r, .mem_fd = -1};
 	u.page = r.g.page_kb * 1024;
 	u.thp_bytes = u.page << r.g.pmd_order;

@@ -9,6 +9,8 @@
 #include "../model/host.h"
 #include "../render/hugetlb_plan.h"
 #include "../kernel/boot_tools.h"
+#include "../kernel/kv.h"
+#include "../kernel/numa.h"
 #include "args.h"
 #include "common.h"
 
@@ -66,13 +68,11 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 			order++;
 		}
 	}
-	struct buf b = {0};
+	struct kvlist mi = {0};
 	for (int node = 0; node < 1024 && in->nnodes < HP_MAX_NODES; node++) {
 		bool in_buddy;
 		uint64_t blocks = hp_free_blocks(&h->buddy, node, order, &in_buddy);
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_NODES "/node%d", node);
-		bool in_sys = sysroot_exists(sr, rel) == 0;
+		bool in_sys = numa_node_present(sr, node);
 		if (!in_buddy && !in_sys)
 			continue;
 		struct hp_node *nd = &in->nodes[in->nnodes++];
@@ -80,8 +80,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 		nd->node = node;
 		nd->has_buddy = in_buddy && order >= 0;
 		nd->free_blocks = blocks;
-		if (sysroot_readf(sr, &b, SR_NODES "/node%d/meminfo", node) == 0 &&
-		    hp_node_meminfo_total(b.p, b.len, &v) == 0) {
+		if (node_meminfo_read(sr, node, &mi) == 0 && kv_get(&mi, "MemTotal", &v)) {
 			nd->has_mem_total = true;
 			nd->mem_total_kb = v;
 		}
@@ -93,7 +92,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 			}
 		}
 	}
-	buf_free(&b);
+	kvlist_free(&mi);
 }
 
 struct plan_opts {

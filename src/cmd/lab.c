@@ -296,7 +296,7 @@ static int host_open(struct globals *g, const struct lab_opts *o, const char *wh
 	thp_settings_read(&g->sr, feat->page_size, &h->thp);
 	features_from_settings(feat, &h->thp);
 	if (!h->thp.present || !feat->pmd_size) {
-		warnx("lab: this kernel has no transparent huge pages (no %s)", SR_THP);
+		warnx("lab: this kernel has no transparent huge pages (no %s)", PATH_THP);
 		thp_settings_free(&h->thp);
 		return EXIT_FAIL;
 	}

@@ -5,23 +5,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../kernel/parse.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/proc_thp.h"
 #include "../kernel/thp_settings.h"
-#include "../util/buf.h"
 #include "folios.h"
 
 void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *policy, size_t n)
 {
 	q->policy = thp_pmd_policy(sr, policy, n) == 0 ? policy : NULL;
-	struct buf b = {0};
 	uint64_t v;
 	q->max_ptes_none = -1;
-	if (sysroot_read(sr, SR_THP "/khugepaged/max_ptes_none", &b) == 0 &&
-	    parse_u64_text(b.p, b.len, &v) == 0 && v < 1u << 16)
+	if (thp_knob_u64(sr, "khugepaged/max_ptes_none", &v) == 0 && v < 1u << 16)
 		q->max_ptes_none = (long)v;
-	buf_free(&b);
 	struct folio_geom g;
 	folio_geom_host(sr, 0, &g);
 	q->page_kb = (unsigned)g.page_kb;

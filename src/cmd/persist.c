@@ -115,11 +115,8 @@ static int sysctl_items(struct globals *g, char **args, int nargs, struct knob_k
 		}
 	/* pools of other sizes: only kernel parameters can make them at boot */
 	uint64_t def_kb = 0;
-	struct kvlist mi = {0};
-	if (sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
-	    meminfo_parse(b.p, b.len, &mi) == 0)
-		kv_get(&mi, "Hugepagesize", &def_kb);
-	kvlist_free(&mi);
+	if (meminfo_get(&g->sr, "Hugepagesize", &def_kb))
+		def_kb = 0;
 	static struct hugetlb h;
 	if (!nargs && hugetlb_read(&g->sr, &h) == 0)
 		for (int i = 0; i < h.npools && *npools < 8; i++) {

@@ -265,6 +265,16 @@ static int cmp_folio_rows(const void *a, const void *b)
 	return c;
 }
 
+/* proc_info.more of ps --folios: the allowed CPUs of a process with an mm, once. */
+static unsigned folios_next(struct proc_info *pi, void *ctx)
+{
+	bool *asked = ctx;
+	if (*asked || pi->status_err || pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+		return 0;
+	*asked = true;
+	return PROC_ALLOWED;
+}
+
 /* `ps --folios`: the folio view of every selected process. */
 static int ps_folios(struct globals *g, const struct ps_opts *o)
 {
@@ -292,7 +302,8 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		numa_nodes_free(&numa);
 		return EXIT_FAIL;
 	}
-	struct proc_info pi = {0};
+	bool asked;
+	struct proc_info pi = {.more = folios_next, .more_ctx = &asked};
 	struct users users = {0};
 	size_t cap = 0;
 	int ret = EXIT_OK;
@@ -302,6 +313,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		if (!wanted_pid(o, pids[i]))
 			continue;
 		progress_update(&pr, (size_t)i, (size_t)n);
+		asked = false;
 		if (proc_read(&g->sr, pids[i], PROC_STATUS, &pi) || pi.status_err ||
 		    pi.st.kthread == 1 || pi.st.vmrss_kb < 0)
 			continue; /* gone, a kernel thread or a zombie */
@@ -315,7 +327,8 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 			.pid = pids[i], .ppid = st.ppid, .uid = st.uid, .vmrss_kb = st.vmrss_kb};
 		snprintf(row.user, sizeof(row.user), "%s", nm);
 		snprintf(row.comm, sizeof(row.comm), "%s", st.name);
-		row.has_allowed = numa_proc_allowed(&g->sr, pids[i], &row.allowed) == 0;
+		row.has_allowed = pi.got & PROC_ALLOWED;
+		row.allowed = pi.allowed;
 		e = folio_scan_pid(ctx, pids[i], sum_vma, NULL, &row.c);
 		if (e == -ESRCH)
 			continue;

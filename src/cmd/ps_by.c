@@ -15,13 +15,7 @@
 /* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
 bool host_ahp_kb(struct globals *g, uint64_t *kb)
 {
-	struct buf b = {0};
-	struct kvlist l = {0};
-	bool ok = sysroot_read(&g->sr, SR_PROC "/meminfo", &b) == 0 &&
-		  meminfo_parse(b.p, b.len, &l) == 0 && kv_get(&l, "AnonHugePages", kb);
-	kvlist_free(&l);
-	buf_free(&b);
-	return ok;
+	return meminfo_get(&g->sr, "AnonHugePages", kb) == 0;
 }
 
 /* The path of the cgroup of T whose cgroup.procs lists PID, NULL when none does. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "sysroot.h"
 
 /* "Node 0, zone   Normal   1174    490 ..." */
 static int parse_zone(const char *s, const char *e, struct buddy_zone *z)
@@ -99,4 +100,15 @@ uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order)
 		if (z->free[o] > UINT64_MAX >> o || __builtin_add_overflow(n, z->free[o] << o, &n))
 			return UINT64_MAX;
 	return n;
+}
+
+int buddyinfo_read(const struct sysroot *sr, struct buddyinfo *bi)
+{
+	struct buf b = {0};
+	memset(bi, 0, sizeof(*bi));
+	int r = sysroot_read(sr, SR_PROC "/buddyinfo", &b);
+	if (!r)
+		r = buddyinfo_parse(b.p ? b.p : "", b.len, bi);
+	buf_free(&b);
+	return r;
 }

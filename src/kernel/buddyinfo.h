@@ -25,6 +25,10 @@ struct buddyinfo {
 /* Parse TEXT into BI. Returns 0, or -EINVAL when no zone line was found. */
 int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi);
 
+/* Read proc/buddyinfo through SR into BI. Returns 0, -EINVAL (no zone line), or the read's -errno. */
+struct sysroot;
+int buddyinfo_read(const struct sysroot *sr, struct buddyinfo *bi);
+
 /* Free blocks of order >= MIN_ORDER in Z (in blocks of their own order); UINT64_MAX on overflow. */
 uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order);
 

@@ -158,3 +158,96 @@ int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, 
 	}
 	return 0;
 }
+
+/* A cgroup memory file: a number, or "max" (v2) / a huge value (v1) for no limit. */
+static bool cg_read(const struct sysroot *sr, struct buf *b, const char *dir, const char *file,
+		    uint64_t *v)
+{
+	if (sysroot_readf(sr, b, "%s/%s", dir, file))
+		return false;
+	if (b->len >= 3 && strncmp(b->p, "max", 3) == 0) {
+		*v = UINT64_MAX;
+		return true;
+	}
+	if (parse_u64_text(b->p, b->len, v))
+		return false;
+	if (*v >= (1ull << 60)) /* v1 prints PAGE_COUNTER_MAX pages for "none" */
+		*v = UINT64_MAX;
+	return true;
+}
+
+uint64_t cgroup_self_headroom(const struct sysroot *sr, uint64_t *limit)
+{
+	static const struct {
+		const char *base, *limit, *usage;
+		bool v2;
+	} kinds[] = {
+		{SR_CGROUP "/memory", "memory.limit_in_bytes", "memory.usage_in_bytes", false},
+		{SR_CGROUP, "memory.max", "memory.current", true},
+		{SR_CGROUP "/unified", "memory.max", "memory.current", true},
+	};
+	struct buf b = {0}, cg = {0};
+	uint64_t best = 0;
+	*limit = 0;
+	if (sysroot_read(sr, SR_PROC "/self/cgroup", &cg)) {
+		buf_free(&cg);
+		return 0;
+	}
+	const char *pos = cg.p, *end = cg.p + cg.len, *l, *le;
+	while (next_line(&pos, end, &l, &le)) {
+		/* "4:memory:/a/b" (v1) or "0::/a/b" (v2) */
+		const char *c1 = memchr(l, ':', (size_t)(le - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(le - c1 - 1)) : NULL;
+		if (!c2)
+			continue;
+		bool v2 = c1 - l == 1 && l[0] == '0' && c2 == c1 + 1;
+		bool v1mem = false;
+		for (const char *t = c1 + 1; t < c2;) {
+			const char *comma = memchr(t, ',', (size_t)(c2 - t));
+			const char *te = comma ? comma : c2;
+			if (te - t == 6 && strncmp(t, "memory", 6) == 0)
+				v1mem = true;
+			t = te + 1;
+		}
+		if (!v2 && !v1mem)
+			continue;
+		char path[PATH_MAX];
+		size_t plen = (size_t)(le - c2 - 1);
+		if (plen >= sizeof(path) - 1)
+			continue;
+		memcpy(path, c2 + 1, plen);
+		path[plen] = '\0';
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			if (kinds[k].v2 != v2)
+				continue;
+			/* walk up to the root; a cgroup namespace may hide the path: the root decides then */
+			char p[PATH_MAX];
+			snprintf(p, sizeof(p), "%s", path);
+			for (;;) {
+				char dir[PATH_MAX + 64];
+				snprintf(dir, sizeof(dir), "%s%s", kinds[k].base,
+					 strcmp(p, "/") ? p : "");
+				uint64_t lim, use;
+				if (cg_read(sr, &b, dir, kinds[k].limit, &lim) &&
+				    lim != UINT64_MAX &&
+				    cg_read(sr, &b, dir, kinds[k].usage, &use)) {
+					uint64_t room = lim > use ? lim - use : 1;
+					if (!best || room < best) {
+						best = room;
+						*limit = lim;
+					}
+				}
+				char *slash = strrchr(p, '/');
+				if (!slash || (slash == p && !p[1]))
+					break;
+				if (slash == p)
+					p[1] = '\0';
+				else
+					*slash = '\0';
+			}
+		}
+	}
+	buf_free(&b);
+	buf_free(&cg);
+	return best;
+}

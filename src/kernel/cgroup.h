@@ -62,4 +62,12 @@ struct cg_limit {
 int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, struct buf *b,
 			struct cg_limit *out);
 
+/*
+ * Headroom in bytes (limit - usage, the smallest over the memory cgroup the
+ * calling process is in, from proc/self/cgroup, and its ancestors; v1
+ * memory.limit_in_bytes/usage_in_bytes or v2 memory.max/current), 0 when no
+ * limit applies or none can be read. *LIMIT gets the limit that decided it.
+ */
+uint64_t cgroup_self_headroom(const struct sysroot *sr, uint64_t *limit);
+
 #endif

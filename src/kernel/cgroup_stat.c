@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cgroup_stat.h"
+#include "proc_read.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -210,15 +211,54 @@ void cg_tree_free(struct cg_tree *t)
 
 int cg_fallback_charge(const struct sysroot *sr, struct opt_u64 *out)
 {
-	struct buf b = {0};
 	struct kvlist l = {0};
 	memset(out, 0, sizeof(*out));
-	int r = sysroot_read(sr, "proc/vmstat", &b);
-	if (!r)
-		r = vmstat_parse(b.p, b.len, &l);
+	int r = vmstat_read(sr, &l);
 	if (!r)
 		out->present = kv_get(&l, "thp_fault_fallback_charge", &out->v);
 	kvlist_free(&l);
-	buf_free(&b);
 	return r;
+}
+
+/* proc_info.more: status, unless stat says a kernel thread. */
+static unsigned status_unless_kthread(struct proc_info *pi, void *ctx)
+{
+	bool *asked = ctx;
+	if (*asked)
+		return 0;
+	*asked = true;
+	bool kthread = (pi->got & PROC_STAT) && !pi->stat_err && (pi->stat.flags & PF_KTHREAD_FLAG);
+	return kthread ? 0 : PROC_STATUS;
+}
+
+int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
+			struct cg_proc_count *out)
+{
+	struct proc_info pi = {.more = status_unless_kthread};
+	int r = 0;
+	for (size_t i = 0; i < t->n && r != -ENOMEM; i++) {
+		const struct cg_node *n = &t->nodes[i];
+		for (int k = 0; k < n->npids; k++) {
+			bool asked = false;
+			pi.more_ctx = &asked;
+			r = proc_read(sr, n->pids[k], PROC_STAT, &pi);
+			if (r == -ENOMEM)
+				break;
+			if ((pi.got & PROC_STAT) && !pi.stat_err &&
+			    (pi.stat.flags & PF_KTHREAD_FLAG))
+				continue;
+			if (r == -ESRCH && sr->live)
+				continue; /* exited since cgroup.procs was read */
+			bool st_ok = !r && (pi.got & PROC_STATUS) && !pi.status_err;
+			if (st_ok && pi.st.kthread == 1)
+				continue;
+			out[i].n++;
+			if (!st_ok || pi.st.thp_enabled < 0)
+				out[i].unknown++;
+			else if (pi.st.thp_enabled == 0)
+				out[i].thp_off++;
+		}
+	}
+	proc_info_free(&pi);
+	return r == -ENOMEM ? r : 0;
 }

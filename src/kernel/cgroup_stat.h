@@ -82,6 +82,23 @@ int cg_tree_read(const struct sysroot *sr, struct cg_tree *t);
 
 void cg_tree_free(struct cg_tree *t);
 
+/* The processes of one cgroup (its own cgroup.procs, not its descendants'). */
+struct cg_proc_count {
+	int n;	     /* processes listed, kernel threads left out */
+	int thp_off; /* of them, THP_enabled 0 (prctl PR_SET_THP_DISABLE) */
+	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0) */
+};
+
+/*
+ * Count each node's own processes of T into OUT (T->n entries, zeroed by the
+ * caller): proc/PID/stat first (a kernel thread, PF_KTHREAD, has no mm and no
+ * THP of its own, and a recorded tree keeps only its stat), then status, in
+ * one proc_read() per process. A process that exited since cgroup.procs was
+ * read (live) is not counted. Returns 0 or -ENOMEM.
+ */
+int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
+			struct cg_proc_count *out);
+
 /*
  * The host-wide vmstat counter thp_fault_fallback_charge (5.7+: THP faults
  * that fell back because the memory cgroup charge failed, all cgroups) into

@@ -336,3 +336,21 @@ int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n)
 	buf_free(&b);
 	return r;
 }
+
+int dpkg_installed_version(const struct sysroot *sr, struct dpkg_status *d, const char *pkg,
+			   char *out, size_t n)
+{
+	if (!d->read) {
+		d->read = true;
+		d->err = sysroot_read(sr, SR_DPKG_STATUS, &d->text);
+	}
+	if (d->err)
+		return d->err;
+	return d->text.len ? dpkg_status_version(d->text.p, d->text.len, pkg, out, n) : -ENOENT;
+}
+
+void dpkg_status_free(struct dpkg_status *d)
+{
+	buf_free(&d->text);
+	memset(d, 0, sizeof(*d));
+}

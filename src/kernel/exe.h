@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../util/buf.h"
 #include "sysroot.h"
 
 #define SR_DPKG_STATUS "var/lib/dpkg/status"
@@ -87,5 +88,21 @@ int dpkg_list_has(const char *text, size_t len, const char *path);
  * ":arch" dropped, into PKG. 0, -ENOENT (no package), -errno of the directory.
  */
 int dpkg_owner(const struct sysroot *sr, const char *path, char *pkg, size_t n);
+
+/* var/lib/dpkg/status, read once on first use and kept (a few MB on a desktop). */
+struct dpkg_status {
+	bool read; /* tried */
+	int err;   /* 0, or the read's -errno (-ENOENT: not a dpkg system) */
+	struct buf text;
+};
+
+/*
+ * The Version: of installed package PKG (dpkg_status_version()) into OUT,
+ * reading var/lib/dpkg/status into D on the first call. Returns 0, -ENOENT
+ * (not installed, or no status file), or the read's -errno.
+ */
+int dpkg_installed_version(const struct sysroot *sr, struct dpkg_status *d, const char *pkg,
+			   char *out, size_t n);
+void dpkg_status_free(struct dpkg_status *d);
 
 #endif

@@ -129,24 +129,20 @@ void host_snapshot_missing_err(struct host_snapshot *out, const char *what, int 
 static int read_counters(struct host_reader *r, struct host_snapshot *out)
 {
 	const struct sysroot *sr = r->sr;
-	int e = sysroot_read(sr, SR_PROC "/vmstat", &r->b);
-	if (e == 0) {
-		if (vmstat_parse(r->b.p, r->b.len, &out->vmstat))
-			return -ENOMEM;
+	int e = vmstat_read_buf(sr, &r->b, &out->vmstat);
+	if (e == -ENOMEM)
+		return e;
+	if (e == 0)
 		out->has_vmstat = true;
-	} else {
-		kvlist_clear(&out->vmstat);
+	else
 		host_snapshot_missing_err(out, "proc/vmstat", e);
-	}
-	e = sysroot_read(sr, SR_PROC "/meminfo", &r->b);
-	if (e == 0) {
-		if (meminfo_parse(r->b.p, r->b.len, &out->meminfo))
-			return -ENOMEM;
+	e = meminfo_read_buf(sr, &r->b, &out->meminfo);
+	if (e == -ENOMEM)
+		return e;
+	if (e == 0)
 		out->has_meminfo = true;
-	} else {
-		kvlist_clear(&out->meminfo);
+	else
 		host_snapshot_missing_err(out, "proc/meminfo", e);
-	}
 	e = sysroot_read(sr, SR_PROC "/buddyinfo", &r->b);
 	if (e == 0 && buddyinfo_parse(r->b.p, r->b.len, &out->buddy) == 0)
 		out->has_buddy = true;

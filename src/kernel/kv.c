@@ -2,6 +2,7 @@
 #include "kv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,7 @@ bool kv_get(const struct kvlist *l, const char *name, uint64_t *v)
  * Both files are "NAME<sep> VALUE[ kB]" per line; SEP is ':' for meminfo and
  * absent for vmstat.
  */
-static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon)
+static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, bool node)
 {
 	kvlist_clear(l);
 	const char *pos = text, *end = text + len, *s, *e;
@@ -60,6 +61,18 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon)
 		if (e == end) {
 			l->bad++;
 			break;
+		}
+		if (node) { /* "Node 0 MemTotal: ..." */
+			const char *q = s + 5;
+			if (e - s < 7 || memcmp(s, "Node ", 5) || *q < '0' || *q > '9') {
+				l->bad++;
+				continue;
+			}
+			while (q < e && *q >= '0' && *q <= '9')
+				q++;
+			while (q < e && *q == ' ')
+				q++;
+			s = q;
 		}
 		const char *n = s;
 		while (n < e && *n != ' ' && *n != '\t' && *n != ':')
@@ -100,10 +113,79 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon)
 
 int vmstat_parse(const char *text, size_t len, struct kvlist *l)
 {
-	return kv_parse(text, len, l, false);
+	return kv_parse(text, len, l, false, false);
 }
 
 int meminfo_parse(const char *text, size_t len, struct kvlist *l)
 {
-	return kv_parse(text, len, l, true);
+	return kv_parse(text, len, l, true, false);
+}
+
+int node_meminfo_parse(const char *text, size_t len, struct kvlist *l)
+{
+	return kv_parse(text, len, l, true, true);
+}
+
+/* Read REL through SR into B (NULL: a buffer of its own) and parse it with FN into L. */
+static int kv_read(const struct sysroot *sr, const char *rel, struct buf *b, struct kvlist *l,
+		   int (*fn)(const char *, size_t, struct kvlist *))
+{
+	struct buf own = {0};
+	struct buf *u = b ? b : &own;
+	kvlist_clear(l);
+	int r = sysroot_read(sr, rel, u);
+	if (!r)
+		r = fn(u->p ? u->p : "", u->len, l);
+	buf_free(&own);
+	return r;
+}
+
+int vmstat_read_buf(const struct sysroot *sr, struct buf *b, struct kvlist *l)
+{
+	return kv_read(sr, SR_PROC "/vmstat", b, l, vmstat_parse);
+}
+
+int meminfo_read_buf(const struct sysroot *sr, struct buf *b, struct kvlist *l)
+{
+	return kv_read(sr, SR_PROC "/meminfo", b, l, meminfo_parse);
+}
+
+int vmstat_read(const struct sysroot *sr, struct kvlist *l)
+{
+	return vmstat_read_buf(sr, NULL, l);
+}
+
+int meminfo_read(const struct sysroot *sr, struct kvlist *l)
+{
+	return meminfo_read_buf(sr, NULL, l);
+}
+
+int node_meminfo_read(const struct sysroot *sr, int node, struct kvlist *l)
+{
+	char rel[96];
+	snprintf(rel, sizeof(rel), SR_NODES "/node%d/meminfo", node);
+	return kv_read(sr, rel, NULL, l, node_meminfo_parse);
+}
+
+/* One value of the file READ reads. */
+static int kv_read_one(const struct sysroot *sr,
+		       int (*read)(const struct sysroot *, struct kvlist *), const char *key,
+		       uint64_t *v)
+{
+	struct kvlist l = {0};
+	int r = read(sr, &l);
+	if (!r && !kv_get(&l, key, v))
+		r = -ENOENT;
+	kvlist_free(&l);
+	return r;
+}
+
+int meminfo_get(const struct sysroot *sr, const char *key, uint64_t *v)
+{
+	return kv_read_one(sr, meminfo_read, key, v);
+}
+
+int vmstat_get(const struct sysroot *sr, const char *key, uint64_t *v)
+{
+	return kv_read_one(sr, vmstat_read, key, v);
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sysroot.h"
+
 #define KV_NAME_LEN 64
 
 struct kv {
@@ -47,5 +49,34 @@ int vmstat_parse(const char *text, size_t len, struct kvlist *l);
  * (HugePages_Total). Malformed lines counted in L->bad. Returns 0 or -ENOMEM.
  */
 int meminfo_parse(const char *text, size_t len, struct kvlist *l);
+
+/*
+ * Parse sys/devices/system/node/nodeN/meminfo text ("Node 0 MemTotal:  24 kB")
+ * into L (cleared first) like meminfo_parse(), the "Node N " prefix dropped.
+ * Returns 0 or -ENOMEM.
+ */
+int node_meminfo_parse(const char *text, size_t len, struct kvlist *l);
+
+/*
+ * The readers: proc/vmstat, proc/meminfo and node NODE's meminfo through SR
+ * into L (cleared first), the one place each file is parsed. Return 0,
+ * -ENOMEM, or the read's -errno (-ENOENT: no such file, or no such node);
+ * a file that reads but parses to nothing leaves L empty with L->bad set.
+ */
+int vmstat_read(const struct sysroot *sr, struct kvlist *l);
+int meminfo_read(const struct sysroot *sr, struct kvlist *l);
+int node_meminfo_read(const struct sysroot *sr, int node, struct kvlist *l);
+/* The same with B as the read buffer, kept by the caller across reads (watch, exporter). */
+int vmstat_read_buf(const struct sysroot *sr, struct buf *b, struct kvlist *l);
+int meminfo_read_buf(const struct sysroot *sr, struct buf *b, struct kvlist *l);
+
+/*
+ * One proc/meminfo value (kB where the kernel prints kB) into *V. Returns 0,
+ * -ENOENT when the file lacks KEY, or as meminfo_read().
+ */
+int meminfo_get(const struct sysroot *sr, const char *key, uint64_t *v);
+
+/* One proc/vmstat counter into *V. Returns 0, -ENOENT when absent, or as vmstat_read(). */
+int vmstat_get(const struct sysroot *sr, const char *key, uint64_t *v);
 
 #endif

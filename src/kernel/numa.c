@@ -217,22 +217,26 @@ int numa_proc_allowed(const struct sysroot *sr, pid_t pid, struct cpuset *out)
 	char rel[PATH_MAX];
 	struct buf b = {0};
 	int r = -ENOENT, any = 0;
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/task", (int)pid);
+	char who[16];
+	if (pid)
+		snprintf(who, sizeof(who), "%d", (int)pid);
+	else
+		snprintf(who, sizeof(who), "self");
+	snprintf(rel, sizeof(rel), SR_PROC "/%s/task", who);
 	DIR *d = sysroot_opendir(sr, rel);
 	if (d) {
 		struct dirent *de;
 		long tid;
 		while ((de = readdir(d)))
 			if (str_long(de->d_name, 1, INT_MAX, &tid) == 0) {
-				snprintf(rel, sizeof(rel), SR_PROC "/%d/task/%ld/status", (int)pid,
-					 tid);
+				snprintf(rel, sizeof(rel), SR_PROC "/%s/task/%ld/status", who, tid);
 				if (add_allowed(sr, rel, &b, out) == 0)
 					any++;
 			}
 		closedir(d);
 	}
 	if (!any) {
-		snprintf(rel, sizeof(rel), SR_PROC "/%d/status", (int)pid);
+		snprintf(rel, sizeof(rel), SR_PROC "/%s/status", who);
 		r = add_allowed(sr, rel, &b, out);
 		if (r == -ENOENT && sysroot_exists(sr, rel) != 0)
 			r = -ESRCH;
@@ -241,4 +245,11 @@ int numa_proc_allowed(const struct sysroot *sr, pid_t pid, struct cpuset *out)
 	}
 	buf_free(&b);
 	return r;
+}
+
+bool numa_node_present(const struct sysroot *sr, int node)
+{
+	char rel[96];
+	snprintf(rel, sizeof(rel), SR_NODES "/node%d", node);
+	return sysroot_exists(sr, rel) == 0;
 }

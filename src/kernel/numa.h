@@ -77,9 +77,12 @@ void numa_nodes_free(struct numa_nodes *m);
 /*
  * The CPUs the threads of process PID may run on: the union of
  * Cpus_allowed_list over proc/PID/task/TID/status (proc/PID/status when the
- * task directory is unreadable) into OUT. Returns 0, -ESRCH (gone), -ENOENT
+ * task directory is unreadable) into OUT; PID 0 is the caller (proc/self). Returns 0, -ESRCH (gone), -ENOENT
  * (no Cpus_allowed_list line), or -errno.
  */
 int numa_proc_allowed(const struct sysroot *sr, pid_t pid, struct cpuset *out);
+
+/* Whether SR has sys/devices/system/node/nodeNODE (a NUMA node of this host). */
+bool numa_node_present(const struct sysroot *sr, int node);
 
 #endif

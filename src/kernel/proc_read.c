@@ -157,6 +157,11 @@ static int count_vma(const struct smaps_vma *v, void *ctx)
 {
 	struct proc_info *pi = ctx;
 	pi->nvmas++;
+	if (pi->lv_walk) { /* PROC_LEDGER with this walk */
+		ledger_vmas_add(&pi->lv, v, pi->ledger_policy);
+		if (pi->lv.err)
+			return pi->lv.err;
+	}
 	return pi->vma_cb ? pi->vma_cb(v, pi->vma_ctx) : 0;
 }
 
@@ -165,10 +170,13 @@ static int feed(void *ctx, const char *text, size_t len)
 	return smaps_stream_feed(ctx, text, len);
 }
 
-static int read_smaps(struct pass *p)
+static int read_smaps(struct pass *p, bool ledger)
 {
 	struct proc_info *pi = p->pi;
 	memset(&pi->t, 0, sizeof(pi->t));
+	pi->lv.n = 0;
+	pi->lv.err = 0;
+	pi->lv_walk = ledger;
 	pi->nvmas = 0;
 	pi->smaps_truncated = false;
 	pi->smaps_damaged = 0;
@@ -182,7 +190,12 @@ static int read_smaps(struct pass *p)
 		e = smaps_stream_finish(s);
 	pi->smaps_truncated = s->truncated;
 	pi->smaps_damaged = (int)s->nbad;
+	pi->lv_walk = false;
 	free(s);
+	if (e == -ENOMEM || pi->lv.err == -ENOMEM)
+		return -ENOMEM;
+	if (ledger && !e)
+		pi->got |= PROC_LEDGER;
 	if (!e && pi->nvmas == 0)
 		e = -ESRCH; /* the mm went away after status */
 	return note(p, &pi->smaps_err, PROC_SMAPS, e);
@@ -214,9 +227,24 @@ static int *err_slot(struct proc_info *pi, unsigned flag)
 		return &pi->stat_err;
 	case PROC_STATM:
 		return &pi->statm_err;
+	case PROC_ALLOWED:
+		return &pi->allowed_err;
 	default:
 		return NULL;
 	}
+}
+
+/* Forget the files of FLAGS (they are read again). */
+static void forget(struct proc_info *pi, unsigned flags)
+{
+	pi->got &= ~flags;
+	for (unsigned f = 1; f <= PROC_LAST; f <<= 1) {
+		int *slot = err_slot(pi, f);
+		if ((flags & f) && slot)
+			*slot = 0;
+	}
+	if (flags & PROC_CHAIN)
+		pi->chain_walked = false;
 }
 
 /* A new pid forgets everything; the same pid forgets only the files of FLAGS. */
@@ -226,7 +254,8 @@ static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
 		pi->got = 0;
 		memset(&pi->st, 0, sizeof(pi->st));
 		pi->status_err = pi->smaps_err = pi->rollup_err = pi->cgroup_err = pi->environ_err =
-			pi->cmdline_err = pi->maps_err = pi->exe_err = pi->tasks_err = 0;
+			pi->cmdline_err = pi->maps_err = pi->exe_err = pi->tasks_err =
+				pi->stat_err = pi->statm_err = pi->allowed_err = 0;
 		pi->exe[0] = '\0';
 		pi->exe_go = -ENOENT;
 		pi->chain_walked = false;
@@ -234,20 +263,13 @@ static void reset(struct proc_info *pi, pid_t pid, unsigned flags)
 	}
 	pi->pid = pid;
 	pi->gone = false;
-	pi->got &= ~flags;
-	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
-		int *slot = err_slot(pi, f);
-		if ((flags & f) && slot)
-			*slot = 0;
-	}
-	if (flags & PROC_CHAIN)
-		pi->chain_walked = false;
+	forget(pi, flags);
 }
 
 /* Mark the files of FLAGS not read yet with ERR. */
 static void mark_rest(struct proc_info *pi, unsigned flags, int err)
 {
-	for (unsigned f = 1; f <= PROC_STATM; f <<= 1) {
+	for (unsigned f = 1; f <= PROC_LAST; f <<= 1) {
 		int *slot = err_slot(pi, f);
 		if ((flags & f) && slot && !(pi->got & f) && !*slot)
 			*slot = err;
@@ -290,9 +312,17 @@ static int read_all(struct pass *p, unsigned flags)
 	if ((flags & PROC_ROLLUP) && read_rollup(p))
 		return 0;
 	if (flags & PROC_SMAPS) {
-		int e = read_smaps(p);
+		int e = read_smaps(p, flags & PROC_LEDGER);
 		if (e < 0)
 			return e;
+	}
+	if (flags & PROC_ALLOWED) {
+		/* task/TID/status of every thread: not through the handle (numa.c) */
+		pi->allowed_err = numa_proc_allowed(p->sr, pi->pid, &pi->allowed);
+		if (!pi->allowed_err)
+			pi->got |= PROC_ALLOWED;
+		else if (pi->allowed_err == -ESRCH) /* -ENOENT: no Cpus_allowed_list line */
+			pi->gone = true;
 	}
 	return 0;
 }
@@ -302,7 +332,10 @@ int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_i
 	reset(pi, pid, flags);
 	struct pass p = {.sr = sr, .pi = pi};
 	char rel[32];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	if (pid)
+		snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	else
+		snprintf(rel, sizeof(rel), SR_PROC "/self");
 	int fd = sysroot_openat(sr, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
 		bool gone = fd == -ENOENT || fd == -ESRCH;
@@ -312,12 +345,22 @@ int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_i
 	}
 	p.dir.dirfd = fd;
 	p.dir.live = sr->live;
+	unsigned all = flags;
 	int e = read_all(&p, flags);
+	/* the caller's further rounds, on the same handle */
+	for (int round = 1; !e && !pi->gone && pi->more && round < PROC_MAX_ROUNDS; round++) {
+		unsigned more = pi->more(pi, pi->more_ctx);
+		if (!more)
+			break;
+		forget(pi, more);
+		all |= more;
+		e = read_all(&p, more);
+	}
 	close(fd);
 	if (e)
 		return e;
 	if (pi->gone) {
-		mark_rest(pi, flags, -ESRCH);
+		mark_rest(pi, all, -ESRCH);
 		return -ESRCH;
 	}
 	return 0;
@@ -330,5 +373,6 @@ void proc_info_free(struct proc_info *pi)
 	buf_free(&pi->maps);
 	buf_free(&pi->b);
 	free(pi->tids);
+	ledger_vmas_free(&pi->lv);
 	memset(pi, 0, sizeof(*pi));
 }

@@ -30,8 +30,16 @@ long long procmem_madvise(int pidfd, uint64_t start, uint64_t len, int advice)
 int procmem_pagemap_open(const struct sysroot *sr, pid_t pid)
 {
 	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+	if (pid)
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/pagemap", (int)pid);
+	else
+		snprintf(rel, sizeof(rel), SR_PROC "/self/pagemap");
 	return sysroot_openat(sr, rel, O_RDONLY);
+}
+
+int procmem_kpageflags_open(const struct sysroot *sr)
+{
+	return sysroot_openat(sr, SR_PROC "/kpageflags", O_RDONLY);
 }
 
 int procmem_populated(int fd, uint64_t start, uint64_t npages, long page_size, uint64_t *count)

@@ -26,8 +26,11 @@ int procmem_pidfd_open(pid_t pid);
  */
 long long procmem_madvise(int pidfd, uint64_t start, uint64_t len, int advice);
 
-/* Open SR's proc/PID/pagemap for reading. Returns the fd or -errno. */
+/* Open SR's proc/PID/pagemap (PID 0: proc/self) for reading. Returns the fd or -errno. */
 int procmem_pagemap_open(const struct sysroot *sr, pid_t pid);
+
+/* Open SR's proc/kpageflags (root only) for reading. Returns the fd or -errno (-EACCES). */
+int procmem_kpageflags_open(const struct sysroot *sr);
 
 /*
  * Count the pages of [START, START + NPAGES * PAGE_SIZE) that are present or

@@ -19,6 +19,7 @@
 /* The same, as a host path, for words shown to people (render/). */
 #define PATH_PROC "/proc"
 #define SR_THP "sys/kernel/mm/transparent_hugepage"
+#define PATH_THP "/" SR_THP /* as a host path, for words shown to people */
 #define SR_THP_RHEL6 "sys/kernel/mm/redhat_transparent_hugepage" /* RHEL 6 (2.6.32) */
 #define SR_HUGETLB "sys/kernel/mm/hugepages"
 #define SR_NODES "sys/devices/system/node"

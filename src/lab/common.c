@@ -3,7 +3,11 @@
 #include "fragment.h"
 #include "guard.h"
 
+#include "../kernel/kv.h"
+#include "../kernel/sysfs.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,14 +77,9 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 {
 	uint64_t s = o->size ? o->size : def;
 	s = (s + ctx->pmd_size - 1) / ctx->pmd_size * ctx->pmd_size; /* whole PMDs */
-	struct buf b = {0};
-	struct kvlist mi = {0};
 	uint64_t avail_kb = 0;
-	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 &&
-	    meminfo_parse(b.p, b.len, &mi) == 0)
-		kv_get(&mi, "MemAvailable", &avail_kb);
-	buf_free(&b);
-	kvlist_free(&mi);
+	if (meminfo_get(ctx->sr, "MemAvailable", &avail_kb))
+		avail_kb = 0;
 	/* leave 512 MiB and a quarter of what is available to everyone else */
 	uint64_t avail = avail_kb * 1024;
 	uint64_t limit = avail > (512ull << 20) ? (avail - (512ull << 20)) / 4 * 3 : 0;
@@ -199,15 +198,33 @@ void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, ui
 	}
 }
 
+int lab_thp_write(const char *key, const char *value)
+{
+	char rel[PATH_MAX];
+	int r = thp_knob_rel(rel, sizeof(rel), key);
+	return r ? r : guard_write(rel, value);
+}
+
+int lab_size_enabled(uint64_t size_kb, const char *value)
+{
+	char rel[PATH_MAX];
+	int r = thp_size_rel(rel, sizeof(rel), size_kb, "enabled");
+	return r ? r : guard_write(rel, value);
+}
+
+int lab_drop_caches(void)
+{
+	char rel[PATH_MAX];
+	int r = sysctl_vm_rel(rel, sizeof(rel), "drop_caches");
+	return r ? r : guard_poke(rel, "2");
+}
+
 int lab_set_enabled(const struct lab_ctx *ctx, const char *value)
 {
-	int e = guard_write(SR_THP "/enabled", value);
+	int e = lab_thp_write("enabled", value);
 	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)(ctx->pmd_size >> 10));
-		e = guard_write(rel, value);
-	}
+	/* 6.8+: the PMD size follows the top-level file only through "inherit" */
+	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit"))
+		e = lab_size_enabled(ctx->pmd_size >> 10, value);
 	return e;
 }

@@ -97,4 +97,16 @@ void lab_run_prepare(const struct lab_opts *o, uint64_t size, struct frag *f, ui
  */
 int lab_set_enabled(const struct lab_ctx *ctx, const char *value);
 
+/*
+ * transparent_hugepage/KEY = VALUE ("defrag", "khugepaged/max_ptes_none",
+ * "hugepages-64kB/enabled") through guard_write(). 0 or -errno.
+ */
+int lab_thp_write(const char *key, const char *value);
+
+/* hugepages-<SIZE_KB>kB/enabled = VALUE through guard_write(). 0 or -errno. */
+int lab_size_enabled(uint64_t size_kb, const char *value);
+
+/* vm.drop_caches = 2 (slab, which runs the deferred-split shrinker) through guard_poke(). */
+int lab_drop_caches(void);
+
 #endif

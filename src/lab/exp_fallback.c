@@ -34,21 +34,6 @@ static bool defrag_stalls_unadvised(const char *defrag)
 	return strcmp(defrag, "always") == 0;
 }
 
-/* enabled=always for the run, the PMD size too where it does not inherit. Returns 0 or -errno. */
-static int set_always(const struct lab_ctx *ctx)
-{
-	int e = guard_write(SR_THP "/enabled", "always");
-	/* 6.8+: the PMD size follows the top-level file only through "inherit" */
-	char rel[96];
-	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-		 (unsigned long long)(ctx->pmd_size >> 10));
-	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit") &&
-	    strcmp(ts->enabled.selected, "always"))
-		e = guard_write(rel, "always");
-	return e;
-}
-
 /* One run's shot S into the mode's results ARG (a struct mode_res). */
 static void fallback_record(void *arg, const struct shot *s)
 {
@@ -157,7 +142,7 @@ static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, str
 			 ctx->root ? " (the THP files are not writable here)" : "");
 		return 0;
 	}
-	int e = set_always(ctx);
+	int e = lab_set_enabled(ctx, "always");
 	if (e) {
 		lab_skip(r, "could not set enabled=always: %s",
 			 e == -EBUSY ? "another running thpctl holds the settings journal"

@@ -193,20 +193,6 @@ static int measure(const struct lab_ctx *ctx, const struct fr_run *f, int m, dou
 	return 0;
 }
 
-/* enabled=VALUE, the PMD size's own file too where it does not inherit. 0 or -errno. */
-static int set_enabled(const struct lab_ctx *ctx, const char *value)
-{
-	int e = guard_write(SR_THP "/enabled", value);
-	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)(ctx->pmd_size >> 10));
-		e = guard_write(rel, value);
-	}
-	return e;
-}
-
 /* Every run of every mode into F->v; a failed mode is dropped with a proof. */
 static void run_all(const struct lab_ctx *ctx, const struct lab_opts *o, struct fr_run *f,
 		    struct lab_result *r)
@@ -218,7 +204,8 @@ static void run_all(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 			if (f->failed[m])
 				continue;
 			lab_progress_run(o, "fileread", f->size, f->label[m], i, f->runs);
-			int rc = fr_modes[m].enabled ? set_enabled(ctx, fr_modes[m].enabled) : 0;
+			int rc =
+				fr_modes[m].enabled ? lab_set_enabled(ctx, fr_modes[m].enabled) : 0;
 			double v[FR_NV];
 			if (!rc)
 				rc = measure(ctx, f, m, v, &f->ns[m][f->n[m] * f->passes],

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../kernel/exe.h"
+#include "../kernel/cpuinfo.h"
 #include "../kernel/sysctl.h"
 #include "../util/buf.h"
 #include "common.h"
@@ -59,16 +60,11 @@ static void probe(const struct lab_ctx *ctx, struct probes *p)
 		p->disabled[0] = '\0';
 	p->setup = uring_probe(0);
 	p->sqpoll = uring_probe(IORING_SETUP_SQPOLL);
-	struct buf b = {0};
-	if (!sysroot_read(ctx->sr, SR_DPKG_STATUS, &b) &&
-	    dpkg_status_version(b.p, b.len, "liburing2", p->liburing, sizeof(p->liburing)))
+	struct dpkg_status d = {0};
+	if (dpkg_installed_version(ctx->sr, &d, "liburing2", p->liburing, sizeof(p->liburing)))
 		p->liburing[0] = '\0';
-	buf_free(&b);
-	if (!sysroot_read(ctx->sr, SR_PROC "/cpuinfo", &b) && b.p) {
-		p->guest_known = true;
-		p->guest = strstr(b.p, " hypervisor") != NULL;
-	}
-	buf_free(&b);
+	dpkg_status_free(&d);
+	p->guest_known = cpuinfo_has_flag(ctx->sr, "hypervisor", &p->guest) == 0;
 }
 
 /* A private directory under BASE whose files take O_DIRECT into DIR. 0 or -errno. */

@@ -17,11 +17,12 @@
 #include <time.h>
 
 #include "../kernel/parse.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/uapi_compat.h"
 #include "common.h"
 #include "guard.h"
 
-#define KH "/khugepaged"
+#define KH "khugepaged"
 #define STRIDE_PAGES 8 /* one touched page in 8 */
 #define MAX_PHASES 2
 #define KH_SLEEP_MS 10 /* scan_sleep_millisecs as root unless --scan-sleep */
@@ -48,28 +49,11 @@ struct kh_phase {
 	int err;
 };
 
-/* A decimal sysfs file. */
-static int read_u64(const struct sysroot *sr, const char *rel, uint64_t *v)
-{
-	struct buf b = {0};
-	int r = sysroot_read(sr, rel, &b);
-	if (!r)
-		r = parse_u64_text(b.p, b.len, v);
-	buf_free(&b);
-	return r;
-}
-
 /* One /proc/vmstat counter, 0 when absent. */
-static uint64_t vmstat_get(const struct sysroot *sr, const char *name)
+static uint64_t vm_counter(const struct sysroot *sr, const char *name)
 {
-	struct buf b = {0};
-	struct kvlist l = {0};
 	uint64_t v = 0;
-	if (!sysroot_read(sr, SR_PROC "/vmstat", &b) && !vmstat_parse(b.p, b.len, &l))
-		kv_get(&l, name, &v);
-	kvlist_free(&l);
-	buf_free(&b);
-	return v;
+	return vmstat_get(sr, name, &v) ? 0 : v;
 }
 
 static void sleep_until(uint64_t ns)
@@ -110,11 +94,11 @@ static int kh_run(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 	if ((r = region_smaps_read(sr, 0, (uintptr_t)reg.p, reg.len, &rs)))
 		goto out;
 	ph->rss0 = rs.t.kb[SM_RSS];
-	uint64_t pc0 = 0, fs0 = 0, alloc0 = vmstat_get(sr, "thp_collapse_alloc");
-	uint64_t ex0 = vmstat_get(sr, "thp_scan_exceed_none_pte");
-	uint64_t af0 = vmstat_get(sr, "thp_collapse_alloc_failed");
-	read_u64(sr, SR_THP KH "/pages_collapsed", &pc0);
-	read_u64(sr, SR_THP KH "/full_scans", &fs0);
+	uint64_t pc0 = 0, fs0 = 0, alloc0 = vm_counter(sr, "thp_collapse_alloc");
+	uint64_t ex0 = vm_counter(sr, "thp_scan_exceed_none_pte");
+	uint64_t af0 = vm_counter(sr, "thp_collapse_alloc_failed");
+	thp_knob_u64(sr, KH "/pages_collapsed", &pc0);
+	thp_knob_u64(sr, KH "/full_scans", &fs0);
 	if ((r = region_advise(&reg, MODE_MADV)))
 		goto out;
 	uint64_t t0 = mono_ns(), full_kb = size >> 10, fs_changed = fs0;
@@ -125,13 +109,13 @@ static int kh_run(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 		if ((r = region_smaps_read(sr, 0, (uintptr_t)reg.p, reg.len, &rs)))
 			goto out;
 		uint64_t pc = pc0, fs = fs0;
-		read_u64(sr, SR_THP KH "/pages_collapsed", &pc);
-		read_u64(sr, SR_THP KH "/full_scans", &fs);
+		thp_knob_u64(sr, KH "/pages_collapsed", &pc);
+		thp_knob_u64(sr, KH "/full_scans", &fs);
 		s->t = i;
 		s->rss = rs.t.kb[SM_RSS];
 		s->ahp = rs.t.kb[SM_ANON_HUGE];
 		s->collapsed = pc - pc0;
-		s->alloc = vmstat_get(sr, "thp_collapse_alloc") - alloc0;
+		s->alloc = vm_counter(sr, "thp_collapse_alloc") - alloc0;
 		s->full_scans = fs - fs0;
 		ph->vmflags = rs.vmflags;
 		if (ph->n && (s->ahp != s[-1].ahp || s->rss != s[-1].rss))
@@ -152,8 +136,8 @@ static int kh_run(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 			break;
 		}
 	}
-	ph->exceed_none = (int64_t)(vmstat_get(sr, "thp_scan_exceed_none_pte") - ex0);
-	ph->alloc_failed = (int64_t)(vmstat_get(sr, "thp_collapse_alloc_failed") - af0);
+	ph->exceed_none = (int64_t)(vm_counter(sr, "thp_scan_exceed_none_pte") - ex0);
+	ph->alloc_failed = (int64_t)(vm_counter(sr, "thp_collapse_alloc_failed") - af0);
 out:
 	region_unmap(&reg);
 	return r;
@@ -261,7 +245,7 @@ static void kh_scan_sleep(const struct lab_ctx *ctx, const struct lab_opts *o, s
 			  o->scan_sleep_ms, (unsigned long long)*sleep_ms);
 	} else if (want >= 0) {
 		snprintf(v, sizeof(v), "%ld", want);
-		int w = guard_write(SR_THP KH "/scan_sleep_millisecs", v);
+		int w = lab_thp_write(KH "/scan_sleep_millisecs", v);
 		if (w) {
 			lab_proof(r, "scan_sleep", "could not set %ld ms: %s", want, strerror(-w));
 			r->partial = true;
@@ -409,7 +393,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	snprintf(key, sizeof(key), "mpn=%ld", h->mpn);
 	if (h->set) {
 		snprintf(v, sizeof(v), "%ld", h->mpn);
-		int w = guard_write(SR_THP KH "/max_ptes_none", v);
+		int w = lab_thp_write(KH "/max_ptes_none", v);
 		if (w) {
 			lab_proof(r, key, "could not set max_ptes_none: %s", strerror(-w));
 			r->partial = true;

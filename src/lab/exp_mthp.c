@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../kernel/parse.h"
+#include "../kernel/sysfs.h"
 
 #include "../util/units.h"
 #include "common.h"
@@ -40,15 +41,7 @@ struct mthp_out {
  */
 static bool read_stat(const struct sysroot *sr, uint64_t kb, const char *name, uint64_t *v)
 {
-	char rel[128], buf[32];
-	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/stats/%s", (unsigned long long)kb,
-		 name);
-	int fd = sysroot_openat(sr, rel, O_RDONLY);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 && parse_u64_text(buf, (size_t)n, v) == 0;
+	return thp_size_stat(sr, kb, name, v) == 0;
 }
 
 static const char *const stat_names[3] = {"anon_fault_alloc", "anon_fault_fallback", "nr_anon"};
@@ -153,10 +146,7 @@ static void mthp_set_aside(const struct lab_ctx *ctx, struct lab_result *r, char
 		const struct thp_size *z = &ctx->thp->sizes[i];
 		if (!z->enabled.present || !z->eff_enabled || strcmp(z->eff_enabled, "always"))
 			continue;
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)z->size_kb);
-		int w = guard_write(rel, "madvise");
+		int w = lab_size_enabled(z->size_kb, "madvise");
 		if (w) {
 			lab_proof(r, "set aside", "hugepages-%llukB at always, not set aside: %s",
 				  (unsigned long long)z->size_kb, strerror(-w));
@@ -237,10 +227,9 @@ static void mthp_size(struct mthp_run *m, uint64_t kb)
 	struct lab_result *r = m->r;
 	const struct thp_size *z = &m->ctx->thp->sizes[anon_size(m->ctx, kb)];
 	int runs = m->o->runs > MAX_RUNS ? MAX_RUNS : m->o->runs;
-	char k[16], rel[96];
+	char k[16];
 	fmt_size_token(k, sizeof(k), kb);
-	snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled", (unsigned long long)kb);
-	int w = guard_write(rel, "always");
+	int w = lab_size_enabled(kb, "always");
 	if (w) {
 		lab_proof(r, k, "could not set always: %s", strerror(-w));
 		r->partial = true;
@@ -267,7 +256,7 @@ static void mthp_size(struct mthp_run *m, uint64_t kb)
 		last = out;
 	}
 	/* only one size on at a time: this one goes back before the next */
-	w = guard_write(rel, z->enabled.selected);
+	w = lab_size_enabled(kb, z->enabled.selected);
 	if (w) {
 		lab_proof(r, "restore", "%s back to %s failed: %s (restored at exit)", k,
 			  z->enabled.selected, strerror(-w));

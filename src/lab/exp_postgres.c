@@ -19,6 +19,7 @@
 #include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
 #include "../kernel/proc_read.h"
+#include "../kernel/sysfs.h"
 #include "../model/hugetlb_plan.h"
 #include "../util/buf.h"
 #include "common.h"
@@ -75,15 +76,8 @@ struct mode_out {
 /* enabled=VALUE (and the PMD size where it does not inherit), DEFRAG unless NULL. 0 or -errno. */
 static int set_thp(const struct lab_ctx *ctx, const char *value, const char *defrag)
 {
-	int e = guard_write(SR_THP "/enabled", value);
-	const struct thp_size *ts = thp_size_find(ctx->thp, ctx->pmd_size >> 10);
-	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit")) {
-		char rel[96];
-		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/enabled",
-			 (unsigned long long)(ctx->pmd_size >> 10));
-		e = guard_write(rel, value);
-	}
-	return e || !defrag ? e : guard_write(SR_THP "/defrag", defrag);
+	int e = lab_set_enabled(ctx, value);
+	return e || !defrag ? e : lab_thp_write("defrag", defrag);
 }
 
 /* The global pool of PAGE_KB pages: nr and free. false when unreadable. */
@@ -127,8 +121,8 @@ static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct 
 		return rc;
 	p->page_kb = in.page_kb;
 	p->pages = pl.pages;
-	snprintf(p->nr_rel, sizeof(p->nr_rel), SR_HUGETLB "/hugepages-%llukB/nr_hugepages",
-		 (unsigned long long)in.page_kb);
+	if (hugetlb_pool_rel(p->nr_rel, sizeof(p->nr_rel), in.page_kb, "nr_hugepages"))
+		return -ENAMETOOLONG;
 	return in.size_supported ? 0 : -EOPNOTSUPP;
 }
 
@@ -183,18 +177,16 @@ static void sample(const struct lab_ctx *ctx, pid_t pid, struct mode_out *m)
 		}
 	}
 	proc_info_free(&pi);
-	struct buf b = {0};
 	struct kvlist mi = {0};
 	static const char *const hp[4] = {"HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
 					  "HugePages_Surp"};
-	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0 && !meminfo_parse(b.p, b.len, &mi))
+	if (meminfo_read(ctx->sr, &mi) == 0)
 		for (int i = 0; i < 4; i++) {
 			uint64_t x;
 			if (kv_get(&mi, hp[i], &x))
 				m->v[V_HT + i] = (double)x;
 		}
 	kvlist_free(&mi);
-	buf_free(&b);
 }
 
 /* pgbench ARGS to its end, output into OUT. 0, or -errno / -EPROTO with WHY. */
@@ -492,13 +484,10 @@ static bool setup(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 		p->shm_mb = 0;
 	if (pg_show(c, "shared_memory_size_in_huge_pages", args, &p->pg_pages))
 		p->pg_pages = 0;
-	struct buf b = {0};
 	struct kvlist mi = {0};
-	if (sysroot_read(ctx->sr, SR_PROC "/meminfo", &b) == 0)
-		meminfo_parse(b.p, b.len, &mi);
+	meminfo_read(ctx->sr, &mi);
 	rc = plan_pool(ctx, &mi, p);
 	kvlist_free(&mi);
-	buf_free(&b);
 	if (rc)
 		p->pages = 0;
 	return true;

@@ -174,7 +174,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 			rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,
 					       &rs[PH_PUNCHED]);
 		if (reclaim && !rr && !err) {
-			err = guard_poke(SR_SYSCTL_VM "/drop_caches", "2");
+			err = lab_drop_caches();
 			snap_take(ctx->sr, &s[PH_RECLAIMED]);
 			if (!err)
 				rr = region_smaps_read(ctx->sr, 0, (uintptr_t)reg.p, reg.len,

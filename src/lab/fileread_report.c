@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../kernel/hugetlb.h"
+#include "../kernel/sysfs.h"
 #include "../util/stats.h"
 #include "common.h"
 #include "fileread_int.h"
@@ -37,8 +38,7 @@ void fr_pool_get(const struct lab_ctx *ctx, struct fr_run *f, struct lab_result 
 	uint64_t nr0 = p ? p->nr.v : 0, free0 = p ? p->free.v : 0;
 	if (!why && free0 < need) {
 		char val[24];
-		snprintf(f->pool_rel, sizeof(f->pool_rel),
-			 SR_HUGETLB "/hugepages-%llukB/nr_hugepages", (unsigned long long)kb);
+		hugetlb_pool_rel(f->pool_rel, sizeof(f->pool_rel), kb, "nr_hugepages");
 		snprintf(f->pool_old, sizeof(f->pool_old), "%llu", (unsigned long long)nr0);
 		snprintf(val, sizeof(val), "%llu", (unsigned long long)(nr0 + need - free0));
 		int e = guard_write(f->pool_rel, val);

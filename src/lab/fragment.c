@@ -10,8 +10,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../kernel/cgroup.h"
+#include "../kernel/kv.h"
 #include "../kernel/parse.h"
+#include "../kernel/procmem.h"
 #include "../kernel/sysctl.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/uapi_compat.h"
 #include "../util/fileio.h"
@@ -28,25 +32,20 @@
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
-static const char proactiveness[] = SR_SYSCTL_VM "/compaction_proactiveness";
-static const char drop_caches[] = SR_SYSCTL_VM "/drop_caches";
-
 /* MemAvailable, MemTotal and MemFree in kB (0 when unreadable). */
 static void meminfo_kb(const struct sysroot *sr, uint64_t *avail, uint64_t *total,
 		       uint64_t *free_kb)
 {
-	struct buf b = {0};
 	struct kvlist mi = {0};
 	*avail = *total = 0;
 	if (free_kb)
 		*free_kb = 0;
-	if (sysroot_read(sr, SR_PROC "/meminfo", &b) == 0 && meminfo_parse(b.p, b.len, &mi) == 0) {
+	if (meminfo_read(sr, &mi) == 0) {
 		kv_get(&mi, "MemAvailable", avail);
 		kv_get(&mi, "MemTotal", total);
 		if (free_kb)
 			kv_get(&mi, "MemFree", free_kb);
 	}
-	buf_free(&b);
 	kvlist_free(&mi);
 }
 
@@ -55,104 +54,6 @@ static uint64_t mem_available(const struct sysroot *sr)
 	uint64_t a, t;
 	meminfo_kb(sr, &a, &t, NULL);
 	return a * 1024;
-}
-
-/* A cgroup memory file: a number, or "max" (v2) / a huge value (v1) for no limit. */
-static bool cg_read(const struct sysroot *sr, struct buf *b, const char *dir, const char *file,
-		    uint64_t *v)
-{
-	if (sysroot_readf(sr, b, "%s/%s", dir, file))
-		return false;
-	if (b->len >= 3 && strncmp(b->p, "max", 3) == 0) {
-		*v = UINT64_MAX;
-		return true;
-	}
-	if (parse_u64_text(b->p, b->len, v))
-		return false;
-	if (*v >= (1ull << 60)) /* v1 prints PAGE_COUNTER_MAX pages for "none" */
-		*v = UINT64_MAX;
-	return true;
-}
-
-/*
- * Headroom (limit - usage, the smallest over the cgroup this process is in
- * and its ancestors) of the memory cgroup, v1 or v2; 0 when no limit applies.
- * LIMIT gets the limit that decided it.
- */
-static uint64_t cgroup_headroom(const struct sysroot *sr, uint64_t *limit)
-{
-	static const struct {
-		const char *base, *limit, *usage;
-		bool v2;
-	} kinds[] = {
-		{"sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes", false},
-		{"sys/fs/cgroup", "memory.max", "memory.current", true},
-		{"sys/fs/cgroup/unified", "memory.max", "memory.current", true},
-	};
-	struct buf b = {0}, cg = {0};
-	uint64_t best = 0;
-	*limit = 0;
-	if (sysroot_read(sr, SR_PROC "/self/cgroup", &cg)) {
-		buf_free(&cg);
-		return 0;
-	}
-	const char *pos = cg.p, *end = cg.p + cg.len, *l, *le;
-	while (next_line(&pos, end, &l, &le)) {
-		/* "4:memory:/a/b" (v1) or "0::/a/b" (v2) */
-		const char *c1 = memchr(l, ':', (size_t)(le - l));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(le - c1 - 1)) : NULL;
-		if (!c2)
-			continue;
-		bool v2 = c1 - l == 1 && l[0] == '0' && c2 == c1 + 1;
-		bool v1mem = false;
-		for (const char *t = c1 + 1; t < c2;) {
-			const char *comma = memchr(t, ',', (size_t)(c2 - t));
-			const char *te = comma ? comma : c2;
-			if (te - t == 6 && strncmp(t, "memory", 6) == 0)
-				v1mem = true;
-			t = te + 1;
-		}
-		if (!v2 && !v1mem)
-			continue;
-		char path[PATH_MAX];
-		size_t plen = (size_t)(le - c2 - 1);
-		if (plen >= sizeof(path) - 1)
-			continue;
-		memcpy(path, c2 + 1, plen);
-		path[plen] = '\0';
-		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-			if (kinds[k].v2 != v2)
-				continue;
-			/* walk up to the root; a cgroup namespace may hide the path: the root decides then */
-			char p[PATH_MAX];
-			snprintf(p, sizeof(p), "%s", path);
-			for (;;) {
-				char dir[PATH_MAX + 64];
-				snprintf(dir, sizeof(dir), "%s%s", kinds[k].base,
-					 strcmp(p, "/") ? p : "");
-				uint64_t lim, use;
-				if (cg_read(sr, &b, dir, kinds[k].limit, &lim) &&
-				    lim != UINT64_MAX &&
-				    cg_read(sr, &b, dir, kinds[k].usage, &use)) {
-					uint64_t room = lim > use ? lim - use : 1;
-					if (!best || room < best) {
-						best = room;
-						*limit = lim;
-					}
-				}
-				char *slash = strrchr(p, '/');
-				if (!slash || (slash == p && !p[1]))
-					break;
-				if (slash == p)
-					p[1] = '\0';
-				else
-					*slash = '\0';
-			}
-		}
-	}
-	buf_free(&b);
-	buf_free(&cg);
-	return best;
 }
 
 uint64_t frag_free_pmd_blocks(const struct lab_ctx *ctx)
@@ -170,8 +71,8 @@ int hp_probe_open(const struct lab_ctx *ctx, struct hp_probe *p)
 {
 	p->page_size = ctx->page_size;
 	p->pmd_pages = ctx->pmd_size / (uint64_t)ctx->page_size;
-	p->pm = sysroot_openat(ctx->sr, SR_PROC "/self/pagemap", O_RDONLY);
-	p->kpf = sysroot_openat(ctx->sr, SR_PROC "/kpageflags", O_RDONLY);
+	p->pm = procmem_pagemap_open(ctx->sr, 0);
+	p->kpf = procmem_kpageflags_open(ctx->sr);
 	if (p->pm < 0 || p->kpf < 0) {
 		int e = p->pm < 0 ? p->pm : p->kpf;
 		hp_probe_close(p);
@@ -268,7 +169,11 @@ static void write_pages(const struct frag *f, char *c, size_t first, size_t step
 
 static int set_defrag(const struct frag *f, bool never)
 {
-	return f->defrag[0] ? guard_write(SR_THP "/defrag", never ? "never" : f->defrag) : 0;
+	char rel[PATH_MAX];
+	if (!f->defrag[0])
+		return 0;
+	int r = thp_knob_rel(rel, sizeof(rel), "defrag");
+	return r ? r : guard_write(rel, never ? "never" : f->defrag);
 }
 
 /* Fault and fragment one piece of NCH chunks at P. Returns true when memory ran out of PMD-order blocks. */
@@ -332,7 +237,7 @@ static int frag_budget(const struct lab_ctx *ctx, uint64_t reserve, struct frag 
 	f->margin = total / 8 > 2 * GIB ? total / 8 : 2 * GIB;
 	f->budget = avail > f->margin + reserve ? avail - f->margin - reserve : 0;
 	uint64_t limit;
-	f->cg_headroom = cgroup_headroom(ctx->sr, &limit);
+	f->cg_headroom = cgroup_self_headroom(ctx->sr, &limit);
 	if (f->cg_headroom) {
 		uint64_t cm = limit / 8 > 256 * MIB ? limit / 8 : 256 * MIB;
 		uint64_t cb = f->cg_headroom > cm + reserve ? f->cg_headroom - cm - reserve : 0;
@@ -429,7 +334,10 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 
 	/* no proactive compaction for the run; never compact for the fill */
 	int w = 0;
-	if (sysroot_exists(ctx->sr, proactiveness) == 0)
+	char proactiveness[PATH_MAX], cur[32];
+	if (sysctl_read_line(ctx->sr, "vm", "compaction_proactiveness", cur, sizeof(cur)) == 0 &&
+	    (w = sysctl_vm_rel(proactiveness, sizeof(proactiveness), "compaction_proactiveness")) ==
+		    0)
 		w = guard_write(proactiveness, "0");
 	if (!w)
 		w = set_defrag(f, true);
@@ -451,7 +359,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	phase(f, "fill+punch", ms_since(t0));
 	/* what MADV_COLD could not split (a folio lock was busy) waits for the shrinker */
 	t0 = mono_ns();
-	guard_poke(drop_caches, "2");
+	lab_drop_caches();
 	snap_take(ctx->sr, &c);
 	phase(f, "drop_caches=2", ms_since(t0));
 	snap_delta(&a, &b, "thp_split_page", &f->split_cold);

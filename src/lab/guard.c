@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../kernel/parse.h"
+#include "../kernel/sysfs.h"
 #include "../util/fileio.h"
 #include "journal.h"
 
@@ -368,28 +369,7 @@ int guard_begin(const struct sysroot *sr, const char *purpose, bool wait)
 /* The value to write back: the bracketed word of a choice file, else the trimmed text. */
 static int current_value(const char *rel, char *out, size_t n)
 {
-	struct buf b = {0};
-	int r = sysroot_read(&g.sr, rel, &b);
-	if (r) {
-		buf_free(&b);
-		return r;
-	}
-	struct choice c;
-	if (choice_parse(b.p, b.len, &c) == 0) {
-		snprintf(out, n, "%s", c.selected);
-	} else {
-		size_t l = b.len;
-		while (l && (b.p[l - 1] == '\n' || b.p[l - 1] == ' '))
-			l--;
-		if (l >= n) {
-			buf_free(&b);
-			return -E2BIG;
-		}
-		memcpy(out, b.p, l);
-		out[l] = '\0';
-	}
-	buf_free(&b);
-	return 0;
+	return sysfs_value(&g.sr, rel, out, n);
 }
 
 static int do_write(const char *rel, const char *value)

@@ -46,7 +46,7 @@ int guard_begin(const struct sysroot *sr, const char *purpose, bool wait);
 const char *guard_holder(void);
 
 /*
- * Write VALUE to REL (relative to /, e.g. SR_THP "/enabled"), journalling
+ * Write VALUE to REL (relative to /, from kernel/sysfs.h: thp_knob_rel(), thp_size_rel(), ...), journalling
  * the old value first (once per file). Announces "thpctl: /REL: OLD -> VALUE"
  * on stderr unless guard_announce(false). Returns 0 or -errno (-EPERM: no
  * guard_begin(); -EACCES: REL is not on the journal's allow-list; -EINVAL: a

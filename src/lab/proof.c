@@ -11,44 +11,23 @@
 #include "../kernel/buddyinfo.h"
 #include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
+#include "../kernel/proc_read.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/uapi_compat.h"
 
 int snap_take(const struct sysroot *sr, struct snap *s)
 {
-	struct buf b = {0};
-	int r = sysroot_read(sr, SR_PROC "/vmstat", &b);
-	s->ok = false;
-	if (!r && !(r = vmstat_parse(b.p, b.len, &s->vm)))
-		s->ok = true;
+	int r = vmstat_read(sr, &s->vm);
+	s->ok = r == 0;
+	uint64_t kb[THP_MAX_SIZES];
+	int n = thp_sizes_list(sr, kb, THP_MAX_SIZES);
 	s->nsizes = 0;
-	DIR *d = sysroot_opendir(sr, SR_THP);
-	struct dirent *de;
-	while (d && (de = readdir(d)) && s->nsizes < THP_MAX_SIZES) {
-		uint64_t kb = hugepages_dirname_kb(de->d_name);
-		if (!kb)
+	for (int i = 0; i < n; i++) {
+		/* a size without stats/ (before 6.10) is left out */
+		if (thp_size_stats_read(sr, kb[i], &s->stats[s->nsizes]))
 			continue;
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), SR_THP "/%s/stats", de->d_name);
-		DIR *sd = sysroot_opendir(sr, dir);
-		if (!sd)
-			continue;
-		int i = s->nsizes++;
-		s->size_kb[i] = kb;
-		kvlist_clear(&s->stats[i]);
-		struct dirent *se;
-		while ((se = readdir(sd))) {
-			uint64_t v;
-			if (se->d_name[0] == '.' ||
-			    sysroot_readf(sr, &b, "%s/%s", dir, se->d_name) ||
-			    parse_u64_text(b.p, b.len, &v))
-				continue;
-			kvlist_add(&s->stats[i], se->d_name, strlen(se->d_name), v);
-		}
-		closedir(sd);
+		s->size_kb[s->nsizes++] = kb[i];
 	}
-	if (d)
-		closedir(d);
-	buf_free(&b);
 	return s->ok ? 0 : (r ? r : -EINVAL);
 }
 
@@ -109,32 +88,17 @@ static int rs_cb(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static int rs_feed(void *ctx, const char *text, size_t len)
-{
-	return smaps_stream_feed(ctx, text, len);
-}
-
 int region_smaps_read(const struct sysroot *sr, pid_t pid, uintptr_t addr, size_t len,
 		      struct region_smaps *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->thp_eligible = -1;
 	struct rs_ctx c = {.lo = addr, .hi = addr + len, .out = out};
-	struct smaps_stream *s = malloc(sizeof(*s));
-	struct buf b = {0};
-	if (!s)
-		return -ENOMEM;
-	char rel[64];
-	if (pid)
-		snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
-	else
-		snprintf(rel, sizeof(rel), SR_PROC "/self/smaps");
-	smaps_stream_init(s, rs_cb, &c, NULL);
-	int r = sysroot_read_chunks(sr, rel, &b, rs_feed, s);
+	struct proc_info pi = {.vma_cb = rs_cb, .vma_ctx = &c};
+	int r = proc_read(sr, pid, PROC_SMAPS, &pi);
 	if (!r)
-		r = smaps_stream_finish(s);
-	free(s);
-	buf_free(&b);
+		r = pi.smaps_err;
+	proc_info_free(&pi);
 	if (r)
 		return r;
 	return out->nvmas ? 0 : -ENOENT;
@@ -171,17 +135,14 @@ int region_folios(const struct sysroot *sr, uintptr_t addr, size_t len, long pag
 
 int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks)
 {
-	struct buf b = {0};
 	struct buddyinfo *bi = malloc(sizeof(*bi));
-	int r = -ENOMEM;
-	if (bi && !(r = sysroot_read(sr, SR_PROC "/buddyinfo", &b)) &&
-	    !(r = buddyinfo_parse(b.p, b.len, bi))) {
+	int r = bi ? buddyinfo_read(sr, bi) : -ENOMEM;
+	if (!r) {
 		*blocks = 0;
 		for (int i = 0; i < bi->nzones; i++)
 			if (strcmp(bi->zones[i].zone, "DMA") != 0)
 				*blocks += buddy_pages_at_least(&bi->zones[i], order) >> order;
 	}
 	free(bi);
-	buf_free(&b);
 	return r;
 }

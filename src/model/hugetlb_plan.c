@@ -37,20 +37,6 @@ uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *f
 	return n;
 }
 
-int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
-{
-	const char *pos = text, *end = text + len, *s, *e;
-	while (next_line(&pos, end, &s, &e)) {
-		const char *k = memmem(s, (size_t)(e - s), " MemTotal:", 10);
-		if (!k || (size_t)(e - s) < 5 || memcmp(s, "Node ", 5) != 0)
-			continue;
-		const char *v = k + 10;
-		if (parse_u64(&v, e, kb) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
 __attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)
 {
 	if (p->nnotes == HP_MAX_LINES)

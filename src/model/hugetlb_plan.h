@@ -98,7 +98,4 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
  */
 uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found);
 
-/* "Node 0 MemTotal:  24683652 kB" in a nodeN/meminfo TEXT. 0 or -ENOENT. */
-int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb);
-
 #endif

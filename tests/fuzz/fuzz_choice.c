@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Bracketed sysfs values (kernel/parse.c choice_parse, "always [madvise] never")
- * and the journal's reading of a knob (lab/journal.c journal_value_matches).
- * Properties: the selected word is one of the options and fits its array.
+ * and the journal's reading of a knob (lab/journal.c journal_value_matches),
+ * and a one-value file's value (kernel/sysfs.c sysfs_value_parse). Properties:
+ * the selected word is one of the options and fits its array; a value is the
+ * selected word of a choice, else a prefix of the text, never ending in a blank.
  */
 #include "fuzz.h"
 
 #include "kernel/parse.h"
+#include "kernel/sysfs.h"
 #include "lab/journal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,5 +29,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(journal_value_matches((const char *)data, size, c.selected));
 	}
 	(void)journal_value_matches((const char *)data, size, "madvise");
+	char v[64];
+	int r = sysfs_value_parse((const char *)data, size, v, sizeof(v));
+	FUZZ_CHECK(r == 0 || r == -E2BIG);
+	if (r == 0) {
+		size_t l = strlen(v);
+		FUZZ_CHECK(!l || (v[l - 1] != '\n' && v[l - 1] != ' ' && v[l - 1] != '\t'));
+		struct choice d;
+		if (memchr(data, '[', size) && choice_parse((const char *)data, size, &d) == 0)
+			FUZZ_CHECK(strcmp(v, d.selected) == 0);
+		else
+			FUZZ_CHECK(l <= size && memcmp(v, data, l) == 0);
+	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * /proc/vmstat and /proc/meminfo (kernel/kv.c): vmstat_parse(), meminfo_parse().
+ * /proc/vmstat, /proc/meminfo and nodeN/meminfo (kernel/kv.c): vmstat_parse(),
+ * meminfo_parse(), node_meminfo_parse().
  * Property: every parsed name is found again by kv_get() with its first value.
  */
 #include "fuzz.h"
@@ -26,5 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (meminfo_parse((const char *)data, size, &m) == 0)
 		check(&m);
 	kvlist_free(&m);
+	struct kvlist n = {0};
+	if (node_meminfo_parse((const char *)data, size, &n) == 0)
+		check(&n);
+	kvlist_free(&n);
 	return 0;
 }

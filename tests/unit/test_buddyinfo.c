@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "kernel/buddyinfo.h"
+#include "kernel/sysroot.h"
 
 /* A 6.18 x86-64 guest: MAX_PAGE_ORDER 10, 11 columns, a trailing blank on each line. */
 static const char buddy_618[] =
@@ -191,7 +192,34 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
+static void test_buddy_read_through_a_tree(void **state)
+{
+	(void)state;
+	char root[64];
+	snprintf(root, sizeof(root), "/tmp/thpctl-buddy.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	unit_mkdir(root, "proc");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_read(&sr, &bi), -ENOENT);
+	assert_int_equal(bi.nzones, 0);
+	unit_put(root, "proc/buddyinfo", buddy_618);
+	assert_int_equal(buddyinfo_read(&sr, &bi), 0);
+	assert_int_equal(bi.nzones, 3);
+	assert_int_equal(bi.zones[1].free[10], 752);
+	unit_put(root, "proc/buddyinfo", "");
+	assert_int_equal(buddyinfo_read(&sr, &bi), -EINVAL);
+	unit_put(root, "proc/buddyinfo", "Node 0, zone   Normal    297    19"); /* cut */
+	assert_int_equal(buddyinfo_read(&sr, &bi), -EINVAL);
+	sysroot_close(&sr);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
 	  cmocka_unit_test(test_buddy_at_least_saturates),
 	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
-	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))
+	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live),
+	  cmocka_unit_test(test_buddy_read_through_a_tree))

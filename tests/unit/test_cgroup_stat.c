@@ -143,6 +143,58 @@ static void test_empty_and_bad_version(void **state)
 	assert_false(m.f[MS_ANON].present);
 }
 
+/* The node's own processes on the live host: this test counted, a kernel thread and a gone pid not. */
+static void test_count_procs_live(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	pid_t pids[] = {getpid(), 2, 0x3ffffff0};
+	struct cg_node node = {.path = "/", .pids = pids, .npids = 3};
+	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
+	struct cg_proc_count c[1] = {{0}};
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c), 0);
+	assert_int_equal(c[0].n, 1);
+	assert_int_equal(c[0].thp_off + c[0].unknown, 0); /* 6.18: THP_enabled 1 here */
+	sysroot_close(&sr);
+}
+
+/* A recorded tree: a kernel thread kept only its stat, a process its stat and status. */
+static void test_count_procs_recorded(void **state)
+{
+	(void)state;
+	char root[64];
+	snprintf(root, sizeof(root), "/tmp/thpctl-cgcount.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	static const char *const dirs[] = {"proc", "proc/2", "proc/10", "proc/11", "proc/12"};
+	for (size_t i = 0; i < 5; i++)
+		unit_mkdir(root, dirs[i]);
+	/* flags 0x208040: PF_KTHREAD */
+	unit_put(root, "proc/2/stat",
+		 "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0 "
+		 "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 "
+		 "0 0 0 0 0\n");
+	unit_put(root, "proc/10/status",
+		 "Name:\tjava\nPPid:\t1\nVmRSS:\t100 kB\nTHP_enabled:\t0\n");
+	unit_put(root, "proc/11/status", "Name:\told\nPPid:\t1\nVmRSS:\t100 kB\n");
+	/* 12: nothing recorded but its directory: unreadable, counted as unknown */
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	pid_t pids[] = {2, 10, 11, 12};
+	struct cg_node node = {.path = "/", .pids = pids, .npids = 4};
+	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
+	struct cg_proc_count c[1] = {{0}};
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c), 0);
+	assert_int_equal(c[0].n, 3);
+	assert_int_equal(c[0].thp_off, 1);
+	assert_int_equal(c[0].unknown, 2);
+	sysroot_close(&sr);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_v2_fields), cmocka_unit_test(test_v1_totals),
 	  cmocka_unit_test(test_v2_old_kernel), cmocka_unit_test(test_damaged),
-	  cmocka_unit_test(test_huge_and_cut), cmocka_unit_test(test_empty_and_bad_version))
+	  cmocka_unit_test(test_huge_and_cut), cmocka_unit_test(test_empty_and_bad_version),
+	  cmocka_unit_test(test_count_procs_live), cmocka_unit_test(test_count_procs_recorded))

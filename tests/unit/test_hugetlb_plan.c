@@ -191,13 +191,6 @@ static void test_free_blocks(void **state)
 	/* above the largest order: nothing */
 	assert_int_equal(hp_free_blocks(&bi, 0, 18, &found), 0);
 	assert_true(found);
-
-	uint64_t kb;
-	static const char nm[] =
-		"Node 1 MemFree:         1000 kB\nNode 1 MemTotal:       12341826 kB\n";
-	assert_int_equal(hp_node_meminfo_total(LIT(nm), &kb), 0);
-	assert_int_equal(kb, 12341826);
-	assert_int_equal(hp_node_meminfo_total(LIT("MemTotal: 5 kB\n"), &kb), -ENOENT);
 }
 
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),

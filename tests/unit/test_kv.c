@@ -280,9 +280,94 @@ static void test_live_vmstat(void **state)
 	free(text);
 }
 
+static void test_node_meminfo(void **state)
+{
+	(void)state;
+	static const char nm[] = "Node 1 MemTotal:       12341826 kB\n"
+				 "Node 1 MemFree:            1000 kB\n"
+				 "Node 1 HugePages_Total:     0\n"
+				 "Node 12 Big:  18446744073709551615 kB\n";
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(node_meminfo_parse(LIT(nm), &l), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.bad, 0);
+	assert_true(kv_get(&l, "MemTotal", &v) && v == 12341826);
+	assert_true(kv_get(&l, "HugePages_Total", &v) && v == 0);
+	assert_true(kv_get(&l, "Big", &v) && v == UINT64_MAX);
+	/* damaged: no "Node N" prefix, no number, a cut last line */
+	static const char bad[] = "MemTotal: 5 kB\n"
+				  "Node x MemFree: 1 kB\n"
+				  "Node 0 MemUsed:\n"
+				  "Node 0 Active: 7 kB\n"
+				  "Node 0 Dirty: 3";
+	assert_int_equal(node_meminfo_parse(LIT(bad), &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.bad, 4);
+	assert_true(kv_get(&l, "Active", &v) && v == 7);
+	assert_false(kv_get(&l, "MemTotal", NULL));
+	assert_int_equal(node_meminfo_parse(LIT(""), &l), 0);
+	assert_int_equal(l.n, 0);
+	kvlist_free(&l);
+}
+
+/* The readers through a recorded tree: good, cut, empty, missing. */
+static void test_readers_on_a_tree(void **state)
+{
+	(void)state;
+	char root[64];
+	snprintf(root, sizeof(root), "/tmp/thpctl-kv.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	unit_mkdir(root, "proc");
+	unit_mkdir(root, "sys");
+	unit_mkdir(root, "sys/devices");
+	unit_mkdir(root, "sys/devices/system");
+	unit_mkdir(root, "sys/devices/system/node");
+	unit_mkdir(root, "sys/devices/system/node/node0");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(meminfo_read(&sr, &l), -ENOENT);
+	assert_int_equal(vmstat_read(&sr, &l), -ENOENT);
+	assert_int_equal(meminfo_get(&sr, "MemTotal", &v), -ENOENT);
+	unit_put(root, "proc/meminfo", "MemTotal: 100 kB\nAnonHugePages: 4096 kB\nMemFree: 5");
+	unit_put(root, "proc/vmstat", vmstat_618);
+	assert_int_equal(meminfo_read(&sr, &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.bad, 1); /* the cut last line */
+	assert_int_equal(meminfo_get(&sr, "AnonHugePages", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(meminfo_get(&sr, "MemFree", &v), -ENOENT);
+	assert_int_equal(vmstat_read(&sr, &l), 0);
+	assert_int_equal(l.n, 14);
+	assert_int_equal(vmstat_get(&sr, "thp_fault_alloc", &v), 0);
+	assert_int_equal(v, 1234);
+	assert_int_equal(vmstat_get(&sr, "thp_file_alloc", &v), -ENOENT);
+	unit_put(root, "proc/vmstat", "");
+	assert_int_equal(vmstat_read(&sr, &l), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(node_meminfo_read(&sr, 0, &l), -ENOENT);
+	unit_put(root, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 64 kB\n");
+	assert_int_equal(node_meminfo_read(&sr, 0, &l), 0);
+	assert_true(kv_get(&l, "MemTotal", &v) && v == 64);
+	assert_int_equal(node_meminfo_read(&sr, 1, &l), -ENOENT);
+	/* the caller's buffer is used and kept */
+	struct buf b = {0};
+	assert_int_equal(meminfo_read_buf(&sr, &b, &l), 0);
+	assert_true(b.cap > 0);
+	buf_free(&b);
+	kvlist_free(&l);
+	sysroot_close(&sr);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_vmstat_values), cmocka_unit_test(test_vmstat_unknown_keys_kept),
 	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
 	  cmocka_unit_test(test_vmstat_empty_and_reuse),
 	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),
 	  cmocka_unit_test(test_meminfo_malformed), cmocka_unit_test(test_kvlist_add),
-	  cmocka_unit_test(test_live_vmstat))
+	  cmocka_unit_test(test_live_vmstat), cmocka_unit_test(test_node_meminfo),
+	  cmocka_unit_test(test_readers_on_a_tree))

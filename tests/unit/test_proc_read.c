@@ -151,6 +151,79 @@ static void the_running_test_is_read_live_with_its_threads(void **state)
 	close_all(&pi, &sr);
 }
 
+/* proc_info.more: smaps after status, only for a process named redis; counts its calls. */
+struct plan {
+	int calls;
+	unsigned got_at_first; /* .got when first called */
+};
+
+static unsigned smaps_for_redis(struct proc_info *pi, void *ctx)
+{
+	struct plan *p = ctx;
+	if (p->calls++ == 0)
+		p->got_at_first = pi->got;
+	if (p->calls > 1 || !(pi->got & PROC_STATUS) || strcmp(pi->st.name, "redis"))
+		return 0;
+	return PROC_SMAPS | PROC_LEDGER;
+}
+
+static void more_rounds_read_what_status_decides_on_one_handle(void **state)
+{
+	(void)state;
+	struct sysroot sr = open_at(root);
+	struct plan p = {0};
+	struct proc_info pi = {.more = smaps_for_redis, .more_ctx = &p, .ledger_policy = "always"};
+	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
+	assert_int_equal(p.calls, 2);
+	assert_int_equal(p.got_at_first, PROC_STATUS);
+	assert_int_equal(pi.got, PROC_STATUS | PROC_SMAPS | PROC_LEDGER);
+	assert_int_equal(pi.t.kb[SM_ANON_HUGE], 2048);
+	/* the ledger's VMAs from the same walk: anonymous, hg and eligible: a creep candidate */
+	assert_int_equal(pi.lv.n, 1);
+	assert_true(pi.lv.v[0].anon && pi.lv.v[0].creep);
+	assert_true(pi.lv.v[0].start == 0x7f0000000000ull && pi.lv.v[0].end == 0x7f0000400000ull);
+	/* a status that is gone asks nothing more: the callback is not called */
+	p = (struct plan){0};
+	assert_int_equal(proc_read(&sr, 43, PROC_STATUS, &pi), -ESRCH);
+	assert_int_equal(p.calls, 0);
+	assert_int_equal(pi.smaps_err, 0);
+	close_all(&pi, &sr);
+}
+
+static unsigned always_more(struct proc_info *pi, void *ctx)
+{
+	(void)pi;
+	(*(int *)ctx)++;
+	return PROC_CGROUP;
+}
+
+static void rounds_are_bounded(void **state)
+{
+	(void)state;
+	struct sysroot sr = open_at(root);
+	int calls = 0;
+	struct proc_info pi = {.more = always_more, .more_ctx = &calls};
+	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
+	assert_int_equal(calls, PROC_MAX_ROUNDS - 1);
+	assert_int_equal(pi.got, PROC_STATUS | PROC_CGROUP);
+	close_all(&pi, &sr);
+}
+
+static void pid_0_is_the_caller_and_its_allowed_cpus(void **state)
+{
+	(void)state;
+	struct sysroot sr = open_at("/");
+	struct proc_info pi = {0};
+	assert_int_equal(proc_read(&sr, 0, PROC_STATUS | PROC_ALLOWED, &pi), 0);
+	assert_int_equal(pi.st.tgid, getpid());
+	assert_int_equal(pi.got, PROC_STATUS | PROC_ALLOWED);
+	bool any = false;
+	for (unsigned c = 0; c < NUMA_MAX_CPUS; c++)
+		any |= cpuset_has(&pi.allowed, c);
+	assert_true(any);
+	close_all(&pi, &sr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +232,9 @@ int main(void)
 		cmocka_unit_test(calls_for_one_pid_add_up_and_another_pid_starts_afresh),
 		cmocka_unit_test(a_missing_pid_or_an_empty_status_is_gone),
 		cmocka_unit_test(the_running_test_is_read_live_with_its_threads),
+		cmocka_unit_test(more_rounds_read_what_status_decides_on_one_handle),
+		cmocka_unit_test(rounds_are_bounded),
+		cmocka_unit_test(pid_0_is_the_caller_and_its_allowed_cpus),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
