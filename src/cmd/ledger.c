@@ -87,12 +87,12 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 }
 
 int ledger_for_proc(const struct sysroot *sr, const struct ledger_req *q, const struct proc_thp *p,
-		    struct thp_ledger *l)
+		    const struct ledger_vmas *lv, struct thp_ledger *l)
 {
 	int64_t ahp = smaps_has(&p->t, SM_ANON_HUGE) ? (int64_t)p->t.kb[SM_ANON_HUGE] : -1;
 	bool always = q->policy && !strcmp(q->policy, "always");
 	if (ahp != 0 || p->hg_vmas || (always && p->eligible_vmas)) {
-		int e = ledger_for_pid(sr, p->pid, q, NULL, ahp, l);
+		int e = ledger_for_pid(sr, p->pid, q, lv, ahp, l);
 		return e == -ESRCH ? 0 : e; /* gone meanwhile: its row stays unknown */
 	}
 	ledger_unknown(ahp, l);

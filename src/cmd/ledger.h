@@ -34,13 +34,14 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 
 struct proc_thp;
 /*
- * `ps --ledger`: the ledger of P (a proc_thp from full smaps) into L. Scans
+ * `ps --ledger`: the ledger of P (a proc_thp from full smaps) into L, LV its
+ * VMAs gathered in the same smaps walk (proc_thp_collect_lv()). Scans
  * it when it has PMD THPs, hg VMAs, or eligible VMAs under enabled=always;
  * otherwise fills what is known without a scan (nothing invented without a
  * PMD THP, no creep where khugepaged has nothing to collapse; held unknown).
  * Returns 0 or -ENOMEM.
  */
 int ledger_for_proc(const struct sysroot *sr, const struct ledger_req *q, const struct proc_thp *p,
-		    struct thp_ledger *l);
+		    const struct ledger_vmas *lv, struct thp_ledger *l);
 
 #endif

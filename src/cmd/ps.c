@@ -151,6 +151,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		return EXIT_FAIL;
 	}
 	struct buf b = {0};
+	struct ledger_vmas lv = {0};
 	struct users users = {0};
 	size_t cap = 0;
 	struct progress pr;
@@ -161,8 +162,10 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		progress_update(&pr, (size_t)i, (size_t)n);
 		struct ps_row row = {0};
 		int err;
+		/* --ledger: its VMAs come from the same smaps walk */
 		enum proc_thp_err e =
-			proc_thp_collect(&g->sr, pids[i], o->rollup, &b, &row.p, &err);
+			proc_thp_collect_lv(&g->sr, pids[i], o->rollup, &b, &row.p, &err,
+					    o->ledger ? &lv : NULL, o->q.policy);
 		if (e == PT_GONE || e == PT_KTHREAD)
 			continue;
 		if (e == PT_ERROR) {
@@ -206,7 +209,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		if (o->ledger) {
 			if (row.denied)
 				ledger_unknown(-1, &row.led);
-			else if (ledger_for_proc(&g->sr, &o->q, &row.p, &row.led) == -ENOMEM) {
+			else if (ledger_for_proc(&g->sr, &o->q, &row.p, &lv, &row.led) == -ENOMEM) {
 				r->errors++;
 				continue;
 			}
@@ -217,6 +220,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			warnx("out of memory");
 			free(pids);
 			buf_free(&b);
+			ledger_vmas_free(&lv);
 			users_free(&users);
 			return EXIT_FAIL;
 		}
@@ -225,6 +229,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	progress_end(&pr);
 	free(pids);
 	buf_free(&b);
+	ledger_vmas_free(&lv);
 	users_free(&users);
 	return EXIT_OK;
 }

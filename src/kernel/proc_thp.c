@@ -67,18 +67,63 @@ static enum proc_thp_err smaps_outcome(const struct sysroot *sr, int err)
 	return err == -ENOENT || err == -ESRCH ? PT_GONE : PT_ERROR;
 }
 
+/* proc_info.more of proc_thp_collect(): after status, smaps or smaps_rollup unless there is no mm. */
+struct thp_next {
+	unsigned want; /* PROC_SMAPS (| PROC_LEDGER) or PROC_ROLLUP */
+	bool asked;
+};
+
+/* Whether status says the process has no mm of its own (a kernel thread or a zombie). */
+static bool no_mm(const struct proc_status *st)
+{
+	return st->kthread == 1 ||
+	       (st->vmrss_kb < 0 && !(st->bad & PS_BAD_VMRSS) && !st->truncated);
+}
+
+static unsigned after_status(struct proc_info *pi, void *ctx)
+{
+	struct thp_next *n = ctx;
+	if (n->asked || !(pi->got & PROC_STATUS) || pi->status_err || no_mm(&pi->st))
+		return 0;
+	n->asked = true;
+	return n->want;
+}
+
 enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
 				   struct proc_thp *p, int *err)
+{
+	return proc_thp_collect_lv(sr, pid, rollup, b, p, err, NULL, NULL);
+}
+
+enum proc_thp_err proc_thp_collect_lv(const struct sysroot *sr, pid_t pid, bool rollup,
+				      struct buf *b, struct proc_thp *p, int *err,
+				      struct ledger_vmas *lv, const char *policy)
 {
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->rollup = rollup;
 	*err = 0;
-	struct proc_info pi = {.vma_cb = vma_cb, .vma_ctx = p, .b = *b};
+	struct thp_next next = {.want = rollup ? PROC_ROLLUP : PROC_SMAPS | (lv ? PROC_LEDGER : 0)};
+	/* one pass on one proc/PID handle: status, then (when it has an mm) smaps */
+	struct proc_info pi = {.vma_cb = vma_cb,
+			       .vma_ctx = p,
+			       .b = *b,
+			       .more = after_status,
+			       .more_ctx = &next,
+			       .ledger_policy = policy};
+	if (lv) {
+		pi.lv = *lv; /* its buffer is reused, and given back below */
+		pi.lv.n = 0;
+	}
 	int r = proc_read(sr, pid, PROC_STATUS, &pi);
 	enum proc_thp_err ret = PT_OK;
-	if (r || pi.status_err) {
-		int e = r == -ENOMEM ? r : pi.status_err;
+	if (r == -ENOMEM && !(pi.got & PROC_STATUS)) {
+		*err = ENOMEM;
+		ret = PT_ERROR;
+		goto out;
+	}
+	if (pi.status_err || !(pi.got & PROC_STATUS)) {
+		int e = pi.status_err ? pi.status_err : -ESRCH;
 		/* an empty status (-ESRCH here) and a malformed one report no errno */
 		*err = e == -ESRCH || e == -EINVAL ? 0 : -e;
 		ret = e == -ENOENT || e == -ESRCH ? PT_GONE : PT_ERROR;
@@ -89,11 +134,10 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 	p->damaged = proc_status_nbad(&pi.st);
 	if (p->st.kthread == 1) {
 		ret = PT_KTHREAD;
-	} else if (p->st.vmrss_kb < 0 && !(p->st.bad & PS_BAD_VMRSS) && !p->st.truncated) {
+	} else if (no_mm(&p->st)) {
 		/* no mm: a kernel thread (old kernel) or a zombie */
 		ret = p->st.ppid == 2 || pid == 2 ? PT_KTHREAD : PT_GONE;
 	} else {
-		r = proc_read(sr, pid, rollup ? PROC_ROLLUP : PROC_SMAPS, &pi);
 		int e = rollup ? pi.rollup_err : pi.smaps_err;
 		if (r == -ENOMEM) {
 			*err = ENOMEM;
@@ -114,6 +158,10 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 out:
 	*b = pi.b; /* the scratch buffer goes back to the caller */
 	pi.b = (struct buf){0};
+	if (lv) {
+		*lv = pi.lv;
+		pi.lv = (struct ledger_vmas){0};
+	}
 	proc_info_free(&pi);
 	return ret;
 }

@@ -96,6 +96,15 @@ expect_eval "ps --ledger text: INVENTED column, estimate marked ~" \
 	'grep -q "INVENTED" "$TMP/out" && grep -q "~" "$TMP/out" && grep -q "invented>25%" "$TMP/out"' "$(head -3 "$TMP/out" | tr '\n' ' ')"
 t ps --ledger --rollup
 expect_rc "ps --ledger --rollup is a usage error" 2
+# the ledger's VMAs come from ps's own smaps walk: smaps is opened once per process
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=openat -o "$TMP/strace" "$T" ps --ledger --pid "$SPARSE" >/dev/null 2>&1
+	nsmaps=$(grep -c '"smaps"' "$TMP/strace")
+	expect_eval "ps --ledger: one smaps walk per process (smaps opened $nsmaps time(s))" \
+		'[ "$nsmaps" -eq 1 ]' "$(grep -E 'smaps|proc/[0-9]' "$TMP/strace" | head -5 | tr '\n' ' ')"
+else
+	skip "ps --ledger: one smaps walk per process" "no strace (scripts/install-deps)"
+fi
 
 # ---- exporter --process-ledger ------------------------------------------------
 mkdir -p "$TMP/tf"
