@@ -22,6 +22,7 @@
 #include "../kernel/sysfs.h"
 #include "../model/hugetlb_plan.h"
 #include "../util/buf.h"
+#include "child.h"
 #include "common.h"
 #include "guard.h"
 #include "pg_srv.h"
@@ -199,7 +200,7 @@ static int bench(const struct pg_cluster *c, const char *const *args, char *out,
 		snprintf(why, wn, "pgbench: %s", strerror((int)-bp));
 		return (int)bp;
 	}
-	int st = pg_bench_wait(bp, fd, out, n);
+	int st = child_collect(bp, fd, out, n);
 	if (st) {
 		const char *l = out + strlen(out);
 		while (l > out && (l[-1] == '\n' || l[-1] == '\r'))
@@ -237,7 +238,7 @@ static int measure(const struct lab_ctx *ctx, const struct pg_cluster *c, const 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	sample(ctx, c->pid, m);
-	int st = pg_bench_wait(bp, fd, out, sizeof(out));
+	int st = child_collect(bp, fd, out, sizeof(out));
 	struct pgbench_out po;
 	if (st || pgbench_parse(out, &po)) {
 		snprintf(why, n, "pgbench exited %d%s", st,

@@ -22,6 +22,7 @@
 #include "../kernel/proc_thp.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
+#include "child.h"
 #include "common.h"
 #include "guard.h"
 #include "redis_srv.h"
@@ -172,7 +173,7 @@ static int measure(const struct lab_ctx *ctx, const struct redis_exe *x, struct 
 	sleep_ms(500);
 	int rc = bgsave(ctx, s, m, why, n);
 	static char out[8192];
-	int st = redis_bench_wait(bp, fd, out, sizeof(out));
+	int st = child_collect(bp, fd, out, sizeof(out));
 	snap_take(ctx->sr, &b);
 	int64_t d;
 	m->v[V_SPLIT] = snap_delta(&a, &b, "thp_split_pmd", &d) ? (double)d : -1;

@@ -6,16 +6,13 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/io_uring.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "guard.h"
+#include "child.h"
 
 int uring_probe(unsigned flags)
 {
@@ -66,16 +63,6 @@ int fio_parse(const char *text, size_t len, struct fio_res *r)
 	r->ok = r->error == 0 && ios > 0 && iops > 0;
 	json_decref(doc);
 	return 0;
-}
-
-static volatile pid_t live_fio;
-
-static void on_fatal(void)
-{
-	if (live_fio > 0) {
-		kill(live_fio, SIGKILL);
-		waitpid(live_fio, NULL, 0);
-	}
 }
 
 /* fio's argv for S into A (strings in ST). */
@@ -153,36 +140,17 @@ int fio_run(const char *exe, const struct fio_spec *s, struct fio_res *r, char *
 		return -errno;
 	char st[6][96], *argv[16];
 	fio_argv(exe, s, st, argv);
-	guard_at_signal(on_fatal);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execv(exe, argv);
-		_exit(127);
-	}
-	int e = -errno;
+	struct child_spec cs = {.path = exe, .argv = argv, .in = -1, .out = p[1], .err = p[1]};
+	pid_t pid = child_spawn(&cs);
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		return e;
+		return (int)pid;
 	}
-	live_fio = pid;
 	size_t len = 0;
 	char *out = slurp(p[0], &len);
 	close(p[0]);
-	int wst = 0;
-	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
-		;
-	live_fio = 0;
-	int code = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	int code = child_reap(pid);
 	int rc = out && fio_parse(out, len, r) == 0 ? 0 : -EPROTO;
 	if (code || rc || !r->ok) {
 		fio_why(out, code, why, n);

@@ -13,11 +13,10 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../util/clock.h"
-#include "guard.h"
+#include "child.h"
 
 /*
  * The child's program. numpy (>= 1.20) itself advises MADV_HUGEPAGE on
@@ -40,17 +39,6 @@ static const char script[] =
 	"print('times', *('%.6f' % x for x in t), flush=True)\n"
 	"sys.stdin.readline()\n";
 
-/* What the signal hook kills. */
-static volatile pid_t live_child;
-
-static void on_fatal(void)
-{
-	if (live_child > 0) {
-		kill(live_child, SIGKILL);
-		waitpid(live_child, NULL, 0);
-	}
-}
-
 /* One dTLB read counter (RESULT access or miss) on PID and its later threads. fd or -errno. */
 static int dtlb_open(pid_t pid, unsigned result)
 {
@@ -68,20 +56,19 @@ static int dtlb_open(pid_t pid, unsigned result)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* In the child: stdin/stdout on the pipes, the prctl, the tunable, then exec. Never returns. */
-static void child_exec(const struct matmul_spec *sp, int in, int out, int gate)
+/* What the child does before exec (child_spec.before_exec). */
+struct pre_exec {
+	const struct matmul_spec *sp;
+	int gate; /* read one byte first (the counters are open), -1: none */
+};
+
+/* In the child: wait for the gate, the prctl, the tunable. Exits 126 or 125 when one fails. */
+static void before_exec(void *ctx)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	dup2(in, 0);
-	dup2(out, 1);
-	int nul = open("/dev/null", O_WRONLY);
-	if (nul >= 0)
-		dup2(nul, 2);
+	const struct pre_exec *x = ctx;
+	const struct matmul_spec *sp = x->sp;
 	char g;
-	if (gate >= 0 && read(gate, &g, 1) != 1)
+	if (x->gate >= 0 && read(x->gate, &g, 1) != 1)
 		_exit(126);
 	/* per-mm since 4.13, inherited by fork and kept across execve (as thpctl run --thp=off) */
 	if (sp->thp_off && prctl(PR_SET_THP_DISABLE, 1UL, 0UL, 0UL, 0UL))
@@ -90,12 +77,6 @@ static void child_exec(const struct matmul_spec *sp, int in, int out, int gate)
 		setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
 	else
 		unsetenv("GLIBC_TUNABLES");
-	char ns[16], rs[16];
-	snprintf(ns, sizeof(ns), "%d", sp->n);
-	snprintf(rs, sizeof(rs), "%d", sp->reps);
-	char *argv[] = {MATMUL_PYTHON, "-c", (char *)script, ns, rs, NULL};
-	execv(MATMUL_PYTHON, argv);
-	_exit(127);
 }
 
 /* One line from FD into OUT (without the newline), waiting <= MS. 0 or -errno. */
@@ -131,10 +112,9 @@ static int read_line(int fd, char *out, size_t n, double ms)
 /* The child's exit, as words into WHY, after a failed read. */
 static void child_why(struct matmul_child *c, int rc, char *why, size_t n)
 {
-	int st;
-	if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
-		c->pid = live_child = 0;
-		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	int code;
+	if (child_exited(c->pid, &code)) {
+		c->pid = 0;
 		snprintf(why, n, "%s exited with status %d%s", MATMUL_PYTHON, code,
 			 code == 1     ? " (numpy missing?)"
 			 : code == 125 ? " (prctl PR_SET_THP_DISABLE failed)"
@@ -156,12 +136,20 @@ int matmul_start(struct matmul_child *c, const struct matmul_spec *sp, char *why
 		snprintf(why, n, "pipe: %s", strerror(-e));
 		return e;
 	}
-	guard_at_signal(on_fatal);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-		child_exec(sp, pin[0], pout[1], gate[0]);
-	int e = -errno;
+	char ns[16], rs[16];
+	snprintf(ns, sizeof(ns), "%d", sp->n);
+	snprintf(rs, sizeof(rs), "%d", sp->reps);
+	char *argv[] = {MATMUL_PYTHON, "-c", (char *)script, ns, rs, NULL};
+	struct pre_exec x = {.sp = sp, .gate = gate[0]};
+	struct child_spec cs = {.path = MATMUL_PYTHON,
+				.argv = argv,
+				.in = pin[0],
+				.out = pout[1],
+				.err = -1,
+				.before_exec = before_exec,
+				.ctx = &x};
+	pid_t pid = child_spawn(&cs);
+	int e = pid < 0 ? (int)pid : 0;
 	close(pin[0]);
 	close(pout[1]);
 	if (gate[0] >= 0)
@@ -173,7 +161,7 @@ int matmul_start(struct matmul_child *c, const struct matmul_spec *sp, char *why
 		matmul_stop(c);
 		return e;
 	}
-	c->pid = live_child = pid;
+	c->pid = pid;
 	if (sp->count_dtlb) {
 		int a = dtlb_open(pid, PERF_COUNT_HW_CACHE_RESULT_ACCESS);
 		int m = a >= 0 ? dtlb_open(pid, PERF_COUNT_HW_CACHE_RESULT_MISS) : a;
@@ -238,19 +226,7 @@ void matmul_stop(struct matmul_child *c)
 	if (c->in >= 0)
 		close(c->in); /* EOF: the child's last readline returns and it exits */
 	c->in = -1;
-	if (c->pid > 0) {
-		double t0 = mono_ms();
-		int st;
-		while (waitpid(c->pid, &st, WNOHANG) == 0) {
-			if (mono_ms() - t0 > 5000) {
-				kill(c->pid, SIGKILL);
-				waitpid(c->pid, &st, 0);
-				break;
-			}
-			usleep(20000);
-		}
-		c->pid = live_child = 0;
-	}
+	child_end(&c->pid, 0, 5000);
 	if (c->out >= 0)
 		close(c->out);
 	c->out = -1;

@@ -2,81 +2,31 @@
 /* lab postgres: the cluster, the server and pgbench as unprivileged children (pg_srv.h). */
 #include "pg_srv.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
 #include "../util/num.h"
-#include "guard.h"
+#include "child.h"
 
-#define RM "/bin/rm"
-
-/* What the signal hook stops: the postmaster, pgbench, the directory. */
-static volatile pid_t live_srv, live_bench;
+/* What the signal hook removes once the children are stopped (child.h): the directory. */
 static char live_dir[64];
 
-static void nap(long ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* rm -rf --one-file-system DIR as a child, reaped (async-signal-safe). */
-static void remove_tree(const char *dir)
-{
-	pid_t p = fork();
-	if (p == 0) {
-		execl(RM, "rm", "-rf", "--one-file-system", "--", dir, (char *)NULL);
-		_exit(127);
-	}
-	if (p > 0)
-		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
-			;
-}
-
-/* Signal PID with SIG and wait up to MS for it to exit; true when reaped (async-signal-safe). */
-static bool stop_wait(pid_t pid, int sig, long ms)
-{
-	kill(pid, sig);
-	for (long t = 0; t <= ms; t += 20) {
-		pid_t w = waitpid(pid, NULL, WNOHANG);
-		if (w == pid || (w < 0 && errno == ECHILD))
-			return true;
-		nap(20);
-	}
-	return false;
-}
-
-/* Async-signal-safe: pgbench killed, the server shut down (immediate), the directory removed. */
+/* Async-signal-safe: the cluster's directory (the server was stopped with SIGQUIT: immediate). */
 static void on_fatal(void)
 {
-	if (live_bench > 0) {
-		kill(live_bench, SIGKILL);
-		waitpid(live_bench, NULL, 0);
-	}
-	/* SIGQUIT: immediate shutdown, the backends stopped and the shared memory released */
-	if (live_srv > 0 && !stop_wait(live_srv, SIGQUIT, 5000))
-		stop_wait(live_srv, SIGKILL, 5000);
 	if (live_dir[0])
-		remove_tree(live_dir);
+		child_remove_tree(live_dir);
 }
 
 /* Whether DIR/NAME is executable. */
@@ -108,54 +58,17 @@ int pg_find(const char *root, struct pg_cluster *c)
 	return best ? 0 : -ENOENT;
 }
 
-/* A free loopback TCP port number (bound, read, released): names the socket file. */
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	int r = bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-				getsockname(fd, (struct sockaddr *)&a, &al)
-			? -errno
-			: ntohs(a.sin_port);
-	close(fd);
-	return r;
-}
-
 /*
- * fork; in the child: drop to C's user (groups, gid, uid; exit 126 if any
- * fails), die with the parent, default signals, cwd the directory, stdin
- * /dev/null, stdout+stderr to OUTFD (-1: /dev/null), exec BIN/PROG with
- * ARGV and a minimal environment. Returns the pid or -errno.
+ * Start BIN/PROG with ARGV as C's user (child.h: dies with thpctl, exit 126
+ * when the user cannot be taken), in the cluster's directory, stdin
+ * /dev/null, stdout+stderr to OUTFD (-1: /dev/null), a minimal environment.
+ * Returns the pid or -errno.
  */
 static pid_t spawn(const struct pg_cluster *c, const char *prog, char *const *argv, int outfd)
 {
 	char path[128];
 	snprintf(path, sizeof(path), "%s/%s", c->bin, prog);
 	static char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL};
-	fflush(NULL);
-	pid_t parent = getpid(), pid = fork();
-	if (pid)
-		return pid < 0 ? -errno : pid;
-	if (setgroups(0, NULL) || setgid(c->gid) || setuid(c->uid) || !getuid())
-		_exit(126);
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* after setuid, which clears it */
-	if (getppid() != parent)
-		_exit(125);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	if (chdir(c->dir))
-		_exit(126);
-	int nul = open("/dev/null", O_RDWR);
-	if (nul >= 0) {
-		dup2(nul, 0);
-		dup2(outfd >= 0 ? outfd : nul, 1);
-		dup2(outfd >= 0 ? outfd : nul, 2);
-	}
 	char *a[64];
 	size_t k = 0;
 	a[k++] = path; /* initdb finds postgres beside its own argv[0] */
@@ -164,8 +77,17 @@ static pid_t spawn(const struct pg_cluster *c, const char *prog, char *const *ar
 		k++;
 	}
 	a[k] = NULL;
-	execve(path, a, envp);
-	_exit(127);
+	struct child_spec cs = {.path = path,
+				.argv = a,
+				.envp = envp,
+				.in = -1,
+				.out = outfd,
+				.err = outfd,
+				.cwd = c->dir,
+				.drop = true,
+				.uid = c->uid,
+				.gid = c->gid};
+	return child_spawn(&cs);
 }
 
 /* Run PROG ARGV to its end, its output into OUT. Exit status or -errno. */
@@ -181,7 +103,7 @@ static int run_to_end(const struct pg_cluster *c, const char *prog, char *const 
 		close(p[0]);
 		return (int)pid;
 	}
-	return pg_bench_wait(pid, p[0], out, n);
+	return child_collect(pid, p[0], out, n);
 }
 
 /* The last non-empty line of TEXT into OUT. */
@@ -220,25 +142,18 @@ int pg_init(struct pg_cluster *c, char *err, size_t n)
 		snprintf(err, n, "neither a postgres nor a nobody user to run the server as");
 		return -ENOENT;
 	}
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp || strlen(tmp) > 44)
-		tmp = "/tmp";
-	snprintf(c->dir, sizeof(c->dir), "%s/thpctl-pg.XXXXXX", tmp);
-	if (!mkdtemp(c->dir)) {
-		int e = -errno;
-		snprintf(err, n, "mkdtemp %s: %s", c->dir, strerror(errno));
-		c->dir[0] = '\0';
-		return e;
-	}
+	int rc = child_dir_make(c->dir, sizeof(c->dir), "pg", err, n);
+	if (rc)
+		return rc;
 	memcpy(live_dir, c->dir, sizeof(live_dir));
-	guard_at_signal(on_fatal);
-	int rc = chown(c->dir, c->uid, c->gid) ? -errno : 0;
+	child_at_signal(on_fatal);
+	rc = chown(c->dir, c->uid, c->gid) ? -errno : 0;
 	if (rc) {
 		snprintf(err, n, "chown %s to %s: %s", c->dir, c->user, strerror(-rc));
 		pg_destroy(c);
 		return rc;
 	}
-	if ((c->port = free_port()) < 0) {
+	if ((c->port = child_free_port()) < 0) {
 		rc = c->port;
 		snprintf(err, n, "no free port: %s", strerror(-rc));
 		pg_destroy(c);
@@ -333,18 +248,19 @@ int pg_start(struct pg_cluster *c, const char *const *args, char *err, size_t n)
 		snprintf(err, n, "fork: %s", strerror((int)-pid));
 		return (int)pid;
 	}
-	c->pid = live_srv = pid;
-	for (double t0 = mono_ms(); mono_ms() - t0 < 30000; nap(20)) {
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			c->pid = live_srv = 0;
+	c->pid = pid;
+	child_watch(pid, SIGQUIT,
+		    5000); /* immediate shutdown: backends gone, shared memory freed */
+	for (double t0 = mono_ms(); mono_ms() - t0 < 30000; child_sleep_ms(20)) {
+		int code;
+		if (child_exited(pid, &code)) {
+			c->pid = 0;
 			struct buf b = {0};
 			char l[200] = "";
 			if (read_file_at(AT_FDCWD, log, &b, 1 << 20) == 0 && b.len)
 				last_line(b.p, l, sizeof(l));
 			buf_free(&b);
-			snprintf(err, n, "postgres exited %d at start: %s",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), l);
+			snprintf(err, n, "postgres exited %d at start: %s", code, l);
 			return -ECHILD;
 		}
 		if (ready(c))
@@ -357,16 +273,17 @@ int pg_start(struct pg_cluster *c, const char *const *args, char *err, size_t n)
 
 void pg_stop(struct pg_cluster *c)
 {
-	if (c->pid > 0 && !stop_wait(c->pid, SIGINT, 15000) && !stop_wait(c->pid, SIGQUIT, 5000))
-		stop_wait(c->pid, SIGKILL, 5000);
-	c->pid = live_srv = 0;
+	if (c->pid > 0 && !child_stop(c->pid, SIGINT, 15000) && !child_stop(c->pid, SIGQUIT, 5000))
+		child_stop(c->pid, SIGKILL, 5000);
+	child_unwatch(c->pid);
+	c->pid = 0;
 }
 
 void pg_destroy(struct pg_cluster *c)
 {
 	pg_stop(c);
 	if (c->dir[0])
-		remove_tree(c->dir);
+		child_remove_tree(c->dir);
 	c->dir[0] = live_dir[0] = '\0';
 }
 
@@ -388,35 +305,6 @@ pid_t pg_bench_start(const struct pg_cluster *c, const char *const *args, int *o
 		close(p[0]);
 		return pid;
 	}
-	live_bench = pid;
 	*outfd = p[0];
 	return pid;
-}
-
-int pg_bench_wait(pid_t pid, int fd, char *out, size_t n)
-{
-	size_t len = 0;
-	for (;;) {
-		char tmp[4096];
-		ssize_t r = read(fd, tmp, sizeof(tmp));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		size_t take = (size_t)r < n - 1 - len ? (size_t)r : n - 1 - len;
-		memcpy(out + len, tmp, take);
-		len += take;
-	}
-	out[len] = '\0';
-	close(fd);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			if (pid == live_bench)
-				live_bench = 0;
-			return -errno;
-		}
-	if (pid == live_bench)
-		live_bench = 0;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

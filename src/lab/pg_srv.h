@@ -74,12 +74,9 @@ void pg_destroy(struct pg_cluster *c);
 /*
  * Run pgbench with ARGS (NULL-terminated, after the connection options)
  * against the running server, its stdout and stderr into OUT (NUL-terminated,
- * truncated to N-1). Returns the pid (> 0) or -errno; then pg_bench_wait().
+ * truncated to N-1). Returns the pid (> 0) or -errno; then child_collect() (child.h).
  */
 pid_t pg_bench_start(const struct pg_cluster *c, const char *const *args, int *outfd);
-
-/* Read FD to EOF into OUT, close it, reap PID. pgbench's exit status or -errno. */
-int pg_bench_wait(pid_t pid, int fd, char *out, size_t n);
 
 #define PG_MAX_PROGRESS 64
 

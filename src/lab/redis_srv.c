@@ -11,29 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../util/clock.h"
-#include "guard.h"
+#include "child.h"
 
-/* What the signal hook stops: the running children and the directory. */
-static volatile pid_t live_srv, live_bench;
+/* What the signal hook removes once the children are stopped (child.h): the directory. */
 static char live_dir[64];
 
-/* Async-signal-safe: kill and reap the children, remove their directory. */
+/* Async-signal-safe: the server's files and directory. */
 static void on_fatal(void)
 {
-	pid_t p[2] = {live_srv, live_bench};
-	for (int i = 0; i < 2; i++)
-		if (p[i] > 0) {
-			kill(p[i], SIGKILL);
-			waitpid(p[i], NULL, 0);
-		}
 	if (live_dir[0]) {
 		int d = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 		if (d >= 0) {
@@ -62,36 +53,13 @@ int redis_find(const char *prog, char *out, size_t n)
 	return -ENOENT;
 }
 
-/* A free loopback port (bound, read, released), or -errno. */
-static int free_port(void)
+/* In the child (child_spec.before_exec): MALLOC_CONF=CTX, or none when CTX is NULL. */
+static void set_malloc_conf(void *ctx)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	int r = bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-				getsockname(fd, (struct sockaddr *)&a, &al)
-			? -errno
-			: ntohs(a.sin_port);
-	close(fd);
-	return r;
-}
-
-/* In a child: die with the parent, default signals, stdin/out/err from /dev/null (OUTFD: stdout). */
-static void child_setup(int outfd)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	int nul = open("/dev/null", O_RDWR);
-	if (nul >= 0) {
-		dup2(nul, 0);
-		dup2(outfd >= 0 ? outfd : nul, 1);
-		dup2(nul, 2);
-	}
+	if (ctx)
+		setenv("MALLOC_CONF", ctx, 1);
+	else
+		unsetenv("MALLOC_CONF");
 }
 
 /* Connect to 127.0.0.1:PORT with 30 s timeouts. fd or -errno. */
@@ -218,11 +186,11 @@ static int server_wait(struct redis_srv *s, char *why, size_t n)
 {
 	double t0 = mono_ms();
 	while (mono_ms() - t0 < 10000) {
-		int st;
-		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-			s->pid = live_srv = 0;
+		int code;
+		if (child_exited(s->pid, &code)) {
+			s->pid = 0;
 			snprintf(why, n, "redis-server exited (status %d) at start; see its log",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				 code);
 			return -ECHILD;
 		}
 		int fd = dial(s->port);
@@ -245,45 +213,34 @@ int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, const ch
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp || strlen(tmp) > 40)
-		tmp = "/tmp";
-	snprintf(s->dir, sizeof(s->dir), "%s/thpctl-redis.XXXXXX", tmp);
-	if (!mkdtemp(s->dir)) {
-		int e = -errno;
-		snprintf(err, n, "mkdtemp %s: %s", s->dir, strerror(errno));
-		s->dir[0] = '\0';
+	int e = child_dir_make(s->dir, sizeof(s->dir), "redis", err, n);
+	if (e)
 		return e;
-	}
 	memcpy(live_dir, s->dir, sizeof(live_dir));
-	guard_at_signal(on_fatal);
-	s->port = free_port();
+	child_at_signal(on_fatal);
+	s->port = child_free_port();
 	if (s->port < 0) {
-		int e = s->port;
+		e = s->port;
 		snprintf(err, n, "no free loopback port: %s", strerror(-e));
 		redis_stop(s);
 		return e;
 	}
 	char port[16], *argv[32];
 	server_argv(exe, s, disable_thp, port, sizeof(port), argv);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		child_setup(-1);
-		if (malloc_conf)
-			setenv("MALLOC_CONF", malloc_conf, 1);
-		else
-			unsetenv("MALLOC_CONF");
-		execv(exe, argv);
-		_exit(127);
-	}
+	struct child_spec cs = {.path = exe,
+				.argv = argv,
+				.in = -1,
+				.out = -1,
+				.err = -1,
+				.before_exec = set_malloc_conf,
+				.ctx = (void *)malloc_conf};
+	pid_t pid = child_spawn(&cs);
 	if (pid < 0) {
-		int e = -errno;
-		snprintf(err, n, "fork: %s", strerror(errno));
+		snprintf(err, n, "fork: %s", strerror((int)-pid));
 		redis_stop(s);
-		return e;
+		return (int)pid;
 	}
-	s->pid = live_srv = pid;
+	s->pid = pid;
 	int rc = server_wait(s, err, n);
 	if (rc)
 		redis_stop(s);
@@ -296,17 +253,7 @@ void redis_stop(struct redis_srv *s)
 		char r[64];
 		if (s->fd >= 0)
 			redis_cmd(s, "SHUTDOWN NOSAVE", r, sizeof(r));
-		double t0 = mono_ms();
-		int st;
-		while (waitpid(s->pid, &st, WNOHANG) == 0) {
-			if (mono_ms() - t0 > 5000) {
-				kill(s->pid, SIGKILL);
-				waitpid(s->pid, &st, 0);
-				break;
-			}
-			nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
-		}
-		s->pid = live_srv = 0;
+		child_end(&s->pid, 0, 5000);
 	}
 	if (s->fd >= 0)
 		close(s->fd);
@@ -378,48 +325,15 @@ pid_t redis_bench_start(const struct redis_srv *s, const char *exe, uint64_t ops
 	snprintf(d, sizeof(d), "%d", REDIS_VALUE_BYTES);
 	char *argv[] = {(char *)exe, "-h", "127.0.0.1", "-p", port, "-t", "set,get", "-n", n,
 			"-r",	     r,	   "-d",	d,    "-c", "50", "--csv",   NULL};
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		child_setup(p[1]);
-		execv(exe, argv);
-		_exit(127);
-	}
-	int e = -errno;
+	struct child_spec cs = {.path = exe, .argv = argv, .in = -1, .out = p[1], .err = -1};
+	pid_t pid = child_spawn(&cs);
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		return e;
+		return pid;
 	}
-	live_bench = pid;
 	*outfd = p[0];
 	return pid;
-}
-
-int redis_bench_wait(pid_t pid, int fd, char *out, size_t n)
-{
-	size_t len = 0;
-	for (;;) {
-		char tmp[4096];
-		ssize_t r = read(fd, tmp, sizeof(tmp));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		size_t take = (size_t)r < n - 1 - len ? (size_t)r : n - 1 - len;
-		memcpy(out + len, tmp, take);
-		len += take;
-	}
-	out[len] = '\0';
-	close(fd);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			live_bench = 0;
-			return -errno;
-		}
-	live_bench = 0;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* The quoted CSV fields of LINE (up to MAX, unquoted, in place); their count. */

@@ -54,13 +54,10 @@ int redis_cmd(struct redis_srv *s, const char *cmd, char *out, size_t n);
 /*
  * Start redis-benchmark EXE against S: OPS requests each of SET and GET over
  * NKEYS random keys, 50 clients, --csv on a pipe. Returns the pid (> 0) or
- * -errno; *OUTFD is the read end.
+ * -errno; *OUTFD is the read end: child_collect() (child.h) reads it and reaps.
  */
 pid_t redis_bench_start(const struct redis_srv *s, const char *exe, uint64_t ops, uint64_t nkeys,
 			int *outfd);
-
-/* Read FD to EOF into OUT (NUL-terminated, truncated to N-1), close it, reap PID. Exit status or -errno. */
-int redis_bench_wait(pid_t pid, int fd, char *out, size_t n);
 
 /* One redis-benchmark --csv line. */
 struct bench_row {
