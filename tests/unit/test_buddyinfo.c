@@ -196,11 +196,8 @@ static void test_buddy_read_through_a_tree(void **state)
 {
 	(void)state;
 	char root[64];
-	snprintf(root, sizeof(root), "/tmp/thpctl-buddy.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	unit_mkdir(root, "proc");
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	unit_tree(root, "buddy", (const char *const[]){"proc", NULL}, &sr);
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_read(&sr, &bi), -ENOENT);
 	assert_int_equal(bi.nzones, 0);
@@ -212,10 +209,7 @@ static void test_buddy_read_through_a_tree(void **state)
 	assert_int_equal(buddyinfo_read(&sr, &bi), -EINVAL);
 	unit_put(root, "proc/buddyinfo", "Node 0, zone   Normal    297    19"); /* cut */
 	assert_int_equal(buddyinfo_read(&sr, &bi), -EINVAL);
-	sysroot_close(&sr);
-	char cmd[96];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(root, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),

@@ -164,11 +164,10 @@ static void test_count_procs_recorded(void **state)
 {
 	(void)state;
 	char root[64];
-	snprintf(root, sizeof(root), "/tmp/thpctl-cgcount.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	static const char *const dirs[] = {"proc", "proc/2", "proc/10", "proc/11", "proc/12"};
-	for (size_t i = 0; i < 5; i++)
-		unit_mkdir(root, dirs[i]);
+	struct sysroot sr;
+	unit_tree(root, "cgcount",
+		  (const char *const[]){"proc", "proc/2", "proc/10", "proc/11", "proc/12", NULL},
+		  &sr);
 	/* flags 0x208040: PF_KTHREAD */
 	unit_put(root, "proc/2/stat",
 		 "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0 "
@@ -178,8 +177,6 @@ static void test_count_procs_recorded(void **state)
 		 "Name:\tjava\nPPid:\t1\nVmRSS:\t100 kB\nTHP_enabled:\t0\n");
 	unit_put(root, "proc/11/status", "Name:\told\nPPid:\t1\nVmRSS:\t100 kB\n");
 	/* 12: nothing recorded but its directory: unreadable, counted as unknown */
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
 	pid_t pids[] = {2, 10, 11, 12};
 	struct cg_node node = {.path = "/", .pids = pids, .npids = 4};
 	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
@@ -188,10 +185,7 @@ static void test_count_procs_recorded(void **state)
 	assert_int_equal(c[0].n, 3);
 	assert_int_equal(c[0].thp_off, 1);
 	assert_int_equal(c[0].unknown, 2);
-	sysroot_close(&sr);
-	char cmd[96];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(root, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_v2_fields), cmocka_unit_test(test_v1_totals),

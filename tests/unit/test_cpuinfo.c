@@ -43,11 +43,8 @@ static void read_from_a_tree_and_live(void **state)
 {
 	(void)state;
 	char root[64];
-	snprintf(root, sizeof(root), "/tmp/thpctl-cpuinfo.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	unit_mkdir(root, "proc");
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	unit_tree(root, "cpuinfo", (const char *const[]){"proc", NULL}, &sr);
 	bool has = true;
 	assert_int_equal(cpuinfo_has_flag(&sr, "hypervisor", &has), -ENOENT);
 	assert_false(has);
@@ -56,10 +53,7 @@ static void read_from_a_tree_and_live(void **state)
 	assert_true(has);
 	unit_put(root, "proc/cpuinfo", "processor\t: 0\n");
 	assert_int_equal(cpuinfo_has_flag(&sr, "hypervisor", &has), -ENOENT);
-	sysroot_close(&sr);
-	char cmd[96];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(root, &sr);
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	int r = cpuinfo_has_flag(&sr, "fpu", &has);
 	assert_true(r == 0 || r == -ENOENT);

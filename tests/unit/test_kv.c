@@ -316,16 +316,12 @@ static void test_readers_on_a_tree(void **state)
 {
 	(void)state;
 	char root[64];
-	snprintf(root, sizeof(root), "/tmp/thpctl-kv.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	unit_mkdir(root, "proc");
-	unit_mkdir(root, "sys");
-	unit_mkdir(root, "sys/devices");
-	unit_mkdir(root, "sys/devices/system");
-	unit_mkdir(root, "sys/devices/system/node");
-	unit_mkdir(root, "sys/devices/system/node/node0");
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, root), 0);
+	unit_tree(root, "kv",
+		  (const char *const[]){"proc", "sys", "sys/devices", "sys/devices/system",
+					"sys/devices/system/node", "sys/devices/system/node/node0",
+					NULL},
+		  &sr);
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(meminfo_read(&sr, &l), -ENOENT);
@@ -358,10 +354,7 @@ static void test_readers_on_a_tree(void **state)
 	assert_true(b.cap > 0);
 	buf_free(&b);
 	kvlist_free(&l);
-	sysroot_close(&sr);
-	char cmd[96];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(root, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_vmstat_values), cmocka_unit_test(test_vmstat_unknown_keys_kept),

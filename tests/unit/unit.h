@@ -23,6 +23,7 @@
 #include "kernel/host_snapshot.h"
 #include "kernel/parse.h"
 #include "kernel/smaps.h"
+#include "kernel/sysroot.h"
 #include "util/fileio.h"
 
 /* Fail unless string HAY holds NEEDLE. */
@@ -54,7 +55,8 @@ static inline int unit_run_cases(const char *group, CMUnitTestFunction fn, const
 		return 1;
 	for (size_t i = 0; i < n; i++) {
 		const char *const *c = (const void *)((const char *)cases + i * size);
-		tests[i] = (struct CMUnitTest){.name = *c, .test_func = fn, .initial_state = (void *)c};
+		tests[i] = (struct CMUnitTest){
+			.name = *c, .test_func = fn, .initial_state = (void *)c};
 	}
 	memcpy(tests + n, fixed, nfixed * sizeof(*fixed));
 	int rc = _cmocka_run_group_tests(group, tests, n + nfixed, NULL, NULL);
@@ -119,6 +121,29 @@ static inline void unit_mkdir(const char *dir, const char *rel)
 	char p[512];
 	snprintf(p, sizeof(p), "%s/%s", dir, rel);
 	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/*
+ * A fresh recorded tree /tmp/thpctl-NAME.XXXXXX into ROOT (64 bytes) with the
+ * directories DIRS (NULL-ended, parents first), opened as the sysroot *SR.
+ */
+static inline void unit_tree(char *root, const char *name, const char *const *dirs,
+			     struct sysroot *sr)
+{
+	snprintf(root, 64, "/tmp/thpctl-%s.XXXXXX", name);
+	assert_non_null(mkdtemp(root));
+	for (; dirs && *dirs; dirs++)
+		unit_mkdir(root, *dirs);
+	assert_int_equal(sysroot_open(sr, root), 0);
+}
+
+/* Close SR and remove the tree ROOT. */
+static inline void unit_tree_remove(const char *root, struct sysroot *sr)
+{
+	char cmd[96];
+	sysroot_close(sr);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* Parse "always [madvise] never" built from the N values VALS and the SELECTED one into C. */
