@@ -6,7 +6,8 @@
  * openat() on the /proc directory fd. No parsing, no output: what thpctl costs
  * above this is its own work (bench/ps.sh prints the ratio).
  *
- *   proc_floor [smaps|rollup] [-v]   -v: files and bytes read, on stderr
+ *   proc_floor [smaps|rollup|none] [-v]   -v: files and bytes read, on stderr;
+ *                                          none: start and exit (the start-up cost)
  *
  * Files that vanish or cannot be read (a process exiting, PID 1 in a
  * container) are skipped, as thpctl does. Exit 0, or 1 when /proc cannot be
@@ -44,10 +45,12 @@ int main(int argc, char **argv)
 			maps = "smaps";
 		else if (strcmp(argv[i], "rollup") == 0)
 			maps = "smaps_rollup";
+		else if (strcmp(argv[i], "none") == 0)
+			return 0;
 		else if (strcmp(argv[i], "-v") == 0)
 			verbose = 1;
 		else {
-			fprintf(stderr, "usage: proc_floor [smaps|rollup] [-v]\n");
+			fprintf(stderr, "usage: proc_floor [smaps|rollup|none] [-v]\n");
 			return 2;
 		}
 	}

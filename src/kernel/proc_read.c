@@ -345,6 +345,7 @@ int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_i
 	}
 	p.dir.dirfd = fd;
 	p.dir.live = sr->live;
+	p.dir.procfs = p.dir.proc_pid = sr->procfs;
 	unsigned all = flags;
 	int e = read_all(&p, flags);
 	/* the caller's further rounds, on the same handle */

@@ -2,6 +2,8 @@
 #include "smaps.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parse.h"
@@ -30,20 +32,81 @@ const char *smaps_field_name(enum smaps_field f)
 	return (unsigned)f < SM_NFIELDS ? fields[f].name : "?";
 }
 
-static int field_lookup(const char *s, size_t len)
+/* Labels handled beside the summed fields: VmFlags and THPeligible (full smaps only). */
+enum { L_VMFLAGS = SM_NFIELDS, L_THPELIGIBLE };
+
+/* The labels kept, colon included, by first letter (the kernel's print order within one). */
+static const struct label {
+	char text[16];
+	unsigned char len;
+	signed char id;
+} labels[][4] = {
+	['A' - 'A'] = {{"Anonymous:", 10, SM_ANONYMOUS}, {"AnonHugePages:", 14, SM_ANON_HUGE}},
+	['F' - 'A'] = {{"FilePmdMapped:", 14, SM_FILE_PMD}},
+	['K' - 'A'] = {{"KernelPageSize:", 15, SM_KERNEL_PAGE}},
+	['P' - 'A'] = {{"Pss:", 4, SM_PSS},
+		       {"Private_Dirty:", 14, SM_PRIVATE_DIRTY},
+		       {"Private_Hugetlb:", 16, SM_PRIVATE_HUGETLB}},
+	['R' - 'A'] = {{"Rss:", 4, SM_RSS}},
+	['S' - 'A'] = {{"Size:", 5, SM_SIZE},
+		       {"Swap:", 5, SM_SWAP},
+		       {"ShmemPmdMapped:", 15, SM_SHMEM_PMD},
+		       {"Shared_Hugetlb:", 15, SM_SHARED_HUGETLB}},
+	['T' - 'A'] = {{"THPeligible:", 12, L_THPELIGIBLE}},
+	['V' - 'A'] = {{"VmFlags:", 8, L_VMFLAGS}},
+};
+
+/*
+ * The kept label that line [S, E) starts with (S[0] is 'A'..'Z'): its field
+ * (L_* for the two per-VMA lines) into *F and the text after the colon;
+ * NULL for any other line. One compare per candidate of its first letter: no
+ * scan for the colon on the ~12 lines per VMA that are kept.
+ */
+static inline const char *known_label(const char *s, const char *e, int *f)
 {
-	for (int i = 0; i < SM_NFIELDS; i++)
-		if (fields[i].len == len && memcmp(fields[i].name, s, len) == 0)
-			return i;
-	return -1;
+	unsigned k = (unsigned char)s[0] - 'A';
+	if (k >= sizeof(labels) / sizeof(labels[0]))
+		return NULL;
+	uint64_t w0 = 0, w1 = 0;
+	bool wide = e - s >= 16; /* compare 16 bytes at once: a label is at most 16 */
+	if (wide) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + 8, 8);
+	}
+	for (const struct label *l = labels[k]; l < labels[k] + 4 && l->len; l++) {
+		bool same;
+		if (wide) {
+			uint64_t t0, t1, m0, m1;
+			memcpy(&t0, l->text, 8);
+			memcpy(&t1, l->text + 8, 8);
+			/* little or big endian alike: the label's bytes are the first LEN */
+			m0 = l->len >= 8 ? ~0ull : ((1ull << (8 * l->len)) - 1);
+			m1 = l->len <= 8 ? 0 : l->len >= 16 ? ~0ull : ((1ull << (8 * (l->len - 8))) - 1);
+			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) {
+				m0 = l->len >= 8 ? ~0ull : ~(~0ull >> (8 * l->len));
+				m1 = l->len <= 8	? 0
+				     : l->len >= 16 ? ~0ull
+						    : ~(~0ull >> (8 * (l->len - 8)));
+			}
+			same = !(((w0 ^ t0) & m0) | ((w1 ^ t1) & m1));
+		} else {
+			same = (size_t)(e - s) >= l->len && memcmp(s, l->text, l->len) == 0;
+		}
+		if (same) {
+			*f = l->id;
+			return s + l->len;
+		}
+	}
+	return NULL;
 }
 
-static int hexval(char c)
+static inline int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
+	unsigned char u = (unsigned char)c;
+	if ((unsigned char)(u - '0') < 10)
+		return u - '0';
+	if ((unsigned char)(u - 'a') < 6)
+		return u - 'a' + 10;
 	return -1;
 }
 
@@ -126,17 +189,41 @@ static void parse_vmflags(const char *p, const char *e, struct smaps_vma *v)
 }
 
 /* The value of a field line, [P, E) after the colon: a whole number, then " kB" or nothing. */
-static int field_value(const char *p, const char *e, uint64_t *x)
+static inline int field_value(const char *p, const char *e, uint64_t *x)
 {
+	/* the kernel right-aligns values: skip its padding eight blanks at a time */
+	uint64_t w;
+	while (e - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
+		p += 8;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	const char *d = p;
-	while (p < e && *p >= '0' && *p <= '9')
-		p++;
-	size_t rest = (size_t)(e - p);
-	if (!(rest == 0 || (rest == 3 && memcmp(p, " kB", 3) == 0)))
+	uint64_t v = 0;
+	while (p < e && (unsigned char)(*p - '0') < 10)
+		v = v * 10 + (unsigned)(*p++ - '0');
+	size_t nd = (size_t)(p - d), rest = (size_t)(e - p);
+	if (!nd || !(rest == 0 || (rest == 3 && p[0] == ' ' && p[1] == 'k' && p[2] == 'B')))
 		return -EINVAL;
-	return str_to_u64(d, (size_t)(p - d), 0, UINT64_MAX, x);
+	if (nd > 19) /* 20 digits may still fit in 64 bits: the careful parser decides */
+		return str_to_u64(d, nd, 0, UINT64_MAX, x);
+	*x = v;
+	return 0;
+}
+
+/* Whether [P, E) holds a colon: eight bytes at a time (a label is at most 16). */
+static inline bool has_colon(const char *p, const char *e)
+{
+	uint64_t w;
+	for (; e - p >= 8; p += 8) {
+		memcpy(&w, p, 8);
+		uint64_t x = w ^ 0x3a3a3a3a3a3a3a3aull;
+		if ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull)
+			return true;
+	}
+	for (; p < e; p++)
+		if (*p == ':')
+			return true;
+	return false;
 }
 
 /*
@@ -144,27 +231,27 @@ static int field_value(const char *p, const char *e, uint64_t *x)
  * Returns 0, or -EINVAL for a known field whose value is not a whole number
  * in range (left unknown: marked in T->damaged).
  */
-static int parse_field(const char *s, const char *e, struct smaps_totals *t, struct smaps_vma *v)
+static inline int parse_field(const char *s, const char *e, struct smaps_totals *t,
+			      struct smaps_vma *v)
 {
-	const char *c = memchr(s, ':', (size_t)(e - s));
-	if (!c)
-		return v ? -EINVAL : 0;
-	size_t nl = (size_t)(c - s);
-	if (v && nl == 7 && memcmp(s, "VmFlags", 7) == 0) {
-		parse_vmflags(c + 1, e, v);
-		return 0;
-	}
+	int f;
+	const char *c = known_label(s, e, &f);
+	if (!c) /* a line not kept: damage only without a colon */
+		return v && !has_colon(s, e) ? -EINVAL : 0;
 	uint64_t x;
-	if (v && nl == 11 && memcmp(s, "THPeligible", 11) == 0) {
-		if (field_value(c + 1, e, &x) || x > 1)
+	if (f >= SM_NFIELDS) {
+		if (!v)
+			return 0; /* smaps_rollup prints neither */
+		if (f == L_VMFLAGS) {
+			parse_vmflags(c, e, v);
+			return 0;
+		}
+		if (field_value(c, e, &x) || x > 1)
 			return -EINVAL;
 		v->thp_eligible = (int)x;
 		return 0;
 	}
-	int f = field_lookup(s, nl);
-	if (f < 0)
-		return 0;
-	if (field_value(c + 1, e, &x)) {
+	if (field_value(c, e, &x)) {
 		t->damaged |= 1u << f;
 		return -EINVAL;
 	}
@@ -213,21 +300,78 @@ static int emit(struct smaps_stream *s)
 	return s->cb ? s->cb(&s->cur, s->ctx) : 0;
 }
 
+/*
+ * The common line of a VMA the kernel printed, "Rss:      123 kB\n" for a kept
+ * field (or "THPeligible:    1\n"), at L before END: parsed into S->cur
+ * without looking for the line's end first. Returns the start of the next
+ * line, or NULL when the line is anything else (the careful path decides).
+ */
+static inline const char *fast_field(struct smaps_stream *s, const char *l, const char *end)
+{
+	int f;
+	const char *p = known_label(l, end, &f);
+	if (!p || f == L_VMFLAGS)
+		return NULL;
+	uint64_t w;
+	while (end - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
+		p += 8;
+	while (p < end && *p == ' ')
+		p++;
+	const char *d = p;
+	uint64_t x = 0;
+	while (p < end && (unsigned char)(*p - '0') < 10)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	size_t nd = (size_t)(p - d);
+	if (!nd || nd > 19)
+		return NULL;
+	if (end - p >= 4 && p[0] == ' ' && p[1] == 'k' && p[2] == 'B' && p[3] == '\n')
+		p += 4;
+	else if (p < end && *p == '\n')
+		p++;
+	else
+		return NULL;
+	if (++s->nlines > SMAPS_MAX_VMA_LINES) {
+		s->err = -EFBIG;
+		return p;
+	}
+	if (f == L_THPELIGIBLE) {
+		if (x > 1) {
+			s->cur.nbad++, s->nbad++;
+			return p;
+		}
+		s->cur.thp_eligible = (int)x;
+		return p;
+	}
+	s->cur.t.kb[f] = x;
+	s->cur.t.present |= 1u << f;
+	return p;
+}
+
 int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 {
-	const char *pos = text, *end = text + len, *l, *e;
-	while (!s->err && next_line(&pos, end, &l, &e)) {
-		if (l == e)
-			continue;
-		if (e == end) { /* procfs ends every line with '\n' */
+	const char *pos = text, *end = text + len;
+	while (!s->err && pos < end) {
+		if (s->have && *pos >= 'A' && *pos <= 'Z') {
+			const char *next = fast_field(s, pos, end);
+			if (next) {
+				pos = next;
+				continue;
+			}
+		}
+		const char *l = pos, *nl = memchr(pos, '\n', (size_t)(end - pos));
+		if (!nl) { /* procfs ends every line with '\n' */
 			s->truncated = true;
 			break;
 		}
+		const char *e = nl;
+		pos = nl + 1;
+		if (l == e)
+			continue;
 		if (++s->nlines > SMAPS_MAX_VMA_LINES) {
 			s->err = -EFBIG;
 			break;
 		}
-		if (e > l && e[-1] == '\r')
+		if (e[-1] == '\r')
 			e--; /* CRLF: a copied tree */
 		if (*l >= 'A' && *l <= 'Z') {
 			if (!s->have)

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int sysroot_open(struct sysroot *sr, const char *dir)
@@ -29,6 +31,8 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 	/* RHEL 6 kernels keep the same knobs under another name */
 	sr->rhel_thp = faccessat(sr->dirfd, SR_THP, F_OK, 0) != 0 &&
 		       faccessat(sr->dirfd, SR_THP_RHEL6, F_OK, 0) == 0;
+	struct statfs fs;
+	sr->procfs = sr->live && statfs("/proc", &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 	return 0;
 }
 
@@ -116,6 +120,10 @@ size_t sysroot_read_max(const char *rel)
 
 int sysroot_open_file(const struct sysroot *sr, const char *rel)
 {
+	if (sr->proc_pid) { /* procfs makes only regular files and links there */
+		int fd = openat(sr->dirfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+		return fd < 0 ? -errno : fd;
+	}
 	char tmp[PATH_MAX];
 	rel = map_rel(sr, rel, tmp, sizeof(tmp));
 	unsigned flags = sr->live ? 0 : OPEN_PRECHECK;
@@ -123,6 +131,13 @@ int sysroot_open_file(const struct sysroot *sr, const char *rel)
 	if (!system_file(rel) && !(sr->live && strcmp(rel, SR_PROC "/mounts") == 0))
 		flags |= OPEN_NOFOLLOW;
 	return open_regular_at(sr->dirfd, rel, flags);
+}
+
+/* A procfs file of proc/PID printed by one show(): one read() returns it whole. */
+static bool one_record(const struct sysroot *sr, const char *rel)
+{
+	return sr->proc_pid && (strcmp(rel, "status") == 0 || strcmp(rel, "stat") == 0 ||
+				strcmp(rel, "statm") == 0 || strcmp(rel, "smaps_rollup") == 0);
 }
 
 int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
@@ -139,7 +154,8 @@ int sysroot_read(const struct sysroot *sr, const char *rel, struct buf *b)
 			b->p[0] = '\0';
 		return fd;
 	}
-	int ret = buf_read_fd(b, fd, sysroot_read_max(rel), 0);
+	int ret = buf_read_fd(b, fd, sysroot_read_max(rel),
+			      one_record(sr, rel) ? READ_ONE_RECORD : 0);
 	close(fd);
 	return ret;
 }

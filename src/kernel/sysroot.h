@@ -50,6 +50,11 @@ struct sysroot {
 	char path[PATH_MAX];   /* as given, for messages */
 	struct fdcache *cache; /* NULL, or files kept open by watch/exporter (fdcache.h) */
 	bool rhel_thp;	       /* RHEL 6: THP under sys/kernel/mm/redhat_transparent_hugepage */
+	bool procfs;	       /* live, and proc/ is a procfs mount (statfs) */
+	bool proc_pid;	       /* a proc/PID handle of a live procfs (proc_read's pass): its
+				* files are the kernel's own, opened without the regular-file
+				* check, and status/stat/statm/smaps_rollup are one record each
+				* (a short read ending in a newline is the whole file) */
 };
 
 /* Open DIR (NULL means "/") as the sysroot. Returns 0 or -errno. */

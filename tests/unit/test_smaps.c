@@ -391,6 +391,43 @@ static void test_smaps_bad_values(void **state)
 	assert_int_equal(s.vmflags[0], 0);
 }
 
+/* Lines the fast path (a kept label, blanks, digits, " kB\n") passes to the careful one. */
+static void test_smaps_label_lookalikes_and_number_edges(void **state)
+{
+	(void)state;
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:\t\t4 kB\n"				  /* a tab: still 4 */
+			    "Rss_Anon:    5 kB\n"			  /* not Rss: ignored */
+			    "SwapPss:    7 kB\n"			  /* not Swap: ignored */
+			    "Rss:  18446744073709551615 kB\n"		  /* 20 digits, fits */
+			    "Pss:  00000000000000000000012 kB\n"	  /* 23 digits: 12 */
+			    "Anonymous: 4 kBx\n"			  /* damaged */
+			    "Private_Dirty:0 kB\n"			  /* no blank */
+			    "Swap: 4\n"					  /* no unit */
+			    "AnonHugePages:                    2048 kB\n" /* long padding */
+			    "THPeligible: 1\n"
+			    "VmFlags: rd wr hg\n";
+	struct seen s = {0};
+	struct smaps_totals t;
+	struct smaps_stream st;
+	smaps_stream_init(&st, collect, &s, &t);
+	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
+	assert_int_equal(smaps_stream_finish(&st), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.t[0].kb[SM_SIZE], 4);
+	assert_true(s.t[0].kb[SM_RSS] == UINT64_MAX);
+	assert_int_equal(s.t[0].kb[SM_PSS], 12);
+	assert_false(smaps_has(&s.t[0], SM_ANONYMOUS));
+	assert_true(s.t[0].damaged & (1u << SM_ANONYMOUS));
+	assert_true(smaps_has(&s.t[0], SM_PRIVATE_DIRTY));
+	assert_int_equal(s.t[0].kb[SM_PRIVATE_DIRTY], 0);
+	assert_int_equal(s.t[0].kb[SM_SWAP], 4);
+	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
+	assert_int_equal(s.thp_eligible[0], 1);
+	assert_int_equal(s.vmflags[0], VMF_HG);
+	assert_int_equal(st.nbad, 1);
+}
+
 static void test_smaps_vmflags_positions(void **state)
 {
 	(void)state;
@@ -587,6 +624,7 @@ UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals)
 	  cmocka_unit_test(test_smaps_damaged_values_unknown_and_counted),
 	  cmocka_unit_test(test_smaps_nul_header_is_damage),
 	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
+	  cmocka_unit_test(test_smaps_label_lookalikes_and_number_edges),
 	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
 	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),
 	  cmocka_unit_test(test_rollup), cmocka_unit_test(test_rollup_through_smaps_parse),

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 
+#include "kernel/proc_read.h"
 #include "kernel/sysroot.h"
 
 static char dir[64];
@@ -163,7 +164,29 @@ static void test_chunks_stop_at_a_line_above_64_kib(void **state)
 	sysroot_close(&sr);
 }
 
+/* Only the live root's procfs skips the regular-file check: a recorded tree never does. */
+static void test_only_a_live_procfs_is_trusted(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	assert_true(sr.live && sr.procfs);
+	assert_false(sr.proc_pid);
+	sysroot_close(&sr);
+	unit_mkdir(dir, "proc/7");
+	assert_int_equal(mkfifo(in_dir("proc/7/status"), 0600), 0);
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_false(sr.procfs);
+	struct proc_info pi = {0};
+	/* a FIFO where status was: refused, not waited on */
+	assert_int_equal(proc_read(&sr, 7, PROC_STATUS, &pi), 0);
+	assert_int_equal(pi.status_err, -ERR_NOTREG);
+	proc_info_free(&pi);
+	sysroot_close(&sr);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_ceilings_by_kind),
 	  cmocka_unit_test_setup_teardown(test_knob_above_4_kib_is_too_large, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_fifo_device_loop_directory_refused, setup, teardown),
-	  cmocka_unit_test_setup_teardown(test_chunks_stop_at_a_line_above_64_kib, setup, teardown))
+	  cmocka_unit_test_setup_teardown(test_chunks_stop_at_a_line_above_64_kib, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_only_a_live_procfs_is_trusted, setup, teardown))
