@@ -1,7 +1,7 @@
 # thpctl — see, measure and control Transparent Huge Pages.
 #   make          build/thpctl (-O2)
 #   make run      install missing deps, build, run `thpctl status` on this host
-#   make check    install missing deps, build with ASan+UBSan, run all tests
+#   make check    install missing deps, make lint, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
 #   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
 #   make fmt | lint | bench | clean | install | uninstall | deb | version
@@ -189,6 +189,7 @@ static:
 check: deps
 	@scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"
 	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory test DEVELOPER=1
 
 test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
