@@ -344,17 +344,24 @@ static int rec_host(struct cap *c)
 	struct dirent *de;
 	while (d && !r && (de = readdir(d))) {
 		char rel[PATH_MAX];
-		if (strncmp(de->d_name, "node", 4) == 0 && de->d_name[4] >= '0' &&
-		    de->d_name[4] <= '9' &&
-		    snprintf(rel, sizeof(rel), "%s/%s/hugepages", SR_NODES, de->d_name) <
-			    (int)sizeof(rel))
+		if (strncmp(de->d_name, "node", 4) != 0 || de->d_name[4] < '0' ||
+		    de->d_name[4] > '9')
+			continue;
+		/* the node's size (hugetlb plan), then its pools */
+		if (snprintf(rel, sizeof(rel), "%s/%s/meminfo", SR_NODES, de->d_name) <
+			    (int)sizeof(rel) &&
+		    (r = rec(c, rel, NULL, false)) < 0)
+			break;
+		r = 0;
+		if (snprintf(rel, sizeof(rel), "%s/%s/hugepages", SR_NODES, de->d_name) <
+		    (int)sizeof(rel))
 			r = rec_tree(c, rel, 2);
 	}
 	if (d)
 		closedir(d);
 	static const char *const more[] = {"pagetypeinfo", "zoneinfo", "uptime",
 					   "sys/kernel/osrelease"};
-	for (size_t i = 0; i < 4 && r >= 0; i++) {
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]) && r >= 0; i++) {
 		char rel[64];
 		snprintf(rel, sizeof(rel), SR_PROC "/%s", more[i]);
 		r = rec(c, rel, NULL, false);

@@ -81,10 +81,12 @@ static inline const char *known_label(const char *s, const char *e, int *f)
 			memcpy(&t1, l->text + 8, 8);
 			/* little or big endian alike: the label's bytes are the first LEN */
 			m0 = l->len >= 8 ? ~0ull : ((1ull << (8 * l->len)) - 1);
-			m1 = l->len <= 8 ? 0 : l->len >= 16 ? ~0ull : ((1ull << (8 * (l->len - 8))) - 1);
+			m1 = l->len <= 8    ? 0
+			     : l->len >= 16 ? ~0ull
+					    : ((1ull << (8 * (l->len - 8))) - 1);
 			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) {
 				m0 = l->len >= 8 ? ~0ull : ~(~0ull >> (8 * l->len));
-				m1 = l->len <= 8	? 0
+				m1 = l->len <= 8    ? 0
 				     : l->len >= 16 ? ~0ull
 						    : ~(~0ull >> (8 * (l->len - 8)));
 			}
