@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 	int runs = argc > 1 ? atoi(argv[1]) : 0, warm = argc > 2 ? atoi(argv[2]) : -1;
 	int ncmd = argc - 3;
 	if (runs < 1 || runs > MAX_RUNS || warm < 0 || ncmd < 1 || ncmd > MAX_CMDS) {
-		fprintf(stderr, "usage: cputime RUNS WARMUP CMD [CMD...] (RUNS 1..%d, %d commands)\n",
+		fprintf(stderr,
+			"usage: cputime RUNS WARMUP CMD [CMD...] (RUNS 1..%d, %d commands)\n",
 			MAX_RUNS, MAX_CMDS);
 		return 2;
 	}
