@@ -69,7 +69,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	struct buf b = {0};
 	for (int node = 0; node < 1024 && in->nnodes < HP_MAX_NODES; node++) {
 		bool in_buddy;
-		uint64_t blocks = hp_free_blocks(&h->buddy, node, order, &in_buddy);
+		uint64_t blocks = host_free_blocks(&h->buddy, node, order, &in_buddy);
 		char rel[96];
 		snprintf(rel, sizeof(rel), SR_NODES "/node%d", node);
 		bool in_sys = sysroot_exists(sr, rel) == 0;

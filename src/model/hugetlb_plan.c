@@ -21,22 +21,6 @@ const char *hp_runtime_name(enum hp_runtime r)
 	return ENUM_NAME(runtime_names, r, "unknown");
 }
 
-uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
-{
-	uint64_t n = 0;
-	*found = false;
-	for (int i = 0; i < bi->nzones; i++) {
-		const struct buddy_zone *z = &bi->zones[i];
-		if (node >= 0 && z->node != node)
-			continue;
-		*found = true;
-		if (strcmp(z->zone, "DMA") == 0 || order < 0 || order >= 64)
-			continue;
-		n += buddy_pages_at_least(z, order) >> order;
-	}
-	return n;
-}
-
 int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
 {
 	const char *pos = text, *end = text + len, *s, *e;

@@ -91,13 +91,6 @@ struct hp_plan {
  */
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
 
-/*
- * Free blocks in BI able to hold one page of ORDER, on NODE (-1: all),
- * leaving out ZONE_DMA (guarded by lowmem_reserve). *FOUND tells whether
- * any zone of that node was listed.
- */
-uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found);
-
 /* "Node 0 MemTotal:  24683652 kB" in a nodeN/meminfo TEXT. 0 or -ENOENT. */
 int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb);
 

@@ -2,6 +2,7 @@
 /* `thpctl status`: the verdict block, the findings in detail, and `--brief`. */
 #include <string.h>
 
+#include "finding_text.h"
 #include "json.h"
 #include "status.h"
 #include "table.h"
@@ -57,17 +58,17 @@ void status_render_verdict(FILE *f, const struct findings *fs, bool partial, boo
 		if (worst[a] < 0)
 			continue;
 		const struct finding *x = &fs->f[worst[a]];
+		struct finding_text w;
+		finding_text(x, &w);
 		const char *c = sev_color(x->sev, color);
 		fprintf(f, "  %s%-4s%s  %-*s  ", c, severity_name(x->sev),
 			*c ? col_reset(color) : "", aw, finding_area_name(x->area));
 		/* the summary is cut to fit a terminal; the command never is */
-		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(x->more);
+		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(w.more);
 		size_t room = tw <= 0 ? 0 : (size_t)tw > fixed + 20 ? (size_t)tw - fixed : 20;
-		char t[sizeof(x->title)];
-		snprintf(t, sizeof(t), "%s", x->title);
-		strip_ctl(t);
-		put_words(t, room, f);
-		fprintf(f, "  ->  %s\n", x->more);
+		strip_ctl(w.title);
+		put_words(w.title, room, f);
+		fprintf(f, "  ->  %s\n", w.more);
 	}
 	char clean[160] = "";
 	size_t o = 0;
@@ -102,19 +103,21 @@ void status_render_findings(FILE *f, const struct findings *fs, bool color)
 	}
 	for (int i = 0; i < fs->n; i++) {
 		const struct finding *x = &fs->f[i];
+		struct finding_text w;
+		finding_text(x, &w);
 		const char *c = sev_color(x->sev, color);
 		char p[192];
 		fprintf(f, "  %s[%s]%s %s: ", c, severity_name(x->sev), *c ? col_reset(color) : "",
 			finding_area_name(x->area));
-		fputs_safe(x->title, f);
+		fputs_safe(w.title, f);
 		fputs("\n         evidence: ", f);
-		fputs_safe(x->evidence, f);
-		fprintf(f, "\n         why:      %s\n         fix:      ", x->why);
-		fputs_safe(x->fix, f);
+		fputs_safe(w.evidence, f);
+		fprintf(f, "\n         why:      %s\n         fix:      ", w.why);
+		fputs_safe(w.fix, f);
 		persist_line(p, sizeof(p), x);
 		if (p[0])
 			fprintf(f, "\n         persist:  %s", p);
-		fprintf(f, "\n         more:     %s\n", x->more);
+		fprintf(f, "\n         more:     %s\n", w.more);
 	}
 }
 
@@ -123,15 +126,17 @@ json_t *status_findings_json(const struct findings *fs)
 	json_t *arr = json_array();
 	for (int i = 0; i < fs->n; i++) {
 		const struct finding *x = &fs->f[i];
+		struct finding_text w;
+		finding_text(x, &w);
 		json_t *o = json_object();
 		char p[192];
 		json_put(o, "id", json_str(x->id));
 		json_put(o, "severity", json_str(severity_name(x->sev)));
 		json_put(o, "area", json_str(finding_area_name(x->area)));
-		json_put(o, "title", json_str(x->title));
-		json_put(o, "evidence", json_str(x->evidence));
-		json_put(o, "why", json_str(x->why));
-		json_put(o, "fix", json_str(x->fix));
+		json_put(o, "title", json_str(w.title));
+		json_put(o, "evidence", json_str(w.evidence));
+		json_put(o, "why", json_str(w.why));
+		json_put(o, "fix", json_str(w.fix));
 		persist_line(p, sizeof(p), x);
 		json_put(o, "persist", p[0] ? json_str(p) : NULL);
 		json_t *set = NULL;
@@ -142,7 +147,7 @@ json_t *status_findings_json(const struct findings *fs)
 			json_put(set, "sysctl", json_boolean(x->sysctl));
 		}
 		json_put(o, "setting", set);
-		json_put(o, "more", json_str(x->more));
+		json_put(o, "more", json_str(w.more));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -164,10 +169,12 @@ json_t *status_verdict_json(const struct findings *fs)
 			json_put(o, "more", NULL);
 		} else {
 			const struct finding *x = &fs->f[worst[a]];
+			struct finding_text w;
+			finding_text(x, &w);
 			json_put(o, "severity", json_str(severity_name(x->sev)));
 			json_put(o, "finding", json_str(x->id));
-			json_put(o, "title", json_str(x->title));
-			json_put(o, "more", json_str(x->more));
+			json_put(o, "title", json_str(w.title));
+			json_put(o, "more", json_str(w.more));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -204,7 +211,7 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 	uint64_t kb;
 	char v[64];
 	table_cell(t, "AnonHugePages (host-wide)");
-	if (kv_get(&h->meminfo, "AnonHugePages", &kb)) {
+	if (host_meminfo(h, "AnonHugePages", &kb)) {
 		fmt_kb(v, sizeof(v), kb);
 		table_cell(t, "%s", v);
 	} else {
@@ -249,7 +256,7 @@ json_t *status_brief_json(const struct host_snapshot *h, const struct host_deriv
 	json_put(root, "settings", k);
 	uint64_t kb;
 	json_put(root, "host_anon_huge_pages_kb",
-		 kv_get(&h->meminfo, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
+		 host_meminfo(h, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
 	const struct ratio *r = &d->fault_success;
 	json_t *fsucc = NULL;
 	if (r->valid) {
