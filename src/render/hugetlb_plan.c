@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hugetlb_plan.h"
 
-#include "../model/persist.h"
+#include "persist.h"
 
 #include <string.h>
 
