@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../util/num.h"
@@ -184,8 +183,12 @@ static int u64_value(const struct opt_u64 *o, char *out, size_t n)
 
 void thp_size_key(char *out, size_t n, uint64_t size_kb, const char *file)
 {
-	/* a key, not a sentence: the per-size directory's name and a file in it */
-	snprintf(out, n, "hugepages-%llukB/%s", (unsigned long long)size_kb, file);
+	char kb[24];
+	u64_str(kb, sizeof(kb), size_kb);
+	str_copy(out, n, "hugepages-");
+	str_cat(out, n, kb);
+	str_cat(out, n, "kB/");
+	str_cat(out, n, file);
 }
 
 /* hugepages-<size>kB/FILE keys, KEY possibly a glob. */

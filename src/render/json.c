@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include "table.h"
+#include "../model/host.h" /* struct opt_u64 */
 
 #include <errno.h>
 #include <stdlib.h>

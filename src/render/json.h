@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../kernel/parse.h"
+struct opt_u64; /* kernel/parse.h, through the model headers */
 
 /* A JSON string of S[0..N); invalid UTF-8 bytes become U+FFFD. Never NULL unless ENOMEM. */
 json_t *json_str_n(const char *s, size_t n);

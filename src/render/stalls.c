@@ -373,7 +373,7 @@ json_t *stalls_render_json(const struct trace_report *r)
 	json_t *ev = json_object();
 	for (int e = 1; e < TEV_N; e++)
 		if (e != TEV_LOST)
-			json_put(ev, trace_ev_name((enum trace_ev)e), json_u64(s->events[e]));
+			json_put(ev, stall_event_name((enum trace_ev)e), json_u64(s->events[e]));
 	json_put(ev, "other", json_u64(s->events[TEV_OTHER]));
 	json_put(root, "events", ev);
 	json_put(root, "lost_events", json_u64(s->lost));
@@ -425,7 +425,7 @@ json_t *stalls_render_json(const struct trace_report *r)
 		json_t *o = json_object();
 		json_put(o, "pid", json_integer(c->tgid));
 		json_put(o, "comm", json_str(c->comm));
-		json_put(o, "event", json_str(trace_ev_name(c->ev)));
+		json_put(o, "event", json_str(stall_event_name(c->ev)));
 		json_put(o, "status", json_str(c->status));
 		json_put(o, "count", json_u64(c->n));
 		json_array_append_new(col, o);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/host.h"
 #include "json.h"
 #include "table.h"
 
@@ -265,9 +266,8 @@ json_t *watch_settings_json(const struct thp_settings *s)
 	if (s->shrink_underused.present)
 		json_put(o, "shrink_underused", json_u64(s->shrink_underused.v));
 	for (int k = 0; k < KHP_NKNOBS; k++)
-		if (s->khp[k].present && !khp_knob_is_counter((enum khp_knob)k)) {
-			snprintf(key, sizeof(key), "khugepaged/%s",
-				 khp_knob_name((enum khp_knob)k));
+		if (s->khp[k].present && !khp_is_counter((enum khp_knob)k)) {
+			snprintf(key, sizeof(key), "khugepaged/%s", khp_name((enum khp_knob)k));
 			json_put(o, key, json_u64(s->khp[k].v));
 		}
 	for (int i = 0; i < s->nsizes; i++) {

@@ -12,6 +12,14 @@ bool str_copy(char *out, size_t n, const char *src)
 	return k == len;
 }
 
+bool str_cat(char *out, size_t n, const char *src)
+{
+	size_t used = strnlen(out, n);
+	if (used >= n)
+		return false;
+	return str_copy(out + used, n - used, src);
+}
+
 bool u64_str(char *out, size_t n, uint64_t v)
 {
 	char d[24];

@@ -13,6 +13,9 @@
  */
 bool str_copy(char *out, size_t n, const char *src);
 
+/* Append SRC to the string in OUT (N bytes), cut like str_copy. Returns true when all of SRC fit. */
+bool str_cat(char *out, size_t n, const char *src);
+
 /* The decimal digits of V into OUT (N bytes, N > 0; cut like str_copy). Returns true when they fit. */
 bool u64_str(char *out, size_t n, uint64_t v);
 

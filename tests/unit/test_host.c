@@ -134,8 +134,44 @@ static void test_cow_and_mthp_listing(void **state)
 	free(h);
 }
 
+/* The per-size keys `thpctl set` takes, and the live value of a knob behind one. */
+static void test_size_keys_and_live_values(void **state)
+{
+	(void)state;
+	char k[64], v[CHOICE_LEN];
+	thp_size_key(k, sizeof(k), 64, "enabled");
+	assert_string_equal(k, "hugepages-64kB/enabled");
+	thp_size_key(k, sizeof(k), 2048, "shmem_enabled");
+	assert_string_equal(k, "hugepages-2048kB/shmem_enabled");
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(host_thp_value(h, "enabled", v, sizeof(v)), -ENOENT);
+	h->has_settings = h->thp.present = true;
+	assert_int_equal(choice_parse(LIT("always [madvise] never\n"), &h->thp.enabled), 0);
+	h->thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
+	for (int i = 0; i < 2; i++) {
+		struct thp_size *sz = &h->thp.sizes[h->thp.nsizes++];
+		sz->size_kb = i ? 128 : 64;
+		assert_int_equal(
+			choice_parse(LIT("always inherit madvise [never]\n"), &sz->enabled), 0);
+	}
+	assert_int_equal(host_thp_value(h, "enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "madvise");
+	assert_int_equal(host_thp_value(h, "khugepaged/max_ptes_none", v, sizeof(v)), 0);
+	assert_string_equal(v, "511");
+	assert_int_equal(host_thp_value(h, "hugepages-*/enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "never");
+	assert_int_equal(
+		choice_parse(LIT("[always] inherit madvise never\n"), &h->thp.sizes[1].enabled), 0);
+	assert_int_equal(host_thp_value(h, "hugepages-*/enabled", v, sizeof(v)), -EDOM);
+	assert_int_equal(host_thp_value(h, "hugepages-128kB/enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "always");
+	free(h);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_free_blocks_count_in_units_of_the_order),
 	  cmocka_unit_test(test_pmd_blocks_need_buddyinfo_and_the_order),
 	  cmocka_unit_test(test_defrag_stalls_by_value),
 	  cmocka_unit_test(test_pmd_policy_per_size_then_top_level),
-	  cmocka_unit_test(test_cow_and_mthp_listing))
+	  cmocka_unit_test(test_cow_and_mthp_listing),
+	  cmocka_unit_test(test_size_keys_and_live_values))

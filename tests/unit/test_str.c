@@ -18,6 +18,18 @@ static void test_str_copy_fits_and_cuts(void **state)
 	assert_string_equal(s, "");
 }
 
+static void test_str_cat_appends_and_cuts(void **state)
+{
+	(void)state;
+	char s[8] = "ab";
+	assert_true(str_cat(s, sizeof(s), "cd"));
+	assert_string_equal(s, "abcd");
+	assert_false(str_cat(s, sizeof(s), "efgh"));
+	assert_string_equal(s, "abcdefg");
+	assert_false(str_cat(s, sizeof(s), "x"));
+	assert_string_equal(s, "abcdefg");
+}
+
 static void test_u64_str_digits_and_cut(void **state)
 {
 	(void)state;
@@ -33,4 +45,5 @@ static void test_u64_str_digits_and_cut(void **state)
 }
 
 UNIT_MAIN(cmocka_unit_test(test_str_copy_fits_and_cuts),
+	  cmocka_unit_test(test_str_cat_appends_and_cuts),
 	  cmocka_unit_test(test_u64_str_digits_and_cut))
