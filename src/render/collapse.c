@@ -285,11 +285,8 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 json_t *collapse_to_json(const struct collapse_report *r)
 {
 	json_t *root = json_object(), *a = json_array();
-	if (!root || !a) {
-		json_decref(root);
-		json_decref(a);
+	if (!json_made(&root, &a, NULL))
 		return NULL;
-	}
 	json_put(root, "pid", json_integer(r->pid));
 	json_put(root, "comm", json_str(r->comm));
 	json_put(root, "thp_enabled", r->thp_enabled >= 0 ? json_integer(r->thp_enabled) : NULL);

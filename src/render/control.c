@@ -121,9 +121,7 @@ static json_t *notes_json(const struct plan_note *n, int cnt)
 json_t *plan_to_json(const struct settings_plan *p, const char *thp_dir, bool dry_run, bool ok)
 {
 	json_t *root = json_object(), *ch = json_array(), *sh = dry_run ? json_array() : NULL;
-	if (!root || !ch) {
-		json_decref(root);
-		json_decref(ch);
+	if (!json_made(&root, &ch, NULL)) {
 		json_decref(sh);
 		return NULL;
 	}
@@ -176,11 +174,8 @@ json_t *snap_diff_to_json(const struct snap_diff *d, int n, const char *file,
 			  const struct snapshot *saved)
 {
 	json_t *root = json_object(), *a = json_array();
-	if (!root || !a) {
-		json_decref(root);
-		json_decref(a);
+	if (!json_made(&root, &a, NULL))
 		return NULL;
-	}
 	json_put(root, "file", json_str(file));
 	json_put(root, "file_kernel", json_str(saved->kernel));
 	json_put(root, "file_date", json_str(saved->date));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "status_int.h"
 
 /* The command that shows more about each area. */
 static const char *const area_more[AREA_N] = {
@@ -144,16 +145,6 @@ static void read_only(const struct finding *f, struct finding_text *t)
 		      : "the THP settings are host-wide and only root may change them";
 }
 
-/* "running", "not running, enabled at boot" ...: tuned's state in words for the evidence. */
-static const char *tuned_when(const struct tuned_state *ts)
-{
-	if (ts->running == TRI_YES)
-		return "running";
-	if (ts->running == TRI_NO)
-		return ts->enabled == TRI_YES ? "not running, enabled at boot" : "not running";
-	return ts->enabled == TRI_YES ? "enabled at boot" : "running: unknown";
-}
-
 static void tuned_sets_thp(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_tuned *x = &f->ev.tuned;
@@ -175,8 +166,8 @@ static void tuned_sets_thp(const struct finding *f, struct finding_text *t)
 	else
 		TITLE("tuned profile %s sets %d THP setting(s): it overrides other settings at its next apply",
 		      ts->active, x->nset);
-	EVIDENCE("tuned %s, active_profile=%s%s: %s", tuned_when(ts), ts->active,
-		 ts->partial ? " (profile chain partial)" : "", list);
+	EVIDENCE("tuned %s, active_profile=%s%s: %s", status_tuned_state(ts, "running: unknown"),
+		 ts->active, ts->partial ? " (profile chain partial)" : "", list);
 	FIX("thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
 }
 

@@ -23,45 +23,36 @@ typedef unsigned long long ull;
 
 void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, struct hp_lines *l)
 {
-	char sz[16];
+	char sz[16], file[160];
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	ull n = (ull)p->pages, kb = (ull)in->page_kb;
 	memset(l, 0, sizeof(*l));
 	l->nruntime = 1;
-	switch (p->target) {
-	case HP_TARGET_NODE:
-		snprintf(
-			l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
-			"echo %llu > /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
-			n, in->node, kb);
-		l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
-		snprintf(
-			l->persist, sizeof(l->persist),
-			"w /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
-			in->node, kb, n);
-		/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
-		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
-			 in->node, n);
-		break;
-	case HP_TARGET_DEFAULT:
+	if (p->target == HP_TARGET_DEFAULT) {
 		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
 			 "sysctl -w vm.nr_hugepages=%llu", n);
 		l->persist_file = "/etc/sysctl.d/80-hugetlb.conf";
 		snprintf(l->persist, sizeof(l->persist), "vm.nr_hugepages = %llu", n);
 		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
-		break;
-	case HP_TARGET_SIZE:
-		/* vm.nr_hugepages only sets the default size's pool */
-		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
-			 "echo %llu > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", n,
-			 kb);
-		l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
-		snprintf(l->persist, sizeof(l->persist),
-			 "w /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
-			 kb, n);
-		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
-		break;
+		return;
 	}
+	/* vm.nr_hugepages only sets the default size's pool: the size's (or node's) file */
+	if (p->target == HP_TARGET_NODE)
+		snprintf(file, sizeof(file),
+			 "/sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
+			 in->node, kb);
+	else
+		snprintf(file, sizeof(file),
+			 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", kb);
+	snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]), "echo %llu > %s", n, file);
+	l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
+	snprintf(l->persist, sizeof(l->persist), "w %s - - - - %llu", file, n);
+	/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
+	if (p->target == HP_TARGET_NODE)
+		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
+			 in->node, n);
+	else
+		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
 }
 
 /* "N free block(s) of order >= O (SIZE)": what buddyinfo offers. */

@@ -382,17 +382,6 @@ static json_t *choice_json(const struct choice *c)
 	return o;
 }
 
-static json_t *ratio_json(const struct ratio *r)
-{
-	if (!r->valid)
-		return json_null();
-	json_t *o = json_object();
-	json_put(o, "ok", json_u64(r->num));
-	json_put(o, "attempts", json_u64(r->den));
-	json_put(o, "ratio", json_real(r->value));
-	return o;
-}
-
 static json_t *kernel_json(const struct host_snapshot *h)
 {
 	const struct features *ft = &h->feat;
@@ -517,16 +506,16 @@ static json_t *usage_json(const struct host_snapshot *h, const struct host_deriv
 static json_t *boot_json(const struct host_snapshot *h, const struct host_derived *d)
 {
 	json_t *b = json_object(), *vm = json_object();
-	json_put(b, "fault_success", ratio_json(&d->fault_success));
+	json_put(b, "fault_success", status_ratio_json(&d->fault_success));
 	json_t *sizes = json_array();
 	for (int i = 0; i < d->nsizes; i++) {
 		json_t *o = json_object();
 		json_put(o, "size_kb", json_u64(d->sizes[i].size_kb));
-		json_put(o, "fault_success", ratio_json(&d->sizes[i].success));
+		json_put(o, "fault_success", status_ratio_json(&d->sizes[i].success));
 		json_array_append_new(sizes, o);
 	}
 	json_put(b, "sizes", sizes);
-	json_put(b, "collapse_success", ratio_json(&d->collapse_success));
+	json_put(b, "collapse_success", status_ratio_json(&d->collapse_success));
 	/* every thp_* and compact_* counter the kernel printed, known or not */
 	for (size_t i = 0; i < h->vmstat.n; i++) {
 		const struct kv *kv = &h->vmstat.items[i];
@@ -563,11 +552,7 @@ json_t *status_to_json(const struct host_snapshot *h, const struct host_derived 
 	json_t *root = json_object();
 	if (!root)
 		return NULL;
-	json_put(root, "partial", json_boolean(h->nmissing > 0));
-	json_t *miss = json_array();
-	for (int i = 0; i < h->nmissing; i++)
-		json_array_append_new(miss, json_str(h->missing[i]));
-	json_put(root, "missing", miss);
+	status_partial_json(root, h);
 	json_put(root, "kernel", kernel_json(h));
 	json_put(root, "policy", policy_json(h));
 	json_put(root, "usage", usage_json(h, d));

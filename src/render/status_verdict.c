@@ -4,6 +4,7 @@
 
 #include "finding_text.h"
 #include "json.h"
+#include "status_int.h"
 #include "status.h"
 #include "table.h"
 
@@ -218,12 +219,8 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 		table_cell(t, "-");
 	}
 	table_cell(t, "PMD fault success since boot");
-	const struct ratio *r = &d->fault_success;
-	if (r->valid)
-		table_cell(t, "%.1f%% (%llu of %llu)", r->value * 100, (unsigned long long)r->num,
-			   (unsigned long long)r->den);
-	else
-		table_cell(t, "-");
+	status_ratio_str(v, sizeof(v), &d->fault_success);
+	table_cell(t, "%s", v);
 	table_print(t, f, 2, color);
 	table_free(t);
 	fprintf(f, "\nfull report: thpctl status\n");
@@ -233,18 +230,11 @@ json_t *status_brief_json(const struct host_snapshot *h, const struct host_deriv
 			  const struct findings *fs)
 {
 	json_t *root = json_object(), *k = json_object();
-	if (!root || !k) {
-		json_decref(root);
-		json_decref(k);
+	if (!json_made(&root, &k, NULL))
 		return NULL;
-	}
 	const struct thp_settings *s = &h->thp;
 	json_put(root, "brief", json_true());
-	json_put(root, "partial", json_boolean(h->nmissing > 0));
-	json_t *miss = json_array();
-	for (int i = 0; i < h->nmissing; i++)
-		json_array_append_new(miss, json_str(h->missing[i]));
-	json_put(root, "missing", miss);
+	status_partial_json(root, h);
 	json_put(root, "verdict", status_verdict_json(fs));
 	const char *en = s->present ? choice_or_null(&s->enabled) : NULL;
 	const char *df = s->present ? choice_or_null(&s->defrag) : NULL;
@@ -257,14 +247,6 @@ json_t *status_brief_json(const struct host_snapshot *h, const struct host_deriv
 	uint64_t kb;
 	json_put(root, "host_anon_huge_pages_kb",
 		 host_meminfo(h, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
-	const struct ratio *r = &d->fault_success;
-	json_t *fsucc = NULL;
-	if (r->valid) {
-		fsucc = json_object();
-		json_put(fsucc, "ok", json_u64(r->num));
-		json_put(fsucc, "attempts", json_u64(r->den));
-		json_put(fsucc, "ratio", json_real(r->value));
-	}
-	json_put(root, "pmd_fault_success_since_boot", fsucc);
+	json_put(root, "pmd_fault_success_since_boot", status_ratio_json(&d->fault_success));
 	return root;
 }

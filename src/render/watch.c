@@ -188,14 +188,8 @@ json_t *watch_row_to_json(const struct watch_row *row, bool with_top)
 {
 	json_t *o = json_object(), *rates = json_object(), *deltas = json_object(),
 	       *resets = json_array(), *sizes = json_array();
-	if (!o || !rates || !deltas || !resets || !sizes) {
-		json_decref(o);
-		json_decref(rates);
-		json_decref(deltas);
-		json_decref(resets);
-		json_decref(sizes);
+	if (!json_made(&o, &rates, &deltas, &resets, &sizes, NULL))
 		return NULL;
-	}
 	json_put(o, "time_s", json_real(floor(row->wall_s * 1000) / 1000));
 	json_put(o, "interval_s", json_real(row->interval_s));
 	for (int c = 0; c < WC_N; c++) {

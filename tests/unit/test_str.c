@@ -4,46 +4,56 @@
 
 #include "util/str.h"
 
-static void test_str_copy_fits_and_cuts(void **state)
-{
-	(void)state;
-	char s[6];
-	assert_true(str_copy(s, sizeof(s), "defer"));
-	assert_string_equal(s, "defer");
-	assert_false(str_copy(s, sizeof(s), "madvise"));
-	assert_string_equal(s, "madvi");
-	assert_true(str_copy(s, sizeof(s), ""));
-	assert_string_equal(s, "");
-	assert_false(str_copy(s, 1, "x"));
-	assert_string_equal(s, "");
-}
+/* DST after OP, and whether OP said all fit. */
+struct str_case {
+	const char *start;
+	bool (*op)(char *, size_t, const char *);
+	const char *src;
+	size_t n;
+	bool fits;
+	const char *want;
+};
 
-static void test_str_cat_appends_and_cuts(void **state)
+static void test_copy_and_cat_cut_at_n(void **state)
 {
 	(void)state;
-	char s[8] = "ab";
-	assert_true(str_cat(s, sizeof(s), "cd"));
-	assert_string_equal(s, "abcd");
-	assert_false(str_cat(s, sizeof(s), "efgh"));
-	assert_string_equal(s, "abcdefg");
-	assert_false(str_cat(s, sizeof(s), "x"));
-	assert_string_equal(s, "abcdefg");
+	static const struct str_case c[] = {
+		{"", str_copy, "defer", 6, true, "defer"},
+		{"", str_copy, "madvise", 6, false, "madvi"},
+		{"xy", str_copy, "", 6, true, ""},
+		{"", str_copy, "x", 1, false, ""},
+		{"ab", str_cat, "cd", 8, true, "abcd"},
+		{"abcd", str_cat, "efgh", 8, false, "abcdefg"},
+		{"abcdefg", str_cat, "x", 8, false, "abcdefg"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char s[16];
+		snprintf(s, sizeof(s), "%s", c[i].start);
+		assert_int_equal(c[i].op(s, c[i].n, c[i].src), c[i].fits);
+		assert_string_equal(s, c[i].want);
+	}
 }
 
 static void test_u64_str_digits_and_cut(void **state)
 {
 	(void)state;
-	char s[24];
-	assert_true(u64_str(s, sizeof(s), 0));
-	assert_string_equal(s, "0");
-	assert_true(u64_str(s, sizeof(s), 20000));
-	assert_string_equal(s, "20000");
-	assert_true(u64_str(s, sizeof(s), UINT64_MAX));
-	assert_string_equal(s, "18446744073709551615");
-	assert_false(u64_str(s, 4, 12345));
-	assert_string_equal(s, "123");
+	static const struct {
+		uint64_t v;
+		size_t n;
+		bool fits;
+		const char *want;
+	} c[] = {
+		{0, 24, true, "0"},
+		{20000, 24, true, "20000"},
+		{UINT64_MAX, 24, true, "18446744073709551615"},
+		{12345, 4, false, "123"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char s[24];
+		assert_int_equal(u64_str(s, c[i].n, c[i].v), c[i].fits);
+		assert_string_equal(s, c[i].want);
+	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_str_copy_fits_and_cuts),
-	  cmocka_unit_test(test_str_cat_appends_and_cuts),
+UNIT_MAIN(cmocka_unit_test(test_copy_and_cat_cut_at_n),
 	  cmocka_unit_test(test_u64_str_digits_and_cut))
