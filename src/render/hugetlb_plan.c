@@ -36,17 +36,17 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
 		return;
 	}
-	/* vm.nr_hugepages only sets the default size's pool: the size's (or node's) file */
+	/* vm.nr_hugepages only sets the default size's pool: the size's (or node's) file, under / */
 	if (p->target == HP_TARGET_NODE)
 		snprintf(file, sizeof(file),
-			 "/sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
+			 "sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
 			 in->node, kb);
 	else
 		snprintf(file, sizeof(file),
-			 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", kb);
-	snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]), "echo %llu > %s", n, file);
+			 "sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", kb);
+	snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]), "echo %llu > /%s", n, file);
 	l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
-	snprintf(l->persist, sizeof(l->persist), "w %s - - - - %llu", file, n);
+	snprintf(l->persist, sizeof(l->persist), "w /%s - - - - %llu", file, n);
 	/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
 	if (p->target == HP_TARGET_NODE)
 		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
