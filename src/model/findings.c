@@ -29,27 +29,6 @@ const char *finding_area_name(enum finding_area a)
 	return ENUM_NAME(area_names, a, "?");
 }
 
-static const char *const finding_ids[FK_N] = {
-	[FK_DEFRAG_ALWAYS] = "defrag-always",
-	[FK_ALWAYS_MAX_PTES_NONE] = "always-max-ptes-none",
-	[FK_FAULT_SUCCESS_LOW] = "fault-success-low",
-	[FK_COMPACT_STALL] = "compact-stall",
-	[FK_DEFERRED_SPLIT] = "deferred-split",
-	[FK_SHRINK_UNDERUSED_NOOP] = "shrink-underused-noop",
-	[FK_COW_COPY] = "cow-copy",
-	[FK_LARGE_PMD] = "large-pmd",
-	[FK_MTHP_NO_STATS] = "mthp-no-stats",
-	[FK_HUGETLB_IDLE] = "hugetlb-idle",
-	[FK_KHUGEPAGED_CPU] = "khugepaged-cpu",
-	[FK_READ_ONLY] = "settings-read-only",
-	[FK_TUNED_SETS_THP] = "tuned-sets-thp",
-};
-
-const char *finding_id(enum finding_kind k)
-{
-	return ENUM_NAME(finding_ids, k, "?");
-}
-
 static struct finding *add(struct findings *out, enum finding_kind kind, enum severity sev,
 			   enum finding_area area)
 {
@@ -378,12 +357,30 @@ void rule_tuned_thp(const struct host_snapshot *h, const struct host_derived *d,
 	memcpy(f->ev.tuned.set, set, sizeof(set[0]) * (size_t)nset);
 }
 
-static const finding_rule rules[] = {
-	rule_defrag_always,  rule_always_max_ptes_none,	 rule_fault_success_low, rule_compact_stall,
-	rule_deferred_split, rule_shrink_underused_noop, rule_cow_copy,		 rule_large_pmd,
-	rule_mthp_no_stats,  rule_hugetlb_idle,		 rule_khugepaged_cpu,	 rule_read_only,
-	rule_tuned_thp,
+/* Every finding by kind: its stable id and its rule; the rules run in this order. */
+static const struct {
+	const char *id;
+	finding_rule rule;
+} rules[FK_N] = {
+	[FK_DEFRAG_ALWAYS] = {"defrag-always", rule_defrag_always},
+	[FK_ALWAYS_MAX_PTES_NONE] = {"always-max-ptes-none", rule_always_max_ptes_none},
+	[FK_FAULT_SUCCESS_LOW] = {"fault-success-low", rule_fault_success_low},
+	[FK_COMPACT_STALL] = {"compact-stall", rule_compact_stall},
+	[FK_DEFERRED_SPLIT] = {"deferred-split", rule_deferred_split},
+	[FK_SHRINK_UNDERUSED_NOOP] = {"shrink-underused-noop", rule_shrink_underused_noop},
+	[FK_COW_COPY] = {"cow-copy", rule_cow_copy},
+	[FK_LARGE_PMD] = {"large-pmd", rule_large_pmd},
+	[FK_MTHP_NO_STATS] = {"mthp-no-stats", rule_mthp_no_stats},
+	[FK_HUGETLB_IDLE] = {"hugetlb-idle", rule_hugetlb_idle},
+	[FK_KHUGEPAGED_CPU] = {"khugepaged-cpu", rule_khugepaged_cpu},
+	[FK_READ_ONLY] = {"settings-read-only", rule_read_only},
+	[FK_TUNED_SETS_THP] = {"tuned-sets-thp", rule_tuned_thp},
 };
+
+const char *finding_id(enum finding_kind k)
+{
+	return (unsigned)k < FK_N && rules[k].id ? rules[k].id : "?";
+}
 
 void findings_worst_per_area(const struct findings *fs, int out[AREA_N])
 {
@@ -400,8 +397,9 @@ void findings_evaluate(const struct host_snapshot *h, const struct host_derived 
 		       struct findings *out)
 {
 	out->n = 0;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-		rules[i](h, d, out);
+	for (int k = 0; k < FK_N; k++)
+		if (rules[k].rule)
+			rules[k].rule(h, d, out);
 	/* a tmpfiles line or unit would lose against tuned's next apply */
 	bool tuned = false;
 	for (int i = 0; i < out->n; i++)
