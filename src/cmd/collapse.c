@@ -15,7 +15,7 @@
 #include "../kernel/sysfs.h"
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
-#include "../render/control.h"
+#include "../render/collapse.h"
 #include "../util/clock.h"
 #include "../util/num.h"
 #include "args.h"

@@ -37,10 +37,15 @@ void control_kernel_string(struct globals *g, const char *name, char *out, size_
 
 void control_report_notes(const char *who, const struct settings_plan *p, bool skips)
 {
-	for (int i = 0; i < p->nbad; i++)
-		warnx("%s: %s: %s", who, p->bad[i].key, p->bad[i].text);
-	for (int i = 0; skips && i < p->nskip; i++)
-		warnx("%s: %s: skipped: %s", who, p->skip[i].key, p->skip[i].text);
+	char t[PLAN_NOTE_LEN];
+	for (int i = 0; i < p->nbad; i++) {
+		plan_note_text(&p->bad[i], t, sizeof(t));
+		warnx("%s: %s: %s", who, p->bad[i].key, t);
+	}
+	for (int i = 0; skips && i < p->nskip; i++) {
+		plan_note_text(&p->skip[i], t, sizeof(t));
+		warnx("%s: %s: skipped: %s", who, p->skip[i].key, t);
+	}
 }
 
 /* Read KEY back as a value word. */

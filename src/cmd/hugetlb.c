@@ -71,7 +71,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	struct kvlist mi = {0};
 	for (int node = 0; node < 1024 && in->nnodes < HP_MAX_NODES; node++) {
 		bool in_buddy;
-		uint64_t blocks = hp_free_blocks(&h->buddy, node, order, &in_buddy);
+		uint64_t blocks = host_free_blocks(&h->buddy, node, order, &in_buddy);
 		bool in_sys = numa_node_present(sr, node);
 		if (!in_buddy && !in_sys)
 			continue;

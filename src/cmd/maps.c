@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernel/parse.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/proc_thp.h"
 #include "../render/ps.h"

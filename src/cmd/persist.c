@@ -16,7 +16,7 @@
 #include "../kernel/kv.h"
 #include "../kernel/sysctl.h"
 #include "../kernel/tuned.h"
-#include "../model/persist.h"
+#include "../render/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
 #include "args.h"

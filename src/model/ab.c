@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "../util/str.h"
 
 enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
 {
@@ -54,7 +55,7 @@ const char *ab_verdict_name(enum ab_verdict v)
 int ab_mode_parse(const char *word, struct ab_mode *m)
 {
 	memset(m, 0, sizeof(*m));
-	if (snprintf(m->name, sizeof(m->name), "%s", word) >= (int)sizeof(m->name))
+	if (!str_copy(m->name, sizeof(m->name), word))
 		return -EINVAL;
 	const char *colon = strchr(m->name, ':');
 	if (!strcmp(word, "host"))

@@ -74,7 +74,7 @@ void advice_notes(struct adv_ctx *c)
 		/* the watch note below covers it */
 		if (strcmp(f->id, "compact-stall") == 0)
 			continue;
-		adv_note(a, AN_FINDING, "%s (finding %s); fix: %s", f->title, f->id, f->fix);
+		adv_note(a, AN_FINDING, "%s", f->id); /* render/advice.c words it */
 	}
 	/* watch compact_stall */
 	uint64_t cs;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../kernel/smaps.h"
-#include "../util/names.h"
+#include "../util/str.h"
 
 bool cvma_is_anon(const struct cvma *v)
 {
@@ -20,22 +20,6 @@ bool cvma_is_anon(const struct cvma *v)
 const char *cvma_label(const struct cvma *v)
 {
 	return v->name[0] ? v->name : "[anon]";
-}
-
-static const char *const skip_texts[] = {
-	[CR_GO] = "",
-	[CR_SKIP_NH] =
-		"marked nh (MADV_NOHUGEPAGE): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
-	[CR_SKIP_PRCTL] =
-		"THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
-	[CR_SKIP_SMALL] = "holds no whole aligned huge page",
-	[CR_SKIP_UNMAPPED] = "nothing mapped there",
-	[CR_SKIP_INFLATE] =
-		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway"};
-
-const char *crange_skip_text(enum crange_skip s)
-{
-	return ENUM_NAME(skip_texts, s, "?");
 }
 
 static int hexdig(char c)
@@ -106,10 +90,12 @@ static void fill(struct crange *r, const struct cvma *v, int n, const struct col
 			nh = true;
 		const char *l = cvma_label(&v[i]);
 		if (!any || !strstr(r->vma, l)) {
-			int w = snprintf(r->vma + used, sizeof(r->vma) - used, "%s%s",
-					 any ? "," : "", l);
-			if (w > 0 && (size_t)w < sizeof(r->vma) - used)
-				used += (size_t)w;
+			char lab[CVMA_NAME_LEN + 2] = ",";
+			str_copy(lab + 1, sizeof(lab) - 1, l);
+			const char *add = any ? lab : lab + 1;
+			/* a label that does not fit is cut, and the next one may take its place */
+			if (str_copy(r->vma + used, sizeof(r->vma) - used, add))
+				used += strlen(add);
 		}
 		any = true;
 	}
@@ -190,34 +176,6 @@ bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max)
 		return false;
 	r->est_inflate = (double)(r->nonempty_pmds * pmd_pages) / (double)r->present_pages;
 	return r->est_inflate > max;
-}
-
-const char *collapse_explain(int err)
-{
-	switch (err) {
-	case -EPERM:
-	case -EACCES:
-		return "needs root: process_madvise() on another process needs CAP_SYS_NICE and "
-		       "ptrace-read access to it (5.12+; 5.10 wanted ptrace attach rights)";
-	case -EINVAL:
-		return "refused: a kernel before 6.1 (no MADV_COLLAPSE), a VMA marked nh, a process "
-		       "with THP disabled by prctl, or memory MADV_COLLAPSE cannot take (file "
-		       "pages without CONFIG_READ_ONLY_THP_FOR_FS, PROT_NONE, VM_PFNMAP...)";
-	case -ENOMEM:
-		return "no free huge page: the allocation failed even after reclaim and "
-		       "compaction (free blocks of huge-page order below)";
-	case -EAGAIN:
-		return "a page was locked or off the LRU for a moment; retried with backoff and "
-		       "gave up";
-	case -EBUSY:
-		return "the memory cgroup could not be charged for the huge page (its limit)";
-	case -ESRCH:
-		return "the process exited";
-	case -ENOSYS:
-		return "this kernel has no pidfd_open (5.3) or process_madvise (5.10)";
-	default:
-		return "unexpected error";
-	}
 }
 
 unsigned collapse_backoff_ms(int attempt)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../kernel/buddyinfo.h"
+
 #define CVMA_NAME_LEN 128
 
 /* One VMA of the target, copied from its smaps. */
@@ -44,9 +46,6 @@ enum crange_skip {
 	CR_SKIP_UNMAPPED, /* no VMA there */
 	CR_SKIP_INFLATE,  /* would grow RSS more than --max-inflate (estimated from pagemap) */
 };
-
-/* Why a range is skipped, in words. */
-const char *crange_skip_text(enum crange_skip s);
 
 struct crange {
 	uint64_t req_start, req_end; /* as asked (--range) or the VMA's bounds */
@@ -118,8 +117,23 @@ uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t e
  */
 bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max);
 
-/* What -ERR from process_madvise(MADV_COLLAPSE) means, in one sentence. */
-const char *collapse_explain(int err);
+/* What a collapse did, for render/collapse.c. */
+struct collapse_report {
+	long pid;
+	char comm[64];
+	int thp_enabled; /* -1 absent */
+	uint64_t pmd_size;
+	bool dry_run, force;
+	double max_inflate; /* --max-inflate: refuse ranges growing RSS more (x) */
+	long vmrss_before_kb, vmrss_after_kb; /* the process's VmRSS, -1 unknown */
+	int nranges;
+	struct crange *ranges;
+	int nsmall;		       /* anonymous VMAs too small to hold an aligned PMD */
+	bool pagemap;		       /* empty PMDs were found (and skipped) through pagemap */
+	const struct buddyinfo *buddy; /* read after an ENOMEM, else NULL */
+	int pmd_order;
+	int fatal; /* -errno that stopped the run (EPERM, ESRCH, ENOMEM), 0 if none */
+};
 
 /* EAGAIN backoff: the delay in ms before retry ATTEMPT (1-based), 0 = give up. */
 unsigned collapse_backoff_ms(int attempt);

@@ -24,19 +24,93 @@ enum finding_area {
 /* "latency", "memory", ...: the area's name in text and JSON. */
 const char *finding_area_name(enum finding_area a);
 
+/* The findings, one per rule; finding_id() gives the stable name ("defrag-always"). */
+enum finding_kind {
+	FK_DEFRAG_ALWAYS,
+	FK_ALWAYS_MAX_PTES_NONE,
+	FK_FAULT_SUCCESS_LOW,
+	FK_COMPACT_STALL,
+	FK_DEFERRED_SPLIT,
+	FK_SHRINK_UNDERUSED_NOOP,
+	FK_COW_COPY,
+	FK_LARGE_PMD,
+	FK_MTHP_NO_STATS,
+	FK_HUGETLB_IDLE,
+	FK_KHUGEPAGED_CPU,
+	FK_READ_ONLY,
+	FK_TUNED_SETS_THP,
+	FK_N,
+};
+
+/* "defrag-always", ...: the finding's stable identifier in text and JSON. */
+const char *finding_id(enum finding_kind k);
+
+/* One THP setting of a tuned profile, as the tuned-sets-thp rule compared it. */
+struct finding_tuned_set {
+	int i;		       /* index in tuned_state.set */
+	bool differs;	       /* the live value differs */
+	bool unread;	       /* the live value could not be read */
+	char live[CHOICE_LEN]; /* the live value when it differs */
+};
+
+/*
+ * The evidence a rule read, typed, by kind (render/findings.c words it).
+ * Pointers point into the host snapshot the rules ran over.
+ */
+union finding_facts {
+	/* always-max-ptes-none, shrink-underused-noop: khugepaged/max_ptes_none */
+	uint64_t max_ptes_none;
+	struct finding_fault { /* fault-success-low */
+		struct ratio r;
+		uint64_t size_kb; /* the mTHP size, 0 for the PMD size */
+		int pmd_order;	  /* -1: unknown, no free-block evidence */
+		uint64_t free_pmd_blocks;
+	} fault;
+	struct finding_compact { /* compact-stall */
+		uint64_t stall, fail, success;
+		bool has_outcome;      /* compact_fail and compact_success were read */
+		enum defrag_stall who; /* who may stall under the current defrag */
+		const char *defrag;    /* its value, NULL unread */
+	} compact;
+	struct finding_split { /* deferred-split */
+		uint64_t deferred, split, partially_mapped;
+		bool has_partially_mapped; /* 6.12+: nr_anon_partially_mapped, what is held now */
+	} split;
+	const char *release;	    /* cow-copy: the kernel release */
+	struct finding_pmd {	    /* large-pmd */
+		uint64_t pmd_size;  /* bytes */
+		const char *policy; /* PMD-size policy, NULL unknown */
+		bool always;
+	} pmd;
+	struct finding_mthp { /* mthp-no-stats */
+		uint64_t size_kb;
+		const char *enabled, *effective;
+	} mthp;
+	struct finding_pool { /* hugetlb-idle */
+		uint64_t size_kb, nr, free, resv;
+		bool default_size; /* the default hugetlb size: vm.nr_hugepages sets it */
+	} pool;
+	struct finding_khp { /* khugepaged-cpu */
+		double share, cpu_s, uptime_s;
+	} khp;
+	int write_err;	       /* settings-read-only: -errno of the write check */
+	struct finding_tuned { /* tuned-sets-thp */
+		const struct tuned_state *t;
+		int nset, ndiff; /* THP settings it writes, and those unlike the live value */
+		struct finding_tuned_set set[TUNED_MAX_SET];
+	} tuned;
+};
+
 struct finding {
-	const char *id; /* stable identifier, e.g. "defrag-always" */
+	enum finding_kind kind;
+	const char *id; /* finding_id(kind) */
 	enum severity sev;
-	char title[160];
-	char evidence[256]; /* the values that triggered it */
-	const char *why;    /* one line: why it matters */
-	char fix[256];	    /* a command, with a '#' comment when it needs one */
 	enum finding_area area;
-	const char *more; /* the thpctl command that shows more, e.g. "thpctl trace stalls" */
+	union finding_facts ev;
 	/*
-	 * When the fix is a setting: its `thpctl set` key and value (fix then reads
-	 * "thpctl set KEY=VALUE"), or with SYSCTL the vm.* sysctl of `thpctl persist
-	 * --format sysctl`. "" when the fix is not a setting.
+	 * When the fix is a setting: its `thpctl set` key and value (the fix
+	 * then reads "thpctl set KEY=VALUE"), or with SYSCTL the vm.* sysctl of
+	 * `thpctl persist --format sysctl`. "" when the fix is not a setting.
 	 */
 	char set_key[64];
 	char set_value[32];

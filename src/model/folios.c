@@ -18,6 +18,31 @@ void folio_geom_init(struct folio_geom *g, long page_size, uint64_t cont_kb)
 	g->cont_kb = cont_kb;
 }
 
+const char *folio_method_label(enum folio_method m)
+{
+	return folio_method_name(m);
+}
+
+bool folio_method_is_partial(enum folio_method m)
+{
+	return folio_method_partial(m);
+}
+
+void folio_sum(struct folio_acct *sum, const struct folio_acct *c)
+{
+	folio_acct_add(sum, c);
+}
+
+uint64_t folio_thp_pages(const struct folio_acct *c, enum folio_type t)
+{
+	return folio_acct_thp(c, t);
+}
+
+uint64_t folio_order_pages(const struct folio_acct *c, enum folio_type t, int order, int pmd_order)
+{
+	return folio_acct_order(c, t, order, pmd_order);
+}
+
 bool folio_acct_any(const struct folio_acct *c)
 {
 	return folio_acct_thp(c, FT_ANON) || folio_acct_thp(c, FT_FILE) || c->zero_pmd;

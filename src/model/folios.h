@@ -64,6 +64,17 @@ static inline uint64_t folio_kb(const struct folio_geom *g, uint64_t pages)
 /* PAGES as a share of C's resident pages of type T; negative when that RSS is 0. */
 double folio_share(const struct folio_acct *c, enum folio_type t, uint64_t pages);
 
+/* How the folios were found ("kpageflags", "smaps", ...): a key for text and JSON. */
+const char *folio_method_label(enum folio_method m);
+/* Whether method M sees only PMD-mapped THP (PFNs hidden): the report is partial. */
+bool folio_method_is_partial(enum folio_method m);
+/* Add C's counts into SUM. */
+void folio_sum(struct folio_acct *sum, const struct folio_acct *c);
+/* Base pages of C's type T in THP folios of any kind: PMD, aligned, unaligned, partial. */
+uint64_t folio_thp_pages(const struct folio_acct *c, enum folio_type t);
+/* Base pages of C's type T in whole folios of ORDER (PMD-mapped included for the PMD order). */
+uint64_t folio_order_pages(const struct folio_acct *c, enum folio_type t, int order, int pmd_order);
+
 /* Whether C holds THP (any type) or huge zero page mappings. */
 bool folio_acct_any(const struct folio_acct *c);
 

@@ -3,10 +3,10 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../util/num.h"
+#include "../util/str.h"
 
 static struct ratio mk_ratio(uint64_t num, uint64_t den)
 {
@@ -50,20 +50,35 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 	if (h->feat.pmd_size && h->feat.page_size > 0)
 		d->pmd_order = log2_floor(h->feat.pmd_size / (uint64_t)h->feat.page_size);
 	if (d->pmd_order >= 0)
-		d->free_pmd_blocks = host_free_blocks(&h->buddy, d->pmd_order);
+		d->free_pmd_blocks = host_free_blocks(&h->buddy, -1, d->pmd_order, NULL);
 	if (h->has_khugepaged_cpu && h->uptime_s > 0) {
 		d->khugepaged_cpu.valid = true;
 		d->khugepaged_cpu.value = h->khugepaged_cpu_s / h->uptime_s;
 	}
 }
 
-uint64_t host_free_blocks(const struct buddyinfo *b, int order)
+uint64_t zone_free_blocks(const struct buddy_zone *z, int order)
+{
+	if (order < 0 || order >= 64)
+		return 0;
+	return buddy_pages_at_least(z, order) >> order;
+}
+
+uint64_t host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found)
 {
 	uint64_t n = 0;
-	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
-	for (int i = 0; i < b->nzones; i++)
-		if (strcmp(b->zones[i].zone, "DMA") != 0)
-			n += buddy_pages_at_least(&b->zones[i], order) >> order;
+	bool any = false;
+	for (int i = 0; i < b->nzones; i++) {
+		const struct buddy_zone *z = &b->zones[i];
+		if (node >= 0 && z->node != node)
+			continue;
+		any = true;
+		/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
+		if (strcmp(z->zone, "DMA") != 0)
+			n += zone_free_blocks(z, order);
+	}
+	if (found)
+		*found = any;
 	return n;
 }
 
@@ -71,15 +86,90 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 {
 	if (!h->has_buddy || h->pmd_order < 0)
 		return false;
-	*blocks = host_free_blocks(&h->buddy, h->pmd_order);
+	*blocks = host_free_blocks(&h->buddy, -1, h->pmd_order, NULL);
 	return true;
+}
+
+enum defrag_stall defrag_stalls(const struct choice *defrag)
+{
+	if (!defrag->present)
+		return DEFRAG_STALL_UNKNOWN;
+	const char *d = defrag->selected;
+	if (strcmp(d, "always") == 0)
+		return DEFRAG_STALL_ANY;
+	if (strcmp(d, "madvise") == 0 || strcmp(d, "defer+madvise") == 0)
+		return DEFRAG_STALL_MADVISED;
+	if (strcmp(d, "defer") == 0 || strcmp(d, "never") == 0)
+		return DEFRAG_STALL_NONE;
+	return DEFRAG_STALL_UNKNOWN;
+}
+
+const char *thp_pmd_policy_of(const struct thp_settings *s, uint64_t pmd_size, bool *inherited)
+{
+	uint64_t kb = pmd_size / 1024;
+	const struct thp_size *sz = kb ? thp_size_find(s, kb) : NULL;
+	if (inherited)
+		*inherited =
+			sz && sz->enabled.present && strcmp(sz->enabled.selected, "inherit") == 0;
+	if (sz && sz->eff_enabled)
+		return sz->eff_enabled;
+	return s->enabled.present ? s->enabled.selected : NULL;
+}
+
+enum tri host_cow_copies_thp(const struct host_snapshot *h)
+{
+	/* cow_split says whether the PMD is split on a write fault: no split, a whole copy */
+	return h->feat.cow_split == TRI_NO    ? TRI_YES
+	       : h->feat.cow_split == TRI_YES ? TRI_NO
+					      : TRI_UNKNOWN;
+}
+
+enum mthp_listing host_mthp_listing(const struct host_snapshot *h)
+{
+	const struct features *ft = &h->feat;
+	bool unrec = ft->thp_recorded == REC_MISSING;
+	bool v68 = ft->kver[0] && kver_at_least(ft->kver, 6, 8);
+	if (!ft->mthp_sizes && unrec)
+		return MTHP_LIST_UNRECORDED;
+	if (!ft->mthp_sizes && ft->thp_recorded == REC_WHOLE && ft->thp && v68)
+		return MTHP_LIST_NONE_KERNEL;
+	if (ft->mthp_sizes)
+		return MTHP_LIST_SIZES;
+	if (v68)
+		return MTHP_LIST_NOT_RECORDED;
+	return ft->kver[0] ? MTHP_LIST_NONE_OLD : MTHP_LIST_NONE_UNKNOWN;
+}
+
+bool host_meminfo(const struct host_snapshot *h, const char *field, uint64_t *v)
+{
+	return kv_get(&h->meminfo, field, v);
+}
+
+bool host_vmstat(const struct host_snapshot *h, const char *name, uint64_t *v)
+{
+	return kv_get(&h->vmstat, name, v);
+}
+
+bool counter_get(const struct kvlist *l, const char *name, uint64_t *v)
+{
+	return kv_get(l, name, v);
+}
+
+const char *khp_name(enum khp_knob k)
+{
+	return khp_knob_name(k);
+}
+
+bool khp_is_counter(enum khp_knob k)
+{
+	return khp_knob_is_counter(k);
 }
 
 static int choice_value(const struct choice *c, char *out, size_t n)
 {
 	if (!c->present)
 		return -ENOENT;
-	snprintf(out, n, "%s", c->selected);
+	str_copy(out, n, c->selected);
 	return 0;
 }
 
@@ -87,8 +177,18 @@ static int u64_value(const struct opt_u64 *o, char *out, size_t n)
 {
 	if (!o->present)
 		return -ENOENT;
-	snprintf(out, n, "%llu", (unsigned long long)o->v);
+	u64_str(out, n, o->v);
 	return 0;
+}
+
+void thp_size_key(char *out, size_t n, uint64_t size_kb, const char *file)
+{
+	char kb[24];
+	u64_str(kb, sizeof(kb), size_kb);
+	str_copy(out, n, "hugepages-");
+	str_cat(out, n, kb);
+	str_cat(out, n, "kB/");
+	str_cat(out, n, file);
 }
 
 /* hugepages-<size>kB/FILE keys, KEY possibly a glob. */
@@ -99,19 +199,17 @@ static int size_value(const struct thp_settings *s, const char *key, char *out, 
 		const struct thp_size *sz = &s->sizes[i];
 		char name[64], v[CHOICE_LEN];
 		const struct choice *c = NULL;
-		snprintf(name, sizeof(name), "hugepages-%llukB/enabled",
-			 (unsigned long long)sz->size_kb);
+		thp_size_key(name, sizeof(name), sz->size_kb, "enabled");
 		if (fnmatch(key, name, FNM_PATHNAME) == 0)
 			c = &sz->enabled;
-		snprintf(name, sizeof(name), "hugepages-%llukB/shmem_enabled",
-			 (unsigned long long)sz->size_kb);
+		thp_size_key(name, sizeof(name), sz->size_kb, "shmem_enabled");
 		if (!c && fnmatch(key, name, FNM_PATHNAME) == 0)
 			c = &sz->shmem_enabled;
 		if (!c || choice_value(c, v, sizeof(v)))
 			continue;
 		if (found++ && strcmp(v, out) != 0)
 			return -EDOM;
-		snprintf(out, n, "%s", v);
+		str_copy(out, n, v);
 	}
 	return found ? 0 : -ENOENT;
 }

@@ -42,16 +42,84 @@ struct host_derived {
 void host_derive(const struct host_snapshot *h, struct host_derived *d);
 
 /*
- * Free blocks of order >= ORDER in B, all zones but DMA, counted in units of
- * 2^ORDER pages (pure). ORDER must be >= 0.
+ * Free memory of zone Z in blocks of order >= ORDER, counted in units of
+ * 2^ORDER pages (an order ORDER+1 block counts 2): how many huge pages of
+ * that order the buddy allocator could hand out now. 0 when ORDER is outside
+ * 0..63 (pure; source /proc/buddyinfo). The one count of free blocks: every
+ * command that shows free PMD-order blocks sums this.
  */
-uint64_t host_free_blocks(const struct buddyinfo *b, int order);
+uint64_t zone_free_blocks(const struct buddy_zone *z, int order);
+
+/*
+ * zone_free_blocks() summed over the zones of NODE (-1: every node) but
+ * ZONE_DMA (16 MiB, guarded by lowmem_reserve: it serves no THP fault).
+ * *FOUND (may be NULL) tells whether any zone of NODE was listed (pure).
+ * Callers: host_derive, host_pmd_blocks, cmd/hugetlb.c (hugetlb plan),
+ * render/status.c (per node); lab/proof.c and lab/fragment.c should too.
+ */
+uint64_t host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found);
 
 /*
  * Free PMD-order blocks of H (its pmd_order from hpage_pmd_size), all zones
  * but DMA, in PMD units; false when buddyinfo or the order is unknown (pure).
  */
 bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);
+
+/* Which THP faults may wait in direct reclaim and compaction under a defrag value. */
+enum defrag_stall {
+	DEFRAG_STALL_UNKNOWN,  /* defrag not read, or a value upstream does not have */
+	DEFRAG_STALL_ANY,      /* always: every THP fault, in any process */
+	DEFRAG_STALL_MADVISED, /* madvise, defer+madvise: only faults in MADV_HUGEPAGE regions */
+	DEFRAG_STALL_NONE,     /* defer, never: no THP fault waits (kcompactd works instead) */
+};
+
+/*
+ * Who may stall under DEFRAG (the transparent_hugepage/defrag choice), decided
+ * once (mm/huge_memory.c, vma_thp_gfp_mask()). Callers: findings.c
+ * (defrag-always, compact-stall's fix); advice and why should too (pure).
+ */
+enum defrag_stall defrag_stalls(const struct choice *defrag);
+
+/*
+ * The effective anonymous policy of the PMD size in S: its per-size
+ * hugepages-<PMD>kB/enabled (6.8+; "inherit" already resolved to the
+ * top-level file by kernel/thp_settings.c), else the top-level enabled.
+ * NULL when unknown. *INHERITED (may be NULL): the per-size file says
+ * "inherit". PMD_SIZE in bytes (pure). Callers: findings.c; why.c and
+ * lab/common.c (lab_pmd_policy) should too.
+ */
+const char *thp_pmd_policy_of(const struct thp_settings *s, uint64_t pmd_size, bool *inherited);
+
+/*
+ * Whether a write after fork copies a whole huge page (no COW split of the
+ * PMD: kernels before 5.8, features.c's cow_split): TRI_YES, TRI_NO or
+ * unknown. advice's cow rule should ask this rather than the version (pure).
+ */
+enum tri host_cow_copies_thp(const struct host_snapshot *h);
+
+/* What the status "mTHP sizes" line can say about the per-size directories. */
+enum mthp_listing {
+	MTHP_LIST_SIZES,	/* the sizes found (features.mthp_sizes > 0) */
+	MTHP_LIST_UNRECORDED,	/* a capture that could not record the THP tree */
+	MTHP_LIST_NONE_KERNEL,	/* recorded whole, 6.8+ release, THP on: the kernel has none */
+	MTHP_LIST_NOT_RECORDED, /* a 6.8+ kernel has them: the tree did not record them */
+	MTHP_LIST_NONE_OLD,	/* release known, none: < 6.8 or THP off */
+	MTHP_LIST_NONE_UNKNOWN, /* release unknown, none found */
+};
+
+/* Decide the mTHP sizes line of H (the 6.8 version check is here, not in render/) (pure). */
+enum mthp_listing host_mthp_listing(const struct host_snapshot *h);
+
+/* A /proc/meminfo field of H (kB, or pages for HugePages_*): false when absent (pure). */
+bool host_meminfo(const struct host_snapshot *h, const char *field, uint64_t *v);
+/* A /proc/vmstat counter of H: false when absent (pure). */
+bool host_vmstat(const struct host_snapshot *h, const char *name, uint64_t *v);
+/* A counter of a key-value list (a per-size stats/ directory, vmstat, memory.stat) (pure). */
+bool counter_get(const struct kvlist *l, const char *name, uint64_t *v);
+
+/* khugepaged knob K's file name ("pages_to_scan"); whether it is a counter (full_scans, ...). */
+const char *khp_name(enum khp_knob k);
+bool khp_is_counter(enum khp_knob k);
 
 /*
  * The live value of THP knob KEY (relative to transparent_hugepage/, as
@@ -63,5 +131,8 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);
  * no such knob), or -EDOM (a glob whose sizes differ) (pure).
  */
 int host_thp_value(const struct host_snapshot *h, const char *key, char *out, size_t n);
+
+/* The `thpctl set` key of FILE in the per-size directory of SIZE_KB: "hugepages-64kB/enabled". */
+void thp_size_key(char *out, size_t n, uint64_t size_kb, const char *file);
 
 #endif

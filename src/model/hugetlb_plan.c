@@ -2,12 +2,9 @@
 #include "hugetlb_plan.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../util/num.h"
-#include "../util/units.h"
 #include "../util/names.h"
 
 static const char *const runtime_names[] = {[HP_RT_ALREADY] = "already",
@@ -21,32 +18,6 @@ const char *hp_runtime_name(enum hp_runtime r)
 	return ENUM_NAME(runtime_names, r, "unknown");
 }
 
-uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
-{
-	uint64_t n = 0;
-	*found = false;
-	for (int i = 0; i < bi->nzones; i++) {
-		const struct buddy_zone *z = &bi->zones[i];
-		if (node >= 0 && z->node != node)
-			continue;
-		*found = true;
-		if (strcmp(z->zone, "DMA") == 0 || order < 0 || order >= 64)
-			continue;
-		n += buddy_pages_at_least(z, order) >> order;
-	}
-	return n;
-}
-
-__attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)
-{
-	if (p->nnotes == HP_MAX_LINES)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->notes[p->nnotes++], sizeof(p->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
 static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 {
 	for (int i = 0; i < in->nnodes; i++)
@@ -55,48 +26,8 @@ static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 	return NULL;
 }
 
-static void lines(const struct hp_plan_input *in, struct hp_plan *p)
-{
-	char sz[16];
-	fmt_size_token(sz, sizeof(sz), in->page_kb);
-	unsigned long long n = (unsigned long long)p->pages;
-	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
-	if (in->node >= 0) {
-		snprintf(
-			p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
-			"echo %llu > /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
-			n, in->node, (unsigned long long)in->page_kb);
-		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/tmpfiles.d/hugetlb.conf");
-		snprintf(
-			p->persist, sizeof(p->persist),
-			"w /sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
-			in->node, (unsigned long long)in->page_kb, n);
-		/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
-		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
-			 in->node, n);
-	} else if (dflt) {
-		snprintf(p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
-			 "sysctl -w vm.nr_hugepages=%llu", n);
-		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/sysctl.d/80-hugetlb.conf");
-		snprintf(p->persist, sizeof(p->persist), "vm.nr_hugepages = %llu", n);
-		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
-	} else {
-		/* vm.nr_hugepages only sets the default size's pool */
-		snprintf(p->runtime_cmd[p->nruntime++], sizeof(p->runtime_cmd[0]),
-			 "echo %llu > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", n,
-			 (unsigned long long)in->page_kb);
-		snprintf(p->persist_file, sizeof(p->persist_file), "/etc/tmpfiles.d/hugetlb.conf");
-		snprintf(p->persist, sizeof(p->persist),
-			 "w /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages - - - - %llu",
-			 (unsigned long long)in->page_kb, n);
-		snprintf(p->cmdline, sizeof(p->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
-	}
-}
-
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
-	char a[32], b[32], sz[16];
-	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	/* what is reserved now, and what the buddy allocator could give */
 	bool have_buddy = false;
 	if (in->node >= 0) {
@@ -118,60 +49,22 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 	}
 	p->need = p->pages > p->have ? p->pages - p->have : 0;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
-	if (!p->fits) {
+	if (!p->fits)
 		p->runtime = HP_RT_NOFIT;
-		snprintf(p->runtime_why, sizeof(p->runtime_why),
-			 "not at all: the pool does not leave the kernel 1.5 GiB");
-		return;
-	}
-	if (p->need == 0) {
+	else if (p->need == 0)
 		p->runtime = HP_RT_ALREADY;
-		snprintf(p->runtime_why, sizeof(p->runtime_why),
-			 "already there: %llu pages of %s are reserved now",
-			 (unsigned long long)p->have, sz);
-		return;
-	}
-	if (p->gigantic) {
+	else if (p->gigantic)
 		p->runtime = HP_RT_BOOT;
-		snprintf(
-			p->runtime_why, sizeof(p->runtime_why),
-			"reserve at boot: a %s page is larger than the buddy allocator's largest block (order %d), so a runtime reservation must find %s of free, movable, contiguous memory per page, which rarely exists once the host has run a while",
-			sz, in->buddy_max_order, sz);
-		return;
-	}
-	if (!have_buddy || p->order < 0) {
+	else if (!have_buddy || p->order < 0)
 		p->runtime = HP_RT_UNKNOWN;
-		snprintf(p->runtime_why, sizeof(p->runtime_why),
-			 "unknown: no buddyinfo%s to count free blocks of the page's order",
-			 in->node >= 0 ? " for this node" : "");
-		return;
-	}
-	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
-	char blocks[96]; /* "N free block(s) of order >= O (SIZE)" */
-	snprintf(blocks, sizeof(blocks), "%llu free block%s of order >= %d (%s)",
-		 (unsigned long long)p->free_blocks, p->free_blocks == 1 ? "" : "s", p->order, a);
-	if (p->free_blocks >= p->need) {
+	else if (p->free_blocks >= p->need)
 		p->runtime = HP_RT_NOW;
-		snprintf(p->runtime_why, sizeof(p->runtime_why),
-			 "now: %llu more pages needed, %s in /proc/buddyinfo",
-			 (unsigned long long)p->need, blocks);
-		return;
-	}
-	uint64_t need_kb = p->need * in->page_kb;
-	if (in->has_mem_free && in->mem_free_kb >= need_kb + HP_KERNEL_RESERVE_KB) {
+	/* compaction may assemble the rest from free memory, leaving the kernel its reserve */
+	else if (in->has_mem_free &&
+		 in->mem_free_kb >= p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
 		p->runtime = HP_RT_COMPACT;
-		fmt_kb(b, sizeof(b), in->mem_free_kb);
-		snprintf(
-			p->runtime_why, sizeof(p->runtime_why),
-			"maybe: %llu more pages needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
-			(unsigned long long)p->need, blocks, b);
-		return;
-	}
-	p->runtime = HP_RT_BOOT;
-	snprintf(
-		p->runtime_why, sizeof(p->runtime_why),
-		"reserve at boot: %llu more pages needed, only %s and not enough free memory to compact into",
-		(unsigned long long)p->need, blocks);
+	else
+		p->runtime = HP_RT_BOOT;
 }
 
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
@@ -213,23 +106,15 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		p->fits = true; /* unknown: judged by the reservation itself */
 	}
 	runtime(in, p);
-	lines(in, p);
-
-	char sz[16];
-	fmt_size_token(sz, sizeof(sz), in->page_kb);
+	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
+	p->target = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
 	if (!in->size_supported)
-		note(p,
-		     "this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
-		     sz, (unsigned long long)in->page_kb);
+		p->notes |= HP_NOTE_UNSUPPORTED;
 	if (p->have && p->have != p->pages)
-		note(p,
-		     "nr_hugepages is the whole pool of that size, %llu pages now: add them if those serve something else",
-		     (unsigned long long)p->have);
+		p->notes |= HP_NOTE_POOL_SHARED;
 	if (in->default_page_kb && in->page_kb != in->default_page_kb)
-		note(p,
-		     "not the default size (Hugepagesize %llu kB): programs must ask for %s pages (MAP_HUGE_%s, hugetlbfs pagesize=%s, PostgreSQL huge_page_size = %s), or boot with default_hugepagesz=%s",
-		     (unsigned long long)in->default_page_kb, sz, sz, sz, sz, sz);
+		p->notes |= HP_NOTE_NOT_DEFAULT;
 	if (in->node >= 0 && !nd)
-		note(p, "node %d is not in this tree (sys/devices/system/node)", in->node);
+		p->notes |= HP_NOTE_NO_NODE;
 	return 0;
 }

@@ -58,7 +58,20 @@ enum hp_runtime {
 
 const char *hp_runtime_name(enum hp_runtime r);
 
-#define HP_MAX_LINES 4
+/* Which file or sysctl reserves the pool (render/hugetlb_plan.c writes the lines). */
+enum hp_target {
+	HP_TARGET_SIZE,	   /* hugepages/hugepages-<kB>kB/nr_hugepages: not the default size */
+	HP_TARGET_DEFAULT, /* vm.nr_hugepages: the default size (meminfo Hugepagesize) */
+	HP_TARGET_NODE,	   /* node<N>/hugepages/hugepages-<kB>kB/nr_hugepages */
+};
+
+/* What else the plan must say, in this order. */
+enum {
+	HP_NOTE_UNSUPPORTED = 1 << 0, /* no hugepages-<kB>kB directory: the lines fail here */
+	HP_NOTE_POOL_SHARED = 1 << 1, /* part of the pool exists (have): it may serve others */
+	HP_NOTE_NOT_DEFAULT = 1 << 2, /* not the default size: programs must ask for it */
+	HP_NOTE_NO_NODE = 1 << 3,     /* the node is not in this tree */
+};
 
 struct hp_plan {
 	uint64_t pool_bytes;   /* for_bytes plus the overhead */
@@ -75,14 +88,8 @@ struct hp_plan {
 	uint64_t free_blocks; /* able to hold one page each, in the scope */
 	bool gigantic;	      /* order above the buddy allocator's largest block */
 	enum hp_runtime runtime;
-	char runtime_why[320];
-	int nruntime;
-	char runtime_cmd[HP_MAX_LINES][200]; /* now: sysctl -w or echo > sysfs */
-	char persist[200];		     /* sysctl.d or tmpfiles.d line */
-	char persist_file[64];
-	char cmdline[200]; /* kernel command line parameters */
-	int nnotes;
-	char notes[HP_MAX_LINES][300];
+	enum hp_target target;
+	unsigned notes; /* HP_NOTE_* */
 };
 
 /*
@@ -90,12 +97,5 @@ struct hp_plan {
  * (page_kb 0), the pool is empty, or the arithmetic overflows.
  */
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
-
-/*
- * Free blocks in BI able to hold one page of ORDER, on NODE (-1: all),
- * leaving out ZONE_DMA (guarded by lowmem_reserve). *FOUND tells whether
- * any zone of that node was listed.
- */
-uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found);
 
 #endif

@@ -36,16 +36,15 @@ void numa_split_build(const struct folio_acct *c, const struct numa_nodes *m,
 	}
 	out->remote_thp = NUMA_UNKNOWN;
 	if (!allowed) {
-		out->why_unknown =
-			"the CPUs its threads may run on (Cpus_allowed_list) are unknown";
+		out->why_unknown = NU_NO_ALLOWED;
 		return;
 	}
 	if (!any_cpus) {
-		out->why_unknown = "no node's cpulist was readable";
+		out->why_unknown = NU_NO_CPULIST;
 		return;
 	}
 	if (!out->allowed) {
-		out->why_unknown = "its allowed CPUs are on no listed node";
+		out->why_unknown = NU_NOT_ON_NODE;
 		return;
 	}
 	for (int n = 0; n < FOLIO_NODES; n++)
@@ -57,5 +56,21 @@ void numa_split_build(const struct folio_acct *c, const struct numa_nodes *m,
 	else if ((double)(out->remote + out->unknown) / (double)out->total <= NUMA_REMOTE_SHARE)
 		out->remote_thp = NUMA_NO;
 	else
-		out->why_unknown = "the THP pages of unknown node could put most of it remote";
+		out->why_unknown = NU_UNKNOWN_TIPS;
+}
+
+enum numa_missing numa_missing(const struct numa_nodes *m, bool partial)
+{
+	if (partial)
+		return NM_NO_PFNS;
+	if (!m || !m->nnodes)
+		return NM_NO_NODES;
+	if (!m->block_bytes || !m->n)
+		return NM_NO_BLOCK_MAP;
+	return NM_NONE;
+}
+
+bool numa_node_listed(const struct numa_nodes *m, int n)
+{
+	return numa_index(m, n) >= 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `thpctl persist`: the same settings as boot-time configuration. Pure
- * generators writing text to a stream; the command decides the values.
+ * `thpctl persist`: the same settings as boot-time configuration. What each
+ * format can carry and which values it may hold are decided here; the files
+ * themselves are written by render/persist.c. The command decides the values.
  *
  *  tmpfiles  a tmpfiles.d(5) snippet: one "w PATH - - - - VALUE" line per knob
  *            (systemd-tmpfiles-setup.service writes them early at boot; a
@@ -28,7 +29,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "../kernel/boot_tools.h"
 #include "settings_plan.h"
@@ -72,30 +72,38 @@ struct persist_in {
 /* The tuned profile --format tuned writes (its directory under /etc/tuned). */
 #define PERSIST_TUNED_PROFILE "thpctl"
 
-/*
- * How to put PARAMS on the kernel command line with tool T, as '#' comment
- * lines to OUT: grubby --update-kernel=ALL --args="PARAMS", or
- * GRUB_CMDLINE_LINUX plus update-grub; both when T is BOOT_UNKNOWN.
- */
-void persist_cmdline_howto(FILE *out, enum boot_tool t, const char *params);
-
-/*
- * The same as commands, for other reports (hugetlb plan): "grubby
- * --update-kernel=ALL --args=\"PARAMS\"" and/or "PARAMS in GRUB_CMDLINE_LINUX
- * (/etc/default/grub), then update-grub", the tool found first, both when T is
- * BOOT_UNKNOWN. Writes up to 2 lines of N bytes into OUT; returns how many.
- */
-int persist_cmdline_routes(enum boot_tool t, const char *params, char out[2][320]);
-
 /* Whether this release takes boot parameter NAME ("thp_anon"...), per the table above. */
 bool persist_cmdline_supported(const struct persist_in *in, const char *param);
 
+/* A value a shell line or unit file can carry unquoted: [A-Za-z0-9_+.-], not empty. */
+bool persist_safe_word(const char *s);
+/* A knob key as knob_key_normalize() leaves it. */
+bool persist_safe_key(const char *s);
+/* An absolute path a unit's ExecStart= can carry unquoted: "/" then [A-Za-z0-9_+./-]. */
+bool persist_safe_path(const char *s);
+/* A tuned profile name: [A-Za-z0-9_.-]+, not "." or "..", not this profile itself. */
+bool persist_tuned_name(const char *s);
+
+/* "hugepages-64kB/enabled" -> 64 and *FILE "enabled"; 0 if KEY is not a per-size key. */
+uint64_t persist_size_key(const char *key, const char **file);
+
+/* The boot parameter that carries a setting (render/persist.c writes it). */
+enum persist_param {
+	PP_NONE,	   /* none on this release: listed in a comment */
+	PP_THP,		   /* transparent_hugepage= (enabled) */
+	PP_THP_SHMEM,	   /* transparent_hugepage_shmem= (shmem_enabled, 6.13+) */
+	PP_THP_ANON,	   /* thp_anon= (hugepages-<size>kB/enabled, 6.12+) */
+	PP_THP_SHMEM_SIZE, /* thp_shmem= (hugepages-<size>kB/shmem_enabled, 6.13+) */
+};
+
 /*
- * Write IN as format F to OUT. Returns 0, -ENODATA when nothing in IN can be
- * expressed in F (the text then only holds comments saying why), or -EINVAL
- * for a key, value or (systemd) thpctl_path, (tuned) parent that cannot be
- * written unquoted.
+ * For each of IN's settings, the boot parameter that carries it on IN's
+ * release and with its value (OUT[i]). Returns 0, or -EINVAL when a value is
+ * not a plain word.
  */
-int persist_render(FILE *out, enum persist_format f, const struct persist_in *in);
+int persist_cmdline_params(const struct persist_in *in, enum persist_param out[PLAN_MAX]);
+
+/* The setting tuned's [vm] transparent_hugepages= carries (enabled=always|madvise|never), -1 none. */
+int persist_tuned_vm(const struct persist_in *in);
 
 #endif

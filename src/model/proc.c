@@ -14,25 +14,30 @@ bool proc_thp_relevant(const struct proc_thp *p)
 	       p->hg_vmas || proc_thp_optout_vmas(p) > 0 || p->st.thp_enabled == 0;
 }
 
-const char *proc_thp_reason(const struct proc_thp *p, const char *policy)
+enum thp_reason proc_thp_reason(const struct proc_thp *p, const char *policy)
 {
 	bool huge = p->t.kb[SM_ANON_HUGE] > 0;
 	bool always = policy && strcmp(policy, "always") == 0;
 	if (p->st.thp_enabled == 0)
-		return "THP disabled by prctl";
+		return TR_PRCTL_OFF;
 	if (p->hg_vmas)
-		return "opted in by madvise";
+		return TR_MADVISE_IN;
 	if (proc_thp_optout_vmas(p) > 0 && !huge)
-		return "opted out by madvise";
+		return TR_MADVISE_OUT;
 	if (huge && always)
-		return "global always";
+		return TR_ALWAYS;
 	if (huge)
-		return p->rollup ? "huge pages (flags not read)" : "collapsed (no hg VMA)";
+		return p->rollup ? TR_ROLLUP_HUGE : TR_COLLAPSED;
 	if (p->t.kb[SM_SHMEM_PMD] || p->t.kb[SM_FILE_PMD])
-		return "shmem/file huge pages";
+		return TR_SHMEM_FILE;
 	if (p->stack_nh_vmas)
-		return "none (thread stacks: nh set by the kernel for MAP_STACK)";
-	return "none";
+		return TR_NONE_STACKS;
+	return TR_NONE;
+}
+
+bool smaps_known(const struct smaps_totals *t, enum smaps_field f)
+{
+	return smaps_has(t, f);
 }
 
 double proc_thp_share(const struct proc_thp *p)

@@ -4,6 +4,7 @@
 #define THPCTL_MODEL_PROC_H
 
 #include "../kernel/proc_thp.h"
+#include "ledger.h"
 
 /*
  * nh VMAs the program opted out itself (MADV_NOHUGEPAGE, or a library for
@@ -18,15 +19,89 @@ int proc_thp_optout_vmas(const struct proc_thp *p);
  */
 bool proc_thp_relevant(const struct proc_thp *p);
 
+/* Why a process does or does not use huge pages (render/ps.c words it), first that holds. */
+enum thp_reason {
+	TR_PRCTL_OFF,	/* THP disabled by prctl (status THP_enabled: 0) */
+	TR_MADVISE_IN,	/* hg VMAs: opted in by madvise */
+	TR_MADVISE_OUT, /* nh VMAs besides thread stacks, no huge pages: opted out */
+	TR_ALWAYS,	/* huge pages under a PMD policy of always */
+	TR_ROLLUP_HUGE, /* huge pages, VMA flags not read (--rollup) */
+	TR_COLLAPSED,	/* huge pages without hg VMAs and without always: khugepaged */
+	TR_SHMEM_FILE,	/* shmem or file huge pages only */
+	TR_NONE_STACKS, /* none; its only nh VMAs are thread stacks (the kernel's, MAP_STACK) */
+	TR_NONE,	/* none */
+};
+
 /*
- * A short reason: "THP disabled by prctl", "opted in by madvise",
- * "opted out by madvise" (nh VMAs besides thread stacks, no huge pages),
- * "global always", "collapsed (no hg)", "none", or "none (thread stacks: nh
- * set by the kernel for MAP_STACK)" when its only nh VMAs are thread stacks.
- * POLICY is the effective anon policy of the PMD size ("always", "madvise",
- * "never") or NULL when unknown.
+ * Why P uses huge pages or not. POLICY is the effective anon policy of the
+ * PMD size ("always", "madvise", "never") or NULL when unknown.
  */
-const char *proc_thp_reason(const struct proc_thp *p, const char *policy);
+enum thp_reason proc_thp_reason(const struct proc_thp *p, const char *policy);
+
+/* Whether smaps gave field F of T (absent: unknown, never 0). */
+bool smaps_known(const struct smaps_totals *t, enum smaps_field f);
+
+/* ---- the reports of `ps` and `maps` (render/ps.c) ---- */
+
+/* One row of `ps`: the collected facts plus what the command derived. */
+struct ps_row {
+	struct proc_thp p;
+	char user[32];
+	enum thp_reason reason;
+	bool denied;	       /* smaps not readable: only status facts are valid */
+	struct thp_ledger led; /* ps --ledger */
+};
+
+struct ps_report {
+	struct ps_row *rows;
+	size_t n;
+	bool rollup;
+	int denied;	      /* processes whose smaps could not be read */
+	bool recorded;	      /* a recorded tree: "denied" means unreadable at capture */
+	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
+	int errors;	      /* other read/parse failures */
+	int damaged;	      /* rows kept with damaged fields shown unknown (status, smaps) */
+	const char *policy;   /* effective PMD policy, NULL unknown */
+	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
+	bool eligible_absent; /* no THPeligible (< 5.0) */
+	bool ledger;	      /* --ledger: rows carry .led */
+	int ledger_k;
+	long long host_partial_thps; /* nr_anon_partially_mapped summed over sizes, -1 unknown */
+	/* AnonHugePages of /proc/meminfo (host-wide, kB), beside the per-process sum */
+	bool has_host_ahp;
+	uint64_t host_ahp_kb;
+};
+
+/* One VMA row of `maps`. */
+struct maps_vma {
+	uint64_t start, end;
+	char perms[5];
+	struct smaps_totals t;
+	int thp_eligible;
+	unsigned vmflags;
+	bool has_vmflags;
+	char name[VMA_NAME_LEN * 2];
+};
+
+struct maps_ancestor {
+	long pid;
+	char comm[COMM_LEN];
+};
+
+struct maps_report {
+	long pid;
+	struct proc_status st;
+	struct maps_vma *vmas;
+	size_t n;
+	struct smaps_totals totals;
+	struct thp_ledger led; /* what THP buys and costs it */
+	/* THP_enabled 0: the chain of ancestors that also have 0, nearest first */
+	struct maps_ancestor chain[32];
+	int nchain;
+	bool chain_cut;	      /* an ancestor could not be read */
+	int stop_thp_enabled; /* THP_enabled of the first ancestor not in the chain: 1, or -1 unknown */
+	bool partial;	      /* smaps ended mid-line: the VMAs shown may be incomplete */
+};
 
 /* AnonHugePages / Anonymous as a ratio in [0,1]; -1 when Anonymous is 0 or absent. */
 double proc_thp_share(const struct proc_thp *p);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/str.h"
+
 int rate_compute(const struct opt_u64 *old, const struct opt_u64 *cur, double interval_s,
 		 struct rate *r)
 {
@@ -133,7 +135,7 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 		const struct proc_sample *p = j < ncur ? &cur[j] : NULL;
 		if (o && p && o->pid == p->pid && strcmp(o->comm, p->comm) == 0) {
 			c.pid = p->pid;
-			snprintf(c.comm, sizeof(c.comm), "%s", p->comm);
+			str_copy(c.comm, sizeof(c.comm), p->comm);
 			c.rss_kb = p->rss_kb;
 			c.anon_huge_kb = p->anon_huge_kb;
 			c.rss_delta_kb = diff_kb(p->rss_kb, o->rss_kb);
@@ -145,7 +147,7 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 		} else if (p && (!o || p->pid <= o->pid)) {
 			/* new pid, or the same pid reused by another program */
 			c.pid = p->pid;
-			snprintf(c.comm, sizeof(c.comm), "%s", p->comm);
+			str_copy(c.comm, sizeof(c.comm), p->comm);
 			c.appeared = true;
 			c.rss_kb = p->rss_kb;
 			c.anon_huge_kb = p->anon_huge_kb;
@@ -158,7 +160,7 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 				struct proc_change x;
 				memset(&x, 0, sizeof(x));
 				x.pid = o->pid;
-				snprintf(x.comm, sizeof(x.comm), "%s", o->comm);
+				str_copy(x.comm, sizeof(x.comm), o->comm);
 				x.exited = true;
 				x.rss_delta_kb = diff_kb(0, o->rss_kb);
 				x.anon_huge_known = o->readable;
@@ -169,7 +171,7 @@ size_t rates_top_changes(const struct proc_sample *old, size_t nold, const struc
 			}
 		} else {
 			c.pid = o->pid;
-			snprintf(c.comm, sizeof(c.comm), "%s", o->comm);
+			str_copy(c.comm, sizeof(c.comm), o->comm);
 			c.exited = true;
 			c.rss_delta_kb = diff_kb(0, o->rss_kb);
 			c.anon_huge_known = o->readable;

@@ -2,12 +2,12 @@
 #include "settings_plan.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../kernel/parse.h"
 #include "../kernel/sysroot.h"
 #include "../util/names.h"
+#include "../util/str.h"
 
 /* 0/1 switches (kstrtoul + "> 1 is EINVAL" or a flag bit in the kernel) */
 static const char *const bool_keys[] = {"use_zero_page", "shrink_underused", "khugepaged/defrag"};
@@ -59,51 +59,50 @@ static int parse_dec(const char *s, uint64_t *v)
 	return parse_u64(&p, s + strlen(s), v);
 }
 
-int knob_validate(const char *key, const char *raw, const char *value, uint64_t pmd_nr, char *why,
-		  size_t n)
+int knob_validate(const char *key, const char *raw, const char *value, uint64_t pmd_nr,
+		  struct knob_invalid *why)
 {
-	why[0] = '\0';
+	memset(why, 0, sizeof(*why));
+	str_copy(why->value, sizeof(why->value), value);
 	if (!*value) {
-		snprintf(why, n, "empty value");
+		why->kind = KB_EMPTY;
 		return -EINVAL;
 	}
 	if (strlen(value) >= PLAN_VALUE_LEN) {
-		snprintf(why, n, "value too long");
+		why->kind = KB_TOO_LONG;
 		return -EINVAL;
 	}
 	struct choice c;
 	if (choice_parse(raw, strlen(raw), &c) == 0) {
 		if (choice_offers(&c, value))
 			return 0;
-		char list[CHOICE_MAX * CHOICE_LEN] = "";
+		why->kind = KB_NOT_OFFERED;
 		for (int i = 0; i < c.noptions; i++) {
-			strcat(list, i ? " " : "");
-			strcat(list, c.options[i]);
+			strcat(why->offered, i ? " " : "");
+			strcat(why->offered, c.options[i]);
 		}
-		snprintf(why, n, "'%s' is not offered (this kernel offers: %s)", value, list);
 		return -EINVAL;
 	}
 	uint64_t v, lo = 0, hi = UINT64_MAX;
-	const char *what = "an unsigned integer";
-	char range[96];
+	enum knob_bad kind = KB_NOT_UINT;
 	if (is_bool_key(key)) {
 		hi = 1;
-		what = "0 or 1";
+		kind = KB_NOT_BOOL;
 	} else if (strncmp(key, "khugepaged/max_ptes_", 20) == 0 && pmd_nr) {
 		hi = pmd_nr - 1;
-		snprintf(range, sizeof(range), "0..%llu (HPAGE_PMD_NR-1)", (unsigned long long)hi);
-		what = range;
+		kind = KB_PTES_RANGE;
 	} else if (strcmp(key, "khugepaged/pages_to_scan") == 0) {
 		lo = 1;
 		hi = UINT32_MAX;
-		what = "1..4294967295";
+		kind = KB_PAGES_TO_SCAN;
 	} else if (strcmp(key, "khugepaged/scan_sleep_millisecs") == 0 ||
 		   strcmp(key, "khugepaged/alloc_sleep_millisecs") == 0) {
 		hi = UINT32_MAX;
-		what = "0..4294967295 (milliseconds)";
+		kind = KB_MILLISECS;
 	}
 	if (parse_dec(value, &v) || v < lo || v > hi) {
-		snprintf(why, n, "'%s' is not %s", value, what);
+		why->kind = kind;
+		why->hi = hi;
 		return -EINVAL;
 	}
 	return 0;
@@ -144,79 +143,84 @@ void plan_init(struct settings_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void note(struct plan_note *arr, int *cnt, const char *key, const char *text)
+static struct plan_note *note(struct plan_note *arr, int *cnt, const char *key,
+			      enum plan_problem why)
 {
 	if (*cnt == PLAN_MAX)
-		return;
+		return NULL;
 	struct plan_note *e = &arr[(*cnt)++];
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	snprintf(e->text, sizeof(e->text), "%s", text);
+	memset(e, 0, sizeof(*e));
+	str_copy(e->key, sizeof(e->key), key);
+	e->why = why;
+	return e;
+}
+
+/* "max_ptes_none" for "khugepaged/max_ptes_none": the knob of K whose last part is NK, or NULL. */
+static const char *knob_meant(const struct thp_knobs *k, const char *nk)
+{
+	size_t l = strlen(nk);
+	for (int i = 0; i < k->n; i++) {
+		size_t kl = strlen(k->k[i].key);
+		if (kl > l && k->k[i].key[kl - l - 1] == '/' &&
+		    strcmp(k->k[i].key + kl - l, nk) == 0)
+			return k->k[i].key;
+	}
+	return NULL;
 }
 
 int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr, const char *key,
 	     const char *value, bool missing_ok)
 {
-	char nk[KNOB_KEY_LEN], why[PLAN_NOTE_LEN];
+	char nk[KNOB_KEY_LEN];
+	struct knob_invalid why;
 	if (knob_key_normalize(key, nk, sizeof(nk))) {
-		note(p->bad, &p->nbad, key,
-		     "not a knob name (e.g. enabled, khugepaged/max_ptes_none, hugepages-64kB/enabled)");
+		note(p->bad, &p->nbad, key, PN_NOT_A_KNOB);
 		return -EINVAL;
 	}
 	const struct thp_knob *kn = thp_knobs_find(k, nk);
 	if (!kn) {
 		if (missing_ok) {
-			note(p->skip, &p->nskip, nk, "not on this kernel");
+			note(p->skip, &p->nskip, nk, PN_NOT_ON_KERNEL);
 		} else if (!k->present) {
-			note(p->bad, &p->nbad, nk,
-			     "this kernel has no transparent_hugepage/ (THP not built in)");
+			note(p->bad, &p->nbad, nk, PN_NO_THP);
 		} else {
-			/* "max_ptes_none" for "khugepaged/max_ptes_none": name the knob meant */
-			const char *meant = NULL;
-			size_t l = strlen(nk);
-			for (int i = 0; i < k->n && !meant; i++) {
-				size_t kl = strlen(k->k[i].key);
-				if (kl > l && k->k[i].key[kl - l - 1] == '/' &&
-				    strcmp(k->k[i].key + kl - l, nk) == 0)
-					meant = k->k[i].key;
-			}
-			char text[PLAN_NOTE_LEN];
-			if (meant)
-				snprintf(text, sizeof(text), "no such knob; did you mean %s?",
-					 meant);
-			else
-				snprintf(text, sizeof(text), "no such knob on this kernel");
-			note(p->bad, &p->nbad, nk, text);
+			struct plan_note *e = note(p->bad, &p->nbad, nk, PN_NO_SUCH_KNOB);
+			const char *meant = knob_meant(k, nk);
+			if (e && meant)
+				str_copy(e->meant, sizeof(e->meant), meant);
 		}
 		return -ENOENT;
 	}
 	if (!kn->writable) {
 		if (missing_ok)
-			note(p->skip, &p->nskip, nk, "read-only on this kernel");
+			note(p->skip, &p->nskip, nk, PN_READ_ONLY_HERE);
 		else
-			note(p->bad, &p->nbad, nk, "read-only (a counter or a fixed value)");
+			note(p->bad, &p->nbad, nk, PN_READ_ONLY);
 		return -EACCES;
 	}
 	for (int i = 0; i < p->n; i++)
 		if (strcmp(p->e[i].key, nk) == 0) {
-			note(p->bad, &p->nbad, nk, "given twice");
+			note(p->bad, &p->nbad, nk, PN_TWICE);
 			return -EEXIST;
 		}
-	if (knob_validate(nk, kn->raw, value, pmd_nr, why, sizeof(why))) {
-		note(p->bad, &p->nbad, nk, why);
+	if (knob_validate(nk, kn->raw, value, pmd_nr, &why)) {
+		struct plan_note *e = note(p->bad, &p->nbad, nk, PN_BAD_VALUE);
+		if (e)
+			e->bad = why;
 		return -EINVAL;
 	}
 	if (p->n == PLAN_MAX) {
-		note(p->bad, &p->nbad, nk, "too many knobs");
+		note(p->bad, &p->nbad, nk, PN_TOO_MANY);
 		return -ENOSPC;
 	}
 	struct plan_entry *e = &p->e[p->n];
 	memset(e, 0, sizeof(*e));
-	snprintf(e->key, sizeof(e->key), "%s", nk);
+	str_copy(e->key, sizeof(e->key), nk);
 	if (knob_value(kn->raw, e->old, sizeof(e->old))) {
-		note(p->bad, &p->nbad, nk, "its current value is unreadable");
+		note(p->bad, &p->nbad, nk, PN_UNREADABLE);
 		return -EINVAL;
 	}
-	snprintf(e->new, sizeof(e->new), "%s", value);
+	str_copy(e->new, sizeof(e->new), value);
 	e->state = strcmp(e->old, e->new) == 0 ? PS_UNCHANGED : PS_PENDING;
 	p->n++;
 	return 0;
@@ -227,12 +231,12 @@ int plan_add_arg(struct settings_plan *p, const struct thp_knobs *k, uint64_t pm
 {
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg) {
-		note(p->bad, &p->nbad, arg, "not KEY=VALUE");
+		note(p->bad, &p->nbad, arg, PN_NOT_KEY_VALUE);
 		return -EINVAL;
 	}
 	char key[KNOB_KEY_LEN + 64];
 	if ((size_t)(eq - arg) >= sizeof(key)) {
-		note(p->bad, &p->nbad, "?", "key too long");
+		note(p->bad, &p->nbad, "?", PN_KEY_TOO_LONG);
 		return -EINVAL;
 	}
 	memcpy(key, arg, (size_t)(eq - arg));

@@ -22,11 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../kernel/parse.h"
 #include "../kernel/thp_knobs.h"
 
 #define PLAN_MAX KNOB_MAX
 #define PLAN_VALUE_LEN 64
-#define PLAN_NOTE_LEN 200
+#define PLAN_NOTE_LEN 200 /* a note in words (render/control.c) */
 
 /* A knob and a value, as given or saved. */
 struct knob_kv {
@@ -46,14 +47,32 @@ enum knob_kind knob_kind_of(const char *key, const char *raw);
  */
 int knob_value(const char *raw, char *out, size_t n);
 
+/* Why a value may not be written (render/control.c words it). */
+enum knob_bad {
+	KB_EMPTY,	  /* "" */
+	KB_TOO_LONG,	  /* PLAN_VALUE_LEN bytes or more */
+	KB_NOT_OFFERED,	  /* a choice file that does not list it */
+	KB_NOT_BOOL,	  /* not 0 or 1 */
+	KB_PTES_RANGE,	  /* max_ptes_*: not 0..HPAGE_PMD_NR-1 */
+	KB_PAGES_TO_SCAN, /* not 1..2^32-1 */
+	KB_MILLISECS,	  /* *_sleep_millisecs: not 0..2^32-1 */
+	KB_NOT_UINT,	  /* not an unsigned decimal integer */
+};
+
+struct knob_invalid {
+	enum knob_bad kind;
+	char value[PLAN_VALUE_LEN];	       /* the value given (cut when too long) */
+	uint64_t hi;			       /* KB_PTES_RANGE: HPAGE_PMD_NR-1 */
+	char offered[CHOICE_MAX * CHOICE_LEN]; /* KB_NOT_OFFERED: the words the file lists */
+};
+
 /*
  * Whether VALUE may be written to knob KEY whose file reads RAW. PMD_NR is
  * HPAGE_PMD_NR (0: unknown, then max_ptes_* is only checked as a number).
- * Returns 0, or -EINVAL with the reason in WHY (N bytes), e.g.
- * "'sometimes' is not offered (always madvise never)".
+ * Returns 0, or -EINVAL with the reason in *WHY.
  */
-int knob_validate(const char *key, const char *raw, const char *value, uint64_t pmd_nr, char *why,
-		  size_t n);
+int knob_validate(const char *key, const char *raw, const char *value, uint64_t pmd_nr,
+		  struct knob_invalid *why);
 
 /*
  * KEY as given, reduced to a knob key: a leading /sys/kernel/mm/transparent_hugepage/
@@ -81,9 +100,28 @@ struct plan_entry {
 	int err; /* -errno of a failed write or read-back */
 };
 
+/* Why a KEY=VALUE is refused or skipped (render/control.c words it). */
+enum plan_problem {
+	PN_NOT_A_KNOB,	   /* not a knob name at all */
+	PN_NOT_ON_KERNEL,  /* skipped: this kernel lacks it */
+	PN_NO_THP,	   /* no transparent_hugepage/ at all */
+	PN_NO_SUCH_KNOB,   /* unknown here (meant: the knob it probably means) */
+	PN_READ_ONLY_HERE, /* skipped: read-only on this kernel */
+	PN_READ_ONLY,	   /* a counter or a fixed value */
+	PN_TWICE,	   /* the key given twice */
+	PN_BAD_VALUE,	   /* bad: why */
+	PN_TOO_MANY,	   /* more than PLAN_MAX knobs */
+	PN_UNREADABLE,	   /* its current value is unreadable */
+	PN_NOT_KEY_VALUE,  /* an argument without '=' */
+	PN_KEY_TOO_LONG,   /* a key longer than a knob key can be */
+};
+
 struct plan_note {
 	char key[KNOB_KEY_LEN];
-	char text[PLAN_NOTE_LEN];
+	enum plan_problem why;
+	char meant
+		[KNOB_KEY_LEN]; /* PN_NO_SUCH_KNOB: "khugepaged/max_ptes_none" for "max_ptes_none", "" */
+	struct knob_invalid bad; /* PN_BAD_VALUE */
 };
 
 struct settings_plan {

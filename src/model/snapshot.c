@@ -2,8 +2,9 @@
 #include "snapshot.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "../util/str.h"
 
 int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad)
 {
@@ -14,7 +15,7 @@ int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad
 		if (!k->k[i].writable)
 			continue;
 		struct knob_kv *e = &s->kv[s->n];
-		snprintf(e->key, sizeof(e->key), "%s", k->k[i].key);
+		str_copy(e->key, sizeof(e->key), k->k[i].key);
 		if (knob_value(k->k[i].raw, e->value, sizeof(e->value))) {
 			(*nbad)++;
 			ret = -EINVAL;
@@ -41,17 +42,17 @@ int snapshot_diff(const struct snapshot *file, const struct snapshot *cur, struc
 		const struct knob_kv *c = find(cur, file->kv[i].key);
 		if (c && strcmp(c->value, file->kv[i].value) == 0)
 			continue;
-		snprintf(out[k].key, sizeof(out[k].key), "%s", file->kv[i].key);
-		snprintf(out[k].file, sizeof(out[k].file), "%s", file->kv[i].value);
-		snprintf(out[k].cur, sizeof(out[k].cur), "%s", c ? c->value : "");
+		str_copy(out[k].key, sizeof(out[k].key), file->kv[i].key);
+		str_copy(out[k].file, sizeof(out[k].file), file->kv[i].value);
+		str_copy(out[k].cur, sizeof(out[k].cur), c ? c->value : "");
 		k++;
 	}
 	for (int i = 0; i < cur->n && k < max; i++) {
 		if (find(file, cur->kv[i].key))
 			continue;
-		snprintf(out[k].key, sizeof(out[k].key), "%s", cur->kv[i].key);
+		str_copy(out[k].key, sizeof(out[k].key), cur->kv[i].key);
 		out[k].file[0] = '\0';
-		snprintf(out[k].cur, sizeof(out[k].cur), "%s", cur->kv[i].value);
+		str_copy(out[k].cur, sizeof(out[k].cur), cur->kv[i].value);
 		k++;
 	}
 	return k;

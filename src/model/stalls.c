@@ -11,6 +11,7 @@
 #include "../util/buf.h"
 #include "../util/num.h"
 #include "../util/stats.h"
+#include "../util/str.h"
 
 const char *stall_kind_name(enum stall_kind k)
 {
@@ -147,7 +148,7 @@ static void count_name(struct stall_count *c, int *nc, int max, uint64_t *other,
 		*other += n;
 		return;
 	}
-	snprintf(c[*nc].name, sizeof(c[0].name), "%s", name);
+	str_copy(c[*nc].name, sizeof(c[0].name), name);
 	c[(*nc)++].n = n;
 }
 
@@ -221,7 +222,7 @@ static void collapse_add(struct stalls *s, const struct trace_line *l)
 	c->tgid = l->pid; /* a task until stalls_finish() groups it */
 	memcpy(c->comm, l->comm, sizeof(c->comm));
 	c->ev = l->ev;
-	snprintf(c->status, sizeof(c->status), "%s", status);
+	str_copy(c->status, sizeof(c->status), status);
 	c->n = 1;
 }
 
@@ -265,7 +266,7 @@ void stalls_add(struct stalls *s, const struct trace_line *l)
 		if (!end(t, s, STALL_COMPACTION, l->ts_ns))
 			break;
 		if (trace_field(l->fields, l->fields_len, "status", status, sizeof(status)))
-			snprintf(status, sizeof(status), "?");
+			str_copy(status, sizeof(status), "?");
 		count_name(t->k[STALL_COMPACTION].why, &t->k[STALL_COMPACTION].nwhy, STALL_MAX_WHY,
 			   &t->k[STALL_COMPACTION].why_other, status, 1);
 		char mode[8];
@@ -473,10 +474,10 @@ void stalls_finish(struct stalls *s, stalls_resolve_fn resolve, void *ctx)
 			p->tgid = ix[i].tgid;
 			/* the process's name; else the comm of its thread that is the process */
 			const char *nm = names[ix[i].task];
-			snprintf(p->comm, sizeof(p->comm), "%s", nm[0] ? nm : t->comm);
+			str_copy(p->comm, sizeof(p->comm), nm[0] ? nm : t->comm);
 		}
 		if (t->pid == p->tgid && !names[ix[i].task][0])
-			snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
+			str_copy(p->comm, sizeof(p->comm), t->comm);
 		for (int k = 0; k < STALL_NKINDS; k++)
 			merge_stats(s, &p->k[k], &t->k[k]);
 	}
@@ -498,7 +499,7 @@ void stalls_finish(struct stalls *s, stalls_resolve_fn resolve, void *ctx)
 		char nm[TRACE_COMM_LEN];
 		int tg = resolve_tgid(resolve, ctx, c->tgid, -1, nm, sizeof(nm));
 		if (nm[0])
-			snprintf(c->comm, sizeof(c->comm), "%s", nm);
+			str_copy(c->comm, sizeof(c->comm), nm);
 		c->tgid = tg;
 	}
 	size_t m = 0;
@@ -516,4 +517,9 @@ void stalls_finish(struct stalls *s, stalls_resolve_fn resolve, void *ctx)
 	}
 	s->ncollapse = m;
 	qsort(s->collapse, s->ncollapse, sizeof(s->collapse[0]), cmp_collapse);
+}
+
+const char *stall_event_name(enum trace_ev ev)
+{
+	return trace_ev_name(ev);
 }

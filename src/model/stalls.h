@@ -143,4 +143,7 @@ int stalls_task_pid(const struct stalls *s, size_t i);
 int stall_hist_bucket(uint64_t ns);
 uint64_t stall_hist_lo_us(int bucket);
 
+/* The tracepoint's name of event EV ("mm_compaction_begin"), a key for JSON. */
+const char *stall_event_name(enum trace_ev ev);
+
 #endif

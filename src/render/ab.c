@@ -190,25 +190,16 @@ void ab_render_csv(FILE *f, const struct ab_report *r)
 
 static json_t *stat_json(const struct ab_stat *s)
 {
-	if (!s->ok)
-		return json_null();
-	json_t *o = json_object();
-	json_put(o, "median", json_real(s->med));
-	json_put(o, "min", json_real(s->min));
-	json_put(o, "max", json_real(s->max));
-	return o;
+	return s->ok ? json_obj("median", json_real(s->med), "min", json_real(s->min), "max",
+				json_real(s->max), NULL)
+		     : json_null();
 }
 
 static json_t *ci_json(const struct ratio_ci *ci)
 {
-	if (!ci->ok)
-		return json_null();
-	json_t *o = json_object();
-	json_put(o, "estimate", json_real(ci->est));
-	json_put(o, "low", json_real(ci->lo));
-	json_put(o, "high", json_real(ci->hi));
-	json_put(o, "level", json_real(ci->level));
-	return o;
+	return ci->ok ? json_obj("estimate", json_real(ci->est), "low", json_real(ci->lo), "high",
+				 json_real(ci->hi), "level", json_real(ci->level), NULL)
+		      : json_null();
 }
 
 static json_t *mode_json(const struct ab_report *r, int i)
@@ -244,19 +235,15 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "metrics", mt);
 	for (int j = 0; j < m->nruns; j++) {
 		const struct ab_run *x = &m->runs[j];
-		json_t *ro = json_object();
-		json_put(ro, "ok", json_boolean(x->ok));
-		json_put(ro, "wall_s", json_real(x->wall_s));
-		json_put(ro, "user_s", json_real(x->user_s));
-		json_put(ro, "sys_s", json_real(x->sys_s));
-		json_put(ro, "maxrss_kb", json_u64(x->maxrss_kb));
-		json_put(ro, "minflt", json_u64(x->minflt));
-		json_put(ro, "anon_huge_peak_kb",
-			 x->ahp_peak_kb >= 0 ? json_integer(x->ahp_peak_kb) : NULL);
-		json_put(ro, "anon_kb_at_peak",
-			 x->anon_peak_kb >= 0 ? json_integer(x->anon_peak_kb) : NULL);
-		json_put(ro, "samples", json_integer(x->samples));
-		json_array_append_new(runs, ro);
+		json_array_append_new(
+			runs, json_obj("ok", json_boolean(x->ok), "wall_s", json_real(x->wall_s),
+				       "user_s", json_real(x->user_s), "sys_s", json_real(x->sys_s),
+				       "maxrss_kb", json_u64(x->maxrss_kb), "minflt",
+				       json_u64(x->minflt), "anon_huge_peak_kb",
+				       x->ahp_peak_kb >= 0 ? json_integer(x->ahp_peak_kb) : NULL,
+				       "anon_kb_at_peak",
+				       x->anon_peak_kb >= 0 ? json_integer(x->anon_peak_kb) : NULL,
+				       "samples", json_integer(x->samples), NULL));
 	}
 	json_put(o, "runs", runs);
 	return o;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "finding_text.h"
 #include "json.h"
 #include "table.h"
 
@@ -191,6 +192,22 @@ static void levers(FILE *f, const struct advice *a, bool color)
 	}
 }
 
+/* A note's words: a finding note holds the finding's id, worded by render/finding_text.c. */
+static const char *note_text(const struct adv_input *in, const struct adv_note *n, char *out,
+			     size_t len)
+{
+	for (int i = 0; n->kind == AN_FINDING && in->fs && i < in->fs->n; i++) {
+		const struct finding *x = &in->fs->f[i];
+		if (strcmp(x->id, n->text) != 0)
+			continue;
+		struct finding_text w;
+		finding_text(x, &w);
+		snprintf(out, len, "%s (finding %s); fix: %s", w.title, x->id, w.fix);
+		return out;
+	}
+	return n->text;
+}
+
 void advice_render_text(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
 	header(f, in, color);
@@ -204,7 +221,8 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 			const char *c = n->kind == AN_CONFLICT ? col_yellow(color) : "";
 			fprintf(f, "  %s%-10s%s ", c, adv_note_kind_name(n->kind),
 				*c ? col_reset(color) : "");
-			fputs_safe(n->text, f);
+			char t[sizeof(n->text)];
+			fputs_safe(note_text(in, n, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
 	}
@@ -319,7 +337,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	for (int i = 0; i < a->nnotes; i++) {
 		json_t *o = json_object();
 		json_put(o, "kind", json_str(adv_note_kind_name(a->notes[i].kind)));
-		json_put(o, "text", json_str(a->notes[i].text));
+		char t[sizeof(a->notes[i].text)];
+		json_put(o, "text", json_str(note_text(in, &a->notes[i], t, sizeof(t))));
 		json_array_append_new(ns, o);
 	}
 	json_put(root, "notes", ns);

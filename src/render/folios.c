@@ -96,11 +96,11 @@ static void thp_summary(FILE *f, const char *what, const struct folio_acct *c,
 	fmt_kb(a, sizeof(a), folio_kb(g, c->rss[FT_ANON]));
 	fmt_kb(b, sizeof(b), folio_kb(g, c->rss[FT_FILE]));
 	fprintf(f, "%s RSS: anon %s", what, a);
-	double s = folio_share(c, FT_ANON, folio_acct_thp(c, FT_ANON));
+	double s = folio_share(c, FT_ANON, folio_thp_pages(c, FT_ANON));
 	if (s >= 0)
 		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
 	fprintf(f, ", file/shmem %s", b);
-	s = folio_share(c, FT_FILE, folio_acct_thp(c, FT_FILE));
+	s = folio_share(c, FT_FILE, folio_thp_pages(c, FT_FILE));
 	if (s >= 0)
 		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
 	fprintf(f, "\n");
@@ -108,11 +108,11 @@ static void thp_summary(FILE *f, const char *what, const struct folio_acct *c,
 
 void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 {
-	bool partial = folio_method_partial(r->method);
+	bool partial = folio_method_is_partial(r->method);
 	fprintf(f, "%sPID %ld%s (", col_bold(color), r->pid, col_reset(color));
 	fputs_safe(r->st.name, f);
 	fprintf(f, ")  folios by %s: %zu of %zu VMAs hold THP, read in %.1f ms\n",
-		folio_method_name(r->method), r->n, r->nvmas, r->elapsed_ms);
+		folio_method_label(r->method), r->n, r->nvmas, r->elapsed_ms);
 	if (partial)
 		fprintf(f, "%spartial: %s%s\n", col_yellow(color), folio_partial_reason(r->method),
 			col_reset(color));
@@ -150,7 +150,7 @@ static json_t *type_json(const struct folio_acct *c, int ty, const struct folio_
 {
 	json_t *o = json_object(), *sizes = json_array();
 	const struct folio_geom *gg = g;
-	uint64_t thp = folio_acct_thp(c, ty);
+	uint64_t thp = folio_thp_pages(c, ty);
 	json_put(o, "rss_kb", json_u64(folio_kb(gg, c->rss[ty])));
 	json_put(o, "thp_kb", json_u64(folio_kb(gg, thp)));
 	json_put(o, "thp_share", share_json(folio_share(c, ty, thp)));
@@ -205,8 +205,8 @@ static void counts_json(json_t *o, const struct folio_acct *c, const struct foli
 
 static void method_json(json_t *root, enum folio_method m, const struct folio_geom *g)
 {
-	json_put(root, "method", json_str(folio_method_name(m)));
-	json_put(root, "partial", json_boolean(folio_method_partial(m)));
+	json_put(root, "method", json_str(folio_method_label(m)));
+	json_put(root, "partial", json_boolean(folio_method_is_partial(m)));
 	json_put(root, "partial_reason", json_str(folio_partial_reason(m)));
 	json_put(root, "page_kb", json_u64(g->page_kb));
 	json_put(root, "pmd_kb", json_u64(g->page_kb << g->pmd_order));
@@ -215,7 +215,7 @@ static void method_json(json_t *root, enum folio_method m, const struct folio_ge
 
 json_t *folio_maps_to_json(const struct folio_report *r)
 {
-	bool partial = folio_method_partial(r->method);
+	bool partial = folio_method_is_partial(r->method);
 	json_t *root = json_object(), *arr = json_array();
 	json_put(root, "pid", json_integer(r->pid));
 	json_put(root, "comm", json_str(r->st.name));
@@ -251,7 +251,7 @@ static int ps_size_columns(const struct folio_ps_report *r, struct folio_acct *t
 	int ns = 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (!r->rows[i].denied)
-			folio_acct_add(tot, &r->rows[i].c);
+			folio_sum(tot, &r->rows[i].c);
 	uint32_t orders = r->g.host_orders | folio_orders_used(tot, r->g.pmd_order);
 	/* a table holds 16 columns: 6 fixed, the largest sizes first if there are too many */
 	for (int o = FOLIO_ORDERS - 1; o >= 1 && ns < 10; o--)
@@ -267,7 +267,7 @@ static int ps_size_columns(const struct folio_ps_report *r, struct folio_acct *t
 
 void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 {
-	bool partial = folio_method_partial(r->method);
+	bool partial = folio_method_is_partial(r->method);
 	int sizes[FOLIO_ORDERS] = {0};
 	struct folio_acct tot = {0};
 	int ns = ps_size_columns(r, &tot, sizes);
@@ -319,15 +319,15 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 				table_cell(t, "-");
 				continue;
 			}
-			KBC(folio_acct_order(c, FT_ANON, sizes[k], r->g.pmd_order) +
-			    folio_acct_order(c, FT_FILE, sizes[k], r->g.pmd_order));
+			KBC(folio_order_pages(c, FT_ANON, sizes[k], r->g.pmd_order) +
+			    folio_order_pages(c, FT_FILE, sizes[k], r->g.pmd_order));
 		}
 		if (partial)
 			table_cell(t, "-");
 		else
 			KBC(c->partial[FT_ANON] + c->partial[FT_FILE]);
 		uint64_t rss = c->rss[FT_ANON] + c->rss[FT_FILE];
-		uint64_t thp = folio_acct_thp(c, FT_ANON) + folio_acct_thp(c, FT_FILE);
+		uint64_t thp = folio_thp_pages(c, FT_ANON) + folio_thp_pages(c, FT_FILE);
 		if (rss)
 			table_cell(t, "%.0f%%", 100.0 * (double)thp / (double)rss);
 		else
@@ -338,7 +338,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	fprintf(f,
 		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
 		"anon + file; PARTIAL: pages of folios mapped in part\n");
-	fprintf(f, "folios by %s, %.1f ms\n", folio_method_name(r->method), r->elapsed_ms);
+	fprintf(f, "folios by %s, %.1f ms\n", folio_method_label(r->method), r->elapsed_ms);
 	if (r->cgroup) {
 		fprintf(f, "cgroup ");
 		fputs_safe(r->cgroup, f);
@@ -360,7 +360,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 
 json_t *folio_ps_to_json(const struct folio_ps_report *r)
 {
-	bool partial = folio_method_partial(r->method);
+	bool partial = folio_method_is_partial(r->method);
 	json_t *root = json_object(), *arr = json_array();
 	struct folio_acct tot = {0};
 	json_put(root, "mode", json_str("folios"));
@@ -382,7 +382,7 @@ json_t *folio_ps_to_json(const struct folio_ps_report *r)
 		json_put(o, "vmrss_kb", row->vmrss_kb >= 0 ? json_integer(row->vmrss_kb) : NULL);
 		if (!row->denied) {
 			counts_json(o, &row->c, &r->g, partial);
-			folio_acct_add(&tot, &row->c);
+			folio_sum(&tot, &row->c);
 			json_put(o, "numa",
 				 folio_numa_to_json(r->numa, &row->c,
 						    row->has_allowed ? &row->allowed : NULL, &r->g,

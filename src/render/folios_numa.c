@@ -7,6 +7,7 @@
 #include "folios.h"
 #include "json.h"
 #include "table.h"
+#include "../util/names.h"
 
 /* "0:12.0 MiB (100.0%) 1:..." for the nodes of M (and any other node holding pages). */
 static void nodes_text(char *out, size_t n, const struct numa_split *s, const struct folio_geom *g)
@@ -41,23 +42,34 @@ static void allowed_text(char *out, size_t n, const struct numa_split *s)
 			len += (size_t)snprintf(out + len, n - len, "%s%d", len ? "," : "", k);
 }
 
-/* Why per-node figures are missing, or NULL when they are there. */
-static const char *numa_missing(const struct numa_nodes *m, bool partial)
+/* Why per-node figures are missing (model/numa.c decides), or NULL when they are there. */
+static const char *missing_text(const struct numa_nodes *m, bool partial)
 {
-	if (partial)
-		return "PFNs not visible (run as root)";
-	if (!m || !m->nnodes)
-		return "no NUMA node directory";
-	if (!m->block_bytes || !m->n)
-		return "no memory block map (memory/block_size_bytes, node*/memory*)";
-	return NULL;
+	static const char *const words[] = {
+		[NM_NO_PFNS] = "PFNs not visible (run as root)",
+		[NM_NO_NODES] = "no NUMA node directory",
+		[NM_NO_BLOCK_MAP] = "no memory block map (memory/block_size_bytes, node*/memory*)",
+	};
+	return ENUM_NAME(words, numa_missing(m, partial), NULL);
+}
+
+/* Why the remote-THP finding is inconclusive, NULL when it is not. */
+static const char *unknown_text(enum numa_unknown u)
+{
+	static const char *const words[] = {
+		[NU_NO_ALLOWED] = "the CPUs its threads may run on (Cpus_allowed_list) are unknown",
+		[NU_NO_CPULIST] = "no node's cpulist was readable",
+		[NU_NOT_ON_NODE] = "its allowed CPUs are on no listed node",
+		[NU_UNKNOWN_TIPS] = "the THP pages of unknown node could put most of it remote",
+	};
+	return ENUM_NAME(words, u, NULL);
 }
 
 void folio_numa_render_text(FILE *f, const struct numa_nodes *m, const struct folio_acct *c,
 			    const struct cpuset *allowed, const struct folio_geom *g, bool partial,
 			    bool color)
 {
-	const char *miss = numa_missing(m, partial);
+	const char *miss = missing_text(m, partial);
 	if (miss) {
 		fprintf(f, "THP by NUMA node: - (%s)\n", miss);
 		return;
@@ -84,7 +96,8 @@ void folio_numa_render_text(FILE *f, const struct numa_nodes *m, const struct fo
 			"interconnect\n",
 			col_yellow(color), col_reset(color), 100.0 * s.remote_share, sz, al);
 	} else if (s.remote_thp == NUMA_UNKNOWN) {
-		fprintf(f, "  [?] numa-remote-thp: inconclusive: %s\n", s.why_unknown);
+		fprintf(f, "  [?] numa-remote-thp: inconclusive: %s\n",
+			unknown_text(s.why_unknown));
 	}
 }
 
@@ -92,7 +105,7 @@ json_t *folio_numa_to_json(const struct numa_nodes *m, const struct folio_acct *
 			   const struct cpuset *allowed, const struct folio_geom *g, bool partial)
 {
 	json_t *o = json_object();
-	const char *miss = numa_missing(m, partial);
+	const char *miss = missing_text(m, partial);
 	if (miss) {
 		json_put(o, "unknown_why", json_str(miss));
 		return o;
@@ -102,7 +115,7 @@ json_t *folio_numa_to_json(const struct numa_nodes *m, const struct folio_acct *
 	json_t *by = json_object(), *al = json_array();
 	char k[16];
 	for (int n = 0; n < FOLIO_NODES; n++)
-		if (s.pages[n] || numa_index(m, n) >= 0) {
+		if (s.pages[n] || numa_node_listed(m, n)) {
 			snprintf(k, sizeof(k), "%d", n);
 			json_put(by, k, json_u64(folio_kb(g, s.pages[n]) * 1024));
 		}
@@ -117,14 +130,14 @@ json_t *folio_numa_to_json(const struct numa_nodes *m, const struct folio_acct *
 		 s.remote_thp == NUMA_UNKNOWN ? json_null()
 					      : json_boolean(s.remote_thp == NUMA_YES));
 	if (s.why_unknown)
-		json_put(o, "unknown_why", json_str(s.why_unknown));
+		json_put(o, "unknown_why", json_str(unknown_text(s.why_unknown)));
 	return o;
 }
 
 void folio_ps_numa_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 {
-	bool partial = folio_method_partial(r->method);
-	const char *miss = numa_missing(r->numa, partial);
+	bool partial = folio_method_is_partial(r->method);
+	const char *miss = missing_text(r->numa, partial);
 	if (miss) {
 		fprintf(f, "THP by NUMA node: - (%s)\n", miss);
 		return;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "hugetlb_plan.h"
 
-#include "../model/persist.h"
+#include "persist.h"
+
+#include <string.h>
 
 #include "json.h"
 #include "table.h"
@@ -15,6 +17,122 @@ static void exact(char *out, size_t n, uint64_t b)
 		snprintf(out, n, "%llu MiB", (unsigned long long)(b >> 20));
 	else
 		fmt_bytes(out, n, b);
+}
+
+typedef unsigned long long ull;
+
+void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, struct hp_lines *l)
+{
+	char sz[16], file[160];
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
+	ull n = (ull)p->pages, kb = (ull)in->page_kb;
+	memset(l, 0, sizeof(*l));
+	l->nruntime = 1;
+	if (p->target == HP_TARGET_DEFAULT) {
+		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
+			 "sysctl -w vm.nr_hugepages=%llu", n);
+		l->persist_file = "/etc/sysctl.d/80-hugetlb.conf";
+		snprintf(l->persist, sizeof(l->persist), "vm.nr_hugepages = %llu", n);
+		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
+		return;
+	}
+	/* vm.nr_hugepages only sets the default size's pool: the size's (or node's) file, under / */
+	if (p->target == HP_TARGET_NODE)
+		snprintf(file, sizeof(file),
+			 "sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
+			 in->node, kb);
+	else
+		snprintf(file, sizeof(file),
+			 "sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", kb);
+	snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]), "echo %llu > /%s", n, file);
+	l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
+	snprintf(l->persist, sizeof(l->persist), "w /%s - - - - %llu", file, n);
+	/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
+	if (p->target == HP_TARGET_NODE)
+		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
+			 in->node, n);
+	else
+		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
+}
+
+/* "N free block(s) of order >= O (SIZE)": what buddyinfo offers. */
+static void blocks_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out,
+			size_t n)
+{
+	char a[32];
+	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
+	snprintf(out, n, "%llu free block%s of order >= %d (%s)", (ull)p->free_blocks,
+		 p->free_blocks == 1 ? "" : "s", p->order, a);
+}
+
+void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n)
+{
+	char sz[16], blocks[96], b[32];
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
+	blocks_text(in, p, blocks, sizeof(blocks));
+	switch (p->runtime) {
+	case HP_RT_NOFIT:
+		snprintf(out, n, "not at all: the pool does not leave the kernel 1.5 GiB");
+		break;
+	case HP_RT_ALREADY:
+		snprintf(out, n, "already there: %llu pages of %s are reserved now", (ull)p->have,
+			 sz);
+		break;
+	case HP_RT_UNKNOWN:
+		snprintf(out, n, "unknown: no buddyinfo%s to count free blocks of the page's order",
+			 in->node >= 0 ? " for this node" : "");
+		break;
+	case HP_RT_NOW:
+		snprintf(out, n, "now: %llu more pages needed, %s in /proc/buddyinfo", (ull)p->need,
+			 blocks);
+		break;
+	case HP_RT_COMPACT:
+		fmt_kb(b, sizeof(b), in->mem_free_kb);
+		snprintf(
+			out, n,
+			"maybe: %llu more pages needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(ull)p->need, blocks, b);
+		break;
+	case HP_RT_BOOT:
+		if (p->gigantic)
+			snprintf(
+				out, n,
+				"reserve at boot: a %s page is larger than the buddy allocator's largest block (order %d), so a runtime reservation must find %s of free, movable, contiguous memory per page, which rarely exists once the host has run a while",
+				sz, in->buddy_max_order, sz);
+		else
+			snprintf(
+				out, n,
+				"reserve at boot: %llu more pages needed, only %s and not enough free memory to compact into",
+				(ull)p->need, blocks);
+		break;
+	}
+}
+
+int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
+		  char out[HP_MAX_NOTES][300])
+{
+	char sz[16];
+	int k = 0;
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
+	if (p->notes & HP_NOTE_UNSUPPORTED)
+		snprintf(
+			out[k++], sizeof(out[0]),
+			"this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
+			sz, (ull)in->page_kb);
+	if (p->notes & HP_NOTE_POOL_SHARED)
+		snprintf(
+			out[k++], sizeof(out[0]),
+			"nr_hugepages is the whole pool of that size, %llu pages now: add them if those serve something else",
+			(ull)p->have);
+	if (p->notes & HP_NOTE_NOT_DEFAULT)
+		snprintf(
+			out[k++], sizeof(out[0]),
+			"not the default size (Hugepagesize %llu kB): programs must ask for %s pages (MAP_HUGE_%s, hugetlbfs pagesize=%s, PostgreSQL huge_page_size = %s), or boot with default_hugepagesz=%s",
+			(ull)in->default_page_kb, sz, sz, sz, sz, sz);
+	if (p->notes & HP_NOTE_NO_NODE)
+		snprintf(out[k++], sizeof(out[0]),
+			 "node %d is not in this tree (sys/devices/system/node)", in->node);
+	return k;
 }
 
 void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_plan *p, bool color)
@@ -52,13 +170,17 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	const char *rc = p->runtime == HP_RT_NOW || p->runtime == HP_RT_ALREADY ? ""
 			 : p->runtime == HP_RT_COMPACT				? col_yellow(color)
 										: col_red(color);
+	char why[320];
+	hp_runtime_text(in, p, why, sizeof(why));
 	fprintf(f, "  reserve  %s", rc);
-	fputs_safe(p->runtime_why, f);
+	fputs_safe(why, f);
 	fprintf(f, "%s\n", *rc ? col_reset(color) : "");
+	struct hp_lines l;
+	hp_plan_lines(in, p, &l);
 	if (p->runtime != HP_RT_NOFIT) {
 		bool boot = p->runtime == HP_RT_BOOT;
 		char routes[2][320];
-		int nr = persist_cmdline_routes(in->boot, p->cmdline, routes);
+		int nr = persist_cmdline_routes(in->boot, l.cmdline, routes);
 		if (boot) {
 			fprintf(f, "\nOn the kernel command line (needed here):\n");
 			for (int i = 0; i < nr; i++)
@@ -67,9 +189,9 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 		fprintf(f, "\n%s:\n",
 			boot ? "At runtime, as root (may fall short: read nr_hugepages back)"
 			     : "Reserve now, as root");
-		for (int i = 0; i < p->nruntime; i++)
-			fprintf(f, "  %s\n", p->runtime_cmd[i]);
-		fprintf(f, "Keep across reboots (%s):\n  %s\n", p->persist_file, p->persist);
+		for (int i = 0; i < l.nruntime; i++)
+			fprintf(f, "  %s\n", l.runtime_cmd[i]);
+		fprintf(f, "Keep across reboots (%s):\n  %s\n", l.persist_file, l.persist);
 		if (!boot) {
 			fprintf(f,
 				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n");
@@ -77,8 +199,10 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 				fprintf(f, "  %s%s\n", i ? "or: " : "", routes[i]);
 		}
 	}
-	for (int i = 0; i < p->nnotes; i++)
-		fprintf(f, "note: %s\n", p->notes[i]);
+	char notes[HP_MAX_NOTES][300];
+	int nn = hp_notes_text(in, p, notes);
+	for (int i = 0; i < nn; i++)
+		fprintf(f, "note: %s\n", notes[i]);
 }
 
 json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
@@ -107,23 +231,29 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "free_blocks", json_u64(p->free_blocks));
 	json_put(o, "gigantic", json_boolean(p->gigantic));
 	json_put(o, "runtime", json_str(hp_runtime_name(p->runtime)));
-	json_put(o, "runtime_reason", json_str(p->runtime_why));
+	char why[320];
+	hp_runtime_text(in, p, why, sizeof(why));
+	json_put(o, "runtime_reason", json_str(why));
+	struct hp_lines l;
+	hp_plan_lines(in, p, &l);
 	json_t *rt = json_array();
-	for (int i = 0; i < p->nruntime; i++)
-		json_array_append_new(rt, json_str(p->runtime_cmd[i]));
+	for (int i = 0; i < l.nruntime; i++)
+		json_array_append_new(rt, json_str(l.runtime_cmd[i]));
 	json_put(o, "runtime_commands", rt);
-	json_put(o, "persist_file", json_str(p->persist_file));
-	json_put(o, "persist_line", json_str(p->persist));
-	json_put(o, "cmdline", json_str(p->cmdline));
+	json_put(o, "persist_file", json_str(l.persist_file));
+	json_put(o, "persist_line", json_str(l.persist));
+	json_put(o, "cmdline", json_str(l.cmdline));
 	char routes[2][320];
-	int nr = persist_cmdline_routes(in->boot, p->cmdline, routes);
+	int nr = persist_cmdline_routes(in->boot, l.cmdline, routes);
 	json_t *how = json_array();
 	for (int i = 0; i < nr; i++)
 		json_array_append_new(how, json_str(routes[i]));
 	json_put(o, "cmdline_commands", how);
+	char nt[HP_MAX_NOTES][300];
+	int nn = hp_notes_text(in, p, nt);
 	json_t *notes = json_array();
-	for (int i = 0; i < p->nnotes; i++)
-		json_array_append_new(notes, json_str(p->notes[i]));
+	for (int i = 0; i < nn; i++)
+		json_array_append_new(notes, json_str(nt[i]));
 	json_put(o, "notes", notes);
 	return o;
 }

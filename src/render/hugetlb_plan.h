@@ -9,6 +9,27 @@
 
 #include "../model/hugetlb_plan.h"
 
+/* The lines that reserve the pool of a plan, as root: now, across reboots, at boot. */
+struct hp_lines {
+	int nruntime;
+	char runtime_cmd[2][200]; /* now: sysctl -w or echo > sysfs */
+	const char *persist_file; /* sysctl.d or tmpfiles.d file */
+	char persist[200];	  /* its line */
+	char cmdline[200];	  /* kernel command line parameters */
+};
+
+/* The lines for P (its target) from IN. */
+void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, struct hp_lines *l);
+
+/* Whether and how a runtime reservation can succeed, in words ("now: 2048 more pages ..."). */
+void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n);
+
+#define HP_MAX_NOTES 4
+
+/* P's notes (HP_NOTE_*) in words, in order, into OUT; returns how many. */
+int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
+		  char out[HP_MAX_NOTES][300]);
+
 void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_plan *p, bool color);
 /* The JSON document (caller owns it); NULL on ENOMEM. */
 json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p);

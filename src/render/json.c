@@ -2,8 +2,10 @@
 #include "json.h"
 
 #include "table.h"
+#include "../model/host.h" /* struct opt_u64 */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +78,41 @@ json_t *json_opt_u64(const struct opt_u64 *o)
 void json_put(json_t *obj, const char *key, json_t *v)
 {
 	json_object_set_new(obj, key, v ? v : json_null());
+}
+
+json_t *json_obj(const char *key, json_t *v, ...)
+{
+	json_t *o = json_object();
+	va_list ap;
+	va_start(ap, v);
+	for (const char *k = key; k; k = va_arg(ap, const char *)) {
+		json_t *x = k == key ? v : va_arg(ap, json_t *);
+		if (o)
+			json_put(o, k, x);
+		else
+			json_decref(x);
+	}
+	va_end(ap);
+	return o;
+}
+
+bool json_made(json_t **a, ...)
+{
+	bool ok = true;
+	va_list ap;
+	va_start(ap, a);
+	for (json_t **p = a; p; p = va_arg(ap, json_t **))
+		ok = ok && *p;
+	va_end(ap);
+	if (ok)
+		return true;
+	va_start(ap, a);
+	for (json_t **p = a; p; p = va_arg(ap, json_t **)) {
+		json_decref(*p);
+		*p = NULL;
+	}
+	va_end(ap);
+	return false;
 }
 
 json_t *json_with_schema(json_t *root, const char *cmd, const char *variant)

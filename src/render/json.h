@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../kernel/parse.h"
+struct opt_u64; /* kernel/parse.h, through the model headers */
 
 /* A JSON string of S[0..N); invalid UTF-8 bytes become U+FFFD. Never NULL unless ENOMEM. */
 json_t *json_str_n(const char *s, size_t n);
@@ -29,6 +29,18 @@ json_t *json_u64(uint64_t v);
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end);
 /* Set KEY in OBJ, taking ownership of V (NULL becomes json null). */
 void json_put(json_t *obj, const char *key, json_t *v);
+
+/*
+ * An object of the KEY, VALUE pairs that follow, up to a NULL key (each value taken; NULL
+ * becomes null). NULL on ENOMEM, the values released.
+ */
+json_t *json_obj(const char *key, json_t *v, ...) __attribute__((sentinel));
+
+/*
+ * Whether the new values *A, *B ... (a NULL-terminated list of json_t **) were all made:
+ * when one is NULL (ENOMEM) every one is released and set to NULL, and the caller gives up.
+ */
+bool json_made(json_t **a, ...) __attribute__((sentinel));
 /*
  * ROOT serialised with jansson FLAGS, u64 markers (json_u64) rewritten into their digits:
  * a malloc'd string, or NULL on ENOMEM. Every JSON document thpctl prints goes through it.

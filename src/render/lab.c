@@ -145,13 +145,9 @@ static json_t *num_json(double v)
 
 static json_t *cell_json(const struct lab_cell *c)
 {
-	if (!c->present)
-		return json_null();
-	json_t *o = json_object();
-	json_put(o, "median", num_json(c->median));
-	json_put(o, "min", num_json(c->min));
-	json_put(o, "max", num_json(c->max));
-	return o;
+	return c->present ? json_obj("median", num_json(c->median), "min", num_json(c->min), "max",
+				     num_json(c->max), NULL)
+			  : json_null();
 }
 
 static const char *const series_kind[] = {

@@ -141,7 +141,7 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 					      "pgscan_khugepaged", "pgsteal_khugepaged"};
 	for (size_t i = 0; i < sizeof(reclaim) / sizeof(reclaim[0]); i++) {
 		uint64_t v;
-		if (!kv_get(vm, reclaim[i], &v))
+		if (!counter_get(vm, reclaim[i], &v))
 			continue;
 		snprintf(name, sizeof(name), VMSTAT_PREFIX "%s_total", reclaim[i]);
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s: pages since boot", reclaim[i]);
@@ -183,7 +183,7 @@ static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
 			prom_family(b, name, gauge ? "gauge" : "counter", help);
 			for (int j = i; j < t->nsizes; j++) {
 				uint64_t v;
-				if (!kv_get(&t->sizes[j].stats, stat, &v))
+				if (!counter_get(&t->sizes[j].stats, stat, &v))
 					continue;
 				size_label(sz, sizeof(sz), t->sizes[j].size_kb);
 				const char *lab[] = {"size", sz, NULL};
@@ -247,9 +247,9 @@ static void render_settings(struct pbuf *b, const struct thp_settings *t)
 		const struct opt_u64 *o = &t->khp[k];
 		if (!o->present)
 			continue;
-		const char *kn = khp_knob_name((enum khp_knob)k);
+		const char *kn = khp_name((enum khp_knob)k);
 		snprintf(help, sizeof(help), "transparent_hugepage/khugepaged/%s", kn);
-		if (khp_knob_is_counter((enum khp_knob)k)) {
+		if (khp_is_counter((enum khp_knob)k)) {
 			snprintf(name, sizeof(name), "thp_khugepaged_%s_total", kn);
 			prom_family(b, name, "counter", help);
 			prom_line_u64(b, name, NULL, o->v);
@@ -285,7 +285,7 @@ static void render_meminfo(struct pbuf *b, const struct kvlist *mi)
 	char help[128];
 	for (size_t i = 0; i < sizeof(meminfo_map) / sizeof(meminfo_map[0]); i++) {
 		uint64_t kb;
-		if (!kv_get(mi, meminfo_map[i].field, &kb))
+		if (!counter_get(mi, meminfo_map[i].field, &kb))
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/meminfo %s%s", meminfo_map[i].field,
 			 i == 0 ? " (PMD-mapped anonymous THPs only)" : "");

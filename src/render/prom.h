@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "../kernel/sample.h"
+#include "../model/rates.h"
 #include "../model/cgroups.h"
 
 /* A growable text buffer with a hard cap. */

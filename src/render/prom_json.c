@@ -104,8 +104,11 @@ json_t *prom_text_to_json(const char *text, size_t len)
 	json_t *out = json_array(), *fam = NULL, *samples = NULL;
 	if (!out)
 		return NULL;
-	const char *pos = text, *end = text + len, *s, *e;
-	while (next_line(&pos, end, &s, &e)) {
+	const char *pos = text, *end = text + len;
+	while (pos < end) {
+		const char *s = pos, *nl = memchr(pos, '\n', (size_t)(end - pos));
+		const char *e = nl ? nl : end;
+		pos = nl ? nl + 1 : end;
 		if (s == e)
 			continue;
 		size_t n = (size_t)(e - s);

@@ -7,11 +7,28 @@
 #include "json.h"
 #include "ledger.h"
 #include "table.h"
+#include "../util/names.h"
+
+const char *thp_reason_text(enum thp_reason r)
+{
+	static const char *const words[] = {
+		[TR_PRCTL_OFF] = "THP disabled by prctl",
+		[TR_MADVISE_IN] = "opted in by madvise",
+		[TR_MADVISE_OUT] = "opted out by madvise",
+		[TR_ALWAYS] = "global always",
+		[TR_ROLLUP_HUGE] = "huge pages (flags not read)",
+		[TR_COLLAPSED] = "collapsed (no hg VMA)",
+		[TR_SHMEM_FILE] = "shmem/file huge pages",
+		[TR_NONE_STACKS] = "none (thread stacks: nh set by the kernel for MAP_STACK)",
+		[TR_NONE] = "none",
+	};
+	return ENUM_NAME(words, r, "-");
+}
 
 static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
 {
 	char v[32];
-	if (!smaps_has(s, f)) {
+	if (!smaps_known(s, f)) {
 		table_cell(t, "-");
 		return;
 	}
@@ -87,7 +104,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		} else {
 			kb_cell(t, &p->t, SM_ANON_HUGE);
 			double s = proc_thp_share(p);
-			if (s >= 0 && smaps_has(&p->t, SM_ANON_HUGE))
+			if (s >= 0 && smaps_known(&p->t, SM_ANON_HUGE))
 				table_cell(t, "%.0f%%", s * 100);
 			else
 				table_cell(t, "-");
@@ -105,7 +122,8 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		} else {
 			table_cell(t, "-");
 		}
-		table_cell(t, "%s", row->denied ? "smaps not readable" : row->reason);
+		table_cell(t, "%s",
+			   row->denied ? "smaps not readable" : thp_reason_text(row->reason));
 		if (p->st.vmrss_kb > 0)
 			tot.kb[SM_RSS] += (uint64_t)p->st.vmrss_kb;
 		if (!row->denied) {
@@ -158,7 +176,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 
 static json_t *kb_json(const struct smaps_totals *s, enum smaps_field f)
 {
-	return smaps_has(s, f) ? json_u64(s->kb[f]) : json_null();
+	return smaps_known(s, f) ? json_u64(s->kb[f]) : json_null();
 }
 
 json_t *ps_to_json(const struct ps_report *r)
@@ -212,7 +230,7 @@ json_t *ps_to_json(const struct ps_report *r)
 			json_put(lh, "size_kb", json_u64(p->largest_hg_kb));
 		}
 		json_put(o, "largest_hg", lh);
-		json_put(o, "reason", ok ? json_str(row->reason) : NULL);
+		json_put(o, "reason", ok ? json_str(thp_reason_text(row->reason)) : NULL);
 		if (r->ledger)
 			json_put(o, "ledger", ledger_to_json(&row->led));
 		json_array_append_new(arr, o);

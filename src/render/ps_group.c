@@ -77,11 +77,8 @@ static json_t *num_or_null(double v)
 json_t *psg_to_json(const struct psg_report *r)
 {
 	json_t *o = json_object(), *a = json_array();
-	if (!o || !a) {
-		json_decref(o);
-		json_decref(a);
+	if (!json_made(&o, &a, NULL))
 		return NULL;
-	}
 	json_put(o, "by", json_string("cgroup"));
 	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
 	json_put(o, "processes", json_integer((json_int_t)r->nprocs));

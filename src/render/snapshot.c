@@ -11,11 +11,8 @@
 json_t *snapshot_to_json(const struct snapshot *s)
 {
 	json_t *root = json_object(), *knobs = json_object();
-	if (!root || !knobs) {
-		json_decref(root);
-		json_decref(knobs);
+	if (!json_made(&root, &knobs, NULL))
 		return NULL;
-	}
 	json_put(root, "thpctl_snapshot", json_integer(SNAPSHOT_FORMAT));
 	json_put(root, "kernel", json_str(s->kernel));
 	json_put(root, "date", json_str(s->date));

@@ -108,35 +108,45 @@ static void header(FILE *f, const struct trace_report *r, bool color)
 	}
 }
 
+/*
+ * The next (process *I, kind *K) of S that stalled or is stalling, walking from *I = 0,
+ * *K = -1; NULL at the end. The text table and the JSON list the same rows.
+ */
+static const struct stall_stats *next_row(const struct stalls *s, size_t *i, int *k)
+{
+	for (; *i < s->nprocs; (*i)++, *k = -1)
+		while (++*k < STALL_NKINDS) {
+			const struct stall_stats *st = &s->procs[*i].k[*k];
+			if (st->n || st->in_progress)
+				return st;
+		}
+	return NULL;
+}
+
 static void stall_table(FILE *f, const struct stalls *s, bool color)
 {
 	static const char *const hdr[] = {"PID", "PROCESS", "KIND", "STALLS", "TOTAL",
 					  "P50", "P99",	    "MAX",  "WHY"};
 	struct table *t = table_new(9, hdr, "rllrrrrrl");
-	size_t rows = 0;
-	for (size_t i = 0; i < s->nprocs; i++) {
+	size_t rows = 0, i = 0;
+	int k = -1;
+	for (const struct stall_stats *st; (st = next_row(s, &i, &k)); rows++) {
 		const struct stall_proc *p = &s->procs[i];
-		for (int k = 0; k < STALL_NKINDS; k++) {
-			const struct stall_stats *st = &p->k[k];
-			if (!st->n && !st->in_progress)
-				continue;
-			char tot[24], p50[24], p99[24], mx[24], why[256];
-			fmt_ns(tot, sizeof(tot), st->total_ns);
-			fmt_ns(p50, sizeof(p50), st->p50_ns);
-			fmt_ns(p99, sizeof(p99), st->p99_ns);
-			fmt_ns(mx, sizeof(mx), st->max_ns);
-			why_text(why, sizeof(why), (enum stall_kind)k, st, p->comm);
-			table_cell(t, "%d", p->tgid);
-			table_cell(t, "%s", p->comm);
-			table_cell(t, "%s", stall_kind_name((enum stall_kind)k));
-			table_cell(t, "%" PRIu64, st->n);
-			table_cell(t, "%s", st->n ? tot : "-");
-			table_cell(t, "%s", st->n ? p50 : "-");
-			table_cell(t, "%s", st->n ? p99 : "-");
-			table_cell(t, "%s", st->n ? mx : "-");
-			table_cell(t, "%s", why);
-			rows++;
-		}
+		char tot[24], p50[24], p99[24], mx[24], why[256];
+		fmt_ns(tot, sizeof(tot), st->total_ns);
+		fmt_ns(p50, sizeof(p50), st->p50_ns);
+		fmt_ns(p99, sizeof(p99), st->p99_ns);
+		fmt_ns(mx, sizeof(mx), st->max_ns);
+		why_text(why, sizeof(why), (enum stall_kind)k, st, p->comm);
+		table_cell(t, "%d", p->tgid);
+		table_cell(t, "%s", p->comm);
+		table_cell(t, "%s", stall_kind_name((enum stall_kind)k));
+		table_cell(t, "%" PRIu64, st->n);
+		table_cell(t, "%s", st->n ? tot : "-");
+		table_cell(t, "%s", st->n ? p50 : "-");
+		table_cell(t, "%s", st->n ? p99 : "-");
+		table_cell(t, "%s", st->n ? mx : "-");
+		table_cell(t, "%s", why);
 	}
 	fprintf(f,
 		"\n%sWho waited%s (one stall = one begin/end pair: a zone compacted, a direct "
@@ -147,8 +157,8 @@ static void stall_table(FILE *f, const struct stalls *s, bool color)
 	else
 		fprintf(f, "  no task entered direct compaction or direct reclaim while traced\n");
 	table_free(t);
-	for (int k = 0; k < STALL_NKINDS; k++) {
-		const struct stall_stats *a = &s->all[k];
+	for (int ak = 0; ak < STALL_NKINDS; ak++) {
+		const struct stall_stats *a = &s->all[ak];
 		if (!a->n)
 			continue;
 		char tot[24], p50[24], p99[24], mx[24];
@@ -157,7 +167,7 @@ static void stall_table(FILE *f, const struct stalls *s, bool color)
 		fmt_ns(p99, sizeof(p99), a->p99_ns);
 		fmt_ns(mx, sizeof(mx), a->max_ns);
 		fprintf(f, "  all %s: %" PRIu64 " stalls, %s in total, p50 %s, p99 %s, max %s\n",
-			stall_kind_name((enum stall_kind)k), a->n, tot, p50, p99, mx);
+			stall_kind_name((enum stall_kind)ak), a->n, tot, p50, p99, mx);
 	}
 	uint64_t um = s->unmatched_end[0] + s->unmatched_end[1];
 	if (um)
@@ -373,7 +383,7 @@ json_t *stalls_render_json(const struct trace_report *r)
 	json_t *ev = json_object();
 	for (int e = 1; e < TEV_N; e++)
 		if (e != TEV_LOST)
-			json_put(ev, trace_ev_name((enum trace_ev)e), json_u64(s->events[e]));
+			json_put(ev, stall_event_name((enum trace_ev)e), json_u64(s->events[e]));
 	json_put(ev, "other", json_u64(s->events[TEV_OTHER]));
 	json_put(root, "events", ev);
 	json_put(root, "lost_events", json_u64(s->lost));
@@ -384,19 +394,16 @@ json_t *stalls_render_json(const struct trace_report *r)
 	json_put(root, "unmatched_end", um);
 
 	json_t *arr = json_array();
-	for (size_t i = 0; i < s->nprocs; i++) {
-		const struct stall_proc *p = &s->procs[i];
-		for (int k = 0; k < STALL_NKINDS; k++) {
-			const struct stall_stats *st = &p->k[k];
-			if (!st->n && !st->in_progress)
-				continue;
-			json_t *o = stats_json(st, (enum stall_kind)k);
-			json_put(o, "pid", json_integer(p->tgid));
-			json_put(o, "comm", json_str(p->comm));
-			json_put(o, "kind", json_str(stall_kind_name((enum stall_kind)k)));
-			json_put(o, "background", json_boolean(background(p->comm)));
-			json_array_append_new(arr, o);
-		}
+	size_t ri = 0;
+	int rk = -1;
+	for (const struct stall_stats *st; (st = next_row(s, &ri, &rk));) {
+		const struct stall_proc *p = &s->procs[ri];
+		json_t *o = stats_json(st, (enum stall_kind)rk);
+		json_put(o, "pid", json_integer(p->tgid));
+		json_put(o, "comm", json_str(p->comm));
+		json_put(o, "kind", json_str(stall_kind_name((enum stall_kind)rk)));
+		json_put(o, "background", json_boolean(background(p->comm)));
+		json_array_append_new(arr, o);
 	}
 	json_put(root, "stalls", arr);
 	json_t *tot = json_object();
@@ -425,7 +432,7 @@ json_t *stalls_render_json(const struct trace_report *r)
 		json_t *o = json_object();
 		json_put(o, "pid", json_integer(c->tgid));
 		json_put(o, "comm", json_str(c->comm));
-		json_put(o, "event", json_str(trace_ev_name(c->ev)));
+		json_put(o, "event", json_str(stall_event_name(c->ev)));
 		json_put(o, "status", json_str(c->status));
 		json_put(o, "count", json_u64(c->n));
 		json_array_append_new(col, o);

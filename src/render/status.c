@@ -87,13 +87,15 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 	table_cell(t, "THP built in");
 	table_cell(t, "%s", ft->thp ? "yes" : unrec ? "not recorded" : "no");
 	table_cell(t, "mTHP sizes (anon)");
-	if (!ft->mthp_sizes && unrec) {
+	switch (host_mthp_listing(h)) {
+	case MTHP_LIST_UNRECORDED:
 		table_cell(t, "not recorded (the capture has no complete %s/)", SR_THP);
-	} else if (!ft->mthp_sizes && ft->thp_recorded == REC_WHOLE && ft->thp && ft->kver[0] &&
-		   kver_at_least(ft->kver, 6, 8)) {
+		break;
+	case MTHP_LIST_NONE_KERNEL:
 		/* recorded whole: the kernel (a 6.8+ release without mTHP) has none */
 		table_cell(t, "none (this kernel has no hugepages-<size>kB/)");
-	} else if (ft->mthp_sizes) {
+		break;
+	case MTHP_LIST_SIZES: {
 		char list[256] = "";
 		size_t o = 0;
 		for (int i = 0; i < h->thp.nsizes && o < sizeof(list); i++)
@@ -102,13 +104,18 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 						      o ? " " : "",
 						      (unsigned long long)h->thp.sizes[i].size_kb);
 		table_cell(t, "%d: %s", ft->mthp_sizes, list);
-	} else if (ft->kver[0] && kver_at_least(ft->kver, 6, 8)) {
+		break;
+	}
+	case MTHP_LIST_NOT_RECORDED:
 		/* a 6.8+ kernel has the directories: a tree without them did not record them */
 		table_cell(t, "not recorded (kernel %s has hugepages-<size>kB/)", ft->release);
-	} else if (ft->kver[0]) {
+		break;
+	case MTHP_LIST_NONE_OLD:
 		table_cell(t, "none (kernel < 6.8 or THP off)");
-	} else {
+		break;
+	case MTHP_LIST_NONE_UNKNOWN:
 		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
+		break;
 	}
 	table_cell(t, "per-size stats");
 	table_cell(t, "%s", ft->per_size_stats ? "yes" : unrec ? "not recorded" : "no");
@@ -161,9 +168,9 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 		table_cell(t, "%s (not upstream)", s->extra[i].value);
 	}
 	for (int k = 0; k < KHP_NKNOBS; k++) {
-		table_cell(t, "khugepaged/%s", khp_knob_name(k));
+		table_cell(t, "khugepaged/%s", khp_name(k));
 		status_opt_str(v, sizeof(v), &s->khp[k]);
-		table_cell(t, "%s%s", v, khp_knob_is_counter(k) ? " (counter)" : "");
+		table_cell(t, "%s%s", v, khp_is_counter(k) ? " (counter)" : "");
 	}
 	table_cell(t, "cmdline transparent_hugepage=");
 	table_cell(t, "%s", h->feat.cmdline_thp[0] ? h->feat.cmdline_thp : "-");
@@ -204,7 +211,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
 		uint64_t x;
 		table_cell(t, "%s", usage_meminfo[i]);
-		if (!kv_get(&h->meminfo, usage_meminfo[i], &x))
+		if (!host_meminfo(h, usage_meminfo[i], &x))
 			table_cell(t, "-");
 		else if (strncmp(usage_meminfo[i], "HugePages_", 10) == 0)
 			table_cell(t, "%llu", (unsigned long long)x);
@@ -268,15 +275,12 @@ static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int 
 			first = b->zones[k].node != b->zones[i].node;
 		if (!first)
 			continue;
-		uint64_t pages = 0;
-		for (int k = i; k < b->nzones; k++)
-			if (b->zones[k].node == b->zones[i].node && strcmp(b->zones[k].zone, "DMA"))
-				pages += buddy_pages_at_least(&b->zones[k], pmd_order);
+		uint64_t blocks = host_free_blocks(b, b->zones[i].node, pmd_order, NULL);
 		char v[32];
 		table_cell(t, "%d", b->zones[i].node);
 		table_cell(t, "all but DMA");
-		table_cell(t, "%llu", (unsigned long long)(pages >> pmd_order));
-		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
+		table_cell(t, "%llu", (unsigned long long)blocks);
+		fmt_kb(v, sizeof(v), (blocks << pmd_order) * (uint64_t)h->feat.page_size / 1024);
 		table_cell(t, "%s", v);
 	}
 }
@@ -310,7 +314,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 	for (size_t i = 0; i < sizeof(boot_counters) / sizeof(boot_counters[0]); i++) {
 		uint64_t x;
 		table_cell(t, "%s", boot_counters[i]);
-		if (kv_get(&h->vmstat, boot_counters[i], &x))
+		if (host_vmstat(h, boot_counters[i], &x))
 			table_cell(t, "%llu", (unsigned long long)x);
 		else
 			table_cell(t, "-");
@@ -330,9 +334,9 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			table_cell(t, "-");
 			continue;
 		}
-		uint64_t pages = buddy_pages_at_least(z, d->pmd_order);
-		table_cell(t, "%llu", (unsigned long long)(pages >> d->pmd_order));
-		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
+		uint64_t blocks = zone_free_blocks(z, d->pmd_order);
+		table_cell(t, "%llu", (unsigned long long)blocks);
+		fmt_kb(v, sizeof(v), (blocks << d->pmd_order) * (uint64_t)h->feat.page_size / 1024);
 		table_cell(t, "%s", v);
 	}
 	buddy_node_rows(t, h, d->pmd_order);
@@ -375,17 +379,6 @@ static json_t *choice_json(const struct choice *c)
 	for (int i = 0; i < c->noptions; i++)
 		json_array_append_new(opts, json_str(c->options[i]));
 	json_put(o, "options", opts);
-	return o;
-}
-
-static json_t *ratio_json(const struct ratio *r)
-{
-	if (!r->valid)
-		return json_null();
-	json_t *o = json_object();
-	json_put(o, "ok", json_u64(r->num));
-	json_put(o, "attempts", json_u64(r->den));
-	json_put(o, "ratio", json_real(r->value));
 	return o;
 }
 
@@ -436,7 +429,7 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "hpage_pmd_size_bytes", json_opt_u64(&s->hpage_pmd_size));
 	json_t *k = json_object();
 	for (int i = 0; i < KHP_NKNOBS; i++)
-		json_put(k, khp_knob_name(i), json_opt_u64(&s->khp[i]));
+		json_put(k, khp_name(i), json_opt_u64(&s->khp[i]));
 	json_put(p, "khugepaged", k);
 	json_t *x = json_object();
 	for (int i = 0; i < s->nextra; i++)
@@ -480,7 +473,7 @@ static json_t *usage_json(const struct host_snapshot *h, const struct host_deriv
 	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
 		uint64_t x;
 		json_put(m, usage_meminfo[i],
-			 kv_get(&h->meminfo, usage_meminfo[i], &x) ? json_u64(x) : NULL);
+			 host_meminfo(h, usage_meminfo[i], &x) ? json_u64(x) : NULL);
 	}
 	json_put(u, "meminfo_kb", m);
 	json_t *sizes = json_array();
@@ -513,16 +506,16 @@ static json_t *usage_json(const struct host_snapshot *h, const struct host_deriv
 static json_t *boot_json(const struct host_snapshot *h, const struct host_derived *d)
 {
 	json_t *b = json_object(), *vm = json_object();
-	json_put(b, "fault_success", ratio_json(&d->fault_success));
+	json_put(b, "fault_success", status_ratio_json(&d->fault_success));
 	json_t *sizes = json_array();
 	for (int i = 0; i < d->nsizes; i++) {
 		json_t *o = json_object();
 		json_put(o, "size_kb", json_u64(d->sizes[i].size_kb));
-		json_put(o, "fault_success", ratio_json(&d->sizes[i].success));
+		json_put(o, "fault_success", status_ratio_json(&d->sizes[i].success));
 		json_array_append_new(sizes, o);
 	}
 	json_put(b, "sizes", sizes);
-	json_put(b, "collapse_success", ratio_json(&d->collapse_success));
+	json_put(b, "collapse_success", status_ratio_json(&d->collapse_success));
 	/* every thp_* and compact_* counter the kernel printed, known or not */
 	for (size_t i = 0; i < h->vmstat.n; i++) {
 		const struct kv *kv = &h->vmstat.items[i];
@@ -546,9 +539,7 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 			json_array_append_new(fr, json_u64(z->free[j]));
 		json_put(o, "free_blocks_by_order", fr);
 		json_put(o, "free_pmd_blocks",
-			 d->pmd_order >= 0
-				 ? json_u64(buddy_pages_at_least(z, d->pmd_order) >> d->pmd_order)
-				 : NULL);
+			 d->pmd_order >= 0 ? json_u64(zone_free_blocks(z, d->pmd_order)) : NULL);
 		json_array_append_new(zones, o);
 	}
 	json_put(b, "buddyinfo", h->has_buddy ? zones : (json_decref(zones), NULL));
@@ -561,11 +552,7 @@ json_t *status_to_json(const struct host_snapshot *h, const struct host_derived 
 	json_t *root = json_object();
 	if (!root)
 		return NULL;
-	json_put(root, "partial", json_boolean(h->nmissing > 0));
-	json_t *miss = json_array();
-	for (int i = 0; i < h->nmissing; i++)
-		json_array_append_new(miss, json_str(h->missing[i]));
-	json_put(root, "missing", miss);
+	status_partial_json(root, h);
 	json_put(root, "kernel", kernel_json(h));
 	json_put(root, "policy", policy_json(h));
 	json_put(root, "usage", usage_json(h, d));

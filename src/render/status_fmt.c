@@ -2,6 +2,7 @@
 /* Small formatters shared by the status renderers (status_int.h). */
 #include <stdio.h>
 
+#include "json.h"
 #include "status_int.h"
 
 const char *status_tri_str(enum tri t)
@@ -25,6 +26,31 @@ void status_opt_str(char *out, size_t n, const struct opt_u64 *o)
 		snprintf(out, n, "%llu", (unsigned long long)o->v);
 	else
 		snprintf(out, n, "-");
+}
+
+json_t *status_ratio_json(const struct ratio *r)
+{
+	return r->valid ? json_obj("ok", json_u64(r->num), "attempts", json_u64(r->den), "ratio",
+				   json_real(r->value), NULL)
+			: json_null();
+}
+
+void status_partial_json(json_t *root, const struct host_snapshot *h)
+{
+	json_t *miss = json_array();
+	for (int i = 0; i < h->nmissing; i++)
+		json_array_append_new(miss, json_str(h->missing[i]));
+	json_put(root, "partial", json_boolean(h->nmissing > 0));
+	json_put(root, "missing", miss);
+}
+
+const char *status_tuned_state(const struct tuned_state *t, const char *unknown)
+{
+	if (t->running == TRI_YES)
+		return "running";
+	if (t->running == TRI_NO)
+		return t->enabled == TRI_YES ? "not running, enabled at boot" : "not running";
+	return t->enabled == TRI_YES ? "enabled at boot" : unknown;
 }
 
 void status_ratio_str(char *out, size_t n, const struct ratio *r)

@@ -18,5 +18,11 @@ const char *status_choice_str(const struct choice *c);
 void status_opt_str(char *out, size_t n, const struct opt_u64 *o);
 /* "12.3% (NUM of DEN)", or "-" when the ratio is not valid. */
 void status_ratio_str(char *out, size_t n, const struct ratio *r);
+/* {"ok", "attempts", "ratio"}, or null when the ratio is not valid. */
+json_t *status_ratio_json(const struct ratio *r);
+/* "partial" and "missing" (the files not read) of H into ROOT. */
+void status_partial_json(json_t *root, const struct host_snapshot *h);
+/* tuned's state in words: "running", "not running, enabled at boot" ...; UNKNOWN when neither is known. */
+const char *status_tuned_state(const struct tuned_state *t, const char *unknown);
 
 #endif

@@ -5,15 +5,7 @@
 
 #include "json.h"
 #include "status.h"
-
-static const char *state_words(const struct tuned_state *t)
-{
-	if (t->running == TRI_YES)
-		return "running";
-	if (t->running == TRI_NO)
-		return t->enabled == TRI_YES ? "not running, enabled at boot" : "not running";
-	return t->enabled == TRI_YES ? "enabled at boot" : "running: -";
-}
+#include "status_int.h"
 
 void status_tuned_str(const struct host_snapshot *h, char *out, size_t n)
 {
@@ -28,7 +20,8 @@ void status_tuned_str(const struct host_snapshot *h, char *out, size_t n)
 						 : "none (no /etc/tuned/active_profile)");
 		return;
 	}
-	size_t used = (size_t)snprintf(out, n, "profile %s (%s)", t->active, state_words(t));
+	size_t used = (size_t)snprintf(out, n, "profile %s (%s)", t->active,
+				       status_tuned_state(t, "running: -"));
 	for (int i = 0; i < t->nset && used < n; i++)
 		used += (size_t)snprintf(out + used, n - used, "%s%s=%s", i ? ", " : ": sets ",
 					 t->set[i].key, t->set[i].value);

@@ -2,7 +2,9 @@
 /* `thpctl status`: the verdict block, the findings in detail, and `--brief`. */
 #include <string.h>
 
+#include "finding_text.h"
 #include "json.h"
+#include "status_int.h"
 #include "status.h"
 #include "table.h"
 
@@ -57,17 +59,17 @@ void status_render_verdict(FILE *f, const struct findings *fs, bool partial, boo
 		if (worst[a] < 0)
 			continue;
 		const struct finding *x = &fs->f[worst[a]];
+		struct finding_text w;
+		finding_text(x, &w);
 		const char *c = sev_color(x->sev, color);
 		fprintf(f, "  %s%-4s%s  %-*s  ", c, severity_name(x->sev),
 			*c ? col_reset(color) : "", aw, finding_area_name(x->area));
 		/* the summary is cut to fit a terminal; the command never is */
-		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(x->more);
+		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(w.more);
 		size_t room = tw <= 0 ? 0 : (size_t)tw > fixed + 20 ? (size_t)tw - fixed : 20;
-		char t[sizeof(x->title)];
-		snprintf(t, sizeof(t), "%s", x->title);
-		strip_ctl(t);
-		put_words(t, room, f);
-		fprintf(f, "  ->  %s\n", x->more);
+		strip_ctl(w.title);
+		put_words(w.title, room, f);
+		fprintf(f, "  ->  %s\n", w.more);
 	}
 	char clean[160] = "";
 	size_t o = 0;
@@ -102,19 +104,21 @@ void status_render_findings(FILE *f, const struct findings *fs, bool color)
 	}
 	for (int i = 0; i < fs->n; i++) {
 		const struct finding *x = &fs->f[i];
+		struct finding_text w;
+		finding_text(x, &w);
 		const char *c = sev_color(x->sev, color);
 		char p[192];
 		fprintf(f, "  %s[%s]%s %s: ", c, severity_name(x->sev), *c ? col_reset(color) : "",
 			finding_area_name(x->area));
-		fputs_safe(x->title, f);
+		fputs_safe(w.title, f);
 		fputs("\n         evidence: ", f);
-		fputs_safe(x->evidence, f);
-		fprintf(f, "\n         why:      %s\n         fix:      ", x->why);
-		fputs_safe(x->fix, f);
+		fputs_safe(w.evidence, f);
+		fprintf(f, "\n         why:      %s\n         fix:      ", w.why);
+		fputs_safe(w.fix, f);
 		persist_line(p, sizeof(p), x);
 		if (p[0])
 			fprintf(f, "\n         persist:  %s", p);
-		fprintf(f, "\n         more:     %s\n", x->more);
+		fprintf(f, "\n         more:     %s\n", w.more);
 	}
 }
 
@@ -123,15 +127,17 @@ json_t *status_findings_json(const struct findings *fs)
 	json_t *arr = json_array();
 	for (int i = 0; i < fs->n; i++) {
 		const struct finding *x = &fs->f[i];
+		struct finding_text w;
+		finding_text(x, &w);
 		json_t *o = json_object();
 		char p[192];
 		json_put(o, "id", json_str(x->id));
 		json_put(o, "severity", json_str(severity_name(x->sev)));
 		json_put(o, "area", json_str(finding_area_name(x->area)));
-		json_put(o, "title", json_str(x->title));
-		json_put(o, "evidence", json_str(x->evidence));
-		json_put(o, "why", json_str(x->why));
-		json_put(o, "fix", json_str(x->fix));
+		json_put(o, "title", json_str(w.title));
+		json_put(o, "evidence", json_str(w.evidence));
+		json_put(o, "why", json_str(w.why));
+		json_put(o, "fix", json_str(w.fix));
 		persist_line(p, sizeof(p), x);
 		json_put(o, "persist", p[0] ? json_str(p) : NULL);
 		json_t *set = NULL;
@@ -142,7 +148,7 @@ json_t *status_findings_json(const struct findings *fs)
 			json_put(set, "sysctl", json_boolean(x->sysctl));
 		}
 		json_put(o, "setting", set);
-		json_put(o, "more", json_str(x->more));
+		json_put(o, "more", json_str(w.more));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -164,10 +170,12 @@ json_t *status_verdict_json(const struct findings *fs)
 			json_put(o, "more", NULL);
 		} else {
 			const struct finding *x = &fs->f[worst[a]];
+			struct finding_text w;
+			finding_text(x, &w);
 			json_put(o, "severity", json_str(severity_name(x->sev)));
 			json_put(o, "finding", json_str(x->id));
-			json_put(o, "title", json_str(x->title));
-			json_put(o, "more", json_str(x->more));
+			json_put(o, "title", json_str(w.title));
+			json_put(o, "more", json_str(w.more));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -204,19 +212,15 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 	uint64_t kb;
 	char v[64];
 	table_cell(t, "AnonHugePages (host-wide)");
-	if (kv_get(&h->meminfo, "AnonHugePages", &kb)) {
+	if (host_meminfo(h, "AnonHugePages", &kb)) {
 		fmt_kb(v, sizeof(v), kb);
 		table_cell(t, "%s", v);
 	} else {
 		table_cell(t, "-");
 	}
 	table_cell(t, "PMD fault success since boot");
-	const struct ratio *r = &d->fault_success;
-	if (r->valid)
-		table_cell(t, "%.1f%% (%llu of %llu)", r->value * 100, (unsigned long long)r->num,
-			   (unsigned long long)r->den);
-	else
-		table_cell(t, "-");
+	status_ratio_str(v, sizeof(v), &d->fault_success);
+	table_cell(t, "%s", v);
 	table_print(t, f, 2, color);
 	table_free(t);
 	fprintf(f, "\nfull report: thpctl status\n");
@@ -226,18 +230,11 @@ json_t *status_brief_json(const struct host_snapshot *h, const struct host_deriv
 			  const struct findings *fs)
 {
 	json_t *root = json_object(), *k = json_object();
-	if (!root || !k) {
-		json_decref(root);
-		json_decref(k);
+	if (!json_made(&root, &k, NULL))
 		return NULL;
-	}
 	const struct thp_settings *s = &h->thp;
 	json_put(root, "brief", json_true());
-	json_put(root, "partial", json_boolean(h->nmissing > 0));
-	json_t *miss = json_array();
-	for (int i = 0; i < h->nmissing; i++)
-		json_array_append_new(miss, json_str(h->missing[i]));
-	json_put(root, "missing", miss);
+	status_partial_json(root, h);
 	json_put(root, "verdict", status_verdict_json(fs));
 	const char *en = s->present ? choice_or_null(&s->enabled) : NULL;
 	const char *df = s->present ? choice_or_null(&s->defrag) : NULL;
@@ -249,15 +246,7 @@ json_t *status_brief_json(const struct host_snapshot *h, const struct host_deriv
 	json_put(root, "settings", k);
 	uint64_t kb;
 	json_put(root, "host_anon_huge_pages_kb",
-		 kv_get(&h->meminfo, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
-	const struct ratio *r = &d->fault_success;
-	json_t *fsucc = NULL;
-	if (r->valid) {
-		fsucc = json_object();
-		json_put(fsucc, "ok", json_u64(r->num));
-		json_put(fsucc, "attempts", json_u64(r->den));
-		json_put(fsucc, "ratio", json_real(r->value));
-	}
-	json_put(root, "pmd_fault_success_since_boot", fsucc);
+		 host_meminfo(h, "AnonHugePages", &kb) ? json_u64(kb) : NULL);
+	json_put(root, "pmd_fault_success_since_boot", status_ratio_json(&d->fault_success));
 	return root;
 }

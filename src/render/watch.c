@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/host.h"
 #include "json.h"
 #include "table.h"
 
@@ -187,14 +188,8 @@ json_t *watch_row_to_json(const struct watch_row *row, bool with_top)
 {
 	json_t *o = json_object(), *rates = json_object(), *deltas = json_object(),
 	       *resets = json_array(), *sizes = json_array();
-	if (!o || !rates || !deltas || !resets || !sizes) {
-		json_decref(o);
-		json_decref(rates);
-		json_decref(deltas);
-		json_decref(resets);
-		json_decref(sizes);
+	if (!json_made(&o, &rates, &deltas, &resets, &sizes, NULL))
 		return NULL;
-	}
 	json_put(o, "time_s", json_real(floor(row->wall_s * 1000) / 1000));
 	json_put(o, "interval_s", json_real(row->interval_s));
 	for (int c = 0; c < WC_N; c++) {
@@ -265,9 +260,8 @@ json_t *watch_settings_json(const struct thp_settings *s)
 	if (s->shrink_underused.present)
 		json_put(o, "shrink_underused", json_u64(s->shrink_underused.v));
 	for (int k = 0; k < KHP_NKNOBS; k++)
-		if (s->khp[k].present && !khp_knob_is_counter((enum khp_knob)k)) {
-			snprintf(key, sizeof(key), "khugepaged/%s",
-				 khp_knob_name((enum khp_knob)k));
+		if (s->khp[k].present && !khp_is_counter((enum khp_knob)k)) {
+			snprintf(key, sizeof(key), "khugepaged/%s", khp_name((enum khp_knob)k));
 			json_put(o, key, json_u64(s->khp[k].v));
 		}
 	for (int i = 0; i < s->nsizes; i++) {

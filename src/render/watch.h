@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../kernel/thp_settings.h"
 #include "../model/rates.h"
 
 /* What the header says. */

@@ -4,6 +4,7 @@
 
 #include "kernel/smaps.h"
 #include "model/collapse.h"
+#include "render/collapse.h"
 
 #define M (1ull << 20)
 #define PMD (2 * M)

@@ -5,150 +5,7 @@
  * rule: it must fire with the right id, severity and evidence, and stay quiet
  * on the healthy host.
  */
-#include "unit.h"
-
-#include "kernel/buddyinfo.h"
-#include "kernel/features.h"
-#include "kernel/kv.h"
-#include "kernel/parse.h"
-#include "model/findings.h"
-#include "model/host.h"
-
-/* A healthy 6.18 x86-64 host: the kernel defaults, and counters with nothing wrong. */
-static const char vmstat_healthy[] = "nr_free_pages 1078159\n"
-				     "nr_anon_transparent_hugepages 12\n"
-				     "compact_stall 0\n"
-				     "compact_fail 0\n"
-				     "compact_success 0\n"
-				     "thp_fault_alloc 900\n"
-				     "thp_fault_fallback 100\n"
-				     "thp_collapse_alloc 10\n"
-				     "thp_collapse_alloc_failed 0\n"
-				     "thp_split_page 4\n"
-				     "thp_deferred_split_page 4\n";
-
-static const char buddy_text[] =
-	"Node 0, zone   Normal    297    191    414    244    130     53     61     90     54     35    244 \n";
-
-struct t {
-	struct host_snapshot h;
-	struct host_derived d;
-	struct findings out;
-};
-
-static void set_choice(struct choice *c, const char *text)
-{
-	assert_int_equal(choice_parse(text, strlen(text), c), 0);
-}
-
-static void set_vmstat(struct host_snapshot *h, const char *text)
-{
-	assert_int_equal(vmstat_parse(text, strlen(text), &h->vmstat), 0);
-	assert_int_equal(h->vmstat.bad, 0);
-	h->has_vmstat = true;
-}
-
-static void set_release(struct host_snapshot *h, const char *rel)
-{
-	snprintf(h->feat.release, sizeof(h->feat.release), "%s", rel);
-	assert_int_equal(kernel_version_parse(rel, h->feat.kver), 0);
-	/* as features_probe infers it */
-	h->feat.cow_split = kver_at_least(h->feat.kver, 5, 8) ? TRI_YES : TRI_NO;
-}
-
-/* Add a hugepages-<KB>kB directory; eff_enabled resolved as thp_settings_read does. */
-static struct thp_size *add_size(struct host_snapshot *h, uint64_t kb, const char *enabled)
-{
-	assert_true(h->thp.nsizes < THP_MAX_SIZES);
-	struct thp_size *sz = &h->thp.sizes[h->thp.nsizes++];
-	memset(sz, 0, sizeof(*sz));
-	sz->size_kb = kb;
-	sz->order = -1;
-	if (enabled) {
-		set_choice(&sz->enabled, enabled);
-		sz->eff_enabled =
-			strcmp(sz->enabled.selected, "inherit") == 0
-				? (h->thp.enabled.present ? h->thp.enabled.selected : NULL)
-				: sz->enabled.selected;
-	}
-	return sz;
-}
-
-static void add_stat(struct thp_size *sz, const char *name, uint64_t v)
-{
-	sz->has_stats = true;
-	assert_int_equal(kvlist_add(&sz->stats, name, strlen(name), v), 0);
-}
-
-static int setup(void **state)
-{
-	struct t *t = calloc(1, sizeof(*t));
-	if (!t)
-		return -1;
-	struct host_snapshot *h = &t->h;
-	snprintf(h->feat.release, sizeof(h->feat.release), "6.18.44-fc-v857");
-	kernel_version_parse(h->feat.release, h->feat.kver);
-	h->feat.cow_split = TRI_YES;
-	h->feat.page_size = 4096;
-	h->feat.pmd_size = 2u << 20;
-	h->feat.thp = true;
-	h->feat.madv_collapse = h->feat.except_advised = TRI_UNKNOWN;
-	h->thp.present = true;
-	if (choice_parse(LIT("always [madvise] never\n"), &h->thp.enabled) ||
-	    choice_parse(LIT("always defer defer+madvise [madvise] never\n"), &h->thp.defrag) ||
-	    choice_parse(LIT("always within_size advise [never] deny force\n"),
-			 &h->thp.shmem_enabled))
-		return -1;
-	h->thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
-	h->thp.khp[KHP_MAX_PTES_SWAP] = (struct opt_u64){.v = 64, .present = true};
-	h->thp.khp[KHP_MAX_PTES_SHARED] = (struct opt_u64){.v = 256, .present = true};
-	h->thp.shrink_underused = (struct opt_u64){.v = 0, .present = true};
-	if (vmstat_parse(LIT(vmstat_healthy), &h->vmstat))
-		return -1;
-	h->has_vmstat = true;
-	if (buddyinfo_parse(LIT(buddy_text), &h->buddy))
-		return -1;
-	h->has_buddy = true;
-	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct t *t = *state;
-	host_snapshot_free(&t->h);
-	free(t);
-	return 0;
-}
-
-/* Derive, run RULE into a fresh list, return how many findings it added. */
-static int run(struct t *t, finding_rule rule)
-{
-	host_derive(&t->h, &t->d);
-	memset(&t->out, 0, sizeof(t->out));
-	rule(&t->h, &t->d, &t->out);
-	return t->out.n;
-}
-
-static const struct finding *only(struct t *t, const char *id, enum severity sev)
-{
-	assert_int_equal(t->out.n, 1);
-	const struct finding *f = &t->out.f[0];
-	assert_string_equal(f->id, id);
-	assert_int_equal(f->sev, sev);
-	assert_true(f->title[0]);
-	assert_non_null(f->why);
-	assert_true(f->fix[0]);
-	return f;
-}
-
-/* RULE gives one finding, ID at SEV, complete (see only); that finding. */
-static const struct finding *fires(struct t *t, finding_rule rule, const char *id,
-				   enum severity sev)
-{
-	assert_int_equal(run(t, rule), 1);
-	return only(t, id, sev);
-}
+#include "test_findings_host.h"
 
 static void test_healthy_host_has_no_findings(void **state)
 {
@@ -172,14 +29,12 @@ static void test_defrag_always(void **state)
 	assert_int_equal(run(t, rule_defrag_always), 0);
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	const struct finding *f = fires(t, rule_defrag_always, "defrag-always", SEV_WARN);
-	assert_string_equal(f->evidence, "defrag=always");
-	/* the fix is a thpctl command, with its key and value for persist */
-	assert_string_equal(f->fix, "thpctl set defrag=madvise");
+	assert_int_equal(f->kind, FK_DEFRAG_ALWAYS);
+	/* the fix is a setting, with its key and value for set and persist */
 	assert_string_equal(f->set_key, "defrag");
 	assert_string_equal(f->set_value, "madvise");
 	assert_false(f->sysctl);
 	assert_int_equal(f->area, AREA_LATENCY);
-	assert_string_equal(f->more, "thpctl trace stalls");
 	/* the other stalling-free values do not fire */
 	set_choice(&t->h.thp.defrag, "always defer [defer+madvise] madvise never\n");
 	assert_int_equal(run(t, rule_defrag_always), 0);
@@ -198,10 +53,8 @@ static void test_always_max_ptes_none(void **state)
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
 	const struct finding *f =
 		fires(t, rule_always_max_ptes_none, "always-max-ptes-none", SEV_WARN);
-	assert_string_equal(f->evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=511");
-	assert_contains(f->title, "max_ptes_none=511");
+	assert_int_equal(f->ev.max_ptes_none, 511);
 	/* fix: 1/8 of a PMD's pages */
-	assert_string_equal(f->fix, "thpctl set khugepaged/max_ptes_none=64");
 	assert_string_equal(f->set_key, "khugepaged/max_ptes_none");
 	assert_string_equal(f->set_value, "64");
 	assert_int_equal(f->area, AREA_MEMORY);
@@ -251,13 +104,13 @@ static void test_always_max_ptes_none_page_sizes(void **state)
 	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 8191;
 	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
-	assert_string_equal(t->out.f[0].fix, "thpctl set khugepaged/max_ptes_none=1024");
+	assert_string_equal(t->out.f[0].set_value, "1024");
 	/* page size unknown (a recorded tree): 511 is taken as full */
 	t->h.feat.page_size = 0;
 	t->h.feat.pmd_size = 2u << 20;
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 511;
 	assert_int_equal(run(t, rule_always_max_ptes_none), 1);
-	assert_string_equal(t->out.f[0].fix, "thpctl set khugepaged/max_ptes_none=64");
+	assert_string_equal(t->out.f[0].set_value, "64");
 }
 
 static void test_fault_success_low(void **state)
@@ -266,9 +119,11 @@ static void test_fault_success_low(void **state)
 	assert_int_equal(run(t, rule_fault_success_low), 0);
 	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 60\n");
 	const struct finding *f = fires(t, rule_fault_success_low, "fault-success-low", SEV_WARN);
-	assert_string_equal(f->title, "PMD THP fault success 40.0% (40 of 100) since boot");
-	assert_string_equal(f->evidence,
-			    "fault success 40.0% (40 of 100); free blocks of order >= 9: 523");
+	assert_int_equal(f->ev.fault.r.num, 40);
+	assert_int_equal(f->ev.fault.r.den, 100);
+	assert_int_equal(f->ev.fault.size_kb, 0); /* the PMD size */
+	assert_int_equal(f->ev.fault.pmd_order, 9);
+	assert_int_equal(f->ev.fault.free_pmd_blocks, 523);
 	/* 99 attempts is too few to judge */
 	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 59\n");
 	assert_int_equal(run(t, rule_fault_success_low), 0);
@@ -284,7 +139,8 @@ static void test_fault_success_low(void **state)
 	set_vmstat(&t->h, "thp_fault_alloc 0\nthp_fault_fallback 500\n");
 	t->h.feat.page_size = 0;
 	assert_int_equal(run(t, rule_fault_success_low), 1);
-	assert_string_equal(t->out.f[0].evidence, "fault success 0.0% (0 of 500)");
+	assert_int_equal(t->out.f[0].ev.fault.pmd_order, -1);
+	assert_int_equal(t->out.f[0].ev.fault.r.den, 500);
 }
 
 static void test_fault_success_low_mthp(void **state)
@@ -295,7 +151,9 @@ static void test_fault_success_low_mthp(void **state)
 	add_stat(sz, "anon_fault_alloc", 10);
 	add_stat(sz, "anon_fault_fallback", 190);
 	const struct finding *f = fires(t, rule_fault_success_low, "fault-success-low", SEV_WARN);
-	assert_string_equal(f->title, "64kB THP fault success 5.0% (10 of 200) since boot");
+	assert_int_equal(f->ev.fault.size_kb, 64);
+	assert_int_equal(f->ev.fault.r.num, 10);
+	assert_int_equal(f->ev.fault.r.den, 200);
 	assert_int_equal(t->d.nsizes, 1);
 	assert_int_equal(t->d.sizes[0].size_kb, 64);
 	/* under 100 attempts: quiet */
@@ -311,13 +169,24 @@ static void test_compact_stall(void **state)
 	assert_int_equal(run(t, rule_compact_stall), 0); /* compact_stall 0 */
 	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
 	const struct finding *f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
-	assert_string_equal(f->evidence, "compact_stall=150 compact_fail=100 compact_success=50");
-	assert_contains(f->title, "150 times");
-	/* defrag=madvise: defer, as a thpctl set line */
-	assert_string_equal(
-		f->fix,
-		"thpctl set defrag=defer  # no THP fault waits; kcompactd works in the background");
+	assert_int_equal(f->ev.compact.stall, 150);
+	assert_int_equal(f->ev.compact.fail, 100);
+	assert_int_equal(f->ev.compact.success, 50);
+	assert_true(f->ev.compact.has_outcome);
+	/* defrag=madvise: only advised regions stall; the fix is defer, a setting */
+	assert_int_equal(f->ev.compact.who, DEFRAG_STALL_MADVISED);
+	assert_string_equal(f->set_key, "defrag");
 	assert_string_equal(f->set_value, "defer");
+	/* defrag=never stalls no THP fault: no setting to change */
+	set_choice(&t->h.thp.defrag, "always defer defer+madvise madvise [never]\n");
+	f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
+	assert_int_equal(f->ev.compact.who, DEFRAG_STALL_NONE);
+	assert_string_equal(f->ev.compact.defrag, "never");
+	assert_string_equal(f->set_key, "");
+	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
+	f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
+	assert_int_equal(f->ev.compact.who, DEFRAG_STALL_ANY);
+	assert_string_equal(f->set_value, "madvise");
 	set_vmstat(&t->h, "compact_stall 100\ncompact_fail 0\ncompact_success 100\n");
 	assert_int_equal(run(t, rule_compact_stall), 1);
 	only(t, "compact-stall", SEV_WARN); /* 100 is already a warning */
@@ -327,7 +196,8 @@ static void test_compact_stall(void **state)
 	only(t, "compact-stall", SEV_INFO);
 	set_vmstat(&t->h, "compact_stall 5\n");
 	assert_int_equal(run(t, rule_compact_stall), 1);
-	assert_string_equal(t->out.f[0].evidence, "compact_stall=5");
+	assert_int_equal(t->out.f[0].ev.compact.stall, 5);
+	assert_false(t->out.f[0].ev.compact.has_outcome);
 	/* no counter at all (CONFIG_COMPACTION=n) */
 	set_vmstat(&t->h, "thp_fault_alloc 1\n");
 	assert_int_equal(run(t, rule_compact_stall), 0);
@@ -339,7 +209,9 @@ static void test_deferred_split(void **state)
 	assert_int_equal(run(t, rule_deferred_split), 0); /* 4 deferred, 4 split */
 	set_vmstat(&t->h, "thp_deferred_split_page 10\nthp_split_page 4\n");
 	const struct finding *f = fires(t, rule_deferred_split, "deferred-split", SEV_INFO);
-	assert_string_equal(f->evidence, "thp_deferred_split_page=10 thp_split_page=4");
+	assert_int_equal(f->ev.split.deferred, 10);
+	assert_int_equal(f->ev.split.split, 4);
+	assert_false(f->ev.split.has_partially_mapped);
 	set_vmstat(&t->h, "thp_deferred_split_page 3\nthp_split_page 4\n");
 	assert_int_equal(run(t, rule_deferred_split), 0);
 	/* 6.12+: a gauge of partially mapped THPs per size */
@@ -350,9 +222,8 @@ static void test_deferred_split(void **state)
 	kvlist_clear(&sz->stats);
 	add_stat(sz, "nr_anon_partially_mapped", 3);
 	assert_int_equal(run(t, rule_deferred_split), 1);
-	assert_string_equal(
-		t->out.f[0].evidence,
-		"thp_deferred_split_page=3 thp_split_page=4 nr_anon_partially_mapped=3");
+	assert_true(t->out.f[0].ev.split.has_partially_mapped);
+	assert_int_equal(t->out.f[0].ev.split.partially_mapped, 3);
 }
 
 static void test_shrink_underused_noop(void **state)
@@ -363,8 +234,9 @@ static void test_shrink_underused_noop(void **state)
 	t->h.thp.shrink_underused.v = 1;
 	const struct finding *f =
 		fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
-	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
-	assert_string_equal(f->fix, "thpctl set khugepaged/max_ptes_none=64");
+	assert_int_equal(f->ev.max_ptes_none, 511);
+	assert_string_equal(f->set_key, "khugepaged/max_ptes_none");
+	assert_string_equal(f->set_value, "64");
 	/* with max_ptes_none lowered the shrinker works */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
@@ -381,9 +253,9 @@ static void test_cow_copy(void **state)
 	set_release(&t->h, "4.19.0-25-amd64");
 	assert_int_equal(t->h.feat.cow_split, TRI_NO);
 	const struct finding *f = fires(t, rule_cow_copy, "cow-copy", SEV_WARN);
-	assert_string_equal(f->evidence,
-			    "release 4.19.0-25-amd64 (inferred from version), enabled=always");
-	assert_contains(f->title, "4.19.0-25-amd64 < 5.8");
+	assert_int_equal(host_cow_copies_thp(&t->h), TRI_YES);
+	assert_string_equal(f->ev.release, "4.19.0-25-amd64");
+	assert_string_equal(f->set_value, "madvise");
 	/* 5.8 split the PMD instead of copying */
 	set_release(&t->h, "5.8.0");
 	assert_int_equal(run(t, rule_cow_copy), 0);
@@ -406,16 +278,16 @@ static void test_large_pmd(void **state)
 	t->h.feat.pmd_size = 512u << 20;
 	/* the harness starts at madvise: only advised regions are at risk */
 	const struct finding *f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
-	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy madvise");
-	assert_contains(f->title, "512 MiB");
-	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
-	f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
-	assert_contains(f->title, "(in MADV_HUGEPAGE regions)");
-	assert_contains(f->fix, "thpctl set enabled=never  # ");
+	assert_int_equal(f->ev.pmd.pmd_size, 536870912);
+	assert_string_equal(f->ev.pmd.policy, "madvise");
+	assert_false(f->ev.pmd.always);
+	assert_string_equal(f->set_value, "never");
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
 	f = fires(t, rule_large_pmd, "large-pmd", SEV_WARN);
-	assert_string_equal(f->evidence, "hpage_pmd_size=536870912, PMD-size policy always");
-	assert_contains(f->fix, "thpctl set enabled=madvise  # ");
+	assert_string_equal(f->ev.pmd.policy, "always");
+	assert_true(f->ev.pmd.always);
+	assert_string_equal(f->set_key, "enabled");
+	assert_string_equal(f->set_value, "madvise");
 	/* never: nothing faults in a PMD */
 	set_choice(&t->h.thp.enabled, "always madvise [never]\n");
 	assert_int_equal(run(t, rule_large_pmd), 0);
@@ -435,11 +307,11 @@ static void test_mthp_no_stats(void **state)
 	set_choice(&sz->enabled, "[always] inherit madvise never\n");
 	sz->eff_enabled = sz->enabled.selected;
 	const struct finding *f = fires(t, rule_mthp_no_stats, "mthp-no-stats", SEV_WARN);
-	assert_string_equal(
-		f->evidence,
-		"hugepages-64kB/enabled=always (effective always), no stats/ directory");
-	assert_string_equal(f->fix, "thpctl set hugepages-64kB/enabled=never");
+	assert_int_equal(f->ev.mthp.size_kb, 64);
+	assert_string_equal(f->ev.mthp.enabled, "always");
+	assert_string_equal(f->ev.mthp.effective, "always");
 	assert_string_equal(f->set_key, "hugepages-64kB/enabled");
+	assert_string_equal(f->set_value, "never");
 	assert_int_equal(f->area, AREA_VISIBILITY);
 	/* 6.10+: stats/ exists */
 	add_stat(sz, "anon_fault_alloc", 0);
@@ -459,7 +331,8 @@ static void test_mthp_no_stats_pmd_size_skipped(void **state)
 	/* madvise counts as enabled */
 	add_size(&t->h, 32, "always inherit [madvise] never\n");
 	assert_int_equal(run(t, rule_mthp_no_stats), 1);
-	assert_contains(t->out.f[0].evidence, "hugepages-32kB/enabled=madvise");
+	assert_int_equal(t->out.f[0].ev.mthp.size_kb, 32);
+	assert_string_equal(t->out.f[0].ev.mthp.enabled, "madvise");
 }
 
 static void test_hugetlb_idle(void **state)
@@ -483,17 +356,17 @@ static void test_hugetlb_idle(void **state)
 				   .surplus = {0, true},
 				   .overcommit = {0, true}};
 	const struct finding *f = fires(t, rule_hugetlb_idle, "hugetlb-idle", SEV_WARN);
-	assert_string_equal(
-		f->evidence,
-		"hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0");
-	assert_contains(f->title, "512 x 2048 kB (1024 MiB)");
+	assert_int_equal(f->ev.pool.size_kb, 2048);
+	assert_int_equal(f->ev.pool.nr, 512);
+	assert_int_equal(f->ev.pool.free, 512);
+	assert_int_equal(f->ev.pool.resv, 0);
 	/* not the default size (no Hugepagesize here): the per-size file, no sysctl */
-	assert_contains(f->fix, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+	assert_false(f->ev.pool.default_size);
 	assert_string_equal(f->set_key, "");
 	/* the default size: vm.nr_hugepages, which persist --format sysctl writes */
 	assert_int_equal(meminfo_parse(LIT("Hugepagesize:    2048 kB\n"), &t->h.meminfo), 0);
 	f = fires(t, rule_hugetlb_idle, "hugetlb-idle", SEV_WARN);
-	assert_string_equal(f->fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
+	assert_true(f->ev.pool.default_size);
 	assert_string_equal(f->set_key, "vm.nr_hugepages");
 	assert_string_equal(f->set_value, "0");
 	assert_true(f->sysctl);
@@ -511,7 +384,8 @@ static void test_hugetlb_idle(void **state)
 	*p = (struct hugetlb_pool){
 		.size_kb = 1048576, .node = -1, .nr = {4, true}, .free = {4, true}};
 	assert_int_equal(run(t, rule_hugetlb_idle), 1);
-	assert_contains(t->out.f[0].title, "4 x 1048576 kB (4096 MiB)");
+	assert_int_equal(t->out.f[0].ev.pool.nr, 4);
+	assert_int_equal(t->out.f[0].ev.pool.size_kb, 1048576);
 }
 
 static void test_khugepaged_cpu(void **state)
@@ -522,8 +396,11 @@ static void test_khugepaged_cpu(void **state)
 	t->h.uptime_s = 1000;
 	t->h.khugepaged_cpu_s = 60;
 	const struct finding *f = fires(t, rule_khugepaged_cpu, "khugepaged-cpu", SEV_WARN);
-	assert_string_equal(f->title, "khugepaged used 6.00% of a CPU since boot");
-	assert_string_equal(f->evidence, "khugepaged CPU 60.0 s over 1000 s uptime");
+	assert_float_equal(f->ev.khp.share, 0.06, 1e-12);
+	assert_float_equal(f->ev.khp.cpu_s, 60, 0);
+	assert_float_equal(f->ev.khp.uptime_s, 1000, 0);
+	assert_string_equal(f->set_key, "khugepaged/scan_sleep_millisecs");
+	assert_string_equal(f->set_value, "20000");
 	/* 5% is the limit, not over it */
 	t->h.khugepaged_cpu_s = 50;
 	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
@@ -537,28 +414,16 @@ static void test_read_only(void **state)
 	assert_int_equal(run(t, rule_read_only), 0); /* writable */
 	t->h.thp.write_err = -EROFS;
 	const struct finding *f = fires(t, rule_read_only, "settings-read-only", SEV_INFO);
-	assert_contains(f->title, "read-only");
-	assert_string_equal(f->evidence, "transparent_hugepage/enabled: Read-only file system");
+	assert_int_equal(f->ev.write_err, -EROFS);
 	t->h.thp.write_err = -EACCES;
 	assert_int_equal(run(t, rule_read_only), 1);
-	assert_contains(t->out.f[0].title, "not writable by this user");
-	assert_string_equal(t->out.f[0].evidence,
-			    "transparent_hugepage/enabled: Permission denied");
+	assert_int_equal(t->out.f[0].ev.write_err, -EACCES);
 	t->h.thp.write_err = -ENOENT;
 	assert_int_equal(run(t, rule_read_only), 0);
 	/* no THP at all: nothing to write */
 	t->h.thp.write_err = -EROFS;
 	t->h.thp.present = false;
 	assert_int_equal(run(t, rule_read_only), 0);
-}
-
-static void tuned_set(struct host_snapshot *h, const char *key, const char *value, bool vm)
-{
-	struct tuned_setting *e = &h->tuned.set[h->tuned.nset++];
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	snprintf(e->value, sizeof(e->value), "%s", value);
-	snprintf(e->profile, sizeof(e->profile), "db");
-	e->vm = vm;
 }
 
 static void test_tuned_thp(void **state)
@@ -578,21 +443,21 @@ static void test_tuned_thp(void **state)
 	tuned_set(h, "enabled", "madvise", true);
 	tuned_set(h, "khugepaged/max_ptes_none", "511", false);
 	const struct finding *f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_INFO);
-	assert_string_equal(f->title, "tuned profile db sets 2 THP setting(s): it overrides other "
-				      "settings at its next apply");
-	assert_string_equal(
-		f->evidence,
-		"tuned running, active_profile=db: enabled=madvise, khugepaged/max_ptes_none=511");
-	assert_string_equal(
-		f->fix, "thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
+	assert_int_equal(f->ev.tuned.nset, 2);
+	assert_int_equal(f->ev.tuned.ndiff, 0);
+	assert_false(f->ev.tuned.set[0].differs || f->ev.tuned.set[1].differs);
+	assert_ptr_equal(f->ev.tuned.t, &h->tuned);
 	assert_int_equal(f->area, AREA_ACCESS);
 	/* one differs, one unknown live value, a glob over sizes */
 	tuned_set(h, "defrag", "always", true);
 	tuned_set(h, "use_zero_page", "0", false);
 	f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_WARN);
-	assert_string_equal(f->title, "tuned profile db sets 4 THP setting(s), 1 unlike the live "
-				      "value: its next apply changes them");
-	assert_contains(f->evidence, "defrag=always (live: madvise), use_zero_page=0 (live: -)");
+	assert_int_equal(f->ev.tuned.nset, 4);
+	assert_int_equal(f->ev.tuned.ndiff, 1);
+	assert_true(f->ev.tuned.set[2].differs);
+	assert_string_equal(f->ev.tuned.set[2].live, "madvise");
+	assert_true(f->ev.tuned.set[3].unread);
+	assert_false(f->ev.tuned.set[3].differs);
 	/* transparent_hugepage= on the kernel command line: tuned skips its [vm] enabled */
 	h->tuned.nset = 1;
 	snprintf(h->tuned.set[0].value, sizeof(h->tuned.set[0].value), "never");
@@ -607,7 +472,7 @@ static void test_tuned_thp(void **state)
 	assert_int_equal(run(t, rule_tuned_thp), 0);
 	h->tuned.enabled = TRI_YES;
 	f = fires(t, rule_tuned_thp, "tuned-sets-thp", SEV_WARN);
-	assert_contains(f->evidence, "tuned not running, enabled at boot, active_profile=db:");
+	assert_int_equal(f->ev.tuned.t->running, TRI_NO);
 	/* a recorded tree without run/: running unknown, still a finding */
 	h->tuned.running = TRI_UNKNOWN;
 	h->tuned.enabled = TRI_UNKNOWN;
@@ -705,8 +570,8 @@ static void test_worst_per_area(void **state)
 	assert_string_equal(finding_area_name(AREA_N), "?");
 }
 
-/* Every rule names an area and a thpctl command that shows more. */
-static void test_every_finding_has_area_and_more(void **state)
+/* Every finding names its kind, its id and an area. */
+static void test_every_finding_has_kind_and_area(void **state)
 {
 	struct t *t = *state;
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
@@ -720,12 +585,8 @@ static void test_every_finding_has_area_and_more(void **state)
 	for (int i = 0; i < t->out.n; i++) {
 		const struct finding *f = &t->out.f[i];
 		assert_true((unsigned)f->area < AREA_N);
-		assert_non_null(f->more);
-		assert_true(strncmp(f->more, "thpctl ", 7) == 0);
-		/* no raw sysfs writes for a setting thpctl set can make */
-		if (f->set_key[0] && !f->sysctl)
-			assert_true(strncmp(f->fix, "thpctl set ", 11) == 0);
-		assert_null(strstr(f->fix, "echo "));
+		assert_true((unsigned)f->kind < FK_N);
+		assert_string_equal(f->id, finding_id(f->kind));
 	}
 }
 
@@ -742,12 +603,14 @@ static void test_full_list(void **state)
 static void test_severity_names(void **state)
 {
 	(void)state;
+	/* every kind has its id (and its rule beside it in rules[]) */
+	for (int k = 0; k < FK_N; k++)
+		assert_string_not_equal(finding_id((enum finding_kind)k), "?");
+	assert_string_equal(finding_id(FK_N), "?");
 	assert_string_equal(severity_name(SEV_INFO), "info");
 	assert_string_equal(severity_name(SEV_WARN), "warn");
 	assert_string_equal(severity_name(SEV_CRIT), "crit");
 }
-
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
@@ -773,7 +636,7 @@ int main(void)
 		T(test_tuned_persist_route),
 		T(test_evaluate_order),
 		T(test_worst_per_area),
-		T(test_every_finding_has_area_and_more),
+		T(test_every_finding_has_kind_and_area),
 		T(test_full_list),
 		cmocka_unit_test(test_severity_names),
 	};

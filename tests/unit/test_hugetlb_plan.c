@@ -2,12 +2,14 @@
 /*
  * Unit tests: src/model/hugetlb_plan.c, table-driven: pool size, page size,
  * memory and free blocks -> pages, fit, whether a runtime reservation can
- * succeed, and the sysctl / sysfs / command-line lines.
+ * succeed; and the sysctl / sysfs / command-line lines and notes that
+ * src/render/hugetlb_plan.c writes from that plan.
  */
 #include "unit.h"
 
 #include "kernel/buddyinfo.h"
 #include "model/hugetlb_plan.h"
+#include "render/hugetlb_plan.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
@@ -124,29 +126,90 @@ static void test_plan_case(void **state)
 		ok = ok && p.scope_mem_known && p.fits == (c->fits == 1);
 	else
 		ok = ok && !p.scope_mem_known;
+	struct hp_lines l;
+	char why[320], notes[HP_MAX_NOTES][300];
+	hp_plan_lines(&in, &p, &l);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	int nn = hp_notes_text(&in, &p, notes);
 	if (c->runtime_cmd)
-		ok = ok && p.nruntime >= 1 && !strcmp(p.runtime_cmd[0], c->runtime_cmd);
+		ok = ok && l.nruntime >= 1 && !strcmp(l.runtime_cmd[0], c->runtime_cmd);
 	if (c->persist)
-		ok = ok && !strcmp(p.persist, c->persist);
+		ok = ok && !strcmp(l.persist, c->persist);
 	if (c->cmdline)
-		ok = ok && !strcmp(p.cmdline, c->cmdline);
+		ok = ok && !strcmp(l.cmdline, c->cmdline);
 	if (c->note) {
 		bool hit = false;
-		for (int i = 0; i < p.nnotes; i++)
-			hit = hit || strstr(p.notes[i], c->note);
+		for (int i = 0; i < nn; i++)
+			hit = hit || strstr(notes[i], c->note);
 		ok = ok && hit;
 	}
-	ok = ok && p.runtime_why[0];
+	ok = ok && why[0];
 	if (!ok) {
 		print_error("case '%s': pages %llu fits %d (known %d) runtime %s: %s\n", c->name,
 			    (unsigned long long)p.pages, p.fits, p.scope_mem_known,
-			    hp_runtime_name(p.runtime), p.runtime_why);
+			    hp_runtime_name(p.runtime), why);
 		print_error("  runtime: %s\n  persist: %s\n  cmdline: %s\n",
-			    p.nruntime ? p.runtime_cmd[0] : "", p.persist, p.cmdline);
-		for (int i = 0; i < p.nnotes; i++)
-			print_error("  note: %s\n", p.notes[i]);
+			    l.nruntime ? l.runtime_cmd[0] : "", l.persist, l.cmdline);
+		for (int i = 0; i < nn; i++)
+			print_error("  note: %s\n", notes[i]);
 	}
 	assert_true(ok);
+}
+
+/* The facts a plan records: which file reserves it, and what its notes must say. */
+static void test_plan_target_and_notes(void **state)
+{
+	(void)state;
+	static const struct {
+		int i; /* into cases[] */
+		enum hp_target target;
+		unsigned notes;
+	} want[] = {
+		{0, HP_TARGET_DEFAULT, 0},
+		{6, HP_TARGET_DEFAULT, HP_NOTE_POOL_SHARED},
+		{9, HP_TARGET_SIZE, HP_NOTE_NOT_DEFAULT},
+		{10, HP_TARGET_NODE, 0},
+		{12, HP_TARGET_NODE, HP_NOTE_NO_NODE},
+		{13, HP_TARGET_SIZE, HP_NOTE_UNSUPPORTED | HP_NOTE_NOT_DEFAULT},
+	};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		struct hp_plan_input in;
+		struct hp_plan p;
+		fill(&cases[want[k].i], &in);
+		assert_int_equal(hugetlb_plan(&in, &p), 0);
+		assert_int_equal(p.target, want[k].target);
+		assert_int_equal(p.notes, want[k].notes);
+	}
+}
+
+/* The runtime verdict in words, from the plan's numbers. */
+static void test_runtime_text(void **state)
+{
+	(void)state;
+	struct hp_plan_input in;
+	struct hp_plan p;
+	char why[320];
+	fill(&cases[0], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_string_equal(why, "now: 4096 more pages needed, 8000 free blocks of order >= 9 "
+				 "(15.62 GiB) in /proc/buddyinfo");
+	fill(&cases[5], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_string_equal(why, "already there: 512 pages of 2M are reserved now");
+	fill(&cases[4], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_string_equal(why,
+			    "reserve at boot: 4096 more pages needed, only 10 free blocks of "
+			    "order >= 9 (20.0 MiB) and not enough free memory to compact into");
+	fill(&cases[9], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_true(p.gigantic);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_contains(why,
+			"a 1G page is larger than the buddy allocator's largest block (order 10)");
 }
 
 static void test_bad_input(void **state)
@@ -170,28 +233,5 @@ static void test_bad_input(void **state)
 	assert_false(p.fits);
 }
 
-static void test_free_blocks(void **state)
-{
-	(void)state;
-	static const char text[] =
-		"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
-		"Node 0, zone    DMA32      1      3      0      2      3      2      1      4      4      2    752 \n"
-		"Node 0, zone   Normal      1      0      1      5      4      3      2      2      3      2     35 \n"
-		"Node 1, zone   Normal      0      0      0      0      0      0      0      0      0      4      1 \n";
-	struct buddyinfo bi;
-	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
-	bool found;
-	/* order 9 (2M): DMA left out; order-10 blocks hold two each */
-	assert_int_equal(hp_free_blocks(&bi, 0, 9, &found), 2 + 752 * 2 + 2 + 35 * 2);
-	assert_true(found);
-	assert_int_equal(hp_free_blocks(&bi, 1, 9, &found), 4 + 2);
-	assert_int_equal(hp_free_blocks(&bi, -1, 10, &found), 752 + 35 + 1);
-	assert_int_equal(hp_free_blocks(&bi, 2, 9, &found), 0);
-	assert_false(found);
-	/* above the largest order: nothing */
-	assert_int_equal(hp_free_blocks(&bi, 0, 18, &found), 0);
-	assert_true(found);
-}
-
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_free_blocks))
+		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text))

@@ -178,6 +178,21 @@ static void test_put_and_dump(void **state)
 	json_decref(back);
 	free(buf);
 	json_decref(obj);
+	/* json_obj: the pairs in order, NULL values as null; json_made: all or nothing */
+	{
+		json_t *o = json_obj("b", json_integer(2), "a", NULL, "big", json_u64(UINT64_MAX),
+				     NULL);
+		assert_non_null(o);
+		char *t = json_dump_text(o, JSON_COMPACT);
+		assert_string_equal(t, "{\"b\":2,\"a\":null,\"big\":18446744073709551615}");
+		free(t);
+		json_decref(o);
+		json_t *x = json_object(), *y = json_array(), *z = NULL;
+		assert_true(json_made(&x, &y, NULL));
+		assert_false(json_made(&x, &y, &z, NULL));
+		assert_null(x);
+		assert_null(y);
+	}
 }
 
 /* TEXT parsed by Python's json module: PY (an expression over the document d) must be True. */

@@ -100,11 +100,12 @@ static void test_remote(void **state)
 	c = mkacct(40, 40, 20);
 	numa_split_build(&c, &m, &on0, &s);
 	assert_int_equal(s.remote_thp, NUMA_UNKNOWN);
-	assert_non_null(s.why_unknown);
+	assert_int_equal(s.why_unknown, NU_UNKNOWN_TIPS);
 	/* allowed CPUs unknown: inconclusive; no THP: no */
 	c = mkacct(0, 10, 0);
 	numa_split_build(&c, &m, NULL, &s);
 	assert_int_equal(s.remote_thp, NUMA_UNKNOWN);
+	assert_int_equal(s.why_unknown, NU_NO_ALLOWED);
 	c = mkacct(0, 0, 0);
 	numa_split_build(&c, &m, &on0, &s);
 	assert_int_equal(s.remote_thp, NUMA_NO);
@@ -113,6 +114,10 @@ static void test_remote(void **state)
 	c = mkacct(0, 10, 0);
 	numa_split_build(&c, &m, &on0, &s);
 	assert_int_equal(s.remote_thp, NUMA_UNKNOWN);
+	assert_int_equal(s.why_unknown, NU_NO_CPULIST);
+	/* why per-node figures may be missing altogether */
+	assert_int_equal(numa_missing(&m, true), NM_NO_PFNS);
+	assert_int_equal(numa_missing(NULL, false), NM_NO_NODES);
 }
 
 /* The recorded two-node tree (scripts/derive-fixtures numa-2node-x86). */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: the generators of `thpctl persist` (src/model/persist.c). */
+/* Unit tests: `thpctl persist`: what each format carries (src/model/persist.c) and its text (src/render/persist.c). */
 #include "unit.h"
 
 #include "kernel/tuned.h"
 #include "model/persist.h"
+#include "render/persist.h"
 
 #define DIR "/sys/kernel/mm/transparent_hugepage"
 
@@ -169,6 +170,35 @@ static void test_unsafe_values_refused(void **state)
 	in = in_618();
 	snprintf(kv[0].key, sizeof(kv[0].key), "../../../etc/x");
 	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -EINVAL);
+}
+
+/* The facts under the cmdline text: which parameter carries each setting, by release. */
+static void test_cmdline_params(void **state)
+{
+	(void)state;
+	struct persist_in in = in_618();
+	enum persist_param pp[PLAN_MAX];
+	static const enum persist_param want618[] = {
+		PP_NONE,     PP_THP,	  PP_THP_SHMEM,	     PP_NONE,	  PP_NONE,
+		PP_THP_ANON, PP_THP_ANON, PP_THP_SHMEM_SIZE, PP_THP_ANON, PP_THP_ANON};
+	assert_int_equal(persist_cmdline_params(&in, pp), 0);
+	for (int i = 0; i < in.n; i++)
+		assert_int_equal(pp[i], want618[i]);
+	/* 6.12: thp_anon= but no shmem parameters yet */
+	in.kver[1] = 12;
+	assert_int_equal(persist_cmdline_params(&in, pp), 0);
+	assert_int_equal(pp[2], PP_NONE);
+	assert_int_equal(pp[5], PP_THP_ANON);
+	assert_int_equal(pp[7], PP_NONE);
+	assert_int_equal(persist_tuned_vm(&in), 1);
+	const char *file;
+	assert_int_equal(persist_size_key("hugepages-64kB/shmem_enabled", &file), 64);
+	assert_string_equal(file, "shmem_enabled");
+	assert_int_equal(persist_size_key("khugepaged/defrag", &file), 0);
+	/* a value no boot parameter may carry */
+	put("enabled", "al ways");
+	in.n = nkv;
+	assert_int_equal(persist_cmdline_params(&in, pp), -EINVAL);
 }
 
 static void test_cmdline_618(void **state)
@@ -363,7 +393,7 @@ static void test_tuned_refusals(void **state)
 UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
 	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_systemd_unit_path),
 	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
-	  cmocka_unit_test(test_cmdline_old_kernels), cmocka_unit_test(test_sysctl),
-	  cmocka_unit_test(test_empty), cmocka_unit_test(test_cmdline_boot_tools),
-	  cmocka_unit_test(test_tuned), cmocka_unit_test(test_tuned_refusals),
-	  cmocka_unit_test(test_cmdline_routes))
+	  cmocka_unit_test(test_cmdline_params), cmocka_unit_test(test_cmdline_old_kernels),
+	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty),
+	  cmocka_unit_test(test_cmdline_boot_tools), cmocka_unit_test(test_tuned),
+	  cmocka_unit_test(test_tuned_refusals), cmocka_unit_test(test_cmdline_routes))

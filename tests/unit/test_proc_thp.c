@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: thread stacks told apart from MADV_NOHUGEPAGE (kernel/smaps.c
- * smaps_stack_feed, kernel/proc_thp.c proc_thp_add_vma, model/proc.c reason).
+ * smaps_stack_feed, kernel/proc_thp.c proc_thp_add_vma, model/proc.c reason, and the
+ * reason in words, render/ps.c).
  */
 #include "unit.h"
 
 #include "kernel/proc_thp.h"
 #include "kernel/smaps.h"
 #include "model/proc.h"
+#include "render/ps.h"
 
 #include "test_stacks_capture.h"
 
@@ -40,7 +42,8 @@ static void test_recorded_stacks_are_not_an_opt_out(void **state)
 	assert_int_equal(p.stack_nh_kb, 4 + 8192 + 4 + 64);
 	assert_int_equal(proc_thp_optout_vmas(&p), 1);
 	assert_true(proc_thp_relevant(&p));
-	assert_string_equal(proc_thp_reason(&p, "madvise"), "opted out by madvise");
+	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_MADVISE_OUT);
+	assert_string_equal(thp_reason_text(TR_MADVISE_OUT), "opted out by madvise");
 }
 
 /* The capture without its madvised region: only the kernel's nh is left. */
@@ -56,11 +59,19 @@ static void test_only_stacks_reason_names_the_kernel(void **state)
 	assert_int_equal(p.stack_nh_vmas, 4);
 	assert_int_equal(proc_thp_optout_vmas(&p), 0);
 	assert_false(proc_thp_relevant(&p));
-	assert_string_equal(proc_thp_reason(&p, "madvise"),
+	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_NONE_STACKS);
+	assert_string_equal(thp_reason_text(TR_NONE_STACKS),
 			    "none (thread stacks: nh set by the kernel for MAP_STACK)");
 	/* huge pages under always: the policy is the reason, stacks or not */
 	p.t.kb[SM_ANON_HUGE] = 2048;
-	assert_string_equal(proc_thp_reason(&p, "always"), "global always");
+	assert_int_equal(proc_thp_reason(&p, "always"), TR_ALWAYS);
+	assert_string_equal(thp_reason_text(TR_ALWAYS), "global always");
+	/* the flags not read (--rollup): huge pages, no claim about why */
+	p.rollup = true;
+	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_ROLLUP_HUGE);
+	p.rollup = false;
+	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_COLLAPSED);
+	assert_string_equal(thp_reason_text(TR_COLLAPSED), "collapsed (no hg VMA)");
 }
 
 /* One VMA for smaps_stack_feed. */

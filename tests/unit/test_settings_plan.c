@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: value validation and plans of `set` / `snapshot restore`
- * (src/model/settings_plan.c), snapshots (src/model/snapshot.c) and the knob
- * walk over a recorded tree (src/kernel/thp_knobs.c).
+ * (src/model/settings_plan.c; their reasons in words, src/render/control.c),
+ * snapshots (src/model/snapshot.c) and the knob walk over a recorded tree
+ * (src/kernel/thp_knobs.c).
  */
 #include "unit.h"
 
 #include "kernel/thp_knobs.h"
 #include "model/settings_plan.h"
 #include "model/snapshot.h"
+#include "render/control.h"
 #include "render/snapshot.h"
 
 static void add(struct thp_knobs *k, const char *key, const char *raw, bool writable)
@@ -50,8 +52,9 @@ static void knobs_618(struct thp_knobs *k)
 struct vcase {
 	const char *key, *raw, *value;
 	uint64_t pmd_nr;
-	int want;	 /* 0 or -EINVAL */
-	const char *why; /* substring of the reason, or NULL */
+	int want;	    /* 0 or -EINVAL */
+	const char *why;    /* substring of the reason in words, or NULL */
+	enum knob_bad kind; /* with -EINVAL */
 };
 
 static void test_validate_table(void **state)
@@ -59,57 +62,77 @@ static void test_validate_table(void **state)
 	(void)state;
 	static const struct vcase cases[] = {
 		/* choice files: exactly the words the file lists */
-		{"enabled", "always [madvise] never", "always", 512, 0, NULL},
-		{"enabled", "always [madvise] never", "never", 512, 0, NULL},
-		{"enabled", "always [madvise] never", "[always]", 512, -EINVAL, "not offered"},
+		{"enabled", "always [madvise] never", "always", 512, 0, NULL, 0},
+		{"enabled", "always [madvise] never", "never", 512, 0, NULL, 0},
+		{"enabled", "always [madvise] never", "[always]", 512, -EINVAL, "not offered",
+		 KB_NOT_OFFERED},
 		{"enabled", "always [madvise] never", "Always", 512, -EINVAL,
-		 "always madvise never"},
-		{"enabled", "always [madvise] never", "", 512, -EINVAL, "empty"},
+		 "always madvise never", KB_NOT_OFFERED},
+		{"enabled", "always [madvise] never", "", 512, -EINVAL, "empty", KB_EMPTY},
 		{"defrag", "always defer defer+madvise [madvise] never", "defer+madvise", 512, 0,
-		 NULL},
+		 NULL, 0},
 		{"defrag", "always defer [madvise] never", "defer+madvise", 512, -EINVAL,
-		 "not offered"}, /* a 4.6-4.10 kernel */
+		 "not offered", KB_NOT_OFFERED}, /* a 4.6-4.10 kernel */
 		{"shmem_enabled", "always within_size advise [never] deny force", "force", 512, 0,
-		 NULL},
+		 NULL, 0},
 		{"hugepages-64kB/shmem_enabled", "always inherit within_size advise [never]",
-		 "deny", 512, -EINVAL, "not offered"},
+		 "deny", 512, -EINVAL, "not offered", KB_NOT_OFFERED},
 		{"hugepages-64kB/enabled", "always inherit madvise [never]", "inherit", 512, 0,
-		 NULL},
+		 NULL, 0},
 		/* booleans */
-		{"use_zero_page", "1", "0", 512, 0, NULL},
-		{"use_zero_page", "1", "2", 512, -EINVAL, "0 or 1"},
-		{"shrink_underused", "1", "yes", 512, -EINVAL, "0 or 1"},
-		{"khugepaged/defrag", "1", "1", 512, 0, NULL},
+		{"use_zero_page", "1", "0", 512, 0, NULL, 0},
+		{"use_zero_page", "1", "2", 512, -EINVAL, "0 or 1", KB_NOT_BOOL},
+		{"shrink_underused", "1", "yes", 512, -EINVAL, "0 or 1", KB_NOT_BOOL},
+		{"khugepaged/defrag", "1", "1", 512, 0, NULL, 0},
 		/* max_ptes_*: 0..HPAGE_PMD_NR-1 */
-		{"khugepaged/max_ptes_none", "511", "0", 512, 0, NULL},
-		{"khugepaged/max_ptes_none", "511", "511", 512, 0, NULL},
-		{"khugepaged/max_ptes_none", "511", "512", 512, -EINVAL, "0..511"},
-		{"khugepaged/max_ptes_swap", "64", "8191", 8192, 0, NULL}, /* arm64 64K pages */
-		{"khugepaged/max_ptes_shared", "256", "-1", 512, -EINVAL, NULL},
-		{"khugepaged/max_ptes_none", "511", "99999", 0, 0, NULL}, /* bound unknown */
+		{"khugepaged/max_ptes_none", "511", "0", 512, 0, NULL, 0},
+		{"khugepaged/max_ptes_none", "511", "511", 512, 0, NULL, 0},
+		{"khugepaged/max_ptes_none", "511", "512", 512, -EINVAL, "0..511", KB_PTES_RANGE},
+		{"khugepaged/max_ptes_swap", "64", "8191", 8192, 0, NULL, 0}, /* arm64 64K pages */
+		{"khugepaged/max_ptes_shared", "256", "-1", 512, -EINVAL,
+		 "'-1' is not 0..511 (HPAGE_PMD_NR-1)", KB_PTES_RANGE},
+		{"khugepaged/max_ptes_none", "511", "99999", 0, 0, NULL, 0}, /* bound unknown */
 		/* other numbers */
-		{"khugepaged/pages_to_scan", "4096", "0", 512, -EINVAL, "1..4294967295"},
-		{"khugepaged/pages_to_scan", "4096", "4294967295", 512, 0, NULL},
-		{"khugepaged/pages_to_scan", "4096", "4294967296", 512, -EINVAL, NULL},
-		{"khugepaged/scan_sleep_millisecs", "10000", "0", 512, 0, NULL},
-		{"khugepaged/scan_sleep_millisecs", "10000", " 10", 512, -EINVAL, "milliseconds"},
-		{"khugepaged/scan_sleep_millisecs", "10000", "10ms", 512, -EINVAL, NULL},
-		{"khugepaged/alloc_sleep_millisecs", "60000", "+5", 512, -EINVAL, NULL},
-		{"anon_beside_full", "0", "1", 512, 0, NULL},
-		{"anon_beside_full", "0", "18446744073709551616", 512, -EINVAL, NULL},
+		{"khugepaged/pages_to_scan", "4096", "0", 512, -EINVAL, "1..4294967295",
+		 KB_PAGES_TO_SCAN},
+		{"khugepaged/pages_to_scan", "4096", "4294967295", 512, 0, NULL, 0},
+		{"khugepaged/pages_to_scan", "4096", "4294967296", 512, -EINVAL, NULL,
+		 KB_PAGES_TO_SCAN},
+		{"khugepaged/scan_sleep_millisecs", "10000", "0", 512, 0, NULL, 0},
+		{"khugepaged/scan_sleep_millisecs", "10000", " 10", 512, -EINVAL, "milliseconds",
+		 KB_MILLISECS},
+		{"khugepaged/scan_sleep_millisecs", "10000", "10ms", 512, -EINVAL, NULL,
+		 KB_MILLISECS},
+		{"khugepaged/alloc_sleep_millisecs", "60000", "+5", 512, -EINVAL, NULL,
+		 KB_MILLISECS},
+		{"anon_beside_full", "0", "1", 512, 0, NULL, 0},
+		{"anon_beside_full", "0", "18446744073709551616", 512, -EINVAL,
+		 "'18446744073709551616' is not an unsigned integer", KB_NOT_UINT},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct vcase *c = &cases[i];
-		char why[200];
-		int r = knob_validate(c->key, c->raw, c->value, c->pmd_nr, why, sizeof(why));
+		struct knob_invalid w;
+		char why[PLAN_NOTE_LEN] = "";
+		int r = knob_validate(c->key, c->raw, c->value, c->pmd_nr, &w);
+		if (r)
+			knob_invalid_text(&w, why, sizeof(why));
 		if (r != c->want)
 			fail_msg("case %zu (%s=%s): got %d, want %d (%s)", i, c->key, c->value, r,
 				 c->want, why);
 		if (c->why && !strstr(why, c->why))
 			fail_msg("case %zu: reason '%s' lacks '%s'", i, why, c->why);
-		if (!c->want)
-			assert_string_equal(why, "");
+		if (r)
+			assert_int_equal(w.kind, c->kind);
 	}
+	/* the words of a choice refused */
+	struct knob_invalid w;
+	char why[PLAN_NOTE_LEN];
+	assert_int_equal(knob_validate("enabled", "always [madvise] never", "sometimes", 512, &w),
+			 -EINVAL);
+	assert_string_equal(w.offered, "always madvise never");
+	knob_invalid_text(&w, why, sizeof(why));
+	assert_string_equal(
+		why, "'sometimes' is not offered (this kernel offers: always madvise never)");
 }
 
 static void test_kind_and_value(void **state)
@@ -188,9 +211,20 @@ static void test_plan_one_invalid_spoils_all(void **state)
 	assert_int_equal(plan_add_arg(&p, &k, 512, "../x=1"), -EINVAL);
 	assert_int_equal(p.nbad, 7);
 	assert_string_equal(p.bad[0].key, "defrag");
-	assert_non_null(strstr(p.bad[1].text, "read-only"));
-	assert_non_null(strstr(p.bad[2].text, "no such knob"));
-	assert_non_null(strstr(p.bad[3].text, "twice"));
+	assert_int_equal(p.bad[0].why, PN_BAD_VALUE);
+	assert_int_equal(p.bad[0].bad.kind, KB_NOT_OFFERED);
+	assert_int_equal(p.bad[1].why, PN_READ_ONLY);
+	assert_int_equal(p.bad[2].why, PN_NO_SUCH_KNOB);
+	assert_int_equal(p.bad[3].why, PN_TWICE);
+	assert_int_equal(p.bad[4].why, PN_NOT_KEY_VALUE);
+	assert_int_equal(p.bad[6].why, PN_NOT_A_KNOB);
+	char t[PLAN_NOTE_LEN];
+	plan_note_text(&p.bad[1], t, sizeof(t));
+	assert_string_equal(t, "read-only (a counter or a fixed value)");
+	plan_note_text(&p.bad[3], t, sizeof(t));
+	assert_string_equal(t, "given twice");
+	plan_note_text(&p.bad[4], t, sizeof(t));
+	assert_string_equal(t, "not KEY=VALUE");
 	/* the valid entry stays in the plan, but the command writes nothing when nbad > 0 */
 	assert_int_equal(p.n, 1);
 }
@@ -205,8 +239,13 @@ static void test_plan_unknown_key_names_the_knob_meant(void **state)
 	assert_int_equal(plan_add_arg(&p, &k, 512, "max_ptes_none=64"), -ENOENT);
 	assert_int_equal(plan_add_arg(&p, &k, 512, "no_such_thing=1"), -ENOENT);
 	assert_int_equal(p.nbad, 2);
-	assert_string_equal(p.bad[0].text, "no such knob; did you mean khugepaged/max_ptes_none?");
-	assert_string_equal(p.bad[1].text, "no such knob on this kernel");
+	assert_string_equal(p.bad[0].meant, "khugepaged/max_ptes_none");
+	assert_string_equal(p.bad[1].meant, "");
+	char t[PLAN_NOTE_LEN];
+	plan_note_text(&p.bad[0], t, sizeof(t));
+	assert_string_equal(t, "no such knob; did you mean khugepaged/max_ptes_none?");
+	plan_note_text(&p.bad[1], t, sizeof(t));
+	assert_string_equal(t, "no such knob on this kernel");
 }
 
 static void test_plan_missing_ok(void **state)
@@ -223,6 +262,8 @@ static void test_plan_missing_ok(void **state)
 	assert_int_equal(p.nbad, 0);
 	assert_int_equal(p.nskip, 2);
 	assert_string_equal(p.skip[0].key, "hugepages-16kB/enabled");
+	assert_int_equal(p.skip[0].why, PN_NOT_ON_KERNEL);
+	assert_int_equal(p.skip[1].why, PN_READ_ONLY_HERE);
 	assert_int_equal(p.n, 1);
 	assert_int_equal(plan_changes(&p), 0);
 }
@@ -235,7 +276,10 @@ static void test_plan_no_thp(void **state)
 	memset(&k, 0, sizeof(k));
 	plan_init(&p);
 	assert_int_equal(plan_add_arg(&p, &k, 0, "enabled=never"), -ENOENT);
-	assert_non_null(strstr(p.bad[0].text, "THP not built in"));
+	assert_int_equal(p.bad[0].why, PN_NO_THP);
+	char t[PLAN_NOTE_LEN];
+	plan_note_text(&p.bad[0], t, sizeof(t));
+	assert_string_equal(t, "this kernel has no transparent_hugepage/ (THP not built in)");
 }
 
 static void test_pmd_nr(void **state)

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl collapse`: the ranges, what happened to each, and why (model/collapse.h). */
+#include "collapse.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "../model/host.h"
+#include "json.h"
+#include "table.h"
+#include "../util/names.h"
+
+static const char *const errnames[] = {
+	[EPERM] = "EPERM",   [EACCES] = "EACCES", [EINVAL] = "EINVAL", [ENOMEM] = "ENOMEM",
+	[EAGAIN] = "EAGAIN", [EBUSY] = "EBUSY",	  [ESRCH] = "ESRCH",   [ENOSYS] = "ENOSYS",
+	[EIO] = "EIO",	     [EROFS] = "EROFS"};
+
+static const char *errname(int err)
+{
+	return ENUM_NAME(errnames, -err, "error");
+}
+
+static const char *const skip_texts[] = {
+	[CR_GO] = "",
+	[CR_SKIP_NH] =
+		"marked nh (MADV_NOHUGEPAGE): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
+	[CR_SKIP_PRCTL] =
+		"THP disabled for the process by prctl (THP_enabled: 0): MADV_COLLAPSE refuses it (EINVAL); --force tries anyway",
+	[CR_SKIP_SMALL] = "holds no whole aligned huge page",
+	[CR_SKIP_UNMAPPED] = "nothing mapped there",
+	[CR_SKIP_INFLATE] =
+		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway"};
+
+const char *crange_skip_text(enum crange_skip s)
+{
+	return ENUM_NAME(skip_texts, s, "?");
+}
+
+const char *collapse_explain(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "needs root: process_madvise() on another process needs CAP_SYS_NICE and "
+		       "ptrace-read access to it (5.12+; 5.10 wanted ptrace attach rights)";
+	case -EINVAL:
+		return "refused: a kernel before 6.1 (no MADV_COLLAPSE), a VMA marked nh, a process "
+		       "with THP disabled by prctl, or memory MADV_COLLAPSE cannot take (file "
+		       "pages without CONFIG_READ_ONLY_THP_FOR_FS, PROT_NONE, VM_PFNMAP...)";
+	case -ENOMEM:
+		return "no free huge page: the allocation failed even after reclaim and "
+		       "compaction (free blocks of huge-page order below)";
+	case -EAGAIN:
+		return "a page was locked or off the LRU for a moment; retried with backoff and "
+		       "gave up";
+	case -EBUSY:
+		return "the memory cgroup could not be charged for the huge page (its limit)";
+	case -ESRCH:
+		return "the process exited";
+	case -ENOSYS:
+		return "this kernel has no pidfd_open (5.3) or process_madvise (5.10)";
+	default:
+		return "unexpected error";
+	}
+}
+
+static void result_text(char *out, size_t n, const struct crange *r)
+{
+	if (r->skip != CR_GO) {
+		snprintf(out, n, "skipped");
+		return;
+	}
+	if (!r->attempted) {
+		snprintf(out, n, "not tried");
+		return;
+	}
+	if (r->nfail)
+		snprintf(out, n, "%s: %llu of %llu failed", errname(r->err),
+			 (unsigned long long)r->nfail, (unsigned long long)r->npmd);
+	else if (r->nempty)
+		snprintf(out, n, "ok (%llu empty)", (unsigned long long)r->nempty);
+	else
+		snprintf(out, n, "ok");
+}
+
+/* Free huge pages per zone, after an ENOMEM (zone_free_blocks: the count status shows too). */
+static void buddy_line(FILE *f, const struct collapse_report *r)
+{
+	if (!r->buddy || r->pmd_order <= 0)
+		return;
+	fprintf(f, "  free huge pages in blocks of order >= %d:", r->pmd_order);
+	for (int i = 0; i < r->buddy->nzones; i++)
+		fprintf(f, "%s node %d %s %llu", i ? "," : "", r->buddy->zones[i].node,
+			r->buddy->zones[i].zone,
+			(unsigned long long)zone_free_blocks(&r->buddy->zones[i], r->pmd_order));
+	fputc('\n', f);
+}
+
+static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
+				    bool color);
+
+/* The estimate: with PRESENT (dry run) the pages present, then "x32.0" (RSS after / before). */
+static void estimate_cells(struct table *t, const struct crange *c, bool present)
+{
+	if (present) {
+		if (c->have_estimate) {
+			table_cell(t, "%llu pages", (unsigned long long)c->present_pages);
+		} else {
+			table_cell(t, "-");
+		}
+	}
+	if (c->have_estimate && c->present_pages)
+		table_cell(t, "x%.1f", c->est_inflate);
+	else
+		table_cell(t, "-");
+}
+
+/* RSS of the range's VMAs before -> after, and what the collapse invented (its growth). */
+static void rss_cells(struct table *t, const struct crange *c)
+{
+	char a[32], b[32];
+	fmt_kb(a, sizeof(a), c->rss_before_kb);
+	if (!c->have_after) {
+		table_cell(t, "%s", a);
+		table_cell(t, "-");
+		return;
+	}
+	fmt_kb(b, sizeof(b), c->rss_after_kb);
+	table_cell(t, "%s -> %s", a, b);
+	if (c->rss_after_kb >= c->rss_before_kb) {
+		fmt_kb(a, sizeof(a), c->rss_after_kb - c->rss_before_kb);
+		table_cell(t, "+%s", a);
+	} else {
+		fmt_kb(a, sizeof(a), c->rss_before_kb - c->rss_after_kb);
+		table_cell(t, "-%s", a);
+	}
+}
+
+/* The whole process's VmRSS before and after, when something was collapsed. */
+static void vmrss_line(FILE *f, const struct collapse_report *r)
+{
+	char a[32], b[32], d[32];
+	if (r->dry_run || r->vmrss_before_kb < 0 || r->vmrss_after_kb < 0)
+		return;
+	long delta = r->vmrss_after_kb - r->vmrss_before_kb;
+	fmt_kb(a, sizeof(a), (uint64_t)r->vmrss_before_kb);
+	fmt_kb(b, sizeof(b), (uint64_t)r->vmrss_after_kb);
+	fmt_kb(d, sizeof(d), (uint64_t)(delta < 0 ? -delta : delta));
+	fprintf(f, "VmRSS of PID %ld: %s -> %s (%s%s%s)\n", r->pid, a, b, delta < 0 ? "-" : "+", d,
+		delta > 0 ? ": what the collapse invented, subpages never written and now resident "
+			    "zeroes, plus whatever the process itself did meanwhile"
+			  : "");
+}
+
+void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
+{
+	char pmd[32], total[32];
+	uint64_t bytes = 0, go = 0;
+	for (int i = 0; i < r->nranges; i++)
+		if (r->ranges[i].skip == CR_GO) {
+			bytes += r->ranges[i].end - r->ranges[i].start;
+			go++;
+		}
+	if (r->pmd_size && r->pmd_size % (1 << 20) == 0) /* "2 MiB", not "2048 kB" */
+		snprintf(pmd, sizeof(pmd), "%llu MiB", (unsigned long long)(r->pmd_size >> 20));
+	else
+		fmt_bytes(pmd, sizeof(pmd), r->pmd_size);
+	fmt_bytes(total, sizeof(total), bytes);
+	fprintf(f, "%sPID %ld (", col_bold(color), r->pid);
+	fputs_safe(r->comm, f);
+	fprintf(f, ")%s: %llu range(s), %s in %s huge pages", col_reset(color),
+		(unsigned long long)go, total, pmd);
+	if ((uint64_t)r->nranges > go)
+		fprintf(f, ", %llu skipped", (unsigned long long)((uint64_t)r->nranges - go));
+	fprintf(f, "%s\n", r->dry_run ? " (dry run: nothing done)" : "");
+	if (r->thp_enabled == 0)
+		fprintf(f, "%sTHP_enabled: 0: THP disabled for this process by prctl%s%s\n",
+			col_yellow(color), r->force ? " (--force: trying anyway)" : "",
+			col_reset(color));
+	if (r->nranges) {
+		struct table *t;
+		if (r->dry_run)
+			t = table_new(6,
+				      (const char *const[]){"RANGE", "VMA", "SIZE", "HUGE PAGES",
+							    "PRESENT", "RSS GROWTH (EST)"},
+				      "lLrrrr");
+		else
+			t = table_new(10,
+				      (const char *const[]){"RANGE", "VMA", "SIZE", "EST",
+							    "COLLAPSED", "AnonHugePages", "RSS",
+							    "INVENTED", "TIME", "RESULT"},
+				      "lLrrrrrrrl");
+		for (int i = 0; i < r->nranges; i++) {
+			const struct crange *c = &r->ranges[i];
+			char sz[32], col[32], a[32], b[32], res[64];
+			uint64_t s = c->skip == CR_GO || c->skip == CR_SKIP_NH ||
+						     c->skip == CR_SKIP_PRCTL ||
+						     c->skip == CR_SKIP_INFLATE
+					     ? c->start
+					     : c->req_start;
+			uint64_t e = s == c->start ? c->end : c->req_end;
+			table_cell(t, "%012llx-%012llx", (unsigned long long)s,
+				   (unsigned long long)e);
+			table_cell(t, "%s", c->vma[0] ? c->vma : "-");
+			fmt_bytes(sz, sizeof(sz), e - s);
+			table_cell(t, "%s", sz);
+			if (r->dry_run) {
+				if (c->skip == CR_GO)
+					table_cell(t, "%llu", (unsigned long long)c->npmd);
+				else
+					table_cell(t, "skipped");
+				estimate_cells(t, c, true);
+				continue;
+			}
+			estimate_cells(t, c, false);
+			fmt_bytes(col, sizeof(col), c->collapsed_bytes);
+			fmt_kb(a, sizeof(a), c->ahp_before_kb);
+			fmt_kb(b, sizeof(b), c->ahp_after_kb);
+			table_cell(t, "%s", c->attempted ? col : "-");
+			if (c->have_after)
+				table_cell(t, "%s -> %s", a, b);
+			else
+				table_cell(t, "%s", a);
+			rss_cells(t, c);
+			if (c->attempted)
+				table_cell(t, "%.1f ms", c->ms);
+			else
+				table_cell(t, "-");
+			result_text(res, sizeof(res), c);
+			table_cell(t, "%s", res);
+		}
+		table_flush(t, f, 0, color);
+		vmrss_line(f, r);
+	} else {
+		fprintf(f, "nothing to collapse: no anonymous VMA holds a whole aligned %s\n", pmd);
+	}
+	collapse_render_reasons(f, r, pmd, color);
+}
+
+/* Why: each skip reason and each error once, then what was left out. */
+static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
+				    bool color)
+{
+	bool said_skip[8] = {false};
+	int said_err[16], nsaid = 0;
+	for (int i = 0; i < r->nranges; i++) {
+		const struct crange *c = &r->ranges[i];
+		if (c->skip != CR_GO && (unsigned)c->skip < 8 && !said_skip[c->skip]) {
+			said_skip[c->skip] = true;
+			fprintf(f, "skipped: %s\n", crange_skip_text(c->skip));
+		}
+		if (c->err) {
+			bool seen = false;
+			for (int j = 0; j < nsaid; j++)
+				seen |= said_err[j] == c->err;
+			if (!seen && nsaid < 16) {
+				said_err[nsaid++] = c->err;
+				fprintf(f, "%s%s%s: %s\n", col_red(color), errname(c->err),
+					col_reset(color), collapse_explain(c->err));
+				if (c->err == -ENOMEM)
+					buddy_line(f, r);
+			}
+		}
+	}
+	if (r->fatal && r->fatal != -ENOMEM) {
+		bool seen = false;
+		for (int j = 0; j < nsaid; j++)
+			seen |= said_err[j] == r->fatal;
+		if (!seen)
+			fprintf(f, "%s%s%s: %s\n", col_red(color), errname(r->fatal),
+				col_reset(color), collapse_explain(r->fatal));
+	}
+	if (r->nsmall)
+		fprintf(f, "%s%d smaller anonymous VMA(s) hold no whole aligned %s: left out%s\n",
+			col_dim(color), r->nsmall, pmd, col_reset(color));
+	uint64_t empty = 0;
+	for (int i = 0; i < r->nranges; i++)
+		empty += r->ranges[i].nempty;
+	if (!r->dry_run && empty)
+		fprintf(f,
+			"%s%llu empty huge-page range(s) (no page present or swapped, per pagemap) not tried: MADV_COLLAPSE refuses them%s\n",
+			col_dim(color), (unsigned long long)empty, col_reset(color));
+}
+
+json_t *collapse_to_json(const struct collapse_report *r)
+{
+	json_t *root = json_object(), *a = json_array();
+	if (!json_made(&root, &a, NULL))
+		return NULL;
+	json_put(root, "pid", json_integer(r->pid));
+	json_put(root, "comm", json_str(r->comm));
+	json_put(root, "thp_enabled", r->thp_enabled >= 0 ? json_integer(r->thp_enabled) : NULL);
+	json_put(root, "pmd_size_bytes", json_u64(r->pmd_size));
+	json_put(root, "dry_run", json_boolean(r->dry_run));
+	json_put(root, "force", json_boolean(r->force));
+	json_put(root, "max_inflate", json_real(r->max_inflate));
+	json_put(root, "vmrss_before_kb",
+		 r->vmrss_before_kb >= 0 ? json_integer(r->vmrss_before_kb) : NULL);
+	json_put(root, "vmrss_after_kb",
+		 !r->dry_run && r->vmrss_after_kb >= 0 ? json_integer(r->vmrss_after_kb) : NULL);
+	uint64_t total = 0;
+	for (int i = 0; i < r->nranges; i++) {
+		const struct crange *c = &r->ranges[i];
+		json_t *o = json_object();
+		char buf[40];
+		json_put_hex_range(o, c->start, c->end);
+		json_put(o, "bytes", json_u64(c->end - c->start));
+		snprintf(buf, sizeof(buf), "%llx-%llx", (unsigned long long)c->req_start,
+			 (unsigned long long)c->req_end);
+		json_put(o, "requested", json_str(buf));
+		json_put(o, "vma", json_str(c->vma));
+		json_put(o, "pmds", json_u64(c->npmd));
+		json_put(o, "skipped",
+			 c->skip != CR_GO ? json_str(crange_skip_text(c->skip)) : NULL);
+		json_put(o, "attempted", json_boolean(c->attempted));
+		json_put(o, "present_pages", c->have_estimate ? json_u64(c->present_pages) : NULL);
+		json_put(o, "rss_growth_estimate",
+			 c->have_estimate ? json_real(c->est_inflate) : NULL);
+		json_put(o, "rss_before_kb", json_u64(c->rss_before_kb));
+		if (!r->dry_run) {
+			json_put(o, "empty_pmds", json_u64(c->nempty));
+			json_put(o, "collapsed_pmds", json_u64(c->nok));
+			json_put(o, "failed_pmds", json_u64(c->nfail));
+			json_put(o, "collapsed_bytes", json_u64(c->collapsed_bytes));
+			json_put(o, "anon_huge_before_kb", json_u64(c->ahp_before_kb));
+			json_put(o, "anon_huge_after_kb",
+				 c->have_after ? json_u64(c->ahp_after_kb) : NULL);
+			json_put(o, "rss_after_kb",
+				 c->have_after ? json_u64(c->rss_after_kb) : NULL);
+			json_put(o, "invented_kb",
+				 c->have_after && c->rss_after_kb >= c->rss_before_kb
+					 ? json_u64(c->rss_after_kb - c->rss_before_kb)
+				 : c->have_after ? json_u64(0)
+						 : NULL);
+			json_put(o, "ms", json_real(c->ms));
+			json_put(o, "eagain_retries", json_integer(c->retries));
+			json_put(o, "error", c->err ? json_str(errname(c->err)) : NULL);
+			json_put(o, "explain", c->err ? json_str(collapse_explain(c->err)) : NULL);
+		}
+		total += c->collapsed_bytes;
+		json_array_append_new(a, o);
+	}
+	json_put(root, "ranges", a);
+	json_put(root, "collapsed_bytes", json_u64(total));
+	json_put(root, "small_vmas_left_out", json_integer(r->nsmall));
+	json_put(root, "error", r->fatal ? json_str(errname(r->fatal)) : NULL);
+	json_put(root, "explain", r->fatal ? json_str(collapse_explain(r->fatal)) : NULL);
+	if (r->buddy && r->pmd_order > 0) {
+		json_t *b = json_array();
+		for (int i = 0; i < r->buddy->nzones; i++) {
+			json_t *z = json_object();
+			json_put(z, "node", json_integer(r->buddy->zones[i].node));
+			json_put(z, "zone", json_str(r->buddy->zones[i].zone));
+			json_put(z, "free_blocks_pmd_order",
+				 json_u64(zone_free_blocks(&r->buddy->zones[i], r->pmd_order)));
+			json_array_append_new(b, z);
+		}
+		json_put(root, "buddy", b);
+	}
+	return root;
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/* The sentences of each finding, from the facts its rule recorded (model/findings.c). */
+#include "finding_text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/names.h"
+#include "status_int.h"
+
+/* The command that shows more about each area. */
+static const char *const area_more[AREA_N] = {
+	[AREA_LATENCY] = "thpctl trace stalls", [AREA_MEMORY] = "thpctl ps",
+	[AREA_FRAGMENTATION] = "thpctl watch",	[AREA_KHUGEPAGED] = "thpctl watch",
+	[AREA_HUGETLB] = "thpctl hugetlb plan", [AREA_VISIBILITY] = "thpctl folios",
+	[AREA_ACCESS] = "thpctl set --dry-run",
+};
+
+const char *finding_more(enum finding_area a)
+{
+	return ENUM_NAME(area_more, a, "thpctl status");
+}
+
+/* Why each finding matters, one line. */
+static const char *const why_text[FK_N] = {
+	[FK_DEFRAG_ALWAYS] =
+		"every THP fault may enter direct reclaim and compaction, in any process",
+	[FK_ALWAYS_MAX_PTES_NONE] =
+		"sparse heaps grow to whole huge pages: RSS far above what the program touched",
+	[FK_FAULT_SUCCESS_LOW] =
+		"huge page faults mostly fall back to base pages: physical memory is fragmented",
+	[FK_COMPACT_STALL] = "a task that enters direct compaction waits, often for milliseconds",
+	[FK_DEFERRED_SPLIT] =
+		"partly freed huge pages keep their whole size until memory pressure splits them",
+	[FK_SHRINK_UNDERUSED_NOOP] =
+		"the kernel skips the underused check when max_ptes_none is at its maximum",
+	[FK_COW_COPY] =
+		"after fork, the first write to a shared huge page allocates and copies all of it",
+	[FK_LARGE_PMD] = "each scattered write can fault in a whole PMD of memory",
+	[FK_MTHP_NO_STATS] =
+		"mTHP is invisible to AnonHugePages and thp_* counters; without stats/ nothing counts it",
+	[FK_HUGETLB_IDLE] =
+		"hugetlb pages are taken from the kernel at reservation and unusable by anything else",
+	[FK_KHUGEPAGED_CPU] =
+		"khugepaged competes with the workload for CPU and takes mmap_lock while it collapses",
+	[FK_TUNED_SETS_THP] =
+		"tuned writes its profile's values at every start and profile switch, over tmpfiles, units and thpctl set",
+};
+
+#define TITLE(...) snprintf(t->title, sizeof(t->title), __VA_ARGS__)
+#define EVIDENCE(...) snprintf(t->evidence, sizeof(t->evidence), __VA_ARGS__)
+#define FIX(...) snprintf(t->fix, sizeof(t->fix), __VA_ARGS__)
+
+typedef unsigned long long ull;
+
+/* "thpctl set KEY=VALUE", then "  # NOTE" when NOTE is given. */
+static void set_fix(struct finding_text *t, const struct finding *f, const char *note)
+{
+	FIX("thpctl set %s=%s%s%s", f->set_key, f->set_value, note ? "  # " : "", note ? note : "");
+}
+
+static void fault_success_low(const struct finding *f, struct finding_text *t)
+{
+	const struct ratio *r = &f->ev.fault.r;
+	char what[48] = "PMD", rs[64];
+	if (f->ev.fault.size_kb)
+		snprintf(what, sizeof(what), "%llukB", (ull)f->ev.fault.size_kb);
+	snprintf(rs, sizeof(rs), "%.1f%% (%llu of %llu)", r->value * 100, (ull)r->num, (ull)r->den);
+	TITLE("%s THP fault success %s since boot", what, rs);
+	if (f->ev.fault.pmd_order >= 0)
+		EVIDENCE("fault success %s; free blocks of order >= %d: %llu", rs,
+			 f->ev.fault.pmd_order, (ull)f->ev.fault.free_pmd_blocks);
+	else
+		EVIDENCE("fault success %s", rs);
+	FIX("sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
+}
+
+static void compact_stall(const struct finding *f, struct finding_text *t)
+{
+	const struct finding_compact *c = &f->ev.compact;
+	TITLE("page faults have waited on compaction %llu times since boot", (ull)c->stall);
+	if (c->has_outcome)
+		EVIDENCE("compact_stall=%llu compact_fail=%llu compact_success=%llu", (ull)c->stall,
+			 (ull)c->fail, (ull)c->success);
+	else
+		EVIDENCE("compact_stall=%llu", (ull)c->stall);
+	if (c->who == DEFRAG_STALL_ANY)
+		set_fix(t, f, "only MADV_HUGEPAGE regions may stall");
+	else if (c->who == DEFRAG_STALL_MADVISED)
+		set_fix(t, f, "no THP fault waits; kcompactd works in the background");
+	else
+		FIX("none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
+		    c->defrag ? c->defrag : "?");
+}
+
+static void deferred_split(const struct finding *f, struct finding_text *t)
+{
+	const struct finding_split *s = &f->ev.split;
+	TITLE("partly freed huge pages are held until memory pressure");
+	if (s->has_partially_mapped)
+		EVIDENCE(
+			"thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
+			(ull)s->deferred, (ull)s->split, (ull)s->partially_mapped);
+	else
+		EVIDENCE("thp_deferred_split_page=%llu thp_split_page=%llu", (ull)s->deferred,
+			 (ull)s->split);
+	FIX("none needed unless memory is short; the deferred-split shrinker runs under pressure");
+}
+
+static void large_pmd(const struct finding *f, struct finding_text *t)
+{
+	bool always = f->ev.pmd.always;
+	TITLE("hpage_pmd_size is %llu MiB: each scattered write can cost that much%s",
+	      (ull)(f->ev.pmd.pmd_size >> 20), always ? "" : " (in MADV_HUGEPAGE regions)");
+	EVIDENCE("hpage_pmd_size=%llu, PMD-size policy %s", (ull)f->ev.pmd.pmd_size,
+		 f->ev.pmd.policy ? f->ev.pmd.policy : "unknown");
+	set_fix(t, f, always ? "only programs that opt in" : "if no program here needs PMD THP");
+}
+
+static void hugetlb_idle(const struct finding *f, struct finding_text *t)
+{
+	const struct finding_pool *p = &f->ev.pool;
+	TITLE("hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
+	      (ull)p->nr, (ull)p->size_kb, (ull)(p->nr * p->size_kb / 1024));
+	EVIDENCE("hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
+		 (ull)p->size_kb, (ull)p->nr, (ull)p->free, (ull)p->resv);
+	if (p->default_size)
+		FIX("sysctl vm.nr_hugepages=0  # if no database is about to start");
+	else
+		FIX("echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
+		    (ull)p->size_kb);
+}
+
+static void read_only(const struct finding *f, struct finding_text *t)
+{
+	bool rofs = f->ev.write_err == -EROFS;
+	if (rofs)
+		TITLE("THP settings are read-only here (read-only /sys): host-wide setting");
+	else
+		TITLE("THP settings are not writable by this user: changing them needs root");
+	EVIDENCE("%s: %s", "transparent_hugepage/enabled", strerror(-f->ev.write_err));
+	FIX("%s", rofs ? "run thpctl on the host, as root" : "run thpctl as root");
+	t->why = rofs ? "the THP settings are host-wide; change them on the host, not here"
+		      : "the THP settings are host-wide and only root may change them";
+}
+
+static void tuned_sets_thp(const struct finding *f, struct finding_text *t)
+{
+	const struct finding_tuned *x = &f->ev.tuned;
+	const struct tuned_state *ts = x->t;
+	char list[192] = "";
+	size_t used = 0;
+	for (int k = 0; k < x->nset && used < sizeof(list); k++) {
+		const struct finding_tuned_set *s = &x->set[k];
+		const struct tuned_setting *e = &ts->set[s->i];
+		bool note = s->differs || s->unread;
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s=%s%s%s%s",
+					 used ? ", " : "", e->key, e->value, note ? " (live: " : "",
+					 s->differs ? s->live : (s->unread ? "-" : ""),
+					 note ? ")" : "");
+	}
+	if (x->ndiff)
+		TITLE("tuned profile %s sets %d THP setting(s), %d unlike the live value: its next apply changes them",
+		      ts->active, x->nset, x->ndiff);
+	else
+		TITLE("tuned profile %s sets %d THP setting(s): it overrides other settings at its next apply",
+		      ts->active, x->nset);
+	EVIDENCE("tuned %s, active_profile=%s%s: %s", status_tuned_state(ts, "running: unknown"),
+		 ts->active, ts->partial ? " (profile chain partial)" : "", list);
+	FIX("thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
+}
+
+void finding_text(const struct finding *f, struct finding_text *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->why = ENUM_NAME(why_text, f->kind, "");
+	t->more = finding_more(f->area);
+	switch (f->kind) {
+	case FK_DEFRAG_ALWAYS:
+		TITLE("defrag=always: any process may stall in direct compaction");
+		EVIDENCE("defrag=always");
+		set_fix(t, f, NULL);
+		break;
+	case FK_ALWAYS_MAX_PTES_NONE:
+		TITLE("enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page into a PMD of RSS",
+		      (ull)f->ev.max_ptes_none);
+		EVIDENCE("enabled=always (PMD size), khugepaged/max_ptes_none=%llu",
+			 (ull)f->ev.max_ptes_none);
+		set_fix(t, f, NULL);
+		break;
+	case FK_FAULT_SUCCESS_LOW:
+		fault_success_low(f, t);
+		break;
+	case FK_COMPACT_STALL:
+		compact_stall(f, t);
+		break;
+	case FK_DEFERRED_SPLIT:
+		deferred_split(f, t);
+		break;
+	case FK_SHRINK_UNDERUSED_NOOP:
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
+		      (ull)f->ev.max_ptes_none);
+		EVIDENCE("shrink_underused=1 khugepaged/max_ptes_none=%llu",
+			 (ull)f->ev.max_ptes_none);
+		set_fix(t, f, NULL);
+		break;
+	case FK_COW_COPY:
+		TITLE("kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",
+		      f->ev.release);
+		EVIDENCE("release %s (inferred from version), enabled=always", f->ev.release);
+		set_fix(t, f, NULL);
+		break;
+	case FK_LARGE_PMD:
+		large_pmd(f, t);
+		break;
+	case FK_MTHP_NO_STATS:
+		TITLE("hugepages-%llukB is enabled but this kernel has no per-size stats: its use cannot be measured",
+		      (ull)f->ev.mthp.size_kb);
+		EVIDENCE("hugepages-%llukB/enabled=%s (effective %s), no stats/ directory",
+			 (ull)f->ev.mthp.size_kb, f->ev.mthp.enabled, f->ev.mthp.effective);
+		set_fix(t, f, NULL);
+		break;
+	case FK_HUGETLB_IDLE:
+		hugetlb_idle(f, t);
+		break;
+	case FK_KHUGEPAGED_CPU:
+		TITLE("khugepaged used %.2f%% of a CPU since boot", f->ev.khp.share * 100);
+		EVIDENCE("khugepaged CPU %.1f s over %.0f s uptime", f->ev.khp.cpu_s,
+			 f->ev.khp.uptime_s);
+		set_fix(t, f, NULL);
+		break;
+	case FK_READ_ONLY:
+		read_only(f, t);
+		break;
+	case FK_TUNED_SETS_THP:
+		tuned_sets_thp(f, t);
+		break;
+	case FK_N:
+		break;
+	}
+}

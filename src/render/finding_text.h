@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The words of a finding (model/findings.h): its title, evidence, why and fix
+ * sentences and the command that shows more, written from the facts the rule
+ * recorded. Text and JSON both print these, so they cannot drift.
+ */
+#ifndef THPCTL_RENDER_FINDING_TEXT_H
+#define THPCTL_RENDER_FINDING_TEXT_H
+
+#include "../model/findings.h"
+
+struct finding_text {
+	char title[160];
+	char evidence[256]; /* the values that triggered it */
+	char fix[256];	    /* a command, with a '#' comment when it needs one */
+	const char *why;    /* one line: why it matters */
+	const char *more;   /* the thpctl command that shows more, e.g. "thpctl trace stalls" */
+};
+
+/* Write F's sentences into OUT. */
+void finding_text(const struct finding *f, struct finding_text *out);
+
+/* The thpctl command that shows more about area A ("thpctl watch"). */
+const char *finding_more(enum finding_area a);
+
+#endif

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: src/model/host.c, the facts every command shares: free blocks of
+ * an order, who may stall under defrag, the PMD-size policy, COW, the mTHP
+ * listing, and the live value of a knob.
+ */
+#include "unit.h"
+
+#include "kernel/buddyinfo.h"
+#include "model/host.h"
+
+static const char buddy[] =
+	"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+	"Node 0, zone    DMA32      1      3      0      2      3      2      1      4      4      2    752 \n"
+	"Node 0, zone   Normal      1      0      1      5      4      3      2      2      3      2     35 \n"
+	"Node 1, zone   Normal      0      0      0      0      0      0      0      0      0      4      1 \n";
+
+static void test_free_blocks_count_in_units_of_the_order(void **state)
+{
+	(void)state;
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(buddy), &bi), 0);
+	/* one zone: order-10 blocks hold two order-9 blocks each */
+	assert_int_equal(zone_free_blocks(&bi.zones[1], 9), 2 + 752 * 2);
+	assert_int_equal(zone_free_blocks(&bi.zones[0], 9), 1 + 3 * 2); /* DMA itself counts */
+	assert_int_equal(zone_free_blocks(&bi.zones[1], -1), 0);
+	assert_int_equal(zone_free_blocks(&bi.zones[1], 64), 0);
+	bool found;
+	/* order 9 (2M): DMA left out */
+	assert_int_equal(host_free_blocks(&bi, 0, 9, &found), 2 + 752 * 2 + 2 + 35 * 2);
+	assert_true(found);
+	assert_int_equal(host_free_blocks(&bi, 1, 9, &found), 4 + 2);
+	assert_int_equal(host_free_blocks(&bi, -1, 10, &found), 752 + 35 + 1);
+	assert_int_equal(host_free_blocks(&bi, -1, 9, NULL), 2 + 752 * 2 + 2 + 35 * 2 + 4 + 2);
+	assert_int_equal(host_free_blocks(&bi, 2, 9, &found), 0);
+	assert_false(found);
+	/* above the largest order: nothing */
+	assert_int_equal(host_free_blocks(&bi, 0, 18, &found), 0);
+	assert_true(found);
+}
+
+static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
+{
+	(void)state;
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	uint64_t n = 7;
+	h->pmd_order = 9;
+	assert_false(host_pmd_blocks(h, &n)); /* no buddyinfo */
+	assert_int_equal(buddyinfo_parse(LIT(buddy), &h->buddy), 0);
+	h->has_buddy = true;
+	assert_true(host_pmd_blocks(h, &n));
+	assert_int_equal(n, 2 + 752 * 2 + 2 + 35 * 2 + 4 + 2);
+	h->pmd_order = -1;
+	assert_false(host_pmd_blocks(h, &n));
+	free(h);
+}
+
+static void test_defrag_stalls_by_value(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		enum defrag_stall want;
+	} c[] = {
+		{"[always] defer defer+madvise madvise never", DEFRAG_STALL_ANY},
+		{"always defer defer+madvise [madvise] never", DEFRAG_STALL_MADVISED},
+		{"always defer [defer+madvise] madvise never", DEFRAG_STALL_MADVISED},
+		{"always [defer] defer+madvise madvise never", DEFRAG_STALL_NONE},
+		{"always defer defer+madvise madvise [never]", DEFRAG_STALL_NONE},
+		{"[sometimes] never", DEFRAG_STALL_UNKNOWN},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct choice ch;
+		assert_int_equal(choice_parse(c[i].text, strlen(c[i].text), &ch), 0);
+		assert_int_equal(defrag_stalls(&ch), c[i].want);
+	}
+	struct choice unread = {0};
+	assert_int_equal(defrag_stalls(&unread), DEFRAG_STALL_UNKNOWN);
+}
+
+static void test_pmd_policy_per_size_then_top_level(void **state)
+{
+	(void)state;
+	struct thp_settings *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	bool inh = true;
+	assert_null(thp_pmd_policy_of(s, 2u << 20, &inh));
+	assert_false(inh);
+	assert_int_equal(choice_parse(LIT("[always] madvise never\n"), &s->enabled), 0);
+	/* before 6.8: the top-level file */
+	assert_string_equal(thp_pmd_policy_of(s, 2u << 20, &inh), "always");
+	assert_false(inh);
+	/* 6.8+: hugepages-2048kB/enabled, inherit resolved by the reader */
+	struct thp_size *sz = &s->sizes[s->nsizes++];
+	sz->size_kb = 2048;
+	assert_int_equal(choice_parse(LIT("always [inherit] madvise never\n"), &sz->enabled), 0);
+	sz->eff_enabled = s->enabled.selected;
+	assert_string_equal(thp_pmd_policy_of(s, 2u << 20, &inh), "always");
+	assert_true(inh);
+	assert_int_equal(choice_parse(LIT("always inherit madvise [never]\n"), &sz->enabled), 0);
+	sz->eff_enabled = sz->enabled.selected;
+	assert_string_equal(thp_pmd_policy_of(s, 2u << 20, NULL), "never");
+	/* PMD size unknown: the top-level file */
+	assert_string_equal(thp_pmd_policy_of(s, 0, NULL), "always");
+	free(s);
+}
+
+static void test_cow_and_mthp_listing(void **state)
+{
+	(void)state;
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	h->feat.cow_split = TRI_NO;
+	assert_int_equal(host_cow_copies_thp(h), TRI_YES);
+	h->feat.cow_split = TRI_YES;
+	assert_int_equal(host_cow_copies_thp(h), TRI_NO);
+	h->feat.cow_split = TRI_UNKNOWN;
+	assert_int_equal(host_cow_copies_thp(h), TRI_UNKNOWN);
+
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_NONE_UNKNOWN);
+	assert_int_equal(kernel_version_parse("6.1.0", h->feat.kver), 0);
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_NONE_OLD);
+	assert_int_equal(kernel_version_parse("6.8.0", h->feat.kver), 0);
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_NOT_RECORDED);
+	h->feat.thp = true;
+	h->feat.thp_recorded = REC_WHOLE;
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_NONE_KERNEL);
+	h->feat.mthp_sizes = 3;
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_SIZES);
+	h->feat.mthp_sizes = 0;
+	h->feat.thp_recorded = REC_MISSING;
+	assert_int_equal(host_mthp_listing(h), MTHP_LIST_UNRECORDED);
+	free(h);
+}
+
+/* The per-size keys `thpctl set` takes, and the live value of a knob behind one. */
+static void test_size_keys_and_live_values(void **state)
+{
+	(void)state;
+	char k[64], v[CHOICE_LEN];
+	thp_size_key(k, sizeof(k), 64, "enabled");
+	assert_string_equal(k, "hugepages-64kB/enabled");
+	thp_size_key(k, sizeof(k), 2048, "shmem_enabled");
+	assert_string_equal(k, "hugepages-2048kB/shmem_enabled");
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(host_thp_value(h, "enabled", v, sizeof(v)), -ENOENT);
+	h->has_settings = h->thp.present = true;
+	assert_int_equal(choice_parse(LIT("always [madvise] never\n"), &h->thp.enabled), 0);
+	h->thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
+	for (int i = 0; i < 2; i++) {
+		struct thp_size *sz = &h->thp.sizes[h->thp.nsizes++];
+		sz->size_kb = i ? 128 : 64;
+		assert_int_equal(
+			choice_parse(LIT("always inherit madvise [never]\n"), &sz->enabled), 0);
+	}
+	assert_int_equal(host_thp_value(h, "enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "madvise");
+	assert_int_equal(host_thp_value(h, "khugepaged/max_ptes_none", v, sizeof(v)), 0);
+	assert_string_equal(v, "511");
+	assert_int_equal(host_thp_value(h, "hugepages-*/enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "never");
+	assert_int_equal(
+		choice_parse(LIT("[always] inherit madvise never\n"), &h->thp.sizes[1].enabled), 0);
+	assert_int_equal(host_thp_value(h, "hugepages-*/enabled", v, sizeof(v)), -EDOM);
+	assert_int_equal(host_thp_value(h, "hugepages-128kB/enabled", v, sizeof(v)), 0);
+	assert_string_equal(v, "always");
+	free(h);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_free_blocks_count_in_units_of_the_order),
+	  cmocka_unit_test(test_pmd_blocks_need_buddyinfo_and_the_order),
+	  cmocka_unit_test(test_defrag_stalls_by_value),
+	  cmocka_unit_test(test_pmd_policy_per_size_then_top_level),
+	  cmocka_unit_test(test_cow_and_mthp_listing),
+	  cmocka_unit_test(test_size_keys_and_live_values))
