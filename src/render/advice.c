@@ -25,16 +25,16 @@ static const char *const kct_value[] = {
 static void kconfig_src(char *out, size_t n, const struct adv_input *in)
 {
 	if (in->kconfig.src == KCS_BOOT)
-		snprintf(out, n, "/boot/config-%s", in->h->feat.release);
+		evidence_path(KP_BOOT_CONFIG, 0, in->h->feat.release, out, n);
 	else
-		snprintf(out, n, "/" SR_PROC_CONFIG_GZ);
+		evidence_path(KP_CONFIG_GZ, 0, NULL, out, n);
 }
 
 /* "  boot default enabled=madvise (CONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y in /proc/config.gz)" */
 static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_snapshot *h)
 {
 	const struct kconfig_info *k = &in->kconfig;
-	char src[200];
+	char src[200], boot[200], gz[64];
 	kconfig_src(src, sizeof(src), in);
 	fprintf(f, "  built      ");
 	if (k->src != KCS_NONE && k->thp >= KCT_ALWAYS && k->thp <= KCT_NEVER)
@@ -46,9 +46,12 @@ static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_
 		fprintf(f, "boot default of enabled unknown (%s names none)\n", src);
 	else
 		fprintf(f,
-			"boot default of enabled unknown (no /boot/config-%s or " PATH_PROC
-			"/config.gz%s%s; upstream Kconfig defaults to always, distributions choose)\n",
-			h->feat.release[0] ? h->feat.release : "RELEASE",
+			"boot default of enabled unknown (no %s or %s%s%s; upstream Kconfig defaults "
+			"to always, distributions choose)\n",
+			evidence_path(KP_BOOT_CONFIG, 0,
+				      h->feat.release[0] ? h->feat.release : "RELEASE", boot,
+				      sizeof(boot)),
+			evidence_path(KP_CONFIG_GZ, 0, NULL, gz, sizeof(gz)),
 			k->err && k->err != -ENOENT ? ": " : "",
 			k->err && k->err != -ENOENT
 				? (k->err == -ENOTSUP ? "config.gz not readable: built without zlib"
@@ -143,14 +146,18 @@ static void settings(FILE *f, const struct advice *a, bool color)
 			snprintf(v, sizeof(v), "%s (keep)", s->now);
 		fprintf(f, "  %s%-*s  %s%s\n", s->change ? col_yellow(color) : "", w, s->key, v,
 			s->change ? col_reset(color) : "");
+		char reason[1024], by[256];
 		fprintf(f, "  %*s  %sbecause%s ", w, "", col_dim(color), col_reset(color));
-		fputs_safe(s->reason, f);
-		fprintf(f, " %s[%s]%s\n", col_dim(color), s->by, col_reset(color));
+		fputs_safe(advice_setting_reason(s, reason, sizeof(reason)), f);
+		fprintf(f, " %s[%s]%s\n", col_dim(color), advice_setting_by(s, by, sizeof(by)),
+			col_reset(color));
 	}
 	if (a->nchanges) {
+		char cmd[512];
 		fprintf(f, "\nApply now (root; the old values are journalled):\n  %s\n",
-			a->set_cmd);
-		fprintf(f, "Keep across reboots:\n  %s\n", a->persist_cmd);
+			advice_command(a, "set", cmd, sizeof(cmd)));
+		fprintf(f, "Keep across reboots:\n  %s\n",
+			advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
 		fprintf(f, "\nNo host-wide change.\n");
 	}
@@ -171,21 +178,22 @@ static void levers(FILE *f, const struct advice *a, bool color)
 		} else {
 			fprintf(f, "%s (no process found)", workload_name(l->wl));
 		}
-		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "", l->what,
-			l->needed ? col_reset(color) : "");
-		if (l->command[0]) {
+		char t[1024];
+		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "",
+			advice_lever_what(l, t, sizeof(t)), l->needed ? col_reset(color) : "");
+		if (advice_lever_command(l, t, sizeof(t))[0]) {
 			fprintf(f, "      ");
-			fputs_safe(l->command, f);
+			fputs_safe(t, f);
 			fputc('\n', f);
 		}
 		for (int k = 0; k < l->nalt; k++) {
 			fprintf(f, "      or ");
-			fputs_safe(l->alt[k], f);
+			fputs_safe(advice_lever_alt(l, k, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
-		if (l->reason[0]) {
+		if (advice_lever_reason(l, t, sizeof(t))[0]) {
 			fprintf(f, "      %sbecause%s ", col_dim(color), col_reset(color));
-			fputs_safe(l->reason, f);
+			fputs_safe(t, f);
 			fputc('\n', f);
 		}
 	}
@@ -202,9 +210,10 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 		for (int i = 0; i < a->nnotes; i++) {
 			const struct adv_note *n = &a->notes[i];
 			const char *c = n->kind == AN_CONFLICT ? col_yellow(color) : "";
+			char t[1024];
 			fprintf(f, "  %s%-10s%s ", c, adv_note_kind_name(n->kind),
 				*c ? col_reset(color) : "");
-			fputs_safe(n->text, f);
+			fputs_safe(advice_note_text(n, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
 	}
@@ -272,6 +281,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "workloads", wls);
 
 	json_t *ss = json_array();
+	char t[1024], by[256];
 	for (int i = 0; i < a->nsettings; i++) {
 		const struct adv_setting *s = &a->s[i];
 		json_t *o = json_object();
@@ -279,14 +289,16 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "now", s->has_now ? json_str(s->now) : json_null());
 		json_put(o, "recommended", json_str(s->want));
 		json_put(o, "change", json_boolean(s->change));
-		json_put(o, "reason", json_str(s->reason));
-		json_put(o, "by", json_str(s->by));
+		json_put(o, "reason", json_str(advice_setting_reason(s, t, sizeof(t))));
+		json_put(o, "by", json_str(advice_setting_by(s, by, sizeof(by))));
 		json_array_append_new(ss, o);
 	}
 	json_put(root, "settings", ss);
 	json_t *cmds = json_object();
-	json_put(cmds, "set", a->nchanges ? json_str(a->set_cmd) : json_null());
-	json_put(cmds, "persist", a->nchanges ? json_str(a->persist_cmd) : json_null());
+	json_put(cmds, "set",
+		 a->nchanges ? json_str(advice_command(a, "set", t, sizeof(t))) : json_null());
+	json_put(cmds, "persist",
+		 a->nchanges ? json_str(advice_command(a, "persist", t, sizeof(t))) : json_null());
 	json_put(root, "commands", cmds);
 
 	json_t *ls = json_array();
@@ -297,8 +309,9 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
 		json_put(o, "workload", json_str(workload_name(l->wl)));
 		json_put(o, "needed", json_boolean(l->needed));
-		json_put(o, "what", json_str(l->what));
-		json_put(o, "command", l->command[0] ? json_str(l->command) : json_null());
+		json_put(o, "what", json_str(advice_lever_what(l, t, sizeof(t))));
+		advice_lever_command(l, t, sizeof(t));
+		json_put(o, "command", t[0] ? json_str(t) : json_null());
 		const struct adv_proc *p = NULL;
 		for (int j = 0; l->pid && j < in->nprocs; j++)
 			if (in->procs[j].pid == l->pid)
@@ -308,9 +321,10 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 							  : json_null());
 		json_t *alts = json_array();
 		for (int k2 = 0; k2 < l->nalt; k2++)
-			json_array_append_new(alts, json_str(l->alt[k2]));
+			json_array_append_new(alts,
+					      json_str(advice_lever_alt(l, k2, t, sizeof(t))));
 		json_put(o, "alternatives", alts);
-		json_put(o, "reason", json_str(l->reason));
+		json_put(o, "reason", json_str(advice_lever_reason(l, t, sizeof(t))));
 		json_array_append_new(ls, o);
 	}
 	json_put(root, "per_process", ls);
@@ -319,7 +333,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	for (int i = 0; i < a->nnotes; i++) {
 		json_t *o = json_object();
 		json_put(o, "kind", json_str(adv_note_kind_name(a->notes[i].kind)));
-		json_put(o, "text", json_str(a->notes[i].text));
+		json_put(o, "text", json_str(advice_note_text(&a->notes[i], t, sizeof(t))));
 		json_array_append_new(ns, o);
 	}
 	json_put(root, "notes", ns);

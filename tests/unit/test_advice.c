@@ -14,6 +14,7 @@
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/advice.h"
+#include "render/advice.h"
 #include "model/findings.h"
 #include "model/host.h"
 
@@ -442,27 +443,64 @@ static void build(const struct adv_case *c)
 	advice_build(&IN, &A);
 }
 
+/* The advice's sentences (render/advice_words.c), in rotating buffers. */
+static char tb[8][1024];
+static int tn;
+#define TB (tb[tn++ % 8])
+static const char *set_cmd(void)
+{
+	return advice_command(&A, "set", TB, sizeof(tb[0]));
+}
+static const char *persist_cmd(void)
+{
+	return advice_command(&A, "persist", TB, sizeof(tb[0]));
+}
+static const char *l_what(const struct adv_lever *l)
+{
+	return advice_lever_what(l, TB, sizeof(tb[0]));
+}
+static const char *l_cmd(const struct adv_lever *l)
+{
+	return advice_lever_command(l, TB, sizeof(tb[0]));
+}
+static const char *l_alt(const struct adv_lever *l, int k)
+{
+	return advice_lever_alt(l, k, TB, sizeof(tb[0]));
+}
+static const char *n_text(const struct adv_note *n)
+{
+	return advice_note_text(n, TB, sizeof(tb[0]));
+}
+static const char *s_reason(const struct adv_setting *s)
+{
+	return advice_setting_reason(s, TB, sizeof(tb[0]));
+}
+static const char *s_by(const struct adv_setting *s)
+{
+	return advice_setting_by(s, TB, sizeof(tb[0]));
+}
+
 static void dump(const struct adv_case *c)
 {
-	print_error("case: %s\n  set: '%s'\n", c->name, A.set_cmd);
+	print_error("case: %s\n  set: '%s'\n", c->name, set_cmd());
 	for (int i = 0; i < A.nsettings; i++)
 		print_error("  setting %s %s -> %s (%s)\n", A.s[i].key, A.s[i].now, A.s[i].want,
-			    A.s[i].by);
+			    s_by(&A.s[i]));
 	for (int i = 0; i < A.nlevers; i++)
 		print_error("  lever pid %ld needed %d: %s | %s\n", A.l[i].pid, A.l[i].needed,
-			    A.l[i].what, A.l[i].command);
+			    l_what(&A.l[i]), l_cmd(&A.l[i]));
 	for (int i = 0; i < A.nnotes; i++)
 		print_error("  note %s: %s\n", adv_note_kind_name(A.notes[i].kind),
-			    A.notes[i].text);
+			    n_text(&A.notes[i]));
 }
 
 static bool lever_has(const char *needle, int *needed)
 {
 	for (int i = 0; i < A.nlevers; i++) {
 		const struct adv_lever *l = &A.l[i];
-		bool hit = strstr(l->command, needle) || strstr(l->what, needle);
+		bool hit = strstr(l_cmd(l), needle) || strstr(l_what(l), needle);
 		for (int k = 0; k < l->nalt; k++)
-			hit = hit || strstr(l->alt[k], needle);
+			hit = hit || strstr(l_alt(l, k), needle);
 		if (hit) {
 			*needed = l->needed;
 			return true;
@@ -476,7 +514,7 @@ static void test_case(void **state)
 {
 	const struct adv_case *c = *state;
 	build(c);
-	bool ok = strcmp(A.set_cmd, c->set) == 0;
+	bool ok = strcmp(set_cmd(), c->set) == 0;
 	if (ok && c->mixed)
 		ok = A.mixed == (c->mixed == 1);
 	int needed = -1;
@@ -486,24 +524,24 @@ static void test_case(void **state)
 	if (ok && c->note) {
 		bool hit = false;
 		for (int k = 0; k < A.nnotes; k++)
-			hit = hit || strstr(A.notes[k].text, c->note);
+			hit = hit || strstr(n_text(&A.notes[k]), c->note);
 		ok = hit;
 	}
 	if (ok && c->reason) {
 		bool hit = false;
 		for (int k = 0; k < A.nsettings; k++)
-			hit = hit || strstr(A.s[k].reason, c->reason) ||
-			      strstr(A.s[k].by, c->reason);
+			hit = hit || strstr(s_reason(&A.s[k]), c->reason) ||
+			      strstr(s_by(&A.s[k]), c->reason);
 		ok = hit;
 	}
 	if (ok && c->no_command)
 		for (int k = 0; k < A.nlevers; k++)
 			if (A.l[k].pid == 1000)
-				ok = ok && A.l[k].command[0] == '\0';
+				ok = ok && l_cmd(&A.l[k])[0] == '\0';
 	/* persist always mirrors set */
 	if (ok && c->set[0])
-		ok = strncmp(A.persist_cmd, "thpctl persist ", 15) == 0 &&
-		     strcmp(A.persist_cmd + 15, A.set_cmd + 11) == 0;
+		ok = strncmp(persist_cmd(), "thpctl persist ", 15) == 0 &&
+		     strcmp(persist_cmd() + 15, set_cmd() + 11) == 0;
 	if (!ok)
 		dump(c);
 	host_snapshot_free(&H);
@@ -518,13 +556,13 @@ static void test_every_setting_has_a_reason(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		build(&cases[i]);
 		for (int k = 0; k < A.nsettings; k++) {
-			if (!A.s[k].reason[0] || !A.s[k].by[0])
+			if (!s_reason(&A.s[k])[0] || !s_by(&A.s[k])[0])
 				dump(&cases[i]);
-			assert_true(A.s[k].reason[0]);
-			assert_true(A.s[k].by[0]);
+			assert_true(s_reason(&A.s[k])[0]);
+			assert_true(s_by(&A.s[k])[0]);
 		}
 		for (int k = 0; k < A.nlevers; k++)
-			assert_true(A.l[k].what[0]);
+			assert_true(l_what(&A.l[k])[0]);
 	}
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
