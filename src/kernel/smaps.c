@@ -23,6 +23,8 @@ static const struct {
 	[SM_SHARED_HUGETLB] = {"Shared_Hugetlb", 14},
 	[SM_PRIVATE_HUGETLB] = {"Private_Hugetlb", 15},
 	[SM_SWAP] = {"Swap", 4},
+	[SM_LAZYFREE] = {"LazyFree", 8},
+	[SM_REFERENCED] = {"Referenced", 10},
 };
 
 const char *smaps_field_name(enum smaps_field f)

@@ -451,6 +451,7 @@ void advice_build(const struct adv_input *in, struct advice *out)
 			out->s[0] = t;
 		}
 	count_changes(out);
+	advice_remedies(&c);
 	advice_levers(&c);
 	advice_notes(&c);
 	if (apps == 0 && !out->nchanges)

@@ -16,6 +16,7 @@
 #include "evidence.h"
 #include "findings.h"
 #include "host.h"
+#include "remedy.h"
 
 enum workload {
 	WL_REDIS,
@@ -73,17 +74,24 @@ struct adv_proc {
 	char cmdline[ADV_CMD_LEN]; /* shell-quoted exe and arguments, "" unknown */
 	enum adv_args args;
 	char exe[160];	       /* its /proc/PID/exe, "" unknown */
+	char prog[160];	       /* the path its commands start: argv[0] when it leads to exe */
+	int prog_check;	       /* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
 	char title[96];	       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
 	bool has_smaps;	       /* the next three are known (smaps read) */
 	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
 	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */
 	int hg_vmas;
-	bool java_thp;	  /* -XX:+UseTransparentHugePages on its command line */
+	bool java_thp; /* -XX:+UseTransparentHugePages on its command line */
+	enum ledger_cost
+		flagged_cost; /* its ledger's largest flagged cost (LC_NONE: none, unknown) */
+	int64_t flagged_kb;
 	uint64_t shm_kb;  /* postgres: largest shared anonymous mapping, 0 unknown */
 	bool shm_hugetlb; /* that mapping is hugetlb already */
 };
 
 #define ADV_MAX_PROCS 64
+#define ADV_MAX_FLAGGED 16
+#define ADV_MAX_OTHERS 256
 
 struct adv_input {
 	const struct host_snapshot *h;
@@ -101,6 +109,15 @@ struct adv_input {
 	bool recorded;		 /* a recorded tree */
 	struct kconfig_info
 		kconfig; /* the kernel's build default of enabled, and where it was read */
+	/* the ledger of every process (live only: cmd/advise_ledger.c) */
+	int ledger_scan;    /* 1 scanned, 0 not (a recorded tree), -errno */
+	int ledger_scanned; /* processes whose ledger was computed */
+	int nflagged;	    /* a flagged cost, or would gain */
+	struct remedy_proc flagged[ADV_MAX_FLAGGED];
+	int flagged_dropped; /* flagged beyond ADV_MAX_FLAGGED */
+	int nothers;	     /* every scanned process, for a host knob's reach */
+	struct remedy_other others[ADV_MAX_OTHERS];
+	int systemd_thp; /* systemd knows MemoryTHP=: 1, 0, -1 unknown */
 };
 
 /* ---- output: ids and typed evidence; render/advice*.c words them ---- */
@@ -171,6 +188,7 @@ enum adv_lever_id {
 	AL_PG_HUGETLB_DONE, /* its shared memory is hugetlb already */
 	AL_JVM_ALREADY,	    /* runs with -XX:+UseTransparentHugePages */
 	AL_JVM_ADD,	    /* add -XX:+UseTransparentHugePages */
+	AL_JVM_LEDGER,	    /* do not add it: its own ledger flags a THP cost */
 	AL_GO_LIMITED,	    /* GODEBUG=disablethp=1 if its RSS creeps to its limit */
 	AL_NOTHING,	    /* nothing to do (Go, Node.js) */
 	AL_MONGODB8_PRCTL,  /* restart it without the prctl opt-out */
@@ -209,6 +227,7 @@ enum adv_lever_why {
 	ALW_PG_GENERIC,	     /* hugetlb pages cut page table memory in every backend */
 	ALW_JVM_MADVISED,    /* its heap is madvised */
 	ALW_JVM_MADVISE,     /* the JVM then madvises its heap */
+	ALW_LEDGER,	     /* its ledger flags COST (proc->flagged_cost, flagged_kb) */
 	ALW_GO_LIMITED,	     /* the Go runtime then marks its heap nh */
 	ALW_GO_NO_ADVICE,    /* Go gives no huge page advice */
 	ALW_MONGODB8_PRCTL,  /* its status shows THP_enabled 0 */
@@ -295,6 +314,8 @@ struct advice {
 	struct adv_lever l[ADV_MAX_LEVERS];
 	int nnotes;
 	struct adv_note notes[ADV_MAX_NOTES];
+	int nrem; /* what to change for each flagged process, as in.flagged[] */
+	struct remedy rem[ADV_MAX_FLAGGED];
 };
 
 extern const char *const adv_enabled_vals[3]; /* always madvise never */

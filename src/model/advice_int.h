@@ -41,4 +41,7 @@ struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_
 /* The notes of the advice in C (after its settings and levers are resolved). */
 void advice_notes(struct adv_ctx *c);
 
+/* What to change for each flagged process of C's input (model/remedy.h). */
+void advice_remedies(struct adv_ctx *c);
+
 #endif

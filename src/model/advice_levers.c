@@ -84,7 +84,8 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 			alt(l, AA_REDIS_CONF);
 	}
 	l->systemd_value = "disable";
-	alt(l, AA_SYSTEMD);
+	if (c->in->systemd_thp == 1) /* probed: the installed systemd knows MemoryTHP= */
+		alt(l, AA_SYSTEMD);
 	l->why = holds		      ? ALW_HOLDS
 		 : needed	      ? ALW_WANTS_OFF
 		 : p && !p->has_smaps ? ALW_UNREADABLE
@@ -122,6 +123,12 @@ static void lever_jvm(struct adv_ctx *c, const struct adv_proc *p)
 	if (p && p->java_thp) {
 		if ((l = lever(c, p, WL_JVM, AL_JVM_ALREADY)))
 			l->why = ALW_JVM_MADVISED;
+		return;
+	}
+	/* advice for a workload must not contradict the process's own ledger */
+	if (p && p->flagged_cost != LC_NONE) {
+		if ((l = lever(c, p, WL_JVM, AL_JVM_LEDGER)))
+			l->why = ALW_LEDGER;
 		return;
 	}
 	if (!(l = lever(c, p, WL_JVM, AL_JVM_ADD)))

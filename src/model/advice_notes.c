@@ -84,3 +84,27 @@ void advice_notes(struct adv_ctx *c)
 	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
 		n->n = in->small_go;
 }
+
+void advice_remedies(struct adv_ctx *c)
+{
+	const struct adv_input *in = c->in;
+	const struct host_snapshot *h = in->h;
+	struct advice *a = c->out;
+	uint64_t pmd_kb = h->feat.pmd_size / 1024;
+	const struct thp_size *sz = pmd_kb ? thp_size_find(&h->thp, pmd_kb) : NULL;
+	const char *eff = sz && sz->enabled.present ? sz->eff_enabled
+			  : h->thp.enabled.present  ? h->thp.enabled.selected
+						    : NULL;
+	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
+	struct remedy_host host = {
+		.always = eff && !strcmp(eff, "always"),
+		.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+		.systemd_thp = in->systemd_thp,
+		.nothers = in->nothers,
+		.others = in->ledger_scan == 1 ? in->others : NULL,
+	};
+	a->nrem = 0;
+	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
+		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
+			a->nrem++;
+}

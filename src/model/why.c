@@ -182,8 +182,13 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	e.per = h->feat.pmd_size && h->feat.page_size > 0
 			? h->feat.pmd_size / (uint64_t)h->feat.page_size
 			: 512;
-	struct why_line *l = add(r, "khugepaged", mpn->present ? WE_HELPS : WE_NEUTRAL, WI_KHP,
-				 KP_THP_MAX_PTES_NONE, 0, NULL);
+	const struct why_vmas *v = &in->vmas;
+	e.nothing = in->smaps_err == 0 &&
+		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
+			      : v->has_vmflags && v->hg == 0);
+	struct why_line *l =
+		add(r, "khugepaged", mpn->present && !e.nothing ? WE_HELPS : WE_NEUTRAL, WI_KHP,
+		    KP_THP_MAX_PTES_NONE, 0, NULL);
 	if (l)
 		l->ev.khp = e;
 }
@@ -353,10 +358,14 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	}
 	s->huge_kb = v->t.kb[SM_ANON_HUGE];
 	s->anon_kb = v->t.kb[SM_ANONYMOUS];
+	s->cost = ledger_top_cost(&in->led);
+	s->always = is(p->eff, "always");
+	s->hg_small_kb = v->hg_rss_kb > v->hg_pmd_huge_kb ? v->hg_rss_kb - v->hg_pmd_huge_kb : 0;
+	s->has_fallback = kv_get(&h->vmstat, "thp_fault_fallback", &s->fallback);
 	if (s->huge_kb) {
 		r->verdict = WV_HUGE;
-		s->how = v->hg_huge_kb ? WH_HG : is(p->eff, "always") ? WH_ALWAYS : WH_COLLAPSED;
-		s->id = in->led.bloated ? WS_HUGE_BLOATED : WS_HUGE;
+		s->how = v->hg_huge_kb ? WH_HG : s->always ? WH_ALWAYS : WH_COLLAPSED;
+		s->id = s->cost == LC_INVENTED ? WS_HUGE_BLOATED : WS_HUGE;
 		return;
 	}
 	r->verdict = WV_NONE;
@@ -368,11 +377,13 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 		s->none = WN_NEVER;
 	else if (is(p->eff, "madvise") && v->hg == 0)
 		s->none = WN_MADVISE_NO_HG;
-	else if (in->led.held_kb > 0 && in->led.partial_folios)
+	else if (s->cost == LC_NONE && in->led.held_kb > 0 && in->led.partial_folios)
 		s->id = WS_NONE_HELD;
+	else if (v->hg && s->hg_small_kb)
+		s->none = WN_HG_SMALL;
 	else if (v->hg)
 		s->none = WN_HG_NONE;
-	else if (is(p->eff, "always"))
+	else if (s->always)
 		s->none = WN_ALWAYS_NONE;
 	else
 		s->none = WN_OTHER;

@@ -96,7 +96,10 @@ struct why_vmas {
 	bool has_vmflags, has_eligible;
 	int hg, nh, eligible;
 	uint64_t hg_kb, nh_kb, hg_huge_kb; /* AnonHugePages inside hg VMAs */
-	int huge_not_hg;		   /* VMAs with AnonHugePages but no hg */
+	uint64_t pmd_bytes;	 /* set before the walk (0: 2 MiB): which VMAs can hold a PMD */
+	uint64_t hg_rss_kb;	 /* Rss of the hg VMAs that can hold an aligned PMD */
+	uint64_t hg_pmd_huge_kb; /* ... and their AnonHugePages */
+	int huge_not_hg;	 /* VMAs with AnonHugePages but no hg */
 	uint64_t huge_not_hg_kb;
 	/* of the nh VMAs: thread stacks with their guards below (smaps_stack_feed),
 	 * nh set by the kernel for MAP_STACK (6.7+), not an opt-out */
@@ -254,7 +257,9 @@ struct why_ev_defrag {
 };
 
 struct why_ev_khp {
-	bool always; /* the PMD policy is always (else madvise) */
+	bool always;  /* the PMD policy is always (else madvise) */
+	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
+		       * madvise, no THPeligible VMA under always) */
 	bool has_mpn;
 	uint64_t mpn, per; /* max_ptes_none, base pages per PMD */
 };
@@ -349,10 +354,10 @@ enum why_sum_id {
 	WS_PRCTL_INHERITED, /* THP off by prctl, inherited from pid/comm */
 	WS_PRCTL,	    /* THP off by prctl */
 	WS_UNKNOWN,	    /* smaps unreadable */
-	WS_HUGE_BLOATED,    /* huge pages, mostly never written (ledger flagged) */
-	WS_HUGE,	    /* huge pages */
+	WS_HUGE_BLOATED,    /* huge pages, mostly never written (invented is the largest cost) */
+	WS_HUGE,	    /* huge pages; `cost` names the largest flagged cost, if any */
 	WS_NONE_HELD,	    /* none; large folios partially unmapped, held */
-	WS_NONE,	    /* none, for reason `none` */
+	WS_NONE,	    /* none, for reason `none`; or `cost`, the largest flagged cost */
 };
 
 enum why_huge_how { WH_HG, WH_ALWAYS, WH_COLLAPSED };
@@ -361,7 +366,8 @@ enum why_none {
 	WN_NO_THP,	  /* the kernel has no THP */
 	WN_NEVER,	  /* the PMD policy is never */
 	WN_MADVISE_NO_HG, /* madvise and no MADV_HUGEPAGE region */
-	WN_HG_NONE,	  /* its hg regions got none */
+	WN_HG_NONE,	  /* its hg regions got none: not touched */
+	WN_HG_SMALL,	  /* its hg regions hold small pages: faulted before the advice */
 	WN_ALWAYS_NONE,	  /* under always, none of its regions got one */
 	WN_OTHER,
 };
@@ -375,11 +381,20 @@ struct why_summary {
 	enum why_none none;
 	bool prctl_unseen; /* the kernel shows no THP_enabled: a prctl would not show */
 	const struct thp_ledger *led;
+	enum ledger_cost cost; /* the ledger's largest cost past its threshold, LC_NONE */
+	uint64_t hg_small_kb;  /* its hg regions' resident small pages (Rss - AnonHugePages) */
+	bool always;	       /* the PMD policy is always */
+	bool has_fallback;     /* host thp_fault_fallback read */
+	uint64_t fallback;     /* ... since boot */
 };
+
+struct remedy;
 
 struct why_report {
 	enum why_verdict verdict;
 	struct why_summary sum;
+	const struct remedy
+		*rem; /* what to change (model/remedy.h), set by the command; NULL none */
 	int n;
 	struct why_line lines[WHY_MAX_LINES];
 };

@@ -206,6 +206,12 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->hg++;
 		w->hg_kb += kb;
 		w->hg_huge_kb += huge;
+		uint64_t pmd = w->pmd_bytes ? w->pmd_bytes : 2u << 20;
+		uint64_t first = (v->start + pmd - 1) & ~(pmd - 1);
+		if (first + pmd <= v->end) {
+			w->hg_rss_kb += v->t.kb[SM_RSS];
+			w->hg_pmd_huge_kb += huge;
+		}
 		if (!w->largest_hg.present || kb > w->largest_hg.size_kb)
 			top_set(&w->largest_hg, v);
 	} else if (huge) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "remedy.h"
 #include "table.h"
 
 static const char *sel(const struct choice *c)
@@ -186,8 +187,17 @@ static void levers(FILE *f, const struct advice *a, bool color)
 			fputs_safe(t, f);
 			fputc('\n', f);
 		}
+		const struct adv_proc *p = l->proc;
+		if (p && p->prog_check == 1 && strcmp(p->prog, p->exe)) {
+			fprintf(f, "      (");
+			fputs_safe(p->prog, f);
+			fprintf(f, ", its argv[0], leads to the running ");
+			fputs_safe(p->exe, f);
+			fprintf(f, ")\n");
+		}
+		bool first = !t[0]; /* no command above: the first way is not an "or" */
 		for (int k = 0; k < l->nalt; k++) {
-			fprintf(f, "      or ");
+			fprintf(f, "      %s", first && k == 0 ? "" : "or ");
 			fputs_safe(advice_lever_alt(l, k, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
@@ -199,8 +209,40 @@ static void levers(FILE *f, const struct advice *a, bool color)
 	}
 }
 
+/* The flagged processes first: what to change for each, from its ledger. */
+static void remedies(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
+{
+	fprintf(f, "%sWhat to change%s", col_bold(color), col_reset(color));
+	if (in->ledger_scan != 1) {
+		if (in->ledger_scan == 0)
+			fprintf(f,
+				"\n  the THP ledger of each process needs the live system (pagemap, "
+				"memory): not scanned in a recorded tree\n\n");
+		else
+			fprintf(f, "\n  the THP ledger could not be scanned (%s)\n\n",
+				strerror(-in->ledger_scan));
+		return;
+	}
+	if (!a->nrem) {
+		fprintf(f,
+			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
+			"creep or lazily freed memory over 16 MiB and 25%%, none hot and PTE-mapped "
+			"over 64 MiB)\n\n",
+			in->ledger_scanned);
+		return;
+	}
+	fprintf(f,
+		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
+		"saves)\n",
+		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	for (int i = 0; i < a->nrem; i++)
+		remedy_render_text(f, &a->rem[i], color);
+	fputc('\n', f);
+}
+
 void advice_render_text(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
+	remedies(f, in, a, color);
 	header(f, in, color);
 	workloads(f, in, a, color);
 	settings(f, a, color);
@@ -239,6 +281,40 @@ static json_t *kernel_json(const struct adv_input *in)
 	kconfig_src(src, sizeof(src), in);
 	json_put(k, "config_source", kc->src == KCS_NONE ? json_null() : json_str(src));
 	return k;
+}
+
+/* The per-process levers of A, with their sentences. */
+static json_t *levers_json(const struct advice *a)
+{
+	char t[1024];
+	json_t *ls = json_array();
+	for (int i = 0; i < a->nlevers; i++) {
+		const struct adv_lever *l = &a->l[i];
+		json_t *o = json_object();
+		json_put(o, "pid", l->pid ? json_integer(l->pid) : json_null());
+		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
+		json_put(o, "workload", json_str(workload_name(l->wl)));
+		json_put(o, "needed", json_boolean(l->needed));
+		json_put(o, "what", json_str(advice_lever_what(l, t, sizeof(t))));
+		advice_lever_command(l, t, sizeof(t));
+		json_put(o, "command", t[0] ? json_str(t) : json_null());
+		const struct adv_proc *p = l->proc;
+		json_put(o, "program", p && p->prog[0] ? json_str(p->prog) : json_null());
+		json_put(o, "program_checked",
+			 p && p->prog[0] && p->prog_check >= 0 ? json_boolean(p->prog_check == 1)
+							       : json_null());
+		json_put(o, "arguments_known",
+			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
+							  : json_null());
+		json_t *alts = json_array();
+		for (int k2 = 0; k2 < l->nalt; k2++)
+			json_array_append_new(alts,
+					      json_str(advice_lever_alt(l, k2, t, sizeof(t))));
+		json_put(o, "alternatives", alts);
+		json_put(o, "reason", json_str(advice_lever_reason(l, t, sizeof(t))));
+		json_array_append_new(ls, o);
+	}
+	return ls;
 }
 
 json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
@@ -301,33 +377,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		 a->nchanges ? json_str(advice_command(a, "persist", t, sizeof(t))) : json_null());
 	json_put(root, "commands", cmds);
 
-	json_t *ls = json_array();
-	for (int i = 0; i < a->nlevers; i++) {
-		const struct adv_lever *l = &a->l[i];
-		json_t *o = json_object();
-		json_put(o, "pid", l->pid ? json_integer(l->pid) : json_null());
-		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
-		json_put(o, "workload", json_str(workload_name(l->wl)));
-		json_put(o, "needed", json_boolean(l->needed));
-		json_put(o, "what", json_str(advice_lever_what(l, t, sizeof(t))));
-		advice_lever_command(l, t, sizeof(t));
-		json_put(o, "command", t[0] ? json_str(t) : json_null());
-		const struct adv_proc *p = NULL;
-		for (int j = 0; l->pid && j < in->nprocs; j++)
-			if (in->procs[j].pid == l->pid)
-				p = &in->procs[j];
-		json_put(o, "arguments_known",
-			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
-							  : json_null());
-		json_t *alts = json_array();
-		for (int k2 = 0; k2 < l->nalt; k2++)
-			json_array_append_new(alts,
-					      json_str(advice_lever_alt(l, k2, t, sizeof(t))));
-		json_put(o, "alternatives", alts);
-		json_put(o, "reason", json_str(advice_lever_reason(l, t, sizeof(t))));
-		json_array_append_new(ls, o);
-	}
-	json_put(root, "per_process", ls);
+	json_put(root, "per_process", levers_json(a));
 
 	json_t *ns = json_array();
 	for (int i = 0; i < a->nnotes; i++) {
@@ -337,5 +387,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_array_append_new(ns, o);
 	}
 	json_put(root, "notes", ns);
+	json_put(root, "ledger_scanned",
+		 in->ledger_scan == 1 ? json_integer(in->ledger_scanned) : json_null());
+	json_t *fl = json_array();
+	for (int i = 0; i < a->nrem; i++)
+		json_array_append_new(fl, remedy_to_json(&a->rem[i]));
+	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
+	json_put(root, "systemd_memory_thp",
+		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;
 }

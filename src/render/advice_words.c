@@ -159,8 +159,16 @@ const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)
 	case AL_OPT_OUT:
 		wb_put(&b, "opt it out of THP (restart it so)");
 		break;
-	case AL_OPT_OUT_SAFE:
-		wb_put(&b, "keep it opted out of THP (safeguard)");
+	case AL_OPT_OUT_SAFE: /* not opted out now (THP_enabled 0 is AL_ALREADY_OFF) */
+		if (!l->proc)
+			wb_put(&b, "start it opted out of THP (safeguard)");
+		else if (l->proc->thp_enabled == 1)
+			wb_put(&b,
+			       "not opted out (THP_enabled 1): opt it out of THP as a safeguard "
+			       "(restart it so)");
+		else
+			wb_put(&b, "opt it out of THP as a safeguard (restart it so; this kernel "
+				   "shows no THP_enabled)");
 		break;
 	case AL_PG_HUGETLB:
 		wb_put(&b, "shared_buffers in hugetlb pages");
@@ -173,6 +181,10 @@ const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)
 		break;
 	case AL_JVM_ADD:
 		wb_put(&b, "add -XX:+UseTransparentHugePages to its options");
+		break;
+	case AL_JVM_LEDGER:
+		wb_put(&b,
+		       "do not add -XX:+UseTransparentHugePages: its own ledger flags a THP cost");
 		break;
 	case AL_GO_LIMITED:
 		fmt_bytes(a, sizeof(a), l->proc->limit_bytes);
@@ -233,7 +245,7 @@ const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t
 		       "thpctl run --thp=%s -- %s ARGS...: its arguments are unknown (its command line "
 		       "reads %s, a process title written over them): take them from its unit or start "
 		       "script",
-		       l->mode, p->exe[0] ? p->exe : "EXE", p->title);
+		       l->mode, p->prog[0] ? p->prog : "EXE", p->title);
 		break;
 	case AA_REDIS_CONF:
 		wb_put(&b, "redis.conf: disable-thp yes (Redis 6.2+, the default): Redis calls "
@@ -242,10 +254,13 @@ const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t
 	case AA_SYSTEMD:
 		if (p && p->unit[0])
 			wb_put(&b,
-			       "systemd 260+: MemoryTHP=%s in [Service] of %s (systemctl edit %s)",
+			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in [Service] of %s "
+			       "(systemctl edit %s)",
 			       l->systemd_value, p->unit, p->unit);
 		else
-			wb_put(&b, "systemd 260+: MemoryTHP=%s in the unit's [Service] section",
+			wb_put(&b,
+			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in the unit's "
+			       "[Service] section",
 			       l->systemd_value);
 		break;
 	case AA_PG_HUGE_PAGES:
@@ -311,9 +326,20 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 	}
 }
 
+/* A ledger cost, as the ledger block names it. */
+static const char *cost_words(enum ledger_cost c)
+{
+	static const char *const w[] = {[LC_INVENTED] = "invented (huge pages never written)",
+					[LC_HELD] = "held by deferred split",
+					[LC_CREEP] = "of khugepaged creep",
+					[LC_LAZYFREE] = "lazily freed"};
+	return (unsigned)c < LC_N && w[c] ? w[c] : "?";
+}
+
 const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 {
 	struct wb b = {out, n, 0};
+	char a[32];
 	out[0] = '\0';
 	switch (l->why) {
 	case ALW_NONE:
@@ -340,6 +366,13 @@ const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 		wb_put(&b,
 		       "the JVM then madvises its heap: with enabled=madvise the heap gets THP and "
 		       "nothing else does; add -XX:+AlwaysPreTouch to take the faults at start");
+		break;
+	case ALW_LEDGER:
+		fmt_kb(a, sizeof(a), (uint64_t)(l->proc->flagged_kb > 0 ? l->proc->flagged_kb : 0));
+		wb_put(&b,
+		       "its ledger flags %s %s (see What to change above): more huge pages would "
+		       "add to it, not help",
+		       a, cost_words(l->proc->flagged_cost));
 		break;
 	case ALW_GO_LIMITED:
 		wb_put(&b,
@@ -374,6 +407,32 @@ const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 	return out;
 }
 
+/* The per-process levers that exist for a want the host setting leaves out. */
+static void conflict_levers(struct wb *b, const struct adv_note *n)
+{
+	bool enabled = !strcmp(n->key, "enabled");
+	bool wants_always = enabled && (n->accept & 1u) && strcmp(n->value, "always");
+	if (wants_always && !strcmp(n->value, "never"))
+		wb_put(b, ": under enabled=never no per-process lever gives it THP at fault; only "
+			  "MADV_COLLAPSE builds huge pages (thpctl collapse PID)");
+	else if (wants_always)
+		wb_put(b,
+		       ": per process, its programs can still opt in with MADV_HUGEPAGE, which "
+		       "enabled=%s honours: GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35+), "
+		       "MALLOC_CONF=thp:always (jemalloc 5.1+), -XX:+UseTransparentHugePages (JVM); "
+		       "thpctl ab --mode glibc --mode env:MALLOC_CONF=thp:always measures each",
+		       n->value);
+	else if (enabled)
+		wb_put(b, ": per process, it can opt out: thpctl run --thp=off (prctl), or "
+			  "--thp=advised (6.18+: THP only where it madvises)");
+	else
+		wb_put(b,
+		       ": no per-process lever sets %s (separate hosts would); under defrag=madvise "
+		       "only MADV_HUGEPAGE regions stall, so a process that madvises nothing never "
+		       "does",
+		       n->key);
+}
+
 static void note_conflict(struct wb *b, const struct adv_note *n)
 {
 	wb_put(b, "%s wants %s=", n->who, n->key);
@@ -383,10 +442,8 @@ static void note_conflict(struct wb *b, const struct adv_note *n)
 			wb_put(b, "%s%s", first ? "" : " or ", n->vals[i]);
 			first = false;
 		}
-	wb_put(b,
-	       ", but %s comes first and %s=%s stays: no per-process lever gives %s its own setting "
-	       "(separate hosts would)",
-	       n->winner, n->key, n->value, n->who);
+	wb_put(b, ", but %s comes first and %s=%s stays", n->winner, n->key, n->value);
+	conflict_levers(b, n);
 }
 
 static void note_per_process(struct wb *b, const struct adv_note *n)

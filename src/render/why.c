@@ -5,6 +5,7 @@
 
 #include "json.h"
 #include "ledger.h"
+#include "remedy.h"
 #include "table.h"
 
 static char mark(enum why_effect e)
@@ -49,6 +50,13 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 	fprintf(f, "(+ helps, - stands in the way, ? unknown)\n");
 	if (!in->smaps_err && in->st.thp_enabled != 0)
 		ledger_render_lines(f, &in->led, color);
+	if (r->rem) {
+		fprintf(f,
+			"%swhat to change%s (fixes ranked by what each saves; thpctl advise: the "
+			"host's view):\n",
+			col_bold(color), col_reset(color));
+		remedy_render_text(f, r->rem, color);
+	}
 }
 
 static json_t *top_json(const struct why_vma_top *t)
@@ -183,5 +191,6 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 		json_array_append_new(facts, o);
 	}
 	json_put(root, "facts", facts);
+	json_put(root, "what_to_change", r->rem ? remedy_to_json(r->rem) : json_null());
 	return root;
 }

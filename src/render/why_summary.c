@@ -45,6 +45,62 @@ const char *why_hint_words(enum why_hint_id h)
 	return (unsigned)h < sizeof(words) / sizeof(words[0]) && words[h] ? words[h] : "?";
 }
 
+/* "faulted as small pages before the advice", and whether a fallback could explain it too */
+static void w_small(struct wb *b, const struct why_summary *s)
+{
+	char a[32];
+	wb_put(b,
+	       "its MADV_HUGEPAGE regions hold %s in small pages, faulted as small pages before "
+	       "the advice",
+	       kb(a, sizeof(a), s->hg_small_kb));
+	if (s->has_fallback && !s->fallback)
+		wb_put(b, " (no THP fault fell back since boot: thp_fault_fallback 0)");
+	else if (s->has_fallback)
+		wb_put(b,
+		       " (or when no huge page was free: host thp_fault_fallback=%llu since boot)",
+		       (unsigned long long)s->fallback);
+	else
+		wb_put(b, " (or when no huge page was free: thp_fault_fallback unknown)");
+}
+
+/* The largest cost of the ledger, past its threshold: what it is and what it does. */
+static void w_cost(struct wb *b, const struct why_summary *s)
+{
+	const struct thp_ledger *l = s->led;
+	char a[32];
+	switch (s->cost) {
+	case LC_HELD:
+		wb_put(b,
+		       "%s is held by deferred split: %llu large folios partially unmapped, not in "
+		       "RSS but charged to its memory cgroup until the shrinker splits them under "
+		       "memory pressure (or it exits)",
+		       kb(a, sizeof(a), (uint64_t)l->held_kb),
+		       (unsigned long long)l->partial_folios);
+		break;
+	case LC_CREEP:
+		if (s->hg_small_kb) {
+			w_small(b, s);
+			wb_put(b, "; ");
+		}
+		wb_put(b,
+		       "khugepaged may add up to %s by collapsing %llu PMD ranges (max_ptes_none=%ld)",
+		       kb(a, sizeof(a), (uint64_t)l->creep_kb), (unsigned long long)l->creep_ranges,
+		       l->max_ptes_none);
+		break;
+	case LC_LAZYFREE:
+		wb_put(b,
+		       "%s of its RSS is lazily freed (MADV_FREE): counted in RSS and in its memory "
+		       "cgroup, reclaimed only under memory pressure",
+		       kb(a, sizeof(a), (uint64_t)l->lazyfree_kb));
+		break;
+	default: /* LC_INVENTED */
+		wb_put(b, "%s%s of it never written (invented)", l->method == LM_SAMPLED ? "~" : "",
+		       kb(a, sizeof(a), (uint64_t)l->invented_kb));
+		break;
+	}
+	wb_put(b, ": see the ledger");
+}
+
 static void w_none(struct wb *b, const struct why_summary *s)
 {
 	static const char *const why[] = {
@@ -58,10 +114,38 @@ static void w_none(struct wb *b, const struct why_summary *s)
 				   "free huge page at fault)",
 		[WN_OTHER] = "none of its regions got one",
 	};
-	wb_put(b, "has no PMD huge pages (AnonHugePages 0): %s%s", why[s->none],
+	wb_put(b, "has no PMD huge pages (AnonHugePages 0): ");
+	if (s->cost != LC_NONE)
+		w_cost(b, s);
+	else if (s->none == WN_HG_SMALL)
+		w_small(b, s);
+	else
+		wb_put(b, "%s", why[s->none]);
+	wb_put(b, "%s",
 	       s->prctl_unseen
 		       ? " (or a prctl(PR_SET_THP_DISABLE), which this kernel does not show)"
 		       : "");
+}
+
+/* "gets huge pages: AnonHugePages 8192 kB of 13.0 MiB anonymous (61%), in its ..." */
+static void w_huge(struct wb *b, const struct why_summary *s)
+{
+	char a[32], c[32];
+	static const char *const how[] = {[WH_HG] = "in its MADV_HUGEPAGE regions",
+					  [WH_ALWAYS] = "under enabled=always",
+					  [WH_COLLAPSED] =
+						  "collapsed (khugepaged or MADV_COLLAPSE)"};
+	if (s->anon_kb)
+		wb_put(b, "gets huge pages: AnonHugePages %s of %s anonymous (%.0f%%), %s",
+		       kb(a, sizeof(a), s->huge_kb), kb(c, sizeof(c), s->anon_kb),
+		       100.0 * (double)s->huge_kb / (double)s->anon_kb, how[s->how]);
+	else
+		wb_put(b, "gets huge pages: AnonHugePages %s, %s", kb(a, sizeof(a), s->huge_kb),
+		       how[s->how]);
+	if (s->cost != LC_NONE) {
+		wb_put(b, "; but ");
+		w_cost(b, s);
+	}
 }
 
 const char *why_summary_words(const struct why_report *r, char *out, size_t n)
@@ -70,10 +154,6 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 	const struct thp_ledger *l = s->led;
 	struct wb b = {out, n, 0};
 	char a[32], c[32];
-	static const char *const how[] = {[WH_HG] = "in its MADV_HUGEPAGE regions",
-					  [WH_ALWAYS] = "under enabled=always",
-					  [WH_COLLAPSED] =
-						  "collapsed (khugepaged or MADV_COLLAPSE)"};
 	out[0] = '\0';
 	switch (s->id) {
 	case WS_PRCTL_INHERITED:
@@ -98,13 +178,7 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 		       l->method == LM_SAMPLED ? "estimate" : "exact");
 		break;
 	case WS_HUGE:
-		if (s->anon_kb)
-			wb_put(&b, "gets huge pages: AnonHugePages %s of %s anonymous (%.0f%%), %s",
-			       kb(a, sizeof(a), s->huge_kb), kb(c, sizeof(c), s->anon_kb),
-			       100.0 * (double)s->huge_kb / (double)s->anon_kb, how[s->how]);
-		else
-			wb_put(&b, "gets huge pages: AnonHugePages %s, %s",
-			       kb(a, sizeof(a), s->huge_kb), how[s->how]);
+		w_huge(&b, s);
 		break;
 	case WS_NONE_HELD:
 		wb_put(&b,

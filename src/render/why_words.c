@@ -185,6 +185,13 @@ static void w_khp(struct wb *b, const struct why_line *l)
 {
 	const struct why_ev_khp *e = &l->ev.khp;
 	const char *where = e->always ? "its eligible regions" : "its MADV_HUGEPAGE regions";
+	if (e->nothing) {
+		wb_put(b, "khugepaged has nothing of it to collapse: it has no %s",
+		       e->always ? "THPeligible VMA" : "MADV_HUGEPAGE region (enabled=madvise)");
+		if (e->has_mpn)
+			wb_put(b, " (max_ptes_none=%llu)", (unsigned long long)e->mpn);
+		return;
+	}
 	if (!e->has_mpn)
 		wb_put(b, "khugepaged may collapse %s into huge pages later", where);
 	else

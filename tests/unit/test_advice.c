@@ -29,9 +29,11 @@ struct proc_spec {
 	bool limited;
 	int ver0, ver1; /* 0: unknown */
 	const char *cmdline;
-	bool rewritten;	  /* cmdline is a process title written over argv */
-	uint64_t huge_kb; /* AnonHugePages */
-	int hg_vmas;	  /* MADV_HUGEPAGE VMAs (of 1 GiB each) */
+	bool rewritten;	     /* cmdline is a process title written over argv */
+	uint64_t huge_kb;    /* AnonHugePages */
+	int hg_vmas;	     /* MADV_HUGEPAGE VMAs (of 1 GiB each) */
+	int64_t invented_kb; /* its ledger flags this much invented (0: nothing flagged) */
+	const char *exe; /* /proc/PID/exe when argv[0] (/usr/bin/COMM) is a symlink to another */
 };
 
 struct adv_case {
@@ -46,13 +48,15 @@ struct adv_case {
 	struct proc_spec procs[3];
 	const char *requested; /* comma-separated --workload names */
 	/* expectations */
-	const char *set;    /* the whole `thpctl set` line, "" for none */
-	int mixed;	    /* 0 any, 1 yes, 2 no */
-	const char *lever;  /* a substring of some lever's command, what or alternatives */
-	int lever_needed;   /* -1 don't care */
-	const char *note;   /* a substring of some note */
-	const char *reason; /* a substring of some setting's reason */
-	bool no_command;    /* the first process's lever has no runnable command */
+	const char *set;      /* the whole `thpctl set` line, "" for none */
+	int mixed;	      /* 0 any, 1 yes, 2 no */
+	const char *lever;    /* a substring of some lever's command, what or alternatives */
+	int lever_needed;     /* -1 don't care */
+	const char *note;     /* a substring of some note */
+	const char *reason;   /* a substring of some setting's reason */
+	bool no_command;      /* the first process's lever has no runnable command */
+	const char *no_lever; /* a substring no lever may have */
+	const char *no_note;  /* a substring no note may have */
 };
 
 static const struct adv_case cases[] = {
@@ -294,7 +298,28 @@ static const struct adv_case cases[] = {
 	 .requested = "latency-critical,throughput-batch",
 	 .set = "thpctl set defrag=defer",
 	 .lever_needed = -1,
-	 .note = "throughput-batch wants enabled=always, but latency-critical comes first"},
+	 .note = "throughput-batch wants enabled=always, but latency-critical comes first and "
+		 "enabled=madvise stays: per process, its programs can still opt in with "
+		 "MADV_HUGEPAGE, which enabled=madvise honours: GLIBC_TUNABLES=glibc.malloc.hugetlb=1",
+	 /* ab offers glibc and env:MALLOC_CONF=thp:always: there are per-process levers */
+	 .no_note = "no per-process lever gives throughput-batch"},
+	{.name = "a JVM whose own ledger flags invented memory: no +UseTransparentHugePages",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{.comm = "java",
+		    .wl = WL_JVM,
+		    .cmdline = "java -jar app.jar",
+		    .huge_kb = 1048576,
+		    .hg_vmas = 1,
+		    .invented_kb = 986112}},
+	 .requested = "jvm",
+	 .set = "",
+	 .lever = "do not add -XX:+UseTransparentHugePages",
+	 .lever_needed = 0,
+	 .no_lever = "add -XX:+UseTransparentHugePages to its options"},
 	{.name = "Redis already opted out",
 	 .enabled = "always",
 	 .defrag = "madvise",
@@ -317,6 +342,30 @@ static const struct adv_case cases[] = {
 	 .lever =
 		 "/usr/bin/redis-server ARGS...: its arguments are unknown (its command line reads 'redis-server *:7777'",
 	 .lever_needed = 0,
+	 .no_command = true},
+	{.name = "a Redis with THP_enabled 1 is not told to keep an opt-out it does not have",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server /etc/redis.conf"}},
+	 .set = "",
+	 .lever = "not opted out (THP_enabled 1): opt it out of THP as a safeguard",
+	 .lever_needed = 0,
+	 .no_lever = "keep it opted out"},
+	{.name = "Debian's redis-server, a symlink to redis-check-rdb: the command names redis-server",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server *:6379", true,
+		    .exe = "/usr/bin/redis-check-rdb"}},
+	 .set = "",
+	 .lever = "thpctl run --thp=off -- /usr/bin/redis-server ARGS...",
+	 .lever_needed = 0,
+	 .no_lever = "redis-check-rdb",
 	 .no_command = true},
 	{.name = "Redis holding THP under madvise (jemalloc thp:always): the opt-out is needed, not a safeguard",
 	 .enabled = "madvise",
@@ -386,6 +435,7 @@ static void build(const struct adv_case *c)
 	findings_evaluate(&H, &D, &FS);
 
 	memset(&IN, 0, sizeof(IN));
+	IN.systemd_thp = 1; /* a systemd that knows MemoryTHP= */
 	IN.h = &H;
 	IN.d = &D;
 	IN.fs = &FS;
@@ -412,6 +462,12 @@ static void build(const struct adv_case *c)
 		char argv[256];
 		size_t n = unit_split(argv, sizeof(argv), s->cmdline, ' ');
 		snprintf(p->exe, sizeof(p->exe), "/usr/bin/%s", s->comm);
+		memcpy(p->prog, p->exe, sizeof(p->prog)); /* argv[0]: /usr/bin/COMM */
+		p->prog_check = -1;
+		if (s->exe) { /* argv[0] leads to the running exe through a symlink */
+			snprintf(p->exe, sizeof(p->exe), "%s", s->exe);
+			p->prog_check = 1;
+		}
 		if (s->rewritten) {
 			p->args = ADV_ARGS_REWRITTEN;
 			assert_int_equal(shell_quote_argv(s->cmdline, strlen(s->cmdline) + 1,
@@ -427,6 +483,10 @@ static void build(const struct adv_case *c)
 		p->hg_vmas = s->hg_vmas;
 		p->hg_kb = (uint64_t)s->hg_vmas << 20;
 		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
+		if (s->invented_kb) {
+			p->flagged_cost = LC_INVENTED;
+			p->flagged_kb = s->invented_kb;
+		}
 	}
 	if (c->requested) {
 		char buf[128];
@@ -534,6 +594,11 @@ static void test_case(void **state)
 			      strstr(s_by(&A.s[k]), c->reason);
 		ok = hit;
 	}
+	int dummy;
+	if (ok && c->no_lever)
+		ok = !lever_has(c->no_lever, &dummy);
+	for (int k = 0; ok && c->no_note && k < A.nnotes; k++)
+		ok = !strstr(n_text(&A.notes[k]), c->no_note);
 	if (ok && c->no_command)
 		for (int k = 0; k < A.nlevers; k++)
 			if (A.l[k].pid == 1000)
@@ -547,6 +612,28 @@ static void test_case(void **state)
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	assert_true(ok);
+}
+
+/* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
+static void test_systemd_only_where_it_knows(void **state)
+{
+	(void)state;
+	int dummy;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&cases[i]);
+		if (!lever_has("MemoryTHP=disable", &dummy))
+			continue;
+		IN.systemd_thp = 0;
+		advice_build(&IN, &A);
+		assert_false(lever_has("MemoryTHP", &dummy));
+		IN.systemd_thp = -1;
+		advice_build(&IN, &A);
+		assert_false(lever_has("MemoryTHP", &dummy));
+		host_snapshot_free(&H);
+		memset(&H, 0, sizeof(H));
+		return;
+	}
+	fail_msg("no case offers MemoryTHP=");
 }
 
 /* Each recommended setting says why, and who asked. */
@@ -833,6 +920,7 @@ static void test_maps_shared(void **state)
 }
 
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
+		cmocka_unit_test(test_systemd_only_where_it_knows),
 		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_versions), cmocka_unit_test(test_cmdline_intact),
 		cmocka_unit_test(test_dpkg_owner), cmocka_unit_test(test_go_buildinfo),

@@ -483,7 +483,92 @@ static void test_thread_stacks(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/* One hg VMA of KB, RSS_KB resident, HUGE_KB of it PMD-mapped: the only VMA of IN. */
+static void one_hg(uint64_t kb, uint64_t rss_kb, uint64_t huge_kb)
+{
+	memset(&IN.vmas, 0, sizeof(IN.vmas));
+	struct smaps_vma v = unit_vma(0x7f0000000000ull, kb, "", VMF_HG);
+	v.t.kb[SM_RSS] = rss_kb;
+	v.t.kb[SM_ANON_HUGE] = huge_kb;
+	v.t.kb[SM_ANONYMOUS] = rss_kb;
+	v.t.present |= (1u << SM_RSS) | (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
+	v.thp_eligible = 1;
+	why_vmas_add(&IN.vmas, &v);
+}
+
+/* The first line names the ledger's largest cost past its threshold (issue 22, section 3). */
+static void test_headline_names_the_largest_cost(void **state)
+{
+	(void)state;
+	build(&why_cases[0]);
+	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
+	one_hg(131072, 16700, 16384);
+	struct ledger_raw split = {.thps = 8,
+				   .thps_sampled = 8,
+				   .samples = 64,
+				   .zero_samples = 63,
+				   .partial_folios = 56,
+				   .held_pages = 56 * 511};
+	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_HUGE);
+	assert_contains(sum_text(), "gets huge pages");
+	assert_contains(sum_text(), "but 111.8 MiB is held by deferred split: 56 large folios");
+	assert_contains(sum_text(), "charged to its memory cgroup");
+	/* one page in 16 touched before MADV_HUGEPAGE: small pages, creep 240 MiB */
+	one_hg(262144, 16384, 0);
+	struct ledger_raw creep = {.creep_ranges = 128, .creep_pages = 128 * 480};
+	ledger_build(0, &creep, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_NONE);
+	assert_contains(sum_text(), "its MADV_HUGEPAGE regions hold 16.0 MiB in small pages, "
+				    "faulted as small pages before the advice");
+	assert_contains(sum_text(), "khugepaged may add up to 240.0 MiB by collapsing 128 PMD");
+	assert_null(strstr(sum_text(), "not touched yet"));
+	/* MADV_FREE of all but one page per 2 MiB: lazily freed */
+	one_hg(524288, 525312, 0);
+	IN.vmas.t.kb[SM_LAZYFREE] = 256 * 2044;
+	IN.vmas.t.present |= 1u << SM_LAZYFREE;
+	struct ledger_raw none = {0};
+	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_contains(sum_text(), "511.0 MiB of its RSS is lazily freed (MADV_FREE): counted in "
+				    "RSS and in its memory cgroup, reclaimed only under memory "
+				    "pressure");
+	/* under the thresholds: the verdict as before */
+	IN.vmas.t.kb[SM_LAZYFREE] = 1024;
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_null(strstr(sum_text(), "lazily"));
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/* khugepaged helps only a process that has something it would collapse (issue 22, 6). */
+static void test_khugepaged_helps_only_with_hg(void **state)
+{
+	(void)state;
+	build(&why_cases[1]); /* madvise, no hg */
+	const struct why_line *k = line_of("khugepaged", "nothing of it to collapse");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_contains(ltext(k), "it has no MADV_HUGEPAGE region (enabled=madvise)");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	build(&why_cases[0]); /* madvise, one hg VMA */
+	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_HELPS);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
 		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
-		cmocka_unit_test(test_thread_stacks))
+		cmocka_unit_test(test_thread_stacks),
+		cmocka_unit_test(test_headline_names_the_largest_cost),
+		cmocka_unit_test(test_khugepaged_helps_only_with_hg))
