@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../kernel/exe.h"
+#include "../kernel/proc_alloc.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/systemd_probe.h"
@@ -125,6 +126,15 @@ static void detail(const struct sysroot *sr, struct proc_info *pi, const struct 
 	}
 	cgroup_of(sr, pi, rp);
 	stacks(sr, c, rp);
+	/* who manages its heap (kernel/proc_alloc.h, model/alloc.h): the responsible part */
+	struct alloc_raw *raw = calloc(1, sizeof(*raw));
+	if (raw && proc_alloc_read(sr, (pid_t)rp->pid, raw) == 0) {
+		bool env = rp->env_known;
+		alloc_decide(raw, env ? pi->environ.p : NULL, env ? pi->environ.len : 0, !sr->live,
+			     &rp->alloc);
+		rp->alloc_known = true;
+	}
+	free(raw);
 }
 
 /* The ledger of one process (smaps read into PI through C). */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "remedy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../util/names.h"
@@ -57,6 +58,36 @@ static bool hint_is(const struct why_hint *h, const char *var_prefix)
 	return !strncmp(h->var, var_prefix, strlen(var_prefix));
 }
 
+/* The part named by the allocator detection (model/alloc.h), RP_UNKNOWN when it found none. */
+static enum remedy_part alloc_part(const struct remedy_proc *p)
+{
+	static const enum remedy_part parts[AK_NKINDS] = {[AK_GLIBC] = RP_GLIBC,
+							  [AK_JEMALLOC] = RP_JEMALLOC,
+							  [AK_TCMALLOC] = RP_TCMALLOC,
+							  [AK_MIMALLOC] = RP_MIMALLOC,
+							  [AK_GO] = RP_GO,
+							  [AK_JVM] = RP_JVM};
+	if (!p->alloc_known || (unsigned)p->alloc.kind >= AK_NKINDS)
+		return RP_UNKNOWN;
+	return parts[p->alloc.kind];
+}
+
+/* The environment hint that configures PART, if any. */
+static const struct why_hint *part_hint(const struct remedy_proc *p, enum remedy_part part)
+{
+	static const struct {
+		const char *var;
+		enum remedy_part part;
+	} vars[] = {{"MALLOC_CONF", RP_JEMALLOC},    {"_RJEM_MALLOC_CONF", RP_JEMALLOC},
+		    {"JE_MALLOC_CONF", RP_JEMALLOC}, {"GLIBC_TUNABLES", RP_GLIBC},
+		    {"MIMALLOC_", RP_MIMALLOC},	     {"GODEBUG", RP_GO}};
+	for (int i = 0; p->env_known && i < p->nenv; i++)
+		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+			if (vars[k].part == part && hint_is(&p->env[i], vars[k].var))
+				return &p->env[i];
+	return NULL;
+}
+
 /* The part: thread stacks by their stack pointers, else the allocator or runtime a hint names. */
 static void find_part(const struct remedy_proc *p, struct remedy *r)
 {
@@ -65,6 +96,18 @@ static void find_part(const struct remedy_proc *p, struct remedy *r)
 	    p->stack_huge_kb * 2 >= huge && p->stack_huge_kb) {
 		r->part = RP_THREAD_STACKS;
 		r->evidence = RE_STACK_POINTERS;
+		return;
+	}
+	/* what the executable and its libraries say decides; a hint only supports it */
+	enum remedy_part ap = alloc_part(p);
+	if (ap == RP_GLIBC && r->mech == RM_LAZY_FREE) {
+		r->not_malloc = true; /* glibc returns memory with MADV_DONTNEED or munmap */
+		return;
+	}
+	if (ap != RP_UNKNOWN) {
+		r->part = ap;
+		r->evidence = RE_ALLOC;
+		r->hint = part_hint(p, ap);
 		return;
 	}
 	static const struct {
@@ -109,15 +152,16 @@ static struct remedy_fix *fix(struct remedy *r, enum remedy_fix_id id, enum reme
 	return f;
 }
 
-static int64_t known(int64_t kb)
+/* Whether P's Go version is known and older than MAJ.MIN.PATCH. */
+static bool go_older(const struct remedy_proc *p, int maj, int min, int patch)
 {
-	return kb > 0 ? kb : 0;
-}
-
-/* Every THP cost of P: what turning THP off for it gives back. */
-static int64_t thp_costs(const struct thp_ledger *l)
-{
-	return known(l->invented_kb) + known(l->held_kb) + known(l->creep_kb);
+	const char *v = p->alloc_known && p->alloc.kind == AK_GO && p->alloc.version[0]
+				? p->alloc.version
+				: p->gover;
+	int a = 0, b = 0, c = 0;
+	if (strncmp(v, "go", 2) || sscanf(v + 2, "%d.%d.%d", &a, &b, &c) < 2)
+		return false; /* unknown: not older as far as we know */
+	return a != maj ? a < maj : b != min ? b < min : c < patch;
 }
 
 /* The allocator's or runtime's own knob against the cost, when the part has one. */
@@ -133,15 +177,17 @@ static void own_knob(const struct remedy_proc *p, struct remedy *r)
 	case RP_JEMALLOC:
 		fix(r, RF_MALLOC_CONF_THP_NEVER, RS_PROCESS, kb);
 		break;
-	case RP_GLIBC: /* only its hugetlb=1 madvises: that is the hint's effect */
-		if (r->hint && r->hint->effect == WE_HELPS)
+	case RP_GLIBC: /* only its hugetlb=1 (or 2.43's aarch64 default) madvises its heaps */
+		if ((r->hint && r->hint->effect == WE_HELPS) ||
+		    (p->alloc_known && (p->alloc.notes & AN_GLIBC_HUGETLB_DEFAULT)))
 			fix(r, RF_GLIBC_HUGETLB_0, RS_PROCESS, kb);
 		break;
 	case RP_MIMALLOC:
 		fix(r, RF_MIMALLOC_THP_0, RS_PROCESS, kb);
 		break;
-	case RP_GO:
-		fix(r, RF_GODEBUG_DISABLETHP, RS_PROCESS, kb);
+	case RP_GO: /* disablethp arrived in Go 1.21.6 (and 1.22) */
+		if (!go_older(p, 1, 21, 6))
+			fix(r, RF_GODEBUG_DISABLETHP, RS_PROCESS, kb);
 		break;
 	case RP_JVM:
 		if (p->jvm_thp)
@@ -205,14 +251,24 @@ static void rank(struct remedy *r)
 		}
 }
 
+/*
+ * A per-service opt-out removes the flagged cost (and the others with it, which are not
+ * added up: creep and held overlap when khugepaged collapses a range a held folio maps).
+ */
+static void opt_out(struct remedy *r, enum remedy_fix_id id)
+{
+	struct remedy_fix *f = fix(r, id, RS_SERVICE, r->cost_kb);
+	if (f)
+		f->upper_bound = r->cost == LC_CREEP;
+}
+
 static void fixes_thp(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
 	own_knob(p, r);
-	int64_t all = thp_costs(&p->led);
-	fix(r, RF_RUN_OFF, RS_SERVICE, all);
+	opt_out(r, RF_RUN_OFF);
 	if (h->systemd_thp == 1 && p->unit[0])
-		fix(r, RF_SYSTEMD, RS_SERVICE, all);
-	fix(r, RF_PRCTL, RS_SERVICE, all);
+		opt_out(r, RF_SYSTEMD);
+	opt_out(r, RF_PRCTL);
 	host_knob(p, h, r);
 }
 

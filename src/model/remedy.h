@@ -11,8 +11,9 @@
  *    glibc.malloc.hugetlb=0, MIMALLOC_ALLOW_THP=0, -XX:-UseTransparentHugePages,
  *    GODEBUG=disablethp=1) or, for thread stacks, MAP_STACK: the flagged cost;
  *  - a per-service opt-out (thpctl run --thp=off, systemd MemoryTHP= where the
- *    installed systemd knows it, the program's own prctl): every THP cost of
- *    the process (invented + held + creep), and its huge pages with them;
+ *    installed systemd knows it, the program's own prctl): the flagged cost
+ *    (the others go too, not added up: held and creep overlap when khugepaged
+ *    collapses a range a held folio maps), and its huge pages with them;
  *  - a host knob: khugepaged/max_ptes_none=0 saves the creep of every process
  *    (others named), enabled=madvise the THP outside MADV_HUGEPAGE regions of
  *    every process (others that hold some named);
@@ -28,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "ledger.h"
 #include "why.h"
 
@@ -60,6 +62,7 @@ enum remedy_evidence {
 	RE_CMDLINE,	   /* a JVM flag on its command line */
 	RE_GO_BUILDINFO,   /* the Go build info of its executable */
 	RE_COMM,	   /* its name (java) */
+	RE_ALLOC, /* model/alloc.h: a mapped library, an executable's symbol or build info */
 };
 
 enum remedy_fix_id {
@@ -132,6 +135,8 @@ struct remedy_proc {
 	int cg_version;	     /* 1, 2; 0 unknown */
 	char cg_path[256];   /* its memory cgroup */
 	bool referenced_hot; /* smaps Referenced >= half its Rss */
+	bool alloc_known;    /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
+	struct alloc_fact alloc;
 };
 
 /* The host facts a remedy needs. */
@@ -150,7 +155,8 @@ struct remedy {
 	int64_t cost_kb;       /* gain: the fully written PTE-mapped bytes */
 	enum remedy_part part;
 	enum remedy_evidence evidence;
-	const struct why_hint *hint; /* RE_ENVIRON, RE_CMDLINE */
+	const struct why_hint *hint; /* RE_ENVIRON, RE_CMDLINE; with RE_ALLOC a supporting hint */
+	bool not_malloc; /* lazy free in a glibc malloc process: glibc does not MADV_FREE */
 	int nfix;
 	struct remedy_fix fix[REMEDY_MAX_FIXES];
 };

@@ -6,6 +6,7 @@
 
 #include "../model/evidence.h"
 #include "../util/units.h"
+#include "alloc.h"
 #include "json.h"
 #include "table.h"
 #include "wb.h"
@@ -90,13 +91,38 @@ const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 		       evidence_path(KP_PROC_FILE, p->pid, "task/*/syscall", path, sizeof(path)));
 		return out;
 	case RP_UNKNOWN:
+		if (r->not_malloc) {
+			alloc_short(&p->alloc, a, sizeof(a));
+			wb_put(&b,
+			       "unknown: its allocator, %s, does not free with MADV_FREE (it uses "
+			       "MADV_DONTNEED or munmap): the program or a library does",
+			       a);
+			return out;
+		}
 		wb_put(&b,
 		       "unknown: no allocator or runtime named by its environment, command line "
 		       "or executable%s",
 		       p->stacks_known ? "; not its thread stacks" : "");
+		if (p->alloc_known && p->alloc.why_unknown != AU_NONE)
+			wb_put(&b, " (allocator detection: %s)",
+			       alloc_unknown_name(p->alloc.why_unknown));
 		return out;
 	default:
 		break;
+	}
+	if (r->evidence == RE_ALLOC) {
+		alloc_short(&p->alloc, a, sizeof(a));
+		wb_put(&b, "%s", a);
+		if (p->alloc.evidence == AE_MAPPED_LIB)
+			wb_put(&b, " (its library %s in %s)", p->alloc.path,
+			       evidence_path(KP_PROC_FILE, p->pid, "maps", path, sizeof(path)));
+		else if (p->alloc.evidence == AE_EXE_SYMBOL)
+			wb_put(&b, " (symbol %s of its executable)", p->alloc.symbol);
+		else if (p->alloc.evidence == AE_GO_BUILDINFO)
+			wb_put(&b, " (the Go build info of its executable)");
+		if (r->hint)
+			wb_put(&b, "; its environment: %s %s", r->hint->var, r->hint->value);
+		return out;
 	}
 	wb_put(&b, "%s", names[r->part] ? names[r->part] : "?");
 	switch (r->evidence) {
@@ -231,7 +257,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 	case RF_RUN_OFF:
 		wb_put(&b,
 		       "per service: restart it with THP off (prctl, inherited by its children); "
-		       "its huge pages go with the costs");
+		       "its other THP costs and its huge pages go too");
 		break;
 	case RF_SYSTEMD:
 		wb_put(&b, "per service: systemd's own opt-out (this systemd knows MemoryTHP=)");
@@ -326,8 +352,22 @@ json_t *remedy_to_json(const struct remedy *r)
 	json_put(o, "mechanism_text", json_str(remedy_mech_words(r, t, sizeof(t))));
 	json_t *part = json_object();
 	json_put(part, "name", json_str(remedy_part_name(r->part)));
+	const struct alloc_fact *al = r->p->alloc_known ? &r->p->alloc : NULL;
 	json_put(part, "version",
-		 r->part == RP_GO && r->p->gover[0] ? json_str(r->p->gover) : json_null());
+		 r->evidence == RE_ALLOC && al->version[0] ? json_str(al->version)
+		 : r->part == RP_GO && r->p->gover[0]	   ? json_str(r->p->gover)
+							   : json_null());
+	static const char *const ev[] = {[RE_NONE] = NULL,
+					 [RE_STACK_POINTERS] = "stack-pointers",
+					 [RE_ENVIRON] = "environment",
+					 [RE_CMDLINE] = "command-line",
+					 [RE_GO_BUILDINFO] = "go-buildinfo",
+					 [RE_COMM] = "name",
+					 [RE_ALLOC] = NULL};
+	json_put(part, "evidence",
+		 r->evidence == RE_ALLOC ? json_str(alloc_evidence_name(al->evidence))
+		 : ev[r->evidence]	 ? json_str(ev[r->evidence])
+					 : json_null());
 	json_put(part, "threads_in_huge_vmas",
 		 r->part == RP_THREAD_STACKS ? json_integer(r->p->stack_threads) : json_null());
 	json_put(part, "text", json_str(remedy_part_words(r, t, sizeof(t))));

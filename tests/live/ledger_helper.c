@@ -10,7 +10,7 @@
  *                             mapped, held (deferred split)
  *   ledger_helper creep MB    no advice, 300 of every 512 pages written, then
  *                             MADV_HUGEPAGE: khugepaged may add 212 pages per PMD
- *   ledger_helper recollapse MB  as split, then MADV_COLLAPSE of MB/16 of the ranges
+ *   ledger_helper recollapse MB  as split, then MADV_COLLAPSE of 1 in 8 of the ranges
  *                             (what khugepaged does at max_ptes_none=511): a few THPs
  *                             again, ~all of them invented, and held beside them
  *   ledger_helper creep16 MB  MADV_NOHUGEPAGE, one page in 16 written, then
@@ -120,7 +120,7 @@ static int modes(const char *mode, char *p, size_t len)
 				if (madvise(p + off + PAGE, PMD - PAGE, adv))
 					die("madvise(MADV_DONTNEED/MADV_FREE)");
 		if (!strcmp(mode, "recollapse"))
-			for (size_t off = 0; off < len / 16; off += PMD)
+			for (size_t off = 0; off < len / 8; off += PMD)
 				if (madvise(p + off, PMD, MADV_COLLAPSE))
 					die("madvise(MADV_COLLAPSE)");
 	} else if (!strcmp(mode, "creep16")) {

@@ -181,6 +181,48 @@ static void test_nothing_or_a_gain(void **state)
 	assert_false(remedy_build(&P, &h, &R));
 }
 
+/* The allocator detection names the part and its version; a lazy free in glibc is not glibc's. */
+static void test_allocator_named(void **state)
+{
+	(void)state;
+	proc(900, "redis-server", 262144, 300000);
+	P.led.invented_kb = 204800;
+	P.led.method = LM_SAMPLED;
+	P.stacks_known = true;
+	P.alloc_known = true;
+	P.alloc.kind = AK_JEMALLOC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "5.3.0");
+	P.alloc.evidence = AE_MAPPED_LIB;
+	snprintf(P.alloc.path, sizeof(P.alloc.path), "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_JEMALLOC);
+	assert_int_equal(R.evidence, RE_ALLOC);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "jemalloc 5.3");
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "libjemalloc.so.2");
+	assert_int_equal(R.fix[0].id, RF_MALLOC_CONF_THP_NEVER);
+	assert_string_equal(fix_cmd(0), "MALLOC_CONF=thp:never");
+	/* Go older than 1.21.6: no disablethp to offer */
+	P.alloc.kind = AK_GO;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.21.5");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GO);
+	for (int i = 0; i < R.nfix; i++)
+		assert_int_not_equal(R.fix[i].id, RF_GODEBUG_DISABLETHP);
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.22.4");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[0].id, RF_GODEBUG_DISABLETHP);
+	/* glibc malloc does not free with MADV_FREE: a lazy free is not its doing */
+	proc(901, "app", 0, 525312);
+	P.led.lazyfree_kb = 523264;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_UNKNOWN);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "does not free with MADV_FREE");
+}
+
 UNIT_MAIN(cmocka_unit_test(test_thread_stacks_under_always), cmocka_unit_test(test_go_creep),
 	  cmocka_unit_test(test_lazy_free), cmocka_unit_test(test_held_unknown_part),
-	  cmocka_unit_test(test_nothing_or_a_gain))
+	  cmocka_unit_test(test_nothing_or_a_gain), cmocka_unit_test(test_allocator_named))
