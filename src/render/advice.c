@@ -393,6 +393,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	for (int i = 0; i < a->nrem; i++)
 		json_array_append_new(fl, remedy_to_json(&a->rem[i]));
 	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
+	json_put(root, "flagged_not_listed",
+		 in->ledger_scan == 1 ? json_integer(in->flagged_dropped) : json_null());
 	json_put(root, "systemd_memory_thp",
 		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;
