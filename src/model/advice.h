@@ -76,7 +76,7 @@ struct adv_proc {
 	char exe[160];	       /* its /proc/PID/exe, "" unknown */
 	char prog[160];	       /* the path its commands start: argv[0] when it leads to exe */
 	int prog_check;	       /* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
-	char title[96];	       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
+	char title[160];       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
 	bool has_smaps;	       /* the next three are known (smaps read) */
 	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
 	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */

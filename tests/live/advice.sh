@@ -235,7 +235,7 @@ stop_pid "$MC"
 if [ "$(readlink -f /usr/bin/redis-server 2>/dev/null)" != /usr/bin/redis-check-rdb ]; then
 	skip "advise: Debian's redis-server" "no /usr/bin/redis-server -> redis-check-rdb here"
 else
-	/usr/bin/redis-server --port 0 --save '' --appendonly no --daemonize no >"$TMP/redis.log" 2>&1 &
+	/usr/bin/redis-server --port 0 --unixsocket "$TMP/redis.sock" --save '' --appendonly no --daemonize no >"$TMP/redis.log" 2>&1 &
 	RS=$!
 	track_pid "$RS"
 	export RS

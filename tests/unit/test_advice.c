@@ -706,7 +706,16 @@ static void test_shell_quote(void **state)
 	assert_string_equal(out, "");
 	char tiny[8];
 	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
-	assert_string_equal(tiny, "");
+	assert_string_equal(
+		tiny, ""); /* the space a title takes is counted exactly, not 4x: 48 bytes fit 64 */
+	char t64[64];
+	assert_int_equal(shell_quote_argv(LIT("/usr/bin/redis-server unixsocket:/tmp/why/r.sock\0"),
+					  t64, sizeof(t64)),
+			 0);
+	assert_string_equal(t64, "'/usr/bin/redis-server unixsocket:/tmp/why/r.sock'");
+	char t14[14];
+	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), t14, sizeof(t14)), 0);
+	assert_string_equal(t14, "redis-server");
 }
 
 static void test_cmdline_intact(void **state)
