@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../kernel/exe.h"
 #include "../kernel/proc_alloc.h"
@@ -158,6 +159,8 @@ static int ledger_of(const struct sysroot *sr, const struct ledger_req *q, struc
 static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struct adv_input *in,
 		     struct proc_info *pi, struct remedy_proc *rp, pid_t pid)
 {
+	if (pid == getpid()) /* thpctl itself: not what the operator asks about */
+		return;
 	if (proc_read(sr, pid, PROC_STATUS, pi) || !(pi->got & PROC_STATUS) ||
 	    pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
 		return;

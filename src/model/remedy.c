@@ -44,7 +44,8 @@ const char *remedy_fix_name(enum remedy_fix_id f)
 					[RF_CG_RECLAIM] = "cgroup-memory-reclaim",
 					[RF_JE_MUZZY] = "jemalloc-muzzy-decay",
 					[RF_COLLAPSE] = "thpctl-collapse-dry-run",
-					[RF_OPT_IN] = "allocator-opt-in"};
+					[RF_OPT_IN] = "allocator-opt-in",
+					[RF_PROGRAM_ADVICE] = "program-madvise"};
 	return ENUM_NAME(n, f, "?");
 }
 
@@ -88,8 +89,26 @@ static const struct why_hint *part_hint(const struct remedy_proc *p, enum remedy
 	return NULL;
 }
 
+/* Whether P's glibc madvises its heaps: glibc.malloc.hugetlb=1, or 2.43's aarch64 default. */
+static bool glibc_madvises(const struct remedy_proc *p, const struct why_hint *hint)
+{
+	return (hint && hint->effect == WE_HELPS) ||
+	       (p->alloc_known && (p->alloc.notes & AN_GLIBC_HUGETLB_DEFAULT));
+}
+
+/*
+ * Whether the cost of R sits in MADV_HUGEPAGE regions: creep under madvise (khugepaged
+ * collapses only there), else at least half its huge pages in hg VMAs.
+ */
+static bool in_hg(const struct remedy_proc *p, const struct remedy_host *h, const struct remedy *r)
+{
+	if (r->mech == RM_CREEP)
+		return !h->always;
+	return p->led.huge_kb > 0 && p->hg_huge_kb * 2 >= (uint64_t)p->led.huge_kb;
+}
+
 /* The part: thread stacks by their stack pointers, else the allocator or runtime a hint names. */
-static void find_part(const struct remedy_proc *p, struct remedy *r)
+static void find_part(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
 	uint64_t huge = p->led.huge_kb > 0 ? (uint64_t)p->led.huge_kb : 0;
 	if (r->mech != RM_LAZY_FREE && p->stacks_known && p->stack_threads > 0 &&
@@ -108,6 +127,9 @@ static void find_part(const struct remedy_proc *p, struct remedy *r)
 		r->part = ap;
 		r->evidence = RE_ALLOC;
 		r->hint = part_hint(p, ap);
+		/* glibc gives no MADV_HUGEPAGE of its own: hg regions are the program's doing */
+		if (ap == RP_GLIBC && !glibc_madvises(p, r->hint) && in_hg(p, h, r))
+			r->part = RP_PROGRAM;
 		return;
 	}
 	static const struct {
@@ -178,9 +200,11 @@ static void own_knob(const struct remedy_proc *p, struct remedy *r)
 		fix(r, RF_MALLOC_CONF_THP_NEVER, RS_PROCESS, kb);
 		break;
 	case RP_GLIBC: /* only its hugetlb=1 (or 2.43's aarch64 default) madvises its heaps */
-		if ((r->hint && r->hint->effect == WE_HELPS) ||
-		    (p->alloc_known && (p->alloc.notes & AN_GLIBC_HUGETLB_DEFAULT)))
+		if (glibc_madvises(p, r->hint))
 			fix(r, RF_GLIBC_HUGETLB_0, RS_PROCESS, kb);
+		break;
+	case RP_PROGRAM:
+		fix(r, RF_PROGRAM_ADVICE, RS_PROCESS, kb);
 		break;
 	case RP_MIMALLOC:
 		fix(r, RF_MIMALLOC_THP_0, RS_PROCESS, kb);
@@ -295,7 +319,7 @@ bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, stru
 						[LC_CREEP] = RM_CREEP,
 						[LC_LAZYFREE] = RM_LAZY_FREE};
 	out->mech = mech[c];
-	find_part(p, out);
+	find_part(p, h, out);
 	if (out->mech == RM_WOULD_GAIN) {
 		fix(out, RF_COLLAPSE, RS_PROCESS, 0);
 		fix(out, RF_OPT_IN, RS_PROCESS, 0);

@@ -52,6 +52,7 @@ enum remedy_part {
 	RP_TCMALLOC,
 	RP_GO,
 	RP_JVM,
+	RP_PROGRAM, /* the program's own MADV_HUGEPAGE: its allocator (named) gives no such advice */
 };
 
 /* How the part was found. */
@@ -78,9 +79,10 @@ enum remedy_fix_id {
 	RF_HOST_MPN,		  /* thpctl set khugepaged/max_ptes_none=0 */
 	RF_HOST_MADVISE,	  /* thpctl set enabled=madvise */
 	RF_CG_RECLAIM,		  /* memory.reclaim of its cgroup (v2): give lazy free back now */
-	RF_JE_MUZZY, /* jemalloc: MALLOC_CONF=muzzy_decay_ms:0 (purge, not MADV_FREE) */
-	RF_COLLAPSE, /* thpctl collapse PID --dry-run (would gain) */
-	RF_OPT_IN,   /* its allocator's opt-in (would gain) */
+	RF_JE_MUZZY,	   /* jemalloc: MALLOC_CONF=muzzy_decay_ms:0 (purge, not MADV_FREE) */
+	RF_COLLAPSE,	   /* thpctl collapse PID --dry-run (would gain) */
+	RF_OPT_IN,	   /* its allocator's opt-in (would gain) */
+	RF_PROGRAM_ADVICE, /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
 };
 
 /* Where a fix acts: how many others it reaches. */

@@ -110,6 +110,14 @@ const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 	default:
 		break;
 	}
+	if (r->part == RP_PROGRAM) {
+		alloc_short(&p->alloc, a, sizeof(a));
+		wb_put(&b,
+		       "the program itself: its own MADV_HUGEPAGE on these regions (its allocator, %s, "
+		       "gives no such advice without glibc.malloc.hugetlb=1)",
+		       a);
+		return out;
+	}
 	if (r->evidence == RE_ALLOC) {
 		alloc_short(&p->alloc, a, sizeof(a));
 		wb_put(&b, "%s", a);
@@ -145,7 +153,9 @@ const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 	return out;
 }
 
-static void others(struct wb *b, const struct remedy_fix *f, const char *what)
+/* "; N other processes VERB1|VERBN REST (X in all): PID a (comm), ..." */
+static void others(struct wb *b, const struct remedy_fix *f, const char *one, const char *many,
+		   const char *rest)
 {
 	char a[32];
 	if (f->others < 0) {
@@ -153,11 +163,11 @@ static void others(struct wb *b, const struct remedy_fix *f, const char *what)
 		return;
 	}
 	if (!f->others) {
-		wb_put(b, "; no other process scanned %s", what);
+		wb_put(b, "; no other process scanned %s%s", many, rest);
 		return;
 	}
-	wb_put(b, "; %d other process%s %s (%s in all):", f->others, f->others == 1 ? "" : "es",
-	       what, kb(a, sizeof(a), f->others_kb));
+	wb_put(b, "; %d other process%s %s%s (%s in all):", f->others, f->others == 1 ? "" : "es",
+	       f->others == 1 ? one : many, rest, kb(a, sizeof(a), f->others_kb));
 	for (int i = 0; i < f->others && i < REMEDY_MAX_OTHERS; i++)
 		wb_put(b, "%s PID %ld (%s)", i ? "," : "", f->other_pid[i], f->other_comm[i]);
 	if (f->others > REMEDY_MAX_OTHERS)
@@ -269,11 +279,12 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		break;
 	case RF_HOST_MPN:
 		wb_put(&b, "host: khugepaged no longer fills empty pages when it collapses");
-		others(&b, f, "would stop creeping");
+		others(&b, f, "would stop creeping", "would stop creeping", "");
 		break;
 	case RF_HOST_MADVISE:
 		wb_put(&b, "host: only MADV_HUGEPAGE regions get huge pages at fault");
-		others(&b, f, "hold huge pages outside such regions and would lose them");
+		others(&b, f, "holds", "hold",
+		       " huge pages outside such regions and would lose them");
 		break;
 	case RF_CG_RECLAIM:
 		wb_put(&b, "now, per cgroup (v2): reclaim takes lazily freed pages first");
@@ -285,6 +296,11 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		break;
 	case RF_COLLAPSE:
 		wb_put(&b, "see what collapsing its fully written ranges would do (no change)");
+		break;
+	case RF_PROGRAM_ADVICE:
+		wb_put(&b,
+		       "in the program: drop its MADV_HUGEPAGE where it writes sparsely or frees "
+		       "in parts (or free whole 2 MiB ranges)");
 		break;
 	default: /* RF_OPT_IN */
 		wb_put(&b, "opt it in: %s",

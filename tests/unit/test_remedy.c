@@ -74,7 +74,7 @@ static void test_thread_stacks_under_always(void **state)
 	assert_int_equal(R.fix[3].id, RF_HOST_MADVISE);
 	assert_int_equal(R.fix[3].others, 1); /* java; not itself, not idle */
 	assert_int_equal(R.fix[3].other_pid[0], 77);
-	assert_contains(fix_text(3), "1 other process hold huge pages outside such regions");
+	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions");
 	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves ~398.0 MiB");
 	/* no systemd that knows MemoryTHP=: no such fix */
 	for (int i = 0; i < R.nfix; i++)
@@ -181,6 +181,39 @@ static void test_nothing_or_a_gain(void **state)
 	assert_false(remedy_build(&P, &h, &R));
 }
 
+/* hg regions in a glibc process (no hugetlb=1): the program's own advice, not glibc's. */
+static void test_program_advice_not_glibc(void **state)
+{
+	(void)state;
+	proc(902, "app", 262144, 263000);
+	P.led.invented_kb = 261000;
+	P.led.method = LM_SAMPLED;
+	P.hg_huge_kb = 262144;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_PROGRAM);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "the program itself");
+	assert_int_equal(R.fix[0].id, RF_PROGRAM_ADVICE);
+	/* with glibc.malloc.hugetlb=1 in its environment, glibc madvises: its knob */
+	P.env_known = true;
+	P.nenv = why_hints_parse("GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0", 38, false, P.env,
+				 WHY_MAX_HINTS);
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GLIBC);
+	assert_int_equal(R.fix[0].id, RF_GLIBC_HUGETLB_0);
+	/* under enabled=always, huge pages outside hg: glibc's heap, no knob of its own */
+	P.nenv = 0;
+	P.hg_huge_kb = 0;
+	P.huge_not_hg_kb = 262144;
+	h.always = true;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GLIBC);
+	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+}
+
 /* The allocator detection names the part and its version; a lazy free in glibc is not glibc's. */
 static void test_allocator_named(void **state)
 {
@@ -225,4 +258,5 @@ static void test_allocator_named(void **state)
 
 UNIT_MAIN(cmocka_unit_test(test_thread_stacks_under_always), cmocka_unit_test(test_go_creep),
 	  cmocka_unit_test(test_lazy_free), cmocka_unit_test(test_held_unknown_part),
-	  cmocka_unit_test(test_nothing_or_a_gain), cmocka_unit_test(test_allocator_named))
+	  cmocka_unit_test(test_nothing_or_a_gain), cmocka_unit_test(test_allocator_named),
+	  cmocka_unit_test(test_program_advice_not_glibc))
