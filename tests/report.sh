@@ -120,7 +120,7 @@ expect_rc "ab --report: exit 0" 0
 check ab "$TMP/ab.html" "$TMP/ab.json"
 expect_eval "ab: the command's argument is escaped, not markup" \
 	"! grep -q '<img' '$TMP/ab.html' && grep -q '&lt;img src=x onerror=alert(1)&gt;' '$TMP/ab.html'"
-render ab "$TMP/ab.html" ab-wall ab-ratio
+render ab "$TMP/ab.html" ab-wall ab-ratio ab-rss
 
 # ---- (c) watch --record while defrag changes through `thpctl set`, then report ---------
 if [ "$ROOT" -eq 1 ] && [ -w "$THP/defrag" ]; then

@@ -201,6 +201,16 @@ def check_ab(page, d):
     check(f"ab: {len(wall)} wall and {len(ratio)} ratio rows match the JSON",
           len(wall) == len(d["modes"]) == len(ratio) and not bad, str(bad[:3]))
     check("ab: some mode has a ratio interval", any(m["wall_ratio_to_base"] for m in d["modes"]))
+    # memory has its own verdict and interval (peak RSS), in the page as in the JSON
+    _, rss = table_rows(page, "ab-rss")
+    bad = []
+    for m, r in zip(d["modes"], rss):
+        ci = m["peak_rss_ratio_to_base"]
+        want = [ci and ci["estimate"], ci and ci["low"], ci and ci["high"]]
+        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != m["memory_verdict"]:
+            bad.append((r, ci, m["memory_verdict"]))
+    check(f"ab: chart ab-rss, {len(rss)} peak RSS ratio rows match the JSON",
+          "ab-rss" in page.svgs and len(rss) == len(d["modes"]) and not bad, str(bad[:3]))
 
 
 RATES = ["thp_fault_alloc", "thp_fault_fallback", "compact_stall", "thp_split_pmd",

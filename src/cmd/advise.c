@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernel/argv0.h"
 #include "../kernel/cgroup.h"
 #include "../kernel/exe.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../model/findings.h"
 #include "../render/advice.h"
+#include "advise_int.h"
 #include "args.h"
 #include "common.h"
 
@@ -107,30 +109,54 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* p->exe, p->args and p->cmdline (exe and arguments, when intact) or p->title. */
-static void fill_args(struct adv_proc *p, const struct proc_info *pi, int exe_err)
+/*
+ * p->prog: the path in its restart commands. argv[0] (ARGV0, or the first word
+ * of a process title) when it leads to the running executable (Debian's
+ * redis-server is a symlink to redis-check-rdb, which picks its role from
+ * argv[0]: /proc/PID/exe names the wrong program), else its exe.
+ */
+static void fill_prog(const struct sysroot *sr, struct adv_proc *p, const struct proc_info *pi,
+		      const char *argv0, size_t len)
+{
+	char a0[160];
+	snprintf(a0, sizeof(a0), "%.*s", (int)(len < sizeof(a0) ? len : sizeof(a0) - 1), argv0);
+	const char *path = (pi->got & PROC_ENVIRON) && !pi->environ_err
+				   ? argv0_path_env(pi->environ.p, pi->environ.len)
+				   : NULL;
+	int r = argv0_resolve(sr, (pid_t)p->pid, a0, path, p->prog, sizeof(p->prog));
+	p->prog_check = r == 1 ? 1 : r == 0 ? 0 : -1;
+	if (r != 1)
+		memcpy(p->prog, p->exe, sizeof(p->prog));
+}
+
+void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct proc_info *pi,
+		      int exe_err)
 {
 	const struct buf *b = &pi->cmdline;
 	if (!exe_err)
 		snprintf(p->exe, sizeof(p->exe), "%s", pi->exe);
 	if (!(pi->got & PROC_CMDLINE) || !b->len || exe_err)
 		return; /* ADV_ARGS_UNKNOWN */
-	if (!cmdline_intact(b->p, b->len, pi->exe)) {
+	bool padded = b->p[b->len - 1] != '\0' || b->p[0] == '\0' ||
+		      (b->len >= 2 && b->p[b->len - 2] == '\0');
+	/* argv[0], or a title's first word */
+	size_t a0 = strnlen(b->p, b->len);
+	const char *sp = memchr(b->p, ' ', a0);
+	fill_prog(sr, p, pi, b->p, padded && sp ? (size_t)(sp - b->p) : a0);
+	if (padded || (p->prog_check != 1 && !cmdline_intact(b->p, b->len, pi->exe))) {
 		p->args = ADV_ARGS_REWRITTEN;
-		size_t n = strnlen(b->p, b->len);
-		if (shell_quote_argv(b->p, n, p->title, sizeof(p->title)))
+		if (shell_quote_argv(b->p, a0, p->title, sizeof(p->title)))
 			snprintf(p->title, sizeof(p->title), "'...'");
 		return;
 	}
-	/* the exe's own path, then argv[1..] */
-	size_t a0 = strlen(b->p) + 1;
-	char *v = malloc(strlen(pi->exe) + 1 + b->len);
+	/* its program, then argv[1..] */
+	size_t pl = strlen(p->prog) + 1, rest = b->len - (a0 + 1 <= b->len ? a0 + 1 : b->len);
+	char *v = malloc(pl + rest);
 	if (!v)
 		return;
-	size_t el = strlen(pi->exe) + 1;
-	memcpy(v, pi->exe, el);
-	memcpy(v + el, b->p + a0, b->len - a0);
-	if (shell_quote_argv(v, el + b->len - a0, p->cmdline, sizeof(p->cmdline)) == 0)
+	memcpy(v, p->prog, pl);
+	memcpy(v + pl, b->p + b->len - rest, rest);
+	if (shell_quote_argv(v, pl + rest, p->cmdline, sizeof(p->cmdline)) == 0)
 		p->args = ADV_ARGS_INTACT;
 	free(v);
 }
@@ -208,7 +234,7 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 			if (memcmp(b->p + i, "-XX:+UseTransparentHugePages", 28) == 0)
 				p->java_thp = true;
 	}
-	fill_args(p, pi, exe_err);
+	advise_fill_args(sr, p, pi, exe_err);
 	fill_thp(pi, p);
 	fill_version(sr, s, p, exe_err);
 	if (p->wl == WL_MONGODB7 && !p->has_ver) {
@@ -261,7 +287,7 @@ static void count_limit(const struct sysroot *sr, struct scan *s, bool *limited,
  * The decisions of one process's scan, taken between the rounds of its one
  * proc_read() (proc_info.more): status and cgroup first; the exe link for a
  * process that may be a workload; the Go build info when only that can tell;
- * then, for a workload, cmdline, smaps (maps for PostgreSQL) in one go.
+ * then, for a workload, cmdline, environ, smaps (maps for PostgreSQL) in one go.
  */
 struct step {
 	const struct sysroot *sr;
@@ -291,7 +317,7 @@ static unsigned decided(struct step *t, struct proc_info *pi)
 	pi->vma_cb = thp_vma;
 	pi->vma_ctx = p;
 	t->stage = ST_FILES;
-	return PROC_CMDLINE | PROC_SMAPS | (t->wl == WL_POSTGRES ? PROC_MAPS : 0);
+	return PROC_CMDLINE | PROC_ENVIRON | PROC_SMAPS | (t->wl == WL_POSTGRES ? PROC_MAPS : 0);
 }
 
 /* proc_info.more for advise: by name, exe path or Go build info, then the workload's files. */
@@ -450,6 +476,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	if (r)
 		warnx("advise: cannot list %s/proc: %s: no workload detection", g->sr.path,
 		      strerror(-r));
+	if (!r && (r = advise_ledger(&g->sr, &in)))
+		warnx("advise: the ledger scan failed: %s", strerror(-r));
 	/* a mongod whose version told us, or a request, settles the assumption */
 	if (in.mongodb_assumed && !(s.requested & (1u << WL_MONGODB7))) {
 		bool any = false;

@@ -129,12 +129,12 @@ int exporter_refresh(struct exporter *e, bool force)
 	for (size_t i = 0; r == 0 && e->ledger && i < e->s.nprocs; i++) {
 		struct proc_sample *p = &e->s.procs[i];
 		struct thp_ledger l;
-		if (!p->readable ||
-		    ledger_for_pid(e->smp.sr, p->pid, &e->q, NULL, (int64_t)p->anon_huge_kb, &l))
+		if (!p->readable || ledger_for_pid(e->smp.sr, p->pid, &e->q, NULL, NULL, &l))
 			continue; /* gone meanwhile, or out of memory: unknown, not exported */
 		p->invented_kb = l.invented_kb;
 		p->held_kb = l.held_kb;
 		p->creep_kb = l.creep_kb;
+		p->lazyfree_kb = l.lazyfree_kb;
 	}
 	e->meta.cgroups = NULL;
 	if (r == 0 && e->cg_top) {

@@ -37,10 +37,12 @@ static int add_vma(const struct smaps_vma *v, void *arg)
 }
 
 int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req *q,
-		   const struct ledger_vmas *lv, int64_t ahp_kb, struct thp_ledger *l)
+		   const struct ledger_vmas *lv, const struct smaps_totals *t, struct thp_ledger *l)
 {
 	struct ledger_vmas own = {0};
-	ledger_unknown(ahp_kb, l);
+	struct smaps_totals own_t;
+	ledger_unknown(-1, l);
+	ledger_smaps(l, t);
 	if (!sr->live) { /* a recorded tree has no pagemap: every part stays unknown */
 		l->invented_gap = l->held_gap = l->creep_gap = LG_RECORDED;
 		return 0;
@@ -52,8 +54,10 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 		pi.vma_ctx = &c;
 		int r = proc_read(sr, pid, PROC_SMAPS, &pi);
 		int e = pi.smaps_err;
-		if (!r && !e && ahp_kb < 0)
-			ahp_kb = (int64_t)pi.t.kb[SM_ANON_HUGE];
+		if (!r && !e) {
+			own_t = pi.t;
+			t = &own_t;
+		}
 		proc_info_free(&pi);
 		if (r == -ESRCH || e == -ESRCH || e == -ENOENT) {
 			ledger_vmas_free(&own);
@@ -82,7 +86,9 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 	ledger_vmas_free(&own);
 	if (r == -ESRCH || r == -ENOMEM)
 		return r;
-	ledger_build(ahp_kb, &raw, r, q->k, q->held, q->max_ptes_none, q->page_kb, q->pmd_order, l);
+	int64_t ahp = t && smaps_has(t, SM_ANON_HUGE) ? (int64_t)t->kb[SM_ANON_HUGE] : -1;
+	ledger_build(ahp, &raw, r, q->k, q->held, q->max_ptes_none, q->page_kb, q->pmd_order, l);
+	ledger_smaps(l, t);
 	return 0;
 }
 
@@ -92,10 +98,13 @@ int ledger_for_proc(const struct sysroot *sr, const struct ledger_req *q, const 
 	int64_t ahp = smaps_has(&p->t, SM_ANON_HUGE) ? (int64_t)p->t.kb[SM_ANON_HUGE] : -1;
 	bool always = q->policy && !strcmp(q->policy, "always");
 	if (ahp != 0 || p->hg_vmas || (always && p->eligible_vmas)) {
-		int e = ledger_for_pid(sr, p->pid, q, lv, ahp, l);
-		return e == -ESRCH ? 0 : e; /* gone meanwhile: its row stays unknown */
+		int e = ledger_for_pid(sr, p->pid, q, lv, &p->t, l);
+		if (e == -ESRCH) /* gone meanwhile: its row stays unknown */
+			ledger_unknown(ahp, l);
+		return e == -ESRCH ? 0 : e;
 	}
 	ledger_unknown(ahp, l);
+	ledger_smaps(l, &p->t);
 	l->invented_kb = 0; /* no PMD-mapped THP: nothing invented inside one */
 	l->method = LM_EXACT;
 	l->invented_gap = LG_OK;

@@ -24,13 +24,15 @@ struct ledger_req {
 void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *policy, size_t n);
 
 /*
- * The ledger of PID into L, AHP_KB its AnonHugePages (-1 unknown). LV: its
- * VMAs when the caller already read smaps (ledger_vmas_add), else NULL to
- * read them here. Returns 0 (parts unknown say why in L), -ESRCH when the
- * process is gone, or -ENOMEM.
+ * The ledger of PID into L. LV and T: its VMAs (ledger_vmas_add) and smaps
+ * sums when the caller already read smaps, else NULL to read them here (T
+ * gives AnonHugePages, Rss, LazyFree, Referenced; NULL with LV: unknown).
+ * Returns 0 (parts unknown say why in L), -ESRCH when the process is gone,
+ * or -ENOMEM.
  */
 int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req *q,
-		   const struct ledger_vmas *lv, int64_t ahp_kb, struct thp_ledger *l);
+		   const struct ledger_vmas *lv, const struct smaps_totals *t,
+		   struct thp_ledger *l);
 
 struct proc_thp;
 /*

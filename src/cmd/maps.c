@@ -170,9 +170,7 @@ static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *m
 		      __builtin_popcount(r->st.bad) > 1 ? " and more fields" : "");
 	if (r->st.truncated)
 		warnx("maps: /proc/%d/status is cut short: partial", pi->pid);
-	int64_t ahp =
-		smaps_has(&r->totals, SM_ANON_HUGE) ? (int64_t)r->totals.kb[SM_ANON_HUGE] : -1;
-	if (ledger_for_pid(&g->sr, pi->pid, &mc->q, &mc->lv, ahp, &r->led) == -ENOMEM) {
+	if (ledger_for_pid(&g->sr, pi->pid, &mc->q, &mc->lv, &r->totals, &r->led) == -ENOMEM) {
 		warnx("out of memory");
 		return EXIT_FAIL;
 	}

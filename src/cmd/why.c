@@ -9,8 +9,10 @@
 
 #include "../kernel/cgroup.h"
 #include "../kernel/proc_read.h"
+#include "../kernel/systemd_probe.h"
 #include "../render/why.h"
 #include "../kernel/thp_settings.h"
+#include "advise_int.h"
 #include "args.h"
 #include "ledger.h"
 #include "common.h"
@@ -60,8 +62,7 @@ static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_ct
 	}
 	ledger_unknown(in->smaps_err ? -1 : (int64_t)in->vmas.t.kb[SM_ANON_HUGE], &in->led);
 	if (!in->smaps_err) {
-		int e = ledger_for_pid(sr, (pid_t)in->pid, &c->q, &c->lv,
-				       (int64_t)in->vmas.t.kb[SM_ANON_HUGE], &in->led);
+		int e = ledger_for_pid(sr, (pid_t)in->pid, &c->q, &c->lv, &in->vmas.t, &in->led);
 		if (e)
 			return e;
 	}
@@ -119,6 +120,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	in.h = h;
+	in.vmas.pmd_bytes = h->feat.pmd_size;
 	char policy[CHOICE_LEN];
 	struct why_ctx wc = {.in = &in, .q = {.k = LEDGER_K, .held = true, .budget_ms = 2000}};
 	ledger_req_host(&g->sr, &wc.q, policy, sizeof(policy));
@@ -135,6 +137,24 @@ int cmd_why(struct globals *g, int argc, char **argv)
 
 	static struct why_report r;
 	why_explain(&in, &r);
+	/* what to change, when its ledger flags a cost or it would gain (why's last block) */
+	static struct remedy_proc rp;
+	static struct remedy rem;
+	if (!in.smaps_err && in.st.thp_enabled != 0 &&
+	    (ledger_top_cost(&in.led) != LC_NONE || in.led.pte_full_kb > 0) &&
+	    advise_remedy_proc(&g->sr, pid, &in.led, wc.q.policy, &rp) == 0) {
+		const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
+		int k = systemd_knows(&g->sr, "MemoryTHP");
+		struct remedy_host host = {
+			.always = wc.q.policy && !strcmp(wc.q.policy, "always"),
+			.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+			.systemd_thp = k == 1	? 1
+				       : k == 0 ? 0
+						: -1,
+		};
+		if (remedy_build(&rp, &host, &rem))
+			r.rem = &rem;
+	}
 	if (g->json)
 		ret = cmd_emit_json(why_to_json(&in, &r));
 	else

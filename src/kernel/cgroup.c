@@ -2,6 +2,7 @@
 #include "cgroup.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -250,4 +251,14 @@ uint64_t cgroup_self_headroom(const struct sysroot *sr, uint64_t *limit)
 	buf_free(&b);
 	buf_free(&cg);
 	return best;
+}
+
+int cgroup_v2_has_file(const struct sysroot *sr, const char *path, const char *name)
+{
+	char rel[PATH_MAX];
+	int n = snprintf(rel, sizeof(rel), "%s%s/%s", SR_CGROUP, strcmp(path, "/") ? path : "",
+			 name);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return -ENAMETOOLONG;
+	return sysroot_exists(sr, rel);
 }

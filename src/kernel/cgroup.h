@@ -70,4 +70,10 @@ int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, 
  */
 uint64_t cgroup_self_headroom(const struct sysroot *sr, uint64_t *limit);
 
+/*
+ * Whether the v2 cgroup at PATH ("/" or "/a/b", as in proc/PID/cgroup) has the
+ * interface file NAME (e.g. "memory.reclaim"): 0 when it exists, else -errno.
+ */
+int cgroup_v2_has_file(const struct sysroot *sr, const char *path, const char *name);
+
 #endif

@@ -199,6 +199,7 @@ struct lg {
 	uint64_t blk;	/* its first byte */
 	uint64_t blk_r; /* resident pages seen in it */
 	bool blk_open;
+	bool blk_huge; /* a PMD mapping covers it */
 };
 
 static bool over_budget(const struct lg *g)
@@ -235,7 +236,11 @@ static void creep_close(struct lg *g, const struct ledger_vma *v)
 	if (!g->blk_open)
 		return;
 	g->blk_open = false;
-	if (!v->creep || g->blk < v->start || g->blk + g->pmd_bytes > v->end)
+	if (g->blk < v->start || g->blk + g->pmd_bytes > v->end)
+		return;
+	if (v->anon && g->blk_r == g->nsub && !g->blk_huge)
+		g->raw->pte_full_ranges++;
+	if (!v->creep)
 		return;
 	uint64_t add = ledger_creep_pages(g->blk_r, g->nsub, g->o->max_ptes_none);
 	if (add) {
@@ -245,8 +250,9 @@ static void creep_close(struct lg *g, const struct ledger_vma *v)
 	}
 }
 
-/* PAGES resident pages from byte ADDR on (all within the VMA). */
-static void creep_add(struct lg *g, const struct ledger_vma *v, uint64_t addr, uint64_t end)
+/* Resident pages [ADDR, END) (all within the VMA), PMD-mapped when HUGE. */
+static void creep_add(struct lg *g, const struct ledger_vma *v, uint64_t addr, uint64_t end,
+		      bool huge)
 {
 	while (addr < end) {
 		uint64_t blk = addr & ~(g->pmd_bytes - 1);
@@ -255,9 +261,11 @@ static void creep_add(struct lg *g, const struct ledger_vma *v, uint64_t addr, u
 			g->blk_open = true;
 			g->blk = blk;
 			g->blk_r = 0;
+			g->blk_huge = false;
 		}
 		uint64_t stop = blk + g->pmd_bytes < end ? blk + g->pmd_bytes : end;
 		g->blk_r += (stop - addr) / g->o->page;
+		g->blk_huge |= huge;
 		addr = stop;
 	}
 }
@@ -341,7 +349,7 @@ static int scan_vma(struct lg *g, const struct ledger_vma *v)
 			uint64_t c = rg[i].cat;
 			if (!(c & PAGE_IS_PRESENT) || (c & PAGE_IS_PFNZERO))
 				continue;
-			creep_add(g, v, rg[i].start, rg[i].end);
+			creep_add(g, v, rg[i].start, rg[i].end, (c & PAGE_IS_HUGE) != 0);
 			if ((c & PAGE_IS_HUGE) && v->anon) {
 				for (uint64_t a = rg[i].start; a + g->pmd_bytes <= rg[i].end;
 				     a += g->pmd_bytes)

@@ -76,7 +76,7 @@ static int procs_reserve(struct sample *out, size_t want)
 static void fill(struct proc_sample *ps, const struct proc_thp *p, bool readable, bool flags)
 {
 	memset(ps, 0, sizeof(*ps));
-	ps->invented_kb = ps->held_kb = ps->creep_kb = -1;
+	ps->invented_kb = ps->held_kb = ps->creep_kb = ps->lazyfree_kb = -1;
 	ps->pid = p->pid;
 	snprintf(ps->comm, sizeof(ps->comm), "%s", p->st.name);
 	ps->uid = p->st.uid;

@@ -40,7 +40,7 @@ struct proc_sample {
 	bool has_hg;	       /* hg_kb valid: collected with the full smaps walk */
 	uint64_t hg_kb;	       /* Size: of VMAs with VmFlags hg (MADV_HUGEPAGE) */
 	/* exporter --process-ledger (filled by the command, model/ledger.h): kB, -1 unknown */
-	int64_t invented_kb, held_kb, creep_kb;
+	int64_t invented_kb, held_kb, creep_kb, lazyfree_kb;
 };
 
 struct sample {

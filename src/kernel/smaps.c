@@ -25,6 +25,8 @@ static const struct {
 	[SM_SHARED_HUGETLB] = {"Shared_Hugetlb", 14},
 	[SM_PRIVATE_HUGETLB] = {"Private_Hugetlb", 15},
 	[SM_SWAP] = {"Swap", 4},
+	[SM_LAZYFREE] = {"LazyFree", 8},
+	[SM_REFERENCED] = {"Referenced", 10},
 };
 
 const char *smaps_field_name(enum smaps_field f)
@@ -44,10 +46,11 @@ static const struct label {
 	['A' - 'A'] = {{"Anonymous:", 10, SM_ANONYMOUS}, {"AnonHugePages:", 14, SM_ANON_HUGE}},
 	['F' - 'A'] = {{"FilePmdMapped:", 14, SM_FILE_PMD}},
 	['K' - 'A'] = {{"KernelPageSize:", 15, SM_KERNEL_PAGE}},
+	['L' - 'A'] = {{"LazyFree:", 9, SM_LAZYFREE}},
 	['P' - 'A'] = {{"Pss:", 4, SM_PSS},
 		       {"Private_Dirty:", 14, SM_PRIVATE_DIRTY},
 		       {"Private_Hugetlb:", 16, SM_PRIVATE_HUGETLB}},
-	['R' - 'A'] = {{"Rss:", 4, SM_RSS}},
+	['R' - 'A'] = {{"Rss:", 4, SM_RSS}, {"Referenced:", 11, SM_REFERENCED}},
 	['S' - 'A'] = {{"Size:", 5, SM_SIZE},
 		       {"Swap:", 5, SM_SWAP},
 		       {"ShmemPmdMapped:", 15, SM_SHMEM_PMD},

@@ -26,6 +26,8 @@ enum smaps_field {
 	SM_SHARED_HUGETLB,  /* Shared_Hugetlb: */
 	SM_PRIVATE_HUGETLB, /* Private_Hugetlb: */
 	SM_SWAP,	    /* Swap: */
+	SM_LAZYFREE,	    /* LazyFree: (4.12+) MADV_FREE pages not yet reclaimed */
+	SM_REFERENCED,	    /* Referenced: pages with the accessed bit set */
 	SM_NFIELDS
 };
 

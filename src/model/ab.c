@@ -52,6 +52,18 @@ const char *ab_verdict_name(enum ab_verdict v)
 	return ENUM_NAME(names, v, "?");
 }
 
+const char *ab_mem_name(enum ab_verdict v)
+{
+	static const char *const names[] = {[AV_BASE] = "base",
+					    [AV_FASTER] = "less-memory",
+					    [AV_SLOWER] = "more-memory",
+					    [AV_NO_DIFFERENCE] = "no-difference",
+					    [AV_INCONCLUSIVE] = "inconclusive",
+					    [AV_TOO_FEW] = "too-few-runs",
+					    [AV_NOT_RUN] = "not-run"};
+	return ENUM_NAME(names, v, "?");
+}
+
 int ab_mode_parse(const char *word, struct ab_mode *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -157,7 +169,7 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 	}
 }
 
-/* The finite values of measure WHICH (0 wall, 1 + k: metric k) of M's good runs. */
+/* The finite values of measure WHICH (0 wall, 1 + k: metric k, -1 peak RSS) of M's good runs. */
 static int values(const struct ab_mode *m, int which, double *out)
 {
 	int n = 0;
@@ -165,7 +177,10 @@ static int values(const struct ab_mode *m, int which, double *out)
 		const struct ab_run *x = &m->runs[i];
 		if (!x->ok)
 			continue;
-		if (which == 0)
+		if (which == -1) {
+			if (x->maxrss_kb)
+				out[n++] = (double)x->maxrss_kb;
+		} else if (which == 0)
 			out[n++] = x->wall_s;
 		else if (x->metric_ok[which - 1])
 			out[n++] = x->metric[which - 1];
@@ -181,18 +196,22 @@ void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summar
 		summarize_mode(&m[i], nmetrics, &s[i]);
 		bool ran = !m[i].skipped && !m[i].failed && s[i].wall.ok;
 		if (!ran) {
-			s[i].verdict = AV_NOT_RUN;
+			s[i].verdict = s[i].mem_verdict = AV_NOT_RUN;
 			continue;
 		}
 		if (base < 0) {
 			base = i;
-			s[i].verdict = AV_BASE;
+			s[i].verdict = s[i].mem_verdict = AV_BASE;
 			continue;
 		}
 		double x[AB_MAX_RUNS], y[AB_MAX_RUNS];
 		int nx = values(&m[base], 0, x), ny = values(&m[i], 0, y);
 		stats_ratio_ci(x, (size_t)nx, y, (size_t)ny, 0.95, &s[i].ci);
 		s[i].verdict = verdict_of(&s[i].ci);
+		nx = values(&m[base], -1, x);
+		ny = values(&m[i], -1, y);
+		stats_ratio_ci(x, (size_t)nx, y, (size_t)ny, 0.95, &s[i].rss_ci);
+		s[i].mem_verdict = verdict_of(&s[i].rss_ci);
 		for (int k = 0; k < nmetrics; k++) {
 			nx = values(&m[base], 1 + k, x);
 			ny = values(&m[i], 1 + k, y);

@@ -98,6 +98,9 @@ struct ab_summary {
 	enum ci_call metric_call[AB_MAX_METRICS];
 	bool proof_contradicts; /* the intent (less/more THP) not shown by AnonHugePages */
 	bool proof_unknown;	/* no AnonHugePages sample */
+	/* memory, a verdict of its own: what THP costs beside what it buys */
+	struct ratio_ci rss_ci;	     /* peak RSS (MAXRSS) of this mode / the base's */
+	enum ab_verdict mem_verdict; /* AV_FASTER: less memory, AV_SLOWER: more (see ab_mem_name) */
 };
 
 #define AB_SAME_WITHIN 0.03 /* a ratio within 3% is "no difference" */
@@ -109,5 +112,7 @@ void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summar
 int ab_mode_parse(const char *word, struct ab_mode *m);
 
 const char *ab_verdict_name(enum ab_verdict v);
+/* The memory verdict's name: "base", "less-memory", "more-memory", "no-difference", ... */
+const char *ab_mem_name(enum ab_verdict v);
 
 #endif

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
 #include "advice_int.h"
 #include "../util/names.h"
 
@@ -45,38 +43,24 @@ struct profile_want {
 	enum bound bound;
 	bool per_process; /* a per-process lever can meet it instead of the host setting */
 	bool if_limited;  /* only when one of its processes runs under a memory limit */
-	const char *why;
+	enum adv_why_id why;
 };
 
 static const struct profile_want profile_wants[] = {
-	{WL_REDIS, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, true, false,
-	 "Redis forks for BGSAVE and AOF rewrite and is latency-bound: THP on its heap makes faults and copy-on-write after fork costlier and memory grow; Redis asks for enabled=madvise or never"},
-	{WL_MONGODB7, AK_ENABLED, E_MADVISE | E_NEVER, 2, B_NONE, true, false,
-	 "MongoDB 7.0 and earlier: its production notes say to disable THP (sparse access patterns, legacy TCMalloc)"},
-	{WL_MONGODB8, AK_ENABLED, E_ALWAYS, 0, B_NONE, false, false,
-	 "MongoDB 8.0 and later: its upgraded TCMalloc (per-CPU caches) is built for THP; its docs ask for enabled=always"},
-	{WL_MONGODB8, AK_DEFRAG, D_DEFER_MADVISE, 2, B_NONE, false, false,
-	 "MongoDB 8.0 and later: its docs ask for defrag=defer+madvise (no fault stalls outside MADV_HUGEPAGE regions)"},
-	{WL_MONGODB8, AK_MPN, 0, -1, B_ZERO, false, false,
-	 "MongoDB 8.0 and later: its docs ask for khugepaged/max_ptes_none=0 (khugepaged must not fill in untouched pages)"},
-	{WL_POSTGRES, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, true, false,
-	 "PostgreSQL: backends fork from the postmaster and touch private memory sparsely, so enabled=always adds RSS and fault latency; shared_buffers belong in hugetlb pages (huge_pages = on), madvise suits the rest"},
-	{WL_JVM, AK_ENABLED, E_ALWAYS | E_MADVISE, 1, B_NONE, false, false,
-	 "HotSpot with -XX:+UseTransparentHugePages madvises its heap: enabled=madvise gives the heap THP and nothing else; never would take it away"},
-	{WL_GO, AK_MPN, 0, -1, B_ZERO, false, true,
-	 "Go under a memory limit: with max_ptes_none above 0 khugepaged refills pages the Go scavenger returned, so RSS creeps to the limit (the Go GC guide's workaround is max_ptes_none=0)"},
-	{WL_LATENCY, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, false, false,
-	 "latency-critical: no process should fault in huge pages it did not ask for"},
-	{WL_LATENCY, AK_DEFRAG, D_DEFER | D_NEVER, 1, B_NONE, false, false,
-	 "latency-critical: no page fault may wait in direct compaction; defer leaves the work to kcompactd and khugepaged"},
-	{WL_BATCH, AK_ENABLED, E_ALWAYS, 0, B_NONE, false, false,
-	 "throughput batch: huge pages wherever they fit cut TLB misses and page faults"},
-	{WL_BATCH, AK_DEFRAG, D_DEFER | D_DEFER_MADVISE, 2, B_NONE, false, false,
-	 "throughput batch: faults outside MADV_HUGEPAGE regions should not stall but wake kcompactd, and khugepaged fills in later"},
-	{WL_DENSE, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, false, false,
-	 "dense containers: enabled=always charges each container up to a PMD per touched region, and charge failures fall back anyway (thp_fault_fallback_charge)"},
-	{WL_DENSE, AK_MPN, 0, -1, B_EIGHTH, false, false,
-	 "dense containers under memory limits: max_ptes_none at its maximum lets khugepaged turn one touched page into a PMD charged to the container"},
+	{WL_REDIS, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, true, false, AW_REDIS_ENABLED},
+	{WL_MONGODB7, AK_ENABLED, E_MADVISE | E_NEVER, 2, B_NONE, true, false, AW_MONGODB7_ENABLED},
+	{WL_MONGODB8, AK_ENABLED, E_ALWAYS, 0, B_NONE, false, false, AW_MONGODB8_ENABLED},
+	{WL_MONGODB8, AK_DEFRAG, D_DEFER_MADVISE, 2, B_NONE, false, false, AW_MONGODB8_DEFRAG},
+	{WL_MONGODB8, AK_MPN, 0, -1, B_ZERO, false, false, AW_MONGODB8_MPN},
+	{WL_POSTGRES, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, true, false, AW_POSTGRES_ENABLED},
+	{WL_JVM, AK_ENABLED, E_ALWAYS | E_MADVISE, 1, B_NONE, false, false, AW_JVM_ENABLED},
+	{WL_GO, AK_MPN, 0, -1, B_ZERO, false, true, AW_GO_MPN},
+	{WL_LATENCY, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, false, false, AW_LATENCY_ENABLED},
+	{WL_LATENCY, AK_DEFRAG, D_DEFER | D_NEVER, 1, B_NONE, false, false, AW_LATENCY_DEFRAG},
+	{WL_BATCH, AK_ENABLED, E_ALWAYS, 0, B_NONE, false, false, AW_BATCH_ENABLED},
+	{WL_BATCH, AK_DEFRAG, D_DEFER | D_DEFER_MADVISE, 2, B_NONE, false, false, AW_BATCH_DEFRAG},
+	{WL_DENSE, AK_ENABLED, E_MADVISE | E_NEVER, 1, B_NONE, false, false, AW_DENSE_ENABLED},
+	{WL_DENSE, AK_MPN, 0, -1, B_EIGHTH, false, false, AW_DENSE_MPN},
 };
 
 static const char *sel(const struct choice *c)
@@ -92,16 +76,15 @@ static int val_index(const char *const *vals, int n, const char *v)
 	return -1;
 }
 
-void adv_note(struct advice *a, enum adv_note_kind k, const char *fmt, ...)
+struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_id id)
 {
 	if (a->nnotes == ADV_MAX_NOTES)
-		return;
+		return NULL;
 	struct adv_note *n = &a->notes[a->nnotes++];
+	memset(n, 0, sizeof(*n));
 	n->kind = k;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(n->text, sizeof(n->text), fmt, ap);
-	va_end(ap);
+	n->id = id;
+	return n;
 }
 
 static struct want *want_add(struct adv_ctx *c, enum ak key, int wl, const char *rule)
@@ -113,7 +96,7 @@ static struct want *want_add(struct adv_ctx *c, enum ak key, int wl, const char 
 	w->key = key;
 	w->wl = wl;
 	w->prefer = -1;
-	snprintf(w->who, sizeof(w->who), "%s", wl >= 0 ? workload_name((enum workload)wl) : rule);
+	w->why.who = wl >= 0 ? workload_name((enum workload)wl) : rule;
 	return w;
 }
 
@@ -142,7 +125,7 @@ static void gather_profile_wants(struct adv_ctx *c)
 		w->per_process = p->per_process;
 		if (p->key == AK_MPN)
 			w->bound = p->bound == B_ZERO ? 0 : c->pmd_pages / 8;
-		snprintf(w->why, sizeof(w->why), "%s", p->why);
+		w->why.id = p->why;
 	}
 }
 
@@ -159,61 +142,35 @@ static void gather_rule_wants(struct adv_ctx *c)
 	const struct adv_input *in = c->in;
 	const struct host_snapshot *h = in->h;
 	struct want *w;
-	/* change defrag=always first: every THP fault anywhere may stall */
+	/* change defrag=always first: every THP fault anywhere may stall
+	 * TODO(facts): "defrag stalls" is decided in findings.c too; call the model function of
+	 * branch facts once it lands */
 	if (c->defrag_now == 0 && (w = want_add(c, AK_DEFRAG, -1, "rule: defrag-always"))) {
 		w->accept = D_DEFER | D_DEFER_MADVISE | D_MADVISE | D_NEVER;
 		w->prefer = 3;
 		w->first = true;
-		snprintf(
-			w->why, sizeof(w->why),
-			"defrag=always lets every THP fault in any process stall in direct reclaim and compaction: change it first (finding defrag-always)");
+		w->why.id = AW_RULE_DEFRAG_ALWAYS;
 	}
 	/* before 5.8 the first write after fork to a THP copies the whole PMD */
-	if (h->feat.kver[0] && !kver_at_least(h->feat.kver, 5, 8) &&
+	if (h->feat.cow_split == TRI_NO &&
 	    (w = want_add(c, AK_ENABLED, -1, "rule: cow-before-5.8"))) {
 		w->accept = E_MADVISE | E_NEVER;
 		w->prefer = 1;
-		snprintf(
-			w->why, sizeof(w->why),
-			"kernel %s < 5.8: the first write after fork to a huge page allocates and copies all of it, so anything that forks a big heap wants THP off or madvise plus a per-process opt-out",
-			h->feat.release);
+		w->why.id = AW_RULE_COW;
+		w->why.release = h->feat.release;
 	}
 	/* memory limits: lower max_ptes_none */
 	uint64_t mpn;
 	if ((in->limited_cgroups > 0 || in->requested & (1u << WL_DENSE)) && mpn_now(h, &mpn) &&
 	    (w = want_add(c, AK_MPN, -1, "rule: memory-limits"))) {
 		w->bound = c->pmd_pages / 8;
-		char lim[32] = "";
-		uint64_t fb = 0;
-		bool has_fb = kv_get(&h->vmstat, "thp_fault_fallback_charge", &fb);
-		if (in->limited_cgroups) {
-			fmt_bytes(lim, sizeof(lim), in->smallest_limit);
-			snprintf(
-				w->why, sizeof(w->why),
-				"%d process%s in %d memory cgroup%s with a limit (smallest %s): each PMD khugepaged builds is charged in full, so lower max_ptes_none%s%s",
-				in->limited_procs, in->limited_procs == 1 ? "" : "es",
-				in->limited_cgroups, in->limited_cgroups == 1 ? "" : "s", lim,
-				has_fb ? "; thp_fault_fallback_charge=" : "", "");
-			if (has_fb) {
-				size_t l = strlen(w->why);
-				snprintf(w->why + l, sizeof(w->why) - l, "%llu since boot",
-					 (unsigned long long)fb);
-			}
-		} else {
-			snprintf(
-				w->why, sizeof(w->why),
-				"with memory limits, lower max_ptes_none: each PMD khugepaged builds is charged in full");
-		}
+		w->why.id = in->limited_cgroups ? AW_RULE_LIMITS : AW_RULE_LIMITS_ASKED;
+		w->why.limited_procs = in->limited_procs;
+		w->why.limited_cgroups = in->limited_cgroups;
+		w->why.smallest_limit = in->smallest_limit;
+		w->why.has_fallback =
+			kv_get(&h->vmstat, "thp_fault_fallback_charge", &w->why.fallback);
 	}
-}
-
-static void fmt_set(char *out, size_t n, unsigned accept, const char *const *vals, int nvals)
-{
-	size_t o = 0;
-	out[0] = '\0';
-	for (int i = 0; i < nvals; i++)
-		if ((accept & (1u << i)) && o < n)
-			o += (size_t)snprintf(out + o, n - o, "%s%s", o ? " or " : "", vals[i]);
 }
 
 /* Whether the wants on KEY (all, or only those no per-process lever can meet) accept VALUE. */
@@ -284,15 +241,19 @@ static int resolve_choice(struct adv_ctx *c, enum ak key, int now, const char *c
 		for (int k = 0; k < c->nw; k++)
 			if (c->w[k].key == key && !c->w[k].per_process &&
 			    (c->w[k].accept & (1u << res))) {
-				winner = c->w[k].who;
+				winner = c->w[k].why.who;
 				break;
 			}
-		char set[96];
-		fmt_set(set, sizeof(set), w->accept, vals, nvals);
-		adv_note(
-			c->out, AN_CONFLICT,
-			"%s wants %s=%s, but %s comes first and %s=%s stays: no per-process lever gives %s its own setting (separate hosts would)",
-			w->who, keyname, set, winner, keyname, vals[res], w->who);
+		struct adv_note *n = adv_note(c->out, AN_CONFLICT, ANI_CONFLICT);
+		if (n) {
+			n->who = w->why.who;
+			n->winner = winner;
+			n->key = keyname;
+			n->value = vals[res];
+			n->accept = w->accept;
+			n->vals = vals;
+			n->nvals = nvals;
+		}
 	}
 	return res;
 }
@@ -310,26 +271,29 @@ static struct adv_setting *setting(struct advice *a, const char *key)
 	return s;
 }
 
-/* Reasons and who-lists of the wants on KEY that the value VAL satisfies. */
+/* The reasons (with who) of the wants on KEY that the value VAL satisfies. */
 static void explain(struct adv_ctx *c, struct adv_setting *s, enum ak key, unsigned bit,
 		    bool numeric, uint64_t val)
 {
-	size_t rl = 0, bl = 0;
 	for (int i = 0; i < c->nw; i++) {
 		const struct want *w = &c->w[i];
 		if (w->key != key)
 			continue;
 		bool ok = numeric ? (key == AK_MPN ? val <= w->bound : val == w->bound)
 				  : (w->accept & bit) != 0;
-		if (!ok)
-			continue;
-		if (rl < sizeof(s->reason))
-			rl += (size_t)snprintf(s->reason + rl, sizeof(s->reason) - rl, "%s%s",
-					       rl ? "; " : "", w->why);
-		if (bl < sizeof(s->by))
-			bl += (size_t)snprintf(s->by + bl, sizeof(s->by) - bl, "%s%s",
-					       bl ? ", " : "", w->who);
+		if (ok && s->nwhy < ADV_MAX_WHY)
+			s->why[s->nwhy++] = w->why;
 	}
+}
+
+/* S's one reason: a rule of id ID. */
+static struct adv_why *rule_why(struct adv_setting *s, enum adv_why_id id, const char *who)
+{
+	s->nwhy = 1;
+	memset(&s->why[0], 0, sizeof(s->why[0]));
+	s->why[0].id = id;
+	s->why[0].who = who;
+	return &s->why[0];
 }
 
 static void resolve_settings(struct adv_ctx *c)
@@ -372,12 +336,11 @@ static void resolve_settings(struct adv_ctx *c)
 			snprintf(s->now, sizeof(s->now), "%s", sz->enabled.selected);
 			snprintf(s->want, sizeof(s->want), "inherit");
 			s->change = true;
-			snprintf(
-				s->reason, sizeof(s->reason),
-				"the PMD size (%llukB) has its own policy %s, which overrides enabled; inherit makes enabled=%s apply",
-				(unsigned long long)pmd_kb, sz->enabled.selected,
-				adv_enabled_vals[e]);
-			snprintf(s->by, sizeof(s->by), "rule: pmd-size-override");
+			struct adv_why *y =
+				rule_why(s, AW_RULE_PMD_OVERRIDE, "rule: pmd-size-override");
+			y->pmd_kb = pmd_kb;
+			y->size_val = sz->enabled.selected;
+			y->enabled = adv_enabled_vals[e];
 		}
 	}
 	/* max_ptes_none: the smallest bound asked for, and only if THP can happen at all */
@@ -395,10 +358,8 @@ static void resolve_settings(struct adv_ctx *c)
 		struct want *w = want_add(c, AK_MPN, -1, "rule: always-max-ptes-none");
 		if (w) {
 			w->bound = c->pmd_pages / 8;
-			snprintf(
-				w->why, sizeof(w->why),
-				"enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page into a PMD of RSS (finding always-max-ptes-none)",
-				(unsigned long long)mpn);
+			w->why.id = AW_RULE_ALWAYS_MPN;
+			w->why.mpn = mpn;
 			want_mpn = true;
 			bound = w->bound;
 		}
@@ -420,34 +381,16 @@ static void resolve_settings(struct adv_ctx *c)
 				 (unsigned long long)h->thp.shrink_underused.v);
 			snprintf(s->want, sizeof(s->want), "1");
 			s->change = h->thp.shrink_underused.v != 1;
-			snprintf(
-				s->reason, sizeof(s->reason),
-				"6.12+: with max_ptes_none below %llu, the shrinker splits THPs holding more than max_ptes_none zero-filled pages under memory pressure and frees those pages (at %llu it does nothing)",
-				(unsigned long long)(c->pmd_pages - 1),
-				(unsigned long long)(c->pmd_pages - 1));
-			snprintf(s->by, sizeof(s->by), "rule: shrink-underused");
+			rule_why(s, AW_RULE_SHRINK_UNDERUSED, "rule: shrink-underused")->max_mpn =
+				c->pmd_pages - 1;
 		}
 	}
 }
-static void commands(struct advice *a)
+static void count_changes(struct advice *a)
 {
-	size_t sl = 0, pl = 0;
-	sl += (size_t)snprintf(a->set_cmd, sizeof(a->set_cmd), "thpctl set");
-	pl += (size_t)snprintf(a->persist_cmd, sizeof(a->persist_cmd), "thpctl persist");
 	a->nchanges = 0;
-	for (int i = 0; i < a->nsettings; i++) {
-		if (!a->s[i].change)
-			continue;
-		a->nchanges++;
-		if (sl < sizeof(a->set_cmd))
-			sl += (size_t)snprintf(a->set_cmd + sl, sizeof(a->set_cmd) - sl, " %s=%s",
-					       a->s[i].key, a->s[i].want);
-		if (pl < sizeof(a->persist_cmd))
-			pl += (size_t)snprintf(a->persist_cmd + pl, sizeof(a->persist_cmd) - pl,
-					       " %s=%s", a->s[i].key, a->s[i].want);
-	}
-	if (!a->nchanges)
-		a->set_cmd[0] = a->persist_cmd[0] = '\0';
+	for (int i = 0; i < a->nsettings; i++)
+		a->nchanges += a->s[i].change;
 }
 
 void advice_build(const struct adv_input *in, struct advice *out)
@@ -493,9 +436,7 @@ void advice_build(const struct adv_input *in, struct advice *out)
 	out->mixed = apps >= 2;
 
 	if (!h->thp.present) {
-		adv_note(
-			out, AN_INFO,
-			"this kernel has no THP (no /sys/kernel/mm/transparent_hugepage): nothing to set; hugetlb is the only huge page source (thpctl hugetlb plan)");
+		adv_note(out, AN_INFO, ANI_NO_THP);
 		return;
 	}
 	/* the rules from the field come first: on a conflict the earlier want wins */
@@ -509,11 +450,10 @@ void advice_build(const struct adv_input *in, struct advice *out)
 			memmove(&out->s[1], &out->s[0], (size_t)i * sizeof(t));
 			out->s[0] = t;
 		}
-	commands(out);
+	count_changes(out);
+	advice_remedies(&c);
 	advice_levers(&c);
 	advice_notes(&c);
 	if (apps == 0 && !out->nchanges)
-		adv_note(
-			out, AN_INFO,
-			"no known workload detected (redis, mongod, postgres, java, node, large Go binaries) and none asked for (--workload): enabled=madvise and defrag=madvise suit a general-purpose host (defrag=madvise is the kernel's default since 4.6; the boot value of enabled is a build choice, see Host)");
+		adv_note(out, AN_INFO, ANI_NO_WORKLOAD);
 }

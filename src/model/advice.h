@@ -13,8 +13,10 @@
 
 #include "../kernel/kconfig.h"
 #include "../kernel/proc_status.h"
+#include "evidence.h"
 #include "findings.h"
 #include "host.h"
+#include "remedy.h"
 
 enum workload {
 	WL_REDIS,
@@ -72,17 +74,24 @@ struct adv_proc {
 	char cmdline[ADV_CMD_LEN]; /* shell-quoted exe and arguments, "" unknown */
 	enum adv_args args;
 	char exe[160];	       /* its /proc/PID/exe, "" unknown */
-	char title[96];	       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
+	char prog[160];	       /* the path its commands start: argv[0] when it leads to exe */
+	int prog_check;	       /* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
+	char title[160];       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
 	bool has_smaps;	       /* the next three are known (smaps read) */
 	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
 	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */
 	int hg_vmas;
-	bool java_thp;	  /* -XX:+UseTransparentHugePages on its command line */
+	bool java_thp; /* -XX:+UseTransparentHugePages on its command line */
+	enum ledger_cost
+		flagged_cost; /* its ledger's largest flagged cost (LC_NONE: none, unknown) */
+	int64_t flagged_kb;
 	uint64_t shm_kb;  /* postgres: largest shared anonymous mapping, 0 unknown */
 	bool shm_hugetlb; /* that mapping is hugetlb already */
 };
 
 #define ADV_MAX_PROCS 64
+#define ADV_MAX_FLAGGED 16
+#define ADV_MAX_OTHERS 256
 
 struct adv_input {
 	const struct host_snapshot *h;
@@ -100,14 +109,65 @@ struct adv_input {
 	bool recorded;		 /* a recorded tree */
 	struct kconfig_info
 		kconfig; /* the kernel's build default of enabled, and where it was read */
+	/* the ledger of every process (live only: cmd/advise_ledger.c) */
+	int ledger_scan;    /* 1 scanned, 0 not (a recorded tree), -errno */
+	int ledger_scanned; /* processes whose ledger was computed */
+	int nflagged;	    /* a flagged cost, or would gain */
+	struct remedy_proc flagged[ADV_MAX_FLAGGED];
+	int flagged_dropped; /* flagged beyond ADV_MAX_FLAGGED */
+	int nothers;	     /* every scanned process, for a host knob's reach */
+	struct remedy_other others[ADV_MAX_OTHERS];
+	int systemd_thp; /* systemd knows MemoryTHP=: 1, 0, -1 unknown */
 };
 
-/* ---- output ---- */
+/* ---- output: ids and typed evidence; render/advice*.c words them ---- */
 
 #define ADV_MAX_SETTINGS 8
 #define ADV_MAX_LEVERS 32
 #define ADV_MAX_NOTES 24
 #define ADV_MAX_ALT 3
+#define ADV_MAX_WHY 8
+
+/* Why a setting is recommended: a workload profile's reason or a rule from the field. */
+enum adv_why_id {
+	AW_REDIS_ENABLED,
+	AW_MONGODB7_ENABLED,
+	AW_MONGODB8_ENABLED,
+	AW_MONGODB8_DEFRAG,
+	AW_MONGODB8_MPN,
+	AW_POSTGRES_ENABLED,
+	AW_JVM_ENABLED,
+	AW_GO_MPN,
+	AW_LATENCY_ENABLED,
+	AW_LATENCY_DEFRAG,
+	AW_BATCH_ENABLED,
+	AW_BATCH_DEFRAG,
+	AW_DENSE_ENABLED,
+	AW_DENSE_MPN,
+	AW_RULE_DEFRAG_ALWAYS,	  /* defrag=always: change it first */
+	AW_RULE_COW,		  /* the kernel splits no THP on COW after fork (< 5.8): release */
+	AW_RULE_LIMITS,		  /* memory-limited cgroups: procs, cgroups, smallest, fallback */
+	AW_RULE_LIMITS_ASKED,	  /* --workload dense-containers, no limit seen */
+	AW_RULE_ALWAYS_MPN,	  /* enabled=always with max_ptes_none at its maximum: mpn */
+	AW_RULE_PMD_OVERRIDE,	  /* the PMD size's own policy overrides enabled */
+	AW_RULE_SHRINK_UNDERUSED, /* shrink_underused: frees zero-filled pages below the max */
+};
+
+struct adv_why {
+	enum adv_why_id id;
+	const char *who; /* a workload name or "rule: NAME" (a key) */
+	/* evidence, as the id needs it */
+	const char *release; /* AW_RULE_COW */
+	int limited_procs, limited_cgroups;
+	uint64_t smallest_limit; /* bytes */
+	bool has_fallback;	 /* thp_fault_fallback_charge read */
+	uint64_t fallback;
+	uint64_t mpn;	      /* AW_RULE_ALWAYS_MPN: max_ptes_none now */
+	uint64_t max_mpn;     /* AW_RULE_SHRINK_UNDERUSED: base pages per PMD - 1 */
+	uint64_t pmd_kb;      /* AW_RULE_PMD_OVERRIDE */
+	const char *size_val; /* ... its own policy */
+	const char *enabled;  /* ... the value enabled gets */
+};
 
 struct adv_setting {
 	char key[48]; /* kernel name: "enabled", "khugepaged/max_ptes_none", ... */
@@ -115,29 +175,125 @@ struct adv_setting {
 	char now[24];
 	char want[24];
 	bool change;
-	char reason[600]; /* the facts it rests on */
-	char by[96];	  /* who wants it: "mongodb8, dense-containers", "rule: defrag-always" */
+	int nwhy;
+	struct adv_why why[ADV_MAX_WHY]; /* the wants the value meets: reasons and who */
+};
+
+/* What to do about one process (or a workload asked for with no process). */
+enum adv_lever_id {
+	AL_ALREADY_OFF,	    /* already opted out (THP_enabled 0) */
+	AL_OPT_OUT,	    /* opt it out of THP (restart it so) */
+	AL_OPT_OUT_SAFE,    /* keep it opted out as a safeguard */
+	AL_PG_HUGETLB,	    /* shared_buffers in hugetlb pages */
+	AL_PG_HUGETLB_DONE, /* its shared memory is hugetlb already */
+	AL_JVM_ALREADY,	    /* runs with -XX:+UseTransparentHugePages */
+	AL_JVM_ADD,	    /* add -XX:+UseTransparentHugePages */
+	AL_JVM_LEDGER,	    /* do not add it: its own ledger flags a THP cost */
+	AL_GO_LIMITED,	    /* GODEBUG=disablethp=1 if its RSS creeps to its limit */
+	AL_NOTHING,	    /* nothing to do (Go, Node.js) */
+	AL_MONGODB8_PRCTL,  /* restart it without the prctl opt-out */
+	AL_MONGODB8_HOST,   /* no per-process lever: it needs the host settings */
+};
+
+/* The command of a lever. */
+enum adv_cmd {
+	ACM_NONE,
+	ACM_RUN,	    /* thpctl run --thp=MODE -- its command line (or the placeholder) */
+	ACM_HUGETLB_PLAN,   /* thpctl hugetlb plan --for MIB */
+	ACM_HUGETLB_SHARED, /* thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25 */
+	ACM_JAVA_TOOL,	    /* JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages */
+	ACM_GODEBUG,	    /* GODEBUG=disablethp=1 */
+};
+
+/* Another way to the same end. */
+enum adv_alt {
+	AA_RUN_REWRITTEN, /* thpctl run with its arguments unknown (a process title) */
+	AA_REDIS_CONF,	  /* redis.conf: disable-thp yes */
+	AA_SYSTEMD,	  /* systemd MemoryTHP= in its unit */
+	AA_PG_HUGE_PAGES, /* postgresql.conf: huge_pages = on */
+	AA_PG_SIZE,	  /* postgres -C shared_memory_size_in_huge_pages */
+};
+
+/* Why a lever. */
+enum adv_lever_why {
+	ALW_NONE,
+	ALW_ALREADY_OFF,     /* THP_enabled 0 */
+	ALW_HOLDS,	     /* it holds THP now and has MADV_HUGEPAGE VMAs */
+	ALW_WANTS_OFF,	     /* its workload wants THP off; the host keeps it on */
+	ALW_UNREADABLE,	     /* its smaps could not be read */
+	ALW_KEEPS,	     /* the host's enabled keeps THP off its heap already */
+	ALW_PG_DONE,	     /* its shared memory is a hugetlb mapping */
+	ALW_PG_SEGMENT,	     /* its segment is MIB, in small pages */
+	ALW_PG_GENERIC,	     /* hugetlb pages cut page table memory in every backend */
+	ALW_JVM_MADVISED,    /* its heap is madvised */
+	ALW_JVM_MADVISE,     /* the JVM then madvises its heap */
+	ALW_LEDGER,	     /* its ledger flags COST (proc->flagged_cost, flagged_kb) */
+	ALW_GO_LIMITED,	     /* the Go runtime then marks its heap nh */
+	ALW_GO_NO_ADVICE,    /* Go gives no huge page advice */
+	ALW_MONGODB8_PRCTL,  /* its status shows THP_enabled 0 */
+	ALW_MONGODB8_ALWAYS, /* MongoDB 8.0 does not madvise */
+	ALW_NODE,	     /* V8 gives no huge page advice */
 };
 
 struct adv_lever {
 	long pid; /* 0: for a workload asked for with --workload, no process found */
 	char comm[COMM_LEN];
 	enum workload wl;
-	bool needed; /* the host setting conflicts with this process: act */
-	char what[160];
-	char command[ADV_CMD_LEN + 64]; /* the command to run, or "" */
+	const struct adv_proc *proc; /* NULL: no process */
+	bool needed;		     /* the host setting conflicts with this process: act */
+	enum adv_lever_id id;
+	enum adv_cmd cmd;
+	const char *mode;	 /* ACM_RUN, AA_RUN_REWRITTEN: "off" */
+	const char *placeholder; /* ACM_RUN without a process: "redis-server /etc/..." */
+	uint64_t mib;		 /* ACM_HUGETLB_PLAN, ALW_PG_SEGMENT */
 	int nalt;
-	char alt[ADV_MAX_ALT][240];
-	char reason[400];
+	enum adv_alt alt[ADV_MAX_ALT];
+	const char *systemd_value; /* AA_SYSTEMD: "disable" */
+	enum adv_lever_why why;
+	int enabled; /* the host's enabled after the advice (index into adv_enabled_vals, -1) */
+	bool except_advised;
 };
 
 enum adv_note_kind { AN_CONFLICT, AN_ASSUMPTION, AN_WATCH, AN_FINDING, AN_INFO };
 
 const char *adv_note_kind_name(enum adv_note_kind k);
 
+enum adv_note_id {
+	ANI_NO_THP,	     /* the kernel has no THP */
+	ANI_CONFLICT,	     /* a want left out: no per-process lever gives it its setting */
+	ANI_PER_PROCESS,     /* a workload opts out per process while the host keeps a value */
+	ANI_MONGODB_ASSUMED, /* MongoDB version unknown: 7.0 assumed */
+	ANI_MONGODB_VERSION, /* mongod PID is MongoDB X.Y (source) */
+	ANI_NOT_WRITABLE,    /* the settings are not writable here */
+	ANI_FINDING,	     /* a finding of status the settings do not cover */
+	ANI_WATCH_STALL,     /* watch compact_stall */
+	ANI_UNREADABLE,	     /* processes not fully readable */
+	ANI_SMALL_GO,	     /* Go processes under 64 MiB */
+	ANI_NO_WORKLOAD,     /* nothing detected, nothing asked */
+};
+
+#define ADV_MAX_NEEDS 4
+
 struct adv_note {
 	enum adv_note_kind kind;
-	char text[600];
+	enum adv_note_id id;
+	/* evidence, as the id needs it */
+	const char *who, *winner, *key, *value; /* ANI_CONFLICT */
+	unsigned accept;			/* ... the values the loser accepts (bits) */
+	const char *const *vals;		/* ... the setting's values */
+	int nvals;
+	int wl;				  /* ANI_PER_PROCESS: the workload that opts out */
+	int nneeds;			  /* ... who needs the host value */
+	const char *needs[ADV_MAX_NEEDS]; /* workload titles or rule names */
+	long pid;			  /* ANI_MONGODB_VERSION */
+	int ver[2];
+	const char *ver_src;
+	int err;		       /* ANI_NOT_WRITABLE */
+	const struct finding *finding; /* ANI_FINDING */
+	uint64_t compact_stall;	       /* ANI_WATCH_STALL */
+	double uptime_s;	       /* ... 0 unknown */
+	int defrag;		       /* ... the defrag after the advice (index, -1) */
+	int n, of;		       /* ANI_UNREADABLE (n of scanned), ANI_SMALL_GO (n) */
 };
 
 struct adv_workload {
@@ -153,14 +309,17 @@ struct advice {
 	struct adv_workload wl[WL_N];
 	int nsettings;
 	struct adv_setting s[ADV_MAX_SETTINGS];
-	int nchanges;
-	char set_cmd[512];     /* "thpctl set KEY=VALUE ...", "" when nothing changes */
-	char persist_cmd[512]; /* "thpctl persist KEY=VALUE ..." */
+	int nchanges; /* settings that change: `thpctl set` / `persist` them */
 	int nlevers;
 	struct adv_lever l[ADV_MAX_LEVERS];
 	int nnotes;
 	struct adv_note notes[ADV_MAX_NOTES];
+	int nrem; /* what to change for each flagged process, as in.flagged[] */
+	struct remedy rem[ADV_MAX_FLAGGED];
 };
+
+extern const char *const adv_enabled_vals[3]; /* always madvise never */
+extern const char *const adv_defrag_vals[5];  /* always defer defer+madvise madvise never */
 
 /* Decide. Pure; OUT is overwritten. */
 void advice_build(const struct adv_input *in, struct advice *out);

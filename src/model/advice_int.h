@@ -7,18 +7,14 @@
 
 enum ak { AK_ENABLED, AK_DEFRAG, AK_MPN, AK_SHRINK, AK_N };
 
-extern const char *const adv_enabled_vals[3]; /* always madvise never */
-extern const char *const adv_defrag_vals[5];  /* always defer defer+madvise madvise never */
-
 struct want {
 	enum ak key;
 	unsigned accept;
 	int prefer;
 	uint64_t bound; /* AK_MPN: at most this; AK_SHRINK: the value */
 	bool per_process;
-	int wl; /* a workload, or -1 for a rule */
-	char who[48];
-	char why[480];
+	int wl;		    /* a workload, or -1 for a rule */
+	struct adv_why why; /* its reason and who (why.who) */
 	bool first;
 };
 
@@ -39,11 +35,13 @@ struct adv_ctx {
 /* Add the per-process levers of every active workload (advice_levers.c). */
 void advice_levers(struct adv_ctx *c);
 
-/* Add a note of kind K to A (printf-style; dropped when ADV_MAX_NOTES are there). */
-__attribute__((format(printf, 3, 4))) void adv_note(struct advice *a, enum adv_note_kind k,
-						    const char *fmt, ...);
+/* Add a note of kind K and id ID to A (NULL when ADV_MAX_NOTES are there); the caller adds evidence. */
+struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_id id);
 
 /* The notes of the advice in C (after its settings and levers are resolved). */
 void advice_notes(struct adv_ctx *c);
+
+/* What to change for each flagged process of C's input (model/remedy.h). */
+void advice_remedies(struct adv_ctx *c);
 
 #endif

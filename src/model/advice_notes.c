@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* advise's notes: what the advice leaves to the operator, and why (model/advice.c calls it). */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
 #include "advice_int.h"
 
 static bool finding_addressed(const char *id)
@@ -22,50 +20,44 @@ void advice_notes(struct adv_ctx *c)
 	const struct adv_input *in = c->in;
 	const struct host_snapshot *h = in->h;
 	struct advice *a = c->out;
-	/* the conflict on a mixed host, named, with the way out */
-	char needs[160] = "";
-	size_t nl = 0;
+	struct adv_note *n;
+	/* the conflict on a mixed host, named, with the way out: who needs the host value */
+	const char *needs[ADV_MAX_NEEDS];
+	int nneeds = 0;
 	for (int i = 0; i < c->nw; i++) {
 		const struct want *w = &c->w[i];
 		if (w->key != AK_ENABLED || w->per_process || c->enabled_res < 0 ||
-		    !(w->accept & (1u << c->enabled_res)) || strstr(needs, w->who))
+		    !(w->accept & (1u << c->enabled_res)))
 			continue;
-		if (nl < sizeof(needs))
-			nl += (size_t)snprintf(
-				needs + nl, sizeof(needs) - nl, "%s%s", nl ? " and " : "",
-				w->wl >= 0 ? workload_title((enum workload)w->wl) : w->who);
+		const char *who = w->wl >= 0 ? workload_title((enum workload)w->wl) : w->why.who;
+		bool seen = false;
+		for (int k = 0; k < nneeds; k++)
+			seen |= !strcmp(needs[k], who);
+		if (!seen && nneeds < ADV_MAX_NEEDS)
+			needs[nneeds++] = who;
 	}
 	for (int w = 0; w < WL_N; w++)
-		if (c->pp_off[w])
-			adv_note(
-				a, AN_CONFLICT,
-				"%s wants THP off its memory, but %s need%s enabled=%s host-wide: the host gets %s, and %s opts out per process (see Per process)",
-				workload_title((enum workload)w),
-				needs[0] ? needs : "the other workloads",
-				strstr(needs, " and ") || !needs[0] ? "" : "s",
-				adv_enabled_vals[c->enabled_res], adv_enabled_vals[c->enabled_res],
-				workload_title((enum workload)w));
+		if (c->pp_off[w] && (n = adv_note(a, AN_CONFLICT, ANI_PER_PROCESS))) {
+			n->wl = w;
+			n->nneeds = nneeds;
+			memcpy(n->needs, needs, sizeof(needs));
+			n->value = adv_enabled_vals[c->enabled_res];
+		}
 	if (a->wl[WL_MONGODB7].active && in->mongodb_assumed)
-		adv_note(
-			a, AN_ASSUMPTION,
-			"MongoDB version unknown (not in its path, no dpkg record): assumed 7.0 or earlier (THP off, the long-standing advice); for 8.0 or later run thpctl advise --workload mongodb8");
+		adv_note(a, AN_ASSUMPTION, ANI_MONGODB_ASSUMED);
 	for (int i = 0; i < in->nprocs; i++) {
 		const struct adv_proc *p = &in->procs[i];
-		if ((p->wl == WL_MONGODB7 || p->wl == WL_MONGODB8) && p->has_ver) {
-			char v[24];
-			if (p->ver[1] >= 0)
-				snprintf(v, sizeof(v), "%d.%d", p->ver[0], p->ver[1]);
-			else
-				snprintf(v, sizeof(v), "%d", p->ver[0]);
-			adv_note(a, AN_INFO, "mongod PID %ld is MongoDB %s (%s)", p->pid, v,
-				 p->ver_src);
+		if ((p->wl == WL_MONGODB7 || p->wl == WL_MONGODB8) && p->has_ver &&
+		    (n = adv_note(a, AN_INFO, ANI_MONGODB_VERSION))) {
+			n->pid = p->pid;
+			n->ver[0] = p->ver[0];
+			n->ver[1] = p->ver[1];
+			n->ver_src = p->ver_src;
 		}
 	}
-	if (h->thp.write_err && h->thp.write_err != -ENOENT)
-		adv_note(
-			a, AN_INFO,
-			"the THP settings are not writable here (%s): apply the host-wide part as root on the host",
-			strerror(-h->thp.write_err));
+	if (h->thp.write_err && h->thp.write_err != -ENOENT &&
+	    (n = adv_note(a, AN_INFO, ANI_NOT_WRITABLE)))
+		n->err = h->thp.write_err;
 	/* findings of `thpctl status` that the settings above do not cover */
 	for (int i = 0; in->fs && i < in->fs->n; i++) {
 		const struct finding *f = &in->fs->f[i];
@@ -74,32 +66,45 @@ void advice_notes(struct adv_ctx *c)
 		/* the watch note below covers it */
 		if (strcmp(f->id, "compact-stall") == 0)
 			continue;
-		adv_note(a, AN_FINDING, "%s", f->id); /* render/advice.c words it */
+		if ((n = adv_note(a, AN_FINDING, ANI_FINDING)))
+			n->finding = f;
 	}
 	/* watch compact_stall */
 	uint64_t cs;
-	if (kv_get(&h->vmstat, "compact_stall", &cs)) {
-		char rate[64] = "";
-		if (h->uptime_s > 0)
-			snprintf(rate, sizeof(rate), ", %.1f per hour of uptime",
-				 (double)cs * 3600.0 / h->uptime_s);
-		const char *d = c->defrag_res >= 0 ? adv_defrag_vals[c->defrag_res] : "?";
-		adv_note(
-			a, AN_WATCH,
-			"compact_stall=%llu since boot%s (/proc/vmstat): after a change, watch its rate with thpctl watch; if it keeps rising, faults wait in compaction%s",
-			(unsigned long long)cs, rate,
-			c->defrag_res == 1 || c->defrag_res == 4
-				? " for reasons other than THP (defrag no longer stalls THP faults)"
-			: strcmp(d, "always") == 0
-				? ": move defrag off always"
-				: ": move defrag towards defer (only MADV_HUGEPAGE regions stall now)");
+	if (kv_get(&h->vmstat, "compact_stall", &cs) &&
+	    (n = adv_note(a, AN_WATCH, ANI_WATCH_STALL))) {
+		n->compact_stall = cs;
+		n->uptime_s = h->uptime_s > 0 ? h->uptime_s : 0;
+		n->defrag = c->defrag_res;
 	}
-	if (in->unreadable)
-		adv_note(
-			a, AN_INFO,
-			"%d of %d processes not fully readable (exe, cmdline or cgroup): run as root to detect versions, Go binaries and systemd units",
-			in->unreadable, in->scanned);
-	if (in->small_go)
-		adv_note(a, AN_INFO, "%d Go process%s under 64 MiB RSS not counted as a workload",
-			 in->small_go, in->small_go == 1 ? "" : "es");
+	if (in->unreadable && (n = adv_note(a, AN_INFO, ANI_UNREADABLE))) {
+		n->n = in->unreadable;
+		n->of = in->scanned;
+	}
+	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
+		n->n = in->small_go;
+}
+
+void advice_remedies(struct adv_ctx *c)
+{
+	const struct adv_input *in = c->in;
+	const struct host_snapshot *h = in->h;
+	struct advice *a = c->out;
+	uint64_t pmd_kb = h->feat.pmd_size / 1024;
+	const struct thp_size *sz = pmd_kb ? thp_size_find(&h->thp, pmd_kb) : NULL;
+	const char *eff = sz && sz->enabled.present ? sz->eff_enabled
+			  : h->thp.enabled.present  ? h->thp.enabled.selected
+						    : NULL;
+	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
+	struct remedy_host host = {
+		.always = eff && !strcmp(eff, "always"),
+		.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+		.systemd_thp = in->systemd_thp,
+		.nothers = in->nothers,
+		.others = in->ledger_scan == 1 ? in->others : NULL,
+	};
+	a->nrem = 0;
+	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
+		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
+			a->nrem++;
 }

@@ -27,6 +27,75 @@ void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l)
 	l->invented_kb = l->held_kb = l->creep_kb = -1;
 	l->invented_gap = l->held_gap = l->creep_gap = LG_NOT_ASKED;
 	l->max_ptes_none = -1;
+	l->rss_kb = l->lazyfree_kb = l->referenced_kb = l->pte_full_kb = -1;
+}
+
+void ledger_smaps(struct thp_ledger *l, const struct smaps_totals *t)
+{
+	if (!t)
+		return;
+	if (smaps_has(t, SM_ANON_HUGE))
+		l->huge_kb = (int64_t)t->kb[SM_ANON_HUGE];
+	l->rss_kb = smaps_has(t, SM_RSS) ? (int64_t)t->kb[SM_RSS] : -1;
+	l->lazyfree_kb = smaps_has(t, SM_LAZYFREE) ? (int64_t)t->kb[SM_LAZYFREE] : -1;
+	l->referenced_kb = smaps_has(t, SM_REFERENCED) ? (int64_t)t->kb[SM_REFERENCED] : -1;
+	l->bloated = ledger_is_bloated(l->invented_kb, l->huge_kb);
+}
+
+const char *ledger_cost_name(enum ledger_cost c)
+{
+	static const char *const names[] = {[LC_NONE] = "none",
+					    [LC_INVENTED] = "invented",
+					    [LC_HELD] = "held",
+					    [LC_CREEP] = "creep",
+					    [LC_LAZYFREE] = "lazyfree"};
+	return (unsigned)c < LC_N ? names[c] : "?";
+}
+
+int64_t ledger_cost_kb(const struct thp_ledger *l, enum ledger_cost c)
+{
+	switch (c) {
+	case LC_INVENTED:
+		return l->invented_kb;
+	case LC_HELD:
+		return l->held_kb;
+	case LC_CREEP:
+		return l->creep_kb;
+	case LC_LAZYFREE:
+		return l->lazyfree_kb;
+	default:
+		return -1;
+	}
+}
+
+bool ledger_cost_flagged(const struct thp_ledger *l, enum ledger_cost c)
+{
+	int64_t kb = ledger_cost_kb(l, c);
+	if (kb <= LEDGER_BLOAT_MIN_KB)
+		return false;
+	int64_t rss = l->rss_kb;
+	switch (c) {
+	case LC_INVENTED:
+		return ledger_is_bloated(kb, l->huge_kb);
+	case LC_HELD:
+	case LC_CREEP:
+		return rss < 0 || kb * 4 > rss + kb;
+	case LC_LAZYFREE:
+		return rss > 0 && kb * 4 > rss;
+	default:
+		return false;
+	}
+}
+
+enum ledger_cost ledger_top_cost(const struct thp_ledger *l)
+{
+	enum ledger_cost top = LC_NONE;
+	for (int c = LC_INVENTED; c < LC_N; c++)
+		if (ledger_cost_flagged(l, (enum ledger_cost)c) &&
+		    (top == LC_NONE ||
+		     ledger_cost_kb(l, (enum ledger_cost)c) > ledger_cost_kb(l, top)))
+			top = (enum ledger_cost)c;
+	return top;
 }
 
 void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, int k,
@@ -83,6 +152,8 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 		l->creep_kb = (int64_t)(raw->creep_pages * page_kb);
 		l->creep_ranges = raw->creep_ranges;
 		l->creep_gap = LG_OK;
+		l->pte_full_ranges = raw->pte_full_ranges;
+		l->pte_full_kb = (int64_t)(raw->pte_full_ranges * pmd_kb);
 	}
 	l->bloated = ledger_is_bloated(l->invented_kb, l->huge_kb);
 }

@@ -12,7 +12,13 @@
  *    deferred-split shrinker splits them (memory pressure) or the process
  *    exits;
  *  - creep_kb: upper bound of what khugepaged may still add by collapsing
- *    PMD ranges at the current max_ptes_none.
+ *    PMD ranges at the current max_ptes_none;
+ *  - lazyfree_kb: smaps LazyFree (4.12+): pages freed with MADV_FREE that
+ *    stay mapped, counted in RSS and in the memory cgroup, until reclaim
+ *    takes them under memory pressure (MADV_FREE over part of a THP splits
+ *    it: AnonHugePages drops, RSS does not).
+ * mTHP folios (below the PMD size) are listed apart: the underused shrinker
+ * never counts them (it looks at PMD THPs only).
  */
 #ifndef THPCTL_MODEL_LEDGER_H
 #define THPCTL_MODEL_LEDGER_H
@@ -21,6 +27,7 @@
 #include <stdint.h>
 
 #include "../kernel/ledger.h"
+#include "../kernel/smaps.h"
 
 enum ledger_method { LM_NONE, LM_SAMPLED, LM_EXACT };
 
@@ -52,7 +59,37 @@ struct thp_ledger {
 	long max_ptes_none;
 	enum ledger_gap creep_gap;
 	bool bloated; /* invented > 25% of huge and > 16 MiB */
+	/* from the same smaps walk (ledger_smaps), -1 unknown */
+	int64_t rss_kb;	       /* Rss, all VMAs */
+	int64_t lazyfree_kb;   /* LazyFree (MADV_FREE, not yet reclaimed) */
+	int64_t referenced_kb; /* Referenced: pages accessed since the last reclaim scan */
+	/* PMD ranges of anonymous VMAs fully resident in small pages (they would gain
+	 * from a huge page): known with creep (creep_gap) */
+	uint64_t pte_full_ranges;
+	int64_t pte_full_kb;
 };
+
+/* The costs of THP the ledger counts, and lazy free beside them. */
+enum ledger_cost { LC_NONE, LC_INVENTED, LC_HELD, LC_CREEP, LC_LAZYFREE, LC_N };
+
+const char *ledger_cost_name(enum ledger_cost c);
+
+/* The size of cost C of L in kB, -1 unknown. */
+int64_t ledger_cost_kb(const struct thp_ledger *l, enum ledger_cost c);
+
+/*
+ * Whether cost C of L passes its threshold: over 16 MiB and over 25% of what
+ * it is measured against: invented of huge-backed (the flag of ps --ledger);
+ * held of RSS plus held (held pages are charged but not in RSS); creep of RSS
+ * plus creep (what RSS would become); lazy free of RSS.
+ */
+bool ledger_cost_flagged(const struct thp_ledger *l, enum ledger_cost c);
+
+/* The largest cost of L that passes its threshold, LC_NONE when none does. */
+enum ledger_cost ledger_top_cost(const struct thp_ledger *l);
+
+/* Copy what L takes from the smaps sums T (NULL: unknown): huge_kb, rss, LazyFree, Referenced. */
+void ledger_smaps(struct thp_ledger *l, const struct smaps_totals *t);
 
 #define LEDGER_BLOAT_MIN_KB (16 * 1024)
 
@@ -69,7 +106,7 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 		  bool held_asked, long max_ptes_none, unsigned page_kb, int pmd_order,
 		  struct thp_ledger *l);
 
-/* A ledger with nothing known (every part LG_NOT_ASKED) but huge_kb. */
+/* A ledger with nothing known (every part LG_NOT_ASKED, smaps parts -1) but huge_kb. */
 void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l);
 
 const char *ledger_method_name(enum ledger_method m);

@@ -2,16 +2,9 @@
 #include "why.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "../kernel/sysroot.h"
-#include "../util/units.h"
 #include "../util/names.h"
-
-/* the absolute paths evidence refers to: the kernel layer's SR_* from / */
-#define THP_DIR "/" SR_THP
 
 static const char *const effect_names[] = {
 	[WE_HELPS] = "helps", [WE_HINDERS] = "hinders", [WE_UNKNOWN] = "unknown"};
@@ -24,7 +17,7 @@ const char *why_effect_name(enum why_effect e)
 /* ---- explain ---- */
 
 struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
-			      const char *source)
+			      enum why_id id, enum kpath file, long long arg, const char *name)
 {
 	if (r->n == WHY_MAX_LINES)
 		return NULL;
@@ -32,30 +25,18 @@ struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_
 	memset(l, 0, sizeof(*l));
 	l->topic = topic;
 	l->effect = e;
-	snprintf(l->source, sizeof(l->source), "%s", source);
+	l->id = id;
+	l->src = (struct why_src){file, arg, name};
 	return l;
 }
 
-void why_linef(struct why_report *r, const char *topic, enum why_effect e, const char *source,
-	       const char *fmt, ...)
+const char *why_source(const struct why_line *l, char *out, size_t n)
 {
-	struct why_line *l = why_line_new(r, topic, e, source);
-	if (!l)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->text, sizeof(l->text), fmt, ap);
-	va_end(ap);
+	return evidence_path(l->src.file, l->src.arg, l->src.name, out, n);
 }
 
-/* why_linef, short for the many lines of this file */
-#define add(...) why_linef(__VA_ARGS__)
-
-static const char *proc_file(char *out, size_t n, long pid, const char *file)
-{
-	snprintf(out, n, "/" SR_PROC "/%ld/%s", pid, file);
-	return out;
-}
+/* A line with no evidence beyond its id, or whose caller fills the evidence (NULL when full). */
+#define add(r, topic, e, id, file, arg, name) why_line_new(r, topic, e, id, file, arg, name)
 
 static const char *sel(const struct choice *c)
 {
@@ -67,27 +48,13 @@ static bool is(const char *v, const char *w)
 	return v && strcmp(v, w) == 0;
 }
 
-static const char *errtext(int err)
-{
-	return err ? strerror(-err) : "";
-}
-
-/* "not readable (Permission denied: run as root or as its owner)" */
-static void unreadable(char *out, size_t n, int err, bool recorded)
-{
-	if (recorded && err == -ENOENT)
-		snprintf(out, n, "not recorded in this tree");
-	else if (err == -EACCES || err == -EPERM)
-		snprintf(out, n, "not readable (%s: run as root or as its owner)", errtext(err));
-	else
-		snprintf(out, n, "not readable (%s)", errtext(err));
-}
-
+/* The effective PMD anon policy, how it was resolved and its file. */
 struct policy {
-	const char *eff; /* effective PMD anon policy, NULL unknown */
-	char how[160];	 /* how it was resolved */
-	char src[200];	 /* its file(s) */
+	const char *eff; /* NULL unknown */
+	const char *size_val;
+	const char *top;
 	uint64_t pmd_kb;
+	enum kpath file;
 };
 
 static void pmd_policy(const struct host_snapshot *h, struct policy *p)
@@ -95,67 +62,52 @@ static void pmd_policy(const struct host_snapshot *h, struct policy *p)
 	memset(p, 0, sizeof(*p));
 	p->pmd_kb = h->feat.pmd_size / 1024;
 	const struct thp_size *sz = p->pmd_kb ? thp_size_find(&h->thp, p->pmd_kb) : NULL;
-	const char *top = sel(&h->thp.enabled);
+	p->top = sel(&h->thp.enabled);
 	if (sz && sz->enabled.present) {
 		p->eff = sz->eff_enabled;
-		if (is(sz->enabled.selected, "inherit"))
-			snprintf(p->how, sizeof(p->how),
-				 "hugepages-%llukB/enabled inherit -> enabled=%s",
-				 (unsigned long long)p->pmd_kb, top ? top : "?");
-		else
-			snprintf(p->how, sizeof(p->how), "hugepages-%llukB/enabled=%s",
-				 (unsigned long long)p->pmd_kb, sz->enabled.selected);
-		snprintf(p->src, sizeof(p->src), THP_DIR "/hugepages-%llukB/enabled",
-			 (unsigned long long)p->pmd_kb);
+		p->size_val = sz->enabled.selected;
+		p->file = KP_THP_SIZE_ENABLED;
 	} else {
-		p->eff = top;
-		snprintf(p->how, sizeof(p->how), "enabled=%s", top ? top : "?");
-		snprintf(p->src, sizeof(p->src), THP_DIR "/enabled");
+		p->eff = p->top;
+		p->file = KP_THP_ENABLED;
 	}
 }
 
 static void explain_policy(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
-	char a[32], pmd[32];
-	if (p->pmd_kb)
-		snprintf(pmd, sizeof(pmd), "%llukB", (unsigned long long)p->pmd_kb);
-	else
-		snprintf(pmd, sizeof(pmd), "PMD");
-	if (!h->thp.present) {
-		add(r, "policy", WE_HINDERS, THP_DIR,
-		    "this kernel has no THP (no transparent_hugepage directory): no huge pages but hugetlb");
+	struct why_line *l;
+	if (!in->h->thp.present) {
+		add(r, "policy", WE_HINDERS, WI_POLICY_NO_THP, KP_THP_DIR, 0, NULL);
 		return;
 	}
+	enum kpath f = p->file;
+	long long sz = (long long)p->pmd_kb;
 	if (!p->eff) {
-		add(r, "policy", WE_UNKNOWN, p->src, "the PMD size policy could not be read");
+		add(r, "policy", WE_UNKNOWN, WI_POLICY_UNREAD, f, sz, NULL);
 		return;
 	}
-	if (is(p->eff, "always")) {
-		add(r, "policy", WE_HELPS, p->src,
-		    "PMD size (%s) policy always (%s): every anonymous region that can hold an aligned %s block may get huge pages at fault, MADV_HUGEPAGE or not",
-		    pmd, p->how, pmd);
-	} else if (is(p->eff, "madvise")) {
-		if (in->smaps_err == 0 && v->hg) {
-			fmt_kb(a, sizeof(a), v->hg_kb);
-			add(r, "policy", WE_HELPS, p->src,
-			    "PMD size (%s) policy madvise (%s): only MADV_HUGEPAGE regions get huge pages at fault; this process has %d such VMA%s (%s)",
-			    pmd, p->how, v->hg, v->hg == 1 ? "" : "s", a);
-		} else {
-			add(r, "policy", in->smaps_err ? WE_UNKNOWN : WE_HINDERS, p->src,
-			    "PMD size (%s) policy madvise (%s): only MADV_HUGEPAGE regions get huge pages at fault%s",
-			    pmd, p->how,
-			    in->smaps_err ? "" : "; this process has none (no hg VMA)");
-		}
-	} else if (is(p->eff, "never")) {
-		add(r, "policy", WE_HINDERS, p->src,
-		    "PMD size (%s) policy never (%s): no huge pages at fault or from khugepaged, even in MADV_HUGEPAGE regions (only MADV_COLLAPSE still builds them)",
-		    pmd, p->how);
-	} else {
-		add(r, "policy", WE_UNKNOWN, p->src, "PMD size (%s) policy %s (%s)", pmd, p->eff,
-		    p->how);
-	}
+	bool known = in->smaps_err == 0;
+	if (is(p->eff, "always"))
+		l = add(r, "policy", WE_HELPS, WI_POLICY_ALWAYS, f, sz, NULL);
+	else if (is(p->eff, "madvise"))
+		l = add(r, "policy",
+			known && v->hg ? WE_HELPS
+			: known	       ? WE_HINDERS
+				       : WE_UNKNOWN,
+			WI_POLICY_MADVISE, f, sz, NULL);
+	else if (is(p->eff, "never"))
+		l = add(r, "policy", WE_HINDERS, WI_POLICY_NEVER, f, sz, NULL);
+	else
+		l = add(r, "policy", WE_UNKNOWN, WI_POLICY_OTHER, f, sz, NULL);
+	if (l)
+		l->ev.policy = (struct why_ev_policy){.pmd_kb = p->pmd_kb,
+						      .eff = p->eff,
+						      .size_val = p->size_val,
+						      .top = p->top,
+						      .vmas_known = known,
+						      .hg = v->hg,
+						      .hg_kb = v->hg_kb};
 }
 
 static void explain_mthp(const struct why_input *in, const struct policy *p, struct why_report *r)
@@ -163,108 +115,59 @@ static void explain_mthp(const struct why_input *in, const struct policy *p, str
 	const struct host_snapshot *h = in->h;
 	if (!h->thp.present)
 		return;
-	char list[320] = "";
-	size_t off = 0;
-	int anon = 0, on = 0;
-	bool any_madvise = false;
+	struct why_ev_mthp m = {0};
 	for (int i = 0; i < h->thp.nsizes; i++) {
 		const struct thp_size *sz = &h->thp.sizes[i];
 		if (!sz->enabled.present || sz->size_kb == p->pmd_kb)
 			continue;
-		anon++;
+		m.sizes++;
 		if (!sz->eff_enabled || is(sz->eff_enabled, "never"))
 			continue;
-		on++;
-		any_madvise |= is(sz->eff_enabled, "madvise");
-		if (off < sizeof(list))
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%llukB=%s",
-						on > 1 ? ", " : "", (unsigned long long)sz->size_kb,
-						sz->eff_enabled);
+		if (m.on < WHY_MAX_MTHP) {
+			m.s[m.on].kb = sz->size_kb;
+			m.s[m.on].policy = sz->eff_enabled;
+		}
+		m.on++;
+		m.any_madvise |= is(sz->eff_enabled, "madvise");
 	}
-	if (anon == 0) {
-		add(r, "mthp", WE_NEUTRAL, THP_DIR,
-		    "no per-size (mTHP) policies on this kernel (they arrived in 6.8): the PMD size is the only THP size");
-		return;
-	}
-	if (on == 0) {
-		add(r, "mthp", WE_NEUTRAL, THP_DIR "/hugepages-*kB/enabled",
-		    "none of the %d smaller (mTHP) sizes is enabled: only PMD-size huge pages",
-		    anon);
-		return;
-	}
-	add(r, "mthp", WE_HELPS, THP_DIR "/hugepages-*kB/enabled",
-	    "smaller (mTHP) sizes enabled: %s%s; their folios do not show in AnonHugePages (see hugepages-*kB/stats)",
-	    list, any_madvise ? " (madvise sizes: MADV_HUGEPAGE regions only)" : "");
+	struct why_line *l;
+	if (m.sizes == 0)
+		l = add(r, "mthp", WE_NEUTRAL, WI_MTHP_NO_SIZES, KP_THP_DIR, 0, NULL);
+	else if (m.on == 0)
+		l = add(r, "mthp", WE_NEUTRAL, WI_MTHP_OFF, KP_THP_SIZES_ENABLED, 0, NULL);
+	else
+		l = add(r, "mthp", WE_HELPS, WI_MTHP_ON, KP_THP_SIZES_ENABLED, 0, NULL);
+	if (l)
+		l->ev.mthp = m;
 }
 
 static void explain_defrag(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
 	const struct host_snapshot *h = in->h;
 	const char *d = sel(&h->thp.defrag);
-	const char *src = THP_DIR "/defrag";
 	if (!h->thp.present)
 		return;
 	if (!d) {
-		add(r, "defrag", WE_UNKNOWN, src, "defrag could not be read");
+		add(r, "defrag", WE_UNKNOWN, WI_DEFRAG_UNREAD, KP_THP_DEFRAG, 0, NULL);
 		return;
 	}
-	if (in->st.thp_enabled == 0 || is(p->eff, "never")) {
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=%s does not apply: this process takes no THP faults (%s)", d,
-		    in->st.thp_enabled == 0 ? "prctl disable" : "policy never");
-		return;
-	}
-	const struct why_vmas *v = &in->vmas;
-	bool known = in->smaps_err == 0;
-	bool always = is(p->eff, "always");
-	char hg[96];
-	if (known)
-		snprintf(hg, sizeof(hg), "its %d MADV_HUGEPAGE VMA%s", v->hg,
-			 v->hg == 1 ? "" : "s");
-	else
-		snprintf(hg, sizeof(hg), "its MADV_HUGEPAGE VMAs");
-	char stall[64] = "";
-	bool ok;
-	uint64_t cs = 0;
-	ok = kv_get(&h->vmstat, "compact_stall", &cs);
-	if (ok)
-		snprintf(stall, sizeof(stall), " (host compact_stall=%llu since boot)",
-			 (unsigned long long)cs);
-	bool none_hg = known && v->hg == 0;
-	if (is(d, "always"))
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=always: every THP fault in %s may stall in direct reclaim and compaction%s",
-		    always    ? "its eligible regions"
-		    : none_hg ? "it (it has no MADV_HUGEPAGE VMA: none)"
-			      : hg,
-		    stall);
-	else if (is(d, "madvise") && none_hg)
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=madvise: none of its faults stalls (it has no MADV_HUGEPAGE VMA)%s; %s",
-		    stall,
-		    always ? "its regions take a huge page only if one is free, without waking kcompactd"
-			   : "it faults in no huge pages anyway");
-	else if (is(d, "madvise"))
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=madvise: only %s may stall in direct reclaim and compaction%s; %s", hg,
-		    stall,
-		    always ? "its other regions take a huge page only if one is free, without waking kcompactd"
-			   : "nothing else of it faults in huge pages");
-	else if (is(d, "defer+madvise") && none_hg)
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=defer+madvise: none of its faults stalls (it has no MADV_HUGEPAGE VMA); they wake kswapd/kcompactd, and khugepaged collapses later");
-	else if (is(d, "defer+madvise"))
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=defer+madvise: %s may stall in direct compaction%s; other regions never stall, they wake kswapd/kcompactd and get huge pages later from khugepaged",
-		    hg, stall);
-	else if (is(d, "defer"))
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=defer: no fault of it stalls for a huge page; it gets one only if free, kswapd/kcompactd are woken, khugepaged collapses later");
-	else if (is(d, "never"))
-		add(r, "defrag", WE_NEUTRAL, src,
-		    "defrag=never: no fault of it stalls; it gets a huge page only when a free block is there");
-	else
-		add(r, "defrag", WE_UNKNOWN, src, "defrag=%s", d);
+	struct why_ev_defrag e = {
+		.defrag = d,
+		.prctl_off = in->st.thp_enabled == 0,
+		.always = is(p->eff, "always"),
+		.vmas_known = in->smaps_err == 0,
+		.hg = in->vmas.hg,
+	};
+	e.has_stall = kv_get(&h->vmstat, "compact_stall", &e.compact_stall);
+	bool off = in->st.thp_enabled == 0 || is(p->eff, "never");
+	static const char *const known[] = {"always", "madvise", "defer+madvise", "defer", "never"};
+	bool k = false;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		k |= is(d, known[i]);
+	struct why_line *l = add(r, "defrag", off || k ? WE_NEUTRAL : WE_UNKNOWN,
+				 off ? WI_DEFRAG_NO_FAULTS : WI_DEFRAG, KP_THP_DEFRAG, 0, NULL);
+	if (l)
+		l->ev.defrag = e;
 }
 
 static void explain_khugepaged(const struct why_input *in, const struct policy *p,
@@ -274,281 +177,216 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	if (!h->thp.present || !p->eff || is(p->eff, "never") || in->st.thp_enabled == 0)
 		return;
 	const struct opt_u64 *mpn = &h->thp.khp[KHP_MAX_PTES_NONE];
-	const char *src = THP_DIR "/khugepaged/max_ptes_none";
-	const char *where =
-		is(p->eff, "always") ? "its eligible regions" : "its MADV_HUGEPAGE regions";
-	if (!mpn->present) {
-		add(r, "khugepaged", WE_NEUTRAL, src,
-		    "khugepaged may collapse %s into huge pages later", where);
-		return;
-	}
-	uint64_t per = h->feat.pmd_size && h->feat.page_size > 0
-			       ? h->feat.pmd_size / (uint64_t)h->feat.page_size
-			       : 512;
-	add(r, "khugepaged", WE_HELPS, src,
-	    "khugepaged may collapse %s later: a PMD range qualifies with up to %llu of its %llu pages never touched (max_ptes_none)",
-	    where, (unsigned long long)mpn->v, (unsigned long long)per);
+	struct why_ev_khp e = {
+		.always = is(p->eff, "always"), .has_mpn = mpn->present, .mpn = mpn->v};
+	e.per = h->feat.pmd_size && h->feat.page_size > 0
+			? h->feat.pmd_size / (uint64_t)h->feat.page_size
+			: 512;
+	const struct why_vmas *v = &in->vmas;
+	e.nothing = in->smaps_err == 0 &&
+		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
+			      : v->has_vmflags && v->hg == 0);
+	struct why_line *l =
+		add(r, "khugepaged", mpn->present && !e.nothing ? WE_HELPS : WE_NEUTRAL, WI_KHP,
+		    KP_THP_MAX_PTES_NONE, 0, NULL);
+	if (l)
+		l->ev.khp = e;
 }
 
 static void explain_prctl(const struct why_input *in, struct why_report *r)
 {
-	char src[64];
-	proc_file(src, sizeof(src), in->pid, "status");
 	int te = in->st.thp_enabled;
-	if (te < 0) {
-		add(r, "prctl", WE_UNKNOWN, src,
-		    "no THP_enabled line (kernel < 5.0): whether prctl(PR_SET_THP_DISABLE) applies cannot be seen");
-		return;
-	}
-	if (te == 1) {
-		bool ea = in->h->feat.except_advised == TRI_YES;
-		add(r, "prctl", WE_NEUTRAL, src,
-		    "THP_enabled 1: THP is not disabled by prctl(PR_SET_THP_DISABLE)%s",
-		    ea ? " (a PR_THP_DISABLE_EXCEPT_ADVISED opt-out, 6.18+, also reads 1: only its MADV_HUGEPAGE regions would get THP)"
-		       : "");
-		return;
-	}
 	const struct thp_chain *c = &in->chain;
-	if (!in->chain_walked) {
-		add(r, "prctl", WE_HINDERS, src,
-		    "THP_enabled 0: prctl(PR_SET_THP_DISABLE) turned THP off for the whole process, MADV_HUGEPAGE and MADV_COLLAPSE included");
+	struct why_ev_prctl e = {.except_advised = in->h->feat.except_advised == TRI_YES};
+	enum why_id id;
+	if (te < 0) {
+		id = WI_PRCTL_NO_LINE;
+	} else if (te == 1) {
+		id = WI_PRCTL_ON;
+	} else if (!in->chain_walked) {
+		id = WI_PRCTL_OFF;
 	} else if (c->n) {
-		const struct thp_ancestor *top = &c->a[c->n - 1];
-		add(r, "prctl", WE_HINDERS, src,
-		    "THP_enabled 0: THP off for the whole process, inherited: the highest ancestor with THP_enabled 0 is PID %ld (%s), %d generation%s up, which called prctl(PR_SET_THP_DISABLE) or was started under it%s",
-		    top->pid, top->comm, c->n, c->n == 1 ? "" : "s",
-		    c->cut ? " (chain cut: an ancestor was not readable)" : "");
+		id = WI_PRCTL_INHERITED;
+		e.pid = c->a[c->n - 1].pid;
+		e.comm = c->a[c->n - 1].comm;
+		e.generations = c->n;
+		e.cut = c->cut;
 	} else if (c->stop_thp_enabled == 1 && why_chain_broken(c->stop_pid, c->stop_comm)) {
-		add(r, "prctl", WE_HINDERS, src,
-		    "THP_enabled 0: prctl(PR_SET_THP_DISABLE) was set by this process or by an ancestor that is gone: its parent is now PID %ld (%s, THP_enabled 1), which adopts orphans, so the chain is broken (a daemon that detached, or a starter that exited); THP off for all of it, MADV_HUGEPAGE and MADV_COLLAPSE included",
-		    c->stop_pid, c->stop_comm);
+		id = WI_PRCTL_ORPHANED;
+		e.pid = c->stop_pid;
+		e.comm = c->stop_comm;
 	} else if (c->stop_thp_enabled == 1) {
-		add(r, "prctl", WE_HINDERS, src,
-		    "THP_enabled 0: this process itself called prctl(PR_SET_THP_DISABLE) (its parent PID %ld has THP_enabled 1): THP off for all of it, MADV_HUGEPAGE and MADV_COLLAPSE included",
-		    in->st.ppid);
+		id = WI_PRCTL_SELF;
+		e.pid = in->st.ppid;
 	} else {
-		add(r, "prctl", WE_HINDERS, src,
-		    "THP_enabled 0: THP off for the whole process by prctl(PR_SET_THP_DISABLE); its parent's state is unknown, so it may be inherited");
+		id = WI_PRCTL_PARENT_UNKNOWN;
 	}
+	enum why_effect ef = te < 0 ? WE_UNKNOWN : te == 1 ? WE_NEUTRAL : WE_HINDERS;
+	struct why_line *l = add(r, "prctl", ef, id, KP_PROC_FILE, in->pid, "status");
+	if (l)
+		l->ev.prctl = e;
+}
+
+/* A line about the VMAs of IN, from its smaps. */
+static struct why_line *vl(const struct why_input *in, struct why_report *r, const char *topic,
+			   enum why_effect e, enum why_id id, struct why_ev_vmas ev)
+{
+	struct why_line *l = add(r, topic, e, id, KP_PROC_FILE, in->pid, "smaps");
+	if (l)
+		l->ev.vmas = ev;
+	return l;
+}
+
+static void explain_vma_flags(const struct why_input *in, const struct policy *p,
+			      struct why_report *r)
+{
+	const struct why_vmas *v = &in->vmas;
+	if (v->hg)
+		vl(in, r, "hg", WE_HELPS, WI_HG,
+		   (struct why_ev_vmas){.count = v->hg,
+					.total = v->nvmas,
+					.kb = v->hg_kb,
+					.huge_kb = v->hg_huge_kb,
+					.largest = &v->largest_hg});
+	else
+		vl(in, r, "hg", is(p->eff, "madvise") ? WE_HINDERS : WE_NEUTRAL, WI_HG_NONE,
+		   (struct why_ev_vmas){.total = v->nvmas, .madvise = is(p->eff, "madvise")});
+	why_explain_nh(v, in->pid, r);
 }
 
 static void explain_vmas(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
-	char src[64], a[32], b[32], c[32];
-	proc_file(src, sizeof(src), in->pid, "smaps");
 	if (in->smaps_err) {
-		char why[160];
-		unreadable(why, sizeof(why), in->smaps_err, in->recorded);
-		add(r, "vmas", WE_UNKNOWN, src, "its VMAs are unknown: smaps %s", why);
+		vl(in, r, "vmas", WE_UNKNOWN, WI_VMAS_UNREAD,
+		   (struct why_ev_vmas){.err = in->smaps_err, .recorded = in->recorded});
 		return;
 	}
 	const struct why_vmas *v = &in->vmas;
-	const struct smaps_totals *t = &v->t;
 	if (!v->has_vmflags)
-		add(r, "vmas", WE_UNKNOWN, src,
-		    "%d VMAs; this kernel prints no VmFlags (< 3.8): hg/nh cannot be seen",
-		    v->nvmas);
-	if (v->has_vmflags) {
-		if (v->hg) {
-			const struct why_vma_top *l = &v->largest_hg;
-			fmt_kb(a, sizeof(a), v->hg_kb);
-			fmt_kb(b, sizeof(b), l->size_kb);
-			fmt_kb(c, sizeof(c), l->anon_huge_kb);
-			char hh[32];
-			fmt_kb(hh, sizeof(hh), v->hg_huge_kb);
-			add(r, "hg", WE_HELPS, src,
-			    "%d of %d VMAs opted in with MADV_HUGEPAGE (hg), %s in all, %s of it huge; largest %s at %llx: %s, AnonHugePages %s",
-			    v->hg, v->nvmas, a, hh, l->name, (unsigned long long)l->start, b, c);
-		} else {
-			add(r, "hg", is(p->eff, "madvise") ? WE_HINDERS : WE_NEUTRAL, src,
-			    "none of its %d VMAs opted in with MADV_HUGEPAGE (no hg)", v->nvmas);
-		}
-		why_explain_nh(v, src, r);
-	}
-	if (v->has_eligible && v->eligible)
-		add(r, "eligible", WE_HELPS, src,
-		    "THPeligible 1 in %d of its %d VMAs (policy, not backing: what the kernel would allow now)",
-		    v->eligible, v->nvmas);
-	else if (v->has_eligible)
-		add(r, "eligible", WE_NEUTRAL, src,
-		    "THPeligible 1 in none of its %d VMAs (policy, not backing: what the kernel would allow now)",
-		    v->nvmas);
+		vl(in, r, "vmas", WE_UNKNOWN, WI_VMAS_NO_VMFLAGS,
+		   (struct why_ev_vmas){.total = v->nvmas});
+	if (v->has_vmflags)
+		explain_vma_flags(in, p, r);
+	if (v->has_eligible)
+		vl(in, r, "eligible", v->eligible ? WE_HELPS : WE_NEUTRAL, WI_ELIGIBLE,
+		   (struct why_ev_vmas){.count = v->eligible, .total = v->nvmas});
 	if (v->huge_not_hg)
-		add(r, "collapsed", WE_HELPS, src,
-		    "%d VMA%s without hg hold%s huge pages (%s): faulted under enabled=always, or built by khugepaged or MADV_COLLAPSE",
-		    v->huge_not_hg, v->huge_not_hg == 1 ? "" : "s", v->huge_not_hg == 1 ? "s" : "",
-		    (fmt_kb(a, sizeof(a), v->huge_not_hg_kb), a));
+		vl(in, r, "collapsed", WE_HELPS, WI_COLLAPSED,
+		   (struct why_ev_vmas){.count = v->huge_not_hg, .huge_kb = v->huge_not_hg_kb});
 	if (v->hugetlb_vmas)
-		add(r, "hugetlb", WE_NEUTRAL, src,
-		    "%d hugetlb VMA%s (%s): pages from the hugetlb pool, not THP (not in AnonHugePages)",
-		    v->hugetlb_vmas, v->hugetlb_vmas == 1 ? "" : "s",
-		    (fmt_kb(a, sizeof(a), v->hugetlb_kb), a));
+		vl(in, r, "hugetlb", WE_NEUTRAL, WI_HUGETLB,
+		   (struct why_ev_vmas){.count = v->hugetlb_vmas, .kb = v->hugetlb_kb});
 	if (v->has_vmflags) {
 		if (!v->stack_found)
-			add(r, "stack", WE_NEUTRAL, src, "no [stack] VMA");
-		else if (v->stack_flags & VMF_NH)
-			add(r, "stack", WE_NEUTRAL, src,
-			    "its [stack] VMA (%s) is nh: the stack never gets huge pages",
-			    (fmt_kb(a, sizeof(a), v->stack_kb), a));
+			vl(in, r, "stack", WE_NEUTRAL, WI_STACK_NONE, (struct why_ev_vmas){0});
 		else
-			add(r, "stack", WE_NEUTRAL, src, "its [stack] VMA (%s) is not nh%s",
-			    (fmt_kb(a, sizeof(a), v->stack_kb), a),
-			    v->stack_flags & VMF_HG ? " (it is hg)" : "");
-		why_explain_thread_stacks(v, src, r);
+			vl(in, r, "stack", WE_NEUTRAL, WI_STACK,
+			   (struct why_ev_vmas){
+				   .count = 1, .kb = v->stack_kb, .flags = v->stack_flags});
+		why_explain_thread_stacks(v, in->pid, r);
 	}
 	if (in->smaps_truncated)
-		add(r, "vmas", WE_UNKNOWN, src,
-		    "smaps ended mid-line (truncated): the VMAs above may be incomplete");
-	(void)t;
+		vl(in, r, "vmas", WE_UNKNOWN, WI_SMAPS_TRUNCATED, (struct why_ev_vmas){0});
 }
 
 static void explain_hints(const struct why_input *in, struct why_report *r)
 {
-	char src[64], why[160];
-	proc_file(src, sizeof(src), in->pid, "environ");
-	if (in->environ_err) {
-		unreadable(why, sizeof(why), in->environ_err, in->recorded);
-		add(r, "environ", WE_UNKNOWN, src, "environment %s: allocator hints unknown", why);
-	} else if (in->environ_overwritten) {
-		add(r, "environ", WE_UNKNOWN, src,
-		    "environment overwritten by the program (no NAME=VALUE entry: blanked, as a process title does, or cut off): allocator hints unknown");
-	} else if (in->nenv == 0) {
-		add(r, "environ", WE_NEUTRAL, src,
-		    "no THP hints in its environment (GLIBC_TUNABLES glibc.malloc.hugetlb, MIMALLOC_ALLOW_THP, MALLOC_CONF thp:, GODEBUG disablethp, JAVA_TOOL_OPTIONS)");
-	}
+	struct why_line *l = NULL;
+	if (in->environ_err)
+		l = add(r, "environ", WE_UNKNOWN, WI_ENV_UNREAD, KP_PROC_FILE, in->pid, "environ");
+	else if (in->environ_overwritten)
+		add(r, "environ", WE_UNKNOWN, WI_ENV_OVERWRITTEN, KP_PROC_FILE, in->pid, "environ");
+	else if (in->nenv == 0)
+		add(r, "environ", WE_NEUTRAL, WI_ENV_NONE, KP_PROC_FILE, in->pid, "environ");
+	if (l)
+		l->ev.env = (struct why_ev_env){.err = in->environ_err, .recorded = in->recorded};
 	for (int i = 0; i < in->nenv; i++)
-		add(r, "environ", in->env[i].effect, src, "%s %s: %s", in->env[i].var,
-		    in->env[i].value, in->env[i].meaning);
-	proc_file(src, sizeof(src), in->pid, "cmdline");
+		if ((l = add(r, "environ", in->env[i].effect, WI_ENV_HINT, KP_PROC_FILE, in->pid,
+			     "environ")))
+			l->ev.env.hint = &in->env[i];
 	for (int i = 0; in->cmdline_err == 0 && i < in->ncmd; i++)
-		add(r, "cmdline", in->cmd[i].effect, src, "%s: %s", in->cmd[i].value,
-		    in->cmd[i].meaning);
+		if ((l = add(r, "cmdline", in->cmd[i].effect, WI_CMD_HINT, KP_PROC_FILE, in->pid,
+			     "cmdline")))
+			l->ev.env.hint = &in->cmd[i];
 }
 
 static void explain_cgroup(const struct why_input *in, struct why_report *r)
 {
-	char src[64], why[160], a[32];
-	proc_file(src, sizeof(src), in->pid, "cgroup");
-	uint64_t fb = 0;
-	bool has_fb = kv_get(&in->h->vmstat, "thp_fault_fallback_charge", &fb);
-	char fbs[160];
-	if (has_fb)
-		snprintf(
-			fbs, sizeof(fbs),
-			"; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=%llu since boot (/proc/vmstat)",
-			(unsigned long long)fb);
-	else
-		snprintf(fbs, sizeof(fbs),
-			 "; this kernel has no thp_fault_fallback_charge (< 5.7)");
-	if (in->cgroup_err) {
-		unreadable(why, sizeof(why), in->cgroup_err, in->recorded);
-		add(r, "cgroup", WE_UNKNOWN, src, "memory cgroup %s", why);
-		return;
-	}
+	struct why_ev_cg e = {.recorded = in->recorded, .lim = &in->lim};
+	e.has_fallback = kv_get(&in->h->vmstat, "thp_fault_fallback_charge", &e.fallback);
 	const struct cg_limit *l = &in->lim;
-	if (in->limit_err) {
-		unreadable(why, sizeof(why), in->limit_err, in->recorded);
-		add(r, "cgroup", WE_UNKNOWN, src, "memory cgroup %s (v%d): limit files %s",
-		    l->path[0] ? l->path : "?", l->version, why);
-		return;
+	struct why_line *line;
+	if (in->cgroup_err) {
+		e.err = in->cgroup_err;
+		line = add(r, "cgroup", WE_UNKNOWN, WI_CG_UNREAD, KP_PROC_FILE, in->pid, "cgroup");
+	} else if (in->limit_err) {
+		e.err = in->limit_err;
+		line = add(r, "cgroup", WE_UNKNOWN, WI_CG_LIMIT_UNREAD, KP_PROC_FILE, in->pid,
+			   "cgroup");
+	} else if (l->version == 0) {
+		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_NONE, KP_PROC_FILE, in->pid, "cgroup");
+	} else if (!l->limited) {
+		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_UNLIMITED, KP_PROC_FILE, in->pid,
+			   "cgroup");
+	} else {
+		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_LIMITED, KP_TREE, 0, l->limit_file);
 	}
-	if (l->version == 0) {
-		add(r, "cgroup", WE_NEUTRAL, src,
-		    "no memory cgroup controller found for it under /sys/fs/cgroup: no memory limit applies");
-		return;
-	}
-	if (!l->limited) {
-		add(r, "cgroup", WE_NEUTRAL, src,
-		    "memory cgroup %s (v%d): no memory limit on its path", l->path, l->version);
-		return;
-	}
-	fmt_bytes(a, sizeof(a), l->limit_bytes);
-	char lsrc[200];
-	snprintf(lsrc, sizeof(lsrc), "/%s", l->limit_file);
-	add(r, "cgroup", WE_NEUTRAL, lsrc, "memory cgroup %s (v%d) is limited to %s%s", l->path,
-	    l->version, a, fbs);
+	if (line)
+		line->ev.cg = e;
 }
 
 static void verdict(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
 	const struct host_snapshot *h = in->h;
 	const struct why_vmas *v = &in->vmas;
-	char a[32], b[32];
+	struct why_summary *s = &r->sum;
+	s->led = &in->led;
 	if (in->st.thp_enabled == 0) {
 		r->verdict = WV_NONE;
-		if (in->chain_walked && in->chain.n)
-			snprintf(
-				r->summary, sizeof(r->summary),
-				"does not get huge pages: THP disabled by prctl, inherited from PID %ld (%s)",
-				in->chain.a[in->chain.n - 1].pid,
-				in->chain.a[in->chain.n - 1].comm);
-		else
-			snprintf(
-				r->summary, sizeof(r->summary),
-				"does not get huge pages: THP disabled by prctl(PR_SET_THP_DISABLE)");
+		s->id = WS_PRCTL;
+		if (in->chain_walked && in->chain.n) {
+			s->id = WS_PRCTL_INHERITED;
+			s->pid = in->chain.a[in->chain.n - 1].pid;
+			s->comm = in->chain.a[in->chain.n - 1].comm;
+		}
 		return;
 	}
 	if (in->smaps_err) {
 		r->verdict = WV_UNKNOWN;
-		snprintf(
-			r->summary, sizeof(r->summary),
-			"unknown: its smaps cannot be read, so neither its huge pages nor its hg/nh regions are known");
+		s->id = WS_UNKNOWN;
 		return;
 	}
-	uint64_t huge = v->t.kb[SM_ANON_HUGE], anon = v->t.kb[SM_ANONYMOUS];
-	if (huge) {
+	s->huge_kb = v->t.kb[SM_ANON_HUGE];
+	s->anon_kb = v->t.kb[SM_ANONYMOUS];
+	s->cost = ledger_top_cost(&in->led);
+	s->always = is(p->eff, "always");
+	s->hg_small_kb = v->hg_rss_kb > v->hg_pmd_huge_kb ? v->hg_rss_kb - v->hg_pmd_huge_kb : 0;
+	s->has_fallback = kv_get(&h->vmstat, "thp_fault_fallback", &s->fallback);
+	if (s->huge_kb) {
 		r->verdict = WV_HUGE;
-		fmt_kb(a, sizeof(a), huge);
-		fmt_kb(b, sizeof(b), anon);
-		const char *how = v->hg_huge_kb ? "in its MADV_HUGEPAGE regions"
-				  : is(p->eff, "always")
-					  ? "under enabled=always"
-					  : "collapsed (khugepaged or MADV_COLLAPSE)";
-		const struct thp_ledger *l = &in->led;
-		if (l->bloated) {
-			fmt_kb(b, sizeof(b), (uint64_t)l->invented_kb);
-			snprintf(
-				r->summary, sizeof(r->summary),
-				"gets huge pages, mostly never written: AnonHugePages %s, of which %s%s "
-				"invented (all-zero subpages, %s): see the ledger",
-				a, l->method == LM_SAMPLED ? "~" : "", b,
-				l->method == LM_SAMPLED ? "estimate" : "exact");
-		} else if (anon)
-			snprintf(r->summary, sizeof(r->summary),
-				 "gets huge pages: AnonHugePages %s of %s anonymous (%.0f%%), %s",
-				 a, b, 100.0 * (double)huge / (double)anon, how);
-		else
-			snprintf(r->summary, sizeof(r->summary),
-				 "gets huge pages: AnonHugePages %s, %s", a, how);
+		s->how = v->hg_huge_kb ? WH_HG : s->always ? WH_ALWAYS : WH_COLLAPSED;
+		s->id = s->cost == LC_INVENTED ? WS_HUGE_BLOATED : WS_HUGE;
 		return;
 	}
 	r->verdict = WV_NONE;
-	const char *why;
+	s->id = WS_NONE;
+	s->prctl_unseen = in->st.thp_enabled < 0;
 	if (!h->thp.present)
-		why = "this kernel has no THP";
+		s->none = WN_NO_THP;
 	else if (is(p->eff, "never"))
-		why = "the PMD size policy is never";
+		s->none = WN_NEVER;
 	else if (is(p->eff, "madvise") && v->hg == 0)
-		why = "the policy is madvise and it has no MADV_HUGEPAGE region";
-	else if (in->led.held_kb > 0 && in->led.partial_folios) {
-		fmt_kb(a, sizeof(a), (uint64_t)in->led.held_kb);
-		snprintf(r->summary, sizeof(r->summary),
-			 "has no PMD huge pages (AnonHugePages 0): %llu large folios are partially "
-			 "unmapped and %s of them is still held and charged to its memory cgroup, "
-			 "waiting for the deferred-split shrinker",
-			 (unsigned long long)in->led.partial_folios, a);
-		return;
-	} else if (v->hg)
-		why = "its MADV_HUGEPAGE regions got none (not touched yet, smaller than a PMD, or no free huge page at fault)";
-	else if (is(p->eff, "always"))
-		why = "none of its regions got one (too small or unaligned, nh, or no free huge page at fault)";
+		s->none = WN_MADVISE_NO_HG;
+	else if (s->cost == LC_NONE && in->led.held_kb > 0 && in->led.partial_folios)
+		s->id = WS_NONE_HELD;
+	else if (v->hg && s->hg_small_kb)
+		s->none = WN_HG_SMALL;
+	else if (v->hg)
+		s->none = WN_HG_NONE;
+	else if (s->always)
+		s->none = WN_ALWAYS_NONE;
 	else
-		why = "none of its regions got one";
-	snprintf(r->summary, sizeof(r->summary), "has no PMD huge pages (AnonHugePages 0): %s%s",
-		 why,
-		 in->st.thp_enabled < 0
-			 ? " (or a prctl(PR_SET_THP_DISABLE), which this kernel does not show)"
-			 : "");
+		s->none = WN_OTHER;
 }
 
 void why_explain(const struct why_input *in, struct why_report *out)

@@ -12,9 +12,11 @@
 
 #include "../kernel/ancestry.h"
 #include "../kernel/cgroup.h"
+#include "../kernel/kpath.h"
 #include "../kernel/proc_status.h"
 #include "../kernel/proc_thp.h"
 #include "../kernel/smaps.h"
+#include "evidence.h"
 #include "host.h"
 #include "ledger.h"
 
@@ -27,10 +29,30 @@ const char *why_effect_name(enum why_effect e);
 
 #define WHY_MAX_HINTS 12
 
+/* What a hint does to huge pages (render/why.c words it). */
+enum why_hint_id {
+	HI_JAVA_THP_ON,	     /* -XX:+UseTransparentHugePages */
+	HI_JAVA_THP_OFF,     /* -XX:-UseTransparentHugePages */
+	HI_JAVA_LARGE_PAGES, /* -XX:+UseLargePages */
+	HI_GLIBC_UNKNOWN,    /* glibc.malloc.hugetlb=other */
+	HI_GLIBC_0,
+	HI_GLIBC_1,
+	HI_GLIBC_2,
+	HI_MIMALLOC_OFF, /* MIMALLOC_ALLOW_THP=0 */
+	HI_MIMALLOC_ON,
+	HI_JE_UNKNOWN, /* MALLOC_CONF thp:other */
+	HI_JE_ALWAYS,
+	HI_JE_NEVER,
+	HI_JE_DEFAULT,
+	HI_JE_METADATA, /* metadata_thp: */
+	HI_GO_DISABLETHP,
+	HI_GO_THP_KERNEL, /* disablethp=0 */
+};
+
 struct why_hint {
-	char var[32];	     /* "GLIBC_TUNABLES", "MALLOC_CONF", ..., or "cmdline" */
-	char value[160];     /* the relevant part: "glibc.malloc.hugetlb=1", "thp:never" */
-	const char *meaning; /* what it does to huge pages */
+	char var[32];	 /* "GLIBC_TUNABLES", "MALLOC_CONF", ..., or "cmdline" */
+	char value[160]; /* the relevant part: "glibc.malloc.hugetlb=1", "thp:never" */
+	enum why_hint_id meaning;
 	enum why_effect effect;
 };
 
@@ -74,7 +96,10 @@ struct why_vmas {
 	bool has_vmflags, has_eligible;
 	int hg, nh, eligible;
 	uint64_t hg_kb, nh_kb, hg_huge_kb; /* AnonHugePages inside hg VMAs */
-	int huge_not_hg;		   /* VMAs with AnonHugePages but no hg */
+	uint64_t pmd_bytes;	 /* set before the walk (0: 2 MiB): which VMAs can hold a PMD */
+	uint64_t hg_rss_kb;	 /* Rss of the hg VMAs that can hold an aligned PMD */
+	uint64_t hg_pmd_huge_kb; /* ... and their AnonHugePages */
+	int huge_not_hg;	 /* VMAs with AnonHugePages but no hg */
 	uint64_t huge_not_hg_kb;
 	/* of the nh VMAs: thread stacks with their guards below (smaps_stack_feed),
 	 * nh set by the kernel for MAP_STACK (6.7+), not an opt-out */
@@ -136,11 +161,186 @@ struct why_input {
 
 #define WHY_MAX_LINES 48
 
+/* What a line states: render/why.c words each id from the line's evidence. */
+enum why_id {
+	/* policy: the PMD size's anonymous policy */
+	WI_POLICY_NO_THP,
+	WI_POLICY_UNREAD,
+	WI_POLICY_ALWAYS,
+	WI_POLICY_MADVISE,
+	WI_POLICY_NEVER,
+	WI_POLICY_OTHER,
+	/* mthp: the smaller sizes */
+	WI_MTHP_NO_SIZES,
+	WI_MTHP_OFF,
+	WI_MTHP_ON,
+	/* defrag, as it applies to this process */
+	WI_DEFRAG_UNREAD,
+	WI_DEFRAG_NO_FAULTS, /* prctl off or policy never: defrag does not apply */
+	WI_DEFRAG,
+	/* khugepaged */
+	WI_KHP,
+	/* prctl */
+	WI_PRCTL_NO_LINE,
+	WI_PRCTL_ON,
+	WI_PRCTL_OFF,
+	WI_PRCTL_INHERITED,
+	WI_PRCTL_ORPHANED,
+	WI_PRCTL_SELF,
+	WI_PRCTL_PARENT_UNKNOWN,
+	/* its VMAs */
+	WI_VMAS_UNREAD,
+	WI_VMAS_NO_VMFLAGS,
+	WI_HG,
+	WI_HG_NONE,
+	WI_NH_OPTED,
+	WI_NH_STACKS_ONLY,
+	WI_NH_NONE,
+	WI_ELIGIBLE,
+	WI_COLLAPSED,
+	WI_HUGETLB,
+	WI_STACK_NONE,
+	WI_STACK,
+	WI_THREAD_STACKS,
+	WI_SMAPS_TRUNCATED,
+	/* stall exposure */
+	WI_STALL_UNKNOWN,
+	WI_STALL,
+	/* shared memory */
+	WI_SHMEM,
+	WI_SHMEM_NO_HUGETLB,
+	/* environment and command line */
+	WI_ENV_UNREAD,
+	WI_ENV_OVERWRITTEN,
+	WI_ENV_NONE,
+	WI_ENV_HINT,
+	WI_CMD_HINT,
+	/* memory cgroup */
+	WI_CG_UNREAD,
+	WI_CG_LIMIT_UNREAD,
+	WI_CG_NONE,
+	WI_CG_UNLIMITED,
+	WI_CG_LIMITED,
+};
+
+#define WHY_MAX_MTHP 16
+
+/* The evidence of a line, by topic. Strings point into the why_input. */
+struct why_ev_policy {
+	uint64_t pmd_kb;      /* 0: unknown */
+	const char *eff;      /* the effective policy */
+	const char *size_val; /* hugepages-<pmd>kB/enabled as read; NULL: absent, enabled decides */
+	const char *top;      /* enabled; NULL: unreadable */
+	bool vmas_known;      /* smaps read: hg and hg_kb valid */
+	int hg;		      /* MADV_HUGEPAGE VMAs */
+	uint64_t hg_kb;
+};
+
+struct why_ev_mthp {
+	int sizes; /* anonymous sizes besides the PMD size */
+	int on;	   /* of them, not never */
+	bool any_madvise;
+	struct {
+		uint64_t kb;
+		const char *policy;
+	} s[WHY_MAX_MTHP]; /* the first min(on, WHY_MAX_MTHP) that are on */
+};
+
+struct why_ev_defrag {
+	const char *defrag;
+	bool prctl_off;	 /* NO_FAULTS: THP off by prctl (else the policy is never) */
+	bool always;	 /* the PMD policy is always */
+	bool vmas_known; /* smaps read: hg valid */
+	int hg;
+	bool has_stall; /* host compact_stall read */
+	uint64_t compact_stall;
+};
+
+struct why_ev_khp {
+	bool always;  /* the PMD policy is always (else madvise) */
+	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
+		       * madvise, no THPeligible VMA under always) */
+	bool has_mpn;
+	uint64_t mpn, per; /* max_ptes_none, base pages per PMD */
+};
+
+struct why_ev_prctl {
+	bool except_advised; /* PR_THP_DISABLE_EXCEPT_ADVISED exists (6.18+) */
+	long pid; /* the ancestor (INHERITED), the new parent (ORPHANED), or the parent */
+	const char *comm;
+	int generations;
+	bool cut;
+};
+
+struct why_ev_vmas {
+	int count, total;		   /* VMAs of the kind, VMAs in all */
+	uint64_t kb, huge_kb;		   /* their size, their AnonHugePages */
+	const struct why_vma_top *largest; /* NULL: none */
+	bool madvise;			   /* HG_NONE: the policy is madvise */
+	unsigned flags;			   /* STACK: its VMF_* */
+	int err;			   /* VMAS_UNREAD: -errno */
+	bool recorded;
+};
+
+struct why_ev_stall {
+	const char *defrag;
+	uint64_t pmd_kb;
+	uint64_t need;	 /* PMD ranges of its hg regions not yet huge-backed */
+	uint64_t blocks; /* free PMD-order blocks, host-wide */
+};
+
+struct why_ev_shmem {
+	int vmas;
+	uint64_t kb, rss_kb, pmd_mapped_kb;
+	const struct why_vma_top *largest;
+	const char *policy;   /* the PMD size's shmem policy, NULL unknown */
+	uint64_t pmd_kb;      /* the per-size file's size, 0: the top-level file decided */
+	const char *size_val; /* that file as read */
+	const char *top;      /* shmem_enabled */
+	bool none_pmd;	      /* none of it can be PMD-mapped now */
+	uint64_t hugetlb_total, hugetlb_free; /* SHMEM_NO_HUGETLB */
+};
+
+struct why_ev_env {
+	int err; /* ENV_UNREAD: -errno */
+	bool recorded;
+	const struct why_hint *hint; /* ENV_HINT, CMD_HINT */
+};
+
+struct why_ev_cg {
+	int err; /* -errno */
+	bool recorded;
+	const struct cg_limit *lim;
+	bool has_fallback; /* host thp_fault_fallback_charge read */
+	uint64_t fallback;
+};
+
+union why_ev {
+	struct why_ev_policy policy;
+	struct why_ev_mthp mthp;
+	struct why_ev_defrag defrag;
+	struct why_ev_khp khp;
+	struct why_ev_prctl prctl;
+	struct why_ev_vmas vmas;
+	struct why_ev_stall stall;
+	struct why_ev_shmem shmem;
+	struct why_ev_env env;
+	struct why_ev_cg cg;
+};
+
+/* Where a line's evidence was read: why_source() gives the path. */
+struct why_src {
+	enum kpath file;
+	long long arg;	  /* a PID or a size in kB (kernel/kpath.h) */
+	const char *name; /* a proc file name, or a path under the root */
+};
+
 struct why_line {
 	const char *topic; /* "policy", "mthp", "defrag", "khugepaged", "prctl", "vmas", ... */
 	enum why_effect effect;
-	char text[480];
-	char source[200]; /* absolute path of the evidence: /proc/123/status, /sys/.../enabled */
+	enum why_id id;
+	struct why_src src;
+	union why_ev ev;
 };
 
 enum why_verdict {
@@ -149,24 +349,65 @@ enum why_verdict {
 	WV_UNKNOWN, /* smaps not readable */
 };
 
+/* What the first line says: the verdict and its main reason. */
+enum why_sum_id {
+	WS_PRCTL_INHERITED, /* THP off by prctl, inherited from pid/comm */
+	WS_PRCTL,	    /* THP off by prctl */
+	WS_UNKNOWN,	    /* smaps unreadable */
+	WS_HUGE_BLOATED,    /* huge pages, mostly never written (invented is the largest cost) */
+	WS_HUGE,	    /* huge pages; `cost` names the largest flagged cost, if any */
+	WS_NONE_HELD,	    /* none; large folios partially unmapped, held */
+	WS_NONE,	    /* none, for reason `none`; or `cost`, the largest flagged cost */
+};
+
+enum why_huge_how { WH_HG, WH_ALWAYS, WH_COLLAPSED };
+
+enum why_none {
+	WN_NO_THP,	  /* the kernel has no THP */
+	WN_NEVER,	  /* the PMD policy is never */
+	WN_MADVISE_NO_HG, /* madvise and no MADV_HUGEPAGE region */
+	WN_HG_NONE,	  /* its hg regions got none: not touched */
+	WN_HG_SMALL,	  /* its hg regions hold small pages: faulted before the advice */
+	WN_ALWAYS_NONE,	  /* under always, none of its regions got one */
+	WN_OTHER,
+};
+
+struct why_summary {
+	enum why_sum_id id;
+	long pid; /* PRCTL_INHERITED: the ancestor */
+	const char *comm;
+	uint64_t huge_kb, anon_kb; /* AnonHugePages, Anonymous (0: unknown or none) */
+	enum why_huge_how how;
+	enum why_none none;
+	bool prctl_unseen; /* the kernel shows no THP_enabled: a prctl would not show */
+	const struct thp_ledger *led;
+	enum ledger_cost cost; /* the ledger's largest cost past its threshold, LC_NONE */
+	uint64_t hg_small_kb;  /* its hg regions' resident small pages (Rss - AnonHugePages) */
+	bool always;	       /* the PMD policy is always */
+	bool has_fallback;     /* host thp_fault_fallback read */
+	uint64_t fallback;     /* ... since boot */
+};
+
+struct remedy;
+
 struct why_report {
 	enum why_verdict verdict;
-	char summary[320];
+	struct why_summary sum;
+	const struct remedy
+		*rem; /* what to change (model/remedy.h), set by the command; NULL none */
 	int n;
 	struct why_line lines[WHY_MAX_LINES];
 };
 
+/* The host path of L's source into OUT (N bytes), through kernel/kpath.h. Returns OUT. */
+const char *why_source(const struct why_line *l, char *out, size_t n);
+
 /* Whether a shared VMA named NAME[0..LEN) is shmem (tmpfs-backed): /dev/zero (deleted), /SYSV..., /memfd:..., /dev/shm/..., [anon_shmem:...]. */
 bool why_shmem_name(const char *name, size_t len);
 
-/* Add a line to OUT (NULL when it is full); the caller writes its text. */
+/* Add a line of id ID to R, its source FILE/ARG/NAME (kernel/kpath.h); NULL when R is full. */
 struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
-			      const char *source);
-
-/* Add a line to R whose text is FMT (printf) formatted; nothing when R is full. */
-__attribute__((format(printf, 5, 6))) void why_linef(struct why_report *r, const char *topic,
-						     enum why_effect e, const char *source,
-						     const char *fmt, ...);
+			      enum why_id id, enum kpath file, long long arg, const char *name);
 
 /* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
 void why_explain_shmem(const struct why_input *in, struct why_report *out);
@@ -175,11 +416,10 @@ void why_explain_shmem(const struct why_input *in, struct why_report *out);
  * The nh line of V, read from SOURCE (why_stacks.c): the VMAs the program
  * opted out (hinders), thread stacks and their guards set apart.
  */
-void why_explain_nh(const struct why_vmas *v, const char *source, struct why_report *out);
+void why_explain_nh(const struct why_vmas *v, long pid, struct why_report *out);
 
 /* The thread-stack line of V (why_stacks.c), when it has any: nh by the kernel for MAP_STACK. */
-void why_explain_thread_stacks(const struct why_vmas *v, const char *source,
-			       struct why_report *out);
+void why_explain_thread_stacks(const struct why_vmas *v, long pid, struct why_report *out);
 
 /* The stall-exposure line of IN (why_stall.c): defrag against free PMD-order blocks. */
 void why_explain_stall(const struct why_input *in, struct why_report *out);

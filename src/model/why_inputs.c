@@ -9,7 +9,7 @@
 /* ---- hints ---- */
 
 static struct why_hint *hint_add(struct why_hint *out, int *n, int max, const char *var,
-				 const char *val, size_t val_len, const char *meaning,
+				 const char *val, size_t val_len, enum why_hint_id meaning,
 				 enum why_effect e)
 {
 	if (*n >= max)
@@ -56,16 +56,12 @@ static void java_flags(const char *var, const char *s, const char *e, struct why
 {
 	static const struct {
 		const char *flag;
-		const char *meaning;
+		enum why_hint_id meaning;
 		enum why_effect effect;
 	} flags[] = {
-		{"-XX:+UseTransparentHugePages",
-		 "the JVM madvises its heap MADV_HUGEPAGE: THP for the heap under enabled=madvise or always",
-		 WE_HELPS},
-		{"-XX:-UseTransparentHugePages", "the JVM does not madvise its heap", WE_NEUTRAL},
-		{"-XX:+UseLargePages",
-		 "without UseTransparentHugePages the JVM takes its heap from the hugetlb pool (not THP)",
-		 WE_NEUTRAL},
+		{"-XX:+UseTransparentHugePages", HI_JAVA_THP_ON, WE_HELPS},
+		{"-XX:-UseTransparentHugePages", HI_JAVA_THP_OFF, WE_NEUTRAL},
+		{"-XX:+UseLargePages", HI_JAVA_LARGE_PAGES, WE_NEUTRAL},
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		size_t fl = strlen(flags[i].flag);
@@ -90,60 +86,51 @@ static void env_entry(const char *s, const char *e, struct why_hint *out, int *n
 	if (KEY("GLIBC_TUNABLES")) {
 		if (!find_kv(v, e, ':', "glibc.malloc.hugetlb=", &vs, &ve))
 			return;
-		const char *m = "unknown value (glibc knows 0, 1 and 2)";
+		enum why_hint_id m = HI_GLIBC_UNKNOWN;
 		enum why_effect ef = WE_UNKNOWN;
 		if (val_is(vs, ve, "0")) {
-			m = "glibc malloc gives no huge page advice (the default)";
+			m = HI_GLIBC_0;
 			ef = WE_NEUTRAL;
 		} else if (val_is(vs, ve, "1")) {
-			m = "glibc malloc (2.35+) madvises its heaps MADV_HUGEPAGE: THP under enabled=madvise";
+			m = HI_GLIBC_1;
 			ef = WE_HELPS;
 		} else if (val_is(vs, ve, "2")) {
-			m = "glibc malloc (2.35+) maps from the hugetlb pool (MAP_HUGETLB), not THP";
+			m = HI_GLIBC_2;
 			ef = WE_NEUTRAL;
 		}
 		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, m, ef);
 	} else if (KEY("MIMALLOC_ALLOW_THP")) {
 		bool off = val_is(v, e, "0") || val_is(v, e, "false") || val_is(v, e, "off") ||
 			   val_is(v, e, "no");
-		hint_add(
-			out, n, max, "MIMALLOC_ALLOW_THP", v, (size_t)(e - v),
-			off ? "recent mimalloc disables THP for the whole process with prctl(PR_SET_THP_DISABLE) at start"
-			    : "mimalloc leaves THP allowed (the default)",
-			off ? WE_HINDERS : WE_NEUTRAL);
+		hint_add(out, n, max, "MIMALLOC_ALLOW_THP", v, (size_t)(e - v),
+			 off ? HI_MIMALLOC_OFF : HI_MIMALLOC_ON, off ? WE_HINDERS : WE_NEUTRAL);
 	} else if (KEY("MALLOC_CONF") || KEY("_RJEM_MALLOC_CONF") || KEY("JE_MALLOC_CONF")) {
 		char var[32];
 		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
 		if (find_kv(v, e, ',', "thp:", &vs, &ve)) {
-			const char *m =
-				"unknown thp: value (jemalloc knows always, never, default)";
+			enum why_hint_id m = HI_JE_UNKNOWN;
 			enum why_effect ef = WE_UNKNOWN;
 			if (val_is(vs, ve, "always")) {
-				m = "jemalloc (5.1+) madvises its arenas MADV_HUGEPAGE";
+				m = HI_JE_ALWAYS;
 				ef = WE_HELPS;
 			} else if (val_is(vs, ve, "never")) {
-				m = "jemalloc (5.1+) madvises its arenas MADV_NOHUGEPAGE: nh, never huge";
+				m = HI_JE_NEVER;
 				ef = WE_HINDERS;
 			} else if (val_is(vs, ve, "default")) {
-				m = "jemalloc gives no huge page advice (the default)";
+				m = HI_JE_DEFAULT;
 				ef = WE_NEUTRAL;
 			}
 			hint_add(out, n, max, var, vs - 4, (size_t)(ve - vs) + 4, m, ef);
 		}
 		if (find_kv(v, e, ',', "metadata_thp:", &vs, &ve))
-			hint_add(
-				out, n, max, var, vs - 13, (size_t)(ve - vs) + 13,
-				"jemalloc's own metadata may use THP (always, auto) or not (disabled)",
-				WE_NEUTRAL);
+			hint_add(out, n, max, var, vs - 13, (size_t)(ve - vs) + 13, HI_JE_METADATA,
+				 WE_NEUTRAL);
 	} else if (KEY("GODEBUG")) {
 		if (!find_kv(v, e, ',', "disablethp=", &vs, &ve))
 			return;
 		bool on = val_is(vs, ve, "1");
-		hint_add(
-			out, n, max, "GODEBUG", vs - 11, (size_t)(ve - vs) + 11,
-			on ? "the Go runtime (1.21.6+) marks its heap MADV_NOHUGEPAGE"
-			   : "the Go runtime leaves its heap's huge page state to the kernel policy",
-			on ? WE_HINDERS : WE_NEUTRAL);
+		hint_add(out, n, max, "GODEBUG", vs - 11, (size_t)(ve - vs) + 11,
+			 on ? HI_GO_DISABLETHP : HI_GO_THP_KERNEL, on ? WE_HINDERS : WE_NEUTRAL);
 	} else if (KEY("JAVA_TOOL_OPTIONS") || KEY("JDK_JAVA_OPTIONS") || KEY("_JAVA_OPTIONS")) {
 		char var[32];
 		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
@@ -219,6 +206,12 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->hg++;
 		w->hg_kb += kb;
 		w->hg_huge_kb += huge;
+		uint64_t pmd = w->pmd_bytes ? w->pmd_bytes : 2u << 20;
+		uint64_t first = (v->start + pmd - 1) & ~(pmd - 1);
+		if (first + pmd <= v->end) {
+			w->hg_rss_kb += v->t.kb[SM_RSS];
+			w->hg_pmd_huge_kb += huge;
+		}
 		if (!w->largest_hg.present || kb > w->largest_hg.size_kb)
 			top_set(&w->largest_hg, v);
 	} else if (huge) {

@@ -7,10 +7,8 @@
  * there is likely to compact (or fall back, under defer+madvise only after
  * trying).
  */
-#include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
 #include "why.h"
 
 void why_explain_stall(const struct why_input *in, struct why_report *r)
@@ -21,41 +19,21 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	if (!h->thp.present || !d || in->smaps_err || in->st.thp_enabled == 0)
 		return;
 	uint64_t pmd_kb = h->feat.pmd_size / 1024;
+	/* TODO(facts): "which defrag values stall a MADV_HUGEPAGE fault" is decided here and in
+	 * findings.c; use the model function of branch facts once it lands */
 	bool hg_stalls =
 		!strcmp(d, "always") || !strcmp(d, "madvise") || !strcmp(d, "defer+madvise");
 	if (!hg_stalls || !v->hg || !pmd_kb)
 		return; /* explain_defrag already says nothing of it stalls */
 	/* the part of its hg regions not yet huge-backed, in whole PMDs */
 	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
-	uint64_t need = unbacked_kb / pmd_kb, blocks = 0;
-	char a[32], b[32];
-	fmt_kb(a, sizeof(a), need * pmd_kb);
-	if (!host_pmd_blocks(h, &blocks)) {
-		why_linef(r, "stall", WE_UNKNOWN, "/" SR_PROC "/buddyinfo",
-			  "defrag=%s: faults in its hg regions (%s not yet huge-backed) may "
-			  "stall in direct compaction; free PMD-order blocks unknown (buddyinfo "
-			  "not readable)",
-			  d, a);
-		return;
-	}
-	fmt_kb(b, sizeof(b), blocks * pmd_kb);
-	bool short_ = need > blocks;
-	enum why_effect e = short_ ? WE_HINDERS : WE_NEUTRAL;
-	if (!need)
-		why_linef(
-			r, "stall", e, "/" SR_PROC "/buddyinfo",
-			"defrag=%s: its hg regions are fully huge-backed; a new fault there may "
-			"stall in direct compaction only when no free PMD-order block is left (%llu "
-			"free now, %s, host-wide)",
-			d, (unsigned long long)blocks, b);
+	struct why_ev_stall e = {.defrag = d, .pmd_kb = pmd_kb, .need = unbacked_kb / pmd_kb};
+	struct why_line *l;
+	if (!host_pmd_blocks(h, &e.blocks))
+		l = why_line_new(r, "stall", WE_UNKNOWN, WI_STALL_UNKNOWN, KP_BUDDYINFO, 0, NULL);
 	else
-		why_linef(
-			r, "stall", e, "/" SR_PROC "/buddyinfo",
-			"defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed "
-			"and %llu free PMD-order blocks (%s, host-wide) exist: %s",
-			d, (unsigned long long)need, a, (unsigned long long)blocks, b,
-			short_ ? "faulting them all in is likely to compact (direct compaction "
-				 "stalls in those faults)"
-			       : "free blocks can cover them now, without compaction (other "
-				 "processes compete for the same blocks)");
+		l = why_line_new(r, "stall", e.need > e.blocks ? WE_HINDERS : WE_NEUTRAL, WI_STALL,
+				 KP_BUDDYINFO, 0, NULL);
+	if (l)
+		l->ev.stall = e;
 }

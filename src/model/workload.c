@@ -114,10 +114,15 @@ int shell_quote_argv(const char *text, size_t len, char *out, size_t n)
 		const char *z = memchr(p, '\0', (size_t)(end - p));
 		const char *e = z ? z : end;
 		bool safe = e > p;
-		for (const char *q = p; q < e; q++)
+		size_t quotes = 0;
+		for (const char *q = p; q < e; q++) {
 			if (!safe_char(*q))
 				safe = false;
-		if (o + (size_t)(e - p) * 4 + 5 >= n) {
+			quotes += *q == '\'';
+		}
+		/* what this word takes: a space, the word, and when quoted 2 quotes + 3 per ' */
+		size_t need = 1 + (size_t)(e - p) + (safe ? 0 : 2 + 3 * quotes);
+		if (o + need + 1 > n) {
 			out[0] = '\0';
 			return -ENOSPC;
 		}

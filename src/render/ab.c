@@ -114,6 +114,63 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	}
 }
 
+/* "16.3x more" / "1.08x less" from a ratio Y/X of peak RSS. */
+static void mem_words(char *out, size_t n, double ratio)
+{
+	if (ratio <= 0)
+		snprintf(out, n, "-");
+	else if (ratio < 1)
+		snprintf(out, n, "%.2fx less", 1 / ratio);
+	else
+		snprintf(out, n, "%.2fx more", ratio);
+}
+
+/* The memory verdict of mode I: peak RSS against the base, and its AnonHugePages share. */
+static void memory_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
+{
+	const struct ab_summary *s = &r->sum[i];
+	if (r->modes[i].skipped || r->modes[i].failed || s->mem_verdict == AV_NOT_RUN)
+		return;
+	char w[48], a[32], b[32];
+	const char *bn = base >= 0 ? r->modes[base].name : "?";
+	fprintf(f, "  %s: ", r->modes[i].name);
+	switch (s->mem_verdict) {
+	case AV_BASE:
+		fprintf(f, "the base");
+		break;
+	case AV_FASTER:
+	case AV_SLOWER:
+		mem_words(w, sizeof(w), s->rss_ci.est);
+		fprintf(f, "%s%s peak RSS than %s (95%% CI %.2f-%.2fx)%s",
+			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, s->rss_ci.lo,
+			s->rss_ci.hi, s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
+		break;
+	case AV_NO_DIFFERENCE:
+		fprintf(f, "no peak RSS difference detectable from %s (95%% CI %.2f-%.2fx)", bn,
+			s->rss_ci.lo, s->rss_ci.hi);
+		break;
+	case AV_INCONCLUSIVE:
+		fprintf(f, "inconclusive: peak RSS too spread (95%% CI %.2f-%.2fx of %s's)",
+			s->rss_ci.lo, s->rss_ci.hi, bn);
+		break;
+	default:
+		fprintf(f, "too few runs for an interval of peak RSS");
+		break;
+	}
+	if (s->maxrss.ok) {
+		fmt_kb(a, sizeof(a), (uint64_t)(s->maxrss.med + 0.5));
+		fprintf(f, "; MAXRSS %s", a);
+		if (base >= 0 && base != i && r->sum[base].maxrss.ok) {
+			fmt_kb(b, sizeof(b), (uint64_t)(r->sum[base].maxrss.med + 0.5));
+			fprintf(f, " vs %s", b);
+		}
+	}
+	if (s->share.ok)
+		fprintf(f, "; AnonHugePages %.0f%% of anon (runs %.0f-%.0f%%)", s->share.med * 100,
+			s->share.min * 100, s->share.max * 100);
+	fputc('\n', f);
+}
+
 void ab_render_text(FILE *f, const struct ab_report *r, bool color)
 {
 	int base = -1;
@@ -126,6 +183,10 @@ void ab_render_text(FILE *f, const struct ab_report *r, bool color)
 	fprintf(f, "verdicts (wall time against the first mode that ran):\n");
 	for (int i = 0; i < r->n; i++)
 		verdict_line(f, r, i, base, color);
+	fprintf(f,
+		"memory (peak RSS against the first mode that ran: what THP costs beside what it buys):\n");
+	for (int i = 0; i < r->n; i++)
+		memory_line(f, r, i, base, color);
 	static const char *const hdr[] = {"MODE",	  "RUNS",	   "WALL s (min-max)",
 					  "USER s",	  "SYS s",	   "MAXRSS",
 					  "MINFLT",	  "AnonHuge peak", "THP%anon",
@@ -212,6 +273,8 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "failed", json_boolean(m->failed));
 	json_put(o, "verdict", json_str(ab_verdict_name(s->verdict)));
 	json_put(o, "wall_ratio_to_base", ci_json(&s->ci));
+	json_put(o, "memory_verdict", json_str(ab_mem_name(s->mem_verdict)));
+	json_put(o, "peak_rss_ratio_to_base", ci_json(&s->rss_ci));
 	json_put(o, "wall_s", stat_json(&s->wall));
 	json_put(o, "user_s", stat_json(&s->user));
 	json_put(o, "sys_s", stat_json(&s->sys));

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "finding_text.h"
 #include "json.h"
+#include "remedy.h"
 #include "table.h"
 
 static const char *sel(const struct choice *c)
@@ -26,16 +26,16 @@ static const char *const kct_value[] = {
 static void kconfig_src(char *out, size_t n, const struct adv_input *in)
 {
 	if (in->kconfig.src == KCS_BOOT)
-		snprintf(out, n, "/boot/config-%s", in->h->feat.release);
+		evidence_path(KP_BOOT_CONFIG, 0, in->h->feat.release, out, n);
 	else
-		snprintf(out, n, "/" SR_PROC_CONFIG_GZ);
+		evidence_path(KP_CONFIG_GZ, 0, NULL, out, n);
 }
 
 /* "  boot default enabled=madvise (CONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y in /proc/config.gz)" */
 static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_snapshot *h)
 {
 	const struct kconfig_info *k = &in->kconfig;
-	char src[200];
+	char src[200], boot[200], gz[64];
 	kconfig_src(src, sizeof(src), in);
 	fprintf(f, "  built      ");
 	if (k->src != KCS_NONE && k->thp >= KCT_ALWAYS && k->thp <= KCT_NEVER)
@@ -47,9 +47,12 @@ static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_
 		fprintf(f, "boot default of enabled unknown (%s names none)\n", src);
 	else
 		fprintf(f,
-			"boot default of enabled unknown (no /boot/config-%s or " PATH_PROC
-			"/config.gz%s%s; upstream Kconfig defaults to always, distributions choose)\n",
-			h->feat.release[0] ? h->feat.release : "RELEASE",
+			"boot default of enabled unknown (no %s or %s%s%s; upstream Kconfig defaults "
+			"to always, distributions choose)\n",
+			evidence_path(KP_BOOT_CONFIG, 0,
+				      h->feat.release[0] ? h->feat.release : "RELEASE", boot,
+				      sizeof(boot)),
+			evidence_path(KP_CONFIG_GZ, 0, NULL, gz, sizeof(gz)),
 			k->err && k->err != -ENOENT ? ": " : "",
 			k->err && k->err != -ENOENT
 				? (k->err == -ENOTSUP ? "config.gz not readable: built without zlib"
@@ -144,14 +147,18 @@ static void settings(FILE *f, const struct advice *a, bool color)
 			snprintf(v, sizeof(v), "%s (keep)", s->now);
 		fprintf(f, "  %s%-*s  %s%s\n", s->change ? col_yellow(color) : "", w, s->key, v,
 			s->change ? col_reset(color) : "");
+		char reason[1024], by[256];
 		fprintf(f, "  %*s  %sbecause%s ", w, "", col_dim(color), col_reset(color));
-		fputs_safe(s->reason, f);
-		fprintf(f, " %s[%s]%s\n", col_dim(color), s->by, col_reset(color));
+		fputs_safe(advice_setting_reason(s, reason, sizeof(reason)), f);
+		fprintf(f, " %s[%s]%s\n", col_dim(color), advice_setting_by(s, by, sizeof(by)),
+			col_reset(color));
 	}
 	if (a->nchanges) {
+		char cmd[512];
 		fprintf(f, "\nApply now (root; the old values are journalled):\n  %s\n",
-			a->set_cmd);
-		fprintf(f, "Keep across reboots:\n  %s\n", a->persist_cmd);
+			advice_command(a, "set", cmd, sizeof(cmd)));
+		fprintf(f, "Keep across reboots:\n  %s\n",
+			advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
 		fprintf(f, "\nNo host-wide change.\n");
 	}
@@ -172,44 +179,70 @@ static void levers(FILE *f, const struct advice *a, bool color)
 		} else {
 			fprintf(f, "%s (no process found)", workload_name(l->wl));
 		}
-		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "", l->what,
-			l->needed ? col_reset(color) : "");
-		if (l->command[0]) {
+		char t[1024];
+		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "",
+			advice_lever_what(l, t, sizeof(t)), l->needed ? col_reset(color) : "");
+		if (advice_lever_command(l, t, sizeof(t))[0]) {
 			fprintf(f, "      ");
-			fputs_safe(l->command, f);
+			fputs_safe(t, f);
 			fputc('\n', f);
 		}
+		const struct adv_proc *p = l->proc;
+		if (p && p->prog_check == 1 && strcmp(p->prog, p->exe)) {
+			fprintf(f, "      (");
+			fputs_safe(p->prog, f);
+			fprintf(f, ", its argv[0], leads to the running ");
+			fputs_safe(p->exe, f);
+			fprintf(f, ")\n");
+		}
+		bool first = !t[0]; /* no command above: the first way is not an "or" */
 		for (int k = 0; k < l->nalt; k++) {
-			fprintf(f, "      or ");
-			fputs_safe(l->alt[k], f);
+			fprintf(f, "      %s", first && k == 0 ? "" : "or ");
+			fputs_safe(advice_lever_alt(l, k, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
-		if (l->reason[0]) {
+		if (advice_lever_reason(l, t, sizeof(t))[0]) {
 			fprintf(f, "      %sbecause%s ", col_dim(color), col_reset(color));
-			fputs_safe(l->reason, f);
+			fputs_safe(t, f);
 			fputc('\n', f);
 		}
 	}
 }
 
-/* A note's words: a finding note holds the finding's id, worded by render/finding_text.c. */
-static const char *note_text(const struct adv_input *in, const struct adv_note *n, char *out,
-			     size_t len)
+/* The flagged processes first: what to change for each, from its ledger. */
+static void remedies(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
-	for (int i = 0; n->kind == AN_FINDING && in->fs && i < in->fs->n; i++) {
-		const struct finding *x = &in->fs->f[i];
-		if (strcmp(x->id, n->text) != 0)
-			continue;
-		struct finding_text w;
-		finding_text(x, &w);
-		snprintf(out, len, "%s (finding %s); fix: %s", w.title, x->id, w.fix);
-		return out;
+	fprintf(f, "%sWhat to change%s", col_bold(color), col_reset(color));
+	if (in->ledger_scan != 1) {
+		if (in->ledger_scan == 0)
+			fprintf(f,
+				"\n  the THP ledger of each process needs the live system (pagemap, "
+				"memory): not scanned in a recorded tree\n\n");
+		else
+			fprintf(f, "\n  the THP ledger could not be scanned (%s)\n\n",
+				strerror(-in->ledger_scan));
+		return;
 	}
-	return n->text;
+	if (!a->nrem) {
+		fprintf(f,
+			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
+			"creep or lazily freed memory over 16 MiB and 25%%, none hot and PTE-mapped "
+			"over 64 MiB)\n\n",
+			in->ledger_scanned);
+		return;
+	}
+	fprintf(f,
+		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
+		"saves)\n",
+		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	for (int i = 0; i < a->nrem; i++)
+		remedy_render_text(f, &a->rem[i], color);
+	fputc('\n', f);
 }
 
 void advice_render_text(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
+	remedies(f, in, a, color);
 	header(f, in, color);
 	workloads(f, in, a, color);
 	settings(f, a, color);
@@ -219,10 +252,10 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 		for (int i = 0; i < a->nnotes; i++) {
 			const struct adv_note *n = &a->notes[i];
 			const char *c = n->kind == AN_CONFLICT ? col_yellow(color) : "";
+			char t[1024];
 			fprintf(f, "  %s%-10s%s ", c, adv_note_kind_name(n->kind),
 				*c ? col_reset(color) : "");
-			char t[sizeof(n->text)];
-			fputs_safe(note_text(in, n, t, sizeof(t)), f);
+			fputs_safe(advice_note_text(n, t, sizeof(t)), f);
 			fputc('\n', f);
 		}
 	}
@@ -248,6 +281,40 @@ static json_t *kernel_json(const struct adv_input *in)
 	kconfig_src(src, sizeof(src), in);
 	json_put(k, "config_source", kc->src == KCS_NONE ? json_null() : json_str(src));
 	return k;
+}
+
+/* The per-process levers of A, with their sentences. */
+static json_t *levers_json(const struct advice *a)
+{
+	char t[1024];
+	json_t *ls = json_array();
+	for (int i = 0; i < a->nlevers; i++) {
+		const struct adv_lever *l = &a->l[i];
+		json_t *o = json_object();
+		json_put(o, "pid", l->pid ? json_integer(l->pid) : json_null());
+		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
+		json_put(o, "workload", json_str(workload_name(l->wl)));
+		json_put(o, "needed", json_boolean(l->needed));
+		json_put(o, "what", json_str(advice_lever_what(l, t, sizeof(t))));
+		advice_lever_command(l, t, sizeof(t));
+		json_put(o, "command", t[0] ? json_str(t) : json_null());
+		const struct adv_proc *p = l->proc;
+		json_put(o, "program", p && p->prog[0] ? json_str(p->prog) : json_null());
+		json_put(o, "program_checked",
+			 p && p->prog[0] && p->prog_check >= 0 ? json_boolean(p->prog_check == 1)
+							       : json_null());
+		json_put(o, "arguments_known",
+			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
+							  : json_null());
+		json_t *alts = json_array();
+		for (int k2 = 0; k2 < l->nalt; k2++)
+			json_array_append_new(alts,
+					      json_str(advice_lever_alt(l, k2, t, sizeof(t))));
+		json_put(o, "alternatives", alts);
+		json_put(o, "reason", json_str(advice_lever_reason(l, t, sizeof(t))));
+		json_array_append_new(ls, o);
+	}
+	return ls;
 }
 
 json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
@@ -290,6 +357,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "workloads", wls);
 
 	json_t *ss = json_array();
+	char t[1024], by[256];
 	for (int i = 0; i < a->nsettings; i++) {
 		const struct adv_setting *s = &a->s[i];
 		json_t *o = json_object();
@@ -297,50 +365,37 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "now", s->has_now ? json_str(s->now) : json_null());
 		json_put(o, "recommended", json_str(s->want));
 		json_put(o, "change", json_boolean(s->change));
-		json_put(o, "reason", json_str(s->reason));
-		json_put(o, "by", json_str(s->by));
+		json_put(o, "reason", json_str(advice_setting_reason(s, t, sizeof(t))));
+		json_put(o, "by", json_str(advice_setting_by(s, by, sizeof(by))));
 		json_array_append_new(ss, o);
 	}
 	json_put(root, "settings", ss);
 	json_t *cmds = json_object();
-	json_put(cmds, "set", a->nchanges ? json_str(a->set_cmd) : json_null());
-	json_put(cmds, "persist", a->nchanges ? json_str(a->persist_cmd) : json_null());
+	json_put(cmds, "set",
+		 a->nchanges ? json_str(advice_command(a, "set", t, sizeof(t))) : json_null());
+	json_put(cmds, "persist",
+		 a->nchanges ? json_str(advice_command(a, "persist", t, sizeof(t))) : json_null());
 	json_put(root, "commands", cmds);
 
-	json_t *ls = json_array();
-	for (int i = 0; i < a->nlevers; i++) {
-		const struct adv_lever *l = &a->l[i];
-		json_t *o = json_object();
-		json_put(o, "pid", l->pid ? json_integer(l->pid) : json_null());
-		json_put(o, "comm", l->pid ? json_str(l->comm) : json_null());
-		json_put(o, "workload", json_str(workload_name(l->wl)));
-		json_put(o, "needed", json_boolean(l->needed));
-		json_put(o, "what", json_str(l->what));
-		json_put(o, "command", l->command[0] ? json_str(l->command) : json_null());
-		const struct adv_proc *p = NULL;
-		for (int j = 0; l->pid && j < in->nprocs; j++)
-			if (in->procs[j].pid == l->pid)
-				p = &in->procs[j];
-		json_put(o, "arguments_known",
-			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
-							  : json_null());
-		json_t *alts = json_array();
-		for (int k2 = 0; k2 < l->nalt; k2++)
-			json_array_append_new(alts, json_str(l->alt[k2]));
-		json_put(o, "alternatives", alts);
-		json_put(o, "reason", json_str(l->reason));
-		json_array_append_new(ls, o);
-	}
-	json_put(root, "per_process", ls);
+	json_put(root, "per_process", levers_json(a));
 
 	json_t *ns = json_array();
 	for (int i = 0; i < a->nnotes; i++) {
 		json_t *o = json_object();
 		json_put(o, "kind", json_str(adv_note_kind_name(a->notes[i].kind)));
-		char t[sizeof(a->notes[i].text)];
-		json_put(o, "text", json_str(note_text(in, &a->notes[i], t, sizeof(t))));
+		json_put(o, "text", json_str(advice_note_text(&a->notes[i], t, sizeof(t))));
 		json_array_append_new(ns, o);
 	}
 	json_put(root, "notes", ns);
+	json_put(root, "ledger_scanned",
+		 in->ledger_scan == 1 ? json_integer(in->ledger_scanned) : json_null());
+	json_t *fl = json_array();
+	for (int i = 0; i < a->nrem; i++)
+		json_array_append_new(fl, remedy_to_json(&a->rem[i]));
+	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
+	json_put(root, "flagged_not_listed",
+		 in->ledger_scan == 1 ? json_integer(in->flagged_dropped) : json_null());
+	json_put(root, "systemd_memory_thp",
+		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;
 }

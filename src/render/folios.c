@@ -445,7 +445,8 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 		100.0 * (double)h->zero / (double)(h->nthp * (uint64_t)h->nsub));
 	int th[UNDERUSED_NTHRESH];
 	underused_thresholds(h->nsub, th);
-	static const char *const hdr[] = {"max_ptes_none", "THPs split", "memory given back", ""};
+	static const char *const hdr[] = {"max_ptes_none", "THPs split",
+					  "given back under pressure", ""};
 	struct table *t = table_new(4, hdr, "rrrl");
 	for (int i = 0; i < UNDERUSED_NTHRESH; i++) {
 		uint64_t thps, sub;
@@ -469,13 +470,16 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 		: r->shrink_underused	? "1"
 					: "0",
 		shrinker_now(r));
+	fprintf(f, "The shrinker gives memory back only under memory pressure (reclaim, or "
+		   "memory.reclaim of its\ncgroup): setting max_ptes_none gives nothing back by "
+		   "itself, RSS stays until then.\n");
 	fprintf(f,
 		"max_ptes_none also decides how many empty PTEs khugepaged may fill with "
 		"zeros when it collapses\na range into a THP (%ld now): lowering it both stops "
 		"that and arms this shrinker.\n",
 		r->max_ptes_none);
 	if (r->n > 1) {
-		fprintf(f, "\nper VMA (memory given back at each max_ptes_none):\n");
+		fprintf(f, "\nper VMA (given back under memory pressure at each max_ptes_none):\n");
 		char tn[UNDERUSED_NTHRESH][16];
 		const char *vh[4 + UNDERUSED_NTHRESH] = {"START-END", "NAME", "THPs",
 							 "ZERO SUBPAGES"};

@@ -109,6 +109,27 @@ static void line_creep(FILE *f, const struct thp_ledger *l)
 		v, (unsigned long long)l->creep_ranges, l->max_ptes_none);
 }
 
+static void line_lazyfree(FILE *f, const struct thp_ledger *l, bool color)
+{
+	char v[32];
+	fprintf(f, "  %-12s ", "lazy free");
+	if (l->lazyfree_kb < 0) {
+		fprintf(f, "-  (no LazyFree in smaps: kernel < 4.12, or smaps not read)\n");
+		return;
+	}
+	ledger_cell(v, sizeof(v), l->lazyfree_kb, false);
+	if (!l->lazyfree_kb) {
+		fprintf(f,
+			"0 kB  (no page freed with MADV_FREE waiting for reclaim; smaps LazyFree)\n");
+		return;
+	}
+	bool flag = ledger_cost_flagged(l, LC_LAZYFREE);
+	fprintf(f,
+		"%s%s%s  freed with MADV_FREE but still mapped (smaps LazyFree): counted in RSS\n"
+		"  %-12s and in the memory cgroup; reclaimed only under memory pressure\n",
+		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "", "");
+}
+
 void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
 {
 	char v[32];
@@ -129,9 +150,15 @@ void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
 		any = true;
 	}
 	fputc('\n', f);
+	if (any)
+		fprintf(f,
+			"  %-12s mTHP folios are never counted as underused by the shrinker: it "
+			"splits PMD THPs only\n",
+			"");
 	line_invented(f, l, color);
 	line_held(f, l);
 	line_creep(f, l);
+	line_lazyfree(f, l, color);
 }
 
 static json_t *kb_or_null(int64_t kb)
@@ -176,14 +203,30 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "creep_pmd_ranges", l->creep_kb >= 0 ? json_u64(l->creep_ranges) : NULL);
 	json_put(o, "max_ptes_none", l->max_ptes_none >= 0 ? json_integer(l->max_ptes_none) : NULL);
 	json_put(o, "creep_unknown", gap_json(l->creep_gap));
+	json_put(o, "lazyfree_kb", kb_or_null(l->lazyfree_kb));
+	json_put(o, "rss_kb", kb_or_null(l->rss_kb));
+	json_put(o, "pte_full_kb", l->creep_kb >= 0 ? kb_or_null(l->pte_full_kb) : NULL);
+	enum ledger_cost top = ledger_top_cost(l);
+	json_put(o, "largest_flagged_cost",
+		 top == LC_NONE ? NULL : json_str(ledger_cost_name(top)));
 	return o;
+}
+
+/* The FLAG cell: "invented>25%" (as before), "held>25%", ... */
+static const char *flag_word(enum ledger_cost c)
+{
+	static const char *const w[] = {[LC_INVENTED] = "invented>25%",
+					[LC_HELD] = "held>25%",
+					[LC_CREEP] = "creep>25%",
+					[LC_LAZYFREE] = "lazyfree>25%"};
+	return (unsigned)c < LC_N && w[c] ? w[c] : "";
 }
 
 void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 {
-	static const char *const hdr[] = {"PID",      "USER", "COMM",  "RSS", "HUGE",
-					  "INVENTED", "HELD", "CREEP", "FLAG"};
-	struct table *t = table_new(9, hdr, "rllrrrrrl");
+	static const char *const hdr[] = {"PID",      "USER", "COMM",  "RSS",	   "HUGE",
+					  "INVENTED", "HELD", "CREEP", "LAZYFREE", "FLAG"};
+	struct table *t = table_new(10, hdr, "rllrrrrrrl");
 	int flagged = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
@@ -202,8 +245,11 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), l->creep_kb, false);
 		table_cell(t, "%s", v);
-		table_cell(t, "%s", l->bloated ? "invented>25%" : "");
-		flagged += l->bloated;
+		ledger_cell(v, sizeof(v), l->lazyfree_kb, false);
+		table_cell(t, "%s", v);
+		enum ledger_cost top = ledger_top_cost(l);
+		table_cell(t, "%s", top == LC_NONE ? "" : flag_word(top));
+		flagged += top != LC_NONE;
 	}
 	table_flush(t, f, 0, color);
 	fprintf(f,
@@ -211,11 +257,15 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"k=%d subpages sampled per THP through /proc/PID/mem).\n"
 		"HELD: pages of partially mapped large folios waiting for the deferred-split shrinker "
 		"(root: pagemap + kpageflags).\n"
-		"CREEP: upper bound khugepaged may still add at max_ptes_none. -: unknown.\n",
+		"CREEP: upper bound khugepaged may still add at max_ptes_none. LAZYFREE: freed with "
+		"MADV_FREE, still in RSS until\nreclaimed under memory pressure (smaps). -: "
+		"unknown.\n",
 		r->ledger_k);
 	if (flagged)
 		fprintf(f,
-			"%s%d process%s flagged: invented > 25%% of huge-backed and > 16 MiB%s\n",
+			"%s%d process%s flagged (FLAG: the largest cost over 16 MiB and 25%%: "
+			"invented of HUGE, held, creep and lazy free of RSS); thpctl advise says "
+			"what to change%s\n",
 			col_yellow(color), flagged, flagged == 1 ? "" : "es", col_reset(color));
 	if (r->host_partial_thps >= 0)
 		fprintf(f,

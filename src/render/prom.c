@@ -381,7 +381,10 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 	char pid[16];
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct proc_sample *p = &s->procs[i];
-		int64_t led = what == 4 ? p->invented_kb : what == 5 ? p->held_kb : p->creep_kb;
+		int64_t led = what == 4	  ? p->invented_kb
+			      : what == 5 ? p->held_kb
+			      : what == 6 ? p->creep_kb
+					  : p->lazyfree_kb;
 		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg) ||
 		    (what >= 4 && led < 0))
 			continue;
@@ -426,6 +429,11 @@ static void render_procs(struct pbuf *b, const struct sample *s, const struct pr
 			    "upper bound of what khugepaged may still add at max_ptes_none, same "
 			    "processes",
 			    6);
+		proc_family(
+			b, s, "thp_process_lazyfree_bytes",
+			"smaps LazyFree: pages freed with MADV_FREE, still in RSS and charged to "
+			"the memory cgroup until reclaimed under memory pressure, same processes",
+			7);
 	}
 	prom_gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
 		       s->procs_seen);

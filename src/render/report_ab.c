@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `thpctl ab --report`: wall time per mode and the ratio to the base (report.h). */
+/* `thpctl ab --report`: wall time per mode, the ratios of wall time and peak RSS to the base (report.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,26 +52,29 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 	report_table_end(h);
 }
 
-/* Each mode's wall time over the base's: the estimate and its 95% interval, 1 marked. */
-static void ab_ratio(struct hbuf *h, const struct ab_report *r)
+/* Each mode's measure over the base's (wall time, or peak RSS with MEM): estimate, 95% interval. */
+static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 {
 	const char *names[AB_MAX_MODES];
 	double y0 = 1, y1 = 1;
 	for (int i = 0; i < r->n; i++) {
 		names[i] = r->modes[i].name;
-		const struct ratio_ci *ci = &r->sum[i].ci;
+		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
 		if (ci->ok) {
 			y0 = fmin(y0, ci->lo);
 			y1 = fmax(y1, ci->hi);
 		}
 	}
+	const char *id = mem ? "ab-rss" : "ab-ratio";
 	struct svg_chart c;
-	svg_chart_begin(&c, h, "ab-ratio", "ratio",
-			"wall time relative to the base mode, 95% interval", 0, 0, false, y0, y1,
-			false, "mode", "wall time / base (ratio)", names, r->n);
+	svg_chart_begin(&c, h, id, "ratio",
+			mem ? "peak RSS relative to the base mode, 95% interval: what THP costs"
+			    : "wall time relative to the base mode, 95% interval",
+			0, 0, false, y0, y1, false, "mode",
+			mem ? "peak RSS / base (ratio)" : "wall time / base (ratio)", names, r->n);
 	svg_hline(&c, 1, "1 = same as the base");
 	for (int i = 0; i < r->n; i++) {
-		const struct ratio_ci *ci = &r->sum[i].ci;
+		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
 		if (!ci->ok)
 			continue;
 		svg_whisker(&c, i + 0.5, ci->lo, ci->hi, 10);
@@ -79,9 +82,9 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r)
 	}
 	svg_chart_end(&c);
 	static const char *const cols[5] = {"mode", "ratio", "95% low", "95% high", "verdict"};
-	report_table_begin(h, "ab-ratio", cols, 5);
+	report_table_begin(h, id, cols, 5);
 	for (int i = 0; i < r->n; i++) {
-		const struct ratio_ci *ci = &r->sum[i].ci;
+		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
 		char cell[4][40];
 		const char *cp[4] = {cell[0], cell[1], cell[2], cell[3]};
 		if (ci->ok) {
@@ -92,7 +95,9 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r)
 			for (int k = 0; k < 3; k++)
 				snprintf(cell[k], sizeof(cell[k]), "-");
 		}
-		snprintf(cell[3], sizeof(cell[3]), "%s", ab_verdict_name(r->sum[i].verdict));
+		snprintf(cell[3], sizeof(cell[3]), "%s",
+			 mem ? ab_mem_name(r->sum[i].mem_verdict)
+			     : ab_verdict_name(r->sum[i].verdict));
 		report_table_row(h, names[i], cp, 4);
 	}
 	report_table_end(h);
@@ -109,7 +114,8 @@ void report_ab(struct hbuf *h, const struct ab_report *r)
 		 r->warmup == 1 ? "" : "s");
 	report_para(h, "meta", meta);
 	ab_wall(h, r);
-	ab_ratio(h, r);
+	ab_ratio(h, r, false);
+	ab_ratio(h, r, true);
 	for (int i = 0; i < r->n; i++)
 		if (r->modes[i].skipped) {
 			snprintf(meta, sizeof(meta), "%s skipped: %s", r->modes[i].name,

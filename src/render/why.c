@@ -5,6 +5,7 @@
 
 #include "json.h"
 #include "ledger.h"
+#include "remedy.h"
 #include "table.h"
 
 static char mark(enum why_effect e)
@@ -26,7 +27,8 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 	fprintf(f, "%sPID %ld (", col_bold(color), in->pid);
 	fputs_safe(in->st.name, f);
 	fprintf(f, ")%s ", col_reset(color));
-	fputs_safe(r->summary, f);
+	char text[1024], src[256];
+	fputs_safe(why_summary_words(r, text, sizeof(text)), f);
 	fputc('\n', f);
 	int w = 0;
 	for (int i = 0; i < r->n; i++) {
@@ -40,14 +42,21 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 				: l->effect == WE_UNKNOWN ? col_dim(color)
 							  : "";
 		fprintf(f, "%s%c %-*s  ", c, mark(l->effect), w, l->topic);
-		fputs_safe(l->text, f);
+		fputs_safe(why_line_words(l, text, sizeof(text)), f);
 		fprintf(f, "%s  %s[", *c ? col_reset(color) : "", col_dim(color));
-		fputs_safe(l->source, f);
+		fputs_safe(why_source(l, src, sizeof(src)), f);
 		fprintf(f, "]%s\n", col_reset(color));
 	}
 	fprintf(f, "(+ helps, - stands in the way, ? unknown)\n");
 	if (!in->smaps_err && in->st.thp_enabled != 0)
 		ledger_render_lines(f, &in->led, color);
+	if (r->rem) {
+		fprintf(f,
+			"%swhat to change%s (fixes ranked by what each saves; thpctl advise: the "
+			"host's view):\n",
+			col_bold(color), col_reset(color));
+		remedy_render_text(f, r->rem, color);
+	}
 }
 
 static json_t *top_json(const struct why_vma_top *t)
@@ -75,7 +84,7 @@ static json_t *hints_json(const struct why_hint *h, int n)
 		json_put(o, "var", json_str(h[i].var));
 		json_put(o, "value", json_str(h[i].value));
 		json_put(o, "effect", json_str(why_effect_name(h[i].effect)));
-		json_put(o, "meaning", json_str(h[i].meaning));
+		json_put(o, "meaning", json_str(why_hint_words(h[i].meaning)));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -97,7 +106,8 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	json_put(root, "thp_enabled",
 		 in->st.thp_enabled < 0 ? json_null() : json_boolean(in->st.thp_enabled));
 	json_put(root, "verdict", json_str(verdict_name(r->verdict)));
-	json_put(root, "summary", json_str(r->summary));
+	char text[1024], src[256];
+	json_put(root, "summary", json_str(why_summary_words(r, text, sizeof(text))));
 	json_put(root, "ledger", in->smaps_err ? NULL : ledger_to_json(&in->led));
 
 	json_t *who = json_null();
@@ -176,10 +186,11 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 		json_t *o = json_object();
 		json_put(o, "topic", json_str(l->topic));
 		json_put(o, "effect", json_str(why_effect_name(l->effect)));
-		json_put(o, "text", json_str(l->text));
-		json_put(o, "source", json_str(l->source));
+		json_put(o, "text", json_str(why_line_words(l, text, sizeof(text))));
+		json_put(o, "source", json_str(why_source(l, src, sizeof(src))));
 		json_array_append_new(facts, o);
 	}
 	json_put(root, "facts", facts);
+	json_put(root, "what_to_change", r->rem ? remedy_to_json(r->rem) : json_null());
 	return root;
 }

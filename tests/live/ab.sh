@@ -58,6 +58,17 @@ else
 	expect_eval "text: verdicts first, a row per mode, host-wide marked" \
 		'grep -q "^verdicts" "$TMP/out" && grep -q "^glibc " "$TMP/out" && grep -q "host-wide" "$TMP/out"' \
 		"$(head -5 "$TMP/out" | tr '\n' ' ')"
+	# memory: its own verdict with an interval (what THP costs beside what it buys):
+	# one byte written per 2 MiB of 256 MiB, the same wall time either way
+	t ab --runs 5 --warmup 0 --json --modes off,glibc -- "$C" 256M sparse
+	cp "$TMP/out" "$TMP/ab-mem.json"
+	expect_json "memory: glibc's sparse heap is more-memory, its peak RSS interval above 1" "$TMP/ab-mem.json" \
+		'd["modes"][0]["memory_verdict"] == "base" and d["modes"][1]["memory_verdict"] == "more-memory" and d["modes"][1]["peak_rss_ratio_to_base"]["low"] > 4' \
+		'[(m["mode"], m["memory_verdict"], m["peak_rss_ratio_to_base"], m["maxrss_kb"]) for m in d["modes"]]'
+	t ab --runs 5 --warmup 0 --modes off,glibc -- "$C" 256M sparse
+	expect_eval "memory (text): a memory block, glibc names more peak RSS with its interval" \
+		'grep -q "^memory (peak RSS" "$TMP/out" && grep -qE "^  glibc: [0-9.]+x more peak RSS than off \(95% CI" "$TMP/out"' \
+		"$(grep -A3 '^memory' "$TMP/out" | tr '\n' ' ')"
 	if [ "$ROOT" = 1 ]; then
 		t_nobody ab --runs 2 --warmup 0 --json --modes off,glibc -- "$C" 256M 1M
 		expect_json "as nobody: the same proofs" "$TMP/out" \

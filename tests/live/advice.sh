@@ -14,7 +14,8 @@ source "$(dirname "$0")/../lib.sh"
 suite_init advice
 
 H=build/tests/thp_helper
-need_built "$T" "$H"
+LH=build/tests/ledger_helper
+need_built "$T" "$H" "$LH"
 need_python3
 HAVE_THP=0
 [ -r "$THP/enabled" ] && HAVE_THP=1
@@ -60,6 +61,19 @@ if [ -n "$PF" ]; then
 		"d['prctl_set_by'], d['verdict']"
 	t why "$PF"
 	expect_out "why PARENT says it called prctl itself" "this process itself called prctl"
+fi
+
+# khugepaged helps only a process with something to collapse (no hg under madvise: neutral)
+PL=''
+start_helper PL "$H" plain 8
+if [ -n "$PL" ] && [ "$HAVE_THP" -eq 1 ] && [ "$(sysfs_choice "$THP/enabled")" = madvise ]; then
+	t why "$PL"
+	expect_eval "why: no MADV_HUGEPAGE region -> khugepaged is not shown as helping" \
+		'grep -q "^  khugepaged .*nothing of it to collapse" "$TMP/out" && ! grep -q "^+ khugepaged" "$TMP/out"' \
+		"$(grep khugepaged "$TMP/out" | head -c 300)"
+	stop_pid "$PL"
+else
+	skip "why: khugepaged without hg" "enabled is not madvise here"
 fi
 
 # hints from the environment
@@ -149,6 +163,9 @@ expect_json "advise: recommends the per-process lever for it (thpctl run --thp=o
 	"d['per_process']"
 expect_json "advise: every setting has a reason" "$TMP/advise.json" \
 	"all(s['reason'] and s['by'] for s in d['settings'])" "d['settings']"
+expect_json "advise: the fake redis-server (THP_enabled 1) is not told to keep an opt-out it lacks" "$TMP/advise.json" \
+	"[('keep it opted out' in l['what'], 'not opted out (THP_enabled 1)' in l['what']) for l in d['per_process'] if l['pid'] == int(E['REDIS'])] == [(False, True)]" \
+	"[l['what'] for l in d['per_process'] if l['pid'] == int(E['REDIS'])]"
 t advise
 if [ "$RC" -eq 0 ] && grep -q "^Per process" "$TMP/out" && grep -q "PID $REDIS (redis-server)" "$TMP/out"; then
 	ok "advise (text): a Per process section with the fake redis-server"
@@ -184,8 +201,114 @@ if [ -n "$RH" ] && [ "$HAVE_THP" -eq 1 ] && [ "$(sysfs_choice "$THP/enabled")" =
 else
 	skip "advise: Redis with MADV_HUGEPAGE memory under madvise" "enabled is not madvise here"
 fi
+if [ -n "$RT" ]; then
+	t advise
+	# the ways to opt it out: with no runnable command above them, the first is not an "or"
+	block=$(awk -v p="PID $RT " 'index($0, p) == 3 { on = 1; print; next } on && /^  [^ ]/ { on = 0 } on' "$TMP/out")
+	expect_eval "advise (text): no command for the rewritten title, so its first option does not begin with 'or'" \
+		'[ -n "$block" ] && [ "$(sed -n 2p <<<"$block" | sed "s/^ *//" | cut -c1-3)" != "or " ]' \
+		"$(head -c 400 <<<"$block")"
+fi
 [ -n "$RT" ] && stop_pid "$RT"
 [ -n "$RH" ] && stop_pid "$RH"
+
+# a multi-call binary named through a symlink (as Debian's redis-server -> redis-check-rdb):
+# the command is built from argv[0], which leads to the running program, not /proc/PID/exe
+mkdir -p "$TMP/mc"
+cp /bin/sleep "$TMP/mc/multicall"
+ln -sf multicall "$TMP/mc/redis-server"
+"$TMP/mc/redis-server" 300 &
+MC=$!
+track_pid "$MC"
+export MC TMP
+sleep 0.2
+t advise --json
+cp "$TMP/out" "$TMP/advise-mc.json"
+expect_json "advise: the command starts argv[0] (the symlink), checked to lead to the running program" "$TMP/advise-mc.json" \
+	"[(l['command'], l['program'], l['program_checked']) for l in d['per_process'] if l['pid'] == int(E['MC'])] == [('thpctl run --thp=off -- ' + E['TMP'] + '/mc/redis-server 300', E['TMP'] + '/mc/redis-server', True)]" \
+	"[l for l in d['per_process'] if l['pid'] == int(E['MC'])]"
+prog=$(python3 -c 'import json,sys,os; print([l["program"] for l in json.load(open(sys.argv[1]))["per_process"] if l["pid"] == int(os.environ["MC"])][0])' "$TMP/advise-mc.json" 2>/dev/null)
+expect_eval "advise: the command's program resolves to the running executable" \
+	'[ -n "$prog" ] && [ "$(readlink -f "$prog")" = "$(readlink -f /proc/$MC/exe)" ]' "$prog vs $(readlink /proc/$MC/exe)"
+stop_pid "$MC"
+# the real thing, where installed: Redis writes its title over argv, the exe is redis-check-rdb
+if [ "$(readlink -f /usr/bin/redis-server 2>/dev/null)" != /usr/bin/redis-check-rdb ]; then
+	skip "advise: Debian's redis-server" "no /usr/bin/redis-server -> redis-check-rdb here"
+else
+	/usr/bin/redis-server --port 0 --unixsocket "$TMP/redis.sock" --save '' --appendonly no --daemonize no >"$TMP/redis.log" 2>&1 &
+	RS=$!
+	track_pid "$RS"
+	export RS
+	for _ in $(seq 50); do grep -q 'Ready to accept' "$TMP/redis.log" && break; sleep 0.1; done
+	t advise --json
+	expect_json "advise: a real Debian redis-server is named redis-server in its command, never redis-check-rdb" "$TMP/out" \
+		"[('redis-check-rdb' in json.dumps(l), '/usr/bin/redis-server' in ' '.join([l['command'] or ''] + l['alternatives'])) for l in d['per_process'] if l['pid'] == int(E['RS'])] == [(False, True)]" \
+		"[l for l in d['per_process'] if l['pid'] == int(E['RS'])]"
+	stop_pid "$RS"
+fi
+
+# advice for a workload must not contradict its process's own ledger: a "java" whose
+# MADV_HUGEPAGE heap is mostly never written gets no -XX:+UseTransparentHugePages
+mkdir -p "$TMP/j"
+ln -sf "$(readlink -f "$LH")" "$TMP/j/java"
+JV=''
+start_helper JV "$TMP/j/java" sparse 256
+if [ -n "$JV" ] && [ "$ROOT" -eq 1 ]; then
+	export JV
+	t advise --workload jvm --json
+	cp "$TMP/out" "$TMP/advise-jvm.json"
+	expect_json "advise --workload jvm: its ledger flags invented, so no +UseTransparentHugePages for it" "$TMP/advise-jvm.json" \
+		"any(f['pid'] == int(E['JV']) and f['mechanism'] == 'sparse-at-fault' for f in d['flagged']) and [(l['what'].startswith('add -XX:+UseTransparentHugePages'), l['what'].startswith('do not add')) for l in d['per_process'] if l['pid'] == int(E['JV'])] == [(False, True)]" \
+		"[l for l in d['per_process'] if l['pid'] == int(E['JV'])], [f['pid'] for f in d['flagged']]"
+	t advise
+	expect_eval "advise (text): what to change comes first and names the flagged java" \
+		'[ "$(head -n1 "$TMP/out" | cut -c1-14)" = "What to change" ] && grep -q "^  PID $JV (java)" "$TMP/out"' \
+		"$(head -3 "$TMP/out" | tr '\n' ' ')"
+	stop_pid "$JV"
+elif [ -n "$JV" ]; then
+	skip "advise --workload jvm vs its ledger" "needs root (the ledger reads /proc/PID/mem)"
+	stop_pid "$JV"
+fi
+
+# 200 thread stacks from plain mmap (no MAP_STACK) under enabled=always: each takes a huge
+# page it barely touches; advise must list the process and name its thread stacks (and why
+# must end with the same). The host goes back through `thpctl set` and at exit.
+EN0=$(sysfs_choice "$THP/enabled" 2>/dev/null)
+# shellcheck disable=SC2317 # runs from the EXIT trap too
+restore_enabled() { [ -n "$EN0" ] && [ "$(sysfs_choice "$THP/enabled")" != "$EN0" ] && "$T" set enabled="$EN0" >/dev/null; }
+if [ "$ROOT" -eq 1 ] && [ -w "$THP/enabled" ] && [ "$EN0" = madvise ]; then
+	at_exit restore_enabled
+	ST=''
+	if "$T" set enabled=always >/dev/null 2>"$TMP/set.err"; then
+		start_helper ST "$LH" stacks 200
+		sleep 0.5
+	else
+		nok "thpctl set enabled=always" "$(head -c 300 "$TMP/set.err")"
+	fi
+	if [ -n "$ST" ]; then
+		export ST
+		t advise --json
+		cp "$TMP/out" "$TMP/advise-st.json"
+		t why "$ST" --json
+		cp "$TMP/out" "$TMP/why-st.json"
+		stop_pid "$ST"
+	fi
+	restore_enabled
+	expect_eval "enabled put back to $EN0 after the stacks case" '[ "$(sysfs_choice "$THP/enabled")" = "$EN0" ]'
+	if [ -n "$ST" ]; then
+		expect_json "advise: the 200-stack process is flagged (sparse at fault), its part: thread stacks without MAP_STACK" "$TMP/advise-st.json" \
+			"[(f['mechanism'], f['responsible']['name'], f['responsible']['threads_in_huge_vmas'] >= 190, f['cost_kb'] > 300 * 1024, f['fixes'][0]['fix']) for f in d['flagged'] if f['pid'] == int(E['ST'])] == [('sparse-at-fault', 'thread-stacks', True, True, 'map-stack')]" \
+			"[f for f in d['flagged'] if f['pid'] == int(E['ST'])]"
+		expect_json "advise: each fix says the bytes it saves, the host knob who else it reaches" "$TMP/advise-st.json" \
+			"all(x['saves_kb'] is not None and x['saves_kb'] > 0 for f in d['flagged'] if f['pid'] == int(E['ST']) for x in f['fixes']) and any(x['fix'] == 'host-enabled-madvise' and x['other_processes'] is not None for f in d['flagged'] if f['pid'] == int(E['ST']) for x in f['fixes'])" \
+			"[f['fixes'] for f in d['flagged'] if f['pid'] == int(E['ST'])]"
+		expect_json "why: its last block is the same remedy (thread stacks, MAP_STACK first)" "$TMP/why-st.json" \
+			"d['what_to_change'] is not None and d['what_to_change']['responsible']['name'] == 'thread-stacks' and d['what_to_change']['fixes'][0]['fix'] == 'map-stack'" \
+			"d['what_to_change'], d['summary']"
+	fi
+else
+	skip "advise: 200 thread stacks under enabled=always" "needs root, a writable enabled and enabled=madvise as found"
+fi
 
 # the version of a real PostgreSQL from dpkg, not from its path
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)

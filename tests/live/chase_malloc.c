@@ -9,6 +9,9 @@
  *                               4 KiB page linked in a random cycle, every
  *                               page written; then STEPS (default 4M)
  *                               dependent loads. Prints "ns_per_access X".
+ *   chase_malloc SIZE sparse    malloc SIZE, write one byte per 2 MiB and exit:
+ *                               its peak RSS is what THP adds (a whole huge
+ *                               page per byte written) or not.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -48,10 +51,20 @@ static uint64_t size_arg(const char *s)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: chase_malloc SIZE [STEPS]\n");
+		fprintf(stderr, "usage: chase_malloc SIZE [STEPS|sparse]\n");
 		return 2;
 	}
-	uint64_t size = size_arg(argv[1]), steps = argc == 3 ? size_arg(argv[2]) : 4u << 20;
+	uint64_t size = size_arg(argv[1]);
+	if (argc == 3 && !strcmp(argv[2], "sparse")) {
+		volatile char *m = malloc(size);
+		if (!m)
+			return 1;
+		for (uint64_t off = 0; off < size; off += 2u << 20)
+			m[off] = 1;
+		printf("sparse %llu\n", (unsigned long long)size);
+		return 0;
+	}
+	uint64_t steps = argc == 3 ? size_arg(argv[2]) : 4u << 20;
 	size_t pages = size / 4096;
 	if (pages < 2) {
 		fprintf(stderr, "chase_malloc: SIZE must be at least 8k\n");

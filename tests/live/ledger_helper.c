@@ -10,12 +10,26 @@
  *                             mapped, held (deferred split)
  *   ledger_helper creep MB    no advice, 300 of every 512 pages written, then
  *                             MADV_HUGEPAGE: khugepaged may add 212 pages per PMD
+ *   ledger_helper recollapse MB  as split, then MADV_COLLAPSE of 1 in 8 of the ranges
+ *                             (what khugepaged does at max_ptes_none=511): a few THPs
+ *                             again, ~all of them invented, and held beside them
+ *   ledger_helper creep16 MB  MADV_NOHUGEPAGE, one page in 16 written, then
+ *                             MADV_HUGEPAGE: faulted as small pages before the advice;
+ *                             khugepaged may add 480 pages per PMD
+ *   ledger_helper lazyfree MB MADV_HUGEPAGE, every page written, then MADV_FREE of all
+ *                             but one 4 KiB page per 2 MiB: RSS stays, AnonHugePages 0,
+ *                             LazyFree ~all
+ *   ledger_helper stacks N    N threads whose stacks (2 MiB each, one mapping, no
+ *                             MAP_STACK, no advice) come from plain mmap: under
+ *                             enabled=always each gets a THP it barely touches
  *
  * It prints "region START END" (hex) and "ready PID", flushes, and waits for
  * SIGTERM/SIGINT/SIGHUP, then exits 0. Setup failures exit 1.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +39,9 @@
 
 #define PMD (2UL << 20)
 #define PAGE 4096UL
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* 6.1 */
+#endif
 
 static volatile sig_atomic_t stop;
 
@@ -48,25 +65,70 @@ static char *region(size_t len)
 	return (char *)(((uintptr_t)p + PMD - 1) & ~(PMD - 1));
 }
 
-int main(int argc, char **argv)
+static int never_fd = -1; /* a pipe nobody writes: the threads block reading it */
+
+static void *stack_thread(void *arg)
 {
-	if (argc != 3 || atol(argv[2]) <= 0 || atol(argv[2]) % 2) {
-		fprintf(stderr, "usage: ledger_helper healthy|sparse|split|creep SIZE_MB (even)\n");
-		return 2;
+	char c;
+	(void)arg;
+	while (read(never_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* N threads on stacks carved from one plain anonymous mapping, 2 MiB each. */
+static void stacks(long n)
+{
+	int fds[2];
+	if (pipe(fds))
+		die("pipe");
+	never_fd = fds[0];
+	char *p = region((size_t)n * PMD);
+	for (long i = 0; i < n; i++) {
+		pthread_attr_t a;
+		pthread_t t;
+		pthread_attr_init(&a);
+		if (pthread_attr_setstack(&a, p + (size_t)i * PMD, PMD) ||
+		    (errno = pthread_create(&t, &a, stack_thread, NULL)))
+			die("pthread_create");
+		pthread_attr_destroy(&a);
 	}
-	const char *mode = argv[1];
-	size_t len = (size_t)atol(argv[2]) << 20;
-	char *p = region(len);
-	if (!strcmp(mode, "healthy") || !strcmp(mode, "sparse") || !strcmp(mode, "split")) {
+	printf("region %lx %lx\n", (unsigned long)p, (unsigned long)(p + (size_t)n * PMD));
+}
+
+/* Write every page, or one page in STEP / PAGE. */
+static void touch(char *p, size_t len, size_t step)
+{
+	for (size_t off = 0; off < len; off += step)
+		p[off] = 1;
+}
+
+/* Every mode but stacks: one region of LEN bytes. */
+static int modes(const char *mode, char *p, size_t len)
+{
+	bool hg_first = !strcmp(mode, "healthy") || !strcmp(mode, "sparse") ||
+			!strcmp(mode, "split") || !strcmp(mode, "recollapse") ||
+			!strcmp(mode, "lazyfree");
+	if (hg_first) {
 		if (madvise(p, len, MADV_HUGEPAGE))
 			die("madvise(MADV_HUGEPAGE)");
-		size_t step = !strcmp(mode, "sparse") ? PMD : PAGE;
-		for (size_t off = 0; off < len; off += step)
-			p[off] = 1;
-		if (!strcmp(mode, "split"))
+		touch(p, len, !strcmp(mode, "sparse") ? PMD : PAGE);
+		int adv = !strcmp(mode, "lazyfree") ? MADV_FREE : MADV_DONTNEED;
+		if (!strcmp(mode, "split") || !strcmp(mode, "recollapse") ||
+		    !strcmp(mode, "lazyfree"))
 			for (size_t off = 0; off < len; off += PMD)
-				if (madvise(p + off + PAGE, PMD - PAGE, MADV_DONTNEED))
-					die("madvise(MADV_DONTNEED)");
+				if (madvise(p + off + PAGE, PMD - PAGE, adv))
+					die("madvise(MADV_DONTNEED/MADV_FREE)");
+		if (!strcmp(mode, "recollapse"))
+			for (size_t off = 0; off < len / 8; off += PMD)
+				if (madvise(p + off, PMD, MADV_COLLAPSE))
+					die("madvise(MADV_COLLAPSE)");
+	} else if (!strcmp(mode, "creep16")) {
+		if (madvise(p, len, MADV_NOHUGEPAGE))
+			die("madvise(MADV_NOHUGEPAGE)");
+		touch(p, len, 16 * PAGE);
+		if (madvise(p, len, MADV_HUGEPAGE))
+			die("madvise(MADV_HUGEPAGE)");
 	} else if (!strcmp(mode, "creep")) {
 		if (madvise(p, len, MADV_NOHUGEPAGE))
 			die("madvise(MADV_NOHUGEPAGE)");
@@ -79,12 +141,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ledger_helper: unknown mode %s\n", mode);
 		return 2;
 	}
+	printf("region %lx %lx\n", (unsigned long)p, (unsigned long)(p + len));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || atol(argv[2]) <= 0 || (strcmp(argv[1], "stacks") && atol(argv[2]) % 2)) {
+		fprintf(stderr,
+			"usage: ledger_helper healthy|sparse|split|creep|recollapse|creep16|"
+			"lazyfree SIZE_MB (even) | stacks N\n");
+		return 2;
+	}
+	const char *mode = argv[1];
+	if (!strcmp(mode, "stacks")) {
+		stacks(atol(argv[2]));
+	} else {
+		size_t len = (size_t)atol(argv[2]) << 20;
+		int r = modes(mode, region(len), len);
+		if (r)
+			return r;
+	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	printf("region %lx %lx\nready %d\n", (unsigned long)p, (unsigned long)(p + len),
-	       (int)getpid());
+	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (!stop)
 		pause();

@@ -123,9 +123,38 @@ static void test_failed_and_skipped_modes_do_not_decide(void **state)
 	assert_int_equal(S[2].verdict, AV_FASTER);
 }
 
+/* The case: the same wall time, 65.3 MiB off vs 1.00 GiB host: memory gets its own verdict. */
+static void test_memory_has_its_own_verdict(void **state)
+{
+	(void)state;
+	static const double rss_off[8] = {66867, 66900, 66800, 66850, 66880, 66810, 66870, 66860};
+	runs(0, "off", 8, W, 1.0, 0, 262144);
+	runs(1, "host", 8, W, 1.0, 1046528, 1048576);
+	for (int k = 0; k < 8; k++) {
+		M[0].runs[k].maxrss_kb = (uint64_t)rss_off[k];
+		M[1].runs[k].maxrss_kb = (uint64_t)(rss_off[k] * 16) + 1000;
+	}
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].verdict, AV_NO_DIFFERENCE); /* wall time alone: no verdict */
+	assert_int_equal(S[0].mem_verdict, AV_BASE);
+	assert_int_equal(S[1].mem_verdict, AV_SLOWER); /* more memory */
+	assert_string_equal(ab_mem_name(S[1].mem_verdict), "more-memory");
+	assert_true(S[1].rss_ci.ok && S[1].rss_ci.lo > 15.9 && S[1].rss_ci.hi < 16.1);
+	/* the same peak RSS: no difference; no MAXRSS at all: too few values */
+	for (int k = 0; k < 8; k++)
+		M[1].runs[k].maxrss_kb = M[0].runs[k].maxrss_kb;
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].mem_verdict, AV_NO_DIFFERENCE);
+	for (int k = 0; k < 8; k++)
+		M[1].runs[k].maxrss_kb = 0;
+	ab_summarize(M, 2, 0, S);
+	assert_int_equal(S[1].mem_verdict, AV_TOO_FEW);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_modes_parse_and_refuse),
 	  cmocka_unit_test(test_faster_mode_with_proof),
 	  cmocka_unit_test(test_same_times_are_no_difference),
 	  cmocka_unit_test(test_noise_is_inconclusive_and_few_runs_too_few),
 	  cmocka_unit_test(test_proof_contradicting_intent_is_flagged),
-	  cmocka_unit_test(test_failed_and_skipped_modes_do_not_decide))
+	  cmocka_unit_test(test_failed_and_skipped_modes_do_not_decide),
+	  cmocka_unit_test(test_memory_has_its_own_verdict))

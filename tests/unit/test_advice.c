@@ -14,6 +14,7 @@
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/advice.h"
+#include "render/advice.h"
 #include "model/findings.h"
 #include "model/host.h"
 
@@ -28,9 +29,11 @@ struct proc_spec {
 	bool limited;
 	int ver0, ver1; /* 0: unknown */
 	const char *cmdline;
-	bool rewritten;	  /* cmdline is a process title written over argv */
-	uint64_t huge_kb; /* AnonHugePages */
-	int hg_vmas;	  /* MADV_HUGEPAGE VMAs (of 1 GiB each) */
+	bool rewritten;	     /* cmdline is a process title written over argv */
+	uint64_t huge_kb;    /* AnonHugePages */
+	int hg_vmas;	     /* MADV_HUGEPAGE VMAs (of 1 GiB each) */
+	int64_t invented_kb; /* its ledger flags this much invented (0: nothing flagged) */
+	const char *exe; /* /proc/PID/exe when argv[0] (/usr/bin/COMM) is a symlink to another */
 };
 
 struct adv_case {
@@ -45,13 +48,15 @@ struct adv_case {
 	struct proc_spec procs[3];
 	const char *requested; /* comma-separated --workload names */
 	/* expectations */
-	const char *set;    /* the whole `thpctl set` line, "" for none */
-	int mixed;	    /* 0 any, 1 yes, 2 no */
-	const char *lever;  /* a substring of some lever's command, what or alternatives */
-	int lever_needed;   /* -1 don't care */
-	const char *note;   /* a substring of some note */
-	const char *reason; /* a substring of some setting's reason */
-	bool no_command;    /* the first process's lever has no runnable command */
+	const char *set;      /* the whole `thpctl set` line, "" for none */
+	int mixed;	      /* 0 any, 1 yes, 2 no */
+	const char *lever;    /* a substring of some lever's command, what or alternatives */
+	int lever_needed;     /* -1 don't care */
+	const char *note;     /* a substring of some note */
+	const char *reason;   /* a substring of some setting's reason */
+	bool no_command;      /* the first process's lever has no runnable command */
+	const char *no_lever; /* a substring no lever may have */
+	const char *no_note;  /* a substring no note may have */
 };
 
 static const struct adv_case cases[] = {
@@ -293,7 +298,28 @@ static const struct adv_case cases[] = {
 	 .requested = "latency-critical,throughput-batch",
 	 .set = "thpctl set defrag=defer",
 	 .lever_needed = -1,
-	 .note = "throughput-batch wants enabled=always, but latency-critical comes first"},
+	 .note = "throughput-batch wants enabled=always, but latency-critical comes first and "
+		 "enabled=madvise stays: per process, its programs can still opt in with "
+		 "MADV_HUGEPAGE, which enabled=madvise honours: GLIBC_TUNABLES=glibc.malloc.hugetlb=1",
+	 /* ab offers glibc and env:MALLOC_CONF=thp:always: there are per-process levers */
+	 .no_note = "no per-process lever gives throughput-batch"},
+	{.name = "a JVM whose own ledger flags invented memory: no +UseTransparentHugePages",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{.comm = "java",
+		    .wl = WL_JVM,
+		    .cmdline = "java -jar app.jar",
+		    .huge_kb = 1048576,
+		    .hg_vmas = 1,
+		    .invented_kb = 986112}},
+	 .requested = "jvm",
+	 .set = "",
+	 .lever = "do not add -XX:+UseTransparentHugePages",
+	 .lever_needed = 0,
+	 .no_lever = "add -XX:+UseTransparentHugePages to its options"},
 	{.name = "Redis already opted out",
 	 .enabled = "always",
 	 .defrag = "madvise",
@@ -316,6 +342,30 @@ static const struct adv_case cases[] = {
 	 .lever =
 		 "/usr/bin/redis-server ARGS...: its arguments are unknown (its command line reads 'redis-server *:7777'",
 	 .lever_needed = 0,
+	 .no_command = true},
+	{.name = "a Redis with THP_enabled 1 is not told to keep an opt-out it does not have",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server /etc/redis.conf"}},
+	 .set = "",
+	 .lever = "not opted out (THP_enabled 1): opt it out of THP as a safeguard",
+	 .lever_needed = 0,
+	 .no_lever = "keep it opted out"},
+	{.name = "Debian's redis-server, a symlink to redis-check-rdb: the command names redis-server",
+	 .enabled = "madvise",
+	 .defrag = "madvise",
+	 .mpn = 511,
+	 .shrink = 1,
+	 .pmd_enabled = "inherit",
+	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server *:6379", true,
+		    .exe = "/usr/bin/redis-check-rdb"}},
+	 .set = "",
+	 .lever = "thpctl run --thp=off -- /usr/bin/redis-server ARGS...",
+	 .lever_needed = 0,
+	 .no_lever = "redis-check-rdb",
 	 .no_command = true},
 	{.name = "Redis holding THP under madvise (jemalloc thp:always): the opt-out is needed, not a safeguard",
 	 .enabled = "madvise",
@@ -385,6 +435,7 @@ static void build(const struct adv_case *c)
 	findings_evaluate(&H, &D, &FS);
 
 	memset(&IN, 0, sizeof(IN));
+	IN.systemd_thp = 1; /* a systemd that knows MemoryTHP= */
 	IN.h = &H;
 	IN.d = &D;
 	IN.fs = &FS;
@@ -411,6 +462,12 @@ static void build(const struct adv_case *c)
 		char argv[256];
 		size_t n = unit_split(argv, sizeof(argv), s->cmdline, ' ');
 		snprintf(p->exe, sizeof(p->exe), "/usr/bin/%s", s->comm);
+		memcpy(p->prog, p->exe, sizeof(p->prog)); /* argv[0]: /usr/bin/COMM */
+		p->prog_check = -1;
+		if (s->exe) { /* argv[0] leads to the running exe through a symlink */
+			snprintf(p->exe, sizeof(p->exe), "%s", s->exe);
+			p->prog_check = 1;
+		}
 		if (s->rewritten) {
 			p->args = ADV_ARGS_REWRITTEN;
 			assert_int_equal(shell_quote_argv(s->cmdline, strlen(s->cmdline) + 1,
@@ -426,6 +483,10 @@ static void build(const struct adv_case *c)
 		p->hg_vmas = s->hg_vmas;
 		p->hg_kb = (uint64_t)s->hg_vmas << 20;
 		p->java_thp = strstr(s->cmdline, "-XX:+UseTransparentHugePages") != NULL;
+		if (s->invented_kb) {
+			p->flagged_cost = LC_INVENTED;
+			p->flagged_kb = s->invented_kb;
+		}
 	}
 	if (c->requested) {
 		char buf[128];
@@ -442,27 +503,64 @@ static void build(const struct adv_case *c)
 	advice_build(&IN, &A);
 }
 
+/* The advice's sentences (render/advice_words.c), in rotating buffers. */
+static char tb[8][1024];
+static int tn;
+#define TB (tb[tn++ % 8])
+static const char *set_cmd(void)
+{
+	return advice_command(&A, "set", TB, sizeof(tb[0]));
+}
+static const char *persist_cmd(void)
+{
+	return advice_command(&A, "persist", TB, sizeof(tb[0]));
+}
+static const char *l_what(const struct adv_lever *l)
+{
+	return advice_lever_what(l, TB, sizeof(tb[0]));
+}
+static const char *l_cmd(const struct adv_lever *l)
+{
+	return advice_lever_command(l, TB, sizeof(tb[0]));
+}
+static const char *l_alt(const struct adv_lever *l, int k)
+{
+	return advice_lever_alt(l, k, TB, sizeof(tb[0]));
+}
+static const char *n_text(const struct adv_note *n)
+{
+	return advice_note_text(n, TB, sizeof(tb[0]));
+}
+static const char *s_reason(const struct adv_setting *s)
+{
+	return advice_setting_reason(s, TB, sizeof(tb[0]));
+}
+static const char *s_by(const struct adv_setting *s)
+{
+	return advice_setting_by(s, TB, sizeof(tb[0]));
+}
+
 static void dump(const struct adv_case *c)
 {
-	print_error("case: %s\n  set: '%s'\n", c->name, A.set_cmd);
+	print_error("case: %s\n  set: '%s'\n", c->name, set_cmd());
 	for (int i = 0; i < A.nsettings; i++)
 		print_error("  setting %s %s -> %s (%s)\n", A.s[i].key, A.s[i].now, A.s[i].want,
-			    A.s[i].by);
+			    s_by(&A.s[i]));
 	for (int i = 0; i < A.nlevers; i++)
 		print_error("  lever pid %ld needed %d: %s | %s\n", A.l[i].pid, A.l[i].needed,
-			    A.l[i].what, A.l[i].command);
+			    l_what(&A.l[i]), l_cmd(&A.l[i]));
 	for (int i = 0; i < A.nnotes; i++)
 		print_error("  note %s: %s\n", adv_note_kind_name(A.notes[i].kind),
-			    A.notes[i].text);
+			    n_text(&A.notes[i]));
 }
 
 static bool lever_has(const char *needle, int *needed)
 {
 	for (int i = 0; i < A.nlevers; i++) {
 		const struct adv_lever *l = &A.l[i];
-		bool hit = strstr(l->command, needle) || strstr(l->what, needle);
+		bool hit = strstr(l_cmd(l), needle) || strstr(l_what(l), needle);
 		for (int k = 0; k < l->nalt; k++)
-			hit = hit || strstr(l->alt[k], needle);
+			hit = hit || strstr(l_alt(l, k), needle);
 		if (hit) {
 			*needed = l->needed;
 			return true;
@@ -476,7 +574,7 @@ static void test_case(void **state)
 {
 	const struct adv_case *c = *state;
 	build(c);
-	bool ok = strcmp(A.set_cmd, c->set) == 0;
+	bool ok = strcmp(set_cmd(), c->set) == 0;
 	if (ok && c->mixed)
 		ok = A.mixed == (c->mixed == 1);
 	int needed = -1;
@@ -486,29 +584,56 @@ static void test_case(void **state)
 	if (ok && c->note) {
 		bool hit = false;
 		for (int k = 0; k < A.nnotes; k++)
-			hit = hit || strstr(A.notes[k].text, c->note);
+			hit = hit || strstr(n_text(&A.notes[k]), c->note);
 		ok = hit;
 	}
 	if (ok && c->reason) {
 		bool hit = false;
 		for (int k = 0; k < A.nsettings; k++)
-			hit = hit || strstr(A.s[k].reason, c->reason) ||
-			      strstr(A.s[k].by, c->reason);
+			hit = hit || strstr(s_reason(&A.s[k]), c->reason) ||
+			      strstr(s_by(&A.s[k]), c->reason);
 		ok = hit;
 	}
+	int dummy;
+	if (ok && c->no_lever)
+		ok = !lever_has(c->no_lever, &dummy);
+	for (int k = 0; ok && c->no_note && k < A.nnotes; k++)
+		ok = !strstr(n_text(&A.notes[k]), c->no_note);
 	if (ok && c->no_command)
 		for (int k = 0; k < A.nlevers; k++)
 			if (A.l[k].pid == 1000)
-				ok = ok && A.l[k].command[0] == '\0';
+				ok = ok && l_cmd(&A.l[k])[0] == '\0';
 	/* persist always mirrors set */
 	if (ok && c->set[0])
-		ok = strncmp(A.persist_cmd, "thpctl persist ", 15) == 0 &&
-		     strcmp(A.persist_cmd + 15, A.set_cmd + 11) == 0;
+		ok = strncmp(persist_cmd(), "thpctl persist ", 15) == 0 &&
+		     strcmp(persist_cmd() + 15, set_cmd() + 11) == 0;
 	if (!ok)
 		dump(c);
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 	assert_true(ok);
+}
+
+/* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
+static void test_systemd_only_where_it_knows(void **state)
+{
+	(void)state;
+	int dummy;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&cases[i]);
+		if (!lever_has("MemoryTHP=disable", &dummy))
+			continue;
+		IN.systemd_thp = 0;
+		advice_build(&IN, &A);
+		assert_false(lever_has("MemoryTHP", &dummy));
+		IN.systemd_thp = -1;
+		advice_build(&IN, &A);
+		assert_false(lever_has("MemoryTHP", &dummy));
+		host_snapshot_free(&H);
+		memset(&H, 0, sizeof(H));
+		return;
+	}
+	fail_msg("no case offers MemoryTHP=");
 }
 
 /* Each recommended setting says why, and who asked. */
@@ -518,13 +643,13 @@ static void test_every_setting_has_a_reason(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		build(&cases[i]);
 		for (int k = 0; k < A.nsettings; k++) {
-			if (!A.s[k].reason[0] || !A.s[k].by[0])
+			if (!s_reason(&A.s[k])[0] || !s_by(&A.s[k])[0])
 				dump(&cases[i]);
-			assert_true(A.s[k].reason[0]);
-			assert_true(A.s[k].by[0]);
+			assert_true(s_reason(&A.s[k])[0]);
+			assert_true(s_by(&A.s[k])[0]);
 		}
 		for (int k = 0; k < A.nlevers; k++)
-			assert_true(A.l[k].what[0]);
+			assert_true(l_what(&A.l[k])[0]);
 	}
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
@@ -581,7 +706,16 @@ static void test_shell_quote(void **state)
 	assert_string_equal(out, "");
 	char tiny[8];
 	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
-	assert_string_equal(tiny, "");
+	assert_string_equal(
+		tiny, ""); /* the space a title takes is counted exactly, not 4x: 48 bytes fit 64 */
+	char t64[64];
+	assert_int_equal(shell_quote_argv(LIT("/usr/bin/redis-server unixsocket:/tmp/why/r.sock\0"),
+					  t64, sizeof(t64)),
+			 0);
+	assert_string_equal(t64, "'/usr/bin/redis-server unixsocket:/tmp/why/r.sock'");
+	char t14[14];
+	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), t14, sizeof(t14)), 0);
+	assert_string_equal(t14, "redis-server");
 }
 
 static void test_cmdline_intact(void **state)
@@ -795,6 +929,7 @@ static void test_maps_shared(void **state)
 }
 
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
+		cmocka_unit_test(test_systemd_only_where_it_knows),
 		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_versions), cmocka_unit_test(test_cmdline_intact),
 		cmocka_unit_test(test_dpkg_owner), cmocka_unit_test(test_go_buildinfo),

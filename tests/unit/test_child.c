@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "lab/child.h"
@@ -43,7 +44,14 @@ static void stdin_is_dev_null_and_signals_are_default(void **state)
 	close(p[1]);
 	char out[128];
 	assert_int_equal(child_collect(pid, p[0], out, sizeof(out)), 0);
-	assert_string_equal(out, "SigIgn:\t0000000000000000\n");
+	assert_memory_equal(out, "SigIgn:\t", 8);
+	/*
+	 * Signals 32 and 33 are glibc's own (cancellation, setxid): sigaction()
+	 * refuses them, so an ignored disposition inherited from the test's
+	 * parent stays; every other signal must be back to default.
+	 */
+	unsigned long long ign = strtoull(out + 8, NULL, 16);
+	assert_int_equal(ign & ~(3ULL << 31), 0);
 	signal(SIGPIPE, SIG_DFL);
 }
 

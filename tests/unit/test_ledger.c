@@ -7,6 +7,7 @@
 #include "kernel/ledger.h"
 #include "kernel/pagemap.h"
 #include "model/ledger.h"
+#include "render/ledger.h"
 
 #define THP (KPF_M_THP | KPF_M_ANON)
 
@@ -152,6 +153,103 @@ static void test_bloat_needs_a_quarter_and_16_mib(void **state)
 	assert_false(ledger_is_bloated(-1, 100 * 1024));
 }
 
+/* The three rebuilt cases of issue 22 (numbers as measured there), and lazy free from smaps. */
+static void test_largest_cost_past_its_threshold(void **state)
+{
+	(void)state;
+	struct thp_ledger l;
+	/* 128 MiB written, 511 of 512 pages dropped per PMD, 8 ranges re-collapsed:
+	 * huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
+	struct ledger_raw split = {.thps = 8,
+				   .thps_sampled = 8,
+				   .samples = 64,
+				   .zero_samples = 63,
+				   .partial_folios = 56,
+				   .held_pages = 56 * 511};
+	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &l);
+	struct smaps_totals t = {.present = 1u << SM_RSS | 1u << SM_ANON_HUGE | 1u << SM_LAZYFREE};
+	t.kb[SM_RSS] = 16700;
+	t.kb[SM_ANON_HUGE] = 16384;
+	ledger_smaps(&l, &t);
+	assert_int_equal(l.held_kb, 56 * 2044);
+	assert_false(ledger_cost_flagged(&l, LC_INVENTED)); /* 16128 kB: not over 16 MiB */
+	assert_true(ledger_cost_flagged(&l, LC_HELD));
+	assert_int_equal(ledger_top_cost(&l), LC_HELD);
+	assert_int_equal(l.lazyfree_kb, 0);
+	/* 256 MiB touched one page in 16, then hg: 32 of 512 resident per range, creep 240 MiB */
+	struct ledger_raw creep = {.creep_ranges = 128, .creep_pages = 128 * 480};
+	ledger_build(0, &creep, 0, 8, true, 511, 4, 9, &l);
+	t.kb[SM_RSS] = 16384 + 1500;
+	t.kb[SM_ANON_HUGE] = 0;
+	ledger_smaps(&l, &t);
+	assert_int_equal(l.creep_kb, 240 * 1024);
+	assert_int_equal(ledger_top_cost(&l), LC_CREEP);
+	/* MADV_FREE of all but one page per 2 MiB of 512 MiB: LazyFree ~510 MiB of 513 */
+	struct ledger_raw none = {0};
+	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
+	t.kb[SM_RSS] = 513 * 1024;
+	t.kb[SM_LAZYFREE] = 256 * 2044;
+	ledger_smaps(&l, &t);
+	assert_int_equal(l.lazyfree_kb, 256 * 2044);
+	assert_int_equal(ledger_top_cost(&l), LC_LAZYFREE);
+	/* the same 510 MiB lazily freed in a 4 GiB process: under 25%, not flagged */
+	t.kb[SM_RSS] = 4u << 20;
+	ledger_smaps(&l, &t);
+	assert_false(ledger_cost_flagged(&l, LC_LAZYFREE));
+	assert_int_equal(ledger_top_cost(&l), LC_NONE);
+	/* a kernel without LazyFree (< 4.12): unknown, never 0 */
+	t.present &= ~(1u << SM_LAZYFREE);
+	ledger_smaps(&l, &t);
+	assert_int_equal(l.lazyfree_kb, -1);
+	assert_int_equal(ledger_cost_kb(&l, LC_LAZYFREE), -1);
+	/* the largest wins: invented 300 MiB of 400, creep 380 MiB */
+	struct ledger_raw both = {.thps = 200,
+				  .thps_sampled = 200,
+				  .samples = 1600,
+				  .zero_samples = 1200,
+				  .creep_ranges = 190,
+				  .creep_pages = 190 * 512};
+	ledger_build(409600, &both, 0, 8, false, 511, 4, 9, &l);
+	t.kb[SM_RSS] = 409600;
+	t.kb[SM_ANON_HUGE] = 409600;
+	ledger_smaps(&l, &t);
+	assert_true(ledger_cost_flagged(&l, LC_INVENTED));
+	assert_true(ledger_cost_flagged(&l, LC_CREEP));
+	assert_int_equal(ledger_top_cost(&l), LC_CREEP);
+}
+
+/* The ledger block: mTHP bytes are never counted as underused; lazy free has its line. */
+static void test_render_mthp_and_lazyfree(void **state)
+{
+	(void)state;
+	struct ledger_raw raw = {.mthp_pages = {[4] = 4096}};
+	struct thp_ledger l;
+	ledger_build(0, &raw, 0, 8, true, 511, 4, 9, &l);
+	struct smaps_totals t = {.present = 1u << SM_RSS | 1u << SM_LAZYFREE | 1u << SM_ANON_HUGE};
+	t.kb[SM_RSS] = 20000;
+	t.kb[SM_LAZYFREE] = 0;
+	ledger_smaps(&l, &t);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	ledger_render_lines(f, &l, false);
+	fclose(f);
+	assert_contains(text, "64kB folios 16.0 MiB");
+	assert_contains(text, "mTHP folios are never counted as underused by the shrinker");
+	assert_contains(text, "lazy free    0 kB");
+	free(text);
+	/* without mTHP folios: no such line */
+	struct ledger_raw none = {0};
+	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
+	f = open_memstream(&text, &len);
+	ledger_render_lines(f, &l, false);
+	fclose(f);
+	assert_null(strstr(text, "mTHP folios are never"));
+	assert_contains(text, "lazy free    -"); /* not from smaps here: unknown, not 0 */
+	free(text);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
 	  cmocka_unit_test(test_samples_differ_between_thps),
 	  cmocka_unit_test(test_creep_is_what_khugepaged_may_add),
@@ -159,4 +257,6 @@ UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
 	  cmocka_unit_test(test_partial_folios_hold_their_unmapped_pages),
 	  cmocka_unit_test(test_build_estimates_invented_from_samples),
 	  cmocka_unit_test(test_build_says_unknown_never_zero),
-	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib))
+	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib),
+	  cmocka_unit_test(test_largest_cost_past_its_threshold),
+	  cmocka_unit_test(test_render_mthp_and_lazyfree))

@@ -11,6 +11,7 @@
 #include "kernel/parse.h"
 #include "model/host.h"
 #include "model/why.h"
+#include "render/why.h"
 
 #include "test_stacks_capture.h"
 
@@ -71,7 +72,7 @@ static void test_hints(void **state)
 		bool ok = got == c->n;
 		if (ok && c->n)
 			ok = !strcmp(h[0].var, c->var) && !strcmp(h[0].value, c->value) &&
-			     h[0].effect == c->effect && h[0].meaning && h[0].meaning[0];
+			     h[0].effect == c->effect && strcmp(why_hint_words(h[0].meaning), "?");
 		if (!ok) {
 			print_error("hint case '%s': got %d (%s=%s, %s)\n", c->name, got,
 				    got ? h[0].var : "", got ? h[0].value : "",
@@ -263,6 +264,26 @@ static struct host_snapshot H;
 static struct why_input IN;
 static struct why_report R;
 
+/* The rendered sentence, source and first line (render/why.c), in rotating buffers. */
+static char wbuf[4][1024];
+static int wnext;
+static const char *ltext(const struct why_line *l)
+{
+	char *b = wbuf[wnext++ % 4];
+	return why_line_words(l, b, sizeof(wbuf[0]));
+}
+static const char *lsrc(const struct why_line *l)
+{
+	char *b = wbuf[wnext++ % 4];
+	return why_source(l, b, sizeof(wbuf[0]));
+}
+static const char *sum_text(void);
+static const char *sum_text(void)
+{
+	char *b = wbuf[wnext++ % 4];
+	return why_summary_words(&R, b, sizeof(wbuf[0]));
+}
+
 static void build(const struct why_case *c)
 {
 	unit_host_reset(&H, "6.18.44");
@@ -353,22 +374,21 @@ static void test_why_case(void **state)
 {
 	const struct why_case *c = *state;
 	build(c);
-	bool ok = R.verdict == c->verdict && strstr(R.summary, c->summary);
+	bool ok = R.verdict == c->verdict && strstr(sum_text(), c->summary);
 	const struct why_line *hit = NULL;
 	for (int i = 0; ok && i < R.n && !hit; i++)
-		if (!strcmp(R.lines[i].topic, c->topic) && strstr(R.lines[i].text, c->text))
+		if (!strcmp(R.lines[i].topic, c->topic) && strstr(ltext(&R.lines[i]), c->text))
 			hit = &R.lines[i];
-	ok = ok && hit && hit->effect == c->effect &&
-	     (!c->source || !strcmp(hit->source, c->source));
+	ok = ok && hit && hit->effect == c->effect && (!c->source || !strcmp(lsrc(hit), c->source));
 	/* every line names its source */
 	for (int i = 0; i < R.n; i++)
-		ok = ok && R.lines[i].source[0] && R.lines[i].text[0];
+		ok = ok && lsrc(&R.lines[i])[0] && ltext(&R.lines[i])[0];
 	if (!ok) {
-		print_error("case '%s': verdict %d: %s\n", c->name, R.verdict, R.summary);
+		print_error("case '%s': verdict %d: %s\n", c->name, R.verdict, sum_text());
 		for (int i = 0; i < R.n; i++)
 			print_error("  %-10s %-8s %s [%s]\n", R.lines[i].topic,
-				    why_effect_name(R.lines[i].effect), R.lines[i].text,
-				    R.lines[i].source);
+				    why_effect_name(R.lines[i].effect), ltext(&R.lines[i]),
+				    lsrc(&R.lines[i]));
 	}
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
@@ -387,16 +407,16 @@ static void test_pmd_size_policy(void **state)
 	why_explain(&IN, &R);
 	assert_string_equal(R.lines[1].topic, "policy");
 	assert_non_null(
-		strstr(R.lines[1].text, "hugepages-2048kB/enabled inherit -> enabled=madvise"));
-	assert_string_equal(R.lines[1].source,
+		strstr(ltext(&R.lines[1]), "hugepages-2048kB/enabled inherit -> enabled=madvise"));
+	assert_string_equal(lsrc(&R.lines[1]),
 			    "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled");
 	/* and no THP at all */
 	H.thp.present = false;
 	why_explain(&IN, &R);
-	assert_non_null(strstr(R.summary, "gets huge pages")); /* what smaps says stands */
+	assert_non_null(strstr(sum_text(), "gets huge pages")); /* what smaps says stands */
 	bool seen = false;
 	for (int i = 0; i < R.n; i++)
-		seen |= !strcmp(R.lines[i].topic, "policy") && strstr(R.lines[i].text, "no THP");
+		seen |= !strcmp(R.lines[i].topic, "policy") && strstr(ltext(&R.lines[i]), "no THP");
 	assert_true(seen);
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
@@ -411,7 +431,7 @@ static int why_vma_cb(const struct smaps_vma *v, void *ctx)
 static const struct why_line *line_of(const char *topic, const char *text)
 {
 	for (int i = 0; i < R.n; i++)
-		if (!strcmp(R.lines[i].topic, topic) && strstr(R.lines[i].text, text))
+		if (!strcmp(R.lines[i].topic, topic) && strstr(ltext(&R.lines[i]), text))
 			return &R.lines[i];
 	return NULL;
 }
@@ -441,7 +461,7 @@ static void test_thread_stacks(void **state)
 	const struct why_line *st = line_of("stack", "2 thread stacks");
 	assert_non_null(st);
 	assert_int_equal(st->effect, WE_NEUTRAL);
-	assert_contains(st->text, "8264 kB in all): nh set by the kernel for MAP_STACK");
+	assert_contains(ltext(st), "8264 kB in all): nh set by the kernel for MAP_STACK");
 
 	/* without the madvised region (and its non-nh PROT_NONE page): no opt-out at all */
 	text = cap_stacks_only(&len);
@@ -463,7 +483,92 @@ static void test_thread_stacks(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
+/* One hg VMA of KB, RSS_KB resident, HUGE_KB of it PMD-mapped: the only VMA of IN. */
+static void one_hg(uint64_t kb, uint64_t rss_kb, uint64_t huge_kb)
+{
+	memset(&IN.vmas, 0, sizeof(IN.vmas));
+	struct smaps_vma v = unit_vma(0x7f0000000000ull, kb, "", VMF_HG);
+	v.t.kb[SM_RSS] = rss_kb;
+	v.t.kb[SM_ANON_HUGE] = huge_kb;
+	v.t.kb[SM_ANONYMOUS] = rss_kb;
+	v.t.present |= (1u << SM_RSS) | (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
+	v.thp_eligible = 1;
+	why_vmas_add(&IN.vmas, &v);
+}
+
+/* The first line names the ledger's largest cost past its threshold (issue 22, section 3). */
+static void test_headline_names_the_largest_cost(void **state)
+{
+	(void)state;
+	build(&why_cases[0]);
+	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
+	one_hg(131072, 16700, 16384);
+	struct ledger_raw split = {.thps = 8,
+				   .thps_sampled = 8,
+				   .samples = 64,
+				   .zero_samples = 63,
+				   .partial_folios = 56,
+				   .held_pages = 56 * 511};
+	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_HUGE);
+	assert_contains(sum_text(), "gets huge pages");
+	assert_contains(sum_text(), "but 111.8 MiB is held by deferred split: 56 large folios");
+	assert_contains(sum_text(), "charged to its memory cgroup");
+	/* one page in 16 touched before MADV_HUGEPAGE: small pages, creep 240 MiB */
+	one_hg(262144, 16384, 0);
+	struct ledger_raw creep = {.creep_ranges = 128, .creep_pages = 128 * 480};
+	ledger_build(0, &creep, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_NONE);
+	assert_contains(sum_text(), "its MADV_HUGEPAGE regions hold 16.0 MiB in small pages, "
+				    "faulted as small pages before the advice");
+	assert_contains(sum_text(), "khugepaged may add up to 240.0 MiB by collapsing 128 PMD");
+	assert_null(strstr(sum_text(), "not touched yet"));
+	/* MADV_FREE of all but one page per 2 MiB: lazily freed */
+	one_hg(524288, 525312, 0);
+	IN.vmas.t.kb[SM_LAZYFREE] = 256 * 2044;
+	IN.vmas.t.present |= 1u << SM_LAZYFREE;
+	struct ledger_raw none = {0};
+	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_contains(sum_text(), "511.0 MiB of its RSS is lazily freed (MADV_FREE): counted in "
+				    "RSS and in its memory cgroup, reclaimed only under memory "
+				    "pressure");
+	/* under the thresholds: the verdict as before */
+	IN.vmas.t.kb[SM_LAZYFREE] = 1024;
+	ledger_smaps(&IN.led, &IN.vmas.t);
+	why_explain(&IN, &R);
+	assert_null(strstr(sum_text(), "lazily"));
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/* khugepaged helps only a process that has something it would collapse (issue 22, 6). */
+static void test_khugepaged_helps_only_with_hg(void **state)
+{
+	(void)state;
+	build(&why_cases[1]); /* madvise, no hg */
+	const struct why_line *k = line_of("khugepaged", "nothing of it to collapse");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_contains(ltext(k), "it has no MADV_HUGEPAGE region (enabled=madvise)");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	build(&why_cases[0]); /* madvise, one hg VMA */
+	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_HELPS);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
 		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
-		cmocka_unit_test(test_thread_stacks))
+		cmocka_unit_test(test_thread_stacks),
+		cmocka_unit_test(test_headline_names_the_largest_cost),
+		cmocka_unit_test(test_khugepaged_helps_only_with_hg))

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+#include "remedy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/names.h"
+
+#define GAIN_MIN_KB (64 * 1024) /* fully written PTE-mapped ranges worth a collapse */
+
+const char *remedy_mech_name(enum remedy_mech m)
+{
+	static const char *const n[] = {[RM_SPARSE_FAULT] = "sparse-at-fault",
+					[RM_CREEP] = "khugepaged-creep",
+					[RM_DEFERRED_SPLIT] = "deferred-split",
+					[RM_LAZY_FREE] = "lazy-free",
+					[RM_WOULD_GAIN] = "would-gain"};
+	return ENUM_NAME(n, m, "?");
+}
+
+const char *remedy_part_name(enum remedy_part p)
+{
+	static const char *const n[] = {
+		[RP_UNKNOWN] = "unknown",   [RP_THREAD_STACKS] = "thread-stacks",
+		[RP_JEMALLOC] = "jemalloc", [RP_GLIBC] = "glibc-malloc",
+		[RP_MIMALLOC] = "mimalloc", [RP_TCMALLOC] = "tcmalloc",
+		[RP_GO] = "go-runtime",	    [RP_JVM] = "jvm"};
+	return ENUM_NAME(n, p, "unknown");
+}
+
+const char *remedy_fix_name(enum remedy_fix_id f)
+{
+	static const char *const n[] = {[RF_MALLOC_CONF_THP_NEVER] = "malloc-conf-thp-never",
+					[RF_GLIBC_HUGETLB_0] = "glibc-hugetlb-0",
+					[RF_MIMALLOC_THP_0] = "mimalloc-allow-thp-0",
+					[RF_JVM_NO_THP] = "jvm-no-transparent-huge-pages",
+					[RF_GODEBUG_DISABLETHP] = "godebug-disablethp",
+					[RF_MAP_STACK] = "map-stack",
+					[RF_RUN_OFF] = "thpctl-run-off",
+					[RF_SYSTEMD] = "systemd-memorythp",
+					[RF_PRCTL] = "prctl",
+					[RF_HOST_MPN] = "host-max-ptes-none",
+					[RF_HOST_MADVISE] = "host-enabled-madvise",
+					[RF_CG_RECLAIM] = "cgroup-memory-reclaim",
+					[RF_JE_MUZZY] = "jemalloc-muzzy-decay",
+					[RF_COLLAPSE] = "thpctl-collapse-dry-run",
+					[RF_OPT_IN] = "allocator-opt-in",
+					[RF_PROGRAM_ADVICE] = "program-madvise"};
+	return ENUM_NAME(n, f, "?");
+}
+
+bool remedy_would_gain(const struct remedy_proc *p)
+{
+	return p->thp_enabled != 0 && p->led.pte_full_kb >= GAIN_MIN_KB && p->referenced_hot;
+}
+
+static bool hint_is(const struct why_hint *h, const char *var_prefix)
+{
+	return !strncmp(h->var, var_prefix, strlen(var_prefix));
+}
+
+/* The part named by the allocator detection (model/alloc.h), RP_UNKNOWN when it found none. */
+static enum remedy_part alloc_part(const struct remedy_proc *p)
+{
+	static const enum remedy_part parts[AK_NKINDS] = {[AK_GLIBC] = RP_GLIBC,
+							  [AK_JEMALLOC] = RP_JEMALLOC,
+							  [AK_TCMALLOC] = RP_TCMALLOC,
+							  [AK_MIMALLOC] = RP_MIMALLOC,
+							  [AK_GO] = RP_GO,
+							  [AK_JVM] = RP_JVM};
+	if (!p->alloc_known || (unsigned)p->alloc.kind >= AK_NKINDS)
+		return RP_UNKNOWN;
+	return parts[p->alloc.kind];
+}
+
+/* The environment hint that configures PART, if any. */
+static const struct why_hint *part_hint(const struct remedy_proc *p, enum remedy_part part)
+{
+	static const struct {
+		const char *var;
+		enum remedy_part part;
+	} vars[] = {{"MALLOC_CONF", RP_JEMALLOC},    {"_RJEM_MALLOC_CONF", RP_JEMALLOC},
+		    {"JE_MALLOC_CONF", RP_JEMALLOC}, {"GLIBC_TUNABLES", RP_GLIBC},
+		    {"MIMALLOC_", RP_MIMALLOC},	     {"GODEBUG", RP_GO}};
+	for (int i = 0; p->env_known && i < p->nenv; i++)
+		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+			if (vars[k].part == part && hint_is(&p->env[i], vars[k].var))
+				return &p->env[i];
+	return NULL;
+}
+
+/* Whether P's glibc madvises its heaps: glibc.malloc.hugetlb=1, or 2.43's aarch64 default. */
+static bool glibc_madvises(const struct remedy_proc *p, const struct why_hint *hint)
+{
+	return (hint && hint->effect == WE_HELPS) ||
+	       (p->alloc_known && (p->alloc.notes & AN_GLIBC_HUGETLB_DEFAULT));
+}
+
+/*
+ * Whether the cost of R sits in MADV_HUGEPAGE regions: creep under madvise (khugepaged
+ * collapses only there), else at least half its huge pages in hg VMAs.
+ */
+static bool in_hg(const struct remedy_proc *p, const struct remedy_host *h, const struct remedy *r)
+{
+	if (r->mech == RM_CREEP)
+		return !h->always;
+	return p->led.huge_kb > 0 && p->hg_huge_kb * 2 >= (uint64_t)p->led.huge_kb;
+}
+
+/* The part: thread stacks by their stack pointers, else the allocator or runtime a hint names. */
+static void find_part(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+{
+	uint64_t huge = p->led.huge_kb > 0 ? (uint64_t)p->led.huge_kb : 0;
+	if (r->mech != RM_LAZY_FREE && p->stacks_known && p->stack_threads > 0 &&
+	    p->stack_huge_kb * 2 >= huge && p->stack_huge_kb) {
+		r->part = RP_THREAD_STACKS;
+		r->evidence = RE_STACK_POINTERS;
+		return;
+	}
+	/* what the executable and its libraries say decides; a hint only supports it */
+	enum remedy_part ap = alloc_part(p);
+	if (ap == RP_GLIBC && r->mech == RM_LAZY_FREE) {
+		r->not_malloc = true; /* glibc returns memory with MADV_DONTNEED or munmap */
+		return;
+	}
+	if (ap != RP_UNKNOWN) {
+		r->part = ap;
+		r->evidence = RE_ALLOC;
+		r->hint = part_hint(p, ap);
+		/* glibc gives no MADV_HUGEPAGE of its own: hg regions are the program's doing */
+		if (ap == RP_GLIBC && !glibc_madvises(p, r->hint) && in_hg(p, h, r))
+			r->part = RP_PROGRAM;
+		return;
+	}
+	static const struct {
+		const char *var;
+		enum remedy_part part;
+	} vars[] = {{"MALLOC_CONF", RP_JEMALLOC},    {"_RJEM_MALLOC_CONF", RP_JEMALLOC},
+		    {"JE_MALLOC_CONF", RP_JEMALLOC}, {"GLIBC_TUNABLES", RP_GLIBC},
+		    {"MIMALLOC_", RP_MIMALLOC},	     {"GODEBUG", RP_GO},
+		    {"JAVA_TOOL_OPTIONS", RP_JVM},   {"JDK_JAVA_OPTIONS", RP_JVM},
+		    {"_JAVA_OPTIONS", RP_JVM}};
+	for (int i = 0; p->env_known && i < p->nenv; i++)
+		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+			if (hint_is(&p->env[i], vars[k].var)) {
+				r->part = vars[k].part;
+				r->evidence = RE_ENVIRON;
+				r->hint = &p->env[i];
+				return;
+			}
+	if (p->ncmd) {
+		r->part = RP_JVM;
+		r->evidence = RE_CMDLINE;
+		r->hint = &p->cmd[0];
+	} else if (p->go) {
+		r->part = RP_GO;
+		r->evidence = RE_GO_BUILDINFO;
+	} else if (p->java) {
+		r->part = RP_JVM;
+		r->evidence = RE_COMM;
+	}
+}
+
+static struct remedy_fix *fix(struct remedy *r, enum remedy_fix_id id, enum remedy_scope scope,
+			      int64_t saves_kb)
+{
+	if (r->nfix == REMEDY_MAX_FIXES)
+		return NULL;
+	struct remedy_fix *f = &r->fix[r->nfix++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->scope = scope;
+	f->saves_kb = saves_kb;
+	return f;
+}
+
+/* Whether P's Go version is known and older than MAJ.MIN.PATCH. */
+static bool go_older(const struct remedy_proc *p, int maj, int min, int patch)
+{
+	const char *v = p->alloc_known && p->alloc.kind == AK_GO && p->alloc.version[0]
+				? p->alloc.version
+				: p->gover;
+	int a = 0, b = 0, c = 0;
+	if (strncmp(v, "go", 2) || sscanf(v + 2, "%d.%d.%d", &a, &b, &c) < 2)
+		return false; /* unknown: not older as far as we know */
+	return a != maj ? a < maj : b != min ? b < min : c < patch;
+}
+
+/* The allocator's or runtime's own knob against the cost, when the part has one. */
+static void own_knob(const struct remedy_proc *p, struct remedy *r)
+{
+	int64_t kb = r->cost_kb;
+	switch (r->part) {
+	case RP_THREAD_STACKS:
+		if (r->cost == LC_INVENTED && (int64_t)p->stack_huge_kb < kb)
+			kb = (int64_t)p->stack_huge_kb;
+		fix(r, RF_MAP_STACK, RS_PROCESS, kb);
+		break;
+	case RP_JEMALLOC:
+		fix(r, RF_MALLOC_CONF_THP_NEVER, RS_PROCESS, kb);
+		break;
+	case RP_GLIBC: /* only its hugetlb=1 (or 2.43's aarch64 default) madvises its heaps */
+		if (glibc_madvises(p, r->hint))
+			fix(r, RF_GLIBC_HUGETLB_0, RS_PROCESS, kb);
+		break;
+	case RP_PROGRAM:
+		fix(r, RF_PROGRAM_ADVICE, RS_PROCESS, kb);
+		break;
+	case RP_MIMALLOC:
+		fix(r, RF_MIMALLOC_THP_0, RS_PROCESS, kb);
+		break;
+	case RP_GO: /* disablethp arrived in Go 1.21.6 (and 1.22) */
+		if (!go_older(p, 1, 21, 6))
+			fix(r, RF_GODEBUG_DISABLETHP, RS_PROCESS, kb);
+		break;
+	case RP_JVM:
+		if (p->jvm_thp)
+			fix(r, RF_JVM_NO_THP, RS_PROCESS, kb);
+		break;
+	default:
+		break;
+	}
+	if (r->nfix && r->cost == LC_CREEP)
+		r->fix[r->nfix - 1].upper_bound = true;
+}
+
+/* The host knob against the cost: max_ptes_none for creep, enabled for THP outside hg. */
+static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+{
+	struct remedy_fix *f = NULL;
+	bool creep = r->cost == LC_CREEP;
+	if (creep && h->max_ptes_none > 0)
+		f = fix(r, RF_HOST_MPN, RS_HOST, r->cost_kb);
+	else if (!creep && h->always && p->huge_not_hg_kb)
+		f = fix(r, RF_HOST_MADVISE, RS_HOST,
+			r->cost_kb < (int64_t)p->huge_not_hg_kb ? r->cost_kb
+								: (int64_t)p->huge_not_hg_kb);
+	if (!f)
+		return;
+	f->upper_bound = creep;
+	f->others = h->others ? 0 : -1; /* -1: not scanned here */
+	for (int i = 0; h->others && i < h->nothers; i++) {
+		const struct remedy_other *o = &h->others[i];
+		int64_t kb = creep ? o->creep_kb : (int64_t)o->huge_not_hg_kb;
+		if (o->pid == p->pid || kb <= 0)
+			continue;
+		if (f->others < REMEDY_MAX_OTHERS) {
+			f->other_pid[f->others] = o->pid;
+			f->other_comm[f->others] = o->comm;
+		}
+		f->others++;
+		f->others_kb += kb;
+	}
+}
+
+/* What a fix takes off the flagged cost: its saving, up to the cost. */
+static int64_t of_cost(const struct remedy *r, const struct remedy_fix *f)
+{
+	return f->saves_kb < r->cost_kb ? f->saves_kb : r->cost_kb;
+}
+
+/* Rank: the part of the flagged cost removed, larger first; then the narrower reach (stable). */
+static void rank(struct remedy *r)
+{
+	for (int i = 1; i < r->nfix; i++)
+		for (int j = i; j > 0; j--) {
+			struct remedy_fix *a = &r->fix[j - 1], *b = &r->fix[j];
+			int64_t ka = of_cost(r, a), kb = of_cost(r, b);
+			bool swap = kb > ka || (kb == ka && b->scope < a->scope);
+			if (!swap)
+				break;
+			struct remedy_fix t = *a;
+			*a = *b;
+			*b = t;
+		}
+}
+
+/*
+ * A per-service opt-out removes the flagged cost (and the others with it, which are not
+ * added up: creep and held overlap when khugepaged collapses a range a held folio maps).
+ */
+static void opt_out(struct remedy *r, enum remedy_fix_id id)
+{
+	struct remedy_fix *f = fix(r, id, RS_SERVICE, r->cost_kb);
+	if (f)
+		f->upper_bound = r->cost == LC_CREEP;
+}
+
+static void fixes_thp(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+{
+	own_knob(p, r);
+	opt_out(r, RF_RUN_OFF);
+	if (h->systemd_thp == 1 && p->unit[0])
+		opt_out(r, RF_SYSTEMD);
+	opt_out(r, RF_PRCTL);
+	host_knob(p, h, r);
+}
+
+static void fixes_lazy(const struct remedy_proc *p, struct remedy *r)
+{
+	if (r->part == RP_JEMALLOC)
+		fix(r, RF_JE_MUZZY, RS_PROCESS, r->cost_kb);
+	if (p->cg_version == 2 && p->cg_path[0])
+		fix(r, RF_CG_RECLAIM, RS_SERVICE, r->cost_kb);
+}
+
+bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *out)
+{
+	enum ledger_cost c = ledger_top_cost(&p->led);
+	if (c == LC_NONE && !remedy_would_gain(p))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->p = p;
+	out->cost = c;
+	out->cost_kb = c == LC_NONE ? p->led.pte_full_kb : ledger_cost_kb(&p->led, c);
+	static const enum remedy_mech mech[] = {[LC_NONE] = RM_WOULD_GAIN,
+						[LC_INVENTED] = RM_SPARSE_FAULT,
+						[LC_HELD] = RM_DEFERRED_SPLIT,
+						[LC_CREEP] = RM_CREEP,
+						[LC_LAZYFREE] = RM_LAZY_FREE};
+	out->mech = mech[c];
+	find_part(p, h, out);
+	if (out->mech == RM_WOULD_GAIN) {
+		fix(out, RF_COLLAPSE, RS_PROCESS, 0);
+		fix(out, RF_OPT_IN, RS_PROCESS, 0);
+		return true;
+	}
+	if (out->mech == RM_LAZY_FREE)
+		fixes_lazy(p, out);
+	else
+		fixes_thp(p, h, out);
+	rank(out);
+	return true;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What to change for one process whose THP ledger flags a cost (or that would
+ * gain from huge pages): the mechanism, the part responsible for it, and the
+ * fixes ranked by the bytes each saves, computed from the ledger. Pure: `advise`
+ * (every flagged process) and `why` (its last block) collect a remedy_proc and
+ * the host's facts, remedy_build() decides, render/remedy.c words it.
+ *
+ * Bytes saved, by fix (the ledger's parts, kB; -1 unknown):
+ *  - the allocator's or runtime's own knob (MALLOC_CONF=thp:never, glibc's
+ *    glibc.malloc.hugetlb=0, MIMALLOC_ALLOW_THP=0, -XX:-UseTransparentHugePages,
+ *    GODEBUG=disablethp=1) or, for thread stacks, MAP_STACK: the flagged cost;
+ *  - a per-service opt-out (thpctl run --thp=off, systemd MemoryTHP= where the
+ *    installed systemd knows it, the program's own prctl): the flagged cost
+ *    (the others go too, not added up: held and creep overlap when khugepaged
+ *    collapses a range a held folio maps), and its huge pages with them;
+ *  - a host knob: khugepaged/max_ptes_none=0 saves the creep of every process
+ *    (others named), enabled=madvise the THP outside MADV_HUGEPAGE regions of
+ *    every process (others that hold some named);
+ *  - lazy free is not a THP cost: reclaim takes it first under memory
+ *    pressure; memory.reclaim of its cgroup (v2) or the allocator's purge
+ *    setting give it back now.
+ * Ranked by bytes saved, then by reach: the process's own knob, then the
+ * service, then the host.
+ */
+#ifndef THPCTL_MODEL_REMEDY_H
+#define THPCTL_MODEL_REMEDY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "ledger.h"
+#include "why.h"
+
+/* How the cost arose. */
+enum remedy_mech {
+	RM_SPARSE_FAULT,   /* invented: huge pages faulted in whole, written sparsely */
+	RM_CREEP,	   /* khugepaged may fill ranges at max_ptes_none */
+	RM_DEFERRED_SPLIT, /* held: frees inside huge pages left them partially mapped */
+	RM_LAZY_FREE,	   /* pages freed with MADV_FREE, still in RSS */
+	RM_WOULD_GAIN,	   /* hot, fully written, PTE-mapped: huge pages would help */
+};
+
+/* The part of the process responsible: its allocator or runtime, or its thread stacks. */
+enum remedy_part {
+	RP_UNKNOWN,
+	RP_THREAD_STACKS, /* threads' stack pointers inside VMAs that hold the huge pages */
+	RP_JEMALLOC,
+	RP_GLIBC,
+	RP_MIMALLOC,
+	RP_TCMALLOC,
+	RP_GO,
+	RP_JVM,
+	RP_PROGRAM, /* the program's own MADV_HUGEPAGE: its allocator (named) gives no such advice */
+};
+
+/* How the part was found. */
+enum remedy_evidence {
+	RE_NONE,
+	RE_STACK_POINTERS, /* /proc/PID/task/TID/syscall */
+	RE_ENVIRON,	   /* a hint in its environment (var=value) */
+	RE_CMDLINE,	   /* a JVM flag on its command line */
+	RE_GO_BUILDINFO,   /* the Go build info of its executable */
+	RE_COMM,	   /* its name (java) */
+	RE_ALLOC, /* model/alloc.h: a mapped library, an executable's symbol or build info */
+};
+
+enum remedy_fix_id {
+	RF_MALLOC_CONF_THP_NEVER, /* jemalloc: MALLOC_CONF=thp:never */
+	RF_GLIBC_HUGETLB_0,	  /* GLIBC_TUNABLES=glibc.malloc.hugetlb=0 */
+	RF_MIMALLOC_THP_0,	  /* MIMALLOC_ALLOW_THP=0 */
+	RF_JVM_NO_THP,		  /* -XX:-UseTransparentHugePages */
+	RF_GODEBUG_DISABLETHP,	  /* GODEBUG=disablethp=1 (Go 1.21.6+) */
+	RF_MAP_STACK,		  /* the program maps its thread stacks with MAP_STACK */
+	RF_RUN_OFF,		  /* thpctl run --thp=off -- its command */
+	RF_SYSTEMD,		  /* MemoryTHP=disable in its unit (systemd that knows it) */
+	RF_PRCTL,		  /* the program calls prctl(PR_SET_THP_DISABLE) itself */
+	RF_HOST_MPN,		  /* thpctl set khugepaged/max_ptes_none=0 */
+	RF_HOST_MADVISE,	  /* thpctl set enabled=madvise */
+	RF_CG_RECLAIM,		  /* memory.reclaim of its cgroup (v2): give lazy free back now */
+	RF_JE_MUZZY,	   /* jemalloc: MALLOC_CONF=muzzy_decay_ms:0 (purge, not MADV_FREE) */
+	RF_COLLAPSE,	   /* thpctl collapse PID --dry-run (would gain) */
+	RF_OPT_IN,	   /* its allocator's opt-in (would gain) */
+	RF_PROGRAM_ADVICE, /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
+};
+
+/* Where a fix acts: how many others it reaches. */
+enum remedy_scope { RS_PROCESS, RS_SERVICE, RS_HOST };
+
+#define REMEDY_MAX_FIXES 8
+#define REMEDY_MAX_OTHERS 4
+
+struct remedy_fix {
+	enum remedy_fix_id id;
+	enum remedy_scope scope;
+	int64_t saves_kb; /* what it gives back of this process, -1 unknown */
+	bool upper_bound; /* creep: at most */
+	/* a host knob: the other processes it changes (and what they give back or lose) */
+	int others;
+	int64_t others_kb;
+	long other_pid[REMEDY_MAX_OTHERS];
+	const char *other_comm[REMEDY_MAX_OTHERS];
+};
+
+/* Another process of the host, for a host knob's reach. */
+struct remedy_other {
+	long pid;
+	char comm[16];
+	int64_t creep_kb;	 /* what max_ptes_none=0 would stop, -1 unknown */
+	uint64_t huge_not_hg_kb; /* THP outside hg regions: enabled=madvise would drop it */
+};
+
+/* The facts of one process a remedy rests on (collected by the command). */
+struct remedy_proc {
+	long pid;
+	char comm[16];
+	int thp_enabled; /* -1 unknown */
+	struct thp_ledger led;
+	bool env_known; /* environ read and intact */
+	int nenv;
+	struct why_hint env[WHY_MAX_HINTS];
+	int ncmd;
+	struct why_hint cmd[WHY_MAX_HINTS];
+	bool stacks_known;	/* threads' stack pointers read */
+	int threads;		/* threads with a known stack pointer */
+	int stack_threads;	/* of them, inside a VMA (not [stack], not nh) that holds THP */
+	uint64_t stack_huge_kb; /* AnonHugePages of those VMAs */
+	uint64_t hg_huge_kb, huge_not_hg_kb;
+	bool go;	   /* a Go executable (build info) */
+	char gover[32];	   /* "go1.22.5", "" unknown */
+	bool java;	   /* comm java, or JVM flags */
+	bool jvm_thp;	   /* -XX:+UseTransparentHugePages in effect */
+	char restart[448]; /* its restart command line (program and arguments), "" unknown */
+	bool restart_known;
+	char unit[96];	     /* systemd unit, "" none */
+	int cg_version;	     /* 1, 2; 0 unknown */
+	char cg_path[256];   /* its memory cgroup */
+	bool referenced_hot; /* smaps Referenced >= half its Rss */
+	bool alloc_known;    /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
+	struct alloc_fact alloc;
+};
+
+/* The host facts a remedy needs. */
+struct remedy_host {
+	bool always;	    /* the PMD policy is always */
+	long max_ptes_none; /* -1 unknown */
+	int systemd_thp; /* 1: the installed systemd knows MemoryTHP=, 0: it does not, -1 unknown */
+	int nothers;
+	const struct remedy_other *others; /* every process scanned, or NULL (why: not scanned) */
+};
+
+struct remedy {
+	const struct remedy_proc *p;
+	enum remedy_mech mech;
+	enum ledger_cost cost; /* the cost it removes (LC_NONE for a gain) */
+	int64_t cost_kb;       /* gain: the fully written PTE-mapped bytes */
+	enum remedy_part part;
+	enum remedy_evidence evidence;
+	const struct why_hint *hint; /* RE_ENVIRON, RE_CMDLINE; with RE_ALLOC a supporting hint */
+	bool not_malloc; /* lazy free in a glibc malloc process: glibc does not MADV_FREE */
+	int nfix;
+	struct remedy_fix fix[REMEDY_MAX_FIXES];
+};
+
+/* Whether P would gain from huge pages: fully written PTE-mapped ranges >= 64 MiB, hot. */
+bool remedy_would_gain(const struct remedy_proc *p);
+
+/*
+ * The remedy of P on host H into OUT: for its largest flagged cost, or its
+ * gain. Returns false when P has neither (OUT untouched).
+ */
+bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *out);
+
+const char *remedy_mech_name(enum remedy_mech m);
+const char *remedy_part_name(enum remedy_part p);
+const char *remedy_fix_name(enum remedy_fix_id f);
+
+#endif

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+/* `advise`: the sentences of settings' reasons, levers and notes, from the model's ids. */
+#include <errno.h>
+#include <string.h>
+
+#include "../util/units.h"
+#include "finding_text.h"
+#include "wb.h"
+#include "advice.h"
+
+static const char *s_if(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static const char *const why_words[] = {
+	[AW_REDIS_ENABLED] =
+		"Redis forks for BGSAVE and AOF rewrite and is latency-bound: THP on "
+		"its heap makes faults and copy-on-write after fork costlier and memory "
+		"grow; Redis asks for enabled=madvise or never",
+	[AW_MONGODB7_ENABLED] = "MongoDB 7.0 and earlier: its production notes say to disable THP "
+				"(sparse access patterns, legacy TCMalloc)",
+	[AW_MONGODB8_ENABLED] = "MongoDB 8.0 and later: its upgraded TCMalloc (per-CPU caches) is "
+				"built for THP; its docs ask for enabled=always",
+	[AW_MONGODB8_DEFRAG] = "MongoDB 8.0 and later: its docs ask for defrag=defer+madvise (no "
+			       "fault stalls outside MADV_HUGEPAGE regions)",
+	[AW_MONGODB8_MPN] = "MongoDB 8.0 and later: its docs ask for khugepaged/max_ptes_none=0 "
+			    "(khugepaged must not fill in untouched pages)",
+	[AW_POSTGRES_ENABLED] = "PostgreSQL: backends fork from the postmaster and touch private "
+				"memory sparsely, so enabled=always adds RSS and fault latency; "
+				"shared_buffers belong in hugetlb pages (huge_pages = on), madvise "
+				"suits the rest",
+	[AW_JVM_ENABLED] = "HotSpot with -XX:+UseTransparentHugePages madvises its heap: "
+			   "enabled=madvise gives the heap THP and nothing else; never would take "
+			   "it away",
+	[AW_GO_MPN] =
+		"Go under a memory limit: with max_ptes_none above 0 khugepaged refills pages "
+		"the Go scavenger returned, so RSS creeps to the limit (the Go GC guide's "
+		"workaround is max_ptes_none=0)",
+	[AW_LATENCY_ENABLED] = "latency-critical: no process should fault in huge pages it did not "
+			       "ask for",
+	[AW_LATENCY_DEFRAG] = "latency-critical: no page fault may wait in direct compaction; "
+			      "defer leaves the work to kcompactd and khugepaged",
+	[AW_BATCH_ENABLED] = "throughput batch: huge pages wherever they fit cut TLB misses and "
+			     "page faults",
+	[AW_BATCH_DEFRAG] = "throughput batch: faults outside MADV_HUGEPAGE regions should not "
+			    "stall but wake kcompactd, and khugepaged fills in later",
+	[AW_DENSE_ENABLED] = "dense containers: enabled=always charges each container up to a PMD "
+			     "per touched region, and charge failures fall back anyway "
+			     "(thp_fault_fallback_charge)",
+	[AW_DENSE_MPN] = "dense containers under memory limits: max_ptes_none at its maximum lets "
+			 "khugepaged turn one touched page into a PMD charged to the container",
+	[AW_RULE_DEFRAG_ALWAYS] =
+		"defrag=always lets every THP fault in any process stall in direct "
+		"reclaim and compaction: change it first (finding defrag-always)",
+	[AW_RULE_LIMITS_ASKED] = "with memory limits, lower max_ptes_none: each PMD khugepaged "
+				 "builds is charged in full",
+};
+
+static void why_put(struct wb *b, const struct adv_why *y)
+{
+	char a[32];
+	switch (y->id) {
+	case AW_RULE_COW:
+		wb_put(b,
+		       "kernel %s < 5.8: the first write after fork to a huge page allocates and copies "
+		       "all of it, so anything that forks a big heap wants THP off or madvise plus a "
+		       "per-process opt-out",
+		       y->release);
+		break;
+	case AW_RULE_LIMITS:
+		fmt_bytes(a, sizeof(a), y->smallest_limit);
+		wb_put(b,
+		       "%d process%s in %d memory cgroup%s with a limit (smallest %s): each PMD "
+		       "khugepaged builds is charged in full, so lower max_ptes_none",
+		       y->limited_procs, y->limited_procs == 1 ? "" : "es", y->limited_cgroups,
+		       s_if(y->limited_cgroups), a);
+		if (y->has_fallback)
+			wb_put(b, "; thp_fault_fallback_charge=%llu since boot",
+			       (unsigned long long)y->fallback);
+		break;
+	case AW_RULE_ALWAYS_MPN:
+		wb_put(b,
+		       "enabled=always with max_ptes_none=%llu: khugepaged can turn one touched page "
+		       "into a PMD of RSS (finding always-max-ptes-none)",
+		       (unsigned long long)y->mpn);
+		break;
+	case AW_RULE_PMD_OVERRIDE:
+		wb_put(b,
+		       "the PMD size (%llukB) has its own policy %s, which overrides enabled; inherit "
+		       "makes enabled=%s apply",
+		       (unsigned long long)y->pmd_kb, y->size_val, y->enabled);
+		break;
+	case AW_RULE_SHRINK_UNDERUSED:
+		wb_put(b,
+		       "6.12+: with max_ptes_none below %llu, the shrinker splits THPs holding more "
+		       "than max_ptes_none zero-filled pages under memory pressure and frees those "
+		       "pages (at %llu it does nothing)",
+		       (unsigned long long)y->max_mpn, (unsigned long long)y->max_mpn);
+		break;
+	default:
+		wb_put(b, "%s",
+		       (unsigned)y->id < sizeof(why_words) / sizeof(why_words[0]) &&
+				       why_words[y->id]
+			       ? why_words[y->id]
+			       : "?");
+		break;
+	}
+}
+
+const char *advice_setting_reason(const struct adv_setting *s, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	out[0] = '\0';
+	for (int i = 0; i < s->nwhy; i++) {
+		if (i)
+			wb_put(&b, "; ");
+		why_put(&b, &s->why[i]);
+	}
+	return out;
+}
+
+const char *advice_setting_by(const struct adv_setting *s, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	out[0] = '\0';
+	for (int i = 0; i < s->nwhy; i++)
+		wb_put(&b, "%s%s", i ? ", " : "", s->why[i].who);
+	return out;
+}
+
+/* "thpctl set KEY=VALUE ..." of the settings that change ("" when none); VERB "set" or "persist". */
+const char *advice_command(const struct advice *a, const char *verb, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	out[0] = '\0';
+	if (!a->nchanges)
+		return out;
+	wb_put(&b, "thpctl %s", verb);
+	for (int i = 0; i < a->nsettings; i++)
+		if (a->s[i].change)
+			wb_put(&b, " %s=%s", a->s[i].key, a->s[i].want);
+	return out;
+}
+
+static const char *enabled_word(int e)
+{
+	return e >= 0 && e < 3 ? adv_enabled_vals[e] : "?";
+}
+
+const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	char a[32];
+	out[0] = '\0';
+	switch (l->id) {
+	case AL_ALREADY_OFF:
+		wb_put(&b, "already opted out (THP_enabled 0)");
+		break;
+	case AL_OPT_OUT:
+		wb_put(&b, "opt it out of THP (restart it so)");
+		break;
+	case AL_OPT_OUT_SAFE: /* not opted out now (THP_enabled 0 is AL_ALREADY_OFF) */
+		if (!l->proc)
+			wb_put(&b, "start it opted out of THP (safeguard)");
+		else if (l->proc->thp_enabled == 1)
+			wb_put(&b,
+			       "not opted out (THP_enabled 1): opt it out of THP as a safeguard "
+			       "(restart it so)");
+		else
+			wb_put(&b, "opt it out of THP as a safeguard (restart it so; this kernel "
+				   "shows no THP_enabled)");
+		break;
+	case AL_PG_HUGETLB:
+		wb_put(&b, "shared_buffers in hugetlb pages");
+		break;
+	case AL_PG_HUGETLB_DONE:
+		wb_put(&b, "shared memory already in hugetlb pages");
+		break;
+	case AL_JVM_ALREADY:
+		wb_put(&b, "already runs with -XX:+UseTransparentHugePages");
+		break;
+	case AL_JVM_ADD:
+		wb_put(&b, "add -XX:+UseTransparentHugePages to its options");
+		break;
+	case AL_JVM_LEDGER:
+		wb_put(&b,
+		       "do not add -XX:+UseTransparentHugePages: its own ledger flags a THP cost");
+		break;
+	case AL_GO_LIMITED:
+		fmt_bytes(a, sizeof(a), l->proc->limit_bytes);
+		wb_put(&b, "if its RSS creeps to its limit (%s): GODEBUG=disablethp=1", a);
+		break;
+	case AL_NOTHING:
+		wb_put(&b, "nothing to do");
+		break;
+	case AL_MONGODB8_PRCTL:
+		wb_put(&b, "restart it without the prctl opt-out");
+		break;
+	default: /* AL_MONGODB8_HOST */
+		wb_put(&b, "no per-process lever: it needs the host settings");
+		break;
+	}
+	return out;
+}
+
+const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	const struct adv_proc *p = l->proc;
+	out[0] = '\0';
+	switch (l->cmd) {
+	case ACM_RUN:
+		wb_put(&b, "thpctl run --thp=%s -- %s", l->mode,
+		       p && p->args == ADV_ARGS_INTACT && p->cmdline[0] ? p->cmdline
+									: l->placeholder);
+		break;
+	case ACM_HUGETLB_PLAN:
+		wb_put(&b, "thpctl hugetlb plan --for %lluM", (unsigned long long)l->mib);
+		break;
+	case ACM_HUGETLB_SHARED:
+		wb_put(&b, "thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25");
+		break;
+	case ACM_JAVA_TOOL:
+		wb_put(&b,
+		       "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages (in its environment, then "
+		       "restart it)");
+		break;
+	case ACM_GODEBUG:
+		wb_put(&b, "GODEBUG=disablethp=1 (in its environment, Go 1.21.6+)");
+		break;
+	default:
+		break;
+	}
+	return out;
+}
+
+const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	const struct adv_proc *p = l->proc;
+	out[0] = '\0';
+	switch (l->alt[i]) {
+	case AA_RUN_REWRITTEN:
+		wb_put(&b,
+		       "thpctl run --thp=%s -- %s ARGS...: its arguments are unknown (its command line "
+		       "reads %s, a process title written over them): take them from its unit or start "
+		       "script",
+		       l->mode, p->prog[0] ? p->prog : "EXE", p->title);
+		break;
+	case AA_REDIS_CONF:
+		wb_put(&b, "redis.conf: disable-thp yes (Redis 6.2+, the default): Redis calls "
+			   "prctl(PR_SET_THP_DISABLE) itself at start when enabled=always");
+		break;
+	case AA_SYSTEMD:
+		if (p && p->unit[0])
+			wb_put(&b,
+			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in [Service] of %s "
+			       "(systemctl edit %s)",
+			       l->systemd_value, p->unit, p->unit);
+		else
+			wb_put(&b,
+			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in the unit's "
+			       "[Service] section",
+			       l->systemd_value);
+		break;
+	case AA_PG_HUGE_PAGES:
+		wb_put(&b,
+		       "postgresql.conf: huge_pages = on (fail rather than start without them; try "
+		       "is the default)");
+		break;
+	default: /* AA_PG_SIZE */
+		wb_put(&b,
+		       "PostgreSQL 15+: postgres -D DATADIR -C shared_memory_size_in_huge_pages "
+		       "gives the page count");
+		break;
+	}
+	return out;
+}
+
+static void reason_opt_out(struct wb *b, const struct adv_lever *l)
+{
+	const struct adv_proc *p = l->proc;
+	char huge[32], hg[32], path[64];
+	switch (l->why) {
+	case ALW_ALREADY_OFF:
+		wb_put(b, "its %s shows THP_enabled 0: prctl(PR_SET_THP_DISABLE) is in force%s",
+		       evidence_path(KP_PROC_FILE, p->pid, "status", path, sizeof(path)),
+		       l->wl == WL_REDIS ? " (Redis disable-thp yes, or a thpctl run --thp=off)"
+					 : "");
+		break;
+	case ALW_HOLDS:
+		fmt_kb(huge, sizeof(huge), p->anon_huge_kb);
+		fmt_kb(hg, sizeof(hg), p->hg_kb);
+		wb_put(b,
+		       "it holds %s of THP now (AnonHugePages) and %d MADV_HUGEPAGE VMA%s of %s (its "
+		       "%s): its allocator asks for huge pages (jemalloc thp:always, "
+		       "glibc.malloc.hugetlb=1, ...), so enabled=%s does not keep THP off its heap; "
+		       "opting out per process does",
+		       huge, p->hg_vmas, s_if(p->hg_vmas), hg,
+		       evidence_path(KP_PROC_FILE, p->pid, "smaps", path, sizeof(path)),
+		       enabled_word(l->enabled));
+		break;
+	case ALW_WANTS_OFF:
+		wb_put(b,
+		       "%s; the host keeps enabled=%s for the others, so this process opts out alone "
+		       "(prctl, inherited by its children)",
+		       l->wl == WL_REDIS      ? "Redis wants no THP"
+		       : l->wl == WL_POSTGRES ? "PostgreSQL's backends want no THP"
+					      : "MongoDB 7.0 and earlier wants THP off",
+		       enabled_word(l->enabled));
+		break;
+	case ALW_UNREADABLE:
+		wb_put(b,
+		       "enabled=%s keeps THP off its heap unless it madvises it (its smaps could not be "
+		       "read: run as root to check); opting out per process keeps it so if the host is "
+		       "ever set to always, without touching other processes",
+		       enabled_word(l->enabled));
+		break;
+	default: /* ALW_KEEPS */
+		wb_put(b,
+		       "enabled=%s already keeps THP off its heap%s; opting out per process keeps it so "
+		       "if the host is ever set to always, without touching other processes",
+		       enabled_word(l->enabled),
+		       p ? " (no huge pages and no MADV_HUGEPAGE VMA in its smaps)" : "");
+		break;
+	}
+}
+
+/* A ledger cost, as the ledger block names it. */
+static const char *cost_words(enum ledger_cost c)
+{
+	static const char *const w[] = {[LC_INVENTED] = "invented (huge pages never written)",
+					[LC_HELD] = "held by deferred split",
+					[LC_CREEP] = "of khugepaged creep",
+					[LC_LAZYFREE] = "lazily freed"};
+	return (unsigned)c < LC_N && w[c] ? w[c] : "?";
+}
+
+const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
+{
+	struct wb b = {out, n, 0};
+	char a[32];
+	out[0] = '\0';
+	switch (l->why) {
+	case ALW_NONE:
+		break;
+	case ALW_PG_DONE:
+		wb_put(&b, "its shared memory segment is a hugetlb mapping");
+		break;
+	case ALW_PG_SEGMENT:
+		wb_put(&b,
+		       "its shared memory segment (shared_buffers and the rest) is %llu MiB, in small "
+		       "pages now",
+		       (unsigned long long)l->mib);
+		break;
+	case ALW_PG_GENERIC:
+		wb_put(&b,
+		       "hugetlb pages for shared_buffers cut page table memory in every backend; the "
+		       "segment is shared_buffers plus a few percent");
+		break;
+	case ALW_JVM_MADVISED:
+		wb_put(&b, "its heap is madvised: under enabled=%s it gets THP",
+		       enabled_word(l->enabled));
+		break;
+	case ALW_JVM_MADVISE:
+		wb_put(&b,
+		       "the JVM then madvises its heap: with enabled=madvise the heap gets THP and "
+		       "nothing else does; add -XX:+AlwaysPreTouch to take the faults at start");
+		break;
+	case ALW_LEDGER:
+		fmt_kb(a, sizeof(a), (uint64_t)(l->proc->flagged_kb > 0 ? l->proc->flagged_kb : 0));
+		wb_put(&b,
+		       "its ledger flags %s %s (see What to change above): more huge pages would "
+		       "add to it, not help",
+		       a, cost_words(l->proc->flagged_cost));
+		break;
+	case ALW_GO_LIMITED:
+		wb_put(&b,
+		       "the Go runtime then marks its heap MADV_NOHUGEPAGE, for when max_ptes_none "
+		       "cannot be lowered host-wide");
+		break;
+	case ALW_GO_NO_ADVICE:
+		wb_put(&b, "Go 1.21.1+ gives no huge page advice: its heap gets THP only under "
+			   "enabled=always");
+		break;
+	case ALW_MONGODB8_PRCTL:
+		wb_put(&b,
+		       "its status shows THP_enabled 0 (inherited or set by its starter: see thpctl why "
+		       "%ld), so it gets no THP whatever the host says",
+		       l->pid);
+		break;
+	case ALW_MONGODB8_ALWAYS:
+		wb_put(&b,
+		       "MongoDB 8.0 does not madvise: only enabled=always gives it huge pages%s",
+		       l->except_advised ? "; others can opt out with thpctl run --thp=off or "
+					   "--thp=advised"
+					 : "; others can opt out with thpctl run --thp=off");
+		break;
+	case ALW_NODE:
+		wb_put(&b,
+		       "V8 gives no huge page advice: its heap gets THP only under enabled=always");
+		break;
+	default:
+		reason_opt_out(&b, l);
+		break;
+	}
+	return out;
+}
+
+/* The per-process levers that exist for a want the host setting leaves out. */
+static void conflict_levers(struct wb *b, const struct adv_note *n)
+{
+	bool enabled = !strcmp(n->key, "enabled");
+	bool wants_always = enabled && (n->accept & 1u) && strcmp(n->value, "always");
+	if (wants_always && !strcmp(n->value, "never"))
+		wb_put(b, ": under enabled=never no per-process lever gives it THP at fault; only "
+			  "MADV_COLLAPSE builds huge pages (thpctl collapse PID)");
+	else if (wants_always)
+		wb_put(b,
+		       ": per process, its programs can still opt in with MADV_HUGEPAGE, which "
+		       "enabled=%s honours: GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35+), "
+		       "MALLOC_CONF=thp:always (jemalloc 5.1+), -XX:+UseTransparentHugePages (JVM); "
+		       "thpctl ab --mode glibc --mode env:MALLOC_CONF=thp:always measures each",
+		       n->value);
+	else if (enabled)
+		wb_put(b, ": per process, it can opt out: thpctl run --thp=off (prctl), or "
+			  "--thp=advised (6.18+: THP only where it madvises)");
+	else
+		wb_put(b,
+		       ": no per-process lever sets %s (separate hosts would); under defrag=madvise "
+		       "only MADV_HUGEPAGE regions stall, so a process that madvises nothing never "
+		       "does",
+		       n->key);
+}
+
+static void note_conflict(struct wb *b, const struct adv_note *n)
+{
+	wb_put(b, "%s wants %s=", n->who, n->key);
+	bool first = true;
+	for (int i = 0; i < n->nvals; i++)
+		if (n->accept & (1u << i)) {
+			wb_put(b, "%s%s", first ? "" : " or ", n->vals[i]);
+			first = false;
+		}
+	wb_put(b, ", but %s comes first and %s=%s stays", n->winner, n->key, n->value);
+	conflict_levers(b, n);
+}
+
+static void note_per_process(struct wb *b, const struct adv_note *n)
+{
+	const char *t = workload_title((enum workload)n->wl);
+	wb_put(b, "%s wants THP off its memory, but ", t);
+	if (!n->nneeds)
+		wb_put(b, "the other workloads");
+	for (int i = 0; i < n->nneeds; i++)
+		wb_put(b, "%s%s", i ? " and " : "", n->needs[i]);
+	wb_put(b,
+	       " need%s enabled=%s host-wide: the host gets %s, and %s opts out per process (see Per "
+	       "process)",
+	       n->nneeds == 1 ? "s" : "", n->value, n->value, t);
+}
+
+static void note_watch(struct wb *b, const struct adv_note *n)
+{
+	wb_put(b, "compact_stall=%llu since boot", (unsigned long long)n->compact_stall);
+	if (n->uptime_s > 0)
+		wb_put(b, ", %.1f per hour of uptime",
+		       (double)n->compact_stall * 3600.0 / n->uptime_s);
+	char path[32];
+	wb_put(b,
+	       " (%s): after a change, watch its rate with thpctl watch; if it keeps rising, "
+	       "faults wait in compaction%s",
+	       evidence_path(KP_VMSTAT, 0, NULL, path, sizeof(path)),
+	       n->defrag == 1 || n->defrag == 4
+		       ? " for reasons other than THP (defrag no longer stalls THP faults)"
+	       : n->defrag == 0
+		       ? ": move defrag off always"
+		       : ": move defrag towards defer (only MADV_HUGEPAGE regions stall now)");
+}
+
+const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
+{
+	struct wb b = {out, len, 0};
+	char path[64];
+	out[0] = '\0';
+	switch (n->id) {
+	case ANI_NO_THP:
+		wb_put(&b,
+		       "this kernel has no THP (no %s): nothing to set; hugetlb is the only huge page "
+		       "source (thpctl hugetlb plan)",
+		       evidence_path(KP_THP_DIR, 0, NULL, path, sizeof(path)));
+		break;
+	case ANI_CONFLICT:
+		note_conflict(&b, n);
+		break;
+	case ANI_PER_PROCESS:
+		note_per_process(&b, n);
+		break;
+	case ANI_MONGODB_ASSUMED:
+		wb_put(&b,
+		       "MongoDB version unknown (not in its path, no dpkg record): assumed 7.0 or "
+		       "earlier (THP off, the long-standing advice); for 8.0 or later run thpctl "
+		       "advise --workload mongodb8");
+		break;
+	case ANI_MONGODB_VERSION:
+		if (n->ver[1] >= 0)
+			wb_put(&b, "mongod PID %ld is MongoDB %d.%d (%s)", n->pid, n->ver[0],
+			       n->ver[1], n->ver_src);
+		else
+			wb_put(&b, "mongod PID %ld is MongoDB %d (%s)", n->pid, n->ver[0],
+			       n->ver_src);
+		break;
+	case ANI_NOT_WRITABLE:
+		wb_put(&b,
+		       "the THP settings are not writable here (%s): apply the host-wide part as root "
+		       "on the host",
+		       strerror(-n->err));
+		break;
+	case ANI_FINDING: {
+		struct finding_text w;
+		finding_text(n->finding, &w);
+		wb_put(&b, "%s (finding %s); fix: %s", w.title, n->finding->id, w.fix);
+		break;
+	}
+	case ANI_WATCH_STALL:
+		note_watch(&b, n);
+		break;
+	case ANI_UNREADABLE:
+		wb_put(&b,
+		       "%d of %d processes not fully readable (exe, cmdline or cgroup): run as root to "
+		       "detect versions, Go binaries and systemd units",
+		       n->n, n->of);
+		break;
+	case ANI_SMALL_GO:
+		wb_put(&b, "%d Go process%s under 64 MiB RSS not counted as a workload", n->n,
+		       n->n == 1 ? "" : "es");
+		break;
+	default: /* ANI_NO_WORKLOAD */
+		wb_put(&b,
+		       "no known workload detected (redis, mongod, postgres, java, node, large Go "
+		       "binaries) and none asked for (--workload): enabled=madvise and "
+		       "defrag=madvise suit a general-purpose host (defrag=madvise is the kernel's "
+		       "default since 4.6; the boot value of enabled is a build choice, see Host)");
+		break;
+	}
+	return out;
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/* What to change for a flagged process (model/remedy.h), in words and JSON: advise and why. */
+#include "remedy.h"
+
+#include <string.h>
+
+#include "../model/evidence.h"
+#include "../util/units.h"
+#include "alloc.h"
+#include "json.h"
+#include "table.h"
+#include "wb.h"
+
+static const char *kb(char *out, size_t n, int64_t v)
+{
+	fmt_kb(out, n, v > 0 ? (uint64_t)v : 0);
+	return out;
+}
+
+/* "~398.0 MiB" (an estimate), "up to 240.0 MiB" (a bound), "111.8 MiB" */
+static void amount(struct wb *b, const struct remedy *r, int64_t v, bool upper)
+{
+	char a[32];
+	if (v < 0) {
+		wb_put(b, "an unknown amount");
+		return;
+	}
+	bool est = r->cost == LC_INVENTED && r->p->led.method == LM_SAMPLED;
+	wb_put(b, "%s%s", upper ? "up to " : est ? "~" : "", kb(a, sizeof(a), v));
+}
+
+const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
+{
+	const struct thp_ledger *l = &r->p->led;
+	struct wb b = {out, n, 0};
+	char a[32];
+	out[0] = '\0';
+	switch (r->mech) {
+	case RM_SPARSE_FAULT:
+		wb_put(&b, "sparse at fault: huge pages faulted in whole, ");
+		amount(&b, r, r->cost_kb, false);
+		wb_put(&b, " of their %s never written (invented)", kb(a, sizeof(a), l->huge_kb));
+		break;
+	case RM_CREEP:
+		wb_put(&b, "khugepaged creep at max_ptes_none=%ld: it may fill %llu PMD ranges, ",
+		       l->max_ptes_none, (unsigned long long)l->creep_ranges);
+		amount(&b, r, r->cost_kb, true);
+		wb_put(&b, " more RSS");
+		break;
+	case RM_DEFERRED_SPLIT:
+		wb_put(&b,
+		       "deferred split after frees: %llu large folios partially unmapped, %s held: "
+		       "not in RSS, charged to its memory cgroup until the shrinker splits them "
+		       "under memory pressure",
+		       (unsigned long long)l->partial_folios, kb(a, sizeof(a), r->cost_kb));
+		break;
+	case RM_LAZY_FREE:
+		wb_put(&b,
+		       "lazy free: %s freed with MADV_FREE stays in RSS and in its memory cgroup "
+		       "until reclaim takes it under memory pressure (not a THP cost, not a leak)",
+		       kb(a, sizeof(a), r->cost_kb));
+		break;
+	default: {
+		char c[32], d[32];
+		wb_put(&b,
+		       "would gain: %s in %llu PMD ranges fully written but mapped with small pages, "
+		       "and hot (smaps Referenced %s of RSS %s)",
+		       kb(a, sizeof(a), r->cost_kb), (unsigned long long)l->pte_full_ranges,
+		       kb(c, sizeof(c), l->referenced_kb), kb(d, sizeof(d), l->rss_kb));
+		break;
+	}
+	}
+	return out;
+}
+
+const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
+{
+	const struct remedy_proc *p = r->p;
+	struct wb b = {out, n, 0};
+	char a[32], path[96];
+	static const char *const names[] = {
+		[RP_JEMALLOC] = "jemalloc", [RP_GLIBC] = "glibc malloc", [RP_MIMALLOC] = "mimalloc",
+		[RP_TCMALLOC] = "tcmalloc", [RP_GO] = "the Go runtime",	 [RP_JVM] = "the JVM"};
+	out[0] = '\0';
+	switch (r->part) {
+	case RP_THREAD_STACKS:
+		wb_put(&b,
+		       "thread stacks without MAP_STACK: %d of its %d threads have their stack "
+		       "pointer in VMAs holding %s of huge pages (%s)",
+		       p->stack_threads, p->threads, kb(a, sizeof(a), (int64_t)p->stack_huge_kb),
+		       evidence_path(KP_PROC_FILE, p->pid, "task/*/syscall", path, sizeof(path)));
+		return out;
+	case RP_UNKNOWN:
+		if (r->not_malloc) {
+			alloc_short(&p->alloc, a, sizeof(a));
+			wb_put(&b,
+			       "unknown: its allocator, %s, does not free with MADV_FREE (it uses "
+			       "MADV_DONTNEED or munmap): the program or a library does",
+			       a);
+			return out;
+		}
+		wb_put(&b,
+		       "unknown: no allocator or runtime named by its environment, command line "
+		       "or executable%s",
+		       p->stacks_known ? "; not its thread stacks" : "");
+		if (p->alloc_known && p->alloc.why_unknown != AU_NONE)
+			wb_put(&b, " (allocator detection: %s)",
+			       alloc_unknown_name(p->alloc.why_unknown));
+		return out;
+	default:
+		break;
+	}
+	if (r->part == RP_PROGRAM) {
+		alloc_short(&p->alloc, a, sizeof(a));
+		wb_put(&b,
+		       "the program itself: its own MADV_HUGEPAGE on these regions (its allocator, %s, "
+		       "gives no such advice without glibc.malloc.hugetlb=1)",
+		       a);
+		return out;
+	}
+	if (r->evidence == RE_ALLOC) {
+		alloc_short(&p->alloc, a, sizeof(a));
+		wb_put(&b, "%s", a);
+		if (p->alloc.evidence == AE_MAPPED_LIB)
+			wb_put(&b, " (its library %s in %s)", p->alloc.path,
+			       evidence_path(KP_PROC_FILE, p->pid, "maps", path, sizeof(path)));
+		else if (p->alloc.evidence == AE_EXE_SYMBOL)
+			wb_put(&b, " (symbol %s of its executable)", p->alloc.symbol);
+		else if (p->alloc.evidence == AE_GO_BUILDINFO)
+			wb_put(&b, " (the Go build info of its executable)");
+		if (r->hint)
+			wb_put(&b, "; its environment: %s %s", r->hint->var, r->hint->value);
+		return out;
+	}
+	wb_put(&b, "%s", names[r->part] ? names[r->part] : "?");
+	switch (r->evidence) {
+	case RE_ENVIRON:
+		wb_put(&b, " (its environment: %s %s)", r->hint->var, r->hint->value);
+		break;
+	case RE_CMDLINE:
+		wb_put(&b, " (its command line: %s)", r->hint->value);
+		break;
+	case RE_GO_BUILDINFO:
+		wb_put(&b, " (%s, from the Go build info of its executable)",
+		       p->gover[0] ? p->gover : "version unknown");
+		break;
+	case RE_COMM:
+		wb_put(&b, " (its name: %s; version unknown)", p->comm);
+		break;
+	default:
+		break;
+	}
+	return out;
+}
+
+/* "; N other processes VERB1|VERBN REST (X in all): PID a (comm), ..." */
+static void others(struct wb *b, const struct remedy_fix *f, const char *one, const char *many,
+		   const char *rest)
+{
+	char a[32];
+	if (f->others < 0) {
+		wb_put(b, "; every other process too (not scanned here: thpctl advise lists them)");
+		return;
+	}
+	if (!f->others) {
+		wb_put(b, "; no other process scanned %s%s", many, rest);
+		return;
+	}
+	wb_put(b, "; %d other process%s %s%s (%s in all):", f->others, f->others == 1 ? "" : "es",
+	       f->others == 1 ? one : many, rest, kb(a, sizeof(a), f->others_kb));
+	for (int i = 0; i < f->others && i < REMEDY_MAX_OTHERS; i++)
+		wb_put(b, "%s PID %ld (%s)", i ? "," : "", f->other_pid[i], f->other_comm[i]);
+	if (f->others > REMEDY_MAX_OTHERS)
+		wb_put(b, ", ...");
+}
+
+/* The command of fix F ("" when it is a change in the program). */
+const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t n)
+{
+	const struct remedy_fix *f = &r->fix[i];
+	const struct remedy_proc *p = r->p;
+	struct wb b = {out, n, 0};
+	char a[32], path[320];
+	out[0] = '\0';
+	switch (f->id) {
+	case RF_MALLOC_CONF_THP_NEVER:
+		wb_put(&b, "MALLOC_CONF=thp:never");
+		break;
+	case RF_GLIBC_HUGETLB_0:
+		wb_put(&b, "GLIBC_TUNABLES=glibc.malloc.hugetlb=0");
+		break;
+	case RF_MIMALLOC_THP_0:
+		wb_put(&b, "MIMALLOC_ALLOW_THP=0");
+		break;
+	case RF_JVM_NO_THP:
+		wb_put(&b, "-XX:-UseTransparentHugePages");
+		break;
+	case RF_GODEBUG_DISABLETHP:
+		wb_put(&b, "GODEBUG=disablethp=1");
+		break;
+	case RF_RUN_OFF:
+		wb_put(&b, "thpctl run --thp=off -- %s",
+		       p->restart_known ? p->restart : "CMD ARGS...");
+		break;
+	case RF_SYSTEMD:
+		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", p->unit);
+		break;
+	case RF_HOST_MPN:
+		wb_put(&b, "thpctl set khugepaged/max_ptes_none=0");
+		break;
+	case RF_HOST_MADVISE:
+		wb_put(&b, "thpctl set enabled=madvise");
+		break;
+	case RF_CG_RECLAIM:
+		fmt_kb(a, sizeof(a), (uint64_t)(r->cost_kb > 0 ? r->cost_kb : 0));
+		evidence_path(KP_CGROUP_ROOT, 0, NULL, path, sizeof(path));
+		wb_put(&b, "echo %lluK > %s%s/memory.reclaim", (unsigned long long)r->cost_kb, path,
+		       strcmp(p->cg_path, "/") ? p->cg_path : "");
+		break;
+	case RF_JE_MUZZY:
+		wb_put(&b, "MALLOC_CONF=muzzy_decay_ms:0");
+		break;
+	case RF_COLLAPSE:
+		wb_put(&b, "thpctl collapse %ld --dry-run", p->pid);
+		break;
+	default:
+		break;
+	}
+	return out;
+}
+
+/* What fix F is and does, beside its command. */
+const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
+{
+	const struct remedy_fix *f = &r->fix[i];
+	struct wb b = {out, n, 0};
+	out[0] = '\0';
+	switch (f->id) {
+	case RF_MALLOC_CONF_THP_NEVER:
+		wb_put(&b, "jemalloc's own knob (5.1+): it madvises its arenas MADV_NOHUGEPAGE; "
+			   "restart it with this in its environment");
+		break;
+	case RF_GLIBC_HUGETLB_0:
+		wb_put(&b,
+		       "glibc malloc's own knob: no MADV_HUGEPAGE on its heaps; restart it with "
+		       "this in its environment (setuid and AT_SECURE programs ignore "
+		       "GLIBC_TUNABLES)");
+		break;
+	case RF_MIMALLOC_THP_0:
+		wb_put(&b,
+		       "mimalloc's own knob: it turns THP off for the process at start; restart it "
+		       "with this in its environment");
+		break;
+	case RF_JVM_NO_THP:
+		wb_put(&b, "the JVM's own option: it no longer madvises its heap; restart it so");
+		break;
+	case RF_GODEBUG_DISABLETHP:
+		wb_put(&b, "the Go runtime's own setting (Go 1.21.6+): its heap is marked "
+			   "MADV_NOHUGEPAGE; restart it with this in its environment");
+		break;
+	case RF_MAP_STACK:
+		wb_put(&b,
+		       "in the program: map its thread stacks with MAP_STACK (since 6.7 the kernel "
+		       "marks them nh, as it does glibc's own stacks) or madvise them "
+		       "MADV_NOHUGEPAGE");
+		break;
+	case RF_RUN_OFF:
+		wb_put(&b,
+		       "per service: restart it with THP off (prctl, inherited by its children); "
+		       "its other THP costs and its huge pages go too");
+		break;
+	case RF_SYSTEMD:
+		wb_put(&b, "per service: systemd's own opt-out (this systemd knows MemoryTHP=)");
+		break;
+	case RF_PRCTL:
+		wb_put(&b,
+		       "per service, in the program: prctl(PR_SET_THP_DISABLE, 1) at start (what "
+		       "Redis's disable-thp yes does)");
+		break;
+	case RF_HOST_MPN:
+		wb_put(&b, "host: khugepaged no longer fills empty pages when it collapses");
+		others(&b, f, "would stop creeping", "would stop creeping", "");
+		break;
+	case RF_HOST_MADVISE:
+		wb_put(&b, "host: only MADV_HUGEPAGE regions get huge pages at fault");
+		others(&b, f, "holds", "hold",
+		       " huge pages outside such regions and would lose them");
+		break;
+	case RF_CG_RECLAIM:
+		wb_put(&b, "now, per cgroup (v2): reclaim takes lazily freed pages first");
+		break;
+	case RF_JE_MUZZY:
+		wb_put(&b,
+		       "jemalloc's own knob: its muzzy pages are the MADV_FREE ones; 0 purges them "
+		       "with MADV_DONTNEED at once; restart it with this in its environment");
+		break;
+	case RF_COLLAPSE:
+		wb_put(&b, "see what collapsing its fully written ranges would do (no change)");
+		break;
+	case RF_PROGRAM_ADVICE:
+		wb_put(&b,
+		       "in the program: drop its MADV_HUGEPAGE where it writes sparsely or frees "
+		       "in parts (or free whole 2 MiB ranges)");
+		break;
+	default: /* RF_OPT_IN */
+		wb_put(&b, "opt it in: %s",
+		       r->part == RP_GLIBC	? "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+		       : r->part == RP_JEMALLOC ? "MALLOC_CONF=thp:always"
+		       : r->part == RP_JVM	? "-XX:+UseTransparentHugePages"
+						: "MADV_HUGEPAGE on its hot heap (its allocator's "
+						  "opt-in)");
+		break;
+	}
+	return out;
+}
+
+/* "saves ~398.0 MiB" */
+const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n)
+{
+	const struct remedy_fix *f = &r->fix[i];
+	struct wb b = {out, n, 0};
+	out[0] = '\0';
+	if (r->mech == RM_WOULD_GAIN) {
+		wb_put(&b, "no memory saved");
+		return out;
+	}
+	wb_put(&b, "saves ");
+	amount(&b, r, f->saves_kb, f->upper_bound);
+	return out;
+}
+
+void remedy_render_text(FILE *f, const struct remedy *r, bool color)
+{
+	char t[1024];
+	fprintf(f, "  %sPID %ld%s (", col_bold(color), r->p->pid, col_reset(color));
+	fputs_safe(r->p->comm, f);
+	fprintf(f, ")\n    %-11s ", "mechanism");
+	fputs_safe(remedy_mech_words(r, t, sizeof(t)), f);
+	fprintf(f, "\n    %-11s ", "responsible");
+	fputs_safe(remedy_part_words(r, t, sizeof(t)), f);
+	fputc('\n', f);
+	for (int i = 0; i < r->nfix; i++) {
+		char s[64], c[512];
+		fprintf(f, "    %s%d. %s%s: ", i ? "" : col_yellow(color), i + 1,
+			remedy_fix_saves(r, i, s, sizeof(s)), i ? "" : col_reset(color));
+		fputs_safe(remedy_fix_words(r, i, t, sizeof(t)), f);
+		fputc('\n', f);
+		if (remedy_fix_command(r, i, c, sizeof(c))[0]) {
+			fprintf(f, "         ");
+			fputs_safe(c, f);
+			fputc('\n', f);
+		}
+	}
+	if (!r->nfix)
+		fprintf(f, "    no fix known for this part: reclaim takes it under memory "
+			   "pressure\n");
+}
+
+json_t *remedy_to_json(const struct remedy *r)
+{
+	char t[1024];
+	json_t *o = json_object(), *fx = json_array();
+	json_put(o, "pid", json_integer(r->p->pid));
+	json_put(o, "comm", json_str(r->p->comm));
+	json_put(o, "mechanism", json_str(remedy_mech_name(r->mech)));
+	json_put(o, "cost", r->cost == LC_NONE ? json_null() : json_str(ledger_cost_name(r->cost)));
+	json_put(o, "cost_kb", r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
+	json_put(o, "mechanism_text", json_str(remedy_mech_words(r, t, sizeof(t))));
+	json_t *part = json_object();
+	json_put(part, "name", json_str(remedy_part_name(r->part)));
+	const struct alloc_fact *al = r->p->alloc_known ? &r->p->alloc : NULL;
+	json_put(part, "version",
+		 r->evidence == RE_ALLOC && al->version[0] ? json_str(al->version)
+		 : r->part == RP_GO && r->p->gover[0]	   ? json_str(r->p->gover)
+							   : json_null());
+	static const char *const ev[] = {[RE_NONE] = NULL,
+					 [RE_STACK_POINTERS] = "stack-pointers",
+					 [RE_ENVIRON] = "environment",
+					 [RE_CMDLINE] = "command-line",
+					 [RE_GO_BUILDINFO] = "go-buildinfo",
+					 [RE_COMM] = "name",
+					 [RE_ALLOC] = NULL};
+	json_put(part, "evidence",
+		 r->evidence == RE_ALLOC ? json_str(alloc_evidence_name(al->evidence))
+		 : ev[r->evidence]	 ? json_str(ev[r->evidence])
+					 : json_null());
+	json_put(part, "threads_in_huge_vmas",
+		 r->part == RP_THREAD_STACKS ? json_integer(r->p->stack_threads) : json_null());
+	json_put(part, "text", json_str(remedy_part_words(r, t, sizeof(t))));
+	json_put(o, "responsible", part);
+	for (int i = 0; i < r->nfix; i++) {
+		const struct remedy_fix *f = &r->fix[i];
+		json_t *x = json_object();
+		json_put(x, "rank", json_integer(i + 1));
+		json_put(x, "fix", json_str(remedy_fix_name(f->id)));
+		json_put(x, "scope",
+			 json_str(f->scope == RS_PROCESS   ? "process"
+				  : f->scope == RS_SERVICE ? "service"
+							   : "host"));
+		json_put(x, "saves_kb",
+			 f->saves_kb >= 0 && r->mech != RM_WOULD_GAIN ? json_integer(f->saves_kb)
+								      : json_null());
+		json_put(x, "saves_upper_bound", json_boolean(f->upper_bound));
+		remedy_fix_command(r, i, t, sizeof(t));
+		json_put(x, "command", t[0] ? json_str(t) : json_null());
+		json_put(x, "text", json_str(remedy_fix_words(r, i, t, sizeof(t))));
+		if (f->scope == RS_HOST) {
+			json_t *others = json_array();
+			for (int k = 0; k < f->others && k < REMEDY_MAX_OTHERS; k++)
+				json_array_append_new(others, json_integer(f->other_pid[k]));
+			json_put(x, "other_processes",
+				 f->others >= 0 ? json_integer(f->others) : json_null());
+			json_put(x, "other_kb",
+				 f->others >= 0 ? json_integer(f->others_kb) : json_null());
+			json_put(x, "other_pids", others);
+		}
+		json_array_append_new(fx, x);
+	}
+	json_put(o, "fixes", fx);
+	return o;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* What to change for a flagged process (model/remedy.h): the block of advise and why, and JSON. */
+#ifndef THPCTL_RENDER_REMEDY_H
+#define THPCTL_RENDER_REMEDY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../model/remedy.h"
+
+/* The sentences of R, each into OUT (N bytes); each returns OUT. */
+const char *remedy_mech_words(const struct remedy *r, char *out, size_t n);
+const char *remedy_part_words(const struct remedy *r, char *out, size_t n);
+const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n);
+const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n);
+/* The command of fix I, "" when the fix is a change in the program. */
+const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t n);
+
+/* "  PID N (comm)", its mechanism, the part responsible, the fixes ranked. */
+void remedy_render_text(FILE *f, const struct remedy *r, bool color);
+/* {"pid", "mechanism", "cost_kb", "responsible": {...}, "fixes": [...]} */
+json_t *remedy_to_json(const struct remedy *r);
+
+#endif

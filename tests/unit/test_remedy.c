@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: what to change for a flagged process (model/remedy.c) and its words (render/remedy.c). */
+#include "unit.h"
+
+#include "model/remedy.h"
+#include "render/remedy.h"
+
+static struct remedy_proc P;
+static struct remedy R;
+static char tb[4][1024];
+static int tn;
+#define TB (tb[tn++ % 4])
+
+/* A process with a ledger: HUGE kB PMD-mapped, RSS kB, one cost set by the caller. */
+static void proc(long pid, const char *comm, int64_t huge, int64_t rss)
+{
+	memset(&P, 0, sizeof(P));
+	P.pid = pid;
+	snprintf(P.comm, sizeof(P.comm), "%s", comm);
+	P.thp_enabled = 1;
+	struct ledger_raw raw = {0};
+	ledger_build(huge, &raw, 0, 8, true, 511, 4, 9, &P.led);
+	P.led.invented_kb = P.led.held_kb = P.led.creep_kb = 0;
+	P.led.rss_kb = rss;
+	P.led.lazyfree_kb = 0;
+	P.led.referenced_kb = rss / 10;
+	P.led.pte_full_kb = 0;
+}
+
+static const char *fix_text(int i)
+{
+	return remedy_fix_words(&R, i, TB, sizeof(tb[0]));
+}
+
+static const char *fix_cmd(int i)
+{
+	return remedy_fix_command(&R, i, TB, sizeof(tb[0]));
+}
+
+/* 200 thread stacks from plain mmap under enabled=always: ~398 MiB invented (issue 22, 4). */
+static void test_thread_stacks_under_always(void **state)
+{
+	(void)state;
+	proc(4242, "stacky", 409600, 410000);
+	P.led.invented_kb = 407552;
+	P.led.method = LM_SAMPLED;
+	P.led.thps = 200;
+	P.stacks_known = true;
+	P.threads = 201;
+	P.stack_threads = 200;
+	P.stack_huge_kb = 409600;
+	P.huge_not_hg_kb = 409600;
+	P.restart_known = true;
+	snprintf(P.restart, sizeof(P.restart), "/usr/local/bin/stacky --port 1");
+	struct remedy_other others[3] = {{.pid = 4242, .huge_not_hg_kb = 409600},
+					 {.pid = 77, .comm = "java", .huge_not_hg_kb = 65536},
+					 {.pid = 78, .comm = "idle", .huge_not_hg_kb = 0}};
+	struct remedy_host h = {.always = true,
+				.max_ptes_none = 511,
+				.systemd_thp = 0,
+				.nothers = 3,
+				.others = others};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	assert_int_equal(R.part, RP_THREAD_STACKS);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])),
+			"thread stacks without MAP_STACK: 200 of its 201 threads");
+	/* ranked: the program's own fix first (narrowest), then the service, the host last */
+	assert_int_equal(R.fix[0].id, RF_MAP_STACK);
+	assert_int_equal(R.fix[0].saves_kb, 407552);
+	assert_int_equal(R.fix[1].id, RF_RUN_OFF);
+	assert_string_equal(fix_cmd(1), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
+	assert_int_equal(R.fix[2].id, RF_PRCTL);
+	assert_int_equal(R.fix[3].id, RF_HOST_MADVISE);
+	assert_int_equal(R.fix[3].others, 1); /* java; not itself, not idle */
+	assert_int_equal(R.fix[3].other_pid[0], 77);
+	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions");
+	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves ~398.0 MiB");
+	/* no systemd that knows MemoryTHP=: no such fix */
+	for (int i = 0; i < R.nfix; i++)
+		assert_int_not_equal(R.fix[i].id, RF_SYSTEMD);
+}
+
+/* Creep in a Go heap at max_ptes_none=511: Go's own setting first, the host knob with who else. */
+static void test_go_creep(void **state)
+{
+	(void)state;
+	proc(500, "server", 0, 65536);
+	P.led.creep_kb = 245760;
+	P.led.creep_ranges = 128;
+	P.go = true;
+	snprintf(P.gover, sizeof(P.gover), "go1.22.4");
+	snprintf(P.unit, sizeof(P.unit), "server.service");
+	struct remedy_other others[2] = {{.pid = 501, .comm = "other", .creep_kb = 1024},
+					 {.pid = 502, .comm = "none", .creep_kb = -1}};
+	struct remedy_host h = {
+		.max_ptes_none = 511, .systemd_thp = 1, .nothers = 2, .others = others};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_CREEP);
+	assert_int_equal(R.part, RP_GO);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "go1.22.4");
+	assert_int_equal(R.fix[0].id, RF_GODEBUG_DISABLETHP);
+	assert_true(R.fix[0].upper_bound);
+	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves up to 240.0 MiB");
+	bool systemd = false, host = false;
+	for (int i = 0; i < R.nfix; i++) {
+		systemd |= R.fix[i].id == RF_SYSTEMD;
+		if (R.fix[i].id == RF_HOST_MPN) {
+			host = true;
+			assert_int_equal(R.fix[i].others, 1);
+			assert_int_equal(R.fix[i].others_kb, 1024);
+			assert_string_equal(fix_cmd(i), "thpctl set khugepaged/max_ptes_none=0");
+		}
+	}
+	assert_true(systemd && host);
+	/* why: the others not scanned -> said so, not "no other" */
+	h.others = NULL;
+	assert_true(remedy_build(&P, &h, &R));
+	for (int i = 0; i < R.nfix; i++)
+		if (R.fix[i].id == RF_HOST_MPN)
+			assert_contains(fix_text(i), "not scanned here");
+}
+
+/* Lazy free is not a THP cost: jemalloc's purge setting and memory.reclaim, no THP opt-out. */
+static void test_lazy_free(void **state)
+{
+	(void)state;
+	proc(600, "cache", 0, 525312);
+	P.led.lazyfree_kb = 523264;
+	P.env_known = true;
+	P.nenv = why_hints_parse("MALLOC_CONF=thp:default\0", 24, false, P.env, WHY_MAX_HINTS);
+	P.cg_version = 2;
+	snprintf(P.cg_path, sizeof(P.cg_path), "/system.slice/cache.service");
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_LAZY_FREE);
+	assert_int_equal(R.part, RP_JEMALLOC);
+	assert_int_equal(R.nfix, 2);
+	assert_int_equal(R.fix[0].id, RF_JE_MUZZY);
+	assert_int_equal(R.fix[1].id, RF_CG_RECLAIM);
+	assert_contains(fix_cmd(1), "/sys/fs/cgroup/system.slice/cache.service/memory.reclaim");
+	for (int i = 0; i < R.nfix; i++)
+		assert_int_not_equal(R.fix[i].id, RF_RUN_OFF);
+}
+
+/* Held by deferred split, allocator unknown: "unknown", never a guess. */
+static void test_held_unknown_part(void **state)
+{
+	(void)state;
+	proc(700, "app", 16384, 16700);
+	P.led.held_kb = 114464;
+	P.led.partial_folios = 56;
+	P.stacks_known = true;
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_DEFERRED_SPLIT);
+	assert_int_equal(R.part, RP_UNKNOWN);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "unknown");
+	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+	assert_int_equal(R.fix[0].saves_kb, 114464);
+	assert_contains(remedy_mech_words(&R, TB, sizeof(tb[0])), "56 large folios");
+}
+
+/* Nothing flagged: no remedy; hot, fully written, PTE-mapped: a collapse --dry-run. */
+static void test_nothing_or_a_gain(void **state)
+{
+	(void)state;
+	proc(800, "quiet", 0, 4096);
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_false(remedy_build(&P, &h, &R));
+	proc(801, "hot", 0, 300000);
+	P.led.pte_full_kb = 262144;
+	P.led.pte_full_ranges = 128;
+	P.led.referenced_kb = 290000;
+	P.referenced_hot = true;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_WOULD_GAIN);
+	assert_string_equal(fix_cmd(0), "thpctl collapse 801 --dry-run");
+	/* not hot: no advice to collapse */
+	P.referenced_hot = false;
+	assert_false(remedy_build(&P, &h, &R));
+}
+
+/* hg regions in a glibc process (no hugetlb=1): the program's own advice, not glibc's. */
+static void test_program_advice_not_glibc(void **state)
+{
+	(void)state;
+	proc(902, "app", 262144, 263000);
+	P.led.invented_kb = 261000;
+	P.led.method = LM_SAMPLED;
+	P.hg_huge_kb = 262144;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_PROGRAM);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "the program itself");
+	assert_int_equal(R.fix[0].id, RF_PROGRAM_ADVICE);
+	/* with glibc.malloc.hugetlb=1 in its environment, glibc madvises: its knob */
+	P.env_known = true;
+	P.nenv = why_hints_parse("GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0", 38, false, P.env,
+				 WHY_MAX_HINTS);
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GLIBC);
+	assert_int_equal(R.fix[0].id, RF_GLIBC_HUGETLB_0);
+	/* under enabled=always, huge pages outside hg: glibc's heap, no knob of its own */
+	P.nenv = 0;
+	P.hg_huge_kb = 0;
+	P.huge_not_hg_kb = 262144;
+	h.always = true;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GLIBC);
+	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+}
+
+/* The allocator detection names the part and its version; a lazy free in glibc is not glibc's. */
+static void test_allocator_named(void **state)
+{
+	(void)state;
+	proc(900, "redis-server", 262144, 300000);
+	P.led.invented_kb = 204800;
+	P.led.method = LM_SAMPLED;
+	P.stacks_known = true;
+	P.alloc_known = true;
+	P.alloc.kind = AK_JEMALLOC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "5.3.0");
+	P.alloc.evidence = AE_MAPPED_LIB;
+	snprintf(P.alloc.path, sizeof(P.alloc.path), "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
+	struct remedy_host h = {.max_ptes_none = 511};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_JEMALLOC);
+	assert_int_equal(R.evidence, RE_ALLOC);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "jemalloc 5.3");
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "libjemalloc.so.2");
+	assert_int_equal(R.fix[0].id, RF_MALLOC_CONF_THP_NEVER);
+	assert_string_equal(fix_cmd(0), "MALLOC_CONF=thp:never");
+	/* Go older than 1.21.6: no disablethp to offer */
+	P.alloc.kind = AK_GO;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.21.5");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GO);
+	for (int i = 0; i < R.nfix; i++)
+		assert_int_not_equal(R.fix[i].id, RF_GODEBUG_DISABLETHP);
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.22.4");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[0].id, RF_GODEBUG_DISABLETHP);
+	/* glibc malloc does not free with MADV_FREE: a lazy free is not its doing */
+	proc(901, "app", 0, 525312);
+	P.led.lazyfree_kb = 523264;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_UNKNOWN);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "does not free with MADV_FREE");
+}
+
+UNIT_MAIN(cmocka_unit_test(test_thread_stacks_under_always), cmocka_unit_test(test_go_creep),
+	  cmocka_unit_test(test_lazy_free), cmocka_unit_test(test_held_unknown_part),
+	  cmocka_unit_test(test_nothing_or_a_gain), cmocka_unit_test(test_allocator_named),
+	  cmocka_unit_test(test_program_advice_not_glibc))

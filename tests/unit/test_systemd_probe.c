@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: whether the installed systemd knows a unit setting (kernel/systemd_probe.c). */
+#include "unit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/systemd_probe.h"
+
+static void test_bytes(void **state)
+{
+	(void)state;
+	static const char lib[] = "\x7f"
+				  "ELF\0\0Service.MemoryMax\0Service.MemoryTHP\0";
+	assert_true(systemd_bytes_have(lib, sizeof(lib), "Service.MemoryTHP", 17));
+	assert_false(systemd_bytes_have(lib, sizeof(lib), "Service.MemoryZSwapMax", 22));
+	assert_false(systemd_bytes_have(lib, 3, "Service.MemoryTHP", 17));
+	assert_false(systemd_bytes_have("", 0, "x", 1));
+}
+
+/* A tree with a manager library that knows MemoryMax only (systemd 252), and none at all. */
+static void test_tree(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/thpctl-sd-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char p[512];
+	snprintf(p, sizeof(p), "%s/usr", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/usr/lib", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/usr/lib/systemd", dir);
+	mkdir(p, 0755);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_int_equal(systemd_knows(&sr, "MemoryTHP"), -ENOENT);
+	snprintf(p, sizeof(p), "%s/usr/lib/systemd/libsystemd-core-252.so", dir);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	/* the name across a read boundary is still found: 300 KiB of filler first */
+	for (int i = 0; i < 300 * 1024 - 5; i++)
+		fputc('x', f);
+	fputs("Service.MemoryMax\0", f);
+	fclose(f);
+	assert_int_equal(systemd_knows(&sr, "MemoryMax"), 1);
+	assert_int_equal(systemd_knows(&sr, "MemoryTHP"), 0);
+	unlink(p);
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	assert_int_equal(system(p), 0);
+	sysroot_close(&sr);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_bytes), cmocka_unit_test(test_tree))
