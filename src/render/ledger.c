@@ -2,6 +2,7 @@
 #include "ledger.h"
 
 #include "../util/units.h"
+#include "alloc.h"
 #include "json.h"
 #include "table.h"
 
@@ -181,9 +182,9 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 
 void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 {
-	static const char *const hdr[] = {"PID",      "USER", "COMM",  "RSS", "HUGE",
-					  "INVENTED", "HELD", "CREEP", "FLAG"};
-	struct table *t = table_new(9, hdr, "rllrrrrrl");
+	static const char *const hdr[] = {"PID",  "USER",     "COMM", "ALLOC", "RSS",
+					  "HUGE", "INVENTED", "HELD", "CREEP", "FLAG"};
+	struct table *t = table_new(10, hdr, "rlLlrrrrrl");
 	int flagged = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
@@ -192,6 +193,11 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)row->p.pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", row->p.st.name);
+		if (row->has_alloc)
+			alloc_short(&row->alloc, v, sizeof(v));
+		else
+			snprintf(v, sizeof(v), "-");
+		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->p.st.vmrss_kb >= 0 ? row->p.st.vmrss_kb : -1, false);
 		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->denied ? -1 : l->huge_kb, false);
@@ -211,7 +217,9 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"k=%d subpages sampled per THP through /proc/PID/mem).\n"
 		"HELD: pages of partially mapped large folios waiting for the deferred-split shrinker "
 		"(root: pagemap + kpageflags).\n"
-		"CREEP: upper bound khugepaged may still add at max_ptes_none. -: unknown.\n",
+		"CREEP: upper bound khugepaged may still add at max_ptes_none. -: unknown.\n"
+		"ALLOC: heap allocator or runtime, from maps and the executable read as ELF "
+		"(thpctl why PID names the evidence).\n",
 		r->ledger_k);
 	if (flagged)
 		fprintf(f,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../kernel/proc_thp.h"
+#include "../model/alloc.h"
 #include "../model/ledger.h"
 
 /* One row of `ps`: the collected facts plus what the command derived. */
@@ -17,6 +18,8 @@ struct ps_row {
 	const char *reason;
 	bool denied;	       /* smaps not readable: only status facts are valid */
 	struct thp_ledger led; /* ps --ledger */
+	bool has_alloc;	       /* ps --ledger and --json: .alloc collected */
+	struct alloc_fact alloc;
 };
 
 struct ps_report {
