@@ -6,6 +6,7 @@
 #include "../util/fileio.h"
 #include "proc_alloc.h"
 #include "proc_status.h"
+#include "shrinker_record.h"
 #include "procs.h"
 
 #include <dirent.h>
@@ -382,7 +383,8 @@ static int rec_host(struct cap *c)
 	if (r < 0 || (r = rec_tree(c, SR_PROC "/sys/vm", 1)))
 		return r;
 	if ((r = rec(c, SR_PROC "/cmdline", capture_filter_cmdline, false)) < 0 ||
-	    (r = rec(c, SR_PROC "/mounts", capture_filter_mounts, false)) < 0)
+	    (r = rec(c, SR_PROC "/mounts", capture_filter_mounts, false)) < 0 ||
+	    (r = rec(c, SR_SHRINKER_RECORD, NULL, true)) < 0) /* lab shrinker's, when it ran */
 		return r;
 	return rec_config(c) ? -ENOMEM : rec_memcg(c);
 }

@@ -279,15 +279,46 @@ void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host
 	if (!h->thp.shrink_underused.present || h->thp.shrink_underused.v != 1 ||
 	    !max_ptes_none_full(h, &mpn))
 		return;
+	/* what `thpctl lab shrinker` measured on this kernel, when it ran here */
+	const struct shrinker_record *rec = &h->shrinker;
+	bool same = h->has_shrinker && !strcmp(rec->kernel, h->feat.release);
+	const struct shrinker_phase *top = same ? shrinker_record_phase(rec, (long)mpn) : NULL;
+	if (top && top->ahp_after_kb < top->ahp_before_kb / 2)
+		return; /* measured: this kernel did split underused THPs at this max_ptes_none */
 	struct finding *f =
 		add(out, "shrink-underused-noop", SEV_INFO, AREA_MEMORY,
 		    "the kernel skips the underused check when max_ptes_none is at its maximum");
 	if (!f)
 		return;
-	SETF(title,
-	     "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
-	     (unsigned long long)mpn);
-	SETF(evidence, "shrink_underused=1 khugepaged/max_ptes_none=%llu", (unsigned long long)mpn);
+	if (top)
+		SETF(title,
+		     "shrink_underused=1 with max_ptes_none=%llu: the underused shrinker split nothing here",
+		     (unsigned long long)mpn);
+	else
+		SETF(title,
+		     "shrink_underused=1 with max_ptes_none=%llu: by the kernel's source the underused shrinker splits nothing",
+		     (unsigned long long)mpn);
+	const struct shrinker_phase *low = NULL;
+	for (int i = 0; top && i < rec->n; i++)
+		if (rec->p[i].max_ptes_none < (long)mpn &&
+		    (!low || rec->p[i].max_ptes_none > low->max_ptes_none))
+			low = &rec->p[i];
+	if (top && low)
+		SETF(evidence,
+		     "shrink_underused=1 khugepaged/max_ptes_none=%llu; thpctl lab shrinker on this kernel (%s): at %llu AnonHugePages %llu -> %llu kB under memory pressure, at %ld %llu -> %llu kB",
+		     (unsigned long long)mpn, rec->time, (unsigned long long)mpn,
+		     (unsigned long long)top->ahp_before_kb, (unsigned long long)top->ahp_after_kb,
+		     low->max_ptes_none, (unsigned long long)low->ahp_before_kb,
+		     (unsigned long long)low->ahp_after_kb);
+	else if (top)
+		SETF(evidence,
+		     "shrink_underused=1 khugepaged/max_ptes_none=%llu; thpctl lab shrinker on this kernel (%s): AnonHugePages %llu -> %llu kB under memory pressure",
+		     (unsigned long long)mpn, rec->time, (unsigned long long)top->ahp_before_kb,
+		     (unsigned long long)top->ahp_after_kb);
+	else
+		SETF(evidence,
+		     "shrink_underused=1 khugepaged/max_ptes_none=%llu; not measured on this host: run thpctl lab shrinker",
+		     (unsigned long long)mpn);
 	set_fix(f, "khugepaged/max_ptes_none", (unsigned long long)max_ptes_none_advice(h), NULL,
 		NULL);
 }

@@ -363,8 +363,35 @@ static void test_shrink_underused_noop(void **state)
 	t->h.thp.shrink_underused.v = 1;
 	const struct finding *f =
 		fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
-	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
+	/* not measured here: the kernel's source is named as such, never as what happened */
+	assert_string_equal(f->evidence, "shrink_underused=1 khugepaged/max_ptes_none=511; not "
+					 "measured on this host: run thpctl lab shrinker");
+	assert_contains(f->title, "by the kernel's source");
 	assert_string_equal(f->fix, "thpctl set khugepaged/max_ptes_none=64");
+	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
+	t->h.has_shrinker = true;
+	struct shrinker_record *rec = &t->h.shrinker;
+	snprintf(rec->kernel, sizeof(rec->kernel), "6.18.44-fc-v857");
+	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
+	rec->n = 2;
+	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
+	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
+	assert_string_equal(f->title, "shrink_underused=1 with max_ptes_none=511: the underused "
+				      "shrinker split nothing here");
+	assert_string_equal(f->evidence,
+			    "shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
+			    "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 kB "
+			    "under memory pressure, at 64 65536 -> 0 kB");
+	/* ... on another kernel: not this one's measurement */
+	snprintf(rec->kernel, sizeof(rec->kernel), "6.12.1");
+	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
+	assert_contains(f->evidence, "not measured on this host");
+	/* measured, and this kernel did split at 511: no "noop" finding */
+	snprintf(rec->kernel, sizeof(rec->kernel), "6.18.44-fc-v857");
+	rec->p[0].ahp_after_kb = 0;
+	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
+	t->h.has_shrinker = false;
 	/* with max_ptes_none lowered the shrinker works */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
