@@ -83,6 +83,7 @@ struct al_state {
 	int rounds, timeout_s;
 	struct fig f[AL_MAX_ROUNDS][NM][NA];
 	bool named[NA];
+	char missing[240]; /* measurements that failed: "always mimalloc round 1" */
 };
 
 static int read_u64(const struct sysroot *sr, const char *rel, uint64_t *v)
@@ -172,15 +173,21 @@ static double wait_scans(const struct lab_ctx *ctx, const struct lab_opts *o, in
 }
 
 /* Measure every child into F (AT 0: after the churn; AT 1: after the scans). */
-static void measure_all(const struct lab_ctx *ctx, const struct al_state *s, int m, struct churn *c,
+static void measure_all(const struct lab_ctx *ctx, struct al_state *s, int m, struct churn *c,
 			const double *rss0, struct fig *f, int at)
 {
 	long mpn = modes[m].mpn0 ? 0 : s->mpn_max;
 	for (int a = 0; a < NA; a++) {
 		struct churn_meas cm;
-		if (!c[a].pid || churn_measure(ctx, c[a].pid, modes[m].enabled, mpn, &cm) ||
-		    cm.rss_kb < 0 || rss0[a] < 0)
+		if (!c[a].pid)
 			continue;
+		if (churn_measure(ctx, c[a].pid, modes[m].enabled, mpn, &cm) || cm.rss_kb < 0 ||
+		    rss0[a] < 0) {
+			size_t k = strlen(s->missing);
+			snprintf(s->missing + k, sizeof(s->missing) - k, "%s%s %s%s", k ? ", " : "",
+				 modes[m].label, allocs[a].name, at ? " after the scans" : "");
+			continue;
+		}
 		double heap = (double)cm.rss_kb - rss0[a];
 		if (at == 0) {
 			f[a].have = true;
@@ -454,6 +461,10 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		      "heap allocators under THP: RSS against live bytes, invented, creep"))
 		return 0;
 	find_libs(ctx, &s);
+	uint64_t sleep_ms = 0;
+	if (!read_u64(ctx->sr, SR_THP "/khugepaged/scan_sleep_millisecs", &sleep_ms) &&
+	    sleep_ms > 10 && guard_write(SR_THP "/khugepaged/scan_sleep_millisecs", "10") == 0)
+		sleep_ms = 10; /* a full scan in seconds, not minutes (journalled, put back) */
 	s.mpn_max = (long)(ctx->pmd_size / (uint64_t)ctx->page_size) - 1;
 	s.spec = (struct churn_spec){.threads = 4, .min = 32, .max = 512, .keep = 100, .seed = 1};
 	s.spec.objects = (unsigned long)(size / 272 / s.spec.threads); /* mean object 272 bytes */
@@ -461,7 +472,7 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		   : o->runs < 2	     ? 2
 		   : o->runs > AL_MAX_ROUNDS ? AL_MAX_ROUNDS
 					     : o->runs;
-	s.timeout_s = o->timeout_s > 0 ? o->timeout_s : o->quick ? 20 : 60;
+	s.timeout_s = o->quick ? 20 : 60;
 	r->runs = s.rounds;
 	lab_cols_add(r, cols, NC, NULL);
 	setup_proofs(ctx, r, &s, size);
@@ -479,6 +490,10 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 			}
 		}
 	lab_progress_done(o);
+	if (s.missing[0])
+		lab_proof(r, "not measured", "%s (the child's smaps could not be read)", s.missing);
+	lab_proof(r, "scan_sleep", "khugepaged/scan_sleep_millisecs %llu ms for the run",
+		  (unsigned long long)sleep_ms);
 	rows(r, &s);
 	claims_and_verdict(r, &s);
 	return 0;
