@@ -379,10 +379,11 @@ static void test_shrink_underused_noop(void **state)
 	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
 	assert_string_equal(f->title, "shrink_underused=1 with max_ptes_none=511: the underused "
 				      "shrinker split nothing here");
-	assert_string_equal(f->evidence,
-			    "shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
-			    "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 kB "
-			    "under memory pressure, at 64 65536 -> 0 kB");
+	assert_string_equal(
+		f->evidence,
+		"shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
+		"this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 kB "
+		"under memory pressure, at 64 65536 -> 0 kB");
 	/* ... on another kernel: not this one's measurement */
 	snprintf(rec->kernel, sizeof(rec->kernel), "6.12.1");
 	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
