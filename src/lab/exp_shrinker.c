@@ -64,6 +64,21 @@ static uint64_t vmstat_get(const struct sysroot *sr, const char *name, bool *has
 	return v;
 }
 
+/* The child and the cgroup of the phase in progress, for the fatal-signal hook. */
+static volatile pid_t sig_child;
+static char sig_cgroup[136];
+
+/* On a fatal signal: the child killed and reaped, its cgroup removed (async-signal-safe). */
+static void on_fatal(void)
+{
+	if (sig_child > 0) {
+		kill(sig_child, SIGKILL);
+		waitpid(sig_child, NULL, 0);
+	}
+	if (sig_cgroup[0] && rmdir(sig_cgroup) == 0)
+		guard_undo_drop_signal();
+}
+
 /* The child: wait for "go" (it is in the cgroup by then), map, write, say where, wait for EOF. */
 static void child(int go, int ready, size_t size, size_t pmd)
 {
@@ -163,11 +178,14 @@ static int run_phase(const struct lab_ctx *ctx, size_t size, struct phase_out *o
 	}
 	if (e)
 		return e;
+	memcpy(sig_cgroup, m.path, sizeof(sig_cgroup));
+	guard_at_signal(on_fatal);
 	pid_t pid = -1;
 	int go = -1;
 	uintptr_t at = 0;
 	bool has;
 	e = start_child(ctx, &m, size, &pid, &go, &at);
+	sig_child = pid;
 	if (!e) {
 		sample(ctx, &m, pid, at, size, o, false);
 		o->v[C_THPS] =
@@ -184,7 +202,9 @@ static int run_phase(const struct lab_ctx *ctx, size_t size, struct phase_out *o
 		snprintf(why, n, "the child: %s", strerror(-e));
 	}
 	stop_child(pid, go);
+	sig_child = 0;
 	int rm = memcg_lab_remove(m.path);
+	sig_cgroup[0] = '\0';
 	if (!rm)
 		guard_undo_done(GUARD_UNDO_MEMCG, m.path);
 	else if (!e)
