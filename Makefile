@@ -9,7 +9,7 @@
 # Packagers: CFLAGS, CPPFLAGS and LDFLAGS (environment or command line) come
 # after the project's own flags; -Werror only with DEVELOPER=1 (make check and
 # .ci/run set it; the ASan test build always has it). PREFIX, DESTDIR,
-# BINDIR, MANDIR, SYSCONFDIR, UNITDIR, BASHCOMPDIR, ZSHCOMPDIR: make install.
+# BINDIR, LIBEXECDIR, MANDIR, SYSCONFDIR, UNITDIR, BASHCOMPDIR, ZSHCOMPDIR: make install.
 
 CC        ?= gcc
 PKG_CONFIG ?= pkg-config
@@ -104,7 +104,13 @@ FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 .PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
 	uninstall version deb
 
-all: build/thpctl
+all: build/thpctl build/thpctl-churn
+
+# thpctl-churn: the workload `lab allocators` runs under each heap allocator (LD_PRELOAD): a
+# program of its own, not sanitized (an allocator must own a process from its start)
+CHURNSRC := src/lab/helper/thpctl-churn.c
+build/thpctl-churn: $(CHURNSRC) build/rel/flags
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -pthread -o $@ $(CHURNSRC) $(MHD_LIBS)
 
 build/thpctl: $(REL_OBJ)
 	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
@@ -192,7 +198,7 @@ check: deps
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory test DEVELOPER=1
 
-test: build/thpctl build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
+test: build/thpctl build/thpctl-churn build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
 	@tests/run-all
 
 unit: $(TESTS)
@@ -207,7 +213,7 @@ damaged: build/asan/thpctl
 update-golden: build/asan/thpctl
 	@tests/golden.sh --update
 
-live: build/asan/thpctl $(HELPERS)
+live: build/asan/thpctl build/thpctl-churn $(HELPERS)
 	@tests/live/run.sh
 
 bench: build/thpctl $(HELPERS) $(BENCHBIN)
@@ -221,10 +227,10 @@ bench: build/thpctl $(HELPERS) $(BENCHBIN)
 	bench/fuzz.sh
 
 fmt:
-	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
+	clang-format -i $(SRC) $(CHURNSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
+	clang-format --dry-run --Werror $(SRC) $(CHURNSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 # varFuncNullUB: the NULL that ends json_obj()'s pairs is glibc's ((void *)0), a pointer (the
 # declaration has __attribute__((sentinel)), which gcc checks)
@@ -244,12 +250,14 @@ SYSCONFDIR  ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
-INSTALLED := $(BINDIR)/thpctl $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
+LIBEXECDIR  ?= $(PREFIX)/libexec
+INSTALLED := $(BINDIR)/thpctl $(LIBEXECDIR)/thpctl/thpctl-churn $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
 	$(ZSHCOMPDIR)/_thpctl $(DATADIR)/prometheus/thp-rules.yml \
 	$(DATADIR)/grafana/thpctl-dashboard.json $(UNITDIR)/thpctl-exporter.service
 
-install: build/thpctl
+install: build/thpctl build/thpctl-churn
 	install -D -m 0755 build/thpctl $(DESTDIR)$(BINDIR)/thpctl
+	install -D -m 0755 build/thpctl-churn $(DESTDIR)$(LIBEXECDIR)/thpctl/thpctl-churn
 	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(MANDIR)/man1/thpctl.1
 	install -D -m 0644 contrib/completion/thpctl.bash $(DESTDIR)$(BASHCOMPDIR)/thpctl
 	install -D -m 0644 contrib/completion/_thpctl $(DESTDIR)$(ZSHCOMPDIR)/_thpctl
@@ -267,7 +275,8 @@ install: build/thpctl
 # leaves $(SYSCONFDIR)/default/thpctl-exporter (configuration) in place
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(LIBEXECDIR)/thpctl 2>/dev/null
 
 version:
 	@echo $(VERSION)

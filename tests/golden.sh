@@ -46,6 +46,7 @@ declare -A FINDINGS=(
 	[cgroups-v2-x86]="shrink-underused-noop:info"
 	[numa-2node-x86]="shrink-underused-noop:info"
 	[tuned-x86]="shrink-underused-noop:info tuned-sets-thp:warn"
+	[alloc-x86]="shrink-underused-noop:info"
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
@@ -94,6 +95,7 @@ declare -A EXTRA=(
 	[readonly-container]="advise --workload mongodb"
 	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2|ps --all --by cgroup|ps --all --by cgroup --json|ps --by cgroup"
 	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline|hugetlb plan --for 8G --page 1G"
+	[alloc-x86]="why 30740|why 30740 --json|why 30742|why 30744|why 30744 --json|ps --ledger --all|ps --ledger --all --json"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES

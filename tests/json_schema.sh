@@ -65,7 +65,7 @@ RECORDED=(
 # refuse them: tests/live/control.sh and golden.sh check those refusals)
 SETTINGS=("persist --json" "persist --format cmdline --json" "set --dry-run enabled=never --json")
 # PID-taking commands on the trees that recorded those processes
-declare -A RECORDED_PIDS=([linux-6.18-x86]="30730 30734" [malformed]="30735")
+declare -A RECORDED_PIDS=([linux-6.18-x86]="30730 30734" [malformed]="30735" [alloc-x86]="30740 30742 30744")
 for d in tests/fixtures/*/; do
 	fx=$(basename "$d")
 	for cmd in "${RECORDED[@]}"; do

@@ -81,7 +81,7 @@ expect_eval "test hooks absent from the release binary ($n_rel), present in the 
 D=$TMP/dest
 make -s install DESTDIR="$D" PREFIX=/usr >"$TMP/inst" 2>&1
 rc=$?
-files="usr/bin/thpctl usr/share/man/man1/thpctl.1 usr/share/bash-completion/completions/thpctl
+files="usr/bin/thpctl usr/libexec/thpctl/thpctl-churn usr/share/man/man1/thpctl.1 usr/share/bash-completion/completions/thpctl
 usr/share/zsh/site-functions/_thpctl usr/share/thpctl/prometheus/thp-rules.yml
 usr/share/thpctl/grafana/thpctl-dashboard.json usr/lib/systemd/system/thpctl-exporter.service etc/default/thpctl-exporter"
 missing=$(for f in $files; do [ -f "$D/$f" ] || echo "$f"; done)
@@ -245,7 +245,7 @@ else
 			"[ $rc -eq 0 ] && grep -q '^Policy' '$TMP/out'" "exit $rc: $(errtail)"
 		got=$("$X/usr/bin/thpctl" --version)
 		expect_eval "the .deb's thpctl --version is VERSION ($V)" "[ \"\$got\" = 'thpctl $V' ]" "got '$got'"
-		missing=$(for f in usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
+		missing=$(for f in usr/libexec/thpctl/thpctl-churn usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
 			usr/share/zsh/vendor-completions/_thpctl lib/systemd/system/thpctl-exporter.service \
 			etc/default/thpctl-exporter usr/share/thpctl/prometheus/thp-rules.yml \
 			usr/share/thpctl/grafana/thpctl-dashboard.json usr/share/doc/thpctl/copyright; do

@@ -40,6 +40,7 @@
 #include "../util/fileio.h"
 #include "../util/num.h"
 #include "../util/version.h"
+#include "alloc.h"
 #include "args.h"
 #include "common.h"
 #include "exporter_int.h"
@@ -117,6 +118,19 @@ enum {
 	OPT_TOP_CGROUPS,
 };
 
+/* The allocator of P for thp_process_allocator_info (--process-ledger). */
+static void exporter_alloc(const struct exporter *e, struct proc_sample *p)
+{
+	static struct alloc_fact a;
+	if (alloc_collect(e->smp.sr, p->pid, &a))
+		return;
+	snprintf(p->alloc, sizeof(p->alloc), "%s", alloc_kind_name(a.kind));
+	snprintf(p->alloc_version, sizeof(p->alloc_version), "%s", a.version);
+	snprintf(p->alloc_evidence, sizeof(p->alloc_evidence), "%s",
+		 a.kind == AK_UNKNOWN ? alloc_unknown_name(a.why_unknown)
+				      : alloc_evidence_name(a.evidence));
+}
+
 int exporter_refresh(struct exporter *e, bool force)
 {
 	double now = mono_s();
@@ -135,6 +149,7 @@ int exporter_refresh(struct exporter *e, bool force)
 		p->held_kb = l.held_kb;
 		p->creep_kb = l.creep_kb;
 		p->lazyfree_kb = l.lazyfree_kb;
+		exporter_alloc(e, p);
 	}
 	e->meta.cgroups = NULL;
 	if (r == 0 && e->cg_top) {

@@ -24,6 +24,7 @@
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "alloc.h"
 #include "args.h"
 #include "common.h"
 #include "folios.h"
@@ -216,6 +217,8 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 				continue;
 			}
 		}
+		if ((o->ledger || g->json) && !o->by_cgroup)
+			row.has_alloc = alloc_collect(&g->sr, row.p.pid, &row.alloc) == 0;
 		snprintf(row.user, sizeof(row.user), "%s",
 			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {

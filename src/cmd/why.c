@@ -13,6 +13,8 @@
 #include "../render/why.h"
 #include "../kernel/thp_settings.h"
 #include "advise_int.h"
+#include "../render/alloc.h"
+#include "alloc.h"
 #include "args.h"
 #include "ledger.h"
 #include "common.h"
@@ -80,6 +82,20 @@ static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_ct
 	if (!in->cgroup_err)
 		in->limit_err = cgroup_memory_limit(sr, &pi->cg, &pi->b, &in->lim);
 	return 0;
+}
+
+/*
+ * The allocator of PID (model/alloc.h): one line after the rest of `why`, or
+ * the "allocator" key of its JSON document ROOT (null when not collected).
+ */
+static void why_allocator(const struct globals *g, pid_t pid, json_t *root)
+{
+	static struct alloc_fact a;
+	bool ok = alloc_collect(&g->sr, pid, &a) == 0;
+	if (root)
+		json_put(root, "allocator", ok ? alloc_to_json(&a) : NULL);
+	else if (ok)
+		alloc_render_why(stdout, &a, (long)pid);
 }
 
 int cmd_why(struct globals *g, int argc, char **argv)
@@ -155,10 +171,15 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		if (remedy_build(&rp, &host, &rem))
 			r.rem = &rem;
 	}
-	if (g->json)
-		ret = cmd_emit_json(why_to_json(&in, &r));
-	else
+	if (g->json) {
+		json_t *root = why_to_json(&in, &r);
+		if (root)
+			why_allocator(g, pid, root);
+		ret = cmd_emit_json(root);
+	} else {
 		why_render_text(stdout, &in, &r, g->color);
+		why_allocator(g, pid, NULL);
+	}
 out:
 	if (h)
 		host_snapshot_free(h);

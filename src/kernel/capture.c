@@ -4,7 +4,9 @@
 #include "tuned.h"
 
 #include "../util/fileio.h"
+#include "proc_alloc.h"
 #include "proc_status.h"
+#include "shrinker_record.h"
 #include "procs.h"
 
 #include <dirent.h>
@@ -155,6 +157,23 @@ static const char *const proc_files[] = {"status",  "stat", "smaps",  "smaps_rol
 					 "cmdline", "comm", "cgroup", "environ"};
 #define NPROC_FILES (sizeof(proc_files) / sizeof(proc_files[0]))
 
+/*
+ * What `why` and `ps` need of a process's executable and libraries, which a
+ * bundle does not carry: the facts the live reader found (proc_alloc.h),
+ * as capture/alloc/PID. A process that exited meanwhile gets none.
+ */
+static int rec_alloc(struct cap *c, pid_t pid)
+{
+	static struct alloc_raw raw;
+	if (proc_alloc_read(c->sr, pid, &raw))
+		return 0;
+	if (alloc_raw_format(&raw, &c->f))
+		return -ENOMEM;
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_ALLOC_FACTS_FMT, (int)pid);
+	return emit(c, rel, 0644, c->f.p, c->f.len);
+}
+
 /* One process: every file read first, then emitted only if it did not exit meanwhile. */
 static int rec_proc(struct cap *c, pid_t pid, bool stat_only)
 {
@@ -196,6 +215,8 @@ static int rec_proc(struct cap *c, pid_t pid, bool stat_only)
 	}
 	if (!err[0])
 		note_uids(c, got[0].p, got[0].len);
+	if (!r && !stat_only && !err[3]) /* a process with memory: its allocator's evidence */
+		r = rec_alloc(c, pid);
 out:
 	for (size_t i = 0; i < NPROC_FILES; i++)
 		buf_free(&got[i]);
@@ -369,7 +390,8 @@ static int rec_host(struct cap *c)
 	if (r < 0 || (r = rec_tree(c, SR_PROC "/sys/vm", 1)))
 		return r;
 	if ((r = rec(c, SR_PROC "/cmdline", capture_filter_cmdline, false)) < 0 ||
-	    (r = rec(c, SR_PROC "/mounts", capture_filter_mounts, false)) < 0)
+	    (r = rec(c, SR_PROC "/mounts", capture_filter_mounts, false)) < 0 ||
+	    (r = rec(c, SR_SHRINKER_RECORD, NULL, true)) < 0) /* lab shrinker's, when it ran */
 		return r;
 	return rec_config(c) ? -ENOMEM : rec_memcg(c);
 }

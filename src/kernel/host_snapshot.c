@@ -193,6 +193,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 		read_khugepaged(r, out);
 	if (r->what & HS_TUNED)
 		out->has_tuned = tuned_read(r->sr, &out->tuned) == 0;
+	if (r->what & HS_SETTINGS)
+		out->has_shrinker = shrinker_record_read(r->sr, &out->shrinker) == 0;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "features.h"
 #include "hugetlb.h"
 #include "kv.h"
+#include "shrinker_record.h"
 #include "sysroot.h"
 #include "thp_settings.h"
 #include "tuned.h"
@@ -51,6 +52,9 @@ struct host_snapshot {
 	double uptime_s;	 /* proc/uptime, 0 unknown */
 	bool has_tuned;		 /* tuned valid (HS_TUNED) */
 	struct tuned_state tuned;
+	/* what `thpctl lab shrinker` measured here (shrinker_record.h; with HS_SETTINGS) */
+	bool has_shrinker;
+	struct shrinker_record shrinker;
 	/* files that could not be read or parsed: the snapshot is partial */
 	int nmissing;
 	char missing[HOST_MAX_MISSING][128];

@@ -41,6 +41,8 @@ struct proc_sample {
 	uint64_t hg_kb;	       /* Size: of VMAs with VmFlags hg (MADV_HUGEPAGE) */
 	/* exporter --process-ledger (filled by the command, model/ledger.h): kB, -1 unknown */
 	int64_t invented_kb, held_kb, creep_kb, lazyfree_kb;
+	/* ... and its allocator (model/alloc.h) in words; alloc "" when not collected */
+	char alloc[16], alloc_version[32], alloc_evidence[24];
 };
 
 struct sample {

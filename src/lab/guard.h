@@ -111,6 +111,8 @@ const char *guard_journal_path(void);
 #define GUARD_UNDO_TRACEFS_INSTANCE "tracefs-instance"
 /* A lab's private directory (ARG its absolute path): its tmpfs mounts unmounted, it removed. */
 #define GUARD_UNDO_LAB_DIR "lab-dir"
+/* A lab's memory cgroup (ARG its absolute path, kernel/memcg_lab.h): its processes killed, it removed. */
+#define GUARD_UNDO_MEMCG "memcg"
 int guard_undo_add(const char *purpose, const char *kind, const char *arg);
 /* The change KIND/ARG is undone: forget it (the file goes with the last one). */
 void guard_undo_done(const char *kind, const char *arg);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../kernel/memcg_lab.h"
 #include "../kernel/tracefs.h"
 #include "fileread.h"
 #include "guard.h"
@@ -33,6 +34,7 @@ static const struct {
 } undo_kinds[] = {
 	{GUARD_UNDO_TRACEFS_INSTANCE, "tracefs instance", tracefs_remove_instance_named},
 	{GUARD_UNDO_LAB_DIR, "lab directory (tmpfs mounts, data file)", fr_dir_undo},
+	{GUARD_UNDO_MEMCG, "lab memory cgroup", memcg_lab_remove},
 };
 
 static struct {
@@ -56,6 +58,8 @@ static bool arg_ok(const char *kind, const char *arg)
 {
 	if (strcmp(kind, GUARD_UNDO_LAB_DIR) == 0)
 		return strlen(arg) < sizeof(u.arg[0]) && fr_dir_path_ok(arg);
+	if (strcmp(kind, GUARD_UNDO_MEMCG) == 0)
+		return strlen(arg) < sizeof(u.arg[0]) && memcg_lab_path_ok(arg);
 	for (const char *p = arg; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))

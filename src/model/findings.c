@@ -211,10 +211,35 @@ void rule_shrink_underused_noop(const struct host_snapshot *h, const struct host
 	if (!h->thp.shrink_underused.present || h->thp.shrink_underused.v != 1 ||
 	    !max_ptes_none_full(h, &mpn))
 		return;
+	/* what `thpctl lab shrinker` measured on this kernel, when it ran here */
+	const struct shrinker_record *rec = &h->shrinker;
+	bool same = h->has_shrinker && !strcmp(rec->kernel, h->feat.release);
+	const struct shrinker_phase *top = same ? shrinker_record_phase(rec, (long)mpn) : NULL;
+	if (top && top->ahp_after_kb < top->ahp_before_kb / 2)
+		return; /* measured: this kernel did split underused THPs at this max_ptes_none */
 	struct finding *f = add(out, FK_SHRINK_UNDERUSED_NOOP, SEV_INFO, AREA_MEMORY);
 	if (!f)
 		return;
-	f->ev.max_ptes_none = mpn;
+	struct finding_shrink *e = &f->ev.shrink;
+	e->max_ptes_none = mpn;
+	if (top) {
+		e->measured = true;
+		_Static_assert(sizeof(e->time) == sizeof(rec->time), "time sizes");
+		memcpy(e->time, rec->time, sizeof(e->time));
+		e->before_kb = top->ahp_before_kb;
+		e->after_kb = top->ahp_after_kb;
+	}
+	const struct shrinker_phase *low = NULL;
+	for (int i = 0; top && i < rec->n; i++)
+		if (rec->p[i].max_ptes_none < (long)mpn &&
+		    (!low || rec->p[i].max_ptes_none > low->max_ptes_none))
+			low = &rec->p[i];
+	if (low) {
+		e->has_low = true;
+		e->low_mpn = low->max_ptes_none;
+		e->low_before_kb = low->ahp_before_kb;
+		e->low_after_kb = low->ahp_after_kb;
+	}
 	set_fix_u64(f, "khugepaged/max_ptes_none", max_ptes_none_advice(h));
 }
 

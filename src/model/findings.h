@@ -58,8 +58,18 @@ struct finding_tuned_set {
  * Pointers point into the host snapshot the rules ran over.
  */
 union finding_facts {
-	/* always-max-ptes-none, shrink-underused-noop: khugepaged/max_ptes_none */
+	/* always-max-ptes-none: khugepaged/max_ptes_none */
 	uint64_t max_ptes_none;
+	struct finding_shrink { /* shrink-underused-noop */
+		uint64_t max_ptes_none;
+		bool measured;	    /* `thpctl lab shrinker` ran on this kernel at that value */
+		char time[32];	    /* when (UTC) */
+		uint64_t before_kb; /* the child's AnonHugePages before and after the pressure */
+		uint64_t after_kb;
+		bool has_low; /* a phase at a lower max_ptes_none, for contrast */
+		long low_mpn;
+		uint64_t low_before_kb, low_after_kb;
+	} shrink;
 	struct finding_fault { /* fault-success-low */
 		struct ratio r;
 		uint64_t size_kb; /* the mTHP size, 0 for the PMD size */

@@ -4,6 +4,7 @@
 #define THPCTL_MODEL_PROC_H
 
 #include "../kernel/proc_thp.h"
+#include "alloc.h"
 #include "ledger.h"
 
 /*
@@ -50,6 +51,8 @@ struct ps_row {
 	enum thp_reason reason;
 	bool denied;	       /* smaps not readable: only status facts are valid */
 	struct thp_ledger led; /* ps --ledger */
+	bool has_alloc;	       /* ps --ledger and --json: .alloc collected */
+	struct alloc_fact alloc;
 };
 
 struct ps_report {

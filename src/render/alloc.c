@@ -151,7 +151,7 @@ void alloc_render_why(FILE *f, const struct alloc_fact *a, long pid)
 	if ((a->notes & AN_SECURE) && !(a->notes & AN_TUNABLES_IGNORED) &&
 	    a->malloc_kind == AK_GLIBC)
 		add(&l, "; AT_SECURE program: glibc ignores GLIBC_TUNABLES for it");
-	fprintf(f, "  %-10s  ", "allocator");
+	fprintf(f, "allocator: ");
 	fputs_safe(l.s, f);
 	if (a->kind == AK_UNKNOWN && a->why_unknown == AU_MAPS_UNREADABLE)
 		fprintf(f, "  [" PATH_PROC "/%ld/maps]\n", pid);

@@ -17,7 +17,7 @@ void alloc_short(const struct alloc_fact *a, char *out, size_t n);
 /*
  * The `why` line of process PID: what manages its heap, its version and the
  * evidence, then the environment variables that configure it and the notes
- * (glibc 2.43+ on aarch64, AT_SECURE), as "  allocator   TEXT  [SOURCE]".
+ * (glibc 2.43+ on aarch64, AT_SECURE), as "allocator: TEXT  [SOURCE]".
  * Every string from the process is escaped.
  */
 void alloc_render_why(FILE *f, const struct alloc_fact *a, long pid);

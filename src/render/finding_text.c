@@ -50,9 +50,36 @@ static const char *const why_text[FK_N] = {
 
 #define TITLE(...) snprintf(t->title, sizeof(t->title), __VA_ARGS__)
 #define EVIDENCE(...) snprintf(t->evidence, sizeof(t->evidence), __VA_ARGS__)
-#define FIX(...) snprintf(t->fix, sizeof(t->fix), __VA_ARGS__)
 
 typedef unsigned long long ull;
+
+/* shrink-underused-noop: measured by `thpctl lab shrinker` on this kernel, or the kernel's source */
+static void shrink_text(struct finding_text *t, const struct finding_shrink *e)
+{
+	if (e->measured)
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: the underused shrinker split "
+		      "nothing here",
+		      (ull)e->max_ptes_none);
+	else
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: by the kernel's source the "
+		      "underused shrinker splits nothing",
+		      (ull)e->max_ptes_none);
+	if (e->measured && e->has_low)
+		EVIDENCE("shrink_underused=1 khugepaged/max_ptes_none=%llu; thpctl lab shrinker on "
+			 "this kernel (%s): at %llu AnonHugePages %llu -> %llu kB under memory "
+			 "pressure, at %ld %llu -> %llu kB",
+			 (ull)e->max_ptes_none, e->time, (ull)e->max_ptes_none, (ull)e->before_kb,
+			 (ull)e->after_kb, e->low_mpn, (ull)e->low_before_kb, (ull)e->low_after_kb);
+	else if (e->measured)
+		EVIDENCE("shrink_underused=1 khugepaged/max_ptes_none=%llu; thpctl lab shrinker on "
+			 "this kernel (%s): AnonHugePages %llu -> %llu kB under memory pressure",
+			 (ull)e->max_ptes_none, e->time, (ull)e->before_kb, (ull)e->after_kb);
+	else
+		EVIDENCE("shrink_underused=1 khugepaged/max_ptes_none=%llu; not measured on this "
+			 "host: run thpctl lab shrinker",
+			 (ull)e->max_ptes_none);
+}
+#define FIX(...) snprintf(t->fix, sizeof(t->fix), __VA_ARGS__)
 
 /* "thpctl set KEY=VALUE", then "  # NOTE" when NOTE is given. */
 static void set_fix(struct finding_text *t, const struct finding *f, const char *note)
@@ -199,10 +226,7 @@ void finding_text(const struct finding *f, struct finding_text *t)
 		deferred_split(f, t);
 		break;
 	case FK_SHRINK_UNDERUSED_NOOP:
-		TITLE("shrink_underused=1 with max_ptes_none=%llu: the underused shrinker never splits anything",
-		      (ull)f->ev.max_ptes_none);
-		EVIDENCE("shrink_underused=1 khugepaged/max_ptes_none=%llu",
-			 (ull)f->ev.max_ptes_none);
+		shrink_text(t, &f->ev.shrink);
 		set_fix(t, f, NULL);
 		break;
 	case FK_COW_COPY:

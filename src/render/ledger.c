@@ -2,6 +2,7 @@
 #include "ledger.h"
 
 #include "../util/units.h"
+#include "alloc.h"
 #include "json.h"
 #include "table.h"
 
@@ -224,9 +225,9 @@ static const char *flag_word(enum ledger_cost c)
 
 void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 {
-	static const char *const hdr[] = {"PID",      "USER", "COMM",  "RSS",	   "HUGE",
+	static const char *const hdr[] = {"PID",      "USER", "COMM",  "ALLOC",	   "RSS", "HUGE",
 					  "INVENTED", "HELD", "CREEP", "LAZYFREE", "FLAG"};
-	struct table *t = table_new(10, hdr, "rllrrrrrrl");
+	struct table *t = table_new(11, hdr, "rlLlrrrrrrl");
 	int flagged = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
@@ -235,6 +236,11 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)row->p.pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", row->p.st.name);
+		if (row->has_alloc)
+			alloc_short(&row->alloc, v, sizeof(v));
+		else
+			snprintf(v, sizeof(v), "-");
+		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->p.st.vmrss_kb >= 0 ? row->p.st.vmrss_kb : -1, false);
 		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->denied ? -1 : l->huge_kb, false);
@@ -259,7 +265,9 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"(root: pagemap + kpageflags).\n"
 		"CREEP: upper bound khugepaged may still add at max_ptes_none. LAZYFREE: freed with "
 		"MADV_FREE, still in RSS until\nreclaimed under memory pressure (smaps). -: "
-		"unknown.\n",
+		"unknown.\n"
+		"ALLOC: heap allocator or runtime, from maps and the executable read as ELF "
+		"(thpctl why PID names the evidence).\n",
 		r->ledger_k);
 	if (flagged)
 		fprintf(f,

@@ -402,6 +402,32 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 	}
 }
 
+/* thp_process_allocator_info: 1 per exported process whose allocator was looked for. */
+static void render_alloc(struct pbuf *b, const struct sample *s)
+{
+	bool any = false;
+	char pid[16];
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		if (!p->alloc[0])
+			continue;
+		if (!any)
+			prom_family(
+				b, "thp_process_allocator_info", "gauge",
+				"heap allocator or runtime of the same processes (allocator: "
+				"glibc, jemalloc, tcmalloc, mimalloc, go, jvm or unknown; version "
+				"as its files say, else empty; evidence: how it was found, or why "
+				"unknown: " PATH_PROC "/PID/maps, the executable read as ELF)");
+		any = true;
+		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+		const char *lab[] = {"pid",	  p->comm,	     "comm",	p->comm,
+				     "allocator", p->alloc,	     "version", p->alloc_version,
+				     "evidence",  p->alloc_evidence, NULL};
+		lab[1] = pid;
+		prom_line_u64(b, "thp_process_allocator_info", lab, 1);
+	}
+}
+
 static void render_procs(struct pbuf *b, const struct sample *s, const struct prom_meta *m)
 {
 	proc_family(b, s, "thp_process_anon_huge_pages_bytes",
@@ -434,6 +460,7 @@ static void render_procs(struct pbuf *b, const struct sample *s, const struct pr
 			"smaps LazyFree: pages freed with MADV_FREE, still in RSS and charged to "
 			"the memory cgroup until reclaimed under memory pressure, same processes",
 			7);
+		render_alloc(b, s);
 	}
 	prom_gauge_u64(b, "thpctl_processes_seen", "processes looked at in this scrape (statm)",
 		       s->procs_seen);

@@ -5,6 +5,7 @@
 
 #include "../model/proc.h"
 #include "json.h"
+#include "alloc.h"
 #include "ledger.h"
 #include "table.h"
 #include "../util/names.h"
@@ -233,6 +234,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "reason", ok ? json_str(thp_reason_text(row->reason)) : NULL);
 		if (r->ledger)
 			json_put(o, "ledger", ledger_to_json(&row->led));
+		json_put(o, "allocator", row->has_alloc ? alloc_to_json(&row->alloc) : NULL);
 		json_array_append_new(arr, o);
 		if (p->st.vmrss_kb > 0)
 			rss += (uint64_t)p->st.vmrss_kb;

@@ -49,10 +49,15 @@ command -v curl >/dev/null || {
 }
 
 # A helper with 64 MiB of MADV_HUGEPAGE memory: a process the exporter must list.
+# Started with LD_PRELOAD of Debian's libjemalloc2 when installed: thp_process_allocator_info.
 HP=
+JE=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n1)
+JE_VER=$(dpkg-query -W -f='${Version}' libjemalloc2 2>/dev/null | sed 's/^[0-9]*://; s/-[^-]*$//')
+[ -n "$JE" ] && HELPER_PREFIX=(env "LD_PRELOAD=$JE")
 if [ -r "$THP/enabled" ] && ! grep -q '\[never\]' "$THP/enabled"; then
 	start_helper HP "$H" hugepage 64 || HP=
 fi
+HELPER_PREFIX=()
 # (printf: mawk prints integers above 2^31 as %.6g)
 hp_ahp_bytes() { awk '/^AnonHugePages:/ {printf "%.0f\n", $2 * 1024}' "/proc/$HP/smaps_rollup"; }
 hp_rss_bytes() { awk '/^VmRSS:/ {printf "%.0f\n", $2 * 1024}' "/proc/$HP/status"; }
@@ -267,6 +272,23 @@ if [ -n "$HP" ] && [ "$ROOT" -eq 1 ]; then
 	got=$(metric "$TMP/flags.prom" "thp_process_hugepage_advised_bytes{pid=\"$HP\",comm=\"thp_helper\"}")
 	expect_cmd "--process-flags: the helper's MADV_HUGEPAGE bytes >= 64 MiB" "got '${got:-absent}'" \
 		test "${got:-0}" -ge $((64 << 20))
+	"$T" exporter --once --process-ledger >"$TMP/ledger.prom" 2>"$TMP/ledger.err"
+	got=$(grep "^thp_process_allocator_info{pid=\"$HP\"," "$TMP/ledger.prom")
+	if [ -n "$JE" ] && [ -n "$JE_VER" ]; then
+		want="allocator=\"jemalloc\",version=\"$JE_VER\",evidence=\"mapped-library\"} 1"
+		expect_cmd "--process-ledger: the helper preloaded with $JE is jemalloc $JE_VER (libjemalloc2)" \
+			"got '${got:-absent}'" test "${got#*comm=\"thp_helper\",}" = "$want"
+	else
+		expect_cmd "--process-ledger: the helper's allocator is glibc" "got '${got:-absent}'" \
+			grep -q 'allocator="glibc",version="[0-9]' <<<"$got"
+	fi
+	expect_cmd "no thp_process_allocator_info without --process-ledger" "present" \
+		bash -c "! grep -q '^thp_process_allocator_info' '$TMP/once.prom'"
+	if [ "$HAVE_PROMTOOL" -eq 1 ]; then
+		out=$(promtool check metrics <"$TMP/ledger.prom" 2>&1)
+		expect_cmd "promtool check metrics on the --process-ledger output reports nothing" \
+			"$(head -c 400 <<<"$out")" test -z "$out"
+	fi
 	"$T" exporter --once --top-processes 1 >"$TMP/top1.prom" 2>"$TMP/top1.err"
 	n=$(grep -c '^thp_process_anon_huge_pages_bytes{' "$TMP/top1.prom")
 	expect_cmd "--top-processes 1 exports one process" "got $n" test "$n" -eq 1

@@ -60,16 +60,14 @@ static void test_alloc_why_line_names_the_evidence(void **state)
 	a.env[0].applies = true;
 	char *t = why_text(&a, 42);
 	assert_string_equal(
-		t,
-		"  allocator   jemalloc 5.3.0 (/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mapped, "
-		"/proc/42/maps; version from its version string, read as data); "
-		"MALLOC_CONF=thp:never?[2J in its environment  [/proc/42/maps]\n");
+		t, "allocator: jemalloc 5.3.0 (/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mapped, "
+		   "/proc/42/maps; version from its version string, read as data); "
+		   "MALLOC_CONF=thp:never?[2J in its environment  [/proc/42/maps]\n");
 	fact(&a, AK_UNKNOWN, "");
 	a.why_unknown = AU_STRIPPED;
-	assert_string_equal(
-		why_text(&a, 7),
-		"  allocator   unknown: a stripped static executable: no symbols, no Go "
-		"build info  [/proc/7/exe]\n");
+	assert_string_equal(why_text(&a, 7),
+			    "allocator: unknown: a stripped static executable: no symbols, no Go "
+			    "build info  [/proc/7/exe]\n");
 	fact(&a, AK_GO, "go1.22.4");
 	a.evidence = AE_GO_BUILDINFO;
 	a.vsrc = AV_BUILDINFO;

@@ -44,8 +44,28 @@ static void test_max_ptes_none_words(void **state)
 	assert_string_equal(w.fix, "thpctl set khugepaged/max_ptes_none=64");
 	t->h.thp.shrink_underused.v = 1;
 	words(t, rule_shrink_underused_noop, &w);
-	assert_string_equal(w.evidence, "shrink_underused=1 khugepaged/max_ptes_none=511");
+	/* not measured here: the kernel's source is named as such, never as what happened */
+	assert_string_equal(w.evidence, "shrink_underused=1 khugepaged/max_ptes_none=511; not "
+					"measured on this host: run thpctl lab shrinker");
+	assert_non_null(strstr(w.title, "by the kernel's source"));
 	assert_string_equal(w.fix, "thpctl set khugepaged/max_ptes_none=64");
+	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
+	t->h.has_shrinker = true;
+	struct shrinker_record *rec = &t->h.shrinker;
+	snprintf(rec->kernel, sizeof(rec->kernel), "%s", t->h.feat.release);
+	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
+	rec->n = 2;
+	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
+	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	words(t, rule_shrink_underused_noop, &w);
+	assert_string_equal(w.title, "shrink_underused=1 with max_ptes_none=511: the underused "
+				     "shrinker split nothing here");
+	assert_string_equal(
+		w.evidence,
+		"shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
+		"this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
+		"kB under memory pressure, at 64 65536 -> 0 kB");
+	t->h.has_shrinker = false;
 }
 
 static void test_fault_success_words(void **state)

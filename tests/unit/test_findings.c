@@ -234,9 +234,37 @@ static void test_shrink_underused_noop(void **state)
 	t->h.thp.shrink_underused.v = 1;
 	const struct finding *f =
 		fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
-	assert_int_equal(f->ev.max_ptes_none, 511);
+	assert_int_equal(f->ev.shrink.max_ptes_none, 511);
+	assert_false(f->ev.shrink.measured); /* render words it as the kernel's source */
 	assert_string_equal(f->set_key, "khugepaged/max_ptes_none");
 	assert_string_equal(f->set_value, "64");
+	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
+	t->h.has_shrinker = true;
+	struct shrinker_record *rec = &t->h.shrinker;
+	snprintf(rec->kernel, sizeof(rec->kernel), "%s", t->h.feat.release);
+	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
+	rec->n = 2;
+	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
+	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
+	assert_true(f->ev.shrink.measured);
+	assert_string_equal(f->ev.shrink.time, "2026-12-02T04:40:00Z");
+	assert_int_equal(f->ev.shrink.before_kb, 65536);
+	assert_int_equal(f->ev.shrink.after_kb, 65536);
+	assert_true(f->ev.shrink.has_low);
+	assert_int_equal(f->ev.shrink.low_mpn, 64);
+	assert_int_equal(f->ev.shrink.low_after_kb, 0);
+	/* ... on another kernel: not this one's measurement */
+	char keep[sizeof(rec->kernel)];
+	memcpy(keep, rec->kernel, sizeof(keep));
+	snprintf(rec->kernel, sizeof(rec->kernel), "6.12.1-other");
+	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
+	assert_false(f->ev.shrink.measured);
+	/* measured, and this kernel did split at 511: no "noop" finding */
+	memcpy(rec->kernel, keep, sizeof(keep));
+	rec->p[0].ahp_after_kb = 0;
+	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
+	t->h.has_shrinker = false;
 	/* with max_ptes_none lowered the shrinker works */
 	t->h.thp.khp[KHP_MAX_PTES_NONE].v = 255;
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);

@@ -169,8 +169,10 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? " " : "", x->name);
-	assert_string_equal(names, "touch sparse chase fork faults split collapse mthp khugepaged "
-				   "fallback fragment redis fileread postgres matmul iouring");
+	assert_string_equal(
+		names,
+		"touch sparse chase fork faults split collapse mthp khugepaged "
+		"fallback fragment redis fileread postgres matmul iouring allocators shrinker");
 }
 
 static void test_quick_mode_defaults_live_in_the_entries(void **state)

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "shrinker_record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/fileio.h"
+#include "parse.h"
+
+#define MAGIC "thpctl-lab-shrinker 1"
+
+/* A token of visible ASCII (no space), shorter than N: copied. */
+static bool word(const char *s, size_t l, char *out, size_t n)
+{
+	if (!l || l >= n)
+		return false;
+	for (size_t i = 0; i < l; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return false;
+	memcpy(out, s, l);
+	out[l] = '\0';
+	return true;
+}
+
+static bool phase(const char *s, size_t l, struct shrinker_record *r)
+{
+	char line[160];
+	if (l >= sizeof(line) || r->n == SHRINKER_MAX_PHASES)
+		return false;
+	memcpy(line, s, l);
+	line[l] = '\0';
+	long mpn;
+	unsigned long long thps, split, before, after;
+	int used = 0;
+	if (sscanf(line, "%ld %llu %llu %llu %llu%n", &mpn, &thps, &split, &before, &after,
+		   &used) != 5 ||
+	    line[used] || mpn < 0 || mpn > 65535 || before > (1ull << 50) || after > (1ull << 50))
+		return false;
+	for (int i = 0; i < r->n; i++)
+		if (r->p[i].max_ptes_none == mpn)
+			return false;
+	r->p[r->n++] = (struct shrinker_phase){mpn, thps, split, before, after};
+	return true;
+}
+
+int shrinker_record_parse(const char *text, size_t len, struct shrinker_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *pos = text, *end = text + len, *s, *e;
+	bool first = true, kernel = false, time = false;
+	while (next_line(&pos, end, &s, &e)) {
+		size_t l = (size_t)(e - s);
+		if (first) {
+			if (l != strlen(MAGIC) || memcmp(s, MAGIC, l))
+				return -EINVAL;
+			first = false;
+		} else if (l > 7 && !memcmp(s, "kernel ", 7)) {
+			if (kernel || !word(s + 7, l - 7, r->kernel, sizeof(r->kernel)))
+				return -EINVAL;
+			kernel = true;
+		} else if (l > 5 && !memcmp(s, "time ", 5)) {
+			if (time || !word(s + 5, l - 5, r->time, sizeof(r->time)))
+				return -EINVAL;
+			time = true;
+		} else if (l > 6 && !memcmp(s, "phase ", 6)) {
+			if (!phase(s + 6, l - 6, r))
+				return -EINVAL;
+		} else if (l) {
+			return -EINVAL;
+		}
+	}
+	return kernel && time && r->n ? 0 : -EINVAL;
+}
+
+int shrinker_record_format(const struct shrinker_record *r, struct buf *b)
+{
+	char text[1024];
+	int k = snprintf(text, sizeof(text), MAGIC "\nkernel %s\ntime %s\n", r->kernel, r->time);
+	for (int i = 0; i < r->n && k > 0 && (size_t)k < sizeof(text); i++)
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "phase %ld %llu %llu %llu %llu\n",
+			      r->p[i].max_ptes_none, (unsigned long long)r->p[i].thps,
+			      (unsigned long long)r->p[i].split_host,
+			      (unsigned long long)r->p[i].ahp_before_kb,
+			      (unsigned long long)r->p[i].ahp_after_kb);
+	if (k < 0 || (size_t)k >= sizeof(text) || buf_reserve(b, (size_t)k + 1))
+		return -ENOMEM;
+	memcpy(b->p, text, (size_t)k + 1);
+	b->len = (size_t)k;
+	return 0;
+}
+
+int shrinker_record_read(const struct sysroot *sr, struct shrinker_record *r)
+{
+	int fd = sysroot_open_file(sr, SR_SHRINKER_RECORD);
+	if (fd < 0)
+		return fd;
+	struct buf b = {0};
+	int e = buf_read_fd(&b, fd, 4096, 0);
+	close(fd);
+	if (!e)
+		e = shrinker_record_parse(b.p, b.len, r);
+	buf_free(&b);
+	return e == -EFBIG ? -EINVAL : e;
+}
+
+const struct shrinker_phase *shrinker_record_phase(const struct shrinker_record *r,
+						   long max_ptes_none)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->p[i].max_ptes_none == max_ptes_none)
+			return &r->p[i];
+	return NULL;
+}

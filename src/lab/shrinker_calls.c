@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#include "shrinker_calls.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum claim_call sh_split_call(const struct sh_phase *p)
+{
+	if (!p->ok || p->thps < 1 || p->ahp0 <= 0)
+		return CLAIM_INCONCLUSIVE;
+	bool gone = p->ahp1 <= p->ahp0 * 0.10, kept = p->ahp1 >= p->ahp0 * 0.90;
+	if (gone && p->split >= p->thps * 0.9)
+		return CLAIM_CONFIRMED;
+	if (kept && p->split == 0)
+		return CLAIM_CONTRADICTED;
+	return CLAIM_INCONCLUSIVE;
+}
+
+static const char *did(enum claim_call c)
+{
+	return c == CLAIM_CONFIRMED ? "split" : c == CLAIM_CONTRADICTED ? "kept" : "unclear";
+}
+
+void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n)
+{
+	long top = -1;
+	for (int i = 0; i < n; i++)
+		if (p[i].mpn > top)
+			top = p[i].mpn;
+	char here_lo[160] = "", here_top[160] = "", all[240] = "";
+	size_t kl = 0, ka = 0;
+	int below = 0, split = 0, kept = 0;
+	enum claim_call at_top = CLAIM_INCONCLUSIVE;
+	bool made = n > 0;
+	for (int i = 0; i < n; i++) {
+		enum claim_call c = sh_split_call(&p[i]);
+		made &= p[i].ok && p[i].thps >= 1;
+		char one[96];
+		snprintf(one, sizeof(one),
+			 "at %ld: AnonHugePages %.0f -> %.0f kB, counter +%.0f (%s)", p[i].mpn,
+			 p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c));
+		ka += (size_t)snprintf(all + ka, ka < sizeof(all) ? sizeof(all) - ka : 0, "%s%s",
+				       ka ? "; " : "", one);
+		if (p[i].mpn == top) {
+			at_top = c;
+			snprintf(here_top, sizeof(here_top), "%s", one);
+			continue;
+		}
+		below++;
+		split += c == CLAIM_CONFIRMED;
+		kept += c == CLAIM_CONTRADICTED;
+		kl += (size_t)snprintf(here_lo + kl,
+				       kl < sizeof(here_lo) ? sizeof(here_lo) - kl : 0, "%s%s",
+				       kl ? "; " : "", one);
+	}
+	enum claim_call c1 = below && split == below  ? CLAIM_CONFIRMED
+			     : below && kept == below ? CLAIM_CONTRADICTED
+						      : CLAIM_INCONCLUSIVE;
+	lab_claim(r,
+		  "shrink_underused splits THPs with more than max_ptes_none zero pages under "
+		  "memory pressure",
+		  "kernel docs, transparent_hugepage shrink_underused (6.12)", here_lo, c1, "%s",
+		  c1 == CLAIM_CONFIRMED ? "every phase below the top: AnonHugePages gone and the "
+					  "counter up by its THPs"
+		  : c1 == CLAIM_CONTRADICTED
+			  ? "every phase below the top: AnonHugePages kept, the "
+			    "counter unmoved, under pressure"
+			  : "a phase's two measures disagree, or it was not read");
+	enum claim_call c2 = at_top == CLAIM_CONFIRMED	    ? CLAIM_CONTRADICTED
+			     : at_top == CLAIM_CONTRADICTED ? CLAIM_CONFIRMED
+							    : CLAIM_INCONCLUSIVE;
+	lab_claim(r, "at max_ptes_none=511 the underused shrinker splits nothing",
+		  "mm/huge_memory.c thp_underused() (Oct 2025 sources)", here_top, c2, "%s",
+		  c2 == CLAIM_CONFIRMED
+			  ? "AnonHugePages kept and the counter unmoved under pressure"
+		  : c2 == CLAIM_CONTRADICTED ? "AnonHugePages gone and the counter up by its THPs"
+					     : "the two measures disagree, or it was not read");
+	lab_verdict(r, made, "%s%s", made ? "" : "UNEXPECTED: no THPs made in a phase: ", all);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The calls of `lab shrinker` (pure): whether one phase split its child's
+ * THPs, from two measures that must agree, the child's own AnonHugePages
+ * (smaps) and the host-wide thp_underused_split_page; then the two claims
+ * and the verdict.
+ */
+#ifndef THPCTL_LAB_SHRINKER_CALLS_H
+#define THPCTL_LAB_SHRINKER_CALLS_H
+
+#include <stdbool.h>
+
+#include "lab.h"
+
+struct sh_phase {
+	long mpn;
+	bool ok;	   /* both measures read */
+	double thps;	   /* the child's PMD THPs before the pressure */
+	double ahp0, ahp1; /* its AnonHugePages before and after, kB */
+	double split;	   /* thp_underused_split_page delta (host-wide) */
+};
+
+/*
+ * Did phase P split its THPs? Confirmed: AnonHugePages fell to 10% or less
+ * and the counter rose by at least 90% of the THPs; contradicted: it stayed
+ * at 90% or more and the counter did not move; otherwise (the measures
+ * disagree, nothing read, no THP made) inconclusive.
+ */
+enum claim_call sh_split_call(const struct sh_phase *p);
+
+/*
+ * The claims on the N phases P (one at the top max_ptes_none, the others
+ * below it) and the verdict into R: THPs made in every phase, and what each
+ * phase did.
+ */
+void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/lab/allocators_calls.c and churn.c's parser (the decisions of lab allocators). */
+#include "unit.h"
+
+#include "lab/allocators_calls.h"
+#include "lab/churn.h"
+
+static void test_rounds_must_agree_and_be_two(void **state)
+{
+	(void)state;
+	char why[200] = "";
+	enum claim_call c[3] = {CLAIM_CONFIRMED, CLAIM_CONFIRMED, CLAIM_CONFIRMED};
+	assert_int_equal(al_rounds_agree(c, 2, why, sizeof(why)), CLAIM_CONFIRMED);
+	assert_string_equal(why, "");
+	assert_int_equal(al_rounds_agree(c, 1, why, sizeof(why)), CLAIM_INCONCLUSIVE);
+	assert_contains(why, "one round");
+	c[1] = CLAIM_CONTRADICTED;
+	assert_int_equal(al_rounds_agree(c, 3, why, sizeof(why)), CLAIM_INCONCLUSIVE);
+	assert_string_equal(why,
+			    "the 3 rounds disagree: 2 confirmed, 1 contradicted, 0 inconclusive");
+	c[0] = c[2] = CLAIM_CONTRADICTED;
+	assert_int_equal(al_rounds_agree(c, 3, why, sizeof(why)), CLAIM_CONTRADICTED);
+}
+
+static void test_creep_round(void **state)
+{
+	(void)state;
+	assert_int_equal(al_creep_round(2.2, 1.0, true), CLAIM_CONFIRMED);
+	assert_int_equal(al_creep_round(1.2, 1.05, true), CLAIM_CONFIRMED); /* the edges */
+	assert_int_equal(al_creep_round(2.2, 1.06, true), CLAIM_INCONCLUSIVE);
+	assert_int_equal(al_creep_round(2.2, 1.2, true), CLAIM_CONTRADICTED); /* 0 did not fix it */
+	/* no creep at 511: nothing to prevent, nothing decided */
+	assert_int_equal(al_creep_round(1.0, 1.0, true), CLAIM_INCONCLUSIVE);
+	/* khugepaged did not go over everything twice: nothing concluded */
+	assert_int_equal(al_creep_round(2.2, 1.0, false), CLAIM_INCONCLUSIVE);
+	assert_int_equal(al_creep_round(-1, 1.0, true), CLAIM_INCONCLUSIVE);
+}
+
+static void test_bloat_round(void **state)
+{
+	(void)state;
+	assert_int_equal(al_bloat_round(4.0, -1, 2.0, true), CLAIM_CONFIRMED);
+	assert_int_equal(al_bloat_round(1.9, -1, 2.0, true), CLAIM_INCONCLUSIVE);
+	assert_int_equal(al_bloat_round(1.05, -1, 2.0, true), CLAIM_CONTRADICTED);
+	assert_int_equal(al_bloat_round(4.0, -1, 2.0, false), CLAIM_INCONCLUSIVE); /* not proven */
+	assert_int_equal(al_bloat_round(1.69, 1.01, 1.3, true), CLAIM_CONFIRMED);
+	assert_int_equal(al_bloat_round(1.69, 1.2, 1.3, true), CLAIM_INCONCLUSIVE); /* knob short */
+	assert_int_equal(al_bloat_round(-1, 1.0, 1.3, true), CLAIM_INCONCLUSIVE);
+}
+
+static void test_range_text(void **state)
+{
+	(void)state;
+	char s[64];
+	double v[3] = {2.2, 2.4, -1};
+	al_fmt_range(s, sizeof(s), v, 3, "x");
+	assert_string_equal(s, "2.30x (rounds 2.20..2.40)");
+	al_fmt_range(s, sizeof(s), v, 1, "x");
+	assert_string_equal(s, "2.20x (1 round)");
+	al_fmt_range(s, sizeof(s), v + 2, 1, "x");
+	assert_string_equal(s, "-");
+}
+
+static void test_churn_ready_line(void **state)
+{
+	(void)state;
+	struct churn c = {0};
+	assert_int_equal(churn_parse_ready("ready 2185996 8015 21730750 malloc_trim(0)\n", &c), 0);
+	assert_true(c.live_bytes == 2185996 && c.live_objects == 8015 && c.alloc_bytes == 21730750);
+	assert_string_equal(c.release, "malloc_trim(0)");
+	assert_int_equal(churn_parse_ready("ready 5 1 4 x\n", &c), -EINVAL); /* live > allocated */
+	assert_int_equal(churn_parse_ready("ready 1 1 4\n", &c), -EINVAL);
+	assert_int_equal(churn_parse_ready("ready 1 1 4 a b\n", &c), -EINVAL);
+	assert_int_equal(churn_parse_ready("start\n", &c), -EINVAL);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_rounds_must_agree_and_be_two), cmocka_unit_test(test_creep_round),
+	  cmocka_unit_test(test_bloat_round), cmocka_unit_test(test_range_text),
+	  cmocka_unit_test(test_churn_ready_line))

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/lab/shrinker_calls.c (what lab shrinker concludes from its two measures). */
+#include "unit.h"
+
+#include "lab/shrinker_calls.h"
+
+static void test_split_call_needs_both_measures(void **state)
+{
+	(void)state;
+	struct sh_phase p = {64, true, 32, 65536, 0, 32};
+	assert_int_equal(sh_split_call(&p), CLAIM_CONFIRMED);
+	p.split = 10; /* the counter disagrees with the process */
+	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+	p = (struct sh_phase){511, true, 32, 65536, 65536, 0};
+	assert_int_equal(sh_split_call(&p), CLAIM_CONTRADICTED);
+	p.split = 3; /* kept, but the counter moved */
+	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+	p = (struct sh_phase){64, true, 0, 0, 0, 0}; /* no THP made */
+	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+	p = (struct sh_phase){64, false, 32, 65536, 0, 32};
+	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+}
+
+static void test_claims_as_documented(void **state)
+{
+	(void)state;
+	static struct lab_result r;
+	memset(&r, 0, sizeof(r));
+	struct sh_phase p[3] = {{511, true, 32, 65536, 65536, 0},
+				{64, true, 32, 65536, 0, 32},
+				{0, true, 32, 65536, 0, 33}};
+	sh_claims_and_verdict(&r, p, 3);
+	assert_int_equal(r.nclaims, 2);
+	assert_int_equal(r.claims[0].call, CLAIM_CONFIRMED);
+	assert_int_equal(r.claims[1].call, CLAIM_CONFIRMED);
+	assert_true(r.expected);
+	assert_contains(r.verdict, "at 511: AnonHugePages 65536 -> 65536 kB, counter +0 (kept)");
+	/* a kernel that splits at 511 too contradicts the source's claim */
+	memset(&r, 0, sizeof(r));
+	p[0].ahp1 = 0;
+	p[0].split = 32;
+	sh_claims_and_verdict(&r, p, 3);
+	assert_int_equal(r.claims[1].call, CLAIM_CONTRADICTED);
+	/* one that splits nothing anywhere contradicts the docs */
+	memset(&r, 0, sizeof(r));
+	p[0] = (struct sh_phase){511, true, 32, 65536, 65536, 0};
+	p[1].ahp1 = p[2].ahp1 = 65536;
+	p[1].split = p[2].split = 0;
+	sh_claims_and_verdict(&r, p, 3);
+	assert_int_equal(r.claims[0].call, CLAIM_CONTRADICTED);
+	/* a phase without THPs: not the expected shape */
+	memset(&r, 0, sizeof(r));
+	p[2].thps = 0;
+	sh_claims_and_verdict(&r, p, 3);
+	assert_false(r.expected);
+	assert_int_equal(r.claims[0].call, CLAIM_INCONCLUSIVE);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_split_call_needs_both_measures),
+	  cmocka_unit_test(test_claims_as_documented))
