@@ -1,7 +1,7 @@
 # thpctl — see, measure and control Transparent Huge Pages.
 #   make          build/thpctl (-O2)
-#   make run      install missing deps, build, run `thpctl status` on this host
-#   make check    install missing deps, build with ASan+UBSan, run all tests
+#   make run      install missing build deps, build, run `thpctl status` on this host
+#   make check    install missing build and test deps, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
 #   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
 #   make fmt | lint | bench | clean | install | uninstall | deb | version
@@ -186,7 +186,9 @@ run: deps
 static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
-check: deps
+# the test tools (scripts/install-deps --test); `make run` installs the build deps only
+check:
+	@scripts/install-deps --test
 	@scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"
 	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
 	@$(MAKE) --no-print-directory test DEVELOPER=1

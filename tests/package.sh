@@ -226,6 +226,46 @@ expect_eval "snapshot diff, one difference: exit 1 (like diff(1)), naming it" \
 t "${FX[@]}" snapshot diff "$TMP/snap.json" --json
 expect_eval "snapshot diff --json, one difference: exit 1" "[ $RC -eq 1 ]" "exit $RC"
 
+# ---- scripts/install-deps: what each target installs ---------------------------------------
+build_pkgs=$(scripts/install-deps --list | sort | tr '\n' ' ')
+test_pkgs=$(scripts/install-deps --test --list | sort | tr '\n' ' ')
+bench_pkgs=$(scripts/install-deps --bench --list | sort | tr '\n' ' ')
+nonbuild=""
+for p in prometheus wrk hyperfine clang clang-format cppcheck libcmocka-dev chromium redis-server \
+	postgresql python3-numpy fio curl lintian mmdebstrap; do
+	[[ " $build_pkgs" == *" $p "* ]] && nonbuild="$nonbuild $p"
+done
+expect_eval "install-deps (make run): the build deps only, no test or bench tool" "[[ ' $build_pkgs' == *' libjansson-dev '* ]] && [ -z '$nonbuild' ]" \
+	"also installs:$nonbuild"
+expect_eval "install-deps --test (make check): prometheus, wrk, cmocka, clang, openssl; no hyperfine" \
+	"[[ ' $test_pkgs' == *' prometheus '* && ' $test_pkgs' == *' wrk '* && ' $test_pkgs' == *' libcmocka-dev '* &&
+	   ' $test_pkgs' == *' clang '* && ' $test_pkgs' == *' openssl '* && ' $test_pkgs' != *' hyperfine '* ]]" "$test_pkgs"
+expect_eval "install-deps --bench (make bench): hyperfine, wrk" \
+	"[[ ' $bench_pkgs' == *' hyperfine '* && ' $bench_pkgs' == *' wrk '* ]]" "$bench_pkgs"
+# debian/control's Build-Depends and install-deps' build list name the same packages
+bd=$(sed -n '/^Build-Depends:/,/^[A-Z][a-z-]*: /p' debian/control | sed -E '1s/^Build-Depends://; 2,$ {/^[A-Z]/d}; s/\([^)]*\)//g; s/,/ /g' |
+	tr ' ' '\n' | grep -v -e '^$' -e '^debhelper-compat' | sort | tr '\n' ' ')
+missing=$(for p in $bd; do [[ " $build_pkgs" == *" $p "* ]] || echo "$p"; done | tr '\n' ' ')
+expect_eval "every Build-Depends of debian/control ($bd) is in install-deps' build list" \
+	"[ -n '$bd' ] && [ -z '$missing' ]" "missing: $missing"
+make -n run >"$TMP/run.n" 2>&1
+make -n check >"$TMP/check.n" 2>&1
+expect_eval "make run installs the build deps only (install-deps without an option), make check --test" \
+	"grep -qx 'scripts/install-deps' '$TMP/run.n' && grep -qx 'scripts/install-deps --test' '$TMP/check.n'"
+# a host with the build deps only (dpkg-query answers for them alone): make run installs
+# nothing, make check lists the test tools
+mkdir -p "$TMP/shim"
+printf '#!/bin/sh\nfor p in %s; do [ "$p" = "$3" ] && { printf "install ok installed"; exit 0; }; done\nexit 1\n' \
+	"$build_pkgs" >"$TMP/shim/dpkg-query"
+chmod +x "$TMP/shim/dpkg-query"
+dry_run=$(PATH="$TMP/shim:$PATH" scripts/install-deps --dry-run)
+dry_test=$(PATH="$TMP/shim:$PATH" scripts/install-deps --test --dry-run | tr '\n' ' ')
+expect_eval "only the build deps installed: make run's install-deps --dry-run lists nothing" "[ -z '$dry_run' ]" "lists: $dry_run"
+expect_eval "only the build deps installed: --test --dry-run lists the test tools ($dry_test)" \
+	"[[ ' $dry_test' == *' prometheus '* && ' $dry_test' != *' libjansson-dev '* ]]" "$dry_test"
+scripts/install-deps --bogus >/dev/null 2>&1
+expect_eval "install-deps --bogus: exit 2" "[ $? -eq 2 ]"
+
 # ---- the .deb ------------------------------------------------------------------------
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
 	skip "make deb" "dpkg-buildpackage, dh or lintian missing (scripts/install-deps --deb)"
