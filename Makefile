@@ -22,6 +22,14 @@ JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# The libraries thpctl dlopen()s are named in one table, src/dlopen.libs (the .deb's
+# Depends and Recommends come from it too). $(call dlopen_row,VAR,N): field N of row VAR;
+# $(call dlopen_soname,VAR): the SONAME of the library built against, else the table's.
+DLOPEN_TABLE := src/dlopen.libs
+dlopen_row = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(DLOPEN_TABLE))
+dlopen_soname = $(or $(shell readelf -d "$$($(CC) -print-file-name=$(call dlopen_row,$(1),2).so)" \
+	2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),$(call dlopen_row,$(1),3))
+
 # The HTTP listener of `thpctl exporter` (libmicrohttpd). HTTP=0 builds without it
 # (then only --textfile and --once). The dynamic build does not link it: the
 # exporter dlopen()s it (MHD_SONAME, read from the library built against) when it
@@ -31,8 +39,7 @@ CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmoc
 # `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
 ifeq ($(HTTP),1)
-MHD_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
-	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libmicrohttpd.so.12)
+MHD_SONAME ?= $(call dlopen_soname,MHD)
 MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
 	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
 # dlopen: in libc since glibc 2.34, in libdl before
@@ -55,8 +62,7 @@ endif
 # ~3 MB of peak RSS; src/util/archive_load.h). The static build links it only when libarchive
 # and all its dependencies link statically (Debian 12 ships no static libacl, libzstd,
 # liblz4): else capture and --sysroot FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE).
-ARCHIVE_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libarchive.so)" 2>/dev/null | \
-	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libarchive.so.13)
+ARCHIVE_SONAME ?= $(call dlopen_soname,ARCHIVE)
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null) \
 	-DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"'
 ARCHIVE_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
@@ -102,7 +108,7 @@ FUZZ_OBJ := $(LIBSRC:%.c=build/fuzz/%.o)
 FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 
 .PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
-	uninstall version deb
+	uninstall version deb print-dlopen package-test
 
 all: build/thpctl
 
@@ -269,6 +275,18 @@ uninstall:
 
 version:
 	@echo $(VERSION)
+
+# make package-test: the .deb installed from the archive into a clean Debian 12 root, run (status,
+# the exporter by its unit's ExecStart), removed and purged (tests/package_root.sh; the root is
+# cached in build/pkgroot/). Needs root and, the first time, the Debian archive.
+package-test:
+	@scripts/install-deps --package-test
+	@tests/package_root.sh
+
+# this build's dlopen()ed libraries, one a line: VAR SONAME FIELD (scripts/dlopen-deps)
+DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD) ARCHIVE
+print-dlopen:
+	@$(foreach v,$(DLOPEN_BUILT),echo '$(v) $($(v)_SONAME) $(call dlopen_row,$(v),4)';)
 
 # make deb: the .deb from a copy of this tree (tracked and untracked files, as
 # they are) in build/deb/thpctl-VERSION, so dpkg-buildpackage's output lands in

@@ -266,6 +266,27 @@ expect_eval "only the build deps installed: --test --dry-run lists the test tool
 scripts/install-deps --bogus >/dev/null 2>&1
 expect_eval "install-deps --bogus: exit 2" "[ $? -eq 2 ]"
 
+# ---- the dlopen()ed libraries: one table, src/dlopen.libs ---------------------------------
+# the sonames this build dlopen()s (make print-dlopen, from the table) are in the binary, and
+# no source file names a soname of its own; debian/control takes the relations from it
+bad=""
+while read -r var soname field; do
+	grep -q "^$var " src/dlopen.libs || bad="$bad $var not in the table;"
+	strings "$REL" | grep -x -- "$soname" >/dev/null || bad="$bad $REL does not name $soname;"
+	[[ "$field" == Depends || "$field" == Recommends ]] || bad="$bad $var: field $field;"
+done < <(make -s --no-print-directory print-dlopen)
+expect_eval "make print-dlopen: each library of src/dlopen.libs, its soname in $REL" \
+	"[ -z '$bad' ] && [ \$(make -s --no-print-directory print-dlopen | wc -l) -eq \$(grep -vc '^#' src/dlopen.libs) ]" "$bad"
+lit=$(grep -rnE '"lib[a-z0-9_-]+\.so\.[0-9]+"' src | head -n 3 | tr '\n' ' ')
+expect_eval "no soname literal in src/ (the table is the one place)" "[ -z '$lit' ]" "$lit"
+expect_eval "debian/control: Depends \${thpctl:Depends}, Recommends \${thpctl:Recommends}, no table package by name" \
+	"grep -qx 'Depends: .*\${thpctl:Depends}' debian/control && grep -qx 'Recommends: \${thpctl:Recommends}' debian/control &&
+	 ! grep -qE '^(Depends|Recommends):.*(libmicrohttpd|libarchive)' debian/control"
+scripts/dlopen-deps >"$TMP/substvars" 2>&1
+expect_eval "scripts/dlopen-deps: the substvars from dpkg-query (libmicrohttpd12 and libarchive13 here)" \
+	"grep -qx 'thpctl:Depends=libmicrohttpd12 (>= [0-9.]*)' '$TMP/substvars' && grep -qx 'thpctl:Recommends=libarchive13 (>= [0-9.]*)' '$TMP/substvars'" \
+	"$(tr '\n' ' ' <"$TMP/substvars")"
+
 # ---- the .deb ------------------------------------------------------------------------
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
 	skip "make deb" "dpkg-buildpackage, dh or lintian missing (scripts/install-deps --deb)"
@@ -295,6 +316,21 @@ else
 			"readelf -d '$X/usr/bin/thpctl' | grep -q 'BIND_NOW' && readelf -h '$X/usr/bin/thpctl' | grep -q 'DYN'"
 		expect_eval "/etc/default/thpctl-exporter is a conffile" \
 			"dpkg-deb -I '$DEB' conffiles | grep -qx /etc/default/thpctl-exporter"
+		# the dlopen()ed libraries: the .deb's fields from the one table (src/dlopen.libs)
+		bad=""
+		while read -r var soname field pkg; do
+			got=$(dpkg-deb -f "$DEB" "$field" | tr ',' '\n' | sed -E 's/^ *//; s/ .*//')
+			other=$([ "$field" = Depends ] && echo Recommends || echo Depends)
+			grep -qx "$pkg" <<<"$got" || bad="$bad $var: $pkg not in $field;"
+			dpkg-deb -f "$DEB" "$other" | tr ',' '\n' | sed -E 's/^ *//; s/ .*//' | grep -qx "$pkg" &&
+				bad="$bad $var: $pkg also in $other;"
+			strings "$X/usr/bin/thpctl" | grep -x -- "$soname" >/dev/null || bad="$bad $var: the binary does not name $soname;"
+		done < <(scripts/dlopen-deps --table)
+		expect_eval "the .deb declares each dlopen()ed library as src/dlopen.libs says ($(dpkg-deb -f "$DEB" Depends); Recommends: $(dpkg-deb -f "$DEB" Recommends))" \
+			"[ -z '$bad' ] && [ \$(scripts/dlopen-deps --table | wc -l) -ge 2 ]" "$bad"
+		m=$(dpkg-deb -f "$DEB" Maintainer)
+		expect_eval "Maintainer '$m': the project's identity, not example.org; the changelog's too" \
+			"[[ '$m' =~ ^[^\<]+\ \<[^@]+@[^\>]+\>$ && '$m' != *example.org* ]] && grep -qF -- ' -- $m  ' debian/changelog"
 	fi
 fi
 

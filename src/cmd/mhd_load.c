@@ -12,8 +12,9 @@
 #include <dlfcn.h>
 #endif
 
-#ifndef THPCTL_MHD_SONAME
-#define THPCTL_MHD_SONAME "libmicrohttpd.so.12"
+/* the soname: from src/dlopen.libs, the one table of dlopen()ed libraries (Makefile) */
+#if !defined(THPCTL_HTTP_LINKED) && !defined(THPCTL_MHD_SONAME)
+#error "THPCTL_MHD_SONAME is set by the Makefile from src/dlopen.libs"
 #endif
 
 struct mhd_api mhd;
