@@ -38,13 +38,16 @@ dlopen_soname = $(or $(shell readelf -d "$$($(CC) -print-file-name=$(call dlopen
 # (gnutls, p11-kit, ...) link statically: Debian ships no static p11-kit, so
 # `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
+# --web.config.file of the listener: libyaml (the YAML) and libcrypt (bcrypt), linked: small
+WEB_LIBS = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml) \
+	$(shell $(PKG_CONFIG) --libs libcrypt 2>/dev/null || echo -lcrypt)
 ifeq ($(HTTP),1)
 MHD_SONAME ?= $(call dlopen_soname,MHD)
 MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
 	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
 # dlopen: in libc since glibc 2.34, in libdl before
 MHD_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
-	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl) $(WEB_LIBS)
 endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
@@ -78,7 +81,7 @@ ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-poin
 # static: no NSS (glibc's needs its shared modules at runtime): user names from /etc/passwd
 STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
 	$(if $(filter 1,$(STATIC_ARCHIVE)),-DTHPCTL_ARCHIVE_LINKED=1,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
-STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
+STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd) $(WEB_LIBS))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
 LIBSRC  := $(filter-out src/main.c,$(SRC))

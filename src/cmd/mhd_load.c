@@ -35,6 +35,9 @@ int mhd_load(char *err, size_t len)
 			MHD_create_response_from_buffer_with_free_callback,
 		.add_response_header = MHD_add_response_header,
 		.destroy_response = MHD_destroy_response,
+		.basic_auth_get_username_password = MHD_basic_auth_get_username_password,
+		.free = MHD_free,
+		.is_feature_supported = MHD_is_feature_supported,
 	};
 	return 0;
 }
@@ -57,6 +60,9 @@ static const struct {
 	SYM(create_response_from_buffer_with_free_callback),
 	SYM(add_response_header),
 	SYM(destroy_response),
+	SYM(basic_auth_get_username_password),
+	SYM(free),
+	SYM(is_feature_supported),
 };
 
 int mhd_load(char *err, size_t len)

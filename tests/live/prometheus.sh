@@ -416,7 +416,7 @@ for m in POST PUT DELETE PATCH; do
 	expect_cmd "$m /metrics: 405 with Allow: GET, HEAD" "got $code $(grep -i '^allow' "$TMP/hdr")" \
 		bash -c "test '$code' = 405 && grep -qi '^allow: GET, HEAD' '$TMP/hdr'"
 done
-for p in / /metricsx /metrics/ /favicon.ico '/metrics?x=1/../'; do
+for p in /metricsx /metrics/ /favicon.ico /index.html '/metrics?x=1/../'; do
 	code=$(http "$E_PORT" "$p")
 	want=404
 	[ "$p" = '/metrics?x=1/../' ] && want=200 # the query string is not the path
