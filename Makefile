@@ -239,7 +239,8 @@ fmt-check:
 lint: fmt-check
 	scripts/check-structure
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem src
+		--std=c11 --inline-suppr -D_GNU_SOURCE -DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"' \
+		--suppress=missingIncludeSystem src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
 # bash and zsh completions, the alert rules, the Grafana dashboard, the exporter's unit and its

@@ -326,7 +326,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		return EXIT_FAIL;
 	}
 	if (wr) {
-		warnx("exporter: --web.config.file %s", why);
+		warnx("exporter: --web.config.file: %s", why);
 		return EXIT_USAGE;
 	}
 #endif

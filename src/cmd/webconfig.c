@@ -242,37 +242,40 @@ int webconfig_parse(const char *text, size_t len, struct web_config *c, char *er
 	return r;
 }
 
-/* WHAT's file PATH whole into OUT (NUL-terminated), after the ownership and mode checks. */
-static int read_checked(const char *path, const char *what, bool secret, char **out, char *err,
+/* WHAT's file PATH whole into OUT (NUL-terminated), after the ownership and mode checks; errors
+ * read "WHAT PATH: why" ("PATH: why" when WHAT is ""). */
+static int read_checked(const char *path, const char *what0, bool secret, char **out, char *err,
 			size_t errlen)
 {
+	char what[64];
+	snprintf(what, sizeof(what), "%s%s", what0, *what0 ? " " : "");
 	int fd = open_regular_at(AT_FDCWD, path, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s %s: %s", what, path, read_err_str(fd));
+		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(fd));
 		return fd;
 	}
 	struct stat st;
 	int r = fstat(fd, &st) ? -errno : 0;
 	if (!r && st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(err, errlen, "%s %s: owned by uid %u, neither root nor this user (uid %u)",
+		snprintf(err, errlen, "%s%s: owned by uid %u, neither root nor this user (uid %u)",
 			 what, path, (unsigned)st.st_uid, (unsigned)geteuid());
 		r = -EACCES;
 	} else if (!r && (st.st_mode & 022)) {
-		snprintf(err, errlen, "%s %s: writable by %s (mode %04o): chmod go-w", what, path,
+		snprintf(err, errlen, "%s%s: writable by %s (mode %04o): chmod go-w", what, path,
 			 st.st_mode & 002 ? "every user" : "its group",
 			 (unsigned)(st.st_mode & 07777));
 		r = -EACCES;
 	} else if (!r && secret && (st.st_mode & 004)) {
-		snprintf(err, errlen, "%s %s: readable by every user (mode %04o): chmod o-r", what,
+		snprintf(err, errlen, "%s%s: readable by every user (mode %04o): chmod o-r", what,
 			 path, (unsigned)(st.st_mode & 07777));
 		r = -EACCES;
 	}
 	struct buf b = {0};
 	if (!r && (r = buf_read_fd(&b, fd, WEB_FILE_MAX, 0)))
-		snprintf(err, errlen, "%s %s: %s", what, path, read_err_str(r));
+		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(r));
 	close(fd);
 	if (!r && (!b.p || strlen(b.p) != b.len)) {
-		snprintf(err, errlen, "%s %s: %s", what, path,
+		snprintf(err, errlen, "%s%s: %s", what, path,
 			 b.len ? "a NUL byte: not a text file" : "empty");
 		r = -EINVAL;
 	}
@@ -323,7 +326,7 @@ int webconfig_load(const char *path, struct web_config *c, char *err, size_t err
 {
 	char *text = NULL, why[256];
 	memset(c, 0, sizeof(*c));
-	int r = read_checked(path, "web config", false, &text, err, errlen);
+	int r = read_checked(path, "", false, &text, err, errlen);
 	if (r)
 		return r;
 	r = webconfig_parse(text, strlen(text), c, why, sizeof(why));
