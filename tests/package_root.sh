@@ -8,7 +8,9 @@
 # unprivileged user with the unit's one capability, scraped on loopback and stopped with
 # SIGTERM; the Recommends (capture's libarchive) installed and used; then remove (the
 # conffile stays) and purge, the dependencies autoremoved, and nothing left: the file tree,
-# users and groups as before.
+# users and groups as before. Then, in the same root, `make run` with the build dependencies
+# alone (scripts/install-deps --list): it installs nothing more, builds and prints status
+# (PKGROOT_MAKE_RUN=0 leaves that part out).
 #
 #   tests/package_root.sh [DEB]   (make package-test; builds the .deb with make deb when not given)
 #
@@ -21,7 +23,7 @@
 # ---- the part that runs in the private mount namespace ---------------------------------
 # inner TMP BASE ARCHIVES DEB: prints "ok - ", "not ok - ", "skip - " and "#" lines only
 inner() {
-	local TMP=$1 BASE=$2 ARCHIVES=$3 DEB=$4 R=$1/root
+	local TMP=$1 BASE=$2 ARCHIVES=$3 DEB=$4 SRC=${5:-} R=$1/root
 	ok() { echo "ok - $1"; }
 	nok() { echo "not ok - $1: $2"; }
 	check() { if eval "$2"; then ok "$1"; else nok "$1" "${3:-$2}"; fi; }
@@ -124,7 +126,9 @@ inner() {
 	check "capture without the Recommends: exit 1, says it cannot write bundles" \
 		"[ $rc -eq 1 ] && grep -q 'cannot write bundles' '$TMP/cap'" "exit $rc: $(tailof "$TMP/cap")"
 	for p in $(sed -E 's/\([^)]*\)//g; s/[,|]/ /g' <<<"$recommends"); do
-		in_root apt-get install -y "$p" >"$TMP/inst" 2>&1 || nok "apt-get install $p" "$(tailof "$TMP/inst")"
+		# as apt installs a Recommends: automatically, so autoremove takes it with the package
+		in_root apt-get install -y "$p" >"$TMP/inst" 2>&1 && in_root apt-mark auto "$p" >/dev/null ||
+			nok "apt-get install $p" "$(tailof "$TMP/inst")"
 	done
 	in_root thpctl capture -o /tmp/host.tar.gz >"$TMP/cap" 2>&1 &&
 		in_root thpctl --sysroot /tmp/host.tar.gz status >"$TMP/cap.status" 2>>"$TMP/cap"
@@ -146,6 +150,33 @@ inner() {
 		"cmp -s '$TMP/before' '$TMP/after'" "$(diff "$TMP/before" "$TMP/after" | grep '^[<>]' | head -n 8 | tr '\n' ' ')"
 	check "no user or group added or left" "cmp -s '$TMP/passwd' '$R/etc/passwd' && cmp -s '$TMP/group' '$R/etc/group'" \
 		"$(diff "$TMP/passwd" "$R/etc/passwd"; diff "$TMP/group" "$R/etc/group")"
+	[ -n "$SRC" ] && make_run
+}
+
+# make_run: in the same root (clean again), the build dependencies alone (scripts/install-deps
+# --list), then `make run` in a copy of the tree: it installs nothing more, builds, runs status
+make_run() {
+	local pkgs before after rc
+	pkgs=$(cd "$SRC" && scripts/install-deps --list | tr '\n' ' ')
+	in_root apt-get install -y --no-install-recommends $pkgs >"$TMP/bdeps" 2>&1
+	rc=$?
+	check "the build dependencies alone (install-deps --list: $pkgs): installed" "[ $rc -eq 0 ]" \
+		"exit $rc: $(tailof "$TMP/bdeps")"
+	[ $rc -eq 0 ] || return
+	mkdir -p "$R/src"
+	(cd "$SRC" && git ls-files -z -co --exclude-standard | xargs -0 tar -c) | tar -x -C "$R/src"
+	rm -rf "$R/src/build"
+	in_root sh -c 'cd /src && scripts/install-deps --dry-run' >"$TMP/dry" 2>&1
+	check "with the build deps only, make run's install-deps --dry-run lists nothing" "[ ! -s '$TMP/dry' ]" \
+		"lists: $(tailof "$TMP/dry" 5)"
+	before=$(in_root dpkg-query -W -f='${Package}\n' | wc -l)
+	local t0=$SECONDS
+	in_root sh -c 'cd /src && MAKEFLAGS=-j2 make run' >"$TMP/run" 2>&1
+	rc=$?
+	after=$(in_root dpkg-query -W -f='${Package}\n' | wc -l)
+	echo "# make run in the clean root: $((SECONDS - t0)) s"
+	check "make run with the build deps only: exit 0, thpctl status printed (Policy), no package added ($before -> $after)" \
+		"[ $rc -eq 0 ] && grep -q '^Policy' '$TMP/run' && [ $before -eq $after ]" "exit $rc: $(tailof "$TMP/run" 4)"
 }
 if [ "${1:-}" = --inner ]; then
 	shift
@@ -198,8 +229,11 @@ else
 	echo "# the clean root: $BASE, cached (built $(date -r "$BASE/etc/os-release" +%F))"
 fi
 
+# PKGROOT_MAKE_RUN=0: not the `make run` part (build deps into the root, a build there: minutes)
+SRC=$PWD
+[ "${PKGROOT_MAKE_RUN:-1}" = 0 ] && SRC=
 relay_results "clean root" < <(unshare --mount --propagation private -- "$0" --inner "$TMP" \
-	"$(realpath "$BASE")" "$(realpath "$CACHE/archives")" "$DEB" 2>"$TMP/inner.err")
+	"$(realpath "$BASE")" "$(realpath "$CACHE/archives")" "$DEB" "$SRC" 2>"$TMP/inner.err")
 [ -s "$TMP/inner.err" ] && echo "# stderr: $(head -c 300 "$TMP/inner.err" | tr '\n' ' ')"
 echo "# package-root wall time: $(($(date +%s) - start)) s"
 summary
