@@ -299,7 +299,7 @@ DEB_VERSION = $(shell cat VERSION)
 deb:
 	@scripts/install-deps --deb
 	rm -rf build/deb && mkdir -p build/deb/thpctl-$(DEB_VERSION)
-	git ls-files -z -co --exclude-standard | xargs -0 tar -c | tar -x -C build/deb/thpctl-$(DEB_VERSION)
+	git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C build/deb/thpctl-$(DEB_VERSION)
 	cd build/deb/thpctl-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
 	lintian --fail-on error build/deb/thpctl_$(DEB_VERSION)_*.deb
 

@@ -164,7 +164,7 @@ make_run() {
 		"exit $rc: $(tailof "$TMP/bdeps")"
 	[ $rc -eq 0 ] || return
 	mkdir -p "$R/src"
-	(cd "$SRC" && git ls-files -z -co --exclude-standard | xargs -0 tar -c) | tar -x -C "$R/src"
+	(cd "$SRC" && git ls-files -z -co --exclude-standard | tar -c --null -T -) | tar -x -C "$R/src"
 	rm -rf "$R/src/build"
 	in_root sh -c 'cd /src && scripts/install-deps --dry-run' >"$TMP/dry" 2>&1
 	check "with the build deps only, make run's install-deps --dry-run lists nothing" "[ ! -s '$TMP/dry' ]" \

@@ -107,7 +107,10 @@ def same(shown, value):
     except ValueError:
         return False
     dec = len(shown.split(".")[1]) if "." in shown else 0
-    return abs(x - value) <= 0.5 * 10 ** -dec + 1e-9 * abs(value)
+    # the JSON prints reals with 6 significant digits (JSON_REAL_PRECISION(6)): 1412540.0 stands
+    # for 1412535..1412545, which the table may show exactly (1412539)
+    json_digits = 0.5 * 10 ** (math.floor(math.log10(abs(value))) - 5) if value else 0
+    return abs(x - value) <= 0.5 * 10 ** -dec + json_digits + 1e-9 * abs(value)
 
 
 def cell_parts(text):
