@@ -1,7 +1,7 @@
 # thpctl — see, measure and control Transparent Huge Pages.
 #   make          build/thpctl (-O2)
-#   make run      install missing deps, build, run `thpctl status` on this host
-#   make check    install missing deps, make lint, build with ASan+UBSan, run all tests
+#   make run      install missing build deps, build, run `thpctl status` on this host
+#   make check    install missing build and test deps, make lint, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
 #   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
 #   make fmt | lint | bench | clean | install | uninstall | deb | version
@@ -22,6 +22,14 @@ JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# The libraries thpctl dlopen()s are named in one table, src/dlopen.libs (the .deb's
+# Depends and Recommends come from it too). $(call dlopen_row,VAR,N): field N of row VAR;
+# $(call dlopen_soname,VAR): the SONAME of the library built against, else the table's.
+DLOPEN_TABLE := src/dlopen.libs
+dlopen_row = $(shell awk '$$1 == "$(1)" {print $$$(2)}' $(DLOPEN_TABLE))
+dlopen_soname = $(or $(shell readelf -d "$$($(CC) -print-file-name=$(call dlopen_row,$(1),2).so)" \
+	2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),$(call dlopen_row,$(1),3))
+
 # The HTTP listener of `thpctl exporter` (libmicrohttpd). HTTP=0 builds without it
 # (then only --textfile and --once). The dynamic build does not link it: the
 # exporter dlopen()s it (MHD_SONAME, read from the library built against) when it
@@ -30,14 +38,16 @@ CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmoc
 # (gnutls, p11-kit, ...) link statically: Debian ships no static p11-kit, so
 # `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
+# --web.config.file of the listener: libyaml (the YAML) and libcrypt (bcrypt), linked: small
+WEB_LIBS = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml) \
+	$(shell $(PKG_CONFIG) --libs libcrypt 2>/dev/null || echo -lcrypt)
 ifeq ($(HTTP),1)
-MHD_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
-	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libmicrohttpd.so.12)
+MHD_SONAME ?= $(call dlopen_soname,MHD)
 MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
 	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
 # dlopen: in libc since glibc 2.34, in libdl before
 MHD_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
-	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl) $(WEB_LIBS)
 endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
@@ -55,8 +65,7 @@ endif
 # ~3 MB of peak RSS; src/util/archive_load.h). The static build links it only when libarchive
 # and all its dependencies link statically (Debian 12 ships no static libacl, libzstd,
 # liblz4): else capture and --sysroot FILE.tar.gz say so and exit 1 (THPCTL_NO_ARCHIVE).
-ARCHIVE_SONAME ?= $(or $(shell readelf -d "$$($(CC) -print-file-name=libarchive.so)" 2>/dev/null | \
-	sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p'),libarchive.so.13)
+ARCHIVE_SONAME ?= $(call dlopen_soname,ARCHIVE)
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null) \
 	-DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"'
 ARCHIVE_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
@@ -72,7 +81,7 @@ ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-poin
 # static: no NSS (glibc's needs its shared modules at runtime): user names from /etc/passwd
 STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
 	$(if $(filter 1,$(STATIC_ARCHIVE)),-DTHPCTL_ARCHIVE_LINKED=1,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
-STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd))
+STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd) $(WEB_LIBS))
 
 SRC     := $(sort $(wildcard src/*.c src/*/*.c))
 LIBSRC  := $(filter-out src/main.c,$(SRC))
@@ -102,7 +111,7 @@ FUZZ_OBJ := $(LIBSRC:%.c=build/fuzz/%.o)
 FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 
 .PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
-	uninstall version deb
+	uninstall version deb print-dlopen package-test
 
 all: build/thpctl build/thpctl-churn
 
@@ -192,7 +201,9 @@ run: deps
 static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
-check: deps
+# the test tools (scripts/install-deps --test); `make run` installs the build deps only
+check:
+	@scripts/install-deps --test
 	@scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"
 	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
 	@$(MAKE) --no-print-directory lint
@@ -237,8 +248,8 @@ fmt-check:
 lint: fmt-check
 	scripts/check-structure
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem \
-		--suppress=varFuncNullUB src
+		--std=c11 --inline-suppr -D_GNU_SOURCE -DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"' \
+		--suppress=missingIncludeSystem --suppress=varFuncNullUB src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
 # bash and zsh completions, the alert rules, the Grafana dashboard, the exporter's unit and its
@@ -281,6 +292,18 @@ uninstall:
 version:
 	@echo $(VERSION)
 
+# make package-test: the .deb installed from the archive into a clean Debian 12 root, run (status,
+# the exporter by its unit's ExecStart), removed and purged (tests/package_root.sh; the root is
+# cached in build/pkgroot/). Needs root and, the first time, the Debian archive.
+package-test:
+	@scripts/install-deps --package-test
+	@tests/package_root.sh
+
+# this build's dlopen()ed libraries, one a line: VAR SONAME FIELD (scripts/dlopen-deps)
+DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD) ARCHIVE
+print-dlopen:
+	@$(foreach v,$(DLOPEN_BUILT),echo '$(v) $($(v)_SONAME) $(call dlopen_row,$(v),4)';)
+
 # make deb: the .deb from a copy of this tree (tracked and untracked files, as
 # they are) in build/deb/thpctl-VERSION, so dpkg-buildpackage's output lands in
 # build/deb/ (thpctl_VERSION_ARCH.deb), then lintian on it (errors fail)
@@ -288,7 +311,7 @@ DEB_VERSION = $(shell cat VERSION)
 deb:
 	@scripts/install-deps --deb
 	rm -rf build/deb && mkdir -p build/deb/thpctl-$(DEB_VERSION)
-	git ls-files -z -co --exclude-standard | xargs -0 tar -c | tar -x -C build/deb/thpctl-$(DEB_VERSION)
+	git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C build/deb/thpctl-$(DEB_VERSION)
 	cd build/deb/thpctl-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
 	lintian --fail-on error build/deb/thpctl_$(DEB_VERSION)_*.deb
 

@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	int c;
-	argv[0] = "thpctl"; /* getopt's messages: "thpctl: ...", not the invoked path */
+	argv[0] = "thpctl";	  /* getopt's messages: "thpctl: ...", not the invoked path */
+	cmd_line_set(argc, argv); /* for the context of report pages */
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		if (global_opt(&g, c, optarg))
 			continue;

@@ -16,7 +16,7 @@ suite_init json-schema
 need_built "$T"
 need_python3
 if ! python3 -c 'import jsonschema' 2>/dev/null; then
-	nok "preflight" "no python3-jsonschema (scripts/install-deps)"
+	nok "preflight" "no python3-jsonschema (scripts/install-deps --test)"
 	summary
 fi
 

@@ -16,7 +16,7 @@ if command -v mandoc >/dev/null; then
 	expect_eval "mandoc -Tlint $MAN reports nothing" '[ "$rc" -eq 0 ] && [ -z "$out" ]' \
 		"rc $rc: $(head -n5 <<<"$out" | tr '\n' ' ')"
 else
-	skip "mandoc -Tlint $MAN" "mandoc not installed (scripts/install-deps)"
+	skip "mandoc -Tlint $MAN" "mandoc not installed (scripts/install-deps --test)"
 fi
 
 relay_results "man vs --help" < <(python3 tests/man_help.py "$T" "$MAN")

@@ -226,6 +226,67 @@ expect_eval "snapshot diff, one difference: exit 1 (like diff(1)), naming it" \
 t "${FX[@]}" snapshot diff "$TMP/snap.json" --json
 expect_eval "snapshot diff --json, one difference: exit 1" "[ $RC -eq 1 ]" "exit $RC"
 
+# ---- scripts/install-deps: what each target installs ---------------------------------------
+build_pkgs=$(scripts/install-deps --list | sort | tr '\n' ' ')
+test_pkgs=$(scripts/install-deps --test --list | sort | tr '\n' ' ')
+bench_pkgs=$(scripts/install-deps --bench --list | sort | tr '\n' ' ')
+nonbuild=""
+for p in prometheus wrk hyperfine clang clang-format cppcheck libcmocka-dev chromium redis-server \
+	postgresql python3-numpy fio curl lintian mmdebstrap; do
+	[[ " $build_pkgs" == *" $p "* ]] && nonbuild="$nonbuild $p"
+done
+expect_eval "install-deps (make run): the build deps only, no test or bench tool" "[[ ' $build_pkgs' == *' libjansson-dev '* ]] && [ -z '$nonbuild' ]" \
+	"also installs:$nonbuild"
+expect_eval "install-deps --test (make check): prometheus, wrk, cmocka, clang, openssl; no hyperfine" \
+	"[[ ' $test_pkgs' == *' prometheus '* && ' $test_pkgs' == *' wrk '* && ' $test_pkgs' == *' libcmocka-dev '* &&
+	   ' $test_pkgs' == *' clang '* && ' $test_pkgs' == *' openssl '* && ' $test_pkgs' != *' hyperfine '* ]]" "$test_pkgs"
+expect_eval "install-deps --bench (make bench): hyperfine, wrk" \
+	"[[ ' $bench_pkgs' == *' hyperfine '* && ' $bench_pkgs' == *' wrk '* ]]" "$bench_pkgs"
+# debian/control's Build-Depends and install-deps' build list name the same packages
+bd=$(sed -n '/^Build-Depends:/,/^[A-Z][a-z-]*: /p' debian/control | sed -E '1s/^Build-Depends://; 2,$ {/^[A-Z]/d}; s/\([^)]*\)//g; s/,/ /g' |
+	tr ' ' '\n' | grep -v -e '^$' -e '^debhelper-compat' | sort | tr '\n' ' ')
+missing=$(for p in $bd; do [[ " $build_pkgs" == *" $p "* ]] || echo "$p"; done | tr '\n' ' ')
+expect_eval "every Build-Depends of debian/control ($bd) is in install-deps' build list" \
+	"[ -n '$bd' ] && [ -z '$missing' ]" "missing: $missing"
+make -n run >"$TMP/run.n" 2>&1
+make -n check >"$TMP/check.n" 2>&1
+expect_eval "make run installs the build deps only (install-deps without an option), make check --test" \
+	"grep -qx 'scripts/install-deps' '$TMP/run.n' && grep -qx 'scripts/install-deps --test' '$TMP/check.n'"
+# a host with the build deps only (dpkg-query answers for them alone): make run installs
+# nothing, make check lists the test tools
+mkdir -p "$TMP/shim"
+printf '#!/bin/sh\nfor p in %s; do [ "$p" = "$3" ] && { printf "install ok installed"; exit 0; }; done\nexit 1\n' \
+	"$build_pkgs" >"$TMP/shim/dpkg-query"
+chmod +x "$TMP/shim/dpkg-query"
+dry_run=$(PATH="$TMP/shim:$PATH" scripts/install-deps --dry-run)
+dry_test=$(PATH="$TMP/shim:$PATH" scripts/install-deps --test --dry-run | tr '\n' ' ')
+expect_eval "only the build deps installed: make run's install-deps --dry-run lists nothing" "[ -z '$dry_run' ]" "lists: $dry_run"
+expect_eval "only the build deps installed: --test --dry-run lists the test tools ($dry_test)" \
+	"[[ ' $dry_test' == *' prometheus '* && ' $dry_test' != *' libjansson-dev '* ]]" "$dry_test"
+scripts/install-deps --bogus >/dev/null 2>&1
+expect_eval "install-deps --bogus: exit 2" "[ $? -eq 2 ]"
+
+# ---- the dlopen()ed libraries: one table, src/dlopen.libs ---------------------------------
+# the sonames this build dlopen()s (make print-dlopen, from the table) are in the binary, and
+# no source file names a soname of its own; debian/control takes the relations from it
+bad=""
+while read -r var soname field; do
+	grep -q "^$var " src/dlopen.libs || bad="$bad $var not in the table;"
+	strings "$REL" | grep -x -- "$soname" >/dev/null || bad="$bad $REL does not name $soname;"
+	[[ "$field" == Depends || "$field" == Recommends ]] || bad="$bad $var: field $field;"
+done < <(make -s --no-print-directory print-dlopen)
+expect_eval "make print-dlopen: each library of src/dlopen.libs, its soname in $REL" \
+	"[ -z '$bad' ] && [ \$(make -s --no-print-directory print-dlopen | wc -l) -eq \$(grep -vc '^#' src/dlopen.libs) ]" "$bad"
+lit=$(grep -rnE '"lib[a-z0-9_-]+\.so\.[0-9]+"' src | head -n 3 | tr '\n' ' ')
+expect_eval "no soname literal in src/ (the table is the one place)" "[ -z '$lit' ]" "$lit"
+expect_eval "debian/control: Depends \${thpctl:Depends}, Recommends \${thpctl:Recommends}, no table package by name" \
+	"grep -qx 'Depends: .*\${thpctl:Depends}' debian/control && grep -qx 'Recommends: \${thpctl:Recommends}' debian/control &&
+	 ! grep -qE '^(Depends|Recommends):.*(libmicrohttpd|libarchive)' debian/control"
+scripts/dlopen-deps >"$TMP/substvars" 2>&1
+expect_eval "scripts/dlopen-deps: the substvars from dpkg-query (libmicrohttpd12 and libarchive13 here)" \
+	"grep -qx 'thpctl:Depends=libmicrohttpd12 (>= [0-9.]*)' '$TMP/substvars' && grep -qx 'thpctl:Recommends=libarchive13 (>= [0-9.]*)' '$TMP/substvars'" \
+	"$(tr '\n' ' ' <"$TMP/substvars")"
+
 # ---- the .deb ------------------------------------------------------------------------
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
 	skip "make deb" "dpkg-buildpackage, dh or lintian missing (scripts/install-deps --deb)"
@@ -255,6 +316,21 @@ else
 			"readelf -d '$X/usr/bin/thpctl' | grep -q 'BIND_NOW' && readelf -h '$X/usr/bin/thpctl' | grep -q 'DYN'"
 		expect_eval "/etc/default/thpctl-exporter is a conffile" \
 			"dpkg-deb -I '$DEB' conffiles | grep -qx /etc/default/thpctl-exporter"
+		# the dlopen()ed libraries: the .deb's fields from the one table (src/dlopen.libs)
+		bad=""
+		while read -r var soname field pkg; do
+			got=$(dpkg-deb -f "$DEB" "$field" | tr ',' '\n' | sed -E 's/^ *//; s/ .*//')
+			other=$([ "$field" = Depends ] && echo Recommends || echo Depends)
+			grep -qx "$pkg" <<<"$got" || bad="$bad $var: $pkg not in $field;"
+			dpkg-deb -f "$DEB" "$other" | tr ',' '\n' | sed -E 's/^ *//; s/ .*//' | grep -qx "$pkg" &&
+				bad="$bad $var: $pkg also in $other;"
+			strings "$X/usr/bin/thpctl" | grep -x -- "$soname" >/dev/null || bad="$bad $var: the binary does not name $soname;"
+		done < <(scripts/dlopen-deps --table)
+		expect_eval "the .deb declares each dlopen()ed library as src/dlopen.libs says ($(dpkg-deb -f "$DEB" Depends); Recommends: $(dpkg-deb -f "$DEB" Recommends))" \
+			"[ -z '$bad' ] && [ \$(scripts/dlopen-deps --table | wc -l) -ge 2 ]" "$bad"
+		m=$(dpkg-deb -f "$DEB" Maintainer)
+		expect_eval "Maintainer '$m': the project's identity, not example.org; the changelog's too" \
+			"[[ '$m' =~ ^[^\<]+\ \<[^@]+@[^\>]+\>$ && '$m' != *example.org* ]] && grep -qF -- ' -- $m  ' debian/changelog"
 	fi
 fi
 

@@ -68,6 +68,18 @@ if [ -n "$CHROME" ]; then
 	expect_eval "control: a script error shows in Chromium's log" "grep -q 'Uncaught' '$TMP/jserr.log'"
 fi
 
+# what every page must say it is about (report_check.py's context checks): this host, its
+# kernel, this thpctl; per run the command (RC_COMMAND) and its time (RC_T0..RC_T1)
+RC_HOST=$(cat /proc/sys/kernel/hostname) RC_KERNEL=$(cat /proc/sys/kernel/osrelease)
+RC_VERSION=$("$T" --version | cut -d' ' -f2)
+export RC_HOST RC_KERNEL RC_VERSION RC_COMMAND RC_T0 RC_T1
+# run_at CMD...: RC_T0 and RC_T1 around t CMD
+run_at() {
+	RC_T0=$(date +%s)
+	t "$@"
+	RC_T1=$(date +%s)
+}
+
 # check KIND PAGE DATA [CHANGES...]: the tables against the JSON (report_check.py)
 check() {
 	python3 tests/report_check.py "$@" >"$TMP/check.out" 2>&1
@@ -76,7 +88,8 @@ check() {
 
 # ---- (a) lab: faults and chase (and khugepaged as root), each its own page -----------
 settings_snapshot "$TMP/base"
-t --json lab faults --quick --runs 3 --quiet --report "$TMP/faults.html"
+RC_COMMAND="thpctl --json lab faults --quick --runs 3 --quiet --report $TMP/faults.html"
+run_at --json lab faults --quick --runs 3 --quiet --report "$TMP/faults.html"
 cp "$TMP/out" "$TMP/faults.json"
 expect_rc "lab faults --report: exit 0" 0
 check lab "$TMP/faults.html" "$TMP/faults.json"
@@ -85,14 +98,16 @@ if [ -n "${REPORT_IMG:-}" ] && [ -s "$TMP/faults.png" ]; then
 	chrome --window-size=760,640 --screenshot="$REPORT_IMG" "file://$TMP/faults.html" >/dev/null 2>&1
 fi
 
-t --json lab chase --size 64M,256M --steps 200000 --runs 3 --quiet --report "$TMP/chase.html"
+RC_COMMAND="lab chase --size 64M,256M"
+run_at --json lab chase --size 64M,256M --steps 200000 --runs 3 --quiet --report "$TMP/chase.html"
 cp "$TMP/out" "$TMP/chase.json"
 expect_rc "lab chase (2 sizes) --report: exit 0" 0
 check lab "$TMP/chase.html" "$TMP/chase.json"
 render chase "$TMP/chase.html" lab-0-chase-chase
 
 if [ "$ROOT" -eq 1 ]; then
-	t --json lab khugepaged --quick --timeout 20 --quiet --report "$TMP/kh.html"
+	RC_COMMAND="lab khugepaged --quick"
+	run_at --json lab khugepaged --quick --timeout 20 --quiet --report "$TMP/kh.html"
 	cp "$TMP/out" "$TMP/kh.json"
 	expect_rc "lab khugepaged --report: exit 0" 0
 	check lab "$TMP/kh.html" "$TMP/kh.json"
@@ -103,7 +118,8 @@ fi
 
 # lab redis (a workload: per-round samples as strip plots), when its programs are here
 if [ "$ROOT" -eq 1 ] && command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
-	t --json lab redis --quick --quiet --report "$TMP/redis.html"
+	RC_COMMAND="lab redis --quick"
+	run_at --json lab redis --quick --quiet --report "$TMP/redis.html"
 	cp "$TMP/out" "$TMP/redis.json"
 	expect_rc "lab redis --report: exit 0" 0
 	check lab "$TMP/redis.html" "$TMP/redis.json"
@@ -113,7 +129,8 @@ else
 fi
 
 # ---- (b) ab on a tiny command, with a hostile argument in the page's command line ----
-t --json ab --runs 5 --warmup 0 --modes off,host --report "$TMP/ab.html" -- \
+RC_COMMAND="ab --runs 5 --warmup 0 --modes off,host --report $TMP/ab.html -- sh -c 'head -c 8000000 /dev/zero | cksum >/dev/null' '<img src=x onerror=alert(1)>'"
+run_at --json ab --runs 5 --warmup 0 --modes off,host --report "$TMP/ab.html" -- \
 	sh -c 'head -c 8000000 /dev/zero | cksum >/dev/null' '<img src=x onerror=alert(1)>'
 cp "$TMP/out" "$TMP/ab.json"
 expect_rc "ab --report: exit 0" 0
@@ -127,7 +144,9 @@ if [ "$ROOT" -eq 1 ] && [ -w "$THP/defrag" ]; then
 	d0=$(sysfs_choice "$THP/defrag")
 	d1=defer
 	[ "$d0" = defer ] && d1=madvise
-	"$T" watch -i 0.3 -n 14 --record "$TMP/w.jsonl" >/dev/null 2>"$TMP/watch.err" &
+	# in a time zone 5:30 east of UTC: the page's local time and axis are the recording host's
+	RC_COMMAND="thpctl watch -i 0.3 -n 14 --record $TMP/w.jsonl" RC_T0=$(date +%s)
+	TZ=Asia/Kolkata "$T" watch -i 0.3 -n 14 --record "$TMP/w.jsonl" >/dev/null 2>"$TMP/watch.err" &
 	wpid=$!
 	track_pid "$wpid"
 	sleep 1.2
@@ -139,9 +158,12 @@ if [ "$ROOT" -eq 1 ] && [ -w "$THP/defrag" ]; then
 	wait "$wpid"
 	expect_zero "watch --record: exit 0" $? "$(tail -n 3 "$TMP/watch.err")"
 	san_note "watch --record" "$TMP/watch.err"
+	RC_T1=$(date +%s)
 	t report "$TMP/w.jsonl" -o "$TMP/w.html"
 	expect_rc "report FILE.jsonl -o PAGE: exit 0" 0
-	check watch "$TMP/w.html" "$TMP/w.jsonl" "defrag: $d0 -> $d1" "defrag: $d1 -> $d0"
+	TZ=Asia/Kolkata check watch "$TMP/w.html" "$TMP/w.jsonl" "defrag: $d0 -> $d1" "defrag: $d1 -> $d0"
+	expect_eval "watch: the page's local time is the recording host's (UTC+05:30), not this one's" \
+		"grep -q 'IST (UTC+05:30), the data host' '$TMP/w.html' && grep -q '>local time (UTC+05:30)</text>' '$TMP/w.html'"
 	render watch "$TMP/w.html" watch-rates watch-anonhuge
 else
 	skip "watch --record with a setting change" "needs root and a writable $THP/defrag"
@@ -149,7 +171,7 @@ fi
 expect_settings_as_found "host settings as found after the lab runs and the recording" "$TMP/base"
 
 # ---- where a page may not go ------------------------------------------------------------
-printf '{"time_s":1,"rates_per_s":{}}\n' >"$TMP/one.jsonl"
+printf '{"time_s":1,"rates_per_s":{}}\n' >"$TMP/one.jsonl" # no header: an older recording
 mkfifo "$TMP/fifo"
 t report "$TMP/one.jsonl" -o "$TMP/fifo"
 expect_eval "report -o FIFO: refused (exit 1), still a FIFO" "[ $RC = 1 ] && [ -p '$TMP/fifo' ]"
@@ -163,6 +185,8 @@ expect_eval "watch --record FIFO: refused (exit 1)" "[ $RC = 1 ] && [ -p '$TMP/f
 t report "$TMP/one.jsonl" -o "$TMP/one.html"
 expect_eval "report of one interval: exit 0, a page with the rates chart" \
 	"[ $RC = 0 ] && grep -q 'id=\"watch-rates\"' '$TMP/one.html'"
+expect_eval "report of a recording without a header: host and kernel unknown, and why" \
+	"grep -q '<tr><th>host</th><td>unknown</td></tr>' '$TMP/one.html' && grep -q 'has no header line' '$TMP/one.html'"
 printf 'not json\n' >"$TMP/bad.jsonl"
 t report "$TMP/bad.jsonl" -o "$TMP/bad.html"
 expect_eval "report of a non-JSON line: exit 1, names the line, no page" \

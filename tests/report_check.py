@@ -5,15 +5,22 @@ usage: report_check.py lab|ab|watch PAGE.html DATA.json|RECORDING.jsonl [CHANGE.
        report_check.py pixel FILE.png   (the top-left pixel's R G B)
 
 Prints "ok - ..." / "not ok - ..." lines (tests/lib.sh's relay_results
-counts them): the page is self-contained (no script, nothing fetched), every
-chart it should have is there (an <svg> with its id), and every number in the
-table under a chart equals the JSON's to the digits shown.
+counts them): the page is self-contained (no script, nothing fetched), says
+what it is about (the context table: host, kernel, thpctl, command, the data's
+time in UTC and local time, checked against RC_HOST, RC_KERNEL, RC_VERSION,
+RC_COMMAND (a part of it), RC_T0..RC_T1 (s since the epoch) from the
+environment), every chart has a visible title, every chart it should have is
+there (an <svg> with its id), and every number in the table under a chart
+equals the JSON's to the digits shown.
 """
+import calendar
 import html.parser
 import json
 import math
+import os
 import re
 import statistics
+import time
 import zlib
 import sys
 
@@ -26,13 +33,27 @@ class Page(html.parser.HTMLParser):
         self.svgs, self.tables, self.tags, self.fetch = [], {}, set(), []
         self.table = None
         self.cell = None
+        # the context table (th -> td text), <time datetime>s in it, each svg's figcaption
+        self.context, self.ctx_key, self.ctx_times, self.in_ctx = {}, None, [], False
+        self.caption, self.in_caption, self.untitled = "", False, []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.add(tag)
         self.fetch += [f"{tag} {k}" for k in a if k in ("src", "href", "srcset", "data")]
+        if tag == "figcaption":
+            self.in_caption, self.caption = True, ""
+        elif tag == "table" and a.get("class") == "context":
+            self.in_ctx = True
+        elif self.in_ctx and tag in ("th", "td"):
+            self.cell = []
+        elif self.in_ctx and tag == "time":
+            self.ctx_times.append(a.get("datetime", ""))
         if tag == "svg":
             self.svgs.append(a.get("id", ""))
+            if not self.caption.strip():
+                self.untitled.append(a.get("id", ""))
+            self.caption = ""
         elif tag == "table" and "data-chart" in a:
             self.table = self.tables.setdefault(a["data-chart"], [])
         elif tag == "tr" and self.table is not None:
@@ -41,6 +62,19 @@ class Page(html.parser.HTMLParser):
             self.cell = []
 
     def handle_endtag(self, tag):
+        if tag == "figcaption":
+            self.in_caption = False
+            return
+        if self.in_ctx:
+            if tag == "th":
+                self.ctx_key = "".join(self.cell)
+                self.cell = None
+            elif tag == "td":
+                self.context[self.ctx_key] = "".join(self.cell)
+                self.cell = None
+            elif tag == "table":
+                self.in_ctx = False
+            return
         if tag in ("td", "th") and self.cell is not None:
             self.table[-1].append("".join(self.cell))
             self.cell = None
@@ -48,6 +82,8 @@ class Page(html.parser.HTMLParser):
             self.table = None
 
     def handle_data(self, data):
+        if self.in_caption:
+            self.caption += data
         if self.cell is not None:
             self.cell.append(data)
 
@@ -71,7 +107,10 @@ def same(shown, value):
     except ValueError:
         return False
     dec = len(shown.split(".")[1]) if "." in shown else 0
-    return abs(x - value) <= 0.5 * 10 ** -dec + 1e-9 * abs(value)
+    # the JSON prints reals with 6 significant digits (JSON_REAL_PRECISION(6)): 1412540.0 stands
+    # for 1412535..1412545, which the table may show exactly (1412539)
+    json_digits = 0.5 * 10 ** (math.floor(math.log10(abs(value))) - 5) if value else 0
+    return abs(x - value) <= 0.5 * 10 ** -dec + json_digits + 1e-9 * abs(value)
 
 
 def cell_parts(text):
@@ -99,6 +138,31 @@ def check_self_contained(text, page):
     check("page is self-contained (no script, link, img, src, href, @import, url())", not bad,
           str(bad[:3]))
     check("page has a prefers-color-scheme dark style", "prefers-color-scheme:dark" in text)
+
+
+def check_context(page):
+    """The page says what it is about (RC_* from the environment), every chart has a title."""
+    E, c = os.environ, page.context
+    check("context: host, kernel, thpctl as this host's",
+          c.get("host") == E.get("RC_HOST") and c.get("kernel") == E.get("RC_KERNEL")
+          and c.get("thpctl") == E.get("RC_VERSION"), str(c)[:300])
+    check(f"context: the command ({E.get('RC_COMMAND')})",
+          E.get("RC_COMMAND", "?") in c.get("command", ""), c.get("command"))
+    t0 = None
+    if page.ctx_times and page.ctx_times[0].endswith("Z"):
+        t0 = calendar.timegm(time.strptime(page.ctx_times[0], "%Y-%m-%dT%H:%M:%SZ"))
+    lo, hi = float(E.get("RC_T0", 0)), float(E.get("RC_T1", 0))
+    check(f"context: the data's UTC time ({page.ctx_times[:1]}) within the run",
+          t0 is not None and lo - 1 <= t0 <= hi + 1 and c.get("data (UTC)", "").endswith("s)"),
+          f"{t0} not in {lo}..{hi}: {c.get('data (UTC)')}")
+    off = time.strftime("%z", time.localtime(t0 or 0))
+    want = f"UTC{off[0]}{off[1:3]}:{off[3:5]}"
+    local = c.get("data (local)", "")
+    shown = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t0 or 0))
+    check(f"context: the local time ({shown}, {want})", local.startswith(shown) and want in local,
+          local)
+    check("every chart has a visible title (figcaption)", not page.untitled and page.svgs,
+          str(page.untitled[:5]))
 
 
 def check_series(page, tid, ser, exp):
@@ -211,13 +275,46 @@ def check_ab(page, d):
             bad.append((r, ci, m["memory_verdict"]))
     check(f"ab: chart ab-rss, {len(rss)} peak RSS ratio rows match the JSON",
           "ab-rss" in page.svgs and len(rss) == len(d["modes"]) and not bad, str(bad[:3]))
+    check("ab: the THP evidence: chart ab-share", "ab-share" in page.svgs)
+    _, share = table_rows(page, "ab-share")
+    _, thp = table_rows(page, "ab-thp")
+    bad = []
+    for m, sr, tr in zip(d["modes"], share, thp):
+        runs = [x for x in m["runs"] if x["ok"] and x["anon_huge_peak_kb"] is not None
+                and (x["anon_kb_at_peak"] or 0) > 0]
+        v = sorted(100 * x["anon_huge_peak_kb"] / x["anon_kb_at_peak"] for x in runs)
+        want = [len(v), statistics.median(v) if v else None, v[0] if v else None,
+                v[-1] if v else None]
+        if sr[0] != m["mode"] or int(sr[1]) != want[0] or \
+                not all(same(c, w) for c, w in zip(sr[2:], want[1:])):
+            bad.append((sr, want))
+        a, s, h = m["anon_huge_peak_kb"], m["anon_huge_share"], m["host_wide_delta_median"]
+        want = [a and a["median"] / 1024, s and s["median"] * 100, h["thp_fault_alloc"],
+                h["thp_fault_fallback"], h["compact_stall"]]
+        if tr[0] != m["mode"] or not all(same(c, w) for c, w in zip(tr[1:6], want)):
+            bad.append((tr, want))
+        if m["proof_contradicts_intent"] != tr[6].startswith("FLAGGED"):
+            bad.append((tr[6], m["proof_contradicts_intent"]))
+    check(f"ab: THP evidence rows (share {len(share)}, AnonHugePages/fault_alloc/compact_stall "
+          f"{len(thp)}) match the JSON", len(share) == len(thp) == len(d["modes"]) and not bad,
+          str(bad[:3]))
 
 
 RATES = ["thp_fault_alloc", "thp_fault_fallback", "compact_stall", "thp_split_pmd",
          "thp_collapse_alloc"]
 
 
-def check_watch(page, recs, want_changes):
+RATE_NAMES = ["fault alloc", "fault fallback", "compact_stall", "split_pmd", "khugepaged collapse"]
+
+
+def check_watch(page, text, recs, want_changes):
+    hdr = recs[0]
+    check("watch: the recording starts with its header (host, kernel, version, time zone)",
+          hdr.get("recording") == "thpctl watch" and hdr.get("hostname") == os.environ.get("RC_HOST")
+          and hdr.get("kernel") == os.environ.get("RC_KERNEL")
+          and hdr.get("thpctl_version") == os.environ.get("RC_VERSION")
+          and isinstance(hdr.get("utc_offset_s"), int), str(hdr)[:300])
+    recs = recs[1:]
     check("watch: charts watch-rates and watch-anonhuge",
           "watch-rates" in page.svgs and "watch-anonhuge" in page.svgs)
     _, rows = table_rows(page, "watch-rates")
@@ -226,20 +323,34 @@ def check_watch(page, recs, want_changes):
     for r, j in zip(rows, recs):
         if not same(r[0], round(j["time_s"] - t0, 1)):
             bad.append((r[0], j["time_s"] - t0))
-        for c, k in zip(r[1:], RATES):
+        if r[1] != time.strftime("%H:%M:%S", time.localtime(math.floor(j["time_s"]))):
+            bad.append((r[1], "local time of", j["time_s"]))
+        for c, k in zip(r[2:], RATES):
             if not same(c, j["rates_per_s"].get(k)):
                 bad.append((r[0], k, c, j["rates_per_s"].get(k)))
     check(f"watch: {len(rows)} rate rows match the recording", len(rows) == len(recs) and not bad,
           str(bad[:3]))
     _, ahp = table_rows(page, "watch-anonhuge")
     bad = [(r, j["anon_huge_pages_kb"]) for r, j in zip(ahp, recs)
-           if not same(r[1], j["anon_huge_pages_kb"] / 1024)]
+           if not same(r[2], j["anon_huge_pages_kb"] / 1024)]
     check("watch: AnonHugePages rows match the recording (MiB)", len(ahp) == len(recs) and not bad,
           str(bad[:3]))
     _, ch = table_rows(page, "watch-changes")
     got = [r[1] for r in ch]
     check(f"watch: setting changes marked {want_changes}", all(w in got for w in want_changes),
           str(got))
+    zero = [n for n, k in zip(RATE_NAMES, RATES)
+            if all(j["rates_per_s"].get(k) in (0, None) for j in recs)
+            and any(j["rates_per_s"].get(k) == 0 for j in recs)]
+    if zero and len(zero) < len(RATES):
+        want = "0 throughout the recording (not drawn): " + ", ".join(zero)
+        check(f"watch: the rates that are 0 throughout listed ({', '.join(zero)})", want in text,
+              re.findall(r"0 throughout[^<]*", text)[:2])
+    else:
+        check("watch: a rate is non-zero and none is 0 throughout, or all are (said in the chart)",
+              not zero or "every series is 0 throughout the recording" in text)
+    check("watch: the numbers folded under each chart (<details>)",
+          text.count("<details><summary>the numbers: ") == 2)
 
 
 def first_pixel(path):
@@ -266,9 +377,10 @@ def main():
     page = Page()
     page.feed(text)
     check_self_contained(text, page)
+    check_context(page)
     if kind == "watch":
         recs = [json.loads(x) for x in open(data_path) if x.strip()]
-        check_watch(page, recs, sys.argv[4:])
+        check_watch(page, text, recs, sys.argv[4:])
     else:
         d = json.load(open(data_path))
         (check_lab if kind == "lab" else check_ab)(page, d)

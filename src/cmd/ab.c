@@ -154,11 +154,16 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	}
 }
 
-/* The --report page of REP into C's file. Returns EXIT_OK or EXIT_FAIL (after a message). */
-static int ab_write_report(const struct ab_ctx *c, const struct ab_report *rep)
+/* The --report page of REP (runs from T0 to T1, s since the epoch) into C's file. Returns
+ * EXIT_OK or EXIT_FAIL (after a message). */
+static int ab_write_report(const struct ab_ctx *c, const struct ab_report *rep, double t0,
+			   double t1)
 {
 	struct hbuf page = {0};
-	report_begin(&page, "thpctl ab");
+	struct report_ctx ctx;
+	struct report_ctx_store st;
+	cmd_report_ctx(c->g, t0, t1, &ctx, &st);
+	report_begin(&page, "thpctl ab", &ctx);
 	report_ab(&page, rep);
 	report_end(&page);
 	int r = cmd_write_report("ab", c->report, &page);
@@ -210,7 +215,9 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 	}
 	if ((r = ab_prepare(&c)) >= 0)
 		goto out;
+	double t0 = cmd_wall_s();
 	r = ab_loop(&c);
+	double t1 = cmd_wall_s();
 	static struct ab_summary s[AB_MAX_MODES];
 	ab_summarize(c.modes, c.nmodes, c.nmetrics, s);
 	struct ab_report rep = {.modes = c.modes,
@@ -230,7 +237,7 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 	} else {
 		ab_render_text(stdout, &rep, g->color);
 	}
-	if (c.report && ab_write_report(&c, &rep))
+	if (c.report && ab_write_report(&c, &rep, t0, t1))
 		r = EXIT_FAIL;
 out:
 	ab_ctx_free(&c);

@@ -88,4 +88,24 @@ void progress_start(struct progress *p, const char *what);
 void progress_update(struct progress *p, size_t done, size_t total);
 void progress_end(struct progress *p);
 
+/* cmd/context.c: what a report page is about. */
+struct report_ctx;
+/* Keep the command line as typed (main, before any getopt permutes ARGV). */
+void cmd_line_set(int argc, char *const *argv);
+/* "thpctl lab faults --report 'a b.html'": the words, quoted where a shell would need it. */
+const char *cmd_line(void);
+/* Wall-clock seconds since the epoch (CLOCK_REALTIME): when data was taken. */
+double cmd_wall_s(void);
+/* Strings behind a report_ctx filled by cmd_report_ctx(). */
+struct report_ctx_store {
+	char host[256], kernel[128], tz[16];
+};
+/*
+ * CTX for a page of data taken on G's host from T0 to T1 (s since the epoch): the host name and
+ * kernel release (proc/sys/kernel through the sysroot), this thpctl's version, cmd_line(), and
+ * the local time zone at T0. The strings live in ST.
+ */
+void cmd_report_ctx(struct globals *g, double t0, double t1, struct report_ctx *ctx,
+		    struct report_ctx_store *st);
+
 #endif

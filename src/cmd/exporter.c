@@ -52,7 +52,7 @@ static void exporter_help(FILE *f)
 		"                       [--top-processes N] [--min-process-ahp SIZE]\n"
 		"                       [--process-flags] [--process-ledger] [--cache-ms MS]\n"
 		"                       [--scrape-budget MS] [--top-cgroups N]\n"
-		"                       [--once]\n\n"
+		"                       [--web.config.file FILE] [--once]\n\n"
 		"Prometheus metrics of THP: every thp_* and compact_* counter of /proc/vmstat,\n"
 		"per-size (mTHP) stats, settings (as info metrics) and numeric knobs,\n"
 		"khugepaged counters and CPU time, meminfo THP fields, hugetlb pools, free\n"
@@ -64,8 +64,8 @@ static void exporter_help(FILE *f)
 		"                        '[::1]:9799' IPv6; port 0 picks a free one)\n"
 		"  --textfile DIR        write DIR/" TEXTFILE_NAME " atomically (temporary file +\n"
 		"                        rename) every interval, for node_exporter's textfile\n"
-		"                        collector (DIR is created if missing); no HTTP\n"
-		"                        listener then unless --listen\n"
+		"                        collector (DIR is created if missing); '-': to\n"
+		"                        stdout instead; no HTTP listener then unless --listen\n"
 		"  -i, --interval SECONDS  text file rewrite interval (default 15)\n"
 		"  --top-processes N     export at most N processes (default 20, up to 1000;\n"
 		"                        0: no per-process metrics)\n"
@@ -85,10 +85,17 @@ static void exporter_help(FILE *f)
 		"                        1000)\n"
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
 		"                        scrape then says thpctl_process_scan_truncated 1\n"
+		"  --web.config.file FILE  TLS and basic auth of the listener, in the format of\n"
+		"                        Prometheus' exporter-toolkit: tls_server_config:\n"
+		"                        {cert_file, key_file}, basic_auth_users: {NAME:\n"
+		"                        BCRYPT-HASH}; FILE and the key not writable by\n"
+		"                        others, the key not readable by others\n"
 		"  --once                collect once, write the text file (or stdout), exit;\n"
 		"                        with --json, that scrape as JSON: {schema, families:\n"
 		"                        [{name, type, help, samples:[{labels, value}]}]}\n" GLOBAL_HELP
-		"\nGET (and HEAD) /metrics only: other methods get 405, other paths 404.\n"
+		"\nGET (and HEAD) /metrics, and / (a page linking it): other methods get 405,\n"
+		"other paths 404; with basic_auth_users, every path needs a user and password\n"
+		"(else 401).\n"
 #ifdef THPCTL_HTTP
 		"At most 128 connections, 32 per client address; request headers must be\n"
 		"complete within 3 s (total, not silence), responses sent within 10 s; over a\n"
@@ -116,6 +123,7 @@ enum {
 	OPT_BUDGET,
 	OPT_LEDGER,
 	OPT_TOP_CGROUPS,
+	OPT_WEB_CONFIG,
 };
 
 /* The allocator of P for thp_process_allocator_info (--process-ledger). */
@@ -167,9 +175,13 @@ int exporter_refresh(struct exporter *e, bool force)
 	return 1;
 }
 
-/* Write BODY to DIR/thp.prom atomically (temporary file, fsync, rename), world-readable. */
+/* Write BODY to DIR/thp.prom atomically (temporary file, fsync, rename), world-readable;
+ * DIR "-": to stdout. */
 static int write_textfile(const char *dir, const struct pbuf *body)
 {
+	if (!strcmp(dir, "-"))
+		return fwrite(body->p, 1, body->len, stdout) != body->len || fflush(stdout) ? -EIO
+											    : 0;
 	char dst[PATH_MAX];
 	if (snprintf(dst, sizeof(dst), "%s/%s", dir, TEXTFILE_NAME) >= (int)sizeof(dst))
 		return -ENAMETOOLONG;
@@ -178,12 +190,17 @@ static int write_textfile(const char *dir, const struct pbuf *body)
 }
 
 struct xopts {
-	const char *listen, *textfile;
+	const char *listen, *textfile, *web_config;
 	long top, cache_ms, budget_ms, top_cgroups;
 	double interval;
 	uint64_t min_ahp;
 	bool flags, once, http, ledger;
 };
+
+#ifdef THPCTL_HTTP
+/* --web.config.file, loaded while the options are checked */
+static struct web_config web_cfg;
+#endif
 
 /* A whole decimal in [LO, HI] (util's strict parser). */
 static int parse_ms(const char *s, long lo, long hi, long *out)
@@ -201,6 +218,9 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 		return -1;
 	case OPT_TEXTFILE:
 		o->textfile = optarg;
+		return -1;
+	case OPT_WEB_CONFIG:
+		o->web_config = optarg;
 		return -1;
 	case 'i':
 		if (str_double(optarg, 1, 86400, &o->interval)) {
@@ -269,6 +289,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		{"cache-ms", required_argument, NULL, OPT_CACHE_MS},
 		{"scrape-budget", required_argument, NULL, OPT_BUDGET},
 		{"top-cgroups", required_argument, NULL, OPT_TOP_CGROUPS},
+		{"web.config.file", required_argument, NULL, OPT_WEB_CONFIG},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct xopts){.top = 20,
@@ -307,7 +328,24 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		return EXIT_USAGE;
 	}
 #endif
-	if (o->textfile) {
+	if (o->web_config && !o->http) {
+		warnx("exporter: --web.config.file configures the HTTP listener: not with --once, "
+		      "nor with --textfile without --listen");
+		return EXIT_USAGE;
+	}
+#ifdef THPCTL_HTTP
+	char why[512] = "";
+	int wr = o->web_config ? webconfig_load(o->web_config, &web_cfg, why, sizeof(why)) : 0;
+	if (wr == -ENOMEM) {
+		warnx("out of memory");
+		return EXIT_FAIL;
+	}
+	if (wr) {
+		warnx("exporter: --web.config.file: %s", why);
+		return EXIT_USAGE;
+	}
+#endif
+	if (o->textfile && strcmp(o->textfile, "-") != 0) {
 		/* a missing directory (its parent must exist) is created */
 		struct stat st;
 		if (stat(o->textfile, &st) && errno == ENOENT && mkdir(o->textfile, 0755) &&
@@ -333,8 +371,9 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 	} else if (o->textfile) {
 		int r = write_textfile(o->textfile, &e->body);
 		if (r) {
-			warnx("exporter: cannot write %s/%s: %s", o->textfile, TEXTFILE_NAME,
-			      strerror(-r));
+			warnx("exporter: cannot write %s%s%s: %s", o->textfile,
+			      strcmp(o->textfile, "-") ? "/" : "",
+			      strcmp(o->textfile, "-") ? TEXTFILE_NAME : " (stdout)", strerror(-r));
 			ret = EXIT_FAIL;
 		}
 	} else if (g->json) {
@@ -372,9 +411,13 @@ static int exporter_serve(struct exporter *e, const struct xopts *o)
 			int r = e->last_err ? e->last_err : write_textfile(o->textfile, &e->body);
 			pthread_mutex_unlock(&e->lock);
 			if (r && !warned)
-				warnx("exporter: cannot write %s/%s: %s", o->textfile,
-				      TEXTFILE_NAME, strerror(-r));
+				warnx("exporter: cannot write %s%s%s: %s", o->textfile,
+				      strcmp(o->textfile, "-") ? "/" : "",
+				      strcmp(o->textfile, "-") ? TEXTFILE_NAME : " (stdout)",
+				      strerror(-r));
 			warned = r != 0;
+			if (r && !strcmp(o->textfile, "-"))
+				return EXIT_FAIL; /* stdout is gone: nobody reads on */
 		}
 		struct timespec ts = {.tv_sec = (time_t)o->interval,
 				      .tv_nsec = (long)((o->interval - floor(o->interval)) * 1e9)};
@@ -425,10 +468,12 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	pthread_mutex_init(&e.lock, NULL);
 #ifdef THPCTL_HTTP
 	http_init(&e);
+	e.web = o.web_config ? &web_cfg : NULL;
 #endif
 	ret = o.once ? exporter_once(g, &e, &o) : exporter_serve(&e, &o);
 #ifdef THPCTL_HTTP
 	http_stop(&e);
+	webconfig_free(&web_cfg);
 #endif
 	pthread_mutex_destroy(&e.lock);
 	g->sr.cache = NULL;

@@ -87,6 +87,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0; /* a body on GET: read and dropped */
 		return MHD_YES;
 	}
+	int w = web_request(e, conn, url); /* basic auth, the landing page (exporter_web.c) */
+	if (w >= 0)
+		return (enum MHD_Result)w;
 	if (strcmp(url, "/metrics") != 0)
 		return mhd.queue_response(conn, MHD_HTTP_NOT_FOUND, e->not_found);
 	pthread_mutex_lock(&e->lock);
@@ -429,6 +432,8 @@ int http_start(struct exporter *e, const char *listen)
 		return -ENOMEM;
 	}
 	mhd.add_response_header(e->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if ((r = web_start(e)))
+		return r;
 	l->fd = open_listener(&ss, v6);
 	if (l->fd < 0) {
 		warnx("exporter: cannot listen on %s (in use, or not an address of this host?): %s",
@@ -442,7 +447,7 @@ int http_start(struct exporter *e, const char *listen)
 	/* MHD parses and answers; connections come from our accept thread (MHD_USE_ITC wakes
 	 * its threads for them). Its own limit sits above the guard's, which is tighter. */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			 MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+			 MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | web_daemon_flags(e);
 	l->d = mhd.start_daemon(
 		flags, 0, NULL, NULL, on_request, e,
 		/* two threads: a slow collection in one still leaves the other serving */
@@ -451,7 +456,7 @@ int http_start(struct exporter *e, const char *listen)
 		(unsigned)(8 * HTTP_MAX_CONNECTIONS), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 		(size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, l, MHD_OPTION_END);
+		on_completed, l, MHD_OPTION_ARRAY, web_daemon_options(e), MHD_OPTION_END);
 	if (!l->d) {
 		warnx("exporter: cannot start the HTTP server (libmicrohttpd)");
 		return -ENOMEM;
@@ -474,8 +479,8 @@ int http_start(struct exporter *e, const char *listen)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
-	fprintf(stderr, "thpctl exporter: listening on http://%s%s%s:%u/metrics\n", v6 ? "[" : "",
-		addr, v6 ? "]" : "", port);
+	fprintf(stderr, "thpctl exporter: listening on %s://%s%s%s:%u/metrics\n", web_scheme(e),
+		v6 ? "[" : "", addr, v6 ? "]" : "", port);
 	return 0;
 }
 
@@ -492,6 +497,7 @@ void http_stop(struct exporter *e)
 {
 	stop_http(&e->http); /* MHD first: the responses below may still be queued */
 	pthread_mutex_destroy(&e->http.lock);
+	web_stop(e);
 	struct MHD_Response **rs[] = {&e->cached, &e->not_found, &e->not_allowed, &e->failed};
 	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
 		if (*rs[i])

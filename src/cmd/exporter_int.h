@@ -12,6 +12,7 @@
 #ifdef THPCTL_HTTP
 #include "connguard.h"
 #include "mhd_load.h"
+#include "webconfig.h"
 #endif
 
 #include "cgroups_collect.h"
@@ -62,6 +63,8 @@ struct exporter {
 	} http;
 	struct MHD_Response *cached; /* the last body as a response; one reference ours */
 	struct MHD_Response *not_found, *not_allowed, *failed;
+	struct web_config *web; /* --web.config.file: TLS, basic auth; NULL without */
+	struct MHD_Response *landing, *unauthorized; /* GET /, 401 (exporter_web.c) */
 #endif
 };
 
@@ -81,6 +84,20 @@ void http_init(struct exporter *e);
 int http_start(struct exporter *e, const char *listen);
 /* Stop serving and free the listener's state and responses. Idempotent. */
 void http_stop(struct exporter *e);
+
+/* exporter_web.c: the landing page, basic auth and TLS of --web.config.file. */
+/* The daemon flags (MHD_USE_TLS with a certificate) and options (the PEMs; MHD_OPTION_ARRAY). */
+unsigned web_daemon_flags(const struct exporter *e);
+const struct MHD_OptionItem *web_daemon_options(struct exporter *e);
+/* "https" with TLS, else "http". */
+const char *web_scheme(const struct exporter *e);
+/* The responses of / and 401. 0, or -ENOMEM / -ENOTSUP (no TLS in libmicrohttpd) after a message. */
+int web_start(struct exporter *e);
+/* Before routing a request for URL: 401 without the right credentials, the landing page at /.
+ * Returns the queued result (MHD_YES/MHD_NO), or -1 for the caller to go on. */
+int web_request(struct exporter *e, struct MHD_Connection *conn, const char *url);
+/* Free the responses of web_start(). Idempotent. */
+void web_stop(struct exporter *e);
 #endif
 
 #endif

@@ -413,6 +413,29 @@ enum lab_group { GROUP_ONE, GROUP_QUICK, GROUP_ALL, GROUP_WORKLOADS };
 
 static const char *const group_name[] = {"", "quick", "all", "workloads"};
 
+/* The --report page: the head and context (this host, WALL0 to now), BODY's sections, the end;
+ * written to PATH. BODY is freed. Returns 0, or EXIT_FAIL after a message. */
+static int write_page(struct globals *g, const char *path, const char *what, double wall0,
+		      struct hbuf *body)
+{
+	char title[64];
+	snprintf(title, sizeof(title), "thpctl lab %s", what);
+	struct report_ctx ctx;
+	struct report_ctx_store st;
+	cmd_report_ctx(g, wall0, cmd_wall_s(), &ctx, &st);
+	struct hbuf page = {0};
+	report_begin(&page, title, &ctx);
+	hb_puts(&page, body->b.p ? body->b.p : "");
+	if (body->err)
+		page.err = body->err;
+	report_end(&page);
+	int r = cmd_write_report("lab", path, &page) ? EXIT_FAIL : 0;
+	buf_free(&page.b);
+	buf_free(&body->b);
+	body->err = 0;
+	return r;
+}
+
 /* Whether group GR runs X. */
 static bool in_group(enum lab_group gr, const struct lab_experiment *x)
 {
@@ -429,16 +452,12 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (gr == GROUP_QUICK)
 		a->o.quick = true;
 	static struct lab_out out;
-	static struct hbuf page;
+	static struct hbuf body; /* the sections; the page's head comes when the data is in */
 	out = (struct lab_out){.g = g,
 			       .csv = a->csv,
 			       .arr = g->json ? json_array() : NULL,
-			       .page = a->report ? &page : NULL};
-	if (out.page) {
-		char title[64];
-		snprintf(title, sizeof(title), "thpctl lab %s", one ? one->name : group_name[gr]);
-		report_begin(&page, title);
-	}
+			       .page = a->report ? &body : NULL};
+	double wall0 = cmd_wall_s();
 	int ret = EXIT_OK;
 	double t0 = mono_ms();
 	lab_many = !one;
@@ -460,12 +479,8 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (!g->json && !a->csv && gr != GROUP_ONE)
 		printf("\nlab %s: %d experiment%s in %.1f s wall\n", group_name[gr], out.shown,
 		       out.shown == 1 ? "" : "s", wall_ms / 1000);
-	if (out.page) {
-		report_end(&page);
-		if (cmd_write_report("lab", a->report, &page))
-			ret = EXIT_FAIL;
-		buf_free(&page.b);
-	}
+	if (out.page && write_page(g, a->report, one ? one->name : group_name[gr], wall0, &body))
+		ret = EXIT_FAIL;
 	if (guard_restore())
 		ret = EXIT_FAIL;
 	guard_end();

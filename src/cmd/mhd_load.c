@@ -12,8 +12,9 @@
 #include <dlfcn.h>
 #endif
 
-#ifndef THPCTL_MHD_SONAME
-#define THPCTL_MHD_SONAME "libmicrohttpd.so.12"
+/* the soname: from src/dlopen.libs, the one table of dlopen()ed libraries (Makefile) */
+#if !defined(THPCTL_HTTP_LINKED) && !defined(THPCTL_MHD_SONAME)
+#error "THPCTL_MHD_SONAME is set by the Makefile from src/dlopen.libs"
 #endif
 
 struct mhd_api mhd;
@@ -34,6 +35,9 @@ int mhd_load(char *err, size_t len)
 			MHD_create_response_from_buffer_with_free_callback,
 		.add_response_header = MHD_add_response_header,
 		.destroy_response = MHD_destroy_response,
+		.basic_auth_get_username_password = MHD_basic_auth_get_username_password,
+		.free = MHD_free,
+		.is_feature_supported = MHD_is_feature_supported,
 	};
 	return 0;
 }
@@ -56,6 +60,9 @@ static const struct {
 	SYM(create_response_from_buffer_with_free_callback),
 	SYM(add_response_header),
 	SYM(destroy_response),
+	SYM(basic_auth_get_username_password),
+	SYM(free),
+	SYM(is_feature_supported),
 };
 
 int mhd_load(char *err, size_t len)

@@ -27,6 +27,10 @@ struct mhd_api {
 		*create_response_from_buffer_with_free_callback;
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	/* --web.config.file (exporter_web.c) */
+	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
+	__typeof__(MHD_free) *free;
+	__typeof__(MHD_is_feature_supported) *is_feature_supported;
 };
 
 /* Filled by mhd_load(); all NULL before. */

@@ -3,6 +3,8 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,34 @@ static long parse_lines(char *text, json_t ***rec, size_t *n)
 	return 0;
 }
 
+/* A string member KEY of HDR, NULL when absent or not a string. */
+static const char *hdr_str(json_t *hdr, const char *key)
+{
+	return json_string_value(json_object_get(hdr, key));
+}
+
+/* What the page is about, from the recording's header HDR (NULL: none) and its N records. */
+static void recording_ctx(json_t *hdr, json_t *const *rec, size_t n, struct report_ctx *ctx)
+{
+	json_t *t0 = n ? json_object_get(rec[0], "time_s") : NULL,
+	       *t1 = n ? json_object_get(rec[n - 1], "time_s") : NULL,
+	       *off = json_object_get(hdr, "utc_offset_s");
+	*ctx = (struct report_ctx){
+		.host = hdr_str(hdr, "hostname"),
+		.kernel = hdr_str(hdr, "kernel"),
+		.version = hdr_str(hdr, "thpctl_version"),
+		.command = hdr_str(hdr, "command"),
+		.t0 = json_is_number(t0) ? json_number_value(t0) : NAN,
+		.t1 = json_is_number(t1) ? json_number_value(t1) : NAN,
+		.tz_known = json_is_integer(off),
+		.utc_off_s = json_is_integer(off) ? (long)json_integer_value(off) : 0,
+		.tz = hdr_str(hdr, "timezone"),
+		.note = hdr ? NULL
+			    : "The recording has no header line (made by an older thpctl): the "
+			      "host, kernel, thpctl version, command and time zone are unknown.",
+	};
+}
+
 int cmd_report(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("output", 'o'), OPTS_END};
@@ -93,9 +123,17 @@ int cmd_report(struct globals *g, int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	report_begin(&page, "thpctl watch recording");
-	report_para(&page, "meta", in);
-	if (report_watch(&page, rec, n)) {
+	/* the header line of `watch --record` (a recording by an older thpctl has none) */
+	json_t *hdr = n && json_object_get(rec[0], "recording") ? rec[0] : NULL;
+	json_t *const *data = hdr ? rec + 1 : rec;
+	size_t nd = hdr ? n - 1 : n;
+	struct report_ctx ctx;
+	recording_ctx(hdr, data, nd, &ctx);
+	report_begin(&page, "thpctl watch recording", &ctx);
+	char what[PATH_MAX + 40];
+	snprintf(what, sizeof(what), "recording: %s", in);
+	report_para(&page, "meta", what);
+	if (report_watch(&page, data, nd, &ctx)) {
 		warnx("report: %s holds no watch interval (made by thpctl watch --record?)", in);
 		ret = EXIT_FAIL;
 		goto out;
@@ -107,7 +145,7 @@ int cmd_report(struct globals *g, int argc, char **argv)
 		json_t *o = json_object();
 		json_put(o, "recording", json_str(in));
 		json_put(o, "page", json_str(out));
-		json_put(o, "intervals", json_integer((json_int_t)n));
+		json_put(o, "intervals", json_integer((json_int_t)nd));
 		json_put(o, "page_bytes", json_integer((json_int_t)page.b.len));
 		ret = cmd_emit_json(o) ? EXIT_FAIL : EXIT_OK;
 	}

@@ -15,6 +15,7 @@
 #include "../kernel/features.h"
 #include "../model/rates.h"
 #include "../kernel/sample.h"
+#include "../render/report.h"
 #include "../render/watch.h"
 #include "../util/num.h"
 #include "args.h"
@@ -38,8 +39,10 @@ static void watch_help(FILE *f)
 		"                          process each interval; up to 100)\n"
 		"  --json                  one JSON object per interval and line (JSON lines)\n"
 		"  --record FILE           also write each interval to FILE as a JSON line (the\n"
-		"                          --json object plus the THP settings read in it);\n"
-		"                          `thpctl report FILE -o PAGE.html` charts it\n" GLOBAL_HELP
+		"                          --json object plus the THP settings read in it),\n"
+		"                          after a header line (host, kernel, thpctl version,\n"
+		"                          command, time zone); `thpctl report FILE -o\n"
+		"                          PAGE.html` charts it\n" GLOBAL_HELP
 		"\nCtrl-C (SIGINT) or SIGTERM ends it with exit status 0.\n");
 }
 
@@ -148,6 +151,37 @@ static int watch_options(struct globals *g, int argc, char **argv, double *inter
 	return -1;
 }
 
+/*
+ * The first line of a recording: what it is about, for `thpctl report`'s page (a line without
+ * "time_s"): {"recording": "thpctl watch", "thpctl_version", "hostname", "kernel", "command",
+ * "interval_s", "started_s", "utc_offset_s", "timezone"}. 0, or EXIT_FAIL after a message.
+ */
+static int record_header(struct globals *g, FILE *f, double interval)
+{
+	struct report_ctx ctx;
+	struct report_ctx_store st;
+	double now = cmd_wall_s();
+	cmd_report_ctx(g, now, now, &ctx, &st);
+	json_t *j = json_object();
+	json_put(j, "recording", json_str("thpctl watch"));
+	json_put(j, "thpctl_version", json_str(ctx.version));
+	json_put(j, "hostname", *st.host ? json_str(st.host) : json_null());
+	json_put(j, "kernel", *st.kernel ? json_str(st.kernel) : json_null());
+	json_put(j, "command", json_str(ctx.command));
+	json_put(j, "interval_s", json_real(interval));
+	json_put(j, "started_s", json_real(floor(now * 1000) / 1000));
+	json_put(j, "utc_offset_s", ctx.tz_known ? json_integer(ctx.utc_off_s) : json_null());
+	json_put(j, "timezone", ctx.tz_known ? json_str(st.tz) : json_null());
+	char *text =
+		json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13));
+	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f);
+	free(text);
+	json_decref(j);
+	if (bad)
+		warnx("watch: cannot write %s: %s", record_path, strerror(errno ? errno : EIO));
+	return bad ? EXIT_FAIL : 0;
+}
+
 /* ROW and the settings of sample CUR as one JSON line into F. 0, or EXIT_FAIL (after a message). */
 static int record_row(FILE *f, const struct watch_row *row, const struct sample *cur, bool top)
 {
@@ -252,7 +286,8 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 	bool screen = !g->json && isatty(STDOUT_FILENO);
 	ret = EXIT_OK;
 
-	if (record_path && !(rec = cmd_open_record("watch", record_path))) {
+	if (record_path &&
+	    (!(rec = cmd_open_record("watch", record_path)) || record_header(g, rec, interval))) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/stats.h"
+#include "../util/version.h"
 
 /* Okabe-Ito colors, a lighter set in dark mode; text and axes are currentColor. */
 static const char *const style =
@@ -25,6 +26,10 @@ static const char *const style =
 	"table.data th,table.data td{border:1px solid rgba(128,128,128,.4);padding:2px 6px;"
 	"text-align:right}table.data td:first-child,table.data th:first-child{text-align:left}"
 	".meta{opacity:.8}.proof{font-size:12px;opacity:.85}.verdict{font-weight:600}"
+	"figure.fig{margin:1.2em 0 .3em}figcaption{font-weight:600}.note{font-size:14px;opacity:.8}"
+	"table.context{border-collapse:collapse;margin:.5em 0 1em}table.context th{text-align:left;"
+	"padding:1px 12px 1px 0;font-weight:600}table.context td{padding:1px 0}"
+	"details{margin:.2em 0 1.2em}summary{cursor:pointer;opacity:.85}"
 	".s0{stroke:#0072b2;fill:#0072b2}.s1{stroke:#d55e00;fill:#d55e00}"
 	".s2{stroke:#009e73;fill:#009e73}.s3{stroke:#cc79a7;fill:#cc79a7}"
 	".s4{stroke:#e69f00;fill:#e69f00}.s5{stroke:#56b4e9;fill:#56b4e9}"
@@ -36,7 +41,7 @@ static const char *const style =
 	".s4{stroke:#f0c040;fill:#f0c040}.s5{stroke:#9fd8ff;fill:#9fd8ff}"
 	".s6{stroke:#b0b0b0;fill:#b0b0b0}.s7{stroke:#f0e442;fill:#f0e442}}";
 
-void report_begin(struct hbuf *h, const char *title)
+void report_begin(struct hbuf *h, const char *title, const struct report_ctx *ctx)
 {
 	hb_puts(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
@@ -45,6 +50,7 @@ void report_begin(struct hbuf *h, const char *title)
 	hb_printf(h, "</title><style>%s</style></head>\n<body>\n<h1>", style);
 	hb_esc(h, title);
 	hb_puts(h, "</h1>\n");
+	report_context(h, ctx);
 }
 
 void report_para(struct hbuf *h, const char *cls, const char *text)
@@ -56,9 +62,9 @@ void report_para(struct hbuf *h, const char *cls, const char *text)
 
 void report_end(struct hbuf *h)
 {
-	hb_puts(h,
-		"<p class=\"meta\">made by thpctl: no scripts, nothing loaded from elsewhere</p>\n"
-		"</body></html>\n");
+	hb_puts(h, "<p class=\"meta\">page made by thpctl ");
+	hb_esc(h, thpctl_version());
+	hb_puts(h, ": no scripts, nothing loaded from elsewhere</p>\n</body></html>\n");
 }
 
 void report_num(char *out, size_t n, double v)

@@ -17,8 +17,30 @@
 #include "ab.h"
 #include "svg.h"
 
-/* The page head (title TITLE, escaped) with the style sheet, and an <h1>. */
-void report_begin(struct hbuf *h, const char *title);
+/*
+ * What a page is about, for a person who files it with an incident: the host, its kernel, the
+ * thpctl that made the data, the command, and when the data was taken. Strings may be NULL or
+ * "" (unknown, said so); they come from the host or a recording and are escaped.
+ */
+struct report_ctx {
+	const char *host, *kernel, *version, *command;
+	double t0,
+		t1; /* the data's first and last wall-clock time, s since the epoch; NAN unknown */
+	bool tz_known;	  /* the data host's time zone: */
+	long utc_off_s;	  /* seconds east of UTC */
+	const char *tz;	  /* its abbreviation ("CET"), may be "" */
+	const char *note; /* a sentence about what is unknown and why, or NULL */
+};
+
+/*
+ * The page head (title TITLE, escaped) with the style sheet, an <h1>, and the table of CTX
+ * (class "context": host, kernel, thpctl, command, data in UTC, data in local time).
+ */
+void report_begin(struct hbuf *h, const char *title, const struct report_ctx *ctx);
+/* The context table alone (report_begin writes it). */
+void report_context(struct hbuf *h, const struct report_ctx *ctx);
+/* T (s since the epoch) as "2026-12-02 03:40:12" OFF s east of UTC; "unknown" when not finite. */
+void report_time(char *out, size_t n, double t, long off);
 /* A paragraph of escaped TEXT with class CLS ("meta", "verdict"). */
 void report_para(struct hbuf *h, const char *cls, const char *text);
 /* Close the page. */
@@ -46,9 +68,11 @@ void report_ab(struct hbuf *h, const struct ab_report *r);
 
 /*
  * A `watch --record` recording: N JSON objects (one per interval) REC. Rates
- * over time with a marker where a THP setting changed, AnonHugePages over
- * time. Returns 0, or -EINVAL when no record has a time.
+ * over wall-clock time (in CTX's time zone when known, else UTC) with a marker
+ * where a THP setting changed, AnonHugePages over time; a series that is 0
+ * throughout is listed, not drawn; the numbers folded under each chart.
+ * Returns 0, or -EINVAL when the first record has no time.
  */
-int report_watch(struct hbuf *h, json_t *const *rec, size_t n);
+int report_watch(struct hbuf *h, json_t *const *rec, size_t n, const struct report_ctx *ctx);
 
 #endif

@@ -19,8 +19,12 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 	struct svg_chart c;
 	svg_chart_begin(&c, h, "ab-wall", "strip", "wall time per run, per mode", 0, 0, false, 0,
 			y1, false, "mode", "wall time (s)", names, r->n);
+	bool any = false;
 	for (int i = 0; i < r->n; i++) {
 		const struct ab_mode *m = &r->modes[i];
+		any |= r->sum[i].wall.ok;
+		if (!r->sum[i].wall.ok)
+			svg_note(&c, i + 0.5, m->skipped ? "skipped" : "no run finished");
 		for (int k = 0; k < m->nruns; k++)
 			if (m->runs[k].ok)
 				svg_dot(&c, i + 0.5 + ((k % 9) - 4) * 0.03, m->runs[k].wall_s, 3.5,
@@ -31,6 +35,8 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 			svg_line(&c, x, y, 2, i, false);
 		}
 	}
+	if (!any)
+		svg_note(&c, NAN, "no run of any mode finished: nothing to draw");
 	svg_chart_end(&c);
 	static const char *const cols[5] = {"mode", "runs", "median (s)", "min (s)", "max (s)"};
 	report_table_begin(h, "ab-wall", cols, 5);
@@ -73,12 +79,29 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 			0, 0, false, y0, y1, false, "mode",
 			mem ? "peak RSS / base (ratio)" : "wall time / base (ratio)", names, r->n);
 	svg_hline(&c, 1, "1 = same as the base");
+	int drawn = 0, too_few = 0;
 	for (int i = 0; i < r->n; i++) {
 		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
-		if (!ci->ok)
-			continue;
+		enum ab_verdict v = r->sum[i].verdict;
+		too_few += v == AV_TOO_FEW;
+		if (!ci->ok || v == AV_BASE) {
+			/* said inside the chart, where the interval would be */
+			svg_note(&c, i + 0.5,
+				 v == AV_BASE	   ? "the base"
+				 : v == AV_TOO_FEW ? "too few runs"
+						   : "not run");
+			if (!ci->ok)
+				continue;
+		}
+		drawn++;
 		svg_whisker(&c, i + 0.5, ci->lo, ci->hi, 10);
 		svg_dot(&c, i + 0.5, ci->est, 5, i);
+	}
+	if (too_few && !drawn) {
+		char note[120];
+		snprintf(note, sizeof(note),
+			 "too few runs for an interval (--runs %d; 4 or more per mode)", r->runs);
+		svg_note(&c, NAN, note);
 	}
 	svg_chart_end(&c);
 	static const char *const cols[5] = {"mode", "ratio", "95% low", "95% high", "verdict"};
@@ -103,6 +126,112 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 	report_table_end(h);
 }
 
+/* Each run's AnonHugePages share of the command's anon memory (at the peak sample), per mode. */
+static void ab_share(struct hbuf *h, const struct ab_report *r)
+{
+	const char *names[AB_MAX_MODES];
+	for (int i = 0; i < r->n; i++)
+		names[i] = r->modes[i].name;
+	struct svg_chart c;
+	svg_chart_begin(&c, h, "ab-share", "strip",
+			"AnonHugePages share of the command's anon memory per run, per mode", 0, 0,
+			false, 0, 100, false, "mode", "AnonHugePages / anon (%)", names, r->n);
+	bool any = false;
+	for (int i = 0; i < r->n; i++) {
+		const struct ab_mode *m = &r->modes[i];
+		for (int k = 0; k < m->nruns; k++) {
+			const struct ab_run *x = &m->runs[k];
+			if (x->ok && x->ahp_peak_kb >= 0 && x->anon_peak_kb > 0)
+				svg_dot(&c, i + 0.5 + ((k % 9) - 4) * 0.03,
+					100.0 * (double)x->ahp_peak_kb / (double)x->anon_peak_kb,
+					3.5, i);
+		}
+		const struct ab_stat *s = &r->sum[i].share;
+		any |= s->ok;
+		if (s->ok) {
+			double x[2] = {i + 0.25, i + 0.75}, y[2] = {s->med * 100, s->med * 100};
+			svg_line(&c, x, y, 2, i, false);
+		} else {
+			svg_note(&c, i + 0.5, m->skipped ? "skipped" : "not sampled");
+		}
+	}
+	if (!any)
+		svg_note(&c, NAN, "AnonHugePages not sampled: the runs ended before a sample");
+	svg_chart_end(&c);
+	static const char *const cols[5] = {"mode", "runs sampled", "median (%)", "min (%)",
+					    "max (%)"};
+	report_table_begin(h, "ab-share", cols, 5);
+	for (int i = 0; i < r->n; i++) {
+		const struct ab_stat *s = &r->sum[i].share;
+		int ns = 0;
+		for (int k = 0; k < r->modes[i].nruns; k++)
+			ns += r->modes[i].runs[k].ok && r->modes[i].runs[k].ahp_peak_kb >= 0 &&
+			      r->modes[i].runs[k].anon_peak_kb > 0;
+		char cell[4][40];
+		const char *cp[4] = {cell[0], cell[1], cell[2], cell[3]};
+		snprintf(cell[0], sizeof(cell[0]), "%d", ns);
+		report_num(cell[1], sizeof(cell[1]), s->ok ? s->med * 100 : NAN);
+		report_num(cell[2], sizeof(cell[2]), s->ok ? s->min * 100 : NAN);
+		report_num(cell[3], sizeof(cell[3]), s->ok ? s->max * 100 : NAN);
+		report_table_row(h, names[i], cp, 4);
+	}
+	report_table_end(h);
+}
+
+/* Whether mode I was compared with a base that has AnonHugePages samples (model/ab.c's proof). */
+static bool base_ok(const struct ab_report *r, int i)
+{
+	for (int b = 0; b < r->n; b++)
+		if (r->sum[b].verdict == AV_BASE)
+			return b != i && r->sum[b].ahp.ok;
+	return false;
+}
+
+/* The THP evidence of each mode as the terminal shows it: medians of the peak AnonHugePages, its
+ * share, the host-wide counters, and whether the proof matches the mode's intent. */
+static void ab_evidence(struct hbuf *h, const struct ab_report *r)
+{
+	hb_puts(h, "<h2>THP evidence per mode</h2>\n");
+	static const char *const cols[7] = {"mode",
+					    "AnonHugePages peak (MiB)",
+					    "THP % of anon",
+					    "thp_fault_alloc*",
+					    "thp_fault_fallback*",
+					    "compact_stall*",
+					    "proof"};
+	report_table_begin(h, "ab-thp", cols, 7);
+	for (int i = 0; i < r->n; i++) {
+		const struct ab_summary *s = &r->sum[i];
+		char cell[6][80];
+		const char *cp[6] = {cell[0], cell[1], cell[2], cell[3], cell[4], cell[5]};
+		report_num(cell[0], sizeof(cell[0]), s->ahp.ok ? s->ahp.med / 1024 : NAN);
+		report_num(cell[1], sizeof(cell[1]), s->share.ok ? s->share.med * 100 : NAN);
+		static const enum ab_counter ctr[3] = {AC_FAULT_ALLOC, AC_FAULT_FALLBACK,
+						       AC_COMPACT_STALL};
+		for (int k = 0; k < 3; k++)
+			report_num(cell[2 + k], sizeof(cell[0]),
+				   s->delta_med[ctr[k]] >= 0 ? (double)s->delta_med[ctr[k]] : NAN);
+		enum ab_intent in = ab_kind_intent(r->modes[i].kind, r->modes[i].arg);
+		snprintf(cell[5], sizeof(cell[5]), "%s",
+			 r->modes[i].skipped	? "skipped"
+			 : s->proof_unknown	? "not sampled (runs too short)"
+			 : s->proof_contradicts ? "FLAGGED: AnonHugePages does not show what "
+						  "the mode intends"
+			 : in == AI_LESS	? "no AnonHugePages, as the mode intends"
+			 : in == AI_MORE && base_ok(r, i)
+				 ? "more AnonHugePages than the base, as the mode intends"
+			 : in == AI_MORE ? "some AnonHugePages, as the mode intends"
+					 : "- (the mode intends no direction)");
+		report_table_row(h, r->modes[i].name, cp, 6);
+	}
+	report_table_end(h);
+	report_para(
+		h, "meta",
+		"medians over the runs that finished; AnonHugePages: the peak of the command's "
+		"process tree (smaps_rollup, sampled); * host-wide /proc/vmstat deltas per run: "
+		"other processes on the host add to them");
+}
+
 void report_ab(struct hbuf *h, const struct ab_report *r)
 {
 	char meta[400];
@@ -116,6 +245,8 @@ void report_ab(struct hbuf *h, const struct ab_report *r)
 	ab_wall(h, r);
 	ab_ratio(h, r, false);
 	ab_ratio(h, r, true);
+	ab_share(h, r);
+	ab_evidence(h, r);
 	for (int i = 0; i < r->n; i++)
 		if (r->modes[i].skipped) {
 			snprintf(meta, sizeof(meta), "%s skipped: %s", r->modes[i].name,

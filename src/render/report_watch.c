@@ -75,72 +75,138 @@ static double num_at(json_t *rec, const char *obj, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* One chart over time T (N points) of the K series Y[k] (NAN: no point), with the markers. */
-static void time_chart(struct hbuf *h, const char *id, const char *title, const char *ytitle,
-		       const double *t, double *const *y, const char *const *names, int k, size_t n,
-		       const struct change *ch, size_t nch)
+/* The time axis: wall-clock seconds T (N points) in the data host's zone. */
+struct taxis {
+	const double *t;
+	size_t n;
+	long off; /* seconds east of UTC */
+	char title[64];
+};
+
+/* The K series Y[k] that have a non-zero value (their indexes into IDX); the others' names into
+ * ZERO (all 0) and NONE (no value at all), comma-separated. Returns how many are drawn. */
+static int drawable(double *const *y, const char *const *names, int k, size_t n, int *idx,
+		    char *zero, char *none, size_t len)
 {
-	double y1 = 0;
-	for (int s = 0; s < k; s++)
-		for (size_t i = 0; i < n; i++)
-			if (isfinite(y[s][i]))
-				y1 = fmax(y1, y[s][i]);
-	struct svg_chart c;
-	svg_chart_begin(&c, h, id, "lines", title, 0, n ? t[n - 1] : 1, false, 0, y1, false,
-			"time since the first interval (s)", ytitle, NULL, 0);
-	double *px = malloc((n ? n : 1) * sizeof(double)),
-	       *py = malloc((n ? n : 1) * sizeof(double));
-	for (int s = 0; px && py && s < k; s++) {
-		int m = 0;
+	int m = 0;
+	zero[0] = none[0] = '\0';
+	for (int s = 0; s < k; s++) {
+		bool any = false, nonzero = false;
 		for (size_t i = 0; i < n; i++)
 			if (isfinite(y[s][i])) {
-				px[m] = t[i];
-				py[m++] = y[s][i];
+				any = true;
+				nonzero |= y[s][i] != 0;
 			}
-		svg_line(&c, px, py, m, s, m <= 60);
+		char *dst = nonzero ? NULL : any ? zero : none;
+		if (!dst) {
+			idx[m++] = s;
+			continue;
+		}
+		size_t l = strlen(dst);
+		snprintf(dst + l, len - l, "%s%s", l ? ", " : "", names[s]);
+	}
+	return m;
+}
+
+/* The numbers of chart ID under it, folded (<details>): t since the first, local time, Y[k]. */
+static void time_table(struct hbuf *h, const char *id, const struct taxis *ax, double *const *y,
+		       const char *const *names, int k)
+{
+	hb_printf(h, "<details><summary>the numbers: %zu interval%s</summary>\n", ax->n,
+		  ax->n == 1 ? "" : "s");
+	const char *cols[NRATES + 2] = {"t (s)", "local time"};
+	for (int s = 0; s < k; s++)
+		cols[s + 2] = names[s];
+	report_table_begin(h, id, cols, k + 2);
+	for (size_t i = 0; i < ax->n; i++) {
+		char cell[NRATES + 1][32], lab[32];
+		const char *cp[NRATES + 1];
+		report_time(cell[0], sizeof(cell[0]), ax->t[i], ax->off);
+		cp[0] = strlen(cell[0]) > 11 ? cell[0] + 11 : cell[0]; /* the time of day */
+		for (int s = 0; s < k; s++) {
+			report_num(cell[s + 1], sizeof(cell[s + 1]), y[s][i]);
+			cp[s + 1] = cell[s + 1];
+		}
+		snprintf(lab, sizeof(lab), "%.1f", ax->t[i] - ax->t[0]);
+		report_table_row(h, lab, cp, k + 1);
+	}
+	report_table_end(h);
+	hb_puts(h, "</details>\n");
+}
+
+/* One chart over wall-clock time of the K series Y[k] (NAN: no point), with the markers; series
+ * that are 0 throughout (or have no value) are listed under it, not drawn under another line. */
+static void time_chart(struct hbuf *h, const char *id, const char *title, const char *ytitle,
+		       const struct taxis *ax, double *const *y, const char *const *names, int k,
+		       const struct change *ch, size_t nch)
+{
+	size_t n = ax->n;
+	int idx[NRATES + 1];
+	char zero[256], none[256];
+	int m = drawable(y, names, k, n, idx, zero, none, sizeof(zero));
+	double y1 = 0;
+	for (int j = 0; j < m; j++)
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(y[idx[j]][i]))
+				y1 = fmax(y1, y[idx[j]][i]);
+	struct svg_chart c;
+	svg_chart_begin_clock(&c, h, id, title, ax->t[0], ax->t[n - 1], (double)ax->off, 0, y1,
+			      ax->title, ytitle);
+	double *px = malloc((n ? n : 1) * sizeof(double)),
+	       *py = malloc((n ? n : 1) * sizeof(double));
+	const char *shown[NRATES + 1];
+	for (int j = 0; px && py && j < m; j++) {
+		int s = idx[j], p = 0;
+		shown[j] = names[s];
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(y[s][i])) {
+				px[p] = ax->t[i];
+				py[p++] = y[s][i];
+			}
+		svg_line(&c, px, py, p, s, p <= 60);
 	}
 	free(px);
 	free(py);
 	for (size_t i = 0; i < nch; i++)
 		svg_vmarker(&c, ch[i].t, ch[i].text, (int)i);
-	svg_legend(&c, names, k);
+	if (!m)
+		svg_note(&c, NAN,
+			 k == 1 ? "0 throughout the recording"
+				: "every series is 0 throughout the recording");
+	svg_legend_colored(&c, shown, idx, m);
 	svg_chart_end(&c);
-	const char *cols[NRATES + 1] = {"t (s)"};
-	for (int s = 0; s < k; s++)
-		cols[s + 1] = names[s];
-	report_table_begin(h, id, cols, k + 1);
-	for (size_t i = 0; i < n; i++) {
-		char cell[NRATES][32], lab[32];
-		const char *cp[NRATES];
-		for (int s = 0; s < k; s++) {
-			report_num(cell[s], sizeof(cell[s]), y[s][i]);
-			cp[s] = cell[s];
-		}
-		snprintf(lab, sizeof(lab), "%.1f", t[i]);
-		report_table_row(h, lab, cp, k);
+	char line[600];
+	if (*zero && m) {
+		snprintf(line, sizeof(line), "0 throughout the recording (not drawn): %s", zero);
+		report_para(h, "meta", line);
 	}
-	report_table_end(h);
+	if (*none) {
+		snprintf(line, sizeof(line), "no value in the recording: %s", none);
+		report_para(h, "meta", line);
+	}
+	time_table(h, id, ax, y, names, k);
 }
 
-/* The setting changes as a table (the markers' labels). */
-static void changes_table(struct hbuf *h, const struct change *ch, size_t nch)
+/* The setting changes as a table (the markers' labels), with their time since the first. */
+static void changes_table(struct hbuf *h, const struct taxis *ax, const struct change *ch,
+			  size_t nch)
 {
-	static const char *const cols[2] = {"t (s)", "setting change"};
-	report_table_begin(h, "watch-changes", cols, 2);
+	static const char *const cols[3] = {"t (s)", "setting change", "local time"};
+	report_table_begin(h, "watch-changes", cols, 3);
 	for (size_t i = 0; i < nch; i++) {
-		char lab[32];
-		const char *cp[1] = {ch[i].text};
-		snprintf(lab, sizeof(lab), "%.1f", ch[i].t);
-		report_table_row(h, lab, cp, 1);
+		char lab[32], when[40];
+		report_time(when, sizeof(when), ch[i].t, ax->off);
+		const char *cp[2] = {ch[i].text, strlen(when) > 11 ? when + 11 : when};
+		snprintf(lab, sizeof(lab), "%.1f", ch[i].t - ax->t[0]);
+		report_table_row(h, lab, cp, 2);
 	}
 	report_table_end(h);
 }
 
-int report_watch(struct hbuf *h, json_t *const *rec, size_t n)
+int report_watch(struct hbuf *h, json_t *const *rec, size_t n, const struct report_ctx *ctx)
 {
 	if (!n || !json_is_number(json_object_get(rec[0], "time_s")))
 		return -EINVAL;
-	double t0 = json_number_value(json_object_get(rec[0], "time_s"));
 	double *t = calloc(n, sizeof(double)), *y[NRATES + 1];
 	struct change *ch = calloc(64, sizeof(*ch));
 	int bad = !t || !ch;
@@ -148,7 +214,10 @@ int report_watch(struct hbuf *h, json_t *const *rec, size_t n)
 		bad |= !(y[s] = calloc(n, sizeof(double)));
 	size_t nch = 0;
 	for (size_t i = 0; !bad && i < n; i++) {
-		t[i] = num_at(rec[i], NULL, "time_s") - t0;
+		t[i] = num_at(rec[i], NULL, "time_s");
+		if (!isfinite(t[i]))
+			t[i] = i ? t[i - 1]
+				 : 0; /* a record without a time: drawn where the last was */
 		for (size_t s = 0; s < NRATES; s++)
 			y[s][i] = num_at(rec[i], "rates_per_s", rate_keys[s]);
 		y[NRATES][i] = num_at(rec[i], NULL, "anon_huge_pages_kb") / 1024;
@@ -158,19 +227,28 @@ int report_watch(struct hbuf *h, json_t *const *rec, size_t n)
 			nch = settings_diff(a, b, t[i], ch, nch, 64);
 	}
 	if (!bad) {
-		char meta[160];
-		snprintf(
-			meta, sizeof(meta),
-			"%zu intervals over %.1f s; rates are host-wide (/proc/vmstat), per second; %zu setting change%s",
-			n, t[n - 1], nch, nch == 1 ? "" : "s");
+		struct taxis ax = {
+			.t = t, .n = n, .off = ctx && ctx->tz_known ? ctx->utc_off_s : 0};
+		if (ctx && ctx->tz_known) {
+			long a = ax.off < 0 ? -ax.off : ax.off;
+			snprintf(ax.title, sizeof(ax.title), "local time (UTC%c%02ld:%02ld)",
+				 ax.off < 0 ? '-' : '+', a / 3600, a % 3600 / 60);
+		} else {
+			snprintf(ax.title, sizeof(ax.title), "time (UTC)");
+		}
+		char meta[200];
+		snprintf(meta, sizeof(meta),
+			 "%zu intervals over %.1f s; rates are host-wide (/proc/vmstat), per "
+			 "second; %zu setting change%s",
+			 n, t[n - 1] - t[0], nch, nch == 1 ? "" : "s");
 		report_para(h, "meta", meta);
 		time_chart(h, "watch-rates", "THP event rates per second (host-wide)", "events/s",
-			   t, y, rate_names, NRATES, n, ch, nch);
+			   &ax, y, rate_names, NRATES, ch, nch);
 		static const char *const ahp[] = {"AnonHugePages"};
 		time_chart(h, "watch-anonhuge", "AnonHugePages (host-wide, /proc/meminfo)", "MiB",
-			   t, &y[NRATES], ahp, 1, n, ch, nch);
+			   &ax, &y[NRATES], ahp, 1, ch, nch);
 		if (nch)
-			changes_table(h, ch, nch);
+			changes_table(h, &ax, ch, nch);
 	}
 	for (size_t s = 0; s <= NRATES; s++)
 		free(y[s]);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static void hb_add(struct hbuf *h, const char *s, size_t n)
 {
@@ -222,43 +223,27 @@ static void draw_xaxis(struct svg_chart *c, const double *t, int n)
 			hb_esc(h, c->cat[i]);
 		else {
 			char l[32];
-			svg_fmt_tick(l, sizeof(l), v);
+			if (c->clock)
+				svg_fmt_clock(l, sizeof(l), v, c->clock_off, c->clock_step);
+			else
+				svg_fmt_tick(l, sizeof(l), v);
 			hb_puts(h, l);
 		}
 		hb_puts(h, "</text>\n");
 	}
 }
 
-void svg_chart_begin(struct svg_chart *c, struct hbuf *h, const char *id, const char *cls,
-		     const char *title, double x0, double x1, bool logx, double y0, double y1,
-		     bool logy, const char *xlabel, const char *ylabel, const char *const *cat,
-		     int ncat)
+/* The frame of chart C (scales set): the figure and its visible title, the grid, the axes with
+ * their ticks XT (NX) and YT (NY), the axis titles. */
+static void chart_frame(struct svg_chart *c, const char *id, const char *cls, const char *title,
+			const double *xt, int nx, const double *yt, int ny, const char *xlabel,
+			const char *ylabel)
 {
-	*c = (struct svg_chart){.h = h,
-				.w = 720,
-				.ht = 320,
-				.ml = 70,
-				.mr = 20,
-				.mt = 40,
-				.mb = 50,
-				.cat = cat,
-				.ncat = ncat};
-	double xt[24], yt[24];
-	int nx = 0, ny;
-	if (ncat) {
-		x0 = 0;
-		x1 = ncat;
-	} else if (!logx || !(nx = svg_ticks_log(&x0, &x1, xt, 24))) {
-		logx = false;
-		nx = svg_ticks_linear(&x0, &x1, 6, xt, 24);
-	}
-	if (!logy || !(ny = svg_ticks_log(&y0, &y1, yt, 24))) {
-		logy = false;
-		ny = svg_ticks_linear(&y0, &y1, 5, yt, 24);
-	}
-	c->x = (struct svg_scale){x0, x1, c->ml, c->w - c->mr, logx};
-	c->y = (struct svg_scale){y0, y1, c->ht - c->mb, c->mt, logy};
-	hb_puts(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"");
+	struct hbuf *h = c->h;
+	/* the title shows above the chart (figcaption) and is the SVG's accessible name */
+	hb_puts(h, "<figure class=\"fig\"><figcaption>");
+	hb_esc(h, title);
+	hb_puts(h, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"");
 	hb_esc(h, id);
 	hb_printf(h, "\" class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", cls,
 		  c->w, c->ht);
@@ -282,9 +267,107 @@ void svg_chart_begin(struct svg_chart *c, struct hbuf *h, const char *id, const 
 	hb_puts(h, "</text>\n");
 }
 
+static void chart_init(struct svg_chart *c, struct hbuf *h, const char *const *cat, int ncat)
+{
+	*c = (struct svg_chart){.h = h,
+				.w = 720,
+				.ht = 320,
+				.ml = 70,
+				.mr = 20,
+				.mt = 40,
+				.mb = 50,
+				.cat = cat,
+				.ncat = ncat};
+}
+
+void svg_chart_begin(struct svg_chart *c, struct hbuf *h, const char *id, const char *cls,
+		     const char *title, double x0, double x1, bool logx, double y0, double y1,
+		     bool logy, const char *xlabel, const char *ylabel, const char *const *cat,
+		     int ncat)
+{
+	chart_init(c, h, cat, ncat);
+	double xt[24], yt[24];
+	int nx = 0, ny;
+	if (ncat) {
+		x0 = 0;
+		x1 = ncat;
+	} else if (!logx || !(nx = svg_ticks_log(&x0, &x1, xt, 24))) {
+		logx = false;
+		nx = svg_ticks_linear(&x0, &x1, 6, xt, 24);
+	}
+	if (!logy || !(ny = svg_ticks_log(&y0, &y1, yt, 24))) {
+		logy = false;
+		ny = svg_ticks_linear(&y0, &y1, 5, yt, 24);
+	}
+	c->x = (struct svg_scale){x0, x1, c->ml, c->w - c->mr, logx};
+	c->y = (struct svg_scale){y0, y1, c->ht - c->mb, c->mt, logy};
+	chart_frame(c, id, cls, title, xt, nx, yt, ny, xlabel, ylabel);
+}
+
+void svg_chart_begin_clock(struct svg_chart *c, struct hbuf *h, const char *id, const char *title,
+			   double t0, double t1, double utc_off_s, double y0, double y1,
+			   const char *xlabel, const char *ylabel)
+{
+	chart_init(c, h, NULL, 0);
+	double xt[24], yt[24];
+	if (!(t1 > t0))
+		t1 = t0 + 1;
+	c->clock = true;
+	c->clock_off = utc_off_s;
+	int nx = svg_ticks_clock(t0, t1, utc_off_s, xt, 24, &c->clock_step);
+	int ny = svg_ticks_linear(&y0, &y1, 5, yt, 24);
+	c->x = (struct svg_scale){t0, t1, c->ml, c->w - c->mr, false};
+	c->y = (struct svg_scale){y0, y1, c->ht - c->mb, c->mt, false};
+	chart_frame(c, id, "lines", title, xt, nx, yt, ny, xlabel, ylabel);
+}
+
+/* The steps of a clock axis, seconds: each divides the next larger unit. */
+static const double clock_steps[] = {1,	  2,   5,    10,   15,	 30,	60,    120,   300,
+				     600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+
+int svg_ticks_clock(double t0, double t1, double off, double *out, int max, double *step)
+{
+	size_t k = 0, n = sizeof(clock_steps) / sizeof(clock_steps[0]);
+	while (k + 1 < n && (t1 - t0) / clock_steps[k] > 7)
+		k++;
+	double s = clock_steps[k];
+	while ((t1 - t0) / s > 7 || (t1 - t0) / s > max - 1)
+		s *= 2; /* past a week: whole days, doubled until they fit */
+	*step = s;
+	int m = 0;
+	for (double v = ceil((t0 + off) / s - 1e-9) * s - off; v <= t1 + 1e-9 && m < max; v += s)
+		out[m++] = v;
+	return m;
+}
+
+void svg_fmt_clock(char *out, size_t n, double t, double off, double step)
+{
+	time_t s = (time_t)floor(t + off + 0.5);
+	struct tm tm;
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(out, n, "?");
+		return;
+	}
+	if (step >= 86400)
+		strftime(out, n, "%m-%d", &tm);
+	else if (step >= 60)
+		strftime(out, n, "%H:%M", &tm);
+	else
+		strftime(out, n, "%H:%M:%S", &tm);
+}
+
 void svg_chart_end(struct svg_chart *c)
 {
-	hb_puts(c->h, "</svg>\n");
+	hb_puts(c->h, "</svg></figure>\n");
+}
+
+void svg_note(struct svg_chart *c, double x, const char *text)
+{
+	double px = isfinite(x) ? svg_map(&c->x, x) : (c->ml + c->w - c->mr) / 2;
+	hb_printf(c->h, "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", px,
+		  (c->mt + c->ht - c->mb) / 2);
+	hb_esc(c->h, text);
+	hb_puts(c->h, "</text>\n");
 }
 
 void svg_line(struct svg_chart *c, const double *x, const double *y, int n, int color, bool dots)
@@ -358,7 +441,7 @@ void svg_vmarker(struct svg_chart *c, double x, const char *label, int k)
 	hb_puts(c->h, "</text>\n");
 }
 
-void svg_legend(struct svg_chart *c, const char *const *names, int n)
+void svg_legend_colored(struct svg_chart *c, const char *const *names, const int *colors, int n)
 {
 	double x = c->ml;
 	for (int i = 0; i < n; i++) {
@@ -366,10 +449,15 @@ void svg_legend(struct svg_chart *c, const char *const *names, int n)
 			c->h,
 			"<rect class=\"bar s%d\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>"
 			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">",
-			i % SVG_COLORS, x, 10.0, x + 16, 20.0);
+			(colors ? colors[i] : i) % SVG_COLORS, x, 10.0, x + 16, 20.0);
 		hb_esc(c->h, names[i]);
 		hb_puts(c->h, "</text>");
 		x += 30 + 7 * (double)strlen(names[i]);
 	}
 	hb_puts(c->h, "\n");
+}
+
+void svg_legend(struct svg_chart *c, const char *const *names, int n)
+{
+	svg_legend_colored(c, names, NULL, n);
 }

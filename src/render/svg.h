@@ -66,10 +66,13 @@ struct svg_chart {
 	struct svg_scale x, y;	/* set by svg_chart_begin from the data ranges */
 	const char *const *cat; /* category labels of a category x axis (index i at i+0.5) */
 	int ncat;
+	bool clock; /* x: wall-clock seconds since the epoch (svg_chart_begin_clock) */
+	double clock_off, clock_step; /* its UTC offset and tick step, s */
 };
 
 /*
- * Open an <svg> with id ID and class "chart CLS" whose <title> is TITLE, x
+ * Open a <figure> whose caption is TITLE (the chart's visible title) and in it an <svg>
+ * with id ID and class "chart CLS" whose <title> is TITLE too, x
  * over [X0, X1] (LOGX) and y over [Y0, Y1] (LOGY), widened to nice ticks.
  * Then draw the grid, the axes, tick labels and the axis titles XLABEL and
  * YLABEL (units in them: "fault latency (µs)"). NCAT > 0: a category x axis
@@ -80,6 +83,26 @@ void svg_chart_begin(struct svg_chart *c, struct hbuf *h, const char *id, const 
 		     bool logy, const char *xlabel, const char *ylabel, const char *const *cat,
 		     int ncat);
 void svg_chart_end(struct svg_chart *c);
+
+/*
+ * A line chart over wall-clock time: x from T0 to T1 (seconds since the epoch), ticks at whole
+ * clock steps (1 s .. 1 day) of the time zone UTC_OFF_S seconds east of UTC, labelled
+ * "HH:MM:SS", "HH:MM" or "MM-DD"; y over [Y0, Y1] widened to nice ticks. Otherwise as
+ * svg_chart_begin (class "chart lines").
+ */
+void svg_chart_begin_clock(struct svg_chart *c, struct hbuf *h, const char *id, const char *title,
+			   double t0, double t1, double utc_off_s, double y0, double y1,
+			   const char *xlabel, const char *ylabel);
+/*
+ * Clock ticks over [T0, T1] (s since the epoch) at multiples of a step of 1, 2, 5, 10, 15, 30 s,
+ * 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h or whole days (days doubled until at most 7
+ * intervals, and at most MAX ticks) in the zone OFF s east of UTC. Ticks into OUT, the step into *STEP; returns their count.
+ */
+int svg_ticks_clock(double t0, double t1, double off, double *out, int max, double *step);
+/* A clock tick label of T (s since the epoch, OFF s east of UTC) for ticks STEP s apart. */
+void svg_fmt_clock(char *out, size_t n, double t, double off, double step);
+/* A sentence (escaped) inside the plot, centred at data X (NAN: the plot's middle). */
+void svg_note(struct svg_chart *c, double x, const char *text);
 
 /* A polyline through N points (X, Y) in color COLOR, with a dot at each when DOTS. */
 void svg_line(struct svg_chart *c, const double *x, const double *y, int n, int color, bool dots);
@@ -97,5 +120,7 @@ void svg_hline(struct svg_chart *c, double y, const char *label);
 void svg_vmarker(struct svg_chart *c, double x, const char *label, int k);
 /* A legend of N names (escaped), colors 0..N-1, above the plot. */
 void svg_legend(struct svg_chart *c, const char *const *names, int n);
+/* A legend of N names in the colors COLORS (NULL: 0..N-1). */
+void svg_legend_colored(struct svg_chart *c, const char *const *names, const int *colors, int n);
 
 #endif

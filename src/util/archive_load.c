@@ -10,8 +10,10 @@
 #include <dlfcn.h>
 #endif
 
-#ifndef THPCTL_ARCHIVE_SONAME
-#define THPCTL_ARCHIVE_SONAME "libarchive.so.13"
+/* the soname: from src/dlopen.libs, the one table of dlopen()ed libraries (Makefile) */
+#if !defined(THPCTL_ARCHIVE_LINKED) && !defined(THPCTL_NO_ARCHIVE) &&                              \
+	!defined(THPCTL_ARCHIVE_SONAME)
+#error "THPCTL_ARCHIVE_SONAME is set by the Makefile from src/dlopen.libs"
 #endif
 
 struct la_api la;

@@ -37,7 +37,7 @@ if "$T" exporter --help | grep -q 'This build has no HTTP listener'; then
 fi
 for c in curl python3; do
 	command -v "$c" >/dev/null || {
-		nok "preflight" "$c missing: run scripts/install-deps"
+		nok "preflight" "$c missing: run scripts/install-deps --test"
 		summary
 	}
 done

@@ -35,7 +35,7 @@ for f in "$T" "$H"; do
 	[ -x "$f" ] || { nok "preflight" "$f missing: run 'make $T $H'"; summary; }
 done
 if [ ! -x /usr/bin/prometheus ]; then
-	skip "panel queries on a real Prometheus" "/usr/bin/prometheus not installed (Debian package prometheus: scripts/install-deps)"
+	skip "panel queries on a real Prometheus" "/usr/bin/prometheus not installed (Debian package prometheus: scripts/install-deps --test)"
 	summary
 fi
 if "$T" exporter --help | grep -q 'This build has no HTTP listener'; then

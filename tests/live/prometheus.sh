@@ -44,7 +44,7 @@ command -v promtool >/dev/null || HAVE_PROMTOOL=0
 [ -x /usr/bin/prometheus ] || HAVE_PROMETHEUS=0
 command -v wrk >/dev/null || HAVE_WRK=0
 command -v curl >/dev/null || {
-	nok "preflight" "curl missing: run scripts/install-deps"
+	nok "preflight" "curl missing: run scripts/install-deps --test"
 	summary
 }
 
@@ -108,7 +108,7 @@ if [ "$HAVE_PROMTOOL" -eq 1 ]; then
 	expect_cmd "promtool test rules $RULES_TEST" "$(tr '\n' ' ' <<<"$out" | cut -c1-600)" \
 		test "$rc" -eq 0
 else
-	skip "promtool check rules" "promtool not installed (Debian package prometheus: scripts/install-deps)"
+	skip "promtool check rules" "promtool not installed (Debian package prometheus: scripts/install-deps --test)"
 	skip "promtool check rules contrib/prometheus/*.yml" "promtool not installed"
 	skip "promtool test rules" "promtool not installed"
 fi
@@ -438,7 +438,7 @@ for m in POST PUT DELETE PATCH; do
 	expect_cmd "$m /metrics: 405 with Allow: GET, HEAD" "got $code $(grep -i '^allow' "$TMP/hdr")" \
 		bash -c "test '$code' = 405 && grep -qi '^allow: GET, HEAD' '$TMP/hdr'"
 done
-for p in / /metricsx /metrics/ /favicon.ico '/metrics?x=1/../'; do
+for p in /metricsx /metrics/ /favicon.ico /index.html '/metrics?x=1/../'; do
 	code=$(http "$E_PORT" "$p")
 	want=404
 	[ "$p" = '/metrics?x=1/../' ] && want=200 # the query string is not the path
@@ -561,7 +561,7 @@ print(len(rules), sum(r.get("health") == "ok" for r in rules))')
 		test "${V:-0}" -ge 200
 	stop_pid "$PROM"
 else
-	skip "a real Prometheus server" "/usr/bin/prometheus not installed (Debian package prometheus: scripts/install-deps)"
+	skip "a real Prometheus server" "/usr/bin/prometheus not installed (Debian package prometheus: scripts/install-deps --test)"
 fi
 
 # ---- load: wrk ---------------------------------------------------------------------------------
@@ -600,7 +600,7 @@ if [ "$HAVE_WRK" -eq 1 ]; then
 	code=$(http "$E_PORT" /metrics)
 	expect_cmd "still serving after the load (200)" "got $code" test "$code" = 200
 else
-	skip "wrk load test" "wrk not installed (scripts/install-deps)"
+	skip "wrk load test" "wrk not installed (scripts/install-deps --test)"
 fi
 
 stop_pid "$E_PID"

@@ -6,6 +6,8 @@
 #include "render/lab.h"
 #include "render/report.h"
 
+#include <math.h>
+
 static struct lab_result res;
 
 /* More samples than a series keeps: sorted quantiles with both ends, and the count kept. */
@@ -69,7 +71,8 @@ static void test_lab_section_escapes_and_has_a_chart_per_unit(void **state)
 	buf_free(&h.b);
 }
 
-/* Two records with defrag changed: one marker and one row in the changes table. */
+/* Two records with defrag changed: one marker and one row in the changes table; the time axis
+ * in the recording host's zone (UTC+01:00); the empty series listed, the numbers folded. */
 static void test_watch_marks_a_setting_change(void **state)
 {
 	(void)state;
@@ -84,23 +87,143 @@ static void test_watch_marks_a_setting_change(void **state)
 	json_t *rec[3];
 	for (int i = 0; i < 3; i++)
 		assert_non_null(rec[i] = json_loads(lines[i], 0, NULL));
+	struct report_ctx ctx = {.tz_known = true, .utc_off_s = 3600, .tz = "CET"};
 	struct hbuf h = {0};
-	assert_int_equal(report_watch(&h, rec, 3), 0);
+	assert_int_equal(report_watch(&h, rec, 3, &ctx), 0);
 	assert_contains(h.b.p, "id=\"watch-rates\"");
 	assert_contains(h.b.p, "id=\"watch-anonhuge\"");
-	assert_contains(h.b.p, "<tr><td>1.0</td><td>defrag: madvise -&gt; defer</td></tr>");
-	assert_contains(h.b.p, "<tr><td>2.0</td><td>khugepaged/defrag: (none) -&gt; 1</td></tr>");
-	assert_contains(h.b.p, "<tr><td>1.0</td><td>7</td><td>-</td><td>1</td>");
-	assert_contains(h.b.p, "<tr><td>0.0</td><td>2.50</td><td>-</td><td>-</td>");
-	assert_contains(h.b.p, "<tr><td>1.0</td><td>6</td></tr>"); /* AnonHugePages MiB */
+	assert_contains(h.b.p, "<figcaption>THP event rates per second (host-wide)</figcaption>");
+	/* t=100 s is 00:01:40 UTC, 01:01:40 at UTC+01:00 */
+	assert_contains(h.b.p, ">local time (UTC+01:00)</text>");
+	assert_contains(h.b.p, ">01:01:40</text>");
+	assert_contains(
+		h.b.p,
+		"<tr><td>1.0</td><td>defrag: madvise -&gt; defer</td><td>01:01:41</td></tr>");
+	assert_contains(
+		h.b.p,
+		"<tr><td>2.0</td><td>khugepaged/defrag: (none) -&gt; 1</td><td>01:01:42</td></tr>");
+	assert_contains(h.b.p, "<tr><td>1.0</td><td>01:01:41</td><td>7</td><td>-</td><td>1</td>");
+	assert_contains(h.b.p,
+			"<tr><td>0.0</td><td>01:01:40</td><td>2.50</td><td>-</td><td>-</td>");
+	assert_contains(h.b.p, "<tr><td>1.0</td><td>01:01:41</td><td>6</td></tr>"); /* MiB */
+	assert_contains(h.b.p, "no value in the recording: fault fallback, split_pmd, khugepaged "
+			       "collapse");
+	assert_contains(h.b.p, "<details><summary>the numbers: 3 intervals</summary>");
+	/* the legend names the drawn series only, in their own colours */
+	assert_contains(h.b.p, "<rect class=\"bar s2\" x=");
+	assert_null(strstr(h.b.p, ">fault fallback</text>"));
 	buf_free(&h.b);
 	json_t *bad = json_loads("{\"x\":1}", 0, NULL);
 	struct hbuf h2 = {0};
-	assert_int_equal(report_watch(&h2, &bad, 1), -EINVAL);
+	assert_int_equal(report_watch(&h2, &bad, 1, &ctx), -EINVAL);
 	buf_free(&h2.b);
 	json_decref(bad);
 	for (int i = 0; i < 3; i++)
 		json_decref(rec[i]);
+}
+
+/* A series that is 0 throughout is listed as such, not drawn under another line. */
+static void test_watch_lists_series_that_are_zero(void **state)
+{
+	(void)state;
+	json_t *rec[2];
+	for (int i = 0; i < 2; i++)
+		assert_non_null(rec[i] = json_pack("{s:f, s:{s:i, s:i, s:i, s:i, s:i}, s:i}",
+						   "time_s", 1000.0 + i * 30, "rates_per_s",
+						   "thp_fault_alloc", 5 + i, "thp_fault_fallback",
+						   0, "compact_stall", 0, "thp_split_pmd", 0,
+						   "thp_collapse_alloc", 0, "anon_huge_pages_kb",
+						   0));
+	struct hbuf h = {0};
+	assert_int_equal(report_watch(&h, rec, 2, NULL), 0);
+	assert_contains(h.b.p, "0 throughout the recording (not drawn): fault fallback, "
+			       "compact_stall, split_pmd, khugepaged collapse");
+	assert_int_equal(strstr(h.b.p, "class=\"ln s1\"") == NULL, 1); /* fault fallback */
+	assert_contains(h.b.p, "class=\"ln s0\"");
+	/* AnonHugePages 0 throughout: said inside its chart */
+	assert_contains(h.b.p, ">0 throughout the recording</text>");
+	/* no time zone known: UTC, 00:16:40 and 00:17:10 */
+	assert_contains(h.b.p, ">time (UTC)</text>");
+	assert_contains(h.b.p, "<td>00:17:10</td>");
+	buf_free(&h.b);
+	for (int i = 0; i < 2; i++)
+		json_decref(rec[i]);
+}
+
+/* Every page says what it is about; unknown fields say so; strings escaped. */
+static void test_page_context(void **state)
+{
+	(void)state;
+	struct report_ctx ctx = {.host = "db<1>",
+				 .kernel = "6.18.0",
+				 .version = "0.1.0",
+				 .command = "thpctl ab -- sh -c 'x & y'",
+				 .t0 = 1764646812, /* 2025-12-02 03:40:12 UTC */
+				 .t1 = 1764647113,
+				 .tz_known = true,
+				 .utc_off_s = -5 * 3600 - 1800,
+				 .tz = "XST"};
+	struct hbuf h = {0};
+	report_begin(&h, "thpctl ab", &ctx);
+	report_end(&h);
+	assert_contains(h.b.p, "<tr><th>host</th><td>db&lt;1&gt;</td></tr>");
+	assert_contains(h.b.p, "<tr><th>kernel</th><td>6.18.0</td></tr>");
+	assert_contains(h.b.p, "<tr><th>thpctl</th><td>0.1.0</td></tr>");
+	assert_contains(h.b.p, "<td><code>thpctl ab -- sh -c &#39;x &amp; y&#39;</code></td>");
+	assert_contains(h.b.p, "<time datetime=\"2025-12-02T03:40:12Z\">2025-12-02 03:40:12</time> "
+			       "to 03:45:13 UTC (301 s)");
+	assert_contains(h.b.p, ">2025-12-01 22:10:12</time> to 22:15:13 XST (UTC-05:30)");
+	buf_free(&h.b);
+	struct report_ctx none = {.t0 = NAN, .t1 = NAN, .note = "no header"};
+	struct hbuf h2 = {0};
+	report_begin(&h2, "x", &none);
+	assert_contains(h2.b.p, "<tr><th>host</th><td>unknown</td></tr>");
+	assert_contains(h2.b.p, "<tr><th>data (UTC)</th><td>unknown</td></tr>");
+	assert_contains(h2.b.p, "<tr><th>data (local)</th><td>unknown</td></tr>");
+	assert_contains(h2.b.p, "<p class=\"meta\">no header</p>");
+	buf_free(&h2.b);
+}
+
+/* ab: the THP evidence in the page; a chart without intervals says why inside it. */
+static void test_ab_evidence_and_too_few_runs(void **state)
+{
+	(void)state;
+	static struct ab_mode m[2];
+	static struct ab_summary s[2];
+	memset(m, 0, sizeof(m));
+	assert_int_equal(ab_mode_parse("off", &m[0]), 0);
+	assert_int_equal(ab_mode_parse("host", &m[1]), 0);
+	for (int i = 0; i < 2; i++) {
+		m[i].nruns = 3;
+		for (int k = 0; k < 3; k++)
+			m[i].runs[k] = (struct ab_run){.ok = true,
+						       .wall_s = 1.0 + 0.1 * k + i,
+						       .ahp_peak_kb = i ? 4096 * (k + 1) : 0,
+						       .anon_peak_kb = 16384,
+						       .samples = 3,
+						       .delta = {[AC_FAULT_ALLOC] = i ? 8 : 0,
+								 [AC_FAULT_FALLBACK] = 0,
+								 [AC_COMPACT_STALL] = i ? 2 : 0,
+								 [AC_SPLIT_PMD] = -1,
+								 [AC_COLLAPSE_ALLOC] = -1}};
+	}
+	ab_summarize(m, 2, 0, s);
+	char *cmd[] = {"true", NULL};
+	struct ab_report r = {.modes = m, .sum = s, .n = 2, .cmd = cmd, .runs = 3};
+	struct hbuf h = {0};
+	report_ab(&h, &r);
+	assert_contains(h.b.p, "id=\"ab-share\"");
+	assert_contains(h.b.p,
+			">too few runs for an interval (--runs 3; 4 or more per mode)</text>");
+	assert_contains(h.b.p, ">the base</text>");
+	/* evidence: AnonHugePages peak median 8 MiB, 50% of anon, fault_alloc +8, compact_stall +2 */
+	assert_contains(h.b.p,
+			"<tr><td>host</td><td>8</td><td>50</td><td>8</td><td>0</td><td>2</td>"
+			"<td>- (the mode intends no direction)</td></tr>");
+	assert_contains(h.b.p, "<tr><td>off</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0</td>"
+			       "<td>no AnonHugePages, as the mode intends</td></tr>");
+	assert_contains(h.b.p, "<tr><td>host</td><td>3</td><td>50</td><td>25</td><td>75</td></tr>");
+	buf_free(&h.b);
 }
 
 /* The lab JSON carries the series the charts draw. */
@@ -124,4 +247,6 @@ static void test_lab_json_has_the_series(void **state)
 UNIT_MAIN(cmocka_unit_test(test_series_thins_a_cdf_by_rank),
 	  cmocka_unit_test(test_lab_section_escapes_and_has_a_chart_per_unit),
 	  cmocka_unit_test(test_watch_marks_a_setting_change),
+	  cmocka_unit_test(test_watch_lists_series_that_are_zero),
+	  cmocka_unit_test(test_page_context), cmocka_unit_test(test_ab_evidence_and_too_few_runs),
 	  cmocka_unit_test(test_lab_json_has_the_series))

@@ -162,8 +162,37 @@ static void test_chart_has_id_title_axes_and_escaped_labels(void **state)
 	buf_free(&h.b);
 }
 
+/* Clock ticks at whole steps of local time, at most 7 intervals; labels by the step. */
+static void test_clock_ticks(void **state)
+{
+	(void)state;
+	double t[24], step;
+	char l[32];
+	/* 02:59:58 .. 03:01:13 UTC (75 s): 15 s steps from 03:00:00 */
+	double t0 = 1764644398, t1 = t0 + 75;
+	int n = svg_ticks_clock(t0, t1, 0, t, 24, &step);
+	assert_true(step == 15);
+	assert_int_equal(n, 5);
+	svg_fmt_clock(l, sizeof(l), t[0], 0, step);
+	assert_string_equal(l, "03:00:00");
+	svg_fmt_clock(l, sizeof(l), t[4], 0, step);
+	assert_string_equal(l, "03:01:00");
+	/* 20 minutes at UTC+05:30: 5-minute steps aligned to the local clock, "HH:MM" */
+	n = svg_ticks_clock(t0, t0 + 1200, 19800, t, 24, &step);
+	assert_true(step == 300);
+	svg_fmt_clock(l, sizeof(l), t[0], 19800, step);
+	assert_string_equal(l, "08:30");
+	assert_int_equal(n, 4);
+	/* 10 days: whole days doubled to 7 intervals at most (2 days), "MM-DD" */
+	n = svg_ticks_clock(t0, t0 + 10 * 86400, 0, t, 24, &step);
+	assert_true(step == 2 * 86400);
+	assert_int_equal(n, 5);
+	svg_fmt_clock(l, sizeof(l), t[0], 0, step);
+	assert_string_equal(l, "12-04");
+}
+
 UNIT_MAIN(cmocka_unit_test(test_linear_ticks_widen_to_a_1_2_5_step),
-	  cmocka_unit_test(test_linear_ticks_of_an_empty_range),
+	  cmocka_unit_test(test_clock_ticks), cmocka_unit_test(test_linear_ticks_of_an_empty_range),
 	  cmocka_unit_test(test_log_ticks_cover_the_range),
 	  cmocka_unit_test(test_scales_map_ends_and_middle), cmocka_unit_test(test_tick_labels),
 	  cmocka_unit_test(test_escape_html_specials_controls_and_bad_utf8),

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exporter's web front, beside the request path of exporter_http.c: the
+ * landing page at /, HTTP basic auth and TLS from --web.config.file
+ * (webconfig.h), as Prometheus exporters built on the exporter-toolkit do.
+ * TLS is libmicrohttpd's (GnuTLS; certificate and key handed over in memory),
+ * so a connection that the accept thread passes with MHD_add_connection gets
+ * its handshake there; plain HTTP to that port fails the handshake.
+ */
+#ifdef THPCTL_HTTP
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <err.h>
+
+#include "../util/version.h"
+#include "exporter_int.h"
+
+#define REALM "thpctl exporter"
+
+static struct MHD_Response *page(const char *text, const char *type)
+{
+	struct MHD_Response *r =
+		mhd.create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+	if (r)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	return r;
+}
+
+unsigned web_daemon_flags(const struct exporter *e)
+{
+	return e->web && e->web->cert_pem ? MHD_USE_TLS : 0;
+}
+
+const struct MHD_OptionItem *web_daemon_options(struct exporter *e)
+{
+	static struct MHD_OptionItem items[3];
+	size_t n = 0;
+	if (e->web && e->web->cert_pem) {
+		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, e->web->key_pem};
+		items[n++] =
+			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, e->web->cert_pem};
+	}
+	items[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return items;
+}
+
+const char *web_scheme(const struct exporter *e)
+{
+	return web_daemon_flags(e) ? "https" : "http";
+}
+
+int web_start(struct exporter *e)
+{
+	if (web_daemon_flags(e) && mhd.is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		warnx("exporter: --web.config.file asks for TLS, but this libmicrohttpd was built "
+		      "without it");
+		return -ENOTSUP;
+	}
+	char html[1024];
+	snprintf(html, sizeof(html),
+		 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		 "<title>thpctl exporter</title></head>\n<body>\n<h1>thpctl exporter</h1>\n"
+		 "<p>Prometheus metrics of Transparent Huge Pages on this host.</p>\n"
+		 "<ul><li><a href=\"/metrics\">/metrics</a></li></ul>\n"
+		 "<p>thpctl %s &middot; <code>man thpctl</code>, section exporter</p>\n"
+		 "</body></html>\n",
+		 thpctl_version());
+	e->landing = page(html, "text/html; charset=utf-8");
+	e->unauthorized = page("401 unauthorized: basic auth (--web.config.file)\n",
+			       "text/plain; charset=utf-8");
+	if (!e->landing || !e->unauthorized) {
+		warnx("out of memory");
+		return -ENOMEM;
+	}
+	/* added once here: MHD_queue_basic_auth_fail_response would add it per request */
+	char realm[64];
+	snprintf(realm, sizeof(realm), "Basic realm=\"%s\", charset=\"UTF-8\"", REALM);
+	mhd.add_response_header(e->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE, realm);
+	return 0;
+}
+
+int web_request(struct exporter *e, struct MHD_Connection *conn, const char *url)
+{
+	if (webconfig_has_auth(e->web)) {
+		char *pass = NULL;
+		char *user = mhd.basic_auth_get_username_password(conn, &pass);
+		bool ok = webconfig_check(e->web, user, pass);
+		if (pass) {
+			explicit_bzero(pass, strlen(pass));
+			mhd.free(pass);
+		}
+		if (user)
+			mhd.free(user);
+		if (!ok)
+			return mhd.queue_response(conn, MHD_HTTP_UNAUTHORIZED, e->unauthorized);
+	}
+	if (!strcmp(url, "/"))
+		return mhd.queue_response(conn, MHD_HTTP_OK, e->landing);
+	return -1;
+}
+
+void web_stop(struct exporter *e)
+{
+	struct MHD_Response **rs[] = {&e->landing, &e->unauthorized};
+	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
+		if (*rs[i])
+			mhd.destroy_response(*rs[i]);
+		*rs[i] = NULL;
+	}
+}
+#else
+/* ISO C wants a translation unit to hold something */
+typedef int exporter_web_unused;
+#endif

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+/* The exporter's --web.config.file: TLS files and basic-auth users (webconfig.h). */
+#ifdef THPCTL_HTTP
+#include "webconfig.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "../util/fileio.h"
+
+/* "line N: " + the formatted message into ERR; returns -EINVAL. */
+__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, size_t line,
+						      const char *fmt, ...)
+{
+	size_t off = 0;
+	if (line && errlen)
+		off = (size_t)snprintf(err, errlen, "line %zu: ", line);
+	if (off < errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err + off, errlen - off, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Node I's text when it is a string scalar without NUL bytes, else NULL. */
+static const char *scalar(yaml_document_t *d, int i)
+{
+	yaml_node_t *n = yaml_document_get_node(d, i);
+	if (!n || n->type != YAML_SCALAR_NODE || !n->tag ||
+	    strcmp((const char *)n->tag, YAML_STR_TAG) != 0 ||
+	    strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
+		return NULL;
+	return (const char *)n->data.scalar.value;
+}
+
+static size_t line_of(yaml_document_t *d, int i)
+{
+	yaml_node_t *n = yaml_document_get_node(d, i);
+	return n ? n->start_mark.line + 1 : 0;
+}
+
+/* Node I as a mapping whose keys are distinct strings; else -EINVAL naming WHAT. */
+static int mapping(yaml_document_t *d, int i, const char *what, char *err, size_t errlen)
+{
+	yaml_node_t *n = yaml_document_get_node(d, i);
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return fail(err, errlen, line_of(d, i), "%s must be a mapping (key: value lines)",
+			    what);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		const char *k = scalar(d, p->key);
+		if (!k)
+			return fail(err, errlen, line_of(d, p->key), "a key of %s is not a string",
+				    what);
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++)
+			if (!strcmp(k, scalar(d, q->key)))
+				return fail(err, errlen, line_of(d, p->key),
+					    "%s: the key '%s' is given twice", what, k);
+	}
+	return 0;
+}
+
+/* bcrypt's form: $2a$, $2b$ or $2y$, a cost 04..31, '$', 53 characters of ./A-Za-z0-9. */
+static bool bcrypt_form(const char *h)
+{
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
+	    h[6] != '$')
+		return false;
+	int cost = (h[4] - '0') * 10 + (h[5] - '0');
+	if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || cost < 4 || cost > 31)
+		return false;
+	return strspn(h + 7, "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") ==
+	       53;
+}
+
+/* The settings of the exporter-toolkit that thpctl does not implement (named in the error). */
+static const char *const not_implemented[] = {
+	"client_auth_type",
+	"client_ca_file",
+	"client_allowed_sans",
+	"min_version",
+	"max_version",
+	"cipher_suites",
+	"curve_preferences",
+	"prefer_server_cipher_suites",
+	"cert",
+	"key",
+	"http_server_config",
+	"rate_limit",
+};
+
+static int unsupported(char *err, size_t errlen, size_t line, const char *where, const char *k)
+{
+	for (size_t i = 0; i < sizeof(not_implemented) / sizeof(not_implemented[0]); i++)
+		if (!strcmp(k, not_implemented[i]))
+			return fail(err, errlen, line,
+				    "%s%s is an exporter-toolkit setting that thpctl does not "
+				    "implement (thpctl: tls_server_config: cert_file, key_file; "
+				    "basic_auth_users)",
+				    where, k);
+	return fail(err, errlen, line,
+		    "unknown key %s%s (thpctl knows tls_server_config: cert_file, key_file; "
+		    "basic_auth_users)",
+		    where, k);
+}
+
+/* tls_server_config: cert_file and key_file, both non-empty. */
+static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err, size_t errlen)
+{
+	int r = mapping(d, i, "tls_server_config", err, errlen);
+	if (r)
+		return r;
+	yaml_node_t *n = yaml_document_get_node(d, i);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		const char *k = scalar(d, p->key), *v = scalar(d, p->value);
+		char **dst = !strcmp(k, "cert_file")  ? &c->cert_file
+			     : !strcmp(k, "key_file") ? &c->key_file
+						      : NULL;
+		if (!dst)
+			return unsupported(err, errlen, line_of(d, p->key), "tls_server_config.",
+					   k);
+		if (!v || !*v)
+			return fail(err, errlen, line_of(d, p->value),
+				    "tls_server_config.%s must be a file name", k);
+		if (!(*dst = strdup(v)))
+			return -ENOMEM;
+	}
+	if (!c->cert_file || !c->key_file)
+		return fail(err, errlen, line_of(d, i),
+			    "tls_server_config needs both cert_file and key_file");
+	return 0;
+}
+
+/* basic_auth_users: NAME: BCRYPT-HASH lines. */
+static int parse_users(yaml_document_t *d, int i, struct web_config *c, char *err, size_t errlen)
+{
+	int r = mapping(d, i, "basic_auth_users", err, errlen);
+	if (r)
+		return r;
+	yaml_node_t *n = yaml_document_get_node(d, i);
+	size_t cap = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (!cap)
+		return 0;
+	if (!(c->users = calloc(cap, sizeof(*c->users))))
+		return -ENOMEM;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		const char *k = scalar(d, p->key), *v = scalar(d, p->value);
+		bool name_ok = *k && !strchr(k, ':');
+		for (const char *s = k; name_ok && *s; s++)
+			name_ok = (unsigned char)*s >= 0x20 && *s != 0x7f;
+		if (!name_ok)
+			return fail(err, errlen, line_of(d, p->key),
+				    "basic_auth_users: a user name must be non-empty, without ':' "
+				    "or control characters");
+		if (!v || !bcrypt_form(v))
+			return fail(err, errlen, line_of(d, p->value),
+				    "basic_auth_users.%s: not a bcrypt hash ($2y$10$ and 53 "
+				    "characters, as htpasswd -nBC 10 makes)",
+				    k);
+		struct web_user *u = &c->users[c->nusers++];
+		if (!(u->name = strdup(k)) || !(u->hash = strdup(v)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The top level: tls_server_config and basic_auth_users, each at most once. */
+static int parse_root(yaml_document_t *d, struct web_config *c, char *err, size_t errlen)
+{
+	yaml_node_t *root = yaml_document_get_root_node(d);
+	if (!root)
+		return 0; /* an empty file: no TLS, no auth */
+	int ri = (int)(root - d->nodes.start) + 1, r = mapping(d, ri, "the file", err, errlen);
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     !r && p < root->data.mapping.pairs.top; p++) {
+		const char *k = scalar(d, p->key);
+		if (!strcmp(k, "tls_server_config"))
+			r = parse_tls(d, p->value, c, err, errlen);
+		else if (!strcmp(k, "basic_auth_users"))
+			r = parse_users(d, p->value, c, err, errlen);
+		else
+			r = unsupported(err, errlen, line_of(d, p->key), "", k);
+	}
+	return r;
+}
+
+int webconfig_parse(const char *text, size_t len, struct web_config *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	if (errlen)
+		err[0] = '\0';
+	if (memchr(text, '\0', len))
+		return fail(err, errlen, 0, "a NUL byte: not a YAML text file");
+	yaml_parser_t p;
+	yaml_document_t d, d2;
+	if (!yaml_parser_initialize(&p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	int r;
+	if (!yaml_parser_load(&p, &d)) {
+		r = p.error == YAML_MEMORY_ERROR
+			    ? -ENOMEM
+			    : fail(err, errlen, p.problem_mark.line + 1, "not YAML: %s",
+				   p.problem ? p.problem : "?");
+		yaml_parser_delete(&p);
+		return r;
+	}
+	r = parse_root(&d, c, err, errlen);
+	yaml_document_delete(&d);
+	/* a second document ("---") would be ignored: refuse it */
+	if (!r) {
+		if (!yaml_parser_load(&p, &d2)) {
+			r = fail(err, errlen, p.problem_mark.line + 1, "not YAML: %s",
+				 p.problem ? p.problem : "?");
+		} else {
+			if (yaml_document_get_root_node(&d2))
+				r = fail(err, errlen, d2.start_mark.line + 1,
+					 "a second YAML document: one is read");
+			yaml_document_delete(&d2);
+		}
+	}
+	yaml_parser_delete(&p);
+	if (!r && c->nusers) {
+		pthread_mutex_init(&c->lock, NULL);
+		c->lock_init = true;
+	}
+	if (r)
+		webconfig_free(c);
+	return r;
+}
+
+/* WHAT's file PATH whole into OUT (NUL-terminated), after the ownership and mode checks; errors
+ * read "WHAT PATH: why" ("PATH: why" when WHAT is ""). */
+static int read_checked(const char *path, const char *what0, bool secret, char **out, char *err,
+			size_t errlen)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "%s%s", what0, *what0 ? " " : "");
+	int fd = open_regular_at(AT_FDCWD, path, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(fd));
+		return fd;
+	}
+	struct stat st;
+	int r = fstat(fd, &st) ? -errno : 0;
+	if (!r && st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s%s: owned by uid %u, neither root nor this user (uid %u)",
+			 what, path, (unsigned)st.st_uid, (unsigned)geteuid());
+		r = -EACCES;
+	} else if (!r && (st.st_mode & 022)) {
+		snprintf(err, errlen, "%s%s: writable by %s (mode %04o): chmod go-w", what, path,
+			 st.st_mode & 002 ? "every user" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+		r = -EACCES;
+	} else if (!r && secret && (st.st_mode & 004)) {
+		snprintf(err, errlen, "%s%s: readable by every user (mode %04o): chmod o-r", what,
+			 path, (unsigned)(st.st_mode & 07777));
+		r = -EACCES;
+	}
+	struct buf b = {0};
+	if (!r && (r = buf_read_fd(&b, fd, WEB_FILE_MAX, 0)))
+		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(r));
+	close(fd);
+	if (!r && (!b.p || strlen(b.p) != b.len)) {
+		snprintf(err, errlen, "%s%s: %s", what, path,
+			 b.len ? "a NUL byte: not a text file" : "empty");
+		r = -EINVAL;
+	}
+	if (r)
+		buf_free(&b);
+	else
+		*out = b.p; /* the buffer's memory, NUL-terminated */
+	return r;
+}
+
+/* NAME relative to the directory of CONFIG (unless absolute) into a new string. */
+static char *beside(const char *config, const char *name)
+{
+	const char *slash = strrchr(config, '/');
+	char *p = NULL;
+	if (name[0] == '/' || !slash)
+		return strdup(name);
+	if (asprintf(&p, "%.*s/%s", (int)(slash - config), config, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The certificate and key C names, read, checked to be PEM. */
+static int load_tls(const char *path, struct web_config *c, char *err, size_t errlen)
+{
+	char *cert = beside(path, c->cert_file), *key = beside(path, c->key_file);
+	int r = !cert || !key ? -ENOMEM : 0;
+	if (!r)
+		r = read_checked(cert, "tls_server_config.cert_file", false, &c->cert_pem, err,
+				 errlen);
+	if (!r)
+		r = read_checked(key, "tls_server_config.key_file", true, &c->key_pem, err, errlen);
+	if (!r && !strstr(c->cert_pem, "-----BEGIN CERTIFICATE-----")) {
+		snprintf(err, errlen, "tls_server_config.cert_file %s: no PEM certificate in it",
+			 cert);
+		r = -EINVAL;
+	} else if (!r && !strstr(c->key_pem, "PRIVATE KEY-----")) {
+		snprintf(err, errlen, "tls_server_config.key_file %s: no PEM private key in it",
+			 key);
+		r = -EINVAL;
+	}
+	free(cert);
+	free(key);
+	return r;
+}
+
+int webconfig_load(const char *path, struct web_config *c, char *err, size_t errlen)
+{
+	char *text = NULL, why[256];
+	memset(c, 0, sizeof(*c));
+	int r = read_checked(path, "", false, &text, err, errlen);
+	if (r)
+		return r;
+	r = webconfig_parse(text, strlen(text), c, why, sizeof(why));
+	free(text);
+	if (r == -EINVAL)
+		snprintf(err, errlen, "%s: %s", path, why);
+	if (!r && c->cert_file)
+		r = load_tls(path, c, err, errlen);
+	if (r)
+		webconfig_free(c);
+	return r;
+}
+
+bool webconfig_has_auth(const struct web_config *c)
+{
+	return c && c->nusers > 0;
+}
+
+/* A == B over their whole length: the time does not depend on where they differ. */
+static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+	volatile unsigned char diff = alen != blen;
+	size_t n = alen < blen ? alen : blen;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+bool webconfig_check(struct web_config *c, const char *user, const char *password)
+{
+	if (!webconfig_has_auth(c) || !user || !password)
+		return false;
+	struct web_user *u = NULL;
+	for (size_t i = 0; i < c->nusers && !u; i++)
+		if (!strcmp(c->users[i].name, user))
+			u = &c->users[i];
+	size_t plen = strlen(password);
+	if (u) {
+		pthread_mutex_lock(&c->lock);
+		bool hit = u->cached && same_bytes(u->cached, u->cached_len, password, plen);
+		pthread_mutex_unlock(&c->lock);
+		if (hit)
+			return true;
+	}
+	/* an unknown user is hashed against the first user's hash: the same cost */
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	if (!cd)
+		return false;
+	const char *setting = u ? u->hash : c->users[0].hash;
+	const char *h = crypt_rn(password, setting, cd, (int)sizeof(*cd));
+	bool ok = u && h && same_bytes(h, strlen(h), u->hash, strlen(u->hash));
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	if (ok) {
+		char *copy = strdup(password);
+		pthread_mutex_lock(&c->lock);
+		if (u->cached)
+			explicit_bzero(u->cached, u->cached_len);
+		free(u->cached);
+		u->cached = copy;
+		u->cached_len = copy ? plen : 0;
+		pthread_mutex_unlock(&c->lock);
+	}
+	return ok;
+}
+
+void webconfig_free(struct web_config *c)
+{
+	for (size_t i = 0; i < c->nusers; i++) {
+		if (c->users[i].cached)
+			explicit_bzero(c->users[i].cached, c->users[i].cached_len);
+		free(c->users[i].cached);
+		free(c->users[i].name);
+		free(c->users[i].hash);
+	}
+	free(c->users);
+	if (c->key_pem)
+		explicit_bzero(c->key_pem, strlen(c->key_pem));
+	free(c->key_pem);
+	free(c->cert_pem);
+	free(c->cert_file);
+	free(c->key_file);
+	if (c->lock_init)
+		pthread_mutex_destroy(&c->lock);
+	memset(c, 0, sizeof(*c));
+}
+#else
+/* ISO C wants a translation unit to hold something */
+typedef int webconfig_unused;
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `thpctl exporter --web.config.file FILE`: TLS and HTTP basic auth in the
+ * format of the Prometheus exporter-toolkit (node_exporter's), the subset that
+ * thpctl implements, parsed strictly with libyaml:
+ *
+ *   tls_server_config:
+ *     cert_file: server.crt    # PEM; relative paths: to FILE's directory
+ *     key_file: server.key
+ *   basic_auth_users:
+ *     prometheus: $2y$10$...   # bcrypt (htpasswd -nBC 10 ""), checked by crypt(3)
+ *
+ * Any other key (client_auth_type, min_version, http_server_config, ...) is
+ * an error, not ignored: a setting that is silently dropped would weaken what
+ * the operator asked for. A key seen twice is an error. An empty file is an
+ * empty configuration (plain HTTP, no auth), as in the toolkit.
+ */
+#ifndef THPCTL_CMD_WEBCONFIG_H
+#define THPCTL_CMD_WEBCONFIG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct web_user {
+	char *name;
+	char *hash;   /* bcrypt: $2a$, $2b$ or $2y$ */
+	char *cached; /* the last password that matched hash (saves a bcrypt), NULL none */
+	size_t cached_len;
+};
+
+struct web_config {
+	char *cert_file, *key_file; /* as written in the file; NULL: no TLS */
+	char *cert_pem, *key_pem;   /* their contents (webconfig_load), NUL-terminated */
+	struct web_user *users;	    /* basic_auth_users, NULL/0: no auth */
+	size_t nusers;
+	pthread_mutex_t lock; /* the users' cached passwords */
+	bool lock_init;
+};
+
+/* Largest web configuration, certificate and key file read, bytes. */
+#define WEB_FILE_MAX (1u << 20)
+
+/*
+ * Parse the YAML TEXT (LEN bytes) into C (zeroed first): the keys and the
+ * bcrypt hashes' form, no file read. Returns 0, -ENOMEM, or -EINVAL with
+ * "line N: what" in ERR (ERRLEN bytes).
+ */
+int webconfig_parse(const char *text, size_t len, struct web_config *c, char *err, size_t errlen);
+
+/*
+ * Read and parse PATH, then read the certificate and key it names (relative
+ * to PATH's directory). Each file must be a regular file owned by root or by
+ * this user and not writable by group or others; the key not readable by
+ * others either. Returns 0, -ENOMEM, or -EINVAL/-EACCES/-errno with why in
+ * ERR (naming the file).
+ */
+int webconfig_load(const char *path, struct web_config *c, char *err, size_t errlen);
+
+/* True when C has basic_auth_users. */
+bool webconfig_has_auth(const struct web_config *c);
+
+/*
+ * Basic auth: true when USER is in C and PASSWORD matches its bcrypt hash
+ * (crypt_rn(3); the comparison takes the same time wherever it differs). An
+ * unknown user costs a bcrypt too, so timing does not tell user names. A
+ * match is remembered per user: the next request with that password costs a
+ * constant-time comparison, not a bcrypt. Thread-safe.
+ */
+bool webconfig_check(struct web_config *c, const char *user, const char *password);
+
+/* Free what C holds (the passwords cached are wiped first). */
+void webconfig_free(struct web_config *c);
+
+#endif

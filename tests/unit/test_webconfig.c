@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/cmd/webconfig.c (the exporter's --web.config.file: YAML, files, bcrypt). */
+#include "unit.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef THPCTL_HTTP
+#include "cmd/webconfig.h"
+
+/* bcrypt cost 4 (fast) of "s3cret" ($2y$, as htpasswd writes) and of "pässwörd" ($2b$) */
+#define H_S3CRET "$2y$04$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/7wCS."
+#define H_UTF8 "$2b$04$CrPoTSbEOMbSYLfYqgldVefdLEK.N7Fi3UtC1eobqfLcbxezMH8DC"
+
+static char err[512];
+
+static int parse(const char *text, struct web_config *c)
+{
+	return webconfig_parse(text, strlen(text), c, err, sizeof(err));
+}
+
+/* TEXT is refused with -EINVAL and the error holds WANT. */
+static void refused(const char *text, const char *want)
+{
+	struct web_config c;
+	assert_int_equal(parse(text, &c), -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	assert_null(c.users);
+	assert_null(c.cert_file);
+}
+
+static void test_full_config(void **state)
+{
+	(void)state;
+	struct web_config c;
+	assert_int_equal(parse("# comment\n"
+			       "tls_server_config:\n"
+			       "  cert_file: server.crt\n"
+			       "  key_file: /etc/thpctl/server.key\n"
+			       "basic_auth_users:\n"
+			       "  prometheus: " H_S3CRET "\n"
+			       "  'ops team': \"" H_UTF8 "\"\n",
+			       &c),
+			 0);
+	assert_string_equal(c.cert_file, "server.crt");
+	assert_string_equal(c.key_file, "/etc/thpctl/server.key");
+	assert_null(c.cert_pem); /* parse reads no file */
+	assert_int_equal(c.nusers, 2);
+	assert_string_equal(c.users[0].name, "prometheus");
+	assert_string_equal(c.users[0].hash, H_S3CRET);
+	assert_string_equal(c.users[1].name, "ops team");
+	assert_true(webconfig_has_auth(&c));
+	webconfig_free(&c);
+}
+
+static void test_empty_is_nothing(void **state)
+{
+	(void)state;
+	struct web_config c;
+	assert_int_equal(parse("", &c), 0);
+	assert_false(webconfig_has_auth(&c));
+	assert_null(c.cert_file);
+	assert_int_equal(parse("# only a comment\n", &c), 0);
+	assert_false(webconfig_has_auth(&c));
+	webconfig_free(&c);
+}
+
+static void test_strict(void **state)
+{
+	(void)state;
+	refused("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
+		"RequireAndVerifyClientCert\n",
+		"line 4: tls_server_config.client_auth_type is an exporter-toolkit setting that "
+		"thpctl does not implement");
+	refused("http_server_config:\n  http2: false\n", "line 1: http_server_config is an");
+	refused("basic_auth_user:\n  a: " H_S3CRET "\n", "line 1: unknown key basic_auth_user");
+	refused("basic_auth_users:\n  a: " H_S3CRET "\n  a: " H_UTF8 "\n",
+		"line 3: basic_auth_users: the key 'a' is given twice");
+	refused("basic_auth_users: {}\nbasic_auth_users: {}\n",
+		"the file: the key "
+		"'basic_auth_users' is given twice");
+	refused("tls_server_config:\n  cert_file: a\n", "needs both cert_file and key_file");
+	refused("tls_server_config:\n  cert_file: a\n  key_file:\n",
+		"line 3: "
+		"tls_server_config.key_file must "
+		"be a file name");
+	refused("tls_server_config: yes\n", "line 1: tls_server_config must be a mapping");
+	refused("- a\n- b\n", "the file must be a mapping");
+	refused("basic_auth_users:\n  a: secret\n",
+		"line 2: basic_auth_users.a: not a bcrypt hash");
+	/* the right length and prefix, a cost out of range */
+	refused("basic_auth_users:\n  a: $2y$99$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/"
+		"7wCS.\n",
+		"not a bcrypt hash");
+	refused("basic_auth_users:\n  'a:b': " H_S3CRET "\n", "without ':'");
+	refused("basic_auth_users:\n  a: !!binary " H_S3CRET "\n", "not a bcrypt hash");
+	refused("basic_auth_users:\n  a: " H_S3CRET "\n---\nbasic_auth_users: {}\n",
+		"a second YAML document");
+	refused("basic_auth_users:\n  a: [b\n", "not YAML");
+	refused("basic_auth_users:\n\ta: b\n", "line 2: not YAML");
+	struct web_config c;
+	assert_int_equal(webconfig_parse("a: b\0c", 6, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "NUL byte"));
+}
+
+static void test_check(void **state)
+{
+	(void)state;
+	struct web_config c;
+	assert_int_equal(
+		parse("basic_auth_users:\n  prometheus: " H_S3CRET "\n  ops: " H_UTF8 "\n", &c), 0);
+	assert_false(webconfig_check(&c, "prometheus", "s3cre"));
+	assert_null(c.users[0].cached);
+	assert_false(webconfig_check(&c, "prometheus", "s3cret!"));
+	assert_false(webconfig_check(&c, "nobody", "s3cret"));
+	assert_false(webconfig_check(&c, "prometheus", NULL));
+	assert_false(webconfig_check(&c, NULL, "s3cret"));
+	assert_false(webconfig_check(&c, "ops", "s3cret")); /* another user's password */
+	assert_true(webconfig_check(&c, "prometheus", "s3cret"));
+	assert_string_equal(c.users[0].cached, "s3cret");
+	assert_true(webconfig_check(&c, "prometheus", "s3cret")); /* from the cache */
+	assert_false(webconfig_check(&c, "prometheus", "s3creT"));
+	assert_string_equal(c.users[0].cached, "s3cret"); /* a miss keeps the cache */
+	assert_true(webconfig_check(&c, "ops", "pässwörd"));
+	webconfig_free(&c);
+	/* no users: nobody passes (the caller asks only with basic_auth_users) */
+	assert_int_equal(parse("", &c), 0);
+	assert_false(webconfig_check(&c, "prometheus", "s3cret"));
+}
+
+static char dir[] = "/tmp/thpctl-webconfig.XXXXXX";
+
+static void put(const char *name, const char *text, mode_t mode)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	unlink(p);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+/* webconfig_load of DIR/web.yml: its result, the error in err */
+static int load(struct web_config *c)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s/web.yml", dir);
+	return webconfig_load(p, c, err, sizeof(err));
+}
+
+static void test_load_files(void **state)
+{
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	const char *crt = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+	const char *key = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+	put("web.yml", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n", 0640);
+	put("s.crt", crt, 0644);
+	put("s.key", key, 0600);
+	struct web_config c;
+	assert_int_equal(load(&c), 0);
+	assert_string_equal(c.cert_pem, crt); /* relative to the config file's directory */
+	assert_string_equal(c.key_pem, key);
+	webconfig_free(&c);
+
+	put("s.key", key, 0644);
+	assert_int_equal(load(&c), -EACCES);
+	assert_non_null(strstr(err, "s.key: readable by every user (mode 0644): chmod o-r"));
+	put("s.key", key, 0640);
+	put("web.yml", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n", 0666);
+	assert_int_equal(load(&c), -EACCES);
+	assert_non_null(strstr(err, "web.yml: writable by every user (mode 0666)"));
+	put("web.yml", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n", 0620);
+	assert_int_equal(load(&c), -EACCES);
+	assert_non_null(strstr(err, "writable by its group"));
+	put("web.yml", "tls_server_config:\n  cert_file: none.crt\n  key_file: s.key\n", 0600);
+	assert_int_equal(load(&c), -ENOENT);
+	assert_non_null(strstr(err, "tls_server_config.cert_file"));
+	assert_non_null(strstr(err, "none.crt: missing"));
+	put("web.yml", "tls_server_config:\n  cert_file: s.key\n  key_file: s.key\n", 0600);
+	assert_int_equal(load(&c), -EINVAL);
+	assert_non_null(strstr(err, "no PEM certificate"));
+	put("web.yml", "tls_server_config:\n  cert_file: s.crt\n  key_file: s.crt\n", 0600);
+	assert_int_equal(load(&c), -EACCES); /* the certificate is world-readable: refused as key */
+	put("web.yml", "nonsense: 1\n", 0600);
+	assert_int_equal(load(&c), -EINVAL);
+	assert_non_null(strstr(err, "web.yml: line 1: unknown key nonsense"));
+	char p[160];
+	snprintf(p, sizeof(p), "%s/web.yml", dir);
+	assert_int_equal(webconfig_load(dir, &c, err, sizeof(err)), -EISDIR);
+	const char *names[] = {"web.yml", "s.crt", "s.key"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_full_config), cmocka_unit_test(test_empty_is_nothing),
+	  cmocka_unit_test(test_strict), cmocka_unit_test(test_check),
+	  cmocka_unit_test(test_load_files))
+#else
+static void test_no_http(void **state)
+{
+	(void)state;
+	skip();
+}
+UNIT_MAIN(cmocka_unit_test(test_no_http))
+#endif
