@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "status_int.h"
+#include "../util/units.h"
 
 const char *status_tri_str(enum tri t)
 {
@@ -29,9 +30,11 @@ void status_opt_str(char *out, size_t n, const struct opt_u64 *o)
 
 void status_ratio_str(char *out, size_t n, const struct ratio *r)
 {
+	char pct[24];
+	fmt_pct(pct, sizeof(pct), r->num, r->den, 1);
 	if (r->valid)
-		snprintf(out, n, "%.1f%% (%llu of %llu)", r->value * 100,
-			 (unsigned long long)r->num, (unsigned long long)r->den);
+		snprintf(out, n, "%s (%llu of %llu)", pct, (unsigned long long)r->num,
+			 (unsigned long long)r->den);
 	else
 		snprintf(out, n, "-");
 }

@@ -4,6 +4,7 @@
 
 #include "json.h"
 #include "status.h"
+#include "status_int.h"
 #include "table.h"
 
 static const char *sev_color(enum severity s, bool color)
@@ -212,11 +213,8 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 	}
 	table_cell(t, "PMD fault success since boot");
 	const struct ratio *r = &d->fault_success;
-	if (r->valid)
-		table_cell(t, "%.1f%% (%llu of %llu)", r->value * 100, (unsigned long long)r->num,
-			   (unsigned long long)r->den);
-	else
-		table_cell(t, "-");
+	status_ratio_str(v, sizeof(v), r);
+	table_cell(t, "%s", v);
 	table_print(t, f, 2, color);
 	table_free(t);
 	fprintf(f, "\nfull report: thpctl status\n");
