@@ -159,7 +159,7 @@ static int parse_number_opt(int c, const char *arg, struct lab_args *a)
 		if (str_long(arg, 1, 64, &v))
 			return warnx("lab: --runs takes 1..64"), EXIT_USAGE;
 		o->runs = (int)v;
-		a->runs_given = true;
+		a->runs_given = o->runs_given = true;
 		return 0;
 	case OPT_TIMEOUT:
 		if (str_long(arg, 1, 3600, &v))

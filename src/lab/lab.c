@@ -258,20 +258,32 @@ void lab_skip(struct lab_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+size_t lab_mw_min_per_side(double conf)
+{
+	for (size_t k = 2; k <= STATS_MW_MAX; k++)
+		if (stats_mw_rank(k, k, conf, NULL) > 0)
+			return k;
+	return 0;
+}
+
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
 		      double huge_ns, double small_ns, double r)
 {
-	enum ci_call c = stats_ci_call(ci, r);
+	static const struct ratio_ci none;
+	enum ci_call c = stats_ci_call(ci ? ci : &none, r);
 	/* "huge faster" in %: 1 - huge/small, so small/huge = R gives 1 - 1/R */
-	double lo = ci->ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ci->ok ? (1 - 1 / ci->hi) * 100 : 0;
+	bool ok = ci && ci->ok;
+	double lo = ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ok ? (1 - 1 / ci->hi) * 100 : 0;
 	double pct = small_ns > 0 ? (small_ns - huge_ns) / small_ns * 100 : 0;
-	char head[128];
+	char head[160], lv[16];
+	snprintf(lv, sizeof(lv), "%.4g%%", conf * 100);
 	switch (c) {
 	case CI_ABOVE:
-		snprintf(head, sizeof(head), "faster (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		snprintf(head, sizeof(head), "faster (%s CI %.1f%%..%.1f%%)", lv, lo, hi);
 		break;
 	case CI_BELOW:
-		snprintf(head, sizeof(head), "slower: unexpected (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		snprintf(head, sizeof(head), "slower: unexpected (%s CI %.1f%%..%.1f%%)", lv, lo,
+			 hi);
 		break;
 	case CI_WITHIN:
 		snprintf(head, sizeof(head),
@@ -280,13 +292,20 @@ int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per
 	case CI_TOO_WIDE:
 		snprintf(
 			head, sizeof(head),
-			"inconclusive: host too noisy (95%% CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
-			lo, hi, r * 100);
+			"inconclusive: host too noisy (%s CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
+			lv, lo, hi, r * 100);
 		break;
 	default:
-		snprintf(head, sizeof(head),
-			 "inconclusive: too few runs (%zu per backing; a 95%% interval needs 4)",
-			 per_side);
+		/* no interval: the reason is the count (or a bad value), not the noise */
+		if (!ci)
+			snprintf(
+				head, sizeof(head),
+				"inconclusive: no interval (a measurement was not a positive time)");
+		else
+			snprintf(
+				head, sizeof(head),
+				"inconclusive: too few runs for an interval (%zu per backing; a %s interval needs %zu)",
+				per_side, lv, lab_mw_min_per_side(conf));
 		break;
 	}
 	snprintf(out, n, "%s: huge %.1f%% %s by the medians (%.1f vs %.1f ns)", head,

@@ -45,7 +45,8 @@ struct lab_opts {
 	uint64_t size;		       /* bytes; 0 = the experiment's default */
 	uint64_t sizes[LAB_MAX_SIZES]; /* --size A,B,C (chase); nsizes 0 = default */
 	int nsizes;
-	int runs; /* repetitions, default 5 */
+	int runs;	 /* repetitions, default 5 */
+	bool runs_given; /* --runs: exactly RUNS (chase: no sequential stopping) */
 	enum lab_state state;
 	bool state_given;
 	bool fragment;		    /* run under the fragmenter (root) */
@@ -215,15 +216,20 @@ int lab_series_add(struct lab_result *r, const char *chart, const char *name,
 
 struct ratio_ci;
 /*
- * What the interval CI of small/huge times (stats_ratio_ci(huge, small))
- * says about "huge faster", as words into OUT, with the point from the
- * medians HUGE_NS and SMALL_NS (so the percentage agrees with them) and R
- * the smallest change that matters (0.10: 10%): "faster (95% CI 10.4%..
- * 21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". Returns the
- * enum ci_call it used (pure).
+ * What the interval CI of small/huge times (stats_ratio_ci(huge, small) at
+ * CONF, 0.95 for 95%) says about "huge faster", as words into OUT, with the
+ * point from the medians HUGE_NS and SMALL_NS (so the percentage agrees with
+ * them) and R the smallest change that matters (0.10: 10%): "faster (95% CI
+ * 10.4%..21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". No
+ * interval says why: too few runs (PER_SIDE per backing, and how many CONF
+ * needs) or, CI NULL, a value that was not a time. Returns the enum ci_call
+ * it used (pure).
  */
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
 		      double huge_ns, double small_ns, double r);
+
+/* The fewest values per side for which a CONF interval exists (stats_mw_rank), 0 if none. */
+size_t lab_mw_min_per_side(double conf);
 
 /* What one mTHP size's runs showed (lab_mthp_call). */
 struct mthp_seen {

@@ -186,7 +186,8 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
 	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
 	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
-	assert_int_equal(lab_find("chase")->quick.steps, 2ull << 20);
+	/* no fixed steps: calibrated to a CPU time per measurement (exp_chase.c) */
+	assert_int_equal(lab_find("chase")->quick.steps, 0);
 	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
 	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
 	assert_true(lab_find("chase")->size_list);
@@ -216,7 +217,7 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.size, 1ull << 30);
 	assert_int_equal(e.nsizes, 1);
 	assert_int_equal(e.sizes[0], 1ull << 30);
-	assert_int_equal(e.steps, 2ull << 20);
+	assert_int_equal(e.steps, 0);
 	e = lab_quick_opts(lab_find("touch"), &o);
 	assert_int_equal(e.size, 256ull << 20);
 	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
@@ -250,37 +251,52 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 	char out[256];
 	/* small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster */
 	struct ratio_ci ci = {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 164.9, 193.6, 0.10), CI_ABOVE);
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 164.9, 193.6, 0.10),
+			 CI_ABOVE);
 	assert_string_equal(
 		out,
 		"faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)");
 	/* all slower: the runs the old verdict called "as expected" */
 	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 210.0, 200.0, 0.10), CI_BELOW);
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 210.0, 200.0, 0.10),
+			 CI_BELOW);
 	assert_string_equal(
 		out,
 		"slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)");
 	/* tight around 0 */
 	ci = (struct ratio_ci){.ok = true, .lo = 0.98, .hi = 1.03};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 100.0, 101.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 100.0, 101.0, 0.10),
 			 CI_WITHIN);
 	assert_string_equal(
 		out,
 		"no difference detectable (CI spans 0: -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
 	/* the 256 MiB spread: -14.6% .. +40.9% */
 	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 150.0, 160.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 150.0, 160.0, 0.10),
 			 CI_TOO_WIDE);
 	assert_string_equal(
 		out,
 		"inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
 	/* one run: 2 measurements per backing */
 	ci = (struct ratio_ci){.ok = false};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 150.0, 160.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 0.95, 150.0, 160.0, 0.10),
 			 CI_TOO_FEW);
 	assert_string_equal(
 		out,
-		"inconclusive: too few runs (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+		"inconclusive: too few runs for an interval (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* sequential looks at 99.17% each: 6 per backing are needed, and it says so */
+	assert_int_equal(
+		lab_faster_clause(out, sizeof(out), &ci, 4, 1 - 0.05 / 6, 150.0, 160.0, 0.10),
+		CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: too few runs for an interval (4 per backing; a 99.17% interval needs 5): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* no interval because a value was no time: not "too few", not "noisy" */
+	assert_int_equal(lab_faster_clause(out, sizeof(out), NULL, 6, 0.95, 150.0, 160.0, 0.10),
+			 CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
 }
 
 /*
