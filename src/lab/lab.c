@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "../util/clock.h"
 #include "../util/names.h"
@@ -54,6 +55,11 @@ const struct lab_experiment *lab_find(const char *name)
 	return NULL;
 }
 
+bool lab_changes_host(const struct lab_experiment *x, const struct lab_opts *o)
+{
+	return x->host.what && (!x->host.only_if || x->host.only_if(o));
+}
+
 struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o)
 {
 	struct lab_opts eo = *o;
@@ -81,13 +87,31 @@ int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const str
 	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
 	r->runs = o->runs;
+	bool lb = lab_loadavg(r->load_before) == 0;
 	double t0 = mono_ms();
 	int ret = x->fn(ctx, o, r);
 	r->wall_ms = mono_ms() - t0;
+	r->load_ok = lb && lab_loadavg(r->load_after) == 0;
+	if (r->load_ok)
+		lab_proof(r, "load",
+			  "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (1, 5, 15 min, "
+			  "host-wide: other work on this host shares the CPUs and memory)",
+			  r->load_before[0], r->load_before[1], r->load_before[2], r->load_after[0],
+			  r->load_after[1], r->load_after[2]);
 	/* whatever an experiment changed on the host goes back now, not only at exit */
 	if (guard_restore())
 		ret = -EIO;
 	return ret;
+}
+
+int lab_loadavg(double l[3])
+{
+	struct sysinfo si;
+	if (sysinfo(&si))
+		return -errno;
+	for (int i = 0; i < 3; i++)
+		l[i] = (double)si.loads[i] / (double)(1 << SI_LOAD_SHIFT);
+	return 0;
 }
 
 const char *lab_mode_name(enum lab_mode m)
@@ -228,7 +252,8 @@ void lab_claim(struct lab_result *r, const char *claim, const char *source, cons
 	va_end(ap);
 }
 
-enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, double no)
+/* One ratio's call against the bounds. */
+static enum claim_call call_one(double ratio, bool lower_confirms, double yes, double no)
 {
 	if (ratio < 0)
 		return CLAIM_INCONCLUSIVE;
@@ -237,6 +262,44 @@ enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, do
 	if (lower_confirms ? ratio >= no : ratio <= no)
 		return CLAIM_CONTRADICTED;
 	return CLAIM_INCONCLUSIVE;
+}
+
+enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, double yes,
+			       double no, char *why, size_t wn)
+{
+	char list[96] = "", bounds[80];
+	size_t off = 0;
+	bool missing = n <= 0;
+	for (int i = 0; i < n; i++) {
+		missing |= !(ratio[i] >= 0);
+		if (off < sizeof(list))
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%.2fx",
+						i ? ", " : "", ratio[i]);
+	}
+	snprintf(bounds, sizeof(bounds), "confirmed at %s%.2fx, contradicted at %s%.2fx",
+		 lower_confirms ? "<= " : ">= ", yes, lower_confirms ? ">= " : "<= ", no);
+	if (missing) {
+		snprintf(why, wn, "not measured");
+		return CLAIM_INCONCLUSIVE;
+	}
+	enum claim_call c = call_one(ratio[0], lower_confirms, yes, no);
+	int agree = 0;
+	for (int i = 0; i < n; i++)
+		agree += call_one(ratio[i], lower_confirms, yes, no) == c;
+	if (n == 1) {
+		snprintf(why, wn,
+			 "one round (%s): the modes ran once each, in turn, so a load change "
+			 "between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
+			 list, bounds);
+		return CLAIM_INCONCLUSIVE;
+	}
+	if (agree < n) {
+		snprintf(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
+		return CLAIM_INCONCLUSIVE;
+	}
+	snprintf(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
+		 c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
+	return c;
 }
 
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)

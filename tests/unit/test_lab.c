@@ -300,6 +300,47 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 }
 
 /*
+ * A claim stands on two rounds or more that agree. Before, `lab redis
+ * --quick` called the p99 claim "contradicted: 1.04x" from one round, with
+ * another Redis loading the host.
+ */
+static void test_claim_call_needs_two_agreeing_rounds(void **state)
+{
+	(void)state;
+	char why[256];
+	const double one[] = {1.04};
+	assert_int_equal(lab_claim_call(one, 1, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "one round (1.04x)"));
+	const double two_low[] = {1.04, 1.10};
+	assert_int_equal(lab_claim_call(two_low, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_CONTRADICTED);
+	assert_string_equal(why, "2 rounds agree (1.04x, 1.10x): confirmed at >= 1.50x, "
+				 "contradicted at <= 1.20x");
+	const double split[] = {1.04, 1.61};
+	assert_int_equal(lab_claim_call(split, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "the 2 rounds disagree (1.04x, 1.61x"));
+	const double high[] = {1.61, 1.75, 1.52};
+	assert_int_equal(lab_claim_call(high, 3, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_CONFIRMED);
+	/* lower confirms: fork 0.3x and 0.4x of never's */
+	const double fork[] = {0.3, 0.4};
+	assert_int_equal(lab_claim_call(fork, 2, true, 0.5, 0.9, why, sizeof(why)),
+			 CLAIM_CONFIRMED);
+	const double mid[] = {1.3, 1.4};
+	assert_int_equal(lab_claim_call(mid, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "each between the bounds"));
+	const double gap[] = {1.61, -1};
+	assert_int_equal(lab_claim_call(gap, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_string_equal(why, "not measured");
+	assert_int_equal(lab_claim_call(NULL, 0, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+}
+
+/*
  * lab mthp: never "as expected" without a folio of the tested size in the
  * region. Before, with the PMD size at always, "as expected ... 64K 0/1024"
  * came with AnonHugePages 65536 kB and no 64K folio.
@@ -384,5 +425,6 @@ UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_l
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
 	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
 	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
+	  cmocka_unit_test(test_claim_call_needs_two_agreeing_rounds),
 	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
 	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))
