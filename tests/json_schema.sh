@@ -85,7 +85,7 @@ for d in tests/fixtures/*/; do
 done
 
 # Live host.
-sleep 300 &
+sleep 3600 & # ended by the cleanup registry (track_pid); long enough for a loaded host
 SPID=$!
 track_pid "$SPID"
 snap=$TMP/snap.json

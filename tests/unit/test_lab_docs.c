@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests: the README's Lab section and the man page name the experiments
- * of the lab table (src/lab/exp_*.c), in its order, and the README's
+ * Unit tests: docs/lab.md's experiment table and the man page name the experiments
+ * of the lab table (src/lab/exp_*.c), in its order, and docs/lab.md's
  * `lab quick` sentence names exactly the quick ones. Run from the
  * repository root (tests/run-unit does).
  */
@@ -45,12 +45,12 @@ static void assert_table_names(const char *got, const char *sep)
 	assert_string_equal(got, want);
 }
 
-static void test_readme_experiment_table_matches_the_lab_table(void **state)
+static void test_lab_doc_experiment_table_matches_the_lab_table(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp_ok("README.md", &len);
-	const char *sec = unit_find(readme, "## Lab: ");
+	char *readme = unit_slurp_ok("docs/lab.md", &len);
+	const char *sec = unit_find(readme, "# Lab: ");
 	char got[512] = "";
 	/* rows "| `NAME` | ..." up to the next section */
 	for (const char *l = sec; l && (l == sec || strncmp(l, "## ", 3) != 0);
@@ -66,11 +66,11 @@ static void test_readme_experiment_table_matches_the_lab_table(void **state)
 	free(readme);
 }
 
-static void test_readme_quick_sentence_names_the_quick_experiments(void **state)
+static void test_lab_doc_quick_sentence_names_the_quick_experiments(void **state)
 {
 	(void)state;
 	size_t len;
-	char *readme = unit_slurp_ok("README.md", &len);
+	char *readme = unit_slurp_ok("docs/lab.md", &len);
 	const char *s = unit_find(readme, "`lab quick` runs ");
 	const char *end = unit_find(s, " warm\n");
 	len = (size_t)(end - s);
@@ -105,6 +105,6 @@ static void test_man_page_lists_the_lab_table(void **state)
 	free(man);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_readme_experiment_table_matches_the_lab_table),
-	  cmocka_unit_test(test_readme_quick_sentence_names_the_quick_experiments),
+UNIT_MAIN(cmocka_unit_test(test_lab_doc_experiment_table_matches_the_lab_table),
+	  cmocka_unit_test(test_lab_doc_quick_sentence_names_the_quick_experiments),
 	  cmocka_unit_test(test_man_page_lists_the_lab_table))
