@@ -472,7 +472,7 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	int ret = EXIT_OK;
 	struct lab_load ld = {0};
 	ld.ok = lab_loadavg(ld.before) == 0;
-	double t0 = mono_ms();
+	double t0 = mono_ms(), c0 = lab_cpu_ms();
 	lab_many = !one;
 	for (const struct lab_experiment *x = one ? one : lab_first(); x;
 	     x = one ? NULL : lab_next(x)) {
@@ -496,6 +496,7 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 		else
 			printf("\nlab %s: %d experiment%s in %.1f s wall", group_name[gr],
 			       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
+		printf(" (%.1f s CPU)", (lab_cpu_ms() - c0) / 1000);
 		if (ld.ok)
 			printf("; load average %.2f before, %.2f after (1 min, host-wide)",
 			       ld.before[0], ld.after[0]);

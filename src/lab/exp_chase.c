@@ -292,6 +292,15 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		lab_proof(r, sz, "failed to map: %s", strerror(-rc));
 		goto out;
 	}
+	/*
+	 * Both backings populated at once, right after the warm-up (5.14+;
+	 * before, the build and the copy fault them in): the cycle takes
+	 * seconds to build, and a region first touched after that got memory
+	 * this VM had handed back to its host meanwhile. Such a small region
+	 * measured 8949 ns per access against 843 ns warm (CPU time, load 13).
+	 */
+	for (int k = 0; k < 2; k++)
+		madvise(b[k].reg.p, size, MADV_POPULATE_WRITE);
 	lab_progress(o, "chase %s: building a random cycle of %zu slots", sz, n);
 	chase_build(b[0].reg.p, n);
 	chase_copy(b[1].reg.p, b[0].reg.p, n);

@@ -344,7 +344,7 @@ static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 
 LAB_EXPERIMENT_DEFINE("faults", 50, lab_faults,
 		      "fault one PMD at a time: per-chunk latency and fallbacks", .in_quick = true,
-		      .quick = {.size = (256ull << 20)}, .all_cold = true,
+		      .quick = {.size = (128ull << 20)}, .all_cold = true,
 		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}},
 		      .host = {"with --fragment: defrag=never and vm/compaction_proactiveness=0 "
 			       "while the fragmenter holds most free memory",

@@ -213,6 +213,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 
 LAB_EXPERIMENT_DEFINE(
 	"split", 60, lab_split, "MADV_DONTNEED one page per PMD: deferred split", .in_quick = true,
+	.quick = {.size = (128ull << 20)},
 	.opts = {{"--reclaim", "split: then run the shrinkers and show the split complete (root)"}},
 	.host = {"with --reclaim: vm/drop_caches=2 once per run (every process's reclaimable slab "
 		 "and page cache dropped)",

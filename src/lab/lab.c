@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include "../util/clock.h"
@@ -88,20 +89,33 @@ int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const str
 	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
 	r->runs = o->runs;
 	bool lb = lab_loadavg(r->load_before) == 0;
-	double t0 = mono_ms();
+	double t0 = mono_ms(), c0 = lab_cpu_ms();
 	int ret = x->fn(ctx, o, r);
 	r->wall_ms = mono_ms() - t0;
+	r->cpu_ms = lab_cpu_ms() - c0;
 	r->load_ok = lb && lab_loadavg(r->load_after) == 0;
 	if (r->load_ok)
 		lab_proof(r, "load",
 			  "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (1, 5, 15 min, "
-			  "host-wide: other work on this host shares the CPUs and memory)",
+			  "host-wide: other work shares the CPUs); %.1f s wall, %.1f s CPU",
 			  r->load_before[0], r->load_before[1], r->load_before[2], r->load_after[0],
-			  r->load_after[1], r->load_after[2]);
+			  r->load_after[1], r->load_after[2], r->wall_ms / 1000, r->cpu_ms / 1000);
 	/* whatever an experiment changed on the host goes back now, not only at exit */
 	if (guard_restore())
 		ret = -EIO;
 	return ret;
+}
+
+double lab_cpu_ms(void)
+{
+	struct rusage s, c;
+	if (getrusage(RUSAGE_SELF, &s) || getrusage(RUSAGE_CHILDREN, &c))
+		return 0;
+	double us = 0;
+	const struct timeval *tv[4] = {&s.ru_utime, &s.ru_stime, &c.ru_utime, &c.ru_stime};
+	for (int i = 0; i < 4; i++)
+		us += (double)tv[i]->tv_sec * 1e6 + (double)tv[i]->tv_usec;
+	return us / 1000;
 }
 
 int lab_loadavg(double l[3])

@@ -174,12 +174,16 @@ struct lab_result {
 	bool optional; /* skipped for a program this host lacks (a workload): fails only when asked alone */
 	bool partial; /* some proof could not be read */
 	double wall_ms;
-	bool load_ok;			      /* sysinfo(2) answered before and after */
+	double cpu_ms; /* user + system CPU of thpctl and its waited-for children in the run */
+	bool load_ok;  /* sysinfo(2) answered before and after */
 	double load_before[3], load_after[3]; /* host load average (1, 5, 15 min) around the run */
 };
 
 /* The host's load average (1, 5, 15 min) into L from sysinfo(2). 0 or -errno. */
 int lab_loadavg(double l[3]);
+
+/* User + system CPU time (ms) of this process and its waited-for children so far (getrusage). */
+double lab_cpu_ms(void);
 
 /* Builders (pure). lab_col_add returns the column index (-1 when full). */
 int lab_col_add(struct lab_result *r, const char *name, const char *unit);

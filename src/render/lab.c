@@ -211,6 +211,7 @@ json_t *lab_to_json(const struct lab_result *r)
 	json_put(o, "state", r->state[0] ? json_str(r->state) : NULL);
 	json_put(o, "runs", json_integer(r->runs));
 	json_put(o, "wall_ms", json_real(r->wall_ms));
+	json_put(o, "cpu_ms", json_real(r->cpu_ms));
 	for (int c = 0; c < r->ncols; c++) {
 		json_t *x = json_object();
 		json_put(x, "name", json_str(r->cols[c].name));

@@ -183,13 +183,15 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 				 quick[0] ? " " : "", x->name);
 	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp khugepaged");
 	assert_int_equal(lab_find("khugepaged")->quick.size, 64ull << 20);
-	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
+	/* quick sizes: 128 MiB where base-page faults are the cost (touch, fork, faults, split, collapse) */
+	assert_int_equal(lab_find("touch")->quick.size, 128ull << 20);
+	assert_int_equal(lab_find("collapse")->quick.size, 128ull << 20);
 	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
 	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
 	/* no fixed steps: calibrated to a CPU time per measurement (exp_chase.c) */
 	assert_int_equal(lab_find("chase")->quick.steps, 0);
 	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
-	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
+	assert_int_equal(lab_find("sparse")->quick.size, 256ull << 20);
 	assert_true(lab_find("chase")->size_list);
 	assert_false(lab_find("touch")->size_list);
 	assert_true(lab_find("touch")->all_cold && lab_find("faults")->all_cold);
@@ -219,14 +221,14 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.sizes[0], 1ull << 30);
 	assert_int_equal(e.steps, 0);
 	e = lab_quick_opts(lab_find("touch"), &o);
-	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.size, 128ull << 20);
 	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
 	e = lab_quick_opts(lab_find("mthp"), &o);
 	assert_int_equal(e.n_mthp_sizes, 1);
 	assert_int_equal(e.mthp_sizes_kb[0], 64);
 	assert_int_equal(e.size, 0); /* its own 64 MiB */
 	e = lab_quick_opts(lab_find("sparse"), &o);
-	assert_int_equal(e.size, 0);
+	assert_int_equal(e.size, 256ull << 20);
 	/* given on the command line: kept */
 	struct lab_opts g = {.size = 8ull << 20, .nsizes = 1, .sizes = {8ull << 20}, .steps = 5000};
 	g.mthp_sizes_kb[0] = 16;
