@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <linux/io_uring.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,17 +169,21 @@ static void claims(struct lab_result *r, const struct fio_res (*res)[NE], int nr
 			  p->sqpoll ? "refused" : "allowed");
 }
 
-/* One cell from engine K's rounds: the field at OFF of each round that ran (>= 0). */
+/* Column COL of engine K's result (0 IOPS, 1 clat p99, 2 CPU per 1k IO; -1 absent). */
+static double fio_col(const struct fio_res *x, int col)
+{
+	return col == 0 ? x->iops : col == 1 ? x->p99_us : x->cpu_ms_k;
+}
+
+/* One cell from engine K's rounds: column COL of each round that ran (>= 0). */
 static void round_cell(struct lab_result *r, int row, int col, const struct fio_res (*res)[NE],
-		       int nr, int k, size_t off)
+		       int nr, int k)
 {
 	double v[MAX_R];
 	size_t n = 0;
-	for (int i = 0; i < nr; i++) {
-		double x = *(const double *)((const char *)&res[i][k] + off);
-		if (res[i][k].ok && x >= 0)
-			v[n++] = x;
-	}
+	for (int i = 0; i < nr; i++)
+		if (res[i][k].ok && fio_col(&res[i][k], col) >= 0)
+			v[n++] = fio_col(&res[i][k], col);
 	lab_cell_set(r, row, col, v, n);
 }
 
@@ -196,9 +199,8 @@ static void finish(struct lab_result *r, const struct fio_res (*res)[NE], int nr
 		if (!res[0][k].ok)
 			continue;
 		int row = lab_row_add(r, eng_label[k]);
-		round_cell(r, row, 0, res, nr, k, offsetof(struct fio_res, iops));
-		round_cell(r, row, 1, res, nr, k, offsetof(struct fio_res, p99_us));
-		round_cell(r, row, 2, res, nr, k, offsetof(struct fio_res, cpu_ms_k));
+		for (int c = 0; c < 3; c++)
+			round_cell(r, row, c, res, nr, k);
 		lab_cell_set1(r, row, 3, k == E_PSYNC ? 1 : QD);
 	}
 	lab_proof(
