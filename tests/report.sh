@@ -92,7 +92,7 @@ check lab "$TMP/chase.html" "$TMP/chase.json"
 render chase "$TMP/chase.html" lab-0-chase-chase
 
 if [ "$ROOT" -eq 1 ]; then
-	t --json lab khugepaged --quick --timeout 20 --quiet --report "$TMP/kh.html"
+	t --json lab khugepaged --quick --timeout 20 --yes --quiet --report "$TMP/kh.html"
 	cp "$TMP/out" "$TMP/kh.json"
 	expect_rc "lab khugepaged --report: exit 0" 0
 	check lab "$TMP/kh.html" "$TMP/kh.json"
