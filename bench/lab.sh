@@ -21,7 +21,7 @@ bench_init bench-lab
 
 echo "thpctl lab quick benchmark: $(uname -r), $(nproc) CPUs, $(id -un), binary $T"
 t0=$(date +%s.%N)
-"$T" lab quick --json --quiet >"$TMP/quick.json" 2>"$TMP/quick.err"
+"$T" lab quick --yes --json --quiet >"$TMP/quick.json" 2>"$TMP/quick.err"
 rc=$?
 t1=$(date +%s.%N)
 if [ "$rc" -ne 0 ]; then

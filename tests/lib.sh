@@ -38,6 +38,11 @@
 #   as_nobody CMD...         CMD as nobody, in the foreground
 #   start_helper VAR CMD...  start a helper that prints "ready PID [CHILD]"
 #   track_pid PID            stop PID at exit;  stop_pid PID: now (STOP_RC)
+#   descendants PID          PID's children, theirs, ... (ours to end, never by name)
+#   "${DFL[@]}" CMD...       CMD with every signal at its default action: a test
+#                            that sends a signal starts its target this way, so
+#                            an inherited SIG_IGN (nohup: HUP; a background job
+#                            of a non-interactive shell: INT, QUIT) changes nothing
 #   wait_for SECONDS CMD...  poll CMD;  wait_for_line FILE ERE [PID] [SECONDS]
 #   at_exit CMD / at_summary CMD      register cleanups / last checks
 # Host settings: settings_snapshot FILE, settings_diff FILE,
@@ -228,6 +233,16 @@ t_nobody() {
 }
 
 track_pid() { LIB_PIDS+=("$@"); }
+# env --default-signal: coreutils 9.0+ (Debian 12 has 9.1)
+DFL=(env --default-signal)
+# descendants PID: the PIDs below PID (children first), one per line
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
 # stop_pid PID [SECONDS]: SIGTERM, up to SECONDS (5) to exit, SIGKILL; its
 # exit status in STOP_RC (when it is a child of this shell)
 stop_pid() {

@@ -107,7 +107,7 @@ render chase "$TMP/chase.html" lab-0-chase-chase
 
 if [ "$ROOT" -eq 1 ]; then
 	RC_COMMAND="lab khugepaged --quick"
-	run_at --json lab khugepaged --quick --timeout 20 --quiet --report "$TMP/kh.html"
+	run_at --json lab khugepaged --quick --timeout 20 --yes --quiet --report "$TMP/kh.html"
 	cp "$TMP/out" "$TMP/kh.json"
 	expect_rc "lab khugepaged --report: exit 0" 0
 	check lab "$TMP/kh.html" "$TMP/kh.json"
@@ -119,7 +119,7 @@ fi
 # lab redis (a workload: per-round samples as strip plots), when its programs are here
 if [ "$ROOT" -eq 1 ] && command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
 	RC_COMMAND="lab redis --quick"
-	run_at --json lab redis --quick --quiet --report "$TMP/redis.html"
+	run_at --json lab redis --quick --yes --quiet --report "$TMP/redis.html"
 	cp "$TMP/out" "$TMP/redis.json"
 	expect_rc "lab redis --report: exit 0" 0
 	check lab "$TMP/redis.html" "$TMP/redis.json"

@@ -18,6 +18,7 @@
 #include "../util/num.h"
 #include "args.h"
 #include "common.h"
+#include "lab_host.h"
 
 static void lab_help(FILE *f)
 {
@@ -59,11 +60,17 @@ static void lab_help(FILE *f)
 				fprintf(f, "  %-17s %s\n", d->flag, d->help);
 		}
 	fprintf(f,
-		"  --quiet           no progress on stderr\n" GLOBAL_HELP
-		"\nAs root, host settings an experiment changes are announced, journalled under\n"
-		"/run/thpctl before the first write, and restored at exit, on SIGINT/SIGTERM/SIGHUP,\n"
-		"and by the next thpctl command after a SIGKILL. Without root those parts are skipped\n"
-		"with the reason.\n");
+		"  --quiet           no progress on stderr\n"
+		"  --yes             run experiments that change host-wide settings without\n"
+		"                    asking (required when stdin is not a terminal)\n" GLOBAL_HELP
+		"\nAs root, before the first host-wide change, lab says what will change, for\n"
+		"about how long, and which running processes use or may use THP meanwhile, and\n"
+		"asks (--yes: does not ask; without a terminal and without --yes it refuses and\n"
+		"changes nothing, exit 2). Experiments advise their own memory or start their\n"
+		"programs with a prctl wherever the host setting is not what they test. Changed\n"
+		"settings are journalled under /run/thpctl before the first write, and restored\n"
+		"at exit, on SIGINT/SIGTERM/SIGHUP, and by the next thpctl command after a\n"
+		"SIGKILL. Without root those parts are skipped with the reason.\n");
 }
 
 enum {
@@ -82,12 +89,14 @@ enum {
 	OPT_QUIET,
 	OPT_QUICK,
 	OPT_REPORT,
+	OPT_YES,
 };
 
 /* What the command line asked for beyond the experiment's options. */
 struct lab_args {
 	struct lab_opts o;
 	bool csv, runs_given;
+	bool yes;	    /* --yes: host-wide changes without asking */
 	const char *report; /* --report FILE */
 };
 
@@ -159,7 +168,7 @@ static int parse_number_opt(int c, const char *arg, struct lab_args *a)
 		if (str_long(arg, 1, 64, &v))
 			return warnx("lab: --runs takes 1..64"), EXIT_USAGE;
 		o->runs = (int)v;
-		a->runs_given = true;
+		a->runs_given = o->runs_given = true;
 		return 0;
 	case OPT_TIMEOUT:
 		if (str_long(arg, 1, 3600, &v))
@@ -214,6 +223,9 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 	case OPT_REPORT:
 		a->report = arg;
 		return 0;
+	case OPT_YES:
+		a->yes = true;
+		return 0;
 	}
 	return parse_number_opt(c, arg, a);
 }
@@ -245,6 +257,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 					     OPT_FLAG("quiet", OPT_QUIET),
 					     OPT_FLAG("quick", OPT_QUICK),
 					     OPT_ARG("report", OPT_REPORT),
+					     OPT_FLAG("yes", OPT_YES),
 					     OPTS_END};
 	int c = args_getopt(g, argc, argv, "h", opts, lab_help, lab_opt, a);
 	if (c >= 0)
@@ -288,9 +301,10 @@ struct lab_host {
 };
 
 /* Probe the host into H and take the settings guard (root). Returns -1 to go on, or an exit. */
-static int host_open(struct globals *g, const struct lab_opts *o, const char *what,
-		     struct lab_host *h)
+static int host_open(struct globals *g, const struct lab_args *a, const char *what,
+		     struct lab_host *h, const struct lab_experiment *const *xs, int nx)
 {
+	const struct lab_opts *o = &a->o;
 	struct features *feat = &h->feat;
 	features_probe(&g->sr, feat);
 	thp_settings_read(&g->sr, feat->page_size, &h->thp);
@@ -316,6 +330,14 @@ static int host_open(struct globals *g, const struct lab_opts *o, const char *wh
 		      (unsigned long long)(feat->pmd_size / (uint64_t)feat->page_size - 1));
 		thp_settings_free(&h->thp);
 		return EXIT_USAGE;
+	}
+	/* before the guard's lock: a question on a terminal must not hold other thpctls up */
+	char label[40];
+	snprintf(label, sizeof(label), "%s%s", strncmp(what, "lab ", 4) ? "lab " : "", what);
+	int rc = h->ctx.can_write ? lab_host_confirm(&g->sr, label, xs, nx, o, a->yes) : -1;
+	if (rc >= 0) {
+		thp_settings_free(&h->thp);
+		return rc;
 	}
 	if (h->ctx.can_write) {
 		int gr = guard_begin(&g->sr, what, g->wait);
@@ -392,8 +414,15 @@ static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *
 	return ret;
 }
 
+/* The host's load average around the whole command (lab_loadavg), for the closing line. */
+struct lab_load {
+	bool ok;
+	double before[3], after[3];
+};
+
 /* The --json document around the experiments. Returns EXIT_OK or EXIT_FAIL. */
-static int emit_json(const struct lab_host *h, json_t *arr, double wall_ms)
+static int emit_json(const struct lab_host *h, json_t *arr, double wall_ms,
+		     const struct lab_load *ld)
 {
 	json_t *root = json_object(), *k = json_object();
 	json_put(k, "release", json_str(h->feat.release));
@@ -405,6 +434,7 @@ static int emit_json(const struct lab_host *h, json_t *arr, double wall_ms)
 	json_put(root, "root", json_boolean(h->ctx.root));
 	json_put(root, "experiments", arr);
 	json_put(root, "wall_ms", json_real(wall_ms));
+	json_put(root, "load", ld->ok ? lab_load_json(ld->before, ld->after) : NULL);
 	return cmd_emit_json(root) ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -459,7 +489,9 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 			       .page = a->report ? &body : NULL};
 	double wall0 = cmd_wall_s();
 	int ret = EXIT_OK;
-	double t0 = mono_ms();
+	struct lab_load ld = {0};
+	ld.ok = lab_loadavg(ld.before) == 0;
+	double t0 = mono_ms(), c0 = lab_cpu_ms();
 	lab_many = !one;
 	for (const struct lab_experiment *x = one ? one : lab_first(); x;
 	     x = one ? NULL : lab_next(x)) {
@@ -471,14 +503,24 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 			ret = EXIT_FAIL;
 	}
 	double wall_ms = mono_ms() - t0;
-	if (g->json && emit_json(h, out.arr, wall_ms))
+	ld.ok = ld.ok && lab_loadavg(ld.after) == 0;
+	if (g->json && emit_json(h, out.arr, wall_ms, &ld))
 		ret = EXIT_FAIL;
 	if (!g->json && !a->csv && gr == GROUP_WORKLOADS)
 		lab_render_claims_table(stdout, (const char(*)[24])out.claim_exp, out.claims,
 					out.nclaims, g->color);
-	if (!g->json && !a->csv && gr != GROUP_ONE)
-		printf("\nlab %s: %d experiment%s in %.1f s wall\n", group_name[gr], out.shown,
-		       out.shown == 1 ? "" : "s", wall_ms / 1000);
+	if (!g->json && !a->csv) {
+		if (one)
+			printf("\nlab %s: %.1f s wall", one->name, wall_ms / 1000);
+		else
+			printf("\nlab %s: %d experiment%s in %.1f s wall", group_name[gr],
+			       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
+		printf(" (%.1f s CPU)", (lab_cpu_ms() - c0) / 1000);
+		if (ld.ok)
+			printf("; load average %.2f before, %.2f after (1 min, host-wide)",
+			       ld.before[0], ld.after[0]);
+		putchar('\n');
+	}
 	if (out.page && write_page(g, a->report, one ? one->name : group_name[gr], wall0, &body))
 		ret = EXIT_FAIL;
 	if (guard_restore())
@@ -526,7 +568,15 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 	static struct lab_host h;
 	char label[32];
 	snprintf(label, sizeof(label), "lab %s", group_name[gr]);
-	r = host_open(g, &a.o, gr == GROUP_ONE ? what : label, &h);
+	if (gr == GROUP_QUICK)
+		a.o.quick = true;
+	const struct lab_experiment *xs[64];
+	int nx = 0;
+	for (const struct lab_experiment *x = one ? one : lab_first(); x && nx < 64;
+	     x = one ? NULL : lab_next(x))
+		if (one || in_group(gr, x))
+			xs[nx++] = x;
+	r = host_open(g, &a, gr == GROUP_ONE ? what : label, &h, xs, nx);
 	if (r >= 0)
 		return r;
 	r = run_all(g, &a, one, gr, &h);

@@ -19,6 +19,9 @@
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25 /* 6.1, 7d8faaf15545 */
 #endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* 5.14, 4ca9b3859dac */
+#endif
 #ifndef PR_SET_THP_DISABLE
 #define PR_SET_THP_DISABLE 41 /* 3.15 */
 #endif

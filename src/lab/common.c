@@ -101,6 +101,8 @@ int lab_size(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 /* lab_thp_off_reason (sparse, chase, fork) */
 #include <sys/prctl.h>
 
+#include "../kernel/uapi_compat.h"
+
 const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 {
 	int d = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
@@ -227,4 +229,32 @@ int lab_set_enabled(const struct lab_ctx *ctx, const char *value)
 	if (!e && ts && ts->enabled.present && strcmp(ts->enabled.selected, "inherit"))
 		e = lab_size_enabled(ctx->pmd_size >> 10, value);
 	return e;
+}
+
+int lab_thp_off_begin(void)
+{
+	int prev = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+	if (prev < 0)
+		return -errno;
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		return -errno;
+	return prev;
+}
+
+void lab_thp_off_end(int prev)
+{
+	if (prev < 0)
+		return;
+	/* bit 1: 6.18's except-advised mode, set again with its flag */
+	prctl(PR_SET_THP_DISABLE, prev ? 1 : 0, prev & 2 ? PR_THP_DISABLE_EXCEPT_ADVISED : 0, 0, 0);
+}
+
+const char *lab_found_enabled(const struct lab_ctx *ctx)
+{
+	return ctx->thp->enabled.present ? ctx->thp->enabled.selected : NULL;
+}
+
+const char *lab_found_defrag(const struct lab_ctx *ctx)
+{
+	return ctx->thp->defrag.present ? ctx->thp->defrag.selected : NULL;
 }

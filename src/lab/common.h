@@ -109,4 +109,19 @@ int lab_size_enabled(uint64_t size_kb, const char *value);
 /* vm.drop_caches = 2 (slab, which runs the deferred-split shrinker) through guard_poke(). */
 int lab_drop_caches(void);
 
+/*
+ * THP off for the programs this process starts until lab_thp_off_end():
+ * prctl(PR_SET_THP_DISABLE) here, which fork and exec pass on (3.15+), so a
+ * mode "THP never" needs no host-wide enabled=never. Returns what was set
+ * before (for lab_thp_off_end), or -errno.
+ */
+int lab_thp_off_begin(void);
+
+/* Put back the PR_SET_THP_DISABLE state PREV (from lab_thp_off_begin; < 0: nothing). */
+void lab_thp_off_end(int prev);
+
+/* The host's enabled (defrag) as found at start ("madvise"), or NULL when unreadable. */
+const char *lab_found_enabled(const struct lab_ctx *ctx);
+const char *lab_found_defrag(const struct lab_ctx *ctx);
+
 #endif

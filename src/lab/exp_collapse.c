@@ -168,4 +168,5 @@ static int lab_collapse(const struct lab_ctx *ctx, const struct lab_opts *o, str
 }
 
 LAB_EXPERIMENT_DEFINE("collapse", 70, lab_collapse, "plain touch then MADV_COLLAPSE",
-		      .in_quick = true, .opts = {{"--sparse", "collapse: 1 page in 512 present"}});
+		      .in_quick = true, .quick = {.size = (128ull << 20)},
+		      .opts = {{"--sparse", "collapse: 1 page in 512 present"}});

@@ -170,4 +170,7 @@ static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, str
 
 LAB_EXPERIMENT_DEFINE("fallback", 100, lab_fallback,
 		      "enabled=always (root): fault allocations vs silent fallbacks",
-		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}});
+		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}},
+		      .host = {"enabled=always (with --fragment also defrag=never and "
+			       "vm/compaction_proactiveness=0)",
+			       10, 30, true, NULL});

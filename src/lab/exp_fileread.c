@@ -391,4 +391,7 @@ static int lab_fileread(const struct lab_ctx *ctx, const struct lab_opts *o, str
 LAB_EXPERIMENT_DEFINE(
 	"fileread", 210, lab_fileread,
 	"mmap random 4 KiB reads: page cache (enabled never/always), tmpfs huge=, anon THP, hugetlb",
-	.quick = {.size = (512ull << 20)}, .workload = true);
+	.quick = {.size = (512ull << 20)}, .workload = true,
+	.host = {"enabled=never and always in turn for its page-cache modes, a hugetlb pool "
+		 "(nr_hugepages)",
+		 60, 180, true, NULL});

@@ -291,4 +291,4 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 }
 
 LAB_EXPERIMENT_DEFINE("fork", 40, lab_fork, "fork, then write one byte per PMD: COW split or copy",
-		      .in_quick = true, .quick = {.size = (256ull << 20)});
+		      .in_quick = true, .quick = {.size = (128ull << 20)});

@@ -68,4 +68,7 @@ static int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, str
 }
 
 LAB_EXPERIMENT_DEFINE("fragment", 110, lab_fragment,
-		      "fragment memory (root) and show free PMD-order blocks");
+		      "fragment memory (root) and show free PMD-order blocks",
+		      .host = {"defrag=never and vm/compaction_proactiveness=0 while it holds "
+			       "most free memory",
+			       20, 20, false, NULL});

@@ -492,4 +492,7 @@ LAB_EXPERIMENT_DEFINE(
 		 {"--scan-sleep MS",
 		  "khugepaged: scan_sleep_millisecs for the run (root; default 10 ms)"},
 		 {"--max-ptes-none N",
-		  "khugepaged: run as found, then with N (root; default 511, then 0)"}});
+		  "khugepaged: run as found, then with N (root; default 511, then 0)"}},
+	.host = {"khugepaged/scan_sleep_millisecs=10 (khugepaged scans every process far more "
+		 "often), khugepaged/max_ptes_none 511 then 0",
+		 15, 60, false, NULL});

@@ -329,4 +329,7 @@ LAB_EXPERIMENT_DEFINE("mthp", 80, lab_mthp,
 		      "each mTHP size at always (root): per-size allocations and folio orders",
 		      .in_quick = true, .quick = {.mthp_kb = 64},
 		      .opts = {{"--sizes LIST",
-				"mthp: sizes to try, e.g. 16K,64K (default: every size offered)"}});
+				"mthp: sizes to try, e.g. 16K,64K (default: every size offered)"}},
+		      .host = {"hugepages-<size>kB/enabled=always, one size at a time (sizes at "
+			       "always as found set to madvise meanwhile)",
+			       5, 40, true, NULL});

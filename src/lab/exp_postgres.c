@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lab postgres: a private PostgreSQL cluster (Debian's postgresql, run as the
- * postgres user, unix socket only) under pgbench select-only (-S -M prepared)
- * in three modes: host enabled=never; enabled=madvise + defrag=defer; never
- * again with huge_pages=on and a hugetlb pool sized like `thpctl hugetlb plan
- * --for <shared_memory_size>`. One initdb and one pgbench -i, the server
- * restarted per mode. The postmaster's shared segment in its smaps (page
- * size, Hugetlb, ShmemPmdMapped) and host-wide meminfo HugePages_* read
+ * lab postgres: a private PostgreSQL cluster (Debian's postgresql, as the
+ * postgres user, unix socket only) under pgbench -S -M prepared in three
+ * modes: THP never for the server alone (prctl PR_SET_THP_DISABLE before
+ * pg_ctl, inherited; the host as found); enabled=madvise + defrag=defer;
+ * never (prctl) with huge_pages=on and a hugetlb pool sized like `thpctl
+ * hugetlb plan --for <shared_memory_size>`. One initdb and one pgbench -i,
+ * the server restarted per mode. The postmaster's shared segment in its
+ * smaps (page size, Hugetlb, ShmemPmdMapped) and meminfo HugePages_* read
  * mid-run prove where shared_buffers lived; per-second tps gives the
  * interval the two published claims are held to.
  */
@@ -261,15 +262,14 @@ static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struc
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < NV; i++)
 		m->v[i] = -1;
-	int rc = set_thp(ctx, k == 1 ? "madvise" : "never", k == 1 ? "defer" : NULL);
+	const char *found = lab_found_enabled(ctx), *fd = lab_found_defrag(ctx);
+	int rc = k == 1 ? set_thp(ctx, "madvise", "defer") : found ? set_thp(ctx, found, fd) : 0;
 	if (rc) {
 		snprintf(why, n, "THP settings: %s", strerror(-rc));
 		return rc;
 	}
 	bool grew = false;
-	if (k == 2)
-		rc = reserve(ctx, p, &grew, why, n);
-	if (rc)
+	if (k == 2 && (rc = reserve(ctx, p, &grew, why, n)))
 		goto out;
 	char sb[32];
 	snprintf(sb, sizeof(sb), "shared_buffers=%lluMB", (unsigned long long)p->sb_mb);
@@ -280,7 +280,10 @@ static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struc
 			      "-c", "full_page_writes=off",
 			      "-c", "max_connections=20",
 			      NULL};
-	if ((rc = pg_start(c, args, why, n)) == 0) {
+	int off = k != 1 ? lab_thp_off_begin() : -1; /* < 0 for never: prctl failed, rc says */
+	rc = k != 1 && off < 0 ? off : pg_start(c, args, why, n);
+	lab_thp_off_end(off);
+	if (rc == 0) {
 		static char out[1 << 14];
 		char s[16];
 		snprintf(s, sizeof(s), "%u", p->scale);
@@ -582,4 +585,6 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 
 LAB_EXPERIMENT_DEFINE("postgres", 220, lab_postgres,
 		      "PostgreSQL + pgbench -S: never vs madvise+defer vs huge_pages=on (hugetlb)",
-		      .quick = {.size = (128ull << 20)}, .workload = true);
+		      .quick = {.size = (128ull << 20)}, .workload = true,
+		      .host = {"enabled=madvise, defrag=defer (a mode); a hugetlb pool (another)",
+			       60, 240});

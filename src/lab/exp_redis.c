@@ -3,7 +3,8 @@
  * lab redis: Debian's redis-server (loopback, private port and directory,
  * no persistence but one explicit BGSAVE) loaded with SIZE / 1 KiB keys of
  * 1000 bytes, then redis-benchmark SET and GET over those keys while a BGSAVE
- * starts 0.5 s in. Five modes: host enabled=never; enabled=always with Redis's
+ * starts 0.5 s in. Five modes: THP never for the server alone (prctl
+ * PR_SET_THP_DISABLE before its exec: no host-wide enabled=never); enabled=always with Redis's
  * `disable-thp yes` (its default: it calls prctl(PR_SET_THP_DISABLE)); always
  * with `disable-thp no`; enabled=madvise (the control: nothing advises);
  * madvise with MALLOC_CONF=thp:always, Debian's jemalloc then advising
@@ -31,11 +32,15 @@
 #define MAX_ROUNDS 3
 #define NV 12
 
-static const char *const mode_label[NMODES] = {"never", "always, disable-thp yes",
+static const char *const mode_label[NMODES] = {"never (prctl)", "always, disable-thp yes",
 					       "always, disable-thp no", "madvise (control)",
 					       "madvise, jemalloc thp:always"};
-/* The host's enabled= per mode; Redis's disable-thp; jemalloc's MALLOC_CONF (NULL: unset). */
-static const char *const mode_host[NMODES] = {"never", "always", "always", "madvise", "madvise"};
+/*
+ * The host's enabled= per mode (NULL: as found, the server's THP off by its
+ * prctl); Redis's disable-thp; jemalloc's MALLOC_CONF (NULL: unset). Only the
+ * two always modes need the host setting; they run next to each other.
+ */
+static const char *const mode_host[NMODES] = {NULL, "always", "always", "madvise", "madvise"};
 static const bool mode_disable_thp[NMODES] = {true, true, false, false, false};
 static const char *const mode_malloc_conf[NMODES] = {NULL, NULL, NULL, NULL, "thp:always"};
 enum { K_NEVER, K_YES, K_NO, K_MADV, K_JEMALLOC };
@@ -221,13 +226,21 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 	memset(m, 0, sizeof(*m));
 	for (int c = 0; c < NV; c++)
 		m->v[c] = -1;
-	int rc = lab_set_enabled(ctx, mode_host[k]);
+	const char *host = mode_host[k] ? mode_host[k] : lab_found_enabled(ctx);
+	int rc = host ? lab_set_enabled(ctx, host) : 0;
 	if (rc) {
 		snprintf(why, n, "enabled: %s", strerror(-rc));
 		return rc;
 	}
 	struct redis_srv s;
-	if ((rc = redis_start(&s, x->server, mode_disable_thp[k], mode_malloc_conf[k], why, n)))
+	int off = k == K_NEVER ? lab_thp_off_begin() : -1;
+	if (k == K_NEVER && off < 0) {
+		snprintf(why, n, "prctl(PR_SET_THP_DISABLE): %s", strerror(-off));
+		return off;
+	}
+	rc = redis_start(&s, x->server, mode_disable_thp[k], mode_malloc_conf[k], why, n);
+	lab_thp_off_end(off);
+	if (rc)
 		return rc;
 	server_facts(ctx, s.pid, m);
 	if ((rc = redis_load(&s, nkeys)))
@@ -245,53 +258,67 @@ struct redis_med {
 	bool have[NMODES];
 };
 
-/* Why a ratio claim got CALL: the bounds it was held to (YES, NO), or "not measured". */
-static void claim_bounds(char *why, size_t n, enum claim_call c, double ratio, double yes,
-			 double no)
+/* Each round's figures: V[mode][col][round], N[mode] rounds each. */
+struct redis_rounds {
+	const double (*v)[NV][MAX_ROUNDS];
+	const int *n;
+};
+
+/* Rounds both modes A and B have (a failed mode stops having them). */
+static int common_rounds(const struct redis_rounds *rd, int a, int b)
 {
-	if (ratio < 0)
-		snprintf(why, n, "not measured");
-	else
-		snprintf(why, n, "%.2fx: confirmed at %s%.2fx, contradicted at %s%.2fx%s", ratio,
-			 yes < no ? "<= " : ">= ", yes, yes < no ? ">= " : "<= ", no,
-			 c == CLAIM_INCONCLUSIVE ? ", between the bounds" : "");
+	return rd->n[a] < rd->n[b] ? rd->n[a] : rd->n[b];
 }
 
 /* The three claims, and their calls into CALLS (p99, fork, shred). */
-static void claims(struct lab_result *r, const struct redis_med *m, enum claim_call *calls)
+static void claims(struct lab_result *r, const struct redis_med *m, const struct redis_rounds *rd,
+		   enum claim_call *calls)
 {
 	const double *nv = m->v[0], *al = m->v[2];
 	bool thp = m->have[2] && al[V_AHPB] >= 10240; /* >= 10 MiB huge in the always/no server */
-	char here[160], why[160];
-	double rp = m->have[0] && thp && nv[V_SP99] > 0 ? al[V_SP99] / nv[V_SP99] : -1;
-	calls[0] = thp ? lab_claim_call(rp, false, 1.5, 1.2) : CLAIM_INCONCLUSIVE;
+	char here[160], why[200];
+	double q[MAX_ROUNDS];
+	int nr = common_rounds(rd, K_NEVER, K_NO);
+	for (int i = 0; i < nr; i++) {
+		double a = rd->v[K_NO][V_SP99][i], b = rd->v[K_NEVER][V_SP99][i];
+		q[i] = a >= 0 && b > 0 ? a / b : -1;
+	}
+	calls[0] = lab_claim_call(q, nr, false, 1.5, 1.2, why, sizeof(why));
+	if (!thp)
+		calls[0] = CLAIM_INCONCLUSIVE;
 	snprintf(here, sizeof(here), "SET p99 %.2f (never) vs %.2f ms (always) at %.0f ops/s",
 		 nv[V_SP99], al[V_SP99], al[V_SRPS]);
-	if (thp)
-		claim_bounds(why, sizeof(why), calls[0], rp, 1.5, 1.2);
 	lab_claim(r, "p99 0.8 ms (never) vs 2.1 ms (always)", "Redis 7.2, 150k ops/s, kernel 6.8",
 		  here, calls[0], "%s", thp ? why : "no THP in the always, disable-thp no server");
+	/* fork time per GiB of Rss (Rss from the last round: the same keys every round) */
 	double gn = m->rss_kb[0] / 1048576, ga = m->rss_kb[2] / 1048576;
 	double fn = gn > 0 && nv[V_FORK] >= 0 ? nv[V_FORK] / gn : -1;
 	double fa = ga > 0 && al[V_FORK] >= 0 ? al[V_FORK] / ga : -1;
-	double rf = fn > 0 && fa >= 0 ? fa / fn : -1;
-	calls[1] = thp ? lab_claim_call(rf, true, 0.5, 0.9) : CLAIM_INCONCLUSIVE;
+	for (int i = 0; i < nr; i++) {
+		double a = rd->v[K_NO][V_FORK][i], b = rd->v[K_NEVER][V_FORK][i];
+		q[i] = ga > 0 && gn > 0 && a >= 0 && b > 0 ? (a / ga) / (b / gn) : -1;
+	}
+	calls[1] = lab_claim_call(q, nr, true, 0.5, 0.9, why, sizeof(why));
+	if (!thp)
+		calls[1] = CLAIM_INCONCLUSIVE;
 	snprintf(here, sizeof(here), "fork %.2f (always, no) vs %.2f (never) ms per GiB of Rss", fa,
 		 fn);
-	if (thp)
-		claim_bounds(why, sizeof(why), calls[1], rf, 0.5, 0.9);
 	lab_claim(r, "fork 0.38 ms vs 3.04 ms per GiB, THP faster", "Redis fork time, kernel 6.10",
 		  here, calls[1], "%s", thp ? why : "no THP");
-	double rs = thp ? al[V_AHPA] / al[V_AHPB] : -1;
 	/* Redis skips its LRU writes while a child runs: only SETs can split during a BGSAVE */
 	bool few = thp && al[V_SETS] < 1000;
-	calls[2] = thp && !few ? lab_claim_call(rs, true, 0.5, 0.9) : CLAIM_INCONCLUSIVE;
+	int ns = rd->n[K_NO];
+	for (int i = 0; i < ns; i++) {
+		double a = rd->v[K_NO][V_AHPA][i], b = rd->v[K_NO][V_AHPB][i];
+		q[i] = a >= 0 && b > 0 ? a / b : -1;
+	}
+	calls[2] = lab_claim_call(q, ns, true, 0.5, 0.9, why, sizeof(why));
+	if (!thp || few)
+		calls[2] = CLAIM_INCONCLUSIVE;
 	snprintf(
 		here, sizeof(here),
 		"AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd +%.0f (host-wide)",
 		al[V_AHPB], al[V_AHPA], al[V_SETS], al[V_SPLIT]);
-	if (thp && !few)
-		claim_bounds(why, sizeof(why), calls[2], rs, 0.5, 0.9);
 	lab_claim(r, "one BGSAVE shreds the huge pages", "Redis BGSAVE, kernel 6.10", here,
 		  calls[2], "%s",
 		  !thp	? "no THP"
@@ -338,11 +365,43 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 	}
 }
 
-/* The backing each mode should have had, the claims, the verdict. */
-static void verdict(struct lab_result *r, const struct redis_med *m)
+/*
+ * The one line an operator wants, decided from the calls C (p99, fork,
+ * shred) and the madvise control's backing; undecided when the p99 call is.
+ */
+static void redis_advice(struct lab_result *r, const struct lab_ctx *ctx, const struct redis_med *m,
+			 const enum claim_call *c)
+{
+	const char *found = lab_found_enabled(ctx);
+	double madv = m->have[K_MADV] ? m->v[K_MADV][V_AHPB] : -1;
+	char host[96] = "";
+	if (found && madv >= 0)
+		snprintf(host, sizeof(host), "; under enabled=%s (as found) it had %.0f kB huge",
+			 found, madv);
+	if (c[0] == CLAIM_CONFIRMED)
+		snprintf(r->advice, sizeof(r->advice),
+			 "For Redis here: keep `disable-thp yes` (the default): THP raised its SET "
+			 "p99 by 1.5x or more in every round%s",
+			 host);
+	else if (c[0] == CLAIM_CONTRADICTED)
+		snprintf(r->advice, sizeof(r->advice),
+			 "For Redis here: THP did not raise SET p99 (every round within 1.2x); "
+			 "`disable-thp no` is an option%s%s",
+			 c[1] == CLAIM_CONFIRMED ? " (fork faster with THP)" : "",
+			 c[2] == CLAIM_CONFIRMED ? ", but a BGSAVE splits its huge pages" : "");
+	else
+		snprintf(r->advice, sizeof(r->advice),
+			 "For Redis here: undecided (the p99 claim is inconclusive: %.60s); keep "
+			 "`disable-thp yes` (the default) until a run without --quick decides",
+			 r->nclaims ? r->claims[0].why : "not measured");
+}
+
+/* The backing each mode should have had, the claims, the verdict, the advice. */
+static void verdict(struct lab_result *r, const struct lab_ctx *ctx, const struct redis_med *m,
+		    const struct redis_rounds *rd)
 {
 	enum claim_call c[3];
-	claims(r, m, c);
+	claims(r, m, rd, c);
 	/* never: none; disable-thp yes: at most 5% of what "no" got (pages faulted before its prctl) */
 	bool ok = m->have[0] && m->have[1] && m->have[2] && m->v[0][V_AHPB] == 0 &&
 		  m->v[2][V_AHPB] >= 10240 && m->v[1][V_AHPB] >= 0 &&
@@ -356,6 +415,7 @@ static void verdict(struct lab_result *r, const struct redis_med *m)
 		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_AHPB], m->v[1][V_AHPB], m->v[2][V_AHPB],
 		m->v[K_MADV][V_AHPB], m->v[K_JEMALLOC][V_AHPB], claim_call_name(c[0]),
 		claim_call_name(c[1]), claim_call_name(c[2]));
+	redis_advice(r, ctx, m, c);
 }
 
 /* Both programs on $PATH into X, or R says how to install them. 0 or -ENOENT. */
@@ -400,7 +460,9 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	int n[NMODES] = {0};
 	bool failed[NMODES] = {false};
 	for (int i = 0; i < rounds; i++)
-		for (int k = 0; k < NMODES; k++) {
+		for (int kk = 0; kk < NMODES; kk++) {
+			int k = i % 2 ? NMODES - 1 - kk
+				      : kk; /* ABCDE EDCBA: drift hits both sides */
 			if (failed[k])
 				continue;
 			lab_progress_run(o, "redis", size, mode_label[k], i, rounds);
@@ -433,11 +495,14 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		last[K_JEMALLOC].malloc[0] ? last[K_JEMALLOC].malloc : "no libjemalloc seen");
 	struct redis_med m;
 	rows(r, v, n, last, &m);
-	verdict(r, &m);
+	struct redis_rounds rd = {(const double(*)[NV][MAX_ROUNDS])v, n};
+	verdict(r, ctx, &m, &rd);
 	return 0;
 }
 
 LAB_EXPERIMENT_DEFINE(
 	"redis", 200, lab_redis,
 	"redis-server + redis-benchmark with a BGSAVE: never, always (disable-thp yes/no), madvise (+jemalloc thp:always)",
-	.quick = {.size = (256ull << 20)}, .workload = true);
+	.quick = {.size = (256ull << 20)}, .workload = true,
+	.host = {"enabled=always for its two always modes (the never mode uses a prctl)", 40, 240,
+		 true, NULL});

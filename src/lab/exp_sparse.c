@@ -164,4 +164,5 @@ static int lab_sparse(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 }
 
 LAB_EXPERIMENT_DEFINE("sparse", 20, lab_sparse,
-		      "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", .in_quick = true);
+		      "one byte per PMD over 1 GiB: RSS plain vs MADV_HUGEPAGE", .in_quick = true,
+		      .quick = {.size = (256ull << 20)});

@@ -127,6 +127,12 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		a0, a1, r0, r1, spmd, dsp, sp, tail);
 }
 
+/* Host-wide only with --reclaim. */
+static bool split_reclaims(const struct lab_opts *o)
+{
+	return o->reclaim;
+}
+
 static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
@@ -207,5 +213,8 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 
 LAB_EXPERIMENT_DEFINE(
 	"split", 60, lab_split, "MADV_DONTNEED one page per PMD: deferred split", .in_quick = true,
-	.opts = {
-		{"--reclaim", "split: then run the shrinkers and show the split complete (root)"}});
+	.quick = {.size = (128ull << 20)},
+	.opts = {{"--reclaim", "split: then run the shrinkers and show the split complete (root)"}},
+	.host = {"with --reclaim: vm/drop_caches=2 once per run (every process's reclaimable slab "
+		 "and page cache dropped)",
+		 1, 1, false, split_reclaims});

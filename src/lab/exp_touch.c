@@ -171,4 +171,4 @@ static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 
 LAB_EXPERIMENT_DEFINE("touch", 10, lab_touch,
 		      "write one byte per base page: time, faults, AnonHugePages per mode",
-		      .in_quick = true, .quick = {.size = (256ull << 20)}, .all_cold = true);
+		      .in_quick = true, .quick = {.size = (128ull << 20)}, .all_cold = true);

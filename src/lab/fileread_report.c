@@ -289,10 +289,15 @@ static void fault_claim(const struct fr_run *f, struct lab_result *r, int m, con
 			bmin, bmax, f->label[m], mmin, mmax, lo, hi);
 	else
 		snprintf(here, sizeof(here), "faults to map + read once: -");
-	enum claim_call c = ok ? fr_band_call(lo, hi, claimed, FAULT_TOL) : CLAIM_INCONCLUSIVE;
+	/* every claim stands on two rounds or more (lab_claim_call's rule) */
+	bool rounds = f->n[m] >= 2 && f->n[b] >= 2;
+	enum claim_call c =
+		ok && rounds ? fr_band_call(lo, hi, claimed, FAULT_TOL) : CLAIM_INCONCLUSIVE;
 	char why[160];
 	if (!ok)
 		snprintf(why, sizeof(why), "not measured, or the backing was not proven");
+	else if (!rounds)
+		snprintf(why, sizeof(why), "one round: a run of each mode is not two that agree");
 	else
 		snprintf(
 			why, sizeof(why),

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
 
 #include "../util/clock.h"
 #include "../util/names.h"
@@ -54,6 +56,11 @@ const struct lab_experiment *lab_find(const char *name)
 	return NULL;
 }
 
+bool lab_changes_host(const struct lab_experiment *x, const struct lab_opts *o)
+{
+	return x->host.what && (!x->host.only_if || x->host.only_if(o));
+}
+
 struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o)
 {
 	struct lab_opts eo = *o;
@@ -81,13 +88,44 @@ int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const str
 	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 	snprintf(r->state, sizeof(r->state), "%s", lab_state_name(o->state));
 	r->runs = o->runs;
-	double t0 = mono_ms();
+	bool lb = lab_loadavg(r->load_before) == 0;
+	double t0 = mono_ms(), c0 = lab_cpu_ms();
 	int ret = x->fn(ctx, o, r);
 	r->wall_ms = mono_ms() - t0;
+	r->cpu_ms = lab_cpu_ms() - c0;
+	r->load_ok = lb && lab_loadavg(r->load_after) == 0;
+	if (r->load_ok)
+		lab_proof(r, "load",
+			  "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (1, 5, 15 min, "
+			  "host-wide: other work shares the CPUs); %.1f s wall, %.1f s CPU",
+			  r->load_before[0], r->load_before[1], r->load_before[2], r->load_after[0],
+			  r->load_after[1], r->load_after[2], r->wall_ms / 1000, r->cpu_ms / 1000);
 	/* whatever an experiment changed on the host goes back now, not only at exit */
 	if (guard_restore())
 		ret = -EIO;
 	return ret;
+}
+
+double lab_cpu_ms(void)
+{
+	struct rusage s, c;
+	if (getrusage(RUSAGE_SELF, &s) || getrusage(RUSAGE_CHILDREN, &c))
+		return 0;
+	double us = 0;
+	const struct timeval *tv[4] = {&s.ru_utime, &s.ru_stime, &c.ru_utime, &c.ru_stime};
+	for (int i = 0; i < 4; i++)
+		us += (double)tv[i]->tv_sec * 1e6 + (double)tv[i]->tv_usec;
+	return us / 1000;
+}
+
+int lab_loadavg(double l[3])
+{
+	struct sysinfo si;
+	if (sysinfo(&si))
+		return -errno;
+	for (int i = 0; i < 3; i++)
+		l[i] = (double)si.loads[i] / (double)(1 << SI_LOAD_SHIFT);
+	return 0;
 }
 
 const char *lab_mode_name(enum lab_mode m)
@@ -228,7 +266,8 @@ void lab_claim(struct lab_result *r, const char *claim, const char *source, cons
 	va_end(ap);
 }
 
-enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, double no)
+/* One ratio's call against the bounds. */
+static enum claim_call call_one(double ratio, bool lower_confirms, double yes, double no)
 {
 	if (ratio < 0)
 		return CLAIM_INCONCLUSIVE;
@@ -237,6 +276,44 @@ enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, do
 	if (lower_confirms ? ratio >= no : ratio <= no)
 		return CLAIM_CONTRADICTED;
 	return CLAIM_INCONCLUSIVE;
+}
+
+enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, double yes,
+			       double no, char *why, size_t wn)
+{
+	char list[96] = "", bounds[80];
+	size_t off = 0;
+	bool missing = n <= 0;
+	for (int i = 0; i < n; i++) {
+		missing |= !(ratio[i] >= 0);
+		if (off < sizeof(list))
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%.2fx",
+						i ? ", " : "", ratio[i]);
+	}
+	snprintf(bounds, sizeof(bounds), "confirmed at %s%.2fx, contradicted at %s%.2fx",
+		 lower_confirms ? "<= " : ">= ", yes, lower_confirms ? ">= " : "<= ", no);
+	if (missing) {
+		snprintf(why, wn, "not measured");
+		return CLAIM_INCONCLUSIVE;
+	}
+	enum claim_call c = call_one(ratio[0], lower_confirms, yes, no);
+	int agree = 0;
+	for (int i = 0; i < n; i++)
+		agree += call_one(ratio[i], lower_confirms, yes, no) == c;
+	if (n == 1) {
+		snprintf(why, wn,
+			 "one round (%s): the modes ran once each, in turn, so a load change "
+			 "between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
+			 list, bounds);
+		return CLAIM_INCONCLUSIVE;
+	}
+	if (agree < n) {
+		snprintf(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
+		return CLAIM_INCONCLUSIVE;
+	}
+	snprintf(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
+		 c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
+	return c;
 }
 
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
@@ -258,20 +335,32 @@ void lab_skip(struct lab_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+size_t lab_mw_min_per_side(double conf)
+{
+	for (size_t k = 2; k <= STATS_MW_MAX; k++)
+		if (stats_mw_rank(k, k, conf, NULL) > 0)
+			return k;
+	return 0;
+}
+
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
 		      double huge_ns, double small_ns, double r)
 {
-	enum ci_call c = stats_ci_call(ci, r);
+	static const struct ratio_ci none;
+	enum ci_call c = stats_ci_call(ci ? ci : &none, r);
 	/* "huge faster" in %: 1 - huge/small, so small/huge = R gives 1 - 1/R */
-	double lo = ci->ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ci->ok ? (1 - 1 / ci->hi) * 100 : 0;
+	bool ok = ci && ci->ok;
+	double lo = ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ok ? (1 - 1 / ci->hi) * 100 : 0;
 	double pct = small_ns > 0 ? (small_ns - huge_ns) / small_ns * 100 : 0;
-	char head[128];
+	char head[160], lv[16];
+	snprintf(lv, sizeof(lv), "%.4g%%", conf * 100);
 	switch (c) {
 	case CI_ABOVE:
-		snprintf(head, sizeof(head), "faster (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		snprintf(head, sizeof(head), "faster (%s CI %.1f%%..%.1f%%)", lv, lo, hi);
 		break;
 	case CI_BELOW:
-		snprintf(head, sizeof(head), "slower: unexpected (95%% CI %.1f%%..%.1f%%)", lo, hi);
+		snprintf(head, sizeof(head), "slower: unexpected (%s CI %.1f%%..%.1f%%)", lv, lo,
+			 hi);
 		break;
 	case CI_WITHIN:
 		snprintf(head, sizeof(head),
@@ -280,13 +369,20 @@ int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per
 	case CI_TOO_WIDE:
 		snprintf(
 			head, sizeof(head),
-			"inconclusive: host too noisy (95%% CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
-			lo, hi, r * 100);
+			"inconclusive: host too noisy (%s CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
+			lv, lo, hi, r * 100);
 		break;
 	default:
-		snprintf(head, sizeof(head),
-			 "inconclusive: too few runs (%zu per backing; a 95%% interval needs 4)",
-			 per_side);
+		/* no interval: the reason is the count (or a bad value), not the noise */
+		if (!ci)
+			snprintf(
+				head, sizeof(head),
+				"inconclusive: no interval (a measurement was not a positive time)");
+		else
+			snprintf(
+				head, sizeof(head),
+				"inconclusive: too few runs for an interval (%zu per backing; a %s interval needs %zu)",
+				per_side, lv, lab_mw_min_per_side(conf));
 		break;
 	}
 	snprintf(out, n, "%s: huge %.1f%% %s by the medians (%.1f vs %.1f ns)", head,

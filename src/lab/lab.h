@@ -45,7 +45,8 @@ struct lab_opts {
 	uint64_t size;		       /* bytes; 0 = the experiment's default */
 	uint64_t sizes[LAB_MAX_SIZES]; /* --size A,B,C (chase); nsizes 0 = default */
 	int nsizes;
-	int runs; /* repetitions, default 5 */
+	int runs;	 /* repetitions, default 5 */
+	bool runs_given; /* --runs: exactly RUNS (chase: no sequential stopping) */
 	enum lab_state state;
 	bool state_given;
 	bool fragment;		    /* run under the fragmenter (root) */
@@ -166,12 +167,23 @@ struct lab_result {
 	int nseries;
 	struct lab_series series[LAB_MAX_SERIES];
 	char verdict[320];
+	/* workloads: the one line for an operator, from the claim calls ("" none) */
+	char advice[240];
 	bool expected; /* the result has the expected shape */
 	bool skipped;  /* not run here: verdict says why */
 	bool optional; /* skipped for a program this host lacks (a workload): fails only when asked alone */
 	bool partial; /* some proof could not be read */
 	double wall_ms;
+	double cpu_ms; /* user + system CPU of thpctl and its waited-for children in the run */
+	bool load_ok;  /* sysinfo(2) answered before and after */
+	double load_before[3], load_after[3]; /* host load average (1, 5, 15 min) around the run */
 };
+
+/* The host's load average (1, 5, 15 min) into L from sysinfo(2). 0 or -errno. */
+int lab_loadavg(double l[3]);
+
+/* User + system CPU time (ms) of this process and its waited-for children so far (getrusage). */
+double lab_cpu_ms(void);
 
 /* Builders (pure). lab_col_add returns the column index (-1 when full). */
 int lab_col_add(struct lab_result *r, const char *name, const char *unit);
@@ -191,11 +203,18 @@ void lab_claim(struct lab_result *r, const char *claim, const char *source, cons
 	       enum claim_call call, const char *why_fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /*
- * The call on a claim from RATIO (pure): at or beyond YES confirmed, at or
- * within NO contradicted, between them inconclusive; a negative RATIO (not
- * measured) is inconclusive. LOWER_CONFIRMS: the claim predicts a small ratio.
+ * The call on a claim from the ratio each round gave, RATIO[0..N) (a round:
+ * every mode once, in turn; pure). One ratio is called at or beyond YES
+ * confirmed, at or within NO contradicted, between them inconclusive
+ * (LOWER_CONFIRMS: the claim predicts a small ratio). The claim's call is
+ * that call only when there are two rounds or more and every round gives it:
+ * one round is inconclusive ("one round": a load change between the modes is
+ * not told apart from the mode), rounds that disagree are inconclusive, and
+ * a negative ratio (not measured) is. WHY gets the reason with each round's
+ * ratio and the bounds (N may be 0).
  */
-enum claim_call lab_claim_call(double ratio, bool lower_confirms, double yes, double no);
+enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, double yes,
+			       double no, char *why, size_t wn);
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -215,15 +234,20 @@ int lab_series_add(struct lab_result *r, const char *chart, const char *name,
 
 struct ratio_ci;
 /*
- * What the interval CI of small/huge times (stats_ratio_ci(huge, small))
- * says about "huge faster", as words into OUT, with the point from the
- * medians HUGE_NS and SMALL_NS (so the percentage agrees with them) and R
- * the smallest change that matters (0.10: 10%): "faster (95% CI 10.4%..
- * 21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". Returns the
- * enum ci_call it used (pure).
+ * What the interval CI of small/huge times (stats_ratio_ci(huge, small) at
+ * CONF, 0.95 for 95%) says about "huge faster", as words into OUT, with the
+ * point from the medians HUGE_NS and SMALL_NS (so the percentage agrees with
+ * them) and R the smallest change that matters (0.10: 10%): "faster (95% CI
+ * 10.4%..21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". No
+ * interval says why: too few runs (PER_SIDE per backing, and how many CONF
+ * needs) or, CI NULL, a value that was not a time. Returns the enum ci_call
+ * it used (pure).
  */
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side,
+int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
 		      double huge_ns, double small_ns, double r);
+
+/* The fewest values per side for which a CONF interval exists (stats_mw_rank), 0 if none. */
+size_t lab_mw_min_per_side(double conf);
 
 /* What one mTHP size's runs showed (lab_mthp_call). */
 struct mthp_seen {
@@ -292,6 +316,27 @@ struct lab_optdoc {
 #define LAB_MAX_OPTDOCS 4
 
 /*
+ * What an experiment changes host-wide as root, for the notice (and the
+ * question) before the first change: every process on the host sees it
+ * while it lasts. Experiments that only advise their own memory or start
+ * their programs with a prctl change nothing host-wide and leave WHAT NULL.
+ */
+struct lab_host_change {
+	/* "hugepages-<size>kB/enabled=always, one size at a time"; NULL: nothing */
+	const char *what;
+	/* about how long the changed settings hold (s): lab quick or --quick, and otherwise */
+	int quick_s, full_s;
+	/* it makes every process's anonymous memory eligible (enabled=always, an mTHP size) */
+	bool all;
+	/* NULL: whenever it runs as root; else only when this says so */
+	bool (*only_if)(const struct lab_opts *o);
+};
+
+struct lab_experiment;
+/* Whether X run with O changes host-wide settings as root (X->host, pure). */
+bool lab_changes_host(const struct lab_experiment *x, const struct lab_opts *o);
+
+/*
  * An experiment: one table entry, defined with LAB_EXPERIMENT_DEFINE() at the end of
  * its own src/lab/exp_NAME.c. Nothing else lists experiments: `lab list`,
  * `lab quick`, `lab all` and `lab --help` walk the entries by ORDER, and
@@ -308,6 +353,7 @@ struct lab_experiment {
 	bool all_cold;		/* `lab all` runs it again cold */
 	bool workload;		/* a real program's claims: `lab workloads` runs it */
 	struct lab_optdoc opts[LAB_MAX_OPTDOCS]; /* its own options (flag NULL ends) */
+	struct lab_host_change host; /* what it changes host-wide (what NULL: nothing) */
 };
 
 /* Registers X (a static struct lab_experiment) in the table: put it at the end of the file. */
@@ -336,7 +382,8 @@ const struct lab_experiment *lab_find(const char *name);
 struct lab_opts lab_quick_opts(const struct lab_experiment *x, const struct lab_opts *o);
 
 /*
- * Run X into R (cleared first: name, state, runs and wall time filled in),
+ * Run X into R (cleared first: name, state, runs, wall time and the load
+ * average before and after filled in, the load also as the proof "load"),
  * then put back whatever it changed on the host. Returns X's value, or -EIO
  * when a setting could not be restored.
  */

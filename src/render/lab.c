@@ -130,6 +130,8 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 		*c ? col_reset(color) : "");
 	if (r->partial)
 		fprintf(f, "  (partial: some runs or proofs failed)\n");
+	if (r->advice[0])
+		fprintf(f, "  %s\n", r->advice);
 }
 
 /*
@@ -184,6 +186,18 @@ static json_t *lab_series_json(const struct lab_result *r)
 	return arr;
 }
 
+json_t *lab_load_json(const double *before, const double *after)
+{
+	json_t *o = json_object(), *b = json_array(), *a = json_array();
+	for (int i = 0; i < 3; i++) {
+		json_array_append_new(b, json_real(before[i]));
+		json_array_append_new(a, json_real(after[i]));
+	}
+	json_put(o, "before", b);
+	json_put(o, "after", a);
+	return o;
+}
+
 json_t *lab_to_json(const struct lab_result *r)
 {
 	json_t *o = json_object(), *cols = json_array(), *rows = json_array(), *pr = json_array();
@@ -193,6 +207,7 @@ json_t *lab_to_json(const struct lab_result *r)
 	json_put(o, "state", r->state[0] ? json_str(r->state) : NULL);
 	json_put(o, "runs", json_integer(r->runs));
 	json_put(o, "wall_ms", json_real(r->wall_ms));
+	json_put(o, "cpu_ms", json_real(r->cpu_ms));
 	for (int c = 0; c < r->ncols; c++) {
 		json_t *x = json_object();
 		json_put(x, "name", json_str(r->cols[c].name));
@@ -230,6 +245,8 @@ json_t *lab_to_json(const struct lab_result *r)
 	json_put(v, "expected", json_boolean(r->expected));
 	json_put(v, "skipped", json_boolean(r->skipped));
 	json_put(o, "verdict", v);
+	json_put(o, "advice", r->advice[0] ? json_str(r->advice) : NULL);
+	json_put(o, "load", r->load_ok ? lab_load_json(r->load_before, r->load_after) : NULL);
 	json_put(o, "partial", json_boolean(r->partial));
 	return o;
 }

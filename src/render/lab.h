@@ -11,6 +11,8 @@
 
 void lab_render_text(FILE *f, const struct lab_result *r, bool color);
 json_t *lab_to_json(const struct lab_result *r);
+/* {"before": [1, 5, 15 min], "after": [...]}: the host's load average around a run. */
+json_t *lab_load_json(const double *before, const double *after);
 /* R's claims as a JSON array of {claim, source, here, call, why}. */
 json_t *lab_claims_json(const struct lab_result *r);
 /*

@@ -4,6 +4,7 @@
 
 #include "json.h"
 #include "status_int.h"
+#include "../util/units.h"
 
 const char *status_tri_str(enum tri t)
 {
@@ -55,9 +56,11 @@ const char *status_tuned_state(const struct tuned_state *t, const char *unknown)
 
 void status_ratio_str(char *out, size_t n, const struct ratio *r)
 {
+	char pct[24];
+	fmt_pct(pct, sizeof(pct), r->num, r->den, 1);
 	if (r->valid)
-		snprintf(out, n, "%.1f%% (%llu of %llu)", r->value * 100,
-			 (unsigned long long)r->num, (unsigned long long)r->den);
+		snprintf(out, n, "%s (%llu of %llu)", pct, (unsigned long long)r->num,
+			 (unsigned long long)r->den);
 	else
 		snprintf(out, n, "-");
 }

@@ -4,8 +4,8 @@
 
 #include "finding_text.h"
 #include "json.h"
-#include "status_int.h"
 #include "status.h"
+#include "status_int.h"
 #include "table.h"
 
 static const char *sev_color(enum severity s, bool color)

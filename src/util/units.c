@@ -2,7 +2,10 @@
 #include "units.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "num.h"
 
@@ -79,4 +82,30 @@ int parse_size(const char *s, uint64_t *out)
 		return -ERANGE;
 	*out = v << shift;
 	return 0;
+}
+
+void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals)
+{
+	if (!den) {
+		snprintf(out, n, "-");
+		return;
+	}
+	double p = (double)num / (double)den * 100;
+	int d = decimals < 0 ? 0 : decimals > 6 ? 6 : decimals;
+	for (;; d++) {
+		snprintf(out, n, "%.*f%%", d, p);
+		double shown = strtod(out, NULL);
+		bool over = num < den && shown >= 100, under = num > 0 && shown <= 0;
+		if (!over && !under)
+			return;
+		if (d == 6)
+			break;
+	}
+	/* still on an end at 6 decimals: cut towards the middle instead of rounding */
+	double q = num < den ? floor(p * 1e6) / 1e6 : ceil(p * 1e6) / 1e6;
+	if (num < den && q >= 100)
+		q = 100 - 1e-6; /* a double too close to 100 to tell apart */
+	if (num > 0 && q <= 0)
+		q = 1e-6;
+	snprintf(out, n, "%.6f%%", q);
 }

@@ -31,4 +31,14 @@ void fmt_size_token(char *out, size_t n, uint64_t kb);
  */
 int parse_size(const char *s, uint64_t *out);
 
+/*
+ * NUM of DEN as a percentage with DECIMALS decimals ("99.9%"), never rounded
+ * onto an end it has not reached: a share with a failure in it (NUM < DEN)
+ * gets more decimals until it is below 100 ("99.97%" for 112647 of 112679,
+ * at most 6, then cut, not rounded: "99.999999%"), and a share with a success
+ * in it (NUM > 0) is never "0.0%" the same way. DEN 0 gives "-". The one
+ * formatter for success ratios in every output (status, lab, watch...).
+ */
+void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals);
+
 #endif

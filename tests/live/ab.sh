@@ -4,7 +4,8 @@
 # the host's policy): the proofs (off 0% huge, glibc > 50% huge), the
 # direction, the refusals (host modes as a normal user, usage errors), a
 # failing command, and host modes put back after every run and after a
-# SIGKILL (the next thpctl restores them).
+# SIGKILL (the next thpctl restores them: checked with a private journal
+# directory, so no other thpctl on the host restores it first).
 #
 #   THPCTL=path  binary to test (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
@@ -87,9 +88,13 @@ if [ "$ROOT" = 1 ]; then
 		expect_json "host:enabled=always: huge pages without glibc's help" "$TMP/out" \
 			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0'
 		expect_settings_as_found "host mode: settings put back after the runs" "$TMP/settings.before"
-		# a SIGKILL in the middle of a host-mode run: the next thpctl restores
-		"$T" ab --runs 1 --warmup 0 --mode host:enabled=always,defrag=never -- sleep 30 \
-			>/dev/null 2>&1 &
+		# a SIGKILL in the middle of a host-mode run: the next thpctl restores.
+		# A private journal directory (test builds honour THPCTL_JOURNAL_DIR):
+		# no other thpctl on the host can restore it before ours does
+		JD=$TMP/journal.ab
+		mkdir -m 700 "$JD"
+		THPCTL_JOURNAL_DIR=$JD "$T" ab --runs 1 --warmup 0 \
+			--mode host:enabled=always,defrag=never -- sleep 30 >/dev/null 2>&1 &
 		BG=$!
 		track_pid "$BG"
 		for ((i = 0; i < 100; i++)); do
@@ -97,11 +102,21 @@ if [ "$ROOT" = 1 ]; then
 			sleep 0.05
 		done
 		sleep 0.5
+		# the scenario: the host mode in force and journalled when the SIGKILL lands
+		mode="enabled=$(sysfs_choice "$THP/enabled") defrag=$(sysfs_choice "$THP/defrag")"
+		kids=$(descendants "$BG")
 		kill -KILL "$BG" 2>/dev/null
 		wait "$BG" 2>/dev/null
 		BG=
-		pkill -KILL -f "^sleep 30$" 2>/dev/null
-		"$T" status >/dev/null 2>"$TMP/err.recover"
+		# its command outlives it: end that one (ours, by PID), not anyone's `sleep 30`
+		for k in $kids; do kill -KILL "$k" 2>/dev/null; done
+		expect_eval "host mode applied and journalled when SIGKILLed" \
+			'[ "$mode" = "enabled=always defrag=never" ] && [ -s "$JD/journal" ] && [ -n "$kids" ]' \
+			"$mode, journal: $(ls "$JD"), command pids: '$kids'"
+		THPCTL_JOURNAL_DIR=$JD "$T" status >/dev/null 2>"$TMP/err.recover"
+		expect_eval "host mode SIGKILLed: the next thpctl says it restored" \
+			'grep -Eq "restored [0-9]+ setting\(s\) left changed by a killed thpctl" "$TMP/err.recover" && [ ! -e "$JD/journal" ]' \
+			"$(head -c 300 "$TMP/err.recover")"
 		expect_settings_as_found "host mode SIGKILLed: the next thpctl put everything back" "$TMP/settings.before"
 	else
 		skip "host modes as root" "THP enabled is not writable here"

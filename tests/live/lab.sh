@@ -67,7 +67,8 @@ lab() {
 	local name=$1
 	shift
 	wait_quiet
-	timeout -s TERM 300 "$T" lab "$name" "$@" --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
+	# --yes: mthp and khugepaged change host-wide settings, and stdin is no terminal
+	timeout -s TERM 300 "$T" lab "$name" "$@" --yes --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
 	RC=$?
 	san_note "lab $name" "$TMP/$name.err"
 }
@@ -360,9 +361,9 @@ assert not v["skipped"], v["text"]
 assert v["expected"], f"backing not as set: {v['text']}"
 rows = {r["label"]: r["cells"] for r in e["rows"]}
 assert sorted(rows) == ["always, disable-thp no", "always, disable-thp yes", "madvise (control)",
-                        "madvise, jemalloc thp:always", "never"], sorted(rows)
+                        "madvise, jemalloc thp:always", "never (prctl)"], sorted(rows)
 med = lambda m, c: rows[m][c]["median"]
-assert med("never", "AnonHugePages before") == 0, "THP under enabled=never"
+assert med("never (prctl)", "AnonHugePages before") == 0, "THP with the server's prctl"
 assert med("always, disable-thp no", "AnonHugePages before") >= 10240, "no THP with disable-thp no"
 assert med("always, disable-thp yes", "AnonHugePages before") <= med("always, disable-thp no", "AnonHugePages before") / 20
 # madvise: THP only through jemalloc's MADV_HUGEPAGE (MALLOC_CONF=thp:always)
@@ -380,6 +381,14 @@ assert "host-wide" in claims["one"]["here"], claims["one"]
 assert re.match(r"Redis \d+\.\d+", p["setup"]), p["setup"]
 assert re.match(r"/\S*libjemalloc\S* mapped", p["jemalloc"]), p["jemalloc"]
 assert p["always, disable-thp yes server"].endswith("THP_enabled 0"), "disable-thp yes: no prctl seen"
+# never without enabled=never: the server started under our prctl
+assert p["never (prctl) server"].endswith("THP_enabled 0"), p["never (prctl) server"]
+# --quick is one round: no claim is called from it
+for c in claims.values():
+    assert c["call"] == "inconclusive", c
+assert "one round" in claims["p99"]["why"] or claims["p99"]["why"].startswith("no THP"), claims["p99"]
+assert e["advice"] and e["advice"].startswith("For Redis here: "), e["advice"]
+assert e["load"] and len(e["load"]["before"]) == 3 and "load" in p, e["load"]
 assert p["madvise, jemalloc thp:always server"].endswith("THP_enabled 1"), p["madvise, jemalloc thp:always server"]
 assert re.search(r"p99 claim \w+; fork claim \w+; BGSAVE-shreds claim \w+", v["text"]), v["text"]
 PY
@@ -390,7 +399,7 @@ if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/nu
 else
 	# missing programs: exit 1 and the install hint, root or not
 	mkdir -p "$TMP/nopath"
-	PATH=$TMP/nopath "$T" lab redis --quick --quiet >"$TMP/redis-missing.out" 2>&1
+	PATH=$TMP/nopath "$T" lab redis --quick --yes --quiet >"$TMP/redis-missing.out" 2>&1
 	rc=$?
 	if [ "$rc" -eq 1 ] && grep -q "install with scripts/install-deps --workloads" "$TMP/redis-missing.out"; then
 		ok "redis: without redis-server: exit 1 and the install hint"
@@ -418,7 +427,7 @@ else
 		check_settings "redis"
 		# SIGINT while the server runs: stopped, directory removed, settings back
 		wait_quiet
-		"$T" lab redis --quick --quiet >/dev/null 2>"$TMP/redis-int.err" &
+		"${DFL[@]}" "$T" lab redis --quick --yes --quiet >/dev/null 2>"$TMP/redis-int.err" &
 		BG=$!
 		srv=
 		for _ in $(seq 100); do
@@ -444,12 +453,16 @@ fi
 # ---- SIGKILL halfway: the next thpctl command restores --------------------------
 # kill_check NAME FILE WANT ARGS...: start `lab ARGS`, wait until FILE reads
 # WANT, SIGKILL it; the value must still be changed and journalled; then
-# `thpctl status` must put it back and remove the journal.
+# `thpctl status` must put it back and remove the journal. The journal lives
+# in a private directory (test builds honour THPCTL_JOURNAL_DIR): any other
+# thpctl on the host would otherwise restore it first and these checks could
+# not tell.
 kill_check() {
-	local name=$1 file=$2 want=$3 i cur
+	local name=$1 file=$2 want=$3 i cur jd=$TMP/journal.$RANDOM
 	shift 3
+	mkdir -m 700 "$jd"
 	wait_quiet
-	"$T" lab "$@" --quiet >/dev/null 2>"$TMP/kill.err" &
+	THPCTL_JOURNAL_DIR=$jd "$T" lab "$@" --yes --quiet >/dev/null 2>"$TMP/kill.err" &
 	BG=$!
 	for ((i = 0; i < 200; i++)); do
 		cur=$(cat "$file")
@@ -462,7 +475,7 @@ kill_check() {
 		kill -KILL "$BG" 2>/dev/null
 		wait "$BG" 2>/dev/null
 		BG=
-		"$T" status >/dev/null 2>&1
+		THPCTL_JOURNAL_DIR=$jd "$T" status >/dev/null 2>&1
 		check_settings "$name"
 		return
 	fi
@@ -470,13 +483,13 @@ kill_check() {
 	wait "$BG" 2>/dev/null
 	BG=
 	cur=$(cat "$file")
-	if [[ $cur == "$want" || $cur == *"[$want]"* ]] && [ -s "$JOURNAL" ]; then
-		ok "$name: still changed after SIGKILL, journal at $JOURNAL"
+	if [[ $cur == "$want" || $cur == *"[$want]"* ]] && [ -s "$jd/journal" ]; then
+		ok "$name: still changed after SIGKILL, journal at $jd/journal"
 	else
-		nok "$name: still changed after SIGKILL" "$file '$cur', journal $(ls -l "$JOURNAL" 2>&1)"
+		nok "$name: still changed after SIGKILL" "$file '$cur', journal $(ls -l "$jd" 2>&1)"
 	fi
-	"$T" status >/dev/null 2>"$TMP/recover.err"
-	if [ -e "$JOURNAL" ]; then
+	THPCTL_JOURNAL_DIR=$jd "$T" status >/dev/null 2>"$TMP/recover.err"
+	if [ -e "$jd/journal" ]; then
 		nok "$name: thpctl status restores" "journal still there"
 	elif grep -q "restored .* /${file#/}=" "$TMP/recover.err"; then
 		ok "$name: thpctl status restores and says so"
@@ -501,6 +514,45 @@ else
 	else
 		skip "SIGKILL mthp" "no hugepages-64kB/enabled at never here"
 	fi
+fi
+
+# ---- a host-wide change with another THP user present: asked, refused, or named -----
+# lab mthp sets hugepages-64kB/enabled=always host-wide. With a helper holding
+# huge pages: without a terminal and without --yes it refuses and changes
+# nothing; on a terminal a "no" changes nothing; with --yes it names the helper
+# and the duration before it changes anything.
+H=build/tests/thp_helper
+if [ "$ROOT" -eq 0 ]; then
+	skip "host-wide change notice" "needs root"
+elif ! [ -x "$H" ] || ! [ -f "$THP/hugepages-64kB/enabled" ]; then
+	skip "host-wide change notice" "no $H (make $H) or no hugepages-64kB here"
+elif start_helper HP "$H" hugepage 16; then
+	"$T" lab mthp --sizes 64K --size 16M --runs 1 --quiet </dev/null >"$TMP/ask.out" 2>"$TMP/ask.err"
+	rc=$?
+	expect_eval "no terminal, no --yes: refused, exit 2, nothing changed" \
+		'[ "$rc" = 2 ] && grep -q "refused without a terminal" "$TMP/ask.err" && grep -q -- "--yes" "$TMP/ask.err" && [ -z "$(settings_diff "$TMP/base")" ] && ! [ -e "$JOURNAL" ] && [ ! -s "$TMP/ask.out" ]' \
+		"exit $rc: $(head -c 300 "$TMP/ask.err"); changed: $(settings_diff "$TMP/base")"
+	if command -v script >/dev/null; then
+		echo n | script -qec "$T lab mthp --sizes 64K --size 16M --runs 1 --quiet" /dev/null >"$TMP/tty.out" 2>&1
+		rc=$?
+		expect_eval "on a terminal, answered no: nothing changed, the helper named" \
+			'grep -q "not confirmed, nothing was changed" "$TMP/tty.out" && grep -q "^ *$HP thp_helper" "$TMP/tty.out" && [ -z "$(settings_diff "$TMP/base")" ]' \
+			"exit $rc: $(tr -d '\r' <"$TMP/tty.out" | tail -n 3 | tr '\n' ' ')"
+	else
+		skip "on a terminal, answered no" "no script(1)"
+	fi
+	timeout -s TERM 300 "$T" lab mthp --sizes 64K --size 16M --runs 1 --yes --json </dev/null \
+		>"$TMP/yes.json" 2>"$TMP/yes.err"
+	rc=$?
+	san_note "lab mthp --yes" "$TMP/yes.err"
+	# the notice comes first: before the first write ("thpctl: /sys/...") or progress line
+	first_progress=$(grep -nE "^thpctl( lab)?: " "$TMP/yes.err" | head -n 1 | cut -d: -f1)
+	named=$(grep -n "^ *$HP thp_helper (AnonHugePages [1-9][0-9]* kB)" "$TMP/yes.err" | head -n 1 | cut -d: -f1)
+	expect_eval "--yes: runs, naming the helper and the duration before the first change" \
+		'[ "$rc" = 0 ] && [ -n "$named" ] && [ "${first_progress:-999999}" -gt "$named" ] && grep -q "^  mthp (about [0-9]* s): hugepages-<size>kB/enabled=always" "$TMP/yes.err"' \
+		"exit $rc, named at line '${named}', first progress at line '${first_progress}': $(head -c 400 "$TMP/yes.err")"
+	check_settings "lab mthp --yes"
+	stop_pid "$HP"
 fi
 
 # ---- unprivileged ---------------------------------------------------------------

@@ -73,7 +73,7 @@ start_exporter() {
 	if [ "${RUN_AS:-}" = nobody ]; then
 		"${NOBODY[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
 	else
-		"$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
+		"${DFL[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
 	fi
 	local pid=$!
 	track_pid "$pid"

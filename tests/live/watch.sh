@@ -121,7 +121,7 @@ expect_cmd "watch --top leaves itself out" "$(grep -c "\"pid\":$W," "$TMP/json.o
 
 # ---- signals ---------------------------------------------------------------------------------
 for sig in INT TERM; do
-	"$T" watch -i 0.2 >"$TMP/sig.out" 2>"$TMP/sig-$sig.err" &
+	"${DFL[@]}" "$T" watch -i 0.2 >"$TMP/sig.out" 2>"$TMP/sig-$sig.err" &
 	W=$!
 	track_pid "$W"
 	sleep 1

@@ -61,7 +61,7 @@ done
 echo "glibc $(getconf GNU_LIBC_VERSION | awk '{print $2}')" >>"$vers"
 
 start=$(date +%s)
-timeout -s TERM 600 "$T" lab allocators --quick --json --quiet >"$TMP/al.json" 2>"$TMP/al.err"
+timeout -s TERM 600 "$T" lab allocators --quick --yes --json --quiet >"$TMP/al.json" 2>"$TMP/al.err"
 RC=$?
 echo "# lab allocators --quick: $(($(date +%s) - start)) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
 san_note "lab allocators" "$TMP/al.err"
@@ -110,7 +110,7 @@ expect_settings_as_found "allocators --quick: settings as found" "$TMP/base" || 
 
 # SIGTERM mid-run: settings put back, children gone
 wait_quiet
-"$T" lab allocators --quick --quiet >/dev/null 2>"$TMP/term.err" &
+"$T" lab allocators --quick --yes --quiet >/dev/null 2>"$TMP/term.err" &
 BG=$!
 for ((i = 0; i < 600; i++)); do
 	[ -n "$(children)" ] && break

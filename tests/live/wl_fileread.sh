@@ -71,7 +71,7 @@ L0=$(leftovers)
 none "no leftovers before" "$L0"
 
 # ---- a full --quick run --------------------------------------------------------
-timeout -s TERM 300 "$T" lab fileread --quick --json --quiet >"$TMP/fr.json" 2>"$TMP/fr.err"
+timeout -s TERM 300 "$T" lab fileread --quick --yes --json --quiet >"$TMP/fr.json" 2>"$TMP/fr.err"
 RC=$?
 san_note "lab fileread" "$TMP/fr.err"
 expect_rc "lab fileread --quick: exit 0" 0
@@ -151,7 +151,7 @@ none "no mount, directory or undo file left" "$L"
 # ---- interrupted: SIGTERM (the guard's hook) and SIGKILL (the next command) ----
 # start_bg: a run in the background; waits until its third tmpfs mount is up
 start_bg() {
-	"$T" lab fileread --quick --quiet >/dev/null 2>"$TMP/bg.err" &
+	"${DFL[@]}" "$T" lab fileread --quick --yes --quiet >/dev/null 2>"$TMP/bg.err" &
 	BG=$!
 	local i
 	for ((i = 0; i < 300; i++)); do

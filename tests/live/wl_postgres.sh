@@ -81,7 +81,7 @@ left() {
 }
 
 wait_quiet
-timeout -s TERM 300 "$T" lab postgres --quick --json --quiet >"$TMP/pg.json" 2>"$TMP/pg.err"
+timeout -s TERM 300 "$T" lab postgres --quick --yes --json --quiet >"$TMP/pg.json" 2>"$TMP/pg.err"
 RC=$?
 san_note "lab postgres" "$TMP/pg.err"
 if [ "$RC" -ne 0 ]; then
@@ -139,8 +139,7 @@ stop() {
 	local name=$1 sig=$2 nr0 i srv
 	nr0=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
 	wait_quiet
-	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-		"$T" lab postgres --quick --quiet >/dev/null 2>"$TMP/pg-$sig.err" &
+	"${DFL[@]}" "$T" lab postgres --quick --yes --quiet >/dev/null 2>"$TMP/pg-$sig.err" &
 	BG=$!
 	for ((i = 0; i < 900; i++)); do
 		[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" != "$nr0" ] && break

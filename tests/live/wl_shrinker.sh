@@ -46,7 +46,7 @@ at_exit cleanup
 cgroups_left() { find /sys/fs/cgroup -maxdepth 2 -name 'thpctl-lab-*' 2>/dev/null | tr '\n' ' '; }
 
 start=$(date +%s)
-timeout -s TERM 300 "$T" lab shrinker --quick --json --quiet >"$TMP/sh.json" 2>"$TMP/sh.err"
+timeout -s TERM 300 "$T" lab shrinker --quick --yes --json --quiet >"$TMP/sh.json" 2>"$TMP/sh.err"
 RC=$?
 echo "# lab shrinker --quick: $(($(date +%s) - start)) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
 san_note "lab shrinker" "$TMP/sh.err"
@@ -107,7 +107,7 @@ fi
 
 # SIGKILL mid-run: the cgroup is removed by the next root command, settings put back
 wait_quiet
-"$T" lab shrinker --quick --quiet >/dev/null 2>"$TMP/kill.err" &
+"$T" lab shrinker --quick --yes --quiet >/dev/null 2>"$TMP/kill.err" &
 BG=$!
 for ((i = 0; i < 300; i++)); do
 	[ -n "$(cgroups_left)" ] && break

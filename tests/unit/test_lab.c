@@ -185,12 +185,15 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 				 quick[0] ? " " : "", x->name);
 	assert_string_equal(quick, "touch sparse chase fork faults split collapse mthp khugepaged");
 	assert_int_equal(lab_find("khugepaged")->quick.size, 64ull << 20);
-	assert_int_equal(lab_find("touch")->quick.size, 256ull << 20);
+	/* quick sizes: 128 MiB where base-page faults are the cost (touch, fork, faults, split, collapse) */
+	assert_int_equal(lab_find("touch")->quick.size, 128ull << 20);
+	assert_int_equal(lab_find("collapse")->quick.size, 128ull << 20);
 	/* chase at 1 GiB: at 256 MiB the effect was within this host's noise */
 	assert_int_equal(lab_find("chase")->quick.size, 1ull << 30);
-	assert_int_equal(lab_find("chase")->quick.steps, 2ull << 20);
+	/* no fixed steps: calibrated to a CPU time per measurement (exp_chase.c) */
+	assert_int_equal(lab_find("chase")->quick.steps, 0);
 	assert_int_equal(lab_find("mthp")->quick.mthp_kb, 64);
-	assert_int_equal(lab_find("sparse")->quick.size, 0); /* its own 1 GiB */
+	assert_int_equal(lab_find("sparse")->quick.size, 256ull << 20);
 	assert_true(lab_find("chase")->size_list);
 	assert_false(lab_find("touch")->size_list);
 	assert_true(lab_find("touch")->all_cold && lab_find("faults")->all_cold);
@@ -218,16 +221,16 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 	assert_int_equal(e.size, 1ull << 30);
 	assert_int_equal(e.nsizes, 1);
 	assert_int_equal(e.sizes[0], 1ull << 30);
-	assert_int_equal(e.steps, 2ull << 20);
+	assert_int_equal(e.steps, 0);
 	e = lab_quick_opts(lab_find("touch"), &o);
-	assert_int_equal(e.size, 256ull << 20);
+	assert_int_equal(e.size, 128ull << 20);
 	assert_int_equal(e.nsizes, 0); /* only chase takes a list */
 	e = lab_quick_opts(lab_find("mthp"), &o);
 	assert_int_equal(e.n_mthp_sizes, 1);
 	assert_int_equal(e.mthp_sizes_kb[0], 64);
 	assert_int_equal(e.size, 0); /* its own 64 MiB */
 	e = lab_quick_opts(lab_find("sparse"), &o);
-	assert_int_equal(e.size, 0);
+	assert_int_equal(e.size, 256ull << 20);
 	/* given on the command line: kept */
 	struct lab_opts g = {.size = 8ull << 20, .nsizes = 1, .sizes = {8ull << 20}, .steps = 5000};
 	g.mthp_sizes_kb[0] = 16;
@@ -252,37 +255,93 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 	char out[256];
 	/* small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster */
 	struct ratio_ci ci = {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 164.9, 193.6, 0.10), CI_ABOVE);
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 164.9, 193.6, 0.10),
+			 CI_ABOVE);
 	assert_string_equal(
 		out,
 		"faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)");
 	/* all slower: the runs the old verdict called "as expected" */
 	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 210.0, 200.0, 0.10), CI_BELOW);
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 210.0, 200.0, 0.10),
+			 CI_BELOW);
 	assert_string_equal(
 		out,
 		"slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)");
 	/* tight around 0 */
 	ci = (struct ratio_ci){.ok = true, .lo = 0.98, .hi = 1.03};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 100.0, 101.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 100.0, 101.0, 0.10),
 			 CI_WITHIN);
 	assert_string_equal(
 		out,
 		"no difference detectable (CI spans 0: -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
 	/* the 256 MiB spread: -14.6% .. +40.9% */
 	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 150.0, 160.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 150.0, 160.0, 0.10),
 			 CI_TOO_WIDE);
 	assert_string_equal(
 		out,
 		"inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
 	/* one run: 2 measurements per backing */
 	ci = (struct ratio_ci){.ok = false};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 150.0, 160.0, 0.10),
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 0.95, 150.0, 160.0, 0.10),
 			 CI_TOO_FEW);
 	assert_string_equal(
 		out,
-		"inconclusive: too few runs (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+		"inconclusive: too few runs for an interval (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* sequential looks at 99.17% each: 6 per backing are needed, and it says so */
+	assert_int_equal(
+		lab_faster_clause(out, sizeof(out), &ci, 4, 1 - 0.05 / 6, 150.0, 160.0, 0.10),
+		CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: too few runs for an interval (4 per backing; a 99.17% interval needs 5): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* no interval because a value was no time: not "too few", not "noisy" */
+	assert_int_equal(lab_faster_clause(out, sizeof(out), NULL, 6, 0.95, 150.0, 160.0, 0.10),
+			 CI_TOO_FEW);
+	assert_string_equal(
+		out,
+		"inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+}
+
+/*
+ * A claim stands on two rounds or more that agree. Before, `lab redis
+ * --quick` called the p99 claim "contradicted: 1.04x" from one round, with
+ * another Redis loading the host.
+ */
+static void test_claim_call_needs_two_agreeing_rounds(void **state)
+{
+	(void)state;
+	char why[256];
+	const double one[] = {1.04};
+	assert_int_equal(lab_claim_call(one, 1, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "one round (1.04x)"));
+	const double two_low[] = {1.04, 1.10};
+	assert_int_equal(lab_claim_call(two_low, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_CONTRADICTED);
+	assert_string_equal(why, "2 rounds agree (1.04x, 1.10x): confirmed at >= 1.50x, "
+				 "contradicted at <= 1.20x");
+	const double split[] = {1.04, 1.61};
+	assert_int_equal(lab_claim_call(split, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "the 2 rounds disagree (1.04x, 1.61x"));
+	const double high[] = {1.61, 1.75, 1.52};
+	assert_int_equal(lab_claim_call(high, 3, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_CONFIRMED);
+	/* lower confirms: fork 0.3x and 0.4x of never's */
+	const double fork[] = {0.3, 0.4};
+	assert_int_equal(lab_claim_call(fork, 2, true, 0.5, 0.9, why, sizeof(why)),
+			 CLAIM_CONFIRMED);
+	const double mid[] = {1.3, 1.4};
+	assert_int_equal(lab_claim_call(mid, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_non_null(strstr(why, "each between the bounds"));
+	const double gap[] = {1.61, -1};
+	assert_int_equal(lab_claim_call(gap, 2, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
+	assert_string_equal(why, "not measured");
+	assert_int_equal(lab_claim_call(NULL, 0, false, 1.5, 1.2, why, sizeof(why)),
+			 CLAIM_INCONCLUSIVE);
 }
 
 /*
@@ -370,5 +429,6 @@ UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_l
 	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
 	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
 	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
+	  cmocka_unit_test(test_claim_call_needs_two_agreeing_rounds),
 	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
 	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))

@@ -97,7 +97,37 @@ static void test_parse_size_rejects_malformed_and_too_large(void **state)
 	}
 }
 
+static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t num, den;
+		int dec;
+		const char *want;
+	} c[] = {
+		{112647, 112679, 1, "99.97%"}, /* 32 fallbacks: not "100.0%" */
+		{999, 1000, 1, "99.9%"},
+		{9999, 10000, 1, "99.99%"},
+		{112679, 112679, 1, "100.0%"},
+		{0, 112679, 1, "0.0%"},
+		{1, 100000, 1, "0.001%"}, /* one success: not "0.0%" */
+		{1, 3, 1, "33.3%"},
+		{2, 3, 0, "67%"},
+		{199, 200, 0, "99.5%"},
+		{5, 0, 1, "-"},
+		{999999999999ull, 1000000000000ull, 1, "99.999999%"}, /* cut, never 100 */
+		{UINT64_MAX - 1, UINT64_MAX, 1, "99.999999%"},
+		{1, UINT64_MAX, 1, "0.000001%"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char out[32];
+		fmt_pct(out, sizeof(out), c[i].num, c[i].den, c[i].dec);
+		assert_string_equal(out, c[i].want);
+	}
+}
+
 UNIT_MAIN(cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
+	  cmocka_unit_test(test_fmt_pct_never_rounds_a_failure_up_to_100),
 	  cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
 	  cmocka_unit_test(test_size_token_uses_largest_exact_unit),
 	  cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
