@@ -69,3 +69,120 @@ bench_start() {
 
 # bench_load: the host's load averages now (1, 5, 15 min; /proc/loadavg), for the figures' context.
 bench_load() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"; }
+
+# ---- records: every figure a bench takes goes through bench_record --------------------------
+
+# bench_mark: the load average and time now become the "before" of the records that follow (the
+# sourcing of this file sets it once; a bench that takes several figures calls it before each).
+bench_mark() {
+	BENCH_LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	BENCH_T0=$(date +%s)
+}
+bench_mark
+
+# bench_record NAME VALUE UNIT [KEY=VALUE]...: one figure as one JSON record, written to
+# $BENCH_RESULTS/NAME/DATE.json (default bench/results, committed; scripts/bench-table makes the
+# table of the newest record of each NAME), and one line "RECORD NAME: VALUE UNIT ..." on stdout.
+# NAME is [a-z0-9-]+; VALUE a number, or '-' when the bench could not take it (then say why in
+# note=). KEYs:
+#   title=TEXT        what the figure is (the table's first column)
+#   floor=TEXT        what it is compared with: the floor (the least the work costs) or a peer
+#   floor_kind=floor|peer   (default floor)
+#   floor_value=N     that one's figure in the same run, same UNIT; ratio = VALUE / floor_value
+#   ratio=N           a ratio given directly (when the floor is not one number)
+#   goal=TEXT         the target, e.g. '<= 40 ms' (the value) or '<= 1.1x' (the ratio): met is
+#                     worked out from it; met=yes|no|unknown when the goal is not one comparison
+#   note=TEXT         anything the figure needs to be read right (why a goal cannot be met here)
+#   detail=@FILE      a JSON document kept with the record (a breakdown)
+# The record also holds the commit (and whether the tree had uncommitted changes), kernel, CPUs
+# and their model, memory, the load average at bench_mark and now, uptime, and the date.
+bench_record() {
+	local name=$1 value=$2 unit=$3 dir=${BENCH_RESULTS:-bench/results}
+	shift 3
+	[[ $name =~ ^[a-z0-9][a-z0-9-]*$ ]] || { echo "bench_record: bad name '$name'" >&2; return 1; }
+	local commit dirty=false
+	commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+	[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && dirty=true
+	mkdir -p "$dir/$name" || return 1
+	python3 - "$dir/$name" "$name" "$value" "$unit" "$commit" "$dirty" "$BENCH_LOAD0" \
+		"$BENCH_T0" "$0" "$@" <<'PY'
+import json, os, re, sys, time
+d, name, value, unit, commit, dirty, load0, t0, script, *kv = sys.argv[1:]
+def num(s):
+    try:
+        x = float(s)
+    except ValueError:
+        return None
+    return int(x) if x.is_integer() and "." not in s and "e" not in s.lower() else x
+opts = {}
+for a in kv:
+    k, _, v = a.partition("=")
+    if k not in ("title", "floor", "floor_kind", "floor_value", "ratio", "goal", "met", "note",
+                 "detail"):
+        sys.exit(f"bench_record: unknown key {k}")
+    opts[k] = v
+val = None if value == "-" else num(value)
+if value != "-" and val is None:
+    sys.exit(f"bench_record: {name}: value '{value}' is not a number")
+fv = num(opts["floor_value"]) if opts.get("floor_value", "-") != "-" else None
+ratio = num(opts["ratio"]) if opts.get("ratio", "-") != "-" else None
+if ratio is None and fv and val is not None:
+    ratio = round(val / fv, 4)
+up = float(open("/proc/uptime").read().split()[0])
+model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+              if l.startswith("model name")), None)
+mem = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:")), None)
+now = time.time()
+rec = {
+    "schema": "thpctl.bench/1",
+    "name": name,
+    "title": opts.get("title", name),
+    "bench": "bench/" + os.path.basename(script),
+    "value": val,
+    "unit": unit,
+    "floor": None if "floor" not in opts else {
+        "what": opts["floor"], "kind": opts.get("floor_kind", "floor"), "value": fv},
+    "ratio": ratio,
+    "goal": opts.get("goal"),
+    "met": {"yes": True, "no": False}.get(opts.get("met", "auto")),
+    "note": opts.get("note"),
+    "commit": commit,
+    "dirty": dirty == "true",
+    "kernel": os.uname().release,
+    "cpus": os.cpu_count(),
+    "cpu_model": model,
+    "mem_kb": mem,
+    "load_before": [float(x) for x in load0.split()],
+    "load_after": [float(x) for x in open("/proc/loadavg").read().split()[:3]],
+    "seconds": round(now - float(t0)),
+    "uptime_s": round(up),
+    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+}
+g = re.fullmatch(r"(<=|<|>=|>)\s*([0-9.]+)\s*(x|\S+)?", rec["goal"] or "")
+if opts.get("met", "auto") == "auto" and g:  # '<= 40 ms' against the value, '<= 1.1x' the ratio
+    x = ratio if g.group(3) == "x" else val if g.group(3) in (None, unit) else None
+    if x is not None:
+        lim = float(g.group(2))
+        rec["met"] = {"<=": x <= lim, "<": x < lim, ">=": x >= lim, ">": x > lim}[g.group(1)]
+if opts.get("detail"):
+    rec["detail"] = json.load(open(opts["detail"].removeprefix("@")))
+path = os.path.join(d, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + ".json")
+n = 1
+while os.path.exists(path):  # two records of one name in a second
+    n += 1
+    path = os.path.join(d, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + f"-{n}.json")
+with open(path + ".tmp", "w") as f:
+    json.dump(rec, f, indent=1)
+    f.write("\n")
+os.rename(path + ".tmp", path)
+extra = ""
+if rec["floor"]:
+    extra += f" vs {rec['floor']['what']}" + (f" {fv} {unit}" if fv is not None else "")
+if ratio is not None:
+    extra += f", ratio {ratio:.2f}x"
+if rec["goal"]:
+    extra += f" (goal {rec['goal']}: " + {True: "met", False: "NOT met", None: "unknown"}[rec["met"]] + ")"
+print(f"RECORD {name}: {value} {unit}{extra}; load {load0} -> "
+      f"{' '.join(open('/proc/loadavg').read().split()[:3])}, up {up / 60:.0f} min -> {path}")
+PY
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The benchmark tables agree with the records: scripts/bench-table --check on the repository
+# (README.md and docs/benchmarks.md against bench/results/), then the check itself on a
+# temporary file and records written by bench/lib.sh's bench_record: a table made from them
+# passes, a newer record of one figure makes the check fail until the table is regenerated,
+# a damaged record and broken markers are errors. No root, no live state, no thpctl binary.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+suite_init bench_table
+need_python3
+BT=scripts/bench-table
+
+out=$("$BT" --check 2>&1)
+rc=$?
+expect_zero "the repository's tables agree with bench/results (scripts/bench-table --check)" "$rc" \
+	"$(tail -n 20 <<<"$out")"
+
+R=$TMP/results MD=$TMP/page.md
+# record NAME VALUE [KEY=VALUE]...: one record through bench/lib.sh, as a bench writes it
+record() {
+	local name=$1 value=$2
+	shift 2
+	(BENCH_RESULTS=$R
+	# shellcheck source=bench/lib.sh
+	source bench/lib.sh >/dev/null
+	bench_record "$name" "$value" ms "$@") >"$TMP/rec.out" 2>&1
+}
+record maps-10k-vmas 30.5 title='maps PID, 10 000 VMAs' floor='cat smaps' floor_value=20 goal='<= 1.5x'
+expect_eval "bench_record writes a record" '[ "$(find "$R/maps-10k-vmas" -name "*.json" | wc -l)" = 1 ]' \
+	"$(cat "$TMP/rec.out")"
+f=$(find "$R/maps-10k-vmas" -name '*.json' | head -n1)
+expect_json "the record: value, ratio from the floor, goal worked out, context" "$f" \
+	'd["value"] == 30.5 and d["ratio"] == 1.525 and d["met"] is False and d["floor"]["value"] == 20 and len(d["load_before"]) == 3 and d["cpus"] >= 1 and d["kernel"] and d["uptime_s"] > 0 and d["bench"].startswith("bench/")' \
+	'json.dumps(d)[:300]'
+record ab-overhead 0.8 title='ab cost per run' goal='<= 1 ms' note='why | this'
+record exporter-cpu - title='exporter CPU per scrape' note='wrk missing'
+expect_eval "a figure that could not be taken is recorded as null" \
+	'grep -q "\"value\": null" "$R"/exporter-cpu/*.json'
+record bad-value 12abc
+expect_eval "bench_record refuses a value that is not a number" \
+	'[ ! -d "$R/bad-value" ] || [ -z "$(ls "$R/bad-value")" ]'
+
+printf '# page\n\n<!-- bench-table:begin -->\nold text\n<!-- bench-table:end -->\n\nafter\n' >"$MD"
+"$BT" --results "$R" --check "$MD" >"$TMP/c1" 2>&1
+rc=$?
+expect_eval "--check fails on a table that is not from the records" '[ "$rc" -eq 1 ]' "rc $rc"
+"$BT" --results "$R" "$MD" >/dev/null 2>&1
+"$BT" --results "$R" --check "$MD" >"$TMP/c2" 2>&1
+rc=$?
+expect_zero "--check passes once the table is written" "$rc" "$(cat "$TMP/c2")"
+expect_eval "the table has each figure, its ratio, goal verdict and load" \
+	'grep -q "| maps PID, 10 000 VMAs | 30.5 ms | cat smaps: 20 ms | 1.52x | <= 1.5x: \*\*not met\*\* |" "$MD" && grep -q "0.80 ms" "$MD" && grep -q "load [0-9.]*→[0-9.]* on [0-9]* CPUs" "$MD" && grep -q "why \\\\| this" "$MD"' \
+	"$(grep '^|' "$MD" | head -n 8)"
+expect_eval "the text outside the markers is kept" 'head -n 2 "$MD" | grep -q "^# page" && tail -n 1 "$MD" | grep -qx after'
+
+sleep 1 # a newer record of one figure (records are named by the second)
+record maps-10k-vmas 25 title='maps PID, 10 000 VMAs' floor='cat smaps' floor_value=20 goal='<= 1.5x'
+"$BT" --results "$R" --check "$MD" >"$TMP/c3" 2>&1
+rc=$?
+expect_eval "--check fails when a record changed and the table was not regenerated" \
+	'[ "$rc" -eq 1 ] && grep -q "^+.*| 25 ms | cat smaps: 20 ms | 1.25x | <= 1.5x: met |" "$TMP/c3"' "rc $rc: $(head -n 20 "$TMP/c3")"
+"$BT" --results "$R" "$MD" >/dev/null 2>&1
+expect_cmd "regenerated, it passes again" "" "$BT" --results "$R" --check "$MD"
+
+echo '{"name": "maps-10k-vmas"' >"$R/maps-10k-vmas/29990101T000000Z.json"
+"$BT" --results "$R" --check "$MD" >"$TMP/c4" 2>&1
+rc=$?
+expect_eval "a damaged newest record is an error, named" '[ "$rc" -eq 1 ] && grep -q 29990101T000000Z "$TMP/c4"' \
+	"$(cat "$TMP/c4")"
+rm -f "$R/maps-10k-vmas/29990101T000000Z.json"
+
+printf 'x\n<!-- bench-table:begin -->\nno end\n' >"$TMP/broken.md"
+"$BT" --results "$R" "$TMP/broken.md" >"$TMP/c5" 2>&1
+rc=$?
+expect_eval "a begin marker without an end is an error" '[ "$rc" -eq 1 ] && grep -q "without an end" "$TMP/c5"' \
+	"$(cat "$TMP/c5")"
+summary
