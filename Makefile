@@ -201,15 +201,28 @@ run: deps
 static:
 	@$(MAKE) --no-print-directory build/thpctl-static STATIC_HTTP=$(STATIC_HTTP)
 
-# the test tools (scripts/install-deps --test); `make run` installs the build deps only
+# make check: the build and test dependencies (scripts/install-deps --test; `make run` installs
+# the build deps only), make lint, then the builds in parallel (JOBS, default one per CPU: the
+# ASan objects, the unit tests and the fuzz harnesses) while the programs only the tests need
+# (workloads, chromium) install beside them (network and dpkg, not the compilers), then every
+# suite; each step says its wall time and the installs' output comes after the build's
+CHECK_BUILD = build/thpctl build/thpctl-churn build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
-	@scripts/install-deps --test
-	@scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"
-	@scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory test DEVELOPER=1
+	@t0=$$(date +%s); scripts/install-deps --test || exit 1; \
+	echo "check: build and test dependencies took $$(($$(date +%s) - t0)) s"; mkdir -p build; \
+	( scripts/install-deps --workloads || echo "check: the workload programs (redis, postgresql, python3-numpy, fio) are not all installed: their lab smokes skip"; \
+	  scripts/install-deps --report || echo "check: no chromium: the report suite's rendering checks skip"; \
+	  echo "check: installs took $$(($$(date +%s) - t0)) s (the tests' programs beside the build)" ) >build/check-installs.log 2>&1 & ip=$$!; \
+	t1=$$(date +%s); $(MAKE) --no-print-directory lint; lrc=$$?; \
+	$(MAKE) --no-print-directory -j$(JOBS) $(CHECK_BUILD) DEVELOPER=1; brc=$$?; \
+	wait $$ip; cat build/check-installs.log; \
+	if [ $$lrc -ne 0 ]; then echo "check: make lint failed (exit $$lrc)"; exit $$lrc; fi; \
+	if [ $$brc -ne 0 ]; then echo "check: build failed (exit $$brc)"; exit $$brc; fi; \
+	$(MAKE) --no-print-directory -j$(JOBS) test DEVELOPER=1; rc=$$?; \
+	echo "check: lint, build and test run took $$(($$(date +%s) - t1)) s (make -j$(JOBS))"; exit $$rc
 
-test: build/thpctl build/thpctl-churn build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
+test: $(CHECK_BUILD)
 	@tests/run-all
 
 unit: $(TESTS)
