@@ -9,6 +9,7 @@
 #
 #   tests/damaged.sh        (THPCTL=path overrides build/asan/thpctl)
 #
+# The trees are checked JOBS at a time (default one per CPU), their results printed in order.
 # Harness: tests/lib.sh; last line "damaged: N passed, M failed, 0 skipped".
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -91,21 +92,28 @@ damage() { # ROOT REL KIND
 	esac
 }
 
-json_partial() { # FILE: prints the top-level "partial" value, or "none"
+json_partial() { # FILE: prints the top-level "partial" value, "none", or "invalid" (not JSON)
 	python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print("invalid")
+    sys.exit()
 print(str(d.get("partial", "none")).lower() if isinstance(d, dict) else "none")' "$1" 2>/dev/null
 }
 
-for spec in "${SPECS[@]}"; do
-	IFS='|' read -r name rel kind must words <<<"$spec"
+# check_spec SPEC: its damaged tree, every command on it; result lines on stdout (relayed in
+# order below: the specs run JOBS at a time, one per CPU)
+check_spec() {
+	local name rel kind must words root cmd argv label out err start rc ms want got
+	IFS='|' read -r name rel kind must words <<<"$1"
 	root=$TMP/$name
 	cp -a "$BASE" "$root"
 	damage "$root" "$rel" "$kind"
 	for cmd in "${CMDS[@]}"; do
 		read -r -a argv <<<"$cmd"
 		label="$name: $cmd"
-		out=$TMP/out err=$TMP/err
+		out=$root.out err=$root.err
 		start=$(date +%s%N)
 		timeout -s KILL 5 "$T" --no-color --sysroot "$root" "${argv[@]}" >"$out" 2>"$err"
 		rc=$?
@@ -116,7 +124,7 @@ for spec in "${SPECS[@]}"; do
 		fi
 		if [ "$rc" -gt 2 ] || grep -qE 'Sanitizer|runtime error:' "$err"; then
 			nok "$label" "exit status $rc"
-			sed 's/^/      /' "$err" | head -20
+			sed 's/^/#      /' "$err" | head -20
 			continue
 		fi
 		ok "$label: finished in $ms ms, exit $rc"
@@ -130,7 +138,8 @@ for spec in "${SPECS[@]}"; do
 			fi
 			continue
 		}
-		if [ "$rc" -eq 0 ] && ! python3 -m json.tool "$out" >/dev/null 2>&1; then
+		got=$(json_partial "$out")
+		if [ "$rc" -eq 0 ] && [ "$got" = invalid ]; then
 			nok "$label: valid JSON" "invalid JSON"
 			continue
 		fi
@@ -149,7 +158,6 @@ for spec in "${SPECS[@]}"; do
 			fi
 			continue
 		fi
-		got=$(json_partial "$out")
 		if [ "$got" = "$want" ]; then
 			ok "$label: partial is $want"
 		else
@@ -165,5 +173,16 @@ for spec in "${SPECS[@]}"; do
 			fi
 		fi
 	done
+	rm -rf "$root"
+}
+
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+for i in "${!SPECS[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	check_spec "${SPECS[$i]}" >"$TMP/res.$i" 2>&1 &
+done
+wait
+for i in "${!SPECS[@]}"; do
+	relay_results "damaged: ${SPECS[$i]%%|*}" <"$TMP/res.$i"
 done
 summary

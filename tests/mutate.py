@@ -12,8 +12,10 @@ trip no sanitizer. Not checked here: that a damaged value never shows as a
 number with "partial": false (issue 12 section 4, left to do).
 
     tests/mutate.py [-v]        THPCTL=path overrides build/asan/thpctl
+The mutants are made in order and run JOBS at a time (default one per CPU).
 Last line: "mutate: N passed, M failed, K skipped".
 """
+import concurrent.futures
 import json
 import os
 import random
@@ -105,25 +107,32 @@ def mutate(rng, path, kind):
 
 
 def run(tree, argv, name):
+    """One command on TREE: (ok, name, detail)."""
     try:
         p = subprocess.run([BIN, "--no-color", "--sysroot", tree] + argv, env=env,
                            stdin=subprocess.DEVNULL, capture_output=True, timeout=5)
     except subprocess.TimeoutExpired:
-        result(False, name, "still running after 5 s")
-        return
+        return False, name, "still running after 5 s"
     err = p.stderr.decode("utf-8", "replace")
     if "Sanitizer" in err or "runtime error:" in err:
-        result(False, name, "sanitizer: " + err.strip().splitlines()[0][:200])
-    elif p.returncode not in (0, 1, 2):
-        result(False, name, f"exit status {p.returncode}: {err.strip()[:200]}")
-    elif p.returncode == 0:
+        return False, name, "sanitizer: " + err.strip().splitlines()[0][:200]
+    if p.returncode not in (0, 1, 2):
+        return False, name, f"exit status {p.returncode}: {err.strip()[:200]}"
+    if p.returncode == 0:
         try:
             json.loads(p.stdout)
-            result(True, name)
         except ValueError as e:
-            result(False, name, f"invalid JSON ({e})")
-    else:
-        result(True, name)
+            return False, name, f"invalid JSON ({e})"
+    return True, name, ""
+
+
+def run_mutant(tree, pid, label):
+    """The three commands on one mutant, then its tree goes: their results."""
+    try:
+        return [run(tree, argv, f"{label}: {' '.join(argv)}")
+                for argv in (["status", "--json"], ["ps", "--all", "--json"], ["maps", pid, "--json"])]
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
 
 
 def main():
@@ -134,12 +143,14 @@ def main():
     subprocess.run([os.path.join(REPO, "tests", "restore-modes")], check=False)
     rng = random.Random(SEED)
     top = tempfile.mkdtemp(prefix="thpctl-mutate.")
+    jobs = int(os.environ.get("JOBS", os.cpu_count() or 1))
+    pending = []  # the mutants are made in order (the seed decides them), run JOBS at once
     try:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
         for i in range(N):
             base = TREES[i % len(TREES)]
             kind = KINDS[i % len(KINDS)]
-            tree = os.path.join(top, "t")
-            shutil.rmtree(tree, ignore_errors=True)
+            tree = os.path.join(top, f"t{i}")
             shutil.copytree(os.path.join(FX, base), tree, symlinks=True)
             pids = sorted(p for p in os.listdir(os.path.join(tree, "proc"))
                           if p.isdigit() and os.path.exists(os.path.join(tree, "proc", p, "smaps")))
@@ -151,10 +162,14 @@ def main():
             if not os.path.lexists(os.path.join(tree, rel)):
                 rel = "proc/vmstat"
             mutate(rng, os.path.join(tree, rel), kind)
-            label = f"#{i} {base} {rel} {kind}"
-            for argv in (["status", "--json"], ["ps", "--all", "--json"],
-                         ["maps", pid, "--json"]):
-                run(tree, argv, f"{label}: {' '.join(argv)}")
+            pending.append(pool.submit(run_mutant, tree, pid, f"#{i} {base} {rel} {kind}"))
+            running = [f for f in pending if not f.done()]
+            if len(running) > 2 * jobs:  # a few trees on disk at once
+                concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+        for f in pending:
+            for r in f.result():
+                result(*r)
+        pool.shutdown()
     finally:
         shutil.rmtree(top, ignore_errors=True)
     print(f"# {N} mutants (seed {SEED}), 3 commands each")

@@ -5,7 +5,8 @@
 # to a temporary directory). One result line per harness with its executions
 # and rate; a crash, a sanitizer report, a leak, a timeout (10 s) or a failed
 # property is "not ok" and its input is kept in build/fuzz/findings/.
-# Skips, saying why, when clang cannot build libFuzzer harnesses.
+# Skips, saying why, when clang cannot build libFuzzer harnesses. FUZZ_JOBS harnesses run at
+# once (default: one per CPU).
 #
 #   tests/fuzz/run.sh [NAME...]           (make fuzz: FUZZ_SECONDS=60)
 #
@@ -17,7 +18,7 @@ suite_init fuzz
 
 case ${1:-} in
 -h | --help)
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 esac
@@ -36,39 +37,58 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 
 mkdir -p build/fuzz/findings
-total=0
-for n in "${names[@]}"; do
-	bin=build/fuzz/fuzz_$n
+# fuzz_one NAME: run one harness; its result into $TMP/res-NAME ("ok"/"nok" line, its
+# detail) and $TMP/execs-NAME. Run FUZZ_JOBS of them at once (default one per CPU: each
+# harness is one process on one CPU, so its FUZZ_SECONDS are the same depth either way).
+fuzz_one() {
+	local n=$1 bin=build/fuzz/fuzz_$1 res=$TMP/res-$1
 	if [ ! -x "$bin" ]; then
-		nok "fuzz $n" "no $bin (make fuzzers)"
-		continue
+		printf 'nok\tfuzz %s\tno %s (make fuzzers)\n' "$n" "$bin" >"$res"
+		return
 	fi
-	seeds=tests/fuzz/corpus/$n
-	[ -d "$seeds" ] || nok "fuzz $n: seeds" "no $seeds"
-	work=$TMP/corpus-$n
+	local seeds=tests/fuzz/corpus/$n work=$TMP/corpus-$n log=$TMP/log-$n
+	: >"$res"
+	[ -d "$seeds" ] || printf 'nok\tfuzz %s: seeds\tno %s\n' "$n" "$seeds" >>"$res"
 	mkdir -p "$work"
-	log=$TMP/log-$n
 	# leaks are findings too; -timeout: one input may take at most 10 s
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 		"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$TMP/art-$n-" "$work" "$seeds" >"$log" 2>&1
-	rc=$?
+	local rc=$? execs rss secs arts a
 	execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n1)
 	rss=$(sed -nE 's/^stat::peak_rss_mb: *([0-9]+).*/\1/p' "$log" | tail -n1)
 	secs=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log" | tail -n1)
 	[ -n "$secs" ] && [ "$secs" -gt 0 ] || secs=$FUZZ_SECONDS
 	arts=$(ls "$TMP"/art-"$n"-* 2>/dev/null)
 	if [ "$rc" -ne 0 ] || [ -n "$arts" ] || [ -z "$execs" ]; then
+		printf 'nok\tfuzz %s\texit status %s after %s executions\n' "$n" "$rc" "${execs:-?}" >>"$res"
 		for a in $arts; do
 			cp "$a" build/fuzz/findings/
-			echo "      input kept: build/fuzz/findings/${a##*/}"
+			echo "      input kept: build/fuzz/findings/${a##*/}" >>"$res"
 		done
-		nok "fuzz $n" "exit status $rc after ${execs:-?} executions"
-		grep -m1 -A12 -E 'ERROR: |runtime error|property failed|deadly signal' "$log" | sed 's/^/      /'
-		continue
+		grep -m1 -A12 -E 'ERROR: |runtime error|property failed|deadly signal' "$log" | sed 's/^/      /' >>"$res"
+		return
 	fi
-	total=$((total + execs))
-	ok "fuzz $n: $execs executions in ${secs} s ($((execs / secs))/s, peak RSS ${rss:-?} MB), no finding"
+	echo "$execs" >"$TMP/execs-$n"
+	printf 'ok\tfuzz %s: %s executions in %s s (%s/s, peak RSS %s MB), no finding\n' \
+		"$n" "$execs" "$secs" "$((execs / secs))" "${rss:-?}" >>"$res"
+}
+jobs_max=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+for n in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	fuzz_one "$n" &
+done
+wait
+total=0
+for n in "${names[@]}"; do
+	while IFS=$'\t' read -r kind name detail; do
+		case $kind in
+		ok) ok "$name" ;;
+		nok) nok "$name" "$detail" ;;
+		*) echo "$kind" ;; # a detail line of the one before
+		esac
+	done <"$TMP/res-$n"
+	[ -f "$TMP/execs-$n" ] && total=$((total + $(cat "$TMP/execs-$n")))
 done
 echo "# fuzz: $total executions in all"
 summary
