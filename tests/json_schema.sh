@@ -4,7 +4,8 @@
 # by the document's first key, "schema": "thpctl.CMD[.VARIANT]/1".
 #   - every command of `thpctl --help` has docs/json/CMD.json (or is in NO_JSON below);
 #   - every schema file is used by at least one run here (no stale schema);
-#   - the runs: each recorded tree under tests/fixtures/ with --sysroot (RECORDED), then
+#   - the runs: each recorded tree under tests/fixtures/ with --sysroot (RECORDED; JOBS at
+#     a time, one per CPU), then
 #     the live host (LIVE: read-only commands, dry runs, one short lab experiment, a
 #     1 s trace, an ab of `true`; as root, run it under flock /tmp/thpctl-live.lock like
 #     every live suite; as another user the root-only ones skip).
@@ -54,6 +55,36 @@ save() {
 	printf '%s\n' "$*" >"$OUT/$n.args"
 }
 
+# save_bg ARGS...: as save, for the recorded trees' runs, which are independent: JOBS of them
+# at once (default one per CPU); their failures are reported by saved_bg, in order
+BG=()
+save_bg() {
+	n=$((n + 1))
+	BG+=("$n")
+	while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-$(nproc 2>/dev/null || echo 1)}" ]; do wait -n; done
+	(
+		"$T" "$@" >"$OUT/$n.json" 2>"$OUT/$n.err"
+		rc=$?
+		if [ "$rc" -gt 1 ] || grep -qE 'Sanitizer|runtime error:' "$OUT/$n.err" || [ ! -s "$OUT/$n.json" ]; then
+			printf '%s\t%s\n' "$*" "exit $rc, $(tail -n2 "$OUT/$n.err" | tr '\n' ' ')" >"$OUT/$n.fail"
+			rm -f "$OUT/$n.json"
+		else
+			printf '%s\n' "$*" >"$OUT/$n.args"
+		fi
+		rm -f "$OUT/$n.err"
+	) &
+}
+saved_bg() {
+	wait
+	local i what why
+	for i in "${BG[@]}"; do
+		[ -f "$OUT/$i.fail" ] || continue
+		IFS=$'\t' read -r what why <"$OUT/$i.fail"
+		nok "runs: $what" "$why"
+		rm -f "$OUT/$i.fail"
+	done
+}
+
 tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
 # Recorded trees: every command that reads the kernel, on every tree.
 RECORDED=(
@@ -70,19 +101,20 @@ for d in tests/fixtures/*/; do
 	fx=$(basename "$d")
 	for cmd in "${RECORDED[@]}"; do
 		read -r -a argv <<<"$cmd"
-		save --sysroot "$d" "${argv[@]}"
+		save_bg --sysroot "$d" "${argv[@]}"
 	done
 	case $fx in malformed | readonly-container) ;; *)
 		for cmd in "${SETTINGS[@]}"; do
 			read -r -a argv <<<"$cmd"
-			save --sysroot "$d" "${argv[@]}"
+			save_bg --sysroot "$d" "${argv[@]}"
 		done ;;
 	esac
 	for pid in ${RECORDED_PIDS[$fx]:-}; do
-		save --sysroot "$d" maps "$pid" --json
-		save --sysroot "$d" why "$pid" --json
+		save_bg --sysroot "$d" maps "$pid" --json
+		save_bg --sysroot "$d" why "$pid" --json
 	done
 done
+saved_bg
 
 # Live host.
 sleep 3600 & # ended by the cleanup registry (track_pid); long enough for a loaded host
