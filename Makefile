@@ -4,7 +4,7 @@
 #   make check    install missing build and test deps, make lint, build with ASan+UBSan, run all tests
 #   make static   build/thpctl-static (static libc + jansson)
 #   make fuzz     build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (60)
-#   make fmt | lint | bench | clean | install | uninstall | deb | version
+#   make fmt | lint | bench | bench-check | clean | install | uninstall | deb | version
 #
 # Packagers: CFLAGS, CPPFLAGS and LDFLAGS (environment or command line) come
 # after the project's own flags; -Werror only with DEVELOPER=1 (make check and
@@ -110,7 +110,7 @@ FUZZ_CFLAGS  := $(filter-out -Wno-format-truncation,$(BASE)) -Wno-unknown-warnin
 FUZZ_OBJ := $(LIBSRC:%.c=build/fuzz/%.o)
 FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 
-.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
+.PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench bench-check clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
 	uninstall version deb print-dlopen package-test
 
 all: build/thpctl build/thpctl-churn
@@ -240,15 +240,24 @@ update-golden: build/asan/thpctl
 live: build/asan/thpctl build/thpctl-churn $(HELPERS)
 	@tests/live/run.sh
 
-bench: build/thpctl $(HELPERS) $(BENCHBIN)
+# make bench: every figure, recorded under bench/results/ (bench/lib.sh: bench_record), then the
+# benchmark tables rewritten from the records (scripts/bench-table; docs/benchmarks.md)
+bench: build/thpctl $(HELPERS) $(BENCHBIN) fuzzers-if-clang
 	@scripts/install-deps --bench
 	bench/ps.sh
 	bench/lab.sh
 	bench/exporter.sh
 	bench/folios.sh
+	bench/maps.sh
 	bench/trace.sh
 	bench/ab.sh
 	bench/fuzz.sh
+	scripts/bench-table
+
+# make bench-check: make check on a fresh clone, timed and recorded (15-30 min of the whole machine)
+bench-check:
+	bench/check.sh
+	scripts/bench-table
 
 fmt:
 	clang-format -i $(SRC) $(CHURNSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)

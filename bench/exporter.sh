@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# Benchmark `thpctl exporter`: CPU time per scrape with the default
-# collection, against `cat` of the same files, and the exporter's RSS, with
-# ~300 processes running. Targets (issue 4): <= 2 ms CPU per scrape with 300
-# processes, RSS <= 8 MiB. It prints figures, never pass/fail exit codes for
-# timing (ARCHITECTURE.md: bench/).
+# Benchmark `thpctl exporter`: CPU time per scrape with the default collection,
+# against node_exporter (Debian's prometheus-node-exporter) serving the same host's
+# THP facts (the meminfo collector, and vmstat with only its thp_* and compact_*
+# fields) side by side, on loopback, with ~300 processes running. Each is scraped
+# two ways: a fresh connection per scrape (curl, as Prometheus does after a
+# connection is closed) and back to back on one keep-alive connection (wrk -c1).
+# Also: --top-processes 0, --process-flags, `cat` of the files a scrape reads, and
+# the exporter's RSS. Targets: less CPU per scrape than node_exporter's THP-only
+# scrape; RSS <= 8 MiB. It prints figures and records them (bench/lib.sh:
+# bench_record), never pass/fail exit codes for timing (ARCHITECTURE.md: bench/).
 #
-# As root it runs in a private PID namespace (unshare --pid --mount-proc) so
-# that the process count is what the bench starts (300 `sleep`s and one
-# thp_helper with 64 MiB of THP), not whatever else runs on the host; the
-# exporter's view of /proc is then that namespace's. BENCH_NS=0 runs in the
-# host's namespace instead.
+# As root it runs in a private PID namespace (unshare --pid --mount-proc) so that
+# the process count is what the bench starts (300 `sleep`s and one thp_helper with
+# 64 MiB of THP), not whatever else runs on the host; both exporters' view of /proc
+# is then that namespace's. BENCH_NS=0 runs in the host's namespace instead. The
+# node_exporter it starts listens on 127.0.0.1 only and is stopped by its PID.
 #
-#   SCRAPES=N    scrapes measured (default 2000)
+#   SCRAPES=N    fresh-connection scrapes measured (default 400); wrk runs SECONDS
+#   SECONDS_KA=N seconds of keep-alive scrapes (default 5)
 #   NPROCS=N     sleeping helper processes (default 300)
 #   THPCTL=path  binary to measure (default build/thpctl)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 H=build/tests/thp_helper
-SCRAPES=${SCRAPES:-2000}
+SCRAPES=${SCRAPES:-400}
+SECONDS_KA=${SECONDS_KA:-5}
 NPROCS=${NPROCS:-300}
-CPU_TARGET_MS=2
 RSS_TARGET_KB=8192
+NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter)}
 
 bench_need "$T" "$H"
-bench_need_cmd curl hyperfine
+bench_need_cmd curl wrk hyperfine python3
 
 if [ "${BENCH_INNER:-0}" != 1 ] && [ "${BENCH_NS:-1}" = 1 ] && [ "$(id -u)" -eq 0 ] &&
 	unshare --pid --fork --mount-proc true 2>/dev/null; then
@@ -43,55 +50,92 @@ nproc_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 # cpu_ns PID: CPU time of all its threads, ns (schedstat: first field)
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 
-# start the exporter with ARGS on a free port; sets EP, EPORT
-start() {
+# start_thpctl ARGS: the exporter with ARGS on a free port; sets EP, URL
+start_thpctl() {
 	"$T" exporter --listen 127.0.0.1:0 --cache-ms 0 "$@" 2>"$TMP/exp.err" &
 	EP=$!
 	PIDS+=("$EP")
-	EPORT=
+	local port=
 	for ((i = 0; i < 100; i++)); do
-		EPORT=$(sed -nE 's|.*127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$TMP/exp.err")
-		[ -n "$EPORT" ] && break
+		port=$(sed -nE 's|.*127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$TMP/exp.err")
+		[ -n "$port" ] && break
 		sleep 0.05
 	done
-	[ -n "$EPORT" ] || { echo "bench: exporter did not start: $(cat "$TMP/exp.err")" >&2; exit 1; }
+	[ -n "$port" ] || { echo "bench: exporter did not start: $(cat "$TMP/exp.err")" >&2; exit 1; }
+	URL=http://127.0.0.1:$port/metrics
 }
 
-# measure LABEL ARGS...: CPU per scrape over SCRAPES scrapes (one connection,
-# scrapes back to back); prints "cpu_ms duration_ms rss_kb hwm_kb candidates"
+# start_node: node_exporter with the THP collectors only, on a free loopback port; sets EP, URL
+start_node() {
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$NE" --web.listen-address="127.0.0.1:$port" --web.disable-exporter-metrics \
+		--collector.disable-defaults --collector.meminfo --collector.vmstat \
+		--collector.vmstat.fields='^(thp_|compact_).*' >"$TMP/ne.log" 2>&1 &
+	EP=$!
+	PIDS+=("$EP")
+	URL=http://127.0.0.1:$port/metrics
+	for ((i = 0; i < 100; i++)); do
+		curl -sf -o /dev/null "$URL" && return 0
+		kill -0 "$EP" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "bench: node_exporter did not start: $(tail -n 3 "$TMP/ne.log")" >&2
+	return 1
+}
+
+# measure: CPU per scrape of EP at URL, warmed by 20 scrapes first: a fresh connection per
+# scrape (curl, SCRAPES times), then SECONDS_KA s of back-to-back scrapes on one keep-alive
+# connection (wrk -t1 -c1). Prints "fresh_ms keepalive_ms keepalive_scrapes rss_kb hwm_kb";
+# stops EP.
 measure() {
-	start "$@"
-	local url="http://127.0.0.1:$EPORT/metrics"
-	for ((i = 0; i < 20; i++)); do curl -s -o /dev/null "$url"; done # warm: fd cache, allocator
-	local c0 c1 n
+	local c0 c1 n fresh ka rss hwm
+	for ((i = 0; i < 20; i++)); do curl -s -o /dev/null "$URL"; done
 	c0=$(cpu_ns "$EP")
-	if command -v wrk >/dev/null; then
-		# wrk -c1 keeps one keep-alive connection; count what it did
-		wrk -t1 -c1 -d"$((SCRAPES / 400 + 2))s" "$url" >"$TMP/wrk.out" 2>&1
-		n=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
-		# wrk printed no count (it failed, or the line changed): CPU per scrape is unknown
-		[[ $n =~ ^[0-9]+$ ]] || { echo "bench/exporter.sh: wrk reported no request count:" >&2; tail -3 "$TMP/wrk.out" >&2; n=0; }
-	else
-		n=$SCRAPES
-		for ((i = 0; i < n; i++)); do curl -s -o /dev/null "$url"; done
-	fi
+	for ((i = 0; i < SCRAPES; i++)); do curl -s -o /dev/null "$URL"; done
 	c1=$(cpu_ns "$EP")
-	curl -s "$url" >"$TMP/last.prom"
-	local dur cand rss hwm
-	dur=$(awk '$1 == "thpctl_scrape_duration_seconds" {printf "%.3f", $2 * 1000}' "$TMP/last.prom")
-	cand=$(awk '$1 == "thpctl_processes_candidates" {print $2}' "$TMP/last.prom")
-	seen=$(awk '$1 == "thpctl_processes_seen" {print $2}' "$TMP/last.prom")
+	fresh=$(awk -v a="$c0" -v b="$c1" -v n="$SCRAPES" 'BEGIN {printf "%.3f", (b - a) / n / 1e6}')
+	c0=$(cpu_ns "$EP")
+	wrk -t1 -c1 -d"${SECONDS_KA}s" "$URL" >"$TMP/wrk.out" 2>&1
+	c1=$(cpu_ns "$EP")
+	n=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
+	# wrk printed no count (it failed, or the line changed): CPU per scrape is unknown
+	if [[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ]; then
+		ka=$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN {printf "%.3f", (b - a) / n / 1e6}')
+	else
+		echo "bench/exporter.sh: wrk reported no request count: $(tail -n 3 "$TMP/wrk.out")" >&2
+		ka=- n=0
+	fi
+	curl -s "$URL" >"$TMP/last.prom"
 	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$EP/status")
 	hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$EP/status")
 	kill -TERM "$EP"
 	wait "$EP" 2>/dev/null
-	awk -v c0="$c0" -v c1="$c1" -v n="$n" -v d="$dur" -v r="$rss" -v h="$hwm" -v c="${cand:-0}" \
-		-v s="${seen:-0}" 'BEGIN {if (n > 0) printf "%.3f", (c1 - c0) / n / 1e6; else printf "-"; printf " %s %s %s %s %s %d\n", d, r, h, c, s, n}'
+	echo "$fresh $ka $n $rss $hwm"
 }
 
-read -r cpu dur rss hwm cand seen n < <(measure)
-read -r cpu0 dur0 _ _ _ _ n0 < <(measure --top-processes 0)
-read -r cpuf durf rssf _ candf _ nf < <(measure --process-flags)
+bench_mark
+start_thpctl
+read -r fresh ka kan rss hwm < <(measure)
+dur=$(awk '$1 == "thpctl_scrape_duration_seconds" {printf "%.3f", $2 * 1000}' "$TMP/last.prom")
+cand=$(awk '$1 == "thpctl_processes_candidates" {print $2}' "$TMP/last.prom")
+seen=$(awk '$1 == "thpctl_processes_seen" {print $2}' "$TMP/last.prom")
+nlines=$(grep -vc '^#' "$TMP/last.prom")
+start_thpctl --top-processes 0
+read -r fresh0 ka0 _ _ _ < <(measure)
+start_thpctl --process-flags
+read -r freshf kaf _ rssf _ < <(measure)
+
+nfresh=- nka=- nkan=0 nlines_ne=-
+NE_WHY=
+if [ -z "$NE" ]; then
+	NE_WHY="node_exporter not installed (scripts/install-deps --bench: prometheus-node-exporter)"
+elif start_node; then
+	read -r nfresh nka nkan _ _ < <(measure)
+	nlines_ne=$(grep -vc '^#' "$TMP/last.prom")
+else
+	NE_WHY="node_exporter did not start (see above)"
+fi
 
 # the files one default scrape reads, for cat
 HP=$(awk '{print $2}' "$TMP/hp.out")
@@ -116,16 +160,32 @@ print("%.3f %.3f %.3f" % (cpu[0], r[0]["mean"] * 1000, cpu[1]))' "$TMP/cat.json"
 read -r catms catwall catstart <<<"${catcpu:-- - -}"
 
 echo "thpctl exporter bench: $nproc_now processes in $NSNOTE ($NPROCS sleep, 1 thp_helper with 64 MiB THP), $T"
+echo "  node_exporter: ${NE:-none} ($($NE --version 2>&1 | head -n1)), collectors meminfo + vmstat (thp_*, compact_*)"
 echo "  at the end: $(bench_load)"
-printf '  %-58s %8s ms   (target <= %s ms; %s scrapes)\n' \
-	"CPU per scrape, default (statm + status/smaps_rollup)" "$cpu" "$CPU_TARGET_MS" "$n"
-printf '  %-58s %8s ms   (wall; %s seen, %s smaps_rollup read)\n' \
-	"  collection of the last scrape (scrape_duration_seconds)" "$dur" "$seen" "$cand"
-printf '  %-58s %8s ms   (%s scrapes)\n' "CPU per scrape, --top-processes 0 (no process scan)" "$cpu0" "$n0"
-printf '  %-58s %8s ms   (%s scrapes; %s smaps walked)\n' "CPU per scrape, --process-flags (full smaps)" "$cpuf" "$nf" "$candf"
+printf '  %-58s %8s ms   (%s scrapes, each a new connection)\n' "CPU per scrape, default, fresh connection" "$fresh" "$SCRAPES"
+printf '  %-58s %8s ms   (%s scrapes in %s s on one connection)\n' "CPU per scrape, default, keep-alive (wrk -c1)" "$ka" "$kan" "$SECONDS_KA"
+printf '  %-58s %8s ms   (wall; %s seen, %s smaps_rollup read; %s samples)\n' \
+	"  collection of the last scrape (scrape_duration_seconds)" "$dur" "$seen" "$cand" "$nlines"
+printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, --top-processes 0 (no process scan), fresh" "$fresh0" "$ka0"
+printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, --process-flags (full smaps), fresh" "$freshf" "$kaf"
+if [ -z "$NE_WHY" ]; then
+	printf '  %-58s %8s ms   (keep-alive %s ms, %s scrapes; %s samples)\n' \
+		"node_exporter THP-only scrape, fresh connection" "$nfresh" "$nka" "$nkan" "$nlines_ne"
+else
+	echo "  node_exporter: not measured: $NE_WHY"
+fi
 printf '  %-58s %8s ms   (user+sys of xargs + cat of %s files; wall %s ms)\n' \
 	"cat of the same files" "$catms" "$nfiles" "$catwall"
 printf '  %-58s %8s ms   (xargs + cat of no file: process start-up)\n' "  of which starting xargs and cat" "$catstart"
 printf '  %-58s %8s kB   (target <= %s kB; peak VmHWM %s kB; --process-flags %s kB)\n' \
 	"exporter VmRSS after the scrapes" "$rss" "$RSS_TARGET_KB" "$hwm" "$rssf"
-awk -v a="$cpu" -v b="$catms" 'BEGIN { if (b > 0 && a != "-") printf "  ratio exporter/cat (CPU per scrape)                        %8.2f\n", a / b }'
+
+what="$nproc_now processes in $NSNOTE"
+peer=(floor="node_exporter, THP collectors only" floor_kind=peer goal="< 1x")
+[ -n "$NE_WHY" ] && peer+=(note="no peer: $NE_WHY")
+bench_record exporter-cpu-fresh "$fresh" ms title="exporter CPU per scrape, a new connection each, $what" \
+	floor_value="$nfresh" "${peer[@]}"
+bench_record exporter-cpu-keepalive "$ka" ms \
+	title="exporter CPU per scrape, back to back on one keep-alive connection, $what" \
+	floor_value="$nka" "${peer[@]}"
+bench_record exporter-rss "$rss" kB title="exporter RSS after the scrapes" goal="<= $RSS_TARGET_KB kB"

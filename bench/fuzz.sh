@@ -4,12 +4,13 @@
 # this prints its executions, rate and peak RSS, and the time one harness
 # would need for 10 M executions (the issue's goal per harness).
 #
-# Prints figures, never pass/fail (a finding is the fuzz suite's business:
-# tests/fuzz/run.sh). Runs one harness at a time (one CPU).
+# Prints and records figures (bench/lib.sh: bench_record), never pass/fail (a
+# finding is the fuzz suite's business: tests/fuzz/run.sh). Runs one harness at a
+# time (one CPU).
 #
 #   SECONDS_EACH=N   (default 30)
-set -uo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 S=${SECONDS_EACH:-30}
 if ! why=$(tests/fuzz/probe); then
 	echo "bench/fuzz.sh: $why"
@@ -37,5 +38,13 @@ for bin in build/fuzz/fuzz_*; do
 	rate=$((e / t))
 	need=$((rate > 0 ? 10000000 / rate : 0))
 	printf '%-14s %12s %10s %8s %13ss\n' "$n" "$e" "$rate" "${r:-?}" "$need"
+	echo "$rate $n" >>"$tmp/rates"
 done
 echo "(${S} s each, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg) at the end)"
+if [ -s "$tmp/rates" ]; then
+	read -r slow sname < <(sort -n "$tmp/rates" | head -n1)
+	read -r fast fname < <(sort -rn "$tmp/rates" | head -n1)
+	bench_record fuzz-slowest "$slow" execs/s \
+		title="executions per second of the slowest fuzz harness ($sname; ${S} s each, ASan+UBSan)" \
+		note="$(wc -l <"$tmp/rates") harnesses, $slow/s ($sname) to $fast/s ($fname)"
+fi

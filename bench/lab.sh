@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark `thpctl lab quick`: its wall time against the 60 s target (2
 # cores), and each experiment's own wall_ms from the JSON. Prints the figures
-# and writes them to bench/results/lab-quick-<date>.json. It prints figures,
+# and records them (bench/lib.sh: bench_record; each experiment's wall time in
+# the record's detail). It prints figures,
 # never pass/fail exit codes for timing (ARCHITECTURE.md: bench/); it exits
 # non-zero only when the run itself fails.
 #
@@ -9,7 +10,7 @@
 # (journalled and restored by thpctl); without root that part is skipped.
 #
 #   THPCTL=path   binary to measure (default build/thpctl)
-#   OUT=dir       where the JSON goes (default bench/results)
+#   OUT=dir       where the record goes (default bench/results)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 OUT=${OUT:-bench/results}
@@ -28,8 +29,7 @@ if [ "$rc" -ne 0 ]; then
 	echo "bench: thpctl lab quick exited $rc: $(tail -n 3 "$TMP/quick.err")" >&2
 	exit 1
 fi
-mkdir -p "$OUT"
-dest="$OUT/lab-quick-$(date +%Y%m%d-%H%M%S).json"
+dest="$TMP/detail.json"
 python3 - "$TMP/quick.json" "$t0" "$t1" "$TARGET_S" "$dest" "$(nproc)" <<'PY'
 import json, sys
 
@@ -51,5 +51,6 @@ print(f"RESULT thpctl lab quick: {wall:.1f} s wall on {ncpu} CPUs "
 json.dump({"kernel": doc["kernel"], "root": doc["root"], "cpus": int(ncpu),
            "wall_s": round(wall, 3), "target_s": target, "experiments": exps},
           open(dest, "w"), indent=2)
-print(f"written to {dest}")
 PY
+BENCH_RESULTS=$OUT bench_record lab-quick "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" s \
+	title="\`lab quick\` wall time ($(id -un))" goal="<= $TARGET_S s" detail="@$dest"

@@ -11,16 +11,10 @@
 #                              processes and with one process of 60 000 VMAs (FLOOR_RUNS)
 #
 # Each comparison runs in ONE hyperfine invocation so the numbers sit side by
-# side; the script prints mean(thpctl)/mean(floor) against the target (1.1x
-# for ps --all, 1.2x for --rollup) and thpctl's peak RSS against the 4 MiB
-# target. The process-count runs also take each command's CPU time (user +
-# system from wait4(), build/bench/cputime, the commands in turn): on a loaded
-# machine the wall clock measures the run queue as much as the command, so
-# both ratios are printed, with the load. Where a target is not met, a "why"
-# line splits what thpctl costs above the floor into its start-up (thpctl
-# --version against proc_floor none: exec, dynamic loading) and the rest per
-# process. It prints figures, never pass/fail exit codes for timing
-# (ARCHITECTURE.md: bench/).
+# side; the script prints mean(thpctl)/mean(floor) against the 1.1x target (and
+# /mean(cat)), and thpctl's peak RSS against the 4 MiB target, and records each comparison
+# (bench/lib.sh: bench_record; the table in docs/benchmarks.md is made from the records). It prints
+# figures, never pass/fail exit codes for timing (ARCHITECTURE.md: bench/).
 #
 # Before measuring it starts helpers so there is real smaps to read: two
 # 256 MiB MADV_HUGEPAGE regions and one process with many small VMAs. The
@@ -51,10 +45,12 @@ FLOOR_RUNS=${FLOOR_RUNS-"50:0 500:0 2000:0 10:60000"}
 bench_need "$T" "$H" build/tests/ledger_helper "$F" "$C"
 bench_need_cmd hyperfine
 
-# hyperfine JSON -> one RESULT line: the first command against each of the others
-# (ratio of means; the first of the others is the reference for the target)
+# result JSON LABEL TARGET [RECORD TITLE]: hyperfine JSON -> one RESULT line: the first
+# command against each of the others (ratio of means; the first of the others is the
+# reference for the target); with RECORD, that comparison is recorded (bench_record RECORD)
 result() {
-	python3 - "$@" <<'PY'
+	local out
+	out=$(python3 - "$@" <<'PY'
 import json, sys
 path, label, target = sys.argv[1], sys.argv[2], float(sys.argv[3])
 r = json.load(open(path))["results"]
@@ -67,7 +63,14 @@ for i, c in enumerate(r[1:]):
         s += f" (target <= {target}x: {'met' if ratio <= target else 'NOT met'})"
     parts.append(s)
 print(f"RESULT thpctl {label}: " + "; ".join(parts))
+print(f"REC {t['mean']*1e3:.3f} {r[1]['mean']*1e3:.3f} {r[1]['command']}")
 PY
+)
+	grep -v '^REC ' <<<"$out"
+	[ $# -ge 5 ] || return 0
+	local v f what
+	read -r _ v f what < <(grep '^REC ' <<<"$out")
+	bench_record "$4" "$v" ms title="$5" floor="$what" floor_value="$f" goal="<= $3x"
 }
 
 # Inner run of one FLOOR_RUNS entry (BENCH_FLOOR=P:V), in the namespace it was started in.
@@ -87,47 +90,19 @@ floor_inner() {
 	done
 	now=$(find /proc -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
 	json="$TMP/floor.json"
-	local what="$((now + 2)) processes"
-	[ "$vmas" -gt 0 ] && what+=" (one of $(wc -l <"/proc/${PIDS[0]}/maps") VMAs)"
-	echo "$what in $NSNOTE, at start: $(bench_load)"
+	bench_mark
 	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$json" \
-		"$T ps --all" "$F smaps" "$T ps --all --rollup" "$F rollup" >/dev/null 2>&1 ||
-		{ echo "bench: hyperfine failed" >&2; exit 1; }
-	"$C" "$RUNS" "$WARMUP" "$T ps --all" "$F smaps" "$T ps --all --rollup" "$F rollup" \
-		"$T --version" "$F none" >"$TMP/cpu" || { echo "bench: cputime failed" >&2; exit 1; }
-	floor_result "$json" "$TMP/cpu" "$((now + 2))" "ps --all, $what" "$RATIO_TARGET" 0
-	floor_result "$json" "$TMP/cpu" "$((now + 2))" "ps --all --rollup, $what" "$ROLLUP_TARGET" 2
-	echo "  at end: $(bench_load)"
-}
-
-# floor_result JSON CPU NPROCS LABEL TARGET I: thpctl (command I of JSON and CPU) against
-# the floor (I+1), wall and CPU ratios; when the wall target is not met, why (start-up
-# from cputime's last two lines, the rest per process).
-floor_result() {
-	python3 - "$@" <<'PY'
-import json, sys
-path, cpupath, nproc, label, target, i = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), int(sys.argv[6])
-r = json.load(open(path))["results"]
-cpu = [l.split() for l in open(cpupath)]  # cpu MEDIAN MIN wall MEDIAN CMD...
-t, f = r[i], r[i + 1]
-ratio = t["mean"] / f["mean"]
-ct, cf = float(cpu[i][1]), float(cpu[i + 1][1])
-start_t, start_f = float(cpu[-2][1]), float(cpu[-1][1])
-met = ratio <= target
-print(f"RESULT thpctl {label}: thpctl {t['mean']*1e3:.2f} ms ± {t['stddev']*1e3:.2f}, floor "
-      f"{f['mean']*1e3:.2f} ms ± {f['stddev']*1e3:.2f}, ratio {ratio:.2f}x (target <= {target}x: "
-      f"{'met' if met else 'NOT met'}); CPU (median user+sys) {ct:.2f} vs {cf:.2f} ms, {ct / cf:.2f}x")
-if not met:
-    extra = ct - cf
-    start = start_t - start_f
-    rest = extra - start
-    print(f"  why: thpctl's CPU above the floor is {extra:.2f} ms: {start:.2f} ms its start-up "
-          f"(thpctl --version {start_t:.2f} ms vs proc_floor none {start_f:.2f} ms: exec of a larger "
-          f"binary, libjansson/libz/libm, not the files), {rest:.2f} ms the rest, {rest * 1000 / max(nproc, 1):.1f} us "
-          f"per process (parsing status and smaps, one proc/PID handle per process so that a "
-          f"reused pid is never mixed in); without the start-up the CPU ratio is "
-          f"{(ct - start) / cf:.2f}x; a wall ratio above the CPU ratio is the run queue (load)")
-PY
+		"$T ps --all" "$F smaps" >/dev/null 2>&1 || { echo "bench: hyperfine failed" >&2; exit 1; }
+	local what="$((now + 2)) processes" name="ps-all-floor-$want"
+	[ "$vmas" -gt 0 ] && what+=" (one of $(wc -l <"/proc/${PIDS[0]}/maps") VMAs)" name="ps-all-floor-vmas-$vmas"
+	result "$json" "ps --all, $what in $NSNOTE" "$RATIO_TARGET" "$name" \
+		"\`ps --all\`, $what in $NSNOTE"
+	[ "$vmas" -gt 0 ] && return
+	bench_mark
+	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$json" \
+		"$T ps --all --rollup" "$F rollup" >/dev/null 2>&1 || { echo "bench: hyperfine failed" >&2; exit 1; }
+	result "$json" "ps --all --rollup, $what in $NSNOTE" "$ROLLUP_TARGET" "ps-rollup-floor-$want" \
+		"\`ps --all --rollup\`, $what in $NSNOTE"
 }
 if [ -n "${BENCH_FLOOR:-}" ]; then
 	NSNOTE=${NSNOTE:-"the host's PID namespace"}
@@ -156,32 +131,33 @@ echo
 # Every command runs through bash (the cat side needs its glob expanded at run
 # time, as processes come and go); hyperfine subtracts the shell's start-up.
 # Errors from unreadable files (e.g. PID 1 in a container) are ignored by all.
-# compare LABEL TARGET CMD NAME [CMD NAME]...: the first is thpctl.
+# compare RECORD LABEL TARGET CMD NAME [CMD NAME]...: the first is thpctl.
 compare() {
-	local label=$1 target=$2 json="$TMP/bench.$RANDOM.json" args=()
-	shift 2
+	local rec=$1 label=$2 target=$3 json="$TMP/bench.$RANDOM.json" args=()
+	shift 3
 	while [ $# -ge 2 ]; do
 		args+=(-n "$2" "$1")
 		shift 2
 	done
+	bench_mark
 	hyperfine --warmup "$WARMUP" --runs "$RUNS" --shell=bash --style basic \
 		--export-json "$json" "${args[@]}" || {
 		echo "bench: hyperfine failed for $label" >&2
 		return 1
 	}
-	result "$json" "$label" "$target"
+	result "$json" "$label" "$target" "$rec" "\`$label\` on the host ($nproc_now processes, one of $NVMAS VMAs)"
 	echo
 }
 
-compare "ps --all" "$RATIO_TARGET" \
+compare ps-all-host "ps --all" "$RATIO_TARGET" \
 	"$T ps --all >/dev/null 2>&1" "thpctl ps --all" \
 	"$F smaps" "C floor smaps + status" \
 	"cat /proc/[0-9]*/smaps /proc/[0-9]*/status >/dev/null 2>&1; :" "cat smaps + status"
-compare "ps --all --rollup" "$ROLLUP_TARGET" \
+compare ps-rollup-host "ps --all --rollup" "$ROLLUP_TARGET" \
 	"$T ps --all --rollup >/dev/null 2>&1" "thpctl ps --all --rollup" \
 	"$F rollup" "C floor smaps_rollup + status" \
 	"cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status >/dev/null 2>&1; :" "cat smaps_rollup + status"
-compare "ps --all --ledger" "$LEDGER_TARGET" \
+compare ps-ledger-host "ps --all --ledger" "$LEDGER_TARGET" \
 	"$T ps --all --ledger >/dev/null 2>&1" "thpctl ps --all --ledger" \
 	"$T ps --all >/dev/null 2>&1" "ps --all"
 
@@ -213,14 +189,21 @@ else
 	peak_kb() { "$H" maxrss "$@" | awk '{print $2}'; }
 fi
 echo "peak RSS ($how), target <= $((RSS_TARGET_KB / 1024)) MiB for every command but maps:"
+bench_mark
+max_kb=0 max_what=
 for args in "ps --all" "ps --all --rollup" "ps --all --json" "status" "status --json" "why ${PIDS[0]}" "advise" \
 	"maps ${PIDS[0]}" "maps ${PIDS[2]}"; do
 	# shellcheck disable=SC2086
 	kb=$(peak_kb "$T" $args)
 	case $args in
 	maps*) verdict="info: maps keeps every VMA; $(wc -l <"/proc/${args#maps }/maps") VMAs" ;;
-	*) if [ "${kb:-0}" -gt 0 ] && [ "$kb" -le "$RSS_TARGET_KB" ]; then verdict="met"; else verdict="NOT met"; fi ;;
+	*)
+		if [ "${kb:-0}" -gt 0 ] && [ "$kb" -le "$RSS_TARGET_KB" ]; then verdict="met"; else verdict="NOT met"; fi
+		[ "${kb:-0}" -gt "$max_kb" ] && max_kb=$kb max_what=$args
+		;;
 	esac
 	printf 'RESULT peak RSS thpctl %-18s %6s kB (%s)\n' "$args" "$kb" "$verdict"
 done
+bench_record peak-rss "$max_kb" kB title="peak RSS, the largest of ps --all (--rollup, --json), status (--json), why, advise" \
+	goal="<= $RSS_TARGET_KB kB" note="peak RSS ($how) of each command on this host; the largest was \`$max_what\`"
 echo "at end: $(bench_load)"

@@ -10,7 +10,8 @@
 # the task that fires it; thpctl's own figures (its trace_marker calibration,
 # its CPU per event, events lost) come from its JSON.
 #
-# Prints figures, never pass/fail (ARCHITECTURE.md: bench/). Root only.
+# Prints and records figures (bench/lib.sh: bench_record), never pass/fail
+# (ARCHITECTURE.md: bench/). Root only.
 #
 #   RUNS=N SIZE_MB=N CALLS=N   (default 10, 512, 200)
 #   THPCTL=path                binary to measure (default build/thpctl)
@@ -52,7 +53,7 @@ rc=$?
 TP=
 [ "$rc" -eq 0 ] || { echo "bench: trace stalls exited $rc: $(cat "$TMP/trace.err")" >&2; exit 1; }
 
-python3 - "$TMP/untraced" "$TMP/traced" "$TMP/trace.json" "$SIZE_MB" "$CALLS" "$RUNS" <<'PY'
+python3 - "$TMP/untraced" "$TMP/traced" "$TMP/trace.json" "$SIZE_MB" "$CALLS" "$RUNS" >"$TMP/res.txt" <<'PY'
 import json, statistics, sys
 
 def load(p):
@@ -77,4 +78,10 @@ print(f"  reader (thpctl): {oh['reader_cpu_ms']:.0f} ms CPU for {oh['events']} e
       f"(ring buffer full: {ev * 1e9 / traced / 1e6:.1f} M events/s here)")
 print(f"  for scale: a stall is 2 events (begin + end), ~{2 * added / 1000:.1f} us of tracing, "
       f"against stalls of tens of us to ms")
+print(f"REC {added:.1f} {oh['reader_us_per_event']:.3f} {d['lost_events']}")
 PY
+grep -v '^REC ' "$TMP/res.txt"
+read -r _ ns rus lost < <(grep '^REC ' "$TMP/res.txt")
+bench_record trace-event-cost "$ns" ns \
+	title="\`trace stalls\`: what recording one event costs the traced task (MADV_COLLAPSE loop)" \
+	note="the reader (thpctl) spent $rus us of CPU per event; $lost events lost"
