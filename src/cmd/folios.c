@@ -29,6 +29,8 @@ void folio_opts_from_env(struct folio_opts *o)
 	o->no_scan = s && *s && strcmp(s, "0");
 	s = getenv("THPCTL_NO_PROBE");
 	o->no_probe = s && *s && strcmp(s, "0");
+	s = getenv("THPCTL_PROBE");
+	o->probe_all = s && *s && strcmp(s, "0");
 	s = getenv("THPCTL_THREADS");
 	if (s && *s)
 		o->threads = atoi(s);

@@ -14,7 +14,8 @@
 /*
  * Options of the folio reader from the environment (test hooks, not for
  * users): THPCTL_NO_PAGEMAP_SCAN=1 reads every page as on kernels before
- * 6.7, THPCTL_NO_PROBE=1 reads every frame's kpageflags, THPCTL_THREADS=N.
+ * 6.7, THPCTL_NO_PROBE=1 reads every frame's kpageflags, THPCTL_PROBE=1 proves folios
+ * from 16 pages up from two frames, THPCTL_THREADS=N.
  */
 void folio_opts_from_env(struct folio_opts *o);
 

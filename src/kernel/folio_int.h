@@ -13,6 +13,16 @@
 #define MAX_THREADS 4
 #define SCAN_VEC 64
 #define MAX_PMD_PER_CHUNK 4
+#define KF_SPAN 4096 /* kpageflags frames per read at most (32 KiB, on the reader's stack) */
+#define KF_GAP 128   /* frames between two runs read rather than skipped (~ a read call's cost) */
+/*
+ * Proving a folio from two frames (fill_run) costs two read calls, ~3 us here; reading its
+ * frames with the rest of a span ~5 ns each: it pays from ~600 frames. Order 9 (512 pages: a
+ * PTE-mapped PMD-size folio, 2 MiB) is where it starts to, and on hosts with cheaper calls it
+ * pays sooner. THPCTL_PROBE=1 proves from FOLIO_PROBE_MIN_ORDER (tests of the shortcut).
+ */
+#define FOLIO_PROBE_ORDER 9
+#define FOLIO_PROBE_MIN_ORDER 4
 
 enum slot_state { S_FREE, S_PENDING, S_BUSY, S_READY };
 
@@ -37,7 +47,7 @@ struct folio_ctx {
 	int page_shift;
 	uint64_t pmd_pages;
 	uint64_t cont_pages;
-	bool probe;	   /* prove large folios from two frames (fill_run) */
+	int probe_order; /* prove folios of this order and up from two frames (fill_run); 64: never */
 	int order_hint;	   /* folio order fill_run learnt last (any thread; racy by design: a
 			    * wrong hint costs one failed proof, never a wrong count) */
 	bool pmd_only;	   /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
@@ -56,6 +66,7 @@ struct folio_ctx {
 	pthread_cond_t cv_work, cv_done;
 	bool quit;
 	struct slot *slots;
+	int nslot; /* of them (NSLOT at most) */
 };
 
 /*

@@ -52,6 +52,7 @@ struct folio_opts {
 	int threads;	     /* 0: one per online CPU, at most 4 */
 	bool no_scan;	     /* do not use PAGEMAP_SCAN (tests of the fallback) */
 	bool no_probe;	     /* read every frame's kpageflags (tests of the shortcut) */
+	bool probe_all;	     /* prove folios from two frames from 16 pages up (tests of it) */
 	bool pmd_only;	     /* only find PMD-mapped THPs (--underused): skip PTE-mapped pages */
 	/* count THP pages per NUMA node (folio_acct.thp_node) with this map; NULL: not
 	 * counted. It must outlive the context. Needs visible PFNs (root). */

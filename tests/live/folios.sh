@@ -26,7 +26,7 @@ suite_init folios
 
 H=build/tests/folio_helper
 THPMAPS=${THPMAPS:-/var/tmp/thpctl-bench/thpmaps}
-unset THPCTL_NO_PAGEMAP_SCAN THPCTL_NO_PROBE THPCTL_THREADS
+unset THPCTL_NO_PAGEMAP_SCAN THPCTL_NO_PROBE THPCTL_PROBE THPCTL_THREADS
 SAVED=() # "file value" pairs of per-size policies changed here
 
 # shellcheck disable=SC2317 # runs from the EXIT trap too
@@ -224,7 +224,7 @@ if [ -n "${LAYOUT:-}" ]; then
 	# the same numbers by every way of reading
 	norm() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [d.pop(k) for k in ("elapsed_ms","method")]; print(json.dumps(d, sort_keys=True))' "$1"; }
 	norm "$TMP/layout.json" >"$TMP/layout.norm"
-	for v in THPCTL_NO_PROBE=1 THPCTL_THREADS=1 THPCTL_THREADS=4 THPCTL_NO_PAGEMAP_SCAN=1; do
+	for v in THPCTL_NO_PROBE=1 THPCTL_PROBE=1 THPCTL_THREADS=1 THPCTL_THREADS=4 THPCTL_NO_PAGEMAP_SCAN=1; do
 		env "$v" "$T" maps "$LAYOUT" --folios --cont 64K --json >"$TMP/alt.json" 2>"$TMP/err"
 		if norm "$TMP/alt.json" | cmp -s - "$TMP/layout.norm"; then
 			ok "layout: $v gives the same numbers"
