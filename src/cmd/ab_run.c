@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static int prepare_host(struct ab_ctx *c, int i)
 	return -1;
 }
 
-/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: execvp says why). */
+/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: posix_spawnp says why). */
 static void resolve_cmd(struct ab_ctx *c)
 {
 	const char *path = getenv("PATH");
@@ -162,39 +163,77 @@ static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *p
 	}
 }
 
-/* In the child: the mode's lever, the log, exec. Never returns. */
-static void child(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
+/* ENVP for mode M: this environment with GLIBC_TUNABLES or K=V set (KV: its storage), or
+ * environ itself. NULL on ENOMEM (the caller frees a result that is not environ). */
+static char **mode_env(const struct ab_mode *m, char *kv, size_t n)
 {
-	if (m->kind == AB_OFF && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
-		_exit(125);
-	if (m->kind == AB_EXCEPT_ADVISED &&
-	    prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0))
-		_exit(125);
 	if (m->kind == AB_GLIBC) {
 		const char *old = getenv("GLIBC_TUNABLES");
-		char v[512];
-		snprintf(v, sizeof(v), "%s%sglibc.malloc.hugetlb=1", old ? old : "",
+		snprintf(kv, n, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", old ? old : "",
 			 old ? ":" : "");
-		setenv("GLIBC_TUNABLES", v, 1);
+	} else if (m->kind == AB_ENV) {
+		snprintf(kv, n, "%s", m->arg);
+	} else {
+		return environ;
 	}
-	if (m->kind == AB_ENV) {
-		char kv[AB_NAME_LEN];
-		snprintf(kv, sizeof(kv), "%s", m->arg);
-		char *eq = strchr(kv, '=');
-		*eq = '\0';
-		setenv(kv, eq + 1, 1);
+	size_t klen = (size_t)(strchr(kv, '=') - kv) + 1, ne = 0, k = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = malloc((ne + 2) * sizeof(*envp));
+	if (!envp)
+		return NULL;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(environ[i], kv, klen) != 0) /* K=V replaces K's value */
+			envp[k++] = environ[i];
+	envp[k++] = kv;
+	envp[k] = NULL;
+	return envp;
+}
+
+/*
+ * Start CMD under mode M, its stdout and stderr to LOGFD, stdin /dev/null: posix_spawn (a vfork
+ * and exec: no copy of thpctl's page tables per run, ~2 ms on this VM with fork). The prctl
+ * modes set PR_SET_THP_DISABLE on thpctl itself around the spawn, as a child sharing its
+ * memory cannot set it for itself: the new process image takes its THP-disable state from the
+ * process that execs (kept across execve, kernel-thp-abi.md); thpctl's own state is put back at
+ * once. Returns the child's PID, or -errno when it could not be started (said in the log).
+ */
+static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
+{
+	char kv[AB_NAME_LEN + 512];
+	char **envp = mode_env(m, kv, sizeof(kv));
+	if (!envp)
+		return -ENOMEM;
+	posix_spawn_file_actions_t fa;
+	int r = posix_spawn_file_actions_init(&fa);
+	if (!r)
+		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDOUT_FILENO);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDERR_FILENO);
+	int old = -1;
+	if (!r && (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED)) {
+		old = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
+		if (old < 0 || prctl(PR_SET_THP_DISABLE, 1, how, 0, 0))
+			r = errno;
 	}
-	dup2(logfd, STDOUT_FILENO);
-	dup2(logfd, STDERR_FILENO);
-	int nul = open("/dev/null", O_RDONLY);
-	if (nul >= 0)
-		dup2(nul, STDIN_FILENO);
-	if (c->exe[0])
-		execv(c->exe, c->cmd);
-	else
-		execvp(c->cmd[0], c->cmd);
-	fprintf(stderr, "thpctl ab: cannot run %s: %s\n", c->cmd[0], strerror(errno));
-	_exit(errno == ENOENT ? 127 : 126);
+	pid_t pid = -1;
+	if (!r)
+		r = c->exe[0] ? posix_spawn(&pid, c->exe, &fa, NULL, c->cmd, envp)
+			      : posix_spawnp(&pid, c->cmd[0], &fa, NULL, c->cmd, envp);
+	if (old >= 0 &&
+	    prctl(PR_SET_THP_DISABLE, old & 1, old & 2 ? PR_THP_DISABLE_EXCEPT_ADVISED : 0, 0, 0))
+		warn("ab: cannot put back thpctl's own PR_SET_THP_DISABLE %d", old);
+	posix_spawn_file_actions_destroy(&fa);
+	if (envp != environ)
+		free(envp);
+	if (r) {
+		dprintf(logfd, "thpctl ab: cannot run %s: %s\n", c->cmd[0], strerror(r));
+		return -r;
+	}
+	return pid;
 }
 
 /* Wait for PID, sampling its tree (1, 2, 4 ... 64 ms, then every 100 ms). Wait status, or -1. */
@@ -292,13 +331,13 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	read_counters(&c->g->sr, before);
 	fflush(NULL);
 	uint64_t t0 = mono_ns();
-	pid_t pid = fork();
-	if (pid == 0)
-		child(c, m, logfd);
+	pid_t pid = spawn(c, m, logfd);
 	close(logfd);
 	struct rusage ru = {0};
 	bool timed_out = false;
-	int st = pid < 0 ? -1 : watch(c, pid, run, &ru, &timed_out);
+	/* not started: as the shell says it (127 not found, 126 not runnable) */
+	int st = pid < 0 ? W_EXITCODE(pid == -ENOENT ? 127 : 126, 0)
+			 : watch(c, pid, run, &ru, &timed_out);
 	run->wall_s = (double)(mono_ns() - t0) / 1e9;
 	read_counters(&c->g->sr, after);
 	if (m->kind == AB_SET && control_undo())
@@ -316,7 +355,7 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 		return 0;
 	warnx("ab: mode %s: %s", m->name,
 	      timed_out		? "timed out (--timeout): killed"
-	      : pid < 0		? "fork failed"
+	      : pid < 0		? "could not be started"
 	      : WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
 				: "exited with a non-zero status");
 	if (st >= 0 && WIFEXITED(st))

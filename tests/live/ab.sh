@@ -36,6 +36,32 @@ expect_rc "a failing run makes ab exit 1" 1
 expect_eval "the failure shows its exit status and the log tail" \
 	'grep -q "exit status 3" "$TMP/err" && grep -q "boom-output" "$TMP/err"' "$(errtail)"
 
+# ---- the prctl modes: the command has them, thpctl does not keep them ----------
+# PR_GET_THP_DISABLE of the command itself: 1 under off, 3 under except-advised (6.18+), 0
+# under host; the modes interleave (off, host, ...), so a host run after an off run shows that
+# thpctl put its own state back after starting the command
+GET='import ctypes; print("thp_disable", ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))'
+t ab --runs 2 --warmup 0 --csv --modes off,host,except-advised --metric 'td+=thp_disable (-?[0-9]+)' \
+	-- python3 -c "$GET"
+expect_rc "ab off,host,except-advised of a prctl reader exits 0" 0
+expect_eval "off runs read PR_GET_THP_DISABLE 1, host runs 0 (thpctl's own state put back)" \
+	'[ "$(awk -F, '"'"'$1 == "off" {print $NF}'"'"' "$TMP/out" | sort -u)" = 1 ] && [ "$(awk -F, '"'"'$1 == "host" {print $NF}'"'"' "$TMP/out" | sort -u)" = 0 ]' \
+	"$(head -c 600 "$TMP/out")"
+if grep -q '^except-advised,' "$TMP/out"; then
+	expect_eval "except-advised runs read 3" \
+		'[ "$(awk -F, '"'"'$1 == "except-advised" {print $NF}'"'"' "$TMP/out" | sort -u)" = 3 ]' "$(head -c 600 "$TMP/out")"
+else
+	skip "except-advised runs read 3" "this kernel has no PR_THP_DISABLE_EXCEPT_ADVISED (6.18+)"
+fi
+t ab --runs 1 --warmup 0 --modes glibc,env:THPCTL_AB_PROBE=42 --csv --metric 'g+=hugetlb=([0-9])' \
+	--metric 'p+=probe=([0-9]+)' -- sh -c 'echo "tun=$GLIBC_TUNABLES probe=${THPCTL_AB_PROBE:-0}"'
+expect_eval "glibc sets glibc.malloc.hugetlb=1, env:K=V sets K" \
+	'awk -F, '"'"'$1 == "glibc" && $(NF - 1) == 1 {g = 1} $1 == "env:THPCTL_AB_PROBE=42" && $NF == 42 {e = 1} END {exit !(g && e)}'"'"' "$TMP/out"' \
+	"$(head -c 600 "$TMP/out")"
+t ab --runs 1 --warmup 0 --modes host -- /nonexistent/thpctl-ab-probe
+expect_eval "a command that cannot be started: exit 1, said with the shell's 127" \
+	'[ "$RC" = 1 ] && grep -q "cannot run /nonexistent/thpctl-ab-probe" "$TMP/err" && grep -q "exit status 127" "$TMP/err"' "$(errtail)"
+
 # ---- proofs and direction ----------------------------------------------------
 if [ "$HAVE_THP" = 0 ]; then
 	skip "ab: proofs" "THP is absent or enabled=never on this host"
