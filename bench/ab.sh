@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 C=build/tests/chase_malloc
 RUNS=${RUNS:-20}
-TRUE_RUNS=${TRUE_RUNS:-100} # `true` is short: more runs for a steady median
+TRUE_RUNS=${TRUE_RUNS:-64} # `true` is short: more runs for a steady median (ab takes 64 at most)
 SIZE=${SIZE:-256M}
 STEPS=${STEPS:-1M}
 bench_need "$T" "$C"
