@@ -169,8 +169,9 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? " " : "", x->name);
-	assert_string_equal(names, "touch sparse chase fork faults split collapse mthp khugepaged "
-				   "fallback fragment redis fileread postgres matmul iouring");
+	assert_string_equal(names,
+			    "touch sparse chase tlb fork faults split collapse mthp khugepaged "
+			    "fallback fragment redis fileread postgres matmul iouring");
 }
 
 static void test_quick_mode_defaults_live_in_the_entries(void **state)
@@ -204,8 +205,8 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 			assert_memory_equal(x->opts[k].flag, "--", 2);
 			assert_true(x->opts[k].help && x->opts[k].help[0]);
 		}
-	/* steps, fragment (twice), reclaim, sparse, sizes, timeout, scan-sleep, max-ptes-none */
-	assert_int_equal(count, 9);
+	/* steps (chase, tlb), fragment (twice), reclaim, sparse, sizes, timeout, scan-sleep, max-ptes-none */
+	assert_int_equal(count, 10);
 }
 
 static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
