@@ -18,6 +18,7 @@
 #include "../kernel/uapi_compat.h"
 #include "../util/stats.h"
 #include "common.h"
+#include "pmu_proof.h"
 
 #define MAX_RUNS (STATS_MW_MAX / 2) /* two measurements per backing per run */
 #define CHASE_LINE 64
@@ -151,6 +152,30 @@ static void chase_judge(struct lab_result *r, int row, const int *cols,
 	}
 }
 
+/* dTLB counters of this thread per backing, where a PMU has them (all closed otherwise). */
+static void chase_pmu_open(const struct lab_ctx *ctx, struct pmu_set *ps)
+{
+	bool intel = lab_cpu_intel(ctx);
+	for (int k = 0; k < 2; k++)
+		if (pmu_open(&ps[k], 0, false, intel))
+			for (int i = 0; i < PMU_NEV; i++)
+				ps[k].fd[i] = -1;
+}
+
+/* The counts of each backing as proofs "SZ huge pmu" (nothing without a PMU). */
+static void chase_pmu_proofs(const struct lab_ctx *ctx, struct lab_result *r, const char *sz,
+			     struct pmu_set *ps, const struct backing *b, uint64_t loads)
+{
+	for (int k = 0; k < 2; k++) {
+		struct pmu_value v[PMU_NEV];
+		char key[64];
+		snprintf(key, sizeof(key), "%s %s pmu", sz, b[k].name);
+		if (ps[k].fd[PMU_MISS] >= 0 && pmu_read(&ps[k], v) == 0)
+			lab_pmu_proof(ctx, r, key, v, loads);
+		pmu_close(&ps[k]);
+	}
+}
+
 /* Measure one size; fills a row. Returns 0 or -errno (proof says why). */
 static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
 		     uint64_t size, uint64_t steps, int runs, const int *cols, bool folios,
@@ -191,16 +216,21 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	}
 	double t[2][2 * MAX_RUNS];
 	size_t m = 0;
+	struct pmu_set ps[2];
+	chase_pmu_open(ctx, ps);
 	for (int i = 0; i < runs; i++) {
 		/* ABBA, then BAAB: a linear drift on the host hits both alike */
 		for (int j = 0; j < 4; j++) {
 			int k = (i + (j == 1 || j == 2)) % 2;
 			lab_progress(o, "chase %s: %s run %d/%d (%llu steps)", sz, b[k].name, i + 1,
 				     runs, (unsigned long long)steps);
+			pmu_enable(&ps[k], true);
 			t[k][m + (j >= 2)] = chase_time(&b[k].pos, steps);
+			pmu_enable(&ps[k], false);
 		}
 		m += 2;
 	}
+	chase_pmu_proofs(ctx, r, sz, ps, b, steps * 2 * (uint64_t)runs);
 	/* still the same backing after timing? */
 	for (int k = 0; k < 2; k++) {
 		uint64_t before = b[k].rs.t.kb[SM_ANON_HUGE];
@@ -345,6 +375,8 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	r->size = biggest;
 	if (!ctx->root)
 		lab_proof(r, "kpageflags", "skipped: not root (/proc/kpageflags is root-only)");
+	if (pmu_probe())
+		lab_pmu_proof(ctx, r, "pmu", NULL, 0);
 	lab_proof(
 		r, "steps",
 		"%llu loads per measurement, 2 per backing per run (ABBA); huge faster = (small - huge) / small of the medians; CI 95%%: Hodges-Lehmann small/huge, Mann-Whitney bounds",

@@ -24,6 +24,7 @@
 #include "../util/fileio.h"
 #include "common.h"
 #include "guard.h"
+#include "pmu_proof.h"
 #include "tlb_run.h"
 
 #define RECORD_DIR "/var/lib/thpctl"
@@ -342,6 +343,7 @@ static int lab_tlb(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 		"measured (largest N before the step x page size); gap: measured at the largest N "
 		"over the smallest, 95%% CI Hodges-Lehmann; penalty: estimate, gap / (1 - reach/N)",
 		runs, (unsigned long long)steps);
+	lab_pmu_proof(ctx, r, "pmu", NULL, 0);
 	claims(r, have_1g);
 	record(ctx, o, r, zs, ts, nz, guest);
 	char parts[320] = "", c[128];

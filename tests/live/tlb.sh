@@ -81,7 +81,7 @@ for z in sizes:
     m = re.search(rf"(?:^|; ){z}: (reach [0-9.]+ [KMG]iB \(step by|no step found up to|inconclusive)", v)
     check(f"{z} in the verdict as a step or none", m, v)
     if z in rows and rows[z]["step by"] is not None:
-        check(f"{z} step after the reach", rows[z]["step by"]["value"] > rows[z]["reach"]["value"], rows[z])
+        check(f"{z} step after the reach", rows[z]["step by"]["median"] > rows[z]["reach"]["median"], rows[z])
 if "64K" in sizes:
     check("64K folios by kpageflags", "order4 (64kB)" in pr.get("64K sparse", ""), pr.get("64K sparse"))
 check("guest named", ("guest" in v) == ("guest" in e["title"]), e["title"])
@@ -89,6 +89,9 @@ cl = e.get("claims") or []
 have1g = os.path.exists("/sys/kernel/mm/hugepages/hugepages-1048576kB")
 check("two claims, inconclusive without 1 GiB pages",
       len(cl) == 2 and (have1g or all(c["call"] == "inconclusive" for c in cl)), cl)
+pmu = pr.get("pmu", "")
+check("pmu: counters or 'no PMU' with a setting, never 0",
+      pmu.startswith("dTLB counters available") or (pmu.startswith("no PMU (perf_event_open: ") and ": " in pmu[30:]), pmu)
 check("record written or kept", pr.get("record", "").startswith("/var/lib/thpctl/lab-tlb"), pr.get("record"))
 print("\n".join(out))
 PY
@@ -100,6 +103,17 @@ PY
 			ok "tlb: record /var/lib/thpctl/lab-tlb" || nok "tlb: record" "$(head -n 1 /var/lib/thpctl/lab-tlb)"
 	fi
 fi
+
+# ab on a trivial command: the dTLB line and the JSON "pmu" (no PMU here: the setting)
+"$T" ab --runs 2 --modes off --json -- true >"$TMP/ab.json" 2>"$TMP/ab.err"
+san_note "ab" "$TMP/ab.err"
+relay_results "ab pmu" < <(python3 - "$TMP/ab.json" <<'PY' 2>&1
+import json, sys
+p = json.load(open(sys.argv[1])).get("pmu") or {}
+ok = p.get("state") == "available" or (p.get("state") == "none" and p.get("text", "").startswith("no PMU") and " 0 " not in p["text"])
+print(("ok - " if ok else "not ok - ") + "ab: pmu state and text" + ("" if ok else f": {p}"))
+PY
+)
 
 expect_sanitizers_quiet "tlb: sanitizers quiet"
 summary
