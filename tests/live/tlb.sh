@@ -78,7 +78,7 @@ sizes = ["4K", "2M"] + (["64K"] if os.path.exists(f"{thp}/hugepages-64kB/enabled
 for z in sizes:
     check(f"{z} row with a reach", z in rows and rows[z]["reach"] is not None, f"rows {list(rows)}")
     check(f"{z} backing verified", pr.get(f"{z} sparse", "").startswith("verified"), pr.get(f"{z} sparse"))
-    m = re.search(rf"(?:^|; ){z}: (reach [0-9.]+ [KMG]iB \(step by|no step found up to|inconclusive)", v)
+    m = re.search(rf"(?:^|; |guest: ){z}: (reach [0-9.]+ [KMG]iB \(step by|no step found up to|inconclusive)", v)
     check(f"{z} in the verdict as a step or none", m, v)
     if z in rows and rows[z]["step by"] is not None:
         check(f"{z} step after the reach", rows[z]["step by"]["median"] > rows[z]["reach"]["median"], rows[z])
@@ -114,6 +114,36 @@ ok = p.get("state") == "available" or (p.get("state") == "none" and p.get("text"
 print(("ok - " if ok else "not ok - ") + "ab: pmu state and text" + ("" if ok else f": {p}"))
 PY
 )
+
+# why --hot 1 on a chase over 64 MiB of small pages (root): the hot set is most of it,
+# compared with the reach lab tlb just recorded
+CH=build/tests/chase_malloc
+if [ "$ROOT" -eq 0 ] || [ ! -x "$CH" ]; then
+	skip "why --hot" "needs root and $CH (make build/tests/chase_malloc)"
+else
+	"$CH" 64M 4000000000 >/dev/null &
+	CP=$!
+	sleep 1
+	"$T" why "$CP" --hot 1 --json >"$TMP/hot.json" 2>"$TMP/hot.err"
+	HRC=$?
+	kill "$CP" 2>/dev/null
+	wait "$CP" 2>/dev/null
+	san_note "why --hot" "$TMP/hot.err"
+	relay_results "why --hot" < <(python3 - "$TMP/hot.json" "$HRC" <<'PY' 2>&1
+import json, os, sys
+out = []
+def check(n, c, why):
+    out.append(f"ok - why --hot: {n}" if c else f"not ok - why --hot: {n}: {why}")
+check("exit 0", sys.argv[2] == "0", sys.argv[2])
+h = json.load(open(sys.argv[1])).get("hot") or {}
+check("hot set of the 64 MiB chase", 40000 <= h.get("hot_kb", 0) <= 80000, h)
+rec = os.path.exists("/var/lib/thpctl/lab-tlb")
+check("against the recorded 4 KiB reach", (h.get("x_reach_4k") is not None) == rec, h)
+check("a call about translation", h.get("call") in ("fits-4k-reach", "likely-gain", "beyond-2m-reach", "already-huge"), h)
+print("\n".join(out))
+PY
+)
+fi
 
 expect_sanitizers_quiet "tlb: sanitizers quiet"
 summary
