@@ -13,7 +13,11 @@
 #include <unistd.h>
 
 #include "../model/ab.h"
+#include "../kernel/pmu.h"
+#include "../kernel/virt.h"
+#include "../model/pmu.h"
 #include "../render/ab.h"
+#include "../render/pmu.h"
 #include "../render/report.h"
 #include "../util/num.h"
 #include "ab_int.h"
@@ -154,6 +158,38 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	}
 }
 
+/*
+ * dTLB counters for the command (issue 26): "no PMU" and the setting that
+ * exposes one for this environment, or that counters exist (not counted per
+ * mode yet). Into F as a line, into DOC (may be NULL) as "pmu".
+ */
+static void ab_pmu_note(const struct sysroot *sr, FILE *f, json_t *doc)
+{
+	struct virt_info vi;
+	virt_read(sr, &vi);
+	int err = pmu_probe();
+	char line[320];
+	render_pmu_line(line, sizeof(line), err, vi.env, NULL);
+	if (f) {
+		char head[96];
+		const char *fix = render_pmu_fix(pmu_fix_of(pmu_state_of(err), vi.env));
+		render_pmu_state(head, sizeof(head), err);
+		fprintf(f, "dTLB: %s\n%s%s%s", head, fix[0] ? "  to get one: " : "", fix,
+			fix[0] ? "\n" : "");
+	}
+	if (!doc)
+		return;
+	json_t *o = json_object();
+	enum pmu_state st = pmu_state_of(err);
+	json_object_set_new(o, "state",
+			    json_string(st == PMU_COUNTS   ? "available"
+					: st == PMU_NONE   ? "none"
+					: st == PMU_DENIED ? "denied"
+							   : "failed"));
+	json_object_set_new(o, "text", json_string(line));
+	json_object_set_new(doc, "pmu", o);
+}
+
 /* The --report page of REP (runs from T0 to T1, s since the epoch) into C's file. Returns
  * EXIT_OK or EXIT_FAIL (after a message). */
 static int ab_write_report(const struct ab_ctx *c, const struct ab_report *rep, double t0,
@@ -229,13 +265,16 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 				.runs = (int)c.runs,
 				.warmup = (int)c.warmup};
 	if (g->json) {
-		int j = cmd_emit_json(ab_to_json(&rep));
+		json_t *doc = ab_to_json(&rep);
+		ab_pmu_note(&g->sr, NULL, doc);
+		int j = cmd_emit_json(doc);
 		if (j)
 			r = j;
 	} else if (c.csv) {
 		ab_render_csv(stdout, &rep);
 	} else {
 		ab_render_text(stdout, &rep, g->color);
+		ab_pmu_note(&g->sr, stdout, NULL);
 	}
 	if (c.report && ab_write_report(&c, &rep, t0, t1))
 		r = EXIT_FAIL;

@@ -18,17 +18,21 @@
 #include "args.h"
 #include "ledger.h"
 #include "common.h"
+#include "why_hot.h"
 
 static void why_help(FILE *f)
 {
-	fprintf(f, "usage: thpctl why PID [--json]\n\n"
+	fprintf(f, "usage: thpctl why PID [--hot SECONDS] [--json]\n\n"
 		   "Why process PID does or does not get huge pages, one fact per line with the\n"
 		   "file it comes from: the PMD size and mTHP policies, defrag as it applies to\n"
 		   "its regions, its prctl state (and the ancestor that set it), its hg/nh VMAs\n"
 		   "and stack, allocator and runtime hints from its environment and command\n"
 		   "line, and its memory cgroup limit.\n"
 		   "Reads /proc/PID/smaps, which briefly takes the target's mmap_lock. The\n"
-		   "environment of another user's process needs root.\n\n"
+		   "environment of another user's process needs root.\n"
+		   "--hot SECONDS (root): write 1 to /proc/PID/clear_refs (clears its referenced\n"
+		   "bits, a slight perturbation), wait, then the hot set (smaps Referenced) and\n"
+		   "its share huge-backed against the TLB reach `thpctl lab tlb` recorded.\n\n"
 		   "options:\n" GLOBAL_HELP);
 }
 
@@ -100,6 +104,9 @@ static void why_allocator(const struct globals *g, pid_t pid, json_t *root)
 
 int cmd_why(struct globals *g, int argc, char **argv)
 {
+	int hot_s;
+	if (why_hot_take(argv, &argc, &hot_s))
+		return EXIT_USAGE;
 	int c = cmd_global_opts_only(g, argc, argv, why_help);
 	if (c >= 0)
 		return c;
@@ -175,10 +182,15 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		json_t *root = why_to_json(&in, &r);
 		if (root)
 			why_allocator(g, pid, root);
-		ret = cmd_emit_json(root);
+		if (hot_s)
+			ret = why_hot_run(&g->sr, pid, hot_s, h->feat.pmd_size >> 10, root);
+		int j = cmd_emit_json(root);
+		ret = ret ? ret : j;
 	} else {
 		why_render_text(stdout, &in, &r, g->color);
 		why_allocator(g, pid, NULL);
+		if (hot_s)
+			ret = why_hot_run(&g->sr, pid, hot_s, h->feat.pmd_size >> 10, NULL);
 	}
 out:
 	if (h)

@@ -30,6 +30,7 @@
 #include "../kernel/uapi_compat.h"
 #include "../util/stats.h"
 #include "common.h"
+#include "pmu_proof.h"
 
 #define MAX_RUNS (STATS_MW_MAX / 2) /* two measurements per backing per run */
 #define CHASE_LINE 64
@@ -508,6 +509,9 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	r->size = biggest;
 	if (!ctx->root)
 		lab_proof(r, "kpageflags", "skipped: not root (/proc/kpageflags is root-only)");
+	/* dTLB counters: where a PMU has none, the proof says so and names the setting (issue 26) */
+	if (pmu_probe())
+		lab_pmu_proof(ctx, r, "pmu", NULL, 0);
 	lab_proof(
 		r, "method",
 		"2 measurements per backing per run (ABBA); huge faster = (small - huge) / small of the medians; CI: Hodges-Lehmann small/huge, Mann-Whitney bounds");

@@ -11,6 +11,7 @@
 
 #include "../util/stats.h"
 #include "common.h"
+#include "faults_clear.h"
 #include "fragment.h"
 #include "shot.h"
 
@@ -339,6 +340,7 @@ static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 	faults_run_free(&fr);
 	faults_rows(r, modes, sizeof(modes) / sizeof(modes[0]), res, fr.nch);
 	faults_verdict(ctx, r, res, fr.nch, frag, left_max);
+	faults_clear_rates(ctx, o, r, size);
 	return 0;
 }
 

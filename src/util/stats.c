@@ -136,6 +136,41 @@ int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double 
 	return 0;
 }
 
+int stats_diff_ci(const double *x, size_t m, const double *y, size_t n, double conf,
+		  struct ratio_ci *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m || !n || m > STATS_MW_MAX || n > STATS_MW_MAX || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(x[i]))
+			return -EINVAL;
+	for (size_t j = 0; j < n; j++)
+		if (!isfinite(y[j]))
+			return -EINVAL;
+	double level;
+	int k = stats_mw_rank(m, n, conf, &level);
+	if (k < 0)
+		return k;
+	size_t mn = m * n;
+	double *d = malloc(mn * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j < n; j++)
+			d[i * n + j] = y[j] - x[i];
+	qsort(d, mn, sizeof(*d), cmp_double);
+	out->est = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
+	if (k > 0) {
+		out->ok = true;
+		out->level = level;
+		out->lo = d[k - 1];
+		out->hi = d[mn - (size_t)k];
+	}
+	free(d);
+	return 0;
+}
+
 enum ci_call stats_ci_call(const struct ratio_ci *ci, double r)
 {
 	if (!ci->ok)

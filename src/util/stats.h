@@ -65,6 +65,18 @@ struct ratio_ci {
 int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double conf,
 		   struct ratio_ci *out);
 
+/*
+ * Hodges-Lehmann estimate and Mann-Whitney interval of the shift Y - X of
+ * two samples in one unit (ns): the M*N differences y_j - x_i sorted, the
+ * estimate their median (mean of the middle two for an even count), the
+ * bounds the K-th smallest and largest (stats_mw_rank). OUT's est, lo and hi
+ * are differences, not ratios. Returns 0 (OUT->ok false when M, N are too
+ * few), -EINVAL (a value not finite, counts out of range, CONF not in
+ * (0, 1)), -ENOMEM. Pure.
+ */
+int stats_diff_ci(const double *x, size_t m, const double *y, size_t n, double conf,
+		  struct ratio_ci *out);
+
 /* Where an interval of a ratio lies (stats_ci_call). */
 enum ci_call {
 	CI_TOO_FEW,  /* no interval: too few values */

@@ -171,7 +171,7 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 			 names[0] ? " " : "", x->name);
 	assert_string_equal(
 		names,
-		"touch sparse chase fork faults split collapse mthp khugepaged "
+		"touch sparse chase tlb fork faults split collapse mthp khugepaged "
 		"fallback fragment redis fileread postgres matmul iouring allocators shrinker");
 }
 
@@ -209,8 +209,8 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 			assert_memory_equal(x->opts[k].flag, "--", 2);
 			assert_true(x->opts[k].help && x->opts[k].help[0]);
 		}
-	/* steps, fragment (twice), reclaim, sparse, sizes, timeout, scan-sleep, max-ptes-none */
-	assert_int_equal(count, 9);
+	/* steps (chase, tlb), fragment (twice), reclaim, sparse, sizes, timeout, scan-sleep, max-ptes-none */
+	assert_int_equal(count, 10);
 }
 
 static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)

@@ -242,6 +242,31 @@ static void test_ratio_ci_refuses_bad_values(void **state)
 	assert_false(ci.ok);
 }
 
+static void test_diff_ci_exact_bounds(void **state)
+{
+	(void)state;
+	struct ratio_ci ci;
+	/* 5 and 5 at 0.95: K = 3 (as the ratio test); differences y - x */
+	double x[] = {10, 11, 12, 13, 14}, y[] = {20, 21, 22, 23, 24};
+	assert_int_equal(stats_diff_ci(x, 5, y, 5, 0.95, &ci), 0);
+	assert_true(ci.ok);
+	assert_near(ci.est, 10, 1e-12);
+	/* the 25 differences 6..14: third smallest 7, third largest 13 */
+	assert_near(ci.lo, 7, 1e-12);
+	assert_near(ci.hi, 13, 1e-12);
+	/* negative shifts and zero values are fine (not ratios) */
+	assert_int_equal(stats_diff_ci(y, 5, x, 5, 0.95, &ci), 0);
+	assert_near(ci.est, -10, 1e-12);
+	assert_near(ci.lo, -13, 1e-12);
+	double z[] = {0, 0, 0};
+	assert_int_equal(stats_diff_ci(z, 3, z, 3, 0.95, &ci), 0);
+	assert_false(ci.ok); /* 3 and 3: no interval at 95% */
+	assert_near(ci.est, 0, 1e-12);
+	double nan[] = {1, NAN};
+	assert_int_equal(stats_diff_ci(x, 5, nan, 2, 0.95, &ci), -EINVAL);
+	assert_int_equal(stats_diff_ci(x, 0, y, 5, 0.95, &ci), -EINVAL);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
 	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
 	  cmocka_unit_test(test_percentiles_nearest_rank),
@@ -253,4 +278,5 @@ UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even
 	  cmocka_unit_test(test_mw_rank_refuses_bad_counts),
 	  cmocka_unit_test(test_ratio_ci_exact_bounds),
 	  cmocka_unit_test(test_ratio_ci_too_few_spans_and_noise),
-	  cmocka_unit_test(test_ratio_ci_refuses_bad_values))
+	  cmocka_unit_test(test_ratio_ci_refuses_bad_values),
+	  cmocka_unit_test(test_diff_ci_exact_bounds))

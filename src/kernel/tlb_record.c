@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "tlb_record.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/fileio.h"
+#include "parse.h"
+
+#define MAGIC "thpctl-lab-tlb 1"
+
+/* A token of visible ASCII (no space), shorter than N: copied. */
+static bool word(const char *s, size_t l, char *out, size_t n)
+{
+	if (!l || l >= n)
+		return false;
+	for (size_t i = 0; i < l; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return false;
+	memcpy(out, s, l);
+	out[l] = '\0';
+	return true;
+}
+
+static bool ns_ok(double v)
+{
+	return isfinite(v) && v >= -1e6 && v <= 1e6;
+}
+
+static bool size_line(const char *s, size_t l, struct tlb_record *r)
+{
+	char line[200];
+	if (l >= sizeof(line) || r->n == TLB_RECORD_MAX)
+		return false;
+	memcpy(line, s, l);
+	line[l] = '\0';
+	unsigned long long kb, reach, hi;
+	int step, used = 0;
+	double pen, lo, phi;
+	if (sscanf(line, "%llu %d %llu %llu %lf %lf %lf%n", &kb, &step, &reach, &hi, &pen, &lo,
+		   &phi, &used) != 7 ||
+	    line[used] || !kb || kb > (1ull << 30) || (step != 0 && step != 1) || !reach ||
+	    reach > (1ull << 60) || hi > (1ull << 60) || (step && hi <= reach) || !ns_ok(pen) ||
+	    !ns_ok(lo) || !ns_ok(phi))
+		return false;
+	for (int i = 0; i < r->n; i++)
+		if (r->c[i].page_kb == kb)
+			return false;
+	r->c[r->n++] = (struct tlb_calib){kb, step == 1, reach, hi, pen, lo, phi};
+	return true;
+}
+
+int tlb_record_parse(const char *text, size_t len, struct tlb_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *pos = text, *end = text + len, *s, *e;
+	bool first = true, kernel = false, time = false, guest = false, sweep = false;
+	while (next_line(&pos, end, &s, &e)) {
+		size_t l = (size_t)(e - s);
+		if (first) {
+			if (l != strlen(MAGIC) || memcmp(s, MAGIC, l))
+				return -EINVAL;
+			first = false;
+		} else if (l > 7 && !memcmp(s, "kernel ", 7)) {
+			if (kernel || !word(s + 7, l - 7, r->kernel, sizeof(r->kernel)))
+				return -EINVAL;
+			kernel = true;
+		} else if (l > 5 && !memcmp(s, "time ", 5)) {
+			if (time || !word(s + 5, l - 5, r->time, sizeof(r->time)))
+				return -EINVAL;
+			time = true;
+		} else if (l == 7 && !memcmp(s, "guest ", 6)) {
+			if (guest || (s[6] != '0' && s[6] != '1'))
+				return -EINVAL;
+			r->guest = s[6] == '1';
+			guest = true;
+		} else if (l > 6 && !memcmp(s, "sweep ", 6)) {
+			bool q = l == 11 && !memcmp(s + 6, "quick", 5);
+			if (sweep || (!q && (l != 10 || memcmp(s + 6, "full", 4))))
+				return -EINVAL;
+			r->quick = q;
+			sweep = true;
+		} else if (l > 5 && !memcmp(s, "size ", 5)) {
+			if (!size_line(s + 5, l - 5, r))
+				return -EINVAL;
+		} else if (l) {
+			return -EINVAL;
+		}
+	}
+	return kernel && time && guest && sweep && r->n ? 0 : -EINVAL;
+}
+
+int tlb_record_format(const struct tlb_record *r, struct buf *b)
+{
+	char text[1536];
+	int k = snprintf(text, sizeof(text), MAGIC "\nkernel %s\ntime %s\nguest %d\nsweep %s\n",
+			 r->kernel, r->time, r->guest ? 1 : 0, r->quick ? "quick" : "full");
+	for (int i = 0; i < r->n && k > 0 && (size_t)k < sizeof(text); i++)
+		k += snprintf(text + k, sizeof(text) - (size_t)k,
+			      "size %llu %d %llu %llu %.3f %.3f %.3f\n",
+			      (unsigned long long)r->c[i].page_kb, r->c[i].step ? 1 : 0,
+			      (unsigned long long)r->c[i].reach_b,
+			      (unsigned long long)r->c[i].reach_hi_b, r->c[i].penalty_ns,
+			      r->c[i].penalty_lo, r->c[i].penalty_hi);
+	if (k < 0 || (size_t)k >= sizeof(text) || buf_reserve(b, (size_t)k + 1))
+		return -ENOMEM;
+	memcpy(b->p, text, (size_t)k + 1);
+	b->len = (size_t)k;
+	return 0;
+}
+
+int tlb_record_read(const struct sysroot *sr, struct tlb_record *r)
+{
+	int fd = sysroot_open_file(sr, SR_TLB_RECORD);
+	if (fd < 0)
+		return fd;
+	struct buf b = {0};
+	int e = buf_read_fd(&b, fd, 4096, 0);
+	close(fd);
+	if (!e)
+		e = tlb_record_parse(b.p, b.len, r);
+	buf_free(&b);
+	return e == -EFBIG ? -EINVAL : e;
+}
+
+const struct tlb_calib *tlb_record_size(const struct tlb_record *r, uint64_t page_kb)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->c[i].page_kb == page_kb)
+			return &r->c[i];
+	return NULL;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#include "hot.h"
+
+static void hot_fmt_kb(char *out, size_t n, double kb)
+{
+	if (kb >= 1024 * 1024)
+		snprintf(out, n, "%.1f GiB", kb / (1024 * 1024));
+	else if (kb >= 1024)
+		snprintf(out, n, "%.1f MiB", kb / 1024);
+	else
+		snprintf(out, n, "%.0f kB", kb);
+}
+
+static const char *call_words(enum hot_call c)
+{
+	switch (c) {
+	case HOT_NO_CALIB:
+		return "no calibration: run thpctl lab tlb (root) to compare with the TLB reach";
+	case HOT_COLD:
+		return "nothing referenced in the interval: no translation pressure seen";
+	case HOT_FITS_4K:
+		return "fits the 4 KiB TLB reach: little to gain from THP in translation";
+	case HOT_ALREADY_HUGE:
+		return "already mostly huge-backed: THP is doing its part";
+	case HOT_LIKELY_GAIN:
+		return "likely to gain from THP; confirm with `thpctl ab`";
+	case HOT_BEYOND_2M:
+		return "beyond the 2 MiB reach too: THP cuts misses, not all; confirm with `thpctl ab`";
+	}
+	return "?";
+}
+
+void hot_render_text(FILE *f, const struct hot_report *h)
+{
+	const struct hot_verdict *v = h->v;
+	char hot[32], x[96] = "";
+	hot_fmt_kb(hot, sizeof(hot), (double)h->s->hot_kb);
+	if (v->x4k >= 0)
+		snprintf(x, sizeof(x), ", %.0fx the 4 KiB reach", v->x4k);
+	fprintf(f, "\nhot set (%d s): %s, %.0f%% huge-backed%s:\n  %s\n", h->seconds, hot,
+		v->huge_share * 100, x, call_words(v->call));
+	fprintf(f,
+		"  method: wrote 1 to /proc/%d/clear_refs (clears its referenced bits: a\n"
+		"  slight perturbation), waited %d s, summed smaps Referenced over %d VMAs;\n"
+		"  huge-backed is an estimate (per VMA, Referenced x AnonHugePages/Rss), and a\n"
+		"  referenced PMD-mapped THP counts whole\n",
+		h->pid, h->seconds, h->s->vmas_hot);
+	if (!h->rec) {
+		fprintf(f, "  TLB reach: none recorded (/var/lib/thpctl/lab-tlb)\n");
+		return;
+	}
+	if (v->x2m >= 0)
+		fprintf(f, "  2 MiB reach: hot set %.1fx it%s\n", v->x2m,
+			v->reach2m_lower ? " (the reach is a lower bound: no step found)" : "");
+	fprintf(f, "  calibration: lab tlb %s, %s%s\n", h->rec->time, h->rec->kernel,
+		h->rec->guest ? ", guest" : "");
+}
+
+static const char *const call_ids[] = {
+	[HOT_NO_CALIB] = "no-calibration", [HOT_COLD] = "cold",
+	[HOT_FITS_4K] = "fits-4k-reach",   [HOT_ALREADY_HUGE] = "already-huge",
+	[HOT_LIKELY_GAIN] = "likely-gain", [HOT_BEYOND_2M] = "beyond-2m-reach"};
+
+json_t *hot_to_json(const struct hot_report *h)
+{
+	const struct hot_verdict *v = h->v;
+	json_t *o = json_object();
+	json_object_set_new(o, "seconds", json_integer(h->seconds));
+	json_object_set_new(o, "hot_kb", json_integer((json_int_t)h->s->hot_kb));
+	json_object_set_new(o, "hot_huge_kb_estimate", json_real(h->s->hot_huge_kb));
+	json_object_set_new(o, "huge_share_estimate", json_real(v->huge_share));
+	json_object_set_new(o, "vmas_hot", json_integer(h->s->vmas_hot));
+	json_object_set_new(o, "x_reach_4k", v->x4k >= 0 ? json_real(v->x4k) : json_null());
+	json_object_set_new(o, "x_reach_2m", v->x2m >= 0 ? json_real(v->x2m) : json_null());
+	json_object_set_new(o, "reach_2m_lower_bound", json_boolean(v->reach2m_lower));
+	json_object_set_new(o, "calibration", h->rec ? json_string(h->rec->time) : json_null());
+	json_object_set_new(o, "call", json_string(call_ids[v->call]));
+	json_object_set_new(o, "text", json_string(call_words(v->call)));
+	return o;
+}

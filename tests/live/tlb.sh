@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Live tests of what huge pages buy, measured without a PMU (issue 26):
+# `thpctl lab tlb --quick` (the sweep per page size, its step or "no step
+# found up to", backing proofs, claims, the calibration record), the host's
+# settings as found afterwards. Under 60 s on this host; asserts the shape of
+# the result, never a speed.
+#
+# Binary: build/asan/thpctl. As root this CHANGES hugepages-64kB/enabled for
+# the run through thpctl's journal and writes /var/lib/thpctl/lab-tlb.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+suite_init tlb
+
+[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
+command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
+[ -d "$THP" ] || { skip "tlb" "no $THP: this kernel has no THP"; summary; }
+BG= # a lab run in the background (SIGKILL checks)
+
+# check_settings NAME: the host's settings equal the baseline, and no journal
+# is left; puts back what it finds changed
+check_settings() {
+	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
+}
+
+# shellcheck disable=SC2317 # runs at exit (at_exit)
+cleanup() {
+	if [ -n "$BG" ]; then
+		kill -KILL "$BG" 2>/dev/null
+		wait "$BG" 2>/dev/null
+	fi
+	# a journal left by a killed run: any thpctl command restores it
+	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
+	settings_put_back "$TMP/base"
+}
+
+if ! wait_quiet; then
+	skip "tlb" "another thpctl has held $JOURNAL for 5 minutes"
+	summary
+fi
+# A journal from an earlier killed thpctl would be restored by our first
+# command: let that happen first, so the baseline is the real one.
+if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
+	echo "# tlb.sh: $JOURNAL exists before the tests: restoring it first"
+	"$T" status >/dev/null 2>&1
+fi
+settings_snapshot "$TMP/base"
+
+# lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet into $TMP/NAME.json, RC
+lab() {
+	local name=$1
+	shift
+	wait_quiet
+	timeout -s TERM 120 "$T" lab "$name" "$@" --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
+	RC=$?
+	san_note "lab $name" "$TMP/$name.err"
+}
+
+# lab tlb --quick: the sweep per page size, a step or "no step found up to", the
+# backing proofs, the claims (inconclusive without a 1 GiB page), the record for why --hot
+if [ "$ROOT" -eq 0 ]; then
+	skip "tlb --quick" "needs root (64K set for the run, the record)"
+else
+	lab tlb --quick
+	if [ "$RC" -ne 0 ]; then
+		nok "tlb --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/tlb.err" | tail -n 2 | tr '\n' ' ')"
+	else
+		relay_results "tlb --quick" < <(python3 - "$TMP/tlb.json" "$THP" <<'PY' 2>&1
+import json, os, re, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+thp = sys.argv[2]
+out = []
+def check(n, c, why):
+    out.append(f"ok - tlb: {n}" if c else f"not ok - tlb: {n}: {why}")
+rows = {r["label"]: r["cells"] for r in e["rows"]}
+pr = {p["key"]: p["text"] for p in e["proofs"]}
+v = e["verdict"]["text"]
+sizes = ["4K", "2M"] + (["64K"] if os.path.exists(f"{thp}/hugepages-64kB/enabled") else [])
+for z in sizes:
+    check(f"{z} row with a reach", z in rows and rows[z]["reach"] is not None, f"rows {list(rows)}")
+    check(f"{z} backing verified", pr.get(f"{z} sparse", "").startswith("verified"), pr.get(f"{z} sparse"))
+    m = re.search(rf"(?:^|; |guest: ){z}: (reach [0-9.]+ [KMG]iB \(step by|no step found up to|inconclusive)", v)
+    check(f"{z} in the verdict as a step or none", m, v)
+    if z in rows and rows[z]["step by"] is not None:
+        check(f"{z} step after the reach", rows[z]["step by"]["median"] > rows[z]["reach"]["median"], rows[z])
+if "64K" in sizes:
+    check("64K folios by kpageflags", "order4 (64kB)" in pr.get("64K sparse", ""), pr.get("64K sparse"))
+check("guest named", ("guest" in v) == ("guest" in e["title"]), e["title"])
+cl = e.get("claims") or []
+have1g = os.path.exists("/sys/kernel/mm/hugepages/hugepages-1048576kB")
+check("two claims, inconclusive without 1 GiB pages",
+      len(cl) == 2 and (have1g or all(c["call"] == "inconclusive" for c in cl)), cl)
+pmu = pr.get("pmu", "")
+check("pmu: counters or 'no PMU' with a setting, never 0",
+      pmu.startswith("dTLB counters available") or (pmu.startswith("no PMU (perf_event_open: ") and ": " in pmu[30:]), pmu)
+check("record written or kept", pr.get("record", "").startswith("/var/lib/thpctl/lab-tlb"), pr.get("record"))
+print("\n".join(out))
+PY
+)
+	fi
+	check_settings tlb
+	if [ -r /var/lib/thpctl/lab-tlb ]; then
+		head -n 1 /var/lib/thpctl/lab-tlb | grep -qx 'thpctl-lab-tlb 1' &&
+			ok "tlb: record /var/lib/thpctl/lab-tlb" || nok "tlb: record" "$(head -n 1 /var/lib/thpctl/lab-tlb)"
+	fi
+fi
+
+# ab on a trivial command: the dTLB line and the JSON "pmu" (no PMU here: the setting)
+"$T" ab --runs 2 --modes off --json -- true >"$TMP/ab.json" 2>"$TMP/ab.err"
+san_note "ab" "$TMP/ab.err"
+relay_results "ab pmu" < <(python3 - "$TMP/ab.json" <<'PY' 2>&1
+import json, sys
+p = json.load(open(sys.argv[1])).get("pmu") or {}
+ok = p.get("state") == "available" or (p.get("state") == "none" and p.get("text", "").startswith("no PMU") and " 0 " not in p["text"])
+print(("ok - " if ok else "not ok - ") + "ab: pmu state and text" + ("" if ok else f": {p}"))
+PY
+)
+
+# why --hot 1 on a chase over 64 MiB of small pages (root): the hot set is most of it,
+# compared with the reach lab tlb just recorded
+CH=build/tests/chase_malloc
+if [ "$ROOT" -eq 0 ] || [ ! -x "$CH" ]; then
+	skip "why --hot" "needs root and $CH (make build/tests/chase_malloc)"
+else
+	"$CH" 64M 4000000000 >/dev/null &
+	CP=$!
+	sleep 1
+	"$T" why "$CP" --hot 1 --json >"$TMP/hot.json" 2>"$TMP/hot.err"
+	HRC=$?
+	kill "$CP" 2>/dev/null
+	wait "$CP" 2>/dev/null
+	san_note "why --hot" "$TMP/hot.err"
+	relay_results "why --hot" < <(python3 - "$TMP/hot.json" "$HRC" <<'PY' 2>&1
+import json, os, sys
+out = []
+def check(n, c, why):
+    out.append(f"ok - why --hot: {n}" if c else f"not ok - why --hot: {n}: {why}")
+check("exit 0", sys.argv[2] == "0", sys.argv[2])
+h = json.load(open(sys.argv[1])).get("hot") or {}
+check("hot set of the 64 MiB chase", 40000 <= h.get("hot_kb", 0) <= 80000, h)
+rec = os.path.exists("/var/lib/thpctl/lab-tlb")
+check("against the recorded 4 KiB reach", (h.get("x_reach_4k") is not None) == rec, h)
+check("a call about translation", h.get("call") in ("fits-4k-reach", "likely-gain", "beyond-2m-reach", "already-huge"), h)
+print("\n".join(out))
+PY
+)
+fi
+
+expect_sanitizers_quiet "tlb: sanitizers quiet"
+summary

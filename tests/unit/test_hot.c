@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/model/hot.c (why --hot: the hot set against the calibrated TLB reach). */
+#include "unit.h"
+
+#include "model/hot.h"
+
+#include <math.h>
+#include <string.h>
+
+#define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
+
+static void vma(struct hot_sum *s, uint64_t rss, uint64_t ahp, uint64_t ref)
+{
+	struct smaps_totals t;
+	memset(&t, 0, sizeof(t));
+	t.kb[SM_RSS] = rss;
+	t.kb[SM_ANON_HUGE] = ahp;
+	t.kb[SM_REFERENCED] = ref;
+	hot_add(s, &t);
+}
+
+/* This host's lab tlb --quick record of 07:18: 4K reach 8 MiB, 2M reach 64 MiB (a step). */
+static struct tlb_record rec(bool step2m)
+{
+	struct tlb_record r = {.guest = true, .quick = true, .n = 2};
+	r.c[0] = (struct tlb_calib){4, true, 8ull << 20, 16ull << 20, 1694.48, 978.07, 2687.6};
+	r.c[1] = (struct tlb_calib){2048, step2m, 64ull << 20, step2m ? 128ull << 20 : 0,
+				    213,  166,	  314};
+	return r;
+}
+
+static void test_hot_calls(void **state)
+{
+	(void)state;
+	struct tlb_record r = rec(true);
+	struct hot_verdict v;
+	/* chase_malloc 256M on small pages, 2 s: 257 MiB referenced, no AnonHugePages */
+	struct hot_sum s = {0};
+	vma(&s, 263000, 0, 263000);
+	vma(&s, 1200, 0, 300);
+	hot_judge(&s, &r, 2048, &v);
+	assert_int_equal(v.call, HOT_BEYOND_2M);
+	assert_near(v.x4k, 263300.0 * 1024 / (8 << 20), 1e-9);
+	assert_near(v.huge_share, 0, 0);
+	/* the same within a 2 MiB reach that is only a lower bound: likely to gain */
+	struct tlb_record r2 = rec(false);
+	hot_judge(&s, &r2, 2048, &v);
+	assert_int_equal(v.call, HOT_LIKELY_GAIN);
+	assert_true(v.reach2m_lower);
+	/* mostly huge-backed: estimate per VMA Referenced x AHP / Rss */
+	struct hot_sum h = {0};
+	vma(&h, 262144, 262144, 200000);
+	vma(&h, 10000, 0, 10000);
+	hot_judge(&h, &r, 2048, &v);
+	assert_near(v.huge_share, 200000.0 / 210000, 1e-12);
+	assert_int_equal(v.call, HOT_ALREADY_HUGE);
+	/* small: within the 4 KiB reach */
+	struct hot_sum sm = {0};
+	vma(&sm, 9000, 0, 4096);
+	hot_judge(&sm, &r, 2048, &v);
+	assert_int_equal(v.call, HOT_FITS_4K);
+	/* nothing referenced, and no record */
+	struct hot_sum z = {0};
+	vma(&z, 9000, 0, 0);
+	hot_judge(&z, &r, 2048, &v);
+	assert_int_equal(v.call, HOT_COLD);
+	assert_int_equal(z.vmas_hot, 0);
+	hot_judge(&s, NULL, 2048, &v);
+	assert_int_equal(v.call, HOT_NO_CALIB);
+	assert_true(v.x4k < 0 && v.x2m < 0);
+	/* a damaged VMA with AnonHugePages over Rss: the share stays <= 1 */
+	struct hot_sum d = {0};
+	vma(&d, 100, 4096, 100);
+	hot_judge(&d, &r, 2048, &v);
+	assert_near(v.huge_share, 1, 1e-12);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_hot_calls))
