@@ -74,7 +74,7 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 			s->verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:
-		fprintf(f, "no difference detectable from %s at N=%d (95%% CI %.2f-%.2fx)", bn,
+		fprintf(f, "no difference beyond 3%% from %s at N=%d (95%% CI %.2f-%.2fx)", bn,
 			r->runs, s->ci.lo, s->ci.hi);
 		break;
 	case AV_INCONCLUSIVE:
@@ -146,7 +146,7 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 			s->rss_ci.hi, s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:
-		fprintf(f, "no peak RSS difference detectable from %s (95%% CI %.2f-%.2fx)", bn,
+		fprintf(f, "no peak RSS difference beyond 3%% from %s (95%% CI %.2f-%.2fx)", bn,
 			s->rss_ci.lo, s->rss_ci.hi);
 		break;
 	case AV_INCONCLUSIVE:
