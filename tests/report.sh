@@ -88,8 +88,8 @@ check() {
 
 # ---- (a) lab: faults and chase (and khugepaged as root), each its own page -----------
 settings_snapshot "$TMP/base"
-RC_COMMAND="thpctl --json lab faults --quick --runs 3 --quiet --report $TMP/faults.html"
-run_at --json lab faults --quick --runs 3 --quiet --report "$TMP/faults.html"
+RC_COMMAND="thpctl --json lab faults --quick --runs 3 --yes --quiet --report $TMP/faults.html"
+run_at --json lab faults --quick --runs 3 --yes --quiet --report "$TMP/faults.html"
 cp "$TMP/out" "$TMP/faults.json"
 expect_rc "lab faults --report: exit 0" 0
 check lab "$TMP/faults.html" "$TMP/faults.json"

@@ -494,4 +494,7 @@ LAB_EXPERIMENT_DEFINE(
 	"allocators", 250, lab_allocators,
 	"glibc, jemalloc, tcmalloc, mimalloc under THP: RSS vs live, invented, creep, "
 	"knobs",
-	.quick = {.size = (32ull << 20)}, .workload = true);
+	.quick = {.size = (32ull << 20)}, .workload = true,
+	.host = {"enabled=always for its always modes, khugepaged/max_ptes_none=0 for one, "
+		 "khugepaged/scan_sleep_millisecs=10",
+		 20, 60, true, NULL});

@@ -290,12 +290,6 @@ static void faults_verdict(const struct lab_ctx *ctx, struct lab_result *r,
 	}
 }
 
-/* Host-wide changes only under the fragmenter. */
-static bool faults_fragmented(const struct lab_opts *o)
-{
-	return o->fragment;
-}
-
 static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	uint64_t size;
@@ -344,10 +338,11 @@ static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 	return 0;
 }
 
-LAB_EXPERIMENT_DEFINE("faults", 50, lab_faults,
-		      "fault one PMD at a time: per-chunk latency and fallbacks", .in_quick = true,
-		      .quick = {.size = (128ull << 20)}, .all_cold = true,
-		      .opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}},
-		      .host = {"with --fragment: defrag=never and vm/compaction_proactiveness=0 "
-			       "while the fragmenter holds most free memory",
-			       30, 60, false, faults_fragmented});
+LAB_EXPERIMENT_DEFINE(
+	"faults", 50, lab_faults, "fault one PMD at a time: per-chunk latency and fallbacks",
+	.in_quick = true, .quick = {.size = (128ull << 20)}, .all_cold = true,
+	.opts = {{"--fragment", "faults/fallback: run under the fragmenter (root)"}},
+	.host = {"each mTHP size at always for its clear-rate row, one at a time; with "
+		 "--fragment also defrag=never and vm/compaction_proactiveness=0 "
+		 "while the fragmenter holds most free memory",
+		 30, 60, true, NULL});

@@ -587,4 +587,4 @@ LAB_EXPERIMENT_DEFINE("postgres", 220, lab_postgres,
 		      "PostgreSQL + pgbench -S: never vs madvise+defer vs huge_pages=on (hugetlb)",
 		      .quick = {.size = (128ull << 20)}, .workload = true,
 		      .host = {"enabled=madvise, defrag=defer (a mode); a hugetlb pool (another)",
-			       60, 240});
+			       60, 240, false, NULL});

@@ -309,4 +309,7 @@ static int lab_shrinker(const struct lab_ctx *ctx, const struct lab_opts *o, str
 
 LAB_EXPERIMENT_DEFINE("shrinker", 260, lab_shrinker,
 		      "shrink_underused: are mostly-zero THPs split under memory pressure here?",
-		      .quick = {.size = (64ull << 20)}, .workload = true);
+		      .quick = {.size = (64ull << 20)}, .workload = true,
+		      .host = {"shrink_underused=1, khugepaged/max_ptes_none 511, 64 and 0 in turn "
+			       "(its pressure stays inside a memory cgroup of its own)",
+			       30, 90, false, NULL});

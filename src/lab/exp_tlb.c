@@ -374,4 +374,5 @@ LAB_EXPERIMENT_DEFINE(
 	"tlb", 32, lab_tlb,
 	"TLB reach and miss penalty per page size (lmbench tlb method; calibrates why --hot)",
 	.quick = {.steps = 100000},
-	.opts = {{"--steps N", "tlb: loads per measurement (default 400k; quick: 100k)"}});
+	.opts = {{"--steps N", "tlb: loads per measurement (default 400k; quick: 100k)"}},
+	.host = {"hugepages-64kB/enabled=always for its 64K sweep", 10, 60, true, NULL});

@@ -50,7 +50,7 @@ lab() {
 	local name=$1
 	shift
 	wait_quiet
-	timeout -s TERM 120 "$T" lab "$name" "$@" --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
+	timeout -s TERM 120 "$T" lab "$name" "$@" --yes --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
 	RC=$?
 	san_note "lab $name" "$TMP/$name.err"
 }
