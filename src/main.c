@@ -11,6 +11,7 @@
 #include "cmd/common.h"
 #include "lab/guard.h"
 #include "util/version.h"
+#include "util/wrap.h"
 
 static const struct {
 	const char *name;
@@ -38,10 +39,41 @@ static const struct {
 	{"capture", cmd_capture, "one tar.gz of every file thpctl reads, for a support case"},
 };
 
+/*
+ * Whether stdout of `thpctl NAME ARGV...` is human text to wrap to the width
+ * (util/wrap.h): an allow-list. Left out: stdout that is a file format or
+ * another program's (persist, capture, report, exporter, trace, snapshot save
+ * and restore, run: the command's own stdout), and watch (a live screen).
+ * --csv (lab, ab) is a format too; --json is checked as each line is written.
+ */
+static bool wrap_wanted(const char *name, int argc, char **argv)
+{
+	static const char *const human[] = {"status", "ps",	  "why",     "maps",
+					    "advise", "hugetlb",  "cgroups", "lab",
+					    "ab",     "collapse", "set"};
+	bool ok = strcmp(name, "snapshot") == 0 && argc > 1 && strcmp(argv[1], "diff") == 0;
+	for (size_t i = 0; i < sizeof(human) / sizeof(human[0]); i++)
+		ok = ok || strcmp(name, human[i]) == 0;
+	for (int i = 1; ok && i < argc && strcmp(argv[i], "--") != 0; i++) {
+		size_t n = strcspn(argv[i], "=");
+		if (n >= 4 && strncmp(argv[i], "--csv", n) == 0) /* getopt takes "--cs" too */
+			ok = false;
+	}
+	return ok;
+}
+
+/* The filter's "write as it is" test: --json or --wide given after the command's name. */
+static bool wrap_off(void *ctx)
+{
+	const struct globals *g = ctx;
+	return g->json || g->wide;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait] COMMAND [ARGS]\n\n"
+		"usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait] [--wide]\n"
+		"              COMMAND [ARGS]\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
@@ -63,8 +95,10 @@ int main(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'h':
+			if (!g.wide)
+				wrap_stdout(wrap_width(false), wrap_off, &g);
 			usage(stdout);
-			return EXIT_OK;
+			return wrap_end() ? EXIT_FAIL : EXIT_OK;
 		case 'V':
 			printf("thpctl %s\n", thpctl_version());
 			return EXIT_OK;
@@ -96,12 +130,18 @@ int main(int argc, char **argv)
 	snprintf(prog, sizeof(prog), "thpctl %s", name);
 	cargv[0] = prog;
 	cmd_json_name(name);
+	const char *wide = getenv("THPCTL_WIDE");
+	g.wide = g.wide || (wide && *wide && strcmp(wide, "0") != 0);
+	if (!g.json && !g.wide && wrap_wanted(name, cargc, cargv) &&
+	    wrap_stdout(wrap_width(false), wrap_off, &g))
+		warn("stdout filter"); /* then unwrapped: not a failure */
 	optind =
 		0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
 	int ret = fn(&g, cargc, cargv);
 	if (g.sr.dirfd > 0)
 		sysroot_close(&g.sr);
-	if (fflush(stdout) || ferror(stdout)) {
+	int werr = wrap_end(); /* the real stdout again */
+	if (werr || fflush(stdout) || ferror(stdout)) {
 		warn("write error on standard output");
 		return EXIT_FAIL;
 	}

@@ -12,7 +12,9 @@
 # journal), NOBODY (a command prefix: "${NOBODY[@]}" CMD runs CMD as nobody)
 # and ROOT (1 when running as root). It exports default ASAN_OPTIONS and
 # UBSAN_OPTIONS (a suite may export its own first; replay_env: the offline
-# suites' environment) and unsets NO_COLOR and THPCTL_JOURNAL_DIR.
+# suites' environment) and unsets NO_COLOR and THPCTL_JOURNAL_DIR. It exports
+# THPCTL_WIDE=1 (human output not wrapped to 80 columns on a pipe, so goldens and
+# greps see whole lines; tests/columns.sh unsets it to test the wrapping).
 #
 # Results, one line each (run-all sums the summary lines):
 #   ok NAME | nok NAME DETAIL | skip NAME REASON
@@ -64,6 +66,7 @@ LIB_ASAN_GIVEN=${ASAN_OPTIONS-} LIB_UBSAN_GIVEN=${UBSAN_OPTIONS-}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 unset NO_COLOR THPCTL_JOURNAL_DIR
+export THPCTL_WIDE=1
 
 SUITE=${SUITE:-test} PASS=0 FAIL=0 SKIP=0 TMP=
 SAN=() LIB_PIDS=() LIB_AT_EXIT=() LIB_AT_SUMMARY=()

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-GLOBAL = {"--sysroot", "--json", "--color", "--no-color", "--wait", "--help", "-h", "--root"}
+GLOBAL = {"--sysroot", "--json", "--color", "--no-color", "--wait", "--wide", "--help", "-h", "--root"}
 OPT = re.compile(r"(?<![\w-])(--?[a-zA-Z][a-zA-Z0-9-]*)")
 
 

@@ -19,11 +19,20 @@ struct globals {
 	bool no_color;
 	int color_opt; /* --color: 0 auto (default), 1 always, 2 never */
 	bool wait;     /* --wait: wait for another thpctl changing settings */
+	bool wide;     /* --wide (or THPCTL_WIDE=1): human output not wrapped to the width */
 	bool color;    /* decided after parsing: --color, else a tty, no NO_COLOR or TERM=dumb */
 	struct sysroot sr;
 };
 
-enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD_BASE = 0x200 };
+enum {
+	OPT_SYSROOT = 0x100,
+	OPT_JSON,
+	OPT_NO_COLOR,
+	OPT_WAIT,
+	OPT_COLOR,
+	OPT_WIDE,
+	OPT_CMD_BASE = 0x200
+};
 
 /*
  * getopt_long entries: a long option NAME taking an argument (OPT_ARG) or
@@ -41,7 +50,7 @@ enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD
 		{"json", no_argument, NULL, OPT_JSON},                                             \
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},                                     \
 		{"color", required_argument, NULL, OPT_COLOR},                                     \
-		{"wait", no_argument, NULL, OPT_WAIT},                                             \
+		{"wait", no_argument, NULL, OPT_WAIT}, {"wide", no_argument, NULL, OPT_WIDE},      \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -55,7 +64,8 @@ enum { OPT_SYSROOT = 0x100, OPT_JSON, OPT_NO_COLOR, OPT_WAIT, OPT_COLOR, OPT_CMD
 	"                  always or never\n"                                                      \
 	"  --no-color      --color=never\n"                                                        \
 	"  --wait          when another thpctl is changing settings, wait for it to\n"             \
-	"                  finish (default: exit 1 at once, naming it)\n"
+	"                  finish (default: exit 1 at once, naming it)\n"                          \
+	"  --wide          do not wrap human output to COLUMNS (default: 80 on a pipe)\n"
 
 /*
  * Handle a global option seen by a command's getopt loop. Returns true if it

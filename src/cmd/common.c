@@ -52,6 +52,9 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 	case OPT_WAIT:
 		g->wait = true;
 		return true;
+	case OPT_WIDE:
+		g->wide = true;
+		return true;
 	default:
 		return false;
 	}

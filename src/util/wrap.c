@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/* The stdout line-wrapping filter (see wrap.h). */
+#include "wrap.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "num.h"
+
+/* Bytes of the CSI sequence at S[0..N) (ESC [ params final), 0 when S does not start one. */
+static size_t csi_len(const char *s, size_t n)
+{
+	if (n < 2 || s[0] != '\033' || s[1] != '[')
+		return 0;
+	size_t i = 2;
+	while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+		i++;
+	return i < n ? i + 1 : n;
+}
+
+size_t wrap_display_width(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		size_t c = csi_len(s + i, n - i);
+		if (c) {
+			i += c;
+			continue;
+		}
+		if (((unsigned char)s[i] & 0xc0) != 0x80) /* not a UTF-8 continuation byte */
+			w++;
+		i++;
+	}
+	return w;
+}
+
+static int put(struct buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, b->len + n + 1))
+		return -ENOMEM;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int put_spaces(struct buf *b, size_t n)
+{
+	static const char sp[] = "                                ";
+	for (size_t m; n; n -= m) {
+		m = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+		if (put(b, sp, m))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
+{
+	size_t keep = out->len;
+	if (width == 0 || wrap_display_width(line, len) <= width) {
+		if (put(out, line, len))
+			goto nomem;
+		return 0;
+	}
+	size_t lead = 0;
+	while (lead < len && line[lead] == ' ')
+		lead++;
+	size_t hang = lead + 4 > width / 2 ? width / 2 : lead + 4;
+	if (put(out, line, lead))
+		goto nomem;
+	size_t col = lead;
+	bool first = true;
+	for (size_t i = lead; i < len;) {
+		size_t gap = i;
+		while (i < len && line[i] == ' ')
+			i++;
+		size_t w0 = i;
+		while (i < len && line[i] != ' ')
+			i++;
+		if (w0 == i) /* trailing spaces: dropped */
+			break;
+		size_t ww = wrap_display_width(line + w0, i - w0), gw = w0 - gap;
+		int r;
+		if (first || col + gw + ww <= width) {
+			r = put(out, line + gap, i - gap);
+			col += gw + ww;
+		} else {
+			r = put(out, "\n", 1) || put_spaces(out, hang) ||
+			    put(out, line + w0, i - w0);
+			col = hang + ww;
+		}
+		if (r)
+			goto nomem;
+		first = false;
+	}
+	return 0;
+nomem:
+	out->len = keep;
+	if (out->p)
+		out->p[keep] = '\0';
+	return -ENOMEM;
+}
+
+size_t wrap_width(bool wide)
+{
+	if (wide)
+		return 0;
+	const char *c = getenv("COLUMNS");
+	uint64_t v;
+	if (c && str_to_u64(c, strlen(c), 40, 1000000, &v) == 0)
+		return (size_t)v;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80;
+}
+
+struct wrap_sink {
+	FILE *real;
+	size_t width;
+	bool (*raw)(void *ctx);
+	void *ctx;
+	struct buf line; /* the line so far (no newline yet) */
+	struct buf out;	 /* wrap_line's result */
+	bool err;
+};
+
+static struct wrap_sink sink;
+static FILE *filter;
+static pid_t owner; /* a forked child's exit leaves the parent's partial line to it */
+
+/* Write S[0..N) (one line, or its last part) to the real stdout, wrapped unless raw; NL: a newline. */
+static int emit(struct wrap_sink *k, const char *s, size_t n, bool nl)
+{
+	if (!k->raw || !k->raw(k->ctx)) {
+		k->out.len = 0;
+		if (wrap_line(&k->out, s, n, k->width) == 0) {
+			s = k->out.p;
+			n = k->out.len;
+		}
+	}
+	if ((n && fwrite(s, 1, n, k->real) != n) || (nl && putc('\n', k->real) == EOF))
+		return -1;
+	return 0;
+}
+
+static ssize_t sink_write(void *cookie, const char *p, size_t n)
+{
+	struct wrap_sink *k = cookie;
+	for (size_t off = 0; off < n;) {
+		const char *nl = memchr(p + off, '\n', n - off);
+		size_t m = nl ? (size_t)(nl - p) - off : n - off;
+		int r = 0;
+		if (nl && !k->line.len) {
+			r = emit(k, p + off, m, true);
+		} else if (put(&k->line, p + off, m) == 0) {
+			if (nl)
+				r = emit(k, k->line.p, k->line.len, true);
+			if (nl)
+				k->line.len = 0;
+		} else { /* no memory for the line: what came so far, as it is */
+			r = (k->line.len &&
+			     fwrite(k->line.p, 1, k->line.len, k->real) != k->line.len) ||
+			    fwrite(p + off, 1, m + (nl != NULL), k->real) != m + (nl != NULL);
+			k->line.len = 0;
+		}
+		if (r) {
+			k->err = true;
+			return -1;
+		}
+		off += m + (nl != NULL);
+	}
+	if (fflush(k->real)) {
+		k->err = true;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+static int sink_close(void *cookie)
+{
+	struct wrap_sink *k = cookie;
+	if (k->line.len && emit(k, k->line.p, k->line.len, false))
+		k->err = true;
+	k->line.len = 0;
+	if (fflush(k->real))
+		k->err = true;
+	buf_free(&k->line);
+	buf_free(&k->out);
+	return k->err ? -1 : 0;
+}
+
+int wrap_end(void)
+{
+	if (!filter)
+		return 0;
+	FILE *f = filter;
+	filter = NULL;
+	bool bad = fflush(f) != 0 || ferror(f);
+	stdout = sink.real;
+	if (fclose(f))
+		bad = true;
+	return bad || sink.err || ferror(stdout) ? -1 : 0;
+}
+
+static void wrap_atexit(void)
+{
+	if (getpid() == owner)
+		(void)wrap_end();
+}
+
+int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx)
+{
+	static bool registered;
+	if (filter)
+		return 0;
+	sink = (struct wrap_sink){.real = stdout, .width = width, .raw = raw, .ctx = ctx};
+	cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+	FILE *f = fopencookie(&sink, "w", io);
+	if (!f)
+		return -1;
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	if (!registered && atexit(wrap_atexit) == 0)
+		registered = true;
+	owner = getpid();
+	filter = f;
+	stdout = f;
+	return 0;
+}

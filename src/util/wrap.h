@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Human output that fits the terminal: a stdout filter that wraps each line
+ * wider than W columns at spaces, with a hanging indent.
+ *
+ * The rule (one, everywhere): a line no wider than W is kept as it is. A wider
+ * line is cut at the spaces between words; each continuation line starts with
+ * the line's own leading spaces plus 4 more (at most W / 2 in all), and the
+ * spaces at a cut are dropped. A word is never cut: one longer than the room
+ * left goes on a line of its own and only then overflows W.
+ * Width is counted in UTF-8 code points ("µs" is 2), and a CSI escape
+ * sequence (ESC [ ... final byte: SGR colour "\033[1;31m") counts 0.
+ */
+#ifndef THPCTL_UTIL_WRAP_H
+#define THPCTL_UTIL_WRAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/* The display width of S[0..N): UTF-8 code points, CSI escape sequences excluded. */
+size_t wrap_display_width(const char *s, size_t n);
+
+/*
+ * Append LINE (LEN bytes, no newline) to OUT, wrapped to WIDTH columns by the
+ * rule above (continuation lines separated by "\n"; no final newline). OUT's
+ * content is NUL-terminated. Returns 0, or -ENOMEM (OUT keeps what it had).
+ */
+int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
+
+/*
+ * The width for human output: 0 (no wrapping) when WIDE; else COLUMNS when it
+ * is a number >= 40; else the terminal's width (TIOCGWINSZ, at least 40) when
+ * stdout is a terminal; else 80.
+ */
+size_t wrap_width(bool wide);
+
+/*
+ * Replace stdout with a filter (fopencookie) that writes each line to the real
+ * stdout through wrap_line(WIDTH). When RAW(CTX) is true at the time a write
+ * arrives (--json or --wide given after the command), text passes unchanged.
+ * Registers wrap_end() with atexit(). Returns 0, or -1 (stdout unchanged).
+ */
+int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx);
+
+/*
+ * Flush the filter, write a last partial line, and put the real stdout back.
+ * Returns 0, or -1 when a write to the real stdout failed (ferror). Does
+ * nothing (0) when no filter is installed; safe to call twice.
+ */
+int wrap_end(void);
+
+#endif

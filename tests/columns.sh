@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Output width: the human output of every command whose stdout thpctl wraps (the allow-list in
+# src/main.c, util/wrap.h) fits COLUMNS=80 on a pipe, counted in UTF-8 code points without
+# colour escapes: on every recorded tree under tests/fixtures/ (status, status --brief, ps,
+# ps --rollup, advise, hugetlb plan, cgroups, and why and maps of the PIDs recorded there) and
+# on this host (status, status --brief, ps, ps --ledger, why of a process this suite starts).
+# Wrapping loses no word (the text equals the --wide text, whitespace aside); --wide and
+# THPCTL_WIDE=1 give the whole lines; JSON and file formats are never wrapped; a write error
+# still exits 1. Read-only: no root needed, no setting changed.
+# shellcheck disable=SC2016,SC2034 # expect_eval evaluates its condition string later
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+replay_env
+unset THPCTL_WIDE # lib.sh turns wrapping off for the other suites
+export COLUMNS=80
+suite_init columns
+need_built "$T"
+need_python3
+FIX=tests/fixtures
+
+# The cases, one a line: "NAME<TAB>ARGS<TAB>CMP" (ARGS split on spaces; CMP 1: compare the text
+# with the --wide text); out/err/rc/wide under $TMP/c/LINE-NUMBER.
+: >"$TMP/cases"
+add() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$TMP/cases"; }
+# the text is compared with the --wide text on two trees (each case runs twice there)
+SAME="linux-6.18-x86 frag-always-x86"
+for d in "$FIX"/*/; do
+	fx=$(basename "$d")
+	d=${d%/}
+	cmp=
+	[[ " $SAME " == *" $fx "* ]] && cmp=1
+	for c in "status" "status --brief" "ps --all" "advise" "hugetlb plan --for 8G" "cgroups"; do
+		add "$fx: $c" "--sysroot $d $c" $cmp
+	done
+	n=0
+	# the first two workload PIDs recorded there (not 1 nor kernel threads; < 60 s in all)
+	for p in $(find "$d/proc" -mindepth 1 -maxdepth 1 -name '[0-9][0-9][0-9]*' -printf '%f\n' |
+		sort -n | head -n2); do
+		add "$fx: why $p" "--sysroot $d why $p" $cmp
+		n=$((n + 1))
+		[ "$n" -le 1 ] && add "$fx: maps $p" "--sysroot $d maps $p" $cmp
+	done
+done
+add "linux-6.18-x86: ps --rollup --all" "--sysroot $FIX/linux-6.18-x86 ps --rollup --all" 1
+"$T" --sysroot "$FIX/linux-4.14-x86" snapshot save "$TMP/snap.json" >/dev/null 2>&1
+add "snapshot diff (4.14's settings vs 6.18's)" \
+	"--sysroot $FIX/linux-6.18-x86 snapshot diff $TMP/snap.json" 1
+add "help" "--help" 1
+add "status help" "status --help" 1
+sleep 600 &
+SLEEPER=$!
+track_pid "$SLEEPER"
+# live values move between two runs: no --wide comparison here
+for c in "status" "status --brief" "ps" "ps --ledger" "why $SLEEPER" "maps $SLEEPER"; do
+	add "host: $c" "$c"
+done
+
+mkdir -p "$TMP/c"
+# run one case: $1 = its line number in $TMP/cases (the name has spaces; files by number)
+# shellcheck disable=SC2317 # run by xargs through export -f
+run_case() {
+	local args cmp
+	IFS=$'\t' read -r _ args cmp < <(sed -n "${1}p" "$TMP/cases")
+	# shellcheck disable=SC2086 # ARGS are words
+	"$T" --no-color $args >"$TMP/c/$1.out" 2>"$TMP/c/$1.err"
+	echo $? >"$TMP/c/$1.rc"
+	# shellcheck disable=SC2086
+	[ -z "$cmp" ] || THPCTL_WIDE=1 "$T" --no-color $args >"$TMP/c/$1.wide" 2>/dev/null
+}
+export -f run_case
+export T TMP
+# the bulk without LeakSanitizer's exit scan (it doubles each run: < 60 s in all); the checks
+# below run with it, through the filter
+seq "$(wc -l <"$TMP/cases")" |
+	ASAN_OPTIONS=${LIB_ASAN_GIVEN:-detect_leaks=0:exitcode=86} xargs -P 2 -I{} bash -c 'run_case {}'
+stop_pid "$SLEEPER"
+
+relay_results "width check" < <(python3 - "$TMP/cases" "$TMP/c" <<'PY'
+import re, sys
+csi = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+cases = [l.rstrip("\n").split("\t") for l in open(sys.argv[1], encoding="utf-8")]
+for i, (name, _, cmp) in enumerate(cases, 1):
+    base = "%s/%d" % (sys.argv[2], i)
+    rc = open(base + ".rc").read().strip()
+    out = open(base + ".out", encoding="utf-8", errors="replace").read()
+    wide = open(base + ".wide", encoding="utf-8", errors="replace").read() if cmp else None
+    if rc not in ("0", "1") or not out:
+        err = open(base + ".err", errors="replace").read().strip().splitlines()[-1:]
+        print("not ok - %s: exit %s, %d bytes out %s" % (name, rc, len(out), err))
+        continue
+    lines = out.splitlines()
+    w = max(len(csi.sub("", l)) for l in lines)
+    if w > 80:
+        l = max(lines, key=lambda l: len(csi.sub("", l)))
+        print("not ok - %s: a line of %d columns: %r" % (name, w, l[:100]))
+    elif wide is not None and out.split() != wide.split():
+        print("not ok - %s: the wrapped text is not the --wide text (whitespace aside)" % name)
+    else:
+        print("ok - %s: widest line %d, %d lines%s" % (name, w, len(lines),
+              " (--wide: %d, the same words)" % len(wide.splitlines()) if cmp else ""))
+PY
+)
+
+# --wide and THPCTL_WIDE=1: the whole lines (a tree whose status has lines over 80 today)
+t_wide() { "$T" --no-color --sysroot "$FIX/frag-always-x86" "$@"; }
+t_wide status --wide >"$TMP/w1"
+THPCTL_WIDE=1 t_wide status >"$TMP/w2"
+t_wide status >"$TMP/w0"
+long=$(awk 'length($0) > 80' "$TMP/w1" | wc -l)
+expect_eval "--wide: status of frag-always-x86 keeps its long lines" '[ "$long" -gt 0 ]' \
+	"no line over 80 with --wide"
+expect_cmd "THPCTL_WIDE=1 is --wide" "the outputs differ" cmp -s "$TMP/w1" "$TMP/w2"
+expect_eval "without --wide the same status is wrapped" \
+	'! cmp -s "$TMP/w0" "$TMP/w1" && [ "$(wc -l <"$TMP/w0")" -gt "$(wc -l <"$TMP/w1")" ]'
+wide_after=$(t_wide --wide status | cmp - "$TMP/w1" && echo same)
+expect_eval "--wide before the command is --wide after it" '[ "$wide_after" = same ]'
+
+# never wrapped: JSON (the option before or after the command), a file format, watch
+for j in "status --json" "--json status" "advise --json"; do
+	# shellcheck disable=SC2086
+	a=$(t_wide $j | md5sum) b=$(THPCTL_WIDE=1 t_wide $j | md5sum)
+	expect_eval "$j: not wrapped" '[ "$a" = "$b" ]'
+done
+a=$(t_wide persist --format tuned | md5sum) b=$(THPCTL_WIDE=1 t_wide persist --format tuned | md5sum)
+expect_eval "persist (a configuration file): not wrapped" '[ "$a" = "$b" ]'
+
+# a write error is still an error (the filter passes it on): exit 1 and a message
+t_wide status >/dev/full 2>"$TMP/full.err"
+rc=$?
+expect_eval "status >/dev/full: exit 1, 'write error'" \
+	'[ "$rc" -eq 1 ] && grep -q "write error" "$TMP/full.err"' "exit $rc: $(head -c 200 "$TMP/full.err")"
+summary

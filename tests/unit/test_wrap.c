@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/util/wrap.c (wrapping one line of human output to a width). */
+#include "unit.h"
+
+#include "util/wrap.h"
+
+/* LINE wrapped to WIDTH gives WANT. */
+struct wrap_case {
+	const char *name; /* the behaviour */
+	size_t width;
+	const char *line, *want;
+};
+
+static const struct wrap_case wrap_cases[] = {
+	{"a line of exactly W columns is kept", 20, "abcd efgh ijkl mnopq", "abcd efgh ijkl mnopq"},
+	{"a line of W + 1 columns is cut at the last space that fits", 20, "abcd efgh ijkl mnopqr",
+	 "abcd efgh ijkl\n    mnopqr"},
+	{"continuations hang: the line's leading spaces + 4", 20,
+	 "  alpha beta gamma delta epsilon", "  alpha beta gamma\n      delta epsilon"},
+	{"the indent is at most W / 2", 20, "            aaaa bbbb cccc",
+	 "            aaaa\n          bbbb cccc"},
+	{"colour escapes count 0: 26 bytes, 18 columns, kept", 20,
+	 "\033[31mwarn\033[0m: twelve chars", "\033[31mwarn\033[0m: twelve chars"},
+	{"colour escapes count 0 when cutting", 20, "\033[31mwarn\033[0m: aaaa bbbb cccc dddd",
+	 "\033[31mwarn\033[0m: aaaa bbbb cccc\n    dddd"},
+	{"UTF-8 counts code points: 'µs' is 2 (21 bytes, 20 columns, kept)", 20,
+	 "p99 latency: 1234 µs", "p99 latency: 1234 µs"},
+	{"UTF-8: 21 columns are cut", 20, "p99 latency: 12345 µs", "p99 latency: 12345\n    µs"},
+	{"a word longer than the room goes on its own line, uncut", 20,
+	 "see /sys/kernel/mm/transparent_hugepage/enabled now",
+	 "see\n    /sys/kernel/mm/transparent_hugepage/enabled\n    now"},
+	{"a first word longer than W stays whole", 10, "0123456789abc de", "0123456789abc\n    de"},
+	{"several spaces between words are kept where no cut is made", 20,
+	 "a   b   c   d   e   f   g", "a   b   c   d   e\n    f   g"},
+	{"trailing spaces of a wide line are dropped", 10, "aaaa bbbb       ", "aaaa bbbb"},
+	{"width 0: no wrapping", 0, "abcd efgh ijkl mnopqr stuv", "abcd efgh ijkl mnopqr stuv"},
+	{"an empty line stays empty", 20, "", ""},
+};
+
+static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(wrap_cases) / sizeof(wrap_cases[0]); i++) {
+		const struct wrap_case *c = &wrap_cases[i];
+		print_message("%s\n", c->name);
+		struct buf b = {0};
+		assert_int_equal(wrap_line(&b, c->line, strlen(c->line), c->width), 0);
+		assert_non_null(b.p);
+		assert_string_equal(b.p, c->want);
+		assert_int_equal(b.len, strlen(c->want));
+		buf_free(&b);
+	}
+}
+
+static void test_wrap_line_appends_to_what_the_buffer_holds(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(wrap_line(&b, "one two|", 8, 80), 0);
+	assert_int_equal(wrap_line(&b, "three four five", 15, 10), 0);
+	assert_string_equal(b.p, "one two|three four\n    five");
+	buf_free(&b);
+}
+
+static void test_display_width_counts_code_points_without_escapes(void **state)
+{
+	(void)state;
+	const char *s = "\033[1;31mµs\033[0m";
+	assert_int_equal(wrap_display_width(s, strlen(s)), 2);
+	assert_int_equal(wrap_display_width("µs µs", strlen("µs µs")), 5);
+	/* a CSI cut short at the end counts 0, not its bytes */
+	assert_int_equal(wrap_display_width("ab\033[1", 5), 2);
+	assert_int_equal(wrap_display_width("", 0), 0);
+}
+
+static void test_width_comes_from_columns_then_80(void **state)
+{
+	(void)state;
+	assert_int_equal(wrap_width(true), 0);
+	setenv("COLUMNS", "100", 1);
+	assert_int_equal(wrap_width(false), 100);
+	setenv("COLUMNS", "39", 1); /* under 40: not taken */
+	size_t w = wrap_width(false);
+	assert_true(w == 80 || (isatty(STDOUT_FILENO) && w >= 40));
+	unsetenv("COLUMNS");
+}
+
+UNIT_MAIN(cmocka_unit_test(test_wrap_line_cuts_at_spaces_with_a_hanging_indent),
+	  cmocka_unit_test(test_wrap_line_appends_to_what_the_buffer_holds),
+	  cmocka_unit_test(test_display_width_counts_code_points_without_escapes),
+	  cmocka_unit_test(test_width_comes_from_columns_then_80))
