@@ -8,6 +8,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck disable=SC2034 # used by the scripts that source this
 T=${THPCTL:-build/thpctl}
+# whole lines in every output the benches parse (no wrapping at 80 columns on a pipe)
+export THPCTL_WIDE=1
 
 # bench_need FILE...: exit 1 unless every FILE (a binary `make bench` builds) is executable.
 bench_need() {

@@ -43,7 +43,7 @@ KINDS = ["truncate", "flip", "delete", "fifo", "devzero", "loop", "directory",
          "u64max", "u64over", "minus1", "1e9999", "text", "longline", "nul", "crlf", "utf8"]
 NUMBERS = {"u64max": b"18446744073709551615", "u64over": b"18446744073709551616",
            "minus1": b"-1", "1e9999": b"1e9999", "text": b"abc"}
-env = dict(os.environ, LC_ALL="C", TZ="UTC",
+env = dict(os.environ, LC_ALL="C", TZ="UTC", THPCTL_WIDE="1",
            ASAN_OPTIONS="detect_leaks=1:exitcode=86",
            UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87")
 verbose = "-v" in sys.argv
