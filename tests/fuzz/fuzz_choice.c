@@ -8,6 +8,8 @@
  */
 #include "fuzz.h"
 
+#include <errno.h>
+
 #include "kernel/parse.h"
 #include "kernel/sysfs.h"
 #include "lab/journal.h"
