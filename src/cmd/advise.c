@@ -211,7 +211,8 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	p->ppid = st->ppid;
 	snprintf(p->comm, sizeof(p->comm), "%s", st->name);
 	p->thp_enabled = st->thp_enabled;
-	p->rss_kb = st->vmrss_kb;
+	p->rss_kb =
+		st->vmrss_kb.present && st->vmrss_kb.v <= INT64_MAX ? (int64_t)st->vmrss_kb.v : -1;
 	if (has_cg) {
 		if (cg->has_v2 && cgroup_unit(cg->v2, p->unit, sizeof(p->unit)) != 0)
 			p->unit[0] = '\0';
@@ -257,7 +258,7 @@ static int detect(const struct sysroot *sr, struct scan *s, char *gover, size_t 
 {
 	struct proc_info *pi = &s->pi;
 	int wl = workload_from_comm(pi->st.name, NULL);
-	bool big = pi->st.vmrss_kb >= GO_MIN_RSS_KB;
+	bool big = pi->st.vmrss_kb.present && pi->st.vmrss_kb.v >= GO_MIN_RSS_KB;
 	int exe_err = -ENOENT;
 	if (wl >= 0 || big) {
 		proc_read(sr, pi->pid, PROC_EXE, pi);
@@ -308,7 +309,7 @@ static void scan_one(const struct sysroot *sr, struct scan *s, pid_t pid)
 	struct proc_info *pi = &s->pi;
 	if (proc_read(sr, pid, PROC_STATUS | PROC_CGROUP, pi) || !(pi->got & PROC_STATUS))
 		return;
-	if (pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+	if (pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 		return;
 	in->scanned++;
 	bool limited;

@@ -2,6 +2,7 @@
 #include "buddyinfo.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "parse.h"
@@ -68,11 +69,22 @@ int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
 	 * was cut short, and its missing orders are unknown, not 0 free blocks.
 	 */
 	int most = 0;
-	for (int i = 0; i < bi->nzones; i++)
+	bool twice[BUDDY_MAX_ZONES] = {false};
+	for (int i = 0; i < bi->nzones; i++) {
 		if (bi->zones[i].norders > most)
 			most = bi->zones[i].norders;
+		/* a zone listed twice: which row is right is unknown */
+		for (int j = 0; j < i; j++)
+			if (bi->zones[j].node == bi->zones[i].node &&
+			    !strcmp(bi->zones[j].zone, bi->zones[i].zone)) {
+				bi->dup += !twice[i];
+				twice[i] = twice[j] = true;
+			}
+	}
 	int k = 0;
 	for (int i = 0; i < bi->nzones; i++) {
+		if (twice[i])
+			continue;
 		if (bi->zones[i].norders < most) {
 			bi->bad++;
 			continue;

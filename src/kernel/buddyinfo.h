@@ -20,9 +20,13 @@ struct buddyinfo {
 	int nzones;
 	struct buddy_zone zones[BUDDY_MAX_ZONES];
 	size_t bad; /* malformed lines skipped */
+	size_t dup; /* zones (node and name) listed twice: every copy dropped */
 };
 
-/* Parse TEXT into BI. Returns 0, or -EINVAL when no zone line was found. */
+/*
+ * Parse TEXT into BI. A zone listed twice is damage: every copy is dropped and
+ * counted in BI->dup. Returns 0, or -EINVAL when no zone line was found.
+ */
 int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi);
 
 /* Free blocks of order >= MIN_ORDER in Z (in blocks of their own order); UINT64_MAX on overflow. */

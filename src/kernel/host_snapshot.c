@@ -159,6 +159,18 @@ static int read_counters(struct host_reader *r, struct host_snapshot *out)
 		host_snapshot_missing(out, "proc/meminfo (malformed or truncated lines)");
 	if (out->buddy.bad)
 		host_snapshot_missing(out, "proc/buddyinfo (malformed lines)");
+	/* a key printed twice: which copy is right is unknown, so neither is used */
+	char s[sizeof(out->missing[0])];
+	if (out->vmstat.dup) {
+		snprintf(s, sizeof(s), "proc/vmstat (%s seen twice)", out->vmstat.dup_name);
+		host_snapshot_missing(out, s);
+	}
+	if (out->meminfo.dup) {
+		snprintf(s, sizeof(s), "proc/meminfo (%s seen twice)", out->meminfo.dup_name);
+		host_snapshot_missing(out, s);
+	}
+	if (out->buddy.dup)
+		host_snapshot_missing(out, "proc/buddyinfo (a zone listed twice)");
 	return 0;
 }
 

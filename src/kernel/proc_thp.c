@@ -89,7 +89,7 @@ enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rol
 	p->damaged = proc_status_nbad(&pi.st);
 	if (p->st.kthread == 1) {
 		ret = PT_KTHREAD;
-	} else if (p->st.vmrss_kb < 0 && !(p->st.bad & PS_BAD_VMRSS) && !p->st.truncated) {
+	} else if (proc_status_no_mm(&p->st)) {
 		/* no mm: a kernel thread (old kernel) or a zombie */
 		ret = p->st.ppid == 2 || pid == 2 ? PT_KTHREAD : PT_GONE;
 	} else {

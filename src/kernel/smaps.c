@@ -150,13 +150,23 @@ static int parse_field(const char *s, const char *e, struct smaps_totals *t, str
 	if (!c)
 		return v ? -EINVAL : 0;
 	size_t nl = (size_t)(c - s);
+	/* a line seen twice in one block is damage: the field is unknown */
 	if (v && nl == 7 && memcmp(s, "VmFlags", 7) == 0) {
+		bool twice = v->vmflags_seen;
+		v->vmflags_seen = true;
+		v->has_vmflags = false;
+		v->vmflags = 0;
+		if (twice)
+			return -EINVAL;
 		parse_vmflags(c + 1, e, v);
 		return 0;
 	}
 	uint64_t x;
 	if (v && nl == 11 && memcmp(s, "THPeligible", 11) == 0) {
-		if (field_value(c + 1, e, &x) || x > 1)
+		bool twice = v->thp_seen;
+		v->thp_seen = true;
+		v->thp_eligible = -1;
+		if (twice || field_value(c + 1, e, &x) || x > 1)
 			return -EINVAL;
 		v->thp_eligible = (int)x;
 		return 0;
@@ -164,8 +174,9 @@ static int parse_field(const char *s, const char *e, struct smaps_totals *t, str
 	int f = field_lookup(s, nl);
 	if (f < 0)
 		return 0;
-	if (field_value(c + 1, e, &x)) {
+	if (((t->present | t->damaged) & (1u << f)) || field_value(c + 1, e, &x)) {
 		t->damaged |= 1u << f;
+		t->present &= ~(1u << f);
 		return -EINVAL;
 	}
 	t->kb[f] = x;

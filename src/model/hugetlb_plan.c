@@ -40,15 +40,17 @@ uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *f
 int hp_node_meminfo_total(const char *text, size_t len, uint64_t *kb)
 {
 	const char *pos = text, *end = text + len, *s, *e;
+	int n = 0;
 	while (next_line(&pos, end, &s, &e)) {
 		const char *k = memmem(s, (size_t)(e - s), " MemTotal:", 10);
 		if (!k || (size_t)(e - s) < 5 || memcmp(s, "Node ", 5) != 0)
 			continue;
 		const char *v = k + 10;
-		if (parse_u64(&v, e, kb) == 0)
-			return 0;
+		/* a key seen twice is damage: neither copy is used */
+		if (n++ || parse_u64(&v, e, kb))
+			return -EINVAL;
 	}
-	return -ENOENT;
+	return n ? 0 : -ENOENT;
 }
 
 __attribute__((format(printf, 2, 3))) static void note(struct hp_plan *p, const char *fmt, ...)

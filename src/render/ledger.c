@@ -192,7 +192,10 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)row->p.pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", row->p.st.name);
-		ledger_cell(v, sizeof(v), row->p.st.vmrss_kb >= 0 ? row->p.st.vmrss_kb : -1, false);
+		if (row->p.st.vmrss_kb.present)
+			fmt_kb(v, sizeof(v), row->p.st.vmrss_kb.v);
+		else
+			snprintf(v, sizeof(v), "-");
 		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->denied ? -1 : l->huge_kb, false);
 		table_cell(t, "%s", v);

@@ -382,8 +382,8 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		int64_t led = what == 4 ? p->invented_kb : what == 5 ? p->held_kb : p->creep_kb;
-		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg) ||
-		    (what >= 4 && led < 0))
+		if ((what == 1 && !p->rss_known) || (what == 2 && p->thp_enabled < 0) ||
+		    (what == 3 && !p->has_hg) || (what >= 4 && led < 0))
 			continue;
 		if (!any)
 			prom_family(b, name, "gauge", help);

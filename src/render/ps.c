@@ -78,9 +78,9 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)p->pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", p->st.name);
-		if (p->st.vmrss_kb >= 0)
-			fmt_kb(v, sizeof(v), (uint64_t)p->st.vmrss_kb);
-		table_cell(t, "%s", p->st.vmrss_kb >= 0 ? v : "-");
+		if (p->st.vmrss_kb.present)
+			fmt_kb(v, sizeof(v), p->st.vmrss_kb.v);
+		table_cell(t, "%s", p->st.vmrss_kb.present ? v : "-");
 		if (row->denied) {
 			for (int c = 0; c < 5; c++)
 				table_cell(t, "-");
@@ -106,8 +106,8 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 			table_cell(t, "-");
 		}
 		table_cell(t, "%s", row->denied ? "smaps not readable" : row->reason);
-		if (p->st.vmrss_kb > 0)
-			tot.kb[SM_RSS] += (uint64_t)p->st.vmrss_kb;
+		if (p->st.vmrss_kb.present)
+			tot.kb[SM_RSS] += p->st.vmrss_kb.v;
 		if (!row->denied) {
 			tot.kb[SM_ANON_HUGE] += p->t.kb[SM_ANON_HUGE];
 			nok++;
@@ -185,7 +185,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "user", json_str(row->user));
 		json_put(o, "comm", json_str(p->st.name));
 		json_put(o, "readable", json_boolean(ok));
-		json_put(o, "rss_kb", p->st.vmrss_kb >= 0 ? json_integer(p->st.vmrss_kb) : NULL);
+		json_put(o, "rss_kb", json_opt_u64(&p->st.vmrss_kb));
 		json_put(o, "anon_kb", ok ? kb_json(&p->t, SM_ANONYMOUS) : NULL);
 		json_put(o, "anon_huge_kb", ok ? kb_json(&p->t, SM_ANON_HUGE) : NULL);
 		json_put(o, "shmem_pmd_kb", ok ? kb_json(&p->t, SM_SHMEM_PMD) : NULL);
@@ -216,8 +216,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		if (r->ledger)
 			json_put(o, "ledger", ledger_to_json(&row->led));
 		json_array_append_new(arr, o);
-		if (p->st.vmrss_kb > 0)
-			rss += (uint64_t)p->st.vmrss_kb;
+		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
 		if (ok) {
 			ahp += p->t.kb[SM_ANON_HUGE];
 			nok++;

@@ -154,6 +154,24 @@ static void test_buddy_bad_lines(void **state)
 	assert_int_equal(bi.zones[0].norders, BUDDY_MAX_ORDERS);
 }
 
+/* A zone listed twice is damage: both rows dropped, counted; the other zones kept. */
+static void test_buddy_zone_twice(void **state)
+{
+	(void)state;
+	static const char text[] = "Node 0, zone    DMA32      1      3      0 \n"
+				   "Node 0, zone   Normal      1      0      1 \n"
+				   "Node 1, zone   Normal      5      5      5 \n"
+				   "Node 0, zone   Normal      9      9      9 \n";
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
+	assert_int_equal(bi.dup, 1);
+	assert_int_equal(bi.bad, 0);
+	assert_int_equal(bi.nzones, 2);
+	assert_string_equal(bi.zones[0].zone, "DMA32");
+	assert_int_equal(bi.zones[1].node, 1);
+	assert_int_equal(bi.zones[1].free[0], 5);
+}
+
 static void test_buddy_empty_and_too_many_zones(void **state)
 {
 	(void)state;
@@ -191,7 +209,7 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
+UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
 	  cmocka_unit_test(test_buddy_at_least_saturates),
 	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
 	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))

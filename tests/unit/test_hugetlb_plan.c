@@ -198,6 +198,10 @@ static void test_free_blocks(void **state)
 	assert_int_equal(hp_node_meminfo_total(LIT(nm), &kb), 0);
 	assert_int_equal(kb, 12341826);
 	assert_int_equal(hp_node_meminfo_total(LIT("MemTotal: 5 kB\n"), &kb), -ENOENT);
+	/* MemTotal twice: damage, neither copy */
+	assert_int_equal(
+		hp_node_meminfo_total(LIT("Node 1 MemTotal: 5 kB\nNode 1 MemTotal: 5 kB\n"), &kb),
+		-EINVAL);
 }
 
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),

@@ -149,12 +149,13 @@ static void mk(void)
 	smp.nprocs = 2;
 	smp.procs[0] = (struct proc_sample){.pid = 42,
 					    .rss_kb = 3000,
+					    .rss_known = true,
 					    .anon_huge_kb = 2048,
 					    .readable = true,
 					    .thp_enabled = 1};
 	snprintf(smp.procs[0].comm, sizeof(smp.procs[0].comm), "we\"ird\\na\nme");
-	smp.procs[1] =
-		(struct proc_sample){.pid = 7, .rss_kb = 10, .readable = true, .thp_enabled = -1};
+	smp.procs[1] = (struct proc_sample){
+		.pid = 7, .rss_kb = 10, .rss_known = true, .readable = true, .thp_enabled = -1};
 	snprintf(smp.procs[1].comm, sizeof(smp.procs[1].comm), "x");
 	smp.procs_seen = 300;
 	smp.procs_candidates = 2;
