@@ -95,20 +95,18 @@ int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
 	return bi->nzones ? 0 : -EINVAL;
 }
 
-uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
+u128 buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
 {
-	uint64_t n = 0;
+	u128 n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		if (__builtin_add_overflow(n, z->free[o], &n))
-			return UINT64_MAX;
+		n += z->free[o];
 	return n;
 }
 
-uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order)
+u128 buddy_pages_at_least(const struct buddy_zone *z, int min_order)
 {
-	uint64_t n = 0;
+	u128 n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		if (z->free[o] > UINT64_MAX >> o || __builtin_add_overflow(n, z->free[o] << o, &n))
-			return UINT64_MAX;
+		n += (u128)z->free[o] << o; /* o < BUDDY_MAX_ORDERS (16) */
 	return n;
 }

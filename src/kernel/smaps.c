@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/wide.h"
 #include "parse.h"
 
 /* Field table in the kernel's print order (fs/proc/task_mmu.c). */
@@ -186,21 +187,26 @@ static int parse_field(const char *s, const char *e, struct smaps_totals *t, str
 
 /*
  * KernelPageSize is not summed: the total keeps the smallest, the base page
- * size (a hugetlb VMA prints its huge page size there).
+ * size (a hugetlb VMA prints its huge page size there). A sum that does not
+ * fit a u64 is unknown (marked damaged), never wrapped or saturated. Returns
+ * how many sums became unknown so.
  */
-static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
+static unsigned totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
 {
 	const uint32_t kp = 1u << SM_KERNEL_PAGE;
+	unsigned over = 0;
 	for (int i = 0; i < SM_NFIELDS; i++)
-		if (i != SM_KERNEL_PAGE)
-			sum->kb[i] = __builtin_add_overflow(sum->kb[i], t->kb[i], &sum->kb[i])
-					     ? UINT64_MAX
-					     : sum->kb[i];
+		if (i != SM_KERNEL_PAGE && !add_u64(sum->kb[i], t->kb[i], &sum->kb[i]) &&
+		    !(sum->damaged & (1u << i))) {
+			sum->damaged |= 1u << i;
+			over++;
+		}
 	sum->damaged |= t->damaged;
 	if ((t->present & kp) &&
 	    (!(sum->present & kp) || t->kb[SM_KERNEL_PAGE] < sum->kb[SM_KERNEL_PAGE]))
 		sum->kb[SM_KERNEL_PAGE] = t->kb[SM_KERNEL_PAGE];
 	sum->present |= t->present;
+	return over;
 }
 
 void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
@@ -220,7 +226,7 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 static int emit(struct smaps_stream *s)
 {
 	if (s->totals)
-		totals_add(s->totals, &s->cur.t);
+		s->nbad += totals_add(s->totals, &s->cur.t); /* a sum past 2^64: partial */
 	return s->cb ? s->cb(&s->cur, s->ctx) : 0;
 }
 

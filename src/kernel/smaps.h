@@ -92,7 +92,7 @@ struct smaps_stream {
 	struct smaps_vma cur;
 	bool have;
 	unsigned nvmas;	 /* VMA headers seen */
-	unsigned nbad;	 /* damaged lines in all VMAs: the result is partial */
+	unsigned nbad;	 /* damaged lines in all VMAs, sums past 2^64: the result is partial */
 	unsigned nlines; /* lines of the current VMA */
 	int err;	 /* sticky: -EINVAL, -EFBIG (a ceiling) or the callback's value */
 	bool truncated;	 /* the text ended mid-line: the file was cut; that line is dropped */

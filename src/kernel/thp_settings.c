@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../util/num.h"
+#include "../util/wide.h"
 
 static const char *const khp_names[KHP_NKNOBS] = {
 	[KHP_DEFRAG] = "defrag",
@@ -179,8 +180,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 			}
 			struct thp_size *sz = &s->sizes[s->nsizes++];
 			sz->size_kb = kb;
-			sz->order =
-				page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
+			uint64_t bytes; /* a directory name's size: any u64 of kB */
+			sz->order = page_size > 0 && mul_u64(kb, 1024, &bytes)
+					    ? log2_exact(bytes / (uint64_t)page_size)
+					    : -1;
 			snprintf(rel, sizeof(rel), "%s/enabled", dir);
 			read_choice(sr, &b, rel, &sz->enabled, &s->nbad, s);
 			snprintf(rel, sizeof(rel), "%s/shmem_enabled", dir);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "../util/units.h"
+#include "../util/wide.h"
 
 static const char *const severity_names[] = {[SEV_CRIT] = "crit", [SEV_WARN] = "warn"};
 
@@ -196,9 +198,11 @@ void rule_fault_success_low(const struct host_snapshot *h, const struct host_der
 		return;
 	fmt_ratio(rs, sizeof(rs), r);
 	SETF(title, "%s THP fault success %s since boot", what, rs);
+	char nb[40];
+	fmt_u128(nb, sizeof(nb), d->free_pmd_blocks);
 	if (d->pmd_order >= 0)
-		SETF(evidence, "fault success %s; free blocks of order >= %d: %llu", rs,
-		     d->pmd_order, (unsigned long long)d->free_pmd_blocks);
+		SETF(evidence, "fault success %s; free blocks of order >= %d: %s", rs, d->pmd_order,
+		     nb);
 	else
 		SETF(evidence, "fault success %s", rs);
 	SETF(fix,
@@ -259,11 +263,12 @@ void rule_deferred_split(const struct host_snapshot *h, const struct host_derive
 	if (!f)
 		return;
 	SETF(title, "partly freed huge pages are held until memory pressure");
+	char pm[40];
+	fmt_u128(pm, sizeof(pm), d->nr_anon_partially_mapped);
 	if (d->has_partially_mapped)
 		SETF(evidence,
-		     "thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
-		     (unsigned long long)def, (unsigned long long)split,
-		     (unsigned long long)d->nr_anon_partially_mapped);
+		     "thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%s",
+		     (unsigned long long)def, (unsigned long long)split, pm);
 	else
 		SETF(evidence, "thp_deferred_split_page=%llu thp_split_page=%llu",
 		     (unsigned long long)def, (unsigned long long)split);
@@ -342,7 +347,7 @@ void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived
 	for (int i = 0; i < h->thp.nsizes; i++) {
 		const struct thp_size *sz = &h->thp.sizes[i];
 		if (sz->has_stats || !sz->eff_enabled || strcmp(sz->eff_enabled, "never") == 0 ||
-		    sz->size_kb * 1024 == h->feat.pmd_size)
+		    (u128)sz->size_kb * 1024 == h->feat.pmd_size)
 			continue;
 		struct finding *f = add(
 			out, "mthp-no-stats", SEV_WARN, AREA_VISIBILITY,
@@ -376,11 +381,12 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 			"hugetlb pages are taken from the kernel at reservation and unusable by anything else");
 		if (!f)
 			return;
-		uint64_t mib = p->nr.v * p->size_kb / 1024;
+		char held
+			[64]; /* pages x page size, exact: 2^64-1 pages of 2048 kB do not fit a u64 */
+		fmt_kb_exact(held, sizeof(held), (u128)p->nr.v * p->size_kb);
 		SETF(title,
-		     "hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
-		     (unsigned long long)p->nr.v, (unsigned long long)p->size_kb,
-		     (unsigned long long)mib);
+		     "hugetlb pool of %llu x %llu kB (%s) is reserved and entirely free: memory held for nobody",
+		     (unsigned long long)p->nr.v, (unsigned long long)p->size_kb, held);
 		SETF(evidence,
 		     "hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
 		     (unsigned long long)p->size_kb, (unsigned long long)p->nr.v,

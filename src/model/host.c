@@ -43,7 +43,7 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 			&sz->stats, "nr_anon_partially_mapped", &sf->nr_anon_partially_mapped.v);
 		if (sf->nr_anon_partially_mapped.present) {
 			d->has_partially_mapped = true;
-			d->nr_anon_partially_mapped += sf->nr_anon_partially_mapped.v;
+			d->nr_anon_partially_mapped += sf->nr_anon_partially_mapped.v; /* u128 */
 		}
 	}
 	d->pmd_order = -1;
@@ -57,9 +57,9 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 	}
 }
 
-uint64_t host_free_blocks(const struct buddyinfo *b, int order)
+u128 host_free_blocks(const struct buddyinfo *b, int order)
 {
-	uint64_t n = 0;
+	u128 n = 0; /* < 2^84 a zone, 32 zones: exact */
 	/* ZONE_DMA (16 MiB, guarded by lowmem_reserve) does not serve THP faults */
 	for (int i = 0; i < b->nzones; i++)
 		if (strcmp(b->zones[i].zone, "DMA") != 0)
@@ -71,8 +71,9 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 {
 	if (!h->has_buddy || h->pmd_order < 0)
 		return false;
-	*blocks = host_free_blocks(&h->buddy, h->pmd_order);
-	return true;
+	u128 n = host_free_blocks(&h->buddy, h->pmd_order);
+	*blocks = (uint64_t)n;
+	return u128_fits(n); /* beyond a u64: unknown to a u64 reader, never wrapped */
 }
 
 static int choice_value(const struct choice *c, char *out, size_t n)

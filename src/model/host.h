@@ -7,6 +7,7 @@
 #define THPCTL_HOST_H
 
 #include "../kernel/host_snapshot.h"
+#include "../util/wide.h"
 
 struct host_recent;
 
@@ -28,11 +29,11 @@ struct host_derived {
 	struct ratio collapse_success; /* thp_collapse_alloc / (alloc + alloc_failed) */
 	int nsizes;
 	struct size_fault sizes[THP_MAX_SIZES];
-	int pmd_order; /* log2(pmd_size / page_size), -1 if unknown */
-	uint64_t
-		free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all zones but DMA */
-	struct ratio khugepaged_cpu; /* share of one CPU since boot: value = cpu_s / uptime_s */
-	uint64_t nr_anon_partially_mapped; /* summed over sizes */
+	int pmd_order;	      /* log2(pmd_size / page_size), -1 if unknown */
+	u128 free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all
+			       * zones but DMA; exact (a u64 count << order may not fit 64 bits) */
+	struct ratio khugepaged_cpu;   /* share of one CPU since boot: value = cpu_s / uptime_s */
+	u128 nr_anon_partially_mapped; /* summed over sizes (exact) */
 	bool has_partially_mapped;
 	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */
 	const struct host_recent *recent;
@@ -45,7 +46,7 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d);
  * Free blocks of order >= ORDER in B, all zones but DMA, counted in units of
  * 2^ORDER pages (pure). ORDER must be >= 0.
  */
-uint64_t host_free_blocks(const struct buddyinfo *b, int order);
+u128 host_free_blocks(const struct buddyinfo *b, int order);
 
 /*
  * Free PMD-order blocks of H (its pmd_order from hpage_pmd_size), all zones

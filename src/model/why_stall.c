@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../util/units.h"
+#include "../util/wide.h"
 #include "why.h"
 
 void why_explain_stall(const struct why_input *in, struct why_report *r)
@@ -28,8 +29,8 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	/* the part of its hg regions not yet huge-backed, in whole PMDs */
 	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
 	uint64_t need = unbacked_kb / pmd_kb, blocks = 0;
-	char a[32], b[32];
-	fmt_kb(a, sizeof(a), need * pmd_kb);
+	char a[32], b[64];
+	fmt_kb(a, sizeof(a), need * pmd_kb); /* need * pmd_kb <= unbacked_kb */
 	if (!host_pmd_blocks(h, &blocks)) {
 		why_linef(r, "stall", WE_UNKNOWN, "/" SR_PROC "/buddyinfo",
 			  "defrag=%s: faults in its hg regions (%s not yet huge-backed) may "
@@ -38,7 +39,7 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 			  d, a);
 		return;
 	}
-	fmt_kb(b, sizeof(b), blocks * pmd_kb);
+	fmt_kb_wide(b, sizeof(b), (u128)blocks * pmd_kb);
 	bool short_ = need > blocks;
 	enum why_effect e = short_ ? WE_HINDERS : WE_NEUTRAL;
 	if (!need)

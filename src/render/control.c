@@ -176,11 +176,12 @@ static void buddy_line(FILE *f, const struct collapse_report *r)
 	if (!r->buddy || r->pmd_order <= 0)
 		return;
 	fprintf(f, "  free blocks of order >= %d (one huge page each or more):", r->pmd_order);
-	for (int i = 0; i < r->buddy->nzones; i++)
-		fprintf(f, "%s node %d %s %llu", i ? "," : "", r->buddy->zones[i].node,
-			r->buddy->zones[i].zone,
-			(unsigned long long)buddy_blocks_at_least(&r->buddy->zones[i],
-								  r->pmd_order));
+	for (int i = 0; i < r->buddy->nzones; i++) {
+		char nb[40];
+		fmt_u128(nb, sizeof(nb), buddy_blocks_at_least(&r->buddy->zones[i], r->pmd_order));
+		fprintf(f, "%s node %d %s %s", i ? "," : "", r->buddy->zones[i].node,
+			r->buddy->zones[i].zone, nb);
+	}
 	fputc('\n', f);
 }
 
@@ -442,9 +443,9 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			json_t *z = json_object();
 			json_put(z, "node", json_integer(r->buddy->zones[i].node));
 			json_put(z, "zone", json_str(r->buddy->zones[i].zone));
-			json_put(
-				z, "free_blocks_pmd_order",
-				json_u64(buddy_blocks_at_least(&r->buddy->zones[i], r->pmd_order)));
+			json_put(z, "free_blocks_pmd_order",
+				 json_u128(
+					 buddy_blocks_at_least(&r->buddy->zones[i], r->pmd_order)));
 			json_array_append_new(b, z);
 		}
 		json_put(root, "buddy", b);

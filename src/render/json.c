@@ -59,6 +59,16 @@ json_t *json_u64(uint64_t v)
 	return json_stringn(tmp, U64_MARK_LEN + (size_t)n);
 }
 
+json_t *json_u128(u128 v)
+{
+	if (u128_fits(v))
+		return json_u64((uint64_t)v);
+	char tmp[U64_MARK_LEN + 40];
+	memcpy(tmp, U64_MARK, U64_MARK_LEN);
+	size_t n = fmt_u128(tmp + U64_MARK_LEN, sizeof(tmp) - U64_MARK_LEN, v);
+	return json_stringn(tmp, U64_MARK_LEN + n);
+}
+
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
 {
 	char buf[20];
@@ -113,7 +123,7 @@ static size_t marker_digits(const char *t, size_t len)
 	for (size_t i = 0; i < n; i++)
 		if (t[U64_MARK_TEXT_LEN + i] < '0' || t[U64_MARK_TEXT_LEN + i] > '9')
 			return 0;
-	return n <= 20 ? n : 0;
+	return n <= 39 ? n : 0; /* a u64, or a u128 of json_u128() */
 }
 
 char *json_u64_unmark(char *text)

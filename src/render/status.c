@@ -223,8 +223,8 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%llukB", (unsigned long long)sf->size_kb);
 			status_opt_str(v, sizeof(v), &sf->nr_anon);
 			table_cell(t, "%s", v);
-			if (sf->nr_anon.present)
-				fmt_kb(v, sizeof(v), sf->nr_anon.v * sf->size_kb);
+			if (sf->nr_anon.present) /* folios x size: exact, wide */
+				fmt_kb_wide(v, sizeof(v), (u128)sf->nr_anon.v * sf->size_kb);
 			table_cell(t, "%s", sf->nr_anon.present ? v : "-");
 			status_opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped);
 			table_cell(t, "%s", v);
@@ -255,6 +255,20 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 	}
 	table_flush(t, f, 4, color);
 }
+
+/* The cells of PAGES free base pages in blocks of ORDER or more: blocks, memory (exact). */
+static void buddy_cells(struct table *t, u128 pages, int order, long page_size)
+{
+	char v[64];
+	fmt_u128(v, sizeof(v), pages >> order);
+	table_cell(t, "%s", v);
+	if (page_size > 0)
+		fmt_kb_wide(v, sizeof(v), pages * (u128)page_size / 1024); /* < 2^84 * 2^20 */
+	else
+		snprintf(v, sizeof(v), "-");
+	table_cell(t, "%s", v);
+}
+
 /* With more than one node: a row per node summing its zones but DMA (what THP can use). */
 static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int pmd_order)
 {
@@ -268,16 +282,13 @@ static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int 
 			first = b->zones[k].node != b->zones[i].node;
 		if (!first)
 			continue;
-		uint64_t pages = 0;
+		u128 pages = 0; /* exact: a zone's free counts are u64s, shifted by orders */
 		for (int k = i; k < b->nzones; k++)
 			if (b->zones[k].node == b->zones[i].node && strcmp(b->zones[k].zone, "DMA"))
 				pages += buddy_pages_at_least(&b->zones[k], pmd_order);
-		char v[32];
 		table_cell(t, "%d", b->zones[i].node);
 		table_cell(t, "all but DMA");
-		table_cell(t, "%llu", (unsigned long long)(pages >> pmd_order));
-		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
-		table_cell(t, "%s", v);
+		buddy_cells(t, pages, pmd_order, h->feat.page_size);
 	}
 }
 
@@ -330,10 +341,8 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			table_cell(t, "-");
 			continue;
 		}
-		uint64_t pages = buddy_pages_at_least(z, d->pmd_order);
-		table_cell(t, "%llu", (unsigned long long)(pages >> d->pmd_order));
-		fmt_kb(v, sizeof(v), pages * (uint64_t)h->feat.page_size / 1024);
-		table_cell(t, "%s", v);
+		buddy_cells(t, buddy_pages_at_least(z, d->pmd_order), d->pmd_order,
+			    h->feat.page_size);
 	}
 	buddy_node_rows(t, h, d->pmd_order);
 	table_flush(t, f, 4, color);
@@ -547,7 +556,7 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 		json_put(o, "free_blocks_by_order", fr);
 		json_put(o, "free_pmd_blocks",
 			 d->pmd_order >= 0
-				 ? json_u64(buddy_pages_at_least(z, d->pmd_order) >> d->pmd_order)
+				 ? json_u128(buddy_pages_at_least(z, d->pmd_order) >> d->pmd_order)
 				 : NULL);
 		json_array_append_new(zones, o);
 	}

@@ -61,8 +61,11 @@ static void test_buddy_at_least(void **state)
 	assert_int_equal(buddy_pages_at_least(dma, 9), 512 + 3 * 1024);
 }
 
-/* fuzz finding: sums of huge counts wrapped around to small plausible numbers */
-static void test_buddy_at_least_saturates(void **state)
+/*
+ * fuzz finding: sums of huge counts wrapped around to small plausible numbers; then they
+ * saturated at 2^64-1, a number as wrong (issue 24): now exact, beyond 64 bits
+ */
+static void test_buddy_at_least_exact_beyond_u64(void **state)
 {
 	(void)state;
 	struct buddyinfo bi;
@@ -72,17 +75,29 @@ static void test_buddy_at_least_saturates(void **state)
 			 0);
 	const struct buddy_zone *z = &bi.zones[0];
 	assert_int_equal(z->norders, 6);
-	assert_true(buddy_blocks_at_least(z, 0) == UINT64_MAX);
+	u128 max = UINT64_MAX;
+	assert_true(buddy_blocks_at_least(z, 0) == 1 + 2 + 3 + max + 155555555555555555ull + 7);
 	assert_true(buddy_blocks_at_least(z, 4) == 155555555555555555ull + 7);
 	assert_true(buddy_blocks_at_least(z, 5) == 7);
-	/* 155555555555555555 << 4 fits; << 5 of 2^64-1 does not */
 	assert_true(buddy_pages_at_least(z, 4) == 155555555555555555ull * 16 + 7 * 32);
-	assert_true(buddy_pages_at_least(z, 3) == UINT64_MAX);
-	assert_true(buddy_pages_at_least(z, 0) == UINT64_MAX);
+	assert_true(buddy_pages_at_least(z, 3) ==
+		    max * 8 + (u128)155555555555555555ull * 16 + 7 * 32);
+	assert_true(buddy_pages_at_least(z, 0) ==
+		    1 + 2 * 2 + 3 * 4 + max * 8 + (u128)155555555555555555ull * 16 + 7 * 32);
+	char d[40];
+	fmt_u128(d, sizeof(d), buddy_pages_at_least(z, 3));
+	assert_string_equal(d,
+			    "150062841478565302024"); /* (2^64-1)*8 + 155555555555555555*16 + 224 */
 	struct buddy_zone big = {.norders = 11};
 	big.free[10] = (UINT64_MAX >> 10) + 1; /* fits in blocks, not in pages */
 	assert_true(buddy_blocks_at_least(&big, 9) == (UINT64_MAX >> 10) + 1);
-	assert_true(buddy_pages_at_least(&big, 9) == UINT64_MAX);
+	assert_true(buddy_pages_at_least(&big, 9) == (u128)1 << 64);
+	/* every order at 2^64-1: 16 orders, the largest sum there is */
+	struct buddy_zone all = {.norders = BUDDY_MAX_ORDERS};
+	for (int o = 0; o < BUDDY_MAX_ORDERS; o++)
+		all.free[o] = UINT64_MAX;
+	assert_true(buddy_blocks_at_least(&all, 0) == max * 16);
+	assert_true(buddy_pages_at_least(&all, 0) == max * 65535);
 }
 
 static void test_buddy_numa_and_formats(void **state)
@@ -209,7 +224,8 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
-	  cmocka_unit_test(test_buddy_at_least_saturates),
+UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real),
+	  cmocka_unit_test(test_buddy_at_least),
+	  cmocka_unit_test(test_buddy_at_least_exact_beyond_u64),
 	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
 	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live))
