@@ -204,6 +204,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 			out->has_hugetlb = true;
 		else
 			host_snapshot_missing(out, SR_HUGETLB);
+		if (out->hugetlb.nbad)
+			host_snapshot_missing(out, out->hugetlb.bad);
 	}
 	if (r->what & HS_KHUGEPAGED)
 		read_khugepaged(r, out);

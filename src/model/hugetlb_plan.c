@@ -9,6 +9,7 @@
 #include "../util/num.h"
 #include "../util/units.h"
 #include "../util/names.h"
+#include "../util/wide.h"
 
 static const char *const runtime_names[] = {[HP_RT_ALREADY] = "already",
 					    [HP_RT_NOW] = "now",
@@ -21,9 +22,9 @@ const char *hp_runtime_name(enum hp_runtime r)
 	return ENUM_NAME(runtime_names, r, "unknown");
 }
 
-uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
+u128 hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *found)
 {
-	uint64_t n = 0;
+	u128 n = 0;
 	*found = false;
 	for (int i = 0; i < bi->nzones; i++) {
 		const struct buddy_zone *z = &bi->zones[i];
@@ -32,7 +33,7 @@ uint64_t hp_free_blocks(const struct buddyinfo *bi, int node, int order, bool *f
 		*found = true;
 		if (strcmp(z->zone, "DMA") == 0 || order < 0 || order >= 64)
 			continue;
-		n += buddy_pages_at_least(z, order) >> order;
+		n += buddy_pages_at_least(z, order) >> order; /* < 2^84 a zone: exact */
 	}
 	return n;
 }
@@ -111,33 +112,43 @@ static void lines(const struct hp_plan_input *in, struct hp_plan *p)
 
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
-	char a[32], b[32], sz[16];
+	char a[64], b[32], sz[16];
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	/* what is reserved now, and what the buddy allocator could give */
 	bool have_buddy = false;
+	/* no pool of the size: none reserved; a pool whose nr_hugepages is unreadable: unknown */
+	const struct opt_u64 *nr = &in->nr;
 	if (in->node >= 0) {
 		const struct hp_node *nd = find_node(in, in->node);
-		if (nd && nd->nr.present)
-			p->have = nd->nr.v;
+		nr = nd ? &nd->nr : NULL;
 		if (nd && nd->has_buddy) {
 			have_buddy = true;
 			p->free_blocks = nd->free_blocks;
 		}
 	} else {
-		if (in->nr.present)
-			p->have = in->nr.v;
 		for (int i = 0; i < in->nnodes; i++)
 			if (in->nodes[i].has_buddy) {
 				have_buddy = true;
 				p->free_blocks += in->nodes[i].free_blocks;
 			}
 	}
+	p->have_known = !in->size_supported || (nr && nr->present);
+	p->have = nr && nr->present ? nr->v : 0;
 	p->need = p->pages > p->have ? p->pages - p->have : 0;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
 	if (!p->fits) {
 		p->runtime = HP_RT_NOFIT;
 		snprintf(p->runtime_why, sizeof(p->runtime_why),
 			 "not at all: the pool does not leave the kernel 1.5 GiB");
+		return;
+	}
+	if (!p->have_known) {
+		p->runtime = HP_RT_UNKNOWN;
+		p->need = 0;
+		snprintf(
+			p->runtime_why, sizeof(p->runtime_why),
+			"unknown: nr_hugepages of the %s pool%s could not be read, so how many pages are reserved now is unknown",
+			sz, in->node >= 0 ? " of this node" : "");
 		return;
 	}
 	if (p->need == 0) {
@@ -162,10 +173,15 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 			 in->node >= 0 ? " for this node" : "");
 		return;
 	}
-	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
-	char blocks[96]; /* "N free block(s) of order >= O (SIZE)" */
-	snprintf(blocks, sizeof(blocks), "%llu free block%s of order >= %d (%s)",
-		 (unsigned long long)p->free_blocks, p->free_blocks == 1 ? "" : "s", p->order, a);
+	u128 fb_kb;
+	if (__builtin_mul_overflow(p->free_blocks, (u128)in->page_kb, &fb_kb))
+		snprintf(a, sizeof(a), "-");
+	else
+		fmt_kb_wide(a, sizeof(a), fb_kb);
+	char nb[40], blocks[160]; /* "N free block(s) of order >= O (SIZE)" */
+	fmt_u128(nb, sizeof(nb), p->free_blocks);
+	snprintf(blocks, sizeof(blocks), "%s free block%s of order >= %d (%s)", nb,
+		 p->free_blocks == 1 ? "" : "s", p->order, a);
 	if (p->free_blocks >= p->need) {
 		p->runtime = HP_RT_NOW;
 		snprintf(p->runtime_why, sizeof(p->runtime_why),
@@ -173,7 +189,8 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 			 (unsigned long long)p->need, blocks);
 		return;
 	}
-	uint64_t need_kb = p->need * in->page_kb;
+	/* need <= pages and pages * page_kb fits (checked in hugetlb_plan); the sum in u128 */
+	u128 need_kb = (u128)p->need * in->page_kb;
 	if (in->has_mem_free && in->mem_free_kb >= need_kb + HP_KERNEL_RESERVE_KB) {
 		p->runtime = HP_RT_COMPACT;
 		fmt_kb(b, sizeof(b), in->mem_free_kb);
@@ -201,7 +218,9 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	if (in->for_bytes > UINT64_MAX - extra)
 		return -EINVAL;
 	p->pool_bytes = in->for_bytes + extra;
-	uint64_t page_b = in->page_kb * 1024;
+	uint64_t page_b;
+	if (!mul_u64(in->page_kb, 1024, &page_b))
+		return -EINVAL;
 	p->pages = p->pool_bytes / page_b + (p->pool_bytes % page_b ? 1 : 0);
 	if (p->pages > UINT64_MAX / in->page_kb)
 		return -EINVAL;
@@ -237,7 +256,11 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		note(p,
 		     "this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
 		     sz, (unsigned long long)in->page_kb);
-	if (p->have && p->have != p->pages)
+	if (!p->have_known)
+		note(p,
+		     "nr_hugepages of the %s pool could not be read (damaged or unreadable): reserved_now and needed are unknown",
+		     sz);
+	else if (p->have && p->have != p->pages)
 		note(p,
 		     "nr_hugepages is the whole pool of that size, %llu pages now: add them if those serve something else",
 		     (unsigned long long)p->have);

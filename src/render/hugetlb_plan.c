@@ -30,7 +30,16 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	if (in->node >= 0)
 		fprintf(f, " on node %d", in->node);
 	fputc('\n', f);
-	exact(c, sizeof(c), p->total_kb * 1024);
+	for (int i = 0; i < in->nunread; i++) {
+		fprintf(f, "  %spartial: could not read ", col_yellow(color));
+		fputs_safe(in->unread[i], f);
+		fprintf(f, "%s\n", col_reset(color));
+	}
+	/* pages * page size is at most the pool plus a page: above 2^64 bytes, in kB exactly */
+	if (p->total_kb <= UINT64_MAX / 1024)
+		exact(c, sizeof(c), p->total_kb * 1024);
+	else
+		fmt_kb_wide(c, sizeof(c), p->total_kb);
 	fprintf(f, "  pages    %llu x %s = %s\n", (unsigned long long)p->pages, sz, c);
 	const char *of = in->node >= 0 ? " of the node" : "";
 	if (p->scope_mem_known) {
@@ -102,9 +111,9 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "fits", p->scope_mem_known ? json_boolean(p->fits) : json_null());
 	json_put(o, "left_kb", p->scope_mem_known && p->fits ? json_u64(p->left_kb) : json_null());
 	json_put(o, "max_pages", p->scope_mem_known ? json_u64(p->max_pages) : json_null());
-	json_put(o, "reserved_now", json_u64(p->have));
-	json_put(o, "needed", json_u64(p->need));
-	json_put(o, "free_blocks", json_u64(p->free_blocks));
+	json_put(o, "reserved_now", p->have_known ? json_u64(p->have) : NULL);
+	json_put(o, "needed", p->have_known ? json_u64(p->need) : NULL);
+	json_put(o, "free_blocks", json_u128(p->free_blocks));
 	json_put(o, "gigantic", json_boolean(p->gigantic));
 	json_put(o, "runtime", json_str(hp_runtime_name(p->runtime)));
 	json_put(o, "runtime_reason", json_str(p->runtime_why));
@@ -125,5 +134,10 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	for (int i = 0; i < p->nnotes; i++)
 		json_array_append_new(notes, json_str(p->notes[i]));
 	json_put(o, "notes", notes);
+	json_t *un = json_array();
+	for (int i = 0; i < in->nunread; i++)
+		json_array_append_new(un, json_str(in->unread[i]));
+	json_put(o, "partial", json_boolean(in->nunread > 0 || !p->have_known));
+	json_put(o, "unread", un);
 	return o;
 }
