@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "../util/buf.h"
 
@@ -96,8 +97,21 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* openat() relative to the sysroot, O_NONBLOCK added (a FIFO never blocks). Returns an fd or -errno. */
+/*
+ * openat() relative to the sysroot, O_NONBLOCK added (a FIFO never blocks). On
+ * the live root links are followed as the system does (proc/self); in a
+ * recorded tree REL is resolved below its root only (openat_beneath(),
+ * util/fileio.h): a symlink in a kernel path, a directory one too, is
+ * refused with -ELOOP, and a system file (etc/, var/, boot/, usr/) follows
+ * only links that stay in the tree. Returns an fd or -errno.
+ */
 int sysroot_openat(const struct sysroot *sr, const char *rel, int flags);
+
+/*
+ * fstatat() of REL in the sysroot (lstat with NOFOLLOW), resolved as
+ * sysroot_openat() does: in a recorded tree below its root only. 0 or -errno.
+ */
+int sysroot_stat(const struct sysroot *sr, const char *rel, struct stat *st, bool nofollow);
 
 /* opendir() relative to the sysroot; NULL with errno set on failure. */
 DIR *sysroot_opendir(const struct sysroot *sr, const char *rel);
