@@ -35,6 +35,11 @@ static int parse_zone(const char *s, const char *e, struct buddy_zone *z)
 	size_t wl = (size_t)(p - w);
 	if (!wl || wl >= sizeof(z->zone))
 		return -EINVAL;
+	/* the kernel's zone names: DMA, DMA32, Normal, HighMem, Movable, Device */
+	for (size_t i = 0; i < wl; i++)
+		if (!((w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= 'a' && w[i] <= 'z') ||
+		      (w[i] >= '0' && w[i] <= '9') || w[i] == '_'))
+			return -EINVAL;
 	memcpy(z->zone, w, wl);
 	while (z->norders < BUDDY_MAX_ORDERS) {
 		int r = parse_u64(&p, e, &v);

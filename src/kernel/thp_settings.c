@@ -93,6 +93,14 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
 		uint64_t v;
+		/* a counter's name is a JSON key and a word in sentences: the kernel's are [a-z_] */
+		bool named = true;
+		for (const char *c = de->d_name; *c; c++)
+			named &= *c > 0x20 && *c < 0x7f;
+		if (!named) {
+			(*nbad)++;
+			continue;
+		}
 		if (read_knob(sr, b, rel, s))
 			continue;
 		if (parse_u64_text(b->p, b->len, &v)) {

@@ -4,6 +4,7 @@
 #include "table.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,9 +152,48 @@ char *json_u64_unmark(char *text)
 	return text;
 }
 
+/*
+ * jansson escapes C0 controls in strings but writes DEL and the C1 controls
+ * (U+0080..U+009F, 0x9b an 8-bit CSI to some terminals) as they are: those
+ * bytes occur only inside strings, so each becomes its \u escape here, the
+ * same string to any JSON reader and no control to a terminal. TEXT is freed
+ * when a new string is returned.
+ */
+static char *escape_ctl(char *text)
+{
+	if (!text)
+		return NULL;
+	size_t n = 0, len = strlen(text);
+	const unsigned char *u = (const unsigned char *)text;
+	for (size_t i = 0; i < len; i++)
+		n += u[i] == 0x7f ||
+		     (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] < 0xa0);
+	if (!n)
+		return text;
+	char *out = malloc(len + n * 6 + 1);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned cp = u[i] == 0x7f ? 0x7f
+			      : u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] < 0xa0
+				      ? u[++i]
+				      : 0;
+		if (cp)
+			o += (size_t)sprintf(out + o, "\\u%04x", cp);
+		else
+			out[o++] = (char)u[i];
+	}
+	out[o] = '\0';
+	free(text);
+	return out;
+}
+
 char *json_dump_text(const json_t *root, size_t flags)
 {
-	return json_u64_unmark(json_dumps(root, flags));
+	return escape_ctl(json_u64_unmark(json_dumps(root, flags)));
 }
 
 int json_dump(json_t *root, FILE *f)

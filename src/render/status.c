@@ -174,7 +174,9 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	/* a line of its own: a long profile line must not squeeze the table */
 	char tuned[512];
 	status_tuned_str(h, tuned, sizeof(tuned));
-	fprintf(f, "  tuned: %s\n", tuned);
+	fputs("  tuned: ", f);
+	fputs_safe(tuned, f); /* profile names come from the tree */
+	fputc('\n', f);
 	if (!s->nsizes)
 		return;
 	static const char *const hdr[] = {"size",      "order",		"enabled",
@@ -354,7 +356,7 @@ void status_render_header(FILE *f, const struct host_snapshot *h, bool color)
 	if (h->nmissing) {
 		fprintf(f, "  %s(partial: could not read", col_yellow(color));
 		for (int i = 0; i < h->nmissing; i++)
-			fprintf(f, "%s %s", i ? "," : "", h->missing[i]);
+			fputs(i ? ", " : " ", f), fputs_safe(h->missing[i], f);
 		fprintf(f, ")%s", col_reset(color));
 	}
 	fputc('\n', f);
