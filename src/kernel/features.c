@@ -197,6 +197,13 @@ int features_probe(const struct sysroot *sr, struct features *f)
 	return 0;
 }
 
+bool features_absence_known(const struct features *f, int maj, int min)
+{
+	if (f->thp_recorded == REC_LIVE || f->thp_recorded == REC_WHOLE)
+		return true;
+	return f->thp_recorded == REC_TREE && f->kver[0] && !kver_at_least(f->kver, maj, min);
+}
+
 void features_from_settings(struct features *f, const struct thp_settings *s)
 {
 	f->pmd_size = s->hpage_pmd_size.present ? s->hpage_pmd_size.v : 0;

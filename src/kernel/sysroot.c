@@ -256,11 +256,14 @@ int sysroot_exists(const struct sysroot *sr, const char *rel)
 	return sysroot_stat(sr, rel, &st, false);
 }
 
-/* Whether the /sys line of a recorded proc/mounts says "ro". */
-static bool recorded_sys_ro(const struct sysroot *sr)
+/*
+ * The /sys line of a recorded proc/mounts: 1 "ro", 0 "rw", -1 none (proc/mounts
+ * not recorded, or no /sys line: whether the settings were writable is unknown).
+ */
+static int recorded_sys_ro(const struct sysroot *sr)
 {
 	struct buf b = {0};
-	bool ro = false;
+	int ro = -1;
 	if (sysroot_read(sr, SR_PROC "/mounts", &b) == 0) {
 		char *save = NULL;
 		for (char *l = strtok_r(b.p, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -289,7 +292,10 @@ int sysroot_writable(const struct sysroot *sr, const char *rel)
 	int e = sysroot_stat(sr, rel, &st, false);
 	if (e)
 		return e;
-	if (recorded_sys_ro(sr))
+	int ro = recorded_sys_ro(sr);
+	if (ro < 0)
+		return -ENODATA; /* a tree without that evidence (what sos collects): not recorded */
+	if (ro)
 		return -EROFS;
 	return (st.st_mode & 0222) ? 0 : -EACCES;
 }

@@ -123,7 +123,8 @@ int sysroot_exists(const struct sysroot *sr, const char *rel);
  * Whether the file REL can be written here, without writing: 0 if yes,
  * -EROFS (read-only mount, e.g. a container's /sys), -EACCES (not root or mode
  * without write bits), -ENOENT. On a recorded tree the recorded mode bits and
- * the "ro" flag of the /sys line in proc/mounts decide.
+ * the "ro" flag of the /sys line in proc/mounts decide; a tree without that
+ * line (no proc/mounts recorded: a sos report) gives -ENODATA, not recorded.
  */
 int sysroot_writable(const struct sysroot *sr, const char *rel);
 

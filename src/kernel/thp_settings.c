@@ -77,6 +77,38 @@ static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, s
 		s->nbad++;
 }
 
+/*
+ * khugepaged/defrag: 0 or 1 since 2.6.38; RHEL 6's 2.6.32 prints a choice,
+ * "[yes] no" (or the bare word): yes is 1, no is 0.
+ */
+static void read_yes_no(const struct sysroot *sr, struct buf *b, const char *rel, struct opt_u64 *o,
+			struct thp_settings *s)
+{
+	o->present = false;
+	if (read_knob(sr, b, rel, s))
+		return;
+	struct choice c;
+	const char *w = NULL;
+	if (parse_u64_text(b->p, b->len, &o->v) == 0) {
+		o->present = o->v <= 1;
+	} else if (choice_parse(b->p, b->len, &c) == 0) {
+		w = c.selected;
+	} else {
+		size_t n = b->len;
+		while (n && (b->p[n - 1] == '\n' || b->p[n - 1] == ' '))
+			n--;
+		w = (n == 3 && !memcmp(b->p, "yes", 3))	 ? "yes"
+		    : (n == 2 && !memcmp(b->p, "no", 2)) ? "no"
+							 : NULL;
+	}
+	if (w && (!strcmp(w, "yes") || !strcmp(w, "no"))) {
+		o->v = !strcmp(w, "yes");
+		o->present = true;
+	}
+	if (!o->present)
+		s->nbad++;
+}
+
 static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, struct thp_size *sz,
 		      struct thp_settings *s)
 {
@@ -170,7 +202,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), SR_THP "/khugepaged/%s", khp_names[k]);
-		read_u64(sr, &b, rel, &s->khp[k], s);
+		if (k == KHP_DEFRAG)
+			read_yes_no(sr, &b, rel, &s->khp[k], s);
+		else
+			read_u64(sr, &b, rel, &s->khp[k], s);
 	}
 	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
 

@@ -61,7 +61,7 @@ void advice_notes(struct adv_ctx *c)
 				 p->ver_src);
 		}
 	}
-	if (h->thp.write_err && h->thp.write_err != -ENOENT)
+	if (h->thp.write_err && h->thp.write_err != -ENOENT && h->thp.write_err != -ENODATA)
 		adv_note(
 			a, AN_INFO,
 			"the THP settings are not writable here (%s): apply the host-wide part as root on the host",

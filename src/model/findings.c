@@ -428,7 +428,8 @@ void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
 		    struct findings *out)
 {
 	(void)d;
-	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT)
+	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT ||
+	    h->thp.write_err == -ENODATA) /* not recorded: unknown, not read-only */
 		return;
 	bool rofs = h->thp.write_err == -EROFS;
 	struct finding *f =

@@ -51,21 +51,6 @@ static struct table *section_table(FILE *f, const char *name, const char *align,
 	return table_new(2, NULL, align);
 }
 
-static void write_note(const struct host_snapshot *h, char *out, size_t n)
-{
-	int e = h->thp.write_err;
-	if (!h->thp.present)
-		snprintf(out, n, "-");
-	else if (e == 0)
-		snprintf(out, n, "yes");
-	else if (e == -EROFS)
-		snprintf(out, n, "no: read-only here; host-wide setting");
-	else if (e == -EACCES || e == -EPERM)
-		snprintf(out, n, "no: %s (run as root to change)", strerror(-e));
-	else
-		snprintf(out, n, "no: %s", strerror(-e));
-}
-
 static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct features *ft = &h->feat;
@@ -110,10 +95,17 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 	} else {
 		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
 	}
+	/* absent: "no" only where the tree can say so (stats/ 6.10, shrink_underused 6.12) */
 	table_cell(t, "per-size stats");
-	table_cell(t, "%s", ft->per_size_stats ? "yes" : unrec ? "not recorded" : "no");
+	table_cell(t, "%s",
+		   ft->per_size_stats		       ? "yes"
+		   : features_absence_known(ft, 6, 10) ? "no"
+						       : "not recorded");
 	table_cell(t, "shrink_underused");
-	table_cell(t, "%s", ft->shrink_underused ? "yes" : unrec ? "not recorded" : "no");
+	table_cell(t, "%s",
+		   ft->shrink_underused		       ? "yes"
+		   : features_absence_known(ft, 6, 12) ? "no"
+						       : "not recorded");
 	table_cell(t, "MADV_COLLAPSE");
 	table_cell(t, "%s%s", status_tri_str(ft->madv_collapse),
 		   ft->madv_collapse == TRI_UNKNOWN ? " (not probed: recorded tree)" : " (probed)");
@@ -168,7 +160,7 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	table_cell(t, "cmdline transparent_hugepage=");
 	table_cell(t, "%s", h->feat.cmdline_thp[0] ? h->feat.cmdline_thp : "-");
 	table_cell(t, "writable");
-	write_note(h, v, sizeof(v));
+	status_write_note(h, v, sizeof(v));
 	table_cell(t, "%s", v);
 	table_flush(t, f, 2, color);
 	/* a line of its own: a long profile line must not squeeze the table */
@@ -420,9 +412,13 @@ static json_t *kernel_json(const struct host_snapshot *h)
 	}
 	json_put(c, "mthp_sizes_kb", sizes);
 	json_put(c, "per_size_stats",
-		 ft->per_size_stats || !unrec ? json_boolean(ft->per_size_stats) : NULL);
+		 ft->per_size_stats || features_absence_known(ft, 6, 10)
+			 ? json_boolean(ft->per_size_stats)
+			 : NULL);
 	json_put(c, "shrink_underused",
-		 ft->shrink_underused || !unrec ? json_boolean(ft->shrink_underused) : NULL);
+		 ft->shrink_underused || features_absence_known(ft, 6, 12)
+			 ? json_boolean(ft->shrink_underused)
+			 : NULL);
 	json_put(c, "madv_collapse", status_tri_json(ft->madv_collapse));
 	json_put(c, "pr_thp_disable_except_advised", status_tri_json(ft->except_advised));
 	json_put(c, "status_thp_enabled", status_tri_json(ft->status_thp_enabled));
@@ -479,9 +475,12 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "cmdline_transparent_hugepage",
 		 h->feat.cmdline_thp[0] ? json_str(h->feat.cmdline_thp) : NULL);
 	json_put(p, "tuned", status_tuned_json(h));
-	json_put(p, "writable", json_boolean(s->present && s->write_err == 0));
+	bool unrec = s->write_err == -ENODATA; /* a tree without the evidence */
+	json_put(p, "writable", unrec ? NULL : json_boolean(s->present && s->write_err == 0));
 	json_put(p, "write_error",
-		 s->present && s->write_err ? json_str(strerror(-s->write_err)) : NULL);
+		 unrec			      ? json_str("not recorded")
+		 : s->present && s->write_err ? json_str(strerror(-s->write_err))
+					      : NULL);
 	return p;
 }
 

@@ -18,5 +18,7 @@ const char *status_choice_str(const struct choice *c);
 void status_opt_str(char *out, size_t n, const struct opt_u64 *o);
 /* "12.3% (NUM of DEN)", or "-" when the ratio is not valid. */
 void status_ratio_str(char *out, size_t n, const struct ratio *r);
+/* Whether THP settings could be changed here, in words: "yes", "no: ...", "not recorded (...)". */
+void status_write_note(const struct host_snapshot *h, char *out, size_t n);
 
 #endif
