@@ -97,8 +97,12 @@ PY
 
 CMDS=("status" "status --brief" "ps --all" "ps --all --rollup" "ps --all --by cgroup"
 	"maps $PID" "why $PID" "advise" "advise --workload redis" "hugetlb plan --for 8G"
-	"cgroups" "persist" "set --dry-run enabled=never")
-JSON_ONLY=("exporter --once" "snapshot save -")
+	"cgroups" "persist" "set --dry-run enabled=never" "watch -i 0.2 -n 2"
+	"snapshot diff $TMP/plain.snap")
+JSON_ONLY=("exporter --once" "exporter --once --json" "snapshot save -")
+# what snapshot diff compares with: the same tree before its THP words were made hostile
+"$T" --sysroot tests/fixtures/cgroups-v2-x86 snapshot save "$TMP/plain.snap" >/dev/null 2>&1 ||
+	nok "snapshot save" "cannot save $TMP/plain.snap"
 run_one() { # LABEL ROOT ARGS...
 	local label=$1 root=$2
 	shift 2
