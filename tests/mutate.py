@@ -14,10 +14,10 @@ finish within 5 s, exit 0, 1 or 2, print valid JSON that its schema in
 docs/json/ accepts when they exit 0, and trip no sanitizer; and compared with
 the same command on the undamaged tree, every number that differs must be
 null (unknown) or the document must say "partial": true (never another
-plausible number with "partial": false). A mutation that keeps the file valid
-(a bit flip, a number set to 2^64-1) may change numbers: there no integer may
-shrink (a wrapped product or sum does) unless partial; CRLF line ends change
-nothing. A duplicated host counter makes status partial; a directory symlink
+plausible number with "partial": false). A number set to 2^64-1 keeps the
+file valid: numbers may grow, but no integer may shrink (a wrapped product or
+sum does) unless partial; a bit flip (one digit for another) or a file cut at a
+line end is valid too and not compared; CRLF line ends change nothing. A duplicated host counter makes status partial; a directory symlink
 is never followed (its process is not listed, maps of it exits 1).
 
     tests/mutate.py [-v]        THPCTL=path overrides build/asan/thpctl
@@ -50,8 +50,12 @@ PERPROC = ["smaps", "smaps_rollup", "status", "stat"]
 KINDS = ["truncate", "flip", "delete", "fifo", "devzero", "loop", "directory",
          "u64max", "u64over", "minus1", "1e9999", "text", "longline", "nul", "crlf", "utf8",
          "dupkey", "allmax", "dirlink"]
-# mutations after which the file is still valid by its grammar: numbers may change
-VALID = {"flip", "u64max", "allmax"}
+# mutations after which the file is still valid by its grammar: numbers may change.
+# GROW: every changed number grew, so no integer may shrink (a wrapped sum or product
+# does); ANY: a bit flip (a digit becomes another digit) or a file cut at a line end
+# (a shorter file, as a kernel may print) changes numbers either way: not compared.
+GROW = {"u64max", "allmax"}
+ANY = {"flip", "cut-at-line"}
 KEYED = ("proc/vmstat", "proc/meminfo", "proc/buddyinfo")  # every key read, a copy is damage
 NUMBERS = {"u64max": b"18446744073709551615", "u64over": b"18446744073709551616",
            "minus1": b"-1", "1e9999": b"1e9999", "text": b"abc"}
@@ -74,12 +78,13 @@ def result(ok, name, detail=""):
 
 
 def mutate(rng, path, kind, outside=None):
-    """Damage PATH (a file in the copied tree) by KIND; dirlink: its directory."""
+    """Damage PATH (a file in the copied tree) by KIND; dirlink: its directory.
+    Returns the kind to compare by: "cut-at-line" for a truncate that ends a line."""
     if kind == "dirlink":
         d = os.path.dirname(path)
         shutil.rmtree(d)
         os.symlink(outside, d)
-        return
+        return kind
     data = open(path, "rb").read() if os.path.isfile(path) else b""
     if kind in ("delete", "fifo", "devzero", "loop", "directory"):
         os.unlink(path)
@@ -91,9 +96,11 @@ def mutate(rng, path, kind, outside=None):
             os.symlink(os.path.basename(path), path)
         elif kind == "directory":
             os.mkdir(path)
-        return
+        return kind
     if kind == "truncate":
         data = data[: rng.randrange(len(data) + 1)]
+        if data.endswith(b"\n"):
+            kind = "cut-at-line"
     elif kind == "flip":
         b = bytearray(data)
         for _ in range(rng.randint(1, 8)):
@@ -133,6 +140,7 @@ def mutate(rng, path, kind, outside=None):
     os.chmod(path, 0o644)
     with open(path, "wb") as f:
         f.write(data)
+    return kind
 
 
 def load_schemas():
@@ -200,7 +208,9 @@ def compare(base, doc, kind):
     for path, v in m.items():
         if path not in b or v is None or v == b[path] or b[path] is None:
             continue
-        if kind in VALID:
+        if kind in ANY:
+            continue
+        if kind in GROW:
             # a valid number may change; a derived integer that shrinks has wrapped
             if isinstance(v, int) and isinstance(b[path], int) and v < b[path]:
                 return f"{path} went from {b[path]} to {v} without partial"
@@ -293,7 +303,7 @@ def main():
             if not os.path.lexists(os.path.join(tree, rel)):
                 # dirlink replaces the file's directory: keep it the process's
                 rel = f"proc/{pid}/smaps" if kind == "dirlink" else "proc/vmstat"
-            mutate(rng, os.path.join(tree, rel), kind, outside)
+            kind = mutate(rng, os.path.join(tree, rel), kind, outside)
             label = f"#{i} {base} {rel} {kind}"
             for argv in (["status", "--json"], ["ps", "--all", "--json"],
                          ["maps", pid, "--json"]):
