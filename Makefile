@@ -218,6 +218,7 @@ bench: build/thpctl $(HELPERS) $(BENCHBIN)
 	bench/trace.sh
 	bench/ab.sh
 	bench/fuzz.sh
+	$(MAKE) --no-print-directory build/asan/thpctl && MUTANTS=320 tests/mutate.py
 
 fmt:
 	clang-format -i $(SRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/mutate.py: damaged copies of the recorded trees, every command on each.
 
-Makes MUTANTS (default 320) mutants of the trees in tests/fixtures/ (seeded,
+Makes MUTANTS (default 76: each kind once on each tree, the smoke of make check;
+make bench runs 320) mutants of the trees in tests/fixtures/ (seeded,
 reproducible: MUTATE_SEED): one file of a tree truncated, bytes flipped,
 deleted, replaced by a FIFO, a /dev/zero symlink, a symlink loop or a
 directory; a number in it replaced by 2^64-1, 2^64, -1, 1e9999 or text; a
@@ -37,7 +38,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FX = os.path.join(REPO, "tests", "fixtures")
 BIN = os.environ.get("THPCTL", os.path.join(REPO, "build", "asan", "thpctl"))
-N = int(os.environ.get("MUTANTS", "320"))
+N = int(os.environ.get("MUTANTS", "76"))
 SEED = int(os.environ.get("MUTATE_SEED", "12"))
 TREES = ["linux-6.18-x86", "linux-4.14-x86", "arm64-64k", "frag-always-x86"]
 THP = "sys/kernel/mm/transparent_hugepage"
