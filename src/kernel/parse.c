@@ -13,6 +13,13 @@ int parse_u64_text(const char *text, size_t len, uint64_t *out)
 	return str_to_u64(text, len, 0, UINT64_MAX, out);
 }
 
+int sysfs_u64_parse(const char *text, size_t len, uint64_t *out)
+{
+	if (!len || text[len - 1] != '\n')
+		return -EINVAL; /* cut short: a smaller number is no reading */
+	return parse_u64_text(text, len, out);
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';

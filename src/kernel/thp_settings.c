@@ -71,7 +71,7 @@ static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, s
 	o->present = false;
 	if (read_knob(sr, b, rel, s))
 		return;
-	if (parse_u64_text(b->p, b->len, &o->v) == 0)
+	if (sysfs_u64_parse(b->p, b->len, &o->v) == 0)
 		o->present = true;
 	else
 		s->nbad++;
@@ -89,7 +89,7 @@ static void read_yes_no(const struct sysroot *sr, struct buf *b, const char *rel
 		return;
 	struct choice c;
 	const char *w = NULL;
-	if (parse_u64_text(b->p, b->len, &o->v) == 0) {
+	if (sysfs_u64_parse(b->p, b->len, &o->v) == 0) {
 		o->present = o->v <= 1;
 	} else if (choice_parse(b->p, b->len, &c) == 0) {
 		w = c.selected;
@@ -135,7 +135,7 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 		}
 		if (read_knob(sr, b, rel, s))
 			continue;
-		if (parse_u64_text(b->p, b->len, &v)) {
+		if (sysfs_u64_parse(b->p, b->len, &v)) {
 			(*nbad)++;
 			continue;
 		}
@@ -296,7 +296,7 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 	int nbad = 0, ret = 0;
 	read_choice(sr, &b, SR_THP "/enabled", &top, &nbad, NULL);
 	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0)
-		parse_u64_text(b.p, b.len, &pmd);
+		sysfs_u64_parse(b.p, b.len, &pmd);
 	sz.present = false;
 	if (pmd) {
 		char rel[PATH_MAX];
