@@ -252,6 +252,7 @@ bench: build/thpctl $(HELPERS) $(BENCHBIN) fuzzers-if-clang
 	bench/trace.sh
 	bench/ab.sh
 	bench/fuzz.sh
+	$(MAKE) --no-print-directory build/asan/thpctl && MUTANTS=320 tests/mutate.py
 	scripts/bench-table
 
 # make bench-check: make check on a fresh clone, timed and recorded (15-30 min of the whole machine)

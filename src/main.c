@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "lab/guard.h"
+#include "util/esc.h"
 #include "util/version.h"
 #include "util/wrap.h"
 
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* no warning or error carries a raw control byte from a tree or a process (util/esc.h) */
+	esc_stderr_filter();
 	struct globals g = {0};
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};

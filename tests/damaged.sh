@@ -7,7 +7,8 @@
 # must say "partial": true (status also names the damage in words; maps of a
 # process whose smaps cannot be read at all exits 1 and names it on stderr).
 #
-#   tests/damaged.sh        (THPCTL=path overrides build/asan/thpctl)
+#   tests/damaged.sh        (THPCTL=path overrides build/asan/thpctl; DAMAGED_KEEP=DIR
+#                           keeps the --json documents, as N.json and N.args)
 #
 # The trees are checked JOBS at a time (default one per CPU), their results printed in order.
 # Harness: tests/lib.sh; last line "damaged: N passed, M failed, 0 skipped".
@@ -19,6 +20,7 @@ suite_init damaged
 BASE=tests/fixtures/linux-6.18-x86
 THPD=sys/kernel/mm/transparent_hugepage
 LAYOUT=30730 # thpfix-layout in the recorded tree
+NRH=sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 
 if [ ! -x "$T" ]; then
 	nok "preflight" "no $T: build it first (make build/asan/thpctl)"
@@ -26,7 +28,7 @@ if [ ! -x "$T" ]; then
 fi
 tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
 
-# NAME|PATH|DAMAGE|COMMANDS THAT MUST SAY PARTIAL (s=status, p=ps, m=maps)|WORDS status prints
+# NAME|PATH|DAMAGE|COMMANDS THAT MUST SAY PARTIAL (s=status, p=ps, m=maps, h=hugetlb plan)|WORDS status prints
 SPECS=(
 	"vmstat-fifo|proc/vmstat|fifo|s|not a regular file"
 	"vmstat-dir|proc/vmstat|dir|s|a directory"
@@ -64,7 +66,21 @@ SPECS=(
 	"mounts-fifo|proc/mounts|fifo||"
 	"passwd-fifo|etc/passwd|fifo||"
 	"osrelease-zero|proc/sys/kernel/osrelease|zero||"
-	"hugetlb-fifo|sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages|fifo||"
+	"hugetlb-fifo|sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages|fifo|h|"
+	# a key seen twice is damage: unknown and partial, in every reader (issue 24)
+	"vmstat-dup|proc/vmstat|sed:/^thp_fault_alloc /a thp_fault_alloc 0|s|thp_fault_alloc seen twice"
+	"meminfo-dup|proc/meminfo|sed:/^AnonHugePages:/a AnonHugePages:       0 kB|s|AnonHugePages seen twice"
+	"buddyinfo-dup|proc/buddyinfo|sed:\$p|s|a zone listed twice"
+	"status-dup|proc/$LAYOUT/status|sed:/^VmRSS:/a VmRSS:\t       4 kB|pm|"
+	"smaps-dup|proc/$LAYOUT/smaps|sed:241p|pm|"
+	# a damaged hugetlb count is unknown, and the plan says what it could not read
+	"nr_hugepages-12abc|$NRH|sed:s/.*/12abc/|sh|nr_hugepages (malformed)"
+	"nr_hugepages-minus1|$NRH|sed:s/.*/-1/|sh|nr_hugepages (malformed)"
+	"nr_hugepages-3.5|$NRH|sed:s/.*/3.5/|sh|nr_hugepages (malformed)"
+	"nr_hugepages-hex|$NRH|sed:s/.*/0x1f/|sh|nr_hugepages (malformed)"
+	"nr_hugepages-1e9999|$NRH|sed:s/.*/1e9999/|sh|nr_hugepages (malformed)"
+	"nr_hugepages-empty|$NRH|sed:s/.*//|sh|nr_hugepages (malformed)"
+	"nr_hugepages-2p64|$NRH|sed:s/.*/18446744073709551616/|sh|nr_hugepages (malformed)"
 )
 CMDS=("status --json" "ps --all --json" "maps $LAYOUT --json" "why $LAYOUT --json"
 	"advise --json" "hugetlb plan --for 8G --json" "status" "ps --all")
@@ -92,6 +108,9 @@ damage() { # ROOT REL KIND
 	esac
 }
 
+DOCS=$TMP/docs
+mkdir -p "$DOCS"
+
 json_partial() { # FILE: prints the top-level "partial" value, "none", or "invalid" (not JSON)
 	python3 -c 'import json,sys
 try:
@@ -102,10 +121,11 @@ except ValueError:
 print(str(d.get("partial", "none")).lower() if isinstance(d, dict) else "none")' "$1" 2>/dev/null
 }
 
-# check_spec SPEC: its damaged tree, every command on it; result lines on stdout (relayed in
-# order below: the specs run JOBS at a time, one per CPU)
+# check_spec SPEC I: its damaged tree, every command on it; result lines on stdout (relayed in
+# order below: the specs run JOBS at a time, one per CPU); its documents are DOCS/I*100+N.json
 check_spec() {
 	local name rel kind must words root cmd argv label out err start rc ms want got
+	local ndoc=$(($2 * 100))
 	IFS='|' read -r name rel kind must words <<<"$1"
 	root=$TMP/$name
 	cp -a "$BASE" "$root"
@@ -138,16 +158,23 @@ check_spec() {
 			fi
 			continue
 		}
-		got=$(json_partial "$out")
+		got=$(json_partial "$out") # one python3 start per document: it is most of the time
 		if [ "$rc" -eq 0 ] && [ "$got" = invalid ]; then
 			nok "$label: valid JSON" "invalid JSON"
 			continue
+		fi
+		# every document against its schema, damaged or not (validated after the loop)
+		if [ "$rc" -le 1 ] && [ -s "$out" ]; then
+			ndoc=$((ndoc + 1))
+			cp "$out" "$DOCS/$ndoc.json"
+			printf '%s (%s)\n' "$cmd" "$name" >"$DOCS/$ndoc.args"
 		fi
 		want=
 		case ${argv[0]} in
 		status) [[ $must == *s* ]] && want=true ;;
 		ps) [[ $must == *p* ]] && want=true ;;
 		maps) [[ $must == *m* ]] && want=true ;;
+		hugetlb) [[ $must == *h* ]] && want=true ;;
 		esac
 		[ -n "$want" ] || continue
 		if [ "${argv[0]}" = maps ] && [ "$rc" -eq 1 ] && [ ! -s "$out" ]; then
@@ -179,10 +206,73 @@ check_spec() {
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 for i in "${!SPECS[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-	check_spec "${SPECS[$i]}" >"$TMP/res.$i" 2>&1 &
+	check_spec "${SPECS[$i]}" "$i" >"$TMP/res.$i" 2>&1 &
 done
 wait
 for i in "${!SPECS[@]}"; do
 	relay_results "damaged: ${SPECS[$i]%%|*}" <"$TMP/res.$i"
 done
+
+# the documents of every damaged tree against docs/json/ (tests/json_schema.py)
+# DAMAGED_KEEP=DIR: keep the documents (N.json, N.args) there
+[ -n "${DAMAGED_KEEP:-}" ] && mkdir -p "$DAMAGED_KEEP" && cp "$DOCS"/* "$DAMAGED_KEEP"/
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	relay_results "schemas" < <(python3 tests/json_schema.py docs/json "$DOCS" --runs-only)
+else
+	skip "schemas" "no python3-jsonschema (scripts/install-deps)"
+fi
+
+# The damaged value itself, in the text and the JSON of one run: unknown in both (they
+# agree), never the first copy, the last copy or a plausible 0.
+# value NAME ARGS... -- PYEXPR [TEXT-ERE]: the JSON of ARGS --json holds PYEXPR; the text
+# of ARGS matches TEXT-ERE (when given)
+value() {
+	local name=$1 root=$TMP/$1 spec n rel kind
+	shift
+	# check_spec removed its tree: damage a fresh copy the same way
+	for spec in "${SPECS[@]}"; do
+		IFS='|' read -r n rel kind _ <<<"$spec"
+		[ "$n" = "$name" ] && [ ! -d "$root" ] && cp -a "$BASE" "$root" && damage "$root" "$rel" "$kind"
+	done
+	local args=()
+	while [ "$1" != -- ]; do args+=("$1") && shift; done
+	shift
+	timeout -s KILL 5 "$T" --no-color --sysroot "$root" "${args[@]}" --json >"$TMP/v.json" 2>/dev/null
+	expect_json "$name: ${args[*]} --json: $1" "$TMP/v.json" "$1"
+	[ -n "${2:-}" ] || return 0
+	timeout -s KILL 5 "$T" --no-color --sysroot "$root" "${args[@]}" >"$TMP/v.txt" 2>/dev/null
+	if grep -qE -- "$2" "$TMP/v.txt"; then
+		ok "$name: ${args[*]}: text /$2/"
+	else
+		nok "$name: ${args[*]}: text /$2/" "$(grep -m3 -iE 'fault success|AnonHuge|RSS|reserve' "$TMP/v.txt" | tr '\n' '|')"
+	fi
+}
+value vmstat-dup status -- 'd["since_boot"]["vmstat"].get("thp_fault_alloc") is None and d["since_boot"]["fault_success"] is None' \
+	'^  PMD fault success +-$'
+value meminfo-dup status -- 'd["usage"]["meminfo_kb"]["AnonHugePages"] is None' '^  AnonHugePages +-$'
+value buddyinfo-dup status -- '[(z["node"], z["zone"]) for z in d["since_boot"]["buddyinfo"]] == [(0, "DMA"), (0, "DMA32")]'
+value status-dup ps --all -- "proc($LAYOUT)['rss_kb'] is None" "^ *$LAYOUT +[^ ]+ +thpfix-layout +- "
+value smaps-dup maps $LAYOUT -- 'd["totals"]["anon_huge_kb"] is None and d["partial"] is True'
+for v in 12abc minus1 3.5 hex 1e9999 empty 2p64; do
+	value nr_hugepages-$v hugetlb plan --for 8G -- \
+		'd["reserved_now"] is None and d["needed"] is None and d["partial"] is True and any("nr_hugepages" in u for u in d["unread"])' \
+		'^  reserve  unknown: nr_hugepages'
+done
+
+# Derived figures beyond 64 bits, and valid values at the top of the u64 range: exact
+# (a u128 and an exact decimal), never wrapped, saturated or refused.
+M=18446744073709551615
+wide=$TMP/wide
+cp -a "$BASE" "$wide"
+echo $M >"$wide/$NRH"
+echo $M >"$wide/${NRH%/*}/free_hugepages"
+sed -i "\$s/.*/Node 0, zone   Normal$(printf " $M%.0s" {1..11})/" "$wide/proc/buddyinfo"
+sed -i "s/^VmRSS:.*/VmRSS:\t$M kB/" "$wide/proc/$LAYOUT/status"
+sed -i "s/^VmRSS:.*/VmRSS:\t9223372036854775808 kB/" "$wide/proc/30732/status"
+value wide status -- 'd["partial"] is False and [z["free_pmd_blocks"] for z in d["since_boot"]["buddyinfo"] if z["zone"] == "Normal"] == [3 * (2**64 - 1)]' \
+	'hugetlb pool of 18446744073709551615 x 2048 kB \(36893488147419103230 MiB\)'
+value wide status -- 'True' '^ +0 +Normal +55340232221128654845 +110680464442257309690 MiB$'
+value wide ps --all -- "proc($LAYOUT)['rss_kb'] == 2**64 - 1 and proc(30732)['rss_kb'] == 2**63 and d['damaged'] == 0 and d['totals']['rss_kb'] == sum(p['rss_kb'] for p in d['processes'])" \
+	"^ *$LAYOUT .* 17179869184.00 TiB "
+value wide hugetlb plan --for 8G -- 'd["reserved_now"] == 2**64 - 1 and d["needed"] == 0 and d["partial"] is False'
 summary

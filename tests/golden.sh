@@ -47,11 +47,13 @@ declare -A FINDINGS=(
 	[numa-2node-x86]="shrink-underused-noop:info"
 	[tuned-x86]="shrink-underused-noop:info tuned-sets-thp:warn"
 	[alloc-x86]="shrink-underused-noop:info"
+	[rhel6-x86]="defrag-always:warn always-max-ptes-none:warn cow-copy:warn"
+	[sos-enabled-only]=""
 )
 # Fixtures that must not have a warn or crit finding (a healthy host).
 HEALTHY="linux-6.18-x86"
 # Fixtures whose status must say "partial" (text) / "partial": true (JSON).
-PARTIAL="malformed"
+PARTIAL="malformed sos-enabled-only"
 
 if [ ! -x "$BIN" ]; then
 	nok "preflight" "no $BIN: build it first (make build/asan/thpctl)"
@@ -96,6 +98,11 @@ declare -A EXTRA=(
 	[cgroups-v2-x86]="cgroups|cgroups --json|cgroups --top 2|ps --all --by cgroup|ps --all --by cgroup --json|ps --by cgroup"
 	[tuned-x86]="persist --format tuned|persist --format tuned --json|persist --format cmdline|hugetlb plan --for 8G --page 1G"
 	[alloc-x86]="why 30740|why 30740 --json|why 30742|why 30744|why 30744 --json|ps --ledger --all|ps --ledger --all --json"
+	[rhel6-x86]="maps 30730|why 30730|advise|advise --json|hugetlb plan --for 8G"
+)
+# Fixtures that hold too little for the usual commands: only these (ps there exits 1, no proc/).
+declare -A ONLY=(
+	[sos-enabled-only]="status|status --json|status --brief|status --brief --json|advise"
 )
 
 # git keeps only the x bit: put back the modes recorded in each fixture's MODES
@@ -104,6 +111,7 @@ mkdir -p "$EXP"
 declare -A used=()
 for fx in "${fixtures[@]}"; do
 	fcmds=("${cmds[@]}")
+	[ -n "${ONLY[$fx]+set}" ] && IFS='|' read -r -a fcmds <<<"${ONLY[$fx]}"
 	if [ -n "${EXTRA[$fx]+set}" ]; then
 		IFS='|' read -r -a more <<<"${EXTRA[$fx]}"
 		fcmds+=("${more[@]}")

@@ -220,7 +220,8 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	p->ppid = st->ppid;
 	snprintf(p->comm, sizeof(p->comm), "%s", st->name);
 	p->thp_enabled = st->thp_enabled;
-	p->rss_kb = st->vmrss_kb;
+	p->rss_kb =
+		st->vmrss_kb.present && st->vmrss_kb.v <= INT64_MAX ? (int64_t)st->vmrss_kb.v : -1;
 	if (has_cg) {
 		if (cg->has_v2 && cgroup_unit(cg->v2, p->unit, sizeof(p->unit)) != 0)
 			p->unit[0] = '\0';
@@ -328,12 +329,12 @@ static unsigned next_files(struct proc_info *pi, void *ctx)
 	int exe_err = pi->got & PROC_EXE ? 0 : pi->exe_err;
 	switch (t->stage) {
 	case ST_STATUS:
-		if (!(pi->got & PROC_STATUS) || pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+		if (!(pi->got & PROC_STATUS) || pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 			return 0;
 		in->scanned++;
 		count_limit(t->sr, t->s, &t->limited, &t->limit);
 		t->wl = workload_from_comm(pi->st.name, NULL);
-		t->big = pi->st.vmrss_kb >= GO_MIN_RSS_KB;
+		t->big = pi->st.vmrss_kb.present && pi->st.vmrss_kb.v >= GO_MIN_RSS_KB;
 		if (t->wl < 0 && !t->big)
 			return 0;
 		t->stage = ST_EXE;

@@ -160,7 +160,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 	if (pid == getpid()) /* thpctl itself: not what the operator asks about */
 		return;
 	if (proc_read(sr, pid, PROC_STATUS, pi) || !(pi->got & PROC_STATUS) ||
-	    pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+	    pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 		return;
 	struct al_ctx c = {.policy = q->policy};
 	c.w.pmd_bytes = (uint64_t)q->page_kb * 1024 << q->pmd_order;

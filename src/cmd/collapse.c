@@ -24,6 +24,12 @@
 #define MAX_RANGES 4096
 #define MAX_REQ 64
 
+/* VmRSS in kB as the report's long, -1 when unknown (or beyond a long: never on a live process) */
+static long kb_long(const struct opt_u64 *o)
+{
+	return o->present && o->v <= LONG_MAX ? (long)o->v : -1;
+}
+
 static void collapse_help(FILE *f)
 {
 	fprintf(f,
@@ -244,7 +250,7 @@ static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
 		warnx("collapse: no such process %d", pid);
 		return EXIT_FAIL;
 	}
-	if (pi->st.vmrss_kb < 0) {
+	if (proc_status_no_mm(&pi->st)) {
 		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
 		return EXIT_FAIL;
 	}
@@ -299,7 +305,7 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 			ranges[i].have_after = true;
 		}
 	if (proc_read(&g->sr, pid, PROC_STATUS, pi) == 0 && !pi->status_err)
-		rep->vmrss_after_kb = pi->st.vmrss_kb;
+		rep->vmrss_after_kb = kb_long(&pi->st.vmrss_kb);
 	for (int i = 0; i < n; i++)
 		failed += ranges[i].nfail > 0;
 	return failed;
@@ -400,7 +406,7 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	}
 	if ((ret = collapse_plan(&sel, &rep, &vl)))
 		goto out;
-	rep.vmrss_before_kb = pi.st.vmrss_kb;
+	rep.vmrss_before_kb = kb_long(&pi.st.vmrss_kb);
 	rep.vmrss_after_kb = -1;
 	collapse_estimate(g, pid, &rep, page);
 	int go = 0, failed = 0, n = rep.nranges;

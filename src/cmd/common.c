@@ -9,6 +9,7 @@
 #include "../render/table.h"
 #include "../util/fileio.h"
 #include "../util/clock.h"
+#include "../util/esc.h"
 #include "../util/num.h"
 
 #include <err.h>
@@ -162,13 +163,14 @@ void progress_update(struct progress *p, size_t done, size_t total)
 		return;
 	p->last = t;
 	p->shown = true;
-	fprintf(stderr, "\rthpctl: %s %zu/%zu\033[K", p->what, done, total);
+	/* our own controls: on the stream under the escaping filter (util/esc.h) */
+	fprintf(esc_raw_stderr(), "\rthpctl: %s %zu/%zu\033[K", p->what, done, total);
 }
 
 void progress_end(struct progress *p)
 {
 	if (p->shown)
-		fputs("\r\033[K", stderr);
+		fputs("\r\033[K", esc_raw_stderr());
 	p->shown = false;
 }
 

@@ -61,8 +61,10 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	}
 	/* nodes: from buddyinfo, the hugetlb per-node pools and nodeN/meminfo */
 	int order = -1;
-	if (in->base_page > 0 && (in->page_kb * 1024) % (uint64_t)in->base_page == 0) {
-		uint64_t r = in->page_kb * 1024 / (uint64_t)in->base_page;
+	uint64_t page_b;
+	if (in->base_page > 0 && mul_u64(in->page_kb, 1024, &page_b) &&
+	    page_b % (uint64_t)in->base_page == 0) {
+		uint64_t r = page_b / (uint64_t)in->base_page;
 		while (r) {
 			r >>= 1;
 			order++;
@@ -71,7 +73,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	struct kvlist mi = {0};
 	for (int node = 0; node < 1024 && in->nnodes < HP_MAX_NODES; node++) {
 		bool in_buddy;
-		uint64_t blocks = host_free_blocks(&h->buddy, node, order, &in_buddy);
+		u128 blocks = host_free_blocks(&h->buddy, node, order, &in_buddy);
 		bool in_sys = numa_node_present(sr, node);
 		if (!in_buddy && !in_sys)
 			continue;
@@ -93,6 +95,10 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 		}
 	}
 	kvlist_free(&mi);
+	/* what the plan reads and could not: named in the plan, which is then partial */
+	for (int i = 0; i < h->nmissing && in->nunread < HP_MAX_LINES; i++)
+		if (host_missing_hugetlb_input(h->missing[i]))
+			in->unread[in->nunread++] = h->missing[i];
 }
 
 struct plan_opts {
@@ -165,6 +171,13 @@ static int plan(struct globals *g, int argc, char **argv)
 	if (!in.page_kb) {
 		uint64_t d;
 		in.page_kb = kv_get(&h->meminfo, "Hugepagesize", &d) && d ? d : 2048;
+		/* a damaged Hugepagesize is not a page size to plan in */
+		if (in.page_kb > (UINT64_MAX >> 10) || (in.page_kb & (in.page_kb - 1))) {
+			warnx("hugetlb plan: meminfo Hugepagesize %llu kB is not a page size: give --page",
+			      (unsigned long long)in.page_kb);
+			ret = EXIT_FAIL;
+			goto out;
+		}
 	}
 	collect(&g->sr, h, &in);
 	in.boot = boot_tool_detect(&g->sr);

@@ -197,7 +197,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		warnx("maps: no such process %d%s%s", a.pid, say ? ": " : "",
 		      say ? read_err_str(e) : "");
 		ret = EXIT_FAIL;
-	} else if ((r.st = pi.st).vmrss_kb < 0 && !(r.st.bad & PS_BAD_VMRSS) && !r.st.truncated) {
+	} else if ((r.st = pi.st), proc_status_no_mm(&r.st)) {
 		warnx("maps: process %d has no memory map (kernel thread or zombie)", a.pid);
 		ret = EXIT_FAIL;
 	} else if (a.folios || a.underused) {

@@ -114,7 +114,7 @@ static int cmp_rows(const void *a, const void *b)
 	if (!strcmp(sort_key, "comm"))
 		c = strcmp(x->p.st.name, y->p.st.name);
 	else if (!strcmp(sort_key, "rss"))
-		c = cmp_u64_desc((uint64_t)x->p.st.vmrss_kb, (uint64_t)y->p.st.vmrss_kb);
+		c = cmp_u64_desc(x->p.st.vmrss_kb.v, y->p.st.vmrss_kb.v);
 	else if (!strcmp(sort_key, "hg"))
 		c = cmp_u64_desc(x->p.hg_kb, y->p.hg_kb);
 	else if (!strcmp(sort_key, "share")) {
@@ -261,7 +261,7 @@ static int cmp_folio_rows(const void *a, const void *b)
 	if (!strcmp(sort_key, "comm"))
 		c = strcmp(x->comm, y->comm);
 	else if (!strcmp(sort_key, "rss"))
-		c = cmp_u64_desc((uint64_t)x->vmrss_kb, (uint64_t)y->vmrss_kb);
+		c = cmp_u64_desc(x->vmrss_kb.v, y->vmrss_kb.v);
 	else if (!strcmp(sort_key, "share")) {
 		uint64_t rx = x->c.rss[FT_ANON] + x->c.rss[FT_FILE];
 		uint64_t ry = y->c.rss[FT_ANON] + y->c.rss[FT_FILE];
@@ -279,7 +279,7 @@ static int cmp_folio_rows(const void *a, const void *b)
 static unsigned folios_next(struct proc_info *pi, void *ctx)
 {
 	bool *asked = ctx;
-	if (*asked || pi->status_err || pi->st.kthread == 1 || pi->st.vmrss_kb < 0)
+	if (*asked || pi->status_err || pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 		return 0;
 	*asked = true;
 	return PROC_ALLOWED;
@@ -325,7 +325,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 		progress_update(&pr, (size_t)i, (size_t)n);
 		asked = false;
 		if (proc_read(&g->sr, pids[i], PROC_STATUS, &pi) || pi.status_err ||
-		    pi.st.kthread == 1 || pi.st.vmrss_kb < 0)
+		    pi.st.kthread == 1 || proc_status_no_mm(&pi.st))
 			continue; /* gone, a kernel thread or a zombie */
 		const struct proc_status st = pi.st;
 		if (o->uid >= 0 && st.uid != o->uid)

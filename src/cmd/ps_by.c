@@ -59,8 +59,8 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 				 .denied = denied,
 				 .has_host_ahp = r->has_host_ahp,
 				 .host_ahp_kb = r->host_ahp_kb};
-	if (g->json)
-		ret = cmd_emit_json(psg_to_json(&rep));
+	if (g->json) /* a shape of its own: docs/json/ps.by.json */
+		ret = cmd_emit_json_as(psg_to_json(&rep), "by");
 	else
 		psg_render_text(stdout, &rep, g->color);
 out:

@@ -132,7 +132,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	in.st = pi.st;
-	if (in.st.vmrss_kb < 0 || in.st.kthread == 1) {
+	if (proc_status_no_mm(&in.st) || in.st.kthread == 1) {
 		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
 		ret = EXIT_FAIL;
 		goto out;

@@ -2,6 +2,7 @@
 #include "buddyinfo.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "parse.h"
@@ -35,6 +36,11 @@ static int parse_zone(const char *s, const char *e, struct buddy_zone *z)
 	size_t wl = (size_t)(p - w);
 	if (!wl || wl >= sizeof(z->zone))
 		return -EINVAL;
+	/* the kernel's zone names: DMA, DMA32, Normal, HighMem, Movable, Device */
+	for (size_t i = 0; i < wl; i++)
+		if (!((w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= 'a' && w[i] <= 'z') ||
+		      (w[i] >= '0' && w[i] <= '9') || w[i] == '_'))
+			return -EINVAL;
 	memcpy(z->zone, w, wl);
 	while (z->norders < BUDDY_MAX_ORDERS) {
 		int r = parse_u64(&p, e, &v);
@@ -69,11 +75,22 @@ int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
 	 * was cut short, and its missing orders are unknown, not 0 free blocks.
 	 */
 	int most = 0;
-	for (int i = 0; i < bi->nzones; i++)
+	bool twice[BUDDY_MAX_ZONES] = {false};
+	for (int i = 0; i < bi->nzones; i++) {
 		if (bi->zones[i].norders > most)
 			most = bi->zones[i].norders;
+		/* a zone listed twice: which row is right is unknown */
+		for (int j = 0; j < i; j++)
+			if (bi->zones[j].node == bi->zones[i].node &&
+			    !strcmp(bi->zones[j].zone, bi->zones[i].zone)) {
+				bi->dup += !twice[i];
+				twice[i] = twice[j] = true;
+			}
+	}
 	int k = 0;
 	for (int i = 0; i < bi->nzones; i++) {
+		if (twice[i])
+			continue;
 		if (bi->zones[i].norders < most) {
 			bi->bad++;
 			continue;
@@ -84,21 +101,19 @@ int buddyinfo_parse(const char *text, size_t len, struct buddyinfo *bi)
 	return bi->nzones ? 0 : -EINVAL;
 }
 
-uint64_t buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
+u128 buddy_blocks_at_least(const struct buddy_zone *z, int min_order)
 {
-	uint64_t n = 0;
+	u128 n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		if (__builtin_add_overflow(n, z->free[o], &n))
-			return UINT64_MAX;
+		n += z->free[o];
 	return n;
 }
 
-uint64_t buddy_pages_at_least(const struct buddy_zone *z, int min_order)
+u128 buddy_pages_at_least(const struct buddy_zone *z, int min_order)
 {
-	uint64_t n = 0;
+	u128 n = 0;
 	for (int o = min_order < 0 ? 0 : min_order; o < z->norders; o++)
-		if (z->free[o] > UINT64_MAX >> o || __builtin_add_overflow(n, z->free[o] << o, &n))
-			return UINT64_MAX;
+		n += (u128)z->free[o] << o; /* o < BUDDY_MAX_ORDERS (16) */
 	return n;
 }
 

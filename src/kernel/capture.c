@@ -51,7 +51,7 @@ static int man_add(struct cap *c, const char *fmt, ...)
 static unsigned mode_of(const struct cap *c, const char *rel)
 {
 	struct stat sb;
-	if (fstatat(c->sr->dirfd, rel, &sb, 0))
+	if (sysroot_stat(c->sr, rel, &sb, false))
 		return 0444;
 	return sb.st_mode & 0777;
 }
@@ -121,7 +121,7 @@ static int rec_tree(struct cap *c, const char *dir, int depth)
 			continue;
 		unsigned char t = de->d_type;
 		struct stat sb;
-		if (t == DT_UNKNOWN && !fstatat(c->sr->dirfd, rel, &sb, AT_SYMLINK_NOFOLLOW))
+		if (t == DT_UNKNOWN && !sysroot_stat(c->sr, rel, &sb, true))
 			t = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_LNK;
 		if (t == DT_DIR && depth > 0)
 			r = rec_tree(c, rel, depth - 1);

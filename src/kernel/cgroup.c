@@ -36,6 +36,7 @@ int proc_cgroup_parse(const char *text, size_t len, struct proc_cgroup *cg)
 	memset(cg, 0, sizeof(*cg));
 	const char *pos = text, *end = text + len, *s, *e;
 	int n = 0;
+	bool twice = false;
 	while (next_line(&pos, end, &s, &e)) {
 		/* hierarchy-ID:controller-list:cgroup-path; the path may hold ':' */
 		const char *c1 = memchr(s, ':', (size_t)(e - s));
@@ -45,18 +46,24 @@ int proc_cgroup_parse(const char *text, size_t len, struct proc_cgroup *cg)
 		if (!c2 || c2 + 1 >= e || c2[1] != '/')
 			continue;
 		n++;
+		/* a hierarchy listed twice is damage: which path is right is unknown */
 		if (c1 - s == 1 && s[0] == '0' && c2 == c1 + 1) {
+			twice |= cg->has_v2;
 			cg->has_v2 = true;
 			copy_path(cg->v2, sizeof(cg->v2), c2 + 1, e);
 		} else if (has_word(c1 + 1, c2, "memory")) {
+			twice |= cg->has_v1_memory;
 			cg->has_v1_memory = true;
 			copy_path(cg->v1_memory, sizeof(cg->v1_memory), c2 + 1, e);
 		} else if (has_word(c1 + 1, c2, "name=systemd")) {
+			twice |= cg->has_v1_systemd;
 			cg->has_v1_systemd = true;
 			copy_path(cg->v1_systemd, sizeof(cg->v1_systemd), c2 + 1, e);
 		}
 	}
-	return n ? 0 : -EINVAL;
+	if (twice)
+		memset(cg, 0, sizeof(*cg));
+	return n && !twice ? 0 : -EINVAL;
 }
 
 int cgroup_limit_parse(const char *text, size_t len, bool *limited, uint64_t *bytes)

@@ -29,7 +29,10 @@ struct proc_cgroup {
 	char v1_systemd[CG_PATH_LEN];
 };
 
-/* Parse /proc/PID/cgroup TEXT. Returns 0, or -EINVAL when no line parsed. */
+/*
+ * Parse /proc/PID/cgroup TEXT. Returns 0, or -EINVAL when no line parsed or a
+ * hierarchy (v2, v1 memory, v1 name=systemd) is listed twice (CG then empty).
+ */
 int proc_cgroup_parse(const char *text, size_t len, struct proc_cgroup *cg);
 
 /*

@@ -32,6 +32,7 @@ int memstat_parse(const char *text, size_t len, int version, struct memstat *out
 	const char *const *keys = ms_keys[version - 1];
 	const char *pos = text, *end = text + len, *s, *e;
 	int good = 0;
+	unsigned seen = 0;
 	while (next_line(&pos, end, &s, &e)) {
 		const char *sp = memchr(s, ' ', (size_t)(e - s));
 		uint64_t v;
@@ -42,11 +43,15 @@ int memstat_parse(const char *text, size_t len, int version, struct memstat *out
 		}
 		good++;
 		size_t kl = (size_t)(sp - s);
-		for (int f = 0; f < MS_NFIELDS; f++)
-			if (keys[f] && strlen(keys[f]) == kl && !memcmp(keys[f], s, kl)) {
-				out->f[f].v = v;
-				out->f[f].present = true;
-			}
+		for (int f = 0; f < MS_NFIELDS; f++) {
+			if (!keys[f] || strlen(keys[f]) != kl || memcmp(keys[f], s, kl))
+				continue;
+			/* a key seen twice is damage: unknown, and counted as bad */
+			out->f[f].v = v;
+			out->f[f].present = !(seen & (1u << f));
+			out->bad += !out->f[f].present;
+			seen |= 1u << f;
+		}
 	}
 	return good ? 0 : -EINVAL;
 }

@@ -36,8 +36,8 @@ struct memstat {
 
 /*
  * Parse memory.stat TEXT of a cgroup VERSION (1 or 2) into OUT. Lines are
- * "key value"; unknown keys are ignored, a known key with a bad value stays
- * absent and counts in OUT->bad. Returns 0, or -EINVAL when no line parsed.
+ * "key value"; unknown keys are ignored, a known key with a bad value, or
+ * printed twice, stays absent and counts in OUT->bad. Returns 0, or -EINVAL when no line parsed.
  */
 int memstat_parse(const char *text, size_t len, int version, struct memstat *out);
 

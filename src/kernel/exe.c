@@ -17,10 +17,16 @@
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)
 {
 	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/exe", (int)pid);
-	ssize_t r = readlinkat(sr->dirfd, rel, out, n - 1);
+	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	/* proc/PID resolved as every read (in a recorded tree, below its root); the link's text */
+	int dir = sysroot_openat(sr, rel, O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	ssize_t r = readlinkat(dir, "exe", out, n - 1);
+	int e = errno;
+	close(dir);
 	if (r < 0)
-		return -errno;
+		return -e;
 	out[r] = '\0';
 	static const char del[] = " (deleted)";
 	size_t l = (size_t)r, dl = sizeof(del) - 1;

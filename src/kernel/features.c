@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/esc.h"
 #include "parse.h"
 #include "procs.h"
 #include "smaps.h"
@@ -165,10 +166,8 @@ int features_probe(const struct sysroot *sr, struct features *f)
 		size_t n = b.len;
 		while (n && (b.p[n - 1] == '\n' || b.p[n - 1] == ' '))
 			n--;
-		if (n >= sizeof(f->release))
-			n = sizeof(f->release) - 1;
-		memcpy(f->release, b.p, n);
-		f->release[n] = '\0';
+		/* a name shown in sentences and commands: kept escaped (util/esc.h), never raw */
+		esc_text(f->release, sizeof(f->release), b.p, n, 0);
 		if (kernel_version_parse(f->release, f->kver) == 0 && f->kver[0])
 			f->cow_split = kver_at_least(f->kver, 5, 8) ? TRI_YES : TRI_NO;
 	}
@@ -196,6 +195,13 @@ int features_probe(const struct sysroot *sr, struct features *f)
 	}
 	buf_free(&b);
 	return 0;
+}
+
+bool features_absence_known(const struct features *f, int maj, int min)
+{
+	if (f->thp_recorded == REC_LIVE || f->thp_recorded == REC_WHOLE)
+		return true;
+	return f->thp_recorded == REC_TREE && f->kver[0] && !kver_at_least(f->kver, maj, min);
 }
 
 void features_from_settings(struct features *f, const struct thp_settings *s)

@@ -66,6 +66,14 @@ int kernel_version_parse(const char *release, int v[3]);
 /* Whether release V is at least MAJ.MIN. */
 bool kver_at_least(const int v[3], int maj, int min);
 
+/*
+ * Whether a THP file that kernels have from MAJ.MIN on, absent here, says the
+ * kernel lacks it: on the live host and in a capture that recorded the THP tree
+ * whole, yes; in a tree without a manifest (an older capture, a sos report)
+ * only when its release is older than MAJ.MIN; else it was not recorded. Pure.
+ */
+bool features_absence_known(const struct features *f, int maj, int min);
+
 /* Find transparent_hugepage=VALUE in cmdline TEXT. Returns 0 and copies VALUE, or -ENOENT. */
 int cmdline_thp_parse(const char *text, size_t len, char *out, size_t n);
 

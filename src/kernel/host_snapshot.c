@@ -28,6 +28,16 @@ void host_reader_free(struct host_reader *r)
 	buf_free(&r->b);
 }
 
+bool host_missing_hugetlb_input(const char *what)
+{
+	static const char *const mine[] = {SR_PROC "/meminfo", SR_PROC "/buddyinfo", SR_HUGETLB,
+					   SR_NODES};
+	for (size_t k = 0; k < sizeof(mine) / sizeof(mine[0]); k++)
+		if (!strncmp(what, mine[k], strlen(mine[k])))
+			return true;
+	return false;
+}
+
 void host_snapshot_missing(struct host_snapshot *out, const char *what)
 {
 	if (out->nmissing < HOST_MAX_MISSING)
@@ -155,6 +165,18 @@ static int read_counters(struct host_reader *r, struct host_snapshot *out)
 		host_snapshot_missing(out, "proc/meminfo (malformed or truncated lines)");
 	if (out->buddy.bad)
 		host_snapshot_missing(out, "proc/buddyinfo (malformed lines)");
+	/* a key printed twice: which copy is right is unknown, so neither is used */
+	char s[sizeof(out->missing[0])];
+	if (out->vmstat.dup) {
+		snprintf(s, sizeof(s), "proc/vmstat (%s seen twice)", out->vmstat.dup_name);
+		host_snapshot_missing(out, s);
+	}
+	if (out->meminfo.dup) {
+		snprintf(s, sizeof(s), "proc/meminfo (%s seen twice)", out->meminfo.dup_name);
+		host_snapshot_missing(out, s);
+	}
+	if (out->buddy.dup)
+		host_snapshot_missing(out, "proc/buddyinfo (a zone listed twice)");
 	return 0;
 }
 
@@ -188,6 +210,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 			out->has_hugetlb = true;
 		else
 			host_snapshot_missing(out, SR_HUGETLB);
+		if (out->hugetlb.nbad)
+			host_snapshot_missing(out, out->hugetlb.bad);
 	}
 	if (r->what & HS_KHUGEPAGED)
 		read_khugepaged(r, out);

@@ -99,4 +99,10 @@ void host_snapshot_missing(struct host_snapshot *out, const char *what);
  */
 void host_snapshot_missing_err(struct host_snapshot *out, const char *what, int err);
 
+/*
+ * Whether the missing entry WHAT (one of OUT->missing) is a file `hugetlb plan`
+ * reads: proc/meminfo, proc/buddyinfo, the hugepages pools, the NUMA nodes.
+ */
+bool host_missing_hugetlb_input(const char *what);
+
 #endif

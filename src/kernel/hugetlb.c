@@ -6,13 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fileio.h"
+
+/* DIR/FILE as one whole number into O; a file there but unusable is noted in H. */
 static void read_num(const struct sysroot *sr, struct buf *b, const char *dir, const char *file,
-		     struct opt_u64 *o)
+		     struct opt_u64 *o, struct hugetlb *h)
 {
 	o->present = false;
-	if (sysroot_readf(sr, b, "%s/%s", dir, file) == 0 &&
-	    parse_u64_text(b->p, b->len, &o->v) == 0)
+	int e = sysroot_readf(sr, b, "%s/%s", dir, file);
+	if (e == 0 && parse_u64_text(b->p, b->len, &o->v) == 0) {
 		o->present = true;
+		return;
+	}
+	if (e == -ENOENT)
+		return; /* this kernel has no such file: absent, not damaged */
+	if (!h->nbad++)
+		snprintf(h->bad, sizeof(h->bad), "%s/%s (%s)", dir, file,
+			 e ? read_err_str(e) : "malformed");
 }
 
 static int cmp_pool(const void *a, const void *b)
@@ -41,12 +51,12 @@ static void read_pools(const struct sysroot *sr, struct buf *b, const char *base
 		memset(p, 0, sizeof(*p));
 		p->size_kb = kb;
 		p->node = node;
-		read_num(sr, b, dir, "nr_hugepages", &p->nr);
-		read_num(sr, b, dir, "free_hugepages", &p->free);
-		read_num(sr, b, dir, "surplus_hugepages", &p->surplus);
+		read_num(sr, b, dir, "nr_hugepages", &p->nr, h);
+		read_num(sr, b, dir, "free_hugepages", &p->free, h);
+		read_num(sr, b, dir, "surplus_hugepages", &p->surplus, h);
 		if (node < 0) {
-			read_num(sr, b, dir, "resv_hugepages", &p->resv);
-			read_num(sr, b, dir, "nr_overcommit_hugepages", &p->overcommit);
+			read_num(sr, b, dir, "resv_hugepages", &p->resv, h);
+			read_num(sr, b, dir, "nr_overcommit_hugepages", &p->overcommit, h);
 		}
 	}
 	closedir(d);

@@ -18,11 +18,15 @@ struct hugetlb_pool {
 struct hugetlb {
 	int npools;
 	struct hugetlb_pool pools[HUGETLB_MAX_POOLS];
+	int nbad; /* count files there but unreadable or not one whole number: unknown */
+	char bad[128]; /* the first, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages (malformed)" */
 };
 
 /*
  * Read all global and per-node pools. A missing hugepages directory (no
  * hugetlb in this kernel) gives 0 pools and returns 0; other errors -errno.
+ * A count file that is there but unreadable or damaged ("12abc", "-1",
+ * "0x1f", 2^64) leaves that count absent and is counted in H->nbad.
  */
 int hugetlb_read(const struct sysroot *sr, struct hugetlb *h);
 

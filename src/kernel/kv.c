@@ -19,6 +19,8 @@ void kvlist_clear(struct kvlist *l)
 {
 	l->n = 0;
 	l->bad = 0;
+	l->dup = 0;
+	l->dup_name[0] = '\0';
 }
 
 int kvlist_add(struct kvlist *l, const char *name, size_t name_len, uint64_t value)
@@ -31,7 +33,27 @@ int kvlist_add(struct kvlist *l, const char *name, size_t name_len, uint64_t val
 	memcpy(kv->name, name, name_len);
 	kv->name[name_len] = '\0';
 	kv->value = value;
+	kv->dup = false;
 	return 0;
+}
+
+/* The item named [NAME, NAME+LEN) in L, or NULL. */
+static struct kv *kv_find(struct kvlist *l, const char *name, size_t len)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!memcmp(l->items[i].name, name, len) && l->items[i].name[len] == '\0')
+			return &l->items[i];
+	return NULL;
+}
+
+/* Drop every key that was seen twice: which copy is right is unknown. */
+static void drop_dups(struct kvlist *l)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->items[i].dup)
+			l->items[k++] = l->items[i];
+	l->n = k;
 }
 
 bool kv_get(const struct kvlist *l, const char *name, uint64_t *v)
@@ -44,6 +66,15 @@ bool kv_get(const struct kvlist *l, const char *name, uint64_t *v)
 		}
 	}
 	return false;
+}
+
+/* A key the kernel prints: printable ASCII ("nr_anon", "Active(anon)"), no control or other byte. */
+static bool name_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
 }
 
 /*
@@ -78,36 +109,37 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, 
 		while (n < e && *n != ' ' && *n != '\t' && *n != ':')
 			n++;
 		size_t nl = (size_t)(n - s);
-		if (colon) {
-			if (n >= e || *n != ':') {
-				l->bad++;
-				continue;
-			}
-			n++;
-		}
-		uint64_t v;
-		const char *p = n;
-		if (nl == 0 || parse_u64(&p, e, &v)) {
-			l->bad++;
-			continue;
-		}
+		bool good = (!colon || (n < e && *n == ':')) && name_ok(s, nl);
+		uint64_t v = 0;
+		const char *p = n + (colon && good);
+		good = good && nl > 0 && !parse_u64(&p, e, &v);
 		/* only a unit may follow the number: "123 kB" */
-		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		while (good && p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
-		if (colon && e - p >= 2 && p[0] == 'k' && p[1] == 'B')
+		if (good && colon && e - p >= 2 && p[0] == 'k' && p[1] == 'B')
 			p += 2;
-		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		while (good && p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
-		if (p != e) {
-			l->bad++;
+		good = good && p == e;
+		l->bad += !good;
+		if (nl == 0 || nl >= KV_NAME_LEN) {
+			l->bad += good;
 			continue;
 		}
-		int r = kvlist_add(l, s, nl, v);
-		if (r == -ENOMEM)
-			return r;
-		if (r)
-			l->bad++;
+		struct kv *seen = kv_find(l, s, nl);
+		if (seen) {
+			/* a key seen twice is damage: every copy is unknown */
+			if (!l->dup++)
+				memcpy(l->dup_name, seen->name, sizeof(l->dup_name));
+			seen->dup = true;
+			continue;
+		}
+		/* a malformed line keeps its name, dropped at the end, so that a later copy is a duplicate */
+		if (kvlist_add(l, s, nl, v))
+			return -ENOMEM;
+		l->items[l->n - 1].dup = !good;
 	}
+	drop_dups(l);
 	return 0;
 }
 

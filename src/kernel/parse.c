@@ -13,9 +13,25 @@ int parse_u64_text(const char *text, size_t len, uint64_t *out)
 	return str_to_u64(text, len, 0, UINT64_MAX, out);
 }
 
+int sysfs_u64_parse(const char *text, size_t len, uint64_t *out)
+{
+	if (!len || text[len - 1] != '\n')
+		return -EINVAL; /* cut short: a smaller number is no reading */
+	return parse_u64_text(text, len, out);
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Whether [W, W+N) is printable ASCII without blanks (0x21..0x7e). */
+static bool printable_word(const char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)w[i] <= 0x20 || (unsigned char)w[i] >= 0x7f)
+			return false;
+	return true;
 }
 
 int choice_parse(const char *text, size_t len, struct choice *c)
@@ -42,8 +58,12 @@ int choice_parse(const char *text, size_t len, struct choice *c)
 		} else if (p < end && (*p == ']' || *p == '[')) {
 			return -EINVAL;
 		}
-		/* a NUL would cut the word short: "[madvise\0x]" is not "madvise" */
-		if (wl == 0 || wl >= CHOICE_LEN || memchr(w, '\0', wl))
+		/*
+		 * The kernel's words are printable ASCII ("defer+madvise"): a NUL would cut
+		 * one short ("[madvise\0x]" is not "madvise"), a control byte or another
+		 * byte is not one of them
+		 */
+		if (wl == 0 || wl >= CHOICE_LEN || !printable_word(w, wl))
 			return -EINVAL;
 		if (c->noptions < CHOICE_MAX) {
 			memcpy(c->options[c->noptions], w, wl);

@@ -23,6 +23,14 @@ struct opt_u64 {
  */
 int parse_u64_text(const char *text, size_t len, uint64_t *out);
 
+/*
+ * Parse TEXT, a whole sysfs one-value file ("65536\n"), as one u64: the
+ * kernel ends the value with a newline, so a file without its final newline
+ * was cut ("6553" of 65536) and is not a number. 0, -EINVAL (cut, or not one
+ * whole number) or -ERANGE.
+ */
+int sysfs_u64_parse(const char *text, size_t len, uint64_t *out);
+
 #define CHOICE_MAX 8
 #define CHOICE_LEN 24
 

@@ -132,9 +132,9 @@ static int read_tasks(struct pass *p)
 {
 	struct proc_info *pi = p->pi;
 	pi->ntids = 0;
-	int fd = openat(p->dir.dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = sysroot_openat(&p->dir, "task", O_RDONLY | O_DIRECTORY);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	int e = d ? 0 : -errno;
+	int e = d ? 0 : fd < 0 ? fd : -errno;
 	if (!d && fd >= 0)
 		close(fd);
 	struct dirent *de;

@@ -19,7 +19,7 @@ static bool key_is(const char *s, const char *c, const char *key)
  * The first token of a status value [P, E) (after blanks, up to a blank) as a
  * whole decimal in [0, HI]; for VmRSS the rest must be " kB". 0 or -EINVAL.
  */
-static int token_long(const char *p, const char *e, long hi, bool kb, long *out)
+static int token_u64(const char *p, const char *e, uint64_t hi, bool kb, uint64_t *out)
 {
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
@@ -28,20 +28,15 @@ static int token_long(const char *p, const char *e, long hi, bool kb, long *out)
 		p++;
 	if (kb && !((size_t)(e - p) == 3 && memcmp(p, " kB", 3) == 0))
 		return -EINVAL;
-	uint64_t v;
-	if (str_to_u64(t, (size_t)(p - t), 0, (uint64_t)hi, &v))
-		return -EINVAL;
-	*out = (long)v;
-	return 0;
+	return str_to_u64(t, (size_t)(p - t), 0, hi, out) ? -EINVAL : 0;
 }
 
-/* KEY's value into *OUT, or BIT into *BAD. */
-static void field(const char *v, const char *e, long hi, bool kb, long *out, unsigned bit,
-		  unsigned *bad)
+/* KEY's value (a whole decimal in [0, HI]) into *OUT, or BIT into *BAD. */
+static void field(const char *v, const char *e, long hi, long *out, unsigned bit, unsigned *bad)
 {
-	long x;
-	if (token_long(v, e, hi, kb, &x) == 0)
-		*out = x;
+	uint64_t x;
+	if (token_u64(v, e, (uint64_t)hi, false, &x) == 0)
+		*out = (long)x;
 	else
 		*bad |= bit;
 }
@@ -62,56 +57,113 @@ int proc_status_nbad(const struct proc_status *st)
 	return __builtin_popcount(st->bad) + (st->truncated ? 1 : 0);
 }
 
+/* The PS_BAD_* bit of the status key [S, C), or 0 for a key not read here. */
+static unsigned key_bit(const char *s, const char *c)
+{
+	for (unsigned i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
+		if (key_is(s, c, bad_names[i]))
+			return 1u << i;
+	return 0;
+}
+
+/* Value of the line of key BIT, [V, E), into ST. */
+static void status_value(struct proc_status *st, unsigned bit, const char *v, const char *e)
+{
+	long x = -1;
+	switch (bit) {
+	case PS_BAD_NAME:
+		while (v < e && (*v == '\t' || *v == ' '))
+			v++;
+		size_t n = (size_t)(e - v);
+		if (n >= COMM_LEN)
+			n = COMM_LEN - 1;
+		memcpy(st->name, v, n);
+		st->name[n] = '\0';
+		st->has_name = true;
+		break;
+	case PS_BAD_PPID:
+		field(v, e, INT_MAX, &st->ppid, bit, &st->bad);
+		break;
+	case PS_BAD_UID:
+		field(v, e, UINT32_MAX - 1, &st->uid, bit, &st->bad);
+		break;
+	case PS_BAD_THP_ENABLED:
+		field(v, e, 1, &x, bit, &st->bad);
+		st->thp_enabled = (int)x;
+		break;
+	case PS_BAD_TGID:
+		field(v, e, INT_MAX, &st->tgid, bit, &st->bad);
+		break;
+	case PS_BAD_KTHREAD:
+		field(v, e, 1, &x, bit, &st->bad);
+		st->kthread = (int)x;
+		break;
+	case PS_BAD_VMRSS:
+		/* any u64 is valid by the file's grammar (the kernel prints an unsigned long) */
+		if (token_u64(v, e, UINT64_MAX, true, &st->vmrss_kb.v) == 0)
+			st->vmrss_kb.present = true;
+		else
+			st->bad |= bit;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Forget the value of key BIT: it was printed twice. */
+static void status_forget(struct proc_status *st, unsigned bit)
+{
+	st->bad |= bit;
+	switch (bit) {
+	case PS_BAD_NAME:
+		st->has_name = false;
+		break;
+	case PS_BAD_PPID:
+		st->ppid = -1;
+		break;
+	case PS_BAD_UID:
+		st->uid = -1;
+		break;
+	case PS_BAD_THP_ENABLED:
+		st->thp_enabled = -1;
+		break;
+	case PS_BAD_TGID:
+		st->tgid = -1;
+		break;
+	case PS_BAD_KTHREAD:
+		st->kthread = -1;
+		break;
+	case PS_BAD_VMRSS:
+		st->vmrss_kb.present = false;
+		break;
+	default:
+		break;
+	}
+}
+
 int proc_status_parse(const char *text, size_t len, struct proc_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->ppid = st->uid = st->tgid = -1;
 	st->thp_enabled = st->kthread = -1;
-	st->vmrss_kb = -1;
 	st->truncated = len && text[len - 1] != '\n';
-	bool known = false;
-	long x = -1, rss = -1;
+	unsigned seen = 0;
 	const char *pos = text, *end = text + len, *s, *e;
 	while (next_line(&pos, end, &s, &e)) {
 		if (e > s && e[-1] == '\r')
 			e--;
 		const char *c = memchr(s, ':', (size_t)(e - s));
-		if (!c)
+		unsigned bit = c ? key_bit(s, c) : 0;
+		if (!bit)
 			continue;
-		const char *v = c + 1;
-		bool was = known;
-		known = true;
-		if (key_is(s, c, "Name")) {
-			while (v < e && (*v == '\t' || *v == ' '))
-				v++;
-			size_t n = (size_t)(e - v);
-			if (n >= COMM_LEN)
-				n = COMM_LEN - 1;
-			memcpy(st->name, v, n);
-			st->name[n] = '\0';
-			st->has_name = true;
-		} else if (key_is(s, c, "PPid")) {
-			field(v, e, INT_MAX, false, &st->ppid, PS_BAD_PPID, &st->bad);
-		} else if (key_is(s, c, "Uid")) {
-			field(v, e, UINT32_MAX - 1, false, &st->uid, PS_BAD_UID, &st->bad);
-		} else if (key_is(s, c, "THP_enabled")) {
-			x = -1;
-			field(v, e, 1, false, &x, PS_BAD_THP_ENABLED, &st->bad);
-			st->thp_enabled = (int)x;
-		} else if (key_is(s, c, "Tgid")) {
-			field(v, e, INT_MAX, false, &st->tgid, PS_BAD_TGID, &st->bad);
-		} else if (key_is(s, c, "Kthread")) {
-			x = -1;
-			field(v, e, 1, false, &x, PS_BAD_KTHREAD, &st->bad);
-			st->kthread = (int)x;
-		} else if (key_is(s, c, "VmRSS")) {
-			field(v, e, LONG_MAX / 1024, true, &rss, PS_BAD_VMRSS, &st->bad);
-			st->vmrss_kb = rss;
-		} else {
-			known = was;
-		}
+		/* a key seen twice is damage: neither copy is believed */
+		if (seen & bit)
+			status_forget(st, bit);
+		else
+			status_value(st, bit, c + 1, e);
+		seen |= bit;
 	}
-	if (!known)
+	if (!seen)
 		return -EINVAL;
 	if (!st->has_name) {
 		st->bad |= PS_BAD_NAME;

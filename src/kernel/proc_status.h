@@ -8,20 +8,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "parse.h"
+
 #define COMM_LEN 64
 
 /* Fields of /proc/PID/status. Absent fields keep -1 / false. */
 struct proc_status {
 	char name[COMM_LEN]; /* Name:, as printed (the kernel escapes \n and \\) */
 	bool has_name;
-	long tgid;	  /* Tgid: (the process of this thread), -1 if absent */
-	long ppid;	  /* PPid:, -1 if absent */
-	long uid;	  /* real uid from Uid:, -1 if absent */
-	int thp_enabled;  /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */
-	int kthread;	  /* Kthread: (6.x+), -1 absent */
-	int64_t vmrss_kb; /* VmRSS: kB, -1 absent (kernel threads, zombies) */
-	unsigned bad;	  /* PS_BAD_*: lines there whose value is not a whole number in range */
-	bool truncated;	  /* the text does not end in a newline: fields after it are unknown */
+	long tgid;	 /* Tgid: (the process of this thread), -1 if absent */
+	long ppid;	 /* PPid:, -1 if absent */
+	long uid;	 /* real uid from Uid:, -1 if absent */
+	int thp_enabled; /* THP_enabled: (5.0+), 0 only for a full prctl disable; -1 absent */
+	int kthread;	 /* Kthread: (6.x+), -1 absent */
+	struct opt_u64 vmrss_kb; /* VmRSS: kB, any u64; absent for kernel threads, zombies */
+	unsigned bad;	/* PS_BAD_*: lines there whose value is not a whole number in range */
+	bool truncated; /* the text does not end in a newline: fields after it are unknown */
 };
 
 /* Bits of proc_status.bad: the field is unknown (-1) although its line is there. */
@@ -38,11 +40,20 @@ enum {
 /*
  * Parse status TEXT. Values are whole tokens in range ("Uid: 0x1f" is not
  * uid 0): a damaged one is left unknown and flagged in .bad; a trailing '\r'
- * is dropped. A file without Name: keeps its other fields (.bad has
+ * is dropped. A key printed twice is damage: unknown, flagged in .bad. A file without Name: keeps its other fields (.bad has
  * PS_BAD_NAME, name is "-"). Returns 0, or -EINVAL when no known line was
  * found at all.
  */
 int proc_status_parse(const char *text, size_t len, struct proc_status *st);
+
+/*
+ * Whether ST says the process has no memory map (a kernel thread on an old
+ * kernel, or a zombie): no VmRSS line, and not because the file is damaged.
+ */
+static inline bool proc_status_no_mm(const struct proc_status *st)
+{
+	return !st->vmrss_kb.present && !(st->bad & PS_BAD_VMRSS) && !st->truncated;
+}
 
 /* How many fields of ST are damaged or unknown for damage (bad bits, a cut file). */
 int proc_status_nbad(const struct proc_status *st);

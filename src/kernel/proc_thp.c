@@ -76,8 +76,7 @@ struct thp_next {
 /* Whether status says the process has no mm of its own (a kernel thread or a zombie). */
 static bool no_mm(const struct proc_status *st)
 {
-	return st->kthread == 1 ||
-	       (st->vmrss_kb < 0 && !(st->bad & PS_BAD_VMRSS) && !st->truncated);
+	return st->kthread == 1 || proc_status_no_mm(st);
 }
 
 static unsigned after_status(struct proc_info *pi, void *ctx)

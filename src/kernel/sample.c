@@ -80,7 +80,8 @@ static void fill(struct proc_sample *ps, const struct proc_thp *p, bool readable
 	ps->pid = p->pid;
 	snprintf(ps->comm, sizeof(ps->comm), "%s", p->st.name);
 	ps->uid = p->st.uid;
-	ps->rss_kb = p->st.vmrss_kb > 0 ? (uint64_t)p->st.vmrss_kb : 0;
+	ps->rss_known = p->st.vmrss_kb.present;
+	ps->rss_kb = ps->rss_known ? p->st.vmrss_kb.v : 0;
 	ps->thp_enabled = p->st.thp_enabled;
 	ps->readable = readable;
 	if (readable) {

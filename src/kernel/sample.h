@@ -33,7 +33,8 @@ struct proc_sample {
 	pid_t pid;
 	char comm[COMM_LEN];   /* status Name:, raw bytes */
 	long uid;	       /* -1 unknown */
-	uint64_t rss_kb;       /* status VmRSS */
+	uint64_t rss_kb;       /* status VmRSS, when rss_known (else 0) */
+	bool rss_known;	       /* VmRSS read: not damaged, not a zombie */
 	uint64_t anon_huge_kb; /* smaps_rollup (or smaps) AnonHugePages; valid when readable */
 	bool readable;	       /* smaps_rollup/smaps could be read */
 	int thp_enabled;       /* status THP_enabled: 0/1, -1 absent (kernel < 5.0) */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../util/wide.h"
 #include "parse.h"
 
 /* Field table in the kernel's print order (fs/proc/task_mmu.c). */
@@ -247,17 +248,28 @@ static inline int parse_field(const char *s, const char *e, struct smaps_totals 
 	if (f >= SM_NFIELDS) {
 		if (!v)
 			return 0; /* smaps_rollup prints neither */
+		/* a line seen twice in one block is damage: the field is unknown */
 		if (f == L_VMFLAGS) {
+			bool twice = v->vmflags_seen;
+			v->vmflags_seen = true;
+			v->has_vmflags = false;
+			v->vmflags = 0;
+			if (twice)
+				return -EINVAL;
 			parse_vmflags(c, e, v);
 			return 0;
 		}
-		if (field_value(c, e, &x) || x > 1)
+		bool twice = v->thp_seen;
+		v->thp_seen = true;
+		v->thp_eligible = -1;
+		if (twice || field_value(c, e, &x) || x > 1)
 			return -EINVAL;
 		v->thp_eligible = (int)x;
 		return 0;
 	}
-	if (field_value(c, e, &x)) {
+	if (((t->present | t->damaged) & (1u << f)) || field_value(c, e, &x)) {
 		t->damaged |= 1u << f;
+		t->present &= ~(1u << f);
 		return -EINVAL;
 	}
 	t->kb[f] = x;
@@ -267,21 +279,26 @@ static inline int parse_field(const char *s, const char *e, struct smaps_totals 
 
 /*
  * KernelPageSize is not summed: the total keeps the smallest, the base page
- * size (a hugetlb VMA prints its huge page size there).
+ * size (a hugetlb VMA prints its huge page size there). A sum that does not
+ * fit a u64 is unknown (marked damaged), never wrapped or saturated. Returns
+ * how many sums became unknown so.
  */
-static void totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
+static unsigned totals_add(struct smaps_totals *sum, const struct smaps_totals *t)
 {
 	const uint32_t kp = 1u << SM_KERNEL_PAGE;
+	unsigned over = 0;
 	for (int i = 0; i < SM_NFIELDS; i++)
-		if (i != SM_KERNEL_PAGE)
-			sum->kb[i] = __builtin_add_overflow(sum->kb[i], t->kb[i], &sum->kb[i])
-					     ? UINT64_MAX
-					     : sum->kb[i];
+		if (i != SM_KERNEL_PAGE && !add_u64(sum->kb[i], t->kb[i], &sum->kb[i]) &&
+		    !(sum->damaged & (1u << i))) {
+			sum->damaged |= 1u << i;
+			over++;
+		}
 	sum->damaged |= t->damaged;
 	if ((t->present & kp) &&
 	    (!(sum->present & kp) || t->kb[SM_KERNEL_PAGE] < sum->kb[SM_KERNEL_PAGE]))
 		sum->kb[SM_KERNEL_PAGE] = t->kb[SM_KERNEL_PAGE];
 	sum->present |= t->present;
+	return over;
 }
 
 void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
@@ -301,7 +318,7 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 static int emit(struct smaps_stream *s)
 {
 	if (s->totals)
-		totals_add(s->totals, &s->cur.t);
+		s->nbad += totals_add(s->totals, &s->cur.t); /* a sum past 2^64: partial */
 	return s->cb ? s->cb(&s->cur, s->ctx) : 0;
 }
 
@@ -316,6 +333,10 @@ static inline const char *fast_field(struct smaps_stream *s, const char *l, cons
 	int f;
 	const char *p = known_label(l, end, &f);
 	if (!p || f == L_VMFLAGS)
+		return NULL;
+	/* a field seen twice in one block is damage: the careful path marks it */
+	if (f == L_THPELIGIBLE ? s->cur.thp_seen
+			       : ((s->cur.t.present | s->cur.t.damaged) & (1u << f)) != 0)
 		return NULL;
 	uint64_t w;
 	while (end - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
@@ -340,6 +361,7 @@ static inline const char *fast_field(struct smaps_stream *s, const char *l, cons
 		return p;
 	}
 	if (f == L_THPELIGIBLE) {
+		s->cur.thp_seen = true;
 		if (x > 1) {
 			s->cur.nbad++, s->nbad++;
 			return p;

@@ -43,7 +43,8 @@ const char *smaps_field_name(enum smaps_field f);
 struct smaps_totals {
 	uint64_t kb[SM_NFIELDS];
 	uint32_t present; /* bit (1 << enum smaps_field) */
-	uint32_t damaged; /* printed but not a whole number: unknown, and so is its sum */
+	uint32_t damaged; /* printed but not a whole number, or printed twice in one
+			   * block: unknown, and so is its sum */
 };
 
 /* One VMA of /proc/PID/smaps. NAME points into the parsed text (not NUL-terminated). */
@@ -53,10 +54,12 @@ struct smaps_vma {
 	const char *name; /* "" for anonymous; "[heap]", a path, "[anon:x]" */
 	size_t name_len;
 	struct smaps_totals t;
-	int thp_eligible; /* 0/1, -1 when absent (kernel < 5.0) */
-	bool has_vmflags; /* VmFlags line present (3.8+) */
-	unsigned vmflags; /* VMF_* */
-	int nbad;	  /* damaged lines in this VMA (values, unknown lines, a NUL) */
+	int thp_eligible;  /* 0/1, -1 when absent (kernel < 5.0) or damaged */
+	bool thp_seen;	   /* a THPeligible line was read (a second one is damage) */
+	bool has_vmflags;  /* VmFlags line present (3.8+) */
+	unsigned vmflags;  /* VMF_* */
+	bool vmflags_seen; /* a VmFlags line was read (a second one is damage: unknown flags) */
+	int nbad;	   /* damaged lines in this VMA (values, unknown lines, a NUL) */
 };
 
 /* Called for each VMA; return non-zero to stop the walk (returned by smaps_parse). */
@@ -91,7 +94,7 @@ struct smaps_stream {
 	struct smaps_vma cur;
 	bool have;
 	unsigned nvmas;	 /* VMA headers seen */
-	unsigned nbad;	 /* damaged lines in all VMAs: the result is partial */
+	unsigned nbad;	 /* damaged lines in all VMAs, sums past 2^64: the result is partial */
 	unsigned nlines; /* lines of the current VMA */
 	int err;	 /* sticky: -EINVAL, -EFBIG (a ceiling) or the callback's value */
 	bool truncated;	 /* the text ended mid-line: the file was cut; that line is dropped */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "../util/esc.h"
 #include "sysctl.h"
 
 #include <errno.h>
@@ -20,6 +21,8 @@ int sysctl_read_line(const struct sysroot *sr, const char *group, const char *na
 		size_t l = b.p ? strcspn(b.p, "\n") : 0;
 		if (l >= n)
 			r = -E2BIG;
+		else if (esc_needed(b.p, l, ESC_KEEP_TAB))
+			r = -EINVAL; /* a control byte or invalid UTF-8: no kernel prints that */
 		else if (l)
 			memcpy(out, b.p, l), out[l] = '\0';
 	}

@@ -13,7 +13,7 @@
 /*
  * The first line of proc/sys/GROUP/NAME (GROUP "kernel", "vm") into OUT (N
  * bytes, without its newline). Returns 0, -EINVAL (GROUP or NAME holds '/'
- * or ".."), -E2BIG (longer than N-1), or the read's -errno (-ENOENT: this
+ * or "..", or the line holds a control byte or invalid UTF-8), -E2BIG (longer than N-1), or the read's -errno (-ENOENT: this
  * kernel or tree has no such file).
  */
 int sysctl_read_line(const struct sysroot *sr, const char *group, const char *name, char *out,

@@ -65,7 +65,7 @@ int sysfs_u64(const struct sysroot *sr, const char *rel, uint64_t *v)
 	char b[SYSFS_VALUE_MAX + 1];
 	size_t len;
 	int r = read_small(sr, rel, b, sizeof(b), &len);
-	return r ? r : parse_u64_text(b, len, v);
+	return r ? r : sysfs_u64_parse(b, len, v);
 }
 
 int sysfs_value(const struct sysroot *sr, const char *rel, char *out, size_t n)

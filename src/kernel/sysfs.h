@@ -31,9 +31,9 @@
 int sysfs_value_parse(const char *text, size_t len, char *out, size_t n);
 
 /*
- * The file REL (relative to the sysroot) as one unsigned decimal (blanks and
- * a final newline allowed) into *V, read without allocating. Returns 0,
- * -EINVAL (not a number, empty), -ERANGE, -EFBIG (over SYSFS_VALUE_MAX), or
+ * The file REL (relative to the sysroot) as one unsigned decimal and its final
+ * newline (blanks allowed) into *V, read without allocating. Returns 0,
+ * -EINVAL (not a number, empty, or cut: no final newline), -ERANGE, -EFBIG (over SYSFS_VALUE_MAX), or
  * the read's -errno (-ENOENT: no such file on this kernel).
  */
 int sysfs_u64(const struct sysroot *sr, const char *rel, uint64_t *v);

@@ -56,14 +56,6 @@ void sysroot_close(struct sysroot *sr)
 	sr->dirfd = -1;
 }
 
-int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
-{
-	char tmp[PATH_MAX];
-	rel = map_rel(sr, rel, tmp, sizeof(tmp));
-	int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
-}
-
 static bool starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -74,6 +66,43 @@ static bool system_file(const char *rel)
 {
 	return starts(rel, "etc/") || starts(rel, "var/") || starts(rel, "boot/") ||
 	       starts(rel, "usr/");
+}
+
+/*
+ * openat() of REL (already mapped) in SR. The live root follows its links as
+ * the system does (proc/self, proc/mounts); a recorded tree is read below its
+ * root only: no symlink in a kernel path (proc/PID -> / is refused), and in a
+ * system file (etc/...) only links that stay in the tree.
+ */
+static int sr_open(const struct sysroot *sr, const char *rel, int flags)
+{
+	if (sr->live) {
+		int fd = openat(sr->dirfd, rel, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	return openat_beneath(sr->dirfd, rel, flags, system_file(rel));
+}
+
+int sysroot_openat(const struct sysroot *sr, const char *rel, int flags)
+{
+	char tmp[PATH_MAX];
+	rel = map_rel(sr, rel, tmp, sizeof(tmp));
+	/* O_PATH takes no O_NONBLOCK (openat2 refuses it): it opens nothing to block on */
+	return sr_open(sr, rel, flags | (flags & O_PATH ? 0 : O_NONBLOCK));
+}
+
+int sysroot_stat(const struct sysroot *sr, const char *rel, struct stat *st, bool nofollow)
+{
+	char tmp[PATH_MAX];
+	rel = map_rel(sr, rel, tmp, sizeof(tmp));
+	if (sr->live)
+		return fstatat(sr->dirfd, rel, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) ? -errno : 0;
+	int fd = sr_open(sr, rel, O_PATH | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return fd;
+	int r = fstat(fd, st) ? -errno : 0;
+	close(fd);
+	return r;
 }
 
 size_t sysroot_read_max(const char *rel)
@@ -126,7 +155,7 @@ int sysroot_open_file(const struct sysroot *sr, const char *rel)
 	}
 	char tmp[PATH_MAX];
 	rel = map_rel(sr, rel, tmp, sizeof(tmp));
-	unsigned flags = sr->live ? 0 : OPEN_PRECHECK;
+	unsigned flags = sr->live ? 0 : OPEN_PRECHECK | OPEN_BENEATH;
 	/* the live proc/mounts is a link to self/mounts */
 	if (!system_file(rel) && !(sr->live && strcmp(rel, SR_PROC "/mounts") == 0))
 		flags |= OPEN_NOFOLLOW;
@@ -239,16 +268,18 @@ DIR *sysroot_opendir(const struct sysroot *sr, const char *rel)
 
 int sysroot_exists(const struct sysroot *sr, const char *rel)
 {
-	char tmp[PATH_MAX];
-	rel = map_rel(sr, rel, tmp, sizeof(tmp));
-	return faccessat(sr->dirfd, rel, F_OK, 0) ? -errno : 0;
+	struct stat st;
+	return sysroot_stat(sr, rel, &st, false);
 }
 
-/* Whether the /sys line of a recorded proc/mounts says "ro". */
-static bool recorded_sys_ro(const struct sysroot *sr)
+/*
+ * The /sys line of a recorded proc/mounts: 1 "ro", 0 "rw", -1 none (proc/mounts
+ * not recorded, or no /sys line: whether the settings were writable is unknown).
+ */
+static int recorded_sys_ro(const struct sysroot *sr)
 {
 	struct buf b = {0};
-	bool ro = false;
+	int ro = -1;
 	if (sysroot_read(sr, SR_PROC "/mounts", &b) == 0) {
 		char *save = NULL;
 		for (char *l = strtok_r(b.p, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -274,11 +305,13 @@ int sysroot_writable(const struct sysroot *sr, const char *rel)
 		return 0;
 	}
 	struct stat st;
-	while (*rel == '/')
-		rel++;
-	if (fstatat(sr->dirfd, rel, &st, 0))
-		return -errno;
-	if (recorded_sys_ro(sr))
+	int e = sysroot_stat(sr, rel, &st, false);
+	if (e)
+		return e;
+	int ro = recorded_sys_ro(sr);
+	if (ro < 0)
+		return -ENODATA; /* a tree without that evidence (what sos collects): not recorded */
+	if (ro)
 		return -EROFS;
 	return (st.st_mode & 0222) ? 0 : -EACCES;
 }

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "../util/buf.h"
 
@@ -102,8 +103,21 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 int sysroot_readf(const struct sysroot *sr, struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* openat() relative to the sysroot, O_NONBLOCK added (a FIFO never blocks). Returns an fd or -errno. */
+/*
+ * openat() relative to the sysroot, O_NONBLOCK added (a FIFO never blocks). On
+ * the live root links are followed as the system does (proc/self); in a
+ * recorded tree REL is resolved below its root only (openat_beneath(),
+ * util/fileio.h): a symlink in a kernel path, a directory one too, is
+ * refused with -ELOOP, and a system file (etc/, var/, boot/, usr/) follows
+ * only links that stay in the tree. Returns an fd or -errno.
+ */
 int sysroot_openat(const struct sysroot *sr, const char *rel, int flags);
+
+/*
+ * fstatat() of REL in the sysroot (lstat with NOFOLLOW), resolved as
+ * sysroot_openat() does: in a recorded tree below its root only. 0 or -errno.
+ */
+int sysroot_stat(const struct sysroot *sr, const char *rel, struct stat *st, bool nofollow);
 
 /* opendir() relative to the sysroot; NULL with errno set on failure. */
 DIR *sysroot_opendir(const struct sysroot *sr, const char *rel);
@@ -115,7 +129,8 @@ int sysroot_exists(const struct sysroot *sr, const char *rel);
  * Whether the file REL can be written here, without writing: 0 if yes,
  * -EROFS (read-only mount, e.g. a container's /sys), -EACCES (not root or mode
  * without write bits), -ENOENT. On a recorded tree the recorded mode bits and
- * the "ro" flag of the /sys line in proc/mounts decide.
+ * the "ro" flag of the /sys line in proc/mounts decide; a tree without that
+ * line (no proc/mounts recorded: a sos report) gives -ENODATA, not recorded.
  */
 int sysroot_writable(const struct sysroot *sr, const char *rel);
 

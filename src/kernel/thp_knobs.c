@@ -50,7 +50,7 @@ static int add_file(const struct sysroot *sr, struct thp_knobs *k, struct buf *b
 	}
 	snprintf(rel, sizeof(rel), SR_THP "/%s", key);
 	struct stat st;
-	if (fstatat(sr->dirfd, rel, &st, 0) || !S_ISREG(st.st_mode))
+	if (sysroot_stat(sr, rel, &st, false) || !S_ISREG(st.st_mode))
 		return 0;
 	if (k->n == KNOB_MAX) {
 		k->nbad++;

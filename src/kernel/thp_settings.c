@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../util/num.h"
+#include "../util/wide.h"
 
 static const char *const khp_names[KHP_NKNOBS] = {
 	[KHP_DEFRAG] = "defrag",
@@ -70,9 +71,41 @@ static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, s
 	o->present = false;
 	if (read_knob(sr, b, rel, s))
 		return;
-	if (parse_u64_text(b->p, b->len, &o->v) == 0)
+	if (sysfs_u64_parse(b->p, b->len, &o->v) == 0)
 		o->present = true;
 	else
+		s->nbad++;
+}
+
+/*
+ * khugepaged/defrag: 0 or 1 since 2.6.38; RHEL 6's 2.6.32 prints a choice,
+ * "[yes] no" (or the bare word): yes is 1, no is 0.
+ */
+static void read_yes_no(const struct sysroot *sr, struct buf *b, const char *rel, struct opt_u64 *o,
+			struct thp_settings *s)
+{
+	o->present = false;
+	if (read_knob(sr, b, rel, s))
+		return;
+	struct choice c;
+	const char *w = NULL;
+	if (sysfs_u64_parse(b->p, b->len, &o->v) == 0) {
+		o->present = o->v <= 1;
+	} else if (choice_parse(b->p, b->len, &c) == 0) {
+		w = c.selected;
+	} else {
+		size_t n = b->len;
+		while (n && (b->p[n - 1] == '\n' || b->p[n - 1] == ' '))
+			n--;
+		w = (n == 3 && !memcmp(b->p, "yes", 3))	 ? "yes"
+		    : (n == 2 && !memcmp(b->p, "no", 2)) ? "no"
+							 : NULL;
+	}
+	if (w && (!strcmp(w, "yes") || !strcmp(w, "no"))) {
+		o->v = !strcmp(w, "yes");
+		o->present = true;
+	}
+	if (!o->present)
 		s->nbad++;
 }
 
@@ -92,9 +125,17 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
 		uint64_t v;
+		/* a counter's name is a JSON key and a word in sentences: the kernel's are [a-z_] */
+		bool named = true;
+		for (const char *c = de->d_name; *c; c++)
+			named &= *c > 0x20 && *c < 0x7f;
+		if (!named) {
+			(*nbad)++;
+			continue;
+		}
 		if (read_knob(sr, b, rel, s))
 			continue;
-		if (parse_u64_text(b->p, b->len, &v)) {
+		if (sysfs_u64_parse(b->p, b->len, &v)) {
 			(*nbad)++;
 			continue;
 		}
@@ -161,7 +202,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), SR_THP "/khugepaged/%s", khp_names[k]);
-		read_u64(sr, &b, rel, &s->khp[k], s);
+		if (k == KHP_DEFRAG)
+			read_yes_no(sr, &b, rel, &s->khp[k], s);
+		else
+			read_u64(sr, &b, rel, &s->khp[k], s);
 	}
 	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
 
@@ -179,8 +223,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 			}
 			struct thp_size *sz = &s->sizes[s->nsizes++];
 			sz->size_kb = kb;
-			sz->order =
-				page_size > 0 ? log2_exact(kb * 1024 / (uint64_t)page_size) : -1;
+			uint64_t bytes; /* a directory name's size: any u64 of kB */
+			sz->order = page_size > 0 && mul_u64(kb, 1024, &bytes)
+					    ? log2_exact(bytes / (uint64_t)page_size)
+					    : -1;
 			snprintf(rel, sizeof(rel), "%s/enabled", dir);
 			read_choice(sr, &b, rel, &sz->enabled, &s->nbad, s);
 			snprintf(rel, sizeof(rel), "%s/shmem_enabled", dir);
@@ -250,7 +296,7 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 	int nbad = 0, ret = 0;
 	read_choice(sr, &b, SR_THP "/enabled", &top, &nbad, NULL);
 	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0)
-		parse_u64_text(b.p, b.len, &pmd);
+		sysfs_u64_parse(b.p, b.len, &pmd);
 	sz.present = false;
 	if (pmd) {
 		char rel[PATH_MAX];

@@ -138,10 +138,14 @@ int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks)
 	struct buddyinfo *bi = malloc(sizeof(*bi));
 	int r = bi ? buddyinfo_read(sr, bi) : -ENOMEM;
 	if (!r) {
-		*blocks = 0;
+		u128 n = 0;
 		for (int i = 0; i < bi->nzones; i++)
 			if (strcmp(bi->zones[i].zone, "DMA") != 0)
-				*blocks += buddy_pages_at_least(&bi->zones[i], order) >> order;
+				n += buddy_pages_at_least(&bi->zones[i], order) >> order;
+		/* the live kernel's count: far below 2^64; beyond it, unknown */
+		if (!u128_fits(n))
+			r = -EOVERFLOW;
+		*blocks = (uint64_t)n;
 	}
 	free(bi);
 	return r;

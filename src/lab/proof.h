@@ -57,7 +57,10 @@ struct folio_counts {
 int region_folios(const struct sysroot *sr, uintptr_t addr, size_t len, long page_size,
 		  struct folio_counts *fc);
 
-/* Free memory in blocks of order >= ORDER over all zones but DMA, in blocks of 2^ORDER pages. */
+/*
+ * Free memory in blocks of order >= ORDER over all zones but DMA, in blocks of 2^ORDER pages.
+ * Returns 0, -errno reading buddyinfo, or -EOVERFLOW when the count does not fit a u64.
+ */
 int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks);
 
 #endif

@@ -55,7 +55,8 @@ void advice_notes(struct adv_ctx *c)
 			n->ver_src = p->ver_src;
 		}
 	}
-	if (h->thp.write_err && h->thp.write_err != -ENOENT &&
+	/* -ENODATA: a recorded tree that cannot say (not recorded) */
+	if (h->thp.write_err && h->thp.write_err != -ENOENT && h->thp.write_err != -ENODATA &&
 	    (n = adv_note(a, AN_INFO, ANI_NOT_WRITABLE)))
 		n->err = h->thp.write_err;
 	/* findings of `thpctl status` that the settings above do not cover */

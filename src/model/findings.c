@@ -6,6 +6,7 @@
 
 #include "../util/names.h"
 #include "../util/str.h"
+#include "../util/wide.h"
 
 static const char *const severity_names[] = {[SEV_CRIT] = "crit", [SEV_WARN] = "warn"};
 
@@ -281,7 +282,7 @@ void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived
 	for (int i = 0; i < h->thp.nsizes; i++) {
 		const struct thp_size *sz = &h->thp.sizes[i];
 		if (sz->has_stats || !sz->eff_enabled || strcmp(sz->eff_enabled, "never") == 0 ||
-		    sz->size_kb * 1024 == h->feat.pmd_size)
+		    (u128)sz->size_kb * 1024 == h->feat.pmd_size)
 			continue;
 		struct finding *f = add(out, FK_MTHP_NO_STATS, SEV_WARN, AREA_VISIBILITY);
 		if (!f)
@@ -341,7 +342,8 @@ void rule_read_only(const struct host_snapshot *h, const struct host_derived *d,
 		    struct findings *out)
 {
 	(void)d;
-	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT)
+	if (!h->thp.present || h->thp.write_err == 0 || h->thp.write_err == -ENOENT ||
+	    h->thp.write_err == -ENODATA) /* not recorded: unknown, not read-only */
 		return;
 	struct finding *f = add(out, FK_READ_ONLY, SEV_INFO, AREA_ACCESS);
 	if (f)

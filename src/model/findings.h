@@ -72,9 +72,9 @@ union finding_facts {
 	} shrink;
 	struct finding_fault { /* fault-success-low */
 		struct ratio r;
-		uint64_t size_kb; /* the mTHP size, 0 for the PMD size */
-		int pmd_order;	  /* -1: unknown, no free-block evidence */
-		uint64_t free_pmd_blocks;
+		uint64_t size_kb;     /* the mTHP size, 0 for the PMD size */
+		int pmd_order;	      /* -1: unknown, no free-block evidence */
+		u128 free_pmd_blocks; /* exact: a u64 count << order may not fit 64 bits */
 	} fault;
 	struct finding_compact { /* compact-stall */
 		uint64_t stall, fail, success;
@@ -83,7 +83,8 @@ union finding_facts {
 		const char *defrag;    /* its value, NULL unread */
 	} compact;
 	struct finding_split { /* deferred-split */
-		uint64_t deferred, split, partially_mapped;
+		uint64_t deferred, split;
+		u128 partially_mapped;	   /* summed over sizes: exact */
 		bool has_partially_mapped; /* 6.12+: nr_anon_partially_mapped, what is held now */
 	} split;
 	const char *release;	    /* cow-copy: the kernel release */

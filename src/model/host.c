@@ -43,7 +43,7 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 			&sz->stats, "nr_anon_partially_mapped", &sf->nr_anon_partially_mapped.v);
 		if (sf->nr_anon_partially_mapped.present) {
 			d->has_partially_mapped = true;
-			d->nr_anon_partially_mapped += sf->nr_anon_partially_mapped.v;
+			d->nr_anon_partially_mapped += sf->nr_anon_partially_mapped.v; /* u128 */
 		}
 	}
 	d->pmd_order = -1;
@@ -57,16 +57,16 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 	}
 }
 
-uint64_t zone_free_blocks(const struct buddy_zone *z, int order)
+u128 zone_free_blocks(const struct buddy_zone *z, int order)
 {
 	if (order < 0 || order >= 64)
 		return 0;
-	return buddy_pages_at_least(z, order) >> order;
+	return buddy_pages_at_least(z, order) >> order; /* < 2^84 a zone: exact */
 }
 
-uint64_t host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found)
+u128 host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found)
 {
-	uint64_t n = 0;
+	u128 n = 0; /* < 2^84 a zone, 32 zones: exact */
 	bool any = false;
 	for (int i = 0; i < b->nzones; i++) {
 		const struct buddy_zone *z = &b->zones[i];
@@ -86,8 +86,9 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 {
 	if (!h->has_buddy || h->pmd_order < 0)
 		return false;
-	*blocks = host_free_blocks(&h->buddy, -1, h->pmd_order, NULL);
-	return true;
+	u128 n = host_free_blocks(&h->buddy, -1, h->pmd_order, NULL);
+	*blocks = (uint64_t)n;
+	return u128_fits(n); /* beyond a u64: unknown to a u64 reader, never wrapped */
 }
 
 enum defrag_stall defrag_stalls(const struct choice *defrag)

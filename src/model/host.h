@@ -7,6 +7,7 @@
 #define THPCTL_HOST_H
 
 #include "../kernel/host_snapshot.h"
+#include "../util/wide.h"
 
 struct host_recent;
 
@@ -28,11 +29,11 @@ struct host_derived {
 	struct ratio collapse_success; /* thp_collapse_alloc / (alloc + alloc_failed) */
 	int nsizes;
 	struct size_fault sizes[THP_MAX_SIZES];
-	int pmd_order; /* log2(pmd_size / page_size), -1 if unknown */
-	uint64_t
-		free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all zones but DMA */
-	struct ratio khugepaged_cpu; /* share of one CPU since boot: value = cpu_s / uptime_s */
-	uint64_t nr_anon_partially_mapped; /* summed over sizes */
+	int pmd_order;	      /* log2(pmd_size / page_size), -1 if unknown */
+	u128 free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all
+			       * zones but DMA; exact (a u64 count << order may not fit 64 bits) */
+	struct ratio khugepaged_cpu;   /* share of one CPU since boot: value = cpu_s / uptime_s */
+	u128 nr_anon_partially_mapped; /* summed over sizes (exact) */
 	bool has_partially_mapped;
 	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */
 	const struct host_recent *recent;
@@ -48,20 +49,22 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d);
  * 0..63 (pure; source /proc/buddyinfo). The one count of free blocks: every
  * command that shows free PMD-order blocks sums this.
  */
-uint64_t zone_free_blocks(const struct buddy_zone *z, int order);
+u128 zone_free_blocks(const struct buddy_zone *z, int order);
 
 /*
  * zone_free_blocks() summed over the zones of NODE (-1: every node) but
  * ZONE_DMA (16 MiB, guarded by lowmem_reserve: it serves no THP fault).
  * *FOUND (may be NULL) tells whether any zone of NODE was listed (pure).
+ * Exact: a u128 never wraps (< 2^84 a zone, 32 zones).
  * Callers: host_derive, host_pmd_blocks, cmd/hugetlb.c (hugetlb plan),
  * render/status.c (per node); lab/proof.c and lab/fragment.c should too.
  */
-uint64_t host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found);
+u128 host_free_blocks(const struct buddyinfo *b, int node, int order, bool *found);
 
 /*
  * Free PMD-order blocks of H (its pmd_order from hpage_pmd_size), all zones
- * but DMA, in PMD units; false when buddyinfo or the order is unknown (pure).
+ * but DMA, in PMD units; false when buddyinfo or the order is unknown, or the
+ * count does not fit a u64 (pure).
  */
 bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);
 

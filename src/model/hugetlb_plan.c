@@ -6,6 +6,7 @@
 
 #include "../util/num.h"
 #include "../util/names.h"
+#include "../util/wide.h"
 
 static const char *const runtime_names[] = {[HP_RT_ALREADY] = "already",
 					    [HP_RT_NOW] = "now",
@@ -30,27 +31,31 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	/* what is reserved now, and what the buddy allocator could give */
 	bool have_buddy = false;
+	/* no pool of the size: none reserved; a pool whose nr_hugepages is unreadable: unknown */
+	const struct opt_u64 *nr = &in->nr;
 	if (in->node >= 0) {
 		const struct hp_node *nd = find_node(in, in->node);
-		if (nd && nd->nr.present)
-			p->have = nd->nr.v;
+		nr = nd ? &nd->nr : NULL;
 		if (nd && nd->has_buddy) {
 			have_buddy = true;
 			p->free_blocks = nd->free_blocks;
 		}
 	} else {
-		if (in->nr.present)
-			p->have = in->nr.v;
 		for (int i = 0; i < in->nnodes; i++)
 			if (in->nodes[i].has_buddy) {
 				have_buddy = true;
 				p->free_blocks += in->nodes[i].free_blocks;
 			}
 	}
+	/* a node not in the tree has no pool to read (HP_NOTE_NO_NODE says so): none reserved */
+	p->have_known = !in->size_supported || !nr || nr->present;
+	p->have = nr && nr->present ? nr->v : 0;
 	p->need = p->pages > p->have ? p->pages - p->have : 0;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
 	if (!p->fits)
 		p->runtime = HP_RT_NOFIT;
+	else if (!p->have_known) /* how many pages are reserved now is unknown */
+		p->runtime = HP_RT_UNKNOWN, p->need = 0;
 	else if (p->need == 0)
 		p->runtime = HP_RT_ALREADY;
 	else if (p->gigantic)
@@ -59,9 +64,10 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 		p->runtime = HP_RT_UNKNOWN;
 	else if (p->free_blocks >= p->need)
 		p->runtime = HP_RT_NOW;
-	/* compaction may assemble the rest from free memory, leaving the kernel its reserve */
+	/* compaction may assemble the rest from free memory, leaving the kernel its reserve;
+	 * need <= pages and pages * page_kb fits (checked in hugetlb_plan); the sum in u128 */
 	else if (in->has_mem_free &&
-		 in->mem_free_kb >= p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
+		 in->mem_free_kb >= (u128)p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
 		p->runtime = HP_RT_COMPACT;
 	else
 		p->runtime = HP_RT_BOOT;
@@ -78,7 +84,9 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	if (in->for_bytes > UINT64_MAX - extra)
 		return -EINVAL;
 	p->pool_bytes = in->for_bytes + extra;
-	uint64_t page_b = in->page_kb * 1024;
+	uint64_t page_b;
+	if (!mul_u64(in->page_kb, 1024, &page_b))
+		return -EINVAL;
 	p->pages = p->pool_bytes / page_b + (p->pool_bytes % page_b ? 1 : 0);
 	if (p->pages > UINT64_MAX / in->page_kb)
 		return -EINVAL;
@@ -110,7 +118,9 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	p->target = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
 	if (!in->size_supported)
 		p->notes |= HP_NOTE_UNSUPPORTED;
-	if (p->have && p->have != p->pages)
+	if (!p->have_known)
+		p->notes |= HP_NOTE_HAVE_UNKNOWN;
+	else if (p->have && p->have != p->pages)
 		p->notes |= HP_NOTE_POOL_SHARED;
 	if (in->default_page_kb && in->page_kb != in->default_page_kb)
 		p->notes |= HP_NOTE_NOT_DEFAULT;

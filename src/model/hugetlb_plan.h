@@ -15,18 +15,20 @@
 
 #include "../kernel/buddyinfo.h"
 #include "../kernel/parse.h"
+#include "../util/wide.h"
 
 /* What the kernel keeps at the least: 1.5 GiB. */
 #define HP_KERNEL_RESERVE_KB (1536ull * 1024)
 
 #define HP_MAX_NODES 64
+#define HP_MAX_LINES 4
 
 struct hp_node {
 	int node;
 	bool has_mem_total;
 	uint64_t mem_total_kb; /* nodeN/meminfo MemTotal */
 	bool has_buddy;
-	uint64_t free_blocks;	 /* free blocks able to hold one page of the size (not ZONE_DMA) */
+	u128 free_blocks;	 /* free blocks able to hold one page of the size (not ZONE_DMA) */
 	struct opt_u64 nr, free; /* this node's pool of the size now */
 };
 
@@ -45,6 +47,9 @@ struct hp_plan_input {
 	int nnodes;
 	struct hp_node nodes[HP_MAX_NODES];
 	enum boot_tool boot; /* how this host sets the kernel command line (boot_tools.h) */
+	/* files the plan reads that could not be read or parsed ("proc/buddyinfo (a symlink)") */
+	int nunread;
+	const char *unread[HP_MAX_LINES];
 };
 
 enum hp_runtime {
@@ -53,7 +58,7 @@ enum hp_runtime {
 	HP_RT_COMPACT, /* not enough blocks, but enough free memory: compaction may do it */
 	HP_RT_BOOT,    /* reserve at boot (command line) */
 	HP_RT_NOFIT,   /* does not fit at all */
-	HP_RT_UNKNOWN, /* no buddyinfo */
+	HP_RT_UNKNOWN, /* no buddyinfo, or the pool's nr_hugepages unreadable */
 };
 
 const char *hp_runtime_name(enum hp_runtime r);
@@ -67,10 +72,11 @@ enum hp_target {
 
 /* What else the plan must say, in this order. */
 enum {
-	HP_NOTE_UNSUPPORTED = 1 << 0, /* no hugepages-<kB>kB directory: the lines fail here */
-	HP_NOTE_POOL_SHARED = 1 << 1, /* part of the pool exists (have): it may serve others */
-	HP_NOTE_NOT_DEFAULT = 1 << 2, /* not the default size: programs must ask for it */
-	HP_NOTE_NO_NODE = 1 << 3,     /* the node is not in this tree */
+	HP_NOTE_UNSUPPORTED = 1 << 0,  /* no hugepages-<kB>kB directory: the lines fail here */
+	HP_NOTE_POOL_SHARED = 1 << 1,  /* part of the pool exists (have): it may serve others */
+	HP_NOTE_NOT_DEFAULT = 1 << 2,  /* not the default size: programs must ask for it */
+	HP_NOTE_NO_NODE = 1 << 3,      /* the node is not in this tree */
+	HP_NOTE_HAVE_UNKNOWN = 1 << 4, /* nr_hugepages of the pool unreadable: have, need unknown */
 };
 
 struct hp_plan {
@@ -81,12 +87,13 @@ struct hp_plan {
 	uint64_t scope_mem_kb; /* MemTotal of the node, or of the host */
 	bool scope_mem_known;
 	bool fits;
-	uint64_t left_kb;     /* memory left to the rest, when it fits */
-	uint64_t max_pages;   /* the most pages that fit with the reserve */
-	uint64_t have;	      /* pages of this size reserved now (node or host) */
-	uint64_t need;	      /* more pages to allocate */
-	uint64_t free_blocks; /* able to hold one page each, in the scope */
-	bool gigantic;	      /* order above the buddy allocator's largest block */
+	uint64_t left_kb;   /* memory left to the rest, when it fits */
+	uint64_t max_pages; /* the most pages that fit with the reserve */
+	uint64_t have;	    /* pages of this size reserved now (node or host), when have_known */
+	bool have_known;    /* nr_hugepages read (or no pool of the size: 0) */
+	uint64_t need;	    /* more pages to allocate, when have_known */
+	u128 free_blocks;   /* able to hold one page each, in the scope (exact) */
+	bool gigantic;	    /* order above the buddy allocator's largest block */
 	enum hp_runtime runtime;
 	enum hp_target target;
 	unsigned notes; /* HP_NOTE_* */

@@ -30,7 +30,7 @@ int psg_build(const struct psg_in *in, size_t n, struct psg_row **out, size_t *n
 	if (!g)
 		return -ENOMEM;
 	size_t ng = 0;
-	uint64_t total = 0;
+	u128 total = 0; /* sums of u64s: exact */
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < ng && !same_key(g[k].key, in[i].key))

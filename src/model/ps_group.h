@@ -6,6 +6,7 @@
 #ifndef THPCTL_MODEL_PS_GROUP_H
 #define THPCTL_MODEL_PS_GROUP_H
 
+#include "../util/wide.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,10 +22,10 @@ struct psg_in {
 
 /* One group. Sizes in kB: sums over the processes whose smaps was read. */
 struct psg_row {
-	const char *key;		  /* NULL: processes whose group is unknown */
-	int n;				  /* processes */
-	int unknown;			  /* of them, smaps unreadable: the sums leave them out */
-	uint64_t ahp_kb, rss_kb, anon_kb; /* AnonHugePages, Rss, Anonymous */
+	const char *key;	      /* NULL: processes whose group is unknown */
+	int n;			      /* processes */
+	int unknown;		      /* of them, smaps unreadable: the sums leave them out */
+	u128 ahp_kb, rss_kb, anon_kb; /* AnonHugePages, Rss, Anonymous: exact sums */
 	double share;	 /* ahp / anon, 0..1; -1 when anon is 0 or no process was read */
 	double of_total; /* ahp / the sum over all groups; -1 when that is 0 or none read */
 };

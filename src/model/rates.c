@@ -47,14 +47,17 @@ struct opt_u64 kv_opt(const struct kvlist *l, const char *name)
 struct opt_u64 kv_sum_prefix(const struct kvlist *l, const char *prefix)
 {
 	struct opt_u64 o = {0};
+	bool over = false;
 	size_t n = strlen(prefix);
 	for (size_t i = 0; i < l->n; i++) {
 		const char *k = l->items[i].name;
 		if (strncmp(k, prefix, n) == 0 && (k[n] == '\0' || k[n] == '_')) {
 			o.present = true;
-			o.v += l->items[i].value;
+			over |= !add_u64(o.v, l->items[i].value, &o.v);
 		}
 	}
+	if (over) /* a sum that does not fit: unknown, never wrapped */
+		o = (struct opt_u64){0};
 	return o;
 }
 

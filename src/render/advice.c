@@ -64,7 +64,8 @@ static void header(FILE *f, const struct adv_input *in, bool color)
 {
 	const struct host_snapshot *h = in->h;
 	fprintf(f, "%sHost%s\n", col_bold(color), col_reset(color));
-	fprintf(f, "  kernel     %s", h->feat.release[0] ? h->feat.release : "unknown");
+	fputs("  kernel     ", f);
+	fputs_safe(h->feat.release[0] ? h->feat.release : "unknown", f);
 	if (h->feat.except_advised == TRI_YES)
 		fprintf(f, " (PR_THP_DISABLE_EXCEPT_ADVISED: yes)");
 	fputc('\n', f);
@@ -115,7 +116,9 @@ static void workloads(FILE *f, const struct adv_input *in, const struct advice *
 		if (x->requested)
 			fprintf(f, "%s--workload", x->detected ? ", " : " ");
 		if (x->version[0]) {
-			fprintf(f, ", version %s (", x->version);
+			fputs(", version ", f);
+			fputs_safe(x->version, f); /* read from the program's file */
+			fputs(" (", f);
 			fputs_safe(x->version_src, f);
 			fputc(')', f);
 		}

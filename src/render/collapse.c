@@ -89,10 +89,12 @@ static void buddy_line(FILE *f, const struct collapse_report *r)
 	if (!r->buddy || r->pmd_order <= 0)
 		return;
 	fprintf(f, "  free huge pages in blocks of order >= %d:", r->pmd_order);
-	for (int i = 0; i < r->buddy->nzones; i++)
-		fprintf(f, "%s node %d %s %llu", i ? "," : "", r->buddy->zones[i].node,
-			r->buddy->zones[i].zone,
-			(unsigned long long)zone_free_blocks(&r->buddy->zones[i], r->pmd_order));
+	for (int i = 0; i < r->buddy->nzones; i++) {
+		char nb[40]; /* exact: a zone's count may not fit a u64 */
+		fmt_u128(nb, sizeof(nb), zone_free_blocks(&r->buddy->zones[i], r->pmd_order));
+		fprintf(f, "%s node %d %s %s", i ? "," : "", r->buddy->zones[i].node,
+			r->buddy->zones[i].zone, nb);
+	}
 	fputc('\n', f);
 }
 
@@ -352,7 +354,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			json_put(z, "node", json_integer(r->buddy->zones[i].node));
 			json_put(z, "zone", json_str(r->buddy->zones[i].zone));
 			json_put(z, "free_blocks_pmd_order",
-				 json_u64(zone_free_blocks(&r->buddy->zones[i], r->pmd_order)));
+				 json_u128(zone_free_blocks(&r->buddy->zones[i], r->pmd_order)));
 			json_array_append_new(b, z);
 		}
 		json_put(root, "buddy", b);

@@ -13,7 +13,12 @@
 void plan_render_text(FILE *f, const struct settings_plan *p, bool color)
 {
 	for (int i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->e[i];
+		/* keys and values from a tree or a snapshot file: escaped copies */
+		struct plan_entry esc = p->e[i];
+		const struct plan_entry *e = &esc;
+		esc_buf(esc.key, sizeof(esc.key), p->e[i].key);
+		esc_buf(esc.old, sizeof(esc.old), p->e[i].old);
+		esc_buf(esc.new, sizeof(esc.new), p->e[i].new);
 		if (e->state == PS_UNCHANGED) {
 			fprintf(f, "%s: %s %s(unchanged)%s\n", e->key, e->old, col_dim(color),
 				col_reset(color));
@@ -42,7 +47,11 @@ void plan_render_text(FILE *f, const struct settings_plan *p, bool color)
 void plan_render_shell(FILE *f, const struct settings_plan *p, const char *thp_dir)
 {
 	for (int i = 0; i < p->n; i++) {
-		const struct plan_entry *e = &p->e[i];
+		struct plan_entry esc =
+			p->e[i]; /* never a raw control byte, not even in a command */
+		const struct plan_entry *e = &esc;
+		esc_buf(esc.key, sizeof(esc.key), p->e[i].key);
+		esc_buf(esc.new, sizeof(esc.new), p->e[i].new);
 		if (e->state == PS_UNCHANGED)
 			fprintf(f, "# %s is already %s\n", e->key, e->new);
 		else

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "../util/wide.h"
 #include "status_int.h"
 
 /* The command that shows more about each area. */
@@ -95,9 +96,11 @@ static void fault_success_low(const struct finding *f, struct finding_text *t)
 		snprintf(what, sizeof(what), "%llukB", (ull)f->ev.fault.size_kb);
 	snprintf(rs, sizeof(rs), "%.1f%% (%llu of %llu)", r->value * 100, (ull)r->num, (ull)r->den);
 	TITLE("%s THP fault success %s since boot", what, rs);
+	char nb[40];
+	fmt_u128(nb, sizeof(nb), f->ev.fault.free_pmd_blocks);
 	if (f->ev.fault.pmd_order >= 0)
-		EVIDENCE("fault success %s; free blocks of order >= %d: %llu", rs,
-			 f->ev.fault.pmd_order, (ull)f->ev.fault.free_pmd_blocks);
+		EVIDENCE("fault success %s; free blocks of order >= %d: %s", rs,
+			 f->ev.fault.pmd_order, nb);
 	else
 		EVIDENCE("fault success %s", rs);
 	FIX("sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
@@ -125,10 +128,12 @@ static void deferred_split(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_split *s = &f->ev.split;
 	TITLE("partly freed huge pages are held until memory pressure");
+	char pm[40];
+	fmt_u128(pm, sizeof(pm), s->partially_mapped);
 	if (s->has_partially_mapped)
 		EVIDENCE(
-			"thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%llu",
-			(ull)s->deferred, (ull)s->split, (ull)s->partially_mapped);
+			"thp_deferred_split_page=%llu thp_split_page=%llu nr_anon_partially_mapped=%s",
+			(ull)s->deferred, (ull)s->split, pm);
 	else
 		EVIDENCE("thp_deferred_split_page=%llu thp_split_page=%llu", (ull)s->deferred,
 			 (ull)s->split);
@@ -148,8 +153,10 @@ static void large_pmd(const struct finding *f, struct finding_text *t)
 static void hugetlb_idle(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_pool *p = &f->ev.pool;
-	TITLE("hugetlb pool of %llu x %llu kB (%llu MiB) is reserved and entirely free: memory held for nobody",
-	      (ull)p->nr, (ull)p->size_kb, (ull)(p->nr * p->size_kb / 1024));
+	char held[64]; /* pages x page size, exact: 2^64-1 pages of 2048 kB do not fit a u64 */
+	fmt_kb_exact(held, sizeof(held), (u128)p->nr * p->size_kb);
+	TITLE("hugetlb pool of %llu x %llu kB (%s) is reserved and entirely free: memory held for nobody",
+	      (ull)p->nr, (ull)p->size_kb, held);
 	EVIDENCE("hugepages-%llukB: nr_hugepages=%llu free_hugepages=%llu resv_hugepages=%llu",
 		 (ull)p->size_kb, (ull)p->nr, (ull)p->free, (ull)p->resv);
 	if (p->default_size)

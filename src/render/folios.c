@@ -379,7 +379,7 @@ json_t *folio_ps_to_json(const struct folio_ps_report *r)
 		json_put(o, "user", json_str(row->user));
 		json_put(o, "comm", json_str(row->comm));
 		json_put(o, "readable", json_boolean(!row->denied));
-		json_put(o, "vmrss_kb", row->vmrss_kb >= 0 ? json_integer(row->vmrss_kb) : NULL);
+		json_put(o, "vmrss_kb", row->vmrss_kb.present ? json_u64(row->vmrss_kb.v) : NULL);
 		if (!row->denied) {
 			counts_json(o, &row->c, &r->g, partial);
 			folio_sum(&tot, &row->c);

@@ -21,8 +21,8 @@ struct folio_ps_row {
 	long pid, ppid, uid;
 	char user[32];
 	char comm[COMM_LEN];
-	int64_t vmrss_kb; /* status VmRSS, -1 absent */
-	bool denied;	  /* pagemap/smaps not readable: counts invalid */
+	struct opt_u64 vmrss_kb; /* status VmRSS */
+	bool denied;		 /* pagemap/smaps not readable: counts invalid */
 	struct folio_acct c;
 	bool has_allowed;      /* allowed read (kernel/numa.h numa_proc_allowed) */
 	struct cpuset allowed; /* CPUs its threads may run on */

@@ -59,15 +59,20 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 static void blocks_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out,
 			size_t n)
 {
-	char a[32];
-	fmt_kb(a, sizeof(a), p->free_blocks * in->page_kb);
-	snprintf(out, n, "%llu free block%s of order >= %d (%s)", (ull)p->free_blocks,
-		 p->free_blocks == 1 ? "" : "s", p->order, a);
+	char a[64], nb[40];
+	u128 kb; /* free blocks x page size: exact, "-" beyond 2^128 */
+	if (__builtin_mul_overflow(p->free_blocks, (u128)in->page_kb, &kb))
+		snprintf(a, sizeof(a), "-");
+	else
+		fmt_kb_wide(a, sizeof(a), kb);
+	fmt_u128(nb, sizeof(nb), p->free_blocks);
+	snprintf(out, n, "%s free block%s of order >= %d (%s)", nb, p->free_blocks == 1 ? "" : "s",
+		 p->order, a);
 }
 
 void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n)
 {
-	char sz[16], blocks[96], b[32];
+	char sz[16], blocks[160], b[32];
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	blocks_text(in, p, blocks, sizeof(blocks));
 	switch (p->runtime) {
@@ -79,8 +84,15 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 			 sz);
 		break;
 	case HP_RT_UNKNOWN:
-		snprintf(out, n, "unknown: no buddyinfo%s to count free blocks of the page's order",
-			 in->node >= 0 ? " for this node" : "");
+		if (!p->have_known)
+			snprintf(
+				out, n,
+				"unknown: nr_hugepages of the %s pool%s could not be read, so how many pages are reserved now is unknown",
+				sz, in->node >= 0 ? " of this node" : "");
+		else
+			snprintf(out, n,
+				 "unknown: no buddyinfo%s to count free blocks of the page's order",
+				 in->node >= 0 ? " for this node" : "");
 		break;
 	case HP_RT_NOW:
 		snprintf(out, n, "now: %llu more pages needed, %s in /proc/buddyinfo", (ull)p->need,
@@ -119,6 +131,11 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 			out[k++], sizeof(out[0]),
 			"this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
 			sz, (ull)in->page_kb);
+	if (p->notes & HP_NOTE_HAVE_UNKNOWN)
+		snprintf(
+			out[k++], sizeof(out[0]),
+			"nr_hugepages of the %s pool could not be read (damaged or unreadable): reserved_now and needed are unknown",
+			sz);
 	if (p->notes & HP_NOTE_POOL_SHARED)
 		snprintf(
 			out[k++], sizeof(out[0]),
@@ -148,7 +165,16 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	if (in->node >= 0)
 		fprintf(f, " on node %d", in->node);
 	fputc('\n', f);
-	exact(c, sizeof(c), p->total_kb * 1024);
+	for (int i = 0; i < in->nunread; i++) {
+		fprintf(f, "  %spartial: could not read ", col_yellow(color));
+		fputs_safe(in->unread[i], f);
+		fprintf(f, "%s\n", col_reset(color));
+	}
+	/* pages * page size is at most the pool plus a page: above 2^64 bytes, in kB exactly */
+	if (p->total_kb <= UINT64_MAX / 1024)
+		exact(c, sizeof(c), p->total_kb * 1024);
+	else
+		fmt_kb_wide(c, sizeof(c), p->total_kb);
 	fprintf(f, "  pages    %llu x %s = %s\n", (unsigned long long)p->pages, sz, c);
 	const char *of = in->node >= 0 ? " of the node" : "";
 	if (p->scope_mem_known) {
@@ -226,9 +252,9 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "fits", p->scope_mem_known ? json_boolean(p->fits) : json_null());
 	json_put(o, "left_kb", p->scope_mem_known && p->fits ? json_u64(p->left_kb) : json_null());
 	json_put(o, "max_pages", p->scope_mem_known ? json_u64(p->max_pages) : json_null());
-	json_put(o, "reserved_now", json_u64(p->have));
-	json_put(o, "needed", json_u64(p->need));
-	json_put(o, "free_blocks", json_u64(p->free_blocks));
+	json_put(o, "reserved_now", p->have_known ? json_u64(p->have) : NULL);
+	json_put(o, "needed", p->have_known ? json_u64(p->need) : NULL);
+	json_put(o, "free_blocks", json_u128(p->free_blocks));
 	json_put(o, "gigantic", json_boolean(p->gigantic));
 	json_put(o, "runtime", json_str(hp_runtime_name(p->runtime)));
 	char why[320];
@@ -255,5 +281,10 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	for (int i = 0; i < nn; i++)
 		json_array_append_new(notes, json_str(nt[i]));
 	json_put(o, "notes", notes);
+	json_t *un = json_array();
+	for (int i = 0; i < in->nunread; i++)
+		json_array_append_new(un, json_str(in->unread[i]));
+	json_put(o, "partial", json_boolean(in->nunread > 0 || !p->have_known));
+	json_put(o, "unread", un);
 	return o;
 }

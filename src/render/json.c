@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,16 @@ json_t *json_u64(uint64_t v)
 	int n = snprintf(tmp + U64_MARK_LEN, sizeof(tmp) - U64_MARK_LEN, "%llu",
 			 (unsigned long long)v);
 	return json_stringn(tmp, U64_MARK_LEN + (size_t)n);
+}
+
+json_t *json_u128(u128 v)
+{
+	if (u128_fits(v))
+		return json_u64((uint64_t)v);
+	char tmp[U64_MARK_LEN + 40];
+	memcpy(tmp, U64_MARK, U64_MARK_LEN);
+	size_t n = fmt_u128(tmp + U64_MARK_LEN, sizeof(tmp) - U64_MARK_LEN, v);
+	return json_stringn(tmp, U64_MARK_LEN + n);
 }
 
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
@@ -150,7 +161,7 @@ static size_t marker_digits(const char *t, size_t len)
 	for (size_t i = 0; i < n; i++)
 		if (t[U64_MARK_TEXT_LEN + i] < '0' || t[U64_MARK_TEXT_LEN + i] > '9')
 			return 0;
-	return n <= 20 ? n : 0;
+	return n <= 39 ? n : 0; /* a u64, or a u128 of json_u128() */
 }
 
 char *json_u64_unmark(char *text)
@@ -178,9 +189,48 @@ char *json_u64_unmark(char *text)
 	return text;
 }
 
+/*
+ * jansson escapes C0 controls in strings but writes DEL and the C1 controls
+ * (U+0080..U+009F, 0x9b an 8-bit CSI to some terminals) as they are: those
+ * bytes occur only inside strings, so each becomes its \u escape here, the
+ * same string to any JSON reader and no control to a terminal. TEXT is freed
+ * when a new string is returned.
+ */
+static char *escape_ctl(char *text)
+{
+	if (!text)
+		return NULL;
+	size_t n = 0, len = strlen(text);
+	const unsigned char *u = (const unsigned char *)text;
+	for (size_t i = 0; i < len; i++)
+		n += u[i] == 0x7f ||
+		     (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] < 0xa0);
+	if (!n)
+		return text;
+	char *out = malloc(len + n * 6 + 1);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned cp = u[i] == 0x7f ? 0x7f
+			      : u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] < 0xa0
+				      ? u[++i]
+				      : 0;
+		if (cp)
+			o += (size_t)sprintf(out + o, "\\u%04x", cp);
+		else
+			out[o++] = (char)u[i];
+	}
+	out[o] = '\0';
+	free(text);
+	return out;
+}
+
 char *json_dump_text(const json_t *root, size_t flags)
 {
-	return json_u64_unmark(json_dumps(root, flags));
+	return escape_ctl(json_u64_unmark(json_dumps(root, flags)));
 }
 
 int json_dump(json_t *root, FILE *f)

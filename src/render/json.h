@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 struct opt_u64; /* kernel/parse.h, through the model headers */
+#include "../util/wide.h"
 
 /* A JSON string of S[0..N); invalid UTF-8 bytes become U+FFFD. Never NULL unless ENOMEM. */
 json_t *json_str_n(const char *s, size_t n);
@@ -22,6 +23,8 @@ json_t *json_opt_u64(const struct opt_u64 *o);
  * read such a value back with json_integer_value(); NULL only on ENOMEM.
  */
 json_t *json_u64(uint64_t v);
+/* An unsigned integer up to 2^128-1 (a sum or product of kernel numbers), exact, as json_u64. */
+json_t *json_u128(u128 v);
 /*
  * "start" and "end" of an address range in OBJ as lower-case hex strings without 0x
  * (addresses above 2^53, or 2^63: [vsyscall], lose digits as JSON numbers).

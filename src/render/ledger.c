@@ -241,7 +241,10 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		else
 			snprintf(v, sizeof(v), "-");
 		table_cell(t, "%s", v);
-		ledger_cell(v, sizeof(v), row->p.st.vmrss_kb >= 0 ? row->p.st.vmrss_kb : -1, false);
+		if (row->p.st.vmrss_kb.present) /* any u64 of kB is valid: exact */
+			fmt_kb(v, sizeof(v), row->p.st.vmrss_kb.v);
+		else
+			snprintf(v, sizeof(v), "-");
 		table_cell(t, "%s", v);
 		ledger_cell(v, sizeof(v), row->denied ? -1 : l->huge_kb, false);
 		table_cell(t, "%s", v);

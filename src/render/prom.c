@@ -289,7 +289,9 @@ static void render_meminfo(struct pbuf *b, const struct kvlist *mi)
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/meminfo %s%s", meminfo_map[i].field,
 			 i == 0 ? " (PMD-mapped anonymous THPs only)" : "");
-		prom_gauge_u64(b, meminfo_map[i].metric, help, kb * 1024);
+		uint64_t bytes; /* a value that does not fit in bytes is left out: unknown */
+		if (mul_u64(kb, 1024, &bytes))
+			prom_gauge_u64(b, meminfo_map[i].metric, help, bytes);
 	}
 }
 
@@ -385,20 +387,22 @@ static void proc_family(struct pbuf *b, const struct sample *s, const char *name
 			      : what == 5 ? p->held_kb
 			      : what == 6 ? p->creep_kb
 					  : p->lazyfree_kb;
-		if ((what == 2 && p->thp_enabled < 0) || (what == 3 && !p->has_hg) ||
-		    (what >= 4 && led < 0))
+		if ((what == 1 && !p->rss_known) || (what == 2 && p->thp_enabled < 0) ||
+		    (what == 3 && !p->has_hg) || (what >= 4 && led < 0))
 			continue;
 		if (!any)
 			prom_family(b, name, "gauge", help);
 		any = true;
 		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
 		const char *lab[] = {"pid", pid, "comm", p->comm, NULL};
-		uint64_t v = what == 0	 ? p->anon_huge_kb * 1024
-			     : what == 1 ? p->rss_kb * 1024
-			     : what == 2 ? (uint64_t)p->thp_enabled
-			     : what == 3 ? p->hg_kb * 1024
-					 : (uint64_t)led * 1024;
-		prom_line_u64(b, name, lab, v);
+		uint64_t kb = what == 0	  ? p->anon_huge_kb
+			      : what == 1 ? p->rss_kb
+			      : what == 3 ? p->hg_kb
+					  : (uint64_t)led;
+		uint64_t v = (uint64_t)p->thp_enabled;
+		/* kB to bytes: a value that does not fit is left out (unknown), never wrapped */
+		if (what == 2 || mul_u64(kb, 1024, &v))
+			prom_line_u64(b, name, lab, v);
 	}
 }
 

@@ -37,8 +37,10 @@ bool prom_valid_name(const char *s);
 
 /*
  * Append label value S escaped for the text format: backslash, double quote
- * and newline become \\, \" and \n; invalid UTF-8 bytes become U+FFFD (label
- * values must be UTF-8; a process name is arbitrary bytes).
+ * and newline become \\, \" and \n; invalid UTF-8 bytes and control characters
+ * (C0 but tab, DEL, C1) become U+FFFD (label values must be UTF-8, the format has no \x
+ * escape, and a scrape read on a terminal must not drive it; a process name is
+ * arbitrary bytes).
  */
 void prom_escape_label(struct pbuf *b, const char *s);
 

@@ -92,9 +92,11 @@ void prom_escape_label(struct pbuf *b, const char *s)
 	while (*p) {
 		const unsigned char *run = p;
 		size_t k;
-		/* copy runs of plain valid text at once */
+		/* copy runs of plain valid text at once: no control character (C0, DEL, C1) */
 		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
-		       (k = utf8_seq(p, (size_t)(end - p))) > 0)
+		       (k = utf8_seq(p, (size_t)(end - p))) > 0 &&
+		       !(k == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f)) &&
+		       !(k == 2 && p[0] == 0xc2 && p[1] < 0xa0))
 			p += k;
 		if (p > run)
 			pbuf_add(b, (const char *)run, (size_t)(p - run));
@@ -106,9 +108,9 @@ void prom_escape_label(struct pbuf *b, const char *s)
 			pbuf_add(b, "\\\"", 2);
 		else if (*p == '\n')
 			pbuf_add(b, "\\n", 2);
-		else
-			pbuf_add(b, "\xef\xbf\xbd", 3); /* U+FFFD for an invalid byte */
-		p++;
+		else /* U+FFFD for an invalid byte or a control: the text format has no \x */
+			pbuf_add(b, "\xef\xbf\xbd", 3);
+		p += *p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0 ? 2 : 1;
 	}
 }
 

@@ -37,9 +37,9 @@ static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_fi
 	table_cell(t, "%s", v);
 }
 
-static void count_size_cell(struct table *t, bool known, int n, uint64_t kb)
+static void count_size_cell(struct table *t, bool known, int n, u128 kb)
 {
-	char v[32];
+	char v[64];
 	if (!known) {
 		table_cell(t, "-");
 		return;
@@ -48,7 +48,7 @@ static void count_size_cell(struct table *t, bool known, int n, uint64_t kb)
 		table_cell(t, "0");
 		return;
 	}
-	fmt_kb(v, sizeof(v), kb);
+	fmt_kb_wide(v, sizeof(v), kb);
 	table_cell(t, "%d (%s)", n, v);
 }
 
@@ -84,10 +84,9 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%",
 					  "HG",	 "NH",	 "ELIG", "THP_EN", "LARGEST HG", "REASON"};
 	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
-	struct smaps_totals tot = {0};
-	size_t nok = 0; /* rows whose smaps was read */
+	u128 rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0; /* sums of u64s: exact */
+	size_t nok = 0;				     /* rows whose smaps was read */
 	int hg = 0, nh = 0, stack_nh = 0;
-	uint64_t hg_kb = 0, nh_kb = 0;
 	bool flags = !r->rollup && !r->flags_absent;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
@@ -96,9 +95,9 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)p->pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", p->st.name);
-		if (p->st.vmrss_kb >= 0)
-			fmt_kb(v, sizeof(v), (uint64_t)p->st.vmrss_kb);
-		table_cell(t, "%s", p->st.vmrss_kb >= 0 ? v : "-");
+		if (p->st.vmrss_kb.present)
+			fmt_kb(v, sizeof(v), p->st.vmrss_kb.v);
+		table_cell(t, "%s", p->st.vmrss_kb.present ? v : "-");
 		if (row->denied) {
 			for (int c = 0; c < 5; c++)
 				table_cell(t, "-");
@@ -125,10 +124,10 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		}
 		table_cell(t, "%s",
 			   row->denied ? "smaps not readable" : thp_reason_text(row->reason));
-		if (p->st.vmrss_kb > 0)
-			tot.kb[SM_RSS] += (uint64_t)p->st.vmrss_kb;
+		/* sums of kernel numbers, exact (a u64 each, so a u128 cannot wrap) */
+		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
 		if (!row->denied) {
-			tot.kb[SM_ANON_HUGE] += p->t.kb[SM_ANON_HUGE];
+			ahp += p->t.kb[SM_ANON_HUGE];
 			nok++;
 		}
 		hg += p->hg_vmas;
@@ -137,10 +136,10 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		hg_kb += p->hg_kb;
 		nh_kb += p->nh_kb;
 	}
-	char a[32], b[32];
-	fmt_kb(a, sizeof(a), tot.kb[SM_RSS]);
+	char a[64], b[64];
+	fmt_kb_wide(a, sizeof(a), rss);
 	/* no readable row: the sums are unknown, not 0 */
-	fmt_kb(b, sizeof(b), tot.kb[SM_ANON_HUGE]);
+	fmt_kb_wide(b, sizeof(b), ahp);
 	table_cell(t, "total");
 	table_cell(t, "%zu procs", r->n);
 	table_cell(t, "%s", "");
@@ -184,8 +183,8 @@ json_t *ps_to_json(const struct ps_report *r)
 {
 	json_t *root = json_object(), *arr = json_array();
 	bool flags = !r->rollup && !r->flags_absent;
-	uint64_t rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0;
-	int nok = 0; /* rows whose smaps was read */
+	u128 rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0; /* sums of u64s: exact */
+	int nok = 0;				     /* rows whose smaps was read */
 	int hg = 0, nh = 0;
 	json_put(root, "mode", json_str(r->rollup ? "rollup" : "smaps"));
 	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0));
@@ -204,7 +203,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "user", json_str(row->user));
 		json_put(o, "comm", json_str(p->st.name));
 		json_put(o, "readable", json_boolean(ok));
-		json_put(o, "rss_kb", p->st.vmrss_kb >= 0 ? json_integer(p->st.vmrss_kb) : NULL);
+		json_put(o, "rss_kb", json_opt_u64(&p->st.vmrss_kb));
 		json_put(o, "anon_kb", ok ? kb_json(&p->t, SM_ANONYMOUS) : NULL);
 		json_put(o, "anon_huge_kb", ok ? kb_json(&p->t, SM_ANON_HUGE) : NULL);
 		json_put(o, "shmem_pmd_kb", ok ? kb_json(&p->t, SM_SHMEM_PMD) : NULL);
@@ -236,8 +235,7 @@ json_t *ps_to_json(const struct ps_report *r)
 			json_put(o, "ledger", ledger_to_json(&row->led));
 		json_put(o, "allocator", row->has_alloc ? alloc_to_json(&row->alloc) : NULL);
 		json_array_append_new(arr, o);
-		if (p->st.vmrss_kb > 0)
-			rss += (uint64_t)p->st.vmrss_kb;
+		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
 		if (ok) {
 			ahp += p->t.kb[SM_ANON_HUGE];
 			nok++;
@@ -250,17 +248,17 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_put(root, "processes", arr);
 	json_t *t = json_object();
 	json_put(t, "processes", json_integer((json_int_t)r->n));
-	json_put(t, "rss_kb", json_u64(rss));
+	json_put(t, "rss_kb", json_u128(rss));
 	json_put(t, "readable", json_integer(nok));
 	/* no readable row: the sums are unknown, not 0 */
-	json_put(t, "anon_huge_kb", nok ? json_u64(ahp) : NULL);
+	json_put(t, "anon_huge_kb", nok ? json_u128(ahp) : NULL);
 	/* a sum over processes: a THP shared after fork counts once per process */
 	json_put(t, "anon_huge_kb_is_per_process_sum", json_true());
 	json_put(t, "host_anon_huge_pages_kb", r->has_host_ahp ? json_u64(r->host_ahp_kb) : NULL);
 	json_put(t, "hg_vmas", flags && nok ? json_integer(hg) : NULL);
-	json_put(t, "hg_kb", flags && nok ? json_u64(hg_kb) : NULL);
+	json_put(t, "hg_kb", flags && nok ? json_u128(hg_kb) : NULL);
 	json_put(t, "nh_vmas", flags && nok ? json_integer(nh) : NULL);
-	json_put(t, "nh_kb", flags && nok ? json_u64(nh_kb) : NULL);
+	json_put(t, "nh_kb", flags && nok ? json_u128(nh_kb) : NULL);
 	json_put(root, "totals", t);
 	return root;
 }

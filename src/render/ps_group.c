@@ -14,10 +14,10 @@ static void cell_pct(struct table *t, double v)
 		table_cell(t, "%.1f%%", v * 100);
 }
 
-static void cell_kb(struct table *t, uint64_t kb)
+static void cell_kb(struct table *t, u128 kb)
 {
-	char s[32];
-	fmt_kb(s, sizeof(s), kb);
+	char s[64];
+	fmt_kb_wide(s, sizeof(s), kb);
 	table_cell(t, "%s", s);
 }
 
@@ -85,20 +85,22 @@ json_t *psg_to_json(const struct psg_report *r)
 	json_put(o, "unreadable", json_integer(r->denied));
 	json_put(o, "partial", json_boolean(r->denied > 0));
 	json_put(o, "host_anon_huge_pages_bytes",
-		 r->has_host_ahp ? json_u64(r->host_ahp_kb * 1024) : json_null());
+		 r->has_host_ahp ? json_u128((u128)r->host_ahp_kb * 1024) : json_null());
 	for (size_t i = 0; i < r->n; i++) {
 		const struct psg_row *g = &r->rows[i];
 		json_t *e = json_object();
 		if (!e)
 			break;
 		bool none = g->unknown == g->n;
-		json_put(e, "cgroup", g->key ? json_string(g->key) : json_null());
+		json_put(e, "cgroup",
+			 g->key ? json_str(g->key) : json_null()); /* from the tree: any bytes */
 		json_put(e, "processes", json_integer(g->n));
 		json_put(e, "unreadable", json_integer(g->unknown));
 		json_put(e, "anon_huge_pages_bytes",
-			 none ? json_null() : json_u64(g->ahp_kb * 1024));
-		json_put(e, "rss_bytes", none ? json_null() : json_u64(g->rss_kb * 1024));
-		json_put(e, "anonymous_bytes", none ? json_null() : json_u64(g->anon_kb * 1024));
+			 none ? json_null() : json_u128(g->ahp_kb * 1024));
+		/* below 2^64 * 2^32 processes * 1024: exact in a u128 */
+		json_put(e, "rss_bytes", none ? json_null() : json_u128(g->rss_kb * 1024));
+		json_put(e, "anonymous_bytes", none ? json_null() : json_u128(g->anon_kb * 1024));
 		json_put(e, "thp_share_of_anon", num_or_null(g->share));
 		json_put(e, "share_of_all_anon_huge_pages", num_or_null(g->of_total));
 		json_array_append_new(a, e);

@@ -103,7 +103,7 @@ static void header(FILE *f, const struct trace_report *r, bool color)
 	if (r->nmissing) {
 		fprintf(f, "  not offered by this kernel:");
 		for (int i = 0; i < r->nmissing; i++)
-			fprintf(f, " %s", r->missing[i]);
+			fputc(' ', f), fputs_safe(r->missing[i], f);
 		fputc('\n', f);
 	}
 }

@@ -51,21 +51,6 @@ static struct table *section_table(FILE *f, const char *name, const char *align,
 	return table_new(2, NULL, align);
 }
 
-static void write_note(const struct host_snapshot *h, char *out, size_t n)
-{
-	int e = h->thp.write_err;
-	if (!h->thp.present)
-		snprintf(out, n, "-");
-	else if (e == 0)
-		snprintf(out, n, "yes");
-	else if (e == -EROFS)
-		snprintf(out, n, "no: read-only here; host-wide setting");
-	else if (e == -EACCES || e == -EPERM)
-		snprintf(out, n, "no: %s (run as root to change)", strerror(-e));
-	else
-		snprintf(out, n, "no: %s", strerror(-e));
-}
-
 static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 {
 	const struct features *ft = &h->feat;
@@ -117,10 +102,17 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 		table_cell(t, "none found (kernel < 6.8, THP off, or not recorded)");
 		break;
 	}
+	/* absent: "no" only where the tree can say so (stats/ 6.10, shrink_underused 6.12) */
 	table_cell(t, "per-size stats");
-	table_cell(t, "%s", ft->per_size_stats ? "yes" : unrec ? "not recorded" : "no");
+	table_cell(t, "%s",
+		   ft->per_size_stats		       ? "yes"
+		   : features_absence_known(ft, 6, 10) ? "no"
+						       : "not recorded");
 	table_cell(t, "shrink_underused");
-	table_cell(t, "%s", ft->shrink_underused ? "yes" : unrec ? "not recorded" : "no");
+	table_cell(t, "%s",
+		   ft->shrink_underused		       ? "yes"
+		   : features_absence_known(ft, 6, 12) ? "no"
+						       : "not recorded");
 	table_cell(t, "MADV_COLLAPSE");
 	table_cell(t, "%s%s", status_tri_str(ft->madv_collapse),
 		   ft->madv_collapse == TRI_UNKNOWN ? " (not probed: recorded tree)" : " (probed)");
@@ -175,13 +167,15 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	table_cell(t, "cmdline transparent_hugepage=");
 	table_cell(t, "%s", h->feat.cmdline_thp[0] ? h->feat.cmdline_thp : "-");
 	table_cell(t, "writable");
-	write_note(h, v, sizeof(v));
+	status_write_note(h, v, sizeof(v));
 	table_cell(t, "%s", v);
 	table_flush(t, f, 2, color);
 	/* a line of its own: a long profile line must not squeeze the table */
 	char tuned[512];
 	status_tuned_str(h, tuned, sizeof(tuned));
-	fprintf(f, "  tuned: %s\n", tuned);
+	fputs("  tuned: ", f);
+	fputs_safe(tuned, f); /* profile names come from the tree */
+	fputc('\n', f);
 	if (!s->nsizes)
 		return;
 	static const char *const hdr[] = {"size",      "order",		"enabled",
@@ -230,8 +224,8 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%llukB", (unsigned long long)sf->size_kb);
 			status_opt_str(v, sizeof(v), &sf->nr_anon);
 			table_cell(t, "%s", v);
-			if (sf->nr_anon.present)
-				fmt_kb(v, sizeof(v), sf->nr_anon.v * sf->size_kb);
+			if (sf->nr_anon.present) /* folios x size: exact, wide */
+				fmt_kb_wide(v, sizeof(v), (u128)sf->nr_anon.v * sf->size_kb);
 			table_cell(t, "%s", sf->nr_anon.present ? v : "-");
 			status_opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped);
 			table_cell(t, "%s", v);
@@ -262,6 +256,20 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 	}
 	table_flush(t, f, 4, color);
 }
+
+/* The cells of BLOCKS free blocks of ORDER: blocks, memory (exact). */
+static void buddy_cells(struct table *t, u128 blocks, int order, long page_size)
+{
+	char v[64];
+	fmt_u128(v, sizeof(v), blocks);
+	table_cell(t, "%s", v);
+	if (page_size > 0) /* < 2^85 pages a host, x 2^16 bytes: exact */
+		fmt_kb_wide(v, sizeof(v), (blocks << order) * (u128)page_size / 1024);
+	else
+		snprintf(v, sizeof(v), "-");
+	table_cell(t, "%s", v);
+}
+
 /* With more than one node: a row per node summing its zones but DMA (what THP can use). */
 static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int pmd_order)
 {
@@ -275,13 +283,10 @@ static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int 
 			first = b->zones[k].node != b->zones[i].node;
 		if (!first)
 			continue;
-		uint64_t blocks = host_free_blocks(b, b->zones[i].node, pmd_order, NULL);
-		char v[32];
+		u128 blocks = host_free_blocks(b, b->zones[i].node, pmd_order, NULL);
 		table_cell(t, "%d", b->zones[i].node);
 		table_cell(t, "all but DMA");
-		table_cell(t, "%llu", (unsigned long long)blocks);
-		fmt_kb(v, sizeof(v), (blocks << pmd_order) * (uint64_t)h->feat.page_size / 1024);
-		table_cell(t, "%s", v);
+		buddy_cells(t, blocks, pmd_order, h->feat.page_size);
 	}
 }
 
@@ -334,10 +339,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			table_cell(t, "-");
 			continue;
 		}
-		uint64_t blocks = zone_free_blocks(z, d->pmd_order);
-		table_cell(t, "%llu", (unsigned long long)blocks);
-		fmt_kb(v, sizeof(v), (blocks << d->pmd_order) * (uint64_t)h->feat.page_size / 1024);
-		table_cell(t, "%s", v);
+		buddy_cells(t, zone_free_blocks(z, d->pmd_order), d->pmd_order, h->feat.page_size);
 	}
 	buddy_node_rows(t, h, d->pmd_order);
 	table_flush(t, f, 4, color);
@@ -349,7 +351,7 @@ void status_render_header(FILE *f, const struct host_snapshot *h, bool color)
 	if (h->nmissing) {
 		fprintf(f, "  %s(partial: could not read", col_yellow(color));
 		for (int i = 0; i < h->nmissing; i++)
-			fprintf(f, "%s %s", i ? "," : "", h->missing[i]);
+			fputs(i ? ", " : " ", f), fputs_safe(h->missing[i], f);
 		fprintf(f, ")%s", col_reset(color));
 	}
 	fputc('\n', f);
@@ -402,9 +404,13 @@ static json_t *kernel_json(const struct host_snapshot *h)
 	}
 	json_put(c, "mthp_sizes_kb", sizes);
 	json_put(c, "per_size_stats",
-		 ft->per_size_stats || !unrec ? json_boolean(ft->per_size_stats) : NULL);
+		 ft->per_size_stats || features_absence_known(ft, 6, 10)
+			 ? json_boolean(ft->per_size_stats)
+			 : NULL);
 	json_put(c, "shrink_underused",
-		 ft->shrink_underused || !unrec ? json_boolean(ft->shrink_underused) : NULL);
+		 ft->shrink_underused || features_absence_known(ft, 6, 12)
+			 ? json_boolean(ft->shrink_underused)
+			 : NULL);
 	json_put(c, "madv_collapse", status_tri_json(ft->madv_collapse));
 	json_put(c, "pr_thp_disable_except_advised", status_tri_json(ft->except_advised));
 	json_put(c, "status_thp_enabled", status_tri_json(ft->status_thp_enabled));
@@ -461,9 +467,12 @@ static json_t *policy_json(const struct host_snapshot *h)
 	json_put(p, "cmdline_transparent_hugepage",
 		 h->feat.cmdline_thp[0] ? json_str(h->feat.cmdline_thp) : NULL);
 	json_put(p, "tuned", status_tuned_json(h));
-	json_put(p, "writable", json_boolean(s->present && s->write_err == 0));
+	bool unrec = s->write_err == -ENODATA; /* a tree without the evidence */
+	json_put(p, "writable", unrec ? NULL : json_boolean(s->present && s->write_err == 0));
 	json_put(p, "write_error",
-		 s->present && s->write_err ? json_str(strerror(-s->write_err)) : NULL);
+		 unrec			      ? json_str("not recorded")
+		 : s->present && s->write_err ? json_str(strerror(-s->write_err))
+					      : NULL);
 	return p;
 }
 
@@ -539,7 +548,7 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 			json_array_append_new(fr, json_u64(z->free[j]));
 		json_put(o, "free_blocks_by_order", fr);
 		json_put(o, "free_pmd_blocks",
-			 d->pmd_order >= 0 ? json_u64(zone_free_blocks(z, d->pmd_order)) : NULL);
+			 d->pmd_order >= 0 ? json_u128(zone_free_blocks(z, d->pmd_order)) : NULL);
 		json_array_append_new(zones, o);
 	}
 	json_put(b, "buddyinfo", h->has_buddy ? zones : (json_decref(zones), NULL));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Small formatters shared by the status renderers (status_int.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "json.h"
 #include "status_int.h"
@@ -63,4 +65,21 @@ void status_ratio_str(char *out, size_t n, const struct ratio *r)
 			 (unsigned long long)r->den);
 	else
 		snprintf(out, n, "-");
+}
+
+void status_write_note(const struct host_snapshot *h, char *out, size_t n)
+{
+	int e = h->thp.write_err;
+	if (!h->thp.present)
+		snprintf(out, n, "-");
+	else if (e == 0)
+		snprintf(out, n, "yes");
+	else if (e == -ENODATA)
+		snprintf(out, n, "not recorded (no /sys line in a recorded proc/mounts)");
+	else if (e == -EROFS)
+		snprintf(out, n, "no: read-only here; host-wide setting");
+	else if (e == -EACCES || e == -EPERM)
+		snprintf(out, n, "no: %s (run as root to change)", strerror(-e));
+	else
+		snprintf(out, n, "no: %s", strerror(-e));
 }

@@ -24,5 +24,7 @@ json_t *status_ratio_json(const struct ratio *r);
 void status_partial_json(json_t *root, const struct host_snapshot *h);
 /* tuned's state in words: "running", "not running, enabled at boot" ...; UNKNOWN when neither is known. */
 const char *status_tuned_state(const struct tuned_state *t, const char *unknown);
+/* Whether THP settings could be changed here, in words: "yes", "no: ...", "not recorded (...)". */
+void status_write_note(const struct host_snapshot *h, char *out, size_t n);
 
 #endif

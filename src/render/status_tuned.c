@@ -15,9 +15,11 @@ void status_tuned_str(const struct host_snapshot *h, char *out, size_t n)
 		return;
 	}
 	if (!t->has_active) {
+		/* a tree without etc/tuned and no manifest saying it was absent: not recorded */
 		snprintf(out, n, "%s",
-			 t->installed == TRI_YES ? "installed, no active profile"
-						 : "none (no /etc/tuned/active_profile)");
+			 t->installed == TRI_YES  ? "installed, no active profile"
+			 : t->installed == TRI_NO ? "none (no /etc/tuned/active_profile)"
+						  : "not recorded (no etc/tuned in this tree)");
 		return;
 	}
 	size_t used = (size_t)snprintf(out, n, "profile %s (%s)", t->active,

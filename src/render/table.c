@@ -45,7 +45,13 @@ void table_cell(struct table *t, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	t->cells[t->ncells++] = s ? strip_ctl(s) : NULL;
+	/* a cell holds names from trees and processes: escaped (util/esc.h), never raw */
+	char *e = s && esc_needed(s, strlen(s), 0) ? esc_dup(s, 0) : NULL;
+	if (e) {
+		free(s);
+		s = e;
+	}
+	t->cells[t->ncells++] = s;
 }
 
 size_t table_rows(const struct table *t)
@@ -175,39 +181,6 @@ void table_flush(struct table *t, FILE *f, int indent, bool color)
 	table_free(t);
 }
 
-/* Length of a valid UTF-8 sequence at S (max N bytes), or 0 if invalid. */
-size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return c ? 1 : 0;
-	if ((c & 0xe0) == 0xc0) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* Whether the valid sequence at S (LEN bytes) is a C0, DEL or C1 control. */
 static bool is_ctl(const unsigned char *s, size_t len)
 {
@@ -236,11 +209,7 @@ char *strip_ctl(char *s)
 
 void fputs_safe(const char *s, FILE *f)
 {
-	char *dup = strdup(s);
-	if (!dup)
-		return;
-	fputs(strip_ctl(dup), f);
-	free(dup);
+	esc_fputs(s, f, 0);
 }
 
 const char *col_red(bool on)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../util/esc.h"   /* esc_*, utf8_seq: every cell and fputs_safe */
 #include "../util/units.h" /* fmt_kb, fmt_bytes */
 
 struct table;
@@ -43,16 +44,13 @@ void table_flush(struct table *t, FILE *f, int indent, bool color);
 /* Number of complete rows. */
 size_t table_rows(const struct table *t);
 
-/* Length of the valid UTF-8 sequence at S (at most N bytes), or 0 if invalid or NUL. */
-size_t utf8_seq(const unsigned char *s, size_t n);
-
 /*
  * Replace control characters (C0, DEL, C1) and invalid UTF-8 bytes in S with
- * '?', in place: a process name or a recorded file must not drive the
- * terminal (an 8-bit CSI is 0x9b). Returns S.
+ * '?', in place, keeping its length (for text measured before it is shown).
+ * Returns S. What is printed is escaped instead (util/esc.h).
  */
 char *strip_ctl(char *s);
-/* fputs of S with control characters shown as '?'. */
+/* fputs of S escaped (esc_fputs(), util/esc.h): "\x1b" for ESC, and so on. */
 void fputs_safe(const char *s, FILE *f);
 
 /* Colour escapes, or "" when colour is off. */

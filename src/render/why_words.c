@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../util/units.h"
+#include "../util/wide.h"
 #include "wb.h"
 #include "why.h"
 
@@ -342,8 +343,9 @@ static void w_vmas(struct wb *b, const struct why_line *l)
 static void w_stall(struct wb *b, const struct why_line *l)
 {
 	const struct why_ev_stall *e = &l->ev.stall;
-	char a[32], c[32];
-	kb(a, sizeof(a), e->need * e->pmd_kb);
+	char a[32], c[64];
+	kb(a, sizeof(a), e->need * e->pmd_kb);			/* need * pmd_kb <= unbacked_kb */
+	fmt_kb_wide(c, sizeof(c), (u128)e->blocks * e->pmd_kb); /* exact, never wrapped */
 	if (l->id == WI_STALL_UNKNOWN)
 		wb_put(b,
 		       "defrag=%s: faults in its hg regions (%s not yet huge-backed) may stall in "
@@ -354,14 +356,12 @@ static void w_stall(struct wb *b, const struct why_line *l)
 		       "defrag=%s: its hg regions are fully huge-backed; a new fault there may stall "
 		       "in direct compaction only when no free PMD-order block is left (%llu free now, "
 		       "%s, host-wide)",
-		       e->defrag, (unsigned long long)e->blocks,
-		       kb(c, sizeof(c), e->blocks * e->pmd_kb));
+		       e->defrag, (unsigned long long)e->blocks, c);
 	else
 		wb_put(b,
 		       "defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed and "
 		       "%llu free PMD-order blocks (%s, host-wide) exist: %s",
-		       e->defrag, (unsigned long long)e->need, a, (unsigned long long)e->blocks,
-		       kb(c, sizeof(c), e->blocks * e->pmd_kb),
+		       e->defrag, (unsigned long long)e->need, a, (unsigned long long)e->blocks, c,
 		       e->need > e->blocks
 			       ? "faulting them all in is likely to compact (direct "
 				 "compaction stalls in those faults)"

@@ -45,6 +45,107 @@ int buf_read_fd(struct buf *b, int fd, size_t max, unsigned flags)
 	return ret;
 }
 
+#if defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define THPCTL_HAVE_OPENAT2_H 1
+#endif
+#endif
+#ifndef THPCTL_HAVE_OPENAT2_H
+struct open_how {
+	uint64_t flags, mode, resolve;
+};
+#define RESOLVE_NO_SYMLINKS 0x04
+#define RESOLVE_BENEATH 0x08
+#endif
+#include <sys/syscall.h>
+#ifndef SYS_openat2
+#define SYS_openat2 437 /* the same number on every architecture */
+#endif
+
+/* -errno of a failed step at component NAME of DIR: a symlink there says -ELOOP. */
+static int walk_err(int dir, const char *name, int e)
+{
+	struct stat st;
+	if ((e == ENOTDIR || e == ELOOP) && !fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return -e;
+}
+
+int openat_walk(int dirfd, const char *path, int oflags)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	int cur = dirfd, r = 0;
+	char *p = buf;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		char *slash = strchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (!strcmp(p, "..")) {
+			r = -ELOOP; /* out of the tree, or a way around its checks */
+			break;
+		}
+		if (*p && strcmp(p, ".")) {
+			int fd = openat(cur, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0) {
+				r = walk_err(cur, p, errno);
+				break;
+			}
+			if (cur != dirfd)
+				close(cur);
+			cur = fd;
+		}
+		p = slash + 1;
+	}
+	if (!r && !strcmp(p, ".."))
+		r = -ELOOP;
+	if (!r) {
+		const char *last = *p ? p : ".";
+		r = openat(cur, last, oflags | O_NOFOLLOW | O_CLOEXEC);
+		if (r < 0)
+			r = walk_err(cur, last, errno);
+	}
+	if (cur != dirfd)
+		close(cur);
+	return r;
+}
+
+/* openat2() here: 1 yes, -1 no (before 5.6, or filtered), 0 not tried yet. */
+static int have_openat2;
+
+int openat_beneath(int dirfd, const char *path, int oflags, bool links)
+{
+#ifdef THPCTL_TEST_HOOKS
+	/* the tests take the walk that kernels before 5.6 get */
+	if (getenv("THPCTL_NO_OPENAT2"))
+		return openat_walk(dirfd, path, oflags);
+#endif
+	if (have_openat2 >= 0) {
+		struct open_how how = {
+			.flags = (uint64_t)(oflags | O_CLOEXEC),
+			.resolve = RESOLVE_BENEATH | (links ? 0 : RESOLVE_NO_SYMLINKS),
+		};
+		long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+		if (fd >= 0) {
+			have_openat2 = 1;
+			return (int)fd;
+		}
+		int e = errno;
+		if (!((e == ENOSYS || e == EPERM) && have_openat2 == 0)) {
+			/* EXDEV: the path leads out (an absolute link, ".." above DIRFD) */
+			return e == EXDEV ? -ELOOP : -e;
+		}
+		have_openat2 = -1; /* probed: not here (< 5.6, or a seccomp filter) */
+	}
+	return openat_walk(dirfd, path, oflags);
+}
+
 /* 0 when ST is a regular file, else -EISDIR or -ERR_NOTREG. */
 static int regular(const struct stat *st)
 {
@@ -53,22 +154,41 @@ static int regular(const struct stat *st)
 	return S_ISDIR(st->st_mode) ? -EISDIR : -ERR_NOTREG;
 }
 
+/* fstatat() of PATH below DIRFD (openat_beneath() O_PATH, then fstat). 0 or -errno. */
+static int stat_beneath(int dirfd, const char *path, int nofollow, struct stat *st)
+{
+	int fd = openat_beneath(dirfd, path, O_PATH | nofollow, !nofollow);
+	if (fd < 0)
+		return fd;
+	int r = fstat(fd, st) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 int open_regular_at(int dirfd, const char *path, unsigned flags)
 {
 	struct stat st;
 	int nofollow = flags & OPEN_NOFOLLOW ? O_NOFOLLOW : 0;
+	bool beneath = flags & OPEN_BENEATH;
 	if (flags & OPEN_PRECHECK) {
-		if (fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
+		if (beneath) {
+			int e = stat_beneath(dirfd, path, nofollow, &st);
+			if (e)
+				return e;
+		} else if (fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0)) {
 			return -errno;
+		}
 		if (S_ISLNK(st.st_mode))
 			return -ELOOP;
 		int r = regular(&st);
 		if (r)
 			return r;
 	}
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
+	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow;
+	int fd = beneath ? openat_beneath(dirfd, path, oflags, !nofollow)
+			 : openat(dirfd, path, oflags);
 	if (fd < 0)
-		return -errno;
+		return beneath ? fd : -errno;
 	int r = fstat(fd, &st) ? -errno : regular(&st);
 	if (r) {
 		close(fd);

@@ -8,6 +8,7 @@
 #ifndef THPCTL_UTIL_FILEIO_H
 #define THPCTL_UTIL_FILEIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,7 +43,29 @@ enum {
 	OPEN_NOFOLLOW = 1 << 0, /* a symlink in the last component is refused (-ELOOP) */
 	OPEN_PRECHECK = 1 << 1, /* fstatat() before open(): a device or FIFO is never opened
 				 * (a tree on disk; the live /proc and /sys have none) */
+	OPEN_BENEATH = 1 << 2,	/* resolve PATH below DIRFD only (openat_beneath()): no
+				 * symlink at all with OPEN_NOFOLLOW, else none leading out */
 };
+
+/*
+ * openat() of PATH below DIRFD, never outside it (a recorded tree: a
+ * directory symlink such as proc/PID -> / must not lead out of it). Where
+ * the kernel has openat2() (5.6), with RESOLVE_BENEATH, plus
+ * RESOLVE_NO_SYMLINKS unless LINKS (then symlinks that stay below DIRFD are
+ * followed); without it (ENOSYS, or EPERM from a seccomp filter), the walk
+ * of openat_walk(), which follows no symlink even with LINKS. OFLAGS get
+ * O_CLOEXEC. Returns an fd or -errno: -ELOOP for a symlink refused or a
+ * path leading out ("..", an absolute link), -ENOENT, -ENOTDIR, ...
+ */
+int openat_beneath(int dirfd, const char *path, int oflags, bool links);
+
+/*
+ * The fallback of openat_beneath(): PATH walked one component at a time from
+ * DIRFD, each directory opened O_PATH | O_NOFOLLOW, the last with OFLAGS |
+ * O_NOFOLLOW (with O_PATH, a symlink there is opened itself: fstat says so).
+ * ".." is refused. Returns an fd or -errno (-ELOOP for a symlink or "..").
+ */
+int openat_walk(int dirfd, const char *path, int oflags);
 
 /*
  * Open PATH (relative to DIRFD, or AT_FDCWD) read-only for a whole-file read:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * /proc/buddyinfo (kernel/buddyinfo.c): buddyinfo_parse(). Properties: zone and
- * order counts within their arrays; blocks at or above an order never grow with it.
+ * order counts within their arrays; blocks at or above an order never grow with it; the
+ * exact (u128) sums: pages at or above an order hold at least its blocks << order.
  */
 #include "fuzz.h"
 
@@ -19,10 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(z->norders >= 0 && z->norders <= BUDDY_MAX_ORDERS);
 		FUZZ_CHECK(memchr(z->zone, '\0', sizeof(z->zone)) != NULL);
 		for (int o = 0; o + 1 <= z->norders; o++)
-			FUZZ_CHECK(buddy_blocks_at_least(z, o + 1) <= buddy_blocks_at_least(z, o) ||
-				   buddy_blocks_at_least(z, o) == UINT64_MAX);
-		(void)buddy_pages_at_least(z, 0);
-		(void)buddy_pages_at_least(z, BUDDY_MAX_ORDERS + 3);
+			FUZZ_CHECK(buddy_blocks_at_least(z, o + 1) <= buddy_blocks_at_least(z, o));
+		/* exact (u128): pages at or above an order are at least the blocks, each 2^o */
+		for (int o = 0; o < z->norders; o++)
+			FUZZ_CHECK(buddy_pages_at_least(z, o) >= buddy_blocks_at_least(z, o) << o);
+		FUZZ_CHECK(buddy_pages_at_least(z, BUDDY_MAX_ORDERS + 3) == 0);
 	}
 	return 0;
 }

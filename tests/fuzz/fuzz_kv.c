@@ -2,7 +2,8 @@
 /*
  * /proc/vmstat, /proc/meminfo and nodeN/meminfo (kernel/kv.c): vmstat_parse(),
  * meminfo_parse(), node_meminfo_parse().
- * Property: every parsed name is found again by kv_get() with its first value.
+ * Properties: every parsed name is found again by kv_get() with its value, no name is
+ * kept twice (a key seen twice is dropped, every copy), and l->dup says when one was.
  */
 #include "fuzz.h"
 
@@ -13,8 +14,11 @@ static void check(const struct kvlist *l)
 	for (size_t i = 0; i < l->n; i++) {
 		FUZZ_CHECK(memchr(l->items[i].name, '\0', sizeof(l->items[i].name)) != NULL);
 		uint64_t v;
-		FUZZ_CHECK(kv_get(l, l->items[i].name, &v));
+		FUZZ_CHECK(kv_get(l, l->items[i].name, &v) && v == l->items[i].value);
+		for (size_t j = 0; j < i; j++)
+			FUZZ_CHECK(strcmp(l->items[i].name, l->items[j].name) != 0);
 	}
+	FUZZ_CHECK(l->dup == 0 || l->dup_name[0] != '\0');
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

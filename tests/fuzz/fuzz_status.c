@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (proc_status_parse((const char *)data, size, &st) == 0) {
 		FUZZ_CHECK(memchr(st.name, '\0', sizeof(st.name)) != NULL);
 		FUZZ_CHECK(st.ppid >= -1 && st.uid >= -1 && st.tgid >= -1);
-		FUZZ_CHECK(st.vmrss_kb >= -1);
+		/* a VmRSS is known or damaged, never both */
+		FUZZ_CHECK(!(st.vmrss_kb.present && (st.bad & PS_BAD_VMRSS)));
 		FUZZ_CHECK(st.thp_enabled >= -1 && st.kthread >= -1);
 	}
 	char user[32];

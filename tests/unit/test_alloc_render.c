@@ -62,7 +62,7 @@ static void test_alloc_why_line_names_the_evidence(void **state)
 	assert_string_equal(
 		t, "allocator: jemalloc 5.3.0 (/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mapped, "
 		   "/proc/42/maps; version from its version string, read as data); "
-		   "MALLOC_CONF=thp:never?[2J in its environment  [/proc/42/maps]\n");
+		   "MALLOC_CONF=thp:never\\x1b[2J in its environment  [/proc/42/maps]\n");
 	fact(&a, AK_UNKNOWN, "");
 	a.why_unknown = AU_STRIPPED;
 	assert_string_equal(why_text(&a, 7),

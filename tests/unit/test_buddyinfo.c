@@ -62,8 +62,11 @@ static void test_buddy_at_least(void **state)
 	assert_int_equal(buddy_pages_at_least(dma, 9), 512 + 3 * 1024);
 }
 
-/* fuzz finding: sums of huge counts wrapped around to small plausible numbers */
-static void test_buddy_at_least_saturates(void **state)
+/*
+ * fuzz finding: sums of huge counts wrapped around to small plausible numbers; then they
+ * saturated at 2^64-1, a number as wrong (issue 24): now exact, beyond 64 bits
+ */
+static void test_buddy_at_least_exact_beyond_u64(void **state)
 {
 	(void)state;
 	struct buddyinfo bi;
@@ -73,17 +76,29 @@ static void test_buddy_at_least_saturates(void **state)
 			 0);
 	const struct buddy_zone *z = &bi.zones[0];
 	assert_int_equal(z->norders, 6);
-	assert_true(buddy_blocks_at_least(z, 0) == UINT64_MAX);
+	u128 max = UINT64_MAX;
+	assert_true(buddy_blocks_at_least(z, 0) == 1 + 2 + 3 + max + 155555555555555555ull + 7);
 	assert_true(buddy_blocks_at_least(z, 4) == 155555555555555555ull + 7);
 	assert_true(buddy_blocks_at_least(z, 5) == 7);
-	/* 155555555555555555 << 4 fits; << 5 of 2^64-1 does not */
 	assert_true(buddy_pages_at_least(z, 4) == 155555555555555555ull * 16 + 7 * 32);
-	assert_true(buddy_pages_at_least(z, 3) == UINT64_MAX);
-	assert_true(buddy_pages_at_least(z, 0) == UINT64_MAX);
+	assert_true(buddy_pages_at_least(z, 3) ==
+		    max * 8 + (u128)155555555555555555ull * 16 + 7 * 32);
+	assert_true(buddy_pages_at_least(z, 0) ==
+		    1 + 2 * 2 + 3 * 4 + max * 8 + (u128)155555555555555555ull * 16 + 7 * 32);
+	char d[40];
+	fmt_u128(d, sizeof(d), buddy_pages_at_least(z, 3));
+	assert_string_equal(d,
+			    "150062841478565302024"); /* (2^64-1)*8 + 155555555555555555*16 + 224 */
 	struct buddy_zone big = {.norders = 11};
 	big.free[10] = (UINT64_MAX >> 10) + 1; /* fits in blocks, not in pages */
 	assert_true(buddy_blocks_at_least(&big, 9) == (UINT64_MAX >> 10) + 1);
-	assert_true(buddy_pages_at_least(&big, 9) == UINT64_MAX);
+	assert_true(buddy_pages_at_least(&big, 9) == (u128)1 << 64);
+	/* every order at 2^64-1: 16 orders, the largest sum there is */
+	struct buddy_zone all = {.norders = BUDDY_MAX_ORDERS};
+	for (int o = 0; o < BUDDY_MAX_ORDERS; o++)
+		all.free[o] = UINT64_MAX;
+	assert_true(buddy_blocks_at_least(&all, 0) == max * 16);
+	assert_true(buddy_pages_at_least(&all, 0) == max * 65535);
 }
 
 static void test_buddy_numa_and_formats(void **state)
@@ -155,6 +170,24 @@ static void test_buddy_bad_lines(void **state)
 	assert_int_equal(bi.zones[0].norders, BUDDY_MAX_ORDERS);
 }
 
+/* A zone listed twice is damage: both rows dropped, counted; the other zones kept. */
+static void test_buddy_zone_twice(void **state)
+{
+	(void)state;
+	static const char text[] = "Node 0, zone    DMA32      1      3      0 \n"
+				   "Node 0, zone   Normal      1      0      1 \n"
+				   "Node 1, zone   Normal      5      5      5 \n"
+				   "Node 0, zone   Normal      9      9      9 \n";
+	struct buddyinfo bi;
+	assert_int_equal(buddyinfo_parse(LIT(text), &bi), 0);
+	assert_int_equal(bi.dup, 1);
+	assert_int_equal(bi.bad, 0);
+	assert_int_equal(bi.nzones, 2);
+	assert_string_equal(bi.zones[0].zone, "DMA32");
+	assert_int_equal(bi.zones[1].node, 1);
+	assert_int_equal(bi.zones[1].free[0], 5);
+}
+
 static void test_buddy_empty_and_too_many_zones(void **state)
 {
 	(void)state;
@@ -212,8 +245,9 @@ static void test_buddy_read_through_a_tree(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_real), cmocka_unit_test(test_buddy_at_least),
-	  cmocka_unit_test(test_buddy_at_least_saturates),
+UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real),
+	  cmocka_unit_test(test_buddy_at_least),
+	  cmocka_unit_test(test_buddy_at_least_exact_beyond_u64),
 	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
 	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live),
 	  cmocka_unit_test(test_buddy_read_through_a_tree))

@@ -122,6 +122,26 @@ static void test_damaged(void **state)
 	assert_int_equal(m.f[MS_SHMEM_THP].v, 2097152);
 }
 
+/* A key printed twice is damage: absent and counted, the other keys kept. */
+static void test_duplicate_key(void **state)
+{
+	(void)state;
+	struct memstat m;
+	assert_int_equal(memstat_parse(LIT("anon 4194304\n"
+					   "anon_thp 2097152\n"
+					   "anon_thp 0\n"
+					   "file_thp 0\n"),
+				       2, &m),
+			 0);
+	assert_false(m.f[MS_ANON_THP].present);
+	assert_true(m.f[MS_ANON].present);
+	assert_int_equal(m.f[MS_ANON].v, 4194304);
+	assert_int_equal(m.bad, 1);
+	assert_int_equal(memstat_parse(LIT("total_rss 5\ntotal_rss 5\ntotal_rss 5\n"), 1, &m), 0);
+	assert_false(m.f[MS_ANON].present);
+	assert_int_equal(m.bad, 2);
+}
+
 /* Huge values are exact; a cut last line (no newline) still parses when whole. */
 static void test_huge_and_cut(void **state)
 {
@@ -188,7 +208,8 @@ static void test_count_procs_recorded(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_v2_fields), cmocka_unit_test(test_v1_totals),
-	  cmocka_unit_test(test_v2_old_kernel), cmocka_unit_test(test_damaged),
-	  cmocka_unit_test(test_huge_and_cut), cmocka_unit_test(test_empty_and_bad_version),
-	  cmocka_unit_test(test_count_procs_live), cmocka_unit_test(test_count_procs_recorded))
+UNIT_MAIN(cmocka_unit_test(test_duplicate_key), cmocka_unit_test(test_v2_fields),
+	  cmocka_unit_test(test_v1_totals), cmocka_unit_test(test_v2_old_kernel),
+	  cmocka_unit_test(test_damaged), cmocka_unit_test(test_huge_and_cut),
+	  cmocka_unit_test(test_empty_and_bad_version), cmocka_unit_test(test_count_procs_live),
+	  cmocka_unit_test(test_count_procs_recorded))

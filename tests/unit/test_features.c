@@ -63,6 +63,27 @@ static void test_kver_at_least(void **state)
 	assert_true(kver_at_least(v419, 4, 19));
 }
 
+/* A file absent from a tree says "the kernel lacks it" only where the tree can tell (issue 24). */
+static void test_absence_known(void **state)
+{
+	(void)state;
+	struct features f = {0};
+	f.thp_recorded = REC_LIVE;
+	assert_true(features_absence_known(&f, 6, 12));
+	f.thp_recorded = REC_WHOLE;
+	assert_true(features_absence_known(&f, 6, 12));
+	f.thp_recorded = REC_MISSING;
+	assert_false(features_absence_known(&f, 6, 12));
+	/* a tree without a manifest (a sos report): only its release can say */
+	f.thp_recorded = REC_TREE;
+	assert_false(features_absence_known(&f, 6, 12)); /* release unknown */
+	f.kver[0] = 6, f.kver[1] = 8;
+	assert_true(features_absence_known(&f, 6, 12)); /* 6.8 has no shrink_underused */
+	assert_false(features_absence_known(&f, 6, 8)); /* 6.8 has mTHP: not recorded */
+	f.kver[0] = 2, f.kver[1] = 6, f.kver[2] = 32;
+	assert_true(features_absence_known(&f, 6, 10));
+}
+
 static void test_cmdline_thp(void **state)
 {
 	(void)state;
@@ -131,7 +152,7 @@ static void test_thp_dirname_kb(void **state)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_kernel_version_parse), cmocka_unit_test(test_kernel_version_bad),
-	  cmocka_unit_test(test_kver_at_least), cmocka_unit_test(test_cmdline_thp),
-	  cmocka_unit_test(test_cmdline_thp_absent), cmocka_unit_test(test_cmdline_thp_truncates),
-	  cmocka_unit_test(test_thp_dirname_kb))
+UNIT_MAIN(cmocka_unit_test(test_absence_known), cmocka_unit_test(test_kernel_version_parse),
+	  cmocka_unit_test(test_kernel_version_bad), cmocka_unit_test(test_kver_at_least),
+	  cmocka_unit_test(test_cmdline_thp), cmocka_unit_test(test_cmdline_thp_absent),
+	  cmocka_unit_test(test_cmdline_thp_truncates), cmocka_unit_test(test_thp_dirname_kb))

@@ -308,6 +308,11 @@ static void test_node_meminfo(void **state)
 	assert_false(kv_get(&l, "MemTotal", NULL));
 	assert_int_equal(node_meminfo_parse(LIT(""), &l), 0);
 	assert_int_equal(l.n, 0);
+	/* MemTotal twice: damage, neither copy (issue 24) */
+	assert_int_equal(
+		node_meminfo_parse(LIT("Node 1 MemTotal: 5 kB\nNode 1 MemTotal: 5 kB\n"), &l), 0);
+	assert_false(kv_get(&l, "MemTotal", NULL));
+	assert_int_equal(l.dup, 1);
 	kvlist_free(&l);
 }
 
@@ -357,7 +362,51 @@ static void test_readers_on_a_tree(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_vmstat_values), cmocka_unit_test(test_vmstat_unknown_keys_kept),
+/* A key printed twice is damage: both copies are unknown, the first one named (issue 24). */
+static void test_kv_duplicate_key_is_unknown(void **state)
+{
+	(void)state;
+	struct kvlist l = {0};
+	uint64_t v = 0;
+	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 12345\n"
+					  "thp_fault_fallback 0\n"
+					  "thp_fault_alloc 0\n"
+					  "compact_stall 3\n"
+					  "compact_stall 3\n"
+					  "thp_fault_alloc 7\n"),
+				      &l),
+			 0);
+	assert_false(kv_get(&l, "thp_fault_alloc", &v));
+	assert_false(kv_get(&l, "compact_stall", &v)); /* equal copies are damage too */
+	assert_true(kv_get(&l, "thp_fault_fallback", &v));
+	assert_int_equal(v, 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.dup, 3);
+	assert_int_equal(l.bad, 0);
+	assert_string_equal(l.dup_name, "thp_fault_alloc");
+	/* meminfo: the same rule (it kept the first copy) */
+	assert_int_equal(meminfo_parse(LIT("MemTotal:  100 kB\nAnonHugePages:  4096 kB\n"
+					   "AnonHugePages:  0 kB\n"),
+				       &l),
+			 0);
+	assert_false(kv_get(&l, "AnonHugePages", &v));
+	assert_true(kv_get(&l, "MemTotal", &v));
+	assert_int_equal(l.dup, 1);
+	assert_string_equal(l.dup_name, "AnonHugePages");
+	/* a malformed copy and a good one: still seen twice, the good one is not believed */
+	assert_int_equal(vmstat_parse(LIT("thp_split_pmd 12abc\nthp_split_pmd 5\n"), &l), 0);
+	assert_false(kv_get(&l, "thp_split_pmd", &v));
+	assert_int_equal(l.bad, 1);
+	assert_int_equal(l.dup, 1);
+	/* a new parse forgets the old duplicates */
+	assert_int_equal(vmstat_parse(LIT("a 1\n"), &l), 0);
+	assert_int_equal(l.dup, 0);
+	assert_string_equal(l.dup_name, "");
+	kvlist_free(&l);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_kv_duplicate_key_is_unknown), cmocka_unit_test(test_vmstat_values),
+	  cmocka_unit_test(test_vmstat_unknown_keys_kept),
 	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
 	  cmocka_unit_test(test_vmstat_empty_and_reuse),
 	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),

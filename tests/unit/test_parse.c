@@ -75,6 +75,23 @@ static void test_parse_u64_text(void **state)
 	assert_int_equal(v, 64);
 }
 
+/* A sysfs number cut without its newline is no number: "6553" is what is left of 65536. */
+static void test_sysfs_u64_parse_needs_the_final_newline(void **state)
+{
+	(void)state;
+	uint64_t v = 0;
+	assert_int_equal(sysfs_u64_parse(LIT("65536\n"), &v), 0);
+	assert_int_equal(v, 65536);
+	v = 7;
+	assert_int_equal(sysfs_u64_parse(LIT("6553"), &v), -EINVAL);
+	assert_int_equal(sysfs_u64_parse(LIT("511 "), &v), -EINVAL);
+	assert_int_equal(sysfs_u64_parse(LIT(""), &v), -EINVAL);
+	assert_int_equal(sysfs_u64_parse(LIT("\n"), &v), -EINVAL);
+	assert_int_equal(sysfs_u64_parse(LIT("  0 \n"), &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(sysfs_u64_parse(LIT("18446744073709551616\n"), &v), -ERANGE);
+}
+
 static void test_choice_enabled(void **state)
 {
 	(void)state;
@@ -212,7 +229,9 @@ static void test_next_line(void **state)
 }
 
 UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
-	  cmocka_unit_test(test_parse_u64_text), cmocka_unit_test(test_choice_enabled),
+	  cmocka_unit_test(test_parse_u64_text),
+	  cmocka_unit_test(test_sysfs_u64_parse_needs_the_final_newline),
+	  cmocka_unit_test(test_choice_enabled),
 	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
 	  cmocka_unit_test(test_hugepages_dirname), cmocka_unit_test(test_choice_too_many_options),
 	  cmocka_unit_test(test_next_line))

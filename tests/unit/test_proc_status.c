@@ -42,7 +42,7 @@ static void test_status_user_process(void **state)
 	assert_int_equal(st.uid, 1000); /* the real uid, first of four */
 	assert_int_equal(st.thp_enabled, 1);
 	assert_int_equal(st.kthread, 0);
-	assert_int_equal(st.vmrss_kb, 531764);
+	assert_int_equal(st.vmrss_kb.v, 531764);
 }
 
 static void test_status_kernel_thread(void **state)
@@ -63,7 +63,7 @@ static void test_status_kernel_thread(void **state)
 	assert_int_equal(st.ppid, 2);
 	assert_int_equal(st.uid, 0);
 	assert_int_equal(st.kthread, 1);
-	assert_int_equal(st.vmrss_kb, -1);
+	assert_false(st.vmrss_kb.present);
 }
 
 static void test_status_prctl_disabled_old_kernel(void **state)
@@ -79,7 +79,7 @@ static void test_status_prctl_disabled_old_kernel(void **state)
 	assert_int_equal(st.thp_enabled, -1);
 	assert_int_equal(st.kthread, -1);
 	assert_int_equal(st.uid, 33);
-	assert_int_equal(st.vmrss_kb, 8000);
+	assert_int_equal(st.vmrss_kb.v, 8000);
 }
 
 static void test_status_name_spaces_and_escapes(void **state)
@@ -140,7 +140,7 @@ static void test_status_bad(void **state)
 	assert_int_equal(proc_status_parse(LIT(text), &st), 0);
 	assert_int_equal(st.ppid, -1);
 	assert_int_equal(st.uid, -1);
-	assert_int_equal(st.vmrss_kb, -1);
+	assert_false(st.vmrss_kb.present);
 	assert_int_equal(st.thp_enabled, -1);
 	assert_int_equal(st.kthread, -1);
 	/* a value above LONG_MAX is absent, not negative */
@@ -150,7 +150,7 @@ static void test_status_bad(void **state)
 	assert_int_equal(proc_status_parse(LIT("Name:\tx\r\nPPid:\t42\r\nVmRSS:\t 8 kB\r\n"), &st),
 			 0);
 	assert_int_equal(st.ppid, 42);
-	assert_int_equal(st.vmrss_kb, 8);
+	assert_int_equal(st.vmrss_kb.v, 8);
 	assert_int_equal(st.bad, 0);
 }
 
@@ -171,7 +171,7 @@ static void test_status_values_are_whole_tokens(void **state)
 	assert_int_equal(st.ppid, 1);
 	assert_int_equal(st.tgid, -1);
 	assert_int_equal(st.uid, -1);
-	assert_int_equal(st.vmrss_kb, -1);
+	assert_false(st.vmrss_kb.present);
 	assert_int_equal(st.thp_enabled, -1);
 	assert_int_equal(st.kthread, -1);
 	assert_int_equal(st.bad, PS_BAD_TGID | PS_BAD_UID | PS_BAD_VMRSS | PS_BAD_THP_ENABLED |
@@ -185,12 +185,63 @@ static void test_status_values_are_whole_tokens(void **state)
 	assert_int_equal(st.bad, PS_BAD_UID);
 	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t18446744073709551616 kB\n"), &st),
 			 0);
-	assert_int_equal(st.vmrss_kb, -1);
+	assert_false(st.vmrss_kb.present);
 	assert_int_equal(st.bad, PS_BAD_VMRSS);
 	/* a status cut short: what is there stays, the cut is said */
 	assert_int_equal(proc_status_parse(LIT("Name:\tx\nUid:\t1000\t1000\t10"), &st), 0);
 	assert_true(st.truncated);
 	assert_int_equal(proc_status_nbad(&st), 1);
+}
+
+/* A key printed twice is damage: unknown and flagged, never the first or the last copy. */
+static void test_status_duplicate_key_is_unknown(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	const char text[] = "Name:\tpostgres\n"
+			    "Uid:\t1000\t1000\t1000\t1000\n"
+			    "VmRSS:\t 8 kB\n"
+			    "Uid:\t0\t0\t0\t0\n"
+			    "THP_enabled:\t1\n"
+			    "VmRSS:\t 8 kB\n"
+			    "Name:\tother\n"
+			    "PPid:\t1\n";
+	assert_int_equal(proc_status_parse(LIT(text), &st), 0);
+	assert_int_equal(st.uid, -1);
+	assert_false(st.vmrss_kb.present);
+	assert_false(st.has_name);
+	assert_string_equal(st.name, "-");
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.thp_enabled, 1);
+	assert_int_equal(st.bad, PS_BAD_UID | PS_BAD_VMRSS | PS_BAD_NAME);
+	assert_int_equal(proc_status_nbad(&st), 3);
+	/* a damaged VmRSS is not "no memory map" */
+	assert_false(proc_status_no_mm(&st));
+	/* a third copy stays unknown */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nPPid:\t1\nPPid:\t1\nPPid:\t2\n"), &st),
+			 0);
+	assert_int_equal(st.ppid, -1);
+	assert_int_equal(st.bad, PS_BAD_PPID);
+}
+
+/* VmRSS is an unsigned long in kB: 2^63 and 2^64-1 are valid by the grammar, exact (issue 24). */
+static void test_status_vmrss_full_u64_range(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t9223372036854775808 kB\n"), &st),
+			 0);
+	assert_true(st.vmrss_kb.present);
+	assert_true(st.vmrss_kb.v == 9223372036854775808ull);
+	assert_int_equal(st.bad, 0);
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t18446744073709551615 kB\n"), &st),
+			 0);
+	assert_true(st.vmrss_kb.present);
+	assert_true(st.vmrss_kb.v == UINT64_MAX);
+	assert_int_equal(st.bad, 0);
+	/* no VmRSS line: no memory map (a zombie), not damage */
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\nPPid:\t5\n"), &st), 0);
+	assert_true(proc_status_no_mm(&st));
 }
 
 /* A /proc/PID/stat line and the fields it must give. */
@@ -324,7 +375,7 @@ static void test_stat_live_self(void **state)
 	assert_string_equal(ps.name, st.comm);
 	assert_int_equal(ps.ppid, getppid());
 	assert_int_equal(ps.uid, getuid());
-	assert_true(ps.vmrss_kb > 0);
+	assert_true(ps.vmrss_kb.present && ps.vmrss_kb.v > 0);
 	free(text);
 }
 
@@ -365,7 +416,9 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_status_values_are_whole_tokens),
+UNIT_MAIN(cmocka_unit_test(test_status_duplicate_key_is_unknown),
+	  cmocka_unit_test(test_status_vmrss_full_u64_range),
+	  cmocka_unit_test(test_status_values_are_whole_tokens),
 	  cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
 	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
 	  cmocka_unit_test(test_status_name_spaces_and_escapes),

@@ -39,8 +39,10 @@ static void test_escape(void **state)
 	assert_string_equal(render_label("caf\xc3\xa9"), "caf\xc3\xa9");
 	assert_string_equal(render_label("x\xff y"), "x\xef\xbf\xbd y");
 	assert_string_equal(render_label("\xc3"), "\xef\xbf\xbd"); /* cut sequence */
-	/* tabs and other controls are legal in label values */
+	/* a tab is kept; other controls (legal in label values) must not reach a terminal */
 	assert_string_equal(render_label("a\tb"), "a\tb");
+	assert_string_equal(render_label("x\x1b[2J\x07\x7f\xc2\x9by"),
+			    "x\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy");
 
 	struct pbuf b = {0};
 	prom_escape_help(&b, "a\\b\nc \"q\"");
@@ -149,12 +151,13 @@ static void mk(void)
 	smp.nprocs = 2;
 	smp.procs[0] = (struct proc_sample){.pid = 42,
 					    .rss_kb = 3000,
+					    .rss_known = true,
 					    .anon_huge_kb = 2048,
 					    .readable = true,
 					    .thp_enabled = 1};
 	snprintf(smp.procs[0].comm, sizeof(smp.procs[0].comm), "we\"ird\\na\nme");
-	smp.procs[1] =
-		(struct proc_sample){.pid = 7, .rss_kb = 10, .readable = true, .thp_enabled = -1};
+	smp.procs[1] = (struct proc_sample){
+		.pid = 7, .rss_kb = 10, .rss_known = true, .readable = true, .thp_enabled = -1};
 	snprintf(smp.procs[1].comm, sizeof(smp.procs[1].comm), "x");
 	smp.procs_seen = 300;
 	smp.procs_candidates = 2;

@@ -320,6 +320,47 @@ static void test_smaps_damaged_values_unknown_and_counted(void **state)
 	assert_true(smaps_has(&t, SM_RSS));
 }
 
+/* A line printed twice in one VMA (or in the rollup) is damage: unknown, never one copy. */
+static void test_smaps_duplicate_line_is_unknown(void **state)
+{
+	(void)state;
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "AnonHugePages:   2048 kB\n"
+			    "AnonHugePages:      0 kB\n"
+			    "THPeligible:    1\n"
+			    "THPeligible:    1\n"
+			    "VmFlags: rd wr hg\n"
+			    "VmFlags: rd wr nh\n"
+			    "7f0000200000-7f0000400000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "AnonHugePages:   2048 kB\n";
+	struct seen s = {0};
+	struct smaps_totals t;
+	struct smaps_stream st;
+	smaps_stream_init(&st, collect, &s, &t);
+	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
+	assert_int_equal(smaps_stream_finish(&st), 0);
+	assert_int_equal(s.n, 2);
+	assert_false(smaps_has(&s.t[0], SM_ANON_HUGE));
+	assert_true(s.t[0].damaged & (1u << SM_ANON_HUGE));
+	assert_int_equal(s.thp_eligible[0], -1);
+	assert_false(s.has_vmflags[0]);
+	assert_int_equal(s.vmflags[0], 0);
+	assert_int_equal(st.nbad, 3);
+	/* the next VMA's own AnonHugePages is fine; the sum is unknown */
+	assert_int_equal(s.t[1].kb[SM_ANON_HUGE], 2048);
+	assert_false(smaps_has(&t, SM_ANON_HUGE));
+	assert_int_equal(t.kb[SM_SIZE], 4096);
+	/* the rollup: the same rule */
+	assert_int_equal(smaps_rollup_parse(LIT("Rss:  12 kB\nAnonHugePages: 2048 kB\n"
+						"AnonHugePages: 2048 kB\n"),
+					    &t),
+			 0);
+	assert_false(smaps_has(&t, SM_ANON_HUGE));
+	assert_int_equal(t.kb[SM_RSS], 12);
+}
+
 /* A NUL where the second header begins: not merged into the first VMA silently. */
 static void test_smaps_nul_header_is_damage(void **state)
 {
@@ -335,7 +376,9 @@ static void test_smaps_nul_header_is_damage(void **state)
 	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
 	assert_int_equal(smaps_stream_finish(&st), 0);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(st.nbad, 1);
+	/* the lost header, and the second Size: that VMA's field seen twice in the first */
+	assert_int_equal(st.nbad, 2);
+	assert_false(smaps_has(&s.t[0], SM_SIZE));
 }
 
 /* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
@@ -616,7 +659,8 @@ static void test_live_self(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals),
+UNIT_MAIN(cmocka_unit_test(test_smaps_duplicate_line_is_unknown), cmocka_unit_test(test_smaps_vmas),
+	  cmocka_unit_test(test_smaps_totals),
 	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
 	  cmocka_unit_test(test_smaps_stream_chunks),
 	  cmocka_unit_test(test_smaps_stream_sticky_error),

@@ -122,10 +122,84 @@ static void test_fifo_device_loop_directory_refused(void **state)
 	assert_int_equal(sysroot_read(&sr, "proc/buddyinfo", &b), -ELOOP);
 	assert_int_equal(sysroot_read(&sr, "proc/uptime", &b), -EISDIR);
 	assert_int_equal(sysroot_read(&sr, "etc/passwd", &b), -ERR_NOTREG);
-	assert_int_equal(sysroot_read(&sr, "etc/group", &b), -ERR_NOTREG); /* followed, refused */
+	/* a system file may follow links, but only those that stay in the tree */
+	assert_int_equal(sysroot_read(&sr, "etc/group", &b), -ELOOP);
 	assert_int_equal(b.len, 0);
 	buf_free(&b);
 	sysroot_close(&sr);
+}
+
+/*
+ * A directory symlink below the root of a recorded tree is refused too: proc/PID -> a
+ * directory outside (issue 24), a sys/ directory link, "..". A system file follows a
+ * link that stays in the tree. WALK: the same without openat2 (kernels before 5.6).
+ */
+static void dir_links_refused(bool walk)
+{
+	if (walk)
+		setenv("THPCTL_NO_OPENAT2", "1", 1);
+	char out[128];
+	snprintf(out, sizeof(out), "%s.out", dir);
+	assert_int_equal(mkdir(out, 0755), 0);
+	unit_put(out, "status", "Name:\toutside\n");
+	unit_put(out, "vmstat", "thp_fault_alloc 1\n");
+	assert_int_equal(symlink(out, in_dir("proc/4242")), 0);		  /* absolute */
+	assert_int_equal(symlink("../../x.out", in_dir("proc/4343")), 0); /* relative, out */
+	unit_mkdir(dir, "proc/4444");
+	unit_put(dir, "proc/4444/status", "Name:\tinside\n");
+	assert_int_equal(symlink("4444", in_dir("proc/4545")), 0); /* inside, still a link */
+	unit_mkdir(dir, "sys");
+	assert_int_equal(symlink(out, in_dir("sys/kernel")), 0);
+	unit_put(dir, "etc/real", "root:x:0:0::/root:/bin/sh\n");
+	assert_int_equal(symlink("real", in_dir("etc/passwd")), 0);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	struct buf b = {0};
+	assert_int_equal(sysroot_read(&sr, "proc/4242/status", &b), -ELOOP);
+	assert_int_equal(sysroot_read(&sr, "proc/4343/status", &b), -ELOOP);
+	assert_int_equal(sysroot_read(&sr, "proc/4545/status", &b), -ELOOP);
+	assert_int_equal(sysroot_read(&sr, "proc/4444/status", &b), 0);
+	assert_string_equal(b.p, "Name:\tinside\n");
+	assert_int_equal(sysroot_read(&sr, "sys/kernel/vmstat", &b), -ELOOP);
+	assert_int_equal(sysroot_read(&sr, "proc/4444/../4242/status", &b), -ELOOP);
+	assert_int_equal(sysroot_openat(&sr, "proc/4242", O_RDONLY | O_DIRECTORY), -ELOOP);
+	assert_null(sysroot_opendir(&sr, "proc/4242"));
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(sysroot_exists(&sr, "proc/4242/status"), -ELOOP);
+	struct stat st;
+	assert_int_equal(sysroot_stat(&sr, "proc/4242", &st, true), 0); /* the link itself */
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(sysroot_read(&sr, "etc/passwd", &b), walk ? -ELOOP : 0);
+	/* the live root keeps its links (proc/self): not a recorded tree */
+	struct sysroot live;
+	assert_int_equal(sysroot_open(&live, "/"), 0);
+	assert_true(live.live);
+	assert_int_equal(sysroot_read(&live, "proc/self/status", &b), 0);
+	sysroot_close(&live);
+	buf_free(&b);
+	sysroot_close(&sr);
+	unlink(in_dir("proc/4242")); /* rm_tree follows directory links: drop them first */
+	unlink(in_dir("proc/4545"));
+	unlink(in_dir("sys/kernel"));
+	char p[192];
+	snprintf(p, sizeof(p), "%s/status", out);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/vmstat", out);
+	unlink(p);
+	rmdir(out);
+	unsetenv("THPCTL_NO_OPENAT2");
+}
+
+static void test_dir_links_refused_openat2(void **state)
+{
+	(void)state;
+	dir_links_refused(false);
+}
+
+static void test_dir_links_refused_walk(void **state)
+{
+	(void)state;
+	dir_links_refused(true);
 }
 
 static int count_lines(void *ctx, const char *text, size_t len)
@@ -186,6 +260,8 @@ static void test_only_a_live_procfs_is_trusted(void **state)
 }
 
 UNIT_MAIN(cmocka_unit_test(test_ceilings_by_kind),
+	  cmocka_unit_test_setup_teardown(test_dir_links_refused_openat2, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_dir_links_refused_walk, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_knob_above_4_kib_is_too_large, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_fifo_device_loop_directory_refused, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_chunks_stop_at_a_line_above_64_kib, setup, teardown),

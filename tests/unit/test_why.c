@@ -114,6 +114,12 @@ static void test_cgroup_parse(void **state)
 	assert_string_equal(cg.v2, "/kubepods.slice/pod1:x/cri-containerd-1.scope");
 	assert_false(cg.has_v1_memory);
 	assert_int_equal(proc_cgroup_parse(LIT("garbage\n"), &cg), -EINVAL);
+	/* a hierarchy listed twice: which path is right is unknown */
+	assert_int_equal(proc_cgroup_parse(LIT("0::/a.slice\n0::/b.slice\n"), &cg), -EINVAL);
+	assert_false(cg.has_v2);
+	assert_int_equal(proc_cgroup_parse(LIT("4:memory:/a\n0::/x\n5:cpu,memory:/b\n"), &cg),
+			 -EINVAL);
+	assert_false(cg.has_v1_memory);
 	assert_int_equal(proc_cgroup_parse("", 0, &cg), -EINVAL);
 
 	bool lim;

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+#include "esc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp;
+	if (c < 0x80)
+		return c ? 1 : 0;
+	if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Bytes of text at S (N left) kept as they are: a valid sequence that is no control; 0: escape one. */
+static size_t keep_len(const unsigned char *s, size_t n, unsigned flags)
+{
+	size_t l = utf8_seq(s, n);
+	if (l == 1 && (s[0] < 0x20 || s[0] == 0x7f))
+		return (s[0] == '\n' && (flags & ESC_KEEP_NL)) ||
+				       (s[0] == '\t' && (flags & ESC_KEEP_TAB))
+			       ? 1
+			       : 0;
+	if (l == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0; /* U+0080..U+009F: C1 controls, each byte escaped */
+	return l;
+}
+
+size_t esc_text(char *out, size_t n, const char *s, size_t len, unsigned flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t need = 0, o = 0;
+	bool stop = false;
+	for (size_t i = 0; i < len;) {
+		size_t k = keep_len(u + i, len - i, flags);
+		char e[4] = {'\\', 'x', hex[u[i] >> 4], hex[u[i] & 15]};
+		size_t w = k ? k : 4;
+		if (!stop && need + w < n) {
+			memcpy(out + need, k ? s + i : e, w);
+			o = need + w;
+		} else {
+			stop = true; /* cut at a whole sequence or escape */
+		}
+		need += w;
+		i += k ? k : 1;
+	}
+	if (n)
+		out[o] = '\0';
+	return need;
+}
+
+const char *esc_buf(char *out, size_t n, const char *s)
+{
+	esc_text(out, n, s, strlen(s), 0);
+	return out;
+}
+
+bool esc_needed(const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t k = keep_len(u + i, len - i, flags);
+		if (!k)
+			return true;
+		i += k;
+	}
+	return false;
+}
+
+char *esc_dup(const char *s, unsigned flags)
+{
+	if (!s)
+		return NULL;
+	size_t len = strlen(s), need = esc_text(NULL, 0, s, len, flags);
+	char *out = malloc(need + 1);
+	if (out)
+		esc_text(out, need + 1, s, len, flags);
+	return out;
+}
+
+void esc_fputs(const char *s, FILE *f, unsigned flags)
+{
+	size_t len = strlen(s);
+	if (!esc_needed(s, len, flags)) {
+		fputs(s, f);
+		return;
+	}
+	char *e = esc_dup(s, flags);
+	if (e)
+		fputs(e, f);
+	free(e);
+}
+
+/* The stderr filter: bytes written are escaped onto fd 2; an incomplete UTF-8 tail waits. */
+struct esc_sink {
+	int fd;
+	unsigned char tail[4];
+	size_t ntail;
+};
+
+/* Escape and write [P, P+N), the start of a sequence cut at the end kept for the next call. */
+static void sink_out(struct esc_sink *k, const char *p, size_t n, bool last)
+{
+	char buf[4096 * 4 + 1];
+	size_t keep = 0;
+	if (!last) {
+		/* a valid lead byte whose sequence is cut by the end of this write */
+		for (size_t b = 1; b <= 3 && b <= n; b++) {
+			unsigned char c = (unsigned char)p[n - b];
+			size_t want = (c & 0xe0) == 0xc0   ? 2
+				      : (c & 0xf0) == 0xe0 ? 3
+				      : (c & 0xf8) == 0xf0 ? 4
+							   : 0;
+			if (want > b) {
+				keep = b;
+				break;
+			}
+			if ((c & 0xc0) != 0x80)
+				break;
+		}
+	}
+	for (size_t off = 0; off < n - keep;) {
+		size_t chunk = n - keep - off < 4096 ? n - keep - off : 4096;
+		/* never cut inside a valid sequence: the chunk ends before a continuation */
+		while (off + chunk < n - keep && chunk > 1 &&
+		       ((unsigned char)p[off + chunk] & 0xc0) == 0x80)
+			chunk--;
+		size_t w = esc_text(buf, sizeof(buf), p + off, chunk, ESC_KEEP_NL | ESC_KEEP_TAB);
+		write_all(k->fd, buf, w);
+		off += chunk;
+	}
+	memcpy(k->tail, p + n - keep, keep);
+	k->ntail = keep;
+}
+
+static ssize_t sink_write(void *cookie, const char *p, size_t n)
+{
+	struct esc_sink *k = cookie;
+	for (size_t off = 0; off < n;) {
+		char tmp[4096 + 4];
+		size_t t = k->ntail, m = n - off < 4096 ? n - off : 4096;
+		memcpy(tmp, k->tail, t);
+		memcpy(tmp + t, p + off, m);
+		k->ntail = 0;
+		sink_out(k, tmp, t + m, false);
+		off += m;
+	}
+	return (ssize_t)n;
+}
+
+static int sink_close(void *cookie)
+{
+	struct esc_sink *k = cookie;
+	if (k->ntail)
+		sink_out(k, (const char *)k->tail, k->ntail, true);
+	k->ntail = 0;
+	return 0;
+}
+
+static FILE *raw;
+
+FILE *esc_raw_stderr(void)
+{
+	return raw ? raw : stderr;
+}
+
+FILE *esc_stderr_filter(void)
+{
+	static struct esc_sink sink = {.fd = 2};
+	if (raw)
+		return raw;
+	cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+	FILE *f = fopencookie(&sink, "w", io);
+	if (!f)
+		return NULL;
+	setvbuf(f, NULL, _IONBF, 0);
+	raw = stderr;
+	stderr = f;
+	return raw;
+}

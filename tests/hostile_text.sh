@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Hostile text: a recorded tree whose strings would drive a terminal (ESC sequences that
+# clear the screen and set the title, BEL, CR, DEL, other C0 bytes, C1 controls as UTF-8
+# and as raw bytes, invalid UTF-8) in a process's comm (status and stat), cmdline,
+# environ, cgroup path and unit, a VMA's name, the user name, the tuned profile, the
+# kernel release, a THP setting's word, a vmstat key seen twice and a buddyinfo zone;
+# and a capture bundle of that tree with a member named "proc/ESC[2J ESC]0;TITLE BEL
+# evil". Every command, text and --json, on both: no raw control byte (but '\n' and
+# '\t') and no invalid UTF-8 on stdout or stderr, and the escaped name is shown.
+#
+#   tests/hostile_text.sh        (THPCTL=path overrides build/asan/thpctl)
+#
+# Harness: tests/lib.sh; last line "hostile-text: N passed, M failed, 0 skipped".
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+replay_env
+suite_init hostile-text
+need_built "$T"
+need_python3
+tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
+
+TREE=$TMP/tree
+PID=30730
+python3 - tests/fixtures/cgroups-v2-x86 "$TREE" "$TMP/bundle.tar.gz" <<'PY'
+import os, re, shutil, sys, tarfile
+src, tree, bundle = sys.argv[1:4]
+shutil.copytree(src, tree, symlinks=True)
+H = b"\x1b[2J\x1b]0;TITLE\x07evil\r\x9b\xc2\x9b\xff\x7f\x01\x0b"  # no '/', ' ', ')', NUL
+W = b"ev\x1b[8mil\x07"  # a short word (a key, a zone, a profile)
+def path(rel):
+    return os.path.join(tree.encode(), rel.encode() if isinstance(rel, str) else rel)
+def cat(*parts):
+    return b"".join(p.encode() if isinstance(p, str) else p for p in parts)
+def rd(rel):
+    return open(path(rel), "rb").read()
+def wr(rel, data):
+    p = path(rel)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    if os.path.exists(p):
+        os.chmod(p, 0o644)
+    open(p, "wb").write(data)
+pid = "proc/30730"
+wr(pid + "/status", re.sub(rb"(?m)^Name:.*$", b"Name:\t" + H, rd(pid + "/status")))
+wr(pid + "/stat", re.sub(rb"\(thpfix-layout\)", b"(" + H + b")", rd(pid + "/stat")))
+wr(pid + "/cmdline", b"/usr/bin/" + H + b"\0--flag=" + H + b"\0")
+wr(pid + "/environ", b"GLIBC_TUNABLES=glibc.malloc.hugetlb=" + H + b"\0MALLOC_CONF=" + H + b"\0")
+unit = b"evil" + H + b".service"
+wr(pid + "/cgroup", b"0::/system.slice/" + unit + b"\n")
+red = "sys/fs/cgroup/system.slice/redis.service"
+for f in os.listdir(red and os.path.join(tree, red)):
+    data = rd(red + "/" + f)
+    wr(cat("sys/fs/cgroup/system.slice/", unit, "/", f),
+       b"30730\n" if f == "cgroup.procs" else data)
+wr(red + "/cgroup.procs", b"")
+smaps = rd(pid + "/smaps")
+wr(pid + "/smaps", smaps.replace(b"/tmp/thpfix/thpfix-layout", b"/tmp/" + H, 1))
+wr("etc/passwd", rd("etc/passwd") + b"x" + W + b":x:1000:1000::/home/x:/bin/sh\n")
+wr(pid + "/status", re.sub(rb"(?m)^Uid:.*$", b"Uid:\t1000\t1000\t1000\t1000", rd(pid + "/status")))
+wr("etc/tuned/active_profile", W + b"\n")
+wr("etc/tuned/profile_mode", b"manual\n")
+wr("proc/sys/kernel/osrelease", b"6.18.0-" + W + b"\n")
+thp = "sys/kernel/mm/transparent_hugepage/"
+wr(thp + "defrag", b"always defer defer+madvise [madv" + W + b"] never\n")
+wr("proc/vmstat", rd("proc/vmstat") + W + b" 1\n" + W + b" 2\n")
+bi = rd("proc/buddyinfo").splitlines(keepends=True)
+wr("proc/buddyinfo", b"".join(bi) + b"Node 0, zone   N\x1b[8m\x07 1 2 3 4 5 6 7 8 9 10 11 \n")
+# the bundle: the tree, and one member whose name would drive the terminal
+with tarfile.open(bundle, "w:gz", format=tarfile.GNU_FORMAT) as t:
+    for root, dirs, files in os.walk(tree.encode()):
+        for f in files:
+            full = os.path.join(root, f)
+            t.add(full.decode("utf-8", "surrogateescape"),
+                  arcname=os.path.relpath(full, tree.encode()).decode("utf-8", "surrogateescape"))
+    evil = tarfile.TarInfo("proc/\x1b[2J\x1b]0;TITLE\x07evil")
+    evil.size = 3
+    import io
+    t.addfile(evil, io.BytesIO(b"x\n\n"))
+PY
+[ -d "$TREE/proc" ] || { nok "hostile tree" "not built"; summary; }
+
+# clean FILE: no control byte but \n and \t, no C1, valid UTF-8 (prints what is wrong)
+clean() {
+	python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+try:
+    s = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    print(f"invalid UTF-8 at byte {e.start}: {b[max(0, e.start - 20):e.start + 10]!r}")
+    sys.exit(1)
+m = re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", s)
+if m:
+    print(f"raw control {m.group()!r} at {m.start()}: {s[max(0, m.start() - 30):m.start() + 10]!r}")
+    sys.exit(1)
+PY
+}
+
+CMDS=("status" "status --brief" "ps --all" "ps --all --rollup" "ps --all --by cgroup"
+	"maps $PID" "why $PID" "advise" "advise --workload redis" "hugetlb plan --for 8G"
+	"cgroups" "persist" "set --dry-run enabled=never" "watch -i 0.2 -n 2"
+	"snapshot diff $TMP/plain.snap")
+JSON_ONLY=("exporter --once" "exporter --once --json" "snapshot save -")
+# what snapshot diff compares with: the same tree before its THP words were made hostile
+"$T" --sysroot tests/fixtures/cgroups-v2-x86 snapshot save "$TMP/plain.snap" >/dev/null 2>&1 ||
+	nok "snapshot save" "cannot save $TMP/plain.snap"
+run_one() { # LABEL ROOT ARGS...
+	local label=$1 root=$2
+	shift 2
+	timeout -s KILL 20 "$T" --no-color --sysroot "$root" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	if [ "$rc" -gt 2 ] || grep -qE 'Sanitizer|runtime error:' "$TMP/err"; then
+		nok "$label: runs" "exit $rc: $(head -c 300 "$TMP/err")"
+		return
+	fi
+	local why
+	if why=$(clean "$TMP/out"); then ok "$label: stdout clean"; else nok "$label: stdout clean" "$why"; fi
+	if why=$(clean "$TMP/err"); then ok "$label: stderr clean"; else nok "$label: stderr clean" "$why"; fi
+}
+for root in "$TREE" "$TMP/bundle.tar.gz"; do
+	what=tree
+	[ "$root" = "$TREE" ] || what=bundle
+	for cmd in "${CMDS[@]}"; do
+		read -r -a argv <<<"$cmd"
+		run_one "$what: $cmd" "$root" "${argv[@]}"
+		run_one "$what: $cmd --json" "$root" "${argv[@]}" --json
+	done
+	for cmd in "${JSON_ONLY[@]}"; do
+		read -r -a argv <<<"$cmd"
+		run_one "$what: $cmd" "$root" "${argv[@]}"
+	done
+done
+
+# not vacuous: the names are there, escaped
+"$T" --no-color --sysroot "$TREE" ps --all >"$TMP/out" 2>&1
+expect_eval "ps shows the hostile comm escaped" "grep -qF '\\x1b[2J\\x1b]0;TITLE\\x07evil\\x0d' '$TMP/out'" \
+	"$(grep -a "$PID" "$TMP/out" | head -c 200)"
+"$T" --no-color --sysroot "$TMP/bundle.tar.gz" status >/dev/null 2>"$TMP/err"
+expect_eval "bundle: the refused member is named, escaped" \
+	"grep -qF 'proc/\\x1b[2J\\x1b]0;TITLE\\x07evil' '$TMP/err'" "$(head -c 300 "$TMP/err")"
+"$T" --no-color --sysroot "$TREE" status >"$TMP/out" 2>&1
+expect_eval "status: a vmstat key with control bytes is a malformed line" \
+	"head -n1 '$TMP/out' | grep -qF 'proc/vmstat (malformed'" \
+	"$(head -n1 "$TMP/out" | head -c 300)"
+summary
