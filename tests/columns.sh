@@ -30,8 +30,11 @@ for d in "$FIX"/*/; do
 	cmp=
 	[[ " $SAME " == *" $fx "* ]] && cmp=1
 	for c in "status" "status --brief" "ps --all" "advise" "hugetlb plan --for 8G" "cgroups"; do
+		# a tree that recorded no proc/ (what sos collects) has no process to list
+		[ "$c" = "ps --all" ] && [ ! -d "$d/proc" ] && continue
 		add "$fx: $c" "--sysroot $d $c" $cmp
 	done
+	[ -d "$d/proc" ] || continue
 	n=0
 	# the first two workload PIDs recorded there (not 1 nor kernel threads; < 60 s in all)
 	for p in $(find "$d/proc" -mindepth 1 -maxdepth 1 -name '[0-9][0-9][0-9]*' -printf '%f\n' |
