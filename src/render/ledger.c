@@ -267,7 +267,7 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"HELD: pages of partially mapped large folios waiting for the deferred-split shrinker "
 		"(root: pagemap + kpageflags).\n"
 		"CREEP: upper bound khugepaged may still add at max_ptes_none. LAZYFREE: freed with "
-		"MADV_FREE, still in RSS until\nreclaimed under memory pressure (smaps). -: "
+		"MADV_FREE, still in RSS until reclaimed under memory pressure (smaps). -: "
 		"unknown.\n"
 		"ALLOC: heap allocator or runtime, from maps and the executable read as ELF "
 		"(thpctl why PID names the evidence).\n",
