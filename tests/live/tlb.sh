@@ -123,7 +123,14 @@ if [ "$ROOT" -eq 0 ] || [ ! -x "$CH" ]; then
 else
 	"$CH" 64M 4000000000 >/dev/null &
 	CP=$!
-	sleep 1
+	# its chain built (RSS ~64 MiB) before the referenced bits are cleared: on a loaded host
+	# one second was not always enough, and a chase still setting up reads as cold
+	for _ in $(seq 100); do
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$CP/status" 2>/dev/null)
+		[ "${rss:-0}" -ge 60000 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
 	"$T" why "$CP" --hot 1 --json >"$TMP/hot.json" 2>"$TMP/hot.err"
 	HRC=$?
 	kill "$CP" 2>/dev/null
