@@ -45,7 +45,7 @@ static const struct lab_coldef cols[NC] = {
 	{"AnonHugePages after", "kB"},
 	{"Rss before", "kB"},
 	{"Rss after", "kB"},
-	{"thp_underused_split_page + (host)", ""},
+	{"thp_underused_split_page (host)", ""},
 	{"cgroup usage before", "kB"},
 	{"cgroup usage after", "kB"},
 };

@@ -64,7 +64,7 @@ size_kb = e["size_bytes"] // 1024
 for l, c in rows.items():
     assert c["AnonHugePages before"]["median"] >= size_kb * 0.9, (l, c["AnonHugePages before"])
     assert c["THPs"]["median"] >= 1 and c["AnonHugePages after"] is not None, (l, c)
-    assert c["thp_underused_split_page + (host)"] is not None, (l, c)
+    assert c["thp_underused_split_page (host)"] is not None, (l, c)
 p = {x["key"]: x["text"] for x in e["proofs"]}
 for l in rows:
     assert p[l].startswith("pressure: memory."), p[l]
