@@ -29,18 +29,7 @@ struct pass {
 	const struct sysroot *sr;
 	struct sysroot dir; /* dirfd = proc/PID, no fd cache */
 	struct proc_info *pi;
-	bool cached; /* no proc/PID handle: stat, statm, status through SR's fd cache */
 };
-
-/* proc/PID/NAME of P into B: relative to the proc/PID handle, or through the fd cache. */
-static int pass_read(struct pass *p, const char *name, struct buf *b)
-{
-	if (!p->cached)
-		return sysroot_read(&p->dir, name, b);
-	char rel[64];
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/%s", (int)p->pi->pid, name);
-	return sysroot_read(p->sr, rel, b);
-}
 
 /* Record ERR for the file of FLAG; true when the process is gone. */
 static bool note(struct pass *p, int *slot, unsigned flag, int err)
@@ -56,7 +45,7 @@ static bool note(struct pass *p, int *slot, unsigned flag, int err)
 static int read_status(struct pass *p)
 {
 	struct proc_info *pi = p->pi;
-	int e = pass_read(p, "status", &pi->b);
+	int e = sysroot_read(&p->dir, "status", &pi->b);
 	if (!e && pi->b.len == 0)
 		e = -ESRCH; /* a task being reaped prints nothing */
 	if (!e && proc_status_parse(pi->b.p, pi->b.len, &pi->st))
@@ -69,7 +58,7 @@ static int read_status(struct pass *p)
 static int read_stat(struct pass *p)
 {
 	struct proc_info *pi = p->pi;
-	int e = pass_read(p, "stat", &pi->b);
+	int e = sysroot_read(&p->dir, "stat", &pi->b);
 	if (!e && pi->b.len == 0)
 		e = -ESRCH;
 	if (!e && proc_stat_parse(pi->b.p, pi->b.len, &pi->stat))
@@ -80,7 +69,7 @@ static int read_stat(struct pass *p)
 static int read_statm(struct pass *p)
 {
 	struct proc_info *pi = p->pi;
-	int e = pass_read(p, "statm", &pi->b);
+	int e = sysroot_read(&p->dir, "statm", &pi->b);
 	if (!e && pi->b.len == 0)
 		e = -ESRCH;
 	if (!e && proc_statm_parse(pi->b.p, pi->b.len, &pi->statm))
@@ -342,17 +331,6 @@ int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_i
 {
 	reset(pi, pid, flags);
 	struct pass p = {.sr = sr, .pi = pi};
-	/* with an fd cache (watch, exporter: kernel/fdcache.h) these files stay open across
-	 * samples and are re-read with one pread each; no proc/PID handle is opened for them */
-	if (sr->cache && sr->live && !(flags & ~(PROC_STAT | PROC_STATM | PROC_STATUS))) {
-		p.cached = true;
-		read_all(&p, flags);
-		if (pi->gone) {
-			mark_rest(pi, flags, -ESRCH);
-			return -ESRCH;
-		}
-		return 0;
-	}
 	char rel[32];
 	if (pid)
 		snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);

@@ -252,7 +252,7 @@ enum fdc_mode sample_fdc_mode(const char *rel)
 {
 	if (strncmp(rel, "sys/", 4) == 0 || strcmp(rel, SR_PROC "/meminfo") == 0 ||
 	    strcmp(rel, SR_PROC "/uptime") == 0 || proc_pid_file(rel, "statm") ||
-	    proc_pid_file(rel, "stat") || proc_pid_file(rel, "status"))
+	    proc_pid_file(rel, "stat"))
 		return FDC_SINGLE;
 	if (strcmp(rel, SR_PROC "/vmstat") == 0 || strcmp(rel, SR_PROC "/buddyinfo") == 0)
 		return FDC_MULTI;

@@ -90,10 +90,9 @@ void sample_free(struct sample *out);
 
 /*
  * How a sysroot's fdcache (fdcache.h) should treat REL when sampling: sysfs
- * attributes, /proc/PID/statm, stat and status are single records (status: the
- * cgroups' opt-out count reads it for every process at each scrape); vmstat,
- * meminfo and buddyinfo are kept open too; other per-process files
- * (smaps_rollup, smaps) are opened afresh each time.
+ * attributes, /proc/PID/statm and /proc/PID/stat are single records;
+ * vmstat, meminfo and buddyinfo are kept open too; other per-process files
+ * (status, smaps_rollup, smaps) are opened afresh each time.
  */
 enum fdc_mode sample_fdc_mode(const char *rel);
 

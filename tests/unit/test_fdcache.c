@@ -140,7 +140,7 @@ static void test_modes(void **state)
 	assert_int_equal(sample_fdc_mode("proc/meminfo"), FDC_SINGLE);
 	assert_int_equal(sample_fdc_mode("proc/vmstat"), FDC_MULTI);
 	assert_int_equal(sample_fdc_mode("proc/buddyinfo"), FDC_MULTI);
-	assert_int_equal(sample_fdc_mode("proc/123/status"), FDC_SINGLE);
+	assert_int_equal(sample_fdc_mode("proc/123/status"), FDC_NO);
 	assert_int_equal(sample_fdc_mode("proc/123/smaps_rollup"), FDC_NO);
 	assert_int_equal(sample_fdc_mode("proc/123/smaps"), FDC_NO);
 	assert_int_equal(sample_fdc_mode("proc/self/statm"), FDC_NO);

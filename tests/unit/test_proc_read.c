@@ -2,14 +2,9 @@
 /* Unit tests: src/kernel/proc_read.c (the flag-driven per-process reader) over a recorded tree. */
 #include "unit.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include "kernel/fdcache.h"
 #include "kernel/proc_read.h"
-#include "kernel/sample.h"
 
 static char root[64];
 
@@ -229,43 +224,6 @@ static void pid_0_is_the_caller_and_its_allowed_cpus(void **state)
 	close_all(&pi, &sr);
 }
 
-/* With an fd cache (watch, the exporter), stat, statm and status stay open, re-read per sample
- * without a proc/PID handle; a process that exits reads as gone, never as its old values. */
-static void cached_files_are_kept_open_and_an_exited_process_is_gone(void **state)
-{
-	(void)state;
-	struct sysroot sr = open_at("/");
-	struct fdcache fc;
-	fdcache_init(&fc, 0, sample_fdc_mode);
-	sr.cache = &fc;
-	pid_t c = fork();
-	if (c == 0) {
-		prctl(PR_SET_PDEATHSIG,
-		      SIGKILL); /* a failed assert below ends the test: and this */
-		pause();
-		_exit(0);
-	}
-	assert_true(c > 0);
-	struct proc_info pi = {0};
-	unsigned want = PROC_STATUS | PROC_STAT | PROC_STATM;
-	for (int round = 0; round < 2; round++) {
-		assert_int_equal(proc_read(&sr, c, want, &pi), 0);
-		assert_int_equal(pi.got, want);
-		assert_int_equal(pi.stat.pid, c);
-		assert_int_equal(pi.st.tgid, c);
-		assert_true(pi.statm.resident > 0);
-		assert_int_equal(fc.open, 3); /* the same three files, kept */
-	}
-	kill(c, SIGKILL);
-	waitpid(c, NULL, 0);
-	assert_int_equal(proc_read(&sr, c, want, &pi), -ESRCH);
-	assert_true(pi.gone);
-	assert_int_equal(pi.got & PROC_STATUS, 0);
-	fdcache_free(&fc);
-	sr.cache = NULL;
-	close_all(&pi, &sr);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,7 +235,6 @@ int main(void)
 		cmocka_unit_test(more_rounds_read_what_status_decides_on_one_handle),
 		cmocka_unit_test(rounds_are_bounded),
 		cmocka_unit_test(pid_0_is_the_caller_and_its_allowed_cpus),
-		cmocka_unit_test(cached_files_are_kept_open_and_an_exited_process_is_gone),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
