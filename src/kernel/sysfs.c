@@ -91,6 +91,15 @@ int thp_knob_rel(char *out, size_t n, const char *key)
 	return l < 0 || (size_t)l >= n ? -ENAMETOOLONG : 0;
 }
 
+const char *thp_knob_key(const char *key)
+{
+	static const char *const prefixes[] = {PATH_THP "/", "transparent_hugepage/"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
+			key += strlen(prefixes[i]);
+	return key;
+}
+
 int thp_size_rel(char *out, size_t n, uint64_t size_kb, const char *file)
 {
 	int l = snprintf(out, n, SR_THP "/hugepages-%llukB/%s", (unsigned long long)size_kb, file);

@@ -74,6 +74,12 @@ int thp_size_stats_read(const struct sysroot *sr, uint64_t size_kb, struct kvlis
  * proc/sys/vm/NAME. Into OUT (N bytes). Return 0, or -ENAMETOOLONG.
  */
 int thp_knob_rel(char *out, size_t n, const char *key);
+
+/*
+ * KEY without a leading "/sys/kernel/mm/transparent_hugepage/" or
+ * "transparent_hugepage/" (a knob named by its path): a pointer into KEY (pure).
+ */
+const char *thp_knob_key(const char *key);
 int thp_size_rel(char *out, size_t n, uint64_t size_kb, const char *file);
 int hugetlb_pool_rel(char *out, size_t n, uint64_t size_kb, const char *file);
 int sysctl_vm_rel(char *out, size_t n, const char *name);

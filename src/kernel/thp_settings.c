@@ -179,6 +179,7 @@ static bool is_known_top(const char *name)
 int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->dir = sr->rhel_thp ? "/" SR_THP_RHEL6 : PATH_THP;
 	DIR *d = sysroot_opendir(sr, SR_THP);
 	if (!d)
 		return 0;

@@ -51,6 +51,8 @@ struct thp_extra {
 
 struct thp_settings {
 	bool present; /* transparent_hugepage/ exists: THP built in */
+	/* the directory read, as a host path for words shown to people ("/sys/kernel/mm/...") */
+	const char *dir;
 	struct choice enabled, defrag, shmem_enabled;
 	struct opt_u64 use_zero_page, hpage_pmd_size /* bytes, 4.10+ */,
 		shrink_underused /* 6.12+ */;

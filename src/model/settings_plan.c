@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../kernel/parse.h"
-#include "../kernel/sysroot.h"
+#include "../kernel/sysfs.h"
 #include "../util/names.h"
 #include "../util/str.h"
 
@@ -110,10 +110,7 @@ int knob_validate(const char *key, const char *raw, const char *value, uint64_t 
 
 int knob_key_normalize(const char *key, char *out, size_t n)
 {
-	static const char *const prefixes[] = {"/" SR_THP "/", "transparent_hugepage/"};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
-			key += strlen(prefixes[i]);
+	key = thp_knob_key(key);
 	size_t l = strlen(key);
 	if (!l || l >= n || key[0] == '/' || key[l - 1] == '/' || strstr(key, ".."))
 		return -EINVAL;

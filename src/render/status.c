@@ -74,7 +74,8 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 	table_cell(t, "mTHP sizes (anon)");
 	switch (host_mthp_listing(h)) {
 	case MTHP_LIST_UNRECORDED:
-		table_cell(t, "not recorded (the capture has no complete %s/)", SR_THP);
+		table_cell(t, "not recorded (the capture has no complete %s/)",
+			   h->thp.dir ? h->thp.dir + 1 : "transparent_hugepage");
 		break;
 	case MTHP_LIST_NONE_KERNEL:
 		/* recorded whole: the kernel (a 6.8+ release without mTHP) has none */
