@@ -363,8 +363,8 @@ int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per
 			 hi);
 		break;
 	case CI_WITHIN:
-		snprintf(head, sizeof(head),
-			 "no difference detectable (CI spans 0: %.1f%%..%.1f%%)", lo, hi);
+		snprintf(head, sizeof(head), "no difference beyond +-%.0f%% (%s CI %.1f%%..%.1f%%)",
+			 r * 100, lv, lo, hi);
 		break;
 	case CI_TOO_WIDE:
 		snprintf(

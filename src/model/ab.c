@@ -105,13 +105,6 @@ static void stat_of(double *v, int n, struct ab_stat *s)
 
 static enum ab_verdict verdict_of(const struct ratio_ci *ci)
 {
-	/*
-	 * An interval wholly within +-3% is "no difference" even when it excludes 1: a peak
-	 * RSS of 1.0016x the base, measured tightly, is not "more memory" (a ratio printed as
-	 * "1.00x more" would contradict its own number).
-	 */
-	if (ci->ok && ci->lo >= 1 / (1 + AB_SAME_WITHIN) && ci->hi <= 1 + AB_SAME_WITHIN)
-		return AV_NO_DIFFERENCE;
 	switch (stats_ci_call(ci, AB_SAME_WITHIN)) {
 	case CI_BELOW:
 		return AV_FASTER;

@@ -104,7 +104,7 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	for (int k = 0; k < r->nmetrics && s->verdict != AV_BASE; k++) {
 		const struct ratio_ci *ci = &s->metric_ci[k];
 		const char *call = s->metric_call[k] == CI_TOO_FEW    ? "too few values"
-				   : s->metric_call[k] == CI_WITHIN   ? "no difference detectable"
+				   : s->metric_call[k] == CI_WITHIN   ? "no difference beyond 3%"
 				   : s->metric_call[k] == CI_TOO_WIDE ? "inconclusive (noisy)"
 				   : (s->metric_call[k] == CI_ABOVE) == r->metrics[k].higher_better
 					   ? "better"

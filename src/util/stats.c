@@ -175,11 +175,12 @@ enum ci_call stats_ci_call(const struct ratio_ci *ci, double r)
 {
 	if (!ci->ok)
 		return CI_TOO_FEW;
+	/* inside the resolution: no difference that matters, even when it excludes 1 */
+	if (ci->lo >= 1 / (1 + r) && ci->hi <= 1 + r)
+		return CI_WITHIN;
 	if (ci->lo > 1)
 		return CI_ABOVE;
 	if (ci->hi < 1)
 		return CI_BELOW;
-	if (ci->lo >= 1 / (1 + r) && ci->hi <= 1 + r)
-		return CI_WITHIN;
 	return CI_TOO_WIDE;
 }

@@ -82,7 +82,7 @@ enum ci_call {
 	CI_TOO_FEW,  /* no interval: too few values */
 	CI_ABOVE,    /* lo > 1: Y larger than X */
 	CI_BELOW,    /* hi < 1: Y smaller than X */
-	CI_WITHIN,   /* spans 1, and inside 1/(1+R) .. 1+R: no difference that matters */
+	CI_WITHIN,   /* inside 1/(1+R) .. 1+R (spanning 1 or not): no difference that matters */
 	CI_TOO_WIDE, /* spans 1 and reaches past R: the spread hides any answer */
 };
 

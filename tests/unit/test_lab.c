@@ -273,7 +273,11 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 			 CI_WITHIN);
 	assert_string_equal(
 		out,
-		"no difference detectable (CI spans 0: -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
+		"no difference beyond +-10% (95% CI -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
+	/* tight and apart by less than the resolution: no difference that matters, not "faster" */
+	ci = (struct ratio_ci){.ok = true, .lo = 1.01, .hi = 1.03};
+	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 100.0, 102.0, 0.10),
+			 CI_WITHIN);
 	/* the 256 MiB spread: -14.6% .. +40.9% */
 	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
 	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 150.0, 160.0, 0.10),

@@ -217,6 +217,11 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 	assert_near(ci.lo, 99.5 / 103, 1e-12);
 	assert_near(ci.hi, 102.5 / 100, 1e-12);
 	assert_int_equal(stats_ci_call(&ci, 0.10), CI_WITHIN);
+	/* tight and apart, but by less than the resolution: within, not above (a 0.2% gap) */
+	double s1[] = {1000, 1000.1, 1000.2, 1000.3}, s2[] = {1002, 1002.1, 1002.2, 1002.3};
+	assert_int_equal(stats_ratio_ci(s1, 4, s2, 4, 0.95, &ci), 0);
+	assert_true(ci.ok && ci.lo > 1);
+	assert_int_equal(stats_ci_call(&ci, 0.10), CI_WITHIN);
 	/* overlapping, wide: -15% .. +40% hides any answer */
 	double p[] = {100, 140, 90, 120}, q[] = {110, 95, 150, 100};
 	assert_int_equal(stats_ratio_ci(p, 4, q, 4, 0.95, &ci), 0);
