@@ -7,22 +7,10 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "lab_record.h"
 #include "parse.h"
 
 #define MAGIC "thpctl-lab-shrinker 1"
-
-/* A token of visible ASCII (no space), shorter than N: copied. */
-static bool word(const char *s, size_t l, char *out, size_t n)
-{
-	if (!l || l >= n)
-		return false;
-	for (size_t i = 0; i < l; i++)
-		if (s[i] <= 0x20 || s[i] >= 0x7f)
-			return false;
-	memcpy(out, s, l);
-	out[l] = '\0';
-	return true;
-}
 
 static bool phase(const char *s, size_t l, struct shrinker_record *r)
 {
@@ -45,33 +33,17 @@ static bool phase(const char *s, size_t l, struct shrinker_record *r)
 	return true;
 }
 
+static int own_line(const char *s, size_t l, void *ctx)
+{
+	return l > 6 && !memcmp(s, "phase ", 6) && phase(s + 6, l - 6, ctx) ? 0 : -EINVAL;
+}
+
 int shrinker_record_parse(const char *text, size_t len, struct shrinker_record *r)
 {
 	memset(r, 0, sizeof(*r));
-	const char *pos = text, *end = text + len, *s, *e;
-	bool first = true, kernel = false, time = false;
-	while (next_line(&pos, end, &s, &e)) {
-		size_t l = (size_t)(e - s);
-		if (first) {
-			if (l != strlen(MAGIC) || memcmp(s, MAGIC, l))
-				return -EINVAL;
-			first = false;
-		} else if (l > 7 && !memcmp(s, "kernel ", 7)) {
-			if (kernel || !word(s + 7, l - 7, r->kernel, sizeof(r->kernel)))
-				return -EINVAL;
-			kernel = true;
-		} else if (l > 5 && !memcmp(s, "time ", 5)) {
-			if (time || !word(s + 5, l - 5, r->time, sizeof(r->time)))
-				return -EINVAL;
-			time = true;
-		} else if (l > 6 && !memcmp(s, "phase ", 6)) {
-			if (!phase(s + 6, l - 6, r))
-				return -EINVAL;
-		} else if (l) {
-			return -EINVAL;
-		}
-	}
-	return kernel && time && r->n ? 0 : -EINVAL;
+	const struct lab_record_head h = {r->kernel, sizeof(r->kernel), r->time, sizeof(r->time)};
+	int e = lab_record_parse(text, len, MAGIC, &h, own_line, r);
+	return e ? e : r->n ? 0 : -EINVAL;
 }
 
 int shrinker_record_format(const struct shrinker_record *r, struct buf *b)
@@ -93,16 +65,12 @@ int shrinker_record_format(const struct shrinker_record *r, struct buf *b)
 
 int shrinker_record_read(const struct sysroot *sr, struct shrinker_record *r)
 {
-	int fd = sysroot_open_file(sr, SR_SHRINKER_RECORD);
-	if (fd < 0)
-		return fd;
 	struct buf b = {0};
-	int e = buf_read_fd(&b, fd, 4096, 0);
-	close(fd);
+	int e = lab_record_read(sr, SR_SHRINKER_RECORD, &b);
 	if (!e)
 		e = shrinker_record_parse(b.p, b.len, r);
 	buf_free(&b);
-	return e == -EFBIG ? -EINVAL : e;
+	return e;
 }
 
 const struct shrinker_phase *shrinker_record_phase(const struct shrinker_record *r,

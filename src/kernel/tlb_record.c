@@ -8,22 +8,10 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "lab_record.h"
 #include "parse.h"
 
 #define MAGIC "thpctl-lab-tlb 1"
-
-/* A token of visible ASCII (no space), shorter than N: copied. */
-static bool word(const char *s, size_t l, char *out, size_t n)
-{
-	if (!l || l >= n)
-		return false;
-	for (size_t i = 0; i < l; i++)
-		if (s[i] <= 0x20 || s[i] >= 0x7f)
-			return false;
-	memcpy(out, s, l);
-	out[l] = '\0';
-	return true;
-}
 
 static bool ns_ok(double v)
 {
@@ -53,44 +41,38 @@ static bool size_line(const char *s, size_t l, struct tlb_record *r)
 	return true;
 }
 
+struct own {
+	struct tlb_record *r;
+	bool guest, sweep;
+};
+
+static int own_line(const char *s, size_t l, void *ctx)
+{
+	struct own *o = ctx;
+	if (l == 7 && !memcmp(s, "guest ", 6)) {
+		if (o->guest || (s[6] != '0' && s[6] != '1'))
+			return -EINVAL;
+		o->r->guest = s[6] == '1';
+		o->guest = true;
+	} else if (l > 6 && !memcmp(s, "sweep ", 6)) {
+		bool q = l == 11 && !memcmp(s + 6, "quick", 5);
+		if (o->sweep || (!q && (l != 10 || memcmp(s + 6, "full", 4))))
+			return -EINVAL;
+		o->r->quick = q;
+		o->sweep = true;
+	} else if (!(l > 5 && !memcmp(s, "size ", 5) && size_line(s + 5, l - 5, o->r))) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int tlb_record_parse(const char *text, size_t len, struct tlb_record *r)
 {
 	memset(r, 0, sizeof(*r));
-	const char *pos = text, *end = text + len, *s, *e;
-	bool first = true, kernel = false, time = false, guest = false, sweep = false;
-	while (next_line(&pos, end, &s, &e)) {
-		size_t l = (size_t)(e - s);
-		if (first) {
-			if (l != strlen(MAGIC) || memcmp(s, MAGIC, l))
-				return -EINVAL;
-			first = false;
-		} else if (l > 7 && !memcmp(s, "kernel ", 7)) {
-			if (kernel || !word(s + 7, l - 7, r->kernel, sizeof(r->kernel)))
-				return -EINVAL;
-			kernel = true;
-		} else if (l > 5 && !memcmp(s, "time ", 5)) {
-			if (time || !word(s + 5, l - 5, r->time, sizeof(r->time)))
-				return -EINVAL;
-			time = true;
-		} else if (l == 7 && !memcmp(s, "guest ", 6)) {
-			if (guest || (s[6] != '0' && s[6] != '1'))
-				return -EINVAL;
-			r->guest = s[6] == '1';
-			guest = true;
-		} else if (l > 6 && !memcmp(s, "sweep ", 6)) {
-			bool q = l == 11 && !memcmp(s + 6, "quick", 5);
-			if (sweep || (!q && (l != 10 || memcmp(s + 6, "full", 4))))
-				return -EINVAL;
-			r->quick = q;
-			sweep = true;
-		} else if (l > 5 && !memcmp(s, "size ", 5)) {
-			if (!size_line(s + 5, l - 5, r))
-				return -EINVAL;
-		} else if (l) {
-			return -EINVAL;
-		}
-	}
-	return kernel && time && guest && sweep && r->n ? 0 : -EINVAL;
+	const struct lab_record_head h = {r->kernel, sizeof(r->kernel), r->time, sizeof(r->time)};
+	struct own o = {r, false, false};
+	int e = lab_record_parse(text, len, MAGIC, &h, own_line, &o);
+	return e ? e : o.guest && o.sweep && r->n ? 0 : -EINVAL;
 }
 
 int tlb_record_format(const struct tlb_record *r, struct buf *b)
@@ -114,16 +96,12 @@ int tlb_record_format(const struct tlb_record *r, struct buf *b)
 
 int tlb_record_read(const struct sysroot *sr, struct tlb_record *r)
 {
-	int fd = sysroot_open_file(sr, SR_TLB_RECORD);
-	if (fd < 0)
-		return fd;
 	struct buf b = {0};
-	int e = buf_read_fd(&b, fd, 4096, 0);
-	close(fd);
+	int e = lab_record_read(sr, SR_TLB_RECORD, &b);
 	if (!e)
 		e = tlb_record_parse(b.p, b.len, r);
 	buf_free(&b);
-	return e == -EFBIG ? -EINVAL : e;
+	return e;
 }
 
 const struct tlb_calib *tlb_record_size(const struct tlb_record *r, uint64_t page_kb)
