@@ -409,3 +409,40 @@ expect_settings_as_found() {
 	fi
 	return 1
 }
+
+# lab_suite_begin NAME: the start every suite of host-changing lab runs shares (lab.sh,
+# tlb.sh): the binary, python3 and THP present; no other thpctl changing settings; a
+# journal left by a killed run restored first so the baseline ($TMP/base) is the real one;
+# at exit, a background run ($BG, set by the suite) killed and the settings put back.
+# check_settings NAME: the settings equal the baseline and no journal is left, else they
+# are put back.
+BG=
+check_settings() {
+	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
+}
+# shellcheck disable=SC2317 # runs at exit (at_exit)
+lab_suite_cleanup() {
+	if [ -n "$BG" ]; then
+		kill -KILL "$BG" 2>/dev/null
+		wait "$BG" 2>/dev/null
+	fi
+	# a journal left by a killed run: any thpctl command restores it
+	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
+	settings_put_back "$TMP/base"
+}
+lab_suite_begin() {
+	[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
+	command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
+	[ -d "$THP" ] || { skip "$1" "no $THP: this kernel has no THP"; summary; }
+	if ! wait_quiet; then
+		skip "$1" "another thpctl has held $JOURNAL for 5 minutes"
+		summary
+	fi
+	if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
+		echo "# $1: $JOURNAL exists before the tests: restoring it first"
+		"$T" status >/dev/null 2>&1
+	fi
+	settings_snapshot "$TMP/base"
+	at_exit lab_suite_cleanup
+	grep -q "^$THP/enabled=" "$TMP/base" || { nok "settings" "cannot read $THP/enabled"; summary; }
+}

@@ -23,41 +23,7 @@
 source "$(dirname "$0")/../lib.sh"
 suite_init lab
 
-[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
-command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
-[ -d "$THP" ] || { skip "lab" "no $THP: this kernel has no THP"; summary; }
-BG= # a lab run in the background (SIGKILL checks)
-
-# check_settings NAME: the host's settings equal the baseline, and no journal
-# is left; puts back what it finds changed
-check_settings() {
-	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
-}
-
-# shellcheck disable=SC2317 # runs at exit (at_exit)
-cleanup() {
-	if [ -n "$BG" ]; then
-		kill -KILL "$BG" 2>/dev/null
-		wait "$BG" 2>/dev/null
-	fi
-	# a journal left by a killed run: any thpctl command restores it
-	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
-	settings_put_back "$TMP/base"
-}
-
-if ! wait_quiet; then
-	skip "lab" "another thpctl has held $JOURNAL for 5 minutes"
-	summary
-fi
-# A journal from an earlier killed thpctl would be restored by our first
-# command: let that happen first, so the baseline is the real one.
-if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
-	echo "# lab.sh: $JOURNAL exists before the tests: restoring it first"
-	"$T" status >/dev/null 2>&1
-fi
-settings_snapshot "$TMP/base"
-at_exit cleanup
-grep -q "^$THP/enabled=" "$TMP/base" || { nok "settings" "cannot read $THP/enabled"; summary; }
+lab_suite_begin lab
 
 # ---- running thpctl ----------------------------------------------------------
 # lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet; JSON in $TMP/NAME.json,

@@ -11,39 +11,7 @@
 source "$(dirname "$0")/../lib.sh"
 suite_init tlb
 
-[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
-command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }
-[ -d "$THP" ] || { skip "tlb" "no $THP: this kernel has no THP"; summary; }
-BG= # a lab run in the background (SIGKILL checks)
-
-# check_settings NAME: the host's settings equal the baseline, and no journal
-# is left; puts back what it finds changed
-check_settings() {
-	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
-}
-
-# shellcheck disable=SC2317 # runs at exit (at_exit)
-cleanup() {
-	if [ -n "$BG" ]; then
-		kill -KILL "$BG" 2>/dev/null
-		wait "$BG" 2>/dev/null
-	fi
-	# a journal left by a killed run: any thpctl command restores it
-	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
-	settings_put_back "$TMP/base"
-}
-
-if ! wait_quiet; then
-	skip "tlb" "another thpctl has held $JOURNAL for 5 minutes"
-	summary
-fi
-# A journal from an earlier killed thpctl would be restored by our first
-# command: let that happen first, so the baseline is the real one.
-if [ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ]; then
-	echo "# tlb.sh: $JOURNAL exists before the tests: restoring it first"
-	"$T" status >/dev/null 2>&1
-fi
-settings_snapshot "$TMP/base"
+lab_suite_begin tlb
 
 # lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet into $TMP/NAME.json, RC
 lab() {
@@ -131,8 +99,17 @@ else
 		sleep 0.1
 	done
 	sleep 0.5
-	"$T" why "$CP" --hot 1 --json >"$TMP/hot.json" 2>"$TMP/hot.err"
-	HRC=$?
+	# smaps Referenced after clear_refs is not steady in this guest: the same walk has read
+	# 1 MiB and 66 MiB in two windows a second apart (noted on issue 26); up to 3 windows,
+	# the first in range counts, and a failure shows what each one read
+	for _ in 1 2 3; do
+		"$T" why "$CP" --hot 1 --json >"$TMP/hot.json" 2>"$TMP/hot.err"
+		HRC=$?
+		python3 -c 'import json, sys
+v = (json.load(open(sys.argv[1])).get("hot") or {}).get("hot_kb") or 0
+print("# why --hot read", v, "kB")
+sys.exit(0 if 40000 <= v <= 80000 else 1)' "$TMP/hot.json" && break
+	done
 	kill "$CP" 2>/dev/null
 	wait "$CP" 2>/dev/null
 	san_note "why --hot" "$TMP/hot.err"
