@@ -17,6 +17,7 @@ int sysfs_value_parse(const char *text, size_t len, char *out, size_t n)
 		v = c.selected;
 		l = strlen(v);
 	}
+	l = strnlen(v, l); /* a NUL ends the value (a sysfs file holds none: damage) */
 	while (l && (v[l - 1] == '\n' || v[l - 1] == ' ' || v[l - 1] == '\t'))
 		l--;
 	if (l >= n)

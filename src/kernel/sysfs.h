@@ -25,8 +25,8 @@
 /*
  * The value of a one-value file's TEXT: the bracketed word of a choice
  * ("always [madvise] never" -> "madvise"), else the text without trailing
- * newlines and blanks, into OUT (N bytes). Pure. Returns 0, or -E2BIG when
- * it does not fit.
+ * newlines and blanks (up to a NUL, which no real file holds), into OUT (N
+ * bytes). Pure. Returns 0, or -E2BIG when it does not fit.
  */
 int sysfs_value_parse(const char *text, size_t len, char *out, size_t n);
 

@@ -91,6 +91,9 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 	assert_string_equal(v, "[a [b]");
 	assert_int_equal(sysfs_value_parse(LIT("0123456789abcdef\n"), v, sizeof(v)), -E2BIG);
 	assert_int_equal(sysfs_value_parse(LIT("0123456789abcde\n"), v, sizeof(v)), 0);
+	/* a NUL ends the value, and the blank before it goes (a fuzz finding: "ze \0\377") */
+	assert_int_equal(sysfs_value_parse(LIT("within_size \0\377\377 x\n"), v, sizeof(v)), 0);
+	assert_string_equal(v, "within_size");
 }
 
 static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
