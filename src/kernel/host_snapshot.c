@@ -81,10 +81,22 @@ static bool khugepaged_stat(struct host_reader *r, pid_t pid, double *cpu_s)
 static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
 {
 	if (sysroot_read(r->sr, SR_PROC "/uptime", &r->b) == 0) {
-		char *end;
-		out->uptime_s = strtod(r->b.p, &end);
-		if (end == r->b.p || !(out->uptime_s > 0))
+		/* its first field, a finite number of seconds ("1e9999" or "inf" is damage) */
+		char first[64];
+		size_t n = strcspn(r->b.p, " \n");
+		double up = 0;
+		if (n && n < sizeof(first)) {
+			memcpy(first, r->b.p, n);
+			first[n] = '\0';
+		} else {
+			first[0] = '\0';
+		}
+		if (first[0] && str_double(first, 0, 1e12, &up) == 0 && up > 0) {
+			out->uptime_s = up;
+		} else {
 			out->uptime_s = 0;
+			host_snapshot_missing(out, SR_PROC "/uptime (malformed)");
+		}
 	}
 	double cpu;
 	if (r->clk_tck <= 0)
