@@ -32,7 +32,9 @@ static void why_help(FILE *f)
 		   "environment of another user's process needs root.\n"
 		   "--hot SECONDS (root): write 1 to /proc/PID/clear_refs (clears its referenced\n"
 		   "bits, a slight perturbation), wait, then the hot set (smaps Referenced) and\n"
-		   "its share huge-backed against the TLB reach `thpctl lab tlb` recorded.\n\n"
+		   "its share huge-backed against the TLB reach `thpctl lab tlb` recorded. An\n"
+		   "accessed-bit probe (4 MiB of thpctl's own, touched all window) proves the\n"
+		   "bits are kept; where they are lost the hot set is a lower bound.\n\n"
 		   "options:\n" GLOBAL_HELP);
 }
 

@@ -15,6 +15,7 @@
 #include "../kernel/clear_refs.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/tlb_record.h"
+#include "../kernel/virt.h"
 #include "../model/hot.h"
 #include "../render/hot.h"
 
@@ -70,19 +71,43 @@ int why_hot_run(const struct sysroot *sr, pid_t pid, int seconds, uint64_t pmd_k
 		      strerror(-e));
 		return EXIT_FAIL;
 	}
+	/*
+	 * The accessed-bit probe of the same window: 4 MiB of thpctl's own, cleared and
+	 * touched every 100 ms until the deadline, read back with the target's smaps. A
+	 * host that loses accessed bits (a guest with shadowed page tables) shows it here.
+	 */
+	struct abit_probe probe;
+	struct hot_probe hp = {0};
+	hp.taken = abit_probe_start(sr, &probe, 4096) == 0;
 	if (!doc)
 		fprintf(stderr, "thpctl why: cleared the referenced bits of %d; waiting %d s\n",
 			(int)pid, seconds);
 	/*
-	 * The whole interval, whatever signal arrives meanwhile (sleep() returns early on
-	 * one: a --hot 1 window measured 20 of a chase's 66 MiB hot set): an absolute
-	 * deadline on the monotonic clock, slept to again after an interruption.
+	 * The whole interval, whatever signal arrives meanwhile: an absolute deadline on
+	 * the monotonic clock, slept to in steps of at most 100 ms (a probe pass each).
 	 */
-	struct timespec until;
+	struct timespec until, now;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += seconds;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-		;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > until.tv_sec ||
+		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
+			break;
+		struct timespec step = now;
+		step.tv_nsec += 100 * 1000000L;
+		if (step.tv_nsec >= 1000000000L) {
+			step.tv_sec++;
+			step.tv_nsec -= 1000000000L;
+		}
+		if (step.tv_sec > until.tv_sec ||
+		    (step.tv_sec == until.tv_sec && step.tv_nsec > until.tv_nsec))
+			step = until;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL) == EINTR)
+			;
+		if (hp.taken)
+			abit_probe_touch(&probe);
+	}
 	static struct proc_info pi;
 	memset(&pi, 0, sizeof(pi));
 	struct hot_sum s = {0};
@@ -92,14 +117,24 @@ int why_hot_run(const struct sysroot *sr, pid_t pid, int seconds, uint64_t pmd_k
 	int serr = pi.smaps_err;
 	proc_info_free(&pi);
 	if (e || serr) {
+		abit_probe_end(&probe);
 		warnx("why: --hot: smaps of %d unreadable after the interval (exited?)", (int)pid);
 		return EXIT_FAIL;
 	}
+	if (hp.taken) {
+		hp.touched_kb = probe.touched_kb;
+		hp.touches = probe.touches;
+		hp.taken = abit_probe_read(sr, &probe, &hp.ref_kb) == 0;
+	}
+	abit_probe_end(&probe);
 	struct tlb_record rec;
 	int rerr = tlb_record_read(sr, &rec);
 	struct hot_verdict v;
-	hot_judge(&s, rerr ? NULL : &rec, pmd_kb, &v);
-	struct hot_report h = {(int)pid, seconds, &s, &v, rerr ? NULL : &rec, rerr};
+	struct virt_info vi;
+	virt_read(sr, &vi);
+	bool guest_unsure = vi.env == VIRT_GUEST;
+	hot_judge(&s, rerr ? NULL : &rec, pmd_kb, &hp, guest_unsure, &v);
+	struct hot_report h = {(int)pid, seconds, &s, &v, rerr ? NULL : &rec, rerr, &hp};
 	if (doc)
 		json_object_set_new(doc, "hot", hot_to_json(&h));
 	else

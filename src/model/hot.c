@@ -15,10 +15,17 @@ void hot_add(struct hot_sum *s, const struct smaps_totals *t)
 		s->hot_huge_kb += (double)ref * (double)(ahp < rss ? ahp : rss) / (double)rss;
 }
 
+bool hot_probe_lost(const struct hot_probe *p)
+{
+	return p && p->taken && p->touched_kb && p->ref_kb * 10 < p->touched_kb * 9;
+}
+
 void hot_judge(const struct hot_sum *s, const struct tlb_record *rec, uint64_t pmd_kb,
-	       struct hot_verdict *v)
+	       const struct hot_probe *p, bool guest_unsure, struct hot_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
+	v->abits_lost = hot_probe_lost(p);
+	v->guest_unsure = guest_unsure;
 	v->x4k = v->x2m = -1;
 	v->huge_share = s->hot_kb ? s->hot_huge_kb / (double)s->hot_kb : 0;
 	const struct tlb_calib *c4 = rec ? tlb_record_size(rec, 4) : NULL;
@@ -30,7 +37,12 @@ void hot_judge(const struct hot_sum *s, const struct tlb_record *rec, uint64_t p
 		v->x2m = hot_b / (double)c2->reach_b;
 		v->reach2m_lower = !c2->step;
 	}
-	if (!s->hot_kb)
+	bool low = !s->hot_kb || (v->x4k >= 0 && v->x4k <= 1);
+	if (v->abits_lost && low)
+		v->call = HOT_ABITS_LOST;
+	else if (guest_unsure && low)
+		v->call = HOT_GUEST_LOW;
+	else if (!s->hot_kb)
 		v->call = HOT_COLD;
 	else if (v->x4k < 0)
 		v->call = HOT_NO_CALIB;

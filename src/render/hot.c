@@ -26,6 +26,13 @@ static const char *call_words(enum hot_call c)
 		return "likely to gain from THP; confirm with `thpctl ab`";
 	case HOT_BEYOND_2M:
 		return "beyond the 2 MiB reach too: THP cuts misses, not all; confirm with `thpctl ab`";
+	case HOT_ABITS_LOST:
+		return "inconclusive: this host lost accessed bits in the window (the probe below),"
+		       " so the hot set read is only a lower bound";
+	case HOT_GUEST_LOW:
+		return "inconclusive: in a guest of an unnamed hypervisor a busy process's accessed"
+		       " bits can be lost (a 64 MiB chase read under 1 MiB at times), so a small hot"
+		       " set decides nothing here; confirm with `thpctl ab`";
 	}
 	return "?";
 }
@@ -36,15 +43,34 @@ void hot_render_text(FILE *f, const struct hot_report *h)
 	char hot[32], x[96] = "";
 	hot_fmt_kb(hot, sizeof(hot), (double)h->s->hot_kb);
 	if (v->x4k >= 0)
-		snprintf(x, sizeof(x), ", %.0fx the 4 KiB reach", v->x4k);
-	fprintf(f, "\nhot set (%d s): %s, %.0f%% huge-backed%s:\n  %s\n", h->seconds, hot,
-		v->huge_share * 100, x, call_words(v->call));
+		snprintf(x, sizeof(x), ", %.*fx the 4 KiB reach", v->x4k < 10 ? 1 : 0, v->x4k);
+	fprintf(f, "\nhot set (%d s): %s%s, %.0f%% huge-backed%s:\n", h->seconds,
+		v->abits_lost ? "at least " : "", hot, v->huge_share * 100, x);
+	fprintf(f, "  %s\n", call_words(v->call));
 	fprintf(f,
 		"  method: wrote 1 to /proc/%d/clear_refs (clears its referenced bits: a\n"
 		"  slight perturbation), waited %d s, summed smaps Referenced over %d VMAs;\n"
 		"  huge-backed is an estimate (per VMA, Referenced x AnonHugePages/Rss), and a\n"
 		"  referenced PMD-mapped THP counts whole\n",
 		h->pid, h->seconds, h->s->vmas_hot);
+	const struct hot_probe *p = h->probe;
+	if (p && p->taken) {
+		char tk[32], rk[32], line[320];
+		hot_fmt_kb(tk, sizeof(tk), (double)p->touched_kb);
+		hot_fmt_kb(rk, sizeof(rk), (double)p->ref_kb);
+		snprintf(
+			line, sizeof(line),
+			"accessed-bit probe: thpctl cleared its own bits, touched %s of its own "
+			"small pages %d times in the window and smaps read %s of it Referenced: %s",
+			tk, p->touches, rk,
+			v->abits_lost ? "bits lost (a guest whose hypervisor shadows page tables "
+					"does this); the hot set is a lower bound"
+				      : "bits kept");
+		fprintf(f, "  %s\n", line);
+	} else {
+		fprintf(f, "  accessed-bit probe: not taken (no memory for it); the hot set is as "
+			   "read\n");
+	}
 	if (!h->rec) {
 		fprintf(f, "  TLB reach: none recorded (/var/lib/thpctl/lab-tlb)\n");
 		return;
@@ -56,10 +82,13 @@ void hot_render_text(FILE *f, const struct hot_report *h)
 		h->rec->guest ? ", guest" : "");
 }
 
-static const char *const call_ids[] = {
-	[HOT_NO_CALIB] = "no-calibration", [HOT_COLD] = "cold",
-	[HOT_FITS_4K] = "fits-4k-reach",   [HOT_ALREADY_HUGE] = "already-huge",
-	[HOT_LIKELY_GAIN] = "likely-gain", [HOT_BEYOND_2M] = "beyond-2m-reach"};
+static const char *const call_ids[] = {[HOT_NO_CALIB] = "no-calibration",
+				       [HOT_COLD] = "cold",
+				       [HOT_FITS_4K] = "fits-4k-reach",
+				       [HOT_ALREADY_HUGE] = "already-huge",
+				       [HOT_LIKELY_GAIN] = "likely-gain",
+				       [HOT_BEYOND_2M] = "beyond-2m-reach",
+				       [HOT_ABITS_LOST] = "inconclusive-abits-lost"};
 
 json_t *hot_to_json(const struct hot_report *h)
 {
@@ -74,6 +103,18 @@ json_t *hot_to_json(const struct hot_report *h)
 	json_object_set_new(o, "x_reach_2m", v->x2m >= 0 ? json_real(v->x2m) : json_null());
 	json_object_set_new(o, "reach_2m_lower_bound", json_boolean(v->reach2m_lower));
 	json_object_set_new(o, "calibration", h->rec ? json_string(h->rec->time) : json_null());
+	const struct hot_probe *p = h->probe;
+	json_t *pr = json_object();
+	json_object_set_new(pr, "taken", json_boolean(p && p->taken));
+	json_object_set_new(pr, "touched_kb",
+			    p && p->taken ? json_integer((json_int_t)p->touched_kb) : json_null());
+	json_object_set_new(pr, "referenced_kb",
+			    p && p->taken ? json_integer((json_int_t)p->ref_kb) : json_null());
+	json_object_set_new(pr, "touches", p && p->taken ? json_integer(p->touches) : json_null());
+	json_object_set_new(pr, "lost", json_boolean(v->abits_lost));
+	json_object_set_new(o, "abit_probe", pr);
+	json_object_set_new(o, "hot_kb_lower_bound", json_boolean(v->abits_lost));
+	json_object_set_new(o, "guest_unsure", json_boolean(v->guest_unsure));
 	json_object_set_new(o, "call", json_string(call_ids[v->call]));
 	json_object_set_new(o, "text", json_string(call_words(v->call)));
 	return o;

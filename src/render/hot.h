@@ -13,8 +13,9 @@ struct hot_report {
 	int seconds;
 	const struct hot_sum *s;
 	const struct hot_verdict *v;
-	const struct tlb_record *rec; /* NULL: none */
-	int rec_err;		      /* tlb_record_read's result */
+	const struct tlb_record *rec;  /* NULL: none */
+	int rec_err;		       /* tlb_record_read's result */
+	const struct hot_probe *probe; /* the accessed-bit probe of the window */
 };
 
 /* The block printed after why's own lines. */

@@ -38,41 +38,99 @@ static void test_hot_calls(void **state)
 	struct hot_sum s = {0};
 	vma(&s, 263000, 0, 263000);
 	vma(&s, 1200, 0, 300);
-	hot_judge(&s, &r, 2048, &v);
+	hot_judge(&s, &r, 2048, NULL, false, &v);
 	assert_int_equal(v.call, HOT_BEYOND_2M);
 	assert_near(v.x4k, 263300.0 * 1024 / (8 << 20), 1e-9);
 	assert_near(v.huge_share, 0, 0);
 	/* the same within a 2 MiB reach that is only a lower bound: likely to gain */
 	struct tlb_record r2 = rec(false);
-	hot_judge(&s, &r2, 2048, &v);
+	hot_judge(&s, &r2, 2048, NULL, false, &v);
 	assert_int_equal(v.call, HOT_LIKELY_GAIN);
 	assert_true(v.reach2m_lower);
 	/* mostly huge-backed: estimate per VMA Referenced x AHP / Rss */
 	struct hot_sum h = {0};
 	vma(&h, 262144, 262144, 200000);
 	vma(&h, 10000, 0, 10000);
-	hot_judge(&h, &r, 2048, &v);
+	hot_judge(&h, &r, 2048, NULL, false, &v);
 	assert_near(v.huge_share, 200000.0 / 210000, 1e-12);
 	assert_int_equal(v.call, HOT_ALREADY_HUGE);
 	/* small: within the 4 KiB reach */
 	struct hot_sum sm = {0};
 	vma(&sm, 9000, 0, 4096);
-	hot_judge(&sm, &r, 2048, &v);
+	hot_judge(&sm, &r, 2048, NULL, false, &v);
 	assert_int_equal(v.call, HOT_FITS_4K);
 	/* nothing referenced, and no record */
 	struct hot_sum z = {0};
 	vma(&z, 9000, 0, 0);
-	hot_judge(&z, &r, 2048, &v);
+	hot_judge(&z, &r, 2048, NULL, false, &v);
 	assert_int_equal(v.call, HOT_COLD);
 	assert_int_equal(z.vmas_hot, 0);
-	hot_judge(&s, NULL, 2048, &v);
+	hot_judge(&s, NULL, 2048, NULL, false, &v);
 	assert_int_equal(v.call, HOT_NO_CALIB);
 	assert_true(v.x4k < 0 && v.x2m < 0);
 	/* a damaged VMA with AnonHugePages over Rss: the share stays <= 1 */
 	struct hot_sum d = {0};
 	vma(&d, 100, 4096, 100);
-	hot_judge(&d, &r, 2048, &v);
+	hot_judge(&d, &r, 2048, NULL, false, &v);
 	assert_near(v.huge_share, 1, 1e-12);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_hot_calls))
+/* The accessed-bit probe: what it lost decides which calls stand. */
+static void test_hot_probe(void **state)
+{
+	(void)state;
+	struct tlb_record r = rec(true);
+	struct hot_verdict v;
+	/* this guest under load: a 64 MiB chase read 8 kB, the probe 20 of its 4096 kB */
+	struct hot_probe lost = {true, 4096, 20, 11};
+	struct hot_sum s = {0};
+	vma(&s, 67000, 0, 8);
+	assert_true(hot_probe_lost(&lost));
+	hot_judge(&s, &r, 2048, &lost, false, &v);
+	assert_int_equal(v.call, HOT_ABITS_LOST);
+	assert_true(v.abits_lost);
+	/* the same reading with the probe kept (4096 of 4096): it fits the 4 KiB reach */
+	struct hot_probe kept = {true, 4096, 4096, 11};
+	assert_false(hot_probe_lost(&kept));
+	hot_judge(&s, &r, 2048, &kept, false, &v);
+	assert_int_equal(v.call, HOT_FITS_4K);
+	assert_false(v.abits_lost);
+	/* the 90% line: 3687 of 4096 kept (90.01%), 3686 lost */
+	struct hot_probe edge = {true, 4096, 3687, 11};
+	assert_false(hot_probe_lost(&edge));
+	edge.ref_kb = 3686;
+	assert_true(hot_probe_lost(&edge));
+	/* nothing read and bits lost: not "cold" */
+	struct hot_sum z = {0};
+	vma(&z, 9000, 0, 0);
+	hot_judge(&z, &r, 2048, &lost, false, &v);
+	assert_int_equal(v.call, HOT_ABITS_LOST);
+	/* a lower bound already past both reaches decides: beyond the 2 MiB reach stands */
+	struct hot_sum big = {0};
+	vma(&big, 263000, 0, 200000);
+	hot_judge(&big, &r, 2048, &lost, false, &v);
+	assert_int_equal(v.call, HOT_BEYOND_2M);
+	assert_true(v.abits_lost);
+	/* a probe not taken is no evidence either way */
+	struct hot_probe none = {false, 0, 0, 0};
+	assert_false(hot_probe_lost(&none));
+	hot_judge(&s, &r, 2048, &none, false, &v);
+	assert_int_equal(v.call, HOT_FITS_4K);
+	/* a guest of an unnamed hypervisor: the low reading with the probe kept decides
+	 * nothing (tlb.sh here: 484 kB of a 64 MiB chase, probe 4096 of 4096 kB) */
+	struct hot_sum g = {0};
+	vma(&g, 67000, 0, 484);
+	hot_judge(&g, &r, 2048, &kept, true, &v);
+	assert_int_equal(v.call, HOT_GUEST_LOW);
+	assert_true(v.guest_unsure);
+	hot_judge(&z, &r, 2048, &kept, true, &v);
+	assert_int_equal(v.call, HOT_GUEST_LOW);
+	/* ... and a high one still decides there */
+	hot_judge(&big, &r, 2048, &kept, true, &v);
+	assert_int_equal(v.call, HOT_BEYOND_2M);
+	/* lost bits take precedence over the guest's doubt */
+	hot_judge(&g, &r, 2048, &lost, true, &v);
+	assert_int_equal(v.call, HOT_ABITS_LOST);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_hot_calls), cmocka_unit_test(test_hot_probe))
