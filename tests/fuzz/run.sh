@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fuzz suite: runs each libFuzzer harness build/fuzz/fuzz_NAME (sources in
-# tests/fuzz/, built by `make fuzzers`) for FUZZ_SECONDS seconds (default 10),
+# tests/fuzz/, built by `make fuzzers`) for FUZZ_SECONDS seconds (default 4: a smoke in make check),
 # starting from the seeds in tests/fuzz/corpus/NAME/ (read-only: new inputs go
 # to a temporary directory). One result line per harness with its executions
 # and rate; a crash, a sanitizer report, a leak, a timeout (10 s) or a failed
@@ -11,7 +11,7 @@
 #   tests/fuzz/run.sh [NAME...]           (make fuzz: FUZZ_SECONDS=60)
 #
 # Last line: "fuzz: N passed, M failed, K skipped" (tests/lib.sh).
-FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${FUZZ_SECONDS:-4}
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 suite_init fuzz

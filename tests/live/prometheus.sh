@@ -11,7 +11,7 @@
 # Read-only towards the host; every process started is stopped on exit.
 #
 #   THPCTL=path      test another thpctl binary (default build/asan/thpctl)
-#   WRK_SECONDS=N    length of the load test (default 60)
+#   WRK_SECONDS=N    length of the load test (default 15: a smoke; bench/exporter.sh is the long one)
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 suite_init prometheus
@@ -19,7 +19,7 @@ suite_init prometheus
 H=build/tests/thp_helper
 RULES=contrib/prometheus/thp-rules.yml
 RULES_TEST=contrib/prometheus/tests/thp-rules.test.yml
-WRK_SECONDS=${WRK_SECONDS:-60}
+WRK_SECONDS=${WRK_SECONDS:-15}
 # any sanitizer report in any exporter run fails the suite
 # shellcheck disable=SC2016 # evaluated by summary
 at_summary 'san_scan "$TMP"/*.err; expect_sanitizers_quiet "sanitizers quiet in every exporter run"'
@@ -565,14 +565,14 @@ else
 fi
 
 # ---- load: wrk ---------------------------------------------------------------------------------
-# Under ASan (10 s): no errors, no sanitizer report with 8 concurrent clients.
+# Under ASan (5 s): no errors, no sanitizer report with 8 concurrent clients.
 # Then WRK_SECONDS against the release build for flat RSS: ASan's quarantine
 # keeps freed memory (up to 256 MiB) by design, so its RSS says nothing.
 REL=${THPCTL_REL:-build/thpctl}
 if [ "$HAVE_WRK" -eq 1 ]; then
-	wrk -t2 -c8 -d10s "http://127.0.0.1:$E_PORT/metrics" >"$TMP/wrk-asan.out" 2>&1
+	wrk -t2 -c8 -d5s "http://127.0.0.1:$E_PORT/metrics" >"$TMP/wrk-asan.out" 2>&1
 	reqs=$(awk '/requests in/ {print $1}' "$TMP/wrk-asan.out")
-	expect_cmd "wrk -t2 -c8 -d10s against the ASan build: ${reqs:-0} requests, no non-2xx, no socket errors" \
+	expect_cmd "wrk -t2 -c8 -d5s against the ASan build: ${reqs:-0} requests, no non-2xx, no socket errors" \
 		"$(tr '\n' ' ' <"$TMP/wrk-asan.out" | cut -c1-400)" \
 		bash -c "test '${reqs:-0}' -gt 100 && ! grep -qE 'Non-2xx|Socket errors' '$TMP/wrk-asan.out'"
 	if [ -x "$REL" ] && T="$REL" start_exporter R; then
