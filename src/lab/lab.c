@@ -144,6 +144,12 @@ int lab_col_add(struct lab_result *r, const char *name, const char *unit)
 	if (r->ncols == LAB_MAX_COLS)
 		return -1;
 	struct lab_col *c = &r->cols[r->ncols];
+	if (strlen(name) >= sizeof(c->name) || (unit && strlen(unit) >= sizeof(c->unit))) {
+		/* a cut name would be a JSON key no reader expects: a defect, said, no column */
+		fprintf(stderr, "thpctl: internal: lab column '%.40s' is over %zu characters\n",
+			name, sizeof(c->name) - 1);
+		return -1;
+	}
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->unit, sizeof(c->unit), "%s", unit ? unit : "");
 	return r->ncols++;

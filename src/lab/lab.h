@@ -185,7 +185,11 @@ int lab_loadavg(double l[3]);
 /* User + system CPU time (ms) of this process and its waited-for children so far (getrusage). */
 double lab_cpu_ms(void);
 
-/* Builders (pure). lab_col_add returns the column index (-1 when full). */
+/*
+ * Builders (pure). lab_col_add returns the column index, or -1 when full or
+ * when NAME or UNIT does not fit its field (said on stderr: a cut name would
+ * be a JSON key no reader expects).
+ */
 int lab_col_add(struct lab_result *r, const char *name, const char *unit);
 /* A new row; returns its index (-1 when full). */
 int lab_row_add(struct lab_result *r, const char *label);
