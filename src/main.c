@@ -72,10 +72,9 @@ static bool wrap_off(void *ctx)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait] [--wide]\n"
-		"              COMMAND [ARGS]\n\n"
-		"commands:\n");
+	fprintf(f, "usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
+		   "              [--wide] COMMAND [ARGS]\n\n"
+		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n" GLOBAL_HELP "  -V, --version   print the version\n"

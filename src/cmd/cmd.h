@@ -56,9 +56,9 @@ enum {
 	}
 
 #define GLOBAL_HELP                                                                                \
-	"  --sysroot DIR   read /proc and /sys under DIR, or in a bundle of thpctl capture\n"      \
-	"                  (FILE.tar.gz, extracted with limits into a private temporary\n"         \
-	"                  directory that is removed at exit)\n"                                   \
+	"  --sysroot DIR   read /proc and /sys under DIR, or in a bundle of thpctl\n"              \
+	"                  capture (FILE.tar.gz, extracted with limits into a private\n"           \
+	"                  temporary directory that is removed at exit)\n"                         \
 	"  --json          machine-readable output\n"                                              \
 	"  --color WHEN    auto (default: on a tty, unless NO_COLOR is set or TERM=dumb),\n"       \
 	"                  always or never\n"                                                      \

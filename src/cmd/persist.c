@@ -26,8 +26,9 @@
 static void persist_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl persist [--format tmpfiles|systemd|cmdline|sysctl|tuned] [KEY=VALUE...]\n"
-		"                      [--tuned-parent PROFILE] [--install] [--json]\n\n"
+		"usage: thpctl persist [--format tmpfiles|systemd|cmdline|sysctl|tuned]\n"
+		"                      [KEY=VALUE...] [--tuned-parent PROFILE] [--install]\n"
+		"                      [--json]\n\n"
 		"Print the THP settings as configuration applied at every boot: by default the\n"
 		"running kernel's writable knobs as they are now; with KEY=VALUE (the names of\n"
 		"`thpctl set`, validated the same way) only those.\n\n"

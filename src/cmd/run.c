@@ -21,8 +21,8 @@ static void run_help(FILE *f)
 		"  --thp=off       prctl(PR_SET_THP_DISABLE, 1): no THP at all, not even for\n"
 		"                  MADV_HUGEPAGE regions or MADV_COLLAPSE (default)\n"
 		"  --thp=advised   prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED):\n"
-		"                  THP only where the program asks (MADV_HUGEPAGE, MADV_COLLAPSE);\n"
-		"                  needs Linux 6.18\n" GLOBAL_HELP
+		"                  THP only where the program asks (MADV_HUGEPAGE,\n"
+		"                  MADV_COLLAPSE); needs Linux 6.18\n" GLOBAL_HELP
 		"\nThe setting is inherited across fork() and kept across execve(): thpctl\n"
 		"replaces itself with CMD, so CMD's exit status is run's. In /proc/PID/status,\n"
 		"off shows as THP_enabled: 0; advised leaves it 1 (PR_GET_THP_DISABLE reads 3).\n\n"

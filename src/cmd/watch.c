@@ -24,7 +24,8 @@
 static void watch_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--record FILE] [--json]\n\n"
+		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--record FILE]\n"
+		"                    [--json]\n\n"
 		"Rates per second of the THP and compaction counters, one line per interval\n"
 		"(on a terminal: a refreshed screen): THP fault alloc/fallback, khugepaged\n"
 		"collapses, splits, deferred splits, compaction stalls and failures, direct\n"
