@@ -167,7 +167,10 @@ static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *p
 	run->samples++;
 	if (anon > run->anon_max_kb)
 		run->anon_max_kb = anon;
-	if (ahp > run->ahp_peak_kb || run->ahp_peak_kb < 0) {
+	/* of the samples at the peak, the one with the most anonymous memory: huge pages fault
+	 * in before the small ones around them fill in, so the first peak sample overstates */
+	if (ahp > run->ahp_peak_kb || run->ahp_peak_kb < 0 ||
+	    (ahp == run->ahp_peak_kb && anon > run->anon_peak_kb)) {
 		run->ahp_peak_kb = ahp;
 		run->anon_peak_kb = anon;
 	}
