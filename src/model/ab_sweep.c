@@ -55,6 +55,10 @@ void ab_sweep_decide(const double *frac, const double *wall, int n, struct ab_sw
 		return;
 	}
 	stats_linfit_rel(&out->fit, &out->rel);
+	/* a wall time is positive: the interval of the ratio ends at 0 (a line through few or
+	 * noisy points can reach 0 s before fraction 1) */
+	if (out->rel.ok && out->rel.lo < 0)
+		out->rel.lo = 0;
 	switch (stats_ci_call(&out->rel, AB_SAME_WITHIN)) {
 	case CI_BELOW:
 		out->call = AS_FASTER;

@@ -13,10 +13,13 @@ static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 	switch (s->call) {
 	case AS_FASTER:
 		fprintf(f,
-			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% faster than 0%% "
-			"(95%% CI %.0f-%.0f%%), slope over %d runs\n",
-			col_bold(color), col_reset(color), (1 - r->est) * 100, (1 - r->hi) * 100,
-			(1 - r->lo) * 100, s->n);
+			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% faster than 0%% ",
+			col_bold(color), col_reset(color), (1 - r->est) * 100);
+		if (r->lo > 0)
+			fprintf(f, "(95%% CI %.0f-%.0f%%)", (1 - r->hi) * 100, (1 - r->lo) * 100);
+		else /* the interval reaches a wall time of 0: only its other end says something */
+			fprintf(f, "(95%% CI %.0f%% or more)", (1 - r->hi) * 100);
+		fprintf(f, ", slope over %d runs\n", s->n);
 		break;
 	case AS_SLOWER:
 		fprintf(f,

@@ -85,6 +85,31 @@ static void test_slower_when_huge_costs_time(void **state)
 	assert_true(s.rel.lo > 1.4 && s.rel.hi < 1.6);
 }
 
+static void test_interval_ends_at_zero_wall(void **state)
+{
+	(void)state;
+	/* one run per point, shaped like a `--runs 1` sweep of chase_malloc 8M 10k whose
+	 * interval reached below 0 (these values are made up, not recorded): Fieller gives
+	 * -0.156..0.391, the line reaching 0 s before fraction 1; the interval ends at 0 */
+	static const double x[5] = {0.0, 0.2015, 0.4558, 0.7054, 0.9413};
+	static const double y[5] = {0.0301, 0.0262, 0.0182, 0.0068, 0.0069};
+	struct ab_sweep s;
+	ab_sweep_decide(x, y, 5, &s);
+	assert_int_equal(s.call, AS_FASTER);
+	assert_true(s.rel.ok);
+	assert_true(s.rel.lo == 0);
+	assert_near(s.rel.hi, 0.390922, 1e-5);
+	assert_near(s.rel.est, 0.089661, 1e-5);
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+	struct ab_report r = {.sweep = &s};
+	ab_render_sweep(f, &r, false);
+	fclose(f);
+	assert_non_null(strstr(p, "% or more), slope over 5 runs"));
+	free(p);
+}
+
 static void test_no_spread_gives_no_slope(void **state)
 {
 	(void)state;
@@ -233,6 +258,7 @@ UNIT_MAIN(cmocka_unit_test(test_chase_is_sensitive_with_its_interval),
 	  cmocka_unit_test(test_noisy_compute_bound_is_inconclusive),
 	  cmocka_unit_test(test_quiet_compute_bound_is_flat),
 	  cmocka_unit_test(test_slower_when_huge_costs_time),
+	  cmocka_unit_test(test_interval_ends_at_zero_wall),
 	  cmocka_unit_test(test_no_spread_gives_no_slope),
 	  cmocka_unit_test(test_fit_over_modes_and_points),
 	  cmocka_unit_test(test_sweep_modes_parse_and_refuse),
