@@ -11,6 +11,7 @@
 #
 #   THPCTL=path  binary to test (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
+# shellcheck disable=SC2016 # expect_eval evaluates its condition string later; sh -c expands its own
 source "$(dirname "$0")/../lib.sh"
 suite_init sweep
 
