@@ -11,7 +11,8 @@
 #
 #   THPCTL=path  binary to test (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
-# shellcheck disable=SC2016 # expect_eval evaluates its condition string later; sh -c expands its own
+# shellcheck disable=SC2016,SC2034 # expect_eval evaluates its condition string later (and reads
+# the variables set for it); sh -c expands its own
 source "$(dirname "$0")/../lib.sh"
 suite_init sweep
 
@@ -66,6 +67,23 @@ else
 		'{k: v for k, v in d["sweep"].items() if k != "points"}'
 	expect_json "chase: a run's fraction is its peak AnonHugePages over its peak Anonymous (JSON reals: 6 digits)" "$TMP/chase.json" \
 		'all(abs(r["huge_fraction"] - min(1, r["anon_huge_peak_kb"] / r["anon_max_kb"])) < 1e-5 for m in d["modes"] for r in m["runs"])'
+
+	# ---- the helper's mmap path, alone: a program's own anonymous private mmap ----
+	# (python's mmap module calls libc's mmap): P% of its 2 MiB slots huge, none when P is
+	# not a number 0..100
+	mm() {
+		THPCTL_SWEEP_PERCENT=$1 LD_PRELOAD=$PWD/build/thpctl-sweep.so python3 -c '
+import mmap
+m = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for i in range(0, 64 << 20, 4096):
+    m[i] = 1
+print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("AnonHugePages")][0])'
+	}
+	got="$(mm 0) $(mm 50) $(mm 100) $(mm 101) $(mm x)"
+	read -r h0 h50 h100 h101 hx <<<"$got"
+	expect_eval "helper on mmap (64 MiB): 0% none huge, 50% 30-32 MiB, 100% at least 62 MiB, 101 and x untouched" \
+		'[ "$h0" = 0 ] && [ "$h50" -ge 30720 ] && [ "$h50" -le 32768 ] && [ "$h100" -ge 63488 ] && [ "$h101" = 0 ] && [ "$hx" = 0 ]' \
+		"AnonHugePages kB at 0 50 100 101 x: $got"
 
 	# ---- compute-bound: not sensitive, though the fraction moved ----------------
 	t ab --sweep --runs 3 --warmup 0 --json -- "$S" 8M 200M
