@@ -18,9 +18,9 @@
  * Not covered: smaller allocations (the heap's small objects), memory the
  * program maps by a raw syscall, and advice the program gives itself later
  * (its own madvise wins). A block that realloc grows is advised again as a
- * whole, its slots drawn anew from the counter. Every region split by the advice is a VMA: at 50%
- * one per slot, so a heap of many GiB can reach vm.max_map_count, after which
- * madvise fails and the rest is left as it is.
+ * whole, its slots drawn anew from the counter. Every region split by the
+ * advice is a VMA: at 50% one per slot, so a heap of many GiB can reach
+ * vm.max_map_count, after which madvise fails and the rest is left as it is.
  *
  * The wrappers allocate nothing and print nothing: the real functions are
  * found with dlsym(RTLD_NEXT) once (a constructor, or the first call), the
