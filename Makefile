@@ -113,13 +113,19 @@ FUZZERS  := $(FUZZSRC:tests/fuzz/%.c=build/fuzz/%)
 .PHONY: all run check test unit golden damaged live static fmt fmt-check lint bench bench-check clean install deps update-golden fuzz fuzzers fuzzers-if-clang \
 	uninstall version deb print-dlopen package-test
 
-all: build/thpctl build/thpctl-churn
+all: build/thpctl build/thpctl-churn build/thpctl-sweep.so
 
 # thpctl-churn: the workload `lab allocators` runs under each heap allocator (LD_PRELOAD): a
 # program of its own, not sanitized (an allocator must own a process from its start)
 CHURNSRC := src/lab/helper/thpctl-churn.c
 build/thpctl-churn: $(CHURNSRC) build/rel/flags
 	$(CC) $(REL_CFLAGS) $(LDFLAGS) -pthread -o $@ $(CHURNSRC) $(MHD_LIBS)
+
+# thpctl-sweep.so: the LD_PRELOAD helper of `ab --sweep` (MADV_HUGEPAGE/NOHUGEPAGE on a share of
+# each big anonymous region's 2 MiB slots); not sanitized (it is loaded into the measured program)
+SWEEPSRC := src/lab/helper/thpctl-sweep.c
+build/thpctl-sweep.so: $(SWEEPSRC) build/rel/flags
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ $(SWEEPSRC) $(ARCHIVE_LIBS)
 
 build/thpctl: $(REL_OBJ)
 	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
@@ -206,7 +212,7 @@ static:
 # ASan objects, the unit tests and the fuzz harnesses) while the programs only the tests need
 # (workloads, chromium) install beside them (network and dpkg, not the compilers), then every
 # suite; each step says its wall time and the installs' output comes after the build's
-CHECK_BUILD = build/thpctl build/thpctl-churn build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
+CHECK_BUILD = build/thpctl build/thpctl-churn build/thpctl-sweep.so build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@t0=$$(date +%s); scripts/install-deps --test || exit 1; \
@@ -237,7 +243,7 @@ damaged: build/asan/thpctl
 update-golden: build/asan/thpctl
 	@tests/golden.sh --update
 
-live: build/asan/thpctl build/thpctl-churn $(HELPERS)
+live: build/asan/thpctl build/thpctl-churn build/thpctl-sweep.so $(HELPERS)
 	@tests/live/run.sh
 
 # make bench: every figure, recorded under bench/results/ (bench/lib.sh: bench_record), then the
@@ -261,10 +267,10 @@ bench-check:
 	scripts/bench-table
 
 fmt:
-	clang-format -i $(SRC) $(CHURNSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
+	clang-format -i $(SRC) $(CHURNSRC) $(SWEEPSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SRC) $(CHURNSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
+	clang-format --dry-run --Werror $(SRC) $(CHURNSRC) $(SWEEPSRC) $(wildcard src/*.h src/*/*.h) $(TESTSRC) $(HELPSRC) $(wildcard tests/live/*.h) $(FUZZSRC) tests/fuzz/fuzz.h $(BENCHSRC)
 
 # varFuncNullUB: the NULL that ends json_obj()'s pairs is glibc's ((void *)0), a pointer (the
 # declaration has __attribute__((sentinel)), which gcc checks)
@@ -285,13 +291,14 @@ UNITDIR     ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 LIBEXECDIR  ?= $(PREFIX)/libexec
-INSTALLED := $(BINDIR)/thpctl $(LIBEXECDIR)/thpctl/thpctl-churn $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
+INSTALLED := $(BINDIR)/thpctl $(LIBEXECDIR)/thpctl/thpctl-churn $(LIBEXECDIR)/thpctl/thpctl-sweep.so $(MANDIR)/man1/thpctl.1 $(BASHCOMPDIR)/thpctl \
 	$(ZSHCOMPDIR)/_thpctl $(DATADIR)/prometheus/thp-rules.yml \
 	$(DATADIR)/grafana/thpctl-dashboard.json $(UNITDIR)/thpctl-exporter.service
 
-install: build/thpctl build/thpctl-churn
+install: build/thpctl build/thpctl-churn build/thpctl-sweep.so
 	install -D -m 0755 build/thpctl $(DESTDIR)$(BINDIR)/thpctl
 	install -D -m 0755 build/thpctl-churn $(DESTDIR)$(LIBEXECDIR)/thpctl/thpctl-churn
+	install -D -m 0644 build/thpctl-sweep.so $(DESTDIR)$(LIBEXECDIR)/thpctl/thpctl-sweep.so
 	install -D -m 0644 man/thpctl.1 $(DESTDIR)$(MANDIR)/man1/thpctl.1
 	install -D -m 0644 contrib/completion/thpctl.bash $(DESTDIR)$(BASHCOMPDIR)/thpctl
 	install -D -m 0644 contrib/completion/_thpctl $(DESTDIR)$(ZSHCOMPDIR)/_thpctl

@@ -141,6 +141,7 @@ LIVE=(
 LIVE_ROOT=(
 	"lab touch --quick --runs 1 --json" "trace stalls --duration 1 --json"
 	"ab --runs 1 --warmup 0 --modes off,host --json -- true"
+	"ab --sweep --runs 1 --warmup 0 --json -- build/tests/chase_malloc 8M 10k"
 )
 for cmd in "${LIVE[@]}"; do
 	read -r -a argv <<<"$cmd"

@@ -81,7 +81,7 @@ expect_eval "test hooks absent from the release binary ($n_rel), present in the 
 D=$TMP/dest
 make -s install DESTDIR="$D" PREFIX=/usr >"$TMP/inst" 2>&1
 rc=$?
-files="usr/bin/thpctl usr/libexec/thpctl/thpctl-churn usr/share/man/man1/thpctl.1 usr/share/bash-completion/completions/thpctl
+files="usr/bin/thpctl usr/libexec/thpctl/thpctl-churn usr/libexec/thpctl/thpctl-sweep.so usr/share/man/man1/thpctl.1 usr/share/bash-completion/completions/thpctl
 usr/share/zsh/site-functions/_thpctl usr/share/thpctl/prometheus/thp-rules.yml
 usr/share/thpctl/grafana/thpctl-dashboard.json usr/lib/systemd/system/thpctl-exporter.service etc/default/thpctl-exporter"
 missing=$(for f in $files; do [ -f "$D/$f" ] || echo "$f"; done)
@@ -95,6 +95,10 @@ rc=$?
 expect_eval "the installed thpctl status: exit 0, a Policy section" "[ $rc -eq 0 ] && grep -q '^Policy' '$TMP/out'" \
 	"exit $rc: $(errtail)"
 expect_eval "the installed binary is build/thpctl" "cmp -s '$D/usr/bin/thpctl' '$REL'"
+"$D/usr/bin/thpctl" ab --mode sweep:100 --runs 1 --warmup 0 --csv -- true >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "the installed thpctl finds its sweep helper in ../libexec/thpctl/ (ab --mode sweep:100)" \
+	"[ $rc -eq 0 ] && grep -q '^sweep:100,1,1,' '$TMP/out'" "exit $rc: $(errtail)"
 echo "# keep" >>"$D/etc/default/thpctl-exporter"
 make -s install DESTDIR="$D" PREFIX=/usr >/dev/null 2>&1
 expect_eval "make install again keeps an edited /etc/default/thpctl-exporter" "tail -n1 '$D/etc/default/thpctl-exporter' | grep -qx '# keep'"
@@ -306,7 +310,7 @@ else
 			"[ $rc -eq 0 ] && grep -q '^Policy' '$TMP/out'" "exit $rc: $(errtail)"
 		got=$("$X/usr/bin/thpctl" --version)
 		expect_eval "the .deb's thpctl --version is VERSION ($V)" "[ \"\$got\" = 'thpctl $V' ]" "got '$got'"
-		missing=$(for f in usr/libexec/thpctl/thpctl-churn usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
+		missing=$(for f in usr/libexec/thpctl/thpctl-churn usr/libexec/thpctl/thpctl-sweep.so usr/share/man/man1/thpctl.1.gz usr/share/bash-completion/completions/thpctl \
 			usr/share/zsh/vendor-completions/_thpctl lib/systemd/system/thpctl-exporter.service \
 			etc/default/thpctl-exporter usr/share/thpctl/prometheus/thp-rules.yml \
 			usr/share/thpctl/grafana/thpctl-dashboard.json usr/share/doc/thpctl/copyright; do

@@ -26,8 +26,9 @@
 static void ab_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl ab [--modes LIST] [--runs N] [--warmup N] [--metric NAME+=REGEX]...\n"
-		"                 [--timeout S] [--csv] [--report FILE] [--json] -- CMD [ARGS]\n\n"
+		"usage: thpctl ab [--modes LIST] [--sweep] [--runs N] [--warmup N]\n"
+		"                 [--metric NAME+=REGEX]... [--timeout S] [--csv] [--report FILE]\n"
+		"                 [--json] -- CMD [ARGS]\n\n"
 		"Run CMD under each THP mode, interleaved (A B C A B C ...), and compare each\n"
 		"mode with the first: wall time with a 95%% interval (Hodges-Lehmann, exact\n"
 		"Mann-Whitney bounds), user/sys time, peak RSS and minor faults (wait4), peak\n"
@@ -45,11 +46,21 @@ static void ab_help(FILE *f)
 		"                   MIMALLOC_ALLOW_THP=1, ...)\n"
 		"  host:KEY=VALUE[,KEY=VALUE]  host settings for each run of this mode, as\n"
 		"                   `thpctl set` takes them (root): journalled, put back after\n"
-		"                   every run, on signals and after a SIGKILL by the next thpctl\n\n"
+		"                   every run, on signals and after a SIGKILL by the next thpctl\n"
+		"  sweep:P          CMD with LD_PRELOAD=thpctl-sweep.so, THPCTL_SWEEP_PERCENT=P\n"
+		"                   (0..100): P%% of the 2 MiB slots of its big anonymous\n"
+		"                   regions (mmap, malloc blocks >= 2 MiB) MADV_HUGEPAGE, the\n"
+		"                   rest MADV_NOHUGEPAGE\n\n"
 		"options:\n"
 		"  --modes LIST     comma-separated modes (host:... takes the rest of its word\n"
 		"                   up to the next mode: use --mode for each instead)\n"
 		"  --mode M         add one mode (repeatable)\n"
+		"  --sweep          the modes sweep:0,25,50,75,100 (after any --modes), and a\n"
+		"                   least-squares fit of wall time against the measured\n"
+		"                   huge-backed fraction (peak AnonHugePages / peak Anonymous of\n"
+		"                   the tree): the fitted change from 0%% to 100%% huge-backed\n"
+		"                   with a 95%% interval, the program's sensitivity to address\n"
+		"                   translation on this host, without a PMU\n"
 		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
 		"  --warmup N       discarded runs per mode first (default 1)\n"
 		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
@@ -70,7 +81,8 @@ enum {
 	OPT_METRIC,
 	OPT_TIMEOUT,
 	OPT_CSV,
-	OPT_REPORT
+	OPT_REPORT,
+	OPT_SWEEP
 };
 
 static int add_mode(struct ab_ctx *c, const char *word)
@@ -80,7 +92,7 @@ static int add_mode(struct ab_ctx *c, const char *word)
 		return EXIT_USAGE;
 	}
 	if (ab_mode_parse(word, &c->modes[c->nmodes])) {
-		warnx("ab: unknown mode '%s' (host, off, except-advised, glibc, env:K=V, host:KEY=VALUE)",
+		warnx("ab: unknown mode '%s' (host, off, except-advised, glibc, env:K=V, host:KEY=VALUE, sweep:0..100)",
 		      word);
 		return EXIT_USAGE;
 	}
@@ -153,6 +165,9 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	case OPT_REPORT:
 		c->report = arg;
 		return -1;
+	case OPT_SWEEP:
+		c->sweep = true;
+		return -1;
 	default:
 		return -2;
 	}
@@ -218,6 +233,7 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 					     OPT_ARG("timeout", OPT_TIMEOUT),
 					     OPT_FLAG("csv", OPT_CSV),
 					     OPT_ARG("report", OPT_REPORT),
+					     OPT_FLAG("sweep", OPT_SWEEP),
 					     OPTS_END};
 	static struct ab_ctx c;
 	memset(&c, 0, sizeof(c));
@@ -237,6 +253,13 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 		warnx("ab: --csv and --json are separate outputs");
 		goto out;
 	}
+	if (c.sweep)
+		for (const char *const *w = (const char *const[]){"sweep:0", "sweep:25", "sweep:50",
+								  "sweep:75", "sweep:100", NULL};
+		     *w; w++)
+			if ((r = add_mode(&c, *w)) >= 0)
+				goto out;
+	r = EXIT_USAGE;
 	if (!c.nmodes)
 		for (const char *const *w = (const char *const[]){"off", "glibc", "host", NULL}; *w;
 		     w++)
@@ -256,6 +279,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 	double t1 = cmd_wall_s();
 	static struct ab_summary s[AB_MAX_MODES];
 	ab_summarize(c.modes, c.nmodes, c.nmetrics, s);
+	static struct ab_sweep sw;
+	ab_sweep_fit(c.modes, c.nmodes, &sw);
 	struct ab_report rep = {.modes = c.modes,
 				.sum = s,
 				.n = c.nmodes,
@@ -263,7 +288,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 				.nmetrics = c.nmetrics,
 				.cmd = c.cmd,
 				.runs = (int)c.runs,
-				.warmup = (int)c.warmup};
+				.warmup = (int)c.warmup,
+				.sweep = &sw};
 	if (g->json) {
 		json_t *doc = ab_to_json(&rep);
 		ab_pmu_note(&g->sr, NULL, doc);

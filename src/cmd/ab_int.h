@@ -20,7 +20,9 @@ struct ab_ctx {
 	int nmetrics;
 	long runs, warmup, timeout_s;
 	bool csv;
-	const char *report; /* --report FILE */
+	bool sweep;	     /* --sweep: the sweep:0,25,50,75,100 modes */
+	char sweep_so[4096]; /* thpctl-sweep.so, found when a sweep mode is run */
+	const char *report;  /* --report FILE */
 	char **cmd;
 	char logdir[64]; /* per-run logs of CMD's output */
 	char exe[4096];	 /* CMD's program found on PATH once (execv), "" to let execvp search */

@@ -20,6 +20,7 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/uapi_compat.h"
+#include "../lab/churn.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
@@ -105,6 +106,13 @@ int ab_prepare(struct ab_ctx *c)
 			int r = prepare_host(c, i);
 			if (r >= 0)
 				return r;
+		} else if (m->kind == AB_SWEEP && !c->sweep_so[0] &&
+			   lab_helper_find("thpctl-sweep.so", R_OK, c->sweep_so,
+					   sizeof(c->sweep_so))) {
+			warnx("ab: mode %s needs thpctl-sweep.so beside thpctl, one directory up or "
+			      "in ../libexec/thpctl/ (make build/thpctl-sweep.so)",
+			      m->name);
+			return EXIT_FAIL;
 		} else if (m->kind == AB_EXCEPT_ADVISED) {
 			int e = probe_except_advised();
 			if (e) {
@@ -157,35 +165,56 @@ static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *p
 	if (!got)
 		return;
 	run->samples++;
-	if (ahp > run->ahp_peak_kb || run->ahp_peak_kb < 0) {
+	if (anon > run->anon_max_kb)
+		run->anon_max_kb = anon;
+	/* of the samples at the peak, the one with the most anonymous memory: huge pages fault
+	 * in before the small ones around them fill in, so the first peak sample overstates */
+	if (ahp > run->ahp_peak_kb || run->ahp_peak_kb < 0 ||
+	    (ahp == run->ahp_peak_kb && anon > run->anon_peak_kb)) {
 		run->ahp_peak_kb = ahp;
 		run->anon_peak_kb = anon;
 	}
 }
 
-/* ENVP for mode M: this environment with GLIBC_TUNABLES or K=V set (KV: its storage), or
- * environ itself. NULL on ENOMEM (the caller frees a result that is not environ). */
-static char **mode_env(const struct ab_mode *m, char *kv, size_t n)
+/* ENVP for mode M: this environment with GLIBC_TUNABLES, K=V, or the sweep's LD_PRELOAD and
+ * THPCTL_SWEEP_PERCENT set (KV: storage for two strings of N bytes each), or environ itself.
+ * NULL on ENOMEM (the caller frees a result that is not environ). */
+static char **mode_env(const struct ab_ctx *c, const struct ab_mode *m, char *kv, size_t n)
 {
+	char *set[2] = {kv, NULL};
 	if (m->kind == AB_GLIBC) {
 		const char *old = getenv("GLIBC_TUNABLES");
 		snprintf(kv, n, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", old ? old : "",
 			 old ? ":" : "");
 	} else if (m->kind == AB_ENV) {
 		snprintf(kv, n, "%s", m->arg);
+	} else if (m->kind == AB_SWEEP) {
+		/* the helper first, then what the user preloads (ld.so takes ':' or ' ') */
+		const char *old = getenv("LD_PRELOAD");
+		snprintf(kv, n, "LD_PRELOAD=%s%s%s", c->sweep_so, old && *old ? ":" : "",
+			 old ? old : "");
+		set[1] = kv + n;
+		snprintf(set[1], n, "THPCTL_SWEEP_PERCENT=%d", m->percent);
 	} else {
 		return environ;
 	}
-	size_t klen = (size_t)(strchr(kv, '=') - kv) + 1, ne = 0, k = 0;
+	size_t ne = 0, k = 0;
 	while (environ[ne])
 		ne++;
-	char **envp = malloc((ne + 2) * sizeof(*envp));
+	char **envp = malloc((ne + 3) * sizeof(*envp));
 	if (!envp)
 		return NULL;
-	for (size_t i = 0; i < ne; i++)
-		if (strncmp(environ[i], kv, klen) != 0) /* K=V replaces K's value */
+	for (size_t i = 0; i < ne; i++) {
+		bool replaced = false; /* K=V replaces K's value */
+		for (int j = 0; j < 2 && set[j]; j++) {
+			size_t klen = (size_t)(strchr(set[j], '=') - set[j]) + 1;
+			replaced |= strncmp(environ[i], set[j], klen) == 0;
+		}
+		if (!replaced)
 			envp[k++] = environ[i];
-	envp[k++] = kv;
+	}
+	for (int j = 0; j < 2 && set[j]; j++)
+		envp[k++] = set[j];
 	envp[k] = NULL;
 	return envp;
 }
@@ -200,8 +229,8 @@ static char **mode_env(const struct ab_mode *m, char *kv, size_t n)
  */
 static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 {
-	char kv[AB_NAME_LEN + 512];
-	char **envp = mode_env(m, kv, sizeof(kv));
+	static char kv[2 * 8192]; /* two strings: an LD_PRELOAD can be long */
+	char **envp = mode_env(c, m, kv, sizeof(kv) / 2);
 	if (!envp)
 		return -ENOMEM;
 	posix_spawn_file_actions_t fa;
@@ -315,7 +344,7 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 {
 	struct ab_mode *m = &c->modes[i];
 	memset(run, 0, sizeof(*run));
-	run->ahp_peak_kb = run->anon_peak_kb = -1;
+	run->ahp_peak_kb = run->anon_peak_kb = run->anon_max_kb = -1;
 	char path[128];
 	snprintf(path, sizeof(path), "%s/%d-%d.log", c->logdir, i, nth);
 	int logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -40,20 +40,19 @@ static void track(pid_t pid, bool add)
 		}
 }
 
-int churn_find(char *out, size_t n)
+int lab_helper_find(const char *name, int mode, char *out, size_t n)
 {
 	char self[PATH_MAX];
 	if (exe_self_path(self, sizeof(self)))
 		return -ENOENT;
 	char *slash = strrchr(self, '/');
 	*slash = '\0';
-	static const char *const rel[] = {"/thpctl-churn", "/../thpctl-churn",
-					  "/../libexec/thpctl/thpctl-churn"};
+	static const char *const rel[] = {"/", "/../", "/../libexec/thpctl/"};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char p[PATH_MAX + 64];
-		snprintf(p, sizeof(p), "%s%s", self, rel[i]);
+		snprintf(p, sizeof(p), "%s%s%s", self, rel[i], name);
 		char *real = realpath(p, NULL);
-		if (real && access(real, X_OK) == 0 && strlen(real) < n) {
+		if (real && access(real, mode) == 0 && strlen(real) < n) {
 			snprintf(out, n, "%s", real);
 			free(real);
 			return 0;
@@ -61,6 +60,11 @@ int churn_find(char *out, size_t n)
 		free(real);
 	}
 	return -ENOENT;
+}
+
+int churn_find(char *out, size_t n)
+{
+	return lab_helper_find("thpctl-churn", X_OK, out, n);
 }
 
 int churn_parse_ready(const char *line, struct churn *c)

@@ -43,6 +43,14 @@ struct churn {
 int churn_find(char *out, size_t n);
 
 /*
+ * A helper file NAME (thpctl-churn, thpctl-sweep.so) into OUT, as churn_find
+ * looks: beside this thpctl, one directory up, or ../libexec/thpctl/; MODE
+ * for access() (X_OK for a program, R_OK for a preloaded object). The real
+ * path, 0, or -ENOENT.
+ */
+int lab_helper_find(const char *name, int mode, char *out, size_t n);
+
+/*
  * Start PROG for SPEC with the environment PATH=/usr/bin:/bin plus ENV (a
  * NULL-terminated list of "NAME=VALUE"); NOTHP: prctl(PR_SET_THP_DISABLE)
  * first (what `thpctl run --thp=off` does). Waits up to 10 s for "start".

@@ -64,6 +64,21 @@ const char *ab_mem_name(enum ab_verdict v)
 	return ENUM_NAME(names, v, "?");
 }
 
+/* "0".."100" (digits only) into *P. 0 or -EINVAL. */
+static int sweep_percent(const char *s, int *p)
+{
+	int v = 0, k = 0;
+	for (; s[k]; k++) {
+		if (s[k] < '0' || s[k] > '9' || k >= 3)
+			return -EINVAL;
+		v = v * 10 + (s[k] - '0');
+	}
+	if (!k || v > 100)
+		return -EINVAL;
+	*p = v;
+	return 0;
+}
+
 int ab_mode_parse(const char *word, struct ab_mode *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -83,8 +98,12 @@ int ab_mode_parse(const char *word, struct ab_mode *m)
 		m->kind = AB_ENV;
 	else if (!strncmp(word, "host:", 5) && colon[1] && strchr(colon + 1, '='))
 		m->kind = AB_SET;
+	else if (!strncmp(word, "sweep:", 6) && sweep_percent(colon + 1, &m->percent) == 0)
+		m->kind = AB_SWEEP;
 	else
 		return -EINVAL;
+	if (m->kind != AB_SWEEP)
+		m->percent = -1;
 	m->arg = colon ? colon + 1 : NULL;
 	return 0;
 }

@@ -26,6 +26,7 @@ enum ab_kind {
 	AB_GLIBC,	   /* GLIBC_TUNABLES=glibc.malloc.hugetlb=1 */
 	AB_ENV,		   /* env:K=V */
 	AB_SET,		   /* host:KEY=VALUE,...: host settings for the run (root, journalled) */
+	AB_SWEEP,	   /* sweep:P: LD_PRELOAD thpctl-sweep.so, THPCTL_SWEEP_PERCENT=P */
 };
 
 /* What a mode means for huge pages: the direction its proof must show. */
@@ -49,6 +50,7 @@ struct ab_run {
 	uint64_t maxrss_kb, minflt;
 	int64_t ahp_peak_kb;  /* max AnonHugePages of the tree over the samples, -1: none taken */
 	int64_t anon_peak_kb; /* its Anonymous at that sample */
+	int64_t anon_max_kb;  /* max Anonymous of the tree over the samples, -1: none taken */
 	int samples;
 	int64_t delta[AC_N]; /* host-wide, -1 unknown */
 	double metric[AB_MAX_METRICS];
@@ -70,6 +72,7 @@ struct ab_mode {
 	bool skipped;
 	char skip_reason[200];
 	bool failed; /* a run failed: the mode stopped */
+	int percent; /* sweep:P: P (0..100), else -1 */
 	int nruns;
 	struct ab_run runs[AB_MAX_RUNS];
 };
@@ -104,6 +107,61 @@ struct ab_summary {
 };
 
 #define AB_SAME_WITHIN 0.03 /* a ratio within 3% is "no difference" */
+
+/*
+ * The huge-backed fraction of RUN (0..1): peak AnonHugePages over peak
+ * Anonymous of its process tree (smaps_rollup, sampled); -1 when no sample or
+ * no anonymous memory was seen.
+ */
+double ab_run_fraction(const struct ab_run *run);
+
+#define AB_SWEEP_MIN_SPREAD 0.5 /* measured fractions must span this much for a slope */
+#define AB_SWEEP_MAX_POINTS AB_MAX_MODES
+
+/* What the sweep's fit says (ab_sweep_decide). */
+enum ab_sweep_call {
+	AS_NONE,      /* no sweep modes */
+	AS_FASTER,    /* sensitive: huge-backed runs take less wall time (interval below 1) */
+	AS_SLOWER,    /* sensitive: huge-backed runs take more (interval above 1) */
+	AS_FLAT,      /* the interval within +-AB_SAME_WITHIN: no difference beyond it */
+	AS_NOISY,     /* the interval spans 1 and reaches past the resolution, or unbounded */
+	AS_NO_SPREAD, /* the measured fractions span less than AB_SWEEP_MIN_SPREAD */
+	AS_TOO_FEW,   /* fewer than 3 runs with a measured fraction */
+};
+
+/* One sweep point: a sweep:P mode's runs. */
+struct ab_sweep_point {
+	int mode;    /* index into the modes */
+	int percent; /* requested */
+	int runs;    /* good runs with a measured fraction */
+	struct ab_stat frac, wall;
+};
+
+/* The sweep: wall time against the measured huge-backed fraction over every run. */
+struct ab_sweep {
+	enum ab_sweep_call call;
+	int n;			   /* runs in the fit */
+	double frac_min, frac_max; /* of the runs in the fit */
+	struct linfit fit;	   /* wall_s = a + b * fraction */
+	struct ratio_ci rel;	   /* fitted wall at fraction 1 over at 0 (Fieller, 95%) */
+	int npoints;
+	struct ab_sweep_point points[AB_SWEEP_MAX_POINTS];
+};
+
+/*
+ * Fit and call the sweep from N runs' measured fractions FRAC (0..1) and wall
+ * times WALL (s): least squares, the Fieller interval of the fitted 100%/0%
+ * ratio, classified by stats_ci_call at AB_SAME_WITHIN; no slope when the
+ * fractions do not spread (AS_NO_SPREAD). Fills OUT's call, n, frac range,
+ * fit and rel (not the points). Pure.
+ */
+void ab_sweep_decide(const double *frac, const double *wall, int n, struct ab_sweep *out);
+
+/* The sweep of the N modes M: the points of its sweep:P modes and ab_sweep_decide over their
+ * good runs (OUT->call AS_NONE when no mode is a sweep). Pure. */
+void ab_sweep_fit(const struct ab_mode *m, int n, struct ab_sweep *out);
+
+const char *ab_sweep_call_name(enum ab_sweep_call c);
 
 /* Summaries of the N modes M (S[i] for M[i]); the first run mode is the base. */
 void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summary *s);

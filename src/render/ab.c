@@ -180,6 +180,7 @@ void ab_render_text(FILE *f, const struct ab_report *r, bool color)
 	fprintf(f, "%sthpctl ab%s:", col_bold(color), col_reset(color));
 	cmd_line(f, r->cmd);
 	fprintf(f, "  (%d runs per mode after %d warmup, interleaved)\n", r->runs, r->warmup);
+	ab_render_sweep(f, r, color);
 	fprintf(f, "verdicts (wall time against the first mode that ran):\n");
 	for (int i = 0; i < r->n; i++)
 		verdict_line(f, r, i, base, color);
@@ -299,14 +300,19 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	for (int j = 0; j < m->nruns; j++) {
 		const struct ab_run *x = &m->runs[j];
 		json_array_append_new(
-			runs, json_obj("ok", json_boolean(x->ok), "wall_s", json_real(x->wall_s),
-				       "user_s", json_real(x->user_s), "sys_s", json_real(x->sys_s),
-				       "maxrss_kb", json_u64(x->maxrss_kb), "minflt",
-				       json_u64(x->minflt), "anon_huge_peak_kb",
-				       x->ahp_peak_kb >= 0 ? json_integer(x->ahp_peak_kb) : NULL,
-				       "anon_kb_at_peak",
-				       x->anon_peak_kb >= 0 ? json_integer(x->anon_peak_kb) : NULL,
-				       "samples", json_integer(x->samples), NULL));
+			runs,
+			json_obj("ok", json_boolean(x->ok), "wall_s", json_real(x->wall_s),
+				 "user_s", json_real(x->user_s), "sys_s", json_real(x->sys_s),
+				 "maxrss_kb", json_u64(x->maxrss_kb), "minflt", json_u64(x->minflt),
+				 "anon_huge_peak_kb",
+				 x->ahp_peak_kb >= 0 ? json_integer(x->ahp_peak_kb) : NULL,
+				 "anon_kb_at_peak",
+				 x->anon_peak_kb >= 0 ? json_integer(x->anon_peak_kb) : NULL,
+				 "anon_max_kb",
+				 x->anon_max_kb >= 0 ? json_integer(x->anon_max_kb) : NULL,
+				 "huge_fraction",
+				 ab_run_fraction(x) >= 0 ? json_real(ab_run_fraction(x)) : NULL,
+				 "samples", json_integer(x->samples), NULL));
 	}
 	json_put(o, "runs", runs);
 	return o;
@@ -324,5 +330,6 @@ json_t *ab_to_json(const struct ab_report *r)
 	for (int i = 0; i < r->n; i++)
 		json_array_append_new(modes, mode_json(r, i));
 	json_put(root, "modes", modes);
+	json_put(root, "sweep", ab_sweep_json(r->sweep));
 	return root;
 }

@@ -17,10 +17,17 @@ struct ab_report {
 	int nmetrics;
 	char *const *cmd;
 	int runs, warmup;
+	const struct ab_sweep *sweep; /* call AS_NONE: no sweep modes */
 };
 
 void ab_render_text(FILE *f, const struct ab_report *r, bool color);
 void ab_render_csv(FILE *f, const struct ab_report *r);
 json_t *ab_to_json(const struct ab_report *r);
+
+/* The sweep of R (render/ab_sweep.c): its call first, the fit, a table per point; nothing
+ * when R has no sweep. */
+void ab_render_sweep(FILE *f, const struct ab_report *r, bool color);
+/* The sweep as the JSON "sweep" object, null when there is none. */
+json_t *ab_sweep_json(const struct ab_sweep *s);
 
 #endif

@@ -184,3 +184,91 @@ enum ci_call stats_ci_call(const struct ratio_ci *ci, double r)
 		return CI_BELOW;
 	return CI_TOO_WIDE;
 }
+
+double stats_t95(unsigned df)
+{
+	static const double tab[] = {
+		12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+		2.2010,	 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+		2.0796,	 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
+	if (!df)
+		return 0;
+	if (df <= sizeof(tab) / sizeof(tab[0]))
+		return tab[df - 1];
+	/* Cornish-Fisher expansion of t in 1/df around the normal quantile */
+	double z = 1.959964, z2 = z * z, d = (double)df;
+	double g1 = (z2 * z + z) / 4;
+	double g2 = (5 * z2 * z2 * z + 16 * z2 * z + 3 * z) / 96;
+	double g3 = (3 * z2 * z2 * z2 * z + 19 * z2 * z2 * z + 17 * z2 * z - 15 * z) / 384;
+	return z + g1 / d + g2 / (d * d) + g3 / (d * d * d);
+}
+
+int stats_linfit(const double *x, const double *y, size_t n, struct linfit *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	double mx = 0, my = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			return -EINVAL;
+		mx += x[i];
+		my += y[i];
+		if (!i || x[i] < out->x_min)
+			out->x_min = x[i];
+		if (!i || x[i] > out->x_max)
+			out->x_max = x[i];
+	}
+	if (n < 3)
+		return 0;
+	mx /= (double)n;
+	my /= (double)n;
+	double sxx = 0, sxy = 0;
+	for (size_t i = 0; i < n; i++) {
+		sxx += (x[i] - mx) * (x[i] - mx);
+		sxy += (x[i] - mx) * (y[i] - my);
+	}
+	if (!(sxx > 0))
+		return 0;
+	out->b = sxy / sxx;
+	out->a = my - out->b * mx;
+	double sse = 0;
+	for (size_t i = 0; i < n; i++) {
+		double r = y[i] - out->a - out->b * x[i];
+		sse += r * r;
+	}
+	double s2 = sse / (double)(n - 2);
+	out->s = sqrt(s2);
+	out->var_b = s2 / sxx;
+	out->var_a = s2 * (1 / (double)n + mx * mx / sxx);
+	out->cov_ab = -s2 * mx / sxx;
+	out->t = stats_t95((unsigned)(n - 2));
+	out->b_lo = out->b - out->t * sqrt(out->var_b);
+	out->b_hi = out->b + out->t * sqrt(out->var_b);
+	out->ok = true;
+	return 0;
+}
+
+void stats_linfit_rel(const struct linfit *f, struct ratio_ci *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f->ok || f->a == 0)
+		return;
+	out->est = 1 + f->b / f->a;
+	/*
+	 * Fieller: the theta = b/a with (b - theta a)^2 <= t^2 var(b - theta a),
+	 * a quadratic A theta^2 - 2 B theta + C <= 0; bounded when A > 0 (a is
+	 * away from 0 at this confidence).
+	 */
+	double t2 = f->t * f->t;
+	double qa = f->a * f->a - t2 * f->var_a;
+	double qb = f->a * f->b - t2 * f->cov_ab;
+	double qc = f->b * f->b - t2 * f->var_b;
+	double disc = qb * qb - qa * qc;
+	if (!(qa > 0) || disc < 0)
+		return;
+	double r = sqrt(disc);
+	out->ok = true;
+	out->level = 0.95;
+	out->lo = 1 + (qb - r) / qa;
+	out->hi = 1 + (qb + r) / qa;
+}

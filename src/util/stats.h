@@ -92,4 +92,38 @@ enum ci_call {
  */
 enum ci_call stats_ci_call(const struct ratio_ci *ci, double r);
 
+/*
+ * The two-sided 95% critical value of Student's t with DF degrees of freedom
+ * (a table to 30, the Cornish-Fisher series above: within 0.001). 0 when DF is 0.
+ */
+double stats_t95(unsigned df);
+
+/* A least-squares line y = a + b x (stats_linfit). */
+struct linfit {
+	bool ok;		     /* N >= 3 and the x values spread */
+	size_t n;		     /* points */
+	double a, b;		     /* intercept (y at x = 0), slope (y per unit of x) */
+	double var_a, var_b, cov_ab; /* of the estimates: s^2 (1/n + mean^2/Sxx), s^2/Sxx, ... */
+	double s;		     /* residual standard deviation, n - 2 degrees of freedom */
+	double t;		     /* stats_t95(n - 2) */
+	double b_lo, b_hi;	     /* 95% interval of b: b -+ t sqrt(var_b) */
+	double x_min, x_max;
+};
+
+/*
+ * Ordinary least squares of Y on X over N points (any units) with the 95%
+ * interval of the slope (Student t, N - 2 degrees of freedom). OUT->ok false
+ * when N < 3 or every x is the same. Returns 0, or -EINVAL for a value that is
+ * not finite. Pure.
+ */
+int stats_linfit(const double *x, const double *y, size_t n, struct linfit *out);
+
+/*
+ * The fitted y at x = 1 over y at x = 0, (a + b) / a, with its 95% interval by
+ * Fieller's theorem (the uncertainty of a and b and their covariance carried):
+ * OUT's est, lo, hi are that ratio, level 0.95. OUT->ok false when F is not
+ * ok or a is not clearly away from 0 (the interval would be unbounded). Pure.
+ */
+void stats_linfit_rel(const struct linfit *f, struct ratio_ci *out);
+
 #endif

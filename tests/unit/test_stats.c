@@ -272,6 +272,73 @@ static void test_diff_ci_exact_bounds(void **state)
 	assert_int_equal(stats_diff_ci(x, 0, y, 5, 0.95, &ci), -EINVAL);
 }
 
+static void test_t95_table_and_series(void **state)
+{
+	(void)state;
+	assert_true(stats_t95(0) == 0);
+	assert_near(stats_t95(1), 12.7062, 1e-4);
+	assert_near(stats_t95(3), 3.1824, 1e-4);
+	assert_near(stats_t95(13), 2.1604, 1e-4);
+	assert_near(stats_t95(30), 2.0423, 1e-4);
+	/* the series beyond the table, against published quantiles */
+	assert_near(stats_t95(40), 2.0211, 1e-3);
+	assert_near(stats_t95(60), 2.0003, 1e-3);
+	assert_near(stats_t95(120), 1.9799, 1e-3);
+	assert_near(stats_t95(100000), 1.9600, 1e-3);
+}
+
+static void test_linfit_textbook_and_exact(void **state)
+{
+	(void)state;
+	struct linfit f;
+	/* y = 2.2 + 0.6 x, SSE 2.4, s^2 0.8, Sxx 10: slope 0.6 +- 3.1824 * sqrt(0.08) */
+	static const double x[5] = {1, 2, 3, 4, 5}, y[5] = {2, 4, 5, 4, 5};
+	assert_int_equal(stats_linfit(x, y, 5, &f), 0);
+	assert_true(f.ok);
+	assert_near(f.a, 2.2, 1e-12);
+	assert_near(f.b, 0.6, 1e-12);
+	assert_near(f.s, sqrt(0.8), 1e-12);
+	assert_near(f.var_b, 0.08, 1e-12);
+	assert_near(f.var_a, 0.8 * (0.2 + 9.0 / 10), 1e-12);
+	assert_near(f.cov_ab, -0.8 * 3 / 10, 1e-12);
+	assert_near(f.b_lo, -0.300119, 1e-6);
+	assert_near(f.b_hi, 1.500119, 1e-6);
+	/* an exact line: a zero-width interval, and the ratio (a + b) / a exactly */
+	static const double y2[5] = {3, 5, 7, 9, 11};
+	assert_int_equal(stats_linfit(x, y2, 5, &f), 0);
+	assert_near(f.a, 1, 1e-12);
+	assert_near(f.b, 2, 1e-12);
+	assert_near(f.b_hi - f.b_lo, 0, 1e-9);
+	struct ratio_ci r;
+	stats_linfit_rel(&f, &r);
+	assert_true(r.ok);
+	assert_near(r.est, 3, 1e-12);
+	assert_near(r.lo, 3, 1e-6);
+	assert_near(r.hi, 3, 1e-6);
+}
+
+static void test_linfit_refuses_what_cannot_fit(void **state)
+{
+	(void)state;
+	struct linfit f;
+	static const double x[3] = {1, 1, 1}, y[3] = {1, 2, 3};
+	assert_int_equal(stats_linfit(x, y, 3, &f), 0);
+	assert_false(f.ok); /* no spread in x */
+	assert_int_equal(stats_linfit(y, x, 2, &f), 0);
+	assert_false(f.ok); /* two points: no degrees of freedom */
+	const double bad[3] = {1, NAN, 3};
+	assert_int_equal(stats_linfit(bad, y, 3, &f), -EINVAL);
+	struct ratio_ci r;
+	stats_linfit_rel(&f, &r);
+	assert_false(r.ok);
+	/* an intercept not clear of 0: Fieller's interval is unbounded, none given */
+	static const double x2[4] = {0, 1, 2, 3}, y2[4] = {0.1, -0.2, 0.3, 0.0};
+	assert_int_equal(stats_linfit(x2, y2, 4, &f), 0);
+	assert_true(f.ok);
+	stats_linfit_rel(&f, &r);
+	assert_false(r.ok);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
 	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
 	  cmocka_unit_test(test_percentiles_nearest_rank),
@@ -284,4 +351,6 @@ UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even
 	  cmocka_unit_test(test_ratio_ci_exact_bounds),
 	  cmocka_unit_test(test_ratio_ci_too_few_spans_and_noise),
 	  cmocka_unit_test(test_ratio_ci_refuses_bad_values),
-	  cmocka_unit_test(test_diff_ci_exact_bounds))
+	  cmocka_unit_test(test_diff_ci_exact_bounds), cmocka_unit_test(test_t95_table_and_series),
+	  cmocka_unit_test(test_linfit_textbook_and_exact),
+	  cmocka_unit_test(test_linfit_refuses_what_cannot_fit))

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/* `thpctl ab --sweep` in words, a table and JSON (render/ab.h). */
+#include <string.h>
+
+#include "ab.h"
+#include "json.h"
+#include "table.h"
+
+/* The sweep's call in one line: the verdict first. */
+static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
+{
+	const struct ratio_ci *r = &s->rel;
+	switch (s->call) {
+	case AS_FASTER:
+		fprintf(f,
+			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% faster than 0%% ",
+			col_bold(color), col_reset(color), (1 - r->est) * 100);
+		if (r->lo > 0)
+			fprintf(f, "(95%% CI %.0f-%.0f%%)", (1 - r->hi) * 100, (1 - r->lo) * 100);
+		else /* the interval reaches a wall time of 0: only its other end says something */
+			fprintf(f, "(95%% CI %.0f%% or more)", (1 - r->hi) * 100);
+		fprintf(f, ", slope over %d runs\n", s->n);
+		break;
+	case AS_SLOWER:
+		fprintf(f,
+			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% slower than 0%% "
+			"(95%% CI %.0f-%.0f%%), slope over %d runs\n",
+			col_yellow(color), col_reset(color), (r->est - 1) * 100, (r->lo - 1) * 100,
+			(r->hi - 1) * 100, s->n);
+		break;
+	case AS_FLAT:
+		fprintf(f,
+			"flat: no wall-time difference beyond %.0f%% from 0%% to 100%% huge-backed "
+			"(95%% CI %+.1f%% to %+.1f%%), slope over %d runs\n",
+			AB_SAME_WITHIN * 100, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+		break;
+	case AS_NOISY:
+		if (r->ok)
+			fprintf(f,
+				"inconclusive: wall times too noisy for a slope (95%% CI %+.0f%% to "
+				"%+.0f%% from 0%% to 100%% huge-backed, %d runs)\n",
+				(r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+		else
+			fprintf(f,
+				"inconclusive: wall times too noisy for a bounded interval (%d runs)\n",
+				s->n);
+		break;
+	case AS_NO_SPREAD:
+		fprintf(f,
+			"inconclusive: the huge-backed fraction did not move (%.2f..%.2f over %d runs; "
+			"a slope needs a spread of %.1f): THP off (enabled=never), the memory not in "
+			"mmap'd or >= 2 MiB malloc'd blocks, or the program's own madvise\n",
+			s->frac_min, s->frac_max, s->n, AB_SWEEP_MIN_SPREAD);
+		break;
+	default:
+		fprintf(f, "too few runs with a measured fraction for a slope (%d; 3 or more)\n",
+			s->n);
+		break;
+	}
+}
+
+void ab_render_sweep(FILE *f, const struct ab_report *r, bool color)
+{
+	const struct ab_sweep *s = r->sweep;
+	if (!s || s->call == AS_NONE)
+		return;
+	fprintf(f, "sweep: ");
+	sweep_call(f, s, color);
+	if (s->fit.ok && s->call != AS_NO_SPREAD)
+		fprintf(f,
+			"  fit: wall = %.3f s %c %.3f s x fraction (slope 95%% CI %.3f..%.3f s),\n"
+			"  measured fractions %.2f..%.2f\n",
+			s->fit.a, s->fit.b < 0 ? '-' : '+', s->fit.b < 0 ? -s->fit.b : s->fit.b,
+			s->fit.b_lo, s->fit.b_hi, s->frac_min, s->frac_max);
+	static const char *const hdr[] = {"REQUESTED", "HUGE FRACTION", "WALL s", "RUNS"};
+	struct table *t = table_new(4, hdr, "rrrr");
+	for (int i = 0; i < s->npoints; i++) {
+		const struct ab_sweep_point *p = &s->points[i];
+		table_cell(t, "%d%%", p->percent);
+		if (p->frac.ok)
+			table_cell(t, "%.2f", p->frac.med);
+		else
+			table_cell(t, "-");
+		if (p->wall.ok)
+			table_cell(t, "%.3f", p->wall.med);
+		else
+			table_cell(t, "-");
+		table_cell(t, "%d", p->runs);
+	}
+	table_flush(t, f, 2, color);
+	fprintf(f, "  medians; huge fraction: peak AnonHugePages / peak Anonymous of the process\n"
+		   "  tree (smaps_rollup, sampled), measured, not the requested share\n");
+}
+
+static json_t *num_or_null(bool ok, double v)
+{
+	return ok ? json_real(v) : json_null();
+}
+
+static json_t *point_stat_json(const struct ab_stat *s)
+{
+	return s->ok ? json_obj("median", json_real(s->med), "min", json_real(s->min), "max",
+				json_real(s->max), NULL)
+		     : json_null();
+}
+
+json_t *ab_sweep_json(const struct ab_sweep *s)
+{
+	if (!s || s->call == AS_NONE)
+		return json_null();
+	bool fit = s->fit.ok && s->call != AS_NO_SPREAD;
+	json_t *o = json_object(), *pts = json_array();
+	json_put(o, "call", json_str(ab_sweep_call_name(s->call)));
+	json_put(o, "runs", json_integer(s->n));
+	json_put(o, "fraction_min", num_or_null(s->n > 0, s->frac_min));
+	json_put(o, "fraction_max", num_or_null(s->n > 0, s->frac_max));
+	json_put(o, "intercept_s", num_or_null(fit, s->fit.a));
+	json_put(o, "slope_s", num_or_null(fit, s->fit.b));
+	json_put(o, "slope_low_s", num_or_null(fit, s->fit.b_lo));
+	json_put(o, "slope_high_s", num_or_null(fit, s->fit.b_hi));
+	json_put(o, "wall_ratio_100_to_0",
+		 fit && s->rel.ok ? json_obj("estimate", json_real(s->rel.est), "low",
+					     json_real(s->rel.lo), "high", json_real(s->rel.hi),
+					     "level", json_real(s->rel.level), NULL)
+				  : json_null());
+	for (int i = 0; i < s->npoints; i++) {
+		const struct ab_sweep_point *p = &s->points[i];
+		json_array_append_new(pts, json_obj("percent", json_integer(p->percent), "runs",
+						    json_integer(p->runs), "fraction",
+						    point_stat_json(&p->frac), "wall_s",
+						    point_stat_json(&p->wall), NULL));
+	}
+	json_put(o, "points", pts);
+	return o;
+}
