@@ -13,7 +13,7 @@ static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 	switch (s->call) {
 	case AS_FASTER:
 		fprintf(f,
-			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% faster than 0%% ",
+			"%ssensitive to huge-page backing:%s 100%% huge-backed runs %.0f%% faster than 0%% ",
 			col_bold(color), col_reset(color), (1 - r->est) * 100);
 		if (r->lo > 0)
 			fprintf(f, "(95%% CI %.0f-%.0f%%)", (1 - r->hi) * 100, (1 - r->lo) * 100);
@@ -23,7 +23,7 @@ static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 		break;
 	case AS_SLOWER:
 		fprintf(f,
-			"%ssensitive to translation:%s 100%% huge-backed runs %.0f%% slower than 0%% "
+			"%ssensitive to huge-page backing:%s 100%% huge-backed runs %.0f%% slower than 0%% "
 			"(95%% CI %.0f-%.0f%%), slope over %d runs\n",
 			col_yellow(color), col_reset(color), (r->est - 1) * 100, (r->lo - 1) * 100,
 			(r->hi - 1) * 100, s->n);

@@ -99,7 +99,7 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 	# ---- the text: the call first, then the table --------------------------------
 	t ab --sweep --runs 1 --warmup 0 -- "$C" 16M 20k
 	expect_eval "text: the sweep's call right after the header, then the fit and a row per point" \
-		'[ "$RC" = 0 ] && sed -n 2p "$TMP/out" | grep -Eq "^sweep: (sensitive to translation|flat|inconclusive)" && grep -q "REQUESTED  HUGE FRACTION  WALL s  RUNS" "$TMP/out" && [ "$(grep -cE "^ +(0|25|50|75|100)% +[0-9.]+ +[0-9.]+ +1$" "$TMP/out")" = 5 ]' \
+		'[ "$RC" = 0 ] && sed -n 2p "$TMP/out" | grep -Eq "^sweep: (sensitive to huge-page backing|flat|inconclusive)" && grep -q "REQUESTED  HUGE FRACTION  WALL s  RUNS" "$TMP/out" && [ "$(grep -cE "^ +(0|25|50|75|100)% +[0-9.]+ +[0-9.]+ +1$" "$TMP/out")" = 5 ]' \
 		"$(head -c 600 "$TMP/out")"
 fi
 expect_settings_as_found "no host setting changed" "$TMP/settings.before"

@@ -226,8 +226,9 @@ static void test_words_say_the_call_first(void **state)
 	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);
 	char *t = sweep_text(&s);
-	assert_non_null(strstr(t, "sweep: sensitive to translation: 100% huge-backed runs 73% "
-				  "faster than 0% (95% CI 63-83%), slope over 15 runs\n"));
+	assert_non_null(strstr(t,
+			       "sweep: sensitive to huge-page backing: 100% huge-backed runs 73% "
+			       "faster than 0% (95% CI 63-83%), slope over 15 runs\n"));
 	assert_non_null(strstr(t, "fit: wall = 0.454 s - 0.333 s x fraction (slope 95% CI "
 				  "-0.398..-0.268 s)"));
 	free(t);
