@@ -10,6 +10,7 @@ int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad
 {
 	int ret = 0;
 	s->n = 0;
+	s->nbad = 0;
 	*nbad = 0;
 	for (int i = 0; i < k->n && s->n < PLAN_MAX; i++) {
 		if (!k->k[i].writable)
@@ -17,6 +18,7 @@ int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad
 		struct knob_kv *e = &s->kv[s->n];
 		str_copy(e->key, sizeof(e->key), k->k[i].key);
 		if (knob_value(k->k[i].raw, e->value, sizeof(e->value))) {
+			str_copy(s->bad[s->nbad++], sizeof(s->bad[0]), k->k[i].key);
 			(*nbad)++;
 			ret = -EINVAL;
 			continue;
@@ -45,6 +47,10 @@ int snapshot_diff(const struct snapshot *file, const struct snapshot *cur, struc
 		str_copy(out[k].key, sizeof(out[k].key), file->kv[i].key);
 		str_copy(out[k].file, sizeof(out[k].file), file->kv[i].value);
 		str_copy(out[k].cur, sizeof(out[k].cur), c ? c->value : "");
+		out[k].cur_unreadable = false;
+		for (int j = 0; !c && j < cur->nbad; j++)
+			if (strcmp(cur->bad[j], file->kv[i].key) == 0)
+				out[k].cur_unreadable = true;
 		k++;
 	}
 	for (int i = 0; i < cur->n && k < max; i++) {
@@ -53,6 +59,7 @@ int snapshot_diff(const struct snapshot *file, const struct snapshot *cur, struc
 		str_copy(out[k].key, sizeof(out[k].key), cur->kv[i].key);
 		out[k].file[0] = '\0';
 		str_copy(out[k].cur, sizeof(out[k].cur), cur->kv[i].value);
+		out[k].cur_unreadable = false;
 		k++;
 	}
 	return k;

@@ -20,6 +20,8 @@ struct snapshot {
 	char host[72];
 	int n;
 	struct knob_kv kv[PLAN_MAX];
+	int nbad; /* writable knobs whose value could not be read or parsed */
+	char bad[PLAN_MAX][KNOB_KEY_LEN]; /* their keys (not in kv) */
 };
 
 /* The writable knobs of K. Returns 0, or -EINVAL if a value is malformed (skipped, counted in *NBAD). */
@@ -28,7 +30,8 @@ int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad
 struct snap_diff {
 	char key[KNOB_KEY_LEN];
 	char file[PLAN_VALUE_LEN]; /* "" = not in the file */
-	char cur[PLAN_VALUE_LEN];  /* "" = not on this kernel */
+	char cur[PLAN_VALUE_LEN];  /* "" = not on this kernel, or unreadable */
+	bool cur_unreadable;	   /* the kernel has the knob but its value was unreadable */
 };
 
 /*

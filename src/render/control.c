@@ -174,7 +174,10 @@ void snap_diff_render_text(FILE *f, const struct snap_diff *d, int n, const char
 	for (int i = 0; i < n; i++) {
 		table_cell(t, "%s", d[i].key);
 		table_cell(t, "%s", d[i].file[0] ? d[i].file : "(not in file)");
-		table_cell(t, "%s", d[i].cur[0] ? d[i].cur : "(not on this kernel)");
+		table_cell(t, "%s",
+			   d[i].cur[0]		 ? d[i].cur
+			   : d[i].cur_unreadable ? "(unreadable here)"
+						 : "(not on this kernel)");
 	}
 	table_flush(t, f, 0, color);
 }
@@ -194,6 +197,7 @@ json_t *snap_diff_to_json(const struct snap_diff *d, int n, const char *file,
 		json_put(o, "key", json_str(d[i].key));
 		json_put(o, "file", d[i].file[0] ? json_str(d[i].file) : NULL);
 		json_put(o, "current", d[i].cur[0] ? json_str(d[i].cur) : NULL);
+		json_put(o, "current_unreadable", json_boolean(d[i].cur_unreadable));
 		json_array_append_new(a, o);
 	}
 	json_put(root, "diff", a);

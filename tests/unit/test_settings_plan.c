@@ -330,6 +330,25 @@ static void test_snapshot_roundtrip(void **state)
 	assert_string_equal(back.kernel, "6.18.44");
 	static struct snap_diff d[8];
 	assert_int_equal(snapshot_diff(&s, &back, d, 8), 0);
+
+	/* defrag unreadable now (a damaged file): the diff says so, not "not on this kernel" */
+	static struct thp_knobs kd;
+	static struct snapshot now;
+	knobs_618(&kd);
+	snprintf(kd.k[0].raw, sizeof(kd.k[0].raw), "%s", "always [defer");
+	assert_int_equal(snapshot_from_knobs(&kd, &now, &nbad), -EINVAL);
+	assert_int_equal(nbad, 1);
+	assert_int_equal(now.nbad, 1);
+	assert_string_equal(now.bad[0], "defrag");
+	assert_int_equal(snapshot_diff(&s, &now, d, 8), 1);
+	assert_string_equal(d[0].key, "defrag");
+	assert_string_equal(d[0].file, "madvise");
+	assert_string_equal(d[0].cur, "");
+	assert_true(d[0].cur_unreadable);
+	/* a knob this kernel lacks is not unreadable */
+	now.nbad = 0;
+	assert_int_equal(snapshot_diff(&s, &now, d, 8), 1);
+	assert_false(d[0].cur_unreadable);
 }
 
 static void test_snapshot_bad_json(void **state)
