@@ -108,8 +108,7 @@ int ab_mode_parse(const char *word, struct ab_mode *m)
 	return 0;
 }
 
-/* Median, min and max of the N values V (finite); ok false when N is 0. */
-static void stat_of(double *v, int n, struct ab_stat *s)
+void ab_stat_of(double *v, int n, struct ab_stat *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (n <= 0)
@@ -160,13 +159,13 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 				sh[ns++] = (double)x->ahp_peak_kb / (double)x->anon_peak_kb;
 		}
 	}
-	stat_of(w, n, &s->wall);
-	stat_of(u, n, &s->user);
-	stat_of(y, n, &s->sys);
-	stat_of(r, n, &s->maxrss);
-	stat_of(f, n, &s->minflt);
-	stat_of(a, na, &s->ahp);
-	stat_of(sh, ns, &s->share);
+	ab_stat_of(w, n, &s->wall);
+	ab_stat_of(u, n, &s->user);
+	ab_stat_of(y, n, &s->sys);
+	ab_stat_of(r, n, &s->maxrss);
+	ab_stat_of(f, n, &s->minflt);
+	ab_stat_of(a, na, &s->ahp);
+	ab_stat_of(sh, ns, &s->share);
 	s->proof_unknown = na == 0;
 	for (int c = 0; c < AC_N; c++) {
 		double d[AB_MAX_RUNS];
@@ -175,7 +174,7 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 			if (m->runs[i].ok && m->runs[i].delta[c] >= 0)
 				d[nd++] = (double)m->runs[i].delta[c];
 		struct ab_stat st;
-		stat_of(d, nd, &st);
+		ab_stat_of(d, nd, &st);
 		s->delta_med[c] = st.ok ? (int64_t)(st.med + 0.5) : -1;
 	}
 	for (int k = 0; k < nmetrics; k++) {
@@ -184,7 +183,7 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 		for (int i = 0; i < m->nruns; i++)
 			if (m->runs[i].ok && m->runs[i].metric_ok[k])
 				v[nv++] = m->runs[i].metric[k];
-		stat_of(v, nv, &s->metric[k]);
+		ab_stat_of(v, nv, &s->metric[k]);
 	}
 }
 

@@ -92,6 +92,9 @@ struct ab_stat {
 	double med, min, max;
 };
 
+/* Median, min and max of the N values V (finite; V is sorted in place); ok false when N is 0. */
+void ab_stat_of(double *v, int n, struct ab_stat *s);
+
 struct ab_summary {
 	struct ab_stat wall, user, sys, maxrss, minflt, ahp, share, metric[AB_MAX_METRICS];
 	int64_t delta_med[AC_N]; /* medians, -1 unknown */

@@ -75,20 +75,6 @@ void ab_sweep_decide(const double *frac, const double *wall, int n, struct ab_sw
 	}
 }
 
-/* Median, min and max of the N values V into S (ok false when N is 0). */
-static void point_stat(double *v, int n, struct ab_stat *s)
-{
-	memset(s, 0, sizeof(*s));
-	if (n <= 0)
-		return;
-	struct summary sum;
-	summarize(v, (size_t)n, &sum);
-	s->ok = true;
-	s->med = sum.median;
-	s->min = sum.min;
-	s->max = sum.max;
-}
-
 void ab_sweep_fit(const struct ab_mode *m, int n, struct ab_sweep *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -110,8 +96,8 @@ void ab_sweep_fit(const struct ab_mode *m, int n, struct ab_sweep *out)
 			p->runs++;
 			total++;
 		}
-		point_stat(f, p->runs, &p->frac);
-		point_stat(w, p->runs, &p->wall);
+		ab_stat_of(f, p->runs, &p->frac);
+		ab_stat_of(w, p->runs, &p->wall);
 	}
 	if (!out->npoints) {
 		out->call = AS_NONE;
