@@ -74,7 +74,8 @@ int why_hot_run(const struct sysroot *sr, pid_t pid, int seconds, uint64_t pmd_k
 	/*
 	 * The accessed-bit probe of the same window: 4 MiB of thpctl's own, cleared and
 	 * touched every 100 ms until the deadline, read back with the target's smaps. A
-	 * host that loses accessed bits (a guest with shadowed page tables) shows it here.
+	 * host that loses accessed bits for its own pages shows it here (not every loss:
+	 * docs/diagnosis.md).
 	 */
 	struct abit_probe probe;
 	struct hot_probe hp = {0};
