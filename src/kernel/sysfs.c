@@ -83,7 +83,14 @@ int sysfs_choice(const struct sysroot *sr, const char *rel, struct choice *c)
 	size_t len;
 	memset(c, 0, sizeof(*c));
 	int r = read_small(sr, rel, b, sizeof(b), &len);
-	return r ? r : choice_parse(b, len, c);
+	if (r)
+		return r;
+	if (!len || b[len - 1] != '\n') /* cut: the kernel ends every choice with one */
+		return -EINVAL;
+	r = choice_parse(b, len, c);
+	if (r)
+		memset(c, 0, sizeof(*c));
+	return r;
 }
 
 int thp_knob_rel(char *out, size_t n, const char *key)

@@ -41,7 +41,11 @@ int sysfs_u64(const struct sysroot *sr, const char *rel, uint64_t *v);
 /* The file REL's value (sysfs_value_parse()) into OUT (N bytes). 0, -E2BIG, -EFBIG or -errno. */
 int sysfs_value(const struct sysroot *sr, const char *rel, char *out, size_t n);
 
-/* The file REL as a choice (choice_parse()) into C. 0, -EINVAL (malformed), -EFBIG or -errno. */
+/*
+ * The file REL as a choice (choice_parse()) into C. 0, -EINVAL (malformed, or
+ * cut: no final newline, which the kernel always writes; C then not present),
+ * -EFBIG or -errno.
+ */
 int sysfs_choice(const struct sysroot *sr, const char *rel, struct choice *c);
 
 /* The same, KEY relative to transparent_hugepage/ (RHEL 6's name is found by the sysroot). */

@@ -61,8 +61,11 @@ static void read_choice(const struct sysroot *sr, struct buf *b, const char *rel
 	memset(c, 0, sizeof(*c));
 	if (read_knob(sr, b, rel, s))
 		return;
-	if (choice_parse(b->p, b->len, c))
+	/* cut (no final newline: the kernel always writes one) is damage, like a bad word */
+	if (!b->len || b->p[b->len - 1] != '\n' || choice_parse(b->p, b->len, c)) {
+		memset(c, 0, sizeof(*c));
 		(*nbad)++;
+	}
 }
 
 static void read_u64(const struct sysroot *sr, struct buf *b, const char *rel, struct opt_u64 *o,

@@ -54,6 +54,7 @@ static int setup(void **state)
 	put(THP "/hugepages-2048kB/stats/nr_anon", "3\n");
 	put(THP "/hugepages-2048kB/stats/split", "x\n"); /* damaged: counted, not kept */
 	put(THP "/hugepages-16kB/stats/nr_anon", "0\n");
+	put(THP "/hugepages-64kB/enabled", "always inherit [madvise] nev"); /* cut: no newline */
 	char big[SYSFS_VALUE_MAX + 2];
 	memset(big, '1', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
@@ -142,6 +143,10 @@ static void choices_and_values_of_knobs(void **state)
 	assert_int_equal(thp_knob_choice(&sr, "khugepaged/max_ptes_none", &c), -EINVAL);
 	assert_false(c.present);
 	assert_int_equal(thp_knob_choice(&sr, "shmem_enabled", &c), -ENOENT);
+	/* cut before its newline: "madvise" is bracketed, but "nev" is no option and more
+	 * may be missing; unknown, never a plausible choice */
+	assert_int_equal(thp_knob_choice(&sr, "hugepages-64kB/enabled", &c), -EINVAL);
+	assert_false(c.present);
 	assert_int_equal(thp_knob_value(&sr, "defrag", v, sizeof(v)), 0);
 	assert_string_equal(v, "madvise");
 	assert_int_equal(thp_knob_value(&sr, "khugepaged/max_ptes_none", v, sizeof(v)), 0);
