@@ -129,8 +129,14 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, 
 		struct kv *seen = kv_find(l, s, nl);
 		if (seen) {
 			/* a key seen twice is damage: every copy is unknown */
-			if (!l->dup++)
-				memcpy(l->dup_name, seen->name, sizeof(l->dup_name));
+			if (!l->dup++) {
+				/* a name with a NUL or a control byte would print as nothing */
+				if (name_ok(s, nl))
+					memcpy(l->dup_name, seen->name, sizeof(l->dup_name));
+				else
+					snprintf(l->dup_name, sizeof(l->dup_name), "%s",
+						 "(a name that is not text)");
+			}
 			seen->dup = true;
 			continue;
 		}

@@ -398,6 +398,10 @@ static void test_kv_duplicate_key_is_unknown(void **state)
 	assert_false(kv_get(&l, "thp_split_pmd", &v));
 	assert_int_equal(l.bad, 1);
 	assert_int_equal(l.dup, 1);
+	/* a name with a NUL seen twice (a fuzz finding): the message still names something */
+	assert_int_equal(vmstat_parse(LIT("\0\0x 1\n\0\0x 2\n"), &l), 0);
+	assert_int_equal(l.dup, 1);
+	assert_string_equal(l.dup_name, "(a name that is not text)");
 	/* a new parse forgets the old duplicates */
 	assert_int_equal(vmstat_parse(LIT("a 1\n"), &l), 0);
 	assert_int_equal(l.dup, 0);
