@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "hot.h"
 
+#include "../util/names.h"
+
 static void hot_fmt_kb(char *out, size_t n, double kb)
 {
 	if (kb >= 1024 * 1024)
@@ -88,7 +90,8 @@ static const char *const call_ids[] = {[HOT_NO_CALIB] = "no-calibration",
 				       [HOT_ALREADY_HUGE] = "already-huge",
 				       [HOT_LIKELY_GAIN] = "likely-gain",
 				       [HOT_BEYOND_2M] = "beyond-2m-reach",
-				       [HOT_ABITS_LOST] = "inconclusive-abits-lost"};
+				       [HOT_ABITS_LOST] = "inconclusive-abits-lost",
+				       [HOT_GUEST_LOW] = "inconclusive-guest"};
 
 json_t *hot_to_json(const struct hot_report *h)
 {
@@ -115,7 +118,7 @@ json_t *hot_to_json(const struct hot_report *h)
 	json_object_set_new(o, "abit_probe", pr);
 	json_object_set_new(o, "hot_kb_lower_bound", json_boolean(v->abits_lost));
 	json_object_set_new(o, "guest_unsure", json_boolean(v->guest_unsure));
-	json_object_set_new(o, "call", json_string(call_ids[v->call]));
+	json_object_set_new(o, "call", json_string(ENUM_NAME(call_ids, v->call, "?")));
 	json_object_set_new(o, "text", json_string(call_words(v->call)));
 	return o;
 }

@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "model/hot.h"
+#include "render/hot.h"
 
 #include <math.h>
 #include <string.h>
@@ -133,4 +134,32 @@ static void test_hot_probe(void **state)
 	assert_int_equal(v.call, HOT_ABITS_LOST);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_hot_calls), cmocka_unit_test(test_hot_probe))
+/* Every call has its JSON id and its words (the guest call once had no id: "call" went missing). */
+static void test_hot_every_call_rendered(void **state)
+{
+	(void)state;
+	static const char *const ids[] = {"no-calibration",
+					  "cold",
+					  "fits-4k-reach",
+					  "already-huge",
+					  "likely-gain",
+					  "beyond-2m-reach",
+					  "inconclusive-abits-lost",
+					  "inconclusive-guest"};
+	struct hot_sum s = {0};
+	struct hot_probe p = {true, 4096, 4096, 11};
+	for (int c = HOT_NO_CALIB; c <= HOT_GUEST_LOW; c++) {
+		struct hot_verdict v = {.call = (enum hot_call)c, .x4k = -1, .x2m = -1};
+		struct hot_report h = {1, 1, &s, &v, NULL, -1, &p};
+		json_t *o = hot_to_json(&h);
+		assert_non_null(o);
+		assert_string_equal(json_string_value(json_object_get(o, "call")), ids[c]);
+		const char *t = json_string_value(json_object_get(o, "text"));
+		assert_non_null(t);
+		assert_string_not_equal(t, "?");
+		json_decref(o);
+	}
+}
+
+UNIT_MAIN(cmocka_unit_test(test_hot_calls), cmocka_unit_test(test_hot_probe),
+	  cmocka_unit_test(test_hot_every_call_rendered))
