@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../kernel/clear_refs.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/tlb_record.h"
@@ -87,25 +88,11 @@ int why_hot_run(const struct sysroot *sr, pid_t pid, int seconds, uint64_t pmd_k
 	 * The whole interval, whatever signal arrives meanwhile: an absolute deadline on
 	 * the monotonic clock, slept to in steps of at most 100 ms (a probe pass each).
 	 */
-	struct timespec until, now;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += seconds;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > until.tv_sec ||
-		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
-			break;
-		struct timespec step = now;
-		step.tv_nsec += 100 * 1000000L;
-		if (step.tv_nsec >= 1000000000L) {
-			step.tv_sec++;
-			step.tv_nsec -= 1000000000L;
-		}
-		if (step.tv_sec > until.tv_sec ||
-		    (step.tv_sec == until.tv_sec && step.tv_nsec > until.tv_nsec))
-			step = until;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL) == EINTR)
-			;
+	uint64_t until = mono_ns() + (uint64_t)seconds * 1000000000u;
+	for (uint64_t now; (now = mono_ns()) < until;) {
+		uint64_t step = until - now < 100000000u ? until - now : 100000000u;
+		struct timespec ts = {(time_t)(step / 1000000000u), (long)(step % 1000000000u)};
+		nanosleep(&ts, NULL); /* a signal ends it early: the loop sleeps the rest */
 		if (hp.taken)
 			abit_probe_touch(&probe);
 	}
