@@ -259,6 +259,7 @@ bench: build/thpctl $(HELPERS) $(BENCHBIN) fuzzers-if-clang
 	bench/ab.sh
 	bench/fuzz.sh
 	$(MAKE) --no-print-directory build/asan/thpctl && MUTANTS=320 tests/mutate.py
+	SAFETY_PAIRS=200 tests/live/safety.sh
 	scripts/bench-table
 
 # make bench-check: make check on a fresh clone, timed and recorded (15-30 min of the whole machine)

@@ -119,7 +119,14 @@ for d in tests/fixtures/*/; do
 done
 saved_bg
 
-# Live host.
+# Live host. Under run-all, the recorded trees above ran beside the live suites; the live
+# part holds run-all's lock (RUN_ALL_LIVE_LOCK) so that no other suite runs thpctl meanwhile
+if [ -n "${RUN_ALL_LIVE_LOCK:-}" ]; then
+	exec {LIVE_LOCK_FD}>>"$RUN_ALL_LIVE_LOCK"
+	t_lock=$SECONDS
+	flock "$LIVE_LOCK_FD"
+	echo "# json-schema: waited $((SECONDS - t_lock)) s for the live suites' lock"
+fi
 sleep 3600 & # ended by the cleanup registry (track_pid); long enough for a loaded host
 SPID=$!
 track_pid "$SPID"
@@ -157,6 +164,8 @@ if [ "$ROOT" = 1 ]; then
 else
 	skip "live root-only runs" "not root: ${LIVE_ROOT[*]}"
 fi
+# flock -u: the lock goes even though the sleep above inherited the descriptor
+[ -n "${LIVE_LOCK_FD:-}" ] && flock -u "$LIVE_LOCK_FD" && exec {LIVE_LOCK_FD}>&-
 
 # the validator itself: a status document with one key renamed, one removed, must fail
 neg=$TMP/neg

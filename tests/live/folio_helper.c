@@ -20,7 +20,8 @@
  *   folio_helper zeros     10 PMD THPs (MADV_HUGEPAGE); THP i has ZEROS[i]
  *                          all-zero 4 KiB subpages, the others written
  *   folio_helper bench GB  GB/2 GiB MADV_HUGEPAGE, then GB/2 GiB with no
- *                          advice, every page written
+ *                          advice, every page written (GB even; or NM: N MiB
+ *                          in all, N a multiple of 4, e.g. 512M)
  *
  * It prints "region NAME START END" (hex, end exclusive) per region, for
  * zeros "thp START ZEROS" per THP, then "ready PID", flushes and waits for
@@ -143,9 +144,9 @@ static void zeros(void)
 	region("zeros", p, (size_t)n * PMD);
 }
 
-static void bench(long gb)
+static void bench(size_t mib)
 {
-	size_t half = (size_t)gb * 512 * MB;
+	size_t half = mib / 2 * MB;
 	char *base = reserve(2 * half + 2 * PMD);
 	char *hp = base + PMD, *plain = hp + half + PMD;
 	carve(hp, half);
@@ -158,6 +159,18 @@ static void bench(long gb)
 	region("plain", plain, half);
 }
 
+/* bench's size in MiB from "GB" (even, at most 1024) or "NM" (a multiple of 4); 0: refused */
+static size_t bench_mib(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (v <= 0 || end == s)
+		return 0;
+	if (!strcmp(end, "M"))
+		return v % 4 || v > (1L << 20) ? 0 : (size_t)v;
+	return *end || v > 1024 || v % 2 ? 0 : (size_t)v * 1024;
+}
+
 int main(int argc, char **argv)
 {
 	install_handlers();
@@ -167,11 +180,10 @@ int main(int argc, char **argv)
 		punch();
 	else if (argc == 2 && !strcmp(argv[1], "zeros"))
 		zeros();
-	else if (argc == 3 && !strcmp(argv[1], "bench") && atol(argv[2]) > 0 &&
-		 atol(argv[2]) <= 1024 && atol(argv[2]) % 2 == 0)
-		bench(atol(argv[2]));
+	else if (argc == 3 && !strcmp(argv[1], "bench") && bench_mib(argv[2]))
+		bench(bench_mib(argv[2]));
 	else {
-		fprintf(stderr, "usage: folio_helper layout|punch|zeros|bench GB (even)\n");
+		fprintf(stderr, "usage: folio_helper layout|punch|zeros|bench GB (even)|bench NM\n");
 		return 2;
 	}
 	printf("ready %d\n", (int)getpid());

@@ -11,14 +11,17 @@
 #   THPCTL=path      the test build (test hooks: THPCTL_JOURNAL_DIR,
 #                    THPCTL_TEST_SET_PAUSE); default build/asan/thpctl
 #   THPCTL_REL=path  the release build (no test hooks); default build/thpctl
-#   SAFETY_PAIRS=N   concurrent set pairs (default 200)
+#   SAFETY_PAIRS=N   concurrent set pairs (default 60: make check's smoke; make bench
+#                    runs 200), N/4 pairs with --wait (at least 10), N/5 SIGKILLed
+#                    pairs (at least 10)
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 suite_init safety
 
 R=${THPCTL_REL:-build/thpctl}
 RUN=${JOURNAL%/*}
-PAIRS=${SAFETY_PAIRS:-200}
+PAIRS=${SAFETY_PAIRS:-60}
+WAITS=$((PAIRS / 4 > 10 ? PAIRS / 4 : 10)) KILLS=$((PAIRS / 5 > 10 ? PAIRS / 5 : 10))
 unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL
 
 # expect NAME DETAIL CONDITION: one check, CONDITION a shell condition string
@@ -89,13 +92,13 @@ expect "$PAIRS concurrent set pairs: 0 mixed results (one exited 1 naming the ot
 	"$mixed mixed, $bad inconsistent" '[ "$mixed" = 0 ] && [ "$bad" = 0 ]'
 expect "concurrent set pairs: the lock was contended at least once" "no pair overlapped" '[ "$one" -gt 0 ]'
 
-read -r mixed bad both one < <(pairs 50 --wait | tail -n 1)
-expect "50 pairs with --wait: both succeed in turn, 0 mixed" "$mixed mixed, $bad bad, $one with a failure" \
+read -r mixed bad both one < <(pairs "$WAITS" --wait | tail -n 1)
+expect "$WAITS pairs with --wait: both succeed in turn, 0 mixed" "$mixed mixed, $bad bad, $one with a failure" \
 	'[ "$mixed" = 0 ] && [ "$bad" = 0 ] && [ "$one" = 0 ]'
 
 # both SIGKILLed at random moments: the next command restores everything
 leftover=0
-for ((i = 0; i < 40; i++)); do
+for ((i = 0; i < KILLS; i++)); do
 	"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
 	THPCTL_TEST_SET_PAUSE=1 "$T" set enabled=always defrag=defer khugepaged/max_ptes_none=64 >/dev/null 2>&1 &
 	p1=$!
@@ -111,7 +114,7 @@ for ((i = 0; i < 40; i++)); do
 		echo "# kill pair $i: host reads '$(state)' after status: $(head -c 200 "$TMP/k.err")"
 	fi
 done
-expect "40 SIGKILLed concurrent pairs: the next thpctl status restores every one, leaves no file behind" \
+expect "$KILLS SIGKILLed concurrent pairs: the next thpctl status restores every one, leaves no file behind" \
 	"$leftover left a setting changed; $RUN: $(ls -A $RUN | tr '\n' ' ')" '[ "$leftover" = 0 ] && run_dir_clean'
 "$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
 
@@ -293,7 +296,8 @@ expect "set max_ptes_none=64: usage error naming khugepaged/max_ptes_none" "exit
 if [ -x build/tests/folio_helper ]; then
 	# fh_start: a helper with its memory ready, its PID in h
 	fh_start() {
-		build/tests/folio_helper bench 2 >"$TMP/fh.out" 2>/dev/null &
+		# 512 MiB: each start faults it in (slow where the hypervisor backs memory anew)
+		build/tests/folio_helper bench 512M >"$TMP/fh.out" 2>/dev/null &
 		h=$!
 		for ((i = 0; i < 200; i++)); do grep -q ready "$TMP/fh.out" && break; sleep 0.05; done
 	}
