@@ -183,7 +183,8 @@ int main(int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[1], "bench") && bench_mib(argv[2]))
 		bench(bench_mib(argv[2]));
 	else {
-		fprintf(stderr, "usage: folio_helper layout|punch|zeros|bench GB (even)|bench NM\n");
+		fprintf(stderr,
+			"usage: folio_helper layout|punch|zeros|bench GB (even)|bench NM\n");
 		return 2;
 	}
 	printf("ready %d\n", (int)getpid());
