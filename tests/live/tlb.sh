@@ -28,7 +28,11 @@ lab() {
 if [ "$ROOT" -eq 0 ]; then
 	skip "tlb --quick" "needs root (64K set for the run, the record)"
 else
+	NR0=$(cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' ')
 	lab tlb --quick
+	NR1=$(cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' ')
+	expect_eval "tlb: every hugetlb pool's nr_hugepages as found after the run" '[ "$NR0" = "$NR1" ]' \
+		"before '$NR0', after '$NR1'"
 	if [ "$RC" -ne 0 ]; then
 		nok "tlb --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/tlb.err" | tail -n 2 | tr '\n' ' ')"
 	else
@@ -50,6 +54,22 @@ for z in sizes:
     check(f"{z} in the verdict as a step or none", m, v)
     if z in rows and rows[z]["step by"] is not None:
         check(f"{z} step after the reach", rows[z]["step by"]["median"] > rows[z]["reach"]["median"], rows[z])
+# hugetlb rows, per pool the kernel has: reserved through the guard, proven by the pool's free
+# count, in the verdict; or, where the pool could not be reserved, said so and not decided
+for z, kb in (("2M hugetlb", 2048), ("1G hugetlb", 1048576)):
+    if not os.path.exists(f"/sys/kernel/mm/hugepages/hugepages-{kb}kB/nr_hugepages"):
+        check(f"{z}: no pool, no row", z not in rows and "skipped: no hugetlb pool" in pr.get(z, ""), pr.get(z))
+        continue
+    pool = pr.get(f"{z} pool", "")
+    if pool.startswith("not reserved: "):
+        check(f"{z}: not reserved, not measured, partly inconclusive",
+              f"{z}: not measured" in v and v.startswith("partly inconclusive"), v)
+        continue
+    check(f"{z}: pool raised for the run, every page from it",
+          re.match(r"verified before timing: nr_hugepages \d+ -> \d+ for the run", pool), pool)
+    check(f"{z} row with a reach", z in rows and rows[z]["reach"] is not None, f"rows {list(rows)}")
+    m = re.search(rf"(?:^|; |guest: ){z}: (reach [0-9.]+ [KMG]iB \(step by|no step found up to|inconclusive)", v)
+    check(f"{z} in the verdict as a step or none", m, v)
 if "64K" in sizes:
     check("64K folios by kpageflags", "order4 (64kB)" in pr.get("64K sparse", ""), pr.get("64K sparse"))
 check("guest named", ("guest" in v) == ("guest" in e["title"]), e["title"])
