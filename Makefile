@@ -95,7 +95,7 @@ ASAN_OBJ := $(SRC:%.c=build/asan/%.o)
 ASAN_LIB := $(LIBSRC:%.c=build/asan/%.o)
 STAT_OBJ := $(SRC:%.c=build/static/%.o)
 TESTS    := $(TESTSRC:tests/unit/%.c=build/asan/tests/%)
-HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%)
+HELPERS  := $(HELPSRC:tests/live/%.c=build/tests/%) build/tests/chase_static
 BENCHBIN := $(BENCHSRC:bench/%.c=build/bench/%)
 
 # libFuzzer harnesses (tests/fuzz/): clang with -fsanitize=fuzzer,address,undefined; the
@@ -190,6 +190,12 @@ fuzz: fuzzers
 build/tests/%: tests/live/%.c $(wildcard tests/live/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(REL_CFLAGS) -pthread -Isrc -o $@ $<
+
+# the chase program linked statically: ab --sweep falls back to host settings for it (an
+# LD_PRELOAD helper never loads into a static program): tests/live/sweep.sh
+build/tests/chase_static: tests/live/chase_malloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -static -Isrc -o $@ $<
 
 # bench helpers (the C floors the benches compare with): plain -O2
 build/bench/%: bench/%.c

@@ -60,7 +60,9 @@ static void ab_help(FILE *f)
 		"                   huge-backed fraction (peak AnonHugePages / peak Anonymous of\n"
 		"                   the tree): the fitted change from 0%% to 100%% huge-backed\n"
 		"                   with a 95%% interval, the program's sensitivity to huge-page\n"
-		"                   backing on this host (translation and page faults), no PMU\n"
+		"                   backing on this host (translation and page faults), no PMU;\n"
+		"                   a statically linked CMD (the helper cannot load): the modes\n"
+		"                   host:enabled=never, madvise and always instead (root)\n"
 		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
 		"  --warmup N       discarded runs per mode first (default 1)\n"
 		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
@@ -97,6 +99,28 @@ static int add_mode(struct ab_ctx *c, const char *word)
 		return EXIT_USAGE;
 	}
 	c->nmodes++;
+	return -1;
+}
+
+/*
+ * --sweep's points: sweep:0..100 through the LD_PRELOAD helper; for a statically
+ * linked CMD, which the helper cannot reach, the host settings enabled=never,
+ * madvise and always instead (root, journalled like every host: mode), their
+ * fractions whatever the kernel gives. -1, or an exit status.
+ */
+static int add_sweep_modes(struct ab_ctx *c)
+{
+	static const char *const helper[] = {"sweep:0",	 "sweep:25",  "sweep:50",
+					     "sweep:75", "sweep:100", NULL};
+	static const char *const settings[] = {"host:enabled=never", "host:enabled=madvise",
+					       "host:enabled=always", NULL};
+	bool by_settings = ab_cmd_static(c);
+	for (const char *const *w = by_settings ? settings : helper; *w; w++) {
+		int r = add_mode(c, *w);
+		if (r >= 0)
+			return r;
+		c->modes[c->nmodes - 1].sweep_point = true;
+	}
 	return -1;
 }
 
@@ -253,18 +277,14 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 		warnx("ab: --csv and --json are separate outputs");
 		goto out;
 	}
-	if (c.sweep)
-		for (const char *const *w = (const char *const[]){"sweep:0", "sweep:25", "sweep:50",
-								  "sweep:75", "sweep:100", NULL};
-		     *w; w++)
-			if ((r = add_mode(&c, *w)) >= 0)
-				goto out;
+	c.cmd = argv + optind;
+	if (c.sweep && (r = add_sweep_modes(&c)) >= 0)
+		goto out;
 	r = EXIT_USAGE;
 	if (!c.nmodes)
 		for (const char *const *w = (const char *const[]){"off", "glibc", "host", NULL}; *w;
 		     w++)
 			add_mode(&c, *w);
-	c.cmd = argv + optind;
 	if ((r = cmd_setup(g)))
 		goto out;
 	if (!g->sr.live) {

@@ -30,6 +30,13 @@ struct ab_ctx {
 	bool keep_logs; /* a run failed: its log is kept */
 };
 
+/*
+ * Whether CMD's program (found on PATH into c->exe) is statically linked, so that
+ * --sweep's LD_PRELOAD helper cannot reach it (false when it cannot be read as ELF:
+ * the helper is tried and the fit says when the fraction did not move).
+ */
+bool ab_cmd_static(struct ab_ctx *c);
+
 /* Compile metric I's regex. 0 or -1. */
 int ab_metric_compile(struct ab_ctx *c, int i);
 

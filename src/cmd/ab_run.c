@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../kernel/exe_file.h"
 #include "../kernel/kv.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
@@ -95,6 +96,13 @@ static void resolve_cmd(struct ab_ctx *c)
 			return;
 	}
 	c->exe[0] = '\0';
+}
+
+bool ab_cmd_static(struct ab_ctx *c)
+{
+	bool dyn;
+	resolve_cmd(c);
+	return exe_file_dynamic(c->exe[0] ? c->exe : c->cmd[0], &dyn) == 0 && !dyn;
 }
 
 int ab_prepare(struct ab_ctx *c)

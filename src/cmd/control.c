@@ -62,7 +62,8 @@ static void plan_refresh(struct globals *g, struct settings_plan *p)
 		char now[PLAN_VALUE_LEN];
 		/* PS_WRITTEN: a held plan (ab's host: modes) applied for an earlier run and put
 		 * back since; each run applies it anew */
-		if ((e->state != PS_PENDING && e->state != PS_UNCHANGED && e->state != PS_WRITTEN) ||
+		if ((e->state != PS_PENDING && e->state != PS_UNCHANGED &&
+		     e->state != PS_WRITTEN) ||
 		    read_back(&g->sr, e->key, now, sizeof(now)))
 			continue;
 		snprintf(e->old, sizeof(e->old), "%s", now);

@@ -104,6 +104,7 @@ int ab_mode_parse(const char *word, struct ab_mode *m)
 		return -EINVAL;
 	if (m->kind != AB_SWEEP)
 		m->percent = -1;
+	m->sweep_point = m->kind == AB_SWEEP;
 	m->arg = colon ? colon + 1 : NULL;
 	return 0;
 }

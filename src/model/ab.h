@@ -71,8 +71,9 @@ struct ab_mode {
 	const char *arg; /* after the colon, for env and host */
 	bool skipped;
 	char skip_reason[200];
-	bool failed; /* a run failed: the mode stopped */
-	int percent; /* sweep:P: P (0..100), else -1 */
+	bool failed;	  /* a run failed: the mode stopped */
+	int percent;	  /* sweep:P: P (0..100), else -1 */
+	bool sweep_point; /* in the sweep's fit: sweep:P, or a host setting standing in for it */
 	int nruns;
 	struct ab_run runs[AB_MAX_RUNS];
 };
@@ -135,7 +136,7 @@ enum ab_sweep_call {
 /* One sweep point: a sweep:P mode's runs. */
 struct ab_sweep_point {
 	int mode;    /* index into the modes */
-	int percent; /* requested */
+	int percent; /* requested; -1 for a host setting (by_settings) */
 	int runs;    /* good runs with a measured fraction */
 	struct ab_stat frac, wall;
 };
@@ -149,6 +150,7 @@ struct ab_sweep {
 	struct ratio_ci rel;	   /* fitted wall at fraction 1 over at 0 (Fieller, 95%) */
 	int npoints;
 	struct ab_sweep_point points[AB_SWEEP_MAX_POINTS];
+	bool by_settings; /* some points are host settings (host:...), not the helper's shares */
 };
 
 /*

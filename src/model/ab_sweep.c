@@ -81,9 +81,11 @@ void ab_sweep_fit(const struct ab_mode *m, int n, struct ab_sweep *out)
 	double frac[AB_MAX_MODES * AB_MAX_RUNS], wall[AB_MAX_MODES * AB_MAX_RUNS];
 	int total = 0;
 	for (int i = 0; i < n && out->npoints < AB_SWEEP_MAX_POINTS; i++) {
-		if (m[i].kind != AB_SWEEP)
+		if (!m[i].sweep_point)
 			continue;
 		struct ab_sweep_point *p = &out->points[out->npoints++];
+		if (m[i].kind != AB_SWEEP)
+			out->by_settings = true;
 		double f[AB_MAX_RUNS], w[AB_MAX_RUNS];
 		p->mode = i;
 		p->percent = m[i].percent;

@@ -330,6 +330,6 @@ json_t *ab_to_json(const struct ab_report *r)
 	for (int i = 0; i < r->n; i++)
 		json_array_append_new(modes, mode_json(r, i));
 	json_put(root, "modes", modes);
-	json_put(root, "sweep", ab_sweep_json(r->sweep));
+	json_put(root, "sweep", ab_sweep_json(r->sweep, r->modes));
 	return root;
 }

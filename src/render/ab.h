@@ -27,7 +27,8 @@ json_t *ab_to_json(const struct ab_report *r);
 /* The sweep of R (render/ab_sweep.c): its call first, the fit, a table per point; nothing
  * when R has no sweep. */
 void ab_render_sweep(FILE *f, const struct ab_report *r, bool color);
-/* The sweep as the JSON "sweep" object, null when there is none. */
-json_t *ab_sweep_json(const struct ab_sweep *s);
+/* The sweep as the JSON "sweep" object, null when there is none (MODES: the report's modes, for
+ * a host setting's KEY=VALUE). */
+json_t *ab_sweep_json(const struct ab_sweep *s, const struct ab_mode *modes);
 
 #endif

@@ -66,6 +66,11 @@ void ab_render_sweep(FILE *f, const struct ab_report *r, bool color)
 		return;
 	fprintf(f, "sweep: ");
 	sweep_call(f, s, color);
+	if (s->by_settings)
+		fprintf(f,
+			"  by host settings: CMD is statically linked, so the LD_PRELOAD helper\n"
+			"  cannot steer it; the points are enabled=never, madvise and always (root,\n"
+			"  journalled, put back), each fraction what the kernel gave\n");
 	if (s->fit.ok && s->call != AS_NO_SPREAD)
 		fprintf(f,
 			"  fit: wall = %.3f s %c %.3f s x fraction (slope 95%% CI %.3f..%.3f s),\n"
@@ -76,7 +81,10 @@ void ab_render_sweep(FILE *f, const struct ab_report *r, bool color)
 	struct table *t = table_new(4, hdr, "rrrr");
 	for (int i = 0; i < s->npoints; i++) {
 		const struct ab_sweep_point *p = &s->points[i];
-		table_cell(t, "%d%%", p->percent);
+		if (p->percent >= 0)
+			table_cell(t, "%d%%", p->percent);
+		else /* a host setting: the mode's KEY=VALUE */
+			table_cell(t, "%s", r->modes[p->mode].arg ? r->modes[p->mode].arg : "-");
 		if (p->frac.ok)
 			table_cell(t, "%.2f", p->frac.med);
 		else
@@ -104,7 +112,7 @@ static json_t *point_stat_json(const struct ab_stat *s)
 		     : json_null();
 }
 
-json_t *ab_sweep_json(const struct ab_sweep *s)
+json_t *ab_sweep_json(const struct ab_sweep *s, const struct ab_mode *modes)
 {
 	if (!s || s->call == AS_NONE)
 		return json_null();
@@ -112,6 +120,7 @@ json_t *ab_sweep_json(const struct ab_sweep *s)
 	json_t *o = json_object(), *pts = json_array();
 	json_put(o, "call", json_str(ab_sweep_call_name(s->call)));
 	json_put(o, "runs", json_integer(s->n));
+	json_put(o, "by_settings", json_boolean(s->by_settings));
 	json_put(o, "fraction_min", num_or_null(s->n > 0, s->frac_min));
 	json_put(o, "fraction_max", num_or_null(s->n > 0, s->frac_max));
 	json_put(o, "intercept_s", num_or_null(fit, s->fit.a));
@@ -125,10 +134,13 @@ json_t *ab_sweep_json(const struct ab_sweep *s)
 				  : json_null());
 	for (int i = 0; i < s->npoints; i++) {
 		const struct ab_sweep_point *p = &s->points[i];
-		json_array_append_new(pts, json_obj("percent", json_integer(p->percent), "runs",
-						    json_integer(p->runs), "fraction",
-						    point_stat_json(&p->frac), "wall_s",
-						    point_stat_json(&p->wall), NULL));
+		const char *set = p->percent < 0 ? modes[p->mode].arg : NULL;
+		json_array_append_new(
+			pts,
+			json_obj("percent", p->percent < 0 ? json_null() : json_integer(p->percent),
+				 "setting", set ? json_str(set) : json_null(), "runs",
+				 json_integer(p->runs), "fraction", point_stat_json(&p->frac),
+				 "wall_s", point_stat_json(&p->wall), NULL));
 	}
 	json_put(o, "points", pts);
 	return o;

@@ -6,8 +6,10 @@
 # huge-backed fraction follows the requested percent and the call is "sensitive" with a
 # negative slope; on a compute-bound program (build/tests/spin_malloc: arithmetic, one
 # byte written per 2 MiB) the fraction moves as much and the call is not "sensitive"; a
-# program the helper cannot steer gets "did not move", never a slope. Nothing here changes
-# a host setting (checked at the end). About 20 s on a 2-CPU guest.
+# program the helper cannot steer gets "did not move", never a slope; a statically linked
+# one (build/tests/chase_static, root) is swept by host settings instead (enabled per run,
+# journalled and put back). The host's settings are as found at the end (checked). About
+# 30 s on a 2-CPU guest.
 #
 #   THPCTL=path  binary to test (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
@@ -95,6 +97,30 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 	expect_json "compute-bound: flat or inconclusive, never sensitive" "$TMP/spin.json" \
 		'd["sweep"]["call"] in ("flat", "inconclusive")' \
 		'{k: v for k, v in d["sweep"].items() if k != "points"}'
+
+	# ---- a statically linked program: the points are host settings (root) ----------
+	# (an LD_PRELOAD helper never loads into it); each run applies its setting anew
+	SC=build/tests/chase_static
+	if [ "$ROOT" != 1 ] || [ ! -x "$SC" ]; then
+		skip "sweep: the statically linked chase" "needs root and $SC (make $SC)"
+	else
+		t ab --sweep --runs 3 --warmup 0 --json -- "$SC" 64M 300k
+		expect_rc "ab --sweep of the static chase exits 0" 0
+		cp "$TMP/out" "$TMP/static.json"
+		expect_json "static chase: by host settings, the points enabled=never, madvise, always (no percent)" "$TMP/static.json" \
+			'd["sweep"]["by_settings"] is True and [p["setting"] for p in d["sweep"]["points"]] == ["enabled=never", "enabled=madvise", "enabled=always"] and all(p["percent"] is None for p in d["sweep"]["points"])' \
+			'd["sweep"]'
+		expect_json "static chase: every enabled=always run huge-backed (>= 0.8), every never run not (< 0.05)" "$TMP/static.json" \
+			'all(r["huge_fraction"] >= 0.8 for m in d["modes"] if m["mode"] == "host:enabled=always" for r in m["runs"]) and all(r["huge_fraction"] < 0.05 for m in d["modes"] if m["mode"] == "host:enabled=never" for r in m["runs"]) and sum(len(m["runs"]) for m in d["modes"]) == 9' \
+			'[(m["mode"], [r["huge_fraction"] for r in m["runs"]]) for m in d["modes"]]'
+		expect_json "static chase: sensitive, huge-backed faster" "$TMP/static.json" \
+			'd["sweep"]["call"] == "sensitive-faster" and d["sweep"]["slope_high_s"] < 0' \
+			'{k: v for k, v in d["sweep"].items() if k != "points"}'
+		t ab --sweep --runs 1 --warmup 0 -- "$SC" 16M 20k
+		expect_eval "static chase, text: 'by host settings' under the call, the settings in the table" \
+			'[ "$RC" = 0 ] && grep -q "^  by host settings: CMD is statically linked" "$TMP/out" && grep -Eq "^ +enabled=always +[0-9.]+ +[0-9.]+ +1$" "$TMP/out"' \
+			"$(head -c 600 "$TMP/out")"
+	fi
 
 	# ---- the text: the call first, then the table --------------------------------
 	t ab --sweep --runs 1 --warmup 0 -- "$C" 16M 20k

@@ -244,12 +244,12 @@ static void test_words_say_the_call_first(void **state)
 	assert_non_null(strstr(t, "inconclusive: wall times too noisy for a slope (95% CI -4% to "
 				  "+18% from 0% to 100% huge-backed, 15 runs)"));
 	free(t);
-	json_t *j = ab_sweep_json(&s);
+	json_t *j = ab_sweep_json(&s, NULL);
 	assert_string_equal(json_string_value(json_object_get(j, "call")), "inconclusive");
 	assert_near(json_real_value(json_object_get(j, "slope_s")), 0.017449, 1e-6);
 	json_decref(j);
 	s.call = AS_NO_SPREAD;
-	j = ab_sweep_json(&s);
+	j = ab_sweep_json(&s, NULL);
 	assert_true(json_is_null(json_object_get(j, "slope_s")));
 	assert_true(json_is_null(json_object_get(j, "wall_ratio_100_to_0")));
 	json_decref(j);
