@@ -430,6 +430,46 @@ lab_suite_cleanup() {
 	[ -e "$JOURNAL" ] && [ "$ROOT" -eq 1 ] && "$T" status >/dev/null 2>&1
 	settings_put_back "$TMP/base"
 }
+# lab_json NAME FILE SECONDS ARGS...: `thpctl lab NAME ARGS --yes --json --quiet` once no other
+# thpctl holds the journal (wait_quiet); SIGTERM after SECONDS (thpctl puts its settings back on
+# it). Its JSON in $TMP/FILE.json, stderr in $TMP/FILE.err, exit status in RC; its wall time and
+# the load on a "# " line; sanitizer reports noted
+lab_json() {
+	local name=$1 f=$2 t=$3 start=$SECONDS
+	shift 3
+	wait_quiet
+	timeout -s TERM "$t" "$T" lab "$name" "$@" --yes --json --quiet >"$TMP/$f.json" 2>"$TMP/$f.err"
+	RC=$?
+	echo "# lab $name $*: $((SECONDS - start)) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	san_note "lab $name" "$TMP/$f.err"
+}
+# lab_rc_ok WHAT FILE: true when RC is 0; else a failed check "WHAT: exit status" with the last
+# lines of $TMP/FILE.err (the settings lines thpctl announces left out)
+lab_rc_ok() {
+	[ "$RC" -eq 0 ] && return 0
+	nok "$1: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/$2.err" | tail -n 2 | tr '\n' ' ')"
+	return 1
+}
+# start_exporter VAR [ARGS...]: `thpctl exporter --listen 127.0.0.1:0 ARGS` in the background
+# (tracked; signals at their defaults; as nobody when RUN_AS=nobody), waits up to 10 s for its
+# "listening on SCHEME://127.0.0.1:PORT/metrics" line (SCHEME: EXPORTER_SCHEME, default http)
+# and sets VAR_PID and VAR_PORT; false when it said no port
+start_exporter() {
+	local var=$1 scheme=${EXPORTER_SCHEME:-http} err="$TMP/exporter.$1.err" port= pid
+	shift
+	if [ "${RUN_AS:-}" = nobody ]; then
+		"${NOBODY[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
+	else
+		"${DFL[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
+	fi
+	pid=$!
+	track_pid "$pid"
+	wait_for_line "$err" "listening on $scheme://127\.0\.0\.1:[0-9]+/metrics" "$pid" 10
+	port=$(sed -nE "s|.*listening on $scheme://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p" "$err")
+	printf -v "${var}_PID" '%s' "$pid"
+	printf -v "${var}_PORT" '%s' "$port"
+	[ -n "$port" ]
+}
 lab_suite_begin() {
 	[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 	command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }

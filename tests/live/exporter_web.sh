@@ -26,19 +26,6 @@ done
 # bcrypt cost 10 of "s3cret" ($2y$, as `htpasswd -nBC 10 prometheus` writes it)
 HASH='$2y$10$isD9QNMPg8CLhP9cVZ1js.05x8/fStdXExACT7JYCESSeLnt//owi'
 
-# start_exporter VAR SCHEME [ARGS...]: the exporter on 127.0.0.1:0; sets VAR_PID, VAR_PORT
-start_exporter() {
-	local var=$1 scheme=$2 err="$TMP/exporter.$1.err" port=
-	shift 2
-	"$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
-	local pid=$!
-	track_pid "$pid"
-	wait_for_line "$err" "listening on $scheme://127\.0\.0\.1:[0-9]+/metrics" "$pid" 10
-	port=$(sed -nE "s|.*listening on $scheme://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p" "$err")
-	printf -v "${var}_PID" '%s' "$pid"
-	printf -v "${var}_PORT" '%s' "$port"
-	[ -n "$port" ]
-}
 # get URL [CURL ARGS]: the status code on stdout (000: no HTTP answer), body $TMP/body, headers $TMP/hdr
 get() {
 	local url=$1
@@ -48,7 +35,7 @@ get() {
 }
 
 # ---- the landing page ---------------------------------------------------------------
-if start_exporter P http; then
+if start_exporter P; then
 	code=$(get "http://127.0.0.1:$P_PORT/")
 	expect_eval "GET /: 200, text/html, a link to /metrics, the version" \
 		"[ '$code' = 200 ] && grep -qi '^content-type: text/html' '$TMP/hdr' &&
@@ -82,7 +69,7 @@ basic_auth_users:
   prometheus: '$HASH'
 EOF
 chmod 600 "$W/web.yml"
-if start_exporter S https --web.config.file "$W/web.yml"; then
+if EXPORTER_SCHEME=https start_exporter S --web.config.file "$W/web.yml"; then
 	ok "--web.config.file with TLS: the exporter says https://"
 	U=https://127.0.0.1:$S_PORT
 	code=$(get "$U/metrics" --cacert "$W/server.crt" -u prometheus:s3cret)
@@ -118,7 +105,7 @@ fi
 
 # basic auth without TLS (a file with basic_auth_users only)
 printf 'basic_auth_users:\n  prometheus: %s\n' "$HASH" >"$W/auth.yml"
-if start_exporter A http --web.config.file "$W/auth.yml"; then
+if start_exporter A --web.config.file "$W/auth.yml"; then
 	code=$(get "http://127.0.0.1:$A_PORT/metrics" -u prometheus:s3cret)
 	c2=$(get "http://127.0.0.1:$A_PORT/metrics" -u prometheus:S3cret)
 	expect_eval "basic auth over plain HTTP: right 200, wrong 401" "[ '$code' = 200 ] && [ '$c2' = 401 ]" "HTTP $code, $c2"

@@ -49,16 +49,8 @@ if [ -r "$THP/enabled" ] && ! grep -q '\[never\]' "$THP/enabled"; then
 	start_helper HP "$H" hugepage 64 || HP=
 fi
 
-# start_exporter VAR: an exporter on 127.0.0.1:0; sets VAR_PORT.
-start_exporter() {
-	local err="$TMP/exporter.$1.err"
-	"$T" exporter --listen 127.0.0.1:0 --cache-ms 500 2>"$err" &
-	track_pid $!
-	wait_for_line "$err" 'listening on http://127\.0\.0\.1:[0-9]+/metrics' $! 10
-	printf -v "$1_PORT" '%s' "$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$err")"
-}
-start_exporter A
-start_exporter B
+start_exporter A --cache-ms 500
+start_exporter B --cache-ms 500
 if [ -z "${A_PORT:-}" ] || [ -z "${B_PORT:-}" ]; then
 	nok "two exporters listen" "$(cat "$TMP"/exporter.*.err | tr '\n' ' ' | cut -c1-300)"
 	summary

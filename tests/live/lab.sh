@@ -29,15 +29,8 @@ lab_suite_begin lab
 # lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet; JSON in $TMP/NAME.json,
 # stderr in $TMP/NAME.err, exit status in RC. A hung run gets SIGTERM after
 # 5 minutes (thpctl restores its settings on SIGTERM).
-lab() {
-	local name=$1
-	shift
-	wait_quiet
-	# --yes: mthp and khugepaged change host-wide settings, and stdin is no terminal
-	timeout -s TERM 300 "$T" lab "$name" "$@" --yes --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
-	RC=$?
-	san_note "lab $name" "$TMP/$name.err"
-}
+# (--yes: mthp and khugepaged change host-wide settings, and stdin is no terminal)
+lab() { lab_json "$1" "$1" 300 "${@:2}"; }
 
 # The assertions, one python run per experiment; prints ok/not ok/skip lines.
 cat >"$TMP/check.py" <<'PY'

@@ -65,24 +65,6 @@ hp_rss_bytes() { awk '/^VmRSS:/ {printf "%.0f\n", $2 * 1024}' "/proc/$HP/status"
 # metric FILE NAME{LABELS}: the value of the first sample line starting so
 metric() { awk -v m="$2" 'index($0, m " ") == 1 || index($0, m "{") == 1 {print $NF; exit}' "$1"; }
 
-# start_exporter VAR [ARGS...]: the exporter on 127.0.0.1:0; sets VAR_PID, VAR_PORT.
-# As nobody when RUN_AS=nobody.
-start_exporter() {
-	local var=$1 err="$TMP/exporter.$1.err" port=
-	shift
-	if [ "${RUN_AS:-}" = nobody ]; then
-		"${NOBODY[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
-	else
-		"${DFL[@]}" "$T" exporter --listen 127.0.0.1:0 "$@" 2>"$err" &
-	fi
-	local pid=$!
-	track_pid "$pid"
-	wait_for_line "$err" 'listening on http://127\.0\.0\.1:[0-9]+/metrics' "$pid" 10
-	port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/metrics.*|\1|p' "$err")
-	printf -v "${var}_PID" '%s' "$pid"
-	printf -v "${var}_PORT" '%s' "$port"
-	[ -n "$port" ]
-}
 # http PORT PATH [CURL ARGS]: status code on stdout, body in $TMP/body, headers in $TMP/hdr
 http() {
 	local port=$1 path=$2

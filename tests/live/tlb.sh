@@ -14,14 +14,7 @@ suite_init tlb
 lab_suite_begin tlb
 
 # lab NAME ARGS...: thpctl lab NAME ARGS --json --quiet into $TMP/NAME.json, RC
-lab() {
-	local name=$1
-	shift
-	wait_quiet
-	timeout -s TERM 120 "$T" lab "$name" "$@" --yes --json --quiet >"$TMP/$name.json" 2>"$TMP/$name.err"
-	RC=$?
-	san_note "lab $name" "$TMP/$name.err"
-}
+lab() { lab_json "$1" "$1" 120 "${@:2}"; }
 
 # lab tlb --quick: the sweep per page size, a step or "no step found up to", the
 # backing proofs, the claims (inconclusive without a 1 GiB page), the record for why --hot
@@ -33,9 +26,7 @@ else
 	NR1=$(cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' ')
 	expect_eval "tlb: every hugetlb pool's nr_hugepages as found after the run" '[ "$NR0" = "$NR1" ]' \
 		"before '$NR0', after '$NR1'"
-	if [ "$RC" -ne 0 ]; then
-		nok "tlb --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/tlb.err" | tail -n 2 | tr '\n' ' ')"
-	else
+	if lab_rc_ok "tlb --quick" tlb; then
 		relay_results "tlb --quick" < <(python3 - "$TMP/tlb.json" "$THP" <<'PY' 2>&1
 import json, os, re, sys
 e = json.load(open(sys.argv[1]))["experiments"][0]

@@ -60,21 +60,15 @@ for spec in "jemalloc libjemalloc2" "tcmalloc libtcmalloc-minimal4" "mimalloc li
 done
 echo "glibc $(getconf GNU_LIBC_VERSION | awk '{print $2}')" >>"$vers"
 
-start=$(date +%s)
-timeout -s TERM 600 "$T" lab allocators --quick --yes --json --quiet >"$TMP/al.json" 2>"$TMP/al.err"
-RC=$?
-echo "# lab allocators --quick: $(($(date +%s) - start)) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
-san_note "lab allocators" "$TMP/al.err"
-if [ "$RC" -ne 0 ]; then
-	nok "allocators --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/al.err" | tail -n 2 | tr '\n' ' ')"
+lab_json allocators al 600 --quick
+if ! lab_rc_ok "allocators --quick" al; then
+	: # said
 elif out=$(python3 - "$TMP/al.json" "$vers" 2>&1 <<'PY'
-import json, re, sys
-e = json.load(open(sys.argv[1]))["experiments"][0]
-v = e["verdict"]
-assert not v["skipped"], v["text"]
-assert v["expected"], f"THP at fault under always not proven: {v['text']}"
+import re, sys
+sys.path.insert(0, "tests")
+from lab_experiment import experiment
+e, v, rows, med = experiment(sys.argv[1], expected_why="THP at fault under always not proven")
 assert e["runs"] == 2, e["runs"]
-rows = {r["label"]: r["cells"] for r in e["rows"]}
 vers = dict(l.split() for l in open(sys.argv[2]))
 p = {x["key"]: x["text"] for x in e["proofs"]}
 allocs = [a for a in ("glibc", "jemalloc", "tcmalloc", "mimalloc") if f"madvise {a}" in rows]
@@ -88,7 +82,6 @@ for a in allocs:
     assert got, p[f"{a} child"]
     if want and a != "mimalloc":   # mimalloc: major.minor from its file name
         assert got.group(1) == want, (a, got.group(1), want)
-med = lambda l, c: rows[l][c]["median"]
 assert med("madvise glibc", "AnonHugePages") == 0, med("madvise glibc", "AnonHugePages")
 assert max(med(f"always {a}", "AnonHugePages") for a in allocs) > 0
 if "jemalloc" in allocs:

@@ -45,20 +45,14 @@ if [ "$ROOT" -eq 0 ]; then
 	summary
 fi
 
-timeout -s TERM 300 "$T" lab matmul --quick --yes --json --quiet >"$TMP/m.json" 2>"$TMP/m.err"
-RC=$?
-san_note "lab matmul" "$TMP/m.err"
-if [ "$RC" -ne 0 ]; then
-	nok "matmul --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/m.err" | tail -n 2 | tr '\n' ' ')"
+lab_json matmul m 300 --quick
+if ! lab_rc_ok "matmul --quick" m; then
+	: # said
 elif out=$(python3 - "$TMP/m.json" 2>&1 <<'PY'
-import json, re, sys
-e = json.load(open(sys.argv[1]))["experiments"][0]
-v = e["verdict"]
-assert not v["skipped"], v["text"]
-rows = {r["label"]: r["cells"] for r in e["rows"]}
-want = ["THP off (prctl)", "always", "madvise (control)", "madvise, glibc hugetlb=1"]
-assert sorted(rows) == want, sorted(rows)
-med = lambda m, c: rows[m][c]["median"]
+import re, sys
+sys.path.insert(0, "tests")
+from lab_experiment import experiment
+e, v, rows, med = experiment(sys.argv[1], ["THP off (prctl)", "always", "madvise (control)", "madvise, glibc hugetlb=1"])
 n = 1536  # the quick size: 18 MiB per matrix
 mat_kb = 3 * n * n * 8 / 1024
 assert med("THP off (prctl)", "AnonHugePages") == 0, "THP despite PR_SET_THP_DISABLE"

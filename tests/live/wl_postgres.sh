@@ -80,21 +80,14 @@ left() {
 	expect_settings_as_found "$1: settings as found" "$TMP/base" || settings_put_back "$TMP/base"
 }
 
-wait_quiet
-timeout -s TERM 300 "$T" lab postgres --quick --yes --json --quiet >"$TMP/pg.json" 2>"$TMP/pg.err"
-RC=$?
-san_note "lab postgres" "$TMP/pg.err"
-if [ "$RC" -ne 0 ]; then
-	nok "postgres --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/pg.err" | tail -n 2 | tr '\n' ' ')"
+lab_json postgres pg 300 --quick
+if ! lab_rc_ok "postgres --quick" pg; then
+	: # said
 elif out=$(python3 - "$TMP/pg.json" 2>&1 <<'PY'
-import json, re, sys
-e = json.load(open(sys.argv[1]))["experiments"][0]
-v = e["verdict"]
-assert not v["skipped"], v["text"]
-assert v["expected"], f"backing not as set: {v['text']}"
-rows = {r["label"]: r["cells"] for r in e["rows"]}
-assert sorted(rows) == ["madvise, defrag=defer", "never", "never, huge_pages=on"], sorted(rows)
-med = lambda m, c: rows[m][c]["median"]
+import re, sys
+sys.path.insert(0, "tests")
+from lab_experiment import experiment
+e, v, rows, med = experiment(sys.argv[1], ["madvise, defrag=defer", "never", "never, huge_pages=on"], "backing not as set")
 for m in ("never", "madvise, defrag=defer"):
     assert med(m, "shm KernelPageSize") == 4, f"{m}: page size {med(m, 'shm KernelPageSize')}"
     assert med(m, "shm Hugetlb") == 0, f"{m}: hugetlb {med(m, 'shm Hugetlb')}"

@@ -45,21 +45,14 @@ settings_snapshot "$TMP/base"
 at_exit cleanup
 cgroups_left() { find /sys/fs/cgroup -maxdepth 2 -name 'thpctl-lab-*' 2>/dev/null | tr '\n' ' '; }
 
-start=$(date +%s)
-timeout -s TERM 300 "$T" lab shrinker --quick --yes --json --quiet >"$TMP/sh.json" 2>"$TMP/sh.err"
-RC=$?
-echo "# lab shrinker --quick: $(($(date +%s) - start)) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
-san_note "lab shrinker" "$TMP/sh.err"
-if [ "$RC" -ne 0 ]; then
-	nok "shrinker --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/sh.err" | tail -n 2 | tr '\n' ' ')"
+lab_json shrinker sh 300 --quick
+if ! lab_rc_ok "shrinker --quick" sh; then
+	: # said
 elif out=$(python3 - "$TMP/sh.json" 2>&1 <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))["experiments"][0]
-v = e["verdict"]
-assert not v["skipped"], v["text"]
-assert v["expected"], f"no THPs made: {v['text']}"
-rows = {r["label"]: r["cells"] for r in e["rows"]}
-assert sorted(rows) == ["max_ptes_none=0", "max_ptes_none=511", "max_ptes_none=64"], sorted(rows)
+import sys
+sys.path.insert(0, "tests")
+from lab_experiment import experiment
+e, v, rows, med = experiment(sys.argv[1], ["max_ptes_none=0", "max_ptes_none=511", "max_ptes_none=64"], "no THPs made")
 size_kb = e["size_bytes"] // 1024
 for l, c in rows.items():
     assert c["AnonHugePages before"]["median"] >= size_kb * 0.9, (l, c["AnonHugePages before"])
