@@ -31,12 +31,13 @@ for f in "$T" "$H"; do
 		summary
 	fi
 done
-if ! "$T" exporter --help | grep -q -- '--listen'; then
+# grep reads it all: with pipefail, grep -q ending first (the help is over 4 KiB, two writes) fails the pipe by SIGPIPE
+if ! "$T" exporter --help | grep -- '--listen' >/dev/null; then
 	nok "preflight" "$T exporter --help does not mention --listen"
 	summary
 fi
 HTTP=1
-if "$T" exporter --help | grep -q 'This build has no HTTP listener'; then
+if "$T" exporter --help | grep 'This build has no HTTP listener' >/dev/null; then
 	HTTP=0
 fi
 HAVE_PROMTOOL=1 HAVE_PROMETHEUS=1 HAVE_WRK=1
