@@ -19,6 +19,7 @@
 #include "../render/ab.h"
 #include "../render/pmu.h"
 #include "../render/report.h"
+#include "../util/esc.h"
 #include "../util/num.h"
 #include "ab_int.h"
 #include "args.h"
@@ -115,6 +116,13 @@ static int add_sweep_modes(struct ab_ctx *c)
 	static const char *const settings[] = {"host:enabled=never", "host:enabled=madvise",
 					       "host:enabled=always", NULL};
 	bool by_settings = ab_cmd_static(c);
+	if (by_settings && geteuid() != 0) {
+		char name[256];
+		warnx("ab --sweep: %s is statically linked, so the LD_PRELOAD helper cannot steer it; "
+		      "its sweep by host settings (enabled=never, madvise, always) needs root",
+		      esc_buf(name, sizeof(name), c->cmd[0]));
+		return EXIT_FAIL;
+	}
 	for (const char *const *w = by_settings ? settings : helper; *w; w++) {
 		int r = add_mode(c, *w);
 		if (r >= 0)

@@ -116,6 +116,10 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 		expect_json "static chase: sensitive, huge-backed faster" "$TMP/static.json" \
 			'd["sweep"]["call"] == "sensitive-faster" and d["sweep"]["slope_high_s"] < 0' \
 			'{k: v for k, v in d["sweep"].items() if k != "points"}'
+		t_nobody ab --sweep --runs 1 --warmup 0 -- "$SC" 16M 20k
+		expect_eval "static chase as nobody: exit 1, says its settings sweep needs root, nothing run" \
+			'[ "$RC" = 1 ] && grep -q "is statically linked, so the LD_PRELOAD helper cannot steer it; its sweep by host settings (enabled=never, madvise, always) needs root" "$TMP/err" && [ ! -s "$TMP/out" ]' \
+			"$(errtail)"
 		t ab --sweep --runs 1 --warmup 0 -- "$SC" 16M 20k
 		expect_eval "static chase, text: 'by host settings' under the call, the settings in the table" \
 			'[ "$RC" = 0 ] && grep -q "^  by host settings: CMD is statically linked" "$TMP/out" && grep -Eq "^ +enabled=always +[0-9.]+ +[0-9.]+ +1$" "$TMP/out"' \
