@@ -30,7 +30,7 @@ static const double SPIN_Y[15] = {0.2719, 0.258,  0.2763, 0.2672, 0.2572, 0.2705
 static void test_chase_is_sensitive_with_its_interval(void **state)
 {
 	(void)state;
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);
 	assert_int_equal(s.call, AS_FASTER);
 	assert_int_equal(s.n, 15);
@@ -50,7 +50,7 @@ static void test_chase_is_sensitive_with_its_interval(void **state)
 static void test_noisy_compute_bound_is_inconclusive(void **state)
 {
 	(void)state;
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(SPIN_X, SPIN_Y, 15, &s);
 	/* +6.5% fitted, but the interval 0.96-1.18 spans 1 and reaches past 3% */
 	assert_int_equal(s.call, AS_NOISY);
@@ -66,7 +66,7 @@ static void test_quiet_compute_bound_is_flat(void **state)
 	/* the spin fractions with wall times within +-0.7%: no difference beyond 3% */
 	static const double y[15] = {0.301, 0.299, 0.300, 0.302, 0.298, 0.300, 0.301, 0.299,
 				     0.300, 0.300, 0.302, 0.298, 0.299, 0.301, 0.300};
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(SPIN_X, y, 15, &s);
 	assert_int_equal(s.call, AS_FLAT);
 	assert_true(s.rel.ok && s.rel.lo > 1 / 1.03 && s.rel.hi < 1.03);
@@ -79,7 +79,7 @@ static void test_slower_when_huge_costs_time(void **state)
 	double y[15];
 	for (int i = 0; i < 15; i++) /* 50% more wall at 100%, +-1% noise */
 		y[i] = (0.2 + 0.1 * CHASE_X[i]) * (1 + 0.01 * ((i % 3) - 1));
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, y, 15, &s);
 	assert_int_equal(s.call, AS_SLOWER);
 	assert_true(s.rel.lo > 1.4 && s.rel.hi < 1.6);
@@ -93,7 +93,7 @@ static void test_interval_ends_at_zero_wall(void **state)
 	 * -0.156..0.391, the line reaching 0 s before fraction 1; the interval ends at 0 */
 	static const double x[5] = {0.0, 0.2015, 0.4558, 0.7054, 0.9413};
 	static const double y[5] = {0.0301, 0.0262, 0.0182, 0.0068, 0.0069};
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(x, y, 5, &s);
 	assert_int_equal(s.call, AS_FASTER);
 	assert_true(s.rel.ok);
@@ -116,7 +116,7 @@ static void test_no_spread_gives_no_slope(void **state)
 	/* the helper could not steer the program: fractions 0.02..0.05, a steep fake slope */
 	static const double x[6] = {0.02, 0.05, 0.03, 0.04, 0.02, 0.05};
 	static const double y[6] = {0.50, 0.20, 0.40, 0.30, 0.50, 0.20};
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_decide(x, y, 6, &s);
 	assert_int_equal(s.call, AS_NO_SPREAD);
 	assert_false(s.fit.ok);
@@ -163,7 +163,7 @@ static void test_fit_over_modes_and_points(void **state)
 		sweep_mode(&m[i + 1], names[i], 3 * i);
 	m[2].runs[1].ok = false;       /* a failed run leaves the fit */
 	m[3].runs[2].ahp_peak_kb = -1; /* and so does one without a sample */
-	struct ab_sweep s;
+	struct ab_sweep s = {0};
 	ab_sweep_fit(m, 6, &s);
 	assert_int_equal(s.npoints, 5);
 	assert_int_equal(s.n, 13);
