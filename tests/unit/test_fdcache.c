@@ -96,9 +96,7 @@ static void test_cache(void **state)
 	sr.cache = NULL;
 	sysroot_close(&sr);
 	buf_free(&b);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_rmrf(dir);
 }
 
 /* A cached /proc/PID file of a process that exited reports it, never old data. */

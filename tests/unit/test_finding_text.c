@@ -50,13 +50,7 @@ static void test_max_ptes_none_words(void **state)
 	assert_non_null(strstr(w.title, "by the kernel's source"));
 	assert_string_equal(w.fix, "thpctl set khugepaged/max_ptes_none=64");
 	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
-	t->h.has_shrinker = true;
-	struct shrinker_record *rec = &t->h.shrinker;
-	snprintf(rec->kernel, sizeof(rec->kernel), "%s", t->h.feat.release);
-	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
-	rec->n = 2;
-	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
-	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	shrinker_measured(&t->h);
 	words(t, rule_shrink_underused_noop, &w);
 	assert_string_equal(w.title, "shrink_underused=1 with max_ptes_none=511: the underused "
 				     "shrinker split nothing here");

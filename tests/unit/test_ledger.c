@@ -229,12 +229,9 @@ static void test_render_mthp_and_lazyfree(void **state)
 	t.kb[SM_RSS] = 20000;
 	t.kb[SM_LAZYFREE] = 0;
 	ledger_smaps(&l, &t);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	ledger_render_lines(f, &l, false);
-	fclose(f);
+	struct unit_mem m;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	char *text = unit_mem_text(&m);
 	assert_contains(text, "64kB folios 16.0 MiB");
 	assert_contains(text, "mTHP folios are never counted as underused by the shrinker");
 	assert_contains(text, "lazy free    0 kB");
@@ -242,9 +239,8 @@ static void test_render_mthp_and_lazyfree(void **state)
 	/* without mTHP folios: no such line */
 	struct ledger_raw none = {0};
 	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
-	f = open_memstream(&text, &len);
-	ledger_render_lines(f, &l, false);
-	fclose(f);
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
 	assert_null(strstr(text, "mTHP folios are never"));
 	assert_contains(text, "lazy free    -"); /* not from smaps here: unknown, not 0 */
 	free(text);

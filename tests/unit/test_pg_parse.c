@@ -276,9 +276,7 @@ static void test_find_highest_complete_version(void **state)
 	snprintf(want, sizeof(want), "%s/15/bin", root);
 	assert_string_equal(c.bin, want);
 	assert_int_equal(pg_find("/nonexistent-thpctl", &c), -ENOENT);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf -- %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_rmrf(root);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_pgbench_15_summary_and_progress),

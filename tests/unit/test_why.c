@@ -3,15 +3,13 @@
  * Unit tests: src/model/why.c (environment hints, VMA sums, the explanation
  * of one process) and src/kernel/cgroup.c's parsers, table-driven.
  */
-#include "unit.h"
+#include "test_why.h"
 
 #include "kernel/cgroup.h"
 #include "kernel/features.h"
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/host.h"
-#include "model/why.h"
-#include "render/why.h"
 
 #include "test_stacks_capture.h"
 
@@ -266,18 +264,6 @@ static const struct why_case why_cases[] = {
 	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
 };
 
-static struct host_snapshot H;
-static struct why_input IN;
-static struct why_report R;
-
-/* The rendered sentence, source and first line (render/why.c), in rotating buffers. */
-static char wbuf[4][1024];
-static int wnext;
-static const char *ltext(const struct why_line *l)
-{
-	char *b = wbuf[wnext++ % 4];
-	return why_line_words(l, b, sizeof(wbuf[0]));
-}
 static const char *lsrc(const struct why_line *l)
 {
 	char *b = wbuf[wnext++ % 4];

@@ -3,27 +3,12 @@
  * Unit tests: `why` on shared memory (model/why_shmem.c: shmem_enabled, not
  * enabled, decides) and on stall exposure (model/why_stall.c).
  */
-#include "unit.h"
+#include "test_why.h"
 
 #include "kernel/buddyinfo.h"
 #include "kernel/kv.h"
-#include "model/why.h"
-#include "render/why.h"
 
 static const char *const SH[] = {"always", "within_size", "advise", "never", "deny", "force"};
-
-static struct host_snapshot H;
-static struct why_input IN;
-static struct why_report R;
-
-/* The rendered sentence, source and first line (render/why.c), in rotating buffers. */
-static char wbuf[4][1024];
-static int wnext;
-static const char *ltext(const struct why_line *l)
-{
-	char *b = wbuf[wnext++ % 4];
-	return why_line_words(l, b, sizeof(wbuf[0]));
-}
 
 static void shm_vma(const char *name, uint64_t kb, uint64_t pmd_kb, unsigned flags)
 {
