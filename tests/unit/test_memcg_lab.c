@@ -7,21 +7,24 @@
 static void test_memcg_lab_paths(void **state)
 {
 	(void)state;
-	assert_true(memcg_lab_path_ok("/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234"));
-	assert_true(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1"));
+	static const char *const yes[] = {"/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234",
+					  "/sys/fs/cgroup/thpctl-lab-shrinker-1", NULL};
 	/* anything else is refused: the undo kills what is inside and removes it */
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/memory"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/system.slice"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/memory/../thpctl-lab-x-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup//thpctl-lab-x-1"));
-	assert_false(memcg_lab_path_ok("/tmp/thpctl-lab-shrinker-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab--1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-Shr-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1x"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1/sub"));
-	assert_false(memcg_lab_path_ok(
-		"/sys/fs/cgroup/memory/aaaaaaaa/bbbbbbbb/cccccccc/dddddddd/eeeeeeee/ffffffff/thpctl-lab-shrinker-1234"));
+	static const char *const no[] = {
+		"/sys/fs/cgroup/memory",
+		"/sys/fs/cgroup/system.slice",
+		"/sys/fs/cgroup/memory/../thpctl-lab-x-1",
+		"/sys/fs/cgroup//thpctl-lab-x-1",
+		"/tmp/thpctl-lab-shrinker-1",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-",
+		"/sys/fs/cgroup/thpctl-lab--1",
+		"/sys/fs/cgroup/thpctl-lab-Shr-1",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-1x",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-1/sub",
+		"/sys/fs/cgroup/memory/aaaaaaaa/bbbbbbbb/cccccccc/dddddddd/eeeeeeee/ffffffff/thpctl-lab-shrinker-1234",
+		NULL,
+	};
+	unit_accepts("memcg_lab_path_ok", memcg_lab_path_ok, yes, no);
 	assert_int_equal(memcg_lab_remove("/sys/fs/cgroup/system.slice"), -EINVAL);
 	/* gone already: done */
 	assert_int_equal(memcg_lab_remove("/sys/fs/cgroup/thpctl-lab-none-999999999"), 0);

@@ -33,6 +33,46 @@
 			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
 	} while (0)
 
+/* Fail unless COND holds, naming the table row ROW (a const char *) and the condition. */
+#define assert_row(row, cond) unit_row_true((cond), (row), #cond)
+
+/* Fail unless OK, naming the table row ROW and WHAT was checked. */
+static inline void unit_row_true(bool ok, const char *row, const char *what)
+{
+	if (!ok)
+		fail_msg("row \"%s\": %s", row, what);
+}
+
+/* Fail unless GOT is WANT, naming the table row ROW and WHAT was compared. */
+static inline void unit_row_int(const char *row, const char *what, long long got, long long want)
+{
+	if (got != want)
+		fail_msg("row \"%s\": %s is %lld, want %lld", row, what, got, want);
+}
+
+/* Fail unless the string GOT is WANT, naming the table row ROW and WHAT was compared. */
+static inline void unit_row_str(const char *row, const char *what, const char *got,
+				const char *want)
+{
+	if (strcmp(got, want) != 0)
+		fail_msg("row \"%s\": %s is \"%s\", want \"%s\"", row, what, got, want);
+}
+
+/* A check of one string: a name, path or value it accepts (true) or refuses. */
+typedef bool (*unit_pred)(const char *s);
+
+/* Fail unless OK (named WHAT) accepts each of the NULL-ended YES and refuses each of the NULL-ended NO. */
+static inline void unit_accepts(const char *what, unit_pred ok, const char *const *yes,
+				const char *const *no)
+{
+	for (; yes && *yes; yes++)
+		if (!ok(*yes))
+			fail_msg("%s refuses \"%s\"", what, *yes);
+	for (; no && *no; no++)
+		if (ok(*no))
+			fail_msg("%s accepts \"%s\"", what, *no);
+}
+
 /* main(): run the listed cmocka_unit_test(...) entries, no group setup or teardown. */
 #define UNIT_MAIN(...)                                                                             \
 	int main(void)                                                                             \
