@@ -692,18 +692,24 @@ static void test_workload_names(void **state)
 static void test_shell_quote(void **state)
 {
 	(void)state;
+	/* a NUL-separated argv (with its length) and the command line quoted from it */
+	static const struct {
+		const char *argv;
+		size_t len;
+		const char *want;
+	} c[] = {
+		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
+		{LIT("sh\0-c\0echo 'hi' $HOME\0"), "sh -c 'echo '\\''hi'\\'' $HOME'"},
+		{LIT("a\0\0b"), "a '' b"},
+		{LIT("x\x1b[31m\0"), "'x?[31m'"},
+		{"", 0, ""},
+	};
 	char out[128];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0/etc/redis.conf\0"), out, sizeof(out)),
-			 0);
-	assert_string_equal(out, "redis-server /etc/redis.conf");
-	assert_int_equal(shell_quote_argv(LIT("sh\0-c\0echo 'hi' $HOME\0"), out, sizeof(out)), 0);
-	assert_string_equal(out, "sh -c 'echo '\\''hi'\\'' $HOME'");
-	assert_int_equal(shell_quote_argv(LIT("a\0\0b"), out, sizeof(out)), 0);
-	assert_string_equal(out, "a '' b");
-	assert_int_equal(shell_quote_argv(LIT("x\x1b[31m\0"), out, sizeof(out)), 0);
-	assert_string_equal(out, "'x?[31m'");
-	assert_int_equal(shell_quote_argv("", 0, out, sizeof(out)), 0);
-	assert_string_equal(out, "");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unit_row_int(c[i].want, "shell_quote_argv",
+			     shell_quote_argv(c[i].argv, c[i].len, out, sizeof(out)), 0);
+		unit_row_str(c[i].want, "the command line", out, c[i].want);
+	}
 	char tiny[8];
 	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
 	assert_string_equal(

@@ -9,6 +9,8 @@
 #include "model/ledger.h"
 #include "render/ledger.h"
 
+#include "test_ledger_split.h"
+
 #define THP (KPF_M_THP | KPF_M_ANON)
 
 static void test_samples_fall_one_per_stratum(void **state)
@@ -158,15 +160,8 @@ static void test_largest_cost_past_its_threshold(void **state)
 {
 	(void)state;
 	struct thp_ledger l;
-	/* 128 MiB written, 511 of 512 pages dropped per PMD, 8 ranges re-collapsed:
-	 * huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
-	struct ledger_raw split = {.thps = 8,
-				   .thps_sampled = 8,
-				   .samples = 64,
-				   .zero_samples = 63,
-				   .partial_folios = 56,
-				   .held_pages = 56 * 511};
-	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &l);
+	/* huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
+	ledger_split_build(&l);
 	struct smaps_totals t = {.present = 1u << SM_RSS | 1u << SM_ANON_HUGE | 1u << SM_LAZYFREE};
 	t.kb[SM_RSS] = 16700;
 	t.kb[SM_ANON_HUGE] = 16384;

@@ -11,6 +11,7 @@
 #include "kernel/parse.h"
 #include "model/host.h"
 
+#include "test_ledger_split.h"
 #include "test_stacks_capture.h"
 
 /* ---- hints ---- */
@@ -495,13 +496,7 @@ static void test_headline_names_the_largest_cost(void **state)
 	build(&why_cases[0]);
 	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
 	one_hg(131072, 16700, 16384);
-	struct ledger_raw split = {.thps = 8,
-				   .thps_sampled = 8,
-				   .samples = 64,
-				   .zero_samples = 63,
-				   .partial_folios = 56,
-				   .held_pages = 56 * 511};
-	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_split_build(&IN.led);
 	ledger_smaps(&IN.led, &IN.vmas.t);
 	why_explain(&IN, &R);
 	assert_int_equal(R.verdict, WV_HUGE);
