@@ -85,6 +85,15 @@ static void test_slower_when_huge_costs_time(void **state)
 	assert_true(s.rel.lo > 1.4 && s.rel.hi < 1.6);
 }
 
+/* The text of R's sweep into a string the caller frees. */
+static char *sweep_text(const struct ab_sweep *s)
+{
+	struct unit_mem m;
+	struct ab_report r = {.sweep = s};
+	ab_render_sweep(unit_mem_open(&m), &r, false);
+	return unit_mem_text(&m);
+}
+
 static void test_interval_ends_at_zero_wall(void **state)
 {
 	(void)state;
@@ -100,12 +109,7 @@ static void test_interval_ends_at_zero_wall(void **state)
 	assert_true(s.rel.lo == 0);
 	assert_near(s.rel.hi, 0.390922, 1e-5);
 	assert_near(s.rel.est, 0.089661, 1e-5);
-	char *p = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&p, &n);
-	struct ab_report r = {.sweep = &s};
-	ab_render_sweep(f, &r, false);
-	fclose(f);
+	char *p = sweep_text(&s);
 	assert_non_null(strstr(p, "% or more), slope over 5 runs"));
 	free(p);
 }
@@ -205,19 +209,6 @@ static void test_sweep_modes_parse_and_refuse(void **state)
 	assert_int_equal(ab_mode_parse("sweep:-1", &m), -EINVAL);
 	assert_int_equal(ab_mode_parse("sweep:0100", &m), -EINVAL);
 	assert_int_equal(ab_mode_parse("sweep:5%", &m), -EINVAL);
-}
-
-/* The text of R's sweep into a string the caller frees. */
-static char *sweep_text(const struct ab_sweep *s)
-{
-	char *p = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&p, &n);
-	assert_non_null(f);
-	struct ab_report r = {.sweep = s};
-	ab_render_sweep(f, &r, false);
-	fclose(f);
-	return p;
 }
 
 static void test_words_say_the_call_first(void **state)

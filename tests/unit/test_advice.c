@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include <elf.h>
+#include "elf_build.h"
 
 #include "kernel/exe.h"
 #include "kernel/features.h"
@@ -692,18 +692,24 @@ static void test_workload_names(void **state)
 static void test_shell_quote(void **state)
 {
 	(void)state;
+	/* a NUL-separated argv (with its length) and the command line quoted from it */
+	static const struct {
+		const char *argv;
+		size_t len;
+		const char *want;
+	} c[] = {
+		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
+		{LIT("sh\0-c\0echo 'hi' $HOME\0"), "sh -c 'echo '\\''hi'\\'' $HOME'"},
+		{LIT("a\0\0b"), "a '' b"},
+		{LIT("x\x1b[31m\0"), "'x?[31m'"},
+		{"", 0, ""},
+	};
 	char out[128];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0/etc/redis.conf\0"), out, sizeof(out)),
-			 0);
-	assert_string_equal(out, "redis-server /etc/redis.conf");
-	assert_int_equal(shell_quote_argv(LIT("sh\0-c\0echo 'hi' $HOME\0"), out, sizeof(out)), 0);
-	assert_string_equal(out, "sh -c 'echo '\\''hi'\\'' $HOME'");
-	assert_int_equal(shell_quote_argv(LIT("a\0\0b"), out, sizeof(out)), 0);
-	assert_string_equal(out, "a '' b");
-	assert_int_equal(shell_quote_argv(LIT("x\x1b[31m\0"), out, sizeof(out)), 0);
-	assert_string_equal(out, "'x?[31m'");
-	assert_int_equal(shell_quote_argv("", 0, out, sizeof(out)), 0);
-	assert_string_equal(out, "");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unit_row_int(c[i].want, "shell_quote_argv",
+			     shell_quote_argv(c[i].argv, c[i].len, out, sizeof(out)), 0);
+		unit_row_str(c[i].want, "the command line", out, c[i].want);
+	}
 	char tiny[8];
 	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
 	assert_string_equal(
@@ -754,10 +760,7 @@ static void test_dpkg_owner(void **state)
 	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15"), 0);
 	char dir[] = "/tmp/thpctl-dpkg.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	unit_mkdir(dir, "var");
-	unit_mkdir(dir, "var/lib");
-	unit_mkdir(dir, "var/lib/dpkg");
-	unit_mkdir(dir, "var/lib/dpkg/info");
+	unit_mkdirs(dir, "var/lib/dpkg/info");
 	unit_put(dir, "var/lib/dpkg/info/postgresql-15.list", list);
 	unit_put(dir, "var/lib/dpkg/info/libc6:amd64.list",
 		 "/.\n/lib/x86_64-linux-gnu/libc.so.6\n");
@@ -823,61 +826,13 @@ static void test_versions(void **state)
 	assert_int_equal(dpkg_status_version(LIT(dpkg), "redis", out, sizeof(out)), -ENOENT);
 }
 
-/* A minimal ELF64 image: header, a .go.buildinfo section, a name table, section headers. */
-struct mem {
-	const unsigned char *p;
-	size_t n;
-};
-
-static int mem_read(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	struct mem *m = ctx;
-	if (off > m->n || n > m->n - off)
-		return -EIO;
-	memcpy(buf, m->p + off, n);
-	return 0;
-}
-
+/* A minimal ELF64 image (elf_build.h): one SECTION holding Go build info for GOVER. */
 static size_t make_elf(unsigned char *img, size_t cap, const char *section, const char *gover)
 {
-	memset(img, 0, cap);
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_shentsize = sizeof(Elf64_Shdr);
-	size_t off = sizeof(*eh);
-	/* the build info: magic, ptr size, flags (2: inline strings), padding, varint + version */
-	size_t bi = off;
-	memcpy(img + bi, "\xff Go buildinf:", 14);
-	img[bi + 14] = 8;
-	img[bi + 15] = 2;
-	size_t vl = strlen(gover);
-	img[bi + 32] = (unsigned char)vl;
-	memcpy(img + bi + 33, gover, vl);
-	off += 64;
-	size_t names = off;
-	static const char tab[] = "\0.shstrtab\0";
-	memcpy(img + names, tab, sizeof(tab));
-	size_t sec_name = names + sizeof(tab);
-	strcpy((char *)img + sec_name, section);
-	size_t names_len = sizeof(tab) + strlen(section) + 1;
-	off = (names + names_len + 7) & ~7ul;
-	eh->e_shoff = off;
-	eh->e_shnum = 3;
-	eh->e_shstrndx = 1;
-	Elf64_Shdr *sh = (Elf64_Shdr *)(img + off);
-	sh[1].sh_name = 1;
-	sh[1].sh_type = SHT_STRTAB;
-	sh[1].sh_offset = names;
-	sh[1].sh_size = names_len;
-	sh[2].sh_name = (Elf64_Word)(sec_name - names);
-	sh[2].sh_type = SHT_PROGBITS;
-	sh[2].sh_offset = bi;
-	sh[2].sh_size = 64;
-	return off + 3 * sizeof(Elf64_Shdr);
+	unsigned char bi[64] = {0};
+	go_buildinfo(bi, gover, "");
+	const struct tsec s = {section, SHT_PROGBITS, bi, sizeof(bi), 0, 0};
+	return elf_build(img, cap, &s, 1, false);
 }
 
 static void test_go_buildinfo(void **state)
@@ -885,24 +840,24 @@ static void test_go_buildinfo(void **state)
 	(void)state;
 	unsigned char img[1024];
 	char ver[32];
-	struct mem m = {img, make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5")};
-	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 1);
+	struct mem_src m = {img, make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5")};
+	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 1);
 	assert_string_equal(ver, "go1.22.5");
 	m.n = make_elf(img, sizeof(img), ".data", "go1.22.5");
-	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 0);
+	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 0);
 	/* not ELF, cut short, section headers out of the file */
 	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.21.6");
 	img[0] = 'X';
-	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), -EINVAL);
+	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), -EINVAL);
 	img[0] = 0x7f;
-	struct mem cut = {img, 40};
-	assert_int_equal(elf_go_version(mem_read, &cut, ver, sizeof(ver)), -EINVAL);
+	struct mem_src cut = {img, 40};
+	assert_int_equal(elf_go_version(mem_src_read, &cut, ver, sizeof(ver)), -EINVAL);
 	((Elf64_Ehdr *)img)->e_shoff = 1u << 30;
-	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), -EINVAL);
+	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), -EINVAL);
 	/* a version string with a length beyond the section is not copied */
 	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5");
 	img[sizeof(Elf64_Ehdr) + 32] = 200;
-	assert_int_equal(elf_go_version(mem_read, &m, ver, sizeof(ver)), 1);
+	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 1);
 	assert_string_equal(ver, "");
 }
 

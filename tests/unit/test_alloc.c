@@ -29,6 +29,22 @@ static void raw0(struct alloc_raw *r)
 	r->exe.machine = EM_X86_64;
 }
 
+/* A decided KIND at VERSION, the version read from VSRC. */
+static void expect_alloc(const struct alloc_fact *a, enum alloc_kind kind, const char *version,
+			 enum alloc_vsrc vsrc)
+{
+	assert_int_equal(a->kind, kind);
+	assert_string_equal(a->version, version);
+	assert_int_equal(a->vsrc, vsrc);
+}
+
+/* The malloc under A's runtime: KIND at VERSION. */
+static void expect_malloc(const struct alloc_fact *a, enum alloc_kind kind, const char *version)
+{
+	assert_int_equal(a->malloc_kind, kind);
+	assert_string_equal(a->malloc_version, version);
+}
+
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBJE "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 
@@ -42,9 +58,7 @@ static void test_alloc_preloaded_jemalloc_beats_glibc(void **state)
 	static const char env[] = "PATH=/bin\0LD_PRELOAD=" LIBJE "\0MALLOC_CONF=thp:never\0";
 	struct alloc_fact a;
 	alloc_decide(&r, env, sizeof(env) - 1, false, &a);
-	assert_int_equal(a.kind, AK_JEMALLOC);
-	assert_string_equal(a.version, "5.3.0");
-	assert_int_equal(a.vsrc, AV_STRING);
+	expect_alloc(&a, AK_JEMALLOC, "5.3.0", AV_STRING);
 	assert_int_equal(a.evidence, AE_MAPPED_LIB);
 	assert_string_equal(a.path, LIBJE);
 	assert_string_equal(a.glibc_version, "2.36");
@@ -76,13 +90,10 @@ static void test_alloc_go_runtime_with_cgo_glibc(void **state)
 	static const char env[] = "GODEBUG=madvdontneed=1\0";
 	struct alloc_fact a;
 	alloc_decide(&r, env, sizeof(env) - 1, false, &a);
-	assert_int_equal(a.kind, AK_GO);
-	assert_string_equal(a.version, "go1.22.4");
-	assert_int_equal(a.vsrc, AV_BUILDINFO);
+	expect_alloc(&a, AK_GO, "go1.22.4", AV_BUILDINFO);
 	assert_int_equal(a.evidence, AE_GO_BUILDINFO);
 	assert_string_equal(a.godebug, "disablethp=1");
-	assert_int_equal(a.malloc_kind, AK_GLIBC);
-	assert_string_equal(a.malloc_version, "2.36");
+	expect_malloc(&a, AK_GLIBC, "2.36");
 	assert_true(a.env[0].applies);
 	/* a Go build without inline version (before 1.18): Go, version unknown */
 	r.exe.go_version[0] = '\0';
@@ -223,11 +234,8 @@ static void test_alloc_jvm_and_several_allocators(void **state)
 	lib(&r, AK_MIMALLOC, "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0", "2.0", AV_FILE_NAME);
 	static const char env[] = "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages\0";
 	alloc_decide(&r, env, sizeof(env) - 1, false, &a);
-	assert_int_equal(a.kind, AK_JVM);
-	assert_string_equal(a.version, "17");
-	assert_int_equal(a.vsrc, AV_PATH);
-	assert_int_equal(a.malloc_kind, AK_TCMALLOC);
-	assert_string_equal(a.malloc_version, "2.10");
+	expect_alloc(&a, AK_JVM, "17", AV_PATH);
+	expect_malloc(&a, AK_TCMALLOC, "2.10");
 	assert_int_equal(a.notes, AN_SEVERAL);
 	assert_true(a.env[0].applies);
 	int mm[2];

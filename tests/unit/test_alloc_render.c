@@ -16,23 +16,23 @@ static void fact(struct alloc_fact *a, enum alloc_kind k, const char *ver)
 static void test_alloc_short_names_fit_a_cell(void **state)
 {
 	(void)state;
-	struct alloc_fact a;
-	char s[32];
-	fact(&a, AK_JEMALLOC, "5.3.0");
-	alloc_short(&a, s, sizeof(s));
-	assert_string_equal(s, "jemalloc 5.3");
-	fact(&a, AK_GO, "go1.22.4");
-	alloc_short(&a, s, sizeof(s));
-	assert_string_equal(s, "go1.22.4");
-	fact(&a, AK_JVM, "17");
-	alloc_short(&a, s, sizeof(s));
-	assert_string_equal(s, "jvm 17");
-	fact(&a, AK_TCMALLOC, "");
-	alloc_short(&a, s, sizeof(s));
-	assert_string_equal(s, "tcmalloc");
-	fact(&a, AK_UNKNOWN, "");
-	alloc_short(&a, s, sizeof(s));
-	assert_string_equal(s, "unknown");
+	static const struct {
+		enum alloc_kind kind;
+		const char *version, *want;
+	} c[] = {
+		{AK_JEMALLOC, "5.3.0", "jemalloc 5.3"},
+		{AK_GO, "go1.22.4", "go1.22.4"},
+		{AK_JVM, "17", "jvm 17"},
+		{AK_TCMALLOC, "", "tcmalloc"},
+		{AK_UNKNOWN, "", "unknown"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct alloc_fact a;
+		char s[32];
+		fact(&a, c[i].kind, c[i].version);
+		alloc_short(&a, s, sizeof(s));
+		unit_row_str(c[i].want, "alloc_short", s, c[i].want);
+	}
 }
 
 static char *why_text(const struct alloc_fact *a, long pid)

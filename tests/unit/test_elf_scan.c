@@ -261,19 +261,26 @@ static void test_elf_go_buildinfo_forms(void **state)
 static void test_elf_alloc_symbols(void **state)
 {
 	(void)state;
-	assert_int_equal(elf_alloc_symbol("mallctl"), EA_JEMALLOC);
-	assert_int_equal(elf_alloc_symbol("je_mallctl"), EA_JEMALLOC);
-	assert_int_equal(elf_alloc_symbol("_rjem_sdallocx"), EA_JEMALLOC);
-	assert_int_equal(elf_alloc_symbol("TCMallocInternalMalloc"), EA_TCMALLOC);
-	assert_int_equal(elf_alloc_symbol("_ZN8tcmalloc17tcmalloc_internal6StaticE"), EA_TCMALLOC);
-	assert_int_equal(elf_alloc_symbol("_ZNK4absl8tcmalloc3FooEv"), EA_NONE);
-	assert_int_equal(elf_alloc_symbol("_ZN4absl3fooEN8tcmalloc3BarE"), EA_TCMALLOC);
-	assert_int_equal(elf_alloc_symbol("tc_malloc"), EA_TCMALLOC);
-	assert_int_equal(elf_alloc_symbol("mi_malloc"), EA_MIMALLOC);
-	assert_int_equal(elf_alloc_symbol("_int_malloc"), EA_GLIBC);
-	assert_int_equal(elf_alloc_symbol("malloc"), EA_NONE);
-	assert_int_equal(elf_alloc_symbol("mallctlx"), EA_NONE);
-	assert_int_equal(elf_alloc_symbol(""), EA_NONE);
+	static const struct {
+		const char *sym;
+		enum elf_alloc want;
+	} c[] = {
+		{"mallctl", EA_JEMALLOC},
+		{"je_mallctl", EA_JEMALLOC},
+		{"_rjem_sdallocx", EA_JEMALLOC},
+		{"TCMallocInternalMalloc", EA_TCMALLOC},
+		{"_ZN8tcmalloc17tcmalloc_internal6StaticE", EA_TCMALLOC},
+		{"_ZNK4absl8tcmalloc3FooEv", EA_NONE},
+		{"_ZN4absl3fooEN8tcmalloc3BarE", EA_TCMALLOC},
+		{"tc_malloc", EA_TCMALLOC},
+		{"mi_malloc", EA_MIMALLOC},
+		{"_int_malloc", EA_GLIBC},
+		{"malloc", EA_NONE},
+		{"mallctlx", EA_NONE},
+		{"", EA_NONE},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		unit_row_int(c[i].sym, "elf_alloc_symbol", elf_alloc_symbol(c[i].sym), c[i].want);
 }
 
 static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)

@@ -96,9 +96,7 @@ static void test_cache(void **state)
 	sr.cache = NULL;
 	sysroot_close(&sr);
 	buf_free(&b);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_rmrf(dir);
 }
 
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
@@ -134,20 +132,27 @@ static void test_exited_process(void **state)
 static void test_modes(void **state)
 {
 	(void)state;
-	assert_int_equal(sample_fdc_mode("sys/kernel/mm/transparent_hugepage/enabled"), FDC_SINGLE);
-	assert_int_equal(sample_fdc_mode("proc/123/statm"), FDC_SINGLE);
-	assert_int_equal(sample_fdc_mode("proc/123/stat"), FDC_SINGLE);
-	assert_int_equal(sample_fdc_mode("proc/meminfo"), FDC_SINGLE);
-	assert_int_equal(sample_fdc_mode("proc/vmstat"), FDC_MULTI);
-	assert_int_equal(sample_fdc_mode("proc/buddyinfo"), FDC_MULTI);
-	assert_int_equal(sample_fdc_mode("proc/123/status"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/123/smaps_rollup"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/123/smaps"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/self/statm"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/0123/statm"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/12/task/12/stat"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("proc/sys/kernel/osrelease"), FDC_NO);
-	assert_int_equal(sample_fdc_mode("etc/passwd"), FDC_NO);
+	static const struct {
+		const char *rel;
+		enum fdc_mode want;
+	} c[] = {
+		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},
+		{"proc/123/statm", FDC_SINGLE},
+		{"proc/123/stat", FDC_SINGLE},
+		{"proc/meminfo", FDC_SINGLE},
+		{"proc/vmstat", FDC_MULTI},
+		{"proc/buddyinfo", FDC_MULTI},
+		{"proc/123/status", FDC_NO},
+		{"proc/123/smaps_rollup", FDC_NO},
+		{"proc/123/smaps", FDC_NO},
+		{"proc/self/statm", FDC_NO},
+		{"proc/0123/statm", FDC_NO},
+		{"proc/12/task/12/stat", FDC_NO},
+		{"proc/sys/kernel/osrelease", FDC_NO},
+		{"etc/passwd", FDC_NO},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		unit_row_int(c[i].rel, "sample_fdc_mode", sample_fdc_mode(c[i].rel), c[i].want);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_cache), cmocka_unit_test(test_exited_process),

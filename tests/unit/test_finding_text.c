@@ -20,15 +20,27 @@ static void words(struct t *t, finding_rule rule, struct finding_text *w)
 	assert_true(strncmp(w->more, "thpctl ", 7) == 0);
 }
 
+/* RULE's words into W: the title TITLE, evidence EVIDENCE and fix FIX (each NULL: not checked). */
+static void words_are(struct t *t, finding_rule rule, struct finding_text *w, const char *title,
+		      const char *evidence, const char *fix)
+{
+	words(t, rule, w);
+	if (title)
+		assert_string_equal(w->title, title);
+	if (evidence)
+		assert_string_equal(w->evidence, evidence);
+	if (fix)
+		assert_string_equal(w->fix, fix);
+}
+
 static void test_defrag_always_words(void **state)
 {
 	struct t *t = *state;
 	struct finding_text w;
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
-	words(t, rule_defrag_always, &w);
-	assert_string_equal(w.title, "defrag=always: any process may stall in direct compaction");
-	assert_string_equal(w.evidence, "defrag=always");
-	assert_string_equal(w.fix, "thpctl set defrag=madvise");
+	words_are(t, rule_defrag_always, &w,
+		  "defrag=always: any process may stall in direct compaction", "defrag=always",
+		  "thpctl set defrag=madvise");
 	assert_string_equal(w.more, "thpctl trace stalls");
 }
 
@@ -37,11 +49,11 @@ static void test_max_ptes_none_words(void **state)
 	struct t *t = *state;
 	struct finding_text w;
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
-	words(t, rule_always_max_ptes_none, &w);
-	assert_string_equal(w.title, "enabled=always with max_ptes_none=511: khugepaged can turn "
-				     "one touched page into a PMD of RSS");
-	assert_string_equal(w.evidence, "enabled=always (PMD size), khugepaged/max_ptes_none=511");
-	assert_string_equal(w.fix, "thpctl set khugepaged/max_ptes_none=64");
+	words_are(t, rule_always_max_ptes_none, &w,
+		  "enabled=always with max_ptes_none=511: khugepaged can turn "
+		  "one touched page into a PMD of RSS",
+		  "enabled=always (PMD size), khugepaged/max_ptes_none=511",
+		  "thpctl set khugepaged/max_ptes_none=64");
 	t->h.thp.shrink_underused.v = 1;
 	words(t, rule_shrink_underused_noop, &w);
 	/* not measured here: the kernel's source is named as such, never as what happened */
@@ -50,21 +62,14 @@ static void test_max_ptes_none_words(void **state)
 	assert_non_null(strstr(w.title, "by the kernel's source"));
 	assert_string_equal(w.fix, "thpctl set khugepaged/max_ptes_none=64");
 	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
-	t->h.has_shrinker = true;
-	struct shrinker_record *rec = &t->h.shrinker;
-	snprintf(rec->kernel, sizeof(rec->kernel), "%s", t->h.feat.release);
-	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
-	rec->n = 2;
-	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
-	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
-	words(t, rule_shrink_underused_noop, &w);
-	assert_string_equal(w.title, "shrink_underused=1 with max_ptes_none=511: the underused "
-				     "shrinker split nothing here");
-	assert_string_equal(
-		w.evidence,
-		"shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
-		"this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
-		"kB under memory pressure, at 64 65536 -> 0 kB");
+	shrinker_measured(&t->h);
+	words_are(t, rule_shrink_underused_noop, &w,
+		  "shrink_underused=1 with max_ptes_none=511: the underused "
+		  "shrinker split nothing here",
+		  "shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
+		  "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
+		  "kB under memory pressure, at 64 65536 -> 0 kB",
+		  NULL);
 	t->h.has_shrinker = false;
 }
 
@@ -73,12 +78,9 @@ static void test_fault_success_words(void **state)
 	struct t *t = *state;
 	struct finding_text w;
 	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 60\n");
-	words(t, rule_fault_success_low, &w);
-	assert_string_equal(w.title, "PMD THP fault success 40.0% (40 of 100) since boot");
-	assert_string_equal(w.evidence,
-			    "fault success 40.0% (40 of 100); free blocks of order >= 9: 523");
-	assert_string_equal(
-		w.fix,
+	words_are(
+		t, rule_fault_success_low, &w, "PMD THP fault success 40.0% (40 of 100) since boot",
+		"fault success 40.0% (40 of 100); free blocks of order >= 9: 523",
 		"sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
 	/* page size unknown: no free-block evidence */
 	set_vmstat(&t->h, "thp_fault_alloc 0\nthp_fault_fallback 500\n");
@@ -100,11 +102,10 @@ static void test_compact_stall_words(void **state)
 	struct t *t = *state;
 	struct finding_text w;
 	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
-	words(t, rule_compact_stall, &w);
-	assert_string_equal(w.title, "page faults have waited on compaction 150 times since boot");
-	assert_string_equal(w.evidence, "compact_stall=150 compact_fail=100 compact_success=50");
-	assert_string_equal(
-		w.fix,
+	words_are(
+		t, rule_compact_stall, &w,
+		"page faults have waited on compaction 150 times since boot",
+		"compact_stall=150 compact_fail=100 compact_success=50",
 		"thpctl set defrag=defer  # no THP fault waits; kcompactd works in the background");
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	words(t, rule_compact_stall, &w);
@@ -127,9 +128,9 @@ static void test_deferred_split_words(void **state)
 	struct t *t = *state;
 	struct finding_text w;
 	set_vmstat(&t->h, "thp_deferred_split_page 10\nthp_split_page 4\n");
-	words(t, rule_deferred_split, &w);
-	assert_string_equal(w.title, "partly freed huge pages are held until memory pressure");
-	assert_string_equal(w.evidence, "thp_deferred_split_page=10 thp_split_page=4");
+	words_are(t, rule_deferred_split, &w,
+		  "partly freed huge pages are held until memory pressure",
+		  "thp_deferred_split_page=10 thp_split_page=4", NULL);
 	set_vmstat(&t->h, "thp_deferred_split_page 3\nthp_split_page 4\n");
 	struct thp_size *sz = add_size(&t->h, 2048, "always [inherit] madvise never\n");
 	add_stat(sz, "nr_anon_partially_mapped", 3);
@@ -145,19 +146,18 @@ static void test_cow_and_large_pmd_words(void **state)
 	struct finding_text w;
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
 	set_release(&t->h, "4.19.0-25-amd64");
-	words(t, rule_cow_copy, &w);
-	assert_string_equal(w.title, "kernel 4.19.0-25-amd64 < 5.8 with enabled=always: a write "
-				     "after fork copies a whole huge page");
-	assert_string_equal(w.evidence,
-			    "release 4.19.0-25-amd64 (inferred from version), enabled=always");
-	assert_string_equal(w.fix, "thpctl set enabled=madvise");
+	words_are(t, rule_cow_copy, &w,
+		  "kernel 4.19.0-25-amd64 < 5.8 with enabled=always: a write "
+		  "after fork copies a whole huge page",
+		  "release 4.19.0-25-amd64 (inferred from version), enabled=always",
+		  "thpctl set enabled=madvise");
 	t->h.feat.page_size = 65536;
 	t->h.feat.pmd_size = 512u << 20;
-	words(t, rule_large_pmd, &w);
-	assert_string_equal(w.title, "hpage_pmd_size is 512 MiB: each scattered write can cost "
-				     "that much");
-	assert_string_equal(w.evidence, "hpage_pmd_size=536870912, PMD-size policy always");
-	assert_string_equal(w.fix, "thpctl set enabled=madvise  # only programs that opt in");
+	words_are(t, rule_large_pmd, &w,
+		  "hpage_pmd_size is 512 MiB: each scattered write can cost "
+		  "that much",
+		  "hpage_pmd_size=536870912, PMD-size policy always",
+		  "thpctl set enabled=madvise  # only programs that opt in");
 	set_choice(&t->h.thp.enabled, "always [madvise] never\n");
 	words(t, rule_large_pmd, &w);
 	assert_contains(w.title, "(in MADV_HUGEPAGE regions)");
@@ -178,14 +178,12 @@ static void test_mthp_and_hugetlb_words(void **state)
 	struct hugetlb_pool *p = &t->h.hugetlb.pools[t->h.hugetlb.npools++];
 	*p = (struct hugetlb_pool){
 		.size_kb = 2048, .node = -1, .nr = {512, true}, .free = {512, true}};
-	words(t, rule_hugetlb_idle, &w);
-	assert_string_equal(w.title, "hugetlb pool of 512 x 2048 kB (1024 MiB) is reserved and "
-				     "entirely free: memory held for nobody");
-	assert_string_equal(
-		w.evidence,
-		"hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0");
-	assert_string_equal(w.fix, "echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/"
-				   "nr_hugepages  # if no database is about to start");
+	words_are(t, rule_hugetlb_idle, &w,
+		  "hugetlb pool of 512 x 2048 kB (1024 MiB) is reserved and "
+		  "entirely free: memory held for nobody",
+		  "hugepages-2048kB: nr_hugepages=512 free_hugepages=512 resv_hugepages=0",
+		  "echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/"
+		  "nr_hugepages  # if no database is about to start");
 	assert_int_equal(meminfo_parse(LIT("Hugepagesize:    2048 kB\n"), &t->h.meminfo), 0);
 	words(t, rule_hugetlb_idle, &w);
 	assert_string_equal(w.fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
@@ -198,16 +196,14 @@ static void test_khugepaged_and_read_only_words(void **state)
 	t->h.has_khugepaged_cpu = true;
 	t->h.uptime_s = 1000;
 	t->h.khugepaged_cpu_s = 60;
-	words(t, rule_khugepaged_cpu, &w);
-	assert_string_equal(w.title, "khugepaged used 6.00% of a CPU since boot");
-	assert_string_equal(w.evidence, "khugepaged CPU 60.0 s over 1000 s uptime");
-	assert_string_equal(w.fix, "thpctl set khugepaged/scan_sleep_millisecs=20000");
+	words_are(t, rule_khugepaged_cpu, &w, "khugepaged used 6.00% of a CPU since boot",
+		  "khugepaged CPU 60.0 s over 1000 s uptime",
+		  "thpctl set khugepaged/scan_sleep_millisecs=20000");
 	t->h.thp.write_err = -EROFS;
-	words(t, rule_read_only, &w);
-	assert_string_equal(w.title,
-			    "THP settings are read-only here (read-only /sys): host-wide setting");
-	assert_string_equal(w.evidence, "transparent_hugepage/enabled: Read-only file system");
-	assert_string_equal(w.fix, "run thpctl on the host, as root");
+	words_are(t, rule_read_only, &w,
+		  "THP settings are read-only here (read-only /sys): host-wide setting",
+		  "transparent_hugepage/enabled: Read-only file system",
+		  "run thpctl on the host, as root");
 	assert_contains(w.why, "change them on the host");
 	t->h.thp.write_err = -EACCES;
 	words(t, rule_read_only, &w);
@@ -226,24 +222,22 @@ static void test_tuned_words(void **state)
 	snprintf(h->tuned.active, sizeof(h->tuned.active), "db");
 	tuned_set(h, "enabled", "madvise", true);
 	tuned_set(h, "khugepaged/max_ptes_none", "511", false);
-	words(t, rule_tuned_thp, &w);
-	assert_string_equal(w.title, "tuned profile db sets 2 THP setting(s): it overrides other "
-				     "settings at its next apply");
-	assert_string_equal(
-		w.evidence,
-		"tuned running, active_profile=db: enabled=madvise, khugepaged/max_ptes_none=511");
-	assert_string_equal(
-		w.fix, "thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
+	words_are(t, rule_tuned_thp, &w,
+		  "tuned profile db sets 2 THP setting(s): it overrides other "
+		  "settings at its next apply",
+		  "tuned running, active_profile=db: enabled=madvise, khugepaged/max_ptes_none=511",
+		  "thpctl persist --format tuned --install  # then tuned-adm profile thpctl");
 	tuned_set(h, "defrag", "always", true);
 	tuned_set(h, "use_zero_page", "0", false);
 	h->tuned.running = TRI_NO;
 	h->tuned.enabled = TRI_YES;
-	words(t, rule_tuned_thp, &w);
-	assert_string_equal(w.title, "tuned profile db sets 4 THP setting(s), 1 unlike the live "
-				     "value: its next apply changes them");
-	assert_string_equal(w.evidence, "tuned not running, enabled at boot, active_profile=db: "
-					"enabled=madvise, khugepaged/max_ptes_none=511, "
-					"defrag=always (live: madvise), use_zero_page=0 (live: -)");
+	words_are(t, rule_tuned_thp, &w,
+		  "tuned profile db sets 4 THP setting(s), 1 unlike the live "
+		  "value: its next apply changes them",
+		  "tuned not running, enabled at boot, active_profile=db: "
+		  "enabled=madvise, khugepaged/max_ptes_none=511, "
+		  "defrag=always (live: madvise), use_zero_page=0 (live: -)",
+		  NULL);
 }
 
 int main(void)

@@ -239,13 +239,7 @@ static void test_shrink_underused_noop(void **state)
 	assert_string_equal(f->set_key, "khugepaged/max_ptes_none");
 	assert_string_equal(f->set_value, "64");
 	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
-	t->h.has_shrinker = true;
-	struct shrinker_record *rec = &t->h.shrinker;
-	snprintf(rec->kernel, sizeof(rec->kernel), "%s", t->h.feat.release);
-	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
-	rec->n = 2;
-	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
-	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	struct shrinker_record *rec = shrinker_measured(&t->h);
 	f = fires(t, rule_shrink_underused_noop, "shrink-underused-noop", SEV_INFO);
 	assert_true(f->ev.shrink.measured);
 	assert_string_equal(f->ev.shrink.time, "2026-12-02T04:40:00Z");

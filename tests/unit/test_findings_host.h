@@ -160,6 +160,22 @@ static void tuned_set(struct host_snapshot *h, const char *key, const char *valu
 	e->vm = vm;
 }
 
+/*
+ * Record a lab shrinker run on H's own kernel: nothing split at
+ * max_ptes_none=511 (65536 kB before and after), all of it at 64 (65536 -> 0 kB).
+ */
+static inline struct shrinker_record *shrinker_measured(struct host_snapshot *h)
+{
+	h->has_shrinker = true;
+	struct shrinker_record *rec = &h->shrinker;
+	snprintf(rec->kernel, sizeof(rec->kernel), "%s", h->feat.release);
+	snprintf(rec->time, sizeof(rec->time), "2026-12-02T04:40:00Z");
+	rec->n = 2;
+	rec->p[0] = (struct shrinker_phase){511, 32, 0, 65536, 65536};
+	rec->p[1] = (struct shrinker_phase){64, 32, 32, 65536, 0};
+	return rec;
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 #endif

@@ -147,12 +147,7 @@ static void test_cgroup_pids(void **state)
 	(void)state;
 	char dir[] = "/tmp/thpctl-cg.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	unit_mkdir(dir, "sys");
-	unit_mkdir(dir, "sys/fs");
-	unit_mkdir(dir, "sys/fs/cgroup");
-	unit_mkdir(dir, "sys/fs/cgroup/app");
-	unit_mkdir(dir, "sys/fs/cgroup/app/web");
-	unit_mkdir(dir, "sys/fs/cgroup/app/web/w1");
+	unit_mkdirs(dir, "sys/fs/cgroup/app/web/w1");
 	unit_mkdir(dir, "sys/fs/cgroup/app/db");
 	unit_mkdir(dir, "sys/fs/cgroup/other");
 	unit_put(dir, "sys/fs/cgroup/cgroup.procs", "1\n");
@@ -181,10 +176,7 @@ static void test_cgroup_pids(void **state)
 	assert_int_equal(cgroup_rel("/", rel, sizeof(rel)), 0);
 	assert_int_equal(cgroup_pids(&sr, rel, &p), 6);
 	free(p);
-	sysroot_close(&sr);
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(dir, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_zero_subpages), cmocka_unit_test(test_underused_split),

@@ -80,58 +80,57 @@ static void test_hot_calls(void **state)
 static void test_hot_probe(void **state)
 {
 	(void)state;
-	struct tlb_record r = rec(true);
-	struct hot_verdict v;
 	/* this guest under load: a 64 MiB chase read 8 kB, the probe 20 of its 4096 kB */
-	struct hot_probe lost = {true, 4096, 20, 11};
-	struct hot_sum s = {0};
-	vma(&s, 67000, 0, 8);
-	assert_true(hot_probe_lost(&lost));
-	hot_judge(&s, &r, 2048, &lost, false, &v);
-	assert_int_equal(v.call, HOT_ABITS_LOST);
-	assert_true(v.abits_lost);
-	/* the same reading with the probe kept (4096 of 4096): it fits the 4 KiB reach */
-	struct hot_probe kept = {true, 4096, 4096, 11};
-	assert_false(hot_probe_lost(&kept));
-	hot_judge(&s, &r, 2048, &kept, false, &v);
-	assert_int_equal(v.call, HOT_FITS_4K);
-	assert_false(v.abits_lost);
+	static const struct hot_probe lost = {true, 4096, 20, 11}, kept = {true, 4096, 4096, 11},
+				      none = {false, 0, 0, 0};
 	/* the 90% line: 3687 of 4096 kept (90.01%), 3686 lost */
-	struct hot_probe edge = {true, 4096, 3687, 11};
-	assert_false(hot_probe_lost(&edge));
-	edge.ref_kb = 3686;
-	assert_true(hot_probe_lost(&edge));
-	/* nothing read and bits lost: not "cold" */
-	struct hot_sum z = {0};
-	vma(&z, 9000, 0, 0);
-	hot_judge(&z, &r, 2048, &lost, false, &v);
-	assert_int_equal(v.call, HOT_ABITS_LOST);
-	/* a lower bound already past both reaches decides: beyond the 2 MiB reach stands */
-	struct hot_sum big = {0};
-	vma(&big, 263000, 0, 200000);
-	hot_judge(&big, &r, 2048, &lost, false, &v);
-	assert_int_equal(v.call, HOT_BEYOND_2M);
-	assert_true(v.abits_lost);
-	/* a probe not taken is no evidence either way */
-	struct hot_probe none = {false, 0, 0, 0};
+	static const struct hot_probe edge_kept = {true, 4096, 3687, 11},
+				      edge_lost = {true, 4096, 3686, 11};
+	assert_true(hot_probe_lost(&lost));
+	assert_false(hot_probe_lost(&kept));
+	assert_false(hot_probe_lost(&edge_kept));
+	assert_true(hot_probe_lost(&edge_lost));
 	assert_false(hot_probe_lost(&none));
-	hot_judge(&s, &r, 2048, &none, false, &v);
-	assert_int_equal(v.call, HOT_FITS_4K);
-	/* a guest of an unnamed hypervisor: the low reading with the probe kept decides
-	 * nothing (tlb.sh here: 484 kB of a 64 MiB chase, probe 4096 of 4096 kB) */
-	struct hot_sum g = {0};
-	vma(&g, 67000, 0, 484);
-	hot_judge(&g, &r, 2048, &kept, true, &v);
-	assert_int_equal(v.call, HOT_GUEST_LOW);
-	assert_true(v.guest_unsure);
-	hot_judge(&z, &r, 2048, &kept, true, &v);
-	assert_int_equal(v.call, HOT_GUEST_LOW);
-	/* ... and a high one still decides there */
-	hot_judge(&big, &r, 2048, &kept, true, &v);
-	assert_int_equal(v.call, HOT_BEYOND_2M);
-	/* lost bits take precedence over the guest's doubt */
-	hot_judge(&g, &r, 2048, &lost, true, &v);
-	assert_int_equal(v.call, HOT_ABITS_LOST);
+	/* one VMA (RSS, AHP, REF kB) judged with PROBE (GUEST): CALL; ABITS and UNSURE (-1: not checked) */
+	static const struct {
+		const char *name;
+		uint64_t rss, ahp, ref;
+		const struct hot_probe *probe;
+		bool guest;
+		enum hot_call call;
+		int abits, unsure;
+	} c[] = {
+		{"the probe lost its bits", 67000, 0, 8, &lost, false, HOT_ABITS_LOST, 1, -1},
+		{"the same reading with the probe kept (4096 of 4096): it fits the 4 KiB reach",
+		 67000, 0, 8, &kept, false, HOT_FITS_4K, 0, -1},
+		{"nothing read and bits lost: not \"cold\"", 9000, 0, 0, &lost, false,
+		 HOT_ABITS_LOST, -1, -1},
+		{"a lower bound already past both reaches decides: beyond the 2 MiB reach stands",
+		 263000, 0, 200000, &lost, false, HOT_BEYOND_2M, 1, -1},
+		{"a probe not taken is no evidence either way", 67000, 0, 8, &none, false,
+		 HOT_FITS_4K, -1, -1},
+		/* tlb.sh here: 484 kB of a 64 MiB chase, probe 4096 of 4096 kB */
+		{"a guest of an unnamed hypervisor: the low reading with the probe kept decides nothing",
+		 67000, 0, 484, &kept, true, HOT_GUEST_LOW, -1, 1},
+		{"a guest, nothing read, the probe kept", 9000, 0, 0, &kept, true, HOT_GUEST_LOW,
+		 -1, -1},
+		{"a guest: a high reading still decides there", 263000, 0, 200000, &kept, true,
+		 HOT_BEYOND_2M, -1, -1},
+		{"lost bits take precedence over the guest's doubt", 67000, 0, 484, &lost, true,
+		 HOT_ABITS_LOST, -1, -1},
+	};
+	struct tlb_record r = rec(true);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct hot_sum s = {0};
+		struct hot_verdict v;
+		vma(&s, c[i].rss, c[i].ahp, c[i].ref);
+		hot_judge(&s, &r, 2048, c[i].probe, c[i].guest, &v);
+		unit_row_int(c[i].name, "the call", v.call, c[i].call);
+		if (c[i].abits >= 0)
+			unit_row_int(c[i].name, "abits_lost", v.abits_lost, c[i].abits);
+		if (c[i].unsure >= 0)
+			unit_row_int(c[i].name, "guest_unsure", v.guest_unsure, c[i].unsure);
+	}
 }
 
 /* Every call has its JSON id and its words (the guest call once had no id: "call" went missing). */

@@ -69,28 +69,21 @@ static void test_allow_list_refuses_escapes_and_other_files(void **state)
 static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
 {
 	(void)state;
-	assert_true(journal_poke_allowed("proc/sys/vm/drop_caches"));
-	assert_true(journal_poke_allowed("proc/sys/vm/compact_memory"));
-	assert_false(journal_poke_allowed(THP "/enabled"));
-	assert_false(journal_poke_allowed("proc/sys/vm/../vm/drop_caches"));
+	static const char *const yes[] = {"proc/sys/vm/drop_caches", "proc/sys/vm/compact_memory",
+					  NULL};
+	static const char *const no[] = {THP "/enabled", "proc/sys/vm/../vm/drop_caches", NULL};
+	unit_accepts("journal_poke_allowed", journal_poke_allowed, yes, no);
 }
 
 static void test_values_are_knob_words_or_numbers(void **state)
 {
 	(void)state;
-	assert_true(journal_value_ok("madvise"));
-	assert_true(journal_value_ok("defer+madvise"));
-	assert_true(journal_value_ok("511"));
-	assert_true(journal_value_ok("within_size"));
-	assert_false(journal_value_ok(""));
-	assert_false(journal_value_ok("a b"));
-	assert_false(journal_value_ok("x\n"));
-	assert_false(journal_value_ok("[never]"));
-	assert_false(journal_value_ok("../x"));
 	char longv[80];
 	memset(longv, 'a', sizeof(longv) - 1);
 	longv[sizeof(longv) - 1] = '\0';
-	assert_false(journal_value_ok(longv));
+	static const char *const yes[] = {"madvise", "defer+madvise", "511", "within_size", NULL};
+	const char *const no[] = {"", "a b", "x\n", "[never]", "../x", longv, NULL};
+	unit_accepts("journal_value_ok", journal_value_ok, yes, no);
 }
 
 static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)

@@ -35,6 +35,14 @@ static void check_values(const struct kvlist *l, const struct kv_want *w, size_t
 	}
 }
 
+/* kv_get finds none of the NULL-ended NAMES. */
+static void check_absent(const struct kvlist *l, const char *const *names)
+{
+	for (; *names; names++)
+		if (kv_get(l, *names, NULL))
+			fail_msg("\"%s\" is in the list", *names);
+}
+
 static void test_vmstat_values(void **state)
 {
 	(void)state;
@@ -70,16 +78,14 @@ static void test_vmstat_unknown_keys_kept(void **state)
 {
 	(void)state;
 	struct kvlist l = {0};
-	uint64_t v = 0;
 	const char text[] = "thp_fault_alloc 1\n"
 			    "some_counter_from_2030 42\n"
 			    "anon_fault_declined 8\n";
 	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
 	assert_int_equal(l.n, 3);
-	assert_true(kv_get(&l, "some_counter_from_2030", &v));
-	assert_int_equal(v, 42);
-	assert_true(kv_get(&l, "anon_fault_declined", &v));
-	assert_int_equal(v, 8);
+	static const struct kv_want w[] = {{"some_counter_from_2030", 42},
+					   {"anon_fault_declined", 8}};
+	check_values(&l, w, 2);
 	kvlist_free(&l);
 }
 
@@ -87,7 +93,6 @@ static void test_vmstat_malformed_lines(void **state)
 {
 	(void)state;
 	struct kvlist l = {0};
-	uint64_t v = 0;
 	const char text[] = "thp_fault_alloc 10\n"
 			    "no_number\n"			   /* no value */
 			    "word abc\n"			   /* not a number */
@@ -100,15 +105,12 @@ static void test_vmstat_malformed_lines(void **state)
 	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
 	assert_int_equal(l.bad, 6);
 	assert_int_equal(l.n, 2);
-	assert_true(kv_get(&l, "thp_fault_alloc", &v));
-	assert_int_equal(v, 10);
-	assert_true(kv_get(&l, "thp_fault_fallback", &v));
-	assert_int_equal(v, 20);
+	static const struct kv_want w[] = {{"thp_fault_alloc", 10}, {"thp_fault_fallback", 20}};
+	check_values(&l, w, 2);
 	/* a cut last line could be "3" of "3456": never used */
-	assert_false(kv_get(&l, "compact_stall", NULL));
-	assert_false(kv_get(&l, "thp_split_pmd", NULL));
-	assert_false(kv_get(&l, "no_number", NULL));
-	assert_false(kv_get(&l, "negative", NULL));
+	static const char *const absent[] = {"compact_stall", "thp_split_pmd", "no_number",
+					     "negative", NULL};
+	check_absent(&l, absent);
 	kvlist_free(&l);
 }
 
@@ -164,13 +166,10 @@ static void test_vmstat_many_keys_grow(void **state)
 	for (int i = 0; i < 300; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "key_%d %d\n", i, i * 3);
 	struct kvlist l = {0};
-	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(text, n, &l), 0);
 	assert_int_equal(l.n, 300);
-	assert_true(kv_get(&l, "key_299", &v));
-	assert_int_equal(v, 897);
-	assert_true(kv_get(&l, "key_64", &v));
-	assert_int_equal(v, 192);
+	static const struct kv_want w[] = {{"key_299", 897}, {"key_64", 192}};
+	check_values(&l, w, 2);
 	kvlist_free(&l);
 }
 
@@ -218,15 +217,14 @@ static void test_meminfo_malformed(void **state)
 			    "Buffers:  2416 kB\r\n"	     /* CRLF */
 			    "Dirty: 2620 kB";		     /* truncated last line */
 	struct kvlist l = {0};
-	uint64_t v = 0;
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
 	assert_int_equal(l.bad, 6);
 	assert_int_equal(l.n, 1);
-	assert_true(kv_get(&l, "Buffers", &v));
-	assert_int_equal(v, 2416);
-	assert_false(kv_get(&l, "Dirty", NULL)); /* cut: never used */
-	assert_false(kv_get(&l, "MemTotal", NULL));
-	assert_false(kv_get(&l, "Big", NULL));
+	static const struct kv_want w[] = {{"Buffers", 2416}};
+	check_values(&l, w, 1);
+	/* Dirty cut: never used */
+	static const char *const absent[] = {"Dirty", "MemTotal", "Big", NULL};
+	check_absent(&l, absent);
 	kvlist_free(&l);
 
 	/* vmstat text is malformed as meminfo (no colons) */

@@ -258,59 +258,97 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
 static void test_faster_clause_words_follow_the_interval(void **state)
 {
 	(void)state;
-	char out[256];
-	/* small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster */
-	struct ratio_ci ci = {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 164.9, 193.6, 0.10),
-			 CI_ABOVE);
-	assert_string_equal(
-		out,
-		"faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)");
-	/* all slower: the runs the old verdict called "as expected" */
-	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 210.0, 200.0, 0.10),
-			 CI_BELOW);
-	assert_string_equal(
-		out,
-		"slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)");
-	/* tight around 0 */
-	ci = (struct ratio_ci){.ok = true, .lo = 0.98, .hi = 1.03};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 100.0, 101.0, 0.10),
-			 CI_WITHIN);
-	assert_string_equal(
-		out,
-		"no difference beyond +-10% (95% CI -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)");
-	/* tight and apart by less than the resolution: no difference that matters, not "faster" */
-	ci = (struct ratio_ci){.ok = true, .lo = 1.01, .hi = 1.03};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 100.0, 102.0, 0.10),
-			 CI_WITHIN);
-	/* the 256 MiB spread: -14.6% .. +40.9% */
-	ci = (struct ratio_ci){.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 6, 0.95, 150.0, 160.0, 0.10),
-			 CI_TOO_WIDE);
-	assert_string_equal(
-		out,
-		"inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
-	/* one run: 2 measurements per backing */
-	ci = (struct ratio_ci){.ok = false};
-	assert_int_equal(lab_faster_clause(out, sizeof(out), &ci, 2, 0.95, 150.0, 160.0, 0.10),
-			 CI_TOO_FEW);
-	assert_string_equal(
-		out,
-		"inconclusive: too few runs for an interval (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
-	/* sequential looks at 99.17% each: 6 per backing are needed, and it says so */
-	assert_int_equal(
-		lab_faster_clause(out, sizeof(out), &ci, 4, 1 - 0.05 / 6, 150.0, 160.0, 0.10),
-		CI_TOO_FEW);
-	assert_string_equal(
-		out,
-		"inconclusive: too few runs for an interval (4 per backing; a 99.17% interval needs 5): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
-	/* no interval because a value was no time: not "too few", not "noisy" */
-	assert_int_equal(lab_faster_clause(out, sizeof(out), NULL, 6, 0.95, 150.0, 160.0, 0.10),
-			 CI_TOO_FEW);
-	assert_string_equal(
-		out,
-		"inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)");
+	/* CI (none: NOCI) over N per backing at LEVEL, the medians HUGE and SMALL ns: CALL, TEXT */
+	static const struct {
+		const char *name;
+		struct ratio_ci ci;
+		bool noci;
+		int n;
+		double level, huge, small;
+		enum ci_call call;
+		const char *text;
+	} c[] = {
+		{"small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster",
+		 {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25},
+		 false,
+		 6,
+		 0.95,
+		 164.9,
+		 193.6,
+		 CI_ABOVE,
+		 "faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)"},
+		{"all slower: the runs the old verdict called \"as expected\"",
+		 {.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002},
+		 false,
+		 6,
+		 0.95,
+		 210.0,
+		 200.0,
+		 CI_BELOW,
+		 "slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)"},
+		{"tight around 0",
+		 {.ok = true, .lo = 0.98, .hi = 1.03},
+		 false,
+		 6,
+		 0.95,
+		 100.0,
+		 101.0,
+		 CI_WITHIN,
+		 "no difference beyond +-10% (95% CI -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)"},
+		{"tight and apart by less than the resolution: no difference that matters, not \"faster\"",
+		 {.ok = true, .lo = 1.01, .hi = 1.03},
+		 false,
+		 6,
+		 0.95,
+		 100.0,
+		 102.0,
+		 CI_WITHIN,
+		 NULL},
+		{"the 256 MiB spread: -14.6% .. +40.9%",
+		 {.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591},
+		 false,
+		 6,
+		 0.95,
+		 150.0,
+		 160.0,
+		 CI_TOO_WIDE,
+		 "inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+		{"one run: 2 measurements per backing",
+		 {.ok = false},
+		 false,
+		 2,
+		 0.95,
+		 150.0,
+		 160.0,
+		 CI_TOO_FEW,
+		 "inconclusive: too few runs for an interval (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+		{"sequential looks at 99.17% each: 6 per backing are needed, and it says so",
+		 {.ok = false},
+		 false,
+		 4,
+		 1 - 0.05 / 6,
+		 150.0,
+		 160.0,
+		 CI_TOO_FEW,
+		 "inconclusive: too few runs for an interval (4 per backing; a 99.17% interval needs 5): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+		{"no interval because a value was no time: not \"too few\", not \"noisy\"",
+		 {0},
+		 true,
+		 6,
+		 0.95,
+		 150.0,
+		 160.0,
+		 CI_TOO_FEW,
+		 "inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char out[256];
+		int call = lab_faster_clause(out, sizeof(out), c[i].noci ? NULL : &c[i].ci, c[i].n,
+					     c[i].level, c[i].huge, c[i].small, 0.10);
+		unit_row_int(c[i].name, "lab_faster_clause", call, c[i].call);
+		if (c[i].text)
+			unit_row_str(c[i].name, "the clause", out, c[i].text);
+	}
 }
 
 /*

@@ -9,6 +9,8 @@
 #include "model/ledger.h"
 #include "render/ledger.h"
 
+#include "test_ledger_split.h"
+
 #define THP (KPF_M_THP | KPF_M_ANON)
 
 static void test_samples_fall_one_per_stratum(void **state)
@@ -158,15 +160,8 @@ static void test_largest_cost_past_its_threshold(void **state)
 {
 	(void)state;
 	struct thp_ledger l;
-	/* 128 MiB written, 511 of 512 pages dropped per PMD, 8 ranges re-collapsed:
-	 * huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
-	struct ledger_raw split = {.thps = 8,
-				   .thps_sampled = 8,
-				   .samples = 64,
-				   .zero_samples = 63,
-				   .partial_folios = 56,
-				   .held_pages = 56 * 511};
-	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &l);
+	/* huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
+	ledger_split_build(&l);
 	struct smaps_totals t = {.present = 1u << SM_RSS | 1u << SM_ANON_HUGE | 1u << SM_LAZYFREE};
 	t.kb[SM_RSS] = 16700;
 	t.kb[SM_ANON_HUGE] = 16384;
@@ -229,12 +224,9 @@ static void test_render_mthp_and_lazyfree(void **state)
 	t.kb[SM_RSS] = 20000;
 	t.kb[SM_LAZYFREE] = 0;
 	ledger_smaps(&l, &t);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	ledger_render_lines(f, &l, false);
-	fclose(f);
+	struct unit_mem m;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	char *text = unit_mem_text(&m);
 	assert_contains(text, "64kB folios 16.0 MiB");
 	assert_contains(text, "mTHP folios are never counted as underused by the shrinker");
 	assert_contains(text, "lazy free    0 kB");
@@ -242,9 +234,8 @@ static void test_render_mthp_and_lazyfree(void **state)
 	/* without mTHP folios: no such line */
 	struct ledger_raw none = {0};
 	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
-	f = open_memstream(&text, &len);
-	ledger_render_lines(f, &l, false);
-	fclose(f);
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
 	assert_null(strstr(text, "mTHP folios are never"));
 	assert_contains(text, "lazy free    -"); /* not from smaps here: unknown, not 0 */
 	free(text);

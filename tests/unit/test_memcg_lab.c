@@ -7,39 +7,27 @@
 static void test_memcg_lab_paths(void **state)
 {
 	(void)state;
-	assert_true(memcg_lab_path_ok("/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234"));
-	assert_true(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1"));
+	static const char *const yes[] = {"/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234",
+					  "/sys/fs/cgroup/thpctl-lab-shrinker-1", NULL};
 	/* anything else is refused: the undo kills what is inside and removes it */
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/memory"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/system.slice"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/memory/../thpctl-lab-x-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup//thpctl-lab-x-1"));
-	assert_false(memcg_lab_path_ok("/tmp/thpctl-lab-shrinker-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab--1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-Shr-1"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1x"));
-	assert_false(memcg_lab_path_ok("/sys/fs/cgroup/thpctl-lab-shrinker-1/sub"));
-	assert_false(memcg_lab_path_ok(
-		"/sys/fs/cgroup/memory/aaaaaaaa/bbbbbbbb/cccccccc/dddddddd/eeeeeeee/ffffffff/thpctl-lab-shrinker-1234"));
+	static const char *const no[] = {
+		"/sys/fs/cgroup/memory",
+		"/sys/fs/cgroup/system.slice",
+		"/sys/fs/cgroup/memory/../thpctl-lab-x-1",
+		"/sys/fs/cgroup//thpctl-lab-x-1",
+		"/tmp/thpctl-lab-shrinker-1",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-",
+		"/sys/fs/cgroup/thpctl-lab--1",
+		"/sys/fs/cgroup/thpctl-lab-Shr-1",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-1x",
+		"/sys/fs/cgroup/thpctl-lab-shrinker-1/sub",
+		"/sys/fs/cgroup/memory/aaaaaaaa/bbbbbbbb/cccccccc/dddddddd/eeeeeeee/ffffffff/thpctl-lab-shrinker-1234",
+		NULL,
+	};
+	unit_accepts("memcg_lab_path_ok", memcg_lab_path_ok, yes, no);
 	assert_int_equal(memcg_lab_remove("/sys/fs/cgroup/system.slice"), -EINVAL);
 	/* gone already: done */
 	assert_int_equal(memcg_lab_remove("/sys/fs/cgroup/thpctl-lab-none-999999999"), 0);
-}
-
-static void mk(const char *dir, const char *rel, const char *text)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
 }
 
 /* v2 when cgroup.controllers names memory, else v1 when memory/ is mounted, else none. */
@@ -52,29 +40,26 @@ static void test_memcg_lab_plan(void **state)
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	struct memcg_lab m;
 	assert_int_equal(memcg_lab_plan(&sr, "shrinker", &m), -ENOENT);
-	mk(dir, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	unit_put_deep(dir, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
 	assert_int_equal(memcg_lab_plan(&sr, "shrinker", &m), 0);
 	assert_int_equal(m.version, 1);
 	char want[96];
 	snprintf(want, sizeof(want), "/sys/fs/cgroup/memory/thpctl-lab-shrinker-%ld",
 		 (long)getpid());
 	assert_string_equal(m.path, want);
-	mk(dir, "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+	unit_put_deep(dir, "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
 	assert_int_equal(memcg_lab_plan(&sr, "shrinker", &m), 0);
 	assert_int_equal(m.version, 2);
 	assert_int_equal(memcg_lab_create(&sr, &m), 0);
 	assert_int_equal(memcg_lab_create(&sr, &m), -EEXIST);
-	mk(dir, "sys/fs/cgroup/thpctl-lab-shrinker-x/memory.current", "");
+	unit_put_deep(dir, "sys/fs/cgroup/thpctl-lab-shrinker-x/memory.current", "");
 	char cur[96];
 	snprintf(cur, sizeof(cur), "%s/memory.current", m.rel);
-	mk(dir, cur, "1048576\n");
+	unit_put_deep(dir, cur, "1048576\n");
 	uint64_t use;
 	assert_int_equal(memcg_lab_usage(&sr, &m, &use), 0);
 	assert_true(use == 1048576);
-	sysroot_close(&sr);
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(dir, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_memcg_lab_paths), cmocka_unit_test(test_memcg_lab_plan))

@@ -46,13 +46,9 @@ static struct persist_in in_618(void)
 /* Render F into a malloc'd string; *RC gets persist_render's value. */
 static char *render(enum persist_format f, const struct persist_in *in, int *rc)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_non_null(m);
-	*rc = persist_render(m, f, in);
-	fclose(m);
-	return text;
+	struct unit_mem m;
+	*rc = persist_render(unit_mem_open(&m), f, in);
+	return unit_mem_text(&m);
 }
 
 /* render that must succeed. */

@@ -208,36 +208,62 @@ static void test_band_call_needs_the_whole_interval(void **state)
 static void test_rounds_gate_needs_agreeing_rounds(void **state)
 {
 	(void)state;
-	char why[200] = "";
-	double base[2] = {1000, 1000}, mode[2] = {850, 860};
-	/* the 0.85x "contradicted" of a single quick round is not a finding */
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 1, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_INCONCLUSIVE);
-	assert_non_null(strstr(why, "one round"));
-	/* two rounds, both below the band: it stands */
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_CONTRADICTED);
-	/* one round inside, one below: inconclusive, and it says which */
-	mode[1] = 1000;
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_CONTRADICTED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_INCONCLUSIVE);
-	assert_non_null(strstr(why, "1 inside the band, 1 below"));
-	/* confirmed needs every round inside */
-	mode[0] = 1010;
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_CONFIRMED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_CONFIRMED);
-	mode[0] = 1100;
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_CONFIRMED, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_INCONCLUSIVE);
-	/* an inconclusive call stays so */
-	assert_int_equal(
-		pg_rounds_gate(CLAIM_INCONCLUSIVE, base, mode, 2, 0.98, 1.02, why, sizeof(why)),
-		CLAIM_INCONCLUSIVE);
+	static const double base[2] = {1000, 1000};
+	/* CALL over two rounds of base and MODE, N of them counted: WANT, saying WHY */
+	static const struct {
+		const char *name;
+		enum claim_call call;
+		double mode[2];
+		int n;
+		enum claim_call want;
+		const char *why;
+	} c[] = {
+		{"the 0.85x \"contradicted\" of a single quick round is not a finding",
+		 CLAIM_CONTRADICTED,
+		 {850, 860},
+		 1,
+		 CLAIM_INCONCLUSIVE,
+		 "one round"},
+		{"two rounds, both below the band: it stands",
+		 CLAIM_CONTRADICTED,
+		 {850, 860},
+		 2,
+		 CLAIM_CONTRADICTED,
+		 NULL},
+		{"one round inside, one below: inconclusive, and it says which",
+		 CLAIM_CONTRADICTED,
+		 {850, 1000},
+		 2,
+		 CLAIM_INCONCLUSIVE,
+		 "1 inside the band, 1 below"},
+		{"confirmed with every round inside",
+		 CLAIM_CONFIRMED,
+		 {1010, 1000},
+		 2,
+		 CLAIM_CONFIRMED,
+		 NULL},
+		{"confirmed needs every round inside",
+		 CLAIM_CONFIRMED,
+		 {1100, 1000},
+		 2,
+		 CLAIM_INCONCLUSIVE,
+		 NULL},
+		{"an inconclusive call stays so",
+		 CLAIM_INCONCLUSIVE,
+		 {1100, 1000},
+		 2,
+		 CLAIM_INCONCLUSIVE,
+		 NULL},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char why[200] = "";
+		unit_row_int(c[i].name, "pg_rounds_gate",
+			     pg_rounds_gate(c[i].call, base, c[i].mode, c[i].n, 0.98, 1.02, why,
+					    sizeof(why)),
+			     c[i].want);
+		if (c[i].why)
+			assert_row(c[i].name, strstr(why, c[i].why));
+	}
 }
 
 /* ROOT/VER/bin with the executables NAMES (space-separated). */
@@ -276,9 +302,7 @@ static void test_find_highest_complete_version(void **state)
 	snprintf(want, sizeof(want), "%s/15/bin", root);
 	assert_string_equal(c.bin, want);
 	assert_int_equal(pg_find("/nonexistent-thpctl", &c), -ENOENT);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf -- %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_rmrf(root);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_pgbench_15_summary_and_progress),

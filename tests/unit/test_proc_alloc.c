@@ -249,21 +249,6 @@ static void test_alloc_facts_damaged(void **state)
 	assert_int_equal(alloc_raw_parse(longl, strlen(longl), &r), -EINVAL);
 }
 
-static void put(const char *dir, const char *rel, const void *p, size_t n)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (char *s = strchr(path + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	fclose(f);
-}
-
 /* A recorded tree: facts file first, else smaps and a regular proc/PID/exe. */
 static void test_alloc_read_recorded_tree(void **state)
 {
@@ -274,18 +259,22 @@ static void test_alloc_read_recorded_tree(void **state)
 	size_t bl = go_buildinfo(bi, "go1.21.6", "");
 	struct tsec s[] = {{".go.buildinfo", SHT_PROGBITS, bi, bl, 0, 0}};
 	size_t n = elf_build(img, sizeof(img), s, 1, false);
-	put(dir, "proc/100/status", LIT("Name:\tgo\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"));
-	put(dir, "proc/100/smaps", LIT("00400000-00401000 r-xp 0 0 0 /app\nRss: 4 kB\n"));
-	put(dir, "proc/100/exe", img, n);
-	put(dir, "proc/200/status", LIT("Name:\tredis\nUid:\t7\t0\t0\t0\nGid:\t0\t0\t0\t0\n"));
-	put(dir, "proc/200/smaps", LIT(maps_je));
-	put(dir, "proc/300/status", LIT("Name:\tje\n"));
-	put(dir, "capture/alloc/300",
-	    LIT("thpctl-alloc 1\nmaps\t0\ndynamic\t1\n"
-		"lib\tjemalloc\tversion-string\t0\t62\t5.3.0\t/usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
-		"exe\t-13\nsecure\t0\tauxv\n"));
-	put(dir, "proc/400/status", LIT("Name:\tbad\n"));
-	put(dir, "capture/alloc/400", LIT("thpctl-alloc 1\nmaps\tx\n"));
+	unit_put_bytes(dir, "proc/100/status",
+		       LIT("Name:\tgo\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"));
+	unit_put_bytes(dir, "proc/100/smaps",
+		       LIT("00400000-00401000 r-xp 0 0 0 /app\nRss: 4 kB\n"));
+	unit_put_bytes(dir, "proc/100/exe", img, n);
+	unit_put_bytes(dir, "proc/200/status",
+		       LIT("Name:\tredis\nUid:\t7\t0\t0\t0\nGid:\t0\t0\t0\t0\n"));
+	unit_put_bytes(dir, "proc/200/smaps", LIT(maps_je));
+	unit_put_bytes(dir, "proc/300/status", LIT("Name:\tje\n"));
+	unit_put_bytes(
+		dir, "capture/alloc/300",
+		LIT("thpctl-alloc 1\nmaps\t0\ndynamic\t1\n"
+		    "lib\tjemalloc\tversion-string\t0\t62\t5.3.0\t/usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
+		    "exe\t-13\nsecure\t0\tauxv\n"));
+	unit_put_bytes(dir, "proc/400/status", LIT("Name:\tbad\n"));
+	unit_put_bytes(dir, "capture/alloc/400", LIT("thpctl-alloc 1\nmaps\tx\n"));
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	struct alloc_raw r;
@@ -310,10 +299,7 @@ static void test_alloc_read_recorded_tree(void **state)
 	assert_false(r.from_facts);
 	assert_int_equal(r.maps_err, -ENOENT);
 	assert_int_equal(proc_alloc_read(&sr, 999, &r), -ESRCH);
-	sysroot_close(&sr);
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(dir, &sr);
 }
 
 /* This test program itself: glibc's libc.so.6 with the version its own string gives. */

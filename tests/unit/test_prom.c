@@ -15,15 +15,10 @@ static char *render_label(const char *s)
 static void test_names(void **state)
 {
 	(void)state;
-	assert_true(prom_valid_name("thp_fault_alloc_total"));
-	assert_true(prom_valid_name("a:b_C9"));
-	assert_true(prom_valid_name("_x"));
-	assert_false(prom_valid_name(""));
-	assert_false(prom_valid_name("9lives"));
-	assert_false(prom_valid_name("thp-fault"));
-	assert_false(prom_valid_name("thp fault"));
-	assert_false(prom_valid_name("thp.fault"));
-	assert_false(prom_valid_name("thp_f\xc3\xa9"));
+	static const char *const yes[] = {"thp_fault_alloc_total", "a:b_C9", "_x", NULL};
+	static const char *const no[] = {"",	      "9lives",	       "thp-fault", "thp fault",
+					 "thp.fault", "thp_f\xc3\xa9", NULL};
+	unit_accepts("prom_valid_name", prom_valid_name, yes, no);
 }
 
 static void test_escape(void **state)

@@ -73,29 +73,17 @@ static void test_record_read_through_the_sysroot(void **state)
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	struct shrinker_record r;
 	assert_int_equal(shrinker_record_read(&sr, &r), -ENOENT);
-	char path[256];
-	snprintf(path, sizeof(path), "%s/var", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/var/lib", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/var/lib/thpctl", dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/" SR_SHRINKER_RECORD, dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(good, f);
-	fclose(f);
+	unit_put_deep(dir, SR_SHRINKER_RECORD, good);
 	assert_int_equal(shrinker_record_read(&sr, &r), 0);
 	assert_int_equal(r.n, 3);
-	f = fopen(path, "w");
+	char path[256];
+	snprintf(path, sizeof(path), "%s/" SR_SHRINKER_RECORD, dir);
+	FILE *f = fopen(path, "w");
 	for (int i = 0; i < 600; i++) /* over 4 KiB: damage, never read in part */
 		fputs("phase 0 1 1 2 0\n", f);
 	fclose(f);
 	assert_int_equal(shrinker_record_read(&sr, &r), -EINVAL);
-	sysroot_close(&sr);
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(dir, &sr);
 }
 
 UNIT_MAIN(cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_record_damaged),

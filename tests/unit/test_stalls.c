@@ -570,12 +570,9 @@ static char *overhead_text(double record_ns, bool noise)
 	stalls_finish(&s, NULL, NULL);
 	struct trace_report r = {
 		.s = &s, .elapsed_s = 10, .record_ns = record_ns, .record_noise = noise};
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	stalls_render_text(f, &r, false);
-	fclose(f);
+	struct unit_mem m;
+	stalls_render_text(unit_mem_open(&m), &r, false);
+	char *text = unit_mem_text(&m);
 	stalls_free(&s);
 	char *oh = strstr(text, "Tracing overhead");
 	assert_non_null(oh);

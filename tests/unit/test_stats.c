@@ -211,23 +211,47 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 	assert_near(ci.est, 31.0 / 11, 1e-12);
 	assert_true(ci.lo == 0 && ci.hi == 0);
 	assert_int_equal(stats_ci_call(&ci, 0.10), CI_TOO_FEW);
-	/* overlapping, tight: spans 1 inside +-10% */
-	double x[] = {100, 101, 102, 103}, y[] = {100.5, 101.5, 102.5, 99.5};
-	assert_int_equal(stats_ratio_ci(x, 4, y, 4, 0.95, &ci), 0);
-	assert_near(ci.lo, 99.5 / 103, 1e-12);
-	assert_near(ci.hi, 102.5 / 100, 1e-12);
-	assert_int_equal(stats_ci_call(&ci, 0.10), CI_WITHIN);
-	/* tight and apart, but by less than the resolution: within, not above (a 0.2% gap) */
-	double s1[] = {1000, 1000.1, 1000.2, 1000.3}, s2[] = {1002, 1002.1, 1002.2, 1002.3};
-	assert_int_equal(stats_ratio_ci(s1, 4, s2, 4, 0.95, &ci), 0);
-	assert_true(ci.ok && ci.lo > 1);
-	assert_int_equal(stats_ci_call(&ci, 0.10), CI_WITHIN);
-	/* overlapping, wide: -15% .. +40% hides any answer */
-	double p[] = {100, 140, 90, 120}, q[] = {110, 95, 150, 100};
-	assert_int_equal(stats_ratio_ci(p, 4, q, 4, 0.95, &ci), 0);
-	assert_near(ci.lo, 95.0 / 140, 1e-12);
-	assert_near(ci.hi, 150.0 / 90, 1e-12);
-	assert_int_equal(stats_ci_call(&ci, 0.10), CI_TOO_WIDE);
+	/* 4 and 4: an interval (LO..HI; an apart row only above 1), called against +-10% */
+	static const struct {
+		const char *name;
+		double x[4], y[4], lo, hi;
+		bool apart;
+		enum ci_call call;
+	} c[] = {
+		{"overlapping, tight: spans 1 inside +-10%",
+		 {100, 101, 102, 103},
+		 {100.5, 101.5, 102.5, 99.5},
+		 99.5 / 103,
+		 102.5 / 100,
+		 false,
+		 CI_WITHIN},
+		{"tight and apart, but by less than the resolution: within, not above (a 0.2% gap)",
+		 {1000, 1000.1, 1000.2, 1000.3},
+		 {1002, 1002.1, 1002.2, 1002.3},
+		 0,
+		 0,
+		 true,
+		 CI_WITHIN},
+		{"overlapping, wide: -15% .. +40% hides any answer",
+		 {100, 140, 90, 120},
+		 {110, 95, 150, 100},
+		 95.0 / 140,
+		 150.0 / 90,
+		 false,
+		 CI_TOO_WIDE},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *row = c[i].name;
+		unit_row_int(row, "stats_ratio_ci", stats_ratio_ci(c[i].x, 4, c[i].y, 4, 0.95, &ci),
+			     0);
+		if (c[i].apart) {
+			assert_row(row, ci.ok && ci.lo > 1);
+		} else {
+			assert_row(row, fabs(ci.lo - c[i].lo) <= 1e-12);
+			assert_row(row, fabs(ci.hi - c[i].hi) <= 1e-12);
+		}
+		unit_row_int(row, "stats_ci_call", stats_ci_call(&ci, 0.10), c[i].call);
+	}
 	/* even count of ratios: geometric mean of the middle two */
 	double u[] = {1, 4}, v[] = {2};
 	assert_int_equal(stats_ratio_ci(u, 2, v, 1, 0.95, &ci), 0);

@@ -80,21 +80,28 @@ static int teardown(void **state)
 static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 {
 	(void)state;
+	/* the text (with its length: NULs inside) and the value parsed from it */
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *want;
+	} c[] = {
+		{LIT("always [madvise] never\n"), "madvise"},
+		{LIT("511 \n\n"), "511"},
+		{LIT(""), ""},
+		/* a bracket that does not parse as a choice is kept as text */
+		{LIT("[a [b]\n"), "[a [b]"},
+		/* a NUL ends the value, and the blank before it goes (a fuzz finding: "ze \0\377") */
+		{LIT("within_size \0\377\377 x\n"), "within_size"},
+	};
 	char v[16];
-	assert_int_equal(sysfs_value_parse(LIT("always [madvise] never\n"), v, sizeof(v)), 0);
-	assert_string_equal(v, "madvise");
-	assert_int_equal(sysfs_value_parse(LIT("511 \n\n"), v, sizeof(v)), 0);
-	assert_string_equal(v, "511");
-	assert_int_equal(sysfs_value_parse(LIT(""), v, sizeof(v)), 0);
-	assert_string_equal(v, "");
-	/* a bracket that does not parse as a choice is kept as text */
-	assert_int_equal(sysfs_value_parse(LIT("[a [b]\n"), v, sizeof(v)), 0);
-	assert_string_equal(v, "[a [b]");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unit_row_int(c[i].text, "sysfs_value_parse",
+			     sysfs_value_parse(c[i].text, c[i].len, v, sizeof(v)), 0);
+		unit_row_str(c[i].text, "the value", v, c[i].want);
+	}
 	assert_int_equal(sysfs_value_parse(LIT("0123456789abcdef\n"), v, sizeof(v)), -E2BIG);
 	assert_int_equal(sysfs_value_parse(LIT("0123456789abcde\n"), v, sizeof(v)), 0);
-	/* a NUL ends the value, and the blank before it goes (a fuzz finding: "ze \0\377") */
-	assert_int_equal(sysfs_value_parse(LIT("within_size \0\377\377 x\n"), v, sizeof(v)), 0);
-	assert_string_equal(v, "within_size");
 }
 
 static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)

@@ -27,12 +27,7 @@ static void test_tree(void **state)
 	char dir[] = "/tmp/thpctl-sd-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char p[512];
-	snprintf(p, sizeof(p), "%s/usr", dir);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/usr/lib", dir);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/usr/lib/systemd", dir);
-	mkdir(p, 0755);
+	unit_mkdirs(dir, "usr/lib/systemd");
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	assert_int_equal(systemd_knows(&sr, "MemoryTHP"), -ENOENT);
@@ -47,8 +42,7 @@ static void test_tree(void **state)
 	assert_int_equal(systemd_knows(&sr, "MemoryMax"), 1);
 	assert_int_equal(systemd_knows(&sr, "MemoryTHP"), 0);
 	unlink(p);
-	snprintf(p, sizeof(p), "rm -rf %s", dir);
-	assert_int_equal(system(p), 0);
+	unit_rmrf(dir);
 	sysroot_close(&sr);
 }
 

@@ -22,21 +22,35 @@ static void point(struct tlb_point *p, uint64_t pages, double level)
 		p->excess[i] = level + jitter[i];
 }
 
+/* N points of FIRST << i pages at the levels LVL; tlb_step_find at MIN_NS into S, returning 0. */
+static void sweep(struct tlb_point *p, int n, uint64_t first, const double *lvl, double min_ns,
+		  struct tlb_step *s)
+{
+	for (int i = 0; i < n; i++)
+		point(&p[i], first << i, lvl[i]);
+	assert_int_equal(tlb_step_find(p, n, min_ns, s), 0);
+}
+
+/* S called CALL with a reach of REACH pages after BLIPS blips. */
+static void expect_step(const struct tlb_step *s, enum tlb_step_call call, uint64_t reach,
+			int blips)
+{
+	assert_int_equal(s->call, call);
+	assert_int_equal(s->reach_pages, reach);
+	assert_int_equal(s->blips, blips);
+}
+
 /* A 4 KiB sweep of the shape this host's lab tlb recorded: flat to 1024, rising after. */
 static void test_step_found(void **state)
 {
 	(void)state;
 	static const double lvl[] = {0.4, 0.3, 0.5, 0.4, 0.6, 0.5, 0.4, 9.8, 21.5, 30.2};
 	struct tlb_point p[10];
-	for (int i = 0; i < 10; i++)
-		point(&p[i], 8ull << i, lvl[i]);
 	struct tlb_step s;
-	assert_int_equal(tlb_step_find(p, 10, 2.0, &s), 0);
-	assert_int_equal(s.call, TLB_STEP_FOUND);
+	sweep(p, 10, 8, lvl, 2.0, &s);
+	expect_step(&s, TLB_STEP_FOUND, 512, 0);
 	assert_int_equal(s.at, 7);
-	assert_int_equal(s.reach_pages, 512);
 	assert_int_equal(s.reach_hi_pages, 1024);
-	assert_int_equal(s.blips, 0);
 	/* gap at 4096 pages: 30.2 - 0.4 */
 	assert_int_equal(s.gap_pages, 4096);
 	assert_near(s.gap_ns, 29.8, 1e-9);
@@ -52,13 +66,10 @@ static void test_no_step(void **state)
 	(void)state;
 	static const double lvl[] = {0.2, 0.4, 0.1, 0.3, 0.2, 0.5};
 	struct tlb_point p[6];
-	for (int i = 0; i < 6; i++)
-		point(&p[i], 2ull << i, lvl[i]);
 	struct tlb_step s;
-	assert_int_equal(tlb_step_find(p, 6, 2.0, &s), 0);
-	assert_int_equal(s.call, TLB_STEP_NONE);
+	sweep(p, 6, 2, lvl, 2.0, &s);
+	expect_step(&s, TLB_STEP_NONE, 64, 0); /* at least the largest N */
 	assert_int_equal(s.at, -1);
-	assert_int_equal(s.reach_pages, 64); /* at least the largest N */
 	assert_near(s.penalty_ns, 0, 0);
 	assert_true(s.gap_ok && s.gap_lo < 2.0);
 }
@@ -69,18 +80,12 @@ static void test_noise_blip_is_not_a_step(void **state)
 	(void)state;
 	static const double lvl[] = {0.4, 0.5, 7.0, 0.6, 0.4, 8.5, 16.0, 24.0};
 	struct tlb_point p[8];
-	for (int i = 0; i < 8; i++)
-		point(&p[i], 16ull << i, lvl[i]);
 	struct tlb_step s;
-	assert_int_equal(tlb_step_find(p, 8, 2.0, &s), 0);
-	assert_int_equal(s.call, TLB_STEP_FOUND);
-	assert_int_equal(s.reach_pages, 256); /* not 32: the rise at 64 fell back */
-	assert_int_equal(s.blips, 1);
+	sweep(p, 8, 16, lvl, 2.0, &s);
+	expect_step(&s, TLB_STEP_FOUND, 256, 1); /* not 32: the rise at 64 fell back */
 	/* a blip alone, flat after it: no step */
 	static const double lvl2[] = {0.4, 0.5, 7.0, 0.6, 0.4, 0.5};
-	for (int i = 0; i < 6; i++)
-		point(&p[i], 16ull << i, lvl2[i]);
-	assert_int_equal(tlb_step_find(p, 6, 2.0, &s), 0);
+	sweep(p, 6, 16, lvl2, 2.0, &s);
 	assert_int_equal(s.call, TLB_STEP_NONE);
 	assert_int_equal(s.blips, 1);
 }
@@ -130,14 +135,10 @@ static void test_recorded_4k_sweep(void **state)
 	(void)state;
 	static const double lvl[] = {0.0, 0.0, 0.0, 2.3, 2.1, 2.3, 24.3, 2.9, 69.4, 779.6, 758.0};
 	struct tlb_point p[11];
-	for (int i = 0; i < 11; i++)
-		point(&p[i], 16ull << i, lvl[i]);
 	struct tlb_step s;
-	assert_int_equal(tlb_step_find(p, 11, 5.0, &s), 0);
-	assert_int_equal(s.call, TLB_STEP_FOUND);
-	assert_int_equal(s.reach_pages, 2048);
+	sweep(p, 11, 16, lvl, 5.0, &s);
+	expect_step(&s, TLB_STEP_FOUND, 2048, 1);
 	assert_int_equal(s.reach_hi_pages, 4096);
-	assert_int_equal(s.blips, 1);
 	/* at 2 ns the blip and the L2 TLB hits after it would make a step at 1024 */
 	assert_int_equal(tlb_step_find(p, 11, 2.0, &s), 0);
 	assert_int_equal(s.reach_pages, 512);

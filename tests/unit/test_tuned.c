@@ -114,32 +114,19 @@ static void test_conf_empty_and_damaged(void **state)
 	assert_int_equal(c.nset, 0);
 }
 
-/* Write TEXT to DIR/REL, making the directories. */
-static void put_file(const char *dir, const char *rel, const char *text)
-{
-	char path[512], cmd[700];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* The chain: active db (in etc/) includes base (in usr/lib), which includes a missing one. */
 static void test_read_chain(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/thpctl-tuned-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	put_file(dir, "etc/tuned/active_profile", "db\n");
-	put_file(dir, "etc/tuned/db/tuned.conf",
-		 "[main]\ninclude=base\n[vm]\ntransparent_hugepages=never\n");
-	put_file(dir, "usr/lib/tuned/base/tuned.conf",
-		 "[main]\ninclude=gone\n[vm]\ntransparent_hugepages=always\n"
-		 "[sysfs]\n/sys/kernel/mm/transparent_hugepage/defrag=always\n");
-	put_file(dir, "run/tuned/tuned.pid", "123\n");
+	unit_put_deep(dir, "etc/tuned/active_profile", "db\n");
+	unit_put_deep(dir, "etc/tuned/db/tuned.conf",
+		      "[main]\ninclude=base\n[vm]\ntransparent_hugepages=never\n");
+	unit_put_deep(dir, "usr/lib/tuned/base/tuned.conf",
+		      "[main]\ninclude=gone\n[vm]\ntransparent_hugepages=always\n"
+		      "[sysfs]\n/sys/kernel/mm/transparent_hugepage/defrag=always\n");
+	unit_put_deep(dir, "run/tuned/tuned.pid", "123\n");
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	static struct tuned_state t;
@@ -164,19 +151,16 @@ static void test_read_chain(void **state)
 	assert_string_equal(inc, "base");
 	assert_int_equal(tuned_profile_include(&sr, "../db", inc, sizeof(inc)), -ENOENT);
 	/* a self-include stops at the depth limit */
-	put_file(dir, "etc/tuned/db/tuned.conf", "[main]\ninclude=db\n");
+	unit_put_deep(dir, "etc/tuned/db/tuned.conf", "[main]\ninclude=db\n");
 	assert_int_equal(tuned_read(&sr, &t), 0);
 	assert_int_equal(t.nfiles, TUNED_MAX_DEPTH + 1);
 	assert_true(t.partial);
 	/* a variable in include= is not resolved: partial, said so */
-	put_file(dir, "etc/tuned/db/tuned.conf", "[main]\ninclude=${f:virt_check:a:b}\n");
+	unit_put_deep(dir, "etc/tuned/db/tuned.conf", "[main]\ninclude=${f:virt_check:a:b}\n");
 	assert_int_equal(tuned_read(&sr, &t), 0);
 	assert_string_equal(t.partial_why,
 			    "include=${f:virt_check:a:b} is a tuned variable (not resolved)");
-	sysroot_close(&sr);
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	unit_tree_remove(dir, &sr);
 }
 
 /* No tuned at all: nothing active, nothing set. */

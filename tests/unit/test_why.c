@@ -3,16 +3,15 @@
  * Unit tests: src/model/why.c (environment hints, VMA sums, the explanation
  * of one process) and src/kernel/cgroup.c's parsers, table-driven.
  */
-#include "unit.h"
+#include "test_why.h"
 
 #include "kernel/cgroup.h"
 #include "kernel/features.h"
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/host.h"
-#include "model/why.h"
-#include "render/why.h"
 
+#include "test_ledger_split.h"
 #include "test_stacks_capture.h"
 
 /* ---- hints ---- */
@@ -266,18 +265,6 @@ static const struct why_case why_cases[] = {
 	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
 };
 
-static struct host_snapshot H;
-static struct why_input IN;
-static struct why_report R;
-
-/* The rendered sentence, source and first line (render/why.c), in rotating buffers. */
-static char wbuf[4][1024];
-static int wnext;
-static const char *ltext(const struct why_line *l)
-{
-	char *b = wbuf[wnext++ % 4];
-	return why_line_words(l, b, sizeof(wbuf[0]));
-}
 static const char *lsrc(const struct why_line *l)
 {
 	char *b = wbuf[wnext++ % 4];
@@ -509,13 +496,7 @@ static void test_headline_names_the_largest_cost(void **state)
 	build(&why_cases[0]);
 	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
 	one_hg(131072, 16700, 16384);
-	struct ledger_raw split = {.thps = 8,
-				   .thps_sampled = 8,
-				   .samples = 64,
-				   .zero_samples = 63,
-				   .partial_folios = 56,
-				   .held_pages = 56 * 511};
-	ledger_build(16384, &split, 0, 8, true, 511, 4, 9, &IN.led);
+	ledger_split_build(&IN.led);
 	ledger_smaps(&IN.led, &IN.vmas.t);
 	why_explain(&IN, &R);
 	assert_int_equal(R.verdict, WV_HUGE);

@@ -3,27 +3,12 @@
  * Unit tests: `why` on shared memory (model/why_shmem.c: shmem_enabled, not
  * enabled, decides) and on stall exposure (model/why_stall.c).
  */
-#include "unit.h"
+#include "test_why.h"
 
 #include "kernel/buddyinfo.h"
 #include "kernel/kv.h"
-#include "model/why.h"
-#include "render/why.h"
 
 static const char *const SH[] = {"always", "within_size", "advise", "never", "deny", "force"};
-
-static struct host_snapshot H;
-static struct why_input IN;
-static struct why_report R;
-
-/* The rendered sentence, source and first line (render/why.c), in rotating buffers. */
-static char wbuf[4][1024];
-static int wnext;
-static const char *ltext(const struct why_line *l)
-{
-	char *b = wbuf[wnext++ % 4];
-	return why_line_words(l, b, sizeof(wbuf[0]));
-}
 
 static void shm_vma(const char *name, uint64_t kb, uint64_t pmd_kb, unsigned flags)
 {
@@ -57,6 +42,25 @@ static const struct why_line *find(const char *topic)
 	return NULL;
 }
 
+/* EXPLAIN run over IN into R: its line on TOPIC, which must be there. */
+static const struct why_line *
+explained(void (*explain)(const struct why_input *, struct why_report *), const char *topic)
+{
+	explain(&IN, &R);
+	const struct why_line *l = find(topic);
+	assert_non_null(l);
+	return l;
+}
+
+/* The shmem line of one shared VMA NAME of KB kB (PMD_KB PMD-mapped) at shmem_enabled=ENABLED. */
+static const struct why_line *shmem_line(const char *enabled, const char *name, uint64_t kb,
+					 uint64_t pmd_kb)
+{
+	setup(enabled);
+	shm_vma(name, kb, pmd_kb, VMF_SH);
+	return explained(why_explain_shmem, "shmem");
+}
+
 /* PostgreSQL's main shared memory: 278 MiB "/dev/zero (deleted)", shmem_enabled=never. */
 static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
 {
@@ -84,11 +88,7 @@ static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
 static void test_pmd_mapped_shmem_helps(void **state)
 {
 	(void)state;
-	setup("advise");
-	shm_vma("/memfd:pool (deleted)", 65536, 65536, VMF_SH);
-	why_explain_shmem(&IN, &R);
-	const struct why_line *l = find("shmem");
-	assert_non_null(l);
+	const struct why_line *l = shmem_line("advise", "/memfd:pool (deleted)", 65536, 65536);
 	assert_int_equal(l->effect, WE_HELPS);
 	assert_contains(ltext(l), "ShmemPmdMapped 64.0 MiB");
 	host_snapshot_free(&H);
@@ -97,17 +97,11 @@ static void test_pmd_mapped_shmem_helps(void **state)
 static void test_dev_shm_follows_its_mount_not_never(void **state)
 {
 	(void)state;
-	setup("never");
-	shm_vma("/dev/shm/seg", 65536, 0, VMF_SH);
-	why_explain_shmem(&IN, &R);
-	const struct why_line *l = find("shmem");
-	assert_non_null(l);
-	assert_int_equal(l->effect, WE_NEUTRAL); /* the tmpfs mount's huge= decides */
+	/* the tmpfs mount's huge= decides */
+	assert_int_equal(shmem_line("never", "/dev/shm/seg", 65536, 0)->effect, WE_NEUTRAL);
 	host_snapshot_free(&H);
-	setup("deny"); /* deny overrides every mount */
-	shm_vma("/dev/shm/seg", 65536, 0, VMF_SH);
-	why_explain_shmem(&IN, &R);
-	assert_int_equal(find("shmem")->effect, WE_HINDERS);
+	/* deny overrides every mount */
+	assert_int_equal(shmem_line("deny", "/dev/shm/seg", 65536, 0)->effect, WE_HINDERS);
 	host_snapshot_free(&H);
 }
 
@@ -148,13 +142,18 @@ static void stall_setup(const char *defrag, uint64_t hg_kb, uint64_t huge_kb)
 	why_vmas_add(&IN.vmas, &v);
 }
 
+/* The stall line of stall_setup(DEFRAG, HG_KB, HUGE_KB). */
+static const struct why_line *stall_line(const char *defrag, uint64_t hg_kb, uint64_t huge_kb)
+{
+	stall_setup(defrag, hg_kb, huge_kb);
+	return explained(why_explain_stall, "stall");
+}
+
 static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
 {
 	(void)state;
-	stall_setup("madvise", 65536, 16384); /* 24 PMDs unbacked, 5 free blocks */
-	why_explain_stall(&IN, &R);
-	const struct why_line *l = find("stall");
-	assert_non_null(l);
+	/* 24 PMDs unbacked, 5 free blocks */
+	const struct why_line *l = stall_line("madvise", 65536, 16384);
 	assert_int_equal(l->effect, WE_HINDERS);
 	assert_contains(ltext(l), "24 PMD ranges (48.0 MiB)");
 	assert_contains(ltext(l), "5 free PMD-order blocks (10.0 MiB, host-wide)");
@@ -165,10 +164,7 @@ static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
 static void test_stall_covered_by_free_blocks(void **state)
 {
 	(void)state;
-	stall_setup("defer+madvise", 8192, 2048); /* 3 unbacked, 5 free */
-	why_explain_stall(&IN, &R);
-	const struct why_line *l = find("stall");
-	assert_non_null(l);
+	const struct why_line *l = stall_line("defer+madvise", 8192, 2048); /* 3 unbacked, 5 free */
 	assert_int_equal(l->effect, WE_NEUTRAL);
 	assert_contains(ltext(l), "can cover them");
 	host_snapshot_free(&H);

@@ -33,6 +33,46 @@
 			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));               \
 	} while (0)
 
+/* Fail unless COND holds, naming the table row ROW (a const char *) and the condition. */
+#define assert_row(row, cond) unit_row_true((cond), (row), #cond)
+
+/* Fail unless OK, naming the table row ROW and WHAT was checked. */
+static inline void unit_row_true(bool ok, const char *row, const char *what)
+{
+	if (!ok)
+		fail_msg("row \"%s\": %s", row, what);
+}
+
+/* Fail unless GOT is WANT, naming the table row ROW and WHAT was compared. */
+static inline void unit_row_int(const char *row, const char *what, long long got, long long want)
+{
+	if (got != want)
+		fail_msg("row \"%s\": %s is %lld, want %lld", row, what, got, want);
+}
+
+/* Fail unless the string GOT is WANT, naming the table row ROW and WHAT was compared. */
+static inline void unit_row_str(const char *row, const char *what, const char *got,
+				const char *want)
+{
+	if (strcmp(got, want) != 0)
+		fail_msg("row \"%s\": %s is \"%s\", want \"%s\"", row, what, got, want);
+}
+
+/* A check of one string: a name, path or value it accepts (true) or refuses. */
+typedef bool (*unit_pred)(const char *s);
+
+/* Fail unless OK (named WHAT) accepts each of the NULL-ended YES and refuses each of the NULL-ended NO. */
+static inline void unit_accepts(const char *what, unit_pred ok, const char *const *yes,
+				const char *const *no)
+{
+	for (; yes && *yes; yes++)
+		if (!ok(*yes))
+			fail_msg("%s refuses \"%s\"", what, *yes);
+	for (; no && *no; no++)
+		if (ok(*no))
+			fail_msg("%s accepts \"%s\"", what, *no);
+}
+
 /* main(): run the listed cmocka_unit_test(...) entries, no group setup or teardown. */
 #define UNIT_MAIN(...)                                                                             \
 	int main(void)                                                                             \
@@ -72,6 +112,30 @@ static inline int unit_run_cases(const char *group, CMUnitTestFunction fn, const
 		return unit_run_cases(group, fn, cases, sizeof(cases) / sizeof(cases[0]),          \
 				      sizeof(cases[0]), fixed, sizeof(fixed) / sizeof(fixed[0]));  \
 	}
+
+/* A memory stream a renderer writes to: unit_mem_open, write to it, unit_mem_text. */
+struct unit_mem {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+/* Open M's stream (fails the test when it cannot be); the FILE to write to. */
+static inline FILE *unit_mem_open(struct unit_mem *m)
+{
+	m->text = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->text, &m->len);
+	assert_non_null(m->f);
+	return m->f;
+}
+
+/* Close M's stream; what was written to it, a malloc'd string the caller frees. */
+static inline char *unit_mem_text(struct unit_mem *m)
+{
+	assert_int_equal(fclose(m->f), 0);
+	return m->text;
+}
 
 /* A string literal as (text, len), without its NUL. */
 #define LIT(s) s, sizeof(s) - 1
@@ -137,13 +201,57 @@ static inline void unit_tree(char *root, const char *name, const char *const *di
 	assert_int_equal(sysroot_open(sr, root), 0);
 }
 
+/* Remove the tree ROOT (a /tmp/thpctl-* directory) and all below it. */
+static inline void unit_rmrf(const char *root)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Close SR and remove the tree ROOT. */
 static inline void unit_tree_remove(const char *root, struct sysroot *sr)
 {
-	char cmd[96];
 	sysroot_close(sr);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	unit_rmrf(root);
+}
+
+/* Make DIR/REL and each directory between DIR and it (mkdir -p); fail unless it is one. */
+static inline void unit_mkdirs(const char *dir, const char *rel)
+{
+	char p[512];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s/", dir, rel);
+	for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) != 0)
+			assert_int_equal(errno, EEXIST);
+		*s = '/';
+	}
+	assert_int_equal(stat(p, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+}
+
+/* Write the N bytes P to DIR/REL, making the directories above it first. */
+static inline void unit_put_bytes(const char *dir, const char *rel, const void *p, size_t n)
+{
+	char path[512];
+	const char *slash = strrchr(rel, '/');
+	if (slash) {
+		snprintf(path, sizeof(path), "%.*s", (int)(slash - rel), rel);
+		unit_mkdirs(dir, path);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* Write TEXT to DIR/REL, making the directories above it first. */
+static inline void unit_put_deep(const char *dir, const char *rel, const char *text)
+{
+	unit_put_bytes(dir, rel, text, strlen(text));
 }
 
 /* Parse "always [madvise] never" built from the N values VALS and the SELECTED one into C. */
