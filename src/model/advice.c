@@ -6,6 +6,7 @@
 
 #include "advice_int.h"
 #include "../util/names.h"
+#include "slot.h"
 
 static const char *const note_kind_names[] = {[AN_CONFLICT] = "conflict",
 					      [AN_ASSUMPTION] = "assumption",
@@ -78,10 +79,9 @@ static int val_index(const char *const *vals, int n, const char *v)
 
 struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_id id)
 {
-	if (a->nnotes == ADV_MAX_NOTES)
+	struct adv_note *n = SLOT_TAKE(a->notes, a->nnotes);
+	if (!n)
 		return NULL;
-	struct adv_note *n = &a->notes[a->nnotes++];
-	memset(n, 0, sizeof(*n));
 	n->kind = k;
 	n->id = id;
 	return n;
@@ -89,10 +89,9 @@ struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_
 
 static struct want *want_add(struct adv_ctx *c, enum ak key, int wl, const char *rule)
 {
-	if (c->nw == MAX_WANTS)
+	struct want *w = SLOT_TAKE(c->w, c->nw);
+	if (!w)
 		return NULL;
-	struct want *w = &c->w[c->nw++];
-	memset(w, 0, sizeof(*w));
 	w->key = key;
 	w->wl = wl;
 	w->prefer = -1;
@@ -263,10 +262,9 @@ static struct adv_setting *setting(struct advice *a, const char *key)
 	for (int i = 0; i < a->nsettings; i++)
 		if (strcmp(a->s[i].key, key) == 0)
 			return &a->s[i];
-	if (a->nsettings == ADV_MAX_SETTINGS)
+	struct adv_setting *s = SLOT_TAKE(a->s, a->nsettings);
+	if (!s)
 		return NULL;
-	struct adv_setting *s = &a->s[a->nsettings++];
-	memset(s, 0, sizeof(*s));
 	snprintf(s->key, sizeof(s->key), "%s", key);
 	return s;
 }

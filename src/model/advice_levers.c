@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The per-process levers of `thpctl advise`: what to do about each detected process. */
 #include "advice_int.h"
+#include "slot.h"
 
 #include <string.h>
 
@@ -8,10 +9,9 @@ static struct adv_lever *lever(struct adv_ctx *c, const struct adv_proc *p, enum
 			       enum adv_lever_id id)
 {
 	struct advice *a = c->out;
-	if (a->nlevers == ADV_MAX_LEVERS)
+	struct adv_lever *l = SLOT_TAKE(a->l, a->nlevers);
+	if (!l)
 		return NULL;
-	struct adv_lever *l = &a->l[a->nlevers++];
-	memset(l, 0, sizeof(*l));
 	l->wl = wl;
 	l->id = id;
 	l->proc = p;
