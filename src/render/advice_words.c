@@ -5,6 +5,7 @@
 
 #include "../util/units.h"
 #include "finding_text.h"
+#include "ledger.h"
 #include "wb.h"
 #include "advice.h"
 
@@ -327,16 +328,6 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 	}
 }
 
-/* A ledger cost, as the ledger block names it. */
-static const char *cost_words(enum ledger_cost c)
-{
-	static const char *const w[] = {[LC_INVENTED] = "invented (huge pages never written)",
-					[LC_HELD] = "held by deferred split",
-					[LC_CREEP] = "of khugepaged creep",
-					[LC_LAZYFREE] = "lazily freed"};
-	return (unsigned)c < LC_N && w[c] ? w[c] : "?";
-}
-
 const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 {
 	struct wb b = {out, n, 0};
@@ -373,7 +364,7 @@ const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 		wb_put(&b,
 		       "its ledger flags %s %s (see What to change above): more huge pages would "
 		       "add to it, not help",
-		       a, cost_words(l->proc->flagged_cost));
+		       a, ledger_cost_words(l->proc->flagged_cost, false));
 		break;
 	case ALW_GO_LIMITED:
 		wb_put(&b,
