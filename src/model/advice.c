@@ -294,6 +294,20 @@ static struct adv_why *rule_why(struct adv_setting *s, enum adv_why_id id, const
 	return &s->why[0];
 }
 
+/* The setting KEY of kind K from VALS[NOW] (NOW -1: unread) to VALS[WANT], with its reasons. */
+static void choice_setting(struct adv_ctx *c, enum ak k, const char *key, const char *const *vals,
+			   int now, int want)
+{
+	struct adv_setting *s = setting(c->out, key);
+	if (!s)
+		return;
+	s->has_now = now >= 0;
+	snprintf(s->now, sizeof(s->now), "%s", s->has_now ? vals[now] : "-");
+	snprintf(s->want, sizeof(s->want), "%s", vals[want]);
+	s->change = want != now;
+	explain(c, s, k, 1u << want, false, 0);
+}
+
 static void resolve_settings(struct adv_ctx *c)
 {
 	const struct host_snapshot *h = c->in->h;
@@ -306,22 +320,10 @@ static void resolve_settings(struct adv_ctx *c)
 			       "enabled");
 	c->enabled_res = e >= 0 ? e : c->enabled_now;
 	c->defrag_res = d >= 0 ? d : c->defrag_now;
-	if (d >= 0 && (s = setting(a, "defrag"))) {
-		s->has_now = c->defrag_now >= 0;
-		snprintf(s->now, sizeof(s->now), "%s",
-			 s->has_now ? adv_defrag_vals[c->defrag_now] : "-");
-		snprintf(s->want, sizeof(s->want), "%s", adv_defrag_vals[d]);
-		s->change = d != c->defrag_now;
-		explain(c, s, AK_DEFRAG, 1u << d, false, 0);
-	}
-	if (e >= 0 && (s = setting(a, "enabled"))) {
-		s->has_now = c->enabled_now >= 0;
-		snprintf(s->now, sizeof(s->now), "%s",
-			 s->has_now ? adv_enabled_vals[c->enabled_now] : "-");
-		snprintf(s->want, sizeof(s->want), "%s", adv_enabled_vals[e]);
-		s->change = e != c->enabled_now;
-		explain(c, s, AK_ENABLED, 1u << e, false, 0);
-	}
+	if (d >= 0)
+		choice_setting(c, AK_DEFRAG, "defrag", adv_defrag_vals, c->defrag_now, d);
+	if (e >= 0)
+		choice_setting(c, AK_ENABLED, "enabled", adv_enabled_vals, c->enabled_now, e);
 	/* the PMD size's own setting (6.8+) overrides enabled unless it is inherit */
 	uint64_t pmd_kb = h->feat.pmd_size / 1024;
 	const struct thp_size *sz = pmd_kb ? thp_size_find(&h->thp, pmd_kb) : NULL;
