@@ -52,16 +52,10 @@ const char *ab_verdict_name(enum ab_verdict v)
 	return ENUM_NAME(names, v, "?");
 }
 
+/* ab_verdict_name(), with less and more memory for faster and slower. */
 const char *ab_mem_name(enum ab_verdict v)
 {
-	static const char *const names[] = {[AV_BASE] = "base",
-					    [AV_FASTER] = "less-memory",
-					    [AV_SLOWER] = "more-memory",
-					    [AV_NO_DIFFERENCE] = "no-difference",
-					    [AV_INCONCLUSIVE] = "inconclusive",
-					    [AV_TOO_FEW] = "too-few-runs",
-					    [AV_NOT_RUN] = "not-run"};
-	return ENUM_NAME(names, v, "?");
+	return v == AV_FASTER ? "less-memory" : v == AV_SLOWER ? "more-memory" : ab_verdict_name(v);
 }
 
 /* "0".."100" (digits only) into *P. 0 or -EINVAL. */

@@ -6,6 +6,7 @@
 
 #include "advice_int.h"
 #include "../util/names.h"
+#include "slot.h"
 
 static const char *const note_kind_names[] = {[AN_CONFLICT] = "conflict",
 					      [AN_ASSUMPTION] = "assumption",
@@ -78,10 +79,9 @@ static int val_index(const char *const *vals, int n, const char *v)
 
 struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_id id)
 {
-	if (a->nnotes == ADV_MAX_NOTES)
+	struct adv_note *n = SLOT_TAKE(a->notes, a->nnotes);
+	if (!n)
 		return NULL;
-	struct adv_note *n = &a->notes[a->nnotes++];
-	memset(n, 0, sizeof(*n));
 	n->kind = k;
 	n->id = id;
 	return n;
@@ -89,10 +89,9 @@ struct adv_note *adv_note(struct advice *a, enum adv_note_kind k, enum adv_note_
 
 static struct want *want_add(struct adv_ctx *c, enum ak key, int wl, const char *rule)
 {
-	if (c->nw == MAX_WANTS)
+	struct want *w = SLOT_TAKE(c->w, c->nw);
+	if (!w)
 		return NULL;
-	struct want *w = &c->w[c->nw++];
-	memset(w, 0, sizeof(*w));
 	w->key = key;
 	w->wl = wl;
 	w->prefer = -1;
@@ -263,10 +262,9 @@ static struct adv_setting *setting(struct advice *a, const char *key)
 	for (int i = 0; i < a->nsettings; i++)
 		if (strcmp(a->s[i].key, key) == 0)
 			return &a->s[i];
-	if (a->nsettings == ADV_MAX_SETTINGS)
+	struct adv_setting *s = SLOT_TAKE(a->s, a->nsettings);
+	if (!s)
 		return NULL;
-	struct adv_setting *s = &a->s[a->nsettings++];
-	memset(s, 0, sizeof(*s));
 	snprintf(s->key, sizeof(s->key), "%s", key);
 	return s;
 }
@@ -296,6 +294,20 @@ static struct adv_why *rule_why(struct adv_setting *s, enum adv_why_id id, const
 	return &s->why[0];
 }
 
+/* The setting KEY of kind K from VALS[NOW] (NOW -1: unread) to VALS[WANT], with its reasons. */
+static void choice_setting(struct adv_ctx *c, enum ak k, const char *key, const char *const *vals,
+			   int now, int want)
+{
+	struct adv_setting *s = setting(c->out, key);
+	if (!s)
+		return;
+	s->has_now = now >= 0;
+	snprintf(s->now, sizeof(s->now), "%s", s->has_now ? vals[now] : "-");
+	snprintf(s->want, sizeof(s->want), "%s", vals[want]);
+	s->change = want != now;
+	explain(c, s, k, 1u << want, false, 0);
+}
+
 static void resolve_settings(struct adv_ctx *c)
 {
 	const struct host_snapshot *h = c->in->h;
@@ -308,22 +320,10 @@ static void resolve_settings(struct adv_ctx *c)
 			       "enabled");
 	c->enabled_res = e >= 0 ? e : c->enabled_now;
 	c->defrag_res = d >= 0 ? d : c->defrag_now;
-	if (d >= 0 && (s = setting(a, "defrag"))) {
-		s->has_now = c->defrag_now >= 0;
-		snprintf(s->now, sizeof(s->now), "%s",
-			 s->has_now ? adv_defrag_vals[c->defrag_now] : "-");
-		snprintf(s->want, sizeof(s->want), "%s", adv_defrag_vals[d]);
-		s->change = d != c->defrag_now;
-		explain(c, s, AK_DEFRAG, 1u << d, false, 0);
-	}
-	if (e >= 0 && (s = setting(a, "enabled"))) {
-		s->has_now = c->enabled_now >= 0;
-		snprintf(s->now, sizeof(s->now), "%s",
-			 s->has_now ? adv_enabled_vals[c->enabled_now] : "-");
-		snprintf(s->want, sizeof(s->want), "%s", adv_enabled_vals[e]);
-		s->change = e != c->enabled_now;
-		explain(c, s, AK_ENABLED, 1u << e, false, 0);
-	}
+	if (d >= 0)
+		choice_setting(c, AK_DEFRAG, "defrag", adv_defrag_vals, c->defrag_now, d);
+	if (e >= 0)
+		choice_setting(c, AK_ENABLED, "enabled", adv_enabled_vals, c->enabled_now, e);
 	/* the PMD size's own setting (6.8+) overrides enabled unless it is inherit */
 	uint64_t pmd_kb = h->feat.pmd_size / 1024;
 	const struct thp_size *sz = pmd_kb ? thp_size_find(&h->thp, pmd_kb) : NULL;

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
 /* The per-process levers of `thpctl advise`: what to do about each detected process. */
 #include "advice_int.h"
+#include "slot.h"
 
 #include <string.h>
 
+/* A new lever ID of workload WL for P (NULL: a requested workload) with reason WHY; NULL when full. */
 static struct adv_lever *lever(struct adv_ctx *c, const struct adv_proc *p, enum workload wl,
-			       enum adv_lever_id id)
+			       enum adv_lever_id id, enum adv_lever_why why)
 {
 	struct advice *a = c->out;
-	if (a->nlevers == ADV_MAX_LEVERS)
+	struct adv_lever *l = SLOT_TAKE(a->l, a->nlevers);
+	if (!l)
 		return NULL;
-	struct adv_lever *l = &a->l[a->nlevers++];
-	memset(l, 0, sizeof(*l));
 	l->wl = wl;
 	l->id = id;
 	l->proc = p;
+	l->why = why;
 	l->enabled = c->enabled_res;
 	l->except_advised = c->in->h->feat.except_advised == TRI_YES;
 	if (p) {
@@ -62,9 +64,7 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 {
 	bool always = c->enabled_res == 0;
 	if (p && p->thp_enabled == 0) {
-		struct adv_lever *l = lever(c, p, wl, AL_ALREADY_OFF);
-		if (l)
-			l->why = ALW_ALREADY_OFF;
+		lever(c, p, wl, AL_ALREADY_OFF, ALW_ALREADY_OFF);
 		return;
 	}
 	bool needed = always || c->pp_off[wl];
@@ -72,7 +72,7 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 	bool holds =
 		p && p->has_smaps && (p->anon_huge_kb || (c->enabled_res == 1 && p->hg_vmas > 0));
 	needed |= holds;
-	struct adv_lever *l = lever(c, p, wl, needed ? AL_OPT_OUT : AL_OPT_OUT_SAFE);
+	struct adv_lever *l = lever(c, p, wl, needed ? AL_OPT_OUT : AL_OPT_OUT_SAFE, ALW_NONE);
 	if (!l)
 		return;
 	l->needed = needed;
@@ -97,12 +97,10 @@ static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)
 	if (c->enabled_res == 0 || c->pp_off[WL_POSTGRES])
 		opt_out_lever(c, p, WL_POSTGRES, "postgres -D DATADIR");
 	if (p && p->shm_hugetlb) {
-		struct adv_lever *l = lever(c, p, WL_POSTGRES, AL_PG_HUGETLB_DONE);
-		if (l)
-			l->why = ALW_PG_DONE;
+		lever(c, p, WL_POSTGRES, AL_PG_HUGETLB_DONE, ALW_PG_DONE);
 		return;
 	}
-	struct adv_lever *l = lever(c, p, WL_POSTGRES, AL_PG_HUGETLB);
+	struct adv_lever *l = lever(c, p, WL_POSTGRES, AL_PG_HUGETLB, ALW_NONE);
 	if (!l)
 		return;
 	if (p && p->shm_kb) {
@@ -119,56 +117,38 @@ static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)
 
 static void lever_jvm(struct adv_ctx *c, const struct adv_proc *p)
 {
-	struct adv_lever *l;
 	if (p && p->java_thp) {
-		if ((l = lever(c, p, WL_JVM, AL_JVM_ALREADY)))
-			l->why = ALW_JVM_MADVISED;
+		lever(c, p, WL_JVM, AL_JVM_ALREADY, ALW_JVM_MADVISED);
 		return;
 	}
 	/* advice for a workload must not contradict the process's own ledger */
 	if (p && p->flagged_cost != LC_NONE) {
-		if ((l = lever(c, p, WL_JVM, AL_JVM_LEDGER)))
-			l->why = ALW_LEDGER;
+		lever(c, p, WL_JVM, AL_JVM_LEDGER, ALW_LEDGER);
 		return;
 	}
-	if (!(l = lever(c, p, WL_JVM, AL_JVM_ADD)))
+	struct adv_lever *l = lever(c, p, WL_JVM, AL_JVM_ADD, ALW_JVM_MADVISE);
+	if (!l)
 		return;
 	l->needed = c->enabled_res == 1;
 	l->cmd = ACM_JAVA_TOOL;
-	l->why = ALW_JVM_MADVISE;
 }
 
 static void lever_go(struct adv_ctx *c, const struct adv_proc *p)
 {
 	struct adv_lever *l;
-	if (p && p->limited) {
-		if ((l = lever(c, p, WL_GO, AL_GO_LIMITED))) {
-			l->cmd = ACM_GODEBUG;
-			l->why = ALW_GO_LIMITED;
-		}
-	} else if ((l = lever(c, p, WL_GO, AL_NOTHING))) {
-		l->why = ALW_GO_NO_ADVICE;
-	}
+	if (!p || !p->limited)
+		lever(c, p, WL_GO, AL_NOTHING, ALW_GO_NO_ADVICE);
+	else if ((l = lever(c, p, WL_GO, AL_GO_LIMITED, ALW_GO_LIMITED)))
+		l->cmd = ACM_GODEBUG;
 }
 
 static void lever_mongodb8(struct adv_ctx *c, const struct adv_proc *p)
 {
 	struct adv_lever *l;
-	if (p && p->thp_enabled == 0) {
-		if ((l = lever(c, p, WL_MONGODB8, AL_MONGODB8_PRCTL))) {
-			l->needed = true;
-			l->why = ALW_MONGODB8_PRCTL;
-		}
-	} else if ((l = lever(c, p, WL_MONGODB8, AL_MONGODB8_HOST))) {
-		l->why = ALW_MONGODB8_ALWAYS;
-	}
-}
-
-static void lever_node(struct adv_ctx *c, const struct adv_proc *p)
-{
-	struct adv_lever *l = lever(c, p, WL_NODE, AL_NOTHING);
-	if (l)
-		l->why = ALW_NODE;
+	if (!p || p->thp_enabled != 0)
+		lever(c, p, WL_MONGODB8, AL_MONGODB8_HOST, ALW_MONGODB8_ALWAYS);
+	else if ((l = lever(c, p, WL_MONGODB8, AL_MONGODB8_PRCTL, ALW_MONGODB8_PRCTL)))
+		l->needed = true;
 }
 
 void advice_levers(struct adv_ctx *c)
@@ -205,7 +185,7 @@ void advice_levers(struct adv_ctx *c)
 				lever_mongodb8(c, p);
 				break;
 			case WL_NODE:
-				lever_node(c, p);
+				lever(c, p, WL_NODE, AL_NOTHING, ALW_NODE);
 				break;
 			default:
 				break;

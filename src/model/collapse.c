@@ -151,22 +151,24 @@ int collapse_select(const struct cvma *v, int n, const struct collapse_sel *sel,
 	return k;
 }
 
-uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end)
+/* The sum of AnonHugePages (AHP true) or Rss of the VMAs of V[0..N) that overlap [START, END). */
+static uint64_t overlap_kb(const struct cvma *v, int n, uint64_t start, uint64_t end, bool ahp)
 {
 	uint64_t kb = 0;
 	for (int i = 0; i < n; i++)
 		if (v[i].end > start && v[i].start < end)
-			kb += v[i].ahp_kb;
+			kb += ahp ? v[i].ahp_kb : v[i].rss_kb;
 	return kb;
+}
+
+uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end)
+{
+	return overlap_kb(v, n, start, end, true);
 }
 
 uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t end)
 {
-	uint64_t kb = 0;
-	for (int i = 0; i < n; i++)
-		if (v[i].end > start && v[i].start < end)
-			kb += v[i].rss_kb;
-	return kb;
+	return overlap_kb(v, n, start, end, false);
 }
 
 bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "slot.h"
 #include "../util/str.h"
 #include "../util/wide.h"
 
@@ -33,10 +34,9 @@ const char *finding_area_name(enum finding_area a)
 static struct finding *add(struct findings *out, enum finding_kind kind, enum severity sev,
 			   enum finding_area area)
 {
-	if (out->n == FINDINGS_MAX)
+	struct finding *f = SLOT_TAKE(out->f, out->n);
+	if (!f)
 		return NULL;
-	struct finding *f = &out->f[out->n++];
-	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	f->id = finding_id(kind);
 	f->sev = sev;

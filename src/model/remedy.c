@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "slot.h"
 
 #define GAIN_MIN_KB (64 * 1024) /* fully written PTE-mapped ranges worth a collapse */
 
@@ -164,10 +165,9 @@ static void find_part(const struct remedy_proc *p, const struct remedy_host *h, 
 static struct remedy_fix *fix(struct remedy *r, enum remedy_fix_id id, enum remedy_scope scope,
 			      int64_t saves_kb)
 {
-	if (r->nfix == REMEDY_MAX_FIXES)
+	struct remedy_fix *f = SLOT_TAKE(r->fix, r->nfix);
+	if (!f)
 		return NULL;
-	struct remedy_fix *f = &r->fix[r->nfix++];
-	memset(f, 0, sizeof(*f));
 	f->id = id;
 	f->scope = scope;
 	f->saves_kb = saves_kb;

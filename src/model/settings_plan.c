@@ -7,6 +7,7 @@
 #include "../kernel/parse.h"
 #include "../kernel/sysfs.h"
 #include "../util/names.h"
+#include "slot.h"
 #include "../util/str.h"
 
 /* 0/1 switches (kstrtoul + "> 1 is EINVAL" or a flag bit in the kernel) */
@@ -143,10 +144,9 @@ void plan_init(struct settings_plan *p)
 static struct plan_note *note(struct plan_note *arr, int *cnt, const char *key,
 			      enum plan_problem why)
 {
-	if (*cnt == PLAN_MAX)
+	struct plan_note *e = slot_take(arr, cnt, PLAN_MAX, sizeof(*arr));
+	if (!e)
 		return NULL;
-	struct plan_note *e = &arr[(*cnt)++];
-	memset(e, 0, sizeof(*e));
 	str_copy(e->key, sizeof(e->key), key);
 	e->why = why;
 	return e;

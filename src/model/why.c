@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "slot.h"
 
 static const char *const effect_names[] = {
 	[WE_HELPS] = "helps", [WE_HINDERS] = "hinders", [WE_UNKNOWN] = "unknown"};
@@ -19,10 +20,9 @@ const char *why_effect_name(enum why_effect e)
 struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
 			      enum why_id id, enum kpath file, long long arg, const char *name)
 {
-	if (r->n == WHY_MAX_LINES)
+	struct why_line *l = SLOT_TAKE(r->lines, r->n);
+	if (!l)
 		return NULL;
-	struct why_line *l = &r->lines[r->n++];
-	memset(l, 0, sizeof(*l));
 	l->topic = topic;
 	l->effect = e;
 	l->id = id;

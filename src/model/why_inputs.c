@@ -50,25 +50,50 @@ static bool val_is(const char *s, const char *e, const char *word)
 	return (size_t)(e - s) == l && memcmp(s, word, l) == 0;
 }
 
+/* What a flag or a value means for THP; a value table ends with {NULL, its unknown meaning}. */
+struct hint_word {
+	const char *word;
+	enum why_hint_id meaning;
+	enum why_effect effect;
+};
+
+static const struct hint_word glibc_hugetlb[] = {
+	{"0", HI_GLIBC_0, WE_NEUTRAL},
+	{"1", HI_GLIBC_1, WE_HELPS},
+	{"2", HI_GLIBC_2, WE_NEUTRAL},
+	{NULL, HI_GLIBC_UNKNOWN, WE_UNKNOWN},
+};
+
+static const struct hint_word je_thp[] = {
+	{"always", HI_JE_ALWAYS, WE_HELPS},
+	{"never", HI_JE_NEVER, WE_HINDERS},
+	{"default", HI_JE_DEFAULT, WE_NEUTRAL},
+	{NULL, HI_JE_UNKNOWN, WE_UNKNOWN},
+};
+
+/* The entry of value [S, E) in table T, or its closing entry (an unknown value). */
+static const struct hint_word *value_hint(const struct hint_word *t, const char *s, const char *e)
+{
+	while (t->word && !val_is(s, e, t->word))
+		t++;
+	return t;
+}
+
 /* JVM flags inside [s, e) (an option string or one argument). */
 static void java_flags(const char *var, const char *s, const char *e, struct why_hint *out, int *n,
 		       int max)
 {
-	static const struct {
-		const char *flag;
-		enum why_hint_id meaning;
-		enum why_effect effect;
-	} flags[] = {
+	static const struct hint_word flags[] = {
 		{"-XX:+UseTransparentHugePages", HI_JAVA_THP_ON, WE_HELPS},
 		{"-XX:-UseTransparentHugePages", HI_JAVA_THP_OFF, WE_NEUTRAL},
 		{"-XX:+UseLargePages", HI_JAVA_LARGE_PAGES, WE_NEUTRAL},
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		size_t fl = strlen(flags[i].flag);
+		size_t fl = strlen(flags[i].word);
 		for (const char *p = s; p + fl <= e; p++)
-			if (memcmp(p, flags[i].flag, fl) == 0 &&
+			if (memcmp(p, flags[i].word, fl) == 0 &&
 			    (p + fl == e || p[fl] == ' ' || p[fl] == '\0')) {
-				hint_add(out, n, max, var, flags[i].flag, fl, flags[i].meaning,
+				hint_add(out, n, max, var, flags[i].word, fl, flags[i].meaning,
 					 flags[i].effect);
 				break;
 			}
@@ -86,19 +111,9 @@ static void env_entry(const char *s, const char *e, struct why_hint *out, int *n
 	if (KEY("GLIBC_TUNABLES")) {
 		if (!find_kv(v, e, ':', "glibc.malloc.hugetlb=", &vs, &ve))
 			return;
-		enum why_hint_id m = HI_GLIBC_UNKNOWN;
-		enum why_effect ef = WE_UNKNOWN;
-		if (val_is(vs, ve, "0")) {
-			m = HI_GLIBC_0;
-			ef = WE_NEUTRAL;
-		} else if (val_is(vs, ve, "1")) {
-			m = HI_GLIBC_1;
-			ef = WE_HELPS;
-		} else if (val_is(vs, ve, "2")) {
-			m = HI_GLIBC_2;
-			ef = WE_NEUTRAL;
-		}
-		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, m, ef);
+		const struct hint_word *h = value_hint(glibc_hugetlb, vs, ve);
+		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, h->meaning,
+			 h->effect);
 	} else if (KEY("MIMALLOC_ALLOW_THP")) {
 		bool off = val_is(v, e, "0") || val_is(v, e, "false") || val_is(v, e, "off") ||
 			   val_is(v, e, "no");
@@ -108,19 +123,9 @@ static void env_entry(const char *s, const char *e, struct why_hint *out, int *n
 		char var[32];
 		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
 		if (find_kv(v, e, ',', "thp:", &vs, &ve)) {
-			enum why_hint_id m = HI_JE_UNKNOWN;
-			enum why_effect ef = WE_UNKNOWN;
-			if (val_is(vs, ve, "always")) {
-				m = HI_JE_ALWAYS;
-				ef = WE_HELPS;
-			} else if (val_is(vs, ve, "never")) {
-				m = HI_JE_NEVER;
-				ef = WE_HINDERS;
-			} else if (val_is(vs, ve, "default")) {
-				m = HI_JE_DEFAULT;
-				ef = WE_NEUTRAL;
-			}
-			hint_add(out, n, max, var, vs - 4, (size_t)(ve - vs) + 4, m, ef);
+			const struct hint_word *h = value_hint(je_thp, vs, ve);
+			hint_add(out, n, max, var, vs - 4, (size_t)(ve - vs) + 4, h->meaning,
+				 h->effect);
 		}
 		if (find_kv(v, e, ',', "metadata_thp:", &vs, &ve))
 			hint_add(out, n, max, var, vs - 13, (size_t)(ve - vs) + 13, HI_JE_METADATA,

@@ -35,15 +35,18 @@ static void kb_stat_cell(struct table *t, const struct ab_stat *s)
 	table_cell(t, "%s", v);
 }
 
-/* "1.14x faster" / "1.08x slower" from a ratio Y/X of wall times. */
-static void speed_words(char *out, size_t n, double ratio)
+/*
+ * "1.14x faster" / "1.08x slower" from a ratio Y/X of wall times (LESS "faster", MORE "slower"),
+ * "16.3x more" / "1.08x less" from one of peak RSS; "-" for no ratio.
+ */
+static void ratio_words(char *out, size_t n, double ratio, const char *less, const char *more)
 {
 	if (ratio <= 0)
 		snprintf(out, n, "-");
 	else if (ratio < 1)
-		snprintf(out, n, "%.2fx faster", 1 / ratio);
+		snprintf(out, n, "%.2fx %s", 1 / ratio, less);
 	else
-		snprintf(out, n, "%.2fx slower", ratio);
+		snprintf(out, n, "%.2fx %s", ratio, more);
 }
 
 static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
@@ -68,7 +71,7 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 		break;
 	case AV_FASTER:
 	case AV_SLOWER:
-		speed_words(w, sizeof(w), s->ci.est);
+		ratio_words(w, sizeof(w), s->ci.est, "faster", "slower");
 		fprintf(f, "%s%s wall than %s (95%% CI %.2f-%.2fx of its time)%s",
 			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, s->ci.lo, s->ci.hi,
 			s->verdict == AV_SLOWER ? col_reset(color) : "");
@@ -114,17 +117,6 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	}
 }
 
-/* "16.3x more" / "1.08x less" from a ratio Y/X of peak RSS. */
-static void mem_words(char *out, size_t n, double ratio)
-{
-	if (ratio <= 0)
-		snprintf(out, n, "-");
-	else if (ratio < 1)
-		snprintf(out, n, "%.2fx less", 1 / ratio);
-	else
-		snprintf(out, n, "%.2fx more", ratio);
-}
-
 /* The memory verdict of mode I: peak RSS against the base, and its AnonHugePages share. */
 static void memory_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
 {
@@ -140,7 +132,7 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 		break;
 	case AV_FASTER:
 	case AV_SLOWER:
-		mem_words(w, sizeof(w), s->rss_ci.est);
+		ratio_words(w, sizeof(w), s->rss_ci.est, "less", "more");
 		fprintf(f, "%s%s peak RSS than %s (95%% CI %.2f-%.2fx)%s",
 			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, s->rss_ci.lo,
 			s->rss_ci.hi, s->mem_verdict == AV_SLOWER ? col_reset(color) : "");

@@ -5,6 +5,7 @@
 
 #include "../util/units.h"
 #include "finding_text.h"
+#include "ledger.h"
 #include "wb.h"
 #include "advice.h"
 
@@ -110,8 +111,7 @@ static void why_put(struct wb *b, const struct adv_why *y)
 
 const char *advice_setting_reason(const struct adv_setting *s, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	for (int i = 0; i < s->nwhy; i++) {
 		if (i)
 			wb_put(&b, "; ");
@@ -122,8 +122,7 @@ const char *advice_setting_reason(const struct adv_setting *s, char *out, size_t
 
 const char *advice_setting_by(const struct adv_setting *s, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	for (int i = 0; i < s->nwhy; i++)
 		wb_put(&b, "%s%s", i ? ", " : "", s->why[i].who);
 	return out;
@@ -132,8 +131,7 @@ const char *advice_setting_by(const struct adv_setting *s, char *out, size_t n)
 /* "thpctl set KEY=VALUE ..." of the settings that change ("" when none); VERB "set" or "persist". */
 const char *advice_command(const struct advice *a, const char *verb, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	if (!a->nchanges)
 		return out;
 	wb_put(&b, "thpctl %s", verb);
@@ -150,9 +148,8 @@ static const char *enabled_word(int e)
 
 const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32];
-	out[0] = '\0';
 	switch (l->id) {
 	case AL_ALREADY_OFF:
 		wb_put(&b, "already opted out (THP_enabled 0)");
@@ -206,9 +203,8 @@ const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)
 
 const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	const struct adv_proc *p = l->proc;
-	out[0] = '\0';
 	switch (l->cmd) {
 	case ACM_RUN:
 		wb_put(&b, "thpctl run --thp=%s -- %s", l->mode,
@@ -237,9 +233,8 @@ const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 
 const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	const struct adv_proc *p = l->proc;
-	out[0] = '\0';
 	switch (l->alt[i]) {
 	case AA_RUN_REWRITTEN:
 		wb_put(&b,
@@ -327,21 +322,10 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 	}
 }
 
-/* A ledger cost, as the ledger block names it. */
-static const char *cost_words(enum ledger_cost c)
-{
-	static const char *const w[] = {[LC_INVENTED] = "invented (huge pages never written)",
-					[LC_HELD] = "held by deferred split",
-					[LC_CREEP] = "of khugepaged creep",
-					[LC_LAZYFREE] = "lazily freed"};
-	return (unsigned)c < LC_N && w[c] ? w[c] : "?";
-}
-
 const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32];
-	out[0] = '\0';
 	switch (l->why) {
 	case ALW_NONE:
 		break;
@@ -373,7 +357,7 @@ const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 		wb_put(&b,
 		       "its ledger flags %s %s (see What to change above): more huge pages would "
 		       "add to it, not help",
-		       a, cost_words(l->proc->flagged_cost));
+		       a, ledger_cost_words(l->proc->flagged_cost, false));
 		break;
 	case ALW_GO_LIMITED:
 		wb_put(&b,
@@ -481,9 +465,8 @@ static void note_watch(struct wb *b, const struct adv_note *n)
 
 const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 {
-	struct wb b = {out, len, 0};
+	struct wb b = wb_begin(out, len);
 	char path[64];
-	out[0] = '\0';
 	switch (n->id) {
 	case ANI_NO_THP:
 		wb_put(&b,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hot.h"
 
-#include "../util/names.h"
+#include <stdbool.h>
 
 static void hot_fmt_kb(char *out, size_t n, double kb)
 {
@@ -13,30 +13,36 @@ static void hot_fmt_kb(char *out, size_t n, double kb)
 		snprintf(out, n, "%.0f kB", kb);
 }
 
-static const char *call_words(enum hot_call c)
+/* Each call's id (JSON "call") and its words (text, JSON "text"). */
+static const struct {
+	const char *id, *words;
+} calls[] = {
+	[HOT_NO_CALIB] =
+		{"no-calibration",
+		 "no calibration: run thpctl lab tlb (root) to compare with the TLB reach"},
+	[HOT_COLD] = {"cold", "nothing referenced in the interval: no translation pressure seen"},
+	[HOT_FITS_4K] = {"fits-4k-reach",
+			 "fits the 4 KiB TLB reach: little to gain from THP in translation"},
+	[HOT_ALREADY_HUGE] = {"already-huge", "already mostly huge-backed: THP is doing its part"},
+	[HOT_LIKELY_GAIN] = {"likely-gain", "likely to gain from THP; confirm with `thpctl ab`"},
+	[HOT_BEYOND_2M] = {"beyond-2m-reach", "beyond the 2 MiB reach too: THP cuts misses, not "
+					      "all; confirm with `thpctl ab`"},
+	[HOT_ABITS_LOST] = {"inconclusive-abits-lost",
+			    "inconclusive: this host lost accessed bits in the window (the probe "
+			    "below), so the hot set read is only a lower bound"},
+	[HOT_GUEST_LOW] =
+		{"inconclusive-guest",
+		 "inconclusive: in a guest of an unnamed hypervisor a busy process's "
+		 "accessed bits can be lost (a 64 MiB chase read under 1 MiB at times), so "
+		 "a small hot set decides nothing here; confirm with `thpctl ab`"},
+};
+
+/* Call C's id (WORDS false) or its words; "?" for a value the table does not have. */
+static const char *call_text(enum hot_call c, bool words)
 {
-	switch (c) {
-	case HOT_NO_CALIB:
-		return "no calibration: run thpctl lab tlb (root) to compare with the TLB reach";
-	case HOT_COLD:
-		return "nothing referenced in the interval: no translation pressure seen";
-	case HOT_FITS_4K:
-		return "fits the 4 KiB TLB reach: little to gain from THP in translation";
-	case HOT_ALREADY_HUGE:
-		return "already mostly huge-backed: THP is doing its part";
-	case HOT_LIKELY_GAIN:
-		return "likely to gain from THP; confirm with `thpctl ab`";
-	case HOT_BEYOND_2M:
-		return "beyond the 2 MiB reach too: THP cuts misses, not all; confirm with `thpctl ab`";
-	case HOT_ABITS_LOST:
-		return "inconclusive: this host lost accessed bits in the window (the probe below),"
-		       " so the hot set read is only a lower bound";
-	case HOT_GUEST_LOW:
-		return "inconclusive: in a guest of an unnamed hypervisor a busy process's accessed"
-		       " bits can be lost (a 64 MiB chase read under 1 MiB at times), so a small hot"
-		       " set decides nothing here; confirm with `thpctl ab`";
-	}
-	return "?";
+	if ((unsigned)c >= sizeof(calls) / sizeof(calls[0]) || !calls[c].id)
+		return "?";
+	return words ? calls[c].words : calls[c].id;
 }
 
 void hot_render_text(FILE *f, const struct hot_report *h)
@@ -48,7 +54,7 @@ void hot_render_text(FILE *f, const struct hot_report *h)
 		snprintf(x, sizeof(x), ", %.*fx the 4 KiB reach", v->x4k < 10 ? 1 : 0, v->x4k);
 	fprintf(f, "\nhot set (%d s): %s%s, %.0f%% huge-backed%s:\n", h->seconds,
 		v->abits_lost ? "at least " : "", hot, v->huge_share * 100, x);
-	fprintf(f, "  %s\n", call_words(v->call));
+	fprintf(f, "  %s\n", call_text(v->call, true));
 	fprintf(f,
 		"  method: wrote 1 to /proc/%d/clear_refs (clears its referenced bits: a\n"
 		"  slight perturbation), waited %d s, summed smaps Referenced over %d VMAs;\n"
@@ -84,15 +90,6 @@ void hot_render_text(FILE *f, const struct hot_report *h)
 		h->rec->guest ? ", guest" : "");
 }
 
-static const char *const call_ids[] = {[HOT_NO_CALIB] = "no-calibration",
-				       [HOT_COLD] = "cold",
-				       [HOT_FITS_4K] = "fits-4k-reach",
-				       [HOT_ALREADY_HUGE] = "already-huge",
-				       [HOT_LIKELY_GAIN] = "likely-gain",
-				       [HOT_BEYOND_2M] = "beyond-2m-reach",
-				       [HOT_ABITS_LOST] = "inconclusive-abits-lost",
-				       [HOT_GUEST_LOW] = "inconclusive-guest"};
-
 json_t *hot_to_json(const struct hot_report *h)
 {
 	const struct hot_verdict *v = h->v;
@@ -118,7 +115,7 @@ json_t *hot_to_json(const struct hot_report *h)
 	json_object_set_new(o, "abit_probe", pr);
 	json_object_set_new(o, "hot_kb_lower_bound", json_boolean(v->abits_lost));
 	json_object_set_new(o, "guest_unsure", json_boolean(v->guest_unsure));
-	json_object_set_new(o, "call", json_string(ENUM_NAME(call_ids, v->call, "?")));
-	json_object_set_new(o, "text", json_string(call_words(v->call)));
+	json_object_set_new(o, "call", json_string(call_text(v->call, false)));
+	json_object_set_new(o, "text", json_string(call_text(v->call, true)));
 	return o;
 }

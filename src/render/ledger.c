@@ -213,14 +213,17 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	return o;
 }
 
-/* The FLAG cell: "invented>25%" (as before), "held>25%", ... */
-static const char *flag_word(enum ledger_cost c)
+const char *ledger_cost_words(enum ledger_cost c, bool flag)
 {
-	static const char *const w[] = {[LC_INVENTED] = "invented>25%",
-					[LC_HELD] = "held>25%",
-					[LC_CREEP] = "creep>25%",
-					[LC_LAZYFREE] = "lazyfree>25%"};
-	return (unsigned)c < LC_N && w[c] ? w[c] : "";
+	static const struct {
+		const char *words, *flag;
+	} w[] = {[LC_INVENTED] = {"invented (huge pages never written)", "invented>25%"},
+		 [LC_HELD] = {"held by deferred split", "held>25%"},
+		 [LC_CREEP] = {"of khugepaged creep", "creep>25%"},
+		 [LC_LAZYFREE] = {"lazily freed", "lazyfree>25%"}};
+	if ((unsigned)c >= LC_N || !w[c].words)
+		return flag ? "" : "?";
+	return flag ? w[c].flag : w[c].words;
 }
 
 void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
@@ -257,7 +260,7 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		ledger_cell(v, sizeof(v), l->lazyfree_kb, false);
 		table_cell(t, "%s", v);
 		enum ledger_cost top = ledger_top_cost(l);
-		table_cell(t, "%s", top == LC_NONE ? "" : flag_word(top));
+		table_cell(t, "%s", top == LC_NONE ? "" : ledger_cost_words(top, true));
 		flagged += top != LC_NONE;
 	}
 	table_flush(t, f, 0, color);

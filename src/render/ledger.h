@@ -19,6 +19,11 @@ json_t *ledger_to_json(const struct thp_ledger *l);
 /* `ps --ledger`: one row per process with HUGE, INVENTED, HELD, CREEP. */
 void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color);
 
+/*
+ * A ledger cost in words ("held by deferred split", "?" for none), or with FLAG as ps --ledger's
+ * FLAG cell says it ("held>25%", "" for none). Constant strings; no errors.
+ */
+const char *ledger_cost_words(enum ledger_cost c, bool flag);
 /* One cell's text for a part: "1.0 GiB", "~12.0 MiB" (estimate), or "-" (unknown). */
 void ledger_cell(char *out, size_t n, int64_t kb, bool estimate);
 

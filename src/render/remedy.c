@@ -32,9 +32,8 @@ static void amount(struct wb *b, const struct remedy *r, int64_t v, bool upper)
 const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 {
 	const struct thp_ledger *l = &r->p->led;
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32];
-	out[0] = '\0';
 	switch (r->mech) {
 	case RM_SPARSE_FAULT:
 		wb_put(&b, "sparse at fault: huge pages faulted in whole, ");
@@ -76,12 +75,11 @@ const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 {
 	const struct remedy_proc *p = r->p;
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32], path[96];
 	static const char *const names[] = {
 		[RP_JEMALLOC] = "jemalloc", [RP_GLIBC] = "glibc malloc", [RP_MIMALLOC] = "mimalloc",
 		[RP_TCMALLOC] = "tcmalloc", [RP_GO] = "the Go runtime",	 [RP_JVM] = "the JVM"};
-	out[0] = '\0';
 	switch (r->part) {
 	case RP_THREAD_STACKS:
 		wb_put(&b,
@@ -179,9 +177,8 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 {
 	const struct remedy_fix *f = &r->fix[i];
 	const struct remedy_proc *p = r->p;
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32], path[320];
-	out[0] = '\0';
 	switch (f->id) {
 	case RF_MALLOC_CONF_THP_NEVER:
 		wb_put(&b, "MALLOC_CONF=thp:never");
@@ -233,8 +230,7 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 {
 	const struct remedy_fix *f = &r->fix[i];
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	switch (f->id) {
 	case RF_MALLOC_CONF_THP_NEVER:
 		wb_put(&b, "jemalloc's own knob (5.1+): it madvises its arenas MADV_NOHUGEPAGE; "
@@ -318,8 +314,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n)
 {
 	const struct remedy_fix *f = &r->fix[i];
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	if (r->mech == RM_WOULD_GAIN) {
 		wb_put(&b, "no memory saved");
 		return out;

@@ -79,29 +79,30 @@ void report_num(char *out, size_t n, double v)
 		snprintf(out, n, "%.2f", v);
 }
 
+/* N cells <TAG>TEXT</TAG> of a row, the texts escaped. */
+static void table_cells(struct hbuf *h, const char *tag, const char *const *text, int n)
+{
+	for (int i = 0; i < n; i++) {
+		hb_printf(h, "<%s>", tag);
+		hb_esc(h, text[i]);
+		hb_printf(h, "</%s>", tag);
+	}
+}
+
 void report_table_begin(struct hbuf *h, const char *id, const char *const *cols, int n)
 {
 	hb_puts(h, "<table class=\"data\" data-chart=\"");
 	hb_esc(h, id);
 	hb_puts(h, "\"><tr>");
-	for (int i = 0; i < n; i++) {
-		hb_puts(h, "<th>");
-		hb_esc(h, cols[i]);
-		hb_puts(h, "</th>");
-	}
+	table_cells(h, "th", cols, n);
 	hb_puts(h, "</tr>\n");
 }
 
 void report_table_row(struct hbuf *h, const char *label, const char *const *cells, int n)
 {
-	hb_puts(h, "<tr><td>");
-	hb_esc(h, label);
-	hb_puts(h, "</td>");
-	for (int i = 0; i < n; i++) {
-		hb_puts(h, "<td>");
-		hb_esc(h, cells[i]);
-		hb_puts(h, "</td>");
-	}
+	hb_puts(h, "<tr>");
+	table_cells(h, "td", &label, 1);
+	table_cells(h, "td", cells, n);
 	hb_puts(h, "</tr>\n");
 }
 

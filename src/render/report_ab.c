@@ -6,6 +6,17 @@
 
 #include "report.h"
 
+/* Table cells CELL[0..N): V[0..N) as "%.4f", or "-" each when not OK. */
+static void cells_4f(char (*cell)[40], const double *v, int n, bool ok)
+{
+	for (int k = 0; k < n; k++) {
+		if (ok)
+			snprintf(cell[k], sizeof(cell[k]), "%.4f", v[k]);
+		else
+			snprintf(cell[k], sizeof(cell[k]), "-");
+	}
+}
+
 /* Wall time of every run per mode (dots), the median as a bar; table: the summary. */
 static void ab_wall(struct hbuf *h, const struct ab_report *r)
 {
@@ -45,14 +56,7 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 		char cell[4][40];
 		const char *cp[4] = {cell[0], cell[1], cell[2], cell[3]};
 		snprintf(cell[0], sizeof(cell[0]), "%d", r->modes[i].nruns);
-		if (s->ok) {
-			snprintf(cell[1], sizeof(cell[1]), "%.4f", s->med);
-			snprintf(cell[2], sizeof(cell[2]), "%.4f", s->min);
-			snprintf(cell[3], sizeof(cell[3]), "%.4f", s->max);
-		} else {
-			for (int k = 1; k < 4; k++)
-				snprintf(cell[k], sizeof(cell[k]), "-");
-		}
+		cells_4f(&cell[1], (const double[]){s->med, s->min, s->max}, 3, s->ok);
 		report_table_row(h, names[i], cp, 4);
 	}
 	report_table_end(h);
@@ -110,14 +114,7 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
 		char cell[4][40];
 		const char *cp[4] = {cell[0], cell[1], cell[2], cell[3]};
-		if (ci->ok) {
-			snprintf(cell[0], sizeof(cell[0]), "%.4f", ci->est);
-			snprintf(cell[1], sizeof(cell[1]), "%.4f", ci->lo);
-			snprintf(cell[2], sizeof(cell[2]), "%.4f", ci->hi);
-		} else {
-			for (int k = 0; k < 3; k++)
-				snprintf(cell[k], sizeof(cell[k]), "-");
-		}
+		cells_4f(cell, (const double[]){ci->est, ci->lo, ci->hi}, 3, ci->ok);
 		snprintf(cell[3], sizeof(cell[3]), "%s",
 			 mem ? ab_mem_name(r->sum[i].mem_verdict)
 			     : ab_verdict_name(r->sum[i].verdict));

@@ -4,6 +4,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+struct wb wb_begin(char *out, size_t n)
+{
+	out[0] = '\0';
+	return (struct wb){out, n, 0};
+}
+
 void wb_put(struct wb *b, const char *fmt, ...)
 {
 	if (b->off >= b->n)

@@ -152,9 +152,8 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 {
 	const struct why_summary *s = &r->sum;
 	const struct thp_ledger *l = s->led;
-	struct wb b = {out, n, 0};
+	struct wb b = wb_begin(out, n);
 	char a[32], c[32];
-	out[0] = '\0';
 	switch (s->id) {
 	case WS_PRCTL_INHERITED:
 		wb_put(&b,

@@ -472,8 +472,7 @@ static void w_cgroup(struct wb *b, const struct why_line *l)
 
 const char *why_line_words(const struct why_line *l, char *out, size_t n)
 {
-	struct wb b = {out, n, 0};
-	out[0] = '\0';
+	struct wb b = wb_begin(out, n);
 	if (l->id <= WI_POLICY_OTHER)
 		w_policy(&b, l);
 	else if (l->id <= WI_MTHP_ON)
