@@ -55,16 +55,9 @@ struct capture_args {
 static int capture_opt(int c, const char *arg, void *ctx)
 {
 	struct capture_args *a = ctx;
-	if (c == 'o') {
-		a->out = arg;
-		return -1;
-	}
-	if (c == OPT_ALL) {
-		a->all = true;
-		return -1;
-	}
+	const struct args_store st[] = {ARGS_ARG('o', &a->out), ARGS_FLAG(OPT_ALL, &a->all)};
 	if (c != OPT_PID)
-		return -2;
+		return args_store(c, arg, st, ARGS_N(st));
 	if (args_pid_list(arg, &a->pids, &a->npids, &a->cap)) {
 		warnx("capture: bad --pid '%s'", arg);
 		return EXIT_USAGE;
