@@ -341,6 +341,16 @@ void lab_skip(struct lab_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+void lab_skip_missing(struct lab_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
+	va_end(ap);
+	r->skipped = r->optional = true;
+	r->expected = false;
+}
+
 size_t lab_mw_min_per_side(double conf)
 {
 	for (size_t k = 2; k <= STATS_MW_MAX; k++)
