@@ -131,12 +131,9 @@ static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_
 
 static int capture_run(struct globals *g, struct capture_args *a, const char *out)
 {
-	struct host_snapshot *h = calloc(1, sizeof(*h));
-	if (!h || host_snapshot_read(&g->sr, h)) {
-		free(h);
-		warnx("out of memory");
+	struct host_snapshot *h = cmd_host_snapshot(g);
+	if (!h)
 		return EXIT_FAIL;
-	}
 	int err;
 	struct sink_ctx s = {.file = out};
 	if (!(s.w = tarw_open(out, &err))) {

@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "../kernel/fdcache.h"
+#include "../kernel/host_snapshot.h"
 #include "../kernel/sample.h"
 #include "../render/svg.h"
 #include "../render/table.h"
@@ -80,6 +81,19 @@ int cmd_setup(struct globals *g)
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+struct host_snapshot *cmd_host_snapshot(struct globals *g)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	if (!h || host_snapshot_read(&g->sr, h)) {
+		warnx("out of memory");
+		if (h)
+			host_snapshot_free(h);
+		free(h);
+		return NULL;
+	}
+	return h;
 }
 
 int cmd_setup_live(struct globals *g, const char *why)
