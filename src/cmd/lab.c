@@ -144,18 +144,14 @@ static int parse_mthp_sizes(const char *arg, struct lab_opts *o)
 /* --state warm|cold|asis. Returns 0 or EXIT_USAGE. */
 static int parse_state(const char *arg, struct lab_opts *o)
 {
-	if (!strcmp(arg, "warm"))
-		o->state = STATE_WARM;
-	else if (!strcmp(arg, "cold"))
-		o->state = STATE_COLD;
-	else if (!strcmp(arg, "asis"))
-		o->state = STATE_ASIS;
-	else {
-		warnx("lab: --state takes warm, cold or asis");
-		return EXIT_USAGE;
-	}
-	o->state_given = true;
-	return 0;
+	for (enum lab_state s = STATE_WARM; s <= STATE_ASIS; s++)
+		if (!strcmp(arg, lab_state_name(s))) { /* the names the results print */
+			o->state = s;
+			o->state_given = true;
+			return 0;
+		}
+	warnx("lab: --state takes warm, cold or asis");
+	return EXIT_USAGE;
 }
 
 /* The numeric options. Returns 0, EXIT_USAGE, or -1 when C is none of them. */
