@@ -157,6 +157,11 @@ static int add_metric(struct ab_ctx *c, const char *arg)
 static int ab_opt(int o, const char *arg, void *ctx)
 {
 	struct ab_ctx *c = ctx;
+	const struct args_store st[] = {ARGS_FLAG(OPT_CSV, &c->csv),
+					ARGS_ARG(OPT_REPORT, &c->report),
+					ARGS_FLAG(OPT_SWEEP, &c->sweep)};
+	if (args_store(o, arg, st, ARGS_N(st)) == -1)
+		return -1;
 	long v;
 	switch (o) {
 	case OPT_MODES: {
@@ -191,15 +196,6 @@ static int ab_opt(int o, const char *arg, void *ctx)
 		return -1;
 	case OPT_METRIC:
 		return add_metric(c, arg);
-	case OPT_CSV:
-		c->csv = true;
-		return -1;
-	case OPT_REPORT:
-		c->report = arg;
-		return -1;
-	case OPT_SWEEP:
-		c->sweep = true;
-		return -1;
 	default:
 		return -2;
 	}
@@ -293,13 +289,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 		for (const char *const *w = (const char *const[]){"off", "glibc", "host", NULL}; *w;
 		     w++)
 			add_mode(&c, *w);
-	if ((r = cmd_setup(g)))
+	if ((r = cmd_setup_live(g, "ab: runs a command on this host: not with --sysroot")))
 		goto out;
-	if (!g->sr.live) {
-		warnx("ab: runs a command on this host: not with --sysroot");
-		r = EXIT_USAGE;
-		goto out;
-	}
 	if ((r = ab_prepare(&c)) >= 0)
 		goto out;
 	double t0 = cmd_wall_s();

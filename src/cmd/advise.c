@@ -455,16 +455,11 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
-	struct host_snapshot *h = calloc(1, sizeof(*h));
+	struct host_snapshot *h = cmd_host_snapshot(g);
 	struct host_derived d;
 	struct findings fs;
-	if (!h || host_snapshot_read(&g->sr, h)) {
-		warnx("out of memory");
-		if (h)
-			host_snapshot_free(h);
-		free(h);
+	if (!h)
 		return EXIT_FAIL;
-	}
 	host_derive(h, &d);
 	findings_evaluate(h, &d, &fs);
 	in.h = h;

@@ -84,6 +84,20 @@ uint64_t args_cont_kb(const char *arg)
 	return bytes / 1024;
 }
 
+int args_store(int c, const char *arg, const struct args_store *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].id != c)
+			continue;
+		if (s[i].flag)
+			*s[i].flag = true;
+		else
+			*s[i].arg = arg;
+		return -1;
+	}
+	return -2;
+}
+
 int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		const struct option *opts, void (*help)(FILE *f),
 		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx)

@@ -9,6 +9,7 @@
 #ifndef THPCTL_CMD_ARGS_H
 #define THPCTL_CMD_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,31 @@ int args_size(const char *arg, uint64_t min, uint64_t *bytes, const char *fmt, .
 uint64_t args_cont_kb(const char *arg);
 /* args_cont_kb for an option loop: -1 with *KB set, or EXIT_USAGE after "CMD: bad --cont size". */
 int args_cont(const char *cmd, const char *arg, uint64_t *kb);
+
+/*
+ * An option that only stores: a flag set true (ARGS_FLAG: FLAG) or its
+ * argument kept (ARGS_ARG: ARG, pointing into argv).
+ */
+struct args_store {
+	int id;
+	bool *flag;
+	const char **arg;
+};
+#define ARGS_FLAG(id, p)                                                                           \
+	{                                                                                          \
+		(id), (p), NULL                                                                    \
+	}
+#define ARGS_ARG(id, p)                                                                            \
+	{                                                                                          \
+		(id), NULL, (p)                                                                    \
+	}
+#define ARGS_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Option C (with ARG) among the N entries of S: stored, and -1 returned;
+ * -2 when it is none of them.
+ */
+int args_store(int c, const char *arg, const struct args_store *s, size_t n);
 
 /*
  * The getopt loop the commands share, over ARGV with SHORTOPTS and OPTS

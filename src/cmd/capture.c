@@ -55,16 +55,9 @@ struct capture_args {
 static int capture_opt(int c, const char *arg, void *ctx)
 {
 	struct capture_args *a = ctx;
-	if (c == 'o') {
-		a->out = arg;
-		return -1;
-	}
-	if (c == OPT_ALL) {
-		a->all = true;
-		return -1;
-	}
+	const struct args_store st[] = {ARGS_ARG('o', &a->out), ARGS_FLAG(OPT_ALL, &a->all)};
 	if (c != OPT_PID)
-		return -2;
+		return args_store(c, arg, st, ARGS_N(st));
 	if (args_pid_list(arg, &a->pids, &a->npids, &a->cap)) {
 		warnx("capture: bad --pid '%s'", arg);
 		return EXIT_USAGE;
@@ -138,12 +131,9 @@ static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_
 
 static int capture_run(struct globals *g, struct capture_args *a, const char *out)
 {
-	struct host_snapshot *h = calloc(1, sizeof(*h));
-	if (!h || host_snapshot_read(&g->sr, h)) {
-		free(h);
-		warnx("out of memory");
+	struct host_snapshot *h = cmd_host_snapshot(g);
+	if (!h)
 		return EXIT_FAIL;
-	}
 	int err;
 	struct sink_ctx s = {.file = out};
 	if (!(s.w = tarw_open(out, &err))) {

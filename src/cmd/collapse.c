@@ -386,12 +386,9 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	int ret = collapse_opts(g, argc, argv, &sel, &rep, &pid);
 	if (ret >= 0)
 		return ret;
-	if ((ret = cmd_setup(g)))
+	if ((ret = cmd_setup_live(g,
+				  "collapse: acts on running processes, not on a --sysroot tree")))
 		return ret;
-	if (!g->sr.live) {
-		warnx("collapse: acts on running processes, not on a --sysroot tree");
-		return EXIT_USAGE;
-	}
 	rep.pid = pid;
 	struct proc_info pi = {0};
 	struct vma_list vl = {0};

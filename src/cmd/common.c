@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "../kernel/fdcache.h"
+#include "../kernel/host_snapshot.h"
 #include "../kernel/sample.h"
 #include "../render/svg.h"
 #include "../render/table.h"
@@ -11,13 +12,13 @@
 #include "../util/clock.h"
 #include "../util/esc.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -26,13 +27,12 @@
 
 bool global_opt(struct globals *g, int opt, const char *arg)
 {
+	const struct args_store st[] = {
+		ARGS_ARG(OPT_SYSROOT, &g->sysroot_dir), ARGS_FLAG(OPT_JSON, &g->json),
+		ARGS_FLAG(OPT_WAIT, &g->wait), ARGS_FLAG(OPT_WIDE, &g->wide)};
+	if (args_store(opt, arg, st, ARGS_N(st)) == -1)
+		return true;
 	switch (opt) {
-	case OPT_SYSROOT:
-		g->sysroot_dir = arg;
-		return true;
-	case OPT_JSON:
-		g->json = true;
-		return true;
 	case OPT_NO_COLOR:
 		g->no_color = true;
 		g->color_opt = 2;
@@ -50,12 +50,6 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 		}
 		g->no_color = g->color_opt == 2;
 		return true;
-	case OPT_WAIT:
-		g->wait = true;
-		return true;
-	case OPT_WIDE:
-		g->wide = true;
-		return true;
 	default:
 		return false;
 	}
@@ -63,16 +57,7 @@ bool global_opt(struct globals *g, int opt, const char *arg)
 
 int cmd_term_width(void)
 {
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	const char *c = getenv("COLUMNS");
-	uint64_t v;
-	if (c && str_to_u64(c, strlen(c), 1, 9999, &v) == 0)
-		return (int)v;
-	struct winsize ws;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return 0;
+	return isatty(STDOUT_FILENO) ? (int)wrap_term_columns(1, 9999) : 0;
 }
 
 int cmd_setup(struct globals *g)
@@ -94,6 +79,31 @@ int cmd_setup(struct globals *g)
 		warnx("cannot open sysroot %s: %s", g->sysroot_dir ? g->sysroot_dir : "/",
 		      strerror(-r));
 		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+struct host_snapshot *cmd_host_snapshot(struct globals *g)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	if (!h || host_snapshot_read(&g->sr, h)) {
+		warnx("out of memory");
+		if (h)
+			host_snapshot_free(h);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+int cmd_setup_live(struct globals *g, const char *why)
+{
+	int r = cmd_setup(g);
+	if (r)
+		return r;
+	if (!g->sr.live) {
+		warnx("%s", why);
+		return EXIT_USAGE;
 	}
 	return EXIT_OK;
 }

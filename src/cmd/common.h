@@ -20,6 +20,19 @@ int cmd_term_width(void);
  */
 int cmd_setup(struct globals *g);
 /*
+ * cmd_setup for a command that acts on the live host: with --sysroot, WHY on
+ * stderr and EXIT_USAGE. Returns EXIT_OK, EXIT_FAIL or EXIT_USAGE.
+ */
+int cmd_setup_live(struct globals *g, const char *why);
+
+struct host_snapshot;
+/*
+ * The host's snapshot (kernel/host_snapshot.h: host_snapshot_read of every
+ * part) through G's sysroot, allocated; the caller frees it with
+ * host_snapshot_free() and free(). NULL after "out of memory" on stderr.
+ */
+struct host_snapshot *cmd_host_snapshot(struct globals *g);
+/*
  * --sysroot FILE (a regular file): extract the bundle of `thpctl capture`
  * safely into a private temporary directory (removed at exit) and open it as
  * g->sr, g->sr.path naming FILE (cmd/bundle.c). Returns EXIT_OK or EXIT_FAIL

@@ -212,16 +212,13 @@ static int parse_ms(const char *s, long lo, long hi, long *out)
 static int exporter_opt(int c, const char *optarg, void *ctx)
 {
 	struct xopts *o = ctx;
+	const struct args_store st[] = {
+		ARGS_ARG(OPT_LISTEN, &o->listen),	  ARGS_ARG(OPT_TEXTFILE, &o->textfile),
+		ARGS_ARG(OPT_WEB_CONFIG, &o->web_config), ARGS_FLAG(OPT_FLAGS, &o->flags),
+		ARGS_FLAG(OPT_LEDGER, &o->ledger),	  ARGS_FLAG(OPT_ONCE, &o->once)};
+	if (args_store(c, optarg, st, ARGS_N(st)) == -1)
+		return -1;
 	switch (c) {
-	case OPT_LISTEN:
-		o->listen = optarg;
-		return -1;
-	case OPT_TEXTFILE:
-		o->textfile = optarg;
-		return -1;
-	case OPT_WEB_CONFIG:
-		o->web_config = optarg;
-		return -1;
 	case 'i':
 		if (str_double(optarg, 1, 86400, &o->interval)) {
 			warnx("exporter: bad interval '%s' (seconds, 1 to 86400)", optarg);
@@ -246,15 +243,6 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 			warnx("exporter: bad size '%s' (e.g. 64M)", optarg);
 			return EXIT_USAGE;
 		}
-		return -1;
-	case OPT_FLAGS:
-		o->flags = true;
-		return -1;
-	case OPT_LEDGER:
-		o->ledger = true;
-		return -1;
-	case OPT_ONCE:
-		o->once = true;
 		return -1;
 	case OPT_CACHE_MS:
 		if (parse_ms(optarg, 0, 3600000, &o->cache_ms)) {

@@ -499,11 +499,7 @@ void http_stop(struct exporter *e)
 	pthread_mutex_destroy(&e->http.lock);
 	web_stop(e);
 	struct MHD_Response **rs[] = {&e->cached, &e->not_found, &e->not_allowed, &e->failed};
-	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
-		if (*rs[i])
-			mhd.destroy_response(*rs[i]);
-		*rs[i] = NULL;
-	}
+	mhd_drop(rs, sizeof(rs) / sizeof(rs[0]));
 }
 #else
 /* ISO C wants a translation unit to hold something */

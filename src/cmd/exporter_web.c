@@ -105,11 +105,7 @@ int web_request(struct exporter *e, struct MHD_Connection *conn, const char *url
 void web_stop(struct exporter *e)
 {
 	struct MHD_Response **rs[] = {&e->landing, &e->unauthorized};
-	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
-		if (*rs[i])
-			mhd.destroy_response(*rs[i]);
-		*rs[i] = NULL;
-	}
+	mhd_drop(rs, sizeof(rs) / sizeof(rs[0]));
 }
 #else
 /* ISO C wants a translation unit to hold something */

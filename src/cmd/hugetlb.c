@@ -160,9 +160,8 @@ static int plan(struct globals *g, int argc, char **argv)
 	int ret = cmd_setup(g);
 	if (ret)
 		return ret;
-	struct host_snapshot *h = calloc(1, sizeof(*h));
-	if (!h || host_snapshot_read(&g->sr, h)) {
-		warnx("out of memory");
+	struct host_snapshot *h = cmd_host_snapshot(g);
+	if (!h) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

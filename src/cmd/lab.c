@@ -144,18 +144,14 @@ static int parse_mthp_sizes(const char *arg, struct lab_opts *o)
 /* --state warm|cold|asis. Returns 0 or EXIT_USAGE. */
 static int parse_state(const char *arg, struct lab_opts *o)
 {
-	if (!strcmp(arg, "warm"))
-		o->state = STATE_WARM;
-	else if (!strcmp(arg, "cold"))
-		o->state = STATE_COLD;
-	else if (!strcmp(arg, "asis"))
-		o->state = STATE_ASIS;
-	else {
-		warnx("lab: --state takes warm, cold or asis");
-		return EXIT_USAGE;
-	}
-	o->state_given = true;
-	return 0;
+	for (enum lab_state s = STATE_WARM; s <= STATE_ASIS; s++)
+		if (!strcmp(arg, lab_state_name(s))) { /* the names the results print */
+			o->state = s;
+			o->state_given = true;
+			return 0;
+		}
+	warnx("lab: --state takes warm, cold or asis");
+	return EXIT_USAGE;
 }
 
 /* The numeric options. Returns 0, EXIT_USAGE, or -1 when C is none of them. */
@@ -195,6 +191,13 @@ static int parse_number_opt(int c, const char *arg, struct lab_args *a)
 /* One lab option C. Returns 0, EXIT_USAGE, or -1 when C is not a lab option. */
 static int parse_opt(int c, const char *arg, struct lab_args *a)
 {
+	const struct args_store st[] = {
+		ARGS_FLAG(OPT_CSV, &a->csv),	       ARGS_FLAG(OPT_FRAGMENT, &a->o.fragment),
+		ARGS_FLAG(OPT_RECLAIM, &a->o.reclaim), ARGS_FLAG(OPT_SPARSE, &a->o.sparse),
+		ARGS_FLAG(OPT_QUIET, &a->o.quiet),     ARGS_FLAG(OPT_QUICK, &a->o.quick),
+		ARGS_ARG(OPT_REPORT, &a->report),      ARGS_FLAG(OPT_YES, &a->yes)};
+	if (args_store(c, arg, st, ARGS_N(st)) == -1)
+		return 0;
 	switch (c) {
 	case OPT_SIZE:
 		return parse_sizes(arg, &a->o);
@@ -202,30 +205,6 @@ static int parse_opt(int c, const char *arg, struct lab_args *a)
 		return parse_state(arg, &a->o);
 	case OPT_SIZES:
 		return parse_mthp_sizes(arg, &a->o);
-	case OPT_CSV:
-		a->csv = true;
-		return 0;
-	case OPT_FRAGMENT:
-		a->o.fragment = true;
-		return 0;
-	case OPT_RECLAIM:
-		a->o.reclaim = true;
-		return 0;
-	case OPT_SPARSE:
-		a->o.sparse = true;
-		return 0;
-	case OPT_QUIET:
-		a->o.quiet = true;
-		return 0;
-	case OPT_QUICK:
-		a->o.quick = true;
-		return 0;
-	case OPT_REPORT:
-		a->report = arg;
-		return 0;
-	case OPT_YES:
-		a->yes = true;
-		return 0;
 	}
 	return parse_number_opt(c, arg, a);
 }
@@ -559,12 +538,9 @@ int cmd_lab(struct globals *g, int argc, char **argv)
 		warnx("lab: --json and --csv exclude each other");
 		return EXIT_USAGE;
 	}
-	if ((r = cmd_setup(g)))
+	if ((r = cmd_setup_live(
+		     g, "lab runs experiments on the live host; --sysroot is not supported")))
 		return r;
-	if (!g->sr.live) {
-		warnx("lab runs experiments on the live host; --sysroot is not supported");
-		return EXIT_USAGE;
-	}
 	static struct lab_host h;
 	char label[32];
 	snprintf(label, sizeof(label), "lab %s", group_name[gr]);

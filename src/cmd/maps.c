@@ -94,18 +94,11 @@ struct maps_args {
 static int maps_opt(int c, const char *arg, void *ctx)
 {
 	struct maps_args *a = ctx;
-	switch (c) {
-	case OPT_FOLIOS:
-		a->folios = true;
-		return -1;
-	case OPT_UNDERUSED:
-		a->underused = true;
-		return -1;
-	case OPT_CONT:
+	const struct args_store st[] = {ARGS_FLAG(OPT_FOLIOS, &a->folios),
+					ARGS_FLAG(OPT_UNDERUSED, &a->underused)};
+	if (c == OPT_CONT)
 		return args_cont("maps", arg, &a->cont_kb);
-	default:
-		return -2;
-	}
+	return args_store(c, arg, st, ARGS_N(st));
 }
 
 /* Options and the PID operand. Returns -1 to go on, else the exit code. */

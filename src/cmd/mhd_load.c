@@ -109,6 +109,15 @@ out:
 	return result;
 }
 #endif
+
+void mhd_drop(struct MHD_Response **const *rs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (*rs[i])
+			mhd.destroy_response(*rs[i]);
+		*rs[i] = NULL;
+	}
+}
 #else
 /* ISO C wants a translation unit to hold something */
 typedef int mhd_load_unused;

@@ -42,6 +42,9 @@ extern struct mhd_api mhd;
  * function it lacks).
  */
 int mhd_load(char *err, size_t len);
+
+/* Destroy the responses *RS[0..N-1] that were made (not NULL); each becomes NULL. */
+void mhd_drop(struct MHD_Response **const *rs, size_t n);
 #endif
 
 #endif

@@ -289,16 +289,10 @@ struct popts {
 static int persist_opt(int c, const char *arg, void *ctx)
 {
 	struct popts *o = ctx;
-	if (c == OPT_INSTALL) {
-		o->inst = true;
-		return -1;
-	}
-	if (c == OPT_TUNED_PARENT) {
-		o->parent = arg;
-		return -1;
-	}
+	const struct args_store st[] = {ARGS_FLAG(OPT_INSTALL, &o->inst),
+					ARGS_ARG(OPT_TUNED_PARENT, &o->parent)};
 	if (c != OPT_FORMAT)
-		return -2;
+		return args_store(c, arg, st, ARGS_N(st));
 	if (persist_format_parse(arg, &o->fmt)) {
 		warnx("persist: --format takes tmpfiles, systemd, cmdline, sysctl or tuned");
 		return EXIT_USAGE;

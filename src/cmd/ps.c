@@ -400,14 +400,14 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 static int ps_opt(int c, const char *arg, void *ctx)
 {
 	struct ps_opts *o = ctx;
+	const struct args_store st[] = {
+		ARGS_FLAG(OPT_ALL, &o->all), ARGS_FLAG(OPT_ROLLUP, &o->rollup),
+		ARGS_ARG(OPT_CGROUP, &o->cgroup), ARGS_FLAG(OPT_FOLIOS, &o->folios),
+		ARGS_FLAG(OPT_LEDGER, &o->ledger)};
+	if (args_store(c, arg, st, ARGS_N(st)) == -1)
+		return -1;
 	uint64_t bytes;
 	switch (c) {
-	case OPT_ALL:
-		o->all = true;
-		return -1;
-	case OPT_ROLLUP:
-		o->rollup = true;
-		return -1;
 	case OPT_SORT:
 		if (strcmp(arg, "ahp") && strcmp(arg, "rss") && strcmp(arg, "share") &&
 		    strcmp(arg, "hg") && strcmp(arg, "pid") && strcmp(arg, "comm")) {
@@ -435,17 +435,8 @@ static int ps_opt(int c, const char *arg, void *ctx)
 			return EXIT_USAGE;
 		o->min_ahp_kb = (bytes + 1023) / 1024;
 		return -1;
-	case OPT_CGROUP:
-		o->cgroup = arg;
-		return -1;
-	case OPT_FOLIOS:
-		o->folios = true;
-		return -1;
 	case OPT_CONT:
 		return args_cont("ps", arg, &o->cont_kb);
-	case OPT_LEDGER:
-		o->ledger = true;
-		return -1;
 	case OPT_BY:
 		if (strcmp(arg, "cgroup")) {
 			warnx("ps: unknown --by '%s' (cgroup)", arg);

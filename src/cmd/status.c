@@ -116,11 +116,10 @@ int cmd_status(struct globals *g, int argc, char **argv)
 		warnx("status: --sample: out of memory, or the clock did not move");
 		return EXIT_FAIL;
 	}
-	struct host_snapshot *h = calloc(1, sizeof(*h));
+	struct host_snapshot *h = cmd_host_snapshot(g);
 	struct host_derived d;
 	struct findings fs;
-	if (!h || host_snapshot_read(&g->sr, h)) {
-		warnx("out of memory");
+	if (!h) {
 		r = EXIT_FAIL;
 		goto out;
 	}

@@ -152,6 +152,20 @@ static int watch_options(struct globals *g, int argc, char **argv, double *inter
 	return -1;
 }
 
+/* J (may be NULL: out of memory) as one compact JSON line into F, then freed. 0, or EXIT_FAIL. */
+static int record_line(FILE *f, json_t *j)
+{
+	char *text =
+		j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13))
+		  : NULL;
+	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f);
+	free(text);
+	json_decref(j);
+	if (bad)
+		warnx("watch: cannot write %s: %s", record_path, strerror(errno ? errno : EIO));
+	return bad ? EXIT_FAIL : 0;
+}
+
 /*
  * The first line of a recording: what it is about, for `thpctl report`'s page (a line without
  * "time_s"): {"recording": "thpctl watch", "thpctl_version", "hostname", "kernel", "command",
@@ -173,14 +187,7 @@ static int record_header(struct globals *g, FILE *f, double interval)
 	json_put(j, "started_s", json_real(floor(now * 1000) / 1000));
 	json_put(j, "utc_offset_s", ctx.tz_known ? json_integer(ctx.utc_off_s) : json_null());
 	json_put(j, "timezone", ctx.tz_known ? json_str(st.tz) : json_null());
-	char *text =
-		json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13));
-	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f);
-	free(text);
-	json_decref(j);
-	if (bad)
-		warnx("watch: cannot write %s: %s", record_path, strerror(errno ? errno : EIO));
-	return bad ? EXIT_FAIL : 0;
+	return record_line(f, j);
 }
 
 /* ROW and the settings of sample CUR as one JSON line into F. 0, or EXIT_FAIL (after a message). */
@@ -191,15 +198,7 @@ static int record_row(FILE *f, const struct watch_row *row, const struct sample 
 		json_put(j, "settings",
 			 cur->host.has_settings ? watch_settings_json(&cur->host.thp)
 						: json_null());
-	char *text =
-		j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(13))
-		  : NULL;
-	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f);
-	free(text);
-	json_decref(j);
-	if (bad)
-		warnx("watch: cannot write %s: %s", record_path, strerror(errno ? errno : EIO));
-	return bad ? EXIT_FAIL : 0;
+	return record_line(f, j);
 }
 
 /* Print one row: a JSON line, the screen, or a text line (and the top table). 0 or EXIT_FAIL. */

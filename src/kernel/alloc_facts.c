@@ -11,22 +11,6 @@
 
 #define FACTS_MAGIC "thpctl-alloc 1"
 
-static int addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int addf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || buf_reserve(b, b->len + (size_t)n + 1))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
-
 /* S when it holds no tab, newline or other control character, else "?". */
 static const char *clean(const char *s)
 {
@@ -68,46 +52,47 @@ static bool *flag_ptr(struct elf_facts *f, size_t i)
 
 static int format_exe(const struct alloc_raw *r, struct buf *b)
 {
-	int e = addf(b, "exe\t%d\n", r->exe_err);
+	int e = buf_addf(b, "exe\t%d\n", r->exe_err);
 	if (e || r->exe_err)
 		return e;
 	const struct elf_facts *f = &r->exe;
-	e = addf(b, "exe_elf\t%u\t%d\t", (unsigned)f->machine, f->is64 ? 64 : 32);
+	e = buf_addf(b, "exe_elf\t%u\t%d\t", (unsigned)f->machine, f->is64 ? 64 : 32);
 	bool any = false;
 	for (size_t i = 0; !e && i < NFLAGS; i++)
 		if (*flag_ptr((struct elf_facts *)f, i)) {
-			e = addf(b, "%s%s", any ? "," : "", flag_names[i]);
+			e = buf_addf(b, "%s%s", any ? "," : "", flag_names[i]);
 			any = true;
 		}
-	e = e ?: addf(b, "%s\nexe_syms\t%llu\n", any ? "" : "-", (unsigned long long)f->syms);
+	e = e ?: buf_addf(b, "%s\nexe_syms\t%llu\n", any ? "" : "-", (unsigned long long)f->syms);
 	if (!e && f->go_version[0])
-		e = addf(b, "exe_go\t%s\n", clean(f->go_version));
+		e = buf_addf(b, "exe_go\t%s\n", clean(f->go_version));
 	if (!e && f->go_godebug[0])
-		e = addf(b, "exe_godebug\t%s\n", clean(f->go_godebug));
+		e = buf_addf(b, "exe_godebug\t%s\n", clean(f->go_godebug));
 	if (!e && f->alloc != EA_NONE)
-		e = addf(b, "exe_alloc\t%s\t%s\n", alloc_kind_name(from_elf(f->alloc)),
-			 clean(f->alloc_sym));
+		e = buf_addf(b, "exe_alloc\t%s\t%s\n", alloc_kind_name(from_elf(f->alloc)),
+			     clean(f->alloc_sym));
 	if (!e && f->version[0])
-		e = addf(b, "exe_version\t%s\n", clean(f->version));
+		e = buf_addf(b, "exe_version\t%s\n", clean(f->version));
 	return e;
 }
 
 int alloc_raw_format(const struct alloc_raw *r, struct buf *b)
 {
 	b->len = 0;
-	int e = addf(b, FACTS_MAGIC "\nmaps\t%d\ndynamic\t%d\n", r->maps_err, r->dynamic ? 1 : 0);
+	int e = buf_addf(b, FACTS_MAGIC "\nmaps\t%d\ndynamic\t%d\n", r->maps_err,
+			 r->dynamic ? 1 : 0);
 	for (int i = 0; !e && i < r->nlibs; i++) {
 		const struct alloc_lib *l = &r->libs[i];
-		e = addf(b, "lib\t%s\t%s\t%d\t%u\t%s\t%s\n", alloc_kind_name(l->kind),
-			 alloc_vsrc_name(l->vsrc), l->err, (unsigned)l->machine,
-			 l->version[0] ? clean(l->version) : "-", clean(l->path));
+		e = buf_addf(b, "lib\t%s\t%s\t%d\t%u\t%s\t%s\n", alloc_kind_name(l->kind),
+			     alloc_vsrc_name(l->vsrc), l->err, (unsigned)l->machine,
+			     l->version[0] ? clean(l->version) : "-", clean(l->path));
 	}
 	e = e ?: format_exe(r, b);
 	e = e
-		    ?: addf(b, "secure\t%d\t%s\n", r->at_secure,
-			    r->secure_from_auxv ? "auxv"
-			    : r->at_secure >= 0 ? "status"
-						: "none");
+		    ?: buf_addf(b, "secure\t%d\t%s\n", r->at_secure,
+				r->secure_from_auxv ? "auxv"
+				: r->at_secure >= 0 ? "status"
+						    : "none");
 	return e;
 }
 

@@ -34,17 +34,9 @@ static int man_add(struct cap *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int e = buf_vaddf(&c->man, fmt, ap);
 	va_end(ap);
-	if (n < 0 || buf_reserve(&c->man, c->man.len + (size_t)n + 2))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(c->man.p + c->man.len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	c->man.len += (size_t)n;
-	c->man.p[c->man.len++] = '\n';
-	c->man.p[c->man.len] = '\0';
-	return 0;
+	return e ? e : buf_add(&c->man, "\n", 1);
 }
 
 /* The permission bits of REL in the sysroot (0444 when fstatat fails). */

@@ -6,16 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int put(struct buf *b, const char *p, size_t n)
-{
-	if (buf_reserve(b, b->len + n + 1))
-		return -ENOMEM;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
 static bool name_is(const char *s, size_t kl, const char *k)
 {
 	return kl == strlen(k) && memcmp(s, k, kl) == 0;
@@ -35,7 +25,7 @@ static int keep_items(struct buf *b, const char *v, const char *e, char sep,
 		const char *s = memchr(v, sep, (size_t)(e - v));
 		const char *ie = s ? s : e;
 		if (ie > v && keep(v, (size_t)(ie - v))) {
-			if ((!first && put(b, &sep, 1)) || put(b, v, (size_t)(ie - v)))
+			if ((!first && buf_add(b, &sep, 1)) || buf_add(b, v, (size_t)(ie - v)))
 				return -ENOMEM;
 			first = false;
 		} else if (ie > v) {
@@ -43,7 +33,7 @@ static int keep_items(struct buf *b, const char *v, const char *e, char sep,
 		}
 		v = s ? s + 1 : e;
 	}
-	if (dropped && ((!first && put(b, &sep, 1)) || put(b, "<redacted>", 10)))
+	if (dropped && ((!first && buf_add(b, &sep, 1)) || buf_add(b, "<redacted>", 10)))
 		return -ENOMEM;
 	return 0;
 }
@@ -63,25 +53,25 @@ static int env_entry(struct buf *b, const char *s, const char *e)
 {
 	const char *eq = memchr(s, '=', (size_t)(e - s));
 	if (!eq)
-		return put(b, "<redacted>", 11); /* with its NUL */
+		return buf_add(b, "<redacted>", 11); /* with its NUL */
 	size_t kl = (size_t)(eq - s);
 	const char *v = eq + 1;
-	if (put(b, s, kl + 1))
+	if (buf_add(b, s, kl + 1))
 		return -ENOMEM;
 	int r;
 	if (name_is(s, kl, "MALLOC_CONF") || name_is(s, kl, "_RJEM_MALLOC_CONF") ||
 	    name_is(s, kl, "JE_MALLOC_CONF") || name_is(s, kl, "GLIBC_TUNABLES") ||
 	    name_is(s, kl, "MALLOC_ARENA_MAX") || (kl > 9 && memcmp(s, "MIMALLOC_", 9) == 0) ||
 	    (kl > 8 && memcmp(s, "MALLOC_", 7) == 0 && s[kl - 1] == '_'))
-		r = put(b, v, (size_t)(e - v));
+		r = buf_add(b, v, (size_t)(e - v));
 	else if (name_is(s, kl, "GODEBUG"))
 		r = keep_items(b, v, e, ',', go_item);
 	else if (name_is(s, kl, "JAVA_TOOL_OPTIONS") || name_is(s, kl, "JDK_JAVA_OPTIONS") ||
 		 name_is(s, kl, "_JAVA_OPTIONS"))
 		r = keep_items(b, v, e, ' ', java_item);
 	else
-		r = e > v ? put(b, "<redacted>", 10) : 0;
-	return r ? r : put(b, "", 1);
+		r = e > v ? buf_add(b, "<redacted>", 10) : 0;
+	return r ? r : buf_add(b, "", 1);
 }
 
 int capture_filter_environ(const char *in, size_t len, struct buf *out)
@@ -112,7 +102,7 @@ int capture_filter_cmdline(const char *in, size_t len, struct buf *out)
 		keep = (size_t)(d - in);
 	else if (l >= 3 && memcmp(in + l - 3, " --", 3) == 0)
 		keep = l - 3;
-	if (put(out, in, keep) || (l < len && put(out, "\n", 1)))
+	if (buf_add(out, in, keep) || (l < len && buf_add(out, "\n", 1)))
 		return -ENOMEM;
 	return 0;
 }
@@ -150,13 +140,13 @@ static bool mount_kept(const char *p, const char *e)
 int capture_filter_mounts(const char *in, size_t len, struct buf *out)
 {
 	out->len = 0;
-	if (put(out, "", 0))
+	if (buf_add(out, "", 0))
 		return -ENOMEM;
 	const char *p = in, *end = in + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
-		if (mount_kept(p, e) && put(out, p, (size_t)(nl ? e + 1 - p : e - p)))
+		if (mount_kept(p, e) && buf_add(out, p, (size_t)(nl ? e + 1 - p : e - p)))
 			return -ENOMEM;
 		p = e + 1;
 	}

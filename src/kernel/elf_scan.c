@@ -235,6 +235,12 @@ static int rd(const struct scan *c, void *buf, size_t n, uint64_t off)
 	return c->src->read(c->src->ctx, buf, n, off);
 }
 
+/* rd as an elf_read_fn (CTX: struct scan). */
+static int scan_rd(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	return rd(ctx, buf, n, off);
+}
+
 static const char *sec_name(const struct scan *c, unsigned i)
 {
 	return c->s[i].name < c->names_len ? c->names + c->s[i].name : "";
@@ -440,30 +446,12 @@ int elf_scan(const struct elf_src *src, unsigned want, enum elf_alloc version_of
 	     struct elf_facts *out)
 {
 	memset(out, 0, sizeof(*out));
-	unsigned char id[EI_NIDENT];
 	struct scan c = {.src = src, .out = out};
-	int r = rd(&c, id, sizeof(id), 0);
+	union elf_ehdr eh;
+	int r = elf_header_read(scan_rd, &c, &eh, &c.is64);
 	if (r)
-		return r == -EIO ? -EINVAL : r;
-	if (memcmp(id, ELFMAG, SELFMAG) != 0)
-		return -EINVAL;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (id[EI_DATA] != ELFDATA2LSB)
-		return -EINVAL;
-#else
-	if (id[EI_DATA] != ELFDATA2MSB)
-		return -EINVAL;
-#endif
-	c.is64 = id[EI_CLASS] == ELFCLASS64;
-	if (!c.is64 && id[EI_CLASS] != ELFCLASS32)
-		return -EINVAL;
+		return r;
 	out->is64 = c.is64;
-	union {
-		Elf64_Ehdr e64;
-		Elf32_Ehdr e32;
-	} eh;
-	if (rd(&c, &eh, c.is64 ? sizeof(eh.e64) : sizeof(eh.e32), 0))
-		return -EINVAL;
 #define EHF(f) (c.is64 ? eh.e64.f : eh.e32.f)
 	out->machine = EHF(e_machine);
 	read_phdrs(&c, EHF(e_phoff), EHF(e_phentsize), EHF(e_phnum));

@@ -73,12 +73,10 @@ static void go_inline_version(const unsigned char *h, size_t hn, char *ver, size
 	ver[len] = '\0';
 }
 
-int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n)
+int elf_header_read(elf_read_fn rd, void *ctx, union elf_ehdr *eh, bool *is64)
 {
 	unsigned char id[EI_NIDENT];
 	int r;
-	if (n)
-		ver[0] = '\0';
 	if ((r = rd(ctx, id, sizeof(id), 0)))
 		return r == -EIO ? -EINVAL : r;
 	if (memcmp(id, ELFMAG, SELFMAG) != 0)
@@ -90,15 +88,23 @@ int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n)
 	if (id[EI_DATA] != ELFDATA2MSB)
 		return -EINVAL;
 #endif
-	bool is64 = id[EI_CLASS] == ELFCLASS64;
-	if (!is64 && id[EI_CLASS] != ELFCLASS32)
+	*is64 = id[EI_CLASS] == ELFCLASS64;
+	if (!*is64 && id[EI_CLASS] != ELFCLASS32)
 		return -EINVAL;
-	union {
-		Elf64_Ehdr e64;
-		Elf32_Ehdr e32;
-	} eh;
-	if (rd(ctx, &eh, is64 ? sizeof(eh.e64) : sizeof(eh.e32), 0))
+	if (rd(ctx, eh, *is64 ? sizeof(eh->e64) : sizeof(eh->e32), 0))
 		return -EINVAL;
+	return 0;
+}
+
+int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n)
+{
+	if (n)
+		ver[0] = '\0';
+	union elf_ehdr eh;
+	bool is64;
+	int r = elf_header_read(rd, ctx, &eh, &is64);
+	if (r)
+		return r;
 #define EHF(f) (is64 ? eh.e64.f : eh.e32.f)
 	uint64_t shoff = EHF(e_shoff);
 	unsigned shentsize = EHF(e_shentsize), shnum = EHF(e_shnum), shstrndx = EHF(e_shstrndx);

@@ -7,6 +7,7 @@
 #ifndef THPCTL_EXE_H
 #define THPCTL_EXE_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,19 @@ typedef int (*elf_read_fn)(void *ctx, void *buf, size_t n, uint64_t off);
  * Native byte order only (ELF32 and ELF64).
  */
 int elf_go_version(elf_read_fn rd, void *ctx, char *ver, size_t n);
+
+/* An ELF file header, 32- or 64-bit. */
+union elf_ehdr {
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+};
+
+/*
+ * The identity and header of the ELF file behind RD (offset 0): native byte
+ * order, ELF32 or ELF64 (*IS64), the header into EH. Returns 0, -EINVAL (not
+ * ELF, another byte order or class, too short) or -errno of RD.
+ */
+int elf_header_read(elf_read_fn rd, void *ctx, union elf_ehdr *eh, bool *is64);
 
 /* elf_go_version of proc/PID/exe. */
 int exe_go_version(const struct sysroot *sr, pid_t pid, char *ver, size_t n);

@@ -195,6 +195,22 @@ static int kf_read(const struct rfd *f, uint64_t pfn, size_t n, uint64_t *out)
 
 #define WINDOW 64
 
+/* The last two folio heads among the N flags KF: *LAST and *PREV (N where there is none). */
+static void last_heads(const uint64_t *kf, size_t n, size_t *last, size_t *prev)
+{
+	const uint64_t hd = KPF_M_THP | KPF_M_HEAD;
+	*last = *prev = n;
+	for (size_t t = n; t-- > 0;)
+		if ((kf[t] & hd) == hd) {
+			if (*last == n)
+				*last = t;
+			else {
+				*prev = t;
+				break;
+			}
+		}
+}
+
 /*
  * kpageflags of a run of pages I..J-1 of S whose frames go up by one from
  * PFN, plus the frame after the run into kfa[J-1] (thpmaps' cut-folio test),
@@ -253,17 +269,8 @@ static int fill_run(const struct rfd *f, struct slot *s, size_t i, size_t j, uin
 		memcpy(s->kf + k, tmp, w * sizeof(tmp[0]));
 		/* learn the folio size: the distance of the last two heads of the
 		 * window, or a window that is one whole folio */
-		const uint64_t hd = KPF_M_THP | KPF_M_HEAD;
-		size_t last = w, prev = w;
-		for (size_t t = w; t-- > 0;)
-			if ((tmp[t] & hd) == hd) {
-				if (last == w)
-					last = t;
-				else {
-					prev = t;
-					break;
-				}
-			}
+		size_t last, prev;
+		last_heads(tmp, w, &last, &prev);
 		size_t d = prev < w ? last - prev : last == 0 && !(tmp[w] & KPF_M_TAIL) ? w : 0;
 		if (d >= ((size_t)1 << FOLIO_PROBE_MIN_ORDER) && !(d & (d - 1)))
 			*order = __builtin_ctzll(d);
@@ -325,17 +332,8 @@ static int fill_spans(const struct rfd *f, struct slot *s, struct kf_run *r, siz
 /* The folio size the N flags KF show (the distance of their last two heads), as an order, or -1. */
 static int learn_order(const uint64_t *kf, size_t n)
 {
-	const uint64_t hd = KPF_M_THP | KPF_M_HEAD;
-	size_t last = n, prev = n;
-	for (size_t t = n; t-- > 0;)
-		if ((kf[t] & hd) == hd) {
-			if (last == n)
-				last = t;
-			else {
-				prev = t;
-				break;
-			}
-		}
+	size_t last, prev;
+	last_heads(kf, n, &last, &prev);
 	size_t d = prev < n ? last - prev : 0;
 	return d && !(d & (d - 1)) ? __builtin_ctzll(d) : -1;
 }

@@ -147,25 +147,29 @@ void host_snapshot_missing_err(struct host_snapshot *out, const char *what, int 
 	host_snapshot_missing(out, s);
 }
 
+/* WHAT (proc/vmstat or proc/meminfo) into L through RD: *HAS, or why not. 0 or -ENOMEM. */
+static int read_kv(struct host_reader *r, struct host_snapshot *out, const char *what,
+		   int (*rd)(const struct sysroot *sr, struct buf *b, struct kvlist *l),
+		   struct kvlist *l, bool *has)
+{
+	int e = rd(r->sr, &r->b, l);
+	if (e == -ENOMEM)
+		return e;
+	if (e == 0)
+		*has = true;
+	else
+		host_snapshot_missing_err(out, what, e);
+	return 0;
+}
+
 /* proc/vmstat, proc/meminfo, proc/buddyinfo: read first, before any probe. */
 static int read_counters(struct host_reader *r, struct host_snapshot *out)
 {
 	const struct sysroot *sr = r->sr;
-	int e = vmstat_read_buf(sr, &r->b, &out->vmstat);
-	if (e == -ENOMEM)
-		return e;
-	if (e == 0)
-		out->has_vmstat = true;
-	else
-		host_snapshot_missing_err(out, "proc/vmstat", e);
-	e = meminfo_read_buf(sr, &r->b, &out->meminfo);
-	if (e == -ENOMEM)
-		return e;
-	if (e == 0)
-		out->has_meminfo = true;
-	else
-		host_snapshot_missing_err(out, "proc/meminfo", e);
-	e = sysroot_read(sr, SR_PROC "/buddyinfo", &r->b);
+	if (read_kv(r, out, "proc/vmstat", vmstat_read_buf, &out->vmstat, &out->has_vmstat) ||
+	    read_kv(r, out, "proc/meminfo", meminfo_read_buf, &out->meminfo, &out->has_meminfo))
+		return -ENOMEM;
+	int e = sysroot_read(sr, SR_PROC "/buddyinfo", &r->b);
 	if (e == 0 && buddyinfo_parse(r->b.p, r->b.len, &out->buddy) == 0)
 		out->has_buddy = true;
 	else

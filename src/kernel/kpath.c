@@ -1,60 +1,48 @@
 // SPDX-License-Identifier: MIT
 #include "kpath.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "kconfig.h"
 #include "sysroot.h"
 
+/* A path: A, then ARG in decimal when NUM, then B, then NAME when NAME. */
+struct kpath_parts {
+	const char *a;
+	bool num;
+	const char *b;
+	bool name;
+};
+
+static const struct kpath_parts parts[] = {
+	[KP_THP_DIR] = {"/" SR_THP, false, "", false},
+	[KP_THP_ENABLED] = {"/" SR_THP "/enabled", false, "", false},
+	[KP_THP_DEFRAG] = {"/" SR_THP "/defrag", false, "", false},
+	[KP_THP_MAX_PTES_NONE] = {"/" SR_THP "/khugepaged/max_ptes_none", false, "", false},
+	[KP_THP_SIZE_ENABLED] = {"/" SR_THP "/hugepages-", true, "kB/enabled", false},
+	[KP_THP_SIZES_ENABLED] = {"/" SR_THP "/hugepages-*kB/enabled", false, "", false},
+	[KP_PROC_FILE] = {"/" SR_PROC "/", true, "/", true},
+	[KP_BUDDYINFO] = {"/" SR_PROC "/buddyinfo", false, "", false},
+	[KP_MEMINFO] = {"/" SR_PROC "/meminfo", false, "", false},
+	[KP_VMSTAT] = {"/" SR_PROC "/vmstat", false, "", false},
+	[KP_CGROUP_ROOT] = {"/" SR_CGROUP, false, "", false},
+	[KP_CONFIG_GZ] = {"/" SR_PROC_CONFIG_GZ, false, "", false},
+	[KP_BOOT_CONFIG] = {"/boot/config-", false, "", true},
+	[KP_TREE] = {"/", false, "", true},
+};
+
 const char *kpath(enum kpath k, long long arg, const char *name, char *out, size_t n)
 {
-	const char *nm = name ? name : "";
-	switch (k) {
-	case KP_THP_DIR:
-		snprintf(out, n, "/" SR_THP);
-		break;
-	case KP_THP_ENABLED:
-		snprintf(out, n, "/" SR_THP "/enabled");
-		break;
-	case KP_THP_DEFRAG:
-		snprintf(out, n, "/" SR_THP "/defrag");
-		break;
-	case KP_THP_MAX_PTES_NONE:
-		snprintf(out, n, "/" SR_THP "/khugepaged/max_ptes_none");
-		break;
-	case KP_THP_SIZE_ENABLED:
-		snprintf(out, n, "/" SR_THP "/hugepages-%lldkB/enabled", arg);
-		break;
-	case KP_THP_SIZES_ENABLED:
-		snprintf(out, n, "/" SR_THP "/hugepages-*kB/enabled");
-		break;
-	case KP_PROC_FILE:
-		snprintf(out, n, "/" SR_PROC "/%lld/%s", arg, nm);
-		break;
-	case KP_BUDDYINFO:
-		snprintf(out, n, "/" SR_PROC "/buddyinfo");
-		break;
-	case KP_MEMINFO:
-		snprintf(out, n, "/" SR_PROC "/meminfo");
-		break;
-	case KP_VMSTAT:
-		snprintf(out, n, "/" SR_PROC "/vmstat");
-		break;
-	case KP_CGROUP_ROOT:
-		snprintf(out, n, "/" SR_CGROUP);
-		break;
-	case KP_CONFIG_GZ:
-		snprintf(out, n, "/" SR_PROC_CONFIG_GZ);
-		break;
-	case KP_BOOT_CONFIG:
-		snprintf(out, n, "/boot/config-%s", nm);
-		break;
-	case KP_TREE:
-		snprintf(out, n, "/%s", nm);
-		break;
-	default:
+	const struct kpath_parts *p =
+		(unsigned)k < sizeof(parts) / sizeof(parts[0]) ? &parts[k] : NULL;
+	if (!p || !p->a) {
 		snprintf(out, n, "%s", "");
-		break;
+		return out;
 	}
+	char num[24] = "";
+	if (p->num)
+		snprintf(num, sizeof(num), "%lld", arg);
+	snprintf(out, n, "%s%s%s%s", p->a, num, p->b, p->name && name ? name : "");
 	return out;
 }

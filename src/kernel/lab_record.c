@@ -8,16 +8,23 @@
 #include "../util/fileio.h"
 #include "parse.h"
 
+bool lab_record_copy(const char *s, size_t l, char *out, size_t n)
+{
+	if (l >= n)
+		return false;
+	memcpy(out, s, l);
+	out[l] = '\0';
+	return true;
+}
+
 bool lab_record_word(const char *s, size_t l, char *out, size_t n)
 {
-	if (!l || l >= n)
+	if (!l)
 		return false;
 	for (size_t i = 0; i < l; i++)
 		if (s[i] <= 0x20 || s[i] >= 0x7f)
 			return false;
-	memcpy(out, s, l);
-	out[l] = '\0';
-	return true;
+	return lab_record_copy(s, l, out, n);
 }
 
 int lab_record_parse(const char *text, size_t len, const char *magic,
@@ -47,12 +54,28 @@ int lab_record_parse(const char *text, size_t len, const char *magic,
 	return kernel && time ? 0 : -EINVAL;
 }
 
-int lab_record_read(const struct sysroot *sr, const char *rel, struct buf *b)
+int lab_record_read(const struct sysroot *sr, const char *rel,
+		    int (*parse)(const char *text, size_t len, void *rec), void *rec)
 {
 	int fd = sysroot_open_file(sr, rel);
 	if (fd < 0)
 		return fd;
-	int e = buf_read_fd(b, fd, 4096, 0);
+	struct buf b = {0};
+	int e = buf_read_fd(&b, fd, 4096, 0);
 	close(fd);
-	return e == -EFBIG ? -EINVAL : e;
+	if (e == -EFBIG)
+		e = -EINVAL;
+	if (!e)
+		e = parse(b.p, b.len, rec);
+	buf_free(&b);
+	return e;
+}
+
+int lab_record_text(const char *text, int k, size_t cap, struct buf *b)
+{
+	if (k < 0 || (size_t)k >= cap || buf_reserve(b, (size_t)k + 1))
+		return -ENOMEM;
+	memcpy(b->p, text, (size_t)k + 1);
+	b->len = (size_t)k;
+	return 0;
 }

@@ -36,13 +36,25 @@ typedef int (*lab_record_line_fn)(const char *s, size_t len, void *ctx);
 int lab_record_parse(const char *text, size_t len, const char *magic,
 		     const struct lab_record_head *head, lab_record_line_fn fn, void *ctx);
 
+/* The L bytes at S, shorter than N, copied into OUT as a string (for sscanf); else false. */
+bool lab_record_copy(const char *s, size_t l, char *out, size_t n);
+
 /* A token of visible ASCII (no space), shorter than N: copied into OUT. */
 bool lab_record_word(const char *s, size_t l, char *out, size_t n);
 
 /*
- * The record file REL of SR (at most 4 KiB) into B (the caller frees it).
- * 0, -ENOENT (never recorded here), -EINVAL (too large), -errno.
+ * The record file REL of SR (at most 4 KiB), given to PARSE(text, len, REC)
+ * when it was read. Returns PARSE's result, -ENOENT (never recorded here),
+ * -EINVAL (too large), -ENOMEM or -errno.
  */
-int lab_record_read(const struct sysroot *sr, const char *rel, struct buf *b);
+int lab_record_read(const struct sysroot *sr, const char *rel,
+		    int (*parse)(const char *text, size_t len, void *rec), void *rec);
+
+/*
+ * A record formatted into TEXT (CAP bytes; K: what the last snprintf
+ * returned, summed) copied into B. Returns 0, or -ENOMEM when K shows an
+ * error or a cut text, or B could not grow.
+ */
+int lab_record_text(const char *text, int k, size_t cap, struct buf *b);
 
 #endif

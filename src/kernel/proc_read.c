@@ -42,48 +42,68 @@ static bool note(struct pass *p, int *slot, unsigned flag, int err)
 	return p->pi->gone;
 }
 
-static int read_status(struct pass *p)
+/* The error slot of file FLAG (one PROC_* bit with a file), or NULL. */
+static int *err_slot(struct proc_info *pi, unsigned flag)
+{
+	switch (flag) {
+	case PROC_STATUS:
+		return &pi->status_err;
+	case PROC_SMAPS:
+		return &pi->smaps_err;
+	case PROC_ROLLUP:
+		return &pi->rollup_err;
+	case PROC_CGROUP:
+		return &pi->cgroup_err;
+	case PROC_ENVIRON:
+		return &pi->environ_err;
+	case PROC_CMDLINE:
+		return &pi->cmdline_err;
+	case PROC_MAPS:
+		return &pi->maps_err;
+	case PROC_EXE:
+		return &pi->exe_err;
+	case PROC_TASKS:
+		return &pi->tasks_err;
+	case PROC_STAT:
+		return &pi->stat_err;
+	case PROC_STATM:
+		return &pi->statm_err;
+	case PROC_ALLOWED:
+		return &pi->allowed_err;
+	default:
+		return NULL;
+	}
+}
+
+/* Parse pi->b as the file of FLAG (PROC_STATUS, PROC_STAT, PROC_STATM or PROC_CGROUP). */
+static int parse(struct proc_info *pi, unsigned flag)
+{
+	const char *s = pi->b.p;
+	size_t l = pi->b.len;
+	switch (flag) {
+	case PROC_STATUS:
+		return proc_status_parse(s, l, &pi->st);
+	case PROC_STAT:
+		return proc_stat_parse(s, l, &pi->stat);
+	case PROC_STATM:
+		return proc_statm_parse(s, l, &pi->statm);
+	default:
+		return proc_cgroup_parse(s, l, &pi->cg);
+	}
+}
+
+/* The file NAME of FLAG read and parsed (parse()); its error noted. Returns note()'s answer. */
+static int read_parsed(struct pass *p, const char *name, unsigned flag)
 {
 	struct proc_info *pi = p->pi;
-	int e = sysroot_read(&p->dir, "status", &pi->b);
-	if (!e && pi->b.len == 0)
+	int e = sysroot_read(&p->dir, name, &pi->b);
+	if (!e && pi->b.len == 0 && flag != PROC_CGROUP)
 		e = -ESRCH; /* a task being reaped prints nothing */
-	if (!e && proc_status_parse(pi->b.p, pi->b.len, &pi->st))
+	if (!e && parse(pi, flag))
 		e = -EINVAL;
-	if (e == -ENOENT) /* proc/PID without status, recorded or live: no process */
+	if (e == -ENOENT && flag == PROC_STATUS) /* proc/PID without status: no process */
 		pi->gone = true;
-	return note(p, &pi->status_err, PROC_STATUS, e);
-}
-
-static int read_stat(struct pass *p)
-{
-	struct proc_info *pi = p->pi;
-	int e = sysroot_read(&p->dir, "stat", &pi->b);
-	if (!e && pi->b.len == 0)
-		e = -ESRCH;
-	if (!e && proc_stat_parse(pi->b.p, pi->b.len, &pi->stat))
-		e = -EINVAL;
-	return note(p, &pi->stat_err, PROC_STAT, e);
-}
-
-static int read_statm(struct pass *p)
-{
-	struct proc_info *pi = p->pi;
-	int e = sysroot_read(&p->dir, "statm", &pi->b);
-	if (!e && pi->b.len == 0)
-		e = -ESRCH;
-	if (!e && proc_statm_parse(pi->b.p, pi->b.len, &pi->statm))
-		e = -EINVAL;
-	return note(p, &pi->statm_err, PROC_STATM, e);
-}
-
-static int read_cgroup(struct pass *p)
-{
-	struct proc_info *pi = p->pi;
-	int e = sysroot_read(&p->dir, "cgroup", &pi->b);
-	if (!e && proc_cgroup_parse(pi->b.p, pi->b.len, &pi->cg))
-		e = -EINVAL;
-	return note(p, &pi->cgroup_err, PROC_CGROUP, e);
+	return note(p, err_slot(pi, flag), flag, e);
 }
 
 static int read_raw(struct pass *p, const char *name, struct buf *out, int *slot, unsigned flag)
@@ -201,39 +221,6 @@ static int read_smaps(struct pass *p, bool ledger)
 	return note(p, &pi->smaps_err, PROC_SMAPS, e);
 }
 
-/* The error slot of file FLAG (one PROC_* bit with a file), or NULL. */
-static int *err_slot(struct proc_info *pi, unsigned flag)
-{
-	switch (flag) {
-	case PROC_STATUS:
-		return &pi->status_err;
-	case PROC_SMAPS:
-		return &pi->smaps_err;
-	case PROC_ROLLUP:
-		return &pi->rollup_err;
-	case PROC_CGROUP:
-		return &pi->cgroup_err;
-	case PROC_ENVIRON:
-		return &pi->environ_err;
-	case PROC_CMDLINE:
-		return &pi->cmdline_err;
-	case PROC_MAPS:
-		return &pi->maps_err;
-	case PROC_EXE:
-		return &pi->exe_err;
-	case PROC_TASKS:
-		return &pi->tasks_err;
-	case PROC_STAT:
-		return &pi->stat_err;
-	case PROC_STATM:
-		return &pi->statm_err;
-	case PROC_ALLOWED:
-		return &pi->allowed_err;
-	default:
-		return NULL;
-	}
-}
-
 /* Forget the files of FLAGS (they are read again). */
 static void forget(struct proc_info *pi, unsigned flags)
 {
@@ -279,17 +266,17 @@ static void mark_rest(struct proc_info *pi, unsigned flags, int err)
 static int read_all(struct pass *p, unsigned flags)
 {
 	struct proc_info *pi = p->pi;
-	if ((flags & PROC_STATUS) && read_status(p))
+	if ((flags & PROC_STATUS) && read_parsed(p, "status", PROC_STATUS))
 		return 0;
 	if ((flags & PROC_CHAIN) && pi->st.has_name && pi->st.thp_enabled == 0) {
 		thp_chain_walk(p->sr, &pi->b, pi->st.ppid, &pi->chain);
 		pi->chain_walked = true;
 	}
-	if ((flags & PROC_STAT) && read_stat(p))
+	if ((flags & PROC_STAT) && read_parsed(p, "stat", PROC_STAT))
 		return 0;
-	if ((flags & PROC_STATM) && read_statm(p))
+	if ((flags & PROC_STATM) && read_parsed(p, "statm", PROC_STATM))
 		return 0;
-	if ((flags & PROC_CGROUP) && read_cgroup(p))
+	if ((flags & PROC_CGROUP) && read_parsed(p, "cgroup", PROC_CGROUP))
 		return 0;
 	if ((flags & PROC_CMDLINE) &&
 	    read_raw(p, "cmdline", &pi->cmdline, &pi->cmdline_err, PROC_CMDLINE))

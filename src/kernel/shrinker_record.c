@@ -15,10 +15,8 @@
 static bool phase(const char *s, size_t l, struct shrinker_record *r)
 {
 	char line[160];
-	if (l >= sizeof(line) || r->n == SHRINKER_MAX_PHASES)
+	if (r->n == SHRINKER_MAX_PHASES || !lab_record_copy(s, l, line, sizeof(line)))
 		return false;
-	memcpy(line, s, l);
-	line[l] = '\0';
 	long mpn;
 	unsigned long long thps, split, before, after;
 	int used = 0;
@@ -56,21 +54,18 @@ int shrinker_record_format(const struct shrinker_record *r, struct buf *b)
 			      (unsigned long long)r->p[i].split_host,
 			      (unsigned long long)r->p[i].ahp_before_kb,
 			      (unsigned long long)r->p[i].ahp_after_kb);
-	if (k < 0 || (size_t)k >= sizeof(text) || buf_reserve(b, (size_t)k + 1))
-		return -ENOMEM;
-	memcpy(b->p, text, (size_t)k + 1);
-	b->len = (size_t)k;
-	return 0;
+	return lab_record_text(text, k, sizeof(text), b);
+}
+
+/* shrinker_record_parse for lab_record_read (REC: struct shrinker_record). */
+static int parse_rec(const char *text, size_t len, void *rec)
+{
+	return shrinker_record_parse(text, len, rec);
 }
 
 int shrinker_record_read(const struct sysroot *sr, struct shrinker_record *r)
 {
-	struct buf b = {0};
-	int e = lab_record_read(sr, SR_SHRINKER_RECORD, &b);
-	if (!e)
-		e = shrinker_record_parse(b.p, b.len, r);
-	buf_free(&b);
-	return e;
+	return lab_record_read(sr, SR_SHRINKER_RECORD, parse_rec, r);
 }
 
 const struct shrinker_phase *shrinker_record_phase(const struct shrinker_record *r,

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
+#include "../util/str.h"
+
 int sysfs_value_parse(const char *text, size_t len, char *out, size_t n)
 {
 	struct choice c;
@@ -18,13 +21,7 @@ int sysfs_value_parse(const char *text, size_t len, char *out, size_t n)
 		l = strlen(v);
 	}
 	l = strnlen(v, l); /* a NUL ends the value (a sysfs file holds none: damage) */
-	while (l && (v[l - 1] == '\n' || v[l - 1] == ' ' || v[l - 1] == '\t'))
-		l--;
-	if (l >= n)
-		return -E2BIG;
-	memcpy(out, v, l);
-	out[l] = '\0';
-	return 0;
+	return str_copy_rtrim(out, n, v, l, "\n \t");
 }
 
 /* Read all of REL into BUF (CAP bytes, NUL-terminated), without allocating. 0, -EFBIG or -errno. */
@@ -40,15 +37,11 @@ static int read_small(const struct sysroot *sr, const char *rel, char *buf, size
 	char extra;
 	for (;;) {
 		bool full = got == cap - 1;
-		ssize_t k = read(fd, full ? &extra : buf + got, full ? 1 : cap - 1 - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
+		ssize_t k = read_retry(fd, full ? &extra : buf + got, full ? 1 : cap - 1 - got);
+		if (k <= 0) {
+			r = (int)k;
 			break;
 		}
-		if (k == 0)
-			break;
 		if (full) { /* one byte past the ceiling */
 			r = -EFBIG;
 			break;

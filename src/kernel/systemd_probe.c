@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/fileio.h"
+
 #define CHUNK (256u << 10)
 #define MAX_BYTES (64u << 20) /* a manager library is a few MiB */
 
@@ -30,15 +32,11 @@ static int file_has(const struct sysroot *sr, const char *rel, const char *needl
 	}
 	int found = 0;
 	for (;;) {
-		ssize_t r = read(fd, b + keep, CHUNK);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			found = -errno;
+		ssize_t r = read_retry(fd, b + keep, CHUNK);
+		if (r <= 0) {
+			found = (int)r;
 			break;
 		}
-		if (r == 0)
-			break;
 		size_t have = keep + (size_t)r;
 		if (systemd_bytes_have(b, have, needle, m)) {
 			found = 1;

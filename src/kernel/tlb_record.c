@@ -21,10 +21,8 @@ static bool ns_ok(double v)
 static bool size_line(const char *s, size_t l, struct tlb_record *r)
 {
 	char line[200];
-	if (l >= sizeof(line) || r->n == TLB_RECORD_MAX)
+	if (r->n == TLB_RECORD_MAX || !lab_record_copy(s, l, line, sizeof(line)))
 		return false;
-	memcpy(line, s, l);
-	line[l] = '\0';
 	unsigned long long kb, reach, hi;
 	int step, used = 0;
 	double pen, lo, phi;
@@ -87,21 +85,18 @@ int tlb_record_format(const struct tlb_record *r, struct buf *b)
 			      (unsigned long long)r->c[i].reach_b,
 			      (unsigned long long)r->c[i].reach_hi_b, r->c[i].penalty_ns,
 			      r->c[i].penalty_lo, r->c[i].penalty_hi);
-	if (k < 0 || (size_t)k >= sizeof(text) || buf_reserve(b, (size_t)k + 1))
-		return -ENOMEM;
-	memcpy(b->p, text, (size_t)k + 1);
-	b->len = (size_t)k;
-	return 0;
+	return lab_record_text(text, k, sizeof(text), b);
+}
+
+/* tlb_record_parse for lab_record_read (REC: struct tlb_record). */
+static int parse_rec(const char *text, size_t len, void *rec)
+{
+	return tlb_record_parse(text, len, rec);
 }
 
 int tlb_record_read(const struct sysroot *sr, struct tlb_record *r)
 {
-	struct buf b = {0};
-	int e = lab_record_read(sr, SR_TLB_RECORD, &b);
-	if (!e)
-		e = tlb_record_parse(b.p, b.len, r);
-	buf_free(&b);
-	return e;
+	return lab_record_read(sr, SR_TLB_RECORD, parse_rec, r);
 }
 
 const struct tlb_calib *tlb_record_size(const struct tlb_record *r, uint64_t page_kb)

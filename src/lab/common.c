@@ -114,6 +114,14 @@ const char *lab_thp_off_reason(const struct lab_ctx *ctx)
 	return "";
 }
 
+bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char *what)
+{
+	if (ctx->can_write)
+		return false;
+	lab_skip(r, "needs root (and the settings lock) to %s", what);
+	return true;
+}
+
 int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
 {

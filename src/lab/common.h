@@ -42,6 +42,12 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	__attribute__((format(printf, 6, 7)));
 
 /*
+ * Whether the experiment cannot change settings here: then R is skipped with
+ * "needs root (and the settings lock) to WHAT" and true is returned.
+ */
+bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char *what);
+
+/*
  * Why this process gets no THP at fault whatever its advice: a prctl
  * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
  * neither (then a missing huge page means a fallback).

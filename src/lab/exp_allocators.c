@@ -314,6 +314,28 @@ static void setup_proofs(const struct lab_ctx *ctx, struct lab_result *r, const 
 		  s->timeout_s, s->mpn_max);
 }
 
+/* A claim's words: the claim, its source, and why it was confirmed, contradicted or neither. */
+struct al_words {
+	const char *claim, *source, *yes, *no, *open;
+};
+
+/*
+ * Claim W called CALL on what was seen (HERE) into R, with WHY when the rounds
+ * gave one, else "libjemalloc2 not installed" (not INSTALLED) or W's words for
+ * CALL. Returns CALL.
+ */
+static enum claim_call al_claim(struct lab_result *r, const struct al_words *w, const char *here,
+				enum claim_call call, const char *why, bool installed)
+{
+	if (!why[0])
+		why = !installed		   ? "libjemalloc2 not installed"
+		      : call == CLAIM_CONFIRMED	   ? w->yes
+		      : call == CLAIM_CONTRADICTED ? w->no
+						   : w->open;
+	lab_claim(r, w->claim, w->source, here, call, "%s", why);
+	return call;
+}
+
 /* Claim: jemalloc's RSS multiplied under enabled=always (ergo-node). */
 static enum claim_call claim_ergo(struct lab_result *r, const struct al_state *s)
 {
@@ -334,18 +356,13 @@ static enum claim_call claim_ergo(struct lab_result *r, const struct al_state *s
 	char here[160];
 	snprintf(here, sizeof(here),
 		 "jemalloc heap RSS always/madvise %s; RSS/live under always %s", fr, rr);
-	if (!why[0])
-		snprintf(why, sizeof(why), "%s",
-			 !s->avail[A_JEMALLOC] ? "libjemalloc2 not installed"
-			 : call == CLAIM_CONFIRMED
-				 ? "every round: always >= 2x madvise, AnonHugePages > 0"
-			 : call == CLAIM_CONTRADICTED
-				 ? "every round: always within 5% of madvise"
-				 : "a round neither >= 2x nor within 5%, or no "
-				   "AnonHugePages under always");
-	lab_claim(r, "jemalloc under enabled=always: RSS a multiple of what is allocated (4x)",
-		  "ergo-node v0.4.2 (jemalloc, THP always)", here, call, "%s", why);
-	return call;
+	static const struct al_words w = {
+		"jemalloc under enabled=always: RSS a multiple of what is allocated (4x)",
+		"ergo-node v0.4.2 (jemalloc, THP always)",
+		"every round: always >= 2x madvise, AnonHugePages > 0",
+		"every round: always within 5% of madvise",
+		"a round neither >= 2x nor within 5%, or no AnonHugePages under always"};
+	return al_claim(r, &w, here, call, why, s->avail[A_JEMALLOC]);
 }
 
 /* Claim: max_ptes_none=0 prevents khugepaged's creep (YugabyteDB, tcmalloc). */
@@ -367,18 +384,14 @@ static enum claim_call claim_yb(struct lab_result *r, const struct al_state *s)
 	al_fmt_range(r0, sizeof(r0), g0, s->rounds, "x");
 	snprintf(here, sizeof(here), "%s heap RSS after/before 2 full scans: %s at %ld, %s at 0",
 		 allocs[a].name, r5, s->mpn_max, r0);
-	if (!why[0])
-		snprintf(
-			why, sizeof(why), "%s",
-			call == CLAIM_CONFIRMED
-				? "every round: +20% or more at 511, at most +5% at 0"
-			: call == CLAIM_CONTRADICTED
-				? "every round: +20% or more even at max_ptes_none=0"
-				: "no round had creep to prevent (< +20% at 511), or khugepaged did "
-				  "not finish 2 full scans in time");
-	lab_claim(r, "RSS 2.2x from khugepaged, fixed by max_ptes_none=0",
-		  "YugabyteDB TA-26440 (tcmalloc)", here, call, "%s", why);
-	return call;
+	static const struct al_words w = {
+		"RSS 2.2x from khugepaged, fixed by max_ptes_none=0",
+		"YugabyteDB TA-26440 (tcmalloc)",
+		"every round: +20% or more at 511, at most +5% at 0",
+		"every round: +20% or more even at max_ptes_none=0",
+		"no round had creep to prevent (< +20% at 511), or khugepaged did not finish 2 full "
+		"scans in time"};
+	return al_claim(r, &w, here, call, why, true);
 }
 
 /* Claim: Ingens' Redis bloat under THP (69%) gone with the fix (< 1%), scaled down. */
@@ -399,17 +412,13 @@ static enum claim_call claim_ingens(struct lab_result *r, const struct al_state 
 	al_fmt_range(kr, sizeof(kr), k, s->rounds, "x");
 	snprintf(here, sizeof(here), "jemalloc heap RSS over madvise: always %s, thp:never %s", fr,
 		 kr);
-	if (!why[0])
-		snprintf(why, sizeof(why), "%s",
-			 !s->avail[A_JEMALLOC] ? "libjemalloc2 not installed"
-			 : call == CLAIM_CONFIRMED
-				 ? "every round: bloat >= 30%, thp:never within 5%"
-			 : call == CLAIM_CONTRADICTED ? "every round: always within 5% of madvise"
-						      : "bloat < 30% or thp:never not within 5% "
-							"in a round, or no AnonHugePages");
-	lab_claim(r, "Redis bloat under THP 69% -> <1% with the fix (scaled down)",
-		  "Ingens (OSDI'16), Redis on jemalloc", here, call, "%s", why);
-	return call;
+	static const struct al_words w = {
+		"Redis bloat under THP 69% -> <1% with the fix (scaled down)",
+		"Ingens (OSDI'16), Redis on jemalloc",
+		"every round: bloat >= 30%, thp:never within 5%",
+		"every round: always within 5% of madvise",
+		"bloat < 30% or thp:never not within 5% in a round, or no AnonHugePages"};
+	return al_claim(r, &w, here, call, why, s->avail[A_JEMALLOC]);
 }
 
 /* The calls, then the verdict: THP proven at fault under always, in every round. */
@@ -443,10 +452,8 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		r->optional = true;
 		return 0;
 	}
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root (and the settings lock) to set enabled and max_ptes_none");
+	if (lab_needs_write(ctx, r, "set enabled and max_ptes_none"))
 		return 0;
-	}
 	uint64_t size;
 	if (lab_begin(ctx, o, 256ull << 20, r, &size,
 		      "heap allocators under THP: RSS against live bytes, invented, creep"))

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tlb_run.h"
 #include "../kernel/uapi_compat.h"
 #include "../util/stats.h"
 #include "common.h"
@@ -89,15 +90,6 @@ static void chase_copy(char *dst, const char *src, size_t n)
 		*chase_slot(dst, i) = dst + ((char *)*chase_slot((char *)src, i) - src);
 }
 
-/* STEPS dependent loads from P; returns where the walk stopped. */
-static __attribute__((noinline)) void *chase_walk(void *p, uint64_t steps)
-{
-	void **q = p;
-	while (steps--)
-		q = *q;
-	return q;
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -109,7 +101,7 @@ static uint64_t thread_cpu_ns(void)
 static double chase_time(void **pos, uint64_t steps, double *wall_ns)
 {
 	uint64_t w0 = mono_ns(), t0 = thread_cpu_ns();
-	*pos = chase_walk(*pos, steps);
+	*pos = tlb_walk(*pos, steps);
 	uint64_t t1 = thread_cpu_ns(), w1 = mono_ns();
 	*wall_ns += (double)(w1 - w0);
 	return (double)(t1 - t0) / (double)steps;

@@ -224,11 +224,9 @@ static int lab_iouring(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 {
 	char fio[256];
 	if (redis_find("fio", fio, sizeof(fio))) {
-		lab_skip(
+		lab_skip_missing(
 			r,
 			"fio not found: install with scripts/install-deps --workloads (Debian: fio)");
-		r->expected = false;
-		r->optional = true;
 		return 0;
 	}
 	uint64_t size;

@@ -232,18 +232,15 @@ static void finish(struct lab_result *r, const struct mode_out (*mr)[NMODES], in
 static int lab_matmul(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
 {
 	if (access(MATMUL_PYTHON, X_OK)) {
-		lab_skip(r,
-			 "%s not found: install with scripts/install-deps --workloads (Debian: "
-			 "python3-numpy)",
-			 MATMUL_PYTHON);
-		r->expected = false;
-		r->optional = true;
+		lab_skip_missing(
+			r,
+			"%s not found: install with scripts/install-deps --workloads (Debian: "
+			"python3-numpy)",
+			MATMUL_PYTHON);
 		return 0;
 	}
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root (and the settings lock) to set enabled=madvise/always");
+	if (lab_needs_write(ctx, r, "set enabled=madvise/always"))
 		return 0;
-	}
 	uint64_t size;
 	if (lab_begin(ctx, o, 128ull << 20, r, &size,
 		      "numpy dgemm: THP off (prctl) vs madvise vs glibc hugetlb=1 vs always"))
@@ -265,12 +262,11 @@ static int lab_matmul(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 			lab_proof(r, mode_label[k], "failed: %s", why[0] ? why : strerror(-rc));
 			r->partial = true;
 			if (strstr(why, "numpy missing")) {
-				lab_skip(r,
-					 "%s; install with scripts/install-deps --workloads "
-					 "(Debian: python3-numpy)",
-					 why);
-				r->expected = false;
-				r->optional = true;
+				lab_skip_missing(
+					r,
+					"%s; install with scripts/install-deps --workloads "
+					"(Debian: python3-numpy)",
+					why);
 				return 0;
 			}
 		}

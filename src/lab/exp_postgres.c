@@ -457,11 +457,9 @@ static int find_programs(struct lab_result *r, struct pg_cluster *c)
 {
 	if (!pg_find(PG_ROOT, c))
 		return 0;
-	lab_skip(r,
-		 "postgres/initdb/pgbench not found under /usr/lib/postgresql/<ver>/bin: install "
-		 "with scripts/install-deps --workloads (Debian: postgresql)");
-	r->expected = false;
-	r->optional = true;
+	lab_skip_missing(
+		r, "postgres/initdb/pgbench not found under /usr/lib/postgresql/<ver>/bin: install "
+		   "with scripts/install-deps --workloads (Debian: postgresql)");
 	return -ENOENT;
 }
 
@@ -528,11 +526,8 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	memset(&c, 0, sizeof(c));
 	if (find_programs(r, &c))
 		return 0;
-	if (!ctx->can_write) {
-		lab_skip(r,
-			 "needs root (and the settings lock) to set THP and reserve hugetlb pages");
+	if (lab_needs_write(ctx, r, "set THP and reserve hugetlb pages"))
 		return 0;
-	}
 	uint64_t size;
 	if (lab_begin(
 		    ctx, o, 1ull << 30, r, &size,

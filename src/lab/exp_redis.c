@@ -427,12 +427,10 @@ static int find_programs(struct lab_result *r, struct redis_exe *x)
 				   : NULL;
 	if (!miss)
 		return 0;
-	lab_skip(
+	lab_skip_missing(
 		r,
 		"%s not found: install with scripts/install-deps --workloads (Debian: redis-server redis-tools)",
 		miss);
-	r->expected = false;
-	r->optional = true;
 	return -ENOENT;
 }
 
@@ -441,10 +439,8 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	struct redis_exe x;
 	if (find_programs(r, &x))
 		return 0;
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root (and the settings lock) to set enabled=never/always");
+	if (lab_needs_write(ctx, r, "set enabled=never/always"))
 		return 0;
-	}
 	uint64_t size;
 	if (lab_begin(
 		    ctx, o, 1ull << 30, r, &size,

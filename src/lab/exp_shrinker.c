@@ -263,11 +263,10 @@ static int lab_shrinker(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		lab_skip(r, "no thp_underused_split_page in /proc/vmstat");
 		return 0;
 	}
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root (and the settings lock) to make a memory cgroup and set "
-			    "max_ptes_none");
+	if (lab_needs_write(ctx, r,
+			    "make a memory cgroup and set "
+			    "max_ptes_none"))
 		return 0;
-	}
 	uint64_t size;
 	if (lab_begin(ctx, o, 256ull << 20, r, &size,
 		      "shrink_underused: mostly-zero THPs in a memory cgroup under pressure"))

@@ -233,6 +233,33 @@ static void speed_proofs(const struct fr_run *f, struct lab_result *r)
 		  ci_words(wa, sizeof(wa), &a), ci_words(wt, sizeof(wt), &t));
 }
 
+/* WITHIN, OUTSIDE or ACROSS: how a band claim called C lies against its band. */
+static const char *call_verb(enum claim_call c, const char *within, const char *outside,
+			     const char *across)
+{
+	return c == CLAIM_CONFIRMED ? within : c == CLAIM_CONTRADICTED ? outside : across;
+}
+
+/* A claim of the field report into R: CLAIM, what was seen HERE, the call C and WHY. */
+static void report_claim(struct lab_result *r, const char *claim, const char *here,
+			 enum claim_call c, const char *why)
+{
+	lab_claim(r, claim, "mmap random 4 KiB reads, 4K vs THP vs hugetlb (field report)", here, c,
+		  "%s", why);
+}
+
+/* The fewest and most minor faults of M's runs into *MN and *MX (-1 and 0 without a run). */
+static void fault_range(const struct fr_run *f, int m, double *mn, double *mx)
+{
+	*mn = -1;
+	*mx = 0;
+	for (int i = 0; i < f->n[m]; i++) {
+		double v = f->v[m][V_FAULTS][i];
+		*mn = *mn < 0 || v < *mn ? v : *mn;
+		*mx = v > *mx ? v : *mx;
+	}
+}
+
 /* Claim: M's speed-up over anon 4 KiB is CLAIMED (band +-SPEED_TOL). */
 static void speed_claim(const struct fr_run *f, struct lab_result *r, int m, const char *claim,
 			double claimed)
@@ -255,12 +282,10 @@ static void speed_claim(const struct fr_run *f, struct lab_result *r, int m, con
 		snprintf(why, sizeof(why), "too few runs for a 95%% interval");
 	else
 		snprintf(why, sizeof(why), "the 95%% CI %s the band %.2f..%.2fx (claim +-%.2f)",
-			 c == CLAIM_CONFIRMED	   ? "lies within"
-			 : c == CLAIM_CONTRADICTED ? "lies wholly outside"
-						   : "reaches across an edge of",
+			 call_verb(c, "lies within", "lies wholly outside",
+				   "reaches across an edge of"),
 			 claimed - SPEED_TOL, claimed + SPEED_TOL, SPEED_TOL);
-	lab_claim(r, claim, "mmap random 4 KiB reads, 4K vs THP vs hugetlb (field report)", here, c,
-		  "%s", why);
+	report_claim(r, claim, here, c, why);
 }
 
 /* Claim: M's minor faults are CLAIMED % fewer than anon 4 KiB's (band +-FAULT_TOL points). */
@@ -268,17 +293,9 @@ static void fault_claim(const struct fr_run *f, struct lab_result *r, int m, con
 			double claimed)
 {
 	const int b = M_ANON_4K;
-	double bmin = -1, bmax = 0, mmin = -1, mmax = 0;
-	for (int i = 0; i < f->n[b]; i++) {
-		double v = f->v[b][V_FAULTS][i];
-		bmin = bmin < 0 || v < bmin ? v : bmin;
-		bmax = v > bmax ? v : bmax;
-	}
-	for (int i = 0; i < f->n[m]; i++) {
-		double v = f->v[m][V_FAULTS][i];
-		mmin = mmin < 0 || v < mmin ? v : mmin;
-		mmax = v > mmax ? v : mmax;
-	}
+	double bmin, bmax, mmin, mmax;
+	fault_range(f, b, &bmin, &bmax);
+	fault_range(f, m, &mmin, &mmax);
 	bool ok = proven(f, m) && proven(f, b) && bmin > 0 && mmin >= 0;
 	double lo = ok ? (1 - mmax / bmin) * 100 : 0, hi = ok ? (1 - mmin / bmax) * 100 : 0;
 	char here[160];
@@ -302,12 +319,10 @@ static void fault_claim(const struct fr_run *f, struct lab_result *r, int m, con
 		snprintf(
 			why, sizeof(why),
 			"every run's reduction %s -%.0f..-%.0f%% (claim +-%.0f points); the region's faults, not a whole program's",
-			c == CLAIM_CONFIRMED	  ? "lies within"
-			: c == CLAIM_CONTRADICTED ? "lies outside"
-						  : "does not all lie in or out of",
+			call_verb(c, "lies within", "lies outside",
+				  "does not all lie in or out of"),
 			claimed - FAULT_TOL, claimed + FAULT_TOL, FAULT_TOL);
-	lab_claim(r, claim, "mmap random 4 KiB reads, 4K vs THP vs hugetlb (field report)", here, c,
-		  "%s", why);
+	report_claim(r, claim, here, c, why);
 }
 
 /* The hand run's claim on this host: 1.47-1.58x, ext4 large folios PMD-mapped under never. */

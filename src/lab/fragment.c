@@ -176,10 +176,33 @@ static int set_defrag(const struct frag *f, bool never)
 	return r ? r : guard_write(rel, never ? "never" : f->defrag);
 }
 
+/*
+ * Fault the PMD-size chunk C and probe it: a THP is written from page FIRST
+ * on, every FIRST-th page (write_pages), and counted in *HUGE, with
+ * *FALLBACKS back to 0; a fallback is counted in *SMALL and *FALLBACKS. What
+ * is resident goes into f->held. Returns whether C got a THP.
+ */
+static bool fault_chunk(struct frag *f, const struct hp_probe *hp, char *c, size_t first,
+			uint64_t *huge, uint64_t *small, int *fallbacks)
+{
+	((volatile char *)c)[0] = 1;
+	if (hp_probe_huge(hp, c) == 1) {
+		write_pages(f, c, first, first);
+		++*huge;
+		f->held += f->ctx->pmd_size;
+		*fallbacks = 0;
+		return true;
+	}
+	++*small;
+	f->held += (uint64_t)f->ctx->page_size;
+	++*fallbacks;
+	return false;
+}
+
 /* Fault and fragment one piece of NCH chunks at P. Returns true when memory ran out of PMD-order blocks. */
 static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_t nch, size_t *done)
 {
-	uint64_t pmd = f->ctx->pmd_size, page = (uint64_t)f->ctx->page_size;
+	uint64_t pmd = f->ctx->pmd_size;
 	bool huge[512] = {false};
 	int fallbacks = 0;
 	bool out = false;
@@ -191,26 +214,16 @@ static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_
 			out = true;
 			break;
 		}
-		char *c = p + i * pmd;
-		((volatile char *)c)[0] = 1;
-		huge[i] = hp_probe_huge(hp, c) == 1;
-		if (huge[i]) {
-			write_pages(f, c, 2, 2); /* the pages kept */
-			f->fill_huge++;
-			f->held += pmd;
-			fallbacks = 0;
-		} else {
-			f->fill_small++;
-			f->held += page;
-			if (++fallbacks == FALLBACK_RUN) {
-				snprintf(
-					f->stop, sizeof(f->stop),
-					"no free PMD-order block left (%d faults in a row fell back)",
-					FALLBACK_RUN);
-				out = true;
-				i++;
-				break;
-			}
+		/* the pages kept: every other one */
+		huge[i] = fault_chunk(f, hp, p + i * pmd, 2, &f->fill_huge, &f->fill_small,
+				      &fallbacks);
+		if (!huge[i] && fallbacks == FALLBACK_RUN) {
+			snprintf(f->stop, sizeof(f->stop),
+				 "no free PMD-order block left (%d faults in a row fell back)",
+				 FALLBACK_RUN);
+			out = true;
+			i++;
+			break;
 		}
 	}
 	*done = i;
@@ -392,20 +405,11 @@ uint64_t frag_sink(struct frag *f)
 		if (i && i % AVAIL_EVERY == 0 && mem_available(ctx->sr) < f->margin)
 			break;
 		char *c = f->sink.p + f->sink_used;
-		((volatile char *)c)[0] = 1;
 		f->sink_used += pmd;
-		if (hp_probe_huge(&hp, c) == 1) {
-			/* all non-zero: the underused-THP shrinker must not give it back */
-			write_pages(f, c, 1, 1);
-			f->sink_huge++;
-			f->held += pmd;
-			fallbacks = 0;
-		} else {
-			f->sink_small++;
-			f->held += page;
-			if (++fallbacks == FALLBACK_RUN || !blocks)
-				break;
-		}
+		/* all non-zero: the underused-THP shrinker must not give it back */
+		if (!fault_chunk(f, &hp, c, 1, &f->sink_huge, &f->sink_small, &fallbacks) &&
+		    (fallbacks == FALLBACK_RUN || !blocks))
+			break;
 		if (blocks)
 			blocks = frag_free_pmd_blocks(ctx);
 		else if (++extra == SINK_EXTRA)

@@ -322,23 +322,39 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 	return c;
 }
 
-void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
+/* R's verdict from FMT and AP; EXPECTED says whether it is the outcome the experiment expects. */
+static void verdict_v(struct lab_result *r, bool expected, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void verdict_v(struct lab_result *r, bool expected, const char *fmt, va_list ap)
 {
 	r->expected = expected;
+	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
+}
+
+void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
+	verdict_v(r, expected, fmt, ap);
 	va_end(ap);
 }
 
 void lab_skip(struct lab_result *r, const char *fmt, ...)
 {
 	r->skipped = true;
-	r->expected = true;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
+	verdict_v(r, true, fmt, ap);
 	va_end(ap);
+}
+
+void lab_skip_missing(struct lab_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verdict_v(r, false, fmt, ap);
+	va_end(ap);
+	r->skipped = r->optional = true;
 }
 
 size_t lab_mw_min_per_side(double conf)

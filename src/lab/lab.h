@@ -222,6 +222,9 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* lab_skip for what this host lacks (a program, a package): not expected, and optional. */
+void lab_skip_missing(struct lab_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * A new series on chart CHART (drawn with the others of that id) named NAME,

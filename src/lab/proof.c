@@ -14,6 +14,7 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/sysfs.h"
 #include "../kernel/uapi_compat.h"
+#include "../model/host.h"
 
 int snap_take(const struct sysroot *sr, struct snap *s)
 {
@@ -138,10 +139,7 @@ int free_blocks_at_least(const struct sysroot *sr, int order, uint64_t *blocks)
 	struct buddyinfo *bi = malloc(sizeof(*bi));
 	int r = bi ? buddyinfo_read(sr, bi) : -ENOMEM;
 	if (!r) {
-		u128 n = 0;
-		for (int i = 0; i < bi->nzones; i++)
-			if (strcmp(bi->zones[i].zone, "DMA") != 0)
-				n += buddy_pages_at_least(&bi->zones[i], order) >> order;
+		u128 n = host_free_blocks(bi, -1, order, NULL);
 		/* the live kernel's count: far below 2^64; beyond it, unknown */
 		if (!u128_fits(n))
 			r = -EOVERFLOW;

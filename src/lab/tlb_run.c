@@ -53,7 +53,7 @@ static void chain_link(char *base, uint64_t page, const uint32_t *p, uint64_t n)
 		*slot(base, page, p[k]) = slot(base, page, p[(k + 1) % n]);
 }
 
-static __attribute__((noinline)) void *walk(void *p, uint64_t steps)
+__attribute__((noinline)) void *tlb_walk(void *p, uint64_t steps)
 {
 	void **q = p;
 	while (steps--)
@@ -67,7 +67,7 @@ static void *volatile sink;
 static double timed(void **pos, uint64_t steps)
 {
 	uint64_t t0 = mono_ns();
-	*pos = walk(*pos, steps);
+	*pos = tlb_walk(*pos, steps);
 	sink = *pos;
 	uint64_t t1 = mono_ns();
 	return (double)(t1 - t0) / (double)steps;
@@ -86,8 +86,8 @@ int tlb_measure(char *sparse, uint64_t page, char *dense, uint64_t npages, int r
 	void *pos[2] = {slot(sparse, page, p[0]), slot(dense, 0, p[0])};
 	free(p);
 	/* one lap of each first: caches and TLB as in the steady state */
-	pos[0] = walk(pos[0], npages);
-	pos[1] = walk(pos[1], npages);
+	pos[0] = tlb_walk(pos[0], npages);
+	pos[1] = tlb_walk(pos[1], npages);
 	sink = pos[0];
 	sink = pos[1];
 	double t[2][STATS_MW_MAX];

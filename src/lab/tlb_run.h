@@ -25,4 +25,11 @@
 int tlb_measure(char *sparse, uint64_t page, char *dense, uint64_t npages, int runs, uint64_t steps,
 		struct tlb_point *pt, double *sparse_ns, double *dense_ns);
 
+/*
+ * STEPS dependent loads along the pointer cycle at P (each slot holds the
+ * address of the next); returns where the walk stopped. Never inlined: a
+ * timed walk is one call, shared by `lab tlb` and `lab chase`.
+ */
+void *tlb_walk(void *p, uint64_t steps);
+
 #endif

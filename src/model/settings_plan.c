@@ -38,14 +38,7 @@ int knob_value(const char *raw, char *out, size_t n)
 			return -EINVAL;
 		v = c.selected;
 	}
-	size_t l = strlen(v);
-	while (l && (v[l - 1] == '\n' || v[l - 1] == ' '))
-		l--;
-	if (l >= n)
-		return -E2BIG;
-	memcpy(out, v, l);
-	out[l] = '\0';
-	return 0;
+	return str_copy_rtrim(out, n, v, strlen(v), "\n ");
 }
 
 /* An unsigned decimal: digits only, no sign, no blanks. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,40 @@ int buf_reserve(struct buf *b, size_t want)
 	b->p = p;
 	b->cap = cap;
 	return 0;
+}
+
+int buf_add(struct buf *b, const char *p, size_t n)
+{
+	if (buf_reserve(b, b->len + n + 1))
+		return -ENOMEM;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || buf_reserve(b, b->len + (size_t)n + 1)) {
+		va_end(again);
+		return -ENOMEM;
+	}
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int e = buf_vaddf(b, fmt, ap);
+	va_end(ap);
+	return e;
 }
 
 int array_reserve(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)

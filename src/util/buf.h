@@ -3,6 +3,7 @@
 #ifndef THPCTL_UTIL_BUF_H
 #define THPCTL_UTIL_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct buf {
@@ -17,6 +18,17 @@ struct buf {
  * (B is then unchanged).
  */
 int buf_reserve(struct buf *b, size_t want);
+
+/* Append the N bytes at P to B, keeping it NUL-terminated. Returns 0 or -ENOMEM (B unchanged). */
+int buf_add(struct buf *b, const char *p, size_t n);
+
+/*
+ * Append FMT formatted (printf) to B, keeping it NUL-terminated. Returns 0, or
+ * -ENOMEM (B unchanged; also for an encoding error of FMT).
+ */
+int buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* buf_addf with a va_list. */
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Free B's memory; B is empty and reusable afterwards. */
 void buf_free(struct buf *b);

@@ -254,6 +254,15 @@ int pread_exact(int fd, void *p, size_t len, uint64_t off)
 	return (size_t)r == len ? 0 : -EIO;
 }
 
+ssize_t read_retry(int fd, void *p, size_t n)
+{
+	for (;;) {
+		ssize_t k = read(fd, p, n);
+		if (k >= 0 || errno != EINTR)
+			return k < 0 ? -errno : k;
+	}
+}
+
 int write_all(int fd, const void *p, size_t len)
 {
 	for (size_t off = 0; off < len;) {

@@ -30,6 +30,9 @@ enum {
  */
 int buf_read_fd(struct buf *b, int fd, size_t max, unsigned flags);
 
+/* One read() of at most N bytes into P, retried on EINTR: the count, 0 at the end, or -errno. */
+ssize_t read_retry(int fd, void *p, size_t n);
+
 /*
  * -ERR_NOTREG: a path that should name a regular file names a FIFO, a device
  * or a socket. Linux has no EFTYPE; ENOSTR ("not a stream", a STREAMS errno

@@ -101,18 +101,29 @@ int stats_mw_rank(size_t m, size_t n, double conf, double *level)
 	return k;
 }
 
-int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double conf,
-		   struct ratio_ci *out)
+/* X and Y are finite, and positive when POS. */
+static bool samples_ok(const double *v, size_t n, bool pos)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((pos && !(v[i] > 0)) || !isfinite(v[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The Hodges-Lehmann estimate and the Mann-Whitney interval of the pairwise
+ * ratios y/x (RATIO) or differences y-x: the median of all pairs (for an even
+ * count the geometric mean of the middle two for ratios, the mean for
+ * differences) and the k-th smallest and largest. Returns 0, -EINVAL or -ENOMEM.
+ */
+static int pairs_ci(const double *x, size_t m, const double *y, size_t n, double conf, bool ratio,
+		    struct ratio_ci *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!m || !n || m > STATS_MW_MAX || n > STATS_MW_MAX || !(conf > 0 && conf < 1))
 		return -EINVAL;
-	for (size_t i = 0; i < m; i++)
-		if (!(x[i] > 0) || !isfinite(x[i]))
-			return -EINVAL;
-	for (size_t j = 0; j < n; j++)
-		if (!(y[j] > 0) || !isfinite(y[j]))
-			return -EINVAL;
+	if (!samples_ok(x, m, ratio) || !samples_ok(y, n, ratio))
+		return -EINVAL;
 	double level;
 	int k = stats_mw_rank(m, n, conf, &level);
 	if (k < 0)
@@ -123,9 +134,13 @@ int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double 
 		return -ENOMEM;
 	for (size_t i = 0; i < m; i++)
 		for (size_t j = 0; j < n; j++)
-			d[i * n + j] = y[j] / x[i];
+			d[i * n + j] = ratio ? y[j] / x[i] : y[j] - x[i];
 	qsort(d, mn, sizeof(*d), cmp_double);
-	out->est = mn % 2 ? d[mn / 2] : sqrt(d[mn / 2 - 1] * d[mn / 2]);
+	if (mn % 2)
+		out->est = d[mn / 2];
+	else
+		out->est =
+			ratio ? sqrt(d[mn / 2 - 1] * d[mn / 2]) : (d[mn / 2 - 1] + d[mn / 2]) / 2;
 	if (k > 0) {
 		out->ok = true;
 		out->level = level;
@@ -136,39 +151,16 @@ int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double 
 	return 0;
 }
 
+int stats_ratio_ci(const double *x, size_t m, const double *y, size_t n, double conf,
+		   struct ratio_ci *out)
+{
+	return pairs_ci(x, m, y, n, conf, true, out);
+}
+
 int stats_diff_ci(const double *x, size_t m, const double *y, size_t n, double conf,
 		  struct ratio_ci *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!m || !n || m > STATS_MW_MAX || n > STATS_MW_MAX || !(conf > 0 && conf < 1))
-		return -EINVAL;
-	for (size_t i = 0; i < m; i++)
-		if (!isfinite(x[i]))
-			return -EINVAL;
-	for (size_t j = 0; j < n; j++)
-		if (!isfinite(y[j]))
-			return -EINVAL;
-	double level;
-	int k = stats_mw_rank(m, n, conf, &level);
-	if (k < 0)
-		return k;
-	size_t mn = m * n;
-	double *d = malloc(mn * sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	for (size_t i = 0; i < m; i++)
-		for (size_t j = 0; j < n; j++)
-			d[i * n + j] = y[j] - x[i];
-	qsort(d, mn, sizeof(*d), cmp_double);
-	out->est = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
-	if (k > 0) {
-		out->ok = true;
-		out->level = level;
-		out->lo = d[k - 1];
-		out->hi = d[mn - (size_t)k];
-	}
-	free(d);
-	return 0;
+	return pairs_ci(x, m, y, n, conf, false, out);
 }
 
 enum ci_call stats_ci_call(const struct ratio_ci *ci, double r)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "str.h"
 
+#include <errno.h>
 #include <string.h>
 
 bool str_copy(char *out, size_t n, const char *src)
@@ -10,6 +11,17 @@ bool str_copy(char *out, size_t n, const char *src)
 	memmove(out, src, k);
 	out[k] = '\0';
 	return k == len;
+}
+
+int str_copy_rtrim(char *out, size_t n, const char *v, size_t l, const char *blanks)
+{
+	while (l && memchr(blanks, v[l - 1], strlen(blanks)))
+		l--;
+	if (l >= n)
+		return -E2BIG;
+	memcpy(out, v, l);
+	out[l] = '\0';
+	return 0;
 }
 
 bool str_cat(char *out, size_t n, const char *src)

@@ -40,22 +40,12 @@ size_t wrap_display_width(const char *s, size_t n)
 	return w;
 }
 
-static int put(struct buf *b, const char *s, size_t n)
-{
-	if (buf_reserve(b, b->len + n + 1))
-		return -ENOMEM;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
 static int put_spaces(struct buf *b, size_t n)
 {
 	static const char sp[] = "                                ";
 	for (size_t m; n; n -= m) {
 		m = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
-		if (put(b, sp, m))
+		if (buf_add(b, sp, m))
 			return -ENOMEM;
 	}
 	return 0;
@@ -65,7 +55,7 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 {
 	size_t keep = out->len;
 	if (width == 0 || wrap_display_width(line, len) <= width) {
-		if (put(out, line, len))
+		if (buf_add(out, line, len))
 			goto nomem;
 		return 0;
 	}
@@ -73,7 +63,7 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 	while (lead < len && line[lead] == ' ')
 		lead++;
 	size_t hang = lead + 4 > width / 2 ? width / 2 : lead + 4;
-	if (put(out, line, lead))
+	if (buf_add(out, line, lead))
 		goto nomem;
 	size_t col = lead;
 	bool first = true;
@@ -89,11 +79,11 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 		size_t ww = wrap_display_width(line + w0, i - w0), gw = w0 - gap;
 		int r;
 		if (first || col + gw + ww <= width) {
-			r = put(out, line + gap, i - gap);
+			r = buf_add(out, line + gap, i - gap);
 			col += gw + ww;
 		} else {
-			r = put(out, "\n", 1) || put_spaces(out, hang) ||
-			    put(out, line + w0, i - w0);
+			r = buf_add(out, "\n", 1) || put_spaces(out, hang) ||
+			    buf_add(out, line + w0, i - w0);
 			col = hang + ww;
 		}
 		if (r)
@@ -108,18 +98,25 @@ nomem:
 	return -ENOMEM;
 }
 
+size_t wrap_term_columns(uint64_t lo, uint64_t hi)
+{
+	const char *c = getenv("COLUMNS");
+	uint64_t v;
+	if (c && str_to_u64(c, strlen(c), lo, hi, &v) == 0)
+		return (size_t)v;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
+}
+
 size_t wrap_width(bool wide)
 {
 	if (wide)
 		return 0;
-	const char *c = getenv("COLUMNS");
-	uint64_t v;
-	if (c && str_to_u64(c, strlen(c), 40, 1000000, &v) == 0)
-		return (size_t)v;
-	struct winsize ws;
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col < 40 ? 40 : ws.ws_col;
-	return 80;
+	/* COLUMNS is at least 40 here; a terminal narrower than that is taken as 40 */
+	size_t w = wrap_term_columns(40, 1000000);
+	return !w ? 80 : w < 40 ? 40 : w;
 }
 
 struct wrap_sink {
@@ -160,7 +157,7 @@ static ssize_t sink_write(void *cookie, const char *p, size_t n)
 		int r = 0;
 		if (nl && !k->line.len) {
 			r = emit(k, p + off, m, true);
-		} else if (put(&k->line, p + off, m) == 0) {
+		} else if (buf_add(&k->line, p + off, m) == 0) {
 			if (nl)
 				r = emit(k, k->line.p, k->line.len, true);
 			if (nl)

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -35,6 +36,12 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
  * stdout is a terminal; else 80.
  */
 size_t wrap_width(bool wide);
+
+/*
+ * COLUMNS when it is a whole number in [LO, HI]; else the terminal's width
+ * (TIOCGWINSZ) when stdout is one; else 0.
+ */
+size_t wrap_term_columns(uint64_t lo, uint64_t hi);
 
 /*
  * Replace stdout with a filter (fopencookie) that writes each line to the real

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: the helpers several callers share: util/buf.c's appenders,
+ * util/str.c's str_copy_rtrim, cmd/args.c's args_store, kernel/kpath.c.
+ */
+#include "unit.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/args.h"
+#include "kernel/kpath.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+static void test_buf_add_and_addf_append_nul_terminated(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	assert_int_equal(buf_add(&b, "ab", 2), 0);
+	assert_int_equal(buf_addf(&b, "%s=%d;", "x", 42), 0);
+	assert_int_equal(buf_add(&b, "", 0), 0);
+	assert_int_equal(b.len, 7);
+	assert_string_equal(b.p, "abx=42;");
+	buf_free(&b);
+}
+
+static void test_str_copy_rtrim_drops_only_trailing_blanks(void **state)
+{
+	(void)state;
+	char out[8];
+	assert_int_equal(str_copy_rtrim(out, sizeof(out), "a b \n\t", 6, "\n \t"), 0);
+	assert_string_equal(out, "a b");
+	assert_int_equal(str_copy_rtrim(out, sizeof(out), "x\t", 2, "\n "), 0);
+	assert_string_equal(out, "x\t");
+	assert_int_equal(str_copy_rtrim(out, sizeof(out), " \n", 2, "\n "), 0);
+	assert_string_equal(out, "");
+	strcpy(out, "keep");
+	assert_int_equal(str_copy_rtrim(out, 4, "abcd\n", 5, "\n"), -E2BIG);
+	assert_string_equal(out, "keep");
+}
+
+static void test_args_store_flags_and_arguments(void **state)
+{
+	(void)state;
+	bool all = false, quiet = false;
+	const char *report = NULL;
+	const struct args_store st[] = {ARGS_FLAG(1, &all), ARGS_ARG(2, &report),
+					ARGS_FLAG(3, &quiet)};
+	assert_int_equal(args_store(1, NULL, st, ARGS_N(st)), -1);
+	assert_int_equal(args_store(2, "page.html", st, ARGS_N(st)), -1);
+	assert_int_equal(args_store(4, "x", st, ARGS_N(st)), -2);
+	assert_true(all);
+	assert_false(quiet);
+	assert_string_equal(report, "page.html");
+}
+
+static void test_kpath_every_kind(void **state)
+{
+	(void)state;
+	char p[128];
+	assert_string_equal(kpath(KP_NONE, 0, NULL, p, sizeof(p)), "");
+	assert_string_equal(kpath(KP_THP_ENABLED, 0, NULL, p, sizeof(p)),
+			    "/sys/kernel/mm/transparent_hugepage/enabled");
+	assert_string_equal(kpath(KP_THP_SIZE_ENABLED, 64, NULL, p, sizeof(p)),
+			    "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled");
+	assert_string_equal(kpath(KP_PROC_FILE, 123, "smaps", p, sizeof(p)), "/proc/123/smaps");
+	assert_string_equal(kpath(KP_PROC_FILE, 7, NULL, p, sizeof(p)), "/proc/7/");
+	assert_string_equal(kpath(KP_BOOT_CONFIG, 0, "6.1.0", p, sizeof(p)), "/boot/config-6.1.0");
+	assert_string_equal(kpath(KP_TREE, 0, NULL, p, sizeof(p)), "/");
+	assert_string_equal(kpath(KP_VMSTAT, 0, NULL, p, sizeof(p)), "/proc/vmstat");
+	assert_string_equal(kpath((enum kpath)999, 0, NULL, p, sizeof(p)), "");
+}
+
+UNIT_MAIN(cmocka_unit_test(test_buf_add_and_addf_append_nul_terminated),
+	  cmocka_unit_test(test_str_copy_rtrim_drops_only_trailing_blanks),
+	  cmocka_unit_test(test_args_store_flags_and_arguments),
+	  cmocka_unit_test(test_kpath_every_kind))
