@@ -302,6 +302,10 @@ static int host_open(struct globals *g, const struct lab_args *a, const char *wh
 		.root = geteuid() == 0,
 	};
 	h->ctx.can_write = h->ctx.root && h->thp.write_err == 0;
+	snprintf(h->ctx.no_write, sizeof(h->ctx.no_write), "%s",
+		 !h->ctx.root		      ? "needs root"
+		 : h->thp.write_err == -EROFS ? "the THP files are read-only here (a container?)"
+					      : "the THP files are not writable here");
 	/* the kernel takes 0..HPAGE_PMD_NR-1: refuse the rest before anything runs */
 	if (o->max_ptes_none >= 0 && feat->page_size > 0 &&
 	    (uint64_t)o->max_ptes_none >= feat->pmd_size / (uint64_t)feat->page_size) {
@@ -321,13 +325,20 @@ static int host_open(struct globals *g, const struct lab_args *a, const char *wh
 	if (h->ctx.can_write) {
 		int gr = guard_begin(&g->sr, what, g->wait);
 		if (gr == -EBUSY)
-			warnx("lab: another thpctl, %s, is changing settings: experiments that change them are skipped (--wait waits for it)",
-			      guard_holder());
+			snprintf(h->ctx.no_write, sizeof(h->ctx.no_write),
+				 "another thpctl, %s, is changing settings (--wait waits for it)",
+				 guard_holder());
 		else if (gr)
-			warnx("lab: cannot guard setting changes (%s): experiments that change them are skipped",
-			      gr == -EIO ? "a killed thpctl's settings could not all be put back"
-					 : strerror(-gr));
+			snprintf(h->ctx.no_write, sizeof(h->ctx.no_write),
+				 "setting changes cannot be journalled (%s)",
+				 gr == -EIO ? "a killed thpctl's settings could not all be put back"
+					    : strerror(-gr));
+		if (gr)
+			warnx("lab: %s: experiments that change settings are skipped",
+			      h->ctx.no_write);
 		h->ctx.can_write = gr == 0;
+		if (!gr)
+			h->ctx.no_write[0] = '\0';
 	}
 	return -1;
 }

@@ -118,7 +118,8 @@ bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char
 {
 	if (ctx->can_write)
 		return false;
-	lab_skip(r, "needs root (and the settings lock) to %s", what);
+	lab_skip(r, "needs root (and the settings lock) to %s; here: %s", what,
+		 ctx->no_write[0] ? ctx->no_write : "needs root");
 	return true;
 }
 

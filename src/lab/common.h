@@ -43,7 +43,8 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 
 /*
  * Whether the experiment cannot change settings here: then R is skipped with
- * "needs root (and the settings lock) to WHAT" and true is returned.
+ * "needs root (and the settings lock) to WHAT; here: WHY" (WHY: ctx->no_write)
+ * and true is returned.
  */
 bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char *what);
 

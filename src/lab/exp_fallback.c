@@ -137,11 +137,8 @@ static int lab_fallback(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	if (lab_begin(ctx, o, 512ull << 20, r, &size,
 		      "enabled=always: fault-time THP allocations vs fallbacks, plain and advised"))
 		return 0;
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root: sets enabled=always for the run%s",
-			 ctx->root ? " (the THP files are not writable here)" : "");
+	if (lab_needs_write(ctx, r, "set enabled=always for the run"))
 		return 0;
-	}
 	int e = lab_set_enabled(ctx, "always");
 	if (e) {
 		lab_skip(r, "could not set enabled=always: %s",

@@ -314,7 +314,7 @@ static int lab_faults(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 		lab_proof(
 			r, "fragment",
 			"skipped: %s (the fragmenter changes defrag and compaction_proactiveness for the run)",
-			ctx->root ? "the THP settings are not writable here" : "needs root");
+			ctx->no_write);
 	else if (o->fragment)
 		frag = frag_start(ctx, o, size, &f, r);
 	fr.hp = (struct hp_probe){-1, -1, 0, 0};

@@ -18,7 +18,7 @@ static int lab_fragment(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		lab_skip(
 			r,
 			"%s: the fragmenter sets defrag and compaction_proactiveness for the run and writes drop_caches",
-			ctx->root ? "the THP settings are not writable here" : "needs root");
+			ctx->no_write);
 		return 0;
 	}
 	static struct frag f;

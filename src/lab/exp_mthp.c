@@ -285,10 +285,8 @@ static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		lab_skip(r, "none of the --sizes is an mTHP size offered here");
 		return 0;
 	}
-	if (!ctx->can_write) {
-		lab_skip(r, "needs root: sets hugepages-<size>kB/enabled to always for the run");
+	if (lab_needs_write(ctx, r, "set hugepages-<size>kB/enabled to always for the run"))
 		return 0;
-	}
 	static const struct lab_coldef cols[] = {{"time", "ms"},
 						 {"faults", ""},
 						 {"anon_fault_alloc", "+"},

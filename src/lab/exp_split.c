@@ -148,7 +148,7 @@ static int lab_split(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	bool reclaim = o->reclaim && ctx->can_write;
 	if (o->reclaim && !reclaim)
 		lab_proof(r, "reclaim", "skipped: %s (writes /proc/sys/vm/drop_caches)",
-			  ctx->root ? "the guard is not active here" : "needs root");
+			  ctx->no_write);
 	size_t pmd = ctx->pmd_size, page = (size_t)ctx->page_size, npmd = size / pmd;
 	uint64_t pmd_kb = pmd >> 10;
 	static struct ph_res ph[PH_N];

@@ -343,7 +343,8 @@ static int sizes(const struct lab_ctx *ctx, bool quick, struct tsize *zs, struct
 	if (!m || !m->enabled.present)
 		lab_proof(r, "64K", "skipped: this kernel offers no 64 KiB anonymous mTHP size");
 	else if (!ctx->can_write)
-		lab_proof(r, "64K", "skipped: needs root (hugepages-64kB/enabled set for the run)");
+		lab_proof(r, "64K", "skipped: %s (hugepages-64kB/enabled set for the run)",
+			  ctx->no_write);
 	else
 		zs[n++] = (struct tsize){.label = "64K",
 					 .page = MTHP_KB << 10,
@@ -371,7 +372,8 @@ static int sizes(const struct lab_ctx *ctx, bool quick, struct tsize *zs, struct
 			lab_proof(r, key, "skipped: no hugetlb pool of %llu kB pages here",
 				  (unsigned long long)ht[i].kb);
 		else if (!ctx->can_write)
-			lab_proof(r, key, "skipped: needs root (nr_hugepages raised for the run)");
+			lab_proof(r, key, "skipped: %s (nr_hugepages raised for the run)",
+				  ctx->no_write);
 		else
 			zs[n++] = (struct tsize){.label = ht[i].label,
 						 .page = ht[i].kb << 10,

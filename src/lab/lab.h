@@ -70,7 +70,9 @@ struct lab_ctx {
 	long page_size;			/* bytes */
 	uint64_t pmd_size;		/* bytes */
 	bool root;
-	bool can_write; /* root and the THP files writable: host changes possible */
+	bool can_write;	    /* root and the THP files writable: host changes possible */
+	char no_write[200]; /* why not, when can_write is false: "needs root", "another
+			     * thpctl, pid 1234 (lab quick), is changing settings" */
 };
 
 /* One measured value: median with min-max over runs, or a single value. */

@@ -409,6 +409,25 @@ else
 	fi
 fi
 
+# ---- another thpctl holding the settings lock: the skip says so, not "needs root" ----
+if [ "$ROOT" -eq 1 ]; then
+	K=$THP/khugepaged/scan_sleep_millisecs K2=$THP/khugepaged/alloc_sleep_millisecs
+	v1=$(cat "$K") v2=$(cat "$K2")
+	# a set that pauses 5 s between its two writes holds the lock meanwhile
+	THPCTL_TEST_SET_PAUSE=5 "${DFL[@]}" "$T" set "khugepaged/scan_sleep_millisecs=$((v1 + 7))" \
+		"khugepaged/alloc_sleep_millisecs=$((v2 + 7))" >/dev/null 2>"$TMP/holder.err" &
+	HP=$!
+	wait_for 5 grep -qx "$((v1 + 7))" "$K"
+	"$T" lab fallback --size 32M --runs 1 --yes --json --quiet >"$TMP/held.json" 2>"$TMP/held.err"
+	RC=$?
+	wait "$HP"
+	settings_put_back "$TMP/base"
+	HP=$HP expect_json "lock held by another thpctl: fallback skipped naming it (pid $HP, set), not 'needs root' alone" "$TMP/held.json" \
+		'd["experiments"][0]["verdict"]["skipped"] and ("here: another thpctl, pid " + E["HP"] + " (set), is changing settings (--wait waits for it)") in d["experiments"][0]["verdict"]["text"]' \
+		'd["experiments"][0]["verdict"]["text"]'
+	check_settings "lock held"
+fi
+
 # ---- SIGKILL halfway: the next thpctl command restores --------------------------
 # kill_check NAME FILE WANT ARGS...: start `lab ARGS`, wait until FILE reads
 # WANT, SIGKILL it; the value must still be changed and journalled; then
