@@ -242,8 +242,14 @@ void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)
 	snprintf(p->key, sizeof(p->key), "%s", key);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p->value, sizeof(p->value), fmt, ap);
+	int n = vsnprintf(p->value, sizeof(p->value), fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof(p->value)) { /* said as cut, "..." after a whole UTF-8 character */
+		size_t at = sizeof(p->value) - 4;
+		while (at > 0 && ((unsigned char)p->value[at] & 0xC0) == 0x80)
+			at--;
+		memcpy(p->value + at, "...", 4);
+	}
 }
 
 const char *claim_call_name(enum claim_call c)

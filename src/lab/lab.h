@@ -118,7 +118,7 @@ struct lab_row {
 
 struct lab_proof {
 	char key[64];
-	char value[192];
+	char value[384]; /* a longer one ends in "..." (lab_proof): never cut silently */
 };
 
 /* What a series holds, and so which chart `--report` draws from it. */
