@@ -470,6 +470,39 @@ start_exporter() {
 	printf -v "${var}_PORT" '%s' "$port"
 	[ -n "$port" ]
 }
+# start_prometheus RULES PORT[=INSTANCE]...: /usr/bin/prometheus on a free loopback port (PPORT),
+# scraping each exporter port every second (labelled instance=INSTANCE where given), with the rule
+# file RULES, its data under $TMP/tsdb; tracked, its PID in PROM
+start_prometheus() {
+	local rules=$1 t
+	shift
+	PPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	{
+		printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n'
+		printf 'rule_files:\n  - %s\n' "$PWD/$rules"
+		printf 'scrape_configs:\n  - job_name: thpctl\n    static_configs:\n'
+		for t in "$@"; do
+			printf "      - targets: ['127.0.0.1:%s']\n" "${t%%=*}"
+			[ "$t" = "${t#*=}" ] || printf '        labels: {instance: %s}\n' "${t#*=}"
+		done
+	} >"$TMP/prometheus.yml"
+	/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
+	PROM=$!
+	track_pid "$PROM"
+}
+# quiet_begin NAME CLEANUP: once no other thpctl holds the journal (NAME skipped after 5
+# minutes), any journal a killed run left is put back, the settings as found go to $TMP/base
+# and CLEANUP runs at exit
+quiet_begin() {
+	if ! wait_quiet; then
+		skip "$1" "another thpctl has held $JOURNAL for 5 minutes"
+		summary
+	fi
+	[ -e "$JOURNAL" ] && "$T" status >/dev/null 2>&1
+	settings_snapshot "$TMP/base"
+	at_exit "$2"
+}
 lab_suite_begin() {
 	[ -x "$T" ] || { nok "binary" "$T missing (make build/asan/thpctl)"; summary; }
 	command -v python3 >/dev/null || { nok "python3" "needed to read the JSON"; summary; }

@@ -57,26 +57,7 @@ if [ -z "${A_PORT:-}" ] || [ -z "${B_PORT:-}" ]; then
 fi
 ok "two exporters listen (127.0.0.1:$A_PORT, 127.0.0.1:$B_PORT)"
 
-PPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$TMP/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files:
-  - $PWD/$RULES
-scrape_configs:
-  - job_name: thpctl
-    static_configs:
-      - targets: ['127.0.0.1:$A_PORT']
-        labels: {instance: host-a}
-      - targets: ['127.0.0.1:$B_PORT']
-        labels: {instance: host-b}
-YML
-/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
-PROM=$!
-track_pid "$PROM"
+start_prometheus "$RULES" "$A_PORT=host-a" "$B_PORT=host-b"
 URL=http://127.0.0.1:$PPORT
 pq() {
 	curl -s --max-time 5 "$URL/api/v1/query" --data-urlencode "query=$1" | python3 -c '

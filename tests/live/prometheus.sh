@@ -461,23 +461,7 @@ wait "$STALL" 2>/dev/null
 
 # ---- a real Prometheus server -------------------------------------------------------------
 if [ "$HAVE_PROMETHEUS" -eq 1 ]; then
-	PPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	cat >"$TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files:
-  - $PWD/$RULES
-scrape_configs:
-  - job_name: thpctl
-    static_configs:
-      - targets: ['127.0.0.1:$E_PORT']
-EOF
-	/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
-	PROM=$!
-	track_pid "$PROM"
+	start_prometheus "$RULES" "$E_PORT"
 	# pq EXPR: the first result's value (or a label with PQ_LABEL=name), "" if none
 	pq() {
 		curl -s --max-time 5 "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" |

@@ -60,13 +60,7 @@ if [ "$ROOT" -ne 1 ]; then
 	skip "fileread (root)" "needs root"
 	summary
 fi
-if ! wait_quiet; then
-	skip "fileread" "another thpctl has held $JOURNAL for 5 minutes"
-	summary
-fi
-[ -e "$JOURNAL" ] && "$T" status >/dev/null 2>&1
-settings_snapshot "$TMP/base"
-at_exit cleanup
+quiet_begin fileread cleanup
 L0=$(leftovers)
 none "no leftovers before" "$L0"
 

@@ -55,13 +55,7 @@ cleanup() {
 	[ -e "$JOURNAL" ] && "$T" status >/dev/null 2>&1
 	settings_put_back "$TMP/base"
 }
-if ! wait_quiet; then
-	skip "postgres" "another thpctl has held $JOURNAL for 5 minutes"
-	summary
-fi
-[ -e "$JOURNAL" ] && "$T" status >/dev/null 2>&1
-settings_snapshot "$TMP/base"
-at_exit cleanup
+quiet_begin postgres cleanup
 mkdir -m 755 "$TMP/pt"
 export TMPDIR=$TMP/pt
 shm_segs() { ipcs -m 2>/dev/null | awk '$3 == "postgres" || $3 == "nobody"' | wc -l; }
