@@ -82,6 +82,21 @@ static void usage(FILE *f)
 		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
+/*
+ * Whether this run reads the live host: no --sysroot (before the command or among its
+ * options, up to a "--"), or --sysroot /. Only such a run recovers a killed run's journal.
+ */
+static bool reads_live_host(const struct globals *g, int argc, char **argv)
+{
+	const char *dir = g->sysroot_dir;
+	for (int i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--sysroot") && i + 1 < argc)
+			dir = argv[++i];
+		else if (!strncmp(argv[i], "--sysroot=", 10))
+			dir = argv[i] + 10;
+	return !dir || !strcmp(dir, "/");
+}
+
 int main(int argc, char **argv)
 {
 	/* no warning or error carries a raw control byte from a tree or a process (util/esc.h) */
@@ -123,8 +138,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	/* a run killed with SIGKILL left settings changed: put them back first */
-	int recovered = guard_recover(stderr);
+	/* a run killed with SIGKILL left settings changed: put them back first (a command
+	 * reading a recorded tree leaves the live host alone) */
+	int recovered = reads_live_host(&g, argc, argv) ? guard_recover(stderr) : 0;
 	/* the command parses its own argv (argv[0] = its name) */
 	int cargc = argc - optind;
 	char **cargv = argv + optind;

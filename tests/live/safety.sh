@@ -118,6 +118,23 @@ expect "$KILLS SIGKILLed concurrent pairs: the next thpctl status restores every
 	"$leftover left a setting changed; $RUN: $(ls -A $RUN | tr '\n' ' ')" '[ "$leftover" = 0 ] && run_dir_clean'
 "$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
 
+# a command reading a recorded tree (--sysroot, before or after the command name) leaves a
+# killed run's journal to the next command that reads the live host, which restores it
+THPCTL_TEST_SET_PAUSE=5 "$T" set enabled=always defrag=defer khugepaged/max_ptes_none=64 >/dev/null 2>&1 &
+p=$!
+for ((i = 0; i < 100; i++)); do [ "$(state)" != "$BASE" ] && break; sleep 0.05; done
+kill -KILL "$p"
+wait "$p" 2>/dev/null
+changed=$(state)
+"$R" --sysroot tests/fixtures/linux-6.18-x86 status >/dev/null 2>&1
+"$R" status --sysroot tests/fixtures/linux-6.18-x86 >/dev/null 2>&1
+after_tree=$(state) left=$(ls -A "$RUN" | tr '\n' ' ')
+"$R" status >/dev/null 2>"$TMP/live.err"
+expect "--sysroot commands leave a killed set's journal alone; the next live status restores it" \
+	"changed '$changed', after --sysroot '$after_tree' ($RUN: $left), after status '$(state)': $(head -c 200 "$TMP/live.err")" \
+	'[ "$changed" != "$BASE" ] && [ "$after_tree" = "$changed" ] && [ "$(state)" = "$BASE" ] && run_dir_clean'
+"$R" snapshot restore "$TMP/base.json" >/dev/null 2>&1
+
 # ---- 2. hostile journals: no write outside the allow-list, no hang ------------
 K1=khugepaged/scan_sleep_millisecs K2=khugepaged/alloc_sleep_millisecs
 V1=$(knob $K1) V2=$(knob $K2)
