@@ -28,7 +28,6 @@
 #include "../kernel/virt.h"
 #include "../util/fileio.h"
 #include "common.h"
-#include "../kernel/hugetlb.h"
 #include "guard.h"
 #include "hugetlb_pool.h"
 #include "pmu_proof.h"
@@ -97,18 +96,6 @@ static bool backing_ok(const struct lab_ctx *ctx, struct lab_result *r, const st
 	return ok;
 }
 
-/* Free pages of KB kB in the global hugetlb pool; -1 when it cannot be read. */
-static int64_t pool_free(const struct lab_ctx *ctx, uint64_t kb)
-{
-	static struct hugetlb h;
-	if (hugetlb_read(ctx->sr, &h))
-		return -1;
-	for (int i = 0; i < h.npools; i++)
-		if (h.pools[i].node < 0 && h.pools[i].size_kb == kb && h.pools[i].free.present)
-			return (int64_t)h.pools[i].free.v;
-	return -1;
-}
-
 /*
  * Z's hugetlb region into REG (POOL reserved for it, released by the caller), each page
  * faulted; whether the pool's free count fell by every page (the proof). -errno: not mapped.
@@ -138,10 +125,10 @@ static int hugetlb_map(const struct lab_ctx *ctx, struct lab_result *r, const st
 	}
 	reg->p = p;
 	reg->len = n * z->page;
-	int64_t before = pool_free(ctx, kb);
+	int64_t before = lab_pool_free(ctx, kb);
 	for (uint64_t i = 0; i < n; i++)
 		((volatile char *)p)[i * z->page] = 1;
-	int64_t after = pool_free(ctx, kb);
+	int64_t after = lab_pool_free(ctx, kb);
 	*backed = before >= 0 && after >= 0 && before - after == (int64_t)n;
 	lab_proof(r, key,
 		  "%s before timing: nr_hugepages %llu -> %llu for the run (put back after), free "

@@ -57,6 +57,13 @@ int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, stru
 	return 0;
 }
 
+int64_t lab_pool_free(const struct lab_ctx *ctx, uint64_t kb)
+{
+	static struct hugetlb h;
+	const struct hugetlb_pool *q = hugetlb_read(ctx->sr, &h) ? NULL : global_pool(&h, kb);
+	return q && q->free.present ? (int64_t)q->free.v : -1;
+}
+
 void lab_pool_release(struct lab_pool *p)
 {
 	char old[24];

@@ -33,6 +33,9 @@ struct lab_pool {
  */
 int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, struct lab_pool *p);
 
+/* Free pages of KB kB in the global hugetlb pool now; -1 when it cannot be read. */
+int64_t lab_pool_free(const struct lab_ctx *ctx, uint64_t kb);
+
 /* Put nr_hugepages back as found, when lab_pool_reserve() raised it. */
 void lab_pool_release(struct lab_pool *p);
 
