@@ -179,8 +179,9 @@ long long ledger_host_partial(const struct sysroot *sr)
 
 /* ---- the scan ---- */
 
-#define LG_RANGES 256
-#define LG_PM 512 /* pagemap entries per read */
+#define LG_RANGES 1024
+#define LG_PM 512	  /* pagemap entries per read */
+#define LG_GAP (2u << 20) /* bytes between two VMAs one PAGEMAP_SCAN may walk across */
 
 struct lg {
 	const struct ledger_opts *o;
@@ -190,7 +191,10 @@ struct lg {
 	uint64_t pmd_bytes;
 	double deadline; /* mono_ms; 0 none */
 	void *page;	 /* one page, for samples */
-	uint64_t pm[LG_PM];
+	struct pm_range rg[LG_RANGES];
+	uint64_t pm[LG_PM];	  /* pagemap entries of [pm_base, pm_base + pm_n) */
+	uint64_t pm_base, pm_lim; /* vfns; a read stops at pm_lim (the batch's end) */
+	size_t pm_n;
 	uint64_t kf[1u << 12]; /* one PMD block of kpageflags (nsub <= 4096) */
 	uint64_t kf_base;
 	bool kf_valid;
@@ -294,6 +298,22 @@ static int folio_at(struct lg *g, uint64_t pfn, struct ledger_folio *f)
 	return 0;
 }
 
+/* The pagemap entries from VFN (below pm_lim) into g->pm, unless already there.
+ * Returns how many are there from VFN, or -errno. */
+static long pm_window(struct lg *g, uint64_t vfn)
+{
+	if (vfn < g->pm_base || vfn >= g->pm_base + g->pm_n) {
+		size_t n = g->pm_lim - vfn < LG_PM ? (size_t)(g->pm_lim - vfn) : LG_PM;
+		g->pm_n = 0;
+		int e = pagemap_pread(g->pm_fd, vfn, n, g->pm);
+		if (e)
+			return e;
+		g->pm_base = vfn;
+		g->pm_n = n;
+	}
+	return (long)(g->pm_base + g->pm_n - vfn);
+}
+
 /* Held: the PTE-mapped present pages of [ADDR, END) of an anonymous VMA. */
 static int held_range(struct lg *g, uint64_t addr, uint64_t end)
 {
@@ -304,25 +324,27 @@ static int held_range(struct lg *g, uint64_t addr, uint64_t end)
 			r->held_cut = true;
 			return 1;
 		}
-		size_t n = vend - vfn < LG_PM ? (size_t)(vend - vfn) : LG_PM;
-		int e = pagemap_pread(g->pm_fd, vfn, n, g->pm);
-		if (e)
-			return e;
+		long have = pm_window(g, vfn);
+		if (have < 0)
+			return (int)have;
+		size_t n = vend - vfn < (uint64_t)have ? (size_t)(vend - vfn) : (size_t)have;
+		const uint64_t *pm = g->pm + (vfn - g->pm_base);
 		for (size_t i = 0; i < n;) {
-			uint64_t pm = g->pm[i], pfn = pm & PM_PFN_MASK;
-			if (!(pm & PM_PRESENT) || (pm & PM_FILE)) {
+			uint64_t pfn = pm[i] & PM_PFN_MASK;
+			if (!(pm[i] & PM_PRESENT) || (pm[i] & PM_FILE)) {
 				i++;
 				continue;
 			}
 			if (!pfn)
 				return -EPERM; /* PFNs hidden: not CAP_SYS_ADMIN */
 			struct ledger_folio f;
-			if ((e = folio_at(g, pfn, &f)))
+			int e = folio_at(g, pfn, &f);
+			if (e)
 				return e;
 			/* this page and those after it in the same folio, frame by frame */
 			size_t j = i + 1;
-			while (f.pages && j < n && (g->pm[j] & PM_PRESENT) &&
-			       (g->pm[j] & PM_PFN_MASK) == pfn + (j - i) &&
+			while (f.pages && j < n && (pm[j] & PM_PRESENT) &&
+			       (pm[j] & PM_PFN_MASK) == pfn + (j - i) &&
 			       pfn + (j - i) < f.head + f.pages)
 				j++;
 			if (f.pages && (e = ledger_folios_add(&g->folios, f, j - i)))
@@ -334,38 +356,74 @@ static int held_range(struct lg *g, uint64_t addr, uint64_t end)
 	return 0;
 }
 
-/* One VMA: PAGEMAP_SCAN its present ranges. Returns 0, 1 (stop), or -errno. */
-static int scan_vma(struct lg *g, const struct ledger_vma *v)
+/* The present pages [A, B) of the VMA V, PMD-mapped when HUGE. */
+static void vma_range(struct lg *g, const struct ledger_vma *v, uint64_t a, uint64_t b, bool huge)
 {
-	struct pm_range rg[LG_RANGES];
-	uint64_t at = v->start;
+	creep_add(g, v, a, b, huge);
+	if (huge && v->anon) {
+		for (uint64_t x = a; x + g->pmd_bytes <= b; x += g->pmd_bytes)
+			sample_thp(g, x);
+	} else if (v->anon && g->kf_fd >= 0 && !g->raw->held_err && !g->raw->held_cut) {
+		int e = held_range(g, a, b);
+		if (e < 0)
+			g->raw->held_err = e;
+	}
+}
+
+/* The ranges RG[0..N) of a walk, cut at the VMAs V[*J..NV) they fall in; a VMA
+ * the walk has passed is closed. Ranges between the VMAs are not theirs. */
+static void walk_ranges(struct lg *g, const struct ledger_vma *v, size_t nv, size_t *j, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t s = g->rg[i].start, e = g->rg[i].end, c = g->rg[i].cat;
+		if (!(c & PAGE_IS_PRESENT) || (c & PAGE_IS_PFNZERO))
+			continue;
+		while (s < e && *j < nv) {
+			const struct ledger_vma *x = &v[*j];
+			if (x->end <= s) {
+				creep_close(g, x);
+				(*j)++;
+				continue;
+			}
+			if (x->start >= e)
+				break;
+			uint64_t b = e < x->end ? e : x->end;
+			vma_range(g, x, s > x->start ? s : x->start, b, (c & PAGE_IS_HUGE) != 0);
+			s = b;
+		}
+	}
+}
+
+/* How many of V[0..N) one walk takes: each after the one before, at most LG_GAP on. */
+static size_t batch_len(const struct ledger_vma *v, size_t n)
+{
+	size_t k = 1;
+	while (k < n && v[k].start >= v[k - 1].end && v[k].start - v[k - 1].end <= LG_GAP)
+		k++;
+	return k;
+}
+
+/* VMAs V[0..NV), near each other in address order: one PAGEMAP_SCAN walk of them all
+ * (not one a VMA: 10 000 small VMAs took 10 000 calls). Returns 0, or -errno. */
+static int scan_batch(struct lg *g, const struct ledger_vma *v, size_t nv)
+{
+	uint64_t at = v[0].start, end = v[nv - 1].end;
+	size_t j = 0;
 	g->blk_open = false;
-	while (at < v->end) {
+	g->pm_n = 0;
+	g->pm_lim = end / g->o->page;
+	while (at < end) {
 		uint64_t next;
-		int n = pagemap_scan(g->pm_fd, at, v->end, rg, LG_RANGES, &next);
+		int n = pagemap_scan(g->pm_fd, at, end, g->rg, LG_RANGES, &next);
 		if (n < 0)
 			return n;
-		for (int i = 0; i < n; i++) {
-			uint64_t c = rg[i].cat;
-			if (!(c & PAGE_IS_PRESENT) || (c & PAGE_IS_PFNZERO))
-				continue;
-			creep_add(g, v, rg[i].start, rg[i].end, (c & PAGE_IS_HUGE) != 0);
-			if ((c & PAGE_IS_HUGE) && v->anon) {
-				for (uint64_t a = rg[i].start; a + g->pmd_bytes <= rg[i].end;
-				     a += g->pmd_bytes)
-					sample_thp(g, a);
-			} else if (v->anon && g->kf_fd >= 0 && !g->raw->held_err &&
-				   !g->raw->held_cut) {
-				int e = held_range(g, rg[i].start, rg[i].end);
-				if (e < 0)
-					g->raw->held_err = e;
-			}
-		}
+		walk_ranges(g, v, nv, &j, n);
 		if (n < LG_RANGES || next <= at)
 			break; /* the walk reached the end (or would not move on) */
 		at = next;
 	}
-	creep_close(g, v);
+	for (; j < nv; j++)
+		creep_close(g, &v[j]);
 	return 0;
 }
 
@@ -409,8 +467,9 @@ int ledger_scan(const struct sysroot *sr, pid_t pid, const struct ledger_vma *v,
 	} else {
 		raw->held_err = -EPERM;
 	}
-	for (size_t i = 0; i < n && !ret; i++) {
-		int e = scan_vma(g, &v[i]);
+	for (size_t i = 0, k; i < n && !ret; i += k) {
+		k = batch_len(v + i, n - i);
+		int e = scan_batch(g, v + i, k);
 		if (e == -ENOENT || e == -ESRCH)
 			ret = -ESRCH;
 		else if (e < 0)
