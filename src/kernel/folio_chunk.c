@@ -28,15 +28,31 @@ static void count_node(const struct folio_ctx *c, struct folio_acct *a, uint64_t
 		a->thp_node_unknown += n;
 }
 
-/* The THP pages of S that fill_flags classified (PTE-mapped, or all without PAGEMAP_SCAN). */
+/* The THP pages of S that fill_flags classified (PTE-mapped, or all without PAGEMAP_SCAN):
+ * frames in one memory block share a node, so a block is looked up once, not each page. */
 static void count_nodes(const struct folio_ctx *c, struct slot *s)
 {
-	for (size_t i = 0; c->numa && i < s->n; i++) {
-		uint64_t kf = s->kf[i];
-		if ((s->pm[i] & PM_PRESENT) && (kf & KPF_M_THP) &&
-		    !(kf & (KPF_M_HUGE | KPF_M_ZERO)))
-			count_node(c, &s->c, s->pm[i] & PM_PFN_MASK, 1);
+	if (!c->numa)
+		return;
+	/* no block size: one run, whose node is unknown */
+	uint64_t pages = c->page_bytes ? c->numa->block_bytes / c->page_bytes : 0;
+	uint64_t block = UINT64_MAX, run = 0, first = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t kf = s->kf[i], pfn = s->pm[i] & PM_PFN_MASK;
+		if (!(s->pm[i] & PM_PRESENT) || !(kf & KPF_M_THP) ||
+		    (kf & (KPF_M_HUGE | KPF_M_ZERO)))
+			continue;
+		if ((pages ? pfn / pages : 0) != block) {
+			if (run)
+				count_node(c, &s->c, first, run);
+			block = pages ? pfn / pages : 0;
+			first = pfn;
+			run = 0;
+		}
+		run++;
 	}
+	if (run)
+		count_node(c, &s->c, first, run);
 }
 
 /* A PMD-mapped (or hugetlb) range [A, B) of slot S whose first page's pagemap entry is E. */
@@ -60,9 +76,12 @@ static int huge_block(struct folio_ctx *c, const struct rfd *f, struct slot *s, 
 	count_node(c, &s->c, pfn, b - a);
 	if (t != FT_ANON)
 		return 0;
-	for (uint64_t v = s->vfn0 + a; v < s->vfn0 + b; v++)
-		if (v % c->pmd_pages == 0 && s->npmd < MAX_PMD_PER_CHUNK)
-			s->pmd_addr[s->npmd++] = v << c->page_shift;
+	uint64_t v = s->vfn0 + a, step = c->pmd_pages;
+	if (!step)
+		return 0;
+	for (v += (step - v % step) % step; v < s->vfn0 + b && s->npmd < MAX_PMD_PER_CHUNK;
+	     v += step)
+		s->pmd_addr[s->npmd++] = v << c->page_shift;
 	return 0;
 }
 
