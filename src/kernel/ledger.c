@@ -65,12 +65,21 @@ struct ledger_folio ledger_folio_of(const uint64_t *kf, unsigned nsub, uint64_t 
 	return f;
 }
 
+/* Pages of a whole folio of PAGES pages into WHOLE, by order. */
+static void whole_add(uint64_t *whole, uint64_t pages)
+{
+	int order = 63 - __builtin_clzll(pages);
+	whole[order < LEDGER_ORDERS ? order : LEDGER_ORDERS - 1] += pages;
+}
+
 int ledger_folios_add(struct ledger_folios *s, struct ledger_folio f, uint64_t mapped)
 {
 	if (s->n && s->v[s->n - 1].head == f.head) {
 		s->v[s->n - 1].mapped += mapped;
 		return 0;
 	}
+	if (s->n && s->v[s->n - 1].mapped >= s->v[s->n - 1].pages)
+		whole_add(s->whole, s->v[--s->n].pages); /* the last one was seen whole */
 	if (array_reserve(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 64))
 		return -ENOMEM;
 	s->v[s->n++] = (struct ledger_folio_use){f.head, f.pages, mapped};
@@ -97,12 +106,15 @@ void ledger_folios_finish(struct ledger_folios *s, unsigned nsub, struct ledger_
 			raw->partial_folios++;
 			raw->partial_mapped += mapped;
 			raw->held_pages += pages - mapped;
-		} else if (nsub && pages < nsub) {
-			int order = 63 - __builtin_clzll(pages);
-			raw->mthp_pages[order < LEDGER_ORDERS ? order : LEDGER_ORDERS - 1] += pages;
+		} else {
+			whole_add(s->whole, pages);
 		}
 		i = j;
 	}
+	/* whole folios below PMD size are mTHP; a whole PMD-size one PTE-mapped is not counted */
+	for (int o = 0; o < LEDGER_ORDERS; o++)
+		if (nsub && (1ull << o) < nsub)
+			raw->mthp_pages[o] += s->whole[o];
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }

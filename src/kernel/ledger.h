@@ -120,12 +120,18 @@ struct ledger_folio {
 };
 struct ledger_folio ledger_folio_of(const uint64_t *kf, unsigned nsub, uint64_t base, uint64_t pfn);
 
-/* Folios seen with the pages mapped in each (merged by head). */
+/*
+ * Folios seen with the pages mapped in each (merged by head). A folio whose
+ * pages were all seen in one run is done at once (an anonymous page is mapped
+ * once in one process): only its pages by order are kept, in whole[], so the
+ * list holds the folios seen in part, not every large folio of the process.
+ */
 struct ledger_folios {
 	struct ledger_folio_use {
 		uint64_t head, pages, mapped;
 	} * v;
 	size_t n, cap;
+	uint64_t whole[LEDGER_ORDERS]; /* pages of folios done whole, by order */
 };
 /* Add MAPPED pages of folio F. Returns 0 or -ENOMEM. */
 int ledger_folios_add(struct ledger_folios *s, struct ledger_folio f, uint64_t mapped);

@@ -96,6 +96,30 @@ static void test_partial_folios_hold_their_unmapped_pages(void **state)
 	assert_null(s.v);
 }
 
+/* Folios seen whole leave the list at once: 10 000 mTHPs keep one entry, not 10 000. */
+static void test_whole_folios_do_not_pile_up(void **state)
+{
+	(void)state;
+	struct ledger_folios s = {0};
+	struct ledger_raw raw = {0};
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct ledger_folio f = {1000000 + i * 16, 16};
+		assert_int_equal(ledger_folios_add(&s, f, 6), 0);
+		assert_int_equal(ledger_folios_add(&s, f, 10), 0); /* the rest, next run */
+		assert_true(s.n <= 1);
+	}
+	struct ledger_folio part = {5120, 512}, pmd = {6144, 512};
+	assert_int_equal(ledger_folios_add(&s, part, 100), 0);
+	assert_int_equal(ledger_folios_add(&s, pmd, 512), 0); /* whole PMD-size, PTE-mapped */
+	assert_int_equal(ledger_folios_add(&s, part, 12), 0); /* more of PART, elsewhere */
+	ledger_folios_finish(&s, 512, &raw);
+	assert_int_equal(raw.mthp_pages[4], 160000);
+	assert_int_equal(raw.mthp_pages[9], 0); /* PMD size is not mTHP */
+	assert_int_equal(raw.partial_folios, 1);
+	assert_int_equal(raw.partial_mapped, 112);
+	assert_int_equal(raw.held_pages, 400);
+}
+
 static void test_build_estimates_invented_from_samples(void **state)
 {
 	(void)state;
@@ -246,6 +270,7 @@ UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
 	  cmocka_unit_test(test_creep_is_what_khugepaged_may_add),
 	  cmocka_unit_test(test_folio_found_from_a_tail),
 	  cmocka_unit_test(test_partial_folios_hold_their_unmapped_pages),
+	  cmocka_unit_test(test_whole_folios_do_not_pile_up),
 	  cmocka_unit_test(test_build_estimates_invented_from_samples),
 	  cmocka_unit_test(test_build_says_unknown_never_zero),
 	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib),
