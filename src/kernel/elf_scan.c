@@ -343,7 +343,7 @@ static void copy_sym(char *out, size_t n, const char *name)
 	out[i] = '\0';
 }
 
-#define SYM_CHUNK 4096
+#define SYM_CHUNK 1024 /* symbols a read (24 kB of Elf64_Sym) */
 
 /* The symbols of table S (its strings in section S->link): the first allocator's, and a count. */
 static int scan_syms(struct scan *c, const struct sec *s)
@@ -404,7 +404,7 @@ static int scan_syms(struct scan *c, const struct sec *s)
 	return 0;
 }
 
-#define RO_CHUNK (1u << 20)
+#define RO_CHUNK (64u << 10) /* a read: a larger one only adds to peak RSS */
 #define RO_OVERLAP 256
 
 /* KIND's version string in section S, read in chunks that overlap by RO_OVERLAP bytes. */

@@ -10,7 +10,7 @@
 
 #include "../util/fileio.h"
 
-#define CHUNK (256u << 10)
+#define CHUNK (64u << 10)     /* a read; more would only add to peak RSS */
 #define MAX_BYTES (64u << 20) /* a manager library is a few MiB */
 
 int systemd_bytes_have(const char *p, size_t n, const char *needle, size_t m)

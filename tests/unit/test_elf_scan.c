@@ -184,7 +184,7 @@ static void test_elf_version_straddling_a_read_chunk(void **state)
 	assert_non_null(data);
 	static const char banner[] =
 		"GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36.\n";
-	memcpy(data + (1u << 20) - 30, banner, sizeof(banner)); /* across the 1 MiB chunk */
+	memcpy(data + (1u << 20) - 30, banner, sizeof(banner)); /* across a read (64 KiB chunks) */
 	struct tsec s[] = {{".rodata", SHT_PROGBITS, data, ro, 0, 0}};
 	size_t n = elf_build(img, cap, s, 1, true);
 	assert_true(n > 0);
