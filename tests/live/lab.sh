@@ -370,7 +370,13 @@ else
 	else
 		mkdir -p "$TMP/rtmp"
 		export TMPDIR=$TMP/rtmp
-		lab redis --quick
+		t0=$(date +%s)
+		lab redis --quick --report "$TMP/redis.html"
+		# run-all: report.sh checks this run's page instead of running lab redis again
+		if [ "$RC" -eq 0 ] && [ -n "${RUN_ALL_SHARE:-}" ] && [ -d "$RUN_ALL_SHARE" ]; then
+			cp "$TMP/redis.json" "$TMP/redis.html" "$RUN_ALL_SHARE/" &&
+				echo "$t0 $(date +%s)" >"$RUN_ALL_SHARE/redis.times"
+		fi
 		if [ "$RC" -ne 0 ]; then
 			nok "redis --quick: exit status" "$RC: $(grep -v '^thpctl: /' "$TMP/redis.err" | tail -n 2 | tr '\n' ' ')"
 		elif out=$(redis_check 2>&1); then
