@@ -162,10 +162,7 @@ static void test_memory_has_its_own_verdict(void **state)
 	assert_int_equal(S[1].mem_verdict, AV_TOO_FEW);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_modes_parse_and_refuse),
-	  cmocka_unit_test(test_faster_mode_with_proof),
-	  cmocka_unit_test(test_same_times_are_no_difference),
-	  cmocka_unit_test(test_noise_is_inconclusive_and_few_runs_too_few),
-	  cmocka_unit_test(test_proof_contradicting_intent_is_flagged),
-	  cmocka_unit_test(test_failed_and_skipped_modes_do_not_decide),
-	  cmocka_unit_test(test_memory_has_its_own_verdict))
+UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
+	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
+	   test_proof_contradicting_intent_is_flagged, test_failed_and_skipped_modes_do_not_decide,
+	   test_memory_has_its_own_verdict)

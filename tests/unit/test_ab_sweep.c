@@ -246,12 +246,8 @@ static void test_words_say_the_call_first(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_chase_is_sensitive_with_its_interval),
-	  cmocka_unit_test(test_noisy_compute_bound_is_inconclusive),
-	  cmocka_unit_test(test_quiet_compute_bound_is_flat),
-	  cmocka_unit_test(test_slower_when_huge_costs_time),
-	  cmocka_unit_test(test_interval_ends_at_zero_wall),
-	  cmocka_unit_test(test_no_spread_gives_no_slope),
-	  cmocka_unit_test(test_fit_over_modes_and_points),
-	  cmocka_unit_test(test_sweep_modes_parse_and_refuse),
-	  cmocka_unit_test(test_words_say_the_call_first))
+UNIT_TESTS(test_chase_is_sensitive_with_its_interval, test_noisy_compute_bound_is_inconclusive,
+	   test_quiet_compute_bound_is_flat, test_slower_when_huge_costs_time,
+	   test_interval_ends_at_zero_wall, test_no_spread_gives_no_slope,
+	   test_fit_over_modes_and_points, test_sweep_modes_parse_and_refuse,
+	   test_words_say_the_call_first)

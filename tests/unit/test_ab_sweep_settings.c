@@ -99,5 +99,4 @@ static void test_helper_points_are_not_by_settings(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_settings_points_fit_and_say_so),
-	  cmocka_unit_test(test_helper_points_are_not_by_settings))
+UNIT_TESTS(test_settings_points_fit_and_say_so, test_helper_points_are_not_by_settings)

@@ -240,7 +240,5 @@ static void test_maps_shared(void **state)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
-	  cmocka_unit_test(test_cmdline_intact), cmocka_unit_test(test_dpkg_owner),
-	  cmocka_unit_test(test_versions), cmocka_unit_test(test_go_buildinfo),
-	  cmocka_unit_test(test_maps_shared))
+UNIT_TESTS(test_workload_names, test_shell_quote, test_cmdline_intact, test_dpkg_owner,
+	   test_versions, test_go_buildinfo, test_maps_shared)

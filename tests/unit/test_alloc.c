@@ -245,9 +245,7 @@ static void test_alloc_jvm_and_several_allocators(void **state)
 	assert_false(alloc_version_mm("2.", mm));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_preloaded_jemalloc_beats_glibc),
-	  cmocka_unit_test(test_alloc_go_runtime_with_cgo_glibc),
-	  cmocka_unit_test(test_alloc_static_rust_jemalloc_from_symbols),
-	  cmocka_unit_test(test_alloc_unknown_is_never_a_guess),
-	  cmocka_unit_test(test_alloc_glibc_243_aarch64_default_and_at_secure),
-	  cmocka_unit_test(test_alloc_jvm_and_several_allocators))
+UNIT_TESTS(test_alloc_preloaded_jemalloc_beats_glibc, test_alloc_go_runtime_with_cgo_glibc,
+	   test_alloc_static_rust_jemalloc_from_symbols, test_alloc_unknown_is_never_a_guess,
+	   test_alloc_glibc_243_aarch64_default_and_at_secure,
+	   test_alloc_jvm_and_several_allocators)

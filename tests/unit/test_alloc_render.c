@@ -123,6 +123,5 @@ static void test_alloc_json_unknowns_are_null(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_short_names_fit_a_cell),
-	  cmocka_unit_test(test_alloc_why_line_names_the_evidence),
-	  cmocka_unit_test(test_alloc_json_unknowns_are_null))
+UNIT_TESTS(test_alloc_short_names_fit_a_cell, test_alloc_why_line_names_the_evidence,
+	   test_alloc_json_unknowns_are_null)

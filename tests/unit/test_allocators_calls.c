@@ -74,6 +74,5 @@ static void test_churn_ready_line(void **state)
 	assert_int_equal(churn_parse_ready("start\n", &c), -EINVAL);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_rounds_must_agree_and_be_two), cmocka_unit_test(test_creep_round),
-	  cmocka_unit_test(test_bloat_round), cmocka_unit_test(test_range_text),
-	  cmocka_unit_test(test_churn_ready_line))
+UNIT_TESTS(test_rounds_must_agree_and_be_two, test_creep_round, test_bloat_round, test_range_text,
+	   test_churn_ready_line)

@@ -47,5 +47,4 @@ static void test_resolve_on_the_live_system(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_path_from_environ),
-	  cmocka_unit_test(test_resolve_on_the_live_system))
+UNIT_TESTS(test_path_from_environ, test_resolve_on_the_live_system)

@@ -245,9 +245,6 @@ static void test_buddy_read_through_a_tree(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real),
-	  cmocka_unit_test(test_buddy_at_least),
-	  cmocka_unit_test(test_buddy_at_least_exact_beyond_u64),
-	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
-	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live),
-	  cmocka_unit_test(test_buddy_read_through_a_tree))
+UNIT_TESTS(test_buddy_zone_twice, test_buddy_real, test_buddy_at_least,
+	   test_buddy_at_least_exact_beyond_u64, test_buddy_numa_and_formats, test_buddy_bad_lines,
+	   test_buddy_empty_and_too_many_zones, test_buddy_live, test_buddy_read_through_a_tree)

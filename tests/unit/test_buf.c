@@ -108,9 +108,8 @@ static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 	free(v);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_reserve_gives_16_kib_then_doubles_until_it_fits),
-	  cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
-	  cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
-	  cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
-	  cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
-	  cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array))
+UNIT_TESTS(test_reserve_gives_16_kib_then_doubles_until_it_fits,
+	   test_reserve_within_capacity_keeps_memory_and_content,
+	   test_reserve_beyond_memory_fails_with_enomem, test_free_leaves_an_empty_reusable_buffer,
+	   test_array_reserve_starts_at_first_and_doubles,
+	   test_array_reserve_too_large_fails_and_keeps_the_array)

@@ -119,7 +119,5 @@ static void test_manifest_state_matches_whole_paths(void **state)
 	assert_int_equal(capture_manifest_state("", 0, "proc/1"), CAP_NOT_LISTED);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_environ_keeps_thp_values_and_redacts_the_rest),
-	  cmocka_unit_test(test_cmdline_drops_init_arguments),
-	  cmocka_unit_test(test_mounts_keeps_only_what_thpctl_reads),
-	  cmocka_unit_test(test_manifest_state_matches_whole_paths))
+UNIT_TESTS(test_environ_keeps_thp_values_and_redacts_the_rest, test_cmdline_drops_init_arguments,
+	   test_mounts_keeps_only_what_thpctl_reads, test_manifest_state_matches_whole_paths)

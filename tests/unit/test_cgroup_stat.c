@@ -208,8 +208,6 @@ static void test_count_procs_recorded(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_duplicate_key), cmocka_unit_test(test_v2_fields),
-	  cmocka_unit_test(test_v1_totals), cmocka_unit_test(test_v2_old_kernel),
-	  cmocka_unit_test(test_damaged), cmocka_unit_test(test_huge_and_cut),
-	  cmocka_unit_test(test_empty_and_bad_version), cmocka_unit_test(test_count_procs_live),
-	  cmocka_unit_test(test_count_procs_recorded))
+UNIT_TESTS(test_duplicate_key, test_v2_fields, test_v1_totals, test_v2_old_kernel, test_damaged,
+	   test_huge_and_cut, test_empty_and_bad_version, test_count_procs_live,
+	   test_count_procs_recorded)

@@ -132,5 +132,4 @@ static void test_report(void **state)
 	cg_report_free(&r);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_near_limit), cmocka_unit_test(test_limit_unknown),
-	  cmocka_unit_test(test_report))
+UNIT_TESTS(test_near_limit, test_limit_unknown, test_report)

@@ -177,10 +177,7 @@ static void end_asks_then_kills(void **state)
 	child_end(&pid, SIGTERM, 100); /* nothing to end */
 }
 
-UNIT_MAIN(cmocka_unit_test(output_and_exit_code_are_collected),
-	  cmocka_unit_test(stdin_is_dev_null_and_signals_are_default),
-	  cmocka_unit_test(a_child_that_cannot_exec_exits_127),
-	  cmocka_unit_test(stop_signals_waits_and_reports),
-	  cmocka_unit_test(before_exec_and_cwd_run_in_the_child),
-	  cmocka_unit_test(runs_as_another_user_when_root), cmocka_unit_test(a_free_loopback_port),
-	  cmocka_unit_test(a_private_directory_under_tmpdir), cmocka_unit_test(end_asks_then_kills))
+UNIT_TESTS(output_and_exit_code_are_collected, stdin_is_dev_null_and_signals_are_default,
+	   a_child_that_cannot_exec_exits_127, stop_signals_waits_and_reports,
+	   before_exec_and_cwd_run_in_the_child, runs_as_another_user_when_root,
+	   a_free_loopback_port, a_private_directory_under_tmpdir, end_asks_then_kills)

@@ -31,5 +31,4 @@ static void test_units_agree_over_a_20_ms_sleep(void **state)
 	assert_true(dn < 1000 && ds < 1000 && dm < 1000);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_readings_never_go_back),
-	  cmocka_unit_test(test_units_agree_over_a_20_ms_sleep))
+UNIT_TESTS(test_readings_never_go_back, test_units_agree_over_a_20_ms_sleep)

@@ -263,8 +263,6 @@ static void test_rss_of_range(void **state)
 	assert_int_equal(collapse_rss_kb(v, 2, 0xa00000, 0xc00000), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_inflation_estimate), cmocka_unit_test(test_rss_of_range),
-	  cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
-	  cmocka_unit_test(test_prctl_disabled), cmocka_unit_test(test_vma_selection),
-	  cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
-	  cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff))
+UNIT_TESTS(test_inflation_estimate, test_rss_of_range, test_parse_range, test_default_selection,
+	   test_prctl_disabled, test_vma_selection, test_range_selection, test_spanning_range_names,
+	   test_anon_and_labels, test_explain_and_backoff)

@@ -246,7 +246,5 @@ static void test_doomed_bound(void **state)
 	connguard_free(&t.g);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_per_address_eviction), cmocka_unit_test(test_busy_never_evicted),
-	  cmocka_unit_test(test_total_eviction_oldest_idle), cmocka_unit_test(test_deadlines),
-	  cmocka_unit_test(test_silent_first), cmocka_unit_test(test_stale_pending),
-	  cmocka_unit_test(test_doomed_bound))
+UNIT_TESTS(test_per_address_eviction, test_busy_never_evicted, test_total_eviction_oldest_idle,
+	   test_deadlines, test_silent_first, test_stale_pending, test_doomed_bound)

@@ -60,6 +60,4 @@ static void read_from_a_tree_and_live(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(flags_of_the_first_cpu),
-	  cmocka_unit_test(no_flags_line_is_unknown_not_no),
-	  cmocka_unit_test(read_from_a_tree_and_live))
+UNIT_TESTS(flags_of_the_first_cpu, no_flags_line_is_unknown_not_no, read_from_a_tree_and_live)

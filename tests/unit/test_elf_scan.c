@@ -325,10 +325,9 @@ static void test_elf_live_libraries(void **state)
 		skip();
 }
 
-UNIT_MAIN(cmocka_unit_test(test_elf_go_rust_jemalloc_and_its_version),
-	  cmocka_unit_test(test_elf_interp_is_dynamic_and_stripped_has_nothing),
-	  cmocka_unit_test(test_elf_truncated_never_reads_past_the_end),
-	  cmocka_unit_test(test_elf_damaged_tables_are_flagged_not_trusted),
-	  cmocka_unit_test(test_elf_version_straddling_a_read_chunk),
-	  cmocka_unit_test(test_elf_version_strings), cmocka_unit_test(test_elf_go_buildinfo_forms),
-	  cmocka_unit_test(test_elf_alloc_symbols), cmocka_unit_test(test_elf_live_libraries))
+UNIT_TESTS(test_elf_go_rust_jemalloc_and_its_version,
+	   test_elf_interp_is_dynamic_and_stripped_has_nothing,
+	   test_elf_truncated_never_reads_past_the_end,
+	   test_elf_damaged_tables_are_flagged_not_trusted,
+	   test_elf_version_straddling_a_read_chunk, test_elf_version_strings,
+	   test_elf_go_buildinfo_forms, test_elf_alloc_symbols, test_elf_live_libraries)

@@ -90,5 +90,5 @@ static void test_stderr_filter(void **state)
 				 "caf\xc3\xa9 \\xc2\\x9b!\n\r\x1b[K");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_controls_and_invalid_utf8_are_escaped),
-	  cmocka_unit_test(test_cut_at_a_whole_escape), cmocka_unit_test(test_stderr_filter))
+UNIT_TESTS(test_controls_and_invalid_utf8_are_escaped, test_cut_at_a_whole_escape,
+	   test_stderr_filter)

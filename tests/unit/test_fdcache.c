@@ -155,5 +155,4 @@ static void test_modes(void **state)
 		unit_row_int(c[i].rel, "sample_fdc_mode", sample_fdc_mode(c[i].rel), c[i].want);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_cache), cmocka_unit_test(test_exited_process),
-	  cmocka_unit_test(test_modes))
+UNIT_TESTS(test_cache, test_exited_process, test_modes)

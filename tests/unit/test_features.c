@@ -152,7 +152,6 @@ static void test_thp_dirname_kb(void **state)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_absence_known), cmocka_unit_test(test_kernel_version_parse),
-	  cmocka_unit_test(test_kernel_version_bad), cmocka_unit_test(test_kver_at_least),
-	  cmocka_unit_test(test_cmdline_thp), cmocka_unit_test(test_cmdline_thp_absent),
-	  cmocka_unit_test(test_cmdline_thp_truncates), cmocka_unit_test(test_thp_dirname_kb))
+UNIT_TESTS(test_absence_known, test_kernel_version_parse, test_kernel_version_bad,
+	   test_kver_at_least, test_cmdline_thp, test_cmdline_thp_absent,
+	   test_cmdline_thp_truncates, test_thp_dirname_kb)

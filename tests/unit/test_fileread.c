@@ -124,8 +124,6 @@ static void test_undo_removes_the_directory_and_nothing_else(void **state)
 	rmdir(base);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_chain_is_one_cycle_through_every_page),
-	  cmocka_unit_test(test_slot_is_an_aligned_word_inside_its_page),
-	  cmocka_unit_test(test_band_call_inside_outside_across),
-	  cmocka_unit_test(test_undo_path_shape),
-	  cmocka_unit_test(test_undo_removes_the_directory_and_nothing_else))
+UNIT_TESTS(test_chain_is_one_cycle_through_every_page, test_slot_is_an_aligned_word_inside_its_page,
+	   test_band_call_inside_outside_across, test_undo_path_shape,
+	   test_undo_removes_the_directory_and_nothing_else)

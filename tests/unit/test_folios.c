@@ -179,6 +179,5 @@ static void test_cgroup_pids(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_zero_subpages), cmocka_unit_test(test_underused_split),
-	  cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
-	  cmocka_unit_test(test_cgroup_rel), cmocka_unit_test(test_cgroup_pids))
+UNIT_TESTS(test_zero_subpages, test_underused_split, test_underused_merge, test_geom_and_report,
+	   test_cgroup_rel, test_cgroup_pids)

@@ -169,9 +169,7 @@ static void test_size_keys_and_live_values(void **state)
 	free(h);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_free_blocks_count_in_units_of_the_order),
-	  cmocka_unit_test(test_pmd_blocks_need_buddyinfo_and_the_order),
-	  cmocka_unit_test(test_defrag_stalls_by_value),
-	  cmocka_unit_test(test_pmd_policy_per_size_then_top_level),
-	  cmocka_unit_test(test_cow_and_mthp_listing),
-	  cmocka_unit_test(test_size_keys_and_live_values))
+UNIT_TESTS(test_free_blocks_count_in_units_of_the_order,
+	   test_pmd_blocks_need_buddyinfo_and_the_order, test_defrag_stalls_by_value,
+	   test_pmd_policy_per_size_then_top_level, test_cow_and_mthp_listing,
+	   test_size_keys_and_live_values)

@@ -136,8 +136,7 @@ static void a_success_ratio_whose_sum_wraps_is_unknown(void **state)
 	kvlist_free(&h.vmstat);
 }
 
-UNIT_MAIN(cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
-	  cmocka_unit_test(a_success_ratio_whose_sum_wraps_is_unknown),
-	  cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
-	  cmocka_unit_test(the_sampler_reads_what_status_reads),
-	  cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio))
+UNIT_TESTS(a_recorded_tree_gives_counters_settings_and_khugepaged,
+	   a_success_ratio_whose_sum_wraps_is_unknown,
+	   a_malformed_tree_lists_its_bad_files_in_order, the_sampler_reads_what_status_reads,
+	   without_uptime_khugepaged_cpu_is_no_ratio)

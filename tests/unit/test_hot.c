@@ -160,5 +160,4 @@ static void test_hot_every_call_rendered(void **state)
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_hot_calls), cmocka_unit_test(test_hot_probe),
-	  cmocka_unit_test(test_hot_every_call_rendered))
+UNIT_TESTS(test_hot_calls, test_hot_probe, test_hot_every_call_rendered)

@@ -78,7 +78,5 @@ static void test_fio_not_a_document(void **state)
 	assert_false(r.ok);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_fio_job_figures),
-	  cmocka_unit_test(test_fio_notes_before_the_json_are_skipped),
-	  cmocka_unit_test(test_fio_failed_job_is_not_ok),
-	  cmocka_unit_test(test_fio_not_a_document))
+UNIT_TESTS(test_fio_job_figures, test_fio_notes_before_the_json_are_skipped,
+	   test_fio_failed_job_is_not_ok, test_fio_not_a_document)

@@ -180,11 +180,10 @@ static void test_value_matches_choice_and_number_files(void **state)
 	assert_false(journal_value_matches(LIT(""), "0"));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_allow_list_takes_every_knob_thpctl_writes),
-	  cmocka_unit_test(test_allow_list_refuses_escapes_and_other_files),
-	  cmocka_unit_test(test_pokes_are_only_drop_caches_and_compact_memory),
-	  cmocka_unit_test(test_values_are_knob_words_or_numbers),
-	  cmocka_unit_test(test_parse_keeps_allowed_entries_and_counts_the_rest),
-	  cmocka_unit_test(test_parse_reads_version_1_and_refuses_other_headers),
-	  cmocka_unit_test(test_parse_sanitises_purpose), cmocka_unit_test(test_format_round_trips),
-	  cmocka_unit_test(test_value_matches_choice_and_number_files))
+UNIT_TESTS(test_allow_list_takes_every_knob_thpctl_writes,
+	   test_allow_list_refuses_escapes_and_other_files,
+	   test_pokes_are_only_drop_caches_and_compact_memory,
+	   test_values_are_knob_words_or_numbers,
+	   test_parse_keeps_allowed_entries_and_counts_the_rest,
+	   test_parse_reads_version_1_and_refuses_other_headers, test_parse_sanitises_purpose,
+	   test_format_round_trips, test_value_matches_choice_and_number_files)

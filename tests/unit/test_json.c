@@ -311,9 +311,7 @@ static void test_schema_first_key(void **state)
 	assert_null(json_with_schema(NULL, "lab", NULL));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_schema_first_key), cmocka_unit_test(test_valid_utf8_kept),
-	  cmocka_unit_test(test_invalid_utf8_replaced), cmocka_unit_test(test_nul_replaced),
-	  cmocka_unit_test(test_raw_jansson_rejects), cmocka_unit_test(test_all_bytes),
-	  cmocka_unit_test(test_json_str_null), cmocka_unit_test(test_numbers),
-	  cmocka_unit_test(test_put_and_dump), cmocka_unit_test(test_strip_ctl),
-	  cmocka_unit_test(test_u64_exact), cmocka_unit_test(test_u64_unmark_only_markers))
+UNIT_TESTS(test_schema_first_key, test_valid_utf8_kept, test_invalid_utf8_replaced,
+	   test_nul_replaced, test_raw_jansson_rejects, test_all_bytes, test_json_str_null,
+	   test_numbers, test_put_and_dump, test_strip_ctl, test_u64_exact,
+	   test_u64_unmark_only_markers)

@@ -407,11 +407,7 @@ static void test_kv_duplicate_key_is_unknown(void **state)
 	kvlist_free(&l);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_kv_duplicate_key_is_unknown), cmocka_unit_test(test_vmstat_values),
-	  cmocka_unit_test(test_vmstat_unknown_keys_kept),
-	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
-	  cmocka_unit_test(test_vmstat_empty_and_reuse),
-	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),
-	  cmocka_unit_test(test_meminfo_malformed), cmocka_unit_test(test_kvlist_add),
-	  cmocka_unit_test(test_live_vmstat), cmocka_unit_test(test_node_meminfo),
-	  cmocka_unit_test(test_readers_on_a_tree))
+UNIT_TESTS(test_kv_duplicate_key_is_unknown, test_vmstat_values, test_vmstat_unknown_keys_kept,
+	   test_vmstat_malformed_lines, test_vmstat_long_name, test_vmstat_empty_and_reuse,
+	   test_vmstat_many_keys_grow, test_meminfo_values, test_meminfo_malformed, test_kvlist_add,
+	   test_live_vmstat, test_node_meminfo, test_readers_on_a_tree)

@@ -469,14 +469,11 @@ static void test_kh_call_waits_for_a_full_scan(void **state)
 	assert_int_equal(lab_kh_call(&s), KH_FORBIDDEN);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
-	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
-	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
-	  cmocka_unit_test(test_table_is_the_twelve_experiments_in_order),
-	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
-	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
-	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
-	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
-	  cmocka_unit_test(test_claim_call_needs_two_agreeing_rounds),
-	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
-	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))
+UNIT_TESTS(test_col_add_limits, test_row_add_limits, test_cell_set, test_cell_set_ignored,
+	   test_proofs_and_verdicts, test_names_and_table,
+	   test_table_is_the_twelve_experiments_in_order,
+	   test_quick_mode_defaults_live_in_the_entries,
+	   test_experiment_options_are_long_flags_with_help,
+	   test_quick_opts_fill_only_what_the_command_line_left_open,
+	   test_faster_clause_words_follow_the_interval, test_claim_call_needs_two_agreeing_rounds,
+	   test_mthp_call_needs_a_folio_of_the_size, test_kh_call_waits_for_a_full_scan)

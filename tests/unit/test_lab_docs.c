@@ -105,6 +105,6 @@ static void test_man_page_lists_the_lab_table(void **state)
 	free(man);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_lab_doc_experiment_table_matches_the_lab_table),
-	  cmocka_unit_test(test_lab_doc_quick_sentence_names_the_quick_experiments),
-	  cmocka_unit_test(test_man_page_lists_the_lab_table))
+UNIT_TESTS(test_lab_doc_experiment_table_matches_the_lab_table,
+	   test_lab_doc_quick_sentence_names_the_quick_experiments,
+	   test_man_page_lists_the_lab_table)

@@ -63,5 +63,5 @@ static void test_folio_proof_of_a_run_that_did_not_read_them(void **state)
 			    "skipped: not root (/proc/kpageflags is root-only)");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_json_proofs_are_a_list_that_keeps_repeated_keys),
-	  cmocka_unit_test(test_folio_proof_of_a_run_that_did_not_read_them))
+UNIT_TESTS(test_json_proofs_are_a_list_that_keeps_repeated_keys,
+	   test_folio_proof_of_a_run_that_did_not_read_them)

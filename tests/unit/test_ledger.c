@@ -241,13 +241,9 @@ static void test_render_mthp_and_lazyfree(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
-	  cmocka_unit_test(test_samples_differ_between_thps),
-	  cmocka_unit_test(test_creep_is_what_khugepaged_may_add),
-	  cmocka_unit_test(test_folio_found_from_a_tail),
-	  cmocka_unit_test(test_partial_folios_hold_their_unmapped_pages),
-	  cmocka_unit_test(test_build_estimates_invented_from_samples),
-	  cmocka_unit_test(test_build_says_unknown_never_zero),
-	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib),
-	  cmocka_unit_test(test_largest_cost_past_its_threshold),
-	  cmocka_unit_test(test_render_mthp_and_lazyfree))
+UNIT_TESTS(test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
+	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
+	   test_partial_folios_hold_their_unmapped_pages,
+	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
+	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
+	   test_render_mthp_and_lazyfree)

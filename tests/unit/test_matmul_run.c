@@ -69,7 +69,5 @@ static void test_no_blas_mapped_is_not_found(void **state)
 	assert_false(matmul_blas_path(d, strlen(d), out, sizeof(out)));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_times_line_gives_each_value),
-	  cmocka_unit_test(test_times_line_refuses_what_is_not_a_time),
-	  cmocka_unit_test(test_blas_is_the_mapped_library),
-	  cmocka_unit_test(test_no_blas_mapped_is_not_found))
+UNIT_TESTS(test_times_line_gives_each_value, test_times_line_refuses_what_is_not_a_time,
+	   test_blas_is_the_mapped_library, test_no_blas_mapped_is_not_found)

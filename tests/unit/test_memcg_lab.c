@@ -62,4 +62,4 @@ static void test_memcg_lab_plan(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_memcg_lab_paths), cmocka_unit_test(test_memcg_lab_plan))
+UNIT_TESTS(test_memcg_lab_paths, test_memcg_lab_plan)

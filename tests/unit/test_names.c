@@ -24,5 +24,5 @@ static void test_enum_name_hole_past_end_or_negative_is_default(void **state)
 	assert_null(ENUM_NAME(colour_names, 99, NULL));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_enum_name_set_entry_is_its_name),
-	  cmocka_unit_test(test_enum_name_hole_past_end_or_negative_is_default))
+UNIT_TESTS(test_enum_name_set_entry_is_its_name,
+	   test_enum_name_hole_past_end_or_negative_is_default)

@@ -164,13 +164,8 @@ static void test_log2_floor_and_exact(void **state)
 	assert_int_equal(log2_exact(1ull << 63), 63);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_u64_whole_token_in_range),
-	  cmocka_unit_test(test_u64_junk_around_the_digits_is_einval),
-	  cmocka_unit_test(test_u64_outside_range_or_type_is_erange),
-	  cmocka_unit_test(test_to_u64_reads_only_len_bytes),
-	  cmocka_unit_test(test_i64_takes_a_minus_sign_and_the_extremes),
-	  cmocka_unit_test(test_long_range_like_an_option),
-	  cmocka_unit_test(test_pid_is_1_to_0x3fffffff),
-	  cmocka_unit_test(test_double_decimal_forms_only),
-	  cmocka_unit_test(test_scanner_skips_blanks_and_stops_at_non_digit),
-	  cmocka_unit_test(test_log2_floor_and_exact))
+UNIT_TESTS(test_u64_whole_token_in_range, test_u64_junk_around_the_digits_is_einval,
+	   test_u64_outside_range_or_type_is_erange, test_to_u64_reads_only_len_bytes,
+	   test_i64_takes_a_minus_sign_and_the_extremes, test_long_range_like_an_option,
+	   test_pid_is_1_to_0x3fffffff, test_double_decimal_forms_only,
+	   test_scanner_skips_blanks_and_stops_at_non_digit, test_log2_floor_and_exact)

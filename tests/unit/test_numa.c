@@ -166,5 +166,4 @@ static void test_two_node_tree(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_cpulist), cmocka_unit_test(test_pfn_to_node),
-	  cmocka_unit_test(test_remote), cmocka_unit_test(test_two_node_tree))
+UNIT_TESTS(test_cpulist, test_pfn_to_node, test_remote, test_two_node_tree)

@@ -393,10 +393,7 @@ static void test_counts_add(void **state)
 	assert_int_equal(folio_acct_order(&b, FT_ANON, 99, 9), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_pmd_thp), cmocka_unit_test(test_64k_aligned),
-	  cmocka_unit_test(test_64k_unaligned), cmocka_unit_test(test_cut_at_vma_start_and_end),
-	  cmocka_unit_test(test_punched_page), cmocka_unit_test(test_file_folios),
-	  cmocka_unit_test(test_zero_pages), cmocka_unit_test(test_swapped_entries),
-	  cmocka_unit_test(test_small_pages_break_ranges), cmocka_unit_test(test_hugetlb_not_thp),
-	  cmocka_unit_test(test_order_rule_of_thpmaps), cmocka_unit_test(test_cont_blocks),
-	  cmocka_unit_test(test_pieces_equal_whole), cmocka_unit_test(test_counts_add))
+UNIT_TESTS(test_pmd_thp, test_64k_aligned, test_64k_unaligned, test_cut_at_vma_start_and_end,
+	   test_punched_page, test_file_folios, test_zero_pages, test_swapped_entries,
+	   test_small_pages_break_ranges, test_hugetlb_not_thp, test_order_rule_of_thpmaps,
+	   test_cont_blocks, test_pieces_equal_whole, test_counts_add)

@@ -228,10 +228,7 @@ static void test_next_line(void **state)
 	assert_false(next_line(&pos, nl, &s, &e)); /* empty text */
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
-	  cmocka_unit_test(test_parse_u64_text),
-	  cmocka_unit_test(test_sysfs_u64_parse_needs_the_final_newline),
-	  cmocka_unit_test(test_choice_enabled),
-	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
-	  cmocka_unit_test(test_hugepages_dirname), cmocka_unit_test(test_choice_too_many_options),
-	  cmocka_unit_test(test_next_line))
+UNIT_TESTS(test_parse_u64_takes_leading_digits_or_moves_nothing, test_parse_u64_text,
+	   test_sysfs_u64_parse_needs_the_final_newline, test_choice_enabled,
+	   test_choice_defrag_first_and_last, test_choice_bad, test_hugepages_dirname,
+	   test_choice_too_many_options, test_next_line)

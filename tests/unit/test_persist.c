@@ -386,10 +386,7 @@ static void test_tuned_refusals(void **state)
 	assert_int_equal(render_rc(PERSIST_TUNED, &in), -ENODATA);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
-	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_systemd_unit_path),
-	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
-	  cmocka_unit_test(test_cmdline_params), cmocka_unit_test(test_cmdline_old_kernels),
-	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty),
-	  cmocka_unit_test(test_cmdline_boot_tools), cmocka_unit_test(test_tuned),
-	  cmocka_unit_test(test_tuned_refusals), cmocka_unit_test(test_cmdline_routes))
+UNIT_TESTS(test_format_names, test_tmpfiles, test_systemd_unit, test_systemd_unit_path,
+	   test_unsafe_values_refused, test_cmdline_618, test_cmdline_params,
+	   test_cmdline_old_kernels, test_sysctl, test_empty, test_cmdline_boot_tools, test_tuned,
+	   test_tuned_refusals, test_cmdline_routes)

@@ -305,12 +305,9 @@ static void test_find_highest_complete_version(void **state)
 	unit_rmrf(root);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_pgbench_15_summary_and_progress),
-	  cmocka_unit_test(test_pgbench_13_takes_the_tps_excluding_connections),
-	  cmocka_unit_test(test_pgbench_without_summary_is_an_error),
-	  cmocka_unit_test(test_pgbench_progress_keeps_the_first_64),
-	  cmocka_unit_test(test_shm_largest_shared_segment),
-	  cmocka_unit_test(test_shm_none_in_private_mappings),
-	  cmocka_unit_test(test_band_call_needs_the_whole_interval),
-	  cmocka_unit_test(test_rounds_gate_needs_agreeing_rounds),
-	  cmocka_unit_test(test_find_highest_complete_version))
+UNIT_TESTS(test_pgbench_15_summary_and_progress,
+	   test_pgbench_13_takes_the_tps_excluding_connections,
+	   test_pgbench_without_summary_is_an_error, test_pgbench_progress_keeps_the_first_64,
+	   test_shm_largest_shared_segment, test_shm_none_in_private_mappings,
+	   test_band_call_needs_the_whole_interval, test_rounds_gate_needs_agreeing_rounds,
+	   test_find_highest_complete_version)

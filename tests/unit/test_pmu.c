@@ -85,5 +85,4 @@ static void test_rates_from_recorded_counters(void **state)
 	assert_true(pmu_scaled(&v[PMU_MISS]) < 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_state_from_errno), cmocka_unit_test(test_fix_per_environment),
-	  cmocka_unit_test(test_rates_from_recorded_counters))
+UNIT_TESTS(test_state_from_errno, test_fix_per_environment, test_rates_from_recorded_counters)

@@ -332,10 +332,7 @@ static void test_alloc_read_self_live(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_lib_kinds_and_file_name_versions),
-	  cmocka_unit_test(test_alloc_maps_libraries_deduplicated),
-	  cmocka_unit_test(test_alloc_maps_at_most_max_libraries),
-	  cmocka_unit_test(test_alloc_auxv_and_status_setid),
-	  cmocka_unit_test(test_alloc_facts_round_trip), cmocka_unit_test(test_alloc_facts_damaged),
-	  cmocka_unit_test(test_alloc_read_recorded_tree),
-	  cmocka_unit_test(test_alloc_read_self_live))
+UNIT_TESTS(test_alloc_lib_kinds_and_file_name_versions, test_alloc_maps_libraries_deduplicated,
+	   test_alloc_maps_at_most_max_libraries, test_alloc_auxv_and_status_setid,
+	   test_alloc_facts_round_trip, test_alloc_facts_damaged, test_alloc_read_recorded_tree,
+	   test_alloc_read_self_live)

@@ -416,13 +416,8 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_status_duplicate_key_is_unknown),
-	  cmocka_unit_test(test_status_vmrss_full_u64_range),
-	  cmocka_unit_test(test_status_values_are_whole_tokens),
-	  cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
-	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
-	  cmocka_unit_test(test_status_name_spaces_and_escapes),
-	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),
-	  cmocka_unit_test(test_stat_line_gives_each_field), cmocka_unit_test(test_stat_bad),
-	  cmocka_unit_test(test_stat_long_comm), cmocka_unit_test(test_stat_live_self),
-	  cmocka_unit_test(test_passwd_lookup))
+UNIT_TESTS(test_status_duplicate_key_is_unknown, test_status_vmrss_full_u64_range,
+	   test_status_values_are_whole_tokens, test_status_user_process, test_status_kernel_thread,
+	   test_status_prctl_disabled_old_kernel, test_status_name_spaces_and_escapes,
+	   test_status_long_name, test_status_bad, test_stat_line_gives_each_field, test_stat_bad,
+	   test_stat_long_comm, test_stat_live_self, test_passwd_lookup)

@@ -130,6 +130,5 @@ static void test_stack_layout_rules(void **state)
 	assert_false(smaps_stack_feed(&s, &v3, &kb));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_recorded_stacks_are_not_an_opt_out),
-	  cmocka_unit_test(test_only_stacks_reason_names_the_kernel),
-	  cmocka_unit_test(test_stack_layout_rules))
+UNIT_TESTS(test_recorded_stacks_are_not_an_opt_out, test_only_stacks_reason_names_the_kernel,
+	   test_stack_layout_rules)

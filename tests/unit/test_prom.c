@@ -423,6 +423,4 @@ static void test_render_odd_keys(void **state)
 	sample_free(&smp);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_names), cmocka_unit_test(test_escape),
-	  cmocka_unit_test(test_pbuf_cap), cmocka_unit_test(test_render),
-	  cmocka_unit_test(test_render_odd_keys))
+UNIT_TESTS(test_names, test_escape, test_pbuf_cap, test_render, test_render_odd_keys)

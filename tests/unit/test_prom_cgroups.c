@@ -100,5 +100,4 @@ static void test_no_cgroups(void **state)
 	pbuf_free(&b);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_top_three), cmocka_unit_test(test_unknown_limit_has_no_sample),
-	  cmocka_unit_test(test_no_cgroups))
+UNIT_TESTS(test_top_three, test_unknown_limit_has_no_sample, test_no_cgroups)

@@ -76,4 +76,4 @@ static void test_unknown_values(void **state)
 	assert_null(g);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_group), cmocka_unit_test(test_unknown_values))
+UNIT_TESTS(test_group, test_unknown_values)

@@ -417,8 +417,5 @@ static void test_host_recent(void **state)
 	kvlist_free(&b.vmstat);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_rate_basic), cmocka_unit_test(test_rate_reset_and_wrap),
-	  cmocka_unit_test(test_rate_absent), cmocka_unit_test(test_rate_bad_interval),
-	  cmocka_unit_test(test_kv_rates), cmocka_unit_test(test_top_changes),
-	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm),
-	  cmocka_unit_test(test_host_recent))
+UNIT_TESTS(test_rate_basic, test_rate_reset_and_wrap, test_rate_absent, test_rate_bad_interval,
+	   test_kv_rates, test_top_changes, test_watch_derive, test_statm, test_host_recent)

@@ -92,7 +92,5 @@ static void test_find_searches_path_in_order(void **state)
 	free(old);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_csv_columns_found_by_header),
-	  cmocka_unit_test(test_csv_without_latencies_or_header_is_not_a_row),
-	  cmocka_unit_test(test_info_fields_whole_names_only),
-	  cmocka_unit_test(test_find_searches_path_in_order))
+UNIT_TESTS(test_csv_columns_found_by_header, test_csv_without_latencies_or_header_is_not_a_row,
+	   test_info_fields_whole_names_only, test_find_searches_path_in_order)

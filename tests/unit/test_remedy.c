@@ -256,7 +256,5 @@ static void test_allocator_named(void **state)
 	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "does not free with MADV_FREE");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_thread_stacks_under_always), cmocka_unit_test(test_go_creep),
-	  cmocka_unit_test(test_lazy_free), cmocka_unit_test(test_held_unknown_part),
-	  cmocka_unit_test(test_nothing_or_a_gain), cmocka_unit_test(test_allocator_named),
-	  cmocka_unit_test(test_program_advice_not_glibc))
+UNIT_TESTS(test_thread_stacks_under_always, test_go_creep, test_lazy_free, test_held_unknown_part,
+	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc)

@@ -244,9 +244,6 @@ static void test_lab_json_has_the_series(void **state)
 	json_decref(o);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_series_thins_a_cdf_by_rank),
-	  cmocka_unit_test(test_lab_section_escapes_and_has_a_chart_per_unit),
-	  cmocka_unit_test(test_watch_marks_a_setting_change),
-	  cmocka_unit_test(test_watch_lists_series_that_are_zero),
-	  cmocka_unit_test(test_page_context), cmocka_unit_test(test_ab_evidence_and_too_few_runs),
-	  cmocka_unit_test(test_lab_json_has_the_series))
+UNIT_TESTS(test_series_thins_a_cdf_by_rank, test_lab_section_escapes_and_has_a_chart_per_unit,
+	   test_watch_marks_a_setting_change, test_watch_lists_series_that_are_zero,
+	   test_page_context, test_ab_evidence_and_too_few_runs, test_lab_json_has_the_series)

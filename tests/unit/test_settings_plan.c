@@ -460,11 +460,7 @@ static void test_knobs_fixture(void **state)
 	assert_true(a < b);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_validate_table), cmocka_unit_test(test_kind_and_value),
-	  cmocka_unit_test(test_key_normalize), cmocka_unit_test(test_plan_all_valid),
-	  cmocka_unit_test(test_plan_one_invalid_spoils_all),
-	  cmocka_unit_test(test_plan_unknown_key_names_the_knob_meant),
-	  cmocka_unit_test(test_plan_missing_ok), cmocka_unit_test(test_plan_no_thp),
-	  cmocka_unit_test(test_pmd_nr), cmocka_unit_test(test_snapshot_roundtrip),
-	  cmocka_unit_test(test_snapshot_bad_json), cmocka_unit_test(test_snapshot_diff),
-	  cmocka_unit_test(test_knobs_fixture))
+UNIT_TESTS(test_validate_table, test_kind_and_value, test_key_normalize, test_plan_all_valid,
+	   test_plan_one_invalid_spoils_all, test_plan_unknown_key_names_the_knob_meant,
+	   test_plan_missing_ok, test_plan_no_thp, test_pmd_nr, test_snapshot_roundtrip,
+	   test_snapshot_bad_json, test_snapshot_diff, test_knobs_fixture)

@@ -72,7 +72,6 @@ static void test_kpath_every_kind(void **state)
 	assert_string_equal(kpath((enum kpath)999, 0, NULL, p, sizeof(p)), "");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buf_add_and_addf_append_nul_terminated),
-	  cmocka_unit_test(test_str_copy_rtrim_drops_only_trailing_blanks),
-	  cmocka_unit_test(test_args_store_flags_and_arguments),
-	  cmocka_unit_test(test_kpath_every_kind))
+UNIT_TESTS(test_buf_add_and_addf_append_nul_terminated,
+	   test_str_copy_rtrim_drops_only_trailing_blanks, test_args_store_flags_and_arguments,
+	   test_kpath_every_kind)

@@ -56,5 +56,4 @@ static void test_claims_as_documented(void **state)
 	assert_int_equal(r.claims[0].call, CLAIM_INCONCLUSIVE);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_split_call_needs_both_measures),
-	  cmocka_unit_test(test_claims_as_documented))
+UNIT_TESTS(test_split_call_needs_both_measures, test_claims_as_documented)

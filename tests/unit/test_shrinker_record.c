@@ -86,5 +86,4 @@ static void test_record_read_through_the_sysroot(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_record_damaged),
-	  cmocka_unit_test(test_record_read_through_the_sysroot))
+UNIT_TESTS(test_record_round_trip, test_record_damaged, test_record_read_through_the_sysroot)

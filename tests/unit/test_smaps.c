@@ -391,11 +391,7 @@ static void test_live_self(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_smaps_vmas), cmocka_unit_test(test_smaps_totals),
-	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
-	  cmocka_unit_test(test_smaps_stream_chunks),
-	  cmocka_unit_test(test_smaps_stream_sticky_error),
-	  cmocka_unit_test(test_smaps_stream_line_ceiling),
-	  cmocka_unit_test(test_smaps_callback_stops), cmocka_unit_test(test_rollup),
-	  cmocka_unit_test(test_rollup_through_smaps_parse), cmocka_unit_test(test_rollup_bad),
-	  cmocka_unit_test(test_field_names), cmocka_unit_test(test_live_self))
+UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
+	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
+	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
+	   test_field_names, test_live_self)

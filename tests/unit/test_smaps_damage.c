@@ -215,10 +215,7 @@ static void test_smaps_empty(void **state)
 	assert_int_equal(s.n, 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_smaps_damaged_values_unknown_and_counted),
-	  cmocka_unit_test(test_smaps_duplicate_line_is_unknown),
-	  cmocka_unit_test(test_smaps_nul_header_is_damage),
-	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
-	  cmocka_unit_test(test_smaps_label_lookalikes_and_number_edges),
-	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
-	  cmocka_unit_test(test_smaps_empty))
+UNIT_TESTS(test_smaps_damaged_values_unknown_and_counted, test_smaps_duplicate_line_is_unknown,
+	   test_smaps_nul_header_is_damage, test_smaps_old_kernel_absent, test_smaps_bad_values,
+	   test_smaps_label_lookalikes_and_number_edges, test_smaps_vmflags_positions,
+	   test_smaps_not_a_header, test_smaps_empty)

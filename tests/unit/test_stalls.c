@@ -601,13 +601,9 @@ static void test_overhead_calibration_below_noise_is_dash(void **state)
 	free(t);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_begin), cmocka_unit_test(test_parse_end_and_collapse),
-	  cmocka_unit_test(test_parse_odd_comms), cmocka_unit_test(test_parse_tgid_and_no_flags),
-	  cmocka_unit_test(test_parse_lost_and_garbage), cmocka_unit_test(test_field_boundaries),
-	  cmocka_unit_test(test_pair_real_capture), cmocka_unit_test(test_pair_unmatched),
-	  cmocka_unit_test(test_pair_nested), cmocka_unit_test(test_pair_interleaved_tasks),
-	  cmocka_unit_test(test_group_threads_percentiles), cmocka_unit_test(test_hist_buckets),
-	  cmocka_unit_test(test_lost_and_stream), cmocka_unit_test(test_depth_limit),
-	  cmocka_unit_test(test_many_tasks), cmocka_unit_test(test_real_fragmenter_capture),
-	  cmocka_unit_test(test_tracefs_mounts),
-	  cmocka_unit_test(test_overhead_calibration_below_noise_is_dash))
+UNIT_TESTS(test_parse_begin, test_parse_end_and_collapse, test_parse_odd_comms,
+	   test_parse_tgid_and_no_flags, test_parse_lost_and_garbage, test_field_boundaries,
+	   test_pair_real_capture, test_pair_unmatched, test_pair_nested,
+	   test_pair_interleaved_tasks, test_group_threads_percentiles, test_hist_buckets,
+	   test_lost_and_stream, test_depth_limit, test_many_tasks, test_real_fragmenter_capture,
+	   test_tracefs_mounts, test_overhead_calibration_below_noise_is_dash)

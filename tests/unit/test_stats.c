@@ -363,18 +363,11 @@ static void test_linfit_refuses_what_cannot_fit(void **state)
 	assert_false(r.ok);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
-	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
-	  cmocka_unit_test(test_percentiles_nearest_rank),
-	  cmocka_unit_test(test_percentile_sorted_edges),
-	  cmocka_unit_test(test_median_leaves_input_unsorted),
-	  cmocka_unit_test(test_median_of_even_count_is_mean_of_middle_two),
-	  cmocka_unit_test(test_median_of_more_than_256_values),
-	  cmocka_unit_test(test_mw_rank_exact_for_small_counts),
-	  cmocka_unit_test(test_mw_rank_refuses_bad_counts),
-	  cmocka_unit_test(test_ratio_ci_exact_bounds),
-	  cmocka_unit_test(test_ratio_ci_too_few_spans_and_noise),
-	  cmocka_unit_test(test_ratio_ci_refuses_bad_values),
-	  cmocka_unit_test(test_diff_ci_exact_bounds), cmocka_unit_test(test_t95_table_and_series),
-	  cmocka_unit_test(test_linfit_textbook_and_exact),
-	  cmocka_unit_test(test_linfit_refuses_what_cannot_fit))
+UNIT_TESTS(test_summary_odd, test_summary_even, test_summary_one_and_ties, test_summary_empty,
+	   test_percentiles_nearest_rank, test_percentile_sorted_edges,
+	   test_median_leaves_input_unsorted, test_median_of_even_count_is_mean_of_middle_two,
+	   test_median_of_more_than_256_values, test_mw_rank_exact_for_small_counts,
+	   test_mw_rank_refuses_bad_counts, test_ratio_ci_exact_bounds,
+	   test_ratio_ci_too_few_spans_and_noise, test_ratio_ci_refuses_bad_values,
+	   test_diff_ci_exact_bounds, test_t95_table_and_series, test_linfit_textbook_and_exact,
+	   test_linfit_refuses_what_cannot_fit)

@@ -55,5 +55,4 @@ static void test_u64_str_digits_and_cut(void **state)
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_copy_and_cat_cut_at_n),
-	  cmocka_unit_test(test_u64_str_digits_and_cut))
+UNIT_TESTS(test_copy_and_cat_cut_at_n, test_u64_str_digits_and_cut)

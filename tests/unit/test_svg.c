@@ -191,10 +191,8 @@ static void test_clock_ticks(void **state)
 	assert_string_equal(l, "12-04");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_linear_ticks_widen_to_a_1_2_5_step),
-	  cmocka_unit_test(test_clock_ticks), cmocka_unit_test(test_linear_ticks_of_an_empty_range),
-	  cmocka_unit_test(test_log_ticks_cover_the_range),
-	  cmocka_unit_test(test_scales_map_ends_and_middle), cmocka_unit_test(test_tick_labels),
-	  cmocka_unit_test(test_escape_html_specials_controls_and_bad_utf8),
-	  cmocka_unit_test(test_printf_longer_than_its_scratch),
-	  cmocka_unit_test(test_chart_has_id_title_axes_and_escaped_labels))
+UNIT_TESTS(test_linear_ticks_widen_to_a_1_2_5_step, test_clock_ticks,
+	   test_linear_ticks_of_an_empty_range, test_log_ticks_cover_the_range,
+	   test_scales_map_ends_and_middle, test_tick_labels,
+	   test_escape_html_specials_controls_and_bad_utf8, test_printf_longer_than_its_scratch,
+	   test_chart_has_id_title_axes_and_escaped_labels)

@@ -46,4 +46,4 @@ static void test_tree(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_bytes), cmocka_unit_test(test_tree))
+UNIT_TESTS(test_bytes, test_tree)

@@ -86,8 +86,6 @@ static void test_cut_keeps_utf8_characters_whole(void **state)
 	assert_string_equal(out, "\xc3\xa9~\xc3\xa9\xc3\xa9");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_no_width_prints_names_whole),
-	  cmocka_unit_test(test_name_column_cut_to_width_numbers_whole),
-	  cmocka_unit_test(test_name_never_below_minimum),
-	  cmocka_unit_test(test_without_name_column_nothing_is_cut),
-	  cmocka_unit_test(test_cut_keeps_utf8_characters_whole))
+UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
+	   test_name_never_below_minimum, test_without_name_column_nothing_is_cut,
+	   test_cut_keeps_utf8_characters_whole)

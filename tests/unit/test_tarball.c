@@ -174,7 +174,7 @@ static void test_extract_refuses_a_non_archive(void **state)
 	assert_int_equal(tree_remove(dir), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_sanitize_keeps_relative_names_and_refuses_escapes),
-	  cmocka_unit_test(test_sanitize_bounds_depth_component_and_output),
-	  cmocka_unit_test(test_extract_writes_files_below_root_and_skips_escapes),
-	  cmocka_unit_test(test_extract_refuses_a_non_archive))
+UNIT_TESTS(test_sanitize_keeps_relative_names_and_refuses_escapes,
+	   test_sanitize_bounds_depth_component_and_output,
+	   test_extract_writes_files_below_root_and_skips_escapes,
+	   test_extract_refuses_a_non_archive)

@@ -39,4 +39,4 @@ static void test_pointers_in_a_range(void **state)
 	assert_int_equal(task_sps_in(&t, 0, UINT64_MAX), 4);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_syscall_lines), cmocka_unit_test(test_pointers_in_a_range))
+UNIT_TESTS(test_syscall_lines, test_pointers_in_a_range)

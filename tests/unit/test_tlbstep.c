@@ -186,8 +186,6 @@ static void test_record_round_trip_and_damage(void **state)
 	assert_false(q.quick || q.guest);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_step_found), cmocka_unit_test(test_no_step),
-	  cmocka_unit_test(test_noise_blip_is_not_a_step),
-	  cmocka_unit_test(test_wide_intervals_not_raised),
-	  cmocka_unit_test(test_too_few_and_bad_input), cmocka_unit_test(test_recorded_4k_sweep),
-	  cmocka_unit_test(test_record_round_trip_and_damage))
+UNIT_TESTS(test_step_found, test_no_step, test_noise_blip_is_not_a_step,
+	   test_wide_intervals_not_raised, test_too_few_and_bad_input, test_recorded_4k_sweep,
+	   test_record_round_trip_and_damage)

@@ -178,6 +178,5 @@ static void test_read_none(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_ini_walk), cmocka_unit_test(test_conf_thp_lines),
-	  cmocka_unit_test(test_conf_empty_and_damaged), cmocka_unit_test(test_read_chain),
-	  cmocka_unit_test(test_read_none))
+UNIT_TESTS(test_ini_walk, test_conf_thp_lines, test_conf_empty_and_damaged, test_read_chain,
+	   test_read_none)

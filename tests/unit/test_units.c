@@ -126,9 +126,8 @@ static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
-	  cmocka_unit_test(test_fmt_pct_never_rounds_a_failure_up_to_100),
-	  cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
-	  cmocka_unit_test(test_size_token_uses_largest_exact_unit),
-	  cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
-	  cmocka_unit_test(test_parse_size_rejects_malformed_and_too_large))
+UNIT_TESTS(test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
+	   test_fmt_pct_never_rounds_a_failure_up_to_100,
+	   test_fmt_bytes_below_10_kib_keeps_odd_bytes, test_size_token_uses_largest_exact_unit,
+	   test_parse_size_suffixes_are_powers_of_1024,
+	   test_parse_size_rejects_malformed_and_too_large)

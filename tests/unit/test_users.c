@@ -81,6 +81,5 @@ static void test_users_live_root(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_passwd_uid_finds_names),
-	  cmocka_unit_test(test_passwd_uid_whole_names_only),
-	  cmocka_unit_test(test_users_from_tree), cmocka_unit_test(test_users_live_root))
+UNIT_TESTS(test_passwd_uid_finds_names, test_passwd_uid_whole_names_only, test_users_from_tree,
+	   test_users_live_root)

@@ -118,4 +118,4 @@ static void test_json(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_line), cmocka_unit_test(test_json))
+UNIT_TESTS(test_line, test_json)

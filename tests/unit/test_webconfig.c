@@ -201,9 +201,8 @@ static void test_load_files(void **state)
 	rmdir(dir);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_full_config), cmocka_unit_test(test_empty_is_nothing),
-	  cmocka_unit_test(test_strict), cmocka_unit_test(test_check),
-	  cmocka_unit_test(test_load_files))
+UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_check, test_load_files)
+
 #else
 static void test_no_http(void **state)
 {

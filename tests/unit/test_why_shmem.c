@@ -184,10 +184,7 @@ static void test_no_stall_line_where_nothing_stalls(void **state)
 	host_snapshot_free(&H);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_postgres_shared_memory_is_named_with_its_policy),
-	  cmocka_unit_test(test_pmd_mapped_shmem_helps),
-	  cmocka_unit_test(test_dev_shm_follows_its_mount_not_never),
-	  cmocka_unit_test(test_private_memory_says_nothing_about_shmem),
-	  cmocka_unit_test(test_stall_likely_when_free_blocks_cannot_cover),
-	  cmocka_unit_test(test_stall_covered_by_free_blocks),
-	  cmocka_unit_test(test_no_stall_line_where_nothing_stalls))
+UNIT_TESTS(test_postgres_shared_memory_is_named_with_its_policy, test_pmd_mapped_shmem_helps,
+	   test_dev_shm_follows_its_mount_not_never, test_private_memory_says_nothing_about_shmem,
+	   test_stall_likely_when_free_blocks_cannot_cover, test_stall_covered_by_free_blocks,
+	   test_no_stall_line_where_nothing_stalls)

@@ -70,6 +70,5 @@ static void test_kb_figures_beyond_u64_are_exact(void **state)
 	assert_string_equal(o, "0 kB");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_checked_mul_and_add_say_when_they_do_not_fit),
-	  cmocka_unit_test(test_u128_decimal_is_exact),
-	  cmocka_unit_test(test_kb_figures_beyond_u64_are_exact))
+UNIT_TESTS(test_checked_mul_and_add_say_when_they_do_not_fit, test_u128_decimal_is_exact,
+	   test_kb_figures_beyond_u64_are_exact)

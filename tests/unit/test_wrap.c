@@ -85,7 +85,7 @@ static void test_width_comes_from_columns_then_80(void **state)
 	unsetenv("COLUMNS");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_wrap_line_cuts_at_spaces_with_a_hanging_indent),
-	  cmocka_unit_test(test_wrap_line_appends_to_what_the_buffer_holds),
-	  cmocka_unit_test(test_display_width_counts_code_points_without_escapes),
-	  cmocka_unit_test(test_width_comes_from_columns_then_80))
+UNIT_TESTS(test_wrap_line_cuts_at_spaces_with_a_hanging_indent,
+	   test_wrap_line_appends_to_what_the_buffer_holds,
+	   test_display_width_counts_code_points_without_escapes,
+	   test_width_comes_from_columns_then_80)
