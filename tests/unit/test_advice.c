@@ -507,7 +507,7 @@ static void test_systemd_only_where_it_knows(void **state)
 {
 	(void)state;
 	int dummy;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
 		if (!lever_has("MemoryTHP=disable", &dummy))
 			continue;
@@ -528,7 +528,7 @@ static void test_systemd_only_where_it_knows(void **state)
 static void test_every_setting_has_a_reason(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
 		for (int k = 0; k < A.nsettings; k++) {
 			if (!s_reason(&A.s[k])[0] || !s_by(&A.s[k])[0])

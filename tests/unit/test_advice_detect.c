@@ -50,11 +50,7 @@ static void test_shell_quote(void **state)
 {
 	(void)state;
 	/* a NUL-separated argv (with its length) and the command line quoted from it */
-	static const struct {
-		const char *argv;
-		size_t len;
-		const char *want;
-	} c[] = {
+	static const struct unit_text_str c[] = {
 		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
 		{LIT("sh\0-c\0echo 'hi' $HOME\0"), "sh -c 'echo '\\''hi'\\'' $HOME'"},
 		{LIT("a\0\0b"), "a '' b"},
@@ -62,9 +58,9 @@ static void test_shell_quote(void **state)
 		{"", 0, ""},
 	};
 	char out[128];
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		unit_row_int(c[i].want, "shell_quote_argv",
-			     shell_quote_argv(c[i].argv, c[i].len, out, sizeof(out)), 0);
+			     shell_quote_argv(c[i].text, c[i].len, out, sizeof(out)), 0);
 		unit_row_str(c[i].want, "the command line", out, c[i].want);
 	}
 	char tiny[8];

@@ -26,7 +26,7 @@ static void test_alloc_short_names_fit_a_cell(void **state)
 		{AK_TCMALLOC, "", "tcmalloc"},
 		{AK_UNKNOWN, "", "unknown"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct alloc_fact a;
 		char s[32];
 		fact(&a, c[i].kind, c[i].version);

@@ -148,7 +148,7 @@ static void test_buddy_bad_lines(void **state)
 		"Node 70000, zone Normal 1",		      /* node out of range */
 		many,					      /* more orders than fit */
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		char text[256];
 		snprintf(text, sizeof(text), "%s\nNode 0, zone DMA 4 5\n", bad[i]);
 		struct buddyinfo bi;

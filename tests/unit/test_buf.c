@@ -19,7 +19,7 @@ static const struct reserve_case reserve_cases[] = {
 static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(reserve_cases) / sizeof(reserve_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(reserve_cases); i++) {
 		const struct reserve_case *c = &reserve_cases[i];
 		print_message("%s\n", c->name);
 		struct buf b = {0};

@@ -59,7 +59,7 @@ static void test_cmdline_drops_init_arguments(void **state)
 		{"", ""},
 	};
 	struct buf b = {0};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		assert_int_equal(capture_filter_cmdline(c[i].in, strlen(c[i].in), &b), 0);
 		assert_int_equal(b.len, strlen(c[i].out));
 		assert_memory_equal(b.p ? b.p : "", c[i].out, b.len);

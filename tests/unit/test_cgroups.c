@@ -86,7 +86,7 @@ static void test_report(void **state)
 	};
 	limit(&nodes[2], 95 * MiB * 10, 1000 * MiB); /* /sys/db at 95% with THP: flagged */
 	t.nodes = nodes;
-	t.n = sizeof(nodes) / sizeof(nodes[0]);
+	t.n = UNIT_LEN(nodes);
 	struct cg_procs p[6] = {
 		{.n = 2}, {.n = 0}, {.n = 3, .thp_off = 1}, {.n = 4, .thp_off = 2, .unknown = 1},
 		{.n = 1}, {.n = 0}};

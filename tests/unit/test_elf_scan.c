@@ -261,10 +261,7 @@ static void test_elf_go_buildinfo_forms(void **state)
 static void test_elf_alloc_symbols(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *sym;
-		enum elf_alloc want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"mallctl", EA_JEMALLOC},
 		{"je_mallctl", EA_JEMALLOC},
 		{"_rjem_sdallocx", EA_JEMALLOC},
@@ -279,8 +276,8 @@ static void test_elf_alloc_symbols(void **state)
 		{"mallctlx", EA_NONE},
 		{"", EA_NONE},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		unit_row_int(c[i].sym, "elf_alloc_symbol", elf_alloc_symbol(c[i].sym), c[i].want);
+	for (size_t i = 0; i < UNIT_LEN(c); i++)
+		unit_row_int(c[i].in, "elf_alloc_symbol", elf_alloc_symbol(c[i].in), c[i].want);
 }
 
 static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
@@ -292,33 +289,30 @@ static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
 static void test_elf_live_libraries(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *path;
-		enum elf_alloc k;
-	} libs[] = {
+	static const struct unit_str_int libs[] = {
 		{"/usr/lib/x86_64-linux-gnu/libc.so.6", EA_GLIBC},
 		{"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", EA_JEMALLOC},
 		{"/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", EA_TCMALLOC},
 	};
 	int seen = 0;
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
-		int fd = open(libs[i].path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < UNIT_LEN(libs); i++) {
+		enum elf_alloc k = (enum elf_alloc)libs[i].want;
+		int fd = open(libs[i].in, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		struct stat st;
 		assert_int_equal(fstat(fd, &st), 0);
 		struct elf_src src = {fd_read, &fd, (uint64_t)st.st_size};
 		struct elf_facts f;
-		assert_int_equal(elf_scan(&src, ELF_WANT_VERSION | ELF_WANT_SYMS, libs[i].k, &f),
-				 0);
+		assert_int_equal(elf_scan(&src, ELF_WANT_VERSION | ELF_WANT_SYMS, k, &f), 0);
 		close(fd);
-		printf("      %s: version %s, symbols %llu\n", libs[i].path, f.version,
+		printf("      %s: version %s, symbols %llu\n", libs[i].in, f.version,
 		       (unsigned long long)f.syms);
 		int a, b;
 		assert_int_equal(sscanf(f.version, "%d.%d", &a, &b), 2);
 		assert_true(f.dynamic);
-		if (libs[i].k != EA_GLIBC) /* libc's own malloc is not exported as _int_malloc */
-			assert_int_equal(f.alloc, libs[i].k);
+		if (k != EA_GLIBC) /* libc's own malloc is not exported as _int_malloc */
+			assert_int_equal(f.alloc, k);
 		seen++;
 	}
 	if (!seen)

@@ -132,10 +132,7 @@ static void test_exited_process(void **state)
 static void test_modes(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *rel;
-		enum fdc_mode want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},
 		{"proc/123/statm", FDC_SINGLE},
 		{"proc/123/stat", FDC_SINGLE},
@@ -151,8 +148,8 @@ static void test_modes(void **state)
 		{"proc/sys/kernel/osrelease", FDC_NO},
 		{"etc/passwd", FDC_NO},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		unit_row_int(c[i].rel, "sample_fdc_mode", sample_fdc_mode(c[i].rel), c[i].want);
+	for (size_t i = 0; i < UNIT_LEN(c); i++)
+		unit_row_int(c[i].in, "sample_fdc_mode", sample_fdc_mode(c[i].in), c[i].want);
 }
 
 UNIT_TESTS(test_cache, test_exited_process, test_modes)

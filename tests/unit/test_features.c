@@ -38,7 +38,7 @@ static void test_kernel_version_bad(void **state)
 	const char *bad[] = {"",	   "6",	   "6.",  "abc",
 			     "v6.1.0",	   ".1.2", "6.x", "99999999999999999999.1.1",
 			     "100001.1.1", "6-rc1"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		int v[3] = {-1, -1, -1};
 		assert_int_equal(kernel_version_parse(bad[i], v), -EINVAL);
 		/* unparsable: {0,0,0}, as struct features documents */

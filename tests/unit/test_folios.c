@@ -31,7 +31,7 @@ static void helper_hist(struct underused_hist *h)
 {
 	static const int z[] = {0, 1, 63, 64, 65, 128, 129, 256, 300, 512};
 	assert_int_equal(underused_hist_init(h, 512), 0);
-	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(z); i++)
 		underused_hist_add(h, z[i]);
 }
 

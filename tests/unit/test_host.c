@@ -59,10 +59,7 @@ static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 static void test_defrag_stalls_by_value(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *text;
-		enum defrag_stall want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"[always] defer defer+madvise madvise never", DEFRAG_STALL_ANY},
 		{"always defer defer+madvise [madvise] never", DEFRAG_STALL_MADVISED},
 		{"always defer [defer+madvise] madvise never", DEFRAG_STALL_MADVISED},
@@ -70,10 +67,11 @@ static void test_defrag_stalls_by_value(void **state)
 		{"always defer defer+madvise madvise [never]", DEFRAG_STALL_NONE},
 		{"[sometimes] never", DEFRAG_STALL_UNKNOWN},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct choice ch;
-		assert_int_equal(choice_parse(c[i].text, strlen(c[i].text), &ch), 0);
-		assert_int_equal(defrag_stalls(&ch), c[i].want);
+		unit_row_int(c[i].in, "choice_parse", choice_parse(c[i].in, strlen(c[i].in), &ch),
+			     0);
+		unit_row_int(c[i].in, "defrag_stalls", defrag_stalls(&ch), c[i].want);
 	}
 	struct choice unread = {0};
 	assert_int_equal(defrag_stalls(&unread), DEFRAG_STALL_UNKNOWN);

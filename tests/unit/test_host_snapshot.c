@@ -73,7 +73,7 @@ static void the_sampler_reads_what_status_reads(void **state)
 	(void)state;
 	static const char *const trees[] = {"linux-6.18-x86", "arm64-64k", "linux-4.14-x86",
 					    "malformed"};
-	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+	for (size_t t = 0; t < UNIT_LEN(trees); t++) {
 		struct sysroot sr = open_fixture(trees[t]);
 		struct host_snapshot *h = read_snapshot(&sr);
 		struct sample *s = calloc(1, sizeof(*s));

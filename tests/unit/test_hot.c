@@ -120,7 +120,7 @@ static void test_hot_probe(void **state)
 		 HOT_ABITS_LOST, -1, -1},
 	};
 	struct tlb_record r = rec(true);
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct hot_sum s = {0};
 		struct hot_verdict v;
 		vma(&s, c[i].rss, c[i].ahp, c[i].ref);

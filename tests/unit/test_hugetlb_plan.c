@@ -172,7 +172,7 @@ static void test_plan_target_and_notes(void **state)
 		{12, HP_TARGET_NODE, HP_NOTE_NO_NODE},
 		{13, HP_TARGET_SIZE, HP_NOTE_UNSUPPORTED | HP_NOTE_NOT_DEFAULT},
 	};
-	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+	for (size_t k = 0; k < UNIT_LEN(want); k++) {
 		struct hp_plan_input in;
 		struct hp_plan p;
 		fill(&cases[want[k].i], &in);

@@ -33,7 +33,7 @@ static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
 		"proc/sys/vm/nr_hugepages",
 		"proc/sys/vm/nr_overcommit_hugepages",
 	};
-	check_rel_allowed(written, sizeof(written) / sizeof(written[0]), true);
+	check_rel_allowed(written, UNIT_LEN(written), true);
 }
 
 static void test_allow_list_refuses_escapes_and_other_files(void **state)
@@ -63,7 +63,7 @@ static void test_allow_list_refuses_escapes_and_other_files(void **state)
 		"",
 		"sys/kernel/mm/transparent_hugepage_x/enabled",
 	};
-	check_rel_allowed(refused, sizeof(refused) / sizeof(refused[0]), false);
+	check_rel_allowed(refused, UNIT_LEN(refused), false);
 }
 
 static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)

@@ -341,7 +341,7 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 		 CI_TOO_FEW,
 		 "inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char out[256];
 		int call = lab_faster_clause(out, sizeof(out), c[i].noci ? NULL : &c[i].ci, c[i].n,
 					     c[i].level, c[i].huge, c[i].small, 0.10);

@@ -43,7 +43,7 @@ static void test_u64_junk_around_the_digits_is_einval(void **state)
 		{"-0", 0, 10, -EINVAL},	   {"5k", 0, 10, -EINVAL},
 		{"0x10", 0, 100, -EINVAL}, {"99999999999999999999x", 0, UINT64_MAX, -EINVAL},
 	};
-	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
+	check_bad_u64(c, UNIT_LEN(c));
 }
 
 static void test_u64_outside_range_or_type_is_erange(void **state)
@@ -54,7 +54,7 @@ static void test_u64_outside_range_or_type_is_erange(void **state)
 		{"4", 5, 10, -ERANGE},
 		{"18446744073709551616", 0, UINT64_MAX, -ERANGE},
 	};
-	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
+	check_bad_u64(c, UNIT_LEN(c));
 }
 
 static void test_to_u64_reads_only_len_bytes(void **state)

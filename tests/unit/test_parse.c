@@ -37,7 +37,7 @@ static const struct u64_case u64_cases[] = {
 static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(u64_cases) / sizeof(u64_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(u64_cases); i++) {
 		const struct u64_case *c = &u64_cases[i];
 		print_message("%s\n", c->name);
 		const char *p = c->text;

@@ -367,7 +367,7 @@ static void test_tuned_refusals(void **state)
 	(void)state;
 	struct persist_in in = in_618();
 	const char *bad[] = {NULL, "", "a b", "thpctl", "..", "x;y", "p$x"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		in.tuned_parent = bad[i];
 		assert_int_equal(render_rc(PERSIST_TUNED, &in), -EINVAL);
 	}

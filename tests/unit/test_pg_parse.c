@@ -255,7 +255,7 @@ static void test_rounds_gate_needs_agreeing_rounds(void **state)
 		 CLAIM_INCONCLUSIVE,
 		 NULL},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char why[200] = "";
 		unit_row_int(c[i].name, "pg_rounds_gate",
 			     pg_rounds_gate(c[i].call, base, c[i].mode, c[i].n, 0.98, 1.02, why,

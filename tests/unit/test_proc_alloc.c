@@ -72,7 +72,7 @@ static void test_alloc_maps_libraries_deduplicated(void **state)
 		{"/opt/app/lib/server/libjvm.so", ""},
 		{"/opt/java-x/jdk-/libjvm.so", ""},
 	};
-	for (size_t i = 0; i < sizeof(jvm) / sizeof(jvm[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(jvm); i++) {
 		char line[300];
 		int k = snprintf(line, sizeof(line), "7f00-7f10 r--p 0 0 0 %s\n", jvm[i].path);
 		struct alloc_raw j = {0};

@@ -292,7 +292,7 @@ static const struct stat_case stat_cases[] = {
 static void test_stat_line_gives_each_field(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(stat_cases) / sizeof(stat_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(stat_cases); i++) {
 		const struct stat_case *c = &stat_cases[i];
 		struct proc_stat st;
 		print_message("%s\n", c->name);

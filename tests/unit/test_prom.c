@@ -277,7 +277,7 @@ static void test_render(void **state)
 		 "thp_mthp_anon_fault_alloc_total{size=\"2048kB\"} 7"},
 		{"thp_mthp_nr_anon{", "thp_mthp_nr_anon{size=\"64kB\"} 8"},
 	};
-	check_lines(t, vmstat_lines, sizeof(vmstat_lines) / sizeof(vmstat_lines[0]));
+	check_lines(t, vmstat_lines, UNIT_LEN(vmstat_lines));
 	assert_non_null(strstr(t, "# TYPE thp_mthp_nr_anon gauge\n"));
 	/* settings */
 	assert_non_null(strstr(t, "thp_setting_info{knob=\"enabled\",value=\"madvise\"} 1\n"));
@@ -299,7 +299,7 @@ static void test_render(void **state)
 		{"thp_meminfo_shmem_pmd_mapped_bytes", "thp_meminfo_shmem_pmd_mapped_bytes 0"},
 		{"thp_meminfo_file_huge_pages_bytes", NULL},
 	};
-	check_lines(t, settings_lines, sizeof(settings_lines) / sizeof(settings_lines[0]));
+	check_lines(t, settings_lines, UNIT_LEN(settings_lines));
 	/* hugetlb */
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"total\"} 4\n"));
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"reserved\"} 1\n"));
@@ -327,7 +327,7 @@ static void test_render(void **state)
 		{"thpctl_collections_total", "thpctl_collections_total 5"},
 		{"thpctl_build_info", "thpctl_build_info{version=\"1.2-test\"} 1"},
 	};
-	check_lines(t, self_lines, sizeof(self_lines) / sizeof(self_lines[0]));
+	check_lines(t, self_lines, UNIT_LEN(self_lines));
 
 	/* the same scrape as JSON: families, types, unescaped labels, values */
 	json_t *j = prom_text_to_json(b.p, b.len);

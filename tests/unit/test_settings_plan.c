@@ -109,7 +109,7 @@ static void test_validate_table(void **state)
 		{"anon_beside_full", "0", "18446744073709551616", 512, -EINVAL,
 		 "'18446744073709551616' is not an unsigned integer", KB_NOT_UINT},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		const struct vcase *c = &cases[i];
 		struct knob_invalid w;
 		char why[PLAN_NOTE_LEN] = "";
@@ -364,7 +364,7 @@ static void test_snapshot_bad_json(void **state)
 		"{\"thpctl_snapshot\": 1, \"knobs\": {\"enabled\": true}}",
 		"{\"thpctl_snapshot\": 1, \"knobs\": {\"x\": -1}}",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		json_error_t je;
 		json_t *r = json_loads(bad[i], 0, &je);
 		assert_non_null(r);

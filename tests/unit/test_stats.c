@@ -240,7 +240,7 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 		 false,
 		 CI_TOO_WIDE},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		const char *row = c[i].name;
 		unit_row_int(row, "stats_ratio_ci", stats_ratio_ci(c[i].x, 4, c[i].y, 4, 0.95, &ci),
 			     0);

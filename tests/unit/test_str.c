@@ -26,7 +26,7 @@ static void test_copy_and_cat_cut_at_n(void **state)
 		{"abcd", str_cat, "efgh", 8, false, "abcdefg"},
 		{"abcdefg", str_cat, "x", 8, false, "abcdefg"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char s[16];
 		snprintf(s, sizeof(s), "%s", c[i].start);
 		assert_int_equal(c[i].op(s, c[i].n, c[i].src), c[i].fits);
@@ -48,7 +48,7 @@ static void test_u64_str_digits_and_cut(void **state)
 		{UINT64_MAX, 24, true, "18446744073709551615"},
 		{12345, 4, false, "123"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char s[24];
 		assert_int_equal(u64_str(s, c[i].n, c[i].v), c[i].fits);
 		assert_string_equal(s, c[i].want);

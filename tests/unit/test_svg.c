@@ -88,7 +88,7 @@ static void test_tick_labels(void **state)
 	} c[] = {{0, "0"},	 {0.25, "0.25"}, {40, "40"},	 {1000, "1000"},
 		 {1500, "1500"}, {10000, "10k"}, {25000, "25k"}, {1500000, "1.5M"},
 		 {2e9, "2G"},	 {-0.0, "0"},	 {-20, "-20"},	 {0.06, "0.06"}};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		svg_fmt_tick(s, sizeof(s), c[i].v);
 		assert_string_equal(s, c[i].want);
 	}

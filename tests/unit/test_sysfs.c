@@ -38,7 +38,7 @@ static int setup(void **state)
 					   THP "/hugepages-16kB",
 					   THP "/hugepages-16kB/stats",
 					   THP "/not-a-size"};
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(dirs); i++)
 		mk(dirs[i]);
 	put(THP "/enabled", "always [madvise] never\n");
 	put(THP "/defrag", "always defer defer+madvise [madvise] never\n");
@@ -81,11 +81,7 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 {
 	(void)state;
 	/* the text (with its length: NULs inside) and the value parsed from it */
-	static const struct {
-		const char *text;
-		size_t len;
-		const char *want;
-	} c[] = {
+	static const struct unit_text_str c[] = {
 		{LIT("always [madvise] never\n"), "madvise"},
 		{LIT("511 \n\n"), "511"},
 		{LIT(""), ""},
@@ -95,7 +91,7 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 		{LIT("within_size \0\377\377 x\n"), "within_size"},
 	};
 	char v[16];
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		unit_row_int(c[i].text, "sysfs_value_parse",
 			     sysfs_value_parse(c[i].text, c[i].len, v, sizeof(v)), 0);
 		unit_row_str(c[i].text, "the value", v, c[i].want);

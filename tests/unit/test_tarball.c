@@ -34,7 +34,7 @@ static const struct {
 static void test_sanitize_keeps_relative_names_and_refuses_escapes(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(names); i++) {
 		char out[64] = "unchanged";
 		int r = tar_name_sanitize(names[i].in, out, sizeof(out));
 		if (names[i].out) {

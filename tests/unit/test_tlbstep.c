@@ -178,7 +178,7 @@ static void test_record_round_trip_and_damage(void **state)
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep fast\nsize 4 0 4096 0 0 0 0\n",
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep full\nsize 4 0 4096 0 0 0 0 9\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(bad); i++)
 		assert_int_equal(tlb_record_parse(bad[i], strlen(bad[i]), &q), -EINVAL);
 	const char *good =
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep full\nsize 4 0 4096 0 0 0 0\n";

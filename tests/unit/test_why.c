@@ -62,7 +62,7 @@ static void test_hints(void **state)
 {
 	(void)state;
 	int bad = 0;
-	for (size_t i = 0; i < sizeof(hint_cases) / sizeof(hint_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(hint_cases); i++) {
 		const struct hint_case *c = &hint_cases[i];
 		char text[256];
 		size_t n = unit_split(text, sizeof(text), c->text, '|');

@@ -40,7 +40,7 @@ static const struct wrap_case wrap_cases[] = {
 static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(wrap_cases) / sizeof(wrap_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(wrap_cases); i++) {
 		const struct wrap_case *c = &wrap_cases[i];
 		print_message("%s\n", c->name);
 		struct buf b = {0};

@@ -58,6 +58,22 @@ static inline void unit_row_str(const char *row, const char *what, const char *g
 		fail_msg("row \"%s\": %s is \"%s\", want \"%s\"", row, what, got, want);
 }
 
+/* The number of elements of the array A. */
+#define UNIT_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A table row: the string IN and the number (an enum, a size, an errno) it gives. */
+struct unit_str_int {
+	const char *in;
+	long long want;
+};
+
+/* A table row: TEXT of LEN bytes (NULs inside: LIT(...)) and the string it gives. */
+struct unit_text_str {
+	const char *text;
+	size_t len;
+	const char *want;
+};
+
 /* A check of one string: a name, path or value it accepts (true) or refuses. */
 typedef bool (*unit_pred)(const char *s);
 
