@@ -505,7 +505,6 @@ static void test_case(void **state)
 /* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
 static void test_systemd_only_where_it_knows(void **state)
 {
-	(void)state;
 	int dummy;
 	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
@@ -527,7 +526,6 @@ static void test_systemd_only_where_it_knows(void **state)
 /* Each recommended setting says why, and who asked. */
 static void test_every_setting_has_a_reason(void **state)
 {
-	(void)state;
 	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
 		for (int k = 0; k < A.nsettings; k++) {

@@ -14,7 +14,6 @@
 
 static void test_workload_names(void **state)
 {
-	(void)state;
 	enum workload w;
 	bool assumed;
 	assert_int_equal(workload_parse("redis", &w, &assumed), 0);
@@ -48,7 +47,6 @@ static void test_workload_names(void **state)
 
 static void test_shell_quote(void **state)
 {
-	(void)state;
 	/* a NUL-separated argv (with its length) and the command line quoted from it */
 	static const struct unit_text_str c[] = {
 		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
@@ -79,7 +77,6 @@ static void test_shell_quote(void **state)
 
 static void test_cmdline_intact(void **state)
 {
-	(void)state;
 	/* as started: argv[0] the exe path, or a name or path ending in its name */
 	assert_int_equal(cmdline_intact(LIT("/usr/bin/redis-server\0/etc/redis/redis.conf\0"),
 					"/usr/bin/redis-server"),
@@ -105,7 +102,6 @@ static void test_cmdline_intact(void **state)
 
 static void test_dpkg_owner(void **state)
 {
-	(void)state;
 	static const char list[] = "/.\n/usr\n/usr/lib/postgresql/15/bin\n"
 				   "/usr/lib/postgresql/15/bin/postgres\n";
 	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15/bin/postgres"), 1);
@@ -135,7 +131,6 @@ static void test_dpkg_owner(void **state)
 
 static void test_versions(void **state)
 {
-	(void)state;
 	int v[2];
 	/* a whole path component is a major alone: PostgreSQL 15.18 is not "15.0" */
 	assert_int_equal(version_from_path("/usr/lib/postgresql/15/bin/postgres", v), 0);
@@ -190,7 +185,6 @@ static size_t make_elf(unsigned char *img, size_t cap, const char *section, cons
 
 static void test_go_buildinfo(void **state)
 {
-	(void)state;
 	unsigned char img[1024];
 	char ver[32];
 	struct mem_src m = {img, make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5")};
@@ -216,7 +210,6 @@ static void test_go_buildinfo(void **state)
 
 static void test_maps_shared(void **state)
 {
-	(void)state;
 	static const char maps[] =
 		"55d0c0a00000-55d0c0b00000 r-xp 00000000 08:01 1234 /usr/lib/postgresql/15/bin/postgres\n"
 		"7f0000000000-7f0008a00000 rw-s 00000000 00:01 5678 /dev/zero (deleted)\n"

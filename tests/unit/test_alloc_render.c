@@ -15,7 +15,6 @@ static void fact(struct alloc_fact *a, enum alloc_kind k, const char *ver)
 
 static void test_alloc_short_names_fit_a_cell(void **state)
 {
-	(void)state;
 	static const struct {
 		enum alloc_kind kind;
 		const char *version, *want;
@@ -47,7 +46,6 @@ static char *why_text(const struct alloc_fact *a, long pid)
 
 static void test_alloc_why_line_names_the_evidence(void **state)
 {
-	(void)state;
 	struct alloc_fact a;
 	fact(&a, AK_JEMALLOC, "5.3.0");
 	a.evidence = AE_MAPPED_LIB;
@@ -89,7 +87,6 @@ static void test_alloc_why_line_names_the_evidence(void **state)
 
 static void test_alloc_json_unknowns_are_null(void **state)
 {
-	(void)state;
 	struct alloc_fact a;
 	fact(&a, AK_UNKNOWN, "");
 	a.why_unknown = AU_NOT_RECORDED;

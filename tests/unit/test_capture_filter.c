@@ -8,7 +8,6 @@
 
 static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 {
-	(void)state;
 	static const char in[] = "MALLOC_CONF=thp:always,narenas:2\0"
 				 "SECRET_TOKEN=hunter2\0"
 				 "GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0"
@@ -46,7 +45,6 @@ static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 
 static void test_cmdline_drops_init_arguments(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *in, *out;
 	} c[] = {
@@ -69,7 +67,6 @@ static void test_cmdline_drops_init_arguments(void **state)
 
 static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 {
-	(void)state;
 	static const char in[] = "/dev/vda1 / ext4 rw,relatime 0 0\n"
 				 "proc /proc proc rw 0 0\n"
 				 "sysfs /sys sysfs ro,nosuid 0 0\n"
@@ -92,7 +89,6 @@ static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 
 static void test_manifest_state_matches_whole_paths(void **state)
 {
-	(void)state;
 	static const char m[] = "# thpctl capture manifest 1\n"
 				"complete sys/kernel/mm/transparent_hugepage\n"
 				"writeonly sys/kernel/mm/hugepages/hugepages-2048kB/demote\n"

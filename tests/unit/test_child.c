@@ -17,7 +17,6 @@ static pid_t sh(const char *script, int out)
 
 static void output_and_exit_code_are_collected(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	pid_t pid = sh("echo hello; echo err >&2; exit 3", p[1]);
@@ -36,7 +35,6 @@ static void output_and_exit_code_are_collected(void **state)
 
 static void stdin_is_dev_null_and_signals_are_default(void **state)
 {
-	(void)state;
 	int p[2];
 	signal(SIGPIPE, SIG_IGN); /* as thpctl: the child gets it back */
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
@@ -57,7 +55,6 @@ static void stdin_is_dev_null_and_signals_are_default(void **state)
 
 static void a_child_that_cannot_exec_exits_127(void **state)
 {
-	(void)state;
 	char *argv[] = {"nope", NULL};
 	struct child_spec s = {
 		.path = "/nonexistent/nope", .argv = argv, .in = -1, .out = -1, .err = -1};
@@ -69,7 +66,6 @@ static void a_child_that_cannot_exec_exits_127(void **state)
 
 static void stop_signals_waits_and_reports(void **state)
 {
-	(void)state;
 	pid_t pid = sh("exec sleep 30", -1);
 	assert_true(pid > 0);
 	int code = -1;
@@ -89,7 +85,6 @@ static void stop_signals_waits_and_reports(void **state)
 
 static void before_exec_and_cwd_run_in_the_child(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	char *argv[] = {"sh", "-c", "pwd; echo $THPCTL_T", NULL};
@@ -116,7 +111,6 @@ static void before_exec_and_cwd_run_in_the_child(void **state)
 
 static void runs_as_another_user_when_root(void **state)
 {
-	(void)state;
 	if (geteuid() != 0)
 		skip();
 	int p[2];
@@ -139,14 +133,12 @@ static void runs_as_another_user_when_root(void **state)
 
 static void a_free_loopback_port(void **state)
 {
-	(void)state;
 	int port = child_free_port();
 	assert_true(port > 0 && port < 65536);
 }
 
 static void a_private_directory_under_tmpdir(void **state)
 {
-	(void)state;
 	char dir[40], err[96];
 	setenv("TMPDIR", "/tmp", 1);
 	assert_int_equal(child_dir_make(dir, sizeof(dir), "unit", err, sizeof(err)), 0);
@@ -168,7 +160,6 @@ static void a_private_directory_under_tmpdir(void **state)
 
 static void end_asks_then_kills(void **state)
 {
-	(void)state;
 	pid_t pid = sh("trap '' TERM; exec sleep 30", -1);
 	struct timespec t = {.tv_nsec = 100000000};
 	nanosleep(&t, NULL);

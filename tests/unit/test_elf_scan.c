@@ -60,7 +60,6 @@ static int scan_mem(const unsigned char *img, size_t n, unsigned want, enum elf_
 
 static void test_elf_go_rust_jemalloc_and_its_version(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main", "!mallctl", "_rjem_malloc", "mallctl"};
 	size_t n = rich(img, names, 4, false);
@@ -83,7 +82,6 @@ static void test_elf_go_rust_jemalloc_and_its_version(void **state)
 
 static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main"};
 	size_t n = rich(img, names, 1, true);
@@ -101,7 +99,6 @@ static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
 
 static void test_elf_truncated_never_reads_past_the_end(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"_rjem_malloc"};
 	size_t n = rich(img, names, 1, false);
@@ -118,7 +115,6 @@ static void test_elf_truncated_never_reads_past_the_end(void **state)
 
 static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"tc_malloc"};
 	size_t n = rich(img, names, 1, false);
@@ -177,7 +173,6 @@ static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
 
 static void test_elf_version_straddling_a_read_chunk(void **state)
 {
-	(void)state;
 	size_t ro = (1u << 20) + 4096, cap = ro + 4096;
 	unsigned char *img = malloc(cap), *data = calloc(1, ro);
 	assert_non_null(img);
@@ -200,7 +195,6 @@ static void test_elf_version_straddling_a_read_chunk(void **state)
 
 static void test_elf_version_strings(void **state)
 {
-	(void)state;
 	char v[ELF_VER_LEN];
 #define VIN(k, s) elf_version_in(k, s, sizeof(s) - 1, v, sizeof(v))
 	assert_true(VIN(EA_JEMALLOC, "\0"
@@ -227,7 +221,6 @@ static void test_elf_version_strings(void **state)
 
 static void test_elf_go_buildinfo_forms(void **state)
 {
-	(void)state;
 	unsigned char p[512];
 	char ver[ELF_VER_LEN], gd[ELF_GODEBUG_LEN];
 	size_t n = go_buildinfo(p, "go1.21.6", "build\tDefaultGODEBUG=disablethp=1\n");
@@ -260,7 +253,6 @@ static void test_elf_go_buildinfo_forms(void **state)
 
 static void test_elf_alloc_symbols(void **state)
 {
-	(void)state;
 	static const struct unit_str_int c[] = {
 		{"mallctl", EA_JEMALLOC},
 		{"je_mallctl", EA_JEMALLOC},
@@ -288,7 +280,6 @@ static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
 /* Debian's own libraries, when installed: the version strings as they are shipped. */
 static void test_elf_live_libraries(void **state)
 {
-	(void)state;
 	static const struct unit_str_int libs[] = {
 		{"/usr/lib/x86_64-linux-gnu/libc.so.6", EA_GLIBC},
 		{"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", EA_JEMALLOC},

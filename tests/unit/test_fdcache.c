@@ -26,7 +26,6 @@ static enum fdc_mode mode_for_test(const char *rel)
 
 static void test_cache(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdc.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	put("a", "1\n");
@@ -102,7 +101,6 @@ static void test_cache(void **state)
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
 static void test_exited_process(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	struct fdcache c;
@@ -131,7 +129,6 @@ static void test_exited_process(void **state)
 
 static void test_modes(void **state)
 {
-	(void)state;
 	static const struct unit_str_int c[] = {
 		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},
 		{"proc/123/statm", FDC_SINGLE},

@@ -11,14 +11,12 @@ static char dir[64];
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fileio.XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d)))
@@ -66,7 +64,6 @@ static void listing(char *out, size_t n)
 
 static void test_read_file_reads_whole_file_nul_terminated(void **state)
 {
-	(void)state;
 	put("a", "one\ntwo\n", 8);
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct buf b = {0};
@@ -79,7 +76,6 @@ static void test_read_file_reads_whole_file_nul_terminated(void **state)
 
 static void test_read_file_above_limit_fails_with_efbig(void **state)
 {
-	(void)state;
 	put("a", "123456789", 9);
 	const char *path = in_dir("a");
 	struct buf b = {0};
@@ -91,7 +87,6 @@ static void test_read_file_above_limit_fails_with_efbig(void **state)
 
 static void test_read_file_missing_is_enoent(void **state)
 {
-	(void)state;
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct buf b = {0};
 	assert_int_equal(read_file_at(d, "missing", &b, 100), -ENOENT);
@@ -101,7 +96,6 @@ static void test_read_file_missing_is_enoent(void **state)
 
 static void test_read_fd_of_200_kib_spans_chunks(void **state)
 {
-	(void)state;
 	size_t n = 200 * 1024;
 	char *text = malloc(n);
 	assert_non_null(text);
@@ -127,7 +121,6 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 
 static void test_read_fd_replaces_previous_content(void **state)
 {
-	(void)state;
 	put("a", "xy", 2);
 	const char *path = in_dir("a");
 	struct buf b = {0};
@@ -142,7 +135,6 @@ static void test_read_fd_replaces_previous_content(void **state)
 
 static void test_pread_full_stops_at_end_of_file(void **state)
 {
-	(void)state;
 	put("a", "0123456789", 10);
 	char out[16] = {0};
 	const char *path = in_dir("a");
@@ -158,7 +150,6 @@ static void test_pread_full_stops_at_end_of_file(void **state)
 
 static void test_pread_exact_short_file_is_eio(void **state)
 {
-	(void)state;
 	put("a", "0123456789", 10);
 	char out[16];
 	const char *path = in_dir("a");
@@ -172,7 +163,6 @@ static void test_pread_exact_short_file_is_eio(void **state)
 
 static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state)
 {
-	(void)state;
 	put("conf", "old\n", 4);
 	char names[256];
 	const char *path = in_dir("conf");
@@ -190,7 +180,6 @@ static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state
 
 static void test_write_atomic_creates_a_new_file(void **state)
 {
-	(void)state;
 	char names[256];
 	const char *path = in_dir("fresh.prom");
 	assert_int_equal(write_file_atomic(path, "", 0, 0644), 0);
@@ -204,14 +193,12 @@ static void test_write_atomic_creates_a_new_file(void **state)
 
 static void test_write_atomic_into_missing_directory_is_enoent(void **state)
 {
-	(void)state;
 	const char *path = in_dir("no/such/file");
 	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ENOENT);
 }
 
 static void test_write_atomic_over_a_directory_keeps_it(void **state)
 {
-	(void)state;
 	char names[256];
 	const char *path = in_dir("sub");
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -223,7 +210,6 @@ static void test_write_atomic_over_a_directory_keeps_it(void **state)
 
 static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
 {
-	(void)state;
 	assert_int_equal(mkfifo(in_dir("fifo"), 0600), 0);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), 0), -ERR_NOTREG);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), OPEN_PRECHECK), -ERR_NOTREG);
@@ -235,7 +221,6 @@ static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
 
 static void test_open_regular_refuses_a_device_and_a_directory(void **state)
 {
-	(void)state;
 	assert_int_equal(open_regular_at(AT_FDCWD, "/dev/zero", 0), -ERR_NOTREG);
 	assert_int_equal(symlink("/dev/zero", in_dir("zero")), 0);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("zero"), 0), -ERR_NOTREG);
@@ -249,7 +234,6 @@ static void test_open_regular_refuses_a_device_and_a_directory(void **state)
 
 static void test_open_regular_symlinks_followed_unless_nofollow(void **state)
 {
-	(void)state;
 	put("real", "1\n", 2);
 	assert_int_equal(symlink("real", in_dir("link")), 0);
 	int fd = open_regular_at(AT_FDCWD, in_dir("link"), 0);

@@ -14,7 +14,6 @@
 
 static void test_zero_subpages(void **state)
 {
-	(void)state;
 	static unsigned char buf[8 * 4096];
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(zero_subpages(buf, sizeof(buf), 4096), 8);
@@ -37,7 +36,6 @@ static void helper_hist(struct underused_hist *h)
 
 static void test_underused_split(void **state)
 {
-	(void)state;
 	struct underused_hist h;
 	helper_hist(&h);
 	assert_int_equal(h.nthp, 10);
@@ -72,7 +70,6 @@ static void test_underused_split(void **state)
 
 static void test_underused_merge(void **state)
 {
-	(void)state;
 	struct underused_hist a, b;
 	helper_hist(&a);
 	helper_hist(&b);
@@ -91,7 +88,6 @@ static void test_underused_merge(void **state)
 
 static void test_geom_and_report(void **state)
 {
-	(void)state;
 	struct folio_geom g;
 	folio_geom_init(&g, 4096, 64);
 	assert_int_equal(g.page_kb, 4);
@@ -125,7 +121,6 @@ static void test_geom_and_report(void **state)
 
 static void test_cgroup_rel(void **state)
 {
-	(void)state;
 	char out[64];
 	assert_int_equal(cgroup_rel("/sys/fs/cgroup/memory/a/", out, sizeof(out)), 0);
 	assert_string_equal(out, "sys/fs/cgroup/memory/a");
@@ -144,7 +139,6 @@ static void test_cgroup_rel(void **state)
 
 static void test_cgroup_pids(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-cg.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	unit_mkdirs(dir, "sys/fs/cgroup/app/web/w1");

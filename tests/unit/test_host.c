@@ -17,7 +17,6 @@ static const char buddy[] =
 
 static void test_free_blocks_count_in_units_of_the_order(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(buddy), &bi), 0);
 	/* one zone: order-10 blocks hold two order-9 blocks each */
@@ -41,7 +40,6 @@ static void test_free_blocks_count_in_units_of_the_order(void **state)
 
 static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 {
-	(void)state;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
 	uint64_t n = 7;
@@ -58,7 +56,6 @@ static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 
 static void test_defrag_stalls_by_value(void **state)
 {
-	(void)state;
 	static const struct unit_str_int c[] = {
 		{"[always] defer defer+madvise madvise never", DEFRAG_STALL_ANY},
 		{"always defer defer+madvise [madvise] never", DEFRAG_STALL_MADVISED},
@@ -79,7 +76,6 @@ static void test_defrag_stalls_by_value(void **state)
 
 static void test_pmd_policy_per_size_then_top_level(void **state)
 {
-	(void)state;
 	struct thp_settings *s = calloc(1, sizeof(*s));
 	assert_non_null(s);
 	bool inh = true;
@@ -106,7 +102,6 @@ static void test_pmd_policy_per_size_then_top_level(void **state)
 
 static void test_cow_and_mthp_listing(void **state)
 {
-	(void)state;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
 	h->feat.cow_split = TRI_NO;
@@ -135,7 +130,6 @@ static void test_cow_and_mthp_listing(void **state)
 /* The per-size keys `thpctl set` takes, and the live value of a knob behind one. */
 static void test_size_keys_and_live_values(void **state)
 {
-	(void)state;
 	char k[64], v[CHOICE_LEN];
 	thp_size_key(k, sizeof(k), 64, "enabled");
 	assert_string_equal(k, "hugepages-64kB/enabled");

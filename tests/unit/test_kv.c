@@ -45,7 +45,6 @@ static void check_absent(const struct kvlist *l, const char *const *names)
 
 static void test_vmstat_values(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(LIT(vmstat_618), &l), 0);
@@ -76,7 +75,6 @@ static void test_vmstat_values(void **state)
 
 static void test_vmstat_unknown_keys_kept(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 1\n"
 			    "some_counter_from_2030 42\n"
@@ -91,7 +89,6 @@ static void test_vmstat_unknown_keys_kept(void **state)
 
 static void test_vmstat_malformed_lines(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 10\n"
 			    "no_number\n"			   /* no value */
@@ -116,7 +113,6 @@ static void test_vmstat_malformed_lines(void **state)
 
 static void test_vmstat_long_name(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	char text[200];
 	uint64_t v = 0;
@@ -139,7 +135,6 @@ static void test_vmstat_long_name(void **state)
 
 static void test_vmstat_empty_and_reuse(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	assert_int_equal(vmstat_parse(LIT(""), &l), 0);
 	assert_int_equal(l.n, 0);
@@ -159,7 +154,6 @@ static void test_vmstat_empty_and_reuse(void **state)
 
 static void test_vmstat_many_keys_grow(void **state)
 {
-	(void)state;
 	/* more than the initial capacity (64): the list grows */
 	char text[300 * 24];
 	size_t n = 0;
@@ -175,7 +169,6 @@ static void test_vmstat_many_keys_grow(void **state)
 
 static void test_meminfo_values(void **state)
 {
-	(void)state;
 	const char text[] = "MemTotal:       24683652 kB\n"
 			    "MemFree:        24447856 kB\n"
 			    "Active(anon):       1516 kB\n"
@@ -208,7 +201,6 @@ static void test_meminfo_values(void **state)
 
 static void test_meminfo_malformed(void **state)
 {
-	(void)state;
 	const char text[] = "MemTotal 100 kB\n"		     /* missing colon */
 			    "MemFree:\n"		     /* no number */
 			    "Cached:   kB\n"		     /* no number */
@@ -236,7 +228,6 @@ static void test_meminfo_malformed(void **state)
 
 static void test_kvlist_add(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(kvlist_add(&l, "abcdef", 3, 9), 0); /* NAME_LEN bytes only */
@@ -252,7 +243,6 @@ static void test_kvlist_add(void **state)
 
 static void test_live_vmstat(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/vmstat", &len);
 	struct kvlist l = {0};
@@ -280,7 +270,6 @@ static void test_live_vmstat(void **state)
 
 static void test_node_meminfo(void **state)
 {
-	(void)state;
 	static const char nm[] = "Node 1 MemTotal:       12341826 kB\n"
 				 "Node 1 MemFree:            1000 kB\n"
 				 "Node 1 HugePages_Total:     0\n"
@@ -317,7 +306,6 @@ static void test_node_meminfo(void **state)
 /* The readers through a recorded tree: good, cut, empty, missing. */
 static void test_readers_on_a_tree(void **state)
 {
-	(void)state;
 	char root[64];
 	struct sysroot sr;
 	unit_tree(root, "kv",
@@ -363,7 +351,6 @@ static void test_readers_on_a_tree(void **state)
 /* A key printed twice is damage: both copies are unknown, the first one named (issue 24). */
 static void test_kv_duplicate_key_is_unknown(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 12345\n"

@@ -10,7 +10,6 @@ static struct lab_result res;
 
 static void test_col_add_limits(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_COLS; i++) {
 		char name[16];
@@ -41,7 +40,6 @@ static void test_col_add_limits(void **state)
 
 static void test_row_add_limits(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	lab_col_add(&res, "x", "");
 	for (int i = 0; i < LAB_MAX_ROWS; i++) {
@@ -65,7 +63,6 @@ static void test_row_add_limits(void **state)
 
 static void test_cell_set(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
 	int c2 = lab_col_add(&res, "faults", "");
@@ -97,7 +94,6 @@ static void test_cell_set(void **state)
 
 static void test_cell_set_ignored(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
 	int r = lab_row_add(&res, "plain");
@@ -119,7 +115,6 @@ static void test_cell_set_ignored(void **state)
 
 static void test_proofs_and_verdicts(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_PROOFS + 3; i++)
 		lab_proof(&res, "k", "value %d", i);
@@ -144,7 +139,6 @@ static void test_proofs_and_verdicts(void **state)
 
 static void test_names_and_table(void **state)
 {
-	(void)state;
 	assert_string_equal(lab_mode_name(MODE_PLAIN), "plain");
 	assert_string_equal(lab_mode_name(MODE_COLLAPSE), "collapse");
 	assert_string_equal(lab_mode_name(MODE_NMODES), "?");
@@ -170,7 +164,6 @@ static void test_names_and_table(void **state)
 
 static void test_table_is_the_twelve_experiments_in_order(void **state)
 {
-	(void)state;
 	char names[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
@@ -183,7 +176,6 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 
 static void test_quick_mode_defaults_live_in_the_entries(void **state)
 {
-	(void)state;
 	char quick[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		if (x->in_quick)
@@ -208,7 +200,6 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 
 static void test_experiment_options_are_long_flags_with_help(void **state)
 {
-	(void)state;
 	int count = 0;
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		for (int k = 0; k < LAB_MAX_OPTDOCS && x->opts[k].flag; k++, count++) {
@@ -221,7 +212,6 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 
 static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
 {
-	(void)state;
 	struct lab_opts o = {.runs = 3};
 	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
 	assert_int_equal(e.size, 1ull << 30);
@@ -257,7 +247,6 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
  */
 static void test_faster_clause_words_follow_the_interval(void **state)
 {
-	(void)state;
 	/* CI (none: NOCI) over N per backing at LEVEL, the medians HUGE and SMALL ns: CALL, TEXT */
 	static const struct {
 		const char *name;
@@ -358,7 +347,6 @@ static void test_faster_clause_words_follow_the_interval(void **state)
  */
 static void test_claim_call_needs_two_agreeing_rounds(void **state)
 {
-	(void)state;
 	char why[256];
 	const double one[] = {1.04};
 	assert_int_equal(lab_claim_call(one, 1, false, 1.5, 1.2, why, sizeof(why)),
@@ -399,7 +387,6 @@ static void test_claim_call_needs_two_agreeing_rounds(void **state)
  */
 static void test_mthp_call_needs_a_folio_of_the_size(void **state)
 {
-	(void)state;
 	struct mthp_seen ok = {.folios_read = true,
 			       .folios = 1024,
 			       .expect = 1024,
@@ -448,7 +435,6 @@ static void test_mthp_call_needs_a_folio_of_the_size(void **state)
  */
 static void test_kh_call_waits_for_a_full_scan(void **state)
 {
-	(void)state;
 	struct kh_seen s = {.expect_collapse = true, .got = 8, .full_scans = 0};
 	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
 	s.full_scans = 3; /* scanned, still going at the timeout */

@@ -8,7 +8,6 @@
 
 static void test_long_proof_ends_in_dots_at_a_whole_character(void **state)
 {
-	(void)state;
 	static struct lab_result r;
 	char text[600];
 	memset(text, 'a', sizeof(text));

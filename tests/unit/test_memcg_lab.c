@@ -6,7 +6,6 @@
 
 static void test_memcg_lab_paths(void **state)
 {
-	(void)state;
 	static const char *const yes[] = {"/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234",
 					  "/sys/fs/cgroup/thpctl-lab-shrinker-1", NULL};
 	/* anything else is refused: the undo kills what is inside and removes it */
@@ -33,7 +32,6 @@ static void test_memcg_lab_paths(void **state)
 /* v2 when cgroup.controllers names memory, else v1 when memory/ is mounted, else none. */
 static void test_memcg_lab_plan(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-memcg-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	struct sysroot sr;

@@ -14,7 +14,6 @@ static char *render_label(const char *s)
 
 static void test_names(void **state)
 {
-	(void)state;
 	static const char *const yes[] = {"thp_fault_alloc_total", "a:b_C9", "_x", NULL};
 	static const char *const no[] = {"",	      "9lives",	       "thp-fault", "thp fault",
 					 "thp.fault", "thp_f\xc3\xa9", NULL};
@@ -23,7 +22,6 @@ static void test_names(void **state)
 
 static void test_escape(void **state)
 {
-	(void)state;
 	assert_string_equal(render_label("plain"), "plain");
 	assert_string_equal(render_label(""), "");
 	assert_string_equal(render_label("a\"b"), "a\\\"b");
@@ -47,7 +45,6 @@ static void test_escape(void **state)
 
 static void test_pbuf_cap(void **state)
 {
-	(void)state;
 	struct pbuf b = {.max = 10};
 	pbuf_puts(&b, "12345");
 	assert_false(b.overflow);
@@ -242,7 +239,6 @@ static void check_format(const char *text)
 
 static void test_render(void **state)
 {
-	(void)state;
 	mk();
 	struct prom_meta m = {.version = "1.2-test",
 			      .collections = 5,
@@ -403,7 +399,6 @@ static void test_render(void **state)
 /* A vmstat key that is not a valid metric name, or collides with ours, is skipped. */
 static void test_render_odd_keys(void **state)
 {
-	(void)state;
 	memset(&smp, 0, sizeof(smp));
 	assert_int_equal(
 		vmstat_parse(LIT("thp_ok 1\nthp_process_x 2\ncompact_a.b 3\n"), &smp.host.vmstat),

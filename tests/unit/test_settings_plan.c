@@ -59,7 +59,6 @@ struct vcase {
 
 static void test_validate_table(void **state)
 {
-	(void)state;
 	static const struct vcase cases[] = {
 		/* choice files: exactly the words the file lists */
 		{"enabled", "always [madvise] never", "always", 512, 0, NULL, 0},
@@ -137,7 +136,6 @@ static void test_validate_table(void **state)
 
 static void test_kind_and_value(void **state)
 {
-	(void)state;
 	char v[64];
 	assert_int_equal(knob_kind_of("enabled", "always [madvise] never"), KNOB_CHOICE);
 	assert_int_equal(knob_kind_of("use_zero_page", "1"), KNOB_BOOL);
@@ -153,7 +151,6 @@ static void test_kind_and_value(void **state)
 
 static void test_key_normalize(void **state)
 {
-	(void)state;
 	char k[KNOB_KEY_LEN];
 	assert_int_equal(knob_key_normalize("enabled", k, sizeof(k)), 0);
 	assert_string_equal(k, "enabled");
@@ -173,7 +170,6 @@ static void test_key_normalize(void **state)
 
 static void test_plan_all_valid(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -196,7 +192,6 @@ static void test_plan_all_valid(void **state)
 
 static void test_plan_one_invalid_spoils_all(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -231,7 +226,6 @@ static void test_plan_one_invalid_spoils_all(void **state)
 
 static void test_plan_unknown_key_names_the_knob_meant(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -250,7 +244,6 @@ static void test_plan_unknown_key_names_the_knob_meant(void **state)
 
 static void test_plan_missing_ok(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -270,7 +263,6 @@ static void test_plan_missing_ok(void **state)
 
 static void test_plan_no_thp(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	memset(&k, 0, sizeof(k));
@@ -284,7 +276,6 @@ static void test_plan_no_thp(void **state)
 
 static void test_pmd_nr(void **state)
 {
-	(void)state;
 	struct thp_knobs k = {0};
 	assert_int_equal(thp_knobs_pmd_nr(&k, 4096), 0);
 	k.pmd_size = 2097152;
@@ -300,7 +291,6 @@ static void test_pmd_nr(void **state)
 
 static void test_snapshot_roundtrip(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct snapshot s, back;
 	int nbad;
@@ -353,7 +343,6 @@ static void test_snapshot_roundtrip(void **state)
 
 static void test_snapshot_bad_json(void **state)
 {
-	(void)state;
 	static struct snapshot s;
 	char why[200];
 	static const char *const bad[] = {
@@ -395,7 +384,6 @@ static void fill_snapshot(struct snapshot *s, const char *const kv[][2], int n)
 
 static void test_snapshot_diff(void **state)
 {
-	(void)state;
 	static struct snapshot a, b;
 	static struct snap_diff d[8];
 	fill_snapshot(&a,
@@ -422,7 +410,6 @@ static void test_snapshot_diff(void **state)
 /* The walk over a recorded tree: order, writability from the recorded modes, no stats/. */
 static void test_knobs_fixture(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	if (sysroot_open(&sr, "tests/fixtures/linux-6.18-x86")) {
 		skip();

@@ -13,7 +13,6 @@ static const char good[] = "thpctl-lab-shrinker 1\n"
 
 static void test_record_round_trip(void **state)
 {
-	(void)state;
 	struct shrinker_record r, back;
 	assert_int_equal(shrinker_record_parse(LIT(good), &r), 0);
 	assert_string_equal(r.kernel, "6.18.44-fc-v857");
@@ -32,7 +31,6 @@ static void test_record_round_trip(void **state)
 
 static void test_record_damaged(void **state)
 {
-	(void)state;
 	struct shrinker_record r;
 #define P(s) shrinker_record_parse(LIT(s), &r)
 	assert_int_equal(P(""), -EINVAL);
@@ -66,7 +64,6 @@ static void test_record_damaged(void **state)
 
 static void test_record_read_through_the_sysroot(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-shrec-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	struct sysroot sr;

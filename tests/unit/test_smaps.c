@@ -72,7 +72,6 @@ static const char smaps_text[] =
 
 static void test_smaps_vmas(void **state)
 {
-	(void)state;
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 0);
 	assert_int_equal(s.n, NVMAS);
@@ -128,7 +127,6 @@ static void test_smaps_vmas(void **state)
 
 static void test_smaps_totals(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, &t), 0);
@@ -150,7 +148,6 @@ static void test_smaps_totals(void **state)
 
 static void test_smaps_totals_page_size_is_base(void **state)
 {
-	(void)state;
 	/* the last VMA is hugetlb: the total's page size is still the base page */
 	const char text[] = "1000-3000 rw-p 00000000 00:00 0\n"
 			    "KernelPageSize:        4 kB\n"
@@ -170,7 +167,6 @@ static void test_smaps_totals_page_size_is_base(void **state)
 /* Fed in chunks of whole lines, through one reused buffer, as ps reads a large smaps. */
 static void test_smaps_stream_chunks(void **state)
 {
-	(void)state;
 	struct seen whole = {0}, parts = {0};
 	struct smaps_totals tw, tp;
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &whole, &tw), 0);
@@ -215,7 +211,6 @@ static void test_smaps_stream_chunks(void **state)
 
 static void test_smaps_stream_sticky_error(void **state)
 {
-	(void)state;
 	struct smaps_stream *st = malloc(sizeof(*st));
 	struct seen s = {.stop_at = 1};
 	assert_non_null(st);
@@ -237,7 +232,6 @@ static void test_smaps_stream_sticky_error(void **state)
 /* A VMA of more lines than any kernel prints stops the stream (a file of endless fields). */
 static void test_smaps_stream_line_ceiling(void **state)
 {
-	(void)state;
 	struct smaps_stream *st = malloc(sizeof(*st));
 	assert_non_null(st);
 	smaps_stream_init(st, NULL, NULL, NULL);
@@ -256,7 +250,6 @@ static void test_smaps_stream_line_ceiling(void **state)
 
 static void test_smaps_callback_stops(void **state)
 {
-	(void)state;
 	struct seen s = {.stop_at = 2};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 7);
 	assert_int_equal(s.n, 2);
@@ -294,7 +287,6 @@ static const char rollup_text[] =
 
 static void test_rollup(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(rollup_text), &t), 0);
 	assert_int_equal(t.kb[SM_RSS], 1756);
@@ -311,7 +303,6 @@ static void test_rollup(void **state)
 
 static void test_rollup_through_smaps_parse(void **state)
 {
-	(void)state;
 	/* the rollup is one pseudo-VMA without THPeligible or VmFlags */
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(rollup_text), collect, &s, NULL), 0);
@@ -325,7 +316,6 @@ static void test_rollup_through_smaps_parse(void **state)
 
 static void test_rollup_bad(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(""), &t), -EINVAL);
 	assert_int_equal(t.present, 0);
@@ -342,7 +332,6 @@ static void test_rollup_bad(void **state)
 
 static void test_field_names(void **state)
 {
-	(void)state;
 	assert_string_equal(smaps_field_name(SM_ANON_HUGE), "AnonHugePages");
 	assert_string_equal(smaps_field_name(SM_PRIVATE_HUGETLB), "Private_Hugetlb");
 	assert_string_equal(smaps_field_name(SM_SWAP), "Swap");
@@ -368,7 +357,6 @@ static int live_cb(const struct smaps_vma *v, void *ctx)
 
 static void test_live_self(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/self/smaps", &len);
 	struct live l = {0};

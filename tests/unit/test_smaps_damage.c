@@ -9,7 +9,6 @@
 /* "AnonHugePages: 12abc kB" was 12 kB, a damaged Size 0: now unknown, and the stream says so. */
 static void test_smaps_damaged_values_unknown_and_counted(void **state)
 {
-	(void)state;
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       1e9999 kB\n"
 			    "Rss:        2048 kB\n"
@@ -35,7 +34,6 @@ static void test_smaps_damaged_values_unknown_and_counted(void **state)
 /* A line printed twice in one VMA (or in the rollup) is damage: unknown, never one copy. */
 static void test_smaps_duplicate_line_is_unknown(void **state)
 {
-	(void)state;
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       2048 kB\n"
 			    "AnonHugePages:   2048 kB\n"
@@ -72,7 +70,6 @@ static void test_smaps_duplicate_line_is_unknown(void **state)
 /* A NUL where the second header begins: not merged into the first VMA silently. */
 static void test_smaps_nul_header_is_damage(void **state)
 {
-	(void)state;
 	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
 			    "Size:       4 kB\n"
 			    "\0"
@@ -88,7 +85,6 @@ static void test_smaps_nul_header_is_damage(void **state)
 /* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
 static void test_smaps_old_kernel_absent(void **state)
 {
-	(void)state;
 	const char text[] = "00400000-0040c000 r-xp 00000000 08:01 131090 /bin/cat\n"
 			    "Size:                 48 kB\n"
 			    "Rss:                  48 kB\n"
@@ -113,7 +109,6 @@ static void test_smaps_old_kernel_absent(void **state)
 
 static void test_smaps_bad_values(void **state)
 {
-	(void)state;
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       2048 kB\n"
 			    "Rss:        99999999999999999999 kB\n" /* overflow: absent */
@@ -135,7 +130,6 @@ static void test_smaps_bad_values(void **state)
 /* Lines the fast path (a kept label, blanks, digits, " kB\n") passes to the careful one. */
 static void test_smaps_label_lookalikes_and_number_edges(void **state)
 {
-	(void)state;
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:\t\t4 kB\n"				  /* a tab: still 4 */
 			    "Rss_Anon:    5 kB\n"			  /* not Rss: ignored */
@@ -166,7 +160,6 @@ static void test_smaps_label_lookalikes_and_number_edges(void **state)
 
 static void test_smaps_vmflags_positions(void **state)
 {
-	(void)state;
 	/* flags first, last (no trailing blank), and all three together */
 	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
 			    "VmFlags: hg rd\n"
@@ -186,7 +179,6 @@ static void test_smaps_vmflags_positions(void **state)
 
 static void test_smaps_not_a_header(void **state)
 {
-	(void)state;
 	struct seen s = {0};
 	struct smaps_totals t;
 	assert_int_equal(smaps_parse(LIT("hello world\n"), collect, &s, &t), -EINVAL);
@@ -203,7 +195,6 @@ static void test_smaps_not_a_header(void **state)
 
 static void test_smaps_empty(void **state)
 {
-	(void)state;
 	struct seen s = {0};
 	struct smaps_totals t;
 	memset(&t, 0xff, sizeof(t));

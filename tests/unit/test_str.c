@@ -16,7 +16,6 @@ struct str_case {
 
 static void test_copy_and_cat_cut_at_n(void **state)
 {
-	(void)state;
 	static const struct str_case c[] = {
 		{"", str_copy, "defer", 6, true, "defer"},
 		{"", str_copy, "madvise", 6, false, "madvi"},
@@ -36,7 +35,6 @@ static void test_copy_and_cat_cut_at_n(void **state)
 
 static void test_u64_str_digits_and_cut(void **state)
 {
-	(void)state;
 	static const struct {
 		uint64_t v;
 		size_t n;

@@ -23,7 +23,6 @@ static void mk(const char *rel)
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(root, sizeof(root), "/tmp/thpctl-sysfs.XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
@@ -70,7 +69,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	sysroot_close(&sr);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
@@ -79,7 +77,6 @@ static int teardown(void **state)
 
 static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 {
-	(void)state;
 	/* the text (with its length: NULs inside) and the value parsed from it */
 	static const struct unit_text_str c[] = {
 		{LIT("always [madvise] never\n"), "madvise"},
@@ -102,7 +99,6 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 
 static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
 {
-	(void)state;
 	uint64_t v = 77;
 	assert_int_equal(thp_knob_u64(&sr, "khugepaged/max_ptes_none", &v), 0);
 	assert_int_equal(v, 511);
@@ -124,7 +120,6 @@ static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
 
 static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
 {
-	(void)state;
 	uint64_t v;
 	char t[8];
 	assert_int_equal(thp_knob_u64(&sr, "use_zero_page", &v), -EFBIG);
@@ -135,7 +130,6 @@ static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
 
 static void choices_and_values_of_knobs(void **state)
 {
-	(void)state;
 	struct choice c;
 	char v[32];
 	assert_int_equal(thp_knob_choice(&sr, "enabled", &c), 0);
@@ -159,7 +153,6 @@ static void choices_and_values_of_knobs(void **state)
 
 static void sizes_listed_ascending_and_their_stats(void **state)
 {
-	(void)state;
 	uint64_t kb[8];
 	assert_int_equal(thp_sizes_list(&sr, kb, 8), 3);
 	assert_int_equal(kb[0], 16);
@@ -189,7 +182,6 @@ static void sizes_listed_ascending_and_their_stats(void **state)
 
 static void the_paths_the_guard_writes(void **state)
 {
-	(void)state;
 	char p[96];
 	assert_int_equal(thp_knob_rel(p, sizeof(p), "khugepaged/max_ptes_none"), 0);
 	assert_string_equal(p, THP "/khugepaged/max_ptes_none");
@@ -205,7 +197,6 @@ static void the_paths_the_guard_writes(void **state)
 
 static void the_live_host_knobs_read(void **state)
 {
-	(void)state;
 	struct sysroot live;
 	assert_int_equal(sysroot_open(&live, "/"), 0);
 	uint64_t pmd;

@@ -21,7 +21,6 @@ static void check_fmt(void (*fn)(char *, size_t, uint64_t), const struct case_kb
 
 static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{0, "0 kB"},
 		{10239, "10239 kB"},
@@ -36,7 +35,6 @@ static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 
 static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{100, "100 B"},	  {4096, "4 kB"},	{10239, "10239 B"},
 		{10240, "10 kB"}, {2097152, "2048 kB"}, {0, "0 kB"},
@@ -46,7 +44,6 @@ static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
 
 static void test_size_token_uses_largest_exact_unit(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{0, "0K"},    {16, "16K"},	{64, "64K"},	 {1536, "1536K"},
 		{2048, "2M"}, {524288, "512M"}, {1048576, "1G"}, {16777216, "16G"},
@@ -56,7 +53,6 @@ static void test_size_token_uses_largest_exact_unit(void **state)
 
 static void test_parse_size_suffixes_are_powers_of_1024(void **state)
 {
-	(void)state;
 	static const struct unit_str_int c[] = {
 		{"4096", 4096},	    {"64k", 65536},
 		{"64KiB", 65536},   {"2MB", 2097152},
@@ -72,7 +68,6 @@ static void test_parse_size_suffixes_are_powers_of_1024(void **state)
 
 static void test_parse_size_rejects_malformed_and_too_large(void **state)
 {
-	(void)state;
 	static const struct unit_str_int c[] = {
 		{"", -EINVAL},
 		{"M", -EINVAL},
@@ -93,7 +88,6 @@ static void test_parse_size_rejects_malformed_and_too_large(void **state)
 
 static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
 {
-	(void)state;
 	static const struct {
 		uint64_t num, den;
 		int dec;
