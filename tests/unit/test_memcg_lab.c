@@ -32,10 +32,9 @@ static void test_memcg_lab_paths(void **state)
 /* v2 when cgroup.controllers names memory, else v1 when memory/ is mounted, else none. */
 static void test_memcg_lab_plan(void **state)
 {
-	char dir[] = "/tmp/thpctl-memcg-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
+	unit_tree(dir, "memcg", NULL, &sr);
 	struct memcg_lab m;
 	assert_int_equal(memcg_lab_plan(&sr, "shrinker", &m), -ENOENT);
 	unit_put_deep(dir, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");

@@ -64,10 +64,9 @@ static void test_record_damaged(void **state)
 
 static void test_record_read_through_the_sysroot(void **state)
 {
-	char dir[] = "/tmp/thpctl-shrec-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
+	unit_tree(dir, "shrec", NULL, &sr);
 	struct shrinker_record r;
 	assert_int_equal(shrinker_record_read(&sr, &r), -ENOENT);
 	unit_put_deep(dir, SR_SHRINKER_RECORD, good);
