@@ -37,13 +37,15 @@ static const char *in_dir(const char *name)
 	return path[k];
 }
 
-/* A file NAME in DIR holding LEN bytes of TEXT. */
-static void put(const char *name, const char *text, size_t len)
+/* A file NAME in DIR holding LEN bytes of TEXT; its path (in_dir's buffer). */
+static const char *put(const char *name, const char *text, size_t len)
 {
-	int fd = open(in_dir(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	const char *path = in_dir(name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write_all(fd, text, len), 0);
 	close(fd);
+	return path;
 }
 
 /* Names in DIR, sorted, joined with spaces. */
@@ -76,8 +78,7 @@ static void test_read_file_reads_whole_file_nul_terminated(void **state)
 
 static void test_read_file_above_limit_fails_with_efbig(void **state)
 {
-	put("a", "123456789", 9);
-	const char *path = in_dir("a");
+	const char *path = put("a", "123456789", 9);
 	struct buf b = {0};
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 8), -EFBIG);
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 9), 0);
@@ -101,8 +102,7 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 	assert_non_null(text);
 	for (size_t i = 0; i < n; i++)
 		text[i] = (char)('a' + i % 26);
-	put("big", text, n);
-	const char *path = in_dir("big");
+	const char *path = put("big", text, n);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct buf b = {0};
 	assert_int_equal(buf_read_fd(&b, fd, n, 0), 0);
@@ -121,8 +121,7 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 
 static void test_read_fd_replaces_previous_content(void **state)
 {
-	put("a", "xy", 2);
-	const char *path = in_dir("a");
+	const char *path = put("a", "xy", 2);
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 10), 0);
 	memcpy(b.p, "old text", 9);
