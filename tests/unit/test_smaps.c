@@ -2,50 +2,48 @@
 /* Unit tests: src/kernel/smaps.c (/proc/PID/smaps and smaps_rollup). */
 #include "test_smaps.h"
 
-/* The smaps of a 6.18 process with a MADV_HUGEPAGE region (fields as printed there). */
-#define VMA_FIELDS(size, rss, anon, ahp)                                                           \
-	"Size:           " size " kB\n"                                                            \
-	"KernelPageSize:        4 kB\n"                                                            \
-	"MMUPageSize:           4 kB\n"                                                            \
-	"Rss:            " rss " kB\n"                                                             \
-	"Pss:            " rss " kB\n"                                                             \
-	"Pss_Dirty:      " anon " kB\n"                                                            \
-	"Shared_Clean:          0 kB\n"                                                            \
-	"Shared_Dirty:          0 kB\n"                                                            \
-	"Private_Clean:         0 kB\n"                                                            \
-	"Private_Dirty:  " anon " kB\n"                                                            \
-	"Referenced:     " rss " kB\n"                                                             \
-	"Anonymous:      " anon " kB\n"                                                            \
-	"KSM:                   0 kB\n"                                                            \
-	"LazyFree:              0 kB\n"                                                            \
-	"AnonHugePages:  " ahp " kB\n"                                                             \
-	"ShmemPmdMapped:        0 kB\n"                                                            \
-	"FilePmdMapped:         0 kB\n"                                                            \
-	"Shared_Hugetlb:        0 kB\n"                                                            \
-	"Private_Hugetlb:       0 kB\n"                                                            \
-	"Swap:                  0 kB\n"                                                            \
-	"SwapPss:               0 kB\n"                                                            \
-	"Locked:                0 kB\n"
+/*
+ * One VMA of a 6.18 process's smaps (fields as printed there): its HEADER line, then the
+ * fields with these values, THPeligible ELIGIBLE and VmFlags FLAGS.
+ */
+#define VMA(header, size, rss, anon, ahp, eligible, flags)                                         \
+	header "\n"                                                                                \
+	       "Size:           " size " kB\n"                                                     \
+	       "KernelPageSize:        4 kB\n"                                                     \
+	       "MMUPageSize:           4 kB\n"                                                     \
+	       "Rss:            " rss " kB\n"                                                      \
+	       "Pss:            " rss " kB\n"                                                      \
+	       "Pss_Dirty:      " anon " kB\n"                                                     \
+	       "Shared_Clean:          0 kB\n"                                                     \
+	       "Shared_Dirty:          0 kB\n"                                                     \
+	       "Private_Clean:         0 kB\n"                                                     \
+	       "Private_Dirty:  " anon " kB\n"                                                     \
+	       "Referenced:     " rss " kB\n"                                                      \
+	       "Anonymous:      " anon " kB\n"                                                     \
+	       "KSM:                   0 kB\n"                                                     \
+	       "LazyFree:              0 kB\n"                                                     \
+	       "AnonHugePages:  " ahp " kB\n"                                                      \
+	       "ShmemPmdMapped:        0 kB\n"                                                     \
+	       "FilePmdMapped:         0 kB\n"                                                     \
+	       "Shared_Hugetlb:        0 kB\n"                                                     \
+	       "Private_Hugetlb:       0 kB\n"                                                     \
+	       "Swap:                  0 kB\n"                                                     \
+	       "SwapPss:               0 kB\n"                                                     \
+	       "Locked:                0 kB\n"                                                     \
+	       "THPeligible:           " eligible "\n"                                             \
+	       "VmFlags: " flags "\n"
 
 /* Real field order and padding; the header names start at column 74 as the kernel pads them. */
 // clang-format off
 static const char smaps_text[] =
-	"55952cd09000-55952cd0b000 r--p 00000000 fe:00 247498                     /usr/bin/cat\n"
-	VMA_FIELDS("     8", "     8", "     0", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd mr mw me \n"
-	"559c9330c000-559c9349b000 rw-p 00000000 00:00 0                          [heap]\n"
-	VMA_FIELDS("  1596", "  1544", "  1544", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd wr mr mw me ac \n"
-	"7f1940000000-7f1940400000 rw-p 00000000 00:00 0 \n"
-	VMA_FIELDS("  4096", "  4096", "  4096", "  4096")
-	"THPeligible:           1\n"
-	"VmFlags: rd wr mr mw me ac hg \n"
-	"7f1942346000-7f1942479000 rw-p 00001000 fe:00 1234                       /tmp/my data file.bin\n"
-	VMA_FIELDS("  1228", "   764", "     0", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd wr mr mw me nh \n"
+	VMA("55952cd09000-55952cd0b000 r--p 00000000 fe:00 247498                     /usr/bin/cat",
+	    "     8", "     8", "     0", "     0", "0", "rd mr mw me ")
+	VMA("559c9330c000-559c9349b000 rw-p 00000000 00:00 0                          [heap]",
+	    "  1596", "  1544", "  1544", "     0", "0", "rd wr mr mw me ac ")
+	VMA("7f1940000000-7f1940400000 rw-p 00000000 00:00 0 ",
+	    "  4096", "  4096", "  4096", "  4096", "1", "rd wr mr mw me ac hg ")
+	VMA("7f1942346000-7f1942479000 rw-p 00001000 fe:00 1234                       /tmp/my data file.bin",
+	    "  1228", "   764", "     0", "     0", "0", "rd wr mr mw me nh ")
 	"7f1942600000-7f1942a00000 rw-s 00000000 00:10 5678                       /anon_hugepage (deleted)\n"
 	"Size:               4096 kB\n"
 	"KernelPageSize:     2048 kB\n"

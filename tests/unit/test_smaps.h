@@ -41,15 +41,20 @@ static inline int collect(const struct smaps_vma *v, void *ctx)
 	return s->stop_at == s->n ? 7 : 0;
 }
 
-/* Stream all of TEXT (LEN bytes) in one feed into S and T; fails unless it parses: the damage count. */
-static inline unsigned stream_whole(const char *text, size_t len, struct seen *s,
-				    struct smaps_totals *t)
+/*
+ * Stream all of TEXT (LEN bytes) in one feed into a zeroed S and T; fails unless it
+ * parses with NBAD damaged lines into NVMAS VMAs.
+ */
+static inline void stream_expect(const char *text, size_t len, struct seen *s,
+				 struct smaps_totals *t, unsigned nbad, int nvmas)
 {
 	struct smaps_stream st;
+	memset(s, 0, sizeof(*s));
 	smaps_stream_init(&st, collect, s, t);
 	assert_int_equal(smaps_stream_feed(&st, text, len), 0);
 	assert_int_equal(smaps_stream_finish(&st), 0);
-	return st.nbad;
+	assert_int_equal(st.nbad, nbad);
+	assert_int_equal(s->n, nvmas);
 }
 
 #define B(f) (1u << (f))
