@@ -27,6 +27,14 @@ static void proc(long pid, const char *comm, int64_t huge, int64_t rss)
 	P.led.pte_full_kb = 0;
 }
 
+/* Fail if R offers the fix ID. */
+static void no_fix(enum remedy_fix_id id)
+{
+	for (int i = 0; i < R.nfix; i++)
+		if (R.fix[i].id == id)
+			fail_msg("fix %d offered (at %d of %d)", (int)id, i, R.nfix);
+}
+
 static const char *fix_text(int i)
 {
 	return remedy_fix_words(&R, i, TB, sizeof(tb[0]));
@@ -76,8 +84,7 @@ static void test_thread_stacks_under_always(void **state)
 	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions");
 	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves ~398.0 MiB");
 	/* no systemd that knows MemoryTHP=: no such fix */
-	for (int i = 0; i < R.nfix; i++)
-		assert_int_not_equal(R.fix[i].id, RF_SYSTEMD);
+	no_fix(RF_SYSTEMD);
 }
 
 /* Creep in a Go heap at max_ptes_none=511: Go's own setting first, the host knob with who else. */
@@ -136,8 +143,7 @@ static void test_lazy_free(void **state)
 	assert_int_equal(R.fix[0].id, RF_JE_MUZZY);
 	assert_int_equal(R.fix[1].id, RF_CG_RECLAIM);
 	assert_contains(fix_cmd(1), "/sys/fs/cgroup/system.slice/cache.service/memory.reclaim");
-	for (int i = 0; i < R.nfix; i++)
-		assert_int_not_equal(R.fix[i].id, RF_RUN_OFF);
+	no_fix(RF_RUN_OFF);
 }
 
 /* Held by deferred split, allocator unknown: "unknown", never a guess. */
@@ -233,8 +239,7 @@ static void test_allocator_named(void **state)
 	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.21.5");
 	assert_true(remedy_build(&P, &h, &R));
 	assert_int_equal(R.part, RP_GO);
-	for (int i = 0; i < R.nfix; i++)
-		assert_int_not_equal(R.fix[i].id, RF_GODEBUG_DISABLETHP);
+	no_fix(RF_GODEBUG_DISABLETHP);
 	snprintf(P.alloc.version, sizeof(P.alloc.version), "go1.22.4");
 	assert_true(remedy_build(&P, &h, &R));
 	assert_int_equal(R.fix[0].id, RF_GODEBUG_DISABLETHP);
