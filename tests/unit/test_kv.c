@@ -20,6 +20,13 @@ static const char vmstat_618[] = "nr_free_pages 1078159\n"
 				 "thp_split_pmd 9\n"
 				 "thp_swpout_fallback 0\n";
 
+/* L holds N pairs, and BAD lines were passed over. */
+static void check_counts(const struct kvlist *l, size_t n, size_t bad)
+{
+	assert_int_equal(l->n, n);
+	assert_int_equal(l->bad, bad);
+}
+
 /* kv_get finds NAME with value V. */
 struct kv_want {
 	const char *name;
@@ -48,8 +55,7 @@ static void test_vmstat_values(void **state)
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(LIT(vmstat_618), &l), 0);
-	assert_int_equal(l.n, 14);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 14, 0);
 	check_values(&l,
 		     (const struct kv_want[]){
 			     {"nr_free_pages", 1078159},
@@ -100,8 +106,7 @@ static void test_vmstat_malformed_lines(void **state)
 			    "thp_fault_fallback\t20\n" /* tab separator */
 			    "compact_stall 3";	       /* truncated: no newline */
 	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 6);
-	assert_int_equal(l.n, 2);
+	check_counts(&l, 2, 6);
 	static const struct kv_want w[] = {{"thp_fault_alloc", 10}, {"thp_fault_fallback", 20}};
 	check_values(&l, w, 2);
 	/* a cut last line could be "3" of "3456": never used */
@@ -126,8 +131,7 @@ static void test_vmstat_long_name(void **state)
 	memset(text, 'a', KV_NAME_LEN);
 	strcpy(text + KV_NAME_LEN, " 6\nok 1\n");
 	assert_int_equal(vmstat_parse(text, strlen(text), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 1);
+	check_counts(&l, 1, 1);
 	assert_true(kv_get(&l, "ok", &v));
 	assert_int_equal(v, 1);
 	kvlist_free(&l);
@@ -137,16 +141,13 @@ static void test_vmstat_empty_and_reuse(void **state)
 {
 	struct kvlist l = {0};
 	assert_int_equal(vmstat_parse(LIT(""), &l), 0);
-	assert_int_equal(l.n, 0);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 0, 0);
 	assert_false(kv_get(&l, "thp_fault_alloc", NULL));
 	/* a second parse replaces the first (the list is cleared) */
 	assert_int_equal(vmstat_parse(LIT("a 1\nb 2\nbad\n"), &l), 0);
-	assert_int_equal(l.n, 2);
-	assert_int_equal(l.bad, 1);
+	check_counts(&l, 2, 1);
 	assert_int_equal(vmstat_parse(LIT("c 3\n"), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 1, 0);
 	assert_false(kv_get(&l, "a", NULL));
 	assert_true(kv_get(&l, "c", NULL));
 	kvlist_free(&l);
@@ -183,8 +184,7 @@ static void test_meminfo_values(void **state)
 			    "Hugetlb:           32768 kB\n";
 	struct kvlist l = {0};
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
-	assert_int_equal(l.n, 12);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 12, 0);
 	check_values(&l,
 		     (const struct kv_want[]){
 			     {"MemTotal", 24683652},
@@ -210,8 +210,7 @@ static void test_meminfo_malformed(void **state)
 			    "Dirty: 2620 kB";		     /* truncated last line */
 	struct kvlist l = {0};
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 6);
-	assert_int_equal(l.n, 1);
+	check_counts(&l, 1, 6);
 	static const struct kv_want w[] = {{"Buffers", 2416}};
 	check_values(&l, w, 1);
 	/* Dirty cut: never used */
@@ -221,8 +220,7 @@ static void test_meminfo_malformed(void **state)
 
 	/* vmstat text is malformed as meminfo (no colons) */
 	assert_int_equal(meminfo_parse(LIT(vmstat_618), &l), 0);
-	assert_int_equal(l.n, 0);
-	assert_int_equal(l.bad, 14);
+	check_counts(&l, 0, 14);
 	kvlist_free(&l);
 }
 
@@ -277,8 +275,7 @@ static void test_node_meminfo(void **state)
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(node_meminfo_parse(LIT(nm), &l), 0);
-	assert_int_equal(l.n, 4);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 4, 0);
 	assert_true(kv_get(&l, "MemTotal", &v) && v == 12341826);
 	assert_true(kv_get(&l, "HugePages_Total", &v) && v == 0);
 	assert_true(kv_get(&l, "Big", &v) && v == UINT64_MAX);
@@ -289,8 +286,7 @@ static void test_node_meminfo(void **state)
 				  "Node 0 Active: 7 kB\n"
 				  "Node 0 Dirty: 3";
 	assert_int_equal(node_meminfo_parse(LIT(bad), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 4);
+	check_counts(&l, 1, 4);
 	assert_true(kv_get(&l, "Active", &v) && v == 7);
 	assert_false(kv_get(&l, "MemTotal", NULL));
 	assert_int_equal(node_meminfo_parse(LIT(""), &l), 0);
