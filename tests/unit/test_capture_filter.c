@@ -4,7 +4,12 @@
 
 #include "kernel/capture.h"
 
-#define ENV(s) s, sizeof(s) - 1
+/* B holds exactly the N bytes WANT. */
+static void check_buf(const struct buf *b, const char *want, size_t n)
+{
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->p ? b->p : "", want, n);
+}
 
 static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 {
@@ -27,19 +32,18 @@ static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 				   "EMPTY=\0"
 				   "<redacted>\0";
 	struct buf b = {0};
-	assert_int_equal(capture_filter_environ(ENV(in), &b), 0);
-	assert_int_equal(b.len, sizeof(want) - 1);
-	assert_memory_equal(b.p, want, sizeof(want) - 1);
+	assert_int_equal(capture_filter_environ(LIT(in), &b), 0);
+	check_buf(&b, LIT(want));
 	assert_null(memmem(b.p, b.len, "hunter2", 7));
 	/* a last entry without its NUL, and an empty environ (a kernel thread) */
 	assert_int_equal(capture_filter_environ("PATH=/bin", 9, &b), 0);
-	assert_int_equal(b.len, sizeof("PATH=<redacted>"));
-	assert_memory_equal(b.p, "PATH=<redacted>", sizeof("PATH=<redacted>"));
+	check_buf(&b, "PATH=<redacted>", sizeof("PATH=<redacted>"));
 	assert_int_equal(capture_filter_environ("", 0, &b), 0);
 	assert_int_equal(b.len, 0);
 	/* names that only look like kept ones are redacted */
-	assert_int_equal(capture_filter_environ(ENV("MALLOC_CONFX=a\0MALLOC_=b\0"), &b), 0);
-	assert_memory_equal(b.p, "MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>", b.len);
+	assert_int_equal(capture_filter_environ(LIT("MALLOC_CONFX=a\0MALLOC_=b\0"), &b), 0);
+	check_buf(&b, "MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>",
+		  sizeof("MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>"));
 	buf_free(&b);
 }
 
@@ -59,8 +63,7 @@ static void test_cmdline_drops_init_arguments(void **state)
 	struct buf b = {0};
 	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		assert_int_equal(capture_filter_cmdline(c[i].in, strlen(c[i].in), &b), 0);
-		assert_int_equal(b.len, strlen(c[i].out));
-		assert_memory_equal(b.p ? b.p : "", c[i].out, b.len);
+		check_buf(&b, c[i].out, strlen(c[i].out));
 	}
 	buf_free(&b);
 }
@@ -81,9 +84,8 @@ static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 				   "tmpfs /huge tmpfs rw,huge=always 0 0\n"
 				   "none /dev/hugepages hugetlbfs rw,pagesize=2M 0 0\n";
 	struct buf b = {0};
-	assert_int_equal(capture_filter_mounts(ENV(in), &b), 0);
-	assert_int_equal(b.len, sizeof(want) - 1);
-	assert_memory_equal(b.p, want, b.len);
+	assert_int_equal(capture_filter_mounts(LIT(in), &b), 0);
+	check_buf(&b, LIT(want));
 	buf_free(&b);
 }
 
