@@ -193,30 +193,41 @@ static void test_elf_version_straddling_a_read_chunk(void **state)
 	free(data);
 }
 
+/* elf_version_in: KIND's version string in TEXT (LEN bytes), WANT ("": none found). */
+static const struct {
+	enum elf_alloc kind;
+	const char *text;
+	size_t len;
+	const char *want;
+} version_rows[] = {
+	{EA_JEMALLOC,
+	 LIT("\0"
+	     "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"),
+	 "5.3.0"},
+	{EA_JEMALLOC, LIT("x 4.5.10-12-gaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), "4.5.10"},
+	/* 39 hex digits, an upper-case digit, a number glued to another, huge numbers */
+	{EA_JEMALLOC, LIT("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90"), ""},
+	{EA_JEMALLOC, LIT("5.3.0-0-g54EAED1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_JEMALLOC, LIT("15.3.0.1-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_JEMALLOC, LIT("12345678.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_GLIBC, LIT("GNU C Library (GNU libc) stable release version 2.43, by R"), "2.43"},
+	{EA_GLIBC, LIT("GNU C Library\nversion 2.36"), ""},
+	{EA_GLIBC, LIT("version 2.36 GNU C Library"), ""},
+	{EA_TCMALLOC, LIT("\0gperftools 2.10\0"), "2.10"},
+	{EA_TCMALLOC, LIT("gperftools version"), ""},
+	{EA_MIMALLOC, LIT("mimalloc 2.0.9"), ""},
+};
+
 static void test_elf_version_strings(void **state)
 {
-	char v[ELF_VER_LEN];
-#define VIN(k, s) elf_version_in(k, s, sizeof(s) - 1, v, sizeof(v))
-	assert_true(VIN(EA_JEMALLOC, "\0"
-				     "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_string_equal(v, "5.3.0");
-	assert_true(VIN(EA_JEMALLOC, "x 4.5.10-12-gaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
-	assert_string_equal(v, "4.5.10");
-	/* 39 hex digits, an upper-case digit, a number glued to another, huge numbers */
-	assert_false(VIN(EA_JEMALLOC, "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90"));
-	assert_false(VIN(EA_JEMALLOC, "5.3.0-0-g54EAED1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_false(VIN(EA_JEMALLOC, "15.3.0.1-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_false(VIN(EA_JEMALLOC, "12345678.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_string_equal(v, "");
-	assert_true(VIN(EA_GLIBC, "GNU C Library (GNU libc) stable release version 2.43, by R"));
-	assert_string_equal(v, "2.43");
-	assert_false(VIN(EA_GLIBC, "GNU C Library\nversion 2.36"));
-	assert_false(VIN(EA_GLIBC, "version 2.36 GNU C Library"));
-	assert_true(VIN(EA_TCMALLOC, "\0gperftools 2.10\0"));
-	assert_string_equal(v, "2.10");
-	assert_false(VIN(EA_TCMALLOC, "gperftools version"));
-	assert_false(VIN(EA_MIMALLOC, "mimalloc 2.0.9"));
-#undef VIN
+	for (size_t i = 0; i < UNIT_LEN(version_rows); i++) {
+		const char *row = version_rows[i].text + (version_rows[i].text[0] == '\0');
+		char v[ELF_VER_LEN] = "stale";
+		bool found = elf_version_in(version_rows[i].kind, version_rows[i].text,
+					    version_rows[i].len, v, sizeof(v));
+		unit_row_int(row, "found", found, version_rows[i].want[0] != '\0');
+		unit_row_str(row, "the version", v, version_rows[i].want);
+	}
 }
 
 static void test_elf_go_buildinfo_forms(void **state)
