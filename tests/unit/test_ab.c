@@ -34,7 +34,6 @@ static const double W[8] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.00};
 
 static void test_modes_parse_and_refuse(void **state)
 {
-	(void)state;
 	struct ab_mode m;
 	assert_int_equal(ab_mode_parse("off", &m), 0);
 	assert_int_equal(m.kind, AB_OFF);
@@ -63,7 +62,6 @@ static void off_vs(const char *name, double f, int64_t ahp, int proof)
 
 static void test_faster_mode_with_proof(void **state)
 {
-	(void)state;
 	off_vs("glibc", 0.6, 260096, 1);
 	assert_int_equal(S[0].verdict, AV_BASE);
 	assert_int_equal(S[1].verdict, AV_FASTER);
@@ -79,14 +77,12 @@ static void test_faster_mode_with_proof(void **state)
 
 static void test_same_times_are_no_difference(void **state)
 {
-	(void)state;
 	off_vs("host", 1.0, 0, 0);
 	assert_int_equal(S[1].verdict, AV_NO_DIFFERENCE);
 }
 
 static void test_noise_is_inconclusive_and_few_runs_too_few(void **state)
 {
-	(void)state;
 	static const double noisy[5] = {1.0, 1.5, 0.7, 1.3, 0.8};
 	runs(0, "off", 5, W, 1.0, 0, 1000);
 	runs(1, "host", 5, noisy, 1.0, 0, 1000);
@@ -100,7 +96,6 @@ static void test_noise_is_inconclusive_and_few_runs_too_few(void **state)
 
 static void test_proof_contradicting_intent_is_flagged(void **state)
 {
-	(void)state;
 	runs(0, "off", 5, W, 1.0, 4096, 262144); /* off, yet huge pages: flagged */
 	runs(1, "glibc", 5, W, 1.0, 0, 262144);	 /* glibc, yet none: flagged */
 	runs(2, "host", 5, W, 1.0, 0, 262144);	 /* no intent: never flagged */
@@ -112,7 +107,6 @@ static void test_proof_contradicting_intent_is_flagged(void **state)
 
 static void test_failed_and_skipped_modes_do_not_decide(void **state)
 {
-	(void)state;
 	runs(0, "except-advised", 5, W, 1.0, 0, 1000);
 	M[0].skipped = true;
 	runs(1, "off", 5, W, 1.0, 0, 1000);
@@ -126,7 +120,6 @@ static void test_failed_and_skipped_modes_do_not_decide(void **state)
 /* The case: the same wall time, 65.3 MiB off vs 1.00 GiB host: memory gets its own verdict. */
 static void test_memory_has_its_own_verdict(void **state)
 {
-	(void)state;
 	static const double rss_off[8] = {66867, 66900, 66800, 66850, 66880, 66810, 66870, 66860};
 	runs(0, "off", 8, W, 1.0, 0, 262144);
 	runs(1, "host", 8, W, 1.0, 1046528, 1048576);
@@ -162,10 +155,7 @@ static void test_memory_has_its_own_verdict(void **state)
 	assert_int_equal(S[1].mem_verdict, AV_TOO_FEW);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_modes_parse_and_refuse),
-	  cmocka_unit_test(test_faster_mode_with_proof),
-	  cmocka_unit_test(test_same_times_are_no_difference),
-	  cmocka_unit_test(test_noise_is_inconclusive_and_few_runs_too_few),
-	  cmocka_unit_test(test_proof_contradicting_intent_is_flagged),
-	  cmocka_unit_test(test_failed_and_skipped_modes_do_not_decide),
-	  cmocka_unit_test(test_memory_has_its_own_verdict))
+UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
+	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
+	   test_proof_contradicting_intent_is_flagged, test_failed_and_skipped_modes_do_not_decide,
+	   test_memory_has_its_own_verdict)

@@ -29,7 +29,6 @@ static const double SPIN_Y[15] = {0.2719, 0.258,  0.2763, 0.2672, 0.2572, 0.2705
 
 static void test_chase_is_sensitive_with_its_interval(void **state)
 {
-	(void)state;
 	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);
 	assert_int_equal(s.call, AS_FASTER);
@@ -49,7 +48,6 @@ static void test_chase_is_sensitive_with_its_interval(void **state)
 
 static void test_noisy_compute_bound_is_inconclusive(void **state)
 {
-	(void)state;
 	struct ab_sweep s = {0};
 	ab_sweep_decide(SPIN_X, SPIN_Y, 15, &s);
 	/* +6.5% fitted, but the interval 0.96-1.18 spans 1 and reaches past 3% */
@@ -62,7 +60,6 @@ static void test_noisy_compute_bound_is_inconclusive(void **state)
 
 static void test_quiet_compute_bound_is_flat(void **state)
 {
-	(void)state;
 	/* the spin fractions with wall times within +-0.7%: no difference beyond 3% */
 	static const double y[15] = {0.301, 0.299, 0.300, 0.302, 0.298, 0.300, 0.301, 0.299,
 				     0.300, 0.300, 0.302, 0.298, 0.299, 0.301, 0.300};
@@ -75,7 +72,6 @@ static void test_quiet_compute_bound_is_flat(void **state)
 
 static void test_slower_when_huge_costs_time(void **state)
 {
-	(void)state;
 	double y[15];
 	for (int i = 0; i < 15; i++) /* 50% more wall at 100%, +-1% noise */
 		y[i] = (0.2 + 0.1 * CHASE_X[i]) * (1 + 0.01 * ((i % 3) - 1));
@@ -96,7 +92,6 @@ static char *sweep_text(const struct ab_sweep *s)
 
 static void test_interval_ends_at_zero_wall(void **state)
 {
-	(void)state;
 	/* one run per point, shaped like a `--runs 1` sweep of chase_malloc 8M 10k whose
 	 * interval reached below 0 (these values are made up, not recorded): Fieller gives
 	 * -0.156..0.391, the line reaching 0 s before fraction 1; the interval ends at 0 */
@@ -116,7 +111,6 @@ static void test_interval_ends_at_zero_wall(void **state)
 
 static void test_no_spread_gives_no_slope(void **state)
 {
-	(void)state;
 	/* the helper could not steer the program: fractions 0.02..0.05, a steep fake slope */
 	static const double x[6] = {0.02, 0.05, 0.03, 0.04, 0.02, 0.05};
 	static const double y[6] = {0.50, 0.20, 0.40, 0.30, 0.50, 0.20};
@@ -157,7 +151,6 @@ static void sweep_mode(struct ab_mode *m, const char *name, int k0)
 
 static void test_fit_over_modes_and_points(void **state)
 {
-	(void)state;
 	static struct ab_mode m[6];
 	static const char *const names[] = {"sweep:0", "sweep:25", "sweep:50", "sweep:75",
 					    "sweep:100"};
@@ -194,7 +187,6 @@ static void test_fit_over_modes_and_points(void **state)
 
 static void test_sweep_modes_parse_and_refuse(void **state)
 {
-	(void)state;
 	struct ab_mode m;
 	assert_int_equal(ab_mode_parse("sweep:0", &m), 0);
 	assert_int_equal(m.kind, AB_SWEEP);
@@ -213,7 +205,6 @@ static void test_sweep_modes_parse_and_refuse(void **state)
 
 static void test_words_say_the_call_first(void **state)
 {
-	(void)state;
 	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);
 	char *t = sweep_text(&s);
@@ -246,12 +237,8 @@ static void test_words_say_the_call_first(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_chase_is_sensitive_with_its_interval),
-	  cmocka_unit_test(test_noisy_compute_bound_is_inconclusive),
-	  cmocka_unit_test(test_quiet_compute_bound_is_flat),
-	  cmocka_unit_test(test_slower_when_huge_costs_time),
-	  cmocka_unit_test(test_interval_ends_at_zero_wall),
-	  cmocka_unit_test(test_no_spread_gives_no_slope),
-	  cmocka_unit_test(test_fit_over_modes_and_points),
-	  cmocka_unit_test(test_sweep_modes_parse_and_refuse),
-	  cmocka_unit_test(test_words_say_the_call_first))
+UNIT_TESTS(test_chase_is_sensitive_with_its_interval, test_noisy_compute_bound_is_inconclusive,
+	   test_quiet_compute_bound_is_flat, test_slower_when_huge_costs_time,
+	   test_interval_ends_at_zero_wall, test_no_spread_gives_no_slope,
+	   test_fit_over_modes_and_points, test_sweep_modes_parse_and_refuse,
+	   test_words_say_the_call_first)

@@ -38,7 +38,6 @@ static void modes(struct ab_mode *m)
 
 static void test_settings_points_fit_and_say_so(void **state)
 {
-	(void)state;
 	static struct ab_mode m[4];
 	modes(m);
 	/* a host: mode parsed by hand is no sweep point; --sweep's fallback marks them */
@@ -76,7 +75,6 @@ static void test_settings_points_fit_and_say_so(void **state)
 
 static void test_helper_points_are_not_by_settings(void **state)
 {
-	(void)state;
 	static struct ab_mode m[2];
 	assert_int_equal(ab_mode_parse("sweep:0", &m[0]), 0);
 	assert_int_equal(ab_mode_parse("sweep:100", &m[1]), 0);
@@ -99,5 +97,4 @@ static void test_helper_points_are_not_by_settings(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_settings_points_fit_and_say_so),
-	  cmocka_unit_test(test_helper_points_are_not_by_settings))
+UNIT_TESTS(test_settings_points_fit_and_say_so, test_helper_points_are_not_by_settings)

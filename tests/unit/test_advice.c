@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: src/model/advice.c, table-driven: (kernel, settings,
- * processes, --workload) -> the `thpctl set` line, levers and notes. Also the
- * pieces `advise` detects with: workload names, shell quoting, versions from
- * paths and dpkg, Go binaries (ELF .go.buildinfo), shared memory in maps.
+ * processes, --workload) -> the `thpctl set` line, levers and notes. The
+ * pieces `advise` detects with are in test_advice_detect.c.
  */
 #include "unit.h"
 
-#include "elf_build.h"
-
-#include "kernel/exe.h"
 #include "kernel/features.h"
 #include "kernel/kv.h"
 #include "kernel/parse.h"
@@ -36,13 +32,23 @@ struct proc_spec {
 	const char *exe; /* /proc/PID/exe when argv[0] (/usr/bin/COMM) is a symlink to another */
 };
 
-struct adv_case {
-	const char *name;
-	const char *release;
+/* A case's THP settings (unused where the case has no THP). */
+struct host_spec {
 	const char *enabled, *defrag;
 	unsigned mpn;
 	int shrink;		 /* -1: no shrink_underused file (< 6.12) */
 	const char *pmd_enabled; /* hugepages-2048kB/enabled, NULL: no per-size dirs (< 6.8) */
+};
+
+/* A stock 6.12+ host: enabled and defrag madvise, max_ptes_none 511, the shrinker on, 2 MiB inherits. */
+// clang-format off
+#define STOCK {"madvise", "madvise", 511, 1, "inherit"}
+// clang-format on
+
+struct adv_case {
+	const char *name;
+	const char *release;
+	struct host_spec host;
 	bool no_thp;
 	int limited_cgroups;
 	struct proc_spec procs[3];
@@ -61,41 +67,25 @@ struct adv_case {
 
 static const struct adv_case cases[] = {
 	{.name = "defaults, nothing detected: no change",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .set = "",
 	 .mixed = 2,
 	 .lever_needed = -1,
 	 .note = "no known workload detected"},
 	{.name = "defrag=always is changed first",
-	 .enabled = "always",
-	 .defrag = "always",
-	 .mpn = 64,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "always", 64, 1, "inherit"},
 	 .set = "thpctl set defrag=madvise",
 	 .lever_needed = -1,
 	 .reason = "change it first"},
 	{.name = "Redis on a madvise host: no host change, the per-process lever as a safeguard",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 0, 0, "/usr/bin/redis-server *:6379"}},
 	 .set = "",
 	 .mixed = 2,
 	 .lever = "thpctl run --thp=off -- /usr/bin/redis-server '*:6379'",
 	 .lever_needed = 0},
 	{.name = "Redis alone on an always host: host-wide madvise",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 511, 1, "inherit"},
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server"}},
 	 .set = "thpctl set enabled=madvise",
 	 .mixed = 2,
@@ -103,21 +93,13 @@ static const struct adv_case cases[] = {
 	 .lever_needed = 0,
 	 .reason = "Redis forks"},
 	{.name = "Redis 6.0 gets no disable-thp advice",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 6, 0, "redis-server"}},
 	 .set = "",
 	 .lever = "MemoryTHP=disable",
 	 .lever_needed = 0},
 	{.name = "Redis and MongoDB 8 on one host: always, Redis opts out per process",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server /etc/redis.conf"},
 		   {"mongod", WL_MONGODB8, 0, false, 8, 0, "mongod -f /etc/mongod.conf"}},
 	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=0",
@@ -126,62 +108,38 @@ static const struct adv_case cases[] = {
 	 .lever_needed = 1,
 	 .note = "Redis wants THP off its memory, but MongoDB >= 8.0 needs enabled=always"},
 	{.name = "MongoDB 8 alone",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 0,
-	 .pmd_enabled = "inherit",
+	 .host = {"madvise", "madvise", 511, 0, "inherit"},
 	 .requested = "mongodb8",
 	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=0 shrink_underused=1",
 	 .mixed = 2,
 	 .lever = "no per-process lever",
 	 .lever_needed = 0},
 	{.name = "MongoDB 8 started under a prctl opt-out",
-	 .enabled = "always",
-	 .defrag = "defer+madvise",
-	 .mpn = 0,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "defer+madvise", 0, 1, "inherit"},
 	 .procs = {{"mongod", WL_MONGODB8, -2, false, 8, 0, "mongod"}},
 	 .set = "",
 	 .lever = "restart it without the prctl opt-out",
 	 .lever_needed = 1},
 	{.name = "MongoDB 7 on an always host: never",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 511, 1, "inherit"},
 	 .requested = "mongodb7",
 	 .set = "thpctl set enabled=never",
 	 .lever_needed = -1},
 	{.name = "mongodb without a version: 7.0 assumed, and said",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .requested = "mongodb",
 	 .set = "",
 	 .lever_needed = -1,
 	 .note = "assumed 7.0 or earlier"},
 	{.name = "Redis and PostgreSQL on an always host: nothing wants always, so madvise",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 511, 1, "inherit"},
 	 .requested = "redis,postgres",
 	 .set = "thpctl set enabled=madvise",
 	 .mixed = 1,
 	 .lever = "thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25",
 	 .lever_needed = 0},
 	{.name = "Redis and a JVM on an always host: the host stays, Redis opts out",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 64,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 64, 1, "inherit"},
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 2, "redis-server"},
 		   {"java", WL_JVM, 0, false, 0, 0, "java -jar app.jar"}},
 	 .set = "",
@@ -189,21 +147,14 @@ static const struct adv_case cases[] = {
 	 .lever = "thpctl run --thp=off -- redis-server",
 	 .lever_needed = 1},
 	{.name = "JVM without the flag: the flag is the lever",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"java", WL_JVM, 0, false, 0, 0, "java -Xmx8g -jar app.jar"}},
 	 .set = "",
 	 .lever = "-XX:+UseTransparentHugePages",
 	 .lever_needed = 1},
 	{.name = "kernel < 5.8 with always: madvise and per-process opt-outs",
 	 .release = "4.14.355-275.582.amzn2.x86_64",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = -1,
+	 .host = {"always", "madvise", 511, -1, NULL},
 	 .requested = "redis",
 	 .set = "thpctl set enabled=madvise",
 	 .lever = "thpctl run --thp=off",
@@ -211,30 +162,19 @@ static const struct adv_case cases[] = {
 	 .reason = "< 5.8: the first write after fork"},
 	{.name = "kernel < 5.8: the rule wins over throughput-batch",
 	 .release = "5.4.0-150-generic",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = -1,
+	 .host = {"madvise", "madvise", 511, -1, NULL},
 	 .requested = "throughput-batch",
 	 .set = "thpctl set defrag=defer+madvise",
 	 .lever_needed = -1,
 	 .note = "throughput-batch wants enabled=always, but rule: cow-before-5.8 comes first"},
 	{.name = "memory limits: max_ptes_none to PMD/8 and the shrinker on",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 0,
-	 .pmd_enabled = "inherit",
+	 .host = {"madvise", "madvise", 511, 0, "inherit"},
 	 .limited_cgroups = 2,
 	 .set = "thpctl set khugepaged/max_ptes_none=64 shrink_underused=1",
 	 .lever_needed = -1,
 	 .reason = "memory cgroup"},
 	{.name = "Go under a memory limit: max_ptes_none 0",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 511, 1, "inherit"},
 	 .limited_cgroups = 1,
 	 .procs = {{"api-server", WL_GO, 0, true, 1, 22, "/srv/api-server"}},
 	 .set = "thpctl set khugepaged/max_ptes_none=0",
@@ -242,59 +182,35 @@ static const struct adv_case cases[] = {
 	 .lever_needed = 0,
 	 .reason = "Go GC guide"},
 	{.name = "dense containers on an always host",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 0,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 511, 0, "inherit"},
 	 .requested = "dense-containers",
 	 .set = "thpctl set enabled=madvise khugepaged/max_ptes_none=64 shrink_underused=1",
 	 .lever_needed = -1},
 	{.name = "dense containers before 6.12: no shrink_underused",
 	 .release = "6.8.0-45-generic",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = -1,
-	 .pmd_enabled = "inherit",
+	 .host = {"madvise", "madvise", 511, -1, "inherit"},
 	 .requested = "dense-containers",
 	 .set = "thpctl set khugepaged/max_ptes_none=64",
 	 .lever_needed = -1},
 	{.name = "latency-critical: defrag=defer",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .requested = "latency-critical",
 	 .set = "thpctl set defrag=defer",
 	 .lever_needed = -1},
 	{.name = "throughput-batch: always, defer+madvise, max_ptes_none lowered",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .requested = "throughput-batch",
 	 .set = "thpctl set defrag=defer+madvise enabled=always khugepaged/max_ptes_none=64",
 	 .lever_needed = -1,
 	 .reason = "always-max-ptes-none"},
 	{.name = "the PMD size's own policy is put back to inherit",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 64,
-	 .shrink = 1,
-	 .pmd_enabled = "never",
+	 .host = {"madvise", "madvise", 64, 1, "never"},
 	 .requested = "throughput-batch",
 	 .set = "thpctl set defrag=defer+madvise enabled=always hugepages-2048kB/enabled=inherit",
 	 .lever_needed = -1,
 	 .reason = "overrides enabled"},
 	{.name = "latency and batch disagree: the conflict is named",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .requested = "latency-critical,throughput-batch",
 	 .set = "thpctl set defrag=defer",
 	 .lever_needed = -1,
@@ -304,11 +220,7 @@ static const struct adv_case cases[] = {
 	 /* ab offers glibc and env:MALLOC_CONF=thp:always: there are per-process levers */
 	 .no_note = "no per-process lever gives throughput-batch"},
 	{.name = "a JVM whose own ledger flags invented memory: no +UseTransparentHugePages",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{.comm = "java",
 		    .wl = WL_JVM,
 		    .cmdline = "java -jar app.jar",
@@ -321,22 +233,14 @@ static const struct adv_case cases[] = {
 	 .lever_needed = 0,
 	 .no_lever = "add -XX:+UseTransparentHugePages to its options"},
 	{.name = "Redis already opted out",
-	 .enabled = "always",
-	 .defrag = "madvise",
-	 .mpn = 64,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = {"always", "madvise", 64, 1, "inherit"},
 	 .procs = {{"redis-server", WL_REDIS, -2, false, 7, 2, "redis-server"},
 		   {"mongod", WL_MONGODB8, 0, false, 8, 0, "mongod"}},
 	 .set = "thpctl set defrag=defer+madvise khugepaged/max_ptes_none=0",
 	 .lever = "already opted out",
 	 .lever_needed = 0},
 	{.name = "Redis with a rewritten process title: no command built from it, its arguments are unknown",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server *:7777", true}},
 	 .set = "",
 	 .lever =
@@ -344,22 +248,14 @@ static const struct adv_case cases[] = {
 	 .lever_needed = 0,
 	 .no_command = true},
 	{.name = "a Redis with THP_enabled 1 is not told to keep an opt-out it does not have",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server /etc/redis.conf"}},
 	 .set = "",
 	 .lever = "not opted out (THP_enabled 1): opt it out of THP as a safeguard",
 	 .lever_needed = 0,
 	 .no_lever = "keep it opted out"},
 	{.name = "Debian's redis-server, a symlink to redis-check-rdb: the command names redis-server",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server *:6379", true,
 		    .exe = "/usr/bin/redis-check-rdb"}},
 	 .set = "",
@@ -368,22 +264,14 @@ static const struct adv_case cases[] = {
 	 .no_lever = "redis-check-rdb",
 	 .no_command = true},
 	{.name = "Redis holding THP under madvise (jemalloc thp:always): the opt-out is needed, not a safeguard",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server /etc/redis.conf", false,
 		    632 * 1024, 1}},
 	 .set = "",
 	 .lever = "opt it out of THP (restart it so)",
 	 .lever_needed = 1},
 	{.name = "Redis with MADV_HUGEPAGE VMAs not yet huge under madvise: the opt-out is needed",
-	 .enabled = "madvise",
-	 .defrag = "madvise",
-	 .mpn = 511,
-	 .shrink = 1,
-	 .pmd_enabled = "inherit",
+	 .host = STOCK,
 	 .procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server", false, 0, 2}},
 	 .set = "",
 	 .lever = "opt it out of THP (restart it so)",
@@ -409,19 +297,19 @@ static void build(const struct adv_case *c)
 	H.feat.except_advised = TRI_UNKNOWN;
 	if (!c->no_thp) {
 		H.feat.thp = H.thp.present = true;
-		unit_set_choice(&H.thp.enabled, EN, 3, c->enabled);
-		unit_set_choice(&H.thp.defrag, DF, 5, c->defrag);
-		H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = c->mpn, .present = true};
-		if (c->shrink >= 0) {
+		unit_set_choice(&H.thp.enabled, EN, 3, c->host.enabled);
+		unit_set_choice(&H.thp.defrag, DF, 5, c->host.defrag);
+		H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = c->host.mpn, .present = true};
+		if (c->host.shrink >= 0) {
 			H.thp.shrink_underused =
-				(struct opt_u64){.v = (uint64_t)c->shrink, .present = true};
+				(struct opt_u64){.v = (uint64_t)c->host.shrink, .present = true};
 			H.feat.shrink_underused = true;
 		}
-		if (c->pmd_enabled) {
+		if (c->host.pmd_enabled) {
 			struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
 			sz->size_kb = 2048;
 			sz->order = 9;
-			unit_set_choice(&sz->enabled, PMD, 4, c->pmd_enabled);
+			unit_set_choice(&sz->enabled, PMD, 4, c->host.pmd_enabled);
 			sz->eff_enabled = strcmp(sz->enabled.selected, "inherit") == 0
 						  ? H.thp.enabled.selected
 						  : sz->enabled.selected;
@@ -617,9 +505,8 @@ static void test_case(void **state)
 /* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
 static void test_systemd_only_where_it_knows(void **state)
 {
-	(void)state;
 	int dummy;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
 		if (!lever_has("MemoryTHP=disable", &dummy))
 			continue;
@@ -639,8 +526,7 @@ static void test_systemd_only_where_it_knows(void **state)
 /* Each recommended setting says why, and who asked. */
 static void test_every_setting_has_a_reason(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);
 		for (int k = 0; k < A.nsettings; k++) {
 			if (!s_reason(&A.s[k])[0] || !s_by(&A.s[k])[0])
@@ -655,237 +541,5 @@ static void test_every_setting_has_a_reason(void **state)
 	memset(&H, 0, sizeof(H));
 }
 
-static void test_workload_names(void **state)
-{
-	(void)state;
-	enum workload w;
-	bool assumed;
-	assert_int_equal(workload_parse("redis", &w, &assumed), 0);
-	assert_int_equal(w, WL_REDIS);
-	assert_false(assumed);
-	assert_int_equal(workload_parse("mongodb", &w, &assumed), 0);
-	assert_int_equal(w, WL_MONGODB7);
-	assert_true(assumed);
-	assert_int_equal(workload_parse("mongodb8", &w, &assumed), 0);
-	assert_int_equal(w, WL_MONGODB8);
-	assert_int_equal(workload_parse("dense-containers", &w, &assumed), 0);
-	assert_int_equal(w, WL_DENSE);
-	assert_int_equal(workload_parse("java", &w, &assumed), 0);
-	assert_int_equal(w, WL_JVM);
-	assert_int_equal(workload_parse("oracle", &w, &assumed), -EINVAL);
-	for (int i = 0; i < WL_N; i++) {
-		assert_int_equal(workload_parse(workload_name((enum workload)i), &w, &assumed), 0);
-		assert_int_equal(w, i);
-		assert_non_null(strstr(workload_names(), workload_name((enum workload)i)));
-	}
-	assert_int_equal(workload_from_comm("redis-server", NULL), WL_REDIS);
-	assert_int_equal(workload_from_comm("mongod", NULL), WL_MONGODB7);
-	assert_int_equal(workload_from_comm("postgres", NULL), WL_POSTGRES);
-	assert_int_equal(workload_from_comm("java", NULL), WL_JVM);
-	assert_int_equal(workload_from_comm("node", NULL), WL_NODE);
-	assert_int_equal(workload_from_comm("redis-sentinel", NULL), -1);
-	assert_int_equal(workload_from_comm("bash", NULL), -1);
-	/* comm is cut at 15 bytes: the executable's name decides then */
-	assert_int_equal(workload_from_comm("C2 CompilerThre", "java"), WL_JVM);
-}
-
-static void test_shell_quote(void **state)
-{
-	(void)state;
-	/* a NUL-separated argv (with its length) and the command line quoted from it */
-	static const struct {
-		const char *argv;
-		size_t len;
-		const char *want;
-	} c[] = {
-		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
-		{LIT("sh\0-c\0echo 'hi' $HOME\0"), "sh -c 'echo '\\''hi'\\'' $HOME'"},
-		{LIT("a\0\0b"), "a '' b"},
-		{LIT("x\x1b[31m\0"), "'x?[31m'"},
-		{"", 0, ""},
-	};
-	char out[128];
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		unit_row_int(c[i].want, "shell_quote_argv",
-			     shell_quote_argv(c[i].argv, c[i].len, out, sizeof(out)), 0);
-		unit_row_str(c[i].want, "the command line", out, c[i].want);
-	}
-	char tiny[8];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
-	assert_string_equal(
-		tiny, ""); /* the space a title takes is counted exactly, not 4x: 48 bytes fit 64 */
-	char t64[64];
-	assert_int_equal(shell_quote_argv(LIT("/usr/bin/redis-server unixsocket:/tmp/why/r.sock\0"),
-					  t64, sizeof(t64)),
-			 0);
-	assert_string_equal(t64, "'/usr/bin/redis-server unixsocket:/tmp/why/r.sock'");
-	char t14[14];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), t14, sizeof(t14)), 0);
-	assert_string_equal(t14, "redis-server");
-}
-
-static void test_cmdline_intact(void **state)
-{
-	(void)state;
-	/* as started: argv[0] the exe path, or a name or path ending in its name */
-	assert_int_equal(cmdline_intact(LIT("/usr/bin/redis-server\0/etc/redis/redis.conf\0"),
-					"/usr/bin/redis-server"),
-			 1);
-	assert_int_equal(
-		cmdline_intact(LIT("redis-server\0--port\0007777\0"), "/usr/bin/redis-server"), 1);
-	assert_int_equal(cmdline_intact(LIT("/usr/local/bin/postgres\0-D\0/srv/pg\0"),
-					"/usr/lib/postgresql/15/bin/postgres"),
-			 1);
-	/* Redis's process title, NUL-padded over argv and environ (recorded) */
-	assert_int_equal(
-		cmdline_intact(LIT("redis-server *:7777\0\0\0\0\0\0\0\0"), "/usr/bin/redis-server"),
-		0);
-	/* PostgreSQL's "postgres: checkpointer" (no NUL after a title longer than argv) */
-	assert_int_equal(cmdline_intact(LIT("postgres: checkpointer "),
-					"/usr/lib/postgresql/15/bin/postgres"),
-			 0);
-	/* a title with a single trailing NUL still names something else */
-	assert_int_equal(cmdline_intact(LIT("redis-server *:7777\0"), "/usr/bin/redis-server"), 0);
-	assert_int_equal(cmdline_intact(LIT("\0"), "/usr/bin/x"), 0);
-	assert_int_equal(cmdline_intact("", 0, "/usr/bin/x"), 0);
-}
-
-static void test_dpkg_owner(void **state)
-{
-	(void)state;
-	static const char list[] = "/.\n/usr\n/usr/lib/postgresql/15/bin\n"
-				   "/usr/lib/postgresql/15/bin/postgres\n";
-	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15/bin/postgres"), 1);
-	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15/bin/post"), 0);
-	assert_int_equal(dpkg_list_has(LIT(list), "/usr/lib/postgresql/15"), 0);
-	char dir[] = "/tmp/thpctl-dpkg.XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	unit_mkdirs(dir, "var/lib/dpkg/info");
-	unit_put(dir, "var/lib/dpkg/info/postgresql-15.list", list);
-	unit_put(dir, "var/lib/dpkg/info/libc6:amd64.list",
-		 "/.\n/lib/x86_64-linux-gnu/libc.so.6\n");
-	unit_put(dir, "var/lib/dpkg/info/postgresql-15.md5sums", "/usr/bin/redis-server\n");
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
-	char pkg[64];
-	assert_int_equal(dpkg_owner(&sr, "/usr/lib/postgresql/15/bin/postgres", pkg, sizeof(pkg)),
-			 0);
-	assert_string_equal(pkg, "postgresql-15");
-	/* usrmerge: /usr/lib/... listed as /lib/...; ":arch" dropped */
-	assert_int_equal(dpkg_owner(&sr, "/usr/lib/x86_64-linux-gnu/libc.so.6", pkg, sizeof(pkg)),
-			 0);
-	assert_string_equal(pkg, "libc6");
-	/* only .list files count */
-	assert_int_equal(dpkg_owner(&sr, "/usr/bin/redis-server", pkg, sizeof(pkg)), -ENOENT);
-	sysroot_close(&sr);
-}
-
-static void test_versions(void **state)
-{
-	(void)state;
-	int v[2];
-	/* a whole path component is a major alone: PostgreSQL 15.18 is not "15.0" */
-	assert_int_equal(version_from_path("/usr/lib/postgresql/15/bin/postgres", v), 0);
-	assert_int_equal(v[0], 15);
-	assert_int_equal(v[1], -1);
-	assert_int_equal(version_parse_mm("15.18-0+deb12u1", v), 0);
-	assert_int_equal(v[0], 15);
-	assert_int_equal(v[1], 18);
-	assert_int_equal(
-		version_from_path("/opt/mongodb-linux-x86_64-ubuntu2204-8.0.4/bin/mongod", v), 0);
-	assert_int_equal(v[0], 8);
-	assert_int_equal(v[1], 0);
-	assert_int_equal(version_from_path("/usr/bin/mongod", v), -ENOENT);
-	assert_int_equal(version_from_path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java", v),
-			 -ENOENT);
-	assert_int_equal(version_parse_mm("1:8.0.4-1~deb12", v), 0);
-	assert_int_equal(v[0], 8);
-	assert_int_equal(version_parse_mm("5:7.0.15-1~deb12u1", v), 0);
-	assert_int_equal(v[0], 7);
-	assert_int_equal(v[1], 0);
-	assert_int_equal(version_parse_mm("x1", v), -EINVAL);
-
-	static const char dpkg[] = "Package: redis-tools\n"
-				   "Status: install ok installed\n"
-				   "Version: 5:7.0.15-1~deb12u1\n"
-				   "\n"
-				   "Package: mongodb-org-server\n"
-				   "Status: deinstall ok config-files\n"
-				   "Version: 7.0.2\n"
-				   "\n"
-				   "Package: redis-server\n"
-				   "Status: install ok installed\n"
-				   "Priority: optional\n"
-				   "Version: 5:7.0.15-1~deb12u1\n";
-	char out[64];
-	assert_int_equal(dpkg_status_version(LIT(dpkg), "redis-server", out, sizeof(out)), 0);
-	assert_string_equal(out, "5:7.0.15-1~deb12u1");
-	/* removed packages do not count */
-	assert_int_equal(dpkg_status_version(LIT(dpkg), "mongodb-org-server", out, sizeof(out)),
-			 -ENOENT);
-	assert_int_equal(dpkg_status_version(LIT(dpkg), "redis", out, sizeof(out)), -ENOENT);
-}
-
-/* A minimal ELF64 image (elf_build.h): one SECTION holding Go build info for GOVER. */
-static size_t make_elf(unsigned char *img, size_t cap, const char *section, const char *gover)
-{
-	unsigned char bi[64] = {0};
-	go_buildinfo(bi, gover, "");
-	const struct tsec s = {section, SHT_PROGBITS, bi, sizeof(bi), 0, 0};
-	return elf_build(img, cap, &s, 1, false);
-}
-
-static void test_go_buildinfo(void **state)
-{
-	(void)state;
-	unsigned char img[1024];
-	char ver[32];
-	struct mem_src m = {img, make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5")};
-	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 1);
-	assert_string_equal(ver, "go1.22.5");
-	m.n = make_elf(img, sizeof(img), ".data", "go1.22.5");
-	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 0);
-	/* not ELF, cut short, section headers out of the file */
-	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.21.6");
-	img[0] = 'X';
-	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), -EINVAL);
-	img[0] = 0x7f;
-	struct mem_src cut = {img, 40};
-	assert_int_equal(elf_go_version(mem_src_read, &cut, ver, sizeof(ver)), -EINVAL);
-	((Elf64_Ehdr *)img)->e_shoff = 1u << 30;
-	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), -EINVAL);
-	/* a version string with a length beyond the section is not copied */
-	m.n = make_elf(img, sizeof(img), ".go.buildinfo", "go1.22.5");
-	img[sizeof(Elf64_Ehdr) + 32] = 200;
-	assert_int_equal(elf_go_version(mem_src_read, &m, ver, sizeof(ver)), 1);
-	assert_string_equal(ver, "");
-}
-
-static void test_maps_shared(void **state)
-{
-	(void)state;
-	static const char maps[] =
-		"55d0c0a00000-55d0c0b00000 r-xp 00000000 08:01 1234 /usr/lib/postgresql/15/bin/postgres\n"
-		"7f0000000000-7f0008a00000 rw-s 00000000 00:01 5678 /dev/zero (deleted)\n"
-		"7f0010000000-7f0010100000 rw-s 00000000 00:19 42 /dev/shm/PostgreSQL.123\n"
-		"7f0020000000-7f0020001000 rw-s 00000000 00:01 9 /SYSV0052e2c1 (deleted)\n"
-		"7f0030000000-7f0030200000 rw-p 00000000 00:00 0 \n";
-	uint64_t kb;
-	bool ht;
-	assert_int_equal(maps_largest_shared(LIT(maps), &kb, &ht), 0);
-	assert_int_equal(kb, 0x8a00000 / 1024);
-	assert_false(ht);
-	static const char huge[] =
-		"7f0000000000-7f0040000000 rw-s 00000000 00:0f 77 /anon_hugepage (deleted)\n";
-	assert_int_equal(maps_largest_shared(LIT(huge), &kb, &ht), 0);
-	assert_int_equal(kb, 1u << 20);
-	assert_true(ht);
-	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
-}
-
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
-		cmocka_unit_test(test_systemd_only_where_it_knows),
-		cmocka_unit_test(test_workload_names), cmocka_unit_test(test_shell_quote),
-		cmocka_unit_test(test_versions), cmocka_unit_test(test_cmdline_intact),
-		cmocka_unit_test(test_dpkg_owner), cmocka_unit_test(test_go_buildinfo),
-		cmocka_unit_test(test_maps_shared))
+		cmocka_unit_test(test_systemd_only_where_it_knows))

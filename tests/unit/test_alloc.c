@@ -50,7 +50,6 @@ static void expect_malloc(const struct alloc_fact *a, enum alloc_kind kind, cons
 
 static void test_alloc_preloaded_jemalloc_beats_glibc(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	raw0(&r);
 	lib(&r, AK_GLIBC, LIBC, "2.36", AV_STRING);
@@ -80,7 +79,6 @@ static void test_alloc_preloaded_jemalloc_beats_glibc(void **state)
 
 static void test_alloc_go_runtime_with_cgo_glibc(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	raw0(&r);
 	r.exe.go = r.exe.go_magic = true;
@@ -104,7 +102,6 @@ static void test_alloc_go_runtime_with_cgo_glibc(void **state)
 
 static void test_alloc_static_rust_jemalloc_from_symbols(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	raw0(&r);
 	r.exe.symtab = true;
@@ -131,7 +128,6 @@ static void test_alloc_static_rust_jemalloc_from_symbols(void **state)
 
 static void test_alloc_unknown_is_never_a_guess(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	struct alloc_fact a;
 	/* a stripped static binary */
@@ -179,7 +175,6 @@ static void test_alloc_unknown_is_never_a_guess(void **state)
 
 static void test_alloc_glibc_243_aarch64_default_and_at_secure(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	struct alloc_fact a;
 	raw0(&r);
@@ -223,7 +218,6 @@ static void test_alloc_glibc_243_aarch64_default_and_at_secure(void **state)
 
 static void test_alloc_jvm_and_several_allocators(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 	struct alloc_fact a;
 	raw0(&r);
@@ -245,9 +239,7 @@ static void test_alloc_jvm_and_several_allocators(void **state)
 	assert_false(alloc_version_mm("2.", mm));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_preloaded_jemalloc_beats_glibc),
-	  cmocka_unit_test(test_alloc_go_runtime_with_cgo_glibc),
-	  cmocka_unit_test(test_alloc_static_rust_jemalloc_from_symbols),
-	  cmocka_unit_test(test_alloc_unknown_is_never_a_guess),
-	  cmocka_unit_test(test_alloc_glibc_243_aarch64_default_and_at_secure),
-	  cmocka_unit_test(test_alloc_jvm_and_several_allocators))
+UNIT_TESTS(test_alloc_preloaded_jemalloc_beats_glibc, test_alloc_go_runtime_with_cgo_glibc,
+	   test_alloc_static_rust_jemalloc_from_symbols, test_alloc_unknown_is_never_a_guess,
+	   test_alloc_glibc_243_aarch64_default_and_at_secure,
+	   test_alloc_jvm_and_several_allocators)

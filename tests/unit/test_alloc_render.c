@@ -15,7 +15,6 @@ static void fact(struct alloc_fact *a, enum alloc_kind k, const char *ver)
 
 static void test_alloc_short_names_fit_a_cell(void **state)
 {
-	(void)state;
 	static const struct {
 		enum alloc_kind kind;
 		const char *version, *want;
@@ -26,7 +25,7 @@ static void test_alloc_short_names_fit_a_cell(void **state)
 		{AK_TCMALLOC, "", "tcmalloc"},
 		{AK_UNKNOWN, "", "unknown"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct alloc_fact a;
 		char s[32];
 		fact(&a, c[i].kind, c[i].version);
@@ -47,7 +46,6 @@ static char *why_text(const struct alloc_fact *a, long pid)
 
 static void test_alloc_why_line_names_the_evidence(void **state)
 {
-	(void)state;
 	struct alloc_fact a;
 	fact(&a, AK_JEMALLOC, "5.3.0");
 	a.evidence = AE_MAPPED_LIB;
@@ -89,7 +87,6 @@ static void test_alloc_why_line_names_the_evidence(void **state)
 
 static void test_alloc_json_unknowns_are_null(void **state)
 {
-	(void)state;
 	struct alloc_fact a;
 	fact(&a, AK_UNKNOWN, "");
 	a.why_unknown = AU_NOT_RECORDED;
@@ -123,6 +120,5 @@ static void test_alloc_json_unknowns_are_null(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_short_names_fit_a_cell),
-	  cmocka_unit_test(test_alloc_why_line_names_the_evidence),
-	  cmocka_unit_test(test_alloc_json_unknowns_are_null))
+UNIT_TESTS(test_alloc_short_names_fit_a_cell, test_alloc_why_line_names_the_evidence,
+	   test_alloc_json_unknowns_are_null)

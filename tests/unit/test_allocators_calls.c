@@ -7,7 +7,6 @@
 
 static void test_rounds_must_agree_and_be_two(void **state)
 {
-	(void)state;
 	char why[200] = "";
 	enum claim_call c[3] = {CLAIM_CONFIRMED, CLAIM_CONFIRMED, CLAIM_CONFIRMED};
 	assert_int_equal(al_rounds_agree(c, 2, why, sizeof(why)), CLAIM_CONFIRMED);
@@ -24,7 +23,6 @@ static void test_rounds_must_agree_and_be_two(void **state)
 
 static void test_creep_round(void **state)
 {
-	(void)state;
 	assert_int_equal(al_creep_round(2.2, 1.0, true), CLAIM_CONFIRMED);
 	assert_int_equal(al_creep_round(1.2, 1.05, true), CLAIM_CONFIRMED); /* the edges */
 	assert_int_equal(al_creep_round(2.2, 1.06, true), CLAIM_INCONCLUSIVE);
@@ -38,7 +36,6 @@ static void test_creep_round(void **state)
 
 static void test_bloat_round(void **state)
 {
-	(void)state;
 	assert_int_equal(al_bloat_round(4.0, -1, 2.0, true), CLAIM_CONFIRMED);
 	assert_int_equal(al_bloat_round(1.9, -1, 2.0, true), CLAIM_INCONCLUSIVE);
 	assert_int_equal(al_bloat_round(1.05, -1, 2.0, true), CLAIM_CONTRADICTED);
@@ -50,7 +47,6 @@ static void test_bloat_round(void **state)
 
 static void test_range_text(void **state)
 {
-	(void)state;
 	char s[64];
 	double v[3] = {2.2, 2.4, -1};
 	al_fmt_range(s, sizeof(s), v, 3, "x");
@@ -63,7 +59,6 @@ static void test_range_text(void **state)
 
 static void test_churn_ready_line(void **state)
 {
-	(void)state;
 	struct churn c = {0};
 	assert_int_equal(churn_parse_ready("ready 2185996 8015 21730750 malloc_trim(0)\n", &c), 0);
 	assert_true(c.live_bytes == 2185996 && c.live_objects == 8015 && c.alloc_bytes == 21730750);
@@ -74,6 +69,5 @@ static void test_churn_ready_line(void **state)
 	assert_int_equal(churn_parse_ready("start\n", &c), -EINVAL);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_rounds_must_agree_and_be_two), cmocka_unit_test(test_creep_round),
-	  cmocka_unit_test(test_bloat_round), cmocka_unit_test(test_range_text),
-	  cmocka_unit_test(test_churn_ready_line))
+UNIT_TESTS(test_rounds_must_agree_and_be_two, test_creep_round, test_bloat_round, test_range_text,
+	   test_churn_ready_line)

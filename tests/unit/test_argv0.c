@@ -9,7 +9,6 @@
 
 static void test_path_from_environ(void **state)
 {
-	(void)state;
 	assert_string_equal(argv0_path_env(LIT("HOME=/\0PATH=/opt/bin:/usr/bin\0X=1\0")),
 			    "/opt/bin:/usr/bin");
 	assert_null(argv0_path_env(LIT("HOME=/\0XPATH=/x\0")));
@@ -21,7 +20,6 @@ static void test_path_from_environ(void **state)
 /* This test program through a symlink: argv[0] leads to the running exe; another file does not. */
 static void test_resolve_on_the_live_system(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, NULL), 0);
 	char self[512], out[512];
@@ -47,5 +45,4 @@ static void test_resolve_on_the_live_system(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_path_from_environ),
-	  cmocka_unit_test(test_resolve_on_the_live_system))
+UNIT_TESTS(test_path_from_environ, test_resolve_on_the_live_system)

@@ -21,7 +21,6 @@ static void parse_ok(const char *text, size_t len, struct buddyinfo *bi, int nzo
 
 static void test_buddy_real(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	parse_ok(LIT(buddy_618), &bi, 3, 0);
 	assert_int_equal(bi.zones[0].node, 0);
@@ -40,7 +39,6 @@ static void test_buddy_real(void **state)
 
 static void test_buddy_at_least(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(buddy_618), &bi), 0);
 	const struct buddy_zone *n = &bi.zones[2];
@@ -68,7 +66,6 @@ static void test_buddy_at_least(void **state)
  */
 static void test_buddy_at_least_exact_beyond_u64(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT("Node 0, zone   Normal 1 2 3 18446744073709551615 "
 					     "155555555555555555 7\n"),
@@ -103,7 +100,6 @@ static void test_buddy_at_least_exact_beyond_u64(void **state)
 
 static void test_buddy_numa_and_formats(void **state)
 {
-	(void)state;
 	/* two nodes, 4 orders each; CRLF; a last line without its newline was cut: unknown */
 	const char text[] = "Node 0, zone   Normal      1      2      3      4\r\n"
 			    "Node 1, zone  Movable     10     20     30     40\n"
@@ -132,7 +128,6 @@ static void test_buddy_numa_and_formats(void **state)
 
 static void test_buddy_bad_lines(void **state)
 {
-	(void)state;
 	char many[BUDDY_MAX_ORDERS * 4 + 64] = "Node 0, zone Normal";
 	for (int i = 0; i <= BUDDY_MAX_ORDERS; i++)
 		strcat(many, " 1");
@@ -148,7 +143,7 @@ static void test_buddy_bad_lines(void **state)
 		"Node 70000, zone Normal 1",		      /* node out of range */
 		many,					      /* more orders than fit */
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		char text[256];
 		snprintf(text, sizeof(text), "%s\nNode 0, zone DMA 4 5\n", bad[i]);
 		struct buddyinfo bi;
@@ -173,7 +168,6 @@ static void test_buddy_bad_lines(void **state)
 /* A zone listed twice is damage: both rows dropped, counted; the other zones kept. */
 static void test_buddy_zone_twice(void **state)
 {
-	(void)state;
 	static const char text[] = "Node 0, zone    DMA32      1      3      0 \n"
 				   "Node 0, zone   Normal      1      0      1 \n"
 				   "Node 1, zone   Normal      5      5      5 \n"
@@ -190,7 +184,6 @@ static void test_buddy_zone_twice(void **state)
 
 static void test_buddy_empty_and_too_many_zones(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(""), &bi), -EINVAL);
 	assert_int_equal(bi.nzones, 0);
@@ -209,7 +202,6 @@ static void test_buddy_empty_and_too_many_zones(void **state)
 
 static void test_buddy_live(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/buddyinfo", &len);
 	struct buddyinfo bi;
@@ -227,7 +219,6 @@ static void test_buddy_live(void **state)
 
 static void test_buddy_read_through_a_tree(void **state)
 {
-	(void)state;
 	char root[64];
 	struct sysroot sr;
 	unit_tree(root, "buddy", (const char *const[]){"proc", NULL}, &sr);
@@ -245,9 +236,6 @@ static void test_buddy_read_through_a_tree(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buddy_zone_twice), cmocka_unit_test(test_buddy_real),
-	  cmocka_unit_test(test_buddy_at_least),
-	  cmocka_unit_test(test_buddy_at_least_exact_beyond_u64),
-	  cmocka_unit_test(test_buddy_numa_and_formats), cmocka_unit_test(test_buddy_bad_lines),
-	  cmocka_unit_test(test_buddy_empty_and_too_many_zones), cmocka_unit_test(test_buddy_live),
-	  cmocka_unit_test(test_buddy_read_through_a_tree))
+UNIT_TESTS(test_buddy_zone_twice, test_buddy_real, test_buddy_at_least,
+	   test_buddy_at_least_exact_beyond_u64, test_buddy_numa_and_formats, test_buddy_bad_lines,
+	   test_buddy_empty_and_too_many_zones, test_buddy_live, test_buddy_read_through_a_tree)

@@ -18,8 +18,7 @@ static const struct reserve_case reserve_cases[] = {
 
 static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(reserve_cases) / sizeof(reserve_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(reserve_cases); i++) {
 		const struct reserve_case *c = &reserve_cases[i];
 		print_message("%s\n", c->name);
 		struct buf b = {0};
@@ -35,7 +34,6 @@ static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 
 static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
 {
-	(void)state;
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 10), 0);
 	memcpy(b.p, "hello", 6);
@@ -51,7 +49,6 @@ static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
 
 static void test_reserve_beyond_memory_fails_with_enomem(void **state)
 {
-	(void)state;
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, SIZE_MAX), -ENOMEM);
 	assert_null(b.p);
@@ -60,7 +57,6 @@ static void test_reserve_beyond_memory_fails_with_enomem(void **state)
 
 static void test_free_leaves_an_empty_reusable_buffer(void **state)
 {
-	(void)state;
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 5), 0);
 	b.len = 3;
@@ -75,7 +71,6 @@ static void test_free_leaves_an_empty_reusable_buffer(void **state)
 
 static void test_array_reserve_starts_at_first_and_doubles(void **state)
 {
-	(void)state;
 	struct item {
 		int a;
 		double b;
@@ -97,7 +92,6 @@ static void test_array_reserve_starts_at_first_and_doubles(void **state)
 
 static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 {
-	(void)state;
 	int *v = NULL;
 	size_t cap = 0;
 	assert_int_equal(array_reserve(&v, &cap, 4, sizeof(*v), 4), 0);
@@ -108,9 +102,8 @@ static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
 	free(v);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_reserve_gives_16_kib_then_doubles_until_it_fits),
-	  cmocka_unit_test(test_reserve_within_capacity_keeps_memory_and_content),
-	  cmocka_unit_test(test_reserve_beyond_memory_fails_with_enomem),
-	  cmocka_unit_test(test_free_leaves_an_empty_reusable_buffer),
-	  cmocka_unit_test(test_array_reserve_starts_at_first_and_doubles),
-	  cmocka_unit_test(test_array_reserve_too_large_fails_and_keeps_the_array))
+UNIT_TESTS(test_reserve_gives_16_kib_then_doubles_until_it_fits,
+	   test_reserve_within_capacity_keeps_memory_and_content,
+	   test_reserve_beyond_memory_fails_with_enomem, test_free_leaves_an_empty_reusable_buffer,
+	   test_array_reserve_starts_at_first_and_doubles,
+	   test_array_reserve_too_large_fails_and_keeps_the_array)

@@ -4,11 +4,15 @@
 
 #include "kernel/capture.h"
 
-#define ENV(s) s, sizeof(s) - 1
+/* B holds exactly the N bytes WANT. */
+static void check_buf(const struct buf *b, const char *want, size_t n)
+{
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->p ? b->p : "", want, n);
+}
 
 static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 {
-	(void)state;
 	static const char in[] = "MALLOC_CONF=thp:always,narenas:2\0"
 				 "SECRET_TOKEN=hunter2\0"
 				 "GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0"
@@ -28,25 +32,23 @@ static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 				   "EMPTY=\0"
 				   "<redacted>\0";
 	struct buf b = {0};
-	assert_int_equal(capture_filter_environ(ENV(in), &b), 0);
-	assert_int_equal(b.len, sizeof(want) - 1);
-	assert_memory_equal(b.p, want, sizeof(want) - 1);
+	assert_int_equal(capture_filter_environ(LIT(in), &b), 0);
+	check_buf(&b, LIT(want));
 	assert_null(memmem(b.p, b.len, "hunter2", 7));
 	/* a last entry without its NUL, and an empty environ (a kernel thread) */
 	assert_int_equal(capture_filter_environ("PATH=/bin", 9, &b), 0);
-	assert_int_equal(b.len, sizeof("PATH=<redacted>"));
-	assert_memory_equal(b.p, "PATH=<redacted>", sizeof("PATH=<redacted>"));
+	check_buf(&b, "PATH=<redacted>", sizeof("PATH=<redacted>"));
 	assert_int_equal(capture_filter_environ("", 0, &b), 0);
 	assert_int_equal(b.len, 0);
 	/* names that only look like kept ones are redacted */
-	assert_int_equal(capture_filter_environ(ENV("MALLOC_CONFX=a\0MALLOC_=b\0"), &b), 0);
-	assert_memory_equal(b.p, "MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>", b.len);
+	assert_int_equal(capture_filter_environ(LIT("MALLOC_CONFX=a\0MALLOC_=b\0"), &b), 0);
+	check_buf(&b, "MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>",
+		  sizeof("MALLOC_CONFX=<redacted>\0MALLOC_=<redacted>"));
 	buf_free(&b);
 }
 
 static void test_cmdline_drops_init_arguments(void **state)
 {
-	(void)state;
 	static const struct {
 		const char *in, *out;
 	} c[] = {
@@ -59,17 +61,15 @@ static void test_cmdline_drops_init_arguments(void **state)
 		{"", ""},
 	};
 	struct buf b = {0};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		assert_int_equal(capture_filter_cmdline(c[i].in, strlen(c[i].in), &b), 0);
-		assert_int_equal(b.len, strlen(c[i].out));
-		assert_memory_equal(b.p ? b.p : "", c[i].out, b.len);
+		check_buf(&b, c[i].out, strlen(c[i].out));
 	}
 	buf_free(&b);
 }
 
 static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 {
-	(void)state;
 	static const char in[] = "/dev/vda1 / ext4 rw,relatime 0 0\n"
 				 "proc /proc proc rw 0 0\n"
 				 "sysfs /sys sysfs ro,nosuid 0 0\n"
@@ -84,15 +84,13 @@ static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 				   "tmpfs /huge tmpfs rw,huge=always 0 0\n"
 				   "none /dev/hugepages hugetlbfs rw,pagesize=2M 0 0\n";
 	struct buf b = {0};
-	assert_int_equal(capture_filter_mounts(ENV(in), &b), 0);
-	assert_int_equal(b.len, sizeof(want) - 1);
-	assert_memory_equal(b.p, want, b.len);
+	assert_int_equal(capture_filter_mounts(LIT(in), &b), 0);
+	check_buf(&b, LIT(want));
 	buf_free(&b);
 }
 
 static void test_manifest_state_matches_whole_paths(void **state)
 {
-	(void)state;
 	static const char m[] = "# thpctl capture manifest 1\n"
 				"complete sys/kernel/mm/transparent_hugepage\n"
 				"writeonly sys/kernel/mm/hugepages/hugepages-2048kB/demote\n"
@@ -119,7 +117,5 @@ static void test_manifest_state_matches_whole_paths(void **state)
 	assert_int_equal(capture_manifest_state("", 0, "proc/1"), CAP_NOT_LISTED);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_environ_keeps_thp_values_and_redacts_the_rest),
-	  cmocka_unit_test(test_cmdline_drops_init_arguments),
-	  cmocka_unit_test(test_mounts_keeps_only_what_thpctl_reads),
-	  cmocka_unit_test(test_manifest_state_matches_whole_paths))
+UNIT_TESTS(test_environ_keeps_thp_values_and_redacts_the_rest, test_cmdline_drops_init_arguments,
+	   test_mounts_keeps_only_what_thpctl_reads, test_manifest_state_matches_whole_paths)

@@ -56,7 +56,6 @@ static const char v1_stat[] = "cache 11317248\n"
 
 static void test_v2_fields(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT(v2_stat), 2, &m), 0);
 	assert_int_equal(m.bad, 0);
@@ -73,7 +72,6 @@ static void test_v2_fields(void **state)
 /* v1: anon THP is total_rss_huge (the hierarchical one, not rss_huge); v2-only fields absent. */
 static void test_v1_totals(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT(v1_stat), 1, &m), 0);
 	assert_int_equal(m.bad, 0);
@@ -92,7 +90,6 @@ static void test_v1_totals(void **state)
 /* A kernel without the THP event counters (before 5.4): they stay absent, never 0. */
 static void test_v2_old_kernel(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 4096\nanon_thp 0\nfile 8192\n"), 2, &m), 0);
 	assert_true(m.f[MS_ANON_THP].present);
@@ -104,7 +101,6 @@ static void test_v2_old_kernel(void **state)
 /* Damaged lines: a bad value leaves its key absent and is counted; the good ones are kept. */
 static void test_damaged(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 12x\n"
 					   "anon_thp 18446744073709551616\n"
@@ -125,7 +121,6 @@ static void test_damaged(void **state)
 /* A key printed twice is damage: absent and counted, the other keys kept. */
 static void test_duplicate_key(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 4194304\n"
 					   "anon_thp 2097152\n"
@@ -145,7 +140,6 @@ static void test_duplicate_key(void **state)
 /* Huge values are exact; a cut last line (no newline) still parses when whole. */
 static void test_huge_and_cut(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon_thp 18446744073709551615\nanon 1"), 2, &m), 0);
 	assert_int_equal(m.f[MS_ANON_THP].v, UINT64_MAX);
@@ -154,7 +148,6 @@ static void test_huge_and_cut(void **state)
 
 static void test_empty_and_bad_version(void **state)
 {
-	(void)state;
 	struct memstat m;
 	assert_int_equal(memstat_parse("", 0, 2, &m), -EINVAL);
 	assert_int_equal(memstat_parse(LIT("garbage\n"), 2, &m), -EINVAL);
@@ -166,7 +159,6 @@ static void test_empty_and_bad_version(void **state)
 /* The node's own processes on the live host: this test counted, a kernel thread and a gone pid not. */
 static void test_count_procs_live(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	pid_t pids[] = {getpid(), 2, 0x3ffffff0};
@@ -182,7 +174,6 @@ static void test_count_procs_live(void **state)
 /* A recorded tree: a kernel thread kept only its stat, a process its stat and status. */
 static void test_count_procs_recorded(void **state)
 {
-	(void)state;
 	char root[64];
 	struct sysroot sr;
 	unit_tree(root, "cgcount",
@@ -208,8 +199,6 @@ static void test_count_procs_recorded(void **state)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_duplicate_key), cmocka_unit_test(test_v2_fields),
-	  cmocka_unit_test(test_v1_totals), cmocka_unit_test(test_v2_old_kernel),
-	  cmocka_unit_test(test_damaged), cmocka_unit_test(test_huge_and_cut),
-	  cmocka_unit_test(test_empty_and_bad_version), cmocka_unit_test(test_count_procs_live),
-	  cmocka_unit_test(test_count_procs_recorded))
+UNIT_TESTS(test_duplicate_key, test_v2_fields, test_v1_totals, test_v2_old_kernel, test_damaged,
+	   test_huge_and_cut, test_empty_and_bad_version, test_count_procs_live,
+	   test_count_procs_recorded)

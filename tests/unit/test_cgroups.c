@@ -34,7 +34,6 @@ static void limit(struct cg_node *n, uint64_t current, uint64_t max)
 
 static void test_near_limit(void **state)
 {
-	(void)state;
 	bool has;
 	double use;
 	struct cg_node n = node("/a", 1, 100 * MiB, 4 * MiB);
@@ -54,7 +53,6 @@ static void test_near_limit(void **state)
 /* No limit ("max"): never flagged; an unreadable limit decides nothing unless there is no THP. */
 static void test_limit_unknown(void **state)
 {
-	(void)state;
 	bool has;
 	double use;
 	struct cg_node n = node("/a", 1, 100 * MiB, 4 * MiB);
@@ -77,7 +75,6 @@ static void test_limit_unknown(void **state)
 /* Rows sort by anon_thp (unknown last, ties by path); processes add up over descendants. */
 static void test_report(void **state)
 {
-	(void)state;
 	struct cg_tree t = {.version = 2};
 	struct cg_node nodes[] = {
 		node("/", 0, 1000 * MiB, 300 * MiB),	  node("/sys", 1, 600 * MiB, 100 * MiB),
@@ -86,7 +83,7 @@ static void test_report(void **state)
 	};
 	limit(&nodes[2], 95 * MiB * 10, 1000 * MiB); /* /sys/db at 95% with THP: flagged */
 	t.nodes = nodes;
-	t.n = sizeof(nodes) / sizeof(nodes[0]);
+	t.n = UNIT_LEN(nodes);
 	struct cg_procs p[6] = {
 		{.n = 2}, {.n = 0}, {.n = 3, .thp_off = 1}, {.n = 4, .thp_off = 2, .unknown = 1},
 		{.n = 1}, {.n = 0}};
@@ -132,5 +129,4 @@ static void test_report(void **state)
 	cg_report_free(&r);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_near_limit), cmocka_unit_test(test_limit_unknown),
-	  cmocka_unit_test(test_report))
+UNIT_TESTS(test_near_limit, test_limit_unknown, test_report)

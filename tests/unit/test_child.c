@@ -17,7 +17,6 @@ static pid_t sh(const char *script, int out)
 
 static void output_and_exit_code_are_collected(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	pid_t pid = sh("echo hello; echo err >&2; exit 3", p[1]);
@@ -36,7 +35,6 @@ static void output_and_exit_code_are_collected(void **state)
 
 static void stdin_is_dev_null_and_signals_are_default(void **state)
 {
-	(void)state;
 	int p[2];
 	signal(SIGPIPE, SIG_IGN); /* as thpctl: the child gets it back */
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
@@ -57,7 +55,6 @@ static void stdin_is_dev_null_and_signals_are_default(void **state)
 
 static void a_child_that_cannot_exec_exits_127(void **state)
 {
-	(void)state;
 	char *argv[] = {"nope", NULL};
 	struct child_spec s = {
 		.path = "/nonexistent/nope", .argv = argv, .in = -1, .out = -1, .err = -1};
@@ -69,7 +66,6 @@ static void a_child_that_cannot_exec_exits_127(void **state)
 
 static void stop_signals_waits_and_reports(void **state)
 {
-	(void)state;
 	pid_t pid = sh("exec sleep 30", -1);
 	assert_true(pid > 0);
 	int code = -1;
@@ -89,7 +85,6 @@ static void stop_signals_waits_and_reports(void **state)
 
 static void before_exec_and_cwd_run_in_the_child(void **state)
 {
-	(void)state;
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	char *argv[] = {"sh", "-c", "pwd; echo $THPCTL_T", NULL};
@@ -116,7 +111,6 @@ static void before_exec_and_cwd_run_in_the_child(void **state)
 
 static void runs_as_another_user_when_root(void **state)
 {
-	(void)state;
 	if (geteuid() != 0)
 		skip();
 	int p[2];
@@ -139,14 +133,12 @@ static void runs_as_another_user_when_root(void **state)
 
 static void a_free_loopback_port(void **state)
 {
-	(void)state;
 	int port = child_free_port();
 	assert_true(port > 0 && port < 65536);
 }
 
 static void a_private_directory_under_tmpdir(void **state)
 {
-	(void)state;
 	char dir[40], err[96];
 	setenv("TMPDIR", "/tmp", 1);
 	assert_int_equal(child_dir_make(dir, sizeof(dir), "unit", err, sizeof(err)), 0);
@@ -168,7 +160,6 @@ static void a_private_directory_under_tmpdir(void **state)
 
 static void end_asks_then_kills(void **state)
 {
-	(void)state;
 	pid_t pid = sh("trap '' TERM; exec sleep 30", -1);
 	struct timespec t = {.tv_nsec = 100000000};
 	nanosleep(&t, NULL);
@@ -177,10 +168,7 @@ static void end_asks_then_kills(void **state)
 	child_end(&pid, SIGTERM, 100); /* nothing to end */
 }
 
-UNIT_MAIN(cmocka_unit_test(output_and_exit_code_are_collected),
-	  cmocka_unit_test(stdin_is_dev_null_and_signals_are_default),
-	  cmocka_unit_test(a_child_that_cannot_exec_exits_127),
-	  cmocka_unit_test(stop_signals_waits_and_reports),
-	  cmocka_unit_test(before_exec_and_cwd_run_in_the_child),
-	  cmocka_unit_test(runs_as_another_user_when_root), cmocka_unit_test(a_free_loopback_port),
-	  cmocka_unit_test(a_private_directory_under_tmpdir), cmocka_unit_test(end_asks_then_kills))
+UNIT_TESTS(output_and_exit_code_are_collected, stdin_is_dev_null_and_signals_are_default,
+	   a_child_that_cannot_exec_exits_127, stop_signals_waits_and_reports,
+	   before_exec_and_cwd_run_in_the_child, runs_as_another_user_when_root,
+	   a_free_loopback_port, a_private_directory_under_tmpdir, end_asks_then_kills)

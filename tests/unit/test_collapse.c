@@ -40,7 +40,6 @@ static int layout(struct cvma *v)
 
 static void test_parse_range(void **state)
 {
-	(void)state;
 	uint64_t a, b;
 	assert_int_equal(collapse_parse_range("7f0000000000-7f0002000000", &a, &b), 0);
 	assert_true(a == 0x7f0000000000ull && b == 0x7f0002000000ull);
@@ -76,7 +75,6 @@ static int pick(struct picked *f, const struct collapse_sel *sel)
 
 static void test_default_selection(void **state)
 {
-	(void)state;
 	struct picked f;
 	pick_init(&f);
 	struct collapse_sel sel = {.thp_enabled = 1};
@@ -102,7 +100,6 @@ static void test_default_selection(void **state)
 
 static void test_prctl_disabled(void **state)
 {
-	(void)state;
 	struct picked f;
 	pick_init(&f);
 	struct collapse_sel sel = {.thp_enabled = 0};
@@ -122,7 +119,6 @@ static void test_prctl_disabled(void **state)
 
 static void test_vma_selection(void **state)
 {
-	(void)state;
 	struct picked f;
 	pick_init(&f);
 	const char *heap[] = {"[heap]"};
@@ -144,7 +140,6 @@ static void test_vma_selection(void **state)
 
 static void test_range_selection(void **state)
 {
-	(void)state;
 	struct picked f;
 	pick_init(&f);
 	struct crange_req req[] = {
@@ -170,7 +165,6 @@ static void test_range_selection(void **state)
 
 static void test_spanning_range_names(void **state)
 {
-	(void)state;
 	struct cvma v[4];
 	int small;
 	v[0] = vma(0x200000, 0x600000, "rw-p", "", 0, 0);
@@ -186,7 +180,6 @@ static void test_spanning_range_names(void **state)
 
 static void test_anon_and_labels(void **state)
 {
-	(void)state;
 	struct cvma v = vma(0, PMD, "rw-p", "", 0, 0);
 	assert_true(cvma_is_anon(&v));
 	assert_string_equal(cvma_label(&v), "[anon]");
@@ -202,7 +195,6 @@ static void test_anon_and_labels(void **state)
 
 static void test_explain_and_backoff(void **state)
 {
-	(void)state;
 	assert_non_null(strstr(collapse_explain(-EPERM), "CAP_SYS_NICE"));
 	assert_non_null(strstr(collapse_explain(-EPERM), "needs root"));
 	assert_non_null(strstr(collapse_explain(-EINVAL), "6.1"));
@@ -225,7 +217,6 @@ static void test_explain_and_backoff(void **state)
 /* RSS growth estimate: whole huge pages made resident per non-empty PMD vs pages present. */
 static void test_inflation_estimate(void **state)
 {
-	(void)state;
 	/* 32 PMDs with one page each: 32 * 512 / 32 = x512, refused at 2 */
 	struct crange r = {.present_pages = 32, .nonempty_pmds = 32};
 	assert_true(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
@@ -255,7 +246,6 @@ static void test_inflation_estimate(void **state)
 /* RSS of the VMAs a range overlaps, as for AnonHugePages. */
 static void test_rss_of_range(void **state)
 {
-	(void)state;
 	struct cvma v[2] = {{.start = 0x200000, .end = 0x600000, .rss_kb = 128},
 			    {.start = 0x600000, .end = 0xa00000, .rss_kb = 4096}};
 	assert_int_equal(collapse_rss_kb(v, 2, 0x200000, 0x400000), 128);
@@ -263,8 +253,6 @@ static void test_rss_of_range(void **state)
 	assert_int_equal(collapse_rss_kb(v, 2, 0xa00000, 0xc00000), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_inflation_estimate), cmocka_unit_test(test_rss_of_range),
-	  cmocka_unit_test(test_parse_range), cmocka_unit_test(test_default_selection),
-	  cmocka_unit_test(test_prctl_disabled), cmocka_unit_test(test_vma_selection),
-	  cmocka_unit_test(test_range_selection), cmocka_unit_test(test_spanning_range_names),
-	  cmocka_unit_test(test_anon_and_labels), cmocka_unit_test(test_explain_and_backoff))
+UNIT_TESTS(test_inflation_estimate, test_rss_of_range, test_parse_range, test_default_selection,
+	   test_prctl_disabled, test_vma_selection, test_range_selection, test_spanning_range_names,
+	   test_anon_and_labels, test_explain_and_backoff)

@@ -48,7 +48,6 @@ static struct cg_conn *add(struct cg *t, int fd, const uint8_t *addr, double now
 
 static void test_per_address_eviction(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 10, 3, 3.0, 10.0);
 	struct cg_conn *c1 = add(&t, 11, A, 1.0);
@@ -74,7 +73,6 @@ static void test_per_address_eviction(void **state)
 
 static void test_busy_never_evicted(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 10, 2, 3.0, 10.0);
 	struct cg_conn *c1 = add(&t, 11, A, 1.0);
@@ -103,7 +101,6 @@ static void test_busy_never_evicted(void **state)
 
 static void test_total_eviction_oldest_idle(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 3, 3, 3.0, 10.0);
 	struct cg_conn *c1 = add(&t, 11, A, 1.0);
@@ -130,7 +127,6 @@ static void test_total_eviction_oldest_idle(void **state)
 
 static void test_deadlines(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 10, 10, 3.0, 10.0);
 	int out[8];
@@ -178,7 +174,6 @@ static void test_deadlines(void **state)
 
 static void test_silent_first(void **state)
 {
-	(void)state;
 	memset(rxv, 0, sizeof(rxv));
 	struct cg t;
 	cg_init(&t, 10, 3, 3.0, 10.0);
@@ -212,7 +207,6 @@ static void test_silent_first(void **state)
 
 static void test_stale_pending(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 10, 10, 3.0, 10.0);
 	/* fd 11 handed on at 1.0 and closed unseen; the number comes back at 5.0 */
@@ -233,7 +227,6 @@ static void test_stale_pending(void **state)
 
 static void test_doomed_bound(void **state)
 {
-	(void)state;
 	struct cg t;
 	cg_init(&t, 2, 1, 3.0, 10.0); /* at most 2 doomed */
 	for (int i = 0; i < 3; i++)
@@ -246,7 +239,5 @@ static void test_doomed_bound(void **state)
 	connguard_free(&t.g);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_per_address_eviction), cmocka_unit_test(test_busy_never_evicted),
-	  cmocka_unit_test(test_total_eviction_oldest_idle), cmocka_unit_test(test_deadlines),
-	  cmocka_unit_test(test_silent_first), cmocka_unit_test(test_stale_pending),
-	  cmocka_unit_test(test_doomed_bound))
+UNIT_TESTS(test_per_address_eviction, test_busy_never_evicted, test_total_eviction_oldest_idle,
+	   test_deadlines, test_silent_first, test_stale_pending, test_doomed_bound)

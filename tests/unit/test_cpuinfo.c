@@ -16,7 +16,6 @@ static const char arm64[] = "processor\t: 0\nBogoMIPS\t: 50.00\n"
 
 static void flags_of_the_first_cpu(void **state)
 {
-	(void)state;
 	assert_int_equal(cpuinfo_parse_flag(LIT(x86_guest), "hypervisor"), 1);
 	assert_int_equal(cpuinfo_parse_flag(LIT(x86_guest), "lahf_lm"), 1);
 	assert_int_equal(cpuinfo_parse_flag(LIT(x86_guest), "fpu"), 1);
@@ -29,7 +28,6 @@ static void flags_of_the_first_cpu(void **state)
 
 static void no_flags_line_is_unknown_not_no(void **state)
 {
-	(void)state;
 	assert_int_equal(cpuinfo_parse_flag(LIT(""), "hypervisor"), -ENOENT);
 	assert_int_equal(
 		cpuinfo_parse_flag(LIT("processor\t: 0\nflagsx: hypervisor\n"), "hypervisor"),
@@ -41,7 +39,6 @@ static void no_flags_line_is_unknown_not_no(void **state)
 
 static void read_from_a_tree_and_live(void **state)
 {
-	(void)state;
 	char root[64];
 	struct sysroot sr;
 	unit_tree(root, "cpuinfo", (const char *const[]){"proc", NULL}, &sr);
@@ -60,6 +57,4 @@ static void read_from_a_tree_and_live(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(flags_of_the_first_cpu),
-	  cmocka_unit_test(no_flags_line_is_unknown_not_no),
-	  cmocka_unit_test(read_from_a_tree_and_live))
+UNIT_TESTS(flags_of_the_first_cpu, no_flags_line_is_unknown_not_no, read_from_a_tree_and_live)

@@ -60,7 +60,6 @@ static int scan_mem(const unsigned char *img, size_t n, unsigned want, enum elf_
 
 static void test_elf_go_rust_jemalloc_and_its_version(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main", "!mallctl", "_rjem_malloc", "mallctl"};
 	size_t n = rich(img, names, 4, false);
@@ -83,7 +82,6 @@ static void test_elf_go_rust_jemalloc_and_its_version(void **state)
 
 static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main"};
 	size_t n = rich(img, names, 1, true);
@@ -101,7 +99,6 @@ static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
 
 static void test_elf_truncated_never_reads_past_the_end(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"_rjem_malloc"};
 	size_t n = rich(img, names, 1, false);
@@ -118,7 +115,6 @@ static void test_elf_truncated_never_reads_past_the_end(void **state)
 
 static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
 {
-	(void)state;
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"tc_malloc"};
 	size_t n = rich(img, names, 1, false);
@@ -177,7 +173,6 @@ static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
 
 static void test_elf_version_straddling_a_read_chunk(void **state)
 {
-	(void)state;
 	size_t ro = (1u << 20) + 4096, cap = ro + 4096;
 	unsigned char *img = malloc(cap), *data = calloc(1, ro);
 	assert_non_null(img);
@@ -198,36 +193,45 @@ static void test_elf_version_straddling_a_read_chunk(void **state)
 	free(data);
 }
 
+/* elf_version_in: KIND's version string in TEXT (LEN bytes), WANT ("": none found). */
+static const struct {
+	enum elf_alloc kind;
+	const char *text;
+	size_t len;
+	const char *want;
+} version_rows[] = {
+	{EA_JEMALLOC,
+	 LIT("\0"
+	     "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"),
+	 "5.3.0"},
+	{EA_JEMALLOC, LIT("x 4.5.10-12-gaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), "4.5.10"},
+	/* 39 hex digits, an upper-case digit, a number glued to another, huge numbers */
+	{EA_JEMALLOC, LIT("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90"), ""},
+	{EA_JEMALLOC, LIT("5.3.0-0-g54EAED1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_JEMALLOC, LIT("15.3.0.1-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_JEMALLOC, LIT("12345678.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"), ""},
+	{EA_GLIBC, LIT("GNU C Library (GNU libc) stable release version 2.43, by R"), "2.43"},
+	{EA_GLIBC, LIT("GNU C Library\nversion 2.36"), ""},
+	{EA_GLIBC, LIT("version 2.36 GNU C Library"), ""},
+	{EA_TCMALLOC, LIT("\0gperftools 2.10\0"), "2.10"},
+	{EA_TCMALLOC, LIT("gperftools version"), ""},
+	{EA_MIMALLOC, LIT("mimalloc 2.0.9"), ""},
+};
+
 static void test_elf_version_strings(void **state)
 {
-	(void)state;
-	char v[ELF_VER_LEN];
-#define VIN(k, s) elf_version_in(k, s, sizeof(s) - 1, v, sizeof(v))
-	assert_true(VIN(EA_JEMALLOC, "\0"
-				     "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_string_equal(v, "5.3.0");
-	assert_true(VIN(EA_JEMALLOC, "x 4.5.10-12-gaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
-	assert_string_equal(v, "4.5.10");
-	/* 39 hex digits, an upper-case digit, a number glued to another, huge numbers */
-	assert_false(VIN(EA_JEMALLOC, "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90"));
-	assert_false(VIN(EA_JEMALLOC, "5.3.0-0-g54EAED1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_false(VIN(EA_JEMALLOC, "15.3.0.1-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_false(VIN(EA_JEMALLOC, "12345678.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	assert_string_equal(v, "");
-	assert_true(VIN(EA_GLIBC, "GNU C Library (GNU libc) stable release version 2.43, by R"));
-	assert_string_equal(v, "2.43");
-	assert_false(VIN(EA_GLIBC, "GNU C Library\nversion 2.36"));
-	assert_false(VIN(EA_GLIBC, "version 2.36 GNU C Library"));
-	assert_true(VIN(EA_TCMALLOC, "\0gperftools 2.10\0"));
-	assert_string_equal(v, "2.10");
-	assert_false(VIN(EA_TCMALLOC, "gperftools version"));
-	assert_false(VIN(EA_MIMALLOC, "mimalloc 2.0.9"));
-#undef VIN
+	for (size_t i = 0; i < UNIT_LEN(version_rows); i++) {
+		const char *row = version_rows[i].text + (version_rows[i].text[0] == '\0');
+		char v[ELF_VER_LEN] = "stale";
+		bool found = elf_version_in(version_rows[i].kind, version_rows[i].text,
+					    version_rows[i].len, v, sizeof(v));
+		unit_row_int(row, "found", found, version_rows[i].want[0] != '\0');
+		unit_row_str(row, "the version", v, version_rows[i].want);
+	}
 }
 
 static void test_elf_go_buildinfo_forms(void **state)
 {
-	(void)state;
 	unsigned char p[512];
 	char ver[ELF_VER_LEN], gd[ELF_GODEBUG_LEN];
 	size_t n = go_buildinfo(p, "go1.21.6", "build\tDefaultGODEBUG=disablethp=1\n");
@@ -260,11 +264,7 @@ static void test_elf_go_buildinfo_forms(void **state)
 
 static void test_elf_alloc_symbols(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *sym;
-		enum elf_alloc want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"mallctl", EA_JEMALLOC},
 		{"je_mallctl", EA_JEMALLOC},
 		{"_rjem_sdallocx", EA_JEMALLOC},
@@ -279,8 +279,8 @@ static void test_elf_alloc_symbols(void **state)
 		{"mallctlx", EA_NONE},
 		{"", EA_NONE},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		unit_row_int(c[i].sym, "elf_alloc_symbol", elf_alloc_symbol(c[i].sym), c[i].want);
+	for (size_t i = 0; i < UNIT_LEN(c); i++)
+		unit_row_int(c[i].in, "elf_alloc_symbol", elf_alloc_symbol(c[i].in), c[i].want);
 }
 
 static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
@@ -291,44 +291,39 @@ static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
 /* Debian's own libraries, when installed: the version strings as they are shipped. */
 static void test_elf_live_libraries(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *path;
-		enum elf_alloc k;
-	} libs[] = {
+	static const struct unit_str_int libs[] = {
 		{"/usr/lib/x86_64-linux-gnu/libc.so.6", EA_GLIBC},
 		{"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", EA_JEMALLOC},
 		{"/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", EA_TCMALLOC},
 	};
 	int seen = 0;
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
-		int fd = open(libs[i].path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < UNIT_LEN(libs); i++) {
+		enum elf_alloc k = (enum elf_alloc)libs[i].want;
+		int fd = open(libs[i].in, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		struct stat st;
 		assert_int_equal(fstat(fd, &st), 0);
 		struct elf_src src = {fd_read, &fd, (uint64_t)st.st_size};
 		struct elf_facts f;
-		assert_int_equal(elf_scan(&src, ELF_WANT_VERSION | ELF_WANT_SYMS, libs[i].k, &f),
-				 0);
+		assert_int_equal(elf_scan(&src, ELF_WANT_VERSION | ELF_WANT_SYMS, k, &f), 0);
 		close(fd);
-		printf("      %s: version %s, symbols %llu\n", libs[i].path, f.version,
+		printf("      %s: version %s, symbols %llu\n", libs[i].in, f.version,
 		       (unsigned long long)f.syms);
 		int a, b;
 		assert_int_equal(sscanf(f.version, "%d.%d", &a, &b), 2);
 		assert_true(f.dynamic);
-		if (libs[i].k != EA_GLIBC) /* libc's own malloc is not exported as _int_malloc */
-			assert_int_equal(f.alloc, libs[i].k);
+		if (k != EA_GLIBC) /* libc's own malloc is not exported as _int_malloc */
+			assert_int_equal(f.alloc, k);
 		seen++;
 	}
 	if (!seen)
 		skip();
 }
 
-UNIT_MAIN(cmocka_unit_test(test_elf_go_rust_jemalloc_and_its_version),
-	  cmocka_unit_test(test_elf_interp_is_dynamic_and_stripped_has_nothing),
-	  cmocka_unit_test(test_elf_truncated_never_reads_past_the_end),
-	  cmocka_unit_test(test_elf_damaged_tables_are_flagged_not_trusted),
-	  cmocka_unit_test(test_elf_version_straddling_a_read_chunk),
-	  cmocka_unit_test(test_elf_version_strings), cmocka_unit_test(test_elf_go_buildinfo_forms),
-	  cmocka_unit_test(test_elf_alloc_symbols), cmocka_unit_test(test_elf_live_libraries))
+UNIT_TESTS(test_elf_go_rust_jemalloc_and_its_version,
+	   test_elf_interp_is_dynamic_and_stripped_has_nothing,
+	   test_elf_truncated_never_reads_past_the_end,
+	   test_elf_damaged_tables_are_flagged_not_trusted,
+	   test_elf_version_straddling_a_read_chunk, test_elf_version_strings,
+	   test_elf_go_buildinfo_forms, test_elf_alloc_symbols, test_elf_live_libraries)

@@ -6,7 +6,6 @@
 
 static void test_controls_and_invalid_utf8_are_escaped(void **state)
 {
-	(void)state;
 	char o[256];
 	/* the archive member of issue 24: clear screen, set the title, bell */
 	const char evil[] = "proc/\x1b[2J\x1b]0;TITLE\x07 evil";
@@ -40,7 +39,6 @@ static void test_controls_and_invalid_utf8_are_escaped(void **state)
 
 static void test_cut_at_a_whole_escape(void **state)
 {
-	(void)state;
 	char o[8];
 	/* "ab\x1b" needs 6 bytes: "ab\x1b" fits in 8 with the NUL, "ab\x1b\x1b" does not */
 	assert_int_equal(esc_text(o, sizeof(o), LIT("ab\x1b\x1b"), 0), 10);
@@ -61,7 +59,6 @@ static void test_cut_at_a_whole_escape(void **state)
 /* The stderr filter: what any warnx() writes reaches fd 2 escaped, lines and tabs kept. */
 static void test_stderr_filter(void **state)
 {
-	(void)state;
 	char path[] = "/tmp/thpctl-esc.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -90,5 +87,5 @@ static void test_stderr_filter(void **state)
 				 "caf\xc3\xa9 \\xc2\\x9b!\n\r\x1b[K");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_controls_and_invalid_utf8_are_escaped),
-	  cmocka_unit_test(test_cut_at_a_whole_escape), cmocka_unit_test(test_stderr_filter))
+UNIT_TESTS(test_controls_and_invalid_utf8_are_escaped, test_cut_at_a_whole_escape,
+	   test_stderr_filter)

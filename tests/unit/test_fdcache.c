@@ -26,7 +26,6 @@ static enum fdc_mode mode_for_test(const char *rel)
 
 static void test_cache(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdc.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	put("a", "1\n");
@@ -102,7 +101,6 @@ static void test_cache(void **state)
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
 static void test_exited_process(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	struct fdcache c;
@@ -131,11 +129,7 @@ static void test_exited_process(void **state)
 
 static void test_modes(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *rel;
-		enum fdc_mode want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},
 		{"proc/123/statm", FDC_SINGLE},
 		{"proc/123/stat", FDC_SINGLE},
@@ -151,9 +145,8 @@ static void test_modes(void **state)
 		{"proc/sys/kernel/osrelease", FDC_NO},
 		{"etc/passwd", FDC_NO},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		unit_row_int(c[i].rel, "sample_fdc_mode", sample_fdc_mode(c[i].rel), c[i].want);
+	for (size_t i = 0; i < UNIT_LEN(c); i++)
+		unit_row_int(c[i].in, "sample_fdc_mode", sample_fdc_mode(c[i].in), c[i].want);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_cache), cmocka_unit_test(test_exited_process),
-	  cmocka_unit_test(test_modes))
+UNIT_TESTS(test_cache, test_exited_process, test_modes)

@@ -20,7 +20,6 @@ static void expect_version(const char *rel, int a, int b, int c)
 
 static void test_kernel_version_parse(void **state)
 {
-	(void)state;
 	expect_version("6.18.44-fc-v857", 6, 18, 44);
 	expect_version("4.19.0-25-amd64", 4, 19, 0);
 	expect_version("5.8.18", 5, 8, 18);
@@ -34,11 +33,10 @@ static void test_kernel_version_parse(void **state)
 
 static void test_kernel_version_bad(void **state)
 {
-	(void)state;
 	const char *bad[] = {"",	   "6",	   "6.",  "abc",
 			     "v6.1.0",	   ".1.2", "6.x", "99999999999999999999.1.1",
 			     "100001.1.1", "6-rc1"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		int v[3] = {-1, -1, -1};
 		assert_int_equal(kernel_version_parse(bad[i], v), -EINVAL);
 		/* unparsable: {0,0,0}, as struct features documents */
@@ -50,7 +48,6 @@ static void test_kernel_version_bad(void **state)
 
 static void test_kver_at_least(void **state)
 {
-	(void)state;
 	const int v58[3] = {5, 8, 0}, v57[3] = {5, 7, 19}, v419[3] = {4, 19, 250},
 		  v60[3] = {6, 0, 0}, v618[3] = {6, 18, 44};
 	assert_true(kver_at_least(v58, 5, 8));
@@ -66,7 +63,6 @@ static void test_kver_at_least(void **state)
 /* A file absent from a tree says "the kernel lacks it" only where the tree can tell (issue 24). */
 static void test_absence_known(void **state)
 {
-	(void)state;
 	struct features f = {0};
 	f.thp_recorded = REC_LIVE;
 	assert_true(features_absence_known(&f, 6, 12));
@@ -86,7 +82,6 @@ static void test_absence_known(void **state)
 
 static void test_cmdline_thp(void **state)
 {
-	(void)state;
 	char out[32];
 	const char c1[] = "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=1234 ro "
 			  "transparent_hugepage=never quiet\n";
@@ -108,7 +103,6 @@ static void test_cmdline_thp(void **state)
 
 static void test_cmdline_thp_absent(void **state)
 {
-	(void)state;
 	char out[32] = "unchanged";
 	/* this host's real cmdline: no THP option */
 	const char real[] = "mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet "
@@ -125,7 +119,6 @@ static void test_cmdline_thp_absent(void **state)
 
 static void test_cmdline_thp_truncates(void **state)
 {
-	(void)state;
 	char out[4];
 	assert_int_equal(cmdline_thp_parse(LIT("transparent_hugepage=madvise\n"), out, sizeof(out)),
 			 0);
@@ -134,7 +127,6 @@ static void test_cmdline_thp_truncates(void **state)
 
 static void test_thp_dirname_kb(void **state)
 {
-	(void)state;
 	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
 	assert_int_equal(hugepages_dirname_kb("hugepages-64kB"), 64);
 	assert_int_equal(hugepages_dirname_kb("hugepages-8kB"), 8);
@@ -152,7 +144,6 @@ static void test_thp_dirname_kb(void **state)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_absence_known), cmocka_unit_test(test_kernel_version_parse),
-	  cmocka_unit_test(test_kernel_version_bad), cmocka_unit_test(test_kver_at_least),
-	  cmocka_unit_test(test_cmdline_thp), cmocka_unit_test(test_cmdline_thp_absent),
-	  cmocka_unit_test(test_cmdline_thp_truncates), cmocka_unit_test(test_thp_dirname_kb))
+UNIT_TESTS(test_absence_known, test_kernel_version_parse, test_kernel_version_bad,
+	   test_kver_at_least, test_cmdline_thp, test_cmdline_thp_absent,
+	   test_cmdline_thp_truncates, test_thp_dirname_kb)

@@ -11,14 +11,12 @@ static char dir[64];
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fileio.XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	(void)state;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d)))
@@ -39,13 +37,15 @@ static const char *in_dir(const char *name)
 	return path[k];
 }
 
-/* A file NAME in DIR holding LEN bytes of TEXT. */
-static void put(const char *name, const char *text, size_t len)
+/* A file NAME in DIR holding LEN bytes of TEXT; its path (in_dir's buffer). */
+static const char *put(const char *name, const char *text, size_t len)
 {
-	int fd = open(in_dir(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	const char *path = in_dir(name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write_all(fd, text, len), 0);
 	close(fd);
+	return path;
 }
 
 /* Names in DIR, sorted, joined with spaces. */
@@ -66,7 +66,6 @@ static void listing(char *out, size_t n)
 
 static void test_read_file_reads_whole_file_nul_terminated(void **state)
 {
-	(void)state;
 	put("a", "one\ntwo\n", 8);
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct buf b = {0};
@@ -79,9 +78,7 @@ static void test_read_file_reads_whole_file_nul_terminated(void **state)
 
 static void test_read_file_above_limit_fails_with_efbig(void **state)
 {
-	(void)state;
-	put("a", "123456789", 9);
-	const char *path = in_dir("a");
+	const char *path = put("a", "123456789", 9);
 	struct buf b = {0};
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 8), -EFBIG);
 	assert_int_equal(read_file_at(AT_FDCWD, path, &b, 9), 0);
@@ -91,7 +88,6 @@ static void test_read_file_above_limit_fails_with_efbig(void **state)
 
 static void test_read_file_missing_is_enoent(void **state)
 {
-	(void)state;
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct buf b = {0};
 	assert_int_equal(read_file_at(d, "missing", &b, 100), -ENOENT);
@@ -101,14 +97,12 @@ static void test_read_file_missing_is_enoent(void **state)
 
 static void test_read_fd_of_200_kib_spans_chunks(void **state)
 {
-	(void)state;
 	size_t n = 200 * 1024;
 	char *text = malloc(n);
 	assert_non_null(text);
 	for (size_t i = 0; i < n; i++)
 		text[i] = (char)('a' + i % 26);
-	put("big", text, n);
-	const char *path = in_dir("big");
+	const char *path = put("big", text, n);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct buf b = {0};
 	assert_int_equal(buf_read_fd(&b, fd, n, 0), 0);
@@ -127,9 +121,7 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 
 static void test_read_fd_replaces_previous_content(void **state)
 {
-	(void)state;
-	put("a", "xy", 2);
-	const char *path = in_dir("a");
+	const char *path = put("a", "xy", 2);
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 10), 0);
 	memcpy(b.p, "old text", 9);
@@ -142,7 +134,6 @@ static void test_read_fd_replaces_previous_content(void **state)
 
 static void test_pread_full_stops_at_end_of_file(void **state)
 {
-	(void)state;
 	put("a", "0123456789", 10);
 	char out[16] = {0};
 	const char *path = in_dir("a");
@@ -158,7 +149,6 @@ static void test_pread_full_stops_at_end_of_file(void **state)
 
 static void test_pread_exact_short_file_is_eio(void **state)
 {
-	(void)state;
 	put("a", "0123456789", 10);
 	char out[16];
 	const char *path = in_dir("a");
@@ -172,7 +162,6 @@ static void test_pread_exact_short_file_is_eio(void **state)
 
 static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state)
 {
-	(void)state;
 	put("conf", "old\n", 4);
 	char names[256];
 	const char *path = in_dir("conf");
@@ -190,7 +179,6 @@ static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state
 
 static void test_write_atomic_creates_a_new_file(void **state)
 {
-	(void)state;
 	char names[256];
 	const char *path = in_dir("fresh.prom");
 	assert_int_equal(write_file_atomic(path, "", 0, 0644), 0);
@@ -204,14 +192,12 @@ static void test_write_atomic_creates_a_new_file(void **state)
 
 static void test_write_atomic_into_missing_directory_is_enoent(void **state)
 {
-	(void)state;
 	const char *path = in_dir("no/such/file");
 	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ENOENT);
 }
 
 static void test_write_atomic_over_a_directory_keeps_it(void **state)
 {
-	(void)state;
 	char names[256];
 	const char *path = in_dir("sub");
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -223,7 +209,6 @@ static void test_write_atomic_over_a_directory_keeps_it(void **state)
 
 static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
 {
-	(void)state;
 	assert_int_equal(mkfifo(in_dir("fifo"), 0600), 0);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), 0), -ERR_NOTREG);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), OPEN_PRECHECK), -ERR_NOTREG);
@@ -235,7 +220,6 @@ static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
 
 static void test_open_regular_refuses_a_device_and_a_directory(void **state)
 {
-	(void)state;
 	assert_int_equal(open_regular_at(AT_FDCWD, "/dev/zero", 0), -ERR_NOTREG);
 	assert_int_equal(symlink("/dev/zero", in_dir("zero")), 0);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("zero"), 0), -ERR_NOTREG);
@@ -249,7 +233,6 @@ static void test_open_regular_refuses_a_device_and_a_directory(void **state)
 
 static void test_open_regular_symlinks_followed_unless_nofollow(void **state)
 {
-	(void)state;
 	put("real", "1\n", 2);
 	assert_int_equal(symlink("real", in_dir("link")), 0);
 	int fd = open_regular_at(AT_FDCWD, in_dir("link"), 0);

@@ -8,7 +8,6 @@
 
 static void test_chain_is_one_cycle_through_every_page(void **state)
 {
-	(void)state;
 	enum { N = 4096 };
 	static uint32_t next[N];
 	static bool seen[N];
@@ -35,7 +34,6 @@ static void test_chain_is_one_cycle_through_every_page(void **state)
 
 static void test_slot_is_an_aligned_word_inside_its_page(void **state)
 {
-	(void)state;
 	size_t lines[64] = {0};
 	for (size_t i = 0; i < 100000; i++) {
 		size_t s = fr_slot(i, 4096);
@@ -50,7 +48,6 @@ static void test_slot_is_an_aligned_word_inside_its_page(void **state)
 
 static void test_band_call_inside_outside_across(void **state)
 {
-	(void)state;
 	/* claim 1.19, +-0.10: band 1.09..1.29 */
 	assert_int_equal(fr_band_call(1.12, 1.25, 1.19, 0.10), CLAIM_CONFIRMED);
 	assert_int_equal(fr_band_call(1.09, 1.29, 1.19, 0.10), CLAIM_CONFIRMED);
@@ -70,7 +67,6 @@ static void test_band_call_inside_outside_across(void **state)
 
 static void test_undo_path_shape(void **state)
 {
-	(void)state;
 	assert_true(fr_dir_path_ok("/tmp/thpctl-fileread.AbC123"));
 	assert_true(fr_dir_path_ok("/var/tmp/x_y/thpctl-fileread.z"));
 	assert_false(fr_dir_path_ok("tmp/thpctl-fileread.AbC123"));	/* relative */
@@ -92,7 +88,6 @@ static void test_undo_path_shape(void **state)
 
 static void test_undo_removes_the_directory_and_nothing_else(void **state)
 {
-	(void)state;
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char base[128], dir[160], p[200];
 	snprintf(base, sizeof(base), "%s/fr-unit.XXXXXX", tmp);
@@ -124,8 +119,6 @@ static void test_undo_removes_the_directory_and_nothing_else(void **state)
 	rmdir(base);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_chain_is_one_cycle_through_every_page),
-	  cmocka_unit_test(test_slot_is_an_aligned_word_inside_its_page),
-	  cmocka_unit_test(test_band_call_inside_outside_across),
-	  cmocka_unit_test(test_undo_path_shape),
-	  cmocka_unit_test(test_undo_removes_the_directory_and_nothing_else))
+UNIT_TESTS(test_chain_is_one_cycle_through_every_page, test_slot_is_an_aligned_word_inside_its_page,
+	   test_band_call_inside_outside_across, test_undo_path_shape,
+	   test_undo_removes_the_directory_and_nothing_else)

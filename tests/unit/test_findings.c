@@ -624,7 +624,6 @@ static void test_full_list(void **state)
 
 static void test_severity_names(void **state)
 {
-	(void)state;
 	/* every kind has its id (and its rule beside it in rules[]) */
 	for (int k = 0; k < FK_N; k++)
 		assert_string_not_equal(finding_id((enum finding_kind)k), "?");

@@ -14,7 +14,6 @@
 
 static void test_zero_subpages(void **state)
 {
-	(void)state;
 	static unsigned char buf[8 * 4096];
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(zero_subpages(buf, sizeof(buf), 4096), 8);
@@ -31,13 +30,12 @@ static void helper_hist(struct underused_hist *h)
 {
 	static const int z[] = {0, 1, 63, 64, 65, 128, 129, 256, 300, 512};
 	assert_int_equal(underused_hist_init(h, 512), 0);
-	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(z); i++)
 		underused_hist_add(h, z[i]);
 }
 
 static void test_underused_split(void **state)
 {
-	(void)state;
 	struct underused_hist h;
 	helper_hist(&h);
 	assert_int_equal(h.nthp, 10);
@@ -72,7 +70,6 @@ static void test_underused_split(void **state)
 
 static void test_underused_merge(void **state)
 {
-	(void)state;
 	struct underused_hist a, b;
 	helper_hist(&a);
 	helper_hist(&b);
@@ -91,7 +88,6 @@ static void test_underused_merge(void **state)
 
 static void test_geom_and_report(void **state)
 {
-	(void)state;
 	struct folio_geom g;
 	folio_geom_init(&g, 4096, 64);
 	assert_int_equal(g.page_kb, 4);
@@ -125,7 +121,6 @@ static void test_geom_and_report(void **state)
 
 static void test_cgroup_rel(void **state)
 {
-	(void)state;
 	char out[64];
 	assert_int_equal(cgroup_rel("/sys/fs/cgroup/memory/a/", out, sizeof(out)), 0);
 	assert_string_equal(out, "sys/fs/cgroup/memory/a");
@@ -144,7 +139,6 @@ static void test_cgroup_rel(void **state)
 
 static void test_cgroup_pids(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-cg.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	unit_mkdirs(dir, "sys/fs/cgroup/app/web/w1");
@@ -179,6 +173,5 @@ static void test_cgroup_pids(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_zero_subpages), cmocka_unit_test(test_underused_split),
-	  cmocka_unit_test(test_underused_merge), cmocka_unit_test(test_geom_and_report),
-	  cmocka_unit_test(test_cgroup_rel), cmocka_unit_test(test_cgroup_pids))
+UNIT_TESTS(test_zero_subpages, test_underused_split, test_underused_merge, test_geom_and_report,
+	   test_cgroup_rel, test_cgroup_pids)

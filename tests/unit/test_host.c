@@ -17,7 +17,6 @@ static const char buddy[] =
 
 static void test_free_blocks_count_in_units_of_the_order(void **state)
 {
-	(void)state;
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(buddy), &bi), 0);
 	/* one zone: order-10 blocks hold two order-9 blocks each */
@@ -41,7 +40,6 @@ static void test_free_blocks_count_in_units_of_the_order(void **state)
 
 static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 {
-	(void)state;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
 	uint64_t n = 7;
@@ -58,11 +56,7 @@ static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 
 static void test_defrag_stalls_by_value(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *text;
-		enum defrag_stall want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"[always] defer defer+madvise madvise never", DEFRAG_STALL_ANY},
 		{"always defer defer+madvise [madvise] never", DEFRAG_STALL_MADVISED},
 		{"always defer [defer+madvise] madvise never", DEFRAG_STALL_MADVISED},
@@ -70,10 +64,11 @@ static void test_defrag_stalls_by_value(void **state)
 		{"always defer defer+madvise madvise [never]", DEFRAG_STALL_NONE},
 		{"[sometimes] never", DEFRAG_STALL_UNKNOWN},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct choice ch;
-		assert_int_equal(choice_parse(c[i].text, strlen(c[i].text), &ch), 0);
-		assert_int_equal(defrag_stalls(&ch), c[i].want);
+		unit_row_int(c[i].in, "choice_parse", choice_parse(c[i].in, strlen(c[i].in), &ch),
+			     0);
+		unit_row_int(c[i].in, "defrag_stalls", defrag_stalls(&ch), c[i].want);
 	}
 	struct choice unread = {0};
 	assert_int_equal(defrag_stalls(&unread), DEFRAG_STALL_UNKNOWN);
@@ -81,7 +76,6 @@ static void test_defrag_stalls_by_value(void **state)
 
 static void test_pmd_policy_per_size_then_top_level(void **state)
 {
-	(void)state;
 	struct thp_settings *s = calloc(1, sizeof(*s));
 	assert_non_null(s);
 	bool inh = true;
@@ -108,7 +102,6 @@ static void test_pmd_policy_per_size_then_top_level(void **state)
 
 static void test_cow_and_mthp_listing(void **state)
 {
-	(void)state;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
 	h->feat.cow_split = TRI_NO;
@@ -137,7 +130,6 @@ static void test_cow_and_mthp_listing(void **state)
 /* The per-size keys `thpctl set` takes, and the live value of a knob behind one. */
 static void test_size_keys_and_live_values(void **state)
 {
-	(void)state;
 	char k[64], v[CHOICE_LEN];
 	thp_size_key(k, sizeof(k), 64, "enabled");
 	assert_string_equal(k, "hugepages-64kB/enabled");
@@ -169,9 +161,7 @@ static void test_size_keys_and_live_values(void **state)
 	free(h);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_free_blocks_count_in_units_of_the_order),
-	  cmocka_unit_test(test_pmd_blocks_need_buddyinfo_and_the_order),
-	  cmocka_unit_test(test_defrag_stalls_by_value),
-	  cmocka_unit_test(test_pmd_policy_per_size_then_top_level),
-	  cmocka_unit_test(test_cow_and_mthp_listing),
-	  cmocka_unit_test(test_size_keys_and_live_values))
+UNIT_TESTS(test_free_blocks_count_in_units_of_the_order,
+	   test_pmd_blocks_need_buddyinfo_and_the_order, test_defrag_stalls_by_value,
+	   test_pmd_policy_per_size_then_top_level, test_cow_and_mthp_listing,
+	   test_size_keys_and_live_values)

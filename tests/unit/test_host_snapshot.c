@@ -37,7 +37,6 @@ static void close_snapshot(struct host_snapshot *h, struct sysroot *sr)
 
 static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_fixture("linux-6.18-x86");
 	struct host_snapshot *h = read_snapshot(&sr);
 	assert_true(h->has_vmstat && h->has_meminfo && h->has_buddy && h->has_settings);
@@ -58,7 +57,6 @@ static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
 
 static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_fixture("malformed");
 	struct host_snapshot *h = read_snapshot(&sr);
 	assert_int_equal(h->nmissing, 3);
@@ -70,10 +68,9 @@ static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
 
 static void the_sampler_reads_what_status_reads(void **state)
 {
-	(void)state;
 	static const char *const trees[] = {"linux-6.18-x86", "arm64-64k", "linux-4.14-x86",
 					    "malformed"};
-	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+	for (size_t t = 0; t < UNIT_LEN(trees); t++) {
 		struct sysroot sr = open_fixture(trees[t]);
 		struct host_snapshot *h = read_snapshot(&sr);
 		struct sample *s = calloc(1, sizeof(*s));
@@ -107,7 +104,6 @@ static void the_sampler_reads_what_status_reads(void **state)
 
 static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 {
-	(void)state;
 	struct host_snapshot h = {.has_khugepaged_cpu = true, .khugepaged_cpu_s = 5};
 	struct host_derived d;
 	host_derive(&h, &d);
@@ -121,7 +117,6 @@ static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 /* thp_fault_alloc + thp_fault_fallback past 2^64: unknown, not "200.0% (2^64-1 of 2^63-1)" */
 static void a_success_ratio_whose_sum_wraps_is_unknown(void **state)
 {
-	(void)state;
 	struct host_snapshot h = {0};
 	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 18446744073709551615\n"
 					  "thp_fault_fallback 9223372036854775808\n"
@@ -136,8 +131,7 @@ static void a_success_ratio_whose_sum_wraps_is_unknown(void **state)
 	kvlist_free(&h.vmstat);
 }
 
-UNIT_MAIN(cmocka_unit_test(a_recorded_tree_gives_counters_settings_and_khugepaged),
-	  cmocka_unit_test(a_success_ratio_whose_sum_wraps_is_unknown),
-	  cmocka_unit_test(a_malformed_tree_lists_its_bad_files_in_order),
-	  cmocka_unit_test(the_sampler_reads_what_status_reads),
-	  cmocka_unit_test(without_uptime_khugepaged_cpu_is_no_ratio))
+UNIT_TESTS(a_recorded_tree_gives_counters_settings_and_khugepaged,
+	   a_success_ratio_whose_sum_wraps_is_unknown,
+	   a_malformed_tree_lists_its_bad_files_in_order, the_sampler_reads_what_status_reads,
+	   without_uptime_khugepaged_cpu_is_no_ratio)

@@ -32,7 +32,6 @@ static struct tlb_record rec(bool step2m)
 
 static void test_hot_calls(void **state)
 {
-	(void)state;
 	struct tlb_record r = rec(true);
 	struct hot_verdict v;
 	/* chase_malloc 256M on small pages, 2 s: 257 MiB referenced, no AnonHugePages */
@@ -79,7 +78,6 @@ static void test_hot_calls(void **state)
 /* The accessed-bit probe: what it lost decides which calls stand. */
 static void test_hot_probe(void **state)
 {
-	(void)state;
 	/* this guest under load: a 64 MiB chase read 8 kB, the probe 20 of its 4096 kB */
 	static const struct hot_probe lost = {true, 4096, 20, 11}, kept = {true, 4096, 4096, 11},
 				      none = {false, 0, 0, 0};
@@ -120,7 +118,7 @@ static void test_hot_probe(void **state)
 		 HOT_ABITS_LOST, -1, -1},
 	};
 	struct tlb_record r = rec(true);
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		struct hot_sum s = {0};
 		struct hot_verdict v;
 		vma(&s, c[i].rss, c[i].ahp, c[i].ref);
@@ -136,7 +134,6 @@ static void test_hot_probe(void **state)
 /* Every call has its JSON id and its words (the guest call once had no id: "call" went missing). */
 static void test_hot_every_call_rendered(void **state)
 {
-	(void)state;
 	static const char *const ids[] = {"no-calibration",
 					  "cold",
 					  "fits-4k-reach",
@@ -160,5 +157,4 @@ static void test_hot_every_call_rendered(void **state)
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_hot_calls), cmocka_unit_test(test_hot_probe),
-	  cmocka_unit_test(test_hot_every_call_rendered))
+UNIT_TESTS(test_hot_calls, test_hot_probe, test_hot_every_call_rendered)

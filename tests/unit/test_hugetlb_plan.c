@@ -159,7 +159,6 @@ static void test_plan_case(void **state)
 /* The facts a plan records: which file reserves it, and what its notes must say. */
 static void test_plan_target_and_notes(void **state)
 {
-	(void)state;
 	static const struct {
 		int i; /* into cases[] */
 		enum hp_target target;
@@ -172,7 +171,7 @@ static void test_plan_target_and_notes(void **state)
 		{12, HP_TARGET_NODE, HP_NOTE_NO_NODE},
 		{13, HP_TARGET_SIZE, HP_NOTE_UNSUPPORTED | HP_NOTE_NOT_DEFAULT},
 	};
-	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+	for (size_t k = 0; k < UNIT_LEN(want); k++) {
 		struct hp_plan_input in;
 		struct hp_plan p;
 		fill(&cases[want[k].i], &in);
@@ -185,7 +184,6 @@ static void test_plan_target_and_notes(void **state)
 /* The runtime verdict in words, from the plan's numbers. */
 static void test_runtime_text(void **state)
 {
-	(void)state;
 	struct hp_plan_input in;
 	struct hp_plan p;
 	char why[320];
@@ -214,7 +212,6 @@ static void test_runtime_text(void **state)
 
 static void test_bad_input(void **state)
 {
-	(void)state;
 	struct hp_plan_input in;
 	struct hp_plan p;
 	fill(&cases[0], &in);

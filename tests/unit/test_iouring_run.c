@@ -18,7 +18,6 @@ static const char fio333[] =
 
 static void test_fio_job_figures(void **state)
 {
-	(void)state;
 	struct fio_res r;
 	assert_int_equal(fio_parse(fio333, strlen(fio333), &r), 0);
 	assert_true(r.ok);
@@ -33,7 +32,6 @@ static void test_fio_job_figures(void **state)
 
 static void test_fio_notes_before_the_json_are_skipped(void **state)
 {
-	(void)state;
 	char text[1024];
 	snprintf(text, sizeof(text),
 		 "note: both iodepth >= 1 and synchronous I/O engine are "
@@ -46,7 +44,6 @@ static void test_fio_notes_before_the_json_are_skipped(void **state)
 
 static void test_fio_failed_job_is_not_ok(void **state)
 {
-	(void)state;
 	/* fio writes a job that could not start (err=22) with error set and no I/O */
 	const char *bad = "fio: pid=1, err=22/file:filesetup.c:805, func=open, error=Invalid "
 			  "argument\n{\"jobs\": [{\"error\": 22, \"job_runtime\": 0, \"usr_cpu\": "
@@ -62,7 +59,6 @@ static void test_fio_failed_job_is_not_ok(void **state)
 
 static void test_fio_not_a_document(void **state)
 {
-	(void)state;
 	struct fio_res r;
 	assert_int_equal(fio_parse("", 0, &r), -EINVAL);
 	assert_int_equal(fio_parse("fio: no such engine\n", 20, &r), -EINVAL);
@@ -78,7 +74,5 @@ static void test_fio_not_a_document(void **state)
 	assert_false(r.ok);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_fio_job_figures),
-	  cmocka_unit_test(test_fio_notes_before_the_json_are_skipped),
-	  cmocka_unit_test(test_fio_failed_job_is_not_ok),
-	  cmocka_unit_test(test_fio_not_a_document))
+UNIT_TESTS(test_fio_job_figures, test_fio_notes_before_the_json_are_skipped,
+	   test_fio_failed_job_is_not_ok, test_fio_not_a_document)

@@ -17,7 +17,6 @@ static void check_rel_allowed(const char *const *paths, size_t n, bool want)
 
 static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
 {
-	(void)state;
 	static const char *const written[] = {
 		THP "/enabled",
 		THP "/defrag",
@@ -33,12 +32,11 @@ static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
 		"proc/sys/vm/nr_hugepages",
 		"proc/sys/vm/nr_overcommit_hugepages",
 	};
-	check_rel_allowed(written, sizeof(written) / sizeof(written[0]), true);
+	check_rel_allowed(written, UNIT_LEN(written), true);
 }
 
 static void test_allow_list_refuses_escapes_and_other_files(void **state)
 {
-	(void)state;
 	static const char *const refused[] = {
 		/* the four the reliability run used to overwrite canary files */
 		"tmp/x",
@@ -63,12 +61,11 @@ static void test_allow_list_refuses_escapes_and_other_files(void **state)
 		"",
 		"sys/kernel/mm/transparent_hugepage_x/enabled",
 	};
-	check_rel_allowed(refused, sizeof(refused) / sizeof(refused[0]), false);
+	check_rel_allowed(refused, UNIT_LEN(refused), false);
 }
 
 static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
 {
-	(void)state;
 	static const char *const yes[] = {"proc/sys/vm/drop_caches", "proc/sys/vm/compact_memory",
 					  NULL};
 	static const char *const no[] = {THP "/enabled", "proc/sys/vm/../vm/drop_caches", NULL};
@@ -77,7 +74,6 @@ static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
 
 static void test_values_are_knob_words_or_numbers(void **state)
 {
-	(void)state;
 	char longv[80];
 	memset(longv, 'a', sizeof(longv) - 1);
 	longv[sizeof(longv) - 1] = '\0';
@@ -88,7 +84,6 @@ static void test_values_are_knob_words_or_numbers(void **state)
 
 static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)
 {
-	(void)state;
 	static const char text[] =
 		"thpctl-journal 2\n"
 		"owner 1234\n"
@@ -114,7 +109,6 @@ static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)
 
 static void test_parse_reads_version_1_and_refuses_other_headers(void **state)
 {
-	(void)state;
 	struct journal j;
 	static const char v1[] = "thpctl-journal 1\nowner 77 123456\npurpose set\n"
 				 "entry " THP "/defrag\tnever\n";
@@ -138,7 +132,6 @@ static void test_parse_reads_version_1_and_refuses_other_headers(void **state)
 
 static void test_parse_sanitises_purpose(void **state)
 {
-	(void)state;
 	struct journal j;
 	assert_int_equal(journal_parse(LIT("thpctl-journal 2\npurpose \x1b[31mred\n"), &j), 0);
 	assert_string_equal(j.purpose, "?[31mred");
@@ -146,7 +139,6 @@ static void test_parse_sanitises_purpose(void **state)
 
 static void test_format_round_trips(void **state)
 {
-	(void)state;
 	struct journal j = {.n = 2};
 	snprintf(j.purpose, sizeof(j.purpose), "set");
 	snprintf(j.e[0].rel, sizeof(j.e[0].rel), THP "/enabled");
@@ -169,7 +161,6 @@ static void test_format_round_trips(void **state)
 
 static void test_value_matches_choice_and_number_files(void **state)
 {
-	(void)state;
 	assert_true(journal_value_matches(LIT("always [madvise] never\n"), "madvise"));
 	assert_false(journal_value_matches(LIT("always [madvise] never\n"), "always"));
 	assert_false(journal_value_matches(LIT("always [madvise] never\n"), "madvis"));
@@ -180,11 +171,10 @@ static void test_value_matches_choice_and_number_files(void **state)
 	assert_false(journal_value_matches(LIT(""), "0"));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_allow_list_takes_every_knob_thpctl_writes),
-	  cmocka_unit_test(test_allow_list_refuses_escapes_and_other_files),
-	  cmocka_unit_test(test_pokes_are_only_drop_caches_and_compact_memory),
-	  cmocka_unit_test(test_values_are_knob_words_or_numbers),
-	  cmocka_unit_test(test_parse_keeps_allowed_entries_and_counts_the_rest),
-	  cmocka_unit_test(test_parse_reads_version_1_and_refuses_other_headers),
-	  cmocka_unit_test(test_parse_sanitises_purpose), cmocka_unit_test(test_format_round_trips),
-	  cmocka_unit_test(test_value_matches_choice_and_number_files))
+UNIT_TESTS(test_allow_list_takes_every_knob_thpctl_writes,
+	   test_allow_list_refuses_escapes_and_other_files,
+	   test_pokes_are_only_drop_caches_and_compact_memory,
+	   test_values_are_knob_words_or_numbers,
+	   test_parse_keeps_allowed_entries_and_counts_the_rest,
+	   test_parse_reads_version_1_and_refuses_other_headers, test_parse_sanitises_purpose,
+	   test_format_round_trips, test_value_matches_choice_and_number_files)

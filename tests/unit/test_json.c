@@ -36,7 +36,6 @@ static void roundtrip(const char *in, size_t n, const char *want, size_t want_le
 
 static void test_valid_utf8_kept(void **state)
 {
-	(void)state;
 	RT("khugepaged", "khugepaged");
 	RT("", "");
 	RT("caf\xc3\xa9", "caf\xc3\xa9");	      /* 2 bytes */
@@ -49,7 +48,6 @@ static void test_valid_utf8_kept(void **state)
 
 static void test_invalid_utf8_replaced(void **state)
 {
-	(void)state;
 	RT("a\xff"
 	   "b",
 	   "a" FFFD "b");				      /* never valid */
@@ -69,7 +67,6 @@ static void test_invalid_utf8_replaced(void **state)
 
 static void test_nul_replaced(void **state)
 {
-	(void)state;
 	/* a NUL inside the length would end the string for C readers */
 	RT("a\0b", "a" FFFD "b");
 	json_t *s = json_str_n("a\0b", 3);
@@ -80,7 +77,6 @@ static void test_nul_replaced(void **state)
 
 static void test_raw_jansson_rejects(void **state)
 {
-	(void)state;
 	/* why json_str_n exists: jansson refuses invalid UTF-8 outright */
 	assert_null(json_stringn("a\xff", 2));
 	json_t *s = json_str_n("a\xff", 2);
@@ -90,7 +86,6 @@ static void test_raw_jansson_rejects(void **state)
 
 static void test_all_bytes(void **state)
 {
-	(void)state;
 	/* every byte value, and a comm cut in the middle of a sequence: always valid JSON */
 	char in[256 + 2];
 	for (int i = 0; i < 256; i++)
@@ -115,7 +110,6 @@ static void test_all_bytes(void **state)
 
 static void test_json_str_null(void **state)
 {
-	(void)state;
 	json_t *n = json_str(NULL);
 	assert_true(json_is_null(n));
 	json_decref(n);
@@ -126,7 +120,6 @@ static void test_json_str_null(void **state)
 
 static void test_numbers(void **state)
 {
-	(void)state;
 	struct opt_u64 absent = {.v = 5, .present = false}, present = {.v = 511, .present = true};
 	json_t *a = json_opt_u64(&absent), *p = json_opt_u64(&present);
 	assert_true(json_is_null(a));
@@ -159,7 +152,6 @@ static char *dumped(json_t *obj, size_t *len)
 
 static void test_put_and_dump(void **state)
 {
-	(void)state;
 	json_t *obj = json_object();
 	json_put(obj, "b", NULL); /* NULL becomes null */
 	json_put(obj, "a", json_u64(2048));
@@ -216,7 +208,6 @@ static void python_says(const char *text, const char *py)
 
 static void test_u64_exact(void **state)
 {
-	(void)state;
 	json_t *obj = json_object(), *arr = json_array();
 	json_put(obj, "max", json_u64(UINT64_MAX));
 	json_put(obj, "half", json_u64((uint64_t)INT64_MAX + 1));
@@ -261,7 +252,6 @@ static void test_u64_exact(void **state)
 
 static void test_u64_unmark_only_markers(void **state)
 {
-	(void)state;
 	/* a document without markers is returned as it was */
 	char plain[] = "{\"a\": \"\\u0000x\", \"b\": \"\\\\u0000u64:1\"}";
 	char copy[sizeof(plain)];
@@ -278,7 +268,6 @@ static void test_u64_unmark_only_markers(void **state)
 /* Text output: a process name must not drive the terminal. */
 static void test_strip_ctl(void **state)
 {
-	(void)state;
 	char esc[] = "a\x1b[31mred\x1b[0m\n";
 	assert_string_equal(strip_ctl(esc), "a?[31mred?[0m?");
 	char c1[] = "x\xc2\x9by"; /* U+009B: the 8-bit CSI */
@@ -294,7 +283,6 @@ static void test_strip_ctl(void **state)
 
 static void test_schema_first_key(void **state)
 {
-	(void)state;
 	json_t *o = json_object();
 	json_put(o, "b", json_integer(2));
 	json_put(o, "a", json_u64(UINT64_MAX));
@@ -311,9 +299,7 @@ static void test_schema_first_key(void **state)
 	assert_null(json_with_schema(NULL, "lab", NULL));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_schema_first_key), cmocka_unit_test(test_valid_utf8_kept),
-	  cmocka_unit_test(test_invalid_utf8_replaced), cmocka_unit_test(test_nul_replaced),
-	  cmocka_unit_test(test_raw_jansson_rejects), cmocka_unit_test(test_all_bytes),
-	  cmocka_unit_test(test_json_str_null), cmocka_unit_test(test_numbers),
-	  cmocka_unit_test(test_put_and_dump), cmocka_unit_test(test_strip_ctl),
-	  cmocka_unit_test(test_u64_exact), cmocka_unit_test(test_u64_unmark_only_markers))
+UNIT_TESTS(test_schema_first_key, test_valid_utf8_kept, test_invalid_utf8_replaced,
+	   test_nul_replaced, test_raw_jansson_rejects, test_all_bytes, test_json_str_null,
+	   test_numbers, test_put_and_dump, test_strip_ctl, test_u64_exact,
+	   test_u64_unmark_only_markers)

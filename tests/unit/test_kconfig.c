@@ -19,7 +19,6 @@ static const char cfg_618[] = "CONFIG_MM_ID=y\n"
 
 static void test_parse_choices(void **state)
 {
-	(void)state;
 	assert_int_equal(kconfig_thp_parse(LIT(cfg_618)), KCT_MADVISE);
 	assert_int_equal(kconfig_thp_parse(LIT("CONFIG_TRANSPARENT_HUGEPAGE=y\n"
 					       "CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS=y\n")),
@@ -57,7 +56,6 @@ static void read_is(struct sysroot *sr, const char *release, int rc, enum kconfi
 
 static void test_read_boot_config_first(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-kcfg.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	mk("boot");
@@ -76,7 +74,6 @@ static void test_read_boot_config_first(void **state)
 #ifdef THPCTL_ZLIB
 static void test_read_proc_config_gz(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-kcfg.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	mk("proc");

@@ -20,6 +20,13 @@ static const char vmstat_618[] = "nr_free_pages 1078159\n"
 				 "thp_split_pmd 9\n"
 				 "thp_swpout_fallback 0\n";
 
+/* L holds N pairs, and BAD lines were passed over. */
+static void check_counts(const struct kvlist *l, size_t n, size_t bad)
+{
+	assert_int_equal(l->n, n);
+	assert_int_equal(l->bad, bad);
+}
+
 /* kv_get finds NAME with value V. */
 struct kv_want {
 	const char *name;
@@ -45,12 +52,10 @@ static void check_absent(const struct kvlist *l, const char *const *names)
 
 static void test_vmstat_values(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(LIT(vmstat_618), &l), 0);
-	assert_int_equal(l.n, 14);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 14, 0);
 	check_values(&l,
 		     (const struct kv_want[]){
 			     {"nr_free_pages", 1078159},
@@ -76,7 +81,6 @@ static void test_vmstat_values(void **state)
 
 static void test_vmstat_unknown_keys_kept(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 1\n"
 			    "some_counter_from_2030 42\n"
@@ -91,7 +95,6 @@ static void test_vmstat_unknown_keys_kept(void **state)
 
 static void test_vmstat_malformed_lines(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 10\n"
 			    "no_number\n"			   /* no value */
@@ -103,8 +106,7 @@ static void test_vmstat_malformed_lines(void **state)
 			    "thp_fault_fallback\t20\n" /* tab separator */
 			    "compact_stall 3";	       /* truncated: no newline */
 	assert_int_equal(vmstat_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 6);
-	assert_int_equal(l.n, 2);
+	check_counts(&l, 2, 6);
 	static const struct kv_want w[] = {{"thp_fault_alloc", 10}, {"thp_fault_fallback", 20}};
 	check_values(&l, w, 2);
 	/* a cut last line could be "3" of "3456": never used */
@@ -116,7 +118,6 @@ static void test_vmstat_malformed_lines(void **state)
 
 static void test_vmstat_long_name(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	char text[200];
 	uint64_t v = 0;
@@ -130,8 +131,7 @@ static void test_vmstat_long_name(void **state)
 	memset(text, 'a', KV_NAME_LEN);
 	strcpy(text + KV_NAME_LEN, " 6\nok 1\n");
 	assert_int_equal(vmstat_parse(text, strlen(text), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 1);
+	check_counts(&l, 1, 1);
 	assert_true(kv_get(&l, "ok", &v));
 	assert_int_equal(v, 1);
 	kvlist_free(&l);
@@ -139,19 +139,15 @@ static void test_vmstat_long_name(void **state)
 
 static void test_vmstat_empty_and_reuse(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	assert_int_equal(vmstat_parse(LIT(""), &l), 0);
-	assert_int_equal(l.n, 0);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 0, 0);
 	assert_false(kv_get(&l, "thp_fault_alloc", NULL));
 	/* a second parse replaces the first (the list is cleared) */
 	assert_int_equal(vmstat_parse(LIT("a 1\nb 2\nbad\n"), &l), 0);
-	assert_int_equal(l.n, 2);
-	assert_int_equal(l.bad, 1);
+	check_counts(&l, 2, 1);
 	assert_int_equal(vmstat_parse(LIT("c 3\n"), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 1, 0);
 	assert_false(kv_get(&l, "a", NULL));
 	assert_true(kv_get(&l, "c", NULL));
 	kvlist_free(&l);
@@ -159,7 +155,6 @@ static void test_vmstat_empty_and_reuse(void **state)
 
 static void test_vmstat_many_keys_grow(void **state)
 {
-	(void)state;
 	/* more than the initial capacity (64): the list grows */
 	char text[300 * 24];
 	size_t n = 0;
@@ -175,7 +170,6 @@ static void test_vmstat_many_keys_grow(void **state)
 
 static void test_meminfo_values(void **state)
 {
-	(void)state;
 	const char text[] = "MemTotal:       24683652 kB\n"
 			    "MemFree:        24447856 kB\n"
 			    "Active(anon):       1516 kB\n"
@@ -190,8 +184,7 @@ static void test_meminfo_values(void **state)
 			    "Hugetlb:           32768 kB\n";
 	struct kvlist l = {0};
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
-	assert_int_equal(l.n, 12);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 12, 0);
 	check_values(&l,
 		     (const struct kv_want[]){
 			     {"MemTotal", 24683652},
@@ -208,7 +201,6 @@ static void test_meminfo_values(void **state)
 
 static void test_meminfo_malformed(void **state)
 {
-	(void)state;
 	const char text[] = "MemTotal 100 kB\n"		     /* missing colon */
 			    "MemFree:\n"		     /* no number */
 			    "Cached:   kB\n"		     /* no number */
@@ -218,8 +210,7 @@ static void test_meminfo_malformed(void **state)
 			    "Dirty: 2620 kB";		     /* truncated last line */
 	struct kvlist l = {0};
 	assert_int_equal(meminfo_parse(LIT(text), &l), 0);
-	assert_int_equal(l.bad, 6);
-	assert_int_equal(l.n, 1);
+	check_counts(&l, 1, 6);
 	static const struct kv_want w[] = {{"Buffers", 2416}};
 	check_values(&l, w, 1);
 	/* Dirty cut: never used */
@@ -229,14 +220,12 @@ static void test_meminfo_malformed(void **state)
 
 	/* vmstat text is malformed as meminfo (no colons) */
 	assert_int_equal(meminfo_parse(LIT(vmstat_618), &l), 0);
-	assert_int_equal(l.n, 0);
-	assert_int_equal(l.bad, 14);
+	check_counts(&l, 0, 14);
 	kvlist_free(&l);
 }
 
 static void test_kvlist_add(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(kvlist_add(&l, "abcdef", 3, 9), 0); /* NAME_LEN bytes only */
@@ -252,7 +241,6 @@ static void test_kvlist_add(void **state)
 
 static void test_live_vmstat(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/vmstat", &len);
 	struct kvlist l = {0};
@@ -280,7 +268,6 @@ static void test_live_vmstat(void **state)
 
 static void test_node_meminfo(void **state)
 {
-	(void)state;
 	static const char nm[] = "Node 1 MemTotal:       12341826 kB\n"
 				 "Node 1 MemFree:            1000 kB\n"
 				 "Node 1 HugePages_Total:     0\n"
@@ -288,8 +275,7 @@ static void test_node_meminfo(void **state)
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(node_meminfo_parse(LIT(nm), &l), 0);
-	assert_int_equal(l.n, 4);
-	assert_int_equal(l.bad, 0);
+	check_counts(&l, 4, 0);
 	assert_true(kv_get(&l, "MemTotal", &v) && v == 12341826);
 	assert_true(kv_get(&l, "HugePages_Total", &v) && v == 0);
 	assert_true(kv_get(&l, "Big", &v) && v == UINT64_MAX);
@@ -300,8 +286,7 @@ static void test_node_meminfo(void **state)
 				  "Node 0 Active: 7 kB\n"
 				  "Node 0 Dirty: 3";
 	assert_int_equal(node_meminfo_parse(LIT(bad), &l), 0);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.bad, 4);
+	check_counts(&l, 1, 4);
 	assert_true(kv_get(&l, "Active", &v) && v == 7);
 	assert_false(kv_get(&l, "MemTotal", NULL));
 	assert_int_equal(node_meminfo_parse(LIT(""), &l), 0);
@@ -317,7 +302,6 @@ static void test_node_meminfo(void **state)
 /* The readers through a recorded tree: good, cut, empty, missing. */
 static void test_readers_on_a_tree(void **state)
 {
-	(void)state;
 	char root[64];
 	struct sysroot sr;
 	unit_tree(root, "kv",
@@ -363,7 +347,6 @@ static void test_readers_on_a_tree(void **state)
 /* A key printed twice is damage: both copies are unknown, the first one named (issue 24). */
 static void test_kv_duplicate_key_is_unknown(void **state)
 {
-	(void)state;
 	struct kvlist l = {0};
 	uint64_t v = 0;
 	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 12345\n"
@@ -407,11 +390,7 @@ static void test_kv_duplicate_key_is_unknown(void **state)
 	kvlist_free(&l);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_kv_duplicate_key_is_unknown), cmocka_unit_test(test_vmstat_values),
-	  cmocka_unit_test(test_vmstat_unknown_keys_kept),
-	  cmocka_unit_test(test_vmstat_malformed_lines), cmocka_unit_test(test_vmstat_long_name),
-	  cmocka_unit_test(test_vmstat_empty_and_reuse),
-	  cmocka_unit_test(test_vmstat_many_keys_grow), cmocka_unit_test(test_meminfo_values),
-	  cmocka_unit_test(test_meminfo_malformed), cmocka_unit_test(test_kvlist_add),
-	  cmocka_unit_test(test_live_vmstat), cmocka_unit_test(test_node_meminfo),
-	  cmocka_unit_test(test_readers_on_a_tree))
+UNIT_TESTS(test_kv_duplicate_key_is_unknown, test_vmstat_values, test_vmstat_unknown_keys_kept,
+	   test_vmstat_malformed_lines, test_vmstat_long_name, test_vmstat_empty_and_reuse,
+	   test_vmstat_many_keys_grow, test_meminfo_values, test_meminfo_malformed, test_kvlist_add,
+	   test_live_vmstat, test_node_meminfo, test_readers_on_a_tree)

@@ -10,7 +10,6 @@ static struct lab_result res;
 
 static void test_col_add_limits(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_COLS; i++) {
 		char name[16];
@@ -41,7 +40,6 @@ static void test_col_add_limits(void **state)
 
 static void test_row_add_limits(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	lab_col_add(&res, "x", "");
 	for (int i = 0; i < LAB_MAX_ROWS; i++) {
@@ -65,7 +63,6 @@ static void test_row_add_limits(void **state)
 
 static void test_cell_set(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
 	int c2 = lab_col_add(&res, "faults", "");
@@ -97,7 +94,6 @@ static void test_cell_set(void **state)
 
 static void test_cell_set_ignored(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
 	int r = lab_row_add(&res, "plain");
@@ -119,7 +115,6 @@ static void test_cell_set_ignored(void **state)
 
 static void test_proofs_and_verdicts(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_PROOFS + 3; i++)
 		lab_proof(&res, "k", "value %d", i);
@@ -144,7 +139,6 @@ static void test_proofs_and_verdicts(void **state)
 
 static void test_names_and_table(void **state)
 {
-	(void)state;
 	assert_string_equal(lab_mode_name(MODE_PLAIN), "plain");
 	assert_string_equal(lab_mode_name(MODE_COLLAPSE), "collapse");
 	assert_string_equal(lab_mode_name(MODE_NMODES), "?");
@@ -170,7 +164,6 @@ static void test_names_and_table(void **state)
 
 static void test_table_is_the_twelve_experiments_in_order(void **state)
 {
-	(void)state;
 	char names[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
@@ -183,7 +176,6 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 
 static void test_quick_mode_defaults_live_in_the_entries(void **state)
 {
-	(void)state;
 	char quick[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		if (x->in_quick)
@@ -208,7 +200,6 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 
 static void test_experiment_options_are_long_flags_with_help(void **state)
 {
-	(void)state;
 	int count = 0;
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		for (int k = 0; k < LAB_MAX_OPTDOCS && x->opts[k].flag; k++, count++) {
@@ -221,7 +212,6 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 
 static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
 {
-	(void)state;
 	struct lab_opts o = {.runs = 3};
 	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
 	assert_int_equal(e.size, 1ull << 30);
@@ -257,7 +247,6 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
  */
 static void test_faster_clause_words_follow_the_interval(void **state)
 {
-	(void)state;
 	/* CI (none: NOCI) over N per backing at LEVEL, the medians HUGE and SMALL ns: CALL, TEXT */
 	static const struct {
 		const char *name;
@@ -341,7 +330,7 @@ static void test_faster_clause_words_follow_the_interval(void **state)
 		 CI_TOO_FEW,
 		 "inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char out[256];
 		int call = lab_faster_clause(out, sizeof(out), c[i].noci ? NULL : &c[i].ci, c[i].n,
 					     c[i].level, c[i].huge, c[i].small, 0.10);
@@ -358,7 +347,6 @@ static void test_faster_clause_words_follow_the_interval(void **state)
  */
 static void test_claim_call_needs_two_agreeing_rounds(void **state)
 {
-	(void)state;
 	char why[256];
 	const double one[] = {1.04};
 	assert_int_equal(lab_claim_call(one, 1, false, 1.5, 1.2, why, sizeof(why)),
@@ -399,7 +387,6 @@ static void test_claim_call_needs_two_agreeing_rounds(void **state)
  */
 static void test_mthp_call_needs_a_folio_of_the_size(void **state)
 {
-	(void)state;
 	struct mthp_seen ok = {.folios_read = true,
 			       .folios = 1024,
 			       .expect = 1024,
@@ -448,7 +435,6 @@ static void test_mthp_call_needs_a_folio_of_the_size(void **state)
  */
 static void test_kh_call_waits_for_a_full_scan(void **state)
 {
-	(void)state;
 	struct kh_seen s = {.expect_collapse = true, .got = 8, .full_scans = 0};
 	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);
 	s.full_scans = 3; /* scanned, still going at the timeout */
@@ -469,14 +455,11 @@ static void test_kh_call_waits_for_a_full_scan(void **state)
 	assert_int_equal(lab_kh_call(&s), KH_FORBIDDEN);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_col_add_limits), cmocka_unit_test(test_row_add_limits),
-	  cmocka_unit_test(test_cell_set), cmocka_unit_test(test_cell_set_ignored),
-	  cmocka_unit_test(test_proofs_and_verdicts), cmocka_unit_test(test_names_and_table),
-	  cmocka_unit_test(test_table_is_the_twelve_experiments_in_order),
-	  cmocka_unit_test(test_quick_mode_defaults_live_in_the_entries),
-	  cmocka_unit_test(test_experiment_options_are_long_flags_with_help),
-	  cmocka_unit_test(test_quick_opts_fill_only_what_the_command_line_left_open),
-	  cmocka_unit_test(test_faster_clause_words_follow_the_interval),
-	  cmocka_unit_test(test_claim_call_needs_two_agreeing_rounds),
-	  cmocka_unit_test(test_mthp_call_needs_a_folio_of_the_size),
-	  cmocka_unit_test(test_kh_call_waits_for_a_full_scan))
+UNIT_TESTS(test_col_add_limits, test_row_add_limits, test_cell_set, test_cell_set_ignored,
+	   test_proofs_and_verdicts, test_names_and_table,
+	   test_table_is_the_twelve_experiments_in_order,
+	   test_quick_mode_defaults_live_in_the_entries,
+	   test_experiment_options_are_long_flags_with_help,
+	   test_quick_opts_fill_only_what_the_command_line_left_open,
+	   test_faster_clause_words_follow_the_interval, test_claim_call_needs_two_agreeing_rounds,
+	   test_mthp_call_needs_a_folio_of_the_size, test_kh_call_waits_for_a_full_scan)

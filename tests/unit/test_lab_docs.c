@@ -47,7 +47,6 @@ static void assert_table_names(const char *got, const char *sep)
 
 static void test_lab_doc_experiment_table_matches_the_lab_table(void **state)
 {
-	(void)state;
 	size_t len;
 	char *readme = unit_slurp_ok("docs/lab.md", &len);
 	const char *sec = unit_find(readme, "# Lab: ");
@@ -68,7 +67,6 @@ static void test_lab_doc_experiment_table_matches_the_lab_table(void **state)
 
 static void test_lab_doc_quick_sentence_names_the_quick_experiments(void **state)
 {
-	(void)state;
 	size_t len;
 	char *readme = unit_slurp_ok("docs/lab.md", &len);
 	const char *s = unit_find(readme, "`lab quick` runs ");
@@ -89,7 +87,6 @@ static void test_lab_doc_quick_sentence_names_the_quick_experiments(void **state
 
 static void test_man_page_lists_the_lab_table(void **state)
 {
-	(void)state;
 	size_t len;
 	char *man = unit_slurp_ok("man/thpctl.1", &len);
 	const char *s = unit_find(man, "THP experiments on this kernel (");
@@ -105,6 +102,6 @@ static void test_man_page_lists_the_lab_table(void **state)
 	free(man);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_lab_doc_experiment_table_matches_the_lab_table),
-	  cmocka_unit_test(test_lab_doc_quick_sentence_names_the_quick_experiments),
-	  cmocka_unit_test(test_man_page_lists_the_lab_table))
+UNIT_TESTS(test_lab_doc_experiment_table_matches_the_lab_table,
+	   test_lab_doc_quick_sentence_names_the_quick_experiments,
+	   test_man_page_lists_the_lab_table)

@@ -8,7 +8,6 @@
 
 static void test_long_proof_ends_in_dots_at_a_whole_character(void **state)
 {
-	(void)state;
 	static struct lab_result r;
 	char text[600];
 	memset(text, 'a', sizeof(text));
@@ -28,4 +27,4 @@ static void test_long_proof_ends_in_dots_at_a_whole_character(void **state)
 	assert_string_equal(v + at, "...");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_long_proof_ends_in_dots_at_a_whole_character))
+UNIT_TESTS(test_long_proof_ends_in_dots_at_a_whole_character)

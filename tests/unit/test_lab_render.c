@@ -14,7 +14,6 @@ static struct lab_result res;
  */
 static void test_json_proofs_are_a_list_that_keeps_repeated_keys(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	snprintf(res.experiment, sizeof(res.experiment), "touch");
 	lab_proof(&res, "collapse run 3/3", "failed: %s", "Resource temporarily unavailable");
@@ -45,7 +44,6 @@ static void test_json_proofs_are_a_list_that_keeps_repeated_keys(void **state)
 /* kpageflags not read in the runs that completed: said so, not "small pages x0" or an errno. */
 static void test_folio_proof_of_a_run_that_did_not_read_them(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	struct lab_ctx ctx = {.root = true, .page_size = 4096};
 	struct folio_counts fc = {0};
@@ -63,5 +61,5 @@ static void test_folio_proof_of_a_run_that_did_not_read_them(void **state)
 			    "skipped: not root (/proc/kpageflags is root-only)");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_json_proofs_are_a_list_that_keeps_repeated_keys),
-	  cmocka_unit_test(test_folio_proof_of_a_run_that_did_not_read_them))
+UNIT_TESTS(test_json_proofs_are_a_list_that_keeps_repeated_keys,
+	   test_folio_proof_of_a_run_that_did_not_read_them)

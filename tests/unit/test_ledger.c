@@ -15,7 +15,6 @@
 
 static void test_samples_fall_one_per_stratum(void **state)
 {
-	(void)state;
 	for (uint64_t addr = 0x200000; addr < 0x200000 * 50; addr += 0x200000)
 		for (int i = 0; i < 8; i++) {
 			unsigned p = ledger_sample_pos(addr, i, 8, 512);
@@ -28,7 +27,6 @@ static void test_samples_fall_one_per_stratum(void **state)
 
 static void test_samples_differ_between_thps(void **state)
 {
-	(void)state;
 	int same = 0;
 	for (uint64_t a = 1; a <= 100; a++)
 		same += ledger_sample_pos(a << 21, 0, 8, 512) ==
@@ -38,7 +36,6 @@ static void test_samples_differ_between_thps(void **state)
 
 static void test_creep_is_what_khugepaged_may_add(void **state)
 {
-	(void)state;
 	assert_int_equal(ledger_creep_pages(1, 512, 511), 511);
 	assert_int_equal(ledger_creep_pages(300, 512, 511), 212);
 	assert_int_equal(ledger_creep_pages(300, 512, 212), 212);
@@ -51,7 +48,6 @@ static void test_creep_is_what_khugepaged_may_add(void **state)
 
 static void test_folio_found_from_a_tail(void **state)
 {
-	(void)state;
 	uint64_t kf[512] = {0};
 	/* a 16-page folio at frames 1000+32 .. +47, a PMD folio elsewhere */
 	kf[32] = THP | KPF_M_HEAD;
@@ -80,7 +76,6 @@ static void test_folio_found_from_a_tail(void **state)
 
 static void test_partial_folios_hold_their_unmapped_pages(void **state)
 {
-	(void)state;
 	struct ledger_folios s = {0};
 	struct ledger_raw raw = {0};
 	struct ledger_folio pmd1 = {5120, 512}, pmd2 = {6144, 512}, m16 = {9000, 16};
@@ -99,7 +94,6 @@ static void test_partial_folios_hold_their_unmapped_pages(void **state)
 /* Folios seen whole leave the list at once: 10 000 mTHPs keep one entry, not 10 000. */
 static void test_whole_folios_do_not_pile_up(void **state)
 {
-	(void)state;
 	struct ledger_folios s = {0};
 	struct ledger_raw raw = {0};
 	for (uint64_t i = 0; i < 10000; i++) {
@@ -122,7 +116,6 @@ static void test_whole_folios_do_not_pile_up(void **state)
 
 static void test_build_estimates_invented_from_samples(void **state)
 {
-	(void)state;
 	struct ledger_raw raw = {
 		.thps = 512, .thps_sampled = 512, .samples = 4096, .zero_samples = 4095};
 	struct thp_ledger l;
@@ -145,7 +138,6 @@ static void test_build_estimates_invented_from_samples(void **state)
 
 static void test_build_says_unknown_never_zero(void **state)
 {
-	(void)state;
 	struct ledger_raw raw = {.thps = 10, .mem_err = -EACCES, .held_err = -EPERM};
 	struct thp_ledger l;
 	ledger_build(20480, &raw, 0, 8, true, 511, 4, 9, &l);
@@ -171,7 +163,6 @@ static void test_build_says_unknown_never_zero(void **state)
 
 static void test_bloat_needs_a_quarter_and_16_mib(void **state)
 {
-	(void)state;
 	assert_true(ledger_is_bloated(16 * 1024 + 1, 65536));
 	assert_false(ledger_is_bloated(16 * 1024, 65536));	/* not over 16 MiB */
 	assert_false(ledger_is_bloated(20 * 1024, 100 * 1024)); /* 20%: not over 25% */
@@ -182,7 +173,6 @@ static void test_bloat_needs_a_quarter_and_16_mib(void **state)
 /* The three rebuilt cases of issue 22 (numbers as measured there), and lazy free from smaps. */
 static void test_largest_cost_past_its_threshold(void **state)
 {
-	(void)state;
 	struct thp_ledger l;
 	/* huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
 	ledger_split_build(&l);
@@ -240,7 +230,6 @@ static void test_largest_cost_past_its_threshold(void **state)
 /* The ledger block: mTHP bytes are never counted as underused; lazy free has its line. */
 static void test_render_mthp_and_lazyfree(void **state)
 {
-	(void)state;
 	struct ledger_raw raw = {.mthp_pages = {[4] = 4096}};
 	struct thp_ledger l;
 	ledger_build(0, &raw, 0, 8, true, 511, 4, 9, &l);
@@ -265,14 +254,9 @@ static void test_render_mthp_and_lazyfree(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_samples_fall_one_per_stratum),
-	  cmocka_unit_test(test_samples_differ_between_thps),
-	  cmocka_unit_test(test_creep_is_what_khugepaged_may_add),
-	  cmocka_unit_test(test_folio_found_from_a_tail),
-	  cmocka_unit_test(test_partial_folios_hold_their_unmapped_pages),
-	  cmocka_unit_test(test_whole_folios_do_not_pile_up),
-	  cmocka_unit_test(test_build_estimates_invented_from_samples),
-	  cmocka_unit_test(test_build_says_unknown_never_zero),
-	  cmocka_unit_test(test_bloat_needs_a_quarter_and_16_mib),
-	  cmocka_unit_test(test_largest_cost_past_its_threshold),
-	  cmocka_unit_test(test_render_mthp_and_lazyfree))
+UNIT_TESTS(test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
+	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
+	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,
+	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
+	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
+	   test_render_mthp_and_lazyfree)

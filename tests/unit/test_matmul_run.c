@@ -9,7 +9,6 @@
 
 static void test_times_line_gives_each_value(void **state)
 {
-	(void)state;
 	double t[MATMUL_MAX_REPS];
 	assert_int_equal(matmul_parse_times("times 0.912345 0.901000 1.250000", t, 8), 3);
 	assert_true(t[0] == 0.912345 && t[1] == 0.901 && t[2] == 1.25);
@@ -19,7 +18,6 @@ static void test_times_line_gives_each_value(void **state)
 
 static void test_times_line_refuses_what_is_not_a_time(void **state)
 {
-	(void)state;
 	double t[2];
 	assert_int_equal(matmul_parse_times("ready", t, 2), -EINVAL);
 	assert_int_equal(matmul_parse_times("times", t, 2), -EINVAL); /* no value: not 0 */
@@ -43,7 +41,6 @@ static const char maps_ref[] =
 
 static void test_blas_is_the_mapped_library(void **state)
 {
-	(void)state;
 	char out[256];
 	assert_true(matmul_blas_path(maps_ref, strlen(maps_ref), out, sizeof(out)));
 	assert_string_equal(out, "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0");
@@ -57,7 +54,6 @@ static void test_blas_is_the_mapped_library(void **state)
 
 static void test_no_blas_mapped_is_not_found(void **state)
 {
-	(void)state;
 	char out[64] = "x";
 	const char *m = "1000-2000 r--p 0 fe:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 			"3000-4000 rw-p 0 00:00 0 [heap]\n";
@@ -69,7 +65,5 @@ static void test_no_blas_mapped_is_not_found(void **state)
 	assert_false(matmul_blas_path(d, strlen(d), out, sizeof(out)));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_times_line_gives_each_value),
-	  cmocka_unit_test(test_times_line_refuses_what_is_not_a_time),
-	  cmocka_unit_test(test_blas_is_the_mapped_library),
-	  cmocka_unit_test(test_no_blas_mapped_is_not_found))
+UNIT_TESTS(test_times_line_gives_each_value, test_times_line_refuses_what_is_not_a_time,
+	   test_blas_is_the_mapped_library, test_no_blas_mapped_is_not_found)

@@ -6,7 +6,6 @@
 
 static void test_memcg_lab_paths(void **state)
 {
-	(void)state;
 	static const char *const yes[] = {"/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234",
 					  "/sys/fs/cgroup/thpctl-lab-shrinker-1", NULL};
 	/* anything else is refused: the undo kills what is inside and removes it */
@@ -33,11 +32,9 @@ static void test_memcg_lab_paths(void **state)
 /* v2 when cgroup.controllers names memory, else v1 when memory/ is mounted, else none. */
 static void test_memcg_lab_plan(void **state)
 {
-	(void)state;
-	char dir[] = "/tmp/thpctl-memcg-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
+	unit_tree(dir, "memcg", NULL, &sr);
 	struct memcg_lab m;
 	assert_int_equal(memcg_lab_plan(&sr, "shrinker", &m), -ENOENT);
 	unit_put_deep(dir, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
@@ -62,4 +59,4 @@ static void test_memcg_lab_plan(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_memcg_lab_paths), cmocka_unit_test(test_memcg_lab_plan))
+UNIT_TESTS(test_memcg_lab_paths, test_memcg_lab_plan)

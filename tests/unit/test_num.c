@@ -8,7 +8,6 @@
 
 static void test_u64_whole_token_in_range(void **state)
 {
-	(void)state;
 	uint64_t v = 7;
 	assert_int_equal(str_u64("0", 0, 10, &v), 0);
 	assert_int_equal(v, 0);
@@ -36,30 +35,27 @@ static void check_bad_u64(const struct bad_u64 *c, size_t n)
 
 static void test_u64_junk_around_the_digits_is_einval(void **state)
 {
-	(void)state;
 	static const struct bad_u64 c[] = {
 		{"", 0, 10, -EINVAL},	   {" 5", 0, 10, -EINVAL},
 		{"5 ", 0, 10, -EINVAL},	   {"+5", 0, 10, -EINVAL},
 		{"-0", 0, 10, -EINVAL},	   {"5k", 0, 10, -EINVAL},
 		{"0x10", 0, 100, -EINVAL}, {"99999999999999999999x", 0, UINT64_MAX, -EINVAL},
 	};
-	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
+	check_bad_u64(c, UNIT_LEN(c));
 }
 
 static void test_u64_outside_range_or_type_is_erange(void **state)
 {
-	(void)state;
 	static const struct bad_u64 c[] = {
 		{"11", 0, 10, -ERANGE},
 		{"4", 5, 10, -ERANGE},
 		{"18446744073709551616", 0, UINT64_MAX, -ERANGE},
 	};
-	check_bad_u64(c, sizeof(c) / sizeof(c[0]));
+	check_bad_u64(c, UNIT_LEN(c));
 }
 
 static void test_to_u64_reads_only_len_bytes(void **state)
 {
-	(void)state;
 	uint64_t v = 0;
 	assert_int_equal(str_to_u64("2048kB", 4, 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 2048);
@@ -69,7 +65,6 @@ static void test_to_u64_reads_only_len_bytes(void **state)
 
 static void test_i64_takes_a_minus_sign_and_the_extremes(void **state)
 {
-	(void)state;
 	int64_t v = 0;
 	assert_int_equal(str_i64("-42", -100, 100, &v), 0);
 	assert_int_equal(v, -42);
@@ -86,7 +81,6 @@ static void test_i64_takes_a_minus_sign_and_the_extremes(void **state)
 
 static void test_long_range_like_an_option(void **state)
 {
-	(void)state;
 	long v = 0;
 	assert_int_equal(str_long("64", 1, 64, &v), 0);
 	assert_int_equal(v, 64);
@@ -99,7 +93,6 @@ static void test_long_range_like_an_option(void **state)
 
 static void test_pid_is_1_to_0x3fffffff(void **state)
 {
-	(void)state;
 	pid_t p = 0;
 	assert_int_equal(str_pid("1", &p), 0);
 	assert_int_equal(p, 1);
@@ -115,7 +108,6 @@ static void test_pid_is_1_to_0x3fffffff(void **state)
 
 static void test_double_decimal_forms_only(void **state)
 {
-	(void)state;
 	double d = 0;
 	assert_int_equal(str_double("2.5", 0, 10, &d), 0);
 	assert_true(d == 2.5);
@@ -138,7 +130,6 @@ static void test_double_decimal_forms_only(void **state)
 
 static void test_scanner_skips_blanks_and_stops_at_non_digit(void **state)
 {
-	(void)state;
 	const char *s = " \t4096 kB", *p = s;
 	uint64_t v = 0;
 	assert_int_equal(parse_u64(&p, s + strlen(s), &v), 0);
@@ -151,7 +142,6 @@ static void test_scanner_skips_blanks_and_stops_at_non_digit(void **state)
 
 static void test_log2_floor_and_exact(void **state)
 {
-	(void)state;
 	assert_int_equal(log2_floor(0), -1);
 	assert_int_equal(log2_floor(1), 0);
 	assert_int_equal(log2_floor(512), 9);
@@ -164,13 +154,8 @@ static void test_log2_floor_and_exact(void **state)
 	assert_int_equal(log2_exact(1ull << 63), 63);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_u64_whole_token_in_range),
-	  cmocka_unit_test(test_u64_junk_around_the_digits_is_einval),
-	  cmocka_unit_test(test_u64_outside_range_or_type_is_erange),
-	  cmocka_unit_test(test_to_u64_reads_only_len_bytes),
-	  cmocka_unit_test(test_i64_takes_a_minus_sign_and_the_extremes),
-	  cmocka_unit_test(test_long_range_like_an_option),
-	  cmocka_unit_test(test_pid_is_1_to_0x3fffffff),
-	  cmocka_unit_test(test_double_decimal_forms_only),
-	  cmocka_unit_test(test_scanner_skips_blanks_and_stops_at_non_digit),
-	  cmocka_unit_test(test_log2_floor_and_exact))
+UNIT_TESTS(test_u64_whole_token_in_range, test_u64_junk_around_the_digits_is_einval,
+	   test_u64_outside_range_or_type_is_erange, test_to_u64_reads_only_len_bytes,
+	   test_i64_takes_a_minus_sign_and_the_extremes, test_long_range_like_an_option,
+	   test_pid_is_1_to_0x3fffffff, test_double_decimal_forms_only,
+	   test_scanner_skips_blanks_and_stops_at_non_digit, test_log2_floor_and_exact)

@@ -13,7 +13,6 @@
 
 static void test_cpulist(void **state)
 {
-	(void)state;
 	struct cpuset s;
 	assert_int_equal(cpulist_parse("0-3,8,10-11\n", 12, &s), 0);
 	for (unsigned c = 0; c < 16; c++)
@@ -31,7 +30,6 @@ static void test_cpulist(void **state)
 
 static void test_pfn_to_node(void **state)
 {
-	(void)state;
 	struct numa_nodes m = {.block_bytes = BLOCK};
 	/* added out of order, as readdir gives them: node1 8-15, node0 0-7, node1 20 */
 	for (uint64_t b = 8; b < 16; b++)
@@ -68,7 +66,6 @@ static struct folio_acct mkacct(uint64_t n0, uint64_t n1, uint64_t unknown)
 
 static void test_remote(void **state)
 {
-	(void)state;
 	struct numa_nodes m = {.nnodes = 2, .id = {0, 1}, .has_cpus = {true, true}};
 	cpulist_parse("0-3", 3, &m.cpus[0]);
 	cpulist_parse("4-7", 3, &m.cpus[1]);
@@ -123,7 +120,6 @@ static void test_remote(void **state)
 /* The recorded two-node tree (scripts/derive-fixtures numa-2node-x86). */
 static void test_two_node_tree(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/numa-2node-x86"), 0);
 	struct numa_nodes m = {0};
@@ -166,5 +162,4 @@ static void test_two_node_tree(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_cpulist), cmocka_unit_test(test_pfn_to_node),
-	  cmocka_unit_test(test_remote), cmocka_unit_test(test_two_node_tree))
+UNIT_TESTS(test_cpulist, test_pfn_to_node, test_remote, test_two_node_tree)

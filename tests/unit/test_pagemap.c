@@ -100,7 +100,6 @@ static uint64_t sum_orders(const uint64_t *a)
 
 static void test_pmd_thp(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	reset(0x7f0000, 1024); /* vfn 0x7f0000 is 512-aligned */
 	phys_folio(0, 9, KPF_M_ANON);
@@ -130,7 +129,6 @@ static void test_pmd_thp(void **state)
 
 static void test_64k_aligned(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	reset(0x1000, 64);
 	for (int i = 0; i < 4; i++)
@@ -152,7 +150,6 @@ static void test_64k_aligned(void **state)
 
 static void test_64k_unaligned(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* mremap()ed 16 kB past a 64 kB boundary: every head's vfn is 4 mod 16 */
 	reset(0x1004, 64);
@@ -167,7 +164,6 @@ static void test_64k_unaligned(void **state)
 
 static void test_cut_at_vma_start_and_end(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* the VMA starts 6 pages into a 64K folio and ends 10 pages into another */
 	reset(0x2006, 10 + 32 + 10);
@@ -185,7 +181,6 @@ static void test_cut_at_vma_start_and_end(void **state)
 
 static void test_punched_page(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* MADV_DONTNEED of the 6th page of each 64K folio: 15 pages of each left */
 	reset(0x3000, 64);
@@ -204,7 +199,6 @@ static void test_punched_page(void **state)
 
 static void test_file_folios(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* page cache: 8K (order 1, which thpmaps drops), 32K, 128K, no KPF_ANON */
 	reset(0x4000, 2 + 8 + 32 + 6);
@@ -228,7 +222,6 @@ static void test_file_folios(void **state)
 
 static void test_zero_pages(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* the huge zero page: HEAD/TAIL + THP + ZERO_PAGE, PMD-mapped, read-only */
 	reset(0x200000, 512 + 8);
@@ -248,7 +241,6 @@ static void test_zero_pages(void **state)
 
 static void test_swapped_entries(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* a 64K folio with 2 pages swapped out; swap entries carry type/offset, no PFN */
 	reset(0x5000, 16);
@@ -265,7 +257,6 @@ static void test_swapped_entries(void **state)
 
 static void test_small_pages_break_ranges(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* small pages, a 16K folio, small pages, a 16K folio whose physical
 	 * successor is a small page: everything contiguous */
@@ -284,7 +275,6 @@ static void test_small_pages_break_ranges(void **state)
 
 static void test_hugetlb_not_thp(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	reset(0x400, 512);
 	for (size_t i = 0; i < 512; i++)
@@ -298,7 +288,6 @@ static void test_hugetlb_not_thp(void **state)
 
 static void test_order_rule_of_thpmaps(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* heads 12 pages apart (not a real layout: an 8-page folio and then
 	 * unflagged tails): thpmaps counts 1 << floor(log2(12)) = 8 pages */
@@ -313,7 +302,6 @@ static void test_order_rule_of_thpmaps(void **state)
 
 static void test_cont_blocks(void **state)
 {
-	(void)state;
 	struct folio_acct c;
 	/* a 128K folio (2 x 64K blocks), 4 x 16K folios (no 64K block: heads
 	 * inside), a 64K folio physically misaligned to its virtual address */
@@ -348,7 +336,6 @@ static void test_cont_blocks(void **state)
 
 static void test_pieces_equal_whole(void **state)
 {
-	(void)state;
 	struct folio_acct a, b;
 	/* a mixed layout, classified whole and in pieces of every size 1..70 */
 	reset(0xa003, 300);
@@ -374,7 +361,6 @@ static void test_pieces_equal_whole(void **state)
 
 static void test_counts_add(void **state)
 {
-	(void)state;
 	struct folio_acct a = {0}, b = {0};
 	a.pmd[FT_ANON] = 512;
 	a.aligned[FT_FILE][3] = 8;
@@ -393,10 +379,7 @@ static void test_counts_add(void **state)
 	assert_int_equal(folio_acct_order(&b, FT_ANON, 99, 9), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_pmd_thp), cmocka_unit_test(test_64k_aligned),
-	  cmocka_unit_test(test_64k_unaligned), cmocka_unit_test(test_cut_at_vma_start_and_end),
-	  cmocka_unit_test(test_punched_page), cmocka_unit_test(test_file_folios),
-	  cmocka_unit_test(test_zero_pages), cmocka_unit_test(test_swapped_entries),
-	  cmocka_unit_test(test_small_pages_break_ranges), cmocka_unit_test(test_hugetlb_not_thp),
-	  cmocka_unit_test(test_order_rule_of_thpmaps), cmocka_unit_test(test_cont_blocks),
-	  cmocka_unit_test(test_pieces_equal_whole), cmocka_unit_test(test_counts_add))
+UNIT_TESTS(test_pmd_thp, test_64k_aligned, test_64k_unaligned, test_cut_at_vma_start_and_end,
+	   test_punched_page, test_file_folios, test_zero_pages, test_swapped_entries,
+	   test_small_pages_break_ranges, test_hugetlb_not_thp, test_order_rule_of_thpmaps,
+	   test_cont_blocks, test_pieces_equal_whole, test_counts_add)

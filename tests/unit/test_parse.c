@@ -36,8 +36,7 @@ static const struct u64_case u64_cases[] = {
 
 static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(u64_cases) / sizeof(u64_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(u64_cases); i++) {
 		const struct u64_case *c = &u64_cases[i];
 		print_message("%s\n", c->name);
 		const char *p = c->text;
@@ -57,7 +56,6 @@ static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 
 static void test_parse_u64_text(void **state)
 {
-	(void)state;
 	uint64_t v = 0;
 	assert_int_equal(parse_u64_text(LIT("2097152\n"), &v), 0);
 	assert_int_equal(v, 2097152);
@@ -78,7 +76,6 @@ static void test_parse_u64_text(void **state)
 /* A sysfs number cut without its newline is no number: "6553" is what is left of 65536. */
 static void test_sysfs_u64_parse_needs_the_final_newline(void **state)
 {
-	(void)state;
 	uint64_t v = 0;
 	assert_int_equal(sysfs_u64_parse(LIT("65536\n"), &v), 0);
 	assert_int_equal(v, 65536);
@@ -94,7 +91,6 @@ static void test_sysfs_u64_parse_needs_the_final_newline(void **state)
 
 static void test_choice_enabled(void **state)
 {
-	(void)state;
 	struct choice c;
 	assert_int_equal(choice_parse(LIT("always [madvise] never\n"), &c), 0);
 	assert_true(c.present);
@@ -111,7 +107,6 @@ static void test_choice_enabled(void **state)
 
 static void test_choice_defrag_first_and_last(void **state)
 {
-	(void)state;
 	struct choice c;
 	assert_int_equal(choice_parse(LIT("[always] defer defer+madvise madvise never\n"), &c), 0);
 	assert_string_equal(c.selected, "always");
@@ -131,7 +126,6 @@ static void test_choice_defrag_first_and_last(void **state)
 
 static void test_hugepages_dirname(void **state)
 {
-	(void)state;
 	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
 	assert_int_equal(hugepages_dirname_kb("hugepages-1048576kB"), 1048576);
 	assert_int_equal(hugepages_dirname_kb("hugepages-kB"), 0);
@@ -156,7 +150,6 @@ static void test_hugepages_dirname(void **state)
 
 static void test_choice_bad(void **state)
 {
-	(void)state;
 	struct choice c;
 	assert_int_equal(choice_parse(LIT(""), &c), -EINVAL);
 	assert_false(c.present);
@@ -188,7 +181,6 @@ static void test_choice_bad(void **state)
 
 static void test_choice_too_many_options(void **state)
 {
-	(void)state;
 	struct choice c;
 	/* 10 options: the extra ones are dropped, the selection is still found */
 	assert_int_equal(choice_parse(LIT("a b c d e f g h i [j]\n"), &c), 0);
@@ -200,7 +192,6 @@ static void test_choice_too_many_options(void **state)
 
 static void test_next_line(void **state)
 {
-	(void)state;
 	const char text[] = "one\n\ntwo\r\nthree";
 	const char *pos = text, *end = text + sizeof(text) - 1, *s, *e;
 	assert_true(next_line(&pos, end, &s, &e));
@@ -228,10 +219,7 @@ static void test_next_line(void **state)
 	assert_false(next_line(&pos, nl, &s, &e)); /* empty text */
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_u64_takes_leading_digits_or_moves_nothing),
-	  cmocka_unit_test(test_parse_u64_text),
-	  cmocka_unit_test(test_sysfs_u64_parse_needs_the_final_newline),
-	  cmocka_unit_test(test_choice_enabled),
-	  cmocka_unit_test(test_choice_defrag_first_and_last), cmocka_unit_test(test_choice_bad),
-	  cmocka_unit_test(test_hugepages_dirname), cmocka_unit_test(test_choice_too_many_options),
-	  cmocka_unit_test(test_next_line))
+UNIT_TESTS(test_parse_u64_takes_leading_digits_or_moves_nothing, test_parse_u64_text,
+	   test_sysfs_u64_parse_needs_the_final_newline, test_choice_enabled,
+	   test_choice_defrag_first_and_last, test_choice_bad, test_hugepages_dirname,
+	   test_choice_too_many_options, test_next_line)

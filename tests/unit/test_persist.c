@@ -84,7 +84,6 @@ static int count_lines(const char *text, const char *prefix)
 
 static void test_format_names(void **state)
 {
-	(void)state;
 	enum persist_format f;
 	assert_int_equal(persist_format_parse("tmpfiles", &f), 0);
 	assert_int_equal(f, PERSIST_TMPFILES);
@@ -105,7 +104,6 @@ static void test_format_names(void **state)
 
 static void test_tmpfiles(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_TMPFILES, &in);
 	assert_int_equal(count_lines(t, "w "), in.n);
@@ -119,7 +117,6 @@ static void test_tmpfiles(void **state)
 /* One ExecStart= running `thpctl set` with every knob: no '-' prefix, so a refusal fails the unit. */
 static void test_systemd_unit(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_SYSTEMD, &in);
 	assert_non_null(strstr(t, "[Unit]\n"));
@@ -139,7 +136,6 @@ static void test_systemd_unit(void **state)
 /* The path of thpctl must be absolute and need no quoting in ExecStart=. */
 static void test_systemd_unit_path(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	in.thpctl_path = NULL;
 	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
@@ -157,7 +153,6 @@ static void test_systemd_unit_path(void **state)
 
 static void test_unsafe_values_refused(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	snprintf(kv[1].value, sizeof(kv[1].value), "x; rm -rf /");
 	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -EINVAL);
@@ -171,7 +166,6 @@ static void test_unsafe_values_refused(void **state)
 /* The facts under the cmdline text: which parameter carries each setting, by release. */
 static void test_cmdline_params(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	enum persist_param pp[PLAN_MAX];
 	static const enum persist_param want618[] = {
@@ -199,7 +193,6 @@ static void test_cmdline_params(void **state)
 
 static void test_cmdline_618(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_CMDLINE, &in);
 	/* one parameter line: everything that has a boot parameter on 6.18 */
@@ -215,7 +208,6 @@ static void test_cmdline_618(void **state)
 
 static void test_cmdline_old_kernels(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	int rc;
 	/* 6.12: thp_anon= yes, the shmem parameters not yet */
@@ -253,7 +245,6 @@ static void test_cmdline_old_kernels(void **state)
 
 static void test_sysctl(void **state)
 {
-	(void)state;
 	nkv = 0;
 	put("vm.nr_hugepages", "512");
 	put("vm.nr_overcommit_hugepages", "0");
@@ -276,7 +267,6 @@ static void test_sysctl(void **state)
 
 static void test_empty(void **state)
 {
-	(void)state;
 	struct persist_in in = {.kv = kv, .n = 0, .thp_dir = DIR, .release = ""};
 	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -ENODATA);
 	assert_int_equal(render_rc(PERSIST_SYSTEMD, &in), -ENODATA);
@@ -285,7 +275,6 @@ static void test_empty(void **state)
 /* The cmdline's how-to: the boot tool found first, both when none was found. */
 static void test_cmdline_boot_tools(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	in.boot = BOOT_GRUBBY;
 	char *t = render_ok(PERSIST_CMDLINE, &in);
@@ -314,7 +303,6 @@ static void test_cmdline_boot_tools(void **state)
 
 static void test_cmdline_routes(void **state)
 {
-	(void)state;
 	char r[2][320];
 	assert_int_equal(persist_cmdline_routes(BOOT_GRUBBY, "hugepages=8", r), 1);
 	assert_string_equal(r[0], "grubby --update-kernel=ALL --args=\"hugepages=8\"");
@@ -330,7 +318,6 @@ static void test_cmdline_routes(void **state)
 /* A tuned profile: include=, [vm] for enabled, [sysfs] for the rest; tuned's parser reads back every value. */
 static void test_tuned(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	in.tuned_parent = "throughput-performance";
 	char *t = render_ok(PERSIST_TUNED, &in);
@@ -364,10 +351,9 @@ static void test_tuned(void **state)
 
 static void test_tuned_refusals(void **state)
 {
-	(void)state;
 	struct persist_in in = in_618();
 	const char *bad[] = {NULL, "", "a b", "thpctl", "..", "x;y", "p$x"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		in.tuned_parent = bad[i];
 		assert_int_equal(render_rc(PERSIST_TUNED, &in), -EINVAL);
 	}
@@ -386,10 +372,7 @@ static void test_tuned_refusals(void **state)
 	assert_int_equal(render_rc(PERSIST_TUNED, &in), -ENODATA);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_format_names), cmocka_unit_test(test_tmpfiles),
-	  cmocka_unit_test(test_systemd_unit), cmocka_unit_test(test_systemd_unit_path),
-	  cmocka_unit_test(test_unsafe_values_refused), cmocka_unit_test(test_cmdline_618),
-	  cmocka_unit_test(test_cmdline_params), cmocka_unit_test(test_cmdline_old_kernels),
-	  cmocka_unit_test(test_sysctl), cmocka_unit_test(test_empty),
-	  cmocka_unit_test(test_cmdline_boot_tools), cmocka_unit_test(test_tuned),
-	  cmocka_unit_test(test_tuned_refusals), cmocka_unit_test(test_cmdline_routes))
+UNIT_TESTS(test_format_names, test_tmpfiles, test_systemd_unit, test_systemd_unit_path,
+	   test_unsafe_values_refused, test_cmdline_618, test_cmdline_params,
+	   test_cmdline_old_kernels, test_sysctl, test_empty, test_cmdline_boot_tools, test_tuned,
+	   test_tuned_refusals, test_cmdline_routes)

@@ -39,7 +39,6 @@ static const char pg15[] = "pgbench (15.18 (Debian 15.18-0+deb12u1))\n"
 
 static void test_pgbench_15_summary_and_progress(void **state)
 {
-	(void)state;
 	struct pgbench_out o;
 	assert_int_equal(pgbench_parse(pg15, &o), 0);
 	assert_true(o.has_tps && o.tps == 52234.767929);
@@ -54,7 +53,6 @@ static void test_pgbench_15_summary_and_progress(void **state)
 
 static void test_pgbench_13_takes_the_tps_excluding_connections(void **state)
 {
-	(void)state;
 	/* before 14: two tps lines, "including" first; CRLF line ends too */
 	const char *pg13 = "latency average = 1.250 ms\r\n"
 			   "tps = 3190.100000 (including connections establishing)\r\n"
@@ -69,7 +67,6 @@ static void test_pgbench_13_takes_the_tps_excluding_connections(void **state)
 
 static void test_pgbench_without_summary_is_an_error(void **state)
 {
-	(void)state;
 	struct pgbench_out o;
 	/* killed mid-run: progress lines only */
 	assert_int_equal(pgbench_parse("progress: 1.0 s, 100.0 tps, lat 1 ms stddev 0\n", &o),
@@ -95,7 +92,6 @@ static void test_pgbench_without_summary_is_an_error(void **state)
 
 static void test_pgbench_progress_keeps_the_first_64(void **state)
 {
-	(void)state;
 	char *t = malloc(100 * 64);
 	assert_non_null(t);
 	size_t len = 0;
@@ -147,7 +143,6 @@ static int feed(const struct smaps_vma *v, void *ctx)
 
 static void test_shm_largest_shared_segment(void **state)
 {
-	(void)state;
 	struct pg_shm s = {0};
 	assert_int_equal(smaps_parse(smaps_shmem, strlen(smaps_shmem), feed, &s, NULL), 0);
 	assert_true(s.found);
@@ -169,7 +164,6 @@ static void test_shm_largest_shared_segment(void **state)
 
 static void test_shm_none_in_private_mappings(void **state)
 {
-	(void)state;
 	/* a private mapping of /dev/zero, and a shared file, are not the segment */
 	static const char t[] =
 		"7f77b5ba6000-7f77bea3e000 rw-p 00000000 00:01 1218                       /dev/zero (deleted)\n"
@@ -185,7 +179,6 @@ static void test_shm_none_in_private_mappings(void **state)
 
 static void test_band_call_needs_the_whole_interval(void **state)
 {
-	(void)state;
 	struct ratio_ci ci = {.ok = true, .est = 1.0, .lo = 0.99, .hi = 1.01};
 	assert_int_equal(pg_band_call(&ci, 0.98, 1.02), CLAIM_CONFIRMED);
 	ci.lo = 0.97; /* crosses the lower edge */
@@ -207,7 +200,6 @@ static void test_band_call_needs_the_whole_interval(void **state)
 /* One round, or rounds whose own ratios disagree, cannot carry a call. */
 static void test_rounds_gate_needs_agreeing_rounds(void **state)
 {
-	(void)state;
 	static const double base[2] = {1000, 1000};
 	/* CALL over two rounds of base and MODE, N of them counted: WANT, saying WHY */
 	static const struct {
@@ -255,7 +247,7 @@ static void test_rounds_gate_needs_agreeing_rounds(void **state)
 		 CLAIM_INCONCLUSIVE,
 		 NULL},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char why[200] = "";
 		unit_row_int(c[i].name, "pg_rounds_gate",
 			     pg_rounds_gate(c[i].call, base, c[i].mode, c[i].n, 0.98, 1.02, why,
@@ -287,7 +279,6 @@ static void make_bin(const char *root, const char *ver, const char *names)
 
 static void test_find_highest_complete_version(void **state)
 {
-	(void)state;
 	char root[] = "/tmp/thpctl-pgfind.XXXXXX";
 	assert_non_null(mkdtemp(root));
 	struct pg_cluster c = {0};
@@ -305,12 +296,9 @@ static void test_find_highest_complete_version(void **state)
 	unit_rmrf(root);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_pgbench_15_summary_and_progress),
-	  cmocka_unit_test(test_pgbench_13_takes_the_tps_excluding_connections),
-	  cmocka_unit_test(test_pgbench_without_summary_is_an_error),
-	  cmocka_unit_test(test_pgbench_progress_keeps_the_first_64),
-	  cmocka_unit_test(test_shm_largest_shared_segment),
-	  cmocka_unit_test(test_shm_none_in_private_mappings),
-	  cmocka_unit_test(test_band_call_needs_the_whole_interval),
-	  cmocka_unit_test(test_rounds_gate_needs_agreeing_rounds),
-	  cmocka_unit_test(test_find_highest_complete_version))
+UNIT_TESTS(test_pgbench_15_summary_and_progress,
+	   test_pgbench_13_takes_the_tps_excluding_connections,
+	   test_pgbench_without_summary_is_an_error, test_pgbench_progress_keeps_the_first_64,
+	   test_shm_largest_shared_segment, test_shm_none_in_private_mappings,
+	   test_band_call_needs_the_whole_interval, test_rounds_gate_needs_agreeing_rounds,
+	   test_find_highest_complete_version)

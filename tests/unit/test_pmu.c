@@ -13,7 +13,6 @@
 
 static void test_state_from_errno(void **state)
 {
-	(void)state;
 	assert_int_equal(pmu_state_of(0), PMU_COUNTS);
 	/* this host (a guest without a vPMU): ENOENT; others say EOPNOTSUPP or ENODEV */
 	assert_int_equal(pmu_state_of(-ENOENT), PMU_NONE);
@@ -25,7 +24,6 @@ static void test_state_from_errno(void **state)
 
 static void test_fix_per_environment(void **state)
 {
-	(void)state;
 	assert_int_equal(pmu_fix_of(PMU_NONE, VIRT_GCE), PMU_FIX_GCE);
 	assert_int_equal(pmu_fix_of(PMU_NONE, VIRT_AWS), PMU_FIX_AWS);
 	assert_int_equal(pmu_fix_of(PMU_NONE, VIRT_KVM), PMU_FIX_KVM);
@@ -60,7 +58,6 @@ static void test_fix_per_environment(void **state)
  */
 static void test_rates_from_recorded_counters(void **state)
 {
-	(void)state;
 	struct pmu_value v[PMU_NEV] = {
 		[PMU_MISS] = {true, 986412, 41000000, 41000000},
 		[PMU_ACCESS] = {true, 1004733, 41000000, 20500000}, /* multiplexed: x2 */
@@ -85,5 +82,4 @@ static void test_rates_from_recorded_counters(void **state)
 	assert_true(pmu_scaled(&v[PMU_MISS]) < 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_state_from_errno), cmocka_unit_test(test_fix_per_environment),
-	  cmocka_unit_test(test_rates_from_recorded_counters))
+UNIT_TESTS(test_state_from_errno, test_fix_per_environment, test_rates_from_recorded_counters)

@@ -10,7 +10,6 @@
 
 static void test_alloc_lib_kinds_and_file_name_versions(void **state)
 {
-	(void)state;
 	char v[ELF_VER_LEN];
 	assert_int_equal(alloc_lib_kind("libc.so.6", v, sizeof(v)), AK_GLIBC);
 	assert_string_equal(v, "");
@@ -49,7 +48,6 @@ static const char maps_je[] =
 
 static void test_alloc_maps_libraries_deduplicated(void **state)
 {
-	(void)state;
 	struct alloc_raw r = {0};
 	alloc_maps_parse(LIT(maps_je), &r);
 	assert_true(r.dynamic);
@@ -72,7 +70,7 @@ static void test_alloc_maps_libraries_deduplicated(void **state)
 		{"/opt/app/lib/server/libjvm.so", ""},
 		{"/opt/java-x/jdk-/libjvm.so", ""},
 	};
-	for (size_t i = 0; i < sizeof(jvm) / sizeof(jvm[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(jvm); i++) {
 		char line[300];
 		int k = snprintf(line, sizeof(line), "7f00-7f10 r--p 0 0 0 %s\n", jvm[i].path);
 		struct alloc_raw j = {0};
@@ -111,7 +109,6 @@ static void test_alloc_maps_libraries_deduplicated(void **state)
 
 static void test_alloc_maps_at_most_max_libraries(void **state)
 {
-	(void)state;
 	char text[4096];
 	size_t n = 0;
 	for (int i = 0; i < ALLOC_MAX_LIBS + 3; i++)
@@ -126,7 +123,6 @@ static void test_alloc_maps_at_most_max_libraries(void **state)
 
 static void test_alloc_auxv_and_status_setid(void **state)
 {
-	(void)state;
 	unsigned long v[8] = {AT_PAGESZ, 4096, AT_SECURE, 1, AT_NULL, 0, 0, 0};
 	assert_int_equal(auxv_at_secure((const unsigned char *)v, sizeof(v)), 1);
 	v[3] = 0;
@@ -165,7 +161,6 @@ static void sample_raw(struct alloc_raw *r)
 
 static void test_alloc_facts_round_trip(void **state)
 {
-	(void)state;
 	struct alloc_raw r, back;
 	sample_raw(&r);
 	struct buf b = {0};
@@ -200,7 +195,6 @@ static void test_alloc_facts_round_trip(void **state)
 
 static void test_alloc_facts_damaged(void **state)
 {
-	(void)state;
 	struct alloc_raw r;
 #define P(s) alloc_raw_parse(LIT(s), &r)
 	assert_int_equal(P("thpctl-alloc 1\nmaps\t0\nexe\t-2\nsecure\t-1\tnone\n"), 0);
@@ -252,7 +246,6 @@ static void test_alloc_facts_damaged(void **state)
 /* A recorded tree: facts file first, else smaps and a regular proc/PID/exe. */
 static void test_alloc_read_recorded_tree(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-alloc-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	static unsigned char img[8192], bi[256];
@@ -305,7 +298,6 @@ static void test_alloc_read_recorded_tree(void **state)
 /* This test program itself: glibc's libc.so.6 with the version its own string gives. */
 static void test_alloc_read_self_live(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, NULL), 0);
 	struct alloc_raw r;
@@ -332,10 +324,7 @@ static void test_alloc_read_self_live(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_alloc_lib_kinds_and_file_name_versions),
-	  cmocka_unit_test(test_alloc_maps_libraries_deduplicated),
-	  cmocka_unit_test(test_alloc_maps_at_most_max_libraries),
-	  cmocka_unit_test(test_alloc_auxv_and_status_setid),
-	  cmocka_unit_test(test_alloc_facts_round_trip), cmocka_unit_test(test_alloc_facts_damaged),
-	  cmocka_unit_test(test_alloc_read_recorded_tree),
-	  cmocka_unit_test(test_alloc_read_self_live))
+UNIT_TESTS(test_alloc_lib_kinds_and_file_name_versions, test_alloc_maps_libraries_deduplicated,
+	   test_alloc_maps_at_most_max_libraries, test_alloc_auxv_and_status_setid,
+	   test_alloc_facts_round_trip, test_alloc_facts_damaged, test_alloc_read_recorded_tree,
+	   test_alloc_read_self_live)

@@ -35,7 +35,6 @@ static void close_all(struct proc_info *pi, struct sysroot *sr)
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(root, sizeof(root), "/tmp/thpctl-procread.XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
@@ -55,7 +54,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	return system(cmd);
@@ -70,7 +68,6 @@ static int count(const struct smaps_vma *v, void *ctx)
 
 static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	int n = 0;
 	struct proc_info pi = {.vma_cb = count, .vma_ctx = &n};
@@ -89,7 +86,6 @@ static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
 
 static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 42, PROC_STATUS | PROC_ROLLUP | PROC_CMDLINE, &pi), 0);
@@ -103,7 +99,6 @@ static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **st
 
 static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 42, PROC_STATUS, &pi), 0);
@@ -119,7 +114,6 @@ static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
 
 static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 44, PROC_STATUS | PROC_SMAPS, &pi), -ESRCH);
@@ -136,7 +130,6 @@ static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 
 static void the_running_test_is_read_live_with_its_threads(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at("/");
 	struct proc_info pi = {0};
 	unsigned want = PROC_STATUS | PROC_STAT | PROC_STATM | PROC_ROLLUP | PROC_TASKS;
@@ -169,7 +162,6 @@ static unsigned smaps_for_redis(struct proc_info *pi, void *ctx)
 
 static void more_rounds_read_what_status_decides_on_one_handle(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	struct plan p = {0};
 	struct proc_info pi = {.more = smaps_for_redis, .more_ctx = &p, .ledger_policy = "always"};
@@ -199,7 +191,6 @@ static unsigned always_more(struct proc_info *pi, void *ctx)
 
 static void rounds_are_bounded(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at(root);
 	int calls = 0;
 	struct proc_info pi = {.more = always_more, .more_ctx = &calls};
@@ -211,7 +202,6 @@ static void rounds_are_bounded(void **state)
 
 static void pid_0_is_the_caller_and_its_allowed_cpus(void **state)
 {
-	(void)state;
 	struct sysroot sr = open_at("/");
 	struct proc_info pi = {0};
 	assert_int_equal(proc_read(&sr, 0, PROC_STATUS | PROC_ALLOWED, &pi), 0);

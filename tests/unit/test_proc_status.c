@@ -33,7 +33,6 @@ static const char status_618[] = "Name:\tpostgres\n"
 
 static void test_status_user_process(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT(status_618), &st), 0);
 	assert_true(st.has_name);
@@ -47,7 +46,6 @@ static void test_status_user_process(void **state)
 
 static void test_status_kernel_thread(void **state)
 {
-	(void)state;
 	/* no Vm* lines for a kernel thread */
 	const char text[] = "Name:\tkhugepaged\n"
 			    "Umask:\t0000\n"
@@ -68,7 +66,6 @@ static void test_status_kernel_thread(void **state)
 
 static void test_status_prctl_disabled_old_kernel(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	/* full prctl disable: THP_enabled 0 */
 	assert_int_equal(proc_status_parse(LIT("Name:\tjava\nTHP_enabled:\t0\n"), &st), 0);
@@ -84,7 +81,6 @@ static void test_status_prctl_disabled_old_kernel(void **state)
 
 static void test_status_name_spaces_and_escapes(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT("Name:\tWeb Content\nPPid:\t1\n"), &st), 0);
 	assert_string_equal(st.name, "Web Content");
@@ -105,7 +101,6 @@ static void test_status_name_spaces_and_escapes(void **state)
 
 static void test_status_long_name(void **state)
 {
-	(void)state;
 	char text[200];
 	unit_long_field(text, sizeof(text), "Name:\t", 'n', 100, "\nPPid:\t9\n");
 	struct proc_status st;
@@ -116,7 +111,6 @@ static void test_status_long_name(void **state)
 
 static void test_status_bad(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT(""), &st), -EINVAL);
 	assert_false(st.has_name);
@@ -157,7 +151,6 @@ static void test_status_bad(void **state)
 /* Only the leading digits were read: "Uid: 0x1f" was root, "THP_enabled: 0x1f" a disable. */
 static void test_status_values_are_whole_tokens(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	const char text[] = "Name:\tthpfix-layout\r\n"
 			    "Tgid:\t12abc\n"
@@ -196,7 +189,6 @@ static void test_status_values_are_whole_tokens(void **state)
 /* A key printed twice is damage: unknown and flagged, never the first or the last copy. */
 static void test_status_duplicate_key_is_unknown(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	const char text[] = "Name:\tpostgres\n"
 			    "Uid:\t1000\t1000\t1000\t1000\n"
@@ -227,7 +219,6 @@ static void test_status_duplicate_key_is_unknown(void **state)
 /* VmRSS is an unsigned long in kB: 2^63 and 2^64-1 are valid by the grammar, exact (issue 24). */
 static void test_status_vmrss_full_u64_range(void **state)
 {
-	(void)state;
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t9223372036854775808 kB\n"), &st),
 			 0);
@@ -291,8 +282,7 @@ static const struct stat_case stat_cases[] = {
 
 static void test_stat_line_gives_each_field(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(stat_cases) / sizeof(stat_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(stat_cases); i++) {
 		const struct stat_case *c = &stat_cases[i];
 		struct proc_stat st;
 		print_message("%s\n", c->name);
@@ -311,7 +301,6 @@ static void test_stat_line_gives_each_field(void **state)
 
 static void test_stat_bad(void **state)
 {
-	(void)state;
 	struct proc_stat st;
 	assert_int_equal(proc_stat_parse(LIT(""), &st), -EINVAL);
 	assert_int_equal(proc_stat_parse(LIT("123 cat R 1 2 3\n"), &st), -EINVAL);  /* no parens */
@@ -344,7 +333,6 @@ static void test_stat_bad(void **state)
 
 static void test_stat_long_comm(void **state)
 {
-	(void)state;
 	char text[300];
 	unit_long_field(text, sizeof(text), "77 (", 'k', 100,
 			") S 2 0 0 0 -1 2097216 0 0 0 0 1 2 0 0 20 0 1 0 3\n");
@@ -357,7 +345,6 @@ static void test_stat_long_comm(void **state)
 
 static void test_stat_live_self(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/self/stat", &len);
 	struct proc_stat st;
@@ -392,7 +379,6 @@ static const char passwd[] =
 
 static void test_passwd_lookup(void **state)
 {
-	(void)state;
 	char name[32];
 	assert_int_equal(passwd_lookup(LIT(passwd), 0, name, sizeof(name)), 0);
 	assert_string_equal(name, "root");
@@ -416,13 +402,8 @@ static void test_passwd_lookup(void **state)
 	assert_string_equal(small, "post");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_status_duplicate_key_is_unknown),
-	  cmocka_unit_test(test_status_vmrss_full_u64_range),
-	  cmocka_unit_test(test_status_values_are_whole_tokens),
-	  cmocka_unit_test(test_status_user_process), cmocka_unit_test(test_status_kernel_thread),
-	  cmocka_unit_test(test_status_prctl_disabled_old_kernel),
-	  cmocka_unit_test(test_status_name_spaces_and_escapes),
-	  cmocka_unit_test(test_status_long_name), cmocka_unit_test(test_status_bad),
-	  cmocka_unit_test(test_stat_line_gives_each_field), cmocka_unit_test(test_stat_bad),
-	  cmocka_unit_test(test_stat_long_comm), cmocka_unit_test(test_stat_live_self),
-	  cmocka_unit_test(test_passwd_lookup))
+UNIT_TESTS(test_status_duplicate_key_is_unknown, test_status_vmrss_full_u64_range,
+	   test_status_values_are_whole_tokens, test_status_user_process, test_status_kernel_thread,
+	   test_status_prctl_disabled_old_kernel, test_status_name_spaces_and_escapes,
+	   test_status_long_name, test_status_bad, test_stat_line_gives_each_field, test_stat_bad,
+	   test_stat_long_comm, test_stat_live_self, test_passwd_lookup)

@@ -29,7 +29,6 @@ static void collect(const char *text, size_t len, struct proc_thp *p)
 
 static void test_recorded_stacks_are_not_an_opt_out(void **state)
 {
-	(void)state;
 	struct proc_thp p;
 	size_t len;
 	char *text = cap_stacks(&len);
@@ -49,7 +48,6 @@ static void test_recorded_stacks_are_not_an_opt_out(void **state)
 /* The capture without its madvised region: only the kernel's nh is left. */
 static void test_only_stacks_reason_names_the_kernel(void **state)
 {
-	(void)state;
 	size_t len;
 	char *text = cap_stacks_only(&len);
 	struct proc_thp p;
@@ -93,7 +91,6 @@ static bool pair(struct smaps_vma guard, struct smaps_vma stack, uint64_t *kb)
 
 static void test_stack_layout_rules(void **state)
 {
-	(void)state;
 	const uint64_t G = 0x7f0000000000ull, S = G + 4096;
 	uint64_t kb;
 	/* a pthread stack: guard page, then the stack, both nh */
@@ -130,6 +127,5 @@ static void test_stack_layout_rules(void **state)
 	assert_false(smaps_stack_feed(&s, &v3, &kb));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_recorded_stacks_are_not_an_opt_out),
-	  cmocka_unit_test(test_only_stacks_reason_names_the_kernel),
-	  cmocka_unit_test(test_stack_layout_rules))
+UNIT_TESTS(test_recorded_stacks_are_not_an_opt_out, test_only_stacks_reason_names_the_kernel,
+	   test_stack_layout_rules)

@@ -14,7 +14,6 @@ static char *render_label(const char *s)
 
 static void test_names(void **state)
 {
-	(void)state;
 	static const char *const yes[] = {"thp_fault_alloc_total", "a:b_C9", "_x", NULL};
 	static const char *const no[] = {"",	      "9lives",	       "thp-fault", "thp fault",
 					 "thp.fault", "thp_f\xc3\xa9", NULL};
@@ -23,7 +22,6 @@ static void test_names(void **state)
 
 static void test_escape(void **state)
 {
-	(void)state;
 	assert_string_equal(render_label("plain"), "plain");
 	assert_string_equal(render_label(""), "");
 	assert_string_equal(render_label("a\"b"), "a\\\"b");
@@ -47,7 +45,6 @@ static void test_escape(void **state)
 
 static void test_pbuf_cap(void **state)
 {
-	(void)state;
 	struct pbuf b = {.max = 10};
 	pbuf_puts(&b, "12345");
 	assert_false(b.overflow);
@@ -242,7 +239,6 @@ static void check_format(const char *text)
 
 static void test_render(void **state)
 {
-	(void)state;
 	mk();
 	struct prom_meta m = {.version = "1.2-test",
 			      .collections = 5,
@@ -277,7 +273,7 @@ static void test_render(void **state)
 		 "thp_mthp_anon_fault_alloc_total{size=\"2048kB\"} 7"},
 		{"thp_mthp_nr_anon{", "thp_mthp_nr_anon{size=\"64kB\"} 8"},
 	};
-	check_lines(t, vmstat_lines, sizeof(vmstat_lines) / sizeof(vmstat_lines[0]));
+	check_lines(t, vmstat_lines, UNIT_LEN(vmstat_lines));
 	assert_non_null(strstr(t, "# TYPE thp_mthp_nr_anon gauge\n"));
 	/* settings */
 	assert_non_null(strstr(t, "thp_setting_info{knob=\"enabled\",value=\"madvise\"} 1\n"));
@@ -299,7 +295,7 @@ static void test_render(void **state)
 		{"thp_meminfo_shmem_pmd_mapped_bytes", "thp_meminfo_shmem_pmd_mapped_bytes 0"},
 		{"thp_meminfo_file_huge_pages_bytes", NULL},
 	};
-	check_lines(t, settings_lines, sizeof(settings_lines) / sizeof(settings_lines[0]));
+	check_lines(t, settings_lines, UNIT_LEN(settings_lines));
 	/* hugetlb */
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"total\"} 4\n"));
 	assert_non_null(strstr(t, "thp_hugetlb_pages{size=\"2048kB\",state=\"reserved\"} 1\n"));
@@ -327,7 +323,7 @@ static void test_render(void **state)
 		{"thpctl_collections_total", "thpctl_collections_total 5"},
 		{"thpctl_build_info", "thpctl_build_info{version=\"1.2-test\"} 1"},
 	};
-	check_lines(t, self_lines, sizeof(self_lines) / sizeof(self_lines[0]));
+	check_lines(t, self_lines, UNIT_LEN(self_lines));
 
 	/* the same scrape as JSON: families, types, unescaped labels, values */
 	json_t *j = prom_text_to_json(b.p, b.len);
@@ -403,7 +399,6 @@ static void test_render(void **state)
 /* A vmstat key that is not a valid metric name, or collides with ours, is skipped. */
 static void test_render_odd_keys(void **state)
 {
-	(void)state;
 	memset(&smp, 0, sizeof(smp));
 	assert_int_equal(
 		vmstat_parse(LIT("thp_ok 1\nthp_process_x 2\ncompact_a.b 3\n"), &smp.host.vmstat),
@@ -423,6 +418,4 @@ static void test_render_odd_keys(void **state)
 	sample_free(&smp);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_names), cmocka_unit_test(test_escape),
-	  cmocka_unit_test(test_pbuf_cap), cmocka_unit_test(test_render),
-	  cmocka_unit_test(test_render_odd_keys))
+UNIT_TESTS(test_names, test_escape, test_pbuf_cap, test_render, test_render_odd_keys)

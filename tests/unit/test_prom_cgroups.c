@@ -46,7 +46,6 @@ static void has(const struct pbuf *b, const char *line)
 
 static void test_top_three(void **state)
 {
-	(void)state;
 	struct pbuf b = {0};
 	render_fixture("cgroups-v2-x86", 3, &b);
 	/* sorted by anon_thp: /, /system.slice, /system.slice/redis.service */
@@ -77,7 +76,6 @@ static void test_top_three(void **state)
 
 static void test_unknown_limit_has_no_sample(void **state)
 {
-	(void)state;
 	struct pbuf b = {0};
 	render_fixture("cgroups-v2-x86", 10, &b);
 	assert_int_equal(count_lines(&b, "thp_cgroup_anon_thp_bytes{"), 6);
@@ -91,7 +89,6 @@ static void test_unknown_limit_has_no_sample(void **state)
 
 static void test_no_cgroups(void **state)
 {
-	(void)state;
 	struct pbuf b = {0};
 	render_fixture("linux-4.14-x86", 10, &b);
 	assert_int_equal(count_lines(&b, "thp_cgroup_"), 0);
@@ -100,5 +97,4 @@ static void test_no_cgroups(void **state)
 	pbuf_free(&b);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_top_three), cmocka_unit_test(test_unknown_limit_has_no_sample),
-	  cmocka_unit_test(test_no_cgroups))
+UNIT_TESTS(test_top_three, test_unknown_limit_has_no_sample, test_no_cgroups)

@@ -17,7 +17,6 @@ static struct proc_thp proc(uint64_t rss, uint64_t anon, uint64_t ahp)
 
 static void test_group(void **state)
 {
-	(void)state;
 	struct proc_thp p[5] = {proc(100, 80, 40), proc(300, 200, 160), proc(50, 40, 0),
 				proc(10, 10, 0), proc(999, 999, 999)};
 	/* keys are compared as strings, not pointers */
@@ -55,7 +54,6 @@ static void test_group(void **state)
 
 static void test_unknown_values(void **state)
 {
-	(void)state;
 	struct proc_thp p[2] = {proc(10, 0, 0), proc(10, 10, 5)};
 	struct psg_in in[2] = {{.key = "/a", .p = &p[0]},
 			       {.key = "/b", .p = &p[1], .denied = true}};
@@ -76,4 +74,4 @@ static void test_unknown_values(void **state)
 	assert_null(g);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_group), cmocka_unit_test(test_unknown_values))
+UNIT_TESTS(test_group, test_unknown_values)

@@ -18,7 +18,6 @@ static const struct opt_u64 none = {0};
 
 static void test_rate_basic(void **state)
 {
-	(void)state;
 	struct rate r;
 	struct opt_u64 a = some(100), b = some(150);
 	assert_int_equal(rate_compute(&a, &b, 2.0, &r), 0);
@@ -47,7 +46,6 @@ static void test_rate_basic(void **state)
 /* new < old: a reset (file recreated) or a 32-bit wrap; counted from zero, flagged. */
 static void test_rate_reset_and_wrap(void **state)
 {
-	(void)state;
 	struct rate r;
 	/* a 32-bit unsigned long wrapped: 4294967290 -> 5 */
 	struct opt_u64 a = some(4294967290u), b = some(5);
@@ -75,7 +73,6 @@ static void test_rate_reset_and_wrap(void **state)
 /* A counter that disappears has no rate (absent, not zero); one that appears has none yet. */
 static void test_rate_absent(void **state)
 {
-	(void)state;
 	struct rate r;
 	struct opt_u64 a = some(77);
 	assert_int_equal(rate_compute(&a, &none, 1.0, &r), 0);
@@ -92,7 +89,6 @@ static void test_rate_absent(void **state)
 
 static void test_rate_bad_interval(void **state)
 {
-	(void)state;
 	struct rate r;
 	struct opt_u64 a = some(1), b = some(2);
 	assert_int_equal(rate_compute(&a, &b, 0, &r), -EINVAL);
@@ -104,7 +100,6 @@ static void test_rate_bad_interval(void **state)
 
 static void test_kv_rates(void **state)
 {
-	(void)state;
 	struct kvlist a = {0}, b = {0};
 	struct rate r;
 	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 10\n"
@@ -170,7 +165,6 @@ static const struct proc_change *find(const struct proc_change *c, size_t n, pid
 
 static void test_top_changes(void **state)
 {
-	(void)state;
 	struct proc_sample old[] = {
 		ps(10, "steady", 1000, 0, true),    /* unchanged: left out */
 		ps(20, "grower", 4096, 2048, true), /* +8 MiB AHP */
@@ -258,7 +252,6 @@ static const char buddy[] = "Node 0, zone      DMA      0 0 0 0 0 0 0 0 0 1 3\n"
 
 static void test_watch_derive(void **state)
 {
-	(void)state;
 	static struct sample a, b;
 	static struct watch_row row;
 	mk_sample(&a, 100.0,
@@ -317,7 +310,6 @@ static void test_watch_derive(void **state)
 
 static void test_statm(void **state)
 {
-	(void)state;
 	struct proc_statm sm;
 	assert_int_equal(proc_statm_parse(LIT("2667 2411 334 1 0 2137 0\n"), &sm), 0);
 	assert_int_equal(sm.size, 2667);
@@ -356,7 +348,6 @@ static void snap(struct host_snapshot *h, double mono_s, const char *vmstat, pid
 
 static void test_host_recent(void **state)
 {
-	(void)state;
 	struct host_snapshot a, b;
 	struct host_recent rc;
 	snap(&a, 100.0,
@@ -417,8 +408,5 @@ static void test_host_recent(void **state)
 	kvlist_free(&b.vmstat);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_rate_basic), cmocka_unit_test(test_rate_reset_and_wrap),
-	  cmocka_unit_test(test_rate_absent), cmocka_unit_test(test_rate_bad_interval),
-	  cmocka_unit_test(test_kv_rates), cmocka_unit_test(test_top_changes),
-	  cmocka_unit_test(test_watch_derive), cmocka_unit_test(test_statm),
-	  cmocka_unit_test(test_host_recent))
+UNIT_TESTS(test_rate_basic, test_rate_reset_and_wrap, test_rate_absent, test_rate_bad_interval,
+	   test_kv_rates, test_top_changes, test_watch_derive, test_statm, test_host_recent)

@@ -15,7 +15,6 @@ static const char csv70[] =
 
 static void test_csv_columns_found_by_header(void **state)
 {
-	(void)state;
 	struct bench_row set, get;
 	assert_int_equal(redis_parse_csv(csv70, &set, &get), 2);
 	assert_true(set.present && get.present);
@@ -33,7 +32,6 @@ static void test_csv_columns_found_by_header(void **state)
 
 static void test_csv_without_latencies_or_header_is_not_a_row(void **state)
 {
-	(void)state;
 	struct bench_row set, get;
 	/* Redis 6.0 printed only "test","rps": no p99, so no row (never a plausible 0) */
 	assert_int_equal(redis_parse_csv("\"SET\",\"1000.00\"\n\"GET\",\"900.00\"\n", &set, &get),
@@ -53,7 +51,6 @@ static void test_csv_without_latencies_or_header_is_not_a_row(void **state)
 
 static void test_info_fields_whole_names_only(void **state)
 {
-	(void)state;
 	const char info[] =
 		"# Persistence\r\nrdb_bgsave_in_progress:0\r\nrdb_last_cow_size:95395840\r\n"
 		"aof_last_cow_size:0\r\nrdb_last_bgsave_status:ok\r\n# Stats\r\n"
@@ -78,7 +75,6 @@ static void test_info_fields_whole_names_only(void **state)
 
 static void test_find_searches_path_in_order(void **state)
 {
-	(void)state;
 	char out[256];
 	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 	setenv("PATH", "/nonexistent-thpctl:/bin:/usr/bin", 1);
@@ -92,7 +88,5 @@ static void test_find_searches_path_in_order(void **state)
 	free(old);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_csv_columns_found_by_header),
-	  cmocka_unit_test(test_csv_without_latencies_or_header_is_not_a_row),
-	  cmocka_unit_test(test_info_fields_whole_names_only),
-	  cmocka_unit_test(test_find_searches_path_in_order))
+UNIT_TESTS(test_csv_columns_found_by_header, test_csv_without_latencies_or_header_is_not_a_row,
+	   test_info_fields_whole_names_only, test_find_searches_path_in_order)

@@ -13,7 +13,6 @@ static struct lab_result res;
 /* More samples than a series keeps: sorted quantiles with both ends, and the count kept. */
 static void test_series_thins_a_cdf_by_rank(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	static double v[1001];
 	for (int i = 0; i <= 1000; i++)
@@ -44,7 +43,6 @@ static void test_series_thins_a_cdf_by_rank(void **state)
 /* Labels, proofs and the verdict come from processes and the kernel: all escaped. */
 static void test_lab_section_escapes_and_has_a_chart_per_unit(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	snprintf(res.experiment, sizeof(res.experiment), "touch");
 	snprintf(res.title, sizeof(res.title), "t<i>");
@@ -75,7 +73,6 @@ static void test_lab_section_escapes_and_has_a_chart_per_unit(void **state)
  * in the recording host's zone (UTC+01:00); the empty series listed, the numbers folded. */
 static void test_watch_marks_a_setting_change(void **state)
 {
-	(void)state;
 	const char *lines[3] = {
 		"{\"time_s\":100.0,\"rates_per_s\":{\"thp_fault_alloc\":2.5,\"compact_stall\":null},"
 		"\"anon_huge_pages_kb\":4096,\"settings\":{\"enabled\":\"always\",\"defrag\":\"madvise\"}}",
@@ -125,7 +122,6 @@ static void test_watch_marks_a_setting_change(void **state)
 /* A series that is 0 throughout is listed as such, not drawn under another line. */
 static void test_watch_lists_series_that_are_zero(void **state)
 {
-	(void)state;
 	json_t *rec[2];
 	for (int i = 0; i < 2; i++)
 		assert_non_null(rec[i] = json_pack("{s:f, s:{s:i, s:i, s:i, s:i, s:i}, s:i}",
@@ -153,7 +149,6 @@ static void test_watch_lists_series_that_are_zero(void **state)
 /* Every page says what it is about; unknown fields say so; strings escaped. */
 static void test_page_context(void **state)
 {
-	(void)state;
 	struct report_ctx ctx = {.host = "db<1>",
 				 .kernel = "6.18.0",
 				 .version = "0.1.0",
@@ -187,7 +182,6 @@ static void test_page_context(void **state)
 /* ab: the THP evidence in the page; a chart without intervals says why inside it. */
 static void test_ab_evidence_and_too_few_runs(void **state)
 {
-	(void)state;
 	static struct ab_mode m[2];
 	static struct ab_summary s[2];
 	memset(m, 0, sizeof(m));
@@ -229,7 +223,6 @@ static void test_ab_evidence_and_too_few_runs(void **state)
 /* The lab JSON carries the series the charts draw. */
 static void test_lab_json_has_the_series(void **state)
 {
-	(void)state;
 	memset(&res, 0, sizeof(res));
 	double x[2] = {64, 1024}, y[2] = {90.5, 300};
 	lab_series_add(&res, "chase", "huge", LAB_SER_LINE, "ns per access", "ns", y, "size", "MiB",
@@ -244,9 +237,6 @@ static void test_lab_json_has_the_series(void **state)
 	json_decref(o);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_series_thins_a_cdf_by_rank),
-	  cmocka_unit_test(test_lab_section_escapes_and_has_a_chart_per_unit),
-	  cmocka_unit_test(test_watch_marks_a_setting_change),
-	  cmocka_unit_test(test_watch_lists_series_that_are_zero),
-	  cmocka_unit_test(test_page_context), cmocka_unit_test(test_ab_evidence_and_too_few_runs),
-	  cmocka_unit_test(test_lab_json_has_the_series))
+UNIT_TESTS(test_series_thins_a_cdf_by_rank, test_lab_section_escapes_and_has_a_chart_per_unit,
+	   test_watch_marks_a_setting_change, test_watch_lists_series_that_are_zero,
+	   test_page_context, test_ab_evidence_and_too_few_runs, test_lab_json_has_the_series)

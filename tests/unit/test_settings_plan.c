@@ -59,7 +59,6 @@ struct vcase {
 
 static void test_validate_table(void **state)
 {
-	(void)state;
 	static const struct vcase cases[] = {
 		/* choice files: exactly the words the file lists */
 		{"enabled", "always [madvise] never", "always", 512, 0, NULL, 0},
@@ -109,7 +108,7 @@ static void test_validate_table(void **state)
 		{"anon_beside_full", "0", "18446744073709551616", 512, -EINVAL,
 		 "'18446744073709551616' is not an unsigned integer", KB_NOT_UINT},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		const struct vcase *c = &cases[i];
 		struct knob_invalid w;
 		char why[PLAN_NOTE_LEN] = "";
@@ -137,7 +136,6 @@ static void test_validate_table(void **state)
 
 static void test_kind_and_value(void **state)
 {
-	(void)state;
 	char v[64];
 	assert_int_equal(knob_kind_of("enabled", "always [madvise] never"), KNOB_CHOICE);
 	assert_int_equal(knob_kind_of("use_zero_page", "1"), KNOB_BOOL);
@@ -153,7 +151,6 @@ static void test_kind_and_value(void **state)
 
 static void test_key_normalize(void **state)
 {
-	(void)state;
 	char k[KNOB_KEY_LEN];
 	assert_int_equal(knob_key_normalize("enabled", k, sizeof(k)), 0);
 	assert_string_equal(k, "enabled");
@@ -173,7 +170,6 @@ static void test_key_normalize(void **state)
 
 static void test_plan_all_valid(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -196,7 +192,6 @@ static void test_plan_all_valid(void **state)
 
 static void test_plan_one_invalid_spoils_all(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -231,7 +226,6 @@ static void test_plan_one_invalid_spoils_all(void **state)
 
 static void test_plan_unknown_key_names_the_knob_meant(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -250,7 +244,6 @@ static void test_plan_unknown_key_names_the_knob_meant(void **state)
 
 static void test_plan_missing_ok(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	knobs_618(&k);
@@ -270,7 +263,6 @@ static void test_plan_missing_ok(void **state)
 
 static void test_plan_no_thp(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct settings_plan p;
 	memset(&k, 0, sizeof(k));
@@ -284,7 +276,6 @@ static void test_plan_no_thp(void **state)
 
 static void test_pmd_nr(void **state)
 {
-	(void)state;
 	struct thp_knobs k = {0};
 	assert_int_equal(thp_knobs_pmd_nr(&k, 4096), 0);
 	k.pmd_size = 2097152;
@@ -300,7 +291,6 @@ static void test_pmd_nr(void **state)
 
 static void test_snapshot_roundtrip(void **state)
 {
-	(void)state;
 	static struct thp_knobs k;
 	static struct snapshot s, back;
 	int nbad;
@@ -353,7 +343,6 @@ static void test_snapshot_roundtrip(void **state)
 
 static void test_snapshot_bad_json(void **state)
 {
-	(void)state;
 	static struct snapshot s;
 	char why[200];
 	static const char *const bad[] = {
@@ -364,7 +353,7 @@ static void test_snapshot_bad_json(void **state)
 		"{\"thpctl_snapshot\": 1, \"knobs\": {\"enabled\": true}}",
 		"{\"thpctl_snapshot\": 1, \"knobs\": {\"x\": -1}}",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(bad); i++) {
 		json_error_t je;
 		json_t *r = json_loads(bad[i], 0, &je);
 		assert_non_null(r);
@@ -395,7 +384,6 @@ static void fill_snapshot(struct snapshot *s, const char *const kv[][2], int n)
 
 static void test_snapshot_diff(void **state)
 {
-	(void)state;
 	static struct snapshot a, b;
 	static struct snap_diff d[8];
 	fill_snapshot(&a,
@@ -422,7 +410,6 @@ static void test_snapshot_diff(void **state)
 /* The walk over a recorded tree: order, writability from the recorded modes, no stats/. */
 static void test_knobs_fixture(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	if (sysroot_open(&sr, "tests/fixtures/linux-6.18-x86")) {
 		skip();
@@ -460,11 +447,7 @@ static void test_knobs_fixture(void **state)
 	assert_true(a < b);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_validate_table), cmocka_unit_test(test_kind_and_value),
-	  cmocka_unit_test(test_key_normalize), cmocka_unit_test(test_plan_all_valid),
-	  cmocka_unit_test(test_plan_one_invalid_spoils_all),
-	  cmocka_unit_test(test_plan_unknown_key_names_the_knob_meant),
-	  cmocka_unit_test(test_plan_missing_ok), cmocka_unit_test(test_plan_no_thp),
-	  cmocka_unit_test(test_pmd_nr), cmocka_unit_test(test_snapshot_roundtrip),
-	  cmocka_unit_test(test_snapshot_bad_json), cmocka_unit_test(test_snapshot_diff),
-	  cmocka_unit_test(test_knobs_fixture))
+UNIT_TESTS(test_validate_table, test_kind_and_value, test_key_normalize, test_plan_all_valid,
+	   test_plan_one_invalid_spoils_all, test_plan_unknown_key_names_the_knob_meant,
+	   test_plan_missing_ok, test_plan_no_thp, test_pmd_nr, test_snapshot_roundtrip,
+	   test_snapshot_bad_json, test_snapshot_diff, test_knobs_fixture)

@@ -15,7 +15,6 @@
 
 static void test_buf_add_and_addf_append_nul_terminated(void **state)
 {
-	(void)state;
 	struct buf b = {0};
 	assert_int_equal(buf_add(&b, "ab", 2), 0);
 	assert_int_equal(buf_addf(&b, "%s=%d;", "x", 42), 0);
@@ -27,7 +26,6 @@ static void test_buf_add_and_addf_append_nul_terminated(void **state)
 
 static void test_str_copy_rtrim_drops_only_trailing_blanks(void **state)
 {
-	(void)state;
 	char out[8];
 	assert_int_equal(str_copy_rtrim(out, sizeof(out), "a b \n\t", 6, "\n \t"), 0);
 	assert_string_equal(out, "a b");
@@ -42,7 +40,6 @@ static void test_str_copy_rtrim_drops_only_trailing_blanks(void **state)
 
 static void test_args_store_flags_and_arguments(void **state)
 {
-	(void)state;
 	bool all = false, quiet = false;
 	const char *report = NULL;
 	const struct args_store st[] = {ARGS_FLAG(1, &all), ARGS_ARG(2, &report),
@@ -57,7 +54,6 @@ static void test_args_store_flags_and_arguments(void **state)
 
 static void test_kpath_every_kind(void **state)
 {
-	(void)state;
 	char p[128];
 	assert_string_equal(kpath(KP_NONE, 0, NULL, p, sizeof(p)), "");
 	assert_string_equal(kpath(KP_THP_ENABLED, 0, NULL, p, sizeof(p)),
@@ -72,7 +68,6 @@ static void test_kpath_every_kind(void **state)
 	assert_string_equal(kpath((enum kpath)999, 0, NULL, p, sizeof(p)), "");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_buf_add_and_addf_append_nul_terminated),
-	  cmocka_unit_test(test_str_copy_rtrim_drops_only_trailing_blanks),
-	  cmocka_unit_test(test_args_store_flags_and_arguments),
-	  cmocka_unit_test(test_kpath_every_kind))
+UNIT_TESTS(test_buf_add_and_addf_append_nul_terminated,
+	   test_str_copy_rtrim_drops_only_trailing_blanks, test_args_store_flags_and_arguments,
+	   test_kpath_every_kind)

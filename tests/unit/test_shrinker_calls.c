@@ -6,7 +6,6 @@
 
 static void test_split_call_needs_both_measures(void **state)
 {
-	(void)state;
 	struct sh_phase p = {64, true, 32, 65536, 0, 32};
 	assert_int_equal(sh_split_call(&p), CLAIM_CONFIRMED);
 	p.split = 10; /* the counter disagrees with the process */
@@ -23,7 +22,6 @@ static void test_split_call_needs_both_measures(void **state)
 
 static void test_claims_as_documented(void **state)
 {
-	(void)state;
 	static struct lab_result r;
 	memset(&r, 0, sizeof(r));
 	struct sh_phase p[3] = {{511, true, 32, 65536, 65536, 0},
@@ -56,5 +54,4 @@ static void test_claims_as_documented(void **state)
 	assert_int_equal(r.claims[0].call, CLAIM_INCONCLUSIVE);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_split_call_needs_both_measures),
-	  cmocka_unit_test(test_claims_as_documented))
+UNIT_TESTS(test_split_call_needs_both_measures, test_claims_as_documented)

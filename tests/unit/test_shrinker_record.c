@@ -13,7 +13,6 @@ static const char good[] = "thpctl-lab-shrinker 1\n"
 
 static void test_record_round_trip(void **state)
 {
-	(void)state;
 	struct shrinker_record r, back;
 	assert_int_equal(shrinker_record_parse(LIT(good), &r), 0);
 	assert_string_equal(r.kernel, "6.18.44-fc-v857");
@@ -32,7 +31,6 @@ static void test_record_round_trip(void **state)
 
 static void test_record_damaged(void **state)
 {
-	(void)state;
 	struct shrinker_record r;
 #define P(s) shrinker_record_parse(LIT(s), &r)
 	assert_int_equal(P(""), -EINVAL);
@@ -66,11 +64,9 @@ static void test_record_damaged(void **state)
 
 static void test_record_read_through_the_sysroot(void **state)
 {
-	(void)state;
-	char dir[] = "/tmp/thpctl-shrec-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
 	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
+	unit_tree(dir, "shrec", NULL, &sr);
 	struct shrinker_record r;
 	assert_int_equal(shrinker_record_read(&sr, &r), -ENOENT);
 	unit_put_deep(dir, SR_SHRINKER_RECORD, good);
@@ -86,5 +82,4 @@ static void test_record_read_through_the_sysroot(void **state)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_record_damaged),
-	  cmocka_unit_test(test_record_read_through_the_sysroot))
+UNIT_TESTS(test_record_round_trip, test_record_damaged, test_record_read_through_the_sysroot)

@@ -1,53 +1,49 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: src/kernel/smaps.c (/proc/PID/smaps and smaps_rollup). */
-#include "unit.h"
+#include "test_smaps.h"
 
-#include "kernel/smaps.h"
-
-/* The smaps of a 6.18 process with a MADV_HUGEPAGE region (fields as printed there). */
-#define VMA_FIELDS(size, rss, anon, ahp)                                                           \
-	"Size:           " size " kB\n"                                                            \
-	"KernelPageSize:        4 kB\n"                                                            \
-	"MMUPageSize:           4 kB\n"                                                            \
-	"Rss:            " rss " kB\n"                                                             \
-	"Pss:            " rss " kB\n"                                                             \
-	"Pss_Dirty:      " anon " kB\n"                                                            \
-	"Shared_Clean:          0 kB\n"                                                            \
-	"Shared_Dirty:          0 kB\n"                                                            \
-	"Private_Clean:         0 kB\n"                                                            \
-	"Private_Dirty:  " anon " kB\n"                                                            \
-	"Referenced:     " rss " kB\n"                                                             \
-	"Anonymous:      " anon " kB\n"                                                            \
-	"KSM:                   0 kB\n"                                                            \
-	"LazyFree:              0 kB\n"                                                            \
-	"AnonHugePages:  " ahp " kB\n"                                                             \
-	"ShmemPmdMapped:        0 kB\n"                                                            \
-	"FilePmdMapped:         0 kB\n"                                                            \
-	"Shared_Hugetlb:        0 kB\n"                                                            \
-	"Private_Hugetlb:       0 kB\n"                                                            \
-	"Swap:                  0 kB\n"                                                            \
-	"SwapPss:               0 kB\n"                                                            \
-	"Locked:                0 kB\n"
+/*
+ * One VMA of a 6.18 process's smaps (fields as printed there): its HEADER line, then the
+ * fields with these values, THPeligible ELIGIBLE and VmFlags FLAGS.
+ */
+#define VMA(header, size, rss, anon, ahp, eligible, flags)                                         \
+	header "\n"                                                                                \
+	       "Size:           " size " kB\n"                                                     \
+	       "KernelPageSize:        4 kB\n"                                                     \
+	       "MMUPageSize:           4 kB\n"                                                     \
+	       "Rss:            " rss " kB\n"                                                      \
+	       "Pss:            " rss " kB\n"                                                      \
+	       "Pss_Dirty:      " anon " kB\n"                                                     \
+	       "Shared_Clean:          0 kB\n"                                                     \
+	       "Shared_Dirty:          0 kB\n"                                                     \
+	       "Private_Clean:         0 kB\n"                                                     \
+	       "Private_Dirty:  " anon " kB\n"                                                     \
+	       "Referenced:     " rss " kB\n"                                                      \
+	       "Anonymous:      " anon " kB\n"                                                     \
+	       "KSM:                   0 kB\n"                                                     \
+	       "LazyFree:              0 kB\n"                                                     \
+	       "AnonHugePages:  " ahp " kB\n"                                                      \
+	       "ShmemPmdMapped:        0 kB\n"                                                     \
+	       "FilePmdMapped:         0 kB\n"                                                     \
+	       "Shared_Hugetlb:        0 kB\n"                                                     \
+	       "Private_Hugetlb:       0 kB\n"                                                     \
+	       "Swap:                  0 kB\n"                                                     \
+	       "SwapPss:               0 kB\n"                                                     \
+	       "Locked:                0 kB\n"                                                     \
+	       "THPeligible:           " eligible "\n"                                             \
+	       "VmFlags: " flags "\n"
 
 /* Real field order and padding; the header names start at column 74 as the kernel pads them. */
 // clang-format off
 static const char smaps_text[] =
-	"55952cd09000-55952cd0b000 r--p 00000000 fe:00 247498                     /usr/bin/cat\n"
-	VMA_FIELDS("     8", "     8", "     0", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd mr mw me \n"
-	"559c9330c000-559c9349b000 rw-p 00000000 00:00 0                          [heap]\n"
-	VMA_FIELDS("  1596", "  1544", "  1544", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd wr mr mw me ac \n"
-	"7f1940000000-7f1940400000 rw-p 00000000 00:00 0 \n"
-	VMA_FIELDS("  4096", "  4096", "  4096", "  4096")
-	"THPeligible:           1\n"
-	"VmFlags: rd wr mr mw me ac hg \n"
-	"7f1942346000-7f1942479000 rw-p 00001000 fe:00 1234                       /tmp/my data file.bin\n"
-	VMA_FIELDS("  1228", "   764", "     0", "     0")
-	"THPeligible:           0\n"
-	"VmFlags: rd wr mr mw me nh \n"
+	VMA("55952cd09000-55952cd0b000 r--p 00000000 fe:00 247498                     /usr/bin/cat",
+	    "     8", "     8", "     0", "     0", "0", "rd mr mw me ")
+	VMA("559c9330c000-559c9349b000 rw-p 00000000 00:00 0                          [heap]",
+	    "  1596", "  1544", "  1544", "     0", "0", "rd wr mr mw me ac ")
+	VMA("7f1940000000-7f1940400000 rw-p 00000000 00:00 0 ",
+	    "  4096", "  4096", "  4096", "  4096", "1", "rd wr mr mw me ac hg ")
+	VMA("7f1942346000-7f1942479000 rw-p 00001000 fe:00 1234                       /tmp/my data file.bin",
+	    "  1228", "   764", "     0", "     0", "0", "rd wr mr mw me nh ")
 	"7f1942600000-7f1942a00000 rw-s 00000000 00:10 5678                       /anon_hugepage (deleted)\n"
 	"Size:               4096 kB\n"
 	"KernelPageSize:     2048 kB\n"
@@ -72,63 +68,8 @@ static const char smaps_text[] =
 
 #define NVMAS 6
 
-struct seen {
-	int n;
-	uint64_t start[8], end[8];
-	char perms[8][5];
-	char name[8][64];
-	struct smaps_totals t[8];
-	int thp_eligible[8];
-	bool has_vmflags[8];
-	unsigned vmflags[8];
-	int stop_at; /* return 7 from the callback at this VMA (1-based); 0 = never */
-};
-
-static int collect(const struct smaps_vma *v, void *ctx)
-{
-	struct seen *s = ctx;
-	if (s->n == 8)
-		return -1;
-	int i = s->n++;
-	s->start[i] = v->start;
-	s->end[i] = v->end;
-	memcpy(s->perms[i], v->perms, 5);
-	size_t l = v->name_len < 63 ? v->name_len : 63;
-	memcpy(s->name[i], v->name, l);
-	s->name[i][l] = '\0';
-	s->t[i] = v->t;
-	s->thp_eligible[i] = v->thp_eligible;
-	s->has_vmflags[i] = v->has_vmflags;
-	s->vmflags[i] = v->vmflags;
-	return s->stop_at == s->n ? 7 : 0;
-}
-
-/* Stream all of TEXT (LEN bytes) in one feed into S and T; fails unless it parses: the damage count. */
-static unsigned stream_whole(const char *text, size_t len, struct seen *s, struct smaps_totals *t)
-{
-	struct smaps_stream st;
-	smaps_stream_init(&st, collect, s, t);
-	assert_int_equal(smaps_stream_feed(&st, text, len), 0);
-	assert_int_equal(smaps_stream_finish(&st), 0);
-	return st.nbad;
-}
-
-#define B(f) (1u << (f))
-
-/* T has each field of the bits YES (B(SM_...)) and none of the bits NO. */
-static void expect_has(const struct smaps_totals *t, unsigned yes, unsigned no)
-{
-	for (int f = 0; f < SM_NFIELDS; f++) {
-		if ((yes & B(f)) && !smaps_has(t, f))
-			fail_msg("field %s is absent", smaps_field_name(f));
-		if ((no & B(f)) && smaps_has(t, f))
-			fail_msg("field %s is present", smaps_field_name(f));
-	}
-}
-
 static void test_smaps_vmas(void **state)
 {
-	(void)state;
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 0);
 	assert_int_equal(s.n, NVMAS);
@@ -184,7 +125,6 @@ static void test_smaps_vmas(void **state)
 
 static void test_smaps_totals(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, &t), 0);
@@ -206,7 +146,6 @@ static void test_smaps_totals(void **state)
 
 static void test_smaps_totals_page_size_is_base(void **state)
 {
-	(void)state;
 	/* the last VMA is hugetlb: the total's page size is still the base page */
 	const char text[] = "1000-3000 rw-p 00000000 00:00 0\n"
 			    "KernelPageSize:        4 kB\n"
@@ -226,7 +165,6 @@ static void test_smaps_totals_page_size_is_base(void **state)
 /* Fed in chunks of whole lines, through one reused buffer, as ps reads a large smaps. */
 static void test_smaps_stream_chunks(void **state)
 {
-	(void)state;
 	struct seen whole = {0}, parts = {0};
 	struct smaps_totals tw, tp;
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &whole, &tw), 0);
@@ -271,7 +209,6 @@ static void test_smaps_stream_chunks(void **state)
 
 static void test_smaps_stream_sticky_error(void **state)
 {
-	(void)state;
 	struct smaps_stream *st = malloc(sizeof(*st));
 	struct seen s = {.stop_at = 1};
 	assert_non_null(st);
@@ -293,7 +230,6 @@ static void test_smaps_stream_sticky_error(void **state)
 /* A VMA of more lines than any kernel prints stops the stream (a file of endless fields). */
 static void test_smaps_stream_line_ceiling(void **state)
 {
-	(void)state;
 	struct smaps_stream *st = malloc(sizeof(*st));
 	assert_non_null(st);
 	smaps_stream_init(st, NULL, NULL, NULL);
@@ -310,218 +246,8 @@ static void test_smaps_stream_line_ceiling(void **state)
 	free(st);
 }
 
-/* "AnonHugePages: 12abc kB" was 12 kB, a damaged Size 0: now unknown, and the stream says so. */
-static void test_smaps_damaged_values_unknown_and_counted(void **state)
-{
-	(void)state;
-	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
-			    "Size:       1e9999 kB\n"
-			    "Rss:        2048 kB\n"
-			    "AnonHugePages:   12abc kB\n"
-			    "THPeligible:    2\n"
-			    "VmFlags: rd wr hg\n"
-			    "7f0000200000-7f0000400000 rw-p 00000000 00:00 0 \n"
-			    "Size:       2048 kB\n"
-			    "AnonHugePages:   2048 kB\r\n";
-	struct seen s = {0};
-	struct smaps_totals t;
-	assert_int_equal(stream_whole(LIT(text), &s, &t), 3);
-	assert_int_equal(s.n, 2);
-	expect_has(&s.t[0], 0, B(SM_SIZE) | B(SM_ANON_HUGE));
-	assert_true(s.t[0].damaged & (1u << SM_ANON_HUGE));
-	assert_int_equal(s.thp_eligible[0], -1);
-	assert_int_equal(s.vmflags[0], VMF_HG);
-	assert_int_equal(s.t[1].kb[SM_ANON_HUGE], 2048); /* CRLF */
-	/* the sum over a damaged value is unknown */
-	expect_has(&t, B(SM_RSS), B(SM_ANON_HUGE) | B(SM_SIZE));
-}
-
-/* A line printed twice in one VMA (or in the rollup) is damage: unknown, never one copy. */
-static void test_smaps_duplicate_line_is_unknown(void **state)
-{
-	(void)state;
-	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
-			    "Size:       2048 kB\n"
-			    "AnonHugePages:   2048 kB\n"
-			    "AnonHugePages:      0 kB\n"
-			    "THPeligible:    1\n"
-			    "THPeligible:    1\n"
-			    "VmFlags: rd wr hg\n"
-			    "VmFlags: rd wr nh\n"
-			    "7f0000200000-7f0000400000 rw-p 00000000 00:00 0 \n"
-			    "Size:       2048 kB\n"
-			    "AnonHugePages:   2048 kB\n";
-	struct seen s = {0};
-	struct smaps_totals t;
-	assert_int_equal(stream_whole(LIT(text), &s, &t), 3);
-	assert_int_equal(s.n, 2);
-	expect_has(&s.t[0], 0, B(SM_ANON_HUGE));
-	assert_true(s.t[0].damaged & (1u << SM_ANON_HUGE));
-	assert_int_equal(s.thp_eligible[0], -1);
-	assert_false(s.has_vmflags[0]);
-	assert_int_equal(s.vmflags[0], 0);
-	/* the next VMA's own AnonHugePages is fine; the sum is unknown */
-	assert_int_equal(s.t[1].kb[SM_ANON_HUGE], 2048);
-	assert_false(smaps_has(&t, SM_ANON_HUGE));
-	assert_int_equal(t.kb[SM_SIZE], 4096);
-	/* the rollup: the same rule */
-	assert_int_equal(smaps_rollup_parse(LIT("Rss:  12 kB\nAnonHugePages: 2048 kB\n"
-						"AnonHugePages: 2048 kB\n"),
-					    &t),
-			 0);
-	assert_false(smaps_has(&t, SM_ANON_HUGE));
-	assert_int_equal(t.kb[SM_RSS], 12);
-}
-
-/* A NUL where the second header begins: not merged into the first VMA silently. */
-static void test_smaps_nul_header_is_damage(void **state)
-{
-	(void)state;
-	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
-			    "Size:       4 kB\n"
-			    "\0"
-			    "000-3000 rw-p 00000000 00:00 0\n"
-			    "Size:       4 kB\n";
-	struct seen s = {0};
-	/* the lost header, and the second Size: that VMA's field seen twice in the first */
-	assert_int_equal(stream_whole(LIT(text), &s, NULL), 2);
-	assert_int_equal(s.n, 1);
-	assert_false(smaps_has(&s.t[0], SM_SIZE));
-}
-
-/* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
-static void test_smaps_old_kernel_absent(void **state)
-{
-	(void)state;
-	const char text[] = "00400000-0040c000 r-xp 00000000 08:01 131090 /bin/cat\n"
-			    "Size:                 48 kB\n"
-			    "Rss:                  48 kB\n"
-			    "Pss:                  48 kB\n"
-			    "AnonHugePages:         0 kB\n"
-			    "ShmemPmdMapped:        0 kB\n"
-			    "Swap:                  0 kB\n"
-			    "KernelPageSize:        4 kB\n"
-			    "VmFlags: rd ex mr mw me dw \n";
-	struct seen s = {0};
-	struct smaps_totals t;
-	assert_int_equal(smaps_parse(LIT(text), collect, &s, &t), 0);
-	assert_int_equal(s.n, 1);
-	assert_int_equal(s.thp_eligible[0], -1);
-	assert_true(s.has_vmflags[0]);
-	expect_has(&s.t[0], B(SM_ANON_HUGE) | B(SM_SHMEM_PMD),
-		   B(SM_FILE_PMD) | B(SM_ANONYMOUS) | B(SM_SHARED_HUGETLB));
-	expect_has(&t, 0, B(SM_FILE_PMD));
-	assert_int_equal(t.kb[SM_FILE_PMD], 0);
-	assert_int_equal(s.t[0].kb[SM_SIZE], 48);
-}
-
-static void test_smaps_bad_values(void **state)
-{
-	(void)state;
-	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
-			    "Size:       2048 kB\n"
-			    "Rss:        99999999999999999999 kB\n" /* overflow: absent */
-			    "Pss         12 kB\n"		    /* missing colon: ignored */
-			    "Swap:       kB\n"			    /* no number: absent */
-			    "AnonHugePages: 2048 kB\n"
-			    "THPeligible:    x\n"	   /* unparsable: stays absent */
-			    "VmFlags: rd wr hgx nhz mr\n"; /* no exact "hg"/"nh" word */
-	struct seen s = {0};
-	assert_int_equal(smaps_parse(LIT(text), collect, &s, NULL), 0);
-	assert_int_equal(s.n, 1);
-	expect_has(&s.t[0], B(SM_SIZE), B(SM_RSS) | B(SM_PSS) | B(SM_SWAP));
-	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
-	assert_int_equal(s.thp_eligible[0], -1);
-	assert_true(s.has_vmflags[0]);
-	assert_int_equal(s.vmflags[0], 0);
-}
-
-/* Lines the fast path (a kept label, blanks, digits, " kB\n") passes to the careful one. */
-static void test_smaps_label_lookalikes_and_number_edges(void **state)
-{
-	(void)state;
-	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
-			    "Size:\t\t4 kB\n"				  /* a tab: still 4 */
-			    "Rss_Anon:    5 kB\n"			  /* not Rss: ignored */
-			    "SwapPss:    7 kB\n"			  /* not Swap: ignored */
-			    "Rss:  18446744073709551615 kB\n"		  /* 20 digits, fits */
-			    "Pss:  00000000000000000000012 kB\n"	  /* 23 digits: 12 */
-			    "Anonymous: 4 kBx\n"			  /* damaged */
-			    "Private_Dirty:0 kB\n"			  /* no blank */
-			    "Swap: 4\n"					  /* no unit */
-			    "AnonHugePages:                    2048 kB\n" /* long padding */
-			    "THPeligible: 1\n"
-			    "VmFlags: rd wr hg\n";
-	struct seen s = {0};
-	struct smaps_totals t;
-	assert_int_equal(stream_whole(LIT(text), &s, &t), 1);
-	assert_int_equal(s.n, 1);
-	assert_int_equal(s.t[0].kb[SM_SIZE], 4);
-	assert_true(s.t[0].kb[SM_RSS] == UINT64_MAX);
-	assert_int_equal(s.t[0].kb[SM_PSS], 12);
-	expect_has(&s.t[0], B(SM_PRIVATE_DIRTY), B(SM_ANONYMOUS));
-	assert_true(s.t[0].damaged & (1u << SM_ANONYMOUS));
-	assert_int_equal(s.t[0].kb[SM_PRIVATE_DIRTY], 0);
-	assert_int_equal(s.t[0].kb[SM_SWAP], 4);
-	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
-	assert_int_equal(s.thp_eligible[0], 1);
-	assert_int_equal(s.vmflags[0], VMF_HG);
-}
-
-static void test_smaps_vmflags_positions(void **state)
-{
-	(void)state;
-	/* flags first, last (no trailing blank), and all three together */
-	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
-			    "VmFlags: hg rd\n"
-			    "2000-3000 rw-p 00000000 00:00 0\n"
-			    "VmFlags: rd nh\n"
-			    "3000-4000 rw-p 00000000 00:00 0\n"
-			    "VmFlags: ht hg nh\n";
-	struct seen s = {0};
-	assert_int_equal(smaps_parse(LIT(text), collect, &s, NULL), 0);
-	assert_int_equal(s.n, 3);
-	assert_int_equal(s.vmflags[0], VMF_HG);
-	assert_int_equal(s.vmflags[1], VMF_NH);
-	assert_int_equal(s.vmflags[2], VMF_HG | VMF_NH | VMF_HT);
-	assert_string_equal(s.name[0], ""); /* anonymous, no trailing blank */
-	assert_true(s.start[1] == 0x2000 && s.end[1] == 0x3000);
-}
-
-static void test_smaps_not_a_header(void **state)
-{
-	(void)state;
-	struct seen s = {0};
-	struct smaps_totals t;
-	assert_int_equal(smaps_parse(LIT("hello world\n"), collect, &s, &t), -EINVAL);
-	assert_int_equal(smaps_parse(LIT("Size: 4 kB\nRss: 4 kB\n"), collect, &s, &t), -EINVAL);
-	assert_int_equal(s.n, 0);
-	/* meminfo is not smaps */
-	assert_int_equal(smaps_parse(LIT("MemTotal: 100 kB\n"), NULL, NULL, &t), -EINVAL);
-	/* a header with end < start, or no '-' */
-	assert_int_equal(smaps_parse(LIT("2000-1000 rw-p 00000000 00:00 0\n"), NULL, NULL, &t),
-			 -EINVAL);
-	assert_int_equal(smaps_parse(LIT("deadbeef rw-p 00000000 00:00 0\n"), NULL, NULL, &t),
-			 -EINVAL);
-}
-
-static void test_smaps_empty(void **state)
-{
-	(void)state;
-	struct seen s = {0};
-	struct smaps_totals t;
-	memset(&t, 0xff, sizeof(t));
-	assert_int_equal(smaps_parse(LIT(""), collect, &s, &t), 0);
-	assert_int_equal(s.n, 0);
-	assert_int_equal(t.present, 0);
-	assert_int_equal(t.kb[SM_RSS], 0);
-	assert_int_equal(smaps_parse(LIT("\n\n"), collect, &s, NULL), 0);
-	assert_int_equal(s.n, 0);
-}
-
 static void test_smaps_callback_stops(void **state)
 {
-	(void)state;
 	struct seen s = {.stop_at = 2};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 7);
 	assert_int_equal(s.n, 2);
@@ -559,7 +285,6 @@ static const char rollup_text[] =
 
 static void test_rollup(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(rollup_text), &t), 0);
 	assert_int_equal(t.kb[SM_RSS], 1756);
@@ -576,7 +301,6 @@ static void test_rollup(void **state)
 
 static void test_rollup_through_smaps_parse(void **state)
 {
-	(void)state;
 	/* the rollup is one pseudo-VMA without THPeligible or VmFlags */
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(rollup_text), collect, &s, NULL), 0);
@@ -590,7 +314,6 @@ static void test_rollup_through_smaps_parse(void **state)
 
 static void test_rollup_bad(void **state)
 {
-	(void)state;
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(""), &t), -EINVAL);
 	assert_int_equal(t.present, 0);
@@ -607,7 +330,6 @@ static void test_rollup_bad(void **state)
 
 static void test_field_names(void **state)
 {
-	(void)state;
 	assert_string_equal(smaps_field_name(SM_ANON_HUGE), "AnonHugePages");
 	assert_string_equal(smaps_field_name(SM_PRIVATE_HUGETLB), "Private_Hugetlb");
 	assert_string_equal(smaps_field_name(SM_SWAP), "Swap");
@@ -633,7 +355,6 @@ static int live_cb(const struct smaps_vma *v, void *ctx)
 
 static void test_live_self(void **state)
 {
-	(void)state;
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/self/smaps", &len);
 	struct live l = {0};
@@ -656,18 +377,7 @@ static void test_live_self(void **state)
 	free(text);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_smaps_duplicate_line_is_unknown), cmocka_unit_test(test_smaps_vmas),
-	  cmocka_unit_test(test_smaps_totals),
-	  cmocka_unit_test(test_smaps_totals_page_size_is_base),
-	  cmocka_unit_test(test_smaps_stream_chunks),
-	  cmocka_unit_test(test_smaps_stream_sticky_error),
-	  cmocka_unit_test(test_smaps_stream_line_ceiling),
-	  cmocka_unit_test(test_smaps_damaged_values_unknown_and_counted),
-	  cmocka_unit_test(test_smaps_nul_header_is_damage),
-	  cmocka_unit_test(test_smaps_old_kernel_absent), cmocka_unit_test(test_smaps_bad_values),
-	  cmocka_unit_test(test_smaps_label_lookalikes_and_number_edges),
-	  cmocka_unit_test(test_smaps_vmflags_positions), cmocka_unit_test(test_smaps_not_a_header),
-	  cmocka_unit_test(test_smaps_empty), cmocka_unit_test(test_smaps_callback_stops),
-	  cmocka_unit_test(test_rollup), cmocka_unit_test(test_rollup_through_smaps_parse),
-	  cmocka_unit_test(test_rollup_bad), cmocka_unit_test(test_field_names),
-	  cmocka_unit_test(test_live_self))
+UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
+	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
+	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
+	   test_field_names, test_live_self)

@@ -29,7 +29,6 @@ static const char cap_compact_memory[] =
 
 static void test_parse_begin(void **state)
 {
-	(void)state;
 	struct trace_line l;
 	assert_int_equal(trace_line_parse(LIT("              sh-22726   [001] .....  3588.579215: "
 					      "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 "
@@ -56,7 +55,6 @@ static void test_parse_begin(void **state)
 
 static void test_parse_end_and_collapse(void **state)
 {
-	(void)state;
 	struct trace_line l;
 	char v[32];
 	assert_int_equal(
@@ -100,7 +98,6 @@ static void test_parse_end_and_collapse(void **state)
 
 static void test_parse_odd_comms(void **state)
 {
-	(void)state;
 	struct trace_line l;
 	/* comm with a dash and a blank: the pid is after the last dash */
 	assert_int_equal(trace_line_parse(LIT("    thp-helper x-1234    [000] d..1.    12.000001: "
@@ -135,7 +132,6 @@ static void test_parse_odd_comms(void **state)
 /* Columns printed by options/record-tgid ("(%7d) " or "(-------) ", trace_print_context). */
 static void test_parse_tgid_and_no_flags(void **state)
 {
-	(void)state;
 	struct trace_line l;
 	assert_int_equal(
 		trace_line_parse(LIT("           java-4243    (   4200) [001] .....   100.250000: "
@@ -166,7 +162,6 @@ static void test_parse_tgid_and_no_flags(void **state)
 
 static void test_parse_lost_and_garbage(void **state)
 {
-	(void)state;
 	struct trace_line l;
 	assert_int_equal(trace_line_parse(LIT("CPU:1 [LOST 123 EVENTS]\n"), &l), 0);
 	assert_int_equal(l.ev, TEV_LOST);
@@ -188,7 +183,6 @@ static void test_parse_lost_and_garbage(void **state)
 
 static void test_field_boundaries(void **state)
 {
-	(void)state;
 	char v[16];
 	/* the LAST key=, at a word boundary: a file name cannot spoof the result */
 	static const char f[] = "mm=0, filename=a result=failed, nr=1, result=succeeded";
@@ -228,7 +222,6 @@ static const struct stall_proc *proc_of(const struct stalls *s, int tgid)
 
 static void test_pair_real_capture(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	stalls_feed(&s, cap_compact_memory, strlen(cap_compact_memory));
@@ -269,7 +262,6 @@ static void test_pair_real_capture(void **state)
 
 static void test_pair_unmatched(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	/* an end whose begin preceded the trace, then a begin that never ends */
@@ -292,7 +284,6 @@ static void test_pair_unmatched(void **state)
 
 static void test_pair_nested(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	/* begin, begin, end, end: LIFO, the inner pair first */
@@ -323,7 +314,6 @@ static void test_pair_nested(void **state)
 
 static void test_pair_interleaved_tasks(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	feed(&s, "a", 100, 1.0, "mm_compaction_try_to_compact_pages",
@@ -363,7 +353,6 @@ static bool resolve_threads(void *ctx, int pid, int *tgid, char *name, size_t n)
 
 static void test_group_threads_percentiles(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	/* 100 stalls of 1..100 us, alternately on two threads */
@@ -407,7 +396,6 @@ static void test_group_threads_percentiles(void **state)
 
 static void test_hist_buckets(void **state)
 {
-	(void)state;
 	assert_int_equal(stall_hist_bucket(0), 0);
 	assert_int_equal(stall_hist_bucket(999), 0);
 	assert_int_equal(stall_hist_bucket(1000), 1);
@@ -427,7 +415,6 @@ static void test_hist_buckets(void **state)
 
 static void test_lost_and_stream(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	static const char text[] =
@@ -451,7 +438,6 @@ static void test_lost_and_stream(void **state)
 
 static void test_depth_limit(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	for (int i = 0; i < STALL_DEPTH + 3; i++)
@@ -468,7 +454,6 @@ static void test_depth_limit(void **state)
 
 static void test_many_tasks(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	/* enough tasks to grow the task table and its hash several times */
@@ -488,7 +473,6 @@ static void test_many_tasks(void **state)
 
 static void test_real_fragmenter_capture(void **state)
 {
-	(void)state;
 	struct stalls s;
 	stalls_init(&s);
 	stalls_feed(&s, cap_fragmenter, strlen(cap_fragmenter));
@@ -540,7 +524,6 @@ static void test_real_fragmenter_capture(void **state)
 
 static void test_tracefs_mounts(void **state)
 {
-	(void)state;
 	static const char none[] = "proc /proc proc rw 0 0\nsysfs /sys sysfs rw 0 0\n";
 	assert_null(tracefs_find_mount(none, strlen(none)));
 	static const char both[] =
@@ -586,7 +569,6 @@ static char *overhead_text(double record_ns, bool noise)
 
 static void test_overhead_calibration_below_noise_is_dash(void **state)
 {
-	(void)state;
 	char *t = overhead_text(-1, true);
 	assert_contains(
 		t,
@@ -601,13 +583,9 @@ static void test_overhead_calibration_below_noise_is_dash(void **state)
 	free(t);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_parse_begin), cmocka_unit_test(test_parse_end_and_collapse),
-	  cmocka_unit_test(test_parse_odd_comms), cmocka_unit_test(test_parse_tgid_and_no_flags),
-	  cmocka_unit_test(test_parse_lost_and_garbage), cmocka_unit_test(test_field_boundaries),
-	  cmocka_unit_test(test_pair_real_capture), cmocka_unit_test(test_pair_unmatched),
-	  cmocka_unit_test(test_pair_nested), cmocka_unit_test(test_pair_interleaved_tasks),
-	  cmocka_unit_test(test_group_threads_percentiles), cmocka_unit_test(test_hist_buckets),
-	  cmocka_unit_test(test_lost_and_stream), cmocka_unit_test(test_depth_limit),
-	  cmocka_unit_test(test_many_tasks), cmocka_unit_test(test_real_fragmenter_capture),
-	  cmocka_unit_test(test_tracefs_mounts),
-	  cmocka_unit_test(test_overhead_calibration_below_noise_is_dash))
+UNIT_TESTS(test_parse_begin, test_parse_end_and_collapse, test_parse_odd_comms,
+	   test_parse_tgid_and_no_flags, test_parse_lost_and_garbage, test_field_boundaries,
+	   test_pair_real_capture, test_pair_unmatched, test_pair_nested,
+	   test_pair_interleaved_tasks, test_group_threads_percentiles, test_hist_buckets,
+	   test_lost_and_stream, test_depth_limit, test_many_tasks, test_real_fragmenter_capture,
+	   test_tracefs_mounts, test_overhead_calibration_below_noise_is_dash)

@@ -11,7 +11,6 @@
 
 static void test_summary_odd(void **state)
 {
-	(void)state;
 	double v[] = {5, 1, 4, 2, 3};
 	struct summary s;
 	summarize(v, 5, &s);
@@ -26,7 +25,6 @@ static void test_summary_odd(void **state)
 
 static void test_summary_even(void **state)
 {
-	(void)state;
 	double v[] = {4, 1, 3, 2};
 	struct summary s;
 	summarize(v, 4, &s);
@@ -43,7 +41,6 @@ static void test_summary_even(void **state)
 
 static void test_summary_one_and_ties(void **state)
 {
-	(void)state;
 	double v[] = {7.5};
 	struct summary s;
 	summarize(v, 1, &s);
@@ -59,7 +56,6 @@ static void test_summary_one_and_ties(void **state)
 
 static void test_summary_empty(void **state)
 {
-	(void)state;
 	struct summary s;
 	memset(&s, 0x5a, sizeof(s));
 	summarize(NULL, 0, &s);
@@ -71,7 +67,6 @@ static void test_summary_empty(void **state)
 
 static void test_percentiles_nearest_rank(void **state)
 {
-	(void)state;
 	double v[100];
 	struct summary s;
 	/* 1..10: rank ceil(0.9 * 10) = 9, ceil(0.99 * 10) = 10 */
@@ -101,7 +96,6 @@ static void test_percentiles_nearest_rank(void **state)
 
 static void test_percentile_sorted_edges(void **state)
 {
-	(void)state;
 	const double v[] = {1, 2, 3, 4};
 	assert_true(percentile_sorted(v, 4, 0) == 1);
 	assert_true(percentile_sorted(v, 4, -5) == 1);
@@ -117,7 +111,6 @@ static void test_percentile_sorted_edges(void **state)
 
 static void test_median_leaves_input_unsorted(void **state)
 {
-	(void)state;
 	double v[] = {9, 1, 5};
 	assert_true(stats_median(v, 3) == 5);
 	assert_true(v[0] == 9 && v[1] == 1 && v[2] == 5);
@@ -125,7 +118,6 @@ static void test_median_leaves_input_unsorted(void **state)
 
 static void test_median_of_even_count_is_mean_of_middle_two(void **state)
 {
-	(void)state;
 	double v[] = {4, 1, 3, 2};
 	assert_true(stats_median(v, 4) == 2.5);
 	assert_true(stats_median(v, 1) == 4);
@@ -134,7 +126,6 @@ static void test_median_of_even_count_is_mean_of_middle_two(void **state)
 
 static void test_median_of_more_than_256_values(void **state)
 {
-	(void)state;
 	double v[1001];
 	for (int i = 0; i < 1001; i++)
 		v[i] = 1000 - i; /* 1000 .. 0 */
@@ -145,7 +136,6 @@ static void test_median_of_more_than_256_values(void **state)
 
 static void test_mw_rank_exact_for_small_counts(void **state)
 {
-	(void)state;
 	double level = -1;
 	/* 3 and 3: the smallest two-sided p is 2/20 = 0.1: no 95% interval */
 	assert_int_equal(stats_mw_rank(3, 3, 0.95, &level), 0);
@@ -171,7 +161,6 @@ static void test_mw_rank_exact_for_small_counts(void **state)
 
 static void test_mw_rank_refuses_bad_counts(void **state)
 {
-	(void)state;
 	assert_int_equal(stats_mw_rank(0, 5, 0.95, NULL), -EINVAL);
 	assert_int_equal(stats_mw_rank(5, 65, 0.95, NULL), -EINVAL);
 	assert_int_equal(stats_mw_rank(5, 5, 1.0, NULL), -EINVAL);
@@ -180,7 +169,6 @@ static void test_mw_rank_refuses_bad_counts(void **state)
 
 static void test_ratio_ci_exact_bounds(void **state)
 {
-	(void)state;
 	/* 25 ratios y/x: K = 3, so the 3rd smallest and the 3rd largest */
 	double x[] = {100, 104, 98, 110, 101}, y[] = {120, 118, 131, 125, 119};
 	struct ratio_ci ci;
@@ -202,7 +190,6 @@ static void test_ratio_ci_exact_bounds(void **state)
 
 static void test_ratio_ci_too_few_spans_and_noise(void **state)
 {
-	(void)state;
 	struct ratio_ci ci;
 	double a[] = {10, 11, 12}, b[] = {30, 31, 32};
 	/* 3 and 3: an estimate but no interval, however clear the difference */
@@ -240,7 +227,7 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 		 false,
 		 CI_TOO_WIDE},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		const char *row = c[i].name;
 		unit_row_int(row, "stats_ratio_ci", stats_ratio_ci(c[i].x, 4, c[i].y, 4, 0.95, &ci),
 			     0);
@@ -260,7 +247,6 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 
 static void test_ratio_ci_refuses_bad_values(void **state)
 {
-	(void)state;
 	struct ratio_ci ci;
 	double good[] = {1, 2, 3, 4}, zero[] = {1, 0, 3, 4}, neg[] = {1, 2, -3, 4};
 	double nan[] = {1, 2, NAN, 4};
@@ -273,7 +259,6 @@ static void test_ratio_ci_refuses_bad_values(void **state)
 
 static void test_diff_ci_exact_bounds(void **state)
 {
-	(void)state;
 	struct ratio_ci ci;
 	/* 5 and 5 at 0.95: K = 3 (as the ratio test); differences y - x */
 	double x[] = {10, 11, 12, 13, 14}, y[] = {20, 21, 22, 23, 24};
@@ -298,7 +283,6 @@ static void test_diff_ci_exact_bounds(void **state)
 
 static void test_t95_table_and_series(void **state)
 {
-	(void)state;
 	assert_true(stats_t95(0) == 0);
 	assert_near(stats_t95(1), 12.7062, 1e-4);
 	assert_near(stats_t95(3), 3.1824, 1e-4);
@@ -313,7 +297,6 @@ static void test_t95_table_and_series(void **state)
 
 static void test_linfit_textbook_and_exact(void **state)
 {
-	(void)state;
 	struct linfit f;
 	/* y = 2.2 + 0.6 x, SSE 2.4, s^2 0.8, Sxx 10: slope 0.6 +- 3.1824 * sqrt(0.08) */
 	static const double x[5] = {1, 2, 3, 4, 5}, y[5] = {2, 4, 5, 4, 5};
@@ -343,7 +326,6 @@ static void test_linfit_textbook_and_exact(void **state)
 
 static void test_linfit_refuses_what_cannot_fit(void **state)
 {
-	(void)state;
 	struct linfit f;
 	static const double x[3] = {1, 1, 1}, y[3] = {1, 2, 3};
 	assert_int_equal(stats_linfit(x, y, 3, &f), 0);
@@ -363,18 +345,11 @@ static void test_linfit_refuses_what_cannot_fit(void **state)
 	assert_false(r.ok);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_summary_odd), cmocka_unit_test(test_summary_even),
-	  cmocka_unit_test(test_summary_one_and_ties), cmocka_unit_test(test_summary_empty),
-	  cmocka_unit_test(test_percentiles_nearest_rank),
-	  cmocka_unit_test(test_percentile_sorted_edges),
-	  cmocka_unit_test(test_median_leaves_input_unsorted),
-	  cmocka_unit_test(test_median_of_even_count_is_mean_of_middle_two),
-	  cmocka_unit_test(test_median_of_more_than_256_values),
-	  cmocka_unit_test(test_mw_rank_exact_for_small_counts),
-	  cmocka_unit_test(test_mw_rank_refuses_bad_counts),
-	  cmocka_unit_test(test_ratio_ci_exact_bounds),
-	  cmocka_unit_test(test_ratio_ci_too_few_spans_and_noise),
-	  cmocka_unit_test(test_ratio_ci_refuses_bad_values),
-	  cmocka_unit_test(test_diff_ci_exact_bounds), cmocka_unit_test(test_t95_table_and_series),
-	  cmocka_unit_test(test_linfit_textbook_and_exact),
-	  cmocka_unit_test(test_linfit_refuses_what_cannot_fit))
+UNIT_TESTS(test_summary_odd, test_summary_even, test_summary_one_and_ties, test_summary_empty,
+	   test_percentiles_nearest_rank, test_percentile_sorted_edges,
+	   test_median_leaves_input_unsorted, test_median_of_even_count_is_mean_of_middle_two,
+	   test_median_of_more_than_256_values, test_mw_rank_exact_for_small_counts,
+	   test_mw_rank_refuses_bad_counts, test_ratio_ci_exact_bounds,
+	   test_ratio_ci_too_few_spans_and_noise, test_ratio_ci_refuses_bad_values,
+	   test_diff_ci_exact_bounds, test_t95_table_and_series, test_linfit_textbook_and_exact,
+	   test_linfit_refuses_what_cannot_fit)

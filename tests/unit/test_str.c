@@ -16,7 +16,6 @@ struct str_case {
 
 static void test_copy_and_cat_cut_at_n(void **state)
 {
-	(void)state;
 	static const struct str_case c[] = {
 		{"", str_copy, "defer", 6, true, "defer"},
 		{"", str_copy, "madvise", 6, false, "madvi"},
@@ -26,7 +25,7 @@ static void test_copy_and_cat_cut_at_n(void **state)
 		{"abcd", str_cat, "efgh", 8, false, "abcdefg"},
 		{"abcdefg", str_cat, "x", 8, false, "abcdefg"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char s[16];
 		snprintf(s, sizeof(s), "%s", c[i].start);
 		assert_int_equal(c[i].op(s, c[i].n, c[i].src), c[i].fits);
@@ -36,7 +35,6 @@ static void test_copy_and_cat_cut_at_n(void **state)
 
 static void test_u64_str_digits_and_cut(void **state)
 {
-	(void)state;
 	static const struct {
 		uint64_t v;
 		size_t n;
@@ -48,12 +46,11 @@ static void test_u64_str_digits_and_cut(void **state)
 		{UINT64_MAX, 24, true, "18446744073709551615"},
 		{12345, 4, false, "123"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char s[24];
 		assert_int_equal(u64_str(s, c[i].n, c[i].v), c[i].fits);
 		assert_string_equal(s, c[i].want);
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_copy_and_cat_cut_at_n),
-	  cmocka_unit_test(test_u64_str_digits_and_cut))
+UNIT_TESTS(test_copy_and_cat_cut_at_n, test_u64_str_digits_and_cut)

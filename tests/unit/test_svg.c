@@ -8,7 +8,6 @@
 
 static void test_linear_ticks_widen_to_a_1_2_5_step(void **state)
 {
-	(void)state;
 	double t[24], lo = 0, hi = 97;
 	int n = svg_ticks_linear(&lo, &hi, 5, t, 24);
 	assert_int_equal(n, 6);
@@ -30,7 +29,6 @@ static void test_linear_ticks_widen_to_a_1_2_5_step(void **state)
 
 static void test_linear_ticks_of_an_empty_range(void **state)
 {
-	(void)state;
 	double t[24], lo = 0, hi = 0;
 	svg_ticks_linear(&lo, &hi, 5, t, 24);
 	assert_true(lo == 0 && hi == 1); /* all zeros: 0..1, no negative axis */
@@ -48,7 +46,6 @@ static void test_linear_ticks_of_an_empty_range(void **state)
 
 static void test_log_ticks_cover_the_range(void **state)
 {
-	(void)state;
 	double t[24], lo = 86.5, hi = 25574;
 	int n = svg_ticks_log(&lo, &hi, t, 24);
 	assert_true(lo == 10 && hi == 100000);
@@ -65,7 +62,6 @@ static void test_log_ticks_cover_the_range(void **state)
 
 static void test_scales_map_ends_and_middle(void **state)
 {
-	(void)state;
 	struct svg_scale lin = {0, 100, 270, 40, false};
 	assert_true(svg_map(&lin, 0) == 270);
 	assert_true(svg_map(&lin, 100) == 40);
@@ -80,7 +76,6 @@ static void test_scales_map_ends_and_middle(void **state)
 
 static void test_tick_labels(void **state)
 {
-	(void)state;
 	char s[32];
 	static const struct {
 		double v;
@@ -88,7 +83,7 @@ static void test_tick_labels(void **state)
 	} c[] = {{0, "0"},	 {0.25, "0.25"}, {40, "40"},	 {1000, "1000"},
 		 {1500, "1500"}, {10000, "10k"}, {25000, "25k"}, {1500000, "1.5M"},
 		 {2e9, "2G"},	 {-0.0, "0"},	 {-20, "-20"},	 {0.06, "0.06"}};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		svg_fmt_tick(s, sizeof(s), c[i].v);
 		assert_string_equal(s, c[i].want);
 	}
@@ -96,7 +91,6 @@ static void test_tick_labels(void **state)
 
 static void test_escape_html_specials_controls_and_bad_utf8(void **state)
 {
-	(void)state;
 	struct hbuf h = {0};
 	hb_esc(&h, "<script>alert('x')</script>&\"");
 	assert_string_equal(h.b.p, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;");
@@ -125,7 +119,6 @@ static void test_escape_html_specials_controls_and_bad_utf8(void **state)
 
 static void test_printf_longer_than_its_scratch(void **state)
 {
-	(void)state;
 	struct hbuf h = {0};
 	char big[3000];
 	memset(big, 'x', sizeof(big) - 1);
@@ -139,7 +132,6 @@ static void test_printf_longer_than_its_scratch(void **state)
 
 static void test_chart_has_id_title_axes_and_escaped_labels(void **state)
 {
-	(void)state;
 	struct hbuf h = {0};
 	struct svg_chart c;
 	static const char *const cat[] = {"<b>"};
@@ -165,7 +157,6 @@ static void test_chart_has_id_title_axes_and_escaped_labels(void **state)
 /* Clock ticks at whole steps of local time, at most 7 intervals; labels by the step. */
 static void test_clock_ticks(void **state)
 {
-	(void)state;
 	double t[24], step;
 	char l[32];
 	/* 02:59:58 .. 03:01:13 UTC (75 s): 15 s steps from 03:00:00 */
@@ -191,10 +182,8 @@ static void test_clock_ticks(void **state)
 	assert_string_equal(l, "12-04");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_linear_ticks_widen_to_a_1_2_5_step),
-	  cmocka_unit_test(test_clock_ticks), cmocka_unit_test(test_linear_ticks_of_an_empty_range),
-	  cmocka_unit_test(test_log_ticks_cover_the_range),
-	  cmocka_unit_test(test_scales_map_ends_and_middle), cmocka_unit_test(test_tick_labels),
-	  cmocka_unit_test(test_escape_html_specials_controls_and_bad_utf8),
-	  cmocka_unit_test(test_printf_longer_than_its_scratch),
-	  cmocka_unit_test(test_chart_has_id_title_axes_and_escaped_labels))
+UNIT_TESTS(test_linear_ticks_widen_to_a_1_2_5_step, test_clock_ticks,
+	   test_linear_ticks_of_an_empty_range, test_log_ticks_cover_the_range,
+	   test_scales_map_ends_and_middle, test_tick_labels,
+	   test_escape_html_specials_controls_and_bad_utf8, test_printf_longer_than_its_scratch,
+	   test_chart_has_id_title_axes_and_escaped_labels)

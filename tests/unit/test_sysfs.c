@@ -23,7 +23,6 @@ static void mk(const char *rel)
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(root, sizeof(root), "/tmp/thpctl-sysfs.XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
@@ -38,7 +37,7 @@ static int setup(void **state)
 					   THP "/hugepages-16kB",
 					   THP "/hugepages-16kB/stats",
 					   THP "/not-a-size"};
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(dirs); i++)
 		mk(dirs[i]);
 	put(THP "/enabled", "always [madvise] never\n");
 	put(THP "/defrag", "always defer defer+madvise [madvise] never\n");
@@ -70,7 +69,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	sysroot_close(&sr);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
@@ -79,13 +77,8 @@ static int teardown(void **state)
 
 static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 {
-	(void)state;
 	/* the text (with its length: NULs inside) and the value parsed from it */
-	static const struct {
-		const char *text;
-		size_t len;
-		const char *want;
-	} c[] = {
+	static const struct unit_text_str c[] = {
 		{LIT("always [madvise] never\n"), "madvise"},
 		{LIT("511 \n\n"), "511"},
 		{LIT(""), ""},
@@ -95,7 +88,7 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 		{LIT("within_size \0\377\377 x\n"), "within_size"},
 	};
 	char v[16];
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		unit_row_int(c[i].text, "sysfs_value_parse",
 			     sysfs_value_parse(c[i].text, c[i].len, v, sizeof(v)), 0);
 		unit_row_str(c[i].text, "the value", v, c[i].want);
@@ -106,7 +99,6 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 
 static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
 {
-	(void)state;
 	uint64_t v = 77;
 	assert_int_equal(thp_knob_u64(&sr, "khugepaged/max_ptes_none", &v), 0);
 	assert_int_equal(v, 511);
@@ -128,7 +120,6 @@ static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
 
 static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
 {
-	(void)state;
 	uint64_t v;
 	char t[8];
 	assert_int_equal(thp_knob_u64(&sr, "use_zero_page", &v), -EFBIG);
@@ -139,7 +130,6 @@ static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
 
 static void choices_and_values_of_knobs(void **state)
 {
-	(void)state;
 	struct choice c;
 	char v[32];
 	assert_int_equal(thp_knob_choice(&sr, "enabled", &c), 0);
@@ -163,7 +153,6 @@ static void choices_and_values_of_knobs(void **state)
 
 static void sizes_listed_ascending_and_their_stats(void **state)
 {
-	(void)state;
 	uint64_t kb[8];
 	assert_int_equal(thp_sizes_list(&sr, kb, 8), 3);
 	assert_int_equal(kb[0], 16);
@@ -193,7 +182,6 @@ static void sizes_listed_ascending_and_their_stats(void **state)
 
 static void the_paths_the_guard_writes(void **state)
 {
-	(void)state;
 	char p[96];
 	assert_int_equal(thp_knob_rel(p, sizeof(p), "khugepaged/max_ptes_none"), 0);
 	assert_string_equal(p, THP "/khugepaged/max_ptes_none");
@@ -209,7 +197,6 @@ static void the_paths_the_guard_writes(void **state)
 
 static void the_live_host_knobs_read(void **state)
 {
-	(void)state;
 	struct sysroot live;
 	assert_int_equal(sysroot_open(&live, "/"), 0);
 	uint64_t pmd;

@@ -28,7 +28,6 @@ static int rm_tree(const char *path)
 
 static int setup(void **state)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-sysroot.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
@@ -42,7 +41,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	return rm_tree(dir);
 }
 
@@ -67,7 +65,6 @@ static void put_n(const char *rel, char c, size_t n)
 
 static void test_ceilings_by_kind(void **state)
 {
-	(void)state;
 	assert_int_equal(sysroot_read_max("sys/kernel/mm/transparent_hugepage/enabled"), 4096);
 	assert_int_equal(
 		sysroot_read_max("sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/split"),
@@ -87,7 +84,6 @@ static void test_ceilings_by_kind(void **state)
 
 static void test_knob_above_4_kib_is_too_large(void **state)
 {
-	(void)state;
 	unit_mkdir(dir, "sys");
 	unit_mkdir(dir, "sys/kernel");
 	unit_mkdir(dir, "sys/kernel/mm");
@@ -107,7 +103,6 @@ static void test_knob_above_4_kib_is_too_large(void **state)
 
 static void test_fifo_device_loop_directory_refused(void **state)
 {
-	(void)state;
 	assert_int_equal(mkfifo(in_dir("proc/vmstat"), 0600), 0);
 	assert_int_equal(symlink("/dev/zero", in_dir("proc/meminfo")), 0);
 	assert_int_equal(symlink("buddyinfo", in_dir("proc/buddyinfo")), 0);
@@ -192,13 +187,11 @@ static void dir_links_refused(bool walk)
 
 static void test_dir_links_refused_openat2(void **state)
 {
-	(void)state;
 	dir_links_refused(false);
 }
 
 static void test_dir_links_refused_walk(void **state)
 {
-	(void)state;
 	dir_links_refused(true);
 }
 
@@ -212,7 +205,6 @@ static int count_lines(void *ctx, const char *text, size_t len)
 
 static void test_chunks_stop_at_a_line_above_64_kib(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	struct buf b = {0};
@@ -241,7 +233,6 @@ static void test_chunks_stop_at_a_line_above_64_kib(void **state)
 /* Only the live root's procfs skips the regular-file check: a recorded tree never does. */
 static void test_only_a_live_procfs_is_trusted(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	assert_true(sr.live && sr.procfs);

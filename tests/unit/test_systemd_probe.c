@@ -11,7 +11,6 @@
 
 static void test_bytes(void **state)
 {
-	(void)state;
 	static const char lib[] = "\x7f"
 				  "ELF\0\0Service.MemoryMax\0Service.MemoryTHP\0";
 	assert_true(systemd_bytes_have(lib, sizeof(lib), "Service.MemoryTHP", 17));
@@ -23,7 +22,6 @@ static void test_bytes(void **state)
 /* A tree with a manager library that knows MemoryMax only (systemd 252), and none at all. */
 static void test_tree(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-sd-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char p[512];
@@ -46,4 +44,4 @@ static void test_tree(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_bytes), cmocka_unit_test(test_tree))
+UNIT_TESTS(test_bytes, test_tree)

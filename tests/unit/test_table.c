@@ -28,7 +28,6 @@ static char *print_at(int width, const char *align)
 
 static void test_no_width_prints_names_whole(void **state)
 {
-	(void)state;
 	assert_string_equal(print_at(0, "Llr"),
 			    "  NAME                              STATE         KB\n"
 			    "  khugepaged/alloc_sleep_millisecs  on     123456789\n"
@@ -38,7 +37,6 @@ static void test_no_width_prints_names_whole(void **state)
 
 static void test_name_column_cut_to_width_numbers_whole(void **state)
 {
-	(void)state;
 	/* 2 + name + 2 + 5 + 2 + 9 = 30: the name gets 10 characters */
 	const char *s = print_at(30, "Llr");
 	assert_string_equal(s, "  NAME        STATE         KB\n"
@@ -54,7 +52,6 @@ static void test_name_column_cut_to_width_numbers_whole(void **state)
 
 static void test_name_never_below_minimum(void **state)
 {
-	(void)state;
 	/* too narrow for even TABLE_MIN_NAME: the name stops at 8, the line stays long */
 	const char *s = print_at(10, "Llr");
 	assert_contains(s, "  khu~secs  on     123456789\n");
@@ -62,7 +59,6 @@ static void test_name_never_below_minimum(void **state)
 
 static void test_without_name_column_nothing_is_cut(void **state)
 {
-	(void)state;
 	/* 'l' and 'r' columns are values: never cut, however narrow */
 	assert_contains(print_at(20, "llr"),
 			"  khugepaged/alloc_sleep_millisecs  on     123456789\n");
@@ -70,7 +66,6 @@ static void test_without_name_column_nothing_is_cut(void **state)
 
 static void test_cut_keeps_utf8_characters_whole(void **state)
 {
-	(void)state;
 	char out[64] = "";
 	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
 	fputs_cut("h\xc3\xa9llo w\xc3\xb6rld", 6, f); /* "héllo wörld": "hé~rld" */
@@ -86,8 +81,6 @@ static void test_cut_keeps_utf8_characters_whole(void **state)
 	assert_string_equal(out, "\xc3\xa9~\xc3\xa9\xc3\xa9");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_no_width_prints_names_whole),
-	  cmocka_unit_test(test_name_column_cut_to_width_numbers_whole),
-	  cmocka_unit_test(test_name_never_below_minimum),
-	  cmocka_unit_test(test_without_name_column_nothing_is_cut),
-	  cmocka_unit_test(test_cut_keeps_utf8_characters_whole))
+UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
+	   test_name_never_below_minimum, test_without_name_column_nothing_is_cut,
+	   test_cut_keeps_utf8_characters_whole)

@@ -33,8 +33,7 @@ static const struct {
 
 static void test_sanitize_keeps_relative_names_and_refuses_escapes(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(names); i++) {
 		char out[64] = "unchanged";
 		int r = tar_name_sanitize(names[i].in, out, sizeof(out));
 		if (names[i].out) {
@@ -48,7 +47,6 @@ static void test_sanitize_keeps_relative_names_and_refuses_escapes(void **state)
 
 static void test_sanitize_bounds_depth_component_and_output(void **state)
 {
-	(void)state;
 	char in[600], out[600];
 	/* TAR_MAX_DEPTH components pass, one more is refused */
 	size_t o = 0;
@@ -102,7 +100,6 @@ static void on_skip(void *ctx, const char *name, const char *why)
 
 static void test_extract_writes_files_below_root_and_skips_escapes(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char path[128], root[160];
@@ -150,7 +147,6 @@ static void test_extract_writes_files_below_root_and_skips_escapes(void **state)
 
 static void test_extract_refuses_a_non_archive(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char path[128];
@@ -174,7 +170,7 @@ static void test_extract_refuses_a_non_archive(void **state)
 	assert_int_equal(tree_remove(dir), 0);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_sanitize_keeps_relative_names_and_refuses_escapes),
-	  cmocka_unit_test(test_sanitize_bounds_depth_component_and_output),
-	  cmocka_unit_test(test_extract_writes_files_below_root_and_skips_escapes),
-	  cmocka_unit_test(test_extract_refuses_a_non_archive))
+UNIT_TESTS(test_sanitize_keeps_relative_names_and_refuses_escapes,
+	   test_sanitize_bounds_depth_component_and_output,
+	   test_extract_writes_files_below_root_and_skips_escapes,
+	   test_extract_refuses_a_non_archive)

@@ -8,7 +8,6 @@
 
 static void test_syscall_lines(void **state)
 {
-	(void)state;
 	uint64_t sp = 0;
 	/* blocked in read(2): NR, six arguments, SP, PC (as printed on 6.18) */
 	assert_int_equal(task_syscall_sp(LIT("0 0x3 0x7ffd 0x1 0x0 0x0 0x0 0x7f1f08b9ce60 "
@@ -31,7 +30,6 @@ static void test_syscall_lines(void **state)
 
 static void test_pointers_in_a_range(void **state)
 {
-	(void)state;
 	uint64_t v[] = {0x1000, 0x2000, 0x2fff, 0x3000};
 	struct task_sps t = {.ntasks = 4, .nknown = 4, .sp = v};
 	assert_int_equal(task_sps_in(&t, 0x2000, 0x3000), 2);
@@ -39,4 +37,4 @@ static void test_pointers_in_a_range(void **state)
 	assert_int_equal(task_sps_in(&t, 0, UINT64_MAX), 4);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_syscall_lines), cmocka_unit_test(test_pointers_in_a_range))
+UNIT_TESTS(test_syscall_lines, test_pointers_in_a_range)

@@ -43,7 +43,6 @@ static void expect_step(const struct tlb_step *s, enum tlb_step_call call, uint6
 /* A 4 KiB sweep of the shape this host's lab tlb recorded: flat to 1024, rising after. */
 static void test_step_found(void **state)
 {
-	(void)state;
 	static const double lvl[] = {0.4, 0.3, 0.5, 0.4, 0.6, 0.5, 0.4, 9.8, 21.5, 30.2};
 	struct tlb_point p[10];
 	struct tlb_step s;
@@ -63,7 +62,6 @@ static void test_step_found(void **state)
 /* Flat to the end (the 2 MiB sweep that stays inside the reach): no made-up reach. */
 static void test_no_step(void **state)
 {
-	(void)state;
 	static const double lvl[] = {0.2, 0.4, 0.1, 0.3, 0.2, 0.5};
 	struct tlb_point p[6];
 	struct tlb_step s;
@@ -77,7 +75,6 @@ static void test_no_step(void **state)
 /* A blip (another tenant's burst) that does not last is not the step. */
 static void test_noise_blip_is_not_a_step(void **state)
 {
-	(void)state;
 	static const double lvl[] = {0.4, 0.5, 7.0, 0.6, 0.4, 8.5, 16.0, 24.0};
 	struct tlb_point p[8];
 	struct tlb_step s;
@@ -93,7 +90,6 @@ static void test_noise_blip_is_not_a_step(void **state)
 /* Samples so noisy that the interval reaches below MIN_NS: not raised. */
 static void test_wide_intervals_not_raised(void **state)
 {
-	(void)state;
 	struct tlb_point p[4];
 	for (int i = 0; i < 4; i++)
 		point(&p[i], 8ull << i, 0.5);
@@ -107,7 +103,6 @@ static void test_wide_intervals_not_raised(void **state)
 
 static void test_too_few_and_bad_input(void **state)
 {
-	(void)state;
 	struct tlb_point p[4];
 	for (int i = 0; i < 4; i++)
 		point(&p[i], 8ull << i, i * 10.0);
@@ -132,7 +127,6 @@ static void test_too_few_and_bad_input(void **state)
  */
 static void test_recorded_4k_sweep(void **state)
 {
-	(void)state;
 	static const double lvl[] = {0.0, 0.0, 0.0, 2.3, 2.1, 2.3, 24.3, 2.9, 69.4, 779.6, 758.0};
 	struct tlb_point p[11];
 	struct tlb_step s;
@@ -146,7 +140,6 @@ static void test_recorded_4k_sweep(void **state)
 
 static void test_record_round_trip_and_damage(void **state)
 {
-	(void)state;
 	struct tlb_record r = {.guest = true, .quick = true, .n = 2};
 	strcpy(r.kernel, "6.18.0");
 	strcpy(r.time, "2026-12-02T07:00:00Z");
@@ -178,7 +171,7 @@ static void test_record_round_trip_and_damage(void **state)
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep fast\nsize 4 0 4096 0 0 0 0\n",
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep full\nsize 4 0 4096 0 0 0 0 9\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < UNIT_LEN(bad); i++)
 		assert_int_equal(tlb_record_parse(bad[i], strlen(bad[i]), &q), -EINVAL);
 	const char *good =
 		"thpctl-lab-tlb 1\nkernel a\ntime t\nguest 0\nsweep full\nsize 4 0 4096 0 0 0 0\n";
@@ -186,8 +179,6 @@ static void test_record_round_trip_and_damage(void **state)
 	assert_false(q.quick || q.guest);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_step_found), cmocka_unit_test(test_no_step),
-	  cmocka_unit_test(test_noise_blip_is_not_a_step),
-	  cmocka_unit_test(test_wide_intervals_not_raised),
-	  cmocka_unit_test(test_too_few_and_bad_input), cmocka_unit_test(test_recorded_4k_sweep),
-	  cmocka_unit_test(test_record_round_trip_and_damage))
+UNIT_TESTS(test_step_found, test_no_step, test_noise_blip_is_not_a_step,
+	   test_wide_intervals_not_raised, test_too_few_and_bad_input, test_recorded_4k_sweep,
+	   test_record_round_trip_and_damage)

@@ -18,7 +18,6 @@ static void collect(void *ctx, const char *section, const char *key, const char 
 
 static void test_ini_walk(void **state)
 {
-	(void)state;
 	static const char text[] = "top = 1\n"
 				   "# comment = no\n"
 				   "  ; also a comment\n"
@@ -61,7 +60,6 @@ static const struct tuned_setting *find(const struct tuned_setting *set, int n, 
 
 static void test_conf_thp_lines(void **state)
 {
-	(void)state;
 	static const char text[] =
 		"[main]\n"
 		"summary=db\n"
@@ -103,7 +101,6 @@ static void test_conf_thp_lines(void **state)
 
 static void test_conf_empty_and_damaged(void **state)
 {
-	(void)state;
 	static struct tuned_conf c;
 	assert_int_equal(tuned_conf_parse("", 0, &c), 0);
 	assert_false(c.has_include);
@@ -117,7 +114,6 @@ static void test_conf_empty_and_damaged(void **state)
 /* The chain: active db (in etc/) includes base (in usr/lib), which includes a missing one. */
 static void test_read_chain(void **state)
 {
-	(void)state;
 	char dir[] = "/tmp/thpctl-tuned-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	unit_put_deep(dir, "etc/tuned/active_profile", "db\n");
@@ -166,7 +162,6 @@ static void test_read_chain(void **state)
 /* No tuned at all: nothing active, nothing set. */
 static void test_read_none(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/linux-6.18-x86"), 0);
 	static struct tuned_state t;
@@ -178,6 +173,5 @@ static void test_read_none(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_ini_walk), cmocka_unit_test(test_conf_thp_lines),
-	  cmocka_unit_test(test_conf_empty_and_damaged), cmocka_unit_test(test_read_chain),
-	  cmocka_unit_test(test_read_none))
+UNIT_TESTS(test_ini_walk, test_conf_thp_lines, test_conf_empty_and_damaged, test_read_chain,
+	   test_read_none)

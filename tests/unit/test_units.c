@@ -21,7 +21,6 @@ static void check_fmt(void (*fn)(char *, size_t, uint64_t), const struct case_kb
 
 static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{0, "0 kB"},
 		{10239, "10239 kB"},
@@ -31,55 +30,45 @@ static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 		{3670016, "3.50 GiB"},
 		{10ull << 30, "10.00 TiB"},
 	};
-	check_fmt(fmt_kb, c, sizeof(c) / sizeof(c[0]));
+	check_fmt(fmt_kb, c, UNIT_LEN(c));
 }
 
 static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{100, "100 B"},	  {4096, "4 kB"},	{10239, "10239 B"},
 		{10240, "10 kB"}, {2097152, "2048 kB"}, {0, "0 kB"},
 	};
-	check_fmt(fmt_bytes, c, sizeof(c) / sizeof(c[0]));
+	check_fmt(fmt_bytes, c, UNIT_LEN(c));
 }
 
 static void test_size_token_uses_largest_exact_unit(void **state)
 {
-	(void)state;
 	static const struct case_kb c[] = {
 		{0, "0K"},    {16, "16K"},	{64, "64K"},	 {1536, "1536K"},
 		{2048, "2M"}, {524288, "512M"}, {1048576, "1G"}, {16777216, "16G"},
 	};
-	check_fmt(fmt_size_token, c, sizeof(c) / sizeof(c[0]));
+	check_fmt(fmt_size_token, c, UNIT_LEN(c));
 }
 
 static void test_parse_size_suffixes_are_powers_of_1024(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *in;
-		uint64_t want;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"4096", 4096},	    {"64k", 65536},
 		{"64KiB", 65536},   {"2MB", 2097152},
 		{"1G", 1073741824}, {"1t", 1ull << 40},
 		{"512b", 512},	    {"16777215T", 16777215ull << 40},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		uint64_t v = 0;
-		assert_int_equal(parse_size(c[i].in, &v), 0);
-		assert_true(v == c[i].want);
+		unit_row_int(c[i].in, "parse_size", parse_size(c[i].in, &v), 0);
+		unit_row_true(v == (uint64_t)c[i].want, c[i].in, "the size");
 	}
 }
 
 static void test_parse_size_rejects_malformed_and_too_large(void **state)
 {
-	(void)state;
-	static const struct {
-		const char *in;
-		int err;
-	} c[] = {
+	static const struct unit_str_int c[] = {
 		{"", -EINVAL},
 		{"M", -EINVAL},
 		{"-1M", -EINVAL},
@@ -90,16 +79,15 @@ static void test_parse_size_rejects_malformed_and_too_large(void **state)
 		{"16777216T", -ERANGE},
 		{"18446744073709551616", -ERANGE},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		uint64_t v = 7;
-		assert_int_equal(parse_size(c[i].in, &v), c[i].err);
-		assert_int_equal(v, 7);
+		unit_row_int(c[i].in, "parse_size", parse_size(c[i].in, &v), c[i].want);
+		unit_row_int(c[i].in, "the size left", (long long)v, 7);
 	}
 }
 
 static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
 {
-	(void)state;
 	static const struct {
 		uint64_t num, den;
 		int dec;
@@ -119,16 +107,15 @@ static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
 		{UINT64_MAX - 1, UINT64_MAX, 1, "99.999999%"},
 		{1, UINT64_MAX, 1, "0.000001%"},
 	};
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
 		char out[32];
 		fmt_pct(out, sizeof(out), c[i].num, c[i].den, c[i].dec);
 		assert_string_equal(out, c[i].want);
 	}
 }
 
-UNIT_MAIN(cmocka_unit_test(test_fmt_kb_switches_unit_at_10_mib_and_10_gib),
-	  cmocka_unit_test(test_fmt_pct_never_rounds_a_failure_up_to_100),
-	  cmocka_unit_test(test_fmt_bytes_below_10_kib_keeps_odd_bytes),
-	  cmocka_unit_test(test_size_token_uses_largest_exact_unit),
-	  cmocka_unit_test(test_parse_size_suffixes_are_powers_of_1024),
-	  cmocka_unit_test(test_parse_size_rejects_malformed_and_too_large))
+UNIT_TESTS(test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
+	   test_fmt_pct_never_rounds_a_failure_up_to_100,
+	   test_fmt_bytes_below_10_kib_keeps_odd_bytes, test_size_token_uses_largest_exact_unit,
+	   test_parse_size_suffixes_are_powers_of_1024,
+	   test_parse_size_rejects_malformed_and_too_large)

@@ -17,7 +17,6 @@ static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\n"
 
 static void test_passwd_uid_finds_names(void **state)
 {
-	(void)state;
 	long uid = -1;
 	assert_int_equal(passwd_uid(LIT(passwd), "root", &uid), 0);
 	assert_int_equal(uid, 0);
@@ -30,7 +29,6 @@ static void test_passwd_uid_finds_names(void **state)
 
 static void test_passwd_uid_whole_names_only(void **state)
 {
-	(void)state;
 	long uid = 7;
 	/* a prefix of a name, a name with a suffix, a damaged uid, the empty name */
 	assert_int_equal(passwd_uid(LIT(passwd), "roo", &uid), -ENOENT);
@@ -45,7 +43,6 @@ static void test_passwd_uid_whole_names_only(void **state)
 /* A recorded tree: names from its etc/passwd only, cached once per uid. */
 static void test_users_from_tree(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/linux-6.18-x86"), 0);
 	struct users u = {0};
@@ -68,7 +65,6 @@ static void test_users_from_tree(void **state)
 /* The live host: NSS, root is uid 0 both ways. */
 static void test_users_live_root(void **state)
 {
-	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
 	assert_true(sr.live);
@@ -81,6 +77,5 @@ static void test_users_live_root(void **state)
 	sysroot_close(&sr);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_passwd_uid_finds_names),
-	  cmocka_unit_test(test_passwd_uid_whole_names_only),
-	  cmocka_unit_test(test_users_from_tree), cmocka_unit_test(test_users_live_root))
+UNIT_TESTS(test_passwd_uid_finds_names, test_passwd_uid_whole_names_only, test_users_from_tree,
+	   test_users_live_root)

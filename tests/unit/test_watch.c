@@ -30,7 +30,6 @@ static void mk_row(struct watch_row *row)
 
 static void test_line(void **state)
 {
-	(void)state;
 	static struct watch_row row;
 	char line[1024];
 	mk_row(&row);
@@ -75,7 +74,6 @@ static void test_line(void **state)
 
 static void test_json(void **state)
 {
-	(void)state;
 	static struct watch_row row;
 	mk_row(&row);
 	row.ntop = 1;
@@ -118,4 +116,4 @@ static void test_json(void **state)
 	json_decref(j);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_line), cmocka_unit_test(test_json))
+UNIT_TESTS(test_line, test_json)

@@ -34,7 +34,6 @@ static void refused(const char *text, const char *want)
 
 static void test_full_config(void **state)
 {
-	(void)state;
 	struct web_config c;
 	assert_int_equal(parse("# comment\n"
 			       "tls_server_config:\n"
@@ -58,7 +57,6 @@ static void test_full_config(void **state)
 
 static void test_empty_is_nothing(void **state)
 {
-	(void)state;
 	struct web_config c;
 	assert_int_equal(parse("", &c), 0);
 	assert_false(webconfig_has_auth(&c));
@@ -70,7 +68,6 @@ static void test_empty_is_nothing(void **state)
 
 static void test_strict(void **state)
 {
-	(void)state;
 	refused("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
 		"RequireAndVerifyClientCert\n",
 		"line 4: tls_server_config.client_auth_type is an exporter-toolkit setting that "
@@ -108,7 +105,6 @@ static void test_strict(void **state)
 
 static void test_check(void **state)
 {
-	(void)state;
 	struct web_config c;
 	assert_int_equal(
 		parse("basic_auth_users:\n  prometheus: " H_S3CRET "\n  ops: " H_UTF8 "\n", &c), 0);
@@ -155,7 +151,6 @@ static int load(struct web_config *c)
 
 static void test_load_files(void **state)
 {
-	(void)state;
 	assert_non_null(mkdtemp(dir));
 	const char *crt = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 	const char *key = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
@@ -201,13 +196,11 @@ static void test_load_files(void **state)
 	rmdir(dir);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_full_config), cmocka_unit_test(test_empty_is_nothing),
-	  cmocka_unit_test(test_strict), cmocka_unit_test(test_check),
-	  cmocka_unit_test(test_load_files))
+UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_check, test_load_files)
+
 #else
 static void test_no_http(void **state)
 {
-	(void)state;
 	skip();
 }
 UNIT_MAIN(cmocka_unit_test(test_no_http))

@@ -60,9 +60,8 @@ static const struct hint_case hint_cases[] = {
 
 static void test_hints(void **state)
 {
-	(void)state;
 	int bad = 0;
-	for (size_t i = 0; i < sizeof(hint_cases) / sizeof(hint_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(hint_cases); i++) {
 		const struct hint_case *c = &hint_cases[i];
 		char text[256];
 		size_t n = unit_split(text, sizeof(text), c->text, '|');
@@ -91,7 +90,6 @@ static void test_hints(void **state)
 
 static void test_cgroup_parse(void **state)
 {
-	(void)state;
 	struct proc_cgroup cg;
 	static const char v1[] = "12:pids:/user.slice\n"
 				 "4:memory:/system.slice/redis-server.service\n"
@@ -161,7 +159,6 @@ static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge
 
 static void test_vmas(void **state)
 {
-	(void)state;
 	struct why_vmas w = {0};
 	vma(&w, "", 65536, 65536, VMF_HG, 1);
 	vma(&w, "", 8192, 4096, VMF_HG, 1);
@@ -347,7 +344,6 @@ static void build(const struct why_case *c)
 
 static void test_environ_intact(void **state)
 {
-	(void)state;
 	/* Redis 7.0's /proc/PID/environ after its process title: 1602 NUL bytes */
 	char blank[1602];
 	memset(blank, 0, sizeof(blank));
@@ -391,7 +387,6 @@ static void test_why_case(void **state)
 /* The PMD size's own policy (6.8+) is the one that counts, and its file is the source. */
 static void test_pmd_size_policy(void **state)
 {
-	(void)state;
 	build(&why_cases[0]);
 	struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
 	sz->size_kb = 2048;
@@ -432,7 +427,6 @@ static const struct why_line *line_of(const char *topic, const char *text)
 /* Recorded smaps with two pthread stacks and one MADV_NOHUGEPAGE region (6.18). */
 static void test_thread_stacks(void **state)
 {
-	(void)state;
 	build(&why_cases[0]);
 	memset(&IN.vmas, 0, sizeof(IN.vmas));
 	size_t len;
@@ -492,7 +486,6 @@ static void one_hg(uint64_t kb, uint64_t rss_kb, uint64_t huge_kb)
 /* The first line names the ledger's largest cost past its threshold (issue 22, section 3). */
 static void test_headline_names_the_largest_cost(void **state)
 {
-	(void)state;
 	build(&why_cases[0]);
 	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
 	one_hg(131072, 16700, 16384);
@@ -537,7 +530,6 @@ static void test_headline_names_the_largest_cost(void **state)
 /* khugepaged helps only a process that has something it would collapse (issue 22, 6). */
 static void test_khugepaged_helps_only_with_hg(void **state)
 {
-	(void)state;
 	build(&why_cases[1]); /* madvise, no hg */
 	const struct why_line *k = line_of("khugepaged", "nothing of it to collapse");
 	assert_non_null(k);

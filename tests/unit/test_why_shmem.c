@@ -64,7 +64,6 @@ static const struct why_line *shmem_line(const char *enabled, const char *name, 
 /* PostgreSQL's main shared memory: 278 MiB "/dev/zero (deleted)", shmem_enabled=never. */
 static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
 {
-	(void)state;
 	setup("never");
 	shm_vma("/dev/zero (deleted)", 284672, 0, VMF_SH);
 	shm_vma("/usr/lib/postgresql/15/bin/postgres", 8192, 0,
@@ -87,7 +86,6 @@ static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
 
 static void test_pmd_mapped_shmem_helps(void **state)
 {
-	(void)state;
 	const struct why_line *l = shmem_line("advise", "/memfd:pool (deleted)", 65536, 65536);
 	assert_int_equal(l->effect, WE_HELPS);
 	assert_contains(ltext(l), "ShmemPmdMapped 64.0 MiB");
@@ -96,7 +94,6 @@ static void test_pmd_mapped_shmem_helps(void **state)
 
 static void test_dev_shm_follows_its_mount_not_never(void **state)
 {
-	(void)state;
 	/* the tmpfs mount's huge= decides */
 	assert_int_equal(shmem_line("never", "/dev/shm/seg", 65536, 0)->effect, WE_NEUTRAL);
 	host_snapshot_free(&H);
@@ -107,7 +104,6 @@ static void test_dev_shm_follows_its_mount_not_never(void **state)
 
 static void test_private_memory_says_nothing_about_shmem(void **state)
 {
-	(void)state;
 	setup("never");
 	shm_vma("", 65536, 0, 0); /* private anonymous */
 	why_explain_shmem(&IN, &R);
@@ -151,7 +147,6 @@ static const struct why_line *stall_line(const char *defrag, uint64_t hg_kb, uin
 
 static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
 {
-	(void)state;
 	/* 24 PMDs unbacked, 5 free blocks */
 	const struct why_line *l = stall_line("madvise", 65536, 16384);
 	assert_int_equal(l->effect, WE_HINDERS);
@@ -163,7 +158,6 @@ static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
 
 static void test_stall_covered_by_free_blocks(void **state)
 {
-	(void)state;
 	const struct why_line *l = stall_line("defer+madvise", 8192, 2048); /* 3 unbacked, 5 free */
 	assert_int_equal(l->effect, WE_NEUTRAL);
 	assert_contains(ltext(l), "can cover them");
@@ -172,7 +166,6 @@ static void test_stall_covered_by_free_blocks(void **state)
 
 static void test_no_stall_line_where_nothing_stalls(void **state)
 {
-	(void)state;
 	stall_setup("defer", 65536, 0); /* defer: faults never stall */
 	why_explain_stall(&IN, &R);
 	assert_null(find("stall"));
@@ -184,10 +177,7 @@ static void test_no_stall_line_where_nothing_stalls(void **state)
 	host_snapshot_free(&H);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_postgres_shared_memory_is_named_with_its_policy),
-	  cmocka_unit_test(test_pmd_mapped_shmem_helps),
-	  cmocka_unit_test(test_dev_shm_follows_its_mount_not_never),
-	  cmocka_unit_test(test_private_memory_says_nothing_about_shmem),
-	  cmocka_unit_test(test_stall_likely_when_free_blocks_cannot_cover),
-	  cmocka_unit_test(test_stall_covered_by_free_blocks),
-	  cmocka_unit_test(test_no_stall_line_where_nothing_stalls))
+UNIT_TESTS(test_postgres_shared_memory_is_named_with_its_policy, test_pmd_mapped_shmem_helps,
+	   test_dev_shm_follows_its_mount_not_never, test_private_memory_says_nothing_about_shmem,
+	   test_stall_likely_when_free_blocks_cannot_cover, test_stall_covered_by_free_blocks,
+	   test_no_stall_line_where_nothing_stalls)

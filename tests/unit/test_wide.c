@@ -6,7 +6,6 @@
 
 static void test_checked_mul_and_add_say_when_they_do_not_fit(void **state)
 {
-	(void)state;
 	uint64_t v = 7;
 	assert_true(mul_u64(1ull << 32, (1ull << 32) - 1, &v));
 	assert_true(v == 0xffffffff00000000ull);
@@ -28,7 +27,6 @@ static void test_checked_mul_and_add_say_when_they_do_not_fit(void **state)
 
 static void test_u128_decimal_is_exact(void **state)
 {
-	(void)state;
 	char d[40];
 	assert_int_equal(fmt_u128(d, sizeof(d), 0), 1);
 	assert_string_equal(d, "0");
@@ -47,7 +45,6 @@ static void test_u128_decimal_is_exact(void **state)
 /* 2^64-1 pages of 2048 kB: 36893488147419103230 MiB exactly, never 18014398509481982 MiB */
 static void test_kb_figures_beyond_u64_are_exact(void **state)
 {
-	(void)state;
 	char o[64];
 	u128 kb = (u128)UINT64_MAX * 2048;
 	fmt_kb_wide(o, sizeof(o), kb);
@@ -70,6 +67,5 @@ static void test_kb_figures_beyond_u64_are_exact(void **state)
 	assert_string_equal(o, "0 kB");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_checked_mul_and_add_say_when_they_do_not_fit),
-	  cmocka_unit_test(test_u128_decimal_is_exact),
-	  cmocka_unit_test(test_kb_figures_beyond_u64_are_exact))
+UNIT_TESTS(test_checked_mul_and_add_say_when_they_do_not_fit, test_u128_decimal_is_exact,
+	   test_kb_figures_beyond_u64_are_exact)

@@ -39,8 +39,7 @@ static const struct wrap_case wrap_cases[] = {
 
 static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < sizeof(wrap_cases) / sizeof(wrap_cases[0]); i++) {
+	for (size_t i = 0; i < UNIT_LEN(wrap_cases); i++) {
 		const struct wrap_case *c = &wrap_cases[i];
 		print_message("%s\n", c->name);
 		struct buf b = {0};
@@ -54,7 +53,6 @@ static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
 
 static void test_wrap_line_appends_to_what_the_buffer_holds(void **state)
 {
-	(void)state;
 	struct buf b = {0};
 	assert_int_equal(wrap_line(&b, "one two|", 8, 80), 0);
 	assert_int_equal(wrap_line(&b, "three four five", 15, 10), 0);
@@ -64,7 +62,6 @@ static void test_wrap_line_appends_to_what_the_buffer_holds(void **state)
 
 static void test_display_width_counts_code_points_without_escapes(void **state)
 {
-	(void)state;
 	const char *s = "\033[1;31mµs\033[0m";
 	assert_int_equal(wrap_display_width(s, strlen(s)), 2);
 	assert_int_equal(wrap_display_width("µs µs", strlen("µs µs")), 5);
@@ -75,7 +72,6 @@ static void test_display_width_counts_code_points_without_escapes(void **state)
 
 static void test_width_comes_from_columns_then_80(void **state)
 {
-	(void)state;
 	assert_int_equal(wrap_width(true), 0);
 	setenv("COLUMNS", "100", 1);
 	assert_int_equal(wrap_width(false), 100);
@@ -85,7 +81,7 @@ static void test_width_comes_from_columns_then_80(void **state)
 	unsetenv("COLUMNS");
 }
 
-UNIT_MAIN(cmocka_unit_test(test_wrap_line_cuts_at_spaces_with_a_hanging_indent),
-	  cmocka_unit_test(test_wrap_line_appends_to_what_the_buffer_holds),
-	  cmocka_unit_test(test_display_width_counts_code_points_without_escapes),
-	  cmocka_unit_test(test_width_comes_from_columns_then_80))
+UNIT_TESTS(test_wrap_line_cuts_at_spaces_with_a_hanging_indent,
+	   test_wrap_line_appends_to_what_the_buffer_holds,
+	   test_display_width_counts_code_points_without_escapes,
+	   test_width_comes_from_columns_then_80)

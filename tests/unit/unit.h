@@ -26,6 +26,13 @@
 #include "kernel/sysroot.h"
 #include "util/fileio.h"
 
+/*
+ * A cmocka test function takes void **state, which a test without group state
+ * never reads: the warning is off for the tests, rather than each of them
+ * saying (void)state.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 /* Fail unless string HAY holds NEEDLE. */
 #define assert_contains(hay, needle)                                                               \
 	do {                                                                                       \
@@ -58,6 +65,22 @@ static inline void unit_row_str(const char *row, const char *what, const char *g
 		fail_msg("row \"%s\": %s is \"%s\", want \"%s\"", row, what, got, want);
 }
 
+/* The number of elements of the array A. */
+#define UNIT_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A table row: the string IN and the number (an enum, a size, an errno) it gives. */
+struct unit_str_int {
+	const char *in;
+	long long want;
+};
+
+/* A table row: TEXT of LEN bytes (NULs inside: LIT(...)) and the string it gives. */
+struct unit_text_str {
+	const char *text;
+	size_t len;
+	const char *want;
+};
+
 /* A check of one string: a name, path or value it accepts (true) or refuses. */
 typedef bool (*unit_pred)(const char *s);
 
@@ -80,6 +103,44 @@ static inline void unit_accepts(const char *what, unit_pred ok, const char *cons
 		const struct CMUnitTest tests[] = {__VA_ARGS__};                                   \
 		return cmocka_run_group_tests(tests, NULL, NULL);                                  \
 	}
+
+// clang-format off
+/* UNIT_EACH(M, a, b, ...): M(a), M(b), ... for up to 24 arguments. */
+#define UNIT_EACH_1(m, x) m(x)
+#define UNIT_EACH_2(m, x, ...) m(x), UNIT_EACH_1(m, __VA_ARGS__)
+#define UNIT_EACH_3(m, x, ...) m(x), UNIT_EACH_2(m, __VA_ARGS__)
+#define UNIT_EACH_4(m, x, ...) m(x), UNIT_EACH_3(m, __VA_ARGS__)
+#define UNIT_EACH_5(m, x, ...) m(x), UNIT_EACH_4(m, __VA_ARGS__)
+#define UNIT_EACH_6(m, x, ...) m(x), UNIT_EACH_5(m, __VA_ARGS__)
+#define UNIT_EACH_7(m, x, ...) m(x), UNIT_EACH_6(m, __VA_ARGS__)
+#define UNIT_EACH_8(m, x, ...) m(x), UNIT_EACH_7(m, __VA_ARGS__)
+#define UNIT_EACH_9(m, x, ...) m(x), UNIT_EACH_8(m, __VA_ARGS__)
+#define UNIT_EACH_10(m, x, ...) m(x), UNIT_EACH_9(m, __VA_ARGS__)
+#define UNIT_EACH_11(m, x, ...) m(x), UNIT_EACH_10(m, __VA_ARGS__)
+#define UNIT_EACH_12(m, x, ...) m(x), UNIT_EACH_11(m, __VA_ARGS__)
+#define UNIT_EACH_13(m, x, ...) m(x), UNIT_EACH_12(m, __VA_ARGS__)
+#define UNIT_EACH_14(m, x, ...) m(x), UNIT_EACH_13(m, __VA_ARGS__)
+#define UNIT_EACH_15(m, x, ...) m(x), UNIT_EACH_14(m, __VA_ARGS__)
+#define UNIT_EACH_16(m, x, ...) m(x), UNIT_EACH_15(m, __VA_ARGS__)
+#define UNIT_EACH_17(m, x, ...) m(x), UNIT_EACH_16(m, __VA_ARGS__)
+#define UNIT_EACH_18(m, x, ...) m(x), UNIT_EACH_17(m, __VA_ARGS__)
+#define UNIT_EACH_19(m, x, ...) m(x), UNIT_EACH_18(m, __VA_ARGS__)
+#define UNIT_EACH_20(m, x, ...) m(x), UNIT_EACH_19(m, __VA_ARGS__)
+#define UNIT_EACH_21(m, x, ...) m(x), UNIT_EACH_20(m, __VA_ARGS__)
+#define UNIT_EACH_22(m, x, ...) m(x), UNIT_EACH_21(m, __VA_ARGS__)
+#define UNIT_EACH_23(m, x, ...) m(x), UNIT_EACH_22(m, __VA_ARGS__)
+#define UNIT_EACH_24(m, x, ...) m(x), UNIT_EACH_23(m, __VA_ARGS__)
+#define UNIT_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, \
+		    _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, n, ...) n
+#define UNIT_NARGS(...) UNIT_NARGS_(__VA_ARGS__, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, \
+				    12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define UNIT_CAT_(a, b) a##b
+#define UNIT_CAT(a, b) UNIT_CAT_(a, b)
+#define UNIT_EACH(m, ...) UNIT_CAT(UNIT_EACH_, UNIT_NARGS(__VA_ARGS__))(m, __VA_ARGS__)
+// clang-format on
+
+/* main(): run the named test functions (each a cmocka_unit_test), no group setup or teardown. */
+#define UNIT_TESTS(...) UNIT_MAIN(UNIT_EACH(cmocka_unit_test, __VA_ARGS__))
 
 /*
  * Run one test per element of the N CASES (SIZE bytes apart, each starting with
