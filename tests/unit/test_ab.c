@@ -32,7 +32,7 @@ static void runs(int i, const char *name, int n, const double *wall, double f, i
 
 static const double W[8] = {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.00};
 
-static void test_modes_parse_and_refuse(void **state)
+static void test_modes_parse_and_refuse(UNIT_STATE)
 {
 	struct ab_mode m;
 	assert_int_equal(ab_mode_parse("off", &m), 0);
@@ -60,7 +60,7 @@ static void off_vs(const char *name, double f, int64_t ahp, int proof)
 	ab_summarize(M, 2, proof, S);
 }
 
-static void test_faster_mode_with_proof(void **state)
+static void test_faster_mode_with_proof(UNIT_STATE)
 {
 	off_vs("glibc", 0.6, 260096, 1);
 	assert_int_equal(S[0].verdict, AV_BASE);
@@ -75,13 +75,13 @@ static void test_faster_mode_with_proof(void **state)
 	assert_int_equal(S[1].metric_call[0], CI_ABOVE);
 }
 
-static void test_same_times_are_no_difference(void **state)
+static void test_same_times_are_no_difference(UNIT_STATE)
 {
 	off_vs("host", 1.0, 0, 0);
 	assert_int_equal(S[1].verdict, AV_NO_DIFFERENCE);
 }
 
-static void test_noise_is_inconclusive_and_few_runs_too_few(void **state)
+static void test_noise_is_inconclusive_and_few_runs_too_few(UNIT_STATE)
 {
 	static const double noisy[5] = {1.0, 1.5, 0.7, 1.3, 0.8};
 	runs(0, "off", 5, W, 1.0, 0, 1000);
@@ -94,7 +94,7 @@ static void test_noise_is_inconclusive_and_few_runs_too_few(void **state)
 	assert_int_equal(S[1].verdict, AV_TOO_FEW); /* 3 vs 3: no 95% interval exists */
 }
 
-static void test_proof_contradicting_intent_is_flagged(void **state)
+static void test_proof_contradicting_intent_is_flagged(UNIT_STATE)
 {
 	runs(0, "off", 5, W, 1.0, 4096, 262144); /* off, yet huge pages: flagged */
 	runs(1, "glibc", 5, W, 1.0, 0, 262144);	 /* glibc, yet none: flagged */
@@ -105,7 +105,7 @@ static void test_proof_contradicting_intent_is_flagged(void **state)
 	assert_false(S[2].proof_contradicts);
 }
 
-static void test_failed_and_skipped_modes_do_not_decide(void **state)
+static void test_failed_and_skipped_modes_do_not_decide(UNIT_STATE)
 {
 	runs(0, "except-advised", 5, W, 1.0, 0, 1000);
 	M[0].skipped = true;
@@ -118,7 +118,7 @@ static void test_failed_and_skipped_modes_do_not_decide(void **state)
 }
 
 /* The case: the same wall time, 65.3 MiB off vs 1.00 GiB host: memory gets its own verdict. */
-static void test_memory_has_its_own_verdict(void **state)
+static void test_memory_has_its_own_verdict(UNIT_STATE)
 {
 	static const double rss_off[8] = {66867, 66900, 66800, 66850, 66880, 66810, 66870, 66860};
 	runs(0, "off", 8, W, 1.0, 0, 262144);

@@ -27,7 +27,7 @@ static const double SPIN_X[15] = {0.0,	  0.0,	  0.0,	  0.0,	  0.0,	  0.0,	  0.94
 static const double SPIN_Y[15] = {0.2719, 0.258,  0.2763, 0.2672, 0.2572, 0.2705, 0.2632, 0.2783,
 				  0.3028, 0.2632, 0.2763, 0.3571, 0.2652, 0.2758, 0.272};
 
-static void test_chase_is_sensitive_with_its_interval(void **state)
+static void test_chase_is_sensitive_with_its_interval(UNIT_STATE)
 {
 	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);
@@ -46,7 +46,7 @@ static void test_chase_is_sensitive_with_its_interval(void **state)
 	assert_string_equal(ab_sweep_call_name(s.call), "sensitive-faster");
 }
 
-static void test_noisy_compute_bound_is_inconclusive(void **state)
+static void test_noisy_compute_bound_is_inconclusive(UNIT_STATE)
 {
 	struct ab_sweep s = {0};
 	ab_sweep_decide(SPIN_X, SPIN_Y, 15, &s);
@@ -58,7 +58,7 @@ static void test_noisy_compute_bound_is_inconclusive(void **state)
 	assert_near(s.rel.hi, 1.183295, 1e-5);
 }
 
-static void test_quiet_compute_bound_is_flat(void **state)
+static void test_quiet_compute_bound_is_flat(UNIT_STATE)
 {
 	/* the spin fractions with wall times within +-0.7%: no difference beyond 3% */
 	static const double y[15] = {0.301, 0.299, 0.300, 0.302, 0.298, 0.300, 0.301, 0.299,
@@ -70,7 +70,7 @@ static void test_quiet_compute_bound_is_flat(void **state)
 	assert_true(s.rel.lo < 1 && s.rel.hi > 1);
 }
 
-static void test_slower_when_huge_costs_time(void **state)
+static void test_slower_when_huge_costs_time(UNIT_STATE)
 {
 	double y[15];
 	for (int i = 0; i < 15; i++) /* 50% more wall at 100%, +-1% noise */
@@ -90,7 +90,7 @@ static char *sweep_text(const struct ab_sweep *s)
 	return unit_mem_text(&m);
 }
 
-static void test_interval_ends_at_zero_wall(void **state)
+static void test_interval_ends_at_zero_wall(UNIT_STATE)
 {
 	/* one run per point, shaped like a `--runs 1` sweep of chase_malloc 8M 10k whose
 	 * interval reached below 0 (these values are made up, not recorded): Fieller gives
@@ -109,7 +109,7 @@ static void test_interval_ends_at_zero_wall(void **state)
 	free(p);
 }
 
-static void test_no_spread_gives_no_slope(void **state)
+static void test_no_spread_gives_no_slope(UNIT_STATE)
 {
 	/* the helper could not steer the program: fractions 0.02..0.05, a steep fake slope */
 	static const double x[6] = {0.02, 0.05, 0.03, 0.04, 0.02, 0.05};
@@ -149,7 +149,7 @@ static void sweep_mode(struct ab_mode *m, const char *name, int k0)
 	}
 }
 
-static void test_fit_over_modes_and_points(void **state)
+static void test_fit_over_modes_and_points(UNIT_STATE)
 {
 	static struct ab_mode m[6];
 	static const char *const names[] = {"sweep:0", "sweep:25", "sweep:50", "sweep:75",
@@ -185,7 +185,7 @@ static void test_fit_over_modes_and_points(void **state)
 	assert_true(ab_run_fraction(&r) < 0);
 }
 
-static void test_sweep_modes_parse_and_refuse(void **state)
+static void test_sweep_modes_parse_and_refuse(UNIT_STATE)
 {
 	struct ab_mode m;
 	assert_int_equal(ab_mode_parse("sweep:0", &m), 0);
@@ -203,7 +203,7 @@ static void test_sweep_modes_parse_and_refuse(void **state)
 	assert_int_equal(ab_mode_parse("sweep:5%", &m), -EINVAL);
 }
 
-static void test_words_say_the_call_first(void **state)
+static void test_words_say_the_call_first(UNIT_STATE)
 {
 	struct ab_sweep s = {0};
 	ab_sweep_decide(CHASE_X, CHASE_Y, 15, &s);

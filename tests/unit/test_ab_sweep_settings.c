@@ -36,7 +36,7 @@ static void modes(struct ab_mode *m)
 	}
 }
 
-static void test_settings_points_fit_and_say_so(void **state)
+static void test_settings_points_fit_and_say_so(UNIT_STATE)
 {
 	static struct ab_mode m[4];
 	modes(m);
@@ -73,7 +73,7 @@ static void test_settings_points_fit_and_say_so(void **state)
 	free(text);
 }
 
-static void test_helper_points_are_not_by_settings(void **state)
+static void test_helper_points_are_not_by_settings(UNIT_STATE)
 {
 	static struct ab_mode m[2];
 	assert_int_equal(ab_mode_parse("sweep:0", &m[0]), 0);

@@ -458,7 +458,7 @@ static bool lever_has(const char *needle, int *needed)
 }
 
 /* One case of the table (cmocka runs each as its own test, named after it). */
-static void test_case(void **state)
+static void test_case(UNIT_STATE)
 {
 	const struct adv_case *c = *state;
 	build(c);
@@ -503,7 +503,7 @@ static void test_case(void **state)
 }
 
 /* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
-static void test_systemd_only_where_it_knows(void **state)
+static void test_systemd_only_where_it_knows(UNIT_STATE)
 {
 	int dummy;
 	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
@@ -524,7 +524,7 @@ static void test_systemd_only_where_it_knows(void **state)
 }
 
 /* Each recommended setting says why, and who asked. */
-static void test_every_setting_has_a_reason(void **state)
+static void test_every_setting_has_a_reason(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(cases); i++) {
 		build(&cases[i]);

@@ -12,7 +12,7 @@
 #include "kernel/exe.h"
 #include "model/advice.h"
 
-static void test_workload_names(void **state)
+static void test_workload_names(UNIT_STATE)
 {
 	enum workload w;
 	bool assumed;
@@ -45,7 +45,7 @@ static void test_workload_names(void **state)
 	assert_int_equal(workload_from_comm("C2 CompilerThre", "java"), WL_JVM);
 }
 
-static void test_shell_quote(void **state)
+static void test_shell_quote(UNIT_STATE)
 {
 	/* a NUL-separated argv (with its length) and the command line quoted from it */
 	static const struct unit_text_str c[] = {
@@ -75,7 +75,7 @@ static void test_shell_quote(void **state)
 	assert_string_equal(t14, "redis-server");
 }
 
-static void test_cmdline_intact(void **state)
+static void test_cmdline_intact(UNIT_STATE)
 {
 	/* as started: argv[0] the exe path, or a name or path ending in its name */
 	assert_int_equal(cmdline_intact(LIT("/usr/bin/redis-server\0/etc/redis/redis.conf\0"),
@@ -100,7 +100,7 @@ static void test_cmdline_intact(void **state)
 	assert_int_equal(cmdline_intact("", 0, "/usr/bin/x"), 0);
 }
 
-static void test_dpkg_owner(void **state)
+static void test_dpkg_owner(UNIT_STATE)
 {
 	static const char list[] = "/.\n/usr\n/usr/lib/postgresql/15/bin\n"
 				   "/usr/lib/postgresql/15/bin/postgres\n";
@@ -129,7 +129,7 @@ static void test_dpkg_owner(void **state)
 	sysroot_close(&sr);
 }
 
-static void test_versions(void **state)
+static void test_versions(UNIT_STATE)
 {
 	int v[2];
 	/* a whole path component is a major alone: PostgreSQL 15.18 is not "15.0" */
@@ -183,7 +183,7 @@ static size_t make_elf(unsigned char *img, size_t cap, const char *section, cons
 	return elf_build(img, cap, &s, 1, false);
 }
 
-static void test_go_buildinfo(void **state)
+static void test_go_buildinfo(UNIT_STATE)
 {
 	unsigned char img[1024];
 	char ver[32];
@@ -208,7 +208,7 @@ static void test_go_buildinfo(void **state)
 	assert_string_equal(ver, "");
 }
 
-static void test_maps_shared(void **state)
+static void test_maps_shared(UNIT_STATE)
 {
 	static const char maps[] =
 		"55d0c0a00000-55d0c0b00000 r-xp 00000000 08:01 1234 /usr/lib/postgresql/15/bin/postgres\n"

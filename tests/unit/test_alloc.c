@@ -48,7 +48,7 @@ static void expect_malloc(const struct alloc_fact *a, enum alloc_kind kind, cons
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBJE "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 
-static void test_alloc_preloaded_jemalloc_beats_glibc(void **state)
+static void test_alloc_preloaded_jemalloc_beats_glibc(UNIT_STATE)
 {
 	struct alloc_raw r;
 	raw0(&r);
@@ -77,7 +77,7 @@ static void test_alloc_preloaded_jemalloc_beats_glibc(void **state)
 	assert_false(a.env[0].applies);
 }
 
-static void test_alloc_go_runtime_with_cgo_glibc(void **state)
+static void test_alloc_go_runtime_with_cgo_glibc(UNIT_STATE)
 {
 	struct alloc_raw r;
 	raw0(&r);
@@ -100,7 +100,7 @@ static void test_alloc_go_runtime_with_cgo_glibc(void **state)
 	assert_int_equal(a.vsrc, AV_NONE);
 }
 
-static void test_alloc_static_rust_jemalloc_from_symbols(void **state)
+static void test_alloc_static_rust_jemalloc_from_symbols(UNIT_STATE)
 {
 	struct alloc_raw r;
 	raw0(&r);
@@ -126,7 +126,7 @@ static void test_alloc_static_rust_jemalloc_from_symbols(void **state)
 	assert_int_equal(a.vsrc, AV_NONE);
 }
 
-static void test_alloc_unknown_is_never_a_guess(void **state)
+static void test_alloc_unknown_is_never_a_guess(UNIT_STATE)
 {
 	struct alloc_raw r;
 	struct alloc_fact a;
@@ -173,7 +173,7 @@ static void test_alloc_unknown_is_never_a_guess(void **state)
 	assert_false(a.env[0].applies || a.env[1].applies);
 }
 
-static void test_alloc_glibc_243_aarch64_default_and_at_secure(void **state)
+static void test_alloc_glibc_243_aarch64_default_and_at_secure(UNIT_STATE)
 {
 	struct alloc_raw r;
 	struct alloc_fact a;
@@ -216,7 +216,7 @@ static void test_alloc_glibc_243_aarch64_default_and_at_secure(void **state)
 	assert_int_equal(a.nenv, 0);
 }
 
-static void test_alloc_jvm_and_several_allocators(void **state)
+static void test_alloc_jvm_and_several_allocators(UNIT_STATE)
 {
 	struct alloc_raw r;
 	struct alloc_fact a;

@@ -13,7 +13,7 @@ static void fact(struct alloc_fact *a, enum alloc_kind k, const char *ver)
 	snprintf(a->version, sizeof(a->version), "%s", ver);
 }
 
-static void test_alloc_short_names_fit_a_cell(void **state)
+static void test_alloc_short_names_fit_a_cell(UNIT_STATE)
 {
 	static const struct {
 		enum alloc_kind kind;
@@ -44,7 +44,7 @@ static char *why_text(const struct alloc_fact *a, long pid)
 	return out;
 }
 
-static void test_alloc_why_line_names_the_evidence(void **state)
+static void test_alloc_why_line_names_the_evidence(UNIT_STATE)
 {
 	struct alloc_fact a;
 	fact(&a, AK_JEMALLOC, "5.3.0");
@@ -85,7 +85,7 @@ static void test_alloc_why_line_names_the_evidence(void **state)
 	assert_contains(t, "AT_SECURE program: glibc ignores GLIBC_TUNABLES for it");
 }
 
-static void test_alloc_json_unknowns_are_null(void **state)
+static void test_alloc_json_unknowns_are_null(UNIT_STATE)
 {
 	struct alloc_fact a;
 	fact(&a, AK_UNKNOWN, "");

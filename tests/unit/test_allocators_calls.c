@@ -5,7 +5,7 @@
 #include "lab/allocators_calls.h"
 #include "lab/churn.h"
 
-static void test_rounds_must_agree_and_be_two(void **state)
+static void test_rounds_must_agree_and_be_two(UNIT_STATE)
 {
 	char why[200] = "";
 	enum claim_call c[3] = {CLAIM_CONFIRMED, CLAIM_CONFIRMED, CLAIM_CONFIRMED};
@@ -21,7 +21,7 @@ static void test_rounds_must_agree_and_be_two(void **state)
 	assert_int_equal(al_rounds_agree(c, 3, why, sizeof(why)), CLAIM_CONTRADICTED);
 }
 
-static void test_creep_round(void **state)
+static void test_creep_round(UNIT_STATE)
 {
 	assert_int_equal(al_creep_round(2.2, 1.0, true), CLAIM_CONFIRMED);
 	assert_int_equal(al_creep_round(1.2, 1.05, true), CLAIM_CONFIRMED); /* the edges */
@@ -34,7 +34,7 @@ static void test_creep_round(void **state)
 	assert_int_equal(al_creep_round(-1, 1.0, true), CLAIM_INCONCLUSIVE);
 }
 
-static void test_bloat_round(void **state)
+static void test_bloat_round(UNIT_STATE)
 {
 	assert_int_equal(al_bloat_round(4.0, -1, 2.0, true), CLAIM_CONFIRMED);
 	assert_int_equal(al_bloat_round(1.9, -1, 2.0, true), CLAIM_INCONCLUSIVE);
@@ -45,7 +45,7 @@ static void test_bloat_round(void **state)
 	assert_int_equal(al_bloat_round(-1, 1.0, 1.3, true), CLAIM_INCONCLUSIVE);
 }
 
-static void test_range_text(void **state)
+static void test_range_text(UNIT_STATE)
 {
 	char s[64];
 	double v[3] = {2.2, 2.4, -1};
@@ -57,7 +57,7 @@ static void test_range_text(void **state)
 	assert_string_equal(s, "-");
 }
 
-static void test_churn_ready_line(void **state)
+static void test_churn_ready_line(UNIT_STATE)
 {
 	struct churn c = {0};
 	assert_int_equal(churn_parse_ready("ready 2185996 8015 21730750 malloc_trim(0)\n", &c), 0);

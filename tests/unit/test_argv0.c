@@ -7,7 +7,7 @@
 
 #include "kernel/argv0.h"
 
-static void test_path_from_environ(void **state)
+static void test_path_from_environ(UNIT_STATE)
 {
 	assert_string_equal(argv0_path_env(LIT("HOME=/\0PATH=/opt/bin:/usr/bin\0X=1\0")),
 			    "/opt/bin:/usr/bin");
@@ -18,7 +18,7 @@ static void test_path_from_environ(void **state)
 }
 
 /* This test program through a symlink: argv[0] leads to the running exe; another file does not. */
-static void test_resolve_on_the_live_system(void **state)
+static void test_resolve_on_the_live_system(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, NULL), 0);

@@ -19,7 +19,7 @@ static void parse_ok(const char *text, size_t len, struct buddyinfo *bi, int nzo
 	assert_int_equal(bi->bad, bad);
 }
 
-static void test_buddy_real(void **state)
+static void test_buddy_real(UNIT_STATE)
 {
 	struct buddyinfo bi;
 	parse_ok(LIT(buddy_618), &bi, 3, 0);
@@ -37,7 +37,7 @@ static void test_buddy_real(void **state)
 	assert_int_equal(bi.zones[1].free[10], 752);
 }
 
-static void test_buddy_at_least(void **state)
+static void test_buddy_at_least(UNIT_STATE)
 {
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(buddy_618), &bi), 0);
@@ -64,7 +64,7 @@ static void test_buddy_at_least(void **state)
  * fuzz finding: sums of huge counts wrapped around to small plausible numbers; then they
  * saturated at 2^64-1, a number as wrong (issue 24): now exact, beyond 64 bits
  */
-static void test_buddy_at_least_exact_beyond_u64(void **state)
+static void test_buddy_at_least_exact_beyond_u64(UNIT_STATE)
 {
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT("Node 0, zone   Normal 1 2 3 18446744073709551615 "
@@ -98,7 +98,7 @@ static void test_buddy_at_least_exact_beyond_u64(void **state)
 	assert_true(buddy_pages_at_least(&all, 0) == max * 65535);
 }
 
-static void test_buddy_numa_and_formats(void **state)
+static void test_buddy_numa_and_formats(UNIT_STATE)
 {
 	/* two nodes, 4 orders each; CRLF; a last line without its newline was cut: unknown */
 	const char text[] = "Node 0, zone   Normal      1      2      3      4\r\n"
@@ -126,7 +126,7 @@ static void test_buddy_numa_and_formats(void **state)
 	assert_int_equal(buddy_blocks_at_least(&bi.zones[1], 9), 3);
 }
 
-static void test_buddy_bad_lines(void **state)
+static void test_buddy_bad_lines(UNIT_STATE)
 {
 	char many[BUDDY_MAX_ORDERS * 4 + 64] = "Node 0, zone Normal";
 	for (int i = 0; i <= BUDDY_MAX_ORDERS; i++)
@@ -166,7 +166,7 @@ static void test_buddy_bad_lines(void **state)
 }
 
 /* A zone listed twice is damage: both rows dropped, counted; the other zones kept. */
-static void test_buddy_zone_twice(void **state)
+static void test_buddy_zone_twice(UNIT_STATE)
 {
 	static const char text[] = "Node 0, zone    DMA32      1      3      0 \n"
 				   "Node 0, zone   Normal      1      0      1 \n"
@@ -182,7 +182,7 @@ static void test_buddy_zone_twice(void **state)
 	assert_int_equal(bi.zones[1].free[0], 5);
 }
 
-static void test_buddy_empty_and_too_many_zones(void **state)
+static void test_buddy_empty_and_too_many_zones(UNIT_STATE)
 {
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(""), &bi), -EINVAL);
@@ -200,7 +200,7 @@ static void test_buddy_empty_and_too_many_zones(void **state)
 	assert_int_equal(bi.zones[BUDDY_MAX_ZONES - 1].free[0], BUDDY_MAX_ZONES - 1);
 }
 
-static void test_buddy_live(void **state)
+static void test_buddy_live(UNIT_STATE)
 {
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/buddyinfo", &len);
@@ -217,7 +217,7 @@ static void test_buddy_live(void **state)
 	free(text);
 }
 
-static void test_buddy_read_through_a_tree(void **state)
+static void test_buddy_read_through_a_tree(UNIT_STATE)
 {
 	char root[64];
 	struct sysroot sr;

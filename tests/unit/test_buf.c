@@ -16,7 +16,7 @@ static const struct reserve_case reserve_cases[] = {
 	{"a reserve doubles until it fits", {16385, 100000}, {32768, 131072}, 2},
 };
 
-static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
+static void test_reserve_gives_16_kib_then_doubles_until_it_fits(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(reserve_cases); i++) {
 		const struct reserve_case *c = &reserve_cases[i];
@@ -32,7 +32,7 @@ static void test_reserve_gives_16_kib_then_doubles_until_it_fits(void **state)
 	}
 }
 
-static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
+static void test_reserve_within_capacity_keeps_memory_and_content(UNIT_STATE)
 {
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 10), 0);
@@ -47,7 +47,7 @@ static void test_reserve_within_capacity_keeps_memory_and_content(void **state)
 	buf_free(&b);
 }
 
-static void test_reserve_beyond_memory_fails_with_enomem(void **state)
+static void test_reserve_beyond_memory_fails_with_enomem(UNIT_STATE)
 {
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, SIZE_MAX), -ENOMEM);
@@ -55,7 +55,7 @@ static void test_reserve_beyond_memory_fails_with_enomem(void **state)
 	assert_int_equal(b.cap, 0);
 }
 
-static void test_free_leaves_an_empty_reusable_buffer(void **state)
+static void test_free_leaves_an_empty_reusable_buffer(UNIT_STATE)
 {
 	struct buf b = {0};
 	assert_int_equal(buf_reserve(&b, 5), 0);
@@ -69,7 +69,7 @@ static void test_free_leaves_an_empty_reusable_buffer(void **state)
 	buf_free(&b);
 }
 
-static void test_array_reserve_starts_at_first_and_doubles(void **state)
+static void test_array_reserve_starts_at_first_and_doubles(UNIT_STATE)
 {
 	struct item {
 		int a;
@@ -90,7 +90,7 @@ static void test_array_reserve_starts_at_first_and_doubles(void **state)
 	free(v);
 }
 
-static void test_array_reserve_too_large_fails_and_keeps_the_array(void **state)
+static void test_array_reserve_too_large_fails_and_keeps_the_array(UNIT_STATE)
 {
 	int *v = NULL;
 	size_t cap = 0;

@@ -11,7 +11,7 @@ static void check_buf(const struct buf *b, const char *want, size_t n)
 	assert_memory_equal(b->p ? b->p : "", want, n);
 }
 
-static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
+static void test_environ_keeps_thp_values_and_redacts_the_rest(UNIT_STATE)
 {
 	static const char in[] = "MALLOC_CONF=thp:always,narenas:2\0"
 				 "SECRET_TOKEN=hunter2\0"
@@ -47,7 +47,7 @@ static void test_environ_keeps_thp_values_and_redacts_the_rest(void **state)
 	buf_free(&b);
 }
 
-static void test_cmdline_drops_init_arguments(void **state)
+static void test_cmdline_drops_init_arguments(UNIT_STATE)
 {
 	static const struct {
 		const char *in, *out;
@@ -68,7 +68,7 @@ static void test_cmdline_drops_init_arguments(void **state)
 	buf_free(&b);
 }
 
-static void test_mounts_keeps_only_what_thpctl_reads(void **state)
+static void test_mounts_keeps_only_what_thpctl_reads(UNIT_STATE)
 {
 	static const char in[] = "/dev/vda1 / ext4 rw,relatime 0 0\n"
 				 "proc /proc proc rw 0 0\n"
@@ -89,7 +89,7 @@ static void test_mounts_keeps_only_what_thpctl_reads(void **state)
 	buf_free(&b);
 }
 
-static void test_manifest_state_matches_whole_paths(void **state)
+static void test_manifest_state_matches_whole_paths(UNIT_STATE)
 {
 	static const char m[] = "# thpctl capture manifest 1\n"
 				"complete sys/kernel/mm/transparent_hugepage\n"

@@ -54,7 +54,7 @@ static const char v1_stat[] = "cache 11317248\n"
 			      "total_rss_huge 4194304\n"
 			      "total_shmem 9068544\n";
 
-static void test_v2_fields(void **state)
+static void test_v2_fields(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT(v2_stat), 2, &m), 0);
@@ -70,7 +70,7 @@ static void test_v2_fields(void **state)
 }
 
 /* v1: anon THP is total_rss_huge (the hierarchical one, not rss_huge); v2-only fields absent. */
-static void test_v1_totals(void **state)
+static void test_v1_totals(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT(v1_stat), 1, &m), 0);
@@ -88,7 +88,7 @@ static void test_v1_totals(void **state)
 }
 
 /* A kernel without the THP event counters (before 5.4): they stay absent, never 0. */
-static void test_v2_old_kernel(void **state)
+static void test_v2_old_kernel(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 4096\nanon_thp 0\nfile 8192\n"), 2, &m), 0);
@@ -99,7 +99,7 @@ static void test_v2_old_kernel(void **state)
 }
 
 /* Damaged lines: a bad value leaves its key absent and is counted; the good ones are kept. */
-static void test_damaged(void **state)
+static void test_damaged(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 12x\n"
@@ -119,7 +119,7 @@ static void test_damaged(void **state)
 }
 
 /* A key printed twice is damage: absent and counted, the other keys kept. */
-static void test_duplicate_key(void **state)
+static void test_duplicate_key(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon 4194304\n"
@@ -138,7 +138,7 @@ static void test_duplicate_key(void **state)
 }
 
 /* Huge values are exact; a cut last line (no newline) still parses when whole. */
-static void test_huge_and_cut(void **state)
+static void test_huge_and_cut(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse(LIT("anon_thp 18446744073709551615\nanon 1"), 2, &m), 0);
@@ -146,7 +146,7 @@ static void test_huge_and_cut(void **state)
 	assert_int_equal(m.f[MS_ANON].v, 1);
 }
 
-static void test_empty_and_bad_version(void **state)
+static void test_empty_and_bad_version(UNIT_STATE)
 {
 	struct memstat m;
 	assert_int_equal(memstat_parse("", 0, 2, &m), -EINVAL);
@@ -157,7 +157,7 @@ static void test_empty_and_bad_version(void **state)
 }
 
 /* The node's own processes on the live host: this test counted, a kernel thread and a gone pid not. */
-static void test_count_procs_live(void **state)
+static void test_count_procs_live(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
@@ -172,7 +172,7 @@ static void test_count_procs_live(void **state)
 }
 
 /* A recorded tree: a kernel thread kept only its stat, a process its stat and status. */
-static void test_count_procs_recorded(void **state)
+static void test_count_procs_recorded(UNIT_STATE)
 {
 	char root[64];
 	struct sysroot sr;

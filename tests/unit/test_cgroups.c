@@ -32,7 +32,7 @@ static void limit(struct cg_node *n, uint64_t current, uint64_t max)
 	n->limit = max;
 }
 
-static void test_near_limit(void **state)
+static void test_near_limit(UNIT_STATE)
 {
 	bool has;
 	double use;
@@ -51,7 +51,7 @@ static void test_near_limit(void **state)
 }
 
 /* No limit ("max"): never flagged; an unreadable limit decides nothing unless there is no THP. */
-static void test_limit_unknown(void **state)
+static void test_limit_unknown(UNIT_STATE)
 {
 	bool has;
 	double use;
@@ -73,7 +73,7 @@ static void test_limit_unknown(void **state)
 }
 
 /* Rows sort by anon_thp (unknown last, ties by path); processes add up over descendants. */
-static void test_report(void **state)
+static void test_report(UNIT_STATE)
 {
 	struct cg_tree t = {.version = 2};
 	struct cg_node nodes[] = {

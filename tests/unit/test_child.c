@@ -15,7 +15,7 @@ static pid_t sh(const char *script, int out)
 	return child_spawn(&s);
 }
 
-static void output_and_exit_code_are_collected(void **state)
+static void output_and_exit_code_are_collected(UNIT_STATE)
 {
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
@@ -33,7 +33,7 @@ static void output_and_exit_code_are_collected(void **state)
 	assert_string_equal(out, "1\n2\n3\n4");
 }
 
-static void stdin_is_dev_null_and_signals_are_default(void **state)
+static void stdin_is_dev_null_and_signals_are_default(UNIT_STATE)
 {
 	int p[2];
 	signal(SIGPIPE, SIG_IGN); /* as thpctl: the child gets it back */
@@ -53,7 +53,7 @@ static void stdin_is_dev_null_and_signals_are_default(void **state)
 	signal(SIGPIPE, SIG_DFL);
 }
 
-static void a_child_that_cannot_exec_exits_127(void **state)
+static void a_child_that_cannot_exec_exits_127(UNIT_STATE)
 {
 	char *argv[] = {"nope", NULL};
 	struct child_spec s = {
@@ -64,7 +64,7 @@ static void a_child_that_cannot_exec_exits_127(void **state)
 	assert_int_equal(child_reap(pid), -ECHILD);
 }
 
-static void stop_signals_waits_and_reports(void **state)
+static void stop_signals_waits_and_reports(UNIT_STATE)
 {
 	pid_t pid = sh("exec sleep 30", -1);
 	assert_true(pid > 0);
@@ -83,7 +83,7 @@ static void stop_signals_waits_and_reports(void **state)
 	assert_int_equal(child_reap(pid), 128 + SIGKILL);
 }
 
-static void before_exec_and_cwd_run_in_the_child(void **state)
+static void before_exec_and_cwd_run_in_the_child(UNIT_STATE)
 {
 	int p[2];
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
@@ -109,7 +109,7 @@ static void before_exec_and_cwd_run_in_the_child(void **state)
 	assert_int_equal(child_collect(pid, p[0], out, sizeof(out)), 126);
 }
 
-static void runs_as_another_user_when_root(void **state)
+static void runs_as_another_user_when_root(UNIT_STATE)
 {
 	if (geteuid() != 0)
 		skip();
@@ -131,13 +131,13 @@ static void runs_as_another_user_when_root(void **state)
 	assert_string_equal(out, "65534\n");
 }
 
-static void a_free_loopback_port(void **state)
+static void a_free_loopback_port(UNIT_STATE)
 {
 	int port = child_free_port();
 	assert_true(port > 0 && port < 65536);
 }
 
-static void a_private_directory_under_tmpdir(void **state)
+static void a_private_directory_under_tmpdir(UNIT_STATE)
 {
 	char dir[40], err[96];
 	setenv("TMPDIR", "/tmp", 1);
@@ -158,7 +158,7 @@ static void a_private_directory_under_tmpdir(void **state)
 	assert_int_equal(child_dir_make(dir, 16, "unit", err, sizeof(err)), -ENAMETOOLONG);
 }
 
-static void end_asks_then_kills(void **state)
+static void end_asks_then_kills(UNIT_STATE)
 {
 	pid_t pid = sh("trap '' TERM; exec sleep 30", -1);
 	struct timespec t = {.tv_nsec = 100000000};

@@ -6,7 +6,7 @@
 
 #include "util/clock.h"
 
-static void test_readings_never_go_back(void **state)
+static void test_readings_never_go_back(UNIT_STATE)
 {
 	uint64_t a = mono_ns(), b = mono_ns();
 	assert_true(b >= a);
@@ -16,7 +16,7 @@ static void test_readings_never_go_back(void **state)
 	assert_true(m1 >= m0);
 }
 
-static void test_units_agree_over_a_20_ms_sleep(void **state)
+static void test_units_agree_over_a_20_ms_sleep(UNIT_STATE)
 {
 	uint64_t n0 = mono_ns();
 	double s0 = mono_s(), m0 = mono_ms();

@@ -38,7 +38,7 @@ static int layout(struct cvma *v)
 	return n;
 }
 
-static void test_parse_range(void **state)
+static void test_parse_range(UNIT_STATE)
 {
 	uint64_t a, b;
 	assert_int_equal(collapse_parse_range("7f0000000000-7f0002000000", &a, &b), 0);
@@ -73,7 +73,7 @@ static int pick(struct picked *f, const struct collapse_sel *sel)
 	return collapse_select(f->v, f->n, sel, PMD, f->r, 16, &f->small);
 }
 
-static void test_default_selection(void **state)
+static void test_default_selection(UNIT_STATE)
 {
 	struct picked f;
 	pick_init(&f);
@@ -98,7 +98,7 @@ static void test_default_selection(void **state)
 	assert_int_equal(collapse_select(f.v, f.n, &sel, PMD, f.r, 2, &f.small), -ENOSPC);
 }
 
-static void test_prctl_disabled(void **state)
+static void test_prctl_disabled(UNIT_STATE)
 {
 	struct picked f;
 	pick_init(&f);
@@ -117,7 +117,7 @@ static void test_prctl_disabled(void **state)
 	assert_int_equal(f.r[0].skip, CR_GO);
 }
 
-static void test_vma_selection(void **state)
+static void test_vma_selection(UNIT_STATE)
 {
 	struct picked f;
 	pick_init(&f);
@@ -138,7 +138,7 @@ static void test_vma_selection(void **state)
 	assert_int_equal(f.small, 0);
 }
 
-static void test_range_selection(void **state)
+static void test_range_selection(UNIT_STATE)
 {
 	struct picked f;
 	pick_init(&f);
@@ -163,7 +163,7 @@ static void test_range_selection(void **state)
 	assert_int_equal(collapse_ahp_kb(f.v, f.n, 0x7f0002000000ull, 0x7f0002010000ull), 0);
 }
 
-static void test_spanning_range_names(void **state)
+static void test_spanning_range_names(UNIT_STATE)
 {
 	struct cvma v[4];
 	int small;
@@ -178,7 +178,7 @@ static void test_spanning_range_names(void **state)
 	assert_int_equal(r[0].npmd, 6);
 }
 
-static void test_anon_and_labels(void **state)
+static void test_anon_and_labels(UNIT_STATE)
 {
 	struct cvma v = vma(0, PMD, "rw-p", "", 0, 0);
 	assert_true(cvma_is_anon(&v));
@@ -193,7 +193,7 @@ static void test_anon_and_labels(void **state)
 	assert_false(cvma_is_anon(&v));
 }
 
-static void test_explain_and_backoff(void **state)
+static void test_explain_and_backoff(UNIT_STATE)
 {
 	assert_non_null(strstr(collapse_explain(-EPERM), "CAP_SYS_NICE"));
 	assert_non_null(strstr(collapse_explain(-EPERM), "needs root"));
@@ -215,7 +215,7 @@ static void test_explain_and_backoff(void **state)
 }
 
 /* RSS growth estimate: whole huge pages made resident per non-empty PMD vs pages present. */
-static void test_inflation_estimate(void **state)
+static void test_inflation_estimate(UNIT_STATE)
 {
 	/* 32 PMDs with one page each: 32 * 512 / 32 = x512, refused at 2 */
 	struct crange r = {.present_pages = 32, .nonempty_pmds = 32};
@@ -244,7 +244,7 @@ static void test_inflation_estimate(void **state)
 }
 
 /* RSS of the VMAs a range overlaps, as for AnonHugePages. */
-static void test_rss_of_range(void **state)
+static void test_rss_of_range(UNIT_STATE)
 {
 	struct cvma v[2] = {{.start = 0x200000, .end = 0x600000, .rss_kb = 128},
 			    {.start = 0x600000, .end = 0xa00000, .rss_kb = 4096}};

@@ -46,7 +46,7 @@ static struct cg_conn *add(struct cg *t, int fd, const uint8_t *addr, double now
 	return c;
 }
 
-static void test_per_address_eviction(void **state)
+static void test_per_address_eviction(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 10, 3, 3.0, 10.0);
@@ -71,7 +71,7 @@ static void test_per_address_eviction(void **state)
 	connguard_free(&t.g);
 }
 
-static void test_busy_never_evicted(void **state)
+static void test_busy_never_evicted(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 10, 2, 3.0, 10.0);
@@ -99,7 +99,7 @@ static void test_busy_never_evicted(void **state)
 	connguard_free(&t.g);
 }
 
-static void test_total_eviction_oldest_idle(void **state)
+static void test_total_eviction_oldest_idle(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 3, 3, 3.0, 10.0);
@@ -125,7 +125,7 @@ static void test_total_eviction_oldest_idle(void **state)
 	connguard_free(&t.g);
 }
 
-static void test_deadlines(void **state)
+static void test_deadlines(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 10, 10, 3.0, 10.0);
@@ -172,7 +172,7 @@ static void test_deadlines(void **state)
 	connguard_free(&t.g);
 }
 
-static void test_silent_first(void **state)
+static void test_silent_first(UNIT_STATE)
 {
 	memset(rxv, 0, sizeof(rxv));
 	struct cg t;
@@ -205,7 +205,7 @@ static void test_silent_first(void **state)
 	memset(rxv, 0, sizeof(rxv));
 }
 
-static void test_stale_pending(void **state)
+static void test_stale_pending(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 10, 10, 3.0, 10.0);
@@ -225,7 +225,7 @@ static void test_stale_pending(void **state)
 	connguard_free(&t.g);
 }
 
-static void test_doomed_bound(void **state)
+static void test_doomed_bound(UNIT_STATE)
 {
 	struct cg t;
 	cg_init(&t, 2, 1, 3.0, 10.0); /* at most 2 doomed */

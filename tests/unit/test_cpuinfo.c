@@ -14,7 +14,7 @@ static const char x86_metal[] = "processor\t: 0\nflags\t\t: fpu vme hypervisorx 
 static const char arm64[] = "processor\t: 0\nBogoMIPS\t: 50.00\n"
 			    "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics\n";
 
-static void flags_of_the_first_cpu(void **state)
+static void flags_of_the_first_cpu(UNIT_STATE)
 {
 	assert_int_equal(cpuinfo_parse_flag(LIT(x86_guest), "hypervisor"), 1);
 	assert_int_equal(cpuinfo_parse_flag(LIT(x86_guest), "lahf_lm"), 1);
@@ -26,7 +26,7 @@ static void flags_of_the_first_cpu(void **state)
 	assert_int_equal(cpuinfo_parse_flag(LIT(arm64), "hypervisor"), 0);
 }
 
-static void no_flags_line_is_unknown_not_no(void **state)
+static void no_flags_line_is_unknown_not_no(UNIT_STATE)
 {
 	assert_int_equal(cpuinfo_parse_flag(LIT(""), "hypervisor"), -ENOENT);
 	assert_int_equal(
@@ -37,7 +37,7 @@ static void no_flags_line_is_unknown_not_no(void **state)
 	assert_int_equal(cpuinfo_parse_flag(LIT("flags\t\t:\n"), "fpu"), 0);
 }
 
-static void read_from_a_tree_and_live(void **state)
+static void read_from_a_tree_and_live(UNIT_STATE)
 {
 	char root[64];
 	struct sysroot sr;

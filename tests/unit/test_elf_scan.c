@@ -58,7 +58,7 @@ static int scan_mem(const unsigned char *img, size_t n, unsigned want, enum elf_
 	return elf_scan(&src, want, vk, f);
 }
 
-static void test_elf_go_rust_jemalloc_and_its_version(void **state)
+static void test_elf_go_rust_jemalloc_and_its_version(UNIT_STATE)
 {
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main", "!mallctl", "_rjem_malloc", "mallctl"};
@@ -80,7 +80,7 @@ static void test_elf_go_rust_jemalloc_and_its_version(void **state)
 	assert_int_equal(f.alloc, EA_NONE); /* symbols not asked */
 }
 
-static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
+static void test_elf_interp_is_dynamic_and_stripped_has_nothing(UNIT_STATE)
 {
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"main"};
@@ -97,7 +97,7 @@ static void test_elf_interp_is_dynamic_and_stripped_has_nothing(void **state)
 	assert_int_equal(f.syms, 0);
 }
 
-static void test_elf_truncated_never_reads_past_the_end(void **state)
+static void test_elf_truncated_never_reads_past_the_end(UNIT_STATE)
 {
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"_rjem_malloc"};
@@ -113,7 +113,7 @@ static void test_elf_truncated_never_reads_past_the_end(void **state)
 	assert_int_equal(f.alloc, EA_JEMALLOC);
 }
 
-static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
+static void test_elf_damaged_tables_are_flagged_not_trusted(UNIT_STATE)
 {
 	static unsigned char img[IMG_CAP];
 	const char *names[] = {"tc_malloc"};
@@ -171,7 +171,7 @@ static void test_elf_damaged_tables_are_flagged_not_trusted(void **state)
 	assert_int_equal(scan_mem(img, 3, 0, EA_NONE, &f), -EINVAL);
 }
 
-static void test_elf_version_straddling_a_read_chunk(void **state)
+static void test_elf_version_straddling_a_read_chunk(UNIT_STATE)
 {
 	size_t ro = (1u << 20) + 4096, cap = ro + 4096;
 	unsigned char *img = malloc(cap), *data = calloc(1, ro);
@@ -218,7 +218,7 @@ static const struct {
 	{EA_MIMALLOC, LIT("mimalloc 2.0.9"), ""},
 };
 
-static void test_elf_version_strings(void **state)
+static void test_elf_version_strings(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(version_rows); i++) {
 		const char *row = version_rows[i].text + (version_rows[i].text[0] == '\0');
@@ -230,7 +230,7 @@ static void test_elf_version_strings(void **state)
 	}
 }
 
-static void test_elf_go_buildinfo_forms(void **state)
+static void test_elf_go_buildinfo_forms(UNIT_STATE)
 {
 	unsigned char p[512];
 	char ver[ELF_VER_LEN], gd[ELF_GODEBUG_LEN];
@@ -262,7 +262,7 @@ static void test_elf_go_buildinfo_forms(void **state)
 	assert_string_equal(ver, "");
 }
 
-static void test_elf_alloc_symbols(void **state)
+static void test_elf_alloc_symbols(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
 		{"mallctl", EA_JEMALLOC},
@@ -289,7 +289,7 @@ static int fd_read(void *ctx, void *buf, size_t n, uint64_t off)
 }
 
 /* Debian's own libraries, when installed: the version strings as they are shipped. */
-static void test_elf_live_libraries(void **state)
+static void test_elf_live_libraries(UNIT_STATE)
 {
 	static const struct unit_str_int libs[] = {
 		{"/usr/lib/x86_64-linux-gnu/libc.so.6", EA_GLIBC},

@@ -4,7 +4,7 @@
 
 #include "util/esc.h"
 
-static void test_controls_and_invalid_utf8_are_escaped(void **state)
+static void test_controls_and_invalid_utf8_are_escaped(UNIT_STATE)
 {
 	char o[256];
 	/* the archive member of issue 24: clear screen, set the title, bell */
@@ -37,7 +37,7 @@ static void test_controls_and_invalid_utf8_are_escaped(void **state)
 	assert_false(esc_needed(LIT("x\n"), ESC_KEEP_NL));
 }
 
-static void test_cut_at_a_whole_escape(void **state)
+static void test_cut_at_a_whole_escape(UNIT_STATE)
 {
 	char o[8];
 	/* "ab\x1b" needs 6 bytes: "ab\x1b" fits in 8 with the NUL, "ab\x1b\x1b" does not */
@@ -57,7 +57,7 @@ static void test_cut_at_a_whole_escape(void **state)
 }
 
 /* The stderr filter: what any warnx() writes reaches fd 2 escaped, lines and tabs kept. */
-static void test_stderr_filter(void **state)
+static void test_stderr_filter(UNIT_STATE)
 {
 	char path[] = "/tmp/thpctl-esc.XXXXXX";
 	int fd = mkstemp(path);

@@ -24,7 +24,7 @@ static enum fdc_mode mode_for_test(const char *rel)
 	return strncmp(rel, "multi", 5) == 0 ? FDC_MULTI : FDC_SINGLE;
 }
 
-static void test_cache(void **state)
+static void test_cache(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdc.XXXXXX");
 	assert_non_null(mkdtemp(dir));
@@ -99,7 +99,7 @@ static void test_cache(void **state)
 }
 
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
-static void test_exited_process(void **state)
+static void test_exited_process(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
@@ -127,7 +127,7 @@ static void test_exited_process(void **state)
 	buf_free(&b);
 }
 
-static void test_modes(void **state)
+static void test_modes(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
 		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},

@@ -18,7 +18,7 @@ static void expect_version(const char *rel, int a, int b, int c)
 	assert_int_equal(v[2], c);
 }
 
-static void test_kernel_version_parse(void **state)
+static void test_kernel_version_parse(UNIT_STATE)
 {
 	expect_version("6.18.44-fc-v857", 6, 18, 44);
 	expect_version("4.19.0-25-amd64", 4, 19, 0);
@@ -31,7 +31,7 @@ static void test_kernel_version_parse(void **state)
 	expect_version("6.1.", 6, 1, 0);
 }
 
-static void test_kernel_version_bad(void **state)
+static void test_kernel_version_bad(UNIT_STATE)
 {
 	const char *bad[] = {"",	   "6",	   "6.",  "abc",
 			     "v6.1.0",	   ".1.2", "6.x", "99999999999999999999.1.1",
@@ -46,7 +46,7 @@ static void test_kernel_version_bad(void **state)
 	}
 }
 
-static void test_kver_at_least(void **state)
+static void test_kver_at_least(UNIT_STATE)
 {
 	const int v58[3] = {5, 8, 0}, v57[3] = {5, 7, 19}, v419[3] = {4, 19, 250},
 		  v60[3] = {6, 0, 0}, v618[3] = {6, 18, 44};
@@ -61,7 +61,7 @@ static void test_kver_at_least(void **state)
 }
 
 /* A file absent from a tree says "the kernel lacks it" only where the tree can tell (issue 24). */
-static void test_absence_known(void **state)
+static void test_absence_known(UNIT_STATE)
 {
 	struct features f = {0};
 	f.thp_recorded = REC_LIVE;
@@ -80,7 +80,7 @@ static void test_absence_known(void **state)
 	assert_true(features_absence_known(&f, 6, 10));
 }
 
-static void test_cmdline_thp(void **state)
+static void test_cmdline_thp(UNIT_STATE)
 {
 	char out[32];
 	const char c1[] = "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=1234 ro "
@@ -101,7 +101,7 @@ static void test_cmdline_thp(void **state)
 	assert_string_equal(out, "never");
 }
 
-static void test_cmdline_thp_absent(void **state)
+static void test_cmdline_thp_absent(UNIT_STATE)
 {
 	char out[32] = "unchanged";
 	/* this host's real cmdline: no THP option */
@@ -117,7 +117,7 @@ static void test_cmdline_thp_absent(void **state)
 	assert_int_equal(cmdline_thp_parse(LIT(c), out, sizeof(out)), -ENOENT);
 }
 
-static void test_cmdline_thp_truncates(void **state)
+static void test_cmdline_thp_truncates(UNIT_STATE)
 {
 	char out[4];
 	assert_int_equal(cmdline_thp_parse(LIT("transparent_hugepage=madvise\n"), out, sizeof(out)),
@@ -125,7 +125,7 @@ static void test_cmdline_thp_truncates(void **state)
 	assert_string_equal(out, "mad");
 }
 
-static void test_thp_dirname_kb(void **state)
+static void test_thp_dirname_kb(UNIT_STATE)
 {
 	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
 	assert_int_equal(hugepages_dirname_kb("hugepages-64kB"), 64);

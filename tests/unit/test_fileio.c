@@ -9,13 +9,13 @@
 
 static char dir[64];
 
-static int setup(void **state)
+static int setup(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fileio.XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
 
-static int teardown(void **state)
+static int teardown(UNIT_STATE)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -64,7 +64,7 @@ static void listing(char *out, size_t n)
 	free(v);
 }
 
-static void test_read_file_reads_whole_file_nul_terminated(void **state)
+static void test_read_file_reads_whole_file_nul_terminated(UNIT_STATE)
 {
 	put("a", "one\ntwo\n", 8);
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -76,7 +76,7 @@ static void test_read_file_reads_whole_file_nul_terminated(void **state)
 	buf_free(&b);
 }
 
-static void test_read_file_above_limit_fails_with_efbig(void **state)
+static void test_read_file_above_limit_fails_with_efbig(UNIT_STATE)
 {
 	const char *path = put("a", "123456789", 9);
 	struct buf b = {0};
@@ -86,7 +86,7 @@ static void test_read_file_above_limit_fails_with_efbig(void **state)
 	buf_free(&b);
 }
 
-static void test_read_file_missing_is_enoent(void **state)
+static void test_read_file_missing_is_enoent(UNIT_STATE)
 {
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct buf b = {0};
@@ -95,7 +95,7 @@ static void test_read_file_missing_is_enoent(void **state)
 	buf_free(&b);
 }
 
-static void test_read_fd_of_200_kib_spans_chunks(void **state)
+static void test_read_fd_of_200_kib_spans_chunks(UNIT_STATE)
 {
 	size_t n = 200 * 1024;
 	char *text = malloc(n);
@@ -119,7 +119,7 @@ static void test_read_fd_of_200_kib_spans_chunks(void **state)
 	buf_free(&b);
 }
 
-static void test_read_fd_replaces_previous_content(void **state)
+static void test_read_fd_replaces_previous_content(UNIT_STATE)
 {
 	const char *path = put("a", "xy", 2);
 	struct buf b = {0};
@@ -132,7 +132,7 @@ static void test_read_fd_replaces_previous_content(void **state)
 	buf_free(&b);
 }
 
-static void test_pread_full_stops_at_end_of_file(void **state)
+static void test_pread_full_stops_at_end_of_file(UNIT_STATE)
 {
 	put("a", "0123456789", 10);
 	char out[16] = {0};
@@ -147,7 +147,7 @@ static void test_pread_full_stops_at_end_of_file(void **state)
 	close(fd);
 }
 
-static void test_pread_exact_short_file_is_eio(void **state)
+static void test_pread_exact_short_file_is_eio(UNIT_STATE)
 {
 	put("a", "0123456789", 10);
 	char out[16];
@@ -160,7 +160,7 @@ static void test_pread_exact_short_file_is_eio(void **state)
 	close(fd);
 }
 
-static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state)
+static void test_write_atomic_replaces_file_and_leaves_no_temporary(UNIT_STATE)
 {
 	put("conf", "old\n", 4);
 	char names[256];
@@ -177,7 +177,7 @@ static void test_write_atomic_replaces_file_and_leaves_no_temporary(void **state
 	assert_string_equal(names, "conf");
 }
 
-static void test_write_atomic_creates_a_new_file(void **state)
+static void test_write_atomic_creates_a_new_file(UNIT_STATE)
 {
 	char names[256];
 	const char *path = in_dir("fresh.prom");
@@ -190,13 +190,13 @@ static void test_write_atomic_creates_a_new_file(void **state)
 	assert_string_equal(names, "fresh.prom");
 }
 
-static void test_write_atomic_into_missing_directory_is_enoent(void **state)
+static void test_write_atomic_into_missing_directory_is_enoent(UNIT_STATE)
 {
 	const char *path = in_dir("no/such/file");
 	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ENOENT);
 }
 
-static void test_write_atomic_over_a_directory_keeps_it(void **state)
+static void test_write_atomic_over_a_directory_keeps_it(UNIT_STATE)
 {
 	char names[256];
 	const char *path = in_dir("sub");
@@ -207,7 +207,7 @@ static void test_write_atomic_over_a_directory_keeps_it(void **state)
 	rmdir(path);
 }
 
-static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
+static void test_open_regular_refuses_a_fifo_without_blocking(UNIT_STATE)
 {
 	assert_int_equal(mkfifo(in_dir("fifo"), 0600), 0);
 	assert_int_equal(open_regular_at(AT_FDCWD, in_dir("fifo"), 0), -ERR_NOTREG);
@@ -218,7 +218,7 @@ static void test_open_regular_refuses_a_fifo_without_blocking(void **state)
 	buf_free(&b);
 }
 
-static void test_open_regular_refuses_a_device_and_a_directory(void **state)
+static void test_open_regular_refuses_a_device_and_a_directory(UNIT_STATE)
 {
 	assert_int_equal(open_regular_at(AT_FDCWD, "/dev/zero", 0), -ERR_NOTREG);
 	assert_int_equal(symlink("/dev/zero", in_dir("zero")), 0);
@@ -231,7 +231,7 @@ static void test_open_regular_refuses_a_device_and_a_directory(void **state)
 	assert_string_equal(read_err_str(-EISDIR), "a directory");
 }
 
-static void test_open_regular_symlinks_followed_unless_nofollow(void **state)
+static void test_open_regular_symlinks_followed_unless_nofollow(UNIT_STATE)
 {
 	put("real", "1\n", 2);
 	assert_int_equal(symlink("real", in_dir("link")), 0);

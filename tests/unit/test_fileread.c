@@ -6,7 +6,7 @@
 
 #include "lab/fileread.h"
 
-static void test_chain_is_one_cycle_through_every_page(void **state)
+static void test_chain_is_one_cycle_through_every_page(UNIT_STATE)
 {
 	enum { N = 4096 };
 	static uint32_t next[N];
@@ -32,7 +32,7 @@ static void test_chain_is_one_cycle_through_every_page(void **state)
 	assert_int_equal(one[0], 0);
 }
 
-static void test_slot_is_an_aligned_word_inside_its_page(void **state)
+static void test_slot_is_an_aligned_word_inside_its_page(UNIT_STATE)
 {
 	size_t lines[64] = {0};
 	for (size_t i = 0; i < 100000; i++) {
@@ -46,7 +46,7 @@ static void test_slot_is_an_aligned_word_inside_its_page(void **state)
 		assert_true(lines[l] > 100000 / 64 / 2);
 }
 
-static void test_band_call_inside_outside_across(void **state)
+static void test_band_call_inside_outside_across(UNIT_STATE)
 {
 	/* claim 1.19, +-0.10: band 1.09..1.29 */
 	assert_int_equal(fr_band_call(1.12, 1.25, 1.19, 0.10), CLAIM_CONFIRMED);
@@ -65,7 +65,7 @@ static void test_band_call_inside_outside_across(void **state)
 	assert_int_equal(fr_band_call(60, 70, 63, 10), CLAIM_CONFIRMED);
 }
 
-static void test_undo_path_shape(void **state)
+static void test_undo_path_shape(UNIT_STATE)
 {
 	assert_true(fr_dir_path_ok("/tmp/thpctl-fileread.AbC123"));
 	assert_true(fr_dir_path_ok("/var/tmp/x_y/thpctl-fileread.z"));
@@ -86,7 +86,7 @@ static void test_undo_path_shape(void **state)
 	assert_false(fr_dir_path_ok(longp));
 }
 
-static void test_undo_removes_the_directory_and_nothing_else(void **state)
+static void test_undo_removes_the_directory_and_nothing_else(UNIT_STATE)
 {
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char base[128], dir[160], p[200];

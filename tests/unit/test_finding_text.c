@@ -33,7 +33,7 @@ static void words_are(struct t *t, finding_rule rule, struct finding_text *w, co
 		assert_string_equal(w->fix, fix);
 }
 
-static void test_defrag_always_words(void **state)
+static void test_defrag_always_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -44,7 +44,7 @@ static void test_defrag_always_words(void **state)
 	assert_string_equal(w.more, "thpctl trace stalls");
 }
 
-static void test_max_ptes_none_words(void **state)
+static void test_max_ptes_none_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -73,7 +73,7 @@ static void test_max_ptes_none_words(void **state)
 	t->h.has_shrinker = false;
 }
 
-static void test_fault_success_words(void **state)
+static void test_fault_success_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -97,7 +97,7 @@ static void test_fault_success_words(void **state)
 	assert_string_equal(w.title, "64kB THP fault success 5.0% (10 of 200) since boot");
 }
 
-static void test_compact_stall_words(void **state)
+static void test_compact_stall_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -123,7 +123,7 @@ static void test_compact_stall_words(void **state)
 				   "other high-order allocations");
 }
 
-static void test_deferred_split_words(void **state)
+static void test_deferred_split_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -140,7 +140,7 @@ static void test_deferred_split_words(void **state)
 		"thp_deferred_split_page=3 thp_split_page=4 nr_anon_partially_mapped=3");
 }
 
-static void test_cow_and_large_pmd_words(void **state)
+static void test_cow_and_large_pmd_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -164,7 +164,7 @@ static void test_cow_and_large_pmd_words(void **state)
 	assert_string_equal(w.fix, "thpctl set enabled=never  # if no program here needs PMD THP");
 }
 
-static void test_mthp_and_hugetlb_words(void **state)
+static void test_mthp_and_hugetlb_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -189,7 +189,7 @@ static void test_mthp_and_hugetlb_words(void **state)
 	assert_string_equal(w.fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
 }
 
-static void test_khugepaged_and_read_only_words(void **state)
+static void test_khugepaged_and_read_only_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
@@ -212,7 +212,7 @@ static void test_khugepaged_and_read_only_words(void **state)
 	assert_string_equal(w.why, "the THP settings are host-wide and only root may change them");
 }
 
-static void test_tuned_words(void **state)
+static void test_tuned_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct host_snapshot *h = &t->h;

@@ -7,7 +7,7 @@
  */
 #include "test_findings_host.h"
 
-static void test_healthy_host_has_no_findings(void **state)
+static void test_healthy_host_has_no_findings(UNIT_STATE)
 {
 	struct t *t = *state;
 	host_derive(&t->h, &t->d);
@@ -23,7 +23,7 @@ static void test_healthy_host_has_no_findings(void **state)
 	assert_int_equal(t->d.free_pmd_blocks, 35 + 244 * 2);
 }
 
-static void test_defrag_always(void **state)
+static void test_defrag_always(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_defrag_always), 0);
@@ -45,7 +45,7 @@ static void test_defrag_always(void **state)
 	assert_int_equal(run(t, rule_defrag_always), 0);
 }
 
-static void test_always_max_ptes_none(void **state)
+static void test_always_max_ptes_none(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* madvise + 511: healthy */
@@ -68,7 +68,7 @@ static void test_always_max_ptes_none(void **state)
 	assert_int_equal(run(t, rule_always_max_ptes_none), 0);
 }
 
-static void test_always_max_ptes_none_per_size(void **state)
+static void test_always_max_ptes_none_per_size(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* 6.8+: hugepages-2048kB decides for the PMD size */
@@ -94,7 +94,7 @@ static void test_always_max_ptes_none_per_size(void **state)
 	only(t, "always-max-ptes-none", SEV_WARN);
 }
 
-static void test_always_max_ptes_none_page_sizes(void **state)
+static void test_always_max_ptes_none_page_sizes(UNIT_STATE)
 {
 	struct t *t = *state;
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
@@ -113,7 +113,7 @@ static void test_always_max_ptes_none_page_sizes(void **state)
 	assert_string_equal(t->out.f[0].set_value, "64");
 }
 
-static void test_fault_success_low(void **state)
+static void test_fault_success_low(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_fault_success_low), 0);
@@ -143,7 +143,7 @@ static void test_fault_success_low(void **state)
 	assert_int_equal(t->out.f[0].ev.fault.r.den, 500);
 }
 
-static void test_fault_success_low_mthp(void **state)
+static void test_fault_success_low_mthp(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* PMD faults fine; 64 kB mTHP faults mostly fall back (only stats/ shows it) */
@@ -163,7 +163,7 @@ static void test_fault_success_low_mthp(void **state)
 	assert_int_equal(run(t, rule_fault_success_low), 0);
 }
 
-static void test_compact_stall(void **state)
+static void test_compact_stall(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_compact_stall), 0); /* compact_stall 0 */
@@ -203,7 +203,7 @@ static void test_compact_stall(void **state)
 	assert_int_equal(run(t, rule_compact_stall), 0);
 }
 
-static void test_deferred_split(void **state)
+static void test_deferred_split(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_deferred_split), 0); /* 4 deferred, 4 split */
@@ -226,7 +226,7 @@ static void test_deferred_split(void **state)
 	assert_int_equal(t->out.f[0].ev.split.partially_mapped, 3);
 }
 
-static void test_shrink_underused_noop(void **state)
+static void test_shrink_underused_noop(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* shrink_underused=0: nothing to say */
@@ -268,7 +268,7 @@ static void test_shrink_underused_noop(void **state)
 	assert_int_equal(run(t, rule_shrink_underused_noop), 0);
 }
 
-static void test_cow_copy(void **state)
+static void test_cow_copy(UNIT_STATE)
 {
 	struct t *t = *state;
 	set_choice(&t->h.thp.enabled, "[always] madvise never\n");
@@ -292,7 +292,7 @@ static void test_cow_copy(void **state)
 	assert_int_equal(run(t, rule_cow_copy), 0);
 }
 
-static void test_large_pmd(void **state)
+static void test_large_pmd(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_large_pmd), 0); /* 2 MiB */
@@ -318,7 +318,7 @@ static void test_large_pmd(void **state)
 	assert_int_equal(run(t, rule_large_pmd), 0);
 }
 
-static void test_mthp_no_stats(void **state)
+static void test_mthp_no_stats(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* 6.8/6.9: per-size directories but no stats/ */
@@ -340,7 +340,7 @@ static void test_mthp_no_stats(void **state)
 	assert_int_equal(run(t, rule_mthp_no_stats), 0);
 }
 
-static void test_mthp_no_stats_pmd_size_skipped(void **state)
+static void test_mthp_no_stats_pmd_size_skipped(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* the PMD size is counted by thp_* in vmstat: not an mTHP blind spot */
@@ -357,7 +357,7 @@ static void test_mthp_no_stats_pmd_size_skipped(void **state)
 	assert_string_equal(t->out.f[0].ev.mthp.enabled, "madvise");
 }
 
-static void test_hugetlb_idle(void **state)
+static void test_hugetlb_idle(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_hugetlb_idle), 0); /* no pools */
@@ -410,7 +410,7 @@ static void test_hugetlb_idle(void **state)
 	assert_int_equal(t->out.f[0].ev.pool.size_kb, 1048576);
 }
 
-static void test_khugepaged_cpu(void **state)
+static void test_khugepaged_cpu(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_khugepaged_cpu), 0); /* not measured */
@@ -430,7 +430,7 @@ static void test_khugepaged_cpu(void **state)
 	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
 }
 
-static void test_read_only(void **state)
+static void test_read_only(UNIT_STATE)
 {
 	struct t *t = *state;
 	assert_int_equal(run(t, rule_read_only), 0); /* writable */
@@ -448,7 +448,7 @@ static void test_read_only(void **state)
 	assert_int_equal(run(t, rule_read_only), 0);
 }
 
-static void test_tuned_thp(void **state)
+static void test_tuned_thp(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct host_snapshot *h = &t->h;
@@ -502,7 +502,7 @@ static void test_tuned_thp(void **state)
 }
 
 /* With tuned setting THP, a setting fix persists as a tuned profile. */
-static void test_tuned_persist_route(void **state)
+static void test_tuned_persist_route(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct host_snapshot *h = &t->h;
@@ -534,7 +534,7 @@ static void test_tuned_persist_route(void **state)
 	assert_int_equal(n, 2);
 }
 
-static void test_evaluate_order(void **state)
+static void test_evaluate_order(UNIT_STATE)
 {
 	struct t *t = *state;
 	/* two warnings and three infos, raised in an interleaved rule order */
@@ -561,7 +561,7 @@ static void test_evaluate_order(void **state)
 }
 
 /* The verdict: the first of the most severe finding of each area, -1 for none. */
-static void test_worst_per_area(void **state)
+static void test_worst_per_area(UNIT_STATE)
 {
 	struct t *t = *state;
 	int w[AREA_N];
@@ -593,7 +593,7 @@ static void test_worst_per_area(void **state)
 }
 
 /* Every finding names its kind, its id and an area. */
-static void test_every_finding_has_kind_and_area(void **state)
+static void test_every_finding_has_kind_and_area(UNIT_STATE)
 {
 	struct t *t = *state;
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
@@ -612,7 +612,7 @@ static void test_every_finding_has_kind_and_area(void **state)
 	}
 }
 
-static void test_full_list(void **state)
+static void test_full_list(UNIT_STATE)
 {
 	struct t *t = *state;
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
@@ -622,7 +622,7 @@ static void test_full_list(void **state)
 	assert_int_equal(t->out.n, FINDINGS_MAX);
 }
 
-static void test_severity_names(void **state)
+static void test_severity_names(UNIT_STATE)
 {
 	/* every kind has its id (and its rule beside it in rules[]) */
 	for (int k = 0; k < FK_N; k++)

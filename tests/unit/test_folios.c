@@ -12,7 +12,7 @@
 #include "kernel/underused.h"
 #include "model/folios.h"
 
-static void test_zero_subpages(void **state)
+static void test_zero_subpages(UNIT_STATE)
 {
 	static unsigned char buf[8 * 4096];
 	memset(buf, 0, sizeof(buf));
@@ -34,7 +34,7 @@ static void helper_hist(struct underused_hist *h)
 		underused_hist_add(h, z[i]);
 }
 
-static void test_underused_split(void **state)
+static void test_underused_split(UNIT_STATE)
 {
 	struct underused_hist h;
 	helper_hist(&h);
@@ -68,7 +68,7 @@ static void test_underused_split(void **state)
 	underused_hist_free(&h);
 }
 
-static void test_underused_merge(void **state)
+static void test_underused_merge(UNIT_STATE)
 {
 	struct underused_hist a, b;
 	helper_hist(&a);
@@ -86,7 +86,7 @@ static void test_underused_merge(void **state)
 	assert_int_equal(th[4], 8191);
 }
 
-static void test_geom_and_report(void **state)
+static void test_geom_and_report(UNIT_STATE)
 {
 	struct folio_geom g;
 	folio_geom_init(&g, 4096, 64);
@@ -119,7 +119,7 @@ static void test_geom_and_report(void **state)
 	folio_report_free(&r);
 }
 
-static void test_cgroup_rel(void **state)
+static void test_cgroup_rel(UNIT_STATE)
 {
 	char out[64];
 	assert_int_equal(cgroup_rel("/sys/fs/cgroup/memory/a/", out, sizeof(out)), 0);
@@ -137,7 +137,7 @@ static void test_cgroup_rel(void **state)
 			 -ENAMETOOLONG);
 }
 
-static void test_cgroup_pids(void **state)
+static void test_cgroup_pids(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-cg.XXXXXX";
 	assert_non_null(mkdtemp(dir));

@@ -15,7 +15,7 @@ static const char buddy[] =
 	"Node 0, zone   Normal      1      0      1      5      4      3      2      2      3      2     35 \n"
 	"Node 1, zone   Normal      0      0      0      0      0      0      0      0      0      4      1 \n";
 
-static void test_free_blocks_count_in_units_of_the_order(void **state)
+static void test_free_blocks_count_in_units_of_the_order(UNIT_STATE)
 {
 	struct buddyinfo bi;
 	assert_int_equal(buddyinfo_parse(LIT(buddy), &bi), 0);
@@ -38,7 +38,7 @@ static void test_free_blocks_count_in_units_of_the_order(void **state)
 	assert_true(found);
 }
 
-static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
+static void test_pmd_blocks_need_buddyinfo_and_the_order(UNIT_STATE)
 {
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
@@ -54,7 +54,7 @@ static void test_pmd_blocks_need_buddyinfo_and_the_order(void **state)
 	free(h);
 }
 
-static void test_defrag_stalls_by_value(void **state)
+static void test_defrag_stalls_by_value(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
 		{"[always] defer defer+madvise madvise never", DEFRAG_STALL_ANY},
@@ -74,7 +74,7 @@ static void test_defrag_stalls_by_value(void **state)
 	assert_int_equal(defrag_stalls(&unread), DEFRAG_STALL_UNKNOWN);
 }
 
-static void test_pmd_policy_per_size_then_top_level(void **state)
+static void test_pmd_policy_per_size_then_top_level(UNIT_STATE)
 {
 	struct thp_settings *s = calloc(1, sizeof(*s));
 	assert_non_null(s);
@@ -100,7 +100,7 @@ static void test_pmd_policy_per_size_then_top_level(void **state)
 	free(s);
 }
 
-static void test_cow_and_mthp_listing(void **state)
+static void test_cow_and_mthp_listing(UNIT_STATE)
 {
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	assert_non_null(h);
@@ -128,7 +128,7 @@ static void test_cow_and_mthp_listing(void **state)
 }
 
 /* The per-size keys `thpctl set` takes, and the live value of a knob behind one. */
-static void test_size_keys_and_live_values(void **state)
+static void test_size_keys_and_live_values(UNIT_STATE)
 {
 	char k[64], v[CHOICE_LEN];
 	thp_size_key(k, sizeof(k), 64, "enabled");

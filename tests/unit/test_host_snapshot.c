@@ -35,7 +35,7 @@ static void close_snapshot(struct host_snapshot *h, struct sysroot *sr)
 	sysroot_close(sr);
 }
 
-static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
+static void a_recorded_tree_gives_counters_settings_and_khugepaged(UNIT_STATE)
 {
 	struct sysroot sr = open_fixture("linux-6.18-x86");
 	struct host_snapshot *h = read_snapshot(&sr);
@@ -55,7 +55,7 @@ static void a_recorded_tree_gives_counters_settings_and_khugepaged(void **state)
 	close_snapshot(h, &sr);
 }
 
-static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
+static void a_malformed_tree_lists_its_bad_files_in_order(UNIT_STATE)
 {
 	struct sysroot sr = open_fixture("malformed");
 	struct host_snapshot *h = read_snapshot(&sr);
@@ -66,7 +66,7 @@ static void a_malformed_tree_lists_its_bad_files_in_order(void **state)
 	close_snapshot(h, &sr);
 }
 
-static void the_sampler_reads_what_status_reads(void **state)
+static void the_sampler_reads_what_status_reads(UNIT_STATE)
 {
 	static const char *const trees[] = {"linux-6.18-x86", "arm64-64k", "linux-4.14-x86",
 					    "malformed"};
@@ -102,7 +102,7 @@ static void the_sampler_reads_what_status_reads(void **state)
 	}
 }
 
-static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
+static void without_uptime_khugepaged_cpu_is_no_ratio(UNIT_STATE)
 {
 	struct host_snapshot h = {.has_khugepaged_cpu = true, .khugepaged_cpu_s = 5};
 	struct host_derived d;
@@ -115,7 +115,7 @@ static void without_uptime_khugepaged_cpu_is_no_ratio(void **state)
 }
 
 /* thp_fault_alloc + thp_fault_fallback past 2^64: unknown, not "200.0% (2^64-1 of 2^63-1)" */
-static void a_success_ratio_whose_sum_wraps_is_unknown(void **state)
+static void a_success_ratio_whose_sum_wraps_is_unknown(UNIT_STATE)
 {
 	struct host_snapshot h = {0};
 	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 18446744073709551615\n"

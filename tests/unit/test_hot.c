@@ -30,7 +30,7 @@ static struct tlb_record rec(bool step2m)
 	return r;
 }
 
-static void test_hot_calls(void **state)
+static void test_hot_calls(UNIT_STATE)
 {
 	struct tlb_record r = rec(true);
 	struct hot_verdict v;
@@ -76,7 +76,7 @@ static void test_hot_calls(void **state)
 }
 
 /* The accessed-bit probe: what it lost decides which calls stand. */
-static void test_hot_probe(void **state)
+static void test_hot_probe(UNIT_STATE)
 {
 	/* this guest under load: a 64 MiB chase read 8 kB, the probe 20 of its 4096 kB */
 	static const struct hot_probe lost = {true, 4096, 20, 11}, kept = {true, 4096, 4096, 11},
@@ -132,7 +132,7 @@ static void test_hot_probe(void **state)
 }
 
 /* Every call has its JSON id and its words (the guest call once had no id: "call" went missing). */
-static void test_hot_every_call_rendered(void **state)
+static void test_hot_every_call_rendered(UNIT_STATE)
 {
 	static const char *const ids[] = {"no-calibration",
 					  "cold",

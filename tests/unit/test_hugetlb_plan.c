@@ -113,7 +113,7 @@ static void fill(const struct plan_case *c, struct hp_plan_input *in)
 	}
 }
 
-static void test_plan_case(void **state)
+static void test_plan_case(UNIT_STATE)
 {
 	const struct plan_case *c = *state;
 	struct hp_plan_input in;
@@ -157,7 +157,7 @@ static void test_plan_case(void **state)
 }
 
 /* The facts a plan records: which file reserves it, and what its notes must say. */
-static void test_plan_target_and_notes(void **state)
+static void test_plan_target_and_notes(UNIT_STATE)
 {
 	static const struct {
 		int i; /* into cases[] */
@@ -182,7 +182,7 @@ static void test_plan_target_and_notes(void **state)
 }
 
 /* The runtime verdict in words, from the plan's numbers. */
-static void test_runtime_text(void **state)
+static void test_runtime_text(UNIT_STATE)
 {
 	struct hp_plan_input in;
 	struct hp_plan p;
@@ -210,7 +210,7 @@ static void test_runtime_text(void **state)
 			"a 1G page is larger than the buddy allocator's largest block (order 10)");
 }
 
-static void test_bad_input(void **state)
+static void test_bad_input(UNIT_STATE)
 {
 	struct hp_plan_input in;
 	struct hp_plan p;

@@ -16,7 +16,7 @@ static const char fio333[] =
 	"\"clat_ns\": {\"min\": 110, \"percentile\": {\"50.000000\": 346112, \"99.000000\": "
 	"626688, \"99.900000\": 4882432}}}}]}\n";
 
-static void test_fio_job_figures(void **state)
+static void test_fio_job_figures(UNIT_STATE)
 {
 	struct fio_res r;
 	assert_int_equal(fio_parse(fio333, strlen(fio333), &r), 0);
@@ -30,7 +30,7 @@ static void test_fio_job_figures(void **state)
 	assert_true(fabs(r.cpu_ms_k - 0.4625 * 2000 / 166.696) < 1e-9);
 }
 
-static void test_fio_notes_before_the_json_are_skipped(void **state)
+static void test_fio_notes_before_the_json_are_skipped(UNIT_STATE)
 {
 	char text[1024];
 	snprintf(text, sizeof(text),
@@ -42,7 +42,7 @@ static void test_fio_notes_before_the_json_are_skipped(void **state)
 	assert_true(r.ok && r.ios == 166696);
 }
 
-static void test_fio_failed_job_is_not_ok(void **state)
+static void test_fio_failed_job_is_not_ok(UNIT_STATE)
 {
 	/* fio writes a job that could not start (err=22) with error set and no I/O */
 	const char *bad = "fio: pid=1, err=22/file:filesetup.c:805, func=open, error=Invalid "
@@ -57,7 +57,7 @@ static void test_fio_failed_job_is_not_ok(void **state)
 	assert_true(r.cpu_ms_k == -1); /* no runtime: unknown, not 0 */
 }
 
-static void test_fio_not_a_document(void **state)
+static void test_fio_not_a_document(UNIT_STATE)
 {
 	struct fio_res r;
 	assert_int_equal(fio_parse("", 0, &r), -EINVAL);

@@ -15,7 +15,7 @@ static void check_rel_allowed(const char *const *paths, size_t n, bool want)
 	}
 }
 
-static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
+static void test_allow_list_takes_every_knob_thpctl_writes(UNIT_STATE)
 {
 	static const char *const written[] = {
 		THP "/enabled",
@@ -35,7 +35,7 @@ static void test_allow_list_takes_every_knob_thpctl_writes(void **state)
 	check_rel_allowed(written, UNIT_LEN(written), true);
 }
 
-static void test_allow_list_refuses_escapes_and_other_files(void **state)
+static void test_allow_list_refuses_escapes_and_other_files(UNIT_STATE)
 {
 	static const char *const refused[] = {
 		/* the four the reliability run used to overwrite canary files */
@@ -64,7 +64,7 @@ static void test_allow_list_refuses_escapes_and_other_files(void **state)
 	check_rel_allowed(refused, UNIT_LEN(refused), false);
 }
 
-static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
+static void test_pokes_are_only_drop_caches_and_compact_memory(UNIT_STATE)
 {
 	static const char *const yes[] = {"proc/sys/vm/drop_caches", "proc/sys/vm/compact_memory",
 					  NULL};
@@ -72,7 +72,7 @@ static void test_pokes_are_only_drop_caches_and_compact_memory(void **state)
 	unit_accepts("journal_poke_allowed", journal_poke_allowed, yes, no);
 }
 
-static void test_values_are_knob_words_or_numbers(void **state)
+static void test_values_are_knob_words_or_numbers(UNIT_STATE)
 {
 	char longv[80];
 	memset(longv, 'a', sizeof(longv) - 1);
@@ -82,7 +82,7 @@ static void test_values_are_knob_words_or_numbers(void **state)
 	unit_accepts("journal_value_ok", journal_value_ok, yes, no);
 }
 
-static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)
+static void test_parse_keeps_allowed_entries_and_counts_the_rest(UNIT_STATE)
 {
 	static const char text[] =
 		"thpctl-journal 2\n"
@@ -107,7 +107,7 @@ static void test_parse_keeps_allowed_entries_and_counts_the_rest(void **state)
 	assert_string_equal(j.first_rejected, "tmp/x?boom");
 }
 
-static void test_parse_reads_version_1_and_refuses_other_headers(void **state)
+static void test_parse_reads_version_1_and_refuses_other_headers(UNIT_STATE)
 {
 	struct journal j;
 	static const char v1[] = "thpctl-journal 1\nowner 77 123456\npurpose set\n"
@@ -130,14 +130,14 @@ static void test_parse_reads_version_1_and_refuses_other_headers(void **state)
 	assert_int_equal(j.rejected, 1);
 }
 
-static void test_parse_sanitises_purpose(void **state)
+static void test_parse_sanitises_purpose(UNIT_STATE)
 {
 	struct journal j;
 	assert_int_equal(journal_parse(LIT("thpctl-journal 2\npurpose \x1b[31mred\n"), &j), 0);
 	assert_string_equal(j.purpose, "?[31mred");
 }
 
-static void test_format_round_trips(void **state)
+static void test_format_round_trips(UNIT_STATE)
 {
 	struct journal j = {.n = 2};
 	snprintf(j.purpose, sizeof(j.purpose), "set");
@@ -159,7 +159,7 @@ static void test_format_round_trips(void **state)
 	assert_int_equal(journal_format(&j, 42, out, 20), -ENOSPC);
 }
 
-static void test_value_matches_choice_and_number_files(void **state)
+static void test_value_matches_choice_and_number_files(UNIT_STATE)
 {
 	assert_true(journal_value_matches(LIT("always [madvise] never\n"), "madvise"));
 	assert_false(journal_value_matches(LIT("always [madvise] never\n"), "always"));

@@ -34,7 +34,7 @@ static void roundtrip(const char *in, size_t n, const char *want, size_t want_le
 
 #define RT(in, want) roundtrip(in, sizeof(in) - 1, want, sizeof(want) - 1)
 
-static void test_valid_utf8_kept(void **state)
+static void test_valid_utf8_kept(UNIT_STATE)
 {
 	RT("khugepaged", "khugepaged");
 	RT("", "");
@@ -46,7 +46,7 @@ static void test_valid_utf8_kept(void **state)
 	RT("tab\there \"q\" \\ \x01", "tab\there \"q\" \\ \x01"); /* escaped by jansson */
 }
 
-static void test_invalid_utf8_replaced(void **state)
+static void test_invalid_utf8_replaced(UNIT_STATE)
 {
 	RT("a\xff"
 	   "b",
@@ -65,7 +65,7 @@ static void test_invalid_utf8_replaced(void **state)
 	RT("ok\xc3\xa9\xff\xc3\xa9", "ok\xc3\xa9" FFFD "\xc3\xa9");
 }
 
-static void test_nul_replaced(void **state)
+static void test_nul_replaced(UNIT_STATE)
 {
 	/* a NUL inside the length would end the string for C readers */
 	RT("a\0b", "a" FFFD "b");
@@ -75,7 +75,7 @@ static void test_nul_replaced(void **state)
 	json_decref(s);
 }
 
-static void test_raw_jansson_rejects(void **state)
+static void test_raw_jansson_rejects(UNIT_STATE)
 {
 	/* why json_str_n exists: jansson refuses invalid UTF-8 outright */
 	assert_null(json_stringn("a\xff", 2));
@@ -84,7 +84,7 @@ static void test_raw_jansson_rejects(void **state)
 	json_decref(s);
 }
 
-static void test_all_bytes(void **state)
+static void test_all_bytes(UNIT_STATE)
 {
 	/* every byte value, and a comm cut in the middle of a sequence: always valid JSON */
 	char in[256 + 2];
@@ -108,7 +108,7 @@ static void test_all_bytes(void **state)
 	json_decref(obj);
 }
 
-static void test_json_str_null(void **state)
+static void test_json_str_null(UNIT_STATE)
 {
 	json_t *n = json_str(NULL);
 	assert_true(json_is_null(n));
@@ -118,7 +118,7 @@ static void test_json_str_null(void **state)
 	json_decref(s);
 }
 
-static void test_numbers(void **state)
+static void test_numbers(UNIT_STATE)
 {
 	struct opt_u64 absent = {.v = 5, .present = false}, present = {.v = 511, .present = true};
 	json_t *a = json_opt_u64(&absent), *p = json_opt_u64(&present);
@@ -150,7 +150,7 @@ static char *dumped(json_t *obj, size_t *len)
 	return buf;
 }
 
-static void test_put_and_dump(void **state)
+static void test_put_and_dump(UNIT_STATE)
 {
 	json_t *obj = json_object();
 	json_put(obj, "b", NULL); /* NULL becomes null */
@@ -206,7 +206,7 @@ static void python_says(const char *text, const char *py)
 		fail_msg("python3: %s is not true of %s (status %d)", py, text, rc);
 }
 
-static void test_u64_exact(void **state)
+static void test_u64_exact(UNIT_STATE)
 {
 	json_t *obj = json_object(), *arr = json_array();
 	json_put(obj, "max", json_u64(UINT64_MAX));
@@ -250,7 +250,7 @@ static void test_u64_exact(void **state)
 	json_decref(obj);
 }
 
-static void test_u64_unmark_only_markers(void **state)
+static void test_u64_unmark_only_markers(UNIT_STATE)
 {
 	/* a document without markers is returned as it was */
 	char plain[] = "{\"a\": \"\\u0000x\", \"b\": \"\\\\u0000u64:1\"}";
@@ -266,7 +266,7 @@ static void test_u64_unmark_only_markers(void **state)
 }
 
 /* Text output: a process name must not drive the terminal. */
-static void test_strip_ctl(void **state)
+static void test_strip_ctl(UNIT_STATE)
 {
 	char esc[] = "a\x1b[31mred\x1b[0m\n";
 	assert_string_equal(strip_ctl(esc), "a?[31mred?[0m?");
@@ -281,7 +281,7 @@ static void test_strip_ctl(void **state)
 	assert_int_equal(utf8_seq((const unsigned char *)"\xc0\x80", 2), 0); /* overlong */
 }
 
-static void test_schema_first_key(void **state)
+static void test_schema_first_key(UNIT_STATE)
 {
 	json_t *o = json_object();
 	json_put(o, "b", json_integer(2));

@@ -17,7 +17,7 @@ static const char cfg_618[] = "CONFIG_MM_ID=y\n"
 			      "# CONFIG_TRANSPARENT_HUGEPAGE_NEVER is not set\n"
 			      "CONFIG_THP_SWAP=y\n";
 
-static void test_parse_choices(void **state)
+static void test_parse_choices(UNIT_STATE)
 {
 	assert_int_equal(kconfig_thp_parse(LIT(cfg_618)), KCT_MADVISE);
 	assert_int_equal(kconfig_thp_parse(LIT("CONFIG_TRANSPARENT_HUGEPAGE=y\n"
@@ -54,7 +54,7 @@ static void read_is(struct sysroot *sr, const char *release, int rc, enum kconfi
 	assert_int_equal(k.thp, thp);
 }
 
-static void test_read_boot_config_first(void **state)
+static void test_read_boot_config_first(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-kcfg.XXXXXX");
 	assert_non_null(mkdtemp(dir));
@@ -72,7 +72,7 @@ static void test_read_boot_config_first(void **state)
 }
 
 #ifdef THPCTL_ZLIB
-static void test_read_proc_config_gz(void **state)
+static void test_read_proc_config_gz(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-kcfg.XXXXXX");
 	assert_non_null(mkdtemp(dir));

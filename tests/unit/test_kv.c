@@ -50,7 +50,7 @@ static void check_absent(const struct kvlist *l, const char *const *names)
 			fail_msg("\"%s\" is in the list", *names);
 }
 
-static void test_vmstat_values(void **state)
+static void test_vmstat_values(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	uint64_t v = 0;
@@ -79,7 +79,7 @@ static void test_vmstat_values(void **state)
 	assert_int_equal(l.n, 0);
 }
 
-static void test_vmstat_unknown_keys_kept(void **state)
+static void test_vmstat_unknown_keys_kept(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 1\n"
@@ -93,7 +93,7 @@ static void test_vmstat_unknown_keys_kept(void **state)
 	kvlist_free(&l);
 }
 
-static void test_vmstat_malformed_lines(void **state)
+static void test_vmstat_malformed_lines(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	const char text[] = "thp_fault_alloc 10\n"
@@ -116,7 +116,7 @@ static void test_vmstat_malformed_lines(void **state)
 	kvlist_free(&l);
 }
 
-static void test_vmstat_long_name(void **state)
+static void test_vmstat_long_name(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	char text[200];
@@ -137,7 +137,7 @@ static void test_vmstat_long_name(void **state)
 	kvlist_free(&l);
 }
 
-static void test_vmstat_empty_and_reuse(void **state)
+static void test_vmstat_empty_and_reuse(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	assert_int_equal(vmstat_parse(LIT(""), &l), 0);
@@ -153,7 +153,7 @@ static void test_vmstat_empty_and_reuse(void **state)
 	kvlist_free(&l);
 }
 
-static void test_vmstat_many_keys_grow(void **state)
+static void test_vmstat_many_keys_grow(UNIT_STATE)
 {
 	/* more than the initial capacity (64): the list grows */
 	char text[300 * 24];
@@ -168,7 +168,7 @@ static void test_vmstat_many_keys_grow(void **state)
 	kvlist_free(&l);
 }
 
-static void test_meminfo_values(void **state)
+static void test_meminfo_values(UNIT_STATE)
 {
 	const char text[] = "MemTotal:       24683652 kB\n"
 			    "MemFree:        24447856 kB\n"
@@ -199,7 +199,7 @@ static void test_meminfo_values(void **state)
 	kvlist_free(&l);
 }
 
-static void test_meminfo_malformed(void **state)
+static void test_meminfo_malformed(UNIT_STATE)
 {
 	const char text[] = "MemTotal 100 kB\n"		     /* missing colon */
 			    "MemFree:\n"		     /* no number */
@@ -224,7 +224,7 @@ static void test_meminfo_malformed(void **state)
 	kvlist_free(&l);
 }
 
-static void test_kvlist_add(void **state)
+static void test_kvlist_add(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	uint64_t v = 0;
@@ -239,7 +239,7 @@ static void test_kvlist_add(void **state)
 	kvlist_free(&l);
 }
 
-static void test_live_vmstat(void **state)
+static void test_live_vmstat(UNIT_STATE)
 {
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/vmstat", &len);
@@ -266,7 +266,7 @@ static void test_live_vmstat(void **state)
 	free(text);
 }
 
-static void test_node_meminfo(void **state)
+static void test_node_meminfo(UNIT_STATE)
 {
 	static const char nm[] = "Node 1 MemTotal:       12341826 kB\n"
 				 "Node 1 MemFree:            1000 kB\n"
@@ -300,7 +300,7 @@ static void test_node_meminfo(void **state)
 }
 
 /* The readers through a recorded tree: good, cut, empty, missing. */
-static void test_readers_on_a_tree(void **state)
+static void test_readers_on_a_tree(UNIT_STATE)
 {
 	char root[64];
 	struct sysroot sr;
@@ -345,7 +345,7 @@ static void test_readers_on_a_tree(void **state)
 }
 
 /* A key printed twice is damage: both copies are unknown, the first one named (issue 24). */
-static void test_kv_duplicate_key_is_unknown(void **state)
+static void test_kv_duplicate_key_is_unknown(UNIT_STATE)
 {
 	struct kvlist l = {0};
 	uint64_t v = 0;

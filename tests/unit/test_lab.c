@@ -8,7 +8,7 @@
 /* struct lab_result is large (rows x cells): keep it off the stack. */
 static struct lab_result res;
 
-static void test_col_add_limits(void **state)
+static void test_col_add_limits(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_COLS; i++) {
@@ -38,7 +38,7 @@ static void test_col_add_limits(void **state)
 	assert_string_equal(res.cols[0].name, fits);
 }
 
-static void test_row_add_limits(void **state)
+static void test_row_add_limits(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	lab_col_add(&res, "x", "");
@@ -61,7 +61,7 @@ static void test_row_add_limits(void **state)
 	assert_int_equal(strlen(res.rows[0].label), sizeof(res.rows[0].label) - 1);
 }
 
-static void test_cell_set(void **state)
+static void test_cell_set(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
@@ -92,7 +92,7 @@ static void test_cell_set(void **state)
 	assert_true(x->median == 32.5 && x->min == 1 && x->max == 64);
 }
 
-static void test_cell_set_ignored(void **state)
+static void test_cell_set_ignored(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	int c = lab_col_add(&res, "time", "ms");
@@ -113,7 +113,7 @@ static void test_cell_set_ignored(void **state)
 	assert_false(res.rows[r + 1].c[c].present);
 }
 
-static void test_proofs_and_verdicts(void **state)
+static void test_proofs_and_verdicts(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	for (int i = 0; i < LAB_MAX_PROOFS + 3; i++)
@@ -137,7 +137,7 @@ static void test_proofs_and_verdicts(void **state)
 	assert_string_equal(res.verdict, "needs root: mthp");
 }
 
-static void test_names_and_table(void **state)
+static void test_names_and_table(UNIT_STATE)
 {
 	assert_string_equal(lab_mode_name(MODE_PLAIN), "plain");
 	assert_string_equal(lab_mode_name(MODE_COLLAPSE), "collapse");
@@ -162,7 +162,7 @@ static void test_names_and_table(void **state)
 	assert_int_equal(n, lab_count());
 }
 
-static void test_table_is_the_twelve_experiments_in_order(void **state)
+static void test_table_is_the_twelve_experiments_in_order(UNIT_STATE)
 {
 	char names[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
@@ -174,7 +174,7 @@ static void test_table_is_the_twelve_experiments_in_order(void **state)
 		"fallback fragment redis fileread postgres matmul iouring allocators shrinker");
 }
 
-static void test_quick_mode_defaults_live_in_the_entries(void **state)
+static void test_quick_mode_defaults_live_in_the_entries(UNIT_STATE)
 {
 	char quick[256] = "";
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
@@ -198,7 +198,7 @@ static void test_quick_mode_defaults_live_in_the_entries(void **state)
 	assert_false(lab_find("fork")->all_cold);
 }
 
-static void test_experiment_options_are_long_flags_with_help(void **state)
+static void test_experiment_options_are_long_flags_with_help(UNIT_STATE)
 {
 	int count = 0;
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
@@ -210,7 +210,7 @@ static void test_experiment_options_are_long_flags_with_help(void **state)
 	assert_int_equal(count, 10);
 }
 
-static void test_quick_opts_fill_only_what_the_command_line_left_open(void **state)
+static void test_quick_opts_fill_only_what_the_command_line_left_open(UNIT_STATE)
 {
 	struct lab_opts o = {.runs = 3};
 	struct lab_opts e = lab_quick_opts(lab_find("chase"), &o);
@@ -245,7 +245,7 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(void **sta
  * per-run ratios said "as expected" for runs that were 7.9%, 14.6% and
  * 0.2% slower, and 14.0% beside medians 164.9 vs 193.6 ns (14.8%).
  */
-static void test_faster_clause_words_follow_the_interval(void **state)
+static void test_faster_clause_words_follow_the_interval(UNIT_STATE)
 {
 	/* CI (none: NOCI) over N per backing at LEVEL, the medians HUGE and SMALL ns: CALL, TEXT */
 	static const struct {
@@ -345,7 +345,7 @@ static void test_faster_clause_words_follow_the_interval(void **state)
  * --quick` called the p99 claim "contradicted: 1.04x" from one round, with
  * another Redis loading the host.
  */
-static void test_claim_call_needs_two_agreeing_rounds(void **state)
+static void test_claim_call_needs_two_agreeing_rounds(UNIT_STATE)
 {
 	char why[256];
 	const double one[] = {1.04};
@@ -385,7 +385,7 @@ static void test_claim_call_needs_two_agreeing_rounds(void **state)
  * region. Before, with the PMD size at always, "as expected ... 64K 0/1024"
  * came with AnonHugePages 65536 kB and no 64K folio.
  */
-static void test_mthp_call_needs_a_folio_of_the_size(void **state)
+static void test_mthp_call_needs_a_folio_of_the_size(UNIT_STATE)
 {
 	struct mthp_seen ok = {.folios_read = true,
 			       .folios = 1024,
@@ -433,7 +433,7 @@ static void test_mthp_call_needs_a_folio_of_the_size(void **state)
  * PMDs in 60 s" (cut off) and, at max_ptes_none 64, "nothing collapsed"
  * with full_scans +0 both read "as expected".
  */
-static void test_kh_call_waits_for_a_full_scan(void **state)
+static void test_kh_call_waits_for_a_full_scan(UNIT_STATE)
 {
 	struct kh_seen s = {.expect_collapse = true, .got = 8, .full_scans = 0};
 	assert_int_equal(lab_kh_call(&s), KH_NO_FULL_SCAN);

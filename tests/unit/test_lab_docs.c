@@ -45,7 +45,7 @@ static void assert_table_names(const char *got, const char *sep)
 	assert_string_equal(got, want);
 }
 
-static void test_lab_doc_experiment_table_matches_the_lab_table(void **state)
+static void test_lab_doc_experiment_table_matches_the_lab_table(UNIT_STATE)
 {
 	size_t len;
 	char *readme = unit_slurp_ok("docs/lab.md", &len);
@@ -65,7 +65,7 @@ static void test_lab_doc_experiment_table_matches_the_lab_table(void **state)
 	free(readme);
 }
 
-static void test_lab_doc_quick_sentence_names_the_quick_experiments(void **state)
+static void test_lab_doc_quick_sentence_names_the_quick_experiments(UNIT_STATE)
 {
 	size_t len;
 	char *readme = unit_slurp_ok("docs/lab.md", &len);
@@ -85,7 +85,7 @@ static void test_lab_doc_quick_sentence_names_the_quick_experiments(void **state
 	free(readme);
 }
 
-static void test_man_page_lists_the_lab_table(void **state)
+static void test_man_page_lists_the_lab_table(UNIT_STATE)
 {
 	size_t len;
 	char *man = unit_slurp_ok("man/thpctl.1", &len);

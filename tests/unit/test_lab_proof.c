@@ -6,7 +6,7 @@
 
 #include "lab/lab.h"
 
-static void test_long_proof_ends_in_dots_at_a_whole_character(void **state)
+static void test_long_proof_ends_in_dots_at_a_whole_character(UNIT_STATE)
 {
 	static struct lab_result r;
 	char text[600];

@@ -12,7 +12,7 @@ static struct lab_result res;
  * next run's line under the same key both stay, in order. Before, JSON
  * proofs were an object keyed by mode and the failure was overwritten.
  */
-static void test_json_proofs_are_a_list_that_keeps_repeated_keys(void **state)
+static void test_json_proofs_are_a_list_that_keeps_repeated_keys(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	snprintf(res.experiment, sizeof(res.experiment), "touch");
@@ -42,7 +42,7 @@ static void test_json_proofs_are_a_list_that_keeps_repeated_keys(void **state)
 }
 
 /* kpageflags not read in the runs that completed: said so, not "small pages x0" or an errno. */
-static void test_folio_proof_of_a_run_that_did_not_read_them(void **state)
+static void test_folio_proof_of_a_run_that_did_not_read_them(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	struct lab_ctx ctx = {.root = true, .page_size = 4096};

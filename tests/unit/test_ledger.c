@@ -13,7 +13,7 @@
 
 #define THP (KPF_M_THP | KPF_M_ANON)
 
-static void test_samples_fall_one_per_stratum(void **state)
+static void test_samples_fall_one_per_stratum(UNIT_STATE)
 {
 	for (uint64_t addr = 0x200000; addr < 0x200000 * 50; addr += 0x200000)
 		for (int i = 0; i < 8; i++) {
@@ -25,7 +25,7 @@ static void test_samples_fall_one_per_stratum(void **state)
 		assert_int_equal(ledger_sample_pos(0x400000, i, 512, 512), i);
 }
 
-static void test_samples_differ_between_thps(void **state)
+static void test_samples_differ_between_thps(UNIT_STATE)
 {
 	int same = 0;
 	for (uint64_t a = 1; a <= 100; a++)
@@ -34,7 +34,7 @@ static void test_samples_differ_between_thps(void **state)
 	assert_true(same < 10); /* 1 in 64 expected by chance */
 }
 
-static void test_creep_is_what_khugepaged_may_add(void **state)
+static void test_creep_is_what_khugepaged_may_add(UNIT_STATE)
 {
 	assert_int_equal(ledger_creep_pages(1, 512, 511), 511);
 	assert_int_equal(ledger_creep_pages(300, 512, 511), 212);
@@ -46,7 +46,7 @@ static void test_creep_is_what_khugepaged_may_add(void **state)
 	assert_int_equal(ledger_creep_pages(100, 512, -1), 0);	/* unknown knob */
 }
 
-static void test_folio_found_from_a_tail(void **state)
+static void test_folio_found_from_a_tail(UNIT_STATE)
 {
 	uint64_t kf[512] = {0};
 	/* a 16-page folio at frames 1000+32 .. +47, a PMD folio elsewhere */
@@ -74,7 +74,7 @@ static void test_folio_found_from_a_tail(void **state)
 	assert_int_equal(ledger_folio_of(lone, 512, 0, 3).pages, 0);
 }
 
-static void test_partial_folios_hold_their_unmapped_pages(void **state)
+static void test_partial_folios_hold_their_unmapped_pages(UNIT_STATE)
 {
 	struct ledger_folios s = {0};
 	struct ledger_raw raw = {0};
@@ -92,7 +92,7 @@ static void test_partial_folios_hold_their_unmapped_pages(void **state)
 }
 
 /* Folios seen whole leave the list at once: 10 000 mTHPs keep one entry, not 10 000. */
-static void test_whole_folios_do_not_pile_up(void **state)
+static void test_whole_folios_do_not_pile_up(UNIT_STATE)
 {
 	struct ledger_folios s = {0};
 	struct ledger_raw raw = {0};
@@ -114,7 +114,7 @@ static void test_whole_folios_do_not_pile_up(void **state)
 	assert_int_equal(raw.held_pages, 400);
 }
 
-static void test_build_estimates_invented_from_samples(void **state)
+static void test_build_estimates_invented_from_samples(UNIT_STATE)
 {
 	struct ledger_raw raw = {
 		.thps = 512, .thps_sampled = 512, .samples = 4096, .zero_samples = 4095};
@@ -136,7 +136,7 @@ static void test_build_estimates_invented_from_samples(void **state)
 	assert_false(l.bloated);
 }
 
-static void test_build_says_unknown_never_zero(void **state)
+static void test_build_says_unknown_never_zero(UNIT_STATE)
 {
 	struct ledger_raw raw = {.thps = 10, .mem_err = -EACCES, .held_err = -EPERM};
 	struct thp_ledger l;
@@ -161,7 +161,7 @@ static void test_build_says_unknown_never_zero(void **state)
 	assert_int_equal(l.invented_gap, LG_BUDGET);
 }
 
-static void test_bloat_needs_a_quarter_and_16_mib(void **state)
+static void test_bloat_needs_a_quarter_and_16_mib(UNIT_STATE)
 {
 	assert_true(ledger_is_bloated(16 * 1024 + 1, 65536));
 	assert_false(ledger_is_bloated(16 * 1024, 65536));	/* not over 16 MiB */
@@ -171,7 +171,7 @@ static void test_bloat_needs_a_quarter_and_16_mib(void **state)
 }
 
 /* The three rebuilt cases of issue 22 (numbers as measured there), and lazy free from smaps. */
-static void test_largest_cost_past_its_threshold(void **state)
+static void test_largest_cost_past_its_threshold(UNIT_STATE)
 {
 	struct thp_ledger l;
 	/* huge 16 MiB, ~15.8 MiB invented (under 16 MiB), 56 folios x 2044 kB held */
@@ -228,7 +228,7 @@ static void test_largest_cost_past_its_threshold(void **state)
 }
 
 /* The ledger block: mTHP bytes are never counted as underused; lazy free has its line. */
-static void test_render_mthp_and_lazyfree(void **state)
+static void test_render_mthp_and_lazyfree(UNIT_STATE)
 {
 	struct ledger_raw raw = {.mthp_pages = {[4] = 4096}};
 	struct thp_ledger l;

@@ -7,7 +7,7 @@
 
 #include "lab/matmul_run.h"
 
-static void test_times_line_gives_each_value(void **state)
+static void test_times_line_gives_each_value(UNIT_STATE)
 {
 	double t[MATMUL_MAX_REPS];
 	assert_int_equal(matmul_parse_times("times 0.912345 0.901000 1.250000", t, 8), 3);
@@ -16,7 +16,7 @@ static void test_times_line_gives_each_value(void **state)
 	assert_true(t[0] == 2.5);
 }
 
-static void test_times_line_refuses_what_is_not_a_time(void **state)
+static void test_times_line_refuses_what_is_not_a_time(UNIT_STATE)
 {
 	double t[2];
 	assert_int_equal(matmul_parse_times("ready", t, 2), -EINVAL);
@@ -39,7 +39,7 @@ static const char maps_ref[] =
 	"7f2a21200000-7f2a21240000 r--p 00000000 fe:01 1315077                    /usr/lib/x86_64-linux-gnu/libcblas.so.3\n"
 	"7ffd5e7d1000-7ffd5e7f2000 rw-p 00000000 00:00 0                          [stack]\n";
 
-static void test_blas_is_the_mapped_library(void **state)
+static void test_blas_is_the_mapped_library(UNIT_STATE)
 {
 	char out[256];
 	assert_true(matmul_blas_path(maps_ref, strlen(maps_ref), out, sizeof(out)));
@@ -52,7 +52,7 @@ static void test_blas_is_the_mapped_library(void **state)
 	assert_string_equal(out, "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0");
 }
 
-static void test_no_blas_mapped_is_not_found(void **state)
+static void test_no_blas_mapped_is_not_found(UNIT_STATE)
 {
 	char out[64] = "x";
 	const char *m = "1000-2000 r--p 0 fe:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n"

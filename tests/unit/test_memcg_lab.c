@@ -4,7 +4,7 @@
 
 #include "kernel/memcg_lab.h"
 
-static void test_memcg_lab_paths(void **state)
+static void test_memcg_lab_paths(UNIT_STATE)
 {
 	static const char *const yes[] = {"/sys/fs/cgroup/memory/thpctl-lab-shrinker-1234",
 					  "/sys/fs/cgroup/thpctl-lab-shrinker-1", NULL};
@@ -30,7 +30,7 @@ static void test_memcg_lab_paths(void **state)
 }
 
 /* v2 when cgroup.controllers names memory, else v1 when memory/ is mounted, else none. */
-static void test_memcg_lab_plan(void **state)
+static void test_memcg_lab_plan(UNIT_STATE)
 {
 	char dir[64];
 	struct sysroot sr;

@@ -8,13 +8,13 @@ enum colour { RED, GREEN, BLUE, NCOLOURS };
 
 static const char *const colour_names[] = {[RED] = "red", [BLUE] = "blue"};
 
-static void test_enum_name_set_entry_is_its_name(void **state)
+static void test_enum_name_set_entry_is_its_name(UNIT_STATE)
 {
 	assert_string_equal(ENUM_NAME(colour_names, RED, "?"), "red");
 	assert_string_equal(ENUM_NAME(colour_names, BLUE, "?"), "blue");
 }
 
-static void test_enum_name_hole_past_end_or_negative_is_default(void **state)
+static void test_enum_name_hole_past_end_or_negative_is_default(UNIT_STATE)
 {
 	assert_string_equal(ENUM_NAME(colour_names, GREEN, "none"), "none");
 	assert_string_equal(ENUM_NAME(colour_names, NCOLOURS, "none"), "none");

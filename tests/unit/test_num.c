@@ -6,7 +6,7 @@
 
 #include "util/num.h"
 
-static void test_u64_whole_token_in_range(void **state)
+static void test_u64_whole_token_in_range(UNIT_STATE)
 {
 	uint64_t v = 7;
 	assert_int_equal(str_u64("0", 0, 10, &v), 0);
@@ -33,7 +33,7 @@ static void check_bad_u64(const struct bad_u64 *c, size_t n)
 	}
 }
 
-static void test_u64_junk_around_the_digits_is_einval(void **state)
+static void test_u64_junk_around_the_digits_is_einval(UNIT_STATE)
 {
 	static const struct bad_u64 c[] = {
 		{"", 0, 10, -EINVAL},	   {" 5", 0, 10, -EINVAL},
@@ -44,7 +44,7 @@ static void test_u64_junk_around_the_digits_is_einval(void **state)
 	check_bad_u64(c, UNIT_LEN(c));
 }
 
-static void test_u64_outside_range_or_type_is_erange(void **state)
+static void test_u64_outside_range_or_type_is_erange(UNIT_STATE)
 {
 	static const struct bad_u64 c[] = {
 		{"11", 0, 10, -ERANGE},
@@ -54,7 +54,7 @@ static void test_u64_outside_range_or_type_is_erange(void **state)
 	check_bad_u64(c, UNIT_LEN(c));
 }
 
-static void test_to_u64_reads_only_len_bytes(void **state)
+static void test_to_u64_reads_only_len_bytes(UNIT_STATE)
 {
 	uint64_t v = 0;
 	assert_int_equal(str_to_u64("2048kB", 4, 0, UINT64_MAX, &v), 0);
@@ -63,7 +63,7 @@ static void test_to_u64_reads_only_len_bytes(void **state)
 	assert_int_equal(str_to_u64("1", 0, 0, UINT64_MAX, &v), -EINVAL);
 }
 
-static void test_i64_takes_a_minus_sign_and_the_extremes(void **state)
+static void test_i64_takes_a_minus_sign_and_the_extremes(UNIT_STATE)
 {
 	int64_t v = 0;
 	assert_int_equal(str_i64("-42", -100, 100, &v), 0);
@@ -79,7 +79,7 @@ static void test_i64_takes_a_minus_sign_and_the_extremes(void **state)
 	assert_int_equal(str_i64("-101", -100, 100, &v), -ERANGE);
 }
 
-static void test_long_range_like_an_option(void **state)
+static void test_long_range_like_an_option(UNIT_STATE)
 {
 	long v = 0;
 	assert_int_equal(str_long("64", 1, 64, &v), 0);
@@ -91,7 +91,7 @@ static void test_long_range_like_an_option(void **state)
 	assert_int_equal(v, -3);
 }
 
-static void test_pid_is_1_to_0x3fffffff(void **state)
+static void test_pid_is_1_to_0x3fffffff(UNIT_STATE)
 {
 	pid_t p = 0;
 	assert_int_equal(str_pid("1", &p), 0);
@@ -106,7 +106,7 @@ static void test_pid_is_1_to_0x3fffffff(void **state)
 	assert_int_equal(p, 0x3fffffff);
 }
 
-static void test_double_decimal_forms_only(void **state)
+static void test_double_decimal_forms_only(UNIT_STATE)
 {
 	double d = 0;
 	assert_int_equal(str_double("2.5", 0, 10, &d), 0);
@@ -128,7 +128,7 @@ static void test_double_decimal_forms_only(void **state)
 	assert_true(d == 0.1);
 }
 
-static void test_scanner_skips_blanks_and_stops_at_non_digit(void **state)
+static void test_scanner_skips_blanks_and_stops_at_non_digit(UNIT_STATE)
 {
 	const char *s = " \t4096 kB", *p = s;
 	uint64_t v = 0;
@@ -140,7 +140,7 @@ static void test_scanner_skips_blanks_and_stops_at_non_digit(void **state)
 	assert_string_equal(p, " kB"); /* not advanced on error */
 }
 
-static void test_log2_floor_and_exact(void **state)
+static void test_log2_floor_and_exact(UNIT_STATE)
 {
 	assert_int_equal(log2_floor(0), -1);
 	assert_int_equal(log2_floor(1), 0);

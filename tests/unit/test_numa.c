@@ -11,7 +11,7 @@
 #define PAGE 4096ull
 #define BLOCK (128ull << 20) /* 32768 pages */
 
-static void test_cpulist(void **state)
+static void test_cpulist(UNIT_STATE)
 {
 	struct cpuset s;
 	assert_int_equal(cpulist_parse("0-3,8,10-11\n", 12, &s), 0);
@@ -28,7 +28,7 @@ static void test_cpulist(void **state)
 	assert_int_equal(cpulist_parse("x", 1, &s), -EINVAL);
 }
 
-static void test_pfn_to_node(void **state)
+static void test_pfn_to_node(UNIT_STATE)
 {
 	struct numa_nodes m = {.block_bytes = BLOCK};
 	/* added out of order, as readdir gives them: node1 8-15, node0 0-7, node1 20 */
@@ -64,7 +64,7 @@ static struct folio_acct mkacct(uint64_t n0, uint64_t n1, uint64_t unknown)
 	return c;
 }
 
-static void test_remote(void **state)
+static void test_remote(UNIT_STATE)
 {
 	struct numa_nodes m = {.nnodes = 2, .id = {0, 1}, .has_cpus = {true, true}};
 	cpulist_parse("0-3", 3, &m.cpus[0]);
@@ -118,7 +118,7 @@ static void test_remote(void **state)
 }
 
 /* The recorded two-node tree (scripts/derive-fixtures numa-2node-x86). */
-static void test_two_node_tree(void **state)
+static void test_two_node_tree(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/numa-2node-x86"), 0);

@@ -98,7 +98,7 @@ static uint64_t sum_orders(const uint64_t *a)
 	return s;
 }
 
-static void test_pmd_thp(void **state)
+static void test_pmd_thp(UNIT_STATE)
 {
 	struct folio_acct c;
 	reset(0x7f0000, 1024); /* vfn 0x7f0000 is 512-aligned */
@@ -127,7 +127,7 @@ static void test_pmd_thp(void **state)
 	assert_int_equal(c.aligned[FT_ANON][9], 0);
 }
 
-static void test_64k_aligned(void **state)
+static void test_64k_aligned(UNIT_STATE)
 {
 	struct folio_acct c;
 	reset(0x1000, 64);
@@ -148,7 +148,7 @@ static void test_64k_aligned(void **state)
 	assert_int_equal(c.partial[FT_ANON], 0);
 }
 
-static void test_64k_unaligned(void **state)
+static void test_64k_unaligned(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* mremap()ed 16 kB past a 64 kB boundary: every head's vfn is 4 mod 16 */
@@ -162,7 +162,7 @@ static void test_64k_unaligned(void **state)
 	assert_int_equal(c.cont_pte[FT_ANON], 0); /* no aligned 64K block */
 }
 
-static void test_cut_at_vma_start_and_end(void **state)
+static void test_cut_at_vma_start_and_end(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* the VMA starts 6 pages into a 64K folio and ends 10 pages into another */
@@ -179,7 +179,7 @@ static void test_cut_at_vma_start_and_end(void **state)
 	assert_int_equal(c.aligned[FT_ANON][4], 32);
 }
 
-static void test_punched_page(void **state)
+static void test_punched_page(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* MADV_DONTNEED of the 6th page of each 64K folio: 15 pages of each left */
@@ -197,7 +197,7 @@ static void test_punched_page(void **state)
 	assert_int_equal(c.partial[FT_ANON], 60);
 }
 
-static void test_file_folios(void **state)
+static void test_file_folios(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* page cache: 8K (order 1, which thpmaps drops), 32K, 128K, no KPF_ANON */
@@ -220,7 +220,7 @@ static void test_file_folios(void **state)
 	assert_int_equal(folio_acct_thp(&c, FT_FILE), 42);
 }
 
-static void test_zero_pages(void **state)
+static void test_zero_pages(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* the huge zero page: HEAD/TAIL + THP + ZERO_PAGE, PMD-mapped, read-only */
@@ -239,7 +239,7 @@ static void test_zero_pages(void **state)
 	assert_int_equal(folio_acct_thp(&c, FT_ANON), 0);
 }
 
-static void test_swapped_entries(void **state)
+static void test_swapped_entries(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* a 64K folio with 2 pages swapped out; swap entries carry type/offset, no PFN */
@@ -255,7 +255,7 @@ static void test_swapped_entries(void **state)
 	assert_int_equal(sum_orders(c.aligned[FT_ANON]), 0);
 }
 
-static void test_small_pages_break_ranges(void **state)
+static void test_small_pages_break_ranges(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* small pages, a 16K folio, small pages, a 16K folio whose physical
@@ -273,7 +273,7 @@ static void test_small_pages_break_ranges(void **state)
 	assert_int_equal(c.rss[FT_ANON], 16);
 }
 
-static void test_hugetlb_not_thp(void **state)
+static void test_hugetlb_not_thp(UNIT_STATE)
 {
 	struct folio_acct c;
 	reset(0x400, 512);
@@ -286,7 +286,7 @@ static void test_hugetlb_not_thp(void **state)
 	assert_int_equal(folio_acct_thp(&c, FT_ANON), 0);
 }
 
-static void test_order_rule_of_thpmaps(void **state)
+static void test_order_rule_of_thpmaps(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* heads 12 pages apart (not a real layout: an 8-page folio and then
@@ -300,7 +300,7 @@ static void test_order_rule_of_thpmaps(void **state)
 	assert_int_equal(c.aligned[FT_ANON][2], 4);
 }
 
-static void test_cont_blocks(void **state)
+static void test_cont_blocks(UNIT_STATE)
 {
 	struct folio_acct c;
 	/* a 128K folio (2 x 64K blocks), 4 x 16K folios (no 64K block: heads
@@ -334,7 +334,7 @@ static void test_cont_blocks(void **state)
 	assert_int_equal(c.partial[FT_ANON], 10);
 }
 
-static void test_pieces_equal_whole(void **state)
+static void test_pieces_equal_whole(UNIT_STATE)
 {
 	struct folio_acct a, b;
 	/* a mixed layout, classified whole and in pieces of every size 1..70 */
@@ -359,7 +359,7 @@ static void test_pieces_equal_whole(void **state)
 	}
 }
 
-static void test_counts_add(void **state)
+static void test_counts_add(UNIT_STATE)
 {
 	struct folio_acct a = {0}, b = {0};
 	a.pmd[FT_ANON] = 512;

@@ -34,7 +34,7 @@ static const struct u64_case u64_cases[] = {
 	{"a newline is not skipped", "\n12", -1, -EINVAL, 99, 0, 0, NULL},
 };
 
-static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
+static void test_parse_u64_takes_leading_digits_or_moves_nothing(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(u64_cases); i++) {
 		const struct u64_case *c = &u64_cases[i];
@@ -54,7 +54,7 @@ static void test_parse_u64_takes_leading_digits_or_moves_nothing(void **state)
 	}
 }
 
-static void test_parse_u64_text(void **state)
+static void test_parse_u64_text(UNIT_STATE)
 {
 	uint64_t v = 0;
 	assert_int_equal(parse_u64_text(LIT("2097152\n"), &v), 0);
@@ -74,7 +74,7 @@ static void test_parse_u64_text(void **state)
 }
 
 /* A sysfs number cut without its newline is no number: "6553" is what is left of 65536. */
-static void test_sysfs_u64_parse_needs_the_final_newline(void **state)
+static void test_sysfs_u64_parse_needs_the_final_newline(UNIT_STATE)
 {
 	uint64_t v = 0;
 	assert_int_equal(sysfs_u64_parse(LIT("65536\n"), &v), 0);
@@ -89,7 +89,7 @@ static void test_sysfs_u64_parse_needs_the_final_newline(void **state)
 	assert_int_equal(sysfs_u64_parse(LIT("18446744073709551616\n"), &v), -ERANGE);
 }
 
-static void test_choice_enabled(void **state)
+static void test_choice_enabled(UNIT_STATE)
 {
 	struct choice c;
 	assert_int_equal(choice_parse(LIT("always [madvise] never\n"), &c), 0);
@@ -105,7 +105,7 @@ static void test_choice_enabled(void **state)
 	assert_false(choice_offers(&c, "[madvise]"));
 }
 
-static void test_choice_defrag_first_and_last(void **state)
+static void test_choice_defrag_first_and_last(UNIT_STATE)
 {
 	struct choice c;
 	assert_int_equal(choice_parse(LIT("[always] defer defer+madvise madvise never\n"), &c), 0);
@@ -124,7 +124,7 @@ static void test_choice_defrag_first_and_last(void **state)
 	assert_int_equal(c.noptions, 2);
 }
 
-static void test_hugepages_dirname(void **state)
+static void test_hugepages_dirname(UNIT_STATE)
 {
 	assert_int_equal(hugepages_dirname_kb("hugepages-2048kB"), 2048);
 	assert_int_equal(hugepages_dirname_kb("hugepages-1048576kB"), 1048576);
@@ -148,7 +148,7 @@ static void test_hugepages_dirname(void **state)
 	assert_int_equal(hugepages_dirname_kb("hugepages-16kB/"), 0);
 }
 
-static void test_choice_bad(void **state)
+static void test_choice_bad(UNIT_STATE)
 {
 	struct choice c;
 	assert_int_equal(choice_parse(LIT(""), &c), -EINVAL);
@@ -179,7 +179,7 @@ static void test_choice_bad(void **state)
 	assert_int_equal(choice_parse(bad, CHOICE_LEN + 2, &c), -EINVAL);
 }
 
-static void test_choice_too_many_options(void **state)
+static void test_choice_too_many_options(UNIT_STATE)
 {
 	struct choice c;
 	/* 10 options: the extra ones are dropped, the selection is still found */
@@ -190,7 +190,7 @@ static void test_choice_too_many_options(void **state)
 	assert_false(choice_offers(&c, "j"));
 }
 
-static void test_next_line(void **state)
+static void test_next_line(UNIT_STATE)
 {
 	const char text[] = "one\n\ntwo\r\nthree";
 	const char *pos = text, *end = text + sizeof(text) - 1, *s, *e;

@@ -82,7 +82,7 @@ static int count_lines(const char *text, const char *prefix)
 	return n;
 }
 
-static void test_format_names(void **state)
+static void test_format_names(UNIT_STATE)
 {
 	enum persist_format f;
 	assert_int_equal(persist_format_parse("tmpfiles", &f), 0);
@@ -102,7 +102,7 @@ static void test_format_names(void **state)
 	assert_string_equal(persist_install_rel(PERSIST_TUNED), "tuned/thpctl/tuned.conf");
 }
 
-static void test_tmpfiles(void **state)
+static void test_tmpfiles(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_TMPFILES, &in);
@@ -115,7 +115,7 @@ static void test_tmpfiles(void **state)
 }
 
 /* One ExecStart= running `thpctl set` with every knob: no '-' prefix, so a refusal fails the unit. */
-static void test_systemd_unit(void **state)
+static void test_systemd_unit(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_SYSTEMD, &in);
@@ -134,7 +134,7 @@ static void test_systemd_unit(void **state)
 }
 
 /* The path of thpctl must be absolute and need no quoting in ExecStart=. */
-static void test_systemd_unit_path(void **state)
+static void test_systemd_unit_path(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	in.thpctl_path = NULL;
@@ -151,7 +151,7 @@ static void test_systemd_unit_path(void **state)
 	free(t);
 }
 
-static void test_unsafe_values_refused(void **state)
+static void test_unsafe_values_refused(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	snprintf(kv[1].value, sizeof(kv[1].value), "x; rm -rf /");
@@ -164,7 +164,7 @@ static void test_unsafe_values_refused(void **state)
 }
 
 /* The facts under the cmdline text: which parameter carries each setting, by release. */
-static void test_cmdline_params(void **state)
+static void test_cmdline_params(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	enum persist_param pp[PLAN_MAX];
@@ -191,7 +191,7 @@ static void test_cmdline_params(void **state)
 	assert_int_equal(persist_cmdline_params(&in, pp), -EINVAL);
 }
 
-static void test_cmdline_618(void **state)
+static void test_cmdline_618(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	char *t = render_ok(PERSIST_CMDLINE, &in);
@@ -206,7 +206,7 @@ static void test_cmdline_618(void **state)
 	free(t);
 }
 
-static void test_cmdline_old_kernels(void **state)
+static void test_cmdline_old_kernels(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	int rc;
@@ -243,7 +243,7 @@ static void test_cmdline_old_kernels(void **state)
 	assert_true(persist_cmdline_supported(&in, "transparent_hugepage"));
 }
 
-static void test_sysctl(void **state)
+static void test_sysctl(UNIT_STATE)
 {
 	nkv = 0;
 	put("vm.nr_hugepages", "512");
@@ -265,7 +265,7 @@ static void test_sysctl(void **state)
 	assert_int_equal(render_rc(PERSIST_SYSCTL, &in), -ENODATA);
 }
 
-static void test_empty(void **state)
+static void test_empty(UNIT_STATE)
 {
 	struct persist_in in = {.kv = kv, .n = 0, .thp_dir = DIR, .release = ""};
 	assert_int_equal(render_rc(PERSIST_TMPFILES, &in), -ENODATA);
@@ -273,7 +273,7 @@ static void test_empty(void **state)
 }
 
 /* The cmdline's how-to: the boot tool found first, both when none was found. */
-static void test_cmdline_boot_tools(void **state)
+static void test_cmdline_boot_tools(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	in.boot = BOOT_GRUBBY;
@@ -301,7 +301,7 @@ static void test_cmdline_boot_tools(void **state)
 	free(t);
 }
 
-static void test_cmdline_routes(void **state)
+static void test_cmdline_routes(UNIT_STATE)
 {
 	char r[2][320];
 	assert_int_equal(persist_cmdline_routes(BOOT_GRUBBY, "hugepages=8", r), 1);
@@ -316,7 +316,7 @@ static void test_cmdline_routes(void **state)
 }
 
 /* A tuned profile: include=, [vm] for enabled, [sysfs] for the rest; tuned's parser reads back every value. */
-static void test_tuned(void **state)
+static void test_tuned(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	in.tuned_parent = "throughput-performance";
@@ -349,7 +349,7 @@ static void test_tuned(void **state)
 	free(t);
 }
 
-static void test_tuned_refusals(void **state)
+static void test_tuned_refusals(UNIT_STATE)
 {
 	struct persist_in in = in_618();
 	const char *bad[] = {NULL, "", "a b", "thpctl", "..", "x;y", "p$x"};

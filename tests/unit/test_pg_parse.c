@@ -37,7 +37,7 @@ static const char pg15[] = "pgbench (15.18 (Debian 15.18-0+deb12u1))\n"
 			   "initial connection time = 8.303 ms\n"
 			   "tps = 52234.767929 (without initial connection time)\n";
 
-static void test_pgbench_15_summary_and_progress(void **state)
+static void test_pgbench_15_summary_and_progress(UNIT_STATE)
 {
 	struct pgbench_out o;
 	assert_int_equal(pgbench_parse(pg15, &o), 0);
@@ -51,7 +51,7 @@ static void test_pgbench_15_summary_and_progress(void **state)
 	assert_true(o.prog_t[3] == 4.0 && o.prog_tps[3] == 52932.9);
 }
 
-static void test_pgbench_13_takes_the_tps_excluding_connections(void **state)
+static void test_pgbench_13_takes_the_tps_excluding_connections(UNIT_STATE)
 {
 	/* before 14: two tps lines, "including" first; CRLF line ends too */
 	const char *pg13 = "latency average = 1.250 ms\r\n"
@@ -65,7 +65,7 @@ static void test_pgbench_13_takes_the_tps_excluding_connections(void **state)
 	assert_int_equal(o.nprog, 0);
 }
 
-static void test_pgbench_without_summary_is_an_error(void **state)
+static void test_pgbench_without_summary_is_an_error(UNIT_STATE)
 {
 	struct pgbench_out o;
 	/* killed mid-run: progress lines only */
@@ -90,7 +90,7 @@ static void test_pgbench_without_summary_is_an_error(void **state)
 	assert_true(o.has_tps && o.tps == 10.0);
 }
 
-static void test_pgbench_progress_keeps_the_first_64(void **state)
+static void test_pgbench_progress_keeps_the_first_64(UNIT_STATE)
 {
 	char *t = malloc(100 * 64);
 	assert_non_null(t);
@@ -141,7 +141,7 @@ static int feed(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static void test_shm_largest_shared_segment(void **state)
+static void test_shm_largest_shared_segment(UNIT_STATE)
 {
 	struct pg_shm s = {0};
 	assert_int_equal(smaps_parse(smaps_shmem, strlen(smaps_shmem), feed, &s, NULL), 0);
@@ -162,7 +162,7 @@ static void test_shm_largest_shared_segment(void **state)
 	assert_false(s.has_pmd); /* not printed: unknown */
 }
 
-static void test_shm_none_in_private_mappings(void **state)
+static void test_shm_none_in_private_mappings(UNIT_STATE)
 {
 	/* a private mapping of /dev/zero, and a shared file, are not the segment */
 	static const char t[] =
@@ -177,7 +177,7 @@ static void test_shm_none_in_private_mappings(void **state)
 	assert_false(s.found);
 }
 
-static void test_band_call_needs_the_whole_interval(void **state)
+static void test_band_call_needs_the_whole_interval(UNIT_STATE)
 {
 	struct ratio_ci ci = {.ok = true, .est = 1.0, .lo = 0.99, .hi = 1.01};
 	assert_int_equal(pg_band_call(&ci, 0.98, 1.02), CLAIM_CONFIRMED);
@@ -198,7 +198,7 @@ static void test_band_call_needs_the_whole_interval(void **state)
 }
 
 /* One round, or rounds whose own ratios disagree, cannot carry a call. */
-static void test_rounds_gate_needs_agreeing_rounds(void **state)
+static void test_rounds_gate_needs_agreeing_rounds(UNIT_STATE)
 {
 	static const double base[2] = {1000, 1000};
 	/* CALL over two rounds of base and MODE, N of them counted: WANT, saying WHY */
@@ -277,7 +277,7 @@ static void make_bin(const char *root, const char *ver, const char *names)
 	free(dup);
 }
 
-static void test_find_highest_complete_version(void **state)
+static void test_find_highest_complete_version(UNIT_STATE)
 {
 	char root[] = "/tmp/thpctl-pgfind.XXXXXX";
 	assert_non_null(mkdtemp(root));

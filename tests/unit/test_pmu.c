@@ -11,7 +11,7 @@
 
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 
-static void test_state_from_errno(void **state)
+static void test_state_from_errno(UNIT_STATE)
 {
 	assert_int_equal(pmu_state_of(0), PMU_COUNTS);
 	/* this host (a guest without a vPMU): ENOENT; others say EOPNOTSUPP or ENODEV */
@@ -22,7 +22,7 @@ static void test_state_from_errno(void **state)
 	assert_int_equal(pmu_state_of(-EINVAL), PMU_FAILED);
 }
 
-static void test_fix_per_environment(void **state)
+static void test_fix_per_environment(UNIT_STATE)
 {
 	assert_int_equal(pmu_fix_of(PMU_NONE, VIRT_GCE), PMU_FIX_GCE);
 	assert_int_equal(pmu_fix_of(PMU_NONE, VIRT_AWS), PMU_FIX_AWS);
@@ -56,7 +56,7 @@ static void test_fix_per_environment(void **state)
  * 2M loads, one counter multiplexed (running half of enabled). Constructed:
  * this host has no PMU to record from.
  */
-static void test_rates_from_recorded_counters(void **state)
+static void test_rates_from_recorded_counters(UNIT_STATE)
 {
 	struct pmu_value v[PMU_NEV] = {
 		[PMU_MISS] = {true, 986412, 41000000, 41000000},

@@ -8,7 +8,7 @@
 #include "elf_build.h"
 #include "kernel/proc_alloc.h"
 
-static void test_alloc_lib_kinds_and_file_name_versions(void **state)
+static void test_alloc_lib_kinds_and_file_name_versions(UNIT_STATE)
 {
 	char v[ELF_VER_LEN];
 	assert_int_equal(alloc_lib_kind("libc.so.6", v, sizeof(v)), AK_GLIBC);
@@ -46,7 +46,7 @@ static const char maps_je[] =
 	"7f5000000000-7f5000001000 rw-p 00000000 00:00 0 \n"
 	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n";
 
-static void test_alloc_maps_libraries_deduplicated(void **state)
+static void test_alloc_maps_libraries_deduplicated(UNIT_STATE)
 {
 	struct alloc_raw r = {0};
 	alloc_maps_parse(LIT(maps_je), &r);
@@ -107,7 +107,7 @@ static void test_alloc_maps_libraries_deduplicated(void **state)
 	assert_int_equal(u.nlibs, 0);
 }
 
-static void test_alloc_maps_at_most_max_libraries(void **state)
+static void test_alloc_maps_at_most_max_libraries(UNIT_STATE)
 {
 	char text[4096];
 	size_t n = 0;
@@ -121,7 +121,7 @@ static void test_alloc_maps_at_most_max_libraries(void **state)
 	assert_int_equal(r.nlibs, ALLOC_MAX_LIBS);
 }
 
-static void test_alloc_auxv_and_status_setid(void **state)
+static void test_alloc_auxv_and_status_setid(UNIT_STATE)
 {
 	unsigned long v[8] = {AT_PAGESZ, 4096, AT_SECURE, 1, AT_NULL, 0, 0, 0};
 	assert_int_equal(auxv_at_secure((const unsigned char *)v, sizeof(v)), 1);
@@ -159,7 +159,7 @@ static void sample_raw(struct alloc_raw *r)
 	r->secure_from_auxv = true;
 }
 
-static void test_alloc_facts_round_trip(void **state)
+static void test_alloc_facts_round_trip(UNIT_STATE)
 {
 	struct alloc_raw r, back;
 	sample_raw(&r);
@@ -193,7 +193,7 @@ static void test_alloc_facts_round_trip(void **state)
 	buf_free(&b);
 }
 
-static void test_alloc_facts_damaged(void **state)
+static void test_alloc_facts_damaged(UNIT_STATE)
 {
 	struct alloc_raw r;
 #define P(s) alloc_raw_parse(LIT(s), &r)
@@ -244,7 +244,7 @@ static void test_alloc_facts_damaged(void **state)
 }
 
 /* A recorded tree: facts file first, else smaps and a regular proc/PID/exe. */
-static void test_alloc_read_recorded_tree(void **state)
+static void test_alloc_read_recorded_tree(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-alloc-XXXXXX";
 	assert_non_null(mkdtemp(dir));
@@ -296,7 +296,7 @@ static void test_alloc_read_recorded_tree(void **state)
 }
 
 /* This test program itself: glibc's libc.so.6 with the version its own string gives. */
-static void test_alloc_read_self_live(void **state)
+static void test_alloc_read_self_live(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, NULL), 0);

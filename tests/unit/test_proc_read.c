@@ -33,7 +33,7 @@ static void close_all(struct proc_info *pi, struct sysroot *sr)
 	sysroot_close(sr);
 }
 
-static int setup(void **state)
+static int setup(UNIT_STATE)
 {
 	snprintf(root, sizeof(root), "/tmp/thpctl-procread.XXXXXX");
 	if (!mkdtemp(root))
@@ -52,7 +52,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+static int teardown(UNIT_STATE)
 {
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
@@ -66,7 +66,7 @@ static int count(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
+static void reads_status_smaps_cgroup_environ_in_one_call(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	int n = 0;
@@ -84,7 +84,7 @@ static void reads_status_smaps_cgroup_environ_in_one_call(void **state)
 	close_all(&pi, &sr);
 }
 
-static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **state)
+static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
@@ -97,7 +97,7 @@ static void a_file_missing_from_a_recorded_tree_is_unreadable_not_zero(void **st
 	close_all(&pi, &sr);
 }
 
-static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
+static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
@@ -112,7 +112,7 @@ static void calls_for_one_pid_add_up_and_another_pid_starts_afresh(void **state)
 	close_all(&pi, &sr);
 }
 
-static void a_missing_pid_or_an_empty_status_is_gone(void **state)
+static void a_missing_pid_or_an_empty_status_is_gone(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	struct proc_info pi = {0};
@@ -128,7 +128,7 @@ static void a_missing_pid_or_an_empty_status_is_gone(void **state)
 	close_all(&pi, &sr);
 }
 
-static void the_running_test_is_read_live_with_its_threads(void **state)
+static void the_running_test_is_read_live_with_its_threads(UNIT_STATE)
 {
 	struct sysroot sr = open_at("/");
 	struct proc_info pi = {0};
@@ -160,7 +160,7 @@ static unsigned smaps_for_redis(struct proc_info *pi, void *ctx)
 	return PROC_SMAPS | PROC_LEDGER;
 }
 
-static void more_rounds_read_what_status_decides_on_one_handle(void **state)
+static void more_rounds_read_what_status_decides_on_one_handle(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	struct plan p = {0};
@@ -189,7 +189,7 @@ static unsigned always_more(struct proc_info *pi, void *ctx)
 	return PROC_CGROUP;
 }
 
-static void rounds_are_bounded(void **state)
+static void rounds_are_bounded(UNIT_STATE)
 {
 	struct sysroot sr = open_at(root);
 	int calls = 0;
@@ -200,7 +200,7 @@ static void rounds_are_bounded(void **state)
 	close_all(&pi, &sr);
 }
 
-static void pid_0_is_the_caller_and_its_allowed_cpus(void **state)
+static void pid_0_is_the_caller_and_its_allowed_cpus(UNIT_STATE)
 {
 	struct sysroot sr = open_at("/");
 	struct proc_info pi = {0};

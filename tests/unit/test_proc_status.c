@@ -31,7 +31,7 @@ static const char status_618[] = "Name:\tpostgres\n"
 				 "Threads:\t1\n"
 				 "voluntary_ctxt_switches:\t0\n";
 
-static void test_status_user_process(void **state)
+static void test_status_user_process(UNIT_STATE)
 {
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT(status_618), &st), 0);
@@ -44,7 +44,7 @@ static void test_status_user_process(void **state)
 	assert_int_equal(st.vmrss_kb.v, 531764);
 }
 
-static void test_status_kernel_thread(void **state)
+static void test_status_kernel_thread(UNIT_STATE)
 {
 	/* no Vm* lines for a kernel thread */
 	const char text[] = "Name:\tkhugepaged\n"
@@ -64,7 +64,7 @@ static void test_status_kernel_thread(void **state)
 	assert_false(st.vmrss_kb.present);
 }
 
-static void test_status_prctl_disabled_old_kernel(void **state)
+static void test_status_prctl_disabled_old_kernel(UNIT_STATE)
 {
 	struct proc_status st;
 	/* full prctl disable: THP_enabled 0 */
@@ -79,7 +79,7 @@ static void test_status_prctl_disabled_old_kernel(void **state)
 	assert_int_equal(st.vmrss_kb.v, 8000);
 }
 
-static void test_status_name_spaces_and_escapes(void **state)
+static void test_status_name_spaces_and_escapes(UNIT_STATE)
 {
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT("Name:\tWeb Content\nPPid:\t1\n"), &st), 0);
@@ -99,7 +99,7 @@ static void test_status_name_spaces_and_escapes(void **state)
 	assert_int_equal(proc_status_parse(LIT("Names:\tfoo\n"), &st), -EINVAL);
 }
 
-static void test_status_long_name(void **state)
+static void test_status_long_name(UNIT_STATE)
 {
 	char text[200];
 	unit_long_field(text, sizeof(text), "Name:\t", 'n', 100, "\nPPid:\t9\n");
@@ -109,7 +109,7 @@ static void test_status_long_name(void **state)
 	assert_int_equal(st.ppid, 9);
 }
 
-static void test_status_bad(void **state)
+static void test_status_bad(UNIT_STATE)
 {
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT(""), &st), -EINVAL);
@@ -149,7 +149,7 @@ static void test_status_bad(void **state)
 }
 
 /* Only the leading digits were read: "Uid: 0x1f" was root, "THP_enabled: 0x1f" a disable. */
-static void test_status_values_are_whole_tokens(void **state)
+static void test_status_values_are_whole_tokens(UNIT_STATE)
 {
 	struct proc_status st;
 	const char text[] = "Name:\tthpfix-layout\r\n"
@@ -187,7 +187,7 @@ static void test_status_values_are_whole_tokens(void **state)
 }
 
 /* A key printed twice is damage: unknown and flagged, never the first or the last copy. */
-static void test_status_duplicate_key_is_unknown(void **state)
+static void test_status_duplicate_key_is_unknown(UNIT_STATE)
 {
 	struct proc_status st;
 	const char text[] = "Name:\tpostgres\n"
@@ -217,7 +217,7 @@ static void test_status_duplicate_key_is_unknown(void **state)
 }
 
 /* VmRSS is an unsigned long in kB: 2^63 and 2^64-1 are valid by the grammar, exact (issue 24). */
-static void test_status_vmrss_full_u64_range(void **state)
+static void test_status_vmrss_full_u64_range(UNIT_STATE)
 {
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT("Name:\tx\nVmRSS:\t9223372036854775808 kB\n"), &st),
@@ -280,7 +280,7 @@ static const struct stat_case stat_cases[] = {
 	 'S', 1, 4194624, false, 8, 9, 123},
 };
 
-static void test_stat_line_gives_each_field(void **state)
+static void test_stat_line_gives_each_field(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(stat_cases); i++) {
 		const struct stat_case *c = &stat_cases[i];
@@ -299,7 +299,7 @@ static void test_stat_line_gives_each_field(void **state)
 	}
 }
 
-static void test_stat_bad(void **state)
+static void test_stat_bad(UNIT_STATE)
 {
 	struct proc_stat st;
 	assert_int_equal(proc_stat_parse(LIT(""), &st), -EINVAL);
@@ -331,7 +331,7 @@ static void test_stat_bad(void **state)
 	assert_int_equal(st.utime, 6);
 }
 
-static void test_stat_long_comm(void **state)
+static void test_stat_long_comm(UNIT_STATE)
 {
 	char text[300];
 	unit_long_field(text, sizeof(text), "77 (", 'k', 100,
@@ -343,7 +343,7 @@ static void test_stat_long_comm(void **state)
 	assert_int_equal(st.starttime, 3);
 }
 
-static void test_stat_live_self(void **state)
+static void test_stat_live_self(UNIT_STATE)
 {
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/self/stat", &len);
@@ -377,7 +377,7 @@ static const char passwd[] =
 	"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
 	"alice:x:1000:1000:Alice:/home/alice:/bin/bash"; /* no newline */
 
-static void test_passwd_lookup(void **state)
+static void test_passwd_lookup(UNIT_STATE)
 {
 	char name[32];
 	assert_int_equal(passwd_lookup(LIT(passwd), 0, name, sizeof(name)), 0);

@@ -27,7 +27,7 @@ static void collect(const char *text, size_t len, struct proc_thp *p)
 	assert_int_equal(smaps_parse(text, len, add_cb, p, &p->t), 0);
 }
 
-static void test_recorded_stacks_are_not_an_opt_out(void **state)
+static void test_recorded_stacks_are_not_an_opt_out(UNIT_STATE)
 {
 	struct proc_thp p;
 	size_t len;
@@ -46,7 +46,7 @@ static void test_recorded_stacks_are_not_an_opt_out(void **state)
 }
 
 /* The capture without its madvised region: only the kernel's nh is left. */
-static void test_only_stacks_reason_names_the_kernel(void **state)
+static void test_only_stacks_reason_names_the_kernel(UNIT_STATE)
 {
 	size_t len;
 	char *text = cap_stacks_only(&len);
@@ -89,7 +89,7 @@ static bool pair(struct smaps_vma guard, struct smaps_vma stack, uint64_t *kb)
 	return smaps_stack_feed(&s, &stack, kb);
 }
 
-static void test_stack_layout_rules(void **state)
+static void test_stack_layout_rules(UNIT_STATE)
 {
 	const uint64_t G = 0x7f0000000000ull, S = G + 4096;
 	uint64_t kb;

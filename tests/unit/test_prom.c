@@ -12,7 +12,7 @@ static char *render_label(const char *s)
 	return b.p ? b.p : (char *)"";
 }
 
-static void test_names(void **state)
+static void test_names(UNIT_STATE)
 {
 	static const char *const yes[] = {"thp_fault_alloc_total", "a:b_C9", "_x", NULL};
 	static const char *const no[] = {"",	      "9lives",	       "thp-fault", "thp fault",
@@ -20,7 +20,7 @@ static void test_names(void **state)
 	unit_accepts("prom_valid_name", prom_valid_name, yes, no);
 }
 
-static void test_escape(void **state)
+static void test_escape(UNIT_STATE)
 {
 	assert_string_equal(render_label("plain"), "plain");
 	assert_string_equal(render_label(""), "");
@@ -43,7 +43,7 @@ static void test_escape(void **state)
 	pbuf_free(&b);
 }
 
-static void test_pbuf_cap(void **state)
+static void test_pbuf_cap(UNIT_STATE)
 {
 	struct pbuf b = {.max = 10};
 	pbuf_puts(&b, "12345");
@@ -237,7 +237,7 @@ static void check_format(const char *text)
 	}
 }
 
-static void test_render(void **state)
+static void test_render(UNIT_STATE)
 {
 	mk();
 	struct prom_meta m = {.version = "1.2-test",
@@ -397,7 +397,7 @@ static void test_render(void **state)
 }
 
 /* A vmstat key that is not a valid metric name, or collides with ours, is skipped. */
-static void test_render_odd_keys(void **state)
+static void test_render_odd_keys(UNIT_STATE)
 {
 	memset(&smp, 0, sizeof(smp));
 	assert_int_equal(

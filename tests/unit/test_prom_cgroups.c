@@ -44,7 +44,7 @@ static void has(const struct pbuf *b, const char *line)
 		fail_msg("missing line: %s", line);
 }
 
-static void test_top_three(void **state)
+static void test_top_three(UNIT_STATE)
 {
 	struct pbuf b = {0};
 	render_fixture("cgroups-v2-x86", 3, &b);
@@ -74,7 +74,7 @@ static void test_top_three(void **state)
 	pbuf_free(&b);
 }
 
-static void test_unknown_limit_has_no_sample(void **state)
+static void test_unknown_limit_has_no_sample(UNIT_STATE)
 {
 	struct pbuf b = {0};
 	render_fixture("cgroups-v2-x86", 10, &b);
@@ -87,7 +87,7 @@ static void test_unknown_limit_has_no_sample(void **state)
 	pbuf_free(&b);
 }
 
-static void test_no_cgroups(void **state)
+static void test_no_cgroups(UNIT_STATE)
 {
 	struct pbuf b = {0};
 	render_fixture("linux-4.14-x86", 10, &b);

@@ -15,7 +15,7 @@ static struct proc_thp proc(uint64_t rss, uint64_t anon, uint64_t ahp)
 	return p;
 }
 
-static void test_group(void **state)
+static void test_group(UNIT_STATE)
 {
 	struct proc_thp p[5] = {proc(100, 80, 40), proc(300, 200, 160), proc(50, 40, 0),
 				proc(10, 10, 0), proc(999, 999, 999)};
@@ -52,7 +52,7 @@ static void test_group(void **state)
 	free(g);
 }
 
-static void test_unknown_values(void **state)
+static void test_unknown_values(UNIT_STATE)
 {
 	struct proc_thp p[2] = {proc(10, 0, 0), proc(10, 10, 5)};
 	struct psg_in in[2] = {{.key = "/a", .p = &p[0]},

@@ -16,7 +16,7 @@ static struct opt_u64 some(uint64_t v)
 
 static const struct opt_u64 none = {0};
 
-static void test_rate_basic(void **state)
+static void test_rate_basic(UNIT_STATE)
 {
 	struct rate r;
 	struct opt_u64 a = some(100), b = some(150);
@@ -44,7 +44,7 @@ static void test_rate_basic(void **state)
 }
 
 /* new < old: a reset (file recreated) or a 32-bit wrap; counted from zero, flagged. */
-static void test_rate_reset_and_wrap(void **state)
+static void test_rate_reset_and_wrap(UNIT_STATE)
 {
 	struct rate r;
 	/* a 32-bit unsigned long wrapped: 4294967290 -> 5 */
@@ -71,7 +71,7 @@ static void test_rate_reset_and_wrap(void **state)
 }
 
 /* A counter that disappears has no rate (absent, not zero); one that appears has none yet. */
-static void test_rate_absent(void **state)
+static void test_rate_absent(UNIT_STATE)
 {
 	struct rate r;
 	struct opt_u64 a = some(77);
@@ -87,7 +87,7 @@ static void test_rate_absent(void **state)
 	assert_int_equal(r.state, RATE_ABSENT);
 }
 
-static void test_rate_bad_interval(void **state)
+static void test_rate_bad_interval(UNIT_STATE)
 {
 	struct rate r;
 	struct opt_u64 a = some(1), b = some(2);
@@ -98,7 +98,7 @@ static void test_rate_bad_interval(void **state)
 	assert_false(rate_valid(&r));
 }
 
-static void test_kv_rates(void **state)
+static void test_kv_rates(UNIT_STATE)
 {
 	struct kvlist a = {0}, b = {0};
 	struct rate r;
@@ -163,7 +163,7 @@ static const struct proc_change *find(const struct proc_change *c, size_t n, pid
 	return NULL;
 }
 
-static void test_top_changes(void **state)
+static void test_top_changes(UNIT_STATE)
 {
 	struct proc_sample old[] = {
 		ps(10, "steady", 1000, 0, true),    /* unchanged: left out */
@@ -250,7 +250,7 @@ static const char buddy[] = "Node 0, zone      DMA      0 0 0 0 0 0 0 0 0 1 3\n"
 			    "Node 0, zone    DMA32      1 3 0 2 3 2 1 4 4 2 10\n"
 			    "Node 0, zone   Normal    297 191 414 244 130 53 61 90 54 35 5\n";
 
-static void test_watch_derive(void **state)
+static void test_watch_derive(UNIT_STATE)
 {
 	static struct sample a, b;
 	static struct watch_row row;
@@ -308,7 +308,7 @@ static void test_watch_derive(void **state)
 	sample_free(&b);
 }
 
-static void test_statm(void **state)
+static void test_statm(UNIT_STATE)
 {
 	struct proc_statm sm;
 	assert_int_equal(proc_statm_parse(LIT("2667 2411 334 1 0 2137 0\n"), &sm), 0);
@@ -346,7 +346,7 @@ static void snap(struct host_snapshot *h, double mono_s, const char *vmstat, pid
 	h->khugepaged_cpu_s = cpu_s;
 }
 
-static void test_host_recent(void **state)
+static void test_host_recent(UNIT_STATE)
 {
 	struct host_snapshot a, b;
 	struct host_recent rc;

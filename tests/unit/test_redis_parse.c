@@ -13,7 +13,7 @@ static const char csv70[] =
 	"\"SET\",\"32499.19\",\"1.165\",\"0.136\",\"0.623\",\"4.311\",\"6.775\",\"32.671\"\n"
 	"\"GET\",\"34129.69\",\"1.047\",\"0.112\",\"0.591\",\"3.991\",\"6.135\",\"14.791\"\n";
 
-static void test_csv_columns_found_by_header(void **state)
+static void test_csv_columns_found_by_header(UNIT_STATE)
 {
 	struct bench_row set, get;
 	assert_int_equal(redis_parse_csv(csv70, &set, &get), 2);
@@ -30,7 +30,7 @@ static void test_csv_columns_found_by_header(void **state)
 	assert_true(get.rps == 1000 && get.p99_ms == 2.5 && get.p50_ms == 1.5 && get.max_ms == 9);
 }
 
-static void test_csv_without_latencies_or_header_is_not_a_row(void **state)
+static void test_csv_without_latencies_or_header_is_not_a_row(UNIT_STATE)
 {
 	struct bench_row set, get;
 	/* Redis 6.0 printed only "test","rps": no p99, so no row (never a plausible 0) */
@@ -49,7 +49,7 @@ static void test_csv_without_latencies_or_header_is_not_a_row(void **state)
 	assert_int_equal(redis_parse_csv("", &set, &get), 0);
 }
 
-static void test_info_fields_whole_names_only(void **state)
+static void test_info_fields_whole_names_only(UNIT_STATE)
 {
 	const char info[] =
 		"# Persistence\r\nrdb_bgsave_in_progress:0\r\nrdb_last_cow_size:95395840\r\n"
@@ -73,7 +73,7 @@ static void test_info_fields_whole_names_only(void **state)
 	assert_false(redis_info_str(info, "used_memory", s, sizeof(s)));
 }
 
-static void test_find_searches_path_in_order(void **state)
+static void test_find_searches_path_in_order(UNIT_STATE)
 {
 	char out[256];
 	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;

@@ -46,7 +46,7 @@ static const char *fix_cmd(int i)
 }
 
 /* 200 thread stacks from plain mmap under enabled=always: ~398 MiB invented (issue 22, 4). */
-static void test_thread_stacks_under_always(void **state)
+static void test_thread_stacks_under_always(UNIT_STATE)
 {
 	proc(4242, "stacky", 409600, 410000);
 	P.led.invented_kb = 407552;
@@ -88,7 +88,7 @@ static void test_thread_stacks_under_always(void **state)
 }
 
 /* Creep in a Go heap at max_ptes_none=511: Go's own setting first, the host knob with who else. */
-static void test_go_creep(void **state)
+static void test_go_creep(UNIT_STATE)
 {
 	proc(500, "server", 0, 65536);
 	P.led.creep_kb = 245760;
@@ -127,7 +127,7 @@ static void test_go_creep(void **state)
 }
 
 /* Lazy free is not a THP cost: jemalloc's purge setting and memory.reclaim, no THP opt-out. */
-static void test_lazy_free(void **state)
+static void test_lazy_free(UNIT_STATE)
 {
 	proc(600, "cache", 0, 525312);
 	P.led.lazyfree_kb = 523264;
@@ -147,7 +147,7 @@ static void test_lazy_free(void **state)
 }
 
 /* Held by deferred split, allocator unknown: "unknown", never a guess. */
-static void test_held_unknown_part(void **state)
+static void test_held_unknown_part(UNIT_STATE)
 {
 	proc(700, "app", 16384, 16700);
 	P.led.held_kb = 114464;
@@ -164,7 +164,7 @@ static void test_held_unknown_part(void **state)
 }
 
 /* Nothing flagged: no remedy; hot, fully written, PTE-mapped: a collapse --dry-run. */
-static void test_nothing_or_a_gain(void **state)
+static void test_nothing_or_a_gain(UNIT_STATE)
 {
 	proc(800, "quiet", 0, 4096);
 	struct remedy_host h = {.max_ptes_none = 511};
@@ -183,7 +183,7 @@ static void test_nothing_or_a_gain(void **state)
 }
 
 /* hg regions in a glibc process (no hugetlb=1): the program's own advice, not glibc's. */
-static void test_program_advice_not_glibc(void **state)
+static void test_program_advice_not_glibc(UNIT_STATE)
 {
 	proc(902, "app", 262144, 263000);
 	P.led.invented_kb = 261000;
@@ -215,7 +215,7 @@ static void test_program_advice_not_glibc(void **state)
 }
 
 /* The allocator detection names the part and its version; a lazy free in glibc is not glibc's. */
-static void test_allocator_named(void **state)
+static void test_allocator_named(UNIT_STATE)
 {
 	proc(900, "redis-server", 262144, 300000);
 	P.led.invented_kb = 204800;

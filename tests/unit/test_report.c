@@ -11,7 +11,7 @@
 static struct lab_result res;
 
 /* More samples than a series keeps: sorted quantiles with both ends, and the count kept. */
-static void test_series_thins_a_cdf_by_rank(void **state)
+static void test_series_thins_a_cdf_by_rank(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	static double v[1001];
@@ -41,7 +41,7 @@ static void test_series_thins_a_cdf_by_rank(void **state)
 }
 
 /* Labels, proofs and the verdict come from processes and the kernel: all escaped. */
-static void test_lab_section_escapes_and_has_a_chart_per_unit(void **state)
+static void test_lab_section_escapes_and_has_a_chart_per_unit(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	snprintf(res.experiment, sizeof(res.experiment), "touch");
@@ -71,7 +71,7 @@ static void test_lab_section_escapes_and_has_a_chart_per_unit(void **state)
 
 /* Two records with defrag changed: one marker and one row in the changes table; the time axis
  * in the recording host's zone (UTC+01:00); the empty series listed, the numbers folded. */
-static void test_watch_marks_a_setting_change(void **state)
+static void test_watch_marks_a_setting_change(UNIT_STATE)
 {
 	const char *lines[3] = {
 		"{\"time_s\":100.0,\"rates_per_s\":{\"thp_fault_alloc\":2.5,\"compact_stall\":null},"
@@ -120,7 +120,7 @@ static void test_watch_marks_a_setting_change(void **state)
 }
 
 /* A series that is 0 throughout is listed as such, not drawn under another line. */
-static void test_watch_lists_series_that_are_zero(void **state)
+static void test_watch_lists_series_that_are_zero(UNIT_STATE)
 {
 	json_t *rec[2];
 	for (int i = 0; i < 2; i++)
@@ -147,7 +147,7 @@ static void test_watch_lists_series_that_are_zero(void **state)
 }
 
 /* Every page says what it is about; unknown fields say so; strings escaped. */
-static void test_page_context(void **state)
+static void test_page_context(UNIT_STATE)
 {
 	struct report_ctx ctx = {.host = "db<1>",
 				 .kernel = "6.18.0",
@@ -180,7 +180,7 @@ static void test_page_context(void **state)
 }
 
 /* ab: the THP evidence in the page; a chart without intervals says why inside it. */
-static void test_ab_evidence_and_too_few_runs(void **state)
+static void test_ab_evidence_and_too_few_runs(UNIT_STATE)
 {
 	static struct ab_mode m[2];
 	static struct ab_summary s[2];
@@ -221,7 +221,7 @@ static void test_ab_evidence_and_too_few_runs(void **state)
 }
 
 /* The lab JSON carries the series the charts draw. */
-static void test_lab_json_has_the_series(void **state)
+static void test_lab_json_has_the_series(UNIT_STATE)
 {
 	memset(&res, 0, sizeof(res));
 	double x[2] = {64, 1024}, y[2] = {90.5, 300};

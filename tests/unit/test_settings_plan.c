@@ -57,7 +57,7 @@ struct vcase {
 	enum knob_bad kind; /* with -EINVAL */
 };
 
-static void test_validate_table(void **state)
+static void test_validate_table(UNIT_STATE)
 {
 	static const struct vcase cases[] = {
 		/* choice files: exactly the words the file lists */
@@ -134,7 +134,7 @@ static void test_validate_table(void **state)
 		why, "'sometimes' is not offered (this kernel offers: always madvise never)");
 }
 
-static void test_kind_and_value(void **state)
+static void test_kind_and_value(UNIT_STATE)
 {
 	char v[64];
 	assert_int_equal(knob_kind_of("enabled", "always [madvise] never"), KNOB_CHOICE);
@@ -149,7 +149,7 @@ static void test_kind_and_value(void **state)
 	assert_int_equal(knob_value("123456", v, 4), -E2BIG);
 }
 
-static void test_key_normalize(void **state)
+static void test_key_normalize(UNIT_STATE)
 {
 	char k[KNOB_KEY_LEN];
 	assert_int_equal(knob_key_normalize("enabled", k, sizeof(k)), 0);
@@ -168,7 +168,7 @@ static void test_key_normalize(void **state)
 	assert_int_equal(knob_key_normalize("khugepaged/", k, sizeof(k)), -EINVAL);
 }
 
-static void test_plan_all_valid(void **state)
+static void test_plan_all_valid(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct settings_plan p;
@@ -190,7 +190,7 @@ static void test_plan_all_valid(void **state)
 	assert_int_equal(plan_changes(&p), 3);
 }
 
-static void test_plan_one_invalid_spoils_all(void **state)
+static void test_plan_one_invalid_spoils_all(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct settings_plan p;
@@ -224,7 +224,7 @@ static void test_plan_one_invalid_spoils_all(void **state)
 	assert_int_equal(p.n, 1);
 }
 
-static void test_plan_unknown_key_names_the_knob_meant(void **state)
+static void test_plan_unknown_key_names_the_knob_meant(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct settings_plan p;
@@ -242,7 +242,7 @@ static void test_plan_unknown_key_names_the_knob_meant(void **state)
 	assert_string_equal(t, "no such knob on this kernel");
 }
 
-static void test_plan_missing_ok(void **state)
+static void test_plan_missing_ok(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct settings_plan p;
@@ -261,7 +261,7 @@ static void test_plan_missing_ok(void **state)
 	assert_int_equal(plan_changes(&p), 0);
 }
 
-static void test_plan_no_thp(void **state)
+static void test_plan_no_thp(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct settings_plan p;
@@ -274,7 +274,7 @@ static void test_plan_no_thp(void **state)
 	assert_string_equal(t, "this kernel has no transparent_hugepage/ (THP not built in)");
 }
 
-static void test_pmd_nr(void **state)
+static void test_pmd_nr(UNIT_STATE)
 {
 	struct thp_knobs k = {0};
 	assert_int_equal(thp_knobs_pmd_nr(&k, 4096), 0);
@@ -289,7 +289,7 @@ static void test_pmd_nr(void **state)
 	assert_int_equal(thp_knobs_pmd_nr(&k, 0), 0);
 }
 
-static void test_snapshot_roundtrip(void **state)
+static void test_snapshot_roundtrip(UNIT_STATE)
 {
 	static struct thp_knobs k;
 	static struct snapshot s, back;
@@ -341,7 +341,7 @@ static void test_snapshot_roundtrip(void **state)
 	assert_false(d[0].cur_unreadable);
 }
 
-static void test_snapshot_bad_json(void **state)
+static void test_snapshot_bad_json(UNIT_STATE)
 {
 	static struct snapshot s;
 	char why[200];
@@ -382,7 +382,7 @@ static void fill_snapshot(struct snapshot *s, const char *const kv[][2], int n)
 	}
 }
 
-static void test_snapshot_diff(void **state)
+static void test_snapshot_diff(UNIT_STATE)
 {
 	static struct snapshot a, b;
 	static struct snap_diff d[8];
@@ -408,7 +408,7 @@ static void test_snapshot_diff(void **state)
 }
 
 /* The walk over a recorded tree: order, writability from the recorded modes, no stats/. */
-static void test_knobs_fixture(void **state)
+static void test_knobs_fixture(UNIT_STATE)
 {
 	struct sysroot sr;
 	if (sysroot_open(&sr, "tests/fixtures/linux-6.18-x86")) {

@@ -13,7 +13,7 @@
 #include "util/buf.h"
 #include "util/str.h"
 
-static void test_buf_add_and_addf_append_nul_terminated(void **state)
+static void test_buf_add_and_addf_append_nul_terminated(UNIT_STATE)
 {
 	struct buf b = {0};
 	assert_int_equal(buf_add(&b, "ab", 2), 0);
@@ -24,7 +24,7 @@ static void test_buf_add_and_addf_append_nul_terminated(void **state)
 	buf_free(&b);
 }
 
-static void test_str_copy_rtrim_drops_only_trailing_blanks(void **state)
+static void test_str_copy_rtrim_drops_only_trailing_blanks(UNIT_STATE)
 {
 	char out[8];
 	assert_int_equal(str_copy_rtrim(out, sizeof(out), "a b \n\t", 6, "\n \t"), 0);
@@ -38,7 +38,7 @@ static void test_str_copy_rtrim_drops_only_trailing_blanks(void **state)
 	assert_string_equal(out, "keep");
 }
 
-static void test_args_store_flags_and_arguments(void **state)
+static void test_args_store_flags_and_arguments(UNIT_STATE)
 {
 	bool all = false, quiet = false;
 	const char *report = NULL;
@@ -52,7 +52,7 @@ static void test_args_store_flags_and_arguments(void **state)
 	assert_string_equal(report, "page.html");
 }
 
-static void test_kpath_every_kind(void **state)
+static void test_kpath_every_kind(UNIT_STATE)
 {
 	char p[128];
 	assert_string_equal(kpath(KP_NONE, 0, NULL, p, sizeof(p)), "");

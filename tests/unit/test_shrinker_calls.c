@@ -4,7 +4,7 @@
 
 #include "lab/shrinker_calls.h"
 
-static void test_split_call_needs_both_measures(void **state)
+static void test_split_call_needs_both_measures(UNIT_STATE)
 {
 	struct sh_phase p = {64, true, 32, 65536, 0, 32};
 	assert_int_equal(sh_split_call(&p), CLAIM_CONFIRMED);
@@ -20,7 +20,7 @@ static void test_split_call_needs_both_measures(void **state)
 	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
 }
 
-static void test_claims_as_documented(void **state)
+static void test_claims_as_documented(UNIT_STATE)
 {
 	static struct lab_result r;
 	memset(&r, 0, sizeof(r));

@@ -11,7 +11,7 @@ static const char good[] = "thpctl-lab-shrinker 1\n"
 			   "phase 64 32 32 65536 0\n"
 			   "phase 0 32 32 65536 0\n";
 
-static void test_record_round_trip(void **state)
+static void test_record_round_trip(UNIT_STATE)
 {
 	struct shrinker_record r, back;
 	assert_int_equal(shrinker_record_parse(LIT(good), &r), 0);
@@ -29,7 +29,7 @@ static void test_record_round_trip(void **state)
 	buf_free(&b);
 }
 
-static void test_record_damaged(void **state)
+static void test_record_damaged(UNIT_STATE)
 {
 	struct shrinker_record r;
 #define P(s) shrinker_record_parse(LIT(s), &r)
@@ -62,7 +62,7 @@ static void test_record_damaged(void **state)
 #undef P
 }
 
-static void test_record_read_through_the_sysroot(void **state)
+static void test_record_read_through_the_sysroot(UNIT_STATE)
 {
 	char dir[64];
 	struct sysroot sr;

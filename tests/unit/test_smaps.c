@@ -68,7 +68,7 @@ static const char smaps_text[] =
 
 #define NVMAS 6
 
-static void test_smaps_vmas(void **state)
+static void test_smaps_vmas(UNIT_STATE)
 {
 	struct seen s = {0};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 0);
@@ -123,7 +123,7 @@ static void test_smaps_vmas(void **state)
 	assert_false(s.has_vmflags[5]);
 }
 
-static void test_smaps_totals(void **state)
+static void test_smaps_totals(UNIT_STATE)
 {
 	struct smaps_totals t;
 	struct seen s = {0};
@@ -144,7 +144,7 @@ static void test_smaps_totals(void **state)
 	assert_memory_equal(&t, &t2, sizeof(t));
 }
 
-static void test_smaps_totals_page_size_is_base(void **state)
+static void test_smaps_totals_page_size_is_base(UNIT_STATE)
 {
 	/* the last VMA is hugetlb: the total's page size is still the base page */
 	const char text[] = "1000-3000 rw-p 00000000 00:00 0\n"
@@ -163,7 +163,7 @@ static void test_smaps_totals_page_size_is_base(void **state)
 }
 
 /* Fed in chunks of whole lines, through one reused buffer, as ps reads a large smaps. */
-static void test_smaps_stream_chunks(void **state)
+static void test_smaps_stream_chunks(UNIT_STATE)
 {
 	struct seen whole = {0}, parts = {0};
 	struct smaps_totals tw, tp;
@@ -207,7 +207,7 @@ static void test_smaps_stream_chunks(void **state)
 	assert_memory_equal(&tp, &tw, sizeof(tw));
 }
 
-static void test_smaps_stream_sticky_error(void **state)
+static void test_smaps_stream_sticky_error(UNIT_STATE)
 {
 	struct smaps_stream *st = malloc(sizeof(*st));
 	struct seen s = {.stop_at = 1};
@@ -228,7 +228,7 @@ static void test_smaps_stream_sticky_error(void **state)
 }
 
 /* A VMA of more lines than any kernel prints stops the stream (a file of endless fields). */
-static void test_smaps_stream_line_ceiling(void **state)
+static void test_smaps_stream_line_ceiling(UNIT_STATE)
 {
 	struct smaps_stream *st = malloc(sizeof(*st));
 	assert_non_null(st);
@@ -246,7 +246,7 @@ static void test_smaps_stream_line_ceiling(void **state)
 	free(st);
 }
 
-static void test_smaps_callback_stops(void **state)
+static void test_smaps_callback_stops(UNIT_STATE)
 {
 	struct seen s = {.stop_at = 2};
 	assert_int_equal(smaps_parse(LIT(smaps_text), collect, &s, NULL), 7);
@@ -283,7 +283,7 @@ static const char rollup_text[] =
 	"SwapPss:               0 kB\n"
 	"Locked:                0 kB\n";
 
-static void test_rollup(void **state)
+static void test_rollup(UNIT_STATE)
 {
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(rollup_text), &t), 0);
@@ -299,7 +299,7 @@ static void test_rollup(void **state)
 	assert_false(smaps_has(&t, SM_KERNEL_PAGE));
 }
 
-static void test_rollup_through_smaps_parse(void **state)
+static void test_rollup_through_smaps_parse(UNIT_STATE)
 {
 	/* the rollup is one pseudo-VMA without THPeligible or VmFlags */
 	struct seen s = {0};
@@ -312,7 +312,7 @@ static void test_rollup_through_smaps_parse(void **state)
 	assert_int_equal(s.t[0].kb[SM_ANON_HUGE], 2048);
 }
 
-static void test_rollup_bad(void **state)
+static void test_rollup_bad(UNIT_STATE)
 {
 	struct smaps_totals t;
 	assert_int_equal(smaps_rollup_parse(LIT(""), &t), -EINVAL);
@@ -328,7 +328,7 @@ static void test_rollup_bad(void **state)
 	assert_int_equal(t.present, 1u << SM_RSS);
 }
 
-static void test_field_names(void **state)
+static void test_field_names(UNIT_STATE)
 {
 	assert_string_equal(smaps_field_name(SM_ANON_HUGE), "AnonHugePages");
 	assert_string_equal(smaps_field_name(SM_PRIVATE_HUGETLB), "Private_Hugetlb");
@@ -353,7 +353,7 @@ static int live_cb(const struct smaps_vma *v, void *ctx)
 	return 0;
 }
 
-static void test_live_self(void **state)
+static void test_live_self(UNIT_STATE)
 {
 	size_t len = 0;
 	char *text = unit_slurp_ok("/proc/self/smaps", &len);

@@ -7,7 +7,7 @@
 #include "test_smaps.h"
 
 /* "AnonHugePages: 12abc kB" was 12 kB, a damaged Size 0: now unknown, and the stream says so. */
-static void test_smaps_damaged_values_unknown_and_counted(void **state)
+static void test_smaps_damaged_values_unknown_and_counted(UNIT_STATE)
 {
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       1e9999 kB\n"
@@ -31,7 +31,7 @@ static void test_smaps_damaged_values_unknown_and_counted(void **state)
 }
 
 /* A line printed twice in one VMA (or in the rollup) is damage: unknown, never one copy. */
-static void test_smaps_duplicate_line_is_unknown(void **state)
+static void test_smaps_duplicate_line_is_unknown(UNIT_STATE)
 {
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       2048 kB\n"
@@ -66,7 +66,7 @@ static void test_smaps_duplicate_line_is_unknown(void **state)
 }
 
 /* A NUL where the second header begins: not merged into the first VMA silently. */
-static void test_smaps_nul_header_is_damage(void **state)
+static void test_smaps_nul_header_is_damage(UNIT_STATE)
 {
 	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
 			    "Size:       4 kB\n"
@@ -80,7 +80,7 @@ static void test_smaps_nul_header_is_damage(void **state)
 }
 
 /* A 4.14 kernel: no THPeligible (5.0), no FilePmdMapped (5.4). */
-static void test_smaps_old_kernel_absent(void **state)
+static void test_smaps_old_kernel_absent(UNIT_STATE)
 {
 	const char text[] = "00400000-0040c000 r-xp 00000000 08:01 131090 /bin/cat\n"
 			    "Size:                 48 kB\n"
@@ -104,7 +104,7 @@ static void test_smaps_old_kernel_absent(void **state)
 	assert_int_equal(s.t[0].kb[SM_SIZE], 48);
 }
 
-static void test_smaps_bad_values(void **state)
+static void test_smaps_bad_values(UNIT_STATE)
 {
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:       2048 kB\n"
@@ -125,7 +125,7 @@ static void test_smaps_bad_values(void **state)
 }
 
 /* Lines the fast path (a kept label, blanks, digits, " kB\n") passes to the careful one. */
-static void test_smaps_label_lookalikes_and_number_edges(void **state)
+static void test_smaps_label_lookalikes_and_number_edges(UNIT_STATE)
 {
 	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
 			    "Size:\t\t4 kB\n"				  /* a tab: still 4 */
@@ -154,7 +154,7 @@ static void test_smaps_label_lookalikes_and_number_edges(void **state)
 	assert_int_equal(s.vmflags[0], VMF_HG);
 }
 
-static void test_smaps_vmflags_positions(void **state)
+static void test_smaps_vmflags_positions(UNIT_STATE)
 {
 	/* flags first, last (no trailing blank), and all three together */
 	const char text[] = "1000-2000 rw-p 00000000 00:00 0\n"
@@ -173,7 +173,7 @@ static void test_smaps_vmflags_positions(void **state)
 	assert_true(s.start[1] == 0x2000 && s.end[1] == 0x3000);
 }
 
-static void test_smaps_not_a_header(void **state)
+static void test_smaps_not_a_header(UNIT_STATE)
 {
 	struct seen s = {0};
 	struct smaps_totals t;
@@ -189,7 +189,7 @@ static void test_smaps_not_a_header(void **state)
 			 -EINVAL);
 }
 
-static void test_smaps_empty(void **state)
+static void test_smaps_empty(UNIT_STATE)
 {
 	struct seen s = {0};
 	struct smaps_totals t;

@@ -27,7 +27,7 @@ static const char cap_compact_memory[] =
 
 #include "test_stalls_capture.h"
 
-static void test_parse_begin(void **state)
+static void test_parse_begin(UNIT_STATE)
 {
 	struct trace_line l;
 	assert_int_equal(trace_line_parse(LIT("              sh-22726   [001] .....  3588.579215: "
@@ -53,7 +53,7 @@ static void test_parse_begin(void **state)
 	assert_int_equal(trace_field(l.fields, l.fields_len, "status", v, sizeof(v)), -ENOENT);
 }
 
-static void test_parse_end_and_collapse(void **state)
+static void test_parse_end_and_collapse(UNIT_STATE)
 {
 	struct trace_line l;
 	char v[32];
@@ -96,7 +96,7 @@ static void test_parse_end_and_collapse(void **state)
 	assert_true(l.ts_ns == 3593507808000ull);
 }
 
-static void test_parse_odd_comms(void **state)
+static void test_parse_odd_comms(UNIT_STATE)
 {
 	struct trace_line l;
 	/* comm with a dash and a blank: the pid is after the last dash */
@@ -130,7 +130,7 @@ static void test_parse_odd_comms(void **state)
 }
 
 /* Columns printed by options/record-tgid ("(%7d) " or "(-------) ", trace_print_context). */
-static void test_parse_tgid_and_no_flags(void **state)
+static void test_parse_tgid_and_no_flags(UNIT_STATE)
 {
 	struct trace_line l;
 	assert_int_equal(
@@ -160,7 +160,7 @@ static void test_parse_tgid_and_no_flags(void **state)
 	assert_int_equal(l.ev, TEV_COMPACT_END);
 }
 
-static void test_parse_lost_and_garbage(void **state)
+static void test_parse_lost_and_garbage(UNIT_STATE)
 {
 	struct trace_line l;
 	assert_int_equal(trace_line_parse(LIT("CPU:1 [LOST 123 EVENTS]\n"), &l), 0);
@@ -181,7 +181,7 @@ static void test_parse_lost_and_garbage(void **state)
 			 -EINVAL);
 }
 
-static void test_field_boundaries(void **state)
+static void test_field_boundaries(UNIT_STATE)
 {
 	char v[16];
 	/* the LAST key=, at a word boundary: a file name cannot spoof the result */
@@ -220,7 +220,7 @@ static const struct stall_proc *proc_of(const struct stalls *s, int tgid)
 	return NULL;
 }
 
-static void test_pair_real_capture(void **state)
+static void test_pair_real_capture(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -260,7 +260,7 @@ static void test_pair_real_capture(void **state)
 	stalls_free(&s);
 }
 
-static void test_pair_unmatched(void **state)
+static void test_pair_unmatched(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -282,7 +282,7 @@ static void test_pair_unmatched(void **state)
 	stalls_free(&s);
 }
 
-static void test_pair_nested(void **state)
+static void test_pair_nested(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -312,7 +312,7 @@ static void test_pair_nested(void **state)
 	stalls_free(&s);
 }
 
-static void test_pair_interleaved_tasks(void **state)
+static void test_pair_interleaved_tasks(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -351,7 +351,7 @@ static bool resolve_threads(void *ctx, int pid, int *tgid, char *name, size_t n)
 	return true;
 }
 
-static void test_group_threads_percentiles(void **state)
+static void test_group_threads_percentiles(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -394,7 +394,7 @@ static void test_group_threads_percentiles(void **state)
 	stalls_free(&s);
 }
 
-static void test_hist_buckets(void **state)
+static void test_hist_buckets(UNIT_STATE)
 {
 	assert_int_equal(stall_hist_bucket(0), 0);
 	assert_int_equal(stall_hist_bucket(999), 0);
@@ -413,7 +413,7 @@ static void test_hist_buckets(void **state)
 	}
 }
 
-static void test_lost_and_stream(void **state)
+static void test_lost_and_stream(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -436,7 +436,7 @@ static void test_lost_and_stream(void **state)
 	stalls_free(&s);
 }
 
-static void test_depth_limit(void **state)
+static void test_depth_limit(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -452,7 +452,7 @@ static void test_depth_limit(void **state)
 	stalls_free(&s);
 }
 
-static void test_many_tasks(void **state)
+static void test_many_tasks(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -471,7 +471,7 @@ static void test_many_tasks(void **state)
 	stalls_free(&s);
 }
 
-static void test_real_fragmenter_capture(void **state)
+static void test_real_fragmenter_capture(UNIT_STATE)
 {
 	struct stalls s;
 	stalls_init(&s);
@@ -522,7 +522,7 @@ static void test_real_fragmenter_capture(void **state)
 	stalls_free(&s);
 }
 
-static void test_tracefs_mounts(void **state)
+static void test_tracefs_mounts(UNIT_STATE)
 {
 	static const char none[] = "proc /proc proc rw 0 0\nsysfs /sys sysfs rw 0 0\n";
 	assert_null(tracefs_find_mount(none, strlen(none)));
@@ -567,7 +567,7 @@ static char *overhead_text(double record_ns, bool noise)
 	return out;
 }
 
-static void test_overhead_calibration_below_noise_is_dash(void **state)
+static void test_overhead_calibration_below_noise_is_dash(UNIT_STATE)
 {
 	char *t = overhead_text(-1, true);
 	assert_contains(

@@ -9,7 +9,7 @@
 /* A and B equal within EPS (this cmocka has no assert_double_equal). */
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))
 
-static void test_summary_odd(void **state)
+static void test_summary_odd(UNIT_STATE)
 {
 	double v[] = {5, 1, 4, 2, 3};
 	struct summary s;
@@ -23,7 +23,7 @@ static void test_summary_odd(void **state)
 		assert_true(v[i] == i + 1);
 }
 
-static void test_summary_even(void **state)
+static void test_summary_even(UNIT_STATE)
 {
 	double v[] = {4, 1, 3, 2};
 	struct summary s;
@@ -39,7 +39,7 @@ static void test_summary_even(void **state)
 	assert_true(s.min == -2 && s.max == 10);
 }
 
-static void test_summary_one_and_ties(void **state)
+static void test_summary_one_and_ties(UNIT_STATE)
 {
 	double v[] = {7.5};
 	struct summary s;
@@ -54,7 +54,7 @@ static void test_summary_one_and_ties(void **state)
 	assert_true(s.min == 1 && s.max == 3);
 }
 
-static void test_summary_empty(void **state)
+static void test_summary_empty(UNIT_STATE)
 {
 	struct summary s;
 	memset(&s, 0x5a, sizeof(s));
@@ -65,7 +65,7 @@ static void test_summary_empty(void **state)
 	assert_true(percentile_sorted(NULL, 0, 50) == 0);
 }
 
-static void test_percentiles_nearest_rank(void **state)
+static void test_percentiles_nearest_rank(UNIT_STATE)
 {
 	double v[100];
 	struct summary s;
@@ -94,7 +94,7 @@ static void test_percentiles_nearest_rank(void **state)
 	assert_true(s.p90 == 30 && s.p99 == 30);
 }
 
-static void test_percentile_sorted_edges(void **state)
+static void test_percentile_sorted_edges(UNIT_STATE)
 {
 	const double v[] = {1, 2, 3, 4};
 	assert_true(percentile_sorted(v, 4, 0) == 1);
@@ -109,14 +109,14 @@ static void test_percentile_sorted_edges(void **state)
 	assert_true(percentile_sorted(v, 4, 76) == 4);
 }
 
-static void test_median_leaves_input_unsorted(void **state)
+static void test_median_leaves_input_unsorted(UNIT_STATE)
 {
 	double v[] = {9, 1, 5};
 	assert_true(stats_median(v, 3) == 5);
 	assert_true(v[0] == 9 && v[1] == 1 && v[2] == 5);
 }
 
-static void test_median_of_even_count_is_mean_of_middle_two(void **state)
+static void test_median_of_even_count_is_mean_of_middle_two(UNIT_STATE)
 {
 	double v[] = {4, 1, 3, 2};
 	assert_true(stats_median(v, 4) == 2.5);
@@ -124,7 +124,7 @@ static void test_median_of_even_count_is_mean_of_middle_two(void **state)
 	assert_true(stats_median(NULL, 0) == 0);
 }
 
-static void test_median_of_more_than_256_values(void **state)
+static void test_median_of_more_than_256_values(UNIT_STATE)
 {
 	double v[1001];
 	for (int i = 0; i < 1001; i++)
@@ -134,7 +134,7 @@ static void test_median_of_more_than_256_values(void **state)
 	assert_true(v[0] == 1000);
 }
 
-static void test_mw_rank_exact_for_small_counts(void **state)
+static void test_mw_rank_exact_for_small_counts(UNIT_STATE)
 {
 	double level = -1;
 	/* 3 and 3: the smallest two-sided p is 2/20 = 0.1: no 95% interval */
@@ -159,7 +159,7 @@ static void test_mw_rank_exact_for_small_counts(void **state)
 	assert_true(level >= 0.95 && level < 0.951);
 }
 
-static void test_mw_rank_refuses_bad_counts(void **state)
+static void test_mw_rank_refuses_bad_counts(UNIT_STATE)
 {
 	assert_int_equal(stats_mw_rank(0, 5, 0.95, NULL), -EINVAL);
 	assert_int_equal(stats_mw_rank(5, 65, 0.95, NULL), -EINVAL);
@@ -167,7 +167,7 @@ static void test_mw_rank_refuses_bad_counts(void **state)
 	assert_int_equal(stats_mw_rank(5, 5, 0, NULL), -EINVAL);
 }
 
-static void test_ratio_ci_exact_bounds(void **state)
+static void test_ratio_ci_exact_bounds(UNIT_STATE)
 {
 	/* 25 ratios y/x: K = 3, so the 3rd smallest and the 3rd largest */
 	double x[] = {100, 104, 98, 110, 101}, y[] = {120, 118, 131, 125, 119};
@@ -188,7 +188,7 @@ static void test_ratio_ci_exact_bounds(void **state)
 	assert_true(x[0] == 100 && x[3] == 110 && y[2] == 131);
 }
 
-static void test_ratio_ci_too_few_spans_and_noise(void **state)
+static void test_ratio_ci_too_few_spans_and_noise(UNIT_STATE)
 {
 	struct ratio_ci ci;
 	double a[] = {10, 11, 12}, b[] = {30, 31, 32};
@@ -245,7 +245,7 @@ static void test_ratio_ci_too_few_spans_and_noise(void **state)
 	assert_near(ci.est, 1.0, 1e-12); /* sqrt(0.5 * 2) */
 }
 
-static void test_ratio_ci_refuses_bad_values(void **state)
+static void test_ratio_ci_refuses_bad_values(UNIT_STATE)
 {
 	struct ratio_ci ci;
 	double good[] = {1, 2, 3, 4}, zero[] = {1, 0, 3, 4}, neg[] = {1, 2, -3, 4};
@@ -257,7 +257,7 @@ static void test_ratio_ci_refuses_bad_values(void **state)
 	assert_false(ci.ok);
 }
 
-static void test_diff_ci_exact_bounds(void **state)
+static void test_diff_ci_exact_bounds(UNIT_STATE)
 {
 	struct ratio_ci ci;
 	/* 5 and 5 at 0.95: K = 3 (as the ratio test); differences y - x */
@@ -281,7 +281,7 @@ static void test_diff_ci_exact_bounds(void **state)
 	assert_int_equal(stats_diff_ci(x, 0, y, 5, 0.95, &ci), -EINVAL);
 }
 
-static void test_t95_table_and_series(void **state)
+static void test_t95_table_and_series(UNIT_STATE)
 {
 	assert_true(stats_t95(0) == 0);
 	assert_near(stats_t95(1), 12.7062, 1e-4);
@@ -295,7 +295,7 @@ static void test_t95_table_and_series(void **state)
 	assert_near(stats_t95(100000), 1.9600, 1e-3);
 }
 
-static void test_linfit_textbook_and_exact(void **state)
+static void test_linfit_textbook_and_exact(UNIT_STATE)
 {
 	struct linfit f;
 	/* y = 2.2 + 0.6 x, SSE 2.4, s^2 0.8, Sxx 10: slope 0.6 +- 3.1824 * sqrt(0.08) */
@@ -324,7 +324,7 @@ static void test_linfit_textbook_and_exact(void **state)
 	assert_near(r.hi, 3, 1e-6);
 }
 
-static void test_linfit_refuses_what_cannot_fit(void **state)
+static void test_linfit_refuses_what_cannot_fit(UNIT_STATE)
 {
 	struct linfit f;
 	static const double x[3] = {1, 1, 1}, y[3] = {1, 2, 3};

@@ -14,7 +14,7 @@ struct str_case {
 	const char *want;
 };
 
-static void test_copy_and_cat_cut_at_n(void **state)
+static void test_copy_and_cat_cut_at_n(UNIT_STATE)
 {
 	static const struct str_case c[] = {
 		{"", str_copy, "defer", 6, true, "defer"},
@@ -33,7 +33,7 @@ static void test_copy_and_cat_cut_at_n(void **state)
 	}
 }
 
-static void test_u64_str_digits_and_cut(void **state)
+static void test_u64_str_digits_and_cut(UNIT_STATE)
 {
 	static const struct {
 		uint64_t v;

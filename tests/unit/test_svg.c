@@ -6,7 +6,7 @@
 
 #include "render/svg.h"
 
-static void test_linear_ticks_widen_to_a_1_2_5_step(void **state)
+static void test_linear_ticks_widen_to_a_1_2_5_step(UNIT_STATE)
 {
 	double t[24], lo = 0, hi = 97;
 	int n = svg_ticks_linear(&lo, &hi, 5, t, 24);
@@ -27,7 +27,7 @@ static void test_linear_ticks_widen_to_a_1_2_5_step(void **state)
 	assert_true(t[2] == 0); /* exactly 0, not -3e-15 */
 }
 
-static void test_linear_ticks_of_an_empty_range(void **state)
+static void test_linear_ticks_of_an_empty_range(UNIT_STATE)
 {
 	double t[24], lo = 0, hi = 0;
 	svg_ticks_linear(&lo, &hi, 5, t, 24);
@@ -44,7 +44,7 @@ static void test_linear_ticks_of_an_empty_range(void **state)
 	assert_true(lo == 0 && hi == 1);
 }
 
-static void test_log_ticks_cover_the_range(void **state)
+static void test_log_ticks_cover_the_range(UNIT_STATE)
 {
 	double t[24], lo = 86.5, hi = 25574;
 	int n = svg_ticks_log(&lo, &hi, t, 24);
@@ -60,7 +60,7 @@ static void test_log_ticks_cover_the_range(void **state)
 	assert_int_equal(svg_ticks_log(&lo, &hi, t, 24), 0); /* not > 0: the caller goes linear */
 }
 
-static void test_scales_map_ends_and_middle(void **state)
+static void test_scales_map_ends_and_middle(UNIT_STATE)
 {
 	struct svg_scale lin = {0, 100, 270, 40, false};
 	assert_true(svg_map(&lin, 0) == 270);
@@ -74,7 +74,7 @@ static void test_scales_map_ends_and_middle(void **state)
 	assert_true(svg_map(&flat, 5) == 50);
 }
 
-static void test_tick_labels(void **state)
+static void test_tick_labels(UNIT_STATE)
 {
 	char s[32];
 	static const struct {
@@ -89,7 +89,7 @@ static void test_tick_labels(void **state)
 	}
 }
 
-static void test_escape_html_specials_controls_and_bad_utf8(void **state)
+static void test_escape_html_specials_controls_and_bad_utf8(UNIT_STATE)
 {
 	struct hbuf h = {0};
 	hb_esc(&h, "<script>alert('x')</script>&\"");
@@ -117,7 +117,7 @@ static void test_escape_html_specials_controls_and_bad_utf8(void **state)
 	buf_free(&h.b);
 }
 
-static void test_printf_longer_than_its_scratch(void **state)
+static void test_printf_longer_than_its_scratch(UNIT_STATE)
 {
 	struct hbuf h = {0};
 	char big[3000];
@@ -130,7 +130,7 @@ static void test_printf_longer_than_its_scratch(void **state)
 	buf_free(&h.b);
 }
 
-static void test_chart_has_id_title_axes_and_escaped_labels(void **state)
+static void test_chart_has_id_title_axes_and_escaped_labels(UNIT_STATE)
 {
 	struct hbuf h = {0};
 	struct svg_chart c;
@@ -155,7 +155,7 @@ static void test_chart_has_id_title_axes_and_escaped_labels(void **state)
 }
 
 /* Clock ticks at whole steps of local time, at most 7 intervals; labels by the step. */
-static void test_clock_ticks(void **state)
+static void test_clock_ticks(UNIT_STATE)
 {
 	double t[24], step;
 	char l[32];

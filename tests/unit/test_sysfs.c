@@ -21,7 +21,7 @@ static void mk(const char *rel)
 	unit_mkdir(root, rel);
 }
 
-static int setup(void **state)
+static int setup(UNIT_STATE)
 {
 	snprintf(root, sizeof(root), "/tmp/thpctl-sysfs.XXXXXX");
 	if (!mkdtemp(root))
@@ -67,7 +67,7 @@ static int setup(void **state)
 	return sysroot_open(&sr, root);
 }
 
-static int teardown(void **state)
+static int teardown(UNIT_STATE)
 {
 	sysroot_close(&sr);
 	char cmd[128];
@@ -75,7 +75,7 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
+static void a_value_is_the_bracketed_word_or_the_trimmed_text(UNIT_STATE)
 {
 	/* the text (with its length: NULs inside) and the value parsed from it */
 	static const struct unit_text_str c[] = {
@@ -97,7 +97,7 @@ static void a_value_is_the_bracketed_word_or_the_trimmed_text(void **state)
 	assert_int_equal(sysfs_value_parse(LIT("0123456789abcde\n"), v, sizeof(v)), 0);
 }
 
-static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
+static void numbers_good_huge_damaged_empty_cut_and_missing(UNIT_STATE)
 {
 	uint64_t v = 77;
 	assert_int_equal(thp_knob_u64(&sr, "khugepaged/max_ptes_none", &v), 0);
@@ -118,7 +118,7 @@ static void numbers_good_huge_damaged_empty_cut_and_missing(void **state)
 	assert_int_equal(thp_knob_u64(&sr, "khugepaged", &v), -EISDIR);
 }
 
-static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
+static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(UNIT_STATE)
 {
 	uint64_t v;
 	char t[8];
@@ -128,7 +128,7 @@ static void a_file_past_the_ceiling_is_too_large_one_at_it_is_read(void **state)
 	assert_int_equal(v, 1);
 }
 
-static void choices_and_values_of_knobs(void **state)
+static void choices_and_values_of_knobs(UNIT_STATE)
 {
 	struct choice c;
 	char v[32];
@@ -151,7 +151,7 @@ static void choices_and_values_of_knobs(void **state)
 	assert_int_equal(thp_knob_value(&sr, "defrag", v, 4), -E2BIG);
 }
 
-static void sizes_listed_ascending_and_their_stats(void **state)
+static void sizes_listed_ascending_and_their_stats(UNIT_STATE)
 {
 	uint64_t kb[8];
 	assert_int_equal(thp_sizes_list(&sr, kb, 8), 3);
@@ -180,7 +180,7 @@ static void sizes_listed_ascending_and_their_stats(void **state)
 	sysroot_close(&none);
 }
 
-static void the_paths_the_guard_writes(void **state)
+static void the_paths_the_guard_writes(UNIT_STATE)
 {
 	char p[96];
 	assert_int_equal(thp_knob_rel(p, sizeof(p), "khugepaged/max_ptes_none"), 0);
@@ -195,7 +195,7 @@ static void the_paths_the_guard_writes(void **state)
 	assert_int_equal(sysctl_vm_rel(p, 10, "drop_caches"), -ENAMETOOLONG);
 }
 
-static void the_live_host_knobs_read(void **state)
+static void the_live_host_knobs_read(UNIT_STATE)
 {
 	struct sysroot live;
 	assert_int_equal(sysroot_open(&live, "/"), 0);

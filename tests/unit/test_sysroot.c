@@ -26,7 +26,7 @@ static int rm_tree(const char *path)
 	return rmdir(path);
 }
 
-static int setup(void **state)
+static int setup(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-sysroot.XXXXXX");
 	if (!mkdtemp(dir))
@@ -39,7 +39,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+static int teardown(UNIT_STATE)
 {
 	return rm_tree(dir);
 }
@@ -63,7 +63,7 @@ static void put_n(const char *rel, char c, size_t n)
 	free(s);
 }
 
-static void test_ceilings_by_kind(void **state)
+static void test_ceilings_by_kind(UNIT_STATE)
 {
 	assert_int_equal(sysroot_read_max("sys/kernel/mm/transparent_hugepage/enabled"), 4096);
 	assert_int_equal(
@@ -82,7 +82,7 @@ static void test_ceilings_by_kind(void **state)
 	assert_int_equal(sysroot_read_max("proc/30730/maps"), SYSROOT_READ_MAX);
 }
 
-static void test_knob_above_4_kib_is_too_large(void **state)
+static void test_knob_above_4_kib_is_too_large(UNIT_STATE)
 {
 	unit_mkdir(dir, "sys");
 	unit_mkdir(dir, "sys/kernel");
@@ -101,7 +101,7 @@ static void test_knob_above_4_kib_is_too_large(void **state)
 	sysroot_close(&sr);
 }
 
-static void test_fifo_device_loop_directory_refused(void **state)
+static void test_fifo_device_loop_directory_refused(UNIT_STATE)
 {
 	assert_int_equal(mkfifo(in_dir("proc/vmstat"), 0600), 0);
 	assert_int_equal(symlink("/dev/zero", in_dir("proc/meminfo")), 0);
@@ -185,12 +185,12 @@ static void dir_links_refused(bool walk)
 	unsetenv("THPCTL_NO_OPENAT2");
 }
 
-static void test_dir_links_refused_openat2(void **state)
+static void test_dir_links_refused_openat2(UNIT_STATE)
 {
 	dir_links_refused(false);
 }
 
-static void test_dir_links_refused_walk(void **state)
+static void test_dir_links_refused_walk(UNIT_STATE)
 {
 	dir_links_refused(true);
 }
@@ -203,7 +203,7 @@ static int count_lines(void *ctx, const char *text, size_t len)
 	return 0;
 }
 
-static void test_chunks_stop_at_a_line_above_64_kib(void **state)
+static void test_chunks_stop_at_a_line_above_64_kib(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
@@ -231,7 +231,7 @@ static void test_chunks_stop_at_a_line_above_64_kib(void **state)
 }
 
 /* Only the live root's procfs skips the regular-file check: a recorded tree never does. */
-static void test_only_a_live_procfs_is_trusted(void **state)
+static void test_only_a_live_procfs_is_trusted(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);

@@ -9,7 +9,7 @@
 
 #include "kernel/systemd_probe.h"
 
-static void test_bytes(void **state)
+static void test_bytes(UNIT_STATE)
 {
 	static const char lib[] = "\x7f"
 				  "ELF\0\0Service.MemoryMax\0Service.MemoryTHP\0";
@@ -20,7 +20,7 @@ static void test_bytes(void **state)
 }
 
 /* A tree with a manager library that knows MemoryMax only (systemd 252), and none at all. */
-static void test_tree(void **state)
+static void test_tree(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-sd-XXXXXX";
 	assert_non_null(mkdtemp(dir));

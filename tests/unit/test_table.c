@@ -26,7 +26,7 @@ static char *print_at(int width, const char *align)
 	return out;
 }
 
-static void test_no_width_prints_names_whole(void **state)
+static void test_no_width_prints_names_whole(UNIT_STATE)
 {
 	assert_string_equal(print_at(0, "Llr"),
 			    "  NAME                              STATE         KB\n"
@@ -35,7 +35,7 @@ static void test_no_width_prints_names_whole(void **state)
 	assert_int_equal(table_width(), 0);
 }
 
-static void test_name_column_cut_to_width_numbers_whole(void **state)
+static void test_name_column_cut_to_width_numbers_whole(UNIT_STATE)
 {
 	/* 2 + name + 2 + 5 + 2 + 9 = 30: the name gets 10 characters */
 	const char *s = print_at(30, "Llr");
@@ -50,21 +50,21 @@ static void test_name_column_cut_to_width_numbers_whole(void **state)
 	}
 }
 
-static void test_name_never_below_minimum(void **state)
+static void test_name_never_below_minimum(UNIT_STATE)
 {
 	/* too narrow for even TABLE_MIN_NAME: the name stops at 8, the line stays long */
 	const char *s = print_at(10, "Llr");
 	assert_contains(s, "  khu~secs  on     123456789\n");
 }
 
-static void test_without_name_column_nothing_is_cut(void **state)
+static void test_without_name_column_nothing_is_cut(UNIT_STATE)
 {
 	/* 'l' and 'r' columns are values: never cut, however narrow */
 	assert_contains(print_at(20, "llr"),
 			"  khugepaged/alloc_sleep_millisecs  on     123456789\n");
 }
 
-static void test_cut_keeps_utf8_characters_whole(void **state)
+static void test_cut_keeps_utf8_characters_whole(UNIT_STATE)
 {
 	char out[64] = "";
 	FILE *f = fmemopen(out, sizeof(out) - 1, "w");

@@ -31,7 +31,7 @@ static const struct {
 	{"proc/\x1b[31m", NULL},
 };
 
-static void test_sanitize_keeps_relative_names_and_refuses_escapes(void **state)
+static void test_sanitize_keeps_relative_names_and_refuses_escapes(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(names); i++) {
 		char out[64] = "unchanged";
@@ -45,7 +45,7 @@ static void test_sanitize_keeps_relative_names_and_refuses_escapes(void **state)
 	}
 }
 
-static void test_sanitize_bounds_depth_component_and_output(void **state)
+static void test_sanitize_bounds_depth_component_and_output(UNIT_STATE)
 {
 	char in[600], out[600];
 	/* TAR_MAX_DEPTH components pass, one more is refused */
@@ -98,7 +98,7 @@ static void on_skip(void *ctx, const char *name, const char *why)
 	snprintf(s->last, sizeof(s->last), "%s", name);
 }
 
-static void test_extract_writes_files_below_root_and_skips_escapes(void **state)
+static void test_extract_writes_files_below_root_and_skips_escapes(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
 	assert_non_null(mkdtemp(dir));
@@ -145,7 +145,7 @@ static void test_extract_writes_files_below_root_and_skips_escapes(void **state)
 	assert_int_equal(tree_remove(dir), 0);
 }
 
-static void test_extract_refuses_a_non_archive(void **state)
+static void test_extract_refuses_a_non_archive(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
 	assert_non_null(mkdtemp(dir));

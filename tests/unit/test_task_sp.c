@@ -6,7 +6,7 @@
 
 #include "kernel/task_sp.h"
 
-static void test_syscall_lines(void **state)
+static void test_syscall_lines(UNIT_STATE)
 {
 	uint64_t sp = 0;
 	/* blocked in read(2): NR, six arguments, SP, PC (as printed on 6.18) */
@@ -28,7 +28,7 @@ static void test_syscall_lines(void **state)
 	assert_int_equal(task_syscall_sp(LIT("-1 0x1ffffffffffffffff 0x1\n"), &sp), -EINVAL);
 }
 
-static void test_pointers_in_a_range(void **state)
+static void test_pointers_in_a_range(UNIT_STATE)
 {
 	uint64_t v[] = {0x1000, 0x2000, 0x2fff, 0x3000};
 	struct task_sps t = {.ntasks = 4, .nknown = 4, .sp = v};

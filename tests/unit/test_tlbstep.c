@@ -41,7 +41,7 @@ static void expect_step(const struct tlb_step *s, enum tlb_step_call call, uint6
 }
 
 /* A 4 KiB sweep of the shape this host's lab tlb recorded: flat to 1024, rising after. */
-static void test_step_found(void **state)
+static void test_step_found(UNIT_STATE)
 {
 	static const double lvl[] = {0.4, 0.3, 0.5, 0.4, 0.6, 0.5, 0.4, 9.8, 21.5, 30.2};
 	struct tlb_point p[10];
@@ -60,7 +60,7 @@ static void test_step_found(void **state)
 }
 
 /* Flat to the end (the 2 MiB sweep that stays inside the reach): no made-up reach. */
-static void test_no_step(void **state)
+static void test_no_step(UNIT_STATE)
 {
 	static const double lvl[] = {0.2, 0.4, 0.1, 0.3, 0.2, 0.5};
 	struct tlb_point p[6];
@@ -73,7 +73,7 @@ static void test_no_step(void **state)
 }
 
 /* A blip (another tenant's burst) that does not last is not the step. */
-static void test_noise_blip_is_not_a_step(void **state)
+static void test_noise_blip_is_not_a_step(UNIT_STATE)
 {
 	static const double lvl[] = {0.4, 0.5, 7.0, 0.6, 0.4, 8.5, 16.0, 24.0};
 	struct tlb_point p[8];
@@ -88,7 +88,7 @@ static void test_noise_blip_is_not_a_step(void **state)
 }
 
 /* Samples so noisy that the interval reaches below MIN_NS: not raised. */
-static void test_wide_intervals_not_raised(void **state)
+static void test_wide_intervals_not_raised(UNIT_STATE)
 {
 	struct tlb_point p[4];
 	for (int i = 0; i < 4; i++)
@@ -101,7 +101,7 @@ static void test_wide_intervals_not_raised(void **state)
 	assert_int_equal(s.call, TLB_STEP_NONE);
 }
 
-static void test_too_few_and_bad_input(void **state)
+static void test_too_few_and_bad_input(UNIT_STATE)
 {
 	struct tlb_point p[4];
 	for (int i = 0; i < 4; i++)
@@ -125,7 +125,7 @@ static void test_too_few_and_bad_input(void **state)
  * TLB missing into the L2 TLB, below the 5 ns a page walk must add; 1024 is a
  * blip; the walk starts past 2048 pages (8 MiB: 2048 L2 entries).
  */
-static void test_recorded_4k_sweep(void **state)
+static void test_recorded_4k_sweep(UNIT_STATE)
 {
 	static const double lvl[] = {0.0, 0.0, 0.0, 2.3, 2.1, 2.3, 24.3, 2.9, 69.4, 779.6, 758.0};
 	struct tlb_point p[11];
@@ -138,7 +138,7 @@ static void test_recorded_4k_sweep(void **state)
 	assert_int_equal(s.reach_pages, 512);
 }
 
-static void test_record_round_trip_and_damage(void **state)
+static void test_record_round_trip_and_damage(UNIT_STATE)
 {
 	struct tlb_record r = {.guest = true, .quick = true, .n = 2};
 	strcpy(r.kernel, "6.18.0");

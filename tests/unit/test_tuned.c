@@ -16,7 +16,7 @@ static void collect(void *ctx, const char *section, const char *key, const char 
 		snprintf(s->line[s->n++], sizeof(s->line[0]), "%s|%s|%s", section, key, value);
 }
 
-static void test_ini_walk(void **state)
+static void test_ini_walk(UNIT_STATE)
 {
 	static const char text[] = "top = 1\n"
 				   "# comment = no\n"
@@ -58,7 +58,7 @@ static const struct tuned_setting *find(const struct tuned_setting *set, int n, 
 	return NULL;
 }
 
-static void test_conf_thp_lines(void **state)
+static void test_conf_thp_lines(UNIT_STATE)
 {
 	static const char text[] =
 		"[main]\n"
@@ -99,7 +99,7 @@ static void test_conf_thp_lines(void **state)
 	assert_int_equal(c.nother, 2);			   /* ksm/run, and the directory itself */
 }
 
-static void test_conf_empty_and_damaged(void **state)
+static void test_conf_empty_and_damaged(UNIT_STATE)
 {
 	static struct tuned_conf c;
 	assert_int_equal(tuned_conf_parse("", 0, &c), 0);
@@ -112,7 +112,7 @@ static void test_conf_empty_and_damaged(void **state)
 }
 
 /* The chain: active db (in etc/) includes base (in usr/lib), which includes a missing one. */
-static void test_read_chain(void **state)
+static void test_read_chain(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-tuned-XXXXXX";
 	assert_non_null(mkdtemp(dir));
@@ -160,7 +160,7 @@ static void test_read_chain(void **state)
 }
 
 /* No tuned at all: nothing active, nothing set. */
-static void test_read_none(void **state)
+static void test_read_none(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/linux-6.18-x86"), 0);

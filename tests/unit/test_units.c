@@ -19,7 +19,7 @@ static void check_fmt(void (*fn)(char *, size_t, uint64_t), const struct case_kb
 	}
 }
 
-static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
+static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(UNIT_STATE)
 {
 	static const struct case_kb c[] = {
 		{0, "0 kB"},
@@ -33,7 +33,7 @@ static void test_fmt_kb_switches_unit_at_10_mib_and_10_gib(void **state)
 	check_fmt(fmt_kb, c, UNIT_LEN(c));
 }
 
-static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
+static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(UNIT_STATE)
 {
 	static const struct case_kb c[] = {
 		{100, "100 B"},	  {4096, "4 kB"},	{10239, "10239 B"},
@@ -42,7 +42,7 @@ static void test_fmt_bytes_below_10_kib_keeps_odd_bytes(void **state)
 	check_fmt(fmt_bytes, c, UNIT_LEN(c));
 }
 
-static void test_size_token_uses_largest_exact_unit(void **state)
+static void test_size_token_uses_largest_exact_unit(UNIT_STATE)
 {
 	static const struct case_kb c[] = {
 		{0, "0K"},    {16, "16K"},	{64, "64K"},	 {1536, "1536K"},
@@ -51,7 +51,7 @@ static void test_size_token_uses_largest_exact_unit(void **state)
 	check_fmt(fmt_size_token, c, UNIT_LEN(c));
 }
 
-static void test_parse_size_suffixes_are_powers_of_1024(void **state)
+static void test_parse_size_suffixes_are_powers_of_1024(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
 		{"4096", 4096},	    {"64k", 65536},
@@ -66,7 +66,7 @@ static void test_parse_size_suffixes_are_powers_of_1024(void **state)
 	}
 }
 
-static void test_parse_size_rejects_malformed_and_too_large(void **state)
+static void test_parse_size_rejects_malformed_and_too_large(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
 		{"", -EINVAL},
@@ -86,7 +86,7 @@ static void test_parse_size_rejects_malformed_and_too_large(void **state)
 	}
 }
 
-static void test_fmt_pct_never_rounds_a_failure_up_to_100(void **state)
+static void test_fmt_pct_never_rounds_a_failure_up_to_100(UNIT_STATE)
 {
 	static const struct {
 		uint64_t num, den;

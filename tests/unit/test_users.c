@@ -15,7 +15,7 @@ static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\n"
 			     "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
 			     "alice:x:1000:1000:Alice:/home/alice:/bin/bash";
 
-static void test_passwd_uid_finds_names(void **state)
+static void test_passwd_uid_finds_names(UNIT_STATE)
 {
 	long uid = -1;
 	assert_int_equal(passwd_uid(LIT(passwd), "root", &uid), 0);
@@ -27,7 +27,7 @@ static void test_passwd_uid_finds_names(void **state)
 	assert_int_equal(uid, 1000);
 }
 
-static void test_passwd_uid_whole_names_only(void **state)
+static void test_passwd_uid_whole_names_only(UNIT_STATE)
 {
 	long uid = 7;
 	/* a prefix of a name, a name with a suffix, a damaged uid, the empty name */
@@ -41,7 +41,7 @@ static void test_passwd_uid_whole_names_only(void **state)
 }
 
 /* A recorded tree: names from its etc/passwd only, cached once per uid. */
-static void test_users_from_tree(void **state)
+static void test_users_from_tree(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "tests/fixtures/linux-6.18-x86"), 0);
@@ -63,7 +63,7 @@ static void test_users_from_tree(void **state)
 }
 
 /* The live host: NSS, root is uid 0 both ways. */
-static void test_users_live_root(void **state)
+static void test_users_live_root(UNIT_STATE)
 {
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);

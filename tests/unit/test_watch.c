@@ -28,7 +28,7 @@ static void mk_row(struct watch_row *row)
 	};
 }
 
-static void test_line(void **state)
+static void test_line(UNIT_STATE)
 {
 	static struct watch_row row;
 	char line[1024];
@@ -72,7 +72,7 @@ static void test_line(void **state)
 	assert_true(strlen(tiny) < sizeof(tiny));
 }
 
-static void test_json(void **state)
+static void test_json(UNIT_STATE)
 {
 	static struct watch_row row;
 	mk_row(&row);

@@ -32,7 +32,7 @@ static void refused(const char *text, const char *want)
 	assert_null(c.cert_file);
 }
 
-static void test_full_config(void **state)
+static void test_full_config(UNIT_STATE)
 {
 	struct web_config c;
 	assert_int_equal(parse("# comment\n"
@@ -55,7 +55,7 @@ static void test_full_config(void **state)
 	webconfig_free(&c);
 }
 
-static void test_empty_is_nothing(void **state)
+static void test_empty_is_nothing(UNIT_STATE)
 {
 	struct web_config c;
 	assert_int_equal(parse("", &c), 0);
@@ -66,7 +66,7 @@ static void test_empty_is_nothing(void **state)
 	webconfig_free(&c);
 }
 
-static void test_strict(void **state)
+static void test_strict(UNIT_STATE)
 {
 	refused("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
 		"RequireAndVerifyClientCert\n",
@@ -103,7 +103,7 @@ static void test_strict(void **state)
 	assert_non_null(strstr(err, "NUL byte"));
 }
 
-static void test_check(void **state)
+static void test_check(UNIT_STATE)
 {
 	struct web_config c;
 	assert_int_equal(
@@ -149,7 +149,7 @@ static int load(struct web_config *c)
 	return webconfig_load(p, c, err, sizeof(err));
 }
 
-static void test_load_files(void **state)
+static void test_load_files(UNIT_STATE)
 {
 	assert_non_null(mkdtemp(dir));
 	const char *crt = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
@@ -199,7 +199,7 @@ static void test_load_files(void **state)
 UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_check, test_load_files)
 
 #else
-static void test_no_http(void **state)
+static void test_no_http(UNIT_STATE)
 {
 	skip();
 }

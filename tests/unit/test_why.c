@@ -58,7 +58,7 @@ static const struct hint_case hint_cases[] = {
 	{"empty", "", false, 0, NULL, NULL, WE_NEUTRAL},
 };
 
-static void test_hints(void **state)
+static void test_hints(UNIT_STATE)
 {
 	int bad = 0;
 	for (size_t i = 0; i < UNIT_LEN(hint_cases); i++) {
@@ -88,7 +88,7 @@ static void test_hints(void **state)
 
 /* ---- cgroups ---- */
 
-static void test_cgroup_parse(void **state)
+static void test_cgroup_parse(UNIT_STATE)
 {
 	struct proc_cgroup cg;
 	static const char v1[] = "12:pids:/user.slice\n"
@@ -157,7 +157,7 @@ static void vma(struct why_vmas *w, const char *name, uint64_t kb, uint64_t huge
 	why_vmas_add(w, &v);
 }
 
-static void test_vmas(void **state)
+static void test_vmas(UNIT_STATE)
 {
 	struct why_vmas w = {0};
 	vma(&w, "", 65536, 65536, VMF_HG, 1);
@@ -342,7 +342,7 @@ static void build(const struct why_case *c)
 	why_explain(&IN, &R);
 }
 
-static void test_environ_intact(void **state)
+static void test_environ_intact(UNIT_STATE)
 {
 	/* Redis 7.0's /proc/PID/environ after its process title: 1602 NUL bytes */
 	char blank[1602];
@@ -359,7 +359,7 @@ static void test_environ_intact(void **state)
 	assert_false(why_chain_broken(812, "bash"));
 }
 
-static void test_why_case(void **state)
+static void test_why_case(UNIT_STATE)
 {
 	const struct why_case *c = *state;
 	build(c);
@@ -385,7 +385,7 @@ static void test_why_case(void **state)
 }
 
 /* The PMD size's own policy (6.8+) is the one that counts, and its file is the source. */
-static void test_pmd_size_policy(void **state)
+static void test_pmd_size_policy(UNIT_STATE)
 {
 	build(&why_cases[0]);
 	struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
@@ -425,7 +425,7 @@ static const struct why_line *line_of(const char *topic, const char *text)
 }
 
 /* Recorded smaps with two pthread stacks and one MADV_NOHUGEPAGE region (6.18). */
-static void test_thread_stacks(void **state)
+static void test_thread_stacks(UNIT_STATE)
 {
 	build(&why_cases[0]);
 	memset(&IN.vmas, 0, sizeof(IN.vmas));
@@ -484,7 +484,7 @@ static void one_hg(uint64_t kb, uint64_t rss_kb, uint64_t huge_kb)
 }
 
 /* The first line names the ledger's largest cost past its threshold (issue 22, section 3). */
-static void test_headline_names_the_largest_cost(void **state)
+static void test_headline_names_the_largest_cost(UNIT_STATE)
 {
 	build(&why_cases[0]);
 	/* re-collapsed: 16 MiB huge beside 111.8 MiB held by deferred split */
@@ -528,7 +528,7 @@ static void test_headline_names_the_largest_cost(void **state)
 }
 
 /* khugepaged helps only a process that has something it would collapse (issue 22, 6). */
-static void test_khugepaged_helps_only_with_hg(void **state)
+static void test_khugepaged_helps_only_with_hg(UNIT_STATE)
 {
 	build(&why_cases[1]); /* madvise, no hg */
 	const struct why_line *k = line_of("khugepaged", "nothing of it to collapse");

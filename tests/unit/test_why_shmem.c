@@ -62,7 +62,7 @@ static const struct why_line *shmem_line(const char *enabled, const char *name, 
 }
 
 /* PostgreSQL's main shared memory: 278 MiB "/dev/zero (deleted)", shmem_enabled=never. */
-static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
+static void test_postgres_shared_memory_is_named_with_its_policy(UNIT_STATE)
 {
 	setup("never");
 	shm_vma("/dev/zero (deleted)", 284672, 0, VMF_SH);
@@ -84,7 +84,7 @@ static void test_postgres_shared_memory_is_named_with_its_policy(void **state)
 	host_snapshot_free(&H);
 }
 
-static void test_pmd_mapped_shmem_helps(void **state)
+static void test_pmd_mapped_shmem_helps(UNIT_STATE)
 {
 	const struct why_line *l = shmem_line("advise", "/memfd:pool (deleted)", 65536, 65536);
 	assert_int_equal(l->effect, WE_HELPS);
@@ -92,7 +92,7 @@ static void test_pmd_mapped_shmem_helps(void **state)
 	host_snapshot_free(&H);
 }
 
-static void test_dev_shm_follows_its_mount_not_never(void **state)
+static void test_dev_shm_follows_its_mount_not_never(UNIT_STATE)
 {
 	/* the tmpfs mount's huge= decides */
 	assert_int_equal(shmem_line("never", "/dev/shm/seg", 65536, 0)->effect, WE_NEUTRAL);
@@ -102,7 +102,7 @@ static void test_dev_shm_follows_its_mount_not_never(void **state)
 	host_snapshot_free(&H);
 }
 
-static void test_private_memory_says_nothing_about_shmem(void **state)
+static void test_private_memory_says_nothing_about_shmem(UNIT_STATE)
 {
 	setup("never");
 	shm_vma("", 65536, 0, 0); /* private anonymous */
@@ -145,7 +145,7 @@ static const struct why_line *stall_line(const char *defrag, uint64_t hg_kb, uin
 	return explained(why_explain_stall, "stall");
 }
 
-static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
+static void test_stall_likely_when_free_blocks_cannot_cover(UNIT_STATE)
 {
 	/* 24 PMDs unbacked, 5 free blocks */
 	const struct why_line *l = stall_line("madvise", 65536, 16384);
@@ -156,7 +156,7 @@ static void test_stall_likely_when_free_blocks_cannot_cover(void **state)
 	host_snapshot_free(&H);
 }
 
-static void test_stall_covered_by_free_blocks(void **state)
+static void test_stall_covered_by_free_blocks(UNIT_STATE)
 {
 	const struct why_line *l = stall_line("defer+madvise", 8192, 2048); /* 3 unbacked, 5 free */
 	assert_int_equal(l->effect, WE_NEUTRAL);
@@ -164,7 +164,7 @@ static void test_stall_covered_by_free_blocks(void **state)
 	host_snapshot_free(&H);
 }
 
-static void test_no_stall_line_where_nothing_stalls(void **state)
+static void test_no_stall_line_where_nothing_stalls(UNIT_STATE)
 {
 	stall_setup("defer", 65536, 0); /* defer: faults never stall */
 	why_explain_stall(&IN, &R);

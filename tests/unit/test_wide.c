@@ -4,7 +4,7 @@
 
 #include "util/wide.h"
 
-static void test_checked_mul_and_add_say_when_they_do_not_fit(void **state)
+static void test_checked_mul_and_add_say_when_they_do_not_fit(UNIT_STATE)
 {
 	uint64_t v = 7;
 	assert_true(mul_u64(1ull << 32, (1ull << 32) - 1, &v));
@@ -25,7 +25,7 @@ static void test_checked_mul_and_add_say_when_they_do_not_fit(void **state)
 	assert_true(s.over);
 }
 
-static void test_u128_decimal_is_exact(void **state)
+static void test_u128_decimal_is_exact(UNIT_STATE)
 {
 	char d[40];
 	assert_int_equal(fmt_u128(d, sizeof(d), 0), 1);
@@ -43,7 +43,7 @@ static void test_u128_decimal_is_exact(void **state)
 }
 
 /* 2^64-1 pages of 2048 kB: 36893488147419103230 MiB exactly, never 18014398509481982 MiB */
-static void test_kb_figures_beyond_u64_are_exact(void **state)
+static void test_kb_figures_beyond_u64_are_exact(UNIT_STATE)
 {
 	char o[64];
 	u128 kb = (u128)UINT64_MAX * 2048;

@@ -37,7 +37,7 @@ static const struct wrap_case wrap_cases[] = {
 	{"an empty line stays empty", 20, "", ""},
 };
 
-static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
+static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(UNIT_STATE)
 {
 	for (size_t i = 0; i < UNIT_LEN(wrap_cases); i++) {
 		const struct wrap_case *c = &wrap_cases[i];
@@ -51,7 +51,7 @@ static void test_wrap_line_cuts_at_spaces_with_a_hanging_indent(void **state)
 	}
 }
 
-static void test_wrap_line_appends_to_what_the_buffer_holds(void **state)
+static void test_wrap_line_appends_to_what_the_buffer_holds(UNIT_STATE)
 {
 	struct buf b = {0};
 	assert_int_equal(wrap_line(&b, "one two|", 8, 80), 0);
@@ -60,7 +60,7 @@ static void test_wrap_line_appends_to_what_the_buffer_holds(void **state)
 	buf_free(&b);
 }
 
-static void test_display_width_counts_code_points_without_escapes(void **state)
+static void test_display_width_counts_code_points_without_escapes(UNIT_STATE)
 {
 	const char *s = "\033[1;31mµs\033[0m";
 	assert_int_equal(wrap_display_width(s, strlen(s)), 2);
@@ -70,7 +70,7 @@ static void test_display_width_counts_code_points_without_escapes(void **state)
 	assert_int_equal(wrap_display_width("", 0), 0);
 }
 
-static void test_width_comes_from_columns_then_80(void **state)
+static void test_width_comes_from_columns_then_80(UNIT_STATE)
 {
 	assert_int_equal(wrap_width(true), 0);
 	setenv("COLUMNS", "100", 1);
