@@ -73,10 +73,20 @@ SAN=() LIB_PIDS=() LIB_AT_EXIT=() LIB_AT_SUMMARY=()
 
 # suite_init NAME: the name of the summary line, $TMP (mode 755: nobody
 # reads it), the exit traps
+# python3_is_debians DIR: `python3` is the one scripts/install-deps installs (/usr/bin/python3,
+# with Debian's jsonschema and numpy), not one earlier on PATH: a pyenv shim is a bash script
+# that costs ~200 ms a start, and the suites start python3 hundreds of times. DIR (made, 755)
+# holds the link and goes first on PATH
+python3_is_debians() {
+	[ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ] || return 0
+	mkdir -p "$1" && chmod 755 "$1" && ln -sf /usr/bin/python3 "$1/python3" && export PATH="$1:$PATH"
+}
+
 suite_init() {
 	SUITE=$1
 	TMP=$(mktemp -d "/tmp/thpctl-$SUITE.XXXXXX") || exit 1
 	chmod 755 "$TMP"
+	python3_is_debians "$TMP/.bin"
 	trap lib_exit EXIT
 	trap 'exit 130' INT TERM HUP
 }
