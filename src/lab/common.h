@@ -49,6 +49,14 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char *what);
 
 /*
+ * The start of an experiment that changes host settings: lab_needs_write(WHAT),
+ * then lab_begin(). Nonzero (R says why) when the experiment stops there.
+ */
+int lab_begin_write(const struct lab_ctx *ctx, const struct lab_opts *o, const char *what,
+		    uint64_t def, struct lab_result *r, uint64_t *size, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+/*
  * Why this process gets no THP at fault whatever its advice: a prctl
  * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
  * neither (then a missing huge page means a fallback).

@@ -493,11 +493,9 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	memset(&c, 0, sizeof(c));
 	if (find_programs(r, &c))
 		return 0;
-	if (lab_needs_write(ctx, r, "set THP and reserve hugetlb pages"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(
-		    ctx, o, 1ull << 30, r, &size,
+	if (lab_begin_write(
+		    ctx, o, "set THP and reserve hugetlb pages", 1ull << 30, r, &size,
 		    "PostgreSQL pgbench -S: THP never vs madvise+defer vs huge_pages=on (hugetlb)"))
 		return 0;
 	struct pg_plan p = {0};

@@ -439,11 +439,9 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	struct redis_exe x;
 	if (find_programs(r, &x))
 		return 0;
-	if (lab_needs_write(ctx, r, "set enabled=never/always"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(
-		    ctx, o, 1ull << 30, r, &size,
+	if (lab_begin_write(
+		    ctx, o, "set enabled=never/always", 1ull << 30, r, &size,
 		    "redis-server under SET/GET load with a BGSAVE: never, always (disable-thp yes/no), madvise (+jemalloc thp:always)"))
 		return 0;
 	uint64_t nkeys = size / 1024, ops = o->quick ? 200000 : 600000;
