@@ -212,6 +212,15 @@ void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, in
 	}
 }
 
+size_t lab_values_read(double *out, const double *v, int n)
+{
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i] >= 0)
+			out[k++] = v[i];
+	return k;
+}
+
 int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,
 		    int ncols, size_t n)
 {

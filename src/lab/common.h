@@ -89,6 +89,9 @@ void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, in
 /* A "+" (delta) column for each of the N counters NAMES; indexes in IDX when not NULL. */
 void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx);
 
+/* Copy the values of V[0..N) that were read (>= 0; -1: not read) to OUT; how many. */
+size_t lab_values_read(double *out, const double *v, int n);
+
 /*
  * A row LABEL whose first NCOLS columns each get N samples: column c from
  * V + c * STRIDE (a double v[NCOLS][STRIDE] passed as &v[0][0]). Returns the

@@ -378,10 +378,7 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 		int row = lab_row_add(r, mode_label[k]);
 		for (int c = 0; c < NV && row >= 0; c++) {
 			double s[MAX_ROUNDS];
-			size_t ns = 0;
-			for (int i = 0; i < n[k]; i++)
-				if (v[k][c][i] >= 0)
-					s[ns++] = v[k][c][i];
+			size_t ns = lab_values_read(s, v[k][c], n[k]);
 			if (c == V_PSEC && m->npsec[k])
 				lab_cell_set(r, row, c, m->psec[k], (size_t)m->npsec[k]);
 			else if (c != V_PSEC && ns)

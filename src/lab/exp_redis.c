@@ -339,11 +339,8 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 			continue;
 		int row = lab_row_add(r, mode_label[k]);
 		for (int c = 0; c < NV; c++) {
-			double s[MAX_ROUNDS];
-			size_t ns = 0;
-			for (int i = 0; i < n[k]; i++)
-				if (v[k][c][i] >= 0) /* -1: not read; the cell stays "-" */
-					s[ns++] = v[k][c][i];
+			double s[MAX_ROUNDS]; /* none read: the cell stays "-" */
+			size_t ns = lab_values_read(s, v[k][c], n[k]);
 			if (ns && row >= 0) {
 				lab_cell_set(r, row, c, s, ns);
 				m->v[k][c] = r->rows[row].c[c].median;
