@@ -95,18 +95,24 @@ _thpctl() {
 	# operands of the command before the cursor
 	for ((i = i + 1; i < cword; i++)); do [[ ${words[i]} == -* ]] || ((arg++)); done
 
+	# an option's fixed values
+	local values=
+	case $prev in
+	--color) values="auto always never" ;;
+	--format) values="tmpfiles systemd cmdline sysctl tuned" ;;
+	--sort) values="ahp rss share hg pid comm" ;;
+	--by) values="cgroup" ;;
+	--state) values="warm cold asis" ;;
+	--page) values="2M 1G" ;;
+	esac
+	if [ -n "$values" ]; then
+		COMPREPLY=($(compgen -W "$values" -- "$cur"))
+		return
+	fi
 	case $prev in
 	--sysroot | --root)
 		# a recorded tree (directory) or a bundle of thpctl capture
 		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.tar.gz' -- "$cur"))
-		return
-		;;
-	--color)
-		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
-		return
-		;;
-	--format)
-		COMPREPLY=($(compgen -W "tmpfiles systemd cmdline sysctl tuned" -- "$cur"))
 		return
 		;;
 	--tuned-parent)
@@ -117,22 +123,6 @@ _thpctl() {
 			[ -f "$d" ] && d=${d%/tuned.conf} && names+=" ${d##*/}"
 		done
 		COMPREPLY=($(compgen -W "$names" -- "$cur"))
-		return
-		;;
-	--sort)
-		COMPREPLY=($(compgen -W "ahp rss share hg pid comm" -- "$cur"))
-		return
-		;;
-	--by)
-		COMPREPLY=($(compgen -W "cgroup" -- "$cur"))
-		return
-		;;
-	--state)
-		COMPREPLY=($(compgen -W "warm cold asis" -- "$cur"))
-		return
-		;;
-	--page)
-		COMPREPLY=($(compgen -W "2M 1G" -- "$cur"))
 		return
 		;;
 	--pid)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "../util/names.h"
 #include "exe.h"
 #include "parse.h"
 
@@ -24,7 +25,7 @@ static const char *const kind_names[AK_NKINDS] = {
 
 const char *alloc_kind_name(enum alloc_kind k)
 {
-	return (unsigned)k < AK_NKINDS ? kind_names[k] : "unknown";
+	return ENUM_NAME(kind_names, k, "unknown");
 }
 
 int alloc_kind_parse(const char *name)
@@ -42,7 +43,7 @@ static const char *const vsrc_names[AV_NSRC] = {
 
 const char *alloc_vsrc_name(enum alloc_vsrc v)
 {
-	return (unsigned)v < AV_NSRC ? vsrc_names[v] : "none";
+	return ENUM_NAME(vsrc_names, v, "none");
 }
 
 /* ---- pure parsers ---- */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "../util/names.h"
 #include "../util/num.h"
 #include "../util/wide.h"
 
@@ -25,7 +26,7 @@ static const char *const khp_names[KHP_NKNOBS] = {
 
 const char *khp_knob_name(enum khp_knob k)
 {
-	return (unsigned)k < KHP_NKNOBS ? khp_names[k] : "?";
+	return ENUM_NAME(khp_names, k, "?");
 }
 
 bool khp_knob_is_counter(enum khp_knob k)

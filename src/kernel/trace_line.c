@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/names.h"
 #include "../util/num.h"
 
 static const char *const ev_names[TEV_N] = {
@@ -27,7 +28,7 @@ static const char *const ev_names[TEV_N] = {
 
 const char *trace_ev_name(enum trace_ev ev)
 {
-	return ev < TEV_N ? ev_names[ev] : "other";
+	return ENUM_NAME(ev_names, ev, "other");
 }
 
 static bool is_digit(char c)

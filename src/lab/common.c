@@ -123,17 +123,39 @@ bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char
 	return true;
 }
 
+/* lab_begin() with a va_list. */
+static int lab_vbegin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+		      struct lab_result *r, uint64_t *size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
+static int lab_vbegin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
+		      struct lab_result *r, uint64_t *size, const char *fmt, va_list ap)
+{
+	int rc = lab_size(ctx, o, def, r, size);
+	if (!rc)
+		vsnprintf(r->title, sizeof(r->title), fmt, ap);
+	return rc;
+}
+
 int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 	      struct lab_result *r, uint64_t *size, const char *fmt, ...)
 {
-	int rc = lab_size(ctx, o, def, r, size);
-	if (rc)
-		return rc;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->title, sizeof(r->title), fmt, ap);
+	int rc = lab_vbegin(ctx, o, def, r, size, fmt, ap);
 	va_end(ap);
-	return 0;
+	return rc;
+}
+
+int lab_begin_write(const struct lab_ctx *ctx, const struct lab_opts *o, const char *what,
+		    uint64_t def, struct lab_result *r, uint64_t *size, const char *fmt, ...)
+{
+	if (lab_needs_write(ctx, r, what))
+		return 1;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = lab_vbegin(ctx, o, def, r, size, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
@@ -188,6 +210,15 @@ void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, in
 		if (idx)
 			idx[i] = c;
 	}
+}
+
+size_t lab_values_read(double *out, const double *v, int n)
+{
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i] >= 0)
+			out[k++] = v[i];
+	return k;
 }
 
 int lab_row_samples(struct lab_result *r, const char *label, const double *v, size_t stride,

@@ -49,6 +49,14 @@ int lab_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t def,
 bool lab_needs_write(const struct lab_ctx *ctx, struct lab_result *r, const char *what);
 
 /*
+ * The start of an experiment that changes host settings: lab_needs_write(WHAT),
+ * then lab_begin(). Nonzero (R says why) when the experiment stops there.
+ */
+int lab_begin_write(const struct lab_ctx *ctx, const struct lab_opts *o, const char *what,
+		    uint64_t def, struct lab_result *r, uint64_t *size, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+/*
  * Why this process gets no THP at fault whatever its advice: a prctl
  * PR_SET_THP_DISABLE inherited from the parent, or enabled=never; "" when
  * neither (then a missing huge page means a fallback).
@@ -80,6 +88,9 @@ void lab_cols_add(struct lab_result *r, const struct lab_coldef *defs, int n, in
 
 /* A "+" (delta) column for each of the N counters NAMES; indexes in IDX when not NULL. */
 void lab_delta_cols(struct lab_result *r, const char *const *names, size_t n, int *idx);
+
+/* Copy the values of V[0..N) that were read (>= 0; -1: not read) to OUT; how many. */
+size_t lab_values_read(double *out, const double *v, int n);
 
 /*
  * A row LABEL whose first NCOLS columns each get N samples: column c from

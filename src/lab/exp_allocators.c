@@ -452,11 +452,9 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		r->optional = true;
 		return 0;
 	}
-	if (lab_needs_write(ctx, r, "set enabled and max_ptes_none"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(ctx, o, 256ull << 20, r, &size,
-		      "heap allocators under THP: RSS against live bytes, invented, creep"))
+	if (lab_begin_write(ctx, o, "set enabled and max_ptes_none", 256ull << 20, r, &size,
+			    "heap allocators under THP: RSS against live bytes, invented, creep"))
 		return 0;
 	find_libs(ctx, &s);
 	uint64_t sleep_ms = 0;

@@ -30,9 +30,10 @@ struct ph_res {
 /* The table: the touched and the collapsed phase, the deltas on the second. */
 static void collapse_rows(struct lab_result *r, const struct lab_opts *o, const struct ph_res *ph)
 {
-	int c_ms = lab_col_add(r, "time", "ms");
-	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
-	int c_rss = lab_col_add(r, "Rss", "kB");
+	static const struct lab_coldef coldefs[3] = {
+		{"time", "ms"}, {"AnonHugePages", "kB"}, {"Rss", "kB"}};
+	int col[3];
+	lab_cols_add(r, coldefs, 3, col);
 	int c_d[NCTR];
 	lab_delta_cols(r, ctr, NCTR, c_d);
 	const char *label[PH_N] = {o->sparse ? "touched 1/512" : "touched", "collapsed"};
@@ -41,9 +42,9 @@ static void collapse_rows(struct lab_result *r, const struct lab_opts *o, const 
 			continue;
 		int row = lab_row_add(r, label[p]);
 		size_t n = (size_t)ph[p].n;
-		lab_cell_set(r, row, c_ms, ph[p].ms, n);
-		lab_cell_set(r, row, c_ahp, ph[p].ahp, n);
-		lab_cell_set(r, row, c_rss, ph[p].rss, n);
+		const double *cells[3] = {ph[p].ms, ph[p].ahp, ph[p].rss};
+		for (int c = 0; c < 3; c++)
+			lab_cell_set(r, row, col[c], cells[c], n);
 		for (size_t c = 0; p == PH_COLLAPSED && c < NCTR; c++)
 			lab_cell_set(r, row, c_d[c], ph[p].d[c], n);
 	}

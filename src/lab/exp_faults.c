@@ -224,12 +224,14 @@ static void faults_rows(struct lab_result *r, const enum lab_mode *modes, size_t
 	static const char *const st_name[ST_N] = {"median", "p90", "p99", "max"};
 	for (int st = 0; st < ST_N; st++)
 		lab_col_add(r, st_name[st], unit);
-	int c_huge = lab_col_add(r, "huge", "");
-	int c_fbk = lab_col_add(r, "fallback", "");
-	int c_cs = lab_col_add(r, "compact_stall", "+");
-	int c_cf = lab_col_add(r, "compact_fail", "+");
-	int c_fb = lab_col_add(r, "thp_fault_fallback", "+");
-	int c_fa = lab_col_add(r, "thp_fault_alloc", "+");
+	static const struct lab_coldef counts[6] = {{"huge", ""},
+						    {"fallback", ""},
+						    {"compact_stall", "+"},
+						    {"compact_fail", "+"},
+						    {"thp_fault_fallback", "+"},
+						    {"thp_fault_alloc", "+"}};
+	int col[6];
+	lab_cols_add(r, counts, 6, col);
 	for (size_t m = 0; m < nmodes; m++) {
 		const struct mode_res *mr = &res[modes[m]];
 		if (!mr->n)
@@ -241,12 +243,9 @@ static void faults_rows(struct lab_result *r, const enum lab_mode *modes, size_t
 				v[k] = mr->st[st][k] / div;
 			lab_cell_set(r, row, st, v, (size_t)mr->n);
 		}
-		lab_cell_set(r, row, c_huge, mr->huge, (size_t)mr->n);
-		lab_cell_set(r, row, c_fbk, mr->fallback, (size_t)mr->n);
-		lab_cell_set(r, row, c_cs, mr->cs, (size_t)mr->n);
-		lab_cell_set(r, row, c_cf, mr->cf, (size_t)mr->n);
-		lab_cell_set(r, row, c_fb, mr->fb, (size_t)mr->n);
-		lab_cell_set(r, row, c_fa, mr->fa, (size_t)mr->n);
+		const double *cells[6] = {mr->huge, mr->fallback, mr->cs, mr->cf, mr->fb, mr->fa};
+		for (int c = 0; c < 6; c++)
+			lab_cell_set(r, row, col[c], cells[c], (size_t)mr->n);
 		faults_proof(r, modes[m], mr, nch);
 	}
 }

@@ -216,14 +216,12 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		      "fork, then write one byte per PMD in the parent: COW split or copy"))
 		return 0;
 	int runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
-	int c_fork = lab_col_add(r, "fork", "ms");
-	int c_wmed = lab_col_add(r, "write", "ns");
-	int c_w99 = lab_col_add(r, "write p99", "ns");
-	int c_wmax = lab_col_add(r, "write max", "ns");
-	int c_ahp = lab_col_add(r, "AnonHugePages", "kB");
-	int c_pd = lab_col_add(r, "Private_Dirty", "kB");
-	int c_sp = lab_col_add(r, "thp_split_pmd", "+");
-	int c_fa = lab_col_add(r, "thp_fault_alloc", "+");
+	static const struct lab_coldef coldefs[8] = {
+		{"fork", "ms"},		{"write", "ns"},	 {"write p99", "ns"},
+		{"write max", "ns"},	{"AnonHugePages", "kB"}, {"Private_Dirty", "kB"},
+		{"thp_split_pmd", "+"}, {"thp_fault_alloc", "+"}};
+	int cols[8];
+	lab_cols_add(r, coldefs, 8, cols);
 	size_t nw = size / ctx->pmd_size;
 	double *samples = malloc(nw * sizeof(*samples));
 	if (!samples) {
@@ -267,7 +265,6 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		}
 	lab_progress_done(o);
 	free(samples);
-	const int cols[8] = {c_fork, c_wmed, c_w99, c_wmax, c_ahp, c_pd, c_sp, c_fa};
 	double med[8][2] = {{0}};
 	for (int k = 0; k < 2; k++) {
 		if (!n[k])

@@ -239,11 +239,9 @@ static int lab_matmul(const struct lab_ctx *ctx, const struct lab_opts *o, struc
 			MATMUL_PYTHON);
 		return 0;
 	}
-	if (lab_needs_write(ctx, r, "set enabled=madvise/always"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(ctx, o, 128ull << 20, r, &size,
-		      "numpy dgemm: THP off (prctl) vs madvise vs glibc hugetlb=1 vs always"))
+	if (lab_begin_write(ctx, o, "set enabled=madvise/always", 128ull << 20, r, &size,
+			    "numpy dgemm: THP off (prctl) vs madvise vs glibc hugetlb=1 vs always"))
 		return 0;
 	struct matmul_spec sp = {.n = (int)sqrt((double)size / 8), .reps = 3, .count_dtlb = true};
 	int nr = o->quick ? 1 : MAX_R;

@@ -17,15 +17,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
 #include "../kernel/proc_read.h"
-#include "../kernel/sysfs.h"
 #include "../model/hugetlb_plan.h"
 #include "../util/buf.h"
 #include "child.h"
 #include "common.h"
-#include "guard.h"
+#include "hugetlb_pool.h"
 #include "pg_srv.h"
 
 #define NMODES 3
@@ -62,9 +60,7 @@ struct pg_plan {
 	uint64_t pg_pages; /* postgres -C shared_memory_size_in_huge_pages; 0 unknown */
 	uint64_t page_kb;  /* hugetlb page size */
 	uint64_t pages;	   /* the pool: hugetlb_plan() for shm_mb */
-	char nr_rel[96];   /* the pool's nr_hugepages */
 	uint64_t nr0;	   /* nr_hugepages as found */
-	bool nr0_known;
 };
 
 /* One mode's run. */
@@ -82,23 +78,6 @@ static int set_thp(const struct lab_ctx *ctx, const char *value, const char *def
 	return e || !defrag ? e : lab_thp_write("defrag", defrag);
 }
 
-/* The global pool of PAGE_KB pages: nr and free. false when unreadable. */
-static bool pool_now(const struct lab_ctx *ctx, uint64_t page_kb, uint64_t *nr, uint64_t *fr)
-{
-	static struct hugetlb h;
-	if (hugetlb_read(ctx->sr, &h))
-		return false;
-	for (int i = 0; i < h.npools; i++) {
-		const struct hugetlb_pool *p = &h.pools[i];
-		if (p->size_kb == page_kb && p->node < 0 && p->nr.present && p->free.present) {
-			*nr = p->nr.v;
-			*fr = p->free.v;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The pool for the server's shared memory, sized as `hugetlb plan --for` does. 0 or -errno. */
 static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct pg_plan *p)
 {
@@ -110,12 +89,11 @@ static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct 
 	in.base_page = ctx->page_size;
 	in.for_bytes = (p->shm_mb ? p->shm_mb : p->sb_mb * 5 / 4) << 20;
 	uint64_t nr, fr;
-	in.size_supported = pool_now(ctx, in.page_kb, &nr, &fr);
+	in.size_supported = lab_pool_now(ctx, in.page_kb, &nr, &fr);
 	if (in.size_supported) {
 		in.nr = (struct opt_u64){.present = true, .v = nr};
 		in.free = (struct opt_u64){.present = true, .v = fr};
 		p->nr0 = nr;
-		p->nr0_known = true;
 	}
 	static struct hp_plan pl;
 	int rc = hugetlb_plan(&in, &pl);
@@ -123,34 +101,27 @@ static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct 
 		return rc;
 	p->page_kb = in.page_kb;
 	p->pages = pl.pages;
-	if (hugetlb_pool_rel(p->nr_rel, sizeof(p->nr_rel), in.page_kb, "nr_hugepages"))
-		return -ENAMETOOLONG;
 	return in.size_supported ? 0 : -EOPNOTSUPP;
 }
 
-/* Reserve P->pages free pages (growing the pool through the guard: *GREW). 0 or -errno, WHY. */
-static int reserve(const struct lab_ctx *ctx, const struct pg_plan *p, bool *grew, char *why,
-		   size_t n)
+/* Reserve P->pages free pages in POOL (growing it through the guard). 0 or -errno, WHY. */
+static int reserve(const struct lab_ctx *ctx, const struct pg_plan *p, struct lab_pool *pool,
+		   char *why, size_t n)
 {
-	uint64_t nr, fr;
-	if (!pool_now(ctx, p->page_kb, &nr, &fr)) {
+	int rc = lab_pool_reserve(ctx, p->page_kb, p->pages, pool);
+	if (rc == -ENOENT || (rc == -EIO && !pool->raised)) {
 		snprintf(why, n, "hugetlb pool of %llu kB pages unreadable",
 			 (unsigned long long)p->page_kb);
 		return -EIO;
 	}
-	if (fr < p->pages) {
-		char val[24];
-		snprintf(val, sizeof(val), "%llu", (unsigned long long)(nr + p->pages - fr));
-		int rc = guard_write(p->nr_rel, val);
-		*grew = true;
-		if (rc) {
-			snprintf(why, n, "nr_hugepages %s: %s", val, strerror(-rc));
-			return rc;
-		}
+	if (rc && !pool->raised) {
+		snprintf(why, n, "nr_hugepages %llu: %s",
+			 (unsigned long long)(pool->nr0 + p->pages - pool->got), strerror(-rc));
+		return rc;
 	}
-	if (!pool_now(ctx, p->page_kb, &nr, &fr) || fr < p->pages) {
+	if (rc) {
 		snprintf(why, n, "the pool holds %llu free pages of the %llu asked",
-			 (unsigned long long)fr, (unsigned long long)p->pages);
+			 (unsigned long long)pool->got, (unsigned long long)p->pages);
 		return -ENOMEM;
 	}
 	return 0;
@@ -268,8 +239,8 @@ static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struc
 		snprintf(why, n, "THP settings: %s", strerror(-rc));
 		return rc;
 	}
-	bool grew = false;
-	if (k == 2 && (rc = reserve(ctx, p, &grew, why, n)))
+	struct lab_pool pool = {0};
+	if (k == 2 && (rc = reserve(ctx, p, &pool, why, n)))
 		goto out;
 	char sb[32];
 	snprintf(sb, sizeof(sb), "shared_buffers=%lluMB", (unsigned long long)p->sb_mb);
@@ -295,11 +266,7 @@ static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struc
 	}
 	pg_stop(c);
 out:
-	if (grew && p->nr0_known) { /* give the pool back now (the guard would at the end) */
-		char val[24];
-		snprintf(val, sizeof(val), "%llu", (unsigned long long)p->nr0);
-		guard_write(p->nr_rel, val);
-	}
+	lab_pool_release(&pool); /* give the pool back now (the guard would at the end) */
 	return rc;
 }
 
@@ -411,10 +378,7 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 		int row = lab_row_add(r, mode_label[k]);
 		for (int c = 0; c < NV && row >= 0; c++) {
 			double s[MAX_ROUNDS];
-			size_t ns = 0;
-			for (int i = 0; i < n[k]; i++)
-				if (v[k][c][i] >= 0)
-					s[ns++] = v[k][c][i];
+			size_t ns = lab_values_read(s, v[k][c], n[k]);
 			if (c == V_PSEC && m->npsec[k])
 				lab_cell_set(r, row, c, m->psec[k], (size_t)m->npsec[k]);
 			else if (c != V_PSEC && ns)
@@ -526,11 +490,9 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	memset(&c, 0, sizeof(c));
 	if (find_programs(r, &c))
 		return 0;
-	if (lab_needs_write(ctx, r, "set THP and reserve hugetlb pages"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(
-		    ctx, o, 1ull << 30, r, &size,
+	if (lab_begin_write(
+		    ctx, o, "set THP and reserve hugetlb pages", 1ull << 30, r, &size,
 		    "PostgreSQL pgbench -S: THP never vs madvise+defer vs huge_pages=on (hugetlb)"))
 		return 0;
 	struct pg_plan p = {0};

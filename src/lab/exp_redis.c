@@ -339,11 +339,8 @@ static void rows(struct lab_result *r, double (*v)[NV][MAX_ROUNDS], const int *n
 			continue;
 		int row = lab_row_add(r, mode_label[k]);
 		for (int c = 0; c < NV; c++) {
-			double s[MAX_ROUNDS];
-			size_t ns = 0;
-			for (int i = 0; i < n[k]; i++)
-				if (v[k][c][i] >= 0) /* -1: not read; the cell stays "-" */
-					s[ns++] = v[k][c][i];
+			double s[MAX_ROUNDS]; /* none read: the cell stays "-" */
+			size_t ns = lab_values_read(s, v[k][c], n[k]);
 			if (ns && row >= 0) {
 				lab_cell_set(r, row, c, s, ns);
 				m->v[k][c] = r->rows[row].c[c].median;
@@ -439,11 +436,9 @@ static int lab_redis(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	struct redis_exe x;
 	if (find_programs(r, &x))
 		return 0;
-	if (lab_needs_write(ctx, r, "set enabled=never/always"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(
-		    ctx, o, 1ull << 30, r, &size,
+	if (lab_begin_write(
+		    ctx, o, "set enabled=never/always", 1ull << 30, r, &size,
 		    "redis-server under SET/GET load with a BGSAVE: never, always (disable-thp yes/no), madvise (+jemalloc thp:always)"))
 		return 0;
 	uint64_t nkeys = size / 1024, ops = o->quick ? 200000 : 600000;

@@ -263,13 +263,10 @@ static int lab_shrinker(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		lab_skip(r, "no thp_underused_split_page in /proc/vmstat");
 		return 0;
 	}
-	if (lab_needs_write(ctx, r,
-			    "make a memory cgroup and set "
-			    "max_ptes_none"))
-		return 0;
 	uint64_t size;
-	if (lab_begin(ctx, o, 256ull << 20, r, &size,
-		      "shrink_underused: mostly-zero THPs in a memory cgroup under pressure"))
+	if (lab_begin_write(ctx, o, "make a memory cgroup and set max_ptes_none", 256ull << 20, r,
+			    &size,
+			    "shrink_underused: mostly-zero THPs in a memory cgroup under pressure"))
 		return 0;
 	long nsub = (long)(ctx->pmd_size / (uint64_t)ctx->page_size);
 	if (ctx->thp->shrink_underused.v != 1 && lab_thp_write("shrink_underused", "1")) {

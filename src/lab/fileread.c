@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "../util/names.h"
 #include "guard.h"
 
 #define FR_SEED 0x66696c6572656164ull /* "fileread": the same chain every run */
@@ -28,7 +29,7 @@ static char live_dir[96];
 
 const char *fr_mount_huge(int k)
 {
-	return k >= 0 && k < FR_NMOUNTS ? huge_names[k] : "?";
+	return ENUM_NAME(huge_names, k, "?");
 }
 
 bool fr_dir_path_ok(const char *dir)

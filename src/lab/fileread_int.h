@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fileread.h"
+#include "hugetlb_pool.h"
 #include "lab.h"
 
 enum fr_kind { K_FILE, K_TMPFS, K_ANON, K_HUGETLB };
@@ -56,8 +57,7 @@ struct fr_run {
 	int n[FR_NM];			     /* runs measured */
 	double v[FR_NM][FR_NV][FR_MAX_RUNS]; /* per run; V_NS the mean of its passes */
 	double ns[FR_NM][FR_MAX_NS];	     /* per pass: n[m] * passes of them */
-	char pool_rel[96];		     /* hugetlb nr_hugepages written, "" when not */
-	char pool_old[24];		     /* its value before */
+	struct lab_pool pool;		     /* the MAP_HUGETLB pages reserved for the runs */
 	bool pool_skip;			     /* MAP_HUGETLB skipped: no pool to be had */
 };
 
@@ -66,7 +66,7 @@ struct fr_run {
  * nr_hugepages, or mark MAP_HUGETLB failed with the reason (a proof in R).
  */
 void fr_pool_get(const struct lab_ctx *ctx, struct fr_run *f, struct lab_result *r);
-/* Give the pages back: nr_hugepages to its value before (guard_write). */
+/* Give the pages back: nr_hugepages to its value before (lab_pool_release). */
 void fr_pool_put(struct fr_run *f);
 
 /* Rows, speed-ups with their intervals, the claims and the verdict from F into R. */

@@ -7,72 +7,41 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../kernel/hugetlb.h"
-#include "../kernel/sysfs.h"
 #include "../util/stats.h"
 #include "common.h"
 #include "fileread_int.h"
-#include "guard.h"
 
 /* The band around a claimed speed-up, and around a claimed fault reduction (percentage points). */
 #define SPEED_TOL 0.10
 #define FAULT_TOL 10.0
 
-/* The global pool of SIZE_KB pages in H, or NULL. */
-static const struct hugetlb_pool *pool_of(const struct hugetlb *h, uint64_t size_kb)
-{
-	for (int i = 0; i < h->npools; i++)
-		if (h->pools[i].node < 0 && h->pools[i].size_kb == size_kb)
-			return &h->pools[i];
-	return NULL;
-}
-
 void fr_pool_get(const struct lab_ctx *ctx, struct fr_run *f, struct lab_result *r)
 {
 	uint64_t kb = f->pmd >> 10, need = f->size / f->pmd;
-	static struct hugetlb h;
-	const struct hugetlb_pool *p = hugetlb_read(ctx->sr, &h) ? NULL : pool_of(&h, kb);
-	const char *why = NULL;
-	if (!p || !p->nr.present || !p->free.present)
-		why = "no hugetlb pool of the PMD size";
-	uint64_t nr0 = p ? p->nr.v : 0, free0 = p ? p->free.v : 0;
-	if (!why && free0 < need) {
-		char val[24];
-		hugetlb_pool_rel(f->pool_rel, sizeof(f->pool_rel), kb, "nr_hugepages");
-		snprintf(f->pool_old, sizeof(f->pool_old), "%llu", (unsigned long long)nr0);
-		snprintf(val, sizeof(val), "%llu", (unsigned long long)(nr0 + need - free0));
-		int e = guard_write(f->pool_rel, val);
-		if (e) {
-			f->pool_rel[0] = '\0';
-			why = "nr_hugepages could not be written";
-		} else if (hugetlb_read(ctx->sr, &h) || !(p = pool_of(&h, kb))) {
-			why = "the pool could not be read back";
-		}
-	}
-	uint64_t got = p && !why ? p->free.v : 0;
-	if (!why && got < need)
-		why = "the kernel found too few free huge pages (memory fragmented or short)";
-	if (why) {
+	struct lab_pool *p = &f->pool;
+	int e = lab_pool_reserve(ctx, kb, need, p);
+	if (e) {
+		/* the first read of the pool failing: no pool to be had */
+		const char *why = e == -ENOENT || (e == -EIO && !p->raised)
+					  ? "no hugetlb pool of the PMD size"
+					  : p->why;
 		f->failed[M_HUGETLB] = f->pool_skip = true;
 		lab_proof(r, "hugetlb pool",
 			  "MAP_HUGETLB skipped: %s (%llu of %llu %llu kB pages free)", why,
-			  (unsigned long long)got, (unsigned long long)need,
+			  (unsigned long long)(e == -ENOMEM ? p->got : 0), (unsigned long long)need,
 			  (unsigned long long)kb);
 		return;
 	}
 	lab_proof(
 		r, "hugetlb pool",
 		"%llu kB pages: nr_hugepages %llu -> %llu through the guard, %llu free for %llu needed; put back after the runs",
-		(unsigned long long)kb, (unsigned long long)nr0,
-		(unsigned long long)(p ? p->nr.v : 0), (unsigned long long)got,
-		(unsigned long long)need);
+		(unsigned long long)kb, (unsigned long long)p->nr0, (unsigned long long)p->nr,
+		(unsigned long long)p->got, (unsigned long long)need);
 }
 
 void fr_pool_put(struct fr_run *f)
 {
-	if (f->pool_rel[0])
-		guard_write(f->pool_rel, f->pool_old);
-	f->pool_rel[0] = '\0';
+	lab_pool_release(&f->pool);
 }
 
 /* The 4 KiB mode each mode is compared with. */

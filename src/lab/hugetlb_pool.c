@@ -57,6 +57,17 @@ int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, stru
 	return 0;
 }
 
+bool lab_pool_now(const struct lab_ctx *ctx, uint64_t kb, uint64_t *nr, uint64_t *free)
+{
+	static struct hugetlb h;
+	const struct hugetlb_pool *q = hugetlb_read(ctx->sr, &h) ? NULL : global_pool(&h, kb);
+	if (!q || !q->nr.present || !q->free.present)
+		return false;
+	*nr = q->nr.v;
+	*free = q->free.v;
+	return true;
+}
+
 int64_t lab_pool_free(const struct lab_ctx *ctx, uint64_t kb)
 {
 	static struct hugetlb h;

@@ -33,6 +33,9 @@ struct lab_pool {
  */
 int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, struct lab_pool *p);
 
+/* nr_hugepages and free pages of KB kB in the global hugetlb pool now; false when unreadable. */
+bool lab_pool_now(const struct lab_ctx *ctx, uint64_t kb, uint64_t *nr, uint64_t *free);
+
 /* Free pages of KB kB in the global hugetlb pool now; -1 when it cannot be read. */
 int64_t lab_pool_free(const struct lab_ctx *ctx, uint64_t kb);
 

@@ -131,7 +131,7 @@ int lab_loadavg(double l[3])
 const char *lab_mode_name(enum lab_mode m)
 {
 	static const char *const n[MODE_NMODES] = {"plain", "madv", "nohuge", "nothp", "collapse"};
-	return (unsigned)m < MODE_NMODES ? n[m] : "?";
+	return ENUM_NAME(n, m, "?");
 }
 
 const char *lab_state_name(enum lab_state s)

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/names.h"
+
 bool ledger_is_bloated(int64_t invented_kb, int64_t huge_kb)
 {
 	return invented_kb > LEDGER_BLOAT_MIN_KB && huge_kb > 0 && invented_kb * 4 > huge_kb;
@@ -49,7 +51,7 @@ const char *ledger_cost_name(enum ledger_cost c)
 					    [LC_HELD] = "held",
 					    [LC_CREEP] = "creep",
 					    [LC_LAZYFREE] = "lazyfree"};
-	return (unsigned)c < LC_N ? names[c] : "?";
+	return ENUM_NAME(names, c, "?");
 }
 
 int64_t ledger_cost_kb(const struct thp_ledger *l, enum ledger_cost c)
@@ -162,7 +164,7 @@ const char *ledger_method_name(enum ledger_method m)
 {
 	static const char *const names[] = {
 		[LM_NONE] = "none", [LM_SAMPLED] = "sampled", [LM_EXACT] = "exact"};
-	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+	return ENUM_NAME(names, m, "?");
 }
 
 const char *ledger_gap_name(enum ledger_gap g)
@@ -174,5 +176,5 @@ const char *ledger_gap_name(enum ledger_gap g)
 					    [LG_ERROR] = "error",
 					    [LG_NOT_ASKED] = "not-asked",
 					    [LG_RECORDED] = "recorded-tree"};
-	return (unsigned)g < sizeof(names) / sizeof(names[0]) ? names[g] : "?";
+	return ENUM_NAME(names, g, "?");
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/names.h"
 #include "../util/str.h"
 
 int rate_compute(const struct opt_u64 *old, const struct opt_u64 *cur, double interval_s,
@@ -84,7 +85,7 @@ static const char *const col_keys[WC_N] = {
 
 const char *watch_col_key(enum watch_col c)
 {
-	return (unsigned)c < WC_N ? col_keys[c] : "?";
+	return ENUM_NAME(col_keys, c, "?");
 }
 
 static uint64_t abs64(int64_t v)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/names.h"
 #include "../util/units.h"
 #include "finding_text.h"
 #include "ledger.h"
@@ -143,7 +144,7 @@ const char *advice_command(const struct advice *a, const char *verb, char *out, 
 
 static const char *enabled_word(int e)
 {
-	return e >= 0 && e < 3 ? adv_enabled_vals[e] : "?";
+	return ENUM_NAME(adv_enabled_vals, e, "?");
 }
 
 const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n)

@@ -14,13 +14,22 @@
 
 #include <jansson.h>
 
+#include "../util/buf.h"
 #include "../model/rates.h"
 #include "../model/cgroups.h"
 
-/* A growable text buffer with a hard cap. */
+/*
+ * A growable text buffer with a hard cap: a util/buf.h buffer (B) whose
+ * fields are also readable by name (p, len, cap).
+ */
 struct pbuf {
-	char *p;
-	size_t len, cap;
+	union {
+		struct buf b;
+		struct {
+			char *p;
+			size_t len, cap;
+		};
+	};
 	size_t max;    /* cap on len in bytes; 0 = PBUF_DEFAULT_MAX */
 	bool overflow; /* something was dropped: over max, or out of memory */
 };

@@ -10,9 +10,7 @@
 #include "table.h"
 void pbuf_free(struct pbuf *b)
 {
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
+	buf_free(&b->b);
 	b->overflow = false;
 }
 
@@ -24,27 +22,27 @@ void pbuf_reset(struct pbuf *b)
 		b->p[0] = '\0';
 }
 
-static bool pbuf_reserve(struct pbuf *b, size_t add)
+/*
+ * After an append that began at length WAS (E its result): past the cap or
+ * out of memory, take the append back and drop everything from now on.
+ */
+static void pbuf_check(struct pbuf *b, size_t was, int e)
 {
 	size_t max = b->max ? b->max : PBUF_DEFAULT_MAX;
-	if (b->overflow || b->len + add > max) {
-		b->overflow = true;
-		return false;
-	}
-	if (array_reserve(&b->p, &b->cap, b->len + add + 1, 1, 16384)) {
-		b->overflow = true;
-		return false;
-	}
-	return true;
+	if (!e && b->len <= max)
+		return;
+	b->overflow = true;
+	b->len = was;
+	if (b->p)
+		b->p[was] = '\0';
 }
 
 static void pbuf_add(struct pbuf *b, const char *s, size_t n)
 {
-	if (!pbuf_reserve(b, n))
+	if (b->overflow)
 		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	size_t was = b->len;
+	pbuf_check(b, was, buf_add(&b->b, s, n));
 }
 
 void pbuf_puts(struct pbuf *b, const char *s)
@@ -54,25 +52,14 @@ void pbuf_puts(struct pbuf *b, const char *s)
 
 void pbuf_printf(struct pbuf *b, const char *fmt, ...)
 {
-	char tmp[256];
+	if (b->overflow)
+		return;
+	size_t was = b->len;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int e = buf_vaddf(&b->b, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		b->overflow = true;
-		return;
-	}
-	if ((size_t)n < sizeof(tmp)) {
-		pbuf_add(b, tmp, (size_t)n);
-		return;
-	}
-	if (!pbuf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	pbuf_check(b, was, e);
 }
 
 bool prom_valid_name(const char *s)

@@ -9,17 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../util/esc.h"
+
 static void hb_add(struct hbuf *h, const char *s, size_t n)
 {
-	if (h->err)
-		return;
-	if (buf_reserve(&h->b, h->b.len + n + 1)) {
+	if (!h->err && buf_add(&h->b, s, n))
 		h->err = -ENOMEM;
-		return;
-	}
-	memcpy(h->b.p + h->b.len, s, n);
-	h->b.len += n;
-	h->b.p[h->b.len] = '\0';
 }
 
 void hb_puts(struct hbuf *h, const char *s)
@@ -29,41 +24,13 @@ void hb_puts(struct hbuf *h, const char *s)
 
 void hb_printf(struct hbuf *h, const char *fmt, ...)
 {
-	char tmp[1024];
+	if (h->err)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	if (buf_vaddf(&h->b, fmt, ap))
+		h->err = -ENOMEM;
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(tmp)) {
-		hb_add(h, tmp, (size_t)n);
-		return;
-	}
-	if (h->err || buf_reserve(&h->b, h->b.len + (size_t)n + 1)) {
-		h->err = h->err ? h->err : -ENOMEM;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(h->b.p + h->b.len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	h->b.len += (size_t)n;
-}
-
-/* Length of the valid UTF-8 sequence at P (N bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-	if (p[0] < 0xc2 || p[0] > 0xf4 || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3/4-byte forms, UTF-16 surrogates, above U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return len;
 }
 
 void hb_esc(struct hbuf *h, const char *s)
@@ -86,7 +53,7 @@ void hb_esc(struct hbuf *h, const char *s)
 			hb_puts(h, "\xef\xbf\xbd");
 		else if (*p < 0x80)
 			hb_add(h, (const char *)p, 1);
-		else if ((k = utf8_len(p, n)))
+		else if ((k = utf8_seq(p, n)))
 			hb_add(h, (const char *)p, k);
 		else {
 			k = 1;

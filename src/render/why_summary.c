@@ -2,6 +2,7 @@
 /* `why`: its first line and the meaning of its hints, from the model's ids and evidence. */
 #include <string.h>
 
+#include "../util/names.h"
 #include "../util/units.h"
 #include "wb.h"
 #include "why.h"
@@ -42,7 +43,7 @@ const char *why_hint_words(enum why_hint_id h)
 		[HI_GO_THP_KERNEL] = "the Go runtime leaves its heap's huge page state to the "
 				     "kernel policy",
 	};
-	return (unsigned)h < sizeof(words) / sizeof(words[0]) && words[h] ? words[h] : "?";
+	return ENUM_NAME(words, h, "?");
 }
 
 /* "faulted as small pages before the advice", and whether a fallback could explain it too */
