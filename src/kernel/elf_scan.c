@@ -344,6 +344,52 @@ static void copy_sym(char *out, size_t n, const char *name)
 }
 
 #define SYM_CHUNK 1024 /* symbols a read (24 kB of Elf64_Sym) */
+#define STR_PAGE 4096  /* the string table is read a page at a time ... */
+#define STR_SLOTS 16   /* ... into 16 slots (64 kB, a page per slot by its number) */
+#define STR_NAME 4096  /* longer names are cut (no allocator symbol is near that long) */
+
+/*
+ * A symbol string table read in pages on demand, so a scan's memory is 68 kB whatever
+ * the table's size (an unstripped binary's .strtab is megabytes; it was read whole).
+ * Symbol tables name their strings mostly in order: nearly every lookup is in a page
+ * read for the one before.
+ */
+struct strtab {
+	const struct scan *c;
+	uint64_t off, size;
+	int64_t tag[STR_SLOTS]; /* the page in each slot; -1 none */
+	char page[STR_SLOTS][STR_PAGE];
+	char name[STR_NAME + 1];
+};
+
+/* The name at offset NM of T (cut at STR_NAME bytes or the table's end), or NULL on a read error. */
+static const char *str_at(struct strtab *t, uint64_t nm)
+{
+	size_t n = 0;
+	for (uint64_t at = nm; n < STR_NAME && at < t->size;) {
+		uint64_t pg = at / STR_PAGE;
+		size_t slot = (size_t)(pg % STR_SLOTS), in = (size_t)(at % STR_PAGE);
+		size_t len = t->size - pg * STR_PAGE < STR_PAGE ? (size_t)(t->size - pg * STR_PAGE)
+								: STR_PAGE;
+		if (t->tag[slot] != (int64_t)pg) {
+			t->tag[slot] = -1;
+			if (rd(t->c, t->page[slot], len, t->off + pg * STR_PAGE))
+				return NULL;
+			t->tag[slot] = (int64_t)pg;
+		}
+		const char *p = t->page[slot] + in, *z = memchr(p, '\0', len - in);
+		size_t take = z ? (size_t)(z - p) : len - in;
+		if (take > STR_NAME - n)
+			take = STR_NAME - n;
+		memcpy(t->name + n, p, take);
+		n += take;
+		at += take;
+		if (z)
+			break;
+	}
+	t->name[n] = '\0';
+	return t->name;
+}
 
 /* The symbols of table S (its strings in section S->link): the first allocator's, and a count. */
 static int scan_syms(struct scan *c, const struct sec *s)
@@ -360,16 +406,18 @@ static int scan_syms(struct scan *c, const struct sec *s)
 		o->syms_cut = true;
 		return 0;
 	}
-	char *str = malloc(st->size + 1);
+	struct strtab *str = malloc(sizeof(*str));
 	unsigned char *chunk = malloc(SYM_CHUNK * es);
 	if (!str || !chunk) {
 		free(str);
 		free(chunk);
 		return -ENOMEM;
 	}
-	str[st->size] = '\0';
+	*str = (struct strtab){.c = c, .off = st->off, .size = st->size};
+	for (size_t i = 0; i < STR_SLOTS; i++)
+		str->tag[i] = -1;
 	uint64_t nsyms = s->size / es;
-	int r = st->size ? rd(c, str, st->size, st->off) : 0;
+	int r = 0;
 	for (uint64_t i = 0; !r && i < nsyms && o->alloc == EA_NONE;) {
 		size_t k = nsyms - i < SYM_CHUNK ? (size_t)(nsyms - i) : SYM_CHUNK;
 		if ((r = rd(c, chunk, k * es, s->off + i * es)))
@@ -389,10 +437,15 @@ static int scan_syms(struct scan *c, const struct sec *s)
 			if (shndx == SHN_UNDEF || nm == 0 || nm >= st->size)
 				continue;
 			o->syms++;
-			enum elf_alloc a = elf_alloc_symbol(str + nm);
+			const char *name = str_at(str, nm);
+			if (!name) {
+				r = -EIO;
+				break;
+			}
+			enum elf_alloc a = elf_alloc_symbol(name);
 			if (a != EA_NONE && o->alloc == EA_NONE) {
 				o->alloc = a;
-				copy_sym(o->alloc_sym, sizeof(o->alloc_sym), str + nm);
+				copy_sym(o->alloc_sym, sizeof(o->alloc_sym), name);
 			}
 		}
 		i += k;

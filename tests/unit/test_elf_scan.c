@@ -171,6 +171,63 @@ static void test_elf_damaged_tables_are_flagged_not_trusted(UNIT_STATE)
 	assert_int_equal(scan_mem(img, 3, 0, EA_NONE, &f), -EINVAL);
 }
 
+/*
+ * A string table far larger than the reader's 64 kB of pages, named out of order: the
+ * allocator's name sits across a page boundary near the end, and the symbols before it
+ * in the table (an undefined one of the same name among them) name filler strings in a
+ * shuffled order, so pages are read, evicted and read again.
+ */
+static void test_elf_symbols_of_a_large_string_table(UNIT_STATE)
+{
+	enum { NFILL = 6000, NSYM = NFILL + 3 };
+	size_t strcap = 400u << 10, cap = strcap + NSYM * sizeof(Elf64_Sym) + 8192;
+	char *str = calloc(1, strcap);
+	Elf64_Sym *sym = calloc(NSYM, sizeof(*sym));
+	unsigned char *img = malloc(cap);
+	uint32_t *fill = calloc(NFILL, sizeof(*fill));
+	assert_non_null(str && sym && img && fill);
+	size_t sl = 1;
+	for (int i = 0; i < NFILL; i++) {
+		fill[i] = (uint32_t)sl;
+		sl += (size_t)sprintf(str + sl, "filler_%05d_abcdefghijklmnopqrstuvwxyz_0123456789",
+				      i) +
+		      1;
+	}
+	sl = (sl / 4096 + 1) * 4096 - 4; /* "je_mallctl" starts 4 bytes before a page ends */
+	uint32_t je = (uint32_t)sl;
+	sl += (size_t)sprintf(str + sl, "je_mallctl") + 1;
+	assert_true(sl > (256u << 10) && sl < strcap);
+	/* the symbols: filler in a scrambled order (a step coprime to NFILL), the undefined
+	 * allocator name, then the defined one */
+	for (int i = 0; i < NFILL; i++) {
+		sym[i + 1].st_name = fill[(size_t)i * 2477 % NFILL];
+		sym[i + 1].st_shndx = 1;
+	}
+	sym[NFILL + 1] = (Elf64_Sym){.st_name = je, .st_shndx = SHN_UNDEF};
+	sym[NFILL + 2] = (Elf64_Sym){.st_name = je, .st_shndx = 1};
+	struct tsec sec[] = {
+		{".symtab", SHT_SYMTAB, sym, NSYM * sizeof(*sym), 2, sizeof(Elf64_Sym)},
+		{".strtab", SHT_STRTAB, str, sl, 0, 0},
+	};
+	size_t n = elf_build(img, cap, sec, 2, false);
+	assert_true(n > 0);
+	struct elf_facts f;
+	assert_int_equal(scan_mem(img, n, ELF_WANT_SYMS, EA_NONE, &f), 0);
+	assert_false(f.syms_cut);
+	assert_int_equal(f.syms, NFILL + 1); /* the defined ones */
+	assert_int_equal(f.alloc, EA_JEMALLOC);
+	assert_string_equal(f.alloc_sym, "je_mallctl");
+	/* the same table cut short: the name past its end is unreadable, the scan says cut */
+	sec[1].size = je + 3;
+	n = elf_build(img, cap, sec, 2, false);
+	assert_int_equal(scan_mem(img, n, ELF_WANT_SYMS, EA_NONE, &f), 0);
+	assert_int_equal(f.alloc, EA_NONE); /* "je_" is no allocator's name */
+	free(str);
+	free(sym);
+	free(img);
+	free(fill);
+}
+
 static void test_elf_version_straddling_a_read_chunk(UNIT_STATE)
 {
 	size_t ro = (1u << 20) + 4096, cap = ro + 4096;
@@ -325,5 +382,6 @@ UNIT_TESTS(test_elf_go_rust_jemalloc_and_its_version,
 	   test_elf_interp_is_dynamic_and_stripped_has_nothing,
 	   test_elf_truncated_never_reads_past_the_end,
 	   test_elf_damaged_tables_are_flagged_not_trusted,
-	   test_elf_version_straddling_a_read_chunk, test_elf_version_strings,
-	   test_elf_go_buildinfo_forms, test_elf_alloc_symbols, test_elf_live_libraries)
+	   test_elf_symbols_of_a_large_string_table, test_elf_version_straddling_a_read_chunk,
+	   test_elf_version_strings, test_elf_go_buildinfo_forms, test_elf_alloc_symbols,
+	   test_elf_live_libraries)
