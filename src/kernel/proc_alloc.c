@@ -397,6 +397,13 @@ static int read_facts(const struct sysroot *sr, pid_t pid, struct buf *b, struct
 	return alloc_raw_parse(b->p, b->len, r);
 }
 
+/* alloc_maps_parse as a sysroot_read_chunks callback (CTX: struct alloc_raw). */
+static int maps_chunk(void *ctx, const char *text, size_t len)
+{
+	alloc_maps_parse(text, len, ctx);
+	return 0;
+}
+
 int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -415,11 +422,17 @@ int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
 		return 0;
 	}
 	memset(r, 0, sizeof(*r));
-	r->maps_err = sysroot_readf(sr, &b, SR_PROC "/%d/maps", (int)pid);
-	if (r->maps_err == -ENOENT && !sr->live) /* its VMA header lines are the maps lines */
-		r->maps_err = sysroot_readf(sr, &b, SR_PROC "/%d/smaps", (int)pid);
-	if (!r->maps_err)
-		alloc_maps_parse(b.p, b.len, r);
+	/* in chunks of whole lines: a process of 20 000 VMAs has 1.5 MB of maps */
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/maps", (int)pid);
+	r->maps_err = sysroot_read_chunks(sr, rel, &b, maps_chunk, r);
+	if (r->maps_err == -ENOENT && !sr->live) { /* its VMA header lines are the maps lines */
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
+		r->maps_err = sysroot_read_chunks(sr, rel, &b, maps_chunk, r);
+	}
+	if (r->maps_err) { /* what a part read gave is not the process's */
+		r->dynamic = false;
+		r->nlibs = 0;
+	}
 	for (int i = 0; i < r->nlibs; i++)
 		lib_version(sr, pid, &r->libs[i]);
 	read_exe(sr, pid, r);
