@@ -133,11 +133,14 @@ static bool anon_name(const char *name, size_t len)
 	return true; /* [heap], [stack], [anon:NAME] */
 }
 
+_Static_assert(sizeof(struct ledger_vma) == 16, "a listed VMA is 16 bytes");
+
 void ledger_vmas_add(struct ledger_vmas *lv, const struct smaps_vma *v, const char *policy)
 {
 	bool always = policy && !strcmp(policy, "always");
 	bool never = policy && !strcmp(policy, "never");
-	if ((v->vmflags & VMF_HT) || !anon_name(v->name, v->name_len) || v->end <= v->start)
+	if ((v->vmflags & VMF_HT) || !anon_name(v->name, v->name_len) || v->end <= v->start ||
+	    v->end >> 63)
 		return;
 	bool hg = v->has_vmflags && (v->vmflags & VMF_HG);
 	bool nh = v->has_vmflags && (v->vmflags & VMF_NH);
@@ -148,7 +151,6 @@ void ledger_vmas_add(struct ledger_vmas *lv, const struct smaps_vma *v, const ch
 	lv->v[lv->n++] = (struct ledger_vma){
 		.start = v->start,
 		.end = v->end,
-		.anon = true,
 		.creep = !never && (hg || (always && !nh && v->thp_eligible == 1)),
 	};
 }
@@ -254,7 +256,7 @@ static void creep_close(struct lg *g, const struct ledger_vma *v)
 	g->blk_open = false;
 	if (g->blk < v->start || g->blk + g->pmd_bytes > v->end)
 		return;
-	if (v->anon && g->blk_r == g->nsub && !g->blk_huge)
+	if (g->blk_r == g->nsub && !g->blk_huge)
 		g->raw->pte_full_ranges++;
 	if (!v->creep)
 		return;
@@ -372,10 +374,10 @@ static int held_range(struct lg *g, uint64_t addr, uint64_t end)
 static void vma_range(struct lg *g, const struct ledger_vma *v, uint64_t a, uint64_t b, bool huge)
 {
 	creep_add(g, v, a, b, huge);
-	if (huge && v->anon) {
+	if (huge) {
 		for (uint64_t x = a; x + g->pmd_bytes <= b; x += g->pmd_bytes)
 			sample_thp(g, x);
-	} else if (v->anon && g->kf_fd >= 0 && !g->raw->held_err && !g->raw->held_cut) {
+	} else if (g->kf_fd >= 0 && !g->raw->held_err && !g->raw->held_cut) {
 		int e = held_range(g, a, b);
 		if (e < 0)
 			g->raw->held_err = e;

@@ -32,11 +32,14 @@
 
 #define LEDGER_ORDERS 16 /* folio orders kept apart (order 0 unused) */
 
-/* A VMA to scan (from smaps). */
+/*
+ * An anonymous private VMA to scan (from smaps; no file, shmem or hugetlb: only
+ * those are listed). 16 bytes: a process may have hundreds of thousands.
+ */
 struct ledger_vma {
-	uint64_t start, end; /* bytes */
-	bool anon;	     /* anonymous private memory (no file, not shmem, not hugetlb) */
-	bool creep;	     /* khugepaged may collapse here (hg, or eligible under always) */
+	uint64_t start;	    /* bytes */
+	uint64_t end : 63;  /* bytes; user addresses are below 2^63 */
+	uint64_t creep : 1; /* khugepaged may collapse here (hg, or eligible under always) */
 };
 
 struct ledger_opts {
