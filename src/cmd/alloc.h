@@ -15,4 +15,13 @@
  */
 int alloc_collect(const struct sysroot *sr, pid_t pid, struct alloc_fact *a);
 
+struct alloc_raw;
+/*
+ * alloc_collect, for a process whose whole smaps walk gave its VMAs to RAW
+ * (proc_thp_collect_lv's ALLOC): maps is not read again. Returns as
+ * alloc_collect.
+ */
+int alloc_collect_walked(const struct sysroot *sr, pid_t pid, struct alloc_raw *raw,
+			 struct alloc_fact *a);
+
 #endif

@@ -155,6 +155,10 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	}
 	struct buf b = {0};
 	struct ledger_vmas lv = {0};
+	/* the allocator's libraries from the smaps walk (NULL: maps read for them, as --rollup must) */
+	struct alloc_raw *walk = (o->ledger || g->json) && !o->by_cgroup && !o->rollup
+					 ? malloc(sizeof(*walk))
+					 : NULL;
 	struct users users = {0};
 	size_t cap = 0;
 	struct progress pr;
@@ -165,10 +169,13 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		progress_update(&pr, (size_t)i, (size_t)n);
 		struct ps_row row = {0};
 		int err;
-		/* --ledger: its VMAs come from the same smaps walk */
+		/* --ledger: its VMAs come from the same smaps walk, and so do the mapped
+		 * libraries of the allocator column (--ledger, --json) */
+		if (walk)
+			memset(walk, 0, sizeof(*walk));
 		enum proc_thp_err e =
 			proc_thp_collect_lv(&g->sr, pids[i], o->rollup, &b, &row.p, &err,
-					    o->ledger ? &lv : NULL, o->q.policy);
+					    o->ledger ? &lv : NULL, o->q.policy, walk);
 		if (e == PT_GONE || e == PT_KTHREAD)
 			continue;
 		if (e == PT_ERROR) {
@@ -218,12 +225,16 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			}
 		}
 		if ((o->ledger || g->json) && !o->by_cgroup)
-			row.has_alloc = alloc_collect(&g->sr, row.p.pid, &row.alloc) == 0;
+			row.has_alloc =
+				(walk && e == PT_OK
+					 ? alloc_collect_walked(&g->sr, row.p.pid, walk, &row.alloc)
+					 : alloc_collect(&g->sr, row.p.pid, &row.alloc)) == 0;
 		snprintf(row.user, sizeof(row.user), "%s",
 			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
 			warnx("out of memory");
 			free(pids);
+			free(walk);
 			buf_free(&b);
 			ledger_vmas_free(&lv);
 			users_free(&users);
@@ -233,6 +244,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	}
 	progress_end(&pr);
 	free(pids);
+	free(walk);
 	buf_free(&b);
 	ledger_vmas_free(&lv);
 	users_free(&users);

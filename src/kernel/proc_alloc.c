@@ -404,8 +404,18 @@ static int maps_chunk(void *ctx, const char *text, size_t len)
 	return 0;
 }
 
-int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
+void alloc_maps_vma(struct alloc_raw *r, const char *name, size_t len, uint64_t start, uint64_t end)
 {
+	if (end > start)
+		add_path(r, name, len, start, end);
+}
+
+/* Read R's evidence of PID; its libraries from maps unless WALKED (given already). */
+static int alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r, bool walked)
+{
+	struct alloc_raw seen;
+	if (walked)
+		seen = *r;
 	memset(r, 0, sizeof(*r));
 	r->at_secure = -1;
 	struct buf b = {0};
@@ -422,16 +432,22 @@ int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
 		return 0;
 	}
 	memset(r, 0, sizeof(*r));
-	/* in chunks of whole lines: a process of 20 000 VMAs has 1.5 MB of maps */
-	snprintf(rel, sizeof(rel), SR_PROC "/%d/maps", (int)pid);
-	r->maps_err = sysroot_read_chunks(sr, rel, &b, maps_chunk, r);
-	if (r->maps_err == -ENOENT && !sr->live) { /* its VMA header lines are the maps lines */
-		snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
+	if (walked) {
+		r->dynamic = seen.dynamic;
+		r->nlibs = seen.nlibs;
+		memcpy(r->libs, seen.libs, sizeof(r->libs));
+	} else {
+		/* in chunks of whole lines: a process of 20 000 VMAs has 1.5 MB of maps */
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/maps", (int)pid);
 		r->maps_err = sysroot_read_chunks(sr, rel, &b, maps_chunk, r);
-	}
-	if (r->maps_err) { /* what a part read gave is not the process's */
-		r->dynamic = false;
-		r->nlibs = 0;
+		if (r->maps_err == -ENOENT && !sr->live) { /* its VMA header lines are maps' */
+			snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
+			r->maps_err = sysroot_read_chunks(sr, rel, &b, maps_chunk, r);
+		}
+		if (r->maps_err) { /* what a part read gave is not the process's */
+			r->dynamic = false;
+			r->nlibs = 0;
+		}
 	}
 	for (int i = 0; i < r->nlibs; i++)
 		lib_version(sr, pid, &r->libs[i]);
@@ -439,4 +455,14 @@ int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
 	read_secure(sr, pid, &b, r);
 	buf_free(&b);
 	return 0;
+}
+
+int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
+{
+	return alloc_read(sr, pid, r, false);
+}
+
+int proc_alloc_read_walked(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
+{
+	return alloc_read(sr, pid, r, true);
 }

@@ -127,4 +127,18 @@ int alloc_raw_parse(const char *text, size_t len, struct alloc_raw *r);
  */
 int proc_alloc_read(const struct sysroot *sr, pid_t pid, struct alloc_raw *r);
 
+/*
+ * One VMA of a walk of smaps (NAME, LEN bytes, [START, END)) into R's
+ * libraries and R->dynamic, as maps' line for it would add. Pure.
+ */
+void alloc_maps_vma(struct alloc_raw *r, const char *name, size_t len, uint64_t start,
+		    uint64_t end);
+
+/*
+ * proc_alloc_read, for a process whose VMAs were all given to R through
+ * alloc_maps_vma by a whole smaps walk (R zeroed before it): maps is not read
+ * again; the rest is. Returns as proc_alloc_read.
+ */
+int proc_alloc_read_walked(const struct sysroot *sr, pid_t pid, struct alloc_raw *r);
+
 #endif

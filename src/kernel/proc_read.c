@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "proc_read.h"
+#include "proc_alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -177,6 +178,8 @@ static int count_vma(const struct smaps_vma *v, void *ctx)
 {
 	struct proc_info *pi = ctx;
 	pi->nvmas++;
+	if (pi->alloc_walk)
+		alloc_maps_vma(pi->alloc_walk, v->name, v->name_len, v->start, v->end);
 	if (pi->lv_walk) { /* PROC_LEDGER with this walk */
 		ledger_vmas_add(&pi->lv, v, pi->ledger_policy);
 		if (pi->lv.err)

@@ -31,6 +31,8 @@
 #include "smaps.h"
 #include "sysroot.h"
 
+struct alloc_raw;
+
 /* What proc_read() fills (flags, OR-ed). */
 enum proc_fill {
 	PROC_STATUS = 1u << 0,	 /* status -> st */
@@ -94,9 +96,12 @@ struct proc_info {
 	bool chain_walked;
 	pid_t *tids;
 	int ntids;
-	struct ledger_vmas lv; /* PROC_LEDGER; lv.err -ENOMEM when an add failed */
-	struct cpuset allowed; /* PROC_ALLOWED */
-	bool lv_walk;	       /* private: PROC_LEDGER in the smaps walk under way */
+	struct ledger_vmas lv;	      /* PROC_LEDGER; lv.err -ENOMEM when an add failed */
+	struct alloc_raw *alloc_walk; /* set by the caller: each VMA of the smaps walk goes to
+				       * alloc_maps_vma() (proc_alloc.h), so maps is not read
+				       * again for the allocator */
+	struct cpuset allowed;	      /* PROC_ALLOWED */
+	bool lv_walk;		      /* private: PROC_LEDGER in the smaps walk under way */
 
 	struct buf b; /* scratch */
 };

@@ -91,12 +91,13 @@ static unsigned after_status(struct proc_info *pi, void *ctx)
 enum proc_thp_err proc_thp_collect(const struct sysroot *sr, pid_t pid, bool rollup, struct buf *b,
 				   struct proc_thp *p, int *err)
 {
-	return proc_thp_collect_lv(sr, pid, rollup, b, p, err, NULL, NULL);
+	return proc_thp_collect_lv(sr, pid, rollup, b, p, err, NULL, NULL, NULL);
 }
 
 enum proc_thp_err proc_thp_collect_lv(const struct sysroot *sr, pid_t pid, bool rollup,
 				      struct buf *b, struct proc_thp *p, int *err,
-				      struct ledger_vmas *lv, const char *policy)
+				      struct ledger_vmas *lv, const char *policy,
+				      struct alloc_raw *alloc)
 {
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -109,7 +110,8 @@ enum proc_thp_err proc_thp_collect_lv(const struct sysroot *sr, pid_t pid, bool 
 			       .b = *b,
 			       .more = after_status,
 			       .more_ctx = &next,
-			       .ledger_policy = policy};
+			       .ledger_policy = policy,
+			       .alloc_walk = rollup ? NULL : alloc};
 	if (lv) {
 		pi.lv = *lv; /* its buffer is reused, and given back below */
 		pi.lv.n = 0;

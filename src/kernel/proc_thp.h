@@ -61,11 +61,16 @@ struct ledger_vmas;
  * proc_thp_collect(), and (full smaps only) the VMAs the ledger scans
  * gathered in the same walk into LV (kernel/ledger.h ledger_vmas_add() under
  * POLICY; its array is reused: LV->n is reset, LV->err -ENOMEM after a failed
- * add). LV NULL: none. One proc_read() of status then smaps on one handle.
+ * add). LV NULL: none. ALLOC (full smaps only; NULL: none): every VMA of
+ * the walk also goes to alloc_maps_vma() (proc_alloc.h), for
+ * proc_alloc_read_walked() when the outcome is PT_OK. One proc_read() of
+ * status then smaps on one handle.
  */
+struct alloc_raw;
 enum proc_thp_err proc_thp_collect_lv(const struct sysroot *sr, pid_t pid, bool rollup,
 				      struct buf *b, struct proc_thp *p, int *err,
-				      struct ledger_vmas *lv, const char *policy);
+				      struct ledger_vmas *lv, const char *policy,
+				      struct alloc_raw *alloc);
 
 /* Add one VMA of a full smaps walk (in address order) to P's counts. Pure. */
 void proc_thp_add_vma(struct proc_thp *p, const struct smaps_vma *v);
