@@ -145,6 +145,25 @@ static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 	return false;
 }
 
+/*
+ * ROW's ledger (--ledger; its VMAs in LV from the walk) and allocator (--ledger, --json;
+ * its libraries in WALK when the walk gave them, else maps is read). -ENOMEM or 0.
+ */
+static int row_extras(struct globals *g, const struct ps_opts *o, struct ps_row *row,
+		      struct ledger_vmas *lv, struct alloc_raw *walk)
+{
+	if (o->ledger) {
+		if (row->denied)
+			ledger_unknown(-1, &row->led);
+		else if (ledger_for_proc(&g->sr, &o->q, &row->p, lv, &row->led) == -ENOMEM)
+			return -ENOMEM;
+	}
+	if ((o->ledger || g->json) && !o->by_cgroup)
+		row->has_alloc = (walk ? alloc_collect_walked(&g->sr, row->p.pid, walk, &row->alloc)
+				       : alloc_collect(&g->sr, row->p.pid, &row->alloc)) == 0;
+	return 0;
+}
+
 static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report *r)
 {
 	pid_t *pids;
@@ -216,19 +235,10 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		}
 		if (row.denied && o->min_ahp_kb)
 			continue;
-		if (o->ledger) {
-			if (row.denied)
-				ledger_unknown(-1, &row.led);
-			else if (ledger_for_proc(&g->sr, &o->q, &row.p, &lv, &row.led) == -ENOMEM) {
-				r->errors++;
-				continue;
-			}
+		if (row_extras(g, o, &row, &lv, e == PT_OK ? walk : NULL)) {
+			r->errors++;
+			continue;
 		}
-		if ((o->ledger || g->json) && !o->by_cgroup)
-			row.has_alloc =
-				(walk && e == PT_OK
-					 ? alloc_collect_walked(&g->sr, row.p.pid, walk, &row.alloc)
-					 : alloc_collect(&g->sr, row.p.pid, &row.alloc)) == 0;
 		snprintf(row.user, sizeof(row.user), "%s",
 			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
