@@ -7,12 +7,21 @@
 
 #include "../util/buf.h"
 
+/* A cell: its text in the table's one buffer (not a malloc each: maps has 80 000 cells at
+ * 10 000 VMAs), and its display width, counted once. */
+struct tcell {
+	size_t off; /* in text */
+	size_t w;   /* display width */
+	bool none;  /* could not be formatted: shown as "?" */
+};
+
 struct table {
 	int ncols;
 	char align[16];
 	bool has_header;
 	size_t ncells, cap;
-	char **cells; /* row-major, header row first when present */
+	struct tcell *cells; /* row-major, header row first when present */
+	struct buf text;     /* the cells' texts, each NUL-terminated */
 };
 
 struct table *table_new(int ncols, const char *const *headers, const char *align)
@@ -33,25 +42,50 @@ struct table *table_new(int ncols, const char *const *headers, const char *align
 	return t;
 }
 
+static size_t width(const char *s);
+
 void table_cell(struct table *t, const char *fmt, ...)
 {
 	if (!t)
 		return;
 	if (array_reserve(&t->cells, &t->cap, t->ncells + 1, sizeof(*t->cells), 64))
 		return;
-	va_list ap;
+	struct buf *b = &t->text;
+	size_t at = b->len;
+	int n = -1;
+	va_list ap, again;
 	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	/* a cell holds names from trees and processes: escaped (util/esc.h), never raw */
-	char *e = s && esc_needed(s, strlen(s), 0) ? esc_dup(s, 0) : NULL;
-	if (e) {
-		free(s);
-		s = e;
+	va_copy(again, ap);
+	if (!buf_reserve(b, at + 256)) { /* most cells fit the room there is: one vsnprintf */
+		size_t room = b->cap - at;
+		n = vsnprintf(b->p + at, room, fmt, ap);
+		if (n >= 0 && (size_t)n >= room)
+			n = buf_reserve(b, at + (size_t)n + 1)
+				    ? -1
+				    : vsnprintf(b->p + at, (size_t)n + 1, fmt, again);
 	}
-	t->cells[t->ncells++] = s;
+	va_end(again);
+	va_end(ap);
+	struct tcell *c = &t->cells[t->ncells++];
+	*c = (struct tcell){.off = at, .w = 1, .none = n < 0};
+	if (c->none) {
+		b->len = at;
+		return;
+	}
+	b->len = at + (size_t)n;
+	/* a cell holds names from trees and processes: escaped (util/esc.h), never raw */
+	char *e = esc_needed(b->p + at, (size_t)n, 0) ? esc_dup(b->p + at, 0) : NULL;
+	if (e) {
+		b->len = at;
+		c->none = buf_add(b, e, strlen(e)) != 0;
+		free(e);
+	}
+	if (c->none || buf_add(b, "\0", 1)) { /* the cell's end */
+		b->len = at;
+		c->none = true;
+		return;
+	}
+	c->w = width(b->p + at);
 }
 
 size_t table_rows(const struct table *t)
@@ -130,7 +164,7 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 	size_t w[16] = {0};
 	size_t rows = t->ncells / (size_t)t->ncols;
 	for (size_t i = 0; i < rows * (size_t)t->ncols; i++) {
-		size_t cw = width(t->cells[i]);
+		size_t cw = t->cells[i].w;
 		int c = (int)(i % (size_t)t->ncols);
 		if (cw > w[c])
 			w[c] = cw;
@@ -140,10 +174,9 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 		bool hdr = t->has_header && r == 0;
 		fprintf(f, "%*s%s", indent, "", hdr ? col_bold(color) : "");
 		for (int c = 0; c < t->ncols; c++) {
-			const char *s = t->cells[r * (size_t)t->ncols + (size_t)c];
-			if (!s)
-				s = "?";
-			size_t sw = width(s);
+			const struct tcell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			const char *s = cell->none ? "?" : t->text.p + cell->off;
+			size_t sw = cell->w;
 			size_t pad = sw < w[c] ? w[c] - sw : 0;
 			bool last = c == t->ncols - 1;
 			if (sw > w[c]) { /* an 'L' column narrowed by fit() */
@@ -169,8 +202,7 @@ void table_free(struct table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->ncells; i++)
-		free(t->cells[i]);
+	buf_free(&t->text);
 	free(t->cells);
 	free(t);
 }
