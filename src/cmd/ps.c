@@ -35,7 +35,8 @@ static void ps_help(FILE *f)
 {
 	fprintf(f,
 		"usage: thpctl ps [--all] [--rollup] [--sort KEY] [--pid PID[,PID...]]\n"
-		"                 [--user NAME|UID] [--min-ahp SIZE] [--json]\n\n"
+		"                 [--user NAME|UID] [--min-ahp SIZE] [--cgroup PATH]\n"
+		"                 [--ledger | --folios [--cont SIZE] | --by cgroup] [--json]\n\n"
 		"Processes that use, request (MADV_HUGEPAGE: hg) or refuse (MADV_NOHUGEPAGE: nh,\n"
 		"prctl PR_SET_THP_DISABLE: THP_EN 0) huge pages. Kernel threads are left out.\n\n"
 		"Reading full /proc/PID/smaps walks each target's page tables and briefly takes\n"
