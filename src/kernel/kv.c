@@ -46,6 +46,45 @@ static struct kv *kv_find(struct kvlist *l, const char *name, size_t len)
 	return NULL;
 }
 
+/*
+ * Names already parsed, hashed, for kv_parse's duplicate check: vmstat has ~200 keys, and a
+ * linear search per line made that check most of a parse. Past KV_HASH_MAX keys the rest is
+ * searched linearly.
+ */
+#define KV_HASH_SLOTS 1024
+#define KV_HASH_MAX 512
+
+struct kv_hash {
+	uint16_t slot[KV_HASH_SLOTS]; /* index + 1 in the list, 0 empty */
+};
+
+static uint32_t name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
+}
+
+/* The item named [NAME, NAME+LEN) in L, or NULL; *AT: its empty slot in H when absent. */
+static struct kv *kv_lookup(struct kvlist *l, struct kv_hash *h, const char *name, size_t len,
+			    uint16_t **at)
+{
+	*at = NULL;
+	if (l->n > KV_HASH_MAX)
+		return kv_find(l, name, len);
+	for (uint32_t i = name_hash(name, len) & (KV_HASH_SLOTS - 1);;
+	     i = (i + 1) & (KV_HASH_SLOTS - 1)) {
+		if (!h->slot[i]) {
+			*at = &h->slot[i];
+			return NULL;
+		}
+		struct kv *kv = &l->items[h->slot[i] - 1];
+		if (!memcmp(kv->name, name, len) && kv->name[len] == '\0')
+			return kv;
+	}
+}
+
 /* Drop every key that was seen twice: which copy is right is unknown. */
 static void drop_dups(struct kvlist *l)
 {
@@ -84,6 +123,8 @@ static bool name_ok(const char *s, size_t n)
 static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, bool node)
 {
 	kvlist_clear(l);
+	struct kv_hash h;
+	memset(&h, 0, sizeof(h));
 	const char *pos = text, *end = text + len, *s, *e;
 	while (next_line(&pos, end, &s, &e)) {
 		if (s == e)
@@ -126,7 +167,8 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, 
 			l->bad += good;
 			continue;
 		}
-		struct kv *seen = kv_find(l, s, nl);
+		uint16_t *at;
+		struct kv *seen = kv_lookup(l, &h, s, nl, &at);
 		if (seen) {
 			/* a key seen twice is damage: every copy is unknown */
 			if (!l->dup++) {
@@ -144,6 +186,8 @@ static int kv_parse(const char *text, size_t len, struct kvlist *l, bool colon, 
 		if (kvlist_add(l, s, nl, v))
 			return -ENOMEM;
 		l->items[l->n - 1].dup = !good;
+		if (at)
+			*at = (uint16_t)l->n;
 	}
 	drop_dups(l);
 	return 0;
