@@ -42,22 +42,29 @@ static int cgroups_opt(int c, const char *arg, void *ctx)
 	return -1;
 }
 
-int cg_collect(const struct sysroot *sr, size_t top, struct cg_collect *c)
+int cg_collect(const struct sysroot *sr, size_t top, const struct cg_collect_opt *o,
+	       struct cg_collect *c)
 {
+	static const struct cg_collect_opt afresh;
+	if (!o)
+		o = &afresh;
 	struct opt_u64 fb;
 	struct cg_proc_count *pc = NULL;
 	memset(c, 0, sizeof(*c));
 	if (cg_tree_read(sr, &c->t) ||
 	    (c->t.n && (!(c->procs = calloc(c->t.n, sizeof(*c->procs))) ||
 			!(pc = calloc(c->t.n, sizeof(*pc))))) ||
-	    (c->t.n && cg_tree_count_procs(sr, &c->t, pc))) {
+	    (c->t.n && cg_tree_count_procs(sr, &c->t, pc, o->cache, o->refresh))) {
 		free(pc);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->t.n; i++)
 		c->procs[i] = (struct cg_procs){pc[i].n, pc[i].thp_off, pc[i].unknown};
 	free(pc);
-	cg_fallback_charge(sr, &fb);
+	if (o->fallback)
+		fb = *o->fallback;
+	else
+		cg_fallback_charge(sr, &fb);
 	return cg_report_build(&c->t, c->procs, fb, top, &c->rep);
 }
 
@@ -88,7 +95,7 @@ int cmd_cgroups(struct globals *g, int argc, char **argv)
 	if (ret)
 		return ret;
 	struct cg_collect cc;
-	if (cg_collect(&g->sr, top, &cc)) {
+	if (cg_collect(&g->sr, top, NULL, &cc)) {
 		warnx("cgroups: out of memory");
 		ret = EXIT_FAIL;
 	} else if (g->json) {

@@ -36,6 +36,7 @@
 
 #include "../kernel/fdcache.h"
 #include "../kernel/features.h"
+#include "../kernel/kv.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
 #include "../util/num.h"
@@ -81,6 +82,8 @@ static void exporter_help(FILE *f)
 		"  --top-cgroups N       export at most N memory cgroups, the most anon THP\n"
 		"                        first (default 10, up to 1000; 0: none): memory.stat,\n"
 		"                        current, max and THP opt-outs of their processes\n"
+		"                        (a process's status is read when its pid is first\n"
+		"                        seen, and every process's again each minute)\n"
 		"  --cache-ms MS         scrapes within MS of a collection share it (default\n"
 		"                        1000)\n"
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
@@ -162,7 +165,13 @@ int exporter_refresh(struct exporter *e, bool force)
 	e->meta.cgroups = NULL;
 	if (r == 0 && e->cg_top) {
 		cg_collect_free(&e->cg);
-		r = cg_collect(e->smp.sr, e->cg_top, &e->cg);
+		struct opt_u64 fb = {0};
+		fb.present = kv_get(&e->s.host.vmstat, "thp_fault_fallback_charge", &fb.v);
+		bool all = e->cg_pids_at <= 0 || now - e->cg_pids_at >= CG_RECHECK_S;
+		struct cg_collect_opt o = {.fallback = &fb, .cache = &e->cg_pids, .refresh = all};
+		r = cg_collect(e->smp.sr, e->cg_top, &o, &e->cg);
+		if (!r && all)
+			e->cg_pids_at = now;
 		e->meta.cgroups = r ? NULL : &e->cg.rep;
 	}
 	if (r == 0)
@@ -468,6 +477,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	fdcache_free(&fc);
 	sample_free(&e.s);
 	cg_collect_free(&e.cg);
+	cg_pid_cache_free(&e.cg_pids);
 	sampler_free(&e.smp);
 	pbuf_free(&e.body);
 	return ret;

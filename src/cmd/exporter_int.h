@@ -32,6 +32,8 @@
 #define HTTP_IDLE_S 10		 /* silence before an idle keep-alive connection is closed */
 #define HTTP_REPORT_S 10.0	 /* at most one line about cut-off clients per this */
 #define HTTP_RX_POLL_S 0.25	 /* how often idle keep-alive connections are looked at */
+/* A cgroup's processes' THP_enabled: read when a pid is first seen and all again after this */
+#define CG_RECHECK_S 60.0
 
 struct exporter {
 	struct sampler smp;
@@ -45,8 +47,10 @@ struct exporter {
 	bool failed_once; /* a collection failure was reported */
 	bool ledger;	  /* --process-ledger */
 	struct ledger_req q;
-	size_t cg_top;	      /* --top-cgroups, 0: none */
-	struct cg_collect cg; /* the cgroups of the last collection */
+	size_t cg_top;		     /* --top-cgroups, 0: none */
+	struct cg_collect cg;	     /* the cgroups of the last collection */
+	struct cg_pid_cache cg_pids; /* their processes' THP opt-outs, by pid */
+	double cg_pids_at;	     /* CLOCK_MONOTONIC seconds they were all read, 0 never */
 	char policy[16];
 #ifdef THPCTL_HTTP
 	struct http_listener {

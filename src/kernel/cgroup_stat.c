@@ -225,45 +225,103 @@ int cg_fallback_charge(const struct sysroot *sr, struct opt_u64 *out)
 	return r;
 }
 
-/* proc_info.more: status, unless stat says a kernel thread. */
-static unsigned status_unless_kthread(struct proc_info *pi, void *ctx)
+/* proc_info.more: stat, when status did not say whether PID is a kernel thread (no Kthread
+ * line before 6.x, or status unreadable: a recorded tree keeps only a kernel thread's stat). */
+static unsigned stat_unless_known(struct proc_info *pi, void *ctx)
 {
 	bool *asked = ctx;
 	if (*asked)
 		return 0;
 	*asked = true;
-	bool kthread = (pi->got & PROC_STAT) && !pi->stat_err && (pi->stat.flags & PF_KTHREAD_FLAG);
-	return kthread ? 0 : PROC_STATUS;
+	if ((pi->got & PROC_STATUS) && !pi->status_err && pi->st.kthread >= 0)
+		return 0;
+	return PROC_STAT;
+}
+
+/* What one process adds to its cgroup's count: CGP_* (CGP_GONE: nothing, not kept). */
+enum { CGP_GONE, CGP_KTHREAD, CGP_ON, CGP_OFF, CGP_UNKNOWN, CGP_NOMEM };
+
+/* PI->more_ctx: ASKED, reset here for each process. */
+static int pid_fact(const struct sysroot *sr, pid_t pid, struct proc_info *pi, bool *asked)
+{
+	*asked = false;
+	int r = proc_read(sr, pid, PROC_STATUS, pi);
+	if (r == -ENOMEM)
+		return CGP_NOMEM;
+	bool st_ok = (pi->got & PROC_STATUS) && !pi->status_err;
+	if (!st_ok && !(pi->got & PROC_STAT) && !(r == -ESRCH && sr->live)) {
+		/* status missing (a recorded kernel thread): its stat may say */
+		*asked = true; /* no further round */
+		if (proc_read(sr, pid, PROC_STAT, pi) == -ENOMEM)
+			return CGP_NOMEM;
+	}
+	if ((st_ok && pi->st.kthread == 1) ||
+	    ((pi->got & PROC_STAT) && !pi->stat_err && (pi->stat.flags & PF_KTHREAD_FLAG)))
+		return CGP_KTHREAD;
+	if (r == -ESRCH && sr->live)
+		return CGP_GONE; /* exited since cgroup.procs was read */
+	if (!st_ok || pi->st.thp_enabled < 0)
+		return CGP_UNKNOWN;
+	return pi->st.thp_enabled == 0 ? CGP_OFF : CGP_ON;
+}
+
+static int cmp_fact(const void *a, const void *b)
+{
+	pid_t x = ((const struct cg_pid_fact *)a)->pid, y = ((const struct cg_pid_fact *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* PID's fact kept by CACHE's last count, or -1. */
+static int cached_fact(const struct cg_pid_cache *cache, pid_t pid)
+{
+	struct cg_pid_fact key = {.pid = pid};
+	const struct cg_pid_fact *f =
+		cache->n ? bsearch(&key, cache->v, cache->n, sizeof(key), cmp_fact) : NULL;
+	return f ? f->fact : -1;
 }
 
 int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
-			struct cg_proc_count *out)
+			struct cg_proc_count *out, struct cg_pid_cache *cache, bool refresh)
 {
-	struct proc_info pi = {.more = status_unless_kthread};
+	bool asked = false;
+	struct proc_info pi = {.more = stat_unless_known, .more_ctx = &asked};
+	struct cg_pid_fact *next = NULL;
+	size_t nnext = 0, cap = 0;
 	int r = 0;
-	for (size_t i = 0; i < t->n && r != -ENOMEM; i++) {
+	for (size_t i = 0; i < t->n && !r; i++) {
 		const struct cg_node *n = &t->nodes[i];
 		for (int k = 0; k < n->npids; k++) {
-			bool asked = false;
-			pi.more_ctx = &asked;
-			r = proc_read(sr, n->pids[k], PROC_STAT, &pi);
-			if (r == -ENOMEM)
+			int f = cache && !refresh ? cached_fact(cache, n->pids[k]) : -1;
+			if (f < 0)
+				f = pid_fact(sr, n->pids[k], &pi, &asked);
+			if (f == CGP_NOMEM ||
+			    (cache && f != CGP_GONE &&
+			     array_reserve(&next, &cap, nnext + 1, sizeof(*next), 256))) {
+				r = -ENOMEM;
 				break;
-			if ((pi.got & PROC_STAT) && !pi.stat_err &&
-			    (pi.stat.flags & PF_KTHREAD_FLAG))
-				continue;
-			if (r == -ESRCH && sr->live)
-				continue; /* exited since cgroup.procs was read */
-			bool st_ok = !r && (pi.got & PROC_STATUS) && !pi.status_err;
-			if (st_ok && pi.st.kthread == 1)
-				continue;
-			out[i].n++;
-			if (!st_ok || pi.st.thp_enabled < 0)
-				out[i].unknown++;
-			else if (pi.st.thp_enabled == 0)
-				out[i].thp_off++;
+			}
+			if (cache && f != CGP_GONE)
+				next[nnext++] = (struct cg_pid_fact){n->pids[k], (signed char)f};
+			out[i].n += f >= CGP_ON;
+			out[i].thp_off += f == CGP_OFF;
+			out[i].unknown += f == CGP_UNKNOWN;
 		}
 	}
 	proc_info_free(&pi);
-	return r == -ENOMEM ? r : 0;
+	if (cache && !r) {
+		if (nnext)
+			qsort(next, nnext, sizeof(*next), cmp_fact);
+		free(cache->v);
+		cache->v = next;
+		cache->n = nnext;
+		next = NULL;
+	}
+	free(next);
+	return r;
+}
+
+void cg_pid_cache_free(struct cg_pid_cache *cache)
+{
+	free(cache->v);
+	memset(cache, 0, sizeof(*cache));
 }

@@ -89,15 +89,33 @@ struct cg_proc_count {
 	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0) */
 };
 
+/* One process's contribution, kept between counts (cg_tree_count_procs). */
+struct cg_pid_fact {
+	pid_t pid;
+	signed char fact; /* internal to cgroup_stat.c */
+};
+
+/* What the last count learned of each process, by pid (sorted). Zero it before use. */
+struct cg_pid_cache {
+	struct cg_pid_fact *v;
+	size_t n;
+};
+
+void cg_pid_cache_free(struct cg_pid_cache *cache);
+
 /*
  * Count each node's own processes of T into OUT (T->n entries, zeroed by the
- * caller): proc/PID/stat first (a kernel thread, PF_KTHREAD, has no mm and no
- * THP of its own, and a recorded tree keeps only its stat), then status, in
- * one proc_read() per process. A process that exited since cgroup.procs was
- * read (live) is not counted. Returns 0 or -ENOMEM.
+ * caller): proc/PID/status (Kthread: a kernel thread has no mm and no THP of
+ * its own; THP_enabled), and stat only where status does not say whether it
+ * is a kernel thread (before 6.x; a recorded tree keeps only a kernel
+ * thread's stat). A process that exited since cgroup.procs was read (live)
+ * is not counted. CACHE (NULL: none) keeps what was read by pid: a later
+ * count reads only the processes it has not seen, unless REFRESH (then every
+ * process is read again); a pid reused meanwhile or a prctl since then is
+ * seen at the next refresh. Returns 0 or -ENOMEM.
  */
 int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
-			struct cg_proc_count *out);
+			struct cg_proc_count *out, struct cg_pid_cache *cache, bool refresh);
 
 /*
  * The host-wide vmstat counter thp_fault_fallback_charge (5.7+: THP faults

@@ -165,7 +165,7 @@ static void test_count_procs_live(UNIT_STATE)
 	struct cg_node node = {.path = "/", .pids = pids, .npids = 3};
 	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
 	struct cg_proc_count c[1] = {{0}};
-	assert_int_equal(cg_tree_count_procs(&sr, &t, c), 0);
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, NULL, false), 0);
 	assert_int_equal(c[0].n, 1);
 	assert_int_equal(c[0].thp_off + c[0].unknown, 0); /* 6.18: THP_enabled 1 here */
 	sysroot_close(&sr);
@@ -192,13 +192,62 @@ static void test_count_procs_recorded(UNIT_STATE)
 	struct cg_node node = {.path = "/", .pids = pids, .npids = 4};
 	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
 	struct cg_proc_count c[1] = {{0}};
-	assert_int_equal(cg_tree_count_procs(&sr, &t, c), 0);
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, NULL, false), 0);
 	assert_int_equal(c[0].n, 3);
 	assert_int_equal(c[0].thp_off, 1);
 	assert_int_equal(c[0].unknown, 2);
 	unit_tree_remove(root, &sr);
 }
 
+/*
+ * The exporter's cache: a second count reads only processes it has not seen (a prctl since
+ * is seen at the refresh), a kernel thread known by status alone needs no stat, and a pid
+ * that went away leaves the cache.
+ */
+static void test_count_procs_cached(UNIT_STATE)
+{
+	char root[64];
+	struct sysroot sr;
+	unit_tree(root, "cgcache", (const char *const[]){"proc", "proc/3", "proc/20", NULL}, &sr);
+	unit_put(root, "proc/3/status", "Name:\tkworker\nKthread:\t1\n");
+	unit_put(root, "proc/20/status", "Name:\tredis\nKthread:\t0\nTHP_enabled:\t1\n");
+	pid_t pids[] = {3, 20, 21};
+	struct cg_node node = {.path = "/", .pids = pids, .npids = 2};
+	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
+	struct cg_pid_cache cache = {0};
+	struct cg_proc_count c[1] = {{0}};
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, &cache, true), 0);
+	assert_int_equal(c[0].n, 1);
+	assert_int_equal(c[0].thp_off + c[0].unknown, 0);
+	assert_int_equal(cache.n, 2);
+
+	/* redis opts out after it was seen; pid 21 appears */
+	unit_put(root, "proc/20/status", "Name:\tredis\nKthread:\t0\nTHP_enabled:\t0\n");
+	unit_mkdir(root, "proc/21");
+	unit_put(root, "proc/21/status", "Name:\tjava\nKthread:\t0\nTHP_enabled:\t0\n");
+	node.npids = 3;
+	memset(c, 0, sizeof(c));
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, &cache, false), 0);
+	assert_int_equal(c[0].n, 2);
+	assert_int_equal(c[0].thp_off, 1); /* 21 read; 20 from the cache */
+	memset(c, 0, sizeof(c));
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, &cache, true), 0);
+	assert_int_equal(c[0].thp_off, 2);
+
+	/* 20 is gone from cgroup.procs: it leaves the cache */
+	pids[1] = 21;
+	node.npids = 2;
+	memset(c, 0, sizeof(c));
+	assert_int_equal(cg_tree_count_procs(&sr, &t, c, &cache, false), 0);
+	assert_int_equal(c[0].n, 1);
+	assert_int_equal(cache.n, 2);
+	assert_int_equal(cache.v[0].pid, 3);
+	assert_int_equal(cache.v[1].pid, 21);
+	cg_pid_cache_free(&cache);
+	assert_null(cache.v);
+	unit_tree_remove(root, &sr);
+}
+
 UNIT_TESTS(test_duplicate_key, test_v2_fields, test_v1_totals, test_v2_old_kernel, test_damaged,
 	   test_huge_and_cut, test_empty_and_bad_version, test_count_procs_live,
-	   test_count_procs_recorded)
+	   test_count_procs_recorded, test_count_procs_cached)

@@ -16,7 +16,7 @@ static void render_fixture(const char *fixture, size_t top, struct pbuf *b)
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	struct cg_collect c;
-	assert_int_equal(cg_collect(&sr, top, &c), 0);
+	assert_int_equal(cg_collect(&sr, top, NULL, &c), 0);
 	prom_render_cgroups(b, &c.rep, top);
 	assert_false(b->overflow);
 	cg_collect_free(&c);
