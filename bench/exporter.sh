@@ -5,7 +5,7 @@
 # fields) side by side, on loopback, with ~300 processes running. Each is scraped
 # two ways: a fresh connection per scrape (curl, as Prometheus does after a
 # connection is closed) and back to back on one keep-alive connection (wrk -c1).
-# Also: --top-processes 0, --process-flags, `cat` of the files a scrape reads, and
+# Also: host-wide only (--top-processes 0 --top-cgroups 0, recorded), --process-flags, `cat` of the files a scrape reads, and
 # the exporter's RSS. Targets: less CPU per scrape than node_exporter's THP-only
 # scrape; RSS <= 8 MiB. It prints figures and records them (bench/lib.sh:
 # bench_record), never pass/fail exit codes for timing (ARCHITECTURE.md: bench/).
@@ -121,7 +121,7 @@ dur=$(awk '$1 == "thpctl_scrape_duration_seconds" {printf "%.3f", $2 * 1000}' "$
 cand=$(awk '$1 == "thpctl_processes_candidates" {print $2}' "$TMP/last.prom")
 seen=$(awk '$1 == "thpctl_processes_seen" {print $2}' "$TMP/last.prom")
 nlines=$(grep -vc '^#' "$TMP/last.prom")
-start_thpctl --top-processes 0
+start_thpctl --top-processes 0 --top-cgroups 0
 read -r fresh0 ka0 _ _ _ < <(measure)
 start_thpctl --process-flags
 read -r freshf kaf _ rssf _ < <(measure)
@@ -166,7 +166,9 @@ printf '  %-58s %8s ms   (%s scrapes, each a new connection)\n' "CPU per scrape,
 printf '  %-58s %8s ms   (%s scrapes in %s s on one connection)\n' "CPU per scrape, default, keep-alive (wrk -c1)" "$ka" "$kan" "$SECONDS_KA"
 printf '  %-58s %8s ms   (wall; %s seen, %s smaps_rollup read; %s samples)\n' \
 	"  collection of the last scrape (scrape_duration_seconds)" "$dur" "$seen" "$cand" "$nlines"
-printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, --top-processes 0 (no process scan), fresh" "$fresh0" "$ka0"
+printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, host-wide only (no process, no cgroup), fresh" "$fresh0" "$ka0"
+echo "    (--top-processes 0 --top-cgroups 0: node_exporter's THP facts and the per-size (mTHP),"
+echo "    khugepaged, hugetlb and buddyinfo ones; no per-process or per-cgroup reads)"
 printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, --process-flags (full smaps), fresh" "$freshf" "$kaf"
 if [ -z "$NE_WHY" ]; then
 	printf '  %-58s %8s ms   (keep-alive %s ms, %s scrapes; %s samples)\n' \
@@ -188,4 +190,7 @@ bench_record exporter-cpu-fresh "$fresh" ms title="exporter CPU per scrape, a ne
 bench_record exporter-cpu-keepalive "$ka" ms \
 	title="exporter CPU per scrape, back to back on one keep-alive connection, $what" \
 	floor_value="$nka" "${peer[@]}"
+bench_record exporter-cpu-host-fresh "$fresh0" ms \
+	title="exporter CPU per scrape, host-wide metrics only (--top-processes 0 --top-cgroups 0), a new connection each, $what" \
+	floor_value="$nfresh" "${peer[@]}"
 bench_record exporter-rss "$rss" kB title="exporter RSS after the scrapes" goal="<= $RSS_TARGET_KB kB"
