@@ -35,6 +35,7 @@ struct al_ctx {
 	struct al_vma *cand;
 	size_t ncand, cap;
 	int err;
+	struct alloc_raw *walk; /* its libraries from the same smaps walk (proc_read .alloc_walk) */
 };
 
 static int vma_cb(const struct smaps_vma *v, void *arg)
@@ -125,15 +126,15 @@ static void detail(const struct sysroot *sr, struct proc_info *pi, const struct 
 	}
 	cgroup_of(sr, pi, rp);
 	stacks(sr, c, rp);
-	/* who manages its heap (kernel/proc_alloc.h, model/alloc.h): the responsible part */
-	struct alloc_raw *raw = calloc(1, sizeof(*raw));
-	if (raw && proc_alloc_read(sr, (pid_t)rp->pid, raw) == 0) {
+	/* who manages its heap (kernel/proc_alloc.h, model/alloc.h): the responsible part; the
+	 * libraries come from the smaps walk already made (scan_one), maps is not read again */
+	struct alloc_raw *raw = c->walk;
+	if (raw && proc_alloc_read_walked(sr, (pid_t)rp->pid, raw) == 0) {
 		bool env = rp->env_known;
 		alloc_decide(raw, env ? pi->environ.p : NULL, env ? pi->environ.len : 0, !sr->live,
 			     &rp->alloc);
 		rp->alloc_known = true;
 	}
-	free(raw);
 }
 
 /* The ledger of one process (smaps read into PI through C). */
@@ -162,13 +163,15 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 	if (proc_read(sr, pid, PROC_STATUS, pi) || !(pi->got & PROC_STATUS) ||
 	    pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 		return;
-	struct al_ctx c = {.policy = q->policy};
+	struct al_ctx c = {.policy = q->policy, .walk = calloc(1, sizeof(*c.walk))};
 	c.w.pmd_bytes = (uint64_t)q->page_kb * 1024 << q->pmd_order;
 	pi->vma_cb = vma_cb;
 	pi->vma_ctx = &c;
+	pi->alloc_walk = c.walk;
 	proc_read(sr, pid, PROC_SMAPS, pi);
 	pi->vma_cb = NULL;
 	pi->vma_ctx = NULL;
+	pi->alloc_walk = NULL;
 	memset(rp, 0, sizeof(*rp));
 	if (!(pi->got & PROC_SMAPS) || pi->smaps_err || c.err || ledger_of(sr, q, pi, &c, &rp->led))
 		goto out;
@@ -198,6 +201,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 out:
 	ledger_vmas_free(&c.lv);
 	free(c.cand);
+	free(c.walk);
 }
 
 int advise_ledger(const struct sysroot *sr, struct adv_input *in)
@@ -248,12 +252,14 @@ int advise_remedy_proc(const struct sysroot *sr, pid_t pid, const struct thp_led
 	struct proc_info *pi = calloc(1, sizeof(*pi));
 	if (!pi)
 		return -ENOMEM;
-	struct al_ctx c = {.policy = policy};
+	struct al_ctx c = {.policy = policy, .walk = calloc(1, sizeof(*c.walk))};
 	pi->vma_cb = vma_cb;
 	pi->vma_ctx = &c;
+	pi->alloc_walk = c.walk;
 	int r = proc_read(sr, pid, PROC_STATUS | PROC_SMAPS, pi);
 	pi->vma_cb = NULL;
 	pi->vma_ctx = NULL;
+	pi->alloc_walk = NULL;
 	if (!r && (!(pi->got & PROC_SMAPS) || pi->smaps_err))
 		r = pi->smaps_err ? pi->smaps_err : -EINVAL;
 	if (!r && c.err)
@@ -271,6 +277,7 @@ int advise_remedy_proc(const struct sysroot *sr, pid_t pid, const struct thp_led
 	}
 	ledger_vmas_free(&c.lv);
 	free(c.cand);
+	free(c.walk);
 	proc_info_free(pi);
 	free(pi);
 	return r;

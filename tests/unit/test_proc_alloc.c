@@ -7,6 +7,7 @@
 
 #include "elf_build.h"
 #include "kernel/proc_alloc.h"
+#include "kernel/proc_read.h"
 
 static void test_alloc_lib_kinds_and_file_name_versions(UNIT_STATE)
 {
@@ -324,7 +325,57 @@ static void test_alloc_read_self_live(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
+/* R_WALK's libraries (from a smaps walk) are those a read of maps gives in R_MAPS. */
+static void assert_same_libs(const struct alloc_raw *r_maps, const struct alloc_raw *r_walk)
+{
+	assert_int_equal(r_walk->maps_err, r_maps->maps_err);
+	assert_int_equal(r_walk->dynamic, r_maps->dynamic);
+	assert_int_equal(r_walk->nlibs, r_maps->nlibs);
+	for (int i = 0; i < r_maps->nlibs; i++) {
+		assert_int_equal(r_walk->libs[i].kind, r_maps->libs[i].kind);
+		assert_string_equal(r_walk->libs[i].path, r_maps->libs[i].path);
+		assert_int_equal(r_walk->libs[i].start, r_maps->libs[i].start);
+		assert_string_equal(r_walk->libs[i].version, r_maps->libs[i].version);
+	}
+}
+
+/* proc_read's smaps walk into .alloc_walk, then proc_alloc_read_walked: what maps would give. */
+static void walked(const struct sysroot *sr, pid_t pid, struct alloc_raw *r)
+{
+	struct proc_info pi = {0};
+	memset(r, 0, sizeof(*r));
+	pi.alloc_walk = r;
+	assert_int_equal(proc_read(sr, pid, PROC_SMAPS, &pi), 0);
+	assert_int_equal(pi.smaps_err, 0);
+	proc_info_free(&pi);
+	assert_int_equal(proc_alloc_read_walked(sr, pid, r), 0);
+}
+
+/* This process (glibc, libcmocka, the sanitizers' libraries) and a recorded jemalloc one. */
+static void test_alloc_read_walked_equals_maps(UNIT_STATE)
+{
+	static struct alloc_raw by_maps, by_walk;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	assert_int_equal(proc_alloc_read(&sr, getpid(), &by_maps), 0);
+	walked(&sr, getpid(), &by_walk);
+	assert_true(by_maps.nlibs >= 1); /* glibc at least */
+	assert_same_libs(&by_maps, &by_walk);
+	sysroot_close(&sr);
+
+	char dir[] = "/tmp/thpctl-allocw-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	unit_put_bytes(dir, "proc/200/status", LIT("Name:\tredis\nUid:\t7\t0\t0\t0\n"));
+	unit_put_bytes(dir, "proc/200/smaps", LIT(maps_je));
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_int_equal(proc_alloc_read(&sr, 200, &by_maps), 0);
+	walked(&sr, 200, &by_walk);
+	assert_int_equal(by_maps.nlibs, 3);
+	assert_same_libs(&by_maps, &by_walk);
+	unit_tree_remove(dir, &sr);
+}
+
 UNIT_TESTS(test_alloc_lib_kinds_and_file_name_versions, test_alloc_maps_libraries_deduplicated,
 	   test_alloc_maps_at_most_max_libraries, test_alloc_auxv_and_status_setid,
 	   test_alloc_facts_round_trip, test_alloc_facts_damaged, test_alloc_read_recorded_tree,
-	   test_alloc_read_self_live)
+	   test_alloc_read_self_live, test_alloc_read_walked_equals_maps)
