@@ -35,8 +35,47 @@ static void drop(struct fdcache *c, struct fdc_ent *e)
 	e->fd = -1;
 }
 
+struct fdc_dir {
+	char *rel;
+	struct sr_dirlist l;
+};
+
+int fdcache_listdir(struct fdcache *c, const struct sysroot *sr, const char *rel,
+		    struct sr_dirlist *l)
+{
+	if (!c->mode || c->mode(rel) != FDC_SINGLE)
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < c->ndirs; i++)
+		if (!strcmp(c->dirs[i].rel, rel)) {
+			*l = c->dirs[i].l;
+			return 0;
+		}
+	if (c->ndirs == FDCACHE_MAX_DIRS)
+		return -EOPNOTSUPP;
+	if (!c->dirs && !(c->dirs = calloc(FDCACHE_MAX_DIRS, sizeof(*c->dirs))))
+		return -EOPNOTSUPP;
+	int r = sysroot_listdir_fresh(sr, rel, l);
+	if (r)
+		return r;
+	struct fdc_dir *d = &c->dirs[c->ndirs];
+	if (!(d->rel = strdup(rel)))
+		return 0; /* L stays the caller's to free */
+	l->kept = true;
+	d->l = *l;
+	c->ndirs++;
+	return 0;
+}
+
 void fdcache_free(struct fdcache *c)
 {
+	for (size_t i = 0; i < c->ndirs; i++) {
+		free(c->dirs[i].rel);
+		c->dirs[i].l.kept = false;
+		sysroot_dirlist_free(&c->dirs[i].l);
+	}
+	free(c->dirs);
+	c->dirs = NULL;
+	c->ndirs = 0;
 	for (size_t i = 0; i < c->size; i++)
 		if (c->tab[i].key) {
 			drop(c, &c->tab[i]);

@@ -33,6 +33,9 @@ enum fdc_mode {
 		     * stat): a short read ending in a newline is the whole file */
 };
 
+struct sr_dirlist;
+struct fdc_dir;
+
 struct fdcache {
 	struct fdc_ent *tab;			/* open addressing, size a power of two */
 	size_t size, used;			/* slots, slots in use (live or dead) */
@@ -40,6 +43,8 @@ struct fdcache {
 	size_t open;				/* open files now */
 	unsigned gen;				/* bumped by fdcache_sweep() */
 	enum fdc_mode (*mode)(const char *rel); /* how to treat a path relative to the sysroot */
+	struct fdc_dir *dirs;			/* directory listings kept (fdcache_listdir) */
+	size_t ndirs;
 };
 
 #define FDCACHE_DEFAULT_MAX 1024
@@ -55,6 +60,16 @@ void fdcache_free(struct fdcache *c);
  * out of file descriptors): the caller then reads it the usual way.
  */
 int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, struct buf *b);
+
+/*
+ * The entries of directory REL, listed once and then kept (L->kept) until
+ * fdcache_free: only for a directory whose path the mode keeps open as
+ * FDC_SINGLE (sysfs), at most FDCACHE_MAX_DIRS of them. Returns 0, -errno,
+ * or -EOPNOTSUPP when REL is not kept: the caller lists it the usual way.
+ */
+int fdcache_listdir(struct fdcache *c, const struct sysroot *sr, const char *rel,
+		    struct sr_dirlist *l);
+#define FDCACHE_MAX_DIRS 64
 
 /* Close the files not read since the last sweep (exited processes, gone files). */
 void fdcache_sweep(struct fdcache *c);

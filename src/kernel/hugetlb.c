@@ -37,16 +37,17 @@ static int cmp_pool(const void *a, const void *b)
 static void read_pools(const struct sysroot *sr, struct buf *b, const char *base, int node,
 		       struct hugetlb *h)
 {
-	DIR *d = sysroot_opendir(sr, base);
-	if (!d)
+	struct sr_dirlist dl; /* the pool sizes are the kernel's, set at boot: kept by a cache */
+	if (sysroot_listdir(sr, base, &dl))
 		return;
-	struct dirent *de;
-	while ((de = readdir(d)) && h->npools < HUGETLB_MAX_POOLS) {
-		uint64_t kb = hugepages_dirname_kb(de->d_name);
+	const char *name = dl.names;
+	for (size_t i = 0; i < dl.n && h->npools < HUGETLB_MAX_POOLS;
+	     i++, name += strlen(name) + 1) {
+		uint64_t kb = hugepages_dirname_kb(name);
 		if (!kb)
 			continue;
 		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", base, name);
 		struct hugetlb_pool *p = &h->pools[h->npools++];
 		memset(p, 0, sizeof(*p));
 		p->size_kb = kb;
@@ -59,7 +60,7 @@ static void read_pools(const struct sysroot *sr, struct buf *b, const char *base
 			read_num(sr, b, dir, "nr_overcommit_hugepages", &p->overcommit, h);
 		}
 	}
-	closedir(d);
+	sysroot_dirlist_free(&dl);
 }
 
 int hugetlb_read(const struct sysroot *sr, struct hugetlb *h)

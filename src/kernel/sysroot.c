@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "sysroot.h"
 
+#include "../util/buf.h"
 #include "../util/fileio.h"
 #include "fdcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -264,6 +266,52 @@ DIR *sysroot_opendir(const struct sysroot *sr, const char *rel)
 		errno = e;
 	}
 	return d;
+}
+
+int sysroot_listdir_fresh(const struct sysroot *sr, const char *rel, struct sr_dirlist *l)
+{
+	memset(l, 0, sizeof(*l));
+	DIR *d = sysroot_opendir(sr, rel);
+	if (!d)
+		return -errno;
+	struct buf names = {0};
+	size_t cap = 0;
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (buf_add(&names, de->d_name, strlen(de->d_name) + 1) ||
+		    array_reserve(&l->types, &cap, l->n + 1, 1, 32)) {
+			r = -ENOMEM;
+			break;
+		}
+		l->types[l->n++] = de->d_type;
+	}
+	closedir(d);
+	l->names = names.p;
+	if (r)
+		sysroot_dirlist_free(l);
+	return r;
+}
+
+int sysroot_listdir(const struct sysroot *sr, const char *rel, struct sr_dirlist *l)
+{
+	if (sr->cache) {
+		int r = fdcache_listdir(sr->cache, sr, rel, l);
+		if (r != -EOPNOTSUPP)
+			return r;
+	}
+	return sysroot_listdir_fresh(sr, rel, l);
+}
+
+void sysroot_dirlist_free(struct sr_dirlist *l)
+{
+	if (!l->kept) {
+		free(l->names);
+		free(l->types);
+	}
+	memset(l, 0, sizeof(*l));
 }
 
 int sysroot_exists(const struct sysroot *sr, const char *rel)

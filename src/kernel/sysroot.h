@@ -122,6 +122,26 @@ int sysroot_stat(const struct sysroot *sr, const char *rel, struct stat *st, boo
 /* opendir() relative to the sysroot; NULL with errno set on failure. */
 DIR *sysroot_opendir(const struct sysroot *sr, const char *rel);
 
+/* A directory's entries, "." and ".." left out (sysroot_listdir). */
+struct sr_dirlist {
+	char *names;	      /* N names, each NUL-terminated, one after the other */
+	unsigned char *types; /* the d_type of each; DT_UNKNOWN where the filesystem does not say */
+	size_t n;
+	bool kept; /* owned by the sysroot's fdcache (do not change it); freeing is a no-op */
+};
+
+/*
+ * The entries of the directory REL into L. With SR->cache, a directory the
+ * cache keeps open files of (a sysfs one: the kernel makes them, at boot for
+ * transparent_hugepage/) is listed once and kept for the cache's life: watch
+ * and the exporter read it again and again. Returns 0 or -errno (-ENOMEM).
+ * Free with sysroot_dirlist_free().
+ */
+int sysroot_listdir(const struct sysroot *sr, const char *rel, struct sr_dirlist *l);
+/* The same, read now whatever SR->cache keeps (fdcache.c lists through it). */
+int sysroot_listdir_fresh(const struct sysroot *sr, const char *rel, struct sr_dirlist *l);
+void sysroot_dirlist_free(struct sr_dirlist *l);
+
 /* 0 if REL exists, else -errno. */
 int sysroot_exists(const struct sysroot *sr, const char *rel);
 

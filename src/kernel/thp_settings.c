@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "thp_settings.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,21 +118,21 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 		      struct thp_settings *s)
 {
 	int *nbad = &s->nbad;
-	DIR *d = sysroot_opendir(sr, dir);
-	if (!d)
-		return 0;
+	struct sr_dirlist dl;
+	int ret = sysroot_listdir(sr, dir, &dl);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
 	sz->has_stats = true;
-	struct dirent *de;
-	int ret = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+	const char *name = dl.names;
+	for (size_t i = 0; i < dl.n; i++, name += strlen(name) + 1) {
+		if (name[0] == '.')
 			continue;
 		char rel[PATH_MAX];
-		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
+		snprintf(rel, sizeof(rel), "%s/%s", dir, name);
 		uint64_t v;
 		/* a counter's name is a JSON key and a word in sentences: the kernel's are [a-z_] */
 		bool named = true;
-		for (const char *c = de->d_name; *c; c++)
+		for (const char *c = name; *c; c++)
 			named &= *c > 0x20 && *c < 0x7f;
 		if (!named) {
 			(*nbad)++;
@@ -143,12 +144,12 @@ static int read_stats(const struct sysroot *sr, struct buf *b, const char *dir, 
 			(*nbad)++;
 			continue;
 		}
-		if (kvlist_add(&sz->stats, de->d_name, strlen(de->d_name), v) == -ENOMEM) {
+		if (kvlist_add(&sz->stats, name, strlen(name), v) == -ENOMEM) {
 			ret = -ENOMEM;
 			break;
 		}
 	}
-	closedir(d);
+	sysroot_dirlist_free(&dl);
 	return ret;
 }
 
@@ -184,9 +185,10 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 {
 	memset(s, 0, sizeof(*s));
 	s->dir = sr->rhel_thp ? "/" SR_THP_RHEL6 : PATH_THP;
-	DIR *d = sysroot_opendir(sr, SR_THP);
-	if (!d)
-		return 0;
+	struct sr_dirlist dl;
+	int lr = sysroot_listdir(sr, SR_THP, &dl);
+	if (lr)
+		return lr == -ENOMEM ? lr : 0;
 	s->present = true;
 	struct buf b = {0};
 	int ret = 0;
@@ -214,13 +216,13 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 	}
 	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
 
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+	const char *name = dl.names;
+	for (size_t i = 0; i < dl.n; i++, name += strlen(name) + 1) {
+		if (name[0] == '.')
 			continue;
-		uint64_t kb = hugepages_dirname_kb(de->d_name);
+		uint64_t kb = hugepages_dirname_kb(name);
 		char dir[PATH_MAX], rel[PATH_MAX];
-		snprintf(dir, sizeof(dir), SR_THP "/%s", de->d_name);
+		snprintf(dir, sizeof(dir), SR_THP "/%s", name);
 		if (kb) {
 			if (s->nsizes == THP_MAX_SIZES) {
 				s->nbad++; /* more sizes than we keep: say partial */
@@ -245,15 +247,17 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 				qsort(sz->stats.items, sz->stats.n, sizeof(struct kv), cmp_kv);
 			continue;
 		}
-		if (is_known_top(de->d_name) || strcmp(de->d_name, "khugepaged") == 0)
+		if (is_known_top(name) || strcmp(name, "khugepaged") == 0)
 			continue;
 		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		if (dl.types[i] != DT_REG &&
+		    (dl.types[i] != DT_UNKNOWN || sysroot_stat(sr, dir, &st, true) ||
+		     !S_ISREG(st.st_mode)))
 			continue;
 		if (s->nextra == THP_MAX_EXTRA || read_knob(sr, &b, dir, s))
 			continue;
 		struct thp_extra *x = &s->extra[s->nextra++];
-		snprintf(x->name, sizeof(x->name), "%s", de->d_name);
+		snprintf(x->name, sizeof(x->name), "%s", name);
 		size_t n = b.len;
 		while (n && (b.p[n - 1] == '\n' || b.p[n - 1] == ' '))
 			n--;
@@ -262,7 +266,7 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 		memcpy(x->value, b.p, n);
 		x->value[n] = '\0';
 	}
-	closedir(d);
+	sysroot_dirlist_free(&dl);
 	buf_free(&b);
 	qsort(s->sizes, (size_t)s->nsizes, sizeof(s->sizes[0]), cmp_size);
 	for (int i = 0; i < s->nsizes; i++) {

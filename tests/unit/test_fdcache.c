@@ -2,6 +2,7 @@
 /* Unit tests: src/kernel/fdcache.c (files kept open across samples) and sample_fdc_mode. */
 #include "unit.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -149,4 +150,55 @@ static void test_modes(UNIT_STATE)
 		unit_row_int(c[i].in, "sample_fdc_mode", sample_fdc_mode(c[i].in), c[i].want);
 }
 
-UNIT_TESTS(test_cache, test_exited_process, test_modes)
+/* Count L's names and whether NAME is one of them. */
+static bool listed(const struct sr_dirlist *l, const char *name)
+{
+	const char *p = l->names;
+	for (size_t i = 0; i < l->n; i++, p += strlen(p) + 1)
+		if (!strcmp(p, name))
+			return true;
+	return false;
+}
+
+/* A kept directory is listed once: a file made later is not in it; a FDC_NO one is listed anew. */
+static void test_listdir_kept(UNIT_STATE)
+{
+	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdcl.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	unit_mkdir(dir, "sizes");
+	unit_mkdir(dir, "nosizes");
+	put("sizes/a", "1\n");
+	put("nosizes/a", "1\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	struct fdcache c;
+	fdcache_init(&c, 8, mode_for_test);
+	sr.cache = &c;
+	struct sr_dirlist l;
+	assert_int_equal(sysroot_listdir(&sr, "sizes", &l), 0);
+	assert_true(l.kept);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.types[0], DT_REG);
+	sysroot_dirlist_free(&l);
+	put("sizes/b", "2\n");
+	put("nosizes/b", "2\n");
+	assert_int_equal(sysroot_listdir(&sr, "sizes", &l), 0);
+	assert_int_equal(l.n, 1); /* kept: the first listing */
+	assert_false(listed(&l, "b"));
+	sysroot_dirlist_free(&l);
+	assert_int_equal(sysroot_listdir(&sr, "nosizes", &l), 0);
+	assert_false(l.kept);
+	assert_int_equal(l.n, 2);
+	assert_true(listed(&l, "a") && listed(&l, "b"));
+	sysroot_dirlist_free(&l);
+	/* without the cache: listed now */
+	sr.cache = NULL;
+	assert_int_equal(sysroot_listdir(&sr, "sizes", &l), 0);
+	assert_int_equal(l.n, 2);
+	sysroot_dirlist_free(&l);
+	assert_int_equal(sysroot_listdir(&sr, "missing", &l), -ENOENT);
+	fdcache_free(&c);
+	unit_tree_remove(dir, &sr);
+}
+
+UNIT_TESTS(test_cache, test_exited_process, test_modes, test_listdir_kept)
