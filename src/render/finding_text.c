@@ -57,10 +57,17 @@ typedef unsigned long long ull;
 /* shrink-underused-noop: measured by `thpctl lab shrinker` on this kernel, or the kernel's source */
 static void shrink_text(struct finding_text *t, const struct finding_shrink *e)
 {
-	if (e->measured)
-		TITLE("shrink_underused=1 with max_ptes_none=%llu: the underused shrinker split "
-		      "nothing here",
-		      (ull)e->max_ptes_none);
+	if (e->measured && e->before_kb)
+		/* the measure is lab shrinker's own run at this max_ptes_none, not the host's
+		 * thp_underused_split_page (which counts its run at a lower value too) */
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: in thpctl lab shrinker at %llu "
+		      "the underused shrinker left %.0f%% of AnonHugePages unsplit",
+		      (ull)e->max_ptes_none, (ull)e->max_ptes_none,
+		      100.0 * (double)e->after_kb / (double)e->before_kb);
+	else if (e->measured)
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: thpctl lab shrinker at %llu had "
+		      "no huge page to split (AnonHugePages 0 kB before): not decided",
+		      (ull)e->max_ptes_none, (ull)e->max_ptes_none);
 	else
 		TITLE("shrink_underused=1 with max_ptes_none=%llu: by the kernel's source the "
 		      "underused shrinker splits nothing",

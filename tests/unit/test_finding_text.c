@@ -64,12 +64,21 @@ static void test_max_ptes_none_words(UNIT_STATE)
 	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
 	shrinker_measured(&t->h);
 	words_are(t, rule_shrink_underused_noop, &w,
-		  "shrink_underused=1 with max_ptes_none=511: the underused "
-		  "shrinker split nothing here",
+		  "shrink_underused=1 with max_ptes_none=511: in thpctl lab shrinker at 511 "
+		  "the underused shrinker left 100% of AnonHugePages unsplit",
 		  "shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
 		  "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
 		  "kB under memory pressure, at 64 65536 -> 0 kB",
 		  NULL);
+	/* the lab run had nothing to split at 511: not decided either way */
+	struct shrinker_record *rec = shrinker_measured(&t->h);
+	for (int i = 0; i < rec->n; i++)
+		if (rec->p[i].max_ptes_none == 511)
+			rec->p[i].ahp_before_kb = rec->p[i].ahp_after_kb = 0;
+	words(t, rule_shrink_underused_noop, &w);
+	assert_string_equal(w.title, "shrink_underused=1 with max_ptes_none=511: thpctl lab "
+				     "shrinker at 511 had no huge page to split (AnonHugePages 0 "
+				     "kB before): not decided");
 	t->h.has_shrinker = false;
 }
 
