@@ -212,6 +212,29 @@ static void levers(FILE *f, const struct advice *a, bool color)
 	}
 }
 
+/*
+ * The processes with memory whose ledger is unknown, when there are any: "1 of
+ * the processes with memory not read by the ledger (partial): 1 smaps not
+ * readable (run as root)".
+ */
+static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
+{
+	if (!advice_ledger_partial(in))
+		return;
+	fprintf(f, "  %s%d of the processes with memory not read by the ledger (partial)%s:",
+		col_yellow(color), in->ledger_unreadable + in->ledger_failed, col_reset(color));
+	const char *sep = " ";
+	if (in->ledger_unreadable) {
+		fprintf(f, "%s%d smaps not readable (%s)", sep, in->ledger_unreadable,
+			in->as_root ? "denied even to root: another namespace or a security module"
+				    : "run as root");
+		sep = ", ";
+	}
+	if (in->ledger_failed)
+		fprintf(f, "%s%d not read (a read failed)", sep, in->ledger_failed);
+	fputc('\n', f);
+}
+
 /* The flagged processes first: what to change for each, from its ledger. */
 static void remedies(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
@@ -230,14 +253,17 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 		fprintf(f,
 			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
 			"creep or lazily freed memory over 16 MiB and 25%%, none hot and PTE-mapped "
-			"over 64 MiB)\n\n",
+			"over 64 MiB)\n",
 			in->ledger_scanned);
+		ledger_counts(f, in, color);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f,
 		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
 		"saves)\n",
 		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	ledger_counts(f, in, color);
 	for (int i = 0; i < a->nrem; i++)
 		remedy_render_text(f, &a->rem[i], color);
 	fputc('\n', f);
@@ -328,8 +354,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		return NULL;
 	json_put(root, "kernel", kernel_json(in));
 	/* a file of the host not read (missing, damaged) or a process not readable */
-	json_put(root, "partial",
-		 json_boolean(h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0));
+	json_put(root, "partial", json_boolean(advice_partial(in)));
 	json_t *miss = json_array();
 	for (int i = 0; i < h->nmissing; i++)
 		json_array_append_new(miss, json_str(h->missing[i]));
@@ -392,6 +417,9 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "notes", ns);
 	json_put(root, "ledger_scanned",
 		 in->ledger_scan == 1 ? json_integer(in->ledger_scanned) : json_null());
+	bool ls = in->ledger_scan == 1;
+	json_put(root, "ledger_unreadable", ls ? json_integer(in->ledger_unreadable) : json_null());
+	json_put(root, "ledger_failed", ls ? json_integer(in->ledger_failed) : json_null());
 	json_t *fl = json_array();
 	for (int i = 0; i < a->nrem; i++)
 		json_array_append_new(fl, remedy_to_json(&a->rem[i]));
