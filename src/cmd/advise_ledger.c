@@ -157,16 +157,19 @@ static int ledger_of(const struct sysroot *sr, const struct ledger_req *q, struc
 static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struct adv_input *in,
 		     struct proc_info *pi, struct remedy_proc *rp, pid_t pid)
 {
-	if (pid == getpid()) /* thpctl itself: not what the operator asks about */
-		return;
 	int r = proc_read(sr, pid, PROC_STATUS, pi);
 	int se = r ? r : !(pi->got & PROC_STATUS) ? (pi->status_err ? pi->status_err : -EIO) : 0;
 	if (se == -ESRCH || se == -ENOENT)
 		return; /* gone before its status: not a process of this pass */
 	if (!se && (pi->st.kthread == 1 || proc_status_no_mm(&pi->st)))
 		return;
+	in->ledger_procs++;
 	if (se) { /* status not read: whether it has memory is unknown */
 		in->ledger_failed++;
+		return;
+	}
+	if (pid == getpid()) { /* thpctl itself: not what the operator asks about */
+		in->ledger_self++;
 		return;
 	}
 	struct al_ctx c = {.policy = q->policy};
@@ -184,7 +187,9 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 	if (e) {
 		if (e == -EACCES || e == -EPERM)
 			in->ledger_unreadable++;
-		else if (e != -ESRCH && e != -ENOENT) /* not gone meanwhile */
+		else if (e == -ESRCH || e == -ENOENT)
+			in->ledger_gone++;
+		else
 			in->ledger_failed++;
 		goto out;
 	}

@@ -112,8 +112,13 @@ struct adv_input {
 	/* the ledger of every process (live only: cmd/advise_ledger.c) */
 	int ledger_scan;    /* 1 scanned, 0 not (a recorded tree), -errno */
 	int ledger_scanned; /* processes whose ledger was computed */
-	/* processes with memory whose ledger is unknown */
+	/* the ledger's own pass over proc/: ledger_procs processes with memory, thpctl
+	 * included, = ledger_scanned + ledger_self + ledger_unreadable + ledger_gone +
+	 * ledger_failed */
+	int ledger_procs;
+	int ledger_self;       /* thpctl itself: skipped (0 or 1) */
 	int ledger_unreadable; /* smaps denied (EACCES/EPERM): unknown, partial */
+	int ledger_gone;       /* exited between the listing and its smaps */
 	int ledger_failed;     /* smaps or the ledger failed otherwise: unknown, partial */
 	bool as_root;	       /* run as root: a denied smaps is denied even to root */
 	int nflagged;	       /* a flagged cost, or would gain */

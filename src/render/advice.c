@@ -213,16 +213,19 @@ static void levers(FILE *f, const struct advice *a, bool color)
 }
 
 /*
- * The processes with memory whose ledger is unknown, when there are any: "1 of
- * the processes with memory not read by the ledger (partial): 1 smaps not
- * readable (run as root)".
+ * Where the ledger's count stands among the processes with memory (those of
+ * "processes N scanned"), when it is not all of them: "the ledger read 9 of 11
+ * processes with memory (partial): 1 smaps not readable (run as root), thpctl
+ * itself skipped".
  */
 static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
 {
-	if (!advice_ledger_partial(in))
+	if (in->ledger_scanned == in->ledger_procs)
 		return;
-	fprintf(f, "  %s%d of the processes with memory not read by the ledger (partial)%s:",
-		col_yellow(color), in->ledger_unreadable + in->ledger_failed, col_reset(color));
+	bool partial = advice_ledger_partial(in);
+	fprintf(f, "  %sthe ledger read %d of %d processes with memory%s%s:",
+		partial ? col_yellow(color) : "", in->ledger_scanned, in->ledger_procs,
+		partial ? " (partial)" : "", partial ? col_reset(color) : "");
 	const char *sep = " ";
 	if (in->ledger_unreadable) {
 		fprintf(f, "%s%d smaps not readable (%s)", sep, in->ledger_unreadable,
@@ -230,8 +233,20 @@ static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
 				    : "run as root");
 		sep = ", ";
 	}
-	if (in->ledger_failed)
+	if (in->ledger_failed) {
 		fprintf(f, "%s%d not read (a read failed)", sep, in->ledger_failed);
+		sep = ", ";
+	}
+	if (in->ledger_gone) {
+		fprintf(f, "%s%d exited meanwhile", sep, in->ledger_gone);
+		sep = ", ";
+	}
+	if (in->ledger_self)
+		fprintf(f, "%sthpctl itself skipped", sep);
+	/* two passes over proc/: a process may start or exit between them */
+	if (in->scanned != in->ledger_procs)
+		fprintf(f, " (the Host line's %d are from the workload pass a moment earlier)",
+			in->scanned);
 	fputc('\n', f);
 }
 
@@ -417,9 +432,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "notes", ns);
 	json_put(root, "ledger_scanned",
 		 in->ledger_scan == 1 ? json_integer(in->ledger_scanned) : json_null());
+	/* ledger_processes = ledger_scanned + the four below */
 	bool ls = in->ledger_scan == 1;
+	json_put(root, "ledger_processes", ls ? json_integer(in->ledger_procs) : json_null());
 	json_put(root, "ledger_unreadable", ls ? json_integer(in->ledger_unreadable) : json_null());
 	json_put(root, "ledger_failed", ls ? json_integer(in->ledger_failed) : json_null());
+	json_put(root, "ledger_gone", ls ? json_integer(in->ledger_gone) : json_null());
+	json_put(root, "ledger_self_skipped", ls ? json_integer(in->ledger_self) : json_null());
 	json_t *fl = json_array();
 	for (int i = 0; i < a->nrem; i++)
 		json_array_append_new(fl, remedy_to_json(&a->rem[i]));
