@@ -89,7 +89,7 @@ fi
 cmds=("status" "status --json" "status --brief" "status --brief --json" "ps --all" "ps --all --json")
 # More commands for some fixtures, '|'-separated (pids as recorded there).
 declare -A EXTRA=(
-	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|advise --workload latency-critical,throughput-batch|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25|cgroups|cgroups --json|ps --all --by cgroup"
+	[linux-6.18-x86]="maps 30730|maps 30730 --json|maps 30734|maps 30734 --json|ps --rollup --all|ps --pid 30732,30734 --json|ps --ledger --pid 1|ps --ledger --pid 1 --json|why 30730|why 30730 --json|why 30732|why 30734|why 30734 --json|why 1|advise|advise --json|advise --workload redis --workload mongodb8|advise --workload redis --workload mongodb8 --json|advise --workload postgres,jvm|advise --workload latency-critical,throughput-batch|hugetlb plan --for 8G|hugetlb plan --for 8G --json|hugetlb plan --for 8G --page 1G --overhead 25|cgroups|cgroups --json|ps --all --by cgroup"
 	[linux-4.14-x86]="maps 30730|why 30730|why 30734|advise --workload redis,postgres|hugetlb plan --for 8G"
 	[malformed]="maps 30735|maps 30735 --json|maps 30730|why 30730|why 30732 --json|why 30735|advise|hugetlb plan --for 8G"
 	[frag-always-x86]="why 30730|advise|advise --json|advise --workload dense-containers|hugetlb plan --for 8G|hugetlb plan --for 8G --json"

@@ -92,6 +92,7 @@ RECORDED=(
 	"ps --all --by cgroup --json" "cgroups --json" "advise --json" "advise --workload redis --json"
 	"hugetlb plan --for 8G --json" "exporter --once --json" "snapshot save -"
 	"ps --min-ahp 1T --json" # no process matches: its sums are unknown (null)
+	"ps --all --ledger --json" # a recorded tree: every scanned part unknown (null, recorded-tree)
 )
 # plans of settings, on the trees whose knobs take them (malformed and readonly-container
 # refuse them: tests/live/control.sh and golden.sh check those refusals)

@@ -158,11 +158,21 @@ static int ledger_of(const struct sysroot *sr, const struct ledger_req *q, struc
 static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struct adv_input *in,
 		     struct proc_info *pi, struct remedy_proc *rp, pid_t pid)
 {
-	if (pid == getpid()) /* thpctl itself: not what the operator asks about */
+	int r = proc_read(sr, pid, PROC_STATUS, pi);
+	int se = r ? r : !(pi->got & PROC_STATUS) ? (pi->status_err ? pi->status_err : -EIO) : 0;
+	if (se == -ESRCH || se == -ENOENT)
+		return; /* gone before its status: not a process of this pass */
+	if (!se && (pi->st.kthread == 1 || proc_status_no_mm(&pi->st)))
 		return;
-	if (proc_read(sr, pid, PROC_STATUS, pi) || !(pi->got & PROC_STATUS) ||
-	    pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
+	in->ledger_procs++;
+	if (se) { /* status not read: whether it has memory is unknown */
+		in->ledger_failed++;
 		return;
+	}
+	if (pid == getpid()) { /* thpctl itself: not what the operator asks about */
+		in->ledger_self++;
+		return;
+	}
 	struct al_ctx c = {.policy = q->policy, .walk = calloc(1, sizeof(*c.walk))};
 	c.w.pmd_bytes = (uint64_t)q->page_kb * 1024 << q->pmd_order;
 	pi->vma_cb = vma_cb;
@@ -173,8 +183,19 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 	pi->vma_ctx = NULL;
 	pi->alloc_walk = NULL;
 	memset(rp, 0, sizeof(*rp));
-	if (!(pi->got & PROC_SMAPS) || pi->smaps_err || c.err || ledger_of(sr, q, pi, &c, &rp->led))
+	int e = !(pi->got & PROC_SMAPS) ? (pi->smaps_err ? pi->smaps_err : -EIO)
+		: pi->smaps_err		? pi->smaps_err
+		: c.err			? c.err
+					: ledger_of(sr, q, pi, &c, &rp->led);
+	if (e) {
+		if (e == -EACCES || e == -EPERM)
+			in->ledger_unreadable++;
+		else if (e == -ESRCH || e == -ENOENT)
+			in->ledger_gone++;
+		else
+			in->ledger_failed++;
 		goto out;
+	}
 	in->ledger_scanned++;
 	rp->pid = pid;
 	snprintf(rp->comm, sizeof(rp->comm), "%s", pi->st.name);
@@ -208,6 +229,7 @@ int advise_ledger(const struct sysroot *sr, struct adv_input *in)
 {
 	int k = systemd_knows(sr, "MemoryTHP");
 	in->systemd_thp = k == 1 ? 1 : k == 0 ? 0 : -1;
+	in->as_root = geteuid() == 0;
 	if (!sr->live) { /* no pagemap in a recorded tree */
 		in->ledger_scan = 0;
 		return 0;

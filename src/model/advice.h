@@ -112,7 +112,16 @@ struct adv_input {
 	/* the ledger of every process (live only: cmd/advise_ledger.c) */
 	int ledger_scan;    /* 1 scanned, 0 not (a recorded tree), -errno */
 	int ledger_scanned; /* processes whose ledger was computed */
-	int nflagged;	    /* a flagged cost, or would gain */
+	/* the ledger's own pass over proc/: ledger_procs processes with memory, thpctl
+	 * included, = ledger_scanned + ledger_self + ledger_unreadable + ledger_gone +
+	 * ledger_failed */
+	int ledger_procs;
+	int ledger_self;       /* thpctl itself: skipped (0 or 1) */
+	int ledger_unreadable; /* smaps denied (EACCES/EPERM): unknown, partial */
+	int ledger_gone;       /* exited between the listing and its smaps */
+	int ledger_failed;     /* smaps or the ledger failed otherwise: unknown, partial */
+	bool as_root;	       /* run as root: a denied smaps is denied even to root */
+	int nflagged;	       /* a flagged cost, or would gain */
 	struct remedy_proc flagged[ADV_MAX_FLAGGED];
 	int flagged_dropped; /* flagged beyond ADV_MAX_FLAGGED */
 	int nothers;	     /* every scanned process, for a host knob's reach */
@@ -323,6 +332,10 @@ extern const char *const adv_defrag_vals[5];  /* always defer defer+madvise madv
 
 /* Decide. Pure; OUT is overwritten. */
 void advice_build(const struct adv_input *in, struct advice *out);
+/* Whether the ledger's pass left processes unknown (smaps not readable, a read failed). */
+bool advice_ledger_partial(const struct adv_input *in);
+/* Whether IN is partial: a host file not read or damaged, a process not (fully) readable. */
+bool advice_partial(const struct adv_input *in);
 
 /*
  * Shell-quote a NUL-separated argv (TEXT, LEN) into OUT: words made of safe

@@ -109,3 +109,15 @@ void advice_remedies(struct adv_ctx *c)
 		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
 			a->nrem++;
 }
+
+bool advice_ledger_partial(const struct adv_input *in)
+{
+	return in->ledger_scan == 1 && (in->ledger_unreadable > 0 || in->ledger_failed > 0);
+}
+
+bool advice_partial(const struct adv_input *in)
+{
+	const struct host_snapshot *h = in->h;
+	return h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0 ||
+	       advice_ledger_partial(in);
+}

@@ -186,9 +186,13 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	e.nothing = in->smaps_err == 0 &&
 		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
 			      : v->has_vmflags && v->hg == 0);
-	struct why_line *l =
-		add(r, "khugepaged", mpn->present && !e.nothing ? WE_HELPS : WE_NEUTRAL, WI_KHP,
-		    KP_THP_MAX_PTES_NONE, 0, NULL);
+	/* VMAs unknown: it may have no region khugepaged would touch, so it does not help */
+	e.smaps_err = in->smaps_err;
+	e.recorded = in->recorded;
+	enum why_effect eff = e.smaps_err		   ? WE_UNKNOWN
+			      : mpn->present && !e.nothing ? WE_HELPS
+							   : WE_NEUTRAL;
+	struct why_line *l = add(r, "khugepaged", eff, WI_KHP, KP_THP_MAX_PTES_NONE, 0, NULL);
 	if (l)
 		l->ev.khp = e;
 }

@@ -262,6 +262,9 @@ struct why_ev_khp {
 		       * madvise, no THPeligible VMA under always) */
 	bool has_mpn;
 	uint64_t mpn, per; /* max_ptes_none, base pages per PMD */
+	int smaps_err;	   /* not 0: its VMAs are unknown (-errno of smaps), so whether
+			    * khugepaged has anything of it to collapse is unknown */
+	bool recorded;	   /* a recorded tree: a missing smaps was not captured */
 };
 
 struct why_ev_prctl {

@@ -212,6 +212,44 @@ static void levers(FILE *f, const struct advice *a, bool color)
 	}
 }
 
+/*
+ * Where the ledger's count stands among the processes with memory (those of
+ * "processes N scanned"), when it is not all of them: "the ledger read 9 of 11
+ * processes with memory (partial): 1 smaps not readable (run as root), thpctl
+ * itself skipped".
+ */
+static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
+{
+	if (in->ledger_scanned == in->ledger_procs)
+		return;
+	bool partial = advice_ledger_partial(in);
+	fprintf(f, "  %sthe ledger read %d of %d processes with memory%s%s:",
+		partial ? col_yellow(color) : "", in->ledger_scanned, in->ledger_procs,
+		partial ? " (partial)" : "", partial ? col_reset(color) : "");
+	const char *sep = " ";
+	if (in->ledger_unreadable) {
+		fprintf(f, "%s%d smaps not readable (%s)", sep, in->ledger_unreadable,
+			in->as_root ? "denied even to root: another namespace or a security module"
+				    : "run as root");
+		sep = ", ";
+	}
+	if (in->ledger_failed) {
+		fprintf(f, "%s%d not read (a read failed)", sep, in->ledger_failed);
+		sep = ", ";
+	}
+	if (in->ledger_gone) {
+		fprintf(f, "%s%d exited meanwhile", sep, in->ledger_gone);
+		sep = ", ";
+	}
+	if (in->ledger_self)
+		fprintf(f, "%sthpctl itself skipped", sep);
+	/* two passes over proc/: a process may start or exit between them */
+	if (in->scanned != in->ledger_procs)
+		fprintf(f, " (the Host line's %d are from the workload pass a moment earlier)",
+			in->scanned);
+	fputc('\n', f);
+}
+
 /* The flagged processes first: what to change for each, from its ledger. */
 static void remedies(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
 {
@@ -230,14 +268,17 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 		fprintf(f,
 			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
 			"creep or lazily freed memory over 16 MiB and 25%%, none hot and PTE-mapped "
-			"over 64 MiB)\n\n",
+			"over 64 MiB)\n",
 			in->ledger_scanned);
+		ledger_counts(f, in, color);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f,
 		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
 		"saves)\n",
 		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	ledger_counts(f, in, color);
 	for (int i = 0; i < a->nrem; i++)
 		remedy_render_text(f, &a->rem[i], color);
 	fputc('\n', f);
@@ -328,8 +369,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		return NULL;
 	json_put(root, "kernel", kernel_json(in));
 	/* a file of the host not read (missing, damaged) or a process not readable */
-	json_put(root, "partial",
-		 json_boolean(h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0));
+	json_put(root, "partial", json_boolean(advice_partial(in)));
 	json_t *miss = json_array();
 	for (int i = 0; i < h->nmissing; i++)
 		json_array_append_new(miss, json_str(h->missing[i]));
@@ -392,6 +432,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "notes", ns);
 	json_put(root, "ledger_scanned",
 		 in->ledger_scan == 1 ? json_integer(in->ledger_scanned) : json_null());
+	/* ledger_processes = ledger_scanned + the four below */
+	bool ls = in->ledger_scan == 1;
+	json_put(root, "ledger_processes", ls ? json_integer(in->ledger_procs) : json_null());
+	json_put(root, "ledger_unreadable", ls ? json_integer(in->ledger_unreadable) : json_null());
+	json_put(root, "ledger_failed", ls ? json_integer(in->ledger_failed) : json_null());
+	json_put(root, "ledger_gone", ls ? json_integer(in->ledger_gone) : json_null());
+	json_put(root, "ledger_self_skipped", ls ? json_integer(in->ledger_self) : json_null());
 	json_t *fl = json_array();
 	for (int i = 0; i < a->nrem; i++)
 		json_array_append_new(fl, remedy_to_json(&a->rem[i]));

@@ -4,6 +4,7 @@
 #include "../util/units.h"
 #include "alloc.h"
 #include "json.h"
+#include "ps.h"
 #include "table.h"
 
 void ledger_cell(char *out, size_t n, int64_t kb, bool estimate)
@@ -286,4 +287,5 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 			"host-wide: %lld anonymous THPs partially mapped, on the deferred-split list "
 			"(nr_anon_partially_mapped, all sizes)\n",
 			(long long)r->host_partial_thps);
+	ps_partial_text(f, r, color); /* the same words as plain ps */
 }

@@ -159,6 +159,11 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
+	ps_partial_text(f, r, color);
+}
+
+void ps_partial_text(FILE *f, const struct ps_report *r, bool color)
+{
 	if (r->denied)
 		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
 			r->recorded ? "smaps not recorded (unreadable at capture)"

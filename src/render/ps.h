@@ -15,6 +15,11 @@ const char *thp_reason_text(enum thp_reason r);
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color);
 json_t *ps_to_json(const struct ps_report *r);
+/*
+ * The lines that say R is partial, as ps and ps --ledger print them under their
+ * tables: processes not readable (R->denied, and why), not parsed, damaged.
+ */
+void ps_partial_text(FILE *f, const struct ps_report *r, bool color);
 
 void maps_render_text(FILE *f, const struct maps_report *r, bool color);
 json_t *maps_to_json(const struct maps_report *r);

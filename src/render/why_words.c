@@ -193,6 +193,16 @@ static void w_khp(struct wb *b, const struct why_line *l)
 			wb_put(b, " (max_ptes_none=%llu)", (unsigned long long)e->mpn);
 		return;
 	}
+	if (e->smaps_err) {
+		wb_put(b,
+		       "whether khugepaged collapses anything of it is unknown: it only collapses "
+		       "%s, and its VMAs are unknown: smaps ",
+		       where);
+		unreadable(b, e->smaps_err, e->recorded);
+		if (e->has_mpn)
+			wb_put(b, "; max_ptes_none=%llu", (unsigned long long)e->mpn);
+		return;
+	}
 	if (!e->has_mpn)
 		wb_put(b, "khugepaged may collapse %s into huge pages later", where);
 	else

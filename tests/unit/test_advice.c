@@ -541,5 +541,86 @@ static void test_every_setting_has_a_reason(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/* The text of advise for IN and A (advice_render_text), into a static buffer. */
+static const char *advise_text(void)
+{
+	static char out[16384];
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	assert_non_null(f);
+	advice_render_text(f, &IN, &A, false);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s", text);
+	free(text);
+	return out;
+}
+
+/*
+ * The ledger's pass says how many processes it could not read and that the result is
+ * partial (text and JSON), and its counts add up to the processes it found, so that
+ * "processes N scanned" and "K of M flagged" reconcile.
+ */
+static void test_ledger_unreadable_is_partial(UNIT_STATE)
+{
+	build(&cases[0]);
+	IN.scanned = 12;
+	IN.ledger_scan = 1;
+	IN.ledger_procs = 12;
+	IN.ledger_scanned = 1;
+	IN.ledger_unreadable = 10;
+	IN.ledger_self = 1;
+	advice_build(&IN, &A);
+	assert_true(advice_ledger_partial(&IN));
+	assert_true(advice_partial(&IN));
+	const char *t = advise_text();
+	assert_contains(t, "no process flagged by its THP ledger (1 scanned:");
+	assert_contains(t,
+			"  the ledger read 1 of 12 processes with memory (partial): 10 smaps not "
+			"readable (run as root), thpctl itself skipped\n");
+	json_t *j = advice_to_json(&IN, &A);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "partial")));
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_processes")), 12);
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_scanned")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_unreadable")), 10);
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_self_skipped")), 1);
+	json_decref(j);
+	/* as root, PID 1 of another namespace: denied even to root */
+	IN.as_root = true;
+	IN.ledger_scanned = 10;
+	IN.ledger_unreadable = 1;
+	assert_contains(advise_text(),
+			"the ledger read 10 of 12 processes with memory (partial): 1 "
+			"smaps not readable (denied even to root");
+	/* only thpctl itself left out: not partial, still reconciled */
+	IN.ledger_scanned = 11;
+	IN.ledger_unreadable = 0;
+	assert_false(advice_partial(&IN));
+	assert_contains(advise_text(), "the ledger read 11 of 12 processes with memory: thpctl "
+				       "itself skipped\n");
+	j = advice_to_json(&IN, &A);
+	assert_true(json_is_false(json_object_get(j, "partial")));
+	json_decref(j);
+	/* a process started between the workload pass and the ledger's: said, not hidden */
+	IN.scanned = 13;
+	assert_contains(advise_text(), "thpctl itself skipped (the Host line's 13 are from the "
+				       "workload pass a moment earlier)\n");
+	IN.scanned = 12;
+	/* everything read: no line */
+	IN.ledger_procs = 11;
+	IN.ledger_self = 0;
+	assert_null(strstr(advise_text(), "the ledger read"));
+	/* a recorded tree: the ledger is not scanned, its counts null */
+	IN.ledger_scan = 0;
+	j = advice_to_json(&IN, &A);
+	assert_true(json_is_null(json_object_get(j, "ledger_processes")));
+	assert_true(json_is_null(json_object_get(j, "ledger_unreadable")));
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
-		cmocka_unit_test(test_systemd_only_where_it_knows))
+		cmocka_unit_test(test_systemd_only_where_it_knows),
+		cmocka_unit_test(test_ledger_unreadable_is_partial))

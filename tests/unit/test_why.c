@@ -238,6 +238,16 @@ static const struct why_case why_cases[] = {
 	 WV_HUGE, "gets huge pages", "prctl", WE_UNKNOWN, "kernel < 5.0", NULL},
 	{"smaps unreadable", "madvise", "madvise", NULL, 1, 0, -EACCES, 0, 0, false, 0, false,
 	 WV_UNKNOWN, "unknown", "vmas", WE_UNKNOWN, "run as root or as its owner", NULL},
+	/* VMAs unknown: khugepaged's help is unknown too, never "helps" */
+	{"smaps unreadable: khugepaged unknown", "madvise", "madvise", NULL, 1, 0, -EACCES, 0, 0,
+	 false, 0, false, WV_UNKNOWN, "unknown", "khugepaged", WE_UNKNOWN,
+	 "whether khugepaged collapses anything of it is unknown: it only collapses its "
+	 "MADV_HUGEPAGE regions, and its VMAs are unknown: smaps not readable (Permission "
+	 "denied: run as root or as its owner); max_ptes_none=511",
+	 "/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none"},
+	{"smaps unreadable under always: khugepaged unknown", "always", "madvise", NULL, 1, 0,
+	 -EACCES, 0, 0, false, 0, false, WV_UNKNOWN, "unknown", "khugepaged", WE_UNKNOWN,
+	 "it only collapses its eligible regions, and its VMAs are unknown", NULL},
 	{"defrag defer+madvise names its hg VMAs", "madvise", "defer+madvise", NULL, 1, 0, 0, 2,
 	 131072, false, 0, false, WV_HUGE, "gets huge pages", "defrag", WE_NEUTRAL,
 	 "its 2 MADV_HUGEPAGE VMAs may stall", NULL},
