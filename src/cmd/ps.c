@@ -159,9 +159,15 @@ static int row_extras(struct globals *g, const struct ps_opts *o, struct ps_row 
 		else if (ledger_for_proc(&g->sr, &o->q, &row->p, lv, &row->led) == -ENOMEM)
 			return -ENOMEM;
 	}
-	if ((o->ledger || g->json) && !o->by_cgroup)
-		row->has_alloc = (walk ? alloc_collect_walked(&g->sr, row->p.pid, walk, &row->alloc)
-				       : alloc_collect(&g->sr, row->p.pid, &row->alloc)) == 0;
+	if ((o->ledger || g->json) && !o->by_cgroup) {
+		if (!(row->alloc = malloc(sizeof(*row->alloc))))
+			return -ENOMEM;
+		if ((walk ? alloc_collect_walked(&g->sr, row->p.pid, walk, row->alloc)
+			  : alloc_collect(&g->sr, row->p.pid, row->alloc))) {
+			free(row->alloc);
+			row->alloc = NULL;
+		}
+	}
 	return 0;
 }
 
@@ -244,6 +250,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
 			warnx("out of memory");
+			free(row.alloc);
 			free(pids);
 			free(walk);
 			buf_free(&b);
@@ -576,6 +583,8 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		else
 			ps_render_text(stdout, &r, g->color);
 	}
+	for (size_t i = 0; i < r.n; i++)
+		free(r.rows[i].alloc);
 	free(r.rows);
 out:
 	free(o.pids);

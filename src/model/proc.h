@@ -49,10 +49,10 @@ struct ps_row {
 	struct proc_thp p;
 	char user[32];
 	enum thp_reason reason;
-	bool denied;	       /* smaps not readable: only status facts are valid */
-	struct thp_ledger led; /* ps --ledger */
-	bool has_alloc;	       /* ps --ledger and --json: .alloc collected */
-	struct alloc_fact alloc;
+	bool denied;		  /* smaps not readable: only status facts are valid */
+	struct thp_ledger led;	  /* ps --ledger */
+	struct alloc_fact *alloc; /* ps --ledger and --json: malloc'd when collected, else NULL
+				   * (1.4 kB: a row of every process kept it before) */
 };
 
 struct ps_report {

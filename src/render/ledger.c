@@ -240,8 +240,8 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		table_cell(t, "%d", (int)row->p.pid);
 		table_cell(t, "%s", row->user);
 		table_cell(t, "%s", row->p.st.name);
-		if (row->has_alloc)
-			alloc_short(&row->alloc, v, sizeof(v));
+		if (row->alloc)
+			alloc_short(row->alloc, v, sizeof(v));
 		else
 			snprintf(v, sizeof(v), "-");
 		table_cell(t, "%s", v);

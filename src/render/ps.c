@@ -238,7 +238,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "reason", ok ? json_str(thp_reason_text(row->reason)) : NULL);
 		if (r->ledger)
 			json_put(o, "ledger", ledger_to_json(&row->led));
-		json_put(o, "allocator", row->has_alloc ? alloc_to_json(&row->alloc) : NULL);
+		json_put(o, "allocator", row->alloc ? alloc_to_json(row->alloc) : NULL);
 		json_array_append_new(arr, o);
 		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
 		if (ok) {
