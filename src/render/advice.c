@@ -267,8 +267,8 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 	if (!a->nrem) {
 		fprintf(f,
 			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
-			"creep or lazily freed memory over 16 MiB and 25%%, none hot and PTE-mapped "
-			"over 64 MiB)\n",
+			"creep or lazily freed memory over 16 MiB and 25%%, none mostly referenced "
+			"and PTE-mapped over 64 MiB)\n",
 			in->ledger_scanned);
 		ledger_counts(f, in, color);
 		fputc('\n', f);

@@ -63,7 +63,8 @@ const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 		char c[32], d[32];
 		wb_put(&b,
 		       "would gain: %s in %llu PMD ranges fully written but mapped with small pages, "
-		       "and hot (smaps Referenced %s of RSS %s)",
+		       "and referenced (smaps Referenced %s of RSS %s: touched since the accessed "
+		       "bits were last cleared, not proof that it is hot now)",
 		       kb(a, sizeof(a), r->cost_kb), (unsigned long long)l->pte_full_ranges,
 		       kb(c, sizeof(c), l->referenced_kb), kb(d, sizeof(d), l->rss_kb));
 		break;

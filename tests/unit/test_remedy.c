@@ -177,6 +177,13 @@ static void test_nothing_or_a_gain(UNIT_STATE)
 	assert_true(remedy_build(&P, &h, &R));
 	assert_int_equal(R.mech, RM_WOULD_GAIN);
 	assert_string_equal(fix_cmd(0), "thpctl collapse 801 --dry-run");
+	/* Referenced is what it is (set since the bits were last cleared), never called "hot" */
+	assert_string_equal(
+		remedy_mech_words(&R, TB, sizeof(tb[0])),
+		"would gain: 256.0 MiB in 128 PMD ranges fully written but mapped with "
+		"small pages, and referenced (smaps Referenced 283.2 MiB of RSS 293.0 "
+		"MiB: touched since the accessed bits were last cleared, not proof that "
+		"it is hot now)");
 	/* not hot: no advice to collapse */
 	P.referenced_hot = false;
 	assert_false(remedy_build(&P, &h, &R));
