@@ -51,6 +51,38 @@ static int put_spaces(struct buf *b, size_t n)
 	return 0;
 }
 
+/* Whether the word at S[0..N) is a unit ("kB", "MiB", "ms", "µs", "%"), alone or followed by
+ * punctuation ("kB)", "ms,"): then it stays on the line of the number before it. */
+static bool is_unit(const char *s, size_t n)
+{
+	static const char *const units[] = {"B",  "kB",	 "KB", "KiB", "MB", "MiB", "GB", "GiB",
+					    "TB", "TiB", "ns", "us",  "µs", "ms",  "s",	 "%"};
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t l = strlen(units[u]);
+		if (n >= l && memcmp(s, units[u], l) == 0 &&
+		    (n == l || !((s[l] >= 'a' && s[l] <= 'z') || (s[l] >= 'A' && s[l] <= 'Z') ||
+				 (s[l] >= '0' && s[l] <= '9') || s[l] == '_')))
+			return true;
+	}
+	return false;
+}
+
+/* The end of the word at LINE[I..LEN) (no space in it); a number and the unit after it
+ * ("512 kB") are one word. */
+static size_t word_end(const char *line, size_t i, size_t len)
+{
+	while (i < len && line[i] != ' ')
+		i++;
+	if (i + 1 < len && line[i - 1] >= '0' && line[i - 1] <= '9' && line[i + 1] != ' ') {
+		size_t u = i + 1, e = u;
+		while (e < len && line[e] != ' ')
+			e++;
+		if (is_unit(line + u, e - u))
+			return e;
+	}
+	return i;
+}
+
 int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 {
 	size_t keep = out->len;
@@ -72,22 +104,21 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 		while (i < len && line[i] == ' ')
 			i++;
 		size_t w0 = i;
-		while (i < len && line[i] != ' ')
-			i++;
-		if (w0 == i) /* trailing spaces: dropped */
+		if (w0 == len) /* trailing spaces: dropped */
 			break;
+		i = word_end(line, i, len);
 		size_t ww = wrap_display_width(line + w0, i - w0), gw = w0 - gap;
 		int r;
 		if (first || col + gw + ww <= width) {
-			r = buf_add(out, line + gap, i - gap);
-			col += gw + ww;
+			r = buf_add(out, line + gap, gw);
+			col += gw;
 		} else {
-			r = buf_add(out, "\n", 1) || put_spaces(out, hang) ||
-			    buf_add(out, line + w0, i - w0);
-			col = hang + ww;
+			r = buf_add(out, "\n", 1) || put_spaces(out, hang);
+			col = hang;
 		}
-		if (r)
+		if (r || buf_add(out, line + w0, i - w0))
 			goto nomem;
+		col += ww;
 		first = false;
 	}
 	return 0;
