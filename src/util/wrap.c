@@ -83,6 +83,53 @@ static size_t word_end(const char *line, size_t i, size_t len)
 	return i;
 }
 
+/*
+ * Bytes of the first piece of S[0..N) to put on a line with COLS columns of room: the
+ * longest prefix that fits, ended after its last '/' when one is past its first byte (a
+ * path breaks between its components); never inside a UTF-8 character or an escape,
+ * and at least one character.
+ */
+static size_t piece_len(const char *s, size_t n, size_t cols)
+{
+	size_t i = 0, w = 0, slash = 0;
+	while (i < n) {
+		size_t c = csi_len(s + i, n - i), step = c;
+		if (!c) {
+			step = 1;
+			while (i + step < n && ((unsigned char)s[i + step] & 0xc0) == 0x80)
+				step++;
+			if (w + 1 > cols && w > 0)
+				break;
+			w++;
+		}
+		i += step;
+		if (!c && s[i - 1] == '/' && i < n)
+			slash = i;
+	}
+	return slash > 1 && i < n ? slash : i;
+}
+
+/* Append the word S[0..N) at column *COL: broken into pieces when it is wider than
+ * WIDTH - *COL, each further piece on a line of its own that starts HANG columns in. */
+static int put_word(struct buf *out, const char *s, size_t n, size_t *col, size_t width,
+		    size_t hang)
+{
+	for (;;) {
+		size_t room = width > *col ? width - *col : 1;
+		size_t p = wrap_display_width(s, n) <= room ? n : piece_len(s, n, room);
+		if (buf_add(out, s, p))
+			return -ENOMEM;
+		*col += wrap_display_width(s, p);
+		s += p;
+		n -= p;
+		if (!n)
+			return 0;
+		if (buf_add(out, "\n", 1) || put_spaces(out, hang))
+			return -ENOMEM;
+		*col = hang;
+	}
+}
+
 int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 {
 	size_t keep = out->len;
@@ -116,9 +163,8 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 			r = buf_add(out, "\n", 1) || put_spaces(out, hang);
 			col = hang;
 		}
-		if (r || buf_add(out, line + w0, i - w0))
+		if (r || put_word(out, line + w0, i - w0, &col, width, hang))
 			goto nomem;
-		col += ww;
 		first = false;
 	}
 	return 0;

@@ -7,9 +7,11 @@
  * line is cut at the spaces between words; each continuation line starts with
  * the line's own leading spaces plus 4 more (at most W / 2 in all), and the
  * spaces at a cut are dropped. A number and the unit after it ("512 kB",
- * "12 ms,", "99 %") are one word: never on two lines. A word is never cut:
- * one longer than the room left goes on a line of its own and only then
- * overflows W.
+ * "12 ms,", "99 %") are one word: never on two lines. A word longer than
+ * the room left starts a line of its own; one longer than that line's room
+ * (a long path) is broken into pieces that fit, each on a continuation line,
+ * after a '/' where one fits (else after the last character that fits):
+ * every character is shown, no line overflows W.
  * Width is counted in UTF-8 code points ("µs" is 2), and a CSI escape
  * sequence (ESC [ ... final byte: SGR colour "\033[1;31m") counts 0.
  */
