@@ -7,7 +7,8 @@
 # Wrapping loses no word (the text equals the --wide text, whitespace aside, a word longer than
 # a line broken into pieces: a VMA's 126-character path on a copy of a tree); --wide and
 # THPCTL_WIDE=1 give the whole lines; JSON and file formats are never wrapped; a write error
-# still exits 1. Read-only: no root needed, no setting changed.
+# still exits 1. Messages on stderr are wrapped the same way when COLUMNS is set, whole on a
+# pipe without it and with --wide. Read-only: no root needed, no setting changed.
 # shellcheck disable=SC2016,SC2034 # expect_eval evaluates its condition string later
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -151,4 +152,28 @@ t_wide status >/dev/full 2>"$TMP/full.err"
 rc=$?
 expect_eval "status >/dev/full: exit 1, 'write error'" \
 	'[ "$rc" -eq 1 ] && grep -q "write error" "$TMP/full.err"' "exit $rc: $(head -c 200 "$TMP/full.err")"
+
+# messages on stderr: wrapped to COLUMNS like stdout when it is set (or stderr is a terminal),
+# with no word lost; whole lines without it on a pipe and with --wide or THPCTL_WIDE=1
+NOWHERE=/nonexistent/a-sysroot-directory-that-does-not-exist/with/a-long/path/under/it/for/the/test
+msg() { { "$T" --no-color "$@" status >/dev/null; } 2>&1; }
+for w in 80 60; do
+	COLUMNS=$w msg --sysroot "$NOWHERE" >"$TMP/m$w"
+	COLUMNS=$w "$T" collapse 1 --range zz 2>>"$TMP/m$w" >/dev/null
+	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/m$w")
+	expect_eval "stderr at COLUMNS=$w: messages wrapped, widest line $widest" \
+		'[ "$widest" -le "$w" ] && [ "$(wc -l <"$TMP/m$w")" -gt 2 ]' "$(head -c 300 "$TMP/m$w")"
+done
+(
+	unset COLUMNS
+	msg --sysroot "$NOWHERE" >"$TMP/mpipe"
+	"$T" collapse 1 --range zz 2>>"$TMP/mpipe" >/dev/null
+)
+COLUMNS=80 THPCTL_WIDE=1 msg --sysroot "$NOWHERE" >"$TMP/mwide"
+COLUMNS=80 "$T" --wide collapse 1 --range zz 2>>"$TMP/mwide" >/dev/null
+expect_eval "stderr on a pipe without COLUMNS, and with --wide: whole lines" \
+	'[ "$(wc -l <"$TMP/mpipe")" -eq 2 ] && cmp -s "$TMP/mpipe" "$TMP/mwide"' \
+	"$(head -c 300 "$TMP/mpipe" "$TMP/mwide")"
+expect_eval "stderr: the wrapped messages say what the whole lines say" \
+	'[ "$(tr -d " \n" <"$TMP/m80")" = "$(tr -d " \n" <"$TMP/mpipe")" ]'
 summary

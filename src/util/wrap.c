@@ -187,6 +187,20 @@ size_t wrap_term_columns(uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+size_t wrap_stderr_width(void)
+{
+	const char *c = getenv("COLUMNS");
+	uint64_t v;
+	if (c && str_to_u64(c, strlen(c), 40, 1000000, &v) == 0)
+		return (size_t)v;
+	if (!isatty(STDERR_FILENO))
+		return 0;
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80; /* a terminal that does not say its size */
+}
+
 size_t wrap_width(bool wide)
 {
 	if (wide)

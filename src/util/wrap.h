@@ -42,6 +42,13 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
 size_t wrap_width(bool wide);
 
 /*
+ * The width for messages on stderr (util/esc.h's filter): COLUMNS when it is a
+ * number >= 40; else the terminal's width (at least 40; 80 when it does not
+ * say) when stderr is a terminal; else 0 (a pipe or a file: not wrapped).
+ */
+size_t wrap_stderr_width(void);
+
+/*
  * COLUMNS when it is a whole number in [LO, HI]; else the terminal's width
  * (TIOCGWINSZ) when stdout is one; else 0.
  */
