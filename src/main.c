@@ -70,6 +70,13 @@ static bool wrap_off(void *ctx)
 	return g->json || g->wide;
 }
 
+/* The stderr filter's "write as it is" test: --wide (or THPCTL_WIDE) given. */
+static bool messages_whole(void *ctx)
+{
+	const struct globals *g = ctx;
+	return g->wide;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
@@ -102,6 +109,10 @@ int main(int argc, char **argv)
 	/* no warning or error carries a raw control byte from a tree or a process (util/esc.h) */
 	esc_stderr_filter();
 	struct globals g = {0};
+	const char *wide = getenv("THPCTL_WIDE");
+	g.wide = wide && *wide && strcmp(wide, "0") != 0;
+	/* messages fit a terminal (or COLUMNS) as stdout does; --wide: whole lines */
+	esc_stderr_wrap(wrap_stderr_width(), messages_whole, &g);
 	static const struct option opts[] = {
 		GLOBAL_LONGOPTS, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	int c;
@@ -148,8 +159,6 @@ int main(int argc, char **argv)
 	snprintf(prog, sizeof(prog), "thpctl %s", name);
 	cargv[0] = prog;
 	cmd_json_name(name);
-	const char *wide = getenv("THPCTL_WIDE");
-	g.wide = g.wide || (wide && *wide && strcmp(wide, "0") != 0);
 	if (!g.json && !g.wide && wrap_wanted(name, cargc, cargv) &&
 	    wrap_stdout(wrap_width(false), wrap_off, &g))
 		warn("stdout filter"); /* then unwrapped: not a failure */

@@ -132,8 +132,9 @@ static void notice(const char *label, const struct lab_experiment *const *xs, in
 /* A yes on stdin (a terminal) to the question on stderr. */
 static bool ask(void)
 {
-	fprintf(stderr, "Change them? [y/N] ");
-	fflush(stderr);
+	/* a constant: on the stream under the filter, which holds a line until its '\n' */
+	fputs("Change them? [y/N] ", esc_raw_stderr());
+	fflush(esc_raw_stderr());
 	char line[16];
 	if (!fgets(line, sizeof(line), stdin))
 		return false;

@@ -24,37 +24,12 @@ static int area_width(void)
 	return w;
 }
 
-/*
- * T cut to ROOM bytes at a word boundary, then '~': a number is shown whole or
- * not at all. T is a finding's title (ASCII; strip_ctl'd).
- */
-static void put_words(const char *t, size_t room, FILE *f)
-{
-	size_t len = strlen(t);
-	if (!room || len <= room) {
-		fputs(t, f);
-		return;
-	}
-	size_t k = room - 1;
-	while (k > 0 && t[k] != ' ')
-		k--;
-	while (k > 0 && (t[k - 1] == ' ' || t[k - 1] == ':' || t[k - 1] == ','))
-		k--;
-	if (k == 0) { /* one long word: cut it */
-		fputs_cut(t, room, f);
-		return;
-	}
-	fwrite(t, 1, k, f);
-	fputs(" ~", f);
-}
-
 void status_render_verdict(FILE *f, const struct findings *fs, bool partial, bool color)
 {
 	int worst[AREA_N], aw = area_width();
 	findings_worst_per_area(fs, worst);
 	fprintf(f, "\n%sVerdict%s  (worst finding per area; every finding under Findings)\n",
 		col_bold(color), col_reset(color));
-	int tw = table_width();
 	for (int a = 0; a < AREA_N; a++) {
 		if (worst[a] < 0)
 			continue;
@@ -64,11 +39,8 @@ void status_render_verdict(FILE *f, const struct findings *fs, bool partial, boo
 		const char *c = sev_color(x->sev, color);
 		fprintf(f, "  %s%-4s%s  %-*s  ", c, severity_name(x->sev),
 			*c ? col_reset(color) : "", aw, finding_area_name(x->area));
-		/* the summary is cut to fit a terminal; the command never is */
-		size_t fixed = 2 + 4 + 2 + (size_t)aw + 2 + 5 + strlen(w.more);
-		size_t room = tw <= 0 ? 0 : (size_t)tw > fixed + 20 ? (size_t)tw - fixed : 20;
-		strip_ctl(w.title);
-		put_words(w.title, room, f);
+		/* whole: a line wider than the terminal is wrapped (util/wrap.h), never cut */
+		fputs(strip_ctl(w.title), f);
 		fprintf(f, "  ->  %s\n", w.more);
 	}
 	char clean[160] = "";

@@ -116,20 +116,26 @@ int table_width(void)
 	return term_width;
 }
 
-/* Narrow the 'L' columns of W (widest first, none under TABLE_MIN_NAME) until the line fits. */
+/*
+ * Narrow the 'L' columns of W (widest first, none under TABLE_MIN_NAME) until the line fits;
+ * when it cannot fit that way, no column is narrowed: a name is not cut for a line that
+ * wraps anyway (util/wrap.h).
+ */
 static void fit(const struct table *t, size_t *w, int indent)
 {
-	size_t total = (size_t)indent + 2 * (size_t)(t->ncols - 1);
-	for (int c = 0; c < t->ncols; c++)
+	size_t total = (size_t)indent + 2 * (size_t)(t->ncols - 1), least = total;
+	for (int c = 0; c < t->ncols; c++) {
 		total += w[c];
-	while (term_width && total > (size_t)term_width) {
+		least += t->align[c] == 'L' && w[c] > TABLE_MIN_NAME ? TABLE_MIN_NAME : w[c];
+	}
+	if (!term_width || total <= (size_t)term_width || least > (size_t)term_width)
+		return; /* numbers and values are never cut: the line stays long */
+	while (total > (size_t)term_width) {
 		int best = -1;
 		for (int c = 0; c < t->ncols; c++)
 			if (t->align[c] == 'L' && w[c] > TABLE_MIN_NAME &&
 			    (best < 0 || w[c] > w[best]))
 				best = c;
-		if (best < 0)
-			return; /* numbers and values are never cut: the line stays long */
 		w[best]--;
 		total--;
 	}

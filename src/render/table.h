@@ -16,7 +16,8 @@ struct table;
 /*
  * A table of NCOLS columns. ALIGN holds one char per column: 'l' or 'r', or
  * 'L' for a left-aligned name that may be cut to fit table_set_width() ('~'
- * in its middle, fputs_cut; numbers and values are never cut). HEADERS may be
+ * in its middle, fputs_cut; numbers and values are never cut), only when the
+ * row then fits: a row that would still be too wide keeps its names whole. HEADERS may be
  * NULL (no header row). Returns NULL on ENOMEM.
  */
 struct table *table_new(int ncols, const char *const *headers, const char *align);

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "fileio.h"
+#include "wrap.h"
 
 size_t utf8_seq(const unsigned char *s, size_t n)
 {
@@ -162,9 +164,81 @@ static void sink_out(struct esc_sink *k, const char *p, size_t n, bool last)
 	k->ntail = keep;
 }
 
+/* The filter's line wrapping (esc_stderr_wrap): the line so far, raw, until its '\n'. */
+static struct {
+	size_t width; /* 0: lines pass as they come */
+	bool (*whole)(void *ctx);
+	void *ctx;
+	struct buf line, esc, out;
+	pid_t owner; /* a forked child's exit leaves the parent's partial line to it */
+} wr;
+
+/* A line this long without its '\n' is written as it is so far (wrapped), not held further. */
+#define WRAP_HOLD_MAX 65536
+
+static bool wrapping(void)
+{
+	return wr.width && !(wr.whole && wr.whole(wr.ctx));
+}
+
+/* Write the raw text P[0..N) escaped and wrapped to wr.width, then a '\n' when NL. */
+static void line_out(struct esc_sink *k, const char *p, size_t n, bool nl)
+{
+	const unsigned flags = ESC_KEEP_NL | ESC_KEEP_TAB;
+	size_t need = esc_text(NULL, 0, p, n, flags);
+	wr.out.len = 0;
+	if (buf_reserve(&wr.esc, need + 1) == 0) {
+		esc_text(wr.esc.p, need + 1, p, n, flags);
+		if (wrap_line(&wr.out, wr.esc.p, need, wr.width) == 0)
+			write_all(k->fd, wr.out.p, wr.out.len);
+		else /* no memory to wrap: escaped, whole */
+			write_all(k->fd, wr.esc.p, need);
+	} else {
+		sink_out(k, p, n, true);
+	}
+	if (nl)
+		write_all(k->fd, "\n", 1);
+}
+
+/* Write the partial line held so far (wrapped) and forget it. */
+static void line_flush(struct esc_sink *k)
+{
+	if (wr.line.len)
+		line_out(k, wr.line.p, wr.line.len, false);
+	wr.line.len = 0;
+}
+
+/* The wrapping filter's write: whole lines out, the last partial one held. */
+static void sink_write_lines(struct esc_sink *k, const char *p, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		const char *nl = memchr(p + off, '\n', n - off);
+		size_t m = nl ? (size_t)(nl - p) - off : n - off;
+		if (nl && !wr.line.len) {
+			line_out(k, p + off, m, true);
+		} else if (buf_add(&wr.line, p + off, m) == 0) {
+			if (nl) {
+				line_out(k, wr.line.p, wr.line.len, true);
+				wr.line.len = 0;
+			} else if (wr.line.len > WRAP_HOLD_MAX) {
+				line_flush(k);
+			}
+		} else { /* no memory to hold it: what came so far, then this */
+			line_flush(k);
+			line_out(k, p + off, m, nl != NULL);
+		}
+		off += m + (nl != NULL);
+	}
+}
+
 static ssize_t sink_write(void *cookie, const char *p, size_t n)
 {
 	struct esc_sink *k = cookie;
+	if (wrapping()) {
+		sink_write_lines(k, p, n);
+		return (ssize_t)n;
+	}
+	line_flush(k); /* held while wrapping, before --wide was seen */
 	for (size_t off = 0; off < n;) {
 		char tmp[4096 + 4];
 		size_t t = k->ntail, m = n - off < 4096 ? n - off : 4096;
@@ -177,13 +251,36 @@ static ssize_t sink_write(void *cookie, const char *p, size_t n)
 	return (ssize_t)n;
 }
 
+static struct esc_sink the_sink = {.fd = 2};
+
 static int sink_close(void *cookie)
 {
 	struct esc_sink *k = cookie;
+	line_flush(k);
 	if (k->ntail)
 		sink_out(k, (const char *)k->tail, k->ntail, true);
 	k->ntail = 0;
 	return 0;
+}
+
+static void wrap_atexit(void)
+{
+	if (getpid() == wr.owner)
+		line_flush(&the_sink);
+}
+
+void esc_stderr_wrap(size_t width, bool (*whole)(void *ctx), void *ctx)
+{
+	static bool registered;
+	if (!registered && atexit(wrap_atexit) == 0)
+		registered = true;
+	if (!registered)
+		width = 0; /* a held line would be lost at exit */
+	line_flush(&the_sink);
+	wr.width = width;
+	wr.whole = whole;
+	wr.ctx = ctx;
+	wr.owner = getpid();
 }
 
 static FILE *raw;
@@ -195,11 +292,10 @@ FILE *esc_raw_stderr(void)
 
 FILE *esc_stderr_filter(void)
 {
-	static struct esc_sink sink = {.fd = 2};
 	if (raw)
 		return raw;
 	cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
-	FILE *f = fopencookie(&sink, "w", io);
+	FILE *f = fopencookie(&the_sink, "w", io);
 	if (!f)
 		return NULL;
 	setvbuf(f, NULL, _IONBF, 0);

@@ -55,6 +55,14 @@ void esc_fputs(const char *s, FILE *f, unsigned flags);
  */
 FILE *esc_stderr_filter(void);
 
+/*
+ * Wrap the filter's lines to WIDTH columns (util/wrap.h's rule, after escaping;
+ * 0: not wrapped), except while WHOLE(CTX) is true (--wide). A line is then held
+ * until its '\n' (or the exit): a prompt that must show before input is read
+ * goes to esc_raw_stderr().
+ */
+void esc_stderr_wrap(size_t width, bool (*whole)(void *ctx), void *ctx);
+
 /* The stream under the filter (stderr itself when there is none): for our own controls only. */
 FILE *esc_raw_stderr(void);
 

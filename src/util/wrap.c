@@ -51,6 +51,85 @@ static int put_spaces(struct buf *b, size_t n)
 	return 0;
 }
 
+/* Whether the word at S[0..N) is a unit ("kB", "MiB", "ms", "µs", "%"), alone or followed by
+ * punctuation ("kB)", "ms,"): then it stays on the line of the number before it. */
+static bool is_unit(const char *s, size_t n)
+{
+	static const char *const units[] = {"B",  "kB",	 "KB", "KiB", "MB", "MiB", "GB", "GiB",
+					    "TB", "TiB", "ns", "us",  "µs", "ms",  "s",	 "%"};
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t l = strlen(units[u]);
+		if (n >= l && memcmp(s, units[u], l) == 0 &&
+		    (n == l || !((s[l] >= 'a' && s[l] <= 'z') || (s[l] >= 'A' && s[l] <= 'Z') ||
+				 (s[l] >= '0' && s[l] <= '9') || s[l] == '_')))
+			return true;
+	}
+	return false;
+}
+
+/* The end of the word at LINE[I..LEN) (no space in it); a number and the unit after it
+ * ("512 kB") are one word. */
+static size_t word_end(const char *line, size_t i, size_t len)
+{
+	while (i < len && line[i] != ' ')
+		i++;
+	if (i + 1 < len && line[i - 1] >= '0' && line[i - 1] <= '9' && line[i + 1] != ' ') {
+		size_t u = i + 1, e = u;
+		while (e < len && line[e] != ' ')
+			e++;
+		if (is_unit(line + u, e - u))
+			return e;
+	}
+	return i;
+}
+
+/*
+ * Bytes of the first piece of S[0..N) to put on a line with COLS columns of room: the
+ * longest prefix that fits, ended after its last '/' when one is past its first byte (a
+ * path breaks between its components); never inside a UTF-8 character or an escape,
+ * and at least one character.
+ */
+static size_t piece_len(const char *s, size_t n, size_t cols)
+{
+	size_t i = 0, w = 0, slash = 0;
+	while (i < n) {
+		size_t c = csi_len(s + i, n - i), step = c;
+		if (!c) {
+			step = 1;
+			while (i + step < n && ((unsigned char)s[i + step] & 0xc0) == 0x80)
+				step++;
+			if (w + 1 > cols && w > 0)
+				break;
+			w++;
+		}
+		i += step;
+		if (!c && s[i - 1] == '/' && i < n)
+			slash = i;
+	}
+	return slash > 1 && i < n ? slash : i;
+}
+
+/* Append the word S[0..N) at column *COL: broken into pieces when it is wider than
+ * WIDTH - *COL, each further piece on a line of its own that starts HANG columns in. */
+static int put_word(struct buf *out, const char *s, size_t n, size_t *col, size_t width,
+		    size_t hang)
+{
+	for (;;) {
+		size_t room = width > *col ? width - *col : 1;
+		size_t p = wrap_display_width(s, n) <= room ? n : piece_len(s, n, room);
+		if (buf_add(out, s, p))
+			return -ENOMEM;
+		*col += wrap_display_width(s, p);
+		s += p;
+		n -= p;
+		if (!n)
+			return 0;
+		if (buf_add(out, "\n", 1) || put_spaces(out, hang))
+			return -ENOMEM;
+		*col = hang;
+	}
+}
+
 int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 {
 	size_t keep = out->len;
@@ -72,21 +151,19 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 		while (i < len && line[i] == ' ')
 			i++;
 		size_t w0 = i;
-		while (i < len && line[i] != ' ')
-			i++;
-		if (w0 == i) /* trailing spaces: dropped */
+		if (w0 == len) /* trailing spaces: dropped */
 			break;
+		i = word_end(line, i, len);
 		size_t ww = wrap_display_width(line + w0, i - w0), gw = w0 - gap;
 		int r;
 		if (first || col + gw + ww <= width) {
-			r = buf_add(out, line + gap, i - gap);
-			col += gw + ww;
+			r = buf_add(out, line + gap, gw);
+			col += gw;
 		} else {
-			r = buf_add(out, "\n", 1) || put_spaces(out, hang) ||
-			    buf_add(out, line + w0, i - w0);
-			col = hang + ww;
+			r = buf_add(out, "\n", 1) || put_spaces(out, hang);
+			col = hang;
 		}
-		if (r)
+		if (r || put_word(out, line + w0, i - w0, &col, width, hang))
 			goto nomem;
 		first = false;
 	}
@@ -108,6 +185,20 @@ size_t wrap_term_columns(uint64_t lo, uint64_t hi)
 	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
 	return 0;
+}
+
+size_t wrap_stderr_width(void)
+{
+	const char *c = getenv("COLUMNS");
+	uint64_t v;
+	if (c && str_to_u64(c, strlen(c), 40, 1000000, &v) == 0)
+		return (size_t)v;
+	if (!isatty(STDERR_FILENO))
+		return 0;
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80; /* a terminal that does not say its size */
 }
 
 size_t wrap_width(bool wide)

@@ -6,8 +6,12 @@
  * The rule (one, everywhere): a line no wider than W is kept as it is. A wider
  * line is cut at the spaces between words; each continuation line starts with
  * the line's own leading spaces plus 4 more (at most W / 2 in all), and the
- * spaces at a cut are dropped. A word is never cut: one longer than the room
- * left goes on a line of its own and only then overflows W.
+ * spaces at a cut are dropped. A number and the unit after it ("512 kB",
+ * "12 ms,", "99 %") are one word: never on two lines. A word longer than
+ * the room left starts a line of its own; one longer than that line's room
+ * (a long path) is broken into pieces that fit, each on a continuation line,
+ * after a '/' where one fits (else after the last character that fits):
+ * every character is shown, no line overflows W.
  * Width is counted in UTF-8 code points ("µs" is 2), and a CSI escape
  * sequence (ESC [ ... final byte: SGR colour "\033[1;31m") counts 0.
  */
@@ -36,6 +40,13 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
  * stdout is a terminal; else 80.
  */
 size_t wrap_width(bool wide);
+
+/*
+ * The width for messages on stderr (util/esc.h's filter): COLUMNS when it is a
+ * number >= 40; else the terminal's width (at least 40; 80 when it does not
+ * say) when stderr is a terminal; else 0 (a pipe or a file: not wrapped).
+ */
+size_t wrap_stderr_width(void);
 
 /*
  * COLUMNS when it is a whole number in [LO, HI]; else the terminal's width

@@ -7,6 +7,8 @@
 #include "test_findings_host.h"
 
 #include "render/finding_text.h"
+#include "render/status.h"
+#include "render/table.h"
 
 /* RULE fires once; its words into W. */
 static void words(struct t *t, finding_rule rule, struct finding_text *w)
@@ -249,6 +251,24 @@ static void test_tuned_words(UNIT_STATE)
 		  NULL);
 }
 
+/* The verdict line on a narrow terminal keeps its whole title: it is wrapped (util/wrap.h),
+ * never cut ("page faults have waited on ~" lost the number). */
+static void test_verdict_keeps_the_whole_title_on_a_terminal(UNIT_STATE)
+{
+	struct t *t = *state;
+	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
+	assert_int_equal(run(t, rule_compact_stall), 1);
+	char out[1024] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	table_set_width(60);
+	status_render_verdict(f, &t->out, false, false);
+	table_set_width(0);
+	fclose(f);
+	assert_non_null(strstr(out, "page faults have waited on compaction 150 times since boot"));
+	assert_null(strchr(out, '~'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +276,7 @@ int main(void)
 		T(test_max_ptes_none_words),
 		T(test_fault_success_words),
 		T(test_compact_stall_words),
+		T(test_verdict_keeps_the_whole_title_on_a_terminal),
 		T(test_deferred_split_words),
 		T(test_cow_and_large_pmd_words),
 		T(test_mthp_and_hugetlb_words),

@@ -52,9 +52,18 @@ static void test_name_column_cut_to_width_numbers_whole(UNIT_STATE)
 
 static void test_name_never_below_minimum(UNIT_STATE)
 {
-	/* too narrow for even TABLE_MIN_NAME: the name stops at 8, the line stays long */
-	const char *s = print_at(10, "Llr");
-	assert_contains(s, "  khu~secs  on     123456789\n");
+	/* 2 + 8 + 2 + 5 + 2 + 9 = 28: the name at TABLE_MIN_NAME just fits */
+	assert_contains(print_at(28, "Llr"), "  khu~secs  on     123456789\n");
+}
+
+static void test_name_not_cut_when_the_row_would_not_fit_anyway(UNIT_STATE)
+{
+	/* too narrow for even TABLE_MIN_NAME: cutting the name would lose it for nothing (the
+	 * line is wrapped, util/wrap.h), so it stays whole */
+	assert_contains(print_at(27, "Llr"),
+			"  khugepaged/alloc_sleep_millisecs  on     123456789\n");
+	assert_contains(print_at(10, "Llr"),
+			"  khugepaged/alloc_sleep_millisecs  on     123456789\n");
 }
 
 static void test_without_name_column_nothing_is_cut(UNIT_STATE)
@@ -82,5 +91,5 @@ static void test_cut_keeps_utf8_characters_whole(UNIT_STATE)
 }
 
 UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
-	   test_name_never_below_minimum, test_without_name_column_nothing_is_cut,
-	   test_cut_keeps_utf8_characters_whole)
+	   test_name_never_below_minimum, test_name_not_cut_when_the_row_would_not_fit_anyway,
+	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole)
