@@ -232,10 +232,11 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 	static const char *const hdr[] = {"PID",      "USER", "COMM",  "ALLOC",	   "RSS", "HUGE",
 					  "INVENTED", "HELD", "CREEP", "LAZYFREE", "FLAG"};
 	struct table *t = table_new(11, hdr, "rlLlrrrrrrl");
-	int flagged = 0;
+	int flagged = 0, held_skipped = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
 		const struct thp_ledger *l = &row->led;
+		held_skipped += !row->denied && l->held_gap == LG_NOT_ASKED;
 		char v[40];
 		table_cell(t, "%d", (int)row->p.pid);
 		table_cell(t, "%s", row->user);
@@ -276,6 +277,12 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"ALLOC: heap allocator or runtime, from maps and the executable read as ELF "
 		"(thpctl why PID names the evidence).\n",
 		r->ledger_k);
+	if (held_skipped)
+		fprintf(f,
+			"HELD -: not looked for in %d process%s without PMD-mapped THP, MADV_HUGEPAGE "
+			"or enabled=always (their folio walk is skipped; thpctl maps PID --folios "
+			"reads their folios).\n",
+			held_skipped, held_skipped == 1 ? "" : "es");
 	if (flagged)
 		fprintf(f,
 			"%s%d process%s flagged (FLAG: the largest cost over 16 MiB and 25%%: "

@@ -155,6 +155,19 @@ expect_json "ps --ledger: rows carry the ledger, the sparse one flagged" "$TMP/o
 t ps --ledger --pid "$SPARSE"
 expect_eval "ps --ledger text: INVENTED column, estimate marked ~" \
 	'grep -q "INVENTED" "$TMP/out" && grep -q "~" "$TMP/out" && grep -q "invented>25%" "$TMP/out"' "$(head -3 "$TMP/out" | tr '\n' ' ')"
+# HELD of a process whose folio walk was skipped (no THP, no hg, not enabled=always) is "-"
+# with the line that says why; one whose walk ran has a number and no such line
+t ps --ledger --json --pid "$$"
+cp "$TMP/out" "$TMP/self.json"
+skipped=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["processes"][0]["ledger"]; print(1 if p["held_unknown"] == "not-asked" else 0)' "$TMP/self.json" 2>/dev/null)
+t ps --ledger --pid "$$"
+if [ "$skipped" = 1 ]; then
+	expect_eval "ps --ledger: HELD - of a process not walked is explained" \
+		'grep -q "^HELD -: not looked for in 1 process without" "$TMP/out"' "$(tail -n 8 "$TMP/out" | tr '\n' ' ')"
+else
+	expect_eval "ps --ledger: no 'not looked for' line when the walk ran (held_unknown ${skipped:-?})" \
+		'[ "$skipped" = 0 ] && ! grep -q "not looked for" "$TMP/out"' "$(tail -n 8 "$TMP/out" | tr '\n' ' ')"
+fi
 t ps --ledger --rollup
 expect_rc "ps --ledger --rollup is a usage error" 2
 # the ledger's VMAs come from ps's own smaps walk: smaps is opened once per process
