@@ -108,7 +108,9 @@ int main(int argc, char **argv)
 {
 	/* no warning or error carries a raw control byte from a tree or a process (util/esc.h) */
 	esc_stderr_filter();
-	struct globals g = {0};
+	/* static: the stderr filter asks it (messages_whole) for messages written at exit too,
+	 * after main has returned (a settings restore from an atexit handler) */
+	static struct globals g;
 	const char *wide = getenv("THPCTL_WIDE");
 	g.wide = wide && *wide && strcmp(wide, "0") != 0;
 	/* messages fit a terminal (or COLUMNS) as stdout does; --wide: whole lines */
