@@ -436,8 +436,12 @@ int http_start(struct exporter *e, const char *listen)
 		return r;
 	l->fd = open_listener(&ss, v6);
 	if (l->fd < 0) {
-		warnx("exporter: cannot listen on %s (in use, or not an address of this host?): %s",
-		      listen, strerror(-l->fd));
+		int err = -l->fd;
+		warnx("exporter: cannot listen on %s: %s%s", listen, strerror(err),
+		      err == EACCES ? " (a port below 1024 needs root or CAP_NET_BIND_SERVICE)"
+		      : err == EADDRINUSE    ? " (another program listens there)"
+		      : err == EADDRNOTAVAIL ? " (not an address of this host)"
+					     : "");
 		return l->fd;
 	}
 	if (pipe2(l->wake, O_CLOEXEC)) {

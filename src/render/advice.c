@@ -264,6 +264,13 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 				strerror(-in->ledger_scan));
 		return;
 	}
+	if (!a->nrem && !in->ledger_scanned) {
+		/* nothing read: "no process flagged" would claim what was not looked at */
+		fprintf(f, "\n  no process could be checked: the THP ledger read none\n");
+		ledger_counts(f, in, color);
+		fputc('\n', f);
+		return;
+	}
 	if (!a->nrem) {
 		fprintf(f,
 			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "

@@ -180,7 +180,7 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	if (r->fallback_charge.present)
 		fprintf(f,
 			"\nHost-wide, all cgroups since boot: thp_fault_fallback_charge %" PRIu64
-			" (vmstat: THP faults that fell back\n  to small pages because the memory "
+			" (vmstat: THP faults that fell back to small pages because the memory "
 			"cgroup charge failed)\n",
 			r->fallback_charge.v);
 	else

@@ -471,11 +471,11 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 					: "0",
 		shrinker_now(r));
 	fprintf(f, "The shrinker gives memory back only under memory pressure (reclaim, or "
-		   "memory.reclaim of its\ncgroup): setting max_ptes_none gives nothing back by "
+		   "memory.reclaim of its cgroup): setting max_ptes_none gives nothing back by "
 		   "itself, RSS stays until then.\n");
 	fprintf(f,
 		"max_ptes_none also decides how many empty PTEs khugepaged may fill with "
-		"zeros when it collapses\na range into a THP (%ld now): lowering it both stops "
+		"zeros when it collapses a range into a THP (%ld now): lowering it both stops "
 		"that and arms this shrinker.\n",
 		r->max_ptes_none);
 	if (r->n > 1) {

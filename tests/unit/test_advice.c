@@ -586,6 +586,13 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	assert_int_equal(json_integer_value(json_object_get(j, "ledger_unreadable")), 10);
 	assert_int_equal(json_integer_value(json_object_get(j, "ledger_self_skipped")), 1);
 	json_decref(j);
+	/* none read (nobody on a host of root's processes): never "no process flagged" */
+	IN.ledger_scanned = 0;
+	IN.ledger_unreadable = 11;
+	advice_build(&IN, &A);
+	t = advise_text();
+	assert_contains(t, "no process could be checked: the THP ledger read none\n");
+	assert_null(strstr(t, "no process flagged"));
 	/* as root, PID 1 of another namespace: denied even to root */
 	IN.as_root = true;
 	IN.ledger_scanned = 10;
