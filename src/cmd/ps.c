@@ -416,10 +416,11 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 {
 	char rel[PATH_MAX];
 	int n;
-	if (cgroup_rel(o->cgroup, rel, sizeof(rel)) ||
+	if (cgroup_find(&g->sr, o->cgroup, rel, sizeof(rel)) ||
 	    (n = cgroup_pids(&g->sr, rel, &o->cg_pids)) < 0) {
-		warnx("ps: %s is not a cgroup (no %s/cgroup.procs under %s)", o->cgroup, rel,
-		      g->sr.path);
+		warnx("ps: %s is not a cgroup: no cgroup.procs in %s under %s, nor in the cgroup "
+		      "v1 memory hierarchy",
+		      o->cgroup, rel, g->sr.path);
 		return EXIT_FAIL;
 	}
 	o->ncg = (size_t)n;

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,52 @@ int cgroup_rel(const char *path, char *out, size_t n)
 	while (r > 1 && out[r - 1] == '/')
 		out[--r] = '\0';
 	return 0;
+}
+
+/* OUT (N bytes) = PREFIX/PATH without trailing slashes, PATH's leading ones dropped. */
+static int join(char *out, size_t n, const char *prefix, const char *path)
+{
+	while (*path == '/')
+		path++;
+	int r = snprintf(out, n, "%s/%s", prefix, path);
+	if (r < 0 || (size_t)r >= n)
+		return -ENAMETOOLONG;
+	while (r > 1 && out[r - 1] == '/')
+		out[--r] = '\0';
+	return 0;
+}
+
+/* 0 when REL has a cgroup.procs: a cgroup. */
+static int has_procs(const struct sysroot *sr, const char *rel)
+{
+	char procs[PATH_MAX];
+	if (snprintf(procs, sizeof(procs), "%s/cgroup.procs", rel) >= (int)sizeof(procs))
+		return -ENAMETOOLONG;
+	return sysroot_exists(sr, procs);
+}
+
+int cgroup_find(const struct sysroot *sr, const char *path, char *out, size_t n)
+{
+	int r = cgroup_rel(path, out, n);
+	if (r || !has_procs(sr, out))
+		return r;
+	const char *p = path;
+	while (*p == '/')
+		p++;
+	size_t l = strlen(SR_CGROUP);
+	if (!strncmp(p, SR_CGROUP, l) && (p[l] == '/' || !p[l]))
+		return -ENOENT; /* a whole path: only that one */
+	static const char *const roots[] = {SR_CGROUP "/memory", SR_CGROUP "/unified"};
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char alt[PATH_MAX];
+		if (join(alt, sizeof(alt), roots[i], p) || has_procs(sr, alt))
+			continue;
+		if (strlen(alt) >= n)
+			return -ENAMETOOLONG;
+		memcpy(out, alt, strlen(alt) + 1);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 struct pidset {

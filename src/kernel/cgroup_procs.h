@@ -16,6 +16,16 @@
 int cgroup_rel(const char *path, char *out, size_t n);
 
 /*
+ * The cgroup PATH names, as cgroup_rel() gives it, or else PATH in the memory
+ * hierarchy of cgroup v1 (sys/fs/cgroup/memory) or of a hybrid host
+ * (sys/fs/cgroup/unified): the paths `thpctl cgroups` and `ps --by cgroup`
+ * print are relative to it ("/" is its root). A path that names
+ * sys/fs/cgroup itself is taken as it is. Into OUT (N bytes). Returns 0,
+ * -ENOENT when none has a cgroup.procs (OUT: cgroup_rel's), or -ENAMETOOLONG.
+ */
+int cgroup_find(const struct sysroot *sr, const char *path, char *out, size_t n);
+
+/*
  * Every PID in cgroup.procs of REL (from cgroup_rel) and of the cgroups below
  * it, into *PIDS (malloc'd, sorted, no duplicates). Returns the count,
  * -ENOENT when REL has no cgroup.procs (not a cgroup), or -errno. Cgroups that

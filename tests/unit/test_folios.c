@@ -173,5 +173,36 @@ static void test_cgroup_pids(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
+/* cgroup v1: the paths `cgroups` prints are under the memory hierarchy; "/" is its root. */
+static void test_cgroup_find_v1(UNIT_STATE)
+{
+	char dir[] = "/tmp/thpctl-cg1.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	unit_mkdirs(dir, "sys/fs/cgroup/memory/app");
+	unit_mkdirs(dir, "sys/fs/cgroup/cpu/app");
+	unit_put(dir, "sys/fs/cgroup/memory/cgroup.procs", "1\n");
+	unit_put(dir, "sys/fs/cgroup/memory/app/cgroup.procs", "42\n");
+	unit_put(dir, "sys/fs/cgroup/cpu/app/cgroup.procs", "7\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	char rel[256];
+	assert_int_equal(cgroup_find(&sr, "/app", rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "sys/fs/cgroup/memory/app");
+	assert_int_equal(cgroup_find(&sr, "/", rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "sys/fs/cgroup/memory");
+	assert_int_equal(cgroup_find(&sr, "cpu/app", rel, sizeof(rel)), 0); /* as given first */
+	assert_string_equal(rel, "sys/fs/cgroup/cpu/app");
+	assert_int_equal(cgroup_find(&sr, "/nope", rel, sizeof(rel)), -ENOENT);
+	assert_string_equal(rel, "sys/fs/cgroup/nope");
+	/* a whole path is taken as it is */
+	assert_int_equal(cgroup_find(&sr, "/sys/fs/cgroup/app", rel, sizeof(rel)), -ENOENT);
+	pid_t *p;
+	assert_int_equal(cgroup_find(&sr, "app", rel, sizeof(rel)), 0);
+	assert_int_equal(cgroup_pids(&sr, rel, &p), 1);
+	assert_int_equal(p[0], 42);
+	free(p);
+	unit_tree_remove(dir, &sr);
+}
+
 UNIT_TESTS(test_zero_subpages, test_underused_split, test_underused_merge, test_geom_and_report,
-	   test_cgroup_rel, test_cgroup_pids)
+	   test_cgroup_rel, test_cgroup_pids, test_cgroup_find_v1)
