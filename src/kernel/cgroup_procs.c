@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,35 +12,32 @@
 #include "../util/buf.h"
 #include "parse.h"
 
-int cgroup_rel(const char *path, char *out, size_t n)
+/* OUT (N bytes) = PREFIX/PATH (PREFIX NULL: PATH) without trailing slashes, PATH's leading
+ * ones dropped. 0 or -ENAMETOOLONG. */
+static int join(char *out, size_t n, const char *prefix, const char *path)
 {
 	while (*path == '/')
 		path++;
-	size_t l = strlen(SR_CGROUP);
-	int r;
-	if (!strncmp(path, SR_CGROUP, l) && (path[l] == '/' || !path[l]))
-		r = snprintf(out, n, "%s", path);
-	else
-		r = snprintf(out, n, SR_CGROUP "/%s", path);
+	int r = prefix ? snprintf(out, n, "%s/%s", prefix, path) : snprintf(out, n, "%s", path);
 	if (r < 0 || (size_t)r >= n)
 		return -ENAMETOOLONG;
-	/* "x/" and "x" name the same cgroup */
 	while (r > 1 && out[r - 1] == '/')
 		out[--r] = '\0';
 	return 0;
 }
 
-/* OUT (N bytes) = PREFIX/PATH without trailing slashes, PATH's leading ones dropped. */
-static int join(char *out, size_t n, const char *prefix, const char *path)
+/* Whether PATH (leading slashes dropped) names sys/fs/cgroup or a path below it. */
+static bool names_root(const char *path)
 {
 	while (*path == '/')
 		path++;
-	int r = snprintf(out, n, "%s/%s", prefix, path);
-	if (r < 0 || (size_t)r >= n)
-		return -ENAMETOOLONG;
-	while (r > 1 && out[r - 1] == '/')
-		out[--r] = '\0';
-	return 0;
+	size_t l = strlen(SR_CGROUP);
+	return !strncmp(path, SR_CGROUP, l) && (path[l] == '/' || !path[l]);
+}
+
+int cgroup_rel(const char *path, char *out, size_t n)
+{
+	return join(out, n, names_root(path) ? NULL : SR_CGROUP, path);
 }
 
 /* 0 when REL has a cgroup.procs: a cgroup. */
@@ -56,16 +54,12 @@ int cgroup_find(const struct sysroot *sr, const char *path, char *out, size_t n)
 	int r = cgroup_rel(path, out, n);
 	if (r || !has_procs(sr, out))
 		return r;
-	const char *p = path;
-	while (*p == '/')
-		p++;
-	size_t l = strlen(SR_CGROUP);
-	if (!strncmp(p, SR_CGROUP, l) && (p[l] == '/' || !p[l]))
+	if (names_root(path))
 		return -ENOENT; /* a whole path: only that one */
 	static const char *const roots[] = {SR_CGROUP "/memory", SR_CGROUP "/unified"};
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		char alt[PATH_MAX];
-		if (join(alt, sizeof(alt), roots[i], p) || has_procs(sr, alt))
+		if (join(alt, sizeof(alt), roots[i], path) || has_procs(sr, alt))
 			continue;
 		if (strlen(alt) >= n)
 			return -ENAMETOOLONG;

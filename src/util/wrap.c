@@ -175,30 +175,30 @@ nomem:
 	return -ENOMEM;
 }
 
-size_t wrap_term_columns(uint64_t lo, uint64_t hi)
+/* COLUMNS when it is a number in [LO, HI], else FD's terminal width, else 0. */
+static size_t fd_columns(int fd, uint64_t lo, uint64_t hi)
 {
 	const char *c = getenv("COLUMNS");
 	uint64_t v;
 	if (c && str_to_u64(c, strlen(c), lo, hi, &v) == 0)
 		return (size_t)v;
 	struct winsize ws;
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
 	return 0;
 }
 
+size_t wrap_term_columns(uint64_t lo, uint64_t hi)
+{
+	return fd_columns(STDOUT_FILENO, lo, hi);
+}
+
 size_t wrap_stderr_width(void)
 {
-	const char *c = getenv("COLUMNS");
-	uint64_t v;
-	if (c && str_to_u64(c, strlen(c), 40, 1000000, &v) == 0)
-		return (size_t)v;
-	if (!isatty(STDERR_FILENO))
-		return 0;
-	struct winsize ws;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col < 40 ? 40 : ws.ws_col;
-	return 80; /* a terminal that does not say its size */
+	size_t w = fd_columns(STDERR_FILENO, 40, 1000000);
+	if (w)
+		return w < 40 ? 40 : w;
+	return isatty(STDERR_FILENO) ? 80 : 0; /* a terminal that does not say its size: 80 */
 }
 
 size_t wrap_width(bool wide)
