@@ -5,7 +5,8 @@
 # fields) side by side, on loopback, with ~300 processes running. Each is scraped
 # two ways: a fresh connection per scrape (curl, as Prometheus does after a
 # connection is closed) and back to back on one keep-alive connection (wrk -c1).
-# Also: host-wide only (--top-processes 0 --top-cgroups 0, recorded), --process-flags, `cat` of the files a scrape reads, and
+# Also: host-wide only (--top-processes 0 --top-cgroups 0, recorded), processes only, cgroups
+# only (where the default's CPU goes, said against the peer), --process-flags, `cat` of the files a scrape reads, and
 # the exporter's RSS. Targets: less CPU per scrape than node_exporter's THP-only
 # scrape; RSS <= 8 MiB. It prints figures and records them (bench/lib.sh:
 # bench_record), never pass/fail exit codes for timing (ARCHITECTURE.md: bench/).
@@ -123,6 +124,10 @@ seen=$(awk '$1 == "thpctl_processes_seen" {print $2}' "$TMP/last.prom")
 nlines=$(grep -vc '^#' "$TMP/last.prom")
 start_thpctl --top-processes 0 --top-cgroups 0
 read -r fresh0 ka0 _ _ _ < <(measure)
+start_thpctl --top-cgroups 0
+read -r freshp kap _ _ _ < <(measure)
+start_thpctl --top-processes 0
+read -r freshc kac _ _ _ < <(measure)
 start_thpctl --process-flags
 read -r freshf kaf _ rssf _ < <(measure)
 
@@ -169,12 +174,25 @@ printf '  %-58s %8s ms   (wall; %s seen, %s smaps_rollup read; %s samples)\n' \
 printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, host-wide only (no process, no cgroup), fresh" "$fresh0" "$ka0"
 echo "    (--top-processes 0 --top-cgroups 0: node_exporter's THP facts and the per-size (mTHP),"
 echo "    khugepaged, hugetlb and buddyinfo ones; no per-process or per-cgroup reads)"
+printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, processes, no cgroup (--top-cgroups 0), fresh" "$freshp" "$kap"
+printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, cgroups, no process (--top-processes 0), fresh" "$freshc" "$kac"
 printf '  %-58s %8s ms   (keep-alive %s ms)\n' "CPU per scrape, --process-flags (full smaps), fresh" "$freshf" "$kaf"
 if [ -z "$NE_WHY" ]; then
 	printf '  %-58s %8s ms   (keep-alive %s ms, %s scrapes; %s samples)\n' \
 		"node_exporter THP-only scrape, fresh connection" "$nfresh" "$nka" "$nkan" "$nlines_ne"
 else
 	echo "  node_exporter: not measured: $NE_WHY"
+fi
+# where the default scrape's CPU goes, against the peer: the host-wide part, and what the
+# per-process (statm of every process, smaps_rollup of the candidates) and per-cgroup parts
+# add to it (each measured alone above); node_exporter reads neither
+if [ -z "$NE_WHY" ]; then
+	awk -v d="$fresh" -v h="$fresh0" -v p="$freshp" -v c="$freshc" -v ne="$nfresh" -v n="$nproc_now" 'BEGIN {
+		if (d <= ne) { print "  default scrape below node_exporter'"'"'s: goal met"; exit }
+		printf "  why the default scrape is above node_exporter'"'"'s (%.3f ms): its host-wide part is %.3f ms (%.2fx);\n", ne, h, h / ne
+		printf "    the processes add %.3f ms (statm of each of %d processes, ~%.1f us each, and the candidates'"'"'\n", p - h, n, (p - h) * 1000 / n
+		printf "    smaps_rollup), the cgroups %.3f ms: per-process and per-cgroup facts node_exporter does not export\n", c - h
+	}'
 fi
 printf '  %-58s %8s ms   (user+sys of xargs + cat of %s files; wall %s ms)\n' \
 	"cat of the same files" "$catms" "$nfiles" "$catwall"

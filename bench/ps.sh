@@ -52,7 +52,7 @@ bench_need_cmd hyperfine
 result() {
 	local out
 	out=$(python3 - "$@" <<'PY'
-import json, sys
+import json, os, sys
 path, label, target = sys.argv[1], sys.argv[2], float(sys.argv[3])
 r = json.load(open(path))["results"]
 t = r[0]
@@ -65,6 +65,19 @@ for i, c in enumerate(r[1:]):
         s += f" (target <= {target}x: {'met' if ratio <= target else 'NOT met'})"
     parts.append(s)
 print(f"RESULT thpctl {label}: " + "; ".join(parts))
+# where the time above the floor goes: the CPU time (user + system: rusage's split of the two
+# is sampled at the tick, too coarse for a few ms), thpctl's start-up above the floor's
+# (STARTUP_MS: --version vs proc_floor none, once) and the rest per process (NPROCS)
+f = r[1]
+gap = (t["mean"] - f["mean"]) * 1e3
+cpu = (t["user"] + t["system"] - f["user"] - f["system"]) * 1e3
+st, n = os.environ.get("STARTUP_MS"), os.environ.get("NPROCS")
+why = f"  above {f['command']}: {gap:+.2f} ms by the means, {cpu:+.2f} ms of CPU"
+if st:
+    why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
+    if n:
+        why += f", the rest {(gap - float(st)) * 1e3 / int(n):+.1f} us a process ({n})"
+print(why)
 print(f"REC {t['median']*1e3:.3f} {r[1]['median']*1e3:.3f} {r[1]['command']}")
 PY
 )
@@ -96,6 +109,7 @@ floor_inner() {
 	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$json" \
 		"$T ps --all" "$F smaps" >/dev/null 2>&1 || { echo "bench: hyperfine failed" >&2; exit 1; }
 	local what="$((now + 2)) processes" name="ps-all-floor-$want"
+	export NPROCS=$((now + 2))
 	[ "$vmas" -gt 0 ] && what+=" (one of $(wc -l <"/proc/${PIDS[0]}/maps") VMAs)" name="ps-all-floor-vmas-$vmas"
 	result "$json" "ps --all, $what in $NSNOTE" "$RATIO_TARGET" "$name" \
 		"\`ps --all\`, $what in $NSNOTE"
@@ -162,6 +176,21 @@ compare ps-rollup-host "ps --all --rollup" "$ROLLUP_TARGET" \
 compare ps-ledger-host "ps --all --ledger" "$LEDGER_TARGET" \
 	"$T ps --all --ledger >/dev/null 2>&1" "thpctl ps --all --ledger" \
 	"$T ps --all >/dev/null 2>&1" "ps --all"
+
+# thpctl's start-up above the floor's (exec, shared libraries, option parsing): the part of
+# every gap below that does not grow with the processes
+bench_mark
+hyperfine -N --warmup 20 --runs 200 --style none --export-json "$TMP/startup.json" \
+	"$T --version" "$F none" >/dev/null 2>&1 || { echo "bench: hyperfine failed (start-up)" >&2; exit 1; }
+STARTUP_MS=$(python3 - "$TMP/startup.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print(f"{(r[0]['median'] - r[1]['median']) * 1e3:.3f}")
+PY
+)
+export STARTUP_MS
+echo "start-up: thpctl --version $STARTUP_MS ms above proc_floor none (medians, 200 runs)"
+echo
 
 # ps against the C floor by process count, each in a PID namespace of its own
 if [ -n "$FLOOR_RUNS" ]; then

@@ -4,105 +4,80 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../util/wide.h"
 #include "parse.h"
 
-/* Field table in the kernel's print order (fs/proc/task_mmu.c). */
-static const struct {
-	const char *name;
-	unsigned char len;
-} fields[SM_NFIELDS] = {
-	[SM_SIZE] = {"Size", 4},
-	[SM_KERNEL_PAGE] = {"KernelPageSize", 14},
-	[SM_RSS] = {"Rss", 3},
-	[SM_PSS] = {"Pss", 3},
-	[SM_PRIVATE_DIRTY] = {"Private_Dirty", 13},
-	[SM_ANONYMOUS] = {"Anonymous", 9},
-	[SM_ANON_HUGE] = {"AnonHugePages", 13},
-	[SM_SHMEM_PMD] = {"ShmemPmdMapped", 14},
-	[SM_FILE_PMD] = {"FilePmdMapped", 13},
-	[SM_SHARED_HUGETLB] = {"Shared_Hugetlb", 14},
-	[SM_PRIVATE_HUGETLB] = {"Private_Hugetlb", 15},
-	[SM_SWAP] = {"Swap", 4},
-	[SM_LAZYFREE] = {"LazyFree", 8},
-	[SM_REFERENCED] = {"Referenced", 10},
-};
-
-const char *smaps_field_name(enum smaps_field f)
-{
-	return (unsigned)f < SM_NFIELDS ? fields[f].name : "?";
-}
-
 /* Labels handled beside the summed fields: VmFlags and THPeligible (full smaps only). */
 enum { L_VMFLAGS = SM_NFIELDS, L_THPELIGIBLE };
 
-/* The labels kept, colon included, by first letter (the kernel's print order within one). */
+/* The bytes of a label of LEN bytes within its first and second 8-byte words. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LMASK(len) ((len) >= 8 ? ~0ull : (len) <= 0 ? 0ull : ~(~0ull >> (8 * (len))))
+#else
+#define LMASK(len) ((len) >= 8 ? ~0ull : (len) <= 0 ? 0ull : ((1ull << (8 * (len))) - 1))
+#endif
+#define L(str, id)                                                                                 \
+	{                                                                                          \
+		{str}, sizeof(str) - 1, id, LMASK((int)sizeof(str) - 1),                           \
+			LMASK((int)sizeof(str) - 9)                                                \
+	}
+
+/* The labels kept, colon included, by first letter (the kernel's print order within one),
+ * with the masks of their bytes in each 8-byte word (a label is at most 16 bytes). */
 static const struct label {
-	char text[16];
+	union {
+		char text[16];
+		uint64_t w[2];
+	} u;
 	unsigned char len;
 	signed char id;
+	uint64_t m0, m1;
 } labels[][4] = {
-	['A' - 'A'] = {{"Anonymous:", 10, SM_ANONYMOUS}, {"AnonHugePages:", 14, SM_ANON_HUGE}},
-	['F' - 'A'] = {{"FilePmdMapped:", 14, SM_FILE_PMD}},
-	['K' - 'A'] = {{"KernelPageSize:", 15, SM_KERNEL_PAGE}},
-	['L' - 'A'] = {{"LazyFree:", 9, SM_LAZYFREE}},
-	['P' - 'A'] = {{"Pss:", 4, SM_PSS},
-		       {"Private_Dirty:", 14, SM_PRIVATE_DIRTY},
-		       {"Private_Hugetlb:", 16, SM_PRIVATE_HUGETLB}},
-	['R' - 'A'] = {{"Rss:", 4, SM_RSS}, {"Referenced:", 11, SM_REFERENCED}},
-	['S' - 'A'] = {{"Size:", 5, SM_SIZE},
-		       {"Swap:", 5, SM_SWAP},
-		       {"ShmemPmdMapped:", 15, SM_SHMEM_PMD},
-		       {"Shared_Hugetlb:", 15, SM_SHARED_HUGETLB}},
-	['T' - 'A'] = {{"THPeligible:", 12, L_THPELIGIBLE}},
-	['V' - 'A'] = {{"VmFlags:", 8, L_VMFLAGS}},
+	['A' - 'A'] = {L("Anonymous:", SM_ANONYMOUS), L("AnonHugePages:", SM_ANON_HUGE)},
+	['F' - 'A'] = {L("FilePmdMapped:", SM_FILE_PMD)},
+	['K' - 'A'] = {L("KernelPageSize:", SM_KERNEL_PAGE)},
+	['L' - 'A'] = {L("LazyFree:", SM_LAZYFREE)},
+	['P' - 'A'] = {L("Pss:", SM_PSS), L("Private_Dirty:", SM_PRIVATE_DIRTY),
+		       L("Private_Hugetlb:", SM_PRIVATE_HUGETLB)},
+	['R' - 'A'] = {L("Rss:", SM_RSS), L("Referenced:", SM_REFERENCED)},
+	['S' - 'A'] = {L("Size:", SM_SIZE), L("Swap:", SM_SWAP), L("ShmemPmdMapped:", SM_SHMEM_PMD),
+		       L("Shared_Hugetlb:", SM_SHARED_HUGETLB)},
+	['T' - 'A'] = {L("THPeligible:", L_THPELIGIBLE)},
+	['V' - 'A'] = {L("VmFlags:", L_VMFLAGS)},
 };
+#undef L
 
 /*
  * The kept label that line [S, E) starts with (S[0] is 'A'..'Z'): its field
  * (L_* for the two per-VMA lines) into *F and the text after the colon;
- * NULL for any other line. One compare per candidate of its first letter: no
- * scan for the colon on the ~12 lines per VMA that are kept.
+ * NULL for any other line. One masked compare of 16 bytes per candidate of its
+ * first letter: no scan for the colon on the ~12 lines per VMA that are kept.
  */
 static inline const char *known_label(const char *s, const char *e, int *f)
 {
 	unsigned k = (unsigned char)s[0] - 'A';
 	if (k >= sizeof(labels) / sizeof(labels[0]))
 		return NULL;
-	uint64_t w0 = 0, w1 = 0;
-	bool wide = e - s >= 16; /* compare 16 bytes at once: a label is at most 16 */
-	if (wide) {
+	const struct label *l = labels[k];
+	if (e - s >= 16) {
+		uint64_t w0, w1;
 		memcpy(&w0, s, 8);
 		memcpy(&w1, s + 8, 8);
-	}
-	for (const struct label *l = labels[k]; l < labels[k] + 4 && l->len; l++) {
-		bool same;
-		if (wide) {
-			uint64_t t0, t1, m0, m1;
-			memcpy(&t0, l->text, 8);
-			memcpy(&t1, l->text + 8, 8);
-			/* little or big endian alike: the label's bytes are the first LEN */
-			m0 = l->len >= 8 ? ~0ull : ((1ull << (8 * l->len)) - 1);
-			m1 = l->len <= 8    ? 0
-			     : l->len >= 16 ? ~0ull
-					    : ((1ull << (8 * (l->len - 8))) - 1);
-			if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) {
-				m0 = l->len >= 8 ? ~0ull : ~(~0ull >> (8 * l->len));
-				m1 = l->len <= 8    ? 0
-				     : l->len >= 16 ? ~0ull
-						    : ~(~0ull >> (8 * (l->len - 8)));
+		for (; l < labels[k] + 4 && l->len; l++)
+			if (!(((w0 ^ l->u.w[0]) & l->m0) | ((w1 ^ l->u.w[1]) & l->m1))) {
+				*f = l->id;
+				return s + l->len;
 			}
-			same = !(((w0 ^ t0) & m0) | ((w1 ^ t1) & m1));
-		} else {
-			same = (size_t)(e - s) >= l->len && memcmp(s, l->text, l->len) == 0;
-		}
-		if (same) {
+		return NULL;
+	}
+	for (; l < labels[k] + 4 && l->len; l++)
+		if ((size_t)(e - s) >= l->len && memcmp(s, l->u.text, l->len) == 0) {
 			*f = l->id;
 			return s + l->len;
 		}
-	}
 	return NULL;
 }
 
@@ -332,7 +307,19 @@ static inline const char *fast_field(struct smaps_stream *s, const char *l, cons
 {
 	int f;
 	const char *p = known_label(l, end, &f);
-	if (!p || f == L_VMFLAGS)
+	if (!p) { /* a line not kept ("Pss_Dirty:", "Locked:" ...): to its end, a colon in it */
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		if (!nl)
+			return NULL;
+		if (++s->nlines > SMAPS_MAX_VMA_LINES) {
+			s->err = -EFBIG;
+			return nl + 1;
+		}
+		if (!has_colon(l, nl[-1] == '\r' ? nl - 1 : nl))
+			s->cur.nbad++, s->nbad++;
+		return nl + 1;
+	}
+	if (f == L_VMFLAGS)
 		return NULL;
 	/* a field seen twice in one block is damage: the careful path marks it */
 	if (f == L_THPELIGIBLE ? s->cur.thp_seen
@@ -374,12 +361,134 @@ static inline const char *fast_field(struct smaps_stream *s, const char *l, cons
 	return p;
 }
 
+/*
+ * The kernel prints a summed field as "%-16s%8lu kB\n" (fs/proc/task_mmu.c:
+ * SEQ_PUT_DEC): 28 bytes, the label and its colon padded with blanks to 16,
+ * the value right-aligned in 8. Such a line is parsed by whole words: the 16
+ * label bytes compared as two, the value's 8 as one. Any other shape (a value
+ * of 9 digits and more, a copied tree with tabs) takes fast_field.
+ */
+#define FIXED_LEN 28
+/* Every label the kernel prints in that shape, padded to 16 (those not kept: -2), found by
+ * a hash of its two words: one compare a line, whatever the label (no per-letter search). */
+static const struct {
+	const char *text;
+	signed char id;
+} fixed_labels[] = {
+	{"Size:", SM_SIZE},
+	{"KernelPageSize:", SM_KERNEL_PAGE},
+	{"MMUPageSize:", -2},
+	{"Rss:", SM_RSS},
+	{"Pss:", SM_PSS},
+	{"Pss_Dirty:", -2},
+	{"Pss_Anon:", -2},
+	{"Pss_File:", -2},
+	{"Pss_Shmem:", -2},
+	{"Shared_Clean:", -2},
+	{"Shared_Dirty:", -2},
+	{"Private_Clean:", -2},
+	{"Private_Dirty:", SM_PRIVATE_DIRTY},
+	{"Referenced:", SM_REFERENCED},
+	{"Anonymous:", SM_ANONYMOUS},
+	{"KSM:", -2},
+	{"LazyFree:", SM_LAZYFREE},
+	{"AnonHugePages:", SM_ANON_HUGE},
+	{"ShmemPmdMapped:", SM_SHMEM_PMD},
+	{"FilePmdMapped:", SM_FILE_PMD},
+	{"Shared_Hugetlb:", SM_SHARED_HUGETLB},
+	{"Private_Hugetlb:", SM_PRIVATE_HUGETLB},
+	{"Swap:", SM_SWAP},
+	{"SwapPss:", -2},
+	{"Locked:", -2},
+};
+
+#define FIXED_BITS 6
+#define FIXED_MUL 0x5804f92283868a29ull /* no two labels above in one slot (checked at start) */
+
+static struct fixed_slot {
+	uint64_t w0, w1; /* 0, 0: empty (a label starts with a letter) */
+	signed char id;
+} fixed_tab[1u << FIXED_BITS];
+static bool fixed_ok; /* the table was built without a collision (else: fast_field only) */
+
+static inline unsigned fixed_hash(uint64_t w0, uint64_t w1)
+{
+	return (unsigned)(((w0 ^ (w1 * 3)) * FIXED_MUL) >> (64 - FIXED_BITS));
+}
+
+__attribute__((constructor)) static void fixed_build(void)
+{
+	for (size_t i = 0; i < sizeof(fixed_labels) / sizeof(fixed_labels[0]); i++) {
+		char t[17];
+		snprintf(t, sizeof(t), "%-16s", fixed_labels[i].text);
+		uint64_t w0, w1;
+		memcpy(&w0, t, 8);
+		memcpy(&w1, t + 8, 8);
+		struct fixed_slot *e = &fixed_tab[fixed_hash(w0, w1)];
+		if (e->w0)
+			return; /* a collision: leave fixed_ok false */
+		*e = (struct fixed_slot){w0, w1, fixed_labels[i].id};
+	}
+	fixed_ok = true;
+}
+
+/* The value of 8 right-aligned bytes "   12345": 0 and the number, -1 for any other shape. */
+static inline int fixed_value(const char *p, uint64_t *x)
+{
+	int i = 0;
+	while (i < 7 && p[i] == ' ')
+		i++;
+	uint64_t v = 0;
+	for (; i < 8; i++) {
+		unsigned d = (unsigned char)p[i] - '0';
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	*x = v;
+	return 0;
+}
+
+/*
+ * A 28-byte field line at L (FIXED_LEN bytes and more before the end, L[0]
+ * 'A'..'Z'): a kept field into S->cur, another line checked for its colon.
+ * Returns the next line, or NULL when it is not of that shape or is a field
+ * seen before in this VMA (the careful path decides).
+ */
+static inline const char *fixed_field(struct smaps_stream *s, const char *l)
+{
+	if (!fixed_ok || l[FIXED_LEN - 1] != '\n' || l[24] != ' ' || l[25] != 'k' || l[26] != 'B')
+		return NULL;
+	uint64_t w0, w1, x = 0;
+	memcpy(&w0, l, 8);
+	memcpy(&w1, l + 8, 8);
+	const struct fixed_slot *e = &fixed_tab[fixed_hash(w0, w1)];
+	int f = e->w0 == w0 && e->w1 == w1 ? e->id : -1;
+	/* -2: the kernel's own label, not kept ("Pss_Dirty:", "Locked:" ...); -1: any other
+	 * 16 bytes, which may hold a newline (short lines): the careful path decides. A
+	 * label found here has no newline in it, nor has a value fixed_value takes. */
+	if (f == -1 || fixed_value(l + 16, &x) ||
+	    (f >= 0 && ((s->cur.t.present | s->cur.t.damaged) & (1u << f))))
+		return NULL;
+	if (++s->nlines > SMAPS_MAX_VMA_LINES) {
+		s->err = -EFBIG;
+		return l + FIXED_LEN;
+	}
+	if (f >= 0) {
+		s->cur.t.kb[f] = x;
+		s->cur.t.present |= 1u << f;
+	}
+	return l + FIXED_LEN;
+}
+
 int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 {
 	const char *pos = text, *end = text + len;
 	while (!s->err && pos < end) {
 		if (s->have && *pos >= 'A' && *pos <= 'Z') {
-			const char *next = fast_field(s, pos, end);
+			const char *next = end - pos >= FIXED_LEN ? fixed_field(s, pos) : NULL;
+			if (!next)
+				next = fast_field(s, pos, end);
 			if (next) {
 				pos = next;
 				continue;
@@ -469,29 +578,4 @@ int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)
 	}
 	t->present &= ~t->damaged;
 	return t->present ? 0 : -EINVAL;
-}
-
-/* Private anonymous: no name, or a name given with PR_SET_VMA_ANON_NAME ("[anon:...]"). */
-static bool anon_private(const struct smaps_vma *v)
-{
-	return v->perms[3] == 'p' &&
-	       (v->name_len == 0 || (v->name_len > 6 && memcmp(v->name, "[anon:", 6) == 0));
-}
-
-bool smaps_stack_guard(const struct smaps_vma *v)
-{
-	return v->has_vmflags && (v->vmflags & VMF_NH) && anon_private(v) &&
-	       memcmp(v->perms, "---", 3) == 0 && v->t.kb[SM_SIZE] <= SMAPS_STACK_GUARD_MAX_KB;
-}
-
-bool smaps_stack_feed(struct smaps_stack_scan *s, const struct smaps_vma *v, uint64_t *kb)
-{
-	bool stack = s->guard && v->start == s->end && v->has_vmflags && (v->vmflags & VMF_NH) &&
-		     anon_private(v) && v->perms[0] == 'r' && v->perms[1] == 'w';
-	if (stack)
-		*kb = s->kb + v->t.kb[SM_SIZE];
-	s->guard = !stack && smaps_stack_guard(v);
-	s->end = v->end;
-	s->kb = v->t.kb[SM_SIZE];
-	return stack;
 }

@@ -377,7 +377,73 @@ static void test_live_self(UNIT_STATE)
 	free(text);
 }
 
+/*
+ * The kernel's 28-byte field lines ("%-16s%8lu kB") take a whole-word path; the same
+ * text with each field's padding cut to one blank takes the line-by-line one. Both
+ * must give the same VMAs, fields and damage count: the complete VMAs of smaps_text,
+ * and a VMA with a duplicated field, a label without its colon and a value of 9
+ * digits (their own path either way). Squeezed lines are shorter than 28 bytes, so
+ * 28 bytes from one of them span several lines: those must not pass for one.
+ */
+static void squeeze(const char *in, char *out)
+{
+	bool field = true; /* at a field line's start: squeeze its blanks */
+	for (const char *p = in; *p; p++) {
+		if (*p == '\n') {
+			*out++ = *p;
+			field = p[1] >= 'A' && p[1] <= 'Z';
+			continue;
+		}
+		if (field && *p == ' ' && out[-1] == ' ')
+			continue;
+		*out++ = *p;
+	}
+	*out = '\0';
+}
+
+static void parse_both(const char *text, int nvmas, unsigned nbad)
+{
+	static char squeezed[sizeof(smaps_text) + 256];
+	assert_true(strlen(text) < sizeof(squeezed));
+	squeeze(text, squeezed);
+	assert_true(strlen(squeezed) < strlen(text)); /* the padding was cut */
+	struct seen a, b;
+	struct smaps_totals ta, tb;
+	stream_expect(text, strlen(text), &a, &ta, nbad, nvmas);
+	stream_expect(squeezed, strlen(squeezed), &b, &tb, nbad, nvmas);
+	for (int i = 0; i < nvmas; i++) {
+		assert_int_equal(a.t[i].present, b.t[i].present);
+		assert_int_equal(a.t[i].damaged, b.t[i].damaged);
+		assert_memory_equal(a.t[i].kb, b.t[i].kb, sizeof(a.t[i].kb));
+		assert_int_equal(a.thp_eligible[i], b.thp_eligible[i]);
+		assert_int_equal(a.vmflags[i], b.vmflags[i]);
+	}
+	assert_int_equal(ta.present, tb.present);
+	assert_memory_equal(ta.kb, tb.kb, sizeof(ta.kb));
+}
+
+static void test_smaps_fixed_lines_same_as_squeezed(UNIT_STATE)
+{
+	/* the first five VMAs (the sixth is truncated) */
+	const char *cut = strstr(smaps_text, "7fff63d45000");
+	assert_non_null(cut);
+	char whole[sizeof(smaps_text)];
+	memcpy(whole, smaps_text, (size_t)(cut - smaps_text));
+	whole[cut - smaps_text] = '\0';
+	parse_both(whole, 5, 0);
+	assert_int_equal(strstr(whole, "Size:               4096 kB\n") != NULL, 1);
+	// clang-format off
+	const char damaged[] =
+		VMA("7f1940000000-7f1940400000 rw-p 00000000 00:00 0 ",
+		    "  4096", "  4096", "  4096", "  4096", "1", "rd wr mr mw me ac hg ")
+		"Rss:                  12 kB\n"   /* seen twice: unknown, counted */
+		"Locked          0 kB\n"          /* no colon: counted */
+		"SwapPss:        123456789 kB\n"; /* 9 digits: not the 28-byte shape */
+	// clang-format on
+	parse_both(damaged, 1, 2);
+}
+
 UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
 	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
 	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
-	   test_field_names, test_live_self)
+	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed)

@@ -202,7 +202,28 @@ static void test_smaps_empty(UNIT_STATE)
 	assert_int_equal(s.n, 0);
 }
 
+/* Lines not kept ("Locked:", "Pss_Dirty:"): skipped, damage only without a colon (CRLF too). */
+static void test_smaps_unkept_lines(UNIT_STATE)
+{
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "Pss_Dirty:     8 kB\n"
+			    "Locked:        0 kB\r\n"
+			    "Locked          0 kB\n" /* no colon: damage */
+			    "ProtectionKeyX 0\n"     /* no colon: damage */
+			    "Rss:          12 kB\n";
+	struct smaps_stream st;
+	struct smaps_totals t;
+	smaps_stream_init(&st, NULL, NULL, &t);
+	assert_int_equal(smaps_stream_feed(&st, LIT(text)), 0);
+	assert_int_equal(smaps_stream_finish(&st), 0);
+	assert_int_equal(st.nbad, 2);
+	assert_int_equal(st.nvmas, 1);
+	assert_int_equal(t.kb[SM_SIZE], 2048);
+	assert_int_equal(t.kb[SM_RSS], 12);
+}
+
 UNIT_TESTS(test_smaps_damaged_values_unknown_and_counted, test_smaps_duplicate_line_is_unknown,
 	   test_smaps_nul_header_is_damage, test_smaps_old_kernel_absent, test_smaps_bad_values,
 	   test_smaps_label_lookalikes_and_number_edges, test_smaps_vmflags_positions,
-	   test_smaps_not_a_header, test_smaps_empty)
+	   test_smaps_not_a_header, test_smaps_empty, test_smaps_unkept_lines)
