@@ -157,6 +157,19 @@ expect_eval "status >/dev/full: exit 1, 'write error'" \
 # with no word lost; whole lines without it on a pipe and with --wide or THPCTL_WIDE=1
 NOWHERE=/nonexistent/a-sysroot-directory-that-does-not-exist/with/a-long/path/under/it/for/the/test
 msg() { { "$T" --no-color "$@" status >/dev/null; } 2>&1; }
+# a table wider than 80 columns on a pipe is stacked: each row's first columns on one line,
+# the rest on the next, every value under its own header line (not word-wrapped at random)
+(unset COLUMNS THPCTL_WIDE && "$T" --sysroot "$FIX/alloc-x86" ps --all >"$TMP/stack" 2>/dev/null)
+expect_eval "ps --all on a pipe: stacked lines, values under their header" \
+	'python3 - "$TMP/stack" <<"PY"
+import sys
+l = open(sys.argv[1]).read().split("\n")
+assert l[0].startswith("  PID  USER") and len(l[0]) <= 80, l[0]
+assert l[1].startswith("    ") and l[1].rstrip().endswith("REASON"), l[1]
+col = l[1].index("REASON")
+assert l[3][col:].startswith("opted in by madvise"), (l[3], col)
+assert l[1].index("ELIG") + 4 == len(l[3][: l[1].index("ELIG") + 4].rstrip()), l[3]
+PY' "$(head -n 4 "$TMP/stack")"
 for w in 80 60; do
 	COLUMNS=$w msg --sysroot "$NOWHERE" >"$TMP/m$w"
 	COLUMNS=$w "$T" collapse 1 --range zz 2>>"$TMP/m$w" >/dev/null

@@ -66,6 +66,8 @@ int cmd_setup(struct globals *g)
 	bool autoc = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0) && isatty(STDOUT_FILENO);
 	g->color = !g->json && (g->color_opt == 1 || (g->color_opt == 0 && autoc));
 	table_set_width(g->json ? 0 : cmd_term_width());
+	/* a table wider than the wrapped output is stacked, not word-wrapped (--wide: neither) */
+	table_set_stack_width(g->json || g->wide ? 0 : (int)wrap_stdout_width());
 	struct stat sb;
 	if (g->sysroot_dir && stat(g->sysroot_dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		int b = bundle_open(g);

@@ -116,6 +116,41 @@ int table_width(void)
 	return term_width;
 }
 
+static int stack_width; /* 0: never stacked */
+
+void table_set_stack_width(int cols)
+{
+	stack_width = cols > 0 ? cols : 0;
+}
+
+/*
+ * The lines a row is printed on when the columns of widths W do not fit
+ * stack_width: FIRST[g] is the first column of line g; returns the number of
+ * lines (1: one line, as wide as it is).
+ */
+static int stack_groups(const struct table *t, const size_t *w, int indent, int *first)
+{
+	first[0] = 0;
+	if (!stack_width || t->ncols < 2)
+		return 1;
+	size_t lim = (size_t)stack_width, line = (size_t)indent;
+	int ng = 1;
+	for (int c = 0; c < t->ncols; c++) {
+		size_t cw = c == t->ncols - 1 && w[c] > TABLE_STACK_LAST ? TABLE_STACK_LAST : w[c];
+		bool lead = c == first[ng - 1];
+		if (!lead && line + 2 + cw > lim) {
+			first[ng++] = c;
+			line = (size_t)indent + TABLE_STACK_INDENT + cw;
+			continue;
+		}
+		line += (lead ? 0 : 2) + cw;
+	}
+	/* the last column alone on a line of its own: it is free text, let it wrap instead */
+	if (ng > 1 && first[ng - 1] == t->ncols - 1)
+		ng--;
+	return ng;
+}
+
 /*
  * Narrow the 'L' columns of W (widest first, none under TABLE_MIN_NAME) until the line fits;
  * when it cannot fit that way, no column is narrowed: a name is not cut for a line that
@@ -163,6 +198,33 @@ void fputs_cut(const char *s, size_t cols, FILE *f)
 	fputs(s + i, f);
 }
 
+/* Whether the cells [A, B) of row R are all empty. */
+static bool empty_cells(const struct table *t, size_t r, int a, int b)
+{
+	for (int c = a; c < b; c++)
+		if (t->cells[r * (size_t)t->ncols + (size_t)c].w)
+			return false;
+	return true;
+}
+
+/* Cell (R, C) padded to width W, then two blanks unless LAST on its line. */
+static void print_cell(const struct table *t, size_t r, int c, size_t w, bool last, FILE *f)
+{
+	const struct tcell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+	const char *s = cell->none ? "?" : t->text.p + cell->off;
+	size_t sw = cell->w, pad = sw < w ? w - sw : 0;
+	if (sw > w) /* an 'L' column narrowed by fit() */
+		fputs_cut(s, w, f);
+	else if (t->align[c] == 'r')
+		fprintf(f, "%*s%s", (int)pad, "", s);
+	else if (last)
+		fputs(s, f);
+	else
+		fprintf(f, "%s%*s", s, (int)pad, "");
+	if (!last)
+		fputs("  ", f);
+}
+
 void table_print(const struct table *t, FILE *f, int indent, bool color)
 {
 	if (!t)
@@ -176,31 +238,24 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 			w[c] = cw;
 	}
 	fit(t, w, indent);
+	int first[17];
+	int ng = stack_groups(t, w, indent, first);
+	first[ng] = t->ncols;
 	for (size_t r = 0; r < rows; r++) {
 		bool hdr = t->has_header && r == 0;
-		fprintf(f, "%*s%s", indent, "", hdr ? col_bold(color) : "");
-		for (int c = 0; c < t->ncols; c++) {
-			const struct tcell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
-			const char *s = cell->none ? "?" : t->text.p + cell->off;
-			size_t sw = cell->w;
-			size_t pad = sw < w[c] ? w[c] - sw : 0;
-			bool last = c == t->ncols - 1;
-			if (sw > w[c]) { /* an 'L' column narrowed by fit() */
-				fputs_cut(s, w[c], f);
-				if (!last)
-					fputs("  ", f);
-				continue;
-			}
-			if (t->align[c] == 'r')
-				fprintf(f, "%*s%s", (int)pad, "", s);
-			else if (last)
-				fputs(s, f);
-			else
-				fprintf(f, "%s%*s", s, (int)pad, "");
-			if (!last)
-				fputs("  ", f);
+		for (int g = 0; g < ng; g++) {
+			if (g && !hdr && empty_cells(t, r, first[g], first[g + 1]))
+				continue; /* a totals row's blank columns: no line of blanks */
+			int in = indent + (g ? TABLE_STACK_INDENT : 0), end = first[g + 1] - 1;
+			/* a stacked line ends at its last cell with text: no trailing blanks */
+			while (ng > 1 && end > first[g] &&
+			       !t->cells[r * (size_t)t->ncols + (size_t)end].w)
+				end--;
+			fprintf(f, "%*s%s", in, "", hdr ? col_bold(color) : "");
+			for (int c = first[g]; c <= end; c++)
+				print_cell(t, r, c, w[c], c == end, f);
+			fprintf(f, "%s\n", hdr ? col_reset(color) : "");
 		}
-		fprintf(f, "%s\n", hdr ? col_reset(color) : "");
 	}
 }
 

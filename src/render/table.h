@@ -33,6 +33,17 @@ void table_set_width(int cols);
 /* The width set by table_set_width(), 0 for none. */
 int table_width(void);
 /*
+ * The width, in characters, human output is wrapped to (a terminal's, or 80 on
+ * a pipe; 0: not wrapped, --wide or --json). A table whose columns do not fit
+ * it is printed in stacked lines: each row's first columns on one line, the
+ * rest on the next lines indented by TABLE_STACK_INDENT, every line aligned
+ * under its own header line (the last column, free text, may still wrap).
+ */
+void table_set_stack_width(int cols);
+#define TABLE_STACK_INDENT 4
+/* The last column counts this wide at most when deciding to stack (it may wrap). */
+#define TABLE_STACK_LAST 24
+/*
  * fputs of S cut to COLS characters when longer: its first (COLS - 1) / 2
  * characters, '~', and as many of its last as fill COLS.
  */

@@ -304,6 +304,11 @@ static void wrap_atexit(void)
 		(void)wrap_end();
 }
 
+size_t wrap_stdout_width(void)
+{
+	return filter ? sink.width : 0;
+}
+
 int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx)
 {
 	static bool registered;

@@ -62,6 +62,9 @@ size_t wrap_term_columns(uint64_t lo, uint64_t hi);
  */
 int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx);
 
+/* The width the stdout filter wraps to, 0 when none is installed (wrap_stdout()). */
+size_t wrap_stdout_width(void);
+
 /*
  * Flush the filter, write a last partial line, and put the real stdout back.
  * Returns 0, or -1 when a write to the real stdout failed (ferror). Does

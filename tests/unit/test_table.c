@@ -90,6 +90,57 @@ static void test_cut_keeps_utf8_characters_whole(UNIT_STATE)
 	assert_string_equal(out, "\xc3\xa9~\xc3\xa9\xc3\xa9");
 }
 
+/* Five columns printed with a stack width of WIDTH (no cutting width). */
+static char *print_stacked(int width)
+{
+	static char out[1024];
+	memset(out, 0, sizeof(out));
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	table_set_stack_width(width);
+	struct table *t = table_new(
+		5, (const char *const[]){"PID", "COMM", "RSS", "FLAGS", "REASON"}, "rlrll");
+	const char *const cells[] = {"1",
+				     "init",
+				     "12.6 MiB",
+				     "hg nh",
+				     "a reason long enough to wrap on its own line",
+				     "20431",
+				     "bash",
+				     "4 kB",
+				     "",
+				     "none"};
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
+		table_cell(t, "%s", cells[i]);
+	table_print(t, f, 2, false);
+	table_free(t);
+	fclose(f);
+	table_set_stack_width(0);
+	return out;
+}
+
+static void test_stacked_when_wider_than_the_output(UNIT_STATE)
+{
+	/* 2 + 5 + 2 + 4 + 2 + 8 = 23 fits 28; FLAGS (+7) does not: FLAGS and REASON go to a
+	 * second line, 4 further in, aligned under their own header line; a blank FLAGS
+	 * leaves no trailing blanks */
+	assert_string_equal(print_stacked(28),
+			    "    PID  COMM       RSS\n"
+			    "      FLAGS  REASON\n"
+			    "      1  init  12.6 MiB\n"
+			    "      hg nh  a reason long enough to wrap on its own line\n"
+			    "  20431  bash      4 kB\n"
+			    "             none\n");
+	/* at 30 FLAGS fits and only the last column (free text, it wraps) would go on a
+	 * line of its own: one line a row */
+	const char *s = print_stacked(30);
+	assert_contains(s, "    PID  COMM       RSS  FLAGS  REASON\n");
+	assert_contains(s, "  20431  bash      4 kB         none\n");
+	/* no width (a pipe with --wide, --json): one line a row */
+	assert_contains(print_stacked(0), "  1  init  12.6 MiB  hg nh  a reason long enough");
+}
+
 UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
 	   test_name_never_below_minimum, test_name_not_cut_when_the_row_would_not_fit_anyway,
-	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole)
+	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole,
+	   test_stacked_when_wider_than_the_output)
