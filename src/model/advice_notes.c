@@ -100,6 +100,9 @@ void advice_remedies(struct adv_ctx *c)
 	struct remedy_host host = {
 		.always = eff && !strcmp(eff, "always"),
 		.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+		.max_ptes_none_max = c->pmd_pages ? (long)c->pmd_pages - 1 : 0,
+		.shrink_underused =
+			h->thp.shrink_underused.present && h->thp.shrink_underused.v == 1,
 		.systemd_thp = in->systemd_thp,
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
