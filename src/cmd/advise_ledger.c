@@ -197,6 +197,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		goto out;
 	}
 	in->ledger_scanned++;
+	advice_ledger_count(in, &rp->led);
 	rp->pid = pid;
 	snprintf(rp->comm, sizeof(rp->comm), "%s", pi->st.name);
 	rp->thp_enabled = pi->st.thp_enabled;
