@@ -197,6 +197,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		goto out;
 	}
 	in->ledger_scanned++;
+	advice_ledger_count(in, &rp->led);
 	rp->pid = pid;
 	snprintf(rp->comm, sizeof(rp->comm), "%s", pi->st.name);
 	rp->thp_enabled = pi->st.thp_enabled;
@@ -208,6 +209,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		struct remedy_other *o = &in->others[in->nothers++];
 		*o = (struct remedy_other){.pid = pid,
 					   .creep_kb = rp->led.creep_kb,
+					   .invented_kb = rp->led.invented_kb,
 					   .huge_not_hg_kb = c.w.huge_not_hg_kb};
 		snprintf(o->comm, sizeof(o->comm), "%s", rp->comm);
 	}

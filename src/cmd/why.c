@@ -173,6 +173,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		struct remedy_host host = {
 			.always = wc.q.policy && !strcmp(wc.q.policy, "always"),
 			.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+			.max_ptes_none_max = wc.q.pmd_order > 0 ? (1L << wc.q.pmd_order) - 1 : 0,
+			.shrink_underused =
+				h->thp.shrink_underused.present && h->thp.shrink_underused.v == 1,
 			.systemd_thp = k == 1	? 1
 				       : k == 0 ? 0
 						: -1,

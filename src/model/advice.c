@@ -17,6 +17,34 @@ const char *adv_note_kind_name(enum adv_note_kind k)
 {
 	return ENUM_NAME(note_kind_names, k, "info");
 }
+const char *adv_why_name(enum adv_why_id id)
+{
+	static const char *const n[AW_N] = {
+		[AW_REDIS_ENABLED] = "redis-enabled",
+		[AW_MONGODB7_ENABLED] = "mongodb7-enabled",
+		[AW_MONGODB8_ENABLED] = "mongodb8-enabled",
+		[AW_MONGODB8_DEFRAG] = "mongodb8-defrag",
+		[AW_MONGODB8_MPN] = "mongodb8-max-ptes-none",
+		[AW_POSTGRES_ENABLED] = "postgres-enabled",
+		[AW_JVM_ENABLED] = "jvm-enabled",
+		[AW_GO_MPN] = "go-max-ptes-none",
+		[AW_LATENCY_ENABLED] = "latency-critical-enabled",
+		[AW_LATENCY_DEFRAG] = "latency-critical-defrag",
+		[AW_BATCH_ENABLED] = "throughput-batch-enabled",
+		[AW_BATCH_DEFRAG] = "throughput-batch-defrag",
+		[AW_DENSE_ENABLED] = "dense-containers-enabled",
+		[AW_DENSE_MPN] = "dense-containers-max-ptes-none",
+		[AW_RULE_DEFRAG_ALWAYS] = "defrag-always",
+		[AW_RULE_COW] = "cow-before-5.8",
+		[AW_RULE_LIMITS] = "memory-limits",
+		[AW_RULE_LIMITS_ASKED] = "memory-limits-asked",
+		[AW_RULE_ALWAYS_MPN] = "always-max-ptes-none",
+		[AW_RULE_PMD_OVERRIDE] = "pmd-size-override",
+		[AW_RULE_SHRINK_UNDERUSED] = "shrink-underused",
+		[AW_RULE_SHRINK_NOOP_LEDGER] = "shrink-underused-noop",
+	};
+	return ENUM_NAME(n, id, "?");
+}
 const char *const adv_enabled_vals[3] = {"always", "madvise", "never"};
 const char *const adv_defrag_vals[5] = {"always", "defer", "defer+madvise", "madvise", "never"};
 
@@ -308,6 +336,88 @@ static void choice_setting(struct adv_ctx *c, enum ak k, const char *key, const 
 	explain(c, s, k, 1u << want, false, 0);
 }
 
+/*
+ * The underused shrinker (6.12+, shrink_underused=1) splits nothing while max_ptes_none is
+ * at its maximum (finding shrink-underused-noop); when the ledger found processes with
+ * invented or creep memory over its flag, PMD/8 lets the shrinker split their mostly-zero
+ * THPs under memory pressure (and khugepaged fill fewer pages).
+ */
+static void want_shrink_noop(struct adv_ctx *c, uint64_t mpn)
+{
+	const struct adv_input *in = c->in;
+	const struct host_snapshot *h = in->h;
+	if (in->ledger_scan != 1 || !in->sparse_procs || !h->thp.shrink_underused.present ||
+	    h->thp.shrink_underused.v != 1 || !c->pmd_pages || mpn < c->pmd_pages - 1)
+		return;
+	struct want *w = want_add(c, AK_MPN, -1, "rule: shrink-underused-noop");
+	if (!w)
+		return;
+	w->bound = c->pmd_pages / 8;
+	struct adv_why *y = &w->why;
+	y->id = AW_RULE_SHRINK_NOOP_LEDGER;
+	y->mpn = mpn;
+	y->bound = w->bound;
+	y->sparse_procs = in->sparse_procs;
+	y->invented_procs = in->invented_procs;
+	y->creep_procs = in->creep_procs;
+	y->invented_kb = in->invented_kb;
+	y->creep_kb = in->creep_kb;
+	y->invented_sampled = in->invented_sampled;
+}
+
+/* max_ptes_none: the smallest bound asked for, and only if THP can happen at all; then
+ * shrink_underused, which frees zero-filled pages only below the maximum. */
+static void resolve_mpn(struct adv_ctx *c)
+{
+	const struct host_snapshot *h = c->in->h;
+	struct advice *a = c->out;
+	struct adv_setting *s;
+	uint64_t mpn, bound = UINT64_MAX;
+	bool full = mpn_now(h, &mpn) && c->pmd_pages && mpn >= c->pmd_pages - 1;
+	bool want_mpn = false;
+	for (int i = 0; i < c->nw; i++)
+		if (c->w[i].key == AK_MPN)
+			want_mpn = true;
+	/* enabled=always with max_ptes_none at its maximum (finding always-max-ptes-none) */
+	if (c->enabled_res == 0 && full && !want_mpn) {
+		struct want *w = want_add(c, AK_MPN, -1, "rule: always-max-ptes-none");
+		if (w) {
+			w->bound = c->pmd_pages / 8;
+			w->why.id = AW_RULE_ALWAYS_MPN;
+			w->why.mpn = mpn;
+		}
+	}
+	if (full)
+		want_shrink_noop(c, mpn);
+	for (int i = 0; i < c->nw; i++)
+		if (c->w[i].key == AK_MPN) {
+			want_mpn = true;
+			if (c->w[i].bound < bound)
+				bound = c->w[i].bound;
+		}
+	bool thp_possible = c->enabled_res != 2;
+	if (!want_mpn || !thp_possible || !mpn_now(h, &mpn) ||
+	    !(s = setting(a, "khugepaged/max_ptes_none")))
+		return;
+	uint64_t v = mpn > bound ? bound : mpn;
+	s->has_now = true;
+	snprintf(s->now, sizeof(s->now), "%llu", (unsigned long long)mpn);
+	snprintf(s->want, sizeof(s->want), "%llu", (unsigned long long)v);
+	s->change = v != mpn;
+	explain(c, s, AK_MPN, 0, true, v);
+	/* shrink_underused (6.12) splits mostly-zero THPs, but only below the maximum */
+	if (h->thp.shrink_underused.present && v + 1 < c->pmd_pages &&
+	    (s = setting(a, "shrink_underused"))) {
+		s->has_now = true;
+		snprintf(s->now, sizeof(s->now), "%llu",
+			 (unsigned long long)h->thp.shrink_underused.v);
+		snprintf(s->want, sizeof(s->want), "1");
+		s->change = h->thp.shrink_underused.v != 1;
+		rule_why(s, AW_RULE_SHRINK_UNDERUSED, "rule: shrink-underused")->max_mpn =
+			c->pmd_pages - 1;
+	}
+}
+
 static void resolve_settings(struct adv_ctx *c)
 {
 	const struct host_snapshot *h = c->in->h;
@@ -343,49 +453,9 @@ static void resolve_settings(struct adv_ctx *c)
 			y->enabled = adv_enabled_vals[e];
 		}
 	}
-	/* max_ptes_none: the smallest bound asked for, and only if THP can happen at all */
-	uint64_t mpn, bound = UINT64_MAX;
-	bool want_mpn = false;
-	for (int i = 0; i < c->nw; i++)
-		if (c->w[i].key == AK_MPN) {
-			want_mpn = true;
-			if (c->w[i].bound < bound)
-				bound = c->w[i].bound;
-		}
-	/* enabled=always with max_ptes_none at its maximum (finding always-max-ptes-none) */
-	bool full = mpn_now(h, &mpn) && c->pmd_pages && mpn >= c->pmd_pages - 1;
-	if (c->enabled_res == 0 && full && !want_mpn) {
-		struct want *w = want_add(c, AK_MPN, -1, "rule: always-max-ptes-none");
-		if (w) {
-			w->bound = c->pmd_pages / 8;
-			w->why.id = AW_RULE_ALWAYS_MPN;
-			w->why.mpn = mpn;
-			want_mpn = true;
-			bound = w->bound;
-		}
-	}
-	bool thp_possible = c->enabled_res != 2;
-	if (want_mpn && thp_possible && mpn_now(h, &mpn) &&
-	    (s = setting(a, "khugepaged/max_ptes_none"))) {
-		uint64_t v = mpn > bound ? bound : mpn;
-		s->has_now = true;
-		snprintf(s->now, sizeof(s->now), "%llu", (unsigned long long)mpn);
-		snprintf(s->want, sizeof(s->want), "%llu", (unsigned long long)v);
-		s->change = v != mpn;
-		explain(c, s, AK_MPN, 0, true, v);
-		/* shrink_underused (6.12) splits mostly-zero THPs, but only below the maximum */
-		if (h->thp.shrink_underused.present && v + 1 < c->pmd_pages &&
-		    (s = setting(a, "shrink_underused"))) {
-			s->has_now = true;
-			snprintf(s->now, sizeof(s->now), "%llu",
-				 (unsigned long long)h->thp.shrink_underused.v);
-			snprintf(s->want, sizeof(s->want), "1");
-			s->change = h->thp.shrink_underused.v != 1;
-			rule_why(s, AW_RULE_SHRINK_UNDERUSED, "rule: shrink-underused")->max_mpn =
-				c->pmd_pages - 1;
-		}
-	}
+	resolve_mpn(c);
 }
+
 static void count_changes(struct advice *a)
 {
 	a->nchanges = 0;

@@ -126,7 +126,14 @@ struct adv_input {
 	int flagged_dropped; /* flagged beyond ADV_MAX_FLAGGED */
 	int nothers;	     /* every scanned process, for a host knob's reach */
 	struct remedy_other others[ADV_MAX_OTHERS];
-	int systemd_thp; /* systemd knows MemoryTHP=: 1, 0, -1 unknown */
+	/* of the ledger_scanned processes (all of them, not only flagged[]): those whose ledger
+	 * flags invented memory (LC_INVENTED) or creep (LC_CREEP), and the sums of those costs
+	 * in kB (advice_ledger_count) */
+	int sparse_procs;		 /* either flagged */
+	int invented_procs, creep_procs; /* each flagged */
+	int64_t invented_kb, creep_kb;
+	bool invented_sampled; /* an invented_kb among them is a sampled estimate */
+	int systemd_thp;       /* systemd knows MemoryTHP=: 1, 0, -1 unknown */
 };
 
 /* ---- output: ids and typed evidence; render/advice*.c words them ---- */
@@ -160,7 +167,13 @@ enum adv_why_id {
 	AW_RULE_ALWAYS_MPN,	  /* enabled=always with max_ptes_none at its maximum: mpn */
 	AW_RULE_PMD_OVERRIDE,	  /* the PMD size's own policy overrides enabled */
 	AW_RULE_SHRINK_UNDERUSED, /* shrink_underused: frees zero-filled pages below the max */
+	AW_RULE_SHRINK_NOOP_LEDGER, /* shrink_underused=1, max_ptes_none at its maximum, and the
+				     * ledger flags invented or creep memory: lower it */
+	AW_N
 };
+
+/* "redis-enabled", ..., "shrink-underused-noop": the id of a reason (advise --json). */
+const char *adv_why_name(enum adv_why_id id);
 
 struct adv_why {
 	enum adv_why_id id;
@@ -171,9 +184,14 @@ struct adv_why {
 	uint64_t smallest_limit; /* bytes */
 	bool has_fallback;	 /* thp_fault_fallback_charge read */
 	uint64_t fallback;
-	uint64_t mpn;	      /* AW_RULE_ALWAYS_MPN: max_ptes_none now */
-	uint64_t max_mpn;     /* AW_RULE_SHRINK_UNDERUSED: base pages per PMD - 1 */
-	uint64_t pmd_kb;      /* AW_RULE_PMD_OVERRIDE */
+	uint64_t mpn;	  /* AW_RULE_ALWAYS_MPN, _SHRINK_NOOP_LEDGER: max_ptes_none now */
+	uint64_t max_mpn; /* AW_RULE_SHRINK_UNDERUSED: base pages per PMD - 1 */
+	uint64_t pmd_kb;  /* AW_RULE_PMD_OVERRIDE */
+	uint64_t bound;	  /* AW_RULE_SHRINK_NOOP_LEDGER: the max_ptes_none it asks for */
+	/* ... the ledger's facts (adv_input's sparse_procs and the rest) */
+	int sparse_procs, invented_procs, creep_procs;
+	int64_t invented_kb, creep_kb;
+	bool invented_sampled;
 	const char *size_val; /* ... its own policy */
 	const char *enabled;  /* ... the value enabled gets */
 };
@@ -268,17 +286,18 @@ enum adv_note_kind { AN_CONFLICT, AN_ASSUMPTION, AN_WATCH, AN_FINDING, AN_INFO }
 const char *adv_note_kind_name(enum adv_note_kind k);
 
 enum adv_note_id {
-	ANI_NO_THP,	     /* the kernel has no THP */
-	ANI_CONFLICT,	     /* a want left out: no per-process lever gives it its setting */
-	ANI_PER_PROCESS,     /* a workload opts out per process while the host keeps a value */
-	ANI_MONGODB_ASSUMED, /* MongoDB version unknown: 7.0 assumed */
-	ANI_MONGODB_VERSION, /* mongod PID is MongoDB X.Y (source) */
-	ANI_NOT_WRITABLE,    /* the settings are not writable here */
-	ANI_FINDING,	     /* a finding of status the settings do not cover */
-	ANI_WATCH_STALL,     /* watch compact_stall */
-	ANI_UNREADABLE,	     /* processes not fully readable */
-	ANI_SMALL_GO,	     /* Go processes under 64 MiB */
-	ANI_NO_WORKLOAD,     /* nothing detected, nothing asked */
+	ANI_NO_THP,	      /* the kernel has no THP */
+	ANI_CONFLICT,	      /* a want left out: no per-process lever gives it its setting */
+	ANI_PER_PROCESS,      /* a workload opts out per process while the host keeps a value */
+	ANI_MONGODB_ASSUMED,  /* MongoDB version unknown: 7.0 assumed */
+	ANI_MONGODB_VERSION,  /* mongod PID is MongoDB X.Y (source) */
+	ANI_NOT_WRITABLE,     /* the settings are not writable here */
+	ANI_FINDING,	      /* a finding of status the settings do not cover */
+	ANI_WATCH_STALL,      /* watch compact_stall */
+	ANI_UNREADABLE,	      /* processes not fully readable */
+	ANI_SMALL_GO,	      /* Go processes under 64 MiB */
+	ANI_NO_WORKLOAD,      /* nothing detected, nothing asked */
+	ANI_SHRINK_UNDECIDED, /* finding shrink-underused-noop, but no max_ptes_none change: why */
 };
 
 #define ADV_MAX_NEEDS 4
@@ -303,6 +322,9 @@ struct adv_note {
 	double uptime_s;	       /* ... 0 unknown */
 	int defrag;		       /* ... the defrag after the advice (index, -1) */
 	int n, of;		       /* ANI_UNREADABLE (n of scanned), ANI_SMALL_GO (n) */
+	/* ANI_SHRINK_UNDECIDED: finding (its fix's key and value), the ledger's pass:
+	 * ledger_scan (1, 0 recorded, -errno), n = ledger_scanned, of = not read (partial) */
+	int ledger_scan;
 };
 
 struct adv_workload {
@@ -332,6 +354,11 @@ extern const char *const adv_defrag_vals[5];  /* always defer defer+madvise madv
 
 /* Decide. Pure; OUT is overwritten. */
 void advice_build(const struct adv_input *in, struct advice *out);
+/*
+ * Count L (one process's ledger, of the ledger's pass) into IN: sparse_procs,
+ * invented_procs/_kb, creep_procs/_kb by ledger_cost_flagged().
+ */
+void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l);
 /* Whether the ledger's pass left processes unknown (smaps not readable, a read failed). */
 bool advice_ledger_partial(const struct adv_input *in);
 /* Whether IN is partial: a host file not read or damaged, a process not (fully) readable. */

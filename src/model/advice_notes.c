@@ -15,6 +15,33 @@ static bool finding_addressed(const char *id)
 	return false;
 }
 
+/*
+ * status's finding shrink-underused-noop suggests a lower max_ptes_none; when the settings
+ * above do not lower it (no process with invented or creep memory over the ledger's flag, or
+ * no ledger), say why, so that status and advise do not seem to disagree.
+ */
+static void note_shrink_undecided(struct adv_ctx *c)
+{
+	const struct adv_input *in = c->in;
+	const struct advice *a = c->out;
+	const struct finding *f = NULL;
+	for (int i = 0; in->fs && i < in->fs->n; i++)
+		if (in->fs->f[i].kind == FK_SHRINK_UNDERUSED_NOOP)
+			f = &in->fs->f[i];
+	if (!f)
+		return;
+	for (int i = 0; i < a->nsettings; i++)
+		if (!strcmp(a->s[i].key, "khugepaged/max_ptes_none") && a->s[i].change)
+			return; /* lowered for this rule or another: the settings cover it */
+	struct adv_note *n = adv_note(c->out, AN_INFO, ANI_SHRINK_UNDECIDED);
+	if (!n)
+		return;
+	n->finding = f;
+	n->ledger_scan = in->ledger_scan;
+	n->n = in->ledger_scanned;
+	n->of = in->ledger_unreadable + in->ledger_failed;
+}
+
 void advice_notes(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
@@ -84,6 +111,7 @@ void advice_notes(struct adv_ctx *c)
 	}
 	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
 		n->n = in->small_go;
+	note_shrink_undecided(c);
 }
 
 void advice_remedies(struct adv_ctx *c)
@@ -100,6 +128,9 @@ void advice_remedies(struct adv_ctx *c)
 	struct remedy_host host = {
 		.always = eff && !strcmp(eff, "always"),
 		.max_ptes_none = mpn->present ? (long)mpn->v : -1,
+		.max_ptes_none_max = c->pmd_pages ? (long)c->pmd_pages - 1 : 0,
+		.shrink_underused =
+			h->thp.shrink_underused.present && h->thp.shrink_underused.v == 1,
 		.systemd_thp = in->systemd_thp,
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
@@ -108,6 +139,21 @@ void advice_remedies(struct adv_ctx *c)
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
 		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
 			a->nrem++;
+}
+
+void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)
+{
+	bool inv = ledger_cost_flagged(l, LC_INVENTED), creep = ledger_cost_flagged(l, LC_CREEP);
+	if (inv) {
+		in->invented_procs++;
+		in->invented_kb += l->invented_kb;
+		in->invented_sampled |= l->method == LM_SAMPLED;
+	}
+	if (creep) {
+		in->creep_procs++;
+		in->creep_kb += l->creep_kb;
+	}
+	in->sparse_procs += inv || creep;
 }
 
 bool advice_ledger_partial(const struct adv_input *in)

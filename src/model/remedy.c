@@ -46,7 +46,8 @@ const char *remedy_fix_name(enum remedy_fix_id f)
 					[RF_JE_MUZZY] = "jemalloc-muzzy-decay",
 					[RF_COLLAPSE] = "thpctl-collapse-dry-run",
 					[RF_OPT_IN] = "allocator-opt-in",
-					[RF_PROGRAM_ADVICE] = "program-madvise"};
+					[RF_PROGRAM_ADVICE] = "program-madvise",
+					[RF_HOST_SHRINK] = "host-max-ptes-none-shrinker"};
 	return ENUM_NAME(n, f, "?");
 }
 
@@ -224,24 +225,16 @@ static void own_knob(const struct remedy_proc *p, struct remedy *r)
 		r->fix[r->nfix - 1].upper_bound = true;
 }
 
-/* The host knob against the cost: max_ptes_none for creep, enabled for THP outside hg. */
-static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+/* The other processes host fix F reaches: those with some of the cost it acts on (COST). */
+static void host_others(const struct remedy_proc *p, const struct remedy_host *h,
+			enum ledger_cost cost, struct remedy_fix *f)
 {
-	struct remedy_fix *f = NULL;
-	bool creep = r->cost == LC_CREEP;
-	if (creep && h->max_ptes_none > 0)
-		f = fix(r, RF_HOST_MPN, RS_HOST, r->cost_kb);
-	else if (!creep && h->always && p->huge_not_hg_kb)
-		f = fix(r, RF_HOST_MADVISE, RS_HOST,
-			r->cost_kb < (int64_t)p->huge_not_hg_kb ? r->cost_kb
-								: (int64_t)p->huge_not_hg_kb);
-	if (!f)
-		return;
-	f->upper_bound = creep;
 	f->others = h->others ? 0 : -1; /* -1: not scanned here */
 	for (int i = 0; h->others && i < h->nothers; i++) {
 		const struct remedy_other *o = &h->others[i];
-		int64_t kb = creep ? o->creep_kb : (int64_t)o->huge_not_hg_kb;
+		int64_t kb = cost == LC_CREEP	   ? o->creep_kb
+			     : cost == LC_INVENTED ? o->invented_kb
+						   : (int64_t)o->huge_not_hg_kb;
 		if (o->pid == p->pid || kb <= 0)
 			continue;
 		if (f->others < REMEDY_MAX_OTHERS) {
@@ -253,20 +246,53 @@ static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, 
 	}
 }
 
+/*
+ * The host knobs against the cost: max_ptes_none for creep, enabled for THP outside hg;
+ * for invented memory, max_ptes_none at PMD/8 where shrink_underused=1 splits nothing at the
+ * maximum (at most the invented bytes, and only under memory pressure).
+ */
+static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+{
+	struct remedy_fix *f;
+	bool creep = r->cost == LC_CREEP;
+	if (creep && h->max_ptes_none > 0 && (f = fix(r, RF_HOST_MPN, RS_HOST, r->cost_kb))) {
+		f->upper_bound = true;
+		host_others(p, h, LC_CREEP, f);
+	}
+	if (!creep && h->always && p->huge_not_hg_kb &&
+	    (f = fix(r, RF_HOST_MADVISE, RS_HOST,
+		     r->cost_kb < (int64_t)p->huge_not_hg_kb ? r->cost_kb
+							     : (int64_t)p->huge_not_hg_kb)))
+		host_others(p, h, LC_NONE, f);
+	if (r->cost == LC_INVENTED && h->shrink_underused && h->max_ptes_none_max > 0 &&
+	    h->max_ptes_none >= h->max_ptes_none_max &&
+	    (f = fix(r, RF_HOST_SHRINK, RS_HOST, r->cost_kb))) {
+		f->upper_bound = true;
+		f->max_ptes_none = (h->max_ptes_none_max + 1) / 8;
+		host_others(p, h, LC_INVENTED, f);
+	}
+}
+
 /* What a fix takes off the flagged cost: its saving, up to the cost. */
 static int64_t of_cost(const struct remedy *r, const struct remedy_fix *f)
 {
 	return f->saves_kb < r->cost_kb ? f->saves_kb : r->cost_kb;
 }
 
-/* Rank: the part of the flagged cost removed, larger first; then the narrower reach (stable). */
+/*
+ * Rank: a saving the ledger measured before a bound (at most: creep, the underused
+ * shrinker); then the part of the flagged cost removed, larger first; then the narrower reach
+ * (stable).
+ */
 static void rank(struct remedy *r)
 {
 	for (int i = 1; i < r->nfix; i++)
 		for (int j = i; j > 0; j--) {
 			struct remedy_fix *a = &r->fix[j - 1], *b = &r->fix[j];
 			int64_t ka = of_cost(r, a), kb = of_cost(r, b);
-			bool swap = kb > ka || (kb == ka && b->scope < a->scope);
+			bool swap = a->upper_bound != b->upper_bound
+					    ? a->upper_bound
+					    : kb > ka || (kb == ka && b->scope < a->scope);
 			if (!swap)
 				break;
 			struct remedy_fix t = *a;

@@ -16,12 +16,16 @@
  *    collapses a range a held folio maps), and its huge pages with them;
  *  - a host knob: khugepaged/max_ptes_none=0 saves the creep of every process
  *    (others named), enabled=madvise the THP outside MADV_HUGEPAGE regions of
- *    every process (others that hold some named);
+ *    every process (others that hold some named); for invented memory, when
+ *    shrink_underused is 1 and max_ptes_none at its maximum (where the underused
+ *    shrinker splits nothing), max_ptes_none=PMD/8 lets that shrinker split THPs
+ *    with more zero-filled pages under memory pressure: at most the invented
+ *    bytes, and only under pressure (others with invented memory named);
  *  - lazy free is not a THP cost: reclaim takes it first under memory
  *    pressure; memory.reclaim of its cgroup (v2) or the allocator's purge
  *    setting give it back now.
  * Ranked by bytes saved, then by reach: the process's own knob, then the
- * service, then the host.
+ * service, then the host; a bound (at most) after a saving the ledger measured.
  */
 #ifndef THPCTL_MODEL_REMEDY_H
 #define THPCTL_MODEL_REMEDY_H
@@ -83,6 +87,7 @@ enum remedy_fix_id {
 	RF_COLLAPSE,	   /* thpctl collapse PID --dry-run (would gain) */
 	RF_OPT_IN,	   /* its allocator's opt-in (would gain) */
 	RF_PROGRAM_ADVICE, /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
+	RF_HOST_SHRINK,	   /* thpctl set khugepaged/max_ptes_none=PMD/8: the underused shrinker */
 };
 
 /* Where a fix acts: how many others it reaches. */
@@ -94,8 +99,9 @@ enum remedy_scope { RS_PROCESS, RS_SERVICE, RS_HOST };
 struct remedy_fix {
 	enum remedy_fix_id id;
 	enum remedy_scope scope;
-	int64_t saves_kb; /* what it gives back of this process, -1 unknown */
-	bool upper_bound; /* creep: at most */
+	int64_t saves_kb;   /* what it gives back of this process, -1 unknown */
+	bool upper_bound;   /* creep: at most; RF_HOST_SHRINK: at most, under memory pressure */
+	long max_ptes_none; /* RF_HOST_SHRINK: the value it sets (64 on x86-64) */
 	/* a host knob: the other processes it changes (and what they give back or lose) */
 	int others;
 	int64_t others_kb;
@@ -108,6 +114,7 @@ struct remedy_other {
 	long pid;
 	char comm[16];
 	int64_t creep_kb;	 /* what max_ptes_none=0 would stop, -1 unknown */
+	int64_t invented_kb;	 /* never-written bytes in its PMD THPs, -1 unknown */
 	uint64_t huge_not_hg_kb; /* THP outside hg regions: enabled=madvise would drop it */
 };
 
@@ -143,8 +150,10 @@ struct remedy_proc {
 
 /* The host facts a remedy needs. */
 struct remedy_host {
-	bool always;	    /* the PMD policy is always */
-	long max_ptes_none; /* -1 unknown */
+	bool always;		/* the PMD policy is always */
+	long max_ptes_none;	/* -1 unknown */
+	long max_ptes_none_max; /* its maximum, HPAGE_PMD_NR - 1 (511 on x86-64); 0 unknown */
+	bool shrink_underused;	/* transparent_hugepage/shrink_underused (6.12+) reads 1 */
 	int systemd_thp; /* 1: the installed systemd knows MemoryTHP=, 0: it does not, -1 unknown */
 	int nothers;
 	const struct remedy_other *others; /* every process scanned, or NULL (why: not scanned) */

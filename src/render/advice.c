@@ -368,6 +368,31 @@ static json_t *levers_json(const struct advice *a)
 	return ls;
 }
 
+/* The reasons of S: each one's id and who asked, and the ledger's facts of the rule that has them. */
+static json_t *reasons_json(const struct adv_setting *s)
+{
+	json_t *rs = json_array();
+	for (int i = 0; i < s->nwhy; i++) {
+		const struct adv_why *y = &s->why[i];
+		json_t *o = json_object(), *l = NULL;
+		json_put(o, "id", json_str(adv_why_name(y->id)));
+		json_put(o, "by", json_str(y->who));
+		if (y->id == AW_RULE_SHRINK_NOOP_LEDGER) {
+			l = json_object();
+			json_put(l, "processes", json_integer(y->sparse_procs));
+			json_put(l, "invented_processes", json_integer(y->invented_procs));
+			json_put(l, "invented_kb", json_integer(y->invented_kb));
+			/* sampled subpages per THP (ps --ledger's ~), not every subpage read */
+			json_put(l, "invented_estimate", json_boolean(y->invented_sampled));
+			json_put(l, "creep_processes", json_integer(y->creep_procs));
+			json_put(l, "creep_kb", json_integer(y->creep_kb));
+		}
+		json_put(o, "ledger", l);
+		json_array_append_new(rs, o);
+	}
+	return rs;
+}
+
 json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 {
 	const struct host_snapshot *h = in->h;
@@ -417,6 +442,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 		json_put(o, "change", json_boolean(s->change));
 		json_put(o, "reason", json_str(advice_setting_reason(s, t, sizeof(t))));
 		json_put(o, "by", json_str(advice_setting_by(s, by, sizeof(by))));
+		json_put(o, "reasons", reasons_json(s));
 		json_array_append_new(ss, o);
 	}
 	json_put(root, "settings", ss);

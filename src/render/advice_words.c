@@ -59,6 +59,40 @@ static const char *const why_words[] = {
 				 "builds is charged in full",
 };
 
+/* AW_RULE_SHRINK_NOOP_LEDGER: what the ledger found, and what a lower max_ptes_none does. */
+static void why_shrink_noop(struct wb *b, const struct adv_why *y)
+{
+	char a[32];
+	if (y->invented_procs) {
+		fmt_kb(a, sizeof(a), (uint64_t)(y->invented_kb > 0 ? y->invented_kb : 0));
+		wb_put(b,
+		       "%d process%s hold%s %s%s invented (never-written pages inside huge pages: "
+		       "thpctl ps --ledger)",
+		       y->invented_procs, y->invented_procs == 1 ? "" : "es",
+		       y->invented_procs == 1 ? "s" : "", y->invented_sampled ? "~" : "", a);
+	}
+	if (y->creep_procs) {
+		fmt_kb(a, sizeof(a), (uint64_t)(y->creep_kb > 0 ? y->creep_kb : 0));
+		wb_put(b,
+		       "%s%d process%s may grow by up to %s through khugepaged (creep: thpctl ps --ledger)",
+		       y->invented_procs ? "; " : "", y->creep_procs,
+		       y->creep_procs == 1 ? "" : "es", a);
+	}
+	bool both = y->invented_procs && y->creep_procs;
+	wb_put(b,
+	       ": at max_ptes_none=%llu the underused shrinker (shrink_underused=1) splits none of "
+	       "their THPs; at %llu or below it can split, under memory pressure, THPs with more "
+	       "than max_ptes_none zero-filled pages and free those pages, and khugepaged "
+	       "collapses only ranges with at most max_ptes_none empty pages (it collapses less); "
+	       "what that %s is at most the %s above: %s, not %s (finding shrink-underused-noop)",
+	       (unsigned long long)y->mpn, (unsigned long long)y->bound,
+	       both		   ? "frees or stops"
+	       : y->invented_procs ? "frees"
+				   : "stops",
+	       both ? "amounts" : "amount", both ? "upper bounds" : "an upper bound",
+	       both ? "measured savings" : "a measured saving");
+}
+
 static void why_put(struct wb *b, const struct adv_why *y)
 {
 	char a[32];
@@ -92,6 +126,9 @@ static void why_put(struct wb *b, const struct adv_why *y)
 		       "the PMD size (%llukB) has its own policy %s, which overrides enabled; inherit "
 		       "makes enabled=%s apply",
 		       (unsigned long long)y->pmd_kb, y->size_val, y->enabled);
+		break;
+	case AW_RULE_SHRINK_NOOP_LEDGER:
+		why_shrink_noop(b, y);
 		break;
 	case AW_RULE_SHRINK_UNDERUSED:
 		wb_put(b,
@@ -464,6 +501,31 @@ static void note_watch(struct wb *b, const struct adv_note *n)
 		       : ": move defrag towards defer (only MADV_HUGEPAGE regions stall now)");
 }
 
+/* ANI_SHRINK_UNDECIDED: status's finding suggests a lower max_ptes_none; why advise does not. */
+static void note_shrink_undecided(struct wb *b, const struct adv_note *n)
+{
+	const struct finding *f = n->finding;
+	wb_put(b,
+	       "status's finding %s suggests %s=%s; advise follows it only where the ledger flags "
+	       "a process's invented or creep memory (over 16 MiB and 25%%; thpctl ps --ledger), "
+	       "since khugepaged then also collapses less; ",
+	       f->id, f->set_key, f->set_value);
+	if (n->ledger_scan == 1 && n->n > 0) {
+		wb_put(b, "here none of the %d process%s read is flagged so", n->n,
+		       n->n == 1 ? "" : "es");
+		if (n->of)
+			wb_put(b, " (%d not read: partial)", n->of);
+	} else if (n->ledger_scan == 1) {
+		wb_put(b, "undecided here: no process's ledger could be read");
+	} else if (n->ledger_scan == 0) {
+		wb_put(b, "undecided here: the THP ledger needs the live system (pagemap, memory), "
+			  "not a recorded tree");
+	} else {
+		wb_put(b, "undecided here: the THP ledger could not be scanned (%s)",
+		       strerror(-n->ledger_scan));
+	}
+}
+
 const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 {
 	struct wb b = wb_begin(out, len);
@@ -519,6 +581,9 @@ const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 	case ANI_SMALL_GO:
 		wb_put(&b, "%d Go process%s under 64 MiB RSS not counted as a workload", n->n,
 		       n->n == 1 ? "" : "es");
+		break;
+	case ANI_SHRINK_UNDECIDED:
+		note_shrink_undecided(&b, n);
 		break;
 	default: /* ANI_NO_WORKLOAD */
 		wb_put(&b,

@@ -12,7 +12,7 @@
 
 /* The command that shows more about each area. */
 static const char *const area_more[AREA_N] = {
-	[AREA_LATENCY] = "thpctl trace stalls", [AREA_MEMORY] = "thpctl ps",
+	[AREA_LATENCY] = "thpctl trace stalls", [AREA_MEMORY] = "thpctl ps --ledger",
 	[AREA_FRAGMENTATION] = "thpctl watch",	[AREA_KHUGEPAGED] = "thpctl watch",
 	[AREA_HUGETLB] = "thpctl hugetlb plan", [AREA_VISIBILITY] = "thpctl folios",
 	[AREA_ACCESS] = "thpctl set --dry-run",
@@ -242,6 +242,9 @@ void finding_text(const struct finding *f, struct finding_text *t)
 	case FK_SHRINK_UNDERUSED_NOOP:
 		shrink_text(t, &f->ev.shrink);
 		set_fix(t, f, NULL);
+		/* which processes hold mostly-zero THPs, and whether the change is worth its cost
+		 * (khugepaged collapses less): advise weighs the ledger of each */
+		t->more = "thpctl advise";
 		break;
 	case FK_COW_COPY:
 		TITLE("kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",

@@ -14,7 +14,8 @@ struct finding_text {
 	char evidence[256]; /* the values that triggered it */
 	char fix[256];	    /* a command, with a '#' comment when it needs one */
 	const char *why;    /* one line: why it matters */
-	const char *more;   /* the thpctl command that shows more, e.g. "thpctl trace stalls" */
+	const char *more;   /* the thpctl command that shows more: its area's (finding_more), or
+			     * its own ("thpctl advise" for shrink-underused-noop) */
 };
 
 /* Write F's sentences into OUT. */

@@ -209,6 +209,9 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	case RF_HOST_MADVISE:
 		wb_put(&b, "thpctl set enabled=madvise");
 		break;
+	case RF_HOST_SHRINK:
+		wb_put(&b, "thpctl set khugepaged/max_ptes_none=%ld", f->max_ptes_none);
+		break;
 	case RF_CG_RECLAIM:
 		fmt_kb(a, sizeof(a), (uint64_t)(r->cost_kb > 0 ? r->cost_kb : 0));
 		evidence_path(KP_CGROUP_ROOT, 0, NULL, path, sizeof(path));
@@ -277,6 +280,15 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 	case RF_HOST_MPN:
 		wb_put(&b, "host: khugepaged no longer fills empty pages when it collapses");
 		others(&b, f, "would stop creeping", "would stop creeping", "");
+		break;
+	case RF_HOST_SHRINK:
+		wb_put(&b,
+		       "host, only under memory pressure (a bound, not measured): the underused "
+		       "shrinker (shrink_underused=1) then splits THPs with more than %ld "
+		       "zero-filled pages and frees those pages, where at the maximum it splits "
+		       "none; khugepaged then collapses only ranges with at most %ld empty pages",
+		       f->max_ptes_none, f->max_ptes_none);
+		others(&b, f, "holds", "hold", " invented memory");
 		break;
 	case RF_HOST_MADVISE:
 		wb_put(&b, "host: only MADV_HUGEPAGE regions get huge pages at fault");

@@ -628,6 +628,261 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/* A process's ledger as the ledger's pass leaves it: HUGE kB PMD-mapped, INVENTED and CREEP kB. */
+static struct thp_ledger ledger_of(int64_t huge, int64_t invented, int64_t creep, int64_t rss)
+{
+	struct thp_ledger l;
+	ledger_unknown(huge, &l);
+	l.invented_kb = invented;
+	l.method = LM_SAMPLED;
+	l.invented_gap = LG_OK;
+	l.held_kb = 0;
+	l.held_gap = LG_OK;
+	l.creep_kb = creep;
+	l.creep_gap = LG_OK;
+	l.max_ptes_none = 511;
+	l.rss_kb = rss;
+	l.lazyfree_kb = 0;
+	l.referenced_kb = rss / 10;
+	l.pte_full_kb = 0;
+	return l;
+}
+
+/* Add a scanned process PID with ledger L to IN (counted, listed when flagged, one of others). */
+static void ledger_proc(long pid, const char *comm, struct thp_ledger l)
+{
+	IN.ledger_scan = 1;
+	IN.ledger_procs++;
+	IN.ledger_scanned++;
+	advice_ledger_count(&IN, &l);
+	struct remedy_other *o = &IN.others[IN.nothers++];
+	*o = (struct remedy_other){
+		.pid = pid, .creep_kb = l.creep_kb, .invented_kb = l.invented_kb};
+	snprintf(o->comm, sizeof(o->comm), "%s", comm);
+	if (ledger_top_cost(&l) == LC_NONE)
+		return;
+	struct remedy_proc *p = &IN.flagged[IN.nflagged++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	p->thp_enabled = 1;
+	p->led = l;
+}
+
+/* The setting KEY of A, NULL when advise has none. */
+static const struct adv_setting *setting_of(const char *key)
+{
+	for (int i = 0; i < A.nsettings; i++)
+		if (!strcmp(A.s[i].key, key))
+			return &A.s[i];
+	return NULL;
+}
+
+/* The note ID of A, NULL when there is none. */
+static const struct adv_note *note_of(enum adv_note_id id)
+{
+	for (int i = 0; i < A.nnotes; i++)
+		if (A.notes[i].id == id)
+			return &A.notes[i];
+	return NULL;
+}
+
+/*
+ * The user's host (madvise, max_ptes_none 511, shrink_underused 1): status's finding
+ * shrink-underused-noop, and two processes whose ledger flags ~64 MiB invented each. advise
+ * now lowers max_ptes_none to 64 and says on what evidence, keeps shrink_underused at 1,
+ * and offers the same host change, as a bound, in each process's remedy.
+ */
+static void test_shrink_noop_with_ledger_evidence(UNIT_STATE)
+{
+	build(&cases[0]); /* STOCK */
+	bool finding = false;
+	for (int i = 0; i < FS.n; i++)
+		finding |= FS.f[i].kind == FK_SHRINK_UNDERUSED_NOOP;
+	assert_true(finding);
+	ledger_proc(4242, "sparse_a", ledger_of(65536, 65408, 0, 65600));
+	ledger_proc(4243, "sparse_b", ledger_of(65536, 65024, 0, 65600));
+	ledger_proc(1, "init", ledger_of(0, 0, 0, 12000)); /* nothing flagged */
+	assert_int_equal(IN.sparse_procs, 2);
+	assert_int_equal(IN.invented_procs, 2);
+	assert_int_equal(IN.invented_kb, 130432);
+	assert_int_equal(IN.creep_procs, 0);
+	assert_int_equal(IN.nflagged, 2);
+	advice_build(&IN, &A);
+	assert_string_equal(set_cmd(), "thpctl set khugepaged/max_ptes_none=64");
+	const struct adv_setting *s = setting_of("khugepaged/max_ptes_none");
+	assert_non_null(s);
+	assert_string_equal(s->now, "511");
+	assert_string_equal(s->want, "64");
+	assert_int_equal(s->nwhy, 1);
+	assert_int_equal(s->why[0].id, AW_RULE_SHRINK_NOOP_LEDGER);
+	assert_string_equal(s->why[0].who, "rule: shrink-underused-noop");
+	assert_int_equal(s->why[0].sparse_procs, 2);
+	assert_int_equal(s->why[0].invented_kb, 130432);
+	assert_string_equal(
+		s_reason(s),
+		"2 processes hold ~127.4 MiB invented (never-written pages inside huge "
+		"pages: thpctl ps --ledger): at max_ptes_none=511 the underused shrinker "
+		"(shrink_underused=1) splits none of their THPs; at 64 or below it can "
+		"split, under memory pressure, THPs with more than max_ptes_none "
+		"zero-filled pages and free those pages, and khugepaged collapses only "
+		"ranges with at most max_ptes_none empty pages (it collapses less); what "
+		"that frees is at most the amount above: an upper bound, not a measured "
+		"saving (finding shrink-underused-noop)");
+	/* shrink_underused stays 1: it is what splits them */
+	s = setting_of("shrink_underused");
+	assert_non_null(s);
+	assert_false(s->change);
+	assert_string_equal(s->want, "1");
+	/* the settings cover status's finding: no note on it */
+	assert_null(note_of(ANI_SHRINK_UNDECIDED));
+	/* each remedy offers the host change last, as a bound, with the other process named */
+	assert_int_equal(A.nrem, 2);
+	const struct remedy *r = &A.rem[0];
+	const struct remedy_fix *f = &r->fix[r->nfix - 1];
+	assert_int_equal(f->id, RF_HOST_SHRINK);
+	assert_true(f->upper_bound);
+	assert_int_equal(f->saves_kb, 65408);
+	assert_int_equal(f->max_ptes_none, 64);
+	assert_int_equal(f->others, 1);
+	assert_int_equal(f->other_pid[0], 4243);
+	assert_int_equal(f->others_kb, 65024);
+	/* JSON: the rule's id and its facts */
+	json_t *j = advice_to_json(&IN, &A);
+	json_t *why = json_array_get(
+		json_object_get(json_array_get(json_object_get(j, "settings"), 0), "reasons"), 0);
+	assert_string_equal(json_string_value(json_object_get(why, "id")), "shrink-underused-noop");
+	assert_string_equal(json_string_value(json_object_get(why, "by")),
+			    "rule: shrink-underused-noop");
+	json_t *l = json_object_get(why, "ledger");
+	assert_int_equal(json_integer_value(json_object_get(l, "processes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(l, "invented_processes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(l, "invented_kb")), 130432);
+	assert_true(json_is_true(json_object_get(l, "invented_estimate")));
+	assert_int_equal(json_integer_value(json_object_get(l, "creep_kb")), 0);
+	/* shrink_underused's own reason has no ledger facts */
+	why = json_array_get(
+		json_object_get(json_array_get(json_object_get(j, "settings"), 1), "reasons"), 0);
+	assert_string_equal(json_string_value(json_object_get(why, "id")), "shrink-underused");
+	assert_true(json_is_null(json_object_get(why, "ledger")));
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/* Creep alone is evidence too: khugepaged fills fewer pages at 64; the words say creep. */
+static void test_shrink_noop_with_creep(UNIT_STATE)
+{
+	build(&cases[0]);
+	ledger_proc(500, "server", ledger_of(0, 0, 245760, 65536));
+	assert_int_equal(IN.sparse_procs, 1);
+	assert_int_equal(IN.creep_procs, 1);
+	assert_int_equal(IN.creep_kb, 245760);
+	advice_build(&IN, &A);
+	assert_string_equal(set_cmd(), "thpctl set khugepaged/max_ptes_none=64");
+	const struct adv_setting *s = setting_of("khugepaged/max_ptes_none");
+	assert_non_null(s);
+	const char *t = s_reason(s);
+	assert_contains(t, "1 process may grow by up to 240.0 MiB through khugepaged (creep: "
+			   "thpctl ps --ledger): at max_ptes_none=511");
+	assert_contains(t, "what that stops is at most the amount above: an upper bound");
+	assert_null(strstr(t, "invented"));
+	/* the creep remedy keeps its own host fix (0), not the shrinker's */
+	const struct remedy *r = &A.rem[0];
+	for (int i = 0; i < r->nfix; i++)
+		assert_int_not_equal(r->fix[i].id, RF_HOST_SHRINK);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * Without the evidence no change, and a note says why status's finding is not followed:
+ * nothing flagged (N read), the ledger not scanned (recorded tree), or it failed; nor when
+ * the shrinker is off or max_ptes_none is below its maximum.
+ */
+static void test_shrink_noop_without_evidence(UNIT_STATE)
+{
+	build(&cases[0]);
+	/* 8 MiB invented of 64 MiB: under the flag (16 MiB), so no evidence */
+	ledger_proc(4242, "small", ledger_of(65536, 8192, 0, 65600));
+	for (long pid = 2; pid < 15; pid++)
+		ledger_proc(pid, "other", ledger_of(0, 0, 0, 4096));
+	IN.ledger_procs += 2;
+	IN.ledger_unreadable = 2;
+	assert_int_equal(IN.sparse_procs, 0);
+	advice_build(&IN, &A);
+	assert_string_equal(set_cmd(), "");
+	assert_null(setting_of("khugepaged/max_ptes_none"));
+	const struct adv_note *n = note_of(ANI_SHRINK_UNDECIDED);
+	assert_non_null(n);
+	assert_int_equal(n->kind, AN_INFO);
+	assert_string_equal(
+		n_text(n),
+		"status's finding shrink-underused-noop suggests "
+		"khugepaged/max_ptes_none=64; advise follows it only where the ledger "
+		"flags a process's invented or creep memory (over 16 MiB and 25%; thpctl "
+		"ps --ledger), since khugepaged then also collapses less; here none of "
+		"the 14 processes read is flagged so (2 not read: partial)");
+	for (int i = 0; i < A.nrem; i++)
+		for (int k = 0; k < A.rem[i].nfix; k++)
+			assert_int_not_equal(A.rem[i].fix[k].id, RF_HOST_SHRINK);
+	/* a recorded tree: no ledger, undecided */
+	IN.ledger_scan = 0;
+	advice_build(&IN, &A);
+	assert_contains(n_text(note_of(ANI_SHRINK_UNDECIDED)),
+			"collapses less; undecided here: the THP ledger needs the live system "
+			"(pagemap, memory), not a recorded tree");
+	IN.ledger_scan = -EACCES;
+	advice_build(&IN, &A);
+	assert_contains(n_text(note_of(ANI_SHRINK_UNDECIDED)),
+			"collapses less; undecided here: the THP ledger could not be scanned "
+			"(Permission denied)");
+	IN.ledger_scan = 1;
+	IN.ledger_scanned = 0;
+	advice_build(&IN, &A);
+	assert_contains(n_text(note_of(ANI_SHRINK_UNDECIDED)),
+			"collapses less; undecided here: no process's ledger could be read");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	/* the evidence, but the shrinker off, or max_ptes_none already below its maximum:
+	 * no finding, no rule, no note */
+	static const struct adv_case off = {.name = "shrinker off",
+					    .host = {"madvise", "madvise", 511, 0, "inherit"}};
+	static const struct adv_case low = {.name = "max_ptes_none 64",
+					    .host = {"madvise", "madvise", 64, 1, "inherit"}};
+	const struct adv_case *no_rule[] = {&off, &low};
+	for (int i = 0; i < 2; i++) {
+		build(no_rule[i]);
+		ledger_proc(4242, "sparse", ledger_of(65536, 65408, 0, 65600));
+		assert_int_equal(IN.sparse_procs, 1);
+		advice_build(&IN, &A);
+		assert_string_equal(set_cmd(), "");
+		assert_null(note_of(ANI_SHRINK_UNDECIDED));
+		assert_int_equal(A.nrem, 1);
+		for (int k = 0; k < A.rem[0].nfix; k++)
+			assert_int_not_equal(A.rem[0].fix[k].id, RF_HOST_SHRINK);
+		host_snapshot_free(&H);
+		memset(&H, 0, sizeof(H));
+	}
+}
+
+/* Every reason has an id for advise --json (docs/json/advise.json lists them), none twice. */
+static void test_every_reason_has_an_id(UNIT_STATE)
+{
+	for (int i = 0; i < AW_N; i++) {
+		const char *n = adv_why_name((enum adv_why_id)i);
+		assert_string_not_equal(n, "?");
+		for (int k = 0; k < i; k++)
+			assert_string_not_equal(n, adv_why_name((enum adv_why_id)k));
+	}
+	assert_string_equal(adv_why_name(AW_RULE_SHRINK_NOOP_LEDGER), "shrink-underused-noop");
+	assert_string_equal(adv_why_name(AW_N), "?");
+}
+
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
 		cmocka_unit_test(test_systemd_only_where_it_knows),
-		cmocka_unit_test(test_ledger_unreadable_is_partial))
+		cmocka_unit_test(test_ledger_unreadable_is_partial),
+		cmocka_unit_test(test_shrink_noop_with_ledger_evidence),
+		cmocka_unit_test(test_shrink_noop_with_creep),
+		cmocka_unit_test(test_shrink_noop_without_evidence),
+		cmocka_unit_test(test_every_reason_has_an_id))

@@ -56,8 +56,13 @@ static void test_max_ptes_none_words(UNIT_STATE)
 		  "one touched page into a PMD of RSS",
 		  "enabled=always (PMD size), khugepaged/max_ptes_none=511",
 		  "thpctl set khugepaged/max_ptes_none=64");
+	/* a memory finding: the ledger (INVENTED, CREEP) is in ps --ledger, not plain ps */
+	assert_string_equal(w.more, "thpctl ps --ledger");
+	assert_string_equal(finding_more(AREA_MEMORY), "thpctl ps --ledger");
 	t->h.thp.shrink_underused.v = 1;
 	words(t, rule_shrink_underused_noop, &w);
+	/* advise weighs the ledger of each process before it lowers max_ptes_none */
+	assert_string_equal(w.more, "thpctl advise");
 	/* not measured here: the kernel's source is named as such, never as what happened */
 	assert_string_equal(w.evidence, "shrink_underused=1 khugepaged/max_ptes_none=511; not "
 					"measured on this host: run thpctl lab shrinker");

@@ -261,5 +261,80 @@ static void test_allocator_named(UNIT_STATE)
 	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])), "does not free with MADV_FREE");
 }
 
+/*
+ * Invented memory where shrink_underused=1 splits nothing (max_ptes_none at its maximum):
+ * max_ptes_none=64 lets the underused shrinker split those THPs under memory pressure, a
+ * bound ranked after the savings the ledger measured; not offered below the maximum, with
+ * the shrinker off, or against creep (which has its own host knob).
+ */
+static void test_invented_underused_shrinker(UNIT_STATE)
+{
+	proc(902, "app", 262144, 263000);
+	P.led.invented_kb = 261000;
+	P.led.method = LM_SAMPLED;
+	P.hg_huge_kb = 262144;
+	struct remedy_other others[3] = {{.pid = 902, .invented_kb = 261000},
+					 {.pid = 903, .comm = "sparse", .invented_kb = 65024},
+					 {.pid = 904, .comm = "dense", .invented_kb = 0}};
+	struct remedy_host h = {.max_ptes_none = 511,
+				.max_ptes_none_max = 511,
+				.shrink_underused = true,
+				.nothers = 3,
+				.others = others};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	/* measured savings first (the program, the service), the bound last */
+	assert_int_equal(R.nfix, 3);
+	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+	assert_int_equal(R.fix[1].id, RF_PRCTL);
+	assert_int_equal(R.fix[2].id, RF_HOST_SHRINK);
+	assert_true(R.fix[2].upper_bound);
+	assert_false(R.fix[0].upper_bound);
+	assert_int_equal(R.fix[2].saves_kb, 261000);
+	assert_int_equal(R.fix[2].scope, RS_HOST);
+	assert_string_equal(fix_cmd(2), "thpctl set khugepaged/max_ptes_none=64");
+	assert_string_equal(remedy_fix_saves(&R, 2, TB, sizeof(tb[0])), "saves up to 254.9 MiB");
+	assert_string_equal(
+		fix_text(2),
+		"host, only under memory pressure (a bound, not measured): the underused shrinker "
+		"(shrink_underused=1) then splits THPs with more than 64 zero-filled pages and "
+		"frees those pages, where at the maximum it splits none; khugepaged then collapses "
+		"only ranges with at most 64 empty pages; 1 other process holds invented memory "
+		"(63.5 MiB in all): PID 903 (sparse)");
+	json_t *j = remedy_to_json(&R);
+	json_t *f = json_array_get(json_object_get(j, "fixes"), 2);
+	assert_string_equal(json_string_value(json_object_get(f, "fix")),
+			    "host-max-ptes-none-shrinker");
+	assert_true(json_is_true(json_object_get(f, "saves_upper_bound")));
+	assert_int_equal(json_integer_value(json_object_get(f, "other_kb")), 65024);
+	json_decref(j);
+	/* a 64 KiB base page (arm64): PMD/8 is 1024 */
+	h.max_ptes_none = h.max_ptes_none_max = 8191;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_string_equal(fix_cmd(R.nfix - 1), "thpctl set khugepaged/max_ptes_none=1024");
+	/* below the maximum the shrinker already works; off, it splits nothing at any value */
+	h.max_ptes_none = 64;
+	h.max_ptes_none_max = 511;
+	assert_true(remedy_build(&P, &h, &R));
+	no_fix(RF_HOST_SHRINK);
+	h.max_ptes_none = 511;
+	h.shrink_underused = false;
+	assert_true(remedy_build(&P, &h, &R));
+	no_fix(RF_HOST_SHRINK);
+	/* the maximum unknown: not offered */
+	h.shrink_underused = true;
+	h.max_ptes_none_max = 0;
+	assert_true(remedy_build(&P, &h, &R));
+	no_fix(RF_HOST_SHRINK);
+	/* creep: its own host knob, max_ptes_none=0 */
+	h.max_ptes_none_max = 511;
+	proc(500, "server", 0, 65536);
+	P.led.creep_kb = 245760;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_CREEP);
+	no_fix(RF_HOST_SHRINK);
+}
+
 UNIT_TESTS(test_thread_stacks_under_always, test_go_creep, test_lazy_free, test_held_unknown_part,
-	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc)
+	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
+	   test_invented_underused_shrinker)
