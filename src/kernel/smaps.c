@@ -13,16 +13,17 @@
 /* Labels handled beside the summed fields: VmFlags and THPeligible (full smaps only). */
 enum { L_VMFLAGS = SM_NFIELDS, L_THPELIGIBLE };
 
-/* The bytes of a label of LEN bytes within its first and second 8-byte words. */
+/* The first N (unsigned) bytes of an 8-byte word, in memory order (& 7: no shift past 56). */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define LMASK(len) ((len) >= 8 ? ~0ull : (len) <= 0 ? 0ull : ~(~0ull >> (8 * (len))))
+#define LMASK(n) ((n) >= 8u ? ~0ull : (n) == 0u ? 0ull : ~(~0ull >> (8u * ((n)&7u))))
 #else
-#define LMASK(len) ((len) >= 8 ? ~0ull : (len) <= 0 ? 0ull : ((1ull << (8 * (len))) - 1))
+#define LMASK(n) ((n) >= 8u ? ~0ull : (n) == 0u ? 0ull : ((1ull << (8u * ((n)&7u))) - 1))
 #endif
+/* A label STR: its bytes in the first word and (past 8) in the second */
 #define L(str, id)                                                                                 \
 	{                                                                                          \
-		{str}, sizeof(str) - 1, id, LMASK((int)sizeof(str) - 1),                           \
-			LMASK((int)sizeof(str) - 9)                                                \
+		{str}, sizeof(str) - 1, id, LMASK(sizeof(str) - 1),                                \
+			LMASK(sizeof(str) - 1 > 8u ? sizeof(str) - 9u : 0u)                        \
 	}
 
 /* The labels kept, colon included, by first letter (the kernel's print order within one),
