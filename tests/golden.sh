@@ -362,6 +362,62 @@ else
 fi
 rm -rf "$v1"
 
+# --json and a PID with nothing to show (docs/json.md): stdout empty, exit 1, why on stderr,
+# the same words from maps, why and ps. In the 6.18 tree: no proc/999999; pid 38 is
+# khugepaged, recorded with its stat only (PF_KTHREAD); a copy adds a zombie (no VmRSS,
+# stat state Z) and a process whose status is damaged
+zt=$TMP/pid-errors-tree
+rm -rf "$zt" && cp -a "$FIX/linux-6.18-x86" "$zt" && mkdir -p "$zt/proc/4243" "$zt/proc/4244" &&
+	printf 'Name:\tdefunct\nTgid:\t4243\nPPid:\t1\nUid:\t0\t0\t0\t0\n' >"$zt/proc/4243/status" &&
+	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4243 (defunct) Z 1 0 0 0 -1 4227084/' \
+		"$zt/proc/38/stat" >"$zt/proc/4243/stat" &&
+	echo garbage >"$zt/proc/4244/status" &&
+	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4244 (app) S 1 0 0 0 -1 4194560/' \
+		"$zt/proc/38/stat" >"$zt/proc/4244/stat"
+pid_err() { # ARGS...: run on the copy; "RC|STDOUT BYTES|STDERR" on stdout
+	"$BIN" --no-color --sysroot "$zt" "$@" >"$TMP/pe.out" 2>"$TMP/pe.err"
+	local rc=$?
+	echo "$rc|$(wc -c <"$TMP/pe.out")|$(cat "$TMP/pe.err")"
+}
+for c in "maps 999999 --json|maps|no such process 999999" \
+	"why 999999 --json|why|no such process 999999" \
+	"ps --pid 999999 --json|ps|no such process 999999" \
+	"ps --pid 999999 --by cgroup --json|ps|no such process 999999" \
+	"maps 999999|maps|no such process 999999" \
+	"maps 38 --json|maps|process 38 is a kernel thread: it has no memory map to show" \
+	"why 38 --json|why|process 38 is a kernel thread: it has no memory map to show" \
+	"ps --pid 38 --json|ps|process 38 is a kernel thread: it has no memory map to show" \
+	"ps --pid 38|ps|process 38 is a kernel thread: it has no memory map to show" \
+	"maps 4243 --json|maps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
+	"ps --pid 4243 --json|ps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
+	"why 4244 --json|why|process 4244: its status cannot be read (malformed)"; do
+	IFS='|' read -r args who msg <<<"$c"
+	read -r -a argv <<<"$args"
+	got=$(pid_err "${argv[@]}")
+	want="1|0|thpctl: $who: $msg"
+	if [ "$got" = "$want" ]; then
+		ok "$args: exit 1, nothing on stdout, '$msg'"
+	else
+		nok "$args: exit 1, nothing on stdout, '$msg'" "got '$got'"
+	fi
+done
+# a list: a line for each PID with nothing to show; one that has a row is shown, exit 0
+got=$(pid_err ps --pid 38,999999 --json)
+if [ "$got" = "1|0|thpctl: ps: process 38 is a kernel thread: it has no memory map to show
+thpctl: ps: no such process 999999" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|" ]; then
+	ok "ps --pid 38,999999 --json: a line for each, exit 1; with 30730: its row, exit 0"
+else
+	nok "ps --pid 38,999999 --json" "got '$got'"
+fi
+# set refused before any write (a value this kernel does not take): exit 2, no document
+got=$(pid_err set enabled=sometimes --dry-run --json | head -n1 | cut -d"|" -f1,2)
+if [ "$got" = "2|0" ]; then
+	ok "set enabled=sometimes --dry-run --json: exit 2, nothing on stdout"
+else
+	nok "set enabled=sometimes --dry-run --json: exit 2, nothing on stdout" "got '$got'"
+fi
+rm -rf "$zt"
+
 # advise --json says partial on a damaged tree (it had no such field)
 "$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["partial"] is True and d["missing"] else 1)' "$TMP/adv.json" 2>/dev/null; then
