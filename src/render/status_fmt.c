@@ -8,6 +8,12 @@
 #include "status_int.h"
 #include "../util/units.h"
 
+const char *const status_usage_meminfo[STATUS_N_USAGE_MEMINFO] = {
+	"AnonHugePages",  "ShmemHugePages",  "ShmemPmdMapped", "FileHugePages",
+	"FilePmdMapped",  "HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
+	"HugePages_Surp", "Hugepagesize",    "Hugetlb",
+};
+
 const char *status_tri_str(enum tri t)
 {
 	return t == TRI_YES ? "yes" : t == TRI_NO ? "no" : "-";

@@ -8,6 +8,10 @@
 
 #include "../model/host.h"
 
+/* The meminfo fields of "Usage now" (text) and usage.meminfo_kb (JSON), in this order. */
+#define STATUS_N_USAGE_MEMINFO 11
+extern const char *const status_usage_meminfo[STATUS_N_USAGE_MEMINFO];
+
 /* "yes", "no" or "-" (unknown). */
 const char *status_tri_str(enum tri t);
 /* true, false or null (unknown). */
