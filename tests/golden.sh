@@ -221,6 +221,33 @@ for fx in "${fixtures[@]}"; do
 	fi
 done
 
+# status: a '-' cell (not the verdict's severity column) comes with the legend line that says
+# what it means; a cmdline read without transparent_hugepage= is "not set", not '-'; sizes
+# with no attempts say so, not '-'
+for fx in "${fixtures[@]}"; do
+	for s in "$EXP/status-$fx.txt" "$EXP/status-brief-$fx.txt"; do
+		[ -f "$s" ] || continue
+		dashes=$(grep -v '^  -     no finding in' "$s" | grep -cE '(  |^)-( |$)')
+		legend=$(grep -c "^  '-': " "$s")
+		if { [ "$dashes" -gt 0 ] && [ "$legend" = 1 ]; } || { [ "$dashes" = 0 ] && [ "$legend" = 0 ]; }; then
+			ok "$(basename "$s"): $dashes line(s) with '-', $legend legend line"
+		else
+			nok "$(basename "$s"): a legend line exactly when '-' is shown" "$dashes line(s) with '-', $legend legend line(s)"
+		fi
+	done
+done
+s=$EXP/status-linux-6.18-x86.txt
+if grep -q '^  cmdline transparent_hugepage=     not set$' "$s" &&
+	grep -q '^  8kB fault success          -$' "$s" && grep -q '^  16kB fault success         no attempts yet$' "$s" &&
+	grep -q "^  '-': no anon THP of that size (shmem/file only); hugetlb resv is counted for all nodes only$" "$s" &&
+	grep -q '^  cmdline transparent_hugepage=     -$' "$EXP/status-sos-enabled-only.txt" &&
+	grep -q "^  '-': no such file or counter, or not readable (partial, above); unknown" "$EXP/status-sos-enabled-only.txt" &&
+	grep -q "^  '-': no such file or counter in the recorded tree; hugetlb resv" "$EXP/status-rhel6-x86.txt"; then
+	ok "status: cmdline 'not set' (6.18) vs '-' (not recorded), 8kB shmem-only, 16kB no attempts, each legend"
+else
+	nok "status: cmdline, 8kB, 16kB and the legend" "$(grep -e cmdline -e '8kB fault' -e "'-'" "$s" | tr '\n' '|')"
+fi
+
 # tables fit a terminal (script(1) gives a pty, wrapped as a user sees it: THPCTL_WIDE unset):
 # names cut with '~' only where the row then fits, numbers whole, sentences wrapped and never
 # cut; not a terminal: nothing cut, whatever COLUMNS says
