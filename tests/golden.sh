@@ -221,6 +221,33 @@ for fx in "${fixtures[@]}"; do
 	fi
 done
 
+# status: a '-' cell (not the verdict's severity column) comes with the legend line that says
+# what it means; a cmdline read without transparent_hugepage= is "not set", not '-'; sizes
+# with no attempts say so, not '-'
+for fx in "${fixtures[@]}"; do
+	for s in "$EXP/status-$fx.txt" "$EXP/status-brief-$fx.txt"; do
+		[ -f "$s" ] || continue
+		dashes=$(grep -v '^  -     no finding in' "$s" | grep -cE '(  |^)-( |$)')
+		legend=$(grep -c "^  '-': " "$s")
+		if { [ "$dashes" -gt 0 ] && [ "$legend" = 1 ]; } || { [ "$dashes" = 0 ] && [ "$legend" = 0 ]; }; then
+			ok "$(basename "$s"): $dashes line(s) with '-', $legend legend line"
+		else
+			nok "$(basename "$s"): a legend line exactly when '-' is shown" "$dashes line(s) with '-', $legend legend line(s)"
+		fi
+	done
+done
+s=$EXP/status-linux-6.18-x86.txt
+if grep -q '^  cmdline transparent_hugepage=     not set$' "$s" &&
+	grep -q '^  8kB fault success          -$' "$s" && grep -q '^  16kB fault success         no attempts yet$' "$s" &&
+	grep -q "^  '-': no anon THP of that size (shmem/file only); hugetlb resv is counted for all nodes only$" "$s" &&
+	grep -q '^  cmdline transparent_hugepage=     -$' "$EXP/status-sos-enabled-only.txt" &&
+	grep -q "^  '-': no such file or counter, or not readable (partial, above); unknown" "$EXP/status-sos-enabled-only.txt" &&
+	grep -q "^  '-': no such file or counter in the recorded tree; hugetlb resv" "$EXP/status-rhel6-x86.txt"; then
+	ok "status: cmdline 'not set' (6.18) vs '-' (not recorded), 8kB shmem-only, 16kB no attempts, each legend"
+else
+	nok "status: cmdline, 8kB, 16kB and the legend" "$(grep -e cmdline -e '8kB fault' -e "'-'" "$s" | tr '\n' '|')"
+fi
+
 # tables fit a terminal (script(1) gives a pty, wrapped as a user sees it: THPCTL_WIDE unset):
 # names cut with '~' only where the row then fits, numbers whole, sentences wrapped and never
 # cut; not a terminal: nothing cut, whatever COLUMNS says
@@ -343,7 +370,9 @@ rm -rf "$v1" && cp -a "$FIX/linux-6.18-x86" "$v1" && mkdir -p "$v1/sys/fs/cgroup
 	echo 104857600 >"$v1/sys/fs/cgroup/memory/app/memory.limit_in_bytes"
 "$BIN" --no-color --sysroot "$v1" cgroups >"$TMP/v1.txt" 2>&1
 "$BIN" --no-color --sysroot "$v1" cgroups --json >"$TMP/v1.json" 2>&1
-if grep -q '^Memory cgroups: cgroup v1 at sys/fs/cgroup/memory, 2 cgroups$' "$TMP/v1.txt" &&
+if grep -q '^Memory cgroups: cgroup v1 at /sys/fs/cgroup/memory, 2 cgroups$' "$TMP/v1.txt" &&
+	grep -q "^  CURRENT of / (v1 memory.usage_in_bytes) is the kernel's estimate for the whole host: page cache + anon, no kernel memory; a child's CURRENT counts its kernel memory too, so it can be larger than the root's$" "$TMP/v1.txt" &&
+	grep -q "^  '-' in USE: no limit (MAX max)$" "$TMP/v1.txt" &&
 	grep -q '^  not in any memory.stat shown (unknown): file_thp shmem_thp thp_fault_alloc thp_collapse_alloc$' "$TMP/v1.txt" &&
 	grep -q '^  CGROUP  ANON_THP  THP/ANON   CURRENT  *MAX  *USE  PROCS  THP_OFF$' "$TMP/v1.txt" &&
 	grep -q '^  /app     4096 kB     49.3%  95.0 MiB  100.0 MiB  95.0%      3     2+1?$' "$TMP/v1.txt" &&
@@ -352,15 +381,71 @@ if grep -q '^Memory cgroups: cgroup v1 at sys/fs/cgroup/memory, 2 cgroups$' "$TM
 import json, sys
 d = json.load(open(sys.argv[1]))
 r, a = d["cgroups"]
-sys.exit(0 if d["cgroup_version"] == 1 and r["path"] == "/" and r["anon_thp_bytes"] == 8388608 and r["memory_max_limited"] is False
+sys.exit(0 if d["cgroup_version"] == 1 and d["hierarchy"] == "/sys/fs/cgroup/memory" and r["path"] == "/" and r["anon_thp_bytes"] == 8388608 and r["memory_max_limited"] is False
          and r["procs"] == 5 and r["procs_thp_disabled"] == 2 and a["path"] == "/app" and a["procs_status_unreadable"] == 1 and a["anon_thp_bytes"] == 4194304
          and a["file_thp_bytes"] is None and a["thp_fault_alloc"] is None and a["memory_max_bytes"] == 104857600
          and a["near_limit_with_thp"] is True else 1)' "$TMP/v1.json"; then
-	ok "cgroups on a v1 tree: total_rss_huge, no limit at 2^63-4096, v2-only columns out / null, /app flagged"
+	ok "cgroups on a v1 tree: /sys/fs/cgroup/memory, total_rss_huge, no limit at 2^63-4096, v2-only columns out / null, /app flagged, the root's CURRENT an estimate, '-' in USE: no limit"
 else
 	nok "cgroups on a v1 tree" "$(head -c 900 "$TMP/v1.txt" | tr '\n' '|')"
 fi
 rm -rf "$v1"
+
+# --json and a PID with nothing to show (docs/json.md): stdout empty, exit 1, why on stderr,
+# the same words from maps, why and ps. In the 6.18 tree: no proc/999999; pid 38 is
+# khugepaged, recorded with its stat only (PF_KTHREAD); a copy adds a zombie (no VmRSS,
+# stat state Z) and a process whose status is damaged
+zt=$TMP/pid-errors-tree
+rm -rf "$zt" && cp -a "$FIX/linux-6.18-x86" "$zt" && mkdir -p "$zt/proc/4243" "$zt/proc/4244" &&
+	printf 'Name:\tdefunct\nTgid:\t4243\nPPid:\t1\nUid:\t0\t0\t0\t0\n' >"$zt/proc/4243/status" &&
+	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4243 (defunct) Z 1 0 0 0 -1 4227084/' \
+		"$zt/proc/38/stat" >"$zt/proc/4243/stat" &&
+	echo garbage >"$zt/proc/4244/status" &&
+	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4244 (app) S 1 0 0 0 -1 4194560/' \
+		"$zt/proc/38/stat" >"$zt/proc/4244/stat"
+pid_err() { # ARGS...: run on the copy; "RC|STDOUT BYTES|STDERR" on stdout
+	"$BIN" --no-color --sysroot "$zt" "$@" >"$TMP/pe.out" 2>"$TMP/pe.err"
+	local rc=$?
+	echo "$rc|$(wc -c <"$TMP/pe.out")|$(cat "$TMP/pe.err")"
+}
+for c in "maps 999999 --json|maps|no such process 999999" \
+	"why 999999 --json|why|no such process 999999" \
+	"ps --pid 999999 --json|ps|no such process 999999" \
+	"ps --pid 999999 --by cgroup --json|ps|no such process 999999" \
+	"maps 999999|maps|no such process 999999" \
+	"maps 38 --json|maps|process 38 is a kernel thread: it has no memory map to show" \
+	"why 38 --json|why|process 38 is a kernel thread: it has no memory map to show" \
+	"ps --pid 38 --json|ps|process 38 is a kernel thread: it has no memory map to show" \
+	"ps --pid 38|ps|process 38 is a kernel thread: it has no memory map to show" \
+	"maps 4243 --json|maps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
+	"ps --pid 4243 --json|ps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
+	"why 4244 --json|why|process 4244: its status cannot be read (malformed)"; do
+	IFS='|' read -r args who msg <<<"$c"
+	read -r -a argv <<<"$args"
+	got=$(pid_err "${argv[@]}")
+	want="1|0|thpctl: $who: $msg"
+	if [ "$got" = "$want" ]; then
+		ok "$args: exit 1, nothing on stdout, '$msg'"
+	else
+		nok "$args: exit 1, nothing on stdout, '$msg'" "got '$got'"
+	fi
+done
+# a list: a line for each PID with nothing to show; one that has a row is shown, exit 0
+got=$(pid_err ps --pid 38,999999 --json)
+if [ "$got" = "1|0|thpctl: ps: process 38 is a kernel thread: it has no memory map to show
+thpctl: ps: no such process 999999" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|" ]; then
+	ok "ps --pid 38,999999 --json: a line for each, exit 1; with 30730: its row, exit 0"
+else
+	nok "ps --pid 38,999999 --json" "got '$got'"
+fi
+# set refused before any write (a value this kernel does not take): exit 2, no document
+got=$(pid_err set enabled=sometimes --dry-run --json | head -n1 | cut -d"|" -f1,2)
+if [ "$got" = "2|0" ]; then
+	ok "set enabled=sometimes --dry-run --json: exit 2, nothing on stdout"
+else
+	nok "set enabled=sometimes --dry-run --json: exit 2, nothing on stdout" "got '$got'"
+fi
+rm -rf "$zt"
 
 # advise --json says partial on a damaged tree (it had no such field)
 "$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null

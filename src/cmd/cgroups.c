@@ -22,9 +22,12 @@ static void cgroups_help(FILE *f)
 		   "thp_fault_alloc and thp_collapse_alloc events (v2, 5.4+), memory.current and\n"
 		   "memory.max (\"max\": no limit), and how many processes inside have THP\n"
 		   "disabled by prctl (THP_enabled 0; kernel threads are not counted). A cgroup's\n"
-		   "figures include the cgroups below it. Flags a cgroup at >= 90%% of memory.max\n"
-		   "that holds anon THP, and prints the host-wide thp_fault_fallback_charge.\n"
-		   "'-' / null: unknown.\n\n"
+		   "figures include the cgroups below it; on v1 the root's memory.usage_in_bytes\n"
+		   "is the kernel's estimate (page cache + anon, no kernel memory) and can be\n"
+		   "below a child's. Flags a cgroup at >= 90%% of memory.max that holds anon THP,\n"
+		   "and prints the host-wide thp_fault_fallback_charge. '-' (null): no limit\n"
+		   "(USE), no memory.current at the v2 root, no anon (THP/ANON), or unknown; a\n"
+		   "line under the table says which.\n\n"
 		   "options:\n"
 		   "  --top N         only the N cgroups with the most anon THP\n" GLOBAL_HELP);
 }

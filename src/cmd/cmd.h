@@ -59,7 +59,8 @@ enum {
 	"  --sysroot DIR   read /proc and /sys under DIR, or in a bundle of thpctl\n"              \
 	"                  capture (FILE.tar.gz, extracted with limits into a private\n"           \
 	"                  temporary directory that is removed at exit)\n"                         \
-	"  --json          machine-readable output\n"                                              \
+	"  --json          machine-readable output; on a failure (exit 1 or 2) nothing\n"          \
+	"                  on stdout, the message on stderr (exceptions: docs/json.md)\n"          \
 	"  --color WHEN    auto (default: on a tty, unless NO_COLOR is set or TERM=dumb),\n"       \
 	"                  always or never\n"                                                      \
 	"  --no-color      --color=never\n"                                                        \

@@ -245,15 +245,8 @@ static int collapse_opts(struct globals *g, int argc, char **argv, struct collap
 static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
 			   struct collapse_sel *sel, struct collapse_report *rep, long *page)
 {
-	proc_read(&g->sr, pid, PROC_STATUS, pi);
-	if (pi->status_err) {
-		warnx("collapse: no such process %d", pid);
+	if (cmd_pid_mm(g, "collapse", pid, pi))
 		return EXIT_FAIL;
-	}
-	if (proc_status_no_mm(&pi->st)) {
-		warnx("collapse: process %d has no memory map (kernel thread or zombie)", pid);
-		return EXIT_FAIL;
-	}
 	snprintf(rep->comm, sizeof(rep->comm), "%s", pi->st.name);
 	rep->thp_enabled = sel->thp_enabled = pi->st.thp_enabled;
 	uint64_t pmd = 0;

@@ -5,6 +5,7 @@
 
 #include "../kernel/fdcache.h"
 #include "../kernel/host_snapshot.h"
+#include "../kernel/proc_read.h"
 #include "../kernel/sample.h"
 #include "../render/svg.h"
 #include "../render/table.h"
@@ -237,4 +238,46 @@ FILE *cmd_open_record(const char *what, const char *path)
 			close(fd);
 	}
 	return f;
+}
+
+int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *pi)
+{
+	int k = proc_mm_read(&g->sr, pid, pi);
+	switch (k) {
+	case PROC_MM_YES:
+		return EXIT_OK;
+	case PROC_MM_ABSENT:
+		warnx("%s: no such process %d", who, (int)pid);
+		break;
+	case PROC_MM_KTHREAD:
+		warnx("%s: process %d is a kernel thread: it has no memory map to show", who,
+		      (int)pid);
+		break;
+	case PROC_MM_ZOMBIE:
+		warnx("%s: process %d is a zombie (exited, not yet reaped): it has no memory map "
+		      "to show",
+		      who, (int)pid);
+		break;
+	case PROC_MM_NONE:
+		warnx("%s: process %d has no memory map to show (a kernel thread or a zombie)", who,
+		      (int)pid);
+		break;
+	case PROC_MM_UNREADABLE:
+		warnx("%s: process %d: its status cannot be read (%s)", who, (int)pid,
+		      read_err_str(pi->status_err));
+		break;
+	default:
+		warnx("%s: out of memory", who);
+	}
+	return EXIT_FAIL;
+}
+
+size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n)
+{
+	struct proc_info pi = {0};
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += cmd_pid_mm(g, who, pids[i], &pi) != EXIT_OK;
+	proc_info_free(&pi);
+	return bad;
 }

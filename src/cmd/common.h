@@ -5,6 +5,7 @@
 #include "../render/json.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "../util/units.h"
 #include "cmd.h"
@@ -83,6 +84,21 @@ struct fdcache;
  * C to fit under it, and hang it on g->sr. Free C with fdcache_free().
  */
 void cmd_fdcache(struct globals *g, struct fdcache *c);
+
+struct proc_info;
+/*
+ * Whether PID has a memory map to show (kernel/proc_read.h proc_mm_read: its
+ * status, and stat to tell a kernel thread from a zombie), read into PI.
+ * Returns EXIT_OK, or EXIT_FAIL after "WHO: no such process PID", "WHO:
+ * process PID is a kernel thread: it has no memory map to show" (a zombie;
+ * either), or why its status cannot be read.
+ */
+int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *pi);
+/*
+ * cmd_pid_mm() for each of the N PIDS (a message for each without a memory
+ * map). Returns how many have none: absent, kernel threads, zombies, unreadable.
+ */
+size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n);
 
 /* Option values (PIDs, sizes, ranged integers): cmd/args.h, over util/num.h and util/units.h. */
 

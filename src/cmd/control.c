@@ -238,6 +238,9 @@ int control_execute(struct globals *g, const char *who, struct settings_plan *p,
 	int r = control_apply(g, who, p);
 	if (r == EXIT_USAGE)
 		return r;
+	/* refused before a write (another changer, the journal): no document, as in text */
+	if (g->json && r && !plan_any_failed(p))
+		return r;
 	if (g->json) {
 		int j = cmd_emit_json_as(plan_to_json(p, THP_DIR_ABS, false, r == EXIT_OK),
 					 plan_variant(who));

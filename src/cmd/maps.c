@@ -183,20 +183,13 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		return ret;
 	struct maps_report r = {.pid = a.pid};
 	struct proc_info pi = {0};
-	proc_read(&g->sr, a.pid, PROC_STATUS, &pi);
-	int e = pi.status_err;
-	if (e) {
-		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
-		warnx("maps: no such process %d%s%s", a.pid, say ? ": " : "",
-		      say ? read_err_str(e) : "");
-		ret = EXIT_FAIL;
-	} else if ((r.st = pi.st), proc_status_no_mm(&r.st)) {
-		warnx("maps: process %d has no memory map (kernel thread or zombie)", a.pid);
-		ret = EXIT_FAIL;
-	} else if (a.folios || a.underused) {
+	/* else it said why: no such process, a kernel thread, a zombie, status unreadable */
+	if ((ret = cmd_pid_mm(g, "maps", a.pid, &pi)) == EXIT_OK)
+		r.st = pi.st;
+	if (ret == EXIT_OK && (a.folios || a.underused)) {
 		ret = a.folios ? maps_folios(g, a.pid, &r.st, a.cont_kb)
 			       : maps_underused(g, a.pid, &r.st);
-	} else {
+	} else if (ret == EXIT_OK) {
 		char policy[CHOICE_LEN];
 		struct maps_ctx mc = {.r = &r,
 				      .q = {.k = LEDGER_K, .held = true, .budget_ms = 2000}};

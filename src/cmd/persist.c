@@ -261,16 +261,17 @@ static int persist_report(struct globals *g, enum persist_format fmt, const char
 	if (path[0])
 		apply_hint(hint, sizeof(hint), fmt, path);
 	if (g->json) {
+		if (r) /* failed: no document, the reason is on stderr (docs/json.md) */
+			return r;
 		json_t *o = json_object();
 		json_put(o, "format", json_str(persist_format_name(fmt)));
 		json_put(o, "text", json_str(text));
 		json_put(o, "installed", path[0] ? json_str(path) : NULL);
 		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
 		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
-		int j = cmd_emit_json(o);
-		if (!r)
-			r = j;
-	} else if (path[0]) {
+		return cmd_emit_json(o);
+	}
+	if (path[0]) {
 		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path,
 		       nsettings, hint);
 	} else if (!r) {

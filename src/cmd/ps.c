@@ -46,7 +46,8 @@ static void ps_help(FILE *f)
 		"  --all             every process, not only those with something THP-related\n"
 		"  --rollup          smaps_rollup + status only (no page flags)\n"
 		"  --sort KEY        ahp (default), rss, share, hg, pid, comm\n"
-		"  --pid LIST        only these PIDs (repeatable, comma-separated)\n"
+		"  --pid LIST        only these PIDs (repeatable, comma-separated); when none\n"
+		"                    has memory to show: exit 1, saying why for each\n"
 		"  --user NAME|UID   only this user's processes\n"
 		"  --min-ahp SIZE    only AnonHugePages >= SIZE (bytes; k, M, G suffixes)\n"
 		"  --by cgroup       sum the selected processes per memory cgroup (the one\n"
@@ -395,6 +396,9 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	progress_end(&pr);
 	folio_ctx_free(ctx);
 	r.elapsed_ms = mono_ms() - t0;
+	if (ret == EXIT_OK && o->npids && !r.n && !r.errors &&
+	    cmd_pids_no_mm(g, "ps", o->pids, o->npids) == o->npids)
+		ret = EXIT_FAIL;
 	if (ret == EXIT_OK) {
 		sort_key = o->sort;
 		if (r.n)
@@ -567,11 +571,10 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	ret = ps_scan(g, &o, &r);
 	r.has_host_ahp = host_ahp_kb(g, &r.host_ahp_kb);
-	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors && !o.min_ahp_kb &&
-	    o.uid < 0 && !o.user) {
-		warnx("ps: no such process (--pid)");
+	/* --pid and nothing to show: why, for each PID (none there, a kernel thread ...) */
+	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors &&
+	    cmd_pids_no_mm(g, "ps", o.pids, o.npids) == o.npids)
 		ret = EXIT_FAIL;
-	}
 	if (ret == EXIT_OK) {
 		sort_key = o.sort;
 		if (r.n)

@@ -55,9 +55,7 @@ int cmd_set(struct globals *g, int argc, char **argv)
 	if (p.nbad) {
 		control_report_notes("set", &p, false);
 		warnx("set: nothing written");
-		if (g->json)
-			cmd_emit_json(plan_to_json(&p, THP_DIR_ABS, dry, false));
-		return EXIT_USAGE;
+		return EXIT_USAGE; /* refused before writing: no document (docs/json.md) */
 	}
 	int done = control_execute(g, "set", &p, dry, &r);
 	if (done >= 0)

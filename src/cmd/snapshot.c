@@ -159,15 +159,11 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 		control_report_notes("snapshot restore", &p, false);
 		warnx("snapshot restore: %s has values this kernel does not take: nothing written",
 		      file);
-		if (g->json)
-			cmd_emit_json_as(plan_to_json(&p, THP_DIR_ABS, dry, false), "restore");
-		return EXIT_FAIL;
+		return EXIT_FAIL; /* refused before writing: no document (docs/json.md) */
 	}
 	if (!p.n) {
 		control_report_notes("snapshot restore", &p, true);
 		warnx("snapshot restore: nothing in %s applies to this kernel", file);
-		if (g->json)
-			cmd_emit_json_as(plan_to_json(&p, THP_DIR_ABS, dry, false), "restore");
 		return EXIT_FAIL;
 	}
 	if (!g->json)

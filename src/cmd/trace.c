@@ -372,7 +372,7 @@ static int stalls_checks(struct globals *g, pid_t pid)
 		int gone = proc_read(&g->sr, pid, 0, &pi);
 		proc_info_free(&pi);
 		if (gone) {
-			warnx("--pid %d: no such process", pid);
+			warnx("trace stalls: no such process %d (--pid)", pid);
 			return EXIT_FAIL;
 		}
 	}

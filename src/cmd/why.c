@@ -125,20 +125,9 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	in.recorded = !g->sr.live;
 	static struct proc_info pi;
 	memset(&pi, 0, sizeof(pi));
-	proc_read(&g->sr, pid, PROC_STATUS, &pi);
-	int e = pi.status_err;
-	if (e) {
-		bool say = e != -ENOENT && e != -ESRCH && e != -EINVAL;
-		warnx("why: no such process %d%s%s", pid, say ? ": " : "", say ? strerror(-e) : "");
-		ret = EXIT_FAIL;
+	if ((ret = cmd_pid_mm(g, "why", pid, &pi)))
 		goto out;
-	}
 	in.st = pi.st;
-	if (proc_status_no_mm(&in.st) || in.st.kthread == 1) {
-		warnx("why: process %d has no memory map (kernel thread or zombie)", pid);
-		ret = EXIT_FAIL;
-		goto out;
-	}
 	if (!h || host_snapshot_read(&g->sr, h)) {
 		warnx("out of memory");
 		ret = EXIT_FAIL;
@@ -149,7 +138,7 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	char policy[CHOICE_LEN];
 	struct why_ctx wc = {.in = &in, .q = {.k = LEDGER_K, .held = true, .budget_ms = 2000}};
 	ledger_req_host(&g->sr, &wc.q, policy, sizeof(policy));
-	e = collect(&g->sr, &pi, &wc);
+	int e = collect(&g->sr, &pi, &wc);
 	ledger_vmas_free(&wc.lv);
 	if (e) {
 		if (e == -ENOMEM)

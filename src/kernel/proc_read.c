@@ -367,3 +367,25 @@ void proc_info_free(struct proc_info *pi)
 	ledger_vmas_free(&pi->lv);
 	memset(pi, 0, sizeof(*pi));
 }
+
+int proc_mm_read(const struct sysroot *sr, pid_t pid, struct proc_info *pi)
+{
+	int r = proc_read(sr, pid, PROC_STATUS | PROC_STAT, pi);
+	if (r == -ESRCH && !sr->live) { /* a recorded kernel thread: its stat, no status */
+		r = proc_read(sr, pid, PROC_STAT, pi);
+		if (!r && !(pi->got & PROC_STAT))
+			r = -ESRCH;
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ESRCH)
+		return PROC_MM_ABSENT;
+	bool st = pi->got & PROC_STATUS, sp = pi->got & PROC_STAT;
+	if (st && pi->st.kthread != 1 && !proc_status_no_mm(&pi->st))
+		return PROC_MM_YES;
+	if ((st && pi->st.kthread == 1) || (sp && (pi->stat.flags & PF_KTHREAD_FLAG)))
+		return PROC_MM_KTHREAD;
+	if (sp && (pi->stat.state == 'Z' || pi->stat.state == 'X'))
+		return PROC_MM_ZOMBIE;
+	return st ? PROC_MM_NONE : PROC_MM_UNREADABLE;
+}

@@ -123,6 +123,24 @@ int proc_read(const struct sysroot *sr, pid_t pid, unsigned flags, struct proc_i
 /* Free what PI holds (its buffers) and zero it. */
 void proc_info_free(struct proc_info *pi);
 
+/* What proc_mm_read() found PID to be, for a command that shows a process's memory. */
+enum proc_mm {
+	PROC_MM_YES,	 /* a process with a memory map (status has VmRSS) */
+	PROC_MM_ABSENT,	 /* no such process: proc/PID missing, or it exited */
+	PROC_MM_KTHREAD, /* a kernel thread (status Kthread: 1, or PF_KTHREAD in stat) */
+	PROC_MM_ZOMBIE,	 /* a zombie (stat state Z or X): exited, its memory freed */
+	PROC_MM_NONE,	 /* no VmRSS in status and stat does not say: a kernel thread or a zombie */
+	PROC_MM_UNREADABLE, /* there, but its status cannot be read: PI->status_err says why */
+};
+
+/*
+ * Whether PID has a memory map to show: proc/PID/status, and proc/PID/stat
+ * to tell a kernel thread from a zombie (a recorded tree keeps only a kernel
+ * thread's stat). PI (zeroed once, no .more) holds both afterwards; free it
+ * with proc_info_free. Returns an enum proc_mm, or -ENOMEM.
+ */
+int proc_mm_read(const struct sysroot *sr, pid_t pid, struct proc_info *pi);
+
 /* -EACCES, -EPERM, or -ENOENT in a recorded tree: the file could not be read, the process is there. */
 bool proc_err_unreadable(const struct sysroot *sr, int err);
 

@@ -27,6 +27,18 @@ enum cg_tri cg_near_limit_thp(const struct cg_node *n, bool *has_use, double *us
 	return CG_UNKNOWN;
 }
 
+enum cg_why cg_current_why(const struct cg_tree *t, const struct cg_node *n)
+{
+	if (n->depth == 0 && t->version == 2 && !n->current.present)
+		return CGW_V2_ROOT; /* the kernel makes no memory.current at the v2 root */
+	if (!n->current.present)
+		return CGW_UNKNOWN;
+	/* v1 computes the root's from page counts (6.18: the host's NR_FILE_PAGES +
+	 * NR_ANON_MAPPED, = Buffers + Cached + AnonPages of meminfo; 3.x: its recursive cache +
+	 * rss), never kernel memory, which a child's page counter charges */
+	return n->depth == 0 && t->version == 1 ? CGW_V1_ROOT_EST : CGW_SHOWN;
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	const struct cg_row *x = a, *y = b;
@@ -68,7 +80,14 @@ int cg_report_build(const struct cg_tree *t, const struct cg_procs *procs, struc
 			r->has_share = true;
 			r->share = (double)thp->v / (double)anon->v;
 		}
+		r->share_why = r->has_share		       ? CGW_SHOWN
+			       : anon->present && anon->v == 0 ? CGW_NO_ANON
+							       : CGW_UNKNOWN;
+		r->current_why = cg_current_why(t, n);
 		r->near_limit_thp = cg_near_limit_thp(n, &r->has_use, &r->use);
+		r->use_why = r->has_use			     ? CGW_SHOWN
+			     : n->limit_known && !n->limited ? CGW_NO_LIMIT
+							     : CGW_UNKNOWN;
 		out->nflagged += r->near_limit_thp == CG_YES;
 	}
 	qsort(out->rows, t->n, sizeof(*out->rows), cmp_row);

@@ -24,8 +24,21 @@ enum cg_tri { CG_NO, CG_YES, CG_UNKNOWN };
 /* Usage at or above this share of memory.max counts as near the limit. */
 #define CG_NEAR_LIMIT 0.90
 
+/* Why a row's CURRENT, USE or THP/ANON is what it is (the text says it under the table). */
+enum cg_why {
+	CGW_SHOWN,	 /* the value is there */
+	CGW_NO_LIMIT,	 /* USE: memory.max is "max", nothing to use up */
+	CGW_NO_ANON,	 /* THP/ANON: anon is 0, no share */
+	CGW_V2_ROOT,	 /* CURRENT: the v2 root has no memory.current */
+	CGW_V1_ROOT_EST, /* CURRENT: shown, but the v1 root's memory.usage_in_bytes is the
+			   * kernel's estimate for the whole host (page cache + anon, no kernel
+			   * memory), not a charge counter: it can be below a child's */
+	CGW_UNKNOWN,	 /* not readable or absent, or a value it needs is */
+};
+
 struct cg_row {
 	const struct cg_node *node;
+	enum cg_why current_why, use_why, share_why;
 	bool procs_known;		    /* cgroup.procs read for it and every cgroup below */
 	int nprocs, thp_off, procs_unknown; /* this cgroup and its descendants */
 	bool has_share;
@@ -53,6 +66,12 @@ int cg_report_build(const struct cg_tree *t, const struct cg_procs *procs, struc
 		    size_t top, struct cg_report *out);
 
 void cg_report_free(struct cg_report *r);
+
+/*
+ * Why node N of T has the CURRENT it has: CGW_V2_ROOT (the v2 root, no memory.current),
+ * CGW_V1_ROOT_EST (the v1 root's estimate), CGW_UNKNOWN (not read) or CGW_SHOWN.
+ */
+enum cg_why cg_current_why(const struct cg_tree *t, const struct cg_node *n);
 
 /* The near-limit flag of one node (exposed for the unit tests). */
 enum cg_tri cg_near_limit_thp(const struct cg_node *n, bool *has_use, double *use);

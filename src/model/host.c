@@ -12,6 +12,7 @@ static struct ratio mk_ratio(uint64_t num, uint64_t den)
 {
 	struct ratio r = {.num = num, .den = den};
 	r.valid = den > 0;
+	r.gap = den ? RATIO_ABSENT : RATIO_NO_EVENTS;
 	r.value = den ? (double)num / (double)den : 0;
 	return r;
 }
@@ -19,10 +20,17 @@ static struct ratio mk_ratio(uint64_t num, uint64_t den)
 static struct ratio vm_ratio(const struct kvlist *vm, const char *ok, const char *fail)
 {
 	uint64_t a, f;
-	if (!kv_get(vm, ok, &a) || !kv_get(vm, fail, &f) || f > UINT64_MAX - a)
-		return (struct ratio){
-			0}; /* absent, or a sum that would wrap: unknown, never >100% */
+	if (!kv_get(vm, ok, &a) || !kv_get(vm, fail, &f))
+		return (struct ratio){.gap = RATIO_ABSENT};
+	if (f > UINT64_MAX - a) /* a sum that would wrap: unknown, never >100% */
+		return (struct ratio){.gap = RATIO_WRAPS};
 	return mk_ratio(a, a + f);
+}
+
+bool host_size_shmem_only(const struct thp_settings *s, int i)
+{
+	const struct thp_size *sz = &s->sizes[i];
+	return !sz->enabled.present && sz->shmem_enabled.present && !s->nunread && !s->nbad;
 }
 
 void host_derive(const struct host_snapshot *h, struct host_derived *d)
@@ -37,6 +45,7 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 			continue;
 		struct size_fault *sf = &d->sizes[d->nsizes++];
 		sf->size_kb = sz->size_kb;
+		sf->shmem_only = host_size_shmem_only(&h->thp, i);
 		sf->success = vm_ratio(&sz->stats, "anon_fault_alloc", "anon_fault_fallback");
 		sf->nr_anon.present = kv_get(&sz->stats, "nr_anon", &sf->nr_anon.v);
 		sf->nr_anon_partially_mapped.present = kv_get(

@@ -12,14 +12,24 @@
 struct host_recent;
 
 /* A ratio with the counts it came from; valid only when den > 0. */
+/* Why a ratio is not valid. */
+enum ratio_gap {
+	RATIO_ABSENT,	 /* a counter it needs is not there */
+	RATIO_NO_EVENTS, /* the counters are there and both 0: nothing to divide */
+	RATIO_WRAPS,	 /* their sum passes 2^64: unknown, never above 100% */
+};
+
 struct ratio {
 	bool valid;
 	uint64_t num, den;
-	double value; /* num/den */
+	double value;	    /* num/den */
+	enum ratio_gap gap; /* when not valid */
 };
 
 struct size_fault {
 	uint64_t size_kb;
+	bool shmem_only;      /* the size has shmem_enabled and no anon enabled (x86's 8kB): no anon
+			  * THP of it, its anon counters are absent (host_size_shmem_only) */
 	struct ratio success; /* anon_fault_alloc / (alloc + fallback) */
 	struct opt_u64 nr_anon, nr_anon_partially_mapped;
 };
@@ -38,6 +48,13 @@ struct host_derived {
 	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */
 	const struct host_recent *recent;
 };
+
+/*
+ * Whether size I of S is for shmem and file only (x86's hugepages-8kB since 6.x: anon mTHP
+ * has no order 1): shmem_enabled read, no anon enabled, and every THP file readable (an
+ * unreadable enabled would look the same).
+ */
+bool host_size_shmem_only(const struct thp_settings *s, int i);
 
 /* Derive ratios and summaries from H (pure). */
 void host_derive(const struct host_snapshot *h, struct host_derived *d);

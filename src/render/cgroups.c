@@ -11,32 +11,41 @@
 /* memory.stat names of the optional columns (v2 only) */
 static const char *const ms_name[] = {"file_thp", "shmem_thp", "thp_fault_alloc",
 				      "thp_collapse_alloc"};
+/* their fields: a column only when some row has the value */
+static const int opt_f[] = {MS_FILE_THP, MS_SHMEM_THP, MS_THP_FAULT_ALLOC, MS_THP_COLLAPSE_ALLOC};
+
+/* A '-' cell for the reason W, remembered in *SEEN (a bit per enum cg_why) for the legend. */
+static void cell_dash(struct table *t, unsigned *seen, enum cg_why w)
+{
+	*seen |= 1u << w;
+	table_cell(t, "-");
+}
 
 /* A size cell: "2.0 MiB", or "-" when unknown. */
-static void cell_bytes(struct table *t, const struct opt_u64 *o)
+static void cell_bytes(struct table *t, const struct opt_u64 *o, unsigned *seen)
 {
 	char s[32];
 	if (!o->present) {
-		table_cell(t, "-");
+		cell_dash(t, seen, CGW_UNKNOWN);
 		return;
 	}
 	fmt_bytes(s, sizeof(s), o->v);
 	table_cell(t, "%s", s);
 }
 
-static void cell_count(struct table *t, const struct opt_u64 *o)
+static void cell_count(struct table *t, const struct opt_u64 *o, unsigned *seen)
 {
 	if (o->present)
 		table_cell(t, "%" PRIu64, o->v);
 	else
-		table_cell(t, "-");
+		cell_dash(t, seen, CGW_UNKNOWN);
 }
 
-static void cell_max(struct table *t, const struct cg_node *n)
+static void cell_max(struct table *t, const struct cg_node *n, unsigned *seen)
 {
 	char s[32];
 	if (!n->limit_known)
-		table_cell(t, "-");
+		cell_dash(t, seen, CGW_UNKNOWN);
 	else if (!n->limited)
 		table_cell(t, "max");
 	else {
@@ -84,8 +93,8 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 		fprintf(f, " uses %s of memory.max %s (%.1f%%) and holds %s of anon THP\n", cur,
 			max, w->use * 100, thp);
 		fputs("         why: near its limit a THP fault's huge-page charge can fail (the "
-		      "fault falls back\n"
-		      "         to small pages) or push the cgroup into reclaim and the OOM killer\n",
+		      "fault falls back to small pages) or push the cgroup into reclaim and the OOM "
+		      "killer\n",
 		      f);
 	}
 	for (size_t i = 0; unknown && i < r->n; i++)
@@ -93,16 +102,91 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 			print_unknown(f, r->rows[i].node);
 }
 
+/* The cells of row W (COL: which optional columns are there); each '-' noted in *SEEN. */
+static void row_cells(struct table *tb, const struct cg_row *w, const bool col[4], unsigned *seen)
+{
+	const struct cg_node *n = w->node;
+	char path[CGS_PATH_LEN];
+	snprintf(path, sizeof(path), "%s", n->path);
+	table_cell(tb, "%s", strip_ctl(path));
+	cell_bytes(tb, &n->ms.f[MS_ANON_THP], seen);
+	if (w->has_share)
+		table_cell(tb, "%.1f%%", w->share * 100);
+	else
+		cell_dash(tb, seen, w->share_why);
+	for (int k = 0; k < 4; k++) {
+		if (!col[k])
+			continue;
+		if (k < 2)
+			cell_bytes(tb, &n->ms.f[opt_f[k]], seen);
+		else
+			cell_count(tb, &n->ms.f[opt_f[k]], seen);
+	}
+	if (n->current.present)
+		cell_bytes(tb, &n->current, seen);
+	else
+		cell_dash(tb, seen, w->current_why);
+	if (w->current_why == CGW_V1_ROOT_EST)
+		*seen |= 1u << CGW_V1_ROOT_EST;
+	cell_max(tb, n, seen);
+	if (w->has_use)
+		table_cell(tb, "%.1f%%", w->use * 100);
+	else
+		cell_dash(tb, seen, w->use_why);
+	if (w->procs_known) {
+		table_cell(tb, "%d", w->nprocs);
+		if (w->procs_unknown)
+			table_cell(tb, "%d+%d?", w->thp_off, w->procs_unknown);
+		else
+			table_cell(tb, "%d", w->thp_off);
+	} else {
+		cell_dash(tb, seen, CGW_UNKNOWN);
+		cell_dash(tb, seen, CGW_UNKNOWN);
+	}
+}
+
+/*
+ * Under the table: the v1 root's CURRENT, and what each kind of '-' in it means (SEEN: a bit
+ * per enum cg_why); nothing when the table has neither.
+ */
+static void print_notes(FILE *f, unsigned seen)
+{
+	if (seen & 1u << CGW_V1_ROOT_EST)
+		fputs("  CURRENT of / (v1 memory.usage_in_bytes) is the kernel's estimate for the "
+		      "whole host: page cache + anon, no kernel memory; a child's CURRENT counts its "
+		      "kernel memory too, so it can be larger than the root's\n",
+		      f);
+	static const struct {
+		enum cg_why w;
+		const char *what;
+	} legend[] = {
+		{CGW_NO_LIMIT, "in USE: no limit (MAX max)"},
+		{CGW_V2_ROOT, "in CURRENT of /: v2 has no memory.current at the root"},
+		{CGW_NO_ANON, "in THP/ANON: no anon memory"},
+		{CGW_UNKNOWN, "elsewhere: unknown (not readable, or absent)"},
+	};
+	const char *sep = "  '-' ";
+	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++) {
+		if (!(seen & 1u << legend[i].w))
+			continue;
+		fprintf(f, "%s%s", sep, legend[i].what);
+		sep = "; ";
+	}
+	if (sep[0] == ';')
+		fputc('\n', f);
+}
+
 void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 {
 	const struct cg_tree *t = r->tree;
 	if (!t->version) {
-		fputs("No memory cgroup hierarchy under sys/fs/cgroup (no v2 memory controller, no v1\n"
-		      "memory/): not mounted, or not recorded in a --sysroot tree.\n",
+		fputs("No memory cgroup hierarchy under /sys/fs/cgroup (no v2 memory controller, no\n"
+		      "v1 memory/): not mounted, or not recorded in a --sysroot tree.\n",
 		      f);
 		return;
 	}
-	fprintf(f, "Memory cgroups: cgroup v%d at %s, %zu cgroup%s", t->version, t->root, r->n,
+	/* t->root is relative to the sysroot: "sys/fs/cgroup/memory" */
+	fprintf(f, "Memory cgroups: cgroup v%d at /%s, %zu cgroup%s", t->version, t->root, r->n,
 		r->n == 1 ? "" : "s");
 	if (r->shown < r->n)
 		fprintf(f, ", top %zu by anon THP", r->shown);
@@ -111,9 +195,6 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	fprintf(f,
 		"\n  sizes from memory.stat%s include the cgroups below; PROCS and THP_OFF too\n",
 		t->version == 1 ? " (v1: total_rss_huge, total_rss)" : "");
-	/* the four v2-only fields: a column only when some row has the value */
-	static const int opt_f[] = {MS_FILE_THP, MS_SHMEM_THP, MS_THP_FAULT_ALLOC,
-				    MS_THP_COLLAPSE_ALLOC};
 	static const char *const opt_h[] = {"FILE_THP", "SHMEM_THP", "THP_FAULTS", "COLLAPSES"};
 	bool col[4] = {false};
 	const char *h[12] = {"CGROUP", "ANON_THP", "THP/ANON"};
@@ -140,43 +221,11 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	struct table *tb = table_new(nc, h, align);
 	if (!tb)
 		return;
-	for (size_t i = 0; i < r->shown; i++) {
-		const struct cg_row *w = &r->rows[i];
-		const struct cg_node *n = w->node;
-		char path[CGS_PATH_LEN];
-		snprintf(path, sizeof(path), "%s", n->path);
-		table_cell(tb, "%s", strip_ctl(path));
-		cell_bytes(tb, &n->ms.f[MS_ANON_THP]);
-		if (w->has_share)
-			table_cell(tb, "%.1f%%", w->share * 100);
-		else
-			table_cell(tb, "-");
-		for (int k = 0; k < 4; k++) {
-			if (!col[k])
-				continue;
-			if (k < 2)
-				cell_bytes(tb, &n->ms.f[opt_f[k]]);
-			else
-				cell_count(tb, &n->ms.f[opt_f[k]]);
-		}
-		cell_bytes(tb, &n->current);
-		cell_max(tb, n);
-		if (w->has_use)
-			table_cell(tb, "%.1f%%", w->use * 100);
-		else
-			table_cell(tb, "-");
-		if (w->procs_known) {
-			table_cell(tb, "%d", w->nprocs);
-			if (w->procs_unknown)
-				table_cell(tb, "%d+%d?", w->thp_off, w->procs_unknown);
-			else
-				table_cell(tb, "%d", w->thp_off);
-		} else {
-			table_cell(tb, "-");
-			table_cell(tb, "-");
-		}
-	}
+	unsigned seen = 0; /* why each '-' of the table is there: a bit per enum cg_why */
+	for (size_t i = 0; i < r->shown; i++)
+		row_cells(tb, &r->rows[i], col, &seen);
 	table_flush(tb, f, 2, color);
+	print_notes(f, seen);
 	if (r->fallback_charge.present)
 		fprintf(f,
 			"\nHost-wide, all cgroups since boot: thp_fault_fallback_charge %" PRIu64
@@ -232,7 +281,9 @@ json_t *cg_to_json(const struct cg_report *r)
 	if (!o)
 		return NULL;
 	json_put(o, "cgroup_version", t->version ? json_integer(t->version) : json_null());
-	json_put(o, "hierarchy", t->version ? json_str(t->root) : json_null());
+	char root[sizeof(t->root) + 1];
+	snprintf(root, sizeof(root), "/%s", t->root); /* the host path, with its leading slash */
+	json_put(o, "hierarchy", t->version ? json_str(root) : json_null());
 	json_put(o, "count", json_integer((json_int_t)r->n));
 	json_put(o, "shown", json_integer((json_int_t)r->shown));
 	json_put(o, "not_read", json_integer((json_int_t)t->skipped));

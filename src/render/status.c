@@ -33,12 +33,6 @@ static const char *const boot_counters[] = {
 	"compact_daemon_wake",
 };
 
-static const char *const usage_meminfo[] = {
-	"AnonHugePages",  "ShmemHugePages",  "ShmemPmdMapped", "FileHugePages",
-	"FilePmdMapped",  "HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
-	"HugePages_Surp", "Hugepagesize",    "Hugetlb",
-};
-
 static void section(FILE *f, const char *name, bool color)
 {
 	fprintf(f, "\n%s%s%s\n", col_bold(color), name, col_reset(color));
@@ -51,22 +45,23 @@ static struct table *section_table(FILE *f, const char *name, const char *align,
 	return table_new(2, NULL, align);
 }
 
-static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
+/* Each render_* below notes in *SEEN why it printed a '-' (enum status_dash), for the legend. */
+static void render_kernel(FILE *f, const struct host_snapshot *h, bool color, unsigned *seen)
 {
 	const struct features *ft = &h->feat;
 	char a[64], b[64];
 	struct table *t = section_table(f, "Kernel", "Ll", color);
 	table_cell(t, "release");
-	table_cell(t, "%s", ft->release[0] ? ft->release : "-");
+	table_cell(t, "%s", ft->release[0] ? ft->release : status_dash(seen, SD_ABSENT));
 	table_cell(t, "base page");
 	if (ft->page_size > 0)
 		fmt_bytes(a, sizeof(a), (uint64_t)ft->page_size);
-	table_cell(t, "%s%s", ft->page_size > 0 ? a : "-",
+	table_cell(t, "%s%s", ft->page_size > 0 ? a : status_dash(seen, SD_UNKNOWN),
 		   ft->page_size_inferred ? " (from recorded smaps)" : "");
 	table_cell(t, "PMD size (hpage_pmd_size)");
 	if (ft->pmd_size)
 		fmt_bytes(b, sizeof(b), ft->pmd_size);
-	table_cell(t, "%s", ft->pmd_size ? b : "-");
+	table_cell(t, "%s", ft->pmd_size ? b : status_dash(seen, SD_ABSENT));
 	/* a capture that could not record the THP tree: its absence says nothing */
 	bool unrec = ft->thp_recorded == REC_MISSING;
 	table_cell(t, "THP built in");
@@ -115,25 +110,50 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color)
 		   : features_absence_known(ft, 6, 12) ? "no"
 						       : "not recorded");
 	table_cell(t, "MADV_COLLAPSE");
-	table_cell(t, "%s%s", status_tri_str(ft->madv_collapse),
+	/* a '-' of a probe says why on its own line */
+	table_cell(t, "%s%s", status_tri_str(ft->madv_collapse, NULL),
 		   ft->madv_collapse == TRI_UNKNOWN ? " (not probed: recorded tree)" : " (probed)");
 	table_cell(t, "PR_THP_DISABLE_EXCEPT_ADVISED");
-	table_cell(t, "%s%s", status_tri_str(ft->except_advised),
+	table_cell(t, "%s%s", status_tri_str(ft->except_advised, NULL),
 		   ft->except_advised == TRI_UNKNOWN ? " (not probed: recorded tree)"
 						     : " (probed in a child)");
 	table_cell(t, "THP_enabled in status");
-	table_cell(t, "%s", status_tri_str(ft->status_thp_enabled));
+	table_cell(t, "%s", status_tri_str(ft->status_thp_enabled, seen));
 	table_cell(t, "THPeligible in smaps");
-	table_cell(t, "%s", status_tri_str(ft->smaps_thpeligible));
+	table_cell(t, "%s", status_tri_str(ft->smaps_thpeligible, seen));
 	table_cell(t, "COW splits after fork");
-	table_cell(t, "%s%s", status_tri_str(ft->cow_split),
+	table_cell(t, "%s%s", status_tri_str(ft->cow_split, seen),
 		   ft->cow_split == TRI_YES  ? " (inferred: kernel >= 5.8)"
 		   : ft->cow_split == TRI_NO ? " (inferred: kernel < 5.8)"
 					     : "");
 	table_flush(t, f, 2, color);
 }
 
-static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
+/* The sizes table of the policy: anon and shmem policy per hugepages-<size>kB/. */
+static void render_sizes(FILE *f, const struct thp_settings *s, bool color, unsigned *seen)
+{
+	static const char *const hdr[] = {"size",      "order",		"enabled",
+					  "effective", "shmem_enabled", "effective"};
+	struct table *t = table_new(6, hdr, "rrllll");
+	for (int i = 0; i < s->nsizes; i++) {
+		const struct thp_size *sz = &s->sizes[i];
+		unsigned anon = host_size_shmem_only(s, i) ? SD_SHMEM_ONLY : SD_ABSENT;
+		table_cell(t, "%llukB", (unsigned long long)sz->size_kb);
+		if (sz->order >= 0)
+			table_cell(t, "%d", sz->order);
+		else
+			table_cell(t, "%s", status_dash(seen, SD_UNKNOWN));
+		table_cell(t, "%s",
+			   sz->enabled.present ? sz->enabled.selected : status_dash(seen, anon));
+		table_cell(t, "%s", sz->eff_enabled ? sz->eff_enabled : status_dash(seen, anon));
+		table_cell(t, "%s", status_choice_str(&sz->shmem_enabled, seen));
+		table_cell(t, "%s", sz->eff_shmem ? sz->eff_shmem : status_dash(seen, SD_ABSENT));
+	}
+	fprintf(f, "\n");
+	table_flush(t, f, 2, color);
+}
+
+static void render_policy(FILE *f, const struct host_snapshot *h, bool color, unsigned *seen)
 {
 	const struct thp_settings *s = &h->thp;
 	char v[64];
@@ -145,16 +165,16 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	}
 	struct table *t = table_new(2, NULL, "Ll");
 	table_cell(t, "enabled");
-	table_cell(t, "%s", status_choice_str(&s->enabled));
+	table_cell(t, "%s", status_choice_str(&s->enabled, seen));
 	table_cell(t, "defrag");
-	table_cell(t, "%s", status_choice_str(&s->defrag));
+	table_cell(t, "%s", status_choice_str(&s->defrag, seen));
 	table_cell(t, "use_zero_page");
-	status_opt_str(v, sizeof(v), &s->use_zero_page);
+	status_opt_str(v, sizeof(v), &s->use_zero_page, seen, SD_ABSENT);
 	table_cell(t, "%s", v);
 	table_cell(t, "shmem_enabled");
-	table_cell(t, "%s", status_choice_str(&s->shmem_enabled));
+	table_cell(t, "%s", status_choice_str(&s->shmem_enabled, seen));
 	table_cell(t, "shrink_underused");
-	status_opt_str(v, sizeof(v), &s->shrink_underused);
+	status_opt_str(v, sizeof(v), &s->shrink_underused, seen, SD_ABSENT);
 	table_cell(t, "%s", v);
 	for (int i = 0; i < s->nextra; i++) {
 		table_cell(t, "%s", s->extra[i].name);
@@ -162,11 +182,15 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	}
 	for (int k = 0; k < KHP_NKNOBS; k++) {
 		table_cell(t, "khugepaged/%s", khp_name(k));
-		status_opt_str(v, sizeof(v), &s->khp[k]);
+		status_opt_str(v, sizeof(v), &s->khp[k], seen, SD_ABSENT);
 		table_cell(t, "%s%s", v, khp_is_counter(k) ? " (counter)" : "");
 	}
 	table_cell(t, "cmdline transparent_hugepage=");
-	table_cell(t, "%s", h->feat.cmdline_thp[0] ? h->feat.cmdline_thp : "-");
+	/* read and without the parameter: not set; proc/cmdline not read: unknown */
+	table_cell(t, "%s",
+		   h->feat.cmdline_thp[0] ? h->feat.cmdline_thp
+		   : h->feat.has_cmdline  ? "not set"
+					  : status_dash(seen, SD_ABSENT));
 	table_cell(t, "writable");
 	status_write_note(h, v, sizeof(v));
 	table_cell(t, "%s", v);
@@ -177,38 +201,21 @@ static void render_policy(FILE *f, const struct host_snapshot *h, bool color)
 	fputs("  tuned: ", f);
 	fputs_safe(tuned, f); /* profile names come from the tree */
 	fputc('\n', f);
-	if (!s->nsizes)
-		return;
-	static const char *const hdr[] = {"size",      "order",		"enabled",
-					  "effective", "shmem_enabled", "effective"};
-	t = table_new(6, hdr, "rrllll");
-	for (int i = 0; i < s->nsizes; i++) {
-		const struct thp_size *sz = &s->sizes[i];
-		table_cell(t, "%llukB", (unsigned long long)sz->size_kb);
-		if (sz->order >= 0)
-			table_cell(t, "%d", sz->order);
-		else
-			table_cell(t, "-");
-		table_cell(t, "%s", status_choice_str(&sz->enabled));
-		table_cell(t, "%s", sz->eff_enabled ? sz->eff_enabled : "-");
-		table_cell(t, "%s", status_choice_str(&sz->shmem_enabled));
-		table_cell(t, "%s", sz->eff_shmem ? sz->eff_shmem : "-");
-	}
-	fprintf(f, "\n");
-	table_flush(t, f, 2, color);
+	if (s->nsizes)
+		render_sizes(f, s, color, seen);
 }
 
 static void render_usage(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
-			 bool color)
+			 bool color, unsigned *seen)
 {
 	char v[64];
 	struct table *t = section_table(f, "Usage now", "Lr", color);
-	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
+	for (size_t i = 0; i < STATUS_N_USAGE_MEMINFO; i++) {
 		uint64_t x;
-		table_cell(t, "%s", usage_meminfo[i]);
-		if (!host_meminfo(h, usage_meminfo[i], &x))
-			table_cell(t, "-");
-		else if (strncmp(usage_meminfo[i], "HugePages_", 10) == 0)
+		table_cell(t, "%s", status_usage_meminfo[i]);
+		if (!host_meminfo(h, status_usage_meminfo[i], &x))
+			table_cell(t, "%s", status_dash(seen, SD_ABSENT));
+		else if (strncmp(status_usage_meminfo[i], "HugePages_", 10) == 0)
 			table_cell(t, "%llu", (unsigned long long)x);
 		else {
 			fmt_kb(v, sizeof(v), x);
@@ -222,13 +229,14 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 		t = table_new(4, hdr, "rrrr");
 		for (int i = 0; i < d->nsizes; i++) {
 			const struct size_fault *sf = &d->sizes[i];
+			unsigned why = sf->shmem_only ? SD_SHMEM_ONLY : SD_ABSENT;
 			table_cell(t, "%llukB", (unsigned long long)sf->size_kb);
-			status_opt_str(v, sizeof(v), &sf->nr_anon);
+			status_opt_str(v, sizeof(v), &sf->nr_anon, seen, why);
 			table_cell(t, "%s", v);
 			if (sf->nr_anon.present) /* folios x size: exact, wide */
 				fmt_kb_wide(v, sizeof(v), (u128)sf->nr_anon.v * sf->size_kb);
-			table_cell(t, "%s", sf->nr_anon.present ? v : "-");
-			status_opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped);
+			table_cell(t, "%s", sf->nr_anon.present ? v : status_dash(seen, why));
+			status_opt_str(v, sizeof(v), &sf->nr_anon_partially_mapped, seen, why);
 			table_cell(t, "%s", v);
 		}
 		fprintf(f, "\n");
@@ -251,7 +259,9 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 			table_cell(t, "%d", p->node);
 		const struct opt_u64 *cols[] = {&p->nr, &p->free, &p->resv, &p->surplus};
 		for (int c = 0; c < 4; c++) {
-			status_opt_str(v, sizeof(v), cols[c]);
+			/* nodeN/hugepages/ has no resv_hugepages */
+			status_opt_str(v, sizeof(v), cols[c], seen,
+				       c == 2 && p->node >= 0 ? SD_NODE_RESV : SD_ABSENT);
 			table_cell(t, "%s", v);
 		}
 	}
@@ -259,7 +269,7 @@ static void render_usage(FILE *f, const struct host_snapshot *h, const struct ho
 }
 
 /* The cells of BLOCKS free blocks of ORDER: blocks, memory (exact). */
-static void buddy_cells(struct table *t, u128 blocks, int order, long page_size)
+static void buddy_cells(struct table *t, u128 blocks, int order, long page_size, unsigned *seen)
 {
 	char v[64];
 	fmt_u128(v, sizeof(v), blocks);
@@ -267,12 +277,13 @@ static void buddy_cells(struct table *t, u128 blocks, int order, long page_size)
 	if (page_size > 0) /* < 2^85 pages a host, x 2^16 bytes: exact */
 		fmt_kb_wide(v, sizeof(v), (blocks << order) * (u128)page_size / 1024);
 	else
-		snprintf(v, sizeof(v), "-");
+		snprintf(v, sizeof(v), "%s", status_dash(seen, SD_UNKNOWN));
 	table_cell(t, "%s", v);
 }
 
 /* With more than one node: a row per node summing its zones but DMA (what THP can use). */
-static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int pmd_order)
+static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int pmd_order,
+			    unsigned *seen)
 {
 	const struct buddyinfo *b = &h->buddy;
 	bool multi = false;
@@ -287,32 +298,34 @@ static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int 
 		u128 blocks = host_free_blocks(b, b->zones[i].node, pmd_order, NULL);
 		table_cell(t, "%d", b->zones[i].node);
 		table_cell(t, "all but DMA");
-		buddy_cells(t, blocks, pmd_order, h->feat.page_size);
+		buddy_cells(t, blocks, pmd_order, h->feat.page_size, seen);
 	}
 }
 
 static void render_boot(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
-			bool color)
+			bool color, unsigned *seen)
 {
 	char v[96];
 	struct table *t = section_table(f, "Since boot", "Ll", color);
 	table_cell(t, "PMD fault success");
-	status_ratio_str(v, sizeof(v), &d->fault_success);
+	status_ratio_str(v, sizeof(v), &d->fault_success, seen, SD_ABSENT);
 	table_cell(t, "%s", v);
 	for (int i = 0; i < d->nsizes; i++) {
-		table_cell(t, "%llukB fault success", (unsigned long long)d->sizes[i].size_kb);
-		status_ratio_str(v, sizeof(v), &d->sizes[i].success);
+		const struct size_fault *sf = &d->sizes[i];
+		table_cell(t, "%llukB fault success", (unsigned long long)sf->size_kb);
+		status_ratio_str(v, sizeof(v), &sf->success, seen,
+				 sf->shmem_only ? SD_SHMEM_ONLY : SD_ABSENT);
 		table_cell(t, "%s", v);
 	}
 	table_cell(t, "collapse success");
-	status_ratio_str(v, sizeof(v), &d->collapse_success);
+	status_ratio_str(v, sizeof(v), &d->collapse_success, seen, SD_ABSENT);
 	table_cell(t, "%s", v);
 	table_cell(t, "khugepaged CPU");
 	if (d->khugepaged_cpu.valid)
 		table_cell(t, "%.2f%% of a CPU (%.1f s over %.0f s uptime)",
 			   d->khugepaged_cpu.value * 100, h->khugepaged_cpu_s, h->uptime_s);
 	else
-		table_cell(t, "-");
+		table_cell(t, "%s", status_dash(seen, SD_UNKNOWN));
 	if (!d->recent) { /* with --sample, its own section follows */
 		table_cell(t, "khugepaged CPU, recent");
 		table_cell(t, "%s", status_recent_hint(d));
@@ -323,7 +336,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		if (host_vmstat(h, boot_counters[i], &x))
 			table_cell(t, "%llu", (unsigned long long)x);
 		else
-			table_cell(t, "-");
+			table_cell(t, "%s", status_dash(seen, SD_ABSENT));
 	}
 	table_flush(t, f, 2, color);
 	if (!h->has_buddy || d->pmd_order < 0)
@@ -335,14 +348,10 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 		const struct buddy_zone *z = &h->buddy.zones[i];
 		table_cell(t, "%d", z->node);
 		table_cell(t, "%s", z->zone);
-		if (d->pmd_order < 0) {
-			table_cell(t, "-");
-			table_cell(t, "-");
-			continue;
-		}
-		buddy_cells(t, zone_free_blocks(z, d->pmd_order), d->pmd_order, h->feat.page_size);
+		buddy_cells(t, zone_free_blocks(z, d->pmd_order), d->pmd_order, h->feat.page_size,
+			    seen);
 	}
-	buddy_node_rows(t, h, d->pmd_order);
+	buddy_node_rows(t, h, d->pmd_order, seen);
 	table_flush(t, f, 4, color);
 }
 
@@ -361,214 +370,14 @@ void status_render_header(FILE *f, const struct host_snapshot *h, bool color)
 void status_render_text(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			const struct findings *fs, bool color)
 {
+	unsigned seen = 0; /* the kinds of '-' printed, for the legend after the data */
 	status_render_header(f, h, color);
 	status_render_verdict(f, fs, h->nmissing > 0, color);
-	render_kernel(f, h, color);
-	render_policy(f, h, color);
-	render_usage(f, h, d, color);
-	render_boot(f, h, d, color);
-	status_recent_render_text(f, d, color);
+	render_kernel(f, h, color, &seen);
+	render_policy(f, h, color, &seen);
+	render_usage(f, h, d, color, &seen);
+	render_boot(f, h, d, color, &seen);
+	status_recent_render_text(f, d, color, &seen);
+	status_dash_legend(f, h, seen);
 	status_render_findings(f, fs, color);
-}
-
-/* ---- JSON ---- */
-
-static json_t *choice_json(const struct choice *c)
-{
-	if (!c->present)
-		return json_null();
-	json_t *o = json_object(), *opts = json_array();
-	json_put(o, "value", json_str(c->selected));
-	for (int i = 0; i < c->noptions; i++)
-		json_array_append_new(opts, json_str(c->options[i]));
-	json_put(o, "options", opts);
-	return o;
-}
-
-static json_t *kernel_json(const struct host_snapshot *h)
-{
-	const struct features *ft = &h->feat;
-	json_t *k = json_object(), *c = json_object();
-	json_put(k, "release", ft->release[0] ? json_str(ft->release) : NULL);
-	json_put(k, "page_size_bytes", ft->page_size > 0 ? json_integer(ft->page_size) : NULL);
-	json_put(k, "pmd_size_bytes", ft->pmd_size ? json_u64(ft->pmd_size) : NULL);
-	/* a capture that could not record the THP tree: what it lacks is unknown (null) */
-	bool unrec = ft->thp_recorded == REC_MISSING;
-	json_put(c, "thp", ft->thp || !unrec ? json_boolean(ft->thp) : NULL);
-	json_t *sizes = json_array();
-	for (int i = 0; i < h->thp.nsizes; i++)
-		if (h->thp.sizes[i].enabled.present)
-			json_array_append_new(sizes, json_u64(h->thp.sizes[i].size_kb));
-	if (!json_array_size(sizes) && unrec) {
-		json_decref(sizes);
-		sizes = NULL;
-	}
-	json_put(c, "mthp_sizes_kb", sizes);
-	json_put(c, "per_size_stats",
-		 ft->per_size_stats || features_absence_known(ft, 6, 10)
-			 ? json_boolean(ft->per_size_stats)
-			 : NULL);
-	json_put(c, "shrink_underused",
-		 ft->shrink_underused || features_absence_known(ft, 6, 12)
-			 ? json_boolean(ft->shrink_underused)
-			 : NULL);
-	json_put(c, "madv_collapse", status_tri_json(ft->madv_collapse));
-	json_put(c, "pr_thp_disable_except_advised", status_tri_json(ft->except_advised));
-	json_put(c, "status_thp_enabled", status_tri_json(ft->status_thp_enabled));
-	json_put(c, "smaps_thpeligible", status_tri_json(ft->smaps_thpeligible));
-	json_put(c, "cow_split_after_fork", status_tri_json(ft->cow_split));
-	json_put(c, "cow_split_after_fork_inferred",
-		 ft->cow_split == TRI_UNKNOWN ? json_null() : json_true());
-	json_put(k, "capabilities", c);
-	return k;
-}
-
-static json_t *policy_json(const struct host_snapshot *h)
-{
-	const struct thp_settings *s = &h->thp;
-	json_t *p = json_object();
-	json_put(p, "present", json_boolean(s->present));
-	json_put(p, "enabled", choice_json(&s->enabled));
-	json_put(p, "defrag", choice_json(&s->defrag));
-	json_put(p, "use_zero_page", json_opt_u64(&s->use_zero_page));
-	json_put(p, "shmem_enabled", choice_json(&s->shmem_enabled));
-	json_put(p, "shrink_underused", json_opt_u64(&s->shrink_underused));
-	json_put(p, "hpage_pmd_size_bytes", json_opt_u64(&s->hpage_pmd_size));
-	json_t *k = json_object();
-	for (int i = 0; i < KHP_NKNOBS; i++)
-		json_put(k, khp_name(i), json_opt_u64(&s->khp[i]));
-	json_put(p, "khugepaged", k);
-	json_t *x = json_object();
-	for (int i = 0; i < s->nextra; i++)
-		json_put(x, s->extra[i].name, json_str(s->extra[i].value));
-	json_put(p, "other", x);
-	json_t *sizes = json_array();
-	for (int i = 0; i < s->nsizes; i++) {
-		const struct thp_size *sz = &s->sizes[i];
-		json_t *o = json_object();
-		json_put(o, "size_kb", json_u64(sz->size_kb));
-		json_put(o, "order", sz->order >= 0 ? json_integer(sz->order) : NULL);
-		json_put(o, "enabled", choice_json(&sz->enabled));
-		json_put(o, "enabled_effective",
-			 sz->eff_enabled ? json_str(sz->eff_enabled) : NULL);
-		json_put(o, "shmem_enabled", choice_json(&sz->shmem_enabled));
-		json_put(o, "shmem_enabled_effective",
-			 sz->eff_shmem ? json_str(sz->eff_shmem) : NULL);
-		json_t *st = NULL;
-		if (sz->has_stats) {
-			st = json_object();
-			for (size_t j = 0; j < sz->stats.n; j++)
-				json_put(st, sz->stats.items[j].name,
-					 json_u64(sz->stats.items[j].value));
-		}
-		json_put(o, "stats", st);
-		json_array_append_new(sizes, o);
-	}
-	json_put(p, "sizes", sizes);
-	json_put(p, "cmdline_transparent_hugepage",
-		 h->feat.cmdline_thp[0] ? json_str(h->feat.cmdline_thp) : NULL);
-	json_put(p, "tuned", status_tuned_json(h));
-	bool unrec = s->write_err == -ENODATA; /* a tree without the evidence */
-	json_put(p, "writable", unrec ? NULL : json_boolean(s->present && s->write_err == 0));
-	json_put(p, "write_error",
-		 unrec			      ? json_str("not recorded")
-		 : s->present && s->write_err ? json_str(strerror(-s->write_err))
-					      : NULL);
-	return p;
-}
-
-static json_t *usage_json(const struct host_snapshot *h, const struct host_derived *d)
-{
-	json_t *u = json_object(), *m = json_object();
-	for (size_t i = 0; i < sizeof(usage_meminfo) / sizeof(usage_meminfo[0]); i++) {
-		uint64_t x;
-		json_put(m, usage_meminfo[i],
-			 host_meminfo(h, usage_meminfo[i], &x) ? json_u64(x) : NULL);
-	}
-	json_put(u, "meminfo_kb", m);
-	json_t *sizes = json_array();
-	for (int i = 0; i < d->nsizes; i++) {
-		json_t *o = json_object();
-		json_put(o, "size_kb", json_u64(d->sizes[i].size_kb));
-		json_put(o, "nr_anon", json_opt_u64(&d->sizes[i].nr_anon));
-		json_put(o, "nr_anon_partially_mapped",
-			 json_opt_u64(&d->sizes[i].nr_anon_partially_mapped));
-		json_array_append_new(sizes, o);
-	}
-	json_put(u, "sizes", sizes);
-	json_t *pools = json_array();
-	for (int i = 0; i < h->hugetlb.npools; i++) {
-		const struct hugetlb_pool *p = &h->hugetlb.pools[i];
-		json_t *o = json_object();
-		json_put(o, "size_kb", json_u64(p->size_kb));
-		json_put(o, "node", p->node >= 0 ? json_integer(p->node) : NULL);
-		json_put(o, "nr", json_opt_u64(&p->nr));
-		json_put(o, "free", json_opt_u64(&p->free));
-		json_put(o, "resv", json_opt_u64(&p->resv));
-		json_put(o, "surplus", json_opt_u64(&p->surplus));
-		json_put(o, "overcommit", json_opt_u64(&p->overcommit));
-		json_array_append_new(pools, o);
-	}
-	json_put(u, "hugetlb", pools);
-	return u;
-}
-
-static json_t *boot_json(const struct host_snapshot *h, const struct host_derived *d)
-{
-	json_t *b = json_object(), *vm = json_object();
-	json_put(b, "fault_success", status_ratio_json(&d->fault_success));
-	json_t *sizes = json_array();
-	for (int i = 0; i < d->nsizes; i++) {
-		json_t *o = json_object();
-		json_put(o, "size_kb", json_u64(d->sizes[i].size_kb));
-		json_put(o, "fault_success", status_ratio_json(&d->sizes[i].success));
-		json_array_append_new(sizes, o);
-	}
-	json_put(b, "sizes", sizes);
-	json_put(b, "collapse_success", status_ratio_json(&d->collapse_success));
-	/* every thp_* and compact_* counter the kernel printed, known or not */
-	for (size_t i = 0; i < h->vmstat.n; i++) {
-		const struct kv *kv = &h->vmstat.items[i];
-		if (strncmp(kv->name, "thp_", 4) == 0 || strncmp(kv->name, "compact_", 8) == 0 ||
-		    strcmp(kv->name, "nr_anon_transparent_hugepages") == 0)
-			json_put(vm, kv->name, json_u64(kv->value));
-	}
-	json_put(b, "vmstat", vm);
-	json_put(b, "khugepaged_cpu_ratio",
-		 d->khugepaged_cpu.valid ? json_real(d->khugepaged_cpu.value) : NULL);
-	json_put(b, "khugepaged_cpu_s",
-		 d->khugepaged_cpu.valid ? json_real(h->khugepaged_cpu_s) : NULL);
-	json_put(b, "pmd_order", d->pmd_order >= 0 ? json_integer(d->pmd_order) : NULL);
-	json_t *zones = json_array();
-	for (int i = 0; h->has_buddy && i < h->buddy.nzones; i++) {
-		const struct buddy_zone *z = &h->buddy.zones[i];
-		json_t *o = json_object(), *fr = json_array();
-		json_put(o, "node", json_integer(z->node));
-		json_put(o, "zone", json_str(z->zone));
-		for (int j = 0; j < z->norders; j++)
-			json_array_append_new(fr, json_u64(z->free[j]));
-		json_put(o, "free_blocks_by_order", fr);
-		json_put(o, "free_pmd_blocks",
-			 d->pmd_order >= 0 ? json_u128(zone_free_blocks(z, d->pmd_order)) : NULL);
-		json_array_append_new(zones, o);
-	}
-	json_put(b, "buddyinfo", h->has_buddy ? zones : (json_decref(zones), NULL));
-	return b;
-}
-
-json_t *status_to_json(const struct host_snapshot *h, const struct host_derived *d,
-		       const struct findings *fs)
-{
-	json_t *root = json_object();
-	if (!root)
-		return NULL;
-	status_partial_json(root, h);
-	json_put(root, "kernel", kernel_json(h));
-	json_put(root, "policy", policy_json(h));
-	json_put(root, "usage", usage_json(h, d));
-	json_put(root, "since_boot", boot_json(h, d));
-	json_put(root, "recent", status_recent_json(d)); /* status --sample S, else null */
-	json_put(root, "verdict", status_verdict_json(fs));
-	json_put(root, "findings", status_findings_json(fs));
-	return root;
 }

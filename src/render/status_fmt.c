@@ -8,9 +8,49 @@
 #include "status_int.h"
 #include "../util/units.h"
 
-const char *status_tri_str(enum tri t)
+const char *const status_usage_meminfo[STATUS_N_USAGE_MEMINFO] = {
+	"AnonHugePages",  "ShmemHugePages",  "ShmemPmdMapped", "FileHugePages",
+	"FilePmdMapped",  "HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
+	"HugePages_Surp", "Hugepagesize",    "Hugetlb",
+};
+
+const char *status_dash(unsigned *seen, unsigned why)
 {
-	return t == TRI_YES ? "yes" : t == TRI_NO ? "no" : "-";
+	if (seen)
+		*seen |= why;
+	return "-";
+}
+
+void status_dash_legend(FILE *f, const struct host_snapshot *h, unsigned seen)
+{
+	/* where nothing was unreadable, a '-' of a file is one the kernel (or the tree) lacks */
+	const char *absent =
+		h->nmissing ? "no such file or counter, or not readable (partial, above)"
+		: h->feat.thp_recorded == REC_LIVE ? "no such file or counter in this kernel"
+						   : "no such file or counter in the recorded tree";
+	const struct {
+		unsigned bit;
+		const char *what;
+	} kinds[] = {
+		{SD_ABSENT, absent},
+		{SD_SHMEM_ONLY, "no anon THP of that size (shmem/file only)"},
+		{SD_NODE_RESV, "hugetlb resv is counted for all nodes only"},
+		{SD_UNKNOWN, "unknown (not derivable from what was read)"},
+	};
+	const char *sep = "\n  '-': ";
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!(seen & kinds[i].bit))
+			continue;
+		fprintf(f, "%s%s", sep, kinds[i].what);
+		sep = "; ";
+	}
+	if (seen)
+		fputc('\n', f);
+}
+
+const char *status_tri_str(enum tri t, unsigned *seen)
+{
+	return t == TRI_YES ? "yes" : t == TRI_NO ? "no" : status_dash(seen, SD_UNKNOWN);
 }
 
 json_t *status_tri_json(enum tri t)
@@ -18,17 +58,17 @@ json_t *status_tri_json(enum tri t)
 	return t == TRI_UNKNOWN ? json_null() : json_boolean(t == TRI_YES);
 }
 
-const char *status_choice_str(const struct choice *c)
+const char *status_choice_str(const struct choice *c, unsigned *seen)
 {
-	return c->present ? c->selected : "-";
+	return c->present ? c->selected : status_dash(seen, SD_ABSENT);
 }
 
-void status_opt_str(char *out, size_t n, const struct opt_u64 *o)
+void status_opt_str(char *out, size_t n, const struct opt_u64 *o, unsigned *seen, unsigned why)
 {
 	if (o->present)
 		snprintf(out, n, "%llu", (unsigned long long)o->v);
 	else
-		snprintf(out, n, "-");
+		snprintf(out, n, "%s", status_dash(seen, why));
 }
 
 json_t *status_ratio_json(const struct ratio *r)
@@ -56,15 +96,18 @@ const char *status_tuned_state(const struct tuned_state *t, const char *unknown)
 	return t->enabled == TRI_YES ? "enabled at boot" : unknown;
 }
 
-void status_ratio_str(char *out, size_t n, const struct ratio *r)
+void status_ratio_str(char *out, size_t n, const struct ratio *r, unsigned *seen, unsigned absent)
 {
 	char pct[24];
 	fmt_pct(pct, sizeof(pct), r->num, r->den, 1);
 	if (r->valid)
 		snprintf(out, n, "%s (%llu of %llu)", pct, (unsigned long long)r->num,
 			 (unsigned long long)r->den);
+	else if (r->gap == RATIO_NO_EVENTS)
+		snprintf(out, n, "no attempts yet");
 	else
-		snprintf(out, n, "-");
+		snprintf(out, n, "%s",
+			 status_dash(seen, r->gap == RATIO_WRAPS ? SD_UNKNOWN : absent));
 }
 
 void status_write_note(const struct host_snapshot *h, char *out, size_t n)

@@ -3,6 +3,7 @@
 
 #include "../model/rates.h"
 #include "json.h"
+#include "status_int.h"
 #include "table.h"
 
 const char *status_recent_hint(const struct host_derived *d)
@@ -10,10 +11,10 @@ const char *status_recent_hint(const struct host_derived *d)
 	return d->recent ? "" : "not sampled: thpctl status --sample 5 (rates: thpctl watch)";
 }
 
-static void rate_cell(struct table *t, const struct rate *r, double interval_s)
+static void rate_cell(struct table *t, const struct rate *r, double interval_s, unsigned *seen)
 {
-	if (r->state == RATE_ABSENT)
-		table_cell(t, "-");
+	if (r->state == RATE_ABSENT) /* not in vmstat */
+		table_cell(t, "%s", status_dash(seen, SD_ABSENT));
 	else if (r->state == RATE_NEW)
 		table_cell(t, "- (appeared during the sample)");
 	else
@@ -21,7 +22,7 @@ static void rate_cell(struct table *t, const struct rate *r, double interval_s)
 			   interval_s, r->state == RATE_RESET ? " (counter reset)" : "");
 }
 
-void status_recent_render_text(FILE *f, const struct host_derived *d, bool color)
+void status_recent_render_text(FILE *f, const struct host_derived *d, bool color, unsigned *seen)
 {
 	const struct host_recent *rc = d->recent;
 	if (!rc)
@@ -37,7 +38,7 @@ void status_recent_render_text(FILE *f, const struct host_derived *d, bool color
 		table_cell(t, "- (no [khugepaged] thread in both reads: THP off, or it restarted)");
 	for (int c = 0; c < WC_N; c++) {
 		table_cell(t, "%s", watch_col_key((enum watch_col)c));
-		rate_cell(t, &rc->r[c], rc->interval_s);
+		rate_cell(t, &rc->r[c], rc->interval_s, seen);
 	}
 	table_flush(t, f, 2, color);
 }

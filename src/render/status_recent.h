@@ -13,8 +13,8 @@
 
 #include "../model/host.h"
 
-/* The section, when D was sampled (D->recent); nothing otherwise. */
-void status_recent_render_text(FILE *f, const struct host_derived *d, bool color);
+/* The section, when D was sampled (D->recent); nothing otherwise. Its '-' noted in *SEEN. */
+void status_recent_render_text(FILE *f, const struct host_derived *d, bool color, unsigned *seen);
 
 /* The "recent" object, or JSON null when D was not sampled. */
 json_t *status_recent_json(const struct host_derived *d);

@@ -171,30 +171,30 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 	struct table *t = table_new(2, NULL, "Ll");
 	const char *names[] = {"enabled", "defrag", "shmem_enabled"};
 	const struct choice *ch[] = {&s->enabled, &s->defrag, &s->shmem_enabled};
+	unsigned seen = 0; /* the kinds of '-' printed, for the legend */
 	for (int i = 0; i < 3; i++) {
 		const char *v = s->present ? choice_or_null(ch[i]) : NULL;
 		table_cell(t, "%s", names[i]);
-		table_cell(t, "%s", v ? v : "-");
+		table_cell(t, "%s", v ? v : status_dash(&seen, SD_ABSENT));
 	}
-	table_cell(t, "khugepaged/max_ptes_none");
-	if (s->khp[KHP_MAX_PTES_NONE].present)
-		table_cell(t, "%llu", (unsigned long long)s->khp[KHP_MAX_PTES_NONE].v);
-	else
-		table_cell(t, "-");
 	uint64_t kb;
 	char v[64];
+	table_cell(t, "khugepaged/max_ptes_none");
+	status_opt_str(v, sizeof(v), &s->khp[KHP_MAX_PTES_NONE], &seen, SD_ABSENT);
+	table_cell(t, "%s", v);
 	table_cell(t, "AnonHugePages (host-wide)");
 	if (host_meminfo(h, "AnonHugePages", &kb)) {
 		fmt_kb(v, sizeof(v), kb);
 		table_cell(t, "%s", v);
 	} else {
-		table_cell(t, "-");
+		table_cell(t, "%s", status_dash(&seen, SD_ABSENT));
 	}
 	table_cell(t, "PMD fault success since boot");
-	status_ratio_str(v, sizeof(v), &d->fault_success);
+	status_ratio_str(v, sizeof(v), &d->fault_success, &seen, SD_ABSENT);
 	table_cell(t, "%s", v);
 	table_print(t, f, 2, color);
 	table_free(t);
+	status_dash_legend(f, h, seen);
 	fprintf(f, "\nfull report: thpctl status\n");
 }
 

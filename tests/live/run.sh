@@ -382,6 +382,18 @@ t maps "$FREE"
 expect_rc "maps FREE_PID (below pid_max, unused) exits 1" 1
 t maps 2
 if [ "$RC" -eq 1 ] && [ -s "$TMP/err" ]; then ok "maps 2 (kernel thread): exit 1 with a message"; else nok "maps 2 (kernel thread): exit 1 with a message" "exit $RC; $(errtail)"; fi
+# --json and a PID with nothing to show: nothing on stdout, the reason on stderr (docs/json.md);
+# kthreadd is pid 2 in the initial PID namespace (as this suite's host)
+for args in "maps $FREE --json" "why $FREE --json" "ps --pid $FREE --json" "ps --pid 2 --json" "why 2 --json"; do
+	# shellcheck disable=SC2086
+	t $args
+	case $args in *" 2 "*) want="is a kernel thread: it has no memory map to show" ;; *) want="no such process $FREE" ;; esac
+	if [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && grep -q "$want" "$TMP/err"; then
+		ok "$args: exit 1, stdout empty, '$want'"
+	else
+		nok "$args: exit 1, stdout empty, '$want'" "exit $RC, $(wc -c <"$TMP/out") bytes out; $(errtail)"
+	fi
+done
 t --sysroot /nonexistent status
 expect_rc "--sysroot /nonexistent status exits 1" 1
 if [ -s "$TMP/err" ]; then ok "--sysroot /nonexistent: message on stderr"; else nok "--sysroot /nonexistent: message on stderr" "empty stderr"; fi

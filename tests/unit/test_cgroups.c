@@ -129,4 +129,43 @@ static void test_report(UNIT_STATE)
 	cg_report_free(&r);
 }
 
-UNIT_TESTS(test_near_limit, test_limit_unknown, test_report)
+/* Why a row's CURRENT, USE and THP/ANON are '-' (or, for the v1 root, an estimate). */
+static void test_why_dash(UNIT_STATE)
+{
+	struct cg_node nodes[] = {node("/", 0, 1000 * MiB, 300 * MiB), node("/a", 1, 0, 0),
+				  node("/b", 1, UINT64_MAX, UINT64_MAX),
+				  node("/c", 1, 100 * MiB, 0)};
+	limit(&nodes[3], 50 * MiB, 100 * MiB);
+	nodes[2].limit_known = false;
+	set(&nodes[1].current, 10 * MiB);
+	struct cg_tree t = {.version = 2, .nodes = nodes, .n = UNIT_LEN(nodes)};
+	struct cg_report r;
+	/* v2: the root has no memory.current; "max": no limit; anon 0: no share */
+	assert_int_equal(cg_report_build(&t, NULL, (struct opt_u64){0}, 0, &r), 0);
+	const char *want[] = {"/", "/a", "/c", "/b"};
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(r.rows[i].node->path, want[i]);
+	assert_int_equal(r.rows[0].current_why, CGW_V2_ROOT);
+	assert_int_equal(r.rows[0].use_why, CGW_NO_LIMIT);
+	assert_int_equal(r.rows[0].share_why, CGW_SHOWN);
+	assert_int_equal(r.rows[1].current_why, CGW_SHOWN);
+	assert_int_equal(r.rows[1].share_why, CGW_NO_ANON);
+	assert_int_equal(r.rows[2].use_why, CGW_SHOWN);	  /* 50 of 100 MiB */
+	assert_int_equal(r.rows[2].share_why, CGW_SHOWN); /* 0 of 100 MiB: 0.0% */
+	assert_int_equal(r.rows[3].current_why, CGW_UNKNOWN);
+	assert_int_equal(r.rows[3].use_why, CGW_UNKNOWN); /* limit not read */
+	assert_int_equal(r.rows[3].share_why, CGW_UNKNOWN);
+	cg_report_free(&r);
+	/* v1: the root's memory.usage_in_bytes is shown, as the kernel's estimate */
+	t.version = 1;
+	set(&nodes[0].current, 800 * MiB);
+	assert_int_equal(cg_report_build(&t, NULL, (struct opt_u64){0}, 0, &r), 0);
+	assert_int_equal(r.rows[0].current_why, CGW_V1_ROOT_EST);
+	assert_int_equal(r.rows[1].current_why, CGW_SHOWN);
+	cg_report_free(&r);
+	/* a v2 root that has a current (a v1-like tree or a future kernel) is shown as is */
+	t.version = 2;
+	assert_int_equal(cg_current_why(&t, &nodes[0]), CGW_SHOWN);
+}
+
+UNIT_TESTS(test_near_limit, test_limit_unknown, test_report, test_why_dash)

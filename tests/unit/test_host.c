@@ -161,7 +161,57 @@ static void test_size_keys_and_live_values(UNIT_STATE)
 	free(h);
 }
 
+static void add(struct kvlist *l, const char *name, uint64_t v)
+{
+	assert_int_equal(kvlist_add(l, name, strlen(name), v), 0);
+}
+
+/* A ratio that is not there says why (status prints '-' or "no attempts yet" by it). */
+static void test_ratios_say_why_and_shmem_only_sizes(UNIT_STATE)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	add(&h->vmstat, "thp_fault_alloc", 0);
+	add(&h->vmstat, "thp_fault_fallback", 0); /* no thp_collapse_* at all */
+	h->thp.nsizes = 3;
+	struct thp_size *sz = h->thp.sizes;
+	/* 8kB: shmem_enabled only, stats without anon counters */
+	sz[0].size_kb = 8;
+	assert_int_equal(choice_parse(LIT("always [never]\n"), &sz[0].shmem_enabled), 0);
+	sz[0].has_stats = true;
+	add(&sz[0].stats, "shmem_alloc", 0);
+	/* 16kB: an anon size whose sum passes 2^64; 64kB: 3 of 4 */
+	for (int i = 1; i < 3; i++) {
+		sz[i].size_kb = i == 1 ? 16 : 64;
+		assert_int_equal(choice_parse(LIT("[never] always\n"), &sz[i].enabled), 0);
+		sz[i].has_stats = true;
+		add(&sz[i].stats, "anon_fault_alloc", i == 1 ? UINT64_MAX : 3);
+		add(&sz[i].stats, "anon_fault_fallback", 1);
+	}
+	struct host_derived d;
+	host_derive(h, &d);
+	assert_false(d.fault_success.valid);
+	assert_int_equal(d.fault_success.gap, RATIO_NO_EVENTS);
+	assert_false(d.collapse_success.valid);
+	assert_int_equal(d.collapse_success.gap, RATIO_ABSENT);
+	assert_int_equal(d.nsizes, 3);
+	assert_true(d.sizes[0].shmem_only);
+	assert_int_equal(d.sizes[0].success.gap, RATIO_ABSENT);
+	assert_false(d.sizes[1].shmem_only);
+	assert_false(d.sizes[1].success.valid);
+	assert_int_equal(d.sizes[1].success.gap, RATIO_WRAPS);
+	assert_true(d.sizes[2].success.valid);
+	assert_float_equal(d.sizes[2].success.value, 0.75, 1e-9);
+	/* an unreadable file: a missing enabled may be that one, so not "shmem only" */
+	h->thp.nunread = 1;
+	assert_false(host_size_shmem_only(&h->thp, 0));
+	for (int i = 0; i < 3; i++)
+		kvlist_free(&sz[i].stats);
+	kvlist_free(&h->vmstat);
+	free(h);
+}
+
 UNIT_TESTS(test_free_blocks_count_in_units_of_the_order,
 	   test_pmd_blocks_need_buddyinfo_and_the_order, test_defrag_stalls_by_value,
 	   test_pmd_policy_per_size_then_top_level, test_cow_and_mthp_listing,
-	   test_size_keys_and_live_values)
+	   test_size_keys_and_live_values, test_ratios_say_why_and_shmem_only_sizes)

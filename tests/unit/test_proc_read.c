@@ -49,6 +49,27 @@ static int setup(UNIT_STATE)
 	put("proc/42/environ", "A=1");
 	mk("proc/43");
 	put("proc/43/status", "");
+	/* proc_mm_read: a 6.x kernel thread, a recorded one (stat only, PF_KTHREAD), a zombie
+	 * (no VmRSS, stat Z), no VmRSS and no stat, a damaged status beside a plain stat */
+	static const char stat_tail[] = " 0 0 0 0 0 0 0 0 39 19 1 0 28 0 0 18446744073709551615 0 "
+					"0 0 0 0 0 0 2147483647 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 "
+					"0 0 0 0\n";
+	char line[512];
+	mk("proc/50");
+	put("proc/50/status", "Name:\tkworker/0:1\nTgid:\t50\nPPid:\t2\nKthread:\t1\n");
+	mk("proc/51");
+	snprintf(line, sizeof(line), "51 (khugepaged) S 2 0 0 0 -1 2097216%s", stat_tail);
+	put("proc/51/stat", line);
+	mk("proc/52");
+	put("proc/52/status", "Name:\tdefunct\nTgid:\t52\nPPid:\t1\nUid:\t0\t0\t0\t0\n");
+	snprintf(line, sizeof(line), "52 (defunct) Z 1 0 0 0 -1 4227084%s", stat_tail);
+	put("proc/52/stat", line);
+	mk("proc/53");
+	put("proc/53/status", "Name:\told\nTgid:\t53\nPPid:\t1\n");
+	mk("proc/54");
+	put("proc/54/status", "garbage\n");
+	snprintf(line, sizeof(line), "54 (app) S 1 0 0 0 -1 4194560%s", stat_tail);
+	put("proc/54/stat", line);
 	return 0;
 }
 
@@ -214,6 +235,29 @@ static void pid_0_is_the_caller_and_its_allowed_cpus(UNIT_STATE)
 	close_all(&pi, &sr);
 }
 
+static void proc_mm_read_tells_a_process_a_kernel_thread_a_zombie_and_no_process(UNIT_STATE)
+{
+	struct sysroot sr = open_at(root);
+	struct proc_info pi = {0};
+	assert_int_equal(proc_mm_read(&sr, 42, &pi), PROC_MM_YES);
+	assert_string_equal(pi.st.name, "redis");
+	assert_int_equal(proc_mm_read(&sr, 44, &pi), PROC_MM_ABSENT);  /* no proc/44 */
+	assert_int_equal(proc_mm_read(&sr, 43, &pi), PROC_MM_ABSENT);  /* empty status, no stat */
+	assert_int_equal(proc_mm_read(&sr, 50, &pi), PROC_MM_KTHREAD); /* Kthread: 1 */
+	assert_int_equal(proc_mm_read(&sr, 51, &pi), PROC_MM_KTHREAD); /* stat's PF_KTHREAD */
+	assert_int_equal(pi.status_err, -ENOENT);
+	assert_int_equal(proc_mm_read(&sr, 52, &pi), PROC_MM_ZOMBIE); /* stat state Z */
+	assert_int_equal(proc_mm_read(&sr, 53, &pi), PROC_MM_NONE);   /* no VmRSS, no stat */
+	assert_int_equal(proc_mm_read(&sr, 54, &pi), PROC_MM_UNREADABLE);
+	assert_int_equal(pi.status_err, -EINVAL);
+	close_all(&pi, &sr);
+	/* live: this test is a process with a memory map */
+	sr = open_at("/");
+	assert_int_equal(proc_mm_read(&sr, getpid(), &pi), PROC_MM_YES);
+	assert_int_equal(pi.st.tgid, getpid());
+	close_all(&pi, &sr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +269,8 @@ int main(void)
 		cmocka_unit_test(more_rounds_read_what_status_decides_on_one_handle),
 		cmocka_unit_test(rounds_are_bounded),
 		cmocka_unit_test(pid_0_is_the_caller_and_its_allowed_cpus),
+		cmocka_unit_test(
+			proc_mm_read_tells_a_process_a_kernel_thread_a_zombie_and_no_process),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
