@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 	/* the command parses its own argv (argv[0] = its name) */
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
-	char prog[64]; /* getopt's messages then read "thpctl ps: unrecognized option" */
-	snprintf(prog, sizeof(prog), "thpctl %s", name);
+	char prog[64]; /* getopt's messages then read "thpctl: ps: unrecognized option" */
+	snprintf(prog, sizeof(prog), "thpctl: %s", name);
 	cargv[0] = prog;
 	cmd_json_name(name);
 	if (!g.json && !g.wide && wrap_wanted(name, cargc, cargv) &&

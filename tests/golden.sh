@@ -455,6 +455,25 @@ else
 	nok "advise --json partial" "$(head -c 300 "$TMP/adv.json")"
 fi
 
+# usage errors: exit 2, one prefix ("thpctl: CMD: ", getopt's too), the valid values named
+while IFS='|' read -r cmd want; do
+	read -r -a argv <<<"$cmd"
+	"$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" "${argv[@]}" >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(head -n1 "$TMP/err")" = "$want" ]; then
+		ok "usage error: $cmd"
+	else
+		nok "usage error: $cmd" "exit $rc, first line: $(head -n1 "$TMP/err") (want: $want)"
+	fi
+done <<'EOF_CASES'
+ps --by nonsense|thpctl: ps: --by takes cgroup (sums per memory cgroup), not 'nonsense'
+ps --sort size|thpctl: ps: --sort takes ahp, rss, share, hg, pid or comm, not 'size'
+ps --bogus|thpctl: ps: unrecognized option '--bogus'
+why --bogus 1|thpctl: why: unrecognized option '--bogus'
+trace stalls --bogus|thpctl: trace stalls: unrecognized option '--bogus'
+trace nothing|thpctl: trace: unknown trace 'nothing' (the only one: stalls)
+EOF_CASES
+
 for f in "$EXP"/*; do
 	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"
 done

@@ -267,7 +267,7 @@ static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 	if (envp != environ)
 		free(envp);
 	if (r) {
-		dprintf(logfd, "thpctl ab: cannot run %s: %s\n", c->cmd[0], strerror(r));
+		dprintf(logfd, "thpctl: ab: cannot run %s: %s\n", c->cmd[0], strerror(r));
 		return -r;
 	}
 	return pid;
@@ -396,7 +396,7 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	      : WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
 				: "exited with a non-zero status");
 	if (st >= 0 && WIFEXITED(st))
-		fprintf(stderr, "thpctl ab: exit status %d\n", WEXITSTATUS(st));
+		fprintf(stderr, "thpctl: ab: exit status %d\n", WEXITSTATUS(st));
 	log_tail(path);
 	c->keep_logs = true;
 	return -1;
@@ -442,6 +442,6 @@ void ab_ctx_free(struct ab_ctx *c)
 			closedir(d);
 		rmdir(c->logdir);
 	} else if (c->logdir[0]) {
-		fprintf(stderr, "thpctl ab: run logs kept in %s\n", c->logdir);
+		fprintf(stderr, "thpctl: ab: run logs kept in %s\n", c->logdir);
 	}
 }

@@ -500,7 +500,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	else
 		advice_render_text(stdout, &m->in, &m->a, g->color);
 	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
-		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		warnx("advise: nothing readable under %s: not a Linux /proc and /sys tree?",
+		      g->sr.path);
 		ret = EXIT_FAIL;
 	}
 	proc_info_free(&m->s.pi);

@@ -380,7 +380,8 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 		ret = EXIT_FAIL;
 	}
 	if (ret == EXIT_OK && !e->s.host.has_vmstat && !e->s.host.has_meminfo) {
-		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		warnx("exporter: nothing readable under %s: not a Linux /proc and /sys tree?",
+		      g->sr.path);
 		ret = EXIT_FAIL;
 	}
 	return ret;

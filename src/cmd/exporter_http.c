@@ -239,7 +239,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	const struct http_listener *l = cls;
 	if (atomic_load(&l->running))
 		return;
-	fputs("thpctl exporter: libmicrohttpd: ", stderr);
+	fputs("thpctl: exporter: libmicrohttpd: ", stderr);
 	vfprintf(stderr, fmt, ap);
 }
 
@@ -300,7 +300,7 @@ static bool accept_some(struct http_listener *l)
 static void report(const uint64_t *diff, double span)
 {
 	fprintf(stderr,
-		"thpctl exporter: clients cut off in the last %.1f s: %" PRIu64
+		"thpctl: exporter: clients cut off in the last %.1f s: %" PRIu64
 		" evicted for newer connections (%" PRIu64
 		" at the per-address limit of %d), %" PRIu64
 		" over the request deadline (%.0f s), %" PRIu64
@@ -483,7 +483,7 @@ int http_start(struct exporter *e, const char *listen)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
-	fprintf(stderr, "thpctl exporter: listening on %s://%s%s%s:%u/metrics\n", web_scheme(e),
+	fprintf(stderr, "thpctl: exporter: listening on %s://%s%s%s:%u/metrics\n", web_scheme(e),
 		v6 ? "[" : "", addr, v6 ? "]" : "", port);
 	return 0;
 }

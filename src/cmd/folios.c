@@ -18,6 +18,7 @@
 #include "../kernel/sysfs.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/underused.h"
+#include "../render/hint.h"
 #include "../render/folios.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
@@ -85,9 +86,8 @@ int folio_fail(const char *cmd, long pid, int err)
 		/* its memory went away under the reader: the process exited during the scan */
 		warnx("%s: process %ld exited during the scan", cmd, pid);
 	else if (err == -EACCES || err == -EPERM)
-		warnx("%s: cannot read the memory map of process %ld: %s (run as root, or as "
-		      "its owner)",
-		      cmd, pid, strerror(-err));
+		warnx("%s: cannot read the memory map of process %ld: %s (%s)", cmd, pid,
+		      strerror(-err), hint_proc_denied(geteuid() == 0));
 	else
 		warnx("%s: process %ld: %s", cmd, pid, strerror(-err));
 	return EXIT_FAIL;

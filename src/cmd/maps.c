@@ -10,6 +10,7 @@
 #include "../kernel/parse.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/proc_thp.h"
+#include "../render/hint.h"
 #include "../render/ps.h"
 #include "../util/buf.h"
 #include "../util/fileio.h"
@@ -124,8 +125,7 @@ static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
 {
 	if (err == -EACCES || err == -EPERM)
 		warnx("maps: cannot read /proc/%d/smaps: %s (%s)", pid, strerror(-err),
-		      geteuid() == 0 ? "denied even to root: another namespace or a security module"
-				     : "run as root, or as the process's owner");
+		      hint_proc_denied(geteuid() == 0));
 	else if (err == -ENOENT && !sr->live)
 		warnx("maps: /proc/%d/smaps is not in this recorded tree (unreadable at capture)",
 		      pid);

@@ -178,7 +178,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	pid_t *pids;
 	int n = procs_list(&g->sr, &pids);
 	if (n < 0) {
-		warnx("cannot list %s/proc: %s", g->sr.path, strerror(-n));
+		warnx("ps: cannot list %s/proc: %s", g->sr.path, strerror(-n));
 		return EXIT_FAIL;
 	}
 	struct buf b = {0};
@@ -339,7 +339,7 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	pid_t *pids;
 	int n = procs_list(&g->sr, &pids);
 	if (n < 0) {
-		warnx("cannot list %s/proc: %s", g->sr.path, strerror(-n));
+		warnx("ps: cannot list %s/proc: %s", g->sr.path, strerror(-n));
 		folio_ctx_free(ctx);
 		numa_nodes_free(&numa);
 		return EXIT_FAIL;
@@ -447,7 +447,7 @@ static int ps_opt(int c, const char *arg, void *ctx)
 	case OPT_SORT:
 		if (strcmp(arg, "ahp") && strcmp(arg, "rss") && strcmp(arg, "share") &&
 		    strcmp(arg, "hg") && strcmp(arg, "pid") && strcmp(arg, "comm")) {
-			warnx("ps: unknown sort key '%s' (ahp, rss, share, hg, pid, comm)", arg);
+			warnx("ps: --sort takes ahp, rss, share, hg, pid or comm, not '%s'", arg);
 			return EXIT_USAGE;
 		}
 		o->sort = arg;
@@ -475,7 +475,7 @@ static int ps_opt(int c, const char *arg, void *ctx)
 		return args_cont("ps", arg, &o->cont_kb);
 	case OPT_BY:
 		if (strcmp(arg, "cgroup")) {
-			warnx("ps: unknown --by '%s' (cgroup)", arg);
+			warnx("ps: --by takes cgroup (sums per memory cgroup), not '%s'", arg);
 			return EXIT_USAGE;
 		}
 		o->by_cgroup = true;

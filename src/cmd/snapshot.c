@@ -153,8 +153,8 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 	for (int i = 0; i < s.n; i++)
 		plan_add(&p, &k, pmd_nr, s.kv[i].key, s.kv[i].value, true);
 	if (!g->json && s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
-		fprintf(stderr, "thpctl: snapshot of kernel %s, restoring on %s\n", s.kernel,
-			now.kernel);
+		fprintf(stderr, "thpctl: snapshot restore: saved on kernel %s, restoring on %s\n",
+			s.kernel, now.kernel);
 	if (p.nbad) {
 		control_report_notes("snapshot restore", &p, false);
 		warnx("snapshot restore: %s has values this kernel does not take: nothing written",

@@ -61,12 +61,12 @@ static void wait_sample(long s)
 {
 	bool tty = isatty(STDERR_FILENO);
 	if (s > 1 && !tty)
-		fprintf(stderr, "thpctl status: sampling for %ld s...\n", s);
+		fprintf(stderr, "thpctl: status: sampling for %ld s...\n", s);
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	for (long left = s; left > 0; left--) {
 		if (s > 1 && tty)
-			fprintf(stderr, "\rthpctl status: sampling, %ld s left ", left);
+			fprintf(stderr, "\rthpctl: status: sampling, %ld s left ", left);
 		t.tv_sec++;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
 			;
@@ -125,7 +125,8 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	}
 	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
 		/* no report built on nothing: it would claim "THP not built in" */
-		warnx("nothing readable under %s: not a Linux /proc and /sys tree?", g->sr.path);
+		warnx("status: nothing readable under %s: not a Linux /proc and /sys tree?",
+		      g->sr.path);
 		r = EXIT_FAIL;
 		goto out;
 	}

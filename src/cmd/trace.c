@@ -107,7 +107,7 @@ static void teardown(void)
 	snprintf(name, sizeof(name), "%s", st.tf.name);
 	int r = tracefs_instance_remove(&st.tf);
 	if (r)
-		warnx("could not remove tracefs instance %s: %s (the next thpctl command retries)",
+		warnx("trace stalls: could not remove tracefs instance %s: %s (the next thpctl command retries)",
 		      name, strerror(-r));
 	else if (st.journalled)
 		guard_undo_done(GUARD_UNDO_TRACEFS_INSTANCE, name);
@@ -322,14 +322,15 @@ static int trace_opt(int c, const char *arg, void *ctx)
 	struct topts *o = ctx;
 	if (c == OPT_DURATION) {
 		if (parse_duration(arg, o->duration)) {
-			warnx("--duration: '%s' is not a number of seconds (0 to 604800)", arg);
+			warnx("trace stalls: --duration: '%s' is not a number of seconds (0 to 604800)",
+			      arg);
 			return EXIT_USAGE;
 		}
 		return -1;
 	}
 	if (c == OPT_PID) {
 		if (str_pid(arg, o->pid)) {
-			warnx("--pid: '%s' is not a process id", arg);
+			warnx("trace stalls: --pid: '%s' is not a process id", arg);
 			return EXIT_USAGE;
 		}
 		return -1;
@@ -346,7 +347,7 @@ static int stalls_opts(struct globals *g, int argc, char **argv, double *duratio
 	if (c >= 0)
 		return c;
 	if (optind < argc) {
-		warnx("unexpected argument '%s'", argv[optind]);
+		warnx("trace stalls: unexpected argument '%s'", argv[optind]);
 		trace_help(stderr);
 		return EXIT_USAGE;
 	}
@@ -359,11 +360,11 @@ static int stalls_checks(struct globals *g, pid_t pid)
 	if (cmd_setup(g))
 		return EXIT_FAIL;
 	if (!g->sr.live) {
-		warnx("trace stalls reads the running kernel's tracepoints: not with --sysroot");
+		warnx("trace stalls: reads the running kernel's tracepoints: not with --sysroot");
 		return EXIT_FAIL;
 	}
 	if (geteuid() != 0) {
-		warnx("trace stalls needs root: tracepoints are read through tracefs, which only "
+		warnx("trace stalls: needs root: tracepoints are read through tracefs, which only "
 		      "root can mount and use (try: sudo thpctl trace stalls)");
 		return EXIT_FAIL;
 	}
@@ -385,13 +386,13 @@ static int stalls_open(struct globals *g, struct trace_report *rep, const char *
 	int r = tracefs_open(&st.tf, &g->sr);
 	if (r) {
 		if (r == -EPERM || r == -EACCES)
-			warnx("cannot mount tracefs: %s (CAP_SYS_ADMIN is needed; in a container, "
+			warnx("trace stalls: cannot mount tracefs: %s (CAP_SYS_ADMIN is needed; in a container, "
 			      "mount tracefs at /sys/kernel/tracing from the host)",
 			      strerror(-r));
 		else if (r == -ENODEV)
-			warnx("this kernel has no tracefs (CONFIG_TRACING is off)");
+			warnx("trace stalls: this kernel has no tracefs (CONFIG_TRACING is off)");
 		else
-			warnx("cannot open or mount tracefs: %s", strerror(-r));
+			warnx("trace stalls: cannot open or mount tracefs: %s", strerror(-r));
 		return EXIT_FAIL;
 	}
 	st.opened = true;
@@ -399,7 +400,7 @@ static int stalls_open(struct globals *g, struct trace_report *rep, const char *
 	for (size_t i = 0; i < NEVENTS; i++)
 		if (!tracefs_has_event(&st.tf, events[i])) {
 			if (i < NREQUIRED) {
-				warnx("this kernel has no %s tracepoint", events[i]);
+				warnx("trace stalls: this kernel has no %s tracepoint", events[i]);
 				teardown();
 				return EXIT_FAIL;
 			}
@@ -410,8 +411,8 @@ static int stalls_open(struct globals *g, struct trace_report *rep, const char *
 	/* journal the instance before making it: a SIGKILL between the two leaves nothing */
 	r = guard_undo_add("trace stalls", GUARD_UNDO_TRACEFS_INSTANCE, name);
 	if (r) {
-		warnx("cannot journal tracefs instance %s under %s: %s", name, guard_journal_path(),
-		      strerror(-r));
+		warnx("trace stalls: cannot journal tracefs instance %s under %s: %s", name,
+		      guard_journal_path(), strerror(-r));
 		teardown();
 		return EXIT_FAIL;
 	}
@@ -429,7 +430,7 @@ static int stalls_open(struct globals *g, struct trace_report *rep, const char *
 			r = tracefs_instance_create(&st.tf, name);
 	}
 	if (r) {
-		warnx("cannot create tracefs instance %s: %s", name, strerror(-r));
+		warnx("trace stalls: cannot create tracefs instance %s: %s", name, strerror(-r));
 		guard_undo_done(GUARD_UNDO_TRACEFS_INSTANCE, name);
 		st.journalled = false;
 		teardown();
@@ -455,7 +456,7 @@ static int stalls_arm(struct globals *g, pid_t pid, struct trace_report *rep, co
 	/* wake the reader on any data, not when the buffer is half full (5.x+; best effort) */
 	tracefs_iwrite(&st.tf, "buffer_percent", "0");
 	if (pid && (r = set_pid_filter(&g->sr, &st.tf, pid))) {
-		warnx("--pid %d: cannot set the pid filter: %s", pid, strerror(-r));
+		warnx("trace stalls: --pid %d: cannot set the pid filter: %s", pid, strerror(-r));
 		teardown();
 		return EXIT_FAIL;
 	}
@@ -467,14 +468,14 @@ static int stalls_arm(struct globals *g, pid_t pid, struct trace_report *rep, co
 		snprintf(rel, sizeof(rel), "events/%s/enable", events[i]);
 		r = tracefs_iwrite(&st.tf, rel, "1");
 		if (r && i < NREQUIRED) {
-			warnx("cannot enable %s: %s", events[i], strerror(-r));
+			warnx("trace stalls: cannot enable %s: %s", events[i], strerror(-r));
 			teardown();
 			return EXIT_FAIL;
 		}
 	}
 	st.pipe = tracefs_iopen(&st.tf, "trace_pipe", O_RDONLY | O_NONBLOCK);
 	if (st.pipe < 0) {
-		warnx("cannot open trace_pipe of %s: %s", name, strerror(-st.pipe));
+		warnx("trace stalls: cannot open trace_pipe of %s: %s", name, strerror(-st.pipe));
 		teardown();
 		return EXIT_FAIL;
 	}
@@ -489,7 +490,7 @@ static void stalls_record(struct globals *g, struct stalls *s, struct resolver *
 	double cpu0 = cpu_s(), t0 = mono_s(),
 	       deadline = rep->duration_s > 0 ? t0 + rep->duration_s : 0;
 	if (!g->json && isatty(STDERR_FILENO))
-		fprintf(stderr, "thpctl: tracing%s%.0f s (Ctrl-C ends it early)...\n",
+		fprintf(stderr, "thpctl: trace stalls: tracing%s%.0f s (Ctrl-C ends it early)...\n",
 			rep->duration_s > 0 ? " for " : " until Ctrl-C",
 			rep->duration_s > 0 ? rep->duration_s : 0);
 	int rerr = 0;
@@ -518,7 +519,7 @@ static void stalls_record(struct globals *g, struct stalls *s, struct resolver *
 	rep->bytes = rd.bytes;
 	free(rd.buf);
 	if (rerr)
-		warnx("reading trace_pipe: %s (the results cover the trace up to there)",
+		warnx("trace stalls: reading trace_pipe: %s (the results cover the trace up to there)",
 		      strerror(-rerr));
 }
 
@@ -572,7 +573,7 @@ int cmd_trace(struct globals *g, int argc, char **argv)
 		return help ? EXIT_OK : EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "stalls")) {
-		warnx("unknown trace '%s' (there is: stalls)", argv[1]);
+		warnx("trace: unknown trace '%s' (the only one: stalls)", argv[1]);
 		return EXIT_USAGE;
 	}
 	char prog[64];

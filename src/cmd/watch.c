@@ -297,7 +297,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	if (!old->host.has_vmstat) {
-		warnx("cannot read %s/proc/vmstat", g->sr.path);
+		warnx("watch: cannot read %s/proc/vmstat", g->sr.path);
 		ret = EXIT_FAIL;
 		goto out;
 	}

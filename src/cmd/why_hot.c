@@ -82,7 +82,7 @@ int why_hot_run(const struct sysroot *sr, pid_t pid, int seconds, uint64_t pmd_k
 	struct hot_probe hp = {0};
 	hp.taken = abit_probe_start(sr, &probe, 4096) == 0;
 	if (!doc)
-		fprintf(stderr, "thpctl why: cleared the referenced bits of %d; waiting %d s\n",
+		fprintf(stderr, "thpctl: why: cleared the referenced bits of %d; waiting %d s\n",
 			(int)pid, seconds);
 	/*
 	 * The whole interval, whatever signal arrives meanwhile: an absolute deadline on

@@ -29,7 +29,7 @@ void lab_progress(const struct lab_opts *o, const char *fmt, ...)
 	bool tty = isatty(STDERR_FILENO);
 	va_list ap;
 	va_start(ap, fmt);
-	fputs(tty ? "\rthpctl lab: " : "thpctl lab: ", stderr);
+	fputs(tty ? "\rthpctl: lab: " : "thpctl: lab: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs(tty ? "\033[K" : "\n", stderr);

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "remedy.h"
 #include "table.h"
+#include "hint.h"
 
 static const char *sel(const struct choice *c)
 {
@@ -215,8 +216,8 @@ static void levers(FILE *f, const struct advice *a, bool color)
 /*
  * Where the ledger's count stands among the processes with memory (those of
  * "processes N scanned"), when it is not all of them: "the ledger read 9 of 11
- * processes with memory (partial): 1 smaps not readable (run as root), thpctl
- * itself skipped".
+ * processes with memory (partial): 1 smaps not readable (run as root or as the
+ * process's owner), thpctl itself skipped".
  */
 static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
 {
@@ -229,8 +230,7 @@ static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
 	const char *sep = " ";
 	if (in->ledger_unreadable) {
 		fprintf(f, "%s%d smaps not readable (%s)", sep, in->ledger_unreadable,
-			in->as_root ? "denied even to root: another namespace or a security module"
-				    : "run as root");
+			hint_proc_denied(in->as_root));
 		sep = ", ";
 	}
 	if (in->ledger_failed) {

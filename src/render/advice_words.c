@@ -9,6 +9,7 @@
 #include "ledger.h"
 #include "wb.h"
 #include "advice.h"
+#include "hint.h"
 
 static const char *s_if(long n)
 {
@@ -346,7 +347,9 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 	case ALW_UNREADABLE:
 		wb_put(b,
 		       "enabled=%s keeps THP off its heap unless it madvises it (its smaps could not be "
-		       "read: run as root to check); opting out per process keeps it so if the host is "
+		       "read: " HINT_PROC_DENIED
+		       " to check); opting out per process keeps it so if "
+		       "the host is "
 		       "ever set to always, without touching other processes",
 		       enabled_word(l->enabled));
 		break;
@@ -574,8 +577,8 @@ const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 		break;
 	case ANI_UNREADABLE:
 		wb_put(&b,
-		       "%d of %d processes not fully readable (exe, cmdline or cgroup): run as root to "
-		       "detect versions, Go binaries and systemd units",
+		       "%d of %d processes not fully readable (exe, cmdline or cgroup): " HINT_PROC_DENIED
+		       " to detect versions, Go binaries and systemd units",
 		       n->n, n->of);
 		break;
 	case ANI_SMALL_GO:

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "table.h"
+#include "hint.h"
 
 void alloc_short(const struct alloc_fact *a, char *out, size_t n)
 {
@@ -82,7 +83,7 @@ static const char *unknown_words(enum alloc_unknown u)
 {
 	switch (u) {
 	case AU_MAPS_UNREADABLE:
-		return "its maps cannot be read (root, or the same user)";
+		return "its maps cannot be read (" HINT_PROC_DENIED ")";
 	case AU_EXE_UNREADABLE:
 		return "a static program whose executable cannot be read";
 	case AU_NOT_RECORDED:

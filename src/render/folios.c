@@ -6,6 +6,7 @@
 #include "json.h"
 #include "table.h"
 #include "../util/names.h"
+#include "hint.h"
 
 static const char *const partial_reasons[] = {
 	[FM_SMAPS_SCAN] = "PFNs are hidden without CAP_SYS_ADMIN: only PMD-mapped THP is visible "
@@ -349,9 +350,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 			col_reset(color));
 	if (r->denied)
 		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
-			r->as_root ? "denied even to root (another namespace or a security module)"
-				   : "run as root",
-			col_reset(color));
+			hint_proc_denied(r->as_root), col_reset(color));
 	if (r->errors)
 		fprintf(f, "%d process%s could not be read (partial)\n", r->errors,
 			r->errors == 1 ? "" : "es");

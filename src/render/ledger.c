@@ -6,6 +6,7 @@
 #include "json.h"
 #include "ps.h"
 #include "table.h"
+#include "hint.h"
 
 void ledger_cell(char *out, size_t n, int64_t kb, bool estimate)
 {
@@ -24,7 +25,7 @@ static const char *gap_words(enum ledger_gap g, bool held)
 	switch (g) {
 	case LG_DENIED:
 		return held ? "needs root (PFNs in pagemap and /proc/kpageflags)"
-			    : "not readable: /proc/PID/mem and pagemap need root or the same user";
+			    : "not readable: /proc/PID/mem and pagemap (" HINT_PROC_DENIED ")";
 	case LG_NO_SCAN:
 		return "this kernel lacks PAGEMAP_SCAN (6.7+)";
 	case LG_BUDGET:

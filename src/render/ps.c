@@ -9,6 +9,7 @@
 #include "ledger.h"
 #include "table.h"
 #include "../util/names.h"
+#include "hint.h"
 
 const char *thp_reason_text(enum thp_reason r)
 {
@@ -167,9 +168,7 @@ void ps_partial_text(FILE *f, const struct ps_report *r, bool color)
 	if (r->denied)
 		fprintf(f, "%s%d not readable: %s (partial)%s\n", col_yellow(color), r->denied,
 			r->recorded ? "smaps not recorded (unreadable at capture)"
-			: r->as_root
-				? "denied even to root (another namespace or a security module)"
-				: "run as root",
+				    : hint_proc_denied(r->as_root),
 			col_reset(color));
 	if (r->errors)
 		fprintf(f, "%d process%s could not be parsed (partial)\n", r->errors,

@@ -7,6 +7,7 @@
 #include "../util/wide.h"
 #include "wb.h"
 #include "why.h"
+#include "hint.h"
 
 /* "8192 kB", "1.0 GiB" */
 static const char *kb(char *out, size_t n, uint64_t v)
@@ -25,13 +26,13 @@ static bool is(const char *v, const char *w)
 	return v && strcmp(v, w) == 0;
 }
 
-/* "not readable (Permission denied: run as root or as its owner)" */
+/* "not readable (Permission denied: run as root or as the process's owner)" */
 static void unreadable(struct wb *b, int err, bool recorded)
 {
 	if (recorded && err == -ENOENT)
 		wb_put(b, "not recorded in this tree");
 	else if (err == -EACCES || err == -EPERM)
-		wb_put(b, "not readable (%s: run as root or as its owner)", strerror(-err));
+		wb_put(b, "not readable (%s: " HINT_PROC_DENIED ")", strerror(-err));
 	else
 		wb_put(b, "not readable (%s)", err ? strerror(-err) : "");
 }

@@ -575,9 +575,9 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	assert_true(advice_partial(&IN));
 	const char *t = advise_text();
 	assert_contains(t, "no process flagged by its THP ledger (1 scanned:");
-	assert_contains(t,
-			"  the ledger read 1 of 12 processes with memory (partial): 10 smaps not "
-			"readable (run as root), thpctl itself skipped\n");
+	assert_contains(
+		t, "  the ledger read 1 of 12 processes with memory (partial): 10 smaps not "
+		   "readable (run as root or as the process's owner), thpctl itself skipped\n");
 	json_t *j = advice_to_json(&IN, &A);
 	assert_non_null(j);
 	assert_true(json_is_true(json_object_get(j, "partial")));
@@ -597,9 +597,10 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	IN.as_root = true;
 	IN.ledger_scanned = 10;
 	IN.ledger_unreadable = 1;
-	assert_contains(advise_text(),
-			"the ledger read 10 of 12 processes with memory (partial): 1 "
-			"smaps not readable (denied even to root");
+	assert_contains(
+		advise_text(),
+		"the ledger read 10 of 12 processes with memory (partial): 1 "
+		"smaps not readable (denied even to root: another namespace or a security module)");
 	/* only thpctl itself left out: not partial, still reconciled */
 	IN.ledger_scanned = 11;
 	IN.ledger_unreadable = 0;

@@ -237,13 +237,13 @@ static const struct why_case why_cases[] = {
 	{"no THP_enabled line", "madvise", "madvise", NULL, -1, 0, 0, 1, 2048, false, 0, false,
 	 WV_HUGE, "gets huge pages", "prctl", WE_UNKNOWN, "kernel < 5.0", NULL},
 	{"smaps unreadable", "madvise", "madvise", NULL, 1, 0, -EACCES, 0, 0, false, 0, false,
-	 WV_UNKNOWN, "unknown", "vmas", WE_UNKNOWN, "run as root or as its owner", NULL},
+	 WV_UNKNOWN, "unknown", "vmas", WE_UNKNOWN, "run as root or as the process's owner", NULL},
 	/* VMAs unknown: khugepaged's help is unknown too, never "helps" */
 	{"smaps unreadable: khugepaged unknown", "madvise", "madvise", NULL, 1, 0, -EACCES, 0, 0,
 	 false, 0, false, WV_UNKNOWN, "unknown", "khugepaged", WE_UNKNOWN,
 	 "whether khugepaged collapses anything of it is unknown: it only collapses its "
 	 "MADV_HUGEPAGE regions, and its VMAs are unknown: smaps not readable (Permission "
-	 "denied: run as root or as its owner); max_ptes_none=511",
+	 "denied: run as root or as the process's owner); max_ptes_none=511",
 	 "/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none"},
 	{"smaps unreadable under always: khugepaged unknown", "always", "madvise", NULL, 1, 0,
 	 -EACCES, 0, 0, false, 0, false, WV_UNKNOWN, "unknown", "khugepaged", WE_UNKNOWN,
@@ -256,7 +256,7 @@ static const struct why_case why_cases[] = {
 	{"stack nh", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, true, 0, false, WV_NONE,
 	 "AnonHugePages 0", "stack", WE_NEUTRAL, "[stack] VMA (132 kB) is nh", NULL},
 	{"environ unreadable", "madvise", "madvise", NULL, 1, 0, 0, 0, 0, false, -EACCES, false,
-	 WV_NONE, "AnonHugePages 0", "environ", WE_UNKNOWN, "run as root or as its owner",
+	 WV_NONE, "AnonHugePages 0", "environ", WE_UNKNOWN, "run as root or as the process's owner",
 	 "/proc/42/environ"},
 	{"prctl, daemon reparented to PID 1: set by it or an ancestor that is gone", "madvise",
 	 "madvise", NULL, 0, 4, 0, 1, 0, false, 0, false, WV_NONE, "THP disabled by prctl", "prctl",
