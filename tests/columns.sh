@@ -4,6 +4,7 @@
 # colour escapes: on every recorded tree under tests/fixtures/ (status, status --brief, ps,
 # ps --rollup, advise, hugetlb plan, cgroups, and why and maps of the PIDs recorded there) and
 # on this host (status, status --brief, ps, ps --ledger, why of a process this suite starts).
+# why's facts each carry a mark of its legend and wrap 4 columns in.
 # Wrapping loses no word (the text equals the --wide text, whitespace aside, a word longer than
 # a line broken into pieces: a VMA's 126-character path on a copy of a tree); --wide and
 # THPCTL_WIDE=1 give the whole lines; JSON and file formats are never wrapped; a write error
@@ -121,6 +122,30 @@ for i, (name, _, cmp) in enumerate(cases, 1):
     else:
         print("ok - %s: widest line %d, %d lines%s" % (name, w, len(lines),
               " (--wide: %d, the same words)" % len(wide.splitlines()) if cmp else ""))
+PY
+)
+
+# why, wrapped: every fact has a mark the legend explains (+ - = ?), and a fact's wrapped lines go
+# on 4 columns in, like the first line's (an unmarked fact started with blanks: 6 there, 4 here)
+relay_results "why marks" < <(python3 - "$TMP/cases" "$TMP/c" <<'PY'
+import re, sys
+cases = [l.rstrip("\n").split("\t") for l in open(sys.argv[1], encoding="utf-8")]
+legend = "(+ helps, - stands in the way, = neither, ? unknown)"
+for i, (name, _, _) in enumerate(cases, 1):
+    if ": why " not in name:
+        continue
+    lines = open("%s/%d.out" % (sys.argv[2], i), encoding="utf-8", errors="replace").read().splitlines()
+    if legend not in lines:
+        print("not ok - %s: no legend line %r" % (name, legend))
+        continue
+    facts = lines[1:lines.index(legend)]
+    bad = [l for l in lines[:1] + facts if l[:1] == " " and not re.match(r"    \S", l)]
+    bad += [l for l in facts if l[:1] != " " and not re.match(r"[-+=?] \S", l)]
+    nfacts = sum(1 for l in facts if l[:1] != " ")
+    if bad or not nfacts:
+        print("not ok - %s: a fact without a mark, or not 4 columns in: %r" % (name, bad[:2]))
+    else:
+        print("ok - %s: %d facts, each marked, wrapped 4 columns in" % (name, nfacts))
 PY
 )
 

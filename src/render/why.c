@@ -8,6 +8,10 @@
 #include "remedy.h"
 #include "table.h"
 
+/*
+ * Every fact has a mark, the legend's: none starts with a blank, so a wrapped fact's
+ * lines go on 4 columns in (util/wrap.h), as the first line's do.
+ */
 static char mark(enum why_effect e)
 {
 	switch (e) {
@@ -18,7 +22,7 @@ static char mark(enum why_effect e)
 	case WE_UNKNOWN:
 		return '?';
 	default:
-		return ' ';
+		return '=';
 	}
 }
 
@@ -47,7 +51,7 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 		fputs_safe(why_source(l, src, sizeof(src)), f);
 		fprintf(f, "]%s\n", col_reset(color));
 	}
-	fprintf(f, "(+ helps, - stands in the way, ? unknown)\n");
+	fprintf(f, "(+ helps, - stands in the way, = neither, ? unknown)\n");
 	if (!in->smaps_err && in->st.thp_enabled != 0)
 		ledger_render_lines(f, &in->led, color);
 	if (r->rem) {

@@ -224,8 +224,9 @@ static void w_prctl(struct wb *b, const struct why_line *l)
 	case WI_PRCTL_ON:
 		wb_put(b, "THP_enabled 1: THP is not disabled by prctl(PR_SET_THP_DISABLE)%s",
 		       e->except_advised
-			       ? " (a PR_THP_DISABLE_EXCEPT_ADVISED opt-out, 6.18+, also reads 1: only "
-				 "its MADV_HUGEPAGE regions would get THP)"
+			       ? " for the whole process; it may still have set "
+				 "PR_THP_DISABLE_EXCEPT_ADVISED (6.18+), which reads 1 too: then it "
+				 "gets THP only in the regions it madvised (MADV_HUGEPAGE)"
 			       : "");
 		break;
 	case WI_PRCTL_OFF:

@@ -555,9 +555,54 @@ static void test_khugepaged_helps_only_with_hg(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/* 6.18+: THP_enabled 1 cannot tell a process that set PR_THP_DISABLE_EXCEPT_ADVISED; the line
+ * says what that would be (THP only where it madvised), in plain words. */
+static void test_prctl_line_words_except_advised(UNIT_STATE)
+{
+	build(&why_cases[0]); /* THP_enabled 1 */
+	const struct why_line *l = line_of("prctl", "THP_enabled 1");
+	assert_non_null(l);
+	assert_string_equal(ltext(l),
+			    "THP_enabled 1: THP is not disabled by prctl(PR_SET_THP_DISABLE)");
+	H.feat.except_advised = TRI_YES;
+	why_explain(&IN, &R);
+	l = line_of("prctl", "THP_enabled 1");
+	assert_non_null(l);
+	assert_int_equal(l->effect, WE_NEUTRAL);
+	assert_string_equal(
+		ltext(l), "THP_enabled 1: THP is not disabled by prctl(PR_SET_THP_DISABLE) for the "
+			  "whole process; it may still have set PR_THP_DISABLE_EXCEPT_ADVISED "
+			  "(6.18+), which reads 1 too: then it gets THP only in the regions it "
+			  "madvised (MADV_HUGEPAGE)");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/* The text: every fact carries a mark of the legend, a neutral one '=' (not a blank). */
+static void test_every_fact_has_a_legend_mark(UNIT_STATE)
+{
+	build(&why_cases[2]); /* always, huge without hg: neutral lines among the others */
+	struct unit_mem m;
+	why_render_text(unit_mem_open(&m), &IN, &R, false);
+	char *t = unit_mem_text(&m);
+	assert_contains(t, "\n= defrag ");
+	assert_contains(t, "\n(+ helps, - stands in the way, = neither, ? unknown)\n");
+	for (int i = 0; i < R.n; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "\n%c %s ", "=+-?"[R.lines[i].effect],
+			 R.lines[i].topic);
+		assert_contains(t, want);
+	}
+	free(t);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_cgroup_parse), cmocka_unit_test(test_vmas),
 		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
 		cmocka_unit_test(test_thread_stacks),
 		cmocka_unit_test(test_headline_names_the_largest_cost),
-		cmocka_unit_test(test_khugepaged_helps_only_with_hg))
+		cmocka_unit_test(test_khugepaged_helps_only_with_hg),
+		cmocka_unit_test(test_prctl_line_words_except_advised),
+		cmocka_unit_test(test_every_fact_has_a_legend_mark))
