@@ -30,13 +30,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../kernel/fdcache.h"
 #include "../kernel/features.h"
 #include "../kernel/kv.h"
+#include "../render/hint.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
 #include "../util/num.h"
@@ -107,7 +110,8 @@ static void exporter_help(FILE *f)
 #endif
 		"SIGTERM or SIGINT stops it with exit status 0. As a user other than root,\n"
 		"processes of other users are left out and counted in\n"
-		"thpctl_processes_unreadable.\n"
+		"thpctl_processes_unreadable; the first collection says how many on stderr,\n"
+		"once, and what reads them (root, their owner, or CAP_SYS_PTRACE).\n"
 #ifndef THPCTL_HTTP
 		"\nThis build has no HTTP listener (built without libmicrohttpd, e.g. the\n"
 		"static build): use --textfile DIR or --once.\n"
@@ -140,6 +144,47 @@ static void exporter_alloc(const struct exporter *e, struct proc_sample *p)
 	snprintf(p->alloc_evidence, sizeof(p->alloc_evidence), "%s",
 		 a.kind == AK_UNKNOWN ? alloc_unknown_name(a.why_unknown)
 				      : alloc_evidence_name(a.evidence));
+}
+
+/* Whether CAP_SYS_PTRACE is in this process's effective set (capget(2)): it passes the ptrace
+ * read check of every process, as root does. False when capget fails. */
+static bool has_cap_sys_ptrace(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {{0}};
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
+}
+
+/*
+ * Once per run, at the first collection that could not read some candidates' smaps_rollup:
+ * how many, that they are missing from the per-process metrics, and what reads them. A
+ * scrape every 15 s would otherwise repeat it; thpctl_processes_unreadable has each count.
+ */
+static void unread_note(struct exporter *e)
+{
+	size_t n = e->s.procs_unreadable;
+	if (e->told_unread || !n)
+		return;
+	e->told_unread = true;
+	if (!e->smp.sr->live)
+		warnx("exporter: %zu process%s not recorded in %s (smaps_rollup unreadable at "
+		      "capture): left out of the per-process metrics",
+		      n, n == 1 ? "" : "es", e->smp.sr->path);
+	else if (geteuid() == 0 || has_cap_sys_ptrace())
+		warnx("exporter: %zu process%s with enough anonymous memory for a huge page could "
+		      "not be read (smaps_rollup %s: another namespace or a security module): left "
+		      "out of the per-process metrics, counted in thpctl_processes_unreadable%s",
+		      n, n == 1 ? "" : "es",
+		      geteuid() == 0 ? "denied even to root" : "denied even with CAP_SYS_PTRACE",
+		      e->serving ? " (said once)" : "");
+	else
+		warnx("exporter: %zu process%s with enough anonymous memory for a huge page could "
+		      "not be read (smaps_rollup: permission denied): left out of the per-process "
+		      "metrics, counted in thpctl_processes_unreadable; " HINT_PROC_DENIED_CAP
+		      " to include them%s",
+		      n, n == 1 ? "" : "es", e->serving ? " (said once)" : "");
 }
 
 int exporter_refresh(struct exporter *e, bool force)
@@ -176,6 +221,8 @@ int exporter_refresh(struct exporter *e, bool force)
 	}
 	if (r == 0)
 		r = prom_render(&e->s, &e->meta, &e->body);
+	if (r == 0)
+		unread_note(e);
 	e->last_err = r;
 	if (r && !e->failed_once) {
 		warnx("exporter: collection failed: %s", strerror(-r));
@@ -452,6 +499,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 	e.cache_s = (double)o.cache_ms / 1000.0;
 	e.meta.version = thpctl_version();
 	e.meta.process_metrics = o.top > 0;
+	e.serving = !o.once;
 	e.meta.process_flags = o.flags;
 	e.ledger = o.ledger && o.top > 0;
 	e.meta.process_ledger = e.ledger;

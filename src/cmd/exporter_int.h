@@ -45,6 +45,8 @@ struct exporter {
 	double last;	  /* CLOCK_MONOTONIC seconds of the last collection, 0 none */
 	int last_err;	  /* of the last collection: 0, -ENOMEM, -E2BIG */
 	bool failed_once; /* a collection failure was reported */
+	bool told_unread; /* the processes it could not read were said, once (unread_note) */
+	bool serving;	  /* not --once: scrapes follow, the note is not repeated */
 	bool ledger;	  /* --process-ledger */
 	struct ledger_req q;
 	size_t cg_top;		     /* --top-cgroups, 0: none */

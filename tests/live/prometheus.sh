@@ -297,6 +297,11 @@ if [ "$ROOT" -eq 1 ]; then
 		got=$(metric "$TMP/nobody.prom" thpctl_processes_unreadable)
 		expect_cmd "as nobody: thpctl_processes_unreadable >= 1 (the helper)" "got '${got:-}'" \
 			test "${got:-0}" -ge 1
+		# and says so on stderr, once, with that count and what reads them
+		n=$(grep -c 'could not be read' "$TMP/nobody.err")
+		expect_cmd "as nobody: one stderr line names the $got unreadable processes and the way" \
+			"$n lines: $(head -c 400 "$TMP/nobody.err")" \
+			bash -c "[ $n = 1 ] && grep -q '^thpctl: exporter: $got process.* could not be read (smaps_rollup: permission denied):.*run as root, as the process.s owner or with CAP_SYS_PTRACE to include them$' '$TMP/nobody.err'"
 	fi
 	got=$(metric "$TMP/nobody.prom" thp_fault_alloc_total)
 	expect_cmd "as nobody: system metrics still there" "thp_fault_alloc_total '${got:-}'" test -n "$got"
@@ -582,11 +587,20 @@ fi
 
 # as nobody over HTTP
 if [ "$ROOT" -eq 1 ]; then
-	if RUN_AS=nobody start_exporter N; then
+	if RUN_AS=nobody start_exporter N --cache-ms 0; then
 		code=$(http "$N_PORT" /metrics)
 		expect_cmd "exporter as nobody serves /metrics (200)" "got $code" test "$code" = 200
 		got=$(metric "$TMP/body" thpctl_processes_unreadable)
 		expect_cmd "as nobody over HTTP: thpctl_processes_unreadable present (${got:-})" "absent" test -n "$got"
+		# three more scrapes, each a collection (--cache-ms 0): the unreadable ones said once
+		for _ in 1 2 3; do
+			http "$N_PORT" /metrics >/dev/null
+			sleep 0.2
+		done
+		n=$(grep -c 'could not be read' "$TMP/exporter.N.err")
+		expect_cmd "as nobody over HTTP, 4 scrapes: one line on the unreadable processes, not one per scrape" \
+			"$n lines: $(head -c 400 "$TMP/exporter.N.err")" \
+			bash -c "[ $n = 1 ] && grep -q 'to include them (said once)$' '$TMP/exporter.N.err'"
 		stop_pid "$N_PID"
 		expect_cmd "exporter as nobody exits 0 on SIGTERM" "exit $STOP_RC" test "$STOP_RC" -eq 0
 	else
