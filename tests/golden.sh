@@ -469,6 +469,30 @@ else
 	nok "exporter: the unreadable processes said once" "exit $rc, stderr: $(head -c 600 "$TMP/tf.err")"
 fi
 
+# --textfile DIR: a missing (mistyped) DIR is refused, named and not made; --mkdir makes it
+tf() { "$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" exporter --once --textfile "$@"; }
+tf "$TMP/tf-missing" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -e "$TMP/tf-missing" ] &&
+	[ "$(cat "$TMP/err")" = "thpctl: exporter: --textfile $TMP/tf-missing: no such directory (create it, or add --mkdir)" ]; then
+	ok "exporter --textfile MISSING: exit 2, named, not created"
+else
+	nok "exporter --textfile MISSING" "exit $rc, $(ls -d "$TMP/tf-missing" 2>&1), stderr: $(head -c 300 "$TMP/err")"
+fi
+tf "$TMP/tf-missing" --mkdir >/dev/null 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(stat -c %a "$TMP/tf-missing")" = 755 ] &&
+	grep -q '^thpctl_processes_unreadable 1$' "$TMP/tf-missing/thp.prom"; then
+	ok "exporter --textfile MISSING --mkdir: created (0755), thp.prom written"
+else
+	nok "exporter --textfile MISSING --mkdir" "exit $rc, stderr: $(head -c 300 "$TMP/err")"
+fi
+"$BIN" --no-color --wide exporter --once --mkdir >/dev/null 2>"$TMP/err"
+rc=$?
+expect_eval "exporter --mkdir without --textfile DIR: exit 2" \
+	'[ "$rc" -eq 2 ] && grep -q "^thpctl: exporter: --mkdir goes with --textfile DIR" "$TMP/err"' \
+	"exit $rc: $(head -c 300 "$TMP/err")"
+
 # usage errors: exit 2, one prefix ("thpctl: CMD: ", getopt's too), the valid values named
 while IFS='|' read -r cmd want; do
 	read -r -a argv <<<"$cmd"

@@ -52,7 +52,8 @@
 static void exporter_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl exporter [--listen ADDR:PORT] [--textfile DIR [-i SECONDS]]\n"
+		"usage: thpctl exporter [--listen ADDR:PORT]\n"
+		"                       [--textfile DIR [--mkdir] [-i SECONDS]]\n"
 		"                       [--top-processes N] [--min-process-ahp SIZE]\n"
 		"                       [--process-flags] [--process-ledger] [--cache-ms MS]\n"
 		"                       [--scrape-budget MS] [--top-cgroups N]\n"
@@ -68,8 +69,11 @@ static void exporter_help(FILE *f)
 		"                        '[::1]:9799' IPv6; port 0 picks a free one)\n"
 		"  --textfile DIR        write DIR/" TEXTFILE_NAME " atomically (temporary file +\n"
 		"                        rename) every interval, for node_exporter's textfile\n"
-		"                        collector (DIR is created if missing); '-': to\n"
-		"                        stdout instead; no HTTP listener then unless --listen\n"
+		"                        collector; DIR must exist (a mistyped one is refused);\n"
+		"                        '-': to stdout instead; no HTTP listener then unless\n"
+		"                        --listen\n"
+		"  --mkdir               with --textfile: create DIR when it is missing (mode\n"
+		"                        0755; its parent must exist)\n"
 		"  -i, --interval SECONDS  text file rewrite interval (default 15)\n"
 		"  --top-processes N     export at most N processes (default 20, up to 1000;\n"
 		"                        0: no per-process metrics)\n"
@@ -131,6 +135,7 @@ enum {
 	OPT_LEDGER,
 	OPT_TOP_CGROUPS,
 	OPT_WEB_CONFIG,
+	OPT_MKDIR,
 };
 
 /* The allocator of P for thp_process_allocator_info (--process-ledger). */
@@ -250,7 +255,7 @@ struct xopts {
 	long top, cache_ms, budget_ms, top_cgroups;
 	double interval;
 	uint64_t min_ahp;
-	bool flags, once, http, ledger;
+	bool flags, once, http, ledger, mkdir;
 };
 
 #ifdef THPCTL_HTTP
@@ -271,7 +276,8 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 	const struct args_store st[] = {
 		ARGS_ARG(OPT_LISTEN, &o->listen),	  ARGS_ARG(OPT_TEXTFILE, &o->textfile),
 		ARGS_ARG(OPT_WEB_CONFIG, &o->web_config), ARGS_FLAG(OPT_FLAGS, &o->flags),
-		ARGS_FLAG(OPT_LEDGER, &o->ledger),	  ARGS_FLAG(OPT_ONCE, &o->once)};
+		ARGS_FLAG(OPT_LEDGER, &o->ledger),	  ARGS_FLAG(OPT_ONCE, &o->once),
+		ARGS_FLAG(OPT_MKDIR, &o->mkdir)};
 	if (args_store(c, optarg, st, ARGS_N(st)) == -1)
 		return -1;
 	switch (c) {
@@ -317,6 +323,39 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 	}
 }
 
+/*
+ * --textfile DIR must be a directory that exists: a mistyped path is refused, not made, unless
+ * --mkdir asks for it (DIR only, mode 0755: its parent must exist). Returns -1 to go on, else
+ * EXIT_USAGE after a message naming DIR.
+ */
+static int textfile_dir(const struct xopts *o)
+{
+	bool dir = o->textfile && strcmp(o->textfile, "-") != 0;
+	if (o->mkdir && !dir) {
+		warnx("exporter: --mkdir goes with --textfile DIR (the directory to create)");
+		return EXIT_USAGE;
+	}
+	if (!dir)
+		return -1;
+	struct stat st;
+	if (stat(o->textfile, &st) && errno == ENOENT) {
+		if (!o->mkdir) {
+			warnx("exporter: --textfile %s: no such directory (create it, or add --mkdir)",
+			      o->textfile);
+			return EXIT_USAGE;
+		}
+		if (mkdir(o->textfile, 0755) && errno != EEXIST) {
+			warn("exporter: --textfile --mkdir: cannot create %s", o->textfile);
+			return EXIT_USAGE;
+		}
+	}
+	if (stat(o->textfile, &st) || !S_ISDIR(st.st_mode)) {
+		warnx("exporter: --textfile %s: not a directory", o->textfile);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* Options into O and checked. Returns -1 to go on, else the exit code. */
 static int exporter_options(struct globals *g, int argc, char **argv, struct xopts *o)
 {
@@ -334,6 +373,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		{"scrape-budget", required_argument, NULL, OPT_BUDGET},
 		{"top-cgroups", required_argument, NULL, OPT_TOP_CGROUPS},
 		{"web.config.file", required_argument, NULL, OPT_WEB_CONFIG},
+		{"mkdir", no_argument, NULL, OPT_MKDIR},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct xopts){.top = 20,
@@ -389,20 +429,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		return EXIT_USAGE;
 	}
 #endif
-	if (o->textfile && strcmp(o->textfile, "-") != 0) {
-		/* a missing directory (its parent must exist) is created */
-		struct stat st;
-		if (stat(o->textfile, &st) && errno == ENOENT && mkdir(o->textfile, 0755) &&
-		    errno != EEXIST) {
-			warn("exporter: --textfile: cannot create %s", o->textfile);
-			return EXIT_USAGE;
-		}
-		if (stat(o->textfile, &st) || !S_ISDIR(st.st_mode)) {
-			warnx("exporter: --textfile %s: not a directory", o->textfile);
-			return EXIT_USAGE;
-		}
-	}
-	return -1;
+	return textfile_dir(o);
 }
 
 /* --once: one collection to the text file, stdout or JSON. Returns the exit code. */

@@ -340,7 +340,12 @@ done
 TF="$TMP/textfile"
 "$T" exporter --once --textfile "$TF" >"$TMP/tf-once.out" 2>"$TMP/tf-once.err"
 rc=$?
-expect_cmd "--once --textfile exits 0, prints nothing, creates the missing directory" \
+expect_cmd "--once --textfile MISSING: exit 2, names it, creates nothing" \
+	"exit $rc, $(ls -ld "$TF" 2>&1): $(head -c 300 "$TMP/tf-once.err")" \
+	bash -c "[ $rc = 2 ] && [ ! -e '$TF' ] && grep -q -- '--textfile $TF: no such directory' '$TMP/tf-once.err'"
+"$T" exporter --once --textfile "$TF" --mkdir >"$TMP/tf-once.out" 2>"$TMP/tf-once.err"
+rc=$?
+expect_cmd "--once --textfile --mkdir exits 0, prints nothing, creates the missing directory" \
 	"exit $rc, stdout $(wc -c <"$TMP/tf-once.out") bytes, $(ls -ld "$TF" 2>&1)" \
 	test "$rc" -eq 0 -a ! -s "$TMP/tf-once.out" -a -d "$TF"
 expect_cmd "--textfile wrote thp.prom, mode 0644" "$(ls -l "$TF" | tr '\n' ' ')" \
