@@ -69,7 +69,7 @@ start_helper PL "$H" plain 8
 if [ -n "$PL" ] && [ "$HAVE_THP" -eq 1 ] && [ "$(sysfs_choice "$THP/enabled")" = madvise ]; then
 	t why "$PL"
 	expect_eval "why: no MADV_HUGEPAGE region -> khugepaged is not shown as helping" \
-		'grep -q "^  khugepaged .*nothing of it to collapse" "$TMP/out" && ! grep -q "^+ khugepaged" "$TMP/out"' \
+		'grep -q "^= khugepaged .*nothing of it to collapse" "$TMP/out" && ! grep -q "^+ khugepaged" "$TMP/out"' \
 		"$(grep khugepaged "$TMP/out" | head -c 300)"
 	stop_pid "$PL"
 else

@@ -296,11 +296,11 @@ if [ -n "$TS" ]; then
 			"proc(E['TS']) is None and proc(E['NH']) is not None" "[p['pid'] for p in d['processes']]"
 		t why "$TS"
 		if [ "$RC" -eq 0 ] && ! grep -q '^- nh' "$TMP/out" &&
-			grep -q '^  nh .*no VMA opted out with MADV_NOHUGEPAGE: its 8 nh VMAs are thread stacks' "$TMP/out" &&
-			grep -q '^  stack .*4 thread stacks .*nh set by the kernel for MAP_STACK' "$TMP/out"; then
-			ok "why TS: no '- nh' line; a neutral line for 4 thread stacks"
+			grep -q '^= nh .*no VMA opted out with MADV_NOHUGEPAGE: its 8 nh VMAs are thread stacks' "$TMP/out" &&
+			grep -q '^= stack .*4 thread stacks .*nh set by the kernel for MAP_STACK' "$TMP/out"; then
+			ok "why TS: no '- nh' line; a neutral (=) line for 4 thread stacks"
 		else
-			nok "why TS: no '- nh' line; a neutral line for 4 thread stacks" "exit $RC; $(grep -E 'nh|stack' "$TMP/out" | head -4)"
+			nok "why TS: no '- nh' line; a neutral (=) line for 4 thread stacks" "exit $RC; $(grep -E 'nh|stack' "$TMP/out" | head -4)"
 		fi
 		t why --json "$TS"
 		expect_json "why --json TS: vmas.thread_stacks 4, nh_thread_stack_vmas 8" "$TMP/out" \
