@@ -2,6 +2,7 @@
 /* `thpctl advise`: detect workloads, collect the host, decide (model/advice.c). */
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,46 @@ static void fill_prog(const struct sysroot *sr, struct adv_proc *p, const struct
 		memcpy(p->prog, p->exe, sizeof(p->prog));
 }
 
+/*
+ * ARGS (LEN bytes, NUL-separated: argv[1..]) into OUT, each NUL-terminated: an argument that
+ * names a relative path (arg_relative_path) found under p->pid's working directory becomes
+ * that absolute path (kernel/argv0.h proc_cwd, proc_cwd_has); one not found there, or with
+ * the directory unknown, stays and sets p->run_cwd (the command must run from there).
+ * Returns 0, or -ENOMEM.
+ */
+static int rel_args(const struct sysroot *sr, struct adv_proc *p, const char *args, size_t len,
+		    struct buf *out)
+{
+	struct run_cwd *c = &p->run_cwd;
+	bool looked = false;
+	for (const char *a = args, *end = args + len; a < end;) {
+		size_t l = strnlen(a, (size_t)(end - a));
+		char abs[PATH_MAX];
+		const char *w = a;
+		if (l == (size_t)(end - a) || !arg_relative_path(a)) {
+			/* an option, a value, or the last piece cut short: as it is */
+		} else {
+			if (!looked) {
+				looked = true;
+				c->err = proc_cwd(sr, (pid_t)p->pid, c->dir, sizeof(c->dir));
+			}
+			if (!c->err && proc_cwd_has(sr, (pid_t)p->pid, a) == 1 &&
+			    path_join_rel(c->dir, a, abs, sizeof(abs)) == 0) {
+				w = abs;
+			} else if (!c->needed) {
+				c->needed = true;
+				if (l >= sizeof(c->arg) || snprintf(c->arg, sizeof(c->arg), "%s",
+								    a) >= (int)sizeof(c->arg))
+					c->arg[0] = '\0';
+			}
+		}
+		if (buf_add(out, w, w == a ? l : strlen(w)) || buf_add(out, "", 1))
+			return -ENOMEM;
+		a += l + 1;
+	}
+	return 0;
+}
+
 void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct proc_info *pi,
 		      int exe_err)
 {
@@ -149,16 +190,14 @@ void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct
 			snprintf(p->title, sizeof(p->title), "'...'");
 		return;
 	}
-	/* its program, then argv[1..] */
-	size_t pl = strlen(p->prog) + 1, rest = b->len - (a0 + 1 <= b->len ? a0 + 1 : b->len);
-	char *v = malloc(pl + rest);
-	if (!v)
-		return;
-	memcpy(v, p->prog, pl);
-	memcpy(v + pl, b->p + b->len - rest, rest);
-	if (shell_quote_argv(v, pl + rest, p->cmdline, sizeof(p->cmdline)) == 0)
+	/* its program, then argv[1..], relative paths made absolute where they can be */
+	size_t rest = b->len - (a0 + 1 <= b->len ? a0 + 1 : b->len);
+	struct buf v = {0};
+	if (buf_add(&v, p->prog, strlen(p->prog) + 1) == 0 &&
+	    rel_args(sr, p, b->p + b->len - rest, rest, &v) == 0 &&
+	    shell_quote_argv(v.p, v.len, p->cmdline, sizeof(p->cmdline)) == 0)
 		p->args = ADV_ARGS_INTACT;
-	free(v);
+	buf_free(&v);
 }
 
 static int thp_vma(const struct smaps_vma *v, void *ctx)

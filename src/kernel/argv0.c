@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,7 +61,10 @@ int argv0_resolve(const struct sysroot *sr, pid_t pid, const char *argv0, const 
 		if (l <= 0)
 			return 0;
 		cwd[l] = '\0';
-		snprintf(cand, sizeof(cand), "%s/%s", strcmp(cwd, "/") ? cwd : "", argv0);
+		const char *r = argv0;
+		while (r[0] == '.' && r[1] == '/')
+			r += 2; /* "./redis-server": /srv/redis-server, not /srv/./redis-server */
+		snprintf(cand, sizeof(cand), "%s/%s", strcmp(cwd, "/") ? cwd : "", r);
 		if (stat_abs(sr, cand, &st) == 0 && same(&st, &exe) &&
 		    snprintf(out, n, "%s", cand) < (int)n)
 			return 1;
@@ -80,4 +84,44 @@ int argv0_resolve(const struct sysroot *sr, pid_t pid, const char *argv0, const 
 		p = c + 1;
 	}
 	return 0;
+}
+
+int proc_cwd(const struct sysroot *sr, pid_t pid, char *out, size_t n)
+{
+	if (n)
+		out[0] = '\0';
+	if (!sr->live)
+		return -ENOENT;
+	char link[64], d[PATH_MAX];
+	snprintf(link, sizeof(link), SR_PROC "/%d/cwd", (int)pid);
+	ssize_t l = readlinkat(sr->dirfd, link, d, sizeof(d) - 1);
+	if (l < 0)
+		return -errno;
+	d[l] = '\0';
+	if (d[0] != '/')
+		return -ENOENT; /* not a path of its file system (an anonymous inode) */
+	static const char del[] = " (deleted)";
+	size_t dl = sizeof(del) - 1;
+	bool gone = (size_t)l > dl && !strcmp(d + l - dl, del);
+	if (gone)
+		l -= (ssize_t)dl;
+	if ((size_t)l >= n)
+		return -ENAMETOOLONG;
+	memcpy(out, d, (size_t)l);
+	out[l] = '\0';
+	return gone ? -ESTALE : 0;
+}
+
+int proc_cwd_has(const struct sysroot *sr, pid_t pid, const char *rel)
+{
+	if (!sr->live)
+		return -ENOENT;
+	if (!*rel || rel[0] == '/' || strlen(rel) >= PATH_MAX - 64)
+		return 0;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), SR_PROC "/%d/cwd/%s", (int)pid, rel);
+	struct stat st;
+	if (fstatat(sr->dirfd, p, &st, 0) == 0)
+		return 1;
+	return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 }

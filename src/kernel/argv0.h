@@ -29,6 +29,22 @@
 int argv0_resolve(const struct sysroot *sr, pid_t pid, const char *argv0, const char *path_env,
 		  char *out, size_t n);
 
+/*
+ * The working directory of process PID (the proc/PID/cwd link, as the process sees it: in its
+ * mount namespace) into OUT (N bytes). Returns 0; -ESTALE when the directory was removed since
+ * (OUT then holds the path it had); -ENOENT on a recorded tree (not recorded); -EACCES/-EPERM
+ * when the link is denied (it takes the ptrace read check: root, its owner or CAP_SYS_PTRACE);
+ * -ENAMETOOLONG when it does not fit in N. OUT is "" after any error but -ESTALE.
+ */
+int proc_cwd(const struct sysroot *sr, pid_t pid, char *out, size_t n);
+
+/*
+ * Whether REL, a relative path, names a file or directory under process PID's working
+ * directory (proc/PID/cwd/REL, symlinks followed in its mount namespace). Returns 1 yes, 0 no
+ * (-ENOENT or -ENOTDIR there); -ENOENT on a recorded tree; else -errno (-EACCES: denied).
+ */
+int proc_cwd_has(const struct sysroot *sr, pid_t pid, const char *rel);
+
 /* PATH's value in environ TEXT (NUL-separated NAME=VALUE), or NULL. Pure. */
 const char *argv0_path_env(const char *text, size_t len);
 

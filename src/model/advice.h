@@ -73,13 +73,14 @@ struct adv_proc {
 	char unit[96];		   /* systemd unit from its cgroup, "" unknown */
 	char cmdline[ADV_CMD_LEN]; /* shell-quoted exe and arguments, "" unknown */
 	enum adv_args args;
-	char exe[160];	       /* its /proc/PID/exe, "" unknown */
-	char prog[160];	       /* the path its commands start: argv[0] when it leads to exe */
-	int prog_check;	       /* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
-	char title[160];       /* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
-	bool has_smaps;	       /* the next three are known (smaps read) */
-	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
-	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */
+	struct run_cwd run_cwd; /* ADV_ARGS_INTACT: where cmdline must run */
+	char exe[160];		/* its /proc/PID/exe, "" unknown */
+	char prog[160];		/* the path its commands start: argv[0] when it leads to exe */
+	int prog_check;		/* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
+	char title[160];	/* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
+	bool has_smaps;		/* the next three are known (smaps read) */
+	uint64_t anon_huge_kb;	/* AnonHugePages, all VMAs */
+	uint64_t hg_kb;		/* size of its MADV_HUGEPAGE (hg) VMAs */
 	int hg_vmas;
 	bool java_thp; /* -XX:+UseTransparentHugePages on its command line */
 	enum ledger_cost
@@ -370,5 +371,20 @@ bool advice_partial(const struct adv_input *in);
  * it does not fit (OUT then holds "").
  */
 int shell_quote_argv(const char *text, size_t len, char *out, size_t n);
+
+/*
+ * Whether A, an argument of a command line, names a path relative to the working directory:
+ * not empty, not an option ('-'), not absolute, no '=' and no "://", and either a '/' in it
+ * ("conf/app.yaml", "./run.sh") or a file name's extension of 1 to 8 letters and digits with
+ * a letter among them ("hp.py", "app.jar"; not "0.5" nor "v1.2.3"). Pure.
+ */
+bool arg_relative_path(const char *a);
+
+/*
+ * DIR (absolute) and REL (relative; its leading "./" dropped) joined into OUT (N bytes):
+ * "/srv/app" and "./hp.py" give "/srv/app/hp.py", "/" and "hp.py" "/hp.py". Returns 0, or
+ * -ENOSPC (OUT "").
+ */
+int path_join_rel(const char *dir, const char *rel, char *out, size_t n);
 
 #endif

@@ -118,6 +118,20 @@ struct remedy_other {
 	uint64_t huge_not_hg_kb; /* THP outside hg regions: enabled=madvise would drop it */
 };
 
+/*
+ * Where a restart command must run. Its arguments that name relative paths
+ * (arg_relative_path(): "hp.py", "conf/app.yaml") are made absolute against the
+ * process's working directory when the file is there; one that is not found
+ * there (an output yet to be written, a process that changed directory) keeps
+ * the command tied to that directory.
+ */
+struct run_cwd {
+	bool needed;   /* a relative path argument could not be made absolute */
+	char dir[256]; /* its working directory (proc/PID/cwd), "" unknown */
+	int err;       /* -errno: why DIR is unknown (-ESTALE: DIR was removed since) */
+	char arg[64];  /* the first argument that needs it, "" when it did not fit */
+};
+
 /* The facts of one process a remedy rests on (collected by the command). */
 struct remedy_proc {
 	long pid;
@@ -140,11 +154,12 @@ struct remedy_proc {
 	bool jvm_thp;	   /* -XX:+UseTransparentHugePages in effect */
 	char restart[448]; /* its restart command line (program and arguments), "" unknown */
 	bool restart_known;
-	char unit[96];	     /* systemd unit, "" none */
-	int cg_version;	     /* 1, 2; 0 unknown */
-	char cg_path[256];   /* its memory cgroup */
-	bool referenced_hot; /* smaps Referenced >= half its Rss */
-	bool alloc_known;    /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
+	struct run_cwd restart_cwd; /* where that command must run */
+	char unit[96];		    /* systemd unit, "" none */
+	int cg_version;		    /* 1, 2; 0 unknown */
+	char cg_path[256];	    /* its memory cgroup */
+	bool referenced_hot;	    /* smaps Referenced >= half its Rss */
+	bool alloc_known; /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
 	struct alloc_fact alloc;
 };
 

@@ -2,6 +2,7 @@
 /* Workload identities (names, how a process is recognised) and shell quoting for advice. */
 #include "advice.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,4 +151,46 @@ int shell_quote_argv(const char *text, size_t len, char *out, size_t n)
 			return 0;
 		p = z + 1;
 	}
+}
+
+bool arg_relative_path(const char *a)
+{
+	if (!a[0] || a[0] == '-' || a[0] == '/' || strchr(a, '=') || strstr(a, "://"))
+		return false;
+	if (strchr(a, '/'))
+		return true;
+	const char *dot = strrchr(a, '.');
+	if (!dot || dot == a || !dot[1] || strlen(dot + 1) > 8)
+		return false;
+	bool letter = false;
+	for (const char *c = dot + 1; *c; c++) {
+		if (!isalnum((unsigned char)*c))
+			return false;
+		letter |= isalpha((unsigned char)*c) != 0;
+	}
+	return letter;
+}
+
+int path_join_rel(const char *dir, const char *rel, char *out, size_t n)
+{
+	while (rel[0] == '.' && rel[1] == '/') {
+		rel += 2;
+		while (*rel == '/')
+			rel++;
+	}
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	bool root = dl == 1 && dir[0] == '/';
+	size_t need = dl + 1 + strlen(rel) + 1;
+	if (!n || need > n || !*rel) {
+		if (n)
+			out[0] = '\0';
+		return -ENOSPC;
+	}
+	memcpy(out, dir, dl);
+	size_t o = root ? 0 : dl;
+	out[o++] = '/';
+	strcpy(out + o, rel);
+	return 0;
 }

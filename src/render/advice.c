@@ -190,6 +190,12 @@ static void levers(FILE *f, const struct advice *a, bool color)
 			fprintf(f, "      ");
 			fputs_safe(t, f);
 			fputc('\n', f);
+			char note[512];
+			if (advice_lever_command_note(l, note, sizeof(note))[0]) {
+				fprintf(f, "      (");
+				fputs_safe(note, f);
+				fprintf(f, ")\n");
+			}
 		}
 		const struct adv_proc *p = l->proc;
 		if (p && p->prog_check == 1 && strcmp(p->prog, p->exe)) {
@@ -349,6 +355,8 @@ static json_t *levers_json(const struct advice *a)
 		json_put(o, "what", json_str(advice_lever_what(l, t, sizeof(t))));
 		advice_lever_command(l, t, sizeof(t));
 		json_put(o, "command", t[0] ? json_str(t) : json_null());
+		advice_lever_command_note(l, t, sizeof(t));
+		json_put(o, "command_note", t[0] ? json_str(t) : json_null());
 		const struct adv_proc *p = l->proc;
 		json_put(o, "program", p && p->prog[0] ? json_str(p->prog) : json_null());
 		json_put(o, "program_checked",

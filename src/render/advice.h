@@ -16,6 +16,9 @@ const char *advice_setting_by(const struct adv_setting *s, char *out, size_t n);
 const char *advice_command(const struct advice *a, const char *verb, char *out, size_t n);
 const char *advice_lever_what(const struct adv_lever *l, char *out, size_t n);
 const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n); /* "" none */
+/* The note under its command when the command must run from a directory that could not be
+ * read (render/remedy.h run_cwd_note), "" none. */
+const char *advice_lever_command_note(const struct adv_lever *l, char *out, size_t n);
 const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t n);
 const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n); /* "" none */
 const char *advice_note_text(const struct adv_note *n, char *out, size_t len);

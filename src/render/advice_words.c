@@ -7,6 +7,7 @@
 #include "../util/units.h"
 #include "finding_text.h"
 #include "ledger.h"
+#include "remedy.h"
 #include "wb.h"
 #include "advice.h"
 #include "hint.h"
@@ -245,11 +246,14 @@ const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 	struct wb b = wb_begin(out, n);
 	const struct adv_proc *p = l->proc;
 	switch (l->cmd) {
-	case ACM_RUN:
-		wb_put(&b, "thpctl run --thp=%s -- %s", l->mode,
-		       p && p->args == ADV_ARGS_INTACT && p->cmdline[0] ? p->cmdline
-									: l->placeholder);
+	case ACM_RUN: {
+		bool known = p && p->args == ADV_ARGS_INTACT && p->cmdline[0];
+		char cd[1024];
+		wb_put(&b, "%sthpctl run --thp=%s -- %s",
+		       known ? run_cwd_prefix(&p->run_cwd, cd, sizeof(cd)) : "", l->mode,
+		       known ? p->cmdline : l->placeholder);
 		break;
+	}
 	case ACM_HUGETLB_PLAN:
 		wb_put(&b, "thpctl hugetlb plan --for %lluM", (unsigned long long)l->mib);
 		break;
@@ -267,6 +271,15 @@ const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 	default:
 		break;
 	}
+	return out;
+}
+
+const char *advice_lever_command_note(const struct adv_lever *l, char *out, size_t n)
+{
+	const struct adv_proc *p = l->proc;
+	out[0] = '\0';
+	if (l->cmd == ACM_RUN && p && p->args == ADV_ARGS_INTACT && p->cmdline[0])
+		run_cwd_note(&p->run_cwd, out, n);
 	return out;
 }
 

@@ -2,11 +2,14 @@
 /* What to change for a flagged process (model/remedy.h), in words and JSON: advise and why. */
 #include "remedy.h"
 
+#include <errno.h>
 #include <string.h>
 
+#include "../model/advice.h"
 #include "../model/evidence.h"
 #include "../util/units.h"
 #include "alloc.h"
+#include "hint.h"
 #include "json.h"
 #include "table.h"
 #include "wb.h"
@@ -196,10 +199,13 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	case RF_GODEBUG_DISABLETHP:
 		wb_put(&b, "GODEBUG=disablethp=1");
 		break;
-	case RF_RUN_OFF:
-		wb_put(&b, "thpctl run --thp=off -- %s",
+	case RF_RUN_OFF: {
+		char cd[1024];
+		wb_put(&b, "%sthpctl run --thp=off -- %s",
+		       p->restart_known ? run_cwd_prefix(&p->restart_cwd, cd, sizeof(cd)) : "",
 		       p->restart_known ? p->restart : "CMD ARGS...");
 		break;
+	}
 	case RF_SYSTEMD:
 		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", p->unit);
 		break;
@@ -264,11 +270,15 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "marks them nh, as it does glibc's own stacks) or madvise them "
 		       "MADV_NOHUGEPAGE");
 		break;
-	case RF_RUN_OFF:
+	case RF_RUN_OFF: {
+		char note[512];
 		wb_put(&b,
 		       "per service: restart it with THP off (prctl, inherited by its children); "
 		       "its other THP costs and its huge pages go too");
+		if (r->p->restart_known && run_cwd_note(&r->p->restart_cwd, note, sizeof(note))[0])
+			wb_put(&b, "; %s", note);
 		break;
+	}
 	case RF_SYSTEMD:
 		wb_put(&b, "per service: systemd's own opt-out (this systemd knows MemoryTHP=)");
 		break;
@@ -337,6 +347,35 @@ const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n)
 	return out;
 }
 
+const char *run_cwd_prefix(const struct run_cwd *c, char *out, size_t n)
+{
+	struct wb b = wb_begin(out, n);
+	char q[1024];
+	if (c->needed && !c->err && c->dir[0] &&
+	    shell_quote_argv(c->dir, strlen(c->dir), q, sizeof(q)) == 0)
+		wb_put(&b, "cd %s && ", q);
+	return out;
+}
+
+const char *run_cwd_note(const struct run_cwd *c, char *out, size_t n)
+{
+	struct wb b = wb_begin(out, n);
+	if (!c->needed || !c->err)
+		return out;
+	wb_put(&b, "%s%s is a path relative to its working directory",
+	       c->arg[0] ? "its argument " : "an argument", c->arg);
+	if (c->err == -ESTALE)
+		wb_put(&b,
+		       ", %s, which was removed since: run the command from a directory that "
+		       "holds what its arguments name",
+		       c->dir);
+	else
+		wb_put(&b, ", which could not be read (%s%s): run the command from there",
+		       strerror(-c->err),
+		       c->err == -EACCES || c->err == -EPERM ? ": " HINT_PROC_DENIED : "");
+	return out;
+}
+
 void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 {
 	char t[1024];
@@ -348,7 +387,7 @@ void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 	fputs_safe(remedy_part_words(r, t, sizeof(t)), f);
 	fputc('\n', f);
 	for (int i = 0; i < r->nfix; i++) {
-		char s[64], c[512];
+		char s[64], c[1024];
 		fprintf(f, "    %s%d. %s%s: ", i ? "" : col_yellow(color), i + 1,
 			remedy_fix_saves(r, i, s, sizeof(s)), i ? "" : col_reset(color));
 		fputs_safe(remedy_fix_words(r, i, t, sizeof(t)), f);

@@ -17,6 +17,15 @@ const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n)
 /* The command of fix I, "" when the fix is a change in the program. */
 const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t n);
 
+/*
+ * Where a restart command runs (model/remedy.h struct run_cwd), each into OUT (N bytes), each
+ * returning OUT: the prefix "cd DIR && " (DIR shell-quoted) when the command must run from a
+ * directory that is known, else ""; the note when it must run from one that could not be
+ * read ("its argument hp.py is a path relative to its working directory, ..."), else "".
+ */
+const char *run_cwd_prefix(const struct run_cwd *c, char *out, size_t n);
+const char *run_cwd_note(const struct run_cwd *c, char *out, size_t n);
+
 /* "  PID N (comm)", its mechanism, the part responsible, the fixes ranked. */
 void remedy_render_text(FILE *f, const struct remedy *r, bool color);
 /* {"pid", "mechanism", "cost_kb", "responsible": {...}, "fixes": [...]} */

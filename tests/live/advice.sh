@@ -231,6 +231,33 @@ prog=$(python3 -c 'import json,sys,os; print([l["program"] for l in json.load(op
 expect_eval "advise: the command's program resolves to the running executable" \
 	'[ -n "$prog" ] && [ "$(readlink -f "$prog")" = "$(readlink -f /proc/$MC/exe)" ]' "$prog vs $(readlink /proc/$MC/exe)"
 stop_pid "$MC"
+# started from its own directory with relative paths (a copy of tail named redis-server, run as
+# ./redis-server -f redis.conf [out/dump.rdb]): what is there is made absolute against
+# /proc/PID/cwd; what is not (an output yet to be written) keeps the command in that directory
+mkdir -p "$TMP/rel"
+cp /usr/bin/tail "$TMP/rel/redis-server"
+: >"$TMP/rel/redis.conf"
+for missing in "" out/dump.rdb; do
+	# shellcheck disable=SC2086 # $missing: no word or one
+	(cd "$TMP/rel" && exec ./redis-server -f redis.conf $missing >/dev/null 2>&1) &
+	REL=$!
+	track_pid "$REL"
+	export REL
+	sleep 0.3
+	t advise --json
+	cp "$TMP/out" "$TMP/advise-rel.json"
+	if [ -z "$missing" ]; then
+		want="'thpctl run --thp=off -- ' + E['TMP'] + '/rel/redis-server -f ' + E['TMP'] + '/rel/redis.conf'"
+		name="advise: a relative path argument made absolute against the process's cwd"
+	else
+		want="'cd ' + E['TMP'] + '/rel && thpctl run --thp=off -- ' + E['TMP'] + '/rel/redis-server -f ' + E['TMP'] + '/rel/redis.conf out/dump.rdb'"
+		name="advise: a relative path not found there keeps the command in its cwd (cd DIR &&)"
+	fi
+	expect_json "$name" "$TMP/advise-rel.json" \
+		"[(l['command'], l['command_note']) for l in d['per_process'] if l['pid'] == int(E['REL'])] == [($want, None)]" \
+		"[l['command'] for l in d['per_process'] if l['pid'] == int(E['REL'])]"
+	stop_pid "$REL"
+done
 # the real thing, where installed: Redis writes its title over argv, the exe is redis-check-rdb
 if [ "$(readlink -f /usr/bin/redis-server 2>/dev/null)" != /usr/bin/redis-check-rdb ]; then
 	skip "advise: Debian's redis-server" "no /usr/bin/redis-server -> redis-check-rdb here"

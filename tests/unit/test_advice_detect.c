@@ -75,6 +75,50 @@ static void test_shell_quote(UNIT_STATE)
 	assert_string_equal(t14, "redis-server");
 }
 
+/* Which arguments name paths relative to the working directory, and how one is made absolute. */
+static void test_relative_path_arguments(UNIT_STATE)
+{
+	static const struct {
+		const char *arg;
+		bool rel;
+	} c[] = {
+		{"hp.py", true},
+		{"./run.sh", true},
+		{"conf/app.yaml", true},
+		{"../data/x", true},
+		{"app.jar", true},
+		{"my script.py", true},
+		{"/etc/redis.conf", false},
+		{"-c", false},
+		{"--config=a.yaml", false},
+		{"0.5", false},
+		{"v1.2.3", false},
+		{"127.0.0.1", false},
+		{"8080", false},
+		{"serve", false},
+		{"https://x.org/a", false},
+		{".bashrc", false},
+		{"a.", false},
+		{"x.verylongext", false},
+		{"", false},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++)
+		unit_row_int(c[i].arg, "arg_relative_path", arg_relative_path(c[i].arg), c[i].rel);
+	char out[64];
+	assert_int_equal(path_join_rel("/srv/app", "hp.py", out, sizeof(out)), 0);
+	assert_string_equal(out, "/srv/app/hp.py");
+	assert_int_equal(path_join_rel("/srv/app/", "././conf/a.yaml", out, sizeof(out)), 0);
+	assert_string_equal(out, "/srv/app/conf/a.yaml");
+	assert_int_equal(path_join_rel("/", "hp.py", out, sizeof(out)), 0);
+	assert_string_equal(out, "/hp.py");
+	char tiny[14];
+	assert_int_equal(path_join_rel("/srv/app", "hp.py", tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "");
+	char t15[15]; /* "/srv/app/hp.py" and its NUL, exactly */
+	assert_int_equal(path_join_rel("/srv/app", "hp.py", t15, sizeof(t15)), 0);
+	assert_string_equal(t15, "/srv/app/hp.py");
+}
+
 static void test_cmdline_intact(UNIT_STATE)
 {
 	/* as started: argv[0] the exe path, or a name or path ending in its name */
@@ -229,5 +273,5 @@ static void test_maps_shared(UNIT_STATE)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-UNIT_TESTS(test_workload_names, test_shell_quote, test_cmdline_intact, test_dpkg_owner,
-	   test_versions, test_go_buildinfo, test_maps_shared)
+UNIT_TESTS(test_workload_names, test_shell_quote, test_relative_path_arguments, test_cmdline_intact,
+	   test_dpkg_owner, test_versions, test_go_buildinfo, test_maps_shared)

@@ -45,4 +45,40 @@ static void test_resolve_on_the_live_system(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
-UNIT_TESTS(test_path_from_environ, test_resolve_on_the_live_system)
+/* Its working directory, and a relative path under it, read through proc/PID/cwd. */
+static void test_cwd_on_the_live_system(UNIT_STATE)
+{
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	char old[512], dir[] = "/tmp/thpctl-cwd-XXXXXX", out[512];
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(mkdir("conf", 0700), 0);
+	FILE *f = fopen("conf/app.yaml", "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(proc_cwd(&sr, getpid(), out, sizeof(out)), 0);
+	assert_string_equal(out, dir);
+	assert_int_equal(proc_cwd_has(&sr, getpid(), "conf/app.yaml"), 1);
+	assert_int_equal(proc_cwd_has(&sr, getpid(), "./conf/app.yaml"), 1);
+	assert_int_equal(proc_cwd_has(&sr, getpid(), "hp.py"), 0);
+	assert_int_equal(proc_cwd_has(&sr, getpid(), "conf/app.yaml/x"), 0); /* ENOTDIR */
+	assert_int_equal(proc_cwd(&sr, getpid(), out, 4), -ENAMETOOLONG);
+	/* removed under it: the path it had, and -ESTALE */
+	assert_int_equal(unlink("conf/app.yaml"), 0);
+	assert_int_equal(rmdir("conf"), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(proc_cwd(&sr, getpid(), out, sizeof(out)), -ESTALE);
+	assert_string_equal(out, dir);
+	assert_int_equal(chdir(old), 0);
+	sysroot_close(&sr);
+	/* a recorded tree has no cwd link */
+	assert_int_equal(sysroot_open(&sr, "tests/fixtures/linux-6.18-x86"), 0);
+	assert_int_equal(proc_cwd(&sr, 30730, out, sizeof(out)), -ENOENT);
+	assert_string_equal(out, "");
+	assert_int_equal(proc_cwd_has(&sr, 30730, "hp.py"), -ENOENT);
+	sysroot_close(&sr);
+}
+
+UNIT_TESTS(test_path_from_environ, test_resolve_on_the_live_system, test_cwd_on_the_live_system)

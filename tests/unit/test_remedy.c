@@ -87,6 +87,41 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 	no_fix(RF_SYSTEMD);
 }
 
+/* A restart command tied to its working directory: "cd DIR && " when DIR is known, a note when not. */
+static void test_restart_from_its_working_directory(UNIT_STATE)
+{
+	test_thread_stacks_under_always(NULL);
+	P.restart_cwd = (struct run_cwd){.needed = true, .dir = "/home/ana/my exp"};
+	snprintf(P.restart_cwd.arg, sizeof(P.restart_cwd.arg), "out/run1");
+	assert_true(
+		remedy_build(&P, &(struct remedy_host){.always = true, .max_ptes_none = 511}, &R));
+	int i = 0;
+	while (i < R.nfix && R.fix[i].id != RF_RUN_OFF)
+		i++;
+	assert_true(i < R.nfix);
+	assert_string_equal(fix_cmd(i), "cd '/home/ana/my exp' && thpctl run --thp=off -- "
+					"/usr/local/bin/stacky --port 1");
+	assert_null(strstr(fix_text(i), "working directory"));
+	/* the directory could not be read: the command as it is, and the note */
+	P.restart_cwd.dir[0] = '\0';
+	P.restart_cwd.err = -EACCES;
+	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
+	assert_contains(
+		fix_text(i),
+		"; its argument out/run1 is a path relative to its working directory, which "
+		"could not be read (Permission denied: run as root or as the process's owner): "
+		"run the command from there");
+	/* removed since it started: named, and no cd into it */
+	snprintf(P.restart_cwd.dir, sizeof(P.restart_cwd.dir), "/tmp/gone");
+	P.restart_cwd.err = -ESTALE;
+	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
+	assert_contains(fix_text(i), "its working directory, /tmp/gone, which was removed since");
+	/* not needed (every relative argument made absolute): neither */
+	P.restart_cwd = (struct run_cwd){.dir = "/srv"};
+	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
+	assert_null(strstr(fix_text(i), "working directory"));
+}
+
 /* Creep in a Go heap at max_ptes_none=511: Go's own setting first, the host knob with who else. */
 static void test_go_creep(UNIT_STATE)
 {
@@ -335,6 +370,6 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 	no_fix(RF_HOST_SHRINK);
 }
 
-UNIT_TESTS(test_thread_stacks_under_always, test_go_creep, test_lazy_free, test_held_unknown_part,
-	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
-	   test_invented_underused_shrinker)
+UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory, test_go_creep,
+	   test_lazy_free, test_held_unknown_part, test_nothing_or_a_gain, test_allocator_named,
+	   test_program_advice_not_glibc, test_invented_underused_shrinker)
