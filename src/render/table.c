@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "table.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,15 @@ void table_cell(struct table *t, const char *fmt, ...)
 	va_list ap, again;
 	va_start(ap, fmt);
 	va_copy(again, ap);
-	if (!buf_reserve(b, at + 256)) { /* most cells fit the room there is: one vsnprintf */
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) { /* most cells: a string, copied */
+		const char *v = va_arg(ap, const char *);
+		size_t len = strlen(v);
+		n = buf_reserve(b, at + len + 1) || len > INT_MAX ? -1 : (int)len;
+		if (n >= 0) { /* NUL-terminated, as vsnprintf leaves it (esc_dup reads to it) */
+			memcpy(b->p + at, v, len);
+			b->p[at + len] = '\0';
+		}
+	} else if (!buf_reserve(b, at + 256)) { /* the room there is: one vsnprintf */
 		size_t room = b->cap - at;
 		n = vsnprintf(b->p + at, room, fmt, ap);
 		if (n >= 0 && (size_t)n >= room)
@@ -207,20 +216,33 @@ static bool empty_cells(const struct table *t, size_t r, int a, int b)
 	return true;
 }
 
+/* N blanks to F (no format to parse: maps prints 10 000 rows) */
+static void blanks(size_t n, FILE *f)
+{
+	static const char sp[] = "                                ";
+	while (n) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+		fwrite(sp, 1, k, f);
+		n -= k;
+	}
+}
+
 /* Cell (R, C) padded to width W, then two blanks unless LAST on its line. */
 static void print_cell(const struct table *t, size_t r, int c, size_t w, bool last, FILE *f)
 {
 	const struct tcell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
 	const char *s = cell->none ? "?" : t->text.p + cell->off;
 	size_t sw = cell->w, pad = sw < w ? w - sw : 0;
-	if (sw > w) /* an 'L' column narrowed by fit() */
+	if (sw > w) { /* an 'L' column narrowed by fit() */
 		fputs_cut(s, w, f);
-	else if (t->align[c] == 'r')
-		fprintf(f, "%*s%s", (int)pad, "", s);
-	else if (last)
+	} else if (t->align[c] == 'r') {
+		blanks(pad, f);
 		fputs(s, f);
-	else
-		fprintf(f, "%s%*s", s, (int)pad, "");
+	} else {
+		fputs(s, f);
+		if (!last)
+			blanks(pad, f);
+	}
 	if (!last)
 		fputs("  ", f);
 }
@@ -251,10 +273,14 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 			while (ng > 1 && end > first[g] &&
 			       !t->cells[r * (size_t)t->ncols + (size_t)end].w)
 				end--;
-			fprintf(f, "%*s%s", in, "", hdr ? col_bold(color) : "");
+			blanks((size_t)in, f);
+			if (hdr)
+				fputs(col_bold(color), f);
 			for (int c = first[g]; c <= end; c++)
 				print_cell(t, r, c, w[c], c == end, f);
-			fprintf(f, "%s\n", hdr ? col_reset(color) : "");
+			if (hdr)
+				fputs(col_reset(color), f);
+			putc('\n', f);
 		}
 	}
 }

@@ -6,12 +6,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "num.h"
 
 void fmt_kb(char *out, size_t n, uint64_t kb)
 {
-	if (kb < 10240)
+	if (kb < 10240 && n >= 9) { /* the common case, without a format to parse */
+		char d[5];
+		int k = 0;
+		do
+			d[k++] = (char)('0' + kb % 10);
+		while ((kb /= 10));
+		while (k)
+			*out++ = d[--k];
+		memcpy(out, " kB", 4);
+	} else if (kb < 10240)
 		snprintf(out, n, "%llu kB", (unsigned long long)kb);
 	else if (kb < 1ull << 20)
 		snprintf(out, n, "%.1f MiB", (double)kb / 1024);

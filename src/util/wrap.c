@@ -227,7 +227,8 @@ static pid_t owner; /* a forked child's exit leaves the parent's partial line to
 /* Write S[0..N) (one line, or its last part) to the real stdout, wrapped unless raw; NL: a newline. */
 static int emit(struct wrap_sink *k, const char *s, size_t n, bool nl)
 {
-	if (!k->raw || !k->raw(k->ctx)) {
+	/* a line of no more bytes than columns fits as it is (a character is a byte or more) */
+	if (k->width && n > k->width && (!k->raw || !k->raw(k->ctx))) {
 		k->out.len = 0;
 		if (wrap_line(&k->out, s, n, k->width) == 0) {
 			s = k->out.p;

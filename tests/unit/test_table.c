@@ -140,7 +140,29 @@ static void test_stacked_when_wider_than_the_output(UNIT_STATE)
 	assert_contains(print_stacked(0), "  1  init  12.6 MiB  hg nh  a reason long enough");
 }
 
+/* A "%s" cell is copied without a format pass, and escaped and measured like any other. */
+static void test_string_cells_escaped_and_measured(UNIT_STATE)
+{
+	char out[256] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	struct table *t = table_new(2, (const char *const[]){"COMM", "N"}, "lr");
+	table_cell(t, "%s", "red\x1b[31mx\nz"); /* from a process: never raw on a terminal */
+	table_cell(t, "%s", "7");
+	table_cell(t, "%s", "h\xc3\xa9");
+	table_cell(t, "%d", 42);
+	table_cell(t, "%s", "");
+	table_cell(t, "%s", "-");
+	table_print(t, f, 0, false);
+	table_free(t);
+	fclose(f);
+	assert_string_equal(out, "COMM                N\n"
+				 "red\\x1b[31mx\\x0az   7\n"
+				 "h\xc3\xa9                 42\n"
+				 "                    -\n");
+}
+
 UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
 	   test_name_never_below_minimum, test_name_not_cut_when_the_row_would_not_fit_anyway,
 	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole,
-	   test_stacked_when_wider_than_the_output)
+	   test_stacked_when_wider_than_the_output, test_string_cells_escaped_and_measured)
