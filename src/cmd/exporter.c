@@ -201,6 +201,8 @@ int exporter_refresh(struct exporter *e, bool force)
 	e->meta.collections++;
 	pbuf_reset(&e->body);
 	int r = sample_collect(&e->smp, &e->s);
+	if (e->ledger)
+		ledger_req_held_host(e->smp.sr, &e->q); /* the counters now, not at start */
 	for (size_t i = 0; r == 0 && e->ledger && i < e->s.nprocs; i++) {
 		struct proc_sample *p = &e->s.procs[i];
 		struct thp_ledger l;

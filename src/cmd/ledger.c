@@ -22,6 +22,13 @@ void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *polic
 	folio_geom_host(sr, 0, &g);
 	q->page_kb = (unsigned)g.page_kb;
 	q->pmd_order = g.pmd_order;
+	ledger_req_held_host(sr, q);
+}
+
+void ledger_req_held_host(const struct sysroot *sr, struct ledger_req *q)
+{
+	q->held_none = q->held && sr->live && q->page_kb && q->pmd_order > 0 &&
+		       ledger_host_no_held(sr, q->page_kb << q->pmd_order) == 1;
 }
 
 struct lv_ctx {
@@ -75,7 +82,7 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 	}
 	struct ledger_opts o = {
 		.k = q->k,
-		.held = q->held,
+		.held = q->held && !q->held_none, /* none on the host: no walk to make */
 		.budget_ms = q->budget_ms,
 		.max_ptes_none = q->max_ptes_none,
 		.page = q->page_kb * 1024,
@@ -88,6 +95,8 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 		return r;
 	int64_t ahp = t && smaps_has(t, SM_ANON_HUGE) ? (int64_t)t->kb[SM_ANON_HUGE] : -1;
 	ledger_build(ahp, &raw, r, q->k, q->held, q->max_ptes_none, q->page_kb, q->pmd_order, l);
+	if (q->held_none)
+		ledger_held_none(l);
 	ledger_smaps(l, t);
 	return 0;
 }
@@ -105,6 +114,8 @@ int ledger_for_proc(const struct sysroot *sr, const struct ledger_req *q, const 
 	}
 	ledger_unknown(ahp, l);
 	ledger_smaps(l, &p->t);
+	if (q->held_none)
+		ledger_held_none(l);
 	l->invented_kb = 0; /* no PMD-mapped THP: nothing invented inside one */
 	l->method = LM_EXACT;
 	l->invented_gap = LG_OK;

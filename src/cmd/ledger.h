@@ -11,8 +11,9 @@
 
 /* What a view asks of the ledger, and the host facts it needs. */
 struct ledger_req {
-	int k;		    /* subpages sampled per THP; 0: no invented estimate */
-	bool held;	    /* look for partially mapped folios (root) */
+	int k;		/* subpages sampled per THP; 0: no invented estimate */
+	bool held;	/* look for partially mapped folios (root) */
+	bool held_none; /* the host's counters say there are none: no walk (ledger_req_held_host) */
 	double budget_ms;   /* per process */
 	const char *policy; /* the PMD size's anon policy, NULL unknown */
 	long max_ptes_none; /* -1 unknown */
@@ -22,6 +23,14 @@ struct ledger_req {
 
 /* Fill Q's host facts (policy into POLICY[n], max_ptes_none, page geometry) for SR. */
 void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *policy, size_t n);
+
+/*
+ * Q->held_none for SR now: whether the host's counters show no partially
+ * mapped anonymous large folio and no anonymous mTHP (6.12+; a live system
+ * only), so that held is 0 for every process without a walk. A long-running
+ * caller calls it before each round (ledger_req_host calls it once).
+ */
+void ledger_req_held_host(const struct sysroot *sr, struct ledger_req *q);
 
 /*
  * The ledger of PID into L. LV and T: its VMAs (ledger_vmas_add) and smaps

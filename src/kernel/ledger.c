@@ -161,6 +161,41 @@ void ledger_vmas_free(struct ledger_vmas *lv)
 	memset(lv, 0, sizeof(*lv));
 }
 
+int ledger_host_no_held(const struct sysroot *sr, unsigned pmd_kb)
+{
+	DIR *d = sysroot_opendir(sr, SR_THP);
+	if (!d)
+		return -ENOENT;
+	struct dirent *de;
+	struct buf b = {0};
+	int ret = 1, sizes = 0;
+	while (ret >= 0 && (de = readdir(d))) {
+		unsigned long long kb;
+		char tail[4];
+		if (sscanf(de->d_name, "hugepages-%llukB%3s", &kb, tail) != 1 || !kb)
+			continue;
+		/* every size's partially mapped count; nr_anon of the sizes below PMD (mTHP) */
+		for (int i = 0; i < (kb < pmd_kb ? 2 : 1) && ret >= 0; i++) {
+			uint64_t v;
+			int e = sysroot_readf(sr, &b, SR_THP "/%s/stats/%s", de->d_name,
+					      i ? "nr_anon" : "nr_anon_partially_mapped");
+			if (e == -ENOENT && !i &&
+			    sysroot_readf(sr, &b, SR_THP "/%s/enabled", de->d_name) == -ENOENT)
+				break; /* a size for files only (no anon policy: 8kB on 6.18) */
+			sizes += !i;
+			if (e)
+				ret = e; /* -ENOENT: before 6.12, the walk decides */
+			else if (parse_u64_text(b.p, b.len, &v))
+				ret = -EINVAL;
+			else if (v)
+				ret = 0;
+		}
+	}
+	closedir(d);
+	buf_free(&b);
+	return ret < 0 ? ret : !sizes ? -ENOENT : ret;
+}
+
 long long ledger_host_partial(const struct sysroot *sr)
 {
 	DIR *d = sysroot_opendir(sr, SR_THP);

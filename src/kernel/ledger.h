@@ -100,6 +100,15 @@ void ledger_vmas_add(struct ledger_vmas *lv, const struct smaps_vma *v, const ch
 void ledger_vmas_free(struct ledger_vmas *lv);
 
 /*
+ * Whether the host's counters show that no pagemap walk can find held memory
+ * or whole mTHP folios: every SR_THP/hugepages-*kB/stats/nr_anon_partially_mapped
+ * is 0 and every nr_anon of a size below PMD_KB is 0 (6.12+). Returns 1 when
+ * they do, 0 when one is not 0, -ENOENT when a file is missing (older kernel),
+ * -EINVAL when one is damaged, or another -errno.
+ */
+int ledger_host_no_held(const struct sysroot *sr, unsigned pmd_kb);
+
+/*
  * Host-wide anonymous THPs of all sizes on the deferred-split list: the sum of
  * SR_THP/hugepages-*kB/stats/nr_anon_partially_mapped (6.12+). Returns the
  * count, or -1 when no size has the file (older kernel) or one is unreadable.

@@ -160,6 +160,15 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 	l->bloated = ledger_is_bloated(l->invented_kb, l->huge_kb);
 }
 
+void ledger_held_none(struct thp_ledger *l)
+{
+	l->held_kb = 0;
+	l->partial_folios = 0;
+	memset(l->mthp_kb, 0, sizeof(l->mthp_kb));
+	l->held_gap = LG_OK;
+	l->held_by_counters = true;
+}
+
 const char *ledger_method_name(enum ledger_method m)
 {
 	static const char *const names[] = {

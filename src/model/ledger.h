@@ -54,6 +54,7 @@ struct thp_ledger {
 	uint64_t mthp_kb
 		[LEDGER_ORDERS]; /* PTE-mapped whole mTHP folios by order (held_gap says if known) */
 	enum ledger_gap held_gap;
+	bool held_by_counters; /* held and mthp_kb 0 from the host's counters, no walk */
 	int64_t creep_kb;
 	uint64_t creep_ranges;
 	long max_ptes_none;
@@ -87,6 +88,13 @@ bool ledger_cost_flagged(const struct thp_ledger *l, enum ledger_cost c);
 
 /* The largest cost of L that passes its threshold, LC_NONE when none does. */
 enum ledger_cost ledger_top_cost(const struct thp_ledger *l);
+
+/*
+ * Held and the whole mTHP folios of L are 0, known from the host's counters
+ * (no partially mapped anonymous large folio, no anonymous one below PMD size):
+ * no folio walk could find any (kernel/ledger.h: ledger_host_no_held).
+ */
+void ledger_held_none(struct thp_ledger *l);
 
 /* Copy what L takes from the smaps sums T (NULL: unknown): huge_kb, rss, LazyFree, Referenced. */
 void ledger_smaps(struct thp_ledger *l, const struct smaps_totals *t);

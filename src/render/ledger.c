@@ -75,6 +75,13 @@ static void line_held(FILE *f, const struct thp_ledger *l)
 		return;
 	}
 	ledger_cell(v, sizeof(v), l->held_kb, false);
+	if (l->held_by_counters) {
+		fputs("0 kB  (none on this host: no anonymous large folio is partially mapped "
+		      "and none is below PMD size, by the host-wide counters "
+		      "nr_anon_partially_mapped and nr_anon; no folio walk needed)\n",
+		      f);
+		return;
+	}
 	if (!l->partial_folios) {
 		fprintf(f,
 			"0 kB  (no large folio mapped here only in part; pagemap + kpageflags)%s\n",
@@ -202,6 +209,10 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "partially_mapped_folios",
 		 l->held_kb >= 0 ? json_u64(l->partial_folios) : NULL);
 	json_put(o, "held_unknown", gap_json(l->held_gap));
+	json_put(o, "held_method",
+		 l->held_kb < 0	       ? NULL
+		 : l->held_by_counters ? json_str("host_counters")
+				       : json_str("walk"));
 	json_put(o, "creep_max_kb", kb_or_null(l->creep_kb));
 	json_put(o, "creep_pmd_ranges", l->creep_kb >= 0 ? json_u64(l->creep_ranges) : NULL);
 	json_put(o, "max_ptes_none", l->max_ptes_none >= 0 ? json_integer(l->max_ptes_none) : NULL);

@@ -254,9 +254,80 @@ static void test_render_mthp_and_lazyfree(UNIT_STATE)
 	free(text);
 }
 
+/* Held from the host's counters: 1 only when every partial count and every sub-PMD nr_anon is 0. */
+static void test_host_counters_say_no_held(UNIT_STATE)
+{
+	char dir[] = "/tmp/thpctl-noheld.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	static const char *const sizes[] = {"64kB", "2048kB"};
+	char rel[128];
+	for (int i = 0; i < 2; i++) {
+		snprintf(rel, sizeof(rel),
+			 "sys/kernel/mm/transparent_hugepage/hugepages-%s/enabled", sizes[i]);
+		unit_put_deep(dir, rel, "always inherit madvise [never]\n");
+		snprintf(
+			rel, sizeof(rel),
+			"sys/kernel/mm/transparent_hugepage/hugepages-%s/stats/nr_anon_partially_mapped",
+			sizes[i]);
+		unit_put_deep(dir, rel, "0\n");
+		snprintf(rel, sizeof(rel),
+			 "sys/kernel/mm/transparent_hugepage/hugepages-%s/stats/nr_anon", sizes[i]);
+		unit_put_deep(dir, rel, i ? "7\n" : "0\n"); /* PMD-size THPs are not mTHP */
+	}
+	/* a size for files only (8kB on 6.18): no anon policy, no anon counters */
+	unit_put_deep(dir, "sys/kernel/mm/transparent_hugepage/hugepages-8kB/stats/split", "0\n");
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_int_equal(ledger_host_no_held(&sr, 2048), 1);
+	/* one 64kB mTHP anywhere: the walk decides */
+	unit_put(dir, "sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/nr_anon", "1\n");
+	assert_int_equal(ledger_host_no_held(&sr, 2048), 0);
+	unit_put(dir, "sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/nr_anon", "0\n");
+	/* one partially mapped PMD-size folio */
+	unit_put(
+		dir,
+		"sys/kernel/mm/transparent_hugepage/hugepages-2048kB/stats/nr_anon_partially_mapped",
+		"3\n");
+	assert_int_equal(ledger_host_no_held(&sr, 2048), 0);
+	/* damaged: not a number, never taken as 0 */
+	unit_put(
+		dir,
+		"sys/kernel/mm/transparent_hugepage/hugepages-2048kB/stats/nr_anon_partially_mapped",
+		"x\n");
+	assert_int_equal(ledger_host_no_held(&sr, 2048), -EINVAL);
+	/* a kernel before 6.12: an anon size without the count */
+	unit_put(
+		dir,
+		"sys/kernel/mm/transparent_hugepage/hugepages-2048kB/stats/nr_anon_partially_mapped",
+		"0\n");
+	snprintf(
+		rel, sizeof(rel),
+		"%s/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/nr_anon_partially_mapped",
+		dir);
+	assert_int_equal(unlink(rel), 0);
+	assert_int_equal(ledger_host_no_held(&sr, 2048), -ENOENT);
+	unit_tree_remove(dir, &sr);
+
+	/* the ledger then says 0 held, from the counters, and no mTHP line */
+	struct ledger_raw raw = {.mthp_pages = {[4] = 16}};
+	struct thp_ledger l;
+	ledger_build(0, &raw, 0, 8, false, 511, 4, 9, &l);
+	ledger_held_none(&l);
+	assert_int_equal(l.held_kb, 0);
+	assert_int_equal(l.held_gap, LG_OK);
+	assert_int_equal(l.mthp_kb[4], 0);
+	struct unit_mem m;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	char *text = unit_mem_text(&m);
+	assert_contains(text, "held         0 kB  (none on this host");
+	assert_contains(text, "nr_anon_partially_mapped and nr_anon");
+	assert_null(strstr(text, "mTHP folios are never"));
+	free(text);
+}
+
 UNIT_TESTS(test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
 	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
 	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,
 	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
 	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
-	   test_render_mthp_and_lazyfree)
+	   test_render_mthp_and_lazyfree, test_host_counters_say_no_held)
