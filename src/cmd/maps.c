@@ -68,7 +68,11 @@ static int maps_cb(const struct smaps_vma *v, void *ctx)
 	o->thp_eligible = v->thp_eligible;
 	o->vmflags = v->vmflags;
 	o->has_vmflags = v->has_vmflags;
-	vma_display_name(v->name, v->name_len, o->name, sizeof(o->name));
+	char name[VMA_NAME_LEN * 2];
+	vma_display_name(v->name, v->name_len, name, sizeof(name));
+	o->name_off = r->names.len;
+	if (buf_add(&r->names, name, strlen(name) + 1))
+		return -ENOMEM;
 	ledger_vmas_add(&m->lv, v, m->q.policy);
 	return m->lv.err;
 }
@@ -198,6 +202,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		ledger_vmas_free(&mc.lv);
 	}
 	free(r.vmas);
+	buf_free(&r.names);
 	proc_info_free(&pi);
 	return ret;
 }

@@ -516,6 +516,23 @@ int ledger_scan(const struct sysroot *sr, pid_t pid, const struct ledger_vma *v,
 	} else {
 		raw->held_err = -EPERM;
 	}
+	/* without the held walk only whole PMD blocks count (a THP, creep, a PTE-full range):
+	 * a VMA without one adds nothing (10 000 one-page VMAs: no walk at all) */
+	struct ledger_vma *own = NULL;
+	if (g->kf_fd < 0 && n) {
+		if (!(own = malloc(n * sizeof(*own)))) {
+			ret = raw->scan_err = -ENOMEM;
+			n = 0;
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t first = (v[i].start + g->pmd_bytes - 1) & ~(g->pmd_bytes - 1);
+			if (first >= v[i].start && first + g->pmd_bytes <= v[i].end)
+				own[m++] = v[i];
+		}
+		v = own;
+		n = m;
+	}
 	for (size_t i = 0, k; i < n && !ret; i += k) {
 		k = batch_len(v + i, n - i);
 		int e = scan_batch(g, v + i, k);
@@ -526,6 +543,7 @@ int ledger_scan(const struct sysroot *sr, pid_t pid, const struct ledger_vma *v,
 		if (raw->scan_err)
 			break;
 	}
+	free(own);
 	ledger_folios_finish(&g->folios, g->nsub, raw);
 	close(g->pm_fd);
 out:

@@ -4,6 +4,7 @@
 #define THPCTL_MODEL_PROC_H
 
 #include "../kernel/proc_thp.h"
+#include "../util/buf.h"
 #include "alloc.h"
 #include "ledger.h"
 
@@ -83,7 +84,7 @@ struct maps_vma {
 	int thp_eligible;
 	unsigned vmflags;
 	bool has_vmflags;
-	char name[VMA_NAME_LEN * 2];
+	size_t name_off; /* its name in maps_report.names (maps_vma_name), NUL-terminated */
 };
 
 struct maps_ancestor {
@@ -96,6 +97,7 @@ struct maps_report {
 	struct proc_status st;
 	struct maps_vma *vmas;
 	size_t n;
+	struct buf names; /* the VMAs' names, one after another (not 256 bytes a VMA) */
 	struct smaps_totals totals;
 	struct thp_ledger led; /* what THP buys and costs it */
 	/* THP_enabled 0: the chain of ancestors that also have 0, nearest first */
@@ -105,6 +107,12 @@ struct maps_report {
 	int stop_thp_enabled; /* THP_enabled of the first ancestor not in the chain: 1, or -1 unknown */
 	bool partial;	      /* smaps ended mid-line: the VMAs shown may be incomplete */
 };
+
+/* The name of V, a VMA of R: "[anon]", "[heap]", a path, "[anon:x]". */
+static inline const char *maps_vma_name(const struct maps_report *r, const struct maps_vma *v)
+{
+	return r->names.p ? r->names.p + v->name_off : "";
+}
 
 /* AnonHugePages / Anonymous as a ratio in [0,1]; -1 when Anonymous is 0 or absent. */
 double proc_thp_share(const struct proc_thp *p);

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,9 @@
 /* A cell: its text in the table's one buffer (not a malloc each: maps has 80 000 cells at
  * 10 000 VMAs), and its display width, counted once. */
 struct tcell {
-	size_t off; /* in text */
-	size_t w;   /* display width */
-	bool none;  /* could not be formatted: shown as "?" */
+	uint32_t off;	   /* in text (a table of 4 GiB of text: the rest is "?") */
+	uint32_t w : 31;   /* display width */
+	uint32_t none : 1; /* could not be formatted: shown as "?" */
 };
 
 struct table {
@@ -76,7 +77,7 @@ void table_cell(struct table *t, const char *fmt, ...)
 	va_end(again);
 	va_end(ap);
 	struct tcell *c = &t->cells[t->ncells++];
-	*c = (struct tcell){.off = at, .w = 1, .none = n < 0};
+	*c = (struct tcell){.off = (uint32_t)at, .w = 1, .none = n < 0 || at > UINT32_MAX - 4096};
 	if (c->none) {
 		b->len = at;
 		return;
@@ -94,7 +95,8 @@ void table_cell(struct table *t, const char *fmt, ...)
 		c->none = true;
 		return;
 	}
-	c->w = width(b->p + at);
+	size_t w = width(b->p + at);
+	c->w = w < (1u << 31) ? (uint32_t)w : (1u << 31) - 1;
 }
 
 size_t table_rows(const struct table *t)
@@ -216,35 +218,54 @@ static bool empty_cells(const struct table *t, size_t r, int a, int b)
 	return true;
 }
 
-/* N blanks to F (no format to parse: maps prints 10 000 rows) */
-static void blanks(size_t n, FILE *f)
+/* The line being printed: written to F whole (one fwrite a line, not one a cell: maps prints
+ * 10 000 rows). Should the buffer not grow, what it holds and S go to F as they are. */
+static void out(struct buf *b, const char *s, size_t n, FILE *f)
+{
+	if (buf_add(b, s, n)) {
+		fwrite(b->p, 1, b->len, f);
+		b->len = 0;
+		fwrite(s, 1, n, f);
+	}
+}
+
+static void out_blanks(struct buf *b, size_t n, FILE *f)
 {
 	static const char sp[] = "                                ";
 	while (n) {
 		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
-		fwrite(sp, 1, k, f);
+		out(b, sp, k, f);
 		n -= k;
 	}
 }
 
-/* Cell (R, C) padded to width W, then two blanks unless LAST on its line. */
-static void print_cell(const struct table *t, size_t r, int c, size_t w, bool last, FILE *f)
+static void out_flush(struct buf *b, FILE *f)
+{
+	if (b->len)
+		fwrite(b->p, 1, b->len, f);
+	b->len = 0;
+}
+
+/* Cell (R, C) padded to width W, then two blanks unless LAST on its line, into B. */
+static void print_cell(const struct table *t, size_t r, int c, size_t w, bool last, struct buf *b,
+		       FILE *f)
 {
 	const struct tcell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
 	const char *s = cell->none ? "?" : t->text.p + cell->off;
 	size_t sw = cell->w, pad = sw < w ? w - sw : 0;
 	if (sw > w) { /* an 'L' column narrowed by fit() */
+		out_flush(b, f);
 		fputs_cut(s, w, f);
 	} else if (t->align[c] == 'r') {
-		blanks(pad, f);
-		fputs(s, f);
+		out_blanks(b, pad, f);
+		out(b, s, strlen(s), f);
 	} else {
-		fputs(s, f);
+		out(b, s, strlen(s), f);
 		if (!last)
-			blanks(pad, f);
+			out_blanks(b, pad, f);
 	}
 	if (!last)
-		fputs("  ", f);
+		out(b, "  ", 2, f);
 }
 
 void table_print(const struct table *t, FILE *f, int indent, bool color)
@@ -263,6 +284,7 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 	int first[17];
 	int ng = stack_groups(t, w, indent, first);
 	first[ng] = t->ncols;
+	struct buf line = {0};
 	for (size_t r = 0; r < rows; r++) {
 		bool hdr = t->has_header && r == 0;
 		for (int g = 0; g < ng; g++) {
@@ -273,16 +295,18 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 			while (ng > 1 && end > first[g] &&
 			       !t->cells[r * (size_t)t->ncols + (size_t)end].w)
 				end--;
-			blanks((size_t)in, f);
+			out_blanks(&line, (size_t)in, f);
 			if (hdr)
-				fputs(col_bold(color), f);
+				out(&line, col_bold(color), strlen(col_bold(color)), f);
 			for (int c = first[g]; c <= end; c++)
-				print_cell(t, r, c, w[c], c == end, f);
+				print_cell(t, r, c, w[c], c == end, &line, f);
 			if (hdr)
-				fputs(col_reset(color), f);
-			putc('\n', f);
+				out(&line, col_reset(color), strlen(col_reset(color)), f);
+			out(&line, "\n", 1, f);
+			out_flush(&line, f);
 		}
 	}
+	buf_free(&line);
 }
 
 void table_free(struct table *t)

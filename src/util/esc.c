@@ -90,6 +90,10 @@ bool esc_needed(const char *s, size_t len, unsigned flags)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
+		if (u[i] >= 0x20 && u[i] < 0x7f) { /* printable ASCII, most of it: kept */
+			i++;
+			continue;
+		}
 		size_t k = keep_len(u + i, len - i, flags);
 		if (!k)
 			return true;
