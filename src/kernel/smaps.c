@@ -433,22 +433,40 @@ __attribute__((constructor)) static void fixed_build(void)
 	fixed_ok = true;
 }
 
-/* The value of 8 right-aligned bytes "   12345": 0 and the number, -1 for any other shape. */
+/*
+ * The value of 8 right-aligned bytes "   12345": 0 and the number, -1 for any other shape.
+ * All 8 at once (no branch a digit: the digit counts vary line to line and the branches
+ * were mispredicted): the blanks must be a prefix, the rest digits, at least one.
+ */
+#define ONES 0x0101010101010101ull
+#define HIGHS (ONES * 0x80)
+static inline uint64_t zero_bytes(uint64_t x) /* 0x80 in each byte of X that is 0, exactly */
+{
+	return ~(((x & ~HIGHS) + ~HIGHS) | x | ~HIGHS);
+}
 static inline int fixed_value(const char *p, uint64_t *x)
 {
-	int i = 0;
-	while (i < 7 && p[i] == ' ')
-		i++;
-	uint64_t v = 0;
-	for (; i < 8; i++) {
-		unsigned d = (unsigned char)p[i] - '0';
-		if (d > 9)
-			return -1;
-		v = v * 10 + d;
-	}
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w); /* p[0] in the low byte, as below */
+#endif
+	uint64_t blank = zero_bytes(w ^ (ONES * ' '));
+	uint64_t c = w ^ (ONES * '0'); /* a digit: 0..9 */
+	uint64_t digit = zero_bytes((c | (c + ONES * 6)) & (ONES * 0xf0));
+	/* every byte a blank or a digit, the blanks first (low bytes), then 1 to 8 digits */
+	if (!digit || (blank | digit) != HIGHS || digit != HIGHS << (__builtin_ctzll(digit) & ~7))
+		return -1;
+	uint64_t v = (w | (blank >> 3)) - ONES * '0'; /* a blank (0x20) read as '0' (0x30) */
+	v = v * 10 + (v >> 8); /* pairs of digits, then fours, then the eight */
+	v = (((v & 0x000000ff000000ffull) * (100 + (1000000ull << 32))) +
+	     (((v >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32)))) >>
+	    32;
 	*x = v;
 	return 0;
 }
+#undef ONES
+#undef HIGHS
 
 /*
  * A 28-byte field line at L (FIXED_LEN bytes and more before the end, L[0]

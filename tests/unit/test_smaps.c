@@ -443,7 +443,65 @@ static void test_smaps_fixed_lines_same_as_squeezed(UNIT_STATE)
 	parse_both(damaged, 1, 2);
 }
 
+/* One VMA whose Rss line is LABEL then the 8 bytes V then " kB": its totals. */
+static struct smaps_totals rss_line(const char *label, const char v[8])
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text), "00400000-00401000 r--p 00000000 00:00 0 \n%s", label);
+	memcpy(text + n, v, 8);
+	memcpy(text + n + 8, " kB\nSwap:                  0 kB\n", 33);
+	struct smaps_totals t;
+	smaps_parse(text, strlen(text), NULL, NULL, &t);
+	return t;
+}
+
+/*
+ * The value of a 28-byte line is read 8 bytes at once: for every shape of those 8 bytes it
+ * gives what the careful path gives the same line with one more blank (29 bytes: not
+ * that shape). Right-aligned numbers of 1 to 8 digits, and blanks, digits, letters,
+ * tabs, newlines and NULs anywhere.
+ */
+static void test_smaps_fixed_value_every_shape(UNIT_STATE)
+{
+	static const char alphabet[] = {' ', '0', '1',	'5',  '9',  '/',
+					':', 'a', '\t', '\n', '\0', '\xc3'};
+	unsigned seed = 12345, exact = 0;
+	for (int i = 0; i < 200000; i++) {
+		char v[8];
+		if (i < 8 * 1000) { /* right-aligned numbers: 1..8 digits */
+			int digits = 1 + i % 8;
+			memset(v, ' ', 8);
+			for (int d = 0; d < digits; d++) {
+				seed = seed * 1103515245u + 12345u;
+				v[7 - d] = (char)('0' + (seed >> 16) % 10);
+			}
+		} else {
+			for (int d = 0; d < 8; d++) {
+				seed = seed * 1103515245u + 12345u;
+				v[d] = alphabet[(seed >> 16) % sizeof(alphabet)];
+			}
+		}
+		struct smaps_totals a = rss_line("Rss:            ", v);
+		struct smaps_totals b = rss_line("Rss:             ", v);
+		bool rss_a = a.present & (1u << SM_RSS), rss_b = b.present & (1u << SM_RSS);
+		assert_int_equal(rss_a, rss_b);
+		assert_int_equal(a.damaged & (1u << SM_RSS), b.damaged & (1u << SM_RSS));
+		if (rss_a) {
+			assert_int_equal(a.kb[SM_RSS], b.kb[SM_RSS]);
+			exact++;
+		}
+	}
+	assert_true(exact >= 8000); /* every right-aligned number was read */
+	/* by hand: the largest, one digit, leading zeros, a blank inside */
+	assert_int_equal(rss_line("Rss:            ", "99999999").kb[SM_RSS], 99999999);
+	assert_int_equal(rss_line("Rss:            ", "       7").kb[SM_RSS], 7);
+	assert_int_equal(rss_line("Rss:            ", "  000120").kb[SM_RSS], 120);
+	assert_false(rss_line("Rss:            ", "  12 345").present & (1u << SM_RSS));
+	assert_false(rss_line("Rss:            ", "        ").present & (1u << SM_RSS));
+}
+
 UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
 	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
 	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
-	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed)
+	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed,
+	   test_smaps_fixed_value_every_shape)
