@@ -197,33 +197,47 @@ int sysroot_read_chunks(const struct sysroot *sr, const char *rel, struct buf *b
 	int fd = sysroot_open_file(sr, rel);
 	if (fd < 0)
 		return fd;
-	size_t keep = 0; /* bytes of an incomplete last line kept at the start of b */
+	size_t keep = 0;  /* bytes of an incomplete last line kept at the start of b */
+	size_t fresh = 0; /* bytes read after them, not yet given to FN */
 	int ret = 0;
 	for (;;) {
 		if (buf_reserve(b, keep + 65536 + 1)) {
 			ret = -ENOMEM;
 			break;
 		}
-		size_t want = b->cap - keep - 1;
-		ssize_t n = read(fd, b->p + keep, want < 65536 ? want : 65536);
+		size_t want = b->cap - keep - fresh - 1;
+		if (want > 65536 - fresh)
+			want = 65536 - fresh;
+		ssize_t n = read(fd, b->p + keep + fresh, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
 			break;
 		}
-		if (n == 0) {
+		fresh += (size_t)n;
+		/* a procfs read returns a page or so (seq_file): read on while 16 KiB are left of
+		 * the 64 KiB, so that the kernel's side and FN's each run many pages at a time
+		 * (alternating page by page cost the kernel ~20% more for the same smaps) */
+		if (n > 0 && 65536 - fresh >= 16384)
+			continue;
+		size_t have = keep + fresh;
+		if (n == 0 && !fresh) {
 			if (keep)
 				ret = fn(ctx, b->p, keep);
 			break;
 		}
-		size_t have = keep + (size_t)n;
-		/* reads of at most 64 KiB: only the line begun before this read can be longer */
-		const char *first = memchr(b->p + keep, '\n', (size_t)n);
+		/* at most 64 KiB read since the last FN: only the line begun before can be longer */
+		const char *first = memchr(b->p + keep, '\n', fresh);
 		if ((first ? (size_t)(first - b->p) : have) > SR_MAX_LINE) {
 			ret = -EFBIG;
 			break;
 		}
+		if (n == 0) { /* the end: the rest, its last line perhaps without a newline */
+			ret = fn(ctx, b->p, have);
+			break;
+		}
+		fresh = 0;
 		char *nl = memrchr(b->p, '\n', have);
 		if (!nl) {
 			keep = have; /* a line longer than the buffer: grow */

@@ -83,6 +83,16 @@ void table_cell(struct table *t, const char *fmt, ...)
 		return;
 	}
 	b->len = at + (size_t)n;
+	/* printable ASCII, most cells: kept as it is, a byte a column (one pass) */
+	const unsigned char *u = (const unsigned char *)b->p + at;
+	size_t k = 0;
+	while (k < (size_t)n && u[k] >= 0x20 && u[k] < 0x7f)
+		k++;
+	if (k == (size_t)n) {
+		b->p[b->len++] = '\0'; /* room reserved above */
+		c->w = k < (1u << 31) ? (uint32_t)k : (1u << 31) - 1;
+		return;
+	}
 	/* a cell holds names from trees and processes: escaped (util/esc.h), never raw */
 	char *e = esc_needed(b->p + at, (size_t)n, 0) ? esc_dup(b->p + at, 0) : NULL;
 	if (e) {
@@ -220,9 +230,12 @@ static bool empty_cells(const struct table *t, size_t r, int a, int b)
 
 /* The line being printed: written to F whole (one fwrite a line, not one a cell: maps prints
  * 10 000 rows). Should the buffer not grow, what it holds and S go to F as they are. */
-static void out(struct buf *b, const char *s, size_t n, FILE *f)
+static inline void out(struct buf *b, const char *s, size_t n, FILE *f)
 {
-	if (buf_add(b, s, n)) {
+	if (b->cap - b->len >= n && n) { /* the room is there: most pieces */
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	} else if (buf_add(b, s, n)) {
 		fwrite(b->p, 1, b->len, f);
 		b->len = 0;
 		fwrite(s, 1, n, f);

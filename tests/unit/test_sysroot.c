@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <dirent.h>
+#include <sys/mman.h>
 
 #include "kernel/proc_read.h"
 #include "kernel/sysroot.h"
@@ -230,6 +231,55 @@ static void test_chunks_stop_at_a_line_above_64_kib(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
+struct chunks {
+	size_t lines, calls, largest;
+	bool last_cut, cut; /* a chunk but the last without a final newline */
+};
+
+static int note_chunk(void *ctx, const char *text, size_t len)
+{
+	struct chunks *c = ctx;
+	c->cut |= c->last_cut;
+	c->last_cut = len && text[len - 1] != '\n';
+	for (size_t i = 0; i < len; i++)
+		c->lines += text[i] == '\n';
+	if (len > c->largest)
+		c->largest = len;
+	c->calls++;
+	return 0;
+}
+
+/*
+ * The live smaps of this process with 2000 more VMAs (> 64 KiB): procfs gives a page or so a
+ * read, and FN gets whole lines many pages at a time, every line once.
+ */
+static void test_chunks_of_a_live_smaps(UNIT_STATE)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 4000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	assert_true(m != MAP_FAILED);
+	for (int i = 0; i < 4000; i += 2) /* every other page read-only: 2000+ VMAs */
+		assert_int_equal(mprotect(m + (size_t)i * (size_t)pg, (size_t)pg, PROT_READ), 0);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	struct buf b = {0};
+	assert_int_equal(sysroot_read(&sr, "proc/self/smaps", &b), 0);
+	size_t want = 0;
+	for (size_t i = 0; i < b.len; i++)
+		want += b.p[i] == '\n';
+	struct chunks c = {0};
+	assert_int_equal(sysroot_read_chunks(&sr, "proc/self/smaps", &b, note_chunk, &c), 0);
+	assert_false(c.cut || c.last_cut); /* smaps ends with a newline */
+	/* the same lines (a VMA or two of the process may come and go: the allocator) */
+	assert_true(c.lines + 200 > want && c.lines < want + 200);
+	assert_true(want > 2000 * 20);
+	assert_true(c.largest > 32768); /* many pages to FN at once, not one */
+	buf_free(&b);
+	sysroot_close(&sr);
+	munmap(m, (size_t)pg * 4000);
+}
+
 /* Only the live root's procfs skips the regular-file check: a recorded tree never does. */
 static void test_only_a_live_procfs_is_trusted(UNIT_STATE)
 {
@@ -256,4 +306,5 @@ UNIT_MAIN(cmocka_unit_test(test_ceilings_by_kind),
 	  cmocka_unit_test_setup_teardown(test_knob_above_4_kib_is_too_large, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_fifo_device_loop_directory_refused, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_chunks_stop_at_a_line_above_64_kib, setup, teardown),
-	  cmocka_unit_test_setup_teardown(test_only_a_live_procfs_is_trusted, setup, teardown))
+	  cmocka_unit_test_setup_teardown(test_only_a_live_procfs_is_trusted, setup, teardown),
+	  cmocka_unit_test(test_chunks_of_a_live_smaps))
