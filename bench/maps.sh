@@ -55,7 +55,7 @@ grep -v '^REC ' "$TMP/res.txt"
 read -r _ v f cpu < <(grep '^REC ' "$TMP/res.txt")
 bench_record "maps-vmas-$VMAS" "$v" ms title="\`maps PID\`, a process of $n VMAs" \
 	floor="cat /proc/PID/smaps" floor_value="$f" goal="<= ${TARGET}x" \
-	note="maps PID of $n VMAs: ${cpu}x the CPU time (user + system) of cat smaps; above the floor: parsing smaps, the ledger's PAGEMAP_SCAN and pagemap/kpageflags reads (one thread), and the table"
+	note="maps PID of $n VMAs: ${cpu}x the CPU time (user + system) of cat smaps; above the floor: parsing smaps, the ledger (PAGEMAP_SCAN of VMAs holding a whole PMD block; the pagemap + kpageflags walk only when the host's counters show a partially mapped folio or an mTHP), and the table"
 kb=$(/usr/bin/time -f %M "$T" maps "$P" 2>&1 >/dev/null | tail -n1)
 echo "RESULT peak RSS: thpctl maps of $n VMAs: $kb kB"
 bench_record "maps-vmas-$VMAS-rss" "$kb" kB title="peak RSS of \`maps PID\`, $n VMAs" \
