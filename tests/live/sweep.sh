@@ -51,11 +51,27 @@ expect_eval "sleep (no big anonymous region): 'did not move', no fit line" \
 	'[ "$RC" = 0 ] && grep -q "^sweep: inconclusive: the huge-backed fraction did not move (0.00..0.00" "$TMP/out" && ! grep -q "fit: wall" "$TMP/out"' \
 	"$(head -c 400 "$TMP/out")"
 
+# ab --sweep --runs 5 of PROG ARGS into $TMP/out; when its call is 'inconclusive' (a busy
+# host: the verdict said so), once more, saying so in the log
+sweep_twice() {
+	t ab --sweep --runs 5 --warmup 0 --json -- "$@"
+	if [ "$RC" = 0 ] && python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["sweep"]["call"] != "inconclusive")' "$TMP/out" 2>/dev/null; then
+		echo "# $1: inconclusive once (load $(cut -d' ' -f1-3 /proc/loadavg)): swept again"
+		t ab --sweep --runs 5 --warmup 0 --json -- "$@"
+	fi
+}
+
 # ---- the chase: sensitive ---------------------------------------------------------
 if [ "$HAVE_THP" = 0 ]; then
 	skip "sweep: chase and compute-bound" "THP is absent or enabled=never on this host"
 else
-	t ab --sweep --runs 3 --warmup 0 --json -- "$C" 64M 300k
+	# 5 runs a point of 3M steps through 32 MiB: with 3 runs of 300k steps through 64 MiB
+	# (~70 ms, most of it faulting the region in) one slow first touch of guest memory put the
+	# slope interval across 0 (-0.045..0.076 s, make check); a run of 64M 1M varied 0.04-0.27 s,
+	# one of 32M 3M 0.07-0.14 s (slope interval -0.09..-0.04 s three times in a row). A host
+	# busy with other tests can still leave one sweep 'inconclusive' (an honest verdict, not a
+	# wrong one): then the sweep is run once more, and the test below wants 'sensitive' of it.
+	sweep_twice "$C" 32M 3M
 	expect_rc "ab --sweep of the chase exits 0" 0
 	cp "$TMP/out" "$TMP/chase.json"
 	expect_json "chase: each point's measured fraction within 0.15 of its percent (0% below 0.05, 100% at least 0.8)" "$TMP/chase.json" \
@@ -65,7 +81,7 @@ else
 		'all(a["fraction"]["median"] < b["fraction"]["median"] for a, b in zip(d["sweep"]["points"], d["sweep"]["points"][1:]))' \
 		'[p["fraction"]["median"] for p in d["sweep"]["points"]]'
 	expect_json "chase: sensitive, huge-backed faster: slope and its whole interval below 0, ratio interval below 1" "$TMP/chase.json" \
-		'd["sweep"]["call"] == "sensitive-faster" and d["sweep"]["runs"] == 15 and d["sweep"]["slope_high_s"] < 0 and d["sweep"]["wall_ratio_100_to_0"]["high"] < 1' \
+		'd["sweep"]["call"] == "sensitive-faster" and d["sweep"]["runs"] == 25 and d["sweep"]["slope_high_s"] < 0 and d["sweep"]["wall_ratio_100_to_0"]["high"] < 1' \
 		'{k: v for k, v in d["sweep"].items() if k != "points"}'
 	expect_json "chase: a run's fraction is its peak AnonHugePages over its peak Anonymous (JSON reals: 6 digits)" "$TMP/chase.json" \
 		'all(abs(r["huge_fraction"] - min(1, r["anon_huge_peak_kb"] / r["anon_max_kb"])) < 1e-5 for m in d["modes"] for r in m["runs"])'
@@ -106,7 +122,7 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 	else
 		# 5 runs a point, as the dynamic chase: with 3 (9 runs) the slope interval crossed 0 on a
 		# busy guest (make check, up 3 hours), though every always run was huge-backed
-		t ab --sweep --runs 5 --warmup 0 --json -- "$SC" 64M 300k
+		sweep_twice "$SC" 32M 3M
 		expect_rc "ab --sweep of the static chase exits 0" 0
 		cp "$TMP/out" "$TMP/static.json"
 		expect_json "static chase: by host settings, the points enabled=never, madvise, always (no percent)" "$TMP/static.json" \
@@ -129,7 +145,9 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 	fi
 
 	# ---- the text: the call first, then the table --------------------------------
-	t ab --sweep --runs 1 --warmup 0 -- "$C" 16M 20k
+	# 300k steps (~40 ms a run): a run of 20k (~12 ms) on a busy host could end before the
+	# sampler saw its peak, leaving its point without a fraction ('-', 0 runs)
+	t ab --sweep --runs 1 --warmup 0 -- "$C" 16M 300k
 	expect_eval "text: the sweep's call right after the header, then the fit and a row per point" \
 		'[ "$RC" = 0 ] && sed -n 2p "$TMP/out" | grep -Eq "^sweep: (sensitive to huge-page backing|flat|inconclusive)" && grep -q "REQUESTED  HUGE FRACTION  WALL s  RUNS" "$TMP/out" && [ "$(grep -cE "^ +(0|25|50|75|100)% +[0-9.]+ +[0-9.]+ +1$" "$TMP/out")" = 5 ]' \
 		"$(head -c 600 "$TMP/out")"
