@@ -62,7 +62,8 @@ static void ps_help(FILE *f)
 		"  --ledger          what THP buys and costs each process: HUGE, INVENTED\n"
 		"                    (never-written bytes inside PMD THPs, estimated from 8\n"
 		"                    subpages per THP via /proc/PID/mem), HELD (partially\n"
-		"                    mapped folios waiting for deferred split; root),\n"
+		"                    mapped folios waiting for deferred split; root, or\n"
+		"                    0 for anyone when the host's counters show none),\n"
 		"                    CREEP (what khugepaged may still add) and LAZYFREE\n"
 		"                    (freed with MADV_FREE, in RSS until reclaimed); FLAG\n"
 		"                    names the largest cost over 16 MiB and 25%%\n" GLOBAL_HELP
