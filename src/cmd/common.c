@@ -8,6 +8,7 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/sample.h"
 #include "../render/svg.h"
+#include "../render/hint.h"
 #include "../render/table.h"
 #include "../util/fileio.h"
 #include "../util/clock.h"
@@ -83,6 +84,8 @@ int cmd_setup(struct globals *g)
 		      strerror(-r));
 		return EXIT_FAIL;
 	}
+	/* root denied a process's files on the live host: not a matter of users (render/hint.h) */
+	hint_set_as_root(g->sr.live && geteuid() == 0);
 	return EXIT_OK;
 }
 

@@ -82,8 +82,9 @@ static const char *vsrc_words(enum alloc_vsrc v)
 static const char *unknown_words(enum alloc_unknown u)
 {
 	switch (u) {
-	case AU_MAPS_UNREADABLE:
-		return "its maps cannot be read (" HINT_PROC_DENIED ")";
+	case AU_MAPS_UNREADABLE: /* the hint as this run needs it (hint_set_as_root) */
+		return hint_as_root() ? "its maps cannot be read (" HINT_PROC_DENIED_ROOT ")"
+				      : "its maps cannot be read (" HINT_PROC_DENIED ")";
 	case AU_EXE_UNREADABLE:
 		return "a static program whose executable cannot be read";
 	case AU_NOT_RECORDED:

@@ -27,4 +27,17 @@ static inline const char *hint_proc_denied(bool as_root)
 	return as_root ? HINT_PROC_DENIED_ROOT : HINT_PROC_DENIED;
 }
 
+/*
+ * Whether this run reads the live host as root (cmd_setup says so once): renderers without
+ * that fact in their model (why's facts, the allocator line) word a denial with
+ * hint_denied(), so that root is never told to run as root.
+ */
+void hint_set_as_root(bool as_root);
+
+/* What hint_set_as_root() said (false until then). */
+bool hint_as_root(void);
+
+/* hint_proc_denied() for this run (HINT_PROC_DENIED until hint_set_as_root). */
+const char *hint_denied(void);
+
 #endif

@@ -76,9 +76,9 @@ static void line_held(FILE *f, const struct thp_ledger *l)
 	}
 	ledger_cell(v, sizeof(v), l->held_kb, false);
 	if (l->held_by_counters) {
-		fputs("0 kB  (none on this host: no anonymous large folio is partially mapped "
-		      "and none is below PMD size, by the host-wide counters "
-		      "nr_anon_partially_mapped and nr_anon; no folio walk needed)\n",
+		fputs("0 kB  (nothing is held anywhere: the host has no partially mapped "
+		      "anonymous THP and no anonymous mTHP now, by its counters "
+		      "nr_anon_partially_mapped and nr_anon)\n",
 		      f);
 		return;
 	}
@@ -89,11 +89,11 @@ static void line_held(FILE *f, const struct thp_ledger *l)
 		return;
 	}
 	fprintf(f,
-		"%s  in %llu partially mapped large folios (deferred split; pagemap + kpageflags)%s:\n"
-		"  %-12s still allocated and charged to the memory cgroup; freed only when the\n"
-		"  %-12s deferred-split shrinker splits them under memory pressure, or at exit\n",
+		"%s  in %llu partially mapped large folios (deferred split; pagemap + kpageflags)%s: "
+		"still allocated and charged to the memory cgroup; freed only when the "
+		"deferred-split shrinker splits them under memory pressure, or at exit\n",
 		v, (unsigned long long)l->partial_folios,
-		l->held_gap == LG_BUDGET ? " (at least: time budget ran out)" : "", "", "");
+		l->held_gap == LG_BUDGET ? " (at least: time budget ran out)" : "");
 }
 
 static void line_creep(FILE *f, const struct thp_ledger *l)

@@ -26,13 +26,14 @@ static bool is(const char *v, const char *w)
 	return v && strcmp(v, w) == 0;
 }
 
-/* "not readable (Permission denied: run as root or as the process's owner)" */
+/* "not readable (Permission denied: run as root or as the process's owner)"; as root, "...:
+ * denied even to root: ..." */
 static void unreadable(struct wb *b, int err, bool recorded)
 {
 	if (recorded && err == -ENOENT)
 		wb_put(b, "not recorded in this tree");
 	else if (err == -EACCES || err == -EPERM)
-		wb_put(b, "not readable (%s: " HINT_PROC_DENIED ")", strerror(-err));
+		wb_put(b, "not readable (%s: %s)", strerror(-err), hint_denied());
 	else
 		wb_put(b, "not readable (%s)", err ? strerror(-err) : "");
 }

@@ -54,7 +54,7 @@ if [ "$before" = yes ] && [ "$after" = yes ]; then
 		'd["ledger"]["held_kb"] == 0 and d["ledger"]["held_method"] == "host_counters" and d["ledger"]["held_unknown"] is None and d["ledger"]["mthp_kb_by_folio_kb"] == {}'
 	t why "$$"
 	expect_eval "counters all 0 (text): held names the counters" \
-		'grep -q "held         0 kB  (none on this host" "$TMP/out" && grep -q "nr_anon_partially_mapped" "$TMP/out"' \
+		'grep -q "held         0 kB  (nothing is held anywhere" "$TMP/out" && grep -q "nr_anon_partially_mapped" "$TMP/out"' \
 		"$(grep -A2 '^  held' "$TMP/out" | tr '\n' ' ')"
 elif [ "$before" = no ] && [ "$after" = no ]; then
 	expect_json "a partial folio or mTHP on the host: the walk decides (or held unknown without root)" "$TMP/out" \

@@ -62,6 +62,15 @@ static void test_alloc_unreadable_maps_in_the_one_wording(UNIT_STATE)
 	char *t = unit_mem_text(&m);
 	assert_contains(t, "unknown: its maps cannot be read (" OWNER ")");
 	free(t);
+	/* root on the live host (cmd_setup): never told to run as root */
+	hint_set_as_root(true);
+	assert_string_equal(hint_denied(), ROOT);
+	alloc_render_why(unit_mem_open(&m), &a, 42);
+	t = unit_mem_text(&m);
+	assert_contains(t, "unknown: its maps cannot be read (" ROOT ")");
+	free(t);
+	hint_set_as_root(false);
+	assert_string_equal(hint_denied(), OWNER);
 }
 
 UNIT_TESTS(test_hint_words, test_ps_counts_the_denied_in_the_one_wording,
