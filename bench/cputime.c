@@ -8,7 +8,9 @@
  *
  *   cputime RUNS WARMUP CMD [CMD...]   each CMD one string, split at blanks
  *
- * Output, one line per command: "cpu MEDIAN_MS MIN_MS wall MEDIAN_MS CMD".
+ * Output, one line per command: "cpu MEDIAN_MS MIN_MS wall MEDIAN_MS CMD", then
+ * one line per run and command, in the order they ran: "run R C WALL_MS CPU_MS"
+ * (R from 0, C the command's index from 0): the pairs a paired comparison needs.
  * stdout and stderr of the commands go to /dev/null. Exit 0, 1 when a
  * command cannot be run or fails, 2 on usage.
  */
@@ -99,6 +101,13 @@ int main(int argc, char **argv)
 				wall[c][r] = w;
 			}
 		}
+	/* the runs first: median() sorts the arrays */
+	static char lines[MAX_CMDS * MAX_RUNS][64];
+	int nl = 0;
+	for (int r = 0; r < runs; r++)
+		for (int c = 0; c < ncmd; c++)
+			snprintf(lines[nl++], sizeof(lines[0]), "run %d %d %.3f %.3f", r, c,
+				 wall[c][r], cpu[c][r]);
 	for (int c = 0; c < ncmd; c++) {
 		double mw = median(wall[c], runs), mc = median(cpu[c], runs);
 		printf("cpu %.3f %.3f wall %.3f", mc, cpu[c][0], mw);
@@ -106,5 +115,7 @@ int main(int argc, char **argv)
 			printf(" %s", *a);
 		printf("\n");
 	}
+	for (int i = 0; i < nl; i++)
+		puts(lines[i]);
 	return 0;
 }

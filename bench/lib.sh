@@ -183,7 +183,7 @@ if rec["floor"]:
 if ratio is not None:
     extra += f", ratio {ratio:.2f}x"
 if rec["goal"]:
-    extra += f" (goal {rec['goal']}: " + {True: "met", False: "NOT met", None: "unknown"}[rec["met"]] + ")"
+    extra += f" (goal {rec['goal']}: " + {True: "met", False: "NOT met", None: "inconclusive"}[rec["met"]] + ")"
 print(f"RECORD {name}: {value} {unit}{extra}; load {load0} -> "
       f"{' '.join(open('/proc/loadavg').read().split()[:3])}, up {up / 60:.0f} min -> {path}")
 PY

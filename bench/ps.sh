@@ -23,7 +23,7 @@
 # the count is exact whatever else runs on the host; without root they run in
 # the host's namespace, sleeps added up to the count.
 #
-#   RUNS=N WARMUP=N   hyperfine settings (default 30 and 3); cputime runs RUNS too
+#   RUNS=N WARMUP=N   hyperfine settings (default 30 and 3), and the pairs cputime runs
 #   THPCTL=path       binary to measure (default build/thpctl)
 #   FLOOR_RUNS="P:V ..."  process-count runs: P processes, one of them with V
 #                     VMAs when V > 0 (default "50:0 500:0 2000:0 10:60000";
@@ -88,6 +88,20 @@ PY
 	bench_record "$4" "$v" ms title="$5" floor="$what" floor_value="$f" goal="<= $3x"
 }
 
+# paired RECORD TITLE TARGET CMD FLOOR: CMD and FLOOR run in turn, RUNS pairs (build/bench/cputime),
+# the ratio the median of the pairs' with its 95% interval, the goal met, not met or
+# inconclusive by that interval (bench/paired.py)
+paired() {
+	local rec=$1 title=$2 target=$3 out="$TMP/paired.$RANDOM" res v f r met note
+	bench_mark
+	"$C" "$RUNS" "$WARMUP" "$4" "$5" >"$out" || { echo "bench: cputime failed for $title" >&2; exit 1; }
+	res=$(python3 bench/paired.py "$out" "$title" "$target") || exit 1
+	grep -v '^REC ' <<<"$res"
+	read -r _ v f r met note < <(grep '^REC ' <<<"$res")
+	bench_record "$rec" "$v" ms title="$title" floor="$F ${5#* }" floor_value="$f" ratio="$r" \
+		goal="<= ${target}x" met="$met" note="$note"
+}
+
 # Inner run of one FLOOR_RUNS entry (BENCH_FLOOR=P:V), in the namespace it was started in.
 floor_inner() {
 	local want=${BENCH_FLOOR%%:*} vmas=${BENCH_FLOOR#*:} now need i json
@@ -98,27 +112,19 @@ floor_inner() {
 			{ echo "bench: many-vmas $vmas did not start: $(cat "$out")" >&2; exit 1; }
 	fi
 	now=$(find /proc -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
-	need=$((want - now - 2)) # hyperfine and the command it measures are the last two
+	need=$((want - now - 2)) # cputime and the command it measures are the last two
 	for ((i = 0; i < need; i++)); do
 		sleep 3600 &
 		PIDS+=("$!")
 	done
 	now=$(find /proc -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
-	json="$TMP/floor.json"
-	bench_mark
-	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$json" \
-		"$T ps --all" "$F smaps" >/dev/null 2>&1 || { echo "bench: hyperfine failed" >&2; exit 1; }
 	local what="$((now + 2)) processes" name="ps-all-floor-$want"
 	export NPROCS=$((now + 2))
 	[ "$vmas" -gt 0 ] && what+=" (one of $(wc -l <"/proc/${PIDS[0]}/maps") VMAs)" name="ps-all-floor-vmas-$vmas"
-	result "$json" "ps --all, $what in $NSNOTE" "$RATIO_TARGET" "$name" \
-		"\`ps --all\`, $what in $NSNOTE"
+	paired "$name" "\`ps --all\`, $what in $NSNOTE" "$RATIO_TARGET" "$T ps --all" "$F smaps"
 	[ "$vmas" -gt 0 ] && return
-	bench_mark
-	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$json" \
-		"$T ps --all --rollup" "$F rollup" >/dev/null 2>&1 || { echo "bench: hyperfine failed" >&2; exit 1; }
-	result "$json" "ps --all --rollup, $what in $NSNOTE" "$ROLLUP_TARGET" "ps-rollup-floor-$want" \
-		"\`ps --all --rollup\`, $what in $NSNOTE"
+	paired "ps-rollup-floor-$want" "\`ps --all --rollup\`, $what in $NSNOTE" "$ROLLUP_TARGET" \
+		"$T ps --all --rollup" "$F rollup"
 }
 if [ -n "${BENCH_FLOOR:-}" ]; then
 	NSNOTE=${NSNOTE:-"the host's PID namespace"}
@@ -194,7 +200,7 @@ echo
 
 # ps against the C floor by process count, each in a PID namespace of its own
 if [ -n "$FLOOR_RUNS" ]; then
-	echo "ps --all and ps --all --rollup vs the C floor (hyperfine -N, no shell; CPU from cputime), by process count:"
+	echo "ps --all and ps --all --rollup vs the C floor (build/bench/cputime: $RUNS pairs run in turn, no shell), by process count:"
 	for run in $FLOOR_RUNS; do
 		if [ "$(id -u)" -eq 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
 			BENCH_FLOOR=$run NSNOTE="a private PID namespace" \

@@ -74,4 +74,49 @@ printf 'x\n<!-- bench-table:begin -->\nno end\n' >"$TMP/broken.md"
 rc=$?
 expect_eval "a begin marker without an end is an error" '[ "$rc" -eq 1 ] && grep -q "without an end" "$TMP/c5"' \
 	"$(cat "$TMP/c5")"
+# bench/paired.py: the verdict of a paired comparison follows its interval, not the median alone
+# pairs FILE N A B: N rounds of build/bench/cputime's run lines, thpctl A ms + jitter, floor B ms
+pairs() {
+	python3 - "$@" <<'PY'
+import sys
+path, n, a, b = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+with open(path, "w") as f:
+    f.write(f"cpu {a} {a} wall {a} thpctl\ncpu {b} {b} wall {b} floor\n")
+    for r in range(n):
+        j = (r % 7 - 3) * 0.01  # -3% .. +3%, the same for both commands of a round
+        f.write(f"run {r} 0 {a * (1 + j):.3f} {a:.3f}\nrun {r} 1 {b * (1 + j) * (1 + (r % 5 - 2) * 0.03):.3f} {b:.3f}\n")
+PY
+}
+PAIRED=bench/paired.py
+pairs "$TMP/p1" 30 10 10 # 1.00x
+rec=$(python3 "$PAIRED" "$TMP/p1" x 1.1 | grep '^REC')
+expect_eval "paired: a ratio whose whole interval is under the target is met ($rec)" \
+	'[ "$(cut -d" " -f5 <<<"$rec")" = yes ] && grep -q "95% interval 0.9[0-9]-1.0[0-9]x" <<<"$rec"'
+pairs "$TMP/p2" 30 13 10 # 1.30x
+rec=$(python3 "$PAIRED" "$TMP/p2" x 1.1 | grep '^REC')
+expect_eval "paired: a ratio whose whole interval is over the target is not met ($rec)" \
+	'[ "$(cut -d" " -f5 <<<"$rec")" = no ] && grep -q "^REC [0-9.]* [0-9.]* 1.3000 " <<<"$rec"'
+pairs "$TMP/p3" 30 11 10 # 1.10x, the interval across 1.1
+out=$(python3 "$PAIRED" "$TMP/p3" x 1.1)
+expect_eval "paired: an interval across the target is inconclusive, said so" \
+	'grep -q "^REC .* unknown " <<<"$out" && grep -q "inconclusive: the interval spans the target" <<<"$out"' "$out"
+pairs "$TMP/p4" 5 10 20 # too few pairs for a 95% interval
+out=$(python3 "$PAIRED" "$TMP/p4" x 1.1)
+expect_eval "paired: 5 pairs give no interval and no verdict (not 'met' at 0.5x)" \
+	'grep -q "^REC .* unknown " <<<"$out" && grep -q "too few for a 95% interval" <<<"$out"' "$out"
+: >"$TMP/p5"
+python3 "$PAIRED" "$TMP/p5" x 1.1 >/dev/null 2>"$TMP/p5.err"
+rc=$?
+expect_eval "paired: no pair is an error (exit 1), said" '[ "$rc" -eq 1 ] && grep -q "no pair" "$TMP/p5.err"' \
+	"rc $rc: $(cat "$TMP/p5.err")"
+# cputime's run lines, when it is built (bench/cputime.c): RUNS x commands, in the order they ran
+if [ -x build/bench/cputime ]; then
+	build/bench/cputime 3 0 true "true x" >"$TMP/ct" 2>&1
+	expect_eval "cputime: 2 summary lines, then 6 run lines in turn (0 0, 0 1, 1 0 ...)" \
+		'[ "$(grep -c "^cpu " "$TMP/ct")" = 2 ] && [ "$(grep "^run " "$TMP/ct" | cut -d" " -f2,3 | tr "\n" ,)" = "0 0,0 1,1 0,1 1,2 0,2 1," ]' \
+		"$(cat "$TMP/ct")"
+else
+	skip "cputime: build/bench/cputime not built"
+fi
+
 summary

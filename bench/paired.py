@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A paired comparison from build/bench/cputime's output: command 0 (thpctl) against command 1
+(its floor or peer), run in turn RUNS times, so a burst of load or the guest's drift falls on
+both alike (hyperfine runs all of one, then all of the other: on this guest the drift between
+the two blocks moved a ratio by 20-40% from one bench run to the next).
+
+The figure is the median of the pairs' wall-time ratios, with its 95% interval from order
+statistics of the ratios (no distribution assumed). The goal, "<= TARGET" x, is met when the
+whole interval is at or below TARGET, not met when the whole interval is above it, and
+inconclusive otherwise; the line says which.
+
+  paired.py CPUTIME_OUT TITLE TARGET [EXTRA_NAME...]
+
+EXTRA_NAME names commands 2, 3...: each is reported as the ratio of its median to command 1's.
+The environment's STARTUP_MS and NPROCS (bench/ps.sh) split the gap into start-up and a cost
+per process. Prints a RESULT line, an "above the floor" line, and last a line
+"REC VALUE_MS FLOOR_MS RATIO MET NOTE" (MET: yes, no or unknown) for bench_record.
+Exit 0, or 1 when the output holds no pair.
+"""
+import math
+import os
+import sys
+
+
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def interval(ratios):
+    """The 95% interval of the median of RATIOS: the k-th smallest and k-th largest, k the
+    largest with P(Binomial(n, 1/2) < k) <= 2.5%; (None, None) when n is too small."""
+    v, n = sorted(ratios), len(ratios)
+    k, cum = 0, 0.0
+    while k <= n:
+        p = math.comb(n, k) / 2**n
+        if cum + p > 0.025:
+            break
+        cum += p
+        k += 1
+    if k == 0 or k > n - 1 - k:
+        return None, None
+    return v[k], v[n - 1 - k]
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: paired.py CPUTIME_OUT TITLE TARGET [EXTRA_NAME...]")
+    path, title, target, extra = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+    runs = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) == 5 and f[0] == "run":
+            runs.setdefault(int(f[1]), {})[int(f[2])] = (float(f[3]), float(f[4]))
+    pairs = [r for r in runs.values() if 0 in r and 1 in r]
+    if not pairs:
+        print(f"paired.py: no pair of runs in {path}", file=sys.stderr)
+        return 1
+    n = len(pairs)
+    ratios = [r[0][0] / r[1][0] for r in pairs]
+    r = median(ratios)
+    lo, hi = interval(ratios)
+    tw, fw = median([p[0][0] for p in pairs]), median([p[1][0] for p in pairs])
+    tc, fc = median([p[0][1] for p in pairs]), median([p[1][1] for p in pairs])
+    cratio = median([p[0][1] / p[1][1] for p in pairs if p[1][1] > 0])
+    if lo is None:
+        met, verdict = "unknown", f"inconclusive: {n} pairs are too few for a 95% interval"
+    elif hi <= target:
+        met, verdict = "yes", "met"
+    elif lo > target:
+        met, verdict = "no", "NOT met"
+    else:
+        met, verdict = "unknown", "inconclusive: the interval spans the target"
+    iv = f"95% interval {lo:.2f}-{hi:.2f}x" if lo is not None else "no interval"
+    line = (f"RESULT thpctl {title}: median {tw:.2f} ms, floor {fw:.2f} ms; ratio {r:.2f}x, the "
+            f"median of {n} pairs run in turn ({iv}; target <= {target:g}x: {verdict}); CPU "
+            f"{tc:.2f} vs {fc:.2f} ms, {cratio:.2f}x")
+    for i, name in enumerate(extra, 2):
+        w = [x[i][0] for x in runs.values() if i in x]
+        if w:
+            line += f"; {name} {median(w) / fw:.2f}x"
+    print(line)
+    why = f"  above the floor: {tw - fw:+.2f} ms wall, {tc - fc:+.2f} ms CPU (medians)"
+    st, nprocs = os.environ.get("STARTUP_MS"), os.environ.get("NPROCS")
+    if st:
+        why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
+        if nprocs:
+            why += f", the rest {(tw - fw - float(st)) * 1e3 / int(nprocs):+.1f} us a process ({nprocs})"
+    print(why)
+    note = f"ratio: the median of {n} paired runs' ratios, {iv}; CPU {cratio:.2f}x"
+    print(f"REC {tw:.3f} {fw:.3f} {r:.4f} {met} {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
