@@ -24,7 +24,7 @@ t0=$(date +%s)
 rc=${PIPESTATUS[0]}
 total=$(($(date +%s) - t0))
 inst=$(sed -nE 's/^check: installs took ([0-9]+) s.*/\1/p' "$TMP/check.log" | tail -n1)
-run=$(sed -nE 's/^check: build and test run took ([0-9]+) s.*/\1/p' "$TMP/check.log" | tail -n1)
+run=$(sed -nE 's/^check: (lint, )?build and test run took ([0-9]+) s.*/\2/p' "$TMP/check.log" | tail -n1)
 sed -nE 's/^run-all: (.*) took ([0-9]+) s$/\1 \2/p' "$TMP/check.log" |
 	python3 -c 'import json, sys; json.dump({l.split()[0]: int(l.split()[1]) for l in sys.stdin}, open(sys.argv[1], "w"), indent=1)' \
 		"$TMP/suites.json"
@@ -33,6 +33,11 @@ echo "RESULT make check: $total s wall (installs ${inst:-?} s, build and tests $
 bench_record make-check "$total" s title="\`make check\` on a fresh clone, installs included" \
 	goal="<= $GOAL_S s" detail="@$TMP/suites.json" \
 	note="installs ${inst:-?} s, build and test run ${run:-?} s (make -j$(nproc)); exit $rc; ${last:-no summary line}"
+# a failure: the failing checks and suites on the terminal, and the log kept
+if [ "$rc" -ne 0 ]; then
+	grep -E '^not ok|^FAIL|^[a-z_./-]+: [0-9]+ passed, [1-9][0-9]* failed' "$TMP/check.log" | head -n 40
+	KEEP=1
+fi
 if [ "${KEEP:-0}" = 1 ]; then
 	cp "$TMP/check.log" "$src/build/bench-check.log" 2>/dev/null && echo "log: build/bench-check.log"
 fi
