@@ -10,9 +10,11 @@
 #   thpctl ps --all (--rollup) vs  proc_floor smaps (rollup) at 50, 500 and 2000
 #                              processes and with one process of 60 000 VMAs (FLOOR_RUNS)
 #
-# Each comparison runs in ONE hyperfine invocation so the numbers sit side by
-# side; the script prints median(thpctl)/median(floor) against the 1.1x target (and
-# /median(cat)), and thpctl's peak RSS against the 4 MiB target, and records each comparison
+# Each comparison runs thpctl and its floor in turn, round after round (build/bench/cputime,
+# no shell): a burst of load or the guest's drift falls on both alike. The ratio is the median
+# of the rounds' ratios with its 95% interval, and the goal met, not met or inconclusive by
+# that interval (bench/paired.py); cat's ratio to the floor is shown beside. The script prints
+# those and thpctl's peak RSS against the 4 MiB target, and records each comparison
 # (bench/lib.sh: bench_record; the table in docs/benchmarks.md is made from the records). It prints
 # figures, never pass/fail exit codes for timing (ARCHITECTURE.md: bench/).
 #
@@ -23,7 +25,7 @@
 # the count is exact whatever else runs on the host; without root they run in
 # the host's namespace, sleeps added up to the count.
 #
-#   RUNS=N WARMUP=N   hyperfine settings (default 30 and 3), and the pairs cputime runs
+#   RUNS=N WARMUP=N   rounds and warm-up rounds (default 30 and 3)
 #   THPCTL=path       binary to measure (default build/thpctl)
 #   FLOOR_RUNS="P:V ..."  process-count runs: P processes, one of them with V
 #                     VMAs when V > 0 (default "50:0 500:0 2000:0 10:60000";
@@ -45,60 +47,26 @@ FLOOR_RUNS=${FLOOR_RUNS-"50:0 500:0 2000:0 10:60000"}
 bench_need "$T" "$H" build/tests/ledger_helper "$F" "$C"
 bench_need_cmd hyperfine
 
-# result JSON LABEL TARGET [RECORD TITLE]: hyperfine JSON -> one RESULT line: the first
-# command against each of the others (ratio of medians: on this guest a few slow runs move a
-# mean by 30% from one run of the bench to the next; the first of the others is the
-# reference for the target); with RECORD, that comparison is recorded (bench_record RECORD)
-result() {
-	local out
-	out=$(python3 - "$@" <<'PY'
-import json, os, sys
-path, label, target = sys.argv[1], sys.argv[2], float(sys.argv[3])
-r = json.load(open(path))["results"]
-t = r[0]
-parts = [f"thpctl median {t['median']*1e3:.2f} ms (mean {t['mean']*1e3:.2f} ± {t['stddev']*1e3:.2f})"]
-for i, c in enumerate(r[1:]):
-    ratio = t["median"] / c["median"]
-    s = (f"{c['command']} median {c['median']*1e3:.2f} ms (mean {c['mean']*1e3:.2f} ± "
-         f"{c['stddev']*1e3:.2f}), ratio of medians {ratio:.2f}x")
-    if i == 0:
-        s += f" (target <= {target}x: {'met' if ratio <= target else 'NOT met'})"
-    parts.append(s)
-print(f"RESULT thpctl {label}: " + "; ".join(parts))
-# where the time above the floor goes: the CPU time (user + system: rusage's split of the two
-# is sampled at the tick, too coarse for a few ms), thpctl's start-up above the floor's
-# (STARTUP_MS: --version vs proc_floor none, once) and the rest per process (NPROCS)
-f = r[1]
-gap = (t["mean"] - f["mean"]) * 1e3
-cpu = (t["user"] + t["system"] - f["user"] - f["system"]) * 1e3
-st, n = os.environ.get("STARTUP_MS"), os.environ.get("NPROCS")
-why = f"  above {f['command']}: {gap:+.2f} ms by the means, {cpu:+.2f} ms of CPU"
-if st:
-    why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
-    if n:
-        why += f", the rest {(gap - float(st)) * 1e3 / int(n):+.1f} us a process ({n})"
-print(why)
-print(f"REC {t['median']*1e3:.3f} {r[1]['median']*1e3:.3f} {r[1]['command']}")
-PY
-)
-	grep -v '^REC ' <<<"$out"
-	[ $# -ge 5 ] || return 0
-	local v f what
-	read -r _ v f what < <(grep '^REC ' <<<"$out")
-	bench_record "$4" "$v" ms title="$5" floor="$what" floor_value="$f" goal="<= $3x"
-}
-
-# paired RECORD TITLE TARGET CMD FLOOR: CMD and FLOOR run in turn, RUNS pairs (build/bench/cputime),
-# the ratio the median of the pairs' with its 95% interval, the goal met, not met or
-# inconclusive by that interval (bench/paired.py)
+# paired RECORD TITLE TARGET CMD FLOOR [FLOOR_NAME [CMD NAME]...]: CMD and FLOOR (and the
+# others, shown as ratios to FLOOR) run in turn, RUNS rounds (build/bench/cputime, no shell), the
+# ratio the median of the rounds' with its 95% interval, the goal met, not met or inconclusive
+# by that interval (bench/paired.py). FLOOR_NAME: what the record calls FLOOR (default
+# "proc_floor ARG").
 paired() {
-	local rec=$1 title=$2 target=$3 out="$TMP/paired.$RANDOM" res v f r met note
+	local rec=$1 title=$2 target=$3 cmd=$4 floor=$5 fname=${6:-"$F ${5#* }"} out="$TMP/paired.$RANDOM"
+	local cmds=("$cmd" "$floor") names=() res v f r met note
+	shift 6 2>/dev/null || shift $#
+	while [ $# -ge 2 ]; do
+		cmds+=("$1")
+		names+=("$2")
+		shift 2
+	done
 	bench_mark
-	"$C" "$RUNS" "$WARMUP" "$4" "$5" >"$out" || { echo "bench: cputime failed for $title" >&2; exit 1; }
-	res=$(python3 bench/paired.py "$out" "$title" "$target") || exit 1
+	"$C" "$RUNS" "$WARMUP" "${cmds[@]}" >"$out" || { echo "bench: cputime failed for $title" >&2; exit 1; }
+	res=$(python3 bench/paired.py "$out" "$title" "$target" "${names[@]}") || exit 1
 	grep -v '^REC ' <<<"$res"
 	read -r _ v f r met note < <(grep '^REC ' <<<"$res")
-	bench_record "$rec" "$v" ms title="$title" floor="$F ${5#* }" floor_value="$f" ratio="$r" \
+	bench_record "$rec" "$v" ms title="$title" floor="$fname" floor_value="$f" ratio="$r" \
 		goal="<= ${target}x" met="$met" note="$note"
 }
 
@@ -146,42 +114,25 @@ H=build/tests/ledger_helper start_helper sparse 256 # ledger: THPs to sample
 nproc_now=$(find /proc -mindepth 1 -maxdepth 1 -name '[0-9]*' | wc -l)
 echo "thpctl ps benchmark: $(uname -r), $(hyperfine --version), $nproc_now processes in /proc"
 echo "helpers: 2 x 256 MiB MADV_HUGEPAGE (pids ${PIDS[0]} ${PIDS[1]}), 1 x $NVMAS VMAs (pid ${PIDS[2]})"
-echo "binary: $T; each comparison in one hyperfine run, --warmup $WARMUP --runs $RUNS"
+echo "binary: $T; each comparison $RUNS rounds run in turn after $WARMUP warm-up rounds"
 echo "at start: $(bench_load)"
 echo
 
-# Every command runs through bash (the cat side needs its glob expanded at run
-# time, as processes come and go); hyperfine subtracts the shell's start-up.
-# Errors from unreadable files (e.g. PID 1 in a container) are ignored by all.
-# compare RECORD LABEL TARGET CMD NAME [CMD NAME]...: the first is thpctl.
-compare() {
-	local rec=$1 label=$2 target=$3 json="$TMP/bench.$RANDOM.json" args=()
-	shift 3
-	while [ $# -ge 2 ]; do
-		args+=(-n "$2" "$1")
-		shift 2
-	done
-	bench_mark
-	hyperfine --warmup "$WARMUP" --runs "$RUNS" --shell=bash --style basic \
-		--export-json "$json" "${args[@]}" || {
-		echo "bench: hyperfine failed for $label" >&2
-		return 1
-	}
-	result "$json" "$label" "$target" "$rec" "\`$label\` on the host ($nproc_now processes, one of $NVMAS VMAs)"
-	echo
-}
-
-compare ps-all-host "ps --all" "$RATIO_TARGET" \
-	"$T ps --all >/dev/null 2>&1" "thpctl ps --all" \
-	"$F smaps" "C floor smaps + status" \
-	"cat /proc/[0-9]*/smaps /proc/[0-9]*/status >/dev/null 2>&1; :" "cat smaps + status"
-compare ps-rollup-host "ps --all --rollup" "$ROLLUP_TARGET" \
-	"$T ps --all --rollup >/dev/null 2>&1" "thpctl ps --all --rollup" \
-	"$F rollup" "C floor smaps_rollup + status" \
-	"cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status >/dev/null 2>&1; :" "cat smaps_rollup + status"
-compare ps-ledger-host "ps --all --ledger" "$LEDGER_TARGET" \
-	"$T ps --all --ledger >/dev/null 2>&1" "thpctl ps --all --ledger" \
-	"$T ps --all >/dev/null 2>&1" "ps --all"
+# The host's own processes: thpctl, its C floor and cat of the same files (a script, its glob
+# expanded at run time as processes come and go; cat's errors on unreadable files ignored, as
+# thpctl and the floor skip them) in turn (paired).
+printf 'cat /proc/[0-9]*/smaps /proc/[0-9]*/status >/dev/null 2>&1\nexit 0\n' >"$TMP/cat-smaps.sh"
+printf 'cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status >/dev/null 2>&1\nexit 0\n' >"$TMP/cat-rollup.sh"
+HOSTWHAT="on the host ($nproc_now processes, one of $NVMAS VMAs)"
+paired ps-all-host "\`ps --all\` $HOSTWHAT" "$RATIO_TARGET" "$T ps --all" "$F smaps" \
+	"C floor smaps + status" "bash $TMP/cat-smaps.sh" "cat smaps + status"
+echo
+paired ps-rollup-host "\`ps --all --rollup\` $HOSTWHAT" "$ROLLUP_TARGET" "$T ps --all --rollup" \
+	"$F rollup" "C floor smaps_rollup + status" "bash $TMP/cat-rollup.sh" "cat smaps_rollup + status"
+echo
+paired ps-ledger-host "\`ps --all --ledger\` $HOSTWHAT" "$LEDGER_TARGET" "$T ps --all --ledger" \
+	"$T ps --all" "ps --all"
+echo
 
 # thpctl's start-up above the floor's (exec, shared libraries, option parsing): the part of
 # every gap below that does not grow with the processes
