@@ -145,6 +145,11 @@ bool smaps_stack_feed(struct smaps_stack_scan *s, const struct smaps_vma *v, uin
 /* Whether V alone could be a thread stack's guard: anonymous, "---p", nh, small. Pure. */
 bool smaps_stack_guard(const struct smaps_vma *v);
 
+/* The VmFlags line's flags after its colon, [P, E) (smaps_vma.c): sets V->has_vmflags and ORs
+ * the VMF_ bits of the two-letter flags it knows into V->vmflags. No error: other words are
+ * no flag. */
+void smaps_vmflags_parse(const char *p, const char *e, struct smaps_vma *v);
+
 static inline bool smaps_has(const struct smaps_totals *t, enum smaps_field f)
 {
 	return t->present & (1u << f);

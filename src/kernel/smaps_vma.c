@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Facts of a parsed smaps VMA (kernel/smaps.h): the fields' names, the thread-stack test. */
+/* Facts of a parsed smaps VMA (kernel/smaps.h): the fields' names, the VmFlags line, the
+ * thread-stack test. */
 #include <string.h>
 
 #include "smaps.h"
@@ -53,4 +54,42 @@ bool smaps_stack_feed(struct smaps_stack_scan *s, const struct smaps_vma *v, uin
 	s->end = v->end;
 	s->kb = v->t.kb[SM_SIZE];
 	return stack;
+}
+
+/* One two-letter flag at P: its VMF_ bit, or 0. */
+static inline unsigned vmflag(const char *p)
+{
+	if (p[0] == 'h' && p[1] == 'g')
+		return VMF_HG;
+	if (p[0] == 'n' && p[1] == 'h')
+		return VMF_NH;
+	if (p[0] == 'h' && p[1] == 't')
+		return VMF_HT;
+	if (p[0] == 's' && p[1] == 'h')
+		return VMF_SH;
+	return 0;
+}
+
+/*
+ * The flags of "VmFlags: rd mr mw me ac sd" after the colon, [P, E) (smaps.h). The kernel prints each as
+ * two letters and a blank ("%c%c "): read three bytes a step while that holds, then word by
+ * word (a copied tree may have other blanks); a word of other than two letters is no flag.
+ */
+void smaps_vmflags_parse(const char *p, const char *e, struct smaps_vma *v)
+{
+	v->has_vmflags = true;
+	while (p < e && *p == ' ')
+		p++;
+	while (e - p >= 3 && p[2] == ' ' && p[0] != ' ' && p[1] != ' ') {
+		v->vmflags |= vmflag(p);
+		p += 3;
+	}
+	while (p < e) {
+		while (p < e && *p == ' ')
+			p++;
+		if (e - p >= 2 && (p + 2 == e || p[2] == ' '))
+			v->vmflags |= vmflag(p);
+		while (p < e && *p != ' ')
+			p++;
+	}
 }

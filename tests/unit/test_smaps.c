@@ -500,8 +500,71 @@ static void test_smaps_fixed_value_every_shape(UNIT_STATE)
 	assert_false(rss_line("Rss:            ", "        ").present & (1u << SM_RSS));
 }
 
+struct one {
+	unsigned flags;
+	uint64_t start, end;
+	int n;
+};
+
+static int one_cb(const struct smaps_vma *v, void *ctx)
+{
+	struct one *x = ctx;
+	x->flags = v->has_vmflags ? v->vmflags : 0xffff;
+	x->start = v->start;
+	x->end = v->end;
+	x->n++;
+	return 0;
+}
+
+/* The flags of one VMA whose VmFlags line is FLAGS (the text after "VmFlags:"), -1 on error. */
+static int vmflags_of(const char *flags, uint64_t *start, uint64_t *end)
+{
+	char text[512];
+	snprintf(
+		text, sizeof(text),
+		"%016llx-%016llx rw-p 00000000 00:00 0 \nRss:                   4 kB\nVmFlags:%s\n",
+		(unsigned long long)*start, (unsigned long long)*end, flags);
+	struct one o = {0};
+	if (smaps_parse(text, strlen(text), one_cb, &o, NULL) || o.n != 1)
+		return -1;
+	*start = o.start;
+	*end = o.end;
+	return (int)o.flags;
+}
+
+/* VmFlags as the kernel prints it ("%c%c " each) and as a copied tree may have it; the header's
+ * addresses with every hex digit, 0-9 and a-f mixed (read through one table). */
+static void test_smaps_vmflags_and_addresses(UNIT_STATE)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		int want;
+	} c[] = {
+		{" rd wr mr mw me ac hg ", VMF_HG},
+		{" rd nh sh ht ", VMF_NH | VMF_SH | VMF_HT},
+		{" hg", VMF_HG},		    /* the last flag without its blank */
+		{"   hg    nh  ", VMF_HG | VMF_NH}, /* other blanks: word by word */
+		{" rd hgx nh", VMF_NH},		    /* a word of three letters is no flag */
+		{" rd h g nh ", VMF_NH},	    /* nor are two words of one */
+		{" xhg hgnh", 0},
+		{"", 0},
+		{" ", 0},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t a = 0x7f0123456789ull, b = 0x7fabcdef0000ull;
+		assert_int_equal(vmflags_of(c[i].line, &a, &b), c[i].want);
+	}
+	uint64_t a = 0x0123456789abcdefull, b = 0xfedcba9876543210ull;
+	assert_int_equal(vmflags_of(" hg ", &a, &b), VMF_HG);
+	assert_true(a == 0x0123456789abcdefull && b == 0xfedcba9876543210ull);
+	a = 0xa0b1c2d3e4f5ull, b = 0xf5e4d3c2b1a0ull;
+	assert_int_equal(vmflags_of(" ", &a, &b), 0);
+	assert_true(a == 0xa0b1c2d3e4f5ull && b == 0xf5e4d3c2b1a0ull);
+}
+
 UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
 	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
 	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
 	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed,
-	   test_smaps_fixed_value_every_shape)
+	   test_smaps_fixed_value_every_shape, test_smaps_vmflags_and_addresses)
