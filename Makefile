@@ -218,7 +218,7 @@ static:
 # ASan objects, the unit tests and the fuzz harnesses) while the programs only the tests need
 # (workloads, chromium) install beside them (network and dpkg, not the compilers), then every
 # suite; each step says its wall time and the installs' output comes after the build's
-CHECK_BUILD = build/thpctl build/thpctl-churn build/thpctl-sweep.so build/asan/thpctl $(TESTS) $(HELPERS) fuzzers-if-clang
+CHECK_BUILD = build/thpctl build/thpctl-churn build/thpctl-sweep.so build/asan/thpctl $(TESTS) $(HELPERS) $(BENCHBIN) fuzzers-if-clang
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@t0=$$(date +%s); scripts/install-deps --test || exit 1; \

@@ -28,19 +28,20 @@ def median(v):
 
 
 def interval(ratios):
-    """The 95% interval of the median of RATIOS: the k-th smallest and k-th largest, k the
-    largest with P(Binomial(n, 1/2) < k) <= 2.5%; (None, None) when n is too small."""
+    """The 95% interval of the median of RATIOS: the k-th smallest and the k-th largest, k the
+    largest with P(Binomial(n, 1/2) < k) <= 2.5% (at least 95% coverage: 30 rounds give the 10th
+    and 21st of 30); (None, None) when n is too small for any k."""
     v, n = sorted(ratios), len(ratios)
-    k, cum = 0, 0.0
-    while k <= n:
+    k, cum = 0, 0.0  # cum: P(B < k)
+    while k < n:
         p = math.comb(n, k) / 2**n
         if cum + p > 0.025:
             break
         cum += p
         k += 1
-    if k == 0 or k > n - 1 - k:
+    if k == 0 or k - 1 >= n - k:
         return None, None
-    return v[k], v[n - 1 - k]
+    return v[k - 1], v[n - k]
 
 
 def main():

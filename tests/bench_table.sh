@@ -116,7 +116,7 @@ if [ -x build/bench/cputime ]; then
 		'[ "$(grep -c "^cpu " "$TMP/ct")" = 2 ] && [ "$(grep "^run " "$TMP/ct" | cut -d" " -f2,3 | tr "\n" ,)" = "0 0,0 1,1 0,1 1,2 0,2 1," ]' \
 		"$(cat "$TMP/ct")"
 else
-	skip "cputime: build/bench/cputime not built"
+	skip "cputime's run lines" "build/bench/cputime not built (make check and make bench build it)"
 fi
 
 summary
