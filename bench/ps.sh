@@ -55,7 +55,7 @@ bench_need_cmd hyperfine
 paired() {
 	local rec=$1 title=$2 target=$3 cmd=$4 floor=$5 fname=${6:-"$F ${5#* }"} out="$TMP/paired.$RANDOM"
 	local cmds=("$cmd" "$floor") names=() res v f r met note
-	shift 6 2>/dev/null || shift $#
+	shift $(($# < 6 ? $# : 6))
 	while [ $# -ge 2 ]; do
 		cmds+=("$1")
 		names+=("$2")

@@ -91,6 +91,18 @@ static const unsigned char hexv1[256] = {
 	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
 };
 
+/* P past the blanks before E, eight at a time while eight are there (the kernel pads values
+ * and names to their columns with runs of blanks). */
+static inline const char *skip_blanks(const char *p, const char *e)
+{
+	uint64_t w;
+	while (e - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
+		p += 8;
+	while (p < e && *p == ' ')
+		p++;
+	return p;
+}
+
 static const char *parse_hex(const char *p, const char *e, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -110,12 +122,7 @@ static const char *skip_word(const char *p, const char *e)
 {
 	while (p < e && *p != ' ')
 		p++;
-	uint64_t w; /* the blanks that pad the name to its column: 8 at a time */
-	while (e - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
-		p += 8;
-	while (p < e && *p == ' ')
-		p++;
-	return p;
+	return skip_blanks(p, e);
 }
 
 /* "start-end perms offset dev inode   name" */
@@ -155,10 +162,7 @@ static bool is_header(const char *s, const char *e)
 /* The value of a field line, [P, E) after the colon: a whole number, then " kB" or nothing. */
 static inline int field_value(const char *p, const char *e, uint64_t *x)
 {
-	/* the kernel right-aligns values: skip its padding eight blanks at a time */
-	uint64_t w;
-	while (e - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
-		p += 8;
+	p = skip_blanks(p, e); /* the kernel right-aligns values */
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	const char *d = p;
@@ -308,11 +312,7 @@ static inline const char *fast_field(struct smaps_stream *s, const char *l, cons
 	if (f == L_THPELIGIBLE ? s->cur.thp_seen
 			       : ((s->cur.t.present | s->cur.t.damaged) & (1u << f)) != 0)
 		return NULL;
-	uint64_t w;
-	while (end - p >= 8 && (memcpy(&w, p, 8), w == 0x2020202020202020ull))
-		p += 8;
-	while (p < end && *p == ' ')
-		p++;
+	p = skip_blanks(p, end);
 	const char *d = p;
 	uint64_t x = 0;
 	while (p < end && (unsigned char)(*p - '0') < 10)
