@@ -38,24 +38,31 @@ dlopen_soname = $(or $(shell readelf -d "$$($(CC) -print-file-name=$(call dlopen
 # (gnutls, p11-kit, ...) link statically: Debian ships no static p11-kit, so
 # `make static` leaves it out there.
 HTTP ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
-# --web.config.file of the listener: libyaml (the YAML) and libcrypt (bcrypt), linked: small
+# --web.config.file of the listener: libyaml (the YAML) and libcrypt (bcrypt). The dynamic build
+# dlopen()s them when a --web.config.file is read (YAML_SONAME, CRYPT_SONAME: src/util/dl.h);
+# the static build links them
 WEB_LIBS = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml) \
 	$(shell $(PKG_CONFIG) --libs libcrypt 2>/dev/null || echo -lcrypt)
 ifeq ($(HTTP),1)
 MHD_SONAME ?= $(call dlopen_soname,MHD)
+YAML_SONAME ?= $(call dlopen_soname,YAML)
+CRYPT_SONAME ?= $(call dlopen_soname,CRYPT)
 MHD_CFLAGS := -DTHPCTL_HTTP=1 -DTHPCTL_MHD_SONAME='"$(MHD_SONAME)"' \
+	-DTHPCTL_YAML_SONAME='"$(YAML_SONAME)"' -DTHPCTL_CRYPT_SONAME='"$(CRYPT_SONAME)"' \
 	$(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
 # dlopen: in libc since glibc 2.34, in libdl before
 MHD_LIBS   := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}' | \
-	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl) $(WEB_LIBS)
+	$(CC) -x c - -o /dev/null >/dev/null 2>&1 || echo -ldl)
 endif
 STATIC_HTTP ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null \
 	$$($(PKG_CONFIG) --static --libs libmicrohttpd 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
 
-# /proc/config.gz (the kernel's THP build default, `advise`): zlib when it is there.
+# /proc/config.gz (the kernel's THP build default, `advise`): zlib when it is there, dlopen()ed
+# when the file is read (ZLIB_SONAME: src/util/dl.h); the static build links it (ZLIB_LIBS).
 ZLIB ?= $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
 ifeq ($(ZLIB),1)
-ZLIB_CFLAGS := -DTHPCTL_ZLIB=1
+ZLIB_SONAME ?= $(call dlopen_soname,ZLIB)
+ZLIB_CFLAGS := -DTHPCTL_ZLIB=1 -DTHPCTL_ZLIB_SONAME='"$(ZLIB_SONAME)"'
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
@@ -79,7 +86,7 @@ BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CF
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 # static: no NSS (glibc's needs its shared modules at runtime): user names from /etc/passwd
-STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
+STAT_CFLAGS  = $(BASE) -O2 -g -DTHPCTL_NO_NSS=1 -DTHPCTL_LIBS_LINKED=1 $(if $(filter 1,$(STATIC_HTTP)),-DTHPCTL_HTTP=1 -DTHPCTL_HTTP_LINKED=1) \
 	$(if $(filter 1,$(STATIC_ARCHIVE)),-DTHPCTL_ARCHIVE_LINKED=1,-DTHPCTL_NO_ARCHIVE=1) $(CPPFLAGS) $(CFLAGS)
 STAT_LIBS    = $(if $(filter 1,$(STATIC_HTTP)),$(shell $(PKG_CONFIG) --static --libs libmicrohttpd) $(WEB_LIBS))
 
@@ -128,10 +135,10 @@ build/thpctl-sweep.so: $(SWEEPSRC) build/rel/flags
 	$(CC) $(REL_CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ $(SWEEPSRC) $(ARCHIVE_LIBS)
 
 build/thpctl: $(REL_OBJ)
-	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/asan/thpctl: $(ASAN_OBJ)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(JANSSON_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 build/thpctl-static: $(STAT_OBJ)
 	$(CC) $(STAT_CFLAGS) $(LDFLAGS) -static -o $@ $^ $(STAT_LIBS) $(shell $(PKG_CONFIG) --static --libs jansson 2>/dev/null || echo -ljansson) -lm $(ZLIB_LIBS) $(if $(filter 1,$(STATIC_ARCHIVE)),$(ARCHIVE_STATIC_LIBS)) -lpthread
@@ -163,7 +170,10 @@ build/static/%.o: %.c
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) $(UNIT_LIBS) -lpthread
+
+# test_kconfig writes its gzip files with zlib itself (thpctl dlopen()s it)
+build/asan/tests/test_kconfig: UNIT_LIBS = $(ZLIB_LIBS)
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -174,7 +184,7 @@ build/fuzz/libthpctl.a: $(FUZZ_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libthpctl.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< build/fuzz/libthpctl.a \
-		$(JANSSON_LIBS) $(MHD_LIBS) $(ZLIB_LIBS) $(ARCHIVE_LIBS) -lpthread
+		$(JANSSON_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 fuzzers: $(FUZZERS)
 
@@ -337,7 +347,7 @@ package-test:
 	@tests/package_root.sh
 
 # this build's dlopen()ed libraries, one a line: VAR SONAME FIELD (scripts/dlopen-deps)
-DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD) ARCHIVE
+DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD YAML CRYPT) ARCHIVE $(if $(filter 1,$(ZLIB)),ZLIB)
 print-dlopen:
 	@$(foreach v,$(DLOPEN_BUILT),echo '$(v) $($(v)_SONAME) $(call dlopen_row,$(v),4)';)
 

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef THPCTL_HTTP_LINKED
-#include <dlfcn.h>
-#endif
+#include "../util/dl.h"
 
 /* the soname: from src/dlopen.libs, the one table of dlopen()ed libraries (Makefile) */
 #if !defined(THPCTL_HTTP_LINKED) && !defined(THPCTL_MHD_SONAME)
@@ -69,41 +67,24 @@ int mhd_load(char *err, size_t len)
 {
 	static int result = 1; /* 1: not tried yet */
 	static char why[256];
-	if (result <= 0)
-		goto out;
-	/* THPCTL_MHD_SONAME: the library the build was compiled against (Makefile) */
-	const char *names[] = {THPCTL_MHD_SONAME, "libmicrohttpd.so"};
+	if (result > 0) {
+		/* THPCTL_MHD_SONAME: the library the build was compiled against (Makefile) */
+		const char *soname = THPCTL_MHD_SONAME, *devname = "libmicrohttpd.so";
 #ifdef THPCTL_TEST_HOOKS
-	/* tests: a library name that is not there proves the message */
-	const char *test_name = getenv("THPCTL_TEST_MHD_SONAME");
-	if (test_name)
-		names[0] = names[1] = test_name;
+		/* tests: a library name that is not there proves the message */
+		const char *test_name = getenv("THPCTL_TEST_MHD_SONAME");
+		if (test_name)
+			soname = devname = test_name;
 #endif
-	void *h = NULL;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++) {
-		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-		if (!h && i == 0) {
-			const char *e = dlerror();
-			snprintf(why, sizeof(why), "%s", e ? e : THPCTL_MHD_SONAME ": not found");
-		}
+		enum { N = sizeof(syms) / sizeof(syms[0]) };
+		const char *names[N];
+		void *out[N];
+		for (size_t i = 0; i < N; i++)
+			names[i] = syms[i].name;
+		result = dl_load(soname, devname, "libmicrohttpd", names, out, N, why, sizeof(why));
+		for (size_t i = 0; !result && i < N; i++)
+			memcpy(syms[i].slot, &out[i], sizeof(out[i]));
 	}
-	result = 0;
-	if (!h) {
-		result = -ENOENT;
-		goto out;
-	}
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		*syms[i].slot = dlsym(h, syms[i].name);
-		if (!*syms[i].slot) {
-			snprintf(why, sizeof(why), "%s lacks %s (libmicrohttpd too old?)",
-				 THPCTL_MHD_SONAME, syms[i].name);
-			memset(&mhd, 0, sizeof(mhd));
-			dlclose(h);
-			result = -ENOENT;
-			break;
-		}
-	}
-out:
 	if (result && err && len)
 		snprintf(err, len, "%s", why);
 	return result;

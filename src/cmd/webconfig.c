@@ -3,7 +3,6 @@
 #ifdef THPCTL_HTTP
 #include "webconfig.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -13,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
+#include "../util/dl_libs.h"
 #include "../util/fileio.h"
 
 /* "line N: " + the formatted message into ERR; returns -EINVAL. */
@@ -36,7 +34,7 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, 
 /* Node I's text when it is a string scalar without NUL bytes, else NULL. */
 static const char *scalar(yaml_document_t *d, int i)
 {
-	yaml_node_t *n = yaml_document_get_node(d, i);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	if (!n || n->type != YAML_SCALAR_NODE || !n->tag ||
 	    strcmp((const char *)n->tag, YAML_STR_TAG) != 0 ||
 	    strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
@@ -46,14 +44,14 @@ static const char *scalar(yaml_document_t *d, int i)
 
 static size_t line_of(yaml_document_t *d, int i)
 {
-	yaml_node_t *n = yaml_document_get_node(d, i);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	return n ? n->start_mark.line + 1 : 0;
 }
 
 /* Node I as a mapping whose keys are distinct strings; else -EINVAL naming WHAT. */
 static int mapping(yaml_document_t *d, int i, const char *what, char *err, size_t errlen)
 {
-	yaml_node_t *n = yaml_document_get_node(d, i);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return fail(err, errlen, line_of(d, i), "%s must be a mapping (key: value lines)",
 			    what);
@@ -121,7 +119,7 @@ static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err,
 	int r = mapping(d, i, "tls_server_config", err, errlen);
 	if (r)
 		return r;
-	yaml_node_t *n = yaml_document_get_node(d, i);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		const char *k = scalar(d, p->key), *v = scalar(d, p->value);
@@ -149,7 +147,7 @@ static int parse_users(yaml_document_t *d, int i, struct web_config *c, char *er
 	int r = mapping(d, i, "basic_auth_users", err, errlen);
 	if (r)
 		return r;
-	yaml_node_t *n = yaml_document_get_node(d, i);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	size_t cap = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	if (!cap)
 		return 0;
@@ -180,7 +178,7 @@ static int parse_users(yaml_document_t *d, int i, struct web_config *c, char *er
 /* The top level: tls_server_config and basic_auth_users, each at most once. */
 static int parse_root(yaml_document_t *d, struct web_config *c, char *err, size_t errlen)
 {
-	yaml_node_t *root = yaml_document_get_root_node(d);
+	yaml_node_t *root = yl.yaml_document_get_root_node(d);
 	if (!root)
 		return 0; /* an empty file: no TLS, no auth */
 	int ri = (int)(root - d->nodes.start) + 1, r = mapping(d, ri, "the file", err, errlen);
@@ -204,35 +202,41 @@ int webconfig_parse(const char *text, size_t len, struct web_config *c, char *er
 		err[0] = '\0';
 	if (memchr(text, '\0', len))
 		return fail(err, errlen, 0, "a NUL byte: not a YAML text file");
+	char why[256];
+	if (yl_load(why, sizeof(why)))
+		return fail(err, errlen, 0, "libyaml could not be loaded: %s", why);
 	yaml_parser_t p;
 	yaml_document_t d, d2;
-	if (!yaml_parser_initialize(&p))
+	if (!yl.yaml_parser_initialize(&p))
 		return -ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	yl.yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int r;
-	if (!yaml_parser_load(&p, &d)) {
+	if (!yl.yaml_parser_load(&p, &d)) {
 		r = p.error == YAML_MEMORY_ERROR
 			    ? -ENOMEM
 			    : fail(err, errlen, p.problem_mark.line + 1, "not YAML: %s",
 				   p.problem ? p.problem : "?");
-		yaml_parser_delete(&p);
+		yl.yaml_parser_delete(&p);
 		return r;
 	}
 	r = parse_root(&d, c, err, errlen);
-	yaml_document_delete(&d);
+	yl.yaml_document_delete(&d);
 	/* a second document ("---") would be ignored: refuse it */
 	if (!r) {
-		if (!yaml_parser_load(&p, &d2)) {
+		if (!yl.yaml_parser_load(&p, &d2)) {
 			r = fail(err, errlen, p.problem_mark.line + 1, "not YAML: %s",
 				 p.problem ? p.problem : "?");
 		} else {
-			if (yaml_document_get_root_node(&d2))
+			if (yl.yaml_document_get_root_node(&d2))
 				r = fail(err, errlen, d2.start_mark.line + 1,
 					 "a second YAML document: one is read");
-			yaml_document_delete(&d2);
+			yl.yaml_document_delete(&d2);
 		}
 	}
-	yaml_parser_delete(&p);
+	yl.yaml_parser_delete(&p);
+	/* the passwords' hashes are checked by libcrypt: loaded now, before the listener's threads */
+	if (!r && c->nusers && cr_load(why, sizeof(why)))
+		r = fail(err, errlen, 0, "libcrypt could not be loaded: %s", why);
 	if (!r && c->nusers) {
 		pthread_mutex_init(&c->lock, NULL);
 		c->lock_init = true;
@@ -371,12 +375,14 @@ bool webconfig_check(struct web_config *c, const char *user, const char *passwor
 		if (hit)
 			return true;
 	}
+	if (!cr.crypt_rn) /* loaded by webconfig_parse() when there are users */
+		return false;
 	/* an unknown user is hashed against the first user's hash: the same cost */
 	struct crypt_data *cd = calloc(1, sizeof(*cd));
 	if (!cd)
 		return false;
 	const char *setting = u ? u->hash : c->users[0].hash;
-	const char *h = crypt_rn(password, setting, cd, (int)sizeof(*cd));
+	const char *h = cr.crypt_rn(password, setting, cd, (int)sizeof(*cd));
 	bool ok = u && h && same_bytes(h, strlen(h), u->hash, strlen(u->hash));
 	explicit_bzero(cd, sizeof(*cd));
 	free(cd);

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef THPCTL_ZLIB
-#include <zlib.h>
-#endif
+#include "../util/dl_libs.h"
 
 #define GUNZIP_MAX ((size_t)8 << 20)
 
@@ -48,9 +46,12 @@ enum kconfig_thp kconfig_thp_parse(const char *text, size_t len)
 int kconfig_gunzip(const char *in, size_t len, struct buf *out)
 {
 #ifdef THPCTL_ZLIB
+	if (zl_load(NULL, 0))
+		return -ELIBACC;
 	z_stream z;
 	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+	/* inflateInit2() is a macro over inflateInit2_ */
+	if (zl.inflateInit2_(&z, 16 + MAX_WBITS, ZLIB_VERSION, (int)sizeof(z)) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)(uintptr_t)in;
 	z.avail_in = (uInt)len;
@@ -64,7 +65,7 @@ int kconfig_gunzip(const char *in, size_t len, struct buf *out)
 		}
 		z.next_out = (Bytef *)out->p + out->len;
 		z.avail_out = (uInt)(out->cap - out->len - 1);
-		zr = inflate(&z, Z_NO_FLUSH);
+		zr = zl.inflate(&z, Z_NO_FLUSH);
 		out->len = (size_t)((char *)z.next_out - out->p);
 		if (zr != Z_OK && zr != Z_STREAM_END) {
 			r = zr == Z_MEM_ERROR ? -ENOMEM : -EINVAL; /* damaged or truncated */
@@ -75,7 +76,7 @@ int kconfig_gunzip(const char *in, size_t len, struct buf *out)
 			break;
 		}
 	}
-	inflateEnd(&z);
+	zl.inflateEnd(&z);
 	if (out->p)
 		out->p[out->len] = '\0';
 	return r;

@@ -45,7 +45,8 @@ enum kconfig_thp kconfig_thp_parse(const char *text, size_t len);
  */
 int kconfig_read(const struct sysroot *sr, const char *release, struct kconfig_info *out);
 
-/* Inflate gzip data IN (LEN bytes) into OUT (at most 8 MiB). 0 or -errno. */
+/* Inflate gzip data IN (LEN bytes) into OUT (at most 8 MiB). 0 or -errno: -ENOTSUP built
+ * without zlib, -ELIBACC zlib not loadable (util/dl_libs.h). */
 int kconfig_gunzip(const char *in, size_t len, struct buf *out);
 
 #endif

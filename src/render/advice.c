@@ -57,7 +57,9 @@ static void kconfig_line(FILE *f, const struct adv_input *in, const struct host_
 			k->err && k->err != -ENOENT ? ": " : "",
 			k->err && k->err != -ENOENT
 				? (k->err == -ENOTSUP ? "config.gz not readable: built without zlib"
-						      : strerror(-k->err))
+				   : k->err == -ELIBACC
+					   ? "config.gz not readable: zlib could not be loaded"
+					   : strerror(-k->err))
 				: "");
 }
 

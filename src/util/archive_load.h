@@ -59,9 +59,9 @@ struct la_api {
 extern struct la_api la;
 
 /*
- * Load libarchive (THPCTL_ARCHIVE_SONAME, the one built against) once.
- * Returns 0, or -ENOTSUP with why in ERR (LEN bytes): not installed, a
- * symbol missing, or a build without it.
+ * Load libarchive (THPCTL_ARCHIVE_SONAME, the one built against) once (dl.h).
+ * Returns 0, or with why in ERR (LEN bytes) -ENOENT (not installed, or a
+ * symbol missing) or -ENOTSUP (a build without it).
  */
 int la_load(char *err, size_t len);
 

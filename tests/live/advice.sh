@@ -172,6 +172,19 @@ if [ "$RC" -eq 0 ] && grep -q "^Per process" "$TMP/out" && grep -q "PID $REDIS (
 else
 	nok "advise (text): Per process section" "exit $RC; $(head -c 400 "$TMP/out")"
 fi
+# the boot default from /proc/config.gz: zlib is dlopen()ed to read it; without zlib the line
+# says so, never a guessed default
+if [ -r /proc/config.gz ] && [ ! -e "/boot/config-$(uname -r)" ]; then
+	expect_eval "advise (text): the boot default read from /proc/config.gz" \
+		'grep -q "boot default enabled=[a-z]* (CONFIG_TRANSPARENT_HUGEPAGE_[A-Z]*=y" "$TMP/out"' "$(grep -A1 "boot default" "$TMP/out")"
+	export THPCTL_TEST_DL_MISSING=zlib
+	t advise
+	unset THPCTL_TEST_DL_MISSING
+	expect_eval "advise (text), zlib missing: the boot default unknown, 'zlib could not be loaded'" \
+		'[ "$RC" -eq 0 ] && tr "\n" " " <"$TMP/out" | grep -Eq "boot default of enabled unknown .*config.gz not readable: +zlib +could +not +be +loaded"' "$(grep -A2 "boot default" "$TMP/out")"
+else
+	skip "advise: the boot default from /proc/config.gz" "no readable /proc/config.gz, or a /boot/config-$(uname -r) read first"
+fi
 t advise --workload mongodb8 --json
 expect_json "advise with MongoDB 8: the conflict is named, Redis opts out per process" "$TMP/out" \
 	"d['mixed'] is True and any(n['kind'] == 'conflict' and 'Redis' in n['text'] for n in d['notes']) and any(l['pid'] == int(E['REDIS']) and l['needed'] for l in d['per_process'])" \

@@ -146,6 +146,14 @@ put 'tls_server_config:\n  cert_file: server.crt\n  key_file: open.key\n'
 bad "a key every user may read" 'open.key: readable by every user \(mode 0644\): chmod o-r'
 put 'tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n'
 bad "a key file as the certificate" 'no PEM certificate'
+# libyaml and libcrypt are dlopen()ed when a configuration is read (the test hook makes one
+# missing): the configuration is refused, naming the library, never half-read
+put "basic_auth_users:\n  prometheus: '$HASH'\n"
+export THPCTL_TEST_DL_MISSING=libyaml
+bad "libyaml missing" 'bad.yml: libyaml could not be loaded: .*thpctl-test-missing\.so'
+THPCTL_TEST_DL_MISSING=libcrypt
+bad "libcrypt missing, with users" 'bad.yml: libcrypt could not be loaded: .*thpctl-test-missing\.so'
+unset THPCTL_TEST_DL_MISSING
 rm -f "$W/bad.yml"
 bad "no such file" 'web.config.file: /.*/bad.yml: missing'
 "$T" exporter --once --web.config.file "$W/auth.yml" >/dev/null 2>"$TMP/once.err"
