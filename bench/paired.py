@@ -13,7 +13,10 @@ inconclusive otherwise; the line says which.
 
 EXTRA_NAME names commands 2, 3...: each is reported as the ratio of its median to command 1's.
 The environment's STARTUP_MS and NPROCS (bench/ps.sh) split the gap into start-up and a cost
-per process. Prints a RESULT line, an "above the floor" line, and last a line
+per process. When the extras are named "version", "none" and "one" (thpctl --version, the
+floor's start-up alone and thpctl reading one process: bench/ps.sh's process-count runs), the
+split is measured in the same rounds instead: start-up (version - none), thpctl's fixed work
+(one - version, less the floor's cost of one process) and the rest a process. Prints a RESULT line, an "above the floor" line, and last a line
 "REC VALUE_MS FLOOR_MS RATIO MET NOTE" (MET: yes, no or unknown) for bench_record.
 Exit 0, or 1 when the output holds no pair.
 """
@@ -83,7 +86,24 @@ def main():
     print(line)
     why = f"  above the floor: {tw - fw:+.2f} ms wall, {tc - fc:+.2f} ms CPU (medians)"
     st, nprocs = os.environ.get("STARTUP_MS"), os.environ.get("NPROCS")
-    if st:
+    med = {}
+    for i, name in enumerate(extra, 2):
+        w = [x[i][0] for x in runs.values() if i in x]
+        if w:
+            med[name] = median(w)
+    if nprocs and int(nprocs) > 1 and all(k in med for k in ("version", "none", "one")):
+        n = int(nprocs)
+        start = med["version"] - med["none"]
+        per_floor = (fw - med["none"]) / n  # the floor's cost of one process
+        fixed = med["one"] - med["version"] - per_floor
+        rest = (tw - fw - start - fixed) * 1e3 / (n - 1)
+        why += (f"; of which start-up {start:+.2f} ms (thpctl --version vs proc_floor none), "
+                f"thpctl's fixed work {fixed:+.2f} ms (ps --pid 1 less --version less the "
+                f"floor's {per_floor * 1e3:.0f} us a process: settings, meminfo, the journal "
+                f"check, user names, output), the rest {rest:+.1f} us a process ({n}); at "
+                f"this count start-up and fixed work alone are {(start + fixed) / fw:.0%} of "
+                f"the floor")
+    elif st:
         why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
         if nprocs:
             why += f", the rest {(tw - fw - float(st)) * 1e3 / int(nprocs):+.1f} us a process ({nprocs})"

@@ -109,6 +109,19 @@ python3 "$PAIRED" "$TMP/p5" x 1.1 >/dev/null 2>"$TMP/p5.err"
 rc=$?
 expect_eval "paired: no pair is an error (exit 1), said" '[ "$rc" -eq 1 ] && grep -q "no pair" "$TMP/p5.err"' \
 	"rc $rc: $(cat "$TMP/p5.err")"
+# the split of the gap by the extras "version", "none" and "one" (bench/ps.sh's process-count
+# runs): thpctl 6.5, floor 5.0, --version 1.2, floor none 0.8, one process 1.9 ms, 50 processes:
+# start-up 0.4, fixed 1.9 - 1.2 - (5.0 - 0.8) / 50 = 0.616, the rest (1.5 - 1.016) / 49 = 9.9 us
+python3 - "$TMP/p6" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for r in range(30):
+        for c, ms in enumerate((6.5, 5.0, 1.2, 0.8, 1.9)):
+            f.write(f"run {r} {c} {ms:.3f} {ms:.3f}\n")
+PY
+out=$(NPROCS=50 STARTUP_MS=9 python3 "$PAIRED" "$TMP/p6" x 1.2 version none one)
+expect_eval "paired: start-up, fixed work and the rest a process, from the same rounds" \
+	'grep -q "of which start-up +0.40 ms .*fixed work +0.62 ms .*floor.s 84 us a process.*the rest +9.9 us a process (50); .* alone are 20% of the floor" <<<"$out"' "$out"
 # cputime's run lines, when it is built (bench/cputime.c): RUNS x commands, in the order they ran
 if [ -x build/bench/cputime ]; then
 	build/bench/cputime 3 0 true "true x" >"$TMP/ct" 2>&1

@@ -87,7 +87,7 @@ enum {
 
 struct ps_opts {
 	bool all, rollup;
-	const char *sort;
+	int sort; /* enum ps_sort */
 	pid_t *pids;
 	size_t npids, pids_cap;
 	long uid; /* -1 any */
@@ -102,7 +102,10 @@ struct ps_opts {
 	struct ledger_req q;
 };
 
-static const char *sort_key;
+/* --sort's keys (sort_names[]): compared as a number, not a string per comparison */
+enum ps_sort { SORT_AHP, SORT_RSS, SORT_SHARE, SORT_HG, SORT_PID, SORT_COMM, SORT_N };
+static const char *const sort_names[] = {"ahp", "rss", "share", "hg", "pid", "comm"};
+static int sort_key;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
@@ -113,15 +116,15 @@ static int cmp_rows(const void *a, const void *b)
 {
 	const struct ps_row *x = a, *y = b;
 	int c = 0;
-	if (!strcmp(sort_key, "pid"))
+	if (sort_key == SORT_PID)
 		return x->p.pid < y->p.pid ? -1 : x->p.pid > y->p.pid;
-	if (!strcmp(sort_key, "comm"))
+	if (sort_key == SORT_COMM)
 		c = strcmp(x->p.st.name, y->p.st.name);
-	else if (!strcmp(sort_key, "rss"))
+	else if (sort_key == SORT_RSS)
 		c = cmp_u64_desc(x->p.st.vmrss_kb.v, y->p.st.vmrss_kb.v);
-	else if (!strcmp(sort_key, "hg"))
+	else if (sort_key == SORT_HG)
 		c = cmp_u64_desc(x->p.hg_kb, y->p.hg_kb);
-	else if (!strcmp(sort_key, "share")) {
+	else if (sort_key == SORT_SHARE) {
 		double sx = proc_thp_share(&x->p), sy = proc_thp_share(&y->p);
 		c = sx < sy ? 1 : sx > sy ? -1 : 0;
 	} else
@@ -149,10 +152,8 @@ static bool wanted_pid(const struct ps_opts *o, pid_t pid)
 	return false;
 }
 
-/*
- * ROW's ledger (--ledger; its VMAs in LV from the walk) and allocator (--ledger, --json;
- * its libraries in WALK when the walk gave them, else maps is read). -ENOMEM or 0.
- */
+/* ROW's ledger (--ledger; its VMAs in LV from the walk) and allocator (--ledger, --json; its
+ * libraries in WALK when the walk gave them, else maps is read). -ENOMEM or 0. */
 static int row_extras(struct globals *g, const struct ps_opts *o, struct ps_row *row,
 		      struct ledger_vmas *lv, struct alloc_raw *walk)
 {
@@ -289,13 +290,13 @@ static int cmp_folio_rows(const void *a, const void *b)
 {
 	const struct folio_ps_row *x = a, *y = b;
 	int c = 0;
-	if (!strcmp(sort_key, "pid"))
+	if (sort_key == SORT_PID)
 		return x->pid < y->pid ? -1 : x->pid > y->pid;
-	if (!strcmp(sort_key, "comm"))
+	if (sort_key == SORT_COMM)
 		c = strcmp(x->comm, y->comm);
-	else if (!strcmp(sort_key, "rss"))
+	else if (sort_key == SORT_RSS)
 		c = cmp_u64_desc(x->vmrss_kb.v, y->vmrss_kb.v);
-	else if (!strcmp(sort_key, "share")) {
+	else if (sort_key == SORT_SHARE) {
 		uint64_t rx = x->c.rss[FT_ANON] + x->c.rss[FT_FILE];
 		uint64_t ry = y->c.rss[FT_ANON] + y->c.rss[FT_FILE];
 		double sx = rx ? (double)row_thp(x) / (double)rx : 0;
@@ -446,12 +447,12 @@ static int ps_opt(int c, const char *arg, void *ctx)
 	uint64_t bytes;
 	switch (c) {
 	case OPT_SORT:
-		if (strcmp(arg, "ahp") && strcmp(arg, "rss") && strcmp(arg, "share") &&
-		    strcmp(arg, "hg") && strcmp(arg, "pid") && strcmp(arg, "comm")) {
+		for (o->sort = 0; o->sort < SORT_N && strcmp(arg, sort_names[o->sort]); o->sort++)
+			;
+		if (o->sort == SORT_N) {
 			warnx("ps: --sort takes ahp, rss, share, hg, pid or comm, not '%s'", arg);
 			return EXIT_USAGE;
 		}
-		o->sort = arg;
 		return -1;
 	case OPT_PID:
 		if (args_pid_list(arg, &o->pids, &o->npids, &o->pids_cap)) {
@@ -530,7 +531,7 @@ static int ps_opts(struct globals *g, int argc, char **argv, struct ps_opts *o)
 
 int cmd_ps(struct globals *g, int argc, char **argv)
 {
-	struct ps_opts o = {.sort = "ahp", .uid = -1};
+	struct ps_opts o = {.sort = SORT_AHP, .uid = -1};
 	int ret = ps_opts(g, argc, argv, &o);
 	if (ret >= 0)
 		goto out;
