@@ -199,8 +199,7 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 		progress_update(&pr, (size_t)i, (size_t)n);
 		struct ps_row row = {0};
 		int err;
-		/* --ledger: its VMAs come from the same smaps walk, and so do the mapped
-		 * libraries of the allocator column (--ledger, --json) */
+		/* --ledger's VMAs and the allocator's libraries come from the same smaps walk */
 		if (walk)
 			memset(walk, 0, sizeof(*walk));
 		enum proc_thp_err e =
@@ -560,6 +559,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	r.recorded = !g->sr.live;
+	r.relevant_only = !(o.all || o.npids || o.user || o.uid >= 0 || o.cgroup || o.min_ahp_kb);
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;

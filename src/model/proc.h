@@ -69,6 +69,7 @@ struct ps_report {
 	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent; /* no THPeligible (< 5.0) */
 	bool ledger;	      /* --ledger: rows carry .led */
+	bool relevant_only;   /* the default selection: processes with something THP-related */
 	int ledger_k;
 	long long host_partial_thps; /* nr_anon_partially_mapped summed over sizes, -1 unknown */
 	/* AnonHugePages of /proc/meminfo (host-wide, kB), beside the per-process sum */

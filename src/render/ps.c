@@ -66,7 +66,12 @@ static const char *thp_en_str(int v)
 static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum)
 {
 	char h[32];
-	if (!sum)
+	if (!r->n && r->has_host_ahp) { /* no row: the host-wide count alone */
+		fmt_kb(h, sizeof(h), r->host_ahp_kb);
+		fprintf(f, "host-wide AnonHugePages (meminfo, every process): %s\n", h);
+		return;
+	}
+	if (!sum || !r->n)
 		return;
 	fprintf(f,
 		"total AnonHuge %s is a per-process sum: a huge page shared after fork counts in "
@@ -139,20 +144,26 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	}
 	char a[64], b[64];
 	fmt_kb_wide(a, sizeof(a), rss);
-	/* no readable row: the sums are unknown, not 0 */
+	/* rows none of which was readable: the sums are unknown, not 0; no row: 0 */
+	bool known = nok || !r->n;
 	fmt_kb_wide(b, sizeof(b), ahp);
 	table_cell(t, "total");
 	table_cell(t, "%zu procs", r->n);
 	table_cell(t, "%s", "");
 	table_cell(t, "%s", a);
-	table_cell(t, "%s", nok ? b : "-");
+	table_cell(t, "%s", known ? b : "-");
 	table_cell(t, "%s", "");
-	count_size_cell(t, flags && nok, hg, hg_kb);
-	count_size_cell(t, flags && nok, nh, nh_kb);
+	count_size_cell(t, flags && known, hg, hg_kb);
+	count_size_cell(t, flags && known, nh, nh_kb);
 	for (int c = 0; c < 4; c++)
 		table_cell(t, "%s", "");
 	table_flush(t, f, 0, color);
-	ps_totals_note(f, r, nok ? b : NULL);
+	if (!r->n && r->relevant_only)
+		fprintf(f,
+			"no %sprocess uses, requests (hg) or refuses (nh, THP_EN 0) huge pages; "
+			"--all lists every process\n",
+			r->denied || r->errors ? "readable " : "");
+	ps_totals_note(f, r, known ? b : NULL);
 	if (flags && stack_nh)
 		fprintf(f,
 			"(NH includes %d thread stack and guard VMAs: nh set by the kernel for MAP_STACK, not an opt-out)\n",
@@ -254,15 +265,16 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_put(t, "processes", json_integer((json_int_t)r->n));
 	json_put(t, "rss_kb", json_u128(rss));
 	json_put(t, "readable", json_integer(nok));
-	/* no readable row: the sums are unknown, not 0 */
-	json_put(t, "anon_huge_kb", nok ? json_u128(ahp) : NULL);
+	/* rows none of which was readable: the sums are unknown, not 0; no row: 0 */
+	bool known = nok || !r->n;
+	json_put(t, "anon_huge_kb", known ? json_u128(ahp) : NULL);
 	/* a sum over processes: a THP shared after fork counts once per process */
 	json_put(t, "anon_huge_kb_is_per_process_sum", json_true());
 	json_put(t, "host_anon_huge_pages_kb", r->has_host_ahp ? json_u64(r->host_ahp_kb) : NULL);
-	json_put(t, "hg_vmas", flags && nok ? json_integer(hg) : NULL);
-	json_put(t, "hg_kb", flags && nok ? json_u128(hg_kb) : NULL);
-	json_put(t, "nh_vmas", flags && nok ? json_integer(nh) : NULL);
-	json_put(t, "nh_kb", flags && nok ? json_u128(nh_kb) : NULL);
+	json_put(t, "hg_vmas", flags && known ? json_integer(hg) : NULL);
+	json_put(t, "hg_kb", flags && known ? json_u128(hg_kb) : NULL);
+	json_put(t, "nh_vmas", flags && known ? json_integer(nh) : NULL);
+	json_put(t, "nh_kb", flags && known ? json_u128(nh_kb) : NULL);
 	json_put(root, "totals", t);
 	return root;
 }

@@ -304,9 +304,8 @@ void table_print(const struct table *t, FILE *f, int indent, bool color)
 			if (g && !hdr && empty_cells(t, r, first[g], first[g + 1]))
 				continue; /* a totals row's blank columns: no line of blanks */
 			int in = indent + (g ? TABLE_STACK_INDENT : 0), end = first[g + 1] - 1;
-			/* a stacked line ends at its last cell with text: no trailing blanks */
-			while (ng > 1 && end > first[g] &&
-			       !t->cells[r * (size_t)t->ncols + (size_t)end].w)
+			/* a line ends at its last cell with text: no trailing blanks (a totals row) */
+			while (end > first[g] && !t->cells[r * (size_t)t->ncols + (size_t)end].w)
 				end--;
 			out_blanks(&line, (size_t)in, f);
 			if (hdr)

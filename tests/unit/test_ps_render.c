@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: src/render/ps.c (ps's text and JSON: the totals of an empty list). */
+#include "unit.h"
+
+#include "render/ps.h"
+
+/* The text of R, NUL-terminated, into OUT. */
+static void text_of(const struct ps_report *r, char *out, size_t n)
+{
+	FILE *f = fmemopen(out, n, "w");
+	assert_non_null(f);
+	ps_render_text(f, r, false);
+	fclose(f);
+}
+
+static void test_no_row(UNIT_STATE)
+{
+	char out[2048] = "";
+	/* the default selection found nothing: the sums are 0, known, and the text says why */
+	struct ps_report r = {.relevant_only = true, .has_host_ahp = true, .host_ahp_kb = 2048};
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "total  0 procs        0 kB      0 kB"));
+	assert_non_null(strstr(out, "no process uses, requests (hg) or refuses (nh, THP_EN 0) huge "
+				    "pages; --all lists every process\n"));
+	assert_non_null(strstr(out, "host-wide AnonHugePages (meminfo, every process): 2048 kB\n"));
+	assert_null(strstr(out, "per-process sum"));
+	assert_null(strstr(out, " \n")); /* no trailing blanks on the totals row */
+	json_t *j = ps_to_json(&r);
+	json_t *t = json_object_get(j, "totals");
+	assert_int_equal(json_integer_value(json_object_get(t, "anon_huge_kb")), 0);
+	assert_true(json_is_integer(json_object_get(t, "anon_huge_kb")));
+	assert_true(json_is_integer(json_object_get(t, "hg_vmas")));
+	json_decref(j);
+	/* unreadable processes left out: "no readable process"; a filter (--all): no hint */
+	r.denied = 1;
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "no readable process uses"));
+	r.relevant_only = false;
+	text_of(&r, out, sizeof(out));
+	assert_null(strstr(out, "--all lists"));
+}
+
+static void test_unreadable_rows_sum_unknown(UNIT_STATE)
+{
+	/* rows none of which was readable: the AnonHuge sum is unknown ('-', null), never 0 */
+	struct ps_row row = {.denied = true};
+	row.p.pid = 7;
+	snprintf(row.p.st.name, sizeof(row.p.st.name), "x");
+	struct ps_report r = {.rows = &row, .n = 1, .denied = 1};
+	json_t *j = ps_to_json(&r);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "totals"), "anon_huge_kb")));
+	json_decref(j);
+	char out[2048] = "";
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "total  1 procs"));
+	assert_null(strstr(out, "per-process sum"));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_no_row), cmocka_unit_test(test_unreadable_rows_sum_unknown))
