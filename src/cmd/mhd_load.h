@@ -15,22 +15,30 @@
 #include <sys/socket.h> /* microhttpd.h needs struct sockaddr, socklen_t */
 #include <microhttpd.h>
 
-/* The libmicrohttpd functions the exporter calls (types from microhttpd.h). */
+/*
+ * The libmicrohttpd functions the exporter calls, each a member named without its "MHD_"
+ * (types from microhttpd.h); basic_auth_get_username_password, free and
+ * is_feature_supported serve --web.config.file (exporter_web.c).
+ */
+// clang-format off
+#define MHD_FUNCS(X) \
+	X(start_daemon) \
+	X(stop_daemon) \
+	X(add_connection) \
+	X(get_connection_info) \
+	X(queue_response) \
+	X(create_response_from_buffer) \
+	X(create_response_from_buffer_with_free_callback) \
+	X(add_response_header) \
+	X(destroy_response) \
+	X(basic_auth_get_username_password) \
+	X(free) \
+	X(is_feature_supported)
+// clang-format on
 struct mhd_api {
-	__typeof__(MHD_start_daemon) *start_daemon;
-	__typeof__(MHD_stop_daemon) *stop_daemon;
-	__typeof__(MHD_add_connection) *add_connection;
-	__typeof__(MHD_get_connection_info) *get_connection_info;
-	__typeof__(MHD_queue_response) *queue_response;
-	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
-	__typeof__(MHD_create_response_from_buffer_with_free_callback)
-		*create_response_from_buffer_with_free_callback;
-	__typeof__(MHD_add_response_header) *add_response_header;
-	__typeof__(MHD_destroy_response) *destroy_response;
-	/* --web.config.file (exporter_web.c) */
-	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
-	__typeof__(MHD_free) *free;
-	__typeof__(MHD_is_feature_supported) *is_feature_supported;
+#define MHD_SLOT(f) __typeof__(&MHD_##f) f;
+	MHD_FUNCS(MHD_SLOT)
+#undef MHD_SLOT
 };
 
 /* Filled by mhd_load(); all NULL before. */

@@ -25,8 +25,8 @@ int la_load(char *err, size_t len)
 }
 #elif defined(THPCTL_ARCHIVE_LINKED)
 #define DL_API la
-DL_LINKED_LOADER(la_load, LA_FUNCS)
+DL_LINKED_LOADER(la_load, LA_FUNCS, DL_SET)
 #else
 #define DL_API la
-DL_DLOPEN_LOADER(la_load, LA_FUNCS, THPCTL_ARCHIVE_SONAME, "libarchive.so", "libarchive")
+DL_DLOPEN_LOADER(la_load, LA_FUNCS, DL_NAME, THPCTL_ARCHIVE_SONAME, "libarchive.so", "libarchive")
 #endif

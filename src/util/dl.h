@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Libraries loaded on first use (dlopen), so that a command that does not need
- * one never maps it: each start of thpctl paid ~0.14 ms for mapping and
- * relocating libyaml, libcrypt and zlib when they were linked (bench/ps.sh's
- * start-up line), though only the exporter's --web.config.file and the
- * reading of /proc/config.gz call them. The sonames come from src/dlopen.libs
- * (the Makefile compiles them in as THPCTL_<VAR>_SONAME). A static build links
- * the libraries instead (THPCTL_LIBS_LINKED): the same tables then hold the
- * linked functions.
+ * one never maps it: linked, libyaml, libcrypt and zlib cost each start of
+ * thpctl ~0.14 ms (an empty program with and without them, paired), though
+ * only the exporter's --web.config.file and the reading of /proc/config.gz
+ * call them; libmicrohttpd and libarchive pull in megabytes more. The sonames
+ * come from src/dlopen.libs (the Makefile compiles them in as
+ * THPCTL_<VAR>_SONAME). A static build links the libraries instead: the same
+ * tables then hold the linked functions (DL_LINKED_LOADER).
  */
 #ifndef THPCTL_UTIL_DL_H
 #define THPCTL_UTIL_DL_H
@@ -32,17 +32,18 @@ int dl_load(const char *soname, const char *devname, const char *what, const cha
 
 /*
  * `int FN(char *err, size_t len)`: fill the table DL_API (a macro naming it, defined where
- * this is used) with the functions of the X-macro FUNCS from SONAME (else DEVNAME) once;
- * later calls return the first result. 0, or -ENOENT with why in ERR (LEN bytes).
- * The caller includes <stdio.h> and <string.h>.
+ * this is used) with the functions of the X-macro FUNCS, looked up by the names NAME makes
+ * (DL_NAME: the member's own name), from SONAME (else DEVNAME) once; later calls return the
+ * first result. 0, or -ENOENT with why in ERR (LEN bytes). The caller includes <stdio.h> and
+ * <string.h>.
  */
-#define DL_DLOPEN_LOADER(fn, FUNCS, soname, devname, what)                                         \
+#define DL_DLOPEN_LOADER(fn, FUNCS, NAME, soname, devname, what)                                   \
 	int fn(char *err, size_t len)                                                              \
 	{                                                                                          \
 		static int result = 1; /* 1: not tried yet */                                      \
 		static char why[256];                                                              \
 		if (result > 0) {                                                                  \
-			static const char *const names[] = {FUNCS(DL_NAME)};                       \
+			static const char *const names[] = {FUNCS(NAME)};                          \
 			void *dl_out[sizeof(names) / sizeof(names[0])];                            \
 			size_t dl_i = 0;                                                           \
 			result = dl_load(soname, devname, what, names, dl_out,                     \
@@ -56,12 +57,12 @@ int dl_load(const char *soname, const char *devname, const char *what, const cha
 		return result;                                                                     \
 	}
 
-/* The same FN for a build that links the library: the table from the linked functions. */
-#define DL_LINKED_LOADER(fn, FUNCS)                                                                \
+/* The same FN for a build that links the library: SET (DL_SET) fills the table from it. */
+#define DL_LINKED_LOADER(fn, FUNCS, SET)                                                           \
 	int fn(char *err, size_t len)                                                              \
 	{                                                                                          \
 		(void)err, (void)len;                                                              \
-		FUNCS(DL_SET)                                                                      \
+		FUNCS(SET)                                                                         \
 		return 0;                                                                          \
 	}
 

@@ -8,10 +8,10 @@
 
 /* a static build links the libraries (THPCTL_LIBS_LINKED), the others dlopen() them */
 #ifdef THPCTL_LIBS_LINKED
-#define DL_LOADER(fn, FUNCS, soname, devname, what) DL_LINKED_LOADER(fn, FUNCS)
+#define DL_LOADER(fn, FUNCS, soname, devname, what) DL_LINKED_LOADER(fn, FUNCS, DL_SET)
 #else
 #define DL_LOADER(fn, FUNCS, soname, devname, what)                                                \
-	DL_DLOPEN_LOADER(fn, FUNCS, soname, devname, what)
+	DL_DLOPEN_LOADER(fn, FUNCS, DL_NAME, soname, devname, what)
 #endif
 
 #ifdef THPCTL_ZLIB

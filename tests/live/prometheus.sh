@@ -391,13 +391,13 @@ if [ "$HTTP" -eq 0 ]; then
 fi
 
 # ---- libmicrohttpd is loaded by the exporter only ---------------------------------
-# (test builds take the library's name from THPCTL_TEST_MHD_SONAME): without it, the
+# (in test builds THPCTL_TEST_DL_MISSING=libmicrohttpd makes it missing: util/dl.c): without it, the
 # exporter says what is missing and what to do, and exits 1 instead of listening.
 if [ "$HTTP" -eq 1 ]; then
-	THPCTL_TEST_MHD_SONAME=libthpctl-absent.so.0 timeout 10 "$T" exporter --listen 127.0.0.1:0 \
+	THPCTL_TEST_DL_MISSING=libmicrohttpd timeout 10 "$T" exporter --listen 127.0.0.1:0 \
 		>"$TMP/nomhd.out" 2>"$TMP/nomhd.err"
 	rc=$?
-	if [ "$rc" -eq 1 ] && grep -q 'cannot load libmicrohttpd.*libthpctl-absent\.so\.0.*--textfile DIR or --once' "$TMP/nomhd.err" &&
+	if [ "$rc" -eq 1 ] && grep -q 'cannot load libmicrohttpd.*thpctl-test-missing\.so.*--textfile DIR or --once' "$TMP/nomhd.err" &&
 		! grep -q 'listening on' "$TMP/nomhd.err"; then
 		ok "exporter without libmicrohttpd: exit 1, names the library and the way out"
 	else
