@@ -85,7 +85,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n" GLOBAL_HELP "  -V, --version   print the version\n"
-		   "\n'thpctl COMMAND --help' for a command's options.\n"
+		   "\n'thpctl help COMMAND' (or 'thpctl COMMAND --help') for a command's options.\n"
 		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
@@ -146,9 +146,34 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(name, commands[i].name) == 0)
 			fn = commands[i].fn;
+	if (!fn && strcmp(name, "help") == 0) {
+		/* `thpctl help` is --help; `thpctl help CMD` is `thpctl CMD --help` */
+		if (optind + 1 >= argc) {
+			if (!g.wide)
+				wrap_stdout(wrap_width(false), wrap_off, &g);
+			usage(stdout);
+			return wrap_end() ? EXIT_FAIL : EXIT_OK;
+		}
+		name = argv[++optind];
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (strcmp(name, commands[i].name) == 0)
+				fn = commands[i].fn;
+		if (fn) { /* "help CMD X...": X gives way to --help */
+			static char help_opt[] = "--help";
+			static char *hv[4];
+			hv[0] = argv[0], hv[1] = argv[optind], hv[2] = help_opt, hv[3] = NULL;
+			argv = hv, argc = 3, optind = 1;
+		}
+	}
 	if (!fn) {
 		warnx("unknown command '%s'", name);
-		usage(stderr);
+		int col = fprintf(stderr, "commands:");
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+			if (col + 1 + (int)strlen(commands[i].name) > 79)
+				col = fprintf(stderr, "\n ") - 1;
+			col += fprintf(stderr, " %s", commands[i].name);
+		}
+		fprintf(stderr, "\n'thpctl --help' says what each does.\n");
 		return EXIT_USAGE;
 	}
 	/* a run killed with SIGKILL left settings changed: put them back first (a command

@@ -512,6 +512,38 @@ trace stalls --bogus|thpctl: trace stalls: unrecognized option '--bogus'
 trace nothing|thpctl: trace: unknown trace 'nothing' (the only one: stalls)
 EOF_CASES
 
+# a usage error shows the synopsis, not the whole help: the message stays in sight
+"$BIN" --no-color --wide ps --bogus >/dev/null 2>"$TMP/err"
+rc=$?
+expect_eval "ps --bogus: message, synopsis (3 lines), where the options are" \
+	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 5 ] && sed -n 2p "$TMP/err" | grep -q "^usage: thpctl ps " &&
+	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl ps --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
+"$BIN" --no-color --wide trace stalls --bogus >/dev/null 2>"$TMP/err"
+rc=$?
+expect_eval "trace stalls --bogus: its own synopsis and help command" \
+	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
+	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl trace stalls --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
+# `thpctl help [COMMAND]`: the help on stdout, exit 0; an unknown one: the list of commands, exit 2
+"$BIN" --no-color --wide help >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "help: the global usage, exit 0" \
+	'[ "$rc" -eq 0 ] && head -n1 "$TMP/out" | grep -q "^usage: thpctl " && grep -q "^  capture " "$TMP/out" && [ ! -s "$TMP/err" ]' \
+	"exit $rc: $(head -c 300 "$TMP/out") / $(head -c 300 "$TMP/err")"
+"$BIN" --no-color --wide help ps >"$TMP/out" 2>"$TMP/err"
+rc=$?
+"$BIN" --no-color --wide ps --help >"$TMP/want" 2>&1
+expect_eval "help ps: the same text as ps --help, exit 0" \
+	'[ "$rc" -eq 0 ] && cmp -s "$TMP/out" "$TMP/want" && [ ! -s "$TMP/err" ]' "exit $rc: $(head -c 300 "$TMP/err")"
+for args in "help nothing" "nothing"; do
+	# shellcheck disable=SC2086
+	"$BIN" --no-color --wide $args >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eval "$args: unknown command, the commands listed, exit 2" \
+		'[ "$rc" -eq 2 ] && [ "$(head -n1 "$TMP/err")" = "thpctl: unknown command '"'nothing'"'" ] &&
+		grep -q "^commands: status ps maps " "$TMP/err" && grep -q " capture$" "$TMP/err" && [ ! -s "$TMP/out" ]' \
+		"exit $rc: $(head -c 300 "$TMP/err")"
+done
+
 for f in "$EXP"/*; do
 	[ -f "$f" ] && [ -z "${used[$f]:-}" ] && echo "golden: note: $f belongs to no fixture/command"
 done

@@ -19,7 +19,7 @@ int args_one_pid(const char *cmd, int argc, char **argv, void (*help)(FILE *f), 
 	if (optind != argc - 1) {
 		warnx("%s: expected one PID", cmd);
 		if (help)
-			help(stderr);
+			args_usage(help, cmd);
 		return EXIT_USAGE;
 	}
 	if (str_pid(argv[optind], pid)) {
@@ -98,6 +98,31 @@ int args_store(int c, const char *arg, const struct args_store *s, size_t n)
 	return -2;
 }
 
+void args_usage(void (*help)(FILE *f), const char *cmd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (m) {
+		help(m);
+		if (fclose(m)) {
+			free(text);
+			text = NULL;
+		}
+	}
+	if (!text) {
+		help(stderr);
+		return;
+	}
+	char *cut = strstr(text, "\n\n");
+	if (cut)
+		cut[1] = '\0';
+	if (strncmp(cmd, "thpctl: ", 8) == 0)
+		cmd += 8;
+	fprintf(stderr, "%s'thpctl %s --help' for all its options.\n", text, cmd);
+	free(text);
+}
+
 int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		const struct option *opts, void (*help)(FILE *f),
 		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx)
@@ -112,7 +137,7 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		}
 		int r = c == '?' || c == ':' || !on_opt ? -2 : on_opt(c, optarg, ctx);
 		if (r == -2) {
-			help(stderr);
+			args_usage(help, argv[0]);
 			return EXIT_USAGE;
 		}
 		if (r >= 0)

@@ -82,13 +82,23 @@ int args_store(int c, const char *arg, const struct args_store *s, size_t n);
  * The getopt loop the commands share, over ARGV with SHORTOPTS and OPTS
  * (GLOBAL_LONGOPTS among them): a global option goes to G; -h prints HELP on
  * stdout (EXIT_OK); any other option goes to ON_OPT(C, optarg, CTX), which
- * returns -1 to go on, -2 for "not mine" (HELP on stderr, EXIT_USAGE; so does
- * an unknown option), or an exit code. Returns -1 when every option was
+ * returns -1 to go on, -2 for "not mine" (args_usage on stderr, EXIT_USAGE; so
+ * does an unknown option), or an exit code. Returns -1 when every option was
  * taken (optind then is the first operand), else the exit code.
  */
 int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		const struct option *opts, void (*help)(FILE *f),
 		int (*on_opt)(int c, const char *arg, void *ctx), void *ctx);
+
+/*
+ * After a usage error's message: HELP's synopsis (its text up to the first
+ * blank line) and "'thpctl CMD --help' for all its options.", on stderr (the
+ * whole help, 30 to 60 lines, buried the one line that said what was wrong).
+ * CMD: the command's name ("ps", "trace stalls"; a leading "thpctl: " is
+ * dropped, as getopt's argv[0] has it). HELP whole when the text cannot be
+ * held in memory.
+ */
+void args_usage(void (*help)(FILE *f), const char *cmd);
 
 /*
  * args_getopt for a command whose only option of its own is --dry-run (sets

@@ -217,7 +217,7 @@ int cmd_hugetlb(struct globals *g, int argc, char **argv)
 	if (i >= argc || strcmp(argv[i], "plan") != 0) {
 		if (i < argc)
 			warnx("hugetlb: unknown subcommand '%s' (plan)", argv[i]);
-		hugetlb_help(stderr);
+		args_usage(hugetlb_help, "hugetlb");
 		return EXIT_USAGE;
 	}
 	/* drop the word "plan"; getopt then sees the options before and after it */

@@ -243,7 +243,7 @@ static int parse_args(struct globals *g, int argc, char **argv, struct lab_args 
 		return c;
 	if (optind != argc - 1) {
 		warnx("lab: name one experiment, quick, all, workloads or list");
-		lab_help(stderr);
+		args_usage(lab_help, "lab");
 		return EXIT_USAGE;
 	}
 	*what = argv[optind];

@@ -220,7 +220,7 @@ int cmd_snapshot(struct globals *g, int argc, char **argv)
 		return c;
 	if (argc - optind != 2) {
 		warnx("snapshot: give save, restore or diff, and a FILE");
-		snapshot_help(stderr);
+		args_usage(snapshot_help, "snapshot");
 		return EXIT_USAGE;
 	}
 	const char *verb = argv[optind], *file = argv[optind + 1];

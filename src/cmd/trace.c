@@ -348,7 +348,7 @@ static int stalls_opts(struct globals *g, int argc, char **argv, double *duratio
 		return c;
 	if (optind < argc) {
 		warnx("trace stalls: unexpected argument '%s'", argv[optind]);
-		trace_help(stderr);
+		args_usage(trace_help, "trace stalls");
 		return EXIT_USAGE;
 	}
 	return -1;
