@@ -450,6 +450,13 @@ static inline int fixed_value(const char *p, uint64_t *x)
 	*x = v;
 	return 0;
 }
+/* Whether the 8 bytes at P hold a newline. */
+static inline bool has_newline8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return zero_bytes(w ^ (ONES * '\n')) != 0;
+}
 #undef ONES
 #undef HIGHS
 
@@ -461,18 +468,21 @@ static inline int fixed_value(const char *p, uint64_t *x)
  */
 static inline const char *fixed_field(struct smaps_stream *s, const char *l)
 {
-	if (!fixed_ok || l[FIXED_LEN - 1] != '\n' || l[24] != ' ' || l[25] != 'k' || l[26] != 'B')
+	if (!fixed_ok || memcmp(l + 24, " kB\n", 4)) /* one compare of 4 bytes */
 		return NULL;
 	uint64_t w0, w1, x = 0;
 	memcpy(&w0, l, 8);
 	memcpy(&w1, l + 8, 8);
 	const struct fixed_slot *e = &fixed_tab[fixed_hash(w0, w1)];
 	int f = e->w0 == w0 && e->w1 == w1 ? e->id : -1;
-	/* -2: the kernel's own label, not kept ("Pss_Dirty:", "Locked:" ...); -1: any other
-	 * 16 bytes, which may hold a newline (short lines): the careful path decides. A
-	 * label found here has no newline in it, nor has a value fixed_value takes. */
-	if (f == -1 || fixed_value(l + 16, &x) ||
-	    (f >= 0 && ((s->cur.t.present | s->cur.t.damaged) & (1u << f))))
+	/* -2: the kernel's own label, not kept ("Pss_Dirty:" ...): no newline in its value's
+	 * 8 bytes is enough (the careful path asks it for a colon alone); -1: any other 16
+	 * bytes, perhaps short lines: the careful path decides. A kept value of 0 is one
+	 * compare; a label found here has no newline in it, nor has a value fixed_value takes. */
+	if (f == -1 ||
+	    (f == -2 ? has_newline8(l + 16)
+		     : ((s->cur.t.present | s->cur.t.damaged) & (1u << f)) ||
+			       (memcmp(l + 16, "       0", 8) && fixed_value(l + 16, &x))))
 		return NULL;
 	if (++s->nlines > SMAPS_MAX_VMA_LINES) {
 		s->err = -EFBIG;

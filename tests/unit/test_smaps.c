@@ -500,6 +500,51 @@ static void test_smaps_fixed_value_every_shape(UNIT_STATE)
 	assert_false(rss_line("Rss:            ", "        ").present & (1u << SM_RSS));
 }
 
+/* One VMA whose line LABEL (a label not kept) is followed by the 8 bytes V and " kB": the
+ * damaged lines counted (strlen stops at a NUL in V: the careful path sees the same bytes). */
+static unsigned unkept_line_bad(const char *label, const char v[8])
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text), "00400000-00401000 r--p 00000000 00:00 0 \n%s", label);
+	memcpy(text + n, v, 8);
+	memcpy(text + n + 8, " kB\nSwap:                  0 kB\n", 33);
+	struct smaps_stream st;
+	struct smaps_totals t;
+	smaps_stream_init(&st, NULL, NULL, &t);
+	smaps_stream_feed(&st, text, strlen(text));
+	smaps_stream_finish(&st);
+	return st.err ? 1000u : st.nbad;
+}
+
+/*
+ * A 28-byte line of a label not kept ("Locked:", "Pss_Dirty:") skips its value; it must
+ * count damage as the careful path does the same line one byte longer: for every shape of
+ * the 8 value bytes (a newline among them makes two lines, the second damaged).
+ */
+static void test_smaps_fixed_unkept_every_shape(UNIT_STATE)
+{
+	static const char alphabet[] = {' ', '0', '7', ':', 'a', '\t', '\n', '\xc3'};
+	unsigned seed = 777, with_nl = 0;
+	for (int i = 0; i < 100000; i++) {
+		char v[8];
+		bool nl = false;
+		for (int d = 0; d < 8; d++) {
+			seed = seed * 1103515245u + 12345u;
+			v[d] = alphabet[(seed >> 16) % sizeof(alphabet)];
+			nl = nl || v[d] == '\n';
+		}
+		with_nl += nl;
+		unsigned a = unkept_line_bad("Locked:         ", v);
+		unsigned b = unkept_line_bad("Locked:          ", v);
+		if (a != b)
+			fail_msg("value bytes %d: 28-byte line %u damaged, 29-byte %u", i, a, b);
+	}
+	assert_true(with_nl > 1000);
+	assert_int_equal(unkept_line_bad("Pss_Dirty:      ", "      12"), 0);
+	assert_int_equal(unkept_line_bad("Pss_Dirty:      ", "   1\n  2"),
+			 1); /* "  2 kB": damage */
+}
+
 struct one {
 	unsigned flags;
 	uint64_t start, end;
@@ -567,4 +612,5 @@ UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_ba
 	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
 	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
 	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed,
-	   test_smaps_fixed_value_every_shape, test_smaps_vmflags_and_addresses)
+	   test_smaps_fixed_value_every_shape, test_smaps_fixed_unkept_every_shape,
+	   test_smaps_vmflags_and_addresses)
