@@ -103,6 +103,13 @@ def main():
                 f"check, user names, output), the rest {rest:+.1f} us a process ({n}); at "
                 f"this count start-up and fixed work alone are {(start + fixed) / fw:.0%} of "
                 f"the floor")
+        allowance = target - 1
+        if start + fixed >= allowance * fw:
+            why += (f", the goal's whole {allowance:.0%} allowance: at {n} processes it cannot be "
+                    f"met by parsing faster, only by starting faster or doing less fixed work")
+        elif rest > 0:
+            why += (f" (the goal leaves {(allowance * fw - start - fixed) * 1e3 / n:.1f} us a "
+                    f"process for the rest)")
     elif st:
         why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
         if nprocs:

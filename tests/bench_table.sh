@@ -122,6 +122,11 @@ PY
 out=$(NPROCS=50 STARTUP_MS=9 python3 "$PAIRED" "$TMP/p6" x 1.2 version none one)
 expect_eval "paired: start-up, fixed work and the rest a process, from the same rounds" \
 	'grep -q "of which start-up +0.40 ms .*fixed work +0.62 ms .*floor.s 84 us a process.*the rest +9.9 us a process (50); .* alone are 20% of the floor" <<<"$out"' "$out"
+expect_eval "paired: start-up and fixed work over the goal's allowance: not reachable by parsing, said" \
+	'grep -q "the goal.s whole 20% allowance: at 50 processes it cannot be met by parsing faster" <<<"$out"' "$out"
+out=$(NPROCS=50 python3 "$PAIRED" "$TMP/p6" x 1.5 version none one)
+expect_eval "paired: under the allowance, what it leaves a process ((2.5 - 1.016) ms / 50)" \
+	'grep -q "(the goal leaves 29.7 us a process for the rest)" <<<"$out" && ! grep -q "cannot be met" <<<"$out"' "$out"
 # cputime's run lines, when it is built (bench/cputime.c): RUNS x commands, in the order they ran
 if [ -x build/bench/cputime ]; then
 	build/bench/cputime 3 0 true "true x" >"$TMP/ct" 2>&1
