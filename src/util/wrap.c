@@ -26,8 +26,15 @@ static size_t csi_len(const char *s, size_t n)
 
 size_t wrap_display_width(const char *s, size_t n)
 {
-	size_t w = 0;
-	for (size_t i = 0; i < n;) {
+	size_t w = 0, i = 0;
+	/* eight plain bytes (no ESC, no byte of a UTF-8 sequence) at a time: a column each */
+	for (uint64_t x; n - i >= 8; i += 8, w += 8) {
+		memcpy(&x, s + i, 8);
+		uint64_t esc = x ^ 0x1b1b1b1b1b1b1b1bull;
+		if (((x | ((esc - 0x0101010101010101ull) & ~esc)) & 0x8080808080808080ull) != 0)
+			break; /* a byte >= 0x80 or an ESC among them: byte by byte from here */
+	}
+	while (i < n) {
 		size_t c = csi_len(s + i, n - i);
 		if (c) {
 			i += c;

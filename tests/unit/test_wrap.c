@@ -87,6 +87,49 @@ static void test_display_width_counts_code_points_without_escapes(UNIT_STATE)
 	assert_int_equal(wrap_display_width("", 0), 0);
 }
 
+/* The width byte by byte, as wrap_display_width counts it without its eight-byte steps. */
+static size_t width_bytewise(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		if (n - i >= 2 && s[i] == '\033' && s[i + 1] == '[') {
+			size_t j = i + 2;
+			while (j < n &&
+			       !((unsigned char)s[j] >= 0x40 && (unsigned char)s[j] <= 0x7e))
+				j++;
+			i = j < n ? j + 1 : n;
+			continue;
+		}
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+		i++;
+	}
+	return w;
+}
+
+/* Plain runs are counted eight bytes at a time: the same width as byte by byte for any mix of
+ * ASCII, escapes (a colour, a cut one), UTF-8 and bytes next to ESC (0x1a, 0x1c) at every offset. */
+static void test_display_width_words_same_as_bytes(UNIT_STATE)
+{
+	static const char alphabet[] = {'a', ' ',    '\033', '[',  'm', '1',
+					';', '\xc3', '\xa9', 0x1a, 0x1c};
+	char s[64];
+	unsigned seed = 99;
+	for (int t = 0; t < 200000; t++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t n = (seed >> 16) % sizeof(s);
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* mostly plain: the eight-byte steps run, then meet the odd byte */
+			s[i] = (seed >> 16) % 4 ? 'x' : alphabet[(seed >> 20) % sizeof(alphabet)];
+		}
+		if (wrap_display_width(s, n) != width_bytewise(s, n))
+			fail_msg("case %d: %zu vs %zu", t, wrap_display_width(s, n),
+				 width_bytewise(s, n));
+	}
+	const char *c = "plain text, then \033[1mbold\033[0m and caf\xc3\xa9 and more";
+	assert_int_equal(wrap_display_width(c, strlen(c)), strlen(c) - 8 - 1);
+}
+
 static void test_width_comes_from_columns_then_80(UNIT_STATE)
 {
 	assert_int_equal(wrap_width(true), 0);
@@ -101,4 +144,4 @@ static void test_width_comes_from_columns_then_80(UNIT_STATE)
 UNIT_TESTS(test_wrap_line_cuts_at_spaces_with_a_hanging_indent,
 	   test_wrap_line_appends_to_what_the_buffer_holds,
 	   test_display_width_counts_code_points_without_escapes,
-	   test_width_comes_from_columns_then_80)
+	   test_display_width_words_same_as_bytes, test_width_comes_from_columns_then_80)
