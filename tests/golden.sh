@@ -512,6 +512,18 @@ trace stalls --bogus|thpctl: trace stalls: unrecognized option '--bogus'
 trace nothing|thpctl: trace: unknown trace 'nothing' (the only one: stalls)
 EOF_CASES
 
+# a plan the recorded host cannot carry out is refused (exit 1), naming what it has instead
+while IFS='|' read -r cmd want; do
+	read -r -a argv <<<"$cmd"
+	"$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" "${argv[@]}" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eval "refused: $cmd" '[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "$want" ]' \
+		"exit $rc: $(head -c 300 "$TMP/err")"
+done <<'EOF_CASES'
+hugetlb plan --for 8G --node 3|thpctl: hugetlb plan: node 3 is not on this host (sys/devices/system/node); its nodes: 0
+hugetlb plan --for 8G --page 64K|thpctl: hugetlb plan: this kernel has no 64K hugetlb pages (no sys/kernel/mm/hugepages/hugepages-64kB); its sizes: 2M, 1G
+EOF_CASES
+
 # a usage error shows the synopsis, not the whole help: the message stays in sight
 "$BIN" --no-color --wide ps --bogus >/dev/null 2>"$TMP/err"
 rc=$?

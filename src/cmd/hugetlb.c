@@ -11,13 +11,15 @@
 #include "../kernel/boot_tools.h"
 #include "../kernel/kv.h"
 #include "../kernel/numa.h"
+#include "../util/units.h"
 #include "args.h"
 #include "common.h"
 
 static void hugetlb_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl hugetlb plan --for SIZE [--overhead PCT] [--page 2M|1G] [--node N] [--json]\n\n"
+		"usage: thpctl hugetlb plan --for SIZE [--overhead PCT] [--page 2M|1G]\n"
+		"                           [--node N] [--json]\n\n"
 		"Plan a hugetlb pool: SIZE is the memory the pool must hold, e.g. PostgreSQL's\n"
 		"shared_buffers (its whole shared memory segment is shared_buffers plus a few\n"
 		"percent; --overhead 25 adds 25%%). Prints the number of pages, whether they\n"
@@ -139,6 +141,37 @@ static int plan_opt(int c, const char *arg, void *ctx)
 	}
 }
 
+/*
+ * A plan this host cannot carry out: a page size its kernel lacks, a node it does not have.
+ * Says which sizes or nodes it has; EXIT_FAIL (the lines would fail, the fit is not its own).
+ */
+static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in,
+		  const struct hp_plan *p)
+{
+	char have[256] = "", one[32];
+	size_t n = 0;
+	if (p->notes & HP_NOTE_UNSUPPORTED) {
+		for (int i = 0; i < h->hugetlb.npools && n < sizeof(have); i++)
+			if (h->hugetlb.pools[i].node < 0) {
+				fmt_size_token(one, sizeof(one), h->hugetlb.pools[i].size_kb);
+				n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s",
+						      n ? ", " : "", one);
+			}
+		fmt_size_token(one, sizeof(one), in->page_kb);
+		warnx("hugetlb plan: this kernel has no %s hugetlb pages (no "
+		      "sys/kernel/mm/hugepages/hugepages-%llukB); %s%s",
+		      one, (unsigned long long)in->page_kb,
+		      n ? "its sizes: " : "it has no hugetlb pool at all", have);
+		return EXIT_FAIL;
+	}
+	for (int i = 0; i < in->nnodes && n < sizeof(have); i++)
+		n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%d", n ? ", " : "",
+				      in->nodes[i].node);
+	warnx("hugetlb plan: node %d is not on this host (sys/devices/system/node); %s%s", in->node,
+	      n ? "its nodes: " : "no node is listed", have);
+	return EXIT_FAIL;
+}
+
 static int plan(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {GLOBAL_LONGOPTS,
@@ -185,6 +218,10 @@ static int plan(struct globals *g, int argc, char **argv)
 		warnx("hugetlb plan: %llu bytes in %llu kB pages is out of range",
 		      (unsigned long long)bytes, (unsigned long long)in.page_kb);
 		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (p.notes & (HP_NOTE_UNSUPPORTED | HP_NOTE_NO_NODE)) {
+		ret = refuse(h, &in, &p);
 		goto out;
 	}
 	if (in.node >= 0 && in.nnodes && !p.scope_mem_known && in.nnodes > 1)
