@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/args.h"
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "lab/guard.h"
@@ -14,9 +15,11 @@
 #include "util/version.h"
 #include "util/wrap.h"
 
+typedef int (*cmd_fn)(struct globals *g, int argc, char **argv);
+
 static const struct {
 	const char *name;
-	int (*fn)(struct globals *g, int argc, char **argv);
+	cmd_fn fn;
 	const char *help;
 } commands[] = {
 	{"status", cmd_status, "audit the host: kernel, policy, usage, counters, findings"},
@@ -89,6 +92,38 @@ static void usage(FILE *f)
 		   "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
+/* The command called NAME, NULL for none. */
+static cmd_fn find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].fn;
+	return NULL;
+}
+
+/* `thpctl -h`, `thpctl help`: the usage on stdout, wrapped as other human output. */
+static int print_usage(struct globals *g)
+{
+	if (!g->wide)
+		wrap_stdout(wrap_width(false), wrap_off, g);
+	usage(stdout);
+	return wrap_end() ? EXIT_FAIL : EXIT_OK;
+}
+
+/* An unknown command NAME: said, the commands listed within 80 columns; EXIT_USAGE. */
+static int unknown_command(const char *name)
+{
+	warnx("unknown command '%s'", name);
+	int col = fprintf(stderr, "commands:");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (col + 1 + (int)strlen(commands[i].name) > 79)
+			col = fprintf(stderr, "\n ") - 1;
+		col += fprintf(stderr, " %s", commands[i].name);
+	}
+	fprintf(stderr, "\n'thpctl --help' says what each does.\n");
+	return EXIT_USAGE;
+}
+
 /*
  * Whether this run reads the live host: no --sysroot (before the command or among its
  * options, up to a "--"), or --sysroot /. Only such a run recovers a killed run's journal.
@@ -125,10 +160,7 @@ int main(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'h':
-			if (!g.wide)
-				wrap_stdout(wrap_width(false), wrap_off, &g);
-			usage(stdout);
-			return wrap_end() ? EXIT_FAIL : EXIT_OK;
+			return print_usage(&g);
 		case 'V':
 			printf("thpctl %s\n", thpctl_version());
 			return EXIT_OK;
@@ -142,40 +174,21 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *name = argv[optind];
-	int (*fn)(struct globals *, int, char **) = NULL;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(name, commands[i].name) == 0)
-			fn = commands[i].fn;
+	cmd_fn fn = find_cmd(name);
 	if (!fn && strcmp(name, "help") == 0) {
-		/* `thpctl help` is --help; `thpctl help CMD` is `thpctl CMD --help` */
-		if (optind + 1 >= argc) {
-			if (!g.wide)
-				wrap_stdout(wrap_width(false), wrap_off, &g);
-			usage(stdout);
-			return wrap_end() ? EXIT_FAIL : EXIT_OK;
-		}
+		/* `thpctl help [help]` is --help; `thpctl help CMD X...` is `thpctl CMD --help` */
+		if (optind + 1 >= argc || strcmp(argv[optind + 1], "help") == 0)
+			return print_usage(&g);
 		name = argv[++optind];
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (strcmp(name, commands[i].name) == 0)
-				fn = commands[i].fn;
-		if (fn) { /* "help CMD X...": X gives way to --help */
+		if ((fn = find_cmd(name))) {
 			static char help_opt[] = "--help";
 			static char *hv[4];
 			hv[0] = argv[0], hv[1] = argv[optind], hv[2] = help_opt, hv[3] = NULL;
 			argv = hv, argc = 3, optind = 1;
 		}
 	}
-	if (!fn) {
-		warnx("unknown command '%s'", name);
-		int col = fprintf(stderr, "commands:");
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-			if (col + 1 + (int)strlen(commands[i].name) > 79)
-				col = fprintf(stderr, "\n ") - 1;
-			col += fprintf(stderr, " %s", commands[i].name);
-		}
-		fprintf(stderr, "\n'thpctl --help' says what each does.\n");
-		return EXIT_USAGE;
-	}
+	if (!fn)
+		return unknown_command(name);
 	/* a run killed with SIGKILL left settings changed: put them back first (a command
 	 * reading a recorded tree leaves the live host alone) */
 	int recovered = reads_live_host(&g, argc, argv) ? guard_recover(stderr) : 0;
@@ -192,6 +205,10 @@ int main(int argc, char **argv)
 	optind =
 		0; /* 0: glibc re-initializes getopt, dropping main's "+" (stop at operands) mode */
 	int ret = fn(&g, cargc, cargv);
+	/* every usage error ends with where the options are (an unknown option: with the
+	 * synopsis too, args_usage) */
+	if (ret == EXIT_USAGE && !args_usage_shown())
+		fprintf(stderr, "'thpctl %s --help' for all its options.\n", name);
 	if (g.sr.dirfd > 0)
 		sysroot_close(&g.sr);
 	int werr = wrap_end(); /* the real stdout again */

@@ -209,8 +209,8 @@ done
 )
 COLUMNS=80 THPCTL_WIDE=1 msg --sysroot "$NOWHERE" >"$TMP/mwide"
 COLUMNS=80 "$T" --wide collapse 1 --range zz 2>>"$TMP/mwide" >/dev/null
-expect_eval "stderr on a pipe without COLUMNS, and with --wide: whole lines" \
-	'[ "$(wc -l <"$TMP/mpipe")" -eq 2 ] && cmp -s "$TMP/mpipe" "$TMP/mwide"' \
+expect_eval "stderr on a pipe without COLUMNS, and with --wide: whole lines (2 messages, a usage hint)" \
+	'[ "$(wc -l <"$TMP/mpipe")" -eq 3 ] && cmp -s "$TMP/mpipe" "$TMP/mwide"' \
 	"$(head -c 300 "$TMP/mpipe" "$TMP/mwide")"
 expect_eval "stderr: the wrapped messages say what the whole lines say" \
 	'[ "$(tr -d " \n" <"$TMP/m80")" = "$(tr -d " \n" <"$TMP/mpipe")" ]'

@@ -408,11 +408,11 @@ pid_err() { # ARGS...: run on the copy; "RC|STDOUT BYTES|STDERR" on stdout
 	local rc=$?
 	echo "$rc|$(wc -c <"$TMP/pe.out")|$(cat "$TMP/pe.err")"
 }
-for c in "maps 999999 --json|maps|no such process 999999" \
-	"why 999999 --json|why|no such process 999999" \
-	"ps --pid 999999 --json|ps|no such process 999999" \
-	"ps --pid 999999 --by cgroup --json|ps|no such process 999999" \
-	"maps 999999|maps|no such process 999999" \
+for c in "maps 999999 --json|maps|process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" \
+	"why 999999 --json|why|process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" \
+	"ps --pid 999999 --json|ps|process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" \
+	"ps --pid 999999 --by cgroup --json|ps|process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" \
+	"maps 999999|maps|process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" \
 	"maps 38 --json|maps|process 38 is a kernel thread: it has no memory map to show" \
 	"why 38 --json|why|process 38 is a kernel thread: it has no memory map to show" \
 	"ps --pid 38 --json|ps|process 38 is a kernel thread: it has no memory map to show" \
@@ -433,7 +433,7 @@ done
 # a list: a line for each PID with nothing to show; one that has a row is shown, exit 0
 got=$(pid_err ps --pid 38,999999 --json)
 if [ "$got" = "1|0|thpctl: ps: process 38 is a kernel thread: it has no memory map to show
-thpctl: ps: no such process 999999" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|" ]; then
+thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|" ]; then
 	ok "ps --pid 38,999999 --json: a line for each, exit 1; with 30730: its row, exit 0"
 else
 	nok "ps --pid 38,999999 --json" "got '$got'"
@@ -474,7 +474,7 @@ tf() { "$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" exporter --once 
 tf "$TMP/tf-missing" >/dev/null 2>"$TMP/err"
 rc=$?
 if [ "$rc" -eq 2 ] && [ ! -e "$TMP/tf-missing" ] &&
-	[ "$(cat "$TMP/err")" = "thpctl: exporter: --textfile $TMP/tf-missing: no such directory (create it, or add --mkdir)" ]; then
+	[ "$(head -n1 "$TMP/err")" = "thpctl: exporter: --textfile $TMP/tf-missing: no such directory (create it, or add --mkdir)" ]; then
 	ok "exporter --textfile MISSING: exit 2, named, not created"
 else
 	nok "exporter --textfile MISSING" "exit $rc, $(ls -d "$TMP/tf-missing" 2>&1), stderr: $(head -c 300 "$TMP/err")"
@@ -541,6 +541,16 @@ rc=$?
 expect_eval "help: the global usage, exit 0" \
 	'[ "$rc" -eq 0 ] && head -n1 "$TMP/out" | grep -q "^usage: thpctl " && grep -q "^  capture " "$TMP/out" && [ ! -s "$TMP/err" ]' \
 	"exit $rc: $(head -c 300 "$TMP/out") / $(head -c 300 "$TMP/err")"
+"$BIN" --no-color --wide help help >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "help help: the global usage, exit 0" \
+	'[ "$rc" -eq 0 ] && head -n1 "$TMP/out" | grep -q "^usage: thpctl " && [ ! -s "$TMP/err" ]' "exit $rc"
+# any usage error ends with where the options are, the unknown option's synopsis or not
+"$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" ps --sort size >/dev/null 2>"$TMP/err"
+rc=$?
+expect_eval "ps --sort size: the message, then where the options are" \
+	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 2 ] &&
+	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl ps --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
 "$BIN" --no-color --wide help ps >"$TMP/out" 2>"$TMP/err"
 rc=$?
 "$BIN" --no-color --wide ps --help >"$TMP/want" 2>&1

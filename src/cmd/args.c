@@ -98,8 +98,16 @@ int args_store(int c, const char *arg, const struct args_store *s, size_t n)
 	return -2;
 }
 
+static bool usage_shown; /* args_usage has written its hint in this run */
+
+bool args_usage_shown(void)
+{
+	return usage_shown;
+}
+
 void args_usage(void (*help)(FILE *f), const char *cmd)
 {
+	usage_shown = true;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);

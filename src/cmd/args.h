@@ -100,6 +100,9 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
  */
 void args_usage(void (*help)(FILE *f), const char *cmd);
 
+/* Whether args_usage ran in this process (main adds the hint to a usage error otherwise). */
+bool args_usage_shown(void);
+
 /*
  * args_getopt for a command whose only option of its own is --dry-run (sets
  * *DRY); -h prints HELP. Returns -1 to go on, else the exit code.

@@ -250,7 +250,12 @@ int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *
 	case PROC_MM_YES:
 		return EXIT_OK;
 	case PROC_MM_ABSENT:
-		warnx("%s: no such process %d", who, (int)pid);
+		if (g->sr.live)
+			warnx("%s: no such process %d", who, (int)pid);
+		else /* not that it had exited: a capture records few processes */
+			warnx("%s: process %d is not in this recorded tree (thpctl capture records a "
+			      "process only when given --pid %d or --all-processes)",
+			      who, (int)pid, (int)pid);
 		break;
 	case PROC_MM_KTHREAD:
 		warnx("%s: process %d is a kernel thread: it has no memory map to show", who,

@@ -144,6 +144,7 @@ static int plan_opt(int c, const char *arg, void *ctx)
 /*
  * A plan this host cannot carry out: a page size its kernel lacks, a node it does not have.
  * Says which sizes or nodes it has; EXIT_FAIL (the lines would fail, the fit is not its own).
+ * A size wins over a node when both are wrong.
  */
 static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in,
 		  const struct hp_plan *p)
@@ -220,7 +221,10 @@ static int plan(struct globals *g, int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (p.notes & (HP_NOTE_UNSUPPORTED | HP_NOTE_NO_NODE)) {
+	/* refused where the host says so: a live host, or a tree that recorded its pools (its
+	 * nodes); a tree without them (an sos report) gets the plan and its note */
+	if (((p.notes & HP_NOTE_UNSUPPORTED) && (g->sr.live || h->hugetlb.npools)) ||
+	    ((p.notes & HP_NOTE_NO_NODE) && (g->sr.live || in.nnodes))) {
 		ret = refuse(h, &in, &p);
 		goto out;
 	}

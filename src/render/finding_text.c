@@ -60,8 +60,8 @@ static void shrink_text(struct finding_text *t, const struct finding_shrink *e)
 	if (e->measured && e->before_kb)
 		/* the measure is lab shrinker's own run at this max_ptes_none, not the host's
 		 * thp_underused_split_page (which counts its run at a lower value too) */
-		TITLE("shrink_underused=1 with max_ptes_none=%llu: in thpctl lab shrinker at %llu "
-		      "the underused shrinker left %.0f%% of AnonHugePages unsplit",
+		TITLE("shrink_underused=1 with max_ptes_none=%llu: in a run of thpctl lab shrinker "
+		      "at %llu, the underused shrinker left %.0f%% of AnonHugePages unsplit",
 		      (ull)e->max_ptes_none, (ull)e->max_ptes_none,
 		      100.0 * (double)e->after_kb / (double)e->before_kb);
 	else if (e->measured)

@@ -284,7 +284,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 		hdr[nc++] = names[i];
 	}
 	hdr[nc++] = "PARTIAL";
-	hdr[nc++] = "THP%";
+	hdr[nc++] = "THP%rss";
 	for (int i = 0; i < nc; i++)
 		align[i] = i == 1 || i == 2 ? 'l' : 'r';
 	align[nc] = '\0';
@@ -338,7 +338,8 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	table_flush(t, f, 0, color);
 	fprintf(f,
 		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
-		"anon + file; PARTIAL: pages of folios mapped in part\n");
+		"anon + file; PARTIAL: pages of folios mapped in part; THP%%rss: RSS in THP "
+		"folios of every size, partial ones too\n");
 	fprintf(f, "folios by %s, %.1f ms\n", folio_method_label(r->method), r->elapsed_ms);
 	if (r->cgroup) {
 		fprintf(f, "cgroup ");

@@ -95,15 +95,15 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 				 in->node >= 0 ? " for this node" : "");
 		break;
 	case HP_RT_NOW:
-		snprintf(out, n, "now: %llu more pages needed, %s in /proc/buddyinfo", (ull)p->need,
-			 blocks);
+		snprintf(out, n, "now: %llu more page%s needed, %s in /proc/buddyinfo",
+			 (ull)p->need, p->need == 1 ? "" : "s", blocks);
 		break;
 	case HP_RT_COMPACT:
 		fmt_kb(b, sizeof(b), in->mem_free_kb);
 		snprintf(
 			out, n,
-			"maybe: %llu more pages needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
-			(ull)p->need, blocks, b);
+			"maybe: %llu more page%s needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(ull)p->need, p->need == 1 ? "" : "s", blocks, b);
 		break;
 	case HP_RT_BOOT:
 		if (p->gigantic)
@@ -114,8 +114,8 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 		else
 			snprintf(
 				out, n,
-				"reserve at boot: %llu more pages needed, only %s and not enough free memory to compact into",
-				(ull)p->need, blocks);
+				"reserve at boot: %llu more page%s needed, only %s and not enough free memory to compact into",
+				(ull)p->need, p->need == 1 ? "" : "s", blocks);
 		break;
 	}
 }

@@ -61,9 +61,10 @@ static const char *thp_en_str(int v)
 /*
  * What the total row is: a per-process sum, in which a huge page shared after
  * fork counts once per process mapping it; beside it, meminfo's host-wide
- * count (every process, each page once). SUM: the AnonHuge total, NULL unknown.
+ * count (every process, each page once). SUM: the AnonHuge total, NULL unknown; NREAD:
+ * the rows it sums (fewer than the rows: a sum of those alone, said).
  */
-static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum)
+static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum, size_t nread)
 {
 	char h[32];
 	if (!r->n && r->has_host_ahp) { /* no row: the host-wide count alone */
@@ -73,10 +74,10 @@ static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum)
 	}
 	if (!sum || !r->n)
 		return;
-	fprintf(f,
-		"total AnonHuge %s is a per-process sum: a huge page shared after fork counts in "
-		"each process that maps it",
-		sum);
+	fprintf(f, "total AnonHuge %s is a per-process sum", sum);
+	if (nread < r->n) /* a lower bound: the others' are unknown */
+		fprintf(f, " of the %zu of %zu processes whose smaps could be read", nread, r->n);
+	fprintf(f, ": a huge page shared after fork counts in each process that maps it");
 	if (r->has_host_ahp) {
 		fmt_kb(h, sizeof(h), r->host_ahp_kb);
 		fprintf(f, "; host-wide AnonHugePages (meminfo, every process, each page once): %s",
@@ -87,7 +88,7 @@ static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum)
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 {
-	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%",
+	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%anon",
 					  "HG",	 "NH",	 "ELIG", "THP_EN", "LARGEST HG", "REASON"};
 	struct table *t = table_new(12, hdr, "rllrrrrrrrll");
 	u128 rss = 0, ahp = 0, hg_kb = 0, nh_kb = 0; /* sums of u64s: exact */
@@ -148,7 +149,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	bool known = nok || !r->n;
 	fmt_kb_wide(b, sizeof(b), ahp);
 	table_cell(t, "total");
-	table_cell(t, "%zu procs", r->n);
+	table_cell(t, "%zu proc%s", r->n, r->n == 1 ? "" : "s");
 	table_cell(t, "%s", "");
 	table_cell(t, "%s", a);
 	table_cell(t, "%s", known ? b : "-");
@@ -163,7 +164,18 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 			"no %sprocess uses, requests (hg) or refuses (nh, THP_EN 0) huge pages; "
 			"--all lists every process\n",
 			r->denied || r->errors ? "readable " : "");
-	ps_totals_note(f, r, known ? b : NULL);
+	else if (!r->n)
+		fprintf(f,
+			"no %sprocess passed the filters given (--pid, --user, --min-ahp, "
+			"--cgroup: all must hold)\n",
+			r->denied || r->errors ? "readable " : "");
+	ps_totals_note(f, r, known ? b : NULL, nok);
+	if (r->n)
+		fprintf(f,
+			"THP%%anon: AnonHugePages of Anonymous; %sTHP_EN 0: THP disabled by prctl\n",
+			flags ? "HG, NH: VMAs (their size) with MADV_HUGEPAGE, MADV_NOHUGEPAGE; ELIG: "
+				"VMAs with THPeligible 1; "
+			      : "");
 	if (flags && stack_nh)
 		fprintf(f,
 			"(NH includes %d thread stack and guard VMAs: nh set by the kernel for MAP_STACK, not an opt-out)\n",

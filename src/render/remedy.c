@@ -165,7 +165,7 @@ static void others(struct wb *b, const struct remedy_fix *f, const char *one, co
 		return;
 	}
 	if (!f->others) {
-		wb_put(b, "; no other process scanned %s%s", many, rest);
+		wb_put(b, "; no other process scanned %s%s", one, rest);
 		return;
 	}
 	wb_put(b, "; %d other process%s %s%s (%s in all):", f->others, f->others == 1 ? "" : "es",

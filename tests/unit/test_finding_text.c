@@ -71,8 +71,8 @@ static void test_max_ptes_none_words(UNIT_STATE)
 	/* measured by lab shrinker on this kernel: nothing split at 511, all at 64 */
 	shrinker_measured(&t->h);
 	words_are(t, rule_shrink_underused_noop, &w,
-		  "shrink_underused=1 with max_ptes_none=511: in thpctl lab shrinker at 511 "
-		  "the underused shrinker left 100% of AnonHugePages unsplit",
+		  "shrink_underused=1 with max_ptes_none=511: in a run of thpctl lab shrinker "
+		  "at 511, the underused shrinker left 100% of AnonHugePages unsplit",
 		  "shrink_underused=1 khugepaged/max_ptes_none=511; thpctl lab shrinker on "
 		  "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
 		  "kB under memory pressure, at 64 65536 -> 0 kB",

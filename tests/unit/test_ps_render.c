@@ -38,6 +38,27 @@ static void test_no_row(UNIT_STATE)
 	r.relevant_only = false;
 	text_of(&r, out, sizeof(out));
 	assert_null(strstr(out, "--all lists"));
+	/* a filter that left nothing: said */
+	assert_non_null(strstr(out, "no readable process passed the filters given"));
+}
+
+static void test_some_rows_unreadable_sum_said_partial(UNIT_STATE)
+{
+	/* one row read (0 kB AnonHuge), one not: the sum is of the one, and the note says so */
+	struct ps_row rows[2] = {{.denied = false}, {.denied = true}};
+	rows[0].p.pid = 7;
+	rows[0].p.t.present = (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
+	rows[1].p.pid = 8;
+	struct ps_report r = {.rows = rows, .n = 2, .denied = 1};
+	char out[4096] = "";
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "total  2 procs"));
+	assert_non_null(strstr(out, "total AnonHuge 0 kB is a per-process sum of the 1 of 2 "
+				    "processes whose smaps could be read"));
+	assert_non_null(strstr(out, "THP%anon: AnonHugePages of Anonymous; HG, NH"));
+	r.denied = 0, rows[1].denied = false; /* both read: no such words */
+	text_of(&r, out, sizeof(out));
+	assert_null(strstr(out, "whose smaps could be read"));
 }
 
 static void test_unreadable_rows_sum_unknown(UNIT_STATE)
@@ -52,8 +73,9 @@ static void test_unreadable_rows_sum_unknown(UNIT_STATE)
 	json_decref(j);
 	char out[2048] = "";
 	text_of(&r, out, sizeof(out));
-	assert_non_null(strstr(out, "total  1 procs"));
+	assert_non_null(strstr(out, "total  1 proc "));
 	assert_null(strstr(out, "per-process sum"));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_no_row), cmocka_unit_test(test_unreadable_rows_sum_unknown))
+UNIT_MAIN(cmocka_unit_test(test_no_row), cmocka_unit_test(test_unreadable_rows_sum_unknown),
+	  cmocka_unit_test(test_some_rows_unreadable_sum_said_partial))
