@@ -301,7 +301,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 		const struct folio_acct *c = total ? &tot : &row->c;
 		if (total) {
 			table_cell(t, "total");
-			table_cell(t, "%zu procs", r->n);
+			table_cell(t, "%zu proc%s", r->n, r->n == 1 ? "" : "s");
 			table_cell(t, "%s", "");
 			KBC(c->rss[FT_ANON] + c->rss[FT_FILE]);
 		} else {
