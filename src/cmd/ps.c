@@ -424,9 +424,9 @@ static int ps_cgroup(struct globals *g, struct ps_opts *o)
 	int n;
 	if (cgroup_find(&g->sr, o->cgroup, rel, sizeof(rel)) ||
 	    (n = cgroup_pids(&g->sr, rel, &o->cg_pids)) < 0) {
-		warnx("ps: %s is not a cgroup: no cgroup.procs in %s under %s, nor in the cgroup "
-		      "v1 memory hierarchy",
-		      o->cgroup, rel, g->sr.path);
+		warnx("ps: %s is not a cgroup: no %s/%s/cgroup.procs, nor one in the v1 memory "
+		      "hierarchy",
+		      o->cgroup, g->sr.live ? "" : g->sr.path, rel);
 		return EXIT_FAIL;
 	}
 	o->ncg = (size_t)n;

@@ -31,7 +31,7 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 	if (p->target == HP_TARGET_DEFAULT) {
 		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
 			 "sysctl -w vm.nr_hugepages=%llu", n);
-		l->persist_file = "/etc/sysctl.d/80-hugetlb.conf";
+		l->persist_file = "/etc/sysctl.d/80-thpctl-hugetlb.conf"; /* as persist names it */
 		snprintf(l->persist, sizeof(l->persist), "vm.nr_hugepages = %llu", n);
 		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%llu", sz, n);
 		return;

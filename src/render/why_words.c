@@ -368,12 +368,12 @@ static void w_stall(struct wb *b, const struct why_line *l)
 		wb_put(b,
 		       "defrag=%s: its hg regions are fully huge-backed; a new fault there may stall "
 		       "in direct compaction only when no free PMD-order block is left (%llu free now, "
-		       "%s, host-wide)",
+		       "%s, host-wide, all zones but DMA)",
 		       e->defrag, (unsigned long long)e->blocks, c);
 	else
 		wb_put(b,
 		       "defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed and "
-		       "%llu free PMD-order blocks (%s, host-wide) exist: %s",
+		       "%llu free PMD-order blocks (%s, host-wide, all zones but DMA) exist: %s",
 		       e->defrag, (unsigned long long)e->need, a, (unsigned long long)e->blocks, c,
 		       e->need > e->blocks
 			       ? "faulting them all in is likely to compact (direct "
