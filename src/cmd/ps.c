@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernel/cgroup_procs.h"
+#include "../kernel/capture.h"
 #include "../kernel/kv.h"
 #include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
@@ -417,22 +417,6 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	return ret;
 }
 
-/* Resolve --cgroup into o->cg_pids. Returns EXIT_OK or EXIT_FAIL after a message. */
-static int ps_cgroup(struct globals *g, struct ps_opts *o)
-{
-	char rel[PATH_MAX];
-	int n;
-	if (cgroup_find(&g->sr, o->cgroup, rel, sizeof(rel)) ||
-	    (n = cgroup_pids(&g->sr, rel, &o->cg_pids)) < 0) {
-		warnx("ps: %s is not a cgroup: no %s/%s/cgroup.procs, nor one in the v1 memory "
-		      "hierarchy",
-		      o->cgroup, g->sr.live ? "" : g->sr.path, rel);
-		return EXIT_FAIL;
-	}
-	o->ncg = (size_t)n;
-	return EXIT_OK;
-}
-
 /* One option of ps into CTX (struct ps_opts). */
 static int ps_opt(int c, const char *arg, void *ctx)
 {
@@ -551,7 +535,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 		if (!e)
 			o.uid = uid; /* else unreadable: rows are matched by name */
 	}
-	if (o.cgroup && (ret = ps_cgroup(g, &o)))
+	if (o.cgroup && (ret = ps_cgroup_pids(g, o.cgroup, &o.cg_pids, &o.ncg)))
 		goto out;
 	if (o.folios) {
 		ret = ps_folios(g, &o);
@@ -559,6 +543,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	r.recorded = !g->sr.live;
+	r.capture = capture_tree(&g->sr); /* it records few processes: said under the table */
 	r.relevant_only = !(o.all || o.npids || o.user || o.uid >= 0 || o.cgroup || o.min_ahp_kb);
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)

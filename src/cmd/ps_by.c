@@ -3,8 +3,10 @@
 #include "ps_by.h"
 
 #include <err.h>
+#include <limits.h>
 #include <stdlib.h>
 
+#include "../kernel/cgroup_procs.h"
 #include "../kernel/cgroup_stat.h"
 #include "../kernel/kv.h"
 #include "../model/ps_group.h"
@@ -68,4 +70,19 @@ out:
 	free(in);
 	cg_tree_free(&t);
 	return ret;
+}
+
+int ps_cgroup_pids(struct globals *g, const char *cgroup, pid_t **pids, size_t *n)
+{
+	char rel[PATH_MAX];
+	int k;
+	if (cgroup_find(&g->sr, cgroup, rel, sizeof(rel)) ||
+	    (k = cgroup_pids(&g->sr, rel, pids)) < 0) {
+		warnx("ps: %s is not a cgroup: no %s/%s/cgroup.procs, nor one in the v1 memory "
+		      "hierarchy",
+		      cgroup, g->sr.live ? "" : g->sr.path, rel);
+		return EXIT_FAIL;
+	}
+	*n = (size_t)k;
+	return EXIT_OK;
 }

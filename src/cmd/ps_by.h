@@ -13,6 +13,12 @@
  */
 int ps_by_cgroup(struct globals *g, const struct ps_report *r);
 
+/*
+ * --cgroup CGROUP: the PIDs of its cgroup.procs and its descendants' (kernel/cgroup_procs.h),
+ * sorted, into *PIDS (malloc'd) and *N. EXIT_OK, or EXIT_FAIL after a message naming the path.
+ */
+int ps_cgroup_pids(struct globals *g, const char *cgroup, pid_t **pids, size_t *n);
+
 /* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
 bool host_ahp_kb(struct globals *g, uint64_t *kb);
 

@@ -426,3 +426,10 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 	buf_free(&c.man);
 	return r;
 }
+
+bool capture_tree(const struct sysroot *sr)
+{
+	struct stat st;
+	return !sr->live && sysroot_stat(sr, "capture/version", &st, true) == 0 &&
+	       S_ISREG(st.st_mode);
+}

@@ -58,6 +58,10 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
  * GODEBUG; the HugePage/LargePage -XX: flags of JAVA_TOOL_OPTIONS,
  * JDK_JAVA_OPTIONS, _JAVA_OPTIONS); every other value becomes "<redacted>".
  */
+/* Whether SR is a tree thpctl capture wrote (its capture/version is there): such a tree
+ * holds the processes it was told to record only. */
+bool capture_tree(const struct sysroot *sr);
+
 int capture_filter_environ(const char *in, size_t len, struct buf *out);
 /* cmdline of the kernel: what follows " -- " (init's arguments) dropped. */
 int capture_filter_cmdline(const char *in, size_t len, struct buf *out);

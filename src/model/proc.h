@@ -62,6 +62,7 @@ struct ps_report {
 	bool rollup;
 	int denied;	      /* processes whose smaps could not be read */
 	bool recorded;	      /* a recorded tree: "denied" means unreadable at capture */
+	bool capture;	      /* that tree is a thpctl capture (it records few processes) */
 	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
 	int errors;	      /* other read/parse failures */
 	int damaged;	      /* rows kept with damaged fields shown unknown (status, smaps) */

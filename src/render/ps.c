@@ -183,6 +183,9 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	if (r->rollup)
 		fprintf(f,
 			"(--rollup: smaps_rollup + status only; hg/nh and THPeligible not read)\n");
+	if (r->capture)
+		fprintf(f, "(a thpctl capture: only the processes it recorded; it records thpctl "
+			   "itself unless given --pid PID or --all-processes)\n");
 	ps_partial_text(f, r, color);
 }
 

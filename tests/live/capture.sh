@@ -197,6 +197,12 @@ tx --sysroot "$B" ps --all --json
 expect_json "ps --all on the bundle lists the recorded process" "$TMP/out" \
 	"any(p['pid'] == $HP for p in d['processes'])" "[p['pid'] for p in d['processes']]"
 expect_eval "the extraction directory is removed after ps too" tmpdir_empty "$(ls -A "$TD")"
+tx --sysroot "$B" ps --all
+expect_eval "ps on a capture says it lists only the processes the capture recorded" \
+	"[ $RC -eq 0 ] && grep -q 'thpctl capture: only the processes it recorded' '$TMP/out'" "exit $RC: $(tail -n3 "$TMP/out")"
+tx --sysroot "$B" why 999999
+expect_eval "why of a process the capture did not record: not in this recorded tree (exit 1)" \
+	"[ $RC -eq 1 ] && grep -q 'process 999999 is not in this recorded tree' '$TMP/err'" "exit $RC: $(errtail)"
 
 # the same bundle through a plain extraction: a capture is a fixture tree
 tx --sysroot "$X" status --json

@@ -59,6 +59,10 @@ static void test_some_rows_unreadable_sum_said_partial(UNIT_STATE)
 	r.denied = 0, rows[1].denied = false; /* both read: no such words */
 	text_of(&r, out, sizeof(out));
 	assert_null(strstr(out, "whose smaps could be read"));
+	assert_null(strstr(out, "thpctl capture"));
+	r.recorded = r.capture = true; /* a capture: it lists what it recorded, said */
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "(a thpctl capture: only the processes it recorded"));
 }
 
 static void test_unreadable_rows_sum_unknown(UNIT_STATE)

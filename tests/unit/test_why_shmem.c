@@ -151,7 +151,8 @@ static void test_stall_likely_when_free_blocks_cannot_cover(UNIT_STATE)
 	const struct why_line *l = stall_line("madvise", 65536, 16384);
 	assert_int_equal(l->effect, WE_HINDERS);
 	assert_contains(ltext(l), "24 PMD ranges (48.0 MiB)");
-	assert_contains(ltext(l), "5 free PMD-order blocks (10.0 MiB, host-wide, all zones but DMA)");
+	assert_contains(ltext(l),
+			"5 free PMD-order blocks (10.0 MiB, host-wide, all zones but DMA)");
 	assert_contains(ltext(l), "likely to compact");
 	host_snapshot_free(&H);
 }
