@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	/* every usage error ends with where the options are (an unknown option: with the
 	 * synopsis too, args_usage) */
 	if (ret == EXIT_USAGE && !args_usage_shown())
-		fprintf(stderr, "'thpctl %s --help' for all its options.\n", name);
+		args_usage_hint(name);
 	if (g.sr.dirfd > 0)
 		sysroot_close(&g.sr);
 	int werr = wrap_end(); /* the real stdout again */

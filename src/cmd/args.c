@@ -125,10 +125,17 @@ void args_usage(void (*help)(FILE *f), const char *cmd)
 	char *cut = strstr(text, "\n\n");
 	if (cut)
 		cut[1] = '\0';
+	fputs(text, stderr);
+	free(text);
+	args_usage_hint(cmd);
+}
+
+void args_usage_hint(const char *cmd)
+{
+	usage_shown = true;
 	if (strncmp(cmd, "thpctl: ", 8) == 0)
 		cmd += 8;
-	fprintf(stderr, "%s'thpctl %s --help' for all its options.\n", text, cmd);
-	free(text);
+	fprintf(stderr, "'thpctl %s --help' for all its options.\n", cmd);
 }
 
 int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,

@@ -100,7 +100,11 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
  */
 void args_usage(void (*help)(FILE *f), const char *cmd);
 
-/* Whether args_usage ran in this process (main adds the hint to a usage error otherwise). */
+/* The hint alone, "'thpctl CMD --help' for all its options." (args_usage's last line). */
+void args_usage_hint(const char *cmd);
+
+/* Whether args_usage or the hint ran in this process (main adds the hint to a usage error
+ * otherwise). */
 bool args_usage_shown(void);
 
 /*

@@ -123,7 +123,7 @@ static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_
 	if (!r)
 		r = sink_file(s, "capture/status.txt", 0644, txt, tlen);
 	if (!r)
-		r = sink_file(s, "capture/version", 0644, ver, (size_t)vn);
+		r = sink_file(s, CAPTURE_VERSION_FILE, 0644, ver, (size_t)vn);
 	free(js);
 	free(txt);
 	return r;

@@ -142,16 +142,15 @@ static int plan_opt(int c, const char *arg, void *ctx)
 }
 
 /*
- * A plan this host cannot carry out: a page size its kernel lacks, a node it does not have.
- * Says which sizes or nodes it has; EXIT_FAIL (the lines would fail, the fit is not its own).
- * A size wins over a node when both are wrong.
+ * A plan this host cannot carry out: a page size its kernel lacks (BAD_SIZE), else a node it
+ * does not have. Says which sizes or nodes it has; EXIT_FAIL (the lines would fail, the fit
+ * is not its own).
  */
-static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in,
-		  const struct hp_plan *p)
+static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in, bool bad_size)
 {
 	char have[256] = "", one[32];
 	size_t n = 0;
-	if (p->notes & HP_NOTE_UNSUPPORTED) {
+	if (bad_size) {
 		for (int i = 0; i < h->hugetlb.npools && n < sizeof(have); i++)
 			if (h->hugetlb.pools[i].node < 0) {
 				fmt_size_token(one, sizeof(one), h->hugetlb.pools[i].size_kb);
@@ -223,9 +222,9 @@ static int plan(struct globals *g, int argc, char **argv)
 	}
 	/* refused where the host says so: a live host, or a tree that recorded its pools (its
 	 * nodes); a tree without them (an sos report) gets the plan and its note */
-	if (((p.notes & HP_NOTE_UNSUPPORTED) && (g->sr.live || h->hugetlb.npools)) ||
-	    ((p.notes & HP_NOTE_NO_NODE) && (g->sr.live || in.nnodes))) {
-		ret = refuse(h, &in, &p);
+	bool bad_size = (p.notes & HP_NOTE_UNSUPPORTED) && (g->sr.live || h->hugetlb.npools);
+	if (bad_size || ((p.notes & HP_NOTE_NO_NODE) && (g->sr.live || in.nnodes))) {
+		ret = refuse(h, &in, bad_size);
 		goto out;
 	}
 	if (in.node >= 0 && in.nnodes && !p.scope_mem_known && in.nnodes > 1)

@@ -430,6 +430,6 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 bool capture_tree(const struct sysroot *sr)
 {
 	struct stat st;
-	return !sr->live && sysroot_stat(sr, "capture/version", &st, true) == 0 &&
+	return !sr->live && sysroot_stat(sr, CAPTURE_VERSION_FILE, &st, true) == 0 &&
 	       S_ISREG(st.st_mode);
 }

@@ -58,8 +58,11 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
  * GODEBUG; the HugePage/LargePage -XX: flags of JAVA_TOOL_OPTIONS,
  * JDK_JAVA_OPTIONS, _JAVA_OPTIONS); every other value becomes "<redacted>".
  */
-/* Whether SR is a tree thpctl capture wrote (its capture/version is there): such a tree
- * holds the processes it was told to record only. */
+/* The file of a bundle that says which thpctl wrote it (cmd/capture.c writes it). */
+#define CAPTURE_VERSION_FILE "capture/version"
+
+/* Whether SR is a tree thpctl capture wrote (its CAPTURE_VERSION_FILE is there): such a
+ * tree holds the processes it was told to record only. */
 bool capture_tree(const struct sysroot *sr);
 
 int capture_filter_environ(const char *in, size_t len, struct buf *out);
