@@ -60,11 +60,13 @@ void ab_sweep_decide(const double *frac, const double *wall, int n, struct ab_sw
 	if (out->rel.ok && out->rel.lo < 0)
 		out->rel.lo = 0;
 	switch (stats_ci_call(&out->rel, AB_SAME_WITHIN)) {
+	/* the interval clears 1 but its estimate is inside the resolution: a difference that
+	 * may not matter (a 0.04-3.4% one, +1.7%, on a compute-bound program): not decided */
 	case CI_BELOW:
-		out->call = AS_FASTER;
+		out->call = out->rel.est < 1 / (1 + AB_SAME_WITHIN) ? AS_FASTER : AS_NOISY;
 		break;
 	case CI_ABOVE:
-		out->call = AS_SLOWER;
+		out->call = out->rel.est > 1 + AB_SAME_WITHIN ? AS_SLOWER : AS_NOISY;
 		break;
 	case CI_WITHIN:
 		out->call = AS_FLAT;

@@ -35,7 +35,14 @@ static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 			AB_SAME_WITHIN * 100, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
 		break;
 	case AS_NOISY:
-		if (r->ok)
+		if (r->ok && (r->lo > 1 || r->hi < 1))
+			fprintf(f,
+				"inconclusive: a difference of %+.1f%% by its estimate, under the "
+				"%.0f%% that matters, its 95%% CI %+.1f%% to %+.1f%% reaching past it "
+				"(%d runs)\n",
+				(r->est - 1) * 100, AB_SAME_WITHIN * 100, (r->lo - 1) * 100,
+				(r->hi - 1) * 100, s->n);
+		else if (r->ok)
 			fprintf(f,
 				"inconclusive: wall times too noisy for a slope (95%% CI %+.0f%% to "
 				"%+.0f%% from 0%% to 100%% huge-backed, %d runs)\n",
