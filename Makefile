@@ -19,7 +19,15 @@ PREFIX    ?= /usr/local
 VERSION   := $(shell scripts/version)
 
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
-JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
+# libjansson is linked statically where its archive is installed (libjansson-dev ships it):
+# mapping the shared library cost each start of thpctl ~0.05 ms (ps of 50 processes is ~5 ms).
+# thpctl links no libm either: sqrt, floor, ceil and round are instructions under MATH_CFLAGS,
+# and the report's charts dlopen() libm for log10 (src/render/svg.c; ~0.07 ms a start).
+JANSSON_A      := $(shell $(CC) -print-file-name=libjansson.a)
+comma          := ,
+JANSSON_LIBS   := $(if $(filter /%,$(JANSSON_A)),-Wl$(comma)-Bstatic -ljansson -Wl$(comma)-Bdynamic,\
+	$(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson))
+MATH_CFLAGS    := -fno-math-errno -fno-trapping-math
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The libraries thpctl dlopen()s are named in one table, src/dlopen.libs (the .deb's
@@ -66,6 +74,11 @@ ZLIB_CFLAGS := -DTHPCTL_ZLIB=1 -DTHPCTL_ZLIB_SONAME='"$(ZLIB_SONAME)"'
 ZLIB_LIBS   := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 endif
 
+# libm: log10 for the report's log-scale charts, dlopen()ed when a chart is drawn (LIBM_SONAME:
+# src/util/dl_libs.h); the static build links it
+LIBM_SONAME ?= $(call dlopen_soname,LIBM)
+LIBM_CFLAGS := -DTHPCTL_LIBM_SONAME='"$(LIBM_SONAME)"'
+
 # thpctl capture and --sysroot FILE.tar.gz: libarchive (tar + gzip). The dynamic build does not
 # link it: capture and the bundle reader dlopen() it (ARCHIVE_SONAME, read from the library
 # built against), so no other command maps it and its dependencies (libxml2, ICU, libstdc++:
@@ -82,7 +95,8 @@ STATIC_ARCHIVE ?= $(shell printf 'int main(void){return 0;}' | $(CC) -static -x 
 	$$($(PKG_CONFIG) --static --libs libarchive 2>/dev/null) >/dev/null 2>&1 && echo 1 || echo 0)
 
 WARN    := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -Wformat=2 -Wshadow -Wstrict-prototypes -Wno-format-truncation
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS) $(ARCHIVE_CFLAGS)
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) $(MATH_CFLAGS) $(JANSSON_CFLAGS) -MMD -MP $(ZLIB_CFLAGS) $(ARCHIVE_CFLAGS) \
+	$(LIBM_CFLAGS)
 REL_CFLAGS  := $(BASE) -O2 -g $(MHD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := $(BASE) -Werror -DTHPCTL_TEST_HOOKS=1 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all $(MHD_CFLAGS)
 # static: no NSS (glibc's needs its shared modules at runtime): user names from /etc/passwd
@@ -170,7 +184,7 @@ build/static/%.o: %.c
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) $(UNIT_LIBS) -lpthread
+	$(CC) $(ASAN_CFLAGS) -Isrc -o $@ $^ $(JANSSON_LIBS) $(CMOCKA_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) $(UNIT_LIBS) -lm -lpthread
 
 # test_kconfig writes its gzip files with zlib itself (thpctl dlopen()s it)
 build/asan/tests/test_kconfig: UNIT_LIBS = $(ZLIB_LIBS)
@@ -184,7 +198,7 @@ build/fuzz/libthpctl.a: $(FUZZ_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libthpctl.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< build/fuzz/libthpctl.a \
-		$(JANSSON_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) -lpthread
+		$(JANSSON_LIBS) $(MHD_LIBS) $(ARCHIVE_LIBS) -lm -lpthread
 
 fuzzers: $(FUZZERS)
 
@@ -294,7 +308,7 @@ fmt-check:
 lint: fmt-check
 	scripts/check-structure
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -D_GNU_SOURCE -DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"' \
+		--std=c11 --inline-suppr -D_GNU_SOURCE -DTHPCTL_ARCHIVE_SONAME='"$(ARCHIVE_SONAME)"' $(LIBM_CFLAGS) \
 		--suppress=missingIncludeSystem --suppress=varFuncNullUB src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the
@@ -347,7 +361,7 @@ package-test:
 	@tests/package_root.sh
 
 # this build's dlopen()ed libraries, one a line: VAR SONAME FIELD (scripts/dlopen-deps)
-DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD YAML CRYPT) ARCHIVE $(if $(filter 1,$(ZLIB)),ZLIB)
+DLOPEN_BUILT := $(if $(filter 1,$(HTTP)),MHD YAML CRYPT) ARCHIVE $(if $(filter 1,$(ZLIB)),ZLIB) LIBM
 print-dlopen:
 	@$(foreach v,$(DLOPEN_BUILT),echo '$(v) $($(v)_SONAME) $(call dlopen_row,$(v),4)';)
 

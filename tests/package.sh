@@ -285,6 +285,14 @@ while read -r var soname field; do
 done < <(make -s --no-print-directory print-dlopen)
 expect_eval "make print-dlopen: each library of src/dlopen.libs, its soname in $REL" \
 	"[ -z '$bad' ] && [ \$(make -s --no-print-directory print-dlopen | wc -l) -eq \$(grep -vc '^#' src/dlopen.libs) ]" "$bad"
+# start-up: the release binary maps libc alone (libjansson linked in from its archive where
+# installed, libm dlopen()ed by the report's charts; ~0.12 ms a start, bench/ps.sh's start-up)
+needed=$(readelf -d "$REL" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ')
+if [ -e "$(${CC:-cc} -print-file-name=libjansson.a)" ]; then
+	expect_eval "$REL needs libc alone ($needed)" "[ '$needed' = 'libc.so.6' ]"
+else
+	expect_eval "$REL needs no libm ($needed)" "! echo '$needed' | grep -q libm"
+fi
 # (in the files that dlopen(): libc.so.6 recognised in maps and the allocators lab preloads
 # are names of other processes' libraries, not libraries thpctl loads)
 lit=$(grep -rlE 'dlopen\(' src | xargs -r grep -nE '"lib[a-z0-9_-]+\.so\.[0-9]+"' | head -n 3 | tr '\n' ' ')
@@ -294,8 +302,8 @@ expect_eval "debian/control: Depends \${thpctl:Depends}, Recommends \${thpctl:Re
 	 ! grep -qE '^(Depends|Recommends):.*(libmicrohttpd|libarchive)' debian/control"
 scripts/dlopen-deps >"$TMP/substvars" 2>&1
 # (each Recommends with its shlibs version: libyaml-0-2, libcrypt1, libarchive13, zlib1g here)
-expect_eval "scripts/dlopen-deps: the substvars from dpkg-query (Depends libmicrohttpd12; Recommends libarchive13 and the three small ones)" \
-	"grep -qx 'thpctl:Depends=libmicrohttpd12 (>= [0-9.]*)' '$TMP/substvars' && grep -qxE 'thpctl:Recommends=(((libyaml-0-2|libcrypt1|libarchive13|zlib1g) \\(>= [0-9.:a-z-]+\\))(, |\$)){4}' '$TMP/substvars'" \
+expect_eval "scripts/dlopen-deps: the substvars from dpkg-query (Depends libmicrohttpd12 and libc6 for libm; Recommends libarchive13 and the three small ones)" \
+	"grep -qx 'thpctl:Depends=libmicrohttpd12 (>= [0-9.]*), libc6 (>= [0-9.]*)' '$TMP/substvars' && grep -qxE 'thpctl:Recommends=(((libyaml-0-2|libcrypt1|libarchive13|zlib1g) \\(>= [0-9.:a-z-]+\\))(, |\$)){4}' '$TMP/substvars'" \
 	"$(tr '\n' ' ' <"$TMP/substvars")"
 
 # ---- the .deb ------------------------------------------------------------------------

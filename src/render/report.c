@@ -51,6 +51,11 @@ void report_begin(struct hbuf *h, const char *title, const struct report_ctx *ct
 	hb_esc(h, title);
 	hb_puts(h, "</h1>\n");
 	report_context(h, ctx);
+	char why[256], text[320];
+	if (svg_ready(why, sizeof(why))) {
+		snprintf(text, sizeof(text), "Log-scale axes are drawn flat: %s.", why);
+		report_para(h, "meta", text);
+	}
 }
 
 void report_para(struct hbuf *h, const char *cls, const char *text)
@@ -150,8 +155,8 @@ static void lab_cdf(struct hbuf *h, const struct lab_result *r, const char *id, 
 		qsort(v[k], (size_t)s->n, sizeof(double), cmp_d);
 		for (int i = 0; i < s->n; i++)
 			if (v[k][i] > 0) {
-				lo = fmin(lo, v[k][i]);
-				hi = fmax(hi, v[k][i]);
+				lo = svg_min(lo, v[k][i]);
+				hi = svg_max(hi, v[k][i]);
 			}
 	}
 	const struct lab_series *s0 = &r->series[idx[0]];
@@ -203,9 +208,9 @@ static void lab_lines(struct hbuf *h, const struct lab_result *r, const char *id
 		same &= s->n == r->series[idx[0]].n &&
 			!memcmp(s->x, r->series[idx[0]].x, (size_t)s->n * sizeof(double));
 		for (int i = 0; i < s->n; i++) {
-			x0 = fmin(x0, s->x[i]);
-			x1 = fmax(x1, s->x[i]);
-			y1 = fmax(y1, s->y[i]);
+			x0 = svg_min(x0, s->x[i]);
+			x1 = svg_max(x1, s->x[i]);
+			y1 = svg_max(y1, s->y[i]);
 		}
 	}
 	const struct lab_series *s0 = &r->series[idx[0]];
@@ -263,8 +268,8 @@ static void lab_strip(struct hbuf *h, const struct lab_result *r, const char *id
 		const struct lab_series *s = &r->series[idx[k]];
 		names[k] = s->name;
 		for (int i = 0; i < s->n; i++) {
-			y1 = fmax(y1, s->y[i]);
-			y0 = fmin(y0, s->y[i]);
+			y1 = svg_max(y1, s->y[i]);
+			y0 = svg_min(y0, s->y[i]);
 		}
 	}
 	const struct lab_series *s0 = &r->series[idx[0]];
@@ -365,8 +370,8 @@ static void cells_chart(struct hbuf *h, const struct lab_result *r, const char *
 			if (!x->present)
 				continue;
 			any = true;
-			y0 = fmin(y0, fmin(x->min, x->median));
-			y1 = fmax(y1, fmax(x->max, x->median));
+			y0 = svg_min(y0, svg_min(x->min, x->median));
+			y1 = svg_max(y1, svg_max(x->max, x->median));
 		}
 		if (any) {
 			names[n] = r->cols[c].name;

@@ -25,7 +25,7 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 	for (int i = 0; i < r->n; i++) {
 		names[i] = r->modes[i].name;
 		for (int k = 0; k < r->modes[i].nruns; k++)
-			y1 = fmax(y1, r->modes[i].runs[k].wall_s);
+			y1 = svg_max(y1, r->modes[i].runs[k].wall_s);
 	}
 	struct svg_chart c;
 	svg_chart_begin(&c, h, "ab-wall", "strip", "wall time per run, per mode", 0, 0, false, 0,
@@ -71,8 +71,8 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 		names[i] = r->modes[i].name;
 		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
 		if (ci->ok) {
-			y0 = fmin(y0, ci->lo);
-			y1 = fmax(y1, ci->hi);
+			y0 = svg_min(y0, ci->lo);
+			y1 = svg_max(y1, ci->hi);
 		}
 	}
 	const char *id = mem ? "ab-rss" : "ab-ratio";

@@ -148,7 +148,7 @@ static void time_chart(struct hbuf *h, const char *id, const char *title, const 
 	for (int j = 0; j < m; j++)
 		for (size_t i = 0; i < n; i++)
 			if (isfinite(y[idx[j]][i]))
-				y1 = fmax(y1, y[idx[j]][i]);
+				y1 = svg_max(y1, y[idx[j]][i]);
 	struct svg_chart c;
 	svg_chart_begin_clock(&c, h, id, title, ax->t[0], ax->t[n - 1], (double)ax->off, 0, y1,
 			      ax->title, ytitle);

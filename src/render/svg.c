@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../util/dl_libs.h"
 #include "../util/esc.h"
 
 static void hb_add(struct hbuf *h, const char *s, size_t n)
@@ -64,15 +65,39 @@ void hb_esc(struct hbuf *h, const char *s)
 	}
 }
 
+/* log10(V) through libm loaded on first use (util/dl_libs.h); NaN when it cannot be loaded
+ * (svg_ready says why): a NaN tick or position is dropped or drawn at the axis' start. */
+static double lg(double v)
+{
+	return svg_ready(NULL, 0) ? NAN : lm.log10(v);
+}
+
+/* 10^E for a whole E (|E| <= 400, a finite double): exact to 1e22, below 1 one division. */
+static double exp10i(double e)
+{
+	int k = (int)fabs(e);
+	double p = 1;
+	for (int i = 0; i < k && i < 400; i++)
+		p *= 10;
+	return e < 0 ? 1 / p : p;
+}
+
+int svg_ready(char *why, size_t len)
+{
+	return lm_load(why, len);
+}
+
 double svg_map(const struct svg_scale *s, double v)
 {
 	double a = s->d0, b = s->d1;
 	if (s->log) {
 		if (v <= 0 || a <= 0 || b <= 0)
 			return s->r0;
-		a = log10(a);
-		b = log10(b);
-		v = log10(v);
+		a = lg(a);
+		b = lg(b);
+		v = lg(v);
+		if (!isfinite(a) || !isfinite(b) || !isfinite(v))
+			return s->r0;
 	}
 	if (b == a)
 		return (s->r0 + s->r1) / 2;
@@ -98,7 +123,10 @@ int svg_ticks_linear(double *lo, double *hi, int want, double *out, int max)
 	if (want < 2)
 		want = 2;
 	double raw = (*hi - *lo) / want;
-	double mag = pow(10, floor(log10(raw)));
+	double mag = floor(lg(raw));
+	if (!isfinite(mag))
+		return 0;
+	mag = exp10i(mag);
 	double f = raw / mag;
 	double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 	*lo = floor(*lo / step + 1e-9) * step;
@@ -120,14 +148,16 @@ int svg_ticks_log(double *lo, double *hi, double *out, int max)
 		*lo = *hi;
 		*hi = t;
 	}
-	double a = floor(log10(*lo) + 1e-9), b = ceil(log10(*hi) - 1e-9);
+	double a = floor(lg(*lo) + 1e-9), b = ceil(lg(*hi) - 1e-9);
+	if (!isfinite(a) || !isfinite(b))
+		return 0;
 	if (b <= a)
 		b = a + 1;
-	*lo = pow(10, a);
-	*hi = pow(10, b);
+	*lo = exp10i(a);
+	*hi = exp10i(b);
 	int n = 0;
 	for (double e = a; e <= b && n < max; e++)
-		out[n++] = pow(10, e);
+		out[n++] = exp10i(e);
 	return n;
 }
 

@@ -10,6 +10,7 @@
 #ifndef THPCTL_RENDER_SVG_H
 #define THPCTL_RENDER_SVG_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,11 +31,28 @@ void hb_printf(struct hbuf *h, const char *fmt, ...) __attribute__((format(print
  */
 void hb_esc(struct hbuf *h, const char *s);
 
+/* fmin and fmax (a NaN gives way to the other), without libm: thpctl links none (svg_ready). */
+static inline double svg_min(double a, double b)
+{
+	return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
+}
+static inline double svg_max(double a, double b)
+{
+	return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+}
+
 /* A map from data [d0, d1] to pixels [r0, r1]; LOG: log10 (d0, d1 > 0). */
 struct svg_scale {
 	double d0, d1, r0, r1;
 	bool log;
 };
+
+/*
+ * 0 when log scales can be drawn: log10 comes from libm, loaded on first use (thpctl links
+ * none); else -ENOENT with why in WHY (LEN bytes, when not NULL), and a log scale maps every
+ * value to r0, and its ticks, and linear ticks, are none.
+ */
+int svg_ready(char *why, size_t len);
 
 /* V in pixels (a log scale maps V <= 0 to r0). */
 double svg_map(const struct svg_scale *s, double v);

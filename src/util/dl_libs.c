@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* zlib, libyaml and libcrypt on first use: see dl_libs.h. */
+/* zlib, libyaml, libcrypt and libm on first use: see dl_libs.h. */
 #include "dl_libs.h"
 
 #include <errno.h>
@@ -13,6 +13,14 @@
 #define DL_LOADER(fn, FUNCS, soname, devname, what)                                                \
 	DL_DLOPEN_LOADER(fn, FUNCS, DL_NAME, soname, devname, what)
 #endif
+
+#if !defined(THPCTL_LIBS_LINKED) && !defined(THPCTL_LIBM_SONAME)
+#error "THPCTL_LIBM_SONAME is set by the Makefile from src/dlopen.libs"
+#endif
+struct lm_api lm;
+#define DL_API lm
+DL_LOADER(lm_load, LM_FUNCS, THPCTL_LIBM_SONAME, "libm.so", "libm")
+#undef DL_API
 
 #ifdef THPCTL_ZLIB
 #if !defined(THPCTL_LIBS_LINKED) && !defined(THPCTL_ZLIB_SONAME)
@@ -37,9 +45,4 @@ struct cr_api cr;
 #define DL_API cr
 DL_LOADER(cr_load, CR_FUNCS, THPCTL_CRYPT_SONAME, "libcrypt.so", "libcrypt")
 #undef DL_API
-#endif
-
-#if !defined(THPCTL_ZLIB) && !defined(THPCTL_HTTP)
-/* ISO C wants a translation unit to hold something */
-typedef int dl_libs_unused;
 #endif

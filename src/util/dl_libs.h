@@ -2,7 +2,8 @@
 /*
  * The small libraries loaded on first use (dl.h): zlib (/proc/config.gz,
  * kernel/kconfig.c), libyaml and libcrypt (the exporter's --web.config.file,
- * cmd/webconfig.c). Their callers call through the tables below, filled by the
+ * cmd/webconfig.c), libm (log10 for the report's log-scale charts, render/svg.c:
+ * thpctl links no libm, whose loading cost each start ~0.07 ms). Their callers call through the tables below, filled by the
  * *_load() functions: 0, or -ENOENT with why in ERR (LEN bytes); each loads
  * once and later calls return the first result.
  */
@@ -12,6 +13,14 @@
 #include <stddef.h>
 
 #include "dl.h"
+
+#include <math.h>
+#define LM_FUNCS(X) X(log10)
+struct lm_api {
+	LM_FUNCS(DL_SLOT)
+};
+extern struct lm_api lm;
+int lm_load(char *err, size_t len);
 
 #ifdef THPCTL_ZLIB
 #include <zlib.h>

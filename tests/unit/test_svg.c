@@ -58,10 +58,31 @@ static void test_log_ticks_cover_the_range(UNIT_STATE)
 	lo = 0;
 	hi = 10;
 	assert_int_equal(svg_ticks_log(&lo, &hi, t, 24), 0); /* not > 0: the caller goes linear */
+	lo = 0.0015; /* decades below 1: each the literal's double (one division) */
+	hi = 0.3;
+	n = svg_ticks_log(&lo, &hi, t, 24);
+	assert_int_equal(n, 4);
+	assert_true(lo == 0.001 && hi == 1 && t[0] == 0.001 && t[1] == 0.01 && t[2] == 0.1);
+	lo = 3e20;
+	hi = 4e21;
+	n = svg_ticks_log(&lo, &hi, t, 24);
+	assert_true(n == 3 && lo == 1e20 && hi == 1e22 && t[1] == 1e21);
+}
+
+static void test_min_max_let_a_nan_give_way(UNIT_STATE)
+{
+	assert_true(svg_min(1, 2) == 1 && svg_max(1, 2) == 2);
+	assert_true(svg_min(NAN, 2) == 2 && svg_min(2, NAN) == 2);
+	assert_true(svg_max(NAN, -2) == -2 && svg_max(-2, NAN) == -2);
+	assert_true(isnan(svg_max(NAN, NAN)));
+	assert_true(svg_min(-INFINITY, 0) == -INFINITY && svg_max(INFINITY, 0) == INFINITY);
 }
 
 static void test_scales_map_ends_and_middle(UNIT_STATE)
 {
+	char why[256] = "";
+	assert_int_equal(svg_ready(why, sizeof(why)), 0); /* libm's log10, loaded on first use */
+	assert_string_equal(why, "");
 	struct svg_scale lin = {0, 100, 270, 40, false};
 	assert_true(svg_map(&lin, 0) == 270);
 	assert_true(svg_map(&lin, 100) == 40);
@@ -184,6 +205,6 @@ static void test_clock_ticks(UNIT_STATE)
 
 UNIT_TESTS(test_linear_ticks_widen_to_a_1_2_5_step, test_clock_ticks,
 	   test_linear_ticks_of_an_empty_range, test_log_ticks_cover_the_range,
-	   test_scales_map_ends_and_middle, test_tick_labels,
+	   test_min_max_let_a_nan_give_way, test_scales_map_ends_and_middle, test_tick_labels,
 	   test_escape_html_specials_controls_and_bad_utf8, test_printf_longer_than_its_scratch,
 	   test_chart_has_id_title_axes_and_escaped_labels)
