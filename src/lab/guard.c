@@ -252,19 +252,21 @@ static DIR *journal_dir_open(void)
 	return d;
 }
 
-/* Whether the journal directory holds a journal or a temporary of one. */
-static bool journal_leftovers(void)
+/* Whether the journal directory holds a journal or a temporary of one (*JOURNAL), and undo
+ * files of `thpctl run` (*UNDO): one listing for both, the start of every live command. */
+static void leftovers(bool *journal, bool *undo)
 {
+	*journal = *undo = false;
 	DIR *d = journal_dir_open();
 	if (!d)
-		return false;
-	bool found = false;
+		return;
 	struct dirent *de;
-	while (!found && (de = readdir(d)))
-		found = strcmp(de->d_name, "journal") == 0 ||
-			strncmp(de->d_name, ".journal.", 9) == 0;
+	while ((de = readdir(d))) {
+		*journal |= strcmp(de->d_name, "journal") == 0 ||
+			    strncmp(de->d_name, ".journal.", 9) == 0;
+		*undo |= strncmp(de->d_name, "undo.", 5) == 0;
+	}
 	closedir(d);
-	return found;
 }
 
 /* Remove temporaries (".journal.XXXXXX") of a run killed inside journal_save(); we hold the lock. */
@@ -468,15 +470,16 @@ int guard_recover(FILE *out)
 	if (dfd < 0)
 		return 0;
 	g.dirfd = dfd;
-	if (geteuid() != 0) {
-		guard_undo_recover(out);
-		return report_pending(out);
-	}
-	guard_undo_recover(out); /* undo files have locks of their own */
-	if ((g.rootfd = gfs_root()) < 0)
-		return 0;
+	bool journal, undo;
+	leftovers(&journal, &undo);
+	if (undo)
+		guard_undo_recover(out); /* undo files have locks of their own */
 	/* no journal and no temporary: nothing to recover, and no lock taken */
-	if (!journal_leftovers())
+	if (!journal)
+		return 0;
+	if (geteuid() != 0)
+		return report_pending(out);
+	if ((g.rootfd = gfs_root()) < 0)
 		return 0;
 	int r = gfs_lock_take(false, GFS_RECOVERY);
 	if (r == -EBUSY)
