@@ -91,9 +91,9 @@ if start_helper HF "$H" fork-hugepage 16; then
 		skip "ps totals after fork" "no 16 MiB of THP in parent and child (${ahp:-?} / ${cahp:-?} kB; enabled=$(sysfs_choice "$THP/enabled"))"
 	else
 		t ps --pid "$HF,$HF_CHILD" --json
-		expect_json "ps --json: parent and child each show the 16 MiB of shared THPs" "$TMP/out" \
-			'proc(E["HF"])["anon_huge_kb"] >= 16384 and proc(E["HF_CHILD"])["anon_huge_kb"] >= 16384' \
-			'[d["processes"]]'
+		expect_json "ps --json: parent and child each show the 16 MiB of shared THPs, read live" "$TMP/out" \
+			'proc(E["HF"])["anon_huge_kb"] >= 16384 and proc(E["HF_CHILD"])["anon_huge_kb"] >= 16384 and d["source"] == "live"' \
+			'[d["source"], d["processes"]]'
 		expect_json "ps --json totals: the sum counts them twice, labelled per-process, host-wide beside it" "$TMP/out" \
 			'd["totals"]["anon_huge_kb"] >= 32768 and d["totals"]["anon_huge_kb_is_per_process_sum"] is True and isinstance(d["totals"]["host_anon_huge_pages_kb"], int)'
 		t ps --pid "$HF,$HF_CHILD"

@@ -194,8 +194,9 @@ tx --sysroot "$B" status
 expect_eval "text status of the bundle names the live mTHP sizes" \
 	"[ $RC -eq 0 ] && grep -Eq 'mTHP sizes \(anon\) +$n_live: ' '$TMP/out'" "exit $RC: $(grep mTHP "$TMP/out")"
 tx --sysroot "$B" ps --all --json
-expect_json "ps --all on the bundle lists the recorded process" "$TMP/out" \
-	"any(p['pid'] == $HP for p in d['processes'])" "[p['pid'] for p in d['processes']]"
+expect_json "ps --all on the bundle lists the recorded process, its source a capture" "$TMP/out" \
+	"any(p['pid'] == $HP for p in d['processes']) and d['source'] == 'capture'" \
+	"[p['pid'] for p in d['processes']], d['source']"
 expect_eval "the extraction directory is removed after ps too" tmpdir_empty "$(ls -A "$TD")"
 tx --sysroot "$B" ps --all
 expect_eval "ps on a capture says it lists only the processes the capture recorded" \
