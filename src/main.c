@@ -80,11 +80,12 @@ static bool messages_whole(void *ctx)
 	return g->wide;
 }
 
+static const char synopsis[] = "usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
+			       "              [--wide] COMMAND [ARGS]\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
-		   "              [--wide] COMMAND [ARGS]\n\n"
-		   "commands:\n");
+	fprintf(f, "%s\ncommands:\n", synopsis);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n" GLOBAL_HELP "  -V, --version   print the version\n"
@@ -164,8 +165,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("thpctl %s\n", thpctl_version());
 			return EXIT_OK;
-		default:
-			usage(stderr);
+		default: /* getopt said what: the synopsis and where the rest is, not the whole help */
+			fprintf(stderr, "%s'thpctl --help' for the commands and all options.\n",
+				synopsis);
 			return EXIT_USAGE;
 		}
 	}

@@ -544,6 +544,16 @@ rc=$?
 expect_eval "trace stalls --bogus: its own synopsis and help command" \
 	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
 	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl trace stalls --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
+# a bad global option: getopt's message, the global synopsis and where the rest is (4 lines)
+for bad in "--bogus status" "--sysroot"; do
+	read -r -a argv <<<"$bad"
+	"$BIN" "${argv[@]}" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eval "thpctl $bad: message, synopsis, where the commands and options are" \
+		'[ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 4 ] &&
+		sed -n 2p "$TMP/err" | grep -q "^usage: thpctl \[--sysroot" &&
+		[ "$(tail -n1 "$TMP/err")" = "'"'thpctl --help' for the commands and all options."'" ]' "exit $rc: $(cat "$TMP/err")"
+done
 # `thpctl help [COMMAND]`: the help on stdout, exit 0; an unknown one: the list of commands, exit 2
 "$BIN" --no-color --wide help >"$TMP/out" 2>"$TMP/err"
 rc=$?
