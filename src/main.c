@@ -80,8 +80,9 @@ static bool messages_whole(void *ctx)
 	return g->wide;
 }
 
-static const char synopsis[] = "usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
-			       "              [--wide] COMMAND [ARGS]\n";
+static const char synopsis[] =
+	"usage: thpctl [--sysroot DIR|FILE.tar.gz] [--json] [--color WHEN] [--wait]\n"
+	"              [--wide] COMMAND [ARGS]\n";
 
 static void usage(FILE *f)
 {

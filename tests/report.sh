@@ -201,6 +201,13 @@ expect_eval "report -o SYMLINK: refused (exit 1), its target untouched" \
 	"[ $RC = 1 ] && [ -L '$TMP/link' ] && [ \"\$(cat '$TMP/target')\" = keep ]"
 t watch -n 1 --record "$TMP/fifo"
 expect_eval "watch --record FIFO: refused (exit 1)" "[ $RC = 1 ] && [ -p '$TMP/fifo' ]"
+cp "$TMP/one.jsonl" "$TMP/keep.jsonl"
+t watch -i 0.2 -n 1 --record "$TMP/keep.jsonl"
+expect_eval "watch --record onto an earlier recording: refused (exit 1), the recording kept" \
+	"[ $RC = 1 ] && grep -q 'already holds' '$TMP/err' && cmp -s '$TMP/one.jsonl' '$TMP/keep.jsonl'"
+t report "$TMP/keep.jsonl" -o "$TMP/../$(basename "$TMP")/keep.jsonl"
+expect_eval "report -o the recording itself (another spelling): usage error (2), the recording kept" \
+	"[ $RC = 2 ] && grep -q 'is the recording itself' '$TMP/err' && cmp -s '$TMP/one.jsonl' '$TMP/keep.jsonl'"
 t report "$TMP/one.jsonl" -o "$TMP/one.html"
 expect_eval "report of one interval: exit 0, a page with the rates chart" \
 	"[ $RC = 0 ] && grep -q 'id=\"watch-rates\"' '$TMP/one.html'"

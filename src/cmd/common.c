@@ -231,8 +231,13 @@ FILE *cmd_open_record(const char *what, const char *path)
 			r = -errno;
 		else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 			r = -ERR_NOTREG;
-		else if (ftruncate(fd, 0))
-			r = -errno;
+		else if (st.st_size > 0) {
+			/* an earlier recording is data: never replaced (capture refuses too) */
+			warnx("%s: %s already holds %lld bytes (a recording?): remove it or name another",
+			      what, path, (long long)st.st_size);
+			close(fd);
+			return NULL;
+		}
 	}
 	FILE *f = r ? NULL : fdopen(fd, "w");
 	if (!f) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../render/json.h"
 #include "../render/report.h"
@@ -103,6 +104,13 @@ int cmd_report(struct globals *g, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *in = argv[optind];
+	struct stat si, so;
+	if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+	    si.st_ino == so.st_ino) {
+		warnx("report: -o %s is the recording itself: the page would replace it; name another",
+		      out);
+		return EXIT_USAGE;
+	}
 	struct buf b = {0};
 	int r = read_file_at(AT_FDCWD, in, &b, RECORD_MAX);
 	if (r) {

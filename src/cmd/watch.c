@@ -43,7 +43,8 @@ static void watch_help(FILE *f)
 		"                          --json object plus the THP settings read in it),\n"
 		"                          after a header line (host, kernel, thpctl version,\n"
 		"                          command, time zone); `thpctl report FILE -o\n"
-		"                          PAGE.html` charts it\n" GLOBAL_HELP
+		"                          PAGE.html` charts it; a FILE that holds data is\n"
+		"                          not replaced\n" GLOBAL_HELP
 		"\nCtrl-C (SIGINT) or SIGTERM ends it with exit status 0.\n");
 }
 
