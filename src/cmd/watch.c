@@ -261,7 +261,9 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 	int ret = watch_options(g, argc, argv, &interval, &count, &top);
 	if (ret >= 0)
 		return ret;
-	ret = cmd_setup(g);
+	/* rates need two readings of counters that move: a recorded tree's are one moment */
+	ret = cmd_setup_live(g, "watch: rates need the live host's counters twice; a recorded "
+				"tree does not move (its counters: thpctl --sysroot DIR status)");
 	if (ret)
 		return ret;
 
