@@ -510,6 +510,8 @@ ps --bogus|thpctl: ps: unrecognized option '--bogus'
 why --bogus 1|thpctl: why: unrecognized option '--bogus'
 trace stalls --bogus|thpctl: trace stalls: unrecognized option '--bogus'
 trace nothing|thpctl: trace: unknown trace 'nothing' (the only one: stalls)
+why 1 --hot 1|thpctl: why: --hot clears and then reads the live process's referenced bits; a recorded tree has no process to ask
+watch -n 1|thpctl: watch: rates need the live host's counters twice; a recorded tree does not move (its counters: thpctl --sysroot DIR status)
 EOF_CASES
 
 # a plan the recorded host cannot carry out is refused (exit 1), naming what it has instead
