@@ -430,11 +430,12 @@ for c in "maps 999999 --json|maps|process 999999 is not in this recorded tree (t
 		nok "$args: exit 1, nothing on stdout, '$msg'" "got '$got'"
 	fi
 done
-# a list: a line for each PID with nothing to show; one that has a row is shown, exit 0
+# a list: a line for each PID with nothing to show; one that has a row is shown, exit 0, and the
+# others still say why they are not
 got=$(pid_err ps --pid 38,999999 --json)
 if [ "$got" = "1|0|thpctl: ps: process 38 is a kernel thread: it has no memory map to show
-thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|" ]; then
-	ok "ps --pid 38,999999 --json: a line for each, exit 1; with 30730: its row, exit 0"
+thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ] && [ "$(pid_err ps --pid 30730,999999 --json | cut -d'|' -f1,3)" = "0|thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ]; then
+	ok "ps --pid 38,999999 --json: a line for each, exit 1; with 30730: its row, exit 0, a line for 999999"
 else
 	nok "ps --pid 38,999999 --json" "got '$got'"
 fi
@@ -546,6 +547,12 @@ rc=$?
 expect_eval "trace stalls --bogus: its own synopsis and help command" \
 	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
 	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl trace stalls --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
+# ps --pid A,B where B is not there: A's row, and why B is not shown (exit 0: something to show)
+"$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" ps --pid 30732,999999 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "ps --pid 30732,999999: the row of 30732, a message for 999999, exit 0" \
+	'[ "$rc" -eq 0 ] && grep -q "^30732 " "$TMP/out" && [ "$(cat "$TMP/err")" = "thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ]' \
+	"exit $rc: $(head -c 300 "$TMP/err")"
 # a bad global option: getopt's message, the global synopsis and where the rest is (4 lines)
 for bad in "--bogus status" "--sysroot"; do
 	read -r -a argv <<<"$bad"

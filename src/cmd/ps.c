@@ -558,9 +558,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	}
 	ret = ps_scan(g, &o, &r);
 	r.has_host_ahp = host_ahp_kb(g, &r.host_ahp_kb);
-	/* --pid and nothing to show: why, for each PID (none there, a kernel thread ...) */
-	if (ret == EXIT_OK && o.npids && !r.n && !r.denied && !r.errors &&
-	    cmd_pids_no_mm(g, "ps", o.pids, o.npids) == o.npids)
+	/* --pid: why each PID not shown is not (none there, a kernel thread ...); none: exit 1 */
+	if (ret == EXIT_OK && o.npids && ps_pids_absent(g, o.pids, o.npids, &r) == o.npids &&
+	    !r.n && !r.denied && !r.errors)
 		ret = EXIT_FAIL;
 	if (ret == EXIT_OK) {
 		sort_key = o.sort;

@@ -9,10 +9,25 @@
 #include "../kernel/cgroup_procs.h"
 #include "../kernel/cgroup_stat.h"
 #include "../kernel/kv.h"
+#include "../kernel/proc_read.h"
 #include "../model/ps_group.h"
 #include "../render/ps_group.h"
 #include "../util/buf.h"
 #include "common.h"
+
+size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const struct ps_report *r)
+{
+	size_t bad = 0;
+	struct proc_info pi = {0};
+	for (size_t i = 0; i < n; i++) {
+		bool shown = false;
+		for (size_t k = 0; k < r->n && !shown; k++)
+			shown = r->rows[k].p.pid == pids[i];
+		bad += !shown && cmd_pid_mm(g, "ps", pids[i], &pi) != EXIT_OK;
+	}
+	proc_info_free(&pi);
+	return bad;
+}
 
 /* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
 bool host_ahp_kb(struct globals *g, uint64_t *kb)

@@ -22,4 +22,10 @@ int ps_cgroup_pids(struct globals *g, const char *cgroup, pid_t **pids, size_t *
 /* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */
 bool host_ahp_kb(struct globals *g, uint64_t *kb);
 
+/*
+ * --pid: of the N PIDs asked for, those R does not show and that have no memory (none there, a
+ * kernel thread, ...: cmd_pid_mm says which, one message each on stderr). Returns their count.
+ */
+size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const struct ps_report *r);
+
 #endif

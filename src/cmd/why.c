@@ -115,9 +115,10 @@ int cmd_why(struct globals *g, int argc, char **argv)
 	pid_t pid;
 	if (args_one_pid("why", argc, argv, why_help, &pid))
 		return EXIT_USAGE;
-	int ret = hot_s ? cmd_setup_live(g, "why: --hot clears and then reads the live process's "
+	int ret =
+		hot_s ? cmd_setup_live(g, "why: --hot clears and then reads the live process's "
 					  "referenced bits; a recorded tree has no process to ask")
-			: cmd_setup(g);
+		      : cmd_setup(g);
 	if (ret)
 		return ret;
 	static struct why_input in;
