@@ -57,25 +57,25 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	int denied = 0; /* of the rows summed (ps counts the ones it left out too) */
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; i < r->n; i++)
 		in[i] = (struct psg_in){.key = cgroup_of(&t, r->rows[i].p.pid),
 					.p = &r->rows[i].p,
 					.denied = r->rows[i].denied};
-		denied += r->rows[i].denied;
-	}
 	if (psg_build(in, r->n, &rows, &n)) {
 		warnx("ps: out of memory");
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	struct psg_report rep = {.rows = rows,
-				 .n = n,
-				 .version = t.version,
-				 .nprocs = r->n,
-				 .denied = denied,
-				 .has_host_ahp = r->has_host_ahp,
-				 .host_ahp_kb = r->host_ahp_kb};
+	struct psg_report rep = {
+		.rows = rows,
+		.n = n,
+		.version = t.version,
+		.nprocs = r->n,
+		/* ps's count: a process it left out for it is missing from the sums too */
+		.denied = r->denied,
+		.partial = r->denied > 0 || r->errors > 0 || r->damaged > 0,
+		.has_host_ahp = r->has_host_ahp,
+		.host_ahp_kb = r->host_ahp_kb};
 	if (g->json) /* a shape of its own: docs/json/ps.by.json */
 		ret = cmd_emit_json_as(psg_to_json(&rep), "by");
 	else

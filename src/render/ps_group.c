@@ -83,7 +83,7 @@ json_t *psg_to_json(const struct psg_report *r)
 	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
 	json_put(o, "processes", json_integer((json_int_t)r->nprocs));
 	json_put(o, "unreadable", json_integer(r->denied));
-	json_put(o, "partial", json_boolean(r->denied > 0));
+	json_put(o, "partial", json_boolean(r->partial));
 	json_put(o, "host_anon_huge_pages_bytes",
 		 r->has_host_ahp ? json_u128((u128)r->host_ahp_kb * 1024) : json_null());
 	for (size_t i = 0; i < r->n; i++) {

@@ -14,7 +14,8 @@ struct psg_report {
 	size_t n;
 	int version;	   /* the memory cgroup hierarchy: 2, 1, or 0 none found */
 	size_t nprocs;	   /* processes summed */
-	int denied;	   /* of them, smaps unreadable */
+	int denied;	   /* smaps unreadable: of them, and those ps left out for it */
+	bool partial;	   /* a process unreadable, failed or damaged: the sums miss it */
 	bool has_host_ahp; /* meminfo AnonHugePages, host-wide, kB */
 	uint64_t host_ahp_kb;
 };
