@@ -553,6 +553,12 @@ rc=$?
 expect_eval "ps --pid 30732,999999: the row of 30732, a message for 999999, exit 0" \
 	'[ "$rc" -eq 0 ] && grep -q "^30732 " "$TMP/out" && [ "$(cat "$TMP/err")" = "thpctl: ps: process 999999 is not in this recorded tree (thpctl capture records a process only when given --pid 999999 or --all-processes)" ]' \
 	"exit $rc: $(head -c 300 "$TMP/err")"
+# ps --ledger on a recorded tree: its invented, held and creep are unknown (null): partial
+"$BIN" --sysroot "$FIX/linux-6.18-x86" ps --pid 30732 --ledger --json >"$TMP/out" 2>/dev/null
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["processes"][0]["ledger"]
+print(d["partial"], d["unreadable"], l["invented_kb"], l["invented_unknown"])' "$TMP/out" 2>&1)
+expect_eval "ps --ledger --json on a tree: the ledger unknown (recorded-tree), partial true" \
+	'[ "$got" = "True 0 None recorded-tree" ]' "$got"
 # a bad global option: getopt's message, the global synopsis and where the rest is (4 lines)
 for bad in "--bogus status" "--sysroot"; do
 	read -r -a argv <<<"$bad"

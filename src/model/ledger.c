@@ -22,6 +22,16 @@ static enum ledger_gap gap_of(int err)
 	return LG_ERROR;
 }
 
+static bool gap_known(enum ledger_gap g)
+{
+	return g == LG_OK || g == LG_NOT_ASKED;
+}
+
+bool ledger_whole(const struct thp_ledger *l)
+{
+	return gap_known(l->invented_gap) && gap_known(l->held_gap) && gap_known(l->creep_gap);
+}
+
 void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l)
 {
 	memset(l, 0, sizeof(*l));

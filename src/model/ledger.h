@@ -117,6 +117,9 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 /* A ledger with nothing known (every part LG_NOT_ASKED, smaps parts -1) but huge_kb. */
 void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l);
 
+/* Whether every part of L asked for is known (no gap but LG_OK and LG_NOT_ASKED). Pure. */
+bool ledger_whole(const struct thp_ledger *l);
+
 const char *ledger_method_name(enum ledger_method m);
 const char *ledger_gap_name(enum ledger_gap g);
 

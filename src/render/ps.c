@@ -222,7 +222,12 @@ json_t *ps_to_json(const struct ps_report *r)
 		 json_str(r->capture	? "capture"
 			  : r->recorded ? "recorded"
 					: "live"));
-	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0));
+	/* a ledger part unknown (a recorded tree, no permission, the budget) is partial too */
+	bool ledger_gaps = false;
+	for (size_t i = 0; r->ledger && i < r->n && !ledger_gaps; i++)
+		ledger_gaps = !r->rows[i].denied && !ledger_whole(&r->rows[i].led);
+	json_put(root, "partial",
+		 json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0 || ledger_gaps));
 	json_put(root, "unreadable", json_integer(r->denied));
 	json_put(root, "errors", json_integer(r->errors));
 	json_put(root, "damaged", json_integer(r->damaged));

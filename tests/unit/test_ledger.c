@@ -326,9 +326,27 @@ static void test_host_counters_say_no_held(UNIT_STATE)
 	free(text);
 }
 
-UNIT_TESTS(test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
-	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
-	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,
-	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
-	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
-	   test_render_mthp_and_lazyfree, test_host_counters_say_no_held)
+static void test_whole_only_when_every_part_asked_is_known(UNIT_STATE)
+{
+	struct thp_ledger l = {.invented_gap = LG_OK, .held_gap = LG_NOT_ASKED, .creep_gap = LG_OK};
+	assert_true(ledger_whole(&l));
+	static const enum ledger_gap gaps[] = {LG_DENIED, LG_NO_SCAN, LG_BUDGET, LG_ERROR,
+					       LG_RECORDED};
+	for (size_t i = 0; i < sizeof(gaps) / sizeof(gaps[0]); i++) {
+		struct thp_ledger a = l, b = l, c = l;
+		a.invented_gap = gaps[i];
+		b.held_gap = gaps[i];
+		c.creep_gap = gaps[i];
+		assert_false(ledger_whole(&a));
+		assert_false(ledger_whole(&b));
+		assert_false(ledger_whole(&c));
+	}
+}
+
+UNIT_TESTS(test_whole_only_when_every_part_asked_is_known, test_samples_fall_one_per_stratum,
+	   test_samples_differ_between_thps, test_creep_is_what_khugepaged_may_add,
+	   test_folio_found_from_a_tail, test_partial_folios_hold_their_unmapped_pages,
+	   test_whole_folios_do_not_pile_up, test_build_estimates_invented_from_samples,
+	   test_build_says_unknown_never_zero, test_bloat_needs_a_quarter_and_16_mib,
+	   test_largest_cost_past_its_threshold, test_render_mthp_and_lazyfree,
+	   test_host_counters_say_no_held)
