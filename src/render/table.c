@@ -166,8 +166,9 @@ static int stack_groups(const struct table *t, const size_t *w, int indent, int 
 		}
 		line += (lead ? 0 : 2) + cw;
 	}
-	/* the last column alone on a line of its own: it is free text, let it wrap instead */
-	if (ng > 1 && first[ng - 1] == t->ncols - 1)
+	/* the last column alone on a line of its own: text (a name) wraps instead; a number
+	 * goes under its own header (the word wrapper would split "% OF RSS" from its column) */
+	if (ng > 1 && first[ng - 1] == t->ncols - 1 && t->align[t->ncols - 1] != 'r')
 		ng--;
 	return ng;
 }

@@ -140,6 +140,29 @@ static void test_stacked_when_wider_than_the_output(UNIT_STATE)
 	assert_contains(print_stacked(0), "  1  init  12.6 MiB  hg nh  a reason long enough");
 }
 
+/* A number in the last column goes under its own header when it does not fit: the word
+ * wrapper would split a header such as "% OF RSS" ("% OF" / "RSS") and leave the number
+ * under neither. */
+static void test_last_number_column_stacks(UNIT_STATE)
+{
+	char out[512] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	table_set_stack_width(24); /* 9 + 2 + 7 fits, + 2 + 8 does not */
+	struct table *t = table_new(3, (const char *const[]){"NAME", "MEMORY", "% OF RSS"}, "lrr");
+	table_cell(t, "%s", "/dev/zero");
+	table_cell(t, "%s", "8192 kB");
+	table_cell(t, "%s", "100%");
+	table_print(t, f, 0, false);
+	table_free(t);
+	fclose(f);
+	table_set_stack_width(0);
+	assert_string_equal(out, "NAME        MEMORY\n"
+				 "    % OF RSS\n"
+				 "/dev/zero  8192 kB\n"
+				 "        100%\n");
+}
+
 /* A "%s" cell is copied without a format pass, and escaped and measured like any other. */
 static void test_string_cells_escaped_and_measured(UNIT_STATE)
 {
@@ -165,4 +188,5 @@ static void test_string_cells_escaped_and_measured(UNIT_STATE)
 UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
 	   test_name_never_below_minimum, test_name_not_cut_when_the_row_would_not_fit_anyway,
 	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole,
-	   test_stacked_when_wider_than_the_output, test_string_cells_escaped_and_measured)
+	   test_stacked_when_wider_than_the_output, test_last_number_column_stacks,
+	   test_string_cells_escaped_and_measured)
