@@ -215,7 +215,7 @@ int cmd_write_report(const char *what, const char *path, const struct hbuf *h)
 	if (!r)
 		r = write_file_atomic(path, h->b.p ? h->b.p : "", h->b.len, 0644);
 	if (r) {
-		warnx("%s: cannot write %s: %s", what, path, read_err_str(r));
+		warnx("%s: cannot write %s: %s", what, path, path_err_str(r));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -241,7 +241,7 @@ FILE *cmd_open_record(const char *what, const char *path)
 	}
 	FILE *f = r ? NULL : fdopen(fd, "w");
 	if (!f) {
-		warnx("%s: cannot write %s: %s", what, path, read_err_str(r ? r : -errno));
+		warnx("%s: cannot write %s: %s", what, path, path_err_str(r ? r : -errno));
 		if (fd >= 0)
 			close(fd);
 	}

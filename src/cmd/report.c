@@ -114,7 +114,7 @@ int cmd_report(struct globals *g, int argc, char **argv)
 	struct buf b = {0};
 	int r = read_file_at(AT_FDCWD, in, &b, RECORD_MAX);
 	if (r) {
-		warnx("report: cannot read %s: %s", in, read_err_str(r));
+		warnx("report: cannot read %s: %s", in, path_err_str(r));
 		buf_free(&b);
 		return EXIT_FAIL;
 	}

@@ -255,7 +255,7 @@ static int read_checked(const char *path, const char *what0, bool secret, char *
 	snprintf(what, sizeof(what), "%s%s", what0, *what0 ? " " : "");
 	int fd = open_regular_at(AT_FDCWD, path, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(fd));
+		snprintf(err, errlen, "%s%s: %s", what, path, path_err_str(fd));
 		return fd;
 	}
 	struct stat st;
@@ -276,7 +276,7 @@ static int read_checked(const char *path, const char *what0, bool secret, char *
 	}
 	struct buf b = {0};
 	if (!r && (r = buf_read_fd(&b, fd, WEB_FILE_MAX, 0)))
-		snprintf(err, errlen, "%s%s: %s", what, path, read_err_str(r));
+		snprintf(err, errlen, "%s%s: %s", what, path, path_err_str(r));
 	close(fd);
 	if (!r && (!b.p || strlen(b.p) != b.len)) {
 		snprintf(err, errlen, "%s%s: %s", what, path,

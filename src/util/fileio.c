@@ -301,3 +301,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 		unlink(tmp);
 	return r;
 }
+
+const char *path_err_str(int err)
+{
+	return err == -ENOENT ? "no such file or directory" : read_err_str(err);
+}

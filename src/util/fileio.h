@@ -87,6 +87,10 @@ int open_regular_at(int dirfd, const char *path, unsigned flags);
  */
 const char *read_err_str(int err);
 
+/* read_err_str for a path the user named ("cannot read PATH: no such file or directory"):
+ * -ENOENT is said as strerror does, not "missing" (a kernel file's word). Static text. */
+const char *path_err_str(int err);
+
 /*
  * Read the whole file PATH (relative to DIRFD, or AT_FDCWD) into B, at most
  * MAX bytes, opened by open_regular_at(DIRFD, PATH, 0). Returns 0 or -errno

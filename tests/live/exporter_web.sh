@@ -138,7 +138,7 @@ bad "a certificate without its key" 'needs both cert_file and key_file'
 put 'tls_server_config: [\n'
 bad "not YAML" 'bad.yml: line [0-9]+: not YAML'
 put 'tls_server_config:\n  cert_file: server.crt\n  key_file: missing.key\n'
-bad "a missing key file" 'key_file .*/missing.key: missing'
+bad "a missing key file" 'key_file .*/missing.key: no such file or directory'
 put "basic_auth_users:\n  prometheus: '$HASH'\n" 666
 bad "a configuration every user may write" 'web.config.file: /.*/bad.yml: writable by every user \(mode 0666\): chmod go-w'
 cp "$W/server.key" "$W/open.key" && chmod 644 "$W/open.key"
@@ -155,7 +155,7 @@ THPCTL_TEST_DL_MISSING=libcrypt
 bad "libcrypt missing, with users" 'bad.yml: libcrypt could not be loaded: .*thpctl-test-missing\.so'
 unset THPCTL_TEST_DL_MISSING
 rm -f "$W/bad.yml"
-bad "no such file" 'web.config.file: /.*/bad.yml: missing'
+bad "no such file" 'web.config.file: /.*/bad.yml: no such file or directory'
 "$T" exporter --once --web.config.file "$W/auth.yml" >/dev/null 2>"$TMP/once.err"
 rc=$?
 expect_eval "--web.config.file with --once: exit 2 (it configures the listener)" \
