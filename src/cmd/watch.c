@@ -218,7 +218,7 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 		if (bad)
 			return EXIT_FAIL;
 	} else if (screen) {
-		watch_format_line(line, sizeof(line), row, g->color);
+		watch_format_line(line, sizeof(line), hdr, row, g->color);
 		history_add(hist, line);
 		/* header 2 lines, a blank and the top table, a spare line */
 		int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
@@ -228,7 +228,7 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 		watch_render_screen(stdout, hdr, hist->lines + (hist->n - show), show, row,
 				    g->color);
 	} else {
-		watch_format_line(line, sizeof(line), row, g->color);
+		watch_format_line(line, sizeof(line), hdr, row, g->color);
 		printf("%s\n", line);
 		watch_render_top(stdout, row, g->color);
 	}

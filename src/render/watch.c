@@ -27,6 +27,12 @@ static const struct {
 #define W_AHP 10
 #define W_FREE 8
 
+/* Rows less than a second apart: two in the same second would show the same time. */
+static bool tenths(const struct watch_hdr *h)
+{
+	return h->interval_s > 0 && h->interval_s < 1;
+}
+
 void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 {
 	char pmd[32] = "PMD";
@@ -39,7 +45,7 @@ void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 		"AnonHugePages. freePMD: free %s blocks (buddyinfo, all zones but DMA). mTHP: "
 		"SIZE alloc/fallback per s, sizes that moved. '!': compaction stalls.%s\n",
 		col_dim(color), h->interval_s, pmd, col_reset(color));
-	fprintf(f, "%s%-8s", col_bold(color), "time");
+	fprintf(f, "%s%-*s", col_bold(color), tenths(h) ? 10 : 8, "time");
 	for (int c = 0; c < WC_N; c++)
 		fprintf(f, "  %*s", cols[c].width, cols[c].title);
 	fprintf(f, "  %*s  %*s  %s%s\n", W_AHP, "AnonHuge", W_FREE, "freePMD", "mTHP",
@@ -72,16 +78,21 @@ static size_t put(char *out, size_t n, size_t at, const char *fmt, ...)
 	return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
 }
 
-void watch_format_line(char *out, size_t n, const struct watch_row *row, bool color)
+void watch_format_line(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row,
+		       bool color)
 {
-	char v[48], tbuf[16] = "-";
+	char v[48], tbuf[24] = "-";
 	size_t at = 0;
 	out[0] = '\0';
 	time_t t = (time_t)row->wall_s;
 	struct tm tm;
-	if (localtime_r(&t, &tm))
+	if (row->wall_s >= 0 && localtime_r(&t, &tm)) {
 		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-	at = put(out, n, at, "%-8s", tbuf);
+		if (tenths(h)) /* truncated, as the seconds are */
+			snprintf(tbuf + 8, sizeof(tbuf) - 8, ".%d",
+				 (int)((row->wall_s - (double)t) * 10) % 10);
+	}
+	at = put(out, n, at, "%-*s", tenths(h) ? 10 : 8, tbuf);
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &row->r[c];
 		fmt_rate(v, sizeof(v), r);

@@ -22,9 +22,11 @@ void watch_render_header(FILE *f, const struct watch_hdr *h, bool color);
 
 /*
  * One line for ROW into OUT (N bytes, no newline). A compaction stall in the
- * interval is marked '!' after its rate, and red when COLOR.
+ * interval is marked '!' after its rate, and red when COLOR. Its time has tenths of a
+ * second (HH:MM:SS.d) under a header of H->interval_s < 1 s, else whole seconds.
  */
-void watch_format_line(char *out, size_t n, const struct watch_row *row, bool color);
+void watch_format_line(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row,
+		       bool color);
 
 /* The processes that changed most, as an indented table (nothing if none). */
 void watch_render_top(FILE *f, const struct watch_row *row, bool color);

@@ -42,7 +42,7 @@ expect_cmd "a header line with units first" "$(head -n1 "$TMP/text.out" | cut -c
 	bash -c "head -n1 '$TMP/text.out' | grep -q '^# every 0.3 s; rates in events/s'"
 expect_cmd "then the column names" "$(sed -n 2p "$TMP/text.out")" \
 	bash -c "sed -n 2p '$TMP/text.out' | grep -qE '^time +alloc +fallback .* c_stall .* AnonHuge +freePMD +mTHP'"
-n=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} ' "$TMP/text.out")
+n=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9] ' "$TMP/text.out") # -i 0.3: tenths of a second
 expect_cmd "three lines for --count 3" "got $n: $(tr '\n' '|' <"$TMP/text.out" | cut -c1-300)" test "$n" -eq 3
 expect_cmd "no escape sequences when stdout is not a terminal" "found" \
 	bash -c "! grep -q $'\033' '$TMP/text.out'"

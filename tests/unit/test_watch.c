@@ -33,7 +33,8 @@ static void test_line(UNIT_STATE)
 	static struct watch_row row;
 	char line[1024];
 	mk_row(&row);
-	watch_format_line(line, sizeof(line), &row, false);
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048};
+	watch_format_line(line, sizeof(line), &h, &row, false);
 	/* values, in column order; absent is "-" */
 	assert_non_null(strstr(line, "    1.5       125 "));
 	assert_non_null(strstr(line, "  128.0 MiB      1506  64kB 32/0"));
@@ -43,17 +44,16 @@ static void test_line(UNIT_STATE)
 	assert_non_null(dash); /* split_pmd absent */
 	/* a compaction stall: '!' without colour, red with it */
 	row.r[WC_COMPACT_STALL] = (struct rate){.state = RATE_OK, .delta = 2, .per_s = 2};
-	watch_format_line(line, sizeof(line), &row, false);
+	watch_format_line(line, sizeof(line), &h, &row, false);
 	assert_non_null(strstr(line, " 2!"));
 	assert_null(strchr(line, '\033'));
-	watch_format_line(line, sizeof(line), &row, true);
+	watch_format_line(line, sizeof(line), &h, &row, true);
 	assert_non_null(strstr(line, "\033[1;31m"));
 	assert_non_null(strstr(line, "2!\033[0m"));
 	/* columns line up with the header whatever the values */
 	char hdr[4096];
 	FILE *f = fmemopen(hdr, sizeof(hdr), "w");
 	assert_non_null(f);
-	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048};
 	watch_render_header(f, &h, false);
 	fclose(f);
 	assert_int_equal(hdr[0], '#');
@@ -62,13 +62,31 @@ static void test_line(UNIT_STATE)
 	assert_non_null(strstr(hdr, "2048 kB"));
 	const char *names = strchr(hdr, '\n') + 1;
 	const char *end = strstr(names, "freePMD") + strlen("freePMD");
-	watch_format_line(line, sizeof(line), &row, false);
+	watch_format_line(line, sizeof(line), &h, &row, false);
 	/* the freePMD value ends where its title ends */
 	const char *v = unit_find(line, "1506");
 	assert_int_equal((int)(v + 4 - line), (int)(end - names));
+	/* under a second apart: tenths, so two rows in one second differ; still aligned */
+	h.interval_s = 0.5;
+	row.wall_s = 1700000000.75;
+	f = fmemopen(hdr, sizeof(hdr), "w");
+	assert_non_null(f);
+	watch_render_header(f, &h, false);
+	fclose(f);
+	names = strchr(hdr, '\n') + 1;
+	end = strstr(names, "freePMD") + strlen("freePMD");
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_int_equal(line[8], '.');
+	assert_int_equal(line[9], '7');
+	v = unit_find(line, "1506");
+	assert_int_equal((int)(v + 4 - line), (int)(end - names));
+	row.wall_s = 1700000000.25;
+	char line2[1024];
+	watch_format_line(line2, sizeof(line2), &h, &row, false);
+	assert_int_equal(line2[9], '2');
 	/* a small buffer is cut, never overrun */
 	char tiny[16];
-	watch_format_line(tiny, sizeof(tiny), &row, false);
+	watch_format_line(tiny, sizeof(tiny), &h, &row, false);
 	assert_true(strlen(tiny) < sizeof(tiny));
 }
 
