@@ -190,6 +190,11 @@ fi
 expect_settings_as_found "host settings as found after the lab runs and the recording" "$TMP/base"
 
 # ---- where a page may not go ------------------------------------------------------------
+# the span of N intervals is N intervals: the first began its interval_s before its time_s
+printf '{"time_s":%s,"interval_s":1.0,"rates_per_s":{}}\n' 100 101 102 >"$TMP/three.jsonl"
+t report "$TMP/three.jsonl" -o "$TMP/three.html"
+expect_eval "report of 3 intervals of 1 s: '3 intervals over 3.0 s'" \
+	"[ $RC = 0 ] && grep -q '3 intervals over 3.0 s;' '$TMP/three.html'" "$(grep -o '[0-9]* intervals* over [^;]*' "$TMP/three.html")"
 printf '{"time_s":1,"rates_per_s":{}}\n' >"$TMP/one.jsonl" # no header: an older recording
 mkfifo "$TMP/fifo"
 t report "$TMP/one.jsonl" -o "$TMP/fifo"

@@ -236,11 +236,16 @@ int report_watch(struct hbuf *h, json_t *const *rec, size_t n, const struct repo
 		} else {
 			snprintf(ax.title, sizeof(ax.title), "time (UTC)");
 		}
-		char meta[200];
+		/* the time_s are the intervals' ends: the first interval began interval_s before */
+		double first = num_at(rec[0], NULL, "interval_s");
+		double span = t[n - 1] - t[0] + (isfinite(first) && first > 0 ? first : 0);
+		char meta[240];
 		snprintf(meta, sizeof(meta),
-			 "%zu intervals over %.1f s; rates are host-wide (/proc/vmstat), per "
+			 "%zu interval%s over %.1f s%s; rates are host-wide (/proc/vmstat), per "
 			 "second; %zu setting change%s",
-			 n, t[n - 1] - t[0], nch, nch == 1 ? "" : "s");
+			 n, n == 1 ? "" : "s", span,
+			 isfinite(first) && first > 0 ? "" : " (from the first interval's end)",
+			 nch, nch == 1 ? "" : "s");
 		report_para(h, "meta", meta);
 		time_chart(h, "watch-rates", "THP event rates per second (host-wide)", "events/s",
 			   &ax, y, rate_names, NRATES, ch, nch);
