@@ -272,8 +272,8 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	int sizes[FOLIO_ORDERS] = {0};
 	struct folio_acct tot = {0};
 	int ns = ps_size_columns(r, &tot, sizes);
-	const char *hdr[6 + FOLIO_ORDERS];
-	char names[FOLIO_ORDERS][24], align[6 + FOLIO_ORDERS + 1];
+	const char *hdr[7 + FOLIO_ORDERS];
+	char names[FOLIO_ORDERS][24], align[7 + FOLIO_ORDERS + 1], blk[32];
 	int nc = 0;
 	hdr[nc++] = "PID";
 	hdr[nc++] = "USER";
@@ -282,6 +282,10 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	for (int i = 0; i < ns; i++) {
 		size_name(names[i], sizeof(names[i]), &r->g, sizes[i]);
 		hdr[nc++] = names[i];
+	}
+	if (r->g.cont_kb) { /* --cont SIZE: memory in aligned SIZE blocks inside one folio */
+		snprintf(blk, sizeof(blk), "%llukB_blk", (unsigned long long)r->g.cont_kb);
+		hdr[nc++] = blk;
 	}
 	hdr[nc++] = "PARTIAL";
 	hdr[nc++] = "THP%rss";
@@ -323,6 +327,11 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 			KBC(folio_order_pages(c, FT_ANON, sizes[k], r->g.pmd_order) +
 			    folio_order_pages(c, FT_FILE, sizes[k], r->g.pmd_order));
 		}
+		if (r->g.cont_kb && partial)
+			table_cell(t, "-");
+		else if (r->g.cont_kb)
+			KBC(c->pmd[FT_ANON] + c->pmd[FT_FILE] + c->cont_pte[FT_ANON] +
+			    c->cont_pte[FT_FILE]);
 		if (partial)
 			table_cell(t, "-");
 		else
@@ -340,6 +349,11 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
 		"anon + file; PARTIAL: pages of folios mapped in part; THP%%rss: RSS in THP "
 		"folios of every size, partial ones too\n");
+	if (r->g.cont_kb)
+		fprintf(f,
+			"%llukB_blk: memory in aligned %llu kB blocks inside one folio, PMD-mapped or "
+			"by contiguous PTEs (per VMA: thpctl maps PID --folios --cont)\n",
+			(unsigned long long)r->g.cont_kb, (unsigned long long)r->g.cont_kb);
 	fprintf(f, "folios by %s, %.1f ms\n", folio_method_label(r->method), r->elapsed_ms);
 	if (r->cgroup) {
 		fprintf(f, "cgroup ");

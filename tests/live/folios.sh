@@ -268,6 +268,24 @@ if [ -n "${LAYOUT:-}" ]; then
 	else
 		nok "ps --folios (text) lists the helper, a column per size" "exit $RC: $(head -c 300 "$TMP/out")"
 	fi
+	# --cont 64K: a column of the memory in aligned 64 kB blocks, as much as maps counts
+	t --wide ps --folios --cont 64K --pid "$LAYOUT"
+	cp "$TMP/out" "$TMP/cont.txt"
+	t maps "$LAYOUT" --folios --cont 64K --json
+	got=$(python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+end = lines[0].index("64kB_blk") + len("64kB_blk")  # the column is right-aligned under it
+row = [l for l in lines if l.split()[:1] == [sys.argv[3]]][0]
+t = json.load(open(sys.argv[2]))["totals"]
+want = sum(t[k]["cont"]["pmd_kb"] + (t[k]["cont"]["pte_kb"] or 0) for k in ("anon", "file"))
+cell = row[:end].split("  ")[-1].strip()
+shown = {"kB": 1, "MiB": 1024, "GiB": 1 << 20}
+v, u = cell.split()
+print("ok" if want > 0 and abs(float(v) * shown[u] - want) <= 0.05 * shown[u] else "ps %s, maps %d kB" % (cell, want))
+' "$TMP/cont.txt" "$TMP/out" "$LAYOUT" 2>&1)
+	expect_eval "ps --folios --cont 64K: a 64kB_blk column, the memory maps --folios --cont counts" \
+		"[ '$got' = ok ]" "$got"
 
 	# --cgroup: the helper is in this script's cgroup
 	CG=$(awk -F: '$3 != "/" && $3 != "" {print $2 ":" $3}' /proc/self/cgroup | while IFS=: read -r ctl path; do
