@@ -13,6 +13,7 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/procmem.h"
 #include "../kernel/sysfs.h"
+#include "../kernel/thp_settings.h"
 #include "../kernel/uapi_compat.h"
 #include "../model/collapse.h"
 #include "../render/collapse.h"
@@ -57,14 +58,15 @@ static void collapse_help(FILE *f)
 		"  --dry-run          print the ranges and their estimate, collapse nothing\n"
 		"  --max-inflate X    refuse ranges whose RSS would grow more than X times\n"
 		"                     (default 2: at most half of each huge page invented)\n"
-		"  --force            also try VMAs marked nh (MADV_NOHUGEPAGE) and a process\n"
-		"                     with THP disabled by prctl (THP_enabled: 0); the kernel\n"
-		"                     refuses both with EINVAL; and ranges over --max-inflate\n" GLOBAL_HELP
+		"  --force            also try VMAs marked nh (MADV_NOHUGEPAGE), a process\n"
+		"                     with THP disabled by prctl (THP_enabled: 0) and shmem\n"
+		"                     whose shmem_enabled forbids huge pages (the kernel refuses\n"
+		"                     them with EINVAL), and ranges over --max-inflate\n" GLOBAL_HELP
 		"\nNeeds CAP_SYS_NICE and ptrace-read access to PID (root). Errors are explained:\n"
-		"EPERM (privileges), EINVAL (kernel < 6.1, nh, prctl), ENOMEM (no free huge page:\n"
-		"the free blocks of that order are shown), EAGAIN (retried with backoff), EBUSY\n"
-		"(memory cgroup charge). Exit status: 0 all tried huge pages collapsed, 1 any\n"
-		"failure, 2 usage error.\n");
+		"EPERM (privileges), EINVAL (kernel < 6.1, nh, prctl, shmem policy), ENOMEM (no\n"
+		"free huge page: the free blocks of that order are shown), EAGAIN (retried with\n"
+		"backoff), EBUSY (memory cgroup charge). Exit status: 0 all tried huge pages\n"
+		"collapsed, 1 any failure, 2 usage error.\n");
 }
 
 enum { OPT_RANGE = OPT_CMD_BASE, OPT_VMA, OPT_DRY_RUN, OPT_FORCE, OPT_MAX_INFLATE };
@@ -260,6 +262,14 @@ static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
 	rep->pmd_size = pmd;
 	for (uint64_t p = (uint64_t)*page; p < pmd; p <<= 1)
 		rep->pmd_order++;
+	/* shmem follows shmem_enabled: what it forbids MADV_COLLAPSE refuses (EINVAL) */
+	static struct choice top, size;
+	static struct shmem_rules rules;
+	uint64_t kb;
+	if (thp_pmd_shmem_policy(&g->sr, &top, &size, &kb) == 0) {
+		shmem_rules_make(&top, &size, kb, &rules);
+		sel->shmem = rep->shmem = &rules;
+	}
 	return EXIT_OK;
 }
 

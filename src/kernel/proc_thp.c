@@ -29,6 +29,12 @@ void proc_thp_add_vma(struct proc_thp *p, const struct smaps_vma *v)
 	if (v->vmflags & VMF_HG) {
 		p->hg_vmas++;
 		p->hg_kb += kb;
+		enum shmem_kind k = smaps_shmem_kind(v->name, v->name_len, v->vmflags);
+		if (k != SHK_NONE) {
+			p->hg_shm_vmas[k]++;
+			p->hg_shm_kb[k] += kb;
+			p->hg_shm_eligible[k] += v->thp_eligible == 1;
+		}
 		if (kb > p->largest_hg_kb) {
 			p->largest_hg_kb = kb;
 			vma_display_name(v->name, v->name_len, p->largest_hg_name,

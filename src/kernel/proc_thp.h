@@ -36,6 +36,10 @@ struct proc_thp {
 	bool has_vmflags;
 	bool status_read; /* st was read (a later smaps error leaves it valid) */
 	int damaged; /* damaged status fields + smaps lines: shown unknown, the result partial */
+	/* of the hg VMAs: shmem, by kind (smaps_shmem_kind; [SHK_NONE] unused), which
+	 * shmem_enabled rules, not enabled; and of them those with THPeligible 1 */
+	int hg_shm_vmas[SHK_N], hg_shm_eligible[SHK_N];
+	uint64_t hg_shm_kb[SHK_N];
 	uint64_t largest_hg_kb;
 	char largest_hg_name[VMA_NAME_LEN]; /* "" anonymous, "[heap]", a path, "[anon:x]" */
 };

@@ -39,6 +39,27 @@ const char *smaps_field_name(enum smaps_field f);
 #define VMF_HT (1u << 2) /* hugetlb */
 #define VMF_SH (1u << 3) /* shared mapping (MAP_SHARED) */
 
+/*
+ * What kind of shmem (tmpfs-backed shared memory) a VMA is. Its huge pages follow
+ * shmem_enabled (and, 6.11+, hugepages-<size>kB/shmem_enabled) or a tmpfs mount's huge=
+ * option, never enabled; each kind reads them differently (model/shmem.h).
+ */
+enum shmem_kind {
+	SHK_NONE,     /* not shmem: private, hugetlb, or a file of another filesystem */
+	SHK_ANON,     /* MAP_SHARED|MAP_ANONYMOUS: "/dev/zero (deleted)", "[anon_shmem:NAME]" */
+	SHK_INTERNAL, /* a file of the kernel's internal shm mount: SysV "/SYSV<key> (deleted)",
+		       * memfd "/memfd:NAME (deleted)" */
+	SHK_TMPFS,    /* a file of a tmpfs mount: "/dev/shm/NAME" */
+	SHK_N
+};
+
+/*
+ * The shmem kind of a VMA named NAME[0..LEN) with VMF_* FLAGS: shmem only when it is
+ * shared (VMF_SH) and not hugetlb (VMF_HT; a MFD_HUGETLB memfd or SHM_HUGETLB segment has
+ * the same names). Pure.
+ */
+enum shmem_kind smaps_shmem_kind(const char *name, size_t len, unsigned flags);
+
 /* Sums over all VMAs (or the rollup's single block), kB. */
 struct smaps_totals {
 	uint64_t kb[SM_NFIELDS];

@@ -93,3 +93,22 @@ void smaps_vmflags_parse(const char *p, const char *e, struct smaps_vma *v)
 			p++;
 	}
 }
+
+enum shmem_kind smaps_shmem_kind(const char *name, size_t len, unsigned flags)
+{
+	static const struct {
+		const char *pre;
+		enum shmem_kind kind;
+	} kinds[] = {
+		{"/dev/zero", SHK_ANON},   {"[anon_shmem:", SHK_ANON}, {"/SYSV", SHK_INTERNAL},
+		{"/memfd:", SHK_INTERNAL}, {"/dev/shm/", SHK_TMPFS},
+	};
+	if (!(flags & VMF_SH) || (flags & VMF_HT))
+		return SHK_NONE;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].pre);
+		if (len >= n && !memcmp(name, kinds[i].pre, n))
+			return kinds[i].kind;
+	}
+	return SHK_NONE;
+}

@@ -321,3 +321,26 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 	buf_free(&b);
 	return ret;
 }
+
+int thp_pmd_shmem_policy(const struct sysroot *sr, struct choice *top, struct choice *size,
+			 uint64_t *size_kb)
+{
+	struct buf b = {0};
+	uint64_t pmd = 0;
+	int nbad = 0, ret = 0;
+	read_choice(sr, &b, SR_THP "/shmem_enabled", top, &nbad, NULL);
+	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) == 0)
+		sysfs_u64_parse(b.p, b.len, &pmd);
+	*size_kb = pmd / 1024;
+	memset(size, 0, sizeof(*size));
+	if (*size_kb) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), SR_THP "/hugepages-%llukB/shmem_enabled",
+			 (unsigned long long)*size_kb);
+		read_choice(sr, &b, rel, size, &nbad, NULL);
+	}
+	if (!top->present)
+		ret = nbad ? -EINVAL : -ENOENT;
+	buf_free(&b);
+	return ret;
+}

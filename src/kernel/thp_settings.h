@@ -90,4 +90,13 @@ const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size
  */
 int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n);
 
+/*
+ * The PMD size's shmem policy files without reading the whole tree: shmem_enabled into TOP
+ * and hugepages-<hpage_pmd_size>kB/shmem_enabled (6.11+) into SIZE (not there: present
+ * false), *SIZE_KB the PMD size in kB (0 unknown). Returns 0, or -ENOENT when
+ * shmem_enabled is absent (no THP), -EINVAL if malformed.
+ */
+int thp_pmd_shmem_policy(const struct sysroot *sr, struct choice *top, struct choice *size,
+			 uint64_t *size_kb);
+
 #endif

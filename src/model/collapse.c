@@ -88,6 +88,13 @@ static void fill(struct crange *r, const struct cvma *v, int n, const struct col
 			continue;
 		if (v[i].has_vmflags && (v[i].vmflags & VMF_NH))
 			nh = true;
+		/* shmem its policy forbids (the kernel agrees: not THPeligible 1) */
+		unsigned fl = (v[i].perms[3] == 's' ? VMF_SH : 0) | v[i].vmflags;
+		enum shmem_kind k = smaps_shmem_kind(v[i].name, strlen(v[i].name), fl);
+		if (shmem_forbids(sel->shmem, k, fl) && v[i].thp_eligible != 1 && !r->shm) {
+			r->shm = k;
+			r->shm_hg = fl & VMF_HG;
+		}
 		const char *l = cvma_label(&v[i]);
 		if (!any || !strstr(r->vma, l)) {
 			char lab[CVMA_NAME_LEN + 2] = ",";
@@ -108,6 +115,8 @@ static void fill(struct crange *r, const struct cvma *v, int n, const struct col
 		r->skip = CR_SKIP_PRCTL;
 	else if (nh && !sel->force)
 		r->skip = CR_SKIP_NH;
+	else if (r->shm && !sel->force)
+		r->skip = CR_SKIP_SHMEM;
 	else
 		r->skip = CR_GO;
 }

@@ -8,8 +8,10 @@
  * PMD. THPeligible is not required: it is sysfs policy, which MADV_COLLAPSE
  * ignores (it collapses under enabled=madvise and even never; 6.1+,
  * 7d8faaf15545). What MADV_COLLAPSE does refuse is skipped unless --force:
- * VMAs marked nh (MADV_NOHUGEPAGE) and processes with THP disabled by
- * prctl (status THP_enabled: 0); both give EINVAL.
+ * VMAs marked nh (MADV_NOHUGEPAGE), processes with THP disabled by
+ * prctl (status THP_enabled: 0), and (--vma, --range) shmem whose shmem
+ * policy forbids huge pages (model/shmem.h; EINVAL on 6.18, seen there):
+ * all give EINVAL.
  */
 #ifndef THPCTL_COLLAPSE_H
 #define THPCTL_COLLAPSE_H
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "../kernel/buddyinfo.h"
+#include "shmem.h"
 
 #define CVMA_NAME_LEN 128
 
@@ -45,6 +48,7 @@ enum crange_skip {
 	CR_SKIP_SMALL,	  /* no whole aligned PMD inside */
 	CR_SKIP_UNMAPPED, /* no VMA there */
 	CR_SKIP_INFLATE,  /* would grow RSS more than --max-inflate (estimated from pagemap) */
+	CR_SKIP_SHMEM,	  /* overlaps shmem whose shmem policy forbids huge pages */
 };
 
 struct crange {
@@ -52,6 +56,8 @@ struct crange {
 	uint64_t start, end;	     /* the PMD-aligned part inside */
 	char vma[CVMA_NAME_LEN];     /* label(s) of the VMA(s) it lies in */
 	enum crange_skip skip;
+	enum shmem_kind shm; /* SKIP_SHMEM: the kind, and whether that VMA is hg (its policy) */
+	bool shm_hg;
 	/* results, filled by the command */
 	bool attempted;
 	uint64_t npmd;			      /* aligned PMDs in [start, end) */
@@ -82,8 +88,9 @@ struct collapse_sel {
 	int nranges;
 	const char *const *vmas; /* --vma names ("[heap]", "[anon]", a path), NULL/0: none */
 	int nvmas;
-	bool force;	 /* try nh VMAs and prctl-disabled processes too */
-	int thp_enabled; /* status THP_enabled: 0, 1, or -1 when absent */
+	bool force; /* try nh VMAs, prctl-disabled processes and shmem its policy forbids too */
+	int thp_enabled;		 /* status THP_enabled: 0, 1, or -1 when absent */
+	const struct shmem_rules *shmem; /* the shmem policy; NULL unknown: no shmem skipped */
 };
 
 /*
@@ -128,9 +135,10 @@ struct collapse_report {
 	long vmrss_before_kb, vmrss_after_kb; /* the process's VmRSS, -1 unknown */
 	int nranges;
 	struct crange *ranges;
-	int nsmall;		       /* anonymous VMAs too small to hold an aligned PMD */
-	bool pagemap;		       /* empty PMDs were found (and skipped) through pagemap */
-	const struct buddyinfo *buddy; /* read after an ENOMEM, else NULL */
+	int nsmall;			 /* anonymous VMAs too small to hold an aligned PMD */
+	bool pagemap;			 /* empty PMDs were found (and skipped) through pagemap */
+	const struct buddyinfo *buddy;	 /* read after an ENOMEM, else NULL */
+	const struct shmem_rules *shmem; /* the shmem policy (SKIP_SHMEM's words), NULL unknown */
 	int pmd_order;
 	int fatal; /* -errno that stopped the run (EPERM, ESRCH, ENOMEM), 0 if none */
 };

@@ -7,6 +7,7 @@
 #include "../util/buf.h"
 #include "alloc.h"
 #include "ledger.h"
+#include "shmem.h"
 
 /*
  * nh VMAs the program opted out itself (MADV_NOHUGEPAGE, or a library for
@@ -30,15 +31,27 @@ enum thp_reason {
 	TR_ROLLUP_HUGE, /* huge pages, VMA flags not read (--rollup) */
 	TR_COLLAPSED,	/* huge pages without hg VMAs and without always: khugepaged */
 	TR_SHMEM_FILE,	/* shmem or file huge pages only */
+	TR_SHMEM_OFF,	/* none; its hg VMAs are shmem its shmem policy keeps from huge pages */
 	TR_NONE_STACKS, /* none; its only nh VMAs are thread stacks (the kernel's, MAP_STACK) */
 	TR_NONE,	/* none */
 };
 
 /*
- * Why P uses huge pages or not. POLICY is the effective anon policy of the
- * PMD size ("always", "madvise", "never") or NULL when unknown.
+ * The kind of P's hg shmem that SHMEM (model/shmem.h; NULL unknown) keeps from PMD huge
+ * pages, the one with the most of it (SHK_NONE: none); *VMAS (may be NULL) gets how many
+ * hg VMAs of every such kind. A VMA the kernel shows THPeligible 1 is not counted: the
+ * kernel allows it some size. Pure.
  */
-enum thp_reason proc_thp_reason(const struct proc_thp *p, const char *policy);
+enum shmem_kind proc_thp_shmem_off(const struct proc_thp *p, const struct shmem_rules *shmem,
+				   int *vmas);
+
+/*
+ * Why P uses huge pages or not. POLICY is the effective anon policy of the
+ * PMD size ("always", "madvise", "never") or NULL when unknown; SHMEM the
+ * shmem policy (model/shmem.h) or NULL when unknown.
+ */
+enum thp_reason proc_thp_reason(const struct proc_thp *p, const char *policy,
+				const struct shmem_rules *shmem);
 
 /* Whether smaps gave field F of T (absent: unknown, never 0). */
 bool smaps_known(const struct smaps_totals *t, enum smaps_field f);
@@ -50,6 +63,7 @@ struct ps_row {
 	struct proc_thp p;
 	char user[32];
 	enum thp_reason reason;
+	enum shmem_kind shm_off;  /* SHMEM_OFF: the kind whose shmem policy it is */
 	bool denied;		  /* smaps not readable: only status facts are valid */
 	struct thp_ledger led;	  /* ps --ledger */
 	struct alloc_fact *alloc; /* ps --ledger and --json: malloc'd when collected, else NULL
@@ -60,17 +74,18 @@ struct ps_report {
 	struct ps_row *rows;
 	size_t n;
 	bool rollup;
-	int denied;	      /* processes whose smaps could not be read */
-	bool recorded;	      /* a recorded tree: "denied" means unreadable at capture */
-	bool capture;	      /* that tree is a thpctl capture (it records few processes) */
-	bool as_root;	      /* euid 0: "denied" means another namespace or an LSM */
-	int errors;	      /* other read/parse failures */
-	int damaged;	      /* rows kept with damaged fields shown unknown (status, smaps) */
-	const char *policy;   /* effective PMD policy, NULL unknown */
-	bool flags_absent;    /* kernel prints no VmFlags (< 3.8) */
-	bool eligible_absent; /* no THPeligible (< 5.0) */
-	bool ledger;	      /* --ledger: rows carry .led */
-	bool relevant_only;   /* the default selection: processes with something THP-related */
+	int denied;	    /* processes whose smaps could not be read */
+	bool recorded;	    /* a recorded tree: "denied" means unreadable at capture */
+	bool capture;	    /* that tree is a thpctl capture (it records few processes) */
+	bool as_root;	    /* euid 0: "denied" means another namespace or an LSM */
+	int errors;	    /* other read/parse failures */
+	int damaged;	    /* rows kept with damaged fields shown unknown (status, smaps) */
+	const char *policy; /* effective PMD policy, NULL unknown */
+	const struct shmem_rules *shmem; /* the shmem policy, NULL unknown */
+	bool flags_absent;		 /* kernel prints no VmFlags (< 3.8) */
+	bool eligible_absent;		 /* no THPeligible (< 5.0) */
+	bool ledger;			 /* --ledger: rows carry .led */
+	bool relevant_only; /* the default selection: processes with something THP-related */
 	int ledger_k;
 	long long host_partial_thps; /* nr_anon_partially_mapped summed over sizes, -1 unknown */
 	/* AnonHugePages of /proc/meminfo (host-wide, kB), beside the per-process sum */

@@ -88,13 +88,21 @@ static void explain_policy(const struct why_input *in, const struct policy *p, s
 		return;
 	}
 	bool known = in->smaps_err == 0;
+	/* enabled rules anonymous memory: its hg shmem follows shmem_enabled instead */
+	int hg_shm = 0;
+	uint64_t hg_shm_kb = 0;
+	for (int k = SHK_NONE + 1; k < SHK_N; k++) {
+		hg_shm += v->hg_shm[k].vmas;
+		hg_shm_kb += v->hg_shm[k].kb;
+	}
 	if (is(p->eff, "always"))
 		l = add(r, "policy", WE_HELPS, WI_POLICY_ALWAYS, f, sz, NULL);
 	else if (is(p->eff, "madvise"))
 		l = add(r, "policy",
-			known && v->hg ? WE_HELPS
-			: known	       ? WE_HINDERS
-				       : WE_UNKNOWN,
+			known && v->hg > hg_shm ? WE_HELPS
+			: known && v->hg	? WE_NEUTRAL
+			: known			? WE_HINDERS
+						: WE_UNKNOWN,
 			WI_POLICY_MADVISE, f, sz, NULL);
 	else if (is(p->eff, "never"))
 		l = add(r, "policy", WE_HINDERS, WI_POLICY_NEVER, f, sz, NULL);
@@ -107,7 +115,9 @@ static void explain_policy(const struct why_input *in, const struct policy *p, s
 						      .top = p->top,
 						      .vmas_known = known,
 						      .hg = v->hg,
-						      .hg_kb = v->hg_kb};
+						      .hg_kb = v->hg_kb,
+						      .hg_shm = hg_shm,
+						      .hg_shm_kb = hg_shm_kb};
 }
 
 static void explain_mthp(const struct why_input *in, const struct policy *p, struct why_report *r)
@@ -156,8 +166,10 @@ static void explain_defrag(const struct why_input *in, const struct policy *p, s
 		.prctl_off = in->st.thp_enabled == 0,
 		.always = is(p->eff, "always"),
 		.vmas_known = in->smaps_err == 0,
-		.hg = in->vmas.hg,
 	};
+	/* hg shmem its policy keeps from huge pages never stalls: not counted */
+	why_hg_shmem_off(in, &e.shm);
+	e.hg = in->vmas.hg - e.shm.vmas;
 	e.has_stall = kv_get(&h->vmstat, "compact_stall", &e.compact_stall);
 	bool off = in->st.thp_enabled == 0 || is(p->eff, "never");
 	static const char *const known[] = {"always", "madvise", "defer+madvise", "defer", "never"};
@@ -183,9 +195,11 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 			? h->feat.pmd_size / (uint64_t)h->feat.page_size
 			: 512;
 	const struct why_vmas *v = &in->vmas;
+	/* khugepaged does not collapse what the shmem policy forbids */
+	why_hg_shmem_off(in, &e.shm);
 	e.nothing = in->smaps_err == 0 &&
 		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
-			      : v->has_vmflags && v->hg == 0);
+			      : v->has_vmflags && e.shm.live == 0);
 	/* VMAs unknown: it may have no region khugepaged would touch, so it does not help */
 	e.smaps_err = in->smaps_err;
 	e.recorded = in->recorded;
@@ -245,13 +259,16 @@ static void explain_vma_flags(const struct why_input *in, const struct policy *p
 			      struct why_report *r)
 {
 	const struct why_vmas *v = &in->vmas;
+	struct why_shm_off off;
+	why_hg_shmem_off(in, &off);
 	if (v->hg)
-		vl(in, r, "hg", WE_HELPS, WI_HG,
+		vl(in, r, "hg", off.live ? WE_HELPS : WE_NEUTRAL, WI_HG,
 		   (struct why_ev_vmas){.count = v->hg,
 					.total = v->nvmas,
 					.kb = v->hg_kb,
 					.huge_kb = v->hg_huge_kb,
-					.largest = &v->largest_hg});
+					.largest = &v->largest_hg,
+					.shm = off});
 	else
 		vl(in, r, "hg", is(p->eff, "madvise") ? WE_HINDERS : WE_NEUTRAL, WI_HG_NONE,
 		   (struct why_ev_vmas){.total = v->nvmas, .madvise = is(p->eff, "madvise")});
@@ -365,6 +382,12 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	s->cost = ledger_top_cost(&in->led);
 	s->always = is(p->eff, "always");
 	s->hg_small_kb = v->hg_rss_kb > v->hg_pmd_huge_kb ? v->hg_rss_kb - v->hg_pmd_huge_kb : 0;
+	/* small pages in hg shmem its policy keeps from huge pages were not faulted too early */
+	why_hg_shmem_off(in, &s->shm);
+	s->hg_small_kb = s->hg_small_kb > s->shm.small_kb ? s->hg_small_kb - s->shm.small_kb : 0;
+	/* that shmem is all or most of its hg memory: the shmem policy is the reason */
+	bool shm_main = s->shm.vmas &&
+			(!s->shm.live || (s->shm.small_kb && s->shm.small_kb >= s->hg_small_kb));
 	s->has_fallback = kv_get(&h->vmstat, "thp_fault_fallback", &s->fallback);
 	if (s->huge_kb) {
 		r->verdict = WV_HUGE;
@@ -383,6 +406,8 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 		s->none = WN_MADVISE_NO_HG;
 	else if (s->cost == LC_NONE && in->led.held_kb > 0 && in->led.partial_folios)
 		s->id = WS_NONE_HELD;
+	else if (shm_main)
+		s->none = WN_SHMEM_OFF;
 	else if (v->hg && s->hg_small_kb)
 		s->none = WN_HG_SMALL;
 	else if (v->hg)

@@ -19,6 +19,7 @@
 #include "evidence.h"
 #include "host.h"
 #include "ledger.h"
+#include "shmem.h"
 
 /* What a fact does to this process's chance of huge pages. */
 enum why_effect { WE_NEUTRAL, WE_HELPS, WE_HINDERS, WE_UNKNOWN };
@@ -89,6 +90,15 @@ struct why_vma_top {
 	char name[VMA_NAME_LEN];
 	uint64_t start;
 	uint64_t size_kb, anon_huge_kb;
+	unsigned vmflags; /* VMF_* */
+};
+
+/* MADV_HUGEPAGE VMAs of one shmem kind (smaps_shmem_kind): shmem_enabled, not enabled, rules them. */
+struct why_shm_hg {
+	int vmas;
+	uint64_t kb;
+	uint64_t pmd_rss_kb;	/* Rss of those that can hold an aligned PMD */
+	uint64_t pmd_mapped_kb; /* ... and their ShmemPmdMapped */
 };
 
 struct why_vmas {
@@ -118,7 +128,8 @@ struct why_vmas {
 	int shmem_vmas; /* shared memory: MAP_SHARED anonymous, SysV, memfd, /dev/shm */
 	uint64_t shmem_kb, shmem_rss_kb, shmem_pmd_kb;
 	struct why_vma_top largest_shmem;
-	struct smaps_totals t; /* sums over all VMAs */
+	struct why_shm_hg hg_shm[SHK_N]; /* of the hg VMAs: shmem, by kind ([SHK_NONE] unused) */
+	struct smaps_totals t;		 /* sums over all VMAs */
 };
 
 /*
@@ -234,6 +245,22 @@ struct why_ev_policy {
 	bool vmas_known;      /* smaps read: hg and hg_kb valid */
 	int hg;		      /* MADV_HUGEPAGE VMAs */
 	uint64_t hg_kb;
+	int hg_shm; /* of them shmem, which enabled does not rule (shmem_enabled does) */
+	uint64_t hg_shm_kb;
+};
+
+/*
+ * The MADV_HUGEPAGE shmem of a process that its shmem policy keeps from PMD huge pages
+ * (why_hg_shmem_off): no fault there allocates one, khugepaged does not collapse it.
+ */
+struct why_shm_off {
+	int vmas;		/* hg shmem VMAs whose policy forbids a PMD huge page */
+	uint64_t kb;		/* their size */
+	uint64_t small_kb;	/* their resident small pages (in VMAs that can hold a PMD) */
+	uint64_t pmd_mapped_kb; /* their ShmemPmdMapped (made before the policy changed) */
+	int hg;			/* hg VMAs in all */
+	int live;		/* hg VMAs that may still get one: hg - vmas */
+	struct shmem_pmd pol;	/* the policy of the kind with the most of them */
 };
 
 struct why_ev_mthp {
@@ -254,6 +281,7 @@ struct why_ev_defrag {
 	int hg;
 	bool has_stall; /* host compact_stall read */
 	uint64_t compact_stall;
+	struct why_shm_off shm; /* hg counts only the VMAs that may get a huge page: not these */
 };
 
 struct why_ev_khp {
@@ -261,10 +289,11 @@ struct why_ev_khp {
 	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
 		       * madvise, no THPeligible VMA under always) */
 	bool has_mpn;
-	uint64_t mpn, per; /* max_ptes_none, base pages per PMD */
-	int smaps_err;	   /* not 0: its VMAs are unknown (-errno of smaps), so whether
+	uint64_t mpn, per;	/* max_ptes_none, base pages per PMD */
+	int smaps_err;		/* not 0: its VMAs are unknown (-errno of smaps), so whether
 			    * khugepaged has anything of it to collapse is unknown */
-	bool recorded;	   /* a recorded tree: a missing smaps was not captured */
+	bool recorded;		/* a recorded tree: a missing smaps was not captured */
+	struct why_shm_off shm; /* hg shmem it cannot collapse (nothing: all of its hg is) */
 };
 
 struct why_ev_prctl {
@@ -283,23 +312,22 @@ struct why_ev_vmas {
 	unsigned flags;			   /* STACK: its VMF_* */
 	int err;			   /* VMAS_UNREAD: -errno */
 	bool recorded;
+	struct why_shm_off shm; /* HG: those of them their shmem policy keeps from huge pages */
 };
 
 struct why_ev_stall {
 	const char *defrag;
 	uint64_t pmd_kb;
-	uint64_t need;	 /* PMD ranges of its hg regions not yet huge-backed */
+	uint64_t need;	 /* PMD ranges of its hg regions not yet huge-backed (shm left out) */
 	uint64_t blocks; /* free PMD-order blocks, host-wide */
+	struct why_shm_off shm; /* hg shmem that cannot get huge pages: not in need */
 };
 
 struct why_ev_shmem {
 	int vmas;
 	uint64_t kb, rss_kb, pmd_mapped_kb;
 	const struct why_vma_top *largest;
-	const char *policy;   /* the PMD size's shmem policy, NULL unknown */
-	uint64_t pmd_kb;      /* the per-size file's size, 0: the top-level file decided */
-	const char *size_val; /* that file as read */
-	const char *top;      /* shmem_enabled */
+	struct shmem_pmd pol; /* the PMD policy of the largest one (its kind, its hg) */
 	bool none_pmd;	      /* none of it can be PMD-mapped now */
 	uint64_t hugetlb_total, hugetlb_free; /* SHMEM_NO_HUGETLB */
 };
@@ -371,6 +399,7 @@ enum why_none {
 	WN_MADVISE_NO_HG, /* madvise and no MADV_HUGEPAGE region */
 	WN_HG_NONE,	  /* its hg regions got none: not touched */
 	WN_HG_SMALL,	  /* its hg regions hold small pages: faulted before the advice */
+	WN_SHMEM_OFF,	  /* its (most) hg memory is shmem its shmem policy keeps from them */
 	WN_ALWAYS_NONE,	  /* under always, none of its regions got one */
 	WN_OTHER,
 };
@@ -384,11 +413,13 @@ struct why_summary {
 	enum why_none none;
 	bool prctl_unseen; /* the kernel shows no THP_enabled: a prctl would not show */
 	const struct thp_ledger *led;
-	enum ledger_cost cost; /* the ledger's largest cost past its threshold, LC_NONE */
-	uint64_t hg_small_kb;  /* its hg regions' resident small pages (Rss - AnonHugePages) */
-	bool always;	       /* the PMD policy is always */
-	bool has_fallback;     /* host thp_fault_fallback read */
-	uint64_t fallback;     /* ... since boot */
+	enum ledger_cost cost;	/* the ledger's largest cost past its threshold, LC_NONE */
+	uint64_t hg_small_kb;	/* its hg regions' resident small pages (Rss - AnonHugePages),
+				* but for those of shm */
+	struct why_shm_off shm; /* SHMEM_OFF: the hg shmem its policy keeps from huge pages */
+	bool always;		/* the PMD policy is always */
+	bool has_fallback;	/* host thp_fault_fallback read */
+	uint64_t fallback;	/* ... since boot */
 };
 
 struct remedy;
@@ -411,6 +442,12 @@ bool why_shmem_name(const char *name, size_t len);
 /* Add a line of id ID to R, its source FILE/ARG/NAME (kernel/kpath.h); NULL when R is full. */
 struct why_line *why_line_new(struct why_report *r, const char *topic, enum why_effect e,
 			      enum why_id id, enum kpath file, long long arg, const char *name);
+
+/*
+ * The MADV_HUGEPAGE shmem of IN that its shmem policy (model/shmem.h, from IN's host)
+ * forbids PMD huge pages into OUT (why_shmem.c); all 0 when smaps was not read. Pure.
+ */
+void why_hg_shmem_off(const struct why_input *in, struct why_shm_off *out);
 
 /* The shared-memory lines of IN (why_shmem.c): shmem_enabled, ShmemPmdMapped, hugetlb fallback. */
 void why_explain_shmem(const struct why_input *in, struct why_report *out);

@@ -184,6 +184,7 @@ static void top_set(struct why_vma_top *t, const struct smaps_vma *v)
 	t->start = v->start;
 	t->size_kb = v->t.kb[SM_SIZE];
 	t->anon_huge_kb = v->t.kb[SM_ANON_HUGE];
+	t->vmflags = v->vmflags;
 }
 
 static void nh_top(struct why_vmas *w, const struct why_vma_top *t)
@@ -213,9 +214,18 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->hg_huge_kb += huge;
 		uint64_t pmd = w->pmd_bytes ? w->pmd_bytes : 2u << 20;
 		uint64_t first = (v->start + pmd - 1) & ~(pmd - 1);
-		if (first + pmd <= v->end) {
+		bool holds_pmd = first + pmd <= v->end;
+		if (holds_pmd) {
 			w->hg_rss_kb += v->t.kb[SM_RSS];
 			w->hg_pmd_huge_kb += huge;
+		}
+		enum shmem_kind k = smaps_shmem_kind(v->name, v->name_len, v->vmflags);
+		if (k != SHK_NONE) {
+			struct why_shm_hg *s = &w->hg_shm[k];
+			s->vmas++;
+			s->kb += kb;
+			s->pmd_rss_kb += holds_pmd ? v->t.kb[SM_RSS] : 0;
+			s->pmd_mapped_kb += holds_pmd ? v->t.kb[SM_SHMEM_PMD] : 0;
 		}
 		if (!w->largest_hg.present || kb > w->largest_hg.size_kb)
 			top_set(&w->largest_hg, v);

@@ -4,7 +4,9 @@
  * PostgreSQL's "/dev/zero (deleted)", SysV shm, memfd, tmpfs files) gets huge
  * pages by shmem_enabled (and, 6.11+, hugepages-<size>kB/shmem_enabled), not
  * by enabled; a tmpfs mount such as /dev/shm by its own huge= option (deny
- * and force override both). ShmemPmdMapped says what is PMD-mapped now.
+ * and force override both), each kind as model/shmem.h decides. ShmemPmdMapped
+ * says what is PMD-mapped now. MADV_HUGEPAGE shmem its policy forbids
+ * (why_hg_shmem_off) is left out of what enabled, defrag and khugepaged do.
  */
 #include <string.h>
 
@@ -12,29 +14,34 @@
 
 bool why_shmem_name(const char *name, size_t len)
 {
-	static const char *const pre[] = {"/dev/zero", "/SYSV", "/memfd:", "/dev/shm/",
-					  "[anon_shmem:"};
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t n = strlen(pre[i]);
-		if (len >= n && !memcmp(name, pre[i], n))
-			return true;
-	}
-	return false;
+	return smaps_shmem_kind(name, len, VMF_SH) != SHK_NONE;
 }
 
-/* The PMD size's shmem policy into E: the per-size file resolved (6.11+), else the top-level file. */
-static void shmem_policy(const struct host_snapshot *h, struct why_ev_shmem *e)
+void why_hg_shmem_off(const struct why_input *in, struct why_shm_off *out)
 {
-	uint64_t pmd_kb = h->feat.pmd_size / 1024;
-	const struct thp_size *sz = pmd_kb ? thp_size_find(&h->thp, pmd_kb) : NULL;
-	e->top = h->thp.shmem_enabled.present ? h->thp.shmem_enabled.selected : NULL;
-	if (sz && sz->shmem_enabled.present && sz->eff_shmem) {
-		e->pmd_kb = pmd_kb;
-		e->size_val = sz->shmem_enabled.selected;
-		e->policy = sz->eff_shmem;
+	const struct why_vmas *v = &in->vmas;
+	memset(out, 0, sizeof(*out));
+	if (in->smaps_err || !v->has_vmflags)
 		return;
+	struct shmem_rules rules;
+	shmem_rules_of(&in->h->thp, in->h->feat.pmd_size, &rules);
+	uint64_t most = 0;
+	for (int k = SHK_NONE + 1; k < SHK_N; k++) {
+		const struct why_shm_hg *s = &v->hg_shm[k];
+		if (!s->vmas || !shmem_forbids(&rules, (enum shmem_kind)k, VMF_HG))
+			continue;
+		out->vmas += s->vmas;
+		out->kb += s->kb;
+		out->small_kb +=
+			s->pmd_rss_kb > s->pmd_mapped_kb ? s->pmd_rss_kb - s->pmd_mapped_kb : 0;
+		out->pmd_mapped_kb += s->pmd_mapped_kb;
+		if (s->kb >= most) {
+			most = s->kb;
+			out->pol = rules.k[k][1];
+		}
 	}
-	e->policy = e->top;
+	out->hg = v->hg;
+	out->live = v->hg > out->vmas ? v->hg - out->vmas : 0;
 }
 
 void why_explain_shmem(const struct why_input *in, struct why_report *r)
@@ -48,17 +55,18 @@ void why_explain_shmem(const struct why_input *in, struct why_report *r)
 				 .rss_kb = v->shmem_rss_kb,
 				 .pmd_mapped_kb = v->shmem_pmd_kb,
 				 .largest = &v->largest_shmem};
-	if (h->thp.present)
-		shmem_policy(h, &e);
-	const char *pol = e.policy;
+	struct shmem_rules rules;
+	shmem_rules_of(&h->thp, h->feat.pmd_size, &rules);
+	const struct why_vma_top *big = &v->largest_shmem;
+	enum shmem_kind k = smaps_shmem_kind(big->name, strlen(big->name), big->vmflags | VMF_SH);
+	const struct shmem_pmd *pol = shmem_rule(&rules, k, big->vmflags);
+	if (pol)
+		e.pol = *pol;
 	uint64_t pmd_kb = h->feat.pmd_size / 1024;
 	enum why_effect ef = WE_NEUTRAL;
 	if (v->shmem_pmd_kb)
 		ef = WE_HELPS;
-	else if (pol &&
-		 (!strcmp(pol, "deny") ||
-		  (!strcmp(pol, "never") && strncmp(v->largest_shmem.name, "/dev/shm/", 9))) &&
-		 pmd_kb && v->largest_shmem.size_kb >= pmd_kb)
+	else if (pol && pol->allowed == TRI_NO && pmd_kb && big->size_kb >= pmd_kb)
 		ef = WE_HINDERS;
 	e.none_pmd = ef == WE_HINDERS;
 	struct why_line *l = why_line_new(r, "shmem", ef, WI_SHMEM, KP_PROC_FILE, in->pid, "smaps");

@@ -5,7 +5,8 @@
  * in buddyinfo (host-wide, all zones but DMA) can cover what its MADV_HUGEPAGE
  * regions have not yet backed with huge pages. When they cannot, a fault
  * there is likely to compact (or fall back, under defer+madvise only after
- * trying).
+ * trying). Shmem whose shmem policy forbids huge pages (why_hg_shmem_off) asks
+ * for none, so it is left out.
  */
 #include <string.h>
 
@@ -23,11 +24,15 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	 * findings.c; use the model function of branch facts once it lands */
 	bool hg_stalls =
 		!strcmp(d, "always") || !strcmp(d, "madvise") || !strcmp(d, "defer+madvise");
-	if (!hg_stalls || !v->hg || !pmd_kb)
+	struct why_ev_stall e = {.defrag = d, .pmd_kb = pmd_kb};
+	/* hg shmem its policy keeps from huge pages faults in small pages: it never stalls */
+	why_hg_shmem_off(in, &e.shm);
+	if (!hg_stalls || !e.shm.live || !pmd_kb)
 		return; /* explain_defrag already says nothing of it stalls */
-	/* the part of its hg regions not yet huge-backed, in whole PMDs */
+	/* the part of its other hg regions not yet huge-backed, in whole PMDs */
 	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
-	struct why_ev_stall e = {.defrag = d, .pmd_kb = pmd_kb, .need = unbacked_kb / pmd_kb};
+	unbacked_kb = unbacked_kb > e.shm.kb ? unbacked_kb - e.shm.kb : 0;
+	e.need = unbacked_kb / pmd_kb;
 	struct why_line *l;
 	if (!host_pmd_blocks(h, &e.blocks))
 		l = why_line_new(r, "stall", WE_UNKNOWN, WI_STALL_UNKNOWN, KP_BUDDYINFO, 0, NULL);

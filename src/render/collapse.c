@@ -7,6 +7,7 @@
 
 #include "../model/host.h"
 #include "json.h"
+#include "shmem.h"
 #include "table.h"
 #include "../util/names.h"
 
@@ -29,11 +30,27 @@ static const char *const skip_texts[] = {
 	[CR_SKIP_SMALL] = "holds no whole aligned huge page",
 	[CR_SKIP_UNMAPPED] = "nothing mapped there",
 	[CR_SKIP_INFLATE] =
-		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway"};
+		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway",
+	[CR_SKIP_SHMEM] =
+		"shmem whose shmem policy forbids huge pages: MADV_COLLAPSE refuses it (EINVAL on 6.18); --force tries anyway"};
 
 const char *crange_skip_text(enum crange_skip s)
 {
 	return ENUM_NAME(skip_texts, s, "?");
+}
+
+const char *crange_skip_words(const struct collapse_report *r, const struct crange *c, char *out,
+			      size_t n)
+{
+	const struct shmem_pmd *p = shmem_rule(r->shmem, c->shm, c->shm_hg ? VMF_HG : 0);
+	char w[160];
+	if (c->skip != CR_SKIP_SHMEM || !p)
+		return crange_skip_text(c->skip);
+	snprintf(out, n,
+		 "shmem, which %s keeps from huge pages (shmem_enabled rules shmem, not enabled): "
+		 "MADV_COLLAPSE refuses it (EINVAL on 6.18); --force tries anyway",
+		 shmem_pmd_words(p, false, w, sizeof(w)));
+	return out;
 }
 
 const char *collapse_explain(int err)
@@ -45,8 +62,10 @@ const char *collapse_explain(int err)
 		       "ptrace-read access to it (5.12+; 5.10 wanted ptrace attach rights)";
 	case -EINVAL:
 		return "refused: a kernel before 6.1 (no MADV_COLLAPSE), a VMA marked nh, a process "
-		       "with THP disabled by prctl, or memory MADV_COLLAPSE cannot take (file "
-		       "pages without CONFIG_READ_ONLY_THP_FOR_FS, PROT_NONE, VM_PFNMAP...)";
+		       "with THP disabled by prctl, shmem whose shmem policy forbids huge pages "
+		       "(shmem_enabled=never or deny, advise without MADV_HUGEPAGE, a tmpfs mount's "
+		       "huge=never), or memory MADV_COLLAPSE cannot take (file pages without "
+		       "CONFIG_READ_ONLY_THP_FOR_FS, PROT_NONE, VM_PFNMAP...)";
 	case -ENOMEM:
 		return "no free huge page: the allocation failed even after reclaim and "
 		       "compaction (free blocks of huge-page order below)";
@@ -197,7 +216,8 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			char sz[32], col[32], a[32], b[32], res[64];
 			uint64_t s = c->skip == CR_GO || c->skip == CR_SKIP_NH ||
 						     c->skip == CR_SKIP_PRCTL ||
-						     c->skip == CR_SKIP_INFLATE
+						     c->skip == CR_SKIP_INFLATE ||
+						     c->skip == CR_SKIP_SHMEM
 					     ? c->start
 					     : c->req_start;
 			uint64_t e = s == c->start ? c->end : c->req_end;
@@ -245,11 +265,12 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 {
 	bool said_skip[8] = {false};
 	int said_err[16], nsaid = 0;
+	char why[400];
 	for (int i = 0; i < r->nranges; i++) {
 		const struct crange *c = &r->ranges[i];
 		if (c->skip != CR_GO && (unsigned)c->skip < 8 && !said_skip[c->skip]) {
 			said_skip[c->skip] = true;
-			fprintf(f, "skipped: %s\n", crange_skip_text(c->skip));
+			fprintf(f, "skipped: %s\n", crange_skip_words(r, c, why, sizeof(why)));
 		}
 		if (c->err) {
 			bool seen = false;
@@ -312,8 +333,10 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		json_put(o, "requested", json_str(buf));
 		json_put(o, "vma", json_str(c->vma));
 		json_put(o, "pmds", json_u64(c->npmd));
+		char why[400];
 		json_put(o, "skipped",
-			 c->skip != CR_GO ? json_str(crange_skip_text(c->skip)) : NULL);
+			 c->skip != CR_GO ? json_str(crange_skip_words(r, c, why, sizeof(why)))
+					  : NULL);
 		json_put(o, "attempted", json_boolean(c->attempted));
 		json_put(o, "present_pages", c->have_estimate ? json_u64(c->present_pages) : NULL);
 		json_put(o, "rss_growth_estimate",

@@ -10,6 +10,7 @@
 #include "table.h"
 #include "../util/names.h"
 #include "hint.h"
+#include "shmem.h"
 
 const char *thp_reason_text(enum thp_reason r)
 {
@@ -21,10 +22,21 @@ const char *thp_reason_text(enum thp_reason r)
 		[TR_ROLLUP_HUGE] = "huge pages (flags not read)",
 		[TR_COLLAPSED] = "collapsed (no hg VMA)",
 		[TR_SHMEM_FILE] = "shmem/file huge pages",
+		[TR_SHMEM_OFF] = "hg shmem kept from THP by its shmem policy",
 		[TR_NONE_STACKS] = "none (thread stacks: nh set by the kernel for MAP_STACK)",
 		[TR_NONE] = "none",
 	};
 	return ENUM_NAME(words, r, "-");
+}
+
+const char *ps_row_reason(const struct ps_report *r, const struct ps_row *row, char *out, size_t n)
+{
+	const struct shmem_pmd *p = shmem_rule(r->shmem, row->shm_off, VMF_HG);
+	char w[160];
+	if (row->reason != TR_SHMEM_OFF || !p)
+		return thp_reason_text(row->reason);
+	snprintf(out, n, "hg shmem kept from THP by %s", shmem_pmd_words(p, true, w, sizeof(w)));
+	return out;
 }
 
 static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
@@ -86,6 +98,14 @@ static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum, 
 	fputc('\n', f);
 }
 
+/* The REASON cell of ROW, a row of R. */
+static void reason_cell(struct table *t, const struct ps_report *r, const struct ps_row *row)
+{
+	char why[200];
+	table_cell(t, "%s",
+		   row->denied ? "smaps not readable" : ps_row_reason(r, row, why, sizeof(why)));
+}
+
 void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 {
 	static const char *const hdr[] = {"PID", "USER", "COMM", "RSS",	   "AnonHuge",	 "THP%anon",
@@ -129,8 +149,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		} else {
 			table_cell(t, "-");
 		}
-		table_cell(t, "%s",
-			   row->denied ? "smaps not readable" : thp_reason_text(row->reason));
+		reason_cell(t, r, row);
 		/* sums of kernel numbers, exact (a u64 each, so a u128 cannot wrap) */
 		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
 		if (!row->denied) {
@@ -234,6 +253,7 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_put(root, "pmd_policy", r->policy ? json_str(r->policy) : NULL);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
+		char why[200];
 		const struct proc_thp *p = &row->p;
 		json_t *o = json_object();
 		bool ok = !row->denied;
@@ -270,7 +290,8 @@ json_t *ps_to_json(const struct ps_report *r)
 			json_put(lh, "size_kb", json_u64(p->largest_hg_kb));
 		}
 		json_put(o, "largest_hg", lh);
-		json_put(o, "reason", ok ? json_str(thp_reason_text(row->reason)) : NULL);
+		json_put(o, "reason",
+			 ok ? json_str(ps_row_reason(r, row, why, sizeof(why))) : NULL);
 		if (r->ledger)
 			json_put(o, "ledger", ledger_to_json(&row->led));
 		json_put(o, "allocator", row->alloc ? alloc_to_json(row->alloc) : NULL);

@@ -12,6 +12,9 @@
 
 /* A process's reason in words: "opted in by madvise", "global always", ... */
 const char *thp_reason_text(enum thp_reason r);
+/* ROW's reason in words, naming its shmem policy (SHMEM_OFF) into OUT (N bytes). Returns the
+ * words (OUT or a constant). */
+const char *ps_row_reason(const struct ps_report *r, const struct ps_row *row, char *out, size_t n);
 
 void ps_render_text(FILE *f, const struct ps_report *r, bool color);
 json_t *ps_to_json(const struct ps_report *r);

@@ -4,8 +4,8 @@
 
 #include "../util/names.h"
 #include "../util/units.h"
-#include "wb.h"
-#include "why.h"
+#include "shmem.h"
+#include "why_int.h"
 
 /* "8192 kB", "1.0 GiB" */
 static const char *kb(char *out, size_t n, uint64_t v)
@@ -102,6 +102,23 @@ static void w_cost(struct wb *b, const struct why_summary *s)
 	wb_put(b, ": see the ledger");
 }
 
+/* "its MADV_HUGEPAGE memory is shmem (...), whose huge pages follow shmem_enabled ..." */
+static void w_shm_none(struct wb *b, const struct why_summary *s)
+{
+	const struct why_shm_off *o = &s->shm;
+	char a[32], c[32], d[32], p[160];
+	wb_put(b, "%s MADV_HUGEPAGE memory is shmem (", o->live ? "most of its" : "its");
+	if (o->live)
+		wb_put(b, "%d of its %d hg VMAs", o->vmas, o->hg);
+	else
+		wb_put(b, "%d VMA%s", o->vmas, o->vmas == 1 ? "" : "s");
+	wb_put(b,
+	       ", %s, %s of it in small pages, ShmemPmdMapped %s), whose huge pages follow "
+	       "shmem_enabled, not enabled: %s allows it none, at fault or from khugepaged",
+	       kb(a, sizeof(a), o->kb), kb(c, sizeof(c), o->small_kb),
+	       kb(d, sizeof(d), o->pmd_mapped_kb), shmem_pmd_words(&o->pol, false, p, sizeof(p)));
+}
+
 static void w_none(struct wb *b, const struct why_summary *s)
 {
 	static const char *const why[] = {
@@ -120,6 +137,8 @@ static void w_none(struct wb *b, const struct why_summary *s)
 		w_cost(b, s);
 	else if (s->none == WN_HG_SMALL)
 		w_small(b, s);
+	else if (s->none == WN_SHMEM_OFF)
+		w_shm_none(b, s);
 	else
 		wb_put(b, "%s", why[s->none]);
 	wb_put(b, "%s",

@@ -5,9 +5,8 @@
 
 #include "../util/units.h"
 #include "../util/wide.h"
-#include "wb.h"
-#include "why.h"
 #include "hint.h"
+#include "why_int.h"
 
 /* "8192 kB", "1.0 GiB" */
 static const char *kb(char *out, size_t n, uint64_t v)
@@ -76,11 +75,21 @@ static void w_policy(struct wb *b, const struct why_line *l)
 		       "PMD size (%s) policy madvise (%s): only MADV_HUGEPAGE regions get huge pages "
 		       "at fault",
 		       pmd, how);
-		if (e->vmas_known && e->hg)
+		if (e->vmas_known && e->hg) {
 			wb_put(b, "; this process has %d such VMA%s (%s)", e->hg, s_if(e->hg),
 			       kb(a, sizeof(a), e->hg_kb));
-		else if (e->vmas_known)
+			/* shmem follows shmem_enabled: enabled does nothing to it */
+			if (e->hg_shm == e->hg)
+				wb_put(b, ", all shmem, which shmem_enabled rules, not enabled "
+					  "(see shmem)");
+			else if (e->hg_shm)
+				wb_put(b,
+				       ", %d of them shmem (%s), which shmem_enabled rules, not "
+				       "enabled",
+				       e->hg_shm, kb(a, sizeof(a), e->hg_shm_kb));
+		} else if (e->vmas_known) {
 			wb_put(b, "; this process has none (no hg VMA)");
+		}
 		break;
 	case WI_POLICY_NEVER:
 		wb_put(b,
@@ -130,27 +139,41 @@ static void w_defrag(struct wb *b, const struct why_line *l)
 		       e->prctl_off ? "prctl disable" : "policy never");
 		return;
 	}
-	char hg[96], stall[64] = "";
+	char hg[256], stall[64] = "", no[200], all[256];
+	struct wb w = wb_begin(hg, sizeof(hg));
 	if (e->vmas_known)
-		snprintf(hg, sizeof(hg), "its %d MADV_HUGEPAGE VMA%s", e->hg, s_if(e->hg));
+		wb_put(&w, "its %d MADV_HUGEPAGE VMA%s", e->hg, s_if(e->hg));
 	else
-		snprintf(hg, sizeof(hg), "its MADV_HUGEPAGE VMAs");
+		wb_put(&w, "its MADV_HUGEPAGE VMAs");
+	if (e->shm.vmas && e->hg) { /* its hg shmem takes no huge page: no fault there stalls */
+		wb_put(&w, " (not its %d hg ", e->shm.vmas);
+		why_w_shm_off(&w, &e->shm, false);
+		wb_put(&w, ")");
+	}
+	/* why it has no hg VMA that takes a huge page */
+	w = wb_begin(no, sizeof(no));
+	if (!e->shm.vmas) {
+		wb_put(&w, "it has no MADV_HUGEPAGE VMA");
+	} else {
+		wb_put(&w, "its MADV_HUGEPAGE VMA%s %s ", s_if(e->shm.vmas),
+		       e->shm.vmas == 1 ? "is" : "are");
+		why_w_shm_off(&w, &e->shm, false);
+	}
 	if (e->has_stall)
 		snprintf(stall, sizeof(stall), " (host compact_stall=%llu since boot)",
 			 (unsigned long long)e->compact_stall);
 	bool none_hg = e->vmas_known && e->hg == 0;
+	snprintf(all, sizeof(all), "it (%s: none)", no);
 	if (is(d, "always"))
 		wb_put(b,
 		       "defrag=always: every THP fault in %s may stall in direct reclaim and "
 		       "compaction%s",
 		       e->always ? "its eligible regions"
-		       : none_hg ? "it (it has no MADV_HUGEPAGE VMA: none)"
+		       : none_hg ? all
 				 : hg,
 		       stall);
 	else if (is(d, "madvise") && none_hg)
-		wb_put(b,
-		       "defrag=madvise: none of its faults stalls (it has no MADV_HUGEPAGE VMA)%s; %s",
-		       stall,
+		wb_put(b, "defrag=madvise: none of its faults stalls (%s)%s; %s", no, stall,
 		       e->always
 			       ? "its regions take a huge page only if one is free, without waking "
 				 "kcompactd"
@@ -165,8 +188,9 @@ static void w_defrag(struct wb *b, const struct why_line *l)
 			       : "nothing else of it faults in huge pages");
 	else if (is(d, "defer+madvise") && none_hg)
 		wb_put(b,
-		       "defrag=defer+madvise: none of its faults stalls (it has no MADV_HUGEPAGE "
-		       "VMA); they wake kswapd/kcompactd, and khugepaged collapses later");
+		       "defrag=defer+madvise: none of its faults stalls (%s); they wake "
+		       "kswapd/kcompactd, and khugepaged collapses later",
+		       no);
 	else if (is(d, "defer+madvise"))
 		wb_put(b,
 		       "defrag=defer+madvise: %s may stall in direct compaction%s; other regions never "
@@ -188,9 +212,15 @@ static void w_khp(struct wb *b, const struct why_line *l)
 {
 	const struct why_ev_khp *e = &l->ev.khp;
 	const char *where = e->always ? "its eligible regions" : "its MADV_HUGEPAGE regions";
-	if (e->nothing) {
+	if (e->nothing && !e->always && e->shm.vmas) {
+		wb_put(b,
+		       "khugepaged has nothing of it to collapse: its MADV_HUGEPAGE regions are ");
+		why_w_shm_off(b, &e->shm, false);
+	} else if (e->nothing) {
 		wb_put(b, "khugepaged has nothing of it to collapse: it has no %s",
 		       e->always ? "THPeligible VMA" : "MADV_HUGEPAGE region (enabled=madvise)");
+	}
+	if (e->nothing) {
 		if (e->has_mpn)
 			wb_put(b, " (max_ptes_none=%llu)", (unsigned long long)e->mpn);
 		return;
@@ -212,6 +242,10 @@ static void w_khp(struct wb *b, const struct why_line *l)
 		       "khugepaged may collapse %s later: a PMD range qualifies with up to %llu of its "
 		       "%llu pages never touched (max_ptes_none)",
 		       where, (unsigned long long)e->mpn, (unsigned long long)e->per);
+	if (e->shm.vmas) {
+		wb_put(b, "; not its %d hg ", e->shm.vmas);
+		why_w_shm_off(b, &e->shm, false);
+	}
 }
 
 static void w_prctl(struct wb *b, const struct why_line *l)
@@ -286,6 +320,12 @@ static void w_vmas(struct wb *b, const struct why_line *l)
 		       e->largest->name, (unsigned long long)e->largest->start,
 		       kb(d, sizeof(d), e->largest->size_kb),
 		       kb(f, sizeof(f), e->largest->anon_huge_kb));
+		if (e->shm.vmas == e->count)
+			wb_put(b, "; all of it ");
+		else if (e->shm.vmas)
+			wb_put(b, "; %d of them (%s) ", e->shm.vmas, kb(a, sizeof(a), e->shm.kb));
+		if (e->shm.vmas)
+			why_w_shm_off(b, &e->shm, false);
 		break;
 	case WI_HG_NONE:
 		wb_put(b, "none of its %d VMAs opted in with MADV_HUGEPAGE (no hg)", e->total);
@@ -351,68 +391,6 @@ static void w_vmas(struct wb *b, const struct why_line *l)
 		wb_put(b, "smaps ended mid-line (truncated): the VMAs above may be incomplete");
 		break;
 	}
-}
-
-static void w_stall(struct wb *b, const struct why_line *l)
-{
-	const struct why_ev_stall *e = &l->ev.stall;
-	char a[32], c[64];
-	kb(a, sizeof(a), e->need * e->pmd_kb);			/* need * pmd_kb <= unbacked_kb */
-	fmt_kb_wide(c, sizeof(c), (u128)e->blocks * e->pmd_kb); /* exact, never wrapped */
-	if (l->id == WI_STALL_UNKNOWN)
-		wb_put(b,
-		       "defrag=%s: faults in its hg regions (%s not yet huge-backed) may stall in "
-		       "direct compaction; free PMD-order blocks unknown (buddyinfo not readable)",
-		       e->defrag, a);
-	else if (!e->need)
-		wb_put(b,
-		       "defrag=%s: its hg regions are fully huge-backed; a new fault there may stall "
-		       "in direct compaction only when no free PMD-order block is left (%llu free now, "
-		       "%s, host-wide, all zones but DMA)",
-		       e->defrag, (unsigned long long)e->blocks, c);
-	else
-		wb_put(b,
-		       "defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed and "
-		       "%llu free PMD-order blocks (%s, host-wide, all zones but DMA) exist: %s",
-		       e->defrag, (unsigned long long)e->need, a, (unsigned long long)e->blocks, c,
-		       e->need > e->blocks
-			       ? "faulting them all in is likely to compact (direct "
-				 "compaction stalls in those faults)"
-			       : "free blocks can cover them now, without compaction (other "
-				 "processes compete for the same blocks)");
-}
-
-static void w_shmem(struct wb *b, const struct why_line *l)
-{
-	const struct why_ev_shmem *e = &l->ev.shmem;
-	char a[32], c[32], d[32], f[32];
-	if (l->id == WI_SHMEM_NO_HUGETLB) {
-		wb_put(b,
-		       "no hugetlb mapping: its shared memory is ordinary shmem. A program that asks "
-		       "for hugetlb first and falls back (PostgreSQL huge_pages=try) fell back or "
-		       "never asked; the default hugetlb pool has HugePages_Total %llu, HugePages_Free "
-		       "%llu",
-		       (unsigned long long)e->hugetlb_total, (unsigned long long)e->hugetlb_free);
-		return;
-	}
-	wb_put(b,
-	       "%d shared-memory VMA%s (MAP_SHARED anonymous, SysV, memfd or /dev/shm), %s mapped, %s "
-	       "resident, ShmemPmdMapped %s; largest %s (%s). Shmem huge pages follow ",
-	       e->vmas, s_if(e->vmas), kb(a, sizeof(a), e->kb), kb(c, sizeof(c), e->rss_kb),
-	       kb(d, sizeof(d), e->pmd_mapped_kb), e->largest->name,
-	       kb(f, sizeof(f), e->largest->size_kb));
-	if (!e->policy)
-		wb_put(b, "shmem_enabled (unknown: not readable)");
-	else if (e->pmd_kb && is(e->size_val, "inherit"))
-		wb_put(b, "hugepages-%llukB/shmem_enabled inherit -> shmem_enabled=%s",
-		       (unsigned long long)e->pmd_kb, e->top ? e->top : "?");
-	else if (e->pmd_kb)
-		wb_put(b, "hugepages-%llukB/shmem_enabled %s", (unsigned long long)e->pmd_kb,
-		       e->size_val);
-	else
-		wb_put(b, "shmem_enabled=%s", e->top ? e->top : "?");
-	wb_put(b, ", not enabled (a tmpfs mount such as /dev/shm: its huge= option)%s",
-	       e->none_pmd ? ": none of it can be PMD-mapped now" : "");
 }
 
 static void w_env(struct wb *b, const struct why_line *l)
@@ -499,9 +477,9 @@ const char *why_line_words(const struct why_line *l, char *out, size_t n)
 	else if (l->id <= WI_SMAPS_TRUNCATED)
 		w_vmas(&b, l);
 	else if (l->id <= WI_STALL)
-		w_stall(&b, l);
+		why_w_stall(&b, l);
 	else if (l->id <= WI_SHMEM_NO_HUGETLB)
-		w_shmem(&b, l);
+		why_w_shmem(&b, l);
 	else if (l->id <= WI_CMD_HINT)
 		w_env(&b, l);
 	else

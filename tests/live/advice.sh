@@ -76,6 +76,47 @@ else
 	skip "why: khugepaged without hg" "enabled is not madvise here"
 fi
 
+# MADV_HUGEPAGE shmem (python3's mmap.mmap(-1, N): MAP_SHARED|MAP_ANONYMOUS, "/dev/zero
+# (deleted)") under shmem_enabled=never: the headline names shmem_enabled, not small pages
+# faulted before the advice, and neither the policy nor khugepaged is said to help it
+SHM='' SHM_POL=''
+if [ "$HAVE_THP" -eq 1 ] && [ -r "$THP/shmem_enabled" ]; then
+	SHM_POL=$(sysfs_choice "$THP/shmem_enabled")
+	SHM_PMD=$THP/hugepages-$(($(cat "$THP/hpage_pmd_size") / 1024))kB/shmem_enabled
+	if [ -r "$SHM_PMD" ] && [ "$(sysfs_choice "$SHM_PMD")" != inherit ]; then
+		SHM_POL="hugepages-*/shmem_enabled=$(sysfs_choice "$SHM_PMD")"
+	fi
+fi
+if [ "$SHM_POL" != never ]; then
+	skip "why: MADV_HUGEPAGE shmem under shmem_enabled=never" "the PMD shmem policy here is '${SHM_POL:-unknown}'"
+else
+	start_helper SHM python3 -c 'import mmap, os, time
+m = mmap.mmap(-1, 16 << 20)
+m.madvise(mmap.MADV_HUGEPAGE)
+m.write(b"x" * (16 << 20))
+print("ready", os.getpid(), flush=True)
+time.sleep(300)'
+fi
+if [ -n "$SHM" ]; then
+	export SHM
+	t why "$SHM"
+	expect_rc "why SHMEM exits 0" 0
+	expect_eval "why: hg shmem under shmem_enabled=never -> the headline names shmem_enabled=never" \
+		'head -n6 "$TMP/out" | tr "\n" " " | grep -q "MADV_HUGEPAGE memory is shmem .*shmem_enabled=never allows it none" && ! grep -q "before the advice" "$TMP/out"' \
+		"$(head -n6 "$TMP/out" | tr '\n' ' ' | head -c 500)"
+	expect_eval "why: hg shmem under never -> policy, khugepaged and hg are not marked as helping, no stall line" \
+		'! grep -qE "^\+ (policy|khugepaged|hg) " "$TMP/out" && ! grep -q "^. stall " "$TMP/out" && grep -q "^- shmem " "$TMP/out"' \
+		"$(grep -E "^. (policy|khugepaged|hg|stall|shmem) " "$TMP/out" | head -c 500)"
+	t ps --pid "$SHM" --json
+	expect_json "ps: its REASON names shmem_enabled, not an opt-in" "$TMP/out" \
+		"proc(int(E['SHM']))['reason'] == 'hg shmem kept from THP by shmem_enabled=never' and proc(int(E['SHM']))['thpeligible_vmas'] == 0" \
+		"proc(int(E['SHM']))"
+	t collapse "$SHM" --dry-run --vma "/dev/zero (deleted)"
+	expect_out "collapse --dry-run: its shmem range is skipped, the policy named" \
+		"1 skipped" "^skipped: shmem, which .*shmem_enabled=never"
+	stop_pid "$SHM"
+fi
+
 # hints from the environment
 : >"$TMP/helper.env"
 env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 MALLOC_CONF=thp:never "$H" plain 2 >"$TMP/helper.env" 2>&1 &

@@ -253,6 +253,73 @@ static void test_rss_of_range(UNIT_STATE)
 	assert_int_equal(collapse_rss_kb(v, 2, 0xa00000, 0xc00000), 0);
 }
 
+/*
+ * --vma "/dev/zero (deleted)" of python3's mmap.mmap(-1, 64 MiB) under shmem_enabled=never:
+ * the dry run listed 31 huge pages, the run failed EINVAL 31 of 31 (6.18). Skipped now,
+ * with the policy named; --force tries; the EINVAL words name the shmem policy.
+ */
+static void test_shmem_its_policy_forbids_is_skipped(UNIT_STATE)
+{
+	static const char *const T[] = {"always", "within_size", "advise",
+					"never",  "deny",	 "force"};
+	static const char *const S[] = {"always", "inherit", "within_size", "advise", "never"};
+	struct choice top, size;
+	unit_set_choice(&top, T, 6, "never");
+	unit_set_choice(&size, S, 5, "inherit");
+	struct shmem_rules rules;
+	shmem_rules_make(&top, &size, 2048, &rules);
+	struct cvma v[2];
+	v[0] = vma(0x7f1d0ef46000, 0x7f1d12f46000, "rw-s", "/dev/zero (deleted)", VMF_SH | VMF_HG,
+		   0);
+	v[0].thp_eligible = 0;
+	v[1] = vma(0x7f2000000000, 0x7f2000800000, "rw-s", "/dev/shm/seg", VMF_SH | VMF_HG, 0);
+	v[1].thp_eligible = 0;
+	const char *names[] = {"/dev/zero (deleted)"};
+	struct collapse_sel sel = {.thp_enabled = 1, .vmas = names, .nvmas = 1, .shmem = &rules};
+	struct crange r[4];
+	int small;
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_SKIP_SHMEM);
+	assert_int_equal(r[0].npmd, 31);
+	assert_int_equal(r[0].shm, SHK_ANON);
+	struct collapse_report rep = {.ranges = r, .nranges = 1, .shmem = &rules};
+	char w[400];
+	const char *t = crange_skip_words(&rep, &r[0], w, sizeof(w));
+	assert_contains(t, "hugepages-2048kB/shmem_enabled inherit -> shmem_enabled=never");
+	assert_contains(t, "EINVAL");
+	assert_contains(t, "--force tries anyway");
+	assert_non_null(strstr(collapse_explain(-EINVAL), "shmem"));
+	/* --force: tried */
+	sel.force = true;
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_GO);
+	sel.force = false;
+	/* the policy unknown: tried, as before */
+	sel.shmem = NULL;
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_GO);
+	sel.shmem = &rules;
+	/* the kernel shows it THPeligible 1: its word stands */
+	v[0].thp_eligible = 1;
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_GO);
+	v[0].thp_eligible = 0;
+	/* a /dev/shm file follows its mount's huge=, which collapse does not read */
+	names[0] = "/dev/shm/seg";
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_GO);
+	/* advise: MADV_HUGEPAGE shmem may have them */
+	names[0] = "/dev/zero (deleted)";
+	unit_set_choice(&top, T, 6, "advise");
+	shmem_rules_make(&top, &size, 2048, &rules);
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_GO);
+	/* ... not without it */
+	v[0].vmflags = VMF_SH;
+	assert_int_equal(collapse_select(v, 2, &sel, PMD, r, 4, &small), 1);
+	assert_int_equal(r[0].skip, CR_SKIP_SHMEM);
+}
+
 UNIT_TESTS(test_inflation_estimate, test_rss_of_range, test_parse_range, test_default_selection,
 	   test_prctl_disabled, test_vma_selection, test_range_selection, test_spanning_range_names,
-	   test_anon_and_labels, test_explain_and_backoff)
+	   test_anon_and_labels, test_explain_and_backoff, test_shmem_its_policy_forbids_is_skipped)

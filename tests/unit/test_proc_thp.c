@@ -41,7 +41,7 @@ static void test_recorded_stacks_are_not_an_opt_out(UNIT_STATE)
 	assert_int_equal(p.stack_nh_kb, 4 + 8192 + 4 + 64);
 	assert_int_equal(proc_thp_optout_vmas(&p), 1);
 	assert_true(proc_thp_relevant(&p));
-	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_MADVISE_OUT);
+	assert_int_equal(proc_thp_reason(&p, "madvise", NULL), TR_MADVISE_OUT);
 	assert_string_equal(thp_reason_text(TR_MADVISE_OUT), "opted out by madvise");
 }
 
@@ -57,18 +57,18 @@ static void test_only_stacks_reason_names_the_kernel(UNIT_STATE)
 	assert_int_equal(p.stack_nh_vmas, 4);
 	assert_int_equal(proc_thp_optout_vmas(&p), 0);
 	assert_false(proc_thp_relevant(&p));
-	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_NONE_STACKS);
+	assert_int_equal(proc_thp_reason(&p, "madvise", NULL), TR_NONE_STACKS);
 	assert_string_equal(thp_reason_text(TR_NONE_STACKS),
 			    "none (thread stacks: nh set by the kernel for MAP_STACK)");
 	/* huge pages under always: the policy is the reason, stacks or not */
 	p.t.kb[SM_ANON_HUGE] = 2048;
-	assert_int_equal(proc_thp_reason(&p, "always"), TR_ALWAYS);
+	assert_int_equal(proc_thp_reason(&p, "always", NULL), TR_ALWAYS);
 	assert_string_equal(thp_reason_text(TR_ALWAYS), "global always");
 	/* the flags not read (--rollup): huge pages, no claim about why */
 	p.rollup = true;
-	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_ROLLUP_HUGE);
+	assert_int_equal(proc_thp_reason(&p, "madvise", NULL), TR_ROLLUP_HUGE);
 	p.rollup = false;
-	assert_int_equal(proc_thp_reason(&p, "madvise"), TR_COLLAPSED);
+	assert_int_equal(proc_thp_reason(&p, "madvise", NULL), TR_COLLAPSED);
 	assert_string_equal(thp_reason_text(TR_COLLAPSED), "collapsed (no hg VMA)");
 }
 
@@ -127,5 +127,65 @@ static void test_stack_layout_rules(UNIT_STATE)
 	assert_false(smaps_stack_feed(&s, &v3, &kb));
 }
 
+/* Rules from shmem_enabled=TOP and hugepages-2048kB/shmem_enabled=SIZE into R. */
+static void rules(const char *top, const char *size, struct shmem_rules *r)
+{
+	static const char *const T[] = {"always", "within_size", "advise",
+					"never",  "deny",	 "force"};
+	static const char *const S[] = {"always", "inherit", "within_size", "advise", "never"};
+	struct choice t, z;
+	static struct choice keep[2]; /* R points into them */
+	unit_set_choice(&t, T, 6, top);
+	unit_set_choice(&z, S, 5, size);
+	keep[0] = t;
+	keep[1] = z;
+	shmem_rules_make(&keep[0], &keep[1], 2048, r);
+}
+
+/*
+ * python3 mmap.mmap(-1, 64 MiB) with MADV_HUGEPAGE under shmem_enabled=never: ELIG 0, and
+ * REASON said "opted in by madvise"; it names what keeps the shmem from huge pages.
+ */
+static void test_hg_shmem_reason_names_the_shmem_policy(UNIT_STATE)
+{
+	struct proc_thp p;
+	memset(&p, 0, sizeof(p));
+	p.st.thp_enabled = 1;
+	struct smaps_vma v =
+		unit_vma(0x7f0000000000ull, 65536, "/dev/zero (deleted)", VMF_SH | VMF_HG);
+	v.thp_eligible = 0;
+	proc_thp_add_vma(&p, &v);
+	assert_int_equal(p.hg_vmas, 1);
+	assert_int_equal(p.hg_shm_vmas[SHK_ANON], 1);
+	struct shmem_rules r;
+	rules("never", "inherit", &r);
+	assert_int_equal(proc_thp_reason(&p, "madvise", &r), TR_SHMEM_OFF);
+	assert_int_equal(proc_thp_shmem_off(&p, &r, NULL), SHK_ANON);
+	struct ps_row row = {.p = p, .reason = TR_SHMEM_OFF, .shm_off = SHK_ANON};
+	struct ps_report rep = {.rows = &row, .n = 1, .shmem = &r};
+	char w[200];
+	assert_string_equal(ps_row_reason(&rep, &row, w, sizeof(w)),
+			    "hg shmem kept from THP by shmem_enabled=never");
+	/* set on the PMD size's own file */
+	rules("always", "never", &r);
+	assert_int_equal(proc_thp_reason(&p, "madvise", &r), TR_SHMEM_OFF);
+	assert_string_equal(ps_row_reason(&rep, &row, w, sizeof(w)),
+			    "hg shmem kept from THP by hugepages-2048kB/shmem_enabled=never");
+	/* advise: MADV_HUGEPAGE shmem may get them */
+	rules("advise", "inherit", &r);
+	assert_int_equal(proc_thp_reason(&p, "madvise", &r), TR_MADVISE_IN);
+	/* the policy unknown: no claim */
+	assert_int_equal(proc_thp_reason(&p, "madvise", NULL), TR_MADVISE_IN);
+	/* the kernel shows it eligible: its word stands */
+	rules("never", "inherit", &r);
+	struct proc_thp q = p;
+	q.hg_shm_eligible[SHK_ANON] = 1;
+	assert_int_equal(proc_thp_reason(&q, "madvise", &r), TR_MADVISE_IN);
+	/* an anonymous hg region beside it: that one opted in */
+	struct smaps_vma a = unit_vma(0x7f0100000000ull, 8192, "", VMF_HG);
+	proc_thp_add_vma(&p, &a);
+	assert_int_equal(proc_thp_reason(&p, "madvise", &r), TR_MADVISE_IN);
+}
+
 UNIT_TESTS(test_recorded_stacks_are_not_an_opt_out, test_only_stacks_reason_names_the_kernel,
-	   test_stack_layout_rules)
+	   test_stack_layout_rules, test_hg_shmem_reason_names_the_shmem_policy)

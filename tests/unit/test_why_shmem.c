@@ -7,6 +7,8 @@
 
 #include "kernel/buddyinfo.h"
 #include "kernel/kv.h"
+#include "model/shmem.h"
+#include "render/shmem.h"
 
 static const char *const SH[] = {"always", "within_size", "advise", "never", "deny", "force"};
 
@@ -178,7 +180,199 @@ static void test_no_stall_line_where_nothing_stalls(UNIT_STATE)
 	host_snapshot_free(&H);
 }
 
+/* ---- MADV_HUGEPAGE shmem its shmem policy keeps from huge pages ---- */
+
+static const char *const EN[] = {"always", "madvise", "never"};
+static const char *const SZ_EN[] = {"always", "inherit", "madvise", "never"};
+static const char *const SZ_SH[] = {"always", "inherit", "within_size", "advise", "never"};
+
+/*
+ * The host of the user trial: enabled=madvise, defrag=madvise, max_ptes_none 511, 5 free
+ * PMD-order blocks, hugepages-2048kB/shmem_enabled inherit -> shmem_enabled=SHMEM.
+ */
+static void trial_setup(const char *shmem)
+{
+	setup(shmem);
+	unit_set_choice(&H.thp.enabled, EN, 3, "madvise");
+	unit_set_choice(&H.thp.defrag, DF, 5, "madvise");
+	H.thp.khp[KHP_MAX_PTES_NONE] = (struct opt_u64){.v = 511, .present = true};
+	struct thp_size *sz = &H.thp.sizes[H.thp.nsizes++];
+	sz->size_kb = 2048;
+	unit_set_choice(&sz->enabled, SZ_EN, 4, "inherit");
+	sz->eff_enabled = H.thp.enabled.selected;
+	unit_set_choice(&sz->shmem_enabled, SZ_SH, 5, "inherit");
+	sz->eff_shmem = H.thp.shmem_enabled.selected;
+	assert_int_equal(buddyinfo_parse(LIT(BUDDY), &H.buddy), 0);
+	H.has_buddy = true;
+	H.pmd_order = 9;
+	IN.st.thp_enabled = 1;
+}
+
+/* An anonymous private hg VMA of KB kB, all of it resident in small pages. */
+static void anon_hg(uint64_t kb)
+{
+	struct smaps_vma v = unit_vma(0x7f0000000000ull + (uint64_t)IN.vmas.nvmas * (1ull << 30),
+				      kb, "", VMF_HG);
+	v.t.kb[SM_RSS] = kb;
+	v.t.present |= 1u << SM_RSS;
+	why_vmas_add(&IN.vmas, &v);
+}
+
+static char sbuf[1024];
+static const char *sum_text(void)
+{
+	return why_summary_words(&R, sbuf, sizeof(sbuf));
+}
+
+/*
+ * The user trial: python3 mmap.mmap(-1, 64 MiB) (MAP_SHARED|MAP_ANONYMOUS), MADV_HUGEPAGE,
+ * then written, under shmem_enabled=never. The headline named small pages faulted before
+ * the advice, policy and khugepaged helped, free blocks "covered" it: shmem_enabled is why.
+ */
+static void test_hg_shmem_under_never_names_shmem_enabled(UNIT_STATE)
+{
+	trial_setup("never");
+	shm_vma("/dev/zero (deleted)", 65536, 0, VMF_SH | VMF_HG);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_NONE);
+	assert_contains(sum_text(), "its MADV_HUGEPAGE memory is shmem (1 VMA, 64.0 MiB");
+	assert_contains(sum_text(),
+			"hugepages-2048kB/shmem_enabled inherit -> shmem_enabled=never allows it "
+			"none, at fault or from khugepaged");
+	assert_null(strstr(sum_text(), "before the advice"));
+	const struct why_line *l = find("policy");
+	assert_int_equal(l->effect, WE_NEUTRAL);
+	assert_contains(ltext(l), "all shmem, which shmem_enabled rules, not enabled");
+	l = find("khugepaged");
+	assert_int_equal(l->effect, WE_NEUTRAL);
+	assert_contains(ltext(l), "nothing of it to collapse: its MADV_HUGEPAGE regions are shmem, "
+				  "which shmem_enabled=never keeps from huge pages");
+	assert_int_equal(find("hg")->effect, WE_NEUTRAL);
+	assert_null(find("stall")); /* no fault of it asks for a huge page */
+	l = find("defrag");
+	assert_contains(ltext(l), "none of its faults stalls (its MADV_HUGEPAGE VMA is shmem");
+	assert_int_equal(find("shmem")->effect, WE_HINDERS);
+	for (int i = 0; i < R.n; i++)
+		assert_int_not_equal(R.lines[i].effect, WE_HELPS);
+	host_snapshot_free(&H);
+}
+
+/* advise lets MADV_HUGEPAGE shmem have them: nothing is blamed on the shmem policy. */
+static void test_hg_shmem_under_advise_may_get_them(UNIT_STATE)
+{
+	trial_setup("advise");
+	shm_vma("/dev/zero (deleted)", 65536, 0, VMF_SH | VMF_HG);
+	why_explain(&IN, &R);
+	assert_null(strstr(sum_text(), "shmem_enabled"));
+	assert_int_equal(find("khugepaged")->effect, WE_HELPS);
+	assert_int_equal(find("hg")->effect, WE_HELPS);
+	assert_non_null(find("stall"));
+	assert_int_equal(find("shmem")->effect, WE_NEUTRAL);
+	/* enabled still does not rule it */
+	assert_int_equal(find("policy")->effect, WE_NEUTRAL);
+	host_snapshot_free(&H);
+}
+
+/* Mostly anonymous hg memory: its small pages are the headline, the shmem left out of it. */
+static void test_hg_mostly_anon_leaves_the_shmem_out(UNIT_STATE)
+{
+	trial_setup("never");
+	shm_vma("/dev/zero (deleted)", 4096, 0, VMF_SH | VMF_HG);
+	anon_hg(65536);
+	why_explain(&IN, &R);
+	assert_contains(sum_text(), "its MADV_HUGEPAGE regions hold 64.0 MiB in small pages");
+	const struct why_line *l = find("policy");
+	assert_int_equal(l->effect, WE_HELPS);
+	assert_contains(ltext(l), "1 of them shmem (4096 kB)");
+	l = find("khugepaged");
+	assert_int_equal(l->effect, WE_HELPS);
+	assert_contains(ltext(l), "; not its 1 hg shmem, which shmem_enabled=never keeps");
+	l = find("stall"); /* 32 PMD ranges of the anonymous region, not 34 */
+	assert_contains(ltext(l), "32 PMD ranges (64.0 MiB)");
+	assert_contains(ltext(l), "its 1 hg VMA of 4096 kB left out");
+	host_snapshot_free(&H);
+	/* the shmem is most of it: the shmem policy is the headline */
+	trial_setup("never");
+	shm_vma("/dev/zero (deleted)", 65536, 0, VMF_SH | VMF_HG);
+	anon_hg(4096);
+	why_explain(&IN, &R);
+	assert_contains(sum_text(),
+			"most of its MADV_HUGEPAGE memory is shmem (1 of its 2 hg VMAs");
+	assert_contains(sum_text(), "shmem_enabled=never allows it none");
+	host_snapshot_free(&H);
+}
+
+/* shmem_enabled, per kind, as mm/shmem.c reads it (model/shmem.c). */
+static void test_shmem_policy_by_kind(UNIT_STATE)
+{
+	static const struct {
+		const char *top, *size; /* size NULL: no per-size file (< 6.11) */
+		enum shmem_kind kind;
+		bool hg;
+		enum tri allowed;
+		const char *words;
+	} cases[] = {
+		{"never", "inherit", SHK_ANON, true, TRI_NO,
+		 "hugepages-2048kB/shmem_enabled inherit -> shmem_enabled=never"},
+		{"advise", "inherit", SHK_ANON, true, TRI_YES, NULL},
+		{"advise", "inherit", SHK_ANON, false, TRI_NO, NULL},
+		{"never", "advise", SHK_ANON, true, TRI_YES,
+		 "hugepages-2048kB/shmem_enabled=advise"},
+		{"always", "never", SHK_ANON, true, TRI_NO, "hugepages-2048kB/shmem_enabled=never"},
+		/* SysV and memfd follow the top-level file, whatever the per-size one says */
+		{"always", "never", SHK_INTERNAL, false, TRI_YES, "shmem_enabled=always"},
+		{"never", "always", SHK_INTERNAL, true, TRI_NO, "shmem_enabled=never"},
+		{"within_size", "inherit", SHK_ANON, false, TRI_YES, NULL},
+		{"deny", "always", SHK_ANON, true, TRI_NO, "shmem_enabled=deny"},
+		{"deny", NULL, SHK_TMPFS, true, TRI_NO, "shmem_enabled=deny"},
+		/* a tmpfs mount's huge= decides, unless deny or force */
+		{"never", NULL, SHK_TMPFS, true, TRI_UNKNOWN, NULL},
+		{"force", NULL, SHK_TMPFS, false, TRI_YES, NULL},
+		{"force", "inherit", SHK_ANON, false, TRI_YES, NULL},
+		{"force", "never", SHK_ANON, false, TRI_UNKNOWN, "shmem_enabled=force"},
+		{"never", NULL, SHK_ANON, true, TRI_NO, "shmem_enabled=never"},
+		{NULL, NULL, SHK_ANON, true, TRI_UNKNOWN, "shmem_enabled (not readable)"},
+		{"never", "inherit", SHK_NONE, true, TRI_UNKNOWN, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct choice top = {0}, size = {0};
+		if (cases[i].top)
+			unit_set_choice(&top, SH, 6, cases[i].top);
+		if (cases[i].size)
+			unit_set_choice(&size, SZ_SH, 5, cases[i].size);
+		struct shmem_pmd p;
+		shmem_pmd_decide(&top, &size, 2048, cases[i].kind, cases[i].hg, &p);
+		char w[160];
+		shmem_pmd_words(&p, false, w, sizeof(w));
+		if (p.allowed != cases[i].allowed ||
+		    (cases[i].words && strcmp(w, cases[i].words) != 0))
+			fail_msg("case %zu: %s/%s kind %d hg %d: allowed %d, '%s'", i,
+				 cases[i].top ? cases[i].top : "-",
+				 cases[i].size ? cases[i].size : "-", cases[i].kind, cases[i].hg,
+				 p.allowed, w);
+	}
+	/* the VMA's kind from its name and flags */
+	assert_int_equal(smaps_shmem_kind(LIT("/dev/zero (deleted)"), VMF_SH), SHK_ANON);
+	assert_int_equal(smaps_shmem_kind(LIT("[anon_shmem:pool]"), VMF_SH | VMF_HG), SHK_ANON);
+	assert_int_equal(smaps_shmem_kind(LIT("/SYSV00000000 (deleted)"), VMF_SH), SHK_INTERNAL);
+	assert_int_equal(smaps_shmem_kind(LIT("/memfd:x (deleted)"), VMF_SH), SHK_INTERNAL);
+	assert_int_equal(smaps_shmem_kind(LIT("/dev/shm/seg"), VMF_SH), SHK_TMPFS);
+	assert_int_equal(smaps_shmem_kind(LIT("/memfd:x (deleted)"), VMF_SH | VMF_HT), SHK_NONE);
+	assert_int_equal(smaps_shmem_kind(LIT("/dev/zero"), 0), SHK_NONE); /* private */
+	assert_int_equal(smaps_shmem_kind(LIT("/usr/lib/libc.so.6"), VMF_SH), SHK_NONE);
+	/* the brief words name the file that decided */
+	struct choice top = {0}, size = {0};
+	unit_set_choice(&top, SH, 6, "never");
+	unit_set_choice(&size, SZ_SH, 5, "inherit");
+	struct shmem_pmd p;
+	shmem_pmd_decide(&top, &size, 2048, SHK_ANON, true, &p);
+	char w[160];
+	assert_string_equal(shmem_pmd_words(&p, true, w, sizeof(w)), "shmem_enabled=never");
+}
+
 UNIT_TESTS(test_postgres_shared_memory_is_named_with_its_policy, test_pmd_mapped_shmem_helps,
 	   test_dev_shm_follows_its_mount_not_never, test_private_memory_says_nothing_about_shmem,
 	   test_stall_likely_when_free_blocks_cannot_cover, test_stall_covered_by_free_blocks,
-	   test_no_stall_line_where_nothing_stalls)
+	   test_no_stall_line_where_nothing_stalls, test_hg_shmem_under_never_names_shmem_enabled,
+	   test_hg_shmem_under_advise_may_get_them, test_hg_mostly_anon_leaves_the_shmem_out,
+	   test_shmem_policy_by_kind)
