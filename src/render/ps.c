@@ -218,7 +218,10 @@ json_t *ps_to_json(const struct ps_report *r)
 	int hg = 0, nh = 0;
 	json_put(root, "mode", json_str(r->rollup ? "rollup" : "smaps"));
 	/* a capture records only the processes it was given: its list is not the host's */
-	json_put(root, "source", json_str(r->capture ? "capture" : r->recorded ? "recorded" : "live"));
+	json_put(root, "source",
+		 json_str(r->capture	? "capture"
+			  : r->recorded ? "recorded"
+					: "live"));
 	json_put(root, "partial", json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0));
 	json_put(root, "unreadable", json_integer(r->denied));
 	json_put(root, "errors", json_integer(r->errors));
