@@ -14,6 +14,7 @@
 #include "../kernel/procs.h"
 #include "../model/findings.h"
 #include "../render/advice.h"
+#include "../util/esc.h"
 #include "advise_int.h"
 #include "args.h"
 #include "common.h"

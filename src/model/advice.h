@@ -366,13 +366,6 @@ bool advice_ledger_partial(const struct adv_input *in);
 bool advice_partial(const struct adv_input *in);
 
 /*
- * Shell-quote a NUL-separated argv (TEXT, LEN) into OUT: words made of safe
- * characters stay bare, others get single quotes. Returns 0, or -ENOSPC when
- * it does not fit (OUT then holds "").
- */
-int shell_quote_argv(const char *text, size_t len, char *out, size_t n);
-
-/*
  * Whether A, an argument of a command line, names a path relative to the working directory:
  * not empty, not an option ('-'), not absolute, no '=' and no "://", and either a '/' in it
  * ("conf/app.yaml", "./run.sh") or a file name's extension of 1 to 8 letters and digits with

@@ -7,6 +7,7 @@
 
 #include "../model/advice.h"
 #include "../model/evidence.h"
+#include "../util/esc.h"
 #include "../util/units.h"
 #include "alloc.h"
 #include "hint.h"

@@ -10,6 +10,7 @@
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/advice.h"
+#include "util/esc.h"
 #include "render/advice.h"
 #include "model/findings.h"
 #include "model/host.h"
