@@ -185,7 +185,7 @@ static void levers(FILE *f, const struct advice *a, bool color)
 		} else {
 			fprintf(f, "%s (no process found)", workload_name(l->wl));
 		}
-		char t[1024];
+		char t[RUN_CMD_MAX];
 		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "",
 			advice_lever_what(l, t, sizeof(t)), l->needed ? col_reset(color) : "");
 		if (advice_lever_command(l, t, sizeof(t))[0]) {
@@ -345,7 +345,7 @@ static json_t *kernel_json(const struct adv_input *in)
 /* The per-process levers of A, with their sentences. */
 static json_t *levers_json(const struct advice *a)
 {
-	char t[1024];
+	char t[RUN_CMD_MAX];
 	json_t *ls = json_array();
 	for (int i = 0; i < a->nlevers; i++) {
 		const struct adv_lever *l = &a->l[i];
@@ -365,8 +365,11 @@ static json_t *levers_json(const struct advice *a)
 			 p && p->prog[0] && p->prog_check >= 0 ? json_boolean(p->prog_check == 1)
 							       : json_null());
 		json_put(o, "arguments_known",
-			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
-							  : json_null());
+			 p && p->run.state != RUN_ARGS_UNKNOWN
+				 ? json_boolean(p->run.state == RUN_ARGS_INTACT)
+				 : json_null());
+		json_put(o, "run_argv",
+			 p && l->cmd == ACM_RUN ? run_argv_json(&p->run) : json_null());
 		json_t *alts = json_array();
 		for (int k2 = 0; k2 < l->nalt; k2++)
 			json_array_append_new(alts,
