@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/wrap.h"
 #include "json.h"
 #include "remedy.h"
 #include "table.h"
@@ -161,10 +162,10 @@ static void settings(FILE *f, const struct advice *a, bool color)
 	}
 	if (a->nchanges) {
 		char cmd[512];
-		fprintf(f, "\nApply now (root; the old values are journalled):\n  %s\n",
-			advice_command(a, "set", cmd, sizeof(cmd)));
-		fprintf(f, "Keep across reboots:\n  %s\n",
-			advice_command(a, "persist", cmd, sizeof(cmd)));
+		fprintf(f, "\nApply now (root; the old values are journalled):\n");
+		wrap_put_command(f, 2, advice_command(a, "set", cmd, sizeof(cmd)));
+		fprintf(f, "Keep across reboots:\n");
+		wrap_put_command(f, 2, advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
 		fprintf(f, "\nNo host-wide change.\n");
 	}
@@ -189,9 +190,7 @@ static void levers(FILE *f, const struct advice *a, bool color)
 		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "",
 			advice_lever_what(l, t, sizeof(t)), l->needed ? col_reset(color) : "");
 		if (advice_lever_command(l, t, sizeof(t))[0]) {
-			fprintf(f, "      ");
-			fputs_safe(t, f);
-			fputc('\n', f);
+			wrap_put_command(f, 6, t); /* broken only between its words */
 			char note[512];
 			if (advice_lever_command_note(l, note, sizeof(note))[0]) {
 				fprintf(f, "      (");

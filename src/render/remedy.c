@@ -9,6 +9,7 @@
 #include "../model/evidence.h"
 #include "../util/esc.h"
 #include "../util/units.h"
+#include "../util/wrap.h"
 #include "alloc.h"
 #include "hint.h"
 #include "json.h"
@@ -370,11 +371,8 @@ void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 			remedy_fix_saves(r, i, s, sizeof(s)), i ? "" : col_reset(color));
 		fputs_safe(remedy_fix_words(r, i, t, sizeof(t)), f);
 		fputc('\n', f);
-		if (remedy_fix_command(r, i, c, sizeof(c))[0]) {
-			fprintf(f, "         ");
-			fputs_safe(c, f);
-			fputc('\n', f);
-		}
+		if (remedy_fix_command(r, i, c, sizeof(c))[0])
+			wrap_put_command(f, 9, c); /* broken only between its words */
 	}
 	if (!r->nfix)
 		fprintf(f, "    no fix known for this part: reclaim takes it under memory "
