@@ -14,6 +14,7 @@
 #include "../kernel/procs.h"
 #include "../model/findings.h"
 #include "../render/advice.h"
+#include "../util/esc.h"
 #include "advise_int.h"
 #include "args.h"
 #include "common.h"
@@ -140,7 +141,7 @@ static void fill_prog(const struct sysroot *sr, struct adv_proc *p, const struct
 static int rel_args(const struct sysroot *sr, struct adv_proc *p, const char *args, size_t len,
 		    struct buf *out)
 {
-	struct run_cwd *c = &p->run_cwd;
+	struct run_cwd *c = &p->run.cwd;
 	bool looked = false;
 	for (const char *a = args, *end = args + len; a < end;) {
 		size_t l = strnlen(a, (size_t)(end - a));
@@ -177,7 +178,7 @@ void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct
 	if (!exe_err)
 		snprintf(p->exe, sizeof(p->exe), "%s", pi->exe);
 	if (!(pi->got & PROC_CMDLINE) || !b->len || exe_err)
-		return; /* ADV_ARGS_UNKNOWN */
+		return; /* RUN_ARGS_UNKNOWN */
 	bool padded = b->p[b->len - 1] != '\0' || b->p[0] == '\0' ||
 		      (b->len >= 2 && b->p[b->len - 2] == '\0');
 	/* argv[0], or a title's first word */
@@ -185,7 +186,7 @@ void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct
 	const char *sp = memchr(b->p, ' ', a0);
 	fill_prog(sr, p, pi, b->p, padded && sp ? (size_t)(sp - b->p) : a0);
 	if (padded || (p->prog_check != 1 && !cmdline_intact(b->p, b->len, pi->exe))) {
-		p->args = ADV_ARGS_REWRITTEN;
+		p->run.state = RUN_ARGS_REWRITTEN;
 		if (shell_quote_argv(b->p, a0, p->title, sizeof(p->title)))
 			snprintf(p->title, sizeof(p->title), "'...'");
 		return;
@@ -194,9 +195,12 @@ void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct
 	size_t rest = b->len - (a0 + 1 <= b->len ? a0 + 1 : b->len);
 	struct buf v = {0};
 	if (buf_add(&v, p->prog, strlen(p->prog) + 1) == 0 &&
-	    rel_args(sr, p, b->p + b->len - rest, rest, &v) == 0 &&
-	    shell_quote_argv(v.p, v.len, p->cmdline, sizeof(p->cmdline)) == 0)
-		p->args = ADV_ARGS_INTACT;
+	    rel_args(sr, p, b->p + b->len - rest, rest, &v) == 0) {
+		p->run.len = v.len;
+		p->run.state = v.len <= sizeof(p->run.argv) ? RUN_ARGS_INTACT : RUN_ARGS_TOO_LONG;
+		if (p->run.state == RUN_ARGS_INTACT)
+			memcpy(p->run.argv, v.p, v.len);
+	}
 	buf_free(&v);
 }
 
@@ -483,8 +487,8 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {GLOBAL_LONGOPTS, OPT_ARG("workload", OPT_WORKLOAD),
 					     OPTS_END};
-	/* the input (213 kB), the scan and the advice, from calloc: their pages are touched only
-	 * where written (a memset of static ones put all 333 kB in advise's peak RSS) */
+	/* the input (539 kB), the scan and the advice, from calloc: their pages are touched only
+	 * where written (a memset of static ones would put all 630 kB in advise's peak RSS) */
 	struct {
 		struct adv_input in;
 		struct scan s;

@@ -8,9 +8,9 @@
 #include "ledger.h"
 
 /*
- * P->exe, prog, args and cmdline (its program and arguments when intact) or
- * title, from PI's exe link, cmdline and environ (EXE_ERR: whether the exe
- * link was read). The program is argv[0] when it leads to the running
+ * P->exe, prog, and run (its program and arguments, exact, when intact and at
+ * most RUN_ARGV_MAX bytes) or title, from PI's exe link, cmdline and environ
+ * (EXE_ERR: whether the exe link was read). The program is argv[0] when it leads to the running
  * executable (kernel/argv0.h), else the exe.
  */
 void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct proc_info *pi,

@@ -116,11 +116,7 @@ static void detail(const struct sysroot *sr, struct proc_info *pi, const struct 
 	if (p) {
 		p->pid = rp->pid;
 		advise_fill_args(sr, p, pi, pi->got & PROC_EXE ? 0 : -ENOENT);
-		if (p->args == ADV_ARGS_INTACT) {
-			rp->restart_known = true;
-			snprintf(rp->restart, sizeof(rp->restart), "%s", p->cmdline);
-			rp->restart_cwd = p->run_cwd;
-		}
+		rp->restart = p->run;
 		if ((pi->got & PROC_CGROUP) && pi->cg.has_v2)
 			cgroup_unit(pi->cg.v2, rp->unit, sizeof(rp->unit));
 		free(p);

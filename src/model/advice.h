@@ -49,15 +49,6 @@ const char *workload_names(void);
 /* Classify a process by its comm (and exe basename if known): a workload or -1. */
 int workload_from_comm(const char *comm, const char *exe_base);
 
-#define ADV_CMD_LEN 384
-
-/* Whether a process's command line can be reused to restart it. */
-enum adv_args {
-	ADV_ARGS_UNKNOWN,   /* cmdline or exe not readable */
-	ADV_ARGS_INTACT,    /* argv[0] is its exe, NUL-separated arguments: cmdline holds them */
-	ADV_ARGS_REWRITTEN, /* a process title written over argv: its arguments are unknown */
-};
-
 /* One detected process of a workload. */
 struct adv_proc {
 	long pid, ppid;
@@ -70,17 +61,15 @@ struct adv_proc {
 	int64_t rss_kb;	   /* -1 unknown */
 	bool limited;	   /* in a memory cgroup with a limit */
 	uint64_t limit_bytes;
-	char unit[96];		   /* systemd unit from its cgroup, "" unknown */
-	char cmdline[ADV_CMD_LEN]; /* shell-quoted exe and arguments, "" unknown */
-	enum adv_args args;
-	struct run_cwd run_cwd; /* ADV_ARGS_INTACT: where cmdline must run */
-	char exe[160];		/* its /proc/PID/exe, "" unknown */
-	char prog[160];		/* the path its commands start: argv[0] when it leads to exe */
-	int prog_check;		/* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
-	char title[160];	/* ADV_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
-	bool has_smaps;		/* the next three are known (smaps read) */
-	uint64_t anon_huge_kb;	/* AnonHugePages, all VMAs */
-	uint64_t hg_kb;		/* size of its MADV_HUGEPAGE (hg) VMAs */
+	char unit[96];	       /* systemd unit from its cgroup, "" unknown */
+	struct run_argv run;   /* its command line, to restart it with */
+	char exe[160];	       /* its /proc/PID/exe, "" unknown */
+	char prog[160];	       /* the path its commands start: argv[0] when it leads to exe */
+	int prog_check;	       /* 1: prog leads to the running exe; 0: exe used; -1 unchecked */
+	char title[160];       /* RUN_ARGS_REWRITTEN: what its cmdline reads, shell-quoted */
+	bool has_smaps;	       /* the next three are known (smaps read) */
+	uint64_t anon_huge_kb; /* AnonHugePages, all VMAs */
+	uint64_t hg_kb;	       /* size of its MADV_HUGEPAGE (hg) VMAs */
 	int hg_vmas;
 	bool java_thp; /* -XX:+UseTransparentHugePages on its command line */
 	enum ledger_cost
@@ -236,6 +225,7 @@ enum adv_cmd {
 /* Another way to the same end. */
 enum adv_alt {
 	AA_RUN_REWRITTEN, /* thpctl run with its arguments unknown (a process title) */
+	AA_RUN_UNREAD,	  /* thpctl run yourself: its command line not read or not kept whole */
 	AA_REDIS_CONF,	  /* redis.conf: disable-thp yes */
 	AA_SYSTEMD,	  /* systemd MemoryTHP= in its unit */
 	AA_PG_HUGE_PAGES, /* postgresql.conf: huge_pages = on */
@@ -364,13 +354,6 @@ void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l);
 bool advice_ledger_partial(const struct adv_input *in);
 /* Whether IN is partial: a host file not read or damaged, a process not (fully) readable. */
 bool advice_partial(const struct adv_input *in);
-
-/*
- * Shell-quote a NUL-separated argv (TEXT, LEN) into OUT: words made of safe
- * characters stay bare, others get single quotes. Returns 0, or -ENOSPC when
- * it does not fit (OUT then holds "").
- */
-int shell_quote_argv(const char *text, size_t len, char *out, size_t n);
 
 /*
  * Whether A, an argument of a command line, names a path relative to the working directory:

@@ -33,17 +33,20 @@ static void alt(struct adv_lever *l, enum adv_alt a)
 }
 
 /*
- * The restart command: its command line when it is intact; when a process
- * title was written over it, no command (the arguments are unknown) but an
- * alternative that says so.
+ * The restart command: its command line when it is intact and kept whole;
+ * when a process title was written over it, or it could not be read or kept
+ * whole, no command (one would run something else) but an alternative that
+ * says so.
  */
 static void run_cmd(struct adv_lever *l, const struct adv_proc *p, const char *mode,
 		    const char *placeholder)
 {
 	l->mode = mode;
 	l->placeholder = placeholder;
-	if (p && p->args == ADV_ARGS_REWRITTEN)
+	if (p && p->run.state == RUN_ARGS_REWRITTEN)
 		alt(l, AA_RUN_REWRITTEN);
+	else if (p && p->run.state != RUN_ARGS_INTACT)
+		alt(l, AA_RUN_UNREAD);
 	else
 		l->cmd = ACM_RUN;
 }

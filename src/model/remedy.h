@@ -132,6 +132,29 @@ struct run_cwd {
 	char arg[64];  /* the first argument that needs it, "" when it did not fit */
 };
 
+/* The most bytes of a restart command line kept (its NUL-separated argv). */
+#define RUN_ARGV_MAX 4096
+
+/* Whether a process's command line can be reused to restart it. */
+enum run_args {
+	RUN_ARGS_UNKNOWN,   /* cmdline or exe not readable */
+	RUN_ARGS_INTACT,    /* argv[0] leads to its exe, NUL-separated arguments: argv holds them */
+	RUN_ARGS_REWRITTEN, /* a process title written over argv: its arguments are unknown */
+	RUN_ARGS_TOO_LONG,  /* intact, but more than RUN_ARGV_MAX bytes: not kept */
+};
+
+/*
+ * The command line that restarts a process, exact (render/ quotes it for a shell, JSON
+ * carries it as an array): its program (argv[0] when it leads to its exe, else the exe),
+ * then its arguments, a relative path made absolute where it was found (struct run_cwd).
+ */
+struct run_argv {
+	enum run_args state;
+	size_t len;		 /* RUN_ARGS_INTACT: bytes of argv; RUN_ARGS_TOO_LONG: needed */
+	char argv[RUN_ARGV_MAX]; /* each word NUL-terminated */
+	struct run_cwd cwd;	 /* RUN_ARGS_INTACT: where it must run */
+};
+
 /* The facts of one process a remedy rests on (collected by the command). */
 struct remedy_proc {
 	long pid;
@@ -148,18 +171,16 @@ struct remedy_proc {
 	int stack_threads;	/* of them, inside a VMA (not [stack], not nh) that holds THP */
 	uint64_t stack_huge_kb; /* AnonHugePages of those VMAs */
 	uint64_t hg_huge_kb, huge_not_hg_kb;
-	bool go;	   /* a Go executable (build info) */
-	char gover[32];	   /* "go1.22.5", "" unknown */
-	bool java;	   /* comm java, or JVM flags */
-	bool jvm_thp;	   /* -XX:+UseTransparentHugePages in effect */
-	char restart[448]; /* its restart command line (program and arguments), "" unknown */
-	bool restart_known;
-	struct run_cwd restart_cwd; /* where that command must run */
-	char unit[96];		    /* systemd unit, "" none */
-	int cg_version;		    /* 1, 2; 0 unknown */
-	char cg_path[256];	    /* its memory cgroup */
-	bool referenced_hot;	    /* smaps Referenced >= half its Rss */
-	bool alloc_known; /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
+	bool go;		 /* a Go executable (build info) */
+	char gover[32];		 /* "go1.22.5", "" unknown */
+	bool java;		 /* comm java, or JVM flags */
+	bool jvm_thp;		 /* -XX:+UseTransparentHugePages in effect */
+	struct run_argv restart; /* its restart command line */
+	char unit[96];		 /* systemd unit, "" none */
+	int cg_version;		 /* 1, 2; 0 unknown */
+	char cg_path[256];	 /* its memory cgroup */
+	bool referenced_hot;	 /* smaps Referenced >= half its Rss */
+	bool alloc_known;	 /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
 	struct alloc_fact alloc;
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Workload identities (names, how a process is recognised) and shell quoting for advice. */
+/* Workload identities (names, how a process is recognised) and restart arguments' paths. */
 #include "advice.h"
 
 #include <ctype.h>
@@ -92,65 +92,6 @@ const char *workload_title(enum workload w)
 bool workload_is_app(enum workload w)
 {
 	return w < WL_N && wl_info[w].app;
-}
-
-static bool safe_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       strchr("@%+=:,./-_", ch) != NULL;
-}
-
-int shell_quote_argv(const char *text, size_t len, char *out, size_t n)
-{
-	size_t o = 0;
-	if (!n)
-		return -ENOSPC;
-	out[0] = '\0';
-	while (len && text[len - 1] == '\0')
-		len--;
-	if (!len)
-		return 0;
-	const char *p = text, *end = text + len;
-	for (;;) {
-		const char *z = memchr(p, '\0', (size_t)(end - p));
-		const char *e = z ? z : end;
-		bool safe = e > p;
-		size_t quotes = 0;
-		for (const char *q = p; q < e; q++) {
-			if (!safe_char(*q))
-				safe = false;
-			quotes += *q == '\'';
-		}
-		/* what this word takes: a space, the word, and when quoted 2 quotes + 3 per ' */
-		size_t need = 1 + (size_t)(e - p) + (safe ? 0 : 2 + 3 * quotes);
-		if (o + need + 1 > n) {
-			out[0] = '\0';
-			return -ENOSPC;
-		}
-		if (o)
-			out[o++] = ' ';
-		if (safe) {
-			memcpy(out + o, p, (size_t)(e - p));
-			o += (size_t)(e - p);
-		} else {
-			out[o++] = '\'';
-			for (const char *q = p; q < e; q++) {
-				if (*q == '\'') {
-					memcpy(out + o, "'\\''", 4);
-					o += 4;
-				} else {
-					/* control characters must not reach a terminal */
-					out[o++] =
-						((unsigned char)*q < 0x20 || *q == 0x7f) ? '?' : *q;
-				}
-			}
-			out[o++] = '\'';
-		}
-		out[o] = '\0';
-		if (!z)
-			return 0;
-		p = z + 1;
-	}
 }
 
 bool arg_relative_path(const char *a)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/wrap.h"
 #include "json.h"
 #include "remedy.h"
 #include "table.h"
@@ -161,10 +162,10 @@ static void settings(FILE *f, const struct advice *a, bool color)
 	}
 	if (a->nchanges) {
 		char cmd[512];
-		fprintf(f, "\nApply now (root; the old values are journalled):\n  %s\n",
-			advice_command(a, "set", cmd, sizeof(cmd)));
-		fprintf(f, "Keep across reboots:\n  %s\n",
-			advice_command(a, "persist", cmd, sizeof(cmd)));
+		fprintf(f, "\nApply now (root; the old values are journalled):\n");
+		wrap_put_command(f, 2, advice_command(a, "set", cmd, sizeof(cmd)));
+		fprintf(f, "Keep across reboots:\n");
+		wrap_put_command(f, 2, advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
 		fprintf(f, "\nNo host-wide change.\n");
 	}
@@ -185,13 +186,11 @@ static void levers(FILE *f, const struct advice *a, bool color)
 		} else {
 			fprintf(f, "%s (no process found)", workload_name(l->wl));
 		}
-		char t[1024];
+		char t[RUN_CMD_MAX];
 		fprintf(f, "%s: %s%s\n", l->needed ? " [needed]" : "",
 			advice_lever_what(l, t, sizeof(t)), l->needed ? col_reset(color) : "");
 		if (advice_lever_command(l, t, sizeof(t))[0]) {
-			fprintf(f, "      ");
-			fputs_safe(t, f);
-			fputc('\n', f);
+			wrap_put_command(f, 6, t); /* broken only between its words */
 			char note[512];
 			if (advice_lever_command_note(l, note, sizeof(note))[0]) {
 				fprintf(f, "      (");
@@ -345,7 +344,7 @@ static json_t *kernel_json(const struct adv_input *in)
 /* The per-process levers of A, with their sentences. */
 static json_t *levers_json(const struct advice *a)
 {
-	char t[1024];
+	char t[RUN_CMD_MAX];
 	json_t *ls = json_array();
 	for (int i = 0; i < a->nlevers; i++) {
 		const struct adv_lever *l = &a->l[i];
@@ -365,8 +364,11 @@ static json_t *levers_json(const struct advice *a)
 			 p && p->prog[0] && p->prog_check >= 0 ? json_boolean(p->prog_check == 1)
 							       : json_null());
 		json_put(o, "arguments_known",
-			 p && p->args != ADV_ARGS_UNKNOWN ? json_boolean(p->args == ADV_ARGS_INTACT)
-							  : json_null());
+			 p && p->run.state != RUN_ARGS_UNKNOWN
+				 ? json_boolean(p->run.state == RUN_ARGS_INTACT)
+				 : json_null());
+		json_put(o, "run_argv",
+			 p && l->cmd == ACM_RUN ? run_argv_json(&p->run) : json_null());
 		json_t *alts = json_array();
 		for (int k2 = 0; k2 < l->nalt; k2++)
 			json_array_append_new(alts,

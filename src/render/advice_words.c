@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../util/esc.h"
 #include "../util/names.h"
 #include "../util/units.h"
 #include "finding_text.h"
@@ -246,14 +247,12 @@ const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 	struct wb b = wb_begin(out, n);
 	const struct adv_proc *p = l->proc;
 	switch (l->cmd) {
-	case ACM_RUN: {
-		bool known = p && p->args == ADV_ARGS_INTACT && p->cmdline[0];
-		char cd[1024];
-		wb_put(&b, "%sthpctl run --thp=%s -- %s",
-		       known ? run_cwd_prefix(&p->run_cwd, cd, sizeof(cd)) : "", l->mode,
-		       known ? p->cmdline : l->placeholder);
+	case ACM_RUN:
+		if (p) /* its own command line, exact, or none (run_cmd: an alternative says why) */
+			run_command(&p->run, l->mode, out, n);
+		else
+			wb_put(&b, "thpctl run --thp=%s -- %s", l->mode, l->placeholder);
 		break;
-	}
 	case ACM_HUGETLB_PLAN:
 		wb_put(&b, "thpctl hugetlb plan --for %lluM", (unsigned long long)l->mib);
 		break;
@@ -278,8 +277,8 @@ const char *advice_lever_command_note(const struct adv_lever *l, char *out, size
 {
 	const struct adv_proc *p = l->proc;
 	out[0] = '\0';
-	if (l->cmd == ACM_RUN && p && p->args == ADV_ARGS_INTACT && p->cmdline[0])
-		run_cwd_note(&p->run_cwd, out, n);
+	if (l->cmd == ACM_RUN && p && p->run.state == RUN_ARGS_INTACT)
+		run_cwd_note(&p->run.cwd, out, n);
 	return out;
 }
 
@@ -287,13 +286,21 @@ const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t
 {
 	struct wb b = wb_begin(out, n);
 	const struct adv_proc *p = l->proc;
+	char q[4 * sizeof(p->prog) + 8];
 	switch (l->alt[i]) {
 	case AA_RUN_REWRITTEN:
+		shell_quote(q, sizeof(q), p->prog, strlen(p->prog));
 		wb_put(&b,
 		       "thpctl run --thp=%s -- %s ARGS...: its arguments are unknown (its command line "
 		       "reads %s, a process title written over them): take them from its unit or start "
 		       "script",
-		       l->mode, p->prog[0] ? p->prog : "EXE", p->title);
+		       l->mode, p->prog[0] ? q : "EXE", p->title);
+		break;
+	case AA_RUN_UNREAD:
+		wb_put(&b,
+		       "thpctl run --thp=%s yourself: %s, so no command is printed (one made up "
+		       "would run something else)",
+		       l->mode, run_unread_words(&p->run, q, sizeof(q)));
 		break;
 	case AA_REDIS_CONF:
 		wb_put(&b, "redis.conf: disable-thp yes (Redis 6.2+, the default): Redis calls "
@@ -304,7 +311,10 @@ const char *advice_lever_alt(const struct adv_lever *l, int i, char *out, size_t
 			wb_put(&b,
 			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in [Service] of %s "
 			       "(systemctl edit %s)",
-			       l->systemd_value, p->unit, p->unit);
+			       l->systemd_value, p->unit,
+			       shell_quote(q, sizeof(q), p->unit, strlen(p->unit)) < sizeof(q)
+				       ? q
+				       : "UNIT");
 		else
 			wb_put(&b,
 			       "systemd (this one knows MemoryTHP=): MemoryTHP=%s in the unit's "

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "../util/wrap.h"
 #include "json.h"
 #include "table.h"
 
@@ -216,8 +217,9 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 			boot ? "At runtime, as root (may fall short: read nr_hugepages back)"
 			     : "Reserve now, as root");
 		for (int i = 0; i < l.nruntime; i++)
-			fprintf(f, "  %s\n", l.runtime_cmd[i]);
-		fprintf(f, "Keep across reboots (%s):\n  %s\n", l.persist_file, l.persist);
+			wrap_put_command(f, 2, l.runtime_cmd[i]); /* "echo N > PATH": whole */
+		fprintf(f, "Keep across reboots (%s):\n", l.persist_file);
+		wrap_put_verbatim(f, 2, l.persist); /* a line of that file: never broken */
 		if (!boot) {
 			fprintf(f,
 				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n");

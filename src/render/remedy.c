@@ -7,7 +7,9 @@
 
 #include "../model/advice.h"
 #include "../model/evidence.h"
+#include "../util/esc.h"
 #include "../util/units.h"
+#include "../util/wrap.h"
 #include "alloc.h"
 #include "hint.h"
 #include "json.h"
@@ -182,7 +184,7 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	const struct remedy_fix *f = &r->fix[i];
 	const struct remedy_proc *p = r->p;
 	struct wb b = wb_begin(out, n);
-	char a[32], path[320];
+	char path[4 * sizeof(p->unit) + 8];
 	switch (f->id) {
 	case RF_MALLOC_CONF_THP_NEVER:
 		wb_put(&b, "MALLOC_CONF=thp:never");
@@ -199,15 +201,12 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	case RF_GODEBUG_DISABLETHP:
 		wb_put(&b, "GODEBUG=disablethp=1");
 		break;
-	case RF_RUN_OFF: {
-		char cd[1024];
-		wb_put(&b, "%sthpctl run --thp=off -- %s",
-		       p->restart_known ? run_cwd_prefix(&p->restart_cwd, cd, sizeof(cd)) : "",
-		       p->restart_known ? p->restart : "CMD ARGS...");
+	case RF_RUN_OFF:
+		run_command(&p->restart, "off", out, n); /* "" when none: the words say why */
 		break;
-	}
 	case RF_SYSTEMD:
-		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", p->unit);
+		shell_quote(path, sizeof(path), p->unit, strlen(p->unit));
+		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", path);
 		break;
 	case RF_HOST_MPN:
 		wb_put(&b, "thpctl set khugepaged/max_ptes_none=0");
@@ -218,12 +217,15 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	case RF_HOST_SHRINK:
 		wb_put(&b, "thpctl set khugepaged/max_ptes_none=%ld", f->max_ptes_none);
 		break;
-	case RF_CG_RECLAIM:
-		fmt_kb(a, sizeof(a), (uint64_t)(r->cost_kb > 0 ? r->cost_kb : 0));
+	case RF_CG_RECLAIM: {
+		char file[sizeof(p->cg_path) + 128], q[4 * sizeof(file) + 8];
 		evidence_path(KP_CGROUP_ROOT, 0, NULL, path, sizeof(path));
-		wb_put(&b, "echo %lluK > %s%s/memory.reclaim", (unsigned long long)r->cost_kb, path,
-		       strcmp(p->cg_path, "/") ? p->cg_path : "");
+		snprintf(file, sizeof(file), "%s%s/memory.reclaim", path,
+			 strcmp(p->cg_path, "/") ? p->cg_path : "");
+		shell_quote(q, sizeof(q), file, strlen(file));
+		wb_put(&b, "echo %lluK > %s", (unsigned long long)r->cost_kb, q);
 		break;
+	}
 	case RF_JE_MUZZY:
 		wb_put(&b, "MALLOC_CONF=muzzy_decay_ms:0");
 		break;
@@ -272,10 +274,16 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		break;
 	case RF_RUN_OFF: {
 		char note[512];
+		const struct run_argv *ra = &r->p->restart;
 		wb_put(&b,
 		       "per service: restart it with THP off (prctl, inherited by its children); "
 		       "its other THP costs and its huge pages go too");
-		if (r->p->restart_known && run_cwd_note(&r->p->restart_cwd, note, sizeof(note))[0])
+		if (ra->state != RUN_ARGS_INTACT)
+			wb_put(&b,
+			       "; %s, so no command is printed (one made up would run something "
+			       "else): run it under thpctl run --thp=off yourself",
+			       run_unread_words(ra, note, sizeof(note)));
+		else if (run_cwd_note(&ra->cwd, note, sizeof(note))[0])
 			wb_put(&b, "; %s", note);
 		break;
 	}
@@ -347,35 +355,6 @@ const char *remedy_fix_saves(const struct remedy *r, int i, char *out, size_t n)
 	return out;
 }
 
-const char *run_cwd_prefix(const struct run_cwd *c, char *out, size_t n)
-{
-	struct wb b = wb_begin(out, n);
-	char q[1024];
-	if (c->needed && !c->err && c->dir[0] &&
-	    shell_quote_argv(c->dir, strlen(c->dir), q, sizeof(q)) == 0)
-		wb_put(&b, "cd %s && ", q);
-	return out;
-}
-
-const char *run_cwd_note(const struct run_cwd *c, char *out, size_t n)
-{
-	struct wb b = wb_begin(out, n);
-	if (!c->needed || !c->err)
-		return out;
-	wb_put(&b, "%s%s is a path relative to its working directory",
-	       c->arg[0] ? "its argument " : "an argument", c->arg);
-	if (c->err == -ESTALE)
-		wb_put(&b,
-		       ", %s, which was removed since: run the command from a directory that "
-		       "holds what its arguments name",
-		       c->dir);
-	else
-		wb_put(&b, ", which could not be read (%s%s): run the command from there",
-		       strerror(-c->err),
-		       c->err == -EACCES || c->err == -EPERM ? ": " HINT_PROC_DENIED : "");
-	return out;
-}
-
 void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 {
 	char t[1024];
@@ -387,16 +366,13 @@ void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 	fputs_safe(remedy_part_words(r, t, sizeof(t)), f);
 	fputc('\n', f);
 	for (int i = 0; i < r->nfix; i++) {
-		char s[64], c[1024];
+		char s[64], c[RUN_CMD_MAX];
 		fprintf(f, "    %s%d. %s%s: ", i ? "" : col_yellow(color), i + 1,
 			remedy_fix_saves(r, i, s, sizeof(s)), i ? "" : col_reset(color));
 		fputs_safe(remedy_fix_words(r, i, t, sizeof(t)), f);
 		fputc('\n', f);
-		if (remedy_fix_command(r, i, c, sizeof(c))[0]) {
-			fprintf(f, "         ");
-			fputs_safe(c, f);
-			fputc('\n', f);
-		}
+		if (remedy_fix_command(r, i, c, sizeof(c))[0])
+			wrap_put_command(f, 9, c); /* broken only between its words */
 	}
 	if (!r->nfix)
 		fprintf(f, "    no fix known for this part: reclaim takes it under memory "
@@ -448,8 +424,11 @@ json_t *remedy_to_json(const struct remedy *r)
 			 f->saves_kb >= 0 && r->mech != RM_WOULD_GAIN ? json_integer(f->saves_kb)
 								      : json_null());
 		json_put(x, "saves_upper_bound", json_boolean(f->upper_bound));
-		remedy_fix_command(r, i, t, sizeof(t));
-		json_put(x, "command", t[0] ? json_str(t) : json_null());
+		char c[RUN_CMD_MAX];
+		remedy_fix_command(r, i, c, sizeof(c));
+		json_put(x, "command", c[0] ? json_str(c) : json_null());
+		json_put(x, "run_argv",
+			 f->id == RF_RUN_OFF ? run_argv_json(&r->p->restart) : json_null());
 		json_put(x, "text", json_str(remedy_fix_words(r, i, t, sizeof(t))));
 		if (f->scope == RS_HOST) {
 			json_t *others = json_array();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "esc.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,109 @@ void esc_fputs(const char *s, FILE *f, unsigned flags)
 	if (e)
 		fputs(e, f);
 	free(e);
+}
+
+/* Output that counts what it needs and writes what fits (shell_quote). */
+struct qout {
+	char *p;
+	size_t n, need;
+};
+
+static void qput(struct qout *q, const char *s, size_t l)
+{
+	if (q->need + l < q->n)
+		memcpy(q->p + q->need, s, l);
+	q->need += l;
+}
+
+static bool sh_bare(const char *s, size_t len)
+{
+	if (!len || s[0] == '=')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      (c && strchr("@%+=:,./-_", c))))
+			return false;
+	}
+	return true;
+}
+
+/* $'...': the bytes esc_text() keeps as they are, ' and \ escaped, every other byte named. */
+static void quote_ansi(struct qout *q, const unsigned char *u, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	qput(q, "$'", 2);
+	for (size_t i = 0; i < len;) {
+		size_t k = keep_len(u + i, len - i, 0);
+		if (k == 1 && (u[i] == '\\' || u[i] == '\'')) {
+			char e[2] = {'\\', (char)u[i]};
+			qput(q, e, 2);
+		} else if (k) {
+			qput(q, (const char *)u + i, k);
+		} else if (u[i] == '\n' || u[i] == '\t' || u[i] == 0x1b) {
+			qput(q, u[i] == '\n' ? "\\n" : u[i] == '\t' ? "\\t" : "\\e", 2);
+		} else {
+			char e[4] = {'\\', 'x', hex[u[i] >> 4], hex[u[i] & 15]};
+			qput(q, e, 4);
+		}
+		i += k ? k : 1;
+	}
+	qput(q, "'", 1);
+}
+
+size_t shell_quote(char *out, size_t n, const char *arg, size_t len)
+{
+	struct qout q = {out, n, 0};
+	if (sh_bare(arg, len)) {
+		qput(&q, arg, len);
+	} else if (esc_needed(arg, len, 0)) {
+		quote_ansi(&q, (const unsigned char *)arg, len);
+	} else {
+		qput(&q, "'", 1);
+		for (const char *c = arg, *e = arg + len; c < e;) {
+			const char *sq = memchr(c, '\'', (size_t)(e - c));
+			qput(&q, c, (size_t)((sq ? sq : e) - c));
+			if (sq)
+				qput(&q, "'\\''", 4);
+			c = sq ? sq + 1 : e;
+		}
+		qput(&q, "'", 1);
+	}
+	if (n)
+		out[q.need < n ? q.need : 0] = '\0';
+	return q.need;
+}
+
+int shell_quote_argv(const char *text, size_t len, char *out, size_t n)
+{
+	if (!n)
+		return -ENOSPC;
+	out[0] = '\0';
+	if (len && text[len - 1] == '\0')
+		len--; /* the last word's end */
+	else if (!len)
+		return 0;
+	size_t o = 0;
+	for (const char *p = text, *end = text + len;;) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		const char *e = z ? z : end;
+		if (o) {
+			if (o + 1 >= n)
+				goto nospc;
+			out[o++] = ' ';
+		}
+		size_t w = shell_quote(out + o, n - o, p, (size_t)(e - p));
+		if (o + w >= n)
+			goto nospc;
+		o += w;
+		if (!z)
+			return 0;
+		p = z + 1;
+	}
+nospc:
+	out[0] = '\0';
+	return -ENOSPC;
 }
 
 /* The stderr filter: bytes written are escaped onto fd 2; an incomplete UTF-8 tail waits. */

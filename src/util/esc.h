@@ -45,6 +45,29 @@ char *esc_dup(const char *s, unsigned flags);
 void esc_fputs(const char *s, FILE *f, unsigned flags);
 
 /*
+ * Shell quoting, for a command a user pastes (thpctl run -- ITS ARGV, systemctl edit UNIT):
+ * each word exact for POSIX sh, bash, zsh and ksh, and as safe on a terminal as esc_text().
+ * A word of [A-Za-z0-9@%+=:,./_-] that does not start with '=' (zsh's =cmd) stays bare;
+ * an empty one is ''; one with a byte esc_text() escapes (a control: C0, DEL, C1; a byte
+ * of invalid UTF-8) is an ANSI-C string $'...' (bash, zsh, ksh93: \n \t \e, \\ and \',
+ * any other such byte \xHH); any other is single-quoted, ' written '\''. No raw control
+ * byte is ever written, and bash reads the text back into the same bytes.
+ */
+
+/*
+ * The word ARG[0..LEN) quoted into OUT (N bytes). Returns the length the whole needs (as
+ * snprintf does); OUT holds it when that is below N, else "" (when N > 0): never a cut word.
+ */
+size_t shell_quote(char *out, size_t n, const char *arg, size_t len);
+
+/*
+ * The NUL-separated argv TEXT[0..LEN) (its last word's NUL, if any, is its end: "a\0\0" is
+ * a and an empty word) quoted word by word, joined with one space, into OUT (N bytes).
+ * Returns 0, or -ENOSPC when the whole does not fit (OUT then holds "" when N > 0).
+ */
+int shell_quote_argv(const char *text, size_t len, char *out, size_t n);
+
+/*
  * Put a filter on stderr: from now on everything written to it (warnx, err,
  * fprintf(stderr)) is escaped, '\n' and '\t' kept, so that no warning or
  * error can carry a raw control byte from a tree, a process or an archive

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "num.h"
 
 /* Bytes of the CSI sequence at S[0..N) (ESC [ params final), 0 when S does not start one. */
@@ -182,6 +183,78 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * The end of the shell word at S[I..LEN): the first space outside quotes ('...', "...",
+ * $'...') and not escaped by a backslash; from an unquoted '#' at its start, the end of the
+ * line (a comment is one word).
+ */
+static size_t sh_word_end(const char *s, size_t i, size_t len)
+{
+	if (s[i] == '#')
+		return len;
+	char q = 0; /* 0 outside quotes, '\'', '"', or '$' in $'...' */
+	while (i < len) {
+		char c = s[i];
+		if (q == '\'') {
+			q = c == '\'' ? 0 : q;
+		} else if (c == '\\') {
+			i++; /* the next byte is escaped, outside quotes as inside "..." or $'...' */
+		} else if (q) {
+			q = c == (q == '$' ? '\'' : '"') ? 0 : q;
+		} else if (c == ' ') {
+			break;
+		} else if (c == '$' && i + 1 < len && s[i + 1] == '\'') {
+			q = '$';
+			i++;
+		} else if (c == '\'' || c == '"') {
+			q = c;
+		}
+		i++;
+	}
+	return i < len ? i : len;
+}
+
+int wrap_command(struct buf *out, const char *cmd, size_t len, size_t indent, size_t width)
+{
+	size_t keep = out->len;
+	if (put_spaces(out, indent))
+		goto nomem;
+	if (!width || indent + wrap_display_width(cmd, len) <= width) {
+		if (buf_add(out, cmd, len))
+			goto nomem;
+		return 0;
+	}
+	size_t hang = indent + 4 > width / 2 ? width / 2 : indent + 4, col = indent;
+	for (size_t i = 0; i < len;) {
+		size_t gap = i;
+		while (i < len && cmd[i] == ' ')
+			i++;
+		if (i == len) /* trailing spaces: dropped */
+			break;
+		size_t w0 = i;
+		i = sh_word_end(cmd, i, len);
+		size_t ww = wrap_display_width(cmd + w0, i - w0), gw = w0 - gap;
+		/* a word that is not the last leaves room for the " \" a break after it takes */
+		int r;
+		if (!gap || col + gw + ww + (i < len ? 2 : 0) <= width) {
+			r = buf_add(out, cmd + gap, gw);
+			col += gw;
+		} else {
+			r = buf_add(out, " \\\n", 3) || put_spaces(out, hang);
+			col = hang;
+		}
+		if (r || buf_add(out, cmd + w0, i - w0))
+			goto nomem;
+		col += ww;
+	}
+	return 0;
+nomem:
+	out->len = keep;
+	if (out->p)
+		out->p[keep] = '\0';
+	return -ENOMEM;
+}
+
 /* COLUMNS when it is a number in [LO, HI], else FD's terminal width, else 0. */
 static size_t fd_columns(int fd, uint64_t lo, uint64_t hi)
 {
@@ -225,6 +298,7 @@ struct wrap_sink {
 	struct buf line; /* the line so far (no newline yet) */
 	struct buf out;	 /* wrap_line's result */
 	bool err;
+	bool verbatim; /* lines to paste (wrap_put_command): written as they are */
 };
 
 static struct wrap_sink sink;
@@ -235,7 +309,7 @@ static pid_t owner; /* a forked child's exit leaves the parent's partial line to
 static int emit(struct wrap_sink *k, const char *s, size_t n, bool nl)
 {
 	/* a line of no more bytes than columns fits as it is (a character is a byte or more) */
-	if (k->width && n > k->width && (!k->raw || !k->raw(k->ctx))) {
+	if (k->width && n > k->width && !k->verbatim && (!k->raw || !k->raw(k->ctx))) {
 		k->out.len = 0;
 		if (wrap_line(&k->out, s, n, k->width) == 0) {
 			s = k->out.p;
@@ -334,4 +408,52 @@ int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx)
 	filter = f;
 	stdout = f;
 	return 0;
+}
+
+/* Write TEXT (LEN bytes: lines, no final newline) and a newline to F; through the stdout
+ * filter as they are. */
+static void put_lines(FILE *f, const char *text, size_t len)
+{
+	bool ours = filter && f == filter;
+	if (ours) {
+		fflush(f); /* what came before, by the usual rule */
+		sink.verbatim = true;
+	}
+	fwrite(text, 1, len, f);
+	fputc('\n', f);
+	if (ours) {
+		fflush(f);
+		sink.verbatim = false;
+	}
+}
+
+/* INDENT spaces and S escaped for a terminal, broken to the filter's width when COMMAND. */
+static void put_paste(FILE *f, size_t indent, const char *s, bool command)
+{
+	bool ours = filter && f == filter;
+	size_t width = command && ours && !(sink.raw && sink.raw(sink.ctx)) ? sink.width : 0;
+	bool esc = esc_needed(s, strlen(s), 0);
+	char *e = esc ? esc_dup(s, 0) : NULL;
+	if (esc && !e)
+		return; /* no memory to escape it: never raw */
+	const char *t = e ? e : s;
+	struct buf b = {0};
+	if (wrap_command(&b, t, strlen(t), indent, width) == 0) {
+		put_lines(f, b.p, b.len);
+	} else { /* no memory to break it: one line */
+		fprintf(f, "%*s", (int)indent, "");
+		put_lines(f, t, strlen(t));
+	}
+	buf_free(&b);
+	free(e);
+}
+
+void wrap_put_command(FILE *f, size_t indent, const char *cmd)
+{
+	put_paste(f, indent, cmd, true);
+}
+
+void wrap_put_verbatim(FILE *f, size_t indent, const char *line)
+{
+	put_paste(f, indent, line, false);
 }

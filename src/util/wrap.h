@@ -14,6 +14,12 @@
  * every character is shown, no line overflows W.
  * Width is counted in UTF-8 code points ("µs" is 2), and a CSI escape
  * sequence (ESC [ ... final byte: SGR colour "\033[1;31m") counts 0.
+ *
+ * A line to paste is the one exception: a shell command (wrap_put_command) is
+ * never broken inside a word but between its words, with " \" ending each
+ * line but the last, and a word wider than the room (a long quoted script)
+ * stays whole on a line wider than W; a line of a file to copy (a tmpfiles.d
+ * line: wrap_put_verbatim) is never broken.
  */
 #ifndef THPCTL_UTIL_WRAP_H
 #define THPCTL_UTIL_WRAP_H
@@ -21,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "buf.h"
 
@@ -33,6 +40,29 @@ size_t wrap_display_width(const char *s, size_t n);
  * content is NUL-terminated. Returns 0, or -ENOMEM (OUT keeps what it had).
  */
 int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
+
+/*
+ * Append INDENT spaces and the shell command CMD[0..LEN) (one line, its words quoted:
+ * util/esc.h shell_quote_argv) to OUT: as it is when WIDTH is 0 or it fits; else broken
+ * between its words (never inside quotes, nor in a comment from an unquoted '#') with
+ * " \" at the end of each line but the last, each further line INDENT + 4 spaces in (at most
+ * WIDTH / 2), so that pasted into a shell it is the same command. A word wider than the room
+ * left stays whole. No final newline; OUT NUL-terminated. Returns 0, or -ENOMEM (OUT keeps
+ * what it had).
+ */
+int wrap_command(struct buf *out, const char *cmd, size_t len, size_t indent, size_t width);
+
+/*
+ * Write CMD, a shell command to paste, to F at the start of a line: INDENT spaces, CMD
+ * escaped for the terminal (util/esc.h; a quoted command has nothing to escape) and broken
+ * by wrap_command() to the width of the stdout filter when F is that filter (not raw), then
+ * a newline; the filter writes those lines as they are. Elsewhere (a file, --wide) one line.
+ */
+void wrap_put_command(FILE *f, size_t indent, const char *cmd);
+
+/* Write LINE (a line of a file to copy, a tmpfiles.d line) to F like wrap_put_command, but
+ * never broken: one line, escaped for the terminal. */
+void wrap_put_verbatim(FILE *f, size_t indent, const char *line);
 
 /*
  * The width for human output: 0 (no wrapping) when WIDE; else COLUMNS when it

@@ -421,6 +421,34 @@ expect_rc "advise --workload nosuch exits 2" 2
 t advise extra
 expect_rc "advise extra (operand) exits 2" 2
 
+# ---- the restart command, pasted ----------------------------------------------
+# a `python3 -c` whose script has newlines, a tab, a quote and an ESC, with a sparse
+# MADV_HUGEPAGE region (flagged: sparse at fault), and arguments with a space, none and a
+# byte that is not UTF-8: the `thpctl run --thp=off -- ...` that why and advise print (text at
+# 80 columns, JSON) runs its exact argv once pasted into bash (tests/live/paste_check.py)
+PYS=$'import mmap, os, time\nm = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)\nm.madvise(mmap.MADV_HUGEPAGE)  # \e[2J \'hg\'\nfor i in range(0, 64 << 20, 2 << 20):\n\tm[i] = 1\nprint(\'ready\', os.getpid(), flush=True)\ntime.sleep(600)'
+PQ=''
+if [ "$HAVE_THP" -eq 0 ] || [ "$(sysfs_choice "$THP/enabled")" = never ]; then
+	skip "the restart command of a python3 -c, pasted" "THP is off here"
+elif ! python3 -c 'import mmap; mmap.MADV_HUGEPAGE' 2>/dev/null; then
+	skip "the restart command of a python3 -c, pasted" "python3 without mmap.madvise (3.8+)"
+elif start_helper PQ python3 -c "$PYS" '' 'two words' $'\xff'; then
+	sleep 0.5
+	{
+		env -u THPCTL_WIDE COLUMNS=80 "$T" why "$PQ" >"$TMP/why.txt"
+		"$T" why "$PQ" --json >"$TMP/why.json"
+		env -u THPCTL_WIDE COLUMNS=80 "$T" advise >"$TMP/advise.txt"
+		"$T" advise --json >"$TMP/advise.json"
+	} 2>"$TMP/pq.err"
+	san_note "thpctl why/advise of the python3 -c helper" "$TMP/pq.err"
+	if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["what_to_change"] is None)' "$TMP/why.json"; then
+		relay_results "paste check" < <(python3 tests/live/paste_check.py "$PQ" "$TMP")
+	else
+		skip "the restart command of a python3 -c, pasted" "its sparse region was not flagged (no huge pages at fault?)"
+	fi
+	stop_pid "$PQ"
+fi
+
 # ---- hugetlb plan ------------------------------------------------------------
 HPSZ=$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)
 export HPSZ
@@ -442,6 +470,18 @@ else
 	fi
 	t hugetlb plan --for 100T
 	if [ "$RC" -eq 0 ] && grep -q "fits     no" "$TMP/out"; then ok "hugetlb plan --for 100T: does not fit"; else nok "hugetlb plan --for 100T" "exit $RC; $(head -c 300 "$TMP/out")"; fi
+	# at 80 columns the node's long sysfs path: the echo is broken only between its words
+	# (" \" continues it), the tmpfiles.d line is one line, each as the JSON has it
+	if [ -d /sys/devices/system/node/node0 ]; then
+		t hugetlb plan --for 1G --node 0 --json
+		cp "$TMP/out" "$TMP/plan-node.json"
+		export PLAN_TXT="$TMP/plan-node.txt"
+		env -u THPCTL_WIDE COLUMNS=80 "$T" hugetlb plan --for 1G --node 0 >"$PLAN_TXT" 2>"$TMP/err"
+		# shellcheck disable=SC2016 # Python, not shell
+		ex='(lambda t: d["runtime_commands"][0] in __import__("re").sub(r" \\\n *", " ", t) and ("\n  " + d["persist_line"] + "\n") in t)(open(E["PLAN_TXT"]).read())'
+		expect_json "hugetlb plan --node 0 at 80 columns: the echo whole (joined at its ' \\'), the tmpfiles.d line on one line" \
+			"$TMP/plan-node.json" "$ex" "open(E['PLAN_TXT']).read()[-600:]"
+	fi
 fi
 t hugetlb plan --for 1G --node 1023
 expect_eval "hugetlb plan on a node this host lacks: exit 1, its nodes named, no plan" \

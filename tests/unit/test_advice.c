@@ -10,6 +10,7 @@
 #include "kernel/kv.h"
 #include "kernel/parse.h"
 #include "model/advice.h"
+#include "util/esc.h"
 #include "render/advice.h"
 #include "model/findings.h"
 #include "model/host.h"
@@ -357,14 +358,14 @@ static void build(const struct adv_case *c)
 			p->prog_check = 1;
 		}
 		if (s->rewritten) {
-			p->args = ADV_ARGS_REWRITTEN;
+			p->run.state = RUN_ARGS_REWRITTEN;
 			assert_int_equal(shell_quote_argv(s->cmdline, strlen(s->cmdline) + 1,
 							  p->title, sizeof(p->title)),
 					 0);
 		} else {
-			p->args = ADV_ARGS_INTACT;
-			assert_int_equal(
-				shell_quote_argv(argv, n + 1, p->cmdline, sizeof(p->cmdline)), 0);
+			p->run.state = RUN_ARGS_INTACT;
+			p->run.len = n + 1;
+			memcpy(p->run.argv, argv, n + 1);
 		}
 		p->has_smaps = true;
 		p->anon_huge_kb = s->huge_kb;

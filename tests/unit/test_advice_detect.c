@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: the pieces `advise` detects with (src/model/workload.c,
- * src/kernel/exe.c): workload names, shell quoting, whether a command line is
+ * src/kernel/exe.c): workload names, whether a command line is
  * intact, versions from paths and dpkg, Go binaries (ELF .go.buildinfo),
  * shared memory in maps.
  */
@@ -43,36 +43,6 @@ static void test_workload_names(UNIT_STATE)
 	assert_int_equal(workload_from_comm("bash", NULL), -1);
 	/* comm is cut at 15 bytes: the executable's name decides then */
 	assert_int_equal(workload_from_comm("C2 CompilerThre", "java"), WL_JVM);
-}
-
-static void test_shell_quote(UNIT_STATE)
-{
-	/* a NUL-separated argv (with its length) and the command line quoted from it */
-	static const struct unit_text_str c[] = {
-		{LIT("redis-server\0/etc/redis.conf\0"), "redis-server /etc/redis.conf"},
-		{LIT("sh\0-c\0echo 'hi' $HOME\0"), "sh -c 'echo '\\''hi'\\'' $HOME'"},
-		{LIT("a\0\0b"), "a '' b"},
-		{LIT("x\x1b[31m\0"), "'x?[31m'"},
-		{"", 0, ""},
-	};
-	char out[128];
-	for (size_t i = 0; i < UNIT_LEN(c); i++) {
-		unit_row_int(c[i].want, "shell_quote_argv",
-			     shell_quote_argv(c[i].text, c[i].len, out, sizeof(out)), 0);
-		unit_row_str(c[i].want, "the command line", out, c[i].want);
-	}
-	char tiny[8];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), tiny, sizeof(tiny)), -ENOSPC);
-	assert_string_equal(
-		tiny, ""); /* the space a title takes is counted exactly, not 4x: 48 bytes fit 64 */
-	char t64[64];
-	assert_int_equal(shell_quote_argv(LIT("/usr/bin/redis-server unixsocket:/tmp/why/r.sock\0"),
-					  t64, sizeof(t64)),
-			 0);
-	assert_string_equal(t64, "'/usr/bin/redis-server unixsocket:/tmp/why/r.sock'");
-	char t14[14];
-	assert_int_equal(shell_quote_argv(LIT("redis-server\0"), t14, sizeof(t14)), 0);
-	assert_string_equal(t14, "redis-server");
 }
 
 /* Which arguments name paths relative to the working directory, and how one is made absolute. */
@@ -273,5 +243,5 @@ static void test_maps_shared(UNIT_STATE)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-UNIT_TESTS(test_workload_names, test_shell_quote, test_relative_path_arguments, test_cmdline_intact,
-	   test_dpkg_owner, test_versions, test_go_buildinfo, test_maps_shared)
+UNIT_TESTS(test_workload_names, test_relative_path_arguments, test_cmdline_intact, test_dpkg_owner,
+	   test_versions, test_go_buildinfo, test_maps_shared)

@@ -27,6 +27,13 @@ static void proc(long pid, const char *comm, int64_t huge, int64_t rss)
 	P.led.pte_full_kb = 0;
 }
 
+/* P's restart command line: ARGV's words separated by '|', exact. */
+static void restart(const char *argv)
+{
+	P.restart.len = unit_split(P.restart.argv, sizeof(P.restart.argv), argv, '|') + 1;
+	P.restart.state = RUN_ARGS_INTACT;
+}
+
 /* Fail if R offers the fix ID. */
 static void no_fix(enum remedy_fix_id id)
 {
@@ -57,8 +64,7 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 	P.stack_threads = 200;
 	P.stack_huge_kb = 409600;
 	P.huge_not_hg_kb = 409600;
-	P.restart_known = true;
-	snprintf(P.restart, sizeof(P.restart), "/usr/local/bin/stacky --port 1");
+	restart("/usr/local/bin/stacky|--port|1");
 	struct remedy_other others[3] = {{.pid = 4242, .huge_not_hg_kb = 409600},
 					 {.pid = 77, .comm = "java", .huge_not_hg_kb = 65536},
 					 {.pid = 78, .comm = "idle", .huge_not_hg_kb = 0}};
@@ -91,8 +97,8 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 static void test_restart_from_its_working_directory(UNIT_STATE)
 {
 	test_thread_stacks_under_always(NULL);
-	P.restart_cwd = (struct run_cwd){.needed = true, .dir = "/home/ana/my exp"};
-	snprintf(P.restart_cwd.arg, sizeof(P.restart_cwd.arg), "out/run1");
+	P.restart.cwd = (struct run_cwd){.needed = true, .dir = "/home/ana/my exp"};
+	snprintf(P.restart.cwd.arg, sizeof(P.restart.cwd.arg), "out/run1");
 	assert_true(
 		remedy_build(&P, &(struct remedy_host){.always = true, .max_ptes_none = 511}, &R));
 	int i = 0;
@@ -103,8 +109,8 @@ static void test_restart_from_its_working_directory(UNIT_STATE)
 					"/usr/local/bin/stacky --port 1");
 	assert_null(strstr(fix_text(i), "working directory"));
 	/* the directory could not be read: the command as it is, and the note */
-	P.restart_cwd.dir[0] = '\0';
-	P.restart_cwd.err = -EACCES;
+	P.restart.cwd.dir[0] = '\0';
+	P.restart.cwd.err = -EACCES;
 	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
 	assert_contains(
 		fix_text(i),
@@ -112,14 +118,53 @@ static void test_restart_from_its_working_directory(UNIT_STATE)
 		"could not be read (Permission denied: run as root or as the process's owner): "
 		"run the command from there");
 	/* removed since it started: named, and no cd into it */
-	snprintf(P.restart_cwd.dir, sizeof(P.restart_cwd.dir), "/tmp/gone");
-	P.restart_cwd.err = -ESTALE;
+	snprintf(P.restart.cwd.dir, sizeof(P.restart.cwd.dir), "/tmp/gone");
+	P.restart.cwd.err = -ESTALE;
 	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
 	assert_contains(fix_text(i), "its working directory, /tmp/gone, which was removed since");
 	/* not needed (every relative argument made absolute): neither */
-	P.restart_cwd = (struct run_cwd){.dir = "/srv"};
+	P.restart.cwd = (struct run_cwd){.dir = "/srv"};
 	assert_string_equal(fix_cmd(i), "thpctl run --thp=off -- /usr/local/bin/stacky --port 1");
 	assert_null(strstr(fix_text(i), "working directory"));
+}
+
+/* The restart command is the process's argv exactly: a script with newlines, a quote, a tab
+ * and an ESC comes back byte for byte from bash (each word quoted: util/esc.h), and JSON has
+ * the argv itself; a command line not read whole gives no command but a sentence. */
+static void test_restart_command_is_exact(UNIT_STATE)
+{
+	test_thread_stacks_under_always(NULL);
+	restart("/usr/bin/python3|-c|import os\nprint('hi')\tx\x1b[2J|");
+	assert_true(
+		remedy_build(&P, &(struct remedy_host){.always = true, .max_ptes_none = 511}, &R));
+	assert_int_equal(R.fix[1].id, RF_RUN_OFF);
+	assert_string_equal(fix_cmd(1), "thpctl run --thp=off -- /usr/bin/python3 -c "
+					"$'import os\\nprint(\\'hi\\')\\tx\\e[2J' ''");
+	json_t *j = remedy_to_json(&R);
+	json_t *a = json_object_get(json_array_get(json_object_get(j, "fixes"), 1), "run_argv");
+	assert_int_equal(json_array_size(a), 4);
+	assert_string_equal(json_string_value(json_array_get(a, 2)),
+			    "import os\nprint('hi')\tx\x1b[2J");
+	assert_string_equal(json_string_value(json_array_get(a, 3)), "");
+	assert_true(json_is_null(
+		json_object_get(json_array_get(json_object_get(j, "fixes"), 0), "run_argv")));
+	json_decref(j);
+	/* not read whole, or longer than thpctl keeps: no command, and the words say why */
+	P.restart.state = RUN_ARGS_UNKNOWN;
+	assert_string_equal(fix_cmd(1), "");
+	assert_contains(fix_text(1), "; its command line could not be read whole (its cmdline or "
+				     "its exe link), so no command is printed (one made up would "
+				     "run something else): run it under thpctl run --thp=off "
+				     "yourself");
+	P.restart.state = RUN_ARGS_TOO_LONG;
+	P.restart.len = 70000;
+	assert_string_equal(fix_cmd(1), "");
+	assert_contains(fix_text(1), "its command line, 70000 bytes, is longer than the 4096 "
+				     "bytes thpctl keeps, so no command is printed");
+	j = remedy_to_json(&R);
+	assert_true(json_is_null(
+		json_object_get(json_array_get(json_object_get(j, "fixes"), 1), "command")));
+	json_decref(j);
 }
 
 /* Creep in a Go heap at max_ptes_none=511: Go's own setting first, the host knob with who else. */
@@ -370,6 +415,7 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 	no_fix(RF_HOST_SHRINK);
 }
 
-UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory, test_go_creep,
-	   test_lazy_free, test_held_unknown_part, test_nothing_or_a_gain, test_allocator_named,
-	   test_program_advice_not_glibc, test_invented_underused_shrinker)
+UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory,
+	   test_restart_command_is_exact, test_go_creep, test_lazy_free, test_held_unknown_part,
+	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
+	   test_invented_underused_shrinker)

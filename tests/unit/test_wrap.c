@@ -141,7 +141,94 @@ static void test_width_comes_from_columns_then_80(UNIT_STATE)
 	unsetenv("COLUMNS");
 }
 
+/* A shell command to paste: broken between its words only, " \" ending each broken line. */
+static void test_command_breaks_between_words_only(UNIT_STATE)
+{
+	static const struct {
+		const char *name;
+		size_t indent, width;
+		const char *cmd, *want;
+	} c[] = {
+		{"it fits: as it is, indented", 2, 30, "echo 512 > /a/b", "  echo 512 > /a/b"},
+		{"no width: one line", 2, 0, "echo 512 > /sys/kernel/mm/hugepages/x",
+		 "  echo 512 > /sys/kernel/mm/hugepages/x"},
+		{"a path wider than the room moves whole, after a \\", 2, 30,
+		 "echo 512 > /sys/devices/system/node/node0/nr_hugepages",
+		 "  echo 512 > \\\n      /sys/devices/system/node/node0/nr_hugepages"},
+		{"never inside '...', \"...\" or $'...' (their spaces are not breaks)", 0, 24,
+		 "run -- 'a b c d' \"e f g h\" $'i\\' j\\nk l' x",
+		 "run -- 'a b c d' \\\n    \"e f g h\" \\\n    $'i\\' j\\nk l' x"},
+		{"a backslash-escaped space is not a break", 0, 10, "ab c\\ d\\ e f",
+		 "ab \\\n    c\\ d\\ e \\\n    f"},
+		{"a comment is one word", 0, 30,
+		 "systemctl edit a.service  # [Service] MemoryTHP=x",
+		 "systemctl edit a.service \\\n    # [Service] MemoryTHP=x"},
+		{"room is kept for the \\ of a word that is not the last", 0, 11, "abcd efgh ij",
+		 "abcd efgh \\\n    ij"},
+		{"a word whose \\ would pass the width moves", 0, 10, "abcd efgh ij",
+		 "abcd \\\n    efgh \\\n    ij"},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		struct buf b = {0};
+		assert_int_equal(
+			wrap_command(&b, c[i].cmd, strlen(c[i].cmd), c[i].indent, c[i].width), 0);
+		unit_row_str(c[i].name, "the lines", b.p, c[i].want);
+		buf_free(&b);
+	}
+}
+
+/* Broken or not, bash reads the same words: printf '%s\0' of the lines gives each back. */
+static void test_command_broken_reads_the_same_in_bash(UNIT_STATE)
+{
+	const char *cmd = "printf '%s\\0' /usr/bin/python3 -c $'import os\\nprint(\\'a b\\')' "
+			  "'x y' \"p q\" r\\ s '' # a comment";
+	static char want[256], got[256];
+	long nw = unit_bash(cmd, want, sizeof(want));
+	if (nw < 0)
+		skip();
+	for (size_t width = 10; width < 90; width += 7) {
+		struct buf b = {0};
+		assert_int_equal(wrap_command(&b, cmd, strlen(cmd), 4, width), 0);
+		assert_int_equal(unit_bash(b.p, got, sizeof(got)), nw);
+		assert_memory_equal(got, want, (size_t)nw);
+		buf_free(&b);
+	}
+}
+
+/* Through the stdout filter: a command is broken between its words, a file's line never; the
+ * other lines as before. */
+static void test_filter_writes_pasted_lines_as_they_are(UNIT_STATE)
+{
+	char path[] = "/tmp/thpctl-wrap.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stdout);
+	int saved = dup(1);
+	assert_int_equal(dup2(fd, 1), 1);
+	assert_int_equal(wrap_stdout(24, NULL, NULL), 0);
+	assert_int_equal(wrap_stdout_width(), 24);
+	printf("aaaa bbbb cccc dddd eeee ffff\n");
+	wrap_put_command(stdout, 2, "run -c $'a long script\\nwith lines' x");
+	wrap_put_verbatim(stdout, 2, "w /sys/a/long/path/nr_hugepages - - - - 512");
+	wrap_put_command(stdout, 2, "esc\x1b[2J");
+	assert_int_equal(wrap_end(), 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	char buf[512] = {0};
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	assert_string_equal(buf, "aaaa bbbb cccc dddd eeee\n    ffff\n"
+				 "  run -c \\\n      $'a long script\\nwith lines' \\\n      x\n"
+				 "  w /sys/a/long/path/nr_hugepages - - - - 512\n"
+				 "  esc\\x1b[2J\n");
+}
+
 UNIT_TESTS(test_wrap_line_cuts_at_spaces_with_a_hanging_indent,
 	   test_wrap_line_appends_to_what_the_buffer_holds,
 	   test_display_width_counts_code_points_without_escapes,
-	   test_display_width_words_same_as_bytes, test_width_comes_from_columns_then_80)
+	   test_display_width_words_same_as_bytes, test_width_comes_from_columns_then_80,
+	   test_command_breaks_between_words_only, test_command_broken_reads_the_same_in_bash,
+	   test_filter_writes_pasted_lines_as_they_are)

@@ -369,6 +369,33 @@ static inline size_t unit_split(char *dst, size_t cap, const char *src, char sep
 	return n;
 }
 
+/*
+ * What bash prints running SCRIPT (a file it reads, so any byte in it is bash's to parse) into
+ * OUT (CAP bytes): its length, or -1 when there is no bash here (the caller skips). Fails
+ * the test when bash exits non-zero.
+ */
+static inline long unit_bash(const char *script, char *out, size_t cap)
+{
+	if (access("/bin/bash", X_OK) != 0)
+		return -1;
+	char path[] = "/tmp/thpctl-unit-sh.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	size_t n = strlen(script);
+	assert_int_equal(write(fd, script, n), (ssize_t)n);
+	close(fd);
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "/bin/bash %s", path);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t got = fread(out, 1, cap, p);
+	int rc = pclose(p);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	assert_true(got < cap);
+	return (long)got;
+}
+
 /* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
 static inline char *unit_long_field(char *dst, size_t cap, const char *pre, char c, size_t n,
 				    const char *post)
