@@ -239,6 +239,9 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 				continue;
 			if (!o->all && !o->npids && !proc_thp_relevant(&row.p))
 				continue;
+			/* hg shmem follows shmem_enabled: read when a row has some (ps_shmem_rules) */
+			if (!r->shmem && proc_thp_hg_shmem(&row.p))
+				r->shmem = ps_shmem_rules(g);
 			row.reason = proc_thp_reason(&row.p, r->policy, r->shmem);
 			row.shm_off = proc_thp_shmem_off(&row.p, r->shmem, NULL);
 			if (!row.p.has_vmflags && !o->rollup)
@@ -549,14 +552,6 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)
 		r.policy = policy;
-	/* hg shmem follows shmem_enabled: REASON says when that keeps it from huge pages */
-	static struct choice shm_top, shm_size;
-	static struct shmem_rules shm;
-	uint64_t shm_kb;
-	if (thp_pmd_shmem_policy(&g->sr, &shm_top, &shm_size, &shm_kb) == 0) {
-		shmem_rules_make(&shm_top, &shm_size, shm_kb, &shm);
-		r.shmem = &shm;
-	}
 	char lpolicy[CHOICE_LEN];
 	if (o.ledger) {
 		o.q = (struct ledger_req){.k = LEDGER_K, .held = true, .budget_ms = 300};

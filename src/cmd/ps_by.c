@@ -10,6 +10,8 @@
 #include "../kernel/cgroup_stat.h"
 #include "../kernel/kv.h"
 #include "../kernel/proc_read.h"
+#include "../kernel/thp_settings.h"
+#include "../model/shmem.h"
 #include "../model/ps_group.h"
 #include "../render/ps_group.h"
 #include "../util/buf.h"
@@ -27,6 +29,20 @@ size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const stru
 	}
 	proc_info_free(&pi);
 	return bad;
+}
+
+const struct shmem_rules *ps_shmem_rules(struct globals *g)
+{
+	static struct choice top, size;
+	static struct shmem_rules shm;
+	static int state; /* 0 not read yet, 1 read, -1 unreadable */
+	uint64_t kb;
+	if (!state) {
+		state = thp_pmd_shmem_policy(&g->sr, &top, &size, &kb) == 0 ? 1 : -1;
+		if (state > 0)
+			shmem_rules_make(&top, &size, kb, &shm);
+	}
+	return state > 0 ? &shm : NULL;
 }
 
 /* AnonHugePages of proc/meminfo (host-wide, kB) into *KB; false when unreadable. */

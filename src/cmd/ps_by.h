@@ -28,4 +28,10 @@ bool host_ahp_kb(struct globals *g, uint64_t *kb);
  */
 size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const struct ps_report *r);
 
+/*
+ * The shmem policies (shmem_enabled and hugepages-<PMD>kB/shmem_enabled, read once, on the first
+ * call: ps reads them only when a process has MADV_HUGEPAGE shmem); NULL when unreadable.
+ */
+const struct shmem_rules *ps_shmem_rules(struct globals *g);
+
 #endif

@@ -14,6 +14,14 @@ bool proc_thp_relevant(const struct proc_thp *p)
 	       p->hg_vmas || proc_thp_optout_vmas(p) > 0 || p->st.thp_enabled == 0;
 }
 
+bool proc_thp_hg_shmem(const struct proc_thp *p)
+{
+	for (int k = SHK_NONE + 1; k < SHK_N; k++)
+		if (p->hg_shm_vmas[k])
+			return true;
+	return false;
+}
+
 enum shmem_kind proc_thp_shmem_off(const struct proc_thp *p, const struct shmem_rules *shmem,
 				   int *vmas)
 {

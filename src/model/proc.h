@@ -42,6 +42,9 @@ enum thp_reason {
  * hg VMAs of every such kind. A VMA the kernel shows THPeligible 1 is not counted: the
  * kernel allows it some size. Pure.
  */
+/* Whether P has MADV_HUGEPAGE shmem VMAs (of any kind). Pure. */
+bool proc_thp_hg_shmem(const struct proc_thp *p);
+
 enum shmem_kind proc_thp_shmem_off(const struct proc_thp *p, const struct shmem_rules *shmem,
 				   int *vmas);
 
