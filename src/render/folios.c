@@ -266,6 +266,20 @@ static int ps_size_columns(const struct folio_ps_report *r, struct folio_acct *t
 	return ns;
 }
 
+/* What the columns of ps --folios are, under its table. */
+static void ps_legend(FILE *f, const struct folio_ps_report *r)
+{
+	fprintf(f,
+		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
+		"anon + file; PARTIAL: pages of folios mapped in part; THP%%rss: RSS in THP "
+		"folios of every size, partial ones too\n");
+	if (r->g.cont_kb)
+		fprintf(f,
+			"%llukB_blk: memory in aligned %llu kB blocks inside one folio, PMD-mapped or "
+			"by contiguous PTEs (per VMA: thpctl maps PID --folios --cont)\n",
+			(unsigned long long)r->g.cont_kb, (unsigned long long)r->g.cont_kb);
+}
+
 void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 {
 	bool partial = folio_method_is_partial(r->method);
@@ -345,15 +359,7 @@ void folio_ps_render_text(FILE *f, const struct folio_ps_report *r, bool color)
 	}
 #undef KBC
 	table_flush(t, f, 0, color);
-	fprintf(f,
-		"RSS from pagemap (anon + file/shmem); sizes are whole folios, PMD- and PTE-mapped, "
-		"anon + file; PARTIAL: pages of folios mapped in part; THP%%rss: RSS in THP "
-		"folios of every size, partial ones too\n");
-	if (r->g.cont_kb)
-		fprintf(f,
-			"%llukB_blk: memory in aligned %llu kB blocks inside one folio, PMD-mapped or "
-			"by contiguous PTEs (per VMA: thpctl maps PID --folios --cont)\n",
-			(unsigned long long)r->g.cont_kb, (unsigned long long)r->g.cont_kb);
+	ps_legend(f, r);
 	fprintf(f, "folios by %s, %.1f ms\n", folio_method_label(r->method), r->elapsed_ms);
 	if (r->cgroup) {
 		fprintf(f, "cgroup ");
