@@ -88,10 +88,15 @@ static void status_value(struct proc_status *st, unsigned bit, const char *v, co
 	case PS_BAD_NAME:
 		while (v < e && (*v == '\t' || *v == ' '))
 			v++;
-		size_t n = (size_t)(e - v);
-		if (n >= COMM_LEN)
-			n = COMM_LEN - 1;
-		memcpy(st->name, v, n);
+		/* the kernel writes \n and \\ of a name escaped (proc_task_name): the name's
+		 * own bytes again, escaped only where shown (util/esc.h) */
+		size_t n = 0;
+		for (; v < e && n < COMM_LEN - 1; v++) {
+			if (*v == '\\' && v + 1 < e && (v[1] == 'n' || v[1] == '\\'))
+				st->name[n++] = *++v == 'n' ? '\n' : '\\';
+			else
+				st->name[n++] = *v;
+		}
 		st->name[n] = '\0';
 		st->has_name = true;
 		break;

@@ -84,9 +84,12 @@ static void test_status_name_spaces_and_escapes(UNIT_STATE)
 	struct proc_status st;
 	assert_int_equal(proc_status_parse(LIT("Name:\tWeb Content\nPPid:\t1\n"), &st), 0);
 	assert_string_equal(st.name, "Web Content");
-	/* the kernel escapes \n and \\ in names; kept as printed */
-	assert_int_equal(proc_status_parse(LIT("Name:\ta\\nb\\\\c\n"), &st), 0);
-	assert_string_equal(st.name, "a\\nb\\\\c");
+	/* the kernel escapes \n and \\ in names: the name's own bytes again; another
+	 * backslash is the name's */
+	assert_int_equal(proc_status_parse(LIT("Name:\ta\\nb\\\\c\\t\n"), &st), 0);
+	assert_string_equal(st.name, "a\nb\\c\\t");
+	assert_int_equal(proc_status_parse(LIT("Name:\tx\\\\n\n"), &st), 0);
+	assert_string_equal(st.name, "x\\n"); /* an escaped backslash, then n */
 	/* a trailing blank belongs to the name; a colon in it too */
 	assert_int_equal(proc_status_parse(LIT("Name:\tx: y \n"), &st), 0);
 	assert_string_equal(st.name, "x: y ");
