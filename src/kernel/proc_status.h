@@ -14,7 +14,8 @@
 
 /* Fields of /proc/PID/status. Absent fields keep -1 / false. */
 struct proc_status {
-	char name[COMM_LEN]; /* Name:, its \n and \\ unescaped: the name's bytes (raw: escape to show) */
+	char name
+		[COMM_LEN]; /* Name:, its \n and \\ unescaped: the name's bytes (raw: escape to show) */
 	bool has_name;
 	long tgid;	 /* Tgid: (the process of this thread), -1 if absent */
 	long ppid;	 /* PPid:, -1 if absent */
