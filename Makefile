@@ -20,7 +20,7 @@ VERSION   := $(shell scripts/version)
 
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 # libjansson is linked statically where its archive is installed (libjansson-dev ships it):
-# mapping the shared library cost each start of thpctl ~0.05 ms (ps of 50 processes is ~5 ms).
+# mapping the shared library cost each start of thpctl ~0.05 ms (ps --rollup of 50 processes: ~5 ms).
 # thpctl links no libm either: sqrt, floor, ceil and round are instructions under MATH_CFLAGS,
 # and the report's charts dlopen() libm for log10 (src/render/svg.c; ~0.07 ms a start).
 JANSSON_A      := $(shell $(CC) -print-file-name=libjansson.a)

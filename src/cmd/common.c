@@ -285,12 +285,14 @@ int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *
 	return EXIT_FAIL;
 }
 
-size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n)
+size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n,
+		      bool (*shown)(const void *ctx, pid_t pid), const void *ctx)
 {
 	struct proc_info pi = {0};
 	size_t bad = 0;
 	for (size_t i = 0; i < n; i++)
-		bad += cmd_pid_mm(g, who, pids[i], &pi) != EXIT_OK;
+		bad += !(shown && shown(ctx, pids[i])) &&
+		       cmd_pid_mm(g, who, pids[i], &pi) != EXIT_OK;
 	proc_info_free(&pi);
 	return bad;
 }

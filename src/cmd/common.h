@@ -95,10 +95,12 @@ struct proc_info;
  */
 int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *pi);
 /*
- * cmd_pid_mm() for each of the N PIDS (a message for each without a memory
- * map). Returns how many have none: absent, kernel threads, zombies, unreadable.
+ * cmd_pid_mm() for each of the N PIDS that SHOWN (when not NULL) does not say is shown (a
+ * message for each without a memory map: why a PID asked for has no row). Returns how many
+ * have none: absent, kernel threads, zombies, unreadable.
  */
-size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n);
+size_t cmd_pids_no_mm(struct globals *g, const char *who, const pid_t *pids, size_t n,
+		      bool (*shown)(const void *ctx, pid_t pid), const void *ctx);
 
 /* Option values (PIDs, sizes, ranged integers): cmd/args.h, over util/num.h and util/units.h. */
 

@@ -401,8 +401,9 @@ static int ps_folios(struct globals *g, const struct ps_opts *o)
 	progress_end(&pr);
 	folio_ctx_free(ctx);
 	r.elapsed_ms = mono_ms() - t0;
-	if (ret == EXIT_OK && o->npids && !r.n && !r.errors &&
-	    cmd_pids_no_mm(g, "ps", o->pids, o->npids) == o->npids)
+	if (ret == EXIT_OK && o->npids &&
+	    cmd_pids_no_mm(g, "ps", o->pids, o->npids, ps_folio_row_shown, &r) == o->npids &&
+	    !r.n && !r.errors)
 		ret = EXIT_FAIL;
 	if (ret == EXIT_OK) {
 		sort_key = o->sort;
@@ -563,8 +564,9 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	ret = ps_scan(g, &o, &r);
 	r.has_host_ahp = host_ahp_kb(g, &r.host_ahp_kb);
 	/* --pid: why each PID not shown is not (none there, a kernel thread ...); none: exit 1 */
-	if (ret == EXIT_OK && o.npids && ps_pids_absent(g, o.pids, o.npids, &r) == o.npids &&
-	    !r.n && !r.denied && !r.errors)
+	if (ret == EXIT_OK && o.npids &&
+	    cmd_pids_no_mm(g, "ps", o.pids, o.npids, ps_row_shown, &r) == o.npids && !r.n &&
+	    !r.denied && !r.errors)
 		ret = EXIT_FAIL;
 	if (ret == EXIT_OK) {
 		sort_key = o.sort;

@@ -13,22 +13,27 @@
 #include "../kernel/thp_settings.h"
 #include "../model/shmem.h"
 #include "../model/ps_group.h"
+#include "../render/folios.h"
 #include "../render/ps_group.h"
 #include "../util/buf.h"
 #include "common.h"
 
-size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const struct ps_report *r)
+bool ps_row_shown(const void *ctx, pid_t pid)
 {
-	size_t bad = 0;
-	struct proc_info pi = {0};
-	for (size_t i = 0; i < n; i++) {
-		bool shown = false;
-		for (size_t k = 0; k < r->n && !shown; k++)
-			shown = r->rows[k].p.pid == pids[i];
-		bad += !shown && cmd_pid_mm(g, "ps", pids[i], &pi) != EXIT_OK;
-	}
-	proc_info_free(&pi);
-	return bad;
+	const struct ps_report *r = ctx;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].p.pid == pid)
+			return true;
+	return false;
+}
+
+bool ps_folio_row_shown(const void *ctx, pid_t pid)
+{
+	const struct folio_ps_report *r = ctx;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].pid == pid)
+			return true;
+	return false;
 }
 
 const struct shmem_rules *ps_shmem_rules(struct globals *g)

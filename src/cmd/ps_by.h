@@ -23,15 +23,13 @@ int ps_cgroup_pids(struct globals *g, const char *cgroup, pid_t **pids, size_t *
 bool host_ahp_kb(struct globals *g, uint64_t *kb);
 
 /*
- * --pid: of the N PIDs asked for, those R does not show and that have no memory (none there, a
- * kernel thread, ...: cmd_pid_mm says which, one message each on stderr). Returns their count.
- */
-size_t ps_pids_absent(struct globals *g, const pid_t *pids, size_t n, const struct ps_report *r);
-
-/*
  * The shmem policies (shmem_enabled and hugepages-<PMD>kB/shmem_enabled, read once, on the first
  * call: ps reads them only when a process has MADV_HUGEPAGE shmem); NULL when unreadable.
  */
 const struct shmem_rules *ps_shmem_rules(struct globals *g);
+
+/* Whether the ps_report (folio_ps_report) CTX has a row of PID: cmd_pids_no_mm's SHOWN. */
+bool ps_row_shown(const void *ctx, pid_t pid);
+bool ps_folio_row_shown(const void *ctx, pid_t pid);
 
 #endif

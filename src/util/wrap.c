@@ -117,6 +117,15 @@ static size_t piece_len(const char *s, size_t n, size_t cols)
 	return slash > 1 && i < n ? slash : i;
 }
 
+/* OUT back to its first KEEP bytes after a failed append: -ENOMEM. */
+static int undo(struct buf *out, size_t keep)
+{
+	out->len = keep;
+	if (out->p)
+		out->p[keep] = '\0';
+	return -ENOMEM;
+}
+
 /* Append the word S[0..N) at column *COL: broken into pieces when it is wider than
  * WIDTH - *COL, each further piece on a line of its own that starts HANG columns in. */
 static int put_word(struct buf *out, const char *s, size_t n, size_t *col, size_t width,
@@ -177,10 +186,7 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 	}
 	return 0;
 nomem:
-	out->len = keep;
-	if (out->p)
-		out->p[keep] = '\0';
-	return -ENOMEM;
+	return undo(out, keep);
 }
 
 /*
@@ -249,10 +255,7 @@ int wrap_command(struct buf *out, const char *cmd, size_t len, size_t indent, si
 	}
 	return 0;
 nomem:
-	out->len = keep;
-	if (out->p)
-		out->p[keep] = '\0';
-	return -ENOMEM;
+	return undo(out, keep);
 }
 
 /* COLUMNS when it is a number in [LO, HI], else FD's terminal width, else 0. */

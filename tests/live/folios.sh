@@ -268,6 +268,11 @@ if [ -n "${LAYOUT:-}" ]; then
 	else
 		nok "ps --folios (text) lists the helper, a column per size" "exit $RC: $(head -c 300 "$TMP/out")"
 	fi
+	# a PID asked for and not there says why, beside the row of the one that is (exit 0)
+	t ps --folios --pid "$LAYOUT,999999"
+	expect_eval "ps --folios --pid LAYOUT,999999: the helper's row, and why 999999 has none" \
+		"[ $RC -eq 0 ] && grep -qE '^ *$LAYOUT +' '$TMP/out' && grep -q 'no such process 999999' '$TMP/err'" \
+		"exit $RC: $(head -c 200 "$TMP/err")"
 	# --cont 64K: a column of the memory in aligned 64 kB blocks, as much as maps counts
 	t --wide ps --folios --cont 64K --pid "$LAYOUT"
 	cp "$TMP/out" "$TMP/cont.txt"
