@@ -389,10 +389,17 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	bool shm_main = s->shm.vmas &&
 			(!s->shm.live || (s->shm.small_kb && s->shm.small_kb >= s->hg_small_kb));
 	s->has_fallback = kv_get(&h->vmstat, "thp_fault_fallback", &s->fallback);
+	s->shmem_pmd_kb = smaps_has(&v->t, SM_SHMEM_PMD) ? v->t.kb[SM_SHMEM_PMD] : 0;
+	s->file_pmd_kb = smaps_has(&v->t, SM_FILE_PMD) ? v->t.kb[SM_FILE_PMD] : 0;
 	if (s->huge_kb) {
 		r->verdict = WV_HUGE;
 		s->how = v->hg_huge_kb ? WH_HG : s->always ? WH_ALWAYS : WH_COLLAPSED;
 		s->id = s->cost == LC_INVENTED ? WS_HUGE_BLOATED : WS_HUGE;
+		return;
+	}
+	if (s->shmem_pmd_kb || s->file_pmd_kb) { /* PMD-mapped, but not anonymous memory */
+		r->verdict = WV_HUGE;
+		s->id = WS_HUGE_SHARED;
 		return;
 	}
 	r->verdict = WV_NONE;
@@ -400,6 +407,8 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	s->prctl_unseen = in->st.thp_enabled < 0;
 	if (!h->thp.present)
 		s->none = WN_NO_THP;
+	else if (shm_main && is(p->eff, "never")) /* shmem_enabled rules it, not enabled */
+		s->none = WN_SHMEM_OFF, s->pmd_never = true;
 	else if (is(p->eff, "never"))
 		s->none = WN_NEVER;
 	else if (is(p->eff, "madvise") && v->hg == 0)

@@ -387,6 +387,7 @@ enum why_sum_id {
 	WS_UNKNOWN,	    /* smaps unreadable */
 	WS_HUGE_BLOATED,    /* huge pages, mostly never written (invented is the largest cost) */
 	WS_HUGE,	    /* huge pages; `cost` names the largest flagged cost, if any */
+	WS_HUGE_SHARED,	    /* PMD-mapped shmem or file pages, no anonymous one (AnonHugePages 0) */
 	WS_NONE_HELD,	    /* none; large folios partially unmapped, held */
 	WS_NONE,	    /* none, for reason `none`; or `cost`, the largest flagged cost */
 };
@@ -408,7 +409,8 @@ struct why_summary {
 	enum why_sum_id id;
 	long pid; /* PRCTL_INHERITED: the ancestor */
 	const char *comm;
-	uint64_t huge_kb, anon_kb; /* AnonHugePages, Anonymous (0: unknown or none) */
+	uint64_t huge_kb, anon_kb;	    /* AnonHugePages, Anonymous (0: unknown or none) */
+	uint64_t shmem_pmd_kb, file_pmd_kb; /* ShmemPmdMapped, FilePmdMapped (0: unknown or none) */
 	enum why_huge_how how;
 	enum why_none none;
 	bool prctl_unseen; /* the kernel shows no THP_enabled: a prctl would not show */
@@ -418,6 +420,7 @@ struct why_summary {
 				* but for those of shm */
 	struct why_shm_off shm; /* SHMEM_OFF: the hg shmem its policy keeps from huge pages */
 	bool always;		/* the PMD policy is always */
+	bool pmd_never;		/* SHMEM_OFF: and the PMD policy is never (its other memory) */
 	bool has_fallback;	/* host thp_fault_fallback read */
 	uint64_t fallback;	/* ... since boot */
 };

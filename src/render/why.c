@@ -99,6 +99,49 @@ static const char *verdict_name(enum why_verdict v)
 	return v == WV_HUGE ? "huge" : v == WV_NONE ? "none" : "unknown";
 }
 
+/* why --json's "vmas": its VMA counts and sizes; null when its smaps could not be read */
+static json_t *vmas_json(const struct why_input *in)
+{
+	json_t *v = json_null();
+	if (in->smaps_err == 0) {
+		const struct why_vmas *w = &in->vmas;
+		v = json_object();
+		json_put(v, "count", json_integer(w->nvmas));
+		json_put(v, "hg", w->has_vmflags ? json_integer(w->hg) : json_null());
+		json_put(v, "hg_kb", w->has_vmflags ? json_u64(w->hg_kb) : json_null());
+		json_put(v, "hg_anon_huge_kb",
+			 w->has_vmflags ? json_u64(w->hg_huge_kb) : json_null());
+		json_put(v, "nh", w->has_vmflags ? json_integer(w->nh) : json_null());
+		json_put(v, "nh_kb", w->has_vmflags ? json_u64(w->nh_kb) : json_null());
+		json_put(v, "thpeligible",
+			 w->has_eligible ? json_integer(w->eligible) : json_null());
+		json_put(v, "largest_hg", top_json(&w->largest_hg));
+		json_put(v, "largest_nh", top_json(&w->largest_nh));
+		json_put(v, "stack_nh",
+			 w->has_vmflags && w->stack_found ? json_boolean(w->stack_flags & VMF_NH)
+							  : json_null());
+		/* of nh: thread stacks and their guards (the kernel's nh for MAP_STACK) */
+		json_put(v, "thread_stacks",
+			 w->has_vmflags ? json_integer(w->thread_stacks) : json_null());
+		json_put(v, "nh_thread_stack_vmas",
+			 w->has_vmflags ? json_integer(w->stack_nh) : json_null());
+		json_put(v, "nh_thread_stack_kb",
+			 w->has_vmflags ? json_u64(w->stack_nh_kb) : json_null());
+		json_put(v, "anon_huge_kb", json_u64(w->t.kb[SM_ANON_HUGE]));
+		json_put(v, "shmem_pmd_mapped_kb",
+			 smaps_has(&w->t, SM_SHMEM_PMD) ? json_u64(w->t.kb[SM_SHMEM_PMD])
+							: json_null());
+		json_put(v, "file_pmd_mapped_kb",
+			 smaps_has(&w->t, SM_FILE_PMD) ? json_u64(w->t.kb[SM_FILE_PMD])
+						       : json_null());
+		json_put(v, "anon_kb",
+			 smaps_has(&w->t, SM_ANONYMOUS) ? json_u64(w->t.kb[SM_ANONYMOUS])
+							: json_null());
+		json_put(v, "rss_kb", json_u64(w->t.kb[SM_RSS]));
+	}
+	return v;
+}
+
 json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 {
 	json_t *root = json_object();
@@ -126,38 +169,7 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	}
 	json_put(root, "prctl_set_by", who);
 
-	json_t *v = json_null();
-	if (in->smaps_err == 0) {
-		const struct why_vmas *w = &in->vmas;
-		v = json_object();
-		json_put(v, "count", json_integer(w->nvmas));
-		json_put(v, "hg", w->has_vmflags ? json_integer(w->hg) : json_null());
-		json_put(v, "hg_kb", w->has_vmflags ? json_u64(w->hg_kb) : json_null());
-		json_put(v, "hg_anon_huge_kb",
-			 w->has_vmflags ? json_u64(w->hg_huge_kb) : json_null());
-		json_put(v, "nh", w->has_vmflags ? json_integer(w->nh) : json_null());
-		json_put(v, "nh_kb", w->has_vmflags ? json_u64(w->nh_kb) : json_null());
-		json_put(v, "thpeligible",
-			 w->has_eligible ? json_integer(w->eligible) : json_null());
-		json_put(v, "largest_hg", top_json(&w->largest_hg));
-		json_put(v, "largest_nh", top_json(&w->largest_nh));
-		json_put(v, "stack_nh",
-			 w->has_vmflags && w->stack_found ? json_boolean(w->stack_flags & VMF_NH)
-							  : json_null());
-		/* of nh: thread stacks and their guards (the kernel's nh for MAP_STACK) */
-		json_put(v, "thread_stacks",
-			 w->has_vmflags ? json_integer(w->thread_stacks) : json_null());
-		json_put(v, "nh_thread_stack_vmas",
-			 w->has_vmflags ? json_integer(w->stack_nh) : json_null());
-		json_put(v, "nh_thread_stack_kb",
-			 w->has_vmflags ? json_u64(w->stack_nh_kb) : json_null());
-		json_put(v, "anon_huge_kb", json_u64(w->t.kb[SM_ANON_HUGE]));
-		json_put(v, "anon_kb",
-			 smaps_has(&w->t, SM_ANONYMOUS) ? json_u64(w->t.kb[SM_ANONYMOUS])
-							: json_null());
-		json_put(v, "rss_kb", json_u64(w->t.kb[SM_RSS]));
-	}
-	json_put(root, "vmas", v);
+	json_put(root, "vmas", vmas_json(in));
 	json_put(root, "smaps_error", err_json(in->smaps_err));
 
 	json_t *env = json_object();

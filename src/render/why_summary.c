@@ -137,14 +137,28 @@ static void w_none(struct wb *b, const struct why_summary *s)
 		w_cost(b, s);
 	else if (s->none == WN_HG_SMALL)
 		w_small(b, s);
-	else if (s->none == WN_SHMEM_OFF)
+	else if (s->none == WN_SHMEM_OFF) {
 		w_shm_none(b, s);
-	else
+		if (s->pmd_never)
+			wb_put(b, "; its other memory none either: the PMD size policy is never");
+	} else
 		wb_put(b, "%s", why[s->none]);
 	wb_put(b, "%s",
 	       s->prctl_unseen
 		       ? " (or a prctl(PR_SET_THP_DISABLE), which this kernel does not show)"
 		       : "");
+}
+
+/* SEP " ShmemPmdMapped 8192 kB (shmem), FilePmdMapped ..." for the nonzero ones; nothing when
+ * both are 0 */
+static void w_shared_pmd(struct wb *b, const struct why_summary *s, const char *sep)
+{
+	char a[32];
+	if (s->shmem_pmd_kb)
+		wb_put(b, "%s ShmemPmdMapped %s (shmem)", sep, kb(a, sizeof(a), s->shmem_pmd_kb));
+	if (s->file_pmd_kb)
+		wb_put(b, "%s FilePmdMapped %s (file pages)", s->shmem_pmd_kb ? "," : sep,
+		       kb(a, sizeof(a), s->file_pmd_kb));
 }
 
 /* "gets huge pages: AnonHugePages 8192 kB of 13.0 MiB anonymous (61%), in its ..." */
@@ -162,6 +176,7 @@ static void w_huge(struct wb *b, const struct why_summary *s)
 	else
 		wb_put(b, "gets huge pages: AnonHugePages %s, %s", kb(a, sizeof(a), s->huge_kb),
 		       how[s->how]);
+	w_shared_pmd(b, s, ", and");
 	if (s->cost != LC_NONE) {
 		wb_put(b, "; but ");
 		w_cost(b, s);
@@ -198,6 +213,14 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 		break;
 	case WS_HUGE:
 		w_huge(&b, s);
+		break;
+	case WS_HUGE_SHARED:
+		wb_put(&b, "gets PMD-mapped huge pages, none anonymous (AnonHugePages 0):");
+		w_shared_pmd(&b, s, "");
+		if (s->cost != LC_NONE) {
+			wb_put(&b, "; but ");
+			w_cost(&b, s);
+		}
 		break;
 	case WS_NONE_HELD:
 		wb_put(&b,

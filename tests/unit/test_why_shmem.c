@@ -302,6 +302,57 @@ static void test_hg_mostly_anon_leaves_the_shmem_out(UNIT_STATE)
 	host_snapshot_free(&H);
 }
 
+/* A process whose shmem is PMD-mapped has huge pages, though AnonHugePages is 0 (a user
+ * trial's leftover: the headline said "has no PMD huge pages"). */
+static void test_pmd_mapped_shmem_is_huge(UNIT_STATE)
+{
+	trial_setup("advise");
+	shm_vma("/dev/zero (deleted)", 65536, 8192, VMF_SH | VMF_HG);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_HUGE);
+	assert_string_equal(sum_text(), "gets PMD-mapped huge pages, none anonymous "
+					"(AnonHugePages 0): ShmemPmdMapped 8192 kB (shmem)");
+	host_snapshot_free(&H);
+	/* beside anonymous huge pages, it is named after them */
+	trial_setup("advise");
+	shm_vma("/dev/zero (deleted)", 65536, 4096, VMF_SH | VMF_HG);
+	struct smaps_vma v = unit_vma(0x7f8000000000ull, 8192, "", VMF_HG);
+	v.t.kb[SM_RSS] = v.t.kb[SM_ANONYMOUS] = v.t.kb[SM_ANON_HUGE] = 8192;
+	v.t.present |= (1u << SM_RSS) | (1u << SM_ANONYMOUS) | (1u << SM_ANON_HUGE);
+	why_vmas_add(&IN.vmas, &v);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_HUGE);
+	assert_contains(sum_text(),
+			"gets huge pages: AnonHugePages 8192 kB of 8192 kB anonymous "
+			"(100%), in its MADV_HUGEPAGE regions, and ShmemPmdMapped 4096 kB");
+	host_snapshot_free(&H);
+}
+
+/* enabled=never and hg shmem kept from huge pages by shmem_enabled=never: shmem_enabled is
+ * why for the memory it asked for; enabled=never is named for the rest. */
+static void test_hg_shmem_under_enabled_never_names_both(UNIT_STATE)
+{
+	trial_setup("never");
+	unit_set_choice(&H.thp.enabled, EN, 3, "never");
+	H.thp.sizes[0].eff_enabled = H.thp.enabled.selected;
+	shm_vma("/dev/zero (deleted)", 65536, 0, VMF_SH | VMF_HG);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_NONE);
+	assert_contains(sum_text(), "its MADV_HUGEPAGE memory is shmem (1 VMA, 64.0 MiB");
+	assert_contains(sum_text(), "shmem_enabled=never allows it none");
+	assert_contains(sum_text(), "; its other memory none either: the PMD size policy is never");
+	host_snapshot_free(&H);
+	/* no hg shmem: enabled=never is the reason, alone */
+	trial_setup("never");
+	unit_set_choice(&H.thp.enabled, EN, 3, "never");
+	H.thp.sizes[0].eff_enabled = H.thp.enabled.selected;
+	anon_hg(4096);
+	why_explain(&IN, &R);
+	assert_string_equal(sum_text(), "has no PMD huge pages (AnonHugePages 0): the PMD size "
+					"policy is never");
+	host_snapshot_free(&H);
+}
+
 /* shmem_enabled, per kind, as mm/shmem.c reads it (model/shmem.c). */
 static void test_shmem_policy_by_kind(UNIT_STATE)
 {
@@ -375,4 +426,5 @@ UNIT_TESTS(test_postgres_shared_memory_is_named_with_its_policy, test_pmd_mapped
 	   test_stall_likely_when_free_blocks_cannot_cover, test_stall_covered_by_free_blocks,
 	   test_no_stall_line_where_nothing_stalls, test_hg_shmem_under_never_names_shmem_enabled,
 	   test_hg_shmem_under_advise_may_get_them, test_hg_mostly_anon_leaves_the_shmem_out,
-	   test_shmem_policy_by_kind)
+	   test_shmem_policy_by_kind, test_pmd_mapped_shmem_is_huge,
+	   test_hg_shmem_under_enabled_never_names_both)
