@@ -32,7 +32,7 @@ static const char *const skip_texts[] = {
 	[CR_SKIP_INFLATE] =
 		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway",
 	[CR_SKIP_SHMEM] =
-		"shmem whose shmem policy forbids huge pages: MADV_COLLAPSE refuses it (EINVAL on 6.18); --force tries anyway"};
+		"shmem whose shmem policy forbids huge pages: a kernel that applies it to MADV_COLLAPSE (6.18 does) refuses it (EINVAL); --force tries anyway"};
 
 const char *crange_skip_text(enum crange_skip s)
 {
@@ -48,7 +48,8 @@ const char *crange_skip_words(const struct collapse_report *r, const struct cran
 		return crange_skip_text(c->skip);
 	snprintf(out, n,
 		 "shmem, which %s keeps from huge pages (shmem_enabled rules shmem, not enabled): "
-		 "MADV_COLLAPSE refuses it (EINVAL on 6.18); --force tries anyway",
+		 "a kernel that applies it to MADV_COLLAPSE (6.18 does) refuses it (EINVAL); "
+		 "--force tries anyway",
 		 shmem_pmd_words(p, false, w, sizeof(w)));
 	return out;
 }
