@@ -59,12 +59,8 @@ static void test_cut_at_a_whole_escape(UNIT_STATE)
 /* The stderr filter: what any warnx() writes reaches fd 2 escaped, lines and tabs kept. */
 static void test_stderr_filter(UNIT_STATE)
 {
-	char path[] = "/tmp/thpctl-esc.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	fflush(stderr);
-	int saved = dup(2);
-	assert_int_equal(dup2(fd, 2), 2);
+	struct unit_capture cap;
+	unit_capture_begin(&cap, 2);
 	FILE *raw = esc_stderr_filter();
 	assert_non_null(raw);
 	assert_true(esc_raw_stderr() == raw);
@@ -76,13 +72,8 @@ static void test_stderr_filter(UNIT_STATE)
 	fputs("\x9b!\n", stderr);
 	fputs("\r\x1b[K", raw); /* our own controls, under the filter */
 	fflush(raw);
-	dup2(saved, 2);
-	close(saved);
-	char buf[512] = {0};
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	unlink(path);
-	assert_true(n > 0);
+	char buf[512];
+	unit_capture_end(&cap, buf, sizeof(buf));
 	assert_string_equal(buf, "thpctl: member 'proc/\\x1b[2J\\x1b]0;T\\x07' refused\n\tnext\n"
 				 "caf\xc3\xa9 \\xc2\\x9b!\n\r\x1b[K");
 }

@@ -199,12 +199,8 @@ static void test_command_broken_reads_the_same_in_bash(UNIT_STATE)
  * other lines as before. */
 static void test_filter_writes_pasted_lines_as_they_are(UNIT_STATE)
 {
-	char path[] = "/tmp/thpctl-wrap.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	fflush(stdout);
-	int saved = dup(1);
-	assert_int_equal(dup2(fd, 1), 1);
+	struct unit_capture cap;
+	unit_capture_begin(&cap, 1);
 	assert_int_equal(wrap_stdout(24, NULL, NULL), 0);
 	assert_int_equal(wrap_stdout_width(), 24);
 	printf("aaaa bbbb cccc dddd eeee ffff\n");
@@ -212,14 +208,8 @@ static void test_filter_writes_pasted_lines_as_they_are(UNIT_STATE)
 	wrap_put_verbatim(stdout, 2, "w /sys/a/long/path/nr_hugepages - - - - 512");
 	wrap_put_command(stdout, 2, "esc\x1b[2J");
 	assert_int_equal(wrap_end(), 0);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	char buf[512] = {0};
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	unlink(path);
-	assert_true(n > 0);
+	char buf[512];
+	unit_capture_end(&cap, buf, sizeof(buf));
 	assert_string_equal(buf, "aaaa bbbb cccc dddd eeee\n    ffff\n"
 				 "  run -c \\\n      $'a long script\\nwith lines' \\\n      x\n"
 				 "  w /sys/a/long/path/nr_hugepages - - - - 512\n"

@@ -396,6 +396,39 @@ static inline long unit_bash(const char *script, char *out, size_t cap)
 	return (long)got;
 }
 
+/* A file descriptor sent to a temporary file while a test writes to it (unit_capture_begin),
+ * then put back, what was written read into a buffer (unit_capture_end). */
+struct unit_capture {
+	int fd, file, saved;
+	char path[32];
+};
+
+/* From now on, what goes to FD (1 or 2: its stdio stream flushed first) lands in a file. */
+static inline void unit_capture_begin(struct unit_capture *c, int fd)
+{
+	snprintf(c->path, sizeof(c->path), "/tmp/thpctl-unit-fd.XXXXXX");
+	c->fd = fd;
+	c->file = mkstemp(c->path);
+	assert_true(c->file >= 0);
+	fflush(fd == 1 ? stdout : stderr);
+	c->saved = dup(fd);
+	assert_int_equal(dup2(c->file, fd), fd);
+}
+
+/* FD back as it was; what it received into OUT (CAP bytes, NUL-terminated). Fails the test when
+ * nothing was written. */
+static inline void unit_capture_end(struct unit_capture *c, char *out, size_t cap)
+{
+	fflush(c->fd == 1 ? stdout : stderr);
+	dup2(c->saved, c->fd);
+	close(c->saved);
+	memset(out, 0, cap);
+	ssize_t n = pread(c->file, out, cap - 1, 0);
+	close(c->file);
+	unlink(c->path);
+	assert_true(n > 0);
+}
+
 /* Write PRE, then N copies of C, then POST into DST (CAP bytes): an over-long field. */
 static inline char *unit_long_field(char *dst, size_t cap, const char *pre, char c, size_t n,
 				    const char *post)
