@@ -49,7 +49,9 @@ static void collapse_help(FILE *f)
 		"Default: every private read-write anonymous VMA ([anon], [heap], [stack],\n"
 		"[anon:NAME]) holding a whole aligned huge page, whatever its THPeligible\n"
 		"(policy, which MADV_COLLAPSE ignores). Huge-page ranges with no page present\n"
-		"(per /proc/PID/pagemap) are not tried.\n\n"
+		"(per /proc/PID/pagemap) are not tried, nor those PMD-mapped already (pagemap's\n"
+		"PAGEMAP_SCAN, 6.7+; else AnonHugePages of the VMA in smaps): a range with\n"
+		"nothing else is skipped, saying so, and --dry-run plans only the rest.\n\n"
 		"options:\n"
 		"  --range START-END  only this address range (hex, as in /proc/PID/maps;\n"
 		"                     shrunk to whole aligned huge pages); repeatable\n"
@@ -101,6 +103,10 @@ static int vma_cb(const struct smaps_vma *v, void *ctx)
 	o->rss_kb = v->t.kb[SM_RSS];
 	o->anon_kb = v->t.kb[SM_ANONYMOUS];
 	o->ahp_kb = v->t.kb[SM_ANON_HUGE];
+	/* ShmemPmdMapped and FilePmdMapped are 4.8/5.4+: absent, there are none to count */
+	uint32_t ahp = 1u << SM_ANON_HUGE, pmd = ahp | 1u << SM_SHMEM_PMD | 1u << SM_FILE_PMD;
+	o->pmd_known = (v->t.present & ahp) && !(v->t.damaged & pmd);
+	o->pmd_mapped_kb = v->t.kb[SM_ANON_HUGE] + v->t.kb[SM_SHMEM_PMD] + v->t.kb[SM_FILE_PMD];
 	return 0;
 }
 
@@ -122,12 +128,19 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 {
 	double t0 = mono_ms();
 	int fatal = 0;
+	bool scan = pm >= 0, zero;
 	r->attempted = true;
 	for (uint64_t a = r->start; a < r->end; a += pmd) {
 		uint64_t pop;
 		if (pm >= 0 && procmem_populated(pm, a, pmd / (uint64_t)page, page, &pop) == 0 &&
 		    pop == 0) {
 			r->nempty++; /* MADV_COLLAPSE refuses an empty PMD with EINVAL */
+			continue;
+		}
+		int m = scan ? procmem_pmd_mapped(pm, a, pmd, &zero) : -1;
+		scan = m >= 0; /* no PAGEMAP_SCAN: MADV_COLLAPSE says success for these */
+		if (m == 1) {
+			r->nhuge++; /* PMD-mapped already: nothing to collapse */
 			continue;
 		}
 		long long got;
@@ -342,32 +355,55 @@ static int collapse_plan(const struct collapse_sel *sel, struct collapse_report 
 }
 
 /*
- * Before collapsing: each range's pages present (pagemap) and the RSS growth
- * a collapse would cause; ranges over rep->max_inflate are skipped unless
- * --force. Without pagemap there is no estimate and nothing is refused.
+ * Count R's pages present and PMD-mapped huge pages through pagemap PM, one
+ * huge page of NP pages at a time. Returns whether PAGEMAP_SCAN counted them.
  */
-static void collapse_estimate(struct globals *g, pid_t pid, struct collapse_report *rep, long page)
+static bool range_pages(int pm, struct crange *r, uint64_t pmd, uint64_t np, long page)
+{
+	bool ok = true, scan = true, asked = false, zero;
+	uint64_t huge = 0, hzero = 0;
+	for (uint64_t a = r->start; a < r->end && ok; a += pmd) {
+		uint64_t pop;
+		ok = procmem_populated(pm, a, np, page, &pop) == 0;
+		r->present_pages += ok ? pop : 0;
+		r->nonempty_pmds += ok && pop;
+		int m = scan && ok && pop ? procmem_pmd_mapped(pm, a, pmd, &zero) : 0;
+		scan &= m >= 0;
+		asked |= ok && pop;
+		huge += m == 1;
+		hzero += m == 1 && zero;
+	}
+	r->have_estimate = ok;
+	if (!ok || !scan || !asked) /* nothing present: smaps tells 0 as well */
+		return false;
+	r->huge_pmds = huge;
+	r->huge_zero_pmds = hzero;
+	r->huge_how = CH_PAGEMAP_SCAN;
+	return true;
+}
+
+/*
+ * Before collapsing: each range's pages present and huge pages PMD-mapped
+ * already (pagemap, PAGEMAP_SCAN; else smaps of VL), then its plan
+ * (collapse_plan_range): what is already huge or empty is skipped, ranges over
+ * rep->max_inflate unless --force. Without pagemap there is no estimate and
+ * nothing is refused for it.
+ */
+static void collapse_estimate(struct globals *g, pid_t pid, struct collapse_report *rep,
+			      const struct vma_list *vl, long page)
 {
 	int pm = procmem_pagemap_open(&g->sr, pid);
-	if (pm < 0)
-		return;
 	uint64_t np = rep->pmd_size / (uint64_t)page;
 	for (int i = 0; i < rep->nranges; i++) {
 		struct crange *r = &rep->ranges[i];
 		if (r->skip != CR_GO)
 			continue;
-		bool ok = true;
-		for (uint64_t a = r->start; a < r->end && ok; a += rep->pmd_size) {
-			uint64_t pop;
-			ok = procmem_populated(pm, a, np, page, &pop) == 0;
-			r->present_pages += ok ? pop : 0;
-			r->nonempty_pmds += ok && pop;
-		}
-		r->have_estimate = ok;
-		if (ok && collapse_inflates(r, np, rep->max_inflate) && !rep->force)
-			r->skip = CR_SKIP_INFLATE;
+		if (pm < 0 || !range_pages(pm, r, rep->pmd_size, np, page))
+			collapse_huge_smaps(r, vl->v, vl->n, rep->pmd_size);
+		collapse_plan_range(r, np, rep->max_inflate, rep->force);
 	}
-	close(pm);
+	if (pm >= 0)
+		close(pm);
 }
 
 /* Say why smaps of PID could not be read (ERR, -errno). */
@@ -408,10 +444,14 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		goto out;
 	rep.vmrss_before_kb = kb_long(&pi.st.vmrss_kb);
 	rep.vmrss_after_kb = -1;
-	collapse_estimate(g, pid, &rep, page);
-	int go = 0, failed = 0, n = rep.nranges;
-	for (int i = 0; i < n; i++)
+	collapse_estimate(g, pid, &rep, &vl, page);
+	int go = 0, refused = 0, failed = 0, n = rep.nranges;
+	for (int i = 0; i < n; i++) {
 		go += rep.ranges[i].skip == CR_GO;
+		/* already huge or empty: nothing to do there, not a refusal */
+		refused += rep.ranges[i].skip != CR_GO && rep.ranges[i].skip != CR_SKIP_HUGE &&
+			   rep.ranges[i].skip != CR_SKIP_EMPTY;
+	}
 	if (!rep.dry_run && go)
 		failed = collapse_run(g, &pi, pid, &rep, &vl, page);
 	if (g->json)
@@ -422,8 +462,8 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %d)", pid);
 	if (!ret && (rep.fatal || failed))
 		ret = EXIT_FAIL;
-	if (!ret && n && !go && !rep.dry_run)
-		ret = EXIT_FAIL; /* everything asked for was skipped */
+	if (!ret && refused && !go && !rep.dry_run)
+		ret = EXIT_FAIL; /* everything asked for was skipped, and not for being done */
 out:
 	free(rep.ranges);
 	free(vl.v);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "pagemap.h"
 #include "uapi_compat.h"
 
 int procmem_pidfd_open(pid_t pid)
@@ -61,4 +62,20 @@ int procmem_populated(int fd, uint64_t start, uint64_t npages, long page_size, u
 	}
 	*count = c;
 	return 0;
+}
+
+int procmem_pmd_mapped(int fd, uint64_t start, uint64_t pmd, bool *zero)
+{
+	struct pm_range out[2];
+	uint64_t next;
+	*zero = false;
+	/* one PMD mapping is one region: [START, START + PMD), HUGE (and PRESENT) */
+	int n = pagemap_scan(fd, start, start + pmd, out, 2, &next);
+	if (n < 0)
+		return n;
+	if (n != 1 || out[0].start != start || out[0].end != start + pmd ||
+	    !(out[0].cat & PAGE_IS_HUGE))
+		return 0;
+	*zero = (out[0].cat & PAGE_IS_PFNZERO) != 0;
+	return 1;
 }

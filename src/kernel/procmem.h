@@ -9,6 +9,7 @@
 #ifndef THPCTL_PROCMEM_H
 #define THPCTL_PROCMEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,5 +38,14 @@ int procmem_kpageflags_open(const struct sysroot *sr);
  * swapped, reading the pagemap FD. Returns 0 or -errno.
  */
 int procmem_populated(int fd, uint64_t start, uint64_t npages, long page_size, uint64_t *count);
+
+/*
+ * Whether the aligned block [START, START + PMD) of pagemap FD is mapped by one
+ * PMD, per PAGEMAP_SCAN (6.7+) PAGE_IS_HUGE: a PMD-mapped THP (anonymous, shmem
+ * or file), the huge zero page (*ZERO set: read, never written) or hugetlb;
+ * never PTE-mapped pages, whatever their folio. Returns 1, 0, -ENOTTY or
+ * -EINVAL when the kernel has no PAGEMAP_SCAN, or -errno.
+ */
+int procmem_pmd_mapped(int fd, uint64_t start, uint64_t pmd, bool *zero);
 
 #endif

@@ -180,13 +180,78 @@ uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t e
 	return overlap_kb(v, n, start, end, false);
 }
 
-bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max)
+/* Aligned PMDs of [A, B) with PMD bytes each. */
+static uint64_t pmds_in(uint64_t a, uint64_t b, uint64_t pmd)
 {
-	r->est_inflate = 1.0;
-	if (!r->present_pages || !pmd_pages)
-		return false;
-	r->est_inflate = (double)(r->nonempty_pmds * pmd_pages) / (double)r->present_pages;
-	return r->est_inflate > max;
+	a = (a + pmd - 1) / pmd * pmd;
+	b = b / pmd * pmd;
+	return b > a ? (b - a) / pmd : 0;
+}
+
+void collapse_huge_smaps(struct crange *r, const struct cvma *v, int n, uint64_t pmd)
+{
+	uint64_t sure = 0;
+	bool exact = true;
+	r->huge_pmds = r->huge_zero_pmds = 0;
+	r->huge_how = CH_UNKNOWN;
+	if (!pmd)
+		return;
+	for (int i = 0; i < n; i++) {
+		uint64_t a = v[i].start > r->start ? v[i].start : r->start;
+		uint64_t b = v[i].end < r->end ? v[i].end : r->end;
+		uint64_t in = b > a ? pmds_in(a, b, pmd) : 0,
+			 all = pmds_in(v[i].start, v[i].end, pmd);
+		if (!in)
+			continue;
+		if (!v[i].pmd_known)
+			return;
+		uint64_t huge = v[i].pmd_mapped_kb / (pmd / 1024);
+		if (huge > all)
+			huge = all; /* damaged: more than the VMA can hold */
+		/* at most ALL - IN of them lie outside R */
+		sure += huge > all - in ? huge - (all - in) : 0;
+		exact &= in == all || huge == 0 || huge == all;
+	}
+	r->huge_pmds = sure;
+	r->huge_how = exact ? CH_SMAPS : CH_SMAPS_AT_LEAST;
+}
+
+void collapse_plan_range(struct crange *r, uint64_t pmd_pages, double max, bool force)
+{
+	r->have_growth = false;
+	r->est_inflate = 0;
+	if (r->skip != CR_GO)
+		return;
+	uint64_t huge = r->huge_how == CH_UNKNOWN ? 0 : r->huge_pmds;
+	if (huge > r->npmd)
+		huge = r->npmd;
+	if (!r->have_estimate) {
+		r->planned_pmds = r->npmd - huge;
+		if (!r->planned_pmds)
+			r->skip = CR_SKIP_HUGE;
+		return;
+	}
+	/* a PMD-mapped huge page is non-empty, all its pages present (the process may have
+	 * changed between the reads: never below zero) */
+	if (huge > r->nonempty_pmds)
+		huge = r->nonempty_pmds;
+	r->planned_pmds = r->nonempty_pmds - huge;
+	uint64_t present = r->present_pages, whole = huge * pmd_pages;
+	present = present > whole ? present - whole : 0;
+	if (!r->nonempty_pmds) {
+		r->skip = CR_SKIP_EMPTY;
+		return;
+	}
+	if (!r->planned_pmds) {
+		r->skip = CR_SKIP_HUGE;
+		return;
+	}
+	if (!present || !pmd_pages)
+		return; /* no ratio: the reads disagree */
+	r->have_growth = true;
+	r->est_inflate = (double)(r->planned_pmds * pmd_pages) / (double)present;
+	if (r->est_inflate > max && !force)
+		r->skip = CR_SKIP_INFLATE;
 }
 
 unsigned collapse_backoff_ms(int attempt)

@@ -11,7 +11,8 @@
  * VMAs marked nh (MADV_NOHUGEPAGE), processes with THP disabled by
  * prctl (status THP_enabled: 0), and (--vma, --range) shmem whose shmem
  * policy forbids huge pages (model/shmem.h; EINVAL on 6.18, seen there):
- * all give EINVAL.
+ * all give EINVAL. What is no work is skipped whatever --force: a range whose
+ * huge-page ranges are empty or PMD-mapped already (collapse_plan_range).
  */
 #ifndef THPCTL_COLLAPSE_H
 #define THPCTL_COLLAPSE_H
@@ -34,6 +35,10 @@ struct cvma {
 	unsigned vmflags; /* VMF_* of smaps.h */
 	int thp_eligible; /* -1 absent */
 	uint64_t rss_kb, anon_kb, ahp_kb;
+	/* PMD-mapped kB: AnonHugePages + ShmemPmdMapped + FilePmdMapped; pmd_known false when
+	 * AnonHugePages is absent or damaged (then unknown, not 0) */
+	uint64_t pmd_mapped_kb;
+	bool pmd_known;
 };
 
 /* Anonymous private memory MADV_COLLAPSE handles on every kernel since 6.1. */
@@ -49,6 +54,16 @@ enum crange_skip {
 	CR_SKIP_UNMAPPED, /* no VMA there */
 	CR_SKIP_INFLATE,  /* would grow RSS more than --max-inflate (estimated from pagemap) */
 	CR_SKIP_SHMEM,	  /* overlaps shmem whose shmem policy forbids huge pages */
+	CR_SKIP_HUGE,	  /* every huge-page range with a page present is PMD-mapped already */
+	CR_SKIP_EMPTY,	  /* no page present or swapped (pagemap): MADV_COLLAPSE refuses it */
+};
+
+/* How the PMD-mapped huge pages already in a range were counted. */
+enum crange_huge_how {
+	CH_UNKNOWN,	  /* not counted (a skipped range, or smaps without AnonHugePages) */
+	CH_PAGEMAP_SCAN,  /* exact, per huge-page range: PAGEMAP_SCAN PAGE_IS_HUGE (6.7+) */
+	CH_SMAPS,	  /* exact: smaps of VMAs whose every aligned PMD lies in the range */
+	CH_SMAPS_AT_LEAST /* smaps of a VMA only partly in the range: those certainly inside */
 };
 
 struct crange {
@@ -74,7 +89,15 @@ struct crange {
 	bool have_estimate;
 	uint64_t present_pages; /* base pages present or swapped in [start, end) */
 	uint64_t nonempty_pmds; /* PMDs with at least one: each becomes a whole huge page */
-	double est_inflate;	/* resident pages after / before, >= 1 */
+	double est_inflate;	/* resident pages after / before, >= 1 (have_growth) */
+	bool have_growth;	/* est_inflate is defined: pages present where planned_pmds lie */
+	/* PMD-mapped already (collapse_estimate; huge_how CH_UNKNOWN: not counted) */
+	enum crange_huge_how huge_how;
+	uint64_t huge_pmds;	 /* huge-page ranges PMD-mapped (at least, CH_SMAPS_AT_LEAST) */
+	uint64_t huge_zero_pmds; /* of those, the huge zero page (CH_PAGEMAP_SCAN only) */
+	uint64_t planned_pmds;	 /* huge pages a collapse would make: non-empty, not PMD-mapped
+				  * (without pagemap: not PMD-mapped, empty ones included) */
+	uint64_t nhuge;		 /* run: PMDs found PMD-mapped before their call: not tried */
 	/* RSS (kB) of the VMAs it lies in, from smaps, before and after (have_after) */
 	uint64_t rss_before_kb, rss_after_kb;
 };
@@ -117,12 +140,25 @@ uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t e
 #define COLLAPSE_MAX_INFLATE_DEFAULT 2.0
 
 /*
- * The RSS growth collapsing R would cause, from its present_pages and
- * nonempty_pmds (pagemap, read before): each non-empty PMD becomes PMD_PAGES
- * resident pages. Sets R->est_inflate (after / before; 1 when nothing is
- * present: an empty PMD is not collapsed) and returns whether it exceeds MAX.
+ * The PMD-mapped huge pages certainly inside R, from the smaps of the N VMAs of V
+ * (pmd_mapped_kb; a PMD mapping lies on an aligned PMD inside one VMA): sets
+ * R->huge_pmds and R->huge_how: CH_SMAPS when each VMA with huge pages has all
+ * its aligned PMDs in R (or none of them, or all huge), else CH_SMAPS_AT_LEAST
+ * (those that cannot lie outside R); CH_UNKNOWN when a VMA's count is unknown.
  */
-bool collapse_inflates(struct crange *r, uint64_t pmd_pages, double max);
+void collapse_huge_smaps(struct crange *r, const struct cvma *v, int n, uint64_t pmd);
+
+/*
+ * The plan for R (skip CR_GO; others are left alone), from huge_pmds and, with
+ * have_estimate, present_pages and nonempty_pmds (pagemap, every PMD of R):
+ * planned_pmds are the non-empty huge-page ranges not PMD-mapped, and each
+ * becomes PMD_PAGES resident pages. R is skipped CR_SKIP_EMPTY when nothing is
+ * present, CR_SKIP_HUGE when nothing is planned (both whatever FORCE: there is
+ * nothing MADV_COLLAPSE would do), CR_SKIP_INFLATE when the RSS growth of the
+ * planned ranges (est_inflate, pages after / present there; have_growth) is
+ * over MAX and not FORCE.
+ */
+void collapse_plan_range(struct crange *r, uint64_t pmd_pages, double max, bool force);
 
 /* What a collapse did, for render/collapse.c. */
 struct collapse_report {

@@ -32,7 +32,41 @@ static const char *const skip_texts[] = {
 	[CR_SKIP_INFLATE] =
 		"collapsing would grow its RSS more than --max-inflate allows (pages present per pagemap vs whole huge pages): the new huge pages would be mostly zeroes; --force collapses anyway",
 	[CR_SKIP_SHMEM] =
-		"shmem whose shmem policy forbids huge pages: a kernel that applies it to MADV_COLLAPSE (6.18 does) refuses it (EINVAL); --force tries anyway"};
+		"shmem whose shmem policy forbids huge pages: a kernel that applies it to MADV_COLLAPSE (6.18 does) refuses it (EINVAL); --force tries anyway",
+	[CR_SKIP_HUGE] = "already huge: every huge-page range with a page present is PMD-mapped",
+	[CR_SKIP_EMPTY] =
+		"nothing in it: no page present or swapped (pagemap), and MADV_COLLAPSE refuses an empty huge-page range (EINVAL)"};
+
+/* How the PMD-mapped huge pages of a range were counted: JSON's name, then the words */
+static const char *const how_names[] = {[CH_UNKNOWN] = "",
+					[CH_PAGEMAP_SCAN] = "pagemap_scan",
+					[CH_SMAPS] = "smaps",
+					[CH_SMAPS_AT_LEAST] = "smaps_at_least"};
+static const char *const how_words[] = {
+	[CH_UNKNOWN] = "",
+	[CH_PAGEMAP_SCAN] = "PAGEMAP_SCAN",
+	[CH_SMAPS] = "AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in smaps",
+	[CH_SMAPS_AT_LEAST] = "AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in "
+			      "smaps: at least, the VMA reaches past the range"};
+
+/* Why C is skipped as already huge, with its numbers, into OUT (N bytes). */
+static const char *huge_words(const struct crange *c, char *out, size_t n)
+{
+	char zero[80] = "", rest[80] = "";
+	uint64_t other = c->npmd > c->huge_pmds ? c->npmd - c->huge_pmds : 0;
+	if (c->huge_zero_pmds)
+		snprintf(zero, sizeof(zero),
+			 ", %llu of them the huge zero page (read, never written)",
+			 (unsigned long long)c->huge_zero_pmds);
+	if (other)
+		snprintf(rest, sizeof(rest), ", the other %llu with no page present (pagemap)",
+			 (unsigned long long)other);
+	snprintf(out, n,
+		 "already huge: %llu of %llu PMD ranges PMD-mapped (%s)%s%s: nothing to collapse",
+		 (unsigned long long)c->huge_pmds, (unsigned long long)c->npmd,
+		 ENUM_NAME(how_words, c->huge_how, "?"), zero, rest);
+	return out;
+}
 
 const char *crange_skip_text(enum crange_skip s)
 {
@@ -44,6 +78,8 @@ const char *crange_skip_words(const struct collapse_report *r, const struct cran
 {
 	const struct shmem_pmd *p = shmem_rule(r->shmem, c->shm, c->shm_hg ? VMF_HG : 0);
 	char w[160];
+	if (c->skip == CR_SKIP_HUGE && c->huge_how != CH_UNKNOWN)
+		return huge_words(c, out, n);
 	if (c->skip != CR_SKIP_SHMEM || !p)
 		return crange_skip_text(c->skip);
 	snprintf(out, n,
@@ -97,8 +133,12 @@ static void result_text(char *out, size_t n, const struct crange *r)
 	if (r->nfail)
 		snprintf(out, n, "%s: %llu of %llu failed", errname(r->err),
 			 (unsigned long long)r->nfail, (unsigned long long)r->npmd);
-	else if (r->nempty)
-		snprintf(out, n, "ok (%llu empty)", (unsigned long long)r->nempty);
+	else if (r->nempty && r->nhuge)
+		snprintf(out, n, "ok (%llu already huge, %llu empty)", (unsigned long long)r->nhuge,
+			 (unsigned long long)r->nempty);
+	else if (r->nempty || r->nhuge)
+		snprintf(out, n, "ok (%llu %s)", (unsigned long long)(r->nempty + r->nhuge),
+			 r->nempty ? "empty" : "already huge");
 	else
 		snprintf(out, n, "ok");
 }
@@ -121,17 +161,29 @@ static void buddy_line(FILE *f, const struct collapse_report *r)
 static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
 				    bool color);
 
-/* The estimate: with PRESENT (dry run) the pages present, then "x32.0" (RSS after / before). */
-static void estimate_cells(struct table *t, const struct crange *c, bool present)
+/*
+ * The plan (dry run): huge pages to make, those PMD-mapped already ("-" not
+ * counted, ">=N" at least), the pages present; then "x32.0" (RSS after / before
+ * where huge pages are planned), "-" when undefined.
+ */
+static void estimate_cells(struct table *t, const struct crange *c, bool plan)
 {
-	if (present) {
-		if (c->have_estimate) {
-			table_cell(t, "%llu pages", (unsigned long long)c->present_pages);
-		} else {
+	if (plan) {
+		if (c->skip == CR_GO)
+			table_cell(t, "%llu", (unsigned long long)c->planned_pmds);
+		else
+			table_cell(t, "skipped");
+		if (c->huge_how == CH_UNKNOWN)
 			table_cell(t, "-");
-		}
+		else
+			table_cell(t, "%s%llu", c->huge_how == CH_SMAPS_AT_LEAST ? ">=" : "",
+				   (unsigned long long)c->huge_pmds);
+		if (c->have_estimate)
+			table_cell(t, "%llu pages", (unsigned long long)c->present_pages);
+		else
+			table_cell(t, "-");
 	}
-	if (c->have_estimate && c->present_pages)
+	if (c->have_growth)
 		table_cell(t, "x%.1f", c->est_inflate);
 	else
 		table_cell(t, "-");
@@ -180,7 +232,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 	uint64_t bytes = 0, go = 0;
 	for (int i = 0; i < r->nranges; i++)
 		if (r->ranges[i].skip == CR_GO) {
-			bytes += r->ranges[i].end - r->ranges[i].start;
+			bytes += r->ranges[i].planned_pmds * r->pmd_size;
 			go++;
 		}
 	if (r->pmd_size && r->pmd_size % (1 << 20) == 0) /* "2 MiB", not "2048 kB" */
@@ -202,10 +254,11 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 	if (r->nranges) {
 		struct table *t;
 		if (r->dry_run)
-			t = table_new(6,
-				      (const char *const[]){"RANGE", "VMA", "SIZE", "HUGE PAGES",
-							    "PRESENT", "RSS GROWTH (EST)"},
-				      "lLrrrr");
+			t = table_new(7,
+				      (const char *const[]){"RANGE", "VMA", "SIZE", "TO COLLAPSE",
+							    "ALREADY HUGE", "PRESENT",
+							    "RSS GROWTH (EST)"},
+				      "lLrrrrr");
 		else
 			t = table_new(10,
 				      (const char *const[]){"RANGE", "VMA", "SIZE", "EST",
@@ -215,12 +268,10 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 		for (int i = 0; i < r->nranges; i++) {
 			const struct crange *c = &r->ranges[i];
 			char sz[32], col[32], a[32], b[32], res[64];
-			uint64_t s = c->skip == CR_GO || c->skip == CR_SKIP_NH ||
-						     c->skip == CR_SKIP_PRCTL ||
-						     c->skip == CR_SKIP_INFLATE ||
-						     c->skip == CR_SKIP_SHMEM
-					     ? c->start
-					     : c->req_start;
+			/* the range as asked where it holds no whole huge page */
+			uint64_t s = c->skip == CR_SKIP_SMALL || c->skip == CR_SKIP_UNMAPPED
+					     ? c->req_start
+					     : c->start;
 			uint64_t e = s == c->start ? c->end : c->req_end;
 			table_cell(t, "%012llx-%012llx", (unsigned long long)s,
 				   (unsigned long long)e);
@@ -228,10 +279,6 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			fmt_bytes(sz, sizeof(sz), e - s);
 			table_cell(t, "%s", sz);
 			if (r->dry_run) {
-				if (c->skip == CR_GO)
-					table_cell(t, "%llu", (unsigned long long)c->npmd);
-				else
-					table_cell(t, "skipped");
 				estimate_cells(t, c, true);
 				continue;
 			}
@@ -260,19 +307,32 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 	collapse_render_reasons(f, r, pmd, color);
 }
 
+/* Whether a range before the I-th of R was skipped in the same words: the kind, and for an
+ * already huge one its numbers (other numbers get their own line). */
+static bool skip_said(const struct collapse_report *r, int i)
+{
+	const struct crange *c = &r->ranges[i];
+	for (int j = 0; j < i; j++) {
+		const struct crange *d = &r->ranges[j];
+		if (d->skip == c->skip &&
+		    (c->skip != CR_SKIP_HUGE ||
+		     (d->huge_how == c->huge_how && d->huge_pmds == c->huge_pmds &&
+		      d->npmd == c->npmd && d->huge_zero_pmds == c->huge_zero_pmds)))
+			return true;
+	}
+	return false;
+}
+
 /* Why: each skip reason and each error once, then what was left out. */
 static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
 				    bool color)
 {
-	bool said_skip[8] = {false};
 	int said_err[16], nsaid = 0;
 	char why[400];
 	for (int i = 0; i < r->nranges; i++) {
 		const struct crange *c = &r->ranges[i];
-		if (c->skip != CR_GO && (unsigned)c->skip < 8 && !said_skip[c->skip]) {
-			said_skip[c->skip] = true;
+		if (c->skip != CR_GO && !skip_said(r, i))
 			fprintf(f, "skipped: %s\n", crange_skip_words(r, c, why, sizeof(why)));
-		}
 		if (c->err) {
 			bool seen = false;
 			for (int j = 0; j < nsaid; j++)
@@ -297,13 +357,19 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 	if (r->nsmall)
 		fprintf(f, "%s%d smaller anonymous VMA(s) hold no whole aligned %s: left out%s\n",
 			col_dim(color), r->nsmall, pmd, col_reset(color));
-	uint64_t empty = 0;
-	for (int i = 0; i < r->nranges; i++)
+	uint64_t empty = 0, huge = 0;
+	for (int i = 0; i < r->nranges; i++) {
 		empty += r->ranges[i].nempty;
+		huge += r->ranges[i].nhuge;
+	}
 	if (!r->dry_run && empty)
 		fprintf(f,
 			"%s%llu empty huge-page range(s) (no page present or swapped, per pagemap) not tried: MADV_COLLAPSE refuses them%s\n",
 			col_dim(color), (unsigned long long)empty, col_reset(color));
+	if (!r->dry_run && huge)
+		fprintf(f,
+			"%s%llu huge-page range(s) PMD-mapped already (PAGEMAP_SCAN) not tried: nothing to collapse there%s\n",
+			col_dim(color), (unsigned long long)huge, col_reset(color));
 }
 
 json_t *collapse_to_json(const struct collapse_report *r)
@@ -340,11 +406,22 @@ json_t *collapse_to_json(const struct collapse_report *r)
 					  : NULL);
 		json_put(o, "attempted", json_boolean(c->attempted));
 		json_put(o, "present_pages", c->have_estimate ? json_u64(c->present_pages) : NULL);
+		bool hk = c->huge_how != CH_UNKNOWN;
+		json_put(o, "huge_pmds", hk ? json_u64(c->huge_pmds) : NULL);
+		json_put(o, "huge_pmds_method",
+			 hk ? json_str(ENUM_NAME(how_names, c->huge_how, "?")) : NULL);
+		json_put(o, "huge_zero_pmds",
+			 c->huge_how == CH_PAGEMAP_SCAN ? json_u64(c->huge_zero_pmds) : NULL);
+		/* planned: the range got to collapse_plan_range (others were skipped before) */
+		bool planned = c->skip == CR_GO || c->skip == CR_SKIP_HUGE ||
+			       c->skip == CR_SKIP_EMPTY || c->skip == CR_SKIP_INFLATE;
+		json_put(o, "planned_pmds", planned ? json_u64(c->planned_pmds) : NULL);
 		json_put(o, "rss_growth_estimate",
-			 c->have_estimate ? json_real(c->est_inflate) : NULL);
+			 c->have_growth ? json_real(c->est_inflate) : NULL);
 		json_put(o, "rss_before_kb", json_u64(c->rss_before_kb));
 		if (!r->dry_run) {
 			json_put(o, "empty_pmds", json_u64(c->nempty));
+			json_put(o, "already_huge_pmds", json_u64(c->nhuge));
 			json_put(o, "collapsed_pmds", json_u64(c->nok));
 			json_put(o, "failed_pmds", json_u64(c->nfail));
 			json_put(o, "collapsed_bytes", json_u64(c->collapsed_bytes));

@@ -146,7 +146,10 @@ else
 			"$before -> $after kB"
 		t collapse "$HP" --json
 		cp "$TMP/out" "$TMP/collapse.json"
-		if grep -q '"ENOMEM"' "$TMP/collapse.json"; then
+		if [ "${before:-0}" != 0 ]; then
+			# PMD-mapped already are not tried (nor counted as collapsed)
+			skip "collapse: AnonHugePages reaches the region size" "the plain region has ${before:-?} kB of THP before: enabled=$(sysfs_choice "$THP/enabled")"
+		elif grep -q '"ENOMEM"' "$TMP/collapse.json"; then
 			skip "collapse: AnonHugePages reaches the region size" "ENOMEM: no free huge page on this host now"
 		else
 			expect_rc "collapse: exit 0" 0
@@ -178,6 +181,20 @@ else
 				'len(d["ranges"]) == 1 and d["ranges"][0]["pmds"] == 1 and d["ranges"][0]["bytes"] == 2 << 20'
 		fi
 		stop_pid "$HR"
+	fi
+	# a region PMD-mapped already is no work: skipped with the count, nothing planned
+	if start_helper HH "$H" hugepage 16; then
+		if [ "$(vma_ahp "$HH" 16384)" != 16384 ]; then
+			skip "collapse --dry-run: already huge" "the hugepage region got $(vma_ahp "$HH" 16384) of 16384 kB THP (enabled=$(sysfs_choice "$THP/enabled"))"
+		else
+			t collapse "$HH" --dry-run --json
+			expect_json "collapse --dry-run: a 100% PMD-mapped region is skipped as already huge, 0 planned" "$TMP/out" \
+				'[r for r in d["ranges"] if r["bytes"] == 16 << 20 and r["huge_pmds"] == 8 and r["planned_pmds"] == 0 and (r["skipped"] or "").startswith("already huge: 8 of 8 PMD ranges") and r["rss_growth_estimate"] is None]'
+			t collapse "$HH" --dry-run
+			expect_zero "collapse --dry-run text: the reason names the count" \
+				"$(grep -q '^skipped: already huge: 8 of 8 PMD ranges PMD-mapped' "$TMP/out"; echo $?)" "$(head -c 400 "$TMP/out")"
+		fi
+		stop_pid "$HH"
 	fi
 	# nh regions are skipped; --force tries and gets EINVAL, explained
 	if start_helper HN "$H" nohuge 8; then

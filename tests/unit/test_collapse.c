@@ -214,33 +214,231 @@ static void test_explain_and_backoff(UNIT_STATE)
 	assert_true(last <= 1000);
 }
 
+/* A range of NPMD huge pages to plan, as collapse_estimate leaves it from pagemap. */
+static struct crange counted(uint64_t npmd, uint64_t present, uint64_t nonempty, uint64_t huge)
+{
+	return (struct crange){.start = 0x7f0000000000,
+			       .end = 0x7f0000000000 + npmd * PMD,
+			       .req_start = 0x7f0000000000,
+			       .req_end = 0x7f0000000000 + npmd * PMD,
+			       .npmd = npmd,
+			       .have_estimate = true,
+			       .present_pages = present,
+			       .nonempty_pmds = nonempty,
+			       .huge_pmds = huge,
+			       .huge_how = CH_PAGEMAP_SCAN};
+}
+
+/* The plan of NPMD huge pages without pagemap, HUGE of them PMD-mapped (counted HOW). */
+static struct crange unread_plan(uint64_t npmd, uint64_t huge, enum crange_huge_how how)
+{
+	struct crange r = counted(npmd, 0, 0, huge);
+	r.have_estimate = false;
+	r.huge_how = how;
+	collapse_plan_range(&r, 512, 2.0, false);
+	return r;
+}
+
 /* RSS growth estimate: whole huge pages made resident per non-empty PMD vs pages present. */
 static void test_inflation_estimate(UNIT_STATE)
 {
 	/* 32 PMDs with one page each: 32 * 512 / 32 = x512, refused at 2 */
-	struct crange r = {.present_pages = 32, .nonempty_pmds = 32};
-	assert_true(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
-	assert_true(r.est_inflate > 511.99 && r.est_inflate < 512.01);
-	assert_false(collapse_inflates(&r, 512, 512.0)); /* exactly the limit: allowed */
+	struct crange r = counted(32, 32, 32, 0);
+	collapse_plan_range(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT, false);
+	assert_int_equal(r.skip, CR_SKIP_INFLATE);
+	assert_true(r.have_growth && r.est_inflate > 511.99 && r.est_inflate < 512.01);
+	r = counted(32, 32, 32, 0);
+	collapse_plan_range(&r, 512, 512.0, false); /* exactly the limit: allowed */
+	assert_int_equal(r.skip, CR_GO);
+	assert_int_equal(r.planned_pmds, 32);
+	r = counted(32, 32, 32, 0);
+	collapse_plan_range(&r, 512, 2.0, true); /* --force */
+	assert_int_equal(r.skip, CR_GO);
 	/* fully written: x1 */
-	r = (struct crange){.present_pages = 4096, .nonempty_pmds = 8};
-	assert_false(collapse_inflates(&r, 512, 1.0));
-	assert_true(r.est_inflate > 0.99 && r.est_inflate < 1.01);
+	r = counted(8, 4096, 8, 0);
+	collapse_plan_range(&r, 512, 1.0, false);
+	assert_int_equal(r.skip, CR_GO);
+	assert_true(r.have_growth && r.est_inflate > 0.99 && r.est_inflate < 1.01);
 	/* half of each PMD written: x2, the default limit, allowed; one page less is over */
-	r = (struct crange){.present_pages = 256 * 4, .nonempty_pmds = 4};
-	assert_false(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
-	r.present_pages--;
-	assert_true(collapse_inflates(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT));
-	/* nothing present: no collapse happens (empty PMDs are not tried), x1 */
-	r = (struct crange){0};
-	assert_false(collapse_inflates(&r, 512, 1.0));
-	assert_true(r.est_inflate == 1.0);
+	r = counted(4, 256 * 4, 4, 0);
+	collapse_plan_range(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT, false);
+	assert_int_equal(r.skip, CR_GO);
+	r = counted(4, 256 * 4 - 1, 4, 0);
+	collapse_plan_range(&r, 512, COLLAPSE_MAX_INFLATE_DEFAULT, false);
+	assert_int_equal(r.skip, CR_SKIP_INFLATE);
 	/* arm64 64 KiB pages: 8192 pages per 512 MiB PMD */
-	r = (struct crange){.present_pages = 8192, .nonempty_pmds = 2};
-	assert_false(collapse_inflates(&r, 8192, 2.0));
-	assert_true(r.est_inflate > 1.99 && r.est_inflate < 2.01);
-	assert_int_equal(strlen(crange_skip_text(CR_SKIP_INFLATE)) > 0, 1);
+	r = counted(2, 8192, 2, 0);
+	collapse_plan_range(&r, 8192, 2.0, false);
+	assert_true(r.have_growth && r.est_inflate > 1.99 && r.est_inflate < 2.01);
+	/* a range skipped before (nh) is left alone */
+	r = counted(2, 1, 1, 0);
+	r.skip = CR_SKIP_NH;
+	collapse_plan_range(&r, 512, 2.0, false);
+	assert_int_equal(r.skip, CR_SKIP_NH);
+	assert_false(r.have_growth);
 	assert_non_null(strstr(crange_skip_text(CR_SKIP_INFLATE), "--max-inflate"));
+}
+
+/*
+ * A user's trial: a 66 MiB MADV_HUGEPAGE region, its first 64 MiB written (32 PMD-mapped
+ * THPs), and a 2 MiB VMA with nothing in it. The dry run planned 33 + 1 huge pages
+ * ("66.0 MiB"), the empty range 1 huge page with RSS growth "-" in text but 1.0 in JSON.
+ */
+static void test_already_huge_and_empty_are_not_work(UNIT_STATE)
+{
+	/* all 32 PMD-mapped: skipped, nothing planned, whatever --force */
+	struct crange r = counted(32, 32 * 512, 32, 32);
+	collapse_plan_range(&r, 512, 2.0, true);
+	assert_int_equal(r.skip, CR_SKIP_HUGE);
+	assert_int_equal(r.planned_pmds, 0);
+	assert_false(r.have_growth);
+	/* 32 PMD-mapped and one empty: nothing to do either */
+	r = counted(33, 32 * 512, 32, 32);
+	collapse_plan_range(&r, 512, 2.0, false);
+	assert_int_equal(r.skip, CR_SKIP_HUGE);
+	assert_int_equal(r.planned_pmds, 0);
+	/* 32 PMD-mapped and one half written: one huge page planned, growth of that one x2 */
+	r = counted(33, 32 * 512 + 256, 33, 32);
+	collapse_plan_range(&r, 512, 2.0, false);
+	assert_int_equal(r.skip, CR_GO);
+	assert_int_equal(r.planned_pmds, 1);
+	assert_true(r.have_growth && r.est_inflate > 1.99 && r.est_inflate < 2.01);
+	/* ... one page written: x512, refused as before */
+	r = counted(33, 32 * 512 + 1, 33, 32);
+	collapse_plan_range(&r, 512, 2.0, false);
+	assert_int_equal(r.skip, CR_SKIP_INFLATE);
+	assert_int_equal(r.planned_pmds, 1);
+	/* nothing present: skipped (the kernel refuses it), no huge page, no ratio */
+	r = counted(1, 0, 0, 0);
+	collapse_plan_range(&r, 512, 2.0, true);
+	assert_int_equal(r.skip, CR_SKIP_EMPTY);
+	assert_int_equal(r.planned_pmds, 0);
+	assert_false(r.have_growth);
+	/* no pagemap: the PMD-mapped ones (smaps) are still no work; the rest may be */
+	r = unread_plan(32, 32, CH_SMAPS);
+	assert_int_equal(r.skip, CR_SKIP_HUGE);
+	r = unread_plan(32, 30, CH_SMAPS_AT_LEAST);
+	assert_int_equal(r.skip, CR_GO);
+	assert_int_equal(r.planned_pmds, 2);
+	assert_false(r.have_growth);
+	/* not counted: every PMD may be work */
+	r = unread_plan(32, 32, CH_UNKNOWN);
+	assert_int_equal(r.skip, CR_GO);
+	assert_int_equal(r.planned_pmds, 32);
+}
+
+/* collapse_huge_smaps over V (2 VMAs) for the first NPMD huge pages of counted(): HOW, HUGE. */
+static void smaps_counts(const struct cvma *v, uint64_t npmd, enum crange_huge_how how,
+			 uint64_t huge)
+{
+	struct crange r = counted(npmd, 0, 0, 0);
+	collapse_huge_smaps(&r, v, 2, PMD);
+	assert_int_equal(r.huge_how, how);
+	assert_int_equal(r.huge_pmds, huge);
+}
+
+/* How many PMD-mapped huge pages smaps (AnonHugePages of the VMA) puts in a range. */
+static void test_huge_from_smaps(UNIT_STATE)
+{
+	/* a 64 MiB VMA (32 aligned PMDs), 30 of them PMD-mapped; a 2 MiB one beside it */
+	struct cvma v[2] = {vma(0x7f0000000000, 0x7f0004000000, "rw-p", "", VMF_HG, 30 * 2048),
+			    vma(0x7f0004000000, 0x7f0004200000, "rw-p", "", 0, 0)};
+	for (int i = 0; i < 2; i++) {
+		v[i].pmd_mapped_kb = v[i].ahp_kb;
+		v[i].pmd_known = true;
+	}
+	smaps_counts(v, 32, CH_SMAPS, 30);
+	/* the first 16 PMDs: at most 16 of the 30 lie outside, so at least 14 inside */
+	smaps_counts(v, 16, CH_SMAPS_AT_LEAST, 14);
+	/* 2 PMDs: all 30 may lie outside */
+	smaps_counts(v, 2, CH_SMAPS_AT_LEAST, 0);
+	/* all 32 huge: every part of it is huge, exactly */
+	v[0].pmd_mapped_kb = 32 * 2048;
+	smaps_counts(v, 2, CH_SMAPS, 2);
+	/* across both VMAs (--range): 32 + 0, exact */
+	smaps_counts(v, 33, CH_SMAPS, 32);
+	/* AnonHugePages unread: unknown, not 0 */
+	v[1].pmd_known = false;
+	smaps_counts(v, 33, CH_UNKNOWN, 0);
+}
+
+/* The trial's two ranges rendered: what text and JSON say of them agree. */
+static void test_already_huge_rendered(UNIT_STATE)
+{
+	struct crange r[2] = {counted(32, 32 * 512, 32, 32), counted(1, 0, 0, 0)};
+	r[1].start = r[1].req_start = r[0].end;
+	r[1].end = r[1].req_end = r[0].end + PMD;
+	r[1].huge_how = CH_SMAPS;
+	for (int i = 0; i < 2; i++) {
+		snprintf(r[i].vma, sizeof(r[i].vma), "[anon]");
+		collapse_plan_range(&r[i], 512, 2.0, false);
+	}
+	struct collapse_report rep = {.pid = 7133,
+				      .comm = "hp",
+				      .thp_enabled = 1,
+				      .pmd_size = PMD,
+				      .dry_run = true,
+				      .max_inflate = 2.0,
+				      .vmrss_before_kb = 67028,
+				      .vmrss_after_kb = -1,
+				      .nranges = 2,
+				      .ranges = r};
+	char w[400];
+	assert_string_equal(crange_skip_words(&rep, &r[0], w, sizeof(w)),
+			    "already huge: 32 of 32 PMD ranges PMD-mapped (PAGEMAP_SCAN): nothing "
+			    "to collapse");
+	assert_contains(crange_skip_words(&rep, &r[1], w, sizeof(w)), "no page present");
+	struct unit_mem m;
+	collapse_render_text(unit_mem_open(&m), &rep, false);
+	char *t = unit_mem_text(&m);
+	assert_contains(t, "PID 7133 (hp): 0 range(s), 0 kB in 2 MiB huge pages, 2 skipped");
+	assert_contains(t, "skipped: already huge: 32 of 32 PMD ranges PMD-mapped (PAGEMAP_SCAN)");
+	assert_contains(t, "skipped: nothing in it: no page present or swapped (pagemap)");
+	assert_null(strstr(t, "x1.0"));
+	free(t);
+	json_t *j = collapse_to_json(&rep);
+	assert_non_null(j);
+	json_t *a = json_object_get(j, "ranges");
+	for (int i = 0; i < 2; i++) {
+		json_t *o = json_array_get(a, (size_t)i);
+		assert_true(json_is_null(json_object_get(o, "rss_growth_estimate")));
+		assert_int_equal(json_integer_value(json_object_get(o, "planned_pmds")), 0);
+		assert_true(json_is_string(json_object_get(o, "skipped")));
+	}
+	json_t *o = json_array_get(a, 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "huge_pmds")), 32);
+	assert_string_equal(json_string_value(json_object_get(o, "huge_pmds_method")),
+			    "pagemap_scan");
+	o = json_array_get(a, 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "present_pages")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "huge_pmds_method")), "smaps");
+	assert_true(json_is_null(json_object_get(o, "huge_zero_pmds")));
+	json_decref(j);
+	/* a run: huge-page ranges found PMD-mapped before their call are said, not collapsed */
+	r[0] = counted(33, 32 * 512 + 256, 33, 32);
+	snprintf(r[0].vma, sizeof(r[0].vma), "[anon]");
+	collapse_plan_range(&r[0], 512, 2.0, false);
+	r[0].attempted = true;
+	r[0].nhuge = 32;
+	r[0].nok = 1;
+	r[0].collapsed_bytes = PMD;
+	r[1].skip = CR_SKIP_NH; /* skipped before the plan: nothing planned, not 0 */
+	rep.dry_run = false;
+	collapse_render_text(unit_mem_open(&m), &rep, false);
+	t = unit_mem_text(&m);
+	assert_contains(t, "PID 7133 (hp): 1 range(s), 2048 kB in 2 MiB huge pages, 1 skipped");
+	assert_contains(t, "ok (32 already huge)");
+	assert_contains(t, "32 huge-page range(s) PMD-mapped already (PAGEMAP_SCAN) not tried");
+	free(t);
+	j = collapse_to_json(&rep);
+	assert_non_null(j);
+	o = json_array_get(json_object_get(j, "ranges"), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "already_huge_pmds")), 32);
+	assert_int_equal(json_integer_value(json_object_get(o, "collapsed_pmds")), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "planned_pmds")), 1);
+	o = json_array_get(json_object_get(j, "ranges"), 1);
+	assert_true(json_is_null(json_object_get(o, "planned_pmds")));
+	json_decref(j);
 }
 
 /* RSS of the VMAs a range overlaps, as for AnonHugePages. */
@@ -320,6 +518,7 @@ static void test_shmem_its_policy_forbids_is_skipped(UNIT_STATE)
 	assert_int_equal(r[0].skip, CR_SKIP_SHMEM);
 }
 
-UNIT_TESTS(test_inflation_estimate, test_rss_of_range, test_parse_range, test_default_selection,
+UNIT_TESTS(test_inflation_estimate, test_already_huge_and_empty_are_not_work, test_huge_from_smaps,
+	   test_already_huge_rendered, test_rss_of_range, test_parse_range, test_default_selection,
 	   test_prctl_disabled, test_vma_selection, test_range_selection, test_spanning_range_names,
 	   test_anon_and_labels, test_explain_and_backoff, test_shmem_its_policy_forbids_is_skipped)
