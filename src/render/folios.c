@@ -131,6 +131,11 @@ void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 	const char *lead[3] = {"total", "", ""};
 	count_rows(t, lead, &r->total, &r->g, partial);
 	table_flush(t, f, 0, color);
+	if (r->total.partial[FT_ANON] || r->total.partial[FT_FILE]) /* the '-' of those rows */
+		fprintf(f,
+			"FOLIO - (MAPPED partial): pages of folios mapped only in part (cut by a "
+			"VMA's edge, munmap or MADV_DONTNEED); the scan reads the pages mapped, "
+			"not their folio's size\n");
 	thp_summary(f, "process", &r->total, &r->g, partial);
 	folio_numa_render_text(f, r->numa, &r->total, r->has_allowed ? &r->allowed : NULL, &r->g,
 			       partial, color);

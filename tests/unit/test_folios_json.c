@@ -5,6 +5,7 @@
  * no THP, and folios read the live host only): VMAs with THP, no --cont, no file pages, the
  * partial (PFNs hidden) method and an unreadable process. Each document is checked here key
  * by key and, where python3-jsonschema is installed, against docs/json/ by tests/json_schema.py.
+ * And the legend of maps --folios' text for a folio mapped in part.
  */
 #include "unit.h"
 
@@ -182,6 +183,33 @@ static void test_underused_addresses(UNIT_STATE)
 	json_decref(d);
 }
 
+/* The text of maps --folios of R (no colour). */
+static char *folios_text(const struct folio_report *r)
+{
+	struct unit_mem m;
+	folio_maps_render_text(unit_mem_open(&m), r, false);
+	return unit_mem_text(&m);
+}
+
+/* A FOLIO of '-' (a folio mapped in part: its size not read) is said under the table. */
+static void test_text_partial_legend(UNIT_STATE)
+{
+	struct folio_geom g;
+	folio_geom_init(&g, 4096, 0);
+	struct folio_report r;
+	one_vma(&r, &g, FM_PAGEFLAGS_SCAN);
+	char *t = folios_text(&r);
+	assert_null(strstr(t, "FOLIO -"));
+	free(t);
+	r.vmas[0].c.partial[FT_ANON] = 128;
+	r.total.partial[FT_ANON] = 128;
+	t = folios_text(&r);
+	assert_contains(t, "partial");
+	assert_contains(t, "FOLIO - (MAPPED partial): pages of folios mapped only in part");
+	free(t);
+	folio_report_free(&r);
+}
+
 /* D written as DIR/N.json with the command words ARGS in DIR/N.args (tests/json_schema.py). */
 static void save_doc(const char *dir, int n, json_t *d, const char *args)
 {
@@ -239,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_ps_folios_unreadable_row),
 		cmocka_unit_test(test_underused_addresses),
 		cmocka_unit_test(test_documents_match_schemas),
+		cmocka_unit_test(test_text_partial_legend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
