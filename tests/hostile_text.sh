@@ -53,7 +53,9 @@ for f in os.listdir(red and os.path.join(tree, red)):
        b"30730\n" if f == "cgroup.procs" else data)
 wr(red + "/cgroup.procs", b"")
 smaps = rd(pid + "/smaps")
-wr(pid + "/smaps", smaps.replace(b"/tmp/thpfix/thpfix-layout", b"/tmp/" + H, 1))
+smaps = smaps.replace(b"/tmp/thpfix/thpfix-layout", b"/tmp/" + H, 1)
+# a path with a newline, as the kernel writes it (seq_file_path escapes '\n' as \012)
+wr(pid + "/smaps", smaps.replace(b"/tmp/thpfix/thpfix-layout", b"/tmp/new\\012line", 1))
 wr("etc/passwd", rd("etc/passwd") + b"x" + W + b":x:1000:1000::/home/x:/bin/sh\n")
 wr(pid + "/status", re.sub(rb"(?m)^Uid:.*$", b"Uid:\t1000\t1000\t1000\t1000", rd(pid + "/status")))
 wr("etc/tuned/active_profile", W + b"\n")
@@ -134,6 +136,16 @@ done
 "$T" --no-color --sysroot "$TREE" ps --all >"$TMP/out" 2>&1
 expect_eval "ps shows the hostile comm escaped" "grep -qF '\\x1b[2J\\x1b]0;TITLE\\x07evil\\x0d' '$TMP/out'" \
 	"$(grep -a "$PID" "$TMP/out" | head -c 200)"
+# a newline in a VMA's path: shown as \x0a like any control byte (not the kernel's \012),
+# and the path's own bytes in JSON
+"$T" --no-color --sysroot "$TREE" maps "$PID" >"$TMP/out" 2>&1
+expect_eval "maps shows a newline in a VMA's path as \\x0a" \
+	"grep -qF '/tmp/new\\x0aline' '$TMP/out' && ! grep -qF '\\012' '$TMP/out'" \
+	"$(grep -a 'tmp/new' "$TMP/out" | head -c 200)"
+"$T" --sysroot "$TREE" maps "$PID" --json >"$TMP/out" 2>&1
+expect_eval "maps --json: the VMA's name holds the newline itself" \
+	"python3 -c 'import json,sys; sys.exit(0 if any(v[\"name\"] == \"/tmp/new\\nline\" for v in json.load(open(sys.argv[1]))[\"vmas\"]) else 1)' '$TMP/out'" \
+	"$(grep -a 'tmp/new' "$TMP/out" | head -c 200)"
 "$T" --no-color --sysroot "$TMP/bundle.tar.gz" status >/dev/null 2>"$TMP/err"
 expect_eval "bundle: the refused member is named, escaped" \
 	"grep -qF 'proc/\\x1b[2J\\x1b]0;TITLE\\x07evil' '$TMP/err'" "$(head -c 300 "$TMP/err")"

@@ -134,7 +134,18 @@ track_pid "$SPID"
 snap=$TMP/snap.json
 "$T" snapshot save "$snap" >/dev/null 2>&1 || nok "live: snapshot save" "cannot save $snap"
 "$T" watch -i 0.2 -n 3 --record "$TMP/rec.jsonl" >/dev/null 2>&1 || nok "live: watch --record" "cannot record $TMP/rec.jsonl"
+# a process that holds THP (folio_helper layout: PMD-mapped under MADV_HUGEPAGE, no file
+# pages in those VMAs): the sleep above has none, so its maps --folios, --underused and why
+# wrote no VMA, no largest_hg and no null share, and a wrong type there went unseen
+THP_RUNS=()
+if [ ! -x build/tests/folio_helper ]; then
+	skip "live: maps --folios/--underused, why of a process with THP" "no build/tests/folio_helper (make build/tests/folio_helper)"
+elif start_helper FH build/tests/folio_helper layout; then
+	THP_RUNS=("maps $FH --folios --json" "maps $FH --folios --cont 64K --json"
+		"maps $FH --underused --json" "why $FH --json")
+fi
 LIVE=(
+	"${THP_RUNS[@]}"
 	"status --json" "status --brief --json" "status --sample 1 --json" "ps --all --json"
 	"ps --ledger --json" "ps --folios --json" "ps --folios --cont 64K --json"
 	"maps $SPID --json" "maps $SPID --folios --cont 64K --json" "maps $SPID --underused --json"

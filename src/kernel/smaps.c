@@ -404,6 +404,8 @@ int smaps_stream_feed(struct smaps_stream *s, const char *text, size_t len)
 		/* memmove: a call (libc's copy); memcpy was inlined as a rep movsq whose start-up cost
 		 * a tenth of the header line */
 		memmove(s->name, s->cur.name, n);
+		if (memchr(s->name, '\\', n))
+			n = smaps_name_unescape(s->name, n);
 		s->cur.name = s->name;
 		s->cur.name_len = n;
 		s->have = true;
@@ -421,6 +423,31 @@ int smaps_stream_finish(struct smaps_stream *s)
 	if (s->totals)
 		s->totals->present &= ~s->totals->damaged;
 	return s->err;
+}
+
+/*
+ * The kernel writes a file VMA's path with seq_file_path(m, file, "\n") (fs/proc/task_mmu.c,
+ * show_map_vma; fs/seq_file.c mangle_path): a byte of "\n" as a backslash and three octal
+ * digits, \012, and every other byte as it is, a backslash too. So \012 is a newline of the
+ * path, or four bytes of a path that holds a backslash, '0', '1', '2': the text cannot tell
+ * them apart, and we read the kernel's escape (a newline shows as \x0a in text, as in a
+ * comm, and is "\n" in JSON). Exact but for a path holding a literal "\012", which then
+ * shows a newline. No other sequence is undone: the kernel writes none. A name of
+ * PR_SET_VMA_ANON_NAME ([anon:x], [anon_shmem:x]) is printed as it is, and the kernel
+ * refuses a backslash or a control byte in it, so it never holds one.
+ */
+size_t smaps_name_unescape(char *name, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (name[i] == '\\' && len - i >= 4 && memcmp(name + i + 1, "012", 3) == 0) {
+			name[o++] = '\n';
+			i += 3;
+		} else {
+			name[o++] = name[i];
+		}
+	}
+	return o;
 }
 
 int smaps_parse(const char *text, size_t len, smaps_vma_cb cb, void *ctx,

@@ -83,6 +83,13 @@ struct smaps_vma {
 	int nbad;	   /* damaged lines in this VMA (values, unknown lines, a NUL) */
 };
 
+/*
+ * NAME[0..LEN), a VMA's name as maps and smaps print it, back to its bytes in place: each
+ * "\012" becomes '\n'. Returns the new length. The streams below call it, so every VMA
+ * name a caller gets is raw bytes (escape it to show it, util/esc.h). Pure.
+ */
+size_t smaps_name_unescape(char *name, size_t len);
+
 /* Called for each VMA; return non-zero to stop the walk (returned by smaps_parse). */
 typedef int (*smaps_vma_cb)(const struct smaps_vma *vma, void *ctx);
 

@@ -131,6 +131,11 @@ void folio_maps_render_text(FILE *f, const struct folio_report *r, bool color)
 	const char *lead[3] = {"total", "", ""};
 	count_rows(t, lead, &r->total, &r->g, partial);
 	table_flush(t, f, 0, color);
+	if (r->total.partial[FT_ANON] || r->total.partial[FT_FILE]) /* the '-' of those rows */
+		fprintf(f,
+			"FOLIO - (MAPPED partial): pages of folios mapped only in part (cut by a "
+			"VMA's edge, munmap or MADV_DONTNEED); the scan reads the pages mapped, "
+			"not their folio's size\n");
 	thp_summary(f, "process", &r->total, &r->g, partial);
 	folio_numa_render_text(f, r->numa, &r->total, r->has_allowed ? &r->allowed : NULL, &r->g,
 			       partial, color);
@@ -181,27 +186,29 @@ static json_t *type_json(const struct folio_acct *c, int ty, const struct folio_
 		json_array_append_new(sizes, s);
 	}
 	json_put(o, "sizes", sizes);
+	json_t *b = NULL; /* null without --cont */
 	if (g->cont_kb) {
-		json_t *b = json_object();
+		b = json_object();
 		json_put(b, "size_kb", json_u64(g->cont_kb));
 		json_put(b, "pmd_kb", json_u64(folio_kb(gg, c->pmd[ty])));
 		json_put(b, "pte_kb", partial ? NULL : json_u64(folio_kb(gg, c->cont_pte[ty])));
 		json_put(b, "pte_share",
 			 partial ? NULL : share_json(folio_share(c, ty, c->cont_pte[ty])));
-		json_put(o, "cont", b);
 	}
+	json_put(o, "cont", b);
 	return o;
 }
 
+/* The counts of C into O; C NULL (a process that could not be read): each one null. */
 static void counts_json(json_t *o, const struct folio_acct *c, const struct folio_geom *g,
 			bool partial)
 {
-	json_put(o, "anon", type_json(c, FT_ANON, g, partial));
-	json_put(o, "file", type_json(c, FT_FILE, g, partial));
-	json_put(o, "zero_page_pte_kb", partial ? NULL : json_u64(folio_kb(g, c->zero_pte)));
-	json_put(o, "zero_page_pmd_kb", json_u64(folio_kb(g, c->zero_pmd)));
-	json_put(o, "swap_kb", json_u64(folio_kb(g, c->swap)));
-	json_put(o, "hugetlb_kb", json_u64(folio_kb(g, c->hugetlb)));
+	json_put(o, "anon", c ? type_json(c, FT_ANON, g, partial) : NULL);
+	json_put(o, "file", c ? type_json(c, FT_FILE, g, partial) : NULL);
+	json_put(o, "zero_page_pte_kb", c && !partial ? json_u64(folio_kb(g, c->zero_pte)) : NULL);
+	json_put(o, "zero_page_pmd_kb", c ? json_u64(folio_kb(g, c->zero_pmd)) : NULL);
+	json_put(o, "swap_kb", c ? json_u64(folio_kb(g, c->swap)) : NULL);
+	json_put(o, "hugetlb_kb", c ? json_u64(folio_kb(g, c->hugetlb)) : NULL);
 }
 
 static void method_json(json_t *root, enum folio_method m, const struct folio_geom *g)
@@ -226,8 +233,7 @@ json_t *folio_maps_to_json(const struct folio_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct folio_vma_row *v = &r->vmas[i];
 		json_t *o = json_object();
-		json_put(o, "start", json_u64(v->start));
-		json_put(o, "end", json_u64(v->end));
+		json_put_hex_range(o, v->start, v->end);
 		json_put(o, "perms", json_str(v->perms));
 		json_put(o, "name", json_str(v->name));
 		counts_json(o, &v->c, &r->g, partial);
@@ -400,14 +406,14 @@ json_t *folio_ps_to_json(const struct folio_ps_report *r)
 		json_put(o, "comm", json_str(row->comm));
 		json_put(o, "readable", json_boolean(!row->denied));
 		json_put(o, "vmrss_kb", row->vmrss_kb.present ? json_u64(row->vmrss_kb.v) : NULL);
-		if (!row->denied) {
-			counts_json(o, &row->c, &r->g, partial);
+		counts_json(o, row->denied ? NULL : &row->c, &r->g, partial);
+		json_put(o, "numa",
+			 row->denied ? NULL
+				     : folio_numa_to_json(r->numa, &row->c,
+							  row->has_allowed ? &row->allowed : NULL,
+							  &r->g, partial));
+		if (!row->denied)
 			folio_sum(&tot, &row->c);
-			json_put(o, "numa",
-				 folio_numa_to_json(r->numa, &row->c,
-						    row->has_allowed ? &row->allowed : NULL, &r->g,
-						    partial));
-		}
 		json_array_append_new(arr, o);
 	}
 	json_put(root, "processes", arr);
@@ -577,8 +583,7 @@ json_t *underused_to_json(const struct underused_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct underused_vma *u = &r->vmas[i];
 		json_t *o = json_object();
-		json_put(o, "start", json_u64(u->start));
-		json_put(o, "end", json_u64(u->end));
+		json_put_hex_range(o, u->start, u->end);
 		json_put(o, "name", json_str(u->name));
 		json_put(o, "thps", json_u64(u->h.nthp));
 		json_put(o, "zero_subpages", json_u64(u->h.zero));

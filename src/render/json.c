@@ -72,13 +72,17 @@ json_t *json_u128(u128 v)
 	return json_stringn(tmp, U64_MARK_LEN + n);
 }
 
-void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
+json_t *json_hex(uint64_t addr)
 {
 	char buf[20];
-	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)start);
-	json_put(obj, "start", json_string(buf));
-	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)end);
-	json_put(obj, "end", json_string(buf));
+	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)addr);
+	return json_string(buf);
+}
+
+void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end)
+{
+	json_put(obj, "start", json_hex(start));
+	json_put(obj, "end", json_hex(end));
 }
 
 json_t *json_opt_u64(const struct opt_u64 *o)

@@ -26,9 +26,12 @@ json_t *json_u64(uint64_t v);
 /* An unsigned integer up to 2^128-1 (a sum or product of kernel numbers), exact, as json_u64. */
 json_t *json_u128(u128 v);
 /*
- * "start" and "end" of an address range in OBJ as lower-case hex strings without 0x
- * (addresses above 2^53, or 2^63: [vsyscall], lose digits as JSON numbers).
+ * A virtual address as a lower-case hex string without 0x, as /proc/PID/maps writes it
+ * ("7fc90c800000"): every document writes addresses so (addresses above 2^53, or 2^63:
+ * [vsyscall], lose digits as JSON numbers in many readers). NULL only on ENOMEM.
  */
+json_t *json_hex(uint64_t addr);
+/* "start" and "end" of an address range in OBJ, each a json_hex() string. */
 void json_put_hex_range(json_t *obj, uint64_t start, uint64_t end);
 /* Set KEY in OBJ, taking ownership of V (NULL becomes json null). */
 void json_put(json_t *obj, const char *key, json_t *v);

@@ -69,7 +69,7 @@ static json_t *top_json(const struct why_vma_top *t)
 		return json_null();
 	json_t *o = json_object();
 	json_put(o, "name", json_str(t->name));
-	json_put(o, "start", json_u64(t->start));
+	json_put(o, "start", json_hex(t->start));
 	json_put(o, "size_kb", json_u64(t->size_kb));
 	json_put(o, "anon_huge_kb", json_u64(t->anon_huge_kb));
 	return o;

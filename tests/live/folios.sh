@@ -62,7 +62,7 @@ for line in open(sys.argv[2]):
         pid = int(w[1])
 def inside(v, name):
     lo, hi = regs[name]
-    return v["start"] >= lo and v["end"] <= hi
+    return int(v["start"], 16) >= lo and int(v["end"], 16) <= hi  # hex strings
 def R(name):
     out = {"pmd": 0, "partial": 0, "cont_pte": 0, "cont_pmd": 0, "rss": 0, "thp": 0, "vmas": 0}
     for v in d.get("vmas", []):
@@ -74,7 +74,7 @@ def R(name):
         out["partial"] += a["partial_kb"] or 0
         out["rss"] += a["rss_kb"]
         out["thp"] += a["thp_kb"]
-        if "cont" in a:
+        if a["cont"]:  # null without --cont
             out["cont_pte"] += a["cont"]["pte_kb"] or 0
             out["cont_pmd"] += a["cont"]["pmd_kb"] or 0
         for s in a["sizes"]:

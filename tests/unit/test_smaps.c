@@ -608,9 +608,44 @@ static void test_smaps_vmflags_and_addresses(UNIT_STATE)
 	assert_true(a == 0xa0b1c2d3e4f5ull && b == 0xf5e4d3c2b1a0ull);
 }
 
+/*
+ * A VMA's path as the kernel prints it: a newline as \012 (seq_file_path(m, file, "\n")),
+ * every other byte as it is, a backslash too. The name a caller gets holds the newline.
+ */
+static void test_name_unescape(UNIT_STATE)
+{
+	static const struct unit_text_str c[] = {
+		{LIT("/tmp/a\\012b"), "/tmp/a\nb"},
+		{LIT("\\012\\012"), "\n\n"},
+		{LIT("/tmp/x\\0123"), "/tmp/x\n3"}, /* three digits, then a '3' of the path */
+		{LIT("/tmp/a\\b\\\\c"), "/tmp/a\\b\\\\c"},   /* a backslash is the path's */
+		{LIT("/tmp/\\011\\134"), "/tmp/\\011\\134"}, /* the kernel escapes '\n' alone */
+		{LIT("/tmp/a\\01"), "/tmp/a\\01"},	     /* cut short: kept */
+		{LIT("/memfd:x\\012 (deleted)"), "/memfd:x\n (deleted)"},
+		{LIT(""), ""},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		char b[64];
+		memcpy(b, c[i].text, c[i].len);
+		size_t n = smaps_name_unescape(b, c[i].len);
+		b[n] = '\0';
+		unit_row_str(c[i].text, "name", b, c[i].want);
+	}
+	/* through the stream: the callback's name, and the next VMA's is not shifted */
+	static const char text[] =
+		"7f0000000000-7f0000001000 r--s 00000000 fe:00 7   /tmp/a\\012b\n"
+		"Rss:                   4 kB\n"
+		"7f0000001000-7f0000002000 r--p 00000000 fe:00 8   /tmp/c\n";
+	struct seen s;
+	struct smaps_totals t;
+	stream_expect(text, sizeof(text) - 1, &s, &t, 0, 2);
+	assert_string_equal(s.name[0], "/tmp/a\nb");
+	assert_string_equal(s.name[1], "/tmp/c");
+}
+
 UNIT_TESTS(test_smaps_vmas, test_smaps_totals, test_smaps_totals_page_size_is_base,
 	   test_smaps_stream_chunks, test_smaps_stream_sticky_error, test_smaps_stream_line_ceiling,
 	   test_smaps_callback_stops, test_rollup, test_rollup_through_smaps_parse, test_rollup_bad,
 	   test_field_names, test_live_self, test_smaps_fixed_lines_same_as_squeezed,
 	   test_smaps_fixed_value_every_shape, test_smaps_fixed_unkept_every_shape,
-	   test_smaps_vmflags_and_addresses)
+	   test_smaps_vmflags_and_addresses, test_name_unescape)
