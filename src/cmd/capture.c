@@ -182,12 +182,14 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		json_put(j, "not_recorded", json_u64(st.skipped));
 		json_put(j, "processes", json_u64(st.procs));
 		json_put(j, "processes_exited", json_u64(st.procs_gone));
+		json_put(j, "kernel_threads", json_u64(st.kthreads));
 		return cmd_emit_json(j);
 	}
 	printf("wrote %s: %zu files, %llu bytes (%lld compressed), %zu not recorded, "
-	       "%zu processes (%zu exited meanwhile)\n",
+	       "%zu processes (%zu exited meanwhile), the stat of %zu kernel threads in memory "
+	       "cgroups\n",
 	       out, st.files, (unsigned long long)st.bytes, packed, st.skipped, st.procs,
-	       st.procs_gone);
+	       st.procs_gone, st.kthreads);
 	printf("replay: thpctl --sysroot %s status\n", out);
 	return EXIT_OK;
 }
