@@ -49,6 +49,11 @@ for d in "$FIX"/*/; do
 	done
 done
 add "linux-6.18-x86: ps --rollup --all" "--sysroot $FIX/linux-6.18-x86 ps --rollup --all" 1
+# a node's pool: its tmpfiles.d line (85 columns) becomes the command that adds it, broken
+# between its words (so not the --wide words)
+add "numa-2node-x86: hugetlb plan --for 8G --node 1" "--sysroot $FIX/numa-2node-x86 hugetlb plan --for 8G --node 1"
+# capture's message (written from a recorded tree into $TMP: nothing else is written)
+add "linux-6.18-x86: capture" "--sysroot $FIX/linux-6.18-x86 capture -o $TMP/columns-capture.tar.gz"
 # a VMA named by a path longer than a line (an unbreakable word): a copy of linux-6.18-x86
 # whose first mapping of 30730 is a 126-character library path
 cp -a "$FIX/linux-6.18-x86" "$TMP/longpath"

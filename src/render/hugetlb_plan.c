@@ -155,6 +155,24 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 	return k;
 }
 
+/*
+ * The line that keeps the pool, to add to its file: as it is when it fits the width (a
+ * line of a file is never broken), else as the command that appends it to the file, which
+ * wrap_put_command() may break between its words (a tmpfiles.d 'w' line on a node's pool
+ * is 85 columns; its words have no character the shell would expand).
+ */
+static void put_persist(FILE *f, const struct hp_lines *l)
+{
+	size_t w = wrap_stdout_width();
+	if (!w || wrap_display_width(l->persist, strlen(l->persist)) + 2 <= w) {
+		wrap_put_verbatim(f, 2, l->persist);
+		return;
+	}
+	char cmd[sizeof(l->persist) + 200];
+	snprintf(cmd, sizeof(cmd), "echo %s >> %s", l->persist, l->persist_file);
+	wrap_put_command(f, 2, cmd);
+}
+
 void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_plan *p, bool color)
 {
 	char a[32], b[32], c[32], sz[16];
@@ -221,7 +239,7 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 		for (int i = 0; i < l.nruntime; i++)
 			wrap_put_command(f, 2, l.runtime_cmd[i]); /* "echo N > PATH": whole */
 		fprintf(f, "Keep across reboots (%s):\n", l.persist_file);
-		wrap_put_verbatim(f, 2, l.persist); /* a line of that file: never broken */
+		put_persist(f, &l);
 		if (!boot) {
 			fprintf(f,
 				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n");
