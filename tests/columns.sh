@@ -221,4 +221,14 @@ expect_eval "stderr on a pipe without COLUMNS, and with --wide: whole lines (2 m
 	"$(head -c 300 "$TMP/mpipe" "$TMP/mwide")"
 expect_eval "stderr: the wrapped messages say what the whole lines say" \
 	'[ "$(tr -d " \n" <"$TMP/m80")" = "$(tr -d " \n" <"$TMP/mpipe")" ]'
+# a command's --help lays out its own lines within 80 columns, an option's text continued
+# under its text; the filter would continue it 4 columns in ("      needed)" under --dry-run)
+# (ab, advise, collapse and lab still lean on the filter)
+for c in status ps maps watch report exporter trace cgroups why hugetlb run set snapshot \
+	persist capture; do
+	THPCTL_WIDE=1 "$T" "$c" --help >"$TMP/help" 2>&1
+	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/help")
+	expect_eval "$c --help: laid out within 80 columns (widest $widest)" '[ "$widest" -le 80 ]' \
+		"$(awk 'length($0) > 80' "$TMP/help")"
+done
 summary
