@@ -54,7 +54,7 @@ static bool wrap_wanted(const char *name, int argc, char **argv)
 {
 	static const char *const human[] = {"status", "ps",	  "why",     "maps",
 					    "advise", "hugetlb",  "cgroups", "lab",
-					    "ab",     "collapse", "set"};
+					    "ab",     "collapse", "set",     "capture"};
 	bool ok = strcmp(name, "snapshot") == 0 && argc > 1 && strcmp(argv[1], "diff") == 0;
 	for (size_t i = 0; i < sizeof(human) / sizeof(human[0]); i++)
 		ok = ok || strcmp(name, human[i]) == 0;

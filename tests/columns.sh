@@ -49,6 +49,11 @@ for d in "$FIX"/*/; do
 	done
 done
 add "linux-6.18-x86: ps --rollup --all" "--sysroot $FIX/linux-6.18-x86 ps --rollup --all" 1
+# a node's pool: its tmpfiles.d line (85 columns) becomes the command that adds it, broken
+# between its words (so not the --wide words)
+add "numa-2node-x86: hugetlb plan --for 8G --node 1" "--sysroot $FIX/numa-2node-x86 hugetlb plan --for 8G --node 1"
+# capture's message (written from a recorded tree into $TMP: nothing else is written)
+add "linux-6.18-x86: capture" "--sysroot $FIX/linux-6.18-x86 capture -o $TMP/columns-capture.tar.gz"
 # a VMA named by a path longer than a line (an unbreakable word): a copy of linux-6.18-x86
 # whose first mapping of 30730 is a 126-character library path
 cp -a "$FIX/linux-6.18-x86" "$TMP/longpath"
@@ -216,4 +221,14 @@ expect_eval "stderr on a pipe without COLUMNS, and with --wide: whole lines (2 m
 	"$(head -c 300 "$TMP/mpipe" "$TMP/mwide")"
 expect_eval "stderr: the wrapped messages say what the whole lines say" \
 	'[ "$(tr -d " \n" <"$TMP/m80")" = "$(tr -d " \n" <"$TMP/mpipe")" ]'
+# a command's --help lays out its own lines within 80 columns, an option's text continued
+# under its text; the filter would continue it 4 columns in ("      needed)" under --dry-run)
+# (ab, advise, collapse and lab still lean on the filter)
+for c in status ps maps watch report exporter trace cgroups why hugetlb run set snapshot \
+	persist capture; do
+	THPCTL_WIDE=1 "$T" "$c" --help >"$TMP/help" 2>&1
+	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/help")
+	expect_eval "$c --help: laid out within 80 columns (widest $widest)" '[ "$widest" -le 80 ]' \
+		"$(awk 'length($0) > 80' "$TMP/help")"
+done
 summary

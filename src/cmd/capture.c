@@ -18,6 +18,9 @@
 #include "../util/archive_load.h"
 #include "../util/tarball.h"
 #include "../util/version.h"
+#include "../util/esc.h"
+#include "../util/wrap.h"
+#include <limits.h>
 #include "args.h"
 #include "common.h"
 
@@ -182,13 +185,23 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		json_put(j, "not_recorded", json_u64(st.skipped));
 		json_put(j, "processes", json_u64(st.procs));
 		json_put(j, "processes_exited", json_u64(st.procs_gone));
+		json_put(j, "kernel_threads", json_u64(st.kthreads));
 		return cmd_emit_json(j);
 	}
 	printf("wrote %s: %zu files, %llu bytes (%lld compressed), %zu not recorded, "
-	       "%zu processes (%zu exited meanwhile)\n",
+	       "%zu process%s (%zu exited meanwhile)",
 	       out, st.files, (unsigned long long)st.bytes, packed, st.skipped, st.procs,
-	       st.procs_gone);
-	printf("replay: thpctl --sysroot %s status\n", out);
+	       st.procs == 1 ? "" : "es", st.procs_gone);
+	if (st.kthreads)
+		printf(", the stat of %zu kernel thread%s in memory cgroups", st.kthreads,
+		       st.kthreads == 1 ? "" : "s");
+	fputc('\n', stdout);
+	/* the command to paste: quoted, broken only between its words (util/wrap.h) */
+	char q[PATH_MAX + 16], cmd[PATH_MAX + 64];
+	shell_quote(q, sizeof(q), out, strlen(out));
+	snprintf(cmd, sizeof(cmd), "thpctl --sysroot %s status", q);
+	fputs("replay:\n", stdout);
+	wrap_put_command(stdout, 2, cmd);
 	return EXIT_OK;
 }
 

@@ -62,7 +62,8 @@ int cg_collect(const struct sysroot *sr, size_t top, const struct cg_collect_opt
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->t.n; i++)
-		c->procs[i] = (struct cg_procs){pc[i].n, pc[i].thp_off, pc[i].unknown};
+		c->procs[i] =
+			(struct cg_procs){pc[i].n, pc[i].thp_off, pc[i].unknown, pc[i].unrecorded};
 	free(pc);
 	if (o->fallback)
 		fb = *o->fallback;

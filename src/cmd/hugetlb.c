@@ -28,6 +28,7 @@ static void hugetlb_help(FILE *f)
 		"per node), and the lines that reserve it: sysctl vm.nr_hugepages (or the\n"
 		"per-size or per-node sysfs file), a persistent sysctl.d/tmpfiles.d line, and\n"
 		"the kernel command line (hugepagesz= hugepages=), which 1G pages usually need.\n"
+		"A pool that does not fit gets no lines (exit 0: the plan is the answer).\n"
 		"Changes nothing.\n\n"
 		"options:\n"
 		"  --for SIZE      pool size (bytes; k, M, G, T suffixes)\n"

@@ -26,7 +26,8 @@ static void set_help(FILE *f)
 		"back by the next thpctl command; a completed set stays (`thpctl snapshot\n"
 		"restore FILE` is the way back). Needs root.\n\n"
 		"options:\n"
-		"  --dry-run       print the equivalent shell lines, write nothing (no root needed)\n" GLOBAL_HELP
+		"  --dry-run       print the equivalent shell lines, write nothing (no root\n"
+		"                  needed)\n" GLOBAL_HELP
 		"\nExit status: 0 done, 1 not root or a write failed (rolled back), 2 a bad\n"
 		"key or value (nothing written).\n");
 }

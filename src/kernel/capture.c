@@ -7,6 +7,7 @@
 #include "proc_alloc.h"
 #include "proc_status.h"
 #include "shrinker_record.h"
+#include "parse.h"
 #include "procs.h"
 
 #include <dirent.h>
@@ -27,6 +28,8 @@ struct cap {
 	struct buf b, f, man;
 	unsigned long *uids;
 	size_t nuids, capuids;
+	pid_t *cgpids; /* the PIDs of the recorded cgroup.procs files */
+	size_t ncgpids, capcgpids;
 };
 
 static int man_add(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -246,6 +249,59 @@ static int rec_passwd(struct cap *c)
 	return c->f.len ? emit(c, SR_PASSWD, mode_of(c, SR_PASSWD), c->f.p, c->f.len) : 0;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Keep the PIDs of the cgroup.procs just recorded (in C->b): their kernel threads' stat. */
+static int note_cgpids(struct cap *c)
+{
+	const char *pos = c->b.p, *end = c->b.p + c->b.len, *l, *e;
+	while (next_line(&pos, end, &l, &e)) {
+		uint64_t v;
+		const char *q = l;
+		if (parse_u64(&q, e, &v) || v == 0 || v > 0x3fffffff)
+			continue;
+		if (array_reserve(&c->cgpids, &c->capcgpids, c->ncgpids + 1, sizeof(*c->cgpids),
+				  256))
+			return -ENOMEM;
+		c->cgpids[c->ncgpids++] = (pid_t)v;
+	}
+	return 0;
+}
+
+/*
+ * The stat of each kernel thread of the recorded cgroup.procs that is not recorded already
+ * (RECORDED, N: the processes recorded whole, and khugepaged's stat): on the live host thpctl
+ * cgroups leaves kernel threads out of PROCS, and a replay tells them apart by their stat
+ * (PF_KTHREAD), as it does khugepaged. A user process's files are not recorded here: its
+ * THP_enabled is unknown in the replay, which says so.
+ */
+static int rec_cg_kthreads(struct cap *c, const pid_t *recorded, size_t n, pid_t khugepaged)
+{
+	for (size_t i = 0; i < c->ncgpids; i++) {
+		pid_t pid = c->cgpids[i];
+		bool seen = pid == khugepaged || (i && c->cgpids[i - 1] == pid);
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = recorded[k] == pid;
+		if (seen)
+			continue;
+		char rel[64];
+		snprintf(rel, sizeof(rel), SR_PROC "/%d/stat", (int)pid);
+		struct proc_stat ps;
+		if (sysroot_read(c->sr, rel, &c->b) || proc_stat_parse(c->b.p, c->b.len, &ps) ||
+		    !(ps.flags & PF_KTHREAD_FLAG))
+			continue; /* exited meanwhile, or a user process */
+		int r = emit(c, rel, mode_of(c, rel), c->b.p, c->b.len);
+		if (r)
+			return r;
+		c->st->kthreads++;
+	}
+	return 0;
+}
+
 /* Memory cgroups below DIR that have cgroup.procs: the files thpctl cgroups reads. */
 static int rec_cgroups(struct cap *c, const char *dir, const char *const *files, int depth)
 {
@@ -254,6 +310,8 @@ static int rec_cgroups(struct cap *c, const char *dir, const char *const *files,
 	snprintf(rel, sizeof(rel), "%s/cgroup.procs", dir);
 	if (sysroot_exists(c->sr, rel) == 0) {
 		r = rec(c, rel, NULL, true);
+		if (r == 0 && note_cgpids(c) < 0)
+			return -ENOMEM;
 		for (int i = 0; files[i] && r >= 0; i++) {
 			snprintf(rel, sizeof(rel), "%s/%s", dir, files[i]);
 			r = rec(c, rel, NULL, true);
@@ -413,6 +471,11 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 	}
 	if (!r && o->khugepaged > 0 && !khp_done)
 		r = rec_proc(&c, o->khugepaged, true);
+	if (!r && !o->all) {
+		if (c.ncgpids)
+			qsort(c.cgpids, c.ncgpids, sizeof(*c.cgpids), cmp_pid);
+		r = rec_cg_kthreads(&c, pids, (size_t)n, o->khugepaged);
+	}
 	if (!r)
 		r = rec_passwd(&c);
 	if (!r)
@@ -421,6 +484,7 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 		r = c.s->file(c.s->ctx, SR_CAPTURE_MANIFEST, 0644, c.man.p, c.man.len);
 	free(all);
 	free(c.uids);
+	free(c.cgpids);
 	buf_free(&c.b);
 	buf_free(&c.f);
 	buf_free(&c.man);

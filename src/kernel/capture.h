@@ -36,6 +36,7 @@ struct capture_opts {
 
 struct capture_stats {
 	size_t files, skipped, procs, procs_gone;
+	size_t kthreads; /* kernel threads of the memory cgroups whose stat alone was recorded */
 	uint64_t bytes;
 };
 

@@ -239,7 +239,7 @@ static unsigned stat_unless_known(struct proc_info *pi, void *ctx)
 }
 
 /* What one process adds to its cgroup's count: CGP_* (CGP_GONE: nothing, not kept). */
-enum { CGP_GONE, CGP_KTHREAD, CGP_ON, CGP_OFF, CGP_UNKNOWN, CGP_NOMEM };
+enum { CGP_GONE, CGP_KTHREAD, CGP_ON, CGP_OFF, CGP_UNKNOWN, CGP_UNRECORDED, CGP_NOMEM };
 
 /* PI->more_ctx: ASKED, reset here for each process. */
 static int pid_fact(const struct sysroot *sr, pid_t pid, struct proc_info *pi, bool *asked)
@@ -260,6 +260,8 @@ static int pid_fact(const struct sysroot *sr, pid_t pid, struct proc_info *pi, b
 		return CGP_KTHREAD;
 	if (r == -ESRCH && sr->live)
 		return CGP_GONE; /* exited since cgroup.procs was read */
+	if (!sr->live && pi->gone)
+		return CGP_UNRECORDED; /* no proc/PID in the tree: a capture that did not record it */
 	if (!st_ok || pi->st.thp_enabled < 0)
 		return CGP_UNKNOWN;
 	return pi->st.thp_enabled == 0 ? CGP_OFF : CGP_ON;
@@ -304,7 +306,8 @@ int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
 				next[nnext++] = (struct cg_pid_fact){n->pids[k], (signed char)f};
 			out[i].n += f >= CGP_ON;
 			out[i].thp_off += f == CGP_OFF;
-			out[i].unknown += f == CGP_UNKNOWN;
+			out[i].unknown += f == CGP_UNKNOWN || f == CGP_UNRECORDED;
+			out[i].unrecorded += f == CGP_UNRECORDED;
 		}
 	}
 	proc_info_free(&pi);

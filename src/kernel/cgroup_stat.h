@@ -86,7 +86,9 @@ void cg_tree_free(struct cg_tree *t);
 struct cg_proc_count {
 	int n;	     /* processes listed, kernel threads left out */
 	int thp_off; /* of them, THP_enabled 0 (prctl PR_SET_THP_DISABLE) */
-	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0) */
+	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0), or not recorded */
+	int unrecorded; /* of unknown, those with no proc/PID in a recorded tree (a capture records
+			 * its processes and the kernel threads' stat of cgroup.procs) */
 };
 
 /* One process's contribution, kept between counts (cg_tree_count_procs). */
@@ -108,8 +110,9 @@ void cg_pid_cache_free(struct cg_pid_cache *cache);
  * caller): proc/PID/status (Kthread: a kernel thread has no mm and no THP of
  * its own; THP_enabled), and stat only where status does not say whether it
  * is a kernel thread (before 6.x; a recorded tree keeps only a kernel
- * thread's stat). A process that exited since cgroup.procs was read (live)
- * is not counted. CACHE (NULL: none) keeps what was read by pid: a later
+ * thread's stat, thpctl capture the stat of each kernel thread of the memory
+ * cgroups). A process that exited since cgroup.procs was read (live) is not
+ * counted; one with no proc/PID in a recorded tree is unknown and unrecorded. CACHE (NULL: none) keeps what was read by pid: a later
  * count reads only the processes it has not seen, unless REFRESH (then every
  * process is read again); a pid reused meanwhile or a prctl since then is
  * seen at the next refresh. Returns 0 or -ENOMEM.

@@ -312,6 +312,7 @@ struct adv_note {
 	uint64_t compact_stall;	       /* ANI_WATCH_STALL */
 	double uptime_s;	       /* ... 0 unknown */
 	int defrag;		       /* ... the defrag after the advice (index, -1) */
+	enum compact_cause cause;      /* ... compact_stall_cause() under that defrag */
 	int n, of;		       /* ANI_UNREADABLE (n of scanned), ANI_SMALL_GO (n) */
 	/* ANI_SHRINK_UNDECIDED: finding (its fix's key and value), the ledger's pass:
 	 * ledger_scan (1, 0 recorded, -errno), n = ledger_scanned, of = not read (partial) */

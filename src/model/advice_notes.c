@@ -104,6 +104,10 @@ void advice_notes(struct adv_ctx *c)
 		n->compact_stall = cs;
 		n->uptime_s = h->uptime_s > 0 ? h->uptime_s : 0;
 		n->defrag = c->defrag_res;
+		n->cause = compact_stall_cause(
+			defrag_word_stalls(c->defrag_res >= 0 ? adv_defrag_vals[c->defrag_res]
+							      : NULL),
+			&h->vmstat);
 	}
 	if (in->unreadable && (n = adv_note(a, AN_INFO, ANI_UNREADABLE))) {
 		n->n = in->unreadable;

@@ -74,6 +74,7 @@ int cg_report_build(const struct cg_tree *t, const struct cg_procs *procs, struc
 			r->nprocs += procs[j].n;
 			r->thp_off += procs[j].thp_off;
 			r->procs_unknown += procs[j].unknown;
+			r->procs_unrecorded += procs[j].unrecorded;
 		}
 		const struct opt_u64 *anon = &n->ms.f[MS_ANON], *thp = &n->ms.f[MS_ANON_THP];
 		if (anon->present && thp->present && anon->v > 0) {

@@ -15,7 +15,8 @@
 struct cg_procs {
 	int n;	     /* processes listed in its cgroup.procs, kernel threads left out */
 	int thp_off; /* of them, THP_enabled 0 (prctl PR_SET_THP_DISABLE) */
-	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0) */
+	int unknown; /* of them, status unreadable or without THP_enabled (< 5.0), or not recorded */
+	int unrecorded; /* of unknown, not in a recorded tree (a capture without them) */
 };
 
 /* A tri-state: the evidence says yes, no, or cannot decide. */
@@ -41,6 +42,7 @@ struct cg_row {
 	enum cg_why current_why, use_why, share_why;
 	bool procs_known;		    /* cgroup.procs read for it and every cgroup below */
 	int nprocs, thp_off, procs_unknown; /* this cgroup and its descendants */
+	int procs_unrecorded;		    /* of procs_unknown, not in a recorded tree */
 	bool has_share;
 	double share; /* anon_thp / anon, 0..1 (anon 0: no share) */
 	bool has_use;

@@ -175,12 +175,17 @@ void rule_compact_stall(const struct host_snapshot *h, const struct host_derived
 	f->ev.compact.success = succ;
 	f->ev.compact.has_outcome = okf && oks;
 	f->ev.compact.defrag = h->thp.defrag.present ? h->thp.defrag.selected : NULL;
-	/* the fix depends on who may stall now */
+	f->ev.compact.has_faults =
+		kv_get(&h->vmstat, "thp_fault_alloc", &f->ev.compact.fault_alloc) &&
+		kv_get(&h->vmstat, "thp_fault_fallback", &f->ev.compact.fault_fallback);
+	/* the fix depends on who may stall now; compact_stall counts every direct compaction, so
+	 * a setting is the fix only where every THP fault may compact (defrag=always, which
+	 * advise's rule defrag-always changes too); under madvise no counter tells the share of
+	 * MADV_HUGEPAGE faults, and advise changes nothing for it: no setting is offered */
 	f->ev.compact.who = defrag_stalls(&h->thp.defrag);
-	if (f->ev.compact.who == DEFRAG_STALL_ANY)
+	f->ev.compact.cause = compact_stall_cause(f->ev.compact.who, &h->vmstat);
+	if (f->ev.compact.cause == COMPACT_CAUSE_ANY_FAULT)
 		set_fix(f, "defrag", "madvise");
-	else if (f->ev.compact.who == DEFRAG_STALL_MADVISED)
-		set_fix(f, "defrag", "defer");
 }
 
 void rule_deferred_split(const struct host_snapshot *h, const struct host_derived *d,

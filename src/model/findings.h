@@ -80,7 +80,11 @@ union finding_facts {
 		uint64_t stall, fail, success;
 		bool has_outcome;      /* compact_fail and compact_success were read */
 		enum defrag_stall who; /* who may stall under the current defrag */
-		const char *defrag;    /* its value, NULL unread */
+		enum compact_cause
+			cause;	    /* compact_stall_cause(): whether THP faults may be in it */
+		const char *defrag; /* its value, NULL unread */
+		bool has_faults;    /* thp_fault_alloc and thp_fault_fallback were read */
+		uint64_t fault_alloc, fault_fallback; /* since boot */
 	} compact;
 	struct finding_split { /* deferred-split */
 		uint64_t deferred, split;

@@ -102,9 +102,13 @@ bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 
 enum defrag_stall defrag_stalls(const struct choice *defrag)
 {
-	if (!defrag->present)
+	return defrag->present ? defrag_word_stalls(defrag->selected) : DEFRAG_STALL_UNKNOWN;
+}
+
+enum defrag_stall defrag_word_stalls(const char *d)
+{
+	if (!d)
 		return DEFRAG_STALL_UNKNOWN;
-	const char *d = defrag->selected;
 	if (strcmp(d, "always") == 0)
 		return DEFRAG_STALL_ANY;
 	if (strcmp(d, "madvise") == 0 || strcmp(d, "defer+madvise") == 0)
@@ -112,6 +116,24 @@ enum defrag_stall defrag_stalls(const struct choice *defrag)
 	if (strcmp(d, "defer") == 0 || strcmp(d, "never") == 0)
 		return DEFRAG_STALL_NONE;
 	return DEFRAG_STALL_UNKNOWN;
+}
+
+enum compact_cause compact_stall_cause(enum defrag_stall who, const struct kvlist *vmstat)
+{
+	uint64_t alloc, fallback;
+	if (kv_get(vmstat, "thp_fault_alloc", &alloc) &&
+	    kv_get(vmstat, "thp_fault_fallback", &fallback) && alloc == 0 && fallback == 0)
+		return COMPACT_CAUSE_NO_FAULTS;
+	switch (who) {
+	case DEFRAG_STALL_ANY:
+		return COMPACT_CAUSE_ANY_FAULT;
+	case DEFRAG_STALL_MADVISED:
+		return COMPACT_CAUSE_MADVISED;
+	case DEFRAG_STALL_NONE:
+		return COMPACT_CAUSE_NOT_THP;
+	default:
+		return COMPACT_CAUSE_UNKNOWN;
+	}
 }
 
 const char *thp_pmd_policy_of(const struct thp_settings *s, uint64_t pmd_size, bool *inherited)

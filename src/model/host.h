@@ -96,9 +96,37 @@ enum defrag_stall {
 /*
  * Who may stall under DEFRAG (the transparent_hugepage/defrag choice), decided
  * once (mm/huge_memory.c, vma_thp_gfp_mask()). Callers: findings.c
- * (defrag-always, compact-stall's fix); advice and why should too (pure).
+ * (defrag-always, compact-stall's fix), advice_notes.c (the watch note, through
+ * defrag_word_stalls); advice's rules and why should too (pure).
  */
 enum defrag_stall defrag_stalls(const struct choice *defrag);
+
+/* The same for one defrag word ("madvise"); NULL or a word upstream does not have: unknown. */
+enum defrag_stall defrag_word_stalls(const char *word);
+
+/*
+ * What proc/vmstat's compact_stall can say about THP page faults. The counter
+ * counts every allocation that entered direct compaction (any high-order
+ * allocation, khugepaged's too), not only THP faults, and no counter says how
+ * many of them were THP faults: whether a defrag change would remove them is
+ * known only where defrag makes no THP fault compact, or no THP fault happened.
+ */
+enum compact_cause {
+	COMPACT_CAUSE_UNKNOWN,	 /* defrag unknown */
+	COMPACT_CAUSE_NO_FAULTS, /* thp_fault_alloc and thp_fault_fallback read and both 0:
+				  * no THP page fault since boot, so none of the stalls */
+	COMPACT_CAUSE_NOT_THP,	 /* defrag (defer, never) makes no THP fault compact now */
+	COMPACT_CAUSE_MADVISED,	 /* madvise, defer+madvise: THP faults in MADV_HUGEPAGE regions
+				  * may be among them, in a share no counter tells */
+	COMPACT_CAUSE_ANY_FAULT, /* always: every THP fault may be among them */
+};
+
+/*
+ * Decided once for status's finding compact-stall (the defrag now) and advise's
+ * watch note (the defrag after the advice): WHO is defrag_stalls() of that
+ * defrag, VMSTAT proc/vmstat (pure).
+ */
+enum compact_cause compact_stall_cause(enum defrag_stall who, const struct kvlist *vmstat);
 
 /*
  * The effective anonymous policy of the PMD size in S: its per-size

@@ -128,3 +128,8 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		p->notes |= HP_NOTE_NO_NODE;
 	return 0;
 }
+
+bool hp_plan_reservable(const struct hp_plan *p)
+{
+	return p->runtime != HP_RT_NOFIT;
+}

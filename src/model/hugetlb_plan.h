@@ -105,4 +105,11 @@ struct hp_plan {
  */
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
 
+/*
+ * Whether P can be reserved at all, so that its commands are offered (text and JSON
+ * alike): not when it does not fit (HP_RT_NOFIT), where a reservation would leave the
+ * kernel less than HP_KERNEL_RESERVE_KB, or fall short.
+ */
+bool hp_plan_reservable(const struct hp_plan *p);
+
 #endif

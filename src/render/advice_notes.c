@@ -72,14 +72,28 @@ static void note_watch(struct wb *b, const struct adv_note *n)
 		       (double)n->compact_stall * 3600.0 / n->uptime_s);
 	char path[32];
 	wb_put(b,
-	       " (%s): after a change, watch its rate with thpctl watch; if it keeps rising, "
-	       "faults wait in compaction%s",
-	       evidence_path(KP_VMSTAT, 0, NULL, path, sizeof(path)),
-	       n->defrag == 1 || n->defrag == 4
-		       ? " for reasons other than THP (defrag no longer stalls THP faults)"
-	       : n->defrag == 0
-		       ? ": move defrag off always"
-		       : ": move defrag towards defer (only MADV_HUGEPAGE regions stall now)");
+	       " (%s; every direct compaction, not only THP faults): after a change, watch its "
+	       "rate with thpctl watch; if it keeps rising, ",
+	       evidence_path(KP_VMSTAT, 0, NULL, path, sizeof(path)));
+	const char *d = n->defrag >= 0 ? adv_defrag_vals[n->defrag] : "?";
+	switch (n->cause) {
+	case COMPACT_CAUSE_ANY_FAULT:
+		wb_put(b, "move defrag off always (every THP fault may compact under it)");
+		break;
+	case COMPACT_CAUSE_MADVISED:
+		wb_put(b, "consider defrag=defer, %s", compact_madvised_condition());
+		break;
+	case COMPACT_CAUSE_NOT_THP:
+		wb_put(b, "the stalls are other allocations (defrag=%s makes no THP fault compact)",
+		       d);
+		break;
+	case COMPACT_CAUSE_NO_FAULTS:
+		wb_put(b, "the stalls are other allocations (no THP page fault since boot)");
+		break;
+	default:
+		wb_put(b, "thpctl trace stalls shows who stalls (defrag unknown)");
+		break;
+	}
 }
 
 /* ANI_SHRINK_UNDECIDED: status's finding suggests a lower max_ptes_none; why advise does not. */

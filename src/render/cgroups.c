@@ -176,6 +176,32 @@ static void print_notes(FILE *f, unsigned seen)
 		fputc('\n', f);
 }
 
+/* Under the table, when a THP_OFF cell reads N+M?: what M is (not recorded, not readable). */
+static void print_procs_unknown(FILE *f, const struct cg_report *r)
+{
+	bool unrecorded = false, unread = false;
+	for (size_t i = 0; i < r->shown; i++) {
+		const struct cg_row *w = &r->rows[i];
+		if (!w->procs_known)
+			continue;
+		unrecorded |= w->procs_unrecorded > 0;
+		unread |= w->procs_unknown > w->procs_unrecorded;
+	}
+	if (!unrecorded && !unread)
+		return;
+	fputs("  N+M? in THP_OFF: N processes with THP_enabled 0, and M more whose THP_enabled "
+	      "is unknown (counted in PROCS): ",
+	      f);
+	if (unread)
+		fputs("proc/PID/status not readable or without THP_enabled (kernel < 5.0)", f);
+	if (unrecorded)
+		fprintf(f,
+			"%snot in this recorded tree (thpctl capture records a process only when "
+			"given --pid or --all-processes)",
+			unread ? "; " : "");
+	fputc('\n', f);
+}
+
 void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 {
 	const struct cg_tree *t = r->tree;
@@ -226,6 +252,7 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 		row_cells(tb, &r->rows[i], col, &seen);
 	table_flush(tb, f, 2, color);
 	print_notes(f, seen);
+	print_procs_unknown(f, r);
 	if (r->fallback_charge.present)
 		fprintf(f,
 			"\nHost-wide, all cgroups since boot: thp_fault_fallback_charge %" PRIu64

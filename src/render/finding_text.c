@@ -113,22 +113,48 @@ static void fault_success_low(const struct finding *f, struct finding_text *t)
 	FIX("sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
 }
 
+const char *compact_madvised_condition(void)
+{
+	return "only if thpctl trace stalls shows THP faults among the stalls: only those in "
+	       "MADV_HUGEPAGE regions compact, in a share no counter tells";
+}
+
 static void compact_stall(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_compact *c = &f->ev.compact;
-	TITLE("page faults have waited on compaction %llu times since boot", (ull)c->stall);
+	TITLE("direct compaction stalled allocations %llu times since boot (compact_stall, all "
+	      "allocations, not only THP)",
+	      (ull)c->stall);
+	char faults[96] = "";
+	if (c->has_faults)
+		snprintf(faults, sizeof(faults), "; thp_fault_alloc=%llu thp_fault_fallback=%llu",
+			 (ull)c->fault_alloc, (ull)c->fault_fallback);
 	if (c->has_outcome)
-		EVIDENCE("compact_stall=%llu compact_fail=%llu compact_success=%llu", (ull)c->stall,
-			 (ull)c->fail, (ull)c->success);
+		EVIDENCE("compact_stall=%llu compact_fail=%llu compact_success=%llu%s",
+			 (ull)c->stall, (ull)c->fail, (ull)c->success, faults);
 	else
-		EVIDENCE("compact_stall=%llu", (ull)c->stall);
-	if (c->who == DEFRAG_STALL_ANY)
+		EVIDENCE("compact_stall=%llu%s", (ull)c->stall, faults);
+	switch (c->cause) {
+	case COMPACT_CAUSE_ANY_FAULT:
 		set_fix(t, f, "only MADV_HUGEPAGE regions may stall");
-	else if (c->who == DEFRAG_STALL_MADVISED)
-		set_fix(t, f, "no THP fault waits; kcompactd works in the background");
-	else
-		FIX("none for THP (defrag=%s does not stall THP faults): look for other high-order allocations",
+		break;
+	case COMPACT_CAUSE_MADVISED:
+		FIX("consider thpctl set defrag=defer, %s", compact_madvised_condition());
+		break;
+	case COMPACT_CAUSE_NOT_THP:
+		FIX("none for THP (defrag=%s makes no THP fault compact): look for other high-order "
+		    "allocations",
 		    c->defrag ? c->defrag : "?");
+		break;
+	case COMPACT_CAUSE_NO_FAULTS:
+		FIX("none for THP (no THP page fault since boot): look for other high-order "
+		    "allocations");
+		break;
+	default:
+		FIX("unknown: defrag was not read, so whether THP faults are among the stalls is "
+		    "unknown; thpctl trace stalls shows who stalls");
+		break;
+	}
 }
 
 static void deferred_split(const struct finding *f, struct finding_text *t)

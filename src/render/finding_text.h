@@ -21,6 +21,13 @@ struct finding_text {
 /* Write F's sentences into OUT. */
 void finding_text(const struct finding *f, struct finding_text *out);
 
+/*
+ * When a defrag change may lessen compact_stall under defrag=madvise
+ * (COMPACT_CAUSE_MADVISED): the condition after "consider ... defrag=defer, ",
+ * the same in status's finding compact-stall and advise's watch note.
+ */
+const char *compact_madvised_condition(void);
+
 /* The thpctl command that shows more about area A ("thpctl watch"). */
 const char *finding_more(enum finding_area a);
 

@@ -28,6 +28,8 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	ull n = (ull)p->pages, kb = (ull)in->page_kb;
 	memset(l, 0, sizeof(*l));
+	if (!hp_plan_reservable(p))
+		return; /* no command for a pool that cannot be reserved */
 	l->nruntime = 1;
 	if (p->target == HP_TARGET_DEFAULT) {
 		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
@@ -153,6 +155,24 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 	return k;
 }
 
+/*
+ * The line that keeps the pool, to add to its file: as it is when it fits the width (a
+ * line of a file is never broken), else as the command that appends it to the file, which
+ * wrap_put_command() may break between its words (a tmpfiles.d 'w' line on a node's pool
+ * is 85 columns; its words have no character the shell would expand).
+ */
+static void put_persist(FILE *f, const struct hp_lines *l)
+{
+	size_t w = wrap_stdout_width();
+	if (!w || wrap_display_width(l->persist, strlen(l->persist)) + 2 <= w) {
+		wrap_put_verbatim(f, 2, l->persist);
+		return;
+	}
+	char cmd[sizeof(l->persist) + 200];
+	snprintf(cmd, sizeof(cmd), "echo %s >> %s", l->persist, l->persist_file);
+	wrap_put_command(f, 2, cmd);
+}
+
 void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_plan *p, bool color)
 {
 	char a[32], b[32], c[32], sz[16];
@@ -204,7 +224,7 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	fprintf(f, "%s\n", *rc ? col_reset(color) : "");
 	struct hp_lines l;
 	hp_plan_lines(in, p, &l);
-	if (p->runtime != HP_RT_NOFIT) {
+	if (l.nruntime) {
 		bool boot = p->runtime == HP_RT_BOOT;
 		char routes[2][320];
 		int nr = persist_cmdline_routes(in->boot, l.cmdline, routes);
@@ -219,7 +239,7 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 		for (int i = 0; i < l.nruntime; i++)
 			wrap_put_command(f, 2, l.runtime_cmd[i]); /* "echo N > PATH": whole */
 		fprintf(f, "Keep across reboots (%s):\n", l.persist_file);
-		wrap_put_verbatim(f, 2, l.persist); /* a line of that file: never broken */
+		put_persist(f, &l);
 		if (!boot) {
 			fprintf(f,
 				"Or on the kernel command line (most reliable: memory is not fragmented yet):\n");
@@ -268,11 +288,11 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	for (int i = 0; i < l.nruntime; i++)
 		json_array_append_new(rt, json_str(l.runtime_cmd[i]));
 	json_put(o, "runtime_commands", rt);
-	json_put(o, "persist_file", json_str(l.persist_file));
-	json_put(o, "persist_line", json_str(l.persist));
-	json_put(o, "cmdline", json_str(l.cmdline));
+	json_put(o, "persist_file", l.persist_file ? json_str(l.persist_file) : NULL);
+	json_put(o, "persist_line", l.persist[0] ? json_str(l.persist) : NULL);
+	json_put(o, "cmdline", l.cmdline[0] ? json_str(l.cmdline) : NULL);
 	char routes[2][320];
-	int nr = persist_cmdline_routes(in->boot, l.cmdline, routes);
+	int nr = l.cmdline[0] ? persist_cmdline_routes(in->boot, l.cmdline, routes) : 0;
 	json_t *how = json_array();
 	for (int i = 0; i < nr; i++)
 		json_array_append_new(how, json_str(routes[i]));

@@ -18,7 +18,8 @@ struct hp_lines {
 	char cmdline[200];	  /* kernel command line parameters */
 };
 
-/* The lines for P (its target) from IN. */
+/* The lines for P (its target) from IN; none (nruntime 0, persist_file NULL, persist and
+ * cmdline "") when P cannot be reserved (hp_plan_reservable). */
 void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, struct hp_lines *l);
 
 /* Whether and how a runtime reservation can succeed, in words ("now: 2048 more pages ..."). */

@@ -19,7 +19,8 @@
  * never broken inside a word but between its words, with " \" ending each
  * line but the last, and a word wider than the room (a long quoted script)
  * stays whole on a line wider than W; a line of a file to copy (a tmpfiles.d
- * line: wrap_put_verbatim) is never broken.
+ * line: wrap_put_verbatim) is never broken (hugetlb plan prints one wider than
+ * W as the shell command that adds it to its file, through wrap_put_command).
  */
 #ifndef THPCTL_UTIL_WRAP_H
 #define THPCTL_UTIL_WRAP_H

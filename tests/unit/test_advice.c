@@ -12,6 +12,7 @@
 #include "model/advice.h"
 #include "util/esc.h"
 #include "render/advice.h"
+#include "render/finding_text.h"
 #include "model/findings.h"
 #include "model/host.h"
 
@@ -868,6 +869,70 @@ static void test_shrink_noop_without_evidence(UNIT_STATE)
 	}
 }
 
+/*
+ * compact_stall counts every direct compaction, not only THP faults (the user's host: 106
+ * stalls under defrag=madvise). status's finding compact-stall and advise's watch note decide
+ * from the same compact_stall_cause(): a setting is offered only where every THP fault may
+ * compact (always), both say "consider ... only if" under madvise, and neither blames THP
+ * where defrag stalls no THP fault or no THP fault happened.
+ */
+static void test_compact_stall_status_and_advise_agree(UNIT_STATE)
+{
+	static const struct {
+		const char *defrag, *vmstat;
+		const char *set_value; /* status's setting, "" none */
+		const char *fix;       /* status's fix starts so */
+		const char *note;      /* advise's watch note has it */
+		const char *advise_set;
+	} k[] = {
+		{"madvise", "compact_stall 106\nthp_fault_alloc 531416\nthp_fault_fallback 310\n",
+		 "", "consider thpctl set defrag=defer, only if thpctl trace stalls",
+		 "consider defrag=defer, only if thpctl trace stalls", ""},
+		{"defer+madvise", "compact_stall 106\nthp_fault_alloc 5\nthp_fault_fallback 3\n",
+		 "", "consider thpctl set defrag=defer, only if", "consider defrag=defer, only if",
+		 ""},
+		{"always", "compact_stall 106\nthp_fault_alloc 5\nthp_fault_fallback 3\n",
+		 "madvise", "thpctl set defrag=madvise  #",
+		 /* advise moves defrag off always: the note is of madvise after it */
+		 "if it keeps rising, consider defrag=defer", "thpctl set defrag=madvise"},
+		{"defer", "compact_stall 106\nthp_fault_alloc 5\nthp_fault_fallback 3\n", "",
+		 "none for THP (defrag=defer makes no THP fault compact)",
+		 "the stalls are other allocations (defrag=defer makes no THP fault compact)", ""},
+		{"madvise", "compact_stall 106\nthp_fault_alloc 0\nthp_fault_fallback 0\n", "",
+		 "none for THP (no THP page fault since boot)",
+		 "the stalls are other allocations (no THP page fault since boot)", ""},
+	};
+	for (size_t i = 0; i < UNIT_LEN(k); i++) {
+		struct adv_case c = {.name = "compact", .host = STOCK};
+		c.host.defrag = k[i].defrag;
+		build(&c);
+		kvlist_clear(&H.vmstat);
+		assert_int_equal(vmstat_parse(k[i].vmstat, strlen(k[i].vmstat), &H.vmstat), 0);
+		host_derive(&H, &D);
+		findings_evaluate(&H, &D, &FS);
+		advice_build(&IN, &A);
+		const struct finding *f = NULL;
+		for (int j = 0; j < FS.n; j++)
+			if (FS.f[j].kind == FK_COMPACT_STALL)
+				f = &FS.f[j];
+		assert_non_null(f);
+		struct finding_text w;
+		finding_text(f, &w);
+		assert_string_equal(w.title,
+				    "direct compaction stalled allocations 106 times since "
+				    "boot (compact_stall, all allocations, not only THP)");
+		assert_string_equal(f->set_value, k[i].set_value);
+		assert_true(strncmp(w.fix, k[i].fix, strlen(k[i].fix)) == 0);
+		const struct adv_note *n = note_of(ANI_WATCH_STALL);
+		assert_non_null(n);
+		assert_contains(n_text(n), k[i].note);
+		assert_contains(n_text(n), "every direct compaction, not only THP faults");
+		assert_string_equal(set_cmd(), k[i].advise_set);
+		host_snapshot_free(&H);
+		memset(&H, 0, sizeof(H));
+	}
+}
+
 /* Every reason has an id for advise --json (docs/json/advise.json lists them), none twice. */
 static void test_every_reason_has_an_id(UNIT_STATE)
 {
@@ -887,4 +952,5 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_shrink_noop_with_ledger_evidence),
 		cmocka_unit_test(test_shrink_noop_with_creep),
 		cmocka_unit_test(test_shrink_noop_without_evidence),
+		cmocka_unit_test(test_compact_stall_status_and_advise_agree),
 		cmocka_unit_test(test_every_reason_has_an_id))

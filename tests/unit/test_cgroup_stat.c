@@ -171,7 +171,8 @@ static void test_count_procs_live(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
-/* A recorded tree: a kernel thread kept only its stat, a process its stat and status. */
+/* A recorded tree: a kernel thread kept only its stat, a process its stat and status, one
+ * process not recorded at all. */
 static void test_count_procs_recorded(UNIT_STATE)
 {
 	char root[64];
@@ -187,15 +188,17 @@ static void test_count_procs_recorded(UNIT_STATE)
 	unit_put(root, "proc/10/status",
 		 "Name:\tjava\nPPid:\t1\nVmRSS:\t100 kB\nTHP_enabled:\t0\n");
 	unit_put(root, "proc/11/status", "Name:\told\nPPid:\t1\nVmRSS:\t100 kB\n");
-	/* 12: nothing recorded but its directory: unreadable, counted as unknown */
-	pid_t pids[] = {2, 10, 11, 12};
-	struct cg_node node = {.path = "/", .pids = pids, .npids = 4};
+	/* 12: nothing recorded but its directory: unreadable, counted as unknown; 13: no
+	 * directory at all (a capture that did not record it): unknown and not recorded */
+	pid_t pids[] = {2, 10, 11, 12, 13};
+	struct cg_node node = {.path = "/", .pids = pids, .npids = 5};
 	struct cg_tree t = {.version = 2, .nodes = &node, .n = 1};
 	struct cg_proc_count c[1] = {{0}};
 	assert_int_equal(cg_tree_count_procs(&sr, &t, c, NULL, false), 0);
-	assert_int_equal(c[0].n, 3);
+	assert_int_equal(c[0].n, 4);
 	assert_int_equal(c[0].thp_off, 1);
-	assert_int_equal(c[0].unknown, 2);
+	assert_int_equal(c[0].unknown, 3);
+	assert_int_equal(c[0].unrecorded, 1);
 	unit_tree_remove(root, &sr);
 }
 

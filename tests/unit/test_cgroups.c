@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "model/cgroups.h"
+#include "render/cgroups.h"
 
 #define MiB (1024ull * 1024)
 
@@ -168,4 +169,49 @@ static void test_why_dash(UNIT_STATE)
 	assert_int_equal(cg_current_why(&t, &nodes[0]), CGW_SHOWN);
 }
 
-UNIT_TESTS(test_near_limit, test_limit_unknown, test_report, test_why_dash)
+/* The text of R (render/cgroups.c) into OUT (N bytes). */
+static void text_of(const struct cg_report *r, char *out, size_t n)
+{
+	memset(out, 0, n);
+	FILE *f = fmemopen(out, n - 1, "w");
+	assert_non_null(f);
+	cg_render_text(f, r, false);
+	fclose(f);
+}
+
+/* THP_OFF's "N+M?" is explained under the table, with why M is unknown (the user's capture
+ * replay printed "1+66?" and nothing said what it was). */
+static void test_unknown_procs_legend(UNIT_STATE)
+{
+	struct cg_node nodes[] = {node("/", 0, 1000 * MiB, 300 * MiB), node("/a", 1, 0, 0)};
+	struct cg_tree t = {.version = 2, .nodes = nodes, .n = UNIT_LEN(nodes)};
+	struct cg_procs p[2] = {{.n = 3, .thp_off = 1}, {.n = 2}};
+	struct cg_report r;
+	static char out[4096];
+	assert_int_equal(cg_report_build(&t, p, (struct opt_u64){0}, 0, &r), 0);
+	text_of(&r, out, sizeof(out));
+	assert_null(strstr(out, "N+M?"));
+	cg_report_free(&r);
+	/* a capture that did not record 2 of them */
+	p[1] = (struct cg_procs){.n = 2, .unknown = 2, .unrecorded = 2};
+	assert_int_equal(cg_report_build(&t, p, (struct opt_u64){0}, 0, &r), 0);
+	assert_int_equal(r.rows[0].procs_unrecorded, 2);
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, " 1+2?\n"));
+	assert_non_null(strstr(out,
+			       "  N+M? in THP_OFF: N processes with THP_enabled 0, and M more "
+			       "whose THP_enabled is unknown (counted in PROCS): not in this "
+			       "recorded tree (thpctl capture records a process only when given "
+			       "--pid or --all-processes)\n"));
+	cg_report_free(&r);
+	/* live: a status not readable */
+	p[1] = (struct cg_procs){.n = 2, .unknown = 1};
+	assert_int_equal(cg_report_build(&t, p, (struct opt_u64){0}, 0, &r), 0);
+	text_of(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "(counted in PROCS): proc/PID/status not readable or without "
+				    "THP_enabled (kernel < 5.0)\n"));
+	cg_report_free(&r);
+}
+
+UNIT_TESTS(test_near_limit, test_limit_unknown, test_report, test_why_dash,
+	   test_unknown_procs_legend)

@@ -117,26 +117,39 @@ static void test_compact_stall_words(UNIT_STATE)
 {
 	struct t *t = *state;
 	struct finding_text w;
-	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
-	words_are(
-		t, rule_compact_stall, &w,
-		"page faults have waited on compaction 150 times since boot",
-		"compact_stall=150 compact_fail=100 compact_success=50",
-		"thpctl set defrag=defer  # no THP fault waits; kcompactd works in the background");
+	/* the counter is every direct compaction: the title says so, and under defrag=madvise
+	 * the fix is a condition, not a setting */
+	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n"
+			  "thp_fault_alloc 531416\nthp_fault_fallback 310\n");
+	words_are(t, rule_compact_stall, &w,
+		  "direct compaction stalled allocations 150 times since boot (compact_stall, all "
+		  "allocations, not only THP)",
+		  "compact_stall=150 compact_fail=100 compact_success=50; thp_fault_alloc=531416 "
+		  "thp_fault_fallback=310",
+		  "consider thpctl set defrag=defer, only if thpctl trace stalls shows THP faults "
+		  "among the stalls: only those in MADV_HUGEPAGE regions compact, in a share no "
+		  "counter tells");
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	words(t, rule_compact_stall, &w);
 	assert_string_equal(w.fix,
 			    "thpctl set defrag=madvise  # only MADV_HUGEPAGE regions may stall");
 	set_choice(&t->h.thp.defrag, "always [defer] defer+madvise madvise never\n");
 	words(t, rule_compact_stall, &w);
-	assert_string_equal(w.fix, "none for THP (defrag=defer does not stall THP faults): look "
+	assert_string_equal(w.fix, "none for THP (defrag=defer makes no THP fault compact): look "
 				   "for other high-order allocations");
+	set_vmstat(&t->h, "compact_stall 150\nthp_fault_alloc 0\nthp_fault_fallback 0\n");
+	words(t, rule_compact_stall, &w);
+	assert_string_equal(w.evidence,
+			    "compact_stall=150; thp_fault_alloc=0 thp_fault_fallback=0");
+	assert_string_equal(w.fix, "none for THP (no THP page fault since boot): look for other "
+				   "high-order allocations");
+	/* defrag unread: unknown, not "does not stall" */
 	memset(&t->h.thp.defrag, 0, sizeof(t->h.thp.defrag));
 	set_vmstat(&t->h, "compact_stall 5\n");
 	words(t, rule_compact_stall, &w);
 	assert_string_equal(w.evidence, "compact_stall=5");
-	assert_string_equal(w.fix, "none for THP (defrag=? does not stall THP faults): look for "
-				   "other high-order allocations");
+	assert_string_equal(w.fix, "unknown: defrag was not read, so whether THP faults are among "
+				   "the stalls is unknown; thpctl trace stalls shows who stalls");
 }
 
 static void test_deferred_split_words(UNIT_STATE)
@@ -270,7 +283,7 @@ static void test_verdict_keeps_the_whole_title_on_a_terminal(UNIT_STATE)
 	status_render_verdict(f, &t->out, false, false);
 	table_set_width(0);
 	fclose(f);
-	assert_non_null(strstr(out, "page faults have waited on compaction 150 times since boot"));
+	assert_non_null(strstr(out, "direct compaction stalled allocations 150 times since boot"));
 	assert_null(strchr(out, '~'));
 }
 

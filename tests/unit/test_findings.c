@@ -173,10 +173,19 @@ static void test_compact_stall(UNIT_STATE)
 	assert_int_equal(f->ev.compact.fail, 100);
 	assert_int_equal(f->ev.compact.success, 50);
 	assert_true(f->ev.compact.has_outcome);
-	/* defrag=madvise: only advised regions stall; the fix is defer, a setting */
+	/* defrag=madvise: only advised regions' THP faults compact, in a share no counter tells
+	 * (compact_stall counts every direct compaction): no setting is offered */
 	assert_int_equal(f->ev.compact.who, DEFRAG_STALL_MADVISED);
-	assert_string_equal(f->set_key, "defrag");
-	assert_string_equal(f->set_value, "defer");
+	assert_int_equal(f->ev.compact.cause, COMPACT_CAUSE_MADVISED);
+	assert_false(f->ev.compact.has_faults);
+	assert_string_equal(f->set_key, "");
+	/* no THP page fault since boot: none of the stalls is one, whatever defrag is */
+	set_vmstat(&t->h, "compact_stall 150\nthp_fault_alloc 0\nthp_fault_fallback 0\n");
+	f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
+	assert_int_equal(f->ev.compact.cause, COMPACT_CAUSE_NO_FAULTS);
+	assert_true(f->ev.compact.has_faults);
+	assert_string_equal(f->set_key, "");
+	set_vmstat(&t->h, "compact_stall 150\ncompact_fail 100\ncompact_success 50\n");
 	/* defrag=never stalls no THP fault: no setting to change */
 	set_choice(&t->h.thp.defrag, "always defer defer+madvise madvise [never]\n");
 	f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
@@ -186,6 +195,7 @@ static void test_compact_stall(UNIT_STATE)
 	set_choice(&t->h.thp.defrag, "[always] defer defer+madvise madvise never\n");
 	f = fires(t, rule_compact_stall, "compact-stall", SEV_WARN);
 	assert_int_equal(f->ev.compact.who, DEFRAG_STALL_ANY);
+	assert_int_equal(f->ev.compact.cause, COMPACT_CAUSE_ANY_FAULT);
 	assert_string_equal(f->set_value, "madvise");
 	set_vmstat(&t->h, "compact_stall 100\ncompact_fail 0\ncompact_success 100\n");
 	assert_int_equal(run(t, rule_compact_stall), 1);

@@ -10,6 +10,7 @@
 #include "kernel/buddyinfo.h"
 #include "model/hugetlb_plan.h"
 #include "render/hugetlb_plan.h"
+#include "render/json.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
@@ -230,5 +231,53 @@ static void test_bad_input(UNIT_STATE)
 	assert_false(p.fits);
 }
 
+/*
+ * A pool that does not fit gets no command, in JSON as in text (the user's 30G on a
+ * 23.5 GiB host: the text said "reserve not at all", the JSON still carried
+ * "sysctl -w vm.nr_hugepages=15360", its persist line and command line).
+ */
+static void test_no_fit_offers_no_command(UNIT_STATE)
+{
+	struct hp_plan_input in;
+	struct hp_plan p;
+	struct hp_lines l;
+	fill(&cases[7], &in); /* does not fit with 1.5 GiB for the kernel */
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_NOFIT);
+	assert_false(hp_plan_reservable(&p));
+	hp_plan_lines(&in, &p, &l);
+	assert_int_equal(l.nruntime, 0);
+	assert_null(l.persist_file);
+	assert_string_equal(l.persist, "");
+	assert_string_equal(l.cmdline, "");
+	json_t *j = hp_to_json(&in, &p);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(json_object_get(j, "runtime_commands")), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "cmdline_commands")), 0);
+	assert_true(json_is_null(json_object_get(j, "persist_file")));
+	assert_true(json_is_null(json_object_get(j, "persist_line")));
+	assert_true(json_is_null(json_object_get(j, "cmdline")));
+	assert_string_equal(json_string_value(json_object_get(j, "runtime")), "does-not-fit");
+	json_decref(j);
+	char out[2048] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	hp_render_text(f, &in, &p, false);
+	fclose(f);
+	assert_contains(out, "reserve  not at all");
+	assert_null(strstr(out, "nr_hugepages"));
+	assert_null(strstr(out, "Keep across reboots"));
+	/* one that fits keeps its lines */
+	fill(&cases[0], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_true(hp_plan_reservable(&p));
+	j = hp_to_json(&in, &p);
+	assert_int_equal(json_array_size(json_object_get(j, "runtime_commands")), 1);
+	assert_string_equal(json_string_value(json_object_get(j, "persist_line")),
+			    "vm.nr_hugepages = 4096");
+	json_decref(j);
+}
+
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_no_fit_offers_no_command),
 		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text))
