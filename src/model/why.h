@@ -116,6 +116,8 @@ struct why_vmas {
 	int thread_stacks; /* stack + guard pairs */
 	int stack_nh;	   /* VMAs in them (2 per stack) */
 	uint64_t stack_nh_kb;
+	uint64_t nh_anon_kb;		    /* Anonymous of the nh VMAs, thread stacks included */
+	uint64_t stack_nh_anon_kb;	    /* ... of the thread stacks alone */
 	struct smaps_stack_scan stack_scan; /* walk state */
 	struct why_vma_top guard_nh;	    /* the last VMA, when it may be a guard (pending) */
 	/* largest_nh: the largest nh VMA that is not a thread stack or its guard */
@@ -397,6 +399,7 @@ enum why_huge_how { WH_HG, WH_ALWAYS, WH_COLLAPSED };
 enum why_none {
 	WN_NO_THP,	  /* the kernel has no THP */
 	WN_NEVER,	  /* the PMD policy is never */
+	WN_NH_OPTED,	  /* most of its anonymous memory is in VMAs it opted out (nh) */
 	WN_MADVISE_NO_HG, /* madvise and no MADV_HUGEPAGE region */
 	WN_HG_NONE,	  /* its hg regions got none: not touched */
 	WN_HG_SMALL,	  /* its hg regions hold small pages: faulted before the advice */
@@ -409,7 +412,10 @@ struct why_summary {
 	enum why_sum_id id;
 	long pid; /* PRCTL_INHERITED: the ancestor */
 	const char *comm;
-	uint64_t huge_kb, anon_kb;	    /* AnonHugePages, Anonymous (0: unknown or none) */
+	uint64_t huge_kb, anon_kb; /* AnonHugePages, Anonymous (0: unknown or none) */
+	uint64_t
+		nh_anon_kb; /* NH_OPTED: Anonymous of the VMAs it opted out (thread stacks aside) */
+	bool madvise_no_hg; /* NH_OPTED: and the policy is madvise with no hg VMA: none elsewhere */
 	uint64_t shmem_pmd_kb, file_pmd_kb; /* ShmemPmdMapped, FilePmdMapped (0: unknown or none) */
 	enum why_huge_how how;
 	enum why_none none;

@@ -239,6 +239,7 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->thread_stacks++;
 		w->stack_nh += 2;
 		w->stack_nh_kb += pair_kb;
+		w->stack_nh_anon_kb += v->t.kb[SM_ANONYMOUS]; /* its guard has none */
 	} else if (w->guard_nh.present) { /* no stack on it: an opt-out after all */
 		nh_top(w, &w->guard_nh);
 	}
@@ -246,6 +247,7 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 	if (v->vmflags & VMF_NH) {
 		w->nh++;
 		w->nh_kb += kb;
+		w->nh_anon_kb += v->t.kb[SM_ANONYMOUS];
 		if (smaps_stack_guard(v)) {
 			top_set(&w->guard_nh, v);
 		} else if (!stack) {
