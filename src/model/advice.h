@@ -338,6 +338,8 @@ struct advice {
 	struct adv_note notes[ADV_MAX_NOTES];
 	int nrem; /* what to change for each flagged process, as in.flagged[] */
 	struct remedy rem[ADV_MAX_FLAGGED];
+	int nrem_cost; /* of them, a cost their ledger flags (ps --ledger's FLAG) */
+	int nrem_gain; /* of them, none flagged but they would gain (RM_WOULD_GAIN) */
 };
 
 extern const char *const adv_enabled_vals[3]; /* always madvise never */

@@ -135,10 +135,15 @@ void advice_remedies(struct adv_ctx *c)
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
 	};
-	a->nrem = 0;
+	a->nrem = a->nrem_cost = a->nrem_gain = 0;
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
-		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
+		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem])) {
+			if (a->rem[a->nrem].mech == RM_WOULD_GAIN)
+				a->nrem_gain++;
+			else
+				a->nrem_cost++;
 			a->nrem++;
+		}
 }
 
 void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)

@@ -288,10 +288,17 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f,
-		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
-		"saves)\n",
-		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	/* flagged as ps --ledger flags them, apart from those that would gain */
+	fprintf(f, " (of %d processes scanned: ", in->ledger_scanned);
+	if (a->nrem_cost)
+		fprintf(f, "%d flagged by %s THP ledger", a->nrem_cost,
+			a->nrem_cost == 1 ? "its" : "their");
+	else
+		fprintf(f, "none flagged by its THP ledger");
+	if (a->nrem_gain)
+		fprintf(f, ", %d that would gain from huge pages", a->nrem_gain);
+	fprintf(f, "%s; fixes ranked by what each saves)\n",
+		in->flagged_dropped ? ", more not shown" : "");
 	ledger_counts(f, in, color);
 	for (int i = 0; i < a->nrem; i++)
 		remedy_render_text(f, &a->rem[i], color);
@@ -490,6 +497,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
 	json_put(root, "flagged_not_listed",
 		 in->ledger_scan == 1 ? json_integer(in->flagged_dropped) : json_null());
+	json_put(root, "flagged_cost", ls ? json_integer(a->nrem_cost) : json_null());
+	json_put(root, "flagged_gain", ls ? json_integer(a->nrem_gain) : json_null());
 	json_put(root, "systemd_memory_thp",
 		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;

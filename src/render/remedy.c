@@ -415,7 +415,10 @@ json_t *remedy_to_json(const struct remedy *r)
 	json_put(o, "comm", json_str(r->p->comm));
 	json_put(o, "mechanism", json_str(remedy_mech_name(r->mech)));
 	json_put(o, "cost", r->cost == LC_NONE ? json_null() : json_str(ledger_cost_name(r->cost)));
-	json_put(o, "cost_kb", r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
+	/* a gain is no cost: its bytes under their own key */
+	bool gain = r->mech == RM_WOULD_GAIN;
+	json_put(o, "cost_kb", !gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
+	json_put(o, "gain_kb", gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
 	json_put(o, "mechanism_text", json_str(remedy_mech_words(r, t, sizeof(t))));
 	json_t *part = json_object();
 	json_put(part, "name", json_str(remedy_part_name(r->part)));

@@ -868,6 +868,59 @@ static void test_shrink_noop_without_evidence(UNIT_STATE)
 	}
 }
 
+/*
+ * What to change counts what ps --ledger flags apart from the processes that would gain (it
+ * said "3 of 13 processes flagged by their THP ledger" where ps --ledger said 1); a gain's
+ * bytes are no cost: JSON cost_kb null, gain_kb its bytes.
+ */
+static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
+{
+	build(&cases[0]);
+	ledger_proc(7300, "sparse", ledger_of(65536, 65408, 0, 65600));
+	for (long pid = 7306; pid <= 7307; pid++) { /* two that would gain */
+		struct thp_ledger l = ledger_of(0, 0, 0, 66970);
+		l.pte_full_kb = 65536;
+		l.pte_full_ranges = 32;
+		l.referenced_kb = 66970;
+		ledger_proc(pid, "plain", l);
+		struct remedy_proc *p = &IN.flagged[IN.nflagged++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->thp_enabled = 1;
+		p->led = l;
+		p->referenced_hot = true;
+	}
+	for (long pid = 1; pid <= 10; pid++)
+		ledger_proc(pid, "other", ledger_of(0, 0, 0, 4096));
+	advice_build(&IN, &A);
+	assert_int_equal(A.nrem, 3);
+	assert_int_equal(A.nrem_cost, 1);
+	assert_int_equal(A.nrem_gain, 2);
+	assert_contains(advise_text(),
+			"What to change (of 13 processes scanned: 1 flagged by its THP ledger, 2 "
+			"that would gain from huge pages; fixes ranked by what each saves)\n");
+	json_t *j = advice_to_json(&IN, &A);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_gain")), 2);
+	json_t *fl = json_object_get(j, "flagged");
+	json_t *cost = json_array_get(fl, 0), *gain = json_array_get(fl, 1);
+	assert_string_equal(json_string_value(json_object_get(cost, "cost")), "invented");
+	assert_int_equal(json_integer_value(json_object_get(cost, "cost_kb")), 65408);
+	assert_true(json_is_null(json_object_get(cost, "gain_kb")));
+	assert_true(json_is_null(json_object_get(gain, "cost")));
+	assert_true(json_is_null(json_object_get(gain, "cost_kb")));
+	assert_int_equal(json_integer_value(json_object_get(gain, "gain_kb")), 65536);
+	json_decref(j);
+	/* only gains: none flagged, said so */
+	memmove(&IN.flagged[0], &IN.flagged[1], 2 * sizeof(IN.flagged[0]));
+	IN.nflagged = 2;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "What to change (of 13 processes scanned: none flagged by "
+				       "its THP ledger, 2 that would gain from huge pages;");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* Every reason has an id for advise --json (docs/json/advise.json lists them), none twice. */
 static void test_every_reason_has_an_id(UNIT_STATE)
 {
@@ -887,4 +940,5 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_shrink_noop_with_ledger_evidence),
 		cmocka_unit_test(test_shrink_noop_with_creep),
 		cmocka_unit_test(test_shrink_noop_without_evidence),
+		cmocka_unit_test(test_remedies_count_flagged_apart_from_gains),
 		cmocka_unit_test(test_every_reason_has_an_id))
