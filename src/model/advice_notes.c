@@ -40,6 +40,15 @@ static void note_shrink_undecided(struct adv_ctx *c)
 	n->ledger_scan = in->ledger_scan;
 	n->n = in->ledger_scanned;
 	n->of = in->ledger_unreadable + in->ledger_failed;
+	/* no ledger read, or processes root could read were not: the setting is undecided,
+	 * not "nothing asks for a change" (as root, what even root cannot read stays partial) */
+	if (in->ledger_scan != 1 || !in->ledger_scanned ||
+	    (in->ledger_unreadable && !in->as_root)) {
+		c->out->undecided = f;
+		c->out->undecided_scan = in->ledger_scan;
+		c->out->undecided_read = in->ledger_scanned;
+		c->out->undecided_unread = n->of;
+	}
 }
 
 void advice_notes(struct adv_ctx *c)

@@ -921,6 +921,58 @@ static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * Run as nobody, advise read 1 ledger of 14: its settings said "no recommendation: nothing here
+ * asks for a change" while its note said "undecided here". The setting whose evidence is the
+ * ledger is undecided, and the settings say so and why (text and JSON); as root, a process
+ * even root cannot read leaves the decision made, partial.
+ */
+static void test_settings_undecided_without_the_ledger(UNIT_STATE)
+{
+	build(&cases[0]); /* STOCK: status's finding shrink-underused-noop */
+	ledger_proc(4242, "mine", ledger_of(0, 0, 0, 4096));
+	IN.ledger_procs += 13;
+	IN.ledger_unreadable = 13;
+	advice_build(&IN, &A);
+	assert_null(setting_of("khugepaged/max_ptes_none"));
+	const char *t = advise_text();
+	assert_null(strstr(t, "nothing here asks for a change"));
+	assert_contains(t,
+			"Settings (now -> recommended)\n  undecided: khugepaged/max_ptes_none=64 "
+			"(status's finding shrink-underused-noop) rests on the THP ledger of "
+			"each process, and the ledger read only 1 of 14 processes (13 not "
+			"read: run as root or as the process's owner)\n");
+	json_t *j = advice_to_json(&IN, &A);
+	json_t *u = json_object_get(j, "undecided");
+	assert_string_equal(json_string_value(json_object_get(u, "key")),
+			    "khugepaged/max_ptes_none");
+	assert_string_equal(json_string_value(json_object_get(u, "ledger")), "not-read");
+	json_decref(j);
+	/* none read at all */
+	IN.ledger_scanned = 0;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "and no process's ledger could be read (13 not read: run "
+				       "as root or as the process's owner)\n");
+	/* a recorded tree: the ledger needs the live system */
+	IN.ledger_scan = 0;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "and the ledger needs the live system (pagemap, memory), "
+				       "not a recorded tree\n");
+	/* as root, 13 read and 1 denied even to root: decided (partial, said by the note) */
+	IN.ledger_scan = 1;
+	IN.as_root = true;
+	IN.ledger_scanned = 13;
+	IN.ledger_unreadable = 1;
+	advice_build(&IN, &A);
+	assert_null(A.undecided);
+	assert_contains(advise_text(), "no recommendation: nothing here asks for a change");
+	j = advice_to_json(&IN, &A);
+	assert_true(json_is_null(json_object_get(j, "undecided")));
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* Every reason has an id for advise --json (docs/json/advise.json lists them), none twice. */
 static void test_every_reason_has_an_id(UNIT_STATE)
 {
@@ -941,4 +993,5 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_shrink_noop_with_creep),
 		cmocka_unit_test(test_shrink_noop_without_evidence),
 		cmocka_unit_test(test_remedies_count_flagged_apart_from_gains),
+		cmocka_unit_test(test_settings_undecided_without_the_ledger),
 		cmocka_unit_test(test_every_reason_has_an_id))
