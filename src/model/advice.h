@@ -331,7 +331,9 @@ struct advice {
 	struct adv_workload wl[WL_N];
 	int nsettings;
 	struct adv_setting s[ADV_MAX_SETTINGS];
-	int nchanges; /* settings that change: `thpctl set` / `persist` them */
+	int nchanges;	    /* settings that change: `thpctl set` / `persist` them */
+	bool persist_tuned; /* tuned applies THP settings here (status's finding tuned-sets-thp):
+			     * keep them as a tuned profile, as status's persist lines do */
 	int nlevers;
 	struct adv_lever l[ADV_MAX_LEVERS];
 	int nnotes;

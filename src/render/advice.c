@@ -199,7 +199,8 @@ static void settings(FILE *f, const struct adv_input *in, const struct advice *a
 		char cmd[512];
 		fprintf(f, "\nApply now (root; the old values are journalled):\n");
 		wrap_put_command(f, 2, advice_command(a, "set", cmd, sizeof(cmd)));
-		fprintf(f, "Keep across reboots:\n");
+		fprintf(f, "Keep across reboots (root; without --install it prints what it "
+			   "writes):\n");
 		wrap_put_command(f, 2, advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
 		fprintf(f, "\nNo host-wide change%s.\n",

@@ -492,10 +492,10 @@ static void test_case(UNIT_STATE)
 		for (int k = 0; k < A.nlevers; k++)
 			if (A.l[k].pid == 1000)
 				ok = ok && l_cmd(&A.l[k])[0] == '\0';
-	/* persist always mirrors set */
+	/* persist always mirrors set, and installs what keeps it (status's persist lines) */
 	if (ok && c->set[0])
-		ok = strncmp(persist_cmd(), "thpctl persist ", 15) == 0 &&
-		     strcmp(persist_cmd() + 15, set_cmd() + 11) == 0;
+		ok = strncmp(persist_cmd(), "thpctl persist --install ", 25) == 0 &&
+		     strcmp(persist_cmd() + 25, set_cmd() + 11) == 0;
 	if (!ok)
 		dump(c);
 	host_snapshot_free(&H);
@@ -712,6 +712,19 @@ static void test_shrink_noop_with_ledger_evidence(UNIT_STATE)
 	assert_int_equal(IN.nflagged, 2);
 	advice_build(&IN, &A);
 	assert_string_equal(set_cmd(), "thpctl set khugepaged/max_ptes_none=64");
+	/* the command that keeps it, as status's persist line says it (it printed a snippet) */
+	assert_string_equal(persist_cmd(), "thpctl persist --install khugepaged/max_ptes_none=64");
+	assert_contains(advise_text(), "Keep across reboots (root; without --install it prints "
+				       "what it writes):\n  thpctl persist --install "
+				       "khugepaged/max_ptes_none=64\n");
+	/* where tuned applies THP settings, as a tuned profile (status: --format tuned) */
+	FS.f[FS.n].kind = FK_TUNED_SETS_THP;
+	FS.n++;
+	advice_build(&IN, &A);
+	assert_string_equal(persist_cmd(),
+			    "thpctl persist --format tuned --install khugepaged/max_ptes_none=64");
+	FS.n--;
+	advice_build(&IN, &A);
 	const struct adv_setting *s = setting_of("khugepaged/max_ptes_none");
 	assert_non_null(s);
 	assert_string_equal(s->now, "511");
