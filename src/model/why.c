@@ -200,12 +200,17 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	e.nothing = in->smaps_err == 0 &&
 		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
 			      : v->has_vmflags && e.shm.live == 0);
+	/* fully huge already: nothing left to collapse (it may help later, after frees) */
+	uint64_t anon = v->t.kb[SM_ANONYMOUS], huge = v->t.kb[SM_ANON_HUGE];
+	e.full = in->smaps_err == 0 && !e.nothing &&
+		 (e.always ? anon && huge >= anon
+			   : v->hg_rss_kb && v->hg_pmd_huge_kb >= v->hg_rss_kb && !e.shm.vmas);
 	/* VMAs unknown: it may have no region khugepaged would touch, so it does not help */
 	e.smaps_err = in->smaps_err;
 	e.recorded = in->recorded;
-	enum why_effect eff = e.smaps_err		   ? WE_UNKNOWN
-			      : mpn->present && !e.nothing ? WE_HELPS
-							   : WE_NEUTRAL;
+	enum why_effect eff = e.smaps_err			      ? WE_UNKNOWN
+			      : mpn->present && !e.nothing && !e.full ? WE_HELPS
+								      : WE_NEUTRAL;
 	struct why_line *l = add(r, "khugepaged", eff, WI_KHP, KP_THP_MAX_PTES_NONE, 0, NULL);
 	if (l)
 		l->ev.khp = e;

@@ -315,6 +315,9 @@ struct why_ev_khp {
 	bool always;  /* the PMD policy is always (else madvise) */
 	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
 		       * madvise, no THPeligible VMA under always) */
+	bool full;    /* smaps read: what it would collapse is huge-backed already (under madvise
+		       * its hg regions' Rss all AnonHugePages, under always all its Anonymous):
+		       * nothing left to collapse now */
 	bool has_mpn;
 	uint64_t mpn, per;	/* max_ptes_none, base pages per PMD */
 	int smaps_err;		/* not 0: its VMAs are unknown (-errno of smaps), so whether

@@ -598,6 +598,28 @@ static void test_khugepaged_helps_only_with_hg(UNIT_STATE)
 	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
 	assert_non_null(k);
 	assert_int_equal(k->effect, WE_HELPS);
+	/* fully huge already (AnonHugePages = its hg regions' Rss): nothing left to collapse */
+	one_hg(65536, 65536, 65536);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "khugepaged");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_string_equal(ltext(k), "khugepaged has nothing left of it to collapse: its "
+				      "MADV_HUGEPAGE regions are huge-backed already "
+				      "(max_ptes_none=511)");
+	/* 2 MiB of it in small pages: it may still collapse that */
+	one_hg(65536, 65536, 63488);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_HELPS);
+	/* under always: all its anonymous memory huge */
+	unit_set_choice(&H.thp.enabled, EN, 3, "always");
+	one_hg(65536, 65536, 65536);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "khugepaged");
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_contains(ltext(k), "its anonymous memory is huge-backed already");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
