@@ -198,8 +198,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 	rp->pid = pid;
 	snprintf(rp->comm, sizeof(rp->comm), "%s", pi->st.name);
 	rp->thp_enabled = pi->st.thp_enabled;
-	rp->hg_huge_kb = c.w.hg_huge_kb;
-	rp->huge_not_hg_kb = c.w.huge_not_hg_kb;
+	remedy_proc_vmas(rp, &c.w);
 	rp->referenced_hot = rp->led.referenced_kb >= 0 && rp->led.rss_kb > 0 &&
 			     rp->led.referenced_kb * 2 >= rp->led.rss_kb;
 	if (in->nothers < ADV_MAX_OTHERS) {
@@ -290,8 +289,7 @@ int advise_remedy_proc(const struct sysroot *sr, pid_t pid, const struct thp_led
 		snprintf(rp->comm, sizeof(rp->comm), "%s", pi->st.name);
 		rp->thp_enabled = pi->st.thp_enabled;
 		rp->led = *led;
-		rp->hg_huge_kb = c.w.hg_huge_kb;
-		rp->huge_not_hg_kb = c.w.huge_not_hg_kb;
+		remedy_proc_vmas(rp, &c.w);
 		rp->referenced_hot = led->referenced_kb >= 0 && led->rss_kb > 0 &&
 				     led->referenced_kb * 2 >= led->rss_kb;
 		detail(sr, pi, &c, rp);

@@ -150,6 +150,7 @@ void ledger_vmas_add(struct ledger_vmas *lv, const struct smaps_vma *v, const ch
 	}
 	lv->v[lv->n++] = (struct ledger_vma){
 		.start = v->start,
+		.nh = nh,
 		.end = v->end,
 		.creep = !never && (hg || (always && !nh && v->thp_eligible == 1)),
 	};
@@ -291,7 +292,7 @@ static void creep_close(struct lg *g, const struct ledger_vma *v)
 	g->blk_open = false;
 	if (g->blk < v->start || g->blk + g->pmd_bytes > v->end)
 		return;
-	if (g->blk_r == g->nsub && !g->blk_huge)
+	if (g->blk_r == g->nsub && !g->blk_huge && !v->nh) /* nh: never huge, no gain */
 		g->raw->pte_full_ranges++;
 	if (!v->creep)
 		return;

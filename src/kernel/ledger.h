@@ -37,9 +37,11 @@
  * those are listed). 16 bytes: a process may have hundreds of thousands.
  */
 struct ledger_vma {
-	uint64_t start;	    /* bytes */
-	uint64_t end : 63;  /* bytes; user addresses are below 2^63 */
-	uint64_t creep : 1; /* khugepaged may collapse here (hg, or eligible under always) */
+	uint64_t start : 63; /* bytes; user addresses are below 2^63 */
+	uint64_t nh : 1;     /* MADV_NOHUGEPAGE (or a MAP_STACK stack, 6.7+): never huge, not even
+			      * by MADV_COLLAPSE, so none of its PMD ranges counts as a gain */
+	uint64_t end : 63;   /* bytes */
+	uint64_t creep : 1;  /* khugepaged may collapse here (hg, or eligible under always) */
 };
 
 struct ledger_opts {
@@ -60,8 +62,8 @@ struct ledger_raw {
 	uint64_t creep_ranges,
 		creep_pages;	  /* PMD ranges khugepaged may collapse; pages it may add */
 	uint64_t creep_resident;  /* resident pages in those ranges */
-	uint64_t pte_full_ranges; /* PMD ranges of anonymous VMAs whose every page is resident
-				   * in small pages (PTE-mapped, not the zero page) */
+	uint64_t pte_full_ranges; /* PMD ranges of anonymous VMAs, not nh, whose every page is
+				   * resident in small pages (PTE-mapped, not the zero page) */
 	int held_err;		  /* 0; -EPERM: PFNs hidden or kpageflags closed; -errno */
 	bool held_cut;		  /* the budget ran out: a lower bound */
 	uint64_t partial_folios;  /* large anonymous folios mapped here only in part */

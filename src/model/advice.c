@@ -521,6 +521,8 @@ void advice_build(const struct adv_input *in, struct advice *out)
 			out->s[0] = t;
 		}
 	count_changes(out);
+	for (int i = 0; in->fs && i < in->fs->n; i++)
+		out->persist_tuned |= in->fs->f[i].kind == FK_TUNED_SETS_THP;
 	advice_remedies(&c);
 	advice_levers(&c);
 	advice_notes(&c);

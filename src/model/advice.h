@@ -332,13 +332,25 @@ struct advice {
 	struct adv_workload wl[WL_N];
 	int nsettings;
 	struct adv_setting s[ADV_MAX_SETTINGS];
-	int nchanges; /* settings that change: `thpctl set` / `persist` them */
+	int nchanges;	    /* settings that change: `thpctl set` / `persist` them */
+	bool persist_tuned; /* tuned applies THP settings here (status's finding tuned-sets-thp):
+			     * keep them as a tuned profile, as status's persist lines do */
 	int nlevers;
 	struct adv_lever l[ADV_MAX_LEVERS];
 	int nnotes;
 	struct adv_note notes[ADV_MAX_NOTES];
+	/* a setting a rule may change left undecided: its evidence, the THP ledger, was not read
+	 * (ANI_SHRINK_UNDECIDED with no ledger, or smaps denied that root could read): the
+	 * finding that asks for it (its set_key and set_value), ledger_scan (1: scanned, 0: a
+	 * recorded tree, -errno), the processes read and not read (smaps denied or failed);
+	 * NULL finding: none undecided */
+	const struct finding *undecided;
+	int undecided_scan;
+	int undecided_read, undecided_unread;
 	int nrem; /* what to change for each flagged process, as in.flagged[] */
 	struct remedy rem[ADV_MAX_FLAGGED];
+	int nrem_cost; /* of them, a cost their ledger flags (ps --ledger's FLAG) */
+	int nrem_gain; /* of them, none flagged but they would gain (RM_WOULD_GAIN) */
 };
 
 extern const char *const adv_enabled_vals[3]; /* always madvise never */

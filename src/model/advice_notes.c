@@ -40,6 +40,15 @@ static void note_shrink_undecided(struct adv_ctx *c)
 	n->ledger_scan = in->ledger_scan;
 	n->n = in->ledger_scanned;
 	n->of = in->ledger_unreadable + in->ledger_failed;
+	/* no ledger read, or processes root could read were not: the setting is undecided,
+	 * not "nothing asks for a change" (as root, what even root cannot read stays partial) */
+	if (in->ledger_scan != 1 || !in->ledger_scanned ||
+	    (in->ledger_unreadable && !in->as_root)) {
+		c->out->undecided = f;
+		c->out->undecided_scan = in->ledger_scan;
+		c->out->undecided_read = in->ledger_scanned;
+		c->out->undecided_unread = n->of;
+	}
 }
 
 void advice_notes(struct adv_ctx *c)
@@ -139,10 +148,15 @@ void advice_remedies(struct adv_ctx *c)
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
 	};
-	a->nrem = 0;
+	a->nrem = a->nrem_cost = a->nrem_gain = 0;
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
-		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem]))
+		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem])) {
+			if (a->rem[a->nrem].mech == RM_WOULD_GAIN)
+				a->nrem_gain++;
+			else
+				a->nrem_cost++;
 			a->nrem++;
+		}
 }
 
 void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)

@@ -65,7 +65,7 @@ struct thp_ledger {
 	int64_t lazyfree_kb;   /* LazyFree (MADV_FREE, not yet reclaimed) */
 	int64_t referenced_kb; /* Referenced: pages accessed since the last reclaim scan */
 	/* PMD ranges of anonymous VMAs fully resident in small pages (they would gain
-	 * from a huge page): known with creep (creep_gap) */
+	 * from a huge page), nh VMAs left out (never huge there): known with creep (creep_gap) */
 	uint64_t pte_full_ranges;
 	int64_t pte_full_kb;
 };

@@ -25,7 +25,8 @@ const char *remedy_part_name(enum remedy_part p)
 		[RP_UNKNOWN] = "unknown",   [RP_THREAD_STACKS] = "thread-stacks",
 		[RP_JEMALLOC] = "jemalloc", [RP_GLIBC] = "glibc-malloc",
 		[RP_MIMALLOC] = "mimalloc", [RP_TCMALLOC] = "tcmalloc",
-		[RP_GO] = "go-runtime",	    [RP_JVM] = "jvm"};
+		[RP_GO] = "go-runtime",	    [RP_JVM] = "jvm",
+		[RP_PROGRAM] = "program",   [RP_NOT_HEAP] = "unknown"};
 	return ENUM_NAME(n, p, "unknown");
 }
 
@@ -47,8 +48,20 @@ const char *remedy_fix_name(enum remedy_fix_id f)
 					[RF_COLLAPSE] = "thpctl-collapse-dry-run",
 					[RF_OPT_IN] = "allocator-opt-in",
 					[RF_PROGRAM_ADVICE] = "program-madvise",
-					[RF_HOST_SHRINK] = "host-max-ptes-none-shrinker"};
+					[RF_HOST_SHRINK] = "host-max-ptes-none-shrinker",
+					[RF_PROGRAM_OPT_IN] = "program-opt-in"};
 	return ENUM_NAME(n, f, "?");
+}
+
+void remedy_proc_vmas(struct remedy_proc *p, const struct why_vmas *w)
+{
+	uint64_t anon = w->t.kb[SM_ANONYMOUS];
+	p->hg_huge_kb = w->hg_huge_kb;
+	p->huge_not_hg_kb = w->huge_not_hg_kb;
+	p->anon_kb = anon > w->nh_anon_kb ? anon - w->nh_anon_kb : 0;
+	p->hg_anon_kb = w->hg_anon_kb;
+	p->malloc_kb = w->malloc_anon_kb;
+	p->hg_vmas = w->hg;
 }
 
 bool remedy_would_gain(const struct remedy_proc *p)
@@ -100,13 +113,22 @@ static bool glibc_madvises(const struct remedy_proc *p, const struct why_hint *h
 
 /*
  * Whether the cost of R sits in MADV_HUGEPAGE regions: creep under madvise (khugepaged
- * collapses only there), else at least half its huge pages in hg VMAs.
+ * collapses only there); else at least half its huge pages in hg VMAs; without huge pages
+ * (a held cost after frees split them, a gain), at least half of its anonymous memory.
  */
 static bool in_hg(const struct remedy_proc *p, const struct remedy_host *h, const struct remedy *r)
 {
 	if (r->mech == RM_CREEP)
 		return !h->always;
-	return p->led.huge_kb > 0 && p->hg_huge_kb * 2 >= (uint64_t)p->led.huge_kb;
+	if (p->led.huge_kb > 0 && r->mech != RM_WOULD_GAIN)
+		return p->hg_huge_kb * 2 >= (uint64_t)p->led.huge_kb;
+	return p->hg_vmas > 0 && p->hg_anon_kb * 2 >= p->anon_kb;
+}
+
+/* Whether glibc malloc holds at least half of P's anonymous memory ([heap], its arenas). */
+static bool malloc_holds(const struct remedy_proc *p)
+{
+	return p->malloc_kb && p->malloc_kb * 2 >= p->anon_kb;
 }
 
 /* The part: thread stacks by their stack pointers, else the allocator or runtime a hint names. */
@@ -129,9 +151,18 @@ static void find_part(const struct remedy_proc *p, const struct remedy_host *h, 
 		r->part = ap;
 		r->evidence = RE_ALLOC;
 		r->hint = part_hint(p, ap);
-		/* glibc gives no MADV_HUGEPAGE of its own: hg regions are the program's doing */
-		if (ap == RP_GLIBC && !glibc_madvises(p, r->hint) && in_hg(p, h, r))
+		if (ap != RP_GLIBC || glibc_madvises(p, r->hint))
+			return;
+		/* glibc gives no MADV_HUGEPAGE of its own: hg regions are the program's doing;
+		 * memory outside its heap and arenas is not malloc's as far as can be told */
+		if (in_hg(p, h, r)) {
 			r->part = RP_PROGRAM;
+			r->evidence = RE_HG_VMAS;
+		} else if (!malloc_holds(p)) {
+			r->part = RP_NOT_HEAP;
+			r->evidence = RE_VMAS;
+			r->hint = NULL;
+		}
 		return;
 	}
 	static const struct {
@@ -348,7 +379,10 @@ bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, stru
 	find_part(p, h, out);
 	if (out->mech == RM_WOULD_GAIN) {
 		fix(out, RF_COLLAPSE, RS_PROCESS, 0);
-		fix(out, RF_OPT_IN, RS_PROCESS, 0);
+		if (out->part == RP_NOT_HEAP) /* not malloc's: no allocator knob reaches it */
+			fix(out, RF_PROGRAM_OPT_IN, RS_PROCESS, 0);
+		else if (out->part != RP_PROGRAM) /* its MADV_HUGEPAGE is there already */
+			fix(out, RF_OPT_IN, RS_PROCESS, 0);
 		return true;
 	}
 	if (out->mech == RM_LAZY_FREE)

@@ -57,6 +57,9 @@ enum remedy_part {
 	RP_GO,
 	RP_JVM,
 	RP_PROGRAM, /* the program's own MADV_HUGEPAGE: its allocator (named) gives no such advice */
+	RP_NOT_HEAP, /* glibc malloc's process, but most of its memory is outside malloc's heap:
+		      * the program's own mmap(2) or malloc's mmap of a large block (not told
+		      * apart), which no glibc tunable but hugetlb=1's advice reaches */
 };
 
 /* How the part was found. */
@@ -67,7 +70,9 @@ enum remedy_evidence {
 	RE_CMDLINE,	   /* a JVM flag on its command line */
 	RE_GO_BUILDINFO,   /* the Go build info of its executable */
 	RE_COMM,	   /* its name (java) */
-	RE_ALLOC, /* model/alloc.h: a mapped library, an executable's symbol or build info */
+	RE_ALLOC,   /* model/alloc.h: a mapped library, an executable's symbol or build info */
+	RE_HG_VMAS, /* RP_PROGRAM: the cost sits in its MADV_HUGEPAGE VMAs (smaps VmFlags hg) */
+	RE_VMAS,    /* RP_NOT_HEAP: where its anonymous memory sits (smaps: [heap], arenas) */
 };
 
 enum remedy_fix_id {
@@ -88,6 +93,7 @@ enum remedy_fix_id {
 	RF_OPT_IN,	   /* its allocator's opt-in (would gain) */
 	RF_PROGRAM_ADVICE, /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
 	RF_HOST_SHRINK,	   /* thpctl set khugepaged/max_ptes_none=PMD/8: the underused shrinker */
+	RF_PROGRAM_OPT_IN, /* in the program: MADV_HUGEPAGE on what it maps itself (would gain) */
 };
 
 /* Where a fix acts: how many others it reaches. */
@@ -170,7 +176,12 @@ struct remedy_proc {
 	int threads;		/* threads with a known stack pointer */
 	int stack_threads;	/* of them, inside a VMA (not [stack], not nh) that holds THP */
 	uint64_t stack_huge_kb; /* AnonHugePages of those VMAs */
+	/* from its smaps (remedy_proc_vmas): AnonHugePages in and outside hg VMAs; the
+	 * Anonymous of its VMAs that are not nh (the memory THP can reach), of them in hg VMAs
+	 * and in glibc malloc's ([heap], its arenas: why_vmas.malloc_anon_kb); hg VMAs */
 	uint64_t hg_huge_kb, huge_not_hg_kb;
+	uint64_t anon_kb, hg_anon_kb, malloc_kb;
+	int hg_vmas;
 	bool go;		 /* a Go executable (build info) */
 	char gover[32];		 /* "go1.22.5", "" unknown */
 	bool java;		 /* comm java, or JVM flags */
@@ -207,6 +218,9 @@ struct remedy {
 	int nfix;
 	struct remedy_fix fix[REMEDY_MAX_FIXES];
 };
+
+/* Copy into P what its smaps walk W says of its VMAs (the fields above). Pure. */
+void remedy_proc_vmas(struct remedy_proc *p, const struct why_vmas *w);
 
 /* Whether P would gain from huge pages: fully written PTE-mapped ranges >= 64 MiB, hot. */
 bool remedy_would_gain(const struct remedy_proc *p);

@@ -200,12 +200,17 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	e.nothing = in->smaps_err == 0 &&
 		    (e.always ? v->has_eligible && v->eligible == 0 && !v->t.kb[SM_ANON_HUGE]
 			      : v->has_vmflags && e.shm.live == 0);
+	/* fully huge already: nothing left to collapse (it may help later, after frees) */
+	uint64_t anon = v->t.kb[SM_ANONYMOUS], huge = v->t.kb[SM_ANON_HUGE];
+	e.full = in->smaps_err == 0 && !e.nothing &&
+		 (e.always ? anon && huge >= anon
+			   : v->hg_rss_kb && v->hg_pmd_huge_kb >= v->hg_rss_kb && !e.shm.vmas);
 	/* VMAs unknown: it may have no region khugepaged would touch, so it does not help */
 	e.smaps_err = in->smaps_err;
 	e.recorded = in->recorded;
-	enum why_effect eff = e.smaps_err		   ? WE_UNKNOWN
-			      : mpn->present && !e.nothing ? WE_HELPS
-							   : WE_NEUTRAL;
+	enum why_effect eff = e.smaps_err			      ? WE_UNKNOWN
+			      : mpn->present && !e.nothing && !e.full ? WE_HELPS
+								      : WE_NEUTRAL;
 	struct why_line *l = add(r, "khugepaged", eff, WI_KHP, KP_THP_MAX_PTES_NONE, 0, NULL);
 	if (l)
 		l->ev.khp = e;
@@ -388,6 +393,10 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	/* that shmem is all or most of its hg memory: the shmem policy is the reason */
 	bool shm_main = s->shm.vmas &&
 			(!s->shm.live || (s->shm.small_kb && s->shm.small_kb >= s->hg_small_kb));
+	/* most of its anonymous memory opted out (nh, thread stacks aside): its own choice */
+	uint64_t nh_anon =
+		v->nh_anon_kb > v->stack_nh_anon_kb ? v->nh_anon_kb - v->stack_nh_anon_kb : 0;
+	bool nh_main = nh_anon && nh_anon * 2 >= s->anon_kb;
 	s->has_fallback = kv_get(&h->vmstat, "thp_fault_fallback", &s->fallback);
 	s->shmem_pmd_kb = smaps_has(&v->t, SM_SHMEM_PMD) ? v->t.kb[SM_SHMEM_PMD] : 0;
 	s->file_pmd_kb = smaps_has(&v->t, SM_FILE_PMD) ? v->t.kb[SM_FILE_PMD] : 0;
@@ -411,7 +420,11 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 		s->none = WN_SHMEM_OFF, s->pmd_never = true;
 	else if (is(p->eff, "never"))
 		s->none = WN_NEVER;
-	else if (is(p->eff, "madvise") && v->hg == 0)
+	else if (nh_main && s->cost == LC_NONE) {
+		s->none = WN_NH_OPTED;
+		s->nh_anon_kb = nh_anon;
+		s->madvise_no_hg = is(p->eff, "madvise") && v->hg == 0;
+	} else if (is(p->eff, "madvise") && v->hg == 0)
 		s->none = WN_MADVISE_NO_HG;
 	else if (s->cost == LC_NONE && in->led.held_kb > 0 && in->led.partial_folios)
 		s->id = WS_NONE_HELD;

@@ -116,6 +116,18 @@ struct why_vmas {
 	int thread_stacks; /* stack + guard pairs */
 	int stack_nh;	   /* VMAs in them (2 per stack) */
 	uint64_t stack_nh_kb;
+	uint64_t nh_anon_kb;	   /* Anonymous of the nh VMAs, thread stacks included */
+	uint64_t stack_nh_anon_kb; /* ... of the thread stacks alone */
+	uint64_t hg_anon_kb;	   /* Anonymous of the hg VMAs */
+	/* Anonymous of glibc malloc's VMAs, nh ones left out: [heap], the names
+	 * glibc.mem.decorate_maps gives (why_glibc_heap_name) and its thread arenas' heaps */
+	uint64_t malloc_anon_kb;
+	struct {
+		bool pending;	  /* the last VMA may be an arena heap's used part */
+		uint64_t start;	  /* its start, bytes */
+		uint64_t end;	  /* its end, bytes */
+		uint64_t anon_kb; /* its Anonymous */
+	} arena;
 	struct smaps_stack_scan stack_scan; /* walk state */
 	struct why_vma_top guard_nh;	    /* the last VMA, when it may be a guard (pending) */
 	/* largest_nh: the largest nh VMA that is not a thread stack or its guard */
@@ -131,6 +143,21 @@ struct why_vmas {
 	struct why_shm_hg hg_shm[SHK_N]; /* of the hg VMAs: shmem, by kind ([SHK_NONE] unused) */
 	struct smaps_totals t;		 /* sums over all VMAs */
 };
+
+/*
+ * Whether V is glibc malloc's by its name: [heap] (brk, the main arena), or a name
+ * glibc.mem.decorate_maps gives (2.39+, CONFIG_ANON_VMA_NAME): "[anon: glibc: malloc arena]",
+ * "[anon: glibc: malloc]" (a large block malloc mapped itself). An unnamed VMA may be a
+ * thread arena's heap: that is told by layout (why_vmas_add). Pure.
+ */
+bool why_glibc_heap_name(const struct smaps_vma *v);
+
+/*
+ * A glibc thread arena's heap (arena.c new_heap): a reservation of HEAP_MAX_SIZE (64 MiB on
+ * 64-bit: 2 * DEFAULT_MMAP_THRESHOLD_MAX) aligned to its size, its used part read-write and
+ * the rest PROT_NONE. A program's own mapping of that shape is counted too.
+ */
+#define WHY_ARENA_HEAP_BYTES (64ull << 20)
 
 /*
  * Add one smaps VMA, in address order. A possible thread-stack guard is held
@@ -288,6 +315,9 @@ struct why_ev_khp {
 	bool always;  /* the PMD policy is always (else madvise) */
 	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
 		       * madvise, no THPeligible VMA under always) */
+	bool full;    /* smaps read: what it would collapse is huge-backed already (under madvise
+		       * its hg regions' Rss all AnonHugePages, under always all its Anonymous):
+		       * nothing left to collapse now */
 	bool has_mpn;
 	uint64_t mpn, per;	/* max_ptes_none, base pages per PMD */
 	int smaps_err;		/* not 0: its VMAs are unknown (-errno of smaps), so whether
@@ -397,6 +427,7 @@ enum why_huge_how { WH_HG, WH_ALWAYS, WH_COLLAPSED };
 enum why_none {
 	WN_NO_THP,	  /* the kernel has no THP */
 	WN_NEVER,	  /* the PMD policy is never */
+	WN_NH_OPTED,	  /* most of its anonymous memory is in VMAs it opted out (nh) */
 	WN_MADVISE_NO_HG, /* madvise and no MADV_HUGEPAGE region */
 	WN_HG_NONE,	  /* its hg regions got none: not touched */
 	WN_HG_SMALL,	  /* its hg regions hold small pages: faulted before the advice */
@@ -409,7 +440,11 @@ struct why_summary {
 	enum why_sum_id id;
 	long pid; /* PRCTL_INHERITED: the ancestor */
 	const char *comm;
-	uint64_t huge_kb, anon_kb;	    /* AnonHugePages, Anonymous (0: unknown or none) */
+	uint64_t huge_kb, anon_kb; /* AnonHugePages, Anonymous (0: unknown or none) */
+	/* NH_OPTED: the Anonymous of the VMAs it opted out (thread stacks aside); and whether
+	 * the policy is madvise with no hg VMA (its other memory gets none either) */
+	uint64_t nh_anon_kb;
+	bool madvise_no_hg;
 	uint64_t shmem_pmd_kb, file_pmd_kb; /* ShmemPmdMapped, FilePmdMapped (0: unknown or none) */
 	enum why_huge_how how;
 	enum why_none none;

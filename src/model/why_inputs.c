@@ -193,6 +193,44 @@ static void nh_top(struct why_vmas *w, const struct why_vma_top *t)
 		w->largest_nh = *t;
 }
 
+bool why_glibc_heap_name(const struct smaps_vma *v)
+{
+	static const char *const names[] = {"[heap]", "[anon: glibc: malloc]",
+					    "[anon: glibc: malloc arena]"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v->name_len == strlen(names[i]) && !memcmp(v->name, names[i], v->name_len))
+			return true;
+	return false;
+}
+
+/*
+ * glibc malloc's memory: by name, or a thread arena's heap by layout: an unnamed rw-p VMA at
+ * a WHY_ARENA_HEAP_BYTES boundary, either that size or followed at once by the ---p rest of
+ * its reservation (held in w->arena until the next VMA shows it).
+ */
+static void malloc_add(struct why_vmas *w, const struct smaps_vma *v)
+{
+	uint64_t anon = (v->vmflags & VMF_NH) ? 0 : v->t.kb[SM_ANONYMOUS];
+	if (w->arena.pending && v->start == w->arena.end && v->name_len == 0 &&
+	    !memcmp(v->perms, "---p", 4) && v->end == w->arena.start + WHY_ARENA_HEAP_BYTES)
+		w->malloc_anon_kb += w->arena.anon_kb;
+	w->arena.pending = false;
+	uint64_t len = v->end - v->start;
+	if (why_glibc_heap_name(v)) {
+		w->malloc_anon_kb += anon;
+	} else if (v->name_len == 0 && !memcmp(v->perms, "rw-p", 4) &&
+		   !(v->start % WHY_ARENA_HEAP_BYTES) && len <= WHY_ARENA_HEAP_BYTES) {
+		if (len == WHY_ARENA_HEAP_BYTES) {
+			w->malloc_anon_kb += anon; /* grown to its whole reservation */
+		} else {
+			w->arena.pending = true;
+			w->arena.start = v->start;
+			w->arena.end = v->end;
+			w->arena.anon_kb = anon;
+		}
+	}
+}
+
 void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 {
 	uint64_t kb = v->t.kb[SM_SIZE], huge = v->t.kb[SM_ANON_HUGE];
@@ -208,9 +246,11 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->has_eligible = true;
 	if (v->thp_eligible == 1)
 		w->eligible++;
+	malloc_add(w, v);
 	if (v->vmflags & VMF_HG) {
 		w->hg++;
 		w->hg_kb += kb;
+		w->hg_anon_kb += v->t.kb[SM_ANONYMOUS];
 		w->hg_huge_kb += huge;
 		uint64_t pmd = w->pmd_bytes ? w->pmd_bytes : 2u << 20;
 		uint64_t first = (v->start + pmd - 1) & ~(pmd - 1);
@@ -239,6 +279,7 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->thread_stacks++;
 		w->stack_nh += 2;
 		w->stack_nh_kb += pair_kb;
+		w->stack_nh_anon_kb += v->t.kb[SM_ANONYMOUS]; /* its guard has none */
 	} else if (w->guard_nh.present) { /* no stack on it: an opt-out after all */
 		nh_top(w, &w->guard_nh);
 	}
@@ -246,6 +287,7 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 	if (v->vmflags & VMF_NH) {
 		w->nh++;
 		w->nh_kb += kb;
+		w->nh_anon_kb += v->t.kb[SM_ANONYMOUS];
 		if (smaps_stack_guard(v)) {
 			top_set(&w->guard_nh, v);
 		} else if (!stack) {

@@ -10,6 +10,7 @@
 #include "remedy.h"
 #include "table.h"
 #include "hint.h"
+#include "wb.h"
 
 static const char *sel(const struct choice *c)
 {
@@ -132,11 +133,45 @@ static void workloads(FILE *f, const struct adv_input *in, const struct advice *
 		fprintf(f, "  none detected or asked for\n");
 }
 
-static void settings(FILE *f, const struct advice *a, bool color)
+/* Why a setting is undecided (a->undecided): "khugepaged/max_ptes_none=64 (status's ...". */
+static const char *undecided_words(const struct adv_input *in, const struct advice *a, char *out,
+				   size_t n)
 {
+	const struct finding *x = a->undecided;
+	struct wb b = wb_begin(out, n);
+	wb_put(&b, "%s=%s (status's finding %s) rests on the THP ledger of each process, and ",
+	       x->set_key, x->set_value, x->id);
+	if (a->undecided_scan == 1) {
+		if (a->undecided_read)
+			wb_put(&b, "the ledger read only %d of %d processes (%d not read: %s)",
+			       a->undecided_read, a->undecided_read + a->undecided_unread,
+			       a->undecided_unread, hint_proc_denied(in->as_root));
+		else if (a->undecided_unread)
+			wb_put(&b, "no process's ledger could be read (%d not read: %s)",
+			       a->undecided_unread, hint_proc_denied(in->as_root));
+		else
+			wb_put(&b, "no process's ledger could be read");
+	} else if (a->undecided_scan == 0) {
+		wb_put(&b, "the ledger needs the live system (pagemap, memory), not a recorded "
+			   "tree");
+	} else {
+		wb_put(&b, "the ledger could not be scanned (%s)", strerror(-a->undecided_scan));
+	}
+	return out;
+}
+
+static void settings(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
+{
+	char u[512];
 	fprintf(f, "\n%sSettings%s (now -> recommended)\n", col_bold(color), col_reset(color));
+	if (a->undecided) { /* its evidence not read: never "nothing asks for a change" */
+		fprintf(f, "  %sundecided:%s ", col_yellow(color), col_reset(color));
+		fputs_safe(undecided_words(in, a, u, sizeof(u)), f);
+		fputc('\n', f);
+	}
 	if (!a->nsettings) {
-		fprintf(f, "  no recommendation: nothing here asks for a change\n");
+		if (!a->undecided)
+			fprintf(f, "  no recommendation: nothing here asks for a change\n");
 		return;
 	}
 	int w = 0;
@@ -164,10 +199,12 @@ static void settings(FILE *f, const struct advice *a, bool color)
 		char cmd[512];
 		fprintf(f, "\nApply now (root; the old values are journalled):\n");
 		wrap_put_command(f, 2, advice_command(a, "set", cmd, sizeof(cmd)));
-		fprintf(f, "Keep across reboots:\n");
+		fprintf(f, "Keep across reboots (root; without --install it prints what it "
+			   "writes):\n");
 		wrap_put_command(f, 2, advice_command(a, "persist", cmd, sizeof(cmd)));
 	} else {
-		fprintf(f, "\nNo host-wide change.\n");
+		fprintf(f, "\nNo host-wide change%s.\n",
+			a->undecided ? " (one undecided, above)" : "");
 	}
 }
 
@@ -288,10 +325,17 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f,
-		" (%d of %d processes flagged by their THP ledger%s; fixes ranked by what each "
-		"saves)\n",
-		a->nrem, in->ledger_scanned, in->flagged_dropped ? ", more not shown" : "");
+	/* flagged as ps --ledger flags them, apart from those that would gain */
+	fprintf(f, " (of %d processes scanned: ", in->ledger_scanned);
+	if (a->nrem_cost)
+		fprintf(f, "%d flagged by %s THP ledger", a->nrem_cost,
+			a->nrem_cost == 1 ? "its" : "their");
+	else
+		fprintf(f, "none flagged by its THP ledger");
+	if (a->nrem_gain)
+		fprintf(f, ", %d that would gain from huge pages", a->nrem_gain);
+	fprintf(f, "%s; fixes ranked by what each saves)\n",
+		in->flagged_dropped ? ", more not shown" : "");
 	ledger_counts(f, in, color);
 	for (int i = 0; i < a->nrem; i++)
 		remedy_render_text(f, &a->rem[i], color);
@@ -303,7 +347,7 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 	remedies(f, in, a, color);
 	header(f, in, color);
 	workloads(f, in, a, color);
-	settings(f, a, color);
+	settings(f, in, a, color);
 	levers(f, a, color);
 	if (a->nnotes) {
 		fprintf(f, "\n%sNotes%s\n", col_bold(color), col_reset(color));
@@ -405,6 +449,21 @@ static json_t *reasons_json(const struct adv_setting *s)
 	return rs;
 }
 
+/* The setting left undecided (a->undecided), null when none. */
+static json_t *undecided_json(const struct adv_input *in, const struct advice *a)
+{
+	if (!a->undecided)
+		return NULL;
+	char t[512];
+	return json_obj("key", json_str(a->undecided->set_key), "value",
+			json_str(a->undecided->set_value), "finding", json_str(a->undecided->id),
+			"ledger",
+			json_str(a->undecided_scan == 1	  ? "not-read"
+				 : a->undecided_scan == 0 ? "not-live"
+							  : "failed"),
+			"text", json_str(undecided_words(in, a, t, sizeof(t))), NULL);
+}
+
 json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 {
 	const struct host_snapshot *h = in->h;
@@ -464,6 +523,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(cmds, "persist",
 		 a->nchanges ? json_str(advice_command(a, "persist", t, sizeof(t))) : json_null());
 	json_put(root, "commands", cmds);
+	json_put(root, "undecided", undecided_json(in, a));
 
 	json_put(root, "per_process", levers_json(a));
 
@@ -490,6 +550,8 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
 	json_put(root, "flagged_not_listed",
 		 in->ledger_scan == 1 ? json_integer(in->flagged_dropped) : json_null());
+	json_put(root, "flagged_cost", ls ? json_integer(a->nrem_cost) : json_null());
+	json_put(root, "flagged_gain", ls ? json_integer(a->nrem_gain) : json_null());
 	json_put(root, "systemd_memory_thp",
 		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;

@@ -169,13 +169,21 @@ const char *advice_setting_by(const struct adv_setting *s, char *out, size_t n)
 	return out;
 }
 
-/* "thpctl set KEY=VALUE ..." of the settings that change ("" when none); VERB "set" or "persist". */
+/*
+ * "thpctl set KEY=VALUE ..." of the settings that change ("" when none); VERB "set" or
+ * "persist": "thpctl persist --install KEY=VALUE ..." writes what keeps them (as status's
+ * persist lines; --format tuned where tuned applies THP settings), the plain form only
+ * prints it.
+ */
 const char *advice_command(const struct advice *a, const char *verb, char *out, size_t n)
 {
 	struct wb b = wb_begin(out, n);
 	if (!a->nchanges)
 		return out;
-	wb_put(&b, "thpctl %s", verb);
+	if (!strcmp(verb, "persist"))
+		wb_put(&b, "thpctl persist %s--install", a->persist_tuned ? "--format tuned " : "");
+	else
+		wb_put(&b, "thpctl %s", verb);
 	for (int i = 0; i < a->nsettings; i++)
 		if (a->s[i].change)
 			wb_put(&b, " %s=%s", a->s[i].key, a->s[i].want);

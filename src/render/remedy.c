@@ -114,6 +114,18 @@ const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 	default:
 		break;
 	}
+	if (r->part == RP_NOT_HEAP) {
+		char c[32], d[32];
+		alloc_short(&p->alloc, a, sizeof(a));
+		wb_put(&b,
+		       "unknown: most of its memory is outside glibc malloc's heap ([heap] and "
+		       "arenas hold %s of its %s anonymous), mapped by the program itself (mmap) "
+		       "or by malloc for a large block, which cannot be told apart (its "
+		       "allocator: %s)",
+		       kb(c, sizeof(c), (int64_t)p->malloc_kb),
+		       kb(d, sizeof(d), (int64_t)p->anon_kb), a);
+		return out;
+	}
 	if (r->part == RP_PROGRAM) {
 		alloc_short(&p->alloc, a, sizeof(a));
 		wb_put(&b,
@@ -238,6 +250,35 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	return out;
 }
 
+/* What a fix against a gain, or the program's own advice, is and does. */
+static void gain_words(struct wb *b, const struct remedy *r, enum remedy_fix_id id)
+{
+	switch (id) {
+	case RF_COLLAPSE:
+		wb_put(b, "see what collapsing its fully written ranges would do (no change)");
+		break;
+	case RF_PROGRAM_OPT_IN:
+		wb_put(b,
+		       "opt it in, in the program: madvise(MADV_HUGEPAGE) on the hot regions it maps "
+		       "itself (GLIBC_TUNABLES=glibc.malloc.hugetlb=1 advises only what malloc "
+		       "maps)");
+		break;
+	case RF_PROGRAM_ADVICE:
+		wb_put(b,
+		       "in the program: drop its MADV_HUGEPAGE where it writes sparsely or frees "
+		       "in parts (or free whole 2 MiB ranges)");
+		break;
+	default: /* RF_OPT_IN */
+		wb_put(b, "opt it in: %s",
+		       r->part == RP_GLIBC	? "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+		       : r->part == RP_JEMALLOC ? "MALLOC_CONF=thp:always"
+		       : r->part == RP_JVM	? "-XX:+UseTransparentHugePages"
+						: "MADV_HUGEPAGE on its hot heap (its allocator's "
+						  "opt-in)");
+		break;
+	}
+}
+
 /* What fix F is and does, beside its command. */
 const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 {
@@ -321,21 +362,8 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "jemalloc's own knob: its muzzy pages are the MADV_FREE ones; 0 purges them "
 		       "with MADV_DONTNEED at once; restart it with this in its environment");
 		break;
-	case RF_COLLAPSE:
-		wb_put(&b, "see what collapsing its fully written ranges would do (no change)");
-		break;
-	case RF_PROGRAM_ADVICE:
-		wb_put(&b,
-		       "in the program: drop its MADV_HUGEPAGE where it writes sparsely or frees "
-		       "in parts (or free whole 2 MiB ranges)");
-		break;
-	default: /* RF_OPT_IN */
-		wb_put(&b, "opt it in: %s",
-		       r->part == RP_GLIBC	? "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
-		       : r->part == RP_JEMALLOC ? "MALLOC_CONF=thp:always"
-		       : r->part == RP_JVM	? "-XX:+UseTransparentHugePages"
-						: "MADV_HUGEPAGE on its hot heap (its allocator's "
-						  "opt-in)");
+	default:
+		gain_words(&b, r, f->id);
 		break;
 	}
 	return out;
@@ -387,7 +415,10 @@ json_t *remedy_to_json(const struct remedy *r)
 	json_put(o, "comm", json_str(r->p->comm));
 	json_put(o, "mechanism", json_str(remedy_mech_name(r->mech)));
 	json_put(o, "cost", r->cost == LC_NONE ? json_null() : json_str(ledger_cost_name(r->cost)));
-	json_put(o, "cost_kb", r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
+	/* a gain is no cost: its bytes under their own key */
+	bool gain = r->mech == RM_WOULD_GAIN;
+	json_put(o, "cost_kb", !gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
+	json_put(o, "gain_kb", gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
 	json_put(o, "mechanism_text", json_str(remedy_mech_words(r, t, sizeof(t))));
 	json_t *part = json_object();
 	json_put(part, "name", json_str(remedy_part_name(r->part)));
@@ -402,7 +433,9 @@ json_t *remedy_to_json(const struct remedy *r)
 					 [RE_CMDLINE] = "command-line",
 					 [RE_GO_BUILDINFO] = "go-buildinfo",
 					 [RE_COMM] = "name",
-					 [RE_ALLOC] = NULL};
+					 [RE_ALLOC] = NULL,
+					 [RE_HG_VMAS] = "hg-vmas",
+					 [RE_VMAS] = "vmas"};
 	json_put(part, "evidence",
 		 r->evidence == RE_ALLOC ? json_str(alloc_evidence_name(al->evidence))
 		 : ev[r->evidence]	 ? json_str(ev[r->evidence])

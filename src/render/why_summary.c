@@ -119,6 +119,19 @@ static void w_shm_none(struct wb *b, const struct why_summary *s)
 	       kb(d, sizeof(d), o->pmd_mapped_kb), shmem_pmd_words(&o->pol, false, p, sizeof(p)));
 }
 
+/* "it opted 64.0 MiB of its 65.6 MiB anonymous memory out with MADV_NOHUGEPAGE ..." */
+static void w_nh(struct wb *b, const struct why_summary *s)
+{
+	char a[32], c[32];
+	wb_put(b, "it opted %s", kb(a, sizeof(a), s->nh_anon_kb));
+	if (s->anon_kb)
+		wb_put(b, " of its %s anonymous memory", kb(c, sizeof(c), s->anon_kb));
+	wb_put(b, " out with MADV_NOHUGEPAGE (nh: never huge there, not even by MADV_COLLAPSE)");
+	if (s->madvise_no_hg)
+		wb_put(b, "; the rest gets none either: the policy is madvise and it has no "
+			  "MADV_HUGEPAGE region");
+}
+
 static void w_none(struct wb *b, const struct why_summary *s)
 {
 	static const char *const why[] = {
@@ -137,6 +150,8 @@ static void w_none(struct wb *b, const struct why_summary *s)
 		w_cost(b, s);
 	else if (s->none == WN_HG_SMALL)
 		w_small(b, s);
+	else if (s->none == WN_NH_OPTED)
+		w_nh(b, s);
 	else if (s->none == WN_SHMEM_OFF) {
 		w_shm_none(b, s);
 		if (s->pmd_never)

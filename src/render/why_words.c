@@ -235,6 +235,14 @@ static void w_khp(struct wb *b, const struct why_line *l)
 			wb_put(b, "; max_ptes_none=%llu", (unsigned long long)e->mpn);
 		return;
 	}
+	if (e->full) {
+		wb_put(b,
+		       "khugepaged has nothing left of it to collapse: %s %s huge-backed already",
+		       e->always ? "its anonymous memory" : where, e->always ? "is" : "are");
+		if (e->has_mpn)
+			wb_put(b, " (max_ptes_none=%llu)", (unsigned long long)e->mpn);
+		return;
+	}
 	if (!e->has_mpn)
 		wb_put(b, "khugepaged may collapse %s into huge pages later", where);
 	else

@@ -493,10 +493,10 @@ static void test_case(UNIT_STATE)
 		for (int k = 0; k < A.nlevers; k++)
 			if (A.l[k].pid == 1000)
 				ok = ok && l_cmd(&A.l[k])[0] == '\0';
-	/* persist always mirrors set */
+	/* persist always mirrors set, and installs what keeps it (status's persist lines) */
 	if (ok && c->set[0])
-		ok = strncmp(persist_cmd(), "thpctl persist ", 15) == 0 &&
-		     strcmp(persist_cmd() + 15, set_cmd() + 11) == 0;
+		ok = strncmp(persist_cmd(), "thpctl persist --install ", 25) == 0 &&
+		     strcmp(persist_cmd() + 25, set_cmd() + 11) == 0;
 	if (!ok)
 		dump(c);
 	host_snapshot_free(&H);
@@ -713,6 +713,19 @@ static void test_shrink_noop_with_ledger_evidence(UNIT_STATE)
 	assert_int_equal(IN.nflagged, 2);
 	advice_build(&IN, &A);
 	assert_string_equal(set_cmd(), "thpctl set khugepaged/max_ptes_none=64");
+	/* the command that keeps it, as status's persist line says it (it printed a snippet) */
+	assert_string_equal(persist_cmd(), "thpctl persist --install khugepaged/max_ptes_none=64");
+	assert_contains(advise_text(), "Keep across reboots (root; without --install it prints "
+				       "what it writes):\n  thpctl persist --install "
+				       "khugepaged/max_ptes_none=64\n");
+	/* where tuned applies THP settings, as a tuned profile (status: --format tuned) */
+	FS.f[FS.n].kind = FK_TUNED_SETS_THP;
+	FS.n++;
+	advice_build(&IN, &A);
+	assert_string_equal(persist_cmd(),
+			    "thpctl persist --format tuned --install khugepaged/max_ptes_none=64");
+	FS.n--;
+	advice_build(&IN, &A);
 	const struct adv_setting *s = setting_of("khugepaged/max_ptes_none");
 	assert_non_null(s);
 	assert_string_equal(s->now, "511");
@@ -933,6 +946,111 @@ static void test_compact_stall_status_and_advise_agree(UNIT_STATE)
 	}
 }
 
+/*
+ * What to change counts what ps --ledger flags apart from the processes that would gain (it
+ * said "3 of 13 processes flagged by their THP ledger" where ps --ledger said 1); a gain's
+ * bytes are no cost: JSON cost_kb null, gain_kb its bytes.
+ */
+static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
+{
+	build(&cases[0]);
+	ledger_proc(7300, "sparse", ledger_of(65536, 65408, 0, 65600));
+	for (long pid = 7306; pid <= 7307; pid++) { /* two that would gain */
+		struct thp_ledger l = ledger_of(0, 0, 0, 66970);
+		l.pte_full_kb = 65536;
+		l.pte_full_ranges = 32;
+		l.referenced_kb = 66970;
+		ledger_proc(pid, "plain", l);
+		struct remedy_proc *p = &IN.flagged[IN.nflagged++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->thp_enabled = 1;
+		p->led = l;
+		p->referenced_hot = true;
+	}
+	for (long pid = 1; pid <= 10; pid++)
+		ledger_proc(pid, "other", ledger_of(0, 0, 0, 4096));
+	advice_build(&IN, &A);
+	assert_int_equal(A.nrem, 3);
+	assert_int_equal(A.nrem_cost, 1);
+	assert_int_equal(A.nrem_gain, 2);
+	assert_contains(advise_text(),
+			"What to change (of 13 processes scanned: 1 flagged by its THP ledger, 2 "
+			"that would gain from huge pages; fixes ranked by what each saves)\n");
+	json_t *j = advice_to_json(&IN, &A);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_gain")), 2);
+	json_t *fl = json_object_get(j, "flagged");
+	json_t *cost = json_array_get(fl, 0), *gain = json_array_get(fl, 1);
+	assert_string_equal(json_string_value(json_object_get(cost, "cost")), "invented");
+	assert_int_equal(json_integer_value(json_object_get(cost, "cost_kb")), 65408);
+	assert_true(json_is_null(json_object_get(cost, "gain_kb")));
+	assert_true(json_is_null(json_object_get(gain, "cost")));
+	assert_true(json_is_null(json_object_get(gain, "cost_kb")));
+	assert_int_equal(json_integer_value(json_object_get(gain, "gain_kb")), 65536);
+	json_decref(j);
+	/* only gains: none flagged, said so */
+	memmove(&IN.flagged[0], &IN.flagged[1], 2 * sizeof(IN.flagged[0]));
+	IN.nflagged = 2;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "What to change (of 13 processes scanned: none flagged by "
+				       "its THP ledger, 2 that would gain from huge pages;");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * Run as nobody, advise read 1 ledger of 14: its settings said "no recommendation: nothing here
+ * asks for a change" while its note said "undecided here". The setting whose evidence is the
+ * ledger is undecided, and the settings say so and why (text and JSON); as root, a process
+ * even root cannot read leaves the decision made, partial.
+ */
+static void test_settings_undecided_without_the_ledger(UNIT_STATE)
+{
+	build(&cases[0]); /* STOCK: status's finding shrink-underused-noop */
+	ledger_proc(4242, "mine", ledger_of(0, 0, 0, 4096));
+	IN.ledger_procs += 13;
+	IN.ledger_unreadable = 13;
+	advice_build(&IN, &A);
+	assert_null(setting_of("khugepaged/max_ptes_none"));
+	const char *t = advise_text();
+	assert_null(strstr(t, "nothing here asks for a change"));
+	assert_contains(t,
+			"Settings (now -> recommended)\n  undecided: khugepaged/max_ptes_none=64 "
+			"(status's finding shrink-underused-noop) rests on the THP ledger of "
+			"each process, and the ledger read only 1 of 14 processes (13 not "
+			"read: run as root or as the process's owner)\n");
+	json_t *j = advice_to_json(&IN, &A);
+	json_t *u = json_object_get(j, "undecided");
+	assert_string_equal(json_string_value(json_object_get(u, "key")),
+			    "khugepaged/max_ptes_none");
+	assert_string_equal(json_string_value(json_object_get(u, "ledger")), "not-read");
+	json_decref(j);
+	/* none read at all */
+	IN.ledger_scanned = 0;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "and no process's ledger could be read (13 not read: run "
+				       "as root or as the process's owner)\n");
+	/* a recorded tree: the ledger needs the live system */
+	IN.ledger_scan = 0;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "and the ledger needs the live system (pagemap, memory), "
+				       "not a recorded tree\n");
+	/* as root, 13 read and 1 denied even to root: decided (partial, said by the note) */
+	IN.ledger_scan = 1;
+	IN.as_root = true;
+	IN.ledger_scanned = 13;
+	IN.ledger_unreadable = 1;
+	advice_build(&IN, &A);
+	assert_null(A.undecided);
+	assert_contains(advise_text(), "no recommendation: nothing here asks for a change");
+	j = advice_to_json(&IN, &A);
+	assert_true(json_is_null(json_object_get(j, "undecided")));
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* Every reason has an id for advise --json (docs/json/advise.json lists them), none twice. */
 static void test_every_reason_has_an_id(UNIT_STATE)
 {
@@ -953,4 +1071,6 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_shrink_noop_with_creep),
 		cmocka_unit_test(test_shrink_noop_without_evidence),
 		cmocka_unit_test(test_compact_stall_status_and_advise_agree),
+		cmocka_unit_test(test_remedies_count_flagged_apart_from_gains),
+		cmocka_unit_test(test_settings_undecided_without_the_ledger),
 		cmocka_unit_test(test_every_reason_has_an_id))

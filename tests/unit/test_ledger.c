@@ -3,9 +3,13 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernel/ledger.h"
 #include "kernel/pagemap.h"
+#include "kernel/smaps.h"
+#include "kernel/sysroot.h"
 #include "model/ledger.h"
 #include "render/ledger.h"
 
@@ -343,10 +347,48 @@ static void test_whole_only_when_every_part_asked_is_known(UNIT_STATE)
 	}
 }
 
-UNIT_TESTS(test_whole_only_when_every_part_asked_is_known, test_samples_fall_one_per_stratum,
-	   test_samples_differ_between_thps, test_creep_is_what_khugepaged_may_add,
-	   test_folio_found_from_a_tail, test_partial_folios_hold_their_unmapped_pages,
-	   test_whole_folios_do_not_pile_up, test_build_estimates_invented_from_samples,
-	   test_build_says_unknown_never_zero, test_bloat_needs_a_quarter_and_16_mib,
-	   test_largest_cost_past_its_threshold, test_render_mthp_and_lazyfree,
-	   test_host_counters_say_no_held)
+/*
+ * A region marked MADV_NOHUGEPAGE (nh) and written in full: never huge, not even by
+ * MADV_COLLAPSE, so its fully written PMD ranges are no gain (a `would gain` for memory the
+ * program opted out). Scans this process live (PAGEMAP_SCAN, 6.7+: skipped without it).
+ */
+static void test_nh_ranges_are_no_gain(UNIT_STATE)
+{
+	size_t pmd = 2u << 20, len = 2 * pmd;
+	char *m = mmap(NULL, len + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	char *p = (char *)(((uintptr_t)m + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	assert_int_equal(madvise(p, len, MADV_NOHUGEPAGE), 0);
+	memset(p, 1, len);
+	struct smaps_vma sv = {.start = (uintptr_t)p, .end = (uintptr_t)p + len, .name = ""};
+	sv.has_vmflags = true;
+	sv.vmflags = VMF_NH;
+	struct ledger_vmas lv = {0};
+	ledger_vmas_add(&lv, &sv, "madvise");
+	assert_int_equal(lv.n, 1);
+	assert_true(lv.v[0].nh);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	struct ledger_opts o = {
+		.max_ptes_none = 511, .page = (unsigned)sysconf(_SC_PAGESIZE), .pmd_order = 9};
+	struct ledger_raw raw;
+	int e = ledger_scan(&sr, getpid(), lv.v, lv.n, &o, &raw);
+	if (!e && !raw.scan_err && o.page == 4096) {
+		assert_int_equal(raw.pte_full_ranges, 0);
+		/* the same pages without the nh mark: two fully written ranges */
+		lv.v[0].nh = 0;
+		assert_int_equal(ledger_scan(&sr, getpid(), lv.v, lv.n, &o, &raw), 0);
+		assert_int_equal(raw.pte_full_ranges, 2);
+	}
+	sysroot_close(&sr);
+	ledger_vmas_free(&lv);
+	munmap(m, len + pmd);
+}
+
+UNIT_TESTS(test_nh_ranges_are_no_gain, test_whole_only_when_every_part_asked_is_known,
+	   test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
+	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
+	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,
+	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
+	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
+	   test_render_mthp_and_lazyfree, test_host_counters_say_no_held)

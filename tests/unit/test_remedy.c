@@ -291,14 +291,125 @@ static void test_program_advice_not_glibc(UNIT_STATE)
 	assert_true(remedy_build(&P, &h, &R));
 	assert_int_equal(R.part, RP_GLIBC);
 	assert_int_equal(R.fix[0].id, RF_GLIBC_HUGETLB_0);
-	/* under enabled=always, huge pages outside hg: glibc's heap, no knob of its own */
+	/* under enabled=always, huge pages outside hg in malloc's heap: glibc's, no knob */
 	P.nenv = 0;
 	P.hg_huge_kb = 0;
 	P.huge_not_hg_kb = 262144;
+	P.anon_kb = P.malloc_kb = 262144;
 	h.always = true;
 	assert_true(remedy_build(&P, &h, &R));
 	assert_int_equal(R.part, RP_GLIBC);
 	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+	/* ... outside it (the program's own mmap, or malloc's of a large block): not glibc */
+	P.malloc_kb = 132;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_NOT_HEAP);
+	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])),
+			"unknown: most of its memory is outside glibc malloc's heap ([heap] and "
+			"arenas hold 132 kB of its 256.0 MiB anonymous)");
+	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
+	no_fix(RF_GLIBC_HUGETLB_0);
+}
+
+/* The JSON of the part: a name with its version, never a version without its name. */
+static void part_json(const char *name, const char *version, const char *evidence)
+{
+	json_t *j = remedy_to_json(&R);
+	json_t *part = json_object_get(j, "responsible");
+	assert_string_equal(json_string_value(json_object_get(part, "name")), name);
+	json_t *v = json_object_get(part, "version"), *e = json_object_get(part, "evidence");
+	if (version)
+		assert_string_equal(json_string_value(v), version);
+	else
+		assert_true(json_is_null(v));
+	if (evidence)
+		assert_string_equal(json_string_value(e), evidence);
+	else
+		assert_true(json_is_null(e));
+	json_decref(j);
+}
+
+/*
+ * glibc malloc is blamed only for memory that is malloc's ([heap], its arenas): a direct mmap
+ * that would gain is the program's (or unknown), never glibc 2.36 with its hugetlb=1; a held
+ * cost in MADV_HUGEPAGE regions whose huge pages the frees split is the program's own advice
+ * (the trial's `plain` and `held` processes).
+ */
+static void test_glibc_only_for_its_heap(UNIT_STATE)
+{
+	struct remedy_host h = {.max_ptes_none = 511};
+	/* plain: 64 MiB mmap fully written, hot, PTE-mapped under madvise; a 132 kB [heap] */
+	proc(7306, "t", 0, 66970);
+	P.led.pte_full_kb = 65536;
+	P.led.pte_full_ranges = 32;
+	P.referenced_hot = true;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	P.alloc.evidence = AE_MAPPED_LIB;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	P.anon_kb = 65668;
+	P.malloc_kb = 132;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_WOULD_GAIN);
+	assert_int_equal(R.part, RP_NOT_HEAP);
+	assert_int_equal(R.nfix, 2);
+	assert_int_equal(R.fix[1].id, RF_PROGRAM_OPT_IN);
+	assert_contains(fix_text(1), "madvise(MADV_HUGEPAGE) on the hot regions it maps itself");
+	part_json("unknown", NULL, "vmas");
+	/* the same in malloc's heap: glibc's own opt-in */
+	P.malloc_kb = 65600;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.part, RP_GLIBC);
+	assert_int_equal(R.fix[1].id, RF_OPT_IN);
+	assert_contains(fix_text(1), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+	part_json("glibc-malloc", "2.36", "mapped-library");
+	/* held: half of each THP of its MADV_HUGEPAGE region freed, the PMDs split (huge 0) */
+	proc(7308, "held", 0, 33000);
+	P.led.held_kb = 32768;
+	P.led.partial_folios = 32;
+	P.alloc_known = true;
+	P.alloc.kind = AK_GLIBC;
+	snprintf(P.alloc.version, sizeof(P.alloc.version), "2.36");
+	P.hg_vmas = 1;
+	P.anon_kb = 33000;
+	P.hg_anon_kb = 32768;
+	P.malloc_kb = 132;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_DEFERRED_SPLIT);
+	assert_int_equal(R.part, RP_PROGRAM);
+	assert_int_equal(R.fix[0].id, RF_PROGRAM_ADVICE);
+	part_json("program", NULL, "hg-vmas");
+}
+
+/* Where a process's anonymous memory sits, from its smaps walk: malloc's, hg, nh. */
+static void test_vmas_say_whose_memory(UNIT_STATE)
+{
+	struct why_vmas w = {0};
+	uint64_t base = 0x7f0000000000ull; /* a 64 MiB boundary */
+	struct smaps_vma v[] = {
+		unit_vma(0x55000000ull, 132, "[heap]", 0),
+		unit_vma(base, 8192, "", 0),		   /* a thread arena's heap: 8 MiB used */
+		unit_vma(base + (8 << 20), 57344, "", 0),  /* ... and the rest of its 64 MiB */
+		unit_vma(base + (64 << 20), 67584, "", 0), /* a mmap of 66 MiB */
+		unit_vma(base + (200 << 20), 4096, "[anon: glibc: malloc]", 0),
+		unit_vma(base + (256 << 20), 2048, "", 0), /* aligned, but no ---p rest */
+		unit_vma(base + (320 << 20), 65536, "", VMF_NH),
+		unit_vma(base + (400 << 20), 2048, "", VMF_HG),
+	};
+	const char *perms[] = {"rw-p", "rw-p", "---p", "rw-p", "rw-p", "rw-p", "rw-p", "rw-p"};
+	uint64_t anon[] = {132, 8192, 0, 67584, 4096, 2048, 65536, 2048};
+	for (size_t i = 0; i < UNIT_LEN(v); i++) {
+		snprintf(v[i].perms, sizeof(v[i].perms), "%s", perms[i]);
+		v[i].t.kb[SM_ANONYMOUS] = anon[i];
+		v[i].t.present |= 1u << SM_ANONYMOUS;
+		why_vmas_add(&w, &v[i]);
+	}
+	memset(&P, 0, sizeof(P));
+	remedy_proc_vmas(&P, &w);
+	assert_int_equal(P.malloc_kb, 132 + 8192 + 4096);
+	assert_int_equal(P.anon_kb, 132 + 8192 + 67584 + 4096 + 2048 + 2048); /* nh aside */
+	assert_int_equal(P.hg_anon_kb, 2048);
+	assert_int_equal(P.hg_vmas, 1);
 }
 
 /* The allocator detection names the part and its version; a lazy free in glibc is not glibc's. */
@@ -418,4 +529,5 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory,
 	   test_restart_command_is_exact, test_go_creep, test_lazy_free, test_held_unknown_part,
 	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
+	   test_glibc_only_for_its_heap, test_vmas_say_whose_memory,
 	   test_invented_underused_shrinker)

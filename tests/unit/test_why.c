@@ -537,6 +537,53 @@ static void test_headline_names_the_largest_cost(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * Most of its anonymous memory opted out with MADV_NOHUGEPAGE: the headline names the opt-out
+ * (it said only "the policy is madvise and it has no MADV_HUGEPAGE region"); thread stacks
+ * (nh by the kernel) are no opt-out and do not count.
+ */
+static void test_headline_names_the_nh_opt_out(UNIT_STATE)
+{
+	build(&why_cases[1]); /* madvise, no hg: the [stack] VMA alone */
+	vma(&IN.vmas, "", 65536, 0, VMF_NH, 0);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_NONE);
+	assert_int_equal(R.sum.none, WN_NH_OPTED);
+	assert_string_equal(sum_text(),
+			    "has no PMD huge pages (AnonHugePages 0): it opted 64.0 MiB of its "
+			    "64.1 MiB anonymous memory out with MADV_NOHUGEPAGE (nh: never huge "
+			    "there, not even by MADV_COLLAPSE); the rest gets none either: the "
+			    "policy is madvise and it has no MADV_HUGEPAGE region");
+	/* under always the rest could: no second reason */
+	unit_set_choice(&H.thp.enabled, EN, 3, "always");
+	why_explain(&IN, &R);
+	assert_int_equal(R.sum.none, WN_NH_OPTED);
+	assert_null(strstr(sum_text(), "the rest"));
+	/* the opt-out is a small part: the policy stays the reason */
+	unit_set_choice(&H.thp.enabled, EN, 3, "madvise");
+	vma(&IN.vmas, "[heap]", 131072, 0, 0, 0);
+	why_explain(&IN, &R);
+	assert_int_equal(R.sum.none, WN_MADVISE_NO_HG);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	/* thread stacks (guard + stack, nh since 6.7) are the kernel's, not an opt-out */
+	build(&why_cases[1]);
+	struct smaps_vma g = unit_vma(0x7e0000000000ull, 4, "", VMF_NH);
+	struct smaps_vma st = unit_vma(0x7e0000001000ull, 8188, "", VMF_NH);
+	snprintf(g.perms, sizeof(g.perms), "---p");
+	snprintf(st.perms, sizeof(st.perms), "rw-p");
+	st.t.kb[SM_ANONYMOUS] = 8188;
+	st.t.present |= 1u << SM_ANONYMOUS;
+	memset(&IN.vmas, 0, sizeof(IN.vmas));
+	why_vmas_add(&IN.vmas, &g);
+	why_vmas_add(&IN.vmas, &st);
+	assert_int_equal(IN.vmas.thread_stacks, 1);
+	why_explain(&IN, &R);
+	assert_int_equal(R.sum.none, WN_MADVISE_NO_HG);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* khugepaged helps only a process that has something it would collapse (issue 22, 6). */
 static void test_khugepaged_helps_only_with_hg(UNIT_STATE)
 {
@@ -551,6 +598,28 @@ static void test_khugepaged_helps_only_with_hg(UNIT_STATE)
 	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
 	assert_non_null(k);
 	assert_int_equal(k->effect, WE_HELPS);
+	/* fully huge already (AnonHugePages = its hg regions' Rss): nothing left to collapse */
+	one_hg(65536, 65536, 65536);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "khugepaged");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_string_equal(ltext(k), "khugepaged has nothing left of it to collapse: its "
+				      "MADV_HUGEPAGE regions are huge-backed already "
+				      "(max_ptes_none=511)");
+	/* 2 MiB of it in small pages: it may still collapse that */
+	one_hg(65536, 65536, 63488);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "may collapse its MADV_HUGEPAGE regions later");
+	assert_non_null(k);
+	assert_int_equal(k->effect, WE_HELPS);
+	/* under always: all its anonymous memory huge */
+	unit_set_choice(&H.thp.enabled, EN, 3, "always");
+	one_hg(65536, 65536, 65536);
+	why_explain(&IN, &R);
+	k = line_of("khugepaged", "khugepaged");
+	assert_int_equal(k->effect, WE_NEUTRAL);
+	assert_contains(ltext(k), "its anonymous memory is huge-backed already");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
@@ -603,6 +672,7 @@ UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hint
 		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
 		cmocka_unit_test(test_thread_stacks),
 		cmocka_unit_test(test_headline_names_the_largest_cost),
+		cmocka_unit_test(test_headline_names_the_nh_opt_out),
 		cmocka_unit_test(test_khugepaged_helps_only_with_hg),
 		cmocka_unit_test(test_prctl_line_words_except_advised),
 		cmocka_unit_test(test_every_fact_has_a_legend_mark))
