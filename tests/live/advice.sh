@@ -471,15 +471,16 @@ else
 	t hugetlb plan --for 100T
 	if [ "$RC" -eq 0 ] && grep -q "fits     no" "$TMP/out"; then ok "hugetlb plan --for 100T: does not fit"; else nok "hugetlb plan --for 100T" "exit $RC; $(head -c 300 "$TMP/out")"; fi
 	# at 80 columns the node's long sysfs path: the echo is broken only between its words
-	# (" \" continues it), the tmpfiles.d line is one line, each as the JSON has it
+	# (" \" continues it); the tmpfiles.d line, too wide for one line, is the command that
+	# appends it to its file (a line of the file cannot be continued), each as the JSON has it
 	if [ -d /sys/devices/system/node/node0 ]; then
 		t hugetlb plan --for 1G --node 0 --json
 		cp "$TMP/out" "$TMP/plan-node.json"
 		export PLAN_TXT="$TMP/plan-node.txt"
 		env -u THPCTL_WIDE COLUMNS=80 "$T" hugetlb plan --for 1G --node 0 >"$PLAN_TXT" 2>"$TMP/err"
 		# shellcheck disable=SC2016 # Python, not shell
-		ex='(lambda t: d["runtime_commands"][0] in __import__("re").sub(r" \\\n *", " ", t) and ("\n  " + d["persist_line"] + "\n") in t)(open(E["PLAN_TXT"]).read())'
-		expect_json "hugetlb plan --node 0 at 80 columns: the echo whole (joined at its ' \\'), the tmpfiles.d line on one line" \
+		ex='(lambda t: d["runtime_commands"][0] in __import__("re").sub(r" \\\n *", " ", t) and ("echo " + d["persist_line"] + " >> " + d["persist_file"] + "\n") in __import__("re").sub(r" \\\n *", " ", t))(open(E["PLAN_TXT"]).read())'
+		expect_json "hugetlb plan --node 0 at 80 columns: the echo whole (joined at its ' \\'), the tmpfiles.d line as the echo that appends it" \
 			"$TMP/plan-node.json" "$ex" "open(E['PLAN_TXT']).read()[-600:]"
 	fi
 fi
