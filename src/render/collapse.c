@@ -46,8 +46,8 @@ static const char *const how_words[] = {
 	[CH_UNKNOWN] = "",
 	[CH_PAGEMAP_SCAN] = "PAGEMAP_SCAN",
 	[CH_SMAPS] = "AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in smaps",
-	[CH_SMAPS_AT_LEAST] = "AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in "
-			      "smaps: at least, the VMA reaches past the range"};
+	[CH_SMAPS_AT_LEAST] =
+		"AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in smaps: at least, the VMA reaches past the range"};
 
 /* Why C is skipped as already huge, with its numbers, into OUT (N bytes). */
 static const char *huge_words(const struct crange *c, char *out, size_t n)
