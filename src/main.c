@@ -108,6 +108,7 @@ static int print_usage(struct globals *g)
 {
 	if (!g->wide)
 		wrap_stdout(wrap_width(false), wrap_off, g);
+	wrap_stdout_help(true);
 	usage(stdout);
 	return wrap_end() ? EXIT_FAIL : EXIT_OK;
 }

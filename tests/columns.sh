@@ -223,12 +223,24 @@ expect_eval "stderr: the wrapped messages say what the whole lines say" \
 	'[ "$(tr -d " \n" <"$TMP/m80")" = "$(tr -d " \n" <"$TMP/mpipe")" ]'
 # a command's --help lays out its own lines within 80 columns, an option's text continued
 # under its text; the filter would continue it 4 columns in ("      needed)" under --dry-run)
-# (ab, advise, collapse and lab still lean on the filter)
+# (advise's list of workloads and lab's of experiments come from tables: the filter lays
+# them out, below)
 for c in status ps maps watch report exporter trace cgroups why hugetlb run set snapshot \
-	persist capture; do
+	persist capture ab collapse; do
 	THPCTL_WIDE=1 "$T" "$c" --help >"$TMP/help" 2>&1
 	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/help")
 	expect_eval "$c --help: laid out within 80 columns (widest $widest)" '[ "$widest" -le 80 ]' \
 		"$(awk 'length($0) > 80' "$TMP/help")"
 done
+# the filter's help layout: a row's words continue under its second column, a line of its
+# own under its indent (lab's tlb row; --max-ptes-none's text on the line below the flag)
+env -u THPCTL_WIDE COLUMNS=80 "$T" lab --help >"$TMP/help" 2>&1
+expect_eval "lab --help at 80 columns: a row continues under its text (column 15)" \
+	'grep -A1 "^  tlb  " "$TMP/help" | tail -1 | grep -qE "^ {14}[^ ]"' "$(grep -A1 "^  tlb" "$TMP/help")"
+expect_eval "lab --help at 80 columns: a text of its own line continues under it (column 21)" \
+	'grep -A2 "^  --max-ptes-none" "$TMP/help" | tail -1 | grep -qE "^ {20}[^ ]"' \
+	"$(grep -A2 "^  --max-ptes-none" "$TMP/help")"
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/help")
+expect_eval "lab --help at 80 columns: within 80 (widest $widest)" '[ "$widest" -le 80 ]' \
+	"$(awk 'length($0) > 80' "$TMP/help")"
 summary

@@ -12,6 +12,7 @@
 #include "../util/buf.h"
 #include "../util/num.h"
 #include "../util/units.h"
+#include "../util/wrap.h"
 #include "cmd.h"
 
 int args_one_pid(const char *cmd, int argc, char **argv, void (*help)(FILE *f), pid_t *pid)
@@ -147,7 +148,9 @@ int args_getopt(struct globals *g, int argc, char **argv, const char *shortopts,
 		if (global_opt(g, c, optarg))
 			continue;
 		if (c == 'h') {
+			wrap_stdout_help(true);
 			help(stdout);
+			wrap_stdout_help(false);
 			return EXIT_OK;
 		}
 		int r = c == '?' || c == ':' || !on_opt ? -2 : on_opt(c, optarg, ctx);

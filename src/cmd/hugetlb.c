@@ -11,6 +11,7 @@
 #include "../kernel/boot_tools.h"
 #include "../kernel/kv.h"
 #include "../kernel/numa.h"
+#include "../util/wrap.h"
 #include "../util/units.h"
 #include "args.h"
 #include "common.h"
@@ -247,7 +248,9 @@ int cmd_hugetlb(struct globals *g, int argc, char **argv)
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			wrap_stdout_help(true);
 			hugetlb_help(stdout);
+			wrap_stdout_help(false);
 			return EXIT_OK;
 		}
 		/* the global options that take a value as the next word */

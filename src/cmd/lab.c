@@ -36,18 +36,19 @@ static void lab_help(FILE *f)
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		if (x->in_quick)
 			fprintf(f, " %s", x->name);
-	fprintf(f,
-		"\n  all         every experiment, warm and cold where it matters\n"
-		"  workloads   the real programs' experiments (redis, postgres, ...) and the\n"
-		"              published claims beside this host's figures\n\n"
-		"options:\n"
-		"  --size S[,S...]   region size (bytes; K, M, G suffixes); chase takes a list\n"
-		"  --runs N          repetitions (default 5; quick: 3)\n"
-		"  --state warm|cold|asis  warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
-		"                    freed memory goes back to the hypervisor; asis: neither (default warm)\n"
-		"  --csv             CSV rows instead of tables\n"
-		"  --report FILE     also an HTML page with a chart and a table per result\n"
-		"  --quick           one experiment at its `lab quick` sizes\n");
+	fprintf(f, "\n  all         every experiment, warm and cold where it matters\n"
+		   "  workloads   the real programs' experiments (redis, postgres, ...) and the\n"
+		   "              published claims beside this host's figures\n\n"
+		   "options:\n"
+		   "  --size S[,S...]   region size (bytes; K, M, G suffixes); chase takes a list\n"
+		   "  --runs N          repetitions (default 5; quick: 3)\n"
+		   "  --state warm|cold|asis\n"
+		   "                    warm: pre-fault and unmap S+64M first; cold: wait 6 s so\n"
+		   "                    freed memory goes back to the hypervisor; asis: neither\n"
+		   "                    (default warm)\n"
+		   "  --csv             CSV rows instead of tables\n"
+		   "  --report FILE     also an HTML page with a chart and a table per result\n"
+		   "  --quick           one experiment at its `lab quick` sizes\n");
 	/* each experiment's own options, in table order, once each */
 	for (const struct lab_experiment *x = lab_first(); x; x = lab_next(x))
 		for (const struct lab_optdoc *d = x->opts; d < x->opts + LAB_MAX_OPTDOCS && d->flag;
@@ -56,7 +57,11 @@ static void lab_help(FILE *f)
 			for (const struct lab_experiment *y = lab_first(); y != x; y = lab_next(y))
 				for (int k = 0; k < LAB_MAX_OPTDOCS && y->opts[k].flag; k++)
 					seen |= strcmp(y->opts[k].flag, d->flag) == 0;
-			if (!seen)
+			if (seen)
+				continue;
+			if (strlen(d->flag) >= 17) /* no two blanks after it: its words below it */
+				fprintf(f, "  %s\n%20s%s\n", d->flag, "", d->help);
+			else
 				fprintf(f, "  %-17s %s\n", d->flag, d->help);
 		}
 	fprintf(f,

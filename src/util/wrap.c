@@ -147,7 +147,9 @@ static int put_word(struct buf *out, const char *s, size_t n, size_t *col, size_
 	}
 }
 
-int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
+/* LINE wrapped with its continuation lines HANG columns in (SIZE_MAX: its indent + 4, at most
+ * WIDTH / 2). */
+static int wrap_hang(struct buf *out, const char *line, size_t len, size_t width, size_t hang)
 {
 	size_t keep = out->len;
 	if (width == 0 || wrap_display_width(line, len) <= width) {
@@ -158,7 +160,8 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 	size_t lead = 0;
 	while (lead < len && line[lead] == ' ')
 		lead++;
-	size_t hang = lead + 4 > width / 2 ? width / 2 : lead + 4;
+	if (hang == SIZE_MAX)
+		hang = lead + 4 > width / 2 ? width / 2 : lead + 4;
 	if (buf_add(out, line, lead))
 		goto nomem;
 	size_t col = lead;
@@ -187,6 +190,31 @@ int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
 	return 0;
 nomem:
 	return undo(out, keep);
+}
+
+int wrap_line(struct buf *out, const char *line, size_t len, size_t width)
+{
+	return wrap_hang(out, line, len, width, SIZE_MAX);
+}
+
+int wrap_help_line(struct buf *out, const char *line, size_t len, size_t width)
+{
+	size_t i = 0;
+	while (i < len && line[i] == ' ')
+		i++;
+	/* no second column: its words go on under its indent (a paragraph, or a description
+	 * continued on a line of its own) */
+	size_t col = i <= width / 2 ? i : SIZE_MAX;
+	/* the first column: from the indent to the first run of two blanks (ASCII in help) */
+	for (size_t j = i; i && j + 2 < len && j < width / 2; j++)
+		if (line[j] == ' ' && line[j + 1] == ' ') {
+			while (j < len && line[j] == ' ')
+				j++;
+			if (j <= width / 2 && j < len)
+				col = j;
+			break;
+		}
+	return wrap_hang(out, line, len, width, col);
 }
 
 /*
@@ -302,6 +330,7 @@ struct wrap_sink {
 	struct buf out;	 /* wrap_line's result */
 	bool err;
 	bool verbatim; /* lines to paste (wrap_put_command): written as they are */
+	bool help;     /* a help text: wrap_help_line */
 };
 
 static struct wrap_sink sink;
@@ -314,7 +343,7 @@ static int emit(struct wrap_sink *k, const char *s, size_t n, bool nl)
 	/* a line of no more bytes than columns fits as it is (a character is a byte or more) */
 	if (k->width && n > k->width && !k->verbatim && (!k->raw || !k->raw(k->ctx))) {
 		k->out.len = 0;
-		if (wrap_line(&k->out, s, n, k->width) == 0) {
+		if ((k->help ? wrap_help_line : wrap_line)(&k->out, s, n, k->width) == 0) {
 			s = k->out.p;
 			n = k->out.len;
 		}
@@ -387,6 +416,14 @@ static void wrap_atexit(void)
 {
 	if (getpid() == owner)
 		(void)wrap_end();
+}
+
+void wrap_stdout_help(bool on)
+{
+	if (!filter)
+		return;
+	fflush(filter);
+	sink.help = on;
 }
 
 size_t wrap_stdout_width(void)

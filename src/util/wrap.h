@@ -43,6 +43,15 @@ size_t wrap_display_width(const char *s, size_t n);
 int wrap_line(struct buf *out, const char *line, size_t len, size_t width);
 
 /*
+ * wrap_line for a help text's two-column lines: a line indented, whose first
+ * column ends at a run of two blanks or more (option or name, then its words),
+ * continues under its second column when that starts within WIDTH / 2; any
+ * other line (a paragraph, a description on a line of its own) under its own
+ * indent. Returns 0, or -ENOMEM (OUT keeps what it had).
+ */
+int wrap_help_line(struct buf *out, const char *line, size_t len, size_t width);
+
+/*
  * Append INDENT spaces and the shell command CMD[0..LEN) (one line, its words quoted:
  * util/esc.h shell_quote_argv) to OUT: as it is when WIDTH is 0 or it fits; else broken
  * between its words (never inside quotes, nor in a comment from an unquoted '#') with
@@ -92,6 +101,10 @@ size_t wrap_term_columns(uint64_t lo, uint64_t hi);
  * Registers wrap_end() with atexit(). Returns 0, or -1 (stdout unchanged).
  */
 int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx);
+
+/* While ON, the stdout filter lays out lines as a help text (wrap_help_line); flushes stdout
+ * first, so the lines written before take the layout they were written under. */
+void wrap_stdout_help(bool on);
 
 /* The width the stdout filter wraps to, 0 when none is installed (wrap_stdout()). */
 size_t wrap_stdout_width(void);

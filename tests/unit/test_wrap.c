@@ -77,6 +77,32 @@ static void test_wrap_line_appends_to_what_the_buffer_holds(UNIT_STATE)
 	buf_free(&b);
 }
 
+/* A help text's rows: words continue under the second column (two blanks or more end the
+ * first), a line without one (or with one past half the width) under its own indent. */
+static void test_help_line_continues_under_its_column(UNIT_STATE)
+{
+	static const struct wrap_case c[] = {
+		{"a row: under its text", 30, "  tlb   TLB reach and miss penalty per size",
+		 "  tlb   TLB reach and miss\n        penalty per size"},
+		{"a flag with a value, then its text", 32,
+		 "  --runs N   repetitions, default 5 or 3",
+		 "  --runs N   repetitions,\n             default 5 or 3"},
+		{"a text on its own line: under its indent", 30,
+		 "          khugepaged: run as found, then",
+		 "          khugepaged: run as\n          found, then"},
+		{"a paragraph: at its start", 20, "Reproduce the classic THP experiments",
+		 "Reproduce the\nclassic THP\nexperiments"},
+		{"a second column past half the width: under its indent", 20,
+		 "  --a-long-flag  its words here", "  --a-long-flag  its\n  words here"},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		struct buf b = {0};
+		assert_int_equal(wrap_help_line(&b, c[i].line, strlen(c[i].line), c[i].width), 0);
+		unit_row_str(c[i].name, "the lines", b.p, c[i].want);
+		buf_free(&b);
+	}
+}
+
 static void test_display_width_counts_code_points_without_escapes(UNIT_STATE)
 {
 	const char *s = "\033[1;31mµs\033[0m";
@@ -218,6 +244,7 @@ static void test_filter_writes_pasted_lines_as_they_are(UNIT_STATE)
 
 UNIT_TESTS(test_wrap_line_cuts_at_spaces_with_a_hanging_indent,
 	   test_wrap_line_appends_to_what_the_buffer_holds,
+	   test_help_line_continues_under_its_column,
 	   test_display_width_counts_code_points_without_escapes,
 	   test_display_width_words_same_as_bytes, test_width_comes_from_columns_then_80,
 	   test_command_breaks_between_words_only, test_command_broken_reads_the_same_in_bash,
