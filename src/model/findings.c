@@ -166,8 +166,13 @@ void rule_compact_stall(const struct host_snapshot *h, const struct host_derived
 	uint64_t succ = vm(h, "compact_success", &oks);
 	if (!ok || stall == 0)
 		return;
+	enum defrag_stall who = defrag_stalls(&h->thp.defrag);
+	enum compact_cause cause = compact_stall_cause(who, &h->vmstat);
+	/* a warning only where THP faults may be among the stalls: none since boot, or a defrag
+	 * that makes no THP fault compact, leaves the stalls to other allocations (info) */
+	bool thp = cause != COMPACT_CAUSE_NO_FAULTS && cause != COMPACT_CAUSE_NOT_THP;
 	struct finding *f =
-		add(out, FK_COMPACT_STALL, stall >= 100 ? SEV_WARN : SEV_INFO, AREA_LATENCY);
+		add(out, FK_COMPACT_STALL, stall >= 100 && thp ? SEV_WARN : SEV_INFO, AREA_LATENCY);
 	if (!f)
 		return;
 	f->ev.compact.stall = stall;
@@ -182,8 +187,8 @@ void rule_compact_stall(const struct host_snapshot *h, const struct host_derived
 	 * a setting is the fix only where every THP fault may compact (defrag=always, which
 	 * advise's rule defrag-always changes too); under madvise no counter tells the share of
 	 * MADV_HUGEPAGE faults, and advise changes nothing for it: no setting is offered */
-	f->ev.compact.who = defrag_stalls(&h->thp.defrag);
-	f->ev.compact.cause = compact_stall_cause(f->ev.compact.who, &h->vmstat);
+	f->ev.compact.who = who;
+	f->ev.compact.cause = cause;
 	if (f->ev.compact.cause == COMPACT_CAUSE_ANY_FAULT)
 		set_fix(f, "defrag", "madvise");
 }
