@@ -344,4 +344,4 @@ LAB_EXPERIMENT_DEFINE(
 	.host = {"each mTHP size at always for its clear-rate row, one at a time; with "
 		 "--fragment also defrag=never and vm/compaction_proactiveness=0 "
 		 "while the fragmenter holds most free memory",
-		 30, 60, true, NULL});
+		 3, 60, true, NULL});

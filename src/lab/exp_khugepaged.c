@@ -495,4 +495,4 @@ LAB_EXPERIMENT_DEFINE(
 		  "khugepaged: run as found, then with N (root; default 511, then 0)"}},
 	.host = {"khugepaged/scan_sleep_millisecs=10 (khugepaged scans every process far more "
 		 "often), khugepaged/max_ptes_none 511 then 0",
-		 15, 60, false, NULL});
+		 5, 60, false, NULL});

@@ -330,4 +330,4 @@ LAB_EXPERIMENT_DEFINE("mthp", 80, lab_mthp,
 				"mthp: sizes to try, e.g. 16K,64K (default: every size offered)"}},
 		      .host = {"hugepages-<size>kB/enabled=always, one size at a time (sizes at "
 			       "always as found set to madvise meanwhile)",
-			       5, 40, true, NULL});
+			       1, 40, true, NULL});

@@ -333,7 +333,8 @@ struct lab_optdoc {
 struct lab_host_change {
 	/* "hugepages-<size>kB/enabled=always, one size at a time"; NULL: nothing */
 	const char *what;
-	/* about how long the changed settings hold (s): lab quick or --quick, and otherwise */
+	/* about how long the changed settings hold (s): lab quick or --quick, and otherwise (quick:
+	 * from the experiment's wall time in bench/results/lab-quick, fresh boot, rounded up) */
 	int quick_s, full_s;
 	/* it makes every process's anonymous memory eligible (enabled=always, an mTHP size) */
 	bool all;
