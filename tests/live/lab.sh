@@ -138,6 +138,12 @@ elif name == "touch":
         check("touch: madv faults <= S/PMD + 16", f is not None and f <= size // pmd + 16,
               f"{f} faults for {size // pmd} PMDs")
         check("touch: madv AnonHugePages == S", a == kb, f"{a} kB of {kb}")
+    # a speed is claimed only with its interval; with one run there is none
+    t = v.get("text", "")
+    check("touch: no speed claim without an interval",
+          ("faster than plain" not in t and "slower than plain" not in t) or "interval" in t, t[:300])
+    if e.get("runs") == 1:
+        check("touch: one run: too few runs for an interval", "too few runs" in t, t[:300])
 
 elif name == "split":
     r = [x for x in e["rows"] if med(x, "AnonHugePages") is not None and med(x, "Rss") is not None]
