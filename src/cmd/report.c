@@ -75,13 +75,16 @@ static void recording_ctx(json_t *hdr, json_t *const *rec, size_t n, struct repo
 {
 	json_t *t0 = n ? json_object_get(rec[0], "time_s") : NULL,
 	       *t1 = n ? json_object_get(rec[n - 1], "time_s") : NULL,
+	       *iv = n ? json_object_get(rec[0], "interval_s") : NULL,
 	       *off = json_object_get(hdr, "utc_offset_s");
+	/* a time_s is its interval's end: the data begins interval_s before the first */
+	double first = json_is_number(iv) && json_number_value(iv) > 0 ? json_number_value(iv) : 0;
 	*ctx = (struct report_ctx){
 		.host = hdr_str(hdr, "hostname"),
 		.kernel = hdr_str(hdr, "kernel"),
 		.version = hdr_str(hdr, "thpctl_version"),
 		.command = hdr_str(hdr, "command"),
-		.t0 = json_is_number(t0) ? json_number_value(t0) : NAN,
+		.t0 = json_is_number(t0) ? json_number_value(t0) - first : NAN,
 		.t1 = json_is_number(t1) ? json_number_value(t1) : NAN,
 		.tz_known = json_is_integer(off),
 		.utc_off_s = json_is_integer(off) ? (long)json_integer_value(off) : 0,
