@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* `thpctl ab`: preparing the modes and running CMD under each (see ab.c). */
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,14 +20,86 @@
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/uapi_compat.h"
+#include "../lab/child.h"
 #include "../lab/churn.h"
+#include "../lab/guard.h"
+#include "../render/ab.h"
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/fileio.h"
+#include "../util/tarball.h"
 #include "ab_int.h"
 #include "control.h"
 
-#define AB_TREE_MAX 64 /* processes of CMD's tree sampled */
+#define AB_TREE_MAX 64	 /* processes of CMD's tree sampled */
+#define AB_GRACE_MS 1000 /* on a fatal signal: CMD's time to exit after SIGTERM, then SIGKILL */
+
+/* For the fatal-signal hook: the run in progress (CMD, the leader of its own process group; 0
+ * none), the log directory, and whether a failed run's logs stay in it. */
+static volatile pid_t sig_child;
+static volatile sig_atomic_t sig_keep;
+static char sig_logdir[64];
+
+static void say(const char *s)
+{
+	ssize_t w = write(STDERR_FILENO, s, strlen(s));
+	(void)w;
+}
+
+/*
+ * On a fatal signal (ab's own handler, or the settings guard's before it puts the settings back):
+ * CMD's process group SIGTERM, AB_GRACE_MS for CMD to exit, then SIGKILL, reaped; the log
+ * directory removed, or said kept. Only system calls: async-signal-safe.
+ */
+static void ab_on_fatal(void)
+{
+	pid_t p = sig_child;
+	sig_child = 0;
+	/* 0: alive and ours. A pid reaped already (ECHILD) is not touched again: its number may
+	 * be another process's by now */
+	if (p > 0 && waitpid(p, NULL, WNOHANG) == 0) {
+		kill(-p, SIGTERM);
+		if (!child_stop(p, 0, AB_GRACE_MS)) {
+			kill(-p, SIGKILL);
+			child_stop(p, 0, -1);
+		}
+		say("thpctl: ab: interrupted: the run in progress was ended\n");
+	}
+	if (!sig_logdir[0])
+		return;
+	if (sig_keep) {
+		say("thpctl: ab: run logs kept in ");
+		say(sig_logdir);
+		say("\n");
+	} else {
+		tree_remove(sig_logdir);
+	}
+	sig_logdir[0] = '\0';
+}
+
+static void ab_signal(int sig)
+{
+	int saved = errno;
+	ab_on_fatal();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+/* ab_on_fatal on the guard's fatal signals, now (an inherited SIG_IGN stays ignored) and under
+ * the guard's own handler once a host: mode takes the settings lock. */
+static void catch_signals(void)
+{
+	sigset_t set;
+	guard_fatal_sigset(&set);
+	guard_at_signal(ab_on_fatal);
+	struct sigaction sa = {.sa_handler = ab_signal}, old;
+	sigemptyset(&sa.sa_mask);
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&set, s) == 1 && sigaction(s, NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(s, &sa, NULL);
+}
 
 int ab_metric_compile(struct ab_ctx *c, int i)
 {
@@ -138,6 +209,11 @@ int ab_prepare(struct ab_ctx *c)
 		c->logdir[0] = '\0';
 		return EXIT_FAIL;
 	}
+	snprintf(sig_logdir, sizeof(sig_logdir), "%s", c->logdir);
+	catch_signals();
+	/* said before the first run, as every changer does: on stderr, so --json stays clean */
+	ab_render_host_notice(stderr, c->modes, c->plans, c->nmodes, THP_DIR_ABS,
+			      guard_journal_path());
 	return -1;
 }
 
@@ -242,7 +318,21 @@ static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 	if (!envp)
 		return -ENOMEM;
 	posix_spawn_file_actions_t fa;
-	int r = posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_t at;
+	sigset_t fatal, mask;
+	guard_fatal_sigset(&fatal);
+	/* its own process group (a signal to ab ends CMD's whole tree); the fatal signals
+	 * blocked until its pid is recorded for the hook, CMD with thpctl's mask as it was */
+	sigprocmask(SIG_BLOCK, &fatal, &mask);
+	int r = posix_spawnattr_init(&at);
+	if (!r)
+		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+	if (!r)
+		r = posix_spawnattr_setpgroup(&at, 0);
+	if (!r)
+		r = posix_spawnattr_setsigmask(&at, &mask);
+	if (!r)
+		r = posix_spawn_file_actions_init(&fa);
 	if (!r)
 		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	if (!r)
@@ -258,12 +348,15 @@ static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
 	}
 	pid_t pid = -1;
 	if (!r)
-		r = c->exe[0] ? posix_spawn(&pid, c->exe, &fa, NULL, c->cmd, envp)
-			      : posix_spawnp(&pid, c->cmd[0], &fa, NULL, c->cmd, envp);
+		r = c->exe[0] ? posix_spawn(&pid, c->exe, &fa, &at, c->cmd, envp)
+			      : posix_spawnp(&pid, c->cmd[0], &fa, &at, c->cmd, envp);
+	sig_child = r ? 0 : pid;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (old >= 0 &&
 	    prctl(PR_SET_THP_DISABLE, old & 1, old & 2 ? PR_THP_DISABLE_EXCEPT_ADVISED : 0, 0, 0))
 		warn("ab: cannot put back thpctl's own PR_SET_THP_DISABLE %d", old);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	if (envp != environ)
 		free(envp);
 	if (r) {
@@ -297,7 +390,7 @@ static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct r
 			step = step * 2 > 100 ? 100 : step * 2;
 		if (mono_s() - t0 > (double)c->timeout_s) {
 			*timed_out = true;
-			kill(pid, SIGKILL);
+			kill(-pid, SIGKILL); /* its process group: CMD's tree */
 			wait4(pid, &st, 0, ru);
 			break;
 		}
@@ -375,6 +468,7 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	/* not started: as the shell says it (127 not found, 126 not runnable) */
 	int st = pid < 0 ? W_EXITCODE(pid == -ENOENT ? 127 : 126, 0)
 			 : watch(c, pid, run, &ru, &timed_out);
+	sig_child = 0; /* reaped */
 	run->wall_s = (double)(mono_ns() - t0) / 1e9;
 	read_counters(&c->g->sr, after);
 	if (m->kind == AB_SET && control_undo())
@@ -399,6 +493,7 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 		fprintf(stderr, "thpctl: ab: exit status %d\n", WEXITSTATUS(st));
 	log_tail(path);
 	c->keep_logs = true;
+	sig_keep = 1;
 	return -1;
 }
 
@@ -432,15 +527,9 @@ void ab_ctx_free(struct ab_ctx *c)
 		regfree(&c->re[i]);
 	for (int i = 0; i < c->nmodes; i++)
 		free(c->plans[i]);
+	sig_logdir[0] = '\0'; /* removed (or kept) here from now on */
 	if (c->logdir[0] && !c->keep_logs) {
-		DIR *d = opendir(c->logdir);
-		struct dirent *de;
-		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(dirfd(d), de->d_name, 0);
-		if (d)
-			closedir(d);
-		rmdir(c->logdir);
+		tree_remove(c->logdir);
 	} else if (c->logdir[0]) {
 		fprintf(stderr, "thpctl: ab: run logs kept in %s\n", c->logdir);
 	}

@@ -154,6 +154,13 @@ static int restore_list(struct journal *j, bool say)
 
 static void (*volatile signal_hook)(void);
 
+void guard_fatal_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(set, fatal_signals[i]);
+}
+
 void guard_at_signal(void (*fn)(void))
 {
 	signal_hook = fn;

@@ -26,6 +26,7 @@
 #ifndef THPCTL_LAB_GUARD_H
 #define THPCTL_LAB_GUARD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -60,6 +61,13 @@ int guard_write(const char *rel, const char *value);
  * async-signal-safe (kill, waitpid, unlink). One hook; a later call replaces it.
  */
 void guard_at_signal(void (*fn)(void));
+
+/*
+ * The fatal signals guard_begin() catches, into SET: for a command that cleans up on the same
+ * signals before its first guard_begin() (ab: the command it runs, its log directory), through
+ * the same hook (guard_at_signal()), so that either handler does it.
+ */
+void guard_fatal_sigset(sigset_t *set);
 
 /* Write without journalling, for one-shot actions (drop_caches, compact_memory only). Announced. */
 int guard_poke(const char *rel, const char *value);

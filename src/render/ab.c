@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "ab.h"
 
+#include <stdarg.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "../util/units.h"
+#include "../util/wrap.h"
 #include "json.h"
 #include "table.h"
 
@@ -13,6 +16,58 @@ static void cmd_line(FILE *f, char *const *cmd)
 		fputc(' ', f);
 		fputs_safe(cmd[i], f);
 	}
+}
+
+/* LINE (a format) on F, wrapped at 80 columns under its own indent + 4. */
+__attribute__((format(printf, 2, 3))) static void put_wrapped(FILE *f, const char *fmt, ...)
+{
+	struct buf line = {0}, out = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	int r = buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (!r && line.len && !wrap_line(&out, line.p, line.len, 80))
+		fprintf(f, "%s\n", out.p);
+	else if (!r && line.len)
+		fprintf(f, "%.*s\n", (int)line.len, line.p);
+	buf_free(&line);
+	buf_free(&out);
+}
+
+void ab_render_host_notice(FILE *f, const struct ab_mode *modes, struct settings_plan *const *plans,
+			   int n, const char *thp_dir, const char *journal)
+{
+	bool any = false;
+	for (int i = 0; i < n; i++)
+		any |= plans[i] != NULL;
+	if (!any)
+		return;
+	put_wrapped(f,
+		    "thpctl: ab: its host: modes change host-wide THP settings (%s), which "
+		    "apply to every process on this host while a run of the mode lasts:",
+		    thp_dir);
+	for (int i = 0; i < n; i++) {
+		if (!plans[i])
+			continue;
+		char name[AB_NAME_LEN * 4], key[KNOB_KEY_LEN * 4], old[PLAN_VALUE_LEN * 4],
+			new[PLAN_VALUE_LEN * 4];
+		put_wrapped(f, "  %s:", esc_buf(name, sizeof(name), modes[i].name));
+		for (int k = 0; k < plans[i]->n; k++) {
+			const struct plan_entry *e = &plans[i]->e[k];
+			esc_buf(key, sizeof(key), e->key);
+			esc_buf(old, sizeof(old), e->old);
+			esc_buf(new, sizeof(new), e->new);
+			if (e->state == PS_UNCHANGED)
+				put_wrapped(f, "    %s: %s (unchanged)", key, old);
+			else
+				put_wrapped(f, "    %s: %s -> %s", key, old, new);
+		}
+	}
+	put_wrapped(f,
+		    "Each is journalled in %s before it is written and put back after every "
+		    "run of its mode, at exit, on a signal, or by the next thpctl after a "
+		    "SIGKILL.",
+		    journal);
 }
 
 /* Median (min-max) with PREC decimals. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../model/ab.h"
+#include "../model/settings_plan.h"
 
 struct ab_report {
 	const struct ab_mode *modes;
@@ -19,6 +20,16 @@ struct ab_report {
 	int runs, warmup;
 	const struct ab_sweep *sweep; /* call AS_NONE: no sweep modes */
 };
+
+/*
+ * Before the first run, on F (stderr: --json's stdout stays clean): the host-wide settings under
+ * THP_DIR that the host:KEY=VALUE modes among the N MODES change (PLANS[i] the plan of mode i,
+ * NULL for a mode that changes nothing host-wide), "KEY: OLD -> NEW" under each mode's name, and
+ * that each is journalled in JOURNAL and put back after every run of its mode, at exit and on a
+ * signal. Wrapped at 80 columns. Nothing when no mode has a plan.
+ */
+void ab_render_host_notice(FILE *f, const struct ab_mode *modes, struct settings_plan *const *plans,
+			   int n, const char *thp_dir, const char *journal);
 
 void ab_render_text(FILE *f, const struct ab_report *r, bool color);
 void ab_render_csv(FILE *f, const struct ab_report *r);

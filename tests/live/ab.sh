@@ -62,6 +62,37 @@ t ab --runs 1 --warmup 0 --modes host -- /nonexistent/thpctl-ab-probe
 expect_eval "a command that cannot be started: exit 1, said with the shell's 127" \
 	'[ "$RC" = 1 ] && grep -q "cannot run /nonexistent/thpctl-ab-probe" "$TMP/err" && grep -q "exit status 127" "$TMP/err"' "$(errtail)"
 
+# ---- a signal to ab alone (kill -TERM PID): no host-wide change (off,host) ----------
+# the command it was timing ended (not left running under init), its log directory
+# (the command's stdout, /tmp/thpctl-ab.XXXXXX/0-0.log) removed; both found by the PID ab started
+for sig in TERM INT; do
+	"${DFL[@]}" "$T" ab --runs 3 --modes off,host -- sleep 30 >/dev/null 2>"$TMP/err.sig" &
+	BG=$!
+	track_pid "$BG"
+	kids= logdir=
+	for ((i = 0; i < 100; i++)); do
+		kids=$(descendants "$BG")
+		[ -n "$kids" ] && break
+		sleep 0.05
+	done
+	for k in $kids; do
+		f=$(readlink "/proc/$k/fd/1" 2>/dev/null) && [ -z "$logdir" ] && logdir=${f%/*}
+	done
+	kill -"$sig" "$BG"
+	wait "$BG"
+	rc=$?
+	BG=
+	left=
+	for k in $kids; do
+		st=$(ps -o stat= -p "$k" 2>/dev/null)
+		[ -n "$st" ] && [ "${st#Z}" = "$st" ] && left+=" $k"
+	done
+	for k in $left; do kill -KILL "$k" 2>/dev/null; done
+	expect_eval "SIG$sig to ab: it dies by it, the run in progress ended, its log directory removed" \
+		'[ "$rc" = $((128 + $(kill -l "$sig"))) ] && [ -n "$kids" ] && [ -z "$left" ] && [[ $logdir == /tmp/thpctl-ab.* ]] && [ ! -e "$logdir" ] && grep -q "the run in progress was ended" "$TMP/err.sig"' \
+		"rc $rc, command pids '$kids', left running: '$left', log directory '$logdir': $(ls -d "$logdir" 2>&1), stderr: $(head -c 300 "$TMP/err.sig")"
+done
+
 # ---- proofs and direction ----------------------------------------------------
 if [ "$HAVE_THP" = 0 ]; then
 	skip "ab: proofs" "THP is absent or enabled=never on this host"
@@ -113,8 +144,15 @@ if [ "$ROOT" = 1 ]; then
 	expect_rc "host modes as a normal user: refused, exit 1" 1
 	expect_eval "the refusal says it needs root" 'grep -q "needs root" "$TMP/err"' "$(errtail)"
 	if [ -w "$THP/enabled" ] && [ "$HAVE_THP" = 1 ]; then
+		was=$(sysfs_choice "$THP/enabled")
+		want="    enabled: $was -> always"
+		[ "$was" = always ] && want="    enabled: always (unchanged)"
 		t ab --runs 2 --warmup 0 --json --mode off --mode host:enabled=always -- "$C" 256M 1M
 		expect_rc "host:enabled=always runs as root" 0
+		# said before the first run, on stderr (stdout is the JSON, read below)
+		expect_eval "host mode: its change said on stderr (old -> new, journalled, put back)" \
+			'grep -q "^thpctl: ab: its host: modes change host-wide THP settings" "$TMP/err" && grep -qxF "  host:enabled=always:" "$TMP/err" && grep -qxF "$want" "$TMP/err" && grep -q "^Each is journalled in " "$TMP/err"' \
+			"want '$want': $(errtail)"
 		expect_json "host:enabled=always: huge pages without glibc's help" "$TMP/out" \
 			'd["modes"][1]["anon_huge_peak_kb"]["median"] > 0'
 		expect_settings_as_found "host mode: settings put back after the runs" "$TMP/settings.before"

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "model/ab.h"
+#include "render/ab.h"
 
 static struct ab_mode M[3];
 static struct ab_summary S[3];
@@ -155,7 +156,62 @@ static void test_memory_has_its_own_verdict(UNIT_STATE)
 	assert_int_equal(S[1].mem_verdict, AV_TOO_FEW);
 }
 
-UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
-	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
+/* A plan entry KEY: OLD -> NEW (STATE) into P. */
+static void entry(struct settings_plan *p, const char *key, const char *old, const char *new,
+		  enum plan_state state)
+{
+	struct plan_entry *e = &p->e[p->n++];
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->old, sizeof(e->old), "%s", old);
+	snprintf(e->new, sizeof(e->new), "%s", new);
+	e->state = state;
+}
+
+static void test_host_modes_say_what_they_change(UNIT_STATE)
+{
+	/* ab --mode host --mode host:enabled=always,defrag=always: said before the first run */
+	struct ab_mode m[3];
+	assert_int_equal(ab_mode_parse("host", &m[0]), 0);
+	assert_int_equal(ab_mode_parse("host:enabled=always,defrag=always", &m[1]), 0);
+	assert_int_equal(ab_mode_parse("host:khugepaged/defrag=1", &m[2]), 0);
+	static struct settings_plan p1, p2;
+	plan_init(&p1);
+	plan_init(&p2);
+	entry(&p1, "enabled", "madvise", "always", PS_PENDING);
+	entry(&p1, "defrag", "madvise", "always", PS_PENDING);
+	entry(&p2, "khugepaged/defrag", "1", "1", PS_UNCHANGED);
+	struct settings_plan *plans[3] = {NULL, &p1, &p2};
+	struct unit_mem mem;
+	FILE *f = unit_mem_open(&mem);
+	ab_render_host_notice(f, m, plans, 3, "/sys/kernel/mm/transparent_hugepage",
+			      "/run/thpctl/journal");
+	char *t = unit_mem_text(&mem);
+	assert_string_equal(
+		t,
+		"thpctl: ab: its host: modes change host-wide THP settings\n"
+		"    (/sys/kernel/mm/transparent_hugepage), which apply to every process on this\n"
+		"    host while a run of the mode lasts:\n"
+		"  host:enabled=always,defrag=always:\n"
+		"    enabled: madvise -> always\n"
+		"    defrag: madvise -> always\n"
+		"  host:khugepaged/defrag=1:\n"
+		"    khugepaged/defrag: 1 (unchanged)\n"
+		"Each is journalled in /run/thpctl/journal before it is written and put back\n"
+		"    after every run of its mode, at exit, on a signal, or by the next thpctl\n"
+		"    after a SIGKILL.\n");
+	free(t);
+	/* no host: mode, no word: off,glibc,host change nothing host-wide */
+	struct settings_plan *none[3] = {NULL, NULL, NULL};
+	f = unit_mem_open(&mem);
+	ab_render_host_notice(f, m, none, 3, "/sys/kernel/mm/transparent_hugepage",
+			      "/run/thpctl/journal");
+	t = unit_mem_text(&mem);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+UNIT_TESTS(test_host_modes_say_what_they_change, test_modes_parse_and_refuse,
+	   test_faster_mode_with_proof, test_same_times_are_no_difference,
+	   test_noise_is_inconclusive_and_few_runs_too_few,
 	   test_proof_contradicting_intent_is_flagged, test_failed_and_skipped_modes_do_not_decide,
 	   test_memory_has_its_own_verdict)
