@@ -18,6 +18,7 @@
 #include "../render/report.h"
 #include "../render/watch.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 #include "args.h"
 #include "common.h"
 
@@ -310,6 +311,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				  ? old->host.thp.hpage_pmd_size.v / 1024
 				  : 0,
 		.top = top > 0,
+		.width = g->json ? 0 : wrap_width(g->wide), /* the legend's: the rows stay whole */
 	};
 	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
 		goto out;
