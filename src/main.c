@@ -45,16 +45,17 @@ static const struct {
 
 /*
  * Whether stdout of `thpctl NAME ARGV...` is human text to wrap to the width
- * (util/wrap.h): an allow-list. Left out: stdout that is a file format or
- * another program's (persist, capture, report, exporter, trace, snapshot save
- * and restore, run: the command's own stdout), and watch (a live screen).
+ * (util/wrap.h): an allow-list (trace stalls' report is text like status').
+ * Left out: stdout that is a file format or another program's (persist,
+ * report, exporter, snapshot save and restore, run: the command's own stdout),
+ * and watch (a live screen, its rows whole; its legend wraps itself).
  * --csv (lab, ab) is a format too; --json is checked as each line is written.
  */
 static bool wrap_wanted(const char *name, int argc, char **argv)
 {
-	static const char *const human[] = {"status", "ps",	  "why",     "maps",
-					    "advise", "hugetlb",  "cgroups", "lab",
-					    "ab",     "collapse", "set",     "capture"};
+	static const char *const human[] = {"status",  "ps",	  "why",  "maps", "advise",
+					    "hugetlb", "cgroups", "lab",  "ab",	  "collapse",
+					    "set",     "capture", "trace"};
 	bool ok = strcmp(name, "snapshot") == 0 && argc > 1 && strcmp(argv[1], "diff") == 0;
 	for (size_t i = 0; i < sizeof(human) / sizeof(human[0]); i++)
 		ok = ok || strcmp(name, human[i]) == 0;

@@ -232,6 +232,29 @@ for c in status ps maps watch report exporter trace cgroups why hugetlb run set 
 	expect_eval "$c --help: laid out within 80 columns (widest $widest)" '[ "$widest" -le 80 ]' \
 		"$(awk 'length($0) > 80' "$TMP/help")"
 done
+# watch on a pipe: its legend (a comment to a reader of the rows) wraps, every line of it '#';
+# its column names and its row stay whole (2 lines); the wrapped legend says what the whole one says (--wide)
+"$T" --no-color watch -n 1 >"$TMP/watch" 2>"$TMP/watch.err"
+"$T" --no-color --wide watch -n 1 >"$TMP/watchw" 2>>"$TMP/watch.err"
+leg=$(grep -c "^#" "$TMP/watch")
+expect_eval "watch -n 1 on a pipe: the legend wrapped, $leg lines, each '#', within 80" \
+	'[ "$leg" -gt 1 ] && ! grep "^#" "$TMP/watch" | awk "length(\$0) > 80" | grep -q . &&
+	 [ "$(grep "^#" "$TMP/watch" | tr -d "# \n")" = "$(grep "^#" "$TMP/watchw" | tr -d "# \n")" ] &&
+	 [ "$(grep -vc "^#" "$TMP/watch")" -eq 2 ]' \
+	"$(head -c 600 "$TMP/watch" "$TMP/watch.err")"
+# trace stalls (root only: tracefs; read-only, a private instance it removes): every line
+# within 80, the overhead line wrapped, not cut
+if [ "$(id -u)" -ne 0 ]; then
+	skip "trace stalls on a pipe: within 80 columns" "needs root (tracefs)"
+else
+	timeout 60 "$T" --no-color trace stalls --duration 1 >"$TMP/trace" 2>"$TMP/trace.err"
+	rc=$?
+	widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/trace")
+	expect_eval "trace stalls --duration 1 on a pipe: within 80 columns (widest $widest)" \
+		'[ "$rc" -eq 0 ] && [ "$widest" -le 80 ] &&
+		 tr "\n" " " <"$TMP/trace" | grep -qE "Tracing overhead: .* per event .* events lost"' \
+		"exit $rc: $(awk 'length($0) > 80' "$TMP/trace") $(head -c 300 "$TMP/trace.err")"
+fi
 # the filter's help layout: a row's words continue under its second column, a line of its
 # own under its indent (lab's tlb row; --max-ptes-none's text on the line below the flag)
 env -u THPCTL_WIDE COLUMNS=80 "$T" lab --help >"$TMP/help" 2>&1

@@ -547,6 +547,25 @@ rc=$?
 expect_eval "trace stalls --bogus: its own synopsis and help command" \
 	'[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
 	[ "$(tail -n1 "$TMP/err")" = "'"'thpctl trace stalls --help' for all its options."'" ]' "exit $rc: $(cat "$TMP/err")"
+# trace with no kind, and run --json (run execs CMD: no result of its own): a usage error like
+# any other, the message, the synopsis and where the options are; not the whole help
+for args in "trace" "run --json -- true" "--json run -- true"; do
+	read -r -a argv <<<"$args"
+	"$BIN" --no-color --wide "${argv[@]}" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	c=${args#--json }
+	c=${c%% *}
+	expect_eval "$args: a usage error, the synopsis, the hint, nothing on stdout" \
+		'[ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
+		sed -n 2p "$TMP/err" | grep -q "^usage: thpctl $c " &&
+		[ "$(tail -n1 "$TMP/err")" = "'"'thpctl \$c --help' for all its options."'" ]' \
+		"exit $rc: $(cat "$TMP/err" "$TMP/out")"
+done
+# each option once in a command's help (trace and watch listed --json twice)
+for c in trace watch run; do
+	dup=$("$BIN" --wide "$c" --help | grep -oE "^ +--[a-z=-]+" | sort | uniq -d | tr -d " ")
+	expect_eval "$c --help: each option listed once" '[ -z "$dup" ]' "twice: $dup"
+done
 # ps --pid A,B where B is not there: A's row, and why B is not shown (exit 0: something to show)
 "$BIN" --no-color --wide --sysroot "$FIX/linux-6.18-x86" ps --pid 30732,999999 >"$TMP/out" 2>"$TMP/err"
 rc=$?

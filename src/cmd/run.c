@@ -23,6 +23,8 @@ static void run_help(FILE *f)
 		"  --thp=advised   prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED):\n"
 		"                  THP only where the program asks (MADV_HUGEPAGE,\n"
 		"                  MADV_COLLAPSE); needs Linux 6.18\n" GLOBAL_HELP
+		"\n--json and --sysroot are usage errors here: run acts on this host and\n"
+		"replaces itself with CMD, so it has no result of its own to print.\n"
 		"\nThe setting is inherited across fork() and kept across execve(): thpctl\n"
 		"replaces itself with CMD, so CMD's exit status is run's. In /proc/PID/status,\n"
 		"off shows as THP_enabled: 0; advised leaves it 1 (PR_GET_THP_DISABLE reads 3).\n\n"
@@ -53,6 +55,11 @@ int cmd_run(struct globals *g, int argc, char **argv)
 	int c = args_getopt(g, argc, argv, "+h", opts, run_help, run_opt, &advised);
 	if (c >= 0)
 		return c;
+	if (g->json) {
+		warnx("run: no --json: thpctl replaces itself with CMD, whose output is its own");
+		args_usage(run_help, "run");
+		return EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		warnx("run: no command given (thpctl run --thp=off -- CMD ARGS)");
 		return EXIT_USAGE;

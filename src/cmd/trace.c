@@ -21,6 +21,7 @@
 #include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 #include "args.h"
 #include "common.h"
 
@@ -41,8 +42,7 @@ static void trace_help(FILE *f)
 		"options:\n"
 		"  --duration S   trace for S seconds (default 10; 0: until Ctrl-C)\n"
 		"  --pid PID      only PID, its threads and the tasks it forks from now on\n"
-		"                 (khugepaged's work on its memory is then not seen)\n"
-		"  --json         one JSON object\n" GLOBAL_HELP
+		"                 (khugepaged's work on its memory is then not seen)\n" GLOBAL_HELP
 		"\nIt uses a private instance, instances/thpctl-<pid>, so the host's own trace\n"
 		"and other tools' instances are not touched, and removes it at the end; if\n"
 		"tracefs is not mounted it mounts a private one that the host never sees. The\n"
@@ -566,14 +566,25 @@ static int trace_stalls(struct globals *g, int argc, char **argv)
 
 int cmd_trace(struct globals *g, int argc, char **argv)
 {
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		wrap_stdout_help(true);
+		trace_help(stdout);
+		wrap_stdout_help(false);
+		return EXIT_OK;
+	}
+	/* a usage error like any other: what is wrong, the synopsis, where the options are */
 	if (argc < 2 || argv[1][0] == '-') {
-		bool help =
-			argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
-		trace_help(help ? stdout : stderr);
-		return help ? EXIT_OK : EXIT_USAGE;
+		if (argc < 2)
+			warnx("trace: give what to trace (the only one: stalls)");
+		else
+			warnx("trace: give what to trace (stalls) before its options ('%s')",
+			      argv[1]);
+		args_usage(trace_help, "trace");
+		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "stalls")) {
 		warnx("trace: unknown trace '%s' (the only one: stalls)", argv[1]);
+		args_usage(trace_help, "trace");
 		return EXIT_USAGE;
 	}
 	char prog[64];

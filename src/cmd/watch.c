@@ -18,6 +18,7 @@
 #include "../render/report.h"
 #include "../render/watch.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 #include "args.h"
 #include "common.h"
 
@@ -31,14 +32,14 @@ static void watch_help(FILE *f)
 		"collapses, splits, deferred splits, compaction stalls and failures, direct\n"
 		"reclaim (allocstall_* summed, pgscan_direct), per-size mTHP fault rates for the\n"
 		"sizes that moved, AnonHugePages and free PMD-order blocks. Intervals with\n"
-		"compaction stalls are marked '!' (red on a terminal).\n\n"
+		"compaction stalls are marked '!' (red on a terminal). With --json: one JSON\n"
+		"object per interval and line (JSON lines).\n\n"
 		"options:\n"
 		"  -i, --interval SECONDS  seconds between lines (default 1; 0.1 to 86400)\n"
 		"  -n, --count N           stop after N lines (default: until interrupted)\n"
 		"  --top N                 also the N processes whose AnonHugePages or RSS\n"
 		"                          changed most (status + smaps_rollup of every\n"
 		"                          process each interval; up to 100)\n"
-		"  --json                  one JSON object per interval and line (JSON lines)\n"
 		"  --record FILE           also write each interval to FILE as a JSON line (the\n"
 		"                          --json object plus the THP settings read in it),\n"
 		"                          after a header line (host, kernel, thpctl version,\n"
@@ -310,6 +311,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				  ? old->host.thp.hpage_pmd_size.v / 1024
 				  : 0,
 		.top = top > 0,
+		.width = g->json ? 0 : wrap_width(g->wide), /* the legend's: the rows stay whole */
 	};
 	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
 		goto out;

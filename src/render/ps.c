@@ -381,7 +381,7 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 				r->chain_cut ? " (chain cut: an ancestor was not readable)" : "");
 		} else if (r->stop_thp_enabled == 1) {
 			fprintf(f,
-				"THP disabled by prctl(PR_SET_THP_DISABLE) in this process itself (its parent has THP_enabled 1)\n");
+				"THP disabled by prctl(PR_SET_THP_DISABLE), set in this process (by the program itself, or by a launcher that exec'd it: thpctl run, a wrapper; its parent has THP_enabled 1)\n");
 		} else {
 			fprintf(f,
 				"THP disabled by prctl(PR_SET_THP_DISABLE); the parent's THP_enabled is unknown, so it may be inherited\n");

@@ -149,7 +149,7 @@ static void stall_table(FILE *f, const struct stalls *s, bool color)
 		table_cell(t, "%s", why);
 	}
 	fprintf(f,
-		"\n%sWho waited%s (one stall = one begin/end pair: a zone compacted, a direct "
+		"\n%sWho waited%s\n  (one stall = one begin/end pair: a zone compacted, a direct "
 		"reclaim run)\n",
 		col_bold(color), col_reset(color));
 	if (rows)

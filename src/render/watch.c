@@ -10,6 +10,8 @@
 #include "../model/host.h"
 #include "json.h"
 #include "table.h"
+#include "../util/buf.h"
+#include "../util/wrap.h"
 
 /* Column titles and widths of the rate columns, in enum watch_col order. */
 static const struct {
@@ -38,13 +40,25 @@ void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 	char pmd[32] = "PMD";
 	if (h->pmd_kb)
 		snprintf(pmd, sizeof(pmd), "%" PRIu64 " kB", h->pmd_kb);
-	fprintf(f,
-		"%s# every %g s; rates in events/s from /proc/vmstat: THP faults (alloc, "
-		"fallback), khugepaged collapses, splits, compaction (c_stall, c_fail), direct "
-		"reclaim (allocstall; pgscan_d in pages/s). AnonHuge: /proc/meminfo "
-		"AnonHugePages. freePMD: free %s blocks (buddyinfo, all zones but DMA). mTHP: "
-		"SIZE alloc/fallback per s, sizes that moved. '!': compaction stalls.%s\n",
-		col_dim(color), h->interval_s, pmd, col_reset(color));
+	char legend[512];
+	snprintf(legend, sizeof(legend),
+		 "every %g s; rates in events/s from /proc/vmstat: THP faults (alloc, "
+		 "fallback), khugepaged collapses, splits, compaction (c_stall, c_fail), direct "
+		 "reclaim (allocstall; pgscan_d in pages/s). AnonHuge: /proc/meminfo "
+		 "AnonHugePages. freePMD: free %s blocks (buddyinfo, all zones but DMA). mTHP: "
+		 "SIZE alloc/fallback per s, sizes that moved. '!': compaction stalls.",
+		 h->interval_s, pmd);
+	/* each line a comment: "# " and the legend wrapped 2 columns narrower */
+	struct buf w = {0};
+	const char *text = legend;
+	if (h->width > 40 && !wrap_line(&w, legend, strlen(legend), h->width - 2))
+		text = w.p;
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(f, "%s# %.*s%s\n", col_dim(color), (int)n, l, col_reset(color));
+		l += n + (l[n] == '\n');
+	}
+	buf_free(&w);
 	fprintf(f, "%s%-*s", col_bold(color), tenths(h) ? 10 : 8, "time");
 	for (int c = 0; c < WC_N; c++)
 		fprintf(f, "  %*s", cols[c].width, cols[c].title);

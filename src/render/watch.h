@@ -15,9 +15,13 @@ struct watch_hdr {
 	double interval_s; /* requested interval, seconds */
 	uint64_t pmd_kb;   /* PMD size in kB, 0 unknown */
 	bool top;	   /* --top: a table of processes follows each line */
+	size_t width;	   /* the legend's width (util/wrap.h), 0: one line */
 };
 
-/* The units line (starting with '#') and the column names, two lines. */
+/*
+ * The legend (its lines starting with '#': a comment to a reader of the rows; wrapped to
+ * H->width, each continuation line "#" and 5 spaces) and the column names (a row: one line).
+ */
 void watch_render_header(FILE *f, const struct watch_hdr *h, bool color);
 
 /*

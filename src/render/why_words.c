@@ -294,8 +294,10 @@ static void w_prctl(struct wb *b, const struct why_line *l)
 		break;
 	case WI_PRCTL_SELF:
 		wb_put(b,
-		       "THP_enabled 0: this process itself called prctl(PR_SET_THP_DISABLE) (its "
-		       "parent PID %ld has THP_enabled 1): THP off for all of it, MADV_HUGEPAGE and "
+		       "THP_enabled 0: set in this process (by the program itself with "
+		       "prctl(PR_SET_THP_DISABLE), or by a launcher that exec'd it, as the flag "
+		       "survives execve: thpctl run, systemd's MemoryTHP=, a wrapper; its parent "
+		       "PID %ld has THP_enabled 1): THP off for all of it, MADV_HUGEPAGE and "
 		       "MADV_COLLAPSE included",
 		       e->pid);
 		break;

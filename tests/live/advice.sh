@@ -60,7 +60,7 @@ if [ -n "$PF" ]; then
 		"d['thp_enabled'] is False and d['prctl_set_by']['pid'] == int(E['PF']) and d['verdict'] == 'none'" \
 		"d['prctl_set_by'], d['verdict']"
 	t why "$PF"
-	expect_out "why PARENT says it called prctl itself" "this process itself called prctl"
+	expect_out "why PARENT: set in this process (by it or by the launcher that exec'd it)" "set in this process"
 fi
 
 # khugepaged helps only a process with something to collapse (no hg under madvise: neutral)
@@ -142,7 +142,7 @@ else
 		sleep 0.05
 	done
 	t why "$DAEMON"
-	if grep -q "^- prctl .*set by this process or by an ancestor that is gone" "$TMP/out" && ! grep -q "itself called prctl" "$TMP/out"; then
+	if grep -q "^- prctl .*set by this process or by an ancestor that is gone" "$TMP/out" && ! grep -q "set in this process" "$TMP/out"; then
 		ok "why DAEMON (reparented): prctl set by it or by an ancestor that is gone"
 	else
 		nok "why DAEMON (reparented): the chain is broken" "$(grep prctl "$TMP/out" | head -c 400)"
