@@ -12,8 +12,19 @@ enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
 {
 	switch (k) {
 	case AB_OFF:
-	case AB_EXCEPT_ADVISED:
 		return AI_LESS;
+	case AB_EXCEPT_ADVISED:
+		/*
+		 * No direction: the mode leaves THP where CMD asks for it
+		 * (MADV_HUGEPAGE) and disables it elsewhere. A CMD that madvises
+		 * all of its memory gets 100% huge-backed, exactly as intended;
+		 * one that madvises nothing gets 0%. AnonHugePages is a total over
+		 * the tree and cannot tell advised regions from the rest, so no
+		 * share, nor a share beside host's (whose sampled peak may be
+		 * lower by noise, or which may not be among the modes), can
+		 * contradict the mode: never flagged.
+		 */
+		return AI_NONE;
 	case AB_GLIBC:
 		return AI_MORE;
 	case AB_SET: /* more when it turns a policy to always (enabled=always, 64kB=always) */

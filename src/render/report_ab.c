@@ -218,7 +218,9 @@ static void ab_evidence(struct hbuf *h, const struct ab_report *r)
 			 : in == AI_MORE && base_ok(r, i)
 				 ? "more AnonHugePages than the base, as the mode intends"
 			 : in == AI_MORE ? "some AnonHugePages, as the mode intends"
-					 : "- (the mode intends no direction)");
+			 : r->modes[i].kind == AB_EXCEPT_ADVISED
+				 ? "- (THP where CMD madvises: AnonHugePages cannot tell where)"
+				 : "- (the mode intends no direction)");
 		report_table_row(h, r->modes[i].name, cp, 6);
 	}
 	report_table_end(h);

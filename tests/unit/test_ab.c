@@ -105,6 +105,27 @@ static void test_proof_contradicting_intent_is_flagged(UNIT_STATE)
 	assert_false(S[2].proof_contradicts);
 }
 
+/*
+ * except-advised with a CMD that madvises its memory itself: 100% huge-backed,
+ * as host, is what the mode intends (THP where CMD asks), never flagged.
+ */
+static void test_except_advised_with_madvise_is_not_flagged(UNIT_STATE)
+{
+	runs(0, "host", 6, W, 1.0, 262144, 262144);
+	runs(1, "except-advised", 6, W, 1.0, 262144, 262144);
+	runs(2, "off", 6, W, 1.0, 0, 262144);
+	ab_summarize(M, 3, 0, S);
+	assert_int_equal(ab_kind_intent(M[1].kind, M[1].arg), AI_NONE);
+	assert_true(S[1].share.ok && S[1].share.med > 0.99);
+	assert_false(S[1].proof_contradicts);
+	assert_false(S[2].proof_contradicts);
+	/* nor when the base is off and shows none */
+	runs(0, "off", 6, W, 1.0, 0, 262144);
+	runs(1, "except-advised", 6, W, 1.0, 262144, 262144);
+	ab_summarize(M, 2, 0, S);
+	assert_false(S[1].proof_contradicts);
+}
+
 static void test_failed_and_skipped_modes_do_not_decide(UNIT_STATE)
 {
 	runs(0, "except-advised", 5, W, 1.0, 0, 1000);
@@ -157,5 +178,6 @@ static void test_memory_has_its_own_verdict(UNIT_STATE)
 
 UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
 	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
-	   test_proof_contradicting_intent_is_flagged, test_failed_and_skipped_modes_do_not_decide,
-	   test_memory_has_its_own_verdict)
+	   test_proof_contradicting_intent_is_flagged,
+	   test_except_advised_with_madvise_is_not_flagged,
+	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict)
