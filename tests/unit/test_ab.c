@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "model/ab.h"
+#include "render/ab.h"
 
 static struct ab_mode M[3];
 static struct ab_summary S[3];
@@ -176,8 +177,40 @@ static void test_memory_has_its_own_verdict(UNIT_STATE)
 	assert_int_equal(S[1].mem_verdict, AV_TOO_FEW);
 }
 
+/*
+ * The interval's level in words is the one it has: 5 and 5 runs give exact
+ * Mann-Whitney bounds at 96.8% (JSON level 0.968254), not "95%".
+ */
+static void test_text_states_the_level_the_interval_has(UNIT_STATE)
+{
+	char lv[16];
+	struct ratio_ci ci = {.ok = true, .level = 0.95};
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "95%");
+	ci.level = 0.958874; /* 6 and 6 */
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "95.8%");
+	ci.level = 0.9999; /* rounded down: never more than it is */
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "99.9%");
+	runs(0, "off", 5, W, 1.0, 0, 262144);
+	runs(1, "glibc", 5, W, 0.6, 260096, 262144);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 5; k++)
+			M[i].runs[k].maxrss_kb = 1000 + (uint64_t)k;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].ci.level > 0.968253 && S[1].ci.level < 0.968255);
+	char *cmd[] = {"touch", NULL};
+	struct ab_report r = {.modes = M, .sum = S, .n = 2, .cmd = cmd, .runs = 5, .warmup = 1};
+	struct unit_mem m;
+	ab_render_text(unit_mem_open(&m), &r, false);
+	char *t = unit_mem_text(&m);
+	assert_non_null(strstr(t, "faster wall than off (96.8% CI 0.5"));
+	assert_non_null(strstr(t, "no peak RSS difference beyond 3% from off (96.8% CI"));
+	assert_null(strstr(t, "95% CI"));
+	free(t);
+}
+
 UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
 	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
 	   test_proof_contradicting_intent_is_flagged,
 	   test_except_advised_with_madvise_is_not_flagged,
-	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict)
+	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict,
+	   test_text_states_the_level_the_interval_has)
