@@ -114,6 +114,47 @@ int ab_mode_parse(const char *word, struct ab_mode *m)
 	return 0;
 }
 
+/* Whether the piece W of a --modes list starts a mode (else it continues a host: mode). */
+static bool starts_mode(const char *w)
+{
+	static const char *const words[] = {"host", "off", "except-advised", "glibc"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return !strncmp(w, "env:", 4) || !strncmp(w, "host:", 5) || !strncmp(w, "sweep:", 6) ||
+	       !strchr(w, '=');
+}
+
+int ab_modes_split(const char *list, char (*out)[AB_NAME_LEN], int max)
+{
+	int n = 0;
+	const char *p = list;
+	if (!*list)
+		return -EINVAL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char w[AB_NAME_LEN];
+		if (!len || len >= sizeof(w))
+			return -EINVAL;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		if (n > 0 && !strncmp(out[n - 1], "host:", 5) && !starts_mode(w)) {
+			size_t have = strlen(out[n - 1]);
+			if (have + 1 + len >= AB_NAME_LEN)
+				return -EINVAL;
+			out[n - 1][have] = ',';
+			memcpy(out[n - 1] + have + 1, w, len + 1);
+		} else {
+			if (n >= max)
+				return -E2BIG;
+			memcpy(out[n++], w, len + 1);
+		}
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
+}
+
 void ab_stat_of(double *v, int n, struct ab_stat *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -208,9 +208,28 @@ static void test_text_states_the_level_the_interval_has(UNIT_STATE)
 	free(t);
 }
 
+/* --modes: commas split modes; a host: mode keeps its KEY=VALUE pieces; empty is refused. */
+static void test_modes_list_split(UNIT_STATE)
+{
+	char w[AB_MAX_MODES][AB_NAME_LEN];
+	assert_int_equal(
+		ab_modes_split("host,host:enabled=always,defrag=always,off", w, AB_MAX_MODES), 3);
+	assert_string_equal(w[0], "host");
+	assert_string_equal(w[1], "host:enabled=always,defrag=always");
+	assert_string_equal(w[2], "off");
+	assert_int_equal(ab_modes_split("host:enabled=always,env:A=1,glibc", w, AB_MAX_MODES), 3);
+	assert_string_equal(w[1], "env:A=1");
+	assert_int_equal(ab_modes_split("off,defrag=always", w, AB_MAX_MODES), 2);
+	assert_string_equal(w[1], "defrag=always"); /* no host: before it: an unknown mode */
+	assert_int_equal(ab_modes_split("", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,,glibc", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,glibc,host", w, 2), -E2BIG);
+}
+
 UNIT_TESTS(test_modes_parse_and_refuse, test_faster_mode_with_proof,
 	   test_same_times_are_no_difference, test_noise_is_inconclusive_and_few_runs_too_few,
 	   test_proof_contradicting_intent_is_flagged,
 	   test_except_advised_with_madvise_is_not_flagged,
 	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict,
-	   test_text_states_the_level_the_interval_has)
+	   test_text_states_the_level_the_interval_has, test_modes_list_split)
