@@ -248,6 +248,15 @@ def check_lab(page, d):
             check_cells(page, i, e)
 
 
+def level(ci):
+    """The level column of an interval as the page writes it: its exact level rounded down to
+    0.1% ("96.8%", "95%"), '-' without one."""
+    if not ci:
+        return "-"
+    p = math.floor(ci["level"] * 1000 + 1e-6) / 10
+    return f"{p:.0f}%" if p == math.floor(p) else f"{p:.1f}%"
+
+
 def check_ab(page, d):
     check("ab: charts ab-wall and ab-ratio", "ab-wall" in page.svgs and "ab-ratio" in page.svgs)
     _, wall = table_rows(page, "ab-wall")
@@ -260,7 +269,8 @@ def check_ab(page, d):
         if s and not (same(w[2], s["median"]) and same(w[3], s["min"]) and same(w[4], s["max"])):
             bad.append((w, s))
         want = [ci and ci["estimate"], ci and ci["low"], ci and ci["high"]]
-        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != m["verdict"]:
+        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != level(ci) \
+                or r[5] != m["verdict"]:
             bad.append((r, ci, m["verdict"]))
     check(f"ab: {len(wall)} wall and {len(ratio)} ratio rows match the JSON",
           len(wall) == len(d["modes"]) == len(ratio) and not bad, str(bad[:3]))
@@ -271,7 +281,8 @@ def check_ab(page, d):
     for m, r in zip(d["modes"], rss):
         ci = m["peak_rss_ratio_to_base"]
         want = [ci and ci["estimate"], ci and ci["low"], ci and ci["high"]]
-        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != m["memory_verdict"]:
+        if not all(same(c, x) for c, x in zip(r[1:4], want)) or r[4] != level(ci) \
+                or r[5] != m["memory_verdict"]:
             bad.append((r, ci, m["memory_verdict"]))
     check(f"ab: chart ab-rss, {len(rss)} peak RSS ratio rows match the JSON",
           "ab-rss" in page.svgs and len(rss) == len(d["modes"]) and not bad, str(bad[:3]))

@@ -12,8 +12,19 @@ enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
 {
 	switch (k) {
 	case AB_OFF:
-	case AB_EXCEPT_ADVISED:
 		return AI_LESS;
+	case AB_EXCEPT_ADVISED:
+		/*
+		 * No direction: the mode leaves THP where CMD asks for it
+		 * (MADV_HUGEPAGE) and disables it elsewhere. A CMD that madvises
+		 * all of its memory gets 100% huge-backed, exactly as intended;
+		 * one that madvises nothing gets 0%. AnonHugePages is a total over
+		 * the tree and cannot tell advised regions from the rest, so no
+		 * share, nor a share beside host's (whose sampled peak may be
+		 * lower by noise, or which may not be among the modes), can
+		 * contradict the mode: never flagged.
+		 */
+		return AI_NONE;
 	case AB_GLIBC:
 		return AI_MORE;
 	case AB_SET: /* more when it turns a policy to always (enabled=always, 64kB=always) */
@@ -101,6 +112,47 @@ int ab_mode_parse(const char *word, struct ab_mode *m)
 	m->sweep_point = m->kind == AB_SWEEP;
 	m->arg = colon ? colon + 1 : NULL;
 	return 0;
+}
+
+/* Whether the piece W of a --modes list starts a mode (else it continues a host: mode). */
+static bool starts_mode(const char *w)
+{
+	static const char *const words[] = {"host", "off", "except-advised", "glibc"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return !strncmp(w, "env:", 4) || !strncmp(w, "host:", 5) || !strncmp(w, "sweep:", 6) ||
+	       !strchr(w, '=');
+}
+
+int ab_modes_split(const char *list, char (*out)[AB_NAME_LEN], int max)
+{
+	int n = 0;
+	const char *p = list;
+	if (!*list)
+		return -EINVAL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char w[AB_NAME_LEN];
+		if (!len || len >= sizeof(w))
+			return -EINVAL;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		if (n > 0 && !strncmp(out[n - 1], "host:", 5) && !starts_mode(w)) {
+			size_t have = strlen(out[n - 1]);
+			if (have + 1 + len >= AB_NAME_LEN)
+				return -EINVAL;
+			out[n - 1][have] = ',';
+			memcpy(out[n - 1] + have + 1, w, len + 1);
+		} else {
+			if (n >= max)
+				return -E2BIG;
+			memcpy(out[n++], w, len + 1);
+		}
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
 }
 
 void ab_stat_of(double *v, int n, struct ab_stat *s)

@@ -171,6 +171,15 @@ const char *ab_sweep_call_name(enum ab_sweep_call c);
 /* Summaries of the N modes M (S[i] for M[i]); the first run mode is the base. */
 void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summary *s);
 
+/*
+ * Split a --modes LIST at its commas into at most MAX mode words in OUT: a
+ * piece after a host: mode that is no mode of its own (KEY=VALUE) belongs to
+ * that host: mode, so "host:enabled=always,defrag=always,off" is two modes.
+ * Returns the count, -EINVAL for an empty list or an empty piece, or a word
+ * longer than AB_NAME_LEN, -E2BIG for more than MAX. Pure.
+ */
+int ab_modes_split(const char *list, char (*out)[AB_NAME_LEN], int max);
+
 /* Parse a --modes word into M (name, kind, arg). Returns 0 or -EINVAL. */
 int ab_mode_parse(const char *word, struct ab_mode *m);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ab.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -70,6 +71,13 @@ void ab_render_host_notice(FILE *f, const struct ab_mode *modes, struct settings
 		    journal);
 }
 
+const char *ab_ci_level(char *out, size_t n, const struct ratio_ci *ci)
+{
+	double p = floor(ci->level * 1000 + 1e-6) / 10; /* rounded down: never overstated */
+	snprintf(out, n, p == floor(p) ? "%.0f%%" : "%.1f%%", p);
+	return out;
+}
+
 /* Median (min-max) with PREC decimals. */
 static void stat_cell(struct table *t, const struct ab_stat *s, int prec)
 {
@@ -118,8 +126,9 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 			col_reset(color));
 		return;
 	}
-	char w[48];
+	char w[48], lv[16];
 	const char *bn = base >= 0 ? r->modes[base].name : "?";
+	ab_ci_level(lv, sizeof(lv), &s->ci);
 	switch (s->verdict) {
 	case AV_BASE:
 		fprintf(f, "the base the other modes are compared with");
@@ -127,17 +136,17 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	case AV_FASTER:
 	case AV_SLOWER:
 		ratio_words(w, sizeof(w), s->ci.est, "faster", "slower");
-		fprintf(f, "%s%s wall than %s (95%% CI %.2f-%.2fx of its time)%s",
-			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, s->ci.lo, s->ci.hi,
-			s->verdict == AV_SLOWER ? col_reset(color) : "");
+		fprintf(f, "%s%s wall than %s (%s CI %.2f-%.2fx of its time)%s",
+			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv, s->ci.lo,
+			s->ci.hi, s->verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:
-		fprintf(f, "no difference beyond 3%% from %s at N=%d (95%% CI %.2f-%.2fx)", bn,
-			r->runs, s->ci.lo, s->ci.hi);
+		fprintf(f, "no difference beyond 3%% from %s at N=%d (%s CI %.2f-%.2fx)", bn,
+			r->runs, lv, s->ci.lo, s->ci.hi);
 		break;
 	case AV_INCONCLUSIVE:
-		fprintf(f, "inconclusive: the host was too noisy (95%% CI %.2f-%.2fx of %s's time)",
-			s->ci.lo, s->ci.hi, bn);
+		fprintf(f, "inconclusive: the host was too noisy (%s CI %.2f-%.2fx of %s's time)",
+			lv, s->ci.lo, s->ci.hi, bn);
 		break;
 	default:
 		fprintf(f, "too few runs for an interval (--runs %d; 4 or more per mode)", r->runs);
@@ -167,8 +176,11 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 				   : (s->metric_call[k] == CI_ABOVE) == r->metrics[k].higher_better
 					   ? "better"
 					   : "worse";
-		fprintf(f, "    %s: %s (ratio %.3f, 95%% CI %.3f-%.3f)\n", r->metrics[k].name, call,
-			ci->est, ci->lo, ci->hi);
+		if (ci->ok)
+			fprintf(f, "    %s: %s (ratio %.3f, %s CI %.3f-%.3f)\n", r->metrics[k].name,
+				call, ci->est, ab_ci_level(lv, sizeof(lv), ci), ci->lo, ci->hi);
+		else
+			fprintf(f, "    %s: %s (no interval)\n", r->metrics[k].name, call);
 	}
 }
 
@@ -178,8 +190,9 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 	const struct ab_summary *s = &r->sum[i];
 	if (r->modes[i].skipped || r->modes[i].failed || s->mem_verdict == AV_NOT_RUN)
 		return;
-	char w[48], a[32], b[32];
+	char w[48], a[32], b[32], lv[16];
 	const char *bn = base >= 0 ? r->modes[base].name : "?";
+	ab_ci_level(lv, sizeof(lv), &s->rss_ci);
 	fprintf(f, "  %s: ", r->modes[i].name);
 	switch (s->mem_verdict) {
 	case AV_BASE:
@@ -188,16 +201,17 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 	case AV_FASTER:
 	case AV_SLOWER:
 		ratio_words(w, sizeof(w), s->rss_ci.est, "less", "more");
-		fprintf(f, "%s%s peak RSS than %s (95%% CI %.2f-%.2fx)%s",
-			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, s->rss_ci.lo,
-			s->rss_ci.hi, s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
+		fprintf(f, "%s%s peak RSS than %s (%s CI %.2f-%.2fx)%s",
+			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv,
+			s->rss_ci.lo, s->rss_ci.hi,
+			s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:
-		fprintf(f, "no peak RSS difference beyond 3%% from %s (95%% CI %.2f-%.2fx)", bn,
+		fprintf(f, "no peak RSS difference beyond 3%% from %s (%s CI %.2f-%.2fx)", bn, lv,
 			s->rss_ci.lo, s->rss_ci.hi);
 		break;
 	case AV_INCONCLUSIVE:
-		fprintf(f, "inconclusive: peak RSS too spread (95%% CI %.2f-%.2fx of %s's)",
+		fprintf(f, "inconclusive: peak RSS too spread (%s CI %.2f-%.2fx of %s's)", lv,
 			s->rss_ci.lo, s->rss_ci.hi, bn);
 		break;
 	default:

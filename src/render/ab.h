@@ -31,6 +31,13 @@ struct ab_report {
 void ab_render_host_notice(FILE *f, const struct ab_mode *modes, struct settings_plan *const *plans,
 			   int n, const char *thp_dir, const char *journal);
 
+/*
+ * The level CI's interval has, in OUT: "95%", or "96.8%" where the exact
+ * Mann-Whitney bounds reach past the asked 95% (few runs: 5 and 5 give
+ * 96.8%), rounded down to 0.1 so never more than it is. Returns OUT.
+ */
+const char *ab_ci_level(char *out, size_t n, const struct ratio_ci *ci);
+
 void ab_render_text(FILE *f, const struct ab_report *r, bool color);
 void ab_render_csv(FILE *f, const struct ab_report *r);
 json_t *ab_to_json(const struct ab_report *r);

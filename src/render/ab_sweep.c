@@ -10,43 +10,45 @@
 static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 {
 	const struct ratio_ci *r = &s->rel;
+	char lv[16];
+	ab_ci_level(lv, sizeof(lv), r);
 	switch (s->call) {
 	case AS_FASTER:
 		fprintf(f,
 			"%ssensitive to huge-page backing:%s 100%% huge-backed runs %.0f%% faster than 0%% ",
 			col_bold(color), col_reset(color), (1 - r->est) * 100);
 		if (r->lo > 0)
-			fprintf(f, "(95%% CI %.0f-%.0f%%)", (1 - r->hi) * 100, (1 - r->lo) * 100);
+			fprintf(f, "(%s CI %.0f-%.0f%%)", lv, (1 - r->hi) * 100, (1 - r->lo) * 100);
 		else /* the interval reaches a wall time of 0: only its other end says something */
-			fprintf(f, "(95%% CI %.0f%% or more)", (1 - r->hi) * 100);
+			fprintf(f, "(%s CI %.0f%% or more)", lv, (1 - r->hi) * 100);
 		fprintf(f, ", slope over %d runs\n", s->n);
 		break;
 	case AS_SLOWER:
 		fprintf(f,
 			"%ssensitive to huge-page backing:%s 100%% huge-backed runs %.0f%% slower than 0%% "
-			"(95%% CI %.0f-%.0f%%), slope over %d runs\n",
-			col_yellow(color), col_reset(color), (r->est - 1) * 100, (r->lo - 1) * 100,
-			(r->hi - 1) * 100, s->n);
+			"(%s CI %.0f-%.0f%%), slope over %d runs\n",
+			col_yellow(color), col_reset(color), (r->est - 1) * 100, lv,
+			(r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
 		break;
 	case AS_FLAT:
 		fprintf(f,
 			"flat: no wall-time difference beyond %.0f%% from 0%% to 100%% huge-backed "
-			"(95%% CI %+.1f%% to %+.1f%%), slope over %d runs\n",
-			AB_SAME_WITHIN * 100, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+			"(%s CI %+.1f%% to %+.1f%%), slope over %d runs\n",
+			AB_SAME_WITHIN * 100, lv, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
 		break;
 	case AS_NOISY:
 		if (r->ok && (r->lo > 1 || r->hi < 1))
 			fprintf(f,
 				"inconclusive: a difference of %+.1f%% by its estimate, under the "
-				"%.0f%% that matters, its 95%% CI %+.1f%% to %+.1f%% reaching past it "
+				"%.0f%% that matters, its %s CI %+.1f%% to %+.1f%% reaching past it "
 				"(%d runs)\n",
-				(r->est - 1) * 100, AB_SAME_WITHIN * 100, (r->lo - 1) * 100,
+				(r->est - 1) * 100, AB_SAME_WITHIN * 100, lv, (r->lo - 1) * 100,
 				(r->hi - 1) * 100, s->n);
 		else if (r->ok)
 			fprintf(f,
-				"inconclusive: wall times too noisy for a slope (95%% CI %+.0f%% to "
+				"inconclusive: wall times too noisy for a slope (%s CI %+.0f%% to "
 				"%+.0f%% from 0%% to 100%% huge-backed, %d runs)\n",
-				(r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+				lv, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
 		else
 			fprintf(f,
 				"inconclusive: wall times too noisy for a bounded interval (%d runs)\n",

@@ -62,7 +62,8 @@ static void ab_wall(struct hbuf *h, const struct ab_report *r)
 	report_table_end(h);
 }
 
-/* Each mode's measure over the base's (wall time, or peak RSS with MEM): estimate, 95% interval. */
+/* Each mode's measure over the base's (wall time, or peak RSS with MEM): estimate, interval of
+ * at least 95% (its level in the table). */
 static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 {
 	const char *names[AB_MAX_MODES];
@@ -77,11 +78,12 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 	}
 	const char *id = mem ? "ab-rss" : "ab-ratio";
 	struct svg_chart c;
-	svg_chart_begin(&c, h, id, "ratio",
-			mem ? "peak RSS relative to the base mode, 95% interval: what THP costs"
-			    : "wall time relative to the base mode, 95% interval",
-			0, 0, false, y0, y1, false, "mode",
-			mem ? "peak RSS / base (ratio)" : "wall time / base (ratio)", names, r->n);
+	svg_chart_begin(
+		&c, h, id, "ratio",
+		mem ? "peak RSS relative to the base, interval of 95% or more: what THP costs"
+		    : "wall time relative to the base mode, interval of 95% or more",
+		0, 0, false, y0, y1, false, "mode",
+		mem ? "peak RSS / base (ratio)" : "wall time / base (ratio)", names, r->n);
 	svg_hline(&c, 1, "1 = same as the base");
 	int drawn = 0, too_few = 0;
 	for (int i = 0; i < r->n; i++) {
@@ -108,17 +110,21 @@ static void ab_ratio(struct hbuf *h, const struct ab_report *r, bool mem)
 		svg_note(&c, NAN, note);
 	}
 	svg_chart_end(&c);
-	static const char *const cols[5] = {"mode", "ratio", "95% low", "95% high", "verdict"};
-	report_table_begin(h, id, cols, 5);
+	static const char *const cols[6] = {"mode", "ratio", "low", "high", "level", "verdict"};
+	report_table_begin(h, id, cols, 6);
 	for (int i = 0; i < r->n; i++) {
 		const struct ratio_ci *ci = mem ? &r->sum[i].rss_ci : &r->sum[i].ci;
-		char cell[4][40];
-		const char *cp[4] = {cell[0], cell[1], cell[2], cell[3]};
+		char cell[5][40];
+		const char *cp[5] = {cell[0], cell[1], cell[2], cell[3], cell[4]};
 		cells_4f(cell, (const double[]){ci->est, ci->lo, ci->hi}, 3, ci->ok);
-		snprintf(cell[3], sizeof(cell[3]), "%s",
+		if (ci->ok)
+			ab_ci_level(cell[3], sizeof(cell[3]), ci);
+		else
+			snprintf(cell[3], sizeof(cell[3]), "-");
+		snprintf(cell[4], sizeof(cell[4]), "%s",
 			 mem ? ab_mem_name(r->sum[i].mem_verdict)
 			     : ab_verdict_name(r->sum[i].verdict));
-		report_table_row(h, names[i], cp, 4);
+		report_table_row(h, names[i], cp, 5);
 	}
 	report_table_end(h);
 }
@@ -218,7 +224,9 @@ static void ab_evidence(struct hbuf *h, const struct ab_report *r)
 			 : in == AI_MORE && base_ok(r, i)
 				 ? "more AnonHugePages than the base, as the mode intends"
 			 : in == AI_MORE ? "some AnonHugePages, as the mode intends"
-					 : "- (the mode intends no direction)");
+			 : r->modes[i].kind == AB_EXCEPT_ADVISED
+				 ? "- (THP where CMD madvises: AnonHugePages cannot tell where)"
+				 : "- (the mode intends no direction)");
 		report_table_row(h, r->modes[i].name, cp, 6);
 	}
 	report_table_end(h);

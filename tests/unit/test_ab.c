@@ -106,6 +106,27 @@ static void test_proof_contradicting_intent_is_flagged(UNIT_STATE)
 	assert_false(S[2].proof_contradicts);
 }
 
+/*
+ * except-advised with a CMD that madvises its memory itself: 100% huge-backed,
+ * as host, is what the mode intends (THP where CMD asks), never flagged.
+ */
+static void test_except_advised_with_madvise_is_not_flagged(UNIT_STATE)
+{
+	runs(0, "host", 6, W, 1.0, 262144, 262144);
+	runs(1, "except-advised", 6, W, 1.0, 262144, 262144);
+	runs(2, "off", 6, W, 1.0, 0, 262144);
+	ab_summarize(M, 3, 0, S);
+	assert_int_equal(ab_kind_intent(M[1].kind, M[1].arg), AI_NONE);
+	assert_true(S[1].share.ok && S[1].share.med > 0.99);
+	assert_false(S[1].proof_contradicts);
+	assert_false(S[2].proof_contradicts);
+	/* nor when the base is off and shows none */
+	runs(0, "off", 6, W, 1.0, 0, 262144);
+	runs(1, "except-advised", 6, W, 1.0, 262144, 262144);
+	ab_summarize(M, 2, 0, S);
+	assert_false(S[1].proof_contradicts);
+}
+
 static void test_failed_and_skipped_modes_do_not_decide(UNIT_STATE)
 {
 	runs(0, "except-advised", 5, W, 1.0, 0, 1000);
@@ -210,8 +231,60 @@ static void test_host_modes_say_what_they_change(UNIT_STATE)
 	free(t);
 }
 
+/*
+ * The interval's level in words is the one it has: 5 and 5 runs give exact
+ * Mann-Whitney bounds at 96.8% (JSON level 0.968254), not "95%".
+ */
+static void test_text_states_the_level_the_interval_has(UNIT_STATE)
+{
+	char lv[16];
+	struct ratio_ci ci = {.ok = true, .level = 0.95};
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "95%");
+	ci.level = 0.958874; /* 6 and 6 */
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "95.8%");
+	ci.level = 0.9999; /* rounded down: never more than it is */
+	assert_string_equal(ab_ci_level(lv, sizeof(lv), &ci), "99.9%");
+	runs(0, "off", 5, W, 1.0, 0, 262144);
+	runs(1, "glibc", 5, W, 0.6, 260096, 262144);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 5; k++)
+			M[i].runs[k].maxrss_kb = 1000 + (uint64_t)k;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].ci.level > 0.968253 && S[1].ci.level < 0.968255);
+	char *cmd[] = {"touch", NULL};
+	struct ab_report r = {.modes = M, .sum = S, .n = 2, .cmd = cmd, .runs = 5, .warmup = 1};
+	struct unit_mem m;
+	ab_render_text(unit_mem_open(&m), &r, false);
+	char *t = unit_mem_text(&m);
+	assert_non_null(strstr(t, "faster wall than off (96.8% CI 0.5"));
+	assert_non_null(strstr(t, "no peak RSS difference beyond 3% from off (96.8% CI"));
+	assert_null(strstr(t, "95% CI"));
+	free(t);
+}
+
+/* --modes: commas split modes; a host: mode keeps its KEY=VALUE pieces; empty is refused. */
+static void test_modes_list_split(UNIT_STATE)
+{
+	char w[AB_MAX_MODES][AB_NAME_LEN];
+	assert_int_equal(
+		ab_modes_split("host,host:enabled=always,defrag=always,off", w, AB_MAX_MODES), 3);
+	assert_string_equal(w[0], "host");
+	assert_string_equal(w[1], "host:enabled=always,defrag=always");
+	assert_string_equal(w[2], "off");
+	assert_int_equal(ab_modes_split("host:enabled=always,env:A=1,glibc", w, AB_MAX_MODES), 3);
+	assert_string_equal(w[1], "env:A=1");
+	assert_int_equal(ab_modes_split("off,defrag=always", w, AB_MAX_MODES), 2);
+	assert_string_equal(w[1], "defrag=always"); /* no host: before it: an unknown mode */
+	assert_int_equal(ab_modes_split("", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,,glibc", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,", w, AB_MAX_MODES), -EINVAL);
+	assert_int_equal(ab_modes_split("off,glibc,host", w, 2), -E2BIG);
+}
+
 UNIT_TESTS(test_host_modes_say_what_they_change, test_modes_parse_and_refuse,
 	   test_faster_mode_with_proof, test_same_times_are_no_difference,
 	   test_noise_is_inconclusive_and_few_runs_too_few,
-	   test_proof_contradicting_intent_is_flagged, test_failed_and_skipped_modes_do_not_decide,
-	   test_memory_has_its_own_verdict)
+	   test_proof_contradicting_intent_is_flagged,
+	   test_except_advised_with_madvise_is_not_flagged,
+	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict,
+	   test_text_states_the_level_the_interval_has, test_modes_list_split)
