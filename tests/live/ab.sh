@@ -128,8 +128,9 @@ else
 		'd["modes"][0]["memory_verdict"] == "base" and d["modes"][1]["memory_verdict"] == "more-memory" and d["modes"][1]["peak_rss_ratio_to_base"]["low"] > 4' \
 		'[(m["mode"], m["memory_verdict"], m["peak_rss_ratio_to_base"], m["maxrss_kb"]) for m in d["modes"]]'
 	t ab --runs 5 --warmup 0 --modes off,glibc -- "$C" 256M sparse
+	# the interval's level as it is: 5 and 5 runs give 96.8% (at least the 95% asked)
 	expect_eval "memory (text): a memory block, glibc names more peak RSS with its interval" \
-		'grep -q "^memory (peak RSS" "$TMP/out" && grep -qE "^  glibc: [0-9.]+x more peak RSS than off \(95% CI" "$TMP/out"' \
+		'grep -q "^memory (peak RSS" "$TMP/out" && grep -qE "^  glibc: [0-9.]+x more peak RSS than off \(9[5-9](\.[0-9])?% CI" "$TMP/out"' \
 		"$(grep -A3 '^memory' "$TMP/out" | tr '\n' ' ')"
 	if [ "$ROOT" = 1 ]; then
 		t_nobody ab --runs 2 --warmup 0 --json --modes off,glibc -- "$C" 256M 1M
