@@ -126,6 +126,10 @@ for i, (name, _, cmp) in enumerate(cases, 1):
     # a command to paste is broken between its words with a " \\" that continues it
     elif wide is not None and not same_words(out.replace(" \\\n", "\n").split(), wide.split()):
         print("not ok - %s: the wrapped text is not the --wide text (whitespace aside)" % name)
+    # status's verdict rows: the arrow and its command stay together on one line
+    elif wide is not None and any("->  " + c not in out for c in
+                                  re.findall(r"  ->  (thpctl[^\n]*)$", wide, re.M)):
+        print("not ok - %s: a verdict's '->  thpctl ...' is broken over two lines" % name)
     else:
         print("ok - %s: widest line %d, %d lines%s" % (name, w, len(lines),
               " (--wide: %d, the same words)" % len(wide.splitlines()) if cmp else ""))

@@ -7,6 +7,8 @@
 #include "status.h"
 #include "status_int.h"
 #include "table.h"
+#include "../util/buf.h"
+#include "../util/wrap.h"
 
 static const char *sev_color(enum severity s, bool color)
 {
@@ -24,6 +26,30 @@ static int area_width(void)
 	return w;
 }
 
+/*
+ * HEAD (a verdict row: severity, area, title), then "  ->  " and the command MORE, on F: one
+ * line, which the stdout filter wraps; but when the wrapped HEAD's last line has no room
+ * for the arrow and the whole command, they go on a line of their own under HEAD's
+ * continuation indent (a command is not split over two lines, nor its arrow left alone).
+ */
+static void put_arrow_row(FILE *f, const char *head, const char *more)
+{
+	size_t w = f == stdout ? wrap_stdout_width() : 0, hl = strlen(head);
+	struct buf b = {0};
+	size_t need = 6 + wrap_display_width(more, strlen(more));
+	if (w && wrap_display_width(head, hl) + need > w && wrap_line(&b, head, hl, w) == 0) {
+		const char *last = b.len ? memrchr(b.p, '\n', b.len) : NULL;
+		last = last ? last + 1 : b.p;
+		if (wrap_display_width(last, b.len - (size_t)(last - b.p)) + need > w) {
+			fprintf(f, "%s\n      ->  %s\n", head, more);
+			buf_free(&b);
+			return;
+		}
+	}
+	buf_free(&b);
+	fprintf(f, "%s  ->  %s\n", head, more);
+}
+
 void status_render_verdict(FILE *f, const struct findings *fs, bool partial, bool color)
 {
 	int worst[AREA_N], aw = area_width();
@@ -37,11 +63,12 @@ void status_render_verdict(FILE *f, const struct findings *fs, bool partial, boo
 		struct finding_text w;
 		finding_text(x, &w);
 		const char *c = sev_color(x->sev, color);
-		fprintf(f, "  %s%-4s%s  %-*s  ", c, severity_name(x->sev),
-			*c ? col_reset(color) : "", aw, finding_area_name(x->area));
+		char head[sizeof(w.title) + 64];
 		/* whole: a line wider than the terminal is wrapped (util/wrap.h), never cut */
-		fputs(strip_ctl(w.title), f);
-		fprintf(f, "  ->  %s\n", w.more);
+		snprintf(head, sizeof(head), "  %s%-4s%s  %-*s  %s", c, severity_name(x->sev),
+			 *c ? col_reset(color) : "", aw, finding_area_name(x->area),
+			 strip_ctl(w.title));
+		put_arrow_row(f, head, w.more);
 	}
 	char clean[160] = "";
 	size_t o = 0;

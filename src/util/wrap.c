@@ -428,7 +428,7 @@ void wrap_stdout_help(bool on)
 
 size_t wrap_stdout_width(void)
 {
-	return filter ? sink.width : 0;
+	return filter && !(sink.raw && sink.raw(sink.ctx)) ? sink.width : 0;
 }
 
 int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx)

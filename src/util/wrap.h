@@ -106,7 +106,8 @@ int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx);
  * first, so the lines written before take the layout they were written under. */
 void wrap_stdout_help(bool on);
 
-/* The width the stdout filter wraps to, 0 when none is installed (wrap_stdout()). */
+/* The width the stdout filter wraps to now: 0 when none is installed (wrap_stdout()) or it
+ * passes text unchanged (its RAW is true: --json or --wide given after the command). */
 size_t wrap_stdout_width(void);
 
 /*
