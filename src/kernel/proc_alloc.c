@@ -16,6 +16,7 @@
 #include "../util/names.h"
 #include "exe.h"
 #include "parse.h"
+#include "smaps.h"
 
 static const char *const kind_names[AK_NKINDS] = {
 	[AK_UNKNOWN] = "unknown",   [AK_GLIBC] = "glibc",	[AK_JEMALLOC] = "jemalloc",
@@ -192,7 +193,8 @@ void alloc_maps_parse(const char *text, size_t len, struct alloc_raw *r)
 			continue;
 		if ((size_t)(e - s) > sizeof(line) - 1)
 			continue; /* a path cut here would be a wrong name */
-		add_path(r, line + off, strlen(line + off), a, b);
+		/* the kernel's \012 for a newline in the path, undone as smaps' names are */
+		add_path(r, line + off, smaps_name_unescape(line + off, strlen(line + off)), a, b);
 	}
 }
 

@@ -106,6 +106,11 @@ static void test_alloc_maps_libraries_deduplicated(UNIT_STATE)
 			     "7f00-7f10 r--p 0 0 0 usr/lib/libc.so.6\n"),
 			 &u);
 	assert_int_equal(u.nlibs, 0);
+	/* the kernel's \012 (a newline in the path) is undone, as in smaps' names */
+	struct alloc_raw nl = {0};
+	alloc_maps_parse(LIT("7f00-7f10 r--p 0 0 0 /opt/a\\012b/libjemalloc.so.2\n"), &nl);
+	assert_int_equal(nl.nlibs, 1);
+	assert_string_equal(nl.libs[0].path, "/opt/a\nb/libjemalloc.so.2");
 }
 
 static void test_alloc_maps_at_most_max_libraries(UNIT_STATE)
