@@ -277,15 +277,14 @@ static int note_cgpids(struct cap *c)
  * (RECORDED, N: the processes recorded whole, and khugepaged's stat): on the live host thpctl
  * cgroups leaves kernel threads out of PROCS, and a replay tells them apart by their stat
  * (PF_KTHREAD), as it does khugepaged. A user process's files are not recorded here: its
- * THP_enabled is unknown in the replay, which says so.
+ * THP_enabled is unknown in the replay, which says so. RECORDED is sorted (cmp_pid).
  */
 static int rec_cg_kthreads(struct cap *c, const pid_t *recorded, size_t n, pid_t khugepaged)
 {
 	for (size_t i = 0; i < c->ncgpids; i++) {
 		pid_t pid = c->cgpids[i];
-		bool seen = pid == khugepaged || (i && c->cgpids[i - 1] == pid);
-		for (size_t k = 0; k < n && !seen; k++)
-			seen = recorded[k] == pid;
+		bool seen = pid == khugepaged || (i && c->cgpids[i - 1] == pid) ||
+			    (n && bsearch(&pid, recorded, n, sizeof(*recorded), cmp_pid));
 		if (seen)
 			continue;
 		char rel[64];
@@ -472,9 +471,19 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 	if (!r && o->khugepaged > 0 && !khp_done)
 		r = rec_proc(&c, o->khugepaged, true);
 	if (!r && !o->all) {
-		if (c.ncgpids)
-			qsort(c.cgpids, c.ncgpids, sizeof(*c.cgpids), cmp_pid);
-		r = rec_cg_kthreads(&c, pids, (size_t)n, o->khugepaged);
+		pid_t *sorted = n > 0 ? malloc((size_t)n * sizeof(*sorted)) : NULL;
+		if (n > 0 && !sorted)
+			r = -ENOMEM;
+		if (!r) {
+			if (c.ncgpids)
+				qsort(c.cgpids, c.ncgpids, sizeof(*c.cgpids), cmp_pid);
+			if (n > 0) {
+				memcpy(sorted, pids, (size_t)n * sizeof(*sorted));
+				qsort(sorted, (size_t)n, sizeof(*sorted), cmp_pid);
+			}
+			r = rec_cg_kthreads(&c, sorted, (size_t)(n > 0 ? n : 0), o->khugepaged);
+		}
+		free(sorted);
 	}
 	if (!r)
 		r = rec_passwd(&c);
