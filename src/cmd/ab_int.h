@@ -24,8 +24,8 @@ struct ab_ctx {
 	char sweep_so[4096]; /* thpctl-sweep.so, found when a sweep mode is run */
 	const char *report;  /* --report FILE */
 	char **cmd;
-	char logdir[64]; /* per-run logs of CMD's output */
-	char exe[4096];	 /* CMD's program found on PATH once (execv), "" to let execvp search */
+	char logdir[256]; /* per-run logs of CMD's output: $TMPDIR/thpctl-ab.XXXXXX */
+	char exe[4096];	  /* CMD's program found on PATH once (execv), "" to let execvp search */
 	int nlogs;
 	bool keep_logs; /* a run failed: its log is kept */
 };

@@ -38,7 +38,7 @@
  * none), the log directory, and whether a failed run's logs stay in it. */
 static volatile pid_t sig_child;
 static volatile sig_atomic_t sig_keep;
-static char sig_logdir[64];
+static char sig_logdir[256];
 
 static void say(const char *s)
 {
@@ -203,10 +203,9 @@ int ab_prepare(struct ab_ctx *c)
 			}
 		}
 	}
-	snprintf(c->logdir, sizeof(c->logdir), "/tmp/thpctl-ab.XXXXXX");
-	if (!mkdtemp(c->logdir)) {
-		warn("ab: cannot make a log directory under /tmp");
-		c->logdir[0] = '\0';
+	char err[300];
+	if (child_dir_make(c->logdir, sizeof(c->logdir), "ab", err, sizeof(err))) {
+		warnx("ab: cannot make a log directory: %s", err);
 		return EXIT_FAIL;
 	}
 	snprintf(sig_logdir, sizeof(sig_logdir), "%s", c->logdir);

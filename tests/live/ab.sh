@@ -64,9 +64,12 @@ expect_eval "a command that cannot be started: exit 1, said with the shell's 127
 
 # ---- a signal to ab alone (kill -TERM PID): no host-wide change (off,host) ----------
 # the command it was timing ended (not left running under init), its log directory
-# (the command's stdout, /tmp/thpctl-ab.XXXXXX/0-0.log) removed; both found by the PID ab started
+# (the command's stdout, $TMPDIR/thpctl-ab.XXXXXX/0-0.log, /tmp without TMPDIR) removed; both
+# found by the PID ab started
 for sig in TERM INT; do
-	"${DFL[@]}" "$T" ab --runs 3 --modes off,host -- sleep 30 >/dev/null 2>"$TMP/err.sig" &
+	tdir=/tmp
+	[ "$sig" = INT ] && tdir=$TMP
+	"${DFL[@]}" TMPDIR="$tdir" "$T" ab --runs 3 --modes off,host -- sleep 30 >/dev/null 2>"$TMP/err.sig" &
 	BG=$!
 	track_pid "$BG"
 	kids= logdir=
@@ -89,7 +92,7 @@ for sig in TERM INT; do
 	done
 	for k in $left; do kill -KILL "$k" 2>/dev/null; done
 	expect_eval "SIG$sig to ab: it dies by it, the run in progress ended, its log directory removed" \
-		'[ "$rc" = $((128 + $(kill -l "$sig"))) ] && [ -n "$kids" ] && [ -z "$left" ] && [[ $logdir == /tmp/thpctl-ab.* ]] && [ ! -e "$logdir" ] && grep -q "the run in progress was ended" "$TMP/err.sig"' \
+		'[ "$rc" = $((128 + $(kill -l "$sig"))) ] && [ -n "$kids" ] && [ -z "$left" ] && [[ $logdir == "$tdir"/thpctl-ab.* ]] && [ ! -e "$logdir" ] && grep -q "the run in progress was ended" "$TMP/err.sig"' \
 		"rc $rc, command pids '$kids', left running: '$left', log directory '$logdir': $(ls -d "$logdir" 2>&1), stderr: $(head -c 300 "$TMP/err.sig")"
 done
 
