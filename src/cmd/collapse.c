@@ -18,6 +18,7 @@
 #include "../model/collapse.h"
 #include "../render/collapse.h"
 #include "../util/clock.h"
+#include "../util/esc.h"
 #include "../util/num.h"
 #include "args.h"
 #include "common.h"
@@ -56,7 +57,9 @@ static void collapse_help(FILE *f)
 		"  --range START-END  only this address range (hex, as in /proc/PID/maps;\n"
 		"                     shrunk to whole aligned huge pages); repeatable\n"
 		"  --vma NAME         only VMAs named NAME: [heap], [stack], [anon] (unnamed\n"
-		"                     anonymous), [anon:x], a file path; repeatable\n"
+		"                     anonymous), [anon:x], a file path (whole, as in\n"
+		"                     /proc/PID/maps); repeatable; a NAME no VMA has is an\n"
+		"                     error (exit 1)\n"
 		"  --dry-run          print the ranges and their estimate, collapse nothing\n"
 		"  --max-inflate X    refuse ranges whose RSS would grow more than X times\n"
 		"                     (default 2: at most half of each huge page invented)\n"
@@ -417,6 +420,32 @@ static void smaps_fail(pid_t pid, int e)
 		warnx("collapse: cannot read /proc/%d/smaps: %s", pid, strerror(-e));
 }
 
+/*
+ * Each --vma name of SEL that no VMA of VL has, said (escaped) with how --vma
+ * matches: a typo is not "nothing to collapse". Returns whether any was unmatched.
+ */
+static bool vma_unmatched(pid_t pid, const struct collapse_sel *sel, const struct vma_list *vl)
+{
+	struct collapse_sel one = *sel;
+	bool any = false;
+	for (int j = 0; j < sel->nvmas; j++) {
+		one.vmas = &sel->vmas[j];
+		one.nvmas = 1;
+		if (collapse_vma_unmatched(vl->v, vl->n, &one) < 0)
+			continue;
+		char e[1024];
+		warnx("collapse: --vma '%s' names no VMA of process %d",
+		      esc_buf(e, sizeof(e), sel->vmas[j]), pid);
+		any = true;
+	}
+	if (any)
+		warnx("collapse: --vma matches a VMA's whole name as /proc/%d/maps shows it ([heap], "
+		      "[stack], [anon:NAME], a file path), or [anon] for unnamed anonymous memory; "
+		      "'thpctl maps %d' lists them",
+		      pid, pid);
+	return any;
+}
+
 int cmd_collapse(struct globals *g, int argc, char **argv)
 {
 	struct collapse_sel sel = {0};
@@ -437,6 +466,10 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		goto out;
 	if ((e = read_vmas(&g->sr, &pi, pid, &vl))) {
 		smaps_fail(pid, e);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (vma_unmatched(pid, &sel, &vl)) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -70,6 +70,18 @@ static bool name_matches(const struct cvma *v, const char *want)
 	return strcmp(cvma_label(v), want) == 0 || strcmp(v->name, want) == 0;
 }
 
+int collapse_vma_unmatched(const struct cvma *v, int n, const struct collapse_sel *sel)
+{
+	for (int j = 0; j < sel->nvmas; j++) {
+		bool hit = false;
+		for (int i = 0; i < n && !hit; i++)
+			hit = name_matches(&v[i], sel->vmas[j]);
+		if (!hit)
+			return j;
+	}
+	return -1;
+}
+
 /* Fill R for [A, B) over the VMAs overlapping it. */
 static void fill(struct crange *r, const struct cvma *v, int n, const struct collapse_sel *sel,
 		 uint64_t pmd, uint64_t a, uint64_t b)

@@ -131,6 +131,14 @@ int collapse_parse_range(const char *s, uint64_t *start, uint64_t *end);
 int collapse_select(const struct cvma *v, int n, const struct collapse_sel *sel, uint64_t pmd,
 		    struct crange *out, int max, int *nsmall);
 
+/*
+ * The index in SEL->vmas of the first --vma name that no VMA of V[0..N) has (a
+ * name matches whole: the name in /proc/PID/maps, or "[anon]" for an unnamed
+ * VMA), -1 when each names at least one. A name that matches nothing is a typo
+ * or a wrong process, not a VMA with nothing to collapse.
+ */
+int collapse_vma_unmatched(const struct cvma *v, int n, const struct collapse_sel *sel);
+
 /* AnonHugePages (kB) of the VMAs that overlap [START, END). */
 uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
 /* Rss (kB) of the VMAs that overlap [START, END). */

@@ -136,6 +136,33 @@ static void test_vma_selection(UNIT_STATE)
 	assert_int_equal(f.r[2].skip, CR_SKIP_NH);
 	assert_int_equal(f.r[4].skip, CR_SKIP_SMALL); /* the stack */
 	assert_int_equal(f.small, 0);
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), -1);
+}
+
+/* A --vma name no VMA has is told apart from VMAs with nothing to collapse. */
+static void test_vma_unmatched(UNIT_STATE)
+{
+	struct picked f;
+	pick_init(&f);
+	const char *typo[] = {"[heap]", "[haep]"};
+	struct collapse_sel sel = {.vmas = typo, .nvmas = 2, .thp_enabled = 1};
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), 1);
+	sel.nvmas = 1;
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), -1);
+	/* a name matches whole, not as a prefix: "[anon" is no name */
+	const char *part[] = {"[anon"};
+	sel.vmas = part;
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), 0);
+	/* no --vma: nothing unmatched */
+	sel.nvmas = 0;
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), -1);
+	/* the stack matches but holds no whole aligned huge page: a range, skipped small */
+	const char *stack[] = {"[stack]"};
+	sel.vmas = stack;
+	sel.nvmas = 1;
+	assert_int_equal(collapse_vma_unmatched(f.v, f.n, &sel), -1);
+	assert_int_equal(pick(&f, &sel), 1);
+	assert_int_equal(f.r[0].skip, CR_SKIP_SMALL);
 }
 
 static void test_range_selection(UNIT_STATE)
@@ -520,5 +547,6 @@ static void test_shmem_its_policy_forbids_is_skipped(UNIT_STATE)
 
 UNIT_TESTS(test_inflation_estimate, test_already_huge_and_empty_are_not_work, test_huge_from_smaps,
 	   test_already_huge_rendered, test_rss_of_range, test_parse_range, test_default_selection,
-	   test_prctl_disabled, test_vma_selection, test_range_selection, test_spanning_range_names,
-	   test_anon_and_labels, test_explain_and_backoff, test_shmem_its_policy_forbids_is_skipped)
+	   test_prctl_disabled, test_vma_selection, test_vma_unmatched, test_range_selection,
+	   test_spanning_range_names, test_anon_and_labels, test_explain_and_backoff,
+	   test_shmem_its_policy_forbids_is_skipped)
