@@ -52,6 +52,14 @@ add "linux-6.18-x86: ps --rollup --all" "--sysroot $FIX/linux-6.18-x86 ps --roll
 # a node's pool: its tmpfiles.d line (85 columns) becomes the command that adds it, broken
 # between its words (so not the --wide words)
 add "numa-2node-x86: hugetlb plan --for 8G --node 1" "--sysroot $FIX/numa-2node-x86 hugetlb plan --for 8G --node 1"
+# a 1G pool's nr_hugepages path (73 columns) is wider than the continuation indent leaves:
+# that word starts further left (it was on an 81-column line)
+for n in 0 1; do
+	for p in 2M 1G; do
+		add "numa-2node-x86: hugetlb plan --for 1G --page $p --node $n" \
+			"--sysroot $FIX/numa-2node-x86 hugetlb plan --for 1G --page $p --node $n"
+	done
+done
 # capture's message (written from a recorded tree into $TMP: nothing else is written)
 add "linux-6.18-x86: capture" "--sysroot $FIX/linux-6.18-x86 capture -o $TMP/columns-capture.tar.gz"
 # a VMA named by a path longer than a line (an unbreakable word): a copy of linux-6.18-x86

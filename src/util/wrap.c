@@ -274,8 +274,12 @@ int wrap_command(struct buf *out, const char *cmd, size_t len, size_t indent, si
 			r = buf_add(out, cmd + gap, gw);
 			col += gw;
 		} else {
-			r = buf_add(out, " \\\n", 3) || put_spaces(out, hang);
-			col = hang;
+			/* a word too wide for the hanging indent starts further left when that makes
+			 * it fit (the indent of a continuation line is nothing to the shell) */
+			size_t need = ww + (i < len ? 2 : 0),
+			       h = hang + need > width && need <= width ? width - need : hang;
+			r = buf_add(out, " \\\n", 3) || put_spaces(out, h);
+			col = h;
 		}
 		if (r || buf_add(out, cmd + w0, i - w0))
 			goto nomem;

@@ -17,8 +17,9 @@
  *
  * A line to paste is the one exception: a shell command (wrap_put_command) is
  * never broken inside a word but between its words, with " \" ending each
- * line but the last, and a word wider than the room (a long quoted script)
- * stays whole on a line wider than W; a line of a file to copy (a tmpfiles.d
+ * line but the last (a continuation line less indented when its word would not
+ * fit: a long path), and a word wider than W (a long quoted script) stays
+ * whole on a line wider than W; a line of a file to copy (a tmpfiles.d
  * line: wrap_put_verbatim) is never broken (hugetlb plan prints one wider than
  * W as the shell command that adds it to its file, through wrap_put_command).
  */
@@ -56,8 +57,8 @@ int wrap_help_line(struct buf *out, const char *line, size_t len, size_t width);
  * util/esc.h shell_quote_argv) to OUT: as it is when WIDTH is 0 or it fits; else broken
  * between its words (never inside quotes, nor in a comment from an unquoted '#') with
  * " \" at the end of each line but the last, each further line INDENT + 4 spaces in (at most
- * WIDTH / 2), so that pasted into a shell it is the same command. A word wider than the room
- * left stays whole. No final newline; OUT NUL-terminated. Returns 0, or -ENOMEM (OUT keeps
+ * WIDTH / 2; less for a word that fits the width only so: a long path), so that
+ * pasted into a shell it is the same command. A word wider than the room left stays whole. No final newline; OUT NUL-terminated. Returns 0, or -ENOMEM (OUT keeps
  * what it had).
  */
 int wrap_command(struct buf *out, const char *cmd, size_t len, size_t indent, size_t width);
