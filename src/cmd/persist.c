@@ -19,6 +19,7 @@
 #include "../render/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
+#include "../util/wrap.h"
 #include "args.h"
 #include "common.h"
 #include "control.h"
@@ -52,8 +53,16 @@ static void persist_help(FILE *f)
 		"  --install   write it (root): /etc/tmpfiles.d/thpctl.conf,\n"
 		"              /etc/systemd/system/thpctl-thp.service,\n"
 		"              /etc/sysctl.d/80-thpctl-hugetlb.conf or\n"
-		"              /etc/tuned/thpctl/tuned.conf, and say how to apply it;\n"
-		"              a kernel command line goes in the boot loader (not installed)\n" GLOBAL_HELP);
+		"              /etc/tuned/thpctl/tuned.conf, and say how to apply it and\n"
+		"              the command that undoes it; a kernel command line goes in the\n"
+		"              boot loader (not installed)\n\n"
+		"To undo --install (root; the running settings are not put back):\n"
+		"  tmpfiles  rm /etc/tmpfiles.d/thpctl.conf\n"
+		"  systemd   systemctl disable thpctl-thp.service;\n"
+		"            rm /etc/systemd/system/thpctl-thp.service && systemctl daemon-reload\n"
+		"  sysctl    rm /etc/sysctl.d/80-thpctl-hugetlb.conf\n"
+		"  tuned     tuned-adm profile PARENT && rm /etc/tuned/thpctl/tuned.conf &&\n"
+		"            rmdir /etc/tuned/thpctl\n" GLOBAL_HELP);
 }
 
 enum { OPT_FORMAT = OPT_CMD_BASE, OPT_INSTALL, OPT_TUNED_PARENT };
@@ -230,6 +239,36 @@ static void apply_hint(char *out, size_t n, enum persist_format f, const char *p
 	}
 }
 
+/*
+ * The shell command that undoes --install of format F at PATH (PARENT: the tuned profile it
+ * includes): the file removed, and what refers to it first. Nothing is undone on the running
+ * kernel: what the file set stays until the next boot.
+ */
+static void undo_cmd(char *out, size_t n, enum persist_format f, const char *path,
+		     const char *parent)
+{
+	switch (f) {
+	case PERSIST_TMPFILES:
+	case PERSIST_SYSCTL:
+		snprintf(out, n, "rm %s", path);
+		break;
+	case PERSIST_SYSTEMD:
+		snprintf(out, n,
+			 "systemctl disable thpctl-thp.service; rm %s && systemctl daemon-reload",
+			 path);
+		break;
+	case PERSIST_TUNED: {
+		const char *slash = strrchr(path, '/');
+		snprintf(out, n, "tuned-adm profile %s && rm %s && rmdir %.*s", parent, path,
+			 slash ? (int)(slash - path) : 0, path);
+		break;
+	}
+	case PERSIST_CMDLINE:
+		out[0] = '\0';
+		break;
+	}
+}
+
 /* --install: write TEXT under /etc (or $THPCTL_ETC in test builds) into PATH. Returns the exit code. */
 static int persist_install(enum persist_format fmt, const char *text, char *path, size_t n,
 			   bool *same)
@@ -255,11 +294,13 @@ static int persist_install(enum persist_format fmt, const char *text, char *path
 
 /* Print (or --json) what persist did: the text, or the file written and how to apply it now. */
 static int persist_report(struct globals *g, enum persist_format fmt, const char *text,
-			  const char *path, bool same, int nsettings, int r)
+			  const char *path, bool same, int nsettings, int r, const char *parent)
 {
-	char hint[PATH_MAX + 128] = "";
-	if (path[0])
+	char hint[PATH_MAX + 128] = "", undo[2 * PATH_MAX + 256] = "";
+	if (path[0]) {
 		apply_hint(hint, sizeof(hint), fmt, path);
+		undo_cmd(undo, sizeof(undo), fmt, path, parent);
+	}
 	if (g->json) {
 		if (r) /* failed: no document, the reason is on stderr (docs/json.md) */
 			return r;
@@ -269,11 +310,14 @@ static int persist_report(struct globals *g, enum persist_format fmt, const char
 		json_put(o, "installed", path[0] ? json_str(path) : NULL);
 		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
 		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
+		json_put(o, "undo", path[0] ? json_str(undo) : NULL);
 		return cmd_emit_json(o);
 	}
 	if (path[0]) {
 		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path,
 		       nsettings, hint);
+		printf("to undo it, as root (removes what --install wrote):\n");
+		wrap_put_command(stdout, 2, undo);
 	} else if (!r) {
 		fputs(text, stdout);
 	}
@@ -457,7 +501,7 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 	} else if (inst) {
 		r = persist_install(fmt, text, path, sizeof(path), &same);
 	}
-	r = persist_report(g, fmt, text, path, same, in.n, r);
+	r = persist_report(g, fmt, text, path, same, in.n, r, fmt == PERSIST_TUNED ? parent : NULL);
 	free(text);
 	return r;
 }
