@@ -86,7 +86,7 @@ static void header(FILE *f, const struct adv_input *in, bool color)
 		fputc('\n', f);
 	}
 	kconfig_line(f, in, h);
-	fprintf(f, "  processes  %d scanned", in->scanned);
+	fprintf(f, "  processes  %d with memory scanned", in->scanned);
 	if (in->limited_cgroups)
 		fprintf(f, ", %d in %d memory-limited cgroup%s", in->limited_procs,
 			in->limited_cgroups, in->limited_cgroups == 1 ? "" : "s");
@@ -265,8 +265,15 @@ static void levers(FILE *f, const struct advice *a, bool color)
  */
 static void ledger_counts(FILE *f, const struct adv_input *in, bool color)
 {
-	if (in->ledger_scanned == in->ledger_procs)
+	if (in->ledger_scanned == in->ledger_procs) {
+		/* all read, but a process started or exited between the two passes */
+		if (in->scanned != in->ledger_procs)
+			fprintf(f,
+				"  the ledger read all %d processes with memory then (the Host line's %d "
+				"are from the workload pass a moment earlier)\n",
+				in->ledger_procs, in->scanned);
 		return;
+	}
 	bool partial = advice_ledger_partial(in);
 	fprintf(f, "  %sthe ledger read %d of %d processes with memory%s%s:",
 		partial ? col_yellow(color) : "", in->ledger_scanned, in->ledger_procs,
@@ -317,7 +324,7 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 	}
 	if (!a->nrem) {
 		fprintf(f,
-			"\n  no process flagged by its THP ledger (%d scanned: no invented, held, "
+			"\n  no process flagged by its THP ledger (of %d processes whose ledger was read: no invented, held, "
 			"creep or lazily freed memory over 16 MiB and 25%%, none mostly referenced "
 			"and PTE-mapped over 64 MiB)\n",
 			in->ledger_scanned);
@@ -326,7 +333,7 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 		return;
 	}
 	/* flagged as ps --ledger flags them, apart from those that would gain */
-	fprintf(f, " (of %d processes scanned: ", in->ledger_scanned);
+	fprintf(f, " (of %d processes whose THP ledger was read: ", in->ledger_scanned);
 	if (a->nrem_cost)
 		fprintf(f, "%d flagged by %s THP ledger", a->nrem_cost,
 			a->nrem_cost == 1 ? "its" : "their");

@@ -576,7 +576,8 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	assert_true(advice_ledger_partial(&IN));
 	assert_true(advice_partial(&IN));
 	const char *t = advise_text();
-	assert_contains(t, "no process flagged by its THP ledger (1 scanned:");
+	assert_contains(
+		t, "no process flagged by its THP ledger (of 1 processes whose ledger was read:");
 	assert_contains(
 		t, "  the ledger read 1 of 12 processes with memory (partial): 10 smaps not "
 		   "readable (run as root or as the process's owner), thpctl itself skipped\n");
@@ -617,7 +618,8 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	assert_contains(advise_text(), "thpctl itself skipped (the Host line's 13 are from the "
 				       "workload pass a moment earlier)\n");
 	IN.scanned = 12;
-	/* everything read: no line */
+	/* everything read, the two passes found as many: no line */
+	IN.scanned = 11;
 	IN.ledger_procs = 11;
 	IN.ledger_self = 0;
 	assert_null(strstr(advise_text(), "the ledger read"));
@@ -974,9 +976,11 @@ static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
 	assert_int_equal(A.nrem, 3);
 	assert_int_equal(A.nrem_cost, 1);
 	assert_int_equal(A.nrem_gain, 2);
-	assert_contains(advise_text(),
-			"What to change (of 13 processes scanned: 1 flagged by its THP ledger, 2 "
-			"that would gain from huge pages; fixes ranked by what each saves)\n");
+	assert_contains(
+		advise_text(),
+		"What to change (of 13 processes whose THP ledger was read: 1 flagged by its "
+		"THP ledger, 2 "
+		"that would gain from huge pages; fixes ranked by what each saves)\n");
 	json_t *j = advice_to_json(&IN, &A);
 	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost")), 1);
 	assert_int_equal(json_integer_value(json_object_get(j, "flagged_gain")), 2);
@@ -993,8 +997,20 @@ static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
 	memmove(&IN.flagged[0], &IN.flagged[1], 2 * sizeof(IN.flagged[0]));
 	IN.nflagged = 2;
 	advice_build(&IN, &A);
-	assert_contains(advise_text(), "What to change (of 13 processes scanned: none flagged by "
-				       "its THP ledger, 2 that would gain from huge pages;");
+	assert_contains(
+		advise_text(),
+		"What to change (of 13 processes whose THP ledger was read: none flagged by "
+		"its THP ledger, 2 that would gain from huge pages;");
+	/* two passes over proc/: the Host line's count (processes with memory, the workload
+	 * pass) and the ledger's differ, each said for what it counts, the difference explained
+	 * even when the ledger read all of its own pass */
+	IN.scanned = 15;
+	const char *t = advise_text();
+	assert_contains(t, "  processes  15 with memory scanned");
+	assert_contains(t, "of 13 processes whose THP ledger was read");
+	assert_contains(t, "the ledger read all 13 processes with memory then (the Host line's 15 "
+			   "are from the workload pass a moment earlier)");
+	assert_null(strstr(t, "processes scanned"));
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
