@@ -159,6 +159,15 @@ else
 			expect_json "collapse --json: per range bytes collapsed, AnonHugePages before/after and time" "$TMP/collapse.json" \
 				'[r for r in d["ranges"] if r["bytes"] == 32 << 20 and r["collapsed_bytes"] == 32 << 20 and r["anon_huge_after_kb"] == 32768 and r["ms"] >= 0 and "anon_huge_before_kb" in r]'
 		fi
+		# a --vma no VMA has is a typo, not "nothing to collapse": exit 1, named, escaped
+		t collapse "$HP" --vma '[haep]' --dry-run
+		expect_zero "collapse --vma NAME matching no VMA: exit 1, names it and how --vma matches" \
+			"$([ "$RC" = 1 ] && grep -qF -- "--vma '[haep]' names no VMA of process $HP" "$TMP/err" && grep -qF "thpctl maps $HP" "$TMP/err" && ! grep -q 'nothing to collapse' "$TMP/out"; echo $?)" \
+			"exit $RC: $(errtail) $(head -c 200 "$TMP/out")"
+		t collapse "$HP" --vma '[stack]' --dry-run
+		expect_zero "collapse --vma [stack] (matched, no whole huge page): skipped with the reason, no 'names no VMA'" \
+			"$(grep -q 'holds no whole aligned huge page' "$TMP/out" && ! grep -q 'names no VMA' "$TMP/err"; echo $?)" \
+			"exit $RC: $(errtail) $(head -c 300 "$TMP/out")"
 		t collapse "$HP"
 		expect_zero "collapse: text output has the range table" \
 			"$(grep -q 'AnonHugePages' "$TMP/out" && grep -qE '^[0-9a-f]{12}-[0-9a-f]{12} ' "$TMP/out"; echo $?)" \
@@ -464,6 +473,9 @@ if [ "$ROOT" -eq 1 ]; then
 		expect_zero "persist --install $f: writes $path as printed and says where" \
 			"$([ "$RC" = 0 ] && cmp -s "$path" "$TMP/printed" && grep -q "^wrote $path" "$TMP/out"; echo $?)" \
 			"exit $RC: $(cat "$TMP/out") $(errtail)"
+		expect_zero "persist --install $f: prints the command that undoes it (rm $path)" \
+			"$(grep -q '^to undo it, as root' "$TMP/out" && tr -d '\\\n' <"$TMP/out" | tr -s ' ' | grep -qF "rm $path"; echo $?)" \
+			"$(cat "$TMP/out")"
 	done
 	THPCTL_ETC=$ETC "$T" persist --format systemd --install >"$TMP/out" 2>&1
 	expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
