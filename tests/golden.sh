@@ -448,6 +448,34 @@ else
 fi
 rm -rf "$zt"
 
+# the dry runs' shell lines at 80 columns: broken only between words (" \"), so sh reads the
+# same commands (the stdout filter broke "echo within_size >" from its path)
+for c in "set --dry-run hugepages-64kB/shmem_enabled=within_size enabled=always" \
+	"--sysroot $FIX/linux-4.14-x86 snapshot restore $TMP/s618.snap --dry-run"; do
+	[ -e "$TMP/s618.snap" ] || "$BIN" --sysroot "$FIX/linux-6.18-x86" snapshot save "$TMP/s618.snap" >/dev/null 2>&1
+	read -r -a argv <<<"$c"
+	[ "${argv[0]}" = --sysroot ] || argv=(--sysroot "$FIX/linux-6.18-x86" "${argv[@]}")
+	COLUMNS=80 "$BIN" --no-color "${argv[@]}" >"$TMP/sh.out" 2>/dev/null
+	if sh -n "$TMP/sh.out" 2>"$TMP/sh.err" && grep -q '^echo ' "$TMP/sh.out" &&
+		[ "$(sed -e :a -e '/\\$/N; s/ \\\n *//; ta' "$TMP/sh.out" | grep -c '^echo [^ ]* > /sys/kernel/mm/transparent_hugepage/[^ ]*$')" = "$(grep -c '^echo ' "$TMP/sh.out")" ]; then
+		ok "$c at 80 columns: sh -n reads its lines, each an 'echo VALUE > PATH'"
+	else
+		nok "$c at 80 columns: sh -n reads its lines" "$(cat "$TMP/sh.err") $(head -c 300 "$TMP/sh.out")"
+	fi
+done
+# a snapshot with a key seen twice is damaged: refused, the key named (the last used to win)
+printf '{"thpctl_snapshot": 1, "kernel": "x", "date": "",\n "knobs": {"defrag": "madvise", "defrag": "never"}}\n' >"$TMP/dup.snap"
+for v in "diff" "restore --dry-run"; do
+	read -r -a argv <<<"$v"
+	"$BIN" --no-color --sysroot "$FIX/linux-6.18-x86" snapshot "${argv[0]}" "$TMP/dup.snap" "${argv[@]:1}" >"$TMP/dup.out" 2>"$TMP/dup.err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ ! -s "$TMP/dup.out" ] && [ "$(cat "$TMP/dup.err")" = "thpctl: snapshot: $TMP/dup.snap: line 2: the key \"defrag\" is given twice (a damaged snapshot)" ]; then
+		ok "snapshot $v: a key seen twice is refused, named (exit 1)"
+	else
+		nok "snapshot $v: a key seen twice is refused" "exit $rc: $(head -c 300 "$TMP/dup.err") $(head -c 200 "$TMP/dup.out")"
+	fi
+done
+
 # advise --json says partial on a damaged tree (it had no such field)
 "$BIN" --no-color --sysroot "$FIX/malformed" advise --json >"$TMP/adv.json" 2>/dev/null
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["partial"] is True and d["missing"] else 1)' "$TMP/adv.json" 2>/dev/null; then

@@ -153,4 +153,22 @@ expect_eval "bundle: the refused member is named, escaped" \
 expect_eval "status: a vmstat key with control bytes is a malformed line" \
 	"head -n1 '$TMP/out' | grep -qF 'proc/vmstat (malformed'" \
 	"$(head -n1 "$TMP/out" | head -c 300)"
+# snapshot: a file name and a saved value are an argument's and a file's bytes: escaped on
+# stdout and in messages (the stderr filter keeps a newline, so it is escaped there first)
+hname=$TMP/$'we\x1bird\nname.json'
+"$T" --no-color --sysroot tests/fixtures/linux-6.18-x86 snapshot save "$hname" >"$TMP/out" 2>&1
+expect_eval "snapshot save: the file name escaped (no raw ESC or newline)" \
+	"grep -qF 'we\\x1bird\\x0aname.json' '$TMP/out' && [ \$(wc -l <'$TMP/out') = 1 ] && ! grep -q \$'\\x1b' '$TMP/out'" \
+	"$(head -c 300 "$TMP/out" | od -c | head -5)"
+"$T" --no-color --sysroot tests/fixtures/linux-6.18-x86 snapshot diff "$hname" >"$TMP/out" 2>&1
+expect_eval "snapshot diff: the file name escaped" \
+	"grep -qF 'no differences between $TMP/we\\x1bird\\x0aname.json and' '$TMP/out' && [ \$(wc -l <'$TMP/out') = 1 ]" \
+	"$(head -c 300 "$TMP/out" | od -c | head -5)"
+rm -f "$hname"
+printf '{"thpctl_snapshot": 1, "kernel": "x", "date": "", "knobs": {"enabled": "madvise\\nnever"}}\n' >"$TMP/nl.snap"
+"$T" --no-color --sysroot tests/fixtures/linux-6.18-x86 snapshot restore "$TMP/nl.snap" --dry-run >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "snapshot restore: a saved value with a newline is refused, escaped in the message (exit 1)" \
+	"[ $rc = 1 ] && grep -qF \"thpctl: snapshot restore: enabled: 'madvise\\x0anever' is not offered\" '$TMP/err' && ! grep -q '^never' '$TMP/err'" \
+	"exit $rc: $(head -c 300 "$TMP/err")"
 summary

@@ -11,6 +11,7 @@
 #include "../kernel/sysfs.h"
 #include "../lab/guard.h"
 #include "../render/control.h"
+#include "../util/esc.h"
 #include "../util/num.h"
 #include "common.h"
 
@@ -37,14 +38,18 @@ void control_kernel_string(struct globals *g, const char *name, char *out, size_
 
 void control_report_notes(const char *who, const struct settings_plan *p, bool skips)
 {
-	char t[PLAN_NOTE_LEN];
+	/* keys and values from a snapshot file or an argument: escaped, '\n' too (the stderr
+	 * filter keeps a newline: "madvise\nnever" would end the message) */
+	char t[PLAN_NOTE_LEN], et[4 * PLAN_NOTE_LEN], ek[4 * KNOB_KEY_LEN];
 	for (int i = 0; i < p->nbad; i++) {
 		plan_note_text(&p->bad[i], t, sizeof(t));
-		warnx("%s: %s: %s", who, p->bad[i].key, t);
+		warnx("%s: %s: %s", who, esc_buf(ek, sizeof(ek), p->bad[i].key),
+		      esc_buf(et, sizeof(et), t));
 	}
 	for (int i = 0; skips && i < p->nskip; i++) {
 		plan_note_text(&p->skip[i], t, sizeof(t));
-		warnx("%s: %s: skipped: %s", who, p->skip[i].key, t);
+		warnx("%s: %s: skipped: %s", who, esc_buf(ek, sizeof(ek), p->skip[i].key),
+		      esc_buf(et, sizeof(et), t));
 	}
 }
 
@@ -138,11 +143,11 @@ int control_apply_held(struct globals *g, const char *who, struct settings_plan 
 		      who);
 		return EXIT_USAGE;
 	}
-	if (keep && !plan_changes(p))
-		return EXIT_OK;
+	/* the lock even when every value is already the asked one: the plan was read before
+	 * it, another changer may be halfway through; only a re-read under it may say
+	 * "unchanged" (with --wait, after that changer is done) */
 	if (control_begin(g, who))
 		return EXIT_FAIL;
-	/* the plan was read before the lock: another changer may have run since */
 	plan_refresh(g, p);
 	if (keep && !plan_changes(p)) {
 		guard_end();

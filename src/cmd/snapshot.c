@@ -12,6 +12,8 @@
 
 #include "../render/control.h"
 #include "../render/snapshot.h"
+#include "../util/buf.h"
+#include "../util/esc.h"
 #include "../util/fileio.h"
 #include "args.h"
 #include "common.h"
@@ -64,7 +66,7 @@ static int write_file(const char *path, const char *text)
 	return write_file_atomic(path, text, strlen(text), 0644);
 }
 
-static int do_save(struct globals *g, const char *file)
+static int do_save(struct globals *g, const char *file, const char *shown)
 {
 	static struct thp_knobs k;
 	static struct snapshot s;
@@ -93,7 +95,7 @@ static int do_save(struct globals *g, const char *file)
 	r = write_file(file, full);
 	free(full);
 	if (r) {
-		warnx("snapshot: cannot write %s: %s", file, strerror(-r));
+		warnx("snapshot: cannot write %s: %s", shown, strerror(-r));
 		return EXIT_FAIL;
 	}
 	if (strcmp(file, "-") == 0)
@@ -106,64 +108,77 @@ static int do_save(struct globals *g, const char *file)
 		json_put(o, "knobs", json_integer(s.n));
 		return cmd_emit_json_as(o, "saved");
 	}
-	printf("saved %d THP knobs of kernel %s to %s\n", s.n, s.kernel[0] ? s.kernel : "?", file);
+	char kernel[4 * sizeof(s.kernel)];
+	printf("saved %d THP knobs of kernel %s to %s\n", s.n,
+	       s.kernel[0] ? esc_buf(kernel, sizeof(kernel), s.kernel) : "?", shown);
 	return EXIT_OK;
 }
 
-static int load(const char *file, struct snapshot *s)
+/* A snapshot file is a few kB; more is not one */
+#define SNAPSHOT_MAX_BYTES (1 << 20)
+
+/* FILE ('-': stdin) into S; SHOWN is FILE escaped, for messages. Returns 0 or an exit code. */
+static int load(const char *file, const char *shown, struct snapshot *s)
 {
-	json_error_t je;
-	json_t *root =
-		strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(file, 0, &je);
-	if (!root) {
-		if (je.line < 0 || je.position == 0)
-			warnx("snapshot: cannot read %s: %s", file, je.text);
-		else
-			warnx("snapshot: %s: line %d: %s", file, je.line, je.text);
+	bool in = strcmp(file, "-") == 0;
+	int fd = in ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC);
+	struct buf b = {0};
+	int r = fd < 0 ? -errno : buf_read_fd(&b, fd, SNAPSHOT_MAX_BYTES, 0);
+	if (fd >= 0 && !in)
+		close(fd);
+	if (r) {
+		warnx("snapshot: cannot read %s: %s", shown,
+		      r == -EFBIG ? "larger than 1 MiB: not a snapshot" : strerror(-r));
+		buf_free(&b);
 		return EXIT_FAIL;
 	}
-	char why[200];
-	int r = snapshot_from_json(root, s, why, sizeof(why));
+	char why[300], shown_why[4 * sizeof(why)];
+	json_t *root = snapshot_parse(b.p ? b.p : "", b.len, why, sizeof(why));
+	buf_free(&b);
+	r = root ? snapshot_from_json(root, s, why, sizeof(why)) : -EINVAL;
 	json_decref(root);
 	if (r) {
-		warnx("snapshot: %s: %s", file, why);
+		/* the reason may quote the file's bytes (a key, a value): escaped, '\n' too */
+		warnx("snapshot: %s: %s", shown, esc_buf(shown_why, sizeof(shown_why), why));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
 }
 
 /* The snapshot in FILE into S, the knobs as they are now into K and NOW. Returns 0 or an exit code. */
-static int load_with_current(struct globals *g, const char *file, struct snapshot *s,
-			     struct thp_knobs *k, struct snapshot *now, uint64_t *pmd_nr)
+static int load_with_current(struct globals *g, const char *file, const char *shown,
+			     struct snapshot *s, struct thp_knobs *k, struct snapshot *now,
+			     uint64_t *pmd_nr)
 {
-	int r = load(file, s);
+	int r = load(file, shown, s);
 	return r ? r : current(g, k, now, pmd_nr);
 }
 
-static int do_restore(struct globals *g, const char *file, bool dry)
+static int do_restore(struct globals *g, const char *file, const char *shown, bool dry)
 {
 	static struct thp_knobs k;
 	static struct snapshot s, now;
 	static struct settings_plan p;
 	uint64_t pmd_nr;
-	int r = load_with_current(g, file, &s, &k, &now, &pmd_nr);
+	int r = load_with_current(g, file, shown, &s, &k, &now, &pmd_nr);
 	if (r)
 		return r;
 	plan_init(&p);
 	for (int i = 0; i < s.n; i++)
 		plan_add(&p, &k, pmd_nr, s.kv[i].key, s.kv[i].value, true);
+	char k1[4 * sizeof(s.kernel)], k2[4 * sizeof(now.kernel)];
 	if (!g->json && s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
 		fprintf(stderr, "thpctl: snapshot restore: saved on kernel %s, restoring on %s\n",
-			s.kernel, now.kernel);
+			esc_buf(k1, sizeof(k1), s.kernel), esc_buf(k2, sizeof(k2), now.kernel));
 	if (p.nbad) {
 		control_report_notes("snapshot restore", &p, false);
 		warnx("snapshot restore: %s has values this kernel does not take: nothing written",
-		      file);
+		      shown);
 		return EXIT_FAIL; /* refused before writing: no document (docs/json.md) */
 	}
 	if (!p.n) {
 		control_report_notes("snapshot restore", &p, true);
-		warnx("snapshot restore: nothing in %s applies to this kernel", file);
+		warnx("snapshot restore: nothing in %s applies to this kernel", shown);
 		return EXIT_FAIL;
 	}
 	if (!g->json)
@@ -184,7 +199,7 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 					changed.e[changed.n++] = p.e[i];
 			plan_render_text(stdout, &changed, g->color);
 			printf("restored %d knob(s) from %s; %d already as saved%s\n", changed.n,
-			       file, same, p.nskip ? "; some skipped (above)" : "");
+			       shown, same, p.nskip ? "; some skipped (above)" : "");
 		} else {
 			plan_render_text(stdout, &p, g->color);
 		}
@@ -192,13 +207,13 @@ static int do_restore(struct globals *g, const char *file, bool dry)
 	return r;
 }
 
-static int do_diff(struct globals *g, const char *file)
+static int do_diff(struct globals *g, const char *file, const char *shown)
 {
 	static struct thp_knobs k;
 	static struct snapshot s, now;
 	static struct snap_diff d[2 * PLAN_MAX];
 	uint64_t pmd_nr;
-	int r = load_with_current(g, file, &s, &k, &now, &pmd_nr);
+	int r = load_with_current(g, file, shown, &s, &k, &now, &pmd_nr);
 	if (r)
 		return r;
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
@@ -206,9 +221,14 @@ static int do_diff(struct globals *g, const char *file)
 		r = cmd_emit_json_as(snap_diff_to_json(d, n, file, &s), "diff");
 		return r ? r : n > 0 ? EXIT_FAIL : EXIT_OK;
 	}
-	if (s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel))
-		printf("%s is of kernel %s (%s); this is %s\n", file, s.kernel, s.date, now.kernel);
-	snap_diff_render_text(stdout, d, n, file, g->color);
+	if (s.kernel[0] && now.kernel[0] && strcmp(s.kernel, now.kernel)) {
+		/* the file's kernel and date are the file's bytes: escaped, as its name */
+		char k1[4 * sizeof(s.kernel)], k2[4 * sizeof(now.kernel)], dt[4 * sizeof(s.date)];
+		printf("%s is of kernel %s (%s); this is %s\n", shown,
+		       esc_buf(k1, sizeof(k1), s.kernel), esc_buf(dt, sizeof(dt), s.date),
+		       esc_buf(k2, sizeof(k2), now.kernel));
+	}
+	snap_diff_render_text(stdout, d, n, shown, g->color);
 	return n > 0 ? EXIT_FAIL : EXIT_OK; /* like diff(1) */
 }
 
@@ -237,9 +257,15 @@ int cmd_snapshot(struct globals *g, int argc, char **argv)
 	int r = cmd_setup(g);
 	if (r)
 		return r;
-	if (save)
-		return do_save(g, file);
-	if (restore)
-		return do_restore(g, file, dry);
-	return do_diff(g, file);
+	/* FILE as messages and text show it: an argument may hold any byte (util/esc.h) */
+	char *shown = esc_dup(file, 0);
+	if (!shown) {
+		warnx("snapshot: out of memory");
+		return EXIT_FAIL;
+	}
+	r = save      ? do_save(g, file, shown)
+	    : restore ? do_restore(g, file, shown, dry)
+		      : do_diff(g, file, shown);
+	free(shown);
+	return r;
 }

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "table.h"
 #include "../util/names.h"
+#include "../util/wrap.h"
 
 /* ---- set / snapshot restore ---------------------------------------------- */
 
@@ -46,16 +47,17 @@ void plan_render_text(FILE *f, const struct settings_plan *p, bool color)
 
 void plan_render_shell(FILE *f, const struct settings_plan *p, const char *thp_dir)
 {
+	/* lines to paste: wrap_put_command() escapes them for the terminal and breaks one
+	 * only between its words (" \\" continuations; a comment stays whole), never at the
+	 * space before the path as the stdout filter would */
 	for (int i = 0; i < p->n; i++) {
-		struct plan_entry esc =
-			p->e[i]; /* never a raw control byte, not even in a command */
-		const struct plan_entry *e = &esc;
-		esc_buf(esc.key, sizeof(esc.key), p->e[i].key);
-		esc_buf(esc.new, sizeof(esc.new), p->e[i].new);
+		const struct plan_entry *e = &p->e[i];
+		char line[PATH_MAX + 2 * PLAN_VALUE_LEN];
 		if (e->state == PS_UNCHANGED)
-			fprintf(f, "# %s is already %s\n", e->key, e->new);
+			snprintf(line, sizeof(line), "# %s is already %s", e->key, e->new);
 		else
-			fprintf(f, "echo %s > %s/%s\n", e->new, thp_dir, e->key);
+			snprintf(line, sizeof(line), "echo %s > %s/%s", e->new, thp_dir, e->key);
+		wrap_put_command(f, 0, line);
 	}
 }
 
@@ -157,8 +159,9 @@ json_t *plan_to_json(const struct settings_plan *p, const char *thp_dir, bool dr
 	json_put(root, "changes", ch);
 	json_put(root, "invalid", notes_json(p->bad, p->nbad));
 	json_put(root, "skipped", notes_json(p->skip, p->nskip));
-	if (sh)
-		json_put(root, "shell", sh);
+	/* always present (docs/json.md: absent is null): the lines to paste on a dry run;
+	 * null after a real write, which went through the journal, not these lines */
+	json_put(root, "shell", sh);
 	return root;
 }
 

@@ -21,7 +21,8 @@ void plan_render_text(FILE *f, const struct settings_plan *p, bool color);
 /* The equivalent shell lines ("echo NEW > THP_DIR/KEY") of the entries that change something. */
 void plan_render_shell(FILE *f, const struct settings_plan *p, const char *thp_dir);
 
-/* {"dry_run", "ok", "changes": [...], "invalid": [...], "skipped": [...]} (+ "shell" when dry). */
+/* {"dry_run", "ok", "changes": [...], "invalid": [...], "skipped": [...], "shell": [...] when
+ * DRY_RUN, else null}. */
 json_t *plan_to_json(const struct settings_plan *p, const char *thp_dir, bool dry_run, bool ok);
 
 /* "KEY: FILE_VALUE (file) vs CUR_VALUE (now)" per difference. */

@@ -23,6 +23,50 @@ json_t *snapshot_to_json(const struct snapshot *s)
 	return json_with_schema(root, "snapshot", NULL);
 }
 
+/* The key token that ends just before TEXT[END] ('"' at END-1), decoded into OUT; 0 or -1. */
+static int key_before(const char *text, size_t end, char *out, size_t n)
+{
+	if (end < 2 || text[end - 1] != '"')
+		return -1;
+	for (size_t i = end - 1; i-- > 0;) {
+		if (text[i] != '"')
+			continue;
+		size_t bs = 0; /* an escaped quote is inside the key */
+		while (bs < i && text[i - 1 - bs] == '\\')
+			bs++;
+		if (bs % 2)
+			continue;
+		json_error_t je;
+		json_t *k = json_loadb(text + i, end - i, JSON_DECODE_ANY, &je);
+		int r = json_is_string(k) ? 0 : -1;
+		if (!r)
+			snprintf(out, n, "%s", json_string_value(k));
+		json_decref(k);
+		return r;
+	}
+	return -1;
+}
+
+json_t *snapshot_parse(const char *text, size_t len, char *why, size_t n)
+{
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (root)
+		return root;
+	char key[KNOB_KEY_LEN + 8];
+	if (json_error_code(&je) == json_error_duplicate_key && je.position > 0 &&
+	    (size_t)je.position <= len && !key_before(text, (size_t)je.position, key, sizeof(key)))
+		snprintf(why, n, "line %d: the key \"%s\" is given twice (a damaged snapshot)",
+			 je.line, key);
+	else if (json_error_code(&je) == json_error_duplicate_key)
+		snprintf(why, n, "line %d: a key is given twice (a damaged snapshot)", je.line);
+	else if (je.line < 1)
+		snprintf(why, n, "%s", je.text);
+	else
+		snprintf(why, n, "line %d: %s", je.line, je.text);
+	return NULL;
+}
+
 static void copy_str(const json_t *o, const char *key, char *out, size_t n)
 {
 	const json_t *v = json_object_get(o, key);

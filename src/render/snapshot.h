@@ -17,6 +17,14 @@
 json_t *snapshot_to_json(const struct snapshot *s);
 
 /*
+ * Parse a snapshot file's TEXT[0..LEN) into a JSON value (the caller's to json_decref), a key
+ * seen twice in any object being damage (jansson's JSON_REJECT_DUPLICATES; else the last
+ * would win silently). NULL on error, with the reason in WHY (N bytes): "line L: ...", the
+ * key named, decoded, when one is seen twice. WHY may hold the file's bytes: escape it.
+ */
+json_t *snapshot_parse(const char *text, size_t len, char *why, size_t n);
+
+/*
  * Read ROOT into S. Values may be strings or non-negative integers.
  * Returns 0, or -EINVAL with the reason in WHY (N bytes).
  */

@@ -354,6 +354,59 @@ PY
 		"$([ "$RC" = 1 ] && [ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ] && grep -q 'rolled back' "$TMP/out" && no_journal_of_ours; echo $?)" \
 		"exit $RC, $S_KEY=$(knob $S_KEY): $(head -c 200 "$TMP/out") $(errtail)"
 
+	# a set whose values all read as asked still takes the lock (it said "(unchanged)", exit
+	# 0, at once, and the held set's value stayed): without --wait it names the holder, with
+	# --wait it re-reads under the lock and writes; --dry-run takes no lock
+	wait_quiet
+	export THPCTL_JOURNAL_DIR=$TMP/journal-held
+	THPCTL_TEST_SET_PAUSE=4 "$T" set "$A_KEY=$A1" "$S_KEY=$S1" >"$TMP/held.out" 2>"$TMP/held.err" &
+	HELD=$!
+	track_pid "$HELD"
+	for ((i = 0; i < 100; i++)); do
+		[ "$(knob $A_KEY)" = "$A1" ] && break
+		sleep 0.05
+	done
+	# the held set has written A1 and pauses before S1: S reads S0 now
+	t set --dry-run "$S_KEY=$S0"
+	expect_zero "set --dry-run of the current value while another set holds the lock: exit 0 at once, no lock" \
+		"$([ "$RC" = 0 ] && grep -qx "# $S_KEY is already $S0" "$TMP/out" && kill -0 "$HELD" 2>/dev/null; echo $?)" \
+		"exit $RC: $(head -c 200 "$TMP/out") $(errtail)"
+	t set "$S_KEY=$S0"
+	expect_zero "set of the current value while another set holds the lock: exit 1 naming the holder, not '(unchanged)'" \
+		"$([ "$RC" = 1 ] && grep -q 'another thpctl, pid [0-9]* (set), is changing settings' "$TMP/err" && ! grep -q unchanged "$TMP/out"; echo $?)" \
+		"exit $RC: $(head -c 200 "$TMP/out") $(errtail)"
+	t set --wait "$S_KEY=$S0"
+	wait "$HELD"
+	held_rc=$?
+	expect_zero "set --wait of the value read before the lock: waits for the held set, re-reads $S1 under the lock and writes $S0" \
+		"$([ "$RC" = 0 ] && [ "$held_rc" = 0 ] && grep -qx "$S_KEY: $S1 -> $S0" "$TMP/out" && [ "$(knob $S_KEY)" = "$S0" ]; echo $?)" \
+		"exit $RC (held set: $held_rc): $(head -c 200 "$TMP/out") $(errtail); $S_KEY=$(knob $S_KEY)"
+	t set "$A_KEY=$A0"
+	unset THPCTL_JOURNAL_DIR
+
+	# --json of a set, a restore and a rolled-back set (exit 1): each valid against its schema,
+	# "shell" null (it was missing: "'shell' is a required property")
+	wait_quiet
+	jd=$TMP/jsondocs
+	mkdir -p "$jd"
+	"$T" set "$S_KEY=$S1" --json >"$jd/1.json" 2>"$TMP/err"
+	rc1=$?
+	echo "set $S_KEY=$S1 --json" >"$jd/1.args"
+	wait_quiet
+	"$T" snapshot restore "$TMP/snap0.json" --json >"$jd/2.json" 2>"$TMP/err"
+	rc2=$?
+	echo "snapshot restore FILE --json" >"$jd/2.args"
+	wait_quiet
+	THPCTL_TEST_SET_FAIL=$A_KEY "$T" set "$S_KEY=$S1" "$A_KEY=$A1" --json >"$jd/3.json" 2>"$TMP/err"
+	rc3=$?
+	echo "set $S_KEY=$S1 $A_KEY=$A1 --json (write failed, rolled back)" >"$jd/3.args"
+	python3 tests/json_schema.py docs/json "$jd" --runs-only >"$TMP/val" 2>&1
+	expect_zero "set/restore --json (written, restored, rolled back: exit 0 0 1): valid against their schemas, shell null" \
+		"$([ "$rc1$rc2$rc3" = 001 ] && ! grep -q '^not ok' "$TMP/val" && [ "$(grep -c '^ok' "$TMP/val")" = 3 ] &&
+			python3 -c 'import json, sys; sys.exit(0 if all(json.load(open(f))["shell"] is None for f in sys.argv[1:]) else 1)' "$jd"/[123].json &&
+			[ "$(knob $S_KEY)" = "$S0" ] && [ "$(knob $A_KEY)" = "$A0" ]; echo $?)" \
+		"exit $rc1 $rc2 $rc3: $(tr '\n' ' ' <"$TMP/val" | head -c 400)"
+
 	# restore: knobs this kernel lacks are skipped and named; nothing applicable: exit 1
 	python3 - "$TMP/snap0.json" "$TMP/foreign.json" "$TMP/none.json" "$TMP/badval.json" <<'PY'
 import json, sys

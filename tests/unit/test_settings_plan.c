@@ -190,6 +190,35 @@ static void test_plan_all_valid(UNIT_STATE)
 	assert_int_equal(plan_changes(&p), 3);
 }
 
+/* "shell" is in every document (docs/json/set.json requires it): the lines on a dry run, null
+ * after a real write or a rolled-back one (it was missing there: the schema failed) */
+static void test_plan_json_shell(UNIT_STATE)
+{
+	static struct thp_knobs k;
+	static struct settings_plan p;
+	knobs_618(&k);
+	plan_init(&p);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "enabled=always"), 0);
+	assert_int_equal(plan_add_arg(&p, &k, 512, "defrag=madvise"), 0); /* already */
+	json_t *j = plan_to_json(&p, "/sys/kernel/mm/transparent_hugepage", true, true);
+	const json_t *sh = json_object_get(j, "shell");
+	assert_true(json_is_array(sh));
+	assert_int_equal(json_array_size(sh), 1);
+	assert_string_equal(json_string_value(json_array_get(sh, 0)),
+			    "echo always > /sys/kernel/mm/transparent_hugepage/enabled");
+	json_decref(j);
+	p.e[0].state = PS_WRITTEN;
+	j = plan_to_json(&p, "/sys/kernel/mm/transparent_hugepage", false, true);
+	assert_true(json_is_null(json_object_get(j, "shell")));
+	json_decref(j);
+	p.e[0].state = PS_FAILED;
+	p.e[0].err = -EIO;
+	j = plan_to_json(&p, "/sys/kernel/mm/transparent_hugepage", false, false);
+	assert_true(json_is_null(json_object_get(j, "shell")));
+	assert_false(json_is_true(json_object_get(j, "ok")));
+	json_decref(j);
+}
+
 static void test_plan_one_invalid_spoils_all(UNIT_STATE)
 {
 	static struct thp_knobs k;
@@ -372,6 +401,35 @@ static void test_snapshot_bad_json(UNIT_STATE)
 	assert_string_equal(s.kv[0].value, "4096");
 }
 
+/* A key seen twice is damage (the last one used to win silently): refused, the key named */
+static void test_snapshot_parse_duplicate_key(UNIT_STATE)
+{
+	char why[300];
+	static const char dup[] = "{\"thpctl_snapshot\": 1, \"knobs\": {\"defrag\": \"madvise\",\n"
+				  "\"defrag\": \"never\"}}";
+	assert_null(snapshot_parse(dup, strlen(dup), why, sizeof(why)));
+	assert_string_equal(why, "line 2: the key \"defrag\" is given twice (a damaged snapshot)");
+	/* a long key (jansson does not quote it), with an escaped quote and a control in it */
+	static const char lng[] =
+		"{\"thpctl_snapshot\": 1, \"knobs\": {\"khugepaged/a_long_\\\"name\\u001b_of_a_knob\": 1, "
+		"\"khugepaged/a_long_\\\"name\\u001b_of_a_knob\": 2}}";
+	assert_null(snapshot_parse(lng, strlen(lng), why, sizeof(why)));
+	assert_string_equal(
+		why,
+		"line 1: the key \"khugepaged/a_long_\"name\x1b_of_a_knob\" is given twice (a damaged snapshot)");
+	/* at the top level too */
+	static const char top[] = "{\"thpctl_snapshot\": 1, \"thpctl_snapshot\": 1, \"knobs\": {}}";
+	assert_null(snapshot_parse(top, strlen(top), why, sizeof(why)));
+	assert_non_null(strstr(why, "\"thpctl_snapshot\" is given twice"));
+	/* other damage keeps jansson's reason and line */
+	static const char bad[] = "{\n\"a\": }";
+	assert_null(snapshot_parse(bad, strlen(bad), why, sizeof(why)));
+	assert_int_equal(strncmp(why, "line 2: ", 8), 0);
+	json_t *r = snapshot_parse("{\"a\": 1, \"b\": 2}", 16, why, sizeof(why));
+	assert_non_null(r);
+	json_decref(r);
+}
+
 /* A snapshot of the N (key, value) pairs KV, in that order. */
 static void fill_snapshot(struct snapshot *s, const char *const kv[][2], int n)
 {
@@ -448,6 +506,7 @@ static void test_knobs_fixture(UNIT_STATE)
 }
 
 UNIT_TESTS(test_validate_table, test_kind_and_value, test_key_normalize, test_plan_all_valid,
-	   test_plan_one_invalid_spoils_all, test_plan_unknown_key_names_the_knob_meant,
-	   test_plan_missing_ok, test_plan_no_thp, test_pmd_nr, test_snapshot_roundtrip,
-	   test_snapshot_bad_json, test_snapshot_diff, test_knobs_fixture)
+	   test_plan_json_shell, test_plan_one_invalid_spoils_all,
+	   test_plan_unknown_key_names_the_knob_meant, test_plan_missing_ok, test_plan_no_thp,
+	   test_pmd_nr, test_snapshot_roundtrip, test_snapshot_bad_json,
+	   test_snapshot_parse_duplicate_key, test_snapshot_diff, test_knobs_fixture)
