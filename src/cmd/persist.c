@@ -211,30 +211,30 @@ static int install(const char *path, const char *text, bool *same)
 	return write_file_atomic(path, text, strlen(text), 0644);
 }
 
-static void apply_hint(char *out, size_t n, enum persist_format f, const char *path)
+/* How the file of format F at PATH takes effect: PROSE, and CMD, the command that applies it
+ * now ("" when none: cmdline). */
+static void apply_hint(char *prose, char *cmd, size_t n, enum persist_format f, const char *path)
 {
+	prose[0] = cmd[0] = '\0';
 	switch (f) {
 	case PERSIST_TMPFILES:
-		snprintf(
-			out, n,
-			"applied at every boot by systemd-tmpfiles-setup.service; now: systemd-tmpfiles --create %s",
-			path);
+		snprintf(prose, n, "applied at every boot by systemd-tmpfiles-setup.service; now");
+		snprintf(cmd, n, "systemd-tmpfiles --create %s", path);
 		break;
 	case PERSIST_SYSTEMD:
-		snprintf(
-			out, n,
-			"not enabled: systemctl daemon-reload && systemctl enable --now thpctl-thp.service");
+		snprintf(prose, n, "not enabled");
+		snprintf(cmd, n,
+			 "systemctl daemon-reload && systemctl enable --now thpctl-thp.service");
 		break;
 	case PERSIST_SYSCTL:
-		snprintf(out, n,
-			 "applied at every boot by systemd-sysctl.service; now: sysctl -p %s",
-			 path);
+		snprintf(prose, n, "applied at every boot by systemd-sysctl.service; now");
+		snprintf(cmd, n, "sysctl -p %s", path);
 		break;
 	case PERSIST_TUNED:
-		snprintf(out, n, "not active: tuned-adm profile %s", PERSIST_TUNED_PROFILE);
+		snprintf(prose, n, "not active");
+		snprintf(cmd, n, "tuned-adm profile %s", PERSIST_TUNED_PROFILE);
 		break;
 	case PERSIST_CMDLINE:
-		out[0] = '\0';
 		break;
 	}
 }
@@ -296,9 +296,11 @@ static int persist_install(enum persist_format fmt, const char *text, char *path
 static int persist_report(struct globals *g, enum persist_format fmt, const char *text,
 			  const char *path, bool same, int nsettings, int r, const char *parent)
 {
-	char hint[PATH_MAX + 128] = "", undo[2 * PATH_MAX + 256] = "";
+	char prose[PATH_MAX + 128] = "", cmd[PATH_MAX + 128] = "", hint[2 * PATH_MAX + 260] = "";
+	char undo[2 * PATH_MAX + 256] = "";
 	if (path[0]) {
-		apply_hint(hint, sizeof(hint), fmt, path);
+		apply_hint(prose, cmd, sizeof(prose), fmt, path);
+		snprintf(hint, sizeof(hint), "%s%s%s", prose, cmd[0] ? ": " : "", cmd);
 		undo_cmd(undo, sizeof(undo), fmt, path, parent);
 	}
 	if (g->json) {
@@ -314,8 +316,11 @@ static int persist_report(struct globals *g, enum persist_format fmt, const char
 		return cmd_emit_json(o);
 	}
 	if (path[0]) {
-		printf("%s %s (%d setting(s))\n%s\n", same ? "unchanged:" : "wrote", path,
-		       nsettings, hint);
+		/* the commands on lines of their own: the stdout filter would break them in prose */
+		printf("%s %s (%d setting(s))\n%s%s\n", same ? "unchanged:" : "wrote", path,
+		       nsettings, prose, cmd[0] ? ":" : "");
+		if (cmd[0])
+			wrap_put_command(stdout, 2, cmd);
 		printf("to undo it, as root (removes what --install wrote):\n");
 		wrap_put_command(stdout, 2, undo);
 	} else if (!r) {

@@ -529,6 +529,14 @@ if [ "$ROOT" -eq 1 ]; then
 		expect_zero "persist --install $f: prints the command that undoes it (rm $path)" \
 			"$(grep -q '^to undo it, as root' "$TMP/out" && tr -d '\\\n' <"$TMP/out" | tr -s ' ' | grep -qF "rm $path"; echo $?)" \
 			"$(cat "$TMP/out")"
+		apply=
+		case $f in
+		tmpfiles) apply="systemd-tmpfiles --create $path" ;;
+		sysctl) apply="sysctl -p $path" ;;
+		esac
+		[ -z "$apply" ] || expect_zero "persist --install $f: the command that applies it now on lines of its own ($apply)" \
+			"$(grep -q 'now:$' "$TMP/out" && sed -n '/now:$/,/^[^ ]/p' "$TMP/out" | tr -d '\\\n' | tr -s ' ' | grep -qF " $apply"; echo $?)" \
+			"$(cat "$TMP/out")"
 	done
 	THPCTL_ETC=$ETC "$T" persist --format systemd --install >"$TMP/out" 2>&1
 	expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
