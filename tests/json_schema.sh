@@ -152,7 +152,8 @@ LIVE=(
 	"why $SPID --json" "advise --json" "hugetlb plan --for 1G --json" "cgroups --json"
 	"lab list --json" "exporter --once --json" "snapshot save -" "snapshot diff $snap --json"
 	"snapshot restore $snap --dry-run --json" "set --dry-run defrag=madvise --json"
-	"persist --json" "watch -i 0.2 -n 3 --json" "collapse $SPID --dry-run --json"
+	"persist --json" "watch -i 0.2 -n 3 --json" "watch -i 0.2 -n 3 --top 3 --json"
+	"collapse $SPID --dry-run --json"
 	"snapshot save $TMP/snap2.json --json" "report $TMP/rec.jsonl -o $TMP/rec.html --json"
 	"capture -o $TMP/cap.tar.gz --json" "--sysroot $TMP/cap.tar.gz status --json"
 )
