@@ -112,6 +112,20 @@ static bool vmstat_thp_gauge(const char *k)
 	return starts(k, "nr_") && (strstr(k, "hugepage") || strstr(k, "pmdmapped"));
 }
 
+/*
+ * What a vmstat thp_* counter counts, for its HELP: since 6.10 (835c3a25aa37) the THP events
+ * count PMD-sized THPs only (mTHP sizes are in the per-size stats/); thp_split_pud counts
+ * PUD-sized mappings split, and the zero page's counters the one PMD-sized huge zero page.
+ */
+static const char *vmstat_thp_scope(const char *k)
+{
+	if (!strcmp(k, "thp_split_pud"))
+		return " (PUD-sized mappings, where the arch supports them)";
+	if (starts(k, "thp_zero_page_alloc"))
+		return " (the PMD-sized huge zero page, use_zero_page)";
+	return " (PMD-sized THPs only on 6.10+)";
+}
+
 static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 {
 	char name[KV_NAME_LEN + 32], help[160];
@@ -124,7 +138,7 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		if (!prom_valid_name(name) || is_reserved(name))
 			continue;
 		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s, cumulative since boot%s",
-			 kv->name, thp ? " (PMD-sized THPs only on 6.10+)" : "");
+			 kv->name, thp ? vmstat_thp_scope(kv->name) : "");
 		prom_family(b, name, "counter", help);
 		prom_line_u64(b, name, NULL, kv->value);
 	}

@@ -418,4 +418,38 @@ static void test_render_odd_keys(UNIT_STATE)
 	sample_free(&smp);
 }
 
-UNIT_TESTS(test_names, test_escape, test_pbuf_cap, test_render, test_render_odd_keys)
+/* Each thp_* counter's HELP says what it counts: PMD-sized on 6.10+, PUD, the huge zero page. */
+static void test_render_vmstat_help_per_counter(UNIT_STATE)
+{
+	memset(&smp, 0, sizeof(smp));
+	assert_int_equal(vmstat_parse(LIT("thp_fault_alloc 1\nthp_split_pud 2\n"
+					  "thp_zero_page_alloc 3\nthp_zero_page_alloc_failed 4\n"
+					  "compact_stall 5\n"),
+				      &smp.host.vmstat),
+			 0);
+	smp.host.has_vmstat = true;
+	struct prom_meta m = {0};
+	struct pbuf b = {0};
+	assert_int_equal(prom_render(&smp, &m, &b), 0);
+	check_format(b.p);
+	static const char *const want[] = {
+		"# HELP thp_fault_alloc_total /proc/vmstat thp_fault_alloc, cumulative since boot "
+		"(PMD-sized THPs only on 6.10+)\n",
+		"# HELP thp_split_pud_total /proc/vmstat thp_split_pud, cumulative since boot "
+		"(PUD-sized mappings, where the arch supports them)\n",
+		"# HELP thp_zero_page_alloc_total /proc/vmstat thp_zero_page_alloc, cumulative since "
+		"boot (the PMD-sized huge zero page, use_zero_page)\n",
+		"# HELP thp_zero_page_alloc_failed_total /proc/vmstat thp_zero_page_alloc_failed, "
+		"cumulative since boot (the PMD-sized huge zero page, use_zero_page)\n",
+		"# HELP thpctl_vmstat_compact_stall_total /proc/vmstat compact_stall, cumulative "
+		"since boot\n",
+	};
+	for (size_t i = 0; i < UNIT_LEN(want); i++)
+		if (!strstr(b.p, want[i]))
+			fail_msg("no line %s in:\n%s", want[i], b.p);
+	pbuf_free(&b);
+	sample_free(&smp);
+}
+
+UNIT_TESTS(test_names, test_escape, test_pbuf_cap, test_render, test_render_odd_keys,
+	   test_render_vmstat_help_per_counter)
