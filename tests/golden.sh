@@ -516,6 +516,17 @@ if [ "$rc" -eq 0 ] && [ "$(stat -c %a "$TMP/tf-missing")" = 755 ] &&
 else
 	nok "exporter --textfile MISSING --mkdir" "exit $rc, stderr: $(head -c 300 "$TMP/err")"
 fi
+# under the unit's UMask=0077 too (node_exporter, another user, must enter it); a directory
+# that exists keeps its mode
+(umask 077 && tf "$TMP/tf-umask" --mkdir >/dev/null 2>"$TMP/err")
+rc=$?
+mkdir -m 0700 "$TMP/tf-had"
+(umask 077 && tf "$TMP/tf-had" --mkdir >/dev/null 2>>"$TMP/err")
+rc2=$?
+expect_eval "exporter --textfile MISSING --mkdir under umask 077: 0755; an existing 0700 one kept" \
+	'[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$(stat -c %a "$TMP/tf-umask")" = 755 ] &&
+	[ "$(stat -c %a "$TMP/tf-had")" = 700 ]' \
+	"exit $rc/$rc2, modes $(stat -c %a "$TMP/tf-umask" "$TMP/tf-had" 2>&1), stderr: $(head -c 300 "$TMP/err")"
 "$BIN" --no-color --wide exporter --once --mkdir >/dev/null 2>"$TMP/err"
 rc=$?
 expect_eval "exporter --mkdir without --textfile DIR: exit 2" \
@@ -541,6 +552,13 @@ trace stalls --bogus|thpctl: trace stalls: unrecognized option '--bogus'
 trace nothing|thpctl: trace: unknown trace 'nothing' (the only one: stalls)
 why 1 --hot 1|thpctl: why: --hot clears and then reads the live process's referenced bits; a recorded tree has no process to ask
 watch -n 1|thpctl: watch: rates need the live host's counters twice; a recorded tree does not move (its counters: thpctl --sysroot DIR status)
+status --brief --sample 1|thpctl: status: --brief has no section for --sample's rates: use one or the other (the full report shows the sample)
+exporter -i 5|thpctl: exporter: -i/--interval is the --textfile rewrite interval: not without --textfile
+exporter -i 5 --listen 127.0.0.1:0|thpctl: exporter: -i/--interval is the --textfile rewrite interval: not without --textfile
+exporter --once -i 5 --textfile -|thpctl: exporter: -i/--interval is the --textfile rewrite interval: not with --once (one write)
+exporter --once --listen 127.0.0.1:0|thpctl: exporter: --once collects once and exits: it starts no listener, so not with --listen
+exporter --once --json --textfile /tmp|thpctl: exporter: --json prints the scrape to stdout: not with --textfile (which writes the Prometheus text)
+exporter --json|thpctl: exporter: --json goes with --once (to stdout): it prints one scrape as JSON
 EOF_CASES
 
 # a plan the recorded host cannot carry out is refused (exit 1), naming what it has instead

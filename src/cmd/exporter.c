@@ -73,8 +73,9 @@ static void exporter_help(FILE *f)
 		"                        '-': to stdout instead; no HTTP listener then unless\n"
 		"                        --listen\n"
 		"  --mkdir               with --textfile: create DIR when it is missing (mode\n"
-		"                        0755; its parent must exist)\n"
-		"  -i, --interval SECONDS  text file rewrite interval (default 15)\n"
+		"                        0755 whatever the umask; its parent must exist)\n"
+		"  -i, --interval SECONDS  text file rewrite interval (default 15; with\n"
+		"                        --textfile, not with --once)\n"
 		"  --top-processes N     export at most N processes (default 20, up to 1000;\n"
 		"                        0: no per-process metrics)\n"
 		"  --min-process-ahp SIZE  only processes with AnonHugePages >= SIZE (default 1:\n"
@@ -257,7 +258,7 @@ struct xopts {
 	long top, cache_ms, budget_ms, top_cgroups;
 	double interval;
 	uint64_t min_ahp;
-	bool flags, once, http, ledger, mkdir;
+	bool flags, once, http, ledger, mkdir, interval_set;
 };
 
 #ifdef THPCTL_HTTP
@@ -288,6 +289,7 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 			warnx("exporter: bad interval '%s' (seconds, 1 to 86400)", optarg);
 			return EXIT_USAGE;
 		}
+		o->interval_set = true;
 		return -1;
 	case OPT_TOP_PROCS:
 		if (parse_ms(optarg, 0, SAMPLE_MAX_TOP, &o->top)) {
@@ -346,8 +348,11 @@ static int textfile_dir(const struct xopts *o)
 			      o->textfile);
 			return EXIT_USAGE;
 		}
-		if (mkdir(o->textfile, 0755) && errno != EEXIST) {
-			warn("exporter: --textfile --mkdir: cannot create %s", o->textfile);
+		/* 0755 whatever the umask (the unit's UMask=0077): node_exporter must enter it */
+		int r = mkdir_mode(o->textfile, 0755);
+		if (r && r != -EEXIST) {
+			warnx("exporter: --textfile --mkdir: cannot create %s (mode 0755): %s",
+			      o->textfile, strerror(-r));
 			return EXIT_USAGE;
 		}
 	}
@@ -391,8 +396,23 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		warnx("exporter: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (g->json && (!o->once || o->textfile)) {
+	if (g->json && !o->once) {
 		warnx("exporter: --json goes with --once (to stdout): it prints one scrape as JSON");
+		return EXIT_USAGE;
+	}
+	if (g->json && o->textfile) {
+		warnx("exporter: --json prints the scrape to stdout: not with --textfile (which "
+		      "writes the Prometheus text)");
+		return EXIT_USAGE;
+	}
+	if (o->once && o->listen) {
+		warnx("exporter: --once collects once and exits: it starts no listener, so not "
+		      "with --listen");
+		return EXIT_USAGE;
+	}
+	if (o->interval_set && (o->once || !o->textfile)) {
+		warnx("exporter: -i/--interval is the --textfile rewrite interval: not %s",
+		      o->once ? "with --once (one write)" : "without --textfile");
 		return EXIT_USAGE;
 	}
 	o->http = !o->once && (o->listen || !o->textfile);

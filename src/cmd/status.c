@@ -32,7 +32,8 @@ static void status_help(FILE *f)
 		"                  host_anon_huge_pages_kb, pmd_fault_success_since_boot)\n"
 		"  --sample S      read the host twice S seconds apart (1 to 60) and add\n"
 		"                  what moved over the last S s: khugepaged's share of a\n"
-		"                  CPU and the THP counters per second (live host only)\n" GLOBAL_HELP);
+		"                  CPU and the THP counters per second (live host only;\n"
+		"                  not with --brief)\n" GLOBAL_HELP);
 }
 
 enum { OPT_BRIEF = OPT_CMD_BASE, OPT_SAMPLE };
@@ -104,6 +105,11 @@ int cmd_status(struct globals *g, int argc, char **argv)
 	long sample = so.sample;
 	if ((c = args_no_operand(c, "status", argc, argv)) >= 0)
 		return c;
+	if (brief && sample) {
+		warnx("status: --brief has no section for --sample's rates: use one or the other "
+		      "(the full report shows the sample)");
+		return EXIT_USAGE;
+	}
 	int r = cmd_setup(g);
 	if (r)
 		return r;

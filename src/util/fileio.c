@@ -306,3 +306,15 @@ const char *path_err_str(int err)
 {
 	return err == -ENOENT ? "no such file or directory" : read_err_str(err);
 }
+
+int mkdir_mode(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode))
+		return -errno;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = fchmod(fd, mode) ? -errno : 0;
+	close(fd);
+	return r;
+}

@@ -121,4 +121,12 @@ int write_all(int fd, const void *p, size_t len);
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
+/*
+ * Create the directory PATH with exactly MODE, whatever the umask: mkdir(), then fchmod() of
+ * the directory just made (opened without following a link). A directory that already
+ * existed is left as it is: -EEXIST. Returns 0 or -errno (the directory stays when only the
+ * fchmod failed).
+ */
+int mkdir_mode(const char *path, mode_t mode);
+
 #endif

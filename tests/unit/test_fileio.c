@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: src/util/fileio.c (whole-file read, pread loop, atomic write). */
+/* Unit tests: src/util/fileio.c (whole-file read, pread loop, atomic write, mkdir_mode). */
 #include "unit.h"
 
 #include <dirent.h>
@@ -207,6 +207,27 @@ static void test_write_atomic_over_a_directory_keeps_it(UNIT_STATE)
 	rmdir(path);
 }
 
+/* the systemd unit runs with UMask=0077: a directory made 0755 must be 0755, not 0700 */
+static void test_mkdir_mode_ignores_the_umask_and_keeps_an_existing_dir(UNIT_STATE)
+{
+	struct stat st;
+	const char *made = in_dir("made"), *had = in_dir("had");
+	mode_t old = umask(077);
+	int r = mkdir_mode(made, 0755);
+	assert_int_equal(mkdir(had, 0700), 0);
+	int r2 = mkdir_mode(had, 0755);
+	umask(old);
+	assert_int_equal(r, 0);
+	assert_int_equal(stat(made, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(r2, -EEXIST);
+	assert_int_equal(stat(had, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700); /* not ours: untouched */
+	rmdir(made);
+	rmdir(had);
+	assert_int_equal(mkdir_mode(in_dir("no/such"), 0755), -ENOENT); /* reuses made's buffer */
+}
+
 static void test_open_regular_refuses_a_fifo_without_blocking(UNIT_STATE)
 {
 	assert_int_equal(mkfifo(in_dir("fifo"), 0600), 0);
@@ -263,6 +284,8 @@ UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_te
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
 					  teardown),
+	  cmocka_unit_test_setup_teardown(
+		  test_mkdir_mode_ignores_the_umask_and_keeps_an_existing_dir, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_fifo_without_blocking, setup,
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_device_and_a_directory, setup,
