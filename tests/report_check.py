@@ -341,7 +341,12 @@ def check_watch(page, text, recs, want_changes):
                 bad.append((r[0], k, c, j["rates_per_s"].get(k)))
     check(f"watch: {len(rows)} rate rows match the recording", len(rows) == len(recs) and not bad,
           str(bad[:3]))
-    _, ahp = table_rows(page, "watch-anonhuge")
+    rh, _ = table_rows(page, "watch-rates")
+    check("watch: the rate table's headers carry the unit (events/s)",
+          bool(rh) and len(rh) > 2 and all(h.endswith(" (events/s)") for h in rh[2:]), str(rh))
+    ahead, ahp = table_rows(page, "watch-anonhuge")
+    check("watch: the AnonHugePages table's header carries the unit (MiB)",
+          bool(ahead) and ahead[2:] == ["AnonHugePages (MiB)"], str(ahead))
     bad = [(r, j["anon_huge_pages_kb"]) for r, j in zip(ahp, recs)
            if not same(r[2], j["anon_huge_pages_kb"] / 1024)]
     check("watch: AnonHugePages rows match the recording (MiB)", len(ahp) == len(recs) and not bad,

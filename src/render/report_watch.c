@@ -110,13 +110,16 @@ static int drawable(double *const *y, const char *const *names, int k, size_t n,
 
 /* The numbers of chart ID under it, folded (<details>): t since the first, local time, Y[k]. */
 static void time_table(struct hbuf *h, const char *id, const struct taxis *ax, double *const *y,
-		       const char *const *names, int k)
+		       const char *const *names, int k, const char *unit)
 {
 	hb_printf(h, "<details><summary>the numbers: %zu interval%s</summary>\n", ax->n,
 		  ax->n == 1 ? "" : "s");
 	const char *cols[NRATES + 2] = {"t (s)", "local time"};
-	for (int s = 0; s < k; s++)
-		cols[s + 2] = names[s];
+	char head[NRATES + 1][64]; /* each series' name with the unit of its cells */
+	for (int s = 0; s < k; s++) {
+		snprintf(head[s], sizeof(head[s]), "%s (%s)", names[s], unit);
+		cols[s + 2] = head[s];
+	}
 	report_table_begin(h, id, cols, k + 2);
 	for (size_t i = 0; i < ax->n; i++) {
 		char cell[NRATES + 1][32], lab[32];
@@ -184,7 +187,7 @@ static void time_chart(struct hbuf *h, const char *id, const char *title, const 
 		snprintf(line, sizeof(line), "no value in the recording: %s", none);
 		report_para(h, "meta", line);
 	}
-	time_table(h, id, ax, y, names, k);
+	time_table(h, id, ax, y, names, k, ytitle);
 }
 
 /* The setting changes as a table (the markers' labels), with their time since the first. */

@@ -103,6 +103,10 @@ static void test_watch_marks_a_setting_change(UNIT_STATE)
 	assert_contains(h.b.p,
 			"<tr><td>0.0</td><td>01:01:40</td><td>2.50</td><td>-</td><td>-</td>");
 	assert_contains(h.b.p, "<tr><td>1.0</td><td>01:01:41</td><td>6</td></tr>"); /* MiB */
+	/* the tables' headers carry the cells' unit, as the charts' axes do */
+	assert_contains(h.b.p, "<tr><th>t (s)</th><th>local time</th><th>AnonHugePages "
+			       "(MiB)</th></tr>");
+	assert_contains(h.b.p, "<th>fault alloc (events/s)</th>");
 	assert_contains(h.b.p, "no value in the recording: fault fallback, split_pmd, khugepaged "
 			       "collapse");
 	assert_contains(h.b.p, "<details><summary>the numbers: 3 intervals</summary>");
