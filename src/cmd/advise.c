@@ -171,6 +171,27 @@ static int rel_args(const struct sysroot *sr, struct adv_proc *p, const char *ar
 	return 0;
 }
 
+/*
+ * A program started by a relative path (./redis-server, bin/app: argv0_resolve leaves it
+ * as given) becomes absolute against its working directory; with that unknown, the command
+ * is tied to it (p->run.cwd, as for an argument).
+ */
+static void prog_abs(const struct sysroot *sr, struct adv_proc *p)
+{
+	struct run_cwd *c = &p->run.cwd;
+	char abs[sizeof(p->prog)];
+	if (p->prog[0] == '/' || !strchr(p->prog, '/'))
+		return;
+	c->err = proc_cwd(sr, (pid_t)p->pid, c->dir, sizeof(c->dir));
+	if (!c->err && path_join_rel(c->dir, p->prog, abs, sizeof(abs)) == 0) {
+		memcpy(p->prog, abs, sizeof(abs));
+		return;
+	}
+	c->needed = true;
+	if (snprintf(c->arg, sizeof(c->arg), "%s", p->prog) >= (int)sizeof(c->arg))
+		c->arg[0] = '\0';
+}
+
 void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct proc_info *pi,
 		      int exe_err)
 {
@@ -191,6 +212,7 @@ void advise_fill_args(const struct sysroot *sr, struct adv_proc *p, const struct
 			snprintf(p->title, sizeof(p->title), "'...'");
 		return;
 	}
+	prog_abs(sr, p);
 	/* its program, then argv[1..], relative paths made absolute where they can be */
 	size_t rest = b->len - (a0 + 1 <= b->len ? a0 + 1 : b->len);
 	struct buf v = {0};

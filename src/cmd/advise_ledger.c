@@ -151,6 +151,45 @@ static int ledger_of(const struct sysroot *sr, const struct ledger_req *q, struc
 	return 0;
 }
 
+/*
+ * Whether the process is a workload that asks for no THP (Redis, found as advise's workload
+ * pass finds it: by its name): it is never told to opt in (model/remedy.h thp_unwanted).
+ */
+static bool thp_unwanted(const struct adv_input *in, long pid, const char *comm)
+{
+	for (int i = 0; i < in->nprocs; i++)
+		if (in->procs[i].pid == pid)
+			return in->procs[i].wl == WL_REDIS;
+	return workload_from_comm(comm, NULL) == WL_REDIS;
+}
+
+/* Count one flagged process left out (its cost, or a gain). */
+static void dropped(struct adv_input *in, const struct remedy_proc *p)
+{
+	in->flagged_dropped++;
+	in->flagged_dropped_cost += ledger_top_cost(&p->led) != LC_NONE;
+}
+
+/*
+ * Where flagged RP goes: a free slot, else the slot of the one that saves least when RP saves
+ * more (advice_flagged_cmp; that one is counted as left out); NULL when RP is left out.
+ */
+static struct remedy_proc *flagged_slot(struct adv_input *in, const struct remedy_proc *rp)
+{
+	if (in->nflagged < ADV_MAX_FLAGGED)
+		return &in->flagged[in->nflagged++];
+	int w = 0;
+	for (int i = 1; i < in->nflagged; i++)
+		if (advice_flagged_cmp(&in->flagged[i], &in->flagged[w]) > 0)
+			w = i;
+	if (advice_flagged_cmp(rp, &in->flagged[w]) >= 0) {
+		dropped(in, rp);
+		return NULL;
+	}
+	dropped(in, &in->flagged[w]);
+	return &in->flagged[w];
+}
+
 /* One process: its ledger, and if flagged (or it would gain) its remedy facts, with RP as scratch. */
 static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struct adv_input *in,
 		     struct proc_info *pi, struct remedy_proc *rp, pid_t pid)
@@ -209,14 +248,14 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 					   .huge_not_hg_kb = c.w.huge_not_hg_kb};
 		snprintf(o->comm, sizeof(o->comm), "%s", rp->comm);
 	}
+	rp->thp_unwanted = thp_unwanted(in, pid, rp->comm);
 	if (ledger_top_cost(&rp->led) == LC_NONE && !remedy_would_gain(rp))
 		goto out;
-	if (in->nflagged == ADV_MAX_FLAGGED) {
-		in->flagged_dropped++;
-		goto out;
+	struct remedy_proc *slot = flagged_slot(in, rp);
+	if (slot) {
+		detail(sr, pi, &c, rp);
+		*slot = *rp;
 	}
-	detail(sr, pi, &c, rp);
-	in->flagged[in->nflagged++] = *rp;
 out:
 	ledger_vmas_free(&c.lv);
 	free(c.cand);

@@ -113,8 +113,11 @@ struct adv_input {
 	bool as_root;	       /* run as root: a denied smaps is denied even to root */
 	int nflagged;	       /* a flagged cost, or would gain */
 	struct remedy_proc flagged[ADV_MAX_FLAGGED];
-	int flagged_dropped; /* flagged beyond ADV_MAX_FLAGGED */
-	int nothers;	     /* every scanned process, for a host knob's reach */
+	/* flagged beyond ADV_MAX_FLAGGED, the least saving left out (advice_flagged_cmp); of
+	 * them, those with a flagged cost (the others would gain) */
+	int flagged_dropped;
+	int flagged_dropped_cost;
+	int nothers; /* every scanned process, for a host knob's reach */
 	struct remedy_other others[ADV_MAX_OTHERS];
 	/* of the ledger_scanned processes (all of them, not only flagged[]): those whose ledger
 	 * flags invented memory (LC_INVENTED) or creep (LC_CREEP), and the sums of those costs
@@ -246,6 +249,7 @@ enum adv_lever_why {
 	ALW_JVM_MADVISED,    /* its heap is madvised */
 	ALW_JVM_MADVISE,     /* the JVM then madvises its heap */
 	ALW_LEDGER,	     /* its ledger flags COST (proc->flagged_cost, flagged_kb) */
+	ALW_LEDGER_OWN,	     /* it has THP, and its ledger flags COST: What to change takes it on */
 	ALW_GO_LIMITED,	     /* the Go runtime then marks its heap nh */
 	ALW_GO_NO_ADVICE,    /* Go gives no huge page advice */
 	ALW_MONGODB8_PRCTL,  /* its status shows THP_enabled 0 */
@@ -363,6 +367,12 @@ void advice_build(const struct adv_input *in, struct advice *out);
  * invented_procs/_kb, creep_procs/_kb by ledger_cost_flagged().
  */
 void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l);
+/*
+ * The order of flagged processes by what acting on them saves: a flagged cost first, the
+ * largest cost first; then those that would gain, the most fully written bytes first; then
+ * by PID. Negative when A comes before B. advise lists the first ADV_MAX_FLAGGED.
+ */
+int advice_flagged_cmp(const struct remedy_proc *a, const struct remedy_proc *b);
 /* Whether the ledger's pass left processes unknown (smaps not readable, a read failed). */
 bool advice_ledger_partial(const struct adv_input *in);
 /* Whether IN is partial: a host file not read or damaged, a process not (fully) readable. */

@@ -120,8 +120,9 @@ static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)
 
 static void lever_jvm(struct adv_ctx *c, const struct adv_proc *p)
 {
-	if (p && p->java_thp) {
-		lever(c, p, WL_JVM, AL_JVM_ALREADY, ALW_JVM_MADVISED);
+	if (p && p->java_thp) { /* not "fine" when its own ledger flags a cost */
+		lever(c, p, WL_JVM, AL_JVM_ALREADY,
+		      p->flagged_cost != LC_NONE ? ALW_LEDGER_OWN : ALW_JVM_MADVISED);
 		return;
 	}
 	/* advice for a workload must not contradict the process's own ledger */

@@ -127,6 +127,30 @@ void advice_notes(struct adv_ctx *c)
 	note_shrink_undecided(c);
 }
 
+int advice_flagged_cmp(const struct remedy_proc *a, const struct remedy_proc *b)
+{
+	enum ledger_cost ca = ledger_top_cost(&a->led), cb = ledger_top_cost(&b->led);
+	if ((ca == LC_NONE) != (cb == LC_NONE))
+		return ca == LC_NONE ? 1 : -1;
+	int64_t ka = ca == LC_NONE ? a->led.pte_full_kb : ledger_cost_kb(&a->led, ca);
+	int64_t kb = cb == LC_NONE ? b->led.pte_full_kb : ledger_cost_kb(&b->led, cb);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* The remedies listed in the order of advice_flagged_cmp (stable insertion sort). */
+static void remedies_order(struct advice *a)
+{
+	for (int i = 1; i < a->nrem; i++)
+		for (int j = i; j > 0 && advice_flagged_cmp(a->rem[j].p, a->rem[j - 1].p) < 0;
+		     j--) {
+			struct remedy t = a->rem[j];
+			a->rem[j] = a->rem[j - 1];
+			a->rem[j - 1] = t;
+		}
+}
+
 void advice_remedies(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
@@ -157,6 +181,7 @@ void advice_remedies(struct adv_ctx *c)
 				a->nrem_cost++;
 			a->nrem++;
 		}
+	remedies_order(a);
 }
 
 void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)

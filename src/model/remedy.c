@@ -66,7 +66,8 @@ void remedy_proc_vmas(struct remedy_proc *p, const struct why_vmas *w)
 
 bool remedy_would_gain(const struct remedy_proc *p)
 {
-	return p->thp_enabled != 0 && p->led.pte_full_kb >= GAIN_MIN_KB && p->referenced_hot;
+	return !p->thp_unwanted && p->thp_enabled != 0 && p->led.pte_full_kb >= GAIN_MIN_KB &&
+	       p->referenced_hot;
 }
 
 static bool hint_is(const struct why_hint *h, const char *var_prefix)

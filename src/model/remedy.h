@@ -191,6 +191,7 @@ struct remedy_proc {
 	int cg_version;		 /* 1, 2; 0 unknown */
 	char cg_path[256];	 /* its memory cgroup */
 	bool referenced_hot;	 /* smaps Referenced >= half its Rss */
+	bool thp_unwanted;	 /* a workload that asks for no THP (Redis): never told to opt in */
 	bool alloc_known;	 /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
 	struct alloc_fact alloc;
 };
@@ -222,7 +223,10 @@ struct remedy {
 /* Copy into P what its smaps walk W says of its VMAs (the fields above). Pure. */
 void remedy_proc_vmas(struct remedy_proc *p, const struct why_vmas *w);
 
-/* Whether P would gain from huge pages: fully written PTE-mapped ranges >= 64 MiB, hot. */
+/*
+ * Whether P would gain from huge pages: fully written PTE-mapped ranges >= 64 MiB, hot; never
+ * a workload that asks for no THP (p->thp_unwanted: advise tells it to opt out instead).
+ */
 bool remedy_would_gain(const struct remedy_proc *p);
 
 /*

@@ -98,6 +98,8 @@ bool arg_relative_path(const char *a)
 {
 	if (!a[0] || a[0] == '-' || a[0] == '/' || strchr(a, '=') || strstr(a, "://"))
 		return false;
+	if (!strcmp(a, ".") || !strcmp(a, "..")) /* java -cp . */
+		return true;
 	if (strchr(a, '/'))
 		return true;
 	const char *dot = strrchr(a, '.');
@@ -122,6 +124,16 @@ int path_join_rel(const char *dir, const char *rel, char *out, size_t n)
 	size_t dl = strlen(dir);
 	while (dl > 1 && dir[dl - 1] == '/')
 		dl--;
+	if (!strcmp(rel, ".")) { /* the directory itself */
+		if (!n || dl + 1 > n || !dl) {
+			if (n)
+				out[0] = '\0';
+			return -ENOSPC;
+		}
+		memcpy(out, dir, dl);
+		out[dl] = '\0';
+		return 0;
+	}
 	bool root = dl == 1 && dir[0] == '/';
 	size_t need = dl + 1 + strlen(rel) + 1;
 	if (!n || need > n || !*rel) {

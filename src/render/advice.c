@@ -334,15 +334,20 @@ static void remedies(FILE *f, const struct adv_input *in, const struct advice *a
 	}
 	/* flagged as ps --ledger flags them, apart from those that would gain */
 	fprintf(f, " (of %d processes whose THP ledger was read: ", in->ledger_scanned);
-	if (a->nrem_cost)
-		fprintf(f, "%d flagged by %s THP ledger", a->nrem_cost,
-			a->nrem_cost == 1 ? "its" : "their");
+	int cost = a->nrem_cost + in->flagged_dropped_cost;
+	int gain_left = in->flagged_dropped - in->flagged_dropped_cost;
+	if (cost)
+		fprintf(f, "%d flagged by %s THP ledger", cost, cost == 1 ? "its" : "their");
 	else
 		fprintf(f, "none flagged by its THP ledger");
-	if (a->nrem_gain)
-		fprintf(f, ", %d that would gain from huge pages", a->nrem_gain);
-	fprintf(f, "%s; fixes ranked by what each saves)\n",
-		in->flagged_dropped ? ", more not shown" : "");
+	if (in->flagged_dropped_cost)
+		fprintf(f, " (%d not shown, the least costly: ps --ledger lists them)",
+			in->flagged_dropped_cost);
+	if (a->nrem_gain + gain_left)
+		fprintf(f, ", %d that would gain from huge pages", a->nrem_gain + gain_left);
+	if (gain_left)
+		fprintf(f, " (%d not shown, those with the fewest fully written bytes)", gain_left);
+	fprintf(f, "; listed by what acting saves, fixes ranked by what each saves)\n");
 	ledger_counts(f, in, color);
 	for (int i = 0; i < a->nrem; i++)
 		remedy_render_text(f, &a->rem[i], color);
@@ -557,8 +562,13 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "flagged", in->ledger_scan == 1 ? fl : (json_decref(fl), json_null()));
 	json_put(root, "flagged_not_listed",
 		 in->ledger_scan == 1 ? json_integer(in->flagged_dropped) : json_null());
-	json_put(root, "flagged_cost", ls ? json_integer(a->nrem_cost) : json_null());
-	json_put(root, "flagged_gain", ls ? json_integer(a->nrem_gain) : json_null());
+	json_put(root, "flagged_cost_not_listed",
+		 ls ? json_integer(in->flagged_dropped_cost) : json_null());
+	json_put(root, "flagged_cost",
+		 ls ? json_integer(a->nrem_cost + in->flagged_dropped_cost) : json_null());
+	json_put(root, "flagged_gain",
+		 ls ? json_integer(a->nrem_gain + in->flagged_dropped - in->flagged_dropped_cost)
+		    : json_null());
 	json_put(root, "systemd_memory_thp",
 		 in->systemd_thp < 0 ? json_null() : json_boolean(in->systemd_thp == 1));
 	return root;

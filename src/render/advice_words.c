@@ -267,13 +267,13 @@ const char *advice_lever_command(const struct adv_lever *l, char *out, size_t n)
 	case ACM_HUGETLB_SHARED:
 		wb_put(&b, "thpctl hugetlb plan --for SHARED_BUFFERS --overhead 25");
 		break;
+	/* the command alone (wrap_put_command breaks it only between words); its prose is
+	 * the note (advice_lever_command_note) */
 	case ACM_JAVA_TOOL:
-		wb_put(&b,
-		       "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages (in its environment, then "
-		       "restart it)");
+		wb_put(&b, "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages");
 		break;
 	case ACM_GODEBUG:
-		wb_put(&b, "GODEBUG=disablethp=1 (in its environment, Go 1.21.6+)");
+		wb_put(&b, "GODEBUG=disablethp=1");
 		break;
 	default:
 		break;
@@ -287,6 +287,10 @@ const char *advice_lever_command_note(const struct adv_lever *l, char *out, size
 	out[0] = '\0';
 	if (l->cmd == ACM_RUN && p && p->run.state == RUN_ARGS_INTACT)
 		run_cwd_note(&p->run.cwd, out, n);
+	else if (l->cmd == ACM_JAVA_TOOL)
+		snprintf(out, n, "in its environment, then restart it");
+	else if (l->cmd == ACM_GODEBUG)
+		snprintf(out, n, "in its environment, Go 1.21.6+");
 	return out;
 }
 
@@ -430,6 +434,11 @@ const char *advice_lever_reason(const struct adv_lever *l, char *out, size_t n)
 		       "its ledger flags %s %s (see What to change above): more huge pages would "
 		       "add to it, not help",
 		       a, ledger_cost_words(l->proc->flagged_cost, false));
+		break;
+	case ALW_LEDGER_OWN:
+		fmt_kb(a, sizeof(a), (uint64_t)(l->proc->flagged_kb > 0 ? l->proc->flagged_kb : 0));
+		wb_put(&b, "but its ledger flags %s %s: see What to change above", a,
+		       ledger_cost_words(l->proc->flagged_cost, false));
 		break;
 	case ALW_GO_LIMITED:
 		wb_put(&b,

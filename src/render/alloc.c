@@ -110,10 +110,12 @@ static void who(struct line *l, enum alloc_kind k, const char *ver, enum alloc_v
 		add(l, " (symbol %s in " PATH_PROC "/%ld/exe, read as ELF", sym, pid);
 	else if (ev == AE_GO_BUILDINFO)
 		add(l, " (.go.buildinfo of " PATH_PROC "/%ld/exe, read as ELF", pid);
-	if (ver[0] && vs != AV_NONE)
-		add(l, "; version %s", vsrc_words(vs));
-	else if (k != AK_UNKNOWN)
+	if (ver[0]) { /* a version shown is never called unknown (the C heap's has no source) */
+		if (vs != AV_NONE)
+			add(l, "; version %s", vsrc_words(vs));
+	} else if (k != AK_UNKNOWN) {
 		add(l, "; version unknown");
+	}
 	add(l, ")");
 }
 

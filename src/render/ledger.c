@@ -66,7 +66,7 @@ static void line_invented(FILE *f, const struct thp_ledger *l, bool color)
 		l->bloated ? ": FLAGGED, over 25% of huge-backed and over 16 MiB" : "");
 }
 
-static void line_held(FILE *f, const struct thp_ledger *l)
+static void line_held(FILE *f, const struct thp_ledger *l, bool color)
 {
 	char v[32];
 	fprintf(f, "  %-12s ", "held");
@@ -88,15 +88,18 @@ static void line_held(FILE *f, const struct thp_ledger *l)
 			l->held_gap == LG_BUDGET ? " (time budget ran out: partial)" : "");
 		return;
 	}
+	bool flag = ledger_cost_flagged(l, LC_HELD);
 	fprintf(f,
-		"%s  in %llu partially mapped large folios (deferred split; pagemap + kpageflags)%s: "
-		"still allocated and charged to the memory cgroup; freed only when the "
-		"deferred-split shrinker splits them under memory pressure, or at exit\n",
-		v, (unsigned long long)l->partial_folios,
-		l->held_gap == LG_BUDGET ? " (at least: time budget ran out)" : "");
+		"%s%s%s  in %llu partially mapped large folios (deferred split; pagemap + "
+		"kpageflags)%s: still allocated and charged to the memory cgroup; freed only when "
+		"the deferred-split shrinker splits them under memory pressure, or at exit%s\n",
+		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "",
+		(unsigned long long)l->partial_folios,
+		l->held_gap == LG_BUDGET ? " (at least: time budget ran out)" : "",
+		flag ? ": FLAGGED, over 25% of RSS plus held and over 16 MiB" : "");
 }
 
-static void line_creep(FILE *f, const struct thp_ledger *l)
+static void line_creep(FILE *f, const struct thp_ledger *l, bool color)
 {
 	char v[32];
 	fprintf(f, "  %-12s ", "creep");
@@ -113,10 +116,13 @@ static void line_creep(FILE *f, const struct thp_ledger *l)
 			l->max_ptes_none);
 		return;
 	}
+	bool flag = ledger_cost_flagged(l, LC_CREEP);
 	fprintf(f,
-		"up to %s  if khugepaged collapses %llu PMD ranges (max_ptes_none=%ld; upper bound: "
-		"resident pages per range from PAGEMAP_SCAN)\n",
-		v, (unsigned long long)l->creep_ranges, l->max_ptes_none);
+		"up to %s%s%s  if khugepaged collapses %llu PMD ranges (max_ptes_none=%ld; upper "
+		"bound: resident pages per range from PAGEMAP_SCAN)%s\n",
+		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "",
+		(unsigned long long)l->creep_ranges, l->max_ptes_none,
+		flag ? ": FLAGGED, over 25% of RSS plus creep and over 16 MiB" : "");
 }
 
 static void line_lazyfree(FILE *f, const struct thp_ledger *l, bool color)
@@ -135,9 +141,10 @@ static void line_lazyfree(FILE *f, const struct thp_ledger *l, bool color)
 	}
 	bool flag = ledger_cost_flagged(l, LC_LAZYFREE);
 	fprintf(f,
-		"%s%s%s  freed with MADV_FREE but still mapped (smaps LazyFree): counted in RSS\n"
-		"  %-12s and in the memory cgroup; reclaimed only under memory pressure\n",
-		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "", "");
+		"%s%s%s  freed with MADV_FREE but still mapped (smaps LazyFree): counted in RSS "
+		"and in the memory cgroup; reclaimed only under memory pressure%s\n",
+		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "",
+		flag ? ": FLAGGED, over 25% of RSS and over 16 MiB" : "");
 }
 
 void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
@@ -166,8 +173,8 @@ void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
 			"splits PMD THPs only\n",
 			"");
 	line_invented(f, l, color);
-	line_held(f, l);
-	line_creep(f, l);
+	line_held(f, l, color);
+	line_creep(f, l, color);
 	line_lazyfree(f, l, color);
 }
 
@@ -193,6 +200,12 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "pmd_thps_sampled", l->invented_kb >= 0 ? json_u64(l->thps_sampled) : NULL);
 	json_put(o, "invented_unknown", gap_json(l->invented_gap));
 	json_put(o, "invented_flagged", l->invented_kb >= 0 ? json_boolean(l->bloated) : NULL);
+	json_put(o, "held_flagged",
+		 l->held_kb >= 0 ? json_boolean(ledger_cost_flagged(l, LC_HELD)) : NULL);
+	json_put(o, "creep_flagged",
+		 l->creep_kb >= 0 ? json_boolean(ledger_cost_flagged(l, LC_CREEP)) : NULL);
+	json_put(o, "lazyfree_flagged",
+		 l->lazyfree_kb >= 0 ? json_boolean(ledger_cost_flagged(l, LC_LAZYFREE)) : NULL);
 	json_t *m = NULL;
 	if (l->held_kb >= 0) { /* known from the same pagemap + kpageflags walk */
 		m = json_object();

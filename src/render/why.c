@@ -177,9 +177,10 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	json_put(env, "error", err_json(in->environ_err));
 	json_put(env, "intact",
 		 in->environ_err ? json_null() : json_boolean(!in->environ_overwritten));
+	/* unknown (null) when not read or overwritten by the program, never an empty list */
 	json_put(env, "hints",
-		 in->environ_overwritten ? json_null()
-					 : hints_json(in->env, in->environ_err ? 0 : in->nenv));
+		 in->environ_overwritten || in->environ_err ? json_null()
+							    : hints_json(in->env, in->nenv));
 	json_put(root, "environ", env);
 	json_put(root, "cmdline_hints", hints_json(in->cmd, in->cmdline_err ? 0 : in->ncmd));
 

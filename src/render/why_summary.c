@@ -198,12 +198,31 @@ static void w_huge(struct wb *b, const struct why_summary *s)
 	}
 }
 
+/*
+ * Invented is the largest cost: "mostly never written" only when it is more than half of
+ * AnonHugePages, else "partly", with the share (a sampled estimate says "~").
+ */
+static void w_bloated(struct wb *b, const struct why_summary *s, const struct thp_ledger *l)
+{
+	char a[32], c[32];
+	uint64_t inv = l->invented_kb > 0 ? (uint64_t)l->invented_kb : 0;
+	bool mostly = inv * 2 > s->huge_kb;
+	const char *est = l->method == LM_SAMPLED ? "~" : "";
+	wb_put(b, "gets huge pages, %s never written: AnonHugePages %s, of which %s%s ",
+	       mostly ? "mostly" : "partly", kb(a, sizeof(a), s->huge_kb), est,
+	       kb(c, sizeof(c), inv));
+	if (!mostly && s->huge_kb)
+		wb_put(b, "(%s%llu%%) ", est, (unsigned long long)(inv * 100 / s->huge_kb));
+	wb_put(b, "invented (all-zero subpages, %s): see the ledger",
+	       l->method == LM_SAMPLED ? "estimate" : "exact");
+}
+
 const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 {
 	const struct why_summary *s = &r->sum;
 	const struct thp_ledger *l = s->led;
 	struct wb b = wb_begin(out, n);
-	char a[32], c[32];
+	char a[32];
 	switch (s->id) {
 	case WS_PRCTL_INHERITED:
 		wb_put(&b,
@@ -219,12 +238,7 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 		       "regions are known");
 		break;
 	case WS_HUGE_BLOATED:
-		wb_put(&b,
-		       "gets huge pages, mostly never written: AnonHugePages %s, of which %s%s "
-		       "invented (all-zero subpages, %s): see the ledger",
-		       kb(a, sizeof(a), s->huge_kb), l->method == LM_SAMPLED ? "~" : "",
-		       kb(c, sizeof(c), (uint64_t)l->invented_kb),
-		       l->method == LM_SAMPLED ? "estimate" : "exact");
+		w_bloated(&b, s, l);
 		break;
 	case WS_HUGE:
 		w_huge(&b, s);

@@ -980,7 +980,8 @@ static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
 		advise_text(),
 		"What to change (of 13 processes whose THP ledger was read: 1 flagged by its "
 		"THP ledger, 2 "
-		"that would gain from huge pages; fixes ranked by what each saves)\n");
+		"that would gain from huge pages; listed by what acting saves, fixes ranked by what "
+		"each saves)\n");
 	json_t *j = advice_to_json(&IN, &A);
 	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost")), 1);
 	assert_int_equal(json_integer_value(json_object_get(j, "flagged_gain")), 2);
@@ -1011,6 +1012,108 @@ static void test_remedies_count_flagged_apart_from_gains(UNIT_STATE)
 	assert_contains(t, "the ledger read all 13 processes with memory then (the Host line's 15 "
 			   "are from the workload pass a moment earlier)");
 	assert_null(strstr(t, "processes scanned"));
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * A user's host: 10 processes flagged (~64 MiB never written each) and 8 that would gain; advise
+ * listed 16 in PID order, the gains first, and cut 2 flagged ones ("8 flagged by their THP
+ * ledger, 8 that would gain ..., more not shown") while ps --ledger said 10. The list is
+ * ordered by what acting saves (costs first, largest first; gains after), all are counted,
+ * and the text says how many of each kind are not shown and where to see them.
+ */
+static void test_remedies_listed_by_saving(UNIT_STATE)
+{
+	build(&cases[0]);
+	for (long pid = 100; pid < 106; pid++) { /* gains, low PIDs first */
+		struct thp_ledger l = ledger_of(0, 0, 0, 300000);
+		l.pte_full_kb = 65536 + (pid - 100) * 4096;
+		l.referenced_kb = 300000;
+		struct remedy_proc *p = &IN.flagged[IN.nflagged++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->thp_enabled = 1;
+		p->led = l;
+		p->referenced_hot = true;
+		IN.ledger_scan = 1;
+		IN.ledger_procs++;
+		IN.ledger_scanned++;
+	}
+	ledger_proc(200, "small", ledger_of(65536, 40000, 0, 65600));
+	ledger_proc(300, "large", ledger_of(131072, 120000, 0, 131100));
+	/* advise_ledger kept the 16 that save most; 2 costs and 2 gains left out */
+	IN.flagged_dropped = 4;
+	IN.flagged_dropped_cost = 2;
+	advice_build(&IN, &A);
+	assert_int_equal(A.nrem, 8);
+	assert_int_equal(A.rem[0].p->pid, 300); /* the largest cost first */
+	assert_int_equal(A.rem[1].p->pid, 200);
+	assert_int_equal(A.rem[2].p->pid, 105); /* then the gain with the most bytes */
+	assert_int_equal(A.rem[7].p->pid, 100);
+	assert_true(advice_flagged_cmp(&IN.flagged[6], &IN.flagged[0]) < 0); /* a cost first */
+	assert_true(advice_flagged_cmp(&IN.flagged[0], &IN.flagged[1]) > 0); /* fewer bytes */
+	const char *t = advise_text();
+	assert_contains(t,
+			"4 flagged by their THP ledger (2 not shown, the least costly: ps "
+			"--ledger lists them), 8 that would gain from huge pages (2 not shown, "
+			"those with the fewest fully written bytes); listed by what acting saves");
+	assert_null(strstr(t, "more not shown"));
+	json_t *j = advice_to_json(&IN, &A);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost")), 4);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_gain")), 8);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_not_listed")), 4);
+	assert_int_equal(json_integer_value(json_object_get(j, "flagged_cost_not_listed")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "flagged")), 8);
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/*
+ * A JVM that runs with -XX:+UseTransparentHugePages and whose ledger flags 129.8 MiB never
+ * written: Per process said "already runs with ...: its heap is madvised: under
+ * enabled=madvise it gets THP" as if fine, while What to change flags it. Its line now names
+ * the flag. JAVA_TOOL_OPTIONS's command is the command alone: its prose went through
+ * wrap_put_command, which broke it with a shell continuation backslash.
+ */
+static void test_jvm_lever_names_its_flagged_cost(UNIT_STATE)
+{
+	static const struct adv_case c = {
+		.name = "JVM with the flag, its ledger flags invented",
+		.host = STOCK,
+		.procs = {{.comm = "java",
+			   .wl = WL_JVM,
+			   .cmdline = "java -XX:+UseTransparentHugePages -jar app.jar",
+			   .huge_kb = 262144,
+			   .hg_vmas = 1,
+			   .invented_kb = 132915}},
+		.requested = "jvm",
+		.set = ""};
+	build(&c);
+	const struct adv_lever *l = NULL;
+	for (int i = 0; i < A.nlevers; i++)
+		if (A.l[i].wl == WL_JVM)
+			l = &A.l[i];
+	assert_non_null(l);
+	assert_contains(l_what(l), "already runs with -XX:+UseTransparentHugePages");
+	assert_string_equal(advice_lever_reason(l, TB, sizeof(tb[0])),
+			    "but its ledger flags 129.8 MiB invented (huge pages never written): "
+			    "see What to change above");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	static const struct adv_case add = {
+		.name = "JVM without the flag",
+		.host = STOCK,
+		.procs = {{"java", WL_JVM, 0, false, 0, 0, "java -jar a.jar"}},
+		.set = ""};
+	build(&add);
+	for (int i = 0; i < A.nlevers; i++)
+		if (A.l[i].wl == WL_JVM)
+			l = &A.l[i];
+	assert_string_equal(l_cmd(l), "JAVA_TOOL_OPTIONS=-XX:+UseTransparentHugePages");
+	assert_string_equal(advice_lever_command_note(l, TB, sizeof(tb[0])),
+			    "in its environment, then restart it");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
@@ -1088,5 +1191,7 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_shrink_noop_without_evidence),
 		cmocka_unit_test(test_compact_stall_status_and_advise_agree),
 		cmocka_unit_test(test_remedies_count_flagged_apart_from_gains),
+		cmocka_unit_test(test_remedies_listed_by_saving),
+		cmocka_unit_test(test_jvm_lever_names_its_flagged_cost),
 		cmocka_unit_test(test_settings_undecided_without_the_ledger),
 		cmocka_unit_test(test_every_reason_has_an_id))

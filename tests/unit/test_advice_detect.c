@@ -52,25 +52,13 @@ static void test_relative_path_arguments(UNIT_STATE)
 		const char *arg;
 		bool rel;
 	} c[] = {
-		{"hp.py", true},
-		{"./run.sh", true},
-		{"conf/app.yaml", true},
-		{"../data/x", true},
-		{"app.jar", true},
-		{"my script.py", true},
-		{"/etc/redis.conf", false},
-		{"-c", false},
-		{"--config=a.yaml", false},
-		{"0.5", false},
-		{"v1.2.3", false},
-		{"127.0.0.1", false},
-		{"8080", false},
-		{"serve", false},
-		{"https://x.org/a", false},
-		{".bashrc", false},
-		{"a.", false},
-		{"x.verylongext", false},
-		{"", false},
+		{"hp.py", true},     {"./run.sh", true},	 {"conf/app.yaml", true},
+		{"../data/x", true}, {"app.jar", true},		 {".", true}, /* java -cp . */
+		{"..", true},	     {"my script.py", true},	 {"/etc/redis.conf", false},
+		{"-c", false},	     {"--config=a.yaml", false}, {"0.5", false},
+		{"v1.2.3", false},   {"127.0.0.1", false},	 {"8080", false},
+		{"serve", false},    {"https://x.org/a", false}, {".bashrc", false},
+		{"a.", false},	     {"x.verylongext", false},	 {"", false},
 	};
 	for (size_t i = 0; i < UNIT_LEN(c); i++)
 		unit_row_int(c[i].arg, "arg_relative_path", arg_relative_path(c[i].arg), c[i].rel);
@@ -81,6 +69,10 @@ static void test_relative_path_arguments(UNIT_STATE)
 	assert_string_equal(out, "/srv/app/conf/a.yaml");
 	assert_int_equal(path_join_rel("/", "hp.py", out, sizeof(out)), 0);
 	assert_string_equal(out, "/hp.py");
+	assert_int_equal(path_join_rel("/srv/app/", ".", out, sizeof(out)), 0);
+	assert_string_equal(out, "/srv/app");
+	assert_int_equal(path_join_rel("/srv/app", "./.", out, sizeof(out)), 0);
+	assert_string_equal(out, "/srv/app");
 	char tiny[14];
 	assert_int_equal(path_join_rel("/srv/app", "hp.py", tiny, sizeof(tiny)), -ENOSPC);
 	assert_string_equal(tiny, "");

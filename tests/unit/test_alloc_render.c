@@ -83,6 +83,18 @@ static void test_alloc_why_line_names_the_evidence(UNIT_STATE)
 	t = why_text(&a, 1);
 	assert_contains(t, "glibc 2.43 on aarch64: glibc.malloc.hugetlb is on by default");
 	assert_contains(t, "AT_SECURE program: glibc ignores GLIBC_TUNABLES for it");
+	/* a JVM's C heap with its version: shown, never called unknown beside it */
+	fact(&a, AK_JVM, "17");
+	a.evidence = AE_MAPPED_LIB;
+	a.vsrc = AV_PATH;
+	snprintf(a.path, sizeof(a.path), "/usr/lib/jvm/java-17/lib/server/libjvm.so");
+	a.malloc_kind = AK_GLIBC;
+	a.malloc_evidence = AE_MAPPED_LIB;
+	snprintf(a.malloc_version, sizeof(a.malloc_version), "2.36");
+	snprintf(a.malloc_path, sizeof(a.malloc_path), "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	t = why_text(&a, 5);
+	assert_contains(t, "; C heap: glibc 2.36 (libc.so.6 mapped, /proc/5/maps)");
+	assert_null(strstr(t, "version unknown"));
 }
 
 static void test_alloc_json_unknowns_are_null(UNIT_STATE)

@@ -256,6 +256,28 @@ static void test_render_mthp_and_lazyfree(UNIT_STATE)
 	assert_null(strstr(text, "mTHP folios are never"));
 	assert_contains(text, "lazy free    -"); /* not from smaps here: unknown, not 0 */
 	free(text);
+	/* held and lazy free flagged: their lines say so (only invented's did), the lazy-free
+	 * line is one sentence for the stdout filter to wrap, and JSON has a flag for each */
+	t.kb[SM_RSS] = 200000;
+	t.kb[SM_LAZYFREE] = 100000;
+	ledger_smaps(&l, &t);
+	l.held_kb = 100000;
+	l.partial_folios = 50;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
+	assert_contains(text, "or at exit: FLAGGED, over 25% of RSS plus held and over 16 MiB\n");
+	assert_contains(text, "counted in RSS and in the memory cgroup; reclaimed only under "
+			      "memory pressure: FLAGGED, over 25% of RSS and over 16 MiB\n");
+	free(text);
+	json_t *j = ledger_to_json(&l);
+	assert_true(json_is_true(json_object_get(j, "held_flagged")));
+	assert_true(json_is_true(json_object_get(j, "lazyfree_flagged")));
+	assert_true(json_is_false(json_object_get(j, "creep_flagged")));
+	json_decref(j);
+	l.held_kb = -1; /* unknown: null, never false */
+	j = ledger_to_json(&l);
+	assert_true(json_is_null(json_object_get(j, "held_flagged")));
+	json_decref(j);
 }
 
 /* Held from the host's counters: 1 only when every partial count and every sub-PMD nr_anon is 0. */

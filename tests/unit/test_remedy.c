@@ -264,6 +264,12 @@ static void test_nothing_or_a_gain(UNIT_STATE)
 		"small pages, and referenced (smaps Referenced 283.2 MiB of RSS 293.0 "
 		"MiB: touched since the accessed bits were last cleared, not proof that "
 		"it is hot now)");
+	/* Redis asks for no THP (advise's Settings and Per process say so): it would gain, but
+	 * is never told to opt in (it was: "2. no memory saved: opt it in: MALLOC_CONF=thp:always") */
+	P.thp_unwanted = true;
+	assert_false(remedy_would_gain(&P));
+	assert_false(remedy_build(&P, &h, &R));
+	P.thp_unwanted = false;
 	/* not hot: no advice to collapse */
 	P.referenced_hot = false;
 	assert_false(remedy_build(&P, &h, &R));

@@ -540,6 +540,30 @@ static void test_headline_names_the_largest_cost(UNIT_STATE)
 }
 
 /*
+ * Invented as the largest cost: "mostly never written" only above half of AnonHugePages
+ * (it said "mostly" of 33.0 MiB in 116.0 MiB, 28%); under it "partly", with the share.
+ */
+static void test_bloated_headline_matches_the_share(UNIT_STATE)
+{
+	struct thp_ledger l = {.invented_kb = 33 * 1024, .method = LM_SAMPLED};
+	memset(&R, 0, sizeof(R));
+	R.sum.id = WS_HUGE_BLOATED;
+	R.sum.huge_kb = 116 * 1024;
+	R.sum.led = &l;
+	assert_contains(sum_text(), "gets huge pages, partly never written: AnonHugePages 116.0 "
+				    "MiB, of which ~33.0 MiB (~28%) invented");
+	assert_null(strstr(sum_text(), "mostly"));
+	l.invented_kb = 100 * 1024;
+	l.method = LM_EXACT;
+	assert_contains(sum_text(), "gets huge pages, mostly never written: AnonHugePages 116.0 "
+				    "MiB, of which 100.0 MiB invented (all-zero subpages, exact)");
+	l.invented_kb = 58 * 1024; /* exactly half: not "mostly" */
+	assert_contains(sum_text(), "partly never written");
+	assert_contains(sum_text(), "(50%)");
+	memset(&R, 0, sizeof(R));
+}
+
+/*
  * Most of its anonymous memory opted out with MADV_NOHUGEPAGE: the headline names the opt-out
  * (it said only "the policy is madvise and it has no MADV_HUGEPAGE region"); thread stacks
  * (nh by the kernel) are no opt-out and do not count.
@@ -674,6 +698,7 @@ UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hint
 		cmocka_unit_test(test_pmd_size_policy), cmocka_unit_test(test_environ_intact),
 		cmocka_unit_test(test_thread_stacks),
 		cmocka_unit_test(test_headline_names_the_largest_cost),
+		cmocka_unit_test(test_bloated_headline_matches_the_share),
 		cmocka_unit_test(test_headline_names_the_nh_opt_out),
 		cmocka_unit_test(test_khugepaged_helps_only_with_hg),
 		cmocka_unit_test(test_prctl_line_words_except_advised),
