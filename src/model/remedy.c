@@ -49,7 +49,8 @@ const char *remedy_fix_name(enum remedy_fix_id f)
 					[RF_OPT_IN] = "allocator-opt-in",
 					[RF_PROGRAM_ADVICE] = "program-madvise",
 					[RF_HOST_SHRINK] = "host-max-ptes-none-shrinker",
-					[RF_PROGRAM_OPT_IN] = "program-opt-in"};
+					[RF_PROGRAM_OPT_IN] = "program-opt-in",
+					[RF_MIMALLOC_LARGE_0] = "mimalloc-large-os-pages-0"};
 	return ENUM_NAME(n, f, "?");
 }
 
@@ -112,6 +113,97 @@ static bool glibc_madvises(const struct remedy_proc *p, const struct why_hint *h
 	       (p->alloc_known && (p->alloc.notes & AN_GLIBC_HUGETLB_DEFAULT));
 }
 
+/* P's allocator version when its kind is K: how many parts of "X.Y.Z..." were read into V. */
+static int alloc_ver(const struct remedy_proc *p, enum alloc_kind k, int v[3])
+{
+	v[0] = v[1] = v[2] = 0;
+	if (!p->alloc_known || p->alloc.kind != k)
+		return 0;
+	int n = sscanf(p->alloc.version, "%d.%d.%d", &v[0], &v[1], &v[2]);
+	return n > 0 ? n : 0;
+}
+
+/* Whether V (N parts read) is at least A.B.C: 1, 0, or -1 unknown (no version, no patch). */
+static int ver_ge(const int v[3], int n, int a, int b, int c)
+{
+	if (n < 2)
+		return -1;
+	if (v[0] != a || v[1] != b)
+		return v[0] != a ? v[0] > a : v[1] > b;
+	return n < 3 ? (c == 0 ? 1 : -1) : v[2] >= c;
+}
+
+/*
+ * Whether P's mimalloc is at least the release FIRST names for its major line (1.x, 2.x,
+ * 3.x; a later major is): 1, 0, or -1 unknown. mimalloc's lines each got a change at once.
+ */
+static int mi_ge(const struct remedy_proc *p, const int first[3][3])
+{
+	int v[3], n = alloc_ver(p, AK_MIMALLOC, v);
+	if (n < 1 || v[0] < 1)
+		return -1;
+	if (v[0] > 3)
+		return 1;
+	const int *f = first[v[0] - 1];
+	return ver_ge(v, n, f[0], f[1], f[2]);
+}
+
+/* mimalloc reads MIMALLOC_ALLOW_LARGE_OS_PAGES (large_os_pages renamed, the old name kept) */
+static const int MI_ALLOW_LARGE[3][3] = {{1, 8, 2}, {2, 1, 2}, {3, 0, 0}};
+/* mimalloc's allow_thp option: =0 stops its own MADV_HUGEPAGE (src/options.c, Dec 2025) */
+static const int MI_ALLOW_THP[3][3] = {{1, 9, 6}, {2, 2, 6}, {3, 1, 6}};
+/* ... and its prctl(PR_SET_THP_DISABLE) takes effect (the call fixed in April 2026) */
+static const int MI_ALLOW_THP_PRCTL[3][3] = {{1, 9, 9}, {2, 3, 1}, {3, 3, 1}};
+
+/* Whether P's mimalloc turns THP off for the whole process with MIMALLOC_ALLOW_THP=0. */
+static bool mimalloc_allow_thp(const struct remedy_proc *p)
+{
+	return mi_ge(p, MI_ALLOW_THP_PRCTL) == 1;
+}
+
+/* Whether hint H of P asks mimalloc for large OS pages that it reads (it madvises with them). */
+static bool mi_large_on(const struct remedy_proc *p, const struct why_hint *h)
+{
+	if (h->meaning != HI_MIMALLOC_LARGE_ON)
+		return false;
+	return !strcmp(h->var, "MIMALLOC_LARGE_OS_PAGES") || mi_ge(p, MI_ALLOW_LARGE) != 0;
+}
+
+/* Whether hint H is a jemalloc opt-in to MADV_HUGEPAGE: thp:always, metadata_thp auto|always. */
+static bool je_thp_on(const struct why_hint *h)
+{
+	return h->meaning == HI_JE_ALWAYS ||
+	       (h->meaning == HI_JE_METADATA && strcmp(h->value, "metadata_thp:disabled"));
+}
+
+/*
+ * Whether the C allocator PART madvises MADV_HUGEPAGE as its environment configures it
+ * (*OPT: the hint that opts it in, NULL for glibc's aarch64 default): glibc with
+ * glibc.malloc.hugetlb=1; jemalloc with thp:always or metadata_thp (its metadata only);
+ * mimalloc with large OS pages (unless its allow_thp=0); tcmalloc never (gperftools has no
+ * such setting; Google's advises only its per-CPU slabs). A setting compiled in, or
+ * jemalloc's /etc/malloc.conf, is not seen here.
+ */
+static bool alloc_madvises(const struct remedy_proc *p, enum remedy_part part,
+			   const struct why_hint **opt)
+{
+	*opt = NULL;
+	if (part == RP_GLIBC) {
+		*opt = part_hint(p, RP_GLIBC);
+		return glibc_madvises(p, *opt);
+	}
+	bool mi_off = false;
+	for (int i = 0; p->env_known && i < p->nenv; i++) {
+		const struct why_hint *h = &p->env[i];
+		if (part == RP_MIMALLOC && h->meaning == HI_MIMALLOC_OFF)
+			mi_off = mi_ge(p, MI_ALLOW_THP) == 1;
+		if (!*opt && ((part == RP_JEMALLOC && je_thp_on(h)) ||
+			      (part == RP_MIMALLOC && mi_large_on(p, h))))
+			*opt = h;
+	}
+	return *opt && !mi_off;
+}
+
 /*
  * Whether the cost of R sits in MADV_HUGEPAGE regions: creep under madvise (khugepaged
  * collapses only there); else at least half its huge pages in hg VMAs; without huge pages
@@ -152,14 +244,20 @@ static void find_part(const struct remedy_proc *p, const struct remedy_host *h, 
 		r->part = ap;
 		r->evidence = RE_ALLOC;
 		r->hint = part_hint(p, ap);
-		if (ap != RP_GLIBC || glibc_madvises(p, r->hint))
+		const struct why_hint *opt;
+		if (ap == RP_GO || ap == RP_JVM || r->mech == RM_LAZY_FREE)
 			return;
-		/* glibc gives no MADV_HUGEPAGE of its own: hg regions are the program's doing;
-		 * memory outside its heap and arenas is not malloc's as far as can be told */
+		if (alloc_madvises(p, ap, &opt)) {
+			r->hint = opt ? opt : r->hint;
+			return;
+		}
+		/* the allocator gives no MADV_HUGEPAGE as its environment configures it: hg
+		 * regions are the program's doing as far as can be told; memory outside glibc's
+		 * heap and arenas is not malloc's */
 		if (in_hg(p, h, r)) {
 			r->part = RP_PROGRAM;
 			r->evidence = RE_HG_VMAS;
-		} else if (!malloc_holds(p)) {
+		} else if (ap == RP_GLIBC && !malloc_holds(p)) {
 			r->part = RP_NOT_HEAP;
 			r->evidence = RE_VMAS;
 			r->hint = NULL;
@@ -219,8 +317,31 @@ static bool go_older(const struct remedy_proc *p, int maj, int min, int patch)
 	return a != maj ? a < maj : b != min ? b < min : c < patch;
 }
 
+/* The environment hint of P with MEANING, if any. */
+static const struct why_hint *env_hint(const struct remedy_proc *p, enum why_hint_id meaning)
+{
+	for (int i = 0; p->env_known && i < p->nenv; i++)
+		if (p->env[i].meaning == meaning)
+			return &p->env[i];
+	return NULL;
+}
+
+/* mimalloc's knobs: its large OS pages off where they put the cost in hg regions; allow_thp=0
+ * where this version turns the process's THP off with it (MIMALLOC_ALLOW_THP is unknown to
+ * mimalloc before 1.9.6, 2.2.6, 3.1.6 and stops only its own advice before 1.9.9, 2.3.1,
+ * 3.3.1) */
+static void mimalloc_knobs(const struct remedy_proc *p, const struct remedy_host *h,
+			   struct remedy *r, int64_t kb)
+{
+	const struct why_hint *opt;
+	if (alloc_madvises(p, RP_MIMALLOC, &opt) && in_hg(p, h, r))
+		fix(r, RF_MIMALLOC_LARGE_0, RS_PROCESS, kb);
+	if (mimalloc_allow_thp(p))
+		fix(r, RF_MIMALLOC_THP_0, RS_PROCESS, kb);
+}
+
 /* The allocator's or runtime's own knob against the cost, when the part has one. */
-static void own_knob(const struct remedy_proc *p, struct remedy *r)
+static void own_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
 	int64_t kb = r->cost_kb;
 	switch (r->part) {
@@ -229,8 +350,9 @@ static void own_knob(const struct remedy_proc *p, struct remedy *r)
 			kb = (int64_t)p->stack_huge_kb;
 		fix(r, RF_MAP_STACK, RS_PROCESS, kb);
 		break;
-	case RP_JEMALLOC:
-		fix(r, RF_MALLOC_CONF_THP_NEVER, RS_PROCESS, kb);
+	case RP_JEMALLOC: /* not where its environment has it already */
+		if (!env_hint(p, HI_JE_NEVER))
+			fix(r, RF_MALLOC_CONF_THP_NEVER, RS_PROCESS, kb);
 		break;
 	case RP_GLIBC: /* only its hugetlb=1 (or 2.43's aarch64 default) madvises its heaps */
 		if (glibc_madvises(p, r->hint))
@@ -240,7 +362,7 @@ static void own_knob(const struct remedy_proc *p, struct remedy *r)
 		fix(r, RF_PROGRAM_ADVICE, RS_PROCESS, kb);
 		break;
 	case RP_MIMALLOC:
-		fix(r, RF_MIMALLOC_THP_0, RS_PROCESS, kb);
+		mimalloc_knobs(p, h, r, kb);
 		break;
 	case RP_GO: /* disablethp arrived in Go 1.21.6 (and 1.22) */
 		if (!go_older(p, 1, 21, 6))
@@ -346,7 +468,7 @@ static void opt_out(struct remedy *r, enum remedy_fix_id id)
 
 static void fixes_thp(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
-	own_knob(p, r);
+	own_knob(p, h, r);
 	opt_out(r, RF_RUN_OFF);
 	if (h->systemd_thp == 1 && p->unit[0])
 		opt_out(r, RF_SYSTEMD);
@@ -354,9 +476,23 @@ static void fixes_thp(const struct remedy_proc *p, const struct remedy_host *h, 
 	host_knob(p, h, r);
 }
 
+/*
+ * Whether jemalloc's muzzy_decay_ms:0 would change P: jemalloc 5.2+ defaults to 0 (no
+ * MADV_FREE), so only where its environment sets another value, or before 5.2 (or version
+ * unknown). A compiled-in setting is not seen here.
+ */
+static bool je_muzzy_set(const struct remedy_proc *p)
+{
+	const struct why_hint *m = env_hint(p, HI_JE_MUZZY);
+	if (m)
+		return strcmp(m->value, "muzzy_decay_ms:0") != 0;
+	int v[3], n = alloc_ver(p, AK_JEMALLOC, v);
+	return ver_ge(v, n, 5, 2, 0) != 1;
+}
+
 static void fixes_lazy(const struct remedy_proc *p, struct remedy *r)
 {
-	if (r->part == RP_JEMALLOC)
+	if (r->part == RP_JEMALLOC && je_muzzy_set(p))
 		fix(r, RF_JE_MUZZY, RS_PROCESS, r->cost_kb);
 	if (p->cg_version == 2 && p->cg_path[0])
 		fix(r, RF_CG_RECLAIM, RS_SERVICE, r->cost_kb);
@@ -380,7 +516,8 @@ bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, stru
 	find_part(p, h, out);
 	if (out->mech == RM_WOULD_GAIN) {
 		fix(out, RF_COLLAPSE, RS_PROCESS, 0);
-		if (out->part == RP_NOT_HEAP) /* not malloc's: no allocator knob reaches it */
+		/* not malloc's, or tcmalloc (no setting advises its heap): the program's own */
+		if (out->part == RP_NOT_HEAP || out->part == RP_TCMALLOC)
 			fix(out, RF_PROGRAM_OPT_IN, RS_PROCESS, 0);
 		else if (out->part != RP_PROGRAM) /* its MADV_HUGEPAGE is there already */
 			fix(out, RF_OPT_IN, RS_PROCESS, 0);

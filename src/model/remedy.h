@@ -8,8 +8,13 @@
  *
  * Bytes saved, by fix (the ledger's parts, kB; -1 unknown):
  *  - the allocator's or runtime's own knob (MALLOC_CONF=thp:never, glibc's
- *    glibc.malloc.hugetlb=0, MIMALLOC_ALLOW_THP=0, -XX:-UseTransparentHugePages,
- *    GODEBUG=disablethp=1) or, for thread stacks, MAP_STACK: the flagged cost;
+ *    glibc.malloc.hugetlb=0, MIMALLOC_LARGE_OS_PAGES=0, MIMALLOC_ALLOW_THP=0 for a
+ *    mimalloc that has it, -XX:-UseTransparentHugePages, GODEBUG=disablethp=1 for a Go
+ *    that has it) or, for thread stacks, MAP_STACK: the flagged cost; never a knob its
+ *    environment shows is off already. A C allocator whose environment opts it in to no
+ *    MADV_HUGEPAGE (glibc without hugetlb=1, jemalloc without thp:always or metadata_thp,
+ *    mimalloc without large OS pages, tcmalloc always) leaves a cost in hg regions to the
+ *    program (RP_PROGRAM: or a setting compiled into jemalloc or mimalloc, not seen);
  *  - a per-service opt-out (thpctl run --thp=off, systemd MemoryTHP= where the
  *    installed systemd knows it, the program's own prctl): the flagged cost
  *    (the others go too, not added up: held and creep overlap when khugepaged
@@ -22,8 +27,9 @@
  *    with more zero-filled pages under memory pressure: at most the invented
  *    bytes, and only under pressure (others with invented memory named);
  *  - lazy free is not a THP cost: reclaim takes it first under memory
- *    pressure; memory.reclaim of its cgroup (v2) or the allocator's purge
- *    setting give it back now.
+ *    pressure; memory.reclaim of its cgroup (v2) gives it back now, and jemalloc's
+ *    muzzy_decay_ms:0 stops it where it is set otherwise (5.2+ defaults to 0: only a
+ *    MALLOC_CONF that sets it, a compiled-in one, or before 5.2).
  * Ranked by bytes saved, then by reach: the process's own knob, then the
  * service, then the host; a bound (at most) after a saving the ledger measured.
  */
@@ -56,7 +62,8 @@ enum remedy_part {
 	RP_TCMALLOC,
 	RP_GO,
 	RP_JVM,
-	RP_PROGRAM, /* the program's own MADV_HUGEPAGE: its allocator (named) gives no such advice */
+	RP_PROGRAM,  /* the program's own MADV_HUGEPAGE: its allocator (named) gives no such advice
+		     * as its environment configures it (jemalloc, mimalloc: or compiled in) */
 	RP_NOT_HEAP, /* glibc malloc's process, but most of its memory is outside malloc's heap:
 		      * the program's own mmap(2) or malloc's mmap of a large block (not told
 		      * apart), which no glibc tunable but hugetlb=1's advice reaches */
@@ -78,7 +85,7 @@ enum remedy_evidence {
 enum remedy_fix_id {
 	RF_MALLOC_CONF_THP_NEVER, /* jemalloc: MALLOC_CONF=thp:never */
 	RF_GLIBC_HUGETLB_0,	  /* GLIBC_TUNABLES=glibc.malloc.hugetlb=0 */
-	RF_MIMALLOC_THP_0,	  /* MIMALLOC_ALLOW_THP=0 */
+	RF_MIMALLOC_THP_0,	  /* MIMALLOC_ALLOW_THP=0 (mimalloc 1.9.9, 2.3.1, 3.3.1+) */
 	RF_JVM_NO_THP,		  /* -XX:-UseTransparentHugePages */
 	RF_GODEBUG_DISABLETHP,	  /* GODEBUG=disablethp=1 (Go 1.21.6+) */
 	RF_MAP_STACK,		  /* the program maps its thread stacks with MAP_STACK */
@@ -88,12 +95,13 @@ enum remedy_fix_id {
 	RF_HOST_MPN,		  /* thpctl set khugepaged/max_ptes_none=0 */
 	RF_HOST_MADVISE,	  /* thpctl set enabled=madvise */
 	RF_CG_RECLAIM,		  /* memory.reclaim of its cgroup (v2): give lazy free back now */
-	RF_JE_MUZZY,	   /* jemalloc: MALLOC_CONF=muzzy_decay_ms:0 (purge, not MADV_FREE) */
-	RF_COLLAPSE,	   /* thpctl collapse PID --dry-run (would gain) */
-	RF_OPT_IN,	   /* its allocator's opt-in (would gain) */
-	RF_PROGRAM_ADVICE, /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
-	RF_HOST_SHRINK,	   /* thpctl set khugepaged/max_ptes_none=PMD/8: the underused shrinker */
-	RF_PROGRAM_OPT_IN, /* in the program: MADV_HUGEPAGE on what it maps itself (would gain) */
+	RF_JE_MUZZY,	     /* jemalloc: MALLOC_CONF=muzzy_decay_ms:0 (purge, not MADV_FREE) */
+	RF_COLLAPSE,	     /* thpctl collapse PID --dry-run (would gain) */
+	RF_OPT_IN,	     /* its allocator's opt-in (would gain) */
+	RF_PROGRAM_ADVICE,   /* in the program: its own MADV_HUGEPAGE where it writes sparsely */
+	RF_HOST_SHRINK,	     /* thpctl set khugepaged/max_ptes_none=PMD/8: the underused shrinker */
+	RF_PROGRAM_OPT_IN,   /* in the program: MADV_HUGEPAGE on what it maps itself (would gain) */
+	RF_MIMALLOC_LARGE_0, /* mimalloc: its large OS pages opt-in (MIMALLOC_LARGE_OS_PAGES) =0 */
 };
 
 /* Where a fix acts: how many others it reaches. */

@@ -47,7 +47,10 @@ enum why_hint_id {
 	HI_JE_DEFAULT,
 	HI_JE_METADATA, /* metadata_thp: */
 	HI_GO_DISABLETHP,
-	HI_GO_THP_KERNEL, /* disablethp=0 */
+	HI_GO_THP_KERNEL,     /* disablethp=0 */
+	HI_MIMALLOC_LARGE_ON, /* MIMALLOC_LARGE_OS_PAGES=1 (or, 1.8.2/2.1+, ALLOW_LARGE_OS_PAGES) */
+	HI_MIMALLOC_LARGE_OFF, /* the same set to 0 */
+	HI_JE_MUZZY,	       /* MALLOC_CONF muzzy_decay_ms: (MADV_FREE purging, 5.2+ default 0) */
 };
 
 struct why_hint {
@@ -60,7 +63,8 @@ struct why_hint {
 /*
  * Find THP-relevant settings in TEXT, a NUL-separated list (environ, or with
  * CMDLINE the argument vector): GLIBC_TUNABLES glibc.malloc.hugetlb,
- * MIMALLOC_ALLOW_THP, MALLOC_CONF / _RJEM_MALLOC_CONF (jemalloc thp:),
+ * MIMALLOC_ALLOW_THP, MIMALLOC_LARGE_OS_PAGES / MIMALLOC_ALLOW_LARGE_OS_PAGES,
+ * MALLOC_CONF / _RJEM_MALLOC_CONF (jemalloc thp:, metadata_thp:, muzzy_decay_ms:),
  * GODEBUG disablethp, JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS / _JAVA_OPTIONS
  * (or, in a command line, the -XX flags themselves) with
  * UseTransparentHugePages / UseLargePages. Returns the number stored in OUT.

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "why.h"
 
@@ -48,6 +49,16 @@ static bool val_is(const char *s, const char *e, const char *word)
 {
 	size_t l = strlen(word);
 	return (size_t)(e - s) == l && memcmp(s, word, l) == 0;
+}
+
+/* A mimalloc option value that it reads as off (it compares without case). */
+static bool mi_false(const char *s, const char *e)
+{
+	static const char *const w[] = {"0", "false", "off", "no"};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if ((size_t)(e - s) == strlen(w[i]) && !strncasecmp(s, w[i], strlen(w[i])))
+			return true;
+	return false;
 }
 
 /* What a flag or a value means for THP; a value table ends with {NULL, its unknown meaning}. */
@@ -115,10 +126,18 @@ static void env_entry(const char *s, const char *e, struct why_hint *out, int *n
 		hint_add(out, n, max, "GLIBC_TUNABLES", vs - 21, (size_t)(ve - vs) + 21, h->meaning,
 			 h->effect);
 	} else if (KEY("MIMALLOC_ALLOW_THP")) {
-		bool off = val_is(v, e, "0") || val_is(v, e, "false") || val_is(v, e, "off") ||
-			   val_is(v, e, "no");
+		bool off = mi_false(v, e);
 		hint_add(out, n, max, "MIMALLOC_ALLOW_THP", v, (size_t)(e - v),
 			 off ? HI_MIMALLOC_OFF : HI_MIMALLOC_ON, off ? WE_HINDERS : WE_NEUTRAL);
+	} else if (KEY("MIMALLOC_LARGE_OS_PAGES") || KEY("MIMALLOC_ALLOW_LARGE_OS_PAGES")) {
+		/* mimalloc madvises its segments MADV_HUGEPAGE with it (2.0.9 reads only the
+		 * first name; 1.8.2 and 2.1 renamed it allow_large_os_pages, the old name kept) */
+		bool on = !mi_false(v, e); /* an empty value reads as 1 */
+		char var[32];
+		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
+		hint_add(out, n, max, var, v, (size_t)(e - v),
+			 on ? HI_MIMALLOC_LARGE_ON : HI_MIMALLOC_LARGE_OFF,
+			 on ? WE_HELPS : WE_NEUTRAL);
 	} else if (KEY("MALLOC_CONF") || KEY("_RJEM_MALLOC_CONF") || KEY("JE_MALLOC_CONF")) {
 		char var[32];
 		snprintf(var, sizeof(var), "%.*s", (int)kl, s);
@@ -129,6 +148,9 @@ static void env_entry(const char *s, const char *e, struct why_hint *out, int *n
 		}
 		if (find_kv(v, e, ',', "metadata_thp:", &vs, &ve))
 			hint_add(out, n, max, var, vs - 13, (size_t)(ve - vs) + 13, HI_JE_METADATA,
+				 WE_NEUTRAL);
+		if (find_kv(v, e, ',', "muzzy_decay_ms:", &vs, &ve))
+			hint_add(out, n, max, var, vs - 15, (size_t)(ve - vs) + 15, HI_JE_MUZZY,
 				 WE_NEUTRAL);
 	} else if (KEY("GODEBUG")) {
 		if (!find_kv(v, e, ',', "disablethp=", &vs, &ve))

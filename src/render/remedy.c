@@ -78,6 +78,43 @@ const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 	return out;
 }
 
+/* RP_PROGRAM: the program's own advice, and what its allocator's environment says of its own. */
+static void program_words(struct wb *b, const struct remedy_proc *p)
+{
+	char a[32];
+	alloc_short(&p->alloc, a, sizeof(a));
+	switch (p->alloc_known ? p->alloc.kind : AK_UNKNOWN) {
+	case AK_JEMALLOC:
+		wb_put(b,
+		       "the program itself, or a compiled-in allocator setting: %s's environment "
+		       "asks for no THP (it madvises MADV_HUGEPAGE only with thp:always or "
+		       "metadata_thp, from MALLOC_CONF, /etc/malloc.conf or its build), so the "
+		       "MADV_HUGEPAGE on these regions is the program's own as far as can be told",
+		       a);
+		break;
+	case AK_MIMALLOC:
+		wb_put(b,
+		       "the program itself, or a compiled-in allocator setting: %s's environment "
+		       "asks for no large OS pages (it madvises MADV_HUGEPAGE only with "
+		       "MIMALLOC_LARGE_OS_PAGES=1 or that default built in), so the MADV_HUGEPAGE "
+		       "on these regions is the program's own as far as can be told",
+		       a);
+		break;
+	case AK_TCMALLOC:
+		wb_put(b,
+		       "the program itself: its own MADV_HUGEPAGE on these regions (its allocator, "
+		       "%s, has no setting that advises its heap so)",
+		       a);
+		break;
+	default:
+		wb_put(b,
+		       "the program itself: its own MADV_HUGEPAGE on these regions (its allocator, "
+		       "%s, gives no such advice without glibc.malloc.hugetlb=1)",
+		       a);
+		break;
+	}
+}
+
 const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 {
 	const struct remedy_proc *p = r->p;
@@ -127,11 +164,7 @@ const char *remedy_part_words(const struct remedy *r, char *out, size_t n)
 		return out;
 	}
 	if (r->part == RP_PROGRAM) {
-		alloc_short(&p->alloc, a, sizeof(a));
-		wb_put(&b,
-		       "the program itself: its own MADV_HUGEPAGE on these regions (its allocator, %s, "
-		       "gives no such advice without glibc.malloc.hugetlb=1)",
-		       a);
+		program_words(&b, p);
 		return out;
 	}
 	if (r->evidence == RE_ALLOC) {
@@ -207,6 +240,12 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 	case RF_MIMALLOC_THP_0:
 		wb_put(&b, "MIMALLOC_ALLOW_THP=0");
 		break;
+	case RF_MIMALLOC_LARGE_0: /* the name that opted it in (one of two known names) */
+		wb_put(&b, "%s=0",
+		       r->hint && r->hint->meaning == HI_MIMALLOC_LARGE_ON
+			       ? r->hint->var
+			       : "MIMALLOC_LARGE_OS_PAGES");
+		break;
 	case RF_JVM_NO_THP:
 		wb_put(&b, "-XX:-UseTransparentHugePages");
 		break;
@@ -258,10 +297,14 @@ static void gain_words(struct wb *b, const struct remedy *r, enum remedy_fix_id 
 		wb_put(b, "see what collapsing its fully written ranges would do (no change)");
 		break;
 	case RF_PROGRAM_OPT_IN:
-		wb_put(b,
-		       "opt it in, in the program: madvise(MADV_HUGEPAGE) on the hot regions it maps "
-		       "itself (GLIBC_TUNABLES=glibc.malloc.hugetlb=1 advises only what malloc "
-		       "maps)");
+		if (r->part == RP_TCMALLOC)
+			wb_put(b, "opt it in, in the program: madvise(MADV_HUGEPAGE) on its hot "
+				  "regions (tcmalloc has no setting that advises its heap; "
+				  "enabled=always would, for every process)");
+		else
+			wb_put(b, "opt it in, in the program: madvise(MADV_HUGEPAGE) on the hot "
+				  "regions it maps itself (GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "
+				  "advises only what malloc maps)");
 		break;
 	case RF_PROGRAM_ADVICE:
 		wb_put(b,
@@ -273,8 +316,11 @@ static void gain_words(struct wb *b, const struct remedy *r, enum remedy_fix_id 
 		       r->part == RP_GLIBC	? "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
 		       : r->part == RP_JEMALLOC ? "MALLOC_CONF=thp:always"
 		       : r->part == RP_JVM	? "-XX:+UseTransparentHugePages"
-						: "MADV_HUGEPAGE on its hot heap (its allocator's "
-						  "opt-in)");
+		       : r->part == RP_MIMALLOC
+			       ? "MIMALLOC_LARGE_OS_PAGES=1 (mimalloc then madvises "
+				 "its segments MADV_HUGEPAGE)"
+			       : "MADV_HUGEPAGE on its hot heap (its allocator's "
+				 "opt-in)");
 		break;
 	}
 }
@@ -296,9 +342,12 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "GLIBC_TUNABLES)");
 		break;
 	case RF_MIMALLOC_THP_0:
-		wb_put(&b,
-		       "mimalloc's own knob: it turns THP off for the process at start; restart it "
-		       "with this in its environment");
+		wb_put(&b, "mimalloc's own knob (1.9.9, 2.3.1, 3.3.1+): it turns THP off for the "
+			   "process at start (prctl); restart it with this in its environment");
+		break;
+	case RF_MIMALLOC_LARGE_0:
+		wb_put(&b, "mimalloc's own knob: no large OS pages, so no MADV_HUGEPAGE on its "
+			   "segments; restart it with this in its environment");
 		break;
 	case RF_JVM_NO_THP:
 		wb_put(&b, "the JVM's own option: it no longer madvises its heap; restart it so");
@@ -360,7 +409,9 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 	case RF_JE_MUZZY:
 		wb_put(&b,
 		       "jemalloc's own knob: its muzzy pages are the MADV_FREE ones; 0 purges them "
-		       "with MADV_DONTNEED at once; restart it with this in its environment");
+		       "with MADV_DONTNEED at once; restart it with this in its environment (0 is "
+		       "the default since 5.2: this undoes a muzzy_decay_ms set in MALLOC_CONF or "
+		       "built in)");
 		break;
 	default:
 		gain_words(&b, r, f->id);

@@ -29,8 +29,10 @@ const char *why_hint_words(enum why_hint_id h)
 			       "enabled=madvise",
 		[HI_GLIBC_2] = "glibc malloc (2.35+) maps from the hugetlb pool (MAP_HUGETLB), not "
 			       "THP",
-		[HI_MIMALLOC_OFF] = "recent mimalloc disables THP for the whole process with "
-				    "prctl(PR_SET_THP_DISABLE) at start",
+		[HI_MIMALLOC_OFF] =
+			"mimalloc 1.9.9, 2.3.1, 3.3.1+ disable THP for the whole process "
+			"with prctl(PR_SET_THP_DISABLE) at start (1.9.6, 2.2.6, 3.1.6+: "
+			"only its own advice; older ones do not know it)",
 		[HI_MIMALLOC_ON] = "mimalloc leaves THP allowed (the default)",
 		[HI_JE_UNKNOWN] = "unknown thp: value (jemalloc knows always, never, default)",
 		[HI_JE_ALWAYS] = "jemalloc (5.1+) madvises its arenas MADV_HUGEPAGE",
@@ -42,6 +44,11 @@ const char *why_hint_words(enum why_hint_id h)
 		[HI_GO_DISABLETHP] = "the Go runtime (1.21.6+) marks its heap MADV_NOHUGEPAGE",
 		[HI_GO_THP_KERNEL] = "the Go runtime leaves its heap's huge page state to the "
 				     "kernel policy",
+		[HI_MIMALLOC_LARGE_ON] = "mimalloc madvises its segments MADV_HUGEPAGE: THP under "
+					 "enabled=madvise (ALLOW_LARGE_OS_PAGES: 1.8.2, 2.1+ only)",
+		[HI_MIMALLOC_LARGE_OFF] = "mimalloc gives no huge page advice (the default)",
+		[HI_JE_MUZZY] = "how long jemalloc keeps freed pages lazily freed (MADV_FREE) "
+				"before it purges them; 0, the 5.2+ default: no MADV_FREE",
 	};
 	return ENUM_NAME(words, h, "?");
 }

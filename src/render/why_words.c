@@ -419,7 +419,8 @@ static void w_env(struct wb *b, const struct why_line *l)
 		break;
 	case WI_ENV_NONE:
 		wb_put(b, "no THP hints in its environment (GLIBC_TUNABLES glibc.malloc.hugetlb, "
-			  "MIMALLOC_ALLOW_THP, MALLOC_CONF thp:, GODEBUG disablethp, "
+			  "MIMALLOC_ALLOW_THP, MIMALLOC_LARGE_OS_PAGES, MALLOC_CONF thp:, GODEBUG "
+			  "disablethp, "
 			  "JAVA_TOOL_OPTIONS)");
 		break;
 	case WI_ENV_HINT:
