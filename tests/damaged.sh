@@ -28,7 +28,8 @@ if [ ! -x "$T" ]; then
 fi
 tests/restore-modes || nok "fixture modes" "cannot restore them from MODES"
 
-# NAME|PATH|DAMAGE|COMMANDS THAT MUST SAY PARTIAL (s=status, p=ps, m=maps, h=hugetlb plan)|WORDS status prints
+# NAME|PATH|DAMAGE|COMMANDS THAT MUST SAY PARTIAL (s=status, p=ps, m=maps, h=hugetlb plan,
+# a=advise)|WORDS status prints; DAMAGE rm removes PATH (a glob: every file it matches)
 SPECS=(
 	"vmstat-fifo|proc/vmstat|fifo|s|not a regular file"
 	"vmstat-dir|proc/vmstat|dir|s|a directory"
@@ -81,6 +82,10 @@ SPECS=(
 	"nr_hugepages-1e9999|$NRH|sed:s/.*/1e9999/|sh|nr_hugepages (malformed)"
 	"nr_hugepages-empty|$NRH|sed:s/.*//|sh|nr_hugepages (malformed)"
 	"nr_hugepages-2p64|$NRH|sed:s/.*/18446744073709551616/|sh|nr_hugepages (malformed)"
+	# a smaps the capture could not read is absent: ps and advise count it unreadable
+	"smaps-absent|proc/$LAYOUT/smaps|rm|pa|"
+	# no smaps at all (a non-root --pid capture): the page size is unknown, said, not guessed
+	"smaps-none|proc/*/smaps|rm|spa|the base page size"
 )
 CMDS=("status --json" "ps --all --json" "maps $LAYOUT --json" "why $LAYOUT --json"
 	"advise --json" "hugetlb plan --for 8G --json" "status" "ps --all")
@@ -89,6 +94,10 @@ damage() { # ROOT REL KIND
 	local f=$1/$2
 	rm -rf "$f"
 	case $3 in
+	rm)
+		# shellcheck disable=SC2086 # PATH may be a glob: every file it matches
+		rm -f $f
+		;;
 	fifo) mkfifo "$f" ;;
 	zero) ln -s /dev/zero "$f" ;;
 	loop) ln -s "$(basename "$f")" "$f" ;;
@@ -175,6 +184,7 @@ check_spec() {
 		ps) [[ $must == *p* ]] && want=true ;;
 		maps) [[ $must == *m* ]] && want=true ;;
 		hugetlb) [[ $must == *h* ]] && want=true ;;
+		advise) [[ $must == *a* ]] && want=true ;;
 		esac
 		[ -n "$want" ] || continue
 		if [ "${argv[0]}" = maps ] && [ "$rc" -eq 1 ] && [ ! -s "$out" ]; then

@@ -397,6 +397,9 @@ static unsigned next_files(struct proc_info *pi, void *ctx)
 		if (!(pi->got & PROC_STATUS) || pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
 			return 0;
 		in->scanned++;
+		/* a replay: a process whose smaps the capture could not read (as ps counts it) */
+		if (proc_tree_smaps_unrecorded(t->sr, pi->pid))
+			in->unreadable++;
 		count_limit(t->sr, t->s, &t->limited, &t->limit);
 		t->wl = workload_from_comm(pi->st.name, NULL);
 		t->big = pi->st.vmrss_kb.present && pi->st.vmrss_kb.v >= GO_MIN_RSS_KB;

@@ -224,7 +224,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		: c.err			? c.err
 					: ledger_of(sr, q, pi, &c, &rp->led);
 	if (e) {
-		if (e == -EACCES || e == -EPERM)
+		if (proc_err_unreadable(sr, e)) /* a replay: absent = unreadable at capture */
 			in->ledger_unreadable++;
 		else if (e == -ESRCH || e == -ENOENT)
 			in->ledger_gone++;

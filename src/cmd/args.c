@@ -32,11 +32,15 @@ int args_one_pid(const char *cmd, int argc, char **argv, void (*help)(FILE *f), 
 
 int args_pid_list(const char *arg, pid_t **v, size_t *n, size_t *cap)
 {
-	char *dup = strdup(arg), *save = NULL;
+	char *dup = strdup(arg);
 	if (!dup)
 		return -ENOMEM;
 	int r = 0;
-	for (char *t = strtok_r(dup, ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
+	/* every piece a PID: an empty one (1,,2 or a trailing comma) is an error, not skipped */
+	for (char *t = dup, *next; t && !r; t = next) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = '\0';
 		pid_t p;
 		if (str_pid(t, &p))
 			r = -EINVAL;

@@ -12,6 +12,7 @@
 
 #include "../kernel/capture.h"
 #include "../kernel/host_snapshot.h"
+#include "../kernel/proc_read.h"
 #include "../model/findings.h"
 #include "../render/status.h"
 #include "../util/fileio.h"
@@ -110,16 +111,19 @@ static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_
 		status_render_text(m, h, &d, &fs, false);
 		fclose(m);
 	}
-	char ver[512], when[64];
+	char ver[512], when[64], pgs[24] = "-";
+	if (h->feat.page_size > 0) /* what a replay with no readable smaps knows the page size by */
+		snprintf(pgs, sizeof(pgs), "%ld", h->feat.page_size);
 	time_t now = time(NULL);
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	struct utsname u;
 	bool un = sr->live && uname(&u) == 0;
-	int vn = snprintf(ver, sizeof(ver),
-			  "thpctl %s\nkernel %s\nmachine %s\ncaptured %s\nsource %s\n",
-			  thpctl_version(), h->feat.release[0] ? h->feat.release : "-",
-			  un ? u.machine : "-", when, sr->live ? "live" : sr->path);
+	int vn =
+		snprintf(ver, sizeof(ver),
+			 "thpctl %s\nkernel %s\nmachine %s\npage_size %s\ncaptured %s\nsource %s\n",
+			 thpctl_version(), h->feat.release[0] ? h->feat.release : "-",
+			 un ? u.machine : "-", pgs, when, sr->live ? "live" : sr->path);
 	int r = !js || !txt ? -ENOMEM : 0;
 	if (!r)
 		r = sink_file(s, "capture/status.json", 0644, js, strlen(js));
@@ -132,8 +136,25 @@ static int add_report(struct sink_ctx *s, const struct sysroot *sr, struct host_
 	return r;
 }
 
+/* A --pid that names no process when the capture starts is the user's error: no bundle. */
+static int capture_pids_exist(struct globals *g, const struct capture_args *a)
+{
+	for (size_t i = 0; i < a->npids; i++) {
+		struct proc_info pi = {0};
+		int gone = proc_read(&g->sr, a->pids[i], 0, &pi);
+		proc_info_free(&pi);
+		if (gone) {
+			warnx("capture: no such process %d (--pid)", (int)a->pids[i]);
+			return EXIT_FAIL;
+		}
+	}
+	return EXIT_OK;
+}
+
 static int capture_run(struct globals *g, struct capture_args *a, const char *out)
 {
+	if (capture_pids_exist(g, a))
+		return EXIT_FAIL;
 	struct host_snapshot *h = cmd_host_snapshot(g);
 	if (!h)
 		return EXIT_FAIL;

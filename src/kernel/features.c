@@ -155,6 +155,34 @@ static void probe_proc_fields(const struct sysroot *sr, struct features *f)
 	buf_free(&b);
 }
 
+/*
+ * What a capture recorded of the live host (cmd/capture.c): the base page size in
+ * capture/version (when no recorded smaps said it), and the PR_THP_DISABLE_EXCEPT_ADVISED
+ * probe in capture/status.json (yes, no; null or absent stays unknown).
+ */
+static void probe_capture_record(const struct sysroot *sr, struct features *f, struct buf *b)
+{
+	if (f->page_size == 0 && sysroot_read(sr, CAPTURE_VERSION_FILE, b) == 0 && b->len) {
+		const char *p = strstr(b->p, "\npage_size ");
+		uint64_t v;
+		if (p && (p += 11, parse_u64(&p, b->p + b->len, &v) == 0) &&
+		    (*p == '\n' || *p == '\0') && v >= 1024 && v <= (1u << 30) && !(v & (v - 1)))
+			f->page_size = (long)v;
+	}
+	if (f->except_advised == TRI_UNKNOWN && sysroot_read(sr, "capture/status.json", b) == 0 &&
+	    b->len) {
+		const char *p = strstr(b->p, "\"pr_thp_disable_except_advised\":");
+		if (p) {
+			p += strlen("\"pr_thp_disable_except_advised\":");
+			p += strspn(p, " \t\n");
+			if (!strncmp(p, "true", 4))
+				f->except_advised = TRI_YES;
+			else if (!strncmp(p, "false", 5))
+				f->except_advised = TRI_NO;
+		}
+	}
+}
+
 int features_probe(const struct sysroot *sr, struct features *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -189,6 +217,8 @@ int features_probe(const struct sysroot *sr, struct features *f)
 			f->cmdline_thp[0] = '\0';
 	}
 	probe_proc_fields(sr, f);
+	if (!sr->live)
+		probe_capture_record(sr, f, &b);
 	if (sr->live && f->thp) {
 		f->madv_collapse = probe_madv_collapse(&f->madv_collapse_err);
 		f->except_advised = probe_except_advised();

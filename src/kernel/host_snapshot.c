@@ -206,6 +206,9 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 	if (r->what & HS_FEATURES) {
 		features_probe(r->sr, &out->feat);
 		page_size = out->feat.page_size;
+		if (page_size <= 0) /* no smaps and no capture/version line: PMD order unknown */
+			host_snapshot_missing(out, "the base page size (no readable smaps "
+						   "recorded)");
 	}
 	if (r->what & HS_SETTINGS) {
 		if (thp_settings_read(r->sr, page_size, &out->thp))

@@ -19,6 +19,13 @@ bool proc_err_unreadable(const struct sysroot *sr, int err)
 	return err == -EACCES || err == -EPERM || (err == -ENOENT && !sr->live);
 }
 
+bool proc_tree_smaps_unrecorded(const struct sysroot *sr, pid_t pid)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d/smaps", (int)pid);
+	return !sr->live && sysroot_exists(sr, rel) == -ENOENT;
+}
+
 /* A read error that means the process went away (live: its proc/PID entries vanish). */
 static bool gone_err(const struct sysroot *sr, int err)
 {

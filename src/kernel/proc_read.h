@@ -144,4 +144,10 @@ int proc_mm_read(const struct sysroot *sr, pid_t pid, struct proc_info *pi);
 /* -EACCES, -EPERM, or -ENOENT in a recorded tree: the file could not be read, the process is there. */
 bool proc_err_unreadable(const struct sysroot *sr, int err);
 
+/*
+ * Whether the recorded tree SR lacks proc/PID/smaps (its capture could not read it: the
+ * manifest says unreadable); false on the live host. For a process with memory.
+ */
+bool proc_tree_smaps_unrecorded(const struct sysroot *sr, pid_t pid);
+
 #endif

@@ -220,7 +220,13 @@ static void explain_prctl(const struct why_input *in, struct why_report *r)
 {
 	int te = in->st.thp_enabled;
 	const struct thp_chain *c = &in->chain;
-	struct why_ev_prctl e = {.except_advised = in->h->feat.except_advised == TRI_YES};
+	/* unknown (a tree that did not record the probe) is not no: the caveat stays, unless
+	 * the recorded kernel is older than the flag (6.18) */
+	const struct features *ft = &in->h->feat;
+	struct why_ev_prctl e = {.except_advised =
+					 ft->except_advised == TRI_YES ||
+					 (ft->except_advised == TRI_UNKNOWN &&
+					  !(ft->kver[0] && !kver_at_least(ft->kver, 6, 18)))};
 	enum why_id id;
 	if (te < 0) {
 		id = WI_PRCTL_NO_LINE;

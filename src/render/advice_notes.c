@@ -169,7 +169,7 @@ const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 		break;
 	case ANI_UNREADABLE:
 		wb_put(&b,
-		       "%d of %d processes not fully readable (exe, cmdline or cgroup): " HINT_PROC_DENIED
+		       "%d of %d processes not fully readable (exe, cmdline, cgroup or smaps): " HINT_PROC_DENIED
 		       " to detect versions, Go binaries and systemd units",
 		       n->n, n->of);
 		break;

@@ -70,6 +70,12 @@ static const char *thp_en_str(int v)
 	return v < 0 ? "-" : v ? "1" : "0";
 }
 
+/* Whether the total row's sums are known: some row was readable, or none was left out. */
+static bool ps_totals_known(const struct ps_report *r, size_t nread)
+{
+	return nread || (!r->n && !r->denied && !r->errors);
+}
+
 /*
  * What the total row is: a per-process sum, in which a huge page shared after
  * fork counts once per process mapping it; beside it, meminfo's host-wide
@@ -164,13 +170,14 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 	}
 	char a[64], b[64];
 	fmt_kb_wide(a, sizeof(a), rss);
-	/* rows none of which was readable: the sums are unknown, not 0; no row: 0 */
-	bool known = nok || !r->n;
+	/* rows none of which was readable, or no row while some process could not be read:
+	 * the sums are unknown, not 0; no row of a host where all was read: 0 */
+	bool known = ps_totals_known(r, nok);
 	fmt_kb_wide(b, sizeof(b), ahp);
 	table_cell(t, "total");
 	table_cell(t, "%zu proc%s", r->n, r->n == 1 ? "" : "s");
 	table_cell(t, "%s", "");
-	table_cell(t, "%s", a);
+	table_cell(t, "%s", r->n || known ? a : "-");
 	table_cell(t, "%s", known ? b : "-");
 	table_cell(t, "%s", "");
 	count_size_cell(t, flags && known, hg, hg_kb);
@@ -309,10 +316,10 @@ json_t *ps_to_json(const struct ps_report *r)
 	json_put(root, "processes", arr);
 	json_t *t = json_object();
 	json_put(t, "processes", json_integer((json_int_t)r->n));
-	json_put(t, "rss_kb", json_u128(rss));
+	/* as in the text: a sum over no readable process is unknown, not 0 */
+	bool known = ps_totals_known(r, nok);
+	json_put(t, "rss_kb", r->n || known ? json_u128(rss) : NULL);
 	json_put(t, "readable", json_integer(nok));
-	/* rows none of which was readable: the sums are unknown, not 0; no row: 0 */
-	bool known = nok || !r->n;
 	json_put(t, "anon_huge_kb", known ? json_u128(ahp) : NULL);
 	/* a sum over processes: a THP shared after fork counts once per process */
 	json_put(t, "anon_huge_kb_is_per_process_sum", json_true());

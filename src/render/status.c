@@ -339,8 +339,14 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 			table_cell(t, "%s", status_dash(seen, SD_ABSENT));
 	}
 	table_flush(t, f, 2, color);
-	if (!h->has_buddy || d->pmd_order < 0)
-		return; /* without the PMD order there are no PMD blocks to count */
+	if (!h->has_buddy)
+		return;
+	if (d->pmd_order < 0) { /* without the PMD order there are no PMD blocks to count */
+		fputs("\n  free PMD blocks per zone: unknown (no PMD order: page or PMD size "
+		      "unknown)\n",
+		      f);
+		return;
+	}
 	fprintf(f, "\n  free blocks of order >= %d (PMD) per zone, from buddyinfo\n", d->pmd_order);
 	static const char *const hdr[] = {"node", "zone", "free PMD blocks", "free memory in them"};
 	t = table_new(4, hdr, "rLrr");

@@ -235,6 +235,62 @@ TMPDIR=$TD timeout 60 "${NOBODY[@]}" "$T" --sysroot "$TMP/nb/n.tar.gz" status >"
 RC=$?
 expect_rc "its bundle replays as nobody" 0
 expect_eval "and its temp dir is gone" tmpdir_empty "$(ls -A "$TD")"
+# a non-root --pid capture holds no readable smaps: capture/version gives the page size
+tx --sysroot "$TMP/nb/n.tar.gz" status
+expect_eval "(nobody --pid 1) replay: a base page size and the PMD blocks table" \
+	"grep -Eq '^  base page +[0-9]+ kB' '$TMP/out' && grep -q 'free blocks of order >= 9 (PMD) per zone' '$TMP/out'" \
+	"$(grep -E 'base page|free blocks|free PMD' "$TMP/out")"
+tx --sysroot "$TMP/nb/n.tar.gz" status --json
+expect_json "(nobody --pid 1) replay JSON: page_size_bytes and pmd_order known" "$TMP/out" \
+	'd["kernel"]["page_size_bytes"] and d["since_boot"]["pmd_order"] == 9' 'd["kernel"]["page_size_bytes"]'
+gzip -dc "$TMP/nb/n.tar.gz" | tar -xOf - capture/version >"$TMP/ver"
+expect_eval "capture/version records page_size" "grep -Eq '^page_size [0-9]+$' '$TMP/ver'" "$(cat "$TMP/ver")"
+# the same bundle without that line (an older capture): partial, the page size named
+python3 - "$TMP/nb/n.tar.gz" "$TMP/nopage.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1]) as i, tarfile.open(sys.argv[2], "w:gz") as o:
+    for m in i:
+        data = i.extractfile(m).read() if m.isfile() else None
+        if m.name == "capture/version":
+            data = b"".join(l for l in io.BytesIO(data) if not l.startswith(b"page_size "))
+            m.size = len(data)
+        o.addfile(m, io.BytesIO(data) if data is not None else None)
+PY
+tx --sysroot "$TMP/nopage.tar.gz" status --json
+expect_json "no smaps, no page_size line: partial, the base page size missing" "$TMP/out" \
+	'd["partial"] is True and any("base page size" in x for x in d["missing"])' 'd["missing"]'
+tx --sysroot "$TMP/nopage.tar.gz" status
+expect_eval "and the text says the PMD blocks are unknown (no silent drop)" \
+	"grep -q 'free PMD blocks per zone: unknown' '$TMP/out'" "$(head -n1 "$TMP/out")"
+# ps over no readable process: totals unknown, not 0
+tx --sysroot "$TMP/nb/n.tar.gz" ps
+expect_eval "(nobody --pid 1) replay ps: totals '-', not 0 kB" \
+	"grep -Eq '^total +0 procs +- +-' '$TMP/out'" "$(grep '^total' "$TMP/out")"
+tx --sysroot "$TMP/nb/n.tar.gz" ps --json
+expect_json "and null totals in JSON" "$TMP/out" \
+	'd["totals"]["rss_kb"] is None and d["totals"]["anon_huge_kb"] is None' 'd["totals"]'
+# --pid: a PID that does not exist is the user's error; an empty piece a usage error
+tx capture -o "$TMP/nopid.tar.gz" --pid 999997
+expect_eval "capture --pid of no process: exit 1 naming it, no bundle" \
+	"[ $RC -eq 1 ] && [ ! -e '$TMP/nopid.tar.gz' ] && grep -q 'no such process 999997' '$TMP/err'" "exit $RC: $(errtail)"
+tx capture -o "$TMP/empty.tar.gz" --pid 1,,2
+expect_eval "capture --pid 1,,2: usage error, no file" "[ $RC -eq 2 ] && [ ! -e '$TMP/empty.tar.gz' ]" "exit $RC"
+# advise on a nobody --all-processes replay counts the unreadable processes as ps does
+TMPDIR=$TD timeout 120 "${NOBODY[@]}" "$T" capture -o "$TMP/nb/all.tar.gz" --all-processes >"$TMP/out" 2>"$TMP/err"
+tx --sysroot "$TMP/nb/all.tar.gz" ps --all --json
+cp "$TMP/out" "$TMP/ps-all.json"
+tx --sysroot "$TMP/nb/all.tar.gz" advise --json
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); a=json.load(open(sys.argv[2])); sys.exit(not (p["unreadable"] > 0 and a["partial"] is True and a["unreadable"] == p["unreadable"]))' \
+	"$TMP/ps-all.json" "$TMP/out"
+expect_zero "(nobody --all-processes) replay advise: partial, unreadable as ps counts it" $? \
+	"$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); print(a["partial"], a["unreadable"])' "$TMP/out")"
+
+# why on a replay: the PR_THP_DISABLE_EXCEPT_ADVISED caveat as live (the probe in status.json)
+if gzip -dc "$B" | tar -xOf - capture/status.json | grep -q '"pr_thp_disable_except_advised": true'; then
+	tx --sysroot "$B" why "$HP"
+	expect_eval "replay why: the EXCEPT_ADVISED caveat the recorded kernel has" \
+		"grep -q 'PR_THP_DISABLE_EXCEPT_ADVISED' '$TMP/out' || ! grep -q 'THP_enabled 1' '$TMP/out'" "$(grep prctl "$TMP/out")"
+fi
 
 # ---- not recorded vs the kernel lacks it ------------------------------------
 python3 - "$B" "$TMP/nothp.tar.gz" "$TMP/whole.tar.gz" <<'PY'

@@ -131,7 +131,62 @@ static void a_success_ratio_whose_sum_wraps_is_unknown(UNIT_STATE)
 	kvlist_free(&h.vmstat);
 }
 
+/*
+ * A capture with no readable smaps (a non-root --pid of another user's process): the page
+ * size comes from capture/version's line; without it the snapshot is partial and names it
+ * (the PMD order is unknown, not guessed). The PR_THP_DISABLE_EXCEPT_ADVISED probe comes from
+ * capture/status.json; null there stays unknown.
+ */
+static void a_capture_without_smaps_takes_page_size_from_version_or_says_partial(UNIT_STATE)
+{
+	static const char *const dirs[] = {"proc",
+					   "proc/sys",
+					   "proc/sys/kernel",
+					   "sys",
+					   "sys/kernel",
+					   "sys/kernel/mm",
+					   "sys/kernel/mm/transparent_hugepage",
+					   "capture",
+					   NULL};
+	for (int with = 0; with < 2; with++) {
+		char root[64];
+		struct sysroot sr;
+		unit_tree(root, "nosmaps", dirs, &sr);
+		unit_put(root, "proc/sys/kernel/osrelease", "6.18.44\n");
+		unit_put(root, "proc/buddyinfo",
+			 "Node 0, zone   Normal      1      1      1      1      1      1      1"
+			 "      1      1      3      2\n");
+		unit_put(root, "sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "2097152\n");
+		unit_put(root, "capture/version",
+			 with ? "thpctl 1\nkernel 6.18.44\nmachine x86_64\npage_size 4096\n"
+			      : "thpctl 1\nkernel 6.18.44\nmachine x86_64\ncaptured x\n");
+		unit_put(root, "capture/status.json",
+			 with ? "{\"capabilities\": {\"pr_thp_disable_except_advised\": true}}"
+			      : "{\"capabilities\": {\"pr_thp_disable_except_advised\": null}}");
+		struct host_snapshot *h = read_snapshot(&sr);
+		if (with) {
+			assert_int_equal(h->feat.page_size, 4096);
+			assert_int_equal(h->pmd_order, 9);
+			assert_int_equal(h->feat.except_advised, TRI_YES);
+			for (int i = 0; i < h->nmissing; i++)
+				assert_null(strstr(h->missing[i], "page size"));
+		} else {
+			assert_int_equal(h->feat.page_size, 0);
+			assert_true(h->pmd_order < 0);
+			assert_int_equal(h->feat.except_advised, TRI_UNKNOWN);
+			bool named = false;
+			for (int i = 0; i < h->nmissing; i++)
+				named |= strstr(h->missing[i], "base page size") != NULL;
+			assert_true(named);
+		}
+		host_snapshot_free(h);
+		free(h);
+		unit_tree_remove(root, &sr);
+	}
+}
+
 UNIT_TESTS(a_recorded_tree_gives_counters_settings_and_khugepaged,
+	   a_capture_without_smaps_takes_page_size_from_version_or_says_partial,
 	   a_success_ratio_whose_sum_wraps_is_unknown,
 	   a_malformed_tree_lists_its_bad_files_in_order, the_sampler_reads_what_status_reads,
 	   without_uptime_khugepaged_cpu_is_no_ratio)

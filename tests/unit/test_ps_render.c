@@ -35,6 +35,15 @@ static void test_no_row(UNIT_STATE)
 	r.denied = 1;
 	text_of(&r, out, sizeof(out));
 	assert_non_null(strstr(out, "no readable process uses"));
+	/* sums over no readable process are unknown: '-' and null, not 0 */
+	assert_null(strstr(out, "0 kB      0 kB"));
+	assert_non_null(strstr(out, "total  0 procs          -         -"));
+	j = ps_to_json(&r);
+	t = json_object_get(j, "totals");
+	assert_true(json_is_null(json_object_get(t, "rss_kb")));
+	assert_true(json_is_null(json_object_get(t, "anon_huge_kb")));
+	assert_true(json_is_null(json_object_get(t, "hg_vmas")));
+	json_decref(j);
 	r.relevant_only = false;
 	text_of(&r, out, sizeof(out));
 	assert_null(strstr(out, "--all lists"));

@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/args.h"
@@ -52,6 +53,26 @@ static void test_args_store_flags_and_arguments(UNIT_STATE)
 	assert_string_equal(report, "page.html");
 }
 
+static void test_args_pid_list_rejects_empty_pieces(UNIT_STATE)
+{
+	static const char *const bad[] = {"1,,2", "1,", ",1", "", "1,x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pid_t *v = NULL;
+		size_t n = 0, cap = 0;
+		assert_int_equal(args_pid_list(bad[i], &v, &n, &cap), -EINVAL);
+		free(v);
+	}
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	assert_int_equal(args_pid_list("1,22", &v, &n, &cap), 0);
+	assert_int_equal(args_pid_list("333", &v, &n, &cap), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 22);
+	assert_int_equal(v[2], 333);
+	free(v);
+}
+
 static void test_kpath_every_kind(UNIT_STATE)
 {
 	char p[128];
@@ -70,4 +91,4 @@ static void test_kpath_every_kind(UNIT_STATE)
 
 UNIT_TESTS(test_buf_add_and_addf_append_nul_terminated,
 	   test_str_copy_rtrim_drops_only_trailing_blanks, test_args_store_flags_and_arguments,
-	   test_kpath_every_kind)
+	   test_args_pid_list_rejects_empty_pieces, test_kpath_every_kind)
