@@ -46,7 +46,7 @@
 	X(archive_write_new) \
 	X(archive_write_open_fd) \
 	X(archive_write_set_bytes_in_last_block) \
-	X(archive_write_set_format_pax_restricted)
+	X(archive_write_set_format_gnutar)
 // clang-format on
 
 struct la_api {

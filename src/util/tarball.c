@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The bundle writer (libarchive, gzip + pax) and the member name sanitizer. */
+/* The bundle writer (libarchive, gzip + GNU tar format) and the member name sanitizer. */
 #include "tarball.h"
 
 #include "archive_load.h"
@@ -81,7 +81,11 @@ struct tarw *tarw_open(const char *path, int *err)
 	w->now = time(NULL);
 	if (la.archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
 	    la.archive_write_add_filter_gzip(w->a) != ARCHIVE_OK ||
-	    la.archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
+	    /* GNU tar: names as the bytes they are (a cgroup's name may be any bytes, and
+	     * thpctl runs in the C locale); pax translated them to UTF-8, refused any byte >=
+	     * 0x80 and failed the whole capture (and its hdrcharset=BINARY, on every member,
+	     * made GNU tar warn for each) */
+	    la.archive_write_set_format_gnutar(w->a) != ARCHIVE_OK ||
 	    la.archive_write_open_fd(w->a, fd) != ARCHIVE_OK) {
 		la.archive_write_free(w->a);
 		free(w);

@@ -26,7 +26,7 @@ int tar_name_sanitize(const char *in, char *out, size_t n);
 struct tarw;
 
 /*
- * Create the gzip-compressed tar (POSIX pax) PATH, mode 0600, replacing
+ * Create the gzip-compressed tar (GNU format: names as their bytes, no charset translation) PATH, mode 0600, replacing
  * nothing: NULL with *ERR -EEXIST if it exists, -ENOTSUP when libarchive
  * cannot be loaded (archive_load.h la_load() says why), or another -errno.
  */

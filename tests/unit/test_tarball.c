@@ -69,7 +69,13 @@ static void test_sanitize_bounds_depth_component_and_output(UNIT_STATE)
 	assert_int_equal(tar_name_sanitize(NULL, out, 8), -EINVAL);
 }
 
-/* A bundle at PATH with a good file, a symlink and a ../ name, written by tarw and libarchive. */
+#define HIGH_NAME "sys/fs/cgroup/caf\xc3\xa9-\xff/memory.stat"
+#define LONG_NAME                                                                                  \
+	"sys/fs/cgroup/a-cgroup-name-that-is-long-enough-to-pass-one-hundred-bytes-of-ustar/"      \
+	"and-more/memory.stat"
+
+/* A bundle at PATH with good files (one of bytes >= 0x80, one long), a ../ name and a
+ * write-only member, written by tarw and libarchive. */
 static void write_bundle(const char *path)
 {
 	int err = 1;
@@ -79,6 +85,10 @@ static void write_bundle(const char *path)
 	assert_int_equal(tarw_add(w, "proc/vmstat", 0444, "thp_fault_alloc 7\n", 18), 0);
 	assert_int_equal(tarw_add(w, "../escape", 0644, "x", 1), 0);
 	assert_int_equal(tarw_add(w, "sys/empty", 0200, "", 0), 0);
+	/* a name of any bytes (a cgroup's: not UTF-8, thpctl in the C locale) and one over
+	 * tar's 100 bytes are written as they are (pax refused the first: no bundle at all) */
+	assert_int_equal(tarw_add(w, HIGH_NAME, 0444, "1\n", 2), 0);
+	assert_int_equal(tarw_add(w, LONG_NAME, 0444, "2\n", 2), 0);
 	assert_int_equal(tarw_close(w), 0);
 	/* the writer never replaces a file */
 	assert_null(tarw_open(path, &err));
@@ -115,9 +125,9 @@ static void test_extract_writes_files_below_root_and_skips_escapes(UNIT_STATE)
 	assert_int_equal(
 		tarx_extract(path, fd, &tarx_default_limits, on_skip, &s, &st, err, sizeof(err)),
 		0);
-	assert_int_equal(st.files, 2);
+	assert_int_equal(st.files, 4);
 	assert_int_equal(st.skipped, 1);
-	assert_int_equal(st.bytes, 18);
+	assert_int_equal(st.bytes, 22);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.last, "../escape");
 	struct stat sb;
@@ -127,6 +137,10 @@ static void test_extract_writes_files_below_root_and_skips_escapes(UNIT_STATE)
 	/* a write-only member is made owner-readable */
 	assert_int_equal(fstatat(fd, "sys/empty", &sb, 0), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_int_equal(fstatat(fd, HIGH_NAME, &sb, 0), 0);
+	assert_int_equal(sb.st_size, 2);
+	assert_int_equal(fstatat(fd, LONG_NAME, &sb, 0), 0);
+	assert_int_equal(sb.st_size, 2);
 	char esc[192];
 	snprintf(esc, sizeof(esc), "%s/escape", dir);
 	assert_int_equal(access(esc, F_OK), -1);
