@@ -465,7 +465,9 @@ static int lab_tlb(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 	lab_pmu_proof(ctx, r, "pmu", NULL, 0);
 	claims(r, have_1g, ran_1g);
 	record(ctx, o, r, zs, ts, nz, guest);
-	char parts[320] = "", c[128];
+	char parts[NSIZES * (128 + 2)] = "", c[128];
+	/* the verdict holds every clause whole (a cut one read "1G hugetlb: no step") */
+	_Static_assert(sizeof(parts) + 32 <= sizeof(r->verdict), "lab_result.verdict too small");
 	size_t off = 0;
 	bool ok = true, any = false;
 	for (int i = 0; i < nz; i++) {

@@ -168,7 +168,7 @@ struct lab_result {
 	struct lab_claim claims[LAB_MAX_CLAIMS]; /* workloads: published claims vs here */
 	int nseries;
 	struct lab_series series[LAB_MAX_SERIES];
-	char verdict[320];
+	char verdict[768]; /* tlb: a clause per page size, up to 5 of ~90 bytes */
 	/* workloads: the one line for an operator, from the claim calls ("" none) */
 	char advice[240];
 	bool expected; /* the result has the expected shape */
