@@ -269,6 +269,72 @@ for v in 12abc minus1 3.5 hex 1e9999 empty 2p64; do
 		'^  reserve  unknown: nr_hugepages'
 done
 
+# A bundle of the cgroups tree with a cgroup named with control bytes and bytes >= 0x80
+# (extracted: the replay counts it and flags it near its limit, like the live host) and a
+# member refused (a .. name): status and cgroups say partial and name it, the warning
+# escapes its TAB as \x09.
+python3 - tests/fixtures/cgroups-v2-x86 "$TMP/ctl.tar.gz" <<'PY'
+import io, os, sys, tarfile
+src, bundle = sys.argv[1:3]
+red = b"sys/fs/cgroup/system.slice/redis.service"
+odd = b"sys/fs/cgroup/system.slice/trial-\x1b[31mred\t\xc3\xa9\xff"
+def name(b):
+    return b.decode("utf-8", "surrogateescape")
+with tarfile.open(bundle, "w:gz", format=tarfile.GNU_FORMAT) as t:
+    for root, dirs, files in os.walk(src.encode()):
+        for f in files:
+            full = os.path.join(root, f)
+            rel = os.path.relpath(full, src.encode())
+            t.add(name(full), arcname=name(rel))
+            if rel.startswith(red + b"/"):
+                data = b"" if f == b"cgroup.procs" else open(full, "rb").read()
+                i = tarfile.TarInfo(name(odd + rel[len(red):]))
+                i.size = len(data)
+                t.addfile(i, io.BytesIO(data))
+    i = tarfile.TarInfo("../evil\tname")
+    i.size = 2
+    t.addfile(i, io.BytesIO(b"x\n"))
+PY
+value ctl.tar.gz cgroups -- 'd["count"] == 7 and d["partial"] is True and any("../evil\\x09name" in m for m in d["missing"]) and len([f for f in d["flags"] if "/trial-" in f["cgroup"]]) == 1' \
+	'partial: not in this replay.*bundle member \.\./evil\\x09name \(skipped\)'
+value ctl.tar.gz cgroups -- 'True' '^  /system\.slice/trial-\\x1b\[31mred\\x09é\\xff '
+value ctl.tar.gz status -- 'd["partial"] is True and any("../evil\\x09name" in m for m in d["missing"])'
+"$T" --no-color --sysroot "$TMP/ctl.tar.gz" status >/dev/null 2>"$TMP/ctl.err"
+expect_eval "ctl.tar.gz: the skip warning escapes the TAB" \
+	"grep -qF \"member '../evil\\\\x09name' skipped\" '$TMP/ctl.err'" "$(head -c 300 "$TMP/ctl.err")"
+
+# A cgroups tree with one memory.stat unreadable (a directory) and one cgroup without anon:
+# anon and its ratio unknown (null, '-') and not applicable (null, 'n/a'); their documents
+# and the bundle's against docs/json/cgroups.json and status.json
+cg=$TMP/cgdmg
+cp -a tests/fixtures/cgroups-v2-x86 "$cg"
+u=$cg/sys/fs/cgroup/user.slice/user-1000.slice/memory.stat
+sed -i 's/^anon .*/anon 0/; s/^anon_thp .*/anon_thp 0/' "$u"
+rm -f "$cg/sys/fs/cgroup/system.slice/redis.service/memory.stat"
+mkdir "$cg/sys/fs/cgroup/system.slice/redis.service/memory.stat"
+value cgdmg cgroups -- '[(c["anon_bytes"], c["anon_thp_bytes"], c["near_limit_with_thp"]) for c in d["cgroups"] if c["path"] == "/system.slice/redis.service"] == [(None, None, None)] and [c["anon_thp_ratio"] for c in d["cgroups"] if c["path"] == "/user.slice/user-1000.slice"] == [None]' \
+	'^  /user\.slice/user-1000\.slice +0 kB +n/a '
+# ps --by cgroup: the process whose smaps is unreadable is in its cgroup's row (UNREADABLE),
+# the header counts it, and the footer is the column's sum
+value cgdmg ps --by cgroup -- 'd["processes"] == 4 and d["unreadable"] == 1 and [(g["processes"], g["unreadable"]) for g in d["groups"] if g["cgroup"] == "/"] == [(1, 1)]' \
+	'^Processes by memory cgroup \(cgroup v2, from cgroup.procs\): 4 processes, 1 of them unreadable$'
+CGDOCS=$TMP/cgdocs
+mkdir -p "$CGDOCS"
+n=0
+for root in "$cg" "$TMP/ctl.tar.gz"; do
+	for cmd in "cgroups --json" "status --json"; do
+		n=$((n + 1))
+		read -r -a argv <<<"$cmd"
+		timeout -s KILL 5 "$T" --sysroot "$root" "${argv[@]}" >"$CGDOCS/$n.json" 2>/dev/null
+		printf '%s (%s)\n' "$cmd" "${root##*/}" >"$CGDOCS/$n.args"
+	done
+done
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	relay_results "schemas (cgroups)" < <(python3 tests/json_schema.py docs/json "$CGDOCS" --runs-only)
+else
+	skip "schemas (cgroups)" "no python3-jsonschema (scripts/install-deps)"
+fi
+
 # Derived figures beyond 64 bits, and valid values at the top of the u64 range: exact
 # (a u128 and an exact decimal), never wrapped, saturated or refused.
 M=18446744073709551615

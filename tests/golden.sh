@@ -372,11 +372,12 @@ rm -rf "$v1" && cp -a "$FIX/linux-6.18-x86" "$v1" && mkdir -p "$v1/sys/fs/cgroup
 "$BIN" --no-color --sysroot "$v1" cgroups --json >"$TMP/v1.json" 2>&1
 if grep -q '^Memory cgroups: cgroup v1 at /sys/fs/cgroup/memory, 2 cgroups$' "$TMP/v1.txt" &&
 	grep -q "^  CURRENT of / (v1 memory.usage_in_bytes) is the kernel's estimate for the whole host: page cache + anon, no kernel memory; a child's CURRENT counts its kernel memory too, so it can be larger than the root's$" "$TMP/v1.txt" &&
-	grep -q "^  '-' in USE: no limit (MAX max)$" "$TMP/v1.txt" &&
+	grep -q "^  USE none: no limit (MAX max)$" "$TMP/v1.txt" &&
+	grep -q '^  /        8192 kB      9.7%  3.17 GiB        max   none      5     2+1?$' "$TMP/v1.txt" &&
 	grep -q '^  not in any memory.stat shown (unknown): file_thp shmem_thp thp_fault_alloc thp_collapse_alloc$' "$TMP/v1.txt" &&
 	grep -q '^  CGROUP  ANON_THP  THP/ANON   CURRENT  *MAX  *USE  PROCS  THP_OFF$' "$TMP/v1.txt" &&
 	grep -q '^  /app     4096 kB     49.3%  95.0 MiB  100.0 MiB  95.0%      3     2+1?$' "$TMP/v1.txt" &&
-	grep -q '^  \[warn\] near-limit-thp: /app uses 95.0 MiB of memory.max 100.0 MiB (95.0%) and holds 4096 kB of anon THP$' "$TMP/v1.txt" &&
+	grep -q '^  \[warn\] near-limit-thp: /app uses 95.0 MiB of memory.limit_in_bytes 100.0 MiB (95.0%) and holds 4096 kB of anon THP$' "$TMP/v1.txt" &&
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -385,7 +386,7 @@ sys.exit(0 if d["cgroup_version"] == 1 and d["hierarchy"] == "/sys/fs/cgroup/mem
          and r["procs"] == 5 and r["procs_thp_disabled"] == 2 and a["path"] == "/app" and a["procs_status_unreadable"] == 1 and a["anon_thp_bytes"] == 4194304
          and a["file_thp_bytes"] is None and a["thp_fault_alloc"] is None and a["memory_max_bytes"] == 104857600
          and a["near_limit_with_thp"] is True else 1)' "$TMP/v1.json"; then
-	ok "cgroups on a v1 tree: /sys/fs/cgroup/memory, total_rss_huge, no limit at 2^63-4096, v2-only columns out / null, /app flagged, the root's CURRENT an estimate, '-' in USE: no limit"
+	ok "cgroups on a v1 tree: /sys/fs/cgroup/memory, total_rss_huge, no limit at 2^63-4096, v2-only columns out / null, /app flagged, the root's CURRENT an estimate, USE none: no limit, the flag names memory.limit_in_bytes"
 else
 	nok "cgroups on a v1 tree" "$(head -c 900 "$TMP/v1.txt" | tr '\n' '|')"
 fi

@@ -4,8 +4,8 @@
 # and as raw bytes, invalid UTF-8) in a process's comm (status and stat), cmdline,
 # environ, cgroup path and unit, a VMA's name, the user name, the tuned profile, the
 # kernel release, a THP setting's word, a vmstat key seen twice and a buddyinfo zone;
-# and a capture bundle of that tree with a member named "proc/ESC[2J ESC]0;TITLE BEL
-# evil". Every command, text and --json, on both: no raw control byte (but '\n' and
+# and a capture bundle of that tree with a member named "../proc/ESC[2J ESC]0;TITLE BEL
+# evil TAB x" (refused). Every command, text and --json, on both: no raw control byte (but '\n' and
 # '\t') and no invalid UTF-8 on stdout or stderr, and the escaped name is shown.
 #
 #   tests/hostile_text.sh        (THPCTL=path overrides build/asan/thpctl)
@@ -73,7 +73,8 @@ with tarfile.open(bundle, "w:gz", format=tarfile.GNU_FORMAT) as t:
             full = os.path.join(root, f)
             t.add(full.decode("utf-8", "surrogateescape"),
                   arcname=os.path.relpath(full, tree.encode()).decode("utf-8", "surrogateescape"))
-    evil = tarfile.TarInfo("proc/\x1b[2J\x1b]0;TITLE\x07evil")
+    # refused for its ".." (a control byte alone is a valid name: a cgroup may hold one)
+    evil = tarfile.TarInfo("../proc/\x1b[2J\x1b]0;TITLE\x07evil\tx")
     evil.size = 3
     import io
     t.addfile(evil, io.BytesIO(b"x\n\n"))
@@ -148,7 +149,7 @@ expect_eval "maps --json: the VMA's name holds the newline itself" \
 	"$(grep -a 'tmp/new' "$TMP/out" | head -c 200)"
 "$T" --no-color --sysroot "$TMP/bundle.tar.gz" status >/dev/null 2>"$TMP/err"
 expect_eval "bundle: the refused member is named, escaped" \
-	"grep -qF 'proc/\\x1b[2J\\x1b]0;TITLE\\x07evil' '$TMP/err'" "$(head -c 300 "$TMP/err")"
+	"grep -qF '../proc/\\x1b[2J\\x1b]0;TITLE\\x07evil\\x09x' '$TMP/err'" "$(head -c 300 "$TMP/err")"
 "$T" --no-color --sysroot "$TREE" status >"$TMP/out" 2>&1
 expect_eval "status: a vmstat key with control bytes is a malformed line" \
 	"head -n1 '$TMP/out' | grep -qF 'proc/vmstat (malformed'" \

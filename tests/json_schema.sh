@@ -156,6 +156,7 @@ LIVE=(
 	"collapse $SPID --dry-run --json"
 	"snapshot save $TMP/snap2.json --json" "report $TMP/rec.jsonl -o $TMP/rec.html --json"
 	"capture -o $TMP/cap.tar.gz --json" "--sysroot $TMP/cap.tar.gz status --json"
+	"--sysroot $TMP/cap.tar.gz cgroups --json" "--sysroot $TMP/cap.tar.gz ps --by cgroup --json"
 )
 # root: they change the host (journalled and put back) or trace it
 LIVE_ROOT=(

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/esc.h"
 #include "../util/tarball.h"
 #include "common.h"
 
@@ -47,13 +48,21 @@ static void catch_signals(void)
 struct warn_ctx {
 	const char *file;
 	unsigned long n;
+	struct sr_skips skips; /* for the sysroot: a replay that skipped a member is partial */
 };
 
 static void member_skipped(void *ctx, const char *name, const char *why)
 {
 	struct warn_ctx *w = ctx;
+	char e[4 * 200 + 1];
+	/* escaped as every name from a tree is: a TAB shows as \x09 */
+	esc_text(e, sizeof(e), name, strnlen(name, 200), 0);
+	if (w->skips.n < SKIPS_MAX)
+		esc_text(w->skips.names[w->skips.n], sizeof(w->skips.names[0]), name,
+			 strnlen(name, 200), 0);
+	w->skips.n++;
 	if (++w->n <= 10)
-		warnx("--sysroot %s: member '%.200s' skipped: %s", w->file, name, why);
+		warnx("--sysroot %s: member '%s' skipped: %s", w->file, e, why);
 }
 
 /* The limits; a test build reads THPCTL_TEST_TARX_LIMITS="MEMBER,TOTAL,MEMBERS" (bytes, count). */
@@ -111,5 +120,6 @@ int bundle_open(struct globals *g)
 		return EXIT_FAIL;
 	}
 	snprintf(g->sr.path, sizeof(g->sr.path), "%s", file);
+	g->sr.skips = w.skips;
 	return EXIT_OK;
 }

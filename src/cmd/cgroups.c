@@ -25,9 +25,9 @@ static void cgroups_help(FILE *f)
 		   "figures include the cgroups below it; on v1 the root's memory.usage_in_bytes\n"
 		   "is the kernel's estimate (page cache + anon, no kernel memory) and can be\n"
 		   "below a child's. Flags a cgroup at >= 90%% of memory.max that holds anon THP,\n"
-		   "and prints the host-wide thp_fault_fallback_charge. '-' (null): no limit\n"
-		   "(USE), no memory.current at the v2 root, no anon (THP/ANON), or unknown; a\n"
-		   "line under the table says which.\n\n"
+		   "and prints the host-wide thp_fault_fallback_charge. '-': unknown; USE 'none':\n"
+		   "no limit; 'n/a': no memory.current at the v2 root, no anon (THP/ANON); all\n"
+		   "null in JSON. A line under the table says which are there.\n\n"
 		   "options:\n"
 		   "  --top N         only the N cgroups with the most anon THP\n" GLOBAL_HELP);
 }

@@ -232,7 +232,8 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			r->damaged++;
 		if (row.denied) {
 			r->denied += e == PT_DENIED;
-			if (!o->all && !o->npids && row.p.st.thp_enabled != 0)
+			/* --by cgroup keeps it: counted in its group's UNREADABLE */
+			if (!o->all && !o->npids && !o->by_cgroup && row.p.st.thp_enabled != 0)
 				continue;
 		} else {
 			if (row.p.t.kb[SM_ANON_HUGE] < o->min_ahp_kb)

@@ -82,6 +82,9 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 		in[i] = (struct psg_in){.key = cgroup_of(&t, r->rows[i].p.pid),
 					.p = &r->rows[i].p,
 					.denied = r->rows[i].denied};
+	int unread = 0; /* the rows' UNREADABLE, summed */
+	for (size_t i = 0; i < r->n; i++)
+		unread += r->rows[i].denied;
 	if (psg_build(in, r->n, &rows, &n)) {
 		warnx("ps: out of memory");
 		ret = EXIT_FAIL;
@@ -92,8 +95,8 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 		.n = n,
 		.version = t.version,
 		.nprocs = r->n,
-		/* ps's count: a process it left out for it is missing from the sums too */
-		.denied = r->denied,
+		/* a process ps left out (--min-ahp) is missing from the sums too, in no row */
+		.denied = r->denied > unread ? r->denied - unread : 0,
 		.partial = r->denied > 0 || r->errors > 0 || r->damaged > 0,
 		.has_host_ahp = r->has_host_ahp,
 		.host_ahp_kb = r->host_ahp_kb};

@@ -187,6 +187,7 @@ static int walk(struct walk *w, const char *rel, int depth)
 int cg_tree_read(const struct sysroot *sr, struct cg_tree *t)
 {
 	struct walk w = {.sr = sr, .t = t};
+	t->skips = sr->skips;
 	static const char *const v2dirs[] = {SR_CGROUP, SR_CGROUP "/unified"};
 	for (size_t i = 0; i < 2 && !t->version; i++)
 		if (v2_has_memory(sr, v2dirs[i], &w.b)) {

@@ -67,7 +67,8 @@ struct cg_tree {
 	char root[64];	       /* sysroot-relative hierarchy root, "sys/fs/cgroup/memory" */
 	struct cg_node *nodes; /* pre-order: a node's descendants follow it, deeper */
 	size_t n, cap;
-	size_t skipped; /* cgroups not read: over CGS_MAX_NODES, path too long, too deep */
+	size_t skipped;	       /* cgroups not read: over CGS_MAX_NODES, path too long, too deep */
+	struct sr_skips skips; /* a bundle's members not extracted: the tree may lack some */
 };
 
 /*

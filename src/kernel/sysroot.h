@@ -45,6 +45,13 @@
 
 struct fdcache;
 
+/* Members of a --sysroot bundle that extraction skipped: the tree is partial. */
+#define SKIPS_MAX 4
+struct sr_skips {
+	unsigned long n;	    /* all of them */
+	char names[SKIPS_MAX][128]; /* the first ones, escaped (util/esc.h) */
+};
+
 struct sysroot {
 	int dirfd;	       /* O_DIRECTORY handle of the root */
 	bool live;	       /* the root is "/" of the running system */
@@ -56,7 +63,11 @@ struct sysroot {
 				* files are the kernel's own, opened without the regular-file
 				* check, and status/stat/statm/smaps_rollup are one record each
 				* (a short read ending in a newline is the whole file) */
+	struct sr_skips skips; /* a bundle's members not extracted (cmd/bundle.c) */
 };
+
+/* The first skipped members into MISSING(WHAT) calls: "bundle member NAME (skipped)". */
+void sr_skips_each(const struct sr_skips *sk, void (*add)(void *ctx, const char *what), void *ctx);
 
 /* Open DIR (NULL means "/") as the sysroot. Returns 0 or -errno. */
 int sysroot_open(struct sysroot *sr, const char *dir);

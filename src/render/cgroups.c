@@ -15,10 +15,11 @@ static const char *const ms_name[] = {"file_thp", "shmem_thp", "thp_fault_alloc"
 static const int opt_f[] = {MS_FILE_THP, MS_SHMEM_THP, MS_THP_FAULT_ALLOC, MS_THP_COLLAPSE_ALLOC};
 
 /* A '-' cell for the reason W, remembered in *SEEN (a bit per enum cg_why) for the legend. */
+/* A cell without a value: "-" only when unknown; "none" (no limit) and "n/a" (no value to have). */
 static void cell_dash(struct table *t, unsigned *seen, enum cg_why w)
 {
 	*seen |= 1u << w;
-	table_cell(t, "-");
+	table_cell(t, "%s", w == CGW_NO_LIMIT ? "none" : w == CGW_UNKNOWN ? "-" : "n/a");
 }
 
 /* A size cell: "2.0 MiB", or "-" when unknown. */
@@ -54,17 +55,28 @@ static void cell_max(struct table *t, const struct cg_node *n, unsigned *seen)
 	}
 }
 
+/* The files the limit and the usage were read from (v1: memory.limit_in_bytes). */
+static const char *max_file(int version)
+{
+	return version == 1 ? "memory.limit_in_bytes" : "memory.max";
+}
+
+static const char *current_file(int version)
+{
+	return version == 1 ? "memory.usage_in_bytes" : "memory.current";
+}
+
 /* Why the near-limit flag of N cannot be decided: the values it lacks. */
-static void print_unknown(FILE *f, const struct cg_node *n)
+static void print_unknown(FILE *f, const struct cg_node *n, int version)
 {
 	fputs("  [?] ", f);
 	fputs_safe(n->path, f);
 	fputs(": inconclusive, unknown:", f);
 	if (!n->limit_known)
-		fputs(n->limit_err == -ENOENT ? " memory.max (absent)" : " memory.max (unreadable)",
-		      f);
+		fprintf(f, " %s (%s)", max_file(version),
+			n->limit_err == -ENOENT ? "absent" : "unreadable");
 	if (n->limited && !n->current.present)
-		fputs(" memory.current", f);
+		fprintf(f, " %s", current_file(version));
 	if (!n->ms.f[MS_ANON_THP].present)
 		fputs(" anon_thp", f);
 	fputc('\n', f);
@@ -76,8 +88,8 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 	for (size_t i = 0; i < r->n; i++)
 		unknown += r->rows[i].near_limit_thp == CG_UNKNOWN;
 	if (!r->nflagged)
-		fprintf(f, "\nNo cgroup at >= %.0f%% of memory.max with anon THP%s\n",
-			CG_NEAR_LIMIT * 100, unknown ? "; inconclusive for:" : ".");
+		fprintf(f, "\nNo cgroup at >= %.0f%% of %s with anon THP%s\n", CG_NEAR_LIMIT * 100,
+			max_file(r->tree->version), unknown ? "; inconclusive for:" : ".");
 	else
 		fputs("\nFlags:\n", f);
 	for (size_t i = 0; i < r->n; i++) {
@@ -90,8 +102,8 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 		fmt_bytes(thp, sizeof(thp), w->node->ms.f[MS_ANON_THP].v);
 		fprintf(f, "  %s[warn]%s near-limit-thp: ", col_yellow(color), col_reset(color));
 		fputs_safe(w->node->path, f);
-		fprintf(f, " uses %s of memory.max %s (%.1f%%) and holds %s of anon THP\n", cur,
-			max, w->use * 100, thp);
+		fprintf(f, " uses %s of %s %s (%.1f%%) and holds %s of anon THP\n", cur,
+			max_file(r->tree->version), max, w->use * 100, thp);
 		fputs("         why: near its limit a THP fault's huge-page charge can fail (the "
 		      "fault falls back to small pages) or push the cgroup into reclaim and the OOM "
 		      "killer\n",
@@ -99,16 +111,14 @@ static void print_flags(FILE *f, const struct cg_report *r, bool color)
 	}
 	for (size_t i = 0; unknown && i < r->n; i++)
 		if (r->rows[i].near_limit_thp == CG_UNKNOWN)
-			print_unknown(f, r->rows[i].node);
+			print_unknown(f, r->rows[i].node, r->tree->version);
 }
 
 /* The cells of row W (COL: which optional columns are there); each '-' noted in *SEEN. */
 static void row_cells(struct table *tb, const struct cg_row *w, const bool col[4], unsigned *seen)
 {
 	const struct cg_node *n = w->node;
-	char path[CGS_PATH_LEN];
-	snprintf(path, sizeof(path), "%s", n->path);
-	table_cell(tb, "%s", strip_ctl(path));
+	table_cell(tb, "%s", n->path); /* escaped by the table, as everywhere (\x1b, \x09) */
 	cell_bytes(tb, &n->ms.f[MS_ANON_THP], seen);
 	if (w->has_share)
 		table_cell(tb, "%.1f%%", w->share * 100);
@@ -160,12 +170,12 @@ static void print_notes(FILE *f, unsigned seen)
 		enum cg_why w;
 		const char *what;
 	} legend[] = {
-		{CGW_NO_LIMIT, "in USE: no limit (MAX max)"},
-		{CGW_V2_ROOT, "in CURRENT of /: v2 has no memory.current at the root"},
-		{CGW_NO_ANON, "in THP/ANON: no anon memory"},
-		{CGW_UNKNOWN, "elsewhere: unknown (not readable, or absent)"},
+		{CGW_NO_LIMIT, "USE none: no limit (MAX max)"},
+		{CGW_V2_ROOT, "CURRENT n/a at /: v2 has no memory.current at the root"},
+		{CGW_NO_ANON, "THP/ANON n/a: no anon memory"},
+		{CGW_UNKNOWN, "'-': unknown (not readable, or absent)"},
 	};
-	const char *sep = "  '-' ";
+	const char *sep = "  ";
 	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++) {
 		if (!(seen & 1u << legend[i].w))
 			continue;
@@ -202,6 +212,27 @@ static void print_procs_unknown(FILE *f, const struct cg_report *r)
 	fputc('\n', f);
 }
 
+static void put_skip(void *ctx, const char *what)
+{
+	FILE *f = ctx;
+	fputs(" ", f);
+	fputs_safe(what, f);
+}
+
+/* A replay whose bundle was extracted in part: cgroups may be missing, said. */
+static void print_partial(FILE *f, const struct cg_tree *t)
+{
+	if (!t->skips.n)
+		return;
+	fputs("\n  partial: not in this replay, so cgroups may be missing:", f);
+	sr_skips_each(&t->skips, put_skip, f);
+}
+
+static void add_skip(void *ctx, const char *what)
+{
+	json_array_append_new(ctx, json_str(what));
+}
+
 void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 {
 	const struct cg_tree *t = r->tree;
@@ -218,6 +249,7 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 		fprintf(f, ", top %zu by anon THP", r->shown);
 	if (t->skipped)
 		fprintf(f, " (%zu more not read: too many or too deep)", t->skipped);
+	print_partial(f, t);
 	fprintf(f,
 		"\n  sizes from memory.stat%s include the cgroups below; PROCS and THP_OFF too\n",
 		t->version == 1 ? " (v1: total_rss_huge, total_rss)" : "");
@@ -314,6 +346,10 @@ json_t *cg_to_json(const struct cg_report *r)
 	json_put(o, "count", json_integer((json_int_t)r->n));
 	json_put(o, "shown", json_integer((json_int_t)r->shown));
 	json_put(o, "not_read", json_integer((json_int_t)t->skipped));
+	json_put(o, "partial", json_boolean(t->skips.n > 0));
+	json_t *miss = json_array();
+	sr_skips_each(&t->skips, add_skip, miss);
+	json_put(o, "missing", miss);
 	json_put(o, "near_limit_ratio", json_real(CG_NEAR_LIMIT));
 	json_t *hw = json_object();
 	json_put(hw, "thp_fault_fallback_charge", opt_json(&r->fallback_charge));

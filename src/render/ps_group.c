@@ -21,17 +21,31 @@ static void cell_kb(struct table *t, u128 kb)
 	table_cell(t, "%s", s);
 }
 
+/* The UNREADABLE column, summed. */
+static int unreadable(const struct psg_report *r)
+{
+	int n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->rows[i].unknown;
+	return n;
+}
+
 void psg_render_text(FILE *f, const struct psg_report *r, bool color)
 {
+	int unread = unreadable(r);
+	const char *pl = r->nprocs == 1 ? "" : "es";
 	if (r->version)
 		fprintf(f,
-			"Processes by memory cgroup (cgroup v%d, from cgroup.procs): %zu processes\n",
-			r->version, r->nprocs);
+			"Processes by memory cgroup (cgroup v%d, from cgroup.procs): %zu process%s",
+			r->version, r->nprocs, pl);
 	else
 		fprintf(f,
-			"Processes by memory cgroup: no memory cgroup hierarchy found, %zu "
-			"processes in group '-'\n",
-			r->nprocs);
+			"Processes by memory cgroup: no memory cgroup hierarchy found, %zu process%s "
+			"in group '-'",
+			r->nprocs, pl);
+	if (unread)
+		fprintf(f, ", %d of them unreadable", unread);
+	fputc('\n', f);
 	fputs("  each process counts in its own cgroup only (not in the cgroups above it)\n", f);
 	static const char *const hdr[] = {"CGROUP",   "PROCS",	    "ANON_HUGE", "RSS",
 					  "THP/ANON", "OF_ALL_AHP", "UNREADABLE"};
@@ -54,9 +68,14 @@ void psg_render_text(FILE *f, const struct psg_report *r, bool color)
 		table_cell(t, "%d", g->unknown);
 	}
 	table_flush(t, f, 2, color);
+	if (unread)
+		fprintf(f,
+			"\n%d process%s unreadable (smaps): in UNREADABLE of its cgroup, left out of "
+			"the sums (partial)\n",
+			unread, unread == 1 ? "" : "es");
 	if (r->denied)
-		fprintf(f, "\n%d process%s unreadable (smaps): left out of the sums (partial)\n",
-			r->denied, r->denied == 1 ? "" : "es");
+		fprintf(f, "%s%d more process%s unreadable, in no row (left out by the filter)\n",
+			unread ? "" : "\n", r->denied, r->denied == 1 ? "" : "es");
 	if (r->has_host_ahp) {
 		char s[32];
 		fmt_kb(s, sizeof(s), r->host_ahp_kb);
@@ -82,7 +101,7 @@ json_t *psg_to_json(const struct psg_report *r)
 	json_put(o, "by", json_string("cgroup"));
 	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
 	json_put(o, "processes", json_integer((json_int_t)r->nprocs));
-	json_put(o, "unreadable", json_integer(r->denied));
+	json_put(o, "unreadable", json_integer(unreadable(r) + r->denied));
 	json_put(o, "partial", json_boolean(r->partial));
 	json_put(o, "host_anon_huge_pages_bytes",
 		 r->has_host_ahp ? json_u128((u128)r->host_ahp_kb * 1024) : json_null());

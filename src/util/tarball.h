@@ -16,9 +16,11 @@
 /*
  * Turn member name IN into a safe relative path in OUT (N bytes): "./" and
  * "." components and repeated or trailing slashes dropped. Refuses with
- * -EINVAL an absolute name, a ".." component, an empty result, a byte
- * below 0x20 or 0x7f, a component over 255 bytes or more than
- * TAR_MAX_DEPTH components; -ENAMETOOLONG when OUT is too small.
+ * -EINVAL an absolute name, a ".." component, an empty result, a
+ * component over 255 bytes or more than TAR_MAX_DEPTH components;
+ * -ENAMETOOLONG when OUT is too small. Control bytes (0x01-0x1f, 0x7f)
+ * are kept: the filesystem refuses only '/' and NUL, and every printed
+ * name is escaped.
  */
 int tar_name_sanitize(const char *in, char *out, size_t n);
 #define TAR_MAX_DEPTH 32

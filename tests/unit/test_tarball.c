@@ -26,9 +26,13 @@ static const struct {
 	{".", NULL},
 	{"./", NULL},
 	{"", NULL},
-	{"proc/a\nb", NULL},
-	{"proc/a\x7f", NULL},
-	{"proc/\x1b[31m", NULL},
+	/* control bytes in a component are kept (a cgroup named so is captured) */
+	{"proc/a\nb", "proc/a\nb"},
+	{"proc/a\x7f", "proc/a\x7f"},
+	{"proc/\x1b[31m", "proc/\x1b[31m"},
+	{"sys/fs/cgroup/trial-\x1b[31mred\t\xc3\xa9\xff/memory.stat",
+	 "sys/fs/cgroup/trial-\x1b[31mred\t\xc3\xa9\xff/memory.stat"},
+	{"a/\x01\x1f/../b", NULL},
 };
 
 static void test_sanitize_keeps_relative_names_and_refuses_escapes(UNIT_STATE)
