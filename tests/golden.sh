@@ -583,6 +583,44 @@ expect_eval "refused on a tree without pools: the node it lacks, not a size" \
 	'[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "thpctl: hugetlb plan: node 3 is not on this host (sys/devices/system/node); its nodes: 0" ]' \
 	"exit $rc: $(head -c 300 "$TMP/err")"
 
+# a pool in use (a user's tree: nr_hugepages 300, 10 free): the 250 pages of --for 500M are
+# not "already there"; the lines grow the pool by the 240 missing to 540, never to 250
+ht="$TMP/hugetlb-in-use"
+cp -r "$FIX/linux-6.18-x86" "$ht" && hp="$ht/sys/kernel/mm/hugepages/hugepages-2048kB" &&
+	echo 300 >"$hp/nr_hugepages" && echo 10 >"$hp/free_hugepages" &&
+	sed -i 's/^HugePages_Total:.*/HugePages_Total:     300/; s/^HugePages_Free:.*/HugePages_Free:       10/' "$ht/proc/meminfo"
+"$BIN" --no-color --wide --sysroot "$ht" hugetlb plan --for 500M >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "hugetlb plan on a pool in use: the shortfall, the pool grown, never shrunk" \
+	'[ "$rc" -eq 0 ] && grep -q "^  reserve  now: 240 more pages needed (the 2M pool has 300 pages, 10 free, " "$TMP/out" &&
+	grep -qx "  sysctl -w vm.nr_hugepages=540" "$TMP/out" && grep -qx "  vm.nr_hugepages = 540" "$TMP/out" &&
+	! grep -q "=250\|= 250\|already" "$TMP/out"' "exit $rc: $(head -c 600 "$TMP/out")"
+"$BIN" --no-color --wide --sysroot "$ht" hugetlb plan --for 500M --json >"$TMP/out" 2>"$TMP/err"
+expect_eval "hugetlb plan --json on a pool in use: needed 240, target 540" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"runtime\"] == \"now\" and d[\"reserved_now\"] == 300 and d[\"available_now\"] == 10 and d[\"needed\"] == 240 and d[\"target_pages\"] == 540 and d[\"runtime_commands\"] == [\"sysctl -w vm.nr_hugepages=540\"]))" "$TMP/out"' \
+	"$(head -c 600 "$TMP/out")"
+echo 300 >"$hp/free_hugepages"
+"$BIN" --no-color --wide --sysroot "$ht" hugetlb plan --for 500M >"$TMP/out" 2>"$TMP/err"
+expect_eval "hugetlb plan on a free pool: nothing to do, the boot-time value keeps 300" \
+	'grep -q "^  reserve  nothing to do: the 2M pool has 300 pages, 300 free" "$TMP/out" &&
+	grep -qx "Reserve now: nothing to do (the pool.s free pages cover it)." "$TMP/out" &&
+	grep -qx "  vm.nr_hugepages = 300" "$TMP/out" && ! grep -q "sysctl -w" "$TMP/out"' "$(head -c 600 "$TMP/out")"
+
+# --node judges compaction by the node's own MemFree: node 1 has 512 MiB free of a host with
+# GiBs free, so 8 GiB cannot be assembled there; unreadable, it is unknown, never the host's
+nn="$TMP/numa-memfree"
+cp -r "$FIX/numa-2node-x86" "$nn"
+"$BIN" --no-color --wide --sysroot "$nn" hugetlb plan --for 8G --node 1 >"$TMP/out" 2>"$TMP/err"
+expect_eval "hugetlb plan --node without the node's meminfo: unknown, not the host's MemFree" \
+	'grep -q "^  reserve  unknown: 4096 more pages needed .*MemFree of the node is not readable" "$TMP/out" &&
+	! grep -q "MemFree is" "$TMP/out"' "$(head -c 600 "$TMP/out")"
+printf 'Node 1 MemTotal:       12582912 kB\nNode 1 MemFree:          524288 kB\n' \
+	>"$nn/sys/devices/system/node/node1/meminfo"
+"$BIN" --no-color --wide --sysroot "$nn" hugetlb plan --for 8G --node 1 --json >"$TMP/out" 2>"$TMP/err"
+expect_eval "hugetlb plan --node with 512 MiB free on the node: at boot, not compaction" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"runtime\"] == \"boot\" and \"free memory of the node\" in d[\"runtime_reason\"]))" "$TMP/out"' \
+	"$(head -c 600 "$TMP/out")"
+
 # a usage error shows the synopsis, not the whole help: the message stays in sight
 "$BIN" --no-color --wide ps --bogus >/dev/null 2>"$TMP/err"
 rc=$?

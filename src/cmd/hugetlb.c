@@ -18,24 +18,25 @@
 
 static void hugetlb_help(FILE *f)
 {
-	fprintf(f,
-		"usage: thpctl hugetlb plan --for SIZE [--overhead PCT] [--page 2M|1G]\n"
-		"                           [--node N] [--json]\n\n"
-		"Plan a hugetlb pool: SIZE is the memory the pool must hold, e.g. PostgreSQL's\n"
-		"shared_buffers (its whole shared memory segment is shared_buffers plus a few\n"
-		"percent; --overhead 25 adds 25%%). Prints the number of pages, whether they\n"
-		"fit (MemTotal, at least 1.5 GiB left to the kernel), whether a reservation at\n"
-		"runtime can succeed now (free blocks of the page's order in /proc/buddyinfo,\n"
-		"per node), and the lines that reserve it: sysctl vm.nr_hugepages (or the\n"
-		"per-size or per-node sysfs file), a persistent sysctl.d/tmpfiles.d line, and\n"
-		"the kernel command line (hugepagesz= hugepages=), which 1G pages usually need.\n"
-		"A pool that does not fit gets no lines (exit 0: the plan is the answer).\n"
-		"Changes nothing.\n\n"
-		"options:\n"
-		"  --for SIZE      pool size (bytes; k, M, G, T suffixes)\n"
-		"  --overhead PCT  add PCT percent to SIZE (default 0)\n"
-		"  --page SIZE     hugetlb page size (default: the kernel's Hugepagesize)\n"
-		"  --node N        reserve on NUMA node N only\n" GLOBAL_HELP);
+	fprintf(f, "usage: thpctl hugetlb plan --for SIZE [--overhead PCT] [--page 2M|1G]\n"
+		   "                           [--node N] [--json]\n\n"
+		   "Plan a hugetlb pool: SIZE is the memory the pool must hold, e.g. PostgreSQL's\n"
+		   "shared_buffers (its whole shared memory segment is shared_buffers plus a few\n"
+		   "percent; --overhead 25 adds 25%%). Prints the number of pages, whether they\n"
+		   "fit (MemTotal, at least 1.5 GiB left to the kernel), whether a reservation at\n"
+		   "runtime can succeed now (the pool's free pages less resv_hugepages first,\n"
+		   "then free blocks of the page's order in /proc/buddyinfo and MemFree, the\n"
+		   "node's own with --node), and the lines that grow the pool by what is\n"
+		   "missing, never shrinking it: sysctl vm.nr_hugepages (or the per-size or\n"
+		   "per-node sysfs file), a persistent sysctl.d/tmpfiles.d line, and the kernel\n"
+		   "command line (hugepagesz= hugepages=), which 1G pages usually need.\n"
+		   "A pool that does not fit gets no lines (exit 0: the plan is the answer).\n"
+		   "Changes nothing.\n\n"
+		   "options:\n"
+		   "  --for SIZE      pool size (bytes; k, M, G, T suffixes)\n"
+		   "  --overhead PCT  add PCT percent to SIZE (default 0)\n"
+		   "  --page SIZE     hugetlb page size (default: the kernel's Hugepagesize)\n"
+		   "  --node N        reserve on NUMA node N only\n" GLOBAL_HELP);
 }
 
 enum { OPT_FOR = OPT_CMD_BASE, OPT_OVERHEAD, OPT_PAGE, OPT_NODE };
@@ -61,6 +62,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 		if (p->node < 0) {
 			in->nr = p->nr;
 			in->free = p->free;
+			in->resv = p->resv; /* counted for all nodes only */
 		}
 	}
 	/* nodes: from buddyinfo, the hugetlb per-node pools and nodeN/meminfo */
@@ -86,9 +88,10 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 		nd->node = node;
 		nd->has_buddy = in_buddy && order >= 0;
 		nd->free_blocks = blocks;
-		if (node_meminfo_read(sr, node, &mi) == 0 && kv_get(&mi, "MemTotal", &v)) {
-			nd->has_mem_total = true;
-			nd->mem_total_kb = v;
+		/* the node's own figures: the host's MemFree is not the node's */
+		if (node_meminfo_read(sr, node, &mi) == 0) {
+			nd->has_mem_total = kv_get(&mi, "MemTotal", &nd->mem_total_kb);
+			nd->has_mem_free = kv_get(&mi, "MemFree", &nd->mem_free_kb);
 		}
 		for (int i = 0; i < h->hugetlb.npools; i++) {
 			const struct hugetlb_pool *p = &h->hugetlb.pools[i];

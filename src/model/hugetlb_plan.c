@@ -27,15 +27,42 @@ static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 	return NULL;
 }
 
+/*
+ * The pool of the size now, in the plan's scope: nr_hugepages, free_hugepages and
+ * resv_hugepages (free pages promised to mappings not yet faulted in; counted for all
+ * nodes only, so on a node it is taken from the node's free pages: a lower bound). What a
+ * new mapping can get is free - resv (the kernel's available_huge_pages()); the shortfall
+ * is what the pool must grow by, never shrink.
+ */
+static void pool_now(const struct hp_plan_input *in, const struct hp_node *nd, struct hp_plan *p)
+{
+	const struct opt_u64 *nr = &in->nr, *fr = &in->free;
+	if (in->node >= 0) {
+		nr = nd ? &nd->nr : NULL;
+		fr = nd ? &nd->free : NULL;
+	}
+	/* no pool of the size, or a node not in the tree (HP_NOTE_NO_NODE): none there */
+	if (!in->size_supported || !nr) {
+		p->have_known = true;
+		return;
+	}
+	p->have_known = nr->present && fr->present && in->resv.present && fr->v <= nr->v;
+	if (!p->have_known)
+		return;
+	p->have = nr->v;
+	p->free = fr->v;
+	p->resv = in->resv.v;
+	p->avail = p->free > p->resv ? p->free - p->resv : 0;
+	if (in->node >= 0 && p->resv)
+		p->notes |= HP_NOTE_RESV_GLOBAL;
+}
+
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
-	/* what is reserved now, and what the buddy allocator could give */
+	/* what the buddy allocator could give, in the scope */
 	bool have_buddy = false;
-	/* no pool of the size: none reserved; a pool whose nr_hugepages is unreadable: unknown */
-	const struct opt_u64 *nr = &in->nr;
 	if (in->node >= 0) {
 		const struct hp_node *nd = find_node(in, in->node);
-		nr = nd ? &nd->nr : NULL;
 		if (nd && nd->has_buddy) {
 			have_buddy = true;
 			p->free_blocks = nd->free_blocks;
@@ -47,30 +74,48 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 				p->free_blocks += in->nodes[i].free_blocks;
 			}
 	}
-	/* a node not in the tree has no pool to read (HP_NOTE_NO_NODE says so): none reserved */
-	p->have_known = !in->size_supported || !nr || nr->present;
-	p->have = nr && nr->present ? nr->v : 0;
-	p->need = p->pages > p->have ? p->pages - p->have : 0;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
+	p->unknown = HP_UNK_NONE;
 	if (!p->fits)
 		p->runtime = HP_RT_NOFIT;
-	else if (!p->have_known) /* how many pages are reserved now is unknown */
-		p->runtime = HP_RT_UNKNOWN, p->need = 0;
+	else if (!p->have_known) /* what the pool holds now is unknown */
+		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_POOL;
 	else if (p->need == 0)
 		p->runtime = HP_RT_ALREADY;
 	else if (p->gigantic)
 		p->runtime = HP_RT_BOOT;
 	else if (!have_buddy || p->order < 0)
-		p->runtime = HP_RT_UNKNOWN;
+		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY;
 	else if (p->free_blocks >= p->need)
 		p->runtime = HP_RT_NOW;
+	else if (!p->scope_free_known) /* the node's own MemFree, never the host's */
+		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_MEMFREE;
 	/* compaction may assemble the rest from free memory, leaving the kernel its reserve;
 	 * need <= pages and pages * page_kb fits (checked in hugetlb_plan); the sum in u128 */
-	else if (in->has_mem_free &&
-		 in->mem_free_kb >= (u128)p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
+	else if (p->scope_free_kb >= (u128)p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
 		p->runtime = HP_RT_COMPACT;
 	else
 		p->runtime = HP_RT_BOOT;
+}
+
+/* The memory the pool comes out of: the node's, or the host's (one node: the same). */
+static void scope_mem(const struct hp_plan_input *in, const struct hp_node *nd, struct hp_plan *p)
+{
+	bool host = in->node < 0 || in->nnodes <= 1;
+	if (nd && nd->has_mem_total) {
+		p->scope_mem_known = true;
+		p->scope_mem_kb = nd->mem_total_kb;
+	} else if (in->has_mem_total && host) {
+		p->scope_mem_known = true;
+		p->scope_mem_kb = in->mem_total_kb;
+	}
+	if (nd && nd->has_mem_free) {
+		p->scope_free_known = true;
+		p->scope_free_kb = nd->mem_free_kb;
+	} else if (in->has_mem_free && host) {
+		p->scope_free_known = true;
+		p->scope_free_kb = in->mem_free_kb;
+	}
 }
 
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
@@ -94,33 +139,37 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	if (in->base_page > 0 && page_b % (uint64_t)in->base_page == 0)
 		p->order = log2_floor(page_b / (uint64_t)in->base_page);
 
-	/* the memory the pool comes out of: the node's, or the host's */
 	const struct hp_node *nd = in->node >= 0 ? find_node(in, in->node) : NULL;
-	if (nd && nd->has_mem_total) {
-		p->scope_mem_known = true;
-		p->scope_mem_kb = nd->mem_total_kb;
-	} else if (in->has_mem_total && (in->node < 0 || in->nnodes <= 1)) {
-		p->scope_mem_known = true;
-		p->scope_mem_kb = in->mem_total_kb;
+	scope_mem(in, nd, p);
+	pool_now(in, nd, p);
+	/* the pool after the lines: what is there now plus the shortfall (u128: no wrap) */
+	u128 target = p->have;
+	if (p->have_known) {
+		p->need = p->pages > p->avail ? p->pages - p->avail : 0;
+		target += p->need;
+		p->target = target > UINT64_MAX ? UINT64_MAX : (uint64_t)target;
+	} else {
+		target = p->pages; /* at the least */
 	}
 	if (p->scope_mem_known) {
 		uint64_t usable = p->scope_mem_kb > HP_KERNEL_RESERVE_KB
 					  ? p->scope_mem_kb - HP_KERNEL_RESERVE_KB
 					  : 0;
 		p->max_pages = usable / in->page_kb;
-		p->fits = p->total_kb <= usable;
-		p->left_kb = p->fits ? p->scope_mem_kb - p->total_kb : 0;
+		u128 tk = target * in->page_kb; /* < 2^64 * 2^64 */
+		p->fits = tk <= usable;
+		p->left_kb = p->fits ? p->scope_mem_kb - (uint64_t)tk : 0;
 	} else {
 		p->fits = true; /* unknown: judged by the reservation itself */
 	}
 	runtime(in, p);
 	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
-	p->target = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
+	p->file = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
 	if (!in->size_supported)
 		p->notes |= HP_NOTE_UNSUPPORTED;
 	if (!p->have_known)
 		p->notes |= HP_NOTE_HAVE_UNKNOWN;
-	else if (p->have && p->have != p->pages)
+	else if (p->have && p->need)
 		p->notes |= HP_NOTE_POOL_SHARED;
 	if (in->default_page_kb && in->page_kb != in->default_page_kb)
 		p->notes |= HP_NOTE_NOT_DEFAULT;
@@ -131,5 +180,5 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 
 bool hp_plan_reservable(const struct hp_plan *p)
 {
-	return p->runtime != HP_RT_NOFIT;
+	return p->runtime != HP_RT_NOFIT && p->have_known;
 }

@@ -27,6 +27,8 @@ struct hp_node {
 	int node;
 	bool has_mem_total;
 	uint64_t mem_total_kb; /* nodeN/meminfo MemTotal */
+	bool has_mem_free;
+	uint64_t mem_free_kb; /* nodeN/meminfo MemFree: what compaction on the node works with */
 	bool has_buddy;
 	u128 free_blocks;	 /* free blocks able to hold one page of the size (not ZONE_DMA) */
 	struct opt_u64 nr, free; /* this node's pool of the size now */
@@ -43,7 +45,7 @@ struct hp_plan_input {
 	uint64_t mem_total_kb, mem_free_kb; /* /proc/meminfo */
 	bool size_supported;		    /* sys/kernel/mm/hugepages/hugepages-<kb>kB exists */
 	int buddy_max_order;		    /* highest order buddyinfo prints; -1 unknown */
-	struct opt_u64 nr, free;	    /* the global pool of the size now */
+	struct opt_u64 nr, free, resv;	    /* the global pool of the size now */
 	int nnodes;
 	struct hp_node nodes[HP_MAX_NODES];
 	enum boot_tool boot; /* how this host sets the kernel command line (boot_tools.h) */
@@ -53,12 +55,20 @@ struct hp_plan_input {
 };
 
 enum hp_runtime {
-	HP_RT_ALREADY, /* the pool is already that large */
+	HP_RT_ALREADY, /* the pool's free pages (less those reserved by mappings) cover the pool */
 	HP_RT_NOW,     /* enough free blocks of the order now */
 	HP_RT_COMPACT, /* not enough blocks, but enough free memory: compaction may do it */
 	HP_RT_BOOT,    /* reserve at boot (command line) */
 	HP_RT_NOFIT,   /* does not fit at all */
-	HP_RT_UNKNOWN, /* no buddyinfo, or the pool's nr_hugepages unreadable */
+	HP_RT_UNKNOWN, /* the pool's counts, buddyinfo or the scope's MemFree unreadable */
+};
+
+/* Why the runtime verdict is HP_RT_UNKNOWN. */
+enum hp_unknown {
+	HP_UNK_NONE,
+	HP_UNK_POOL,	/* nr_hugepages, free_hugepages or resv_hugepages unreadable */
+	HP_UNK_BUDDY,	/* no buddyinfo (for the node) or no page order */
+	HP_UNK_MEMFREE, /* too few free blocks, and the scope's MemFree unreadable */
 };
 
 const char *hp_runtime_name(enum hp_runtime r);
@@ -73,10 +83,11 @@ enum hp_target {
 /* What else the plan must say, in this order. */
 enum {
 	HP_NOTE_UNSUPPORTED = 1 << 0,  /* no hugepages-<kB>kB directory: the lines fail here */
-	HP_NOTE_POOL_SHARED = 1 << 1,  /* part of the pool exists (have): it may serve others */
+	HP_NOTE_POOL_SHARED = 1 << 1,  /* a pool exists (have) and grows: it may serve others */
 	HP_NOTE_NOT_DEFAULT = 1 << 2,  /* not the default size: programs must ask for it */
 	HP_NOTE_NO_NODE = 1 << 3,      /* the node is not in this tree */
-	HP_NOTE_HAVE_UNKNOWN = 1 << 4, /* nr_hugepages of the pool unreadable: have, need unknown */
+	HP_NOTE_HAVE_UNKNOWN = 1 << 4, /* the pool's counts unreadable: have, need unknown */
+	HP_NOTE_RESV_GLOBAL = 1 << 5,  /* --node with resv > 0: counted for all nodes only */
 };
 
 struct hp_plan {
@@ -89,13 +100,20 @@ struct hp_plan {
 	bool fits;
 	uint64_t left_kb;   /* memory left to the rest, when it fits */
 	uint64_t max_pages; /* the most pages that fit with the reserve */
-	uint64_t have;	    /* pages of this size reserved now (node or host), when have_known */
-	bool have_known;    /* nr_hugepages read (or no pool of the size: 0) */
-	uint64_t need;	    /* more pages to allocate, when have_known */
-	u128 free_blocks;   /* able to hold one page each, in the scope (exact) */
-	bool gigantic;	    /* order above the buddy allocator's largest block */
+	uint64_t have;	    /* nr_hugepages of this size now (node or host), when have_known */
+	uint64_t free;	    /* free_hugepages now (node or host), when have_known */
+	uint64_t resv;	    /* resv_hugepages (global only): free pages promised to mappings */
+	uint64_t avail;	    /* free - resv (at least 0): what a new mapping can get now */
+	bool have_known;    /* nr, free and resv read (or no pool of the size: all 0) */
+	uint64_t need;	    /* pages - avail: the shortfall to add to the pool, when have_known */
+	uint64_t target;    /* have + need: what the lines set nr_hugepages to (never below have) */
+	bool scope_free_known;
+	uint64_t scope_free_kb; /* MemFree of the node, or of the host */
+	enum hp_unknown unknown;
+	u128 free_blocks; /* able to hold one page each, in the scope (exact) */
+	bool gigantic;	  /* order above the buddy allocator's largest block */
 	enum hp_runtime runtime;
-	enum hp_target target;
+	enum hp_target file;
 	unsigned notes; /* HP_NOTE_* */
 };
 
@@ -108,7 +126,8 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *out);
 /*
  * Whether P can be reserved at all, so that its commands are offered (text and JSON
  * alike): not when it does not fit (HP_RT_NOFIT), where a reservation would leave the
- * kernel less than HP_KERNEL_RESERVE_KB, or fall short.
+ * kernel less than HP_KERNEL_RESERVE_KB, or fall short; nor when the pool's counts are
+ * unknown (a value written could shrink a pool that serves something else).
  */
 bool hp_plan_reservable(const struct hp_plan *p);
 

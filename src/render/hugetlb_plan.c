@@ -26,12 +26,13 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 {
 	char sz[16], file[160];
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
-	ull n = (ull)p->pages, kb = (ull)in->page_kb;
+	/* the pool's size after it: what is there now plus the shortfall, never less */
+	ull n = (ull)p->target, kb = (ull)in->page_kb;
 	memset(l, 0, sizeof(*l));
 	if (!hp_plan_reservable(p))
-		return; /* no command for a pool that cannot be reserved */
-	l->nruntime = 1;
-	if (p->target == HP_TARGET_DEFAULT) {
+		return;		       /* no command for a pool that cannot be reserved */
+	l->nruntime = p->need ? 1 : 0; /* the free pages cover it: nothing to run now */
+	if (p->file == HP_TARGET_DEFAULT) {
 		snprintf(l->runtime_cmd[0], sizeof(l->runtime_cmd[0]),
 			 "sysctl -w vm.nr_hugepages=%llu", n);
 		l->persist_file = "/etc/sysctl.d/80-thpctl-hugetlb.conf"; /* as persist names it */
@@ -40,7 +41,7 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 		return;
 	}
 	/* vm.nr_hugepages only sets the default size's pool: the size's (or node's) file, under / */
-	if (p->target == HP_TARGET_NODE)
+	if (p->file == HP_TARGET_NODE)
 		snprintf(file, sizeof(file),
 			 "sys/devices/system/node/node%d/hugepages/hugepages-%llukB/nr_hugepages",
 			 in->node, kb);
@@ -51,7 +52,7 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 	l->persist_file = "/etc/tmpfiles.d/hugetlb.conf";
 	snprintf(l->persist, sizeof(l->persist), "w /%s - - - - %llu", file, n);
 	/* hugepages=NODE:COUNT: 5.16 (b5389086ad7b) */
-	if (p->target == HP_TARGET_NODE)
+	if (p->file == HP_TARGET_NODE)
 		snprintf(l->cmdline, sizeof(l->cmdline), "hugepagesz=%s hugepages=%d:%llu", sz,
 			 in->node, n);
 	else
@@ -73,40 +74,63 @@ static void blocks_text(const struct hp_plan_input *in, const struct hp_plan *p,
 		 p->order, a);
 }
 
+/* "the 2M pool has 300 pages, 10 free, 0 of them promised to mappings": what it can give. */
+static void pool_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n)
+{
+	char sz[16];
+	fmt_size_token(sz, sizeof(sz), in->page_kb);
+	if (!p->have)
+		snprintf(out, n, "the %s pool%s is empty", sz, in->node >= 0 ? " of the node" : "");
+	else
+		snprintf(out, n,
+			 "the %s pool%s has %llu page%s, %llu free, %s%llu of them promised to "
+			 "mappings not yet faulted in",
+			 sz, in->node >= 0 ? " of the node" : "", (ull)p->have,
+			 p->have == 1 ? "" : "s", (ull)p->free,
+			 p->notes & HP_NOTE_RESV_GLOBAL ? "up to " : "", (ull)p->resv);
+}
+
 void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n)
 {
-	char sz[16], blocks[160], b[32];
+	char sz[16], blocks[160], b[32], pool[200];
+	const char *of = in->node >= 0 ? " of the node" : "";
 	fmt_size_token(sz, sizeof(sz), in->page_kb);
 	blocks_text(in, p, blocks, sizeof(blocks));
+	pool_text(in, p, pool, sizeof(pool));
 	switch (p->runtime) {
 	case HP_RT_NOFIT:
 		snprintf(out, n, "not at all: the pool does not leave the kernel 1.5 GiB");
 		break;
 	case HP_RT_ALREADY:
-		snprintf(out, n, "already there: %llu pages of %s are reserved now", (ull)p->have,
-			 sz);
+		snprintf(out, n, "nothing to do: %s, which covers the %llu needed", pool,
+			 (ull)p->pages);
 		break;
 	case HP_RT_UNKNOWN:
-		if (!p->have_known)
+		if (p->unknown == HP_UNK_POOL)
 			snprintf(
 				out, n,
-				"unknown: nr_hugepages of the %s pool%s could not be read, so how many pages are reserved now is unknown",
+				"unknown: nr_hugepages, free_hugepages or resv_hugepages of the %s pool%s could not be read (or free exceeds nr), so what it can give a new mapping is unknown",
 				sz, in->node >= 0 ? " of this node" : "");
+		else if (p->unknown == HP_UNK_MEMFREE)
+			snprintf(
+				out, n,
+				"unknown: %llu more page%s needed (%s), only %s in /proc/buddyinfo, and MemFree%s is not readable, so whether compaction can assemble the rest is unknown",
+				(ull)p->need, p->need == 1 ? "" : "s", pool, blocks, of);
 		else
 			snprintf(out, n,
 				 "unknown: no buddyinfo%s to count free blocks of the page's order",
 				 in->node >= 0 ? " for this node" : "");
 		break;
 	case HP_RT_NOW:
-		snprintf(out, n, "now: %llu more page%s needed, %s in /proc/buddyinfo",
-			 (ull)p->need, p->need == 1 ? "" : "s", blocks);
+		snprintf(out, n, "now: %llu more page%s needed (%s), %s in /proc/buddyinfo",
+			 (ull)p->need, p->need == 1 ? "" : "s", pool, blocks);
 		break;
 	case HP_RT_COMPACT:
-		fmt_kb(b, sizeof(b), in->mem_free_kb);
+		fmt_kb(b, sizeof(b), p->scope_free_kb);
 		snprintf(
 			out, n,
-			"maybe: %llu more page%s needed but only %s in /proc/buddyinfo; MemFree is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
-			(ull)p->need, p->need == 1 ? "" : "s", blocks, b);
+			"maybe: %llu more page%s needed (%s) but only %s in /proc/buddyinfo; MemFree%s is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(ull)p->need, p->need == 1 ? "" : "s", pool, blocks, of, b);
 		break;
 	case HP_RT_BOOT:
 		if (p->gigantic)
@@ -117,14 +141,14 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 		else
 			snprintf(
 				out, n,
-				"reserve at boot: %llu more page%s needed, only %s and not enough free memory to compact into",
-				(ull)p->need, p->need == 1 ? "" : "s", blocks);
+				"reserve at boot: %llu more page%s needed (%s), only %s and not enough free memory%s to compact into",
+				(ull)p->need, p->need == 1 ? "" : "s", pool, blocks, of);
 		break;
 	}
 }
 
 int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
-		  char out[HP_MAX_NOTES][300])
+		  char out[HP_MAX_NOTES][HP_NOTE_LEN])
 {
 	char sz[16];
 	int k = 0;
@@ -139,16 +163,35 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 			out[k++], sizeof(out[0]),
 			"nr_hugepages of the %s pool could not be read (damaged or unreadable): reserved_now and needed are unknown",
 			sz);
-	if (p->notes & HP_NOTE_POOL_SHARED)
+	if (p->notes & HP_NOTE_POOL_SHARED) {
+		char more[160] = "";
+		if (p->avail && p->target <= UINT64_MAX - p->avail)
+			snprintf(
+				more, sizeof(more),
+				"; its %llu available pages are counted for this pool: if they are "
+				"meant for something else, add them (%llu)",
+				(ull)p->avail, (ull)p->target + p->avail);
+		char used[120] = ", all available";
+		if (p->have > p->avail)
+			snprintf(
+				used, sizeof(used),
+				", %llu of them in use or promised to something thpctl cannot name",
+				(ull)(p->have - p->avail));
 		snprintf(
 			out[k++], sizeof(out[0]),
-			"nr_hugepages is the whole pool of that size, %llu pages now: add them if those serve something else",
-			(ull)p->have);
+			"the pool has %llu pages now%s: the lines grow it by the %llu missing to %llu, never lower, and the boot-time value %llu keeps what it serves now and this pool%s",
+			(ull)p->have, used, (ull)p->need, (ull)p->target, (ull)p->target, more);
+	}
 	if (p->notes & HP_NOTE_NOT_DEFAULT)
 		snprintf(
 			out[k++], sizeof(out[0]),
 			"not the default size (Hugepagesize %llu kB): programs must ask for %s pages (MAP_HUGE_%s, hugetlbfs pagesize=%s, PostgreSQL huge_page_size = %s), or boot with default_hugepagesz=%s",
 			(ull)in->default_page_kb, sz, sz, sz, sz, sz);
+	if (p->notes & HP_NOTE_RESV_GLOBAL)
+		snprintf(
+			out[k++], sizeof(out[0]),
+			"resv_hugepages (%llu) is counted for all nodes only: taken here from node %d's free pages, so the shortfall may be smaller",
+			(ull)p->resv, in->node);
 	if (p->notes & HP_NOTE_NO_NODE)
 		snprintf(out[k++], sizeof(out[0]),
 			 "node %d is not in this tree (sys/devices/system/node)", in->node);
@@ -201,10 +244,14 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	if (p->scope_mem_known) {
 		fmt_kb(a, sizeof(a), p->scope_mem_kb);
 		if (p->fits) {
+			char grown[64] = "";
+			if (p->have_known && p->target != p->pages)
+				snprintf(grown, sizeof(grown), " with the pool at %llu pages",
+					 (unsigned long long)p->target);
 			fmt_kb(b, sizeof(b), p->left_kb);
 			fprintf(f,
-				"  fits     yes: MemTotal%s %s leaves %s to everything else (at least 1.5 GiB kept for the kernel)\n",
-				of, a, b);
+				"  fits     yes: MemTotal%s %s%s leaves %s to everything else (at least 1.5 GiB kept for the kernel)\n",
+				of, a, grown, b);
 		} else {
 			fprintf(f,
 				"  %sfits     no: MemTotal%s %s less 1.5 GiB for the kernel holds at most %llu pages of %s%s\n",
@@ -217,14 +264,14 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 	const char *rc = p->runtime == HP_RT_NOW || p->runtime == HP_RT_ALREADY ? ""
 			 : p->runtime == HP_RT_COMPACT				? col_yellow(color)
 										: col_red(color);
-	char why[320];
+	char why[640];
 	hp_runtime_text(in, p, why, sizeof(why));
 	fprintf(f, "  reserve  %s", rc);
 	fputs_safe(why, f);
 	fprintf(f, "%s\n", *rc ? col_reset(color) : "");
 	struct hp_lines l;
 	hp_plan_lines(in, p, &l);
-	if (l.nruntime) {
+	if (l.persist_file) {
 		bool boot = p->runtime == HP_RT_BOOT;
 		char routes[2][320];
 		int nr = persist_cmdline_routes(in->boot, l.cmdline, routes);
@@ -233,9 +280,13 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 			for (int i = 0; i < nr; i++)
 				fprintf(f, "  %s%s\n", i ? "or: " : "", routes[i]);
 		}
-		fprintf(f, "\n%s:\n",
-			boot ? "At runtime, as root (may fall short: read nr_hugepages back)"
-			     : "Reserve now, as root");
+		if (l.nruntime)
+			fprintf(f, "\n%s:\n",
+				boot ? "At runtime, as root (may fall short: read nr_hugepages back)"
+				     : "Reserve now, as root");
+		else
+			fprintf(f,
+				"\nReserve now: nothing to do (the pool's free pages cover it).\n");
 		for (int i = 0; i < l.nruntime; i++)
 			wrap_put_command(f, 2, l.runtime_cmd[i]); /* "echo N > PATH": whole */
 		fprintf(f, "Keep across reboots (%s):\n", l.persist_file);
@@ -247,7 +298,7 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 				fprintf(f, "  %s%s\n", i ? "or: " : "", routes[i]);
 		}
 	}
-	char notes[HP_MAX_NOTES][300];
+	char notes[HP_MAX_NOTES][HP_NOTE_LEN];
 	int nn = hp_notes_text(in, p, notes);
 	for (int i = 0; i < nn; i++)
 		fprintf(f, "note: %s\n", notes[i]);
@@ -275,11 +326,15 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "left_kb", p->scope_mem_known && p->fits ? json_u64(p->left_kb) : json_null());
 	json_put(o, "max_pages", p->scope_mem_known ? json_u64(p->max_pages) : json_null());
 	json_put(o, "reserved_now", p->have_known ? json_u64(p->have) : NULL);
+	json_put(o, "free_now", p->have_known ? json_u64(p->free) : NULL);
+	json_put(o, "resv_now", p->have_known ? json_u64(p->resv) : NULL);
+	json_put(o, "available_now", p->have_known ? json_u64(p->avail) : NULL);
 	json_put(o, "needed", p->have_known ? json_u64(p->need) : NULL);
+	json_put(o, "target_pages", p->have_known ? json_u64(p->target) : NULL);
 	json_put(o, "free_blocks", json_u128(p->free_blocks));
 	json_put(o, "gigantic", json_boolean(p->gigantic));
 	json_put(o, "runtime", json_str(hp_runtime_name(p->runtime)));
-	char why[320];
+	char why[640];
 	hp_runtime_text(in, p, why, sizeof(why));
 	json_put(o, "runtime_reason", json_str(why));
 	struct hp_lines l;
@@ -297,7 +352,7 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	for (int i = 0; i < nr; i++)
 		json_array_append_new(how, json_str(routes[i]));
 	json_put(o, "cmdline_commands", how);
-	char nt[HP_MAX_NOTES][300];
+	char nt[HP_MAX_NOTES][HP_NOTE_LEN];
 	int nn = hp_notes_text(in, p, nt);
 	json_t *notes = json_array();
 	for (int i = 0; i < nn; i++)

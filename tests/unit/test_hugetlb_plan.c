@@ -56,7 +56,8 @@ static const struct plan_case cases[] = {
 	{"already reserved", 1 * GiB, 0, 2048, -1, MEM24, 20 * GiB / 1024, 512, 0, 1, false, 512, 1,
 	 HP_RT_ALREADY, NULL, NULL, NULL, NULL},
 	{"half reserved: only the rest counts", 2 * GiB, 0, 2048, -1, MEM24, 20 * GiB / 1024, 512,
-	 600, 1, false, 1024, 1, HP_RT_NOW, NULL, NULL, NULL, "512 pages now"},
+	 600, 1, false, 1024, 1, HP_RT_NOW, "sysctl -w vm.nr_hugepages=1024", NULL, NULL,
+	 "the pool has 512 pages now, all available"},
 	{"does not fit with 1.5 GiB for the kernel", 23 * GiB, 0, 2048, -1, MEM24, 20 * GiB / 1024,
 	 0, 99999, 1, false, 11776, 0, HP_RT_NOFIT, NULL, NULL, NULL, NULL},
 	{"exactly the most that fits", (MEM24 - 1536 * 1024) / 2048 * 2 * MiB, 0, 2048, -1, MEM24,
@@ -100,6 +101,8 @@ static void fill(const struct plan_case *c, struct hp_plan_input *in)
 	in->size_supported = !c->unsupported;
 	in->buddy_max_order = 10;
 	in->nr = (struct opt_u64){.v = c->nr, .present = true};
+	in->free = in->nr; /* all free, none promised to a mapping */
+	in->resv = (struct opt_u64){.v = 0, .present = true};
 	in->nnodes = c->nnodes;
 	for (int i = 0; i < c->nnodes; i++) {
 		struct hp_node *n = &in->nodes[i];
@@ -107,6 +110,7 @@ static void fill(const struct plan_case *c, struct hp_plan_input *in)
 		n->has_buddy = true;
 		n->free_blocks = i == 0 || c->node == 1 ? c->blocks : 0;
 		n->nr = (struct opt_u64){.v = i == 0 ? c->nr : 0, .present = true};
+		n->free = n->nr;
 		if (c->nnodes > 1) {
 			n->has_mem_total = true;
 			n->mem_total_kb = MEM24 / 2;
@@ -128,7 +132,7 @@ static void test_plan_case(UNIT_STATE)
 	else
 		ok = ok && !p.scope_mem_known;
 	struct hp_lines l;
-	char why[320], notes[HP_MAX_NOTES][300];
+	char why[640], notes[HP_MAX_NOTES][HP_NOTE_LEN];
 	hp_plan_lines(&in, &p, &l);
 	hp_runtime_text(&in, &p, why, sizeof(why));
 	int nn = hp_notes_text(&in, &p, notes);
@@ -177,7 +181,7 @@ static void test_plan_target_and_notes(UNIT_STATE)
 		struct hp_plan p;
 		fill(&cases[want[k].i], &in);
 		assert_int_equal(hugetlb_plan(&in, &p), 0);
-		assert_int_equal(p.target, want[k].target);
+		assert_int_equal(p.file, want[k].target);
 		assert_int_equal(p.notes, want[k].notes);
 	}
 }
@@ -187,22 +191,24 @@ static void test_runtime_text(UNIT_STATE)
 {
 	struct hp_plan_input in;
 	struct hp_plan p;
-	char why[320];
+	char why[640];
 	fill(&cases[0], &in);
 	assert_int_equal(hugetlb_plan(&in, &p), 0);
 	hp_runtime_text(&in, &p, why, sizeof(why));
-	assert_string_equal(why, "now: 4096 more pages needed, 8000 free blocks of order >= 9 "
-				 "(15.62 GiB) in /proc/buddyinfo");
+	assert_string_equal(why, "now: 4096 more pages needed (the 2M pool is empty), 8000 free "
+				 "blocks of order >= 9 (15.62 GiB) in /proc/buddyinfo");
 	fill(&cases[5], &in);
 	assert_int_equal(hugetlb_plan(&in, &p), 0);
 	hp_runtime_text(&in, &p, why, sizeof(why));
-	assert_string_equal(why, "already there: 512 pages of 2M are reserved now");
+	assert_string_equal(why, "nothing to do: the 2M pool has 512 pages, 512 free, 0 of them "
+				 "promised to mappings not yet faulted in, which covers the 512 "
+				 "needed");
 	fill(&cases[4], &in);
 	assert_int_equal(hugetlb_plan(&in, &p), 0);
 	hp_runtime_text(&in, &p, why, sizeof(why));
-	assert_string_equal(why,
-			    "reserve at boot: 4096 more pages needed, only 10 free blocks of "
-			    "order >= 9 (20.0 MiB) and not enough free memory to compact into");
+	assert_string_equal(why, "reserve at boot: 4096 more pages needed (the 2M pool is empty), "
+				 "only 10 free blocks of order >= 9 (20.0 MiB) and not enough free "
+				 "memory to compact into");
 	fill(&cases[9], &in);
 	assert_int_equal(hugetlb_plan(&in, &p), 0);
 	assert_true(p.gigantic);
@@ -278,6 +284,133 @@ static void test_no_fit_offers_no_command(UNIT_STATE)
 	json_decref(j);
 }
 
+/*
+ * A pool in use: what a new mapping can get is free_hugepages less resv_hugepages, not
+ * nr_hugepages; the lines grow the pool by the shortfall and never lower it (a user's
+ * tree, nr 300 free 10, --for 500M: "already there: 300 pages", sysctl -w
+ * vm.nr_hugepages=250, which would have shrunk a pool serving something else).
+ */
+static void test_pool_in_use(UNIT_STATE)
+{
+	static const struct {
+		uint64_t nr, free, resv;
+		enum hp_runtime runtime;
+		uint64_t need, target;
+		const char *cmd; /* NULL: nothing to run now */
+		const char *persist, *cmdline;
+	} want[] = {
+		/* 290 of 300 in use: 240 more (250 less the 10 free), the pool to 540 */
+		{300, 10, 0, HP_RT_NOW, 240, 540, "sysctl -w vm.nr_hugepages=540",
+		 "vm.nr_hugepages = 540", "hugepagesz=2M hugepages=540"},
+		/* all 300 free: nothing to do, and the boot-time value keeps 300, not 250 */
+		{300, 300, 0, HP_RT_ALREADY, 0, 300, NULL, "vm.nr_hugepages = 300",
+		 "hugepagesz=2M hugepages=300"},
+		/* 300 free but 200 promised to mappings not yet faulted in: 100 available */
+		{300, 300, 200, HP_RT_NOW, 150, 450, "sysctl -w vm.nr_hugepages=450",
+		 "vm.nr_hugepages = 450", "hugepagesz=2M hugepages=450"},
+	};
+	for (size_t k = 0; k < UNIT_LEN(want); k++) {
+		struct hp_plan_input in;
+		struct hp_plan p;
+		struct hp_lines l;
+		fill(&cases[0], &in);
+		in.for_bytes = 500 * MiB;
+		in.nr = (struct opt_u64){.v = want[k].nr, .present = true};
+		in.free = (struct opt_u64){.v = want[k].free, .present = true};
+		in.resv = (struct opt_u64){.v = want[k].resv, .present = true};
+		assert_int_equal(hugetlb_plan(&in, &p), 0);
+		assert_int_equal(p.pages, 250);
+		assert_int_equal(p.runtime, want[k].runtime);
+		assert_int_equal(p.need, want[k].need);
+		assert_int_equal(p.target, want[k].target);
+		assert_true(p.target >= want[k].nr);
+		hp_plan_lines(&in, &p, &l);
+		assert_int_equal(l.nruntime, want[k].cmd ? 1 : 0);
+		if (want[k].cmd)
+			assert_string_equal(l.runtime_cmd[0], want[k].cmd);
+		assert_string_equal(l.persist, want[k].persist);
+		assert_string_equal(l.cmdline, want[k].cmdline);
+		assert_int_equal(!!(p.notes & HP_NOTE_POOL_SHARED), want[k].need != 0);
+	}
+	/* the text of the first: the shortfall, the pool as it is, nothing shrunk */
+	struct hp_plan_input in;
+	struct hp_plan p;
+	fill(&cases[0], &in);
+	in.for_bytes = 500 * MiB;
+	in.nr = (struct opt_u64){.v = 300, .present = true};
+	in.free = (struct opt_u64){.v = 10, .present = true};
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	char out[4096] = "";
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	hp_render_text(f, &in, &p, false);
+	fclose(f);
+	assert_contains(out, "reserve  now: 240 more pages needed (the 2M pool has 300 pages, 10 "
+			     "free, 0 of them promised to mappings not yet faulted in)");
+	assert_contains(out, "sysctl -w vm.nr_hugepages=540");
+	assert_contains(out, "grow it by the 240 missing to 540, never lower");
+	assert_contains(out, "the pool has 300 pages now, 290 of them in use or promised");
+	assert_contains(out, "its 10 available pages are counted for this pool: if they are meant "
+			     "for something else, add them (550)");
+	assert_null(strstr(out, "=250"));
+	/* a free count above nr_hugepages, or resv unreadable: unknown, and no line */
+	in.free = (struct opt_u64){.v = 301, .present = true};
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_UNKNOWN);
+	assert_false(hp_plan_reservable(&p));
+	in.free = (struct opt_u64){.v = 10, .present = true};
+	in.resv.present = false;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_UNKNOWN);
+	assert_int_equal(p.unknown, HP_UNK_POOL);
+}
+
+/*
+ * --node judges compaction by the node's own MemFree (nodeN/meminfo), never the host's:
+ * node 1 with 512 MiB free of a host with 19 GiB free cannot assemble 8 GiB.
+ */
+static void test_node_memfree(UNIT_STATE)
+{
+	struct hp_plan_input in;
+	struct hp_plan p;
+	char why[640];
+	fill(&cases[10], &in); /* node 1 of 2, 4G: 2048 pages */
+	in.for_bytes = 8 * GiB;
+	in.has_mem_free = true;
+	in.mem_free_kb = 19 * GiB / 1024;
+	in.nodes[1].free_blocks = 10;
+	in.nodes[1].has_mem_free = true;
+	in.nodes[1].mem_free_kb = 512 * 1024;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_BOOT);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_contains(why, "not enough free memory of the node to compact into");
+	/* the node's MemFree unreadable: unknown, not the host's figure */
+	in.nodes[1].has_mem_free = false;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_UNKNOWN);
+	assert_int_equal(p.unknown, HP_UNK_MEMFREE);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_contains(why, "MemFree of the node is not readable");
+	/* a node with room: compaction may, and the figure is the node's */
+	in.nodes[1].has_mem_free = true;
+	in.nodes[1].mem_free_kb = 11 * GiB / 1024;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_COMPACT);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_contains(why, "MemFree of the node is 11.00 GiB");
+	/* resv is counted for all nodes only: taken from the node's free pages, and said */
+	in.nodes[1].nr = (struct opt_u64){.v = 100, .present = true};
+	in.nodes[1].free = (struct opt_u64){.v = 100, .present = true};
+	in.resv = (struct opt_u64){.v = 40, .present = true};
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.avail, 60);
+	assert_int_equal(p.need, 4096 - 60);
+	assert_int_equal(p.target, 100 + 4096 - 60);
+	assert_true(p.notes & HP_NOTE_RESV_GLOBAL);
+}
+
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_fit_offers_no_command),
-		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text))
+		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text),
+		cmocka_unit_test(test_pool_in_use), cmocka_unit_test(test_node_memfree))
