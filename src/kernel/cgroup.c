@@ -102,13 +102,51 @@ int cgroup_unit(const char *path, char *out, size_t n)
 	return -ENOENT;
 }
 
-/* Read the limit file of DIR (sysroot-relative) and its ancestors up to BASE. */
+/* The usage of the limited cgroup REL's directory (USAGE its file): its headroom into OUT. */
+static void read_headroom(const struct sysroot *sr, const char *rel, const char *usage,
+			  uint64_t limit, struct buf *b, struct cg_limit *out)
+{
+	char ufile[CG_PATH_LEN + 64];
+	const char *slash = strrchr(rel, '/');
+	int dl = slash ? (int)(slash - rel) : 0;
+	snprintf(ufile, sizeof(ufile), "%.*s/%s", dl, rel, usage);
+	uint64_t use;
+	if (sysroot_read(sr, ufile, b) || parse_u64_text(b->p, b->len, &use)) {
+		out->usage_unknown = true;
+		return;
+	}
+	uint64_t room = limit > use ? limit - use : 0;
+	if (out->has_headroom && room >= out->headroom_bytes)
+		return;
+	out->has_headroom = true;
+	out->headroom_bytes = room;
+	out->usage_bytes = use;
+	out->usage_limit_bytes = limit;
+	snprintf(out->usage_file, sizeof(out->usage_file), "%s", ufile);
+}
+
+/* Whether a v2 cgroup REL's directory with no memory.max has the memory controller. */
+static bool v2_has_memory(const struct sysroot *sr, const char *rel)
+{
+	char f[CG_PATH_LEN + 64];
+	const char *slash = strrchr(rel, '/');
+	snprintf(f, sizeof(f), "%.*s/memory.current", slash ? (int)(slash - rel) : 0, rel);
+	return sysroot_exists(sr, f) == 0;
+}
+
+/*
+ * Read the limit file of DIR (sysroot-relative) and its ancestors up to BASE, and the
+ * usage file beside each limit. A limit file that is not readable makes the limit
+ * unknown, but for a v2 cgroup with no memory controller (no memory.max, no
+ * memory.current: the root, or a parent that does not enable it).
+ */
 static int walk_limits(const struct sysroot *sr, const char *base, const char *path,
-		       const char *file, struct buf *b, struct cg_limit *out)
+		       const char *file, const char *usage, struct buf *b, struct cg_limit *out)
 {
 	char dir[CG_PATH_LEN];
 	snprintf(dir, sizeof(dir), "%s", path);
 	int err = -ENOENT;
+	bool v2 = strcmp(file, "memory.max") == 0;
 	for (;;) {
 		size_t l = strlen(dir);
 		while (l > 1 && dir[l - 1] == '/')
@@ -125,8 +163,19 @@ static int walk_limits(const struct sysroot *sr, const char *base, const char *p
 				out->limit_bytes = v;
 				snprintf(out->limit_file, sizeof(out->limit_file), "%s", rel);
 			}
-		} else if (r && err == -ENOENT) {
-			err = r;
+			if (lim)
+				read_headroom(sr, rel, usage, v, b, out);
+		} else {
+			if (r == 0)
+				r = -EINVAL;
+			if (err == -ENOENT)
+				err = r;
+			if (!out->limit_unknown &&
+			    (!v2 || r != -ENOENT || v2_has_memory(sr, rel))) {
+				out->limit_unknown = true;
+				out->unknown_err = r;
+				snprintf(out->unknown_file, sizeof(out->unknown_file), "%s", rel);
+			}
 		}
 		if (strcmp(dir, "/") == 0 || !*dir)
 			break;
@@ -154,12 +203,12 @@ int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, 
 		out->version = 1;
 		snprintf(out->path, sizeof(out->path), "%s", cg->v1_memory);
 		return walk_limits(sr, SR_CGROUP "/memory", cg->v1_memory, "memory.limit_in_bytes",
-				   b, out);
+				   "memory.usage_in_bytes", b, out);
 	}
 	if (cg->has_v2 && sysroot_exists(sr, SR_CGROUP "/cgroup.controllers") == 0) {
 		out->version = 2;
 		snprintf(out->path, sizeof(out->path), "%s", cg->v2);
-		int r = walk_limits(sr, SR_CGROUP, cg->v2, "memory.max", b, out);
+		int r = walk_limits(sr, SR_CGROUP, cg->v2, "memory.max", "memory.current", b, out);
 		/* the root cgroup has no memory.max, nor has a cgroup whose parent
 		 * does not enable the memory controller: no limit there */
 		return r == -ENOENT ? 0 : r;

@@ -55,12 +55,26 @@ struct cg_limit {
 	uint64_t limit_bytes;		   /* the smallest one */
 	char limit_file[CG_PATH_LEN + 64]; /* sysroot-relative file that set it */
 	bool read_any;			   /* at least one limit file was read */
+	/* a limit file on the path could not be read (a v1 cgroup always has one, a v2
+	 * cgroup with memory.current has memory.max): the effective limit is unknown,
+	 * limited/limit_bytes are only what the readable ones say */
+	bool limit_unknown;
+	int unknown_err;		     /* its -errno */
+	char unknown_file[CG_PATH_LEN + 64]; /* sysroot-relative */
+	/* headroom: limit - usage (v1 memory.usage_in_bytes, v2 memory.current), the
+	 * smallest over the limited cgroups of the path whose usage was read */
+	bool has_headroom;
+	bool usage_unknown; /* a limited cgroup's usage file could not be read */
+	uint64_t headroom_bytes;
+	uint64_t usage_bytes, usage_limit_bytes; /* of the cgroup with the smallest headroom */
+	char usage_file[CG_PATH_LEN + 64];	 /* sysroot-relative */
 };
 
 /*
- * Find CG's memory controller and its effective limit into OUT, using B as
- * scratch. Returns 0 (OUT->version 0 when no memory cgroup is mounted or
- * listed), or -errno when no limit file could be read.
+ * Find CG's memory controller, its effective limit and headroom into OUT, using
+ * B as scratch. Returns 0 (OUT->version 0 when no memory cgroup is mounted or
+ * listed; OUT->limit_unknown when a limit file on the path was not readable), or
+ * -errno when no limit file could be read.
  */
 int cgroup_memory_limit(const struct sysroot *sr, const struct proc_cgroup *cg, struct buf *b,
 			struct cg_limit *out);

@@ -208,9 +208,11 @@ static void explain_khugepaged(const struct why_input *in, const struct policy *
 	/* VMAs unknown: it may have no region khugepaged would touch, so it does not help */
 	e.smaps_err = in->smaps_err;
 	e.recorded = in->recorded;
-	enum why_effect eff = e.smaps_err			      ? WE_UNKNOWN
-			      : mpn->present && !e.nothing && !e.full ? WE_HELPS
-								      : WE_NEUTRAL;
+	/* a collapse there needs a PMD of charge the cgroup does not have: it cannot help now */
+	why_cg_room_of(in, &e.cg);
+	enum why_effect eff = e.smaps_err					       ? WE_UNKNOWN
+			      : mpn->present && !e.nothing && !e.full && !e.cg.starved ? WE_HELPS
+										       : WE_NEUTRAL;
 	struct why_line *l = add(r, "khugepaged", eff, WI_KHP, KP_THP_MAX_PTES_NONE, 0, NULL);
 	if (l)
 		l->ev.khp = e;
@@ -342,31 +344,6 @@ static void explain_hints(const struct why_input *in, struct why_report *r)
 			l->ev.env.hint = &in->cmd[i];
 }
 
-static void explain_cgroup(const struct why_input *in, struct why_report *r)
-{
-	struct why_ev_cg e = {.recorded = in->recorded, .lim = &in->lim};
-	e.has_fallback = kv_get(&in->h->vmstat, "thp_fault_fallback_charge", &e.fallback);
-	const struct cg_limit *l = &in->lim;
-	struct why_line *line;
-	if (in->cgroup_err) {
-		e.err = in->cgroup_err;
-		line = add(r, "cgroup", WE_UNKNOWN, WI_CG_UNREAD, KP_PROC_FILE, in->pid, "cgroup");
-	} else if (in->limit_err) {
-		e.err = in->limit_err;
-		line = add(r, "cgroup", WE_UNKNOWN, WI_CG_LIMIT_UNREAD, KP_PROC_FILE, in->pid,
-			   "cgroup");
-	} else if (l->version == 0) {
-		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_NONE, KP_PROC_FILE, in->pid, "cgroup");
-	} else if (!l->limited) {
-		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_UNLIMITED, KP_PROC_FILE, in->pid,
-			   "cgroup");
-	} else {
-		line = add(r, "cgroup", WE_NEUTRAL, WI_CG_LIMITED, KP_TREE, 0, l->limit_file);
-	}
-	if (line)
-		line->ev.cg = e;
-}
-
 static void verdict(const struct why_input *in, const struct policy *p, struct why_report *r)
 {
 	const struct host_snapshot *h = in->h;
@@ -461,7 +438,11 @@ void why_explain(const struct why_input *in, struct why_report *out)
 	why_explain_stall(in, out);
 	why_explain_shmem(in, out);
 	explain_hints(in, out);
-	explain_cgroup(in, out);
+	why_explain_cgroup(in, out);
+	/* collapses need a PMD of charge each: creep cannot pass the cgroup's headroom */
+	why_cg_room_of(in, &out->room);
+	out->creep_cg_bound = out->room.known && in->led.creep_kb > 0 &&
+			      out->room.headroom / 1024 < (uint64_t)in->led.creep_kb;
 	/* with THP off by prctl nothing else can help */
 	if (in->st.thp_enabled == 0)
 		for (int i = 0; i < out->n; i++)

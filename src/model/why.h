@@ -263,6 +263,8 @@ enum why_id {
 	WI_CG_NONE,
 	WI_CG_UNLIMITED,
 	WI_CG_LIMITED,
+	WI_CG_LIMIT_PARTIAL, /* a limit file on its path not readable: the limit is unknown */
+	WI_CG_TIGHT,	     /* limited, headroom under one PMD or usage over 90% */
 };
 
 #define WHY_MAX_MTHP 16
@@ -315,6 +317,24 @@ struct why_ev_defrag {
 	struct why_shm_off shm; /* hg counts only the VMAs that may get a huge page: not these */
 };
 
+/*
+ * The charge headroom of a process's memory cgroup (why_cg_room_of): a THP fault or a
+ * khugepaged collapse there needs one PMD of charge, refused below it.
+ */
+struct why_cg_room {
+	bool known;	    /* limited, its usage read, every limit file on the path read */
+	bool starved;	    /* known, and the headroom is under one PMD */
+	bool tight;	    /* known, and starved or its usage is over 90% of its limit */
+	uint64_t headroom;  /* bytes: limit - usage, the smallest on the path */
+	uint64_t usage;	    /* bytes, of the cgroup with the smallest headroom */
+	uint64_t limit;	    /* bytes, of the same cgroup */
+	uint64_t pmd_bytes; /* the PMD size (2 MiB when unknown) */
+	const char *path;   /* the process's memory cgroup */
+};
+
+/* The cgroup headroom of IN into OUT (all false when no limit, or one is unknown). Pure. */
+void why_cg_room_of(const struct why_input *in, struct why_cg_room *out);
+
 struct why_ev_khp {
 	bool always;  /* the PMD policy is always (else madvise) */
 	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
@@ -328,6 +348,7 @@ struct why_ev_khp {
 			    * khugepaged has anything of it to collapse is unknown */
 	bool recorded;		/* a recorded tree: a missing smaps was not captured */
 	struct why_shm_off shm; /* hg shmem it cannot collapse (nothing: all of its hg is) */
+	struct why_cg_room cg;	/* its memory cgroup's headroom: a collapse needs a PMD of it */
 };
 
 struct why_ev_prctl {
@@ -354,7 +375,12 @@ struct why_ev_stall {
 	uint64_t pmd_kb;
 	uint64_t need;	 /* PMD ranges of its hg regions not yet huge-backed (shm left out) */
 	uint64_t blocks; /* free PMD-order blocks, host-wide */
+	/* of need, the PMD ranges' worth of small pages resident already (Rss - AnonHugePages
+	 * of its hg regions that can hold a PMD, shm left out): faulted in, no fault there asks
+	 * for a huge page again; only a collapse can make them huge */
+	uint64_t small;
 	struct why_shm_off shm; /* hg shmem that cannot get huge pages: not in need */
+	struct why_cg_room cg;	/* starved: the cgroup charge likely refused them */
 };
 
 struct why_ev_shmem {
@@ -378,6 +404,9 @@ struct why_ev_cg {
 	const struct cg_limit *lim;
 	bool has_fallback; /* host thp_fault_fallback_charge read */
 	uint64_t fallback;
+	struct why_cg_room room;
+	bool has_collapse_failed; /* host thp_collapse_alloc_failed read */
+	uint64_t collapse_failed;
 };
 
 union why_ev {
@@ -471,6 +500,10 @@ struct why_report {
 	struct why_summary sum;
 	const struct remedy
 		*rem; /* what to change (model/remedy.h), set by the command; NULL none */
+	/* the ledger's creep is bounded by the cgroup's headroom (room.known and headroom under
+	 * the creep): at most room.headroom, none while starved */
+	bool creep_cg_bound;
+	struct why_cg_room room;
 	int n;
 	struct why_line lines[WHY_MAX_LINES];
 };
@@ -505,6 +538,9 @@ void why_explain_thread_stacks(const struct why_vmas *v, long pid, struct why_re
 
 /* The stall-exposure line of IN (why_stall.c): defrag against free PMD-order blocks. */
 void why_explain_stall(const struct why_input *in, struct why_report *out);
+
+/* The memory cgroup line of IN (why_cgroup.c): its limit, and its headroom beside it. */
+void why_explain_cgroup(const struct why_input *in, struct why_report *out);
 
 /* Turn IN into the verdict and the lines, in a fixed order. */
 void why_explain(const struct why_input *in, struct why_report *out);

@@ -33,12 +33,27 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
 	unbacked_kb = unbacked_kb > e.shm.kb ? unbacked_kb - e.shm.kb : 0;
 	e.need = unbacked_kb / pmd_kb;
+	/* what of it is faulted in as small pages already: no fault there asks again */
+	uint64_t small_kb = v->hg_rss_kb > v->hg_pmd_huge_kb ? v->hg_rss_kb - v->hg_pmd_huge_kb : 0;
+	small_kb = small_kb > e.shm.small_kb ? small_kb - e.shm.small_kb : 0;
+	e.small = (small_kb + pmd_kb - 1) / pmd_kb;
+	/* a range holding a single small page counts too: the ledger's scan saw each range's
+	 * pages; under madvise its creep ranges are those of the hg regions alone */
+	const struct thp_ledger *led = &in->led;
+	bool inh;
+	const char *pol = thp_pmd_policy_of(&h->thp, h->feat.pmd_size, &inh);
+	if (pol && !strcmp(pol, "madvise") && led->creep_gap == LG_OK &&
+	    led->creep_ranges > e.small)
+		e.small = led->creep_ranges;
+	if (e.small > e.need)
+		e.small = e.need;
+	why_cg_room_of(in, &e.cg);
 	struct why_line *l;
 	if (!host_pmd_blocks(h, &e.blocks))
 		l = why_line_new(r, "stall", WE_UNKNOWN, WI_STALL_UNKNOWN, KP_BUDDYINFO, 0, NULL);
 	else
-		l = why_line_new(r, "stall", e.need > e.blocks ? WE_HINDERS : WE_NEUTRAL, WI_STALL,
-				 KP_BUDDYINFO, 0, NULL);
+		l = why_line_new(r, "stall", e.need - e.small > e.blocks ? WE_HINDERS : WE_NEUTRAL,
+				 WI_STALL, KP_BUDDYINFO, 0, NULL);
 	if (l)
 		l->ev.stall = e;
 }

@@ -7,6 +7,7 @@
 #include "ledger.h"
 #include "remedy.h"
 #include "table.h"
+#include "why_int.h"
 
 /*
  * Every fact has a mark, the legend's: none starts with a blank, so a wrapped fact's
@@ -24,6 +25,22 @@ static char mark(enum why_effect e)
 	default:
 		return '=';
 	}
+}
+
+/* Under the ledger: its creep cannot pass the cgroup's headroom (r->creep_cg_bound). */
+static void creep_bound(FILE *f, const struct why_report *r)
+{
+	char text[512], h[32];
+	struct wb b = wb_begin(text, sizeof(text));
+	fmt_bytes(h, sizeof(h), r->room.headroom);
+	why_w_cg_room(&b, &r->room);
+	if (r->room.starved)
+		wb_put(&b, ": none of it comes now, only if the cgroup gets headroom");
+	else
+		wb_put(&b, ": at most %s of it comes before the cgroup is full", h);
+	fprintf(f, "  %-12s ", "creep bound");
+	fputs_safe(text, f);
+	fputc('\n', f);
 }
 
 void why_render_text(FILE *f, const struct why_input *in, const struct why_report *r, bool color)
@@ -52,8 +69,11 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 		fprintf(f, "]%s\n", col_reset(color));
 	}
 	fprintf(f, "(+ helps, - stands in the way, = neither, ? unknown)\n");
-	if (!in->smaps_err && in->st.thp_enabled != 0)
+	if (!in->smaps_err && in->st.thp_enabled != 0) {
 		ledger_render_lines(f, &in->led, color);
+		if (r->creep_cg_bound)
+			creep_bound(f, r);
+	}
 	if (r->rem) {
 		fprintf(f,
 			"%swhat to change%s (fixes ranked by what each saves; thpctl advise: the "
@@ -142,6 +162,36 @@ static json_t *vmas_json(const struct why_input *in)
 	return v;
 }
 
+/* A sysroot-relative file REL as the text shows it (an absolute path), or null. */
+static json_t *abs_json(bool show, const char *rel)
+{
+	char p[512];
+	return show && rel[0] ? json_str(evidence_path(KP_TREE, 0, rel, p, sizeof(p)))
+			      : json_null();
+}
+
+static json_t *cgroup_json(const struct why_input *in, const struct why_report *r)
+{
+	json_t *cg = json_object();
+	const struct cg_limit *l = &in->lim;
+	bool ok = in->cgroup_err == 0 && in->limit_err == 0;
+	bool known = ok && !l->limit_unknown;
+	json_put(cg, "readable", json_boolean(ok));
+	json_put(cg, "error", err_json(in->cgroup_err ? in->cgroup_err : in->limit_err));
+	json_put(cg, "version", ok && l->version ? json_integer(l->version) : json_null());
+	json_put(cg, "path", ok && l->version ? json_str(l->path) : json_null());
+	json_put(cg, "limit_bytes", known && l->limited ? json_u64(l->limit_bytes) : json_null());
+	json_put(cg, "limit_file", abs_json(known && l->limited, l->limit_file));
+	json_put(cg, "limit_known", ok && l->version ? json_boolean(known) : json_null());
+	json_put(cg, "unreadable_limit_file", abs_json(ok && l->limit_unknown, l->unknown_file));
+	const struct why_cg_room *c = &r->room;
+	json_put(cg, "usage_bytes", c->known ? json_u64(c->usage) : json_null());
+	json_put(cg, "headroom_bytes", c->known ? json_u64(c->headroom) : json_null());
+	json_put(cg, "usage_file", abs_json(c->known, l->usage_file));
+	json_put(cg, "tight", c->known ? json_boolean(c->tight) : json_null());
+	return cg;
+}
+
 json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 {
 	json_t *root = json_object();
@@ -184,18 +234,7 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	json_put(root, "environ", env);
 	json_put(root, "cmdline_hints", hints_json(in->cmd, in->cmdline_err ? 0 : in->ncmd));
 
-	json_t *cg = json_object();
-	bool ok = in->cgroup_err == 0 && in->limit_err == 0;
-	json_put(cg, "readable", json_boolean(ok));
-	json_put(cg, "error", err_json(in->cgroup_err ? in->cgroup_err : in->limit_err));
-	json_put(cg, "version",
-		 ok && in->lim.version ? json_integer(in->lim.version) : json_null());
-	json_put(cg, "path", ok && in->lim.version ? json_str(in->lim.path) : json_null());
-	json_put(cg, "limit_bytes",
-		 ok && in->lim.limited ? json_u64(in->lim.limit_bytes) : json_null());
-	json_put(cg, "limit_file",
-		 ok && in->lim.limited ? json_str(in->lim.limit_file) : json_null());
-	json_put(root, "cgroup", cg);
+	json_put(root, "cgroup", cgroup_json(in, r));
 
 	json_t *facts = json_array();
 	for (int i = 0; i < r->n; i++) {

@@ -26,6 +26,27 @@ void why_w_shm_off(struct wb *b, const struct why_shm_off *o, bool full)
 	       shmem_pmd_words(&o->pol, !full, p, sizeof(p)));
 }
 
+/* The stall line of E when some of its unbacked ranges hold small pages already. */
+static void w_stall_small(struct wb *b, const struct why_ev_stall *e, const char *a, const char *c)
+{
+	uint64_t fresh = e->need - e->small;
+	wb_put(b, "defrag=%s: %llu PMD ranges (%s) of its hg regions are not huge-backed; ",
+	       e->defrag, (unsigned long long)e->need, a);
+	if (fresh)
+		wb_put(b, "%llu of them", (unsigned long long)e->small);
+	else
+		wb_put(b, "%s", e->need == 1 ? "it" : "all of them");
+	wb_put(b,
+	       " hold%s small pages already (faulted in: no fault there asks for a huge page "
+	       "again, only a khugepaged collapse makes them huge); %llu free PMD-order blocks (%s, "
+	       "host-wide, all zones but DMA) exist",
+	       !fresh && e->need == 1 ? "s" : "", (unsigned long long)e->blocks, c);
+	if (fresh)
+		wb_put(b, ": for its other %llu, %s", (unsigned long long)fresh,
+		       fresh > e->blocks ? "faulting them in is likely to compact"
+					 : "free blocks can cover them now, without compaction");
+}
+
 void why_w_stall(struct wb *b, const struct why_line *l)
 {
 	const struct why_ev_stall *e = &l->ev.stall;
@@ -43,7 +64,7 @@ void why_w_stall(struct wb *b, const struct why_line *l)
 		       "in direct compaction only when no free PMD-order block is left (%llu free now, "
 		       "%s, host-wide, all zones but DMA)",
 		       e->defrag, (unsigned long long)e->blocks, c);
-	else
+	else if (!e->small)
 		wb_put(b,
 		       "defrag=%s: %llu PMD ranges (%s) of its hg regions are not yet huge-backed and "
 		       "%llu free PMD-order blocks (%s, host-wide, all zones but DMA) exist: %s",
@@ -53,6 +74,13 @@ void why_w_stall(struct wb *b, const struct why_line *l)
 				 "compaction stalls in those faults)"
 			       : "free blocks can cover them now, without compaction (other "
 				 "processes compete for the same blocks)");
+	else
+		w_stall_small(b, e, a, c);
+	if (e->need && e->cg.starved) {
+		wb_put(b, "; ");
+		why_w_cg_room(b, &e->cg);
+		wb_put(b, ": the likely refusal of its huge pages, not fragmentation");
+	}
 	if (e->shm.vmas) {
 		wb_put(b, "; its %d hg VMA%s of %s left out: ", e->shm.vmas, s_if(e->shm.vmas),
 		       kb(a, sizeof(a), e->shm.kb));

@@ -27,7 +27,7 @@ static bool is(const char *v, const char *w)
 
 /* "not readable (Permission denied: run as root or as the process's owner)"; as root, "...:
  * denied even to root: ..." */
-static void unreadable(struct wb *b, int err, bool recorded)
+void why_w_unreadable(struct wb *b, int err, bool recorded)
 {
 	if (recorded && err == -ENOENT)
 		wb_put(b, "not recorded in this tree");
@@ -230,7 +230,7 @@ static void w_khp(struct wb *b, const struct why_line *l)
 		       "whether khugepaged collapses anything of it is unknown: it only collapses "
 		       "%s, and its VMAs are unknown: smaps ",
 		       where);
-		unreadable(b, e->smaps_err, e->recorded);
+		why_w_unreadable(b, e->smaps_err, e->recorded);
 		if (e->has_mpn)
 			wb_put(b, "; max_ptes_none=%llu", (unsigned long long)e->mpn);
 		return;
@@ -253,6 +253,11 @@ static void w_khp(struct wb *b, const struct why_line *l)
 	if (e->shm.vmas) {
 		wb_put(b, "; not its %d hg ", e->shm.vmas);
 		why_w_shm_off(b, &e->shm, false);
+	}
+	if (e->cg.starved) {
+		wb_put(b, "; but not now: ");
+		why_w_cg_room(b, &e->cg);
+		wb_put(b, ": it collapses only if the cgroup gets headroom");
 	}
 }
 
@@ -316,7 +321,7 @@ static void w_vmas(struct wb *b, const struct why_line *l)
 	switch (l->id) {
 	case WI_VMAS_UNREAD:
 		wb_put(b, "its VMAs are unknown: smaps ");
-		unreadable(b, e->err, e->recorded);
+		why_w_unreadable(b, e->err, e->recorded);
 		break;
 	case WI_VMAS_NO_VMFLAGS:
 		wb_put(b, "%d VMAs; this kernel prints no VmFlags (< 3.8): hg/nh cannot be seen",
@@ -409,7 +414,7 @@ static void w_env(struct wb *b, const struct why_line *l)
 	switch (l->id) {
 	case WI_ENV_UNREAD:
 		wb_put(b, "environment ");
-		unreadable(b, e->err, e->recorded);
+		why_w_unreadable(b, e->err, e->recorded);
 		wb_put(b, ": allocator hints unknown");
 		break;
 	case WI_ENV_OVERWRITTEN:
@@ -429,45 +434,6 @@ static void w_env(struct wb *b, const struct why_line *l)
 		break;
 	default: /* WI_CMD_HINT */
 		wb_put(b, "%s: %s", e->hint->value, why_hint_words(e->hint->meaning));
-		break;
-	}
-}
-
-static void w_cgroup(struct wb *b, const struct why_line *l)
-{
-	const struct why_ev_cg *e = &l->ev.cg;
-	const struct cg_limit *lim = e->lim;
-	char a[64], v[32];
-	switch (l->id) {
-	case WI_CG_UNREAD:
-		wb_put(b, "memory cgroup ");
-		unreadable(b, e->err, e->recorded);
-		break;
-	case WI_CG_LIMIT_UNREAD:
-		wb_put(b, "memory cgroup %s (v%d): limit files ", lim->path[0] ? lim->path : "?",
-		       lim->version);
-		unreadable(b, e->err, e->recorded);
-		break;
-	case WI_CG_NONE:
-		wb_put(b,
-		       "no memory cgroup controller found for it under %s: no memory limit applies",
-		       evidence_path(KP_CGROUP_ROOT, 0, NULL, a, sizeof(a)));
-		break;
-	case WI_CG_UNLIMITED:
-		wb_put(b, "memory cgroup %s (v%d): no memory limit on its path", lim->path,
-		       lim->version);
-		break;
-	default:
-		fmt_bytes(a, sizeof(a), lim->limit_bytes);
-		wb_put(b, "memory cgroup %s (v%d) is limited to %s", lim->path, lim->version, a);
-		if (e->has_fallback)
-			wb_put(b,
-			       "; a huge page fault that cannot be charged falls back to small pages: "
-			       "host thp_fault_fallback_charge=%llu since boot (%s)",
-			       (unsigned long long)e->fallback,
-			       evidence_path(KP_VMSTAT, 0, NULL, v, sizeof(v)));
-		else
-			wb_put(b, "; this kernel has no thp_fault_fallback_charge (< 5.7)");
 		break;
 	}
 }
@@ -494,6 +460,6 @@ const char *why_line_words(const struct why_line *l, char *out, size_t n)
 	else if (l->id <= WI_CMD_HINT)
 		w_env(&b, l);
 	else
-		w_cgroup(&b, l);
+		why_w_cgroup(&b, l);
 	return out;
 }

@@ -97,6 +97,17 @@ t_nobody cgroups --json
 expect_json "cgroups --json as nobody: /$NAME with its THP and the flag" "$TMP/out" \
 	"[c for c in d['cgroups'] if c['path'] == '/' + E['NAME'] and c['anon_thp_bytes'] >= int(E['HP_AHP']) and c['near_limit_with_thp'] is True]"
 
+# ---- why: the cgroup at ~95% of its limit stands in the way, headroom beside the limit
+export CURF BASE
+t why "$HP" --json
+expect_rc "why HELPER --json exits 0" 0
+expect_json "why: /$NAME tight (usage over 90%), limit $LIM, headroom = limit - usage, absolute limit_file and usage_file" "$TMP/out" \
+	"(c := d['cgroup'])['path'] == '/' + E['NAME'] and c['limit_known'] is True and c['tight'] is True and c['limit_bytes'] == int(E['LIM']) and c['headroom_bytes'] == c['limit_bytes'] - c['usage_bytes'] and c['limit_file'].startswith(E['BASE'] + '/' + E['NAME'] + '/') and c['usage_file'] == E['BASE'] + '/' + E['NAME'] + '/' + E['CURF'] and [f for f in d['facts'] if f['topic'] == 'cgroup' and f['effect'] == 'hinders']" \
+	"d['cgroup'], [f for f in d['facts'] if f['topic'] == 'cgroup']"
+t why "$HP"
+expect_out "why (text): the cgroup line says '-' with its usage against the limit" \
+	"^- cgroup *memory cgroup /$NAME (v$CG_VER) uses .* of its .* limit"
+
 # ---- ps --by cgroup: the helper's AnonHugePages under its own cgroup, the prctl pair under nothp
 t ps --all --by cgroup --json
 expect_rc "ps --all --by cgroup --json exits 0" 0

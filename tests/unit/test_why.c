@@ -270,7 +270,7 @@ static const struct why_case why_cases[] = {
 	 "environment overwritten by the program", "/proc/42/environ"},
 	{"memory limit and fallback charge", "always", "madvise", NULL, 1, 0, 0, 0, 0, false, 0,
 	 true, WV_NONE, "AnonHugePages 0", "cgroup", WE_NEUTRAL,
-	 "is limited to 512.0 MiB; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
+	 "is limited to 512.0 MiB, uses 256.0 MiB (50.0% of the tightest limit on its path), 256.0 MiB of headroom; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
 	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
 };
 
@@ -350,6 +350,9 @@ static void build(const struct why_case *c)
 		IN.lim.limit_bytes = 512ull << 20;
 		snprintf(IN.lim.limit_file, sizeof(IN.lim.limit_file),
 			 "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes");
+		IN.lim.has_headroom = true;
+		IN.lim.usage_bytes = IN.lim.headroom_bytes = 256ull << 20;
+		IN.lim.usage_limit_bytes = 512ull << 20;
 	}
 	why_explain(&IN, &R);
 }
