@@ -90,7 +90,7 @@ expect_json "/$NAME at ~95% of memory.max with THP: near_limit_with_thp true, in
 	"[c for c in d['cgroups'] if c['path'] == '/' + E['NAME']], d['flags']"
 t cgroups
 expect_out "cgroups (text): the flag names /$NAME, host-wide counter labelled" \
-	"^  \[warn\] near-limit-thp: /$NAME uses .* of memory.max .* and holds .* of anon THP$" \
+	"^  \[warn\] near-limit-thp: /$NAME uses .* of $MAXF .* and holds .* of anon THP$" \
 	"^Host-wide, all cgroups since boot: thp_fault_fallback_charge [0-9]"
 # as nobody: memory.stat and status are world-readable, the same cgroups come out
 t_nobody cgroups --json
