@@ -570,8 +570,8 @@ while IFS='|' read -r cmd want; do
 	expect_eval "refused: $cmd" '[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "$want" ]' \
 		"exit $rc: $(head -c 300 "$TMP/err")"
 done <<'EOF_CASES'
-hugetlb plan --for 8G --node 3|thpctl: hugetlb plan: node 3 is not on this host (sys/devices/system/node); its nodes: 0
-hugetlb plan --for 8G --page 64K|thpctl: hugetlb plan: this kernel has no 64K hugetlb pages (no sys/kernel/mm/hugepages/hugepages-64kB); its sizes: 2M, 1G
+hugetlb plan --for 8G --node 3|thpctl: hugetlb plan: node 3 is not on this host (/sys/devices/system/node); its nodes: 0
+hugetlb plan --for 8G --page 64K|thpctl: hugetlb plan: this kernel has no 64K hugetlb pages (no /sys/kernel/mm/hugepages/hugepages-64kB); its sizes: 2M, 1G
 EOF_CASES
 
 # a tree that recorded nodes but no hugetlb pool: a node it lacks is the reason given, not the size
@@ -580,7 +580,7 @@ cp -r "$FIX/linux-6.18-x86" "$nt" && rm -rf "$nt/sys/kernel/mm/hugepages" "$nt"/
 "$BIN" --no-color --wide --sysroot "$nt" hugetlb plan --for 8G --node 3 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 expect_eval "refused on a tree without pools: the node it lacks, not a size" \
-	'[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "thpctl: hugetlb plan: node 3 is not on this host (sys/devices/system/node); its nodes: 0" ]' \
+	'[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "thpctl: hugetlb plan: node 3 is not on this host (/sys/devices/system/node); its nodes: 0" ]' \
 	"exit $rc: $(head -c 300 "$TMP/err")"
 
 # a pool in use (a user's tree: nr_hugepages 300, 10 free): the 250 pages of --for 500M are

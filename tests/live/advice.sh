@@ -486,7 +486,7 @@ else
 fi
 t hugetlb plan --for 1G --node 1023
 expect_eval "hugetlb plan on a node this host lacks: exit 1, its nodes named, no plan" \
-	'[ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && grep -q "node 1023 is not on this host (sys/devices/system/node); its nodes: 0" "$TMP/err"' \
+	'[ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && grep -q "node 1023 is not on this host (/sys/devices/system/node); its nodes: 0" "$TMP/err"' \
 	"exit $RC: $(head -c 300 "$TMP/err")"
 for args in "hugetlb" "hugetlb plan" "hugetlb plan --for x" "hugetlb plan --for 1G --page 3M" "hugetlb plan --for 1G --node abc" "hugetlb nosuch"; do
 	# shellcheck disable=SC2086
