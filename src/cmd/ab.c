@@ -46,7 +46,7 @@ static void ab_help(FILE *f)
 		"  glibc            GLIBC_TUNABLES=glibc.malloc.hugetlb=1: glibc malloc\n"
 		"                   madvises its heap (other allocators ignore it)\n"
 		"  env:K=V          CMD with K=V in its environment (MALLOC_CONF=thp:always,\n"
-		"                   MIMALLOC_ALLOW_THP=1, ...)\n"
+		"                   MIMALLOC_LARGE_OS_PAGES=1, ...)\n"
 		"  host:KEY=VALUE[,KEY=VALUE]  host settings for each run of this mode, as\n"
 		"                   `thpctl set` takes them (root): journalled, put back after\n"
 		"                   every run, on signals and after a SIGKILL by the next thpctl\n"
