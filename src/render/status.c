@@ -116,7 +116,8 @@ static void render_kernel(FILE *f, const struct host_snapshot *h, bool color, un
 	table_cell(t, "PR_THP_DISABLE_EXCEPT_ADVISED");
 	table_cell(t, "%s%s", status_tri_str(ft->except_advised, NULL),
 		   ft->except_advised == TRI_UNKNOWN ? " (not probed: recorded tree)"
-						     : " (probed in a child)");
+		   : ft->thp_recorded == REC_LIVE    ? " (probed in a child)"
+						     : " (as probed by the capture)");
 	table_cell(t, "THP_enabled in status");
 	table_cell(t, "%s", status_tri_str(ft->status_thp_enabled, seen));
 	table_cell(t, "THPeligible in smaps");

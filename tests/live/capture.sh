@@ -193,6 +193,10 @@ expect_eval "replayed settings, knobs and capabilities equal the live ones" "[ -
 tx --sysroot "$B" status
 expect_eval "text status of the bundle names the live mTHP sizes" \
 	"[ $RC -eq 0 ] && grep -Eq 'mTHP sizes \(anon\) +$n_live: ' '$TMP/out'" "exit $RC: $(grep mTHP "$TMP/out")"
+# the EXCEPT_ADVISED probe the capture made is shown as the capture's, not as probed here
+expect_eval "text status of the bundle: PR_THP_DISABLE_EXCEPT_ADVISED as the capture probed it" \
+	"grep -Eq 'PR_THP_DISABLE_EXCEPT_ADVISED +(yes|no) \(as probed by the capture\)$' '$TMP/out'" \
+	"$(grep EXCEPT_ADVISED "$TMP/out")"
 tx --sysroot "$B" ps --all --json
 expect_json "ps --all on the bundle lists the recorded process, its source a capture" "$TMP/out" \
 	"any(p['pid'] == $HP for p in d['processes']) and d['source'] == 'capture'" \
