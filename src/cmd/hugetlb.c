@@ -163,8 +163,8 @@ static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in,
 						      n ? ", " : "", one);
 			}
 		fmt_size_token(one, sizeof(one), in->page_kb);
-		warnx("hugetlb plan: this kernel has no %s hugetlb pages (no "
-		      "/sys/kernel/mm/hugepages/hugepages-%llukB); %s%s",
+		warnx("hugetlb plan: this kernel has no %s hugetlb pages (no " PATH_HUGETLB
+		      "/hugepages-%llukB); %s%s",
 		      one, (unsigned long long)in->page_kb,
 		      n ? "its sizes: " : "it has no hugetlb pool at all", have);
 		return EXIT_FAIL;
@@ -172,8 +172,8 @@ static int refuse(const struct host_snapshot *h, const struct hp_plan_input *in,
 	for (int i = 0; i < in->nnodes && n < sizeof(have); i++)
 		n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%d", n ? ", " : "",
 				      in->nodes[i].node);
-	warnx("hugetlb plan: node %d is not on this host (/sys/devices/system/node); %s%s",
-	      in->node, n ? "its nodes: " : "no node is listed", have);
+	warnx("hugetlb plan: node %d is not on this host (" PATH_NODES "); %s%s", in->node,
+	      n ? "its nodes: " : "no node is listed", have);
 	return EXIT_FAIL;
 }
 

@@ -24,6 +24,8 @@
 #define SR_THP_RHEL6 "sys/kernel/mm/redhat_transparent_hugepage" /* RHEL 6 (2.6.32) */
 #define SR_HUGETLB "sys/kernel/mm/hugepages"
 #define SR_NODES "sys/devices/system/node"
+#define PATH_HUGETLB "/" SR_HUGETLB /* host paths, for words shown to people */
+#define PATH_NODES "/" SR_NODES
 #define SR_PASSWD "etc/passwd"
 #define SR_CGROUP "sys/fs/cgroup"
 #define SR_TRACEFS "sys/kernel/tracing"
