@@ -463,7 +463,17 @@ int smaps_rollup_parse(const char *text, size_t len, struct smaps_totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	const char *pos = text, *end = text + len, *s, *e;
-	while (next_line(&pos, end, &s, &e)) {
+	while (pos < end) {
+		/* the kernel's 28-byte lines a word at a time (smaps_fixed.c); any other the
+		 * careful way */
+		if (*pos >= 'A' && *pos <= 'Z') {
+			const char *next = smaps_fixed_totals(t, pos, end);
+			if (next != pos) {
+				pos = next;
+				continue;
+			}
+		}
+		next_line(&pos, end, &s, &e);
 		if (e > s && e[-1] == '\r')
 			e--;
 		if (s < e && *s >= 'A' && *s <= 'Z')

@@ -131,13 +131,14 @@ static inline bool has_newline8(const char *p)
  * line not taken: not of that shape, or a field seen before in this VMA (the careful path
  * decides); POS itself when there is none.
  */
-const char *smaps_fixed_run(struct smaps_stream *s, const char *pos, const char *end)
+static inline const char *fixed_lines(struct smaps_totals *t, unsigned *nl, int *err,
+				      const char *pos, const char *end)
 {
 	if (!fixed_ok)
 		return pos;
-	uint32_t present = s->cur.t.present;
-	const uint32_t damaged = s->cur.t.damaged;
-	unsigned nlines = s->nlines;
+	uint32_t present = t->present;
+	const uint32_t damaged = t->damaged;
+	unsigned nlines = *nl;
 	for (; end - pos >= FIXED_LEN && !memcmp(pos + 24, " kB\n", 4); pos += FIXED_LEN) {
 		uint64_t w0, w1, x = 0;
 		memcpy(&w0, pos, 8);
@@ -155,16 +156,28 @@ const char *smaps_fixed_run(struct smaps_stream *s, const char *pos, const char 
 						   fixed_value(pos + 16, &x))))
 			break;
 		if (++nlines > SMAPS_MAX_VMA_LINES) {
-			s->err = -EFBIG;
+			*err = -EFBIG;
 			pos += FIXED_LEN;
 			break;
 		}
 		if (f >= 0) {
-			s->cur.t.kb[f] = x;
+			t->kb[f] = x;
 			present |= 1u << f;
 		}
 	}
-	s->cur.t.present = present;
-	s->nlines = nlines;
+	t->present = present;
+	*nl = nlines;
 	return pos;
+}
+
+const char *smaps_fixed_run(struct smaps_stream *s, const char *pos, const char *end)
+{
+	return fixed_lines(&s->cur.t, &s->nlines, &s->err, pos, end);
+}
+
+const char *smaps_fixed_totals(struct smaps_totals *t, const char *pos, const char *end)
+{
+	unsigned nl = 0;
+	int err = 0;
+	return fixed_lines(t, &nl, &err, pos, end);
 }

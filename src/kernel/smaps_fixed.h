@@ -14,4 +14,11 @@
  */
 const char *smaps_fixed_run(struct smaps_stream *s, const char *pos, const char *end);
 
+/*
+ * The same run at POS before END into totals T (smaps_rollup: one block, no line count):
+ * a kept field not seen before in T, another label of the kernel's own checked for a
+ * newline. Returns the first line not taken, POS when none was.
+ */
+const char *smaps_fixed_totals(struct smaps_totals *t, const char *pos, const char *end);
+
 #endif

@@ -223,7 +223,67 @@ static void test_smaps_unkept_lines(UNIT_STATE)
 	assert_int_equal(t.kb[SM_RSS], 12);
 }
 
+/* A smaps_rollup whose AnonHugePages line is LABEL then the 8 bytes V then " kB", between
+ * lines of the kernel's own shape: its totals (-1 in .present when the parse failed). */
+static struct smaps_totals rollup_line(const char *label, const char v[8])
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text),
+			 "00400000-7fff0000 ---p 00000000 00:00 0 [rollup]\n"
+			 "Rss:                1024 kB\n"
+			 "Pss_Dirty:             8 kB\n%s",
+			 label);
+	memcpy(text + n, v, 8);
+	memcpy(text + n + 8, " kB\nSwap:                  0 kB\n", 33);
+	struct smaps_totals t;
+	if (smaps_rollup_parse(text, strlen(text), &t))
+		t.present = (uint32_t)-1;
+	return t;
+}
+
+/*
+ * smaps_rollup's 28-byte lines are read a word at a time (smaps_fixed.c): for every shape
+ * of a line's 8 value bytes the totals are what the careful path gives the same line with
+ * one more blank (29 bytes: not that shape); and a kept line seen twice in that shape is
+ * unknown, as in any other.
+ */
+static void test_rollup_fixed_same_as_careful(UNIT_STATE)
+{
+	static const char alphabet[] = {' ', '0', '3', '9', ':', 'k', '\t', '\n', '\0', '\xc3'};
+	unsigned seed = 4242, kept = 0;
+	for (int i = 0; i < 100000; i++) {
+		char v[8];
+		for (int d = 0; d < 8; d++) {
+			seed = seed * 1103515245u + 12345u;
+			v[d] = i < 4000 && d < 8 - 1 - i % 8
+				       ? ' '
+				       : alphabet[(seed >> 16) % sizeof(alphabet)];
+		}
+		struct smaps_totals a = rollup_line("AnonHugePages:  ", v);
+		struct smaps_totals b = rollup_line("AnonHugePages:   ", v);
+		if (a.present != b.present || a.damaged != b.damaged)
+			fail_msg("value bytes %d: present %x/%x damaged %x/%x", i, a.present,
+				 b.present, a.damaged, b.damaged);
+		if (a.present != (uint32_t)-1 && smaps_has(&a, SM_ANON_HUGE)) {
+			assert_int_equal(a.kb[SM_ANON_HUGE], b.kb[SM_ANON_HUGE]);
+			kept++;
+		}
+		if (a.present != (uint32_t)-1)
+			assert_int_equal(a.kb[SM_RSS], 1024);
+	}
+	assert_true(kept > 1000);
+	struct smaps_totals t;
+	assert_int_equal(smaps_rollup_parse(LIT("Rss:                  12 kB\n"
+						"AnonHugePages:      2048 kB\n"
+						"AnonHugePages:      2048 kB\n"),
+					    &t),
+			 0);
+	assert_false(smaps_has(&t, SM_ANON_HUGE));
+	assert_int_equal(t.kb[SM_RSS], 12);
+}
+
 UNIT_TESTS(test_smaps_damaged_values_unknown_and_counted, test_smaps_duplicate_line_is_unknown,
 	   test_smaps_nul_header_is_damage, test_smaps_old_kernel_absent, test_smaps_bad_values,
 	   test_smaps_label_lookalikes_and_number_edges, test_smaps_vmflags_positions,
-	   test_smaps_not_a_header, test_smaps_empty, test_smaps_unkept_lines)
+	   test_smaps_not_a_header, test_smaps_empty, test_smaps_unkept_lines,
+	   test_rollup_fixed_same_as_careful)
