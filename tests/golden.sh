@@ -558,6 +558,8 @@ exporter -i 5|thpctl: exporter: -i/--interval is the --textfile rewrite interval
 exporter -i 5 --listen 127.0.0.1:0|thpctl: exporter: -i/--interval is the --textfile rewrite interval: not without --textfile
 exporter --once -i 5 --textfile -|thpctl: exporter: -i/--interval is the --textfile rewrite interval: not with --once (one write)
 exporter --once --listen 127.0.0.1:0|thpctl: exporter: --once collects once and exits: it starts no listener, so not with --listen
+exporter --once --cache-ms 500|thpctl: exporter: --cache-ms lets close scrapes share a collection: --once serves one, so not with --once
+exporter --cache-ms 0 --once --textfile -|thpctl: exporter: --cache-ms lets close scrapes share a collection: --once serves one, so not with --once
 exporter --once --json --textfile /tmp|thpctl: exporter: --json prints the scrape to stdout: not with --textfile (which writes the Prometheus text)
 exporter --json|thpctl: exporter: --json goes with --once (to stdout): it prints one scrape as JSON
 EOF_CASES

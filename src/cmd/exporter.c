@@ -93,7 +93,7 @@ static void exporter_help(FILE *f)
 		"                        (a process's status is read when its pid is first\n"
 		"                        seen, and every process's again each minute)\n"
 		"  --cache-ms MS         scrapes within MS of a collection share it (default\n"
-		"                        1000)\n"
+		"                        1000; not with --once)\n"
 		"  --scrape-budget MS    stop the process scan after MS (default 2000); the\n"
 		"                        scrape then says thpctl_process_scan_truncated 1\n"
 		"  --web.config.file FILE  TLS and basic auth of the listener, in the format of\n"
@@ -258,7 +258,7 @@ struct xopts {
 	long top, cache_ms, budget_ms, top_cgroups;
 	double interval;
 	uint64_t min_ahp;
-	bool flags, once, http, ledger, mkdir, interval_set;
+	bool flags, once, http, ledger, mkdir, interval_set, cache_set;
 };
 
 #ifdef THPCTL_HTTP
@@ -315,6 +315,7 @@ static int exporter_opt(int c, const char *optarg, void *ctx)
 			warnx("exporter: bad --cache-ms '%s' (0 to 3600000)", optarg);
 			return EXIT_USAGE;
 		}
+		o->cache_set = true;
 		return -1;
 	case OPT_BUDGET:
 		if (parse_ms(optarg, 1, 3600000, &o->budget_ms)) {
@@ -408,6 +409,11 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 	if (o->once && o->listen) {
 		warnx("exporter: --once collects once and exits: it starts no listener, so not "
 		      "with --listen");
+		return EXIT_USAGE;
+	}
+	if (o->once && o->cache_set) {
+		warnx("exporter: --cache-ms lets close scrapes share a collection: --once serves "
+		      "one, so not with --once");
 		return EXIT_USAGE;
 	}
 	if (o->interval_set && (o->once || !o->textfile)) {

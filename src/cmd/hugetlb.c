@@ -63,6 +63,8 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 			in->nr = p->nr;
 			in->free = p->free;
 			in->resv = p->resv; /* counted for all nodes only */
+			in->overcommit = p->overcommit;
+			in->surplus = p->surplus;
 		}
 	}
 	/* nodes: from buddyinfo, the hugetlb per-node pools and nodeN/meminfo */

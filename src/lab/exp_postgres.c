@@ -88,13 +88,12 @@ static int plan_pool(const struct lab_ctx *ctx, const struct kvlist *mi, struct 
 	in.page_kb = in.default_page_kb = kv_get(mi, "Hugepagesize", &v) && v ? v : 2048;
 	in.base_page = ctx->page_size;
 	in.for_bytes = (p->shm_mb ? p->shm_mb : p->sb_mb * 5 / 4) << 20;
-	uint64_t nr, fr;
-	in.size_supported = lab_pool_now(ctx, in.page_kb, &nr, &fr);
-	if (in.size_supported) {
-		in.nr = (struct opt_u64){.present = true, .v = nr};
-		in.free = (struct opt_u64){.present = true, .v = fr};
-		p->nr0 = nr;
-	}
+	/* the pool as `hugetlb plan` reads it: what a new mapping gets is free less resv */
+	in.size_supported = lab_pool_now(ctx, in.page_kb, &in.nr, &in.free, &in.resv);
+	if (in.size_supported && (!in.nr.present || !in.free.present))
+		in.size_supported = false; /* unreadable: no pool to plan in, as before */
+	if (in.size_supported)
+		p->nr0 = in.nr.v;
 	static struct hp_plan pl;
 	int rc = hugetlb_plan(&in, &pl);
 	if (rc)
@@ -120,8 +119,10 @@ static int reserve(const struct lab_ctx *ctx, const struct pg_plan *p, struct la
 		return rc;
 	}
 	if (rc) {
-		snprintf(why, n, "the pool holds %llu free pages of the %llu asked",
-			 (unsigned long long)pool->got, (unsigned long long)p->pages);
+		snprintf(
+			why, n,
+			"the pool holds %llu available pages (free less resv_hugepages) of the %llu asked",
+			(unsigned long long)pool->got, (unsigned long long)p->pages);
 		return -ENOMEM;
 	}
 	return 0;

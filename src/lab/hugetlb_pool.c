@@ -18,6 +18,17 @@ static const struct hugetlb_pool *global_pool(const struct hugetlb *h, uint64_t 
 	return NULL;
 }
 
+/*
+ * What a new mapping can get from Q: free_hugepages less resv_hugepages (free pages promised
+ * to mappings not yet faulted in; the kernel's available_huge_pages()), as `hugetlb plan`
+ * counts it. An unreadable resv counts as 0 (callers check nr and free; lab_pool_now() tells).
+ */
+static uint64_t avail(const struct hugetlb_pool *q)
+{
+	uint64_t resv = q->resv.present ? q->resv.v : 0;
+	return q->free.v > resv ? q->free.v - resv : 0;
+}
+
 int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, struct lab_pool *p)
 {
 	static struct hugetlb h;
@@ -31,7 +42,7 @@ int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, stru
 		return q ? -EIO : -ENOENT;
 	}
 	p->nr0 = p->nr = q->nr.v;
-	p->got = q->free.v;
+	p->got = avail(q);
 	if (p->got >= need)
 		return 0;
 	char val[24];
@@ -49,22 +60,25 @@ int lab_pool_reserve(const struct lab_ctx *ctx, uint64_t kb, uint64_t need, stru
 		return -EIO;
 	}
 	p->nr = q->nr.present ? q->nr.v : 0;
-	p->got = q->free.v;
+	p->got = avail(q);
 	if (p->got < need) {
-		p->why = "the kernel found too few free huge pages (memory fragmented or short)";
+		p->why =
+			"the kernel found too few free huge pages (memory fragmented or short, or promised to mappings: resv_hugepages)";
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-bool lab_pool_now(const struct lab_ctx *ctx, uint64_t kb, uint64_t *nr, uint64_t *free)
+bool lab_pool_now(const struct lab_ctx *ctx, uint64_t kb, struct opt_u64 *nr, struct opt_u64 *free,
+		  struct opt_u64 *resv)
 {
 	static struct hugetlb h;
 	const struct hugetlb_pool *q = hugetlb_read(ctx->sr, &h) ? NULL : global_pool(&h, kb);
-	if (!q || !q->nr.present || !q->free.present)
+	if (!q)
 		return false;
-	*nr = q->nr.v;
-	*free = q->free.v;
+	*nr = q->nr;
+	*free = q->free;
+	*resv = q->resv;
 	return true;
 }
 

@@ -274,6 +274,7 @@ struct adv_lever {
 	enum adv_lever_why why;
 	int enabled; /* the host's enabled after the advice (index into adv_enabled_vals, -1) */
 	bool except_advised;
+	bool recorded; /* ALW_UNREADABLE: a recorded tree (a capture): read by whoever took it */
 };
 
 enum adv_note_kind { AN_CONFLICT, AN_ASSUMPTION, AN_WATCH, AN_FINDING, AN_INFO };
@@ -318,6 +319,7 @@ struct adv_note {
 	int defrag;		       /* ... the defrag after the advice (index, -1) */
 	enum compact_cause cause;      /* ... compact_stall_cause() under that defrag */
 	int n, of;		       /* ANI_UNREADABLE (n of scanned), ANI_SMALL_GO (n) */
+	bool recorded; /* ANI_UNREADABLE: a recorded tree (a capture): read by whoever took it */
 	/* ANI_SHRINK_UNDECIDED: finding (its fix's key and value), the ledger's pass:
 	 * ledger_scan (1, 0 recorded, -errno), n = ledger_scanned, of = not read (partial) */
 	int ledger_scan;

@@ -93,6 +93,7 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 		 : needed	      ? ALW_WANTS_OFF
 		 : p && !p->has_smaps ? ALW_UNREADABLE
 				      : ALW_KEEPS;
+	l->recorded = c->in->recorded;
 }
 
 static void lever_postgres(struct adv_ctx *c, const struct adv_proc *p)

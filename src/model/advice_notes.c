@@ -121,6 +121,7 @@ void advice_notes(struct adv_ctx *c)
 	if (in->unreadable && (n = adv_note(a, AN_INFO, ANI_UNREADABLE))) {
 		n->n = in->unreadable;
 		n->of = in->scanned;
+		n->recorded = in->recorded;
 	}
 	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
 		n->n = in->small_go;

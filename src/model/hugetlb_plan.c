@@ -118,6 +118,25 @@ static void scope_mem(const struct hp_plan_input *in, const struct hp_node *nd, 
 	}
 }
 
+/*
+ * The pool's overcommit: surplus pages the kernel allocates from the buddy allocator when a
+ * mapping needs them (nr_overcommit_hugepages caps surplus_hugepages; global, any node). They
+ * may cover (part of) the shortfall, but are not reserved: they fail when memory is
+ * fragmented. Noted when there is an overcommit or surplus pages, and the pool's counts are
+ * known.
+ */
+static void overcommit(const struct hp_plan_input *in, struct hp_plan *p)
+{
+	if (!in->size_supported || !in->overcommit.present || !in->surplus.present)
+		return;
+	p->overcommit_known = true;
+	p->overcommit = in->overcommit.v;
+	p->surplus = in->surplus.v;
+	p->overcommit_room = p->overcommit > p->surplus ? p->overcommit - p->surplus : 0;
+	if (p->have_known && (p->overcommit || p->surplus))
+		p->notes |= HP_NOTE_OVERCOMMIT;
+}
+
 int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -175,6 +194,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 		p->notes |= HP_NOTE_NOT_DEFAULT;
 	if (in->node >= 0 && !nd)
 		p->notes |= HP_NOTE_NO_NODE;
+	overcommit(in, p);
 	return 0;
 }
 

@@ -46,6 +46,9 @@ struct hp_plan_input {
 	bool size_supported;		    /* sys/kernel/mm/hugepages/hugepages-<kb>kB exists */
 	int buddy_max_order;		    /* highest order buddyinfo prints; -1 unknown */
 	struct opt_u64 nr, free, resv;	    /* the global pool of the size now */
+	/* nr_overcommit_hugepages (the most surplus pages the kernel may allocate on demand)
+	 * and surplus_hugepages (those allocated now) of the global pool */
+	struct opt_u64 overcommit, surplus;
 	int nnodes;
 	struct hp_node nodes[HP_MAX_NODES];
 	enum boot_tool boot; /* how this host sets the kernel command line (boot_tools.h) */
@@ -88,6 +91,7 @@ enum {
 	HP_NOTE_NO_NODE = 1 << 3,      /* the node is not in this tree */
 	HP_NOTE_HAVE_UNKNOWN = 1 << 4, /* the pool's counts unreadable: have, need unknown */
 	HP_NOTE_RESV_GLOBAL = 1 << 5,  /* --node with resv > 0: counted for all nodes only */
+	HP_NOTE_OVERCOMMIT = 1 << 6,   /* overcommit or surplus pages: on demand, may fail */
 };
 
 struct hp_plan {
@@ -107,6 +111,10 @@ struct hp_plan {
 	bool have_known;    /* nr, free and resv read (or no pool of the size: all 0) */
 	uint64_t need;	    /* pages - avail: the shortfall to add to the pool, when have_known */
 	uint64_t target;    /* have + need: what the lines set nr_hugepages to (never below have) */
+	/* the overcommit (global): nr_overcommit_hugepages, surplus_hugepages and what the
+	 * kernel may still allocate on demand (overcommit - surplus, at least 0), when known */
+	bool overcommit_known;
+	uint64_t overcommit, surplus, overcommit_room;
 	bool scope_free_known;
 	uint64_t scope_free_kb; /* MemFree of the node, or of the host */
 	enum hp_unknown unknown;

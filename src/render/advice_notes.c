@@ -168,10 +168,20 @@ const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 		note_watch(&b, n);
 		break;
 	case ANI_UNREADABLE:
-		wb_put(&b,
-		       "%d of %d processes not fully readable (exe, cmdline, cgroup or smaps): " HINT_PROC_DENIED
-		       " to detect versions, Go binaries and systemd units",
-		       n->n, n->of);
+		/* a replay: running thpctl here as root does not change what was recorded */
+		if (n->recorded)
+			wb_put(&b,
+			       "%d of %d processes not fully readable (exe, cmdline, cgroup or smaps): "
+			       "the capture was taken without the right to read them; capture again "
+			       "as root (thpctl capture) to detect versions, Go binaries and systemd "
+			       "units",
+			       n->n, n->of);
+		else
+			wb_put(&b,
+			       "%d of %d processes not fully readable (exe, cmdline, cgroup or "
+			       "smaps): " HINT_PROC_DENIED
+			       " to detect versions, Go binaries and systemd units",
+			       n->n, n->of);
 		break;
 	case ANI_SMALL_GO:
 		wb_put(&b, "%d Go process%s under 64 MiB RSS not counted as a workload", n->n,

@@ -382,11 +382,12 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 	case ALW_UNREADABLE:
 		wb_put(b,
 		       "enabled=%s keeps THP off its heap unless it madvises it (its smaps could not be "
-		       "read: " HINT_PROC_DENIED
-		       " to check); opting out per process keeps it so if "
-		       "the host is "
-		       "ever set to always, without touching other processes",
-		       enabled_word(l->enabled));
+		       "read: %s to check); opting out per process keeps it so if the host is ever "
+		       "set to always, without touching other processes",
+		       enabled_word(l->enabled),
+		       l->recorded ? "the capture was taken without the right to read it; capture "
+				     "again as root"
+				   : HINT_PROC_DENIED);
 		break;
 	default: /* ALW_KEEPS */
 		wb_put(b,

@@ -147,6 +147,31 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 	}
 }
 
+/* HP_NOTE_OVERCOMMIT: what the overcommit may give on demand, and at what risk. */
+static void overcommit_text(const struct hp_plan *p, char *out, size_t n)
+{
+	int w = snprintf(out, n,
+			 "nr_overcommit_hugepages is %llu, %llu surplus page%s allocated now "
+			 "(counted in nr_hugepages)",
+			 (ull)p->overcommit, (ull)p->surplus, p->surplus == 1 ? "" : "s");
+	if (w < 0 || (size_t)w >= n)
+		return;
+	out += w, n -= (size_t)w;
+	if (!p->need)
+		snprintf(out, n, ": the kernel allocates them on demand and frees them after");
+	else if (!p->overcommit_room)
+		snprintf(out, n,
+			 ": no more can be allocated on demand, so it covers none of the "
+			 "%llu missing",
+			 (ull)p->need);
+	else
+		snprintf(
+			out, n,
+			": the kernel may allocate %llu more on demand, which would cover %s the %llu missing, but they are not reserved: they are allocated when a mapping needs them and fail when memory is fragmented (mmap fails, or SIGBUS at fault time with MAP_NORESERVE); reserving the pool is what makes them sure",
+			(ull)p->overcommit_room,
+			p->overcommit_room >= p->need ? "all of" : "part of", (ull)p->need);
+}
+
 int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 		  char out[HP_MAX_NOTES][HP_NOTE_LEN])
 {
@@ -195,6 +220,8 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 	if (p->notes & HP_NOTE_NO_NODE)
 		snprintf(out[k++], sizeof(out[0]),
 			 "node %d is not in this tree (sys/devices/system/node)", in->node);
+	if (p->notes & HP_NOTE_OVERCOMMIT)
+		overcommit_text(p, out[k++], sizeof(out[0]));
 	return k;
 }
 
@@ -330,6 +357,10 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "resv_now", p->have_known ? json_u64(p->resv) : NULL);
 	json_put(o, "available_now", p->have_known ? json_u64(p->avail) : NULL);
 	json_put(o, "needed", p->have_known ? json_u64(p->need) : NULL);
+	json_put(o, "overcommit_now", p->overcommit_known ? json_u64(p->overcommit) : NULL);
+	json_put(o, "surplus_now", p->overcommit_known ? json_u64(p->surplus) : NULL);
+	json_put(o, "overcommit_available",
+		 p->overcommit_known ? json_u64(p->overcommit_room) : NULL);
 	json_put(o, "target_pages", p->have_known ? json_u64(p->target) : NULL);
 	json_put(o, "free_blocks", json_u128(p->free_blocks));
 	json_put(o, "gigantic", json_boolean(p->gigantic));

@@ -25,7 +25,7 @@ void hp_plan_lines(const struct hp_plan_input *in, const struct hp_plan *p, stru
 /* Whether and how a runtime reservation can succeed, in words ("now: 2048 more pages ..."). */
 void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, char *out, size_t n);
 
-#define HP_MAX_NOTES 6
+#define HP_MAX_NOTES 7
 #define HP_NOTE_LEN 480
 
 /* P's notes (HP_NOTE_*) in words, in order, into OUT; returns how many. */

@@ -410,7 +410,78 @@ static void test_node_memfree(UNIT_STATE)
 	assert_true(p.notes & HP_NOTE_RESV_GLOBAL);
 }
 
+/*
+ * nr_overcommit_hugepages: surplus pages the kernel may allocate on demand are a source of
+ * the shortfall, named with the surplus now and their risk; never a reason to reserve less.
+ */
+static void test_overcommit(UNIT_STATE)
+{
+	(void)state;
+	/* 1 GiB in 2M pages: 512; 100 free in the pool now, so 412 missing */
+	const struct plan_case c = {.name = "overcommit",
+				    .for_bytes = 1 * GiB,
+				    .page_kb = 2048,
+				    .node = -1,
+				    .mem_kb = MEM24,
+				    .free_kb = 20 * GiB / 1024,
+				    .nr = 100,
+				    .blocks = 8000,
+				    .nnodes = 1};
+	const struct {
+		bool known;
+		uint64_t over, surplus, room;
+		const char *note; /* NULL: no overcommit note */
+	} want[] = {
+		{true, 1000, 40, 960,
+		 "nr_overcommit_hugepages is 1000, 40 surplus pages allocated now "
+		 "(counted in nr_hugepages): the kernel may allocate 960 more on "
+		 "demand, which would cover all of the 412 missing, but they are "
+		 "not reserved"},
+		{true, 200, 0, 200, "which would cover part of the 412 missing"},
+		{true, 50, 50, 0,
+		 "no more can be allocated on demand, so it covers none of the 412 "
+		 "missing"},
+		{true, 0, 0, 0, NULL},
+		{false, 0, 0, 0, NULL},
+	};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		struct hp_plan_input in;
+		struct hp_plan p;
+		fill(&c, &in);
+		in.overcommit = (struct opt_u64){.v = want[k].over, .present = want[k].known};
+		in.surplus = (struct opt_u64){.v = want[k].surplus, .present = want[k].known};
+		assert_int_equal(hugetlb_plan(&in, &p), 0);
+		assert_int_equal(p.need, 412); /* the overcommit reserves nothing */
+		assert_int_equal(p.target, 512);
+		assert_int_equal(p.overcommit_known, want[k].known);
+		assert_int_equal(p.overcommit_room, want[k].room);
+		char notes[HP_MAX_NOTES][HP_NOTE_LEN];
+		int nn = hp_notes_text(&in, &p, notes);
+		const char *hit = NULL;
+		for (int i = 0; i < nn; i++)
+			if (strstr(notes[i], "nr_overcommit_hugepages"))
+				hit = notes[i];
+		if (want[k].note)
+			assert_non_null(hit), assert_non_null(strstr(hit, want[k].note));
+		else
+			assert_null(hit);
+		json_t *o = hp_to_json(&in, &p);
+		assert_non_null(o);
+		json_t *a = json_object_get(o, "overcommit_available");
+		json_t *sp = json_object_get(o, "surplus_now");
+		if (want[k].known) {
+			assert_true(json_is_integer(a) && json_is_integer(sp));
+			assert_int_equal(json_integer_value(a), (json_int_t)want[k].room);
+			assert_int_equal(json_integer_value(sp), (json_int_t)want[k].surplus);
+		} else {
+			assert_true(json_is_null(a) && json_is_null(sp)); /* unknown, never 0 */
+		}
+		json_decref(o);
+	}
+}
+
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_fit_offers_no_command),
 		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text),
-		cmocka_unit_test(test_pool_in_use), cmocka_unit_test(test_node_memfree))
+		cmocka_unit_test(test_pool_in_use), cmocka_unit_test(test_node_memfree),
+		cmocka_unit_test(test_overcommit))
