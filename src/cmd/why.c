@@ -87,6 +87,7 @@ static int collect(const struct sysroot *sr, struct proc_info *pi, struct why_ct
 	in->cgroup_err = pi->cgroup_err;
 	if (!in->cgroup_err)
 		in->limit_err = cgroup_memory_limit(sr, &pi->cg, &pi->b, &in->lim);
+	why_creep_cg(in); /* the ledger's creep under the cgroup's headroom */
 	return 0;
 }
 

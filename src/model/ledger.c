@@ -40,6 +40,22 @@ void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l)
 	l->invented_gap = l->held_gap = l->creep_gap = LG_NOT_ASKED;
 	l->max_ptes_none = -1;
 	l->rss_kb = l->lazyfree_kb = l->referenced_kb = l->pte_full_kb = -1;
+	l->cg_headroom_kb = l->creep_bound_kb = -1;
+}
+
+void ledger_creep_cg(struct thp_ledger *l, enum ledger_cg cg, uint64_t headroom_bytes, bool starved)
+{
+	l->creep_cg = cg;
+	l->cg_headroom_kb = l->creep_bound_kb = -1;
+	l->cg_starved = l->creep_cg_bounded = false;
+	if (cg != LCG_LIMITED)
+		return;
+	l->cg_headroom_kb = (int64_t)(headroom_bytes / 1024); /* < 2^54: fits */
+	l->cg_starved = starved;
+	if (l->creep_kb < 0)
+		return;
+	l->creep_cg_bounded = l->cg_headroom_kb < l->creep_kb;
+	l->creep_bound_kb = l->creep_cg_bounded ? l->cg_headroom_kb : l->creep_kb;
 }
 
 void ledger_smaps(struct thp_ledger *l, const struct smaps_totals *t)

@@ -31,6 +31,14 @@
 
 enum ledger_method { LM_NONE, LM_SAMPLED, LM_EXACT };
 
+/* What its memory cgroup says of the creep (ledger_creep_cg): a collapse is charged there. */
+enum ledger_cg {
+	LCG_NOT_ASKED, /* not looked at in this view (ps, maps) */
+	LCG_UNKNOWN,   /* a limit or the usage on its path unreadable: never "no limit" */
+	LCG_NO_LIMIT,  /* no memory cgroup, or no limit on its path */
+	LCG_LIMITED,   /* limit and usage known: cg_headroom_kb */
+};
+
 /* Why a part of the ledger is unknown. */
 enum ledger_gap {
 	LG_OK,
@@ -59,7 +67,13 @@ struct thp_ledger {
 	uint64_t creep_ranges;
 	long max_ptes_none;
 	enum ledger_gap creep_gap;
-	bool bloated; /* invented > 25% of huge and > 16 MiB */
+	/* the creep under its memory cgroup's charge headroom (ledger_creep_cg) */
+	enum ledger_cg creep_cg;
+	int64_t cg_headroom_kb; /* LCG_LIMITED: the smallest limit - usage on its path; -1 */
+	bool cg_starved;	/* LCG_LIMITED: the headroom is under one PMD: no collapse now */
+	bool creep_cg_bounded;	/* LCG_LIMITED, creep known and the headroom below it */
+	int64_t creep_bound_kb; /* LCG_LIMITED, creep known: min(creep, headroom); else -1 */
+	bool bloated;		/* invented > 25% of huge and > 16 MiB */
 	/* from the same smaps walk (ledger_smaps), -1 unknown */
 	int64_t rss_kb;	       /* Rss, all VMAs */
 	int64_t lazyfree_kb;   /* LazyFree (MADV_FREE, not yet reclaimed) */
@@ -98,6 +112,15 @@ void ledger_held_none(struct thp_ledger *l);
 
 /* Copy what L takes from the smaps sums T (NULL: unknown): huge_kb, rss, LazyFree, Referenced. */
 void ledger_smaps(struct thp_ledger *l, const struct smaps_totals *t);
+
+/*
+ * What its memory cgroup makes of L's creep: CG (never LCG_NOT_ASKED) and, for LCG_LIMITED,
+ * its HEADROOM_BYTES and whether that is under one PMD (STARVED). Memory the limit refuses
+ * cannot be added: creep_bound_kb is the creep capped at the headroom, and creep_cg_bounded
+ * says the headroom is below the creep. Call it after the creep is known. Pure.
+ */
+void ledger_creep_cg(struct thp_ledger *l, enum ledger_cg cg, uint64_t headroom_bytes,
+		     bool starved);
 
 #define LEDGER_BLOAT_MIN_KB (16 * 1024)
 

@@ -441,8 +441,7 @@ void why_explain(const struct why_input *in, struct why_report *out)
 	why_explain_cgroup(in, out);
 	/* collapses need a PMD of charge each: creep cannot pass the cgroup's headroom */
 	why_cg_room_of(in, &out->room);
-	out->creep_cg_bound = out->room.known && in->led.creep_kb > 0 &&
-			      out->room.headroom / 1024 < (uint64_t)in->led.creep_kb;
+	out->creep_cg_bound = in->led.creep_cg_bounded; /* why_creep_cg */
 	/* with THP off by prctl nothing else can help */
 	if (in->st.thp_enabled == 0)
 		for (int i = 0; i < out->n; i++)

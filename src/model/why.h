@@ -335,6 +335,13 @@ struct why_cg_room {
 /* The cgroup headroom of IN into OUT (all false when no limit, or one is unknown). Pure. */
 void why_cg_room_of(const struct why_input *in, struct why_cg_room *out);
 
+/*
+ * Bound IN's ledger's creep by its memory cgroup's headroom (model/ledger.h ledger_creep_cg):
+ * a cgroup or limit file not read, or a usage unknown under a limit, is LCG_UNKNOWN, never
+ * "no limit". Call it once the ledger and the limit are read, before why_explain. Pure.
+ */
+void why_creep_cg(struct why_input *in);
+
 struct why_ev_khp {
 	bool always;  /* the PMD policy is always (else madvise) */
 	bool nothing; /* smaps read: it has no region khugepaged would collapse (no hg VMA under
@@ -500,8 +507,8 @@ struct why_report {
 	struct why_summary sum;
 	const struct remedy
 		*rem; /* what to change (model/remedy.h), set by the command; NULL none */
-	/* the ledger's creep is bounded by the cgroup's headroom (room.known and headroom under
-	 * the creep): at most room.headroom, none while starved */
+	/* the ledger's creep is bounded by the cgroup's headroom (led.creep_cg_bounded, set by
+	 * why_creep_cg): at most room.headroom, none while starved */
 	bool creep_cg_bound;
 	struct why_cg_room room;
 	int n;

@@ -28,6 +28,20 @@ void why_cg_room_of(const struct why_input *in, struct why_cg_room *out)
 	out->tight = out->starved || (out->limit && out->usage / 9 > out->limit / 10);
 }
 
+void why_creep_cg(struct why_input *in)
+{
+	struct why_cg_room room;
+	why_cg_room_of(in, &room);
+	const struct cg_limit *l = &in->lim;
+	enum ledger_cg cg = LCG_UNKNOWN;
+	if (room.known)
+		cg = LCG_LIMITED;
+	else if (!in->cgroup_err && !in->limit_err && !l->limit_unknown &&
+		 (!l->version || !l->limited))
+		cg = LCG_NO_LIMIT;
+	ledger_creep_cg(&in->led, cg, room.headroom, room.starved);
+}
+
 void why_explain_cgroup(const struct why_input *in, struct why_report *r)
 {
 	struct why_ev_cg e = {.recorded = in->recorded, .lim = &in->lim};

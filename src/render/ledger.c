@@ -117,11 +117,27 @@ static void line_creep(FILE *f, const struct thp_ledger *l, bool color)
 		return;
 	}
 	bool flag = ledger_cost_flagged(l, LC_CREEP);
+	if (l->creep_cg_bounded) { /* the cgroup's limit refuses the rest */
+		char b[32];
+		ledger_cell(b, sizeof(b), l->creep_bound_kb, false);
+		fprintf(f,
+			"up to %s  bounded by its memory cgroup's headroom (unbounded: up to "
+			"%s%s%s if khugepaged collapses %llu PMD ranges, max_ptes_none=%ld; upper "
+			"bound: resident pages per range from PAGEMAP_SCAN)%s\n",
+			b, flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "",
+			(unsigned long long)l->creep_ranges, l->max_ptes_none,
+			flag ? ": FLAGGED unbounded, over 25% of RSS plus creep and over 16 MiB"
+			     : "");
+		return;
+	}
 	fprintf(f,
 		"up to %s%s%s  if khugepaged collapses %llu PMD ranges (max_ptes_none=%ld; upper "
-		"bound: resident pages per range from PAGEMAP_SCAN)%s\n",
+		"bound: resident pages per range from PAGEMAP_SCAN%s)%s\n",
 		flag ? col_yellow(color) : "", v, flag ? col_reset(color) : "",
 		(unsigned long long)l->creep_ranges, l->max_ptes_none,
+		l->creep_cg == LCG_UNKNOWN ? "; its memory cgroup's headroom, which may bound it, "
+					     "unknown"
+					   : "",
 		flag ? ": FLAGGED, over 25% of RSS plus creep and over 16 MiB" : "");
 }
 
@@ -230,6 +246,14 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "creep_pmd_ranges", l->creep_kb >= 0 ? json_u64(l->creep_ranges) : NULL);
 	json_put(o, "max_ptes_none", l->max_ptes_none >= 0 ? json_integer(l->max_ptes_none) : NULL);
 	json_put(o, "creep_unknown", gap_json(l->creep_gap));
+	/* the creep capped at its memory cgroup's headroom: null with no limit, unknown, or
+	 * not looked at (ps, maps); bounded: whether the headroom is below the creep */
+	json_put(o, "creep_bound_kb",
+		 l->creep_cg == LCG_LIMITED ? kb_or_null(l->creep_bound_kb) : NULL);
+	json_put(o, "creep_cgroup_bounded",
+		 l->creep_kb < 0 || l->creep_cg == LCG_NOT_ASKED || l->creep_cg == LCG_UNKNOWN
+			 ? NULL
+			 : json_boolean(l->creep_cg_bounded));
 	json_put(o, "lazyfree_kb", kb_or_null(l->lazyfree_kb));
 	json_put(o, "rss_kb", kb_or_null(l->rss_kb));
 	json_put(o, "pte_full_kb", l->creep_kb >= 0 ? kb_or_null(l->pte_full_kb) : NULL);

@@ -71,6 +71,28 @@ static void w_small(struct wb *b, const struct why_summary *s)
 		wb_put(b, " (or when no huge page was free: thp_fault_fallback unknown)");
 }
 
+/*
+ * "khugepaged may add up to ...": the creep, or under a memory cgroup whose headroom is below
+ * it the headroom, with the unbounded figure beside it (model/ledger.h ledger_creep_cg)
+ */
+static void w_creep(struct wb *b, const struct thp_ledger *l)
+{
+	char a[32], c[32];
+	kb(a, sizeof(a), (uint64_t)l->creep_kb);
+	if (!l->creep_cg_bounded) {
+		wb_put(b,
+		       "khugepaged may add up to %s by collapsing %llu PMD ranges (max_ptes_none=%ld)",
+		       a, (unsigned long long)l->creep_ranges, l->max_ptes_none);
+		return;
+	}
+	wb_put(b,
+	       "khugepaged may add up to %s, bounded by its memory cgroup's headroom%s (unbounded: "
+	       "up to %s by collapsing %llu PMD ranges, max_ptes_none=%ld)",
+	       kb(c, sizeof(c), (uint64_t)l->creep_bound_kb),
+	       l->cg_starved ? ", under one PMD: none until it gets headroom" : "", a,
+	       (unsigned long long)l->creep_ranges, l->max_ptes_none);
+}
+
 /* The largest cost of the ledger, past its threshold: what it is and what it does. */
 static void w_cost(struct wb *b, const struct why_summary *s)
 {
@@ -90,10 +112,7 @@ static void w_cost(struct wb *b, const struct why_summary *s)
 			w_small(b, s);
 			wb_put(b, "; ");
 		}
-		wb_put(b,
-		       "khugepaged may add up to %s by collapsing %llu PMD ranges (max_ptes_none=%ld)",
-		       kb(a, sizeof(a), (uint64_t)l->creep_kb), (unsigned long long)l->creep_ranges,
-		       l->max_ptes_none);
+		w_creep(b, l);
 		break;
 	case LC_LAZYFREE:
 		wb_put(b,

@@ -9,6 +9,7 @@
 #include "kernel/buddyinfo.h"
 #include "kernel/kv.h"
 #include "model/ledger.h"
+#include "render/ledger.h"
 
 #include <jansson.h>
 
@@ -69,6 +70,7 @@ static void trial(uint64_t usage)
 	IN.lim.headroom_bytes = (120ull << 20) - usage;
 	snprintf(IN.lim.usage_file, sizeof(IN.lim.usage_file),
 		 "sys/fs/cgroup/memory/trial-b/memory.usage_in_bytes");
+	why_creep_cg(&IN);
 	why_explain(&IN, &R);
 }
 
@@ -195,6 +197,138 @@ static void test_unread_limit_file_is_unknown_not_none(UNIT_STATE)
 	unit_tree_remove(root, &sr);
 }
 
+/* The trial's creep: 19 ranges of 511 missing pages, 38836 kB (37.9 MiB). */
+#define CREEP_KB (19 * 511 * 4)
+
+/* why's first line (render/why_summary.c) and its ledger's creep line (render/ledger.c). */
+static char head[1024], creep_line[1024];
+static void words(void)
+{
+	why_summary_words(&R, head, sizeof(head));
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+	assert_non_null(f);
+	ledger_render_lines(f, &IN.led, false);
+	fclose(f);
+	const char *c = strstr(p, "  creep ");
+	assert_non_null(c);
+	size_t l = strcspn(c, "\n");
+	assert_true(l < sizeof(creep_line));
+	memcpy(creep_line, c, l);
+	creep_line[l] = 0;
+	free(p);
+}
+
+/* The ledger's JSON keys of the creep bound: -1 for null, -2 for absent. */
+static long long jkb(const char *key)
+{
+	json_t *j = why_to_json(&IN, &R);
+	json_t *v = json_object_get(json_object_get(j, "ledger"), key);
+	long long r = !v		 ? -2
+		      : json_is_null(v)	 ? -1
+		      : json_is_true(v)	 ? 1
+		      : json_is_false(v) ? 0
+					 : json_integer_value(v);
+	json_decref(j);
+	return r;
+}
+
+/* Under the creep: the headline and the ledger say the headroom, the unbounded beside it. */
+static void test_creep_bounded_by_headroom_below_it(UNIT_STATE)
+{
+	trial((120ull << 20) - 6144 * 1024); /* 6 MiB of headroom: three collapses */
+	assert_int_equal(IN.led.creep_kb, CREEP_KB);
+	assert_int_equal(IN.led.creep_cg, LCG_LIMITED);
+	assert_true(IN.led.creep_cg_bounded);
+	assert_true(R.creep_cg_bound);
+	assert_int_equal(IN.led.creep_bound_kb, 6144);
+	words();
+	assert_contains(head, "khugepaged may add up to 6144 kB, bounded by its memory cgroup's "
+			      "headroom (unbounded: up to 37.9 MiB by collapsing 19 PMD ranges, "
+			      "max_ptes_none=511)");
+	assert_null(strstr(head, "may add up to 37.9 MiB"));
+	assert_contains(creep_line,
+			"creep        up to 6144 kB  bounded by its memory cgroup's "
+			"headroom (unbounded: up to 37.9 MiB if khugepaged collapses 19 "
+			"PMD ranges");
+	assert_contains(creep_line, "FLAGGED unbounded");
+	assert_int_equal(jkb("creep_max_kb"), CREEP_KB); /* its meaning kept: unbounded */
+	assert_int_equal(jkb("creep_bound_kb"), 6144);
+	assert_int_equal(jkb("creep_cgroup_bounded"), 1);
+	host_snapshot_free(&H);
+
+	/* under one PMD: at most the headroom, and none until it gets more */
+	trial((120ull << 20) - 336 * 1024);
+	assert_int_equal(IN.led.creep_bound_kb, 336);
+	words();
+	assert_contains(head, "khugepaged may add up to 336 kB, bounded by its memory cgroup's "
+			      "headroom, under one PMD: none until it gets headroom (unbounded: "
+			      "up to 37.9 MiB");
+	assert_contains(creep_line, "up to 336 kB  bounded by");
+	assert_int_equal(jkb("creep_bound_kb"), 336);
+	host_snapshot_free(&H);
+}
+
+/* At or above the creep: the cgroup does not bound it; the words are the plain creep. */
+static void test_creep_at_or_under_headroom_stands(UNIT_STATE)
+{
+	static const uint64_t room_kb[] = {CREEP_KB, 60 * 1024};
+	for (int i = 0; i < 2; i++) {
+		trial((120ull << 20) - room_kb[i] * 1024);
+		assert_int_equal(IN.led.cg_headroom_kb, (int64_t)room_kb[i]);
+		assert_false(IN.led.creep_cg_bounded);
+		assert_false(R.creep_cg_bound);
+		assert_int_equal(IN.led.creep_bound_kb, CREEP_KB);
+		words();
+		assert_contains(head, "khugepaged may add up to 37.9 MiB by collapsing 19 PMD "
+				      "ranges (max_ptes_none=511)");
+		assert_null(strstr(head, "bounded"));
+		assert_contains(creep_line, "up to 37.9 MiB  if khugepaged collapses 19 PMD ranges "
+					    "(max_ptes_none=511; upper bound: resident pages per "
+					    "range from PAGEMAP_SCAN)");
+		assert_null(strstr(creep_line, "cgroup"));
+		assert_int_equal(jkb("creep_bound_kb"), CREEP_KB);
+		assert_int_equal(jkb("creep_cgroup_bounded"), 0);
+		host_snapshot_free(&H);
+	}
+}
+
+/* An unknown usage or limit leaves the bound unknown (null), never "no limit"; none is none. */
+static void test_creep_bound_unknown_is_not_no_limit(UNIT_STATE)
+{
+	for (int i = 0; i < 4; i++) {
+		trial(60ull << 20);
+		if (i == 0)
+			IN.lim.has_headroom = false; /* the usage file not read */
+		else if (i == 1)
+			IN.lim.limited = false, IN.lim.limit_unknown = true;
+		else if (i == 2)
+			IN.limit_err = -EACCES;
+		else
+			IN.lim.limited = false; /* no limit on its path */
+		why_creep_cg(&IN);
+		why_explain(&IN, &R);
+		assert_int_equal(IN.led.creep_cg, i == 3 ? LCG_NO_LIMIT : LCG_UNKNOWN);
+		assert_false(IN.led.creep_cg_bounded);
+		assert_int_equal(IN.led.creep_bound_kb, -1);
+		words();
+		assert_contains(head,
+				"khugepaged may add up to 37.9 MiB by collapsing 19 PMD ranges");
+		if (i == 3)
+			assert_null(strstr(creep_line, "cgroup"));
+		else
+			assert_contains(creep_line, "its memory cgroup's headroom, which may bound "
+						    "it, unknown");
+		assert_int_equal(jkb("creep_bound_kb"), -1);
+		assert_int_equal(jkb("creep_cgroup_bounded"), i == 3 ? 0 : -1);
+		host_snapshot_free(&H);
+	}
+}
+
 UNIT_MAIN(cmocka_unit_test(test_cgroup_at_its_limit_stands_in_the_way),
 	  cmocka_unit_test(test_cgroup_with_headroom_is_neutral),
-	  cmocka_unit_test(test_unread_limit_file_is_unknown_not_none))
+	  cmocka_unit_test(test_unread_limit_file_is_unknown_not_none),
+	  cmocka_unit_test(test_creep_bounded_by_headroom_below_it),
+	  cmocka_unit_test(test_creep_at_or_under_headroom_stands),
+	  cmocka_unit_test(test_creep_bound_unknown_is_not_no_limit))
