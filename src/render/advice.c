@@ -359,6 +359,9 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 {
 	remedies(f, in, a, color);
 	header(f, in, color);
+	struct bundle_skips sk; /* a replay of a bundle extracted in part */
+	bundle_skips_of(&in->h->skips, &sk);
+	skips_note(f, "  ", NULL, &sk);
 	workloads(f, in, a, color);
 	settings(f, in, a, color);
 	levers(f, a, color);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: src/render/skips.h, the one wording of a --sysroot bundle's members that
- * extraction skipped (model/skips.h carries the kernel's names and count): the note and
- * the JSON "missing" entries of status, advise and cgroups.
+ * extraction skipped (model/skips.h carries the kernel's names and count), and the
+ * commands that say it: ps and the JSON "missing" entries of status, advise and cgroups.
  * The words are written out here: a renderer that words them its own way fails.
  */
 #include "unit.h"
 
+#include "render/ps.h"
 #include "render/skips.h"
 
 /* A sysroot's skips as cmd/bundle.c leaves them: N in all, the first names escaped. */
@@ -93,5 +94,23 @@ static void test_json_missing_entries(UNIT_STATE)
 	json_decref(a);
 }
 
+static void test_ps_says_partial(UNIT_STATE)
+{
+	struct ps_report r = {.skips = skips(2)};
+	struct unit_mem m;
+	ps_partial_text(unit_mem_open(&m), &r, false);
+	char *t = unit_mem_text(&m);
+	assert_string_equal(t, "partial: 2 bundle members skipped (not extracted): ../evil\\x090, "
+			       "../evil\\x091\n");
+	free(t);
+	json_t *j = ps_to_json(&r);
+	assert_true(json_is_true(json_object_get(j, "partial")));
+	json_decref(j);
+	r.skips = skips(0);
+	j = ps_to_json(&r);
+	assert_true(json_is_false(json_object_get(j, "partial")));
+	json_decref(j);
+}
+
 UNIT_TESTS(test_facts_from_the_kernel, test_words_name_the_first_and_count_all,
-	   test_note_only_when_partial, test_json_missing_entries)
+	   test_note_only_when_partial, test_json_missing_entries, test_ps_says_partial)
