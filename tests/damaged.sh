@@ -296,9 +296,41 @@ with tarfile.open(bundle, "w:gz", format=tarfile.GNU_FORMAT) as t:
     t.addfile(i, io.BytesIO(b"x\n"))
 PY
 value ctl.tar.gz cgroups -- 'd["count"] == 7 and d["partial"] is True and any("../evil\\x09name" in m for m in d["missing"]) and len([f for f in d["flags"] if "/trial-" in f["cgroup"]]) == 1' \
-	'partial: not in this replay.*bundle member \.\./evil\\x09name \(skipped\)'
+	'partial: not in this replay, so cgroups may be missing: 1 bundle member skipped \(not extracted\): \.\./evil\\x09name$'
 value ctl.tar.gz cgroups -- 'True' '^  /system\.slice/trial-\\x1b\[31mred\\x09é\\xff '
-value ctl.tar.gz status -- 'd["partial"] is True and any("../evil\\x09name" in m for m in d["missing"])'
+value ctl.tar.gz status -- 'd["partial"] is True and d["missing"] == ["bundle member ../evil\\x09name (skipped)"]' \
+	'^thpctl status  \(partial: 1 bundle member skipped \(not extracted\): \.\./evil\\x09name\)$'
+# every command over the replay says partial and names the member, not status and cgroups
+# alone: ps (of a process read whole), advise, hugetlb plan, why (its key only when partial)
+SKIP_NOTE='partial: 1 bundle member skipped \(not extracted\): \.\./evil\\x09name$'
+value ctl.tar.gz ps --pid 30730 -- 'd["partial"] is True' "^$SKIP_NOTE"
+value ctl.tar.gz advise -- 'd["partial"] is True and "bundle member ../evil\\x09name (skipped)" in d["missing"]' \
+	"^  $SKIP_NOTE"
+value ctl.tar.gz hugetlb plan --for 1G -- \
+	'd["partial"] is True and d["unread"] == ["bundle member ../evil\\x09name (skipped)"]' "^  $SKIP_NOTE"
+value ctl.tar.gz why 30730 -- 'd["partial"] is True and d["missing"] == ["bundle member ../evil\\x09name (skipped)"]' \
+	"^  $SKIP_NOTE"
+# the same tree extracted whole: none of them partial (why has no partial key then)
+python3 - tests/fixtures/cgroups-v2-x86 "$TMP/whole.tar.gz" "$TMP/many.tar.gz" <<'PY'
+import io, os, sys, tarfile
+src, whole, many = sys.argv[1:4]
+for bundle, n in ((whole, 0), (many, 6)):
+    with tarfile.open(bundle, "w:gz", format=tarfile.GNU_FORMAT) as t:
+        for e in sorted(os.listdir(src)):
+            t.add(os.path.join(src, e), arcname=e)
+        for k in range(n):
+            i = tarfile.TarInfo("/abs/m%d" % k)
+            i.size = 2
+            t.addfile(i, io.BytesIO(b"x\n"))
+PY
+value whole.tar.gz ps --pid 30730 -- 'd["partial"] is False'
+value whole.tar.gz hugetlb plan --for 1G -- 'd["partial"] is False and d["unread"] == []'
+value whole.tar.gz why 30730 -- '"partial" not in d and "missing" not in d'
+value whole.tar.gz status -- 'd["partial"] is False and d["missing"] == []'
+# more members skipped than named: the first four, and how many in all
+value many.tar.gz status -- 'd["partial"] is True and d["missing"][-1] == "2 more bundle members (skipped)"' \
+	'partial: 6 bundle members skipped \(not extracted\): /abs/m0, /abs/m1,'
+value many.tar.gz ps --pid 30730 -- 'd["partial"] is True' '/abs/m3 and 2 more$'
 "$T" --no-color --sysroot "$TMP/ctl.tar.gz" status >/dev/null 2>"$TMP/ctl.err"
 expect_eval "ctl.tar.gz: the skip warning escapes the TAB" \
 	"grep -qF \"member '../evil\\\\x09name' skipped\" '$TMP/ctl.err'" "$(head -c 300 "$TMP/ctl.err")"

@@ -108,6 +108,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 	for (int i = 0; i < h->nmissing && in->nunread < HP_MAX_LINES; i++)
 		if (host_missing_hugetlb_input(h->missing[i]))
 			in->unread[in->nunread++] = h->missing[i];
+	bundle_skips_of(&h->skips, &in->skips);
 }
 
 struct plan_opts {

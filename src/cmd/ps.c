@@ -550,6 +550,7 @@ int cmd_ps(struct globals *g, int argc, char **argv)
 	struct ps_report r = {.rollup = o.rollup, .as_root = geteuid() == 0};
 	r.recorded = !g->sr.live;
 	r.capture = capture_tree(&g->sr); /* it records few processes: said under the table */
+	bundle_skips_of(&g->sr.skips, &r.skips); /* a bundle extracted in part: partial */
 	r.relevant_only = !(o.all || o.npids || o.user || o.uid >= 0 || o.cgroup || o.min_ahp_kb);
 	char policy[CHOICE_LEN];
 	if (thp_pmd_policy(&g->sr, policy, sizeof(policy)) == 0)

@@ -58,6 +58,8 @@ struct host_snapshot {
 	/* files that could not be read or parsed: the snapshot is partial */
 	int nmissing;
 	char missing[HOST_MAX_MISSING][128];
+	/* a --sysroot bundle's members not extracted: the snapshot is partial too */
+	struct sr_skips skips;
 };
 
 /* State kept between snapshots of one host, set up once ("detect once"). */

@@ -107,20 +107,6 @@ int sysroot_stat(const struct sysroot *sr, const char *rel, struct stat *st, boo
 	return r;
 }
 
-void sr_skips_each(const struct sr_skips *sk, void (*add)(void *ctx, const char *what), void *ctx)
-{
-	char w[192];
-	unsigned long k = sk->n < SKIPS_MAX ? sk->n : SKIPS_MAX;
-	for (unsigned long i = 0; i < k; i++) {
-		snprintf(w, sizeof(w), "bundle member %s (skipped)", sk->names[i]);
-		add(ctx, w);
-	}
-	if (sk->n > k) {
-		snprintf(w, sizeof(w), "%lu more bundle members (skipped)", sk->n - k);
-		add(ctx, w);
-	}
-}
-
 size_t sysroot_read_max(const char *rel)
 {
 	static const struct {

@@ -47,11 +47,12 @@
 
 struct fdcache;
 
-/* Members of a --sysroot bundle that extraction skipped: the tree is partial. */
+/* Members of a --sysroot bundle that extraction skipped: the tree is partial. Data only:
+ * render/skips.c words them (model/skips.h carries them there). */
 #define SKIPS_MAX 4
 struct sr_skips {
 	unsigned long n;	    /* all of them */
-	char names[SKIPS_MAX][128]; /* the first ones, escaped (util/esc.h) */
+	char names[SKIPS_MAX][128]; /* the first ones (min(n, SKIPS_MAX)), escaped (util/esc.h) */
 };
 
 struct sysroot {
@@ -67,9 +68,6 @@ struct sysroot {
 				* (a short read ending in a newline is the whole file) */
 	struct sr_skips skips; /* a bundle's members not extracted (cmd/bundle.c) */
 };
-
-/* The first skipped members into MISSING(WHAT) calls: "bundle member NAME (skipped)". */
-void sr_skips_each(const struct sr_skips *sk, void (*add)(void *ctx, const char *what), void *ctx);
 
 /* Open DIR (NULL means "/") as the sysroot. Returns 0 or -errno. */
 int sysroot_open(struct sysroot *sr, const char *dir);

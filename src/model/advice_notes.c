@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "advice_int.h"
+#include "skips.h"
 
 static bool finding_addressed(const char *id)
 {
@@ -208,6 +209,6 @@ bool advice_ledger_partial(const struct adv_input *in)
 bool advice_partial(const struct adv_input *in)
 {
 	const struct host_snapshot *h = in->h;
-	return h->nmissing > 0 || h->thp.nbad > 0 || in->unreadable > 0 ||
+	return host_snapshot_partial(h) || h->thp.nbad > 0 || in->unreadable > 0 ||
 	       advice_ledger_partial(in);
 }

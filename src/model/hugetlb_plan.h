@@ -16,6 +16,7 @@
 #include "../kernel/buddyinfo.h"
 #include "../kernel/parse.h"
 #include "../util/wide.h"
+#include "skips.h"
 
 /* What the kernel keeps at the least: 1.5 GiB. */
 #define HP_KERNEL_RESERVE_KB (1536ull * 1024)
@@ -55,6 +56,7 @@ struct hp_plan_input {
 	/* files the plan reads that could not be read or parsed ("proc/buddyinfo (a symlink)") */
 	int nunread;
 	const char *unread[HP_MAX_LINES];
+	struct bundle_skips skips; /* a --sysroot bundle's members not extracted: partial too */
 };
 
 enum hp_runtime {

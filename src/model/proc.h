@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "ledger.h"
 #include "shmem.h"
+#include "skips.h"
 
 /*
  * nh VMAs the program opted out itself (MADV_NOHUGEPAGE, or a library for
@@ -77,13 +78,14 @@ struct ps_report {
 	struct ps_row *rows;
 	size_t n;
 	bool rollup;
-	int denied;	    /* processes whose smaps could not be read */
-	bool recorded;	    /* a recorded tree: "denied" means unreadable at capture */
-	bool capture;	    /* that tree is a thpctl capture (it records few processes) */
-	bool as_root;	    /* euid 0: "denied" means another namespace or an LSM */
-	int errors;	    /* other read/parse failures */
-	int damaged;	    /* rows kept with damaged fields shown unknown (status, smaps) */
-	const char *policy; /* effective PMD policy, NULL unknown */
+	int denied;		   /* processes whose smaps could not be read */
+	bool recorded;		   /* a recorded tree: "denied" means unreadable at capture */
+	bool capture;		   /* that tree is a thpctl capture (it records few processes) */
+	bool as_root;		   /* euid 0: "denied" means another namespace or an LSM */
+	int errors;		   /* other read/parse failures */
+	int damaged;		   /* rows kept with damaged fields shown unknown (status, smaps) */
+	struct bundle_skips skips; /* a --sysroot bundle's members not extracted (partial) */
+	const char *policy;	   /* effective PMD policy, NULL unknown */
 	const struct shmem_rules *shmem; /* the shmem policy, NULL unknown */
 	bool flags_absent;		 /* kernel prints no VmFlags (< 3.8) */
 	bool eligible_absent;		 /* no THPeligible (< 5.0) */

@@ -7,6 +7,7 @@
 
 #include "../util/wrap.h"
 #include "json.h"
+#include "skips.h"
 #include "remedy.h"
 #include "table.h"
 #include "hint.h"
@@ -358,6 +359,9 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 {
 	remedies(f, in, a, color);
 	header(f, in, color);
+	struct bundle_skips sk; /* a replay of a bundle extracted in part */
+	bundle_skips_of(&in->h->skips, &sk);
+	skips_note(f, "  ", NULL, &sk);
 	workloads(f, in, a, color);
 	settings(f, in, a, color);
 	levers(f, a, color);
@@ -488,6 +492,9 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_t *miss = json_array();
 	for (int i = 0; i < h->nmissing; i++)
 		json_array_append_new(miss, json_str(h->missing[i]));
+	struct bundle_skips sk;
+	bundle_skips_of(&h->skips, &sk);
+	skips_json_missing(miss, &sk);
 	json_put(root, "missing", miss);
 	json_put(root, "processes_scanned", json_integer(in->scanned));
 	json_put(root, "unreadable", json_integer(in->unreadable));

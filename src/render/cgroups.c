@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "skips.h"
 #include "table.h"
 
 /* memory.stat names of the optional columns (v2 only) */
@@ -212,25 +213,17 @@ static void print_procs_unknown(FILE *f, const struct cg_report *r)
 	fputc('\n', f);
 }
 
-static void put_skip(void *ctx, const char *what)
-{
-	FILE *f = ctx;
-	fputs(" ", f);
-	fputs_safe(what, f);
-}
-
 /* A replay whose bundle was extracted in part: cgroups may be missing, said. */
 static void print_partial(FILE *f, const struct cg_tree *t)
 {
-	if (!t->skips.n)
+	struct bundle_skips sk;
+	bundle_skips_of(&t->skips, &sk);
+	if (!bundle_skips_any(&sk))
 		return;
-	fputs("\n  partial: not in this replay, so cgroups may be missing:", f);
-	sr_skips_each(&t->skips, put_skip, f);
-}
-
-static void add_skip(void *ctx, const char *what)
-{
-	json_array_append_new(ctx, json_str(what));
+	char w[SKIPS_WORDS_MAX];
+	skips_words(w, sizeof(w), &sk);
+	fputs("\n  partial: not in this replay, so cgroups may be missing: ", f);
+	fputs_safe(w, f);
 }
 
 void cg_render_text(FILE *f, const struct cg_report *r, bool color)
@@ -346,9 +339,11 @@ json_t *cg_to_json(const struct cg_report *r)
 	json_put(o, "count", json_integer((json_int_t)r->n));
 	json_put(o, "shown", json_integer((json_int_t)r->shown));
 	json_put(o, "not_read", json_integer((json_int_t)t->skipped));
-	json_put(o, "partial", json_boolean(t->skips.n > 0));
+	struct bundle_skips sk;
+	bundle_skips_of(&t->skips, &sk);
+	json_put(o, "partial", json_boolean(bundle_skips_any(&sk)));
 	json_t *miss = json_array();
-	sr_skips_each(&t->skips, add_skip, miss);
+	skips_json_missing(miss, &sk);
 	json_put(o, "missing", miss);
 	json_put(o, "near_limit_ratio", json_real(CG_NEAR_LIMIT));
 	json_t *hw = json_object();

@@ -7,6 +7,7 @@
 
 #include "../util/wrap.h"
 #include "json.h"
+#include "skips.h"
 #include "table.h"
 
 /* An exact size as given: "8 GiB", "512 MiB", else the usual rounding. */
@@ -261,6 +262,7 @@ void hp_render_text(FILE *f, const struct hp_plan_input *in, const struct hp_pla
 		fputs_safe(in->unread[i], f);
 		fprintf(f, "%s\n", col_reset(color));
 	}
+	skips_note(f, "  ", NULL, &in->skips);
 	/* pages * page size is at most the pool plus a page: above 2^64 bytes, in kB exactly */
 	if (p->total_kb <= UINT64_MAX / 1024)
 		exact(c, sizeof(c), p->total_kb * 1024);
@@ -392,7 +394,9 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_t *un = json_array();
 	for (int i = 0; i < in->nunread; i++)
 		json_array_append_new(un, json_str(in->unread[i]));
-	json_put(o, "partial", json_boolean(in->nunread > 0 || !p->have_known));
+	skips_json_missing(un, &in->skips);
+	json_put(o, "partial",
+		 json_boolean(in->nunread > 0 || !p->have_known || bundle_skips_any(&in->skips)));
 	json_put(o, "unread", un);
 	return o;
 }

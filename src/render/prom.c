@@ -11,6 +11,7 @@
 #include "../model/host.h"
 #include "../util/buf.h"
 #include "json.h"
+#include "skips.h"
 #include "table.h"
 
 /* ---- families and samples ---------------------------------------------- */
@@ -540,7 +541,10 @@ int prom_render(const struct sample *s, const struct prom_meta *m, struct pbuf *
 	if (m->cgroups)
 		prom_render_cgroups(out, m->cgroups, m->cgroups_top);
 
-	size_t errors = (size_t)s->host.nmissing + s->procs_errors;
+	/* a --sysroot bundle's members not extracted are files not read too (all of them) */
+	struct bundle_skips sk;
+	bundle_skips_of(&s->host.skips, &sk);
+	size_t errors = (size_t)s->host.nmissing + (size_t)sk.total + s->procs_errors;
 	prom_family(out, "thpctl_scrape_duration_seconds", "gauge",
 		    "time the collection behind this scrape took");
 	line_f(out, "thpctl_scrape_duration_seconds", NULL, s->duration_s);

@@ -5,6 +5,7 @@
 
 #include "../model/proc.h"
 #include "json.h"
+#include "skips.h"
 #include "alloc.h"
 #include "ledger.h"
 #include "table.h"
@@ -228,6 +229,7 @@ void ps_partial_text(FILE *f, const struct ps_report *r, bool color)
 	if (r->damaged)
 		fprintf(f, "%d process%s with damaged fields, shown as - (partial)\n", r->damaged,
 			r->damaged == 1 ? "" : "es");
+	skips_note(f, "", NULL, &r->skips);
 }
 
 static json_t *kb_json(const struct smaps_totals *s, enum smaps_field f)
@@ -253,7 +255,8 @@ json_t *ps_to_json(const struct ps_report *r)
 	for (size_t i = 0; r->ledger && i < r->n && !ledger_gaps; i++)
 		ledger_gaps = !r->rows[i].denied && !ledger_whole(&r->rows[i].led);
 	json_put(root, "partial",
-		 json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0 || ledger_gaps));
+		 json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0 || ledger_gaps ||
+			      bundle_skips_any(&r->skips)));
 	json_put(root, "unreadable", json_integer(r->denied));
 	json_put(root, "errors", json_integer(r->errors));
 	json_put(root, "damaged", json_integer(r->damaged));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "skips.h"
 #include "status_int.h"
 #include "status_recent.h"
 #include "table.h"
@@ -365,10 +366,19 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 void status_render_header(FILE *f, const struct host_snapshot *h, bool color)
 {
 	fprintf(f, "%sthpctl status%s", col_bold(color), col_reset(color));
-	if (h->nmissing) {
-		fprintf(f, "  %s(partial: could not read", col_yellow(color));
+	if (host_snapshot_partial(h)) {
+		fprintf(f, "  %s(partial:", col_yellow(color));
+		if (h->nmissing)
+			fputs(" could not read", f);
 		for (int i = 0; i < h->nmissing; i++)
 			fputs(i ? ", " : " ", f), fputs_safe(h->missing[i], f);
+		struct bundle_skips sk;
+		bundle_skips_of(&h->skips, &sk);
+		if (bundle_skips_any(&sk)) {
+			char w[SKIPS_WORDS_MAX];
+			skips_words(w, sizeof(w), &sk);
+			fputs(h->nmissing ? "; " : " ", f), fputs_safe(w, f);
+		}
 		fprintf(f, ")%s", col_reset(color));
 	}
 	fputc('\n', f);
@@ -379,7 +389,7 @@ void status_render_text(FILE *f, const struct host_snapshot *h, const struct hos
 {
 	unsigned seen = 0; /* the kinds of '-' printed, for the legend after the data */
 	status_render_header(f, h, color);
-	status_render_verdict(f, fs, h->nmissing > 0, color);
+	status_render_verdict(f, fs, host_snapshot_partial(h), color);
 	render_kernel(f, h, color, &seen);
 	render_policy(f, h, color, &seen);
 	render_usage(f, h, d, color, &seen);

@@ -24,10 +24,11 @@ const char *status_dash(unsigned *seen, unsigned why)
 void status_dash_legend(FILE *f, const struct host_snapshot *h, unsigned seen)
 {
 	/* where nothing was unreadable, a '-' of a file is one the kernel (or the tree) lacks */
-	const char *absent =
-		h->nmissing ? "no such file or counter, or not readable (partial, above)"
-		: h->feat.thp_recorded == REC_LIVE ? "no such file or counter in this kernel"
-						   : "no such file or counter in the recorded tree";
+	const char *absent = host_snapshot_partial(h)
+				     ? "no such file or counter, or not readable (partial, above)"
+			     : h->feat.thp_recorded == REC_LIVE
+				     ? "no such file or counter in this kernel"
+				     : "no such file or counter in the recorded tree";
 	const struct {
 		unsigned bit;
 		const char *what;
@@ -83,7 +84,10 @@ void status_partial_json(json_t *root, const struct host_snapshot *h)
 	json_t *miss = json_array();
 	for (int i = 0; i < h->nmissing; i++)
 		json_array_append_new(miss, json_str(h->missing[i]));
-	json_put(root, "partial", json_boolean(h->nmissing > 0));
+	struct bundle_skips sk;
+	bundle_skips_of(&h->skips, &sk);
+	skips_json_missing(miss, &sk);
+	json_put(root, "partial", json_boolean(host_snapshot_partial(h)));
 	json_put(root, "missing", miss);
 }
 

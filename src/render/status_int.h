@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../model/host.h"
+#include "skips.h"
 
 /* The meminfo fields of "Usage now" (text) and usage.meminfo_kb (JSON), in this order. */
 #define STATUS_N_USAGE_MEMINFO 11

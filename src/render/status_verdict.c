@@ -192,7 +192,7 @@ void status_render_brief(FILE *f, const struct host_snapshot *h, const struct ho
 			 const struct findings *fs, bool color)
 {
 	status_render_header(f, h, color);
-	status_render_verdict(f, fs, h->nmissing > 0, color);
+	status_render_verdict(f, fs, host_snapshot_partial(h), color);
 	fprintf(f, "\n%sKey settings%s\n", col_bold(color), col_reset(color));
 	const struct thp_settings *s = &h->thp;
 	struct table *t = table_new(2, NULL, "Ll");

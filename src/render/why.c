@@ -6,6 +6,7 @@
 #include "json.h"
 #include "ledger.h"
 #include "remedy.h"
+#include "skips.h"
 #include "table.h"
 #include "why_int.h"
 
@@ -51,6 +52,9 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 	char text[1024], src[256];
 	fputs_safe(why_summary_words(r, text, sizeof(text)), f);
 	fputc('\n', f);
+	struct bundle_skips sk; /* a replay of a bundle extracted in part */
+	bundle_skips_of(&in->h->skips, &sk);
+	skips_note(f, "  ", NULL, &sk);
 	int w = 0;
 	for (int i = 0; i < r->n; i++) {
 		int l = (int)strlen(r->lines[i].topic);
@@ -206,6 +210,14 @@ json_t *why_to_json(const struct why_input *in, const struct why_report *r)
 	char text[1024], src[256];
 	json_put(root, "summary", json_str(why_summary_words(r, text, sizeof(text))));
 	json_put(root, "ledger", in->smaps_err ? NULL : ledger_to_json(&in->led));
+	struct bundle_skips sk; /* only on a replay of a bundle extracted in part */
+	bundle_skips_of(&in->h->skips, &sk);
+	if (bundle_skips_any(&sk)) {
+		json_t *miss = json_array();
+		skips_json_missing(miss, &sk);
+		json_put(root, "partial", json_true());
+		json_put(root, "missing", miss);
+	}
 
 	json_t *who = json_null();
 	if (in->st.thp_enabled == 0 && in->chain_walked &&
