@@ -51,6 +51,18 @@ int tar_name_sanitize(const char *in, char *out, size_t n)
 	return 0;
 }
 
+bool tar_name_is_root(const char *in)
+{
+	if (!in || in[0] == '/')
+		return false;
+	for (const char *p = in; *p; p++)
+		if (*p != '.' && *p != '/')
+			return false;
+		else if (*p == '.' && p[1] && p[1] != '/')
+			return false; /* "..", "..." */
+	return in[0] == '.';
+}
+
 struct tarw {
 	struct archive *a;
 	char err[256];

@@ -9,6 +9,7 @@
 #ifndef THPCTL_UTIL_TARBALL_H
 #define THPCTL_UTIL_TARBALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,6 +25,13 @@
  */
 int tar_name_sanitize(const char *in, char *out, size_t n);
 #define TAR_MAX_DEPTH 32
+
+/*
+ * Whether member name IN names the archive's root itself: "." components and slashes only
+ * ("./", ".", "./."; not "/", "", ".."), as `tar -C DIR -c .` writes first. Its directory
+ * entry is the extraction root: nothing to make, nothing skipped.
+ */
+bool tar_name_is_root(const char *in);
 
 struct tarw;
 

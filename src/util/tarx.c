@@ -177,6 +177,9 @@ static int one_member(struct xctx *x, struct archive_entry *e)
 		return fail(x, -EFBIG, "%s: a member of %lld bytes (at most %llu)", raw,
 			    (long long)la.archive_entry_size(e),
 			    (unsigned long long)x->lim->max_member);
+	/* "./" (tar -C DIR -c .): the root itself, which is there */
+	if (la.archive_entry_filetype(e) == AE_IFDIR && tar_name_is_root(raw))
+		return 0;
 	if (tar_name_sanitize(raw, name, sizeof(name))) {
 		skip(x, raw, "an absolute name, a .. component or an unusable name");
 		return 0;

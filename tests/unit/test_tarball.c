@@ -163,6 +163,50 @@ static void test_extract_writes_files_below_root_and_skips_escapes(UNIT_STATE)
 	assert_int_equal(tree_remove(dir), 0);
 }
 
+/* `tar -C DIR -czf B .` starts with a "./" entry: the root, neither made nor skipped (it was
+ * skipped, and every replay of such a bundle said partial). */
+static void test_extract_dot_root_is_not_skipped(UNIT_STATE)
+{
+	assert_true(tar_name_is_root("./"));
+	assert_true(tar_name_is_root("."));
+	assert_true(tar_name_is_root("./."));
+	assert_true(tar_name_is_root(".//"));
+	assert_false(tar_name_is_root("/"));
+	assert_false(tar_name_is_root(""));
+	assert_false(tar_name_is_root(".."));
+	assert_false(tar_name_is_root("./.."));
+	assert_false(tar_name_is_root("..."));
+	assert_false(tar_name_is_root("./proc"));
+	assert_false(tar_name_is_root(".hidden"));
+	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[512], root[160];
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/t/proc && printf 'thp_fault_alloc 7\\n' > %s/t/proc/vmstat && "
+		 "tar -C %s/t -czf %s/b.tar.gz .",
+		 dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(root, sizeof(root), "%s/root", dir);
+	assert_int_equal(mkdir(root, 0700), 0);
+	int fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	char path[160], err[256] = "";
+	snprintf(path, sizeof(path), "%s/b.tar.gz", dir);
+	struct tarx_stats st;
+	struct seen s = {0};
+	assert_int_equal(
+		tarx_extract(path, fd, &tarx_default_limits, on_skip, &s, &st, err, sizeof(err)),
+		0);
+	assert_int_equal(st.skipped, 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(st.files, 1);
+	struct stat sb;
+	assert_int_equal(fstatat(fd, "proc/vmstat", &sb, 0), 0);
+	assert_int_equal(sb.st_size, 18);
+	close(fd);
+	assert_int_equal(tree_remove(dir), 0);
+}
+
 static void test_extract_refuses_a_non_archive(UNIT_STATE)
 {
 	char dir[] = "/tmp/thpctl-test-tarball.XXXXXX";
@@ -191,4 +235,4 @@ static void test_extract_refuses_a_non_archive(UNIT_STATE)
 UNIT_TESTS(test_sanitize_keeps_relative_names_and_refuses_escapes,
 	   test_sanitize_bounds_depth_component_and_output,
 	   test_extract_writes_files_below_root_and_skips_escapes,
-	   test_extract_refuses_a_non_archive)
+	   test_extract_refuses_a_non_archive, test_extract_dot_root_is_not_skipped)
