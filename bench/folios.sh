@@ -200,6 +200,7 @@ bench_record "maps-folios-${GB}g" "$v" ms "${rec[@]}"
 hyperfine -N --warmup 1 --runs "$RUNS" --style basic --export-json "$TMP/hf2.json" \
 	-n "1 thread" "env THPCTL_THREADS=1 $T maps $P --folios" \
 	-n "every frame read" "env THPCTL_NO_PROBE=1 $T maps $P --folios" \
+	-n "proof from 64K, untimed" "env THPCTL_PROBE=1 $T maps $P --folios" \
 	-n "no PAGEMAP_SCAN (< 6.7)" "env THPCTL_NO_PAGEMAP_SCAN=1 $T maps $P --folios" >/dev/null 2>&1 &&
 	python3 - "$TMP/hf2.json" <<'PY'
 import json, sys

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../util/fileio.h"
 #include "folio_int.h"
 #include "uapi_compat.h"
@@ -357,6 +358,60 @@ static int learn_order(const uint64_t *kf, size_t n)
 	return d && !(d & (d - 1)) ? __builtin_ctzll(d) : -1;
 }
 
+#define CAL_FRAMES 1024 /* frames a timed span read takes (8 KiB on the stack) */
+
+int folio_probe_order_for(uint64_t call_ns, uint64_t span_ns, size_t frames)
+{
+	if (frames < 2 || span_ns <= call_ns)
+		return 64; /* frames cost nothing beyond the call: reading them all is never dearer */
+	double frame_ns = (double)(span_ns - call_ns) / (double)(frames - 1);
+	for (int k = FOLIO_PROBE_MIN_ORDER; k <= 30; k++)
+		if (2.0 * (double)call_ns < frame_ns * (double)(1u << k))
+			return k;
+	return 64;
+}
+
+/*
+ * The order from which proving a folio from two frames (two one-frame read calls) costs less
+ * than reading its 2^order frames within a span, timed through F on frames from PFN on (a
+ * frame of the process being read; frames past the end of memory read as 0 and time as
+ * nothing, which only makes proving look dear): the least of 5 one-frame reads against the
+ * least of 2 reads of CAL_FRAMES frames, each span on frames not read before (the scan reads
+ * each frame once, cold). Costs ~0.1-0.4 ms once per scan. Returns the order, 64 where
+ * proving never pays, or -1 where a read failed (the caller keeps its order).
+ */
+static int calibrate_probe(const struct rfd *f, uint64_t pfn)
+{
+	uint64_t buf[CAL_FRAMES], one = UINT64_MAX, span = UINT64_MAX;
+	for (int rep = 0; rep < 2; rep++) {
+		uint64_t t0 = mono_ns();
+		if (kf_read(f, pfn + (uint64_t)rep * CAL_FRAMES, CAL_FRAMES, buf))
+			return -1;
+		uint64_t t = mono_ns() - t0;
+		span = t < span ? t : span;
+	}
+	for (int rep = 0; rep < 5; rep++) {
+		uint64_t t0 = mono_ns();
+		if (kf_read(f, pfn + 2 * CAL_FRAMES + (uint64_t)rep * 64, 1, buf))
+			return -1;
+		uint64_t t = mono_ns() - t0;
+		one = t < one ? t : one;
+	}
+	return folio_probe_order_for(one, span, CAL_FRAMES);
+}
+
+/* The order to prove folios from, timed by the first reader to need it (calibrate_probe). */
+static int probe_order(struct folio_ctx *c, const struct rfd *f, uint64_t pfn)
+{
+	if (!__atomic_load_n(&c->probe_timed, __ATOMIC_ACQUIRE) &&
+	    !__atomic_exchange_n(&c->probe_timed, 1, __ATOMIC_ACQ_REL)) {
+		int o = calibrate_probe(f, pfn);
+		if (o >= 0)
+			__atomic_store_n(&c->probe_order, o, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&c->probe_order, __ATOMIC_ACQUIRE);
+}
+
 /* kpageflags for every present page of S, by runs of consecutive frames. */
 static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
 {
@@ -378,7 +433,8 @@ static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
 		       (s->pm[j] & PM_PFN_MASK) == pfn + (j - i))
 			j++;
 		/* a run of folios big enough that two frames each cost less than reading all */
-		if (order >= c->probe_order && j - i >= (size_t)1 << order) {
+		if (order >= c->probe_floor && j - i >= (size_t)1 << order &&
+		    order >= probe_order(c, f, pfn)) {
 			int r = fill_run(f, s, i, j, pfn, &order);
 			if (r)
 				return r;
@@ -390,12 +446,14 @@ static int fill_flags(struct folio_ctx *c, const struct rfd *f, struct slot *s)
 	int r = fill_spans(f, s, runs, nr);
 	if (r)
 		return r;
-	for (size_t k = 0; k < nr && order < c->probe_order && c->probe_order <= 63; k++) {
+	/* learn the folio size for the next chunk (from the lowest order that could be proven:
+	 * whether it is proven is probe_order's to say) */
+	for (size_t k = 0; k < nr && order < c->probe_floor && c->probe_floor <= 63; k++) {
 		int o = learn_order(s->kf + runs[k].i, runs[k].j - runs[k].i);
-		if (o >= c->probe_order)
+		if (o >= c->probe_floor)
 			order = o;
 	}
-	if (order >= c->probe_order)
+	if (order >= c->probe_floor)
 		__atomic_store_n(&c->order_hint, order, __ATOMIC_RELAXED);
 	return 0;
 }

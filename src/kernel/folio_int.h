@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "folio_scan.h"
@@ -17,13 +18,15 @@
 #define KF_GAP 128   /* frames between two runs read rather than skipped (~ a read call's cost) */
 /*
  * Proving a folio from two frames (fill_run) costs two read calls; reading all its frames
- * with the rest of a span costs the kernel ~150 ns a frame (stable_page_flags() per PFN:
- * 3156 preads of 4 GiB's frames took ~80 ms of system time on the 6.18 x86-64 guest, while
- * 68 525 two-frame reads of its 64K folios took ~40 ms). It pays from 16 pages: maps --folios
- * of 2 GiB of 64K mTHP and 2 GiB of PMD THP, 105-115 ms reading every frame of the 64K
- * folios (order 9 and up proven) -> 66-68 ms proving from order 4 (hyperfine, 15 runs, twice).
- * THPCTL_NO_PROBE=1 reads every frame; THPCTL_PROBE=1 proves from FOLIO_PROBE_MIN_ORDER (tests
- * of the shortcut).
+ * with the rest of a span costs the kernel a per-frame price (stable_page_flags() per PFN).
+ * Both vary between kernel builds: one 6.18 x86-64 guest took ~150 ns a frame, where proving
+ * from order 4 cut maps --folios of 2 GiB of 64K mTHP and 2 GiB of PMD THP from 105-115 ms
+ * to 66-68 ms; another took ~30 ns a frame and ~1 us a call, where the same proof took
+ * 64.8 ms against 34.3 ms reading every frame (bench/folios.sh, 10 runs each). So the order
+ * to prove from is timed on the host, once per scan, at the first run that could be proven
+ * (calibrate_probe in kernel/folio_chunk.c); FOLIO_PROBE_ORDER is used until then and where
+ * the timing fails. THPCTL_NO_PROBE=1 reads every frame; THPCTL_PROBE=1 proves from
+ * FOLIO_PROBE_MIN_ORDER, untimed (tests of the shortcut).
  */
 #define FOLIO_PROBE_ORDER 4
 #define FOLIO_PROBE_MIN_ORDER 4
@@ -51,11 +54,14 @@ struct folio_ctx {
 	int page_shift;
 	uint64_t pmd_pages;
 	uint64_t cont_pages;
-	int probe_order; /* prove folios of this order and up from two frames (fill_run); 64: never */
-	int order_hint;	   /* folio order fill_run learnt last (any thread; racy by design: a
+	int probe_order; /* prove folios of this order and up from two frames (fill_run); 64: never
+			  * (read and written atomically: calibrate_probe sets it once) */
+	int probe_floor; /* the lowest probe_order allowed: FOLIO_PROBE_MIN_ORDER, 64 never */
+	int probe_timed; /* 0 until a reader claims the timing (calibrate_probe), then 1 */
+	int order_hint;	 /* folio order fill_run learnt last (any thread; racy by design: a
 			    * wrong hint costs one failed proof, never a wrong count) */
-	bool pmd_only;	   /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
-	uint64_t zero_pfn; /* the zero page's frame, 0 unknown */
+	bool pmd_only;	 /* PAGEMAP_SCAN only: PMD-mapped THPs, nothing PTE-mapped */
+	uint64_t zero_pfn;	       /* the zero page's frame, 0 unknown */
 	const struct numa_nodes *numa; /* folio_opts.numa */
 	uint64_t page_bytes;
 	/* the VMA being read */
@@ -87,6 +93,13 @@ struct rfd {
  * PAGEMAP_SCAN, as C's method says) through F; the result, or the error in
  * S->err, is left in S.
  */
+/*
+ * The order from which proving a folio (two one-frame kpageflags reads of CALL_NS each) costs
+ * less than reading its 2^order frames within a span, where a read of FRAMES frames took
+ * SPAN_NS: FOLIO_PROBE_MIN_ORDER..30, or 64 where proving never pays (kernel/folio_chunk.c).
+ */
+int folio_probe_order_for(uint64_t call_ns, uint64_t span_ns, size_t frames);
+
 void folio_process_slot(struct folio_ctx *c, const struct rfd *f, struct slot *s);
 
 #endif

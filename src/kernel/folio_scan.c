@@ -320,7 +320,12 @@ int folio_scan_range(const struct sysroot *sr, pid_t pid, uint64_t addr, uint64_
 		     struct folio_acct *out)
 {
 	char rel[64];
-	struct folio_ctx c = {.method = FM_PAGEFLAGS, .sr = sr, .probe_order = FOLIO_PROBE_ORDER};
+	/* a range (a lab's buffer) is short: not worth timing the proof (calibrate_probe) */
+	struct folio_ctx c = {.method = FM_PAGEFLAGS,
+			      .sr = sr,
+			      .probe_order = FOLIO_PROBE_ORDER,
+			      .probe_floor = FOLIO_PROBE_MIN_ORDER,
+			      .probe_timed = 1};
 	struct folio_vma v = {.start = addr, .end = addr + len};
 	struct vma_walk vw = {.v = &v};
 	memset(out, 0, sizeof(*out));
@@ -419,6 +424,8 @@ int folio_ctx_new(const struct sysroot *sr, const struct folio_opts *o, struct f
 	c->probe_order = o->no_probe	? 64
 			 : o->probe_all ? FOLIO_PROBE_MIN_ORDER
 					: FOLIO_PROBE_ORDER;
+	c->probe_floor = o->no_probe ? 64 : FOLIO_PROBE_MIN_ORDER;
+	c->probe_timed = o->no_probe || o->probe_all; /* the environment decided: nothing to time */
 	c->pmd_only = o->pmd_only;
 	c->numa = o->numa;
 	c->page_bytes = (uint64_t)ps;

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 
+#include "kernel/folio_int.h"
 #include "kernel/pagemap.h"
 
 /* A model of physical memory: kpageflags of PFNs PBASE .. PBASE + NPHYS - 1. */
@@ -379,7 +380,27 @@ static void test_counts_add(UNIT_STATE)
 	assert_int_equal(folio_acct_order(&b, FT_ANON, 99, 9), 0);
 }
 
+/* The proof's break-even order from timed reads (two kernels measured by bench/folios.sh). */
+static void test_probe_order_from_timings(void **state)
+{
+	(void)state;
+	/* ~150 ns a frame, 1.5 us a call: two calls (3 us) < 2^5 frames (4.8 us), not 2^4 (2.4) */
+	assert_int_equal(folio_probe_order_for(1500, 1500 + 1023 * 150, 1024), 5);
+	/* ~30 ns a frame, 1 us a call: 2 us < 2^7 * 30 = 3.84 us, not 2^6 (1.92) */
+	assert_int_equal(folio_probe_order_for(1000, 1000 + 1023 * 30, 1024), 7);
+	/* dear frames: from the lowest order allowed */
+	assert_int_equal(folio_probe_order_for(100, 100 + 1023 * 1000, 1024),
+			 FOLIO_PROBE_MIN_ORDER);
+	/* frames free (or the span timed no slower than one call): never prove */
+	assert_int_equal(folio_probe_order_for(1000, 900, 1024), 64);
+	assert_int_equal(folio_probe_order_for(1000, 1000, 1024), 64);
+	assert_int_equal(folio_probe_order_for(1000, 5000, 1), 64);
+	/* a frame a hundred-millionth of a call: past order 30, never */
+	assert_int_equal(folio_probe_order_for(1000000000, 1000000000 + 1023, 1024), 64);
+}
+
 UNIT_TESTS(test_pmd_thp, test_64k_aligned, test_64k_unaligned, test_cut_at_vma_start_and_end,
 	   test_punched_page, test_file_folios, test_zero_pages, test_swapped_entries,
 	   test_small_pages_break_ranges, test_hugetlb_not_thp, test_order_rule_of_thpmaps,
-	   test_cont_blocks, test_pieces_equal_whole, test_counts_add)
+	   test_cont_blocks, test_pieces_equal_whole, test_counts_add,
+	   test_probe_order_from_timings)
