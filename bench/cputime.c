@@ -9,8 +9,9 @@
  *   cputime RUNS WARMUP CMD [CMD...]   each CMD one string, split at blanks
  *
  * Output, one line per command: "cpu MEDIAN_MS MIN_MS wall MEDIAN_MS CMD", then
- * one line per run and command, in the order they ran: "run R C WALL_MS CPU_MS"
- * (R from 0, C the command's index from 0): the pairs a paired comparison needs.
+ * one line per run and command, in the order they ran: "run R C WALL_MS CPU_MS MINFLT"
+ * (R from 0, C the command's index from 0; MINFLT the child's minor page faults, wait4's
+ * ru_minflt): the pairs a paired comparison needs.
  * stdout and stderr of the commands go to /dev/null. Exit 0, 1 when a
  * command cannot be run or fails, 2 on usage.
  */
@@ -34,8 +35,9 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* Run ARGV once: its user+system time and wall time in ms. 0, or -1 when it failed. */
-static int run(char **argv, double *cpu, double *wall)
+/* Run ARGV once: its user+system time and wall time in ms, its minor faults. 0, or -1 when it
+ * failed. */
+static int run(char **argv, double *cpu, double *wall, long *minflt)
 {
 	double t0 = now_ms();
 	pid_t pid = fork();
@@ -54,6 +56,7 @@ static int run(char **argv, double *cpu, double *wall)
 	if (wait4(pid, &st, 0, &ru) != pid)
 		return -1;
 	*wall = now_ms() - t0;
+	*minflt = ru.ru_minflt;
 	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
 	}
 	static char *args[MAX_CMDS][MAX_ARGS + 1];
 	static double cpu[MAX_CMDS][MAX_RUNS], wall[MAX_CMDS][MAX_RUNS];
+	static long flt[MAX_CMDS][MAX_RUNS];
 	for (int c = 0; c < ncmd; c++) {
 		int k = 0;
 		for (char *t = strtok(argv[3 + c], " "); t && k < MAX_ARGS; t = strtok(NULL, " "))
@@ -92,22 +96,24 @@ int main(int argc, char **argv)
 	for (int r = -warm; r < runs; r++)
 		for (int c = 0; c < ncmd; c++) {
 			double u, w;
-			if (run(args[c], &u, &w)) {
+			long m;
+			if (run(args[c], &u, &w, &m)) {
 				fprintf(stderr, "cputime: '%s' failed\n", args[c][0]);
 				return 1;
 			}
 			if (r >= 0) {
 				cpu[c][r] = u;
 				wall[c][r] = w;
+				flt[c][r] = m;
 			}
 		}
 	/* the runs first: median() sorts the arrays */
-	static char lines[MAX_CMDS * MAX_RUNS][64];
+	static char lines[MAX_CMDS * MAX_RUNS][80];
 	int nl = 0;
 	for (int r = 0; r < runs; r++)
 		for (int c = 0; c < ncmd; c++)
-			snprintf(lines[nl++], sizeof(lines[0]), "run %d %d %.3f %.3f", r, c,
-				 wall[c][r], cpu[c][r]);
+			snprintf(lines[nl++], sizeof(lines[0]), "run %d %d %.3f %.3f %ld", r, c,
+				 wall[c][r], cpu[c][r], flt[c][r]);
 	for (int c = 0; c < ncmd; c++) {
 		double mw = median(wall[c], runs), mc = median(cpu[c], runs);
 		printf("cpu %.3f %.3f wall %.3f", mc, cpu[c][0], mw);

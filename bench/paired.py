@@ -47,6 +47,44 @@ def interval(ratios):
     return v[k - 1], v[n - k]
 
 
+def first_touch_us(pages=2000, rounds=3):
+    """What a first write to a fresh anonymous 4 kB page costs this host, in microseconds: the
+    least of ROUNDS mappings of PAGES pages, each page written once, less a second pass over
+    the same pages (the loop's own cost). On a guest whose hypervisor handles each fault (PVM:
+    ~10 us) this, not parsing, is what a program pays for the memory it touches."""
+    import mmap
+    import time
+    best = None
+    for _ in range(rounds):
+        m = mmap.mmap(-1, pages * 4096)
+        t0 = time.perf_counter()
+        for i in range(0, pages * 4096, 4096):
+            m[i] = 1
+        t1 = time.perf_counter()
+        for i in range(0, pages * 4096, 4096):
+            m[i] = 2
+        t2 = time.perf_counter()
+        m.close()
+        us = ((t1 - t0) - (t2 - t1)) * 1e6 / pages
+        best = us if best is None else min(best, us)
+    return best
+
+
+def faults_line(pairs, gap_ms):
+    """The minor page faults of thpctl and of the floor (medians) and what the difference costs
+    at this host's first-touch price; "" when cputime did not count them."""
+    if any(p[0][2] is None or p[1][2] is None for p in pairs):
+        return ""
+    tf, ff = median([p[0][2] for p in pairs]), median([p[1][2] for p in pairs])
+    us = first_touch_us()
+    cost = (tf - ff) * us / 1e3
+    line = (f"; page faults {tf:.0f} vs the floor's {ff:.0f} (medians), a first touch of a "
+            f"page costs {us:.1f} us here (measured now), so ~{cost:.2f} ms")
+    if gap_ms > 0:
+        line += f" ({cost / gap_ms:.0%} of the gap)"
+    return line
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit("usage: paired.py CPUTIME_OUT TITLE TARGET [EXTRA_NAME...]")
@@ -54,8 +92,9 @@ def main():
     runs = {}
     for line in open(path):
         f = line.split()
-        if len(f) == 5 and f[0] == "run":
-            runs.setdefault(int(f[1]), {})[int(f[2])] = (float(f[3]), float(f[4]))
+        if len(f) in (5, 6) and f[0] == "run":  # the 6th: minor faults (cputime since 8c88170+)
+            flt = int(f[5]) if len(f) == 6 else None
+            runs.setdefault(int(f[1]), {})[int(f[2])] = (float(f[3]), float(f[4]), flt)
     pairs = [r for r in runs.values() if 0 in r and 1 in r]
     if not pairs:
         print(f"paired.py: no pair of runs in {path}", file=sys.stderr)
@@ -92,28 +131,29 @@ def main():
         if w:
             med[name] = median(w)
     if nprocs and int(nprocs) > 1 and all(k in med for k in ("version", "none", "one")):
-        n = int(nprocs)
+        npr = int(nprocs)
         start = med["version"] - med["none"]
-        per_floor = (fw - med["none"]) / n  # the floor's cost of one process
+        per_floor = (fw - med["none"]) / npr  # the floor's cost of one process
         fixed = med["one"] - med["version"] - per_floor
-        rest = (tw - fw - start - fixed) * 1e3 / (n - 1)
+        rest = (tw - fw - start - fixed) * 1e3 / (npr - 1)
         why += (f"; of which start-up {start:+.2f} ms (thpctl --version vs proc_floor none), "
                 f"thpctl's fixed work {fixed:+.2f} ms (ps --pid 1 less --version less the "
                 f"floor's {per_floor * 1e3:.0f} us a process: settings, meminfo, the journal "
-                f"check, user names, output), the rest {rest:+.1f} us a process ({n}); at "
+                f"check, user names, output), the rest {rest:+.1f} us a process ({npr}); at "
                 f"this count start-up and fixed work alone are {(start + fixed) / fw:.0%} of "
                 f"the floor")
         allowance = target - 1
         if start + fixed >= allowance * fw:
-            why += (f", the goal's whole {allowance:.0%} allowance: at {n} processes it cannot be "
+            why += (f", the goal's whole {allowance:.0%} allowance: at {npr} processes it cannot be "
                     f"met by parsing faster, only by starting faster or doing less fixed work")
         elif rest > 0:
-            why += (f" (the goal leaves {(allowance * fw - start - fixed) * 1e3 / n:.1f} us a "
+            why += (f" (the goal leaves {(allowance * fw - start - fixed) * 1e3 / npr:.1f} us a "
                     f"process for the rest)")
     elif st:
         why += f"; start-up {float(st):+.2f} ms (thpctl --version vs proc_floor none)"
         if nprocs:
             why += f", the rest {(tw - fw - float(st)) * 1e3 / int(nprocs):+.1f} us a process ({nprocs})"
+    why += faults_line(pairs, tw - fw)
     print(why)
     note = f"ratio: the median of {n} paired runs' ratios, {iv}; CPU {cratio:.2f}x"
     print(f"REC {tw:.3f} {fw:.3f} {r:.4f} {met} {note}")

@@ -400,6 +400,7 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	static const char *const hdr[] = {"START-END", "PERM",	"SIZE",	    "RSS",
 					  "AnonHuge",  "FLAGS", "ELIGIBLE", "NAME"};
 	struct table *t = table_new(8, hdr, "llrrrlrl");
+	table_reserve(t, r->n + 1, 96); /* a row: ~70 bytes of cells, 8 NULs, a name */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct maps_vma *v = &r->vmas[i];
 		range_cell(t, v->start, v->end);

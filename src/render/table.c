@@ -44,6 +44,15 @@ struct table *table_new(int ncols, const char *const *headers, const char *align
 	return t;
 }
 
+void table_reserve(struct table *t, size_t rows, size_t bytes_per_row)
+{
+	if (!t || !rows || rows > SIZE_MAX / 16 / (bytes_per_row + 1))
+		return;
+	(void)array_reserve(&t->cells, &t->cap, t->ncells + rows * (size_t)t->ncols,
+			    sizeof(*t->cells), 64);
+	(void)buf_reserve(&t->text, t->text.len + rows * bytes_per_row + 1);
+}
+
 static size_t width(const char *s);
 
 void table_cell(struct table *t, const char *fmt, ...)

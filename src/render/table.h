@@ -21,6 +21,13 @@ struct table;
  * NULL (no header row). Returns NULL on ENOMEM.
  */
 struct table *table_new(int ncols, const char *const *headers, const char *align);
+/*
+ * Room for ROWS more rows of about BYTES_PER_ROW bytes of text, allocated at once: a table of
+ * thousands of rows (maps of a process of 10 000 VMAs) otherwise grows by doubling, and each
+ * realloc copies what it holds into fresh pages (half the page faults of `maps`). A hint:
+ * ignored on ENOMEM, the cells still grow as needed.
+ */
+void table_reserve(struct table *t, size_t rows, size_t bytes_per_row);
 /* Append a cell to the current row; a row ends after NCOLS cells. */
 void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 'L' columns are not cut below this many characters. */

@@ -185,8 +185,34 @@ static void test_string_cells_escaped_and_measured(UNIT_STATE)
 				 "                    -\n");
 }
 
-UNIT_TESTS(test_no_width_prints_names_whole, test_name_column_cut_to_width_numbers_whole,
-	   test_name_never_below_minimum, test_name_not_cut_when_the_row_would_not_fit_anyway,
+/* table_reserve is a hint: the same table, reserved or not, a reserve past memory ignored. */
+static void test_reserve_changes_nothing_printed(UNIT_STATE)
+{
+	char a[4096] = {0}, b[4096] = {0};
+	for (int reserve = 0; reserve < 2; reserve++) {
+		FILE *f = fmemopen(reserve ? b : a, sizeof(a) - 1, "w");
+		assert_non_null(f);
+		struct table *t = table_new(2, (const char *const[]){"N", "V"}, "lr");
+		if (reserve) {
+			table_reserve(t, SIZE_MAX / 2,
+				      1000);	/* too big: ignored, nothing allocated */
+			table_reserve(t, 3, 4); /* smaller than the rows: they still grow */
+		}
+		for (int i = 0; i < 40; i++) {
+			table_cell(t, "row-%d-with-a-longer-name", i);
+			table_cell(t, "%d", i * 1000);
+		}
+		table_print(t, f, 0, false);
+		table_free(t);
+		fclose(f);
+	}
+	assert_string_equal(a, b);
+	assert_non_null(strstr(b, "row-39-with-a-longer-name  39000\n"));
+}
+
+UNIT_TESTS(test_reserve_changes_nothing_printed, test_no_width_prints_names_whole,
+	   test_name_column_cut_to_width_numbers_whole, test_name_never_below_minimum,
+	   test_name_not_cut_when_the_row_would_not_fit_anyway,
 	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole,
 	   test_stacked_when_wider_than_the_output, test_last_number_column_stacks,
 	   test_string_cells_escaped_and_measured)
