@@ -99,7 +99,8 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 		.denied = r->denied > unread ? r->denied - unread : 0,
 		.partial = r->denied > 0 || r->errors > 0 || r->damaged > 0,
 		.has_host_ahp = r->has_host_ahp,
-		.host_ahp_kb = r->host_ahp_kb};
+		.host_ahp_kb = r->host_ahp_kb,
+		.skips = &r->skips};
 	if (g->json) /* a shape of its own: docs/json/ps.by.json */
 		ret = cmd_emit_json_as(psg_to_json(&rep), "by");
 	else

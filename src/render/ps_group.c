@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "json.h"
+#include "skips.h"
 #include "table.h"
 
 static void cell_pct(struct table *t, double v)
@@ -86,6 +87,8 @@ void psg_render_text(FILE *f, const struct psg_report *r, bool color)
 	}
 	if (r->n && !r->rows[r->n - 1].key)
 		fputs("'-': processes not listed in any cgroup.procs of the memory hierarchy\n", f);
+	if (r->skips)
+		skips_note(f, "", NULL, r->skips);
 }
 
 static json_t *num_or_null(double v)
@@ -102,7 +105,8 @@ json_t *psg_to_json(const struct psg_report *r)
 	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
 	json_put(o, "processes", json_integer((json_int_t)r->nprocs));
 	json_put(o, "unreadable", json_integer(unreadable(r) + r->denied));
-	json_put(o, "partial", json_boolean(r->partial));
+	json_put(o, "partial",
+		 json_boolean(r->partial || (r->skips && bundle_skips_any(r->skips))));
 	json_put(o, "host_anon_huge_pages_bytes",
 		 r->has_host_ahp ? json_u128((u128)r->host_ahp_kb * 1024) : json_null());
 	for (size_t i = 0; i < r->n; i++) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../model/ps_group.h"
+#include "../model/skips.h"
 
 struct psg_report {
 	const struct psg_row *rows;
@@ -18,6 +19,8 @@ struct psg_report {
 	bool partial;	   /* a process unreadable, failed or damaged: the sums miss it */
 	bool has_host_ahp; /* meminfo AnonHugePages, host-wide, kB */
 	uint64_t host_ahp_kb;
+	const struct bundle_skips
+		*skips; /* a --sysroot bundle's members not extracted; NULL none */
 };
 
 /* The table: one row per cgroup, sums and shares; '-' unknown. */
