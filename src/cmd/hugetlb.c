@@ -30,6 +30,8 @@ static void hugetlb_help(FILE *f)
 		   "missing, never shrinking it: sysctl vm.nr_hugepages (or the per-size or\n"
 		   "per-node sysfs file), a persistent sysctl.d/tmpfiles.d line, and the kernel\n"
 		   "command line (hugepagesz= hugepages=), which 1G pages usually need.\n"
+		   "Surplus pages that nr_overcommit_hugepages lets the kernel allocate on demand\n"
+		   "are noted, never counted as reserved (they fail when memory is fragmented).\n"
 		   "A pool that does not fit gets no lines (exit 0: the plan is the answer).\n"
 		   "Changes nothing.\n\n"
 		   "options:\n"
