@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +150,7 @@ static int prepare_host(struct ab_ctx *c, int i)
 	return -1;
 }
 
-/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: posix_spawnp says why). */
+/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: execvpe says why). */
 static void resolve_cmd(struct ab_ctx *c)
 {
 	const char *path = getenv("PATH");
@@ -302,67 +301,121 @@ static char **mode_env(const struct ab_ctx *c, const struct ab_mode *m, char *kv
 	return envp;
 }
 
-/*
- * Start CMD under mode M, its stdout and stderr to LOGFD, stdin /dev/null: posix_spawn (a vfork
- * and exec: no copy of thpctl's page tables per run, ~2 ms on this VM with fork). The prctl
- * modes set PR_SET_THP_DISABLE on thpctl itself around the spawn, as a child sharing its
- * memory cannot set it for itself: the new process image takes its THP-disable state from the
- * process that execs (kept across execve, kernel-thp-abi.md); thpctl's own state is put back at
- * once. Returns the child's PID, or -errno when it could not be started (said in the log).
- */
-static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
+/* What ab_start()'s child says over its pipe: when it execs (STAGE START_EXEC, ERR 0, T_NS), and
+ * what failed before CMD ran (a stage and its errno). */
+enum { START_PRCTL = 1, START_STDIN, START_EXEC };
+struct start_msg {
+	int stage, err;
+	uint64_t t_ns; /* CLOCK_MONOTONIC (system-wide: the parent's clock too) */
+};
+
+/* In ab_start()'s child: the fatal signals' handlers back to their defaults (ab's own would
+ * clean up for thpctl: the log directory), an ignored one left ignored as exec leaves it. */
+static void child_default_signals(const sigset_t *fatal)
+{
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction old;
+		if (sigismember(fatal, s) == 1 && sigaction(s, NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			signal(s, SIG_DFL);
+	}
+}
+
+static void child_say(int fd, int stage, int err)
+{
+	struct start_msg msg = {.stage = stage, .err = err, .t_ns = mono_ns()};
+	ssize_t w = write(fd, &msg, sizeof(msg));
+	(void)w;
+}
+
+/* ab_start()'s child, from fork to exec: async-signal-safe calls only. Never returns. */
+static void child_exec(const struct ab_ctx *c, const struct ab_mode *m, char **envp, int logfd,
+		       int msgfd, const sigset_t *fatal, const sigset_t *mask)
+{
+	int stage = START_PRCTL;
+	setpgid(0, 0);
+	child_default_signals(fatal);
+	/* PR_SET_THP_DISABLE is kept across execve (kernel-thp-abi.md): CMD starts with it */
+	if (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED) {
+		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
+		if (prctl(PR_SET_THP_DISABLE, 1, how, 0, 0))
+			goto fail;
+	}
+	stage = START_STDIN;
+	int in = open("/dev/null", O_RDONLY);
+	if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(logfd, STDOUT_FILENO) < 0 ||
+	    dup2(logfd, STDERR_FILENO) < 0)
+		goto fail;
+	if (in > STDERR_FILENO)
+		close(in);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	stage = START_EXEC;
+	child_say(msgfd, START_EXEC, 0); /* the run's wall time starts here */
+	if (c->exe[0])
+		execve(c->exe, c->cmd, envp);
+	else
+		execvpe(c->cmd[0], c->cmd, envp);
+fail:
+	child_say(msgfd, stage, errno ? errno : EIO);
+	_exit(127);
+}
+
+pid_t ab_start(const struct ab_ctx *c, const struct ab_mode *m, int logfd, uint64_t *t0_ns)
 {
 	static char kv[2 * 8192]; /* two strings: an LD_PRELOAD can be long */
+	*t0_ns = mono_ns();
 	char **envp = mode_env(c, m, kv, sizeof(kv) / 2);
-	if (!envp)
-		return -ENOMEM;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
+	int ep[2];
+	if (!envp || pipe2(ep, O_CLOEXEC)) {
+		int e = envp ? errno : ENOMEM;
+		if (envp && envp != environ)
+			free(envp);
+		dprintf(logfd, "thpctl: ab: cannot start %s: %s\n", c->cmd[0], strerror(e));
+		return -e;
+	}
 	sigset_t fatal, mask;
 	guard_fatal_sigset(&fatal);
-	/* its own process group (a signal to ab ends CMD's whole tree); the fatal signals
-	 * blocked until its pid is recorded for the hook, CMD with thpctl's mask as it was */
+	/* the fatal signals blocked until the pid is recorded for the hook (in the child until
+	 * their handlers are back to the defaults); CMD with thpctl's mask as it was */
 	sigprocmask(SIG_BLOCK, &fatal, &mask);
-	int r = posix_spawnattr_init(&at);
-	if (!r)
-		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	if (!r)
-		r = posix_spawnattr_setpgroup(&at, 0);
-	if (!r)
-		r = posix_spawnattr_setsigmask(&at, &mask);
-	if (!r)
-		r = posix_spawn_file_actions_init(&fa);
-	if (!r)
-		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDOUT_FILENO);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDERR_FILENO);
-	int old = -1;
-	if (!r && (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED)) {
-		old = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
-		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
-		if (old < 0 || prctl(PR_SET_THP_DISABLE, 1, how, 0, 0))
-			r = errno;
-	}
-	pid_t pid = -1;
-	if (!r)
-		r = c->exe[0] ? posix_spawn(&pid, c->exe, &fa, &at, c->cmd, envp)
-			      : posix_spawnp(&pid, c->cmd[0], &fa, &at, c->cmd, envp);
-	sig_child = r ? 0 : pid;
+	pid_t pid = fork();
+	if (pid == 0)
+		child_exec(c, m, envp, logfd, ep[1], &fatal, &mask);
+	int e = errno;
+	if (pid > 0)
+		setpgid(pid, pid); /* as the child does: whichever runs first */
+	sig_child = pid > 0 ? pid : 0;
 	sigprocmask(SIG_SETMASK, &mask, NULL);
-	if (old >= 0 &&
-	    prctl(PR_SET_THP_DISABLE, old & 1, old & 2 ? PR_THP_DISABLE_EXCEPT_ADVISED : 0, 0, 0))
-		warn("ab: cannot put back thpctl's own PR_SET_THP_DISABLE %d", old);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	close(ep[1]);
 	if (envp != environ)
 		free(envp);
-	if (r) {
-		dprintf(logfd, "thpctl: ab: cannot run %s: %s\n", c->cmd[0], strerror(r));
-		return -r;
+	/* up to two messages: the exec's time, then (only when it failed) what failed; the
+	 * pipe's end (closed at exec) says CMD runs */
+	struct start_msg msg[2] = {{0}};
+	ssize_t got = 0, r;
+	while (pid > 0 && got < (ssize_t)sizeof(msg) &&
+	       (r = read_retry(ep[0], (char *)msg + got, sizeof(msg) - (size_t)got)) > 0)
+		got += r;
+	close(ep[0]);
+	if (pid < 0) {
+		dprintf(logfd, "thpctl: ab: cannot start %s: fork: %s\n", c->cmd[0], strerror(e));
+		return -e;
 	}
-	return pid;
+	if (got >= (ssize_t)sizeof(msg[0]) && msg[0].stage == START_EXEC && !msg[0].err)
+		*t0_ns = msg[0].t_ns;
+	const struct start_msg *fail = got == (ssize_t)sizeof(msg)		      ? &msg[1]
+				       : got >= (ssize_t)sizeof(msg[0]) && msg[0].err ? &msg[0]
+										      : NULL;
+	if (!fail)
+		return pid;
+	child_reap(pid);
+	sig_child = 0;
+	dprintf(logfd, "thpctl: ab: cannot run %s: %s%s\n", c->cmd[0],
+		fail->stage == START_PRCTL   ? "prctl(PR_SET_THP_DISABLE): "
+		: fail->stage == START_STDIN ? "its standard streams: "
+					     : "",
+		strerror(fail->err));
+	return -fail->err;
 }
 
 /* Wait for PID, sampling its tree (1, 2, 4 ... 64 ms, then every 100 ms). Wait status, or -1. */
@@ -459,8 +512,8 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	int64_t before[AC_N], after[AC_N];
 	read_counters(&c->g->sr, before);
 	fflush(NULL);
-	uint64_t t0 = mono_ns();
-	pid_t pid = spawn(c, m, logfd);
+	uint64_t t0;
+	pid_t pid = ab_start(c, m, logfd, &t0);
 	close(logfd);
 	struct rusage ru = {0};
 	bool timed_out = false;
