@@ -68,15 +68,16 @@ static void ab_help(FILE *f)
 		"                   a statically linked CMD (the helper cannot load): the modes\n"
 		"                   host:enabled=never, madvise and always instead (root)\n"
 		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
-		"  --warmup N       discarded runs per mode first (default 1)\n"
+		"  --warmup N       discarded runs per mode first (default 1, 0..%d)\n"
 		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
 		"                   extended REGEX, else the match): + higher is better, - lower\n"
-		"  --timeout S      kill a run after S seconds (default 600): the mode fails\n"
+		"  --timeout S      kill a run after S whole seconds (default 600, 1..%d): the\n"
+		"                   mode stops there\n"
 		"  --csv            one line per run instead of the table\n"
 		"  --report FILE    also an HTML page: wall time per run and mode, the ratios\n"
 		"                   with their intervals, each chart with its numbers\n" GLOBAL_HELP
 		"\nExit status: 0 every mode ran, 1 a run failed (its log tail is shown), 2 usage.\n",
-		AB_MAX_RUNS);
+		AB_MAX_RUNS, AB_MAX_WARMUP, AB_MAX_TIMEOUT_S);
 }
 
 enum {
@@ -173,7 +174,7 @@ static int ab_opt(int o, const char *arg, void *ctx)
 					ARGS_FLAG(OPT_SWEEP, &c->sweep)};
 	if (args_store(o, arg, st, ARGS_N(st)) == -1)
 		return -1;
-	long v;
+	char b[64];
 	switch (o) {
 	case OPT_MODES: {
 		static char words[AB_MAX_MODES][AB_NAME_LEN];
@@ -183,10 +184,10 @@ static int ab_opt(int o, const char *arg, void *ctx)
 			return EXIT_USAGE;
 		}
 		if (n < 0) {
-			char b[160];
+			char lb[160];
 			warnx("ab: --modes '%s': a comma-separated list of modes, none of them empty "
 			      "(host, off, except-advised, glibc, env:K=V, host:KEY=VALUE, sweep:0..100)",
-			      esc_buf(b, sizeof(b), arg));
+			      esc_buf(lb, sizeof(lb), arg));
 			return EXIT_USAGE;
 		}
 		for (int k = 0; k < n; k++) {
@@ -199,22 +200,25 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	case OPT_MODE:
 		return add_mode(c, arg);
 	case OPT_RUNS:
+		return args_long(
+			       arg, 1, AB_MAX_RUNS, &c->runs,
+			       "ab: --runs takes a whole number of runs per mode, 1..%d, not '%s'",
+			       AB_MAX_RUNS, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_WARMUP:
+		return args_long(
+			       arg, 0, AB_MAX_WARMUP, &c->warmup,
+			       "ab: --warmup takes a whole number of runs per mode, 0..%d, not '%s'",
+			       AB_MAX_WARMUP, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_TIMEOUT:
-		if (str_long(arg, o == OPT_RUNS ? 1 : 0,
-			     o == OPT_RUNS     ? AB_MAX_RUNS
-			     : o == OPT_WARMUP ? 10
-					       : 86400,
-			     &v)) {
-			warnx("ab: bad %s '%s'",
-			      o == OPT_RUNS	? "--runs"
-			      : o == OPT_WARMUP ? "--warmup"
-						: "--timeout",
-			      arg);
-			return EXIT_USAGE;
-		}
-		*(o == OPT_RUNS ? &c->runs : o == OPT_WARMUP ? &c->warmup : &c->timeout_s) = v;
-		return -1;
+		return args_long(arg, 1, AB_MAX_TIMEOUT_S, &c->timeout_s,
+				 "ab: --timeout takes whole seconds, 1..%d, not '%s'",
+				 AB_MAX_TIMEOUT_S, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_METRIC:
 		return add_metric(c, arg);
 	default:

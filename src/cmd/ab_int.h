@@ -10,6 +10,9 @@
 #include "../model/settings_plan.h"
 #include "common.h"
 
+#define AB_MAX_WARMUP 10       /* --warmup: discarded runs per mode */
+#define AB_MAX_TIMEOUT_S 86400 /* --timeout: a day, in seconds */
+
 struct ab_ctx {
 	struct globals *g;
 	struct ab_mode modes[AB_MAX_MODES];
