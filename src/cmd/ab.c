@@ -21,13 +21,14 @@
 #include "../render/report.h"
 #include "../util/esc.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 #include "ab_int.h"
 #include "args.h"
 
 static void ab_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl ab [--modes LIST] [--sweep] [--runs N] [--warmup N]\n"
+		"usage: thpctl ab [--modes LIST | --mode M...] [--sweep] [--runs N] [--warmup N]\n"
 		"                 [--metric NAME+=REGEX]... [--timeout S] [--csv] [--report FILE]\n"
 		"                 [--json] -- CMD [ARGS]\n\n"
 		"Run CMD under each THP mode, interleaved (A B C A B C ...), and compare each\n"
@@ -69,15 +70,18 @@ static void ab_help(FILE *f)
 		"                   host:enabled=never, madvise and always instead (root)\n"
 		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
 		"  --warmup N       discarded runs per mode first (default 1, 0..%d)\n"
-		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
-		"                   extended REGEX, else the match): + higher is better, - lower\n"
+		"  --metric NAME+=REGEX  a number from CMD's output (its first match of the\n"
+		"                   extended REGEX: the first group, else the match): + higher\n"
+		"                   is better, - lower (at most %d); a mode's value is unknown,\n"
+		"                   and said why, when no run's output gave a number\n"
 		"  --timeout S      kill a run after S whole seconds (default 600, 1..%d): the\n"
 		"                   mode stops there\n"
 		"  --csv            one line per run instead of the table\n"
 		"  --report FILE    also an HTML page: wall time per run and mode, the ratios\n"
 		"                   with their intervals, each chart with its numbers\n" GLOBAL_HELP
+		"--sysroot is a usage error here: ab runs CMD on this host.\n"
 		"\nExit status: 0 every mode ran, 1 a run failed (its log tail is shown), 2 usage.\n",
-		AB_MAX_RUNS, AB_MAX_WARMUP, AB_MAX_TIMEOUT_S);
+		AB_MAX_RUNS, AB_MAX_WARMUP, AB_MAX_METRICS, AB_MAX_TIMEOUT_S);
 }
 
 enum {
@@ -147,19 +151,39 @@ static int add_sweep_modes(struct ab_ctx *c)
 static int add_metric(struct ab_ctx *c, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
-	struct ab_metric *m = &c->metrics[c->nmetrics];
-	if (c->nmetrics >= AB_MAX_METRICS || !eq || eq == arg || !eq[1] ||
-	    (eq[-1] != '+' && eq[-1] != '-') || eq - arg - 1 < 1 ||
-	    (size_t)(eq - arg - 1) >= sizeof(m->name)) {
-		warnx("ab: --metric takes NAME+=REGEX or NAME-=REGEX (at most %d)", AB_MAX_METRICS);
+	if (c->nmetrics >= AB_MAX_METRICS) {
+		warnx("ab: at most %d --metric", AB_MAX_METRICS);
 		return EXIT_USAGE;
 	}
-	memcpy(m->name, arg, (size_t)(eq - arg - 1));
-	m->name[eq - arg - 1] = '\0';
+	struct ab_metric *m = &c->metrics[c->nmetrics];
+	size_t nl = eq && eq > arg ? (size_t)(eq - arg - 1) : 0;
+	bool name_ok =
+		nl >= 1 && nl < sizeof(m->name) && (eq[-1] == '+' || eq[-1] == '-') &&
+		strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.") >=
+			nl;
+	if (!name_ok || !eq[1]) {
+		warnx("ab: --metric takes NAME+=REGEX (higher is better) or NAME-=REGEX (lower is "
+		      "better), NAME of letters, digits, '_' and '.', at most %zu",
+		      sizeof(m->name) - 1);
+		return EXIT_USAGE;
+	}
+	if (strlen(eq + 1) >= sizeof(m->regex)) {
+		warnx("ab: --metric: a REGEX of at most %zu bytes", sizeof(m->regex) - 1);
+		return EXIT_USAGE;
+	}
+	memcpy(m->name, arg, nl);
+	m->name[nl] = '\0';
+	for (int k = 0; k < c->nmetrics; k++)
+		if (!strcmp(c->metrics[k].name, m->name)) {
+			warnx("ab: --metric %s given twice", m->name);
+			return EXIT_USAGE;
+		}
 	m->higher_better = eq[-1] == '+';
 	snprintf(m->regex, sizeof(m->regex), "%s", eq + 1);
 	if (ab_metric_compile(c, c->nmetrics)) {
-		warnx("ab: --metric %s: not an extended regular expression: %s", m->name, eq + 1);
+		char b[200];
+		warnx("ab: --metric %s: not an extended regular expression: %s", m->name,
+		      esc_buf(b, sizeof(b), eq + 1));
 		return EXIT_USAGE;
 	}
 	c->nmetrics++;
@@ -333,6 +357,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 				.cmd = c.cmd,
 				.runs = (int)c.runs,
 				.warmup = (int)c.warmup,
+				.timeout_s = c.timeout_s,
+				.width = wrap_stdout_width(),
 				.sweep = &sw};
 	if (g->json) {
 		json_t *doc = ab_to_json(&rep);

@@ -62,9 +62,12 @@ int ab_prepare(struct ab_ctx *c);
  * CLONE_VM child leaves thpctl's own memory, so its MAXRSS would be thpctl's peak (seen:
  * 2.7 MB for `true`, whose own is under 1 MB); a fork child leaves a copy whose peak is the
  * pages fork copied (thpctl's private pages at that moment), as time(1)'s child carries the
- * few pages of time's. Checked against getrusage in tests/unit/test_ab_start.c.
+ * few pages of time's. Checked against getrusage in tests/unit/test_ab_start.c (cmd/ab_start.c).
  */
 pid_t ab_start(const struct ab_ctx *c, const struct ab_mode *m, int logfd, uint64_t *t0_ns);
+
+/* Record PID (0: none) as the run in progress, which ab's fatal-signal hook ends (ab_run.c). */
+void ab_child_record(pid_t pid);
 
 /* Every run, interleaved. EXIT_OK, or EXIT_FAIL when a run failed or a host mode could not be applied. */
 int ab_loop(struct ab_ctx *c);

@@ -3,6 +3,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +40,11 @@
 static volatile pid_t sig_child;
 static volatile sig_atomic_t sig_keep;
 static char sig_logdir[256];
+
+void ab_child_record(pid_t pid)
+{
+	sig_child = pid;
+}
 
 static void say(const char *s)
 {
@@ -258,166 +265,6 @@ static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *p
 	}
 }
 
-/* ENVP for mode M: this environment with GLIBC_TUNABLES, K=V, or the sweep's LD_PRELOAD and
- * THPCTL_SWEEP_PERCENT set (KV: storage for two strings of N bytes each), or environ itself.
- * NULL on ENOMEM (the caller frees a result that is not environ). */
-static char **mode_env(const struct ab_ctx *c, const struct ab_mode *m, char *kv, size_t n)
-{
-	char *set[2] = {kv, NULL};
-	if (m->kind == AB_GLIBC) {
-		const char *old = getenv("GLIBC_TUNABLES");
-		snprintf(kv, n, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", old ? old : "",
-			 old ? ":" : "");
-	} else if (m->kind == AB_ENV) {
-		snprintf(kv, n, "%s", m->arg);
-	} else if (m->kind == AB_SWEEP) {
-		/* the helper first, then what the user preloads (ld.so takes ':' or ' ') */
-		const char *old = getenv("LD_PRELOAD");
-		snprintf(kv, n, "LD_PRELOAD=%s%s%s", c->sweep_so, old && *old ? ":" : "",
-			 old ? old : "");
-		set[1] = kv + n;
-		snprintf(set[1], n, "THPCTL_SWEEP_PERCENT=%d", m->percent);
-	} else {
-		return environ;
-	}
-	size_t ne = 0, k = 0;
-	while (environ[ne])
-		ne++;
-	char **envp = malloc((ne + 3) * sizeof(*envp));
-	if (!envp)
-		return NULL;
-	for (size_t i = 0; i < ne; i++) {
-		bool replaced = false; /* K=V replaces K's value */
-		for (int j = 0; j < 2 && set[j]; j++) {
-			size_t klen = (size_t)(strchr(set[j], '=') - set[j]) + 1;
-			replaced |= strncmp(environ[i], set[j], klen) == 0;
-		}
-		if (!replaced)
-			envp[k++] = environ[i];
-	}
-	for (int j = 0; j < 2 && set[j]; j++)
-		envp[k++] = set[j];
-	envp[k] = NULL;
-	return envp;
-}
-
-/* What ab_start()'s child says over its pipe: when it execs (STAGE START_EXEC, ERR 0, T_NS), and
- * what failed before CMD ran (a stage and its errno). */
-enum { START_PRCTL = 1, START_STDIN, START_EXEC };
-struct start_msg {
-	int stage, err;
-	uint64_t t_ns; /* CLOCK_MONOTONIC (system-wide: the parent's clock too) */
-};
-
-/* In ab_start()'s child: the fatal signals' handlers back to their defaults (ab's own would
- * clean up for thpctl: the log directory), an ignored one left ignored as exec leaves it. */
-static void child_default_signals(const sigset_t *fatal)
-{
-	for (int s = 1; s < NSIG; s++) {
-		struct sigaction old;
-		if (sigismember(fatal, s) == 1 && sigaction(s, NULL, &old) == 0 &&
-		    old.sa_handler != SIG_IGN)
-			signal(s, SIG_DFL);
-	}
-}
-
-static void child_say(int fd, int stage, int err)
-{
-	struct start_msg msg = {.stage = stage, .err = err, .t_ns = mono_ns()};
-	ssize_t w = write(fd, &msg, sizeof(msg));
-	(void)w;
-}
-
-/* ab_start()'s child, from fork to exec: async-signal-safe calls only. Never returns. */
-static void child_exec(const struct ab_ctx *c, const struct ab_mode *m, char **envp, int logfd,
-		       int msgfd, const sigset_t *fatal, const sigset_t *mask)
-{
-	int stage = START_PRCTL;
-	setpgid(0, 0);
-	child_default_signals(fatal);
-	/* PR_SET_THP_DISABLE is kept across execve (kernel-thp-abi.md): CMD starts with it */
-	if (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED) {
-		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
-		if (prctl(PR_SET_THP_DISABLE, 1, how, 0, 0))
-			goto fail;
-	}
-	stage = START_STDIN;
-	int in = open("/dev/null", O_RDONLY);
-	if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(logfd, STDOUT_FILENO) < 0 ||
-	    dup2(logfd, STDERR_FILENO) < 0)
-		goto fail;
-	if (in > STDERR_FILENO)
-		close(in);
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	stage = START_EXEC;
-	child_say(msgfd, START_EXEC, 0); /* the run's wall time starts here */
-	if (c->exe[0])
-		execve(c->exe, c->cmd, envp);
-	else
-		execvpe(c->cmd[0], c->cmd, envp);
-fail:
-	child_say(msgfd, stage, errno ? errno : EIO);
-	_exit(127);
-}
-
-pid_t ab_start(const struct ab_ctx *c, const struct ab_mode *m, int logfd, uint64_t *t0_ns)
-{
-	static char kv[2 * 8192]; /* two strings: an LD_PRELOAD can be long */
-	*t0_ns = mono_ns();
-	char **envp = mode_env(c, m, kv, sizeof(kv) / 2);
-	int ep[2];
-	if (!envp || pipe2(ep, O_CLOEXEC)) {
-		int e = envp ? errno : ENOMEM;
-		if (envp && envp != environ)
-			free(envp);
-		dprintf(logfd, "thpctl: ab: cannot start %s: %s\n", c->cmd[0], strerror(e));
-		return -e;
-	}
-	sigset_t fatal, mask;
-	guard_fatal_sigset(&fatal);
-	/* the fatal signals blocked until the pid is recorded for the hook (in the child until
-	 * their handlers are back to the defaults); CMD with thpctl's mask as it was */
-	sigprocmask(SIG_BLOCK, &fatal, &mask);
-	pid_t pid = fork();
-	if (pid == 0)
-		child_exec(c, m, envp, logfd, ep[1], &fatal, &mask);
-	int e = errno;
-	if (pid > 0)
-		setpgid(pid, pid); /* as the child does: whichever runs first */
-	sig_child = pid > 0 ? pid : 0;
-	sigprocmask(SIG_SETMASK, &mask, NULL);
-	close(ep[1]);
-	if (envp != environ)
-		free(envp);
-	/* up to two messages: the exec's time, then (only when it failed) what failed; the
-	 * pipe's end (closed at exec) says CMD runs */
-	struct start_msg msg[2] = {{0}};
-	ssize_t got = 0, r;
-	while (pid > 0 && got < (ssize_t)sizeof(msg) &&
-	       (r = read_retry(ep[0], (char *)msg + got, sizeof(msg) - (size_t)got)) > 0)
-		got += r;
-	close(ep[0]);
-	if (pid < 0) {
-		dprintf(logfd, "thpctl: ab: cannot start %s: fork: %s\n", c->cmd[0], strerror(e));
-		return -e;
-	}
-	if (got >= (ssize_t)sizeof(msg[0]) && msg[0].stage == START_EXEC && !msg[0].err)
-		*t0_ns = msg[0].t_ns;
-	const struct start_msg *fail = got == (ssize_t)sizeof(msg)		      ? &msg[1]
-				       : got >= (ssize_t)sizeof(msg[0]) && msg[0].err ? &msg[0]
-										      : NULL;
-	if (!fail)
-		return pid;
-	child_reap(pid);
-	sig_child = 0;
-	dprintf(logfd, "thpctl: ab: cannot run %s: %s%s\n", c->cmd[0],
-		fail->stage == START_PRCTL   ? "prctl(PR_SET_THP_DISABLE): "
-		: fail->stage == START_STDIN ? "its standard streams: "
-					     : "",
-		strerror(fail->err));
-	return -fail->err;
-}
-
 /* Wait for PID, sampling its tree (1, 2, 4 ... 64 ms, then every 100 ms). Wait status, or -1. */
 static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct rusage *ru,
 		 bool *timed_out)
@@ -453,15 +300,26 @@ static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct r
 	return st;
 }
 
-/* The metrics of RUN from its log at PATH. */
+/* The metrics of RUN from its log at PATH: each regex's first match (its first group, else the
+ * whole match) read as a number, or why not (enum ab_metric_got). */
 static void read_metrics(const struct ab_ctx *c, const char *path, struct ab_run *run)
 {
 	struct buf b = {0};
-	if (!c->nmetrics || read_file_at(AT_FDCWD, path, &b, 1 << 20) || buf_reserve(&b, b.len + 1))
+	if (!c->nmetrics)
+		return;
+	if (read_file_at(AT_FDCWD, path, &b, AB_OUTPUT_MAX) || buf_reserve(&b, b.len + 1)) {
+		for (int k = 0; k < c->nmetrics; k++)
+			run->metric_got[k] = AM_UNREAD;
 		goto out;
-	b.p[b.len] = '\0'; /* regexec wants a string: a NUL in the output ends it early */
+	}
+	/* regexec reads a string: a NUL in the output would end it early */
+	for (size_t i = 0; i < b.len; i++)
+		if (!b.p[i])
+			b.p[i] = ' ';
+	b.p[b.len] = '\0';
 	for (int k = 0; k < c->nmetrics; k++) {
 		regmatch_t mt[2];
+		run->metric_got[k] = AM_NO_MATCH;
 		if (regexec(&c->re[k], b.p, 2, mt, 0))
 			continue;
 		regmatch_t *g = mt[1].rm_so >= 0 ? &mt[1] : &mt[0];
@@ -470,8 +328,8 @@ static void read_metrics(const struct ab_ctx *c, const char *path, struct ab_run
 		snprintf(num, sizeof(num), "%.*s", len < 63 ? len : 63, b.p + g->rm_so);
 		char *e;
 		double v = strtod(num, &e);
-		if (e != num)
-			run->metric[k] = v, run->metric_ok[k] = true;
+		run->metric_got[k] = e != num && isfinite(v) ? AM_VALUE : AM_NOT_NUMBER;
+		run->metric[k] = v;
 	}
 out:
 	buf_free(&b);
@@ -480,16 +338,39 @@ out:
 /* Print the last lines of the log at PATH on stderr. */
 static void log_tail(const char *path)
 {
-	struct buf b = {0};
-	if (read_file_at(AT_FDCWD, path, &b, 1 << 20) == 0) {
-		size_t i = b.len, lines = 0;
-		while (i > 0 && lines <= 10)
-			if (b.p[--i] == '\n')
-				lines++;
-		fprintf(stderr, "--- last lines of %s ---\n%.*s\n", path, (int)(b.len - i),
-			b.p + i);
+	char t[8192];
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	if (fd >= 0 && fstat(fd, &sb) == 0) {
+		off_t off = sb.st_size > (off_t)sizeof(t) ? sb.st_size - (off_t)sizeof(t) : 0;
+		n = pread_full(fd, t, sizeof(t), (uint64_t)off);
 	}
-	buf_free(&b);
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return;
+	size_t i = (size_t)n, lines = 0;
+	while (i > 0 && lines <= 10)
+		if (t[--i] == '\n')
+			lines++;
+	if (t[i] == '\n')
+		i++;
+	if (i == (size_t)n)
+		fprintf(stderr, "--- %s: no output ---\n", path);
+	else
+		fprintf(stderr, "--- last lines of %s ---\n%.*s%s", path, (int)((size_t)n - i),
+			t + i, t[n - 1] == '\n' ? "" : "\n");
+}
+
+/* "run 2" or "warm-up run 1": run NTH (0-based, warm-up first) of a mode, into OUT. */
+static const char *run_name(const struct ab_ctx *c, int nth, char *out, size_t n)
+{
+	if (nth < c->warmup)
+		snprintf(out, n, "warm-up run %d", nth + 1);
+	else
+		snprintf(out, n, "run %ld", nth - c->warmup + 1);
+	return out;
 }
 
 /* One run of mode I. 0, or -1 when the mode failed (said on stderr). */
@@ -536,13 +417,28 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	read_metrics(c, path, run);
 	if (run->ok)
 		return 0;
-	warnx("ab: mode %s: %s", m->name,
-	      timed_out		? "timed out (--timeout): killed"
-	      : pid < 0		? "could not be started"
-	      : WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
-				: "exited with a non-zero status");
-	if (st >= 0 && WIFEXITED(st))
-		fprintf(stderr, "thpctl: ab: exit status %d\n", WEXITSTATUS(st));
+	m->fail = timed_out	    ? AF_TIMEOUT
+		  : pid < 0	    ? AF_NOT_STARTED
+		  : WIFSIGNALED(st) ? AF_SIGNAL
+				    : AF_EXIT;
+	m->fail_code = m->fail == AF_NOT_STARTED ? (int)-pid
+		       : m->fail == AF_SIGNAL	 ? WTERMSIG(st)
+		       : m->fail == AF_EXIT	 ? WEXITSTATUS(st)
+						 : 0;
+	m->fail_run = nth;
+	char rn[32];
+	run_name(c, nth, rn, sizeof(rn));
+	if (m->fail == AF_TIMEOUT)
+		warnx("ab: mode %s: %s ran past --timeout %ld s: killed", m->name, rn,
+		      c->timeout_s);
+	else if (m->fail == AF_NOT_STARTED)
+		warnx("ab: mode %s: %s could not be started: %s", m->name, c->cmd[0],
+		      strerror(m->fail_code));
+	else if (m->fail == AF_SIGNAL)
+		warnx("ab: mode %s: %s was killed by signal %d (%s)", m->name, rn, m->fail_code,
+		      strsignal(m->fail_code));
+	else
+		warnx("ab: mode %s: %s exited with status %d", m->name, rn, m->fail_code);
 	log_tail(path);
 	c->keep_logs = true;
 	sig_keep = 1;
