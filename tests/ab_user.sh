@@ -108,4 +108,19 @@ t ab --sysroot /tmp -- true
 expect_eval "--sysroot: a usage error, as its help says" \
 	'[ "$RC" = 2 ] && "$T" ab --help | grep -q "^--sysroot is a usage error here"' "$(errtail)"
 
+# ---- the README's example is what ab prints now (numbers, units and wrapping aside) ------
+C=build/tests/chase_malloc
+if [ -x "$C" ]; then
+	# shellcheck disable=SC2016 # the README's command line, as written there
+	ex=$(awk '/^\$ thpctl ab --runs 4 --modes host / { on = 1; next } on && /^dTLB:|^```/ { exit } on' README.md)
+	env -u THPCTL_WIDE -u COLUMNS "$T" ab --runs 4 --modes host --metric 'ns-=ns_per_access ([0-9.]+)' \
+		-- "$C" 128M 1000000 2>"$TMP/err" | awk '/^dTLB:/ { exit } 1' >"$TMP/out"
+	norm() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/\b(kB|MiB|GiB)\b/U/g' | tr -s ' \n' '  '; }
+	expect_eval "README's ab example: the lines ab prints now ($(wc -l <<<"$ex") lines)" \
+		'[ -n "$ex" ] && [ "$(norm <<<"$ex")" = "$(norm <"$TMP/out")" ]' \
+		"README: $(norm <<<"$ex" | cut -c1-300) / now: $(norm <"$TMP/out" | cut -c1-300)"
+else
+	skip "README's ab example" "no $C (make $C)"
+fi
+
 summary
