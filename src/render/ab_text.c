@@ -160,7 +160,8 @@ static void wall_words(FILE *f, const struct ab_report *r, int i, int base, bool
 		break;
 	default:
 		fprintf(f,
-			"no interval: %d good %s of it and %d of %s; an interval needs 4 of each",
+			"no interval: %d good %s of it and %d of %s are too few for one of 95%% "
+			"(4 of each suffice)",
 			r->modes[i].nruns, runs_word(r->modes[i].nruns), r->modes[base].nruns, bn);
 		break;
 	}
@@ -278,7 +279,8 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 			s->rss_ci.lo, s->rss_ci.hi, bn);
 		break;
 	default:
-		fprintf(f, "no interval of peak RSS (an interval needs 4 runs of each mode)");
+		fprintf(f, "no interval of peak RSS: too few runs with a MAXRSS for one of 95%% (4 "
+			   "of each suffice)");
 		break;
 	}
 	if (s->maxrss.ok) {

@@ -201,5 +201,21 @@ static void a_failed_mode_says_why(UNIT_STATE)
 	free(t);
 }
 
-UNIT_TESTS(a_metric_that_never_matched_is_said, a_metric_that_is_not_a_number_says_so,
-	   the_header_quotes_the_command, the_command_wraps_at_80_columns, a_failed_mode_says_why)
+/* Too few runs: no interval, said with the counts, never a verdict. */
+static void too_few_runs_decide_nothing(UNIT_STATE)
+{
+	char *cmd[] = {"bench", NULL};
+	runs(0, "off", 3, 1.0, 3);
+	runs(1, "glibc", 1, 0.5, 1);
+	char *t = text(2, cmd, 3, 0, 0);
+	assert_contains(t,
+			"  glibc: no interval: 1 good run of it and 3 of off are too few for one "
+			"of 95% (4 of each suffice);");
+	assert_contains(t, "  glibc: no interval of peak RSS: too few runs with a MAXRSS");
+	assert_null(strstr(t, "faster"));
+	free(t);
+}
+
+UNIT_TESTS(a_metric_that_never_matched_is_said, too_few_runs_decide_nothing,
+	   a_metric_that_is_not_a_number_says_so, the_header_quotes_the_command,
+	   the_command_wraps_at_80_columns, a_failed_mode_says_why)
