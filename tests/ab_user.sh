@@ -108,6 +108,11 @@ t ab --sysroot /tmp -- true
 expect_eval "--sysroot: a usage error, as its help says" \
 	'[ "$RC" = 2 ] && "$T" ab --help | grep -q "^--sysroot is a usage error here"' "$(errtail)"
 
+"$T" ab --help >"$TMP/help" 2>&1
+expect_eval "--help names the estimator whole and every range" \
+	'grep -q "(Hodges-Lehmann estimate of the ratio" "$TMP/help" && grep -q "1\.\.64)" "$TMP/help" && grep -q "0\.\.10)" "$TMP/help" && grep -q "1\.\.86400)" "$TMP/help" && grep -q "^  --mode M " "$TMP/help"' \
+	"$(head -c 400 "$TMP/help")"
+
 # ---- the README's example is what ab prints now (numbers, units and wrapping aside) ------
 C=build/tests/chase_malloc
 if [ -x "$C" ]; then
