@@ -13,6 +13,8 @@ suite_init ab-user
 need_built "$T"
 need_python3
 AB=(ab --modes host)
+# a failed run's log directory is kept (and named): in this suite's own directory, removed at exit
+export TMPDIR=$TMP
 
 # ---- usage errors: exit 2, the message names the range -----------------------------------
 for v in 0 -1 86401 junk 1.5 '' 99999999999999999999; do
