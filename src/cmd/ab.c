@@ -21,23 +21,26 @@
 #include "../render/report.h"
 #include "../util/esc.h"
 #include "../util/num.h"
+#include "../util/wrap.h"
 #include "ab_int.h"
 #include "args.h"
 
 static void ab_help(FILE *f)
 {
 	fprintf(f,
-		"usage: thpctl ab [--modes LIST] [--sweep] [--runs N] [--warmup N]\n"
+		"usage: thpctl ab [--modes LIST | --mode M...] [--sweep] [--runs N] [--warmup N]\n"
 		"                 [--metric NAME+=REGEX]... [--timeout S] [--csv] [--report FILE]\n"
 		"                 [--json] -- CMD [ARGS]\n\n"
 		"Run CMD under each THP mode, interleaved (A B C A B C ...), and compare each\n"
-		"mode with the first: wall time with an interval of at least 95%% (Hodges-\n"
-		"Lehmann, exact Mann-Whitney bounds; the level it has is stated: 96.8%% at 5\n"
-		"runs per mode), user/sys time, peak RSS and minor faults (wait4), peak\n"
-		"AnonHugePages of its process tree (smaps_rollup, sampled), and host-wide\n"
-		"deltas of thp_fault_alloc, thp_fault_fallback, compact_stall, thp_split_pmd,\n"
+		"mode with the first: wall time with an interval of at least 95%%\n"
+		"(Hodges-Lehmann estimate of the ratio, exact Mann-Whitney bounds; the level\n"
+		"it has is stated: 96.8%% at 5 runs per mode), user/sys time, peak RSS (CMD's\n"
+		"own, as time(1) reports it) and minor faults (wait4), peak AnonHugePages of\n"
+		"its process tree (smaps_rollup, sampled), and host-wide deltas of\n"
+		"thp_fault_alloc, thp_fault_fallback, compact_stall, thp_split_pmd,\n"
 		"thp_collapse_alloc. A mode whose AnonHugePages contradicts its intent is\n"
-		"flagged.\n\n"
+		"flagged. An interval decides; without one (too few runs) or when it holds\n"
+		"both no change and one beyond 3%%, the verdict says so.\n\n"
 		"modes (default off,glibc,host):\n"
 		"  host             no change: the host's settings as they are\n"
 		"  off              prctl(PR_SET_THP_DISABLE) for CMD and its children\n"
@@ -68,15 +71,19 @@ static void ab_help(FILE *f)
 		"                   a statically linked CMD (the helper cannot load): the modes\n"
 		"                   host:enabled=never, madvise and always instead (root)\n"
 		"  --runs N         measured runs per mode (default 5, 1..%d)\n"
-		"  --warmup N       discarded runs per mode first (default 1)\n"
-		"  --metric NAME+=REGEX  a number from CMD's output (the first group of the\n"
-		"                   extended REGEX, else the match): + higher is better, - lower\n"
-		"  --timeout S      kill a run after S seconds (default 600): the mode fails\n"
+		"  --warmup N       discarded runs per mode first (default 1, 0..%d)\n"
+		"  --metric NAME+=REGEX  a number from CMD's output (its first match of the\n"
+		"                   extended REGEX: the first group, else the match): + higher\n"
+		"                   is better, - lower (at most %d); a mode's value is unknown,\n"
+		"                   and said why, when no run's output gave a number\n"
+		"  --timeout S      kill a run after S whole seconds (default 600, 1..%d): the\n"
+		"                   mode stops there\n"
 		"  --csv            one line per run instead of the table\n"
 		"  --report FILE    also an HTML page: wall time per run and mode, the ratios\n"
 		"                   with their intervals, each chart with its numbers\n" GLOBAL_HELP
+		"--sysroot is a usage error here: ab runs CMD on this host.\n"
 		"\nExit status: 0 every mode ran, 1 a run failed (its log tail is shown), 2 usage.\n",
-		AB_MAX_RUNS);
+		AB_MAX_RUNS, AB_MAX_WARMUP, AB_MAX_METRICS, AB_MAX_TIMEOUT_S);
 }
 
 enum {
@@ -146,19 +153,39 @@ static int add_sweep_modes(struct ab_ctx *c)
 static int add_metric(struct ab_ctx *c, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
-	struct ab_metric *m = &c->metrics[c->nmetrics];
-	if (c->nmetrics >= AB_MAX_METRICS || !eq || eq == arg || !eq[1] ||
-	    (eq[-1] != '+' && eq[-1] != '-') || eq - arg - 1 < 1 ||
-	    (size_t)(eq - arg - 1) >= sizeof(m->name)) {
-		warnx("ab: --metric takes NAME+=REGEX or NAME-=REGEX (at most %d)", AB_MAX_METRICS);
+	if (c->nmetrics >= AB_MAX_METRICS) {
+		warnx("ab: at most %d --metric", AB_MAX_METRICS);
 		return EXIT_USAGE;
 	}
-	memcpy(m->name, arg, (size_t)(eq - arg - 1));
-	m->name[eq - arg - 1] = '\0';
+	struct ab_metric *m = &c->metrics[c->nmetrics];
+	size_t nl = eq && eq > arg ? (size_t)(eq - arg - 1) : 0;
+	bool name_ok =
+		nl >= 1 && nl < sizeof(m->name) && (eq[-1] == '+' || eq[-1] == '-') &&
+		strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.") >=
+			nl;
+	if (!name_ok || !eq[1]) {
+		warnx("ab: --metric takes NAME+=REGEX (higher is better) or NAME-=REGEX (lower is "
+		      "better), NAME of letters, digits, '_' and '.', at most %zu",
+		      sizeof(m->name) - 1);
+		return EXIT_USAGE;
+	}
+	if (strlen(eq + 1) >= sizeof(m->regex)) {
+		warnx("ab: --metric: a REGEX of at most %zu bytes", sizeof(m->regex) - 1);
+		return EXIT_USAGE;
+	}
+	memcpy(m->name, arg, nl);
+	m->name[nl] = '\0';
+	for (int k = 0; k < c->nmetrics; k++)
+		if (!strcmp(c->metrics[k].name, m->name)) {
+			warnx("ab: --metric %s given twice", m->name);
+			return EXIT_USAGE;
+		}
 	m->higher_better = eq[-1] == '+';
 	snprintf(m->regex, sizeof(m->regex), "%s", eq + 1);
 	if (ab_metric_compile(c, c->nmetrics)) {
-		warnx("ab: --metric %s: not an extended regular expression: %s", m->name, eq + 1);
+		char b[200];
+		warnx("ab: --metric %s: not an extended regular expression: %s", m->name,
+		      esc_buf(b, sizeof(b), eq + 1));
 		return EXIT_USAGE;
 	}
 	c->nmetrics++;
@@ -173,7 +200,7 @@ static int ab_opt(int o, const char *arg, void *ctx)
 					ARGS_FLAG(OPT_SWEEP, &c->sweep)};
 	if (args_store(o, arg, st, ARGS_N(st)) == -1)
 		return -1;
-	long v;
+	char b[64];
 	switch (o) {
 	case OPT_MODES: {
 		static char words[AB_MAX_MODES][AB_NAME_LEN];
@@ -183,10 +210,10 @@ static int ab_opt(int o, const char *arg, void *ctx)
 			return EXIT_USAGE;
 		}
 		if (n < 0) {
-			char b[160];
+			char lb[160];
 			warnx("ab: --modes '%s': a comma-separated list of modes, none of them empty "
 			      "(host, off, except-advised, glibc, env:K=V, host:KEY=VALUE, sweep:0..100)",
-			      esc_buf(b, sizeof(b), arg));
+			      esc_buf(lb, sizeof(lb), arg));
 			return EXIT_USAGE;
 		}
 		for (int k = 0; k < n; k++) {
@@ -199,22 +226,25 @@ static int ab_opt(int o, const char *arg, void *ctx)
 	case OPT_MODE:
 		return add_mode(c, arg);
 	case OPT_RUNS:
+		return args_long(
+			       arg, 1, AB_MAX_RUNS, &c->runs,
+			       "ab: --runs takes a whole number of runs per mode, 1..%d, not '%s'",
+			       AB_MAX_RUNS, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_WARMUP:
+		return args_long(
+			       arg, 0, AB_MAX_WARMUP, &c->warmup,
+			       "ab: --warmup takes a whole number of runs per mode, 0..%d, not '%s'",
+			       AB_MAX_WARMUP, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_TIMEOUT:
-		if (str_long(arg, o == OPT_RUNS ? 1 : 0,
-			     o == OPT_RUNS     ? AB_MAX_RUNS
-			     : o == OPT_WARMUP ? 10
-					       : 86400,
-			     &v)) {
-			warnx("ab: bad %s '%s'",
-			      o == OPT_RUNS	? "--runs"
-			      : o == OPT_WARMUP ? "--warmup"
-						: "--timeout",
-			      arg);
-			return EXIT_USAGE;
-		}
-		*(o == OPT_RUNS ? &c->runs : o == OPT_WARMUP ? &c->warmup : &c->timeout_s) = v;
-		return -1;
+		return args_long(arg, 1, AB_MAX_TIMEOUT_S, &c->timeout_s,
+				 "ab: --timeout takes whole seconds, 1..%d, not '%s'",
+				 AB_MAX_TIMEOUT_S, esc_buf(b, sizeof(b), arg))
+			       ? EXIT_USAGE
+			       : -1;
 	case OPT_METRIC:
 		return add_metric(c, arg);
 	default:
@@ -329,6 +359,8 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 				.cmd = c.cmd,
 				.runs = (int)c.runs,
 				.warmup = (int)c.warmup,
+				.timeout_s = c.timeout_s,
+				.width = wrap_stdout_width(),
 				.sweep = &sw};
 	if (g->json) {
 		json_t *doc = ab_to_json(&rep);

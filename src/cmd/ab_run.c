@@ -3,14 +3,15 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,11 @@
 static volatile pid_t sig_child;
 static volatile sig_atomic_t sig_keep;
 static char sig_logdir[256];
+
+void ab_child_record(pid_t pid)
+{
+	sig_child = pid;
+}
 
 static void say(const char *s)
 {
@@ -151,7 +157,7 @@ static int prepare_host(struct ab_ctx *c, int i)
 	return -1;
 }
 
-/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: posix_spawnp says why). */
+/* CMD[0] found on PATH into c->exe, so each run skips the search ("" when not found: execvpe says why). */
 static void resolve_cmd(struct ab_ctx *c)
 {
 	const char *path = getenv("PATH");
@@ -259,112 +265,6 @@ static void sample_tree(const struct sysroot *sr, pid_t pid, struct proc_info *p
 	}
 }
 
-/* ENVP for mode M: this environment with GLIBC_TUNABLES, K=V, or the sweep's LD_PRELOAD and
- * THPCTL_SWEEP_PERCENT set (KV: storage for two strings of N bytes each), or environ itself.
- * NULL on ENOMEM (the caller frees a result that is not environ). */
-static char **mode_env(const struct ab_ctx *c, const struct ab_mode *m, char *kv, size_t n)
-{
-	char *set[2] = {kv, NULL};
-	if (m->kind == AB_GLIBC) {
-		const char *old = getenv("GLIBC_TUNABLES");
-		snprintf(kv, n, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", old ? old : "",
-			 old ? ":" : "");
-	} else if (m->kind == AB_ENV) {
-		snprintf(kv, n, "%s", m->arg);
-	} else if (m->kind == AB_SWEEP) {
-		/* the helper first, then what the user preloads (ld.so takes ':' or ' ') */
-		const char *old = getenv("LD_PRELOAD");
-		snprintf(kv, n, "LD_PRELOAD=%s%s%s", c->sweep_so, old && *old ? ":" : "",
-			 old ? old : "");
-		set[1] = kv + n;
-		snprintf(set[1], n, "THPCTL_SWEEP_PERCENT=%d", m->percent);
-	} else {
-		return environ;
-	}
-	size_t ne = 0, k = 0;
-	while (environ[ne])
-		ne++;
-	char **envp = malloc((ne + 3) * sizeof(*envp));
-	if (!envp)
-		return NULL;
-	for (size_t i = 0; i < ne; i++) {
-		bool replaced = false; /* K=V replaces K's value */
-		for (int j = 0; j < 2 && set[j]; j++) {
-			size_t klen = (size_t)(strchr(set[j], '=') - set[j]) + 1;
-			replaced |= strncmp(environ[i], set[j], klen) == 0;
-		}
-		if (!replaced)
-			envp[k++] = environ[i];
-	}
-	for (int j = 0; j < 2 && set[j]; j++)
-		envp[k++] = set[j];
-	envp[k] = NULL;
-	return envp;
-}
-
-/*
- * Start CMD under mode M, its stdout and stderr to LOGFD, stdin /dev/null: posix_spawn (a vfork
- * and exec: no copy of thpctl's page tables per run, ~2 ms on this VM with fork). The prctl
- * modes set PR_SET_THP_DISABLE on thpctl itself around the spawn, as a child sharing its
- * memory cannot set it for itself: the new process image takes its THP-disable state from the
- * process that execs (kept across execve, kernel-thp-abi.md); thpctl's own state is put back at
- * once. Returns the child's PID, or -errno when it could not be started (said in the log).
- */
-static pid_t spawn(const struct ab_ctx *c, const struct ab_mode *m, int logfd)
-{
-	static char kv[2 * 8192]; /* two strings: an LD_PRELOAD can be long */
-	char **envp = mode_env(c, m, kv, sizeof(kv) / 2);
-	if (!envp)
-		return -ENOMEM;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t fatal, mask;
-	guard_fatal_sigset(&fatal);
-	/* its own process group (a signal to ab ends CMD's whole tree); the fatal signals
-	 * blocked until its pid is recorded for the hook, CMD with thpctl's mask as it was */
-	sigprocmask(SIG_BLOCK, &fatal, &mask);
-	int r = posix_spawnattr_init(&at);
-	if (!r)
-		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	if (!r)
-		r = posix_spawnattr_setpgroup(&at, 0);
-	if (!r)
-		r = posix_spawnattr_setsigmask(&at, &mask);
-	if (!r)
-		r = posix_spawn_file_actions_init(&fa);
-	if (!r)
-		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDOUT_FILENO);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, logfd, STDERR_FILENO);
-	int old = -1;
-	if (!r && (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED)) {
-		old = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
-		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
-		if (old < 0 || prctl(PR_SET_THP_DISABLE, 1, how, 0, 0))
-			r = errno;
-	}
-	pid_t pid = -1;
-	if (!r)
-		r = c->exe[0] ? posix_spawn(&pid, c->exe, &fa, &at, c->cmd, envp)
-			      : posix_spawnp(&pid, c->cmd[0], &fa, &at, c->cmd, envp);
-	sig_child = r ? 0 : pid;
-	sigprocmask(SIG_SETMASK, &mask, NULL);
-	if (old >= 0 &&
-	    prctl(PR_SET_THP_DISABLE, old & 1, old & 2 ? PR_THP_DISABLE_EXCEPT_ADVISED : 0, 0, 0))
-		warn("ab: cannot put back thpctl's own PR_SET_THP_DISABLE %d", old);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (envp != environ)
-		free(envp);
-	if (r) {
-		dprintf(logfd, "thpctl: ab: cannot run %s: %s\n", c->cmd[0], strerror(r));
-		return -r;
-	}
-	return pid;
-}
-
 /* Wait for PID, sampling its tree (1, 2, 4 ... 64 ms, then every 100 ms). Wait status, or -1. */
 static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct rusage *ru,
 		 bool *timed_out)
@@ -400,15 +300,26 @@ static int watch(const struct ab_ctx *c, pid_t pid, struct ab_run *run, struct r
 	return st;
 }
 
-/* The metrics of RUN from its log at PATH. */
+/* The metrics of RUN from its log at PATH: each regex's first match (its first group, else the
+ * whole match) read as a number, or why not (enum ab_metric_got). */
 static void read_metrics(const struct ab_ctx *c, const char *path, struct ab_run *run)
 {
 	struct buf b = {0};
-	if (!c->nmetrics || read_file_at(AT_FDCWD, path, &b, 1 << 20) || buf_reserve(&b, b.len + 1))
+	if (!c->nmetrics)
+		return;
+	if (read_file_at(AT_FDCWD, path, &b, AB_OUTPUT_MAX) || buf_reserve(&b, b.len + 1)) {
+		for (int k = 0; k < c->nmetrics; k++)
+			run->metric_got[k] = AM_UNREAD;
 		goto out;
-	b.p[b.len] = '\0'; /* regexec wants a string: a NUL in the output ends it early */
+	}
+	/* regexec reads a string: a NUL in the output would end it early */
+	for (size_t i = 0; i < b.len; i++)
+		if (!b.p[i])
+			b.p[i] = ' ';
+	b.p[b.len] = '\0';
 	for (int k = 0; k < c->nmetrics; k++) {
 		regmatch_t mt[2];
+		run->metric_got[k] = AM_NO_MATCH;
 		if (regexec(&c->re[k], b.p, 2, mt, 0))
 			continue;
 		regmatch_t *g = mt[1].rm_so >= 0 ? &mt[1] : &mt[0];
@@ -417,8 +328,8 @@ static void read_metrics(const struct ab_ctx *c, const char *path, struct ab_run
 		snprintf(num, sizeof(num), "%.*s", len < 63 ? len : 63, b.p + g->rm_so);
 		char *e;
 		double v = strtod(num, &e);
-		if (e != num)
-			run->metric[k] = v, run->metric_ok[k] = true;
+		run->metric_got[k] = e != num && isfinite(v) ? AM_VALUE : AM_NOT_NUMBER;
+		run->metric[k] = v;
 	}
 out:
 	buf_free(&b);
@@ -427,16 +338,39 @@ out:
 /* Print the last lines of the log at PATH on stderr. */
 static void log_tail(const char *path)
 {
-	struct buf b = {0};
-	if (read_file_at(AT_FDCWD, path, &b, 1 << 20) == 0) {
-		size_t i = b.len, lines = 0;
-		while (i > 0 && lines <= 10)
-			if (b.p[--i] == '\n')
-				lines++;
-		fprintf(stderr, "--- last lines of %s ---\n%.*s\n", path, (int)(b.len - i),
-			b.p + i);
+	char t[8192];
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	if (fd >= 0 && fstat(fd, &sb) == 0) {
+		off_t off = sb.st_size > (off_t)sizeof(t) ? sb.st_size - (off_t)sizeof(t) : 0;
+		n = pread_full(fd, t, sizeof(t), (uint64_t)off);
 	}
-	buf_free(&b);
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return;
+	size_t i = (size_t)n, lines = 0;
+	while (i > 0 && lines <= 10)
+		if (t[--i] == '\n')
+			lines++;
+	if (t[i] == '\n')
+		i++;
+	if (i == (size_t)n)
+		fprintf(stderr, "--- %s: no output ---\n", path);
+	else
+		fprintf(stderr, "--- last lines of %s ---\n%.*s%s", path, (int)((size_t)n - i),
+			t + i, t[n - 1] == '\n' ? "" : "\n");
+}
+
+/* "run 2" or "warm-up run 1": run NTH (0-based, warm-up first) of a mode, into OUT. */
+static const char *run_name(const struct ab_ctx *c, int nth, char *out, size_t n)
+{
+	if (nth < c->warmup)
+		snprintf(out, n, "warm-up run %d", nth + 1);
+	else
+		snprintf(out, n, "run %ld", nth - c->warmup + 1);
+	return out;
 }
 
 /* One run of mode I. 0, or -1 when the mode failed (said on stderr). */
@@ -459,8 +393,8 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	int64_t before[AC_N], after[AC_N];
 	read_counters(&c->g->sr, before);
 	fflush(NULL);
-	uint64_t t0 = mono_ns();
-	pid_t pid = spawn(c, m, logfd);
+	uint64_t t0;
+	pid_t pid = ab_start(c, m, logfd, &t0);
 	close(logfd);
 	struct rusage ru = {0};
 	bool timed_out = false;
@@ -483,13 +417,28 @@ static int run_once(struct ab_ctx *c, int i, int nth, struct ab_run *run)
 	read_metrics(c, path, run);
 	if (run->ok)
 		return 0;
-	warnx("ab: mode %s: %s", m->name,
-	      timed_out		? "timed out (--timeout): killed"
-	      : pid < 0		? "could not be started"
-	      : WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
-				: "exited with a non-zero status");
-	if (st >= 0 && WIFEXITED(st))
-		fprintf(stderr, "thpctl: ab: exit status %d\n", WEXITSTATUS(st));
+	m->fail = timed_out	    ? AF_TIMEOUT
+		  : pid < 0	    ? AF_NOT_STARTED
+		  : WIFSIGNALED(st) ? AF_SIGNAL
+				    : AF_EXIT;
+	m->fail_code = m->fail == AF_NOT_STARTED ? (int)-pid
+		       : m->fail == AF_SIGNAL	 ? WTERMSIG(st)
+		       : m->fail == AF_EXIT	 ? WEXITSTATUS(st)
+						 : 0;
+	m->fail_run = nth;
+	char rn[32];
+	run_name(c, nth, rn, sizeof(rn));
+	if (m->fail == AF_TIMEOUT)
+		warnx("ab: mode %s: %s ran past --timeout %ld s: killed", m->name, rn,
+		      c->timeout_s);
+	else if (m->fail == AF_NOT_STARTED)
+		warnx("ab: mode %s: %s could not be started: %s", m->name, c->cmd[0],
+		      strerror(m->fail_code));
+	else if (m->fail == AF_SIGNAL)
+		warnx("ab: mode %s: %s was killed by signal %d (%s)", m->name, rn, m->fail_code,
+		      strsignal(m->fail_code));
+	else
+		warnx("ab: mode %s: %s exited with status %d", m->name, rn, m->fail_code);
 	log_tail(path);
 	c->keep_logs = true;
 	sig_keep = 1;

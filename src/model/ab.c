@@ -63,6 +63,42 @@ const char *ab_verdict_name(enum ab_verdict v)
 	return ENUM_NAME(names, v, "?");
 }
 
+const char *ab_metric_why_name(enum ab_metric_why w)
+{
+	static const char *const names[] = {[AMW_KNOWN] = NULL,
+					    [AMW_NO_RUN] = "no-good-run",
+					    [AMW_NO_MATCH] = "no-match",
+					    [AMW_NOT_NUMBER] = "not-a-number",
+					    [AMW_UNREAD] = "output-unread"};
+	return ENUM_NAME(names, w, NULL);
+}
+
+const char *ab_fail_name(enum ab_fail f)
+{
+	static const char *const names[] = {[AF_NONE] = NULL,
+					    [AF_EXIT] = "exit",
+					    [AF_SIGNAL] = "signal",
+					    [AF_TIMEOUT] = "timeout",
+					    [AF_NOT_STARTED] = "not-started"};
+	return ENUM_NAME(names, f, NULL);
+}
+
+const char *ab_metric_call_name(const struct ab_summary *s, int k, bool higher_better)
+{
+	if (s->verdict == AV_BASE || s->verdict == AV_NOT_RUN)
+		return NULL;
+	switch (s->metric_call[k]) {
+	case CI_TOO_FEW:
+		return "too-few-values";
+	case CI_WITHIN:
+		return "no-difference";
+	case CI_TOO_WIDE:
+		return "inconclusive";
+	default:
+		return (s->metric_call[k] == CI_ABOVE) == higher_better ? "better" : "worse";
+	}
+}
+
 /* ab_verdict_name(), with less and more memory for faster and slower. */
 const char *ab_mem_name(enum ab_verdict v)
 {
@@ -227,10 +263,24 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 	for (int k = 0; k < nmetrics; k++) {
 		double v[AB_MAX_RUNS];
 		int nv = 0;
-		for (int i = 0; i < m->nruns; i++)
-			if (m->runs[i].ok && m->runs[i].metric_ok[k])
-				v[nv++] = m->runs[i].metric[k];
+		struct ab_metric_count *mc = &s->metric_n[k];
+		for (int i = 0; i < m->nruns; i++) {
+			const struct ab_run *x = &m->runs[i];
+			if (!x->ok)
+				continue;
+			mc->runs++;
+			mc->not_number += x->metric_got[k] == AM_NOT_NUMBER;
+			mc->unread += x->metric_got[k] == AM_UNREAD;
+			if (x->metric_got[k] == AM_VALUE)
+				v[nv++] = x->metric[k];
+		}
+		mc->matched = nv;
 		ab_stat_of(v, nv, &s->metric[k]);
+		mc->why = nv		   ? AMW_KNOWN
+			  : !mc->runs	   ? AMW_NO_RUN
+			  : mc->not_number ? AMW_NOT_NUMBER
+			  : mc->unread	   ? AMW_UNREAD
+					   : AMW_NO_MATCH;
 	}
 }
 
@@ -247,7 +297,7 @@ static int values(const struct ab_mode *m, int which, double *out)
 				out[n++] = (double)x->maxrss_kb;
 		} else if (which == 0)
 			out[n++] = x->wall_s;
-		else if (x->metric_ok[which - 1])
+		else if (x->metric_got[which - 1] == AM_VALUE)
 			out[n++] = x->metric[which - 1];
 	}
 	return n;

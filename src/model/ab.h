@@ -45,6 +45,25 @@ enum ab_counter {
 };
 const char *ab_counter_name(enum ab_counter c);
 
+/* What one run's output gave a --metric. */
+enum ab_metric_got {
+	AM_NO_MATCH,   /* its regex matched nothing in the output */
+	AM_VALUE,      /* a number: metric[k] */
+	AM_NOT_NUMBER, /* it matched, but the match (its first group) does not read as a number */
+	AM_UNREAD,     /* the output could not be read (larger than AB_OUTPUT_MAX, or an error) */
+};
+
+#define AB_OUTPUT_MAX (64u << 20) /* bytes of a run's output searched for the metrics */
+
+/* How a mode stopped (its first failed run). */
+enum ab_fail {
+	AF_NONE,
+	AF_EXIT,	/* exited with a non-zero status: code */
+	AF_SIGNAL,	/* killed by a signal: code */
+	AF_TIMEOUT,	/* ran past --timeout, killed */
+	AF_NOT_STARTED, /* could not be started: code, an errno */
+};
+
 struct ab_run {
 	double wall_s, user_s, sys_s;
 	uint64_t maxrss_kb, minflt;
@@ -54,7 +73,7 @@ struct ab_run {
 	int samples;
 	int64_t delta[AC_N]; /* host-wide, -1 unknown */
 	double metric[AB_MAX_METRICS];
-	bool metric_ok[AB_MAX_METRICS];
+	enum ab_metric_got metric_got[AB_MAX_METRICS];
 	int status; /* wait status */
 	bool ok;    /* exited 0 */
 };
@@ -71,9 +90,12 @@ struct ab_mode {
 	const char *arg; /* after the colon, for env and host */
 	bool skipped;
 	char skip_reason[200];
-	bool failed;	  /* a run failed: the mode stopped */
-	int percent;	  /* sweep:P: P (0..100), else -1 */
-	bool sweep_point; /* in the sweep's fit: sweep:P, or a host setting standing in for it */
+	bool failed;	   /* a run failed: the mode stopped */
+	enum ab_fail fail; /* how (AF_NONE when it did not) */
+	int fail_code;	   /* the exit status, the signal, or the errno (AF_NOT_STARTED) */
+	int fail_run;	   /* which run, 0-based, warm-up runs counted first */
+	int percent;	   /* sweep:P: P (0..100), else -1 */
+	bool sweep_point;  /* in the sweep's fit: sweep:P, or a host setting standing in for it */
 	int nruns;
 	struct ab_run runs[AB_MAX_RUNS];
 };
@@ -96,6 +118,22 @@ struct ab_stat {
 /* Median, min and max of the N values V (finite; V is sorted in place); ok false when N is 0. */
 void ab_stat_of(double *v, int n, struct ab_stat *s);
 
+/* Why a mode's metric has no value (AMW_KNOWN: it has one). */
+enum ab_metric_why {
+	AMW_KNOWN,
+	AMW_NO_RUN,	/* no good run */
+	AMW_NO_MATCH,	/* the regex matched the output of none of the good runs */
+	AMW_NOT_NUMBER, /* it matched, but never a number */
+	AMW_UNREAD,	/* some output could not be read, and no other gave a number */
+};
+
+/* Over a mode's good runs: how many gave metric K a value, and why not when none did. */
+struct ab_metric_count {
+	int runs;			 /* good runs */
+	int matched, not_number, unread; /* of them: AM_VALUE, AM_NOT_NUMBER, AM_UNREAD */
+	enum ab_metric_why why;
+};
+
 struct ab_summary {
 	struct ab_stat wall, user, sys, maxrss, minflt, ahp, share, metric[AB_MAX_METRICS];
 	int64_t delta_med[AC_N]; /* medians, -1 unknown */
@@ -103,6 +141,7 @@ struct ab_summary {
 	enum ab_verdict verdict;
 	struct ratio_ci metric_ci[AB_MAX_METRICS];
 	enum ci_call metric_call[AB_MAX_METRICS];
+	struct ab_metric_count metric_n[AB_MAX_METRICS];
 	bool proof_contradicts; /* the intent (less/more THP) not shown by AnonHugePages */
 	bool proof_unknown;	/* no AnonHugePages sample */
 	/* memory, a verdict of its own: what THP costs beside what it buys */
@@ -184,6 +223,16 @@ int ab_modes_split(const char *list, char (*out)[AB_NAME_LEN], int max);
 int ab_mode_parse(const char *word, struct ab_mode *m);
 
 const char *ab_verdict_name(enum ab_verdict v);
+/* "no-match", "not-a-number", "output-unread", "no-good-run"; NULL for AMW_KNOWN. */
+const char *ab_metric_why_name(enum ab_metric_why w);
+/* "exit", "signal", "timeout", "not-started"; NULL for AF_NONE. */
+const char *ab_fail_name(enum ab_fail f);
+/*
+ * The call of metric K of a mode against the base, as a word: "better", "worse",
+ * "no-difference", "inconclusive", "too-few-values" (S's metric_call and the metric's
+ * direction HIGHER_BETTER); NULL for the base or a mode not compared.
+ */
+const char *ab_metric_call_name(const struct ab_summary *s, int k, bool higher_better);
 /* The memory verdict's name: "base", "less-memory", "more-memory", "no-difference", ... */
 const char *ab_mem_name(enum ab_verdict v);
 

@@ -11,14 +11,6 @@
 #include "json.h"
 #include "table.h"
 
-static void cmd_line(FILE *f, char *const *cmd)
-{
-	for (int i = 0; cmd[i]; i++) {
-		fputc(' ', f);
-		fputs_safe(cmd[i], f);
-	}
-}
-
 /* LINE (a format) on F, wrapped at 80 columns under its own indent + 4. */
 __attribute__((format(printf, 2, 3))) static void put_wrapped(FILE *f, const char *fmt, ...)
 {
@@ -78,211 +70,6 @@ const char *ab_ci_level(char *out, size_t n, const struct ratio_ci *ci)
 	return out;
 }
 
-/* Median (min-max) with PREC decimals. */
-static void stat_cell(struct table *t, const struct ab_stat *s, int prec)
-{
-	if (!s->ok)
-		table_cell(t, "-");
-	else
-		table_cell(t, "%.*f (%.*f-%.*f)", prec, s->med, prec, s->min, prec, s->max);
-}
-
-static void kb_stat_cell(struct table *t, const struct ab_stat *s)
-{
-	char v[32];
-	if (!s->ok) {
-		table_cell(t, "-");
-		return;
-	}
-	fmt_kb(v, sizeof(v), (uint64_t)(s->med + 0.5));
-	table_cell(t, "%s", v);
-}
-
-/*
- * "1.14x faster" / "1.08x slower" from a ratio Y/X of wall times (LESS "faster", MORE "slower"),
- * "16.3x more" / "1.08x less" from one of peak RSS; "-" for no ratio.
- */
-static void ratio_words(char *out, size_t n, double ratio, const char *less, const char *more)
-{
-	if (ratio <= 0)
-		snprintf(out, n, "-");
-	else if (ratio < 1)
-		snprintf(out, n, "%.2fx %s", 1 / ratio, less);
-	else
-		snprintf(out, n, "%.2fx %s", ratio, more);
-}
-
-static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
-{
-	const struct ab_mode *m = &r->modes[i];
-	const struct ab_summary *s = &r->sum[i];
-	fprintf(f, "  %s: ", m->name);
-	if (m->skipped) {
-		fprintf(f, "skipped: %s\n", m->skip_reason);
-		return;
-	}
-	if (m->failed || s->verdict == AV_NOT_RUN) {
-		fprintf(f, "%sa run failed: the mode stopped (see stderr)%s\n", col_yellow(color),
-			col_reset(color));
-		return;
-	}
-	char w[48], lv[16];
-	const char *bn = base >= 0 ? r->modes[base].name : "?";
-	ab_ci_level(lv, sizeof(lv), &s->ci);
-	switch (s->verdict) {
-	case AV_BASE:
-		fprintf(f, "the base the other modes are compared with");
-		break;
-	case AV_FASTER:
-	case AV_SLOWER:
-		ratio_words(w, sizeof(w), s->ci.est, "faster", "slower");
-		fprintf(f, "%s%s wall than %s (%s CI %.2f-%.2fx of its time)%s",
-			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv, s->ci.lo,
-			s->ci.hi, s->verdict == AV_SLOWER ? col_reset(color) : "");
-		break;
-	case AV_NO_DIFFERENCE:
-		fprintf(f, "no difference beyond 3%% from %s at N=%d (%s CI %.2f-%.2fx)", bn,
-			r->runs, lv, s->ci.lo, s->ci.hi);
-		break;
-	case AV_INCONCLUSIVE:
-		fprintf(f, "inconclusive: the host was too noisy (%s CI %.2f-%.2fx of %s's time)",
-			lv, s->ci.lo, s->ci.hi, bn);
-		break;
-	default:
-		fprintf(f, "too few runs for an interval (--runs %d; 4 or more per mode)", r->runs);
-		break;
-	}
-	/* the proof */
-	if (s->proof_unknown)
-		fprintf(f, "; AnonHugePages not sampled (runs too short)");
-	else {
-		fprintf(f, "; AnonHugePages %.0f%% of anon",
-			s->share.ok ? s->share.med * 100 : 0.0);
-		if (base >= 0 && base != i && r->sum[base].share.ok)
-			fprintf(f, " vs %.0f%% under %s", r->sum[base].share.med * 100, bn);
-	}
-	if (s->delta_med[AC_FAULT_ALLOC] >= 0)
-		fprintf(f, "; thp_fault_alloc +%lld (host-wide)",
-			(long long)s->delta_med[AC_FAULT_ALLOC]);
-	if (s->proof_contradicts)
-		fprintf(f, "%s; FLAGGED: AnonHugePages does not show what the mode intends%s",
-			col_yellow(color), col_reset(color));
-	fputc('\n', f);
-	for (int k = 0; k < r->nmetrics && s->verdict != AV_BASE; k++) {
-		const struct ratio_ci *ci = &s->metric_ci[k];
-		const char *call = s->metric_call[k] == CI_TOO_FEW    ? "too few values"
-				   : s->metric_call[k] == CI_WITHIN   ? "no difference beyond 3%"
-				   : s->metric_call[k] == CI_TOO_WIDE ? "inconclusive (noisy)"
-				   : (s->metric_call[k] == CI_ABOVE) == r->metrics[k].higher_better
-					   ? "better"
-					   : "worse";
-		if (ci->ok)
-			fprintf(f, "    %s: %s (ratio %.3f, %s CI %.3f-%.3f)\n", r->metrics[k].name,
-				call, ci->est, ab_ci_level(lv, sizeof(lv), ci), ci->lo, ci->hi);
-		else
-			fprintf(f, "    %s: %s (no interval)\n", r->metrics[k].name, call);
-	}
-}
-
-/* The memory verdict of mode I: peak RSS against the base, and its AnonHugePages share. */
-static void memory_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
-{
-	const struct ab_summary *s = &r->sum[i];
-	if (r->modes[i].skipped || r->modes[i].failed || s->mem_verdict == AV_NOT_RUN)
-		return;
-	char w[48], a[32], b[32], lv[16];
-	const char *bn = base >= 0 ? r->modes[base].name : "?";
-	ab_ci_level(lv, sizeof(lv), &s->rss_ci);
-	fprintf(f, "  %s: ", r->modes[i].name);
-	switch (s->mem_verdict) {
-	case AV_BASE:
-		fprintf(f, "the base");
-		break;
-	case AV_FASTER:
-	case AV_SLOWER:
-		ratio_words(w, sizeof(w), s->rss_ci.est, "less", "more");
-		fprintf(f, "%s%s peak RSS than %s (%s CI %.2f-%.2fx)%s",
-			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv,
-			s->rss_ci.lo, s->rss_ci.hi,
-			s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
-		break;
-	case AV_NO_DIFFERENCE:
-		fprintf(f, "no peak RSS difference beyond 3%% from %s (%s CI %.2f-%.2fx)", bn, lv,
-			s->rss_ci.lo, s->rss_ci.hi);
-		break;
-	case AV_INCONCLUSIVE:
-		fprintf(f, "inconclusive: peak RSS too spread (%s CI %.2f-%.2fx of %s's)", lv,
-			s->rss_ci.lo, s->rss_ci.hi, bn);
-		break;
-	default:
-		fprintf(f, "too few runs for an interval of peak RSS");
-		break;
-	}
-	if (s->maxrss.ok) {
-		fmt_kb(a, sizeof(a), (uint64_t)(s->maxrss.med + 0.5));
-		fprintf(f, "; MAXRSS %s", a);
-		if (base >= 0 && base != i && r->sum[base].maxrss.ok) {
-			fmt_kb(b, sizeof(b), (uint64_t)(r->sum[base].maxrss.med + 0.5));
-			fprintf(f, " vs %s", b);
-		}
-	}
-	if (s->share.ok)
-		fprintf(f, "; AnonHugePages %.0f%% of anon (runs %.0f-%.0f%%)", s->share.med * 100,
-			s->share.min * 100, s->share.max * 100);
-	fputc('\n', f);
-}
-
-void ab_render_text(FILE *f, const struct ab_report *r, bool color)
-{
-	int base = -1;
-	for (int i = 0; i < r->n && base < 0; i++)
-		if (r->sum[i].verdict == AV_BASE)
-			base = i;
-	fprintf(f, "%sthpctl ab%s:", col_bold(color), col_reset(color));
-	cmd_line(f, r->cmd);
-	fprintf(f, "  (%d runs per mode after %d warmup, interleaved)\n", r->runs, r->warmup);
-	ab_render_sweep(f, r, color);
-	fprintf(f, "verdicts (wall time against the first mode that ran):\n");
-	for (int i = 0; i < r->n; i++)
-		verdict_line(f, r, i, base, color);
-	fprintf(f,
-		"memory (peak RSS against the first mode that ran: what THP costs beside what it buys):\n");
-	for (int i = 0; i < r->n; i++)
-		memory_line(f, r, i, base, color);
-	static const char *const hdr[] = {"MODE",	  "RUNS",	   "WALL s (min-max)",
-					  "USER s",	  "SYS s",	   "MAXRSS",
-					  "MINFLT",	  "AnonHuge peak", "THP%anon",
-					  "fault_alloc*", "fallback*",	   "compact_stall*"};
-	struct table *t = table_new(12, hdr, "lrrrrrrrrrrr");
-	for (int i = 0; i < r->n; i++) {
-		const struct ab_summary *s = &r->sum[i];
-		table_cell(t, "%s", r->modes[i].name);
-		table_cell(t, "%d", r->modes[i].nruns);
-		stat_cell(t, &s->wall, 3);
-		stat_cell(t, &s->user, 2);
-		stat_cell(t, &s->sys, 2);
-		kb_stat_cell(t, &s->maxrss);
-		if (s->minflt.ok)
-			table_cell(t, "%.0f", s->minflt.med);
-		else
-			table_cell(t, "-");
-		kb_stat_cell(t, &s->ahp);
-		if (s->share.ok)
-			table_cell(t, "%.0f%%", s->share.med * 100);
-		else
-			table_cell(t, "-");
-		for (int k = AC_FAULT_ALLOC; k <= AC_COMPACT_STALL; k++)
-			if (s->delta_med[k] >= 0)
-				table_cell(t, "+%lld", (long long)s->delta_med[k]);
-			else
-				table_cell(t, "-");
-	}
-	table_flush(t, f, 0, color);
-	fprintf(f, "medians over runs; MAXRSS, MINFLT: wait4 rusage; AnonHuge: peak of the process "
-		   "tree's smaps_rollup, sampled; * host-wide /proc/vmstat deltas per run (other "
-		   "processes add to them)\n");
-}
-
 void ab_render_csv(FILE *f, const struct ab_report *r)
 {
 	fprintf(f, "mode,run,ok,wall_s,user_s,sys_s,maxrss_kb,minflt,anon_huge_peak_kb,anon_kb");
@@ -306,7 +93,8 @@ void ab_render_csv(FILE *f, const struct ab_report *r)
 				x->delta[c] >= 0 ? fprintf(f, ",%lld", (long long)x->delta[c])
 						 : fprintf(f, ",");
 			for (int k = 0; k < r->nmetrics; k++)
-				x->metric_ok[k] ? fprintf(f, ",%g", x->metric[k]) : fprintf(f, ",");
+				x->metric_got[k] == AM_VALUE ? fprintf(f, ",%g", x->metric[k])
+							     : fprintf(f, ",");
 			fputc('\n', f);
 		}
 }
@@ -333,6 +121,14 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "mode", json_str(m->name));
 	json_put(o, "skipped", m->skipped ? json_str(m->skip_reason) : NULL);
 	json_put(o, "failed", json_boolean(m->failed));
+	json_put(o, "failure",
+		 m->fail == AF_NONE
+			 ? NULL
+			 : json_obj("run", json_integer(m->fail_run + 1), "warmup",
+				    json_boolean(m->fail_run < r->warmup), "kind",
+				    json_str(ab_fail_name(m->fail)), "code",
+				    m->fail == AF_TIMEOUT ? NULL : json_integer(m->fail_code),
+				    NULL));
 	json_put(o, "verdict", json_str(ab_verdict_name(s->verdict)));
 	json_put(o, "wall_ratio_to_base", ci_json(&s->ci));
 	json_put(o, "memory_verdict", json_str(ab_mem_name(s->mem_verdict)));
@@ -352,9 +148,15 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "host_wide_delta_median", d);
 	json_t *mt = json_object();
 	for (int k = 0; k < r->nmetrics; k++) {
+		const struct ab_metric_count *n = &s->metric_n[k];
 		json_t *x = json_object();
 		json_put(x, "value", stat_json(&s->metric[k]));
 		json_put(x, "ratio_to_base", ci_json(&s->metric_ci[k]));
+		json_put(x, "call",
+			 json_str(ab_metric_call_name(s, k, r->metrics[k].higher_better)));
+		json_put(x, "matched_runs", json_integer(n->matched));
+		json_put(x, "runs", json_integer(n->runs));
+		json_put(x, "reason", json_str(ab_metric_why_name(n->why)));
 		json_put(mt, r->metrics[k].name, x);
 	}
 	json_put(o, "metrics", mt);
@@ -388,6 +190,14 @@ json_t *ab_to_json(const struct ab_report *r)
 	json_put(root, "runs_per_mode", json_integer(r->runs));
 	json_put(root, "warmup", json_integer(r->warmup));
 	json_put(root, "confidence", json_real(0.95));
+	json_put(root, "timeout_s", json_integer(r->timeout_s));
+	json_t *defs = json_array();
+	for (int k = 0; k < r->nmetrics; k++)
+		json_array_append_new(defs,
+				      json_obj("name", json_str(r->metrics[k].name), "regex",
+					       json_str(r->metrics[k].regex), "higher_is_better",
+					       json_boolean(r->metrics[k].higher_better), NULL));
+	json_put(root, "metrics", defs);
 	for (int i = 0; i < r->n; i++)
 		json_array_append_new(modes, mode_json(r, i));
 	json_put(root, "modes", modes);

@@ -9,6 +9,7 @@
 
 #include "../model/ab.h"
 #include "../model/settings_plan.h"
+#include "../util/buf.h"
 
 struct ab_report {
 	const struct ab_mode *modes;
@@ -18,6 +19,8 @@ struct ab_report {
 	int nmetrics;
 	char *const *cmd;
 	int runs, warmup;
+	long timeout_s; /* --timeout, s */
+	size_t width;	/* of the human output: the header's command is wrapped to it; 0 none */
 	const struct ab_sweep *sweep; /* call AS_NONE: no sweep modes */
 };
 
@@ -38,7 +41,21 @@ void ab_render_host_notice(FILE *f, const struct ab_mode *modes, struct settings
  */
 const char *ab_ci_level(char *out, size_t n, const struct ratio_ci *ci);
 
+/* The header, the verdicts (each mode's metrics under it), memory and the table (render/ab_text.c). */
 void ab_render_text(FILE *f, const struct ab_report *r, bool color);
+
+/*
+ * The command CMD (NULL-ended argv) for a reader, into OUT: each word shell-quoted (util/esc.h
+ * shell_quote: exact, control bytes as $'\x1b'), indented 2, broken between words to WIDTH
+ * columns (0: one line) with " \" ending each line but the last; a word wider than a line on
+ * its own is broken at its blanks (util/wrap.h wrap_line) rather than overflow. No final
+ * newline. Returns 0 or -ENOMEM.
+ */
+int ab_command_text(struct buf *out, char *const *cmd, size_t width);
+
+/* CMD's words shell-quoted as ab_command_text has them, on one line, appended to OUT
+ * (NUL-terminated). Returns 0 or -ENOMEM. */
+int ab_command_quoted(struct buf *out, char *const *cmd);
 void ab_render_csv(FILE *f, const struct ab_report *r);
 json_t *ab_to_json(const struct ab_report *r);
 

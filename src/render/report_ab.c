@@ -240,12 +240,16 @@ static void ab_evidence(struct hbuf *h, const struct ab_report *r)
 void report_ab(struct hbuf *h, const struct ab_report *r)
 {
 	char meta[400];
-	size_t off = (size_t)snprintf(meta, sizeof(meta), "command:");
-	for (int i = 0; r->cmd[i] && off < sizeof(meta); i++)
-		off += (size_t)snprintf(meta + off, sizeof(meta) - off, " %s", r->cmd[i]);
-	report_para(h, "meta", meta);
-	snprintf(meta, sizeof(meta), "%d runs per mode after %d warm-up run%s", r->runs, r->warmup,
-		 r->warmup == 1 ? "" : "s");
+	struct buf q = {0};
+	if (buf_add(&q, "command: ", 9) == 0 && ab_command_quoted(&q, r->cmd) == 0)
+		report_para(h, "meta", q.p);
+	buf_free(&q);
+	int n = snprintf(meta, sizeof(meta), "%d run%s per mode", r->runs, r->runs == 1 ? "" : "s");
+	if (r->warmup)
+		snprintf(meta + n, sizeof(meta) - (size_t)n, " after %d warm-up run%s", r->warmup,
+			 r->warmup == 1 ? "" : "s");
+	else
+		snprintf(meta + n, sizeof(meta) - (size_t)n, ", no warm-up run");
 	report_para(h, "meta", meta);
 	ab_wall(h, r);
 	ab_ratio(h, r, false);
