@@ -482,6 +482,7 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		: j.unsure ? "inconclusive"
 			   : "as expected",
 		j.vd[0], j.vd[1][0] ? "; " : "", j.vd[1], creep, STRIDE_PAGES);
+	r->inconclusive = j.ok && j.unsure;
 	return 0;
 }
 

@@ -311,11 +311,12 @@ static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		return 0;
 	}
 	const char *why = m.left ? " (another size stayed at always: see proof)" : "";
-	if (m.untested && m.ok)
+	if (m.untested && m.ok) {
 		lab_verdict(r, false,
 			    "not tested: no folio of the size seen in the region; %s %s%s", m.sz,
 			    m.summary, why);
-	else
+		r->inconclusive = true;
+	} else
 		lab_verdict_ok(
 			r, m.ok,
 			"folios of the size in the region (kpageflags) / %s / size: %s; AnonHugePages 0 for mTHP%s",

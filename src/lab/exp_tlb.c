@@ -484,6 +484,7 @@ static int lab_tlb(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 	}
 	lab_verdict(r, ok, "%s%s%s", ok ? "" : "partly inconclusive: ", guest ? "guest: " : "",
 		    parts);
+	r->inconclusive = !ok; /* as its text says */
 	return 0;
 }
 
