@@ -468,7 +468,7 @@ void frag_proofs(const struct frag *f, struct lab_result *r)
 		f->cg_headroom ? ", cgroup-capped" : "");
 	lab_proof(
 		r, "fragmenter fill",
-		"%llu THPs (%llu fallbacks) with defrag=never, every other base page punched: %s kept; stopped: %s",
+		"%llu THPs (%llu fallbacks) with defrag=never, every other base page punched: %s kept (computed as half of each THP, not read); stopped: %s",
 		(unsigned long long)f->fill_huge, (unsigned long long)f->fill_small, kept, f->stop);
 	lab_proof(
 		r, "fragmenter split",

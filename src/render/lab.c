@@ -9,13 +9,7 @@
 
 static void fmt_num(char *out, size_t n, double v, bool delta)
 {
-	const char *sign = delta && v >= 0 ? "+" : "";
-	if (fabs(v) >= 100 || v == floor(v))
-		snprintf(out, n, "%s%.0f", sign, v);
-	else if (fabs(v) >= 10)
-		snprintf(out, n, "%s%.1f", sign, v);
-	else
-		snprintf(out, n, "%s%.2f", sign, v);
+	fmt_measured(out, n, v, delta);
 }
 
 static void fmt_cell(char *out, size_t n, const struct lab_cell *c, bool delta)
