@@ -40,10 +40,8 @@ void chase_verdict(struct lab_result *r, const struct chase_size_res *res, int n
 		faults += res[i].faults;
 		if (head < 0 || res[i].size >= res[head].size)
 			head = i;
-		/* parts is as long as the verdict: a cut here makes the verdict over-long, said */
-		if (off < sizeof(parts))
-			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s at %s",
-						off ? "; " : "", res[i].clause, sz);
+		lab_catf(parts, sizeof(parts), &off, "%s%s at %s", off ? "; " : "", res[i].clause,
+			 sz);
 	}
 	if (head < 0) {
 		lab_verdict(r, false, "no size was timed (see proof)");
@@ -57,12 +55,12 @@ void chase_verdict(struct lab_result *r, const struct chase_size_res *res, int n
 	char lead[96] = "", fl[128] = "", gl[192] = "";
 	lab_fmt_size(sz, sizeof(sz), res[head].size);
 	if (nran > 1)
-		snprintf(lead, sizeof(lead), "%s at %s. ", call_word(call), sz);
+		lab_fmt(lead, sizeof(lead), "%s at %s. ", call_word(call), sz);
 	if (faults)
-		snprintf(fl, sizeof(fl),
-			 "; %ld page faults inside the timed walks (see the timing proof): not a "
-			 "walk over populated memory",
-			 faults);
+		lab_fmt(fl, sizeof(fl),
+			"; %ld page faults inside the timed walks (see the timing proof): not a "
+			"walk over populated memory",
+			faults);
 	if (guest && call == FASTER_SAME)
 		snprintf(
 			gl, sizeof(gl),

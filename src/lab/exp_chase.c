@@ -169,7 +169,7 @@ static int backing_check(const struct lab_ctx *ctx, struct backing *b)
 static void backing_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *szname,
 			  struct backing *b, bool folios)
 {
-	char key[64], fol[160] = "";
+	char key[64], fol[LAB_FOLIOS_LEN] = "";
 	const char *off = lab_thp_off_reason(ctx);
 	struct folio_counts fc;
 	if (folios && ctx->root &&
@@ -301,17 +301,16 @@ static void chase_timing_proof(struct lab_result *r, const char *sz, const struc
 {
 	char key[48], why[96], looks[64] = "";
 	size_t lo = 0;
-	for (int k = 1; pl->seq && k <= pl->max_runs && lo < sizeof(looks); k++)
+	for (int k = 1; pl->seq && k <= pl->max_runs; k++)
 		if (chase_looks_at(pl, k))
-			lo += (size_t)snprintf(looks + lo, sizeof(looks) - lo, "%s%d",
-					       lo ? ", " : "", k);
+			lab_catf(looks, sizeof(looks), &lo, "%s%d", lo ? ", " : "", k);
 	double w = wall[0] + wall[1];
 	if (!pl->seq)
-		snprintf(why, sizeof(why), "--runs %d", pl->max_runs);
+		lab_fmt(why, sizeof(why), "--runs %d", pl->max_runs);
 	else if (runs < pl->max_runs || chase_decided(t, m, pl->conf))
-		snprintf(why, sizeof(why), "sequential: stopped at the first decisive look");
+		lab_fmt(why, sizeof(why), "sequential: stopped at the first decisive look");
 	else
-		snprintf(why, sizeof(why), "sequential: the cap, still not decisive");
+		lab_fmt(why, sizeof(why), "sequential: the cap, still not decisive");
 	snprintf(key, sizeof(key), "%s timing", sz);
 	lab_proof(
 		r, key,
@@ -335,10 +334,10 @@ static void chase_memory_proof(struct lab_result *r, const char *sz, uint64_t si
 	char key[48], w[64] = "", when[64];
 	double pages = (double)size / 4096;
 	if (warm_ns >= 0) {
-		snprintf(w, sizeof(w), " (warm-up: %.0f ns)", warm_ns / (2 * pages + 16384));
-		snprintf(when, sizeof(when), "right after the warm-up");
+		lab_fmt(w, sizeof(w), " (warm-up: %.0f ns)", warm_ns / (2 * pages + 16384));
+		lab_fmt(when, sizeof(when), "right after the warm-up");
 	} else {
-		snprintf(when, sizeof(when), "with no warm-up (--state %s)", state);
+		lab_fmt(when, sizeof(when), "with no warm-up (--state %s)", state);
 	}
 	snprintf(key, sizeof(key), "%s memory", sz);
 	lab_proof(r, key,

@@ -18,7 +18,7 @@ static void fmt_lat(char *out, size_t n, double ns, const struct lat_unit *u)
 {
 	char v[32];
 	fmt_measured(v, sizeof(v), ns / u->div, 0);
-	snprintf(out, n, "%s %s", v, u->name);
+	lab_fmt(out, n, "%s %s", v, u->name);
 }
 
 /* V[0..N) as the table's cell: "0.12 (0.11-3.66)" (median, min-max), in U. */
@@ -34,9 +34,9 @@ static void fmt_cellv(char *out, size_t n, const double *v, int cnt, const struc
 	fmt_measured(lo, sizeof(lo), s.min, 0);
 	fmt_measured(hi, sizeof(hi), s.max, 0);
 	if (cnt > 1 && s.min != s.max)
-		snprintf(out, n, "%s %s (%s-%s)", m, u->name, lo, hi);
+		lab_fmt(out, n, "%s %s (%s-%s)", m, u->name, lo, hi);
 	else
-		snprintf(out, n, "%s %s", m, u->name);
+		lab_fmt(out, n, "%s %s", m, u->name);
 }
 
 /* µs unless a row's p99 (the median over its runs) reaches a millisecond. */
@@ -164,7 +164,7 @@ static void faults_tail_flags(char *out, size_t n, const struct mode_res *res,
 	const struct mode_res *base = &res[MODE_NOHUGE];
 	size_t off = 0;
 	out[0] = '\0';
-	for (int m = 0; m < MODE_NMODES && off < n; m++) {
+	for (int m = 0; m < MODE_NMODES; m++) {
 		double t = m == MODE_NOHUGE ? -1 : faults_tail_ratio(&res[m], base);
 		if (t <= 1)
 			continue;
@@ -175,21 +175,20 @@ static void faults_tail_flags(char *out, size_t n, const struct mode_res *res,
 		if (stats_ratio_ci(base->st[ST_P99], (size_t)base->n, res[m].st[ST_P99],
 				   (size_t)res[m].n, 0.95, &ci) ||
 		    !ci.ok)
-			snprintf(iv, sizeof(iv), "too few runs for a 95%% interval");
+			lab_fmt(iv, sizeof(iv), "too few runs for a 95%% interval");
 		else
-			snprintf(iv, sizeof(iv), "95%% CI %.2f-%.2fx: %s", ci.lo, ci.hi,
-				 ci.lo > 1 ? "worse than base pages" : "within the runs' spread");
-		off += (size_t)snprintf(out + off, n - off,
-					"; tail flagged: %s p99 %s over nohuge's %s (%.2fx; %s)",
-					lab_mode_name((enum lab_mode)m), a, b, t, iv);
+			lab_fmt(iv, sizeof(iv), "95%% CI %.2f-%.2fx: %s", ci.lo, ci.hi,
+				ci.lo > 1 ? "worse than base pages" : "within the runs' spread");
+		lab_catf(out, n, &off, "; tail flagged: %s p99 %s over nohuge's %s (%.2fx; %s)",
+			 lab_mode_name((enum lab_mode)m), a, b, t, iv);
 	}
 }
 
 /* "madv THP (64/64 huge)", "plain base pages (0/64 huge)", "madv mixed (40/64 huge)". */
 static void faults_what(char *out, size_t n, enum lab_mode m, const struct mode_res *mr, size_t nch)
 {
-	snprintf(out, n, "%s %s (%.0f/%zu chunks huge)", lab_mode_name(m), faults_backing(mr, nch),
-		 stats_median(mr->huge, (size_t)mr->n), nch);
+	lab_fmt(out, n, "%s %s (%.0f/%zu chunks huge)", lab_mode_name(m), faults_backing(mr, nch),
+		stats_median(mr->huge, (size_t)mr->n), nch);
 }
 
 /* The expected shape under this host's policy (FRAG: under the fragmenter), in the table's unit U. */

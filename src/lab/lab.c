@@ -234,6 +234,15 @@ int lab_series_add(struct lab_result *r, const char *chart, const char *name,
 	return r->nseries++;
 }
 
+/* BUF (N >= 4 bytes) ends in "..." after a whole UTF-8 character: said as cut. */
+static void mark_cut(char *buf, size_t n)
+{
+	size_t at = n - 4;
+	while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80)
+		at--;
+	memcpy(buf + at, "...", 4);
+}
+
 bool lab_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
 {
 	if (n < 4) {
@@ -244,11 +253,29 @@ bool lab_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
 	int w = vsnprintf(buf, n, fmt, ap);
 	if (w >= 0 && (size_t)w < n)
 		return false;
-	/* said as cut, "..." after a whole UTF-8 character */
-	size_t at = n - 4;
-	while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80)
-		at--;
-	memcpy(buf + at, "...", 4);
+	mark_cut(buf, n);
+	return true;
+}
+
+bool lab_catf(char *buf, size_t n, size_t *off, const char *fmt, ...)
+{
+	if (n < 4 || *off >= n)
+		return true; /* full: already said */
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *off, n - *off, fmt, ap);
+	va_end(ap);
+	if (w >= 0 && (size_t)w < n - *off) {
+		*off += (size_t)w;
+		return false;
+	}
+	if (w < 0) /* nothing usable written: the cut is where it stood */
+		buf[*off] = '\0';
+	if (w < 0 && n - *off >= 4)
+		memcpy(buf + *off, "...", 4);
+	else
+		mark_cut(buf, n);
+	*off = n;
 	return true;
 }
 
@@ -340,14 +367,12 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 	bool missing = n <= 0;
 	for (int i = 0; i < n; i++) {
 		missing |= !(ratio[i] >= 0);
-		if (off < sizeof(list))
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%.2fx",
-						i ? ", " : "", ratio[i]);
+		lab_catf(list, sizeof(list), &off, "%s%.2fx", i ? ", " : "", ratio[i]);
 	}
 	snprintf(bounds, sizeof(bounds), "confirmed at %s%.2fx, contradicted at %s%.2fx",
 		 lower_confirms ? "<= " : ">= ", yes, lower_confirms ? ">= " : "<= ", no);
 	if (missing) {
-		snprintf(why, wn, "not measured");
+		lab_fmt(why, wn, "not measured");
 		return CLAIM_INCONCLUSIVE;
 	}
 	enum claim_call c = call_one(ratio[0], lower_confirms, yes, no);
@@ -355,18 +380,18 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 	for (int i = 0; i < n; i++)
 		agree += call_one(ratio[i], lower_confirms, yes, no) == c;
 	if (n == 1) {
-		snprintf(why, wn,
-			 "one round (%s): the modes ran once each, in turn, so a load change "
-			 "between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
-			 list, bounds);
+		lab_fmt(why, wn,
+			"one round (%s): the modes ran once each, in turn, so a load change "
+			"between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
+			list, bounds);
 		return CLAIM_INCONCLUSIVE;
 	}
 	if (agree < n) {
-		snprintf(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
+		lab_fmt(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
 		return CLAIM_INCONCLUSIVE;
 	}
-	snprintf(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
-		 c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
+	lab_fmt(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
+		c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
 	return c;
 }
 

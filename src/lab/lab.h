@@ -108,9 +108,9 @@ const char *claim_call_name(enum claim_call c); /* "confirmed", "contradicted", 
 struct lab_claim {
 	char claim[128];
 	char source[96];
-	char here[160];
+	char here[320]; /* shrinker: two phases of ~110 bytes; a longer one ends in "..." */
 	enum claim_call call;
-	char why[160];
+	char why[320];
 };
 
 struct lab_row {
@@ -121,7 +121,7 @@ struct lab_row {
 
 struct lab_proof {
 	char key[64];
-	char value[384]; /* a longer one ends in "..." (lab_proof): never cut silently */
+	char value[512]; /* a longer one ends in "..." (lab_proof): never cut silently */
 };
 
 /* What a series holds, and so which chart `--report` draws from it. */
@@ -246,6 +246,13 @@ int lab_runs_of(const struct lab_result *r, int *lo, int *hi);
 bool lab_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 bool lab_fmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Append FMT to BUF (N bytes, a string) at *OFF, its length: a text that
+ * does not fit ends BUF in "..." and sets *OFF to N, so that later appends
+ * add nothing; never cut silently. Returns whether BUF is full.
+ */
+bool lab_catf(char *buf, size_t n, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* lab_skip for what this host lacks (a program, a package): not expected, and optional. */
 void lab_skip_missing(struct lab_result *r, const char *fmt, ...)

@@ -120,12 +120,13 @@ static void test_proofs_and_verdicts(UNIT_STATE)
 		lab_proof(&res, "k", "value %d", i);
 	assert_int_equal(res.nproofs, LAB_MAX_PROOFS);
 	assert_string_equal(res.proofs[LAB_MAX_PROOFS - 1].value, "value 31");
-	char big[400];
+	char big[sizeof(res.proofs[0].value) + 16];
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	memset(&res, 0, sizeof(res));
 	lab_proof(&res, "long", "%s", big);
 	assert_int_equal(strlen(res.proofs[0].value), sizeof(res.proofs[0].value) - 1);
+	assert_string_equal(res.proofs[0].value + sizeof(res.proofs[0].value) - 4, "...");
 
 	/* a verdict past its buffer ends in "...": never cut silently */
 	char huge_v[LAB_VERDICT_LEN + 100];
