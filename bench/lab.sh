@@ -40,7 +40,8 @@ target = float(target)
 exps = []
 for e in doc["experiments"]:
     v = e["verdict"]
-    state = "skipped" if v["skipped"] else "as expected" if v["expected"] else "UNEXPECTED"
+    state = ("skipped" if v["skipped"] else "as expected" if v["expected"]
+             else "inconclusive" if v.get("inconclusive") else "UNEXPECTED")
     exps.append({"experiment": e["experiment"], "wall_ms": e["wall_ms"], "verdict": state,
                  "size_bytes": e["size_bytes"], "runs": e["runs"]})
     print(f"  {e['experiment']:<11} {e['wall_ms'] / 1e3:7.2f} s  {state}")

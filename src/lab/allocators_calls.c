@@ -6,9 +6,9 @@
 enum claim_call al_rounds_agree(const enum claim_call *c, int n, char *why, size_t wn)
 {
 	if (n < 2) {
-		snprintf(why, wn,
-			 "one round: a change of the host between the modes is not told apart from "
-			 "the mode (2 rounds: no --quick)");
+		lab_fmt(why, wn,
+			"one round: a change of the host between the modes is not told apart from "
+			"the mode (2 rounds: no --quick)");
 		return CLAIM_INCONCLUSIVE;
 	}
 	int k[3] = {0, 0, 0};
@@ -16,8 +16,8 @@ enum claim_call al_rounds_agree(const enum claim_call *c, int n, char *why, size
 		k[c[i]]++;
 	if (k[c[0]] == n)
 		return c[0];
-	snprintf(why, wn, "the %d rounds disagree: %d confirmed, %d contradicted, %d inconclusive",
-		 n, k[CLAIM_CONFIRMED], k[CLAIM_CONTRADICTED], k[CLAIM_INCONCLUSIVE]);
+	lab_fmt(why, wn, "the %d rounds disagree: %d confirmed, %d contradicted, %d inconclusive",
+		n, k[CLAIM_CONFIRMED], k[CLAIM_CONTRADICTED], k[CLAIM_INCONCLUSIVE]);
 	return CLAIM_INCONCLUSIVE;
 }
 
@@ -56,9 +56,9 @@ void al_fmt_range(char *out, size_t n, const double *v, int nv, const char *unit
 		k++;
 	}
 	if (!k)
-		snprintf(out, n, "-");
+		lab_fmt(out, n, "-");
 	else if (k == 1)
-		snprintf(out, n, "%.2f%s (1 round)", sum, unit);
+		lab_fmt(out, n, "%.2f%s (1 round)", sum, unit);
 	else
-		snprintf(out, n, "%.2f%s (rounds %.2f..%.2f)", sum / k, unit, lo, hi);
+		lab_fmt(out, n, "%.2f%s (rounds %.2f..%.2f)", sum / k, unit, lo, hi);
 }

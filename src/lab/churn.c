@@ -161,7 +161,7 @@ int churn_start(struct churn *c, const char *prog, const struct churn_spec *sp,
 	c->in = pin[1];
 	c->out = pout[0];
 	if (e) {
-		snprintf(why, n, "fork: %s", strerror(-e));
+		lab_fmt(why, n, "fork: %s", strerror(-e));
 		churn_stop(c);
 		return e;
 	}
@@ -172,8 +172,8 @@ int churn_start(struct churn *c, const char *prog, const struct churn_spec *sp,
 	if (!e && strcmp(line, "start\n"))
 		e = -EPROTO;
 	if (e) {
-		snprintf(why, n, "%s did not start: %s", prog,
-			 e == -EPIPE ? "it exited" : strerror(-e));
+		lab_fmt(why, n, "%s did not start: %s", prog,
+			e == -EPIPE ? "it exited" : strerror(-e));
 		churn_stop(c);
 	}
 	return e;
@@ -188,8 +188,8 @@ int churn_go(struct churn *c, int timeout_ms, char *why, size_t n)
 	if (!e && churn_parse_ready(line, c))
 		e = -EPROTO;
 	if (e)
-		snprintf(why, n, "no \"ready\" from thpctl-churn: %s",
-			 e == -EPIPE ? "it exited (out of memory?)" : strerror(-e));
+		lab_fmt(why, n, "no \"ready\" from thpctl-churn: %s",
+			e == -EPIPE ? "it exited (out of memory?)" : strerror(-e));
 	return e;
 }
 

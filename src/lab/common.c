@@ -15,11 +15,11 @@
 void lab_fmt_size(char *out, size_t n, uint64_t b)
 {
 	if (b >= (1ull << 30) && b % (1ull << 30) == 0)
-		snprintf(out, n, "%llu GiB", (unsigned long long)(b >> 30));
+		lab_fmt(out, n, "%llu GiB", (unsigned long long)(b >> 30));
 	else if (b >= (1ull << 20))
-		snprintf(out, n, "%llu MiB", (unsigned long long)(b >> 20));
+		lab_fmt(out, n, "%llu MiB", (unsigned long long)(b >> 20));
 	else
-		snprintf(out, n, "%llu KiB", (unsigned long long)(b >> 10));
+		lab_fmt(out, n, "%llu KiB", (unsigned long long)(b >> 10));
 }
 
 void lab_progress(const struct lab_opts *o, const char *fmt, ...)
@@ -53,15 +53,12 @@ void lab_fmt_folios(char *out, size_t n, const struct folio_counts *fc, long pag
 {
 	size_t o = 0;
 	out[0] = '\0';
-	for (int i = 31; i >= 1 && o < n; i--)
+	for (int i = 31; i >= 1; i--)
 		if (fc->by_order[i])
-			o += (size_t)snprintf(out + o, n - o, "%sorder%d (%lukB) x%llu",
-					      o ? ", " : "", i,
-					      (unsigned long)((page_size << i) >> 10),
-					      (unsigned long long)fc->by_order[i]);
-	if (o < n)
-		snprintf(out + o, n - o, "%ssmall pages x%llu", o ? ", " : "",
-			 (unsigned long long)fc->small);
+			lab_catf(out, n, &o, "%sorder%d (%lukB) x%llu", o ? ", " : "", i,
+				 (unsigned long)((page_size << i) >> 10),
+				 (unsigned long long)fc->by_order[i]);
+	lab_catf(out, n, &o, "%ssmall pages x%llu", o ? ", " : "", (unsigned long long)fc->small);
 }
 
 const char *lab_pmd_policy(const struct lab_ctx *ctx)
@@ -132,7 +129,7 @@ static int lab_vbegin(const struct lab_ctx *ctx, const struct lab_opts *o, uint6
 {
 	int rc = lab_size(ctx, o, def, r, size);
 	if (!rc)
-		vsnprintf(r->title, sizeof(r->title), fmt, ap);
+		lab_vfmt(r->title, sizeof(r->title), fmt, ap);
 	return rc;
 }
 
@@ -161,7 +158,7 @@ int lab_begin_write(const struct lab_ctx *ctx, const struct lab_opts *o, const c
 void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *label,
 		     const char *prefix, const struct folio_counts *fc, int fc_err)
 {
-	char key[40], fol[160];
+	char key[40], fol[LAB_FOLIOS_LEN];
 	snprintf(key, sizeof(key), "%s kpageflags", label);
 	if (!ctx->root)
 		lab_proof(r, key, "skipped: not root (/proc/kpageflags is root-only)");
@@ -184,7 +181,7 @@ void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->verdict + n, sizeof(r->verdict) - (size_t)n, fmt, ap);
+	lab_vfmt(r->verdict + n, sizeof(r->verdict) - (size_t)n, fmt, ap); /* "..." if cut */
 	va_end(ap);
 }
 

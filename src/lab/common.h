@@ -23,7 +23,12 @@ void lab_progress_run(const struct lab_opts *o, const char *name, uint64_t size,
 /* Erase the progress line (on a tty). */
 void lab_progress_done(const struct lab_opts *o);
 
-/* "order9 x256, order4 x3" from folio counts ("" when none). */
+/*
+ * "order9 (2048kB) x256, order4 (64kB) x3, small pages x12" from folio counts
+ * into OUT (N bytes: LAB_FOLIOS_LEN holds every order 1..10 with 7-digit
+ * counts; a longer text ends in "...", never cut silently).
+ */
+#define LAB_FOLIOS_LEN 320
 void lab_fmt_folios(char *out, size_t n, const struct folio_counts *fc, long page_size);
 
 /* Effective anon policy of the PMD size at start ("always", "madvise", "never"), or "?". */

@@ -84,7 +84,10 @@ struct al_state {
 	int rounds, timeout_s;
 	struct fig f[AL_MAX_ROUNDS][NM][NA];
 	bool named[NA];
-	char missing[240]; /* measurements that failed: "always mimalloc round 1" */
+	/* measurements that failed: "always mimalloc round 1", and how many (the proof gives the
+	 * count first: a list too long for it ends in "...", never cut silently) */
+	char missing[1024];
+	int nmissing;
 };
 
 /* The allocator libraries beside this process's own libc.so.6. */
@@ -163,9 +166,9 @@ static double wait_scans(const struct lab_ctx *ctx, const struct lab_opts *o, in
 	return (double)(fs - fs0);
 }
 
-/* Measure every child into F (AT 0: after the churn; AT 1: after the scans). */
-static void measure_all(const struct lab_ctx *ctx, struct al_state *s, int m, struct churn *c,
-			const double *rss0, struct fig *f, int at)
+/* Measure every child of round RD into F (AT 0: after the churn; AT 1: after the scans). */
+static void measure_all(const struct lab_ctx *ctx, struct al_state *s, int rd, int m,
+			struct churn *c, const double *rss0, struct fig *f, int at)
 {
 	long mpn = modes[m].mpn0 ? 0 : s->mpn_max;
 	for (int a = 0; a < NA; a++) {
@@ -175,8 +178,10 @@ static void measure_all(const struct lab_ctx *ctx, struct al_state *s, int m, st
 		if (churn_measure(ctx, c[a].pid, modes[m].enabled, mpn, &cm) || cm.rss_kb < 0 ||
 		    rss0[a] < 0) {
 			size_t k = strlen(s->missing);
-			snprintf(s->missing + k, sizeof(s->missing) - k, "%s%s %s%s", k ? ", " : "",
-				 modes[m].label, allocs[a].name, at ? " after the scans" : "");
+			s->nmissing++;
+			lab_catf(s->missing, sizeof(s->missing), &k, "%s%s %s round %d%s",
+				 k ? ", " : "", modes[m].label, allocs[a].name, rd + 1,
+				 at ? " after the scans" : "");
 			continue;
 		}
 		double heap = (double)cm.rss_kb - rss0[a];
@@ -231,13 +236,13 @@ static int run_mode(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		if (c[a].pid)
 			e = churn_go(&c[a], 120000, why, n);
 	if (!e) {
-		measure_all(ctx, s, m, c, rss0, f, 0);
+		measure_all(ctx, s, rd, m, c, rss0, f, 0);
 		for (int a = 0; a < NA; a++)
 			if (c[a].pid)
 				name_child(ctx, s, a, &c[a], r);
 		if (modes[m].creep) {
 			double scans = wait_scans(ctx, o, s->timeout_s, modes[m].label);
-			measure_all(ctx, s, m, c, rss0, f, 1);
+			measure_all(ctx, s, rd, m, c, rss0, f, 1);
 			for (int a = 0; a < NA; a++)
 				if (f[a].have)
 					f[a].v[C_SCANS] = scans;
@@ -296,12 +301,11 @@ static void setup_proofs(const struct lab_ctx *ctx, struct lab_result *r, const 
 		  s->spec.max, sz, 100 - s->spec.keep / 10, s->rounds);
 	char libs[512] = "";
 	size_t k = 0;
-	for (int a = 0; a < NA && k < sizeof(libs); a++)
-		k += (size_t)snprintf(
-			libs + k, sizeof(libs) - k, "%s%s: %s", k ? "; " : "", allocs[a].name,
-			a == A_GLIBC  ? "libc.so.6 (no preload)"
-			: s->avail[a] ? s->so[a]
-				      : "not installed (scripts/install-deps --workloads)");
+	for (int a = 0; a < NA; a++)
+		lab_catf(libs, sizeof(libs), &k, "%s%s: %s", k ? "; " : "", allocs[a].name,
+			 a == A_GLIBC  ? "libc.so.6 (no preload)"
+			 : s->avail[a] ? s->so[a]
+				       : "not installed (scripts/install-deps --workloads)");
 	lab_proof(r, "allocators", "%s", libs);
 	lab_proof(
 		r, "knobs",
@@ -354,8 +358,8 @@ static enum claim_call claim_ergo(struct lab_result *r, const struct al_state *s
 	al_fmt_range(fr, sizeof(fr), f, s->rounds, "x");
 	al_fmt_range(rr, sizeof(rr), lr, s->rounds, "x");
 	char here[160];
-	snprintf(here, sizeof(here),
-		 "jemalloc heap RSS always/madvise %s; RSS/live under always %s", fr, rr);
+	lab_fmt(here, sizeof(here), "jemalloc heap RSS always/madvise %s; RSS/live under always %s",
+		fr, rr);
 	static const struct al_words w = {
 		"jemalloc under enabled=always: RSS a multiple of what is allocated (4x)",
 		"ergo-node v0.4.2 (jemalloc, THP always)",
@@ -382,8 +386,8 @@ static enum claim_call claim_yb(struct lab_result *r, const struct al_state *s)
 	enum claim_call call = al_rounds_agree(c, s->rounds, why, sizeof(why));
 	al_fmt_range(r5, sizeof(r5), g5, s->rounds, "x");
 	al_fmt_range(r0, sizeof(r0), g0, s->rounds, "x");
-	snprintf(here, sizeof(here), "%s heap RSS after/before 2 full scans: %s at %ld, %s at 0",
-		 allocs[a].name, r5, s->mpn_max, r0);
+	lab_fmt(here, sizeof(here), "%s heap RSS after/before 2 full scans: %s at %ld, %s at 0",
+		allocs[a].name, r5, s->mpn_max, r0);
 	static const struct al_words w = {
 		"RSS 2.2x from khugepaged, fixed by max_ptes_none=0",
 		"YugabyteDB TA-26440 (tcmalloc)",
@@ -410,8 +414,8 @@ static enum claim_call claim_ingens(struct lab_result *r, const struct al_state 
 				       : CLAIM_INCONCLUSIVE;
 	al_fmt_range(fr, sizeof(fr), f, s->rounds, "x");
 	al_fmt_range(kr, sizeof(kr), k, s->rounds, "x");
-	snprintf(here, sizeof(here), "jemalloc heap RSS over madvise: always %s, thp:never %s", fr,
-		 kr);
+	lab_fmt(here, sizeof(here), "jemalloc heap RSS over madvise: always %s, thp:never %s", fr,
+		kr);
 	static const struct al_words w = {
 		"Redis bloat under THP 69% -> <1% with the fix (scaled down)",
 		"Ingens (OSDI'16), Redis on jemalloc",
@@ -434,7 +438,7 @@ static void claims_and_verdict(struct lab_result *r, const struct al_state *s)
 			if (s->f[rd][M_ALWAYS][a].have && s->f[rd][M_ALWAYS][a].v[C_AHP] > any)
 				any = s->f[rd][M_ALWAYS][a].v[C_AHP];
 		proven &= any > 0;
-		k += (size_t)snprintf(ahp + k, sizeof(ahp) - k, "%s%.0f kB", rd ? ", " : "", any);
+		lab_catf(ahp, sizeof(ahp), &k, "%s%.0f kB", rd ? ", " : "", any);
 	}
 	lab_verdict_ok(r, proven,
 		       "THP at fault under always (largest AnonHugePages per round: %s); ergo-node "
@@ -487,7 +491,9 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		}
 	lab_progress_done(o);
 	if (s.missing[0])
-		lab_proof(r, "not measured", "%s (the child's smaps could not be read)", s.missing);
+		lab_proof(r, "not measured",
+			  "%d measurement%s (the child's smaps could not be read): %s", s.nmissing,
+			  s.nmissing == 1 ? "" : "s", s.missing);
 	lab_proof(r, "scan_sleep", "khugepaged/scan_sleep_millisecs %llu ms for the run",
 		  (unsigned long long)sleep_ms);
 	rows(r, &s);

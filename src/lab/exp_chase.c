@@ -19,17 +19,26 @@
  * The wall clock is kept for a proof of how much waiting there was. Both
  * cycles are walked once, untimed, before the first measurement (TLB, caches
  * and page tables warm; the step count is calibrated from that walk unless
- * --steps is given). Without --runs the runs are sequential: at least
- * SEQ_MIN_RUNS, then one more until the interval is decisive, at most the
- * cap, each look at 1 - 0.05 / looks so that the whole stays >= 95%.
+ * --steps is given). Without --runs the runs are sequential: the interval
+ * is looked at after SEQ_MIN_RUNS runs and each time the runs have doubled,
+ * up to the cap (4, 8, 16: three looks), each look at 1 - 0.05 / looks so
+ * that the whole stays >= 95%. Looking after every run (14 looks at 99.64%)
+ * made each interval so wide that on this guest, where huge is 5-20% faster
+ * and one measurement varies by +-15% (the other vCPU's work), the full run
+ * ended undecided as often as not, and a quiet run called a 1..8% gap "no
+ * difference": an interval that excludes 0 now decides the direction
+ * (lab_faster_call), and an undecided one says whether more runs would do.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "tlb_run.h"
 #include "../kernel/uapi_compat.h"
+#include "../kernel/virt.h"
 #include "../util/stats.h"
+#include "chase_verdict.h"
 #include "common.h"
 #include "pmu_proof.h"
 
@@ -42,9 +51,11 @@
 #define CHASE_TARGET_MS 150
 #define CHASE_QUICK_TARGET_MS 60
 #define CHASE_MIN_STEPS 100000ull
+/* Walks per measurement, its value their median (chase_time) */
+#define CHASE_SUBWALKS 8
 #define CHASE_CALIBRATE_STEPS 200000ull
-/* Sequential runs (no --runs): the first look, and the most runs (quick, full) */
-#define SEQ_MIN_RUNS 3
+/* Sequential runs (no --runs): the first look (then each doubling), and the most runs */
+#define SEQ_MIN_RUNS 4
 #define SEQ_CAP_QUICK 8
 #define SEQ_CAP 16
 /* the smallest change in ns/access that matters: an interval within +-10% spanning 0 is "none" */
@@ -97,14 +108,43 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ns per access of one measurement (this thread's CPU time); *POS moves on along the cycle. */
-static double chase_time(void **pos, uint64_t steps, double *wall_ns)
+/* Page faults of this thread so far (minor and major): 0 across a walk of populated memory. */
+static long thread_faults(void)
 {
-	uint64_t w0 = mono_ns(), t0 = thread_cpu_ns();
-	*pos = tlb_walk(*pos, steps);
-	uint64_t t1 = thread_cpu_ns(), w1 = mono_ns();
-	*wall_ns += (double)(w1 - w0);
-	return (double)(t1 - t0) / (double)steps;
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/*
+ * ns per access of one measurement (this thread's CPU time): the median of
+ * CHASE_SUBWALKS walks of STEPS / CHASE_SUBWALKS loads each; *POS moves on
+ * along the cycle. On this guest one sub-walk in 10-20 ran 2-3x slower
+ * than its neighbours (the host took the vCPU or the other vCPU's work
+ * flushed the caches: CPU time cannot tell), and a mean carried each such
+ * spike into the measurement: the median of the sub-walks halved the spread
+ * of one backing's measurements (sd of log ns 0.125 -> 0.083) at no cost.
+ */
+static double chase_time(void **pos, uint64_t steps, double *wall_ns, double *cpu_ns, long *faults)
+{
+	double sub[CHASE_SUBWALKS];
+	uint64_t each = steps / CHASE_SUBWALKS, w0 = mono_ns();
+	if (!each)
+		each = 1;
+	for (int i = 0; i < CHASE_SUBWALKS; i++) {
+		/* the faults of the walk alone: a first write to the results array is not timed */
+		long f0 = thread_faults();
+		uint64_t t0 = thread_cpu_ns();
+		*pos = tlb_walk(*pos, each);
+		uint64_t t1 = thread_cpu_ns();
+		*faults += thread_faults() - f0;
+		double ns = (double)(t1 - t0);
+		*cpu_ns += ns;
+		sub[i] = ns / (double)each;
+	}
+	*wall_ns += (double)(mono_ns() - w0);
+	return stats_median(sub, CHASE_SUBWALKS);
 }
 
 struct backing {
@@ -129,7 +169,7 @@ static int backing_check(const struct lab_ctx *ctx, struct backing *b)
 static void backing_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *szname,
 			  struct backing *b, bool folios)
 {
-	char key[64], fol[160] = "";
+	char key[64], fol[LAB_FOLIOS_LEN] = "";
 	const char *off = lab_thp_off_reason(ctx);
 	struct folio_counts fc;
 	if (folios && ctx->root &&
@@ -147,14 +187,6 @@ static void backing_proof(const struct lab_ctx *ctx, struct lab_result *r, const
 		  fol);
 }
 
-struct chase_size_res {
-	uint64_t size;
-	bool ran, verified;
-	double huge, small; /* medians, ns */
-	int call;	    /* enum ci_call */
-	char clause[240];   /* lab_faster_clause() */
-};
-
 /* How many runs and steps: fixed (--runs, --steps) or sequential and calibrated. */
 struct chase_plan {
 	uint64_t steps; /* --steps, or 0: calibrate to TARGET_MS */
@@ -165,6 +197,17 @@ struct chase_plan {
 	int looks;
 };
 
+/* Whether the sequential plan looks at the interval after RUNS runs: the first look, doublings, the cap. */
+static bool chase_looks_at(const struct chase_plan *pl, int runs)
+{
+	if (runs == pl->max_runs)
+		return true;
+	for (int k = pl->min_runs; k < pl->max_runs; k *= 2)
+		if (runs == k)
+			return true;
+	return false;
+}
+
 /* The interval over N samples per backing into the row's CI cells, the call and clause into SR. */
 static void chase_judge(struct lab_result *r, int row, const int *cols,
 			const double (*t)[2 * MAX_RUNS], size_t n, double conf,
@@ -174,8 +217,15 @@ static void chase_judge(struct lab_result *r, int row, const int *cols,
 	sr->huge = r->rows[row].c[cols[0]].median;
 	sr->small = r->rows[row].c[cols[1]].median;
 	bool bad = stats_ratio_ci(t[0], n, t[1], n, conf, &ci) != 0; /* a zero time */
-	sr->call = lab_faster_clause(sr->clause, sizeof(sr->clause), bad ? NULL : &ci, n, conf,
-				     sr->huge, sr->small, CHASE_RESOLUTION);
+	struct faster_in in = {.ci = bad ? NULL : &ci,
+			       .per_side = n,
+			       .conf = conf,
+			       .huge_ns = sr->huge,
+			       .small_ns = sr->small,
+			       .r = CHASE_RESOLUTION,
+			       .runs = sr->runs,
+			       .max_runs = MAX_RUNS};
+	sr->call = lab_faster_clause(sr->clause, sizeof(sr->clause), &in);
 	lab_cell_set1(r, row, cols[2], (sr->small - sr->huge) / sr->small * 100);
 	if (!bad && ci.ok) {
 		lab_cell_set1(r, row, cols[3], (1 - 1 / ci.lo) * 100);
@@ -189,8 +239,8 @@ static bool chase_decided(const double (*t)[2 * MAX_RUNS], size_t n, double conf
 	struct ratio_ci ci;
 	if (stats_ratio_ci(t[0], n, t[1], n, conf, &ci) || !ci.ok)
 		return false;
-	enum ci_call c = stats_ci_call(&ci, CHASE_RESOLUTION);
-	return c == CI_ABOVE || c == CI_BELOW || c == CI_WITHIN;
+	enum faster_call c = lab_faster_call(&ci, CHASE_RESOLUTION);
+	return c == FASTER_YES || c == FASTER_SLOWER || c == FASTER_SAME;
 }
 
 /*
@@ -200,9 +250,10 @@ static bool chase_decided(const double (*t)[2 * MAX_RUNS], size_t n, double conf
  */
 static uint64_t chase_warm(struct backing *b, const struct chase_plan *pl)
 {
-	double ns[2], w = 0;
+	double ns[2], w = 0, c = 0;
+	long f = 0;
 	for (int k = 0; k < 2; k++)
-		ns[k] = chase_time(&b[k].pos, CHASE_CALIBRATE_STEPS, &w);
+		ns[k] = chase_time(&b[k].pos, CHASE_CALIBRATE_STEPS, &w, &c, &f);
 	if (pl->steps)
 		return pl->steps;
 	double slow = ns[0] > ns[1] ? ns[0] : ns[1];
@@ -214,10 +265,13 @@ static uint64_t chase_warm(struct backing *b, const struct chase_plan *pl)
 	return (uint64_t)steps;
 }
 
-/* Runs of ABBA/BAAB pairs into T until PL says stop; returns the samples per backing. */
+/*
+ * Runs of ABBA/BAAB pairs into T until PL says stop; returns the samples per
+ * backing, *FAULTS the page faults taken inside the timed walks.
+ */
 static size_t chase_runs(const struct lab_opts *o, const char *sz, struct backing *b,
 			 uint64_t steps, const struct chase_plan *pl, double (*t)[2 * MAX_RUNS],
-			 double *wall, int *runs_done)
+			 double *wall, double *cpu, int *runs_done, long *faults)
 {
 	size_t m = 0;
 	int i;
@@ -228,10 +282,10 @@ static size_t chase_runs(const struct lab_opts *o, const char *sz, struct backin
 			lab_progress(o, "chase %s: %s run %d/%s%d (%llu steps)", sz, b[k].name,
 				     i + 1, pl->seq ? "<=" : "", pl->max_runs,
 				     (unsigned long long)steps);
-			t[k][m + (j >= 2)] = chase_time(&b[k].pos, steps, &wall[k]);
+			t[k][m + (j >= 2)] = chase_time(&b[k].pos, steps, &wall[k], cpu, faults);
 		}
 		m += 2;
-		if (pl->seq && i + 1 >= pl->min_runs && chase_decided(t, m, pl->conf)) {
+		if (pl->seq && chase_looks_at(pl, i + 1) && chase_decided(t, m, pl->conf)) {
 			i++;
 			break;
 		}
@@ -240,50 +294,56 @@ static size_t chase_runs(const struct lab_opts *o, const char *sz, struct backin
 	return m;
 }
 
-/* How the timing went: runs (and why it stopped), steps, CPU time vs wall. */
+/* How the timing went: runs (and why it stopped), steps, faults, CPU time vs wall. */
 static void chase_timing_proof(struct lab_result *r, const char *sz, const struct chase_plan *pl,
 			       int runs, uint64_t steps, const double (*t)[2 * MAX_RUNS], size_t m,
-			       const double *wall)
+			       const double *wall, double cpu, long faults)
 {
-	char key[48], why[96];
-	double cpu = 0, w = wall[0] + wall[1];
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < m; i++)
-			cpu += t[k][i] * (double)steps;
+	char key[48], why[96], looks[64] = "";
+	size_t lo = 0;
+	for (int k = 1; pl->seq && k <= pl->max_runs; k++)
+		if (chase_looks_at(pl, k))
+			lab_catf(looks, sizeof(looks), &lo, "%s%d", lo ? ", " : "", k);
+	double w = wall[0] + wall[1];
 	if (!pl->seq)
-		snprintf(why, sizeof(why), "--runs %d", pl->max_runs);
+		lab_fmt(why, sizeof(why), "--runs %d", pl->max_runs);
 	else if (runs < pl->max_runs || chase_decided(t, m, pl->conf))
-		snprintf(why, sizeof(why), "sequential: stopped at the first decisive look");
+		lab_fmt(why, sizeof(why), "sequential: stopped at the first decisive look");
 	else
-		snprintf(why, sizeof(why), "sequential: the cap, still not decisive");
+		lab_fmt(why, sizeof(why), "sequential: the cap, still not decisive");
 	snprintf(key, sizeof(key), "%s timing", sz);
 	lab_proof(
 		r, key,
-		"%d run%s (%s; at least %d, at most %d; %.4g%% per look, %d look%s: >= 95%% overall), %llu loads per measurement (%s), this thread's CPU time: the wall clock ran %.0f%% longer (waiting for a CPU)",
-		runs, runs == 1 ? "" : "s", why, pl->seq ? pl->min_runs : pl->max_runs,
-		pl->max_runs, pl->conf * 100, pl->looks, pl->looks == 1 ? "" : "s",
-		(unsigned long long)steps, pl->steps ? "--steps" : "calibrated on an untimed walk",
-		cpu > 0 ? (w - cpu) / cpu * 100 : 0);
+		"%d run%s (%s; %s%s%s at %.4g%%%s), %llu loads per measurement (%s; its value the median of %d walks), %ld page fault%s inside the timed walks, this thread's CPU time: the wall clock ran %.0f%% longer (waiting for a CPU)",
+		runs, runs == 1 ? "" : "s", why, pl->seq ? "looks after " : "one look", looks,
+		pl->seq ? " runs" : "", pl->conf * 100,
+		pl->looks > 1 ? " each: >= 95% overall" : "", (unsigned long long)steps,
+		pl->steps ? "--steps" : "calibrated on an untimed walk", CHASE_SUBWALKS, faults,
+		faults == 1 ? "" : "s", cpu > 0 ? (w - cpu) / cpu * 100 : 0);
 }
 
 /*
  * What populating the regions cost, per 4 KiB (CPU ns of this thread): a
  * small region far slower than the warm-up's pages got memory the VM had
  * handed back to its host, which then walks slower too (seen: 2.4-8.9 us per
- * access against 0.6-0.8 us warm). WARM_NS < 0: no warm-up (--state).
+ * access against 0.6-0.8 us warm). WARM_NS < 0: no warm-up (--state STATE).
  */
 static void chase_memory_proof(struct lab_result *r, const char *sz, uint64_t size, double warm_ns,
-			       const double *pop_ns)
+			       const char *state, const double *pop_ns)
 {
-	char key[48], w[64] = "";
+	char key[48], w[64] = "", when[64];
 	double pages = (double)size / 4096;
-	if (warm_ns >= 0)
-		snprintf(w, sizeof(w), " (warm-up: %.0f ns)", warm_ns / (2 * pages + 16384));
+	if (warm_ns >= 0) {
+		lab_fmt(w, sizeof(w), " (warm-up: %.0f ns)", warm_ns / (2 * pages + 16384));
+		lab_fmt(when, sizeof(when), "right after the warm-up");
+	} else {
+		lab_fmt(when, sizeof(when), "with no warm-up (--state %s)", state);
+	}
 	snprintf(key, sizeof(key), "%s memory", sz);
 	lab_proof(r, key,
-		  "populated right after the warm-up, CPU ns per 4 KiB: small %.0f%s, huge %.0f "
+		  "populated %s, CPU ns per 4 KiB: small %.0f%s, huge %.0f "
 		  "(zeroing whole PMDs, compaction included)",
-		  pop_ns[1] / pages, w, pop_ns[0] / pages);
+		  when, pop_ns[1] / pages, w, pop_ns[0] / pages);
 }
 
 /* Measure one size; fills a row. Returns 0 or -errno (proof says why). */
@@ -320,7 +380,8 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		madvise(b[k].reg.p, size, MADV_POPULATE_WRITE);
 		pop_ns[k] = (double)(thread_cpu_ns() - p0);
 	}
-	chase_memory_proof(r, sz, size, o->state == STATE_WARM ? warm_ns : -1, pop_ns);
+	chase_memory_proof(r, sz, size, o->state == STATE_WARM ? warm_ns : -1,
+			   lab_state_name(o->state), pop_ns);
 	lab_progress(o, "chase %s: building a random cycle of %zu slots", sz, n);
 	chase_build(b[0].reg.p, n);
 	chase_copy(b[1].reg.p, b[0].reg.p, n);
@@ -342,12 +403,17 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	}
 	uint64_t steps = chase_warm(b, pl);
 	static double t[2][2 * MAX_RUNS];
-	double wall[2] = {0, 0};
+	double wall[2] = {0, 0}, cpu = 0;
 	int runs = 0;
-	size_t m = chase_runs(o, sz, b, steps, pl, t, wall, &runs);
-	chase_timing_proof(r, sz, pl, runs, steps, (const double(*)[2 * MAX_RUNS]) t, m, wall);
+	long faults = 0;
+	size_t m = chase_runs(o, sz, b, steps, pl, t, wall, &cpu, &runs, &faults);
+	chase_timing_proof(r, sz, pl, runs, steps, (const double(*)[2 * MAX_RUNS]) t, m, wall, cpu,
+			   faults);
+	sr->runs = runs;
+	sr->faults = faults;
 	if (runs > r->runs)
-		r->runs = runs; /* the header and JSON say the runs made, the most of any size */
+		r->runs =
+			runs; /* each row says its own runs; lab_runs_of() says whether they agree */
 	/* still the same backing after timing? */
 	for (int k = 0; k < 2; k++) {
 		uint64_t before = b[k].rs.t.kb[SM_ANON_HUGE];
@@ -360,6 +426,8 @@ static int chase_one(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		}
 	}
 	int row = lab_row_add(r, sz);
+	if (row >= 0)
+		r->rows[row].runs = runs;
 	lab_cell_set(r, row, cols[0], t[0], m);
 	lab_cell_set(r, row, cols[1], t[1], m);
 	lab_cell_set1(r, row, cols[5], (double)b[0].rs.t.kb[SM_ANON_HUGE]);
@@ -373,50 +441,6 @@ out:
 	region_unmap(&b[0].reg);
 	region_unmap(&b[1].reg);
 	return rc;
-}
-
-/* The verdict over the NSIZES results RES (NRAN of them measured). */
-static void chase_verdict(struct lab_result *r, const struct chase_size_res *res, int nsizes,
-			  int nran)
-{
-	/*
-	 * The headline is the largest size's call, unless huge was slower at
-	 * any size; huge must be faster there, on verified backing, for
-	 * "expected".
-	 */
-	bool verified = true;
-	int head = -1;
-	char parts[320] = "";
-	size_t off = 0;
-	for (int i = 0; i < nsizes; i++) {
-		if (!res[i].ran)
-			continue;
-		char sz[32];
-		lab_fmt_size(sz, sizeof(sz), res[i].size);
-		verified &= res[i].verified;
-		if (head < 0 || res[i].size >= res[head].size)
-			head = i;
-		if (off < sizeof(parts))
-			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s at %s",
-						off ? "; " : "", res[i].clause, sz);
-	}
-	for (int i = 0; i < nsizes; i++)
-		if (res[i].ran && res[i].call == CI_BELOW)
-			head = i;
-	bool ok = verified && res[head].call == CI_ABOVE;
-	static const char *const word[] = {[CI_TOO_FEW] = "inconclusive",
-					   [CI_ABOVE] = "faster",
-					   [CI_BELOW] = "slower: unexpected",
-					   [CI_WITHIN] = "no difference detectable",
-					   [CI_TOO_WIDE] = "inconclusive"};
-	char sz[32], lead[64] = "";
-	lab_fmt_size(sz, sizeof(sz), res[head].size);
-	if (nran > 1)
-		snprintf(lead, sizeof(lead), "%s at %s. ", word[res[head].call], sz);
-	lab_verdict(r, ok, "%s%s%s; %s",
-		    verified ? "" : "UNEXPECTED (backing not as intended): ", lead, parts,
-		    verified ? "backing verified in region smaps AnonHugePages before timing"
-			     : "see the smaps proof: the timing does not compare huge with small");
 }
 
 /* ns/access per size, huge and small (the medians of each size), for the report's line chart. */
@@ -455,7 +479,9 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	if (pl.seq) {
 		pl.min_runs = SEQ_MIN_RUNS;
 		pl.max_runs = o->quick ? SEQ_CAP_QUICK : SEQ_CAP;
-		pl.looks = pl.max_runs - pl.min_runs + 1;
+		pl.looks = 0;
+		for (int k = 1; k <= pl.max_runs; k++)
+			pl.looks += chase_looks_at(&pl, k);
 		pl.conf = 1 - 0.05 / pl.looks;
 	} else {
 		pl.min_runs = pl.max_runs = o->runs > MAX_RUNS ? MAX_RUNS : o->runs;
@@ -509,7 +535,7 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		lab_pmu_proof(ctx, r, "pmu", NULL, 0);
 	lab_proof(
 		r, "method",
-		"2 measurements per backing per run (ABBA); huge faster = (small - huge) / small of the medians; CI: Hodges-Lehmann small/huge, Mann-Whitney bounds");
+		"2 measurements per backing per run (ABBA); huge faster = (small - huge) / small of the medians; CI: Hodges-Lehmann small/huge, Mann-Whitney bounds; runs that would decide: an estimate, the interval narrowing as 1/sqrt(runs)");
 	if (!nran) {
 		lab_skip(r, "no size could be measured (see proof)");
 		r->expected = false;
@@ -517,7 +543,10 @@ static int lab_chase(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	}
 
 	chase_series(r, res, nsizes);
-	chase_verdict(r, res, nsizes, nran);
+	struct virt_info vi;
+	bool guest = virt_read(ctx->sr, &vi) == 0 &&
+		     (vi.guest || (vi.env != VIRT_BARE && vi.env != VIRT_UNKNOWN));
+	chase_verdict(r, res, nsizes, nran, guest);
 	return 0;
 }
 

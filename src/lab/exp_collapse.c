@@ -81,9 +81,9 @@ static void collapse_verdict(const struct lab_ctx *ctx, const struct lab_opts *o
 		ok &= r1 >= full * 0.99 && r0 <= full / 256;
 	char sp[96] = "";
 	if (o->sparse)
-		snprintf(sp, sizeof(sp),
-			 "; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
-			 r0 > 0 ? r1 / r0 : 0);
+		lab_fmt(sp, sizeof(sp),
+			"; 1 page in 512 present: Rss grew %.0fx (max_ptes_none ignored)",
+			r0 > 0 ? r1 / r0 : 0);
 	lab_verdict_ok(
 		r, ok,
 		"MADV_COLLAPSE of %s took %.1f ms: AnonHugePages %.0f -> %.0f kB, host-wide thp_collapse_alloc %+.0f, Rss %.0f -> %.0f kB%s (proof: region smaps, host-wide vmstat deltas)",

@@ -144,7 +144,7 @@ static void backing(const struct lab_ctx *ctx, const struct fr_run *f, int m,
 	int fe = fr_modes[m].kind == K_HUGETLB
 			 ? 1
 			 : region_folios(ctx->sr, (uintptr_t)reg->p, reg->len, ctx->page_size, &fc);
-	char fol[160] = "-";
+	char fol[LAB_FOLIOS_LEN] = "-";
 	if (fe == 0)
 		lab_fmt_folios(fol, sizeof(fol), &fc, ctx->page_size);
 	bool hg = !rc && rs.vmflags & VMF_HG, nh = !rc && rs.vmflags & VMF_NH;

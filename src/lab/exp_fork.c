@@ -182,17 +182,17 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 		ok = strcmp(lab_pmd_policy(ctx), "never") == 0;
 	char match[96];
 	if (!was_huge)
-		snprintf(match, sizeof(match), "nothing to compare with the %s expectation",
-			 want ? want : "kernel's");
+		lab_fmt(match, sizeof(match), "nothing to compare with the %s expectation",
+			want ? want : "kernel's");
 	else if (want)
-		snprintf(match, sizeof(match), "%s the %s expectation for %s",
-			 ok ? "matches" : "DIFFERS from", want, ctx->feat->release);
+		lab_fmt(match, sizeof(match), "%s the %s expectation for %s",
+			ok ? "matches" : "DIFFERS from", want, ctx->feat->release);
 	else
-		snprintf(match, sizeof(match), "kernel version unknown");
+		lab_fmt(match, sizeof(match), "kernel version unknown");
 	char forks[64] = "";
 	if (n[1] && med[0][0] > 0)
-		snprintf(forks, sizeof(forks), "; fork %.2f ms huge vs %.2f ms small", med[0][0],
-			 med[0][1]);
+		lab_fmt(forks, sizeof(forks), "; fork %.2f ms huge vs %.2f ms small", med[0][0],
+			med[0][1]);
 	if (!was_huge)
 		lab_verdict(
 			r, ok,

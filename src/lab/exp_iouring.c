@@ -94,7 +94,7 @@ static int pick_dir(char *dir, size_t n, char *note, size_t nn)
 		t = "/tmp";
 	int e = try_dir(t, dir, n);
 	if (e == -EINVAL) {
-		snprintf(note, nn, "%s refuses O_DIRECT; ", t);
+		lab_fmt(note, nn, "%s refuses O_DIRECT; ", t);
 		e = try_dir("/var/tmp", dir, n);
 	}
 	return e;
@@ -136,21 +136,20 @@ static void claims(struct lab_result *r, const struct fio_res (*res)[NE], int nr
 			       : -1;
 	}
 	enum claim_call c = lab_claim_call(q, nr, false, 1.08, 1.03, why, sizeof(why));
-	snprintf(here, sizeof(here),
-		 "%.0f (io_uring) vs %.0f IOPS (libaio), QD%d: %+.1f%% (last round)",
-		 l[E_URING].iops, l[E_LIBAIO].iops, QD,
-		 q[nr - 1] > 0 ? 100 * (q[nr - 1] - 1) : 0.0);
+	lab_fmt(here, sizeof(here),
+		"%.0f (io_uring) vs %.0f IOPS (libaio), QD%d: %+.1f%% (last round)",
+		l[E_URING].iops, l[E_LIBAIO].iops, QD, q[nr - 1] > 0 ? 100 * (q[nr - 1] - 1) : 0.0);
 	if (!both)
 		lab_claim(r, "io_uring +12% IOPS over libaio", "fio 4 KiB randread QD32, NVMe", "-",
 			  CLAIM_INCONCLUSIVE, "a run failed (see proofs)");
 	else
 		lab_claim(r, "io_uring +12% IOPS over libaio", "fio 4 KiB randread QD32, NVMe",
 			  here, c, "%s", why);
-	snprintf(here, sizeof(here), "%s; SQPOLL io_uring_setup as uid %d: %s",
-		 !p->guest_known ? "guest unknown"
-		 : p->guest	 ? "a guest (cpuinfo hypervisor flag)"
-				 : "not a guest",
-		 (int)geteuid(), probe_word(p->sqpoll));
+	lab_fmt(here, sizeof(here), "%s; SQPOLL io_uring_setup as uid %d: %s",
+		!p->guest_known ? "guest unknown"
+		: p->guest	? "a guest (cpuinfo hypervisor flag)"
+				: "not a guest",
+		(int)geteuid(), probe_word(p->sqpoll));
 	/* a probe, not a comparison of modes run in turn: no rounds to agree */
 	if (!p->guest_known || !p->guest || (p->sqpoll && p->sqpoll != -EPERM))
 		lab_claim(r, "SQPOLL refused in VPS guests", "operators' reports of VPS guests",

@@ -289,28 +289,28 @@ static void kh_judge(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	bool pok = true;
 	switch (c) {
 	case KH_FULL:
-		snprintf(what, sizeof(what), "full collapse");
+		lab_fmt(what, sizeof(what), "full collapse");
 		pok = consistent && f->collapsed >= got && f->alloc >= got;
 		break;
 	case KH_NONE_SETTLED:
-		snprintf(what, sizeof(what), "nothing collapsed in a full scan");
+		lab_fmt(what, sizeof(what), "nothing collapsed in a full scan");
 		pok = factor < 1.01;
 		break;
 	case KH_PARTIAL_SETTLED:
-		snprintf(what, sizeof(what), "partial collapse, then a full scan changed nothing");
+		lab_fmt(what, sizeof(what), "partial collapse, then a full scan changed nothing");
 		pok = false;
 		break;
 	case KH_FORBIDDEN:
-		snprintf(what, sizeof(what), "collapsed although max_ptes_none forbids it");
+		lab_fmt(what, sizeof(what), "collapsed although max_ptes_none forbids it");
 		pok = false;
 		break;
 	case KH_NO_FULL_SCAN:
-		snprintf(what, sizeof(what), "khugepaged did not complete a full scan in %d s",
-			 o->timeout_s);
+		lab_fmt(what, sizeof(what), "khugepaged did not complete a full scan in %d s",
+			o->timeout_s);
 		break;
 	default:
-		snprintf(what, sizeof(what), "partial collapse still going at the %d s timeout",
-			 o->timeout_s);
+		lab_fmt(what, sizeof(what), "partial collapse still going at the %d s timeout",
+			o->timeout_s);
 		break;
 	}
 	j->ok &= pok;
@@ -338,9 +338,9 @@ static void kh_judge(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 	lab_proof(r, key, "MiB AnonHugePages at each change: %s", tl);
 	if (h->mpn >= none && got)
 		kh_rate(r, h, pmds, ctx->pmd_size >> 10);
-	snprintf(j->vd[p], sizeof(j->vd[p]),
-		 "max_ptes_none %ld: %s, %llu of %llu PMDs in %.0f s, RSS %.2fx", h->mpn, what,
-		 (unsigned long long)got, (unsigned long long)pmds, f->t, factor);
+	lab_fmt(j->vd[p], sizeof(j->vd[p]),
+		"max_ptes_none %ld: %s, %llu of %llu PMDs in %.0f s, RSS %.2fx", h->mpn, what,
+		(unsigned long long)got, (unsigned long long)pmds, f->t, factor);
 }
 
 /* The setup proof; returns NONE, the empty PTEs of each PMD. */
@@ -482,6 +482,7 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 		: j.unsure ? "inconclusive"
 			   : "as expected",
 		j.vd[0], j.vd[1][0] ? "; " : "", j.vd[1], creep, STRIDE_PAGES);
+	r->inconclusive = j.ok && j.unsure;
 	return 0;
 }
 

@@ -56,11 +56,11 @@ static void blas_of(const struct lab_ctx *ctx, pid_t pid, char *out, size_t n)
 {
 	struct proc_info pi = {0};
 	char path[256], pkg[64];
-	snprintf(out, n, "?");
+	lab_fmt(out, n, "?");
 	if (!proc_read(ctx->sr, pid, PROC_MAPS, &pi) && !pi.maps_err &&
 	    matmul_blas_path(pi.maps.p, pi.maps.len, path, sizeof(path)))
-		snprintf(out, n, "%s (%s)", path,
-			 dpkg_owner(ctx->sr, path, pkg, sizeof(pkg)) ? "package unknown" : pkg);
+		lab_fmt(out, n, "%s (%s)", path,
+			dpkg_owner(ctx->sr, path, pkg, sizeof(pkg)) ? "package unknown" : pkg);
 	proc_info_free(&pi);
 }
 
@@ -74,7 +74,7 @@ static int run_mode(const struct lab_ctx *ctx, int k, const struct matmul_spec *
 	const char *host = mode_host[k] ? mode_host[k] : lab_found_enabled(ctx);
 	int rc = host ? lab_set_enabled(ctx, host) : 0;
 	if (rc) {
-		snprintf(why, n, "enabled=%s: %s", host, strerror(-rc));
+		lab_fmt(why, n, "enabled=%s: %s", host, strerror(-rc));
 		return rc;
 	}
 	struct matmul_spec sp = *base;
@@ -136,8 +136,8 @@ static void claims(struct lab_result *r, const struct mode_out (*m)[NMODES], int
 	calls[0] = lab_claim_call(q, nr, false, 1.10, 1.03, why, sizeof(why));
 	if (!thp || !openblas)
 		calls[0] = CLAIM_INCONCLUSIVE;
-	snprintf(here, sizeof(here), "%.2f (always) vs %.2f GFLOP/s (THP off): %+.1f%%",
-		 med[M_ALWAYS], med[M_OFF], ratio > 0 ? 100 * (ratio - 1) : 0.0);
+	lab_fmt(here, sizeof(here), "%.2f (always) vs %.2f GFLOP/s (THP off): %+.1f%%",
+		med[M_ALWAYS], med[M_OFF], ratio > 0 ? 100 * (ratio - 1) : 0.0);
 	if (!thp)
 		lab_claim(r, "always +18% throughput",
 			  "OpenBLAS dgemm via numpy, THP always vs off", here, calls[0],
@@ -162,10 +162,10 @@ static void claims(struct lab_result *r, const struct mode_out (*m)[NMODES], int
 	if (!pmu || !thp || !(mo > 0))
 		calls[1] = CLAIM_INCONCLUSIVE;
 	if (pmu)
-		snprintf(here, sizeof(here), "dTLB read miss %.2f%% (off) -> %.2f%% (always)", mo,
-			 ma);
+		lab_fmt(here, sizeof(here), "dTLB read miss %.2f%% (off) -> %.2f%% (always)", mo,
+			ma);
 	else
-		snprintf(here, sizeof(here), "-");
+		lab_fmt(here, sizeof(here), "-");
 	if (!pmu)
 		lab_claim(r, "dTLB miss rate 8.2% -> 1.1%", "OpenBLAS dgemm, THP off vs always",
 			  here, calls[1], "no PMU: perf_event_open: %s",

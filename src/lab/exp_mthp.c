@@ -97,10 +97,10 @@ struct mthp_run {
 	struct lab_result *r;
 	uint64_t size;
 	char sz[32];
-	bool left;	 /* an anon size at always could not be set aside */
-	char others[96]; /* anon sizes at always as found, set to madvise for the run */
+	bool left;	  /* an anon size at always could not be set aside */
+	char others[256]; /* anon sizes at always as found, set to madvise for the run */
 	bool ok, any, untested;
-	char summary[200];
+	char summary[MAX_MTHP * 40]; /* "64K 1024/1024 (not tested)" per size */
 	size_t sn;
 };
 
@@ -142,7 +142,8 @@ static void mthp_set_aside(const struct lab_ctx *ctx, struct lab_result *r, char
 {
 	others[0] = '\0';
 	*left = false;
-	for (int i = 0, n = 0; i < ctx->thp->nsizes; i++) {
+	size_t n = 0;
+	for (int i = 0; i < ctx->thp->nsizes; i++) {
 		const struct thp_size *z = &ctx->thp->sizes[i];
 		if (!z->enabled.present || !z->eff_enabled || strcmp(z->eff_enabled, "always"))
 			continue;
@@ -152,9 +153,9 @@ static void mthp_set_aside(const struct lab_ctx *ctx, struct lab_result *r, char
 				  (unsigned long long)z->size_kb, strerror(-w));
 			*left = true;
 			r->partial = true;
-		} else if ((size_t)n < len) {
-			n += snprintf(others + n, len - (size_t)n, "%s%lluK", n ? "," : "",
-				      (unsigned long long)z->size_kb);
+		} else {
+			lab_catf(others, len, &n, "%s%lluK", n ? "," : "",
+				 (unsigned long long)z->size_kb);
 		}
 	}
 }
@@ -183,11 +184,11 @@ static void mthp_row(struct mthp_run *m, uint64_t kb, const char *k, double (*v)
 
 	uint64_t expect = m->size / (kb << 10);
 	double med_fb = r->rows[row].c[C_FB].median;
-	char fo[160] = "";
+	char fo[LAB_FOLIOS_LEN] = "";
 	if (fol)
 		lab_fmt_folios(fo, sizeof(fo), &last->fc, m->ctx->page_size);
 	else if (last->fc_err)
-		snprintf(fo, sizeof(fo), "kpageflags unreadable: %s", strerror(-last->fc_err));
+		lab_fmt(fo, sizeof(fo), "kpageflags unreadable: %s", strerror(-last->fc_err));
 	/*
 	 * The counters are host-wide: another process faulting while this
 	 * size is on adds to them. The region's own folios are exact.
@@ -214,11 +215,9 @@ static void mthp_row(struct mthp_run *m, uint64_t kb, const char *k, double (*v)
 	enum mthp_call c = lab_mthp_call(&seen);
 	m->ok &= c != MTHP_UNEXPECTED;
 	m->untested |= c == MTHP_NOT_TESTED;
-	if (m->sn < sizeof(m->summary))
-		m->sn += (size_t)snprintf(m->summary + m->sn, sizeof(m->summary) - m->sn,
-					  "%s%s %llu/%llu%s", m->sn ? ", " : "", k,
-					  (unsigned long long)nfol, (unsigned long long)expect,
-					  c == MTHP_NOT_TESTED ? " (not tested)" : "");
+	lab_catf(m->summary, sizeof(m->summary), &m->sn, "%s%s %llu/%llu%s", m->sn ? ", " : "", k,
+		 (unsigned long long)nfol, (unsigned long long)expect,
+		 c == MTHP_NOT_TESTED ? " (not tested)" : "");
 }
 
 /* Size KB alone at always for its runs, then back as found. */
@@ -311,11 +310,12 @@ static int lab_mthp(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		return 0;
 	}
 	const char *why = m.left ? " (another size stayed at always: see proof)" : "";
-	if (m.untested && m.ok)
+	if (m.untested && m.ok) {
 		lab_verdict(r, false,
 			    "not tested: no folio of the size seen in the region; %s %s%s", m.sz,
 			    m.summary, why);
-	else
+		r->inconclusive = true;
+	} else
 		lab_verdict_ok(
 			r, m.ok,
 			"folios of the size in the region (kpageflags) / %s / size: %s; AnonHugePages 0 for mTHP%s",

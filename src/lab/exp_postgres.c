@@ -109,13 +109,13 @@ static int reserve(const struct lab_ctx *ctx, const struct pg_plan *p, struct la
 {
 	int rc = lab_pool_reserve(ctx, p->page_kb, p->pages, pool);
 	if (rc == -ENOENT || (rc == -EIO && !pool->raised)) {
-		snprintf(why, n, "hugetlb pool of %llu kB pages unreadable",
-			 (unsigned long long)p->page_kb);
+		lab_fmt(why, n, "hugetlb pool of %llu kB pages unreadable",
+			(unsigned long long)p->page_kb);
 		return -EIO;
 	}
 	if (rc && !pool->raised) {
-		snprintf(why, n, "nr_hugepages %llu: %s",
-			 (unsigned long long)(pool->nr0 + p->pages - pool->got), strerror(-rc));
+		lab_fmt(why, n, "nr_hugepages %llu: %s",
+			(unsigned long long)(pool->nr0 + p->pages - pool->got), strerror(-rc));
 		return rc;
 	}
 	if (rc) {
@@ -170,7 +170,7 @@ static int bench(const struct pg_cluster *c, const char *const *args, char *out,
 	int fd;
 	pid_t bp = pg_bench_start(c, args, &fd);
 	if (bp < 0) {
-		snprintf(why, wn, "pgbench: %s", strerror((int)-bp));
+		lab_fmt(why, wn, "pgbench: %s", strerror((int)-bp));
 		return (int)bp;
 	}
 	int st = child_collect(bp, fd, out, n);
@@ -181,7 +181,7 @@ static int bench(const struct pg_cluster *c, const char *const *args, char *out,
 		const char *s = l;
 		while (s > out && s[-1] != '\n')
 			s--;
-		snprintf(why, wn, "pgbench %s exited %d: %.*s", args[0], st, (int)(l - s), s);
+		lab_fmt(why, wn, "pgbench %s exited %d: %.*s", args[0], st, (int)(l - s), s);
 		return st < 0 ? st : -EPROTO;
 	}
 	return 0;
@@ -204,7 +204,7 @@ static int measure(const struct lab_ctx *ctx, const struct pg_cluster *c, const 
 	int fd;
 	pid_t bp = pg_bench_start(c, ma, &fd);
 	if (bp < 0) {
-		snprintf(why, n, "pgbench: %s", strerror((int)-bp));
+		lab_fmt(why, n, "pgbench: %s", strerror((int)-bp));
 		return (int)bp;
 	}
 	struct timespec ts = {.tv_sec = p->secs / 2, .tv_nsec = (p->secs % 2) * 500000000L};
@@ -214,8 +214,8 @@ static int measure(const struct lab_ctx *ctx, const struct pg_cluster *c, const 
 	int st = child_collect(bp, fd, out, sizeof(out));
 	struct pgbench_out po;
 	if (st || pgbench_parse(out, &po)) {
-		snprintf(why, n, "pgbench exited %d%s", st,
-			 st ? "" : ", no tps/latency in its output");
+		lab_fmt(why, n, "pgbench exited %d%s", st,
+			st ? "" : ", no tps/latency in its output");
 		return -EPROTO;
 	}
 	m->v[V_TPS] = po.tps;
@@ -237,7 +237,7 @@ static int run_mode(const struct lab_ctx *ctx, struct pg_cluster *c, const struc
 	const char *found = lab_found_enabled(ctx), *fd = lab_found_defrag(ctx);
 	int rc = k == 1 ? set_thp(ctx, "madvise", "defer") : found ? set_thp(ctx, found, fd) : 0;
 	if (rc) {
-		snprintf(why, n, "THP settings: %s", strerror(-rc));
+		lab_fmt(why, n, "THP settings: %s", strerror(-rc));
 		return rc;
 	}
 	struct lab_pool pool = {0};
@@ -311,19 +311,19 @@ static void band_why(char *why, size_t n, const struct ratio_ci *ci, enum claim_
 {
 	char band[40];
 	if (isinf(hi))
-		snprintf(band, sizeof(band), ">= %.2f", lo);
+		lab_fmt(band, sizeof(band), ">= %.2f", lo);
 	else
-		snprintf(band, sizeof(band), "%.2f..%.2f", lo, hi);
+		lab_fmt(band, sizeof(band), "%.2f..%.2f", lo, hi);
 	if (missing)
-		snprintf(why, n, "%s", missing);
+		lab_fmt(why, n, "%s", missing);
 	else if (!ci->ok)
-		snprintf(why, n, "too few per-second tps samples for a 95%% interval");
+		lab_fmt(why, n, "too few per-second tps samples for a 95%% interval");
 	else
-		snprintf(why, n, "95%% CI %.3f..%.3f (per-second tps) %s %s", ci->lo, ci->hi,
-			 c == CLAIM_CONFIRMED	   ? "inside"
-			 : c == CLAIM_CONTRADICTED ? "wholly outside"
-						   : "crosses the edge of",
-			 band);
+		lab_fmt(why, n, "95%% CI %.3f..%.3f (per-second tps) %s %s", ci->lo, ci->hi,
+			c == CLAIM_CONFIRMED	  ? "inside"
+			: c == CLAIM_CONTRADICTED ? "wholly outside"
+						  : "crosses the edge of",
+			band);
 }
 
 /* The two claims; their calls into CALLS. */
@@ -339,8 +339,8 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 		snprintf(e1, sizeof(e1), "%.3fx", c1.est);
 	if (c2.ok)
 		snprintf(e2, sizeof(e2), "%.3fx", c2.est);
-	snprintf(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %s", md[V_TPS],
-		 nv[V_TPS], e1);
+	lab_fmt(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %s", md[V_TPS],
+		nv[V_TPS], e1);
 	band_why(why, sizeof(why), &c1, calls[0], 0.98, 1.02,
 		 !m->have[0] || !m->have[1] ? "a mode failed" : NULL);
 	int n1 = m->nround[0] < m->nround[1] ? m->nround[0] : m->nround[1];
@@ -351,9 +351,9 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 		  why);
 	bool proven = backed(ctx, m, p, 2);
 	calls[1] = proven ? pg_band_call(&c2, 0.98, INFINITY) : CLAIM_INCONCLUSIVE;
-	snprintf(here, sizeof(here),
-		 "tps %.0f (huge_pages=on) vs %.0f (never): %s; shm on %llu kB pages", ht[V_TPS],
-		 nv[V_TPS], e2, (unsigned long long)m->shm[2].kps_kb);
+	lab_fmt(here, sizeof(here),
+		"tps %.0f (huge_pages=on) vs %.0f (never): %s; shm on %llu kB pages", ht[V_TPS],
+		nv[V_TPS], e2, (unsigned long long)m->shm[2].kps_kb);
 	band_why(why, sizeof(why), &c2, calls[1], 0.98, INFINITY,
 		 !m->have[0] || !m->have[2] ? "a mode failed"
 		 : !proven		    ? "shared memory not proven on hugetlb"

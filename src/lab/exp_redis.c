@@ -132,7 +132,7 @@ static int bgsave(const struct lab_ctx *ctx, struct redis_srv *s, struct mode_ou
 	double sets0 = set_calls(s, info, sizeof(info));
 	int rc = redis_cmd(s, "BGSAVE", info, sizeof(info));
 	if (rc) {
-		snprintf(why, n, "BGSAVE: %s", rc == -EPROTO ? info : strerror(-rc));
+		lab_fmt(why, n, "BGSAVE: %s", rc == -EPROTO ? info : strerror(-rc));
 		return rc;
 	}
 	uint64_t busy = 1;
@@ -140,7 +140,7 @@ static int bgsave(const struct lab_ctx *ctx, struct redis_srv *s, struct mode_ou
 		sleep_ms(50);
 		if ((rc = redis_cmd(s, "INFO persistence", info, sizeof(info))) ||
 		    !redis_info_u64(info, "rdb_bgsave_in_progress", &busy)) {
-			snprintf(why, n, "INFO persistence unreadable");
+			lab_fmt(why, n, "INFO persistence unreadable");
 			return rc ? rc : -EPROTO;
 		}
 	}
@@ -151,7 +151,7 @@ static int bgsave(const struct lab_ctx *ctx, struct redis_srv *s, struct mode_ou
 	m->v[V_COW] = redis_info_u64(info, "rdb_last_cow_size", &cow) ? (double)cow / 1024 : -1;
 	redis_info_str(info, "rdb_last_bgsave_status", m->status, sizeof(m->status));
 	if (busy) {
-		snprintf(why, n, "BGSAVE still running after 120 s");
+		lab_fmt(why, n, "BGSAVE still running after 120 s");
 		return -ETIMEDOUT;
 	}
 	if (!redis_cmd(s, "INFO stats", info, sizeof(info)) &&
@@ -172,7 +172,7 @@ static int measure(const struct lab_ctx *ctx, const struct redis_exe *x, struct 
 	pid_t bp = redis_bench_start(s, x->bench, ops, nkeys, &fd);
 	if (bp < 0) {
 		snap_free(&a);
-		snprintf(why, n, "redis-benchmark: %s", strerror(-bp));
+		lab_fmt(why, n, "redis-benchmark: %s", strerror(-bp));
 		return bp;
 	}
 	sleep_ms(500);
@@ -188,8 +188,8 @@ static int measure(const struct lab_ctx *ctx, const struct redis_exe *x, struct 
 		return rc;
 	struct bench_row set, get;
 	if (st != 0 || redis_parse_csv(out, &set, &get) != 2) {
-		snprintf(why, n, "redis-benchmark exited %d, %s", st,
-			 out[0] ? "its CSV lacked SET or GET" : "no CSV");
+		lab_fmt(why, n, "redis-benchmark exited %d, %s", st,
+			out[0] ? "its CSV lacked SET or GET" : "no CSV");
 		return -EPROTO;
 	}
 	m->v[V_SRPS] = set.rps;
@@ -229,13 +229,13 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 	const char *host = mode_host[k] ? mode_host[k] : lab_found_enabled(ctx);
 	int rc = host ? lab_set_enabled(ctx, host) : 0;
 	if (rc) {
-		snprintf(why, n, "enabled: %s", strerror(-rc));
+		lab_fmt(why, n, "enabled: %s", strerror(-rc));
 		return rc;
 	}
 	struct redis_srv s;
 	int off = k == K_NEVER ? lab_thp_off_begin() : -1;
 	if (k == K_NEVER && off < 0) {
-		snprintf(why, n, "prctl(PR_SET_THP_DISABLE): %s", strerror(-off));
+		lab_fmt(why, n, "prctl(PR_SET_THP_DISABLE): %s", strerror(-off));
 		return off;
 	}
 	rc = redis_start(&s, x->server, mode_disable_thp[k], mode_malloc_conf[k], why, n);
@@ -244,7 +244,7 @@ static int run_mode(const struct lab_ctx *ctx, const struct redis_exe *x, int k,
 		return rc;
 	server_facts(ctx, s.pid, m);
 	if ((rc = redis_load(&s, nkeys)))
-		snprintf(why, n, "loading %llu keys: %s", (unsigned long long)nkeys, strerror(-rc));
+		lab_fmt(why, n, "loading %llu keys: %s", (unsigned long long)nkeys, strerror(-rc));
 	else
 		rc = measure(ctx, x, &s, nkeys, ops, m, why, n);
 	redis_stop(&s);
@@ -286,8 +286,8 @@ static void claims(struct lab_result *r, const struct redis_med *m, const struct
 	calls[0] = lab_claim_call(q, nr, false, 1.5, 1.2, why, sizeof(why));
 	if (!thp)
 		calls[0] = CLAIM_INCONCLUSIVE;
-	snprintf(here, sizeof(here), "SET p99 %.2f (never) vs %.2f ms (always) at %.0f ops/s",
-		 nv[V_SP99], al[V_SP99], al[V_SRPS]);
+	lab_fmt(here, sizeof(here), "SET p99 %.2f (never) vs %.2f ms (always) at %.0f ops/s",
+		nv[V_SP99], al[V_SP99], al[V_SRPS]);
 	lab_claim(r, "p99 0.8 ms (never) vs 2.1 ms (always)", "Redis 7.2, 150k ops/s, kernel 6.8",
 		  here, calls[0], "%s", thp ? why : "no THP in the always, disable-thp no server");
 	/* fork time per GiB of Rss (Rss from the last round: the same keys every round) */
@@ -301,8 +301,8 @@ static void claims(struct lab_result *r, const struct redis_med *m, const struct
 	calls[1] = lab_claim_call(q, nr, true, 0.5, 0.9, why, sizeof(why));
 	if (!thp)
 		calls[1] = CLAIM_INCONCLUSIVE;
-	snprintf(here, sizeof(here), "fork %.2f (always, no) vs %.2f (never) ms per GiB of Rss", fa,
-		 fn);
+	lab_fmt(here, sizeof(here), "fork %.2f (always, no) vs %.2f (never) ms per GiB of Rss", fa,
+		fn);
 	lab_claim(r, "fork 0.38 ms vs 3.04 ms per GiB, THP faster", "Redis fork time, kernel 6.10",
 		  here, calls[1], "%s", thp ? why : "no THP");
 	/* Redis skips its LRU writes while a child runs: only SETs can split during a BGSAVE */
@@ -373,24 +373,24 @@ static void redis_advice(struct lab_result *r, const struct lab_ctx *ctx, const 
 	double madv = m->have[K_MADV] ? m->v[K_MADV][V_AHPB] : -1;
 	char host[96] = "";
 	if (found && madv >= 0)
-		snprintf(host, sizeof(host), "; under enabled=%s (as found) it had %.0f kB huge",
-			 found, madv);
+		lab_fmt(host, sizeof(host), "; under enabled=%s (as found) it had %.0f kB huge",
+			found, madv);
 	if (c[0] == CLAIM_CONFIRMED)
-		snprintf(r->advice, sizeof(r->advice),
-			 "For Redis here: keep `disable-thp yes` (the default): THP raised its SET "
-			 "p99 by 1.5x or more in every round%s",
-			 host);
+		lab_fmt(r->advice, sizeof(r->advice),
+			"For Redis here: keep `disable-thp yes` (the default): THP raised its SET "
+			"p99 by 1.5x or more in every round%s",
+			host);
 	else if (c[0] == CLAIM_CONTRADICTED)
-		snprintf(r->advice, sizeof(r->advice),
-			 "For Redis here: THP did not raise SET p99 (every round within 1.2x); "
-			 "`disable-thp no` is an option%s%s",
-			 c[1] == CLAIM_CONFIRMED ? " (fork faster with THP)" : "",
-			 c[2] == CLAIM_CONFIRMED ? ", but a BGSAVE splits its huge pages" : "");
+		lab_fmt(r->advice, sizeof(r->advice),
+			"For Redis here: THP did not raise SET p99 (every round within 1.2x); "
+			"`disable-thp no` is an option%s%s",
+			c[1] == CLAIM_CONFIRMED ? " (fork faster with THP)" : "",
+			c[2] == CLAIM_CONFIRMED ? ", but a BGSAVE splits its huge pages" : "");
 	else
-		snprintf(r->advice, sizeof(r->advice),
-			 "For Redis here: undecided (the p99 claim is inconclusive: %.60s); keep "
-			 "`disable-thp yes` (the default) until a run without --quick decides",
-			 r->nclaims ? r->claims[0].why : "not measured");
+		lab_fmt(r->advice, sizeof(r->advice),
+			"For Redis here: undecided (the p99 claim is inconclusive: %.60s); keep "
+			"`disable-thp yes` (the default) until a run without --quick decides",
+			r->nclaims ? r->claims[0].why : "not measured");
 }
 
 /* The backing each mode should have had, the claims, the verdict, the advice. */

@@ -34,6 +34,7 @@
 #include "shrinker_calls.h"
 
 #define NPH 3
+_Static_assert(NPH <= LAB_MAX_PHASES, "shrinker_calls.c sizes its texts for LAB_MAX_PHASES");
 #define RECORD_PATH "/var/lib/thpctl/lab-shrinker"
 
 enum { C_MPN, C_THPS, C_AHP0, C_AHP1, C_RSS0, C_RSS1, C_SPLIT, C_USE0, C_USE1, NC };
@@ -165,11 +166,11 @@ static int run_phase(const struct lab_ctx *ctx, size_t size, struct phase_out *o
 	int e = lab_thp_write("khugepaged/max_ptes_none", v);
 	struct memcg_lab m;
 	if (!e && (e = memcg_lab_plan(ctx->sr, "shrinker", &m)))
-		snprintf(why, n, "no memory cgroup controller mounted");
+		lab_fmt(why, n, "no memory cgroup controller mounted");
 	if (!e && (e = guard_undo_add("lab shrinker", GUARD_UNDO_MEMCG, m.path)))
-		snprintf(why, n, "cannot journal %s: %s", m.path, strerror(-e));
+		lab_fmt(why, n, "cannot journal %s: %s", m.path, strerror(-e));
 	if (!e && (e = memcg_lab_create(ctx->sr, &m))) {
-		snprintf(why, n, "mkdir %s: %s", m.path, strerror(-e));
+		lab_fmt(why, n, "mkdir %s: %s", m.path, strerror(-e));
 		guard_undo_done(GUARD_UNDO_MEMCG, m.path);
 	}
 	if (e)
@@ -195,7 +196,7 @@ static int run_phase(const struct lab_ctx *ctx, size_t size, struct phase_out *o
 					 s0);
 		o->ok = o->v[C_AHP0] >= 0 && o->v[C_AHP1] >= 0 && has;
 	} else {
-		snprintf(why, n, "the child: %s", strerror(-e));
+		lab_fmt(why, n, "the child: %s", strerror(-e));
 	}
 	stop_child(pid, go);
 	sig_child = 0;
@@ -204,7 +205,7 @@ static int run_phase(const struct lab_ctx *ctx, size_t size, struct phase_out *o
 	if (!rm)
 		guard_undo_done(GUARD_UNDO_MEMCG, m.path);
 	else if (!e)
-		snprintf(why, n, "rmdir %s: %s (left journalled)", m.path, strerror(-rm));
+		lab_fmt(why, n, "rmdir %s: %s (left journalled)", m.path, strerror(-rm));
 	return e ? e : rm;
 }
 

@@ -97,14 +97,14 @@ static void sparse_verdict_madvise(const struct lab_ctx *ctx, struct lab_result 
 	char why[128] = "";
 	const char *off = lab_thp_off_reason(ctx);
 	if (!madv_huge && off[0])
-		snprintf(why, sizeof(why), "; madv got %.0f of %llu kB huge: %s",
-			 s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, off);
+		lab_fmt(why, sizeof(why), "; madv got %.0f of %llu kB huge: %s",
+			s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, off);
 	else if (!madv_huge)
-		snprintf(why, sizeof(why),
-			 "; madv got %.0f of %llu kB huge, thp_fault_fallback +%.0f",
-			 s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, s->fb_med[MODE_MADV]);
+		lab_fmt(why, sizeof(why),
+			"; madv got %.0f of %llu kB huge, thp_fault_fallback +%.0f",
+			s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, s->fb_med[MODE_MADV]);
 	else if (plain_per > (double)ctx->page_size / 1024 * 1.5)
-		snprintf(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
+		lab_fmt(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
 	lab_verdict_ok(
 		r, ok,
 		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, host-wide thp_fault_alloc +%.0f)",

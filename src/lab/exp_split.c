@@ -118,8 +118,8 @@ static void split_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 			"drop_caches=2 (shrink_slab runs the deferred-split shrinker): thp_split_page %+.0f, nr_anon_partially_mapped %+.0f: the %zu unmapped base pages are free again",
 			csp, cpm, npmd);
 		ok &= csp >= (double)npmd * 0.9;
-		snprintf(tail, sizeof(tail),
-			 "; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
+		lab_fmt(tail, sizeof(tail),
+			"; after drop_caches=2: thp_split_page %+.0f, the split complete", csp);
 	}
 	lab_verdict_ok(
 		r, ok,

@@ -79,7 +79,7 @@ static bool backing_ok(const struct lab_ctx *ctx, struct lab_result *r, const st
 	}
 	uint64_t ahp = rs.t.kb[SM_ANON_HUGE], full = reg->len >> 10;
 	bool ok = z->mode == MODE_MADV ? ahp >= full * 95 / 100 : ahp == 0;
-	char fol[160] = "";
+	char fol[LAB_FOLIOS_LEN] = "";
 	struct folio_counts fc;
 	uint64_t want = reg->len / z->page;
 	if (z->mthp) {
@@ -191,16 +191,15 @@ static void report(struct lab_result *r, const struct tsize *z, const struct tre
 	double mib = (double)z->page / (1 << 20);
 	int row = lab_row_add(r, z->label);
 	const struct tlb_step *s = &t->st;
-	char sw[200] = "";
+	/* every point: a proof value's room (a longer one ends in "...", never cut silently) */
+	char sw[sizeof(r->proofs[0].value)] = "";
 	size_t off = 0;
 	double x[TLB_MAX_POINTS], ex[TLB_MAX_POINTS];
 	for (int i = 0; i < t->npt; i++) {
 		x[i] = (double)t->pt[i].pages * mib;
 		ex[i] = stats_median(t->pt[i].excess, t->pt[i].n);
-		if (off < sizeof(sw))
-			off += (size_t)snprintf(sw + off, sizeof(sw) - off, "%s%llu:%.1f",
-						i ? " " : "", (unsigned long long)t->pt[i].pages,
-						ex[i]);
+		lab_catf(sw, sizeof(sw), &off, "%s%llu:%.1f", i ? " " : "",
+			 (unsigned long long)t->pt[i].pages, ex[i]);
 	}
 	char key[48];
 	snprintf(key, sizeof(key), "%s sweep", z->label);
@@ -230,20 +229,20 @@ static void size_clause(char *out, size_t n, const struct tsize *z, const struct
 	char a[32], b[32];
 	const struct tlb_step *s = &t->st;
 	if (!t->ran || !t->backed) {
-		snprintf(out, n, "%s: %s", z->label,
-			 !t->backed && t->npt ? "backing not as intended" : "not measured");
+		lab_fmt(out, n, "%s: %s", z->label,
+			!t->backed && t->npt ? "backing not as intended" : "not measured");
 		return;
 	}
 	lab_fmt_size(a, sizeof(a), s->reach_pages * z->page);
 	if (s->call == TLB_STEP_UNDECIDED)
-		snprintf(out, n, "%s: inconclusive (too few samples for intervals)", z->label);
+		lab_fmt(out, n, "%s: inconclusive (too few samples for intervals)", z->label);
 	else if (s->call == TLB_STEP_NONE)
-		snprintf(out, n, "%s: no step found up to %s", z->label, a);
+		lab_fmt(out, n, "%s: no step found up to %s", z->label, a);
 	else {
 		lab_fmt_size(b, sizeof(b), s->reach_hi_pages * z->page);
-		snprintf(out, n, "%s: reach %s (step by %s), penalty ~%.1f ns (%.1f..%.1f)%s",
-			 z->label, a, b, s->penalty_ns, s->penalty_lo, s->penalty_hi,
-			 s->blips ? " after a blip" : "");
+		lab_fmt(out, n, "%s: reach %s (step by %s), penalty ~%.1f ns (%.1f..%.1f)%s",
+			z->label, a, b, s->penalty_ns, s->penalty_lo, s->penalty_hi,
+			s->blips ? " after a blip" : "");
 	}
 }
 
@@ -474,9 +473,7 @@ static int lab_tlb(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 		size_clause(c, sizeof(c), &zs[i], &ts[i]);
 		ok &= ts[i].ran && ts[i].backed && ts[i].st.call != TLB_STEP_UNDECIDED;
 		any |= ts[i].ran;
-		if (off < sizeof(parts))
-			off += (size_t)snprintf(parts + off, sizeof(parts) - off, "%s%s",
-						off ? "; " : "", c);
+		lab_catf(parts, sizeof(parts), &off, "%s%s", off ? "; " : "", c);
 	}
 	if (!any) {
 		lab_skip(r, "no page size could be swept (see proof)");
@@ -484,6 +481,7 @@ static int lab_tlb(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 	}
 	lab_verdict(r, ok, "%s%s%s", ok ? "" : "partly inconclusive: ", guest ? "guest: " : "",
 		    parts);
+	r->inconclusive = !ok; /* as its text says */
 	return 0;
 }
 

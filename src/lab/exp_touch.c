@@ -124,33 +124,33 @@ static void touch_speed(const struct touch_sum *s, char *out, size_t n)
 	struct ratio_ci ci;
 	if (stats_ratio_ci(s->ms[MODE_PLAIN], (size_t)s->nms[MODE_PLAIN], s->ms[MODE_MADV],
 			   (size_t)s->nms[MODE_MADV], 0.95, &ci)) {
-		snprintf(out, n, "; madv vs plain time: no interval (a time of 0)");
+		lab_fmt(out, n, "; madv vs plain time: no interval (a time of 0)");
 		return;
 	}
 	switch (stats_ci_call(&ci, 0.10)) {
 	case CI_BELOW:
 	case CI_ABOVE: {
 		bool faster = ci.hi < 1;
-		snprintf(out, n, "; madv touched %.1fx %s than plain (%.0f%% interval %.1f-%.1fx)",
-			 faster ? 1 / ci.est : ci.est, faster ? "faster" : "slower", ci.level * 100,
-			 faster ? 1 / ci.hi : ci.lo, faster ? 1 / ci.lo : ci.hi);
+		lab_fmt(out, n, "; madv touched %.1fx %s than plain (%.0f%% interval %.1f-%.1fx)",
+			faster ? 1 / ci.est : ci.est, faster ? "faster" : "slower", ci.level * 100,
+			faster ? 1 / ci.hi : ci.lo, faster ? 1 / ci.lo : ci.hi);
 		break;
 	}
 	case CI_WITHIN:
-		snprintf(out, n, "; madv and plain touched in about the same time (within 10%%)");
+		lab_fmt(out, n, "; madv and plain touched in about the same time (within 10%%)");
 		break;
 	case CI_TOO_FEW:
-		snprintf(out, n,
-			 "; madv vs plain time: too few runs for a 95%% interval (%d and %d; "
-			 "medians %.3g vs %.3g ms)",
-			 s->nms[MODE_MADV], s->nms[MODE_PLAIN], s->med_ms[MODE_MADV],
-			 s->med_ms[MODE_PLAIN]);
+		lab_fmt(out, n,
+			"; madv vs plain time: too few runs for a 95%% interval (%d and %d; "
+			"medians %.3g vs %.3g ms)",
+			s->nms[MODE_MADV], s->nms[MODE_PLAIN], s->med_ms[MODE_MADV],
+			s->med_ms[MODE_PLAIN]);
 		break;
 	default:
-		snprintf(out, n,
-			 "; madv vs plain time: inconclusive, the runs too spread (interval "
-			 "%.2f-%.2fx of plain's)",
-			 ci.lo, ci.hi);
+		lab_fmt(out, n,
+			"; madv vs plain time: inconclusive, the runs too spread (interval "
+			"%.2f-%.2fx of plain's)",
+			ci.lo, ci.hi);
 		break;
 	}
 }

@@ -64,12 +64,12 @@ static void clear_size(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		hi = v[i] > hi ? v[i] : hi;
 	}
 	if (mode == MODE_MADV || mode == MODE_NOHUGE)
-		snprintf(proof, sizeof(proof), "AnonHugePages %llu of %llu kB",
-			 (unsigned long long)ahp, (unsigned long long)(size >> 10));
+		lab_fmt(proof, sizeof(proof), "AnonHugePages %llu of %llu kB",
+			(unsigned long long)ahp, (unsigned long long)(size >> 10));
 	else if (ctx->root)
-		snprintf(proof, sizeof(proof), "kpageflags: order%d folios %llu of %llu", order,
-			 (unsigned long long)fc.by_order[order],
-			 (unsigned long long)(size / ((uint64_t)ctx->page_size << order)));
+		lab_fmt(proof, sizeof(proof), "kpageflags: order%d folios %llu of %llu", order,
+			(unsigned long long)fc.by_order[order],
+			(unsigned long long)(size / ((uint64_t)ctx->page_size << order)));
 	lab_proof(r, key, "%.2f GB/s (%.2f-%.2f over %d runs, measured); %s", med, lo, hi, n,
 		  proof);
 }

@@ -110,9 +110,9 @@ static void speedup(const struct fr_run *f, int m, struct ratio_ci *ci)
 static const char *ci_words(char *out, size_t n, const struct ratio_ci *ci)
 {
 	if (ci->ok)
-		snprintf(out, n, "%.2fx (95%% CI %.2f..%.2f)", ci->est, ci->lo, ci->hi);
+		lab_fmt(out, n, "%.2fx (95%% CI %.2f..%.2f)", ci->est, ci->lo, ci->hi);
 	else
-		snprintf(out, n, "-");
+		lab_fmt(out, n, "-");
 	return out;
 }
 
@@ -154,13 +154,11 @@ static void speed_words(const struct fr_run *f, int m, const char *name, char *o
 {
 	struct ratio_ci ci;
 	speedup(f, m, &ci);
-	if (*off >= n)
-		return;
 	if (ci.ok)
-		*off += (size_t)snprintf(out + *off, n - *off, "%s%s %.2fx (%.2f..%.2f)",
-					 *off ? ", " : "", name, ci.est, ci.lo, ci.hi);
+		lab_catf(out, n, off, "%s%s %.2fx (%.2f..%.2f)", *off ? ", " : "", name, ci.est,
+			 ci.lo, ci.hi);
 	else
-		*off += (size_t)snprintf(out + *off, n - *off, "%s%s -", *off ? ", " : "", name);
+		lab_catf(out, n, off, "%s%s -", *off ? ", " : "", name);
 }
 
 /* The speed-up proofs, one per family, 95% intervals. */
@@ -238,22 +236,22 @@ static void speed_claim(const struct fr_run *f, struct lab_result *r, int m, con
 	bool ok = proven(f, m) && proven(f, M_ANON_4K);
 	char here[160];
 	char w[48];
-	snprintf(here, sizeof(here), "%s: %s vs anon MADV_NOHUGEPAGE", f->label[m],
-		 ci_words(w, sizeof(w), &ci));
+	lab_fmt(here, sizeof(here), "%s: %s vs anon MADV_NOHUGEPAGE", f->label[m],
+		ci_words(w, sizeof(w), &ci));
 	enum claim_call c =
 		ok && ci.ok ? fr_band_call(ci.lo, ci.hi, claimed, SPEED_TOL) : CLAIM_INCONCLUSIVE;
 	char why[160];
 	if (!f->n[m])
-		snprintf(why, sizeof(why), "not measured here");
+		lab_fmt(why, sizeof(why), "not measured here");
 	else if (!ok)
-		snprintf(why, sizeof(why), "the backing was not proven (see the proofs)");
+		lab_fmt(why, sizeof(why), "the backing was not proven (see the proofs)");
 	else if (!ci.ok)
-		snprintf(why, sizeof(why), "too few runs for a 95%% interval");
+		lab_fmt(why, sizeof(why), "too few runs for a 95%% interval");
 	else
-		snprintf(why, sizeof(why), "the 95%% CI %s the band %.2f..%.2fx (claim +-%.2f)",
-			 call_verb(c, "lies within", "lies wholly outside",
-				   "reaches across an edge of"),
-			 claimed - SPEED_TOL, claimed + SPEED_TOL, SPEED_TOL);
+		lab_fmt(why, sizeof(why), "the 95%% CI %s the band %.2f..%.2fx (claim +-%.2f)",
+			call_verb(c, "lies within", "lies wholly outside",
+				  "reaches across an edge of"),
+			claimed - SPEED_TOL, claimed + SPEED_TOL, SPEED_TOL);
 	report_claim(r, claim, here, c, why);
 }
 
@@ -274,16 +272,16 @@ static void fault_claim(const struct fr_run *f, struct lab_result *r, int m, con
 			"faults to map + read once: anon 4K %.0f..%.0f, %s %.0f..%.0f: -%.1f..-%.1f%%",
 			bmin, bmax, f->label[m], mmin, mmax, lo, hi);
 	else
-		snprintf(here, sizeof(here), "faults to map + read once: -");
+		lab_fmt(here, sizeof(here), "faults to map + read once: -");
 	/* every claim stands on two rounds or more (lab_claim_call's rule) */
 	bool rounds = f->n[m] >= 2 && f->n[b] >= 2;
 	enum claim_call c =
 		ok && rounds ? fr_band_call(lo, hi, claimed, FAULT_TOL) : CLAIM_INCONCLUSIVE;
 	char why[160];
 	if (!ok)
-		snprintf(why, sizeof(why), "not measured, or the backing was not proven");
+		lab_fmt(why, sizeof(why), "not measured, or the backing was not proven");
 	else if (!rounds)
-		snprintf(why, sizeof(why), "one round: a run of each mode is not two that agree");
+		lab_fmt(why, sizeof(why), "one round: a run of each mode is not two that agree");
 	else
 		snprintf(
 			why, sizeof(why),
@@ -305,8 +303,8 @@ static void hand_claim(const struct fr_run *f, struct lab_result *r)
 	char here[160], w[48], pm[64] = "-";
 	if (lo >= 0)
 		snprintf(pm, sizeof(pm), "%.0f..%.0f kB of %.0f", lo, hi, full);
-	snprintf(here, sizeof(here), "%s: %s vs MADV_NOHUGEPAGE; FilePmdMapped %s",
-		 f->label[M_FILE_NEVER], ci_words(w, sizeof(w), &ci), pm);
+	lab_fmt(here, sizeof(here), "%s: %s vs MADV_NOHUGEPAGE; FilePmdMapped %s",
+		f->label[M_FILE_NEVER], ci_words(w, sizeof(w), &ci), pm);
 	enum claim_call c = CLAIM_INCONCLUSIVE;
 	if (f->n[M_FILE_NEVER] && none)
 		c = CLAIM_CONTRADICTED;
@@ -342,15 +340,13 @@ void fr_report(const struct lab_ctx *ctx, const struct fr_run *f, struct lab_res
 	hand_claim(f, r);
 	/* the verdict: every mode with an expectation had its backing; MAP_HUGETLB may be skipped */
 	bool ok = true;
-	char bad[160] = "";
+	char bad[FR_NM * (sizeof(f->label[0]) + 2)] = "";
 	size_t off = 0;
 	for (int m = 0; m < FR_NM; m++) {
 		if (want_huge(m) < 0 || (m == M_HUGETLB && f->pool_skip) || proven(f, m))
 			continue;
 		ok = false;
-		if (off < sizeof(bad))
-			off += (size_t)snprintf(bad + off, sizeof(bad) - off, "%s%s",
-						off ? ", " : "", f->label[m]);
+		lab_catf(bad, sizeof(bad), &off, "%s%s", off ? ", " : "", f->label[m]);
 	}
 	double nlo, nhi, alo, ahi;
 	proof_range(f, M_FILE_NEVER, &nlo, &nhi);

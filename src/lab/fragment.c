@@ -210,7 +210,7 @@ static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_
 	madvise(p, nch * pmd, MADV_HUGEPAGE);
 	for (i = 0; i < nch; i++) {
 		if (i && i % AVAIL_EVERY == 0 && mem_available(f->ctx->sr) < f->margin) {
-			snprintf(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
+			lab_fmt(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
 			out = true;
 			break;
 		}
@@ -218,9 +218,9 @@ static bool fill_piece(struct frag *f, const struct hp_probe *hp, char *p, size_
 		huge[i] = fault_chunk(f, hp, p + i * pmd, 2, &f->fill_huge, &f->fill_small,
 				      &fallbacks);
 		if (!huge[i] && fallbacks == FALLBACK_RUN) {
-			snprintf(f->stop, sizeof(f->stop),
-				 "no free PMD-order block left (%d faults in a row fell back)",
-				 FALLBACK_RUN);
+			lab_fmt(f->stop, sizeof(f->stop),
+				"no free PMD-order block left (%d faults in a row fell back)",
+				FALLBACK_RUN);
 			out = true;
 			i++;
 			break;
@@ -261,9 +261,9 @@ static int frag_budget(const struct lab_ctx *ctx, uint64_t reserve, struct frag 
 	if (f->budget < 8 * pmd || f->budget < 256 * MIB) {
 		char m[32];
 		lab_fmt_size(m, sizeof(m), f->margin);
-		snprintf(f->stop, sizeof(f->stop),
-			 "the host cannot spare the memory (MemAvailable minus a %s margin%s)", m,
-			 f->cg_headroom ? ", cgroup limit" : "");
+		lab_fmt(f->stop, sizeof(f->stop),
+			"the host cannot spare the memory (MemAvailable minus a %s margin%s)", m,
+			f->cg_headroom ? ", cgroup limit" : "");
 		return -ENOMEM;
 	}
 	return 0;
@@ -283,11 +283,11 @@ static void frag_fill(struct frag *f, const struct hp_probe *hp)
 		if (nch > piece)
 			nch = piece;
 		if (!nch || f->held + nch * pmd > f->budget) {
-			snprintf(f->stop, sizeof(f->stop), "the budget was reached");
+			lab_fmt(f->stop, sizeof(f->stop), "the budget was reached");
 			break;
 		}
 		if (mem_available(ctx->sr) < f->margin + nch * pmd) {
-			snprintf(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
+			lab_fmt(f->stop, sizeof(f->stop), "MemAvailable fell to the margin");
 			break;
 		}
 		size_t done;
@@ -311,7 +311,7 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	f->o = o;
 	f->pm_fd = f->kpf_fd = f->pidfd = -1;
 	if (!ctx->can_write) {
-		snprintf(f->stop, sizeof(f->stop), "needs root");
+		lab_fmt(f->stop, sizeof(f->stop), "needs root");
 		return -EPERM;
 	}
 	int r = frag_budget(ctx, reserve, f);
@@ -320,21 +320,20 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	uint64_t pmd = ctx->pmd_size;
 	char pol[CHOICE_LEN];
 	if (thp_pmd_policy(ctx->sr, pol, sizeof(pol)) == 0 && strcmp(pol, "never") == 0) {
-		snprintf(f->stop, sizeof(f->stop),
-			 "the PMD size is at never: no THPs to fill with");
+		lab_fmt(f->stop, sizeof(f->stop), "the PMD size is at never: no THPs to fill with");
 		return -EOPNOTSUPP;
 	}
 	struct hp_probe hp;
 	r = hp_probe_open(ctx, &hp);
 	if (r) {
-		snprintf(f->stop, sizeof(f->stop), "pagemap/kpageflags: %s", strerror(-r));
+		lab_fmt(f->stop, sizeof(f->stop), "pagemap/kpageflags: %s", strerror(-r));
 		return r;
 	}
 	f->pm_fd = hp.pm;
 	f->kpf_fd = hp.kpf;
 	if ((r = region_map(&f->fill, f->budget, pmd)) ||
 	    (r = region_map(&f->sink, f->budget, pmd))) {
-		snprintf(f->stop, sizeof(f->stop), "mmap: %s", strerror(-r));
+		lab_fmt(f->stop, sizeof(f->stop), "mmap: %s", strerror(-r));
 		frag_end(f);
 		return r;
 	}
@@ -356,11 +355,11 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 		w = set_defrag(f, true);
 	if (w) {
 		if (w == -EBUSY)
-			snprintf(f->stop, sizeof(f->stop),
-				 "another running thpctl holds the settings journal");
+			lab_fmt(f->stop, sizeof(f->stop),
+				"another running thpctl holds the settings journal");
 		else
-			snprintf(f->stop, sizeof(f->stop), "could not change the settings: %s",
-				 strerror(-w));
+			lab_fmt(f->stop, sizeof(f->stop), "could not change the settings: %s",
+				strerror(-w));
 		frag_end(f);
 		return w;
 	}
@@ -468,7 +467,7 @@ void frag_proofs(const struct frag *f, struct lab_result *r)
 		f->cg_headroom ? ", cgroup-capped" : "");
 	lab_proof(
 		r, "fragmenter fill",
-		"%llu THPs (%llu fallbacks) with defrag=never, every other base page punched: %s kept; stopped: %s",
+		"%llu THPs (%llu fallbacks) with defrag=never, every other base page punched: %s kept (computed as half of each THP, not read); stopped: %s",
 		(unsigned long long)f->fill_huge, (unsigned long long)f->fill_small, kept, f->stop);
 	lab_proof(
 		r, "fragmenter split",

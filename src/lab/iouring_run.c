@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* lab iouring: the io_uring probes, the fio child, fio's JSON (iouring_run.h). */
 #include "iouring_run.h"
+#include "lab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,9 +128,9 @@ static void fio_why(const char *out, int st, char *why, size_t n)
 	if (!l && out)
 		l = strstr(out, "err=");
 	if (l)
-		snprintf(why, n, "fio exited %d: %.*s", st, (int)strcspn(l, "\n"), l);
+		lab_fmt(why, n, "fio exited %d: %.*s", st, (int)strcspn(l, "\n"), l);
 	else
-		snprintf(why, n, "fio exited %d", st);
+		lab_fmt(why, n, "fio exited %d", st);
 }
 
 int fio_run(const char *exe, const struct fio_spec *s, struct fio_res *r, char *why, size_t n)

@@ -234,22 +234,91 @@ int lab_series_add(struct lab_result *r, const char *chart, const char *name,
 	return r->nseries++;
 }
 
+/* BUF (N >= 4 bytes) ends in "..." after a whole UTF-8 character: said as cut. */
+static void mark_cut(char *buf, size_t n)
+{
+	size_t at = n - 4;
+	while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80)
+		at--;
+	memcpy(buf + at, "...", 4);
+}
+
+bool lab_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	if (n < 4) {
+		if (n)
+			buf[0] = '\0';
+		return true;
+	}
+	int w = vsnprintf(buf, n, fmt, ap);
+	if (w >= 0 && (size_t)w < n)
+		return false;
+	mark_cut(buf, n);
+	return true;
+}
+
+bool lab_catf(char *buf, size_t n, size_t *off, const char *fmt, ...)
+{
+	if (n < 4 || *off >= n)
+		return true; /* full: already said */
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *off, n - *off, fmt, ap);
+	va_end(ap);
+	if (w >= 0 && (size_t)w < n - *off) {
+		*off += (size_t)w;
+		return false;
+	}
+	if (w < 0) /* nothing usable written: the cut is where it stood */
+		buf[*off] = '\0';
+	if (w < 0 && n - *off >= 4)
+		memcpy(buf + *off, "...", 4);
+	else
+		mark_cut(buf, n);
+	*off = n;
+	return true;
+}
+
+bool lab_fmt(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool cut = lab_vfmt(buf, n, fmt, ap);
+	va_end(ap);
+	return cut;
+}
+
 void lab_proof(struct lab_result *r, const char *key, const char *fmt, ...)
 {
 	if (r->nproofs == LAB_MAX_PROOFS)
 		return;
 	struct lab_proof *p = &r->proofs[r->nproofs++];
-	snprintf(p->key, sizeof(p->key), "%s", key);
+	lab_fmt(p->key, sizeof(p->key), "%s", key);
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(p->value, sizeof(p->value), fmt, ap);
+	lab_vfmt(p->value, sizeof(p->value), fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(p->value)) { /* said as cut, "..." after a whole UTF-8 character */
-		size_t at = sizeof(p->value) - 4;
-		while (at > 0 && ((unsigned char)p->value[at] & 0xC0) == 0x80)
-			at--;
-		memcpy(p->value + at, "...", 4);
+}
+
+int lab_runs_of(const struct lab_result *r, int *lo, int *hi)
+{
+	int a = r->runs, b = r->runs;
+	bool any = false;
+	for (int i = 0; i < r->nrows; i++) {
+		int k = r->rows[i].runs;
+		if (k <= 0)
+			continue;
+		if (!any || k < a)
+			a = k;
+		if (!any || k > b)
+			b = k;
+		any = true;
 	}
+	if (lo)
+		*lo = a;
+	if (hi)
+		*hi = b;
+	return a == b ? a : -1;
 }
 
 const char *claim_call_name(enum claim_call c)
@@ -268,13 +337,13 @@ void lab_claim(struct lab_result *r, const char *claim, const char *source, cons
 	if (r->nclaims == LAB_MAX_CLAIMS)
 		return;
 	struct lab_claim *c = &r->claims[r->nclaims++];
-	snprintf(c->claim, sizeof(c->claim), "%s", claim);
-	snprintf(c->source, sizeof(c->source), "%s", source);
-	snprintf(c->here, sizeof(c->here), "%s", here);
+	lab_fmt(c->claim, sizeof(c->claim), "%s", claim);
+	lab_fmt(c->source, sizeof(c->source), "%s", source);
+	lab_fmt(c->here, sizeof(c->here), "%s", here);
 	c->call = call;
 	va_list ap;
 	va_start(ap, why_fmt);
-	vsnprintf(c->why, sizeof(c->why), why_fmt, ap);
+	lab_vfmt(c->why, sizeof(c->why), why_fmt, ap);
 	va_end(ap);
 }
 
@@ -298,14 +367,12 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 	bool missing = n <= 0;
 	for (int i = 0; i < n; i++) {
 		missing |= !(ratio[i] >= 0);
-		if (off < sizeof(list))
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%.2fx",
-						i ? ", " : "", ratio[i]);
+		lab_catf(list, sizeof(list), &off, "%s%.2fx", i ? ", " : "", ratio[i]);
 	}
 	snprintf(bounds, sizeof(bounds), "confirmed at %s%.2fx, contradicted at %s%.2fx",
 		 lower_confirms ? "<= " : ">= ", yes, lower_confirms ? ">= " : "<= ", no);
 	if (missing) {
-		snprintf(why, wn, "not measured");
+		lab_fmt(why, wn, "not measured");
 		return CLAIM_INCONCLUSIVE;
 	}
 	enum claim_call c = call_one(ratio[0], lower_confirms, yes, no);
@@ -313,18 +380,18 @@ enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, 
 	for (int i = 0; i < n; i++)
 		agree += call_one(ratio[i], lower_confirms, yes, no) == c;
 	if (n == 1) {
-		snprintf(why, wn,
-			 "one round (%s): the modes ran once each, in turn, so a load change "
-			 "between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
-			 list, bounds);
+		lab_fmt(why, wn,
+			"one round (%s): the modes ran once each, in turn, so a load change "
+			"between them is not told apart from the mode (%s; 2+ rounds: no --quick)",
+			list, bounds);
 		return CLAIM_INCONCLUSIVE;
 	}
 	if (agree < n) {
-		snprintf(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
+		lab_fmt(why, wn, "the %d rounds disagree (%s; %s)", n, list, bounds);
 		return CLAIM_INCONCLUSIVE;
 	}
-	snprintf(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
-		 c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
+	lab_fmt(why, wn, "%d rounds agree (%s): %s%s", n, list, bounds,
+		c == CLAIM_INCONCLUSIVE ? ", each between the bounds" : "");
 	return c;
 }
 
@@ -334,7 +401,7 @@ static void verdict_v(struct lab_result *r, bool expected, const char *fmt, va_l
 static void verdict_v(struct lab_result *r, bool expected, const char *fmt, va_list ap)
 {
 	r->expected = expected;
-	vsnprintf(r->verdict, sizeof(r->verdict), fmt, ap);
+	lab_vfmt(r->verdict, sizeof(r->verdict), fmt, ap);
 }
 
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
@@ -371,50 +438,94 @@ size_t lab_mw_min_per_side(double conf)
 	return 0;
 }
 
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
-		      double huge_ns, double small_ns, double r)
+enum faster_call lab_faster_call(const struct ratio_ci *ci, double r)
 {
-	static const struct ratio_ci none;
-	enum ci_call c = stats_ci_call(ci ? ci : &none, r);
+	if (!ci)
+		return FASTER_BAD;
+	if (!ci->ok)
+		return FASTER_FEW;
+	if (ci->lo > 1)
+		return FASTER_YES;
+	if (ci->hi < 1)
+		return FASTER_SLOWER;
+	if (ci->lo >= 1 / (1 + r) && ci->hi <= 1 + r)
+		return FASTER_SAME;
+	return FASTER_FEW;
+}
+
+int lab_runs_to_decide(const struct ratio_ci *ci, int runs, double r)
+{
+	if (!ci || !ci->ok || runs < 1 || lab_faster_call(ci, r) != FASTER_FEW)
+		return 0;
+	/* in ratio terms, near 1 as the logarithms: half-width, and the room each answer needs */
+	double half = (ci->hi - ci->lo) / 2, off = ci->est > 1 ? ci->est - 1 : 1 - ci->est;
+	double room = off > r - off ? off : r - off;
+	if (room <= 0 || half <= 0)
+		return 10000;
+	double need = (double)runs * (half / room) * (half / room);
+	if (need >= 10000)
+		return 10000;
+	int k = (int)need;
+	return k < need ? k + 1 : k;
+}
+
+int lab_faster_clause(char *out, size_t n, const struct faster_in *in)
+{
+	const struct ratio_ci *ci = in->ci;
+	enum faster_call c = lab_faster_call(ci, in->r);
 	/* "huge faster" in %: 1 - huge/small, so small/huge = R gives 1 - 1/R */
 	bool ok = ci && ci->ok;
 	double lo = ok ? (1 - 1 / ci->lo) * 100 : 0, hi = ok ? (1 - 1 / ci->hi) * 100 : 0;
-	double pct = small_ns > 0 ? (small_ns - huge_ns) / small_ns * 100 : 0;
-	char head[160], lv[16];
-	snprintf(lv, sizeof(lv), "%.4g%%", conf * 100);
+	double pct = in->small_ns > 0 ? (in->small_ns - in->huge_ns) / in->small_ns * 100 : 0;
+	double rp = in->r * 100;
+	int need = lab_runs_to_decide(ci, in->runs, in->r);
+	if (c == FASTER_FEW && ok && need > in->max_runs)
+		c = FASTER_NOISY;
+	char head[LAB_CLAUSE_LEN], lv[16], iv[64];
+	snprintf(lv, sizeof(lv), "%.4g%%", in->conf * 100);
+	snprintf(iv, sizeof(iv), "%s CI %.1f%%..%.1f%%", lv, lo, hi);
+	/* decided, and inside the resolution: a gap measured tightly, said as small */
+	bool small_gap = ok && ci->lo >= 1 / (1 + in->r) && ci->hi <= 1 + in->r;
+	char gap[64];
+	snprintf(gap, sizeof(gap), ", by less than the %.0f%% that matters", rp);
 	switch (c) {
-	case CI_ABOVE:
-		snprintf(head, sizeof(head), "faster (%s CI %.1f%%..%.1f%%)", lv, lo, hi);
+	case FASTER_YES:
+		snprintf(head, sizeof(head), "faster%s (%s)", small_gap ? gap : "", iv);
 		break;
-	case CI_BELOW:
-		snprintf(head, sizeof(head), "slower: unexpected (%s CI %.1f%%..%.1f%%)", lv, lo,
-			 hi);
+	case FASTER_SLOWER:
+		snprintf(head, sizeof(head), "slower: unexpected%s (%s)", small_gap ? gap : "", iv);
 		break;
-	case CI_WITHIN:
-		snprintf(head, sizeof(head), "no difference beyond +-%.0f%% (%s CI %.1f%%..%.1f%%)",
-			 r * 100, lv, lo, hi);
+	case FASTER_SAME:
+		snprintf(head, sizeof(head), "no difference beyond +-%.0f%% (%s)", rp, iv);
 		break;
-	case CI_TOO_WIDE:
-		snprintf(
-			head, sizeof(head),
-			"inconclusive: host too noisy (%s CI %.1f%%..%.1f%% spans 0, wider than +-%.0f%%)",
-			lv, lo, hi, r * 100);
+	case FASTER_NOISY:
+		snprintf(head, sizeof(head),
+			 "inconclusive: host too noisy (%s spans 0, wider than +-%.0f%%, after %d "
+			 "run%s; at this spread about %d%s would decide, more than the %d an "
+			 "interval takes)",
+			 iv, rp, in->runs, in->runs == 1 ? "" : "s", need, need >= 10000 ? "+" : "",
+			 in->max_runs);
+		break;
+	case FASTER_BAD:
+		/* no interval: the reason is a bad value, not the count or the noise */
+		snprintf(head, sizeof(head),
+			 "inconclusive: no interval (a measurement was not a positive time)");
 		break;
 	default:
-		/* no interval: the reason is the count (or a bad value), not the noise */
-		if (!ci)
-			snprintf(
-				head, sizeof(head),
-				"inconclusive: no interval (a measurement was not a positive time)");
+		if (!ok)
+			snprintf(head, sizeof(head),
+				 "inconclusive: too few runs for an interval (%zu per backing; a "
+				 "%s interval needs %zu)",
+				 in->per_side, lv, lab_mw_min_per_side(in->conf));
 		else
-			snprintf(
-				head, sizeof(head),
-				"inconclusive: too few runs for an interval (%zu per backing; a %s interval needs %zu)",
-				per_side, lv, lab_mw_min_per_side(conf));
+			snprintf(head, sizeof(head),
+				 "inconclusive: too few runs for this spread (%s spans 0, wider "
+				 "than +-%.0f%%, after %d run%s; about %d would decide: --runs %d)",
+				 iv, rp, in->runs, in->runs == 1 ? "" : "s", need, need);
 		break;
 	}
-	snprintf(out, n, "%s: huge %.1f%% %s by the medians (%.1f vs %.1f ns)", head,
-		 pct < 0 ? -pct : pct, pct < 0 ? "slower" : "faster", huge_ns, small_ns);
+	lab_fmt(out, n, "%s: huge %.1f%% %s by the medians (%.1f vs %.1f ns)", head,
+		pct < 0 ? -pct : pct, pct < 0 ? "slower" : "faster", in->huge_ns, in->small_ns);
 	return (int)c;
 }
 

@@ -8,6 +8,7 @@
 #ifndef THPCTL_LAB_H
 #define THPCTL_LAB_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +92,7 @@ struct lab_col {
 #define LAB_MAX_ROWS 16
 #define LAB_MAX_PROOFS 32
 #define LAB_MAX_CLAIMS 6
+#define LAB_VERDICT_LEN 4096
 
 /* What this host's run says about a published claim. */
 enum claim_call { CLAIM_CONFIRMED, CLAIM_CONTRADICTED, CLAIM_INCONCLUSIVE };
@@ -106,19 +108,20 @@ const char *claim_call_name(enum claim_call c); /* "confirmed", "contradicted", 
 struct lab_claim {
 	char claim[128];
 	char source[96];
-	char here[160];
+	char here[320]; /* shrinker: two phases of ~110 bytes; a longer one ends in "..." */
 	enum claim_call call;
-	char why[160];
+	char why[320];
 };
 
 struct lab_row {
 	char label[40];
 	struct lab_cell c[LAB_MAX_COLS];
+	int runs; /* this row's own runs (chase: one per size); 0: the experiment's, lab_result.runs */
 };
 
 struct lab_proof {
 	char key[64];
-	char value[384]; /* a longer one ends in "..." (lab_proof): never cut silently */
+	char value[512]; /* a longer one ends in "..." (lab_proof): never cut silently */
 };
 
 /* What a series holds, and so which chart `--report` draws from it. */
@@ -168,11 +171,17 @@ struct lab_result {
 	struct lab_claim claims[LAB_MAX_CLAIMS]; /* workloads: published claims vs here */
 	int nseries;
 	struct lab_series series[LAB_MAX_SERIES];
-	char verdict[768]; /* tlb: a clause per page size, up to 5 of ~90 bytes */
+	/* chase: a clause of up to LAB_CLAUSE_LEN per size, 8 sizes (chase_verdict.c asserts it,
+	 * tests/unit/test_chase_verdict.c checks the longest whole); tlb: a clause per page size, up to 5 of ~90 bytes. lab_verdict() ends a longer
+	 * one in "...": never cut silently */
+	char verdict[LAB_VERDICT_LEN];
 	/* workloads: the one line for an operator, from the claim calls ("" none) */
 	char advice[240];
 	bool expected; /* the result has the expected shape */
-	bool skipped;  /* not run here: verdict says why */
+	/* the measurements could not decide (too few runs, noise, nothing seen): not expected, and
+	 * not "unexpected" either */
+	bool inconclusive;
+	bool skipped; /* not run here: verdict says why */
 	bool optional; /* skipped for a program this host lacks (a workload): fails only when asked alone */
 	bool partial; /* some proof could not be read */
 	double wall_ms;
@@ -221,8 +230,29 @@ void lab_claim(struct lab_result *r, const char *claim, const char *source, cons
  */
 enum claim_call lab_claim_call(const double *ratio, int n, bool lower_confirms, double yes,
 			       double no, char *why, size_t wn);
+/* R's verdict (a longer one than LAB_VERDICT_LEN ends in "..."); EXPECTED as said. */
 void lab_verdict(struct lab_result *r, bool expected, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The runs of R as one count: lab_result.runs when every row that says its
+ * own runs says that; -1 when rows differ (JSON null: no one row's value
+ * stands for the others). *LO and *HI (may be NULL) get the range (pure).
+ */
+int lab_runs_of(const struct lab_result *r, int *lo, int *hi);
+/*
+ * vsnprintf into BUF (N bytes) that never cuts silently: a longer text
+ * ends in "..." after a whole UTF-8 character. Returns whether it was cut.
+ */
+bool lab_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+bool lab_fmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Append FMT to BUF (N bytes, a string) at *OFF, its length: a text that
+ * does not fit ends BUF in "..." and sets *OFF to N, so that later appends
+ * add nothing; never cut silently. Returns whether BUF is full.
+ */
+bool lab_catf(char *buf, size_t n, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void lab_skip(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* lab_skip for what this host lacks (a program, a package): not expected, and optional. */
 void lab_skip_missing(struct lab_result *r, const char *fmt, ...)
@@ -242,18 +272,58 @@ int lab_series_add(struct lab_result *r, const char *chart, const char *name,
 		   size_t n);
 
 struct ratio_ci;
+
+/* What an interval of small/huge times says about "huge faster" (lab_faster_call). */
+enum faster_call {
+	FASTER_YES,    /* the interval lies above 1: huge faster (by less than R or not) */
+	FASTER_SLOWER, /* the interval lies below 1: huge slower */
+	FASTER_SAME,   /* it spans 1 inside 1/(1+R) .. 1+R: no difference that matters */
+	FASTER_FEW,    /* no interval for so few values, or one too wide for the runs made */
+	FASTER_NOISY,  /* too wide, and more runs than an interval takes would be needed */
+	FASTER_BAD,    /* no interval: a value was not a positive time */
+};
+
 /*
- * What the interval CI of small/huge times (stats_ratio_ci(huge, small) at
- * CONF, 0.95 for 95%) says about "huge faster", as words into OUT, with the
- * point from the medians HUGE_NS and SMALL_NS (so the percentage agrees with
- * them) and R the smallest change that matters (0.10: 10%): "faster (95% CI
- * 10.4%..21.4%): huge 14.9% faster by the medians (165.0 vs 194.0 ns)". No
- * interval says why: too few runs (PER_SIDE per backing, and how many CONF
- * needs) or, CI NULL, a value that was not a time. Returns the enum ci_call
- * it used (pure).
+ * The call on CI (stats_ratio_ci(huge, small): small/huge) with R the
+ * smallest change that matters (0.10: 10%), before the count decides
+ * between FASTER_FEW and FASTER_NOISY: an interval that excludes 1 decides
+ * the direction even when it lies within R (a gap measured tightly is a gap:
+ * "faster, by less than 10%"), FASTER_SAME only spans 1. CI NULL:
+ * FASTER_BAD; !CI->ok: FASTER_FEW; spanning 1 past R: FASTER_FEW (pure).
  */
-int lab_faster_clause(char *out, size_t n, const struct ratio_ci *ci, size_t per_side, double conf,
-		      double huge_ns, double small_ns, double r);
+enum faster_call lab_faster_call(const struct ratio_ci *ci, double r);
+
+/*
+ * The runs that would make CI (from RUNS runs) decide at the same spread, an
+ * estimate: an interval narrows as 1/sqrt(runs), and it decides once its
+ * half-width is under the distance from its estimate to 1 (a direction) or
+ * to the nearer bound of R (no difference). 0 when CI has no interval or
+ * already decides; capped at 10000 (pure).
+ */
+int lab_runs_to_decide(const struct ratio_ci *ci, int runs, double r);
+
+/* What lab_faster_clause words. */
+struct faster_in {
+	const struct ratio_ci *ci; /* NULL: a measurement was not a positive time */
+	size_t per_side;	   /* measurements per backing */
+	double conf;		   /* the interval's confidence: 0.95 for 95% */
+	double huge_ns, small_ns;  /* the medians printed beside it, ns */
+	double r;		   /* the smallest change that matters: 0.10 */
+	int runs;		   /* the runs behind CI */
+	int max_runs;		   /* the most runs an interval takes (--runs, the cap) */
+};
+
+/*
+ * The words of lab_faster_call on IN into OUT (N bytes; LAB_CLAUSE_LEN
+ * holds the longest), with the point from the medians (so the percentage
+ * agrees with them): "faster (95% CI 10.4%..21.4%): huge 14.9% faster by
+ * the medians (165.0 vs 194.0 ns)". Undecided says why: no interval for so
+ * few values (how many CONF needs), too few runs for the spread (about how
+ * many would decide: lab_runs_to_decide), or a host too noisy (more than
+ * MAX_RUNS would be needed). Returns the enum faster_call (pure).
+ */
+#define LAB_CLAUSE_LEN 320
+int lab_faster_clause(char *out, size_t n, const struct faster_in *in);
 
 /* The fewest values per side for which a CONF interval exists (stats_mw_rank), 0 if none. */
 size_t lab_mw_min_per_side(double conf);

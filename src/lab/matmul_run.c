@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* lab matmul: the python3/numpy child, its dTLB counters, the parsers (matmul_run.h). */
 #include "matmul_run.h"
+#include "lab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,12 +116,12 @@ static void child_why(struct matmul_child *c, int rc, char *why, size_t n)
 	int code;
 	if (child_exited(c->pid, &code)) {
 		c->pid = 0;
-		snprintf(why, n, "%s exited with status %d%s", MATMUL_PYTHON, code,
-			 code == 1     ? " (numpy missing?)"
-			 : code == 125 ? " (prctl PR_SET_THP_DISABLE failed)"
-				       : "");
+		lab_fmt(why, n, "%s exited with status %d%s", MATMUL_PYTHON, code,
+			code == 1     ? " (numpy missing?)"
+			: code == 125 ? " (prctl PR_SET_THP_DISABLE failed)"
+				      : "");
 	} else
-		snprintf(why, n, "%s: %s", MATMUL_PYTHON, strerror(-rc));
+		lab_fmt(why, n, "%s: %s", MATMUL_PYTHON, strerror(-rc));
 }
 
 int matmul_start(struct matmul_child *c, const struct matmul_spec *sp, char *why, size_t n)
@@ -133,7 +134,7 @@ int matmul_start(struct matmul_child *c, const struct matmul_spec *sp, char *why
 		int e = -errno;
 		close(pin[0]);
 		close(pin[1]);
-		snprintf(why, n, "pipe: %s", strerror(-e));
+		lab_fmt(why, n, "pipe: %s", strerror(-e));
 		return e;
 	}
 	char ns[16], rs[16];
@@ -157,7 +158,7 @@ int matmul_start(struct matmul_child *c, const struct matmul_spec *sp, char *why
 	c->in = pin[1];
 	c->out = pout[0];
 	if (pid < 0) {
-		snprintf(why, n, "fork: %s", strerror(-e));
+		lab_fmt(why, n, "fork: %s", strerror(-e));
 		matmul_stop(c);
 		return e;
 	}
@@ -214,7 +215,7 @@ int matmul_finish(struct matmul_child *c, double *t, int *nt, double *acc, doubl
 	}
 	int k = matmul_parse_times(line, t, MATMUL_MAX_REPS);
 	if (k < 0) {
-		snprintf(why, n, "unexpected line from the child: %.60s", line);
+		lab_fmt(why, n, "unexpected line from the child: %.60s", line);
 		return k;
 	}
 	*nt = k;

@@ -162,8 +162,8 @@ enum claim_call pg_rounds_gate(enum claim_call call, const double *base, const d
 	bool agree = call == CLAIM_CONFIRMED ? in == n : (below == n || above == n);
 	if (agree)
 		return call;
-	snprintf(why, wn,
-		 "the %d rounds' own tps ratios disagree (%d inside the band, %d below, %d above)",
-		 n, in, below, above);
+	lab_fmt(why, wn,
+		"the %d rounds' own tps ratios disagree (%d inside the band, %d below, %d above)",
+		n, in, below, above);
 	return CLAIM_INCONCLUSIVE;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* lab redis: the server and benchmark children, a RESP client, the parsers (redis_srv.h). */
 #include "redis_srv.h"
+#include "lab.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,8 +190,8 @@ static int server_wait(struct redis_srv *s, char *why, size_t n)
 		int code;
 		if (child_exited(s->pid, &code)) {
 			s->pid = 0;
-			snprintf(why, n, "redis-server exited (status %d) at start; see its log",
-				 code);
+			lab_fmt(why, n, "redis-server exited (status %d) at start; see its log",
+				code);
 			return -ECHILD;
 		}
 		int fd = dial(s->port);
@@ -204,7 +205,7 @@ static int server_wait(struct redis_srv *s, char *why, size_t n)
 		}
 		nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
 	}
-	snprintf(why, n, "redis-server did not answer PING within 10 s");
+	lab_fmt(why, n, "redis-server did not answer PING within 10 s");
 	return -ETIMEDOUT;
 }
 

@@ -27,7 +27,10 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 	for (int i = 0; i < n; i++)
 		if (p[i].mpn > top)
 			top = p[i].mpn;
-	char here_lo[160] = "", here_top[160] = "", all[240] = "";
+	/* each phase's words whole ("at 511: AnonHugePages 16777216 -> 16777216 kB, counter
+	 * +8192 (unclear)"): a claim's here holds two, the verdict all; "..." if ever longer */
+	char here_lo[sizeof(r->claims[0].here)] = "", here_top[sizeof(r->claims[0].here)] = "";
+	char all[LAB_MAX_PHASES * 128] = "";
 	size_t kl = 0, ka = 0;
 	int below = 0, split = 0, kept = 0;
 	enum claim_call at_top = CLAIM_INCONCLUSIVE;
@@ -35,23 +38,20 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 	for (int i = 0; i < n; i++) {
 		enum claim_call c = sh_split_call(&p[i]);
 		made &= p[i].ok && p[i].thps >= 1;
-		char one[96];
-		snprintf(one, sizeof(one),
-			 "at %ld: AnonHugePages %.0f -> %.0f kB, counter +%.0f (%s)", p[i].mpn,
-			 p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c));
-		ka += (size_t)snprintf(all + ka, ka < sizeof(all) ? sizeof(all) - ka : 0, "%s%s",
-				       ka ? "; " : "", one);
+		char one[128];
+		lab_fmt(one, sizeof(one),
+			"at %ld: AnonHugePages %.0f -> %.0f kB, counter +%.0f (%s)", p[i].mpn,
+			p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c));
+		lab_catf(all, sizeof(all), &ka, "%s%s", ka ? "; " : "", one);
 		if (p[i].mpn == top) {
 			at_top = c;
-			snprintf(here_top, sizeof(here_top), "%s", one);
+			lab_fmt(here_top, sizeof(here_top), "%s", one);
 			continue;
 		}
 		below++;
 		split += c == CLAIM_CONFIRMED;
 		kept += c == CLAIM_CONTRADICTED;
-		kl += (size_t)snprintf(here_lo + kl,
-				       kl < sizeof(here_lo) ? sizeof(here_lo) - kl : 0, "%s%s",
-				       kl ? "; " : "", one);
+		lab_catf(here_lo, sizeof(here_lo), &kl, "%s%s", kl ? "; " : "", one);
 	}
 	enum claim_call c1 = below && split == below  ? CLAIM_CONFIRMED
 			     : below && kept == below ? CLAIM_CONTRADICTED

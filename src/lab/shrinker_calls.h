@@ -12,6 +12,9 @@
 
 #include "lab.h"
 
+/* The most phases (max_ptes_none values) one run makes: 511, 64 and 0, or as found and N. */
+#define LAB_MAX_PHASES 4
+
 struct sh_phase {
 	long mpn;
 	bool ok;	   /* both measures read */

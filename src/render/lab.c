@@ -9,13 +9,7 @@
 
 static void fmt_num(char *out, size_t n, double v, bool delta)
 {
-	const char *sign = delta && v >= 0 ? "+" : "";
-	if (fabs(v) >= 100 || v == floor(v))
-		snprintf(out, n, "%s%.0f", sign, v);
-	else if (fabs(v) >= 10)
-		snprintf(out, n, "%s%.1f", sign, v);
-	else
-		snprintf(out, n, "%s%.2f", sign, v);
+	fmt_measured(out, n, v, delta);
 }
 
 static void fmt_cell(char *out, size_t n, const struct lab_cell *c, bool delta)
@@ -77,8 +71,11 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 	char sz[32];
 	fmt_bytes(sz, sizeof(sz), r->size);
 	fprintf(f, "%slab %s%s: %s", col_bold(color), r->experiment, col_reset(color), r->title);
-	if (r->size)
-		fprintf(f, "  (%s, %s, %d run%s)", sz, r->state, r->runs, r->runs == 1 ? "" : "s");
+	int lo, hi, runs = lab_runs_of(r, &lo, &hi);
+	if (r->size && runs >= 0)
+		fprintf(f, "  (%s, %s, %d run%s)", sz, r->state, runs, runs == 1 ? "" : "s");
+	else if (r->size) /* rows ran different counts: each row's own is in --json */
+		fprintf(f, "  (%s, %s, %d-%d runs by row)", sz, r->state, lo, hi);
 	fputc('\n', f);
 	if (r->nrows && r->ncols) {
 		const char *hdr[LAB_MAX_COLS + 1];
@@ -205,7 +202,9 @@ json_t *lab_to_json(const struct lab_result *r)
 	json_put(o, "title", json_str(r->title));
 	json_put(o, "size_bytes", r->size ? json_u64(r->size) : NULL);
 	json_put(o, "state", r->state[0] ? json_str(r->state) : NULL);
-	json_put(o, "runs", json_integer(r->runs));
+	/* one count only when every row ran it: null where rows differ, never one row's value */
+	int runs = lab_runs_of(r, NULL, NULL);
+	json_put(o, "runs", runs >= 0 ? json_integer(runs) : NULL);
 	json_put(o, "wall_ms", json_real(r->wall_ms));
 	json_put(o, "cpu_ms", json_real(r->cpu_ms));
 	for (int c = 0; c < r->ncols; c++) {
@@ -224,6 +223,7 @@ json_t *lab_to_json(const struct lab_result *r)
 	for (int i = 0; i < r->nrows; i++) {
 		json_t *x = json_object(), *cells = json_object();
 		json_put(x, "label", json_str(r->rows[i].label));
+		json_put(x, "runs", json_integer(r->rows[i].runs > 0 ? r->rows[i].runs : r->runs));
 		for (int c = 0; c < r->ncols; c++)
 			json_put(cells, r->cols[c].name, cell_json(&r->rows[i].c[c]));
 		json_put(x, "cells", cells);
@@ -244,6 +244,7 @@ json_t *lab_to_json(const struct lab_result *r)
 	json_put(v, "text", json_str(r->verdict));
 	json_put(v, "expected", json_boolean(r->expected));
 	json_put(v, "skipped", json_boolean(r->skipped));
+	json_put(v, "inconclusive", json_boolean(r->inconclusive));
 	json_put(o, "verdict", v);
 	json_put(o, "advice", r->advice[0] ? json_str(r->advice) : NULL);
 	json_put(o, "load", r->load_ok ? lab_load_json(r->load_before, r->load_after) : NULL);

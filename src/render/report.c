@@ -412,9 +412,15 @@ void report_lab(struct hbuf *h, const struct lab_result *r, int idx)
 	hb_esc(h, t);
 	hb_puts(h, "</h2>\n");
 	if (r->size) {
-		snprintf(t, sizeof(t), "%llu MiB, %s, %d run%s, %.1f s wall",
-			 (unsigned long long)(r->size >> 20), r->state, r->runs,
-			 r->runs == 1 ? "" : "s", r->wall_ms / 1000);
+		int lo, hi, runs = lab_runs_of(r, &lo, &hi);
+		if (runs >= 0)
+			snprintf(t, sizeof(t), "%llu MiB, %s, %d run%s, %.1f s wall",
+				 (unsigned long long)(r->size >> 20), r->state, runs,
+				 runs == 1 ? "" : "s", r->wall_ms / 1000);
+		else
+			snprintf(t, sizeof(t), "%llu MiB, %s, %d-%d runs by row, %.1f s wall",
+				 (unsigned long long)(r->size >> 20), r->state, lo, hi,
+				 r->wall_ms / 1000);
 		report_para(h, "meta", t);
 	}
 	const char *done[LAB_MAX_SERIES];

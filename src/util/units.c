@@ -119,3 +119,14 @@ void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals)
 		q = 1e-6;
 	snprintf(out, n, "%.6f%%", q);
 }
+
+void fmt_measured(char *out, size_t n, double v, int sign)
+{
+	const char *plus = sign && v >= 0 ? "+" : "";
+	if (fabs(v) >= 100 || v == floor(v))
+		snprintf(out, n, "%s%.0f", plus, v);
+	else if (fabs(v) >= 10)
+		snprintf(out, n, "%s%.1f", plus, v);
+	else
+		snprintf(out, n, "%s%.2f", plus, v);
+}

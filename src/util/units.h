@@ -41,4 +41,12 @@ int parse_size(const char *s, uint64_t *out);
  */
 void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals);
 
+/*
+ * A measured value, unit-less, as lab tables print it: whole or at least
+ * 100 without decimals ("725", "12"), 10 to 100 with one ("93.4"), below
+ * 10 with two ("0.42"); SIGN puts "+" before a value >= 0 (a delta). The
+ * one formatter for a lab cell and the proof or verdict that repeats it.
+ */
+void fmt_measured(char *out, size_t n, double v, int sign);
+
 #endif

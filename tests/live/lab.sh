@@ -85,8 +85,9 @@ for k in ("columns", "rows", "proofs", "verdict", "wall_ms", "runs", "size_bytes
         done()
 if name == "chase" and "few" in extra:
     # one run: 2 measurements per backing, too few for a 95% interval
-    check("chase: one run is 'inconclusive: too few runs', not expected",
-          v.get("expected") is False and v.get("text", "").startswith("inconclusive: too few runs"),
+    check("chase: one run is 'inconclusive: too few runs', not expected, marked inconclusive",
+          v.get("expected") is False and v.get("inconclusive") is True
+          and v.get("text", "").startswith("inconclusive: too few runs"),
           v.get("text", "")[:200])
 else:
     check(f"{name}: verdict as expected", v.get("expected") is True, v.get("text", "")[:200])

@@ -120,13 +120,26 @@ static void test_proofs_and_verdicts(UNIT_STATE)
 		lab_proof(&res, "k", "value %d", i);
 	assert_int_equal(res.nproofs, LAB_MAX_PROOFS);
 	assert_string_equal(res.proofs[LAB_MAX_PROOFS - 1].value, "value 31");
-	char big[400];
+	char big[sizeof(res.proofs[0].value) + 16];
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	memset(&res, 0, sizeof(res));
 	lab_proof(&res, "long", "%s", big);
 	assert_int_equal(strlen(res.proofs[0].value), sizeof(res.proofs[0].value) - 1);
+	assert_string_equal(res.proofs[0].value + sizeof(res.proofs[0].value) - 4, "...");
 
+	/* a verdict past its buffer ends in "...": never cut silently */
+	char huge_v[LAB_VERDICT_LEN + 100];
+	memset(huge_v, 'v', sizeof(huge_v) - 1);
+	huge_v[sizeof(huge_v) - 1] = '\0';
+	lab_verdict(&res, true, "%s", huge_v);
+	assert_int_equal(strlen(res.verdict), sizeof(res.verdict) - 1);
+	assert_string_equal(res.verdict + sizeof(res.verdict) - 4, "...");
+	/* ... after a whole UTF-8 character: "µ" (2 bytes) straddling the cut is dropped whole */
+	memset(huge_v, 'v', sizeof(huge_v) - 1);
+	memcpy(huge_v + sizeof(res.verdict) - 5, "\xc2\xb5", 2);
+	lab_verdict(&res, true, "%s", huge_v);
+	assert_string_equal(res.verdict + sizeof(res.verdict) - 6, "v...");
 	lab_verdict(&res, false, "UNEXPECTED: %d", 7);
 	assert_false(res.expected);
 	assert_false(res.skipped);
@@ -243,101 +256,163 @@ static void test_quick_opts_fill_only_what_the_command_line_left_open(UNIT_STATE
  * The chase verdict from an interval: the percentage comes from the medians
  * printed beside it, the word from the interval. Before, a median of
  * per-run ratios said "as expected" for runs that were 7.9%, 14.6% and
- * 0.2% slower, and 14.0% beside medians 164.9 vs 193.6 ns (14.8%).
+ * 0.2% slower, and 14.0% beside medians 164.9 vs 193.6 ns (14.8%). An
+ * interval that excludes 0 decides the direction even inside +-10% (before,
+ * 1..3% faster read "no difference" and counted as unexpected), and an
+ * undecided one says whether more runs would decide.
  */
 static void test_faster_clause_words_follow_the_interval(UNIT_STATE)
 {
-	/* CI (none: NOCI) over N per backing at LEVEL, the medians HUGE and SMALL ns: CALL, TEXT */
+	/* CI (none: NOCI) over N per backing at LEVEL after RUNS, the medians HUGE and SMALL ns */
 	static const struct {
 		const char *name;
 		struct ratio_ci ci;
 		bool noci;
-		int n;
+		int n, runs;
 		double level, huge, small;
-		enum ci_call call;
+		enum faster_call call;
 		const char *text;
 	} c[] = {
 		{"small/huge 1.06 .. 1.25: huge 5.7% .. 20.0% faster",
-		 {.ok = true, .level = 0.968, .lo = 1 / 0.943, .hi = 1.25},
+		 {.ok = true, .level = 0.968, .est = 1.17, .lo = 1 / 0.943, .hi = 1.25},
 		 false,
 		 6,
+		 3,
 		 0.95,
 		 164.9,
 		 193.6,
-		 CI_ABOVE,
+		 FASTER_YES,
 		 "faster (95% CI 5.7%..20.0%): huge 14.8% faster by the medians (164.9 vs 193.6 ns)"},
 		{"all slower: the runs the old verdict called \"as expected\"",
-		 {.ok = true, .lo = 1 / 1.146, .hi = 1 / 1.002},
+		 {.ok = true, .est = 0.95, .lo = 1 / 1.146, .hi = 1 / 1.002},
 		 false,
 		 6,
+		 3,
 		 0.95,
 		 210.0,
 		 200.0,
-		 CI_BELOW,
+		 FASTER_SLOWER,
 		 "slower: unexpected (95% CI -14.6%..-0.2%): huge 5.0% slower by the medians (210.0 vs 200.0 ns)"},
 		{"tight around 0",
-		 {.ok = true, .lo = 0.98, .hi = 1.03},
+		 {.ok = true, .est = 1.01, .lo = 0.98, .hi = 1.03},
 		 false,
 		 6,
+		 3,
 		 0.95,
 		 100.0,
 		 101.0,
-		 CI_WITHIN,
+		 FASTER_SAME,
 		 "no difference beyond +-10% (95% CI -2.0%..2.9%): huge 1.0% faster by the medians (100.0 vs 101.0 ns)"},
-		{"tight and apart by less than the resolution: no difference that matters, not \"faster\"",
-		 {.ok = true, .lo = 1.01, .hi = 1.03},
+		{"tight and apart by less than the resolution: faster, said as small (was \"no difference\")",
+		 {.ok = true, .est = 1.02, .lo = 1.01, .hi = 1.03},
 		 false,
 		 6,
+		 3,
 		 0.95,
 		 100.0,
 		 102.0,
-		 CI_WITHIN,
-		 NULL},
-		{"the 256 MiB spread: -14.6% .. +40.9%",
-		 {.ok = true, .lo = 1 / 1.146, .hi = 1 / 0.591},
+		 FASTER_YES,
+		 "faster, by less than the 10% that matters (95% CI 1.0%..2.9%): huge 2.0% faster by the medians (100.0 vs 102.0 ns)"},
+		{"the 256 MiB spread -14.6% .. +40.9% after 3 runs: ~103 runs would decide, past 32",
+		 {.ok = true, .est = 1.07, .lo = 1 / 1.146, .hi = 1 / 0.591},
 		 false,
 		 6,
+		 3,
 		 0.95,
 		 150.0,
 		 160.0,
-		 CI_TOO_WIDE,
-		 "inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+		 FASTER_NOISY,
+		 "inconclusive: host too noisy (95% CI -14.6%..40.9% spans 0, wider than +-10%, after 3 runs; at this spread about 103 would decide, more than the 32 an interval takes): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
+		{"too wide after 4 runs, 7 would do: too few runs, not noise",
+		 {.ok = true, .est = 1.12, .lo = 0.95, .hi = 1.25},
+		 false,
+		 8,
+		 4,
+		 0.95,
+		 150.0,
+		 168.0,
+		 FASTER_FEW,
+		 "inconclusive: too few runs for this spread (95% CI -5.3%..20.0% spans 0, wider than +-10%, after 4 runs; about 7 would decide: --runs 7): huge 10.7% faster by the medians (150.0 vs 168.0 ns)"},
 		{"one run: 2 measurements per backing",
 		 {.ok = false},
 		 false,
 		 2,
+		 1,
 		 0.95,
 		 150.0,
 		 160.0,
-		 CI_TOO_FEW,
+		 FASTER_FEW,
 		 "inconclusive: too few runs for an interval (2 per backing; a 95% interval needs 4): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
 		{"sequential looks at 99.17% each: 6 per backing are needed, and it says so",
 		 {.ok = false},
 		 false,
 		 4,
+		 2,
 		 1 - 0.05 / 6,
 		 150.0,
 		 160.0,
-		 CI_TOO_FEW,
+		 FASTER_FEW,
 		 "inconclusive: too few runs for an interval (4 per backing; a 99.17% interval needs 5): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
 		{"no interval because a value was no time: not \"too few\", not \"noisy\"",
 		 {0},
 		 true,
 		 6,
+		 3,
 		 0.95,
 		 150.0,
 		 160.0,
-		 CI_TOO_FEW,
+		 FASTER_BAD,
 		 "inconclusive: no interval (a measurement was not a positive time): huge 6.2% faster by the medians (150.0 vs 160.0 ns)"},
 	};
 	for (size_t i = 0; i < UNIT_LEN(c); i++) {
-		char out[256];
-		int call = lab_faster_clause(out, sizeof(out), c[i].noci ? NULL : &c[i].ci, c[i].n,
-					     c[i].level, c[i].huge, c[i].small, 0.10);
+		char out[LAB_CLAUSE_LEN];
+		struct faster_in in = {.ci = c[i].noci ? NULL : &c[i].ci,
+				       .per_side = (size_t)c[i].n,
+				       .conf = c[i].level,
+				       .huge_ns = c[i].huge,
+				       .small_ns = c[i].small,
+				       .r = 0.10,
+				       .runs = c[i].runs,
+				       .max_runs = 32};
+		int call = lab_faster_clause(out, sizeof(out), &in);
 		unit_row_int(c[i].name, "lab_faster_clause", call, c[i].call);
-		if (c[i].text)
-			unit_row_str(c[i].name, "the clause", out, c[i].text);
+		unit_row_str(c[i].name, "the clause", out, c[i].text);
 	}
+}
+
+/* The runs that would decide: the interval narrows as 1/sqrt(runs); none once it decides. */
+static void test_runs_to_decide_is_an_estimate_from_the_spread(UNIT_STATE)
+{
+	/* half-width 0.15, 0.12 from 1 (its room: 0.12): 4 x (0.15/0.12)^2 = 6.25 -> 7 */
+	struct ratio_ci ci = {.ok = true, .est = 1.12, .lo = 0.95, .hi = 1.25};
+	assert_int_equal(lab_runs_to_decide(&ci, 4, 0.10), 7);
+	/* est 1.05: 0.05 from 1 and from +10%: 4 x 9 = 36 */
+	ci = (struct ratio_ci){.ok = true, .est = 1.05, .lo = 0.95, .hi = 1.25};
+	assert_int_equal(lab_runs_to_decide(&ci, 4, 0.10), 36);
+	ci.lo = 1.01; /* decided: nothing to estimate */
+	assert_int_equal(lab_runs_to_decide(&ci, 4, 0.10), 0);
+	ci = (struct ratio_ci){.ok = false};
+	assert_int_equal(lab_runs_to_decide(&ci, 4, 0.10), 0);
+	ci = (struct ratio_ci){.ok = true, .est = 1.05, .lo = 0.5, .hi = 3.0};
+	assert_int_equal(lab_runs_to_decide(&ci, 32, 0.10), 10000); /* capped */
+}
+
+/* Rows that ran different counts: no one count for the experiment (JSON null), the range. */
+static void test_runs_of_is_one_count_only_when_rows_agree(UNIT_STATE)
+{
+	memset(&res, 0, sizeof(res));
+	res.runs = 5;
+	int lo, hi;
+	assert_int_equal(lab_runs_of(&res, &lo, &hi), 5); /* no rows: the experiment's */
+	int a = lab_row_add(&res, "256 MiB"), b = lab_row_add(&res, "1 GiB");
+	assert_int_equal(lab_runs_of(&res, NULL, NULL), 5); /* rows without their own */
+	res.rows[a].runs = 4;
+	res.rows[b].runs = 4;
+	assert_int_equal(lab_runs_of(&res, &lo, &hi), 4);
+	res.rows[b].runs = 16;
+	assert_int_equal(lab_runs_of(&res, &lo, &hi), -1);
+	assert_int_equal(lo, 4);
+	assert_int_equal(hi, 16);
 }
 
 /*
@@ -461,5 +536,8 @@ UNIT_TESTS(test_col_add_limits, test_row_add_limits, test_cell_set, test_cell_se
 	   test_quick_mode_defaults_live_in_the_entries,
 	   test_experiment_options_are_long_flags_with_help,
 	   test_quick_opts_fill_only_what_the_command_line_left_open,
-	   test_faster_clause_words_follow_the_interval, test_claim_call_needs_two_agreeing_rounds,
-	   test_mthp_call_needs_a_folio_of_the_size, test_kh_call_waits_for_a_full_scan)
+	   test_faster_clause_words_follow_the_interval,
+	   test_runs_to_decide_is_an_estimate_from_the_spread,
+	   test_runs_of_is_one_count_only_when_rows_agree,
+	   test_claim_call_needs_two_agreeing_rounds, test_mthp_call_needs_a_folio_of_the_size,
+	   test_kh_call_waits_for_a_full_scan)

@@ -61,5 +61,53 @@ static void test_folio_proof_of_a_run_that_did_not_read_them(UNIT_STATE)
 			    "skipped: not root (/proc/kpageflags is root-only)");
 }
 
-UNIT_TESTS(test_json_proofs_are_a_list_that_keeps_repeated_keys,
+/*
+ * Each chase size its own runs: the rows carry them, and the experiment's
+ * "runs" is null rather than one row's value (before: the most of any size,
+ * 16, beside a row that ran 4); the header gives the range.
+ */
+static void test_json_runs_per_row_and_null_when_rows_differ(UNIT_STATE)
+{
+	memset(&res, 0, sizeof(res));
+	snprintf(res.experiment, sizeof(res.experiment), "chase");
+	res.size = 1ull << 30;
+	snprintf(res.state, sizeof(res.state), "warm");
+	res.runs = 16;
+	int a = lab_row_add(&res, "256 MiB"), b = lab_row_add(&res, "1 GiB");
+	res.rows[a].runs = 4;
+	res.rows[b].runs = 16;
+	res.inconclusive = true;
+	json_t *o = lab_to_json(&res);
+	assert_true(json_is_null(json_object_get(o, "runs")));
+	json_t *rows = json_object_get(o, "rows");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 0), "runs")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 1), "runs")), 16);
+	json_t *v = json_object_get(o, "verdict");
+	assert_true(json_is_true(json_object_get(v, "inconclusive")));
+	assert_true(json_is_false(json_object_get(v, "expected")));
+	json_decref(o);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	lab_render_text(f, &res, false);
+	fclose(f);
+	assert_non_null(strstr(text, "(1.00 GiB, warm, 4-16 runs by row)"));
+	free(text);
+	/* rows that agree: that count, also for a row that does not say its own */
+	res.rows[a].runs = 16;
+	o = lab_to_json(&res);
+	assert_int_equal(json_integer_value(json_object_get(o, "runs")), 16);
+	json_decref(o);
+	res.rows[a].runs = 0;
+	res.runs = 3;
+	res.rows[b].runs = 0;
+	o = lab_to_json(&res);
+	assert_int_equal(json_integer_value(json_object_get(o, "runs")), 3);
+	rows = json_object_get(o, "rows");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 0), "runs")), 3);
+	json_decref(o);
+}
+
+UNIT_TESTS(test_json_runs_per_row_and_null_when_rows_differ,
+	   test_json_proofs_are_a_list_that_keeps_repeated_keys,
 	   test_folio_proof_of_a_run_that_did_not_read_them)

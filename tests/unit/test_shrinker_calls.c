@@ -54,4 +54,33 @@ static void test_claims_as_documented(UNIT_STATE)
 	assert_int_equal(r.claims[0].call, CLAIM_INCONCLUSIVE);
 }
 
-UNIT_TESTS(test_split_call_needs_both_measures, test_claims_as_documented)
+/*
+ * The largest figures stay whole: --max-ptes-none up to 2^20 and a 16 TiB
+ * region make each phase's words 84 bytes. Before, a claim's "here" held
+ * 160 bytes and the verdict's list 240, both cut silently at these.
+ */
+static void test_large_figures_stay_whole(UNIT_STATE)
+{
+	static struct lab_result r;
+	memset(&r, 0, sizeof(r));
+	struct sh_phase p[3] = {{1048576, true, 2097152, 17179869184.0, 17179869184.0, 0},
+				{999999, true, 2097152, 17179869184.0, 17179869184.0, 2097152},
+				{524287, true, 2097152, 17179869184.0, 17179869184.0, 2097152}};
+	sh_claims_and_verdict(&r, p, 3);
+	const char *a = "at 999999: AnonHugePages 17179869184 -> 17179869184 kB, counter +2097152 "
+			"(unclear)";
+	const char *b = "at 524287: AnonHugePages 17179869184 -> 17179869184 kB, counter +2097152 "
+			"(unclear)";
+	assert_true(strlen(r.claims[0].here) > 160);
+	assert_contains(r.claims[0].here, a);
+	assert_contains(r.claims[0].here, b);
+	assert_true(strlen(r.verdict) > 240);
+	assert_contains(r.verdict, "at 1048576: AnonHugePages 17179869184 -> 17179869184 kB, "
+				   "counter +0 (kept)");
+	assert_contains(r.verdict, b);
+	assert_null(strstr(r.claims[0].here, "..."));
+	assert_null(strstr(r.verdict, "..."));
+}
+
+UNIT_TESTS(test_split_call_needs_both_measures, test_claims_as_documented,
+	   test_large_figures_stay_whole)

@@ -114,7 +114,24 @@ static void test_fmt_pct_never_rounds_a_failure_up_to_100(UNIT_STATE)
 	}
 }
 
-UNIT_TESTS(test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
+/* The lab table's digits, which faults' proofs and verdict now print too: one formatter. */
+static void test_fmt_measured_digits_by_magnitude(UNIT_STATE)
+{
+	static const struct {
+		double v;
+		int sign;
+		const char *want;
+	} c[] = {{725.4, 0, "725"},  {12, 0, "12"},	{93.44, 0, "93.4"},
+		 {0.118, 0, "0.12"}, {3.66, 0, "3.66"}, {-4.05, 0, "-4.05"},
+		 {0, 1, "+0"},	     {64, 1, "+64"},	{-2.5, 1, "-2.50"}};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		char out[32];
+		fmt_measured(out, sizeof(out), c[i].v, c[i].sign);
+		unit_row_str(c[i].want, "fmt_measured", out, c[i].want);
+	}
+}
+
+UNIT_TESTS(test_fmt_measured_digits_by_magnitude, test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
 	   test_fmt_pct_never_rounds_a_failure_up_to_100,
 	   test_fmt_bytes_below_10_kib_keeps_odd_bytes, test_size_token_uses_largest_exact_unit,
 	   test_parse_size_suffixes_are_powers_of_1024,
