@@ -288,7 +288,7 @@ for fx in "${fixtures[@]}"; do
 done
 s=$EXP/status-linux-6.18-x86.txt
 if grep -q '^  cmdline transparent_hugepage=     not set$' "$s" &&
-	grep -q '^  8kB fault success          -$' "$s" && grep -q '^  16kB fault success         no attempts yet$' "$s" &&
+	grep -q '^  8kB fault success            -$' "$s" && grep -q '^  16kB fault success           no attempts yet$' "$s" &&
 	grep -q "^  '-': no anon THP of that size (shmem/file only); hugetlb resv is counted for all nodes only$" "$s" &&
 	grep -q '^  cmdline transparent_hugepage=     -$' "$EXP/status-sos-enabled-only.txt" &&
 	grep -q "^  '-': no such file or counter, or not readable (partial, above); unknown" "$EXP/status-sos-enabled-only.txt" &&
