@@ -202,6 +202,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		return;
 	in->ledger_procs++;
 	if (se) { /* status not read: whether it has memory is unknown */
+		advice_count_unreadable(in, pid, false);
 		in->ledger_failed++;
 		return;
 	}
@@ -223,12 +224,13 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		: pi->smaps_err		? pi->smaps_err
 		: c.err			? c.err
 					: ledger_of(sr, q, pi, &c, &rp->led);
+	/* denied (a replay: absent = unreadable at capture): ledger_unreadable, and unreadable */
+	bool denied = e && proc_err_unreadable(sr, e);
+	advice_count_unreadable(in, pid, denied);
 	if (e) {
-		if (proc_err_unreadable(sr, e)) /* a replay: absent = unreadable at capture */
-			in->ledger_unreadable++;
-		else if (e == -ESRCH || e == -ENOENT)
+		if (e == -ESRCH || e == -ENOENT)
 			in->ledger_gone++;
-		else
+		else if (!denied)
 			in->ledger_failed++;
 		goto out;
 	}
@@ -286,6 +288,10 @@ int advise_ledger(const struct sysroot *sr, struct adv_input *in)
 		free(pids);
 		return in->ledger_scan = -ENOMEM;
 	}
+	/* the processes not fully readable are counted again, over this pass's processes: the
+	 * smaps it is denied, and the exe links the workload pass was (model/advice.h) */
+	in->unreadable = 0;
+	in->unreadable_of = 0;
 	for (int i = 0; i < n; i++)
 		scan_one(sr, &q, in, pi, rp, pids[i]);
 	proc_info_free(pi);
@@ -293,6 +299,7 @@ int advise_ledger(const struct sysroot *sr, struct adv_input *in)
 	free(rp);
 	free(pids);
 	in->ledger_scan = 1;
+	in->unreadable_of = in->ledger_procs;
 	/* a detected workload process carries its ledger's verdict */
 	for (int i = 0; i < in->nprocs; i++)
 		for (int j = 0; j < in->nflagged; j++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* advise's notes: what the advice leaves to the operator, and why (model/advice.c calls it). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice_int.h"
@@ -121,8 +122,10 @@ void advice_notes(struct adv_ctx *c)
 	}
 	if (in->unreadable && (n = adv_note(a, AN_INFO, ANI_UNREADABLE))) {
 		n->n = in->unreadable;
-		n->of = in->scanned;
+		n->of = in->unreadable_of;
 		n->recorded = in->recorded;
+		n->smaps = in->ledger_scan == 1 ? in->ledger_unreadable : -1;
+		n->as_root = in->as_root;
 	}
 	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
 		n->n = in->small_go;
@@ -199,6 +202,37 @@ void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)
 		in->creep_kb += l->creep_kb;
 	}
 	in->sparse_procs += inv || creep;
+}
+
+int advice_exe_denied(struct adv_input *in, long pid)
+{
+	in->unreadable++;
+	if (in->nexe_denied == in->exe_denied_cap) {
+		int nc = in->exe_denied_cap ? in->exe_denied_cap * 2 : 16;
+		long *p = realloc(in->exe_denied, (size_t)nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		in->exe_denied = p;
+		in->exe_denied_cap = nc;
+	}
+	in->exe_denied[in->nexe_denied++] = pid;
+	return 0;
+}
+
+void advice_input_free(struct adv_input *in)
+{
+	free(in->exe_denied);
+	in->exe_denied = NULL;
+	in->nexe_denied = in->exe_denied_cap = 0;
+}
+
+void advice_count_unreadable(struct adv_input *in, long pid, bool smaps_denied)
+{
+	bool exe = false;
+	for (int i = 0; i < in->nexe_denied && !exe; i++)
+		exe = in->exe_denied[i] == pid;
+	in->ledger_unreadable += smaps_denied;
+	in->unreadable += smaps_denied || exe;
 }
 
 bool advice_ledger_partial(const struct adv_input *in)
