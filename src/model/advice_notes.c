@@ -156,6 +156,21 @@ static void remedies_order(struct advice *a)
 		}
 }
 
+/* The max_ptes_none the settings recommend (*V), when they change it: the report's one value. */
+static bool mpn_plan(const struct advice *a, long *v)
+{
+	for (int i = 0; i < a->nsettings; i++) {
+		const struct adv_setting *s = &a->s[i];
+		char *end;
+		if (strcmp(s->key, "khugepaged/max_ptes_none") || !s->change)
+			continue;
+		errno = 0;
+		*v = strtol(s->want, &end, 10);
+		return !errno && end != s->want && !*end && *v >= 0;
+	}
+	return false;
+}
+
 void advice_remedies(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
@@ -177,6 +192,7 @@ void advice_remedies(struct adv_ctx *c)
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
 	};
+	host.mpn_planned = mpn_plan(a, &host.mpn_plan); /* the settings come first */
 	a->nrem = a->nrem_cost = a->nrem_gain = 0;
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
 		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem])) {

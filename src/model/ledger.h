@@ -64,6 +64,8 @@ struct thp_ledger {
 	enum ledger_gap held_gap;
 	bool held_by_counters; /* held and mthp_kb 0 from the host's counters, no walk */
 	int64_t creep_kb;
+	int64_t creep_eighth_kb; /* of creep_kb, what khugepaged may still add at max_ptes_none =
+				  * PMD/8 (64 on x86-64; or now, when lower): -1 unknown */
 	uint64_t creep_ranges;
 	long max_ptes_none;
 	enum ledger_gap creep_gap;

@@ -408,9 +408,18 @@ static void host_others(const struct remedy_proc *p, const struct remedy_host *h
 static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
 	struct remedy_fix *f;
-	bool creep = r->cost == LC_CREEP;
-	if (creep && h->max_ptes_none > 0 && (f = fix(r, RF_HOST_MPN, RS_HOST, r->cost_kb))) {
+	bool creep = r->cost == LC_CREEP, plan = h->mpn_planned;
+	/* one value for max_ptes_none in a report: the settings' when they recommend one */
+	long eighth = (h->max_ptes_none_max + 1) / 8, mpn = plan ? h->mpn_plan : 0;
+	int64_t saves = r->cost_kb; /* at 0: all of it */
+	if (mpn > 0)		    /* the creep khugepaged may still add at PMD/8 stays */
+		saves = mpn == eighth && p->led.creep_eighth_kb >= 0
+				? r->cost_kb - p->led.creep_eighth_kb
+				: r->cost_kb; /* another value: at most all of it */
+	if (creep && mpn < h->max_ptes_none && (f = fix(r, RF_HOST_MPN, RS_HOST, saves))) {
 		f->upper_bound = true;
+		f->max_ptes_none = mpn;
+		f->planned = plan;
 		host_others(p, h, LC_CREEP, f);
 	}
 	if (!creep && h->always && p->huge_not_hg_kb &&
@@ -422,7 +431,8 @@ static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, 
 	    h->max_ptes_none >= h->max_ptes_none_max &&
 	    (f = fix(r, RF_HOST_SHRINK, RS_HOST, r->cost_kb))) {
 		f->upper_bound = true;
-		f->max_ptes_none = (h->max_ptes_none_max + 1) / 8;
+		f->max_ptes_none = plan ? h->mpn_plan : eighth;
+		f->planned = plan;
 		host_others(p, h, LC_INVENTED, f);
 	}
 }

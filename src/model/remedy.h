@@ -20,7 +20,8 @@
  *    (the others go too, not added up: held and creep overlap when khugepaged
  *    collapses a range a held folio maps), and its huge pages with them;
  *  - a host knob: khugepaged/max_ptes_none=0 saves the creep of every process
- *    (others named), enabled=madvise the THP outside MADV_HUGEPAGE regions of
+ *    (others named; at the report's own value PMD/8 when its settings recommend that: the
+ *    creep less what khugepaged may still add at PMD/8), enabled=madvise the THP outside MADV_HUGEPAGE regions of
  *    every process (others that hold some named); for invented memory, when
  *    shrink_underused is 1 and max_ptes_none at its maximum (where the underused
  *    shrinker splits nothing), max_ptes_none=PMD/8 lets that shrinker split THPs
@@ -115,7 +116,9 @@ struct remedy_fix {
 	enum remedy_scope scope;
 	int64_t saves_kb;   /* what it gives back of this process, -1 unknown */
 	bool upper_bound;   /* creep: at most; RF_HOST_SHRINK: at most, under memory pressure */
-	long max_ptes_none; /* RF_HOST_SHRINK: the value it sets (64 on x86-64) */
+	long max_ptes_none; /* RF_HOST_MPN, RF_HOST_SHRINK: the value it sets (0, or 64 on
+			     * x86-64: the report's one value, remedy_host.mpn_plan) */
+	bool planned;	    /* that value is the one the report's settings recommend */
 	/* a host knob: the other processes it changes (and what they give back or lose) */
 	int others;
 	int64_t others_kb;
@@ -210,6 +213,11 @@ struct remedy_host {
 	long max_ptes_none;	/* -1 unknown */
 	long max_ptes_none_max; /* its maximum, HPAGE_PMD_NR - 1 (511 on x86-64); 0 unknown */
 	bool shrink_underused;	/* transparent_hugepage/shrink_underused (6.12+) reads 1 */
+	/* the max_ptes_none the report's settings recommend (advise's Settings; never in why):
+	 * every host fix on that knob then sets this value, so a report gives one value for it;
+	 * without one, creep gets 0 and the underused shrinker PMD/8 */
+	bool mpn_planned;
+	long mpn_plan;
 	int systemd_thp; /* 1: the installed systemd knows MemoryTHP=, 0: it does not, -1 unknown */
 	int nothers;
 	const struct remedy_other *others; /* every process scanned, or NULL (why: not scanned) */

@@ -223,6 +223,30 @@ static void others(struct wb *b, const struct remedy_fix *f, const char *one, co
 		wb_put(b, ", ...");
 }
 
+/* A host knob's value that the report's settings recommend too: one value for one knob. */
+static void planned(struct wb *b, const struct remedy_fix *f)
+{
+	if (f->planned)
+		wb_put(b, "; the value Settings recommends below, for the whole host");
+}
+
+/* RF_HOST_MPN: what max_ptes_none at F's value stops, of this process and of the others. */
+static void host_mpn_words(struct wb *b, const struct remedy_fix *f)
+{
+	if (f->max_ptes_none == 0) {
+		wb_put(b, "host: khugepaged no longer fills empty pages when it collapses");
+		planned(b, f);
+		others(b, f, "would stop creeping", "would stop creeping", "");
+		return;
+	}
+	wb_put(b,
+	       "host: khugepaged then collapses only ranges with at most %ld empty pages: the "
+	       "ranges with more stop creeping, the others stay",
+	       f->max_ptes_none);
+	planned(b, f);
+	others(b, f, "has creep", "have creep", " that it would lessen");
+}
+
 /* The command of fix F ("" when it is a change in the program). */
 const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t n)
 {
@@ -260,7 +284,7 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", path);
 		break;
 	case RF_HOST_MPN:
-		wb_put(&b, "thpctl set khugepaged/max_ptes_none=0");
+		wb_put(&b, "thpctl set khugepaged/max_ptes_none=%ld", f->max_ptes_none);
 		break;
 	case RF_HOST_MADVISE:
 		wb_put(&b, "thpctl set enabled=madvise");
@@ -386,8 +410,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "Redis's disable-thp yes does)");
 		break;
 	case RF_HOST_MPN:
-		wb_put(&b, "host: khugepaged no longer fills empty pages when it collapses");
-		others(&b, f, "would stop creeping", "would stop creeping", "");
+		host_mpn_words(&b, f);
 		break;
 	case RF_HOST_SHRINK:
 		wb_put(&b,
@@ -396,6 +419,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "zero-filled pages and frees those pages, where at the maximum it splits "
 		       "none; khugepaged then collapses only ranges with at most %ld empty pages",
 		       f->max_ptes_none, f->max_ptes_none);
+		planned(&b, f);
 		others(&b, f, "holds", "hold", " invented memory");
 		break;
 	case RF_HOST_MADVISE:

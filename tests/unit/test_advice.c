@@ -854,7 +854,10 @@ static void test_shrink_noop_with_ledger_evidence(UNIT_STATE)
 static void test_shrink_noop_with_creep(UNIT_STATE)
 {
 	build(&cases[0]);
-	ledger_proc(500, "server", ledger_of(0, 0, 245760, 65536));
+	struct thp_ledger l = ledger_of(0, 0, 245760, 65536);
+	l.creep_eighth_kb = 40960; /* ranges with at most 64 empty pages: khugepaged still fills */
+	ledger_proc(500, "server", l);
+	ledger_proc(501, "other", ledger_of(0, 0, 8192, 1 << 20)); /* creeps, not flagged */
 	assert_int_equal(IN.sparse_procs, 1);
 	assert_int_equal(IN.creep_procs, 1);
 	assert_int_equal(IN.creep_kb, 245760);
@@ -867,10 +870,29 @@ static void test_shrink_noop_with_creep(UNIT_STATE)
 			   "thpctl ps --ledger): at max_ptes_none=511");
 	assert_contains(t, "what that stops is at most the amount above: an upper bound");
 	assert_null(strstr(t, "invented"));
-	/* the creep remedy keeps its own host fix (0), not the shrinker's */
+	/* the creep remedy has its own host fix, not the shrinker's, at the value the settings
+	 * recommend: one report, one value for the knob (a trial read max_ptes_none=0 there and
+	 * 64 under Settings); it saves the creep less what khugepaged still adds at 64 */
 	const struct remedy *r = &A.rem[0];
-	for (int i = 0; i < r->nfix; i++)
+	const struct remedy_fix *mpn = NULL;
+	for (int i = 0; i < r->nfix; i++) {
 		assert_int_not_equal(r->fix[i].id, RF_HOST_SHRINK);
+		if (r->fix[i].id == RF_HOST_MPN)
+			mpn = &r->fix[i];
+	}
+	assert_non_null(mpn);
+	assert_int_equal(mpn->max_ptes_none, 64);
+	assert_true(mpn->planned);
+	assert_int_equal(mpn->saves_kb, 245760 - 40960);
+	assert_true(mpn->upper_bound);
+	t = advise_text();
+	assert_null(strstr(t, "max_ptes_none=0"));
+	assert_contains(t,
+			"host: khugepaged then collapses only ranges with at most 64 empty "
+			"pages: the ranges with more stop creeping, the others stay; the value "
+			"Settings recommends below, for the whole host; 1 other process has creep "
+			"that it would lessen (8192 kB in all): PID 501 (other)");
+	assert_contains(t, "thpctl set khugepaged/max_ptes_none=64\n");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }

@@ -407,10 +407,52 @@ static void test_nh_ranges_are_no_gain(UNIT_STATE)
 	munmap(m, len + pmd);
 }
 
-UNIT_TESTS(test_nh_ranges_are_no_gain, test_whole_only_when_every_part_asked_is_known,
-	   test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
-	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
-	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,
-	   test_build_estimates_invented_from_samples, test_build_says_unknown_never_zero,
-	   test_bloat_needs_a_quarter_and_16_mib, test_largest_cost_past_its_threshold,
-	   test_render_mthp_and_lazyfree, test_host_counters_say_no_held)
+/*
+ * Creep at max_ptes_none=511 and what of it stays at PMD/8 (64): three ranges, 1, 460 and 512
+ * pages written: 511 + 52 pages at 511; at 64 only the range with 52 empty pages is still
+ * filled. Scans this process live (PAGEMAP_SCAN, 6.7+: skipped without it); the region is nh
+ * so that no fault makes it huge, and marked a creep candidate by hand.
+ */
+static void test_creep_at_an_eighth_counts_the_ranges_still_filled(UNIT_STATE)
+{
+	size_t pmd = 2u << 20, len = 3 * pmd, pg = 4096;
+	char *m = mmap(NULL, len + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	char *p = (char *)(((uintptr_t)m + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	assert_int_equal(madvise(p, len, MADV_NOHUGEPAGE), 0);
+	p[0] = 1;
+	memset(p + pmd, 1, 460 * pg);
+	memset(p + 2 * pmd, 1, pmd);
+	struct ledger_vma v = {.start = (uintptr_t)p, .end = (uintptr_t)p + len, .creep = 1};
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	struct ledger_opts o = {
+		.max_ptes_none = 511, .page = (unsigned)sysconf(_SC_PAGESIZE), .pmd_order = 9};
+	struct ledger_raw raw;
+	int e = ledger_scan(&sr, getpid(), &v, 1, &o, &raw);
+	if (!e && !raw.scan_err && o.page == pg) {
+		assert_int_equal(raw.creep_ranges, 2);
+		assert_int_equal(raw.creep_pages, 511 + 52);
+		assert_int_equal(raw.creep_pages_eighth, 52);
+		struct thp_ledger l;
+		ledger_build(0, &raw, 0, 8, false, 511, 4, 9, &l);
+		assert_int_equal(l.creep_kb, 563 * 4);
+		assert_int_equal(l.creep_eighth_kb, 52 * 4);
+		/* already below an eighth: what stays is the creep at that value */
+		o.max_ptes_none = 40;
+		assert_int_equal(ledger_scan(&sr, getpid(), &v, 1, &o, &raw), 0);
+		assert_int_equal(raw.creep_pages, 0);
+		assert_int_equal(raw.creep_pages_eighth, 0);
+	}
+	sysroot_close(&sr);
+	munmap(m, len + pmd);
+}
+
+UNIT_TESTS(test_nh_ranges_are_no_gain, test_creep_at_an_eighth_counts_the_ranges_still_filled,
+	   test_whole_only_when_every_part_asked_is_known, test_samples_fall_one_per_stratum,
+	   test_samples_differ_between_thps, test_creep_is_what_khugepaged_may_add,
+	   test_folio_found_from_a_tail, test_partial_folios_hold_their_unmapped_pages,
+	   test_whole_folios_do_not_pile_up, test_build_estimates_invented_from_samples,
+	   test_build_says_unknown_never_zero, test_bloat_needs_a_quarter_and_16_mib,
+	   test_largest_cost_past_its_threshold, test_render_mthp_and_lazyfree,
+	   test_host_counters_say_no_held)

@@ -532,8 +532,56 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 	no_fix(RF_HOST_SHRINK);
 }
 
+/*
+ * One value for max_ptes_none in one report: where advise's settings recommend one (here 0, a
+ * MongoDB 8 profile; or 64), every host fix on that knob sets it and says so; its saving at
+ * 64 is the creep less what khugepaged may still add there (unknown: the whole creep, a bound).
+ */
+static void test_host_fixes_take_the_reports_value(UNIT_STATE)
+{
+	proc(902, "app", 262144, 263000);
+	P.led.invented_kb = 261000;
+	P.led.method = LM_SAMPLED;
+	P.hg_huge_kb = 262144;
+	struct remedy_host h = {.max_ptes_none = 511,
+				.max_ptes_none_max = 511,
+				.shrink_underused = true,
+				.mpn_planned = true,
+				.mpn_plan = 0};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[R.nfix - 1].id, RF_HOST_SHRINK);
+	assert_int_equal(R.fix[R.nfix - 1].max_ptes_none, 0);
+	assert_string_equal(fix_cmd(R.nfix - 1), "thpctl set khugepaged/max_ptes_none=0");
+	assert_contains(fix_text(R.nfix - 1), "splits THPs with more than 0 zero-filled pages");
+	assert_contains(fix_text(R.nfix - 1), "the value Settings recommends below");
+	/* creep: 64 from the settings; 40 MiB of it in ranges khugepaged still fills at 64 */
+	proc(500, "server", 0, 65536);
+	P.led.creep_kb = 245760;
+	P.led.creep_eighth_kb = 40960;
+	h.mpn_plan = 64;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_CREEP);
+	int i = R.nfix - 1;
+	assert_int_equal(R.fix[i].id, RF_HOST_MPN);
+	assert_int_equal(R.fix[i].max_ptes_none, 64);
+	assert_int_equal(R.fix[i].saves_kb, 204800);
+	assert_true(R.fix[i].upper_bound);
+	assert_string_equal(fix_cmd(i), "thpctl set khugepaged/max_ptes_none=64");
+	assert_string_equal(remedy_fix_saves(&R, i, TB, sizeof(tb[0])), "saves up to 200.0 MiB");
+	P.led.creep_eighth_kb = -1; /* unknown: at most the whole creep */
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[R.nfix - 1].saves_kb, 245760);
+	/* no value from settings (why): 0, all of the creep, not said to be the settings' */
+	h.mpn_planned = false;
+	assert_true(remedy_build(&P, &h, &R));
+	i = R.nfix - 1;
+	assert_string_equal(fix_cmd(i), "thpctl set khugepaged/max_ptes_none=0");
+	assert_false(R.fix[i].planned);
+	assert_null(strstr(fix_text(i), "Settings"));
+}
+
 UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory,
 	   test_restart_command_is_exact, test_go_creep, test_lazy_free, test_held_unknown_part,
 	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
 	   test_glibc_only_for_its_heap, test_vmas_say_whose_memory,
-	   test_invented_underused_shrinker)
+	   test_invented_underused_shrinker, test_host_fixes_take_the_reports_value)
