@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../kernel/cgroup.h"
+#include "../kernel/cgroup_stat.h"
 #include "../kernel/exe.h"
 #include "../kernel/proc_alloc.h"
 #include "../kernel/proc_read.h"
@@ -122,6 +123,14 @@ static void detail(const struct sysroot *sr, struct proc_info *pi, const struct 
 		free(p);
 	}
 	cgroup_of(sr, pi, rp);
+	/* its memory cgroup's THP faults and collapses: where invented memory came from */
+	struct memstat ms;
+	rp->cg_v1 = (pi->got & PROC_CGROUP) && pi->cg.has_v1_memory;
+	if ((pi->got & PROC_CGROUP) && pi->cg.has_v2 && !rp->cg_v1 &&
+	    !cgroup_v2_memstat(sr, pi->cg.v2, &ms)) {
+		rp->cg_fault_alloc = ms.f[MS_THP_FAULT_ALLOC];
+		rp->cg_collapse_alloc = ms.f[MS_THP_COLLAPSE_ALLOC];
+	}
 	stacks(sr, c, rp);
 	/* who manages its heap (kernel/proc_alloc.h, model/alloc.h): the responsible part; the
 	 * libraries come from the smaps walk already made (scan_one), maps is not read again */

@@ -193,6 +193,10 @@ void advice_remedies(struct adv_ctx *c)
 		.others = in->ledger_scan == 1 ? in->others : NULL,
 	};
 	host.mpn_planned = mpn_plan(a, &host.mpn_plan); /* the settings come first */
+	host.policy = eff;
+	host.fault_alloc.present = kv_get(&h->vmstat, "thp_fault_alloc", &host.fault_alloc.v);
+	host.collapse_alloc.present =
+		kv_get(&h->vmstat, "thp_collapse_alloc", &host.collapse_alloc.v);
 	a->nrem = a->nrem_cost = a->nrem_gain = 0;
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
 		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem])) {

@@ -138,6 +138,9 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 	uint64_t pmd_kb = (uint64_t)page_kb << pmd_order;
 	l->thps = raw->thps;
 	l->thps_sampled = raw->thps_sampled;
+	l->samples = raw->samples;
+	l->zero_samples = raw->zero_samples;
+	l->subpages = 1u << pmd_order;
 	/* invented */
 	if (k <= 0) {
 		l->invented_gap = LG_NOT_ASKED;

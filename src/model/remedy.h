@@ -44,13 +44,31 @@
 #include "ledger.h"
 #include "why.h"
 
-/* How the cost arose. */
+/*
+ * How the cost arose. Invented memory (all-zero subpages inside PMD THPs) comes from a THP
+ * fault (the huge page allocated whole, then written sparsely) or a collapse (khugepaged at
+ * max_ptes_none, or MADV_COLLAPSE, filling a range's empty pages with zeroes): no counter of
+ * the process says which; remedy_build() decides from the evidence (enum remedy_origin_ev)
+ * and says "unknown" rather than pick one.
+ */
 enum remedy_mech {
 	RM_SPARSE_FAULT,   /* invented: huge pages faulted in whole, written sparsely */
 	RM_CREEP,	   /* khugepaged may fill ranges at max_ptes_none */
 	RM_DEFERRED_SPLIT, /* held: frees inside huge pages left them partially mapped */
 	RM_LAZY_FREE,	   /* pages freed with MADV_FREE, still in RSS */
 	RM_WOULD_GAIN,	   /* hot, fully written, PTE-mapped: huge pages would help */
+	RM_COLLAPSED,	   /* invented: collapsed with empty pages filled, not faulted */
+	RM_SPARSE_UNKNOWN, /* invented: faulted or collapsed, the evidence cannot tell */
+};
+
+/* What decided the mechanism of invented memory. */
+enum remedy_origin_ev {
+	ROE_NONE,   /* nothing: no counter read, no policy fact (RM_SPARSE_UNKNOWN) */
+	ROE_CGROUP, /* its memory cgroup's memory.stat thp_fault_alloc, thp_collapse_alloc (v2,
+		     * 5.4+; the cgroup's and its descendants', since the cgroup was made) */
+	ROE_HOST,   /* vmstat thp_fault_alloc, thp_collapse_alloc: the host's since boot */
+	ROE_POLICY, /* the PMD policy is madvise (or never): no fault gets a huge page outside a
+		     * MADV_HUGEPAGE VMA, and none of its huge pages is in one */
 };
 
 /* The part of the process responsible: its allocator or runtime, or its thread stacks. */
@@ -205,6 +223,10 @@ struct remedy_proc {
 	bool thp_unwanted;	 /* a workload that asks for no THP (Redis): never told to opt in */
 	bool alloc_known;	 /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
 	struct alloc_fact alloc;
+	/* its memory cgroup's THP events (v2 memory.stat, 5.4+), absent when not read or v1;
+	 * cg_v1: its memory cgroup is v1, which counts no THP events */
+	struct opt_u64 cg_fault_alloc, cg_collapse_alloc;
+	bool cg_v1;
 };
 
 /* The host facts a remedy needs. */
@@ -221,6 +243,10 @@ struct remedy_host {
 	int systemd_thp; /* 1: the installed systemd knows MemoryTHP=, 0: it does not, -1 unknown */
 	int nothers;
 	const struct remedy_other *others; /* every process scanned, or NULL (why: not scanned) */
+	/* the PMD size's effective anon policy ("always", "madvise", "never"; NULL unknown) and
+	 * the host's THP events since boot (vmstat; absent when not read) */
+	const char *policy;
+	struct opt_u64 fault_alloc, collapse_alloc;
 };
 
 struct remedy {
@@ -232,6 +258,12 @@ struct remedy {
 	enum remedy_evidence evidence;
 	const struct why_hint *hint; /* RE_ENVIRON, RE_CMDLINE; with RE_ALLOC a supporting hint */
 	bool not_malloc; /* lazy free in a glibc malloc process: glibc does not MADV_FREE */
+	/* invented memory: what decided its mechanism, and the counters read (from its memory
+	 * cgroup when origin_cgroup, else the host's), shown whatever they decided */
+	enum remedy_origin_ev origin_ev;
+	bool origin_counted, origin_cgroup;
+	bool policy_never; /* ROE_POLICY: the policy is never (else madvise) */
+	uint64_t fault_alloc, collapse_alloc;
 	int nfix;
 	struct remedy_fix fix[REMEDY_MAX_FIXES];
 };
@@ -252,6 +284,7 @@ bool remedy_would_gain(const struct remedy_proc *p);
 bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *out);
 
 const char *remedy_mech_name(enum remedy_mech m);
+const char *remedy_origin_ev_name(enum remedy_origin_ev e);
 const char *remedy_part_name(enum remedy_part p);
 const char *remedy_fix_name(enum remedy_fix_id f);
 
