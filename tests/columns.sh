@@ -278,4 +278,20 @@ expect_eval "lab --help at 80 columns: a text of its own line continues under it
 widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/help")
 expect_eval "lab --help at 80 columns: within 80 (widest $widest)" '[ "$widest" -le 80 ]' \
 	"$(awk 'length($0) > 80' "$TMP/help")"
+# the examples of docs/diagnosis.md are as thpctl prints them into a pipe: no line of a code
+# block wider than 80 columns (code points, as the filter counts them); and the page does not
+# claim that nothing is cut or wrapped into a pipe
+wide_doc=$(python3 - docs/diagnosis.md <<'PY'
+import sys
+inb = False
+for n, l in enumerate(open(sys.argv[1], encoding="utf-8").read().split("\n"), 1):
+    if l.startswith("```"):
+        inb = not inb
+    elif inb and len(l) > 80:
+        print(f"{n}:{len(l)}")
+PY
+)
+expect_eval "docs/diagnosis.md: every example line within 80 columns, wrapped as on a pipe" \
+	'[ -z "$wide_doc" ] && ! grep -q "nothing is cut, whatever" docs/diagnosis.md' \
+	"lines over 80: $(echo $wide_doc | head -c 300)"
 summary

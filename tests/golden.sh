@@ -221,6 +221,56 @@ for fx in "${fixtures[@]}"; do
 	fi
 done
 
+# every thpctl command a report suggests runs as printed (verdict and findings: more, fix,
+# persist; advise: set, persist): no usage error (exit 2) on its own tree. A set is run with
+# --dry-run and a persist without --install (they would write), and not on a tree whose
+# settings are read-only (they are for the host there: finding settings-read-only); a
+# command that needs the live host (watch) may refuse the tree, saying so; 3 s at most each
+suggested() { # JSON FILE: one suggested thpctl command a line, a "  # comment" cut off
+	python3 - "$1" <<'PY'
+import json, sys
+def walk(o, key=None):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from walk(v, k)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v, key)
+    elif isinstance(o, str) and key in ("more", "fix", "persist", "set") and o.startswith("thpctl "):
+        yield o.split("  #")[0].strip()
+for c in sorted(set(walk(json.load(open(sys.argv[1]))))):
+    print(c)
+PY
+}
+ran=0 bad=""
+for fx in "${fixtures[@]}"; do
+	"$BIN" --no-color --sysroot "$FIX/$fx" status --json >"$TMP/sugg-s.json" 2>/dev/null
+	ro=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["policy"]["writable"] is False))' "$TMP/sugg-s.json" 2>/dev/null)
+	"$BIN" --no-color --sysroot "$FIX/$fx" advise --json >"$TMP/sugg-a.json" 2>/dev/null
+	while IFS= read -r line; do
+		read -r -a w <<<"${line#thpctl }"
+		case ${w[0]} in
+		set | persist) [ "$ro" = 1 ] && continue ;;
+		esac
+		case ${w[0]} in
+		set) w+=(--dry-run) ;;
+		persist) for i in "${!w[@]}"; do [ "${w[$i]}" = --install ] && unset "w[$i]"; done ;;
+		esac
+		timeout 3 "$BIN" --no-color --sysroot "$FIX/$fx" "${w[@]}" >/dev/null 2>"$TMP/sugg.err"
+		rc=$?
+		ran=$((ran + 1))
+		[ "$rc" -eq 2 ] && grep -qE 'a recorded tree does not move|not with --sysroot' "$TMP/sugg.err" && continue
+		if [ "$rc" -eq 2 ] || grep -qE 'Sanitizer|runtime error:' "$TMP/sugg.err"; then
+			bad+=" [$fx: $line: exit $rc: $(head -c 120 "$TMP/sugg.err" | tr '\n' ' ')]"
+		fi
+	done < <(cat <(suggested "$TMP/sugg-s.json") <(suggested "$TMP/sugg-a.json") | sort -u)
+done
+if [ "$ran" -gt 20 ] && [ -z "$bad" ]; then
+	ok "every suggested thpctl command parses ($ran run on the recorded trees)"
+else
+	nok "suggested thpctl commands parse" "$ran run;${bad:- too few}"
+fi
+
 # status: a '-' cell (not the verdict's severity column) comes with the legend line that says
 # what it means; a cmdline read without transparent_hugepage= is "not set", not '-'; sizes
 # with no attempts say so, not '-'
@@ -238,7 +288,7 @@ for fx in "${fixtures[@]}"; do
 done
 s=$EXP/status-linux-6.18-x86.txt
 if grep -q '^  cmdline transparent_hugepage=     not set$' "$s" &&
-	grep -q '^  8kB fault success          -$' "$s" && grep -q '^  16kB fault success         no attempts yet$' "$s" &&
+	grep -q '^  8kB fault success            -$' "$s" && grep -q '^  16kB fault success           no attempts yet$' "$s" &&
 	grep -q "^  '-': no anon THP of that size (shmem/file only); hugetlb resv is counted for all nodes only$" "$s" &&
 	grep -q '^  cmdline transparent_hugepage=     -$' "$EXP/status-sos-enabled-only.txt" &&
 	grep -q "^  '-': no such file or counter, or not readable (partial, above); unknown" "$EXP/status-sos-enabled-only.txt" &&

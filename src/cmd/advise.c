@@ -361,6 +361,7 @@ struct step {
 	enum { ST_STATUS, ST_EXE, ST_GO, ST_FILES } stage;
 	int wl;
 	bool big, limited;
+	bool unreadable; /* counted in in->unreadable already */
 	uint64_t limit;
 	char gover[32];
 	struct adv_proc *p; /* the process added, NULL when it is not a workload */
@@ -398,8 +399,10 @@ static unsigned next_files(struct proc_info *pi, void *ctx)
 			return 0;
 		in->scanned++;
 		/* a replay: a process whose smaps the capture could not read (as ps counts it) */
-		if (proc_tree_smaps_unrecorded(t->sr, pi->pid))
+		if (proc_tree_smaps_unrecorded(t->sr, pi->pid)) {
 			in->unreadable++;
+			t->unreadable = true;
+		}
 		count_limit(t->sr, t->s, &t->limited, &t->limit);
 		t->wl = workload_from_comm(pi->st.name, NULL);
 		t->big = pi->st.vmrss_kb.present && pi->st.vmrss_kb.v >= GO_MIN_RSS_KB;
@@ -408,8 +411,8 @@ static unsigned next_files(struct proc_info *pi, void *ctx)
 		t->stage = ST_EXE;
 		return PROC_EXE;
 	case ST_EXE:
-		if (exe_err == -EACCES || exe_err == -EPERM)
-			in->unreadable++;
+		if ((exe_err == -EACCES || exe_err == -EPERM) && !t->unreadable)
+			advice_exe_denied(in, pi->pid); /* counted once, whatever else is denied */
 		if (t->wl < 0 && !exe_err)
 			t->wl = workload_from_comm("", base_name(pi->exe));
 		if (t->wl < 0 && !exe_err) {
@@ -550,6 +553,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	m->in.recorded = !g->sr.live;
 	kconfig_read(&g->sr, h->feat.release, &m->in.kconfig);
 	int r = scan_procs(&g->sr, &m->s);
+	m->in.unreadable_of = m->in.scanned; /* the ledger's pass recounts both, live */
 	if (r)
 		warnx("advise: cannot list %s/proc: %s: no workload detection", g->sr.path,
 		      strerror(-r));
@@ -575,6 +579,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 	proc_info_free(&m->s.pi);
 	proc_info_free(&m->s.parent);
 	dpkg_status_free(&m->s.dpkg);
+	advice_input_free(&m->in);
 	host_snapshot_free(h);
 	free(h);
 	free(m);

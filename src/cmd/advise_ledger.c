@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../kernel/cgroup.h"
+#include "../kernel/cgroup_stat.h"
 #include "../kernel/exe.h"
 #include "../kernel/proc_alloc.h"
 #include "../kernel/proc_read.h"
@@ -122,6 +123,14 @@ static void detail(const struct sysroot *sr, struct proc_info *pi, const struct 
 		free(p);
 	}
 	cgroup_of(sr, pi, rp);
+	/* its memory cgroup's THP faults and collapses: where invented memory came from */
+	struct memstat ms;
+	rp->cg_v1 = (pi->got & PROC_CGROUP) && pi->cg.has_v1_memory;
+	if ((pi->got & PROC_CGROUP) && pi->cg.has_v2 && !rp->cg_v1 &&
+	    !cgroup_v2_memstat(sr, pi->cg.v2, &ms)) {
+		rp->cg_fault_alloc = ms.f[MS_THP_FAULT_ALLOC];
+		rp->cg_collapse_alloc = ms.f[MS_THP_COLLAPSE_ALLOC];
+	}
 	stacks(sr, c, rp);
 	/* who manages its heap (kernel/proc_alloc.h, model/alloc.h): the responsible part; the
 	 * libraries come from the smaps walk already made (scan_one), maps is not read again */
@@ -202,6 +211,7 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		return;
 	in->ledger_procs++;
 	if (se) { /* status not read: whether it has memory is unknown */
+		advice_count_unreadable(in, pid, false);
 		in->ledger_failed++;
 		return;
 	}
@@ -223,12 +233,13 @@ static void scan_one(const struct sysroot *sr, const struct ledger_req *q, struc
 		: pi->smaps_err		? pi->smaps_err
 		: c.err			? c.err
 					: ledger_of(sr, q, pi, &c, &rp->led);
+	/* denied (a replay: absent = unreadable at capture): ledger_unreadable, and unreadable */
+	bool denied = e && proc_err_unreadable(sr, e);
+	advice_count_unreadable(in, pid, denied);
 	if (e) {
-		if (proc_err_unreadable(sr, e)) /* a replay: absent = unreadable at capture */
-			in->ledger_unreadable++;
-		else if (e == -ESRCH || e == -ENOENT)
+		if (e == -ESRCH || e == -ENOENT)
 			in->ledger_gone++;
-		else
+		else if (!denied)
 			in->ledger_failed++;
 		goto out;
 	}
@@ -286,6 +297,10 @@ int advise_ledger(const struct sysroot *sr, struct adv_input *in)
 		free(pids);
 		return in->ledger_scan = -ENOMEM;
 	}
+	/* the processes not fully readable are counted again, over this pass's processes: the
+	 * smaps it is denied, and the exe links the workload pass was (model/advice.h) */
+	in->unreadable = 0;
+	in->unreadable_of = 0;
 	for (int i = 0; i < n; i++)
 		scan_one(sr, &q, in, pi, rp, pids[i]);
 	proc_info_free(pi);
@@ -293,6 +308,7 @@ int advise_ledger(const struct sysroot *sr, struct adv_input *in)
 	free(rp);
 	free(pids);
 	in->ledger_scan = 1;
+	in->unreadable_of = in->ledger_procs;
 	/* a detected workload process carries its ledger's verdict */
 	for (int i = 0; i < in->nprocs; i++)
 		for (int j = 0; j < in->nflagged; j++)

@@ -172,7 +172,12 @@ int cmd_why(struct globals *g, int argc, char **argv)
 			.systemd_thp = k == 1	? 1
 				       : k == 0 ? 0
 						: -1,
+			.policy = wc.q.policy,
 		};
+		host.fault_alloc.present =
+			kv_get(&h->vmstat, "thp_fault_alloc", &host.fault_alloc.v);
+		host.collapse_alloc.present =
+			kv_get(&h->vmstat, "thp_collapse_alloc", &host.collapse_alloc.v);
 		if (remedy_build(&rp, &host, &rem))
 			r.rem = &rem;
 	}

@@ -226,6 +226,17 @@ int cg_fallback_charge(const struct sysroot *sr, struct opt_u64 *out)
 	return r;
 }
 
+int cgroup_v2_memstat(const struct sysroot *sr, const char *path, struct memstat *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct buf b = {0};
+	int r = sysroot_readf(sr, &b, "%s%s/memory.stat", SR_CGROUP, strcmp(path, "/") ? path : "");
+	if (!r)
+		r = memstat_parse(b.p, b.len, 2, out);
+	buf_free(&b);
+	return r;
+}
+
 /* proc_info.more: stat, when status did not say whether PID is a kernel thread (no Kthread
  * line before 6.x, or status unreadable: a recorded tree keeps only a kernel thread's stat). */
 static unsigned stat_unless_known(struct proc_info *pi, void *ctx)

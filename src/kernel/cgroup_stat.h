@@ -122,6 +122,14 @@ int cg_tree_count_procs(const struct sysroot *sr, const struct cg_tree *t,
 			struct cg_proc_count *out, struct cg_pid_cache *cache, bool refresh);
 
 /*
+ * The memory.stat of the v2 cgroup at PATH ("/" or "/a/b", as in proc/PID/cgroup, under
+ * sys/fs/cgroup) into OUT (its THP events: thp_fault_alloc, thp_collapse_alloc, 5.4+; the
+ * cgroup's and its descendants'). Returns 0, or -errno (-ENOENT: no such file: not a v2
+ * memory cgroup here; -EINVAL: no line parsed); OUT's fields absent when not printed.
+ */
+int cgroup_v2_memstat(const struct sysroot *sr, const char *path, struct memstat *out);
+
+/*
  * The host-wide vmstat counter thp_fault_fallback_charge (5.7+: THP faults
  * that fell back because the memory cgroup charge failed, all cgroups) into
  * OUT, absent when proc/vmstat is unreadable or lacks it. Returns 0 or -errno.

@@ -297,6 +297,9 @@ static void creep_close(struct lg *g, const struct ledger_vma *v)
 	if (!v->creep)
 		return;
 	uint64_t add = ledger_creep_pages(g->blk_r, g->nsub, g->o->max_ptes_none);
+	long eighth = (long)(g->nsub / 8), mpn = g->o->max_ptes_none;
+	g->raw->creep_pages_eighth +=
+		ledger_creep_pages(g->blk_r, g->nsub, mpn < eighth ? mpn : eighth);
 	if (add) {
 		g->raw->creep_ranges++;
 		g->raw->creep_pages += add;

@@ -60,15 +60,17 @@ struct ledger_raw {
 	uint64_t samples, zero_samples; /* subpages read, and those all zero */
 	int mem_err;			/* 0, or -errno opening or reading /proc/PID/mem */
 	uint64_t creep_ranges,
-		creep_pages;	  /* PMD ranges khugepaged may collapse; pages it may add */
-	uint64_t creep_resident;  /* resident pages in those ranges */
-	uint64_t pte_full_ranges; /* PMD ranges of anonymous VMAs, not nh, whose every page is
+		creep_pages;	     /* PMD ranges khugepaged may collapse; pages it may add */
+	uint64_t creep_resident;     /* resident pages in those ranges */
+	uint64_t creep_pages_eighth; /* of creep_pages, those khugepaged may still add at
+				      * max_ptes_none = nsub / 8 (or now, when lower) */
+	uint64_t pte_full_ranges;    /* PMD ranges of anonymous VMAs, not nh, whose every page is
 				   * resident in small pages (PTE-mapped, not the zero page) */
-	int held_err;		  /* 0; -EPERM: PFNs hidden or kpageflags closed; -errno */
-	bool held_cut;		  /* the budget ran out: a lower bound */
-	uint64_t partial_folios;  /* large anonymous folios mapped here only in part */
-	uint64_t partial_mapped;  /* their pages mapped here */
-	uint64_t held_pages;	  /* their pages not mapped here: held until split */
+	int held_err;		     /* 0; -EPERM: PFNs hidden or kpageflags closed; -errno */
+	bool held_cut;		     /* the budget ran out: a lower bound */
+	uint64_t partial_folios;     /* large anonymous folios mapped here only in part */
+	uint64_t partial_mapped;     /* their pages mapped here */
+	uint64_t held_pages;	     /* their pages not mapped here: held until split */
 	uint64_t mthp_pages
 		[LEDGER_ORDERS]; /* whole large folios below PMD size mapped here, by order */
 	double elapsed_ms;

@@ -94,9 +94,21 @@ struct adv_input {
 	int limited_cgroups;  /* distinct memory cgroups with a limit that hold processes */
 	int limited_procs;
 	uint64_t smallest_limit; /* bytes, of those cgroups */
-	int scanned, unreadable; /* processes looked at; not fully readable */
-	int small_go;		 /* Go processes too small to count as a workload */
-	bool recorded;		 /* a recorded tree */
+	int scanned;		 /* processes with memory the workload detection looked at */
+	/*
+	 * Processes not fully readable, of UNREADABLE_OF: live, with the ledger scanned, those of
+	 * the ledger's pass (unreadable_of = ledger_procs) whose smaps was denied
+	 * (ledger_unreadable of them) or whose exe the workload detection was denied (exe_denied);
+	 * else those of the workload pass (unreadable_of = scanned) whose exe was denied or, in a
+	 * replay, whose smaps the capture did not record. One count, in text and JSON.
+	 */
+	int unreadable, unreadable_of;
+	/* the workload pass's processes whose exe link was denied (EACCES, EPERM):
+	 * advice_exe_denied(), freed by advice_input_free() */
+	long *exe_denied;
+	int nexe_denied, exe_denied_cap;
+	int small_go;  /* Go processes too small to count as a workload */
+	bool recorded; /* a recorded tree */
 	struct kconfig_info
 		kconfig; /* the kernel's build default of enabled, and where it was read */
 	/* the ledger of every process (live only: cmd/advise_ledger.c) */
@@ -318,8 +330,10 @@ struct adv_note {
 	double uptime_s;	       /* ... 0 unknown */
 	int defrag;		       /* ... the defrag after the advice (index, -1) */
 	enum compact_cause cause;      /* ... compact_stall_cause() under that defrag */
-	int n, of;		       /* ANI_UNREADABLE (n of scanned), ANI_SMALL_GO (n) */
+	int n, of; /* ANI_UNREADABLE (adv_input unreadable of unreadable_of), ANI_SMALL_GO (n) */
 	bool recorded; /* ANI_UNREADABLE: a recorded tree (a capture): read by whoever took it */
+	int smaps;     /* ANI_UNREADABLE: of N, smaps denied (ledger_unreadable); -1 no ledger */
+	bool as_root;  /* ANI_UNREADABLE: denied to root (another namespace, a security module) */
 	/* ANI_SHRINK_UNDECIDED: finding (its fix's key and value), the ledger's pass:
 	 * ledger_scan (1, 0 recorded, -errno), n = ledger_scanned, of = not read (partial) */
 	int ledger_scan;
@@ -375,6 +389,22 @@ void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l);
  * by PID. Negative when A comes before B. advise lists the first ADV_MAX_FLAGGED.
  */
 int advice_flagged_cmp(const struct remedy_proc *a, const struct remedy_proc *b);
+/*
+ * Count PID of the workload pass as not fully readable (unreadable): its exe link was denied;
+ * kept in exe_denied for the ledger's pass. Returns 0, or -ENOMEM (counted, not kept).
+ */
+int advice_exe_denied(struct adv_input *in, long pid);
+
+/* Free what IN holds (exe_denied); IN's other fields are left as they are. */
+void advice_input_free(struct adv_input *in);
+
+/*
+ * Count process PID of the ledger's pass: its smaps denied (SMAPS_DENIED: ledger_unreadable)
+ * and, once whatever was denied, among the processes not fully readable (unreadable): its
+ * smaps, or its exe link in IN's exe_denied (the workload pass). Pure.
+ */
+void advice_count_unreadable(struct adv_input *in, long pid, bool smaps_denied);
+
 /* Whether the ledger's pass left processes unknown (smaps not readable, a read failed). */
 bool advice_ledger_partial(const struct adv_input *in);
 /* Whether IN is partial: a host file not read or damaged, a process not (fully) readable. */

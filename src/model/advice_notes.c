@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* advise's notes: what the advice leaves to the operator, and why (model/advice.c calls it). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice_int.h"
@@ -121,8 +122,10 @@ void advice_notes(struct adv_ctx *c)
 	}
 	if (in->unreadable && (n = adv_note(a, AN_INFO, ANI_UNREADABLE))) {
 		n->n = in->unreadable;
-		n->of = in->scanned;
+		n->of = in->unreadable_of;
 		n->recorded = in->recorded;
+		n->smaps = in->ledger_scan == 1 ? in->ledger_unreadable : -1;
+		n->as_root = in->as_root;
 	}
 	if (in->small_go && (n = adv_note(a, AN_INFO, ANI_SMALL_GO)))
 		n->n = in->small_go;
@@ -153,6 +156,21 @@ static void remedies_order(struct advice *a)
 		}
 }
 
+/* The max_ptes_none the settings recommend (*V), when they change it: the report's one value. */
+static bool mpn_plan(const struct advice *a, long *v)
+{
+	for (int i = 0; i < a->nsettings; i++) {
+		const struct adv_setting *s = &a->s[i];
+		char *end;
+		if (strcmp(s->key, "khugepaged/max_ptes_none") || !s->change)
+			continue;
+		errno = 0;
+		*v = strtol(s->want, &end, 10);
+		return !errno && end != s->want && !*end && *v >= 0;
+	}
+	return false;
+}
+
 void advice_remedies(struct adv_ctx *c)
 {
 	const struct adv_input *in = c->in;
@@ -174,6 +192,11 @@ void advice_remedies(struct adv_ctx *c)
 		.nothers = in->nothers,
 		.others = in->ledger_scan == 1 ? in->others : NULL,
 	};
+	host.mpn_planned = mpn_plan(a, &host.mpn_plan); /* the settings come first */
+	host.policy = eff;
+	host.fault_alloc.present = kv_get(&h->vmstat, "thp_fault_alloc", &host.fault_alloc.v);
+	host.collapse_alloc.present =
+		kv_get(&h->vmstat, "thp_collapse_alloc", &host.collapse_alloc.v);
 	a->nrem = a->nrem_cost = a->nrem_gain = 0;
 	for (int i = 0; i < in->nflagged && a->nrem < ADV_MAX_FLAGGED; i++)
 		if (remedy_build(&in->flagged[i], &host, &a->rem[a->nrem])) {
@@ -199,6 +222,37 @@ void advice_ledger_count(struct adv_input *in, const struct thp_ledger *l)
 		in->creep_kb += l->creep_kb;
 	}
 	in->sparse_procs += inv || creep;
+}
+
+int advice_exe_denied(struct adv_input *in, long pid)
+{
+	in->unreadable++;
+	if (in->nexe_denied == in->exe_denied_cap) {
+		int nc = in->exe_denied_cap ? in->exe_denied_cap * 2 : 16;
+		long *p = realloc(in->exe_denied, (size_t)nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		in->exe_denied = p;
+		in->exe_denied_cap = nc;
+	}
+	in->exe_denied[in->nexe_denied++] = pid;
+	return 0;
+}
+
+void advice_input_free(struct adv_input *in)
+{
+	free(in->exe_denied);
+	in->exe_denied = NULL;
+	in->nexe_denied = in->exe_denied_cap = 0;
+}
+
+void advice_count_unreadable(struct adv_input *in, long pid, bool smaps_denied)
+{
+	bool exe = false;
+	for (int i = 0; i < in->nexe_denied && !exe; i++)
+		exe = in->exe_denied[i] == pid;
+	in->ledger_unreadable += smaps_denied;
+	in->unreadable += smaps_denied || exe;
 }
 
 bool advice_ledger_partial(const struct adv_input *in)

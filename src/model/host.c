@@ -37,8 +37,17 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->fault_success = vm_ratio(&h->vmstat, "thp_fault_alloc", "thp_fault_fallback");
-	d->collapse_success =
+	d->collapse_alloc_success =
 		vm_ratio(&h->vmstat, "thp_collapse_alloc", "thp_collapse_alloc_failed");
+	static const char *const exceed[3] = {"thp_scan_exceed_none_pte",
+					      "thp_scan_exceed_swap_pte",
+					      "thp_scan_exceed_share_pte"};
+	d->scan_exceed_all = true;
+	for (int i = 0; i < 3; i++) {
+		d->scan_exceed[i].present = kv_get(&h->vmstat, exceed[i], &d->scan_exceed[i].v);
+		d->scan_exceed_all &= d->scan_exceed[i].present;
+		d->scan_exceed_sum += d->scan_exceed[i].present ? d->scan_exceed[i].v : 0;
+	}
 	for (int i = 0; i < h->thp.nsizes; i++) {
 		const struct thp_size *sz = &h->thp.sizes[i];
 		if (!sz->has_stats)

@@ -36,7 +36,15 @@ struct size_fault {
 
 struct host_derived {
 	struct ratio fault_success; /* thp_fault_alloc / (thp_fault_alloc + thp_fault_fallback) */
-	struct ratio collapse_success; /* thp_collapse_alloc / (alloc + alloc_failed) */
+	/* thp_collapse_alloc / (alloc + alloc_failed): of the collapses that tried to allocate a
+	 * huge page, those that got one; not of the scans that gave up before (scan_exceed) */
+	struct ratio collapse_alloc_success;
+	/* thp_scan_exceed_none_pte, _swap_pte, _share_pte (5.17+): PMD ranges khugepaged scanned
+	 * and left over max_ptes_none, max_ptes_swap, max_ptes_shared, counted once per scan of a
+	 * range (a range left at each pass counts at each pass); absent before 5.17 */
+	struct opt_u64 scan_exceed[3];
+	bool scan_exceed_all; /* all three read: scan_exceed_sum is their sum (exact) */
+	u128 scan_exceed_sum;
 	int nsizes;
 	struct size_fault sizes[THP_MAX_SIZES];
 	int pmd_order;	      /* log2(pmd_size / page_size), -1 if unknown */

@@ -36,7 +36,7 @@ void ledger_unknown(int64_t ahp_kb, struct thp_ledger *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->huge_kb = ahp_kb;
-	l->invented_kb = l->held_kb = l->creep_kb = -1;
+	l->invented_kb = l->held_kb = l->creep_kb = l->creep_eighth_kb = -1;
 	l->invented_gap = l->held_gap = l->creep_gap = LG_NOT_ASKED;
 	l->max_ptes_none = -1;
 	l->rss_kb = l->lazyfree_kb = l->referenced_kb = l->pte_full_kb = -1;
@@ -138,6 +138,9 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 	uint64_t pmd_kb = (uint64_t)page_kb << pmd_order;
 	l->thps = raw->thps;
 	l->thps_sampled = raw->thps_sampled;
+	l->samples = raw->samples;
+	l->zero_samples = raw->zero_samples;
+	l->subpages = 1u << pmd_order;
 	/* invented */
 	if (k <= 0) {
 		l->invented_gap = LG_NOT_ASKED;
@@ -178,6 +181,7 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 		l->creep_gap = sg;
 	else {
 		l->creep_kb = (int64_t)(raw->creep_pages * page_kb);
+		l->creep_eighth_kb = (int64_t)(raw->creep_pages_eighth * page_kb);
 		l->creep_ranges = raw->creep_ranges;
 		l->creep_gap = LG_OK;
 		l->pte_full_ranges = raw->pte_full_ranges;

@@ -5,7 +5,9 @@
  * null), never a plausible 0.
  *  - huge_kb: AnonHugePages (PMD-mapped anonymous THP), smaps;
  *  - invented_kb: bytes inside those THPs never written (all-zero subpages),
- *    estimated by sampling K subpages per THP (method LM_SAMPLED) or exact
+ *    estimated by sampling K subpages per THP (method LM_SAMPLED: the share of
+ *    the subpages read that are all-zero, times huge_kb; a THP whose only
+ *    written subpage no read fell on counts as wholly invented) or exact
  *    (LM_EXACT, every subpage: `maps --underused`);
  *  - held_kb: pages of partially mapped large folios that this process no
  *    longer maps: still allocated and charged to its memory cgroup until the
@@ -56,6 +58,11 @@ struct thp_ledger {
 	enum ledger_method method;
 	int k;
 	uint64_t thps, thps_sampled;
+	/* LM_SAMPLED: the subpages read (k of each sampled THP's subpages, one at a random
+	 * offset in each of k equal strata) and the all-zero ones: invented_kb is their ratio
+	 * times huge-backed, so a written subpage no read fell on counts as never written */
+	uint64_t samples, zero_samples;
+	unsigned subpages; /* base pages per PMD THP (512 on x86-64) */
 	enum ledger_gap invented_gap;
 	int64_t held_kb;
 	uint64_t partial_folios;
@@ -64,6 +71,8 @@ struct thp_ledger {
 	enum ledger_gap held_gap;
 	bool held_by_counters; /* held and mthp_kb 0 from the host's counters, no walk */
 	int64_t creep_kb;
+	int64_t creep_eighth_kb; /* of creep_kb, what khugepaged may still add at max_ptes_none =
+				  * PMD/8 (64 on x86-64; or now, when lower): -1 unknown */
 	uint64_t creep_ranges;
 	long max_ptes_none;
 	enum ledger_gap creep_gap;

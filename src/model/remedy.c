@@ -11,11 +11,11 @@
 
 const char *remedy_mech_name(enum remedy_mech m)
 {
-	static const char *const n[] = {[RM_SPARSE_FAULT] = "sparse-at-fault",
-					[RM_CREEP] = "khugepaged-creep",
-					[RM_DEFERRED_SPLIT] = "deferred-split",
-					[RM_LAZY_FREE] = "lazy-free",
-					[RM_WOULD_GAIN] = "would-gain"};
+	static const char *const n[] = {
+		[RM_SPARSE_FAULT] = "sparse-at-fault",	  [RM_CREEP] = "khugepaged-creep",
+		[RM_DEFERRED_SPLIT] = "deferred-split",	  [RM_LAZY_FREE] = "lazy-free",
+		[RM_WOULD_GAIN] = "would-gain",		  [RM_COLLAPSED] = "collapsed",
+		[RM_SPARSE_UNKNOWN] = "fault-or-collapse"};
 	return ENUM_NAME(n, m, "?");
 }
 
@@ -408,9 +408,18 @@ static void host_others(const struct remedy_proc *p, const struct remedy_host *h
 static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
 {
 	struct remedy_fix *f;
-	bool creep = r->cost == LC_CREEP;
-	if (creep && h->max_ptes_none > 0 && (f = fix(r, RF_HOST_MPN, RS_HOST, r->cost_kb))) {
+	bool creep = r->cost == LC_CREEP, plan = h->mpn_planned;
+	/* one value for max_ptes_none in a report: the settings' when they recommend one */
+	long eighth = (h->max_ptes_none_max + 1) / 8, mpn = plan ? h->mpn_plan : 0;
+	int64_t saves = r->cost_kb; /* at 0: all of it */
+	if (mpn > 0)		    /* the creep khugepaged may still add at PMD/8 stays */
+		saves = mpn == eighth && p->led.creep_eighth_kb >= 0
+				? r->cost_kb - p->led.creep_eighth_kb
+				: r->cost_kb; /* another value: at most all of it */
+	if (creep && mpn < h->max_ptes_none && (f = fix(r, RF_HOST_MPN, RS_HOST, saves))) {
 		f->upper_bound = true;
+		f->max_ptes_none = mpn;
+		f->planned = plan;
 		host_others(p, h, LC_CREEP, f);
 	}
 	if (!creep && h->always && p->huge_not_hg_kb &&
@@ -422,7 +431,8 @@ static void host_knob(const struct remedy_proc *p, const struct remedy_host *h, 
 	    h->max_ptes_none >= h->max_ptes_none_max &&
 	    (f = fix(r, RF_HOST_SHRINK, RS_HOST, r->cost_kb))) {
 		f->upper_bound = true;
-		f->max_ptes_none = (h->max_ptes_none_max + 1) / 8;
+		f->max_ptes_none = plan ? h->mpn_plan : eighth;
+		f->planned = plan;
 		host_others(p, h, LC_INVENTED, f);
 	}
 }
@@ -498,6 +508,54 @@ static void fixes_lazy(const struct remedy_proc *p, struct remedy *r)
 		fix(r, RF_CG_RECLAIM, RS_SERVICE, r->cost_kb);
 }
 
+const char *remedy_origin_ev_name(enum remedy_origin_ev e)
+{
+	static const char *const n[] = {[ROE_NONE] = "none",
+					[ROE_CGROUP] = "memory-cgroup-counters",
+					[ROE_HOST] = "host-counters",
+					[ROE_POLICY] = "policy"};
+	return ENUM_NAME(n, e, "?");
+}
+
+/*
+ * Where R's invented memory came from: no counter of the process says it. The evidence, most
+ * specific first: its memory cgroup's thp_fault_alloc and thp_collapse_alloc (v2; none
+ * there, both 0: its THPs were charged elsewhere), else the host's since boot, when one is 0
+ * and the other not; else the policy: under madvise (or never) no fault gets a huge page
+ * outside an hg VMA, and none of its huge pages is in one. Else unknown, never a guess.
+ */
+static void find_origin(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *r)
+{
+	const struct opt_u64 *f = &p->cg_fault_alloc, *c = &p->cg_collapse_alloc;
+	r->origin_cgroup = f->present && c->present && (f->v || c->v);
+	if (!r->origin_cgroup) {
+		f = &h->fault_alloc;
+		c = &h->collapse_alloc;
+	}
+	r->origin_counted = f->present && c->present;
+	r->mech = RM_SPARSE_UNKNOWN;
+	r->origin_ev = ROE_NONE;
+	if (r->origin_counted) {
+		r->fault_alloc = f->v;
+		r->collapse_alloc = c->v;
+		r->origin_ev = r->origin_cgroup ? ROE_CGROUP : ROE_HOST;
+		if (!c->v && f->v) {
+			r->mech = RM_SPARSE_FAULT;
+			return;
+		}
+		if (!f->v && c->v) {
+			r->mech = RM_COLLAPSED;
+			return;
+		}
+	}
+	bool hg_only = h->policy && (!strcmp(h->policy, "madvise") || !strcmp(h->policy, "never"));
+	if (hg_only && p->led.huge_kb > 0 && !p->hg_huge_kb) {
+		r->mech = RM_COLLAPSED;
+		r->origin_ev = ROE_POLICY;
+		r->policy_never = !strcmp(h->policy, "never");
+	}
+}
+
 bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *out)
 {
 	enum ledger_cost c = ledger_top_cost(&p->led);
@@ -513,6 +571,8 @@ bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, stru
 						[LC_CREEP] = RM_CREEP,
 						[LC_LAZYFREE] = RM_LAZY_FREE};
 	out->mech = mech[c];
+	if (c == LC_INVENTED)
+		find_origin(p, h, out);
 	find_part(p, h, out);
 	if (out->mech == RM_WOULD_GAIN) {
 		fix(out, RF_COLLAPSE, RS_PROCESS, 0);

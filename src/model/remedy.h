@@ -20,7 +20,8 @@
  *    (the others go too, not added up: held and creep overlap when khugepaged
  *    collapses a range a held folio maps), and its huge pages with them;
  *  - a host knob: khugepaged/max_ptes_none=0 saves the creep of every process
- *    (others named), enabled=madvise the THP outside MADV_HUGEPAGE regions of
+ *    (others named; at the report's own value PMD/8 when its settings recommend that: the
+ *    creep less what khugepaged may still add at PMD/8), enabled=madvise the THP outside MADV_HUGEPAGE regions of
  *    every process (others that hold some named); for invented memory, when
  *    shrink_underused is 1 and max_ptes_none at its maximum (where the underused
  *    shrinker splits nothing), max_ptes_none=PMD/8 lets that shrinker split THPs
@@ -43,13 +44,31 @@
 #include "ledger.h"
 #include "why.h"
 
-/* How the cost arose. */
+/*
+ * How the cost arose. Invented memory (all-zero subpages inside PMD THPs) comes from a THP
+ * fault (the huge page allocated whole, then written sparsely) or a collapse (khugepaged at
+ * max_ptes_none, or MADV_COLLAPSE, filling a range's empty pages with zeroes): no counter of
+ * the process says which; remedy_build() decides from the evidence (enum remedy_origin_ev)
+ * and says "unknown" rather than pick one.
+ */
 enum remedy_mech {
 	RM_SPARSE_FAULT,   /* invented: huge pages faulted in whole, written sparsely */
 	RM_CREEP,	   /* khugepaged may fill ranges at max_ptes_none */
 	RM_DEFERRED_SPLIT, /* held: frees inside huge pages left them partially mapped */
 	RM_LAZY_FREE,	   /* pages freed with MADV_FREE, still in RSS */
 	RM_WOULD_GAIN,	   /* hot, fully written, PTE-mapped: huge pages would help */
+	RM_COLLAPSED,	   /* invented: collapsed with empty pages filled, not faulted */
+	RM_SPARSE_UNKNOWN, /* invented: faulted or collapsed, the evidence cannot tell */
+};
+
+/* What decided the mechanism of invented memory. */
+enum remedy_origin_ev {
+	ROE_NONE,   /* nothing: no counter read, no policy fact (RM_SPARSE_UNKNOWN) */
+	ROE_CGROUP, /* its memory cgroup's memory.stat thp_fault_alloc, thp_collapse_alloc (v2,
+		     * 5.4+; the cgroup's and its descendants', since the cgroup was made) */
+	ROE_HOST,   /* vmstat thp_fault_alloc, thp_collapse_alloc: the host's since boot */
+	ROE_POLICY, /* the PMD policy is madvise (or never): no fault gets a huge page outside a
+		     * MADV_HUGEPAGE VMA, and none of its huge pages is in one */
 };
 
 /* The part of the process responsible: its allocator or runtime, or its thread stacks. */
@@ -115,7 +134,9 @@ struct remedy_fix {
 	enum remedy_scope scope;
 	int64_t saves_kb;   /* what it gives back of this process, -1 unknown */
 	bool upper_bound;   /* creep: at most; RF_HOST_SHRINK: at most, under memory pressure */
-	long max_ptes_none; /* RF_HOST_SHRINK: the value it sets (64 on x86-64) */
+	long max_ptes_none; /* RF_HOST_MPN, RF_HOST_SHRINK: the value it sets (0, or 64 on
+			     * x86-64: the report's one value, remedy_host.mpn_plan) */
+	bool planned;	    /* that value is the one the report's settings recommend */
 	/* a host knob: the other processes it changes (and what they give back or lose) */
 	int others;
 	int64_t others_kb;
@@ -202,6 +223,10 @@ struct remedy_proc {
 	bool thp_unwanted;	 /* a workload that asks for no THP (Redis): never told to opt in */
 	bool alloc_known;	 /* alloc below was decided (kernel/proc_alloc.h, model/alloc.h) */
 	struct alloc_fact alloc;
+	/* its memory cgroup's THP events (v2 memory.stat, 5.4+), absent when not read or v1;
+	 * cg_v1: its memory cgroup is v1, which counts no THP events */
+	struct opt_u64 cg_fault_alloc, cg_collapse_alloc;
+	bool cg_v1;
 };
 
 /* The host facts a remedy needs. */
@@ -210,9 +235,18 @@ struct remedy_host {
 	long max_ptes_none;	/* -1 unknown */
 	long max_ptes_none_max; /* its maximum, HPAGE_PMD_NR - 1 (511 on x86-64); 0 unknown */
 	bool shrink_underused;	/* transparent_hugepage/shrink_underused (6.12+) reads 1 */
+	/* the max_ptes_none the report's settings recommend (advise's Settings; never in why):
+	 * every host fix on that knob then sets this value, so a report gives one value for it;
+	 * without one, creep gets 0 and the underused shrinker PMD/8 */
+	bool mpn_planned;
+	long mpn_plan;
 	int systemd_thp; /* 1: the installed systemd knows MemoryTHP=, 0: it does not, -1 unknown */
 	int nothers;
 	const struct remedy_other *others; /* every process scanned, or NULL (why: not scanned) */
+	/* the PMD size's effective anon policy ("always", "madvise", "never"; NULL unknown) and
+	 * the host's THP events since boot (vmstat; absent when not read) */
+	const char *policy;
+	struct opt_u64 fault_alloc, collapse_alloc;
 };
 
 struct remedy {
@@ -224,6 +258,12 @@ struct remedy {
 	enum remedy_evidence evidence;
 	const struct why_hint *hint; /* RE_ENVIRON, RE_CMDLINE; with RE_ALLOC a supporting hint */
 	bool not_malloc; /* lazy free in a glibc malloc process: glibc does not MADV_FREE */
+	/* invented memory: what decided its mechanism, and the counters read (from its memory
+	 * cgroup when origin_cgroup, else the host's), shown whatever they decided */
+	enum remedy_origin_ev origin_ev;
+	bool origin_counted, origin_cgroup;
+	bool policy_never; /* ROE_POLICY: the policy is never (else madvise) */
+	uint64_t fault_alloc, collapse_alloc;
 	int nfix;
 	struct remedy_fix fix[REMEDY_MAX_FIXES];
 };
@@ -244,6 +284,7 @@ bool remedy_would_gain(const struct remedy_proc *p);
 bool remedy_build(const struct remedy_proc *p, const struct remedy_host *h, struct remedy *out);
 
 const char *remedy_mech_name(enum remedy_mech m);
+const char *remedy_origin_ev_name(enum remedy_origin_ev e);
 const char *remedy_part_name(enum remedy_part p);
 const char *remedy_fix_name(enum remedy_fix_id f);
 

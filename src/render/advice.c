@@ -498,6 +498,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "missing", miss);
 	json_put(root, "processes_scanned", json_integer(in->scanned));
 	json_put(root, "unreadable", json_integer(in->unreadable));
+	json_put(root, "unreadable_of", json_integer(in->unreadable_of));
 	json_put(root, "limited_cgroups", json_integer(in->limited_cgroups));
 	json_put(root, "mixed", json_boolean(a->mixed));
 

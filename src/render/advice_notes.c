@@ -121,6 +121,36 @@ static void note_shrink_undecided(struct wb *b, const struct adv_note *n)
 	}
 }
 
+/*
+ * The processes not fully readable, counted as the ledger's line counts them: "40 of 41
+ * processes with memory not fully readable (smaps or exe link denied; 40 of them smaps, the
+ * ledger's count above): ...".
+ */
+static void note_unreadable(struct wb *b, const struct adv_note *n)
+{
+	/* a replay: running thpctl here as root does not change what was recorded */
+	if (n->recorded) {
+		wb_put(b,
+		       "%d of %d processes with memory not fully readable (smaps not recorded, or "
+		       "exe link denied): the capture was taken without the right to read them; "
+		       "capture again as root (thpctl capture) to detect versions, Go binaries and "
+		       "systemd units",
+		       n->n, n->of);
+		return;
+	}
+	if (n->smaps >= 0)
+		wb_put(b,
+		       "%d of %d processes with memory not fully readable (smaps or exe link "
+		       "denied; %d of them smaps, the ledger's count above): their THP ledger, "
+		       "versions, Go binaries and systemd units are unknown (%s)",
+		       n->n, n->of, n->smaps, hint_proc_denied(n->as_root));
+	else
+		wb_put(b,
+		       "%d of %d processes with memory not fully readable (exe link denied): their "
+		       "versions, Go binaries and systemd units are unknown (%s)",
+		       n->n, n->of, hint_proc_denied(n->as_root));
+}
+
 const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 {
 	struct wb b = wb_begin(out, len);
@@ -168,20 +198,7 @@ const char *advice_note_text(const struct adv_note *n, char *out, size_t len)
 		note_watch(&b, n);
 		break;
 	case ANI_UNREADABLE:
-		/* a replay: running thpctl here as root does not change what was recorded */
-		if (n->recorded)
-			wb_put(&b,
-			       "%d of %d processes not fully readable (exe, cmdline, cgroup or smaps): "
-			       "the capture was taken without the right to read them; capture again "
-			       "as root (thpctl capture) to detect versions, Go binaries and systemd "
-			       "units",
-			       n->n, n->of);
-		else
-			wb_put(&b,
-			       "%d of %d processes not fully readable (exe, cmdline, cgroup or "
-			       "smaps): " HINT_PROC_DENIED
-			       " to detect versions, Go binaries and systemd units",
-			       n->n, n->of);
+		note_unreadable(&b, n);
 		break;
 	case ANI_SMALL_GO:
 		wb_put(&b, "%d Go process%s under 64 MiB RSS not counted as a workload", n->n,

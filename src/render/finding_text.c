@@ -10,12 +10,16 @@
 #include "../util/wide.h"
 #include "status_int.h"
 
-/* The command that shows more about each area. */
+/*
+ * The command that shows more about each area, runnable as printed (tests/golden.sh runs
+ * every one a report suggests): access gets advise, which names the settings to change and
+ * prints the thpctl set lines to run as root (a bare `set --dry-run` needs KEY=VALUE).
+ */
 static const char *const area_more[AREA_N] = {
 	[AREA_LATENCY] = "thpctl trace stalls", [AREA_MEMORY] = "thpctl ps --ledger",
 	[AREA_FRAGMENTATION] = "thpctl watch",	[AREA_KHUGEPAGED] = "thpctl watch",
-	[AREA_HUGETLB] = "thpctl hugetlb plan", [AREA_VISIBILITY] = "thpctl folios",
-	[AREA_ACCESS] = "thpctl set --dry-run",
+	[AREA_HUGETLB] = "thpctl status",	[AREA_VISIBILITY] = "thpctl ps --folios",
+	[AREA_ACCESS] = "thpctl advise",
 };
 
 const char *finding_more(enum finding_area a)
@@ -183,6 +187,18 @@ static void large_pmd(const struct finding *f, struct finding_text *t)
 	set_fix(t, f, always ? "only programs that opt in" : "if no program here needs PMD THP");
 }
 
+/* KB as a size argument, exact: "1G", "2M", "64k". */
+static const char *size_arg(char *out, size_t n, uint64_t kb)
+{
+	if (kb && kb % (1024 * 1024) == 0)
+		snprintf(out, n, "%lluG", (ull)(kb / (1024 * 1024)));
+	else if (kb && kb % 1024 == 0)
+		snprintf(out, n, "%lluM", (ull)(kb / 1024));
+	else
+		snprintf(out, n, "%lluk", (ull)kb);
+	return out;
+}
+
 static void hugetlb_idle(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_pool *p = &f->ev.pool;
@@ -197,6 +213,15 @@ static void hugetlb_idle(const struct finding *f, struct finding_text *t)
 	else
 		FIX("echo 0 > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages  # if no database is about to start",
 		    (ull)p->size_kb);
+	/* the plan for a pool of the size it holds (hugetlb plan needs --for SIZE) */
+	uint64_t kb;
+	char pool[32], page[32];
+	if (mul_u64(p->nr, p->size_kb, &kb) && kb < UINT64_MAX / 1024) {
+		snprintf(t->more_buf, sizeof(t->more_buf), "thpctl hugetlb plan --for %s --page %s",
+			 size_arg(pool, sizeof(pool), kb),
+			 size_arg(page, sizeof(page), p->size_kb));
+		t->more = t->more_buf;
+	}
 }
 
 static void read_only(const struct finding *f, struct finding_text *t)
@@ -302,6 +327,7 @@ void finding_text(const struct finding *f, struct finding_text *t)
 		break;
 	case FK_TUNED_SETS_THP:
 		tuned_sets_thp(f, t);
+		t->more = "thpctl persist --format tuned"; /* the profile it would write */
 		break;
 	case FK_N:
 		break;

@@ -15,7 +15,8 @@ struct finding_text {
 	char fix[256];	    /* a command, with a '#' comment when it needs one */
 	const char *why;    /* one line: why it matters */
 	const char *more;   /* the thpctl command that shows more: its area's (finding_more), or
-			     * its own ("thpctl advise" for shrink-underused-noop) */
+			     * its own ("thpctl advise" for shrink-underused-noop); runs as printed */
+	char more_buf[96];  /* a command of the finding's own values, when MORE points here */
 };
 
 /* Write F's sentences into OUT. */

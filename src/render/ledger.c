@@ -54,16 +54,28 @@ static void line_invented(FILE *f, const struct thp_ledger *l, bool color)
 		fprintf(f, "0 kB  (no PMD-mapped THP to hold unwritten subpages)\n");
 		return;
 	}
-	double pct = l->huge_kb > 0 ? 100.0 * (double)l->invented_kb / (double)l->huge_kb : 0;
-	fprintf(f, "%s%s%s  %.0f%% of huge-backed never written (all-zero subpages; ",
-		l->bloated ? col_yellow(color) : "", v, l->bloated ? col_reset(color) : "", pct);
-	if (l->method == LM_EXACT)
-		fprintf(f, "exact, every subpage of %llu THPs read", (unsigned long long)l->thps);
-	else
-		fprintf(f, "estimate, k=%d per THP, %llu of %llu THPs sampled", l->k,
+	char pct[24];
+	fprintf(f, "%s%s%s  ", l->bloated ? col_yellow(color) : "", v,
+		l->bloated ? col_reset(color) : "");
+	if (l->method == LM_EXACT) {
+		fmt_pct(pct, sizeof(pct), (uint64_t)l->invented_kb, (uint64_t)l->huge_kb, 0);
+		fprintf(f,
+			"%s of huge-backed never written (all-zero subpages; exact, every subpage "
+			"of %llu THPs read, /proc/PID/mem)",
+			pct, (unsigned long long)l->thps);
+	} else {
+		/* the method, named: what was read, and what a sample cannot see */
+		fmt_pct(pct, sizeof(pct), l->zero_samples, l->samples, 0);
+		fprintf(f,
+			"an estimate: %llu of the %llu subpages read were all-zero (%s), counted "
+			"as never written: %d of each THP's %u, one at a random offset in each %u, "
+			"%llu of %llu THPs sampled, /proc/PID/mem; a written subpage no read fell "
+			"on counts as never written (every one: thpctl maps PID --underused)",
+			(unsigned long long)l->zero_samples, (unsigned long long)l->samples, pct,
+			l->k, l->subpages, l->k > 0 ? l->subpages / (unsigned)l->k : 0,
 			(unsigned long long)l->thps_sampled, (unsigned long long)l->thps);
-	fprintf(f, ", /proc/PID/mem)%s\n",
-		l->bloated ? ": FLAGGED, over 25% of huge-backed and over 16 MiB" : "");
+	}
+	fprintf(f, "%s\n", l->bloated ? ": FLAGGED, over 25% of huge-backed and over 16 MiB" : "");
 }
 
 static void line_held(FILE *f, const struct thp_ledger *l, bool color)
@@ -214,6 +226,9 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 	json_put(o, "invented_samples_per_thp", l->k > 0 ? json_integer(l->k) : NULL);
 	json_put(o, "pmd_thps", l->invented_kb >= 0 ? json_u64(l->thps) : NULL);
 	json_put(o, "pmd_thps_sampled", l->invented_kb >= 0 ? json_u64(l->thps_sampled) : NULL);
+	bool sampled = l->invented_kb >= 0 && l->method == LM_SAMPLED && l->thps;
+	json_put(o, "invented_subpages_read", sampled ? json_u64(l->samples) : NULL);
+	json_put(o, "invented_subpages_zero", sampled ? json_u64(l->zero_samples) : NULL);
 	json_put(o, "invented_unknown", gap_json(l->invented_gap));
 	json_put(o, "invented_flagged", l->invented_kb >= 0 ? json_boolean(l->bloated) : NULL);
 	json_put(o, "held_flagged",

@@ -34,6 +34,88 @@ static void amount(struct wb *b, const struct remedy *r, int64_t v, bool upper)
 	wb_put(b, "%s%s", upper ? "up to " : est ? "~" : "", kb(a, sizeof(a), v));
 }
 
+/* "its memory cgroup counted no collapse (memory.stat thp_collapse_alloc 0, ...)" and kin. */
+static void counted(struct wb *b, const struct remedy *r, const char *what)
+{
+	const struct remedy_proc *p = r->p;
+	if (r->origin_cgroup)
+		wb_put(b, "its memory cgroup counted %s (memory.stat ", what);
+	else
+		wb_put(b, "the host counted %s since boot (vmstat ", what);
+	wb_put(b, "thp_fault_alloc %llu, thp_collapse_alloc %llu",
+	       (unsigned long long)r->fault_alloc, (unsigned long long)r->collapse_alloc);
+	if (r->origin_cgroup)
+		wb_put(b, ")");
+	else if (p->cg_v1)
+		wb_put(b, "; its memory cgroup is v1, which counts no THP events)");
+	else if (p->cg_fault_alloc.present && p->cg_collapse_alloc.present)
+		wb_put(b, "; its memory cgroup counted neither: its huge pages were charged to "
+			  "another)");
+	else
+		wb_put(b, "; its memory cgroup's counters not read)");
+}
+
+/* "khugepaged at max_ptes_none=511 now, or MADV_COLLAPSE" */
+static void collapsers(struct wb *b, const struct thp_ledger *l)
+{
+	wb_put(b, "khugepaged");
+	if (l->max_ptes_none >= 0)
+		wb_put(b, " at max_ptes_none=%ld now", l->max_ptes_none);
+	wb_put(b, ", or MADV_COLLAPSE");
+}
+
+/*
+ * Invented memory, and how it arose as far as the evidence tells (model/remedy.c
+ * find_origin): at fault, collapsed, or either, never one picked without evidence.
+ */
+static void invented_words(struct wb *b, const struct remedy *r)
+{
+	const struct thp_ledger *l = &r->p->led;
+	char a[32];
+	switch (r->mech) {
+	case RM_SPARSE_FAULT:
+		wb_put(b, "sparse at fault: huge pages faulted in whole, ");
+		break;
+	case RM_COLLAPSED: /* under madvise khugepaged too collapses only in hg regions */
+		wb_put(b, "collapsed, not faulted: huge pages built from ranges whose empty pages "
+			  "were filled with zeroes (");
+		if (r->origin_ev == ROE_POLICY)
+			wb_put(b, "MADV_COLLAPSE");
+		else
+			collapsers(b, l);
+		wb_put(b, "), ");
+		break;
+	default:
+		wb_put(b, "sparse huge pages, faulted in whole or collapsed with their empty pages "
+			  "filled (");
+		collapsers(b, l);
+		wb_put(b, "): ");
+		break;
+	}
+	amount(b, r, r->cost_kb, false);
+	wb_put(b, " of their %s never written (invented", kb(a, sizeof(a), l->huge_kb));
+	if (l->method == LM_SAMPLED) /* the estimate's method, named */
+		wb_put(b, ": %llu of %llu subpages read, %d per huge page, were all-zero",
+		       (unsigned long long)l->zero_samples, (unsigned long long)l->samples, l->k);
+	wb_put(b, "); ");
+	if (r->origin_ev == ROE_POLICY)
+		wb_put(b, "%s (unless the policy changed after they were faulted)",
+		       r->policy_never
+			       ? "under enabled=never no fault gets a huge page"
+			       : "under enabled=madvise a fault gets a huge page only in a "
+				 "MADV_HUGEPAGE region, and none of its huge pages is in one");
+	else if (r->mech == RM_SPARSE_FAULT)
+		counted(b, r, "no collapse");
+	else if (r->mech == RM_COLLAPSED)
+		counted(b, r, "no THP fault");
+	else if (r->origin_counted) {
+		wb_put(b, "which, the evidence cannot tell: ");
+		counted(b, r, "both");
+	} else
+		wb_put(b, "which, the evidence cannot tell: no THP event counter was read (its "
+			  "memory cgroup's nor the host's)");
+}
+
 const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 {
 	const struct thp_ledger *l = &r->p->led;
@@ -41,9 +123,9 @@ const char *remedy_mech_words(const struct remedy *r, char *out, size_t n)
 	char a[32];
 	switch (r->mech) {
 	case RM_SPARSE_FAULT:
-		wb_put(&b, "sparse at fault: huge pages faulted in whole, ");
-		amount(&b, r, r->cost_kb, false);
-		wb_put(&b, " of their %s never written (invented)", kb(a, sizeof(a), l->huge_kb));
+	case RM_COLLAPSED:
+	case RM_SPARSE_UNKNOWN:
+		invented_words(&b, r);
 		break;
 	case RM_CREEP:
 		wb_put(&b, "khugepaged creep at max_ptes_none=%ld: it may fill %llu PMD ranges, ",
@@ -223,6 +305,30 @@ static void others(struct wb *b, const struct remedy_fix *f, const char *one, co
 		wb_put(b, ", ...");
 }
 
+/* A host knob's value that the report's settings recommend too: one value for one knob. */
+static void planned(struct wb *b, const struct remedy_fix *f)
+{
+	if (f->planned)
+		wb_put(b, "; the value Settings recommends below, for the whole host");
+}
+
+/* RF_HOST_MPN: what max_ptes_none at F's value stops, of this process and of the others. */
+static void host_mpn_words(struct wb *b, const struct remedy_fix *f)
+{
+	if (f->max_ptes_none == 0) {
+		wb_put(b, "host: khugepaged no longer fills empty pages when it collapses");
+		planned(b, f);
+		others(b, f, "would stop creeping", "would stop creeping", "");
+		return;
+	}
+	wb_put(b,
+	       "host: khugepaged then collapses only ranges with at most %ld empty pages: the "
+	       "ranges with more stop creeping, the others stay",
+	       f->max_ptes_none);
+	planned(b, f);
+	others(b, f, "has creep", "have creep", " that it would lessen");
+}
+
 /* The command of fix F ("" when it is a change in the program). */
 const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t n)
 {
@@ -260,7 +366,7 @@ const char *remedy_fix_command(const struct remedy *r, int i, char *out, size_t 
 		wb_put(&b, "systemctl edit %s  # [Service] MemoryTHP=disable", path);
 		break;
 	case RF_HOST_MPN:
-		wb_put(&b, "thpctl set khugepaged/max_ptes_none=0");
+		wb_put(&b, "thpctl set khugepaged/max_ptes_none=%ld", f->max_ptes_none);
 		break;
 	case RF_HOST_MADVISE:
 		wb_put(&b, "thpctl set enabled=madvise");
@@ -386,8 +492,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "Redis's disable-thp yes does)");
 		break;
 	case RF_HOST_MPN:
-		wb_put(&b, "host: khugepaged no longer fills empty pages when it collapses");
-		others(&b, f, "would stop creeping", "would stop creeping", "");
+		host_mpn_words(&b, f);
 		break;
 	case RF_HOST_SHRINK:
 		wb_put(&b,
@@ -396,6 +501,7 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		       "zero-filled pages and frees those pages, where at the maximum it splits "
 		       "none; khugepaged then collapses only ranges with at most %ld empty pages",
 		       f->max_ptes_none, f->max_ptes_none);
+		planned(&b, f);
 		others(&b, f, "holds", "hold", " invented memory");
 		break;
 	case RF_HOST_MADVISE:
@@ -456,76 +562,4 @@ void remedy_render_text(FILE *f, const struct remedy *r, bool color)
 	if (!r->nfix)
 		fprintf(f, "    no fix known for this part: reclaim takes it under memory "
 			   "pressure\n");
-}
-
-json_t *remedy_to_json(const struct remedy *r)
-{
-	char t[1024];
-	json_t *o = json_object(), *fx = json_array();
-	json_put(o, "pid", json_integer(r->p->pid));
-	json_put(o, "comm", json_str(r->p->comm));
-	json_put(o, "mechanism", json_str(remedy_mech_name(r->mech)));
-	json_put(o, "cost", r->cost == LC_NONE ? json_null() : json_str(ledger_cost_name(r->cost)));
-	/* a gain is no cost: its bytes under their own key */
-	bool gain = r->mech == RM_WOULD_GAIN;
-	json_put(o, "cost_kb", !gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
-	json_put(o, "gain_kb", gain && r->cost_kb >= 0 ? json_integer(r->cost_kb) : json_null());
-	json_put(o, "mechanism_text", json_str(remedy_mech_words(r, t, sizeof(t))));
-	json_t *part = json_object();
-	json_put(part, "name", json_str(remedy_part_name(r->part)));
-	const struct alloc_fact *al = r->p->alloc_known ? &r->p->alloc : NULL;
-	json_put(part, "version",
-		 r->evidence == RE_ALLOC && al->version[0] ? json_str(al->version)
-		 : r->part == RP_GO && r->p->gover[0]	   ? json_str(r->p->gover)
-							   : json_null());
-	static const char *const ev[] = {[RE_NONE] = NULL,
-					 [RE_STACK_POINTERS] = "stack-pointers",
-					 [RE_ENVIRON] = "environment",
-					 [RE_CMDLINE] = "command-line",
-					 [RE_GO_BUILDINFO] = "go-buildinfo",
-					 [RE_COMM] = "name",
-					 [RE_ALLOC] = NULL,
-					 [RE_HG_VMAS] = "hg-vmas",
-					 [RE_VMAS] = "vmas"};
-	json_put(part, "evidence",
-		 r->evidence == RE_ALLOC ? json_str(alloc_evidence_name(al->evidence))
-		 : ev[r->evidence]	 ? json_str(ev[r->evidence])
-					 : json_null());
-	json_put(part, "threads_in_huge_vmas",
-		 r->part == RP_THREAD_STACKS ? json_integer(r->p->stack_threads) : json_null());
-	json_put(part, "text", json_str(remedy_part_words(r, t, sizeof(t))));
-	json_put(o, "responsible", part);
-	for (int i = 0; i < r->nfix; i++) {
-		const struct remedy_fix *f = &r->fix[i];
-		json_t *x = json_object();
-		json_put(x, "rank", json_integer(i + 1));
-		json_put(x, "fix", json_str(remedy_fix_name(f->id)));
-		json_put(x, "scope",
-			 json_str(f->scope == RS_PROCESS   ? "process"
-				  : f->scope == RS_SERVICE ? "service"
-							   : "host"));
-		json_put(x, "saves_kb",
-			 f->saves_kb >= 0 && r->mech != RM_WOULD_GAIN ? json_integer(f->saves_kb)
-								      : json_null());
-		json_put(x, "saves_upper_bound", json_boolean(f->upper_bound));
-		char c[RUN_CMD_MAX];
-		remedy_fix_command(r, i, c, sizeof(c));
-		json_put(x, "command", c[0] ? json_str(c) : json_null());
-		json_put(x, "run_argv",
-			 f->id == RF_RUN_OFF ? run_argv_json(&r->p->restart) : json_null());
-		json_put(x, "text", json_str(remedy_fix_words(r, i, t, sizeof(t))));
-		if (f->scope == RS_HOST) {
-			json_t *others = json_array();
-			for (int k = 0; k < f->others && k < REMEDY_MAX_OTHERS; k++)
-				json_array_append_new(others, json_integer(f->other_pid[k]));
-			json_put(x, "other_processes",
-				 f->others >= 0 ? json_integer(f->others) : json_null());
-			json_put(x, "other_kb",
-				 f->others >= 0 ? json_integer(f->others_kb) : json_null());
-			json_put(x, "other_pids", others);
-		}
-		json_array_append_new(fx, x);
-	}
-	json_put(o, "fixes", fx);
-	return o;
 }

@@ -304,6 +304,35 @@ static void buddy_node_rows(struct table *t, const struct host_snapshot *h, int 
 	}
 }
 
+/*
+ * "504 (over max_ptes_none 504, max_ptes_swap 0, max_ptes_shared 0; once per scan of a
+ * range)": the thp_scan_exceed_* counters summed, or '-' before 5.17.
+ */
+static void scan_exceed_str(char *out, size_t n, const struct host_derived *d, unsigned *seen)
+{
+	static const char *const knob[3] = {"max_ptes_none", "max_ptes_swap", "max_ptes_shared"};
+	const struct opt_u64 *e = d->scan_exceed;
+	if (!e[0].present && !e[1].present && !e[2].present) {
+		snprintf(out, n, "%s", status_dash(seen, SD_ABSENT));
+		return;
+	}
+	char part[3][48], sum[48];
+	for (int i = 0; i < 3; i++) {
+		if (e[i].present)
+			snprintf(part[i], sizeof(part[i]), "%s %llu", knob[i],
+				 (unsigned long long)e[i].v);
+		else
+			snprintf(part[i], sizeof(part[i]), "%s %s", knob[i],
+				 status_dash(seen, SD_ABSENT));
+	}
+	if (d->scan_exceed_all)
+		fmt_u128(sum, sizeof(sum), d->scan_exceed_sum);
+	else
+		snprintf(sum, sizeof(sum), "%s", status_dash(seen, SD_ABSENT));
+	snprintf(out, n, "%s (over %s, %s, %s; once per scan of a range)", sum, part[0], part[1],
+		 part[2]);
+}
+
 static void render_boot(FILE *f, const struct host_snapshot *h, const struct host_derived *d,
 			bool color, unsigned *seen)
 {
@@ -319,8 +348,13 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 				 sf->shmem_only ? SD_SHMEM_ONLY : SD_ABSENT);
 		table_cell(t, "%s", v);
 	}
-	table_cell(t, "collapse success");
-	status_ratio_str(v, sizeof(v), &d->collapse_success, seen, SD_ABSENT);
+	/* of the collapses that allocated, not of the ranges scanned: those given up on a
+	 * max_ptes_* limit are on their own line */
+	table_cell(t, "collapse allocation success");
+	status_ratio_str(v, sizeof(v), &d->collapse_alloc_success, seen, SD_ABSENT);
+	table_cell(t, "%s", v);
+	table_cell(t, "collapse scans given up");
+	scan_exceed_str(v, sizeof(v), d, seen);
 	table_cell(t, "%s", v);
 	table_cell(t, "khugepaged CPU");
 	if (d->khugepaged_cpu.valid)

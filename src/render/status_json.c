@@ -161,7 +161,13 @@ static json_t *boot_json(const struct host_snapshot *h, const struct host_derive
 		json_array_append_new(sizes, o);
 	}
 	json_put(b, "sizes", sizes);
-	json_put(b, "collapse_success", status_ratio_json(&d->collapse_success));
+	json_put(b, "collapse_alloc_success", status_ratio_json(&d->collapse_alloc_success));
+	json_t *ex = NULL;
+	if (d->scan_exceed[0].present || d->scan_exceed[1].present || d->scan_exceed[2].present)
+		ex = json_obj("none_pte", json_opt_u64(&d->scan_exceed[0]), "swap_pte",
+			      json_opt_u64(&d->scan_exceed[1]), "share_pte",
+			      json_opt_u64(&d->scan_exceed[2]), NULL);
+	json_put(b, "collapse_scans_given_up", ex);
 	/* every thp_* and compact_* counter the kernel printed, known or not */
 	for (size_t i = 0; i < h->vmstat.n; i++) {
 		const struct kv *kv = &h->vmstat.items[i];

@@ -339,7 +339,7 @@ if [ -n "$JV" ] && [ "$ROOT" -eq 1 ]; then
 	t advise --workload jvm --json
 	cp "$TMP/out" "$TMP/advise-jvm.json"
 	expect_json "advise --workload jvm: its ledger flags invented, so no +UseTransparentHugePages for it" "$TMP/advise-jvm.json" \
-		"any(f['pid'] == int(E['JV']) and f['mechanism'] == 'sparse-at-fault' for f in d['flagged']) and [(l['what'].startswith('add -XX:+UseTransparentHugePages'), l['what'].startswith('do not add')) for l in d['per_process'] if l['pid'] == int(E['JV'])] == [(False, True)]" \
+		"any(f['pid'] == int(E['JV']) and f['mechanism'] in ('sparse-at-fault', 'fault-or-collapse') for f in d['flagged']) and [(l['what'].startswith('add -XX:+UseTransparentHugePages'), l['what'].startswith('do not add')) for l in d['per_process'] if l['pid'] == int(E['JV'])] == [(False, True)]" \
 		"[l for l in d['per_process'] if l['pid'] == int(E['JV'])], [f['pid'] for f in d['flagged']]"
 	t advise
 	expect_eval "advise (text): what to change comes first and names the flagged java" \
@@ -377,8 +377,8 @@ if [ "$ROOT" -eq 1 ] && [ -w "$THP/enabled" ] && [ "$EN0" = madvise ]; then
 	restore_enabled
 	expect_eval "enabled put back to $EN0 after the stacks case" '[ "$(sysfs_choice "$THP/enabled")" = "$EN0" ]'
 	if [ -n "$ST" ]; then
-		expect_json "advise: the 200-stack process is flagged (sparse at fault), its part: thread stacks without MAP_STACK" "$TMP/advise-st.json" \
-			"[(f['mechanism'], f['responsible']['name'], f['responsible']['threads_in_huge_vmas'] >= 190, f['cost_kb'] > 300 * 1024, f['fixes'][0]['fix']) for f in d['flagged'] if f['pid'] == int(E['ST'])] == [('sparse-at-fault', 'thread-stacks', True, True, 'map-stack')]" \
+		expect_json "advise: the 200-stack process is flagged (invented: at fault, or fault-or-collapse where the host counted both), its part: thread stacks without MAP_STACK" "$TMP/advise-st.json" \
+			"[(f['mechanism'], f['responsible']['name'], f['responsible']['threads_in_huge_vmas'] >= 190, f['cost_kb'] > 300 * 1024, f['fixes'][0]['fix']) for f in d['flagged'] if f['pid'] == int(E['ST'])] in ([(m, 'thread-stacks', True, True, 'map-stack')] for m in ('sparse-at-fault', 'fault-or-collapse'))" \
 			"[f for f in d['flagged'] if f['pid'] == int(E['ST'])]"
 		expect_json "advise: each fix says the bytes it saves, the host knob who else it reaches" "$TMP/advise-st.json" \
 			"all(x['saves_kb'] is not None and x['saves_kb'] > 0 for f in d['flagged'] if f['pid'] == int(E['ST']) for x in f['fixes']) and any(x['fix'] == 'host-enabled-madvise' and x['other_processes'] is not None for f in d['flagged'] if f['pid'] == int(E['ST']) for x in f['fixes'])" \

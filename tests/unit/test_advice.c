@@ -633,6 +633,68 @@ static void test_ledger_unreadable_is_partial(UNIT_STATE)
 	memset(&H, 0, sizeof(H));
 }
 
+/*
+ * The processes not fully readable are one count, among the ledger pass's processes: those whose
+ * smaps was denied (the ledger line's count) or whose exe link the workload pass was denied,
+ * each once; the note and the JSON say the same numbers and what they count (a trial as nobody
+ * read "ledger read 0 of 29: 28 smaps not readable" beside "4 of 29 not fully readable").
+ */
+static void test_unreadable_counted_once_as_the_ledger_counts(UNIT_STATE)
+{
+	build(&cases[0]);
+	IN.scanned = 29;
+	for (long pid = 100; pid < 104; pid++) /* big processes: exe link denied */
+		assert_int_equal(advice_exe_denied(&IN, pid), 0);
+	assert_int_equal(IN.unreadable, 4); /* the workload pass's own count */
+	IN.ledger_scan = 1;
+	IN.unreadable = IN.unreadable_of = 0; /* advise_ledger() counts again */
+	for (long pid = 100; pid < 128; pid++) {
+		IN.ledger_procs++;
+		advice_count_unreadable(&IN, pid, true); /* 28 smaps denied, 100-103 among them */
+	}
+	IN.ledger_procs++;
+	IN.ledger_self = 1;
+	IN.unreadable_of = IN.ledger_procs;
+	assert_int_equal(IN.ledger_unreadable, 28);
+	assert_int_equal(IN.unreadable, 28); /* not 28 + 4 */
+	/* a process whose smaps was read but whose exe link was denied counts once too */
+	IN.ledger_procs++;
+	IN.ledger_scanned++;
+	advice_count_unreadable(&IN, 103, false);
+	advice_count_unreadable(&IN, 200, false); /* read whole: not counted */
+	IN.ledger_scanned++;
+	IN.ledger_procs++;
+	IN.unreadable_of = IN.ledger_procs;
+	assert_int_equal(IN.ledger_unreadable, 28);
+	assert_int_equal(IN.unreadable, 29);
+	advice_build(&IN, &A);
+	const char *t = advise_text();
+	assert_contains(t,
+			"the ledger read 2 of 31 processes with memory (partial): 28 smaps not "
+			"readable (run as root or as the process's owner), thpctl itself skipped");
+	assert_contains(t, "29 of 31 processes with memory not fully readable (smaps or exe link "
+			   "denied; 28 of them smaps, the ledger's count above): their THP ledger, "
+			   "versions, Go binaries and systemd units are unknown (run as root or as "
+			   "the process's owner)");
+	json_t *j = advice_to_json(&IN, &A);
+	assert_int_equal(json_integer_value(json_object_get(j, "unreadable")), 29);
+	assert_int_equal(json_integer_value(json_object_get(j, "unreadable_of")), 31);
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_unreadable")), 28);
+	assert_int_equal(json_integer_value(json_object_get(j, "ledger_processes")), 31);
+	json_decref(j);
+	/* no ledger (a recorded tree): the workload pass's count, of its processes */
+	IN.ledger_scan = 0;
+	IN.recorded = true;
+	IN.unreadable = 1;
+	IN.unreadable_of = 4;
+	advice_build(&IN, &A);
+	assert_contains(advise_text(), "1 of 4 processes with memory not fully readable (smaps not "
+				       "recorded, or exe link denied): the capture was taken");
+	advice_input_free(&IN);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* A process's ledger as the ledger's pass leaves it: HUGE kB PMD-mapped, INVENTED and CREEP kB. */
 static struct thp_ledger ledger_of(int64_t huge, int64_t invented, int64_t creep, int64_t rss)
 {
@@ -792,7 +854,10 @@ static void test_shrink_noop_with_ledger_evidence(UNIT_STATE)
 static void test_shrink_noop_with_creep(UNIT_STATE)
 {
 	build(&cases[0]);
-	ledger_proc(500, "server", ledger_of(0, 0, 245760, 65536));
+	struct thp_ledger l = ledger_of(0, 0, 245760, 65536);
+	l.creep_eighth_kb = 40960; /* ranges with at most 64 empty pages: khugepaged still fills */
+	ledger_proc(500, "server", l);
+	ledger_proc(501, "other", ledger_of(0, 0, 8192, 1 << 20)); /* creeps, not flagged */
 	assert_int_equal(IN.sparse_procs, 1);
 	assert_int_equal(IN.creep_procs, 1);
 	assert_int_equal(IN.creep_kb, 245760);
@@ -805,10 +870,29 @@ static void test_shrink_noop_with_creep(UNIT_STATE)
 			   "thpctl ps --ledger): at max_ptes_none=511");
 	assert_contains(t, "what that stops is at most the amount above: an upper bound");
 	assert_null(strstr(t, "invented"));
-	/* the creep remedy keeps its own host fix (0), not the shrinker's */
+	/* the creep remedy has its own host fix, not the shrinker's, at the value the settings
+	 * recommend: one report, one value for the knob (a trial read max_ptes_none=0 there and
+	 * 64 under Settings); it saves the creep less what khugepaged still adds at 64 */
 	const struct remedy *r = &A.rem[0];
-	for (int i = 0; i < r->nfix; i++)
+	const struct remedy_fix *mpn = NULL;
+	for (int i = 0; i < r->nfix; i++) {
 		assert_int_not_equal(r->fix[i].id, RF_HOST_SHRINK);
+		if (r->fix[i].id == RF_HOST_MPN)
+			mpn = &r->fix[i];
+	}
+	assert_non_null(mpn);
+	assert_int_equal(mpn->max_ptes_none, 64);
+	assert_true(mpn->planned);
+	assert_int_equal(mpn->saves_kb, 245760 - 40960);
+	assert_true(mpn->upper_bound);
+	t = advise_text();
+	assert_null(strstr(t, "max_ptes_none=0"));
+	assert_contains(t,
+			"host: khugepaged then collapses only ranges with at most 64 empty "
+			"pages: the ranges with more stop creeping, the others stay; the value "
+			"Settings recommends below, for the whole host; 1 other process has creep "
+			"that it would lessen (8192 kB in all): PID 501 (other)");
+	assert_contains(t, "thpctl set khugepaged/max_ptes_none=64\n");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
 }
@@ -1186,6 +1270,7 @@ static void test_every_reason_has_an_id(UNIT_STATE)
 UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_setting_has_a_reason),
 		cmocka_unit_test(test_systemd_only_where_it_knows),
 		cmocka_unit_test(test_ledger_unreadable_is_partial),
+		cmocka_unit_test(test_unreadable_counted_once_as_the_ledger_counts),
 		cmocka_unit_test(test_shrink_noop_with_ledger_evidence),
 		cmocka_unit_test(test_shrink_noop_with_creep),
 		cmocka_unit_test(test_shrink_noop_without_evidence),

@@ -171,6 +171,32 @@ static void test_count_procs_live(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
+/* One v2 cgroup's memory.stat by its path (why and advise: where invented memory came from). */
+static void test_v2_memstat_of_one_cgroup(UNIT_STATE)
+{
+	char root[64];
+	struct sysroot sr;
+	unit_tree(root, "cgms", NULL, &sr);
+	static const char app[] =
+		"anon 1048576\nanon_thp 2097152\nthp_fault_alloc 0\nthp_collapse_alloc 32\n";
+	static const char top[] = "anon 4096\nthp_fault_alloc 7\n";
+	unit_put_bytes(root, "sys/fs/cgroup/system.slice/app.service/memory.stat", app,
+		       sizeof(app) - 1);
+	unit_put_bytes(root, "sys/fs/cgroup/memory.stat", top, sizeof(top) - 1);
+	struct memstat ms;
+	assert_int_equal(cgroup_v2_memstat(&sr, "/system.slice/app.service", &ms), 0);
+	assert_true(ms.f[MS_THP_FAULT_ALLOC].present);
+	assert_int_equal(ms.f[MS_THP_FAULT_ALLOC].v, 0);
+	assert_int_equal(ms.f[MS_THP_COLLAPSE_ALLOC].v, 32);
+	/* the root ("/"), before 5.4 or damaged: a counter absent is absent, never 0 */
+	assert_int_equal(cgroup_v2_memstat(&sr, "/", &ms), 0);
+	assert_int_equal(ms.f[MS_THP_FAULT_ALLOC].v, 7);
+	assert_false(ms.f[MS_THP_COLLAPSE_ALLOC].present);
+	assert_int_equal(cgroup_v2_memstat(&sr, "/gone", &ms), -ENOENT);
+	assert_false(ms.f[MS_THP_FAULT_ALLOC].present);
+	unit_tree_remove(root, &sr);
+}
+
 /* A recorded tree: a kernel thread kept only its stat, a process its stat and status, one
  * process not recorded at all. */
 static void test_count_procs_recorded(UNIT_STATE)
@@ -251,6 +277,6 @@ static void test_count_procs_cached(UNIT_STATE)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_TESTS(test_duplicate_key, test_v2_fields, test_v1_totals, test_v2_old_kernel, test_damaged,
-	   test_huge_and_cut, test_empty_and_bad_version, test_count_procs_live,
-	   test_count_procs_recorded, test_count_procs_cached)
+UNIT_TESTS(test_duplicate_key, test_v2_memstat_of_one_cgroup, test_v2_fields, test_v1_totals,
+	   test_v2_old_kernel, test_damaged, test_huge_and_cut, test_empty_and_bad_version,
+	   test_count_procs_live, test_count_procs_recorded, test_count_procs_cached)

@@ -203,7 +203,7 @@ static void test_mthp_and_hugetlb_words(UNIT_STATE)
 		w.evidence,
 		"hugepages-64kB/enabled=always (effective always), no stats/ directory");
 	assert_string_equal(w.fix, "thpctl set hugepages-64kB/enabled=never");
-	assert_string_equal(w.more, "thpctl folios");
+	assert_string_equal(w.more, "thpctl ps --folios"); /* there is no `thpctl folios` */
 	struct hugetlb_pool *p = &t->h.hugetlb.pools[t->h.hugetlb.npools++];
 	*p = (struct hugetlb_pool){
 		.size_kb = 2048, .node = -1, .nr = {512, true}, .free = {512, true}};
@@ -214,8 +214,13 @@ static void test_mthp_and_hugetlb_words(UNIT_STATE)
 		  "echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/"
 		  "nr_hugepages  # if no database is about to start");
 	assert_int_equal(meminfo_parse(LIT("Hugepagesize:    2048 kB\n"), &t->h.meminfo), 0);
+	/* the plan for the pool it holds: `hugetlb plan` needs --for SIZE */
+	assert_string_equal(w.more, "thpctl hugetlb plan --for 1G --page 2M");
 	words(t, rule_hugetlb_idle, &w);
 	assert_string_equal(w.fix, "sysctl vm.nr_hugepages=0  # if no database is about to start");
+	p->nr = p->free = (struct opt_u64){3, true}; /* 6 MiB: not a whole GiB */
+	words(t, rule_hugetlb_idle, &w);
+	assert_string_equal(w.more, "thpctl hugetlb plan --for 6M --page 2M");
 }
 
 static void test_khugepaged_and_read_only_words(UNIT_STATE)
@@ -239,6 +244,8 @@ static void test_khugepaged_and_read_only_words(UNIT_STATE)
 	assert_contains(w.title, "not writable by this user");
 	assert_string_equal(w.evidence, "transparent_hugepage/enabled: Permission denied");
 	assert_string_equal(w.why, "the THP settings are host-wide and only root may change them");
+	/* advise names what to change and prints the set lines: `set --dry-run` alone exits 2 */
+	assert_string_equal(w.more, "thpctl advise");
 }
 
 static void test_tuned_words(UNIT_STATE)
@@ -267,6 +274,7 @@ static void test_tuned_words(UNIT_STATE)
 		  "enabled=madvise, khugepaged/max_ptes_none=511, "
 		  "defrag=always (live: madvise), use_zero_page=0 (live: -)",
 		  NULL);
+	assert_string_equal(w.more, "thpctl persist --format tuned"); /* what it would write */
 }
 
 /* The verdict line on a narrow terminal keeps its whole title: it is wrapped (util/wrap.h),

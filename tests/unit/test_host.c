@@ -8,6 +8,7 @@
 
 #include "kernel/buddyinfo.h"
 #include "model/host.h"
+#include "util/units.h"
 
 static const char buddy[] =
 	"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
@@ -192,8 +193,8 @@ static void test_ratios_say_why_and_shmem_only_sizes(UNIT_STATE)
 	host_derive(h, &d);
 	assert_false(d.fault_success.valid);
 	assert_int_equal(d.fault_success.gap, RATIO_NO_EVENTS);
-	assert_false(d.collapse_success.valid);
-	assert_int_equal(d.collapse_success.gap, RATIO_ABSENT);
+	assert_false(d.collapse_alloc_success.valid);
+	assert_int_equal(d.collapse_alloc_success.gap, RATIO_ABSENT);
 	assert_int_equal(d.nsizes, 3);
 	assert_true(d.sizes[0].shmem_only);
 	assert_int_equal(d.sizes[0].success.gap, RATIO_ABSENT);
@@ -211,7 +212,43 @@ static void test_ratios_say_why_and_shmem_only_sizes(UNIT_STATE)
 	free(h);
 }
 
+/*
+ * Collapse success is of the collapses that allocated (thp_collapse_alloc of alloc + failed);
+ * the scans that gave up on a max_ptes_* limit are counted apart, each counter as read (one
+ * absent: the sum unknown, never a partial sum).
+ */
+static void test_collapse_alloc_success_and_scans_given_up(UNIT_STATE)
+{
+	struct host_snapshot *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	add(&h->vmstat, "thp_collapse_alloc", 9999);
+	add(&h->vmstat, "thp_collapse_alloc_failed", 1);
+	add(&h->vmstat, "thp_scan_exceed_none_pte", 504);
+	add(&h->vmstat, "thp_scan_exceed_swap_pte", 3);
+	struct host_derived d;
+	host_derive(h, &d);
+	assert_true(d.collapse_alloc_success.valid);
+	assert_int_equal(d.collapse_alloc_success.num, 9999);
+	assert_int_equal(d.collapse_alloc_success.den, 10000);
+	char pct[24];
+	fmt_pct(pct, sizeof(pct), d.collapse_alloc_success.num, d.collapse_alloc_success.den, 1);
+	assert_string_equal(pct, "99.99%"); /* a failure is never shown as 100.0% */
+	assert_true(d.scan_exceed[0].present);
+	assert_int_equal(d.scan_exceed[0].v, 504);
+	assert_true(d.scan_exceed[1].present);
+	assert_int_equal(d.scan_exceed[1].v, 3);
+	assert_false(d.scan_exceed[2].present);
+	assert_false(d.scan_exceed_all);
+	add(&h->vmstat, "thp_scan_exceed_share_pte", 10);
+	host_derive(h, &d);
+	assert_true(d.scan_exceed_all);
+	assert_true(d.scan_exceed_sum == 517);
+	kvlist_free(&h->vmstat);
+	free(h);
+}
+
 UNIT_TESTS(test_free_blocks_count_in_units_of_the_order,
+	   test_collapse_alloc_success_and_scans_given_up,
 	   test_pmd_blocks_need_buddyinfo_and_the_order, test_defrag_stalls_by_value,
 	   test_pmd_policy_per_size_then_top_level, test_cow_and_mthp_listing,
 	   test_size_keys_and_live_values, test_ratios_say_why_and_shmem_only_sizes)

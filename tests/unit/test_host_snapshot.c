@@ -126,8 +126,8 @@ static void a_success_ratio_whose_sum_wraps_is_unknown(UNIT_STATE)
 	struct host_derived d;
 	host_derive(&h, &d);
 	assert_false(d.fault_success.valid);
-	assert_true(d.collapse_success.valid);
-	assert_true(d.collapse_success.value <= 1.0);
+	assert_true(d.collapse_alloc_success.valid);
+	assert_true(d.collapse_alloc_success.value <= 1.0);
 	kvlist_free(&h.vmstat);
 }
 

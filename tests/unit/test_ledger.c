@@ -280,6 +280,56 @@ static void test_render_mthp_and_lazyfree(UNIT_STATE)
 	json_decref(j);
 }
 
+/*
+ * The invented line names its method: a sampled estimate says what was read and that a
+ * written subpage no read fell on counts as never written (a trial read "100% of huge-backed
+ * never written" for THPs whose first 4 KiB was written); an exact count never rounds a
+ * share with written subpages up to 100%.
+ */
+static void test_render_invented_names_its_method(UNIT_STATE)
+{
+	/* 32 THPs with one byte written at their start: 8 reads each, none fell on it */
+	struct ledger_raw raw = {
+		.thps = 32, .thps_sampled = 32, .samples = 256, .zero_samples = 256};
+	struct thp_ledger l;
+	ledger_build(65536, &raw, 0, 8, false, 511, 4, 9, &l);
+	assert_int_equal(l.invented_kb, 65536);
+	assert_int_equal(l.samples, 256);
+	assert_int_equal(l.zero_samples, 256);
+	struct unit_mem m;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	char *text = unit_mem_text(&m);
+	assert_null(strstr(text, "of huge-backed never written"));
+	assert_contains(text, "~64.0 MiB  an estimate: 256 of the 256 subpages read were all-zero "
+			      "(100%), counted as never written: 8 of each THP's 512, one at a "
+			      "random offset in each 64, 32 of 32 THPs sampled, /proc/PID/mem; a "
+			      "written subpage no read fell on counts as never written (every one: "
+			      "thpctl maps PID --underused): FLAGGED");
+	free(text);
+	json_t *j = ledger_to_json(&l);
+	assert_int_equal(json_integer_value(json_object_get(j, "invented_subpages_read")), 256);
+	assert_int_equal(json_integer_value(json_object_get(j, "invented_subpages_zero")), 256);
+	json_decref(j);
+	/* one read fell on a written subpage: 99.6%, not rounded up to 100% */
+	raw.zero_samples = 255;
+	ledger_build(65536, &raw, 0, 8, false, 511, 4, 9, &l);
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
+	assert_contains(text, "255 of the 256 subpages read were all-zero (99.6%)");
+	free(text);
+	/* exact (every subpage, maps --underused): 16352 of 16384 is 99.8% of huge-backed */
+	l.method = LM_EXACT;
+	l.invented_kb = 16352 * 4;
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
+	assert_contains(text, "99.8% of huge-backed never written (all-zero subpages; exact, "
+			      "every subpage of 32 THPs read");
+	free(text);
+	j = ledger_to_json(&l);
+	assert_true(json_is_null(json_object_get(j, "invented_subpages_read")));
+	json_decref(j);
+}
+
 /* Held from the host's counters: 1 only when every partial count and every sub-PMD nr_anon is 0. */
 static void test_host_counters_say_no_held(UNIT_STATE)
 {
@@ -407,7 +457,49 @@ static void test_nh_ranges_are_no_gain(UNIT_STATE)
 	munmap(m, len + pmd);
 }
 
-UNIT_TESTS(test_nh_ranges_are_no_gain, test_whole_only_when_every_part_asked_is_known,
+/*
+ * Creep at max_ptes_none=511 and what of it stays at PMD/8 (64): three ranges, 1, 460 and 512
+ * pages written: 511 + 52 pages at 511; at 64 only the range with 52 empty pages is still
+ * filled. Scans this process live (PAGEMAP_SCAN, 6.7+: skipped without it); the region is nh
+ * so that no fault makes it huge, and marked a creep candidate by hand.
+ */
+static void test_creep_at_an_eighth_counts_the_ranges_still_filled(UNIT_STATE)
+{
+	size_t pmd = 2u << 20, len = 3 * pmd, pg = 4096;
+	char *m = mmap(NULL, len + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	char *p = (char *)(((uintptr_t)m + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	assert_int_equal(madvise(p, len, MADV_NOHUGEPAGE), 0);
+	p[0] = 1;
+	memset(p + pmd, 1, 460 * pg);
+	memset(p + 2 * pmd, 1, pmd);
+	struct ledger_vma v = {.start = (uintptr_t)p, .end = (uintptr_t)p + len, .creep = 1};
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	struct ledger_opts o = {
+		.max_ptes_none = 511, .page = (unsigned)sysconf(_SC_PAGESIZE), .pmd_order = 9};
+	struct ledger_raw raw;
+	int e = ledger_scan(&sr, getpid(), &v, 1, &o, &raw);
+	if (!e && !raw.scan_err && o.page == pg) {
+		assert_int_equal(raw.creep_ranges, 2);
+		assert_int_equal(raw.creep_pages, 511 + 52);
+		assert_int_equal(raw.creep_pages_eighth, 52);
+		struct thp_ledger l;
+		ledger_build(0, &raw, 0, 8, false, 511, 4, 9, &l);
+		assert_int_equal(l.creep_kb, 563 * 4);
+		assert_int_equal(l.creep_eighth_kb, 52 * 4);
+		/* already below an eighth: what stays is the creep at that value */
+		o.max_ptes_none = 40;
+		assert_int_equal(ledger_scan(&sr, getpid(), &v, 1, &o, &raw), 0);
+		assert_int_equal(raw.creep_pages, 0);
+		assert_int_equal(raw.creep_pages_eighth, 0);
+	}
+	sysroot_close(&sr);
+	munmap(m, len + pmd);
+}
+
+UNIT_TESTS(test_nh_ranges_are_no_gain, test_creep_at_an_eighth_counts_the_ranges_still_filled,
+	   test_render_invented_names_its_method, test_whole_only_when_every_part_asked_is_known,
 	   test_samples_fall_one_per_stratum, test_samples_differ_between_thps,
 	   test_creep_is_what_khugepaged_may_add, test_folio_found_from_a_tail,
 	   test_partial_folios_hold_their_unmapped_pages, test_whole_folios_do_not_pile_up,

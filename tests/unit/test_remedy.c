@@ -59,6 +59,8 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 	P.led.invented_kb = 407552;
 	P.led.method = LM_SAMPLED;
 	P.led.thps = 200;
+	P.led.samples = 1600;
+	P.led.zero_samples = 1592;
 	P.stacks_known = true;
 	P.threads = 201;
 	P.stack_threads = 200;
@@ -72,9 +74,11 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 				.max_ptes_none = 511,
 				.systemd_thp = 0,
 				.nothers = 3,
-				.others = others};
+				.others = others,
+				.fault_alloc = {900, true},
+				.collapse_alloc = {0, true}};
 	assert_true(remedy_build(&P, &h, &R));
-	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	assert_int_equal(R.mech, RM_SPARSE_FAULT); /* no collapse since boot */
 	assert_int_equal(R.part, RP_THREAD_STACKS);
 	assert_contains(remedy_part_words(&R, TB, sizeof(tb[0])),
 			"thread stacks without MAP_STACK: 200 of its 201 threads");
@@ -89,6 +93,13 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 	assert_int_equal(R.fix[3].other_pid[0], 77);
 	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions");
 	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves ~398.0 MiB");
+	assert_contains(
+		remedy_mech_words(&R, TB, sizeof(tb[0])),
+		"sparse at fault: huge pages faulted in whole, ~398.0 MiB of their "
+		"400.0 MiB never written (invented: 1592 of 1600 subpages read, 8 per "
+		"huge page, were all-zero); the host counted no collapse since boot (vmstat "
+		"thp_fault_alloc 900, thp_collapse_alloc 0; its memory cgroup's counters not "
+		"read)");
 	/* no systemd that knows MemoryTHP=: no such fix */
 	no_fix(RF_SYSTEMD);
 }
@@ -479,7 +490,7 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 				.nothers = 3,
 				.others = others};
 	assert_true(remedy_build(&P, &h, &R));
-	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	assert_int_equal(R.mech, RM_SPARSE_UNKNOWN); /* no counter, no policy: not a guess */
 	/* measured savings first (the program, the service), the bound last */
 	assert_int_equal(R.nfix, 3);
 	assert_int_equal(R.fix[0].id, RF_RUN_OFF);
@@ -532,8 +543,169 @@ static void test_invented_underused_shrinker(UNIT_STATE)
 	no_fix(RF_HOST_SHRINK);
 }
 
-UNIT_TESTS(test_thread_stacks_under_always, test_restart_from_its_working_directory,
-	   test_restart_command_is_exact, test_go_creep, test_lazy_free, test_held_unknown_part,
-	   test_nothing_or_a_gain, test_allocator_named, test_program_advice_not_glibc,
-	   test_glibc_only_for_its_heap, test_vmas_say_whose_memory,
-	   test_invented_underused_shrinker)
+/*
+ * One value for max_ptes_none in one report: where advise's settings recommend one (here 0, a
+ * MongoDB 8 profile; or 64), every host fix on that knob sets it and says so; its saving at
+ * 64 is the creep less what khugepaged may still add there (unknown: the whole creep, a bound).
+ */
+static void test_host_fixes_take_the_reports_value(UNIT_STATE)
+{
+	proc(902, "app", 262144, 263000);
+	P.led.invented_kb = 261000;
+	P.led.method = LM_SAMPLED;
+	P.hg_huge_kb = 262144;
+	struct remedy_host h = {.max_ptes_none = 511,
+				.max_ptes_none_max = 511,
+				.shrink_underused = true,
+				.mpn_planned = true,
+				.mpn_plan = 0};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[R.nfix - 1].id, RF_HOST_SHRINK);
+	assert_int_equal(R.fix[R.nfix - 1].max_ptes_none, 0);
+	assert_string_equal(fix_cmd(R.nfix - 1), "thpctl set khugepaged/max_ptes_none=0");
+	assert_contains(fix_text(R.nfix - 1), "splits THPs with more than 0 zero-filled pages");
+	assert_contains(fix_text(R.nfix - 1), "the value Settings recommends below");
+	/* creep: 64 from the settings; 40 MiB of it in ranges khugepaged still fills at 64 */
+	proc(500, "server", 0, 65536);
+	P.led.creep_kb = 245760;
+	P.led.creep_eighth_kb = 40960;
+	h.mpn_plan = 64;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_CREEP);
+	int i = R.nfix - 1;
+	assert_int_equal(R.fix[i].id, RF_HOST_MPN);
+	assert_int_equal(R.fix[i].max_ptes_none, 64);
+	assert_int_equal(R.fix[i].saves_kb, 204800);
+	assert_true(R.fix[i].upper_bound);
+	assert_string_equal(fix_cmd(i), "thpctl set khugepaged/max_ptes_none=64");
+	assert_string_equal(remedy_fix_saves(&R, i, TB, sizeof(tb[0])), "saves up to 200.0 MiB");
+	P.led.creep_eighth_kb = -1; /* unknown: at most the whole creep */
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.fix[R.nfix - 1].saves_kb, 245760);
+	/* no value from settings (why): 0, all of the creep, not said to be the settings' */
+	h.mpn_planned = false;
+	assert_true(remedy_build(&P, &h, &R));
+	i = R.nfix - 1;
+	assert_string_equal(fix_cmd(i), "thpctl set khugepaged/max_ptes_none=0");
+	assert_false(R.fix[i].planned);
+	assert_null(strstr(fix_text(i), "Settings"));
+}
+
+/*
+ * Invented memory at fault or collapsed: decided by the evidence, else said to be unknown. A
+ * trial's process whose AnonHugePages stayed 0 for 90 s and then grew (khugepaged collapsed its
+ * MADV_HUGEPAGE ranges, made after it wrote them) was called "sparse at fault".
+ */
+static void test_invented_origin_from_the_evidence(UNIT_STATE)
+{
+	proc(903, "late", 65536, 66000);
+	P.led.invented_kb = 65400;
+	P.led.method = LM_SAMPLED;
+	P.led.thps = P.led.thps_sampled = 32;
+	P.led.samples = 256;
+	P.led.zero_samples = 255;
+	P.hg_huge_kb = 65536; /* its huge pages sit in its MADV_HUGEPAGE VMA */
+	struct remedy_host h = {.max_ptes_none = 511,
+				.policy = "madvise",
+				.fault_alloc = {27785, true},
+				.collapse_alloc = {1736, true}};
+	/* the trial's host: both counted since boot, a v1 memory cgroup: cannot tell */
+	P.cg_v1 = true;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_UNKNOWN);
+	assert_int_equal(R.origin_ev, ROE_HOST);
+	const char *m = remedy_mech_words(&R, TB, sizeof(tb[0]));
+	assert_null(strstr(m, "sparse at fault"));
+	assert_string_equal(
+		m, "sparse huge pages, faulted in whole or collapsed with their empty pages filled "
+		   "(khugepaged at max_ptes_none=511 now, or MADV_COLLAPSE): ~63.9 MiB of their "
+		   "64.0 MiB never written (invented: 255 of 256 subpages read, 8 per huge page, "
+		   "were all-zero); which, the evidence cannot tell: the host counted both since "
+		   "boot (vmstat thp_fault_alloc 27785, thp_collapse_alloc 1736; its memory cgroup "
+		   "is v1, which counts no THP events)");
+	assert_string_equal(remedy_mech_name(R.mech), "fault-or-collapse");
+	/* its v2 memory cgroup counted collapses and no fault: collapsed, not faulted */
+	P.cg_v1 = false;
+	P.cg_fault_alloc = (struct opt_u64){0, true};
+	P.cg_collapse_alloc = (struct opt_u64){32, true};
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_COLLAPSED);
+	assert_int_equal(R.origin_ev, ROE_CGROUP);
+	m = remedy_mech_words(&R, TB, sizeof(tb[0]));
+	assert_contains(m, "collapsed, not faulted: huge pages built from ranges whose empty pages "
+			   "were filled with zeroes (khugepaged at max_ptes_none=511 now, or "
+			   "MADV_COLLAPSE), ~63.9 MiB");
+	assert_contains(m, "its memory cgroup counted no THP fault (memory.stat thp_fault_alloc 0, "
+			   "thp_collapse_alloc 32)");
+	assert_string_equal(remedy_mech_name(R.mech), "collapsed");
+	json_t *j = remedy_to_json(&R);
+	json_t *o = json_object_get(j, "origin");
+	assert_string_equal(json_string_value(json_object_get(o, "evidence")),
+			    "memory-cgroup-counters");
+	assert_string_equal(json_string_value(json_object_get(o, "counters")), "memory-cgroup");
+	assert_int_equal(json_integer_value(json_object_get(o, "thp_fault_alloc")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "thp_collapse_alloc")), 32);
+	json_decref(j);
+	/* faults and no collapse there: at fault */
+	P.cg_fault_alloc.v = 40;
+	P.cg_collapse_alloc.v = 0;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	assert_contains(remedy_mech_words(&R, TB, sizeof(tb[0])),
+			"its memory cgroup counted no collapse (memory.stat thp_fault_alloc 40, "
+			"thp_collapse_alloc 0)");
+	/* its cgroup counted neither (its THPs charged elsewhere): the host's, which cannot tell */
+	P.cg_fault_alloc.v = 0;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_UNKNOWN);
+	assert_contains(
+		remedy_mech_words(&R, TB, sizeof(tb[0])),
+		"its memory cgroup counted neither: its huge pages were charged to another");
+	/* no collapse since boot on the host: at fault */
+	h.collapse_alloc.v = 0;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_FAULT);
+	assert_int_equal(R.origin_ev, ROE_HOST);
+	/* both counted, but under madvise none of its huge pages is in a MADV_HUGEPAGE VMA: no
+	 * fault made them (MADV_COLLAPSE did, or an older policy) */
+	h.collapse_alloc.v = 1736;
+	P.hg_huge_kb = 0;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_COLLAPSED);
+	assert_int_equal(R.origin_ev, ROE_POLICY);
+	m = remedy_mech_words(&R, TB, sizeof(tb[0]));
+	assert_contains(m, "(MADV_COLLAPSE), ~63.9 MiB");
+	assert_contains(m,
+			"under enabled=madvise a fault gets a huge page only in a MADV_HUGEPAGE "
+			"region, and none of its huge pages is in one (unless the policy changed "
+			"after they were faulted)");
+	/* under always a fault could have made them anywhere: unknown again */
+	h.policy = "always";
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.mech, RM_SPARSE_UNKNOWN);
+	/* nothing read at all */
+	h.fault_alloc.present = h.collapse_alloc.present = false;
+	P.cg_fault_alloc.present = P.cg_collapse_alloc.present = false;
+	assert_true(remedy_build(&P, &h, &R));
+	assert_int_equal(R.origin_ev, ROE_NONE);
+	assert_contains(remedy_mech_words(&R, TB, sizeof(tb[0])),
+			"which, the evidence cannot tell: no THP event counter was read");
+	j = remedy_to_json(&R);
+	o = json_object_get(j, "origin");
+	assert_string_equal(json_string_value(json_object_get(o, "evidence")), "none");
+	assert_true(json_is_null(json_object_get(o, "thp_fault_alloc")));
+	json_decref(j);
+	/* creep is no invented memory: no origin */
+	proc(500, "server", 0, 65536);
+	P.led.creep_kb = 245760;
+	assert_true(remedy_build(&P, &h, &R));
+	j = remedy_to_json(&R);
+	assert_true(json_is_null(json_object_get(j, "origin")));
+	json_decref(j);
+}
+
+UNIT_TESTS(test_thread_stacks_under_always, test_invented_origin_from_the_evidence,
+	   test_restart_from_its_working_directory, test_restart_command_is_exact, test_go_creep,
+	   test_lazy_free, test_held_unknown_part, test_nothing_or_a_gain, test_allocator_named,
+	   test_program_advice_not_glibc, test_glibc_only_for_its_heap, test_vmas_say_whose_memory,
+	   test_invented_underused_shrinker, test_host_fixes_take_the_reports_value)
