@@ -154,8 +154,9 @@ print([l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("An
 	t ab --sweep --runs 1 --warmup 0 -- "$C" 16M 300k
 	# a row per point; a point whose one run ended before the sampler saw its peak is shown
 	# '-' with 0 runs (seen once in a make check: the 100% run took 40 ms), so 4 of 5 measured
+	# the header: "thpctl ab: ... the command:" and the command on indented lines
 	expect_eval "text: the sweep's call right after the header, then the fit and a row per point" \
-		'[ "$RC" = 0 ] && sed -n 2p "$TMP/out" | grep -Eq "^sweep: (sensitive to huge-page backing|flat|inconclusive)" && grep -q "REQUESTED  HUGE FRACTION  WALL s  RUNS" "$TMP/out" && [ "$(grep -cE "^ +(0|25|50|75|100)% +([0-9.]+ +[0-9.]+ +1|- +- +0)$" "$TMP/out")" = 5 ] && [ "$(grep -cE "^ +(0|25|50|75|100)% +[0-9.]+ +[0-9.]+ +1$" "$TMP/out")" -ge 4 ]' \
+		'[ "$RC" = 0 ] && awk '"'"'!/^thpctl ab:/ && !/^  / {print; exit}'"'"' "$TMP/out" | grep -Eq "^sweep: (sensitive to huge-page backing|flat|inconclusive)" && grep -q "REQUESTED  HUGE FRACTION  WALL s  RUNS" "$TMP/out" && [ "$(grep -cE "^ +(0|25|50|75|100)% +([0-9.]+ +[0-9.]+ +1|- +- +0)$" "$TMP/out")" = 5 ] && [ "$(grep -cE "^ +(0|25|50|75|100)% +[0-9.]+ +[0-9.]+ +1$" "$TMP/out")" -ge 4 ]' \
 		"$(head -c 600 "$TMP/out")"
 fi
 expect_settings_as_found "no host setting changed" "$TMP/settings.before"
