@@ -21,7 +21,8 @@
  * with the rest of a span costs the kernel a per-frame price (stable_page_flags() per PFN).
  * Both vary between kernel builds: one 6.18 x86-64 guest took ~150 ns a frame, where proving
  * from order 4 cut maps --folios of 2 GiB of 64K mTHP and 2 GiB of PMD THP from 105-115 ms
- * to 66-68 ms; another took ~30 ns a frame and ~1 us a call, where the same proof took
+ * to 66-68 ms; another (fc-v1252) took ~34 ns a frame and ~1.3 us a call (the least of 200
+ * one-frame and 50 1024-frame preads), where the same proof took
  * 64.8 ms against 34.3 ms reading every frame (bench/folios.sh, 10 runs each). So the order
  * to prove from is timed on the host, once per scan, at the first run that could be proven
  * (calibrate_probe in kernel/folio_chunk.c); FOLIO_PROBE_ORDER is used until then and where
