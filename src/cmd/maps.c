@@ -49,7 +49,6 @@ static void maps_help(FILE *f)
 
 struct maps_ctx {
 	struct maps_report *r;
-	size_t cap;
 	struct ledger_vmas lv; /* the VMAs the ledger scans */
 	struct ledger_req q;
 };
@@ -57,21 +56,9 @@ struct maps_ctx {
 static int maps_cb(const struct smaps_vma *v, void *ctx)
 {
 	struct maps_ctx *m = ctx;
-	struct maps_report *r = m->r;
-	if (array_reserve(&r->vmas, &m->cap, r->n + 1, sizeof(*r->vmas), 64))
-		return -ENOMEM;
-	struct maps_vma *o = &r->vmas[r->n++];
-	o->start = v->start;
-	o->end = v->end;
-	memcpy(o->perms, v->perms, sizeof(o->perms));
-	o->t = v->t;
-	o->thp_eligible = v->thp_eligible;
-	o->vmflags = v->vmflags;
-	o->has_vmflags = v->has_vmflags;
 	char name[VMA_NAME_LEN * 2];
 	vma_display_name(v->name, v->name_len, name, sizeof(name));
-	o->name_off = r->names.len;
-	if (buf_add(&r->names, name, strlen(name) + 1))
+	if (maps_vma_add(m->r, v, name))
 		return -ENOMEM;
 	ledger_vmas_add(&m->lv, v, m->q.policy);
 	return m->lv.err;
@@ -201,8 +188,7 @@ int cmd_maps(struct globals *g, int argc, char **argv)
 		ret = maps_vmas(g, &pi, &mc);
 		ledger_vmas_free(&mc.lv);
 	}
-	free(r.vmas);
-	buf_free(&r.names);
+	maps_report_free(&r);
 	proc_info_free(&pi);
 	return ret;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "proc.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 int proc_thp_optout_vmas(const struct proc_thp *p)
@@ -77,4 +79,48 @@ double proc_thp_share(const struct proc_thp *p)
 		return -1;
 	double s = (double)p->t.kb[SM_ANON_HUGE] / (double)p->t.kb[SM_ANONYMOUS];
 	return s > 1 ? 1 : s;
+}
+
+int maps_vma_add(struct maps_report *r, const struct smaps_vma *v, const char *name)
+{
+	static const enum smaps_field from[MF_N] = {SM_SIZE, SM_RSS, SM_ANON_HUGE};
+	size_t c = r->n / MAPS_CHUNK;
+	if (c == r->nchunks) {
+		struct maps_vma **cs = realloc(r->chunks, (c + 1) * sizeof(*cs));
+		if (!cs)
+			return -ENOMEM;
+		r->chunks = cs;
+		if (!(cs[c] = malloc(MAPS_CHUNK * sizeof(**cs))))
+			return -ENOMEM;
+		r->nchunks++;
+	}
+	size_t off = r->names.len;
+	if (buf_add(&r->names, name, strlen(name) + 1))
+		return -ENOMEM;
+	struct maps_vma *o = &r->chunks[c][r->n % MAPS_CHUNK];
+	*o = (struct maps_vma){.start = v->start,
+			       .end = v->end,
+			       .thp_eligible =
+				       (int8_t)(v->thp_eligible < 0 ? -1 : v->thp_eligible > 0),
+			       .has_vmflags = v->has_vmflags,
+			       .vmflags = v->vmflags,
+			       .name_off = off};
+	memcpy(o->perms, v->perms, sizeof(o->perms));
+	for (int f = 0; f < MF_N; f++) {
+		o->kb[f] = v->t.kb[from[f]];
+		if (smaps_known(&v->t, from[f]))
+			o->known |= (uint8_t)(1u << f);
+	}
+	r->n++;
+	return 0;
+}
+
+void maps_report_free(struct maps_report *r)
+{
+	for (size_t i = 0; i < r->nchunks; i++)
+		free(r->chunks[i]);
+	free(r->chunks);
+	r->chunks = NULL;
+	r->nchunks = r->n = 0;
+	buf_free(&r->names);
 }

@@ -98,16 +98,27 @@ struct ps_report {
 	uint64_t host_ahp_kb;
 };
 
-/* One VMA row of `maps`. */
+/* The smaps fields a `maps` row shows (maps_report.totals keeps them all). */
+enum maps_field { MF_SIZE, MF_RSS, MF_ANON_HUGE, MF_N };
+
+/*
+ * One VMA row of `maps`: 64 bytes, where a copy of smaps_totals made it 168. A process of
+ * 10 000 VMAs then touched 1.6 MB of fresh pages for its rows, and a first touch costs
+ * ~10 us a page under some hypervisors (bench/maps.sh prints it).
+ */
 struct maps_vma {
 	uint64_t start, end;
+	uint64_t kb[MF_N]; /* kB, valid where KNOWN has the field's bit */
+	uint8_t known;	   /* bit (1 << enum maps_field): printed and not damaged */
 	char perms[5];
-	struct smaps_totals t;
-	int thp_eligible;
-	unsigned vmflags;
+	int8_t thp_eligible; /* 0/1, -1 absent (kernel < 5.0) or damaged */
 	bool has_vmflags;
+	unsigned vmflags;
 	size_t name_off; /* its name in maps_report.names (maps_vma_name), NUL-terminated */
 };
+
+/* VMAs in a block of maps_report.chunks: blocks are never moved, so rows are never copied. */
+#define MAPS_CHUNK 1024
 
 struct maps_ancestor {
 	long pid;
@@ -117,7 +128,8 @@ struct maps_ancestor {
 struct maps_report {
 	long pid;
 	struct proc_status st;
-	struct maps_vma *vmas;
+	struct maps_vma **chunks; /* MAPS_CHUNK VMAs each (maps_vma_at, maps_vma_add) */
+	size_t nchunks;
 	size_t n;
 	struct buf names; /* the VMAs' names, one after another (not 256 bytes a VMA) */
 	struct smaps_totals totals;
@@ -135,6 +147,20 @@ static inline const char *maps_vma_name(const struct maps_report *r, const struc
 {
 	return r->names.p ? r->names.p + v->name_off : "";
 }
+
+/* The Ith VMA of R, I < R->n. */
+static inline const struct maps_vma *maps_vma_at(const struct maps_report *r, size_t i)
+{
+	return &r->chunks[i / MAPS_CHUNK][i % MAPS_CHUNK];
+}
+
+/*
+ * Append V to R: its range, perms, flags, THPeligible, the MF_* fields of V->t, and NAME
+ * (its display name, copied into R->names). 0, or -ENOMEM (R unchanged but for room).
+ */
+int maps_vma_add(struct maps_report *r, const struct smaps_vma *v, const char *name);
+/* Free what maps_vma_add() allocated in R. */
+void maps_report_free(struct maps_report *r);
 
 /* AnonHugePages / Anonymous as a ratio in [0,1]; -1 when Anonymous is 0 or absent. */
 double proc_thp_share(const struct proc_thp *p);

@@ -335,6 +335,22 @@ json_t *ps_to_json(const struct ps_report *r)
 	return root;
 }
 
+static void vma_kb_cell(struct table *t, const struct maps_vma *v, enum maps_field f)
+{
+	char s[32];
+	if (!(v->known & (1u << f))) {
+		table_cell(t, "-");
+		return;
+	}
+	fmt_kb(s, sizeof(s), v->kb[f]);
+	table_cell(t, "%s", s);
+}
+
+static json_t *vma_kb_json(const struct maps_vma *v, enum maps_field f)
+{
+	return v->known & (1u << f) ? json_u64(v->kb[f]) : json_null();
+}
+
 static const char *flags_str(const struct maps_vma *v)
 {
 	if (!v->has_vmflags)
@@ -375,6 +391,34 @@ static void range_cell(struct table *t, uint64_t start, uint64_t end)
 	table_cell(t, "%s", v);
 }
 
+/* Row I of the VMA table of R (CTX): VMA I, or the totals after the last. */
+static void maps_row(size_t i, struct table *t, void *ctx)
+{
+	const struct maps_report *r = ctx;
+	if (i == r->n) {
+		table_cell(t, "total");
+		table_cell(t, "%zu VMAs", r->n);
+		kb_cell(t, &r->totals, SM_SIZE);
+		kb_cell(t, &r->totals, SM_RSS);
+		kb_cell(t, &r->totals, SM_ANON_HUGE);
+		for (int c = 0; c < 3; c++)
+			table_cell(t, "%s", "");
+		return;
+	}
+	const struct maps_vma *v = maps_vma_at(r, i);
+	range_cell(t, v->start, v->end);
+	table_cell(t, "%s", v->perms);
+	vma_kb_cell(t, v, MF_SIZE);
+	vma_kb_cell(t, v, MF_RSS);
+	vma_kb_cell(t, v, MF_ANON_HUGE);
+	table_cell(t, "%s", flags_str(v));
+	if (v->thp_eligible >= 0)
+		table_cell(t, "%d", v->thp_eligible);
+	else
+		table_cell(t, "-");
+	table_cell(t, "%s", maps_vma_name(r, v));
+}
+
 void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 {
 	fprintf(f, "%sPID %ld%s (", col_bold(color), r->pid, col_reset(color));
@@ -400,29 +444,8 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	static const char *const hdr[] = {"START-END", "PERM",	"SIZE",	    "RSS",
 					  "AnonHuge",  "FLAGS", "ELIGIBLE", "NAME"};
 	struct table *t = table_new(8, hdr, "llrrrlrl");
-	table_reserve(t, r->n + 1, 96); /* a row: ~70 bytes of cells, 8 NULs, a name */
-	for (size_t i = 0; i < r->n; i++) {
-		const struct maps_vma *v = &r->vmas[i];
-		range_cell(t, v->start, v->end);
-		table_cell(t, "%s", v->perms);
-		kb_cell(t, &v->t, SM_SIZE);
-		kb_cell(t, &v->t, SM_RSS);
-		kb_cell(t, &v->t, SM_ANON_HUGE);
-		table_cell(t, "%s", flags_str(v));
-		if (v->thp_eligible >= 0)
-			table_cell(t, "%d", v->thp_eligible);
-		else
-			table_cell(t, "-");
-		table_cell(t, "%s", maps_vma_name(r, v));
-	}
-	table_cell(t, "total");
-	table_cell(t, "%zu VMAs", r->n);
-	kb_cell(t, &r->totals, SM_SIZE);
-	kb_cell(t, &r->totals, SM_RSS);
-	kb_cell(t, &r->totals, SM_ANON_HUGE);
-	for (int c = 0; c < 3; c++)
-		table_cell(t, "%s", "");
-	table_flush(t, f, 0, color);
+	table_print_rows(t, f, 0, color, r->n + 1, maps_row, (void *)r);
+	table_free(t);
 	ledger_render_lines(f, &r->led, color);
 }
 
@@ -455,13 +478,13 @@ json_t *maps_to_json(const struct maps_report *r)
 		json_boolean(r->chain_cut || (r->st.thp_enabled == 0 && r->stop_thp_enabled != 1)));
 	json_put(root, "partial", json_boolean(r->partial));
 	for (size_t i = 0; i < r->n; i++) {
-		const struct maps_vma *v = &r->vmas[i];
+		const struct maps_vma *v = maps_vma_at(r, i);
 		json_t *o = json_object();
 		json_put_hex_range(o, v->start, v->end);
 		json_put(o, "perms", json_str(v->perms));
-		json_put(o, "size_kb", kb_json(&v->t, SM_SIZE));
-		json_put(o, "rss_kb", kb_json(&v->t, SM_RSS));
-		json_put(o, "anon_huge_kb", kb_json(&v->t, SM_ANON_HUGE));
+		json_put(o, "size_kb", vma_kb_json(v, MF_SIZE));
+		json_put(o, "rss_kb", vma_kb_json(v, MF_RSS));
+		json_put(o, "anon_huge_kb", vma_kb_json(v, MF_ANON_HUGE));
 		json_put(o, "hg", v->has_vmflags ? json_boolean(v->vmflags & VMF_HG) : NULL);
 		json_put(o, "nh", v->has_vmflags ? json_boolean(v->vmflags & VMF_NH) : NULL);
 		json_put(o, "thpeligible",

@@ -44,15 +44,6 @@ struct table *table_new(int ncols, const char *const *headers, const char *align
 	return t;
 }
 
-void table_reserve(struct table *t, size_t rows, size_t bytes_per_row)
-{
-	if (!t || !rows || rows > SIZE_MAX / 16 / (bytes_per_row + 1))
-		return;
-	(void)array_reserve(&t->cells, &t->cap, t->ncells + rows * (size_t)t->ncols,
-			    sizeof(*t->cells), 64);
-	(void)buf_reserve(&t->text, t->text.len + rows * bytes_per_row + 1);
-}
-
 static size_t width(const char *s);
 
 void table_cell(struct table *t, const char *fmt, ...)
@@ -311,44 +302,96 @@ static void print_cell(const struct table *t, size_t r, int c, size_t w, bool la
 		out(b, "  ", 2, f);
 }
 
-void table_print(const struct table *t, FILE *f, int indent, bool color)
+/* W[c] raised to the widest cell of column c in rows R0.. of T. */
+static void widths_add(const struct table *t, size_t r0, size_t *w)
 {
-	if (!t)
-		return;
-	size_t w[16] = {0};
-	size_t rows = t->ncells / (size_t)t->ncols;
-	for (size_t i = 0; i < rows * (size_t)t->ncols; i++) {
+	size_t end = t->ncells / (size_t)t->ncols * (size_t)t->ncols;
+	for (size_t i = r0 * (size_t)t->ncols; i < end; i++) {
 		size_t cw = t->cells[i].w;
 		int c = (int)(i % (size_t)t->ncols);
 		if (cw > w[c])
 			w[c] = cw;
 	}
-	fit(t, w, indent);
-	int first[17];
-	int ng = stack_groups(t, w, indent, first);
-	first[ng] = t->ncols;
-	struct buf line = {0};
-	for (size_t r = 0; r < rows; r++) {
+}
+
+struct layout {
+	size_t w[16];
+	int first[17], ng;
+	int indent;
+	bool color;
+	struct buf line;
+};
+
+/* Rows R0.. of T (whole rows only) printed under layout L to F. */
+static void print_rows(const struct table *t, size_t r0, struct layout *l, FILE *f)
+{
+	size_t rows = t->ncells / (size_t)t->ncols;
+	for (size_t r = r0; r < rows; r++) {
 		bool hdr = t->has_header && r == 0;
-		for (int g = 0; g < ng; g++) {
-			if (g && !hdr && empty_cells(t, r, first[g], first[g + 1]))
+		for (int g = 0; g < l->ng; g++) {
+			if (g && !hdr && empty_cells(t, r, l->first[g], l->first[g + 1]))
 				continue; /* a totals row's blank columns: no line of blanks */
-			int in = indent + (g ? TABLE_STACK_INDENT : 0), end = first[g + 1] - 1;
+			int in = l->indent + (g ? TABLE_STACK_INDENT : 0),
+			    end = l->first[g + 1] - 1;
 			/* a line ends at its last cell with text: no trailing blanks (a totals row) */
-			while (end > first[g] && !t->cells[r * (size_t)t->ncols + (size_t)end].w)
+			while (end > l->first[g] && !t->cells[r * (size_t)t->ncols + (size_t)end].w)
 				end--;
-			out_blanks(&line, (size_t)in, f);
+			out_blanks(&l->line, (size_t)in, f);
 			if (hdr)
-				out(&line, col_bold(color), strlen(col_bold(color)), f);
-			for (int c = first[g]; c <= end; c++)
-				print_cell(t, r, c, w[c], c == end, &line, f);
+				out(&l->line, col_bold(l->color), strlen(col_bold(l->color)), f);
+			for (int c = l->first[g]; c <= end; c++)
+				print_cell(t, r, c, l->w[c], c == end, &l->line, f);
 			if (hdr)
-				out(&line, col_reset(color), strlen(col_reset(color)), f);
-			out(&line, "\n", 1, f);
-			out_flush(&line, f);
+				out(&l->line, col_reset(l->color), strlen(col_reset(l->color)), f);
+			out(&l->line, "\n", 1, f);
+			out_flush(&l->line, f);
 		}
 	}
-	buf_free(&line);
+}
+
+/* The layout of T's columns of widths L->w: names narrowed to fit, lines stacked. */
+static void layout_set(const struct table *t, struct layout *l)
+{
+	fit(t, l->w, l->indent);
+	l->ng = stack_groups(t, l->w, l->indent, l->first);
+	l->first[l->ng] = t->ncols;
+}
+
+void table_print(const struct table *t, FILE *f, int indent, bool color)
+{
+	if (!t)
+		return;
+	struct layout l = {.indent = indent, .color = color};
+	widths_add(t, 0, l.w);
+	layout_set(t, &l);
+	print_rows(t, 0, &l, f);
+	buf_free(&l.line);
+}
+
+void table_print_rows(struct table *t, FILE *f, int indent, bool color, size_t nrows,
+		      table_row_fn row, void *ctx)
+{
+	if (!t)
+		return;
+	struct layout l = {.indent = indent, .color = color};
+	size_t held = t->ncells / (size_t)t->ncols, ncells = held * (size_t)t->ncols;
+	size_t len = t->text.len;
+	widths_add(t, 0, l.w);
+	for (size_t i = 0; i < nrows; i++) { /* the widths: each row made, measured, let go */
+		row(i, t, ctx);
+		widths_add(t, held, l.w);
+		t->ncells = ncells;
+		t->text.len = len;
+	}
+	layout_set(t, &l);
+	print_rows(t, 0, &l, f);
+	for (size_t i = 0; i < nrows; i++) { /* then made again and printed */
+		row(i, t, ctx);
+		print_rows(t, held, &l, f);
+		t->ncells = ncells;
+		t->text.len = len;
+	}
+	buf_free(&l.line);
 }
 
 void table_free(struct table *t)

@@ -21,13 +21,6 @@ struct table;
  * NULL (no header row). Returns NULL on ENOMEM.
  */
 struct table *table_new(int ncols, const char *const *headers, const char *align);
-/*
- * Room for ROWS more rows of about BYTES_PER_ROW bytes of text, allocated at once: a table of
- * thousands of rows (maps of a process of 10 000 VMAs) otherwise grows by doubling, and each
- * realloc copies what it holds into fresh pages (half the page faults of `maps`). A hint:
- * ignored on ENOMEM, the cells still grow as needed.
- */
-void table_reserve(struct table *t, size_t rows, size_t bytes_per_row);
 /* Append a cell to the current row; a row ends after NCOLS cells. */
 void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 'L' columns are not cut below this many characters. */
@@ -57,6 +50,19 @@ void table_set_stack_width(int cols);
 void fputs_cut(const char *s, size_t cols, FILE *f);
 /* Print with INDENT leading spaces; columns separated by two spaces. */
 void table_print(const struct table *t, FILE *f, int indent, bool color);
+/*
+ * Appends row I of a table printed by table_print_rows() to T: its NCOLS cells
+ * (table_cell), or none to leave it out.
+ */
+typedef void (*table_row_fn)(size_t i, struct table *t, void *ctx);
+/*
+ * table_print() of the rows T holds, then of NROWS more that ROW makes on demand, each
+ * made twice (once measured, once printed) and one held at a time: a table of 10 000 rows
+ * (maps) without 10 000 rows of cells in memory (each new page's first touch costs ~10 us
+ * under some hypervisors). T keeps only the rows it held before.
+ */
+void table_print_rows(struct table *t, FILE *f, int indent, bool color, size_t nrows,
+		      table_row_fn row, void *ctx);
 void table_free(struct table *t);
 /* table_print(), then table_free(). */
 void table_flush(struct table *t, FILE *f, int indent, bool color);

@@ -187,5 +187,54 @@ static void test_hg_shmem_reason_names_the_shmem_policy(UNIT_STATE)
 	assert_int_equal(proc_thp_reason(&p, "madvise", &r), TR_MADVISE_IN);
 }
 
-UNIT_TESTS(test_recorded_stacks_are_not_an_opt_out, test_only_stacks_reason_names_the_kernel,
-	   test_stack_layout_rules, test_hg_shmem_reason_names_the_shmem_policy)
+/* maps' rows: the three fields it shows, unknown where smaps did not print them or damaged
+ * them; rows past a block's end (MAPS_CHUNK) kept in order with their names. */
+static void test_maps_rows_keep_fields_across_blocks(UNIT_STATE)
+{
+	struct maps_report r = {0};
+	size_t n = MAPS_CHUNK + 5;
+	for (size_t i = 0; i < n; i++) {
+		struct smaps_vma v = {.start = i << 12, .end = (i + 1) << 12, .thp_eligible = -1};
+		memcpy(v.perms, "rw-p", 5);
+		v.t.kb[SM_SIZE] = 4;
+		v.t.kb[SM_RSS] = i;
+		v.t.present = 1u << SM_SIZE | 1u << SM_RSS | 1u << SM_SWAP;
+		if (i == MAPS_CHUNK) { /* AnonHugePages printed; Rss damaged (unknown) */
+			v.t.kb[SM_ANON_HUGE] = 2048;
+			v.t.present = 1u << SM_SIZE | 1u << SM_ANON_HUGE;
+			v.t.damaged = 1u << SM_RSS;
+			v.thp_eligible = 1;
+			v.has_vmflags = true;
+			v.vmflags = VMF_HG;
+		}
+		char name[32];
+		snprintf(name, sizeof(name), i == MAPS_CHUNK ? "[heap]" : "v%zu", i);
+		assert_int_equal(maps_vma_add(&r, &v, name), 0);
+	}
+	assert_int_equal(r.n, n);
+	assert_int_equal(r.nchunks, 2);
+	const struct maps_vma *a = maps_vma_at(&r, 7), *b = maps_vma_at(&r, MAPS_CHUNK);
+	assert_int_equal(a->start, 7 << 12);
+	assert_int_equal(a->kb[MF_RSS], 7);
+	assert_int_equal(a->known, 1u << MF_SIZE | 1u << MF_RSS); /* AnonHugePages not printed */
+	assert_int_equal(a->thp_eligible, -1);
+	assert_false(a->has_vmflags);
+	assert_string_equal(maps_vma_name(&r, a), "v7");
+	assert_string_equal(a->perms, "rw-p");
+	assert_int_equal(b->known, 1u << MF_SIZE | 1u << MF_ANON_HUGE); /* Rss damaged */
+	assert_int_equal(b->kb[MF_ANON_HUGE], 2048);
+	assert_int_equal(b->thp_eligible, 1);
+	assert_int_equal(b->vmflags, VMF_HG);
+	assert_string_equal(maps_vma_name(&r, b), "[heap]");
+	char last[32];
+	snprintf(last, sizeof(last), "v%zu", n - 1);
+	assert_string_equal(maps_vma_name(&r, maps_vma_at(&r, n - 1)), last);
+	assert_int_equal(maps_vma_at(&r, n - 1)->end, (uint64_t)n << 12);
+	maps_report_free(&r);
+	assert_int_equal(r.n, 0);
+	assert_null(r.chunks);
+}
+
+UNIT_TESTS(test_maps_rows_keep_fields_across_blocks, test_recorded_stacks_are_not_an_opt_out,
+	   test_only_stacks_reason_names_the_kernel, test_stack_layout_rules,
+	   test_hg_shmem_reason_names_the_shmem_policy)

@@ -185,32 +185,61 @@ static void test_string_cells_escaped_and_measured(UNIT_STATE)
 				 "                    -\n");
 }
 
-/* table_reserve is a hint: the same table, reserved or not, a reserve past memory ignored. */
-static void test_reserve_changes_nothing_printed(UNIT_STATE)
+struct gen {
+	int n;
+	const char
+		*wide; /* the last row's name: the widest, seen only when every row is measured */
+};
+
+/* Row I of table_print_rows(): a name and a number; every third row left out (no cells). */
+static void gen_row(size_t i, struct table *t, void *ctx)
 {
-	char a[4096] = {0}, b[4096] = {0};
-	for (int reserve = 0; reserve < 2; reserve++) {
-		FILE *f = fmemopen(reserve ? b : a, sizeof(a) - 1, "w");
+	const struct gen *g = ctx;
+	if (i % 3 == 2)
+		return;
+	if ((int)i == g->n - 1)
+		table_cell(t, "%s", g->wide);
+	else
+		table_cell(t, "row-%zu", i);
+	table_cell(t, "%zu", i * 1000);
+	table_cell(t, "%s", i == 1 ? "a\033b" : "x");
+}
+
+/* Rows made on demand print exactly as the same rows held: widths of every row (the widest
+ * last), stacking, escapes; a row the maker leaves out is not printed. */
+static void test_rows_on_demand_print_as_held(UNIT_STATE)
+{
+	char a[8192] = {0}, b[8192] = {0};
+	struct gen g = {.n = 41, .wide = "the-widest-name-of-them-all"};
+	table_set_stack_width(30);
+	for (int on_demand = 0; on_demand < 2; on_demand++) {
+		FILE *f = fmemopen(on_demand ? b : a, sizeof(a) - 1, "w");
 		assert_non_null(f);
-		struct table *t = table_new(2, (const char *const[]){"N", "V"}, "lr");
-		if (reserve) {
-			table_reserve(t, SIZE_MAX / 2,
-				      1000);	/* too big: ignored, nothing allocated */
-			table_reserve(t, 3, 4); /* smaller than the rows: they still grow */
+		struct table *t = table_new(3, (const char *const[]){"NAME", "KB", "NOTE"}, "lrl");
+		table_cell(t, "held");
+		table_cell(t, "1");
+		table_cell(t, "first");
+		if (on_demand) {
+			table_print_rows(t, f, 2, false, (size_t)g.n, gen_row, &g);
+			assert_int_equal(table_rows(t), 1); /* only the row it held */
+		} else {
+			for (int i = 0; i < g.n; i++)
+				gen_row((size_t)i, t, &g);
+			table_print(t, f, 2, false);
 		}
-		for (int i = 0; i < 40; i++) {
-			table_cell(t, "row-%d-with-a-longer-name", i);
-			table_cell(t, "%d", i * 1000);
-		}
-		table_print(t, f, 0, false);
 		table_free(t);
 		fclose(f);
 	}
+	table_set_stack_width(0);
 	assert_string_equal(a, b);
-	assert_non_null(strstr(b, "row-39-with-a-longer-name  39000\n"));
+	/* stacked at 30 columns: the numbers on a line of their own, widths from every row */
+	assert_non_null(strstr(b, "  the-widest-name-of-them-all\n      40000  x\n"));
+	assert_non_null(strstr(b, "  row-0\n          0  x\n"));
+	assert_non_null(strstr(b, "a\\x1bb")); /* escaped, as a held cell is */
+	assert_null(strstr(b, "row-2 "));      /* left out */
 }
 
-UNIT_TESTS(test_reserve_changes_nothing_printed, test_no_width_prints_names_whole,
+UNIT_TESTS(test_rows_on_demand_print_as_held, test_no_width_prints_names_whole,
 	   test_name_column_cut_to_width_numbers_whole, test_name_never_below_minimum,
 	   test_name_not_cut_when_the_row_would_not_fit_anyway,
 	   test_without_name_column_nothing_is_cut, test_cut_keeps_utf8_characters_whole,
