@@ -69,7 +69,7 @@ struct ps_row {
 	enum thp_reason reason;
 	enum shmem_kind shm_off;  /* SHMEM_OFF: the kind whose shmem policy it is */
 	bool denied;		  /* smaps not readable: only status facts are valid */
-	struct thp_ledger led;	  /* ps --ledger */
+	struct thp_ledger *led;	  /* ps --ledger: malloc'd, else NULL (328 B a row kept) */
 	struct alloc_fact *alloc; /* ps --ledger and --json: malloc'd when collected, else NULL
 				   * (1.4 kB: a row of every process kept it before) */
 };

@@ -299,7 +299,12 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 	int flagged = 0, held_skipped = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ps_row *row = &r->rows[i];
-		const struct thp_ledger *l = &row->led;
+		struct thp_ledger none;
+		const struct thp_ledger *l = row->led;
+		if (!l) { /* not collected: every part unknown */
+			ledger_unknown(-1, &none);
+			l = &none;
+		}
 		held_skipped += !row->denied && l->held_gap == LG_NOT_ASKED;
 		char v[40];
 		table_cell(t, "%d", (int)row->p.pid);

@@ -253,7 +253,7 @@ json_t *ps_to_json(const struct ps_report *r)
 	/* a ledger part unknown (a recorded tree, no permission, the budget) is partial too */
 	bool ledger_gaps = false;
 	for (size_t i = 0; r->ledger && i < r->n && !ledger_gaps; i++)
-		ledger_gaps = !r->rows[i].denied && !ledger_whole(&r->rows[i].led);
+		ledger_gaps = !r->rows[i].denied && r->rows[i].led && !ledger_whole(r->rows[i].led);
 	json_put(root, "partial",
 		 json_boolean(r->denied > 0 || r->errors > 0 || r->damaged > 0 || ledger_gaps ||
 			      bundle_skips_any(&r->skips)));
@@ -303,7 +303,7 @@ json_t *ps_to_json(const struct ps_report *r)
 		json_put(o, "reason",
 			 ok ? json_str(ps_row_reason(r, row, why, sizeof(why))) : NULL);
 		if (r->ledger)
-			json_put(o, "ledger", ledger_to_json(&row->led));
+			json_put(o, "ledger", row->led ? ledger_to_json(row->led) : NULL);
 		json_put(o, "allocator", row->alloc ? alloc_to_json(row->alloc) : NULL);
 		json_array_append_new(arr, o);
 		rss += p->st.vmrss_kb.present ? p->st.vmrss_kb.v : 0;
