@@ -32,6 +32,32 @@ t "${AB[@]}" --warmup 11 -- true
 expect_eval "--warmup 11: a usage error naming 0..10" \
 	'[ "$RC" = 2 ] && grep -q "runs per mode, 0\.\.10, not .11." "$TMP/err"' "$(errtail)"
 
+# a mode's name is printed in the result: a control byte in it is refused, shown escaped
+t ab --modes "$(printf 'env:X=a\033[31mb')" -- true
+expect_eval "a mode holding ESC: a usage error, the name escaped" \
+	'[ "$RC" = 2 ] && grep -q "mode .env:X=a\\\\x1b\\[31mb. holds a control character" "$TMP/err" && ! grep -q "$(printf "\033")" "$TMP/err"' \
+	"exit $RC; $(errtail)"
+
+# ab killed outright (SIGKILL, no hook runs): the command it started goes with it
+(exec "$T" ab --runs 1 --warmup 0 --modes host -- sleep 60 >/dev/null 2>&1) &
+abpid=$!
+child=
+for _ in $(seq 100); do
+	child=$(pgrep -P "$abpid" -x sleep) && break
+	sleep 0.1
+done
+kill -KILL "$abpid"
+wait "$abpid" 2>/dev/null
+gone=0
+for _ in $(seq 50); do
+	st=$(awk '/^State:/ {print $2}' "/proc/${child:-0}/status" 2>/dev/null)
+	if [ -z "$st" ] || [ "$st" = Z ]; then gone=1 && break; fi
+	sleep 0.1
+done
+expect_eval "ab killed by SIGKILL: its command ends too (PR_SET_PDEATHSIG)" \
+	'[ -n "$child" ] && [ "$gone" = 1 ]' "sleep pid '${child}', still there: $((1 - gone))"
+[ "$gone" = 1 ] || [ -z "$child" ] || kill "$child" 2>/dev/null
+
 # ---- MAXRSS is the command's own, as time(1) reports it --------------------------------------
 # a shell holding 48 MiB in a variable: far above the pages fork copies from this thpctl
 # (ASan's included, ~10 MiB), so both figures are the command's own peak

@@ -105,6 +105,14 @@ static int add_mode(struct ab_ctx *c, const char *word)
 		return EXIT_USAGE;
 	}
 	char b[160];
+	/* a mode's name is printed as it is in the text and the report: no control byte in it */
+	for (const unsigned char *p = (const unsigned char *)word; *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			warnx("ab: mode '%s' holds a control character (shown escaped): a mode's "
+			      "name is printed in the result, so it cannot hold one",
+			      esc_buf(b, sizeof(b), word));
+			return EXIT_USAGE;
+		}
 	if (ab_mode_parse(word, &c->modes[c->nmodes])) {
 		warnx("ab: unknown mode '%s' (host, off, except-advised, glibc, env:K=V, host:KEY=VALUE, sweep:0..100)",
 		      esc_buf(b, sizeof(b), word));

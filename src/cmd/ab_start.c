@@ -88,11 +88,15 @@ static void child_say(int fd, int stage, int err)
 
 /* ab_start()'s child, from fork to exec: async-signal-safe calls only. Never returns. */
 static void child_exec(const struct ab_ctx *c, const struct ab_mode *m, char **envp, int logfd,
-		       int msgfd, const sigset_t *fatal, const sigset_t *mask)
+		       int msgfd, const sigset_t *fatal, const sigset_t *mask, pid_t parent)
 {
 	int stage = START_PRCTL;
 	setpgid(0, 0);
 	child_default_signals(fatal);
+	/* ab killed outright (SIGKILL: no hook runs) takes CMD with it, not left running on its
+	 * own; kept across execve, cleared only for a set-id program. ab already gone: stop */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+		goto fail;
 	/* PR_SET_THP_DISABLE is kept across execve (kernel-thp-abi.md): CMD starts with it */
 	if (m->kind == AB_OFF || m->kind == AB_EXCEPT_ADVISED) {
 		unsigned long how = m->kind == AB_OFF ? 0 : PR_THP_DISABLE_EXCEPT_ADVISED;
@@ -136,9 +140,9 @@ pid_t ab_start(const struct ab_ctx *c, const struct ab_mode *m, int logfd, uint6
 	/* the fatal signals blocked until the pid is recorded for the hook (in the child until
 	 * their handlers are back to the defaults); CMD with thpctl's mask as it was */
 	sigprocmask(SIG_BLOCK, &fatal, &mask);
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid == 0)
-		child_exec(c, m, envp, logfd, ep[1], &fatal, &mask);
+		child_exec(c, m, envp, logfd, ep[1], &fatal, &mask, parent);
 	int e = errno;
 	if (pid > 0)
 		setpgid(pid, pid); /* as the child does: whichever runs first */
