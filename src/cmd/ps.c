@@ -11,25 +11,22 @@
 
 #include "../kernel/capture.h"
 #include "../kernel/kv.h"
-#include "../kernel/folio_scan.h"
 #include "../kernel/parse.h"
 #include "../kernel/proc_read.h"
 #include "../kernel/procs.h"
 #include "../kernel/thp_settings.h"
 #include "../kernel/users.h"
 #include "../model/proc.h"
-#include "../render/folios.h"
 #include "../render/ledger.h"
 #include "../render/ps.h"
 #include "../util/buf.h"
-#include "../util/clock.h"
 #include "../util/num.h"
 #include "alloc.h"
 #include "args.h"
 #include "common.h"
-#include "folios.h"
 #include "ledger.h"
 #include "ps_by.h"
+#include "ps_int.h"
 
 static void ps_help(FILE *f)
 {
@@ -85,25 +82,7 @@ enum {
 	OPT_BY,
 };
 
-struct ps_opts {
-	bool all, rollup;
-	int sort; /* enum ps_sort */
-	pid_t *pids;
-	size_t npids, pids_cap;
-	long uid; /* -1 any */
-	const char *user;
-	uint64_t min_ahp_kb;
-	const char *cgroup; /* --cgroup: only cg_pids (sorted) */
-	pid_t *cg_pids;
-	size_t ncg;
-	bool folios;
-	uint64_t cont_kb;
-	bool ledger, by_cgroup;
-	struct ledger_req q;
-};
-
-/* --sort's keys (sort_names[]): compared as a number, not a string per comparison */
-enum ps_sort { SORT_AHP, SORT_RSS, SORT_SHARE, SORT_HG, SORT_PID, SORT_COMM, SORT_N };
+/* --sort's keys (enum ps_sort) */
 static const char *const sort_names[] = {"ahp", "rss", "share", "hg", "pid", "comm"};
 static int sort_key;
 
@@ -140,7 +119,7 @@ static int cmp_pid_t(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool wanted_pid(const struct ps_opts *o, pid_t pid)
+bool ps_wanted_pid(const struct ps_opts *o, pid_t pid)
 {
 	if (o->cgroup && !bsearch(&pid, o->cg_pids, o->ncg, sizeof(pid), cmp_pid_t))
 		return false;
@@ -177,6 +156,23 @@ static int row_extras(struct globals *g, const struct ps_opts *o, struct ps_row 
 	return 0;
 }
 
+/* Whether ROW, its smaps read, is shown under O; its reason set when it is. */
+static bool row_readable(struct globals *g, const struct ps_opts *o, struct ps_report *r,
+			 struct ps_row *row)
+{
+	if (row->p.t.kb[SM_ANON_HUGE] < o->min_ahp_kb ||
+	    (!o->all && !o->npids && !proc_thp_relevant(&row->p)))
+		return false;
+	/* hg shmem follows shmem_enabled: read when a row has some (ps_shmem_rules) */
+	if (!r->shmem && proc_thp_hg_shmem(&row->p))
+		r->shmem = ps_shmem_rules(g);
+	row->reason = proc_thp_reason(&row->p, r->policy, r->shmem);
+	row->shm_off = proc_thp_shmem_off(&row->p, r->shmem, NULL);
+	if (!row->p.has_vmflags && !o->rollup)
+		r->flags_absent = true;
+	return true;
+}
+
 static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report *r)
 {
 	pid_t *pids;
@@ -193,13 +189,14 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 					 : NULL;
 	struct users users = {0};
 	size_t cap = 0;
-	/* room for every row at once: grown by doubling, each realloc copied the rows into fresh
-	 * pages (~10 us a page's first touch under some hypervisors); untouched room costs none */
+	int ret = EXIT_OK;
+	/* room for every row at once (untouched room costs nothing): grown by doubling, each
+	 * realloc copied the rows into fresh pages (~10 us a first touch on some hypervisors) */
 	(void)array_reserve(&r->rows, &cap, (size_t)n, sizeof(*r->rows), 64);
 	struct progress pr;
 	progress_start(&pr, "reading smaps");
 	for (int i = 0; i < n; i++) {
-		if (!wanted_pid(o, pids[i]))
+		if (!ps_wanted_pid(o, pids[i]))
 			continue;
 		progress_update(&pr, (size_t)i, (size_t)n);
 		struct ps_row row = {0};
@@ -240,18 +237,8 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			/* --by cgroup keeps it: counted in its group's UNREADABLE */
 			if (!o->all && !o->npids && !o->by_cgroup && row.p.st.thp_enabled != 0)
 				continue;
-		} else {
-			if (row.p.t.kb[SM_ANON_HUGE] < o->min_ahp_kb)
-				continue;
-			if (!o->all && !o->npids && !proc_thp_relevant(&row.p))
-				continue;
-			/* hg shmem follows shmem_enabled: read when a row has some (ps_shmem_rules) */
-			if (!r->shmem && proc_thp_hg_shmem(&row.p))
-				r->shmem = ps_shmem_rules(g);
-			row.reason = proc_thp_reason(&row.p, r->policy, r->shmem);
-			row.shm_off = proc_thp_shmem_off(&row.p, r->shmem, NULL);
-			if (!row.p.has_vmflags && !o->rollup)
-				r->flags_absent = true;
+		} else if (!row_readable(g, o, r, &row)) {
+			continue;
 		}
 		if (row.denied && o->min_ahp_kb)
 			continue;
@@ -265,13 +252,10 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			 users_name(&g->sr, &users, row.p.st.uid));
 		if (array_reserve(&r->rows, &cap, r->n + 1, sizeof(*r->rows), 64)) {
 			warnx("out of memory");
+			free(row.led);
 			free(row.alloc);
-			free(pids);
-			free(walk);
-			buf_free(&b);
-			ledger_vmas_free(&lv);
-			users_free(&users);
-			return EXIT_FAIL;
+			ret = EXIT_FAIL;
+			break;
 		}
 		r->rows[r->n++] = row;
 	}
@@ -281,152 +265,6 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 	buf_free(&b);
 	ledger_vmas_free(&lv);
 	users_free(&users);
-	return EXIT_OK;
-}
-
-/* ---- ps --folios ---- */
-
-static int sum_vma(const struct folio_vma *v, void *arg)
-{
-	folio_acct_add(arg, &v->c);
-	return 0;
-}
-
-static uint64_t row_thp(const struct folio_ps_row *r)
-{
-	return folio_acct_thp(&r->c, FT_ANON) + folio_acct_thp(&r->c, FT_FILE);
-}
-
-static int cmp_folio_rows(const void *a, const void *b)
-{
-	const struct folio_ps_row *x = a, *y = b;
-	int c = 0;
-	if (sort_key == SORT_PID)
-		return x->pid < y->pid ? -1 : x->pid > y->pid;
-	if (sort_key == SORT_COMM)
-		c = strcmp(x->comm, y->comm);
-	else if (sort_key == SORT_RSS)
-		c = cmp_u64_desc(x->vmrss_kb.v, y->vmrss_kb.v);
-	else if (sort_key == SORT_SHARE) {
-		uint64_t rx = x->c.rss[FT_ANON] + x->c.rss[FT_FILE];
-		uint64_t ry = y->c.rss[FT_ANON] + y->c.rss[FT_FILE];
-		double sx = rx ? (double)row_thp(x) / (double)rx : 0;
-		double sy = ry ? (double)row_thp(y) / (double)ry : 0;
-		c = sx < sy ? 1 : sx > sy ? -1 : 0;
-	} else
-		c = cmp_u64_desc(row_thp(x), row_thp(y));
-	if (!c)
-		c = x->pid < y->pid ? -1 : x->pid > y->pid;
-	return c;
-}
-
-/* proc_info.more of ps --folios: the allowed CPUs of a process with an mm, once. */
-static unsigned folios_next(struct proc_info *pi, void *ctx)
-{
-	bool *asked = ctx;
-	if (*asked || pi->status_err || pi->st.kthread == 1 || proc_status_no_mm(&pi->st))
-		return 0;
-	*asked = true;
-	return PROC_ALLOWED;
-}
-
-/* `ps --folios`: the folio view of every selected process. */
-static int ps_folios(struct globals *g, const struct ps_opts *o)
-{
-	struct folio_opts fo = {0};
-	struct folio_ps_report r = {.as_root = geteuid() == 0, .cgroup = o->cgroup};
-	folio_opts_from_env(&fo);
-	folio_geom_host(&g->sr, o->cont_kb, &r.g);
-	fo.cont_pages = o->cont_kb / r.g.page_kb;
-	struct numa_nodes numa = {0};
-	if (numa_nodes_read(&g->sr, &numa) == 0)
-		fo.numa = r.numa = &numa;
-	double t0 = mono_ms();
-	struct folio_ctx *ctx;
-	int e = folio_ctx_new(&g->sr, &fo, &ctx);
-	if (e) {
-		numa_nodes_free(&numa);
-		return folio_fail("ps", 0, e);
-	}
-	r.method = folio_ctx_method(ctx);
-	pid_t *pids;
-	int n = procs_list(&g->sr, &pids);
-	if (n < 0) {
-		warnx("ps: cannot list %s/proc: %s", g->sr.path, strerror(-n));
-		folio_ctx_free(ctx);
-		numa_nodes_free(&numa);
-		return EXIT_FAIL;
-	}
-	bool asked;
-	struct proc_info pi = {.more = folios_next, .more_ctx = &asked};
-	struct users users = {0};
-	size_t cap = 0;
-	int ret = EXIT_OK;
-	struct progress pr;
-	progress_start(&pr, "reading pagemap");
-	for (int i = 0; i < n && ret == EXIT_OK; i++) {
-		if (!wanted_pid(o, pids[i]))
-			continue;
-		progress_update(&pr, (size_t)i, (size_t)n);
-		asked = false;
-		if (proc_read(&g->sr, pids[i], PROC_STATUS, &pi) || pi.status_err ||
-		    pi.st.kthread == 1 || proc_status_no_mm(&pi.st))
-			continue; /* gone, a kernel thread or a zombie */
-		const struct proc_status st = pi.st;
-		if (o->uid >= 0 && st.uid != o->uid)
-			continue;
-		const char *nm = users_name(&g->sr, &users, st.uid);
-		if (o->user && o->uid < 0 && strcmp(nm, o->user) != 0)
-			continue;
-		struct folio_ps_row row = {
-			.pid = pids[i], .ppid = st.ppid, .uid = st.uid, .vmrss_kb = st.vmrss_kb};
-		snprintf(row.user, sizeof(row.user), "%s", nm);
-		snprintf(row.comm, sizeof(row.comm), "%s", st.name);
-		row.has_allowed = pi.got & PROC_ALLOWED;
-		row.allowed = pi.allowed;
-		e = folio_scan_pid(ctx, pids[i], sum_vma, NULL, &row.c);
-		if (e == -ESRCH)
-			continue;
-		if (e == -EACCES || e == -EPERM) {
-			row.denied = true;
-			r.denied++;
-			memset(&row.c, 0, sizeof(row.c));
-			if (!o->all && !o->npids && !o->cgroup)
-				continue;
-		} else if (e) {
-			r.errors++;
-			continue;
-		} else if (!o->all && !o->npids && !o->cgroup && !folio_acct_any(&row.c)) {
-			continue;
-		}
-		if (array_reserve(&r.rows, &cap, r.n + 1, sizeof(*r.rows), 64)) {
-			warnx("out of memory");
-			ret = EXIT_FAIL;
-			break;
-		}
-		r.rows[r.n++] = row;
-	}
-	progress_end(&pr);
-	folio_ctx_free(ctx);
-	r.elapsed_ms = mono_ms() - t0;
-	if (ret == EXIT_OK && o->npids &&
-	    cmd_pids_no_mm(g, "ps", o->pids, o->npids, ps_folio_row_shown, &r) == o->npids &&
-	    !r.n && !r.errors)
-		ret = EXIT_FAIL;
-	if (ret == EXIT_OK) {
-		sort_key = o->sort;
-		if (r.n)
-			qsort(r.rows, r.n, sizeof(r.rows[0]), cmp_folio_rows);
-		if (g->json)
-			ret = cmd_emit_json_as(folio_ps_to_json(&r), "folios");
-		else
-			folio_ps_render_text(stdout, &r, g->color);
-	}
-	free(r.rows);
-	free(pids);
-	proc_info_free(&pi);
-	users_free(&users);
-	numa_nodes_free(&numa);
 	return ret;
 }
 
