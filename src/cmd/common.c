@@ -150,6 +150,15 @@ int cmd_emit_json(json_t *root)
 	return cmd_emit_json_as(root, NULL);
 }
 
+int cmd_emit_json_streamed(json_t *root, const char *key, size_t n, json_item_fn item, void *ctx)
+{
+	root = json_with_schema(root, json_cmd, NULL);
+	int r = root ? json_dump_streamed(root, stdout, key, n, item, ctx) : -ENOMEM;
+	if (r == -ENOMEM || r == -EINVAL)
+		warnx("%s building JSON", r == -ENOMEM ? "out of memory" : "internal error");
+	return r ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_emit_json_as(json_t *root, const char *variant)
 {
 	root = json_with_schema(root, json_cmd, variant);

@@ -51,6 +51,9 @@ const char *cmd_json_cmd(void);
 int cmd_emit_json(json_t *root);
 /* cmd_emit_json() for a command's second shape: "thpctl.CMD.VARIANT/1" (docs/json/). */
 int cmd_emit_json_as(json_t *root, const char *variant);
+/* cmd_emit_json() of ROOT whose empty top-level array KEY gets N items made by ITEM one at a
+ * time (render/json.h json_dump_streamed): the same bytes, without the items' tree. */
+int cmd_emit_json_streamed(json_t *root, const char *key, size_t n, json_item_fn item, void *ctx);
 
 /*
  * Option loop of a command that takes only the global options. Returns -1

@@ -126,6 +126,11 @@ static void smaps_fail(const struct sysroot *sr, pid_t pid, int err)
 		warnx("maps: cannot read /proc/%d/smaps: %s", pid, read_err_str(err));
 }
 
+static json_t *maps_vma_item(size_t i, void *ctx)
+{
+	return maps_vma_json(ctx, i);
+}
+
 /* The VMA table of PID, whose status is in PI, into MC->r. */
 static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *mc)
 {
@@ -159,7 +164,7 @@ static int maps_vmas(struct globals *g, struct proc_info *pi, struct maps_ctx *m
 		return EXIT_FAIL;
 	}
 	if (g->json)
-		return cmd_emit_json(maps_to_json(r));
+		return cmd_emit_json_streamed(maps_to_json(r), "vmas", r->n, maps_vma_item, r);
 	maps_render_text(stdout, r, g->color);
 	return EXIT_OK;
 }

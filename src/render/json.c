@@ -237,13 +237,71 @@ char *json_dump_text(const json_t *root, size_t flags)
 	return escape_ctl(json_u64_unmark(json_dumps(root, flags)));
 }
 
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6))
+
 int json_dump(json_t *root, FILE *f)
 {
-	char *text =
-		json_dump_text(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	char *text = json_dump_text(root, DUMP_FLAGS);
 	if (!text)
 		return -ENOMEM;
 	int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
 	free(text);
 	return bad ? -EIO : 0;
+}
+
+/* TEXT (a whole item's dump) written to F with every line indented by 4: the depth of an
+ * item of a top-level array. 0 or -EIO. */
+static int put_indented(const char *text, FILE *f)
+{
+	for (const char *p = text; *p;) {
+		/* a dump's only newlines are its own: a string holds "\n", never the byte */
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (fputs("    ", f) == EOF || fwrite(p, 1, len, f) != len)
+			return -EIO;
+		p += len;
+	}
+	return 0;
+}
+
+int json_dump_streamed(json_t *root, FILE *f, const char *key, size_t n, json_item_fn item,
+		       void *ctx)
+{
+	json_t *arr = json_object_get(root, key);
+	if (!n || !json_is_array(arr) || json_array_size(arr)) {
+		int r = n ? -EINVAL : json_dump(root, f);
+		json_decref(root);
+		return r;
+	}
+	char *text = json_dump_text(root, DUMP_FLAGS), mark[80];
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	/* the empty array at depth 1: after a newline and two blanks, outside every string */
+	snprintf(mark, sizeof(mark), "\n  \"%s\": [", key);
+	char *at = strstr(text, mark);
+	if (!at || strncmp(at + strlen(mark), "]", 1)) {
+		free(text);
+		return -EINVAL;
+	}
+	size_t head = (size_t)(at - text) + strlen(mark);
+	int r = fwrite(text, 1, head, f) == head ? 0 : -EIO;
+	for (size_t i = 0; !r && i < n; i++) {
+		json_t *o = item(i, ctx);
+		char *t = o ? json_dump_text(o, DUMP_FLAGS) : NULL;
+		json_decref(o);
+		if (!t) {
+			r = -ENOMEM;
+			break;
+		}
+		r = fputc('\n', f) == EOF ? -EIO : put_indented(t, f);
+		if (!r && i + 1 < n && fputc(',', f) == EOF)
+			r = -EIO;
+		free(t);
+	}
+	if (!r &&
+	    (fputs("\n  ", f) == EOF || fputs(text + head, f) == EOF || fputc('\n', f) == EOF))
+		r = -EIO;
+	free(text);
+	return r;
 }

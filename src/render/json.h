@@ -68,5 +68,15 @@ char *json_u64_unmark(char *text);
 json_t *json_with_schema(json_t *root, const char *cmd, const char *variant);
 /* Dump ROOT to F (2-space indent) with a trailing newline. Returns 0, -ENOMEM or -EIO. */
 int json_dump(json_t *root, FILE *f);
+/* Makes item I of a streamed array (json_dump_streamed); NULL: out of memory. */
+typedef json_t *(*json_item_fn)(size_t i, void *ctx);
+/*
+ * json_dump() of ROOT whose top-level array KEY (in ROOT, empty) holds N items that ITEM
+ * makes: each made, written and freed before the next, so a document of 10 000 VMAs (maps)
+ * never holds a tree of them (~27 MB, ~7000 fresh pages). The bytes are those json_dump()
+ * of the whole would write. ROOT is freed. 0, -ENOMEM, -EIO, -EINVAL (no such empty array).
+ */
+int json_dump_streamed(json_t *root, FILE *f, const char *key, size_t n, json_item_fn item,
+		       void *ctx);
 
 #endif

@@ -449,6 +449,22 @@ void maps_render_text(FILE *f, const struct maps_report *r, bool color)
 	ledger_render_lines(f, &r->led, color);
 }
 
+json_t *maps_vma_json(const struct maps_report *r, size_t i)
+{
+	const struct maps_vma *v = maps_vma_at(r, i);
+	json_t *o = json_object();
+	json_put_hex_range(o, v->start, v->end);
+	json_put(o, "perms", json_str(v->perms));
+	json_put(o, "size_kb", vma_kb_json(v, MF_SIZE));
+	json_put(o, "rss_kb", vma_kb_json(v, MF_RSS));
+	json_put(o, "anon_huge_kb", vma_kb_json(v, MF_ANON_HUGE));
+	json_put(o, "hg", v->has_vmflags ? json_boolean(v->vmflags & VMF_HG) : NULL);
+	json_put(o, "nh", v->has_vmflags ? json_boolean(v->vmflags & VMF_NH) : NULL);
+	json_put(o, "thpeligible", v->thp_eligible >= 0 ? json_boolean(v->thp_eligible) : NULL);
+	json_put(o, "name", json_str(maps_vma_name(r, v)));
+	return o;
+}
+
 json_t *maps_to_json(const struct maps_report *r)
 {
 	json_t *root = json_object(), *arr = json_array();
@@ -477,21 +493,6 @@ json_t *maps_to_json(const struct maps_report *r)
 		root, "prctl_chain_cut",
 		json_boolean(r->chain_cut || (r->st.thp_enabled == 0 && r->stop_thp_enabled != 1)));
 	json_put(root, "partial", json_boolean(r->partial));
-	for (size_t i = 0; i < r->n; i++) {
-		const struct maps_vma *v = maps_vma_at(r, i);
-		json_t *o = json_object();
-		json_put_hex_range(o, v->start, v->end);
-		json_put(o, "perms", json_str(v->perms));
-		json_put(o, "size_kb", vma_kb_json(v, MF_SIZE));
-		json_put(o, "rss_kb", vma_kb_json(v, MF_RSS));
-		json_put(o, "anon_huge_kb", vma_kb_json(v, MF_ANON_HUGE));
-		json_put(o, "hg", v->has_vmflags ? json_boolean(v->vmflags & VMF_HG) : NULL);
-		json_put(o, "nh", v->has_vmflags ? json_boolean(v->vmflags & VMF_NH) : NULL);
-		json_put(o, "thpeligible",
-			 v->thp_eligible >= 0 ? json_boolean(v->thp_eligible) : NULL);
-		json_put(o, "name", json_str(maps_vma_name(r, v)));
-		json_array_append_new(arr, o);
-	}
 	json_put(root, "vmas", arr);
 	json_t *t = json_object();
 	json_put(t, "size_kb", kb_json(&r->totals, SM_SIZE));

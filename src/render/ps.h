@@ -25,6 +25,10 @@ json_t *ps_to_json(const struct ps_report *r);
 void ps_partial_text(FILE *f, const struct ps_report *r, bool color);
 
 void maps_render_text(FILE *f, const struct maps_report *r, bool color);
+/* R as JSON, its "vmas" array left empty: the VMAs are maps_vma_json() each, streamed
+ * (render/json.h json_dump_streamed). */
 json_t *maps_to_json(const struct maps_report *r);
+/* VMA I of R as a "vmas" item; NULL on ENOMEM. */
+json_t *maps_vma_json(const struct maps_report *r, size_t i);
 
 #endif

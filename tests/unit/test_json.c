@@ -299,7 +299,62 @@ static void test_schema_first_key(UNIT_STATE)
 	assert_null(json_with_schema(NULL, "lab", NULL));
 }
 
-UNIT_TESTS(test_schema_first_key, test_valid_utf8_kept, test_invalid_utf8_replaced,
-	   test_nul_replaced, test_raw_jansson_rejects, test_all_bytes, test_json_str_null,
-	   test_numbers, test_put_and_dump, test_strip_ctl, test_u64_exact,
+/* Item I of the streamed array: a u64 past int64, a string with a newline, DEL and a C1
+ * control, a nested object and array, null. */
+static json_t *stream_item(size_t i, void *ctx)
+{
+	(void)ctx;
+	return json_obj("i", json_integer((json_int_t)i), "big", json_u64(UINT64_MAX - i), "s",
+			json_str(i == 1 ? "a\nb\x7f\xc2\x9b \"vmas\": []" : "x"), "o",
+			json_obj("n", json_null(), "arr", json_pack("[i,s]", 1, "y"), NULL), NULL);
+}
+
+/* A root with "vmas": [] and keys before and after it (one with the same text in a string). */
+static json_t *stream_root(void)
+{
+	return json_obj("pid", json_integer(7), "comm", json_str("\n  \"vmas\": ["), "vmas",
+			json_array(), "totals", json_obj("size_kb", json_u64(UINT64_MAX), NULL),
+			NULL);
+}
+
+/* json_dump_streamed writes the bytes json_dump of the whole tree writes, for 0, 1 and 3
+ * items; an array that is not empty or not there is refused. */
+static void test_streamed_dump_is_the_whole_dump(UNIT_STATE)
+{
+	for (size_t n = 0; n <= 3; n += n ? 2 : 1) {
+		char *a = NULL, *b = NULL;
+		size_t la = 0, lb = 0;
+		FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+		assert_non_null(fa);
+		assert_non_null(fb);
+		json_t *whole = stream_root();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(json_object_get(whole, "vmas"), stream_item(i, NULL));
+		assert_int_equal(json_dump(whole, fa), 0);
+		json_decref(whole);
+		assert_int_equal(
+			json_dump_streamed(stream_root(), fb, "vmas", n, stream_item, NULL), 0);
+		fclose(fa);
+		fclose(fb);
+		assert_string_equal(a, b);
+		if (n == 3) { /* the markers undone, the controls escaped, in the streamed items */
+			assert_non_null(strstr(b, "\"big\": 18446744073709551613"));
+			assert_non_null(strstr(b, "a\\nb\\u007f\\u009b"));
+		}
+		free(a);
+		free(b);
+	}
+	FILE *f = fopen("/dev/null", "w");
+	assert_non_null(f);
+	json_t *full = stream_root();
+	json_array_append_new(json_object_get(full, "vmas"), json_integer(1));
+	assert_int_equal(json_dump_streamed(full, f, "vmas", 1, stream_item, NULL), -EINVAL);
+	assert_int_equal(json_dump_streamed(stream_root(), f, "nope", 1, stream_item, NULL),
+			 -EINVAL);
+	fclose(f);
+}
+
+UNIT_TESTS(test_streamed_dump_is_the_whole_dump, test_schema_first_key, test_valid_utf8_kept,
+	   test_invalid_utf8_replaced, test_nul_replaced, test_raw_jansson_rejects, test_all_bytes,
+	   test_json_str_null, test_numbers, test_put_and_dump, test_strip_ctl, test_u64_exact,
 	   test_u64_unmark_only_markers)
