@@ -145,7 +145,9 @@ expect_eval "--help names the estimator whole and every range" \
 C=build/tests/chase_malloc
 if [ -x "$C" ]; then
 	# shellcheck disable=SC2016 # the README's command line, as written there
-	ex=$(awk '/^\$ thpctl ab --runs 4 --modes host / { on = 1; next } on && /^dTLB:|^```/ { exit } on' README.md)
+	# (the command line and its continuation lines, ending in a backslash, are not output)
+	ex=$(awk '/^\$ thpctl ab --runs 4 --modes host / { on = 1; cont = /\\$/; next }
+		on && cont { cont = /\\$/; next } on && /^dTLB:|^```/ { exit } on' README.md)
 	env -u THPCTL_WIDE -u COLUMNS "$T" ab --runs 4 --modes host --metric 'ns-=ns_per_access ([0-9.]+)' \
 		-- "$C" 128M 1000000 2>"$TMP/err" | awk '/^dTLB:/ { exit } 1' >"$TMP/out"
 	norm() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/\b(kB|MiB|GiB)\b/U/g' | tr -s ' \n' '  '; }

@@ -4,7 +4,7 @@
 # colour escapes: on every recorded tree under tests/fixtures/ (status, status --brief, ps,
 # ps --rollup, advise, hugetlb plan, cgroups, and why and maps of the PIDs recorded there) and
 # on this host (status, status --brief, ps, ps --ledger, why of a process this suite starts).
-# The code blocks of docs/diagnosis.md, docs/json.md, docs/benchmarks.md and
+# The code blocks of README.md, docs/diagnosis.md, docs/json.md, docs/benchmarks.md and
 # docs/ARCHITECTURE.md fit 80 columns too (no line of one wider).
 # why's facts each carry a mark of its legend and wrap 4 columns in.
 # Wrapping loses no word (the text equals the --wide text, whitespace aside, a word longer than
@@ -300,7 +300,7 @@ wide_doc=$(wide_lines docs/diagnosis.md)
 expect_eval "docs/diagnosis.md: every example line within 80 columns, wrapped as on a pipe" \
 	'[ -z "$wide_doc" ] && ! grep -q "nothing is cut, whatever" docs/diagnosis.md' \
 	"lines over 80: $(echo $wide_doc | head -c 300)"
-for doc in docs/json.md docs/benchmarks.md docs/ARCHITECTURE.md; do
+for doc in docs/json.md docs/benchmarks.md docs/ARCHITECTURE.md README.md; do
 	wide_doc=$(wide_lines "$doc")
 	blocks=$(grep -c '^```' "$doc")
 	expect_eval "$doc: every code-block line within 80 columns (code blocks: $((blocks / 2)))" \
