@@ -307,4 +307,8 @@ for doc in docs/json.md docs/benchmarks.md docs/ARCHITECTURE.md README.md; do
 		'[ "$blocks" -ge 2 ] && [ -z "$wide_doc" ]' \
 		"lines over 80: $(tr '\n' ' ' <<<"$wide_doc" | head -c 300)"
 done
+# docs/workloads.md: lab workloads as recorded on a pipe, wrapped at 80 like the pages above
+wide_doc=$(wide_lines docs/workloads.md) blocks=$(grep -c '^```' docs/workloads.md)
+expect_eval "docs/workloads.md: every code-block line within 80 columns (code blocks: $((blocks / 2)))" \
+	'[ "$blocks" -ge 16 ] && [ -z "$wide_doc" ]' "lines over 80: $(tr '\n' ' ' <<<"$wide_doc" | head -c 300)"
 summary
