@@ -84,7 +84,10 @@ int memcg_lab_pressure(const struct sysroot *sr, const struct memcg_lab *m, uint
 	if (m->version == 2) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
 		r = put(sr, m, "memory.reclaim", v);
-		snprintf(how, n, "memory.reclaim %s: %s", v, r ? strerror(-r) : "done");
+		snprintf(how, n, "memory.reclaim %s: %s", v,
+			 !r		? "done"
+			 : r == -EAGAIN ? "reclaim ran and fell short (EAGAIN): pressure applied"
+					: strerror(-r));
 		return r;
 	}
 	uint64_t use = 0;
@@ -94,7 +97,11 @@ int memcg_lab_pressure(const struct sysroot *sr, const struct memcg_lab *m, uint
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)lim);
 	r = put(sr, m, "memory.limit_in_bytes", v);
 	snprintf(how, n, "memory.limit_in_bytes %s (usage %llu): %s", v, (unsigned long long)use,
-		 r ? strerror(-r) : "taken");
+		 !r ? "taken"
+		 : r == -EBUSY
+			 ? "refused (EBUSY) when the cgroup's reclaim freed nothing more: pressure "
+			   "applied, the limit not held"
+			 : strerror(-r));
 	return r;
 }
 

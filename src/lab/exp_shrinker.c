@@ -246,8 +246,13 @@ static void results(struct lab_result *r, const struct phase_out *ph, int nph)
 			if (ph[i].v[k] >= 0)
 				lab_cell_set1(r, row, k, ph[i].v[k]);
 		lab_proof(r, label, "pressure: %s", ph[i].how[0] ? ph[i].how : "not applied");
-		s[i] = (struct sh_phase){ph[i].mpn,	  ph[i].ok,	   ph[i].v[C_THPS],
-					 ph[i].v[C_AHP0], ph[i].v[C_AHP1], ph[i].v[C_SPLIT]};
+		s[i] = (struct sh_phase){ph[i].mpn,
+					 ph[i].ok,
+					 ph[i].v[C_THPS],
+					 ph[i].v[C_AHP0],
+					 ph[i].v[C_AHP1],
+					 ph[i].v[C_SPLIT],
+					 sh_pressed(ph[i].pressure_err)};
 	}
 	sh_claims_and_verdict(r, s, nph);
 }
@@ -264,6 +269,7 @@ static int lab_shrinker(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		lab_skip(r, "no thp_underused_split_page in /proc/vmstat");
 		return 0;
 	}
+	r->runs = 1; /* one child per max_ptes_none, whatever --runs says */
 	uint64_t size;
 	if (lab_begin_write(ctx, o, "make a memory cgroup and set max_ptes_none", 256ull << 20, r,
 			    &size,

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "shrinker_calls.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+bool sh_pressed(int err)
+{
+	return err == 0 || err == -EBUSY || err == -EAGAIN;
+}
 
 enum claim_call sh_split_call(const struct sh_phase *p)
 {
@@ -11,14 +17,17 @@ enum claim_call sh_split_call(const struct sh_phase *p)
 	bool gone = p->ahp1 <= p->ahp0 * 0.10, kept = p->ahp1 >= p->ahp0 * 0.90;
 	if (gone && p->split >= p->thps * 0.9)
 		return CLAIM_CONFIRMED;
-	if (kept && p->split == 0)
+	if (kept && p->split == 0 && p->pressed)
 		return CLAIM_CONTRADICTED;
 	return CLAIM_INCONCLUSIVE;
 }
 
-static const char *did(enum claim_call c)
+static const char *did(enum claim_call c, const struct sh_phase *p)
 {
-	return c == CLAIM_CONFIRMED ? "split" : c == CLAIM_CONTRADICTED ? "kept" : "unclear";
+	return c == CLAIM_CONFIRMED	 ? "split"
+	       : c == CLAIM_CONTRADICTED ? "kept"
+	       : p->ok && !p->pressed	 ? "no pressure"
+					 : "unclear";
 }
 
 void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n)
@@ -41,7 +50,7 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 		char one[128];
 		lab_fmt(one, sizeof(one),
 			"at %ld: AnonHugePages %.0f -> %.0f kB, counter +%.0f (%s)", p[i].mpn,
-			p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c));
+			p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c, &p[i]));
 		lab_catf(all, sizeof(all), &ka, "%s%s", ka ? "; " : "", one);
 		if (p[i].mpn == top) {
 			at_top = c;
@@ -65,7 +74,8 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 		  : c1 == CLAIM_CONTRADICTED
 			  ? "every phase below the top: AnonHugePages kept, the "
 			    "counter unmoved, under pressure"
-			  : "a phase's two measures disagree, or it was not read");
+			  : "a phase's two measures disagree, it was not read, or its pressure did "
+			    "not reach reclaim (kept without pressure proves nothing)");
 	enum claim_call c2 = at_top == CLAIM_CONFIRMED	    ? CLAIM_CONTRADICTED
 			     : at_top == CLAIM_CONTRADICTED ? CLAIM_CONFIRMED
 							    : CLAIM_INCONCLUSIVE;
@@ -73,7 +83,9 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 		  "mm/huge_memory.c thp_underused() (Oct 2025 sources)", here_top, c2, "%s",
 		  c2 == CLAIM_CONFIRMED
 			  ? "AnonHugePages kept and the counter unmoved under pressure"
-		  : c2 == CLAIM_CONTRADICTED ? "AnonHugePages gone and the counter up by its THPs"
-					     : "the two measures disagree, or it was not read");
+		  : c2 == CLAIM_CONTRADICTED
+			  ? "AnonHugePages gone and the counter up by its THPs"
+			  : "the two measures disagree, it was not read, or the pressure did not "
+			    "reach reclaim");
 	lab_verdict(r, made, "%s%s", made ? "" : "UNEXPECTED: no THPs made in a phase: ", all);
 }

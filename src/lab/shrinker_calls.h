@@ -21,13 +21,25 @@ struct sh_phase {
 	double thps;	   /* the child's PMD THPs before the pressure */
 	double ahp0, ahp1; /* its AnonHugePages before and after, kB */
 	double split;	   /* thp_underused_split_page delta (host-wide) */
+	bool pressed; /* the pressure reached reclaim (sh_pressed): else "kept" proves nothing */
 };
+
+/*
+ * Whether writing the pressure (kernel/memcg_lab.h memcg_lab_pressure) made the kernel reclaim
+ * in the cgroup, from the write's result ERR (0 or -errno): taken (0); v1's limit refused with
+ * -EBUSY, which mm/memcontrol-v1.c mem_cgroup_resize_max returns when its reclaim cannot bring
+ * the usage under it: try_to_free_mem_cgroup_pages, shrinkers included, ran and freed nothing more;
+ * v2's memory.reclaim -EAGAIN, reclaim that fell short of the request.
+ * Any other error: no reclaim is known to have run.
+ */
+bool sh_pressed(int err);
 
 /*
  * Did phase P split its THPs? Confirmed: AnonHugePages fell to 10% or less
  * and the counter rose by at least 90% of the THPs; contradicted: it stayed
- * at 90% or more and the counter did not move; otherwise (the measures
- * disagree, nothing read, no THP made) inconclusive.
+ * at 90% or more and the counter did not move, under pressure (P->pressed);
+ * otherwise (the measures disagree, nothing read, no THP made, kept without
+ * pressure) inconclusive.
  */
 enum claim_call sh_split_call(const struct sh_phase *p);
 

@@ -4,29 +4,61 @@
 
 #include "lab/shrinker_calls.h"
 
+#include <errno.h>
+
 static void test_split_call_needs_both_measures(UNIT_STATE)
 {
-	struct sh_phase p = {64, true, 32, 65536, 0, 32};
+	struct sh_phase p = {64, true, 32, 65536, 0, 32, true};
 	assert_int_equal(sh_split_call(&p), CLAIM_CONFIRMED);
 	p.split = 10; /* the counter disagrees with the process */
 	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
-	p = (struct sh_phase){511, true, 32, 65536, 65536, 0};
+	p = (struct sh_phase){511, true, 32, 65536, 65536, 0, true};
 	assert_int_equal(sh_split_call(&p), CLAIM_CONTRADICTED);
 	p.split = 3; /* kept, but the counter moved */
 	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
-	p = (struct sh_phase){64, true, 0, 0, 0, 0}; /* no THP made */
+	p = (struct sh_phase){64, true, 0, 0, 0, 0, true}; /* no THP made */
 	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
-	p = (struct sh_phase){64, false, 32, 65536, 0, 32};
+	p = (struct sh_phase){64, false, 32, 65536, 0, 32, true};
 	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+	/* kept, the counter unmoved, but the pressure never reached reclaim: proves nothing */
+	p = (struct sh_phase){511, true, 32, 65536, 65536, 0, false};
+	assert_int_equal(sh_split_call(&p), CLAIM_INCONCLUSIVE);
+	p.pressed = true;
+	assert_int_equal(sh_split_call(&p), CLAIM_CONTRADICTED);
+	/* split without a taken limit: the split itself shows the shrinker ran */
+	p = (struct sh_phase){64, true, 32, 65536, 0, 32, false};
+	assert_int_equal(sh_split_call(&p), CLAIM_CONFIRMED);
+}
+
+/* What counts as pressure that reached reclaim: a taken write, v1's EBUSY, v2's EAGAIN. */
+static void test_pressure_that_reached_reclaim(UNIT_STATE)
+{
+	assert_true(sh_pressed(0));
+	assert_true(sh_pressed(-EBUSY));
+	assert_true(sh_pressed(-EAGAIN));
+	assert_false(sh_pressed(-EINVAL));
+	assert_false(sh_pressed(-EACCES));
+	assert_false(sh_pressed(-ENOENT));
+	/* at 511 a limit refused by EINVAL: its "kept" is no confirmation of the source */
+	static struct lab_result r;
+	memset(&r, 0, sizeof(r));
+	struct sh_phase p[3] = {{511, true, 32, 65536, 65536, 0, sh_pressed(-EINVAL)},
+				{64, true, 32, 65536, 0, 32, true},
+				{0, true, 32, 65536, 0, 32, true}};
+	sh_claims_and_verdict(&r, p, 3);
+	assert_int_equal(r.claims[1].call, CLAIM_INCONCLUSIVE);
+	assert_contains(r.verdict,
+			"at 511: AnonHugePages 65536 -> 65536 kB, counter +0 (no pressure)");
+	assert_int_equal(r.claims[0].call, CLAIM_CONFIRMED);
 }
 
 static void test_claims_as_documented(UNIT_STATE)
 {
 	static struct lab_result r;
 	memset(&r, 0, sizeof(r));
-	struct sh_phase p[3] = {{511, true, 32, 65536, 65536, 0},
-				{64, true, 32, 65536, 0, 32},
-				{0, true, 32, 65536, 0, 33}};
+	struct sh_phase p[3] = {{511, true, 32, 65536, 65536, 0, true},
+				{64, true, 32, 65536, 0, 32, true},
+				{0, true, 32, 65536, 0, 33, true}};
 	sh_claims_and_verdict(&r, p, 3);
 	assert_int_equal(r.nclaims, 2);
 	assert_int_equal(r.claims[0].call, CLAIM_CONFIRMED);
@@ -41,7 +73,7 @@ static void test_claims_as_documented(UNIT_STATE)
 	assert_int_equal(r.claims[1].call, CLAIM_CONTRADICTED);
 	/* one that splits nothing anywhere contradicts the docs */
 	memset(&r, 0, sizeof(r));
-	p[0] = (struct sh_phase){511, true, 32, 65536, 65536, 0};
+	p[0] = (struct sh_phase){511, true, 32, 65536, 65536, 0, true};
 	p[1].ahp1 = p[2].ahp1 = 65536;
 	p[1].split = p[2].split = 0;
 	sh_claims_and_verdict(&r, p, 3);
@@ -63,9 +95,10 @@ static void test_large_figures_stay_whole(UNIT_STATE)
 {
 	static struct lab_result r;
 	memset(&r, 0, sizeof(r));
-	struct sh_phase p[3] = {{1048576, true, 2097152, 17179869184.0, 17179869184.0, 0},
-				{999999, true, 2097152, 17179869184.0, 17179869184.0, 2097152},
-				{524287, true, 2097152, 17179869184.0, 17179869184.0, 2097152}};
+	struct sh_phase p[3] = {
+		{1048576, true, 2097152, 17179869184.0, 17179869184.0, 0, true},
+		{999999, true, 2097152, 17179869184.0, 17179869184.0, 2097152, true},
+		{524287, true, 2097152, 17179869184.0, 17179869184.0, 2097152, true}};
 	sh_claims_and_verdict(&r, p, 3);
 	const char *a = "at 999999: AnonHugePages 17179869184 -> 17179869184 kB, counter +2097152 "
 			"(unclear)";
@@ -82,5 +115,5 @@ static void test_large_figures_stay_whole(UNIT_STATE)
 	assert_null(strstr(r.verdict, "..."));
 }
 
-UNIT_TESTS(test_split_call_needs_both_measures, test_claims_as_documented,
-	   test_large_figures_stay_whole)
+UNIT_TESTS(test_pressure_that_reached_reclaim, test_split_call_needs_both_measures,
+	   test_claims_as_documented, test_large_figures_stay_whole)
