@@ -91,6 +91,8 @@ int lab_run(const struct lab_experiment *x, const struct lab_ctx *ctx, const str
 	bool lb = lab_loadavg(r->load_before) == 0;
 	double t0 = mono_ms(), c0 = lab_cpu_ms();
 	int ret = x->fn(ctx, o, r);
+	if (!r->title[0]) /* skipped before its title was set: its line from `lab list` */
+		snprintf(r->title, sizeof(r->title), "%s", x->help);
 	r->wall_ms = mono_ms() - t0;
 	r->cpu_ms = lab_cpu_ms() - c0;
 	r->load_ok = lb && lab_loadavg(r->load_after) == 0;

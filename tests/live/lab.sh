@@ -596,5 +596,13 @@ PY
 	check_settings "as nobody: lab touch"
 fi
 
+# an experiment skipped before it sets its title still says what it is (its `lab list` line):
+# thpctl alone in a directory, no thpctl-churn beside it, skips allocators
+mkdir -p "$TMP/lonely" && cp "$T" "$TMP/lonely/thpctl"
+"$TMP/lonely/thpctl" lab allocators --quick --yes --json >"$TMP/lonely.json" 2>"$TMP/lonely.err"
+expect_eval "a skipped experiment keeps a title (lab allocators without thpctl-churn)" \
+	'python3 -c "import json,sys; e=json.load(open(sys.argv[1]))[\"experiments\"][0]; assert e[\"verdict\"][\"skipped\"] and e[\"title\"].startswith(\"glibc, jemalloc\"), e" "$TMP/lonely.json"' \
+	"$(head -c 300 "$TMP/lonely.json") $(tail -n 2 "$TMP/lonely.err")"
+
 expect_sanitizers_quiet "sanitizers quiet"
 summary
