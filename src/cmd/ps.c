@@ -86,11 +86,6 @@ enum {
 static const char *const sort_names[] = {"ahp", "rss", "share", "hg", "pid", "comm"};
 static int sort_key;
 
-static int cmp_u64_desc(uint64_t a, uint64_t b)
-{
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct ps_row *x = a, *y = b;

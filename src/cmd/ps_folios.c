@@ -20,11 +20,6 @@
 
 static int folio_sort; /* enum ps_sort, for cmp_folio_rows */
 
-static int cmp_u64_desc(uint64_t a, uint64_t b)
-{
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 static int sum_vma(const struct folio_vma *v, void *arg)
 {
 	folio_acct_add(arg, &v->c);

@@ -11,6 +11,12 @@
 #include "cmd.h"
 #include "ledger.h"
 
+/* qsort order of two u64 keys, the larger first */
+static inline int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
 /* --sort's keys: compared as a number, not a string per comparison */
 enum ps_sort { SORT_AHP, SORT_RSS, SORT_SHARE, SORT_HG, SORT_PID, SORT_COMM, SORT_N };
 

@@ -40,15 +40,21 @@ const char *ps_row_reason(const struct ps_report *r, const struct ps_row *row, c
 	return out;
 }
 
-static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
+/* KB as a cell ("64 kB"), "-" when not KNOWN. */
+static void known_kb_cell(struct table *t, bool known, uint64_t kb)
 {
 	char v[32];
-	if (!smaps_known(s, f)) {
+	if (!known) {
 		table_cell(t, "-");
 		return;
 	}
-	fmt_kb(v, sizeof(v), s->kb[f]);
+	fmt_kb(v, sizeof(v), kb);
 	table_cell(t, "%s", v);
+}
+
+static void kb_cell(struct table *t, const struct smaps_totals *s, enum smaps_field f)
+{
+	known_kb_cell(t, smaps_known(s, f), s->kb[f]);
 }
 
 static void count_size_cell(struct table *t, bool known, int n, u128 kb)
@@ -337,13 +343,7 @@ json_t *ps_to_json(const struct ps_report *r)
 
 static void vma_kb_cell(struct table *t, const struct maps_vma *v, enum maps_field f)
 {
-	char s[32];
-	if (!(v->known & (1u << f))) {
-		table_cell(t, "-");
-		return;
-	}
-	fmt_kb(s, sizeof(s), v->kb[f]);
-	table_cell(t, "%s", s);
+	known_kb_cell(t, v->known & (1u << f), v->kb[f]);
 }
 
 static json_t *vma_kb_json(const struct maps_vma *v, enum maps_field f)
