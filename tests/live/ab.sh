@@ -107,13 +107,16 @@ else
 		'd["modes"][0]["mode"] == "off" and d["modes"][0]["anon_huge_peak_kb"]["max"] == 0 and d["modes"][0]["verdict"] == "base"'
 	expect_json "glibc: over half of its anonymous memory huge, not flagged" "$TMP/ab.json" \
 		'd["modes"][1]["anon_huge_share"]["median"] > 0.5 and d["modes"][1]["proof_contradicts_intent"] is False'
-	# the chase itself (its own ns per access), not the wall time: a busy host
-	# and page-fault costs at start move the wall time either way. Huge pages were
-	# 3x faster here on most runs, but in one make check glibc read 1.01x off's (95%
-	# 0.78-1.22x): the guest's THP helps only when the hypervisor backs it with huge
-	# pages too. So: never slower beyond its interval, and its interval a real one
-	expect_json "glibc: ns per access not slower than off beyond its interval" "$TMP/ab.json" \
-		'(lambda r: r["low"] is not None and r["low"] <= 1 and r["low"] <= r["estimate"] <= r["high"])(d["modes"][1]["metrics"]["ns"]["ratio_to_base"])' \
+	# the chase itself (its own ns per access), not the wall time. Which way it
+	# goes is the host's, not thpctl's: huge pages were 3x faster here on most
+	# runs, 1.01x (0.78-1.22x) in one make check and 1.36x slower (1.01-1.94x) in
+	# another (the guest's THP helps only when the hypervisor backs it with huge
+	# pages too, and this VM returns freed memory to the host). What thpctl owes
+	# is a real interval around its estimate and a call that follows it: worse
+	# (ns, lower is better) exactly when the interval lies above 1, better
+	# exactly when below, no-difference or inconclusive (too wide) when it holds 1.
+	expect_json "glibc: ns per access called by its interval (a real one)" "$TMP/ab.json" \
+		'(lambda m: (lambda r: r["low"] is not None and r["low"] <= r["estimate"] <= r["high"] and m["call"] in ((("worse",) if r["low"] > 1 else ("better",) if r["high"] < 1 else ("no-difference", "inconclusive"))))(m["ratio_to_base"]))(d["modes"][1]["metrics"]["ns"])' \
 		'd["modes"][1]["metrics"]'
 	expect_json "the metric is read from every run's output" "$TMP/ab.json" \
 		'all(m["metrics"]["ns"]["value"] is not None for m in d["modes"])'
