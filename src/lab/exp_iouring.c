@@ -182,6 +182,37 @@ static void round_cell(struct lab_result *r, int row, int col, const struct fio_
 	lab_cell_set(r, row, col, v, n);
 }
 
+/* US microseconds as "8.1 s", "9.18 ms" or "453 us" into B. */
+static const char *fmt_us(char *b, size_t n, double us)
+{
+	if (us >= 1e6)
+		lab_fmt(b, n, "%.1f s", us / 1e6);
+	else if (us >= 1e3)
+		lab_fmt(b, n, "%.3g ms", us / 1e3);
+	else
+		lab_fmt(b, n, "%.0f us", us);
+	return b;
+}
+
+/* Why engine LABEL's clat p99 (X) is left out: which of fio's own figures it contradicts. */
+static void suspect_proof(struct lab_result *r, const char *label, const struct fio_res *x)
+{
+	char p[24], a[24], b[24];
+	fmt_us(p, sizeof(p), x->p99_suspect_us);
+	if (x->clat_max_us >= 0 && x->lat_max_us >= 0 && x->clat_max_us > x->lat_max_us)
+		lab_proof(r, label,
+			  "clat p99 left out (-): fio gave %s, but its clat maximum (%s) is above "
+			  "its whole latency's (%s; lat = slat + clat): fio before 3.36 loses "
+			  "issue times under SQPOLL (fio pull request 1594)",
+			  p, fmt_us(a, sizeof(a), x->clat_max_us),
+			  fmt_us(b, sizeof(b), x->lat_max_us));
+	else
+		lab_proof(r, label,
+			  "clat p99 left out (-): fio gave %s, longer than the %.1f s the job "
+			  "ran: not a completion latency of this run",
+			  p, x->runtime_s);
+}
+
 /* Rows (medians over the NR rounds), probes, claims, the verdict. */
 static void finish(struct lab_result *r, const struct fio_res (*res)[NE], int nr,
 		   const struct probes *p)
@@ -198,6 +229,12 @@ static void finish(struct lab_result *r, const struct fio_res (*res)[NE], int nr
 			round_cell(r, row, c, res, nr, k);
 		lab_cell_set1(r, row, 3, k == E_PSYNC ? 1 : QD);
 	}
+	for (int k = 0; k < NE; k++)
+		for (int i = 0; i < nr; i++)
+			if (res[i][k].p99_suspect_us >= 0) {
+				suspect_proof(r, eng_label[k], &res[i][k]);
+				break;
+			}
 	lab_proof(
 		r, "probes",
 		"kernel.io_uring_disabled %s; io_uring_setup %s; SQPOLL %s (uid %d); liburing2 %s",

@@ -37,7 +37,11 @@ static double num(json_t *o, const char *key)
 
 int fio_parse(const char *text, size_t len, struct fio_res *r)
 {
-	*r = (struct fio_res){.p99_us = -1, .cpu_ms_k = -1};
+	*r = (struct fio_res){.p99_us = -1,
+			      .p99_suspect_us = -1,
+			      .cpu_ms_k = -1,
+			      .clat_max_us = -1,
+			      .lat_max_us = -1};
 	const char *b = memchr(text, '{', len);
 	if (!b)
 		return -EINVAL;
@@ -52,11 +56,18 @@ int fio_parse(const char *text, size_t len, struct fio_res *r)
 	r->iops = iops;
 	r->ios = (uint64_t)ios;
 	r->error = (int)err;
-	json_t *pct = json_object_get(json_object_get(rd, "clat_ns"), "percentile");
-	double p99 = num(pct, "99.000000");
-	if (p99 >= 0 && ios > 0)
-		r->p99_us = p99 / 1000;
+	json_t *clat = json_object_get(rd, "clat_ns");
+	double p99 = num(json_object_get(clat, "percentile"), "99.000000");
 	double usr = num(job, "usr_cpu"), sys = num(job, "sys_cpu"), rt = num(job, "job_runtime");
+	/* a completion latency is part of the whole latency (lat = slat + clat, exact maxima,
+	 * not buckets) and within the job's runtime (ms): past either, fio lost an issue time */
+	double clat_max = num(clat, "max"), lat_max = num(json_object_get(rd, "lat_ns"), "max");
+	bool suspect =
+		(clat_max >= 0 && lat_max >= 0 && clat_max > lat_max) || (rt > 0 && p99 > rt * 1e6);
+	if (p99 >= 0 && ios > 0)
+		*(suspect ? &r->p99_suspect_us : &r->p99_us) = p99 / 1000;
+	r->clat_max_us = clat_max >= 0 ? clat_max / 1000 : -1;
+	r->lat_max_us = lat_max >= 0 ? lat_max / 1000 : -1;
 	if (rt >= 0)
 		r->runtime_s = rt / 1000;
 	if (usr >= 0 && sys >= 0 && rt > 0 && ios > 0)
@@ -135,7 +146,11 @@ static void fio_why(const char *out, int st, char *why, size_t n)
 
 int fio_run(const char *exe, const struct fio_spec *s, struct fio_res *r, char *why, size_t n)
 {
-	*r = (struct fio_res){.p99_us = -1, .cpu_ms_k = -1};
+	*r = (struct fio_res){.p99_us = -1,
+			      .p99_suspect_us = -1,
+			      .cpu_ms_k = -1,
+			      .clat_max_us = -1,
+			      .lat_max_us = -1};
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;

@@ -23,10 +23,15 @@ int uring_probe(unsigned flags);
 
 /* One fio job's figures (fio_parse). */
 struct fio_res {
-	bool ok;	  /* the job ran without error and did I/O */
-	int error;	  /* the job's "error" (an errno), 0 none */
-	double iops;	  /* read.iops */
-	double p99_us;	  /* read.clat_ns.percentile["99.000000"] / 1000, -1 absent */
+	bool ok;       /* the job ran without error and did I/O */
+	int error;     /* the job's "error" (an errno), 0 none */
+	double iops;   /* read.iops */
+	double p99_us; /* read.clat_ns.percentile["99.000000"] / 1000, -1 absent or suspect */
+	double p99_suspect_us; /* that percentile when fio's clat cannot be a completion latency
+				* (its max above lat_ns' max, or the p99 above the job's runtime):
+				* fio before 3.36 stamps the wrong request's issue time under
+				* SQPOLL; -1 when not suspect */
+	double clat_max_us, lat_max_us; /* read.clat_ns.max, read.lat_ns.max / 1000; -1 absent */
 	double cpu_ms_k;  /* (usr_cpu + sys_cpu) % x job_runtime per 1000 reads (ms), -1 absent */
 	uint64_t ios;	  /* read.total_ios */
 	double runtime_s; /* job_runtime / 1000 */
@@ -35,6 +40,7 @@ struct fio_res {
 /*
  * Parse fio --output-format=json TEXT (LEN bytes; lines before the first
  * '{' are skipped, fio prints notes there) into R from its first job (pure).
+ * A clat p99 that the document itself contradicts is moved to p99_suspect_us.
  * Returns 0, or -EINVAL when it is not such a document (no jobs, no read
  * section, no iops).
  */

@@ -57,6 +57,42 @@ static void test_fio_failed_job_is_not_ok(UNIT_STATE)
 	assert_true(r.cpu_ms_k == -1); /* no runtime: unknown, not 0 */
 }
 
+static void test_fio_clat_it_contradicts_is_suspect(UNIT_STATE)
+{
+	/* fio 3.33, io_uring with sqthread_poll=1: a clat maximum above the whole latency's
+	 * (lat = slat + clat) and a p99 of 17.1 s in an 8 s job: not a completion latency */
+	const char *sq = "{\"jobs\": [{\"error\": 0, \"job_runtime\": 8001, \"usr_cpu\": 1.0, "
+			 "\"sys_cpu\": 2.0, \"read\": {\"total_ios\": 885416, \"iops\": 110677.0, "
+			 "\"clat_ns\": {\"max\": 17179869184, \"percentile\": {\"99.000000\": "
+			 "17112760320}}, \"lat_ns\": {\"max\": 9175040}}}]}";
+	struct fio_res r;
+	assert_int_equal(fio_parse(sq, strlen(sq), &r), 0);
+	assert_true(r.ok);
+	assert_true(r.p99_us == -1); /* unknown, never the impossible figure */
+	assert_true(fabs(r.p99_suspect_us - 17112760.32) < 1e-6);
+	assert_true(r.clat_max_us == 17179869.184 && r.lat_max_us == 9175.04);
+	/* only the maxima disagree: a p99 inside the run is still suspect */
+	const char *mx = "{\"jobs\": [{\"error\": 0, \"job_runtime\": 8001, \"read\": "
+			 "{\"total_ios\": 10, \"iops\": 1.0, \"clat_ns\": {\"max\": 900, "
+			 "\"percentile\": {\"99.000000\": 500}}, \"lat_ns\": {\"max\": 800}}}]}";
+	assert_int_equal(fio_parse(mx, strlen(mx), &r), 0);
+	assert_true(r.p99_us == -1 && r.p99_suspect_us == 0.5);
+	/* only the run: a p99 past 8.001 s with no lat_ns at all */
+	const char *rt = "{\"jobs\": [{\"error\": 0, \"job_runtime\": 8001, \"read\": "
+			 "{\"total_ios\": 10, \"iops\": 1.0, \"clat_ns\": {\"percentile\": "
+			 "{\"99.000000\": 8002000000}}}}]}";
+	assert_int_equal(fio_parse(rt, strlen(rt), &r), 0);
+	assert_true(r.p99_us == -1 && r.p99_suspect_us == 8002000);
+	assert_true(r.clat_max_us == -1 && r.lat_max_us == -1); /* absent: unknown, not 0 */
+	/* a clat max equal to lat's and a p99 within the run: as fio gave it */
+	const char *ok = "{\"jobs\": [{\"error\": 0, \"job_runtime\": 8001, \"read\": "
+			 "{\"total_ios\": 10, \"iops\": 1.0, \"clat_ns\": {\"max\": 800, "
+			 "\"percentile\": {\"99.000000\": 8001000000}}, \"lat_ns\": {\"max\": "
+			 "800}}}]}";
+	assert_int_equal(fio_parse(ok, strlen(ok), &r), 0);
+	assert_true(r.p99_us == 8001000 && r.p99_suspect_us == -1);
+}
+
 static void test_fio_not_a_document(UNIT_STATE)
 {
 	struct fio_res r;
@@ -75,4 +111,5 @@ static void test_fio_not_a_document(UNIT_STATE)
 }
 
 UNIT_TESTS(test_fio_job_figures, test_fio_notes_before_the_json_are_skipped,
-	   test_fio_failed_job_is_not_ok, test_fio_not_a_document)
+	   test_fio_failed_job_is_not_ok, test_fio_clat_it_contradicts_is_suspect,
+	   test_fio_not_a_document)
