@@ -361,6 +361,8 @@ struct lab_out {
 	struct lab_claim claims[LAB_OUT_CLAIMS];
 	struct hbuf *page; /* --report: the page being built, NULL without */
 	int npage;	   /* results on it */
+	int nskip;	   /* results shown that were skipped, and their names */
+	char skipped[256];
 };
 
 /* Print or collect R (FIRST: nothing printed before it). */
@@ -399,6 +401,12 @@ static int run_experiment(const struct lab_experiment *x, const struct lab_ctx *
 		ret = EXIT_FAIL; /* lab all: a workload whose program is missing is skipped, not a failure */
 	emit(out, &res, out->shown == 0);
 	out->shown++;
+	if (res.skipped) {
+		size_t l = strlen(out->skipped);
+		snprintf(out->skipped + l, sizeof(out->skipped) - l, "%s%s", l ? ", " : "",
+			 res.experiment);
+		out->nskip++;
+	}
 	if (again_cold) {
 		struct lab_opts co = *eo;
 		co.state = STATE_COLD;
@@ -504,18 +512,17 @@ static int run_all(struct globals *g, struct lab_args *a, const struct lab_exper
 	if (!g->json && !a->csv && gr == GROUP_WORKLOADS)
 		lab_render_claims_table(stdout, (const char(*)[24])out.claim_exp, out.claims,
 					out.nclaims, g->color);
-	if (!g->json && !a->csv) {
-		if (one)
-			printf("\nlab %s: %.1f s wall", one->name, wall_ms / 1000);
-		else
-			printf("\nlab %s: %d experiment%s in %.1f s wall", group_name[gr],
-			       out.shown, out.shown == 1 ? "" : "s", wall_ms / 1000);
-		printf(" (%.1f s CPU)", (lab_cpu_ms() - c0) / 1000);
-		if (ld.ok)
-			printf("; load average %.2f before, %.2f after (1 min, host-wide)",
-			       ld.before[0], ld.after[0]);
-		putchar('\n');
-	}
+	if (!g->json && !a->csv)
+		lab_render_closing(stdout,
+				   &(struct lab_closing){.name = one ? one->name : group_name[gr],
+							 .group = !one,
+							 .shown = out.shown,
+							 .nskip = out.nskip,
+							 .skipped = out.skipped,
+							 .wall_s = wall_ms / 1000,
+							 .cpu_s = (lab_cpu_ms() - c0) / 1000,
+							 .load_before = ld.ok ? ld.before : NULL,
+							 .load_after = ld.ok ? ld.after : NULL});
 	if (out.page && write_page(g, a->report, one ? one->name : group_name[gr], wall0, &body))
 		ret = EXIT_FAIL;
 	if (guard_restore())

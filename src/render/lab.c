@@ -290,3 +290,20 @@ void lab_render_claims_table(FILE *f, const char (*experiment)[24], const struct
 	}
 	table_flush(t, f, 2, color);
 }
+
+void lab_render_closing(FILE *f, const struct lab_closing *c)
+{
+	if (c->group)
+		fprintf(f, "\nlab %s: %d experiment%s in %.1f s wall", c->name, c->shown,
+			c->shown == 1 ? "" : "s", c->wall_s);
+	else
+		fprintf(f, "\nlab %s: %.1f s wall", c->name, c->wall_s);
+	fprintf(f, " (%.1f s CPU)", c->cpu_s);
+	if (c->group && c->nskip)
+		fprintf(f, ", %s%d skipped (%s)", c->nskip == c->shown ? "all " : "", c->nskip,
+			c->skipped);
+	if (c->load_before && c->load_after)
+		fprintf(f, "; load average %.2f before, %.2f after (1 min, host-wide)",
+			c->load_before[0], c->load_after[0]);
+	fputc('\n', f);
+}

@@ -21,6 +21,21 @@ json_t *lab_claims_json(const struct lab_result *r);
  */
 void lab_render_claims_table(FILE *f, const char (*experiment)[24], const struct lab_claim *c,
 			     int n, bool color);
+/* What lab's closing line says (lab_render_closing). */
+struct lab_closing {
+	const char *name;    /* the experiment or the group ("quick") */
+	bool group;	     /* a group: SHOWN and the skipped ones are said */
+	int shown;	     /* experiments shown */
+	int nskip;	     /* of them skipped (not run here: each one's verdict says why) */
+	const char *skipped; /* their names, ", " between them ("" none) */
+	double wall_s, cpu_s;
+	const double *load_before, *load_after; /* 1-minute load average first; NULL unknown */
+};
+/*
+ * lab's closing line into F, e.g. "lab quick: 9 experiments in 21.9 s wall (19.9 s CPU),
+ * 1 skipped (mthp); load average 1.24 before, 1.30 after (1 min, host-wide)".
+ */
+void lab_render_closing(FILE *f, const struct lab_closing *c);
 /* CSV rows "experiment,row,column,unit,median,min,max"; HEADER prints the header line first. */
 void lab_render_csv(FILE *f, const struct lab_result *r, bool header);
 

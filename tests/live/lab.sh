@@ -604,5 +604,20 @@ expect_eval "a skipped experiment keeps a title (lab allocators without thpctl-c
 	'python3 -c "import json,sys; e=json.load(open(sys.argv[1]))[\"experiments\"][0]; assert e[\"verdict\"][\"skipped\"] and e[\"title\"].startswith(\"glibc, jemalloc\"), e" "$TMP/lonely.json"' \
 	"$(head -c 300 "$TMP/lonely.json") $(tail -n 2 "$TMP/lonely.err")"
 
+# a group's closing line counts the skipped experiments and names them: with no workload
+# program on PATH (and, as nobody, no root) every one of lab workloads skips at once
+if [ "$ROOT" = 1 ]; then
+	chmod 755 "$TMP" "$TMP/lonely" "$TMP/lonely/thpctl"
+	"${NOBODY[@]}" env PATH=/nonexistent "$TMP/lonely/thpctl" lab workloads --quick \
+		>"$TMP/lonely-wl.out" 2>"$TMP/lonely-wl.err"
+	rc=$?
+	san_note "(nobody) lab workloads, no workload program" "$TMP/lonely-wl.err"
+	expect_eval "a group whose experiments all skipped says so on its closing line (exit 0)" \
+		'[ "$rc" = 0 ] && tr "\n" " " <"$TMP/lonely-wl.out" | grep -qE "lab workloads: ([0-9]+) experiments in [0-9.]+ s wall \([0-9.]+ s CPU\), all \1 +skipped \(redis, +fileread"' \
+		"exit $rc: $(tail -n 3 "$TMP/lonely-wl.out")"
+else
+	skip "a group's closing line names its skipped experiments" "needs root (runs as nobody)"
+fi
+
 expect_sanitizers_quiet "sanitizers quiet"
 summary

@@ -108,6 +108,64 @@ static void test_json_runs_per_row_and_null_when_rows_differ(UNIT_STATE)
 	json_decref(o);
 }
 
-UNIT_TESTS(test_json_runs_per_row_and_null_when_rows_differ,
+/* The closing line of C as text (freed by the caller). */
+static char *closing(const struct lab_closing *c)
+{
+	char *t = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&t, &n);
+	assert_non_null(f);
+	lab_render_closing(f, c);
+	fclose(f);
+	return t;
+}
+
+/*
+ * A group's closing line says how many of the experiments it counts were skipped and which
+ * (as nobody: mthp; a lone binary: allocators): before, "9 experiments" hid them.
+ */
+static void test_closing_line_says_what_was_skipped(UNIT_STATE)
+{
+	const double before[3] = {1.24, 1, 1}, after[3] = {1.3, 1, 1};
+	struct lab_closing c = {.name = "quick",
+				.group = true,
+				.shown = 9,
+				.nskip = 2,
+				.skipped = "mthp, allocators",
+				.wall_s = 21.94,
+				.cpu_s = 19.9,
+				.load_before = before,
+				.load_after = after};
+	char *t = closing(&c);
+	assert_string_equal(t, "\nlab quick: 9 experiments in 21.9 s wall (19.9 s CPU), 2 skipped "
+			       "(mthp, allocators); load average 1.24 before, 1.30 after (1 min, "
+			       "host-wide)\n");
+	free(t);
+	c.nskip = 0;
+	c.skipped = "";
+	c.load_before = NULL; /* unreadable: not said, never 0.00 */
+	t = closing(&c);
+	assert_string_equal(t, "\nlab quick: 9 experiments in 21.9 s wall (19.9 s CPU)\n");
+	free(t);
+	c.shown = c.nskip = 1;
+	c.skipped = "iouring";
+	t = closing(&c);
+	assert_string_equal(t, "\nlab quick: 1 experiment in 21.9 s wall (19.9 s CPU), all 1 "
+			       "skipped (iouring)\n");
+	free(t);
+	/* one experiment: its own result says whether it skipped */
+	c = (struct lab_closing){.name = "chase",
+				 .shown = 1,
+				 .nskip = 1,
+				 .skipped = "chase",
+				 .wall_s = 5.04,
+				 .cpu_s = 5};
+	t = closing(&c);
+	assert_string_equal(t, "\nlab chase: 5.0 s wall (5.0 s CPU)\n");
+	free(t);
+}
+
+UNIT_TESTS(test_closing_line_says_what_was_skipped,
+	   test_json_runs_per_row_and_null_when_rows_differ,
 	   test_json_proofs_are_a_list_that_keeps_repeated_keys,
 	   test_folio_proof_of_a_run_that_did_not_read_them)
