@@ -105,6 +105,9 @@ assert len(cl) == 2, cl
 for c in cl:
     assert c["call"] in ("confirmed", "contradicted", "inconclusive"), c
     assert c["source"] and c["here"].startswith("tps "), c
+    # the totals' plain ratio and the per-second estimate, each named (the call is the latter's)
+    x = re.match(r"tps (\d+) \([^)]*\) vs (\d+) \(never\): ([0-9.]+)x; per-second (-|[0-9.]+x)", c["here"])
+    assert x and abs(float(x.group(3)) - int(x.group(1)) / int(x.group(2))) < 0.002, c["here"]
 band = {cl[0]["claim"]: "0.98..1.02", cl[1]["claim"]: ">= 0.98"}
 # --quick runs one round: the modes ran one after the other, so no tps call may stand
 for c in cl:
