@@ -351,10 +351,14 @@ static void verdict(const struct why_input *in, const struct policy *p, struct w
 	struct why_summary *s = &r->sum;
 	s->led = &in->led;
 	if (in->st.thp_enabled == 0) {
-		r->verdict = WV_NONE;
-		s->id = WS_PRCTL;
+		/* PR_SET_THP_DISABLE stops new huge pages; it splits none it had, and a child
+		 * forked with it shares its parent's: those are still huge pages */
+		bool held = !in->smaps_err && v->t.kb[SM_ANON_HUGE] > 0;
+		r->verdict = held ? WV_HUGE : WV_NONE;
+		s->id = held ? WS_PRCTL_HELD : WS_PRCTL;
+		s->huge_kb = held ? v->t.kb[SM_ANON_HUGE] : 0;
 		if (in->chain_walked && in->chain.n) {
-			s->id = WS_PRCTL_INHERITED;
+			s->id = held ? WS_PRCTL_HELD : WS_PRCTL_INHERITED;
 			s->pid = in->chain.a[in->chain.n - 1].pid;
 			s->comm = in->chain.a[in->chain.n - 1].comm;
 		}

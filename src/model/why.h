@@ -330,6 +330,9 @@ struct why_cg_room {
 	uint64_t limit;	    /* bytes, of the same cgroup */
 	uint64_t pmd_bytes; /* the PMD size (2 MiB when unknown) */
 	const char *path;   /* the process's memory cgroup */
+	/* usage and limit are another cgroup's than the smallest limit's (an ancestor with
+	 * less headroom): its usage file, sysroot-relative; NULL when the same cgroup's */
+	const char *other_usage_file;
 };
 
 /* The cgroup headroom of IN into OUT (all false when no limit, or one is unknown). Pure. */
@@ -454,12 +457,13 @@ enum why_verdict {
 enum why_sum_id {
 	WS_PRCTL_INHERITED, /* THP off by prctl, inherited from pid/comm */
 	WS_PRCTL,	    /* THP off by prctl */
-	WS_UNKNOWN,	    /* smaps unreadable */
-	WS_HUGE_BLOATED,    /* huge pages, mostly never written (invented is the largest cost) */
-	WS_HUGE,	    /* huge pages; `cost` names the largest flagged cost, if any */
-	WS_HUGE_SHARED,	    /* PMD-mapped shmem or file pages, no anonymous one (AnonHugePages 0) */
-	WS_NONE_HELD,	    /* none; large folios partially unmapped, held */
-	WS_NONE,	    /* none, for reason `none`; or `cost`, the largest flagged cost */
+	WS_PRCTL_HELD,	 /* THP off by prctl, yet AnonHugePages > 0: made before it, or at fork */
+	WS_UNKNOWN,	 /* smaps unreadable */
+	WS_HUGE_BLOATED, /* huge pages, mostly never written (invented is the largest cost) */
+	WS_HUGE,	 /* huge pages; `cost` names the largest flagged cost, if any */
+	WS_HUGE_SHARED,	 /* PMD-mapped shmem or file pages, no anonymous one (AnonHugePages 0) */
+	WS_NONE_HELD,	 /* none; large folios partially unmapped, held */
+	WS_NONE,	 /* none, for reason `none`; or `cost`, the largest flagged cost */
 };
 
 enum why_huge_how { WH_HG, WH_ALWAYS, WH_COLLAPSED };
@@ -478,7 +482,7 @@ enum why_none {
 
 struct why_summary {
 	enum why_sum_id id;
-	long pid; /* PRCTL_INHERITED: the ancestor */
+	long pid; /* PRCTL_INHERITED (PRCTL_HELD: when inherited): the ancestor, else 0 */
 	const char *comm;
 	uint64_t huge_kb, anon_kb; /* AnonHugePages, Anonymous (0: unknown or none) */
 	/* NH_OPTED: the Anonymous of the VMAs it opted out (thread stacks aside); and whether

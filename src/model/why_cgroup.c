@@ -23,6 +23,11 @@ void why_cg_room_of(const struct why_input *in, struct why_cg_room *out)
 	out->headroom = l->headroom_bytes;
 	out->usage = l->usage_bytes;
 	out->limit = l->usage_limit_bytes;
+	const char *ls = strrchr(l->limit_file, '/'), *us = strrchr(l->usage_file, '/');
+	size_t ld = ls ? (size_t)(ls - l->limit_file) : 0,
+	       ud = us ? (size_t)(us - l->usage_file) : 0;
+	if (ld != ud || strncmp(l->limit_file, l->usage_file, ld))
+		out->other_usage_file = l->usage_file;
 	out->starved = out->headroom < out->pmd_bytes;
 	/* over 90%: usage > limit * 0.9, in 128-bit-free form */
 	out->tight = out->starved || (out->limit && out->usage / 9 > out->limit / 10);

@@ -73,7 +73,7 @@ void why_render_text(FILE *f, const struct why_input *in, const struct why_repor
 		fprintf(f, "]%s\n", col_reset(color));
 	}
 	fprintf(f, "(+ helps, - stands in the way, = neither, ? unknown)\n");
-	if (!in->smaps_err && in->st.thp_enabled != 0) {
+	if (!in->smaps_err && (in->st.thp_enabled != 0 || r->sum.id == WS_PRCTL_HELD)) {
 		ledger_render_lines(f, &in->led, color);
 		if (r->creep_cg_bound)
 			creep_bound(f, r);

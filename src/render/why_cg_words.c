@@ -25,19 +25,35 @@ void why_w_cg_room(struct wb *b, const struct why_cg_room *c)
 	       p);
 }
 
+/* The directory of C's usage file (a host path) when it is not the smallest limit's cgroup,
+ * into OUT; NULL when it is the same cgroup. */
+static const char *other_dir(char *out, size_t n, const struct why_cg_room *c)
+{
+	if (!c->other_usage_file)
+		return NULL;
+	const char *s = strrchr(c->other_usage_file, '/');
+	snprintf(out, n, "/%.*s", s ? (int)(s - c->other_usage_file) : 0, c->other_usage_file);
+	return out;
+}
+
 static void w_tight(struct wb *b, const struct why_ev_cg *e)
 {
 	const struct why_cg_room *c = &e->room;
-	char a[32], u[32], h[32], p[32], q[16], v[32];
+	char a[32], u[32], h[32], p[32], q[16], v[32], o[CG_PATH_LEN + 72];
 	fmt_bytes(a, sizeof(a), c->limit);
 	fmt_bytes(u, sizeof(u), c->usage);
 	fmt_bytes(h, sizeof(h), c->headroom);
 	fmt_bytes(p, sizeof(p), c->pmd_bytes);
 	pct(q, sizeof(q), c->usage, c->limit);
+	if (other_dir(o, sizeof(o), c))
+		wb_put(b, "memory cgroup %s (v%d) is under %s, which ", e->lim->path,
+		       e->lim->version, o);
+	else
+		wb_put(b, "memory cgroup %s (v%d) ", e->lim->path, e->lim->version);
 	wb_put(b,
-	       "memory cgroup %s (v%d) uses %s of its %s limit (%s), %s of headroom%s: THP faults "
+	       "uses %s of its %s limit (%s), %s of headroom%s: THP faults "
 	       "and khugepaged collapses there need %s of charge each%s",
-	       e->lim->path, e->lim->version, u, a, q, h, c->starved ? ", under one PMD" : "", p,
+	       u, a, q, h, c->starved ? ", under one PMD" : "", p,
 	       c->starved ? " and are refused (a fault falls back to small pages; a collapse "
 			    "allocates, then fails the charge)"
 			  : ": reclaim in the cgroup, or a refusal, is near");
@@ -59,15 +75,23 @@ static void w_tight(struct wb *b, const struct why_ev_cg *e)
 static void w_limited(struct wb *b, const struct why_ev_cg *e)
 {
 	const struct cg_limit *lim = e->lim;
-	char a[32], v[32], u[32], h[32], q[16];
+	char a[32], v[32], u[32], h[32], q[16], l2[32], o[CG_PATH_LEN + 72];
 	fmt_bytes(a, sizeof(a), lim->limit_bytes);
 	wb_put(b, "memory cgroup %s (v%d) is limited to %s", lim->path, lim->version, a);
 	if (e->room.known) {
 		fmt_bytes(u, sizeof(u), e->room.usage);
 		fmt_bytes(h, sizeof(h), e->room.headroom);
 		pct(q, sizeof(q), e->room.usage, e->room.limit);
-		wb_put(b, ", uses %s (%s of the tightest limit on its path), %s of headroom", u, q,
-		       h);
+		if (other_dir(o, sizeof(o), &e->room)) {
+			/* the least headroom is another cgroup's: its usage against its own limit */
+			fmt_bytes(l2, sizeof(l2), e->room.limit);
+			wb_put(b,
+			       "; the least headroom on its path is %s, in %s, which uses %s of its "
+			       "%s limit (%s)",
+			       h, o, u, l2, q);
+		} else {
+			wb_put(b, ", uses %s (%s of that limit), %s of headroom", u, q, h);
+		}
 	} else {
 		wb_put(b, ", usage unknown (not readable)");
 	}

@@ -258,6 +258,14 @@ const char *why_summary_words(const struct why_report *r, char *out, size_t n)
 	case WS_PRCTL:
 		wb_put(&b, "does not get huge pages: THP disabled by prctl(PR_SET_THP_DISABLE)");
 		break;
+	case WS_PRCTL_HELD:
+		wb_put(&b, "holds %s of huge pages (AnonHugePages) though THP is disabled by prctl",
+		       kb(a, sizeof(a), s->huge_kb));
+		if (s->pid)
+			wb_put(&b, ", inherited from PID %ld (%s)", s->pid, s->comm);
+		wb_put(&b, ": made before the prctl, or shared with its parent since fork; it gets "
+			   "no new ones, and these stay until freed or split");
+		break;
 	case WS_UNKNOWN:
 		wb_put(&b,
 		       "unknown: its smaps cannot be read, so neither its huge pages nor its hg/nh "

@@ -204,7 +204,7 @@ struct why_case {
 	uint64_t huge_kb;
 	bool stack_nh;
 	int environ_err; /* 1: readable but overwritten (all NUL) */
-	bool limited;
+	int limited;	 /* 1: limited, its own usage; 2: and a parent with less headroom */
 	enum why_verdict verdict;
 	const char *summary; /* substring */
 	const char *topic;   /* a line with this topic ... */
@@ -232,6 +232,16 @@ static const struct why_case why_cases[] = {
 	 WV_NONE, "THP disabled by prctl", "prctl", WE_HINDERS,
 	 "set in this process (by the program itself with prctl(PR_SET_THP_DISABLE), or by a launcher",
 	 NULL},
+	/* PR_SET_THP_DISABLE splits nothing: huge pages made before it are still held */
+	{"prctl after huge pages were made: held, no new ones", "madvise", "madvise", NULL, 0, 2, 0,
+	 1, 65536, false, 0, false, WV_HUGE,
+	 "holds 64.0 MiB of huge pages (AnonHugePages) though THP is disabled by prctl: made "
+	 "before the prctl, or shared with its parent since fork; it gets no new ones",
+	 "prctl", WE_HINDERS, "set in this process", NULL},
+	{"prctl inherited, with its parent's huge pages", "madvise", "madvise", NULL, 0, 1, 0, 1,
+	 4096, false, 0, false, WV_HUGE,
+	 "though THP is disabled by prctl, inherited from PID 100 (starter): made before", "prctl",
+	 WE_HINDERS, "highest ancestor with THP_enabled 0 is PID 100 (starter)", NULL},
 	{"prctl, chain cut", "always", "madvise", NULL, 0, 3, 0, 0, 0, false, 0, false, WV_NONE,
 	 "THP disabled by prctl", "prctl", WE_HINDERS, "chain cut", NULL},
 	{"prctl makes the rest neutral", "madvise", "madvise", NULL, 0, 2, 0, 1, 0, false, 0, false,
@@ -270,7 +280,15 @@ static const struct why_case why_cases[] = {
 	 "environment overwritten by the program", "/proc/42/environ"},
 	{"memory limit and fallback charge", "always", "madvise", NULL, 1, 0, 0, 0, 0, false, 0,
 	 true, WV_NONE, "AnonHugePages 0", "cgroup", WE_NEUTRAL,
-	 "is limited to 512.0 MiB, uses 256.0 MiB (50.0% of the tightest limit on its path), 256.0 MiB of headroom; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
+	 "is limited to 512.0 MiB, uses 256.0 MiB (50.0% of that limit), 256.0 MiB of headroom; a huge page fault that cannot be charged falls back to small pages: host thp_fault_fallback_charge=5",
+	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
+	/* the least headroom is its parent's (1 GiB limit, 800 MiB used), not the smallest
+	 * limit's cgroup: its usage against its own limit, never "uses 800 MiB" of 512 */
+	{"memory limit, a parent with less headroom", "always", "madvise", NULL, 1, 0, 0, 0, 0,
+	 false, 0, 2, WV_NONE, "AnonHugePages 0", "cgroup", WE_NEUTRAL,
+	 "is limited to 512.0 MiB; the least headroom on its path is 224.0 MiB, in "
+	 "/sys/fs/cgroup/memory/docker, which uses 800.0 MiB of its 1.00 GiB limit (78.1%); a "
+	 "huge page fault",
 	 "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"},
 };
 
@@ -353,6 +371,15 @@ static void build(const struct why_case *c)
 		IN.lim.has_headroom = true;
 		IN.lim.usage_bytes = IN.lim.headroom_bytes = 256ull << 20;
 		IN.lim.usage_limit_bytes = 512ull << 20;
+		snprintf(IN.lim.usage_file, sizeof(IN.lim.usage_file),
+			 "sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes");
+		if (c->limited == 2) {
+			IN.lim.usage_bytes = 800ull << 20;
+			IN.lim.usage_limit_bytes = 1024ull << 20;
+			IN.lim.headroom_bytes = 224ull << 20;
+			snprintf(IN.lim.usage_file, sizeof(IN.lim.usage_file),
+				 "sys/fs/cgroup/memory/docker/memory.usage_in_bytes");
+		}
 	}
 	why_explain(&IN, &R);
 }
