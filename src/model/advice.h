@@ -252,6 +252,7 @@ enum adv_lever_why {
 	ALW_NONE,
 	ALW_ALREADY_OFF,     /* THP_enabled 0 */
 	ALW_HOLDS,	     /* it holds THP now and has MADV_HUGEPAGE VMAs */
+	ALW_HELD_BEFORE,     /* it holds THP outside any MADV_HUGEPAGE VMA: made before */
 	ALW_WANTS_OFF,	     /* its workload wants THP off; the host keeps it on */
 	ALW_UNREADABLE,	     /* its smaps could not be read */
 	ALW_KEEPS,	     /* the host's enabled keeps THP off its heap already */

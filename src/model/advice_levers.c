@@ -71,9 +71,12 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 		return;
 	}
 	bool needed = always || c->pp_off[wl];
-	/* madvise keeps THP off only what is not madvised: check its own memory */
-	bool holds =
-		p && p->has_smaps && (p->anon_huge_kb || (c->enabled_res == 1 && p->hg_vmas > 0));
+	/* madvise keeps THP off only what is not madvised: check its own memory. Huge pages
+	 * outside any hg VMA were made before (an earlier always, MADV_COLLAPSE): madvise makes
+	 * no new ones there, and neither it nor an opt-out splits those (a restart does) */
+	bool hg = p && p->has_smaps && p->hg_vmas > 0;
+	bool holds = hg && (p->anon_huge_kb || c->enabled_res == 1);
+	bool held_before = !hg && !always && p && p->has_smaps && p->anon_huge_kb;
 	needed |= holds;
 	struct adv_lever *l = lever(c, p, wl, needed ? AL_OPT_OUT : AL_OPT_OUT_SAFE, ALW_NONE);
 	if (!l)
@@ -91,6 +94,7 @@ static void opt_out_lever(struct adv_ctx *c, const struct adv_proc *p, enum work
 		alt(l, AA_SYSTEMD);
 	l->why = holds		      ? ALW_HOLDS
 		 : needed	      ? ALW_WANTS_OFF
+		 : held_before	      ? ALW_HELD_BEFORE
 		 : p && !p->has_smaps ? ALW_UNREADABLE
 				      : ALW_KEEPS;
 	l->recorded = c->in->recorded;

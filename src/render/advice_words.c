@@ -370,6 +370,17 @@ static void reason_opt_out(struct wb *b, const struct adv_lever *l)
 		       evidence_path(KP_PROC_FILE, p->pid, "smaps", path, sizeof(path)),
 		       enabled_word(l->enabled));
 		break;
+	case ALW_HELD_BEFORE:
+		fmt_kb(huge, sizeof(huge), p->anon_huge_kb);
+		wb_put(b,
+		       "it holds %s of THP now (AnonHugePages) but no MADV_HUGEPAGE VMA (its %s): "
+		       "made under an enabled=always, now or before, or by MADV_COLLAPSE; enabled=%s "
+		       "makes it no new ones, and these stay until it restarts (neither the setting "
+		       "nor an opt-out splits them); opting out per process keeps it so if the host "
+		       "is ever set to always",
+		       huge, evidence_path(KP_PROC_FILE, p->pid, "smaps", path, sizeof(path)),
+		       enabled_word(l->enabled));
+		break;
 	case ALW_WANTS_OFF:
 		wb_put(b,
 		       "%s; the host keeps enabled=%s for the others, so this process opts out alone "

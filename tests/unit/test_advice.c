@@ -504,6 +504,65 @@ static void test_case(UNIT_STATE)
 	assert_true(ok);
 }
 
+/* The opt-out lever of the first Redis process in case C (built), its reason into *WHY. */
+static const struct adv_lever *redis_lever(const struct adv_case *c, const char **why)
+{
+	build(c);
+	for (int i = 0; i < A.nlevers; i++)
+		if (A.l[i].wl == WL_REDIS && A.l[i].pid == 1000) {
+			*why = advice_lever_reason(&A.l[i], TB, sizeof(tb[0]));
+			return &A.l[i];
+		}
+	return NULL;
+}
+
+/*
+ * Huge pages outside any MADV_HUGEPAGE VMA are not its allocator asking: they were made
+ * under an enabled=always (or by MADV_COLLAPSE). Under madvise its opt-out was marked needed
+ * with "its allocator asks for huge pages" beside "0 MADV_HUGEPAGE VMAs".
+ */
+static void test_opt_out_huge_outside_hg_is_not_the_allocator(UNIT_STATE)
+{
+	const char *why = NULL;
+	static const struct adv_case before = {.name = "Redis 7.0 holding THP in no hg VMA",
+					       .host = STOCK,
+					       .procs = {{.comm = "redis-server",
+							  .wl = WL_REDIS,
+							  .ver0 = 7,
+							  .cmdline = "redis-server",
+							  .huge_kb = 6144}},
+					       .set = ""};
+	const struct adv_lever *l = redis_lever(&before, &why);
+	assert_non_null(l);
+	assert_false(l->needed);
+	assert_string_equal(
+		why, "it holds 6144 kB of THP now (AnonHugePages) but no MADV_HUGEPAGE VMA (its "
+		     "/proc/1000/smaps): made under an enabled=always, now or before, or by "
+		     "MADV_COLLAPSE; enabled=madvise makes it no new ones, and these stay until it "
+		     "restarts (neither the setting nor an opt-out splits them); opting out per "
+		     "process keeps it so if the host is ever set to always");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	/* the same with one hg VMA: its allocator does ask, and madvise honours it */
+	static const struct adv_case asks = {.name = "Redis 7.0 with a MADV_HUGEPAGE VMA",
+					     .host = STOCK,
+					     .procs = {{.comm = "redis-server",
+							.wl = WL_REDIS,
+							.ver0 = 7,
+							.cmdline = "redis-server",
+							.huge_kb = 6144,
+							.hg_vmas = 1}},
+					     .set = ""};
+	l = redis_lever(&asks, &why);
+	assert_non_null(l);
+	assert_true(l->needed);
+	assert_contains(why, "it holds 6144 kB of THP now (AnonHugePages) and 1 MADV_HUGEPAGE VMA "
+			     "of 1.00 GiB");
+	assert_contains(why, "its allocator asks for huge pages");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
 /* MemoryTHP= is offered only where the installed systemd knows it (probed, never assumed). */
 static void test_systemd_only_where_it_knows(UNIT_STATE)
 {
@@ -1278,5 +1337,6 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_remedies_count_flagged_apart_from_gains),
 		cmocka_unit_test(test_remedies_listed_by_saving),
 		cmocka_unit_test(test_jvm_lever_names_its_flagged_cost),
+		cmocka_unit_test(test_opt_out_huge_outside_hg_is_not_the_allocator),
 		cmocka_unit_test(test_settings_undecided_without_the_ledger),
 		cmocka_unit_test(test_every_reason_has_an_id))
