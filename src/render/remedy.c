@@ -505,9 +505,13 @@ const char *remedy_fix_words(const struct remedy *r, int i, char *out, size_t n)
 		others(&b, f, "holds", "hold", " invented memory");
 		break;
 	case RF_HOST_MADVISE:
-		wb_put(&b, "host: only MADV_HUGEPAGE regions get huge pages at fault");
+		/* enabled splits nothing: what it holds now stays until it restarts */
+		wb_put(&b,
+		       "host, from its next start: only MADV_HUGEPAGE regions get huge pages at "
+		       "fault; the setting splits none, so the huge pages it holds now stay until "
+		       "it restarts");
 		others(&b, f, "holds", "hold",
-		       " huge pages outside such regions and would lose them");
+		       " huge pages outside such regions and would get no new ones there");
 		break;
 	case RF_CG_RECLAIM:
 		wb_put(&b, "now, per cgroup (v2): reclaim takes lazily freed pages first");

@@ -91,7 +91,12 @@ static void test_thread_stacks_under_always(UNIT_STATE)
 	assert_int_equal(R.fix[3].id, RF_HOST_MADVISE);
 	assert_int_equal(R.fix[3].others, 1); /* java; not itself, not idle */
 	assert_int_equal(R.fix[3].other_pid[0], 77);
-	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions");
+	assert_contains(fix_text(3), "1 other process holds huge pages outside such regions and "
+				     "would get no new ones there");
+	/* enabled splits nothing: the saving comes when it restarts, and says so */
+	assert_contains(fix_text(3), "host, from its next start: only MADV_HUGEPAGE regions get "
+				     "huge pages at fault; the setting splits none, so the huge "
+				     "pages it holds now stay until it restarts");
 	assert_contains(remedy_fix_saves(&R, 0, TB, sizeof(tb[0])), "saves ~398.0 MiB");
 	assert_contains(
 		remedy_mech_words(&R, TB, sizeof(tb[0])),
