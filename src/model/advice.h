@@ -334,6 +334,8 @@ struct adv_note {
 	int n, of; /* ANI_UNREADABLE (adv_input unreadable of unreadable_of), ANI_SMALL_GO (n) */
 	bool recorded; /* ANI_UNREADABLE: a recorded tree (a capture): read by whoever took it */
 	int smaps;     /* ANI_UNREADABLE: of N, smaps denied (ledger_unreadable); -1 no ledger */
+	int flagged;   /* ANI_SHRINK_UNDECIDED: of N, flagged invented or creep (sparse_procs) */
+	bool thp_off;  /* ... the settings resolve enabled to never */
 	bool as_root;  /* ANI_UNREADABLE: denied to root (another namespace, a security module) */
 	/* ANI_SHRINK_UNDECIDED: finding (its fix's key and value), the ledger's pass:
 	 * ledger_scan (1, 0 recorded, -errno), n = ledger_scanned, of = not read (partial) */

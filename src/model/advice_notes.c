@@ -42,6 +42,8 @@ static void note_shrink_undecided(struct adv_ctx *c)
 	n->ledger_scan = in->ledger_scan;
 	n->n = in->ledger_scanned;
 	n->of = in->ledger_unreadable + in->ledger_failed;
+	n->flagged = in->sparse_procs;
+	n->thp_off = c->enabled_res == 2;
 	/* no ledger read, or processes root could read were not: the setting is undecided,
 	 * not "nothing asks for a change" (as root, what even root cannot read stays partial) */
 	if (in->ledger_scan != 1 || !in->ledger_scanned ||

@@ -105,7 +105,17 @@ static void note_shrink_undecided(struct wb *b, const struct adv_note *n)
 	       "a process's invented or creep memory (over 16 MiB and 25%%; thpctl ps --ledger), "
 	       "since khugepaged then also collapses less; ",
 	       f->id, f->set_key, f->set_value);
-	if (n->ledger_scan == 1 && n->n > 0) {
+	if (n->ledger_scan == 1 && n->n > 0 && n->flagged > 0) {
+		/* flagged, yet no change: the settings made max_ptes_none moot, or unread */
+		wb_put(b, "here %d of the %d process%s read %s flagged so, but %s", n->flagged,
+		       n->n, n->n == 1 ? "" : "es", n->flagged == 1 ? "is" : "are",
+		       n->thp_off
+			       ? "the settings above turn THP off (enabled=never): no huge page "
+				 "is made or collapsed, so max_ptes_none changes nothing"
+			       : "max_ptes_none is not changed here (its value could not be read)");
+		if (n->of)
+			wb_put(b, " (%d not read: partial)", n->of);
+	} else if (n->ledger_scan == 1 && n->n > 0) {
 		wb_put(b, "here none of the %d process%s read is flagged so", n->n,
 		       n->n == 1 ? "" : "es");
 		if (n->of)

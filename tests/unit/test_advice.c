@@ -1005,6 +1005,25 @@ static void test_shrink_noop_without_evidence(UNIT_STATE)
 			"collapses less; undecided here: no process's ledger could be read");
 	host_snapshot_free(&H);
 	memset(&H, 0, sizeof(H));
+	/* flagged, yet no change: MongoDB 7.0 turns THP off, which makes max_ptes_none moot;
+	 * the note said "none of the N processes read is flagged so" */
+	static const struct adv_case mongo = {
+		.name = "MongoDB 7.0 under always, a sparse process",
+		.host = {"always", "madvise", 511, 1, "inherit"},
+		.procs = {{"mongod", WL_MONGODB7, 0, false, 7, 0, "mongod"}}};
+	build(&mongo);
+	ledger_proc(4242, "sparse", ledger_of(65536, 65408, 0, 65600));
+	ledger_proc(4243, "other", ledger_of(0, 0, 0, 4096));
+	assert_int_equal(IN.sparse_procs, 1);
+	advice_build(&IN, &A);
+	assert_contains(set_cmd(), "enabled=never");
+	assert_null(setting_of("khugepaged/max_ptes_none"));
+	assert_contains(n_text(note_of(ANI_SHRINK_UNDECIDED)),
+			"collapses less; here 1 of the 2 processes read is flagged so, but the "
+			"settings above turn THP off (enabled=never): no huge page is made or "
+			"collapsed, so max_ptes_none changes nothing");
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
 	/* the evidence, but the shrinker off, or max_ptes_none already below its maximum:
 	 * no finding, no rule, no note */
 	static const struct adv_case off = {.name = "shrinker off",
