@@ -110,10 +110,12 @@ struct why_vmas {
 	bool has_vmflags, has_eligible;
 	int hg, nh, eligible;
 	uint64_t hg_kb, nh_kb, hg_huge_kb; /* AnonHugePages inside hg VMAs */
-	uint64_t pmd_bytes;	 /* set before the walk (0: 2 MiB): which VMAs can hold a PMD */
-	uint64_t hg_rss_kb;	 /* Rss of the hg VMAs that can hold an aligned PMD */
-	uint64_t hg_pmd_huge_kb; /* ... and their AnonHugePages */
-	int huge_not_hg;	 /* VMAs with AnonHugePages but no hg */
+	uint64_t pmd_bytes;	   /* set before the walk (0: 2 MiB): which VMAs can hold a PMD */
+	uint64_t hg_rss_kb;	   /* Rss of the hg VMAs that can hold an aligned PMD */
+	uint64_t hg_pmd_huge_kb;   /* ... and their PMD-mapped memory: AnonHugePages,
+				  * ShmemPmdMapped and FilePmdMapped */
+	uint64_t hg_pmd_mapped_kb; /* that PMD-mapped memory of every hg VMA */
+	int huge_not_hg;	   /* VMAs with AnonHugePages but no hg */
 	uint64_t huge_not_hg_kb;
 	/* of the nh VMAs: thread stacks with their guards below (smaps_stack_feed),
 	 * nh set by the kernel for MAP_STACK (6.7+), not an opt-out */

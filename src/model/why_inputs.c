@@ -274,12 +274,15 @@ void why_vmas_add(struct why_vmas *w, const struct smaps_vma *v)
 		w->hg_kb += kb;
 		w->hg_anon_kb += v->t.kb[SM_ANONYMOUS];
 		w->hg_huge_kb += huge;
+		/* huge-backed: PMD-mapped shmem and file pages as well as anonymous ones */
+		uint64_t pmd_mapped = huge + v->t.kb[SM_SHMEM_PMD] + v->t.kb[SM_FILE_PMD];
+		w->hg_pmd_mapped_kb += pmd_mapped;
 		uint64_t pmd = w->pmd_bytes ? w->pmd_bytes : 2u << 20;
 		uint64_t first = (v->start + pmd - 1) & ~(pmd - 1);
 		bool holds_pmd = first + pmd <= v->end;
 		if (holds_pmd) {
 			w->hg_rss_kb += v->t.kb[SM_RSS];
-			w->hg_pmd_huge_kb += huge;
+			w->hg_pmd_huge_kb += pmd_mapped;
 		}
 		enum shmem_kind k = smaps_shmem_kind(v->name, v->name_len, v->vmflags);
 		if (k != SHK_NONE) {

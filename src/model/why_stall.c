@@ -30,7 +30,7 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 	if (!hg_stalls || !e.shm.live || !pmd_kb)
 		return; /* explain_defrag already says nothing of it stalls */
 	/* the part of its other hg regions not yet huge-backed, in whole PMDs */
-	uint64_t unbacked_kb = v->hg_kb > v->hg_huge_kb ? v->hg_kb - v->hg_huge_kb : 0;
+	uint64_t unbacked_kb = v->hg_kb > v->hg_pmd_mapped_kb ? v->hg_kb - v->hg_pmd_mapped_kb : 0;
 	unbacked_kb = unbacked_kb > e.shm.kb ? unbacked_kb - e.shm.kb : 0;
 	e.need = unbacked_kb / pmd_kb;
 	/* what of it is faulted in as small pages already: no fault there asks again */

@@ -328,6 +328,32 @@ static void test_pmd_mapped_shmem_is_huge(UNIT_STATE)
 	host_snapshot_free(&H);
 }
 
+/*
+ * hg shmem that its policy allows and that is all PMD-mapped (QEMU's memfd backend) is
+ * huge-backed: not "small pages already", nothing to stall on, nothing left to collapse.
+ * Only AnonHugePages was counted as huge in hg regions.
+ */
+static void test_pmd_mapped_hg_shmem_is_not_small_pages(UNIT_STATE)
+{
+	trial_setup("advise");
+	shm_vma("/memfd:guest (deleted)", 65536, 65536, VMF_SH | VMF_HG);
+	assert_int_equal(IN.vmas.hg_pmd_mapped_kb, 65536);
+	assert_int_equal(IN.vmas.hg_pmd_huge_kb, 65536);
+	why_explain(&IN, &R);
+	assert_int_equal(R.verdict, WV_HUGE);
+	assert_null(strstr(sum_text(), "small pages"));
+	const struct why_line *l = find("stall");
+	assert_true(l == NULL || strstr(ltext(l), "not huge-backed") == NULL);
+	assert_int_equal(find("khugepaged")->effect, WE_NEUTRAL); /* full: nothing to collapse */
+	host_snapshot_free(&H);
+	/* half of it PMD-mapped: 16 PMD ranges left, in small pages */
+	trial_setup("advise");
+	shm_vma("/memfd:guest (deleted)", 65536, 32768, VMF_SH | VMF_HG);
+	why_explain(&IN, &R);
+	assert_contains(ltext(find("stall")), "16 PMD ranges (32.0 MiB)");
+	host_snapshot_free(&H);
+}
+
 /* enabled=never and hg shmem kept from huge pages by shmem_enabled=never: shmem_enabled is
  * why for the memory it asked for; enabled=never is named for the rest. */
 static void test_hg_shmem_under_enabled_never_names_both(UNIT_STATE)
@@ -427,4 +453,5 @@ UNIT_TESTS(test_postgres_shared_memory_is_named_with_its_policy, test_pmd_mapped
 	   test_no_stall_line_where_nothing_stalls, test_hg_shmem_under_never_names_shmem_enabled,
 	   test_hg_shmem_under_advise_may_get_them, test_hg_mostly_anon_leaves_the_shmem_out,
 	   test_shmem_policy_by_kind, test_pmd_mapped_shmem_is_huge,
+	   test_pmd_mapped_hg_shmem_is_not_small_pages,
 	   test_hg_shmem_under_enabled_never_names_both)
