@@ -53,6 +53,7 @@ int psg_build(const struct psg_in *in, size_t n, struct psg_row **out, size_t *n
 		if (g[k].share > 1)
 			g[k].share = 1;
 		g[k].of_total = total ? (double)g[k].ahp_kb / (double)total : -1;
+		g[k].total_ahp_kb = total;
 		if (g[k].unknown == g[k].n) /* nothing of it read: unknown, not 0 */
 			g[k].share = g[k].of_total = -1;
 	}

@@ -26,8 +26,9 @@ struct psg_row {
 	int n;			      /* processes */
 	int unknown;		      /* of them, smaps unreadable: the sums leave them out */
 	u128 ahp_kb, rss_kb, anon_kb; /* AnonHugePages, Rss, Anonymous: exact sums */
-	double share;	 /* ahp / anon, 0..1; -1 when anon is 0 or no process was read */
-	double of_total; /* ahp / the sum over all groups; -1 when that is 0 or none read */
+	double share;	   /* ahp / anon, 0..1; -1 when anon is 0 or no process was read */
+	double of_total;   /* ahp / the sum over all groups; -1 when that is 0 or none read */
+	u128 total_ahp_kb; /* that sum over all groups (of_total's denominator) */
 };
 
 /*

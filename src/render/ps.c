@@ -144,10 +144,15 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 		} else {
 			kb_cell(t, &p->t, SM_ANON_HUGE);
 			double s = proc_thp_share(p);
-			if (s >= 0 && smaps_known(&p->t, SM_ANON_HUGE))
-				table_cell(t, "%.0f%%", s * 100);
-			else
+			if (s >= 0 && smaps_known(&p->t, SM_ANON_HUGE)) {
+				/* never 100% with small pages left, nor 0% with a huge one */
+				uint64_t h = p->t.kb[SM_ANON_HUGE], a = p->t.kb[SM_ANONYMOUS];
+				char pc[16];
+				fmt_pct(pc, sizeof(pc), h < a ? h : a, a, 0);
+				table_cell(t, "%s", pc);
+			} else {
 				table_cell(t, "-");
+			}
 			count_size_cell(t, flags, p->hg_vmas, p->hg_kb);
 			count_size_cell(t, flags, p->nh_vmas, p->nh_kb);
 			if (!r->rollup && p->has_eligible)

@@ -7,12 +7,19 @@
 #include "skips.h"
 #include "table.h"
 
-static void cell_pct(struct table *t, double v)
+/* NUM of DEN (V = their ratio, -1 unknown) as fmt_pct writes it: never 100.0% with a part
+ * left out, never 0.0% with some in (the plain ratio only past 64-bit sums) */
+static void cell_pct(struct table *t, double v, u128 num, u128 den)
 {
+	char s[32];
 	if (v < 0)
 		table_cell(t, "-");
-	else
+	else if (den > UINT64_MAX) {
 		table_cell(t, "%.1f%%", v * 100);
+	} else {
+		fmt_pct(s, sizeof(s), (uint64_t)(num < den ? num : den), (uint64_t)den, 1);
+		table_cell(t, "%s", s);
+	}
 }
 
 static void cell_kb(struct table *t, u128 kb)
@@ -64,8 +71,8 @@ void psg_render_text(FILE *f, const struct psg_report *r, bool color)
 			cell_kb(t, g->ahp_kb);
 			cell_kb(t, g->rss_kb);
 		}
-		cell_pct(t, g->share);
-		cell_pct(t, g->of_total);
+		cell_pct(t, g->share, g->ahp_kb, g->anon_kb);
+		cell_pct(t, g->of_total, g->ahp_kb, g->total_ahp_kb);
 		table_cell(t, "%d", g->unknown);
 	}
 	table_flush(t, f, 2, color);

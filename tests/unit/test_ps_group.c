@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "model/ps_group.h"
+#include "render/ps_group.h"
 
 /* A process with RSS, Anonymous and AnonHugePages in kB. */
 static struct proc_thp proc(uint64_t rss, uint64_t anon, uint64_t ahp)
@@ -74,4 +75,26 @@ static void test_unknown_values(UNIT_STATE)
 	assert_null(g);
 }
 
-UNIT_TESTS(test_group, test_unknown_values)
+/* THP/ANON and OF_ALL_AHP never round a share with a part left out onto 100.0% (99.96%
+ * printed "100.0%"), nor one with a part in onto 0.0% */
+static void test_shares_not_rounded_onto_an_end(UNIT_STATE)
+{
+	struct proc_thp p[2] = {proc(100000, 100000, 99960), proc(100, 100, 40)};
+	struct psg_in in[2] = {{.key = "/a", .p = &p[0]}, {.key = "/b", .p = &p[1]}};
+	struct psg_row *g;
+	size_t n;
+	assert_int_equal(psg_build(in, 2, &g, &n), 0);
+	struct psg_report r = {.rows = g, .n = n, .version = 2, .nprocs = 2};
+	char out[4096] = "";
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	assert_non_null(f);
+	psg_render_text(f, &r, false);
+	fclose(f);
+	assert_null(strstr(out, "100.0%"));
+	assert_non_null(strstr(out, "99.96%")); /* /a: 99960 of 100000 anonymous */
+	assert_non_null(strstr(out, "0.04%"));	/* /b: 40 of all 100000 AnonHugePages */
+	assert_null(strstr(out, " 0.0%"));
+	free(g);
+}
+
+UNIT_TESTS(test_group, test_unknown_values, test_shares_not_rounded_onto_an_end)

@@ -90,5 +90,28 @@ static void test_unreadable_rows_sum_unknown(UNIT_STATE)
 	assert_null(strstr(out, "per-process sum"));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_no_row), cmocka_unit_test(test_unreadable_rows_sum_unknown),
+/* THP%anon never rounds a share with small pages left onto 100% (nor one with a huge page
+ * onto 0%): 1044480 of 1048576 kB printed "100%" */
+static void test_thp_share_not_rounded_onto_an_end(UNIT_STATE)
+{
+	struct ps_row rows[2] = {{.denied = false}, {.denied = false}};
+	rows[0].p.pid = 7;
+	rows[0].p.t.present = (1u << SM_ANON_HUGE) | (1u << SM_ANONYMOUS);
+	rows[0].p.t.kb[SM_ANON_HUGE] = 1044480;
+	rows[0].p.t.kb[SM_ANONYMOUS] = 1048576;
+	rows[1].p.pid = 8;
+	rows[1].p.t.present = rows[0].p.t.present;
+	rows[1].p.t.kb[SM_ANON_HUGE] = 2048;
+	rows[1].p.t.kb[SM_ANONYMOUS] = 1048576 * 1024ull; /* 0.0002% */
+	struct ps_report r = {.rows = rows, .n = 2};
+	char out[4096] = "";
+	text_of(&r, out, sizeof(out));
+	assert_null(strstr(out, " 100% "));
+	assert_non_null(strstr(out, " 99.6% "));
+	assert_null(strstr(out, " 0% "));
+	assert_non_null(strstr(out, " 0.0002% "));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_no_row), cmocka_unit_test(test_thp_share_not_rounded_onto_an_end),
+	  cmocka_unit_test(test_unreadable_rows_sum_unknown),
 	  cmocka_unit_test(test_some_rows_unreadable_sum_said_partial))
