@@ -154,6 +154,7 @@ void rule_fault_success_low(const struct host_snapshot *h, const struct host_der
 	f->ev.fault.size_kb = size_kb;
 	f->ev.fault.pmd_order = d->pmd_order;
 	f->ev.fault.free_pmd_blocks = d->free_pmd_blocks;
+	f->ev.fault.has_free_blocks = h->has_buddy;
 }
 
 void rule_compact_stall(const struct host_snapshot *h, const struct host_derived *d,
@@ -282,7 +283,8 @@ void rule_large_pmd(const struct host_snapshot *h, const struct host_derived *d,
 	f->ev.pmd.pmd_size = h->feat.pmd_size;
 	f->ev.pmd.policy = pol;
 	f->ev.pmd.always = always;
-	set_fix(f, "enabled", always ? "madvise" : "never");
+	if (pol) /* the policy unread: which regions are at risk, and the fix, are unknown */
+		set_fix(f, "enabled", always ? "madvise" : "never");
 }
 
 void rule_mthp_no_stats(const struct host_snapshot *h, const struct host_derived *d,
@@ -313,8 +315,9 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 	(void)d;
 	for (int i = 0; i < h->hugetlb.npools; i++) {
 		const struct hugetlb_pool *p = &h->hugetlb.pools[i];
+		/* resv unread: a database's reservation may hold the pool: not "for nobody" */
 		if (p->node >= 0 || !p->nr.present || !p->free.present || p->nr.v == 0 ||
-		    p->free.v != p->nr.v || (p->resv.present && p->resv.v > 0))
+		    p->free.v != p->nr.v || !p->resv.present || p->resv.v > 0)
 			continue;
 		struct finding *f = add(out, FK_HUGETLB_IDLE, SEV_WARN, AREA_HUGETLB);
 		if (!f)
@@ -322,7 +325,7 @@ void rule_hugetlb_idle(const struct host_snapshot *h, const struct host_derived 
 		f->ev.pool.size_kb = p->size_kb;
 		f->ev.pool.nr = p->nr.v;
 		f->ev.pool.free = p->free.v;
-		f->ev.pool.resv = p->resv.present ? p->resv.v : 0;
+		f->ev.pool.resv = p->resv.v;
 		uint64_t dflt;
 		if (kv_get(&h->meminfo, "Hugepagesize", &dflt) && dflt == p->size_kb) {
 			/* the default size: vm.nr_hugepages, which persist also writes */

@@ -75,6 +75,7 @@ union finding_facts {
 		uint64_t size_kb;     /* the mTHP size, 0 for the PMD size */
 		int pmd_order;	      /* -1: unknown, no free-block evidence */
 		u128 free_pmd_blocks; /* exact: a u64 count << order may not fit 64 bits */
+		bool has_free_blocks; /* buddyinfo read: free_pmd_blocks is a count, not 0 */
 	} fault;
 	struct finding_compact { /* compact-stall */
 		uint64_t stall, fail, success;

@@ -111,7 +111,8 @@ static void fault_success_low(const struct finding *f, struct finding_text *t)
 	fmt_u128(nb, sizeof(nb), f->ev.fault.free_pmd_blocks);
 	if (f->ev.fault.pmd_order >= 0)
 		EVIDENCE("fault success %s; free blocks of order >= %d: %s", rs,
-			 f->ev.fault.pmd_order, nb);
+			 f->ev.fault.pmd_order,
+			 f->ev.fault.has_free_blocks ? nb : "unknown (buddyinfo not read)");
 	else
 		EVIDENCE("fault success %s", rs);
 	FIX("sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
@@ -181,10 +182,18 @@ static void large_pmd(const struct finding *f, struct finding_text *t)
 {
 	bool always = f->ev.pmd.always;
 	TITLE("hpage_pmd_size is %llu MiB: each scattered write can cost that much%s",
-	      (ull)(f->ev.pmd.pmd_size >> 20), always ? "" : " (in MADV_HUGEPAGE regions)");
+	      (ull)(f->ev.pmd.pmd_size >> 20),
+	      !f->ev.pmd.policy ? " (where: unknown, the PMD-size policy could not be read)"
+	      : always		? ""
+				: " (in MADV_HUGEPAGE regions)");
 	EVIDENCE("hpage_pmd_size=%llu, PMD-size policy %s", (ull)f->ev.pmd.pmd_size,
 		 f->ev.pmd.policy ? f->ev.pmd.policy : "unknown");
-	set_fix(t, f, always ? "only programs that opt in" : "if no program here needs PMD THP");
+	if (f->ev.pmd.policy)
+		set_fix(t, f,
+			always ? "only programs that opt in" : "if no program here needs PMD THP");
+	else
+		FIX("none yet: read enabled and the PMD size's hugepages-*kB/enabled first; which "
+		    "regions are at risk, and so the change, depends on them");
 }
 
 /* KB as a size argument, exact: "1G", "2M", "64k". */

@@ -111,6 +111,20 @@ static void ps_totals_note(FILE *f, const struct ps_report *r, const char *sum, 
 	fputc('\n', f);
 }
 
+/* The THP%anon cell of P: AnonHugePages of Anonymous, never 100% with small pages left nor
+ * 0% with a huge one (fmt_pct); '-' unknown. */
+static void share_cell(struct table *t, const struct proc_thp *p)
+{
+	if (proc_thp_share(p) < 0 || !smaps_known(&p->t, SM_ANON_HUGE)) {
+		table_cell(t, "-");
+		return;
+	}
+	uint64_t h = p->t.kb[SM_ANON_HUGE], a = p->t.kb[SM_ANONYMOUS];
+	char pc[16];
+	fmt_pct(pc, sizeof(pc), h < a ? h : a, a, 0);
+	table_cell(t, "%s", pc);
+}
+
 /* The REASON cell of ROW, a row of R. */
 static void reason_cell(struct table *t, const struct ps_report *r, const struct ps_row *row)
 {
@@ -143,16 +157,7 @@ void ps_render_text(FILE *f, const struct ps_report *r, bool color)
 				table_cell(t, "-");
 		} else {
 			kb_cell(t, &p->t, SM_ANON_HUGE);
-			double s = proc_thp_share(p);
-			if (s >= 0 && smaps_known(&p->t, SM_ANON_HUGE)) {
-				/* never 100% with small pages left, nor 0% with a huge one */
-				uint64_t h = p->t.kb[SM_ANON_HUGE], a = p->t.kb[SM_ANONYMOUS];
-				char pc[16];
-				fmt_pct(pc, sizeof(pc), h < a ? h : a, a, 0);
-				table_cell(t, "%s", pc);
-			} else {
-				table_cell(t, "-");
-			}
+			share_cell(t, p);
 			count_size_cell(t, flags, p->hg_vmas, p->hg_kb);
 			count_size_cell(t, flags, p->nh_vmas, p->nh_kb);
 			if (!r->rollup && p->has_eligible)

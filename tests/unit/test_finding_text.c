@@ -98,6 +98,12 @@ static void test_fault_success_words(UNIT_STATE)
 		t, rule_fault_success_low, &w, "PMD THP fault success 40.0% (40 of 100) since boot",
 		"fault success 40.0% (40 of 100); free blocks of order >= 9: 523",
 		"sysctl vm.compact_memory=1  # once, then see the free blocks in 'thpctl status'");
+	/* buddyinfo not read: unknown, not the 0 that fits "fragmented" */
+	t->h.has_buddy = false;
+	words(t, rule_fault_success_low, &w);
+	assert_string_equal(w.evidence, "fault success 40.0% (40 of 100); free blocks of order >= "
+					"9: unknown (buddyinfo not read)");
+	t->h.has_buddy = true;
 	/* page size unknown: no free-block evidence */
 	set_vmstat(&t->h, "thp_fault_alloc 0\nthp_fault_fallback 500\n");
 	t->h.feat.page_size = 0;
@@ -191,6 +197,12 @@ static void test_cow_and_large_pmd_words(UNIT_STATE)
 	words(t, rule_large_pmd, &w);
 	assert_contains(w.title, "(in MADV_HUGEPAGE regions)");
 	assert_string_equal(w.fix, "thpctl set enabled=never  # if no program here needs PMD THP");
+	/* the policy unread: no region named, no setting offered */
+	memset(&t->h.thp.enabled, 0, sizeof(t->h.thp.enabled));
+	words(t, rule_large_pmd, &w);
+	assert_contains(w.title, "(where: unknown, the PMD-size policy could not be read)");
+	assert_string_equal(w.evidence, "hpage_pmd_size=536870912, PMD-size policy unknown");
+	assert_null(strstr(w.fix, "thpctl set"));
 }
 
 static void test_mthp_and_hugetlb_words(UNIT_STATE)
@@ -205,8 +217,11 @@ static void test_mthp_and_hugetlb_words(UNIT_STATE)
 	assert_string_equal(w.fix, "thpctl set hugepages-64kB/enabled=never");
 	assert_string_equal(w.more, "thpctl ps --folios"); /* there is no `thpctl folios` */
 	struct hugetlb_pool *p = &t->h.hugetlb.pools[t->h.hugetlb.npools++];
-	*p = (struct hugetlb_pool){
-		.size_kb = 2048, .node = -1, .nr = {512, true}, .free = {512, true}};
+	*p = (struct hugetlb_pool){.size_kb = 2048,
+				   .node = -1,
+				   .nr = {512, true},
+				   .free = {512, true},
+				   .resv = {0, true}};
 	words_are(t, rule_hugetlb_idle, &w,
 		  "hugetlb pool of 512 x 2048 kB (1024 MiB) is reserved and "
 		  "entirely free: memory held for nobody",

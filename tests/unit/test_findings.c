@@ -124,6 +124,12 @@ static void test_fault_success_low(UNIT_STATE)
 	assert_int_equal(f->ev.fault.size_kb, 0); /* the PMD size */
 	assert_int_equal(f->ev.fault.pmd_order, 9);
 	assert_int_equal(f->ev.fault.free_pmd_blocks, 523);
+	assert_true(f->ev.fault.has_free_blocks);
+	/* buddyinfo not read: the count is unknown, never the 0 an empty zone list sums to */
+	t->h.has_buddy = false;
+	f = fires(t, rule_fault_success_low, "fault-success-low", SEV_WARN);
+	assert_false(f->ev.fault.has_free_blocks);
+	t->h.has_buddy = true;
 	/* 99 attempts is too few to judge */
 	set_vmstat(&t->h, "thp_fault_alloc 40\nthp_fault_fallback 59\n");
 	assert_int_equal(run(t, rule_fault_success_low), 0);
@@ -324,6 +330,11 @@ static void test_large_pmd(UNIT_STATE)
 	/* never: nothing faults in a PMD */
 	set_choice(&t->h.thp.enabled, "always madvise [never]\n");
 	assert_int_equal(run(t, rule_large_pmd), 0);
+	/* the policy unread: neither "in MADV_HUGEPAGE regions" nor a fix (it may be always) */
+	memset(&t->h.thp.enabled, 0, sizeof(t->h.thp.enabled));
+	f = fires(t, rule_large_pmd, "large-pmd", SEV_INFO);
+	assert_null(f->ev.pmd.policy);
+	assert_true(f->set_key == NULL || f->set_key[0] == '\0');
 	/* hpage_pmd_size absent (before 4.10) */
 	t->h.feat.pmd_size = 0;
 	assert_int_equal(run(t, rule_large_pmd), 0);
@@ -413,9 +424,12 @@ static void test_hugetlb_idle(UNIT_STATE)
 	p->resv.v = 0;
 	p->nr.v = p->free.v = 0;
 	assert_int_equal(run(t, rule_hugetlb_idle), 0);
-	/* 1 GiB pages, resv unreadable */
+	/* 1 GiB pages, resv unreadable: a reservation may hold it, so not "held for nobody"
+	 * (it fired, with resv_hugepages=0 in its evidence) */
 	*p = (struct hugetlb_pool){
 		.size_kb = 1048576, .node = -1, .nr = {4, true}, .free = {4, true}};
+	assert_int_equal(run(t, rule_hugetlb_idle), 0);
+	p->resv = (struct opt_u64){0, true};
 	assert_int_equal(run(t, rule_hugetlb_idle), 1);
 	assert_int_equal(t->out.f[0].ev.pool.nr, 4);
 	assert_int_equal(t->out.f[0].ev.pool.size_kb, 1048576);
