@@ -59,8 +59,9 @@ static double clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether PID is the [khugepaged] kernel thread; sets *CPU_S from its proc/PID/stat. */
-static bool khugepaged_stat(struct host_reader *r, pid_t pid, double *cpu_s)
+/* Whether PID is the [khugepaged] kernel thread; sets *CPU_S (utime + stime) and *START_S
+ * (its start, after boot) from its proc/PID/stat, in seconds. */
+static bool khugepaged_stat(struct host_reader *r, pid_t pid, double *cpu_s, double *start_s)
 {
 	struct proc_stat st;
 	if (sysroot_readf(r->sr, &r->b, SR_PROC "/%d/stat", (int)pid) ||
@@ -69,6 +70,7 @@ static bool khugepaged_stat(struct host_reader *r, pid_t pid, double *cpu_s)
 	if (strcmp(st.comm, "khugepaged") != 0 || !(st.flags & PF_KTHREAD_FLAG))
 		return false;
 	*cpu_s = (double)(st.utime + st.stime) / (double)r->clk_tck;
+	*start_s = (double)st.starttime / (double)r->clk_tck;
 	return true;
 }
 
@@ -98,10 +100,10 @@ static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
 			host_snapshot_missing(out, SR_PROC "/uptime (malformed)");
 		}
 	}
-	double cpu;
+	double cpu, start;
 	if (r->clk_tck <= 0)
 		return;
-	if (r->khugepaged > 0 && khugepaged_stat(r, r->khugepaged, &cpu))
+	if (r->khugepaged > 0 && khugepaged_stat(r, r->khugepaged, &cpu, &start))
 		goto found;
 	if (r->khugepaged != 0 && out->mono_s - r->khugepaged_scan < 60)
 		return;
@@ -110,7 +112,7 @@ static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
 	pid_t *pids;
 	int n = procs_list(r->sr, &pids);
 	for (int i = 0; i < n; i++)
-		if (khugepaged_stat(r, pids[i], &cpu)) {
+		if (khugepaged_stat(r, pids[i], &cpu, &start)) {
 			r->khugepaged = pids[i];
 			break;
 		}
@@ -121,6 +123,7 @@ static void read_khugepaged(struct host_reader *r, struct host_snapshot *out)
 found:
 	out->has_khugepaged_cpu = true;
 	out->khugepaged_cpu_s = cpu;
+	out->khugepaged_start_s = start;
 	out->khugepaged_pid = r->khugepaged;
 }
 

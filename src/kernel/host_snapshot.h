@@ -39,18 +39,19 @@ struct host_snapshot {
 	struct kvlist vmstat;  /* proc/vmstat */
 	struct kvlist meminfo; /* proc/meminfo, kB */
 	bool has_vmstat, has_meminfo, has_buddy;
-	struct buddyinfo buddy;	 /* proc/buddyinfo */
-	struct features feat;	 /* with HS_FEATURES (else zero) */
-	bool has_settings;	 /* thp valid */
-	struct thp_settings thp; /* with HS_SETTINGS */
-	int pmd_order;		 /* log2(hpage_pmd_size / page size), -1 unknown */
-	bool has_hugetlb;	 /* hugetlb valid */
-	struct hugetlb hugetlb;	 /* with HS_HUGETLB */
-	bool has_khugepaged_cpu; /* the [khugepaged] thread was found */
-	double khugepaged_cpu_s; /* its utime + stime, seconds since boot */
-	pid_t khugepaged_pid;	 /* the thread it was read from (a restart gets a new pid) */
-	double uptime_s;	 /* proc/uptime, 0 unknown */
-	bool has_tuned;		 /* tuned valid (HS_TUNED) */
+	struct buddyinfo buddy;	   /* proc/buddyinfo */
+	struct features feat;	   /* with HS_FEATURES (else zero) */
+	bool has_settings;	   /* thp valid */
+	struct thp_settings thp;   /* with HS_SETTINGS */
+	int pmd_order;		   /* log2(hpage_pmd_size / page size), -1 unknown */
+	bool has_hugetlb;	   /* hugetlb valid */
+	struct hugetlb hugetlb;	   /* with HS_HUGETLB */
+	bool has_khugepaged_cpu;   /* the [khugepaged] thread was found */
+	double khugepaged_cpu_s;   /* its utime + stime, seconds since it started */
+	double khugepaged_start_s; /* when it started, seconds after boot (stat starttime) */
+	pid_t khugepaged_pid;	   /* the thread it was read from (a restart gets a new pid) */
+	double uptime_s;	   /* proc/uptime, 0 unknown */
+	bool has_tuned;		   /* tuned valid (HS_TUNED) */
 	struct tuned_state tuned;
 	/* what `thpctl lab shrinker` measured here (shrinker_record.h; with HS_SETTINGS) */
 	bool has_shrinker;

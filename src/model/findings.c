@@ -348,6 +348,7 @@ void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derive
 	f->ev.khp.share = d->khugepaged_cpu.value;
 	f->ev.khp.cpu_s = h->khugepaged_cpu_s;
 	f->ev.khp.uptime_s = h->uptime_s;
+	f->ev.khp.alive_s = d->khugepaged_alive_s;
 	set_fix_u64(f, "khugepaged/scan_sleep_millisecs", 20000);
 }
 

@@ -108,6 +108,7 @@ union finding_facts {
 	} pool;
 	struct finding_khp { /* khugepaged-cpu */
 		double share, cpu_s, uptime_s;
+		double alive_s; /* since it started: uptime_s when at boot */
 	} khp;
 	int write_err;	       /* settings-read-only: -errno of the write check */
 	struct finding_tuned { /* tuned-sets-thp */

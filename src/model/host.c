@@ -69,9 +69,13 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 		d->pmd_order = log2_floor(h->feat.pmd_size / (uint64_t)h->feat.page_size);
 	if (d->pmd_order >= 0)
 		d->free_pmd_blocks = host_free_blocks(&h->buddy, -1, d->pmd_order, NULL);
-	if (h->has_khugepaged_cpu && h->uptime_s > 0) {
+	/* over its own life: it stops while THP is off and starts anew (a new pid, its CPU
+	 * time from 0), so dividing by the uptime would understate it */
+	double alive = h->uptime_s - h->khugepaged_start_s;
+	if (h->has_khugepaged_cpu && h->uptime_s > 0 && alive > 0) {
 		d->khugepaged_cpu.valid = true;
-		d->khugepaged_cpu.value = h->khugepaged_cpu_s / h->uptime_s;
+		d->khugepaged_cpu.value = h->khugepaged_cpu_s / alive;
+		d->khugepaged_alive_s = alive;
 	}
 }
 

@@ -50,7 +50,8 @@ struct host_derived {
 	int pmd_order;	      /* log2(pmd_size / page_size), -1 if unknown */
 	u128 free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all
 			       * zones but DMA; exact (a u64 count << order may not fit 64 bits) */
-	struct ratio khugepaged_cpu;   /* share of one CPU since boot: value = cpu_s / uptime_s */
+	struct ratio khugepaged_cpu;   /* share of one CPU since it started: cpu_s / alive_s */
+	double khugepaged_alive_s;     /* uptime_s - its start (seconds); with khugepaged_cpu */
 	u128 nr_anon_partially_mapped; /* summed over sizes (exact) */
 	bool has_partially_mapped;
 	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */

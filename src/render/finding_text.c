@@ -196,6 +196,29 @@ static void large_pmd(const struct finding *f, struct finding_text *t)
 		    "regions are at risk, and so the change, depends on them");
 }
 
+/* Started within a minute of boot: "since boot"; later (THP was off, it started anew):
+ * over its own life, said. */
+static bool started_late(double uptime_s, double alive_s)
+{
+	return uptime_s - alive_s > 60;
+}
+
+static void khugepaged_cpu(const struct finding *f, struct finding_text *t)
+{
+	const struct finding_khp *k = &f->ev.khp;
+	if (started_late(k->uptime_s, k->alive_s)) {
+		TITLE("khugepaged used %.2f%% of a CPU since it started, %.0f s after boot",
+		      k->share * 100, k->uptime_s - k->alive_s);
+		EVIDENCE("khugepaged CPU %.1f s over the %.0f s since it started (a new thread "
+			 "each time THP is turned back on from never)",
+			 k->cpu_s, k->alive_s);
+	} else {
+		TITLE("khugepaged used %.2f%% of a CPU since boot", k->share * 100);
+		EVIDENCE("khugepaged CPU %.1f s over %.0f s uptime", k->cpu_s, k->uptime_s);
+	}
+	set_fix(t, f, NULL);
+}
+
 /* KB as a size argument, exact: "1G", "2M", "64k". */
 static const char *size_arg(char *out, size_t n, uint64_t kb)
 {
@@ -326,10 +349,7 @@ void finding_text(const struct finding *f, struct finding_text *t)
 		hugetlb_idle(f, t);
 		break;
 	case FK_KHUGEPAGED_CPU:
-		TITLE("khugepaged used %.2f%% of a CPU since boot", f->ev.khp.share * 100);
-		EVIDENCE("khugepaged CPU %.1f s over %.0f s uptime", f->ev.khp.cpu_s,
-			 f->ev.khp.uptime_s);
-		set_fix(t, f, NULL);
+		khugepaged_cpu(f, t);
 		break;
 	case FK_READ_ONLY:
 		read_only(f, t);

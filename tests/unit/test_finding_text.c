@@ -248,6 +248,15 @@ static void test_khugepaged_and_read_only_words(UNIT_STATE)
 	words_are(t, rule_khugepaged_cpu, &w, "khugepaged used 6.00% of a CPU since boot",
 		  "khugepaged CPU 60.0 s over 1000 s uptime",
 		  "thpctl set khugepaged/scan_sleep_millisecs=20000");
+	/* started anew long after boot: over its own life, and said */
+	t->h.khugepaged_cpu_s = 10;
+	t->h.khugepaged_start_s = 900;
+	words_are(t, rule_khugepaged_cpu, &w,
+		  "khugepaged used 10.00% of a CPU since it started, 900 s after boot",
+		  "khugepaged CPU 10.0 s over the 100 s since it started (a new thread each time "
+		  "THP is turned back on from never)",
+		  NULL);
+	t->h.khugepaged_start_s = 0;
 	t->h.thp.write_err = -EROFS;
 	words_are(t, rule_read_only, &w,
 		  "THP settings are read-only here (read-only /sys): host-wide setting",

@@ -453,6 +453,17 @@ static void test_khugepaged_cpu(UNIT_STATE)
 	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
 	t->h.khugepaged_cpu_s = 1;
 	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
+	/* started anew 900 s after boot (THP was off): 10 s over its 100 s is 10%, not the
+	 * 1% of the uptime that kept the finding quiet */
+	t->h.khugepaged_cpu_s = 10;
+	t->h.khugepaged_start_s = 900;
+	f = fires(t, rule_khugepaged_cpu, "khugepaged-cpu", SEV_WARN);
+	assert_float_equal(f->ev.khp.share, 0.1, 1e-12);
+	assert_float_equal(f->ev.khp.alive_s, 100, 1e-9);
+	/* a start after the uptime read (damage): no ratio */
+	t->h.khugepaged_start_s = 2000;
+	assert_int_equal(run(t, rule_khugepaged_cpu), 0);
+	t->h.khugepaged_start_s = 0;
 }
 
 static void test_read_only(UNIT_STATE)
