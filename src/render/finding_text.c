@@ -165,7 +165,13 @@ static void compact_stall(const struct finding *f, struct finding_text *t)
 static void deferred_split(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_split *s = &f->ev.split;
-	TITLE("partly freed huge pages are held until memory pressure");
+	/* without the gauge (before 6.12) only since-boot counters: a queued huge page is
+	 * often freed whole later, never split, so what is held now is not known */
+	if (s->has_partially_mapped)
+		TITLE("partly freed huge pages are held until memory pressure");
+	else
+		TITLE("more huge pages queued for deferred split than split since boot: some may "
+		      "be held until memory pressure (how many now: unknown before 6.12)");
 	char pm[40];
 	fmt_u128(pm, sizeof(pm), s->partially_mapped);
 	if (s->has_partially_mapped)
