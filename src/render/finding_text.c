@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/names.h"
+#include "../util/units.h"
 #include "../util/wide.h"
 #include "status_int.h"
 
@@ -61,13 +62,16 @@ typedef unsigned long long ull;
 /* shrink-underused-noop: measured by `thpctl lab shrinker` on this kernel, or the kernel's source */
 static void shrink_text(struct finding_text *t, const struct finding_shrink *e)
 {
+	char left[32];
+	/* never 100% with some split, nor 0% with some left (fmt_pct) */
+	fmt_pct(left, sizeof(left), e->after_kb < e->before_kb ? e->after_kb : e->before_kb,
+		e->before_kb, 0);
 	if (e->measured && e->before_kb)
 		/* the measure is lab shrinker's own run at this max_ptes_none, not the host's
 		 * thp_underused_split_page (which counts its run at a lower value too) */
 		TITLE("shrink_underused=1 with max_ptes_none=%llu: in a run of thpctl lab shrinker "
-		      "at %llu, the underused shrinker left %.0f%% of AnonHugePages unsplit",
-		      (ull)e->max_ptes_none, (ull)e->max_ptes_none,
-		      100.0 * (double)e->after_kb / (double)e->before_kb);
+		      "at %llu, the underused shrinker left %s of AnonHugePages unsplit",
+		      (ull)e->max_ptes_none, (ull)e->max_ptes_none, left);
 	else if (e->measured)
 		TITLE("shrink_underused=1 with max_ptes_none=%llu: thpctl lab shrinker at %llu had "
 		      "no huge page to split (AnonHugePages 0 kB before): not decided",

@@ -77,8 +77,20 @@ static void test_max_ptes_none_words(UNIT_STATE)
 		  "this kernel (2026-12-02T04:40:00Z): at 511 AnonHugePages 65536 -> 65536 "
 		  "kB under memory pressure, at 64 65536 -> 0 kB",
 		  NULL);
-	/* the lab run had nothing to split at 511: not decided either way */
+	/* 2 MiB of 64 MiB split: 96.875%, 97% */
 	struct shrinker_record *rec = shrinker_measured(&t->h);
+	for (int i = 0; i < rec->n; i++)
+		if (rec->p[i].max_ptes_none == 511)
+			rec->p[i].ahp_after_kb = 63488;
+	words(t, rule_shrink_underused_noop, &w);
+	assert_contains(w.title, "the underused shrinker left 97% of AnonHugePages unsplit");
+	for (int i = 0; i < rec->n; i++) /* 32 kB of 64 MiB split: not "100%" */
+		if (rec->p[i].max_ptes_none == 511)
+			rec->p[i].ahp_after_kb = 65504;
+	words(t, rule_shrink_underused_noop, &w);
+	assert_contains(w.title, "the underused shrinker left 99.95% of AnonHugePages unsplit");
+	/* the lab run had nothing to split at 511: not decided either way */
+	rec = shrinker_measured(&t->h);
 	for (int i = 0; i < rec->n; i++)
 		if (rec->p[i].max_ptes_none == 511)
 			rec->p[i].ahp_before_kb = rec->p[i].ahp_after_kb = 0;
