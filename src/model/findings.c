@@ -154,7 +154,7 @@ void rule_fault_success_low(const struct host_snapshot *h, const struct host_der
 	f->ev.fault.size_kb = size_kb;
 	f->ev.fault.pmd_order = d->pmd_order;
 	f->ev.fault.free_pmd_blocks = d->free_pmd_blocks;
-	f->ev.fault.has_free_blocks = h->has_buddy;
+	f->ev.fault.has_free_blocks = h->has_buddy && !h->buddy.bad && !h->buddy.dup;
 }
 
 void rule_compact_stall(const struct host_snapshot *h, const struct host_derived *d,

@@ -106,7 +106,8 @@ u128 host_free_blocks(const struct buddyinfo *b, int node, int order, bool *foun
 
 bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks)
 {
-	if (!h->has_buddy || h->pmd_order < 0)
+	/* a zone's row cut short or listed twice is dropped: the sum of the rest is no total */
+	if (!h->has_buddy || h->pmd_order < 0 || h->buddy.bad || h->buddy.dup)
 		return false;
 	u128 n = host_free_blocks(&h->buddy, -1, h->pmd_order, NULL);
 	*blocks = (uint64_t)n;

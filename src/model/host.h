@@ -89,7 +89,8 @@ u128 host_free_blocks(const struct buddyinfo *b, int node, int order, bool *foun
 
 /*
  * Free PMD-order blocks of H (its pmd_order from hpage_pmd_size), all zones
- * but DMA, in PMD units; false when buddyinfo or the order is unknown, or the
+ * but DMA, in PMD units; false when buddyinfo or the order is unknown, a zone's
+ * row was dropped (malformed or listed twice: the rest is no total), or the
  * count does not fit a u64 (pure).
  */
 bool host_pmd_blocks(const struct host_snapshot *h, uint64_t *blocks);

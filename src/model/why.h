@@ -385,8 +385,9 @@ struct why_ev_vmas {
 struct why_ev_stall {
 	const char *defrag;
 	uint64_t pmd_kb;
-	uint64_t need;	 /* PMD ranges of its hg regions not yet huge-backed (shm left out) */
-	uint64_t blocks; /* free PMD-order blocks, host-wide */
+	uint64_t need;	    /* PMD ranges of its hg regions not yet huge-backed (shm left out) */
+	uint64_t blocks;    /* free PMD-order blocks, host-wide */
+	bool buddy_damaged; /* STALL_UNKNOWN: buddyinfo read, but a zone's row dropped */
 	/* of need, the PMD ranges' worth of small pages resident already (Rss - AnonHugePages
 	 * of its hg regions that can hold a PMD, shm left out): faulted in, no fault there asks
 	 * for a huge page again; only a collapse can make them huge */

@@ -49,6 +49,7 @@ void why_explain_stall(const struct why_input *in, struct why_report *r)
 		e.small = e.need;
 	why_cg_room_of(in, &e.cg);
 	struct why_line *l;
+	e.buddy_damaged = h->has_buddy && (h->buddy.bad || h->buddy.dup);
 	if (!host_pmd_blocks(h, &e.blocks))
 		l = why_line_new(r, "stall", WE_UNKNOWN, WI_STALL_UNKNOWN, KP_BUDDYINFO, 0, NULL);
 	else

@@ -56,8 +56,10 @@ void why_w_stall(struct wb *b, const struct why_line *l)
 	if (l->id == WI_STALL_UNKNOWN)
 		wb_put(b,
 		       "defrag=%s: faults in its hg regions (%s not yet huge-backed) may stall in "
-		       "direct compaction; free PMD-order blocks unknown (buddyinfo not readable)",
-		       e->defrag, a);
+		       "direct compaction; free PMD-order blocks unknown (buddyinfo %s)",
+		       e->defrag, a,
+		       e->buddy_damaged ? "damaged: a zone's row malformed or listed twice"
+					: "not readable");
 	else if (!e->need)
 		wb_put(b,
 		       "defrag=%s: its hg regions are fully huge-backed; a new fault there may stall "

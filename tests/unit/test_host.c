@@ -52,6 +52,14 @@ static void test_pmd_blocks_need_buddyinfo_and_the_order(UNIT_STATE)
 	assert_int_equal(n, 2 + 752 * 2 + 2 + 35 * 2 + 4 + 2);
 	h->pmd_order = -1;
 	assert_false(host_pmd_blocks(h, &n));
+	/* a zone's row dropped (cut short, or listed twice): the rest is no total, unknown
+	 * (the exporter printed the remaining zones' sum as thp_free_pmd_blocks) */
+	h->pmd_order = 9;
+	h->buddy.bad = 1;
+	assert_false(host_pmd_blocks(h, &n));
+	h->buddy.bad = 0;
+	h->buddy.dup = 1;
+	assert_false(host_pmd_blocks(h, &n));
 	free(h);
 }
 
