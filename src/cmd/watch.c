@@ -75,12 +75,13 @@ static bool sleep_until(const struct timespec *deadline)
 	return false;
 }
 
-static int terminal_rows(void)
+/* The terminal's rows and columns (24 x 80 when it does not say). */
+static void terminal_size(size_t *rows, size_t *cols)
 {
 	struct winsize ws;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
-		return ws.ws_row;
-	return 24;
+	bool ok = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+	*rows = ok && ws.ws_row > 0 ? ws.ws_row : 24;
+	*cols = ok && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
 struct history {
@@ -221,11 +222,12 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 	} else if (screen) {
 		watch_format_line(line, sizeof(line), hdr, row, g->color);
 		history_add(hist, line);
-		/* header 2 lines, a blank and the top table, a spare line */
-		int room = terminal_rows() - 3 - (top > 0 ? (int)top + 3 : 0);
-		size_t show = room < 1 ? 1 : (size_t)room;
-		if (show > hist->n)
-			show = hist->n;
+		/* what fits under the header and the top table, each as the terminal folds it
+		 * (the legend wraps, a 142-column row takes 2 rows of 80) */
+		size_t rows, cols;
+		terminal_size(&rows, &cols);
+		size_t show =
+			watch_screen_fit(hdr, hist->lines, hist->n, row, g->color, rows, cols);
 		watch_render_screen(stdout, hdr, hist->lines + (hist->n - show), show, row,
 				    g->color);
 	} else {

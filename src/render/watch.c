@@ -199,6 +199,47 @@ void watch_render_screen(FILE *f, const struct watch_hdr *h, char *const *lines,
 	}
 }
 
+/* Terminal rows that S[0..N) takes on a screen WIDTH wide: each line folded, 1 at least. */
+static size_t text_rows(const char *s, size_t n, size_t width)
+{
+	size_t rows = 0;
+	for (const char *e = s + n; s < e;) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(e - s);
+		size_t w = wrap_display_width(s, len);
+		rows += w ? (w + width - 1) / width : 1;
+		s += len + (nl != NULL);
+	}
+	return rows;
+}
+
+size_t watch_screen_fit(const struct watch_hdr *h, char *const *lines, size_t nlines,
+			const struct watch_row *row, bool color, size_t rows, size_t width)
+{
+	if (!nlines)
+		return 0;
+	if (!width)
+		width = 80;
+	char *fixed = NULL;
+	size_t flen = 0, used = 1; /* the cursor's line after the last one */
+	FILE *f = open_memstream(&fixed, &flen);
+	if (f) {
+		watch_render_screen(f, h, NULL, 0, row, color);
+		if (fclose(f) == 0)
+			used += text_rows(fixed, flen, width);
+	}
+	free(fixed);
+	size_t show = 0;
+	for (size_t i = nlines; i-- > 0;) {
+		size_t r = text_rows(lines[i], strlen(lines[i]), width);
+		if (show && used + r > rows)
+			break;
+		used += r;
+		show++;
+	}
+	return show;
+}
+
 static json_t *rate_json(const struct rate *r)
 {
 	return rate_valid(r) ? json_real(r->per_s) : json_null();

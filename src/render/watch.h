@@ -42,6 +42,14 @@ void watch_render_top(FILE *f, const struct watch_row *row, bool color);
 void watch_render_screen(FILE *f, const struct watch_hdr *h, char *const *lines, size_t nlines,
 			 const struct watch_row *row, bool color);
 
+/*
+ * How many of the newest of NLINES formatted LINES fit a terminal of ROWS x WIDTH under the
+ * screen's header and top table (watch_render_screen's), each line folded at WIDTH by the
+ * terminal (escape sequences take no column); at least 1 (pure but for a memory stream).
+ */
+size_t watch_screen_fit(const struct watch_hdr *h, char *const *lines, size_t nlines,
+			const struct watch_row *row, bool color, size_t rows, size_t width);
+
 /* One JSON object for ROW (absent rates are null). NULL on ENOMEM. */
 json_t *watch_row_to_json(const struct watch_row *row, bool with_top);
 

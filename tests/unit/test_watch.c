@@ -134,4 +134,49 @@ static void test_json(UNIT_STATE)
 	json_decref(j);
 }
 
-UNIT_TESTS(test_line, test_json)
+/* Rows the header takes at WIDTH columns, lines folded by the terminal (no colour). */
+static size_t header_rows(const struct watch_hdr *h, size_t width)
+{
+	char hdr[4096];
+	FILE *f = fmemopen(hdr, sizeof(hdr), "w");
+	assert_non_null(f);
+	watch_render_header(f, h, false);
+	fclose(f);
+	size_t rows = 0;
+	for (const char *l = hdr; *l;) {
+		size_t n = strcspn(l, "\n");
+		rows += n ? (n + width - 1) / width : 1;
+		l += n + (l[n] == '\n');
+	}
+	return rows;
+}
+
+/*
+ * The refreshed screen shows only the rows that fit: the legend wraps and a 142-column row
+ * takes 2 rows of an 80-column terminal. It showed rows - 3 lines whatever their width, so
+ * the header scrolled off an 80 x 24 terminal from about the 9th interval.
+ */
+static void test_screen_fit(UNIT_STATE)
+{
+	char wide[143];
+	memset(wide, 'x', 142);
+	wide[142] = '\0';
+	char *lines[30];
+	for (int i = 0; i < 30; i++)
+		lines[i] = wide;
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048, .width = 80};
+	size_t fixed = header_rows(&h, 80) + 1; /* and the cursor's line */
+	size_t show = watch_screen_fit(&h, lines, 30, NULL, false, 24, 80);
+	assert_int_equal(show, (24 - fixed) / 2);
+	assert_true(fixed + 2 * show <= 24);
+	/* wide enough: a row each */
+	h.width = 300;
+	fixed = header_rows(&h, 300) + 1;
+	assert_int_equal(watch_screen_fit(&h, lines, 30, NULL, false, 24, 300), 24 - fixed);
+	/* fewer lines than room: all; a tiny terminal: still the newest one */
+	assert_int_equal(watch_screen_fit(&h, lines, 3, NULL, false, 24, 300), 3);
+	assert_int_equal(watch_screen_fit(&h, lines, 30, NULL, false, 2, 80), 1);
+	assert_int_equal(watch_screen_fit(&h, lines, 0, NULL, false, 24, 80), 0);
+}
+
+UNIT_TESTS(test_line, test_json, test_screen_fit)
