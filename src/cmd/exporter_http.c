@@ -93,13 +93,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (strcmp(url, "/metrics") != 0)
 		return mhd.queue_response(conn, MHD_HTTP_NOT_FOUND, e->not_found);
 	pthread_mutex_lock(&e->lock);
-	if (exporter_refresh(e, false) && e->last_err == 0) {
+	exporter_refresh(e, false);
+	/* a response from the newest body: --textfile's loop collects too, and its body
+	 * (within --cache-ms) is what a scrape gets, never an older one nor a 500 */
+	if (e->last_err == 0 && (!e->cached || e->cached_gen != e->meta.collections)) {
 		struct MHD_Response *r = body_response(&e->body);
 		if (r) {
 			if (e->cached)
 				mhd.destroy_response(
 					e->cached); /* freed when its last reply is sent */
 			e->cached = r;
+			e->cached_gen = e->meta.collections;
 		} else {
 			e->last_err = -ENOMEM;
 		}

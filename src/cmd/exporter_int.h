@@ -68,6 +68,7 @@ struct exporter {
 		uint64_t reported_counts[CG_NREASONS];
 	} http;
 	struct MHD_Response *cached; /* the last body as a response; one reference ours */
+	uint64_t cached_gen;	     /* the collection (meta.collections) it was made from */
 	struct MHD_Response *not_found, *not_allowed, *failed;
 	struct web_config *web; /* --web.config.file: TLS, basic auth; NULL without */
 	struct MHD_Response *landing, *unauthorized; /* GET /, 401 (exporter_web.c) */

@@ -405,6 +405,25 @@ if [ "$HTTP" -eq 1 ]; then
 	fi
 fi
 
+# ---- --textfile and --listen together: scrapes get the textfile loop's newest body ----
+# --cache-ms 60000: HTTP never collects here, so a scrape can only be the loop's body. Before,
+# the first scrape got 500 (no response made yet) and later ones the first body again.
+mkdir -p "$TMP/tfl"
+if start_exporter L --textfile "$TMP/tfl" -i 1 --cache-ms 60000; then
+	wait_for_line "$TMP/tfl/thp.prom" "^thpctl_collections_total " "$L_PID" 10
+	c1=$(http "$L_PORT" /metrics)
+	n1=$(sed -n 's/^thpctl_collections_total //p' "$TMP/body")
+	sleep 2.5
+	c2=$(http "$L_PORT" /metrics)
+	n2=$(sed -n 's/^thpctl_collections_total //p' "$TMP/body")
+	expect_cmd "--textfile with --listen: scrapes 200 and follow the loop's collections" \
+		"codes $c1 $c2, thpctl_collections_total $n1 then $n2" \
+		test "$c1" = 200 -a "$c2" = 200 -a "${n1:-0}" -ge 1 -a "${n2:-0}" -gt "${n1:-0}"
+	stop_pid "$L_PID"
+else
+	nok "--textfile with --listen starts" "$(head -c 300 "$TMP/exporter.L.err")"
+fi
+
 # ---- HTTP -----------------------------------------------------------------------------
 if ! start_exporter E; then
 	nok "exporter listens on 127.0.0.1:0" "$(head -c 300 "$TMP/exporter.E.err")"
