@@ -349,6 +349,7 @@ void rule_khugepaged_cpu(const struct host_snapshot *h, const struct host_derive
 	f->ev.khp.cpu_s = h->khugepaged_cpu_s;
 	f->ev.khp.uptime_s = h->uptime_s;
 	f->ev.khp.alive_s = d->khugepaged_alive_s;
+	f->ev.khp.late = d->khugepaged_late;
 	set_fix_u64(f, "khugepaged/scan_sleep_millisecs", 20000);
 }
 

@@ -109,6 +109,7 @@ union finding_facts {
 	struct finding_khp { /* khugepaged-cpu */
 		double share, cpu_s, uptime_s;
 		double alive_s; /* since it started: uptime_s when at boot */
+		bool late;	/* host_derived's khugepaged_late */
 	} khp;
 	int write_err;	       /* settings-read-only: -errno of the write check */
 	struct finding_tuned { /* tuned-sets-thp */

@@ -76,6 +76,7 @@ void host_derive(const struct host_snapshot *h, struct host_derived *d)
 		d->khugepaged_cpu.valid = true;
 		d->khugepaged_cpu.value = h->khugepaged_cpu_s / alive;
 		d->khugepaged_alive_s = alive;
+		d->khugepaged_late = h->khugepaged_start_s > 60;
 	}
 }
 

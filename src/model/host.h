@@ -50,8 +50,9 @@ struct host_derived {
 	int pmd_order;	      /* log2(pmd_size / page_size), -1 if unknown */
 	u128 free_pmd_blocks; /* free memory in blocks of order >= pmd_order, in PMD units, all
 			       * zones but DMA; exact (a u64 count << order may not fit 64 bits) */
-	struct ratio khugepaged_cpu;   /* share of one CPU since it started: cpu_s / alive_s */
-	double khugepaged_alive_s;     /* uptime_s - its start (seconds); with khugepaged_cpu */
+	struct ratio khugepaged_cpu; /* share of one CPU since it started: cpu_s / alive_s */
+	double khugepaged_alive_s;   /* uptime_s - its start (seconds); with khugepaged_cpu */
+	bool khugepaged_late; /* ... it started over a minute after boot (THP was off): say so */
 	u128 nr_anon_partially_mapped; /* summed over sizes (exact) */
 	bool has_partially_mapped;
 	/* `status --sample S`: rates over the last S s (rates.h); NULL when not sampled */

@@ -206,17 +206,10 @@ static void large_pmd(const struct finding *f, struct finding_text *t)
 		    "regions are at risk, and so the change, depends on them");
 }
 
-/* Started within a minute of boot: "since boot"; later (THP was off, it started anew):
- * over its own life, said. */
-static bool started_late(double uptime_s, double alive_s)
-{
-	return uptime_s - alive_s > 60;
-}
-
 static void khugepaged_cpu(const struct finding *f, struct finding_text *t)
 {
 	const struct finding_khp *k = &f->ev.khp;
-	if (started_late(k->uptime_s, k->alive_s)) {
+	if (k->late) { /* started anew after boot (THP was off): over its own life, said */
 		TITLE("khugepaged used %.2f%% of a CPU since it started, %.0f s after boot",
 		      k->share * 100, k->uptime_s - k->alive_s);
 		EVIDENCE("khugepaged CPU %.1f s over the %.0f s since it started (a new thread "

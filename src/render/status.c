@@ -357,7 +357,7 @@ static void render_boot(FILE *f, const struct host_snapshot *h, const struct hos
 	scan_exceed_str(v, sizeof(v), d, seen);
 	table_cell(t, "%s", v);
 	table_cell(t, "khugepaged CPU");
-	if (d->khugepaged_cpu.valid && h->uptime_s - d->khugepaged_alive_s > 60)
+	if (d->khugepaged_cpu.valid && d->khugepaged_late)
 		table_cell(t,
 			   "%.2f%% of a CPU (%.1f s over the %.0f s since it started, %.0f s "
 			   "after boot)",
