@@ -137,6 +137,13 @@ done
 "$T" --no-color --sysroot "$TREE" ps --all >"$TMP/out" 2>&1
 expect_eval "ps shows the hostile comm escaped" "grep -qF '\\x1b[2J\\x1b]0;TITLE\\x07evil\\x0d' '$TMP/out'" \
 	"$(grep -a "$PID" "$TMP/out" | head -c 200)"
+# the exporter: the cgroup label's bytes the text format cannot carry as U+FFFD and their hex
+# (one to one: two cgroups differing only in such a byte stay two series)
+"$T" --sysroot "$TREE" exporter --once >"$TMP/out" 2>&1
+M=$'\xef\xbf\xbd'
+want="cgroup=\"/system.slice/evil${M}1B[2J${M}1B]0;TITLE${M}07evil${M}0D${M}9B${M}C2${M}9B${M}FF${M}7F${M}01${M}0B.service\""
+expect_eval "exporter: the hostile cgroup path escaped one to one in its label" \
+	"grep -qF '$want' '$TMP/out'" "$(grep -a 'evil' "$TMP/out" | head -n 2 | head -c 300)"
 # a newline in a VMA's path: shown as \x0a like any control byte (not the kernel's \012),
 # and the path's own bytes in JSON
 "$T" --no-color --sysroot "$TREE" maps "$PID" >"$TMP/out" 2>&1

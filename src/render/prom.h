@@ -46,10 +46,11 @@ bool prom_valid_name(const char *s);
 
 /*
  * Append label value S escaped for the text format: backslash, double quote
- * and newline become \\, \" and \n; invalid UTF-8 bytes and control characters
- * (C0 but tab, DEL, C1) become U+FFFD (label values must be UTF-8, the format has no \x
- * escape, and a scrape read on a terminal must not drive it; a process name is
- * arbitrary bytes).
+ * and newline become \\, \" and \n; each invalid UTF-8 byte and each byte of a
+ * control character (C0 but tab, DEL, C1) becomes U+FFFD and its two hex digits, and a
+ * U+FFFD of S becomes two (label values must be UTF-8, the format has no \x escape, a
+ * scrape read on a terminal must not drive it, and two cgroup paths or names that
+ * differ in such a byte must stay two series: the escape is one to one).
  */
 void prom_escape_label(struct pbuf *b, const char *s);
 

@@ -73,17 +73,22 @@ bool prom_valid_name(const char *s)
 	return true;
 }
 
+/* U+FFFD: the mark before the hex of a byte the text format cannot carry (prom_escape_label) */
+#define PROM_MARK "\xef\xbf\xbd"
+
 void prom_escape_label(struct pbuf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 	while (*p) {
 		const unsigned char *run = p;
 		size_t k;
-		/* copy runs of plain valid text at once: no control character (C0, DEL, C1) */
+		/* copy runs of plain valid text at once: no control character (C0, DEL, C1) and
+		 * no U+FFFD (the mark itself) */
 		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
 		       (k = utf8_seq(p, (size_t)(end - p))) > 0 &&
 		       !(k == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f)) &&
-		       !(k == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+		       !(k == 2 && p[0] == 0xc2 && p[1] < 0xa0) &&
+		       !(k == 3 && memcmp(p, PROM_MARK, 3) == 0))
 			p += k;
 		if (p > run)
 			pbuf_add(b, (const char *)run, (size_t)(p - run));
@@ -95,9 +100,14 @@ void prom_escape_label(struct pbuf *b, const char *s)
 			pbuf_add(b, "\\\"", 2);
 		else if (*p == '\n')
 			pbuf_add(b, "\\n", 2);
-		else /* U+FFFD for an invalid byte or a control: the text format has no \x */
-			pbuf_add(b, "\xef\xbf\xbd", 3);
-		p += *p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0 ? 2 : 1;
+		else if ((size_t)(end - p) >= 3 && memcmp(p, PROM_MARK, 3) == 0) {
+			pbuf_add(b, PROM_MARK PROM_MARK, 6); /* a U+FFFD of the text: doubled */
+			p += 3;
+			continue;
+		} else /* the text format has no \x: the mark and the byte's hex, one to one, so
+			* two names differing in such a byte never become one series */
+			pbuf_printf(b, PROM_MARK "%02X", *p);
+		p++;
 	}
 }
 

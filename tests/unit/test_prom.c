@@ -28,14 +28,23 @@ static void test_escape(UNIT_STATE)
 	assert_string_equal(render_label("back\\slash"), "back\\\\slash");
 	assert_string_equal(render_label("two\nlines"), "two\\nlines");
 	assert_string_equal(render_label("\\\"\n"), "\\\\\\\"\\n");
-	/* valid UTF-8 kept, an invalid byte becomes U+FFFD */
+	/* valid UTF-8 kept; an invalid byte becomes U+FFFD and its hex */
+#define MARK "\xef\xbf\xbd"
 	assert_string_equal(render_label("caf\xc3\xa9"), "caf\xc3\xa9");
-	assert_string_equal(render_label("x\xff y"), "x\xef\xbf\xbd y");
-	assert_string_equal(render_label("\xc3"), "\xef\xbf\xbd"); /* cut sequence */
+	assert_string_equal(render_label("x\xff y"), "x" MARK "FF y");
+	assert_string_equal(render_label("\xc3"), MARK "C3"); /* cut sequence */
 	/* a tab is kept; other controls (legal in label values) must not reach a terminal */
 	assert_string_equal(render_label("a\tb"), "a\tb");
 	assert_string_equal(render_label("x\x1b[2J\x07\x7f\xc2\x9by"),
-			    "x\xef\xbf\xbd[2J\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy");
+			    "x" MARK "1B[2J" MARK "07" MARK "7F" MARK "C2" MARK "9By");
+	/* one to one: names differing only in such a byte stay apart, and a U+FFFD of the
+	 * name itself is doubled, so no name can spell another's escape */
+	assert_string_equal(render_label("job\x01"), "job" MARK "01");
+	assert_string_equal(render_label("job\x02"), "job" MARK "02");
+	assert_string_equal(render_label("job" MARK "01"), "job" MARK MARK "01");
+	assert_string_equal(render_label(MARK), MARK MARK);
+	assert_string_equal(render_label("\xef\xbf"), MARK "EF" MARK "BF"); /* a cut U+FFFD */
+#undef MARK
 
 	struct pbuf b = {0};
 	prom_escape_help(&b, "a\\b\nc \"q\"");
