@@ -266,6 +266,21 @@ json_t *watch_row_to_json(const struct watch_row *row, bool with_top)
 		if (r->state == RATE_RESET)
 			json_array_append_new(resets, json_string(k));
 	}
+	/* a per-size counter that went down: its kernel path below transparent_hugepage/ */
+	for (int i = 0; i < row->nsizes; i++) {
+		const struct size_rate *s = &row->sizes[i];
+		char k[80];
+		if (s->alloc.state == RATE_RESET) {
+			snprintf(k, sizeof(k), "hugepages-%" PRIu64 "kB/stats/anon_fault_alloc",
+				 s->size_kb);
+			json_array_append_new(resets, json_string(k));
+		}
+		if (s->fallback.state == RATE_RESET) {
+			snprintf(k, sizeof(k), "hugepages-%" PRIu64 "kB/stats/anon_fault_fallback",
+				 s->size_kb);
+			json_array_append_new(resets, json_string(k));
+		}
+	}
 	json_put(o, "rates_per_s", rates);
 	json_put(o, "deltas", deltas);
 	json_put(o, "resets", resets);

@@ -115,6 +115,17 @@ static void test_json(UNIT_STATE)
 	json_t *resets = json_object_get(j, "resets");
 	assert_int_equal(json_array_size(resets), 1);
 	assert_string_equal(json_string_value(json_array_get(resets, 0)), "pgscan_direct");
+	{ /* a per-size counter that went down is a reset too, named by its kernel path */
+		static struct watch_row r2;
+		r2 = row;
+		r2.sizes[0].fallback = (struct rate){.state = RATE_RESET, .delta = 3, .per_s = 3};
+		json_t *j2 = watch_row_to_json(&r2, false);
+		json_t *rs = json_object_get(j2, "resets");
+		assert_int_equal(json_array_size(rs), 2);
+		assert_string_equal(json_string_value(json_array_get(rs, 1)),
+				    "hugepages-64kB/stats/anon_fault_fallback");
+		json_decref(j2);
+	}
 	assert_true(json_is_false(json_object_get(j, "compact_stall_increment")));
 	assert_int_equal(json_integer_value(json_object_get(j, "anon_huge_pages_kb")), 131072);
 	assert_int_equal(json_integer_value(json_object_get(j, "anon_huge_pages_delta_kb")), -2048);
