@@ -98,6 +98,7 @@ int ps_by_cgroup(struct globals *g, const struct ps_report *r)
 		/* a process ps left out (--min-ahp) is missing from the sums too, in no row */
 		.denied = r->denied > unread ? r->denied - unread : 0,
 		.partial = r->denied > 0 || r->errors > 0 || r->damaged > 0,
+		.relevant_only = r->relevant_only,
 		.has_host_ahp = r->has_host_ahp,
 		.host_ahp_kb = r->host_ahp_kb,
 		.skips = &r->skips};

@@ -54,6 +54,10 @@ void psg_render_text(FILE *f, const struct psg_report *r, bool color)
 	if (unread)
 		fprintf(f, ", %d of them unreadable", unread);
 	fputc('\n', f);
+	if (r->relevant_only)
+		fputs("  only processes that use, request (hg) or refuse huge pages (--all: every "
+		      "one)\n",
+		      f);
 	fputs("  each process counts in its own cgroup only (not in the cgroups above it)\n", f);
 	static const char *const hdr[] = {"CGROUP",   "PROCS",	    "ANON_HUGE", "RSS",
 					  "THP/ANON", "OF_ALL_AHP", "UNREADABLE"};
@@ -111,6 +115,7 @@ json_t *psg_to_json(const struct psg_report *r)
 	json_put(o, "by", json_string("cgroup"));
 	json_put(o, "cgroup_version", r->version ? json_integer(r->version) : json_null());
 	json_put(o, "processes", json_integer((json_int_t)r->nprocs));
+	json_put(o, "relevant_only", json_boolean(r->relevant_only));
 	json_put(o, "unreadable", json_integer(unreadable(r) + r->denied));
 	json_put(o, "partial",
 		 json_boolean(r->partial || (r->skips && bundle_skips_any(r->skips))));

@@ -13,11 +13,12 @@
 struct psg_report {
 	const struct psg_row *rows;
 	size_t n;
-	int version;	   /* the memory cgroup hierarchy: 2, 1, or 0 none found */
-	size_t nprocs;	   /* processes in the rows, unreadable ones included */
-	int denied;	   /* smaps unreadable and in no row (ps left them out: --min-ahp) */
-	bool partial;	   /* a process unreadable, failed or damaged: the sums miss it */
-	bool has_host_ahp; /* meminfo AnonHugePages, host-wide, kB */
+	int version;	    /* the memory cgroup hierarchy: 2, 1, or 0 none found */
+	size_t nprocs;	    /* processes in the rows, unreadable ones included */
+	int denied;	    /* smaps unreadable and in no row (ps left them out: --min-ahp) */
+	bool partial;	    /* a process unreadable, failed or damaged: the sums miss it */
+	bool relevant_only; /* ps kept only THP-relevant processes (no --all nor a filter) */
+	bool has_host_ahp;  /* meminfo AnonHugePages, host-wide, kB */
 	uint64_t host_ahp_kb;
 	const struct bundle_skips
 		*skips; /* a --sysroot bundle's members not extracted; NULL none */
