@@ -135,6 +135,11 @@ void args_usage(void (*help)(FILE *f), const char *cmd)
 	args_usage_hint(cmd);
 }
 
+void args_no_hint(void)
+{
+	usage_shown = true;
+}
+
 void args_usage_hint(const char *cmd)
 {
 	usage_shown = true;

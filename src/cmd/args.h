@@ -103,6 +103,10 @@ void args_usage(void (*help)(FILE *f), const char *cmd);
 /* The hint alone, "'thpctl CMD --help' for all its options." (args_usage's last line). */
 void args_usage_hint(const char *cmd);
 
+/* No hint after this run's usage error: the options were right, a file they name is not
+ * (the message said what to change there; --help would not help). */
+void args_no_hint(void);
+
 /* Whether args_usage or the hint ran in this process (main adds the hint to a usage error
  * otherwise). */
 bool args_usage_shown(void);

@@ -454,6 +454,7 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 	}
 	if (wr) {
 		warnx("exporter: --web.config.file: %s", why);
+		args_no_hint(); /* the file is at fault, not the options */
 		return EXIT_USAGE;
 	}
 #endif
