@@ -8,8 +8,32 @@
 #include "../util/names.h"
 #include "../util/str.h"
 
+/*
+ * The value of the top-level key "enabled" in a host: mode's KEY=VALUE,... list ARG, into
+ * V (up to its size); false when ARG does not set it. Only that key moves AnonHugePages
+ * one way for every program: defrag decides who stalls, not whether THP is allocated;
+ * shmem_enabled is not anonymous memory; a per-size hugepages-<size>kB/enabled is mTHP,
+ * which AnonHugePages does not count (PMD size only, and the model does not know which
+ * size that is).
+ */
+static bool set_enabled(const char *arg, char *v, size_t len)
+{
+	for (const char *p = arg; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (strncmp(p, "enabled=", 8) != 0)
+			continue;
+		size_t n = strcspn(p + 8, ",");
+		if (n >= len)
+			return false;
+		memcpy(v, p + 8, n);
+		v[n] = '\0';
+		return true;
+	}
+	return false;
+}
+
 enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
 {
+	char v[16];
 	switch (k) {
 	case AB_OFF:
 		return AI_LESS;
@@ -27,10 +51,12 @@ enum ab_intent ab_kind_intent(enum ab_kind k, const char *arg)
 		return AI_NONE;
 	case AB_GLIBC:
 		return AI_MORE;
-	case AB_SET: /* more when it turns a policy to always (enabled=always, 64kB=always) */
-		return arg && strstr(arg, "=always")  ? AI_MORE
-		       : arg && strstr(arg, "=never") ? AI_LESS
-						      : AI_NONE;
+	case AB_SET: /* enabled=always: more; enabled=never: less; any other key: no direction */
+		if (!set_enabled(arg, v, sizeof(v)))
+			return AI_NONE;
+		return strcmp(v, "always") == 0	 ? AI_MORE
+		       : strcmp(v, "never") == 0 ? AI_LESS
+						 : AI_NONE;
 	case AB_ENV: /* allocator opt-ins: MALLOC_CONF=thp:always, MIMALLOC_ALLOW_THP=1 */
 		return arg && (strstr(arg, "thp:always") || strstr(arg, "hugetlb=1") ||
 			       strstr(arg, "ALLOW_THP=1"))

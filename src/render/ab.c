@@ -140,7 +140,10 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "minflt", stat_json(&s->minflt));
 	json_put(o, "anon_huge_peak_kb", stat_json(&s->ahp));
 	json_put(o, "anon_huge_share", stat_json(&s->share));
-	json_put(o, "proof_contradicts_intent", json_boolean(s->proof_contradicts));
+	/* null: not judged (the mode did not finish, or AnonHugePages was never sampled) */
+	json_put(o, "proof_contradicts_intent",
+		 s->verdict == AV_NOT_RUN || s->proof_unknown ? json_null()
+							      : json_boolean(s->proof_contradicts));
 	json_t *d = json_object();
 	for (int c = 0; c < AC_N; c++)
 		json_put(d, ab_counter_name((enum ab_counter)c),

@@ -216,11 +216,12 @@ static void ab_evidence(struct hbuf *h, const struct ab_report *r)
 				   s->delta_med[ctr[k]] >= 0 ? (double)s->delta_med[ctr[k]] : NAN);
 		enum ab_intent in = ab_kind_intent(r->modes[i].kind, r->modes[i].arg);
 		snprintf(cell[5], sizeof(cell[5]), "%s",
-			 r->modes[i].skipped	? "skipped"
-			 : s->proof_unknown	? "not sampled (runs too short)"
-			 : s->proof_contradicts ? "FLAGGED: AnonHugePages does not show what "
-						  "the mode intends"
-			 : in == AI_LESS	? "no AnonHugePages, as the mode intends"
+			 r->modes[i].skipped	    ? "skipped"
+			 : s->verdict == AV_NOT_RUN ? "not judged: the mode did not finish"
+			 : s->proof_unknown	    ? "not sampled (runs too short)"
+			 : s->proof_contradicts	    ? "FLAGGED: AnonHugePages does not show what "
+						      "the mode intends"
+			 : in == AI_LESS	    ? "no AnonHugePages, as the mode intends"
 			 : in == AI_MORE && base_ok(r, i)
 				 ? "more AnonHugePages than the base, as the mode intends"
 			 : in == AI_MORE ? "some AnonHugePages, as the mode intends"

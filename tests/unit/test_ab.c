@@ -45,6 +45,25 @@ static void test_modes_parse_and_refuse(UNIT_STATE)
 	assert_int_equal(ab_mode_parse("host:enabled=always", &m), 0);
 	assert_int_equal(m.kind, AB_SET);
 	assert_int_equal(ab_kind_intent(m.kind, m.arg), AI_MORE);
+	/* only the key enabled gives a direction: defrag decides stalls, shmem_enabled is not
+	 * anonymous memory, a per-size enabled is mTHP (not in AnonHugePages) */
+	static const struct {
+		const char *mode;
+		enum ab_intent want;
+	} intents[] = {{"host:enabled=never", AI_LESS},
+		       {"host:enabled=madvise", AI_NONE},
+		       {"host:defrag=never", AI_NONE},
+		       {"host:defrag=always", AI_NONE},
+		       {"host:enabled=never,defrag=always", AI_LESS},
+		       {"host:defrag=always,enabled=never", AI_LESS},
+		       {"host:defrag=never,enabled=always", AI_MORE},
+		       {"host:hugepages-64kB/enabled=always", AI_NONE},
+		       {"host:shmem_enabled=never", AI_NONE},
+		       {"host:shmem_enabled=always", AI_NONE}};
+	for (size_t i = 0; i < sizeof(intents) / sizeof(intents[0]); i++) {
+		assert_int_equal(ab_mode_parse(intents[i].mode, &m), 0);
+		assert_int_equal(ab_kind_intent(m.kind, m.arg), intents[i].want);
+	}
 	assert_int_equal(ab_mode_parse("host", &m), 0);
 	assert_int_equal(m.kind, AB_HOST);
 	assert_int_equal(ab_mode_parse("env:=x", &m), -EINVAL);

@@ -4,6 +4,7 @@
 
 #include "lab/lab.h"
 #include "render/lab.h"
+#include "render/ab.h"
 #include "render/report.h"
 
 #include <math.h>
@@ -224,6 +225,43 @@ static void test_ab_evidence_and_too_few_runs(UNIT_STATE)
 	buf_free(&h.b);
 }
 
+/* A mode that failed after some runs is not judged: no "as the mode intends" beside its 0 MiB
+ * peak in the page, null in the JSON (its proof was never evaluated). */
+static void test_ab_failed_mode_not_judged(UNIT_STATE)
+{
+	static struct ab_mode m[2];
+	static struct ab_summary s[2];
+	memset(m, 0, sizeof(m));
+	assert_int_equal(ab_mode_parse("off", &m[0]), 0);
+	assert_int_equal(ab_mode_parse("glibc", &m[1]), 0);
+	for (int i = 0; i < 2; i++) {
+		m[i].nruns = 3;
+		for (int k = 0; k < 3; k++)
+			m[i].runs[k] = (struct ab_run){.ok = true,
+						       .wall_s = 1.0 + 0.1 * k,
+						       .anon_peak_kb = 16384,
+						       .samples = 3};
+	}
+	m[1].failed = true;
+	m[1].fail = AF_EXIT;
+	m[1].fail_code = 1;
+	m[1].fail_run = 3;
+	ab_summarize(m, 2, 0, s);
+	char *cmd[] = {"true", NULL};
+	struct ab_report r = {.modes = m, .sum = s, .n = 2, .cmd = cmd, .runs = 4};
+	struct hbuf h = {0};
+	report_ab(&h, &r);
+	assert_contains(h.b.p, "<td>not judged: the mode did not finish</td></tr>");
+	assert_null(strstr(h.b.p, "more AnonHugePages than the base"));
+	buf_free(&h.b);
+	json_t *o = ab_to_json(&r);
+	json_t *g = json_array_get(json_object_get(o, "modes"), 1);
+	assert_true(json_is_null(json_object_get(g, "proof_contradicts_intent")));
+	g = json_array_get(json_object_get(o, "modes"), 0);
+	assert_true(json_is_false(json_object_get(g, "proof_contradicts_intent")));
+	json_decref(o);
+}
+
 /* The lab JSON carries the series the charts draw. */
 static void test_lab_json_has_the_series(UNIT_STATE)
 {
@@ -243,4 +281,5 @@ static void test_lab_json_has_the_series(UNIT_STATE)
 
 UNIT_TESTS(test_series_thins_a_cdf_by_rank, test_lab_section_escapes_and_has_a_chart_per_unit,
 	   test_watch_marks_a_setting_change, test_watch_lists_series_that_are_zero,
-	   test_page_context, test_ab_evidence_and_too_few_runs, test_lab_json_has_the_series)
+	   test_page_context, test_ab_evidence_and_too_few_runs, test_ab_failed_mode_not_judged,
+	   test_lab_json_has_the_series)
