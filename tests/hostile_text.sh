@@ -144,6 +144,14 @@ M=$'\xef\xbf\xbd'
 want="cgroup=\"/system.slice/evil${M}1B[2J${M}1B]0;TITLE${M}07evil${M}0D${M}9B${M}C2${M}9B${M}FF${M}7F${M}01${M}0B.service\""
 expect_eval "exporter: the hostile cgroup path escaped one to one in its label" \
 	"grep -qF '$want' '$TMP/out'" "$(grep -a 'evil' "$TMP/out" | head -n 2 | head -c 300)"
+# persist --format tuned quotes /etc/tuned/active_profile in its comment (stdout and, with
+# --install, tuned.conf): a profile name first, then control bytes, must not reach either
+cp -a tests/fixtures/linux-6.18-x86 "$TMP/tuned" && mkdir -p "$TMP/tuned/etc/tuned" &&
+	printf 'throughput-performance \033[2Jcleared\n' >"$TMP/tuned/etc/tuned/active_profile"
+"$T" --no-color --sysroot "$TMP/tuned" persist --format tuned enabled=never >"$TMP/out" 2>&1
+expect_eval "persist --format tuned: the active profile's other words left out, no raw bytes" \
+	"clean '$TMP/out' >/dev/null && grep -qF '(throughput-performance; words that are no profile name left out)' '$TMP/out'" \
+	"$(grep -a active_profile "$TMP/out" | od -c | head -3)"
 # a newline in a VMA's path: shown as \x0a like any control byte (not the kernel's \012),
 # and the path's own bytes in JSON
 "$T" --no-color --sysroot "$TREE" maps "$PID" >"$TMP/out" 2>&1

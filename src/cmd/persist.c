@@ -394,16 +394,27 @@ static void tuned_parent(struct globals *g, const char *given, char *out, size_t
 	char active[128], first[128] = "";
 	if (tuned_active_profile(&g->sr, active, sizeof(active)) == 0) {
 		/* several profiles are merged in order: the first that is not this one */
-		char tmp[sizeof(active)];
+		char tmp[sizeof(active)], names[sizeof(active)] = "";
+		int bad = 0;
 		snprintf(tmp, sizeof(tmp), "%s", active);
-		for (char *save = NULL, *w = strtok_r(tmp, " \t", &save); w && !first[0];
-		     w = strtok_r(NULL, " \t", &save))
-			if (strcmp(w, PERSIST_TUNED_PROFILE) != 0 && tuned_profile_name_ok(w))
+		/* the file's bytes reach the terminal and tuned.conf's comment: only the words
+		 * that are profile names are quoted, the others counted */
+		for (char *save = NULL, *w = strtok_r(tmp, " \t", &save); w;
+		     w = strtok_r(NULL, " \t", &save)) {
+			if (!tuned_profile_name_ok(w)) {
+				bad++;
+				continue;
+			}
+			size_t l = strlen(names);
+			snprintf(names + l, sizeof(names) - l, "%s%s", l ? " " : "", w);
+			if (!first[0] && strcmp(w, PERSIST_TUNED_PROFILE) != 0)
 				snprintf(first, sizeof(first), "%s", w);
+		}
 		if (first[0]) {
 			snprintf(out, n, "%s", first);
-			snprintf(note, nn, "the parent is %s, from /etc/tuned/active_profile (%s)",
-				 first, active);
+			snprintf(note, nn,
+				 "the parent is %s, from /etc/tuned/active_profile (%s%s)", first,
+				 names, bad ? "; words that are no profile name left out" : "");
 			return;
 		}
 		if (tuned_profile_include(&g->sr, PERSIST_TUNED_PROFILE, out, n) == 0 &&
