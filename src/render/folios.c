@@ -31,12 +31,16 @@ static void size_name(char *out, size_t n, const struct folio_geom *g, int order
 	snprintf(out, n, "%llukB", (unsigned long long)(g->page_kb << order));
 }
 
-static void pct_cell(struct table *t, double s)
+/* PAGES of C's type TY RSS as a share (fmt_pct: never 100% with a page left out); TY < 0 or no
+ * RSS: '-' */
+static void pct_cell(struct table *t, const struct folio_acct *c, int ty, uint64_t pages)
 {
-	if (s < 0)
-		table_cell(t, "-");
+	char s[32];
+	if (ty < 0 || !c->rss[ty])
+		snprintf(s, sizeof(s), "-");
 	else
-		table_cell(t, "%.0f%%", s * 100);
+		fmt_pct(s, sizeof(s), pages, c->rss[ty], 0);
+	table_cell(t, "%s", s);
 }
 
 /* The rows of one counts block (a VMA or the total); the first row carries LEAD's three cells. */
@@ -45,7 +49,7 @@ static void count_rows(struct table *t, const char *const lead[3], const struct 
 {
 	bool first = true;
 	char kb[32], sz[32];
-#define ROW(type, folio, mapped, pages, share)                                                     \
+#define ROW(type, folio, mapped, pages, ty)                                                        \
 	do {                                                                                       \
 		for (int l_ = 0; l_ < 3; l_++)                                                     \
 			table_cell(t, "%s", first ? lead[l_] : "");                                \
@@ -55,37 +59,34 @@ static void count_rows(struct table *t, const char *const lead[3], const struct 
 		table_cell(t, "%s", mapped);                                                       \
 		fmt_kb(kb, sizeof(kb), folio_kb(g, pages));                                        \
 		table_cell(t, "%s", kb);                                                           \
-		pct_cell(t, share);                                                                \
+		pct_cell(t, c, ty, pages);                                                         \
 	} while (0)
 	for (int ty = 0; ty < FT_N; ty++) {
 		const char *tn = type_name(ty);
 		if (c->pmd[ty]) {
 			size_name(sz, sizeof(sz), g, g->pmd_order);
-			ROW(tn, sz, "PMD", c->pmd[ty], folio_share(c, ty, c->pmd[ty]));
+			ROW(tn, sz, "PMD", c->pmd[ty], ty);
 		}
 		for (int o = FOLIO_ORDERS - 1; o >= 0; o--) {
 			size_name(sz, sizeof(sz), g, o);
 			if (c->aligned[ty][o])
-				ROW(tn, sz, "PTE aligned", c->aligned[ty][o],
-				    folio_share(c, ty, c->aligned[ty][o]));
+				ROW(tn, sz, "PTE aligned", c->aligned[ty][o], ty);
 			if (c->unaligned[ty][o])
-				ROW(tn, sz, "PTE unaligned", c->unaligned[ty][o],
-				    folio_share(c, ty, c->unaligned[ty][o]));
+				ROW(tn, sz, "PTE unaligned", c->unaligned[ty][o], ty);
 		}
 		if (c->partial[ty])
-			ROW(tn, "-", "partial", c->partial[ty], folio_share(c, ty, c->partial[ty]));
+			ROW(tn, "-", "partial", c->partial[ty], ty);
 		if (g->cont_kb && !partial && (c->pmd[ty] || c->cont_pte[ty])) {
 			snprintf(sz, sizeof(sz), "%llukB blk", (unsigned long long)g->cont_kb);
 			if (c->pmd[ty])
-				ROW(tn, sz, "cont PMD", c->pmd[ty], folio_share(c, ty, c->pmd[ty]));
+				ROW(tn, sz, "cont PMD", c->pmd[ty], ty);
 			if (c->cont_pte[ty])
-				ROW(tn, sz, "cont PTE", c->cont_pte[ty],
-				    folio_share(c, ty, c->cont_pte[ty]));
+				ROW(tn, sz, "cont PTE", c->cont_pte[ty], ty);
 		}
 	}
 	if (c->zero_pmd) {
 		size_name(sz, sizeof(sz), g, g->pmd_order);
-		ROW("zero", sz, "PMD", c->zero_pmd, -1.0);
+		ROW("zero", sz, "PMD", c->zero_pmd, -1);
 	}
 #undef ROW
 }
@@ -96,14 +97,17 @@ static void thp_summary(FILE *f, const char *what, const struct folio_acct *c,
 	char a[32], b[32];
 	fmt_kb(a, sizeof(a), folio_kb(g, c->rss[FT_ANON]));
 	fmt_kb(b, sizeof(b), folio_kb(g, c->rss[FT_FILE]));
+	char p[32];
 	fprintf(f, "%s RSS: anon %s", what, a);
-	double s = folio_share(c, FT_ANON, folio_thp_pages(c, FT_ANON));
-	if (s >= 0)
-		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
+	if (c->rss[FT_ANON]) {
+		fmt_pct(p, sizeof(p), folio_thp_pages(c, FT_ANON), c->rss[FT_ANON], 0);
+		fprintf(f, " (%s in THP%s)", p, partial ? ", PMD-mapped only" : "");
+	}
 	fprintf(f, ", file/shmem %s", b);
-	s = folio_share(c, FT_FILE, folio_thp_pages(c, FT_FILE));
-	if (s >= 0)
-		fprintf(f, " (%.0f%% in THP%s)", s * 100, partial ? ", PMD-mapped only" : "");
+	if (c->rss[FT_FILE]) {
+		fmt_pct(p, sizeof(p), folio_thp_pages(c, FT_FILE), c->rss[FT_FILE], 0);
+		fprintf(f, " (%s in THP%s)", p, partial ? ", PMD-mapped only" : "");
+	}
 	fprintf(f, "\n");
 }
 

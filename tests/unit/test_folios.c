@@ -11,6 +11,7 @@
 #include "kernel/cgroup_procs.h"
 #include "kernel/underused.h"
 #include "model/folios.h"
+#include "render/folios.h"
 
 static void test_zero_subpages(UNIT_STATE)
 {
@@ -119,6 +120,28 @@ static void test_geom_and_report(UNIT_STATE)
 	folio_report_free(&r);
 }
 
+/* A share with pages left out is never printed 100% (64.1 MiB anon, 64 MiB of it in THP). */
+static void test_share_not_rounded_up(UNIT_STATE)
+{
+	struct folio_report r = {0};
+	folio_geom_init(&r.g, 4096, 0);
+	r.method = FM_PAGEFLAGS_SCAN;
+	struct folio_vma v = {.start = 0x200000, .end = 0x4220000, .perms = "rw-p"};
+	v.c.rss[FT_ANON] = 16416;
+	v.c.pmd[FT_ANON] = 16384;
+	assert_int_equal(folio_report_add(&r, &v), 0);
+	char *t = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&t, &n);
+	assert_non_null(f);
+	folio_maps_render_text(f, &r, false);
+	fclose(f);
+	assert_contains(t, "(99.8% in THP");
+	assert_null(strstr(t, "100%"));
+	free(t);
+	folio_report_free(&r);
+}
+
 static void test_cgroup_rel(UNIT_STATE)
 {
 	char out[64];
@@ -204,5 +227,6 @@ static void test_cgroup_find_v1(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_TESTS(test_zero_subpages, test_underused_split, test_underused_merge, test_geom_and_report,
-	   test_cgroup_rel, test_cgroup_pids, test_cgroup_find_v1)
+UNIT_TESTS(test_zero_subpages, test_share_not_rounded_up, test_underused_split,
+	   test_underused_merge, test_geom_and_report, test_cgroup_rel, test_cgroup_pids,
+	   test_cgroup_find_v1)
