@@ -10,6 +10,18 @@
 #include "ab.h"
 #include "table.h"
 
+/* A share (0..1) as fmt_pct prints it: never 0% with a huge page in it, never 100% with one
+ * missing (a FLAGGED off beside "0%" read as a contradiction) */
+static const char *share_str(char *o, size_t n, double v)
+{
+	if (!(v >= 0)) {
+		snprintf(o, n, "-");
+		return o;
+	}
+	fmt_pct(o, n, (uint64_t)(v * 1e6 + 0.5), 1000000, 0);
+	return o;
+}
+
 static const char *runs_word(int n)
 {
 	return n == 1 ? "run" : "runs";
@@ -228,16 +240,26 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	else if (!s->share.ok)
 		fprintf(f, "; AnonHugePages share unknown (no anonymous memory in the samples)");
 	else {
-		fprintf(f, "; AnonHugePages %.0f%% of anon", s->share.med * 100);
+		char p1[32], p2[32];
+		fprintf(f, "; AnonHugePages %s of anon", share_str(p1, sizeof(p1), s->share.med));
 		if (base >= 0 && base != i && r->sum[base].share.ok)
-			fprintf(f, " vs %.0f%% under %s", r->sum[base].share.med * 100, bn);
+			fprintf(f, " vs %s under %s",
+				share_str(p2, sizeof(p2), r->sum[base].share.med), bn);
 	}
 	if (s->delta_med[AC_FAULT_ALLOC] >= 0)
 		fprintf(f, "; thp_fault_alloc +%lld (host-wide)",
 			(long long)s->delta_med[AC_FAULT_ALLOC]);
-	if (s->proof_contradicts)
-		fprintf(f, "%s; FLAGGED: AnonHugePages does not show what the mode intends%s",
-			col_yellow(color), col_reset(color));
+	if (s->proof_contradicts) {
+		char pk[32] = "";
+		/* less THP intended: the run's peak that contradicts it */
+		if (ab_kind_intent(r->modes[i].kind, r->modes[i].arg) == AI_LESS && s->ahp.ok) {
+			char kb[24];
+			fmt_kb(kb, sizeof(kb), (uint64_t)(s->ahp.max + 0.5));
+			snprintf(pk, sizeof(pk), " (peak %s)", kb);
+		}
+		fprintf(f, "%s; FLAGGED: AnonHugePages%s does not show what the mode intends%s",
+			col_yellow(color), pk, col_reset(color));
+	}
 	fputc('\n', f);
 	for (int k = 0; k < r->nmetrics; k++)
 		metric_line(f, r, i, k, base);
@@ -291,9 +313,16 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 			fprintf(f, " vs %s", b);
 		}
 	}
-	if (s->share.ok)
-		fprintf(f, "; AnonHugePages %.0f%% of anon (runs %.0f-%.0f%%)", s->share.med * 100,
-			s->share.min * 100, s->share.max * 100);
+	if (s->share.ok) {
+		char p1[32], p2[32], p3[32];
+		share_str(p2, sizeof(p2), s->share.min);
+		size_t l = strlen(p2);
+		if (l && p2[l - 1] == '%') /* "runs 0-0.2%" */
+			p2[l - 1] = '\0';
+		fprintf(f, "; AnonHugePages %s of anon (runs %s-%s)",
+			share_str(p1, sizeof(p1), s->share.med), p2,
+			share_str(p3, sizeof(p3), s->share.max));
+	}
 	fputc('\n', f);
 }
 
@@ -317,10 +346,8 @@ static void table(FILE *f, const struct ab_report *r, bool color)
 		else
 			table_cell(t, "-");
 		kb_stat_cell(t, &s->ahp);
-		if (s->share.ok)
-			table_cell(t, "%.0f%%", s->share.med * 100);
-		else
-			table_cell(t, "-");
+		char pc[32];
+		table_cell(t, "%s", share_str(pc, sizeof(pc), s->share.ok ? s->share.med : -1));
 		for (int k = AC_FAULT_ALLOC; k <= AC_COMPACT_STALL; k++)
 			if (s->delta_med[k] >= 0)
 				table_cell(t, "+%lld", (long long)s->delta_med[k]);

@@ -201,6 +201,24 @@ static void a_failed_mode_says_why(UNIT_STATE)
 	free(t);
 }
 
+/* off FLAGGED for one run's 2 MiB of huge pages among 1 GiB of anon: the share is not "0%" beside
+ * the flag, and the flag names the peak that raised it. */
+static void a_flag_shows_what_raised_it(UNIT_STATE)
+{
+	char *cmd[] = {"bench", NULL};
+	runs(0, "host", 6, 1.0, 6);
+	runs(1, "off", 6, 1.0, 6);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 6; k++)
+			M[i].runs[k].anon_peak_kb = 1048576;
+	M[1].runs[2].ahp_peak_kb = 2048;
+	char *t = text(2, cmd, 6, 0, 0);
+	assert_contains(t, "FLAGGED: AnonHugePages (peak 2048 kB) does not show what the mode "
+			   "intends");
+	assert_contains(t, "AnonHugePages 0% of anon (runs 0-0.2%)");
+	free(t);
+}
+
 /* Too few runs: no interval, said with the counts, never a verdict. */
 static void too_few_runs_decide_nothing(UNIT_STATE)
 {
@@ -216,6 +234,6 @@ static void too_few_runs_decide_nothing(UNIT_STATE)
 	free(t);
 }
 
-UNIT_TESTS(a_metric_that_never_matched_is_said, too_few_runs_decide_nothing,
-	   a_metric_that_is_not_a_number_says_so, the_header_quotes_the_command,
-	   the_command_wraps_at_80_columns, a_failed_mode_says_why)
+UNIT_TESTS(a_metric_that_never_matched_is_said, a_flag_shows_what_raised_it,
+	   too_few_runs_decide_nothing, a_metric_that_is_not_a_number_says_so,
+	   the_header_quotes_the_command, the_command_wraps_at_80_columns, a_failed_mode_says_why)
