@@ -152,8 +152,16 @@ static void stall_table(FILE *f, const struct stalls *s, bool color)
 		"\n%sWho waited%s\n  (one stall = one begin/end pair: a zone compacted, a direct "
 		"reclaim run)\n",
 		col_bold(color), col_reset(color));
+	uint64_t deep = s->dropped_deep[0] + s->dropped_deep[1];
 	if (rows)
 		table_print(t, f, 2, color);
+	else if (s->lost || deep)
+		/* a lost or untimed event may be the stall: "none" would be more than was seen */
+		fprintf(f,
+			"  inconclusive: no stall seen, but %" PRIu64
+			" event(s) were lost and %" PRIu64
+			" begin(s) not timed, any of which may have been one\n",
+			s->lost, deep);
 	else
 		fprintf(f, "  no task entered direct compaction or direct reclaim while traced\n");
 	table_free(t);
@@ -173,8 +181,18 @@ static void stall_table(FILE *f, const struct stalls *s, bool color)
 	if (um)
 		fprintf(f,
 			"  %s%" PRIu64 " end event(s) without a begin (stalls already under way "
-			"when the trace started) left out%s\n",
-			col_dim(color), um, col_reset(color));
+			"when the trace started%s) left out%s\n",
+			col_dim(color), um, deep ? ", or ends of the begins below" : "",
+			col_reset(color));
+	if (deep)
+		fprintf(f,
+			"  %" PRIu64
+			" begin event(s) nested more than %d deep in one task were not "
+			"timed: the figures above miss them (partial)\n",
+			deep, STALL_DEPTH);
+	if (s->unparsed)
+		fprintf(f, "  %" PRIu64 " trace line(s) that were not events left out\n",
+			s->unparsed);
 }
 
 static void histogram(FILE *f, const struct stalls *s, bool color)
@@ -452,6 +470,9 @@ json_t *stalls_render_json(const struct trace_report *r)
 		 n ? json_real(r->reader_cpu_s * 1e6 / (double)n) : NULL);
 	json_put(oh, "bytes_read", json_u64(r->bytes));
 	json_put(root, "overhead", oh);
-	json_put(root, "incomplete", json_boolean(s->oom));
+	/* out of memory, an event lost or untimed, a line unread: the figures miss something */
+	json_put(root, "incomplete",
+		 json_boolean(s->oom || s->lost || s->unparsed || s->dropped_deep[0] ||
+			      s->dropped_deep[1]));
 	return root;
 }

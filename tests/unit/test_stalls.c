@@ -567,6 +567,49 @@ static char *overhead_text(double record_ns, bool noise)
 	return out;
 }
 
+/* Lost events and no stall seen: inconclusive, never "no task entered"; the JSON says
+ * incomplete; begins too deep to time and unread lines are said. */
+static void test_lost_events_make_it_inconclusive(UNIT_STATE)
+{
+	struct stalls s;
+	stalls_init(&s);
+	static const char text[] = "CPU:0 [LOST 5000 EVENTS]\n"
+				   "garbage line\n"
+				   "      khugepaged-40  [000] .....  1.000000: "
+				   "mm_khugepaged_scan_pmd: mm=0x1 pfn=0x2\n";
+	stalls_feed(&s, text, strlen(text));
+	stalls_finish(&s, NULL, NULL);
+	struct trace_report r = {.s = &s, .elapsed_s = 1, .record_ns = -1};
+	struct unit_mem m;
+	stalls_render_text(unit_mem_open(&m), &r, false);
+	char *t = unit_mem_text(&m);
+	assert_contains(t, "inconclusive: no stall seen, but 5000 event(s) were lost");
+	assert_null(strstr(t, "no task entered"));
+	assert_contains(t, "1 trace line(s) that were not events left out");
+	free(t);
+	json_t *j = stalls_render_json(&r);
+	assert_true(json_is_true(json_object_get(j, "incomplete")));
+	json_decref(j);
+	stalls_free(&s);
+	/* begins nested past STALL_DEPTH: said, and the JSON incomplete */
+	stalls_init(&s);
+	for (int i = 0; i < STALL_DEPTH + 2; i++)
+		feed(&s, "deep", 7, 1.0 + i * 1e-6, "mm_compaction_begin", "mode=sync");
+	for (int i = 0; i < STALL_DEPTH + 2; i++)
+		feed(&s, "deep", 7, 2.0 + i * 1e-6, "mm_compaction_end",
+		     "mode=sync status=success");
+	stalls_finish(&s, NULL, NULL);
+	r.s = &s;
+	stalls_render_text(unit_mem_open(&m), &r, false);
+	t = unit_mem_text(&m);
+	assert_contains(t, "2 begin event(s) nested more than 8 deep in one task were not timed");
+	free(t);
+	j = stalls_render_json(&r);
+	assert_true(json_is_true(json_object_get(j, "incomplete")));
+	json_decref(j);
+	stalls_free(&s);
+}
+
 static void test_overhead_calibration_below_noise_is_dash(UNIT_STATE)
 {
 	char *t = overhead_text(-1, true);
@@ -587,5 +630,6 @@ UNIT_TESTS(test_parse_begin, test_parse_end_and_collapse, test_parse_odd_comms,
 	   test_parse_tgid_and_no_flags, test_parse_lost_and_garbage, test_field_boundaries,
 	   test_pair_real_capture, test_pair_unmatched, test_pair_nested,
 	   test_pair_interleaved_tasks, test_group_threads_percentiles, test_hist_buckets,
-	   test_lost_and_stream, test_depth_limit, test_many_tasks, test_real_fragmenter_capture,
-	   test_tracefs_mounts, test_overhead_calibration_below_noise_is_dash)
+	   test_lost_and_stream, test_lost_events_make_it_inconclusive, test_depth_limit,
+	   test_many_tasks, test_real_fragmenter_capture, test_tracefs_mounts,
+	   test_overhead_calibration_below_noise_is_dash)
