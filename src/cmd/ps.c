@@ -213,7 +213,8 @@ static int ps_scan(struct globals *g, const struct ps_opts *o, struct ps_report 
 			struct proc_thp keep = {.pid = row.p.pid,
 						.st = row.p.st,
 						.status_read = true,
-						.damaged = row.p.damaged,
+						/* the status's damage: smaps's is not shown */
+						.damaged = proc_status_nbad(&row.p.st),
 						.rollup = row.p.rollup};
 			row.p = keep;
 		}

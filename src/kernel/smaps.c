@@ -272,6 +272,8 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 	s->totals = totals;
 	s->have = false;
 	s->nvmas = s->nlines = s->nbad = 0;
+	s->fields_any = s->totals_missing_seen = 0;
+	s->fields_all = ~0u;
 	s->err = 0;
 	s->truncated = false;
 	if (totals)
@@ -280,6 +282,9 @@ void smaps_stream_init(struct smaps_stream *s, smaps_vma_cb cb, void *ctx,
 
 static int emit(struct smaps_stream *s)
 {
+	uint32_t have = s->cur.t.present | s->cur.t.damaged;
+	s->fields_any |= have;
+	s->fields_all &= have;
 	if (s->totals)
 		s->nbad += totals_add(s->totals, &s->cur.t); /* a sum past 2^64: partial */
 	return s->cb ? s->cb(&s->cur, s->ctx) : 0;
@@ -419,6 +424,13 @@ int smaps_stream_finish(struct smaps_stream *s)
 		s->have = false;
 		s->err = emit(s);
 	}
+	/* a field missing from a block: its total is unknown, the result partial */
+	uint32_t missing = s->fields_any & ~s->fields_all & ~s->totals_missing_seen;
+	if (s->totals && missing) {
+		s->totals->damaged |= missing;
+		s->nbad += (unsigned)__builtin_popcount(missing);
+	}
+	s->totals_missing_seen |= missing;
 	/* a sum over a damaged value is unknown */
 	if (s->totals)
 		s->totals->present &= ~s->totals->damaged;

@@ -126,6 +126,11 @@ struct smaps_stream {
 	unsigned nlines; /* lines of the current VMA */
 	int err;	 /* sticky: -EINVAL, -EFBIG (a ceiling) or the callback's value */
 	bool truncated;	 /* the text ended mid-line: the file was cut; that line is dropped */
+	/* kept fields (bits as smaps_totals.present) that some VMA printed and every VMA did:
+	 * the kernel prints the same fields in every block, so one missing from a block (a
+	 * damaged or cut file) makes its total unknown, not a sum of the others */
+	uint32_t fields_any, fields_all;
+	uint32_t totals_missing_seen; /* those already marked (smaps_stream_finish once more) */
 	char name[PATH_MAX + 64];
 };
 

@@ -158,7 +158,8 @@ static void line_lazyfree(FILE *f, const struct thp_ledger *l, bool color)
 	char v[32];
 	fprintf(f, "  %-12s ", "lazy free");
 	if (l->lazyfree_kb < 0) {
-		fprintf(f, "-  (no LazyFree in smaps: kernel < 4.12, or smaps not read)\n");
+		fprintf(f, "-  (LazyFree unknown: not in smaps (kernel < 4.12), damaged, or smaps "
+			   "not read)\n");
 		return;
 	}
 	ledger_cell(v, sizeof(v), l->lazyfree_kb, false);

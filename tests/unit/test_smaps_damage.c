@@ -17,6 +17,7 @@ static void test_smaps_damaged_values_unknown_and_counted(UNIT_STATE)
 			    "VmFlags: rd wr hg\n"
 			    "7f0000200000-7f0000400000 rw-p 00000000 00:00 0 \n"
 			    "Size:       2048 kB\n"
+			    "Rss:        2048 kB\n"
 			    "AnonHugePages:   2048 kB\r\n";
 	struct seen s;
 	struct smaps_totals t;
@@ -28,6 +29,29 @@ static void test_smaps_damaged_values_unknown_and_counted(UNIT_STATE)
 	assert_int_equal(s.t[1].kb[SM_ANON_HUGE], 2048); /* CRLF */
 	/* the sum over a damaged value is unknown */
 	expect_has(&t, B(SM_RSS), B(SM_ANON_HUGE) | B(SM_SIZE));
+}
+
+/* A field the kernel prints in every block, missing from one: that VMA's value and the total
+ * are unknown (not the other VMAs' sum, a plausible 0), and it counts as damage. */
+static void test_smaps_field_missing_from_one_vma(UNIT_STATE)
+{
+	const char text[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "Rss:        2048 kB\n"
+			    "AnonHugePages:      0 kB\n"
+			    "7f0000200000-7f0000a00000 rw-p 00000000 00:00 0 \n"
+			    "Size:       8192 kB\n"
+			    "Rss:        8192 kB\n"
+			    "7f0000a00000-7f0000c00000 rw-p 00000000 00:00 0 \n"
+			    "Size:       2048 kB\n"
+			    "Rss:           0 kB\n"
+			    "AnonHugePages:      0 kB\n";
+	struct seen s;
+	struct smaps_totals t;
+	stream_expect(LIT(text), &s, &t, 1, 3);
+	assert_false(smaps_has(&s.t[1], SM_ANON_HUGE));
+	expect_has(&t, B(SM_SIZE) | B(SM_RSS), B(SM_ANON_HUGE));
+	assert_int_equal(t.kb[SM_RSS], 10240);
 }
 
 /* A line printed twice in one VMA (or in the rollup) is damage: unknown, never one copy. */
@@ -282,8 +306,9 @@ static void test_rollup_fixed_same_as_careful(UNIT_STATE)
 	assert_int_equal(t.kb[SM_RSS], 12);
 }
 
-UNIT_TESTS(test_smaps_damaged_values_unknown_and_counted, test_smaps_duplicate_line_is_unknown,
-	   test_smaps_nul_header_is_damage, test_smaps_old_kernel_absent, test_smaps_bad_values,
+UNIT_TESTS(test_smaps_damaged_values_unknown_and_counted, test_smaps_field_missing_from_one_vma,
+	   test_smaps_duplicate_line_is_unknown, test_smaps_nul_header_is_damage,
+	   test_smaps_old_kernel_absent, test_smaps_bad_values,
 	   test_smaps_label_lookalikes_and_number_edges, test_smaps_vmflags_positions,
 	   test_smaps_not_a_header, test_smaps_empty, test_smaps_unkept_lines,
 	   test_rollup_fixed_same_as_careful)
