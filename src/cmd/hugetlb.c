@@ -91,6 +91,7 @@ static void collect(const struct sysroot *sr, const struct host_snapshot *h,
 		memset(nd, 0, sizeof(*nd));
 		nd->node = node;
 		nd->has_buddy = in_buddy && order >= 0;
+		nd->buddy_partial = h->buddy.bad || h->buddy.dup; /* which node's row: unknown */
 		nd->free_blocks = blocks;
 		/* the node's own figures: the host's MemFree is not the node's */
 		if (node_meminfo_read(sr, node, &mi) == 0) {

@@ -60,17 +60,19 @@ static void pool_now(const struct hp_plan_input *in, const struct hp_node *nd, s
 static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 {
 	/* what the buddy allocator could give, in the scope */
-	bool have_buddy = false;
+	bool have_buddy = false, partial = false;
 	if (in->node >= 0) {
 		const struct hp_node *nd = find_node(in, in->node);
 		if (nd && nd->has_buddy) {
 			have_buddy = true;
+			partial = nd->buddy_partial;
 			p->free_blocks = nd->free_blocks;
 		}
 	} else {
 		for (int i = 0; i < in->nnodes; i++)
 			if (in->nodes[i].has_buddy) {
 				have_buddy = true;
+				partial |= in->nodes[i].buddy_partial;
 				p->free_blocks += in->nodes[i].free_blocks;
 			}
 	}
@@ -86,8 +88,10 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 		p->runtime = HP_RT_BOOT;
 	else if (!have_buddy || p->order < 0)
 		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY;
-	else if (p->free_blocks >= p->need)
+	else if (p->free_blocks >= p->need) /* a lower bound suffices too */
 		p->runtime = HP_RT_NOW;
+	else if (partial) /* the dropped rows may hold the rest */
+		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY_DAMAGED;
 	else if (!p->scope_free_known) /* the node's own MemFree, never the host's */
 		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_MEMFREE;
 	/* compaction may assemble the rest from free memory, leaving the kernel its reserve;

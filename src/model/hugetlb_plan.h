@@ -31,6 +31,8 @@ struct hp_node {
 	bool has_mem_free;
 	uint64_t mem_free_kb; /* nodeN/meminfo MemFree: what compaction on the node works with */
 	bool has_buddy;
+	bool buddy_partial;	 /* buddyinfo dropped a row (cut short or listed twice): the
+				  * count is at least free_blocks */
 	u128 free_blocks;	 /* free blocks able to hold one page of the size (not ZONE_DMA) */
 	struct opt_u64 nr, free; /* this node's pool of the size now */
 };
@@ -71,9 +73,10 @@ enum hp_runtime {
 /* Why the runtime verdict is HP_RT_UNKNOWN. */
 enum hp_unknown {
 	HP_UNK_NONE,
-	HP_UNK_POOL,	/* nr_hugepages, free_hugepages or resv_hugepages unreadable */
-	HP_UNK_BUDDY,	/* no buddyinfo (for the node) or no page order */
-	HP_UNK_MEMFREE, /* too few free blocks, and the scope's MemFree unreadable */
+	HP_UNK_POOL,	      /* nr_hugepages, free_hugepages or resv_hugepages unreadable */
+	HP_UNK_BUDDY,	      /* no buddyinfo (for the node) or no page order */
+	HP_UNK_BUDDY_DAMAGED, /* buddyinfo dropped a row and the rest fall short: a lower bound */
+	HP_UNK_MEMFREE,	      /* too few free blocks, and the scope's MemFree unreadable */
 };
 
 const char *hp_runtime_name(enum hp_runtime r);

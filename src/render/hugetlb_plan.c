@@ -117,6 +117,11 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 				out, n,
 				"unknown: %llu more page%s needed (%s), only %s in /proc/buddyinfo, and MemFree%s is not readable, so whether compaction can assemble the rest is unknown",
 				(ull)p->need, p->need == 1 ? "" : "s", pool, blocks, of);
+		else if (p->unknown == HP_UNK_BUDDY_DAMAGED)
+			snprintf(
+				out, n,
+				"unknown: %llu more page%s needed (%s), at least %s in /proc/buddyinfo, which has a damaged or repeated zone row left out: the free blocks there are unknown",
+				(ull)p->need, p->need == 1 ? "" : "s", pool, blocks);
 		else
 			snprintf(out, n,
 				 "unknown: no buddyinfo%s to count free blocks of the page's order",

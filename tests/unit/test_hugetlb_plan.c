@@ -209,6 +209,20 @@ static void test_runtime_text(UNIT_STATE)
 	assert_string_equal(why, "reserve at boot: 4096 more pages needed (the 2M pool is empty), "
 				 "only 10 free blocks of order >= 9 (20.0 MiB) and not enough free "
 				 "memory to compact into");
+	/* the same with a buddyinfo row dropped (cut short or repeated): what is left is a lower
+	 * bound, so too few is unknown, never "reserve at boot" ... */
+	fill(&cases[4], &in);
+	in.nodes[0].buddy_partial = true;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_UNKNOWN);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_contains(why, "unknown: 4096 more pages needed (the 2M pool is empty), at least 10 "
+			     "free blocks");
+	/* ... and enough is enough */
+	fill(&cases[0], &in);
+	in.nodes[0].buddy_partial = true;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_int_equal(p.runtime, HP_RT_NOW);
 	fill(&cases[9], &in);
 	assert_int_equal(hugetlb_plan(&in, &p), 0);
 	assert_true(p.gigantic);
