@@ -76,6 +76,7 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 				p->free_blocks += in->nodes[i].free_blocks;
 			}
 	}
+	p->blocks_at_least = partial;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
 	p->unknown = HP_UNK_NONE;
 	if (!p->fits)
@@ -90,14 +91,14 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY;
 	else if (p->free_blocks >= p->need) /* a lower bound suffices too */
 		p->runtime = HP_RT_NOW;
-	else if (partial) /* the dropped rows may hold the rest */
-		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY_DAMAGED;
 	else if (!p->scope_free_known) /* the node's own MemFree, never the host's */
 		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_MEMFREE;
 	/* compaction may assemble the rest from free memory, leaving the kernel its reserve;
 	 * need <= pages and pages * page_kb fits (checked in hugetlb_plan); the sum in u128 */
 	else if (p->scope_free_kb >= (u128)p->need * in->page_kb + HP_KERNEL_RESERVE_KB)
 		p->runtime = HP_RT_COMPACT;
+	else if (partial) /* the dropped rows may hold the rest: no case for boot */
+		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_BUDDY_DAMAGED;
 	else
 		p->runtime = HP_RT_BOOT;
 }

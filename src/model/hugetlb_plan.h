@@ -123,8 +123,9 @@ struct hp_plan {
 	bool scope_free_known;
 	uint64_t scope_free_kb; /* MemFree of the node, or of the host */
 	enum hp_unknown unknown;
-	u128 free_blocks; /* able to hold one page each, in the scope (exact) */
-	bool gigantic;	  /* order above the buddy allocator's largest block */
+	u128 free_blocks;     /* able to hold one page each, in the scope (exact) */
+	bool blocks_at_least; /* buddyinfo dropped a row: free_blocks is a lower bound */
+	bool gigantic;	      /* order above the buddy allocator's largest block */
 	enum hp_runtime runtime;
 	enum hp_target file;
 	unsigned notes; /* HP_NOTE_* */

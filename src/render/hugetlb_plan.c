@@ -135,8 +135,11 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 		fmt_kb(b, sizeof(b), p->scope_free_kb);
 		snprintf(
 			out, n,
-			"maybe: %llu more page%s needed (%s) but only %s in /proc/buddyinfo; MemFree%s is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
-			(ull)p->need, p->need == 1 ? "" : "s", pool, blocks, of, b);
+			"maybe: %llu more page%s needed (%s) %s %s in /proc/buddyinfo%s; MemFree%s is %s, so compaction may assemble the rest (the kernel compacts while reserving; echo 1 > /proc/sys/vm/compact_memory first helps); read nr_hugepages back, and reserve at boot if it falls short",
+			(ull)p->need, p->need == 1 ? "" : "s", pool,
+			p->blocks_at_least ? "with at least" : "but only", blocks,
+			p->blocks_at_least ? " (a damaged or repeated zone row left out)" : "", of,
+			b);
 		break;
 	case HP_RT_BOOT:
 		if (p->gigantic)
