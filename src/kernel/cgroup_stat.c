@@ -79,8 +79,12 @@ static int read_procs(const struct sysroot *sr, const char *rel, struct buf *b, 
 	while (next_line(&pos, end, &s, &e)) {
 		uint64_t v;
 		const char *q = s;
-		if (parse_u64(&q, e, &v) || q != e || v == 0 || v > 0x3fffffff)
+		if (s == e) /* an empty line: nothing */
 			continue;
+		if (parse_u64(&q, e, &v) || q != e || v == 0 || v > 0x3fffffff) {
+			n->procs_bad++; /* a process not counted: said, never a smaller count */
+			continue;
+		}
 		if (array_reserve(&n->pids, &cap, (size_t)n->npids + 1, sizeof(*n->pids), 16))
 			return -ENOMEM;
 		n->pids[n->npids++] = (pid_t)v;
@@ -339,4 +343,15 @@ void cg_pid_cache_free(struct cg_pid_cache *cache)
 {
 	free(cache->v);
 	memset(cache, 0, sizeof(*cache));
+}
+
+static bool file_bad(int e)
+{
+	return e && e != -ENOENT;
+}
+
+bool cg_node_damaged(const struct cg_node *n)
+{
+	return file_bad(n->stat_err) || file_bad(n->current_err) || file_bad(n->limit_err) ||
+	       file_bad(n->procs_err) || n->ms.bad > 0 || n->procs_bad > 0;
 }

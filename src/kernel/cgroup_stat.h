@@ -60,6 +60,7 @@ struct cg_node {
 	pid_t *pids;	  /* cgroup.procs of this cgroup only (malloc'd) */
 	int npids;
 	int procs_err; /* cgroup.procs: 0 or -errno */
+	int procs_bad; /* cgroup.procs lines that are no PID: those processes are not counted */
 };
 
 struct cg_tree {
@@ -135,5 +136,13 @@ int cgroup_v2_memstat(const struct sysroot *sr, const char *path, struct memstat
  * OUT, absent when proc/vmstat is unreadable or lacks it. Returns 0 or -errno.
  */
 int cg_fallback_charge(const struct sysroot *sr, struct opt_u64 *out);
+
+/*
+ * Whether node N lost something to damage: a file present but unreadable or malformed
+ * (memory.stat, memory.current, the limit, cgroup.procs; a file absent, -ENOENT, is a
+ * cgroup without the memory controller, not damage), a memory.stat line skipped, or a
+ * cgroup.procs line that is no PID. Its cells then show '-' and the result is partial.
+ */
+bool cg_node_damaged(const struct cg_node *n);
 
 #endif

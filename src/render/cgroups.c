@@ -213,6 +213,15 @@ static void print_procs_unknown(FILE *f, const struct cg_report *r)
 	fputc('\n', f);
 }
 
+/* Cgroups of T that lost a file or a line to damage (cg_node_damaged). */
+static size_t damaged_nodes(const struct cg_tree *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		n += cg_node_damaged(&t->nodes[i]);
+	return n;
+}
+
 /* A replay whose bundle was extracted in part: cgroups may be missing, said. */
 static void print_partial(FILE *f, const struct cg_tree *t)
 {
@@ -243,6 +252,12 @@ void cg_render_text(FILE *f, const struct cg_report *r, bool color)
 	if (t->skipped)
 		fprintf(f, " (%zu more not read: too many or too deep)", t->skipped);
 	print_partial(f, t);
+	size_t dmg = damaged_nodes(t);
+	if (dmg)
+		fprintf(f,
+			"\n  partial: %zu cgroup%s with a file unreadable or damaged (its values "
+			"'-', a PID line that is no PID not counted)",
+			dmg, dmg == 1 ? "" : "s");
 	fprintf(f,
 		"\n  sizes from memory.stat%s include the cgroups below; PROCS and THP_OFF too\n",
 		t->version == 1 ? " (v1: total_rss_huge, total_rss)" : "");
@@ -341,7 +356,8 @@ json_t *cg_to_json(const struct cg_report *r)
 	json_put(o, "not_read", json_integer((json_int_t)t->skipped));
 	struct bundle_skips sk;
 	bundle_skips_of(&t->skips, &sk);
-	json_put(o, "partial", json_boolean(bundle_skips_any(&sk)));
+	json_put(o, "partial", json_boolean(bundle_skips_any(&sk) || damaged_nodes(t) > 0));
+	json_put(o, "damaged_cgroups", json_integer((json_int_t)damaged_nodes(t)));
 	json_t *miss = json_array();
 	skips_json_missing(miss, &sk);
 	json_put(o, "missing", miss);

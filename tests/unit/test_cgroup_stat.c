@@ -119,6 +119,29 @@ static void test_damaged(UNIT_STATE)
 }
 
 /* A key printed twice is damage: absent and counted, the other keys kept. */
+/* A cgroup that lost a file or a line to damage: partial. A file that is absent (a cgroup
+ * without the memory controller) is not damage. */
+static void test_node_damaged(UNIT_STATE)
+{
+	struct cg_node n;
+	memset(&n, 0, sizeof(n));
+	assert_false(cg_node_damaged(&n));
+	n.current_err = -ENOENT;
+	n.limit_err = -ENOENT;
+	assert_false(cg_node_damaged(&n));
+	n.current_err = -EINVAL; /* "12x" */
+	assert_true(cg_node_damaged(&n));
+	n.current_err = 0;
+	n.stat_err = -EACCES;
+	assert_true(cg_node_damaged(&n));
+	n.stat_err = 0;
+	n.ms.bad = 1;
+	assert_true(cg_node_damaged(&n));
+	n.ms.bad = 0;
+	n.procs_bad = 1; /* "3O732" */
+	assert_true(cg_node_damaged(&n));
+}
+
 static void test_duplicate_key(UNIT_STATE)
 {
 	struct memstat m;
@@ -277,6 +300,7 @@ static void test_count_procs_cached(UNIT_STATE)
 	unit_tree_remove(root, &sr);
 }
 
-UNIT_TESTS(test_duplicate_key, test_v2_memstat_of_one_cgroup, test_v2_fields, test_v1_totals,
-	   test_v2_old_kernel, test_damaged, test_huge_and_cut, test_empty_and_bad_version,
-	   test_count_procs_live, test_count_procs_recorded, test_count_procs_cached)
+UNIT_TESTS(test_duplicate_key, test_node_damaged, test_v2_memstat_of_one_cgroup, test_v2_fields,
+	   test_v1_totals, test_v2_old_kernel, test_damaged, test_huge_and_cut,
+	   test_empty_and_bad_version, test_count_procs_live, test_count_procs_recorded,
+	   test_count_procs_cached)
