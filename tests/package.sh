@@ -199,6 +199,10 @@ ESC=$'\e'
 expect_eval "--color=always: escapes without a tty" "grep -q \"\$ESC\" '$TMP/out'"
 "$T" status --color never >"$TMP/out" 2>&1
 expect_eval "--color never (after the command): no escapes" "! grep -q \"\$ESC\" '$TMP/out'"
+# hugetlb reads its subcommand past the global options, their values too
+"$T" hugetlb --color never plan --for 1G >"$TMP/out" 2>&1
+expect_eval "hugetlb --color never plan: the value is not the subcommand" \
+	"grep -q '^hugetlb plan: 1 GiB' '$TMP/out'" "$(head -c 200 "$TMP/out")"
 if command -v script >/dev/null; then
 	TERM=dumb script -qec "$T status" /dev/null >"$TMP/tty" 2>&1 </dev/null
 	expect_eval "TERM=dumb on a tty: no escapes" "! grep -q \"\$ESC\" '$TMP/tty'"

@@ -262,8 +262,10 @@ int cmd_hugetlb(struct globals *g, int argc, char **argv)
 			wrap_stdout_help(false);
 			return EXIT_OK;
 		}
-		/* the global options that take a value as the next word */
-		if ((!strcmp(argv[i], "--sysroot") || !strcmp(argv[i], "--root")) && i + 1 < argc)
+		/* the global options that take a value as the next word (GLOBAL_LONGOPTS) */
+		if ((!strcmp(argv[i], "--sysroot") || !strcmp(argv[i], "--root") ||
+		     !strcmp(argv[i], "--color")) &&
+		    i + 1 < argc)
 			i++;
 		i++;
 	}
