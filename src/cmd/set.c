@@ -56,7 +56,14 @@ int cmd_set(struct globals *g, int argc, char **argv)
 	if (p.nbad) {
 		control_report_notes("set", &p, false);
 		warnx("set: nothing written");
-		return EXIT_USAGE; /* refused before writing: no document (docs/json.md) */
+		/* refused before writing: no document (docs/json.md). A knob whose file cannot
+		 * be read is the host's fault, not the arguments': exit 1, no --help hint */
+		bool usage = false;
+		for (int i = 0; i < p.nbad; i++)
+			usage |= p.bad[i].why != PN_UNREADABLE;
+		if (!usage)
+			args_no_hint();
+		return usage ? EXIT_USAGE : EXIT_FAIL;
 	}
 	int done = control_execute(g, "set", &p, dry, &r);
 	if (done >= 0)

@@ -98,20 +98,32 @@ static int do_save(struct globals *g, const char *file, const char *shown)
 		warnx("snapshot: cannot write %s: %s", shown, strerror(-r));
 		return EXIT_FAIL;
 	}
+	/* a knob that could not be read is not in the file: restoring it will not set that
+	 * knob, so the save is partial (exit 1, the file written with the rest) */
+	int done = s.nbad ? EXIT_FAIL : EXIT_OK;
+	if (s.nbad)
+		warnx("snapshot: partial: %d knob(s) not saved (unreadable), so restoring %s will "
+		      "not set them",
+		      s.nbad, shown);
 	if (strcmp(file, "-") == 0)
-		return EXIT_OK;
+		return done;
 	if (g->json) {
-		json_t *o = json_object();
+		json_t *o = json_object(), *u = json_array();
 		json_put(o, "file", json_str(file));
 		json_put(o, "kernel", json_str(s.kernel));
 		json_put(o, "date", json_str(s.date));
 		json_put(o, "knobs", json_integer(s.n));
-		return cmd_emit_json_as(o, "saved");
+		for (int i = 0; i < s.nbad; i++)
+			json_array_append_new(u, json_str(s.bad[i]));
+		json_put(o, "unreadable", u);
+		json_put(o, "partial", json_boolean(s.nbad > 0));
+		int e = cmd_emit_json_as(o, "saved");
+		return e ? e : done;
 	}
 	char kernel[4 * sizeof(s.kernel)];
 	printf("saved %d THP knobs of kernel %s to %s\n", s.n,
 	       s.kernel[0] ? esc_buf(kernel, sizeof(kernel), s.kernel) : "?", shown);
-	return EXIT_OK;
+	return done;
 }
 
 /* A snapshot file is a few kB; more is not one */
@@ -172,8 +184,17 @@ static int do_restore(struct globals *g, const char *file, const char *shown, bo
 			esc_buf(k1, sizeof(k1), s.kernel), esc_buf(k2, sizeof(k2), now.kernel));
 	if (p.nbad) {
 		control_report_notes("snapshot restore", &p, false);
-		warnx("snapshot restore: %s has values this kernel does not take: nothing written",
-		      shown);
+		bool unread = true;
+		for (int i = 0; i < p.nbad; i++)
+			unread &= p.bad[i].why == PN_UNREADABLE;
+		if (unread)
+			warnx("snapshot restore: a knob of %s cannot be read here, so its old value "
+			      "cannot be journalled: nothing written",
+			      shown);
+		else
+			warnx("snapshot restore: %s has values this kernel does not take: nothing "
+			      "written",
+			      shown);
 		return EXIT_FAIL; /* refused before writing: no document (docs/json.md) */
 	}
 	if (!p.n) {

@@ -38,6 +38,22 @@ static int cmp_knob(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* KEY was there and could not be read: counted, and named while there is room. */
+static void unread(struct thp_knobs *k, const char *key)
+{
+	k->nbad++;
+	if (k->nunread < KNOB_UNREAD_MAX)
+		snprintf(k->unread[k->nunread++], sizeof(k->unread[0]), "%s", key);
+}
+
+bool thp_knobs_unreadable(const struct thp_knobs *k, const char *key)
+{
+	for (int i = 0; i < k->nunread; i++)
+		if (strcmp(k->unread[i], key) == 0)
+			return true;
+	return false;
+}
+
 /* Add the regular file DIR/NAME (DIR relative to SR_THP, "" for the top). */
 static int add_file(const struct sysroot *sr, struct thp_knobs *k, struct buf *b, const char *dir,
 		    const char *name)
@@ -60,14 +76,14 @@ static int add_file(const struct sysroot *sr, struct thp_knobs *k, struct buf *b
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
-		k->nbad++;
+		unread(k, key);
 		return 0;
 	}
 	size_t len = b->len;
 	while (len && (b->p[len - 1] == '\n' || b->p[len - 1] == ' '))
 		len--;
 	if (len >= KNOB_RAW_LEN || memchr(b->p, '\n', len)) {
-		k->nbad++; /* not a one-line knob */
+		unread(k, key); /* not a one-line knob */
 		return 0;
 	}
 	struct thp_knob *e = &k->k[k->n++];

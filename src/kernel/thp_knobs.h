@@ -19,6 +19,7 @@
 #define KNOB_KEY_LEN 64
 #define KNOB_RAW_LEN 192
 #define KNOB_MAX 128
+#define KNOB_UNREAD_MAX 16
 
 struct thp_knob {
 	char key[KNOB_KEY_LEN]; /* relative to transparent_hugepage/ */
@@ -32,7 +33,14 @@ struct thp_knobs {
 	struct thp_knob k[KNOB_MAX]; /* top level, khugepaged/, then hugepages-* by size */
 	uint64_t pmd_size;	     /* hpage_pmd_size in bytes, 0 if absent */
 	int nbad;		     /* files that could not be read or were too long */
+	/* of those, the keys (the first KNOB_UNREAD_MAX): a knob that is there but cannot be
+	 * read is not "absent from this kernel" (snapshot, set, restore refuse it by name) */
+	char unread[KNOB_UNREAD_MAX][KNOB_KEY_LEN];
+	int nunread;
 };
+
+/* Whether KEY is a file of K that could not be read (thp_knobs.unread). */
+bool thp_knobs_unreadable(const struct thp_knobs *k, const char *key);
 
 /*
  * Read every knob. A missing directory leaves present=false and returns 0.

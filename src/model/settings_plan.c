@@ -37,6 +37,14 @@ int knob_value(const char *raw, char *out, size_t n)
 		if (choice_parse(raw, strlen(raw), &c))
 			return -EINVAL;
 		v = c.selected;
+	} else if (strchr(v, ' ')) {
+		/* words and no [selection]: every kernel choice file marks one, so this one is
+		 * damaged, and the words are no value ("always madvise never") */
+		size_t l = strlen(v);
+		while (l && (v[l - 1] == ' ' || v[l - 1] == '\n'))
+			l--;
+		if (memchr(v, ' ', l))
+			return -EINVAL;
 	}
 	return str_copy_rtrim(out, n, v, strlen(v), "\n ");
 }
@@ -168,6 +176,10 @@ int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr
 		return -EINVAL;
 	}
 	const struct thp_knob *kn = thp_knobs_find(k, nk);
+	if (!kn && thp_knobs_unreadable(k, nk)) { /* there, but its value is unknown */
+		note(p->bad, &p->nbad, nk, PN_UNREADABLE);
+		return -EIO;
+	}
 	if (!kn) {
 		if (missing_ok) {
 			note(p->skip, &p->nskip, nk, PN_NOT_ON_KERNEL);

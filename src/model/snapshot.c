@@ -25,6 +25,12 @@ int snapshot_from_knobs(const struct thp_knobs *k, struct snapshot *s, int *nbad
 		}
 		s->n++;
 	}
+	/* a knob whose file could not be read: unreadable, never "not on this kernel" */
+	for (int i = 0; i < k->nunread && s->nbad < PLAN_MAX; i++) {
+		str_copy(s->bad[s->nbad++], sizeof(s->bad[0]), k->unread[i]);
+		(*nbad)++;
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
