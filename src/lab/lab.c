@@ -13,6 +13,7 @@
 #include "../util/clock.h"
 #include "../util/names.h"
 #include "../util/stats.h"
+#include "../util/units.h"
 #include "guard.h"
 
 /* The entries LAB_EXPERIMENT() put in section thpctl_lab (the linker names its bounds). */
@@ -485,7 +486,10 @@ int lab_faster_clause(char *out, size_t n, const struct faster_in *in)
 		c = FASTER_NOISY;
 	char head[LAB_CLAUSE_LEN], lv[16], iv[64];
 	snprintf(lv, sizeof(lv), "%.4g%%", in->conf * 100);
-	snprintf(iv, sizeof(iv), "%s CI %.1f%%..%.1f%%", lv, lo, hi);
+	char blo[24], bhi[24]; /* a decided interval never prints onto 0 */
+	fmt_bound(blo, sizeof(blo), lo, 0, 1);
+	fmt_bound(bhi, sizeof(bhi), hi, 0, 1);
+	snprintf(iv, sizeof(iv), "%s CI %s%%..%s%%", lv, blo, bhi);
 	/* decided, and inside the resolution: a gap measured tightly, said as small */
 	bool small_gap = ok && ci->lo >= 1 / (1 + in->r) && ci->hi <= 1 + in->r;
 	char gap[64];

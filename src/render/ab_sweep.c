@@ -6,12 +6,24 @@
 #include "json.h"
 #include "table.h"
 
+/* The fit says 0% against 100% huge-backed; where the runs did not reach both ends (the
+ * spread check asks only 0.5), the figure is extrapolated, and said so. */
+static const char *extrapolated(char *o, size_t n, const struct ab_sweep *s)
+{
+	o[0] = '\0';
+	if (s->frac_min > 0.1 || s->frac_max < 0.9)
+		snprintf(o, n, " (extrapolated: the runs were %.0f-%.0f%% huge-backed)",
+			 s->frac_min * 100, s->frac_max * 100);
+	return o;
+}
+
 /* The sweep's call in one line: the verdict first. */
 static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 {
 	const struct ratio_ci *r = &s->rel;
-	char lv[16];
+	char lv[16], ex[80];
 	ab_ci_level(lv, sizeof(lv), r);
+	extrapolated(ex, sizeof(ex), s);
 	switch (s->call) {
 	case AS_FASTER:
 		fprintf(f,
@@ -21,20 +33,20 @@ static void sweep_call(FILE *f, const struct ab_sweep *s, bool color)
 			fprintf(f, "(%s CI %.0f-%.0f%%)", lv, (1 - r->hi) * 100, (1 - r->lo) * 100);
 		else /* the interval reaches a wall time of 0: only its other end says something */
 			fprintf(f, "(%s CI %.0f%% or more)", lv, (1 - r->hi) * 100);
-		fprintf(f, ", slope over %d runs\n", s->n);
+		fprintf(f, ", slope over %d runs%s\n", s->n, ex);
 		break;
 	case AS_SLOWER:
 		fprintf(f,
 			"%ssensitive to huge-page backing:%s 100%% huge-backed runs %.0f%% slower than 0%% "
-			"(%s CI %.0f-%.0f%%), slope over %d runs\n",
+			"(%s CI %.0f-%.0f%%), slope over %d runs%s\n",
 			col_yellow(color), col_reset(color), (r->est - 1) * 100, lv,
-			(r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+			(r->lo - 1) * 100, (r->hi - 1) * 100, s->n, ex);
 		break;
 	case AS_FLAT:
 		fprintf(f,
 			"flat: no wall-time difference beyond %.0f%% from 0%% to 100%% huge-backed "
-			"(%s CI %+.1f%% to %+.1f%%), slope over %d runs\n",
-			AB_SAME_WITHIN * 100, lv, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n);
+			"(%s CI %+.1f%% to %+.1f%%), slope over %d runs%s\n",
+			AB_SAME_WITHIN * 100, lv, (r->lo - 1) * 100, (r->hi - 1) * 100, s->n, ex);
 		break;
 	case AS_NOISY:
 		if (r->ok && (r->lo > 1 || r->hi < 1))
@@ -132,6 +144,9 @@ json_t *ab_sweep_json(const struct ab_sweep *s, const struct ab_mode *modes)
 	json_put(o, "by_settings", json_boolean(s->by_settings));
 	json_put(o, "fraction_min", num_or_null(s->n > 0, s->frac_min));
 	json_put(o, "fraction_max", num_or_null(s->n > 0, s->frac_max));
+	/* the 0%-to-100% figure comes from runs that did not reach both ends */
+	json_put(o, "extrapolated",
+		 json_boolean(s->n > 0 && (s->frac_min > 0.1 || s->frac_max < 0.9)));
 	json_put(o, "intercept_s", num_or_null(fit, s->fit.a));
 	json_put(o, "slope_s", num_or_null(fit, s->fit.b));
 	json_put(o, "slope_low_s", num_or_null(fit, s->fit.b_lo));

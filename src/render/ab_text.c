@@ -142,12 +142,23 @@ static void failure_words(FILE *f, const struct ab_report *r, const struct ab_mo
 		col_reset(color));
 }
 
+/* CI's bounds "LO-HI" at 2 decimals, more where one would print onto 1 from its side (a
+ * decided interval never reads as touching "no change"). */
+static const char *ci_bounds(char *o, size_t n, const struct ratio_ci *ci)
+{
+	char a[24], b[24];
+	fmt_bound(a, sizeof(a), ci->lo, 1, 2);
+	fmt_bound(b, sizeof(b), ci->hi, 1, 2);
+	snprintf(o, n, "%s-%s", a, b);
+	return o;
+}
+
 /* The wall-time call of mode I against the base BN. */
 static void wall_words(FILE *f, const struct ab_report *r, int i, int base, bool color)
 {
 	const struct ab_summary *s = &r->sum[i];
 	const char *bn = r->modes[base].name;
-	char w[48], lv[16];
+	char w[48], lv[16], cb[64];
 	ab_ci_level(lv, sizeof(lv), &s->ci);
 	switch (s->verdict) {
 	case AV_BASE:
@@ -156,9 +167,10 @@ static void wall_words(FILE *f, const struct ab_report *r, int i, int base, bool
 	case AV_FASTER:
 	case AV_SLOWER:
 		ratio_words(w, sizeof(w), s->ci.est, "faster", "slower");
-		fprintf(f, "%s%s wall than %s (%s CI %.2f-%.2fx of its time)%s",
-			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv, s->ci.lo,
-			s->ci.hi, s->verdict == AV_SLOWER ? col_reset(color) : "");
+		fprintf(f, "%s%s wall than %s (%s CI %sx of its time)%s",
+			s->verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv,
+			ci_bounds(cb, sizeof(cb), &s->ci),
+			s->verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:
 		fprintf(f, "no difference beyond %.0f%% from %s (%s CI %.2f-%.2fx of its time)",
@@ -276,7 +288,7 @@ static bool memory_shown(const struct ab_report *r, int i)
 static void memory_line(FILE *f, const struct ab_report *r, int i, int base, bool color)
 {
 	const struct ab_summary *s = &r->sum[i];
-	char w[48], a[32], b[32], lv[16];
+	char w[48], a[32], b[32], lv[16], cb[64];
 	const char *bn = r->modes[base].name;
 	ab_ci_level(lv, sizeof(lv), &s->rss_ci);
 	fprintf(f, "  %s: ", r->modes[i].name);
@@ -287,9 +299,9 @@ static void memory_line(FILE *f, const struct ab_report *r, int i, int base, boo
 	case AV_FASTER:
 	case AV_SLOWER:
 		ratio_words(w, sizeof(w), s->rss_ci.est, "less", "more");
-		fprintf(f, "%s%s peak RSS than %s (%s CI %.2f-%.2fx)%s",
+		fprintf(f, "%s%s peak RSS than %s (%s CI %sx)%s",
 			s->mem_verdict == AV_SLOWER ? col_yellow(color) : "", w, bn, lv,
-			s->rss_ci.lo, s->rss_ci.hi,
+			ci_bounds(cb, sizeof(cb), &s->rss_ci),
 			s->mem_verdict == AV_SLOWER ? col_reset(color) : "");
 		break;
 	case AV_NO_DIFFERENCE:

@@ -94,6 +94,17 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+void fmt_bound(char *out, size_t n, double v, double pivot, int decimals)
+{
+	for (int d = decimals;; d++) {
+		snprintf(out, n, "%.*f", d, v);
+		double shown = strtod(out, NULL);
+		bool same_side = v < pivot ? shown < pivot : v > pivot ? shown > pivot : true;
+		if (same_side || d >= decimals + 4)
+			return;
+	}
+}
+
 void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals)
 {
 	if (!den) {

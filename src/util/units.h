@@ -42,6 +42,13 @@ int parse_size(const char *s, uint64_t *out);
 void fmt_pct(char *out, size_t n, uint64_t num, uint64_t den, int decimals);
 
 /*
+ * V with DECIMALS decimals, and up to 4 more while the printed value would reach or cross
+ * PIVOT from V's side ("0.998", not "1.00", for the bound of an interval that excludes 1;
+ * "0.04%", not "0.0%", for one that excludes 0). V equal to PIVOT prints as it is.
+ */
+void fmt_bound(char *out, size_t n, double v, double pivot, int decimals);
+
+/*
  * A measured value, unit-less, as lab tables print it: whole or at least
  * 100 without decimals ("725", "12"), 10 to 100 with one ("93.4"), below
  * 10 with two ("0.42"); SIGN puts "+" before a value >= 0 (a delta). The

@@ -228,6 +228,17 @@ static void test_words_say_the_call_first(UNIT_STATE)
 	assert_non_null(strstr(t, "fit: wall = 0.454 s - 0.333 s x fraction (slope 95% CI "
 				  "-0.398..-0.268 s)"));
 	free(t);
+	/* runs only at 0% and 55%: the 100% figure is a line's, said as extrapolated */
+	static const double xe[8] = {0, 0, 0, 0, 0.55, 0.55, 0.55, 0.55},
+			    ye[8] = {1.00, 1.01, 0.99, 1.00, 0.80, 0.81, 0.79, 0.80};
+	ab_sweep_decide(xe, ye, 8, &s);
+	assert_int_equal(s.call, AS_FASTER);
+	t = sweep_text(&s);
+	assert_non_null(strstr(t, "runs (extrapolated: the runs were 0-55% huge-backed)\n"));
+	free(t);
+	json_t *je = ab_sweep_json(&s, NULL);
+	assert_true(json_is_true(json_object_get(je, "extrapolated")));
+	json_decref(je);
 	static const double x[6] = {0.02, 0.05, 0.03, 0.04, 0.02, 0.05};
 	ab_sweep_decide(x, CHASE_Y, 6, &s);
 	t = sweep_text(&s);

@@ -131,7 +131,28 @@ static void test_fmt_measured_digits_by_magnitude(UNIT_STATE)
 	}
 }
 
-UNIT_TESTS(test_fmt_measured_digits_by_magnitude, test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
+/* An interval's bound never prints onto the pivot from its side: 0.998 is not "1.00". */
+static void test_fmt_bound_keeps_its_side(UNIT_STATE)
+{
+	char o[32];
+	fmt_bound(o, sizeof(o), 0.998, 1, 2);
+	assert_string_equal(o, "0.998");
+	fmt_bound(o, sizeof(o), 1.0004, 1, 2);
+	assert_string_equal(o, "1.0004");
+	fmt_bound(o, sizeof(o), 0.91, 1, 2);
+	assert_string_equal(o, "0.91");
+	fmt_bound(o, sizeof(o), 1.0, 1, 2); /* on the pivot: as it is */
+	assert_string_equal(o, "1.00");
+	fmt_bound(o, sizeof(o), 0.04, 0, 1);
+	assert_string_equal(o, "0.04");
+	fmt_bound(o, sizeof(o), -0.02, 0, 1);
+	assert_string_equal(o, "-0.02");
+	fmt_bound(o, sizeof(o), 0.999999999, 1, 2); /* 4 more decimals at most */
+	assert_string_equal(o, "1.000000");
+}
+
+UNIT_TESTS(test_fmt_bound_keeps_its_side, test_fmt_measured_digits_by_magnitude,
+	   test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
 	   test_fmt_pct_never_rounds_a_failure_up_to_100,
 	   test_fmt_bytes_below_10_kib_keeps_odd_bytes, test_size_token_uses_largest_exact_unit,
 	   test_parse_size_suffixes_are_powers_of_1024,
