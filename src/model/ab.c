@@ -115,7 +115,9 @@ const char *ab_metric_call_name(const struct ab_summary *s, int k, bool higher_b
 		return NULL;
 	switch (s->metric_call[k]) {
 	case CI_TOO_FEW:
-		return "too-few-values";
+		return s->metric_noratio[k] == ANR_BASE_NONE	  ? "base-unknown"
+		       : s->metric_noratio[k] == ANR_NOT_POSITIVE ? "no-ratio"
+								  : "too-few-values";
 	case CI_WITHIN:
 		return "no-difference";
 	case CI_TOO_WIDE:
@@ -358,6 +360,14 @@ void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summar
 			ny = values(&m[i], 1 + k, y);
 			stats_ratio_ci(x, (size_t)nx, y, (size_t)ny, 0.95, &s[i].metric_ci[k]);
 			s[i].metric_call[k] = stats_ci_call(&s[i].metric_ci[k], AB_SAME_WITHIN);
+			bool pos = true;
+			for (int j = 0; j < nx; j++)
+				pos &= x[j] > 0;
+			for (int j = 0; j < ny; j++)
+				pos &= y[j] > 0;
+			s[i].metric_noratio[k] = !nx	? ANR_BASE_NONE
+						 : !pos ? ANR_NOT_POSITIVE
+							: ANR_FEW;
 		}
 	}
 	/* proofs: does AnonHugePages move the way the mode intends? */

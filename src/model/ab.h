@@ -141,6 +141,9 @@ struct ab_summary {
 	enum ab_verdict verdict;
 	struct ratio_ci metric_ci[AB_MAX_METRICS];
 	enum ci_call metric_call[AB_MAX_METRICS];
+	/* why a metric has no ratio interval (metric_call CI_TOO_FEW): too few values, none
+	 * in the base, or a value <= 0 (a ratio needs positive values) */
+	enum ab_noratio { ANR_FEW, ANR_BASE_NONE, ANR_NOT_POSITIVE } metric_noratio[AB_MAX_METRICS];
 	struct ab_metric_count metric_n[AB_MAX_METRICS];
 	bool proof_contradicts; /* the intent (less/more THP) not shown by AnonHugePages */
 	bool proof_unknown;	/* no AnonHugePages sample */

@@ -222,7 +222,12 @@ static void metric_line(FILE *f, const struct ab_report *r, int i, int k, int ba
 		fprintf(f, "%s: ratio %.3f to %s's (%s CI %.3f-%.3f); ", call, ci->est,
 			r->modes[base].name, ab_ci_level(lv, sizeof(lv), ci), ci->lo, ci->hi);
 	else if (call)
-		fprintf(f, "no interval (too few values); ");
+		fprintf(f, "%s; ",
+			s->metric_noratio[k] == ANR_BASE_NONE
+				? "no interval (the base has no value)"
+			: s->metric_noratio[k] == ANR_NOT_POSITIVE
+				? "no ratio (a value is 0 or below)"
+				: "no interval (too few values)");
 	fprintf(f, "median %g (%g-%g) over %d of %d %s", s->metric[k].med, s->metric[k].min,
 		s->metric[k].max, n->matched, n->runs, runs_word(n->runs));
 	if (n->matched < n->runs)

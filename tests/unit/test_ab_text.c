@@ -219,6 +219,27 @@ static void a_flag_shows_what_raised_it(UNIT_STATE)
 	free(t);
 }
 
+/* A metric with values but no ratio says why: a value of 0 (an error count), or none in the
+ * base; never "too few values" when it has plenty. */
+static void a_metric_without_a_ratio_says_why(UNIT_STATE)
+{
+	char *cmd[] = {"bench", NULL};
+	runs(0, "host", 6, 1.0, 6);
+	runs(1, "off", 6, 1.0, 6);
+	for (int k = 0; k < 6; k++)
+		M[1].runs[k].metric[0] = 0; /* every run of off printed ops=0 */
+	char *t = text(2, cmd, 6, 0, 0);
+	assert_contains(t, "ops (higher is better): no ratio (a value is 0 or below); median 0");
+	assert_null(strstr(t, "too few values"));
+	free(t);
+	runs(0, "host", 6, 1.0, 0); /* the base's regex never matched */
+	runs(1, "off", 6, 1.0, 6);
+	t = text(2, cmd, 6, 0, 0);
+	assert_contains(t, "no interval (the base has no value)");
+	free(t);
+	assert_string_equal(ab_metric_call_name(&S[1], 0, true), "base-unknown");
+}
+
 /* Too few runs: no interval, said with the counts, never a verdict. */
 static void too_few_runs_decide_nothing(UNIT_STATE)
 {
@@ -234,6 +255,7 @@ static void too_few_runs_decide_nothing(UNIT_STATE)
 	free(t);
 }
 
-UNIT_TESTS(a_metric_that_never_matched_is_said, a_flag_shows_what_raised_it,
-	   too_few_runs_decide_nothing, a_metric_that_is_not_a_number_says_so,
-	   the_header_quotes_the_command, the_command_wraps_at_80_columns, a_failed_mode_says_why)
+UNIT_TESTS(a_metric_that_never_matched_is_said, a_metric_without_a_ratio_says_why,
+	   a_flag_shows_what_raised_it, too_few_runs_decide_nothing,
+	   a_metric_that_is_not_a_number_says_so, the_header_quotes_the_command,
+	   the_command_wraps_at_80_columns, a_failed_mode_says_why)
