@@ -185,11 +185,14 @@ static int uu_vma(const struct folio_vma *v, void *arg)
 	return underused_hist_init(&u->cur, r->total.nsub);
 }
 
-/* A THP knob KEY as a number, -1 when unreadable. */
+/* A THP knob KEY as a number: -1 when absent, -2 when there but unreadable or damaged. */
 static long read_knob(const struct sysroot *sr, const char *key)
 {
 	uint64_t v;
-	return thp_knob_u64(sr, key, &v) == 0 && v <= LONG_MAX ? (long)v : -1;
+	int e = thp_knob_u64(sr, key, &v);
+	if (e == -ENOENT)
+		return -1;
+	return e == 0 && v <= LONG_MAX ? (long)v : -2;
 }
 
 int maps_underused(struct globals *g, long pid, const struct proc_status *st)

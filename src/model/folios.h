@@ -124,8 +124,8 @@ struct underused_report {
 	struct underused_hist total;
 	uint64_t bytes_read;
 	int unreadable;	       /* THPs whose memory could not be read (gone meanwhile) */
-	long max_ptes_none;    /* khugepaged/max_ptes_none now, -1 unknown */
-	long shrink_underused; /* 0/1, -1 absent (< 6.12) */
+	long max_ptes_none;    /* khugepaged/max_ptes_none now, -1 absent, -2 unreadable */
+	long shrink_underused; /* 0/1, -1 absent (< 6.12), -2 unreadable or damaged */
 	double elapsed_ms;
 	bool partial; /* PMD THPs found without kpageflags (anon told by smaps) */
 };

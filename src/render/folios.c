@@ -430,18 +430,45 @@ json_t *folio_ps_to_json(const struct folio_ps_report *r)
 
 /* ---- maps --underused ---- */
 
-static const char *shrinker_now(const struct underused_report *r)
+/* What the shrinker does at the settings now, into O. */
+static const char *shrinker_now(const struct underused_report *r, char *o, size_t n)
 {
+	if (r->shrink_underused == -2)
+		return "inconclusive: shrink_underused could not be read, so whether the shrinker "
+		       "runs is unknown";
 	if (r->shrink_underused < 0)
 		return "this kernel has no underused-THP shrinker (6.12+): nothing is split for "
 		       "being underused";
 	if (r->shrink_underused == 0)
 		return "shrink_underused is 0: the shrinker is off, nothing is split for being "
 		       "underused";
+	if (r->max_ptes_none < 0)
+		return "inconclusive: khugepaged/max_ptes_none could not be read, so which THPs "
+		       "the shrinker splits is unknown";
 	if (r->max_ptes_none >= r->total.nsub - 1)
 		return "at the default max_ptes_none the shrinker skips every THP: nothing is "
 		       "split for being underused";
-	return "under memory pressure the shrinker splits the THPs counted in that row";
+	/* the current value, whether or not it is a row of the table */
+	uint64_t thps, sub;
+	char kb[32];
+	underused_split(&r->total, (int)r->max_ptes_none, &thps, &sub);
+	fmt_kb(kb, sizeof(kb), folio_kb(&r->g, sub));
+	snprintf(o, n,
+		 "under memory pressure the shrinker splits the %llu of %llu THPs with more than "
+		 "%ld all-zero subpages, giving back %s",
+		 (unsigned long long)thps, (unsigned long long)r->total.nthp, r->max_ptes_none, kb);
+	return o;
+}
+
+/* A knob's value in words: "-" absent or unreadable. */
+static const char *knob_words(long v, char *o, size_t n)
+{
+	if (v == -1)
+		return "absent";
+	if (v < 0)
+		return "- (unreadable)";
+	snprintf(o, n, "%ld", v);
+	return o;
 }
 
 void underused_render_text(FILE *f, const struct underused_report *r, bool color)
@@ -494,20 +521,18 @@ void underused_render_text(FILE *f, const struct underused_report *r, bool color
 			table_cell(t, "%s", "");
 	}
 	table_flush(t, f, 2, color);
-	fprintf(f, "\nnow: khugepaged/max_ptes_none %ld, shrink_underused %s: %s.\n",
-		r->max_ptes_none,
-		r->shrink_underused < 0 ? "absent"
-		: r->shrink_underused	? "1"
-					: "0",
-		shrinker_now(r));
+	char now[192], k1[24], k2[24];
+	fprintf(f, "\nnow: khugepaged/max_ptes_none %s, shrink_underused %s: %s.\n",
+		knob_words(r->max_ptes_none, k1, sizeof(k1)),
+		knob_words(r->shrink_underused, k2, sizeof(k2)), shrinker_now(r, now, sizeof(now)));
 	fprintf(f, "The shrinker gives memory back only under memory pressure (reclaim, or "
 		   "memory.reclaim of its cgroup): setting max_ptes_none gives nothing back by "
 		   "itself, RSS stays until then.\n");
 	fprintf(f,
 		"max_ptes_none also decides how many empty PTEs khugepaged may fill with "
-		"zeros when it collapses a range into a THP (%ld now): lowering it both stops "
+		"zeros when it collapses a range into a THP (%s now): lowering it both stops "
 		"that and arms this shrinker.\n",
-		r->max_ptes_none);
+		knob_words(r->max_ptes_none, k1, sizeof(k1)));
 	if (r->n > 1) {
 		fprintf(f, "\nper VMA (given back under memory pressure at each max_ptes_none):\n");
 		char tn[UNDERUSED_NTHRESH][16];
@@ -562,7 +587,10 @@ json_t *underused_to_json(const struct underused_report *r)
 	json_t *root = json_object(), *hist = json_array(), *vmas = json_array();
 	json_put(root, "pid", json_integer(r->pid));
 	json_put(root, "comm", json_str(r->st.name));
-	json_put(root, "partial", json_boolean(r->partial || r->unreadable));
+	/* a knob there but unreadable: what the shrinker does is unknown */
+	json_put(root, "partial",
+		 json_boolean(r->partial || r->unreadable || r->max_ptes_none == -2 ||
+			      r->shrink_underused == -2));
 	json_put(root, "elapsed_ms", json_real(r->elapsed_ms));
 	json_put(root, "bytes_read", json_u64(r->bytes_read));
 	json_put(root, "subpages_per_thp", json_integer(h->nsub));

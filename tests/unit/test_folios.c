@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 
+#include <jansson.h>
 #include <sys/stat.h>
 
 #include "kernel/cgroup_procs.h"
@@ -67,6 +68,55 @@ static void test_underused_split(UNIT_STATE)
 	assert_int_equal(h.hist[512], 2);
 	assert_int_equal(h.hist[0], 2);
 	underused_hist_free(&h);
+}
+
+/* The "now" sentence: at a max_ptes_none that is no row of the table, what it splits there;
+ * a knob that could not be read: inconclusive, '-', and the JSON partial. */
+static char *underused_now(long mpn, long shrink, bool *partial)
+{
+	static struct underused_report r;
+	memset(&r, 0, sizeof(r));
+	folio_geom_init(&r.g, 4096, 0);
+	helper_hist(&r.total);
+	r.max_ptes_none = mpn;
+	r.shrink_underused = shrink;
+	char *t = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&t, &n);
+	underused_render_text(f, &r, false);
+	fclose(f);
+	json_t *j = underused_to_json(&r);
+	*partial = json_is_true(json_object_get(j, "partial"));
+	json_decref(j);
+	underused_hist_free(&r.total);
+	char *now = strstr(t, "now: ");
+	char *out = strdup(now ? now : t);
+	free(t);
+	return out;
+}
+
+static void test_underused_now(UNIT_STATE)
+{
+	bool partial;
+	char *t = underused_now(63, 1, &partial);
+	assert_contains(t, "now: khugepaged/max_ptes_none 63, shrink_underused 1: under memory "
+			   "pressure the shrinker splits the 7 of 10 THPs with more than 63 "
+			   "all-zero subpages");
+	assert_false(partial);
+	free(t);
+	t = underused_now(-2, 1, &partial);
+	assert_contains(t, "max_ptes_none - (unreadable), shrink_underused 1: inconclusive");
+	assert_null(strstr(t, "-1"));
+	assert_true(partial);
+	free(t);
+	t = underused_now(64, -2, &partial);
+	assert_contains(t, "shrink_underused - (unreadable): inconclusive");
+	assert_true(partial);
+	free(t);
+	t = underused_now(64, -1, &partial);
+	assert_contains(t, "shrink_underused absent: this kernel has no underused-THP shrinker");
+	assert_false(partial);
+	free(t);
 }
 
 static void test_underused_merge(UNIT_STATE)
@@ -227,6 +277,6 @@ static void test_cgroup_find_v1(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_TESTS(test_zero_subpages, test_share_not_rounded_up, test_underused_split,
+UNIT_TESTS(test_zero_subpages, test_share_not_rounded_up, test_underused_now, test_underused_split,
 	   test_underused_merge, test_geom_and_report, test_cgroup_rel, test_cgroup_pids,
 	   test_cgroup_find_v1)
