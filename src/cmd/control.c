@@ -206,20 +206,28 @@ int control_apply_held(struct globals *g, const char *who, struct settings_plan 
 	explain_write_error(who, &p->e[failed], kept);
 	guard_restore();
 	guard_end();
+	int back = 0, still = 0;
 	for (int i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->e[i];
 		if (e->state == PS_WRITTEN) {
 			char now[PLAN_VALUE_LEN];
 			if (read_back(&g->sr, e->key, now, sizeof(now)) == 0 &&
-			    strcmp(now, e->old) == 0)
+			    strcmp(now, e->old) == 0) {
 				e->state = PS_ROLLED_BACK;
-			else
-				warnx("%s: %s: could not put back %s", who, e->key, e->old);
+				back++;
+			} else {
+				e->state = PS_NOT_PUT_BACK;
+				still++;
+			}
 		} else if (e->state == PS_PENDING) {
 			e->state = PS_NOT_WRITTEN;
 		}
 	}
-	if (nwritten)
+	if (still)
+		warnx("%s: rolled back %d of the %d value(s) already written; %d still changed "
+		      "(journalled: the next thpctl run as root puts %s back)",
+		      who, back, nwritten, still, still == 1 ? "it" : "them");
+	else if (nwritten)
 		warnx("%s: rolled back the %d value(s) already written", who, nwritten);
 	return EXIT_FAIL;
 }

@@ -39,6 +39,7 @@ static struct {
 	int dirfd;  /* the journal directory */
 	bool file_written;
 	bool quiet;
+	bool restore_failed; /* guard_restore() left entries in this guard: not tried again */
 	struct journal j;
 	struct sysroot sr;
 } g = {.rootfd = -1, .dirfd = -1};
@@ -205,6 +206,7 @@ int guard_restore(void)
 	sigset_t prev;
 	block_all(&prev);
 	int r = restore_list(&g.j, !g.quiet);
+	g.restore_failed = r != 0;
 	if (!r) {
 		if (g.file_written)
 			journal_delete();
@@ -233,7 +235,9 @@ void guard_end(void)
 {
 	if (!g.active || getpid() != g.owner)
 		return;
-	if (g.j.n)
+	/* a restore that failed in this run is not tried (and said) again at its end: what
+	 * it could not put back stays journalled for the next run */
+	if (g.j.n && !g.restore_failed)
 		guard_restore();
 	g.active = false;
 	gfs_lock_drop();
@@ -358,6 +362,7 @@ int guard_begin(const struct sysroot *sr, const char *purpose, bool wait)
 	g.file_written = false;
 	snprintf(g.j.purpose, sizeof(g.j.purpose), "%s", purpose);
 	g.active = true;
+	g.restore_failed = false;
 	static bool installed;
 	if (!installed) {
 		installed = true;
@@ -427,10 +432,12 @@ int guard_write(const char *rel, const char *value)
 		snprintf(g.j.e[g.j.n].old, sizeof(g.j.e[0].old), "%s", old);
 		g.j.n++;
 		r = journal_save(&g.j);
-		if (r)
+		if (r) {
 			g.j.n--;
-		else
+		} else {
 			g.file_written = true;
+			g.restore_failed = false; /* a new entry: guard_end restores again */
+		}
 		sigprocmask(SIG_SETMASK, &prev, NULL);
 		if (r) {
 			fprintf(stderr, "thpctl: cannot write %s: %s\n", guard_journal_path(),

@@ -128,9 +128,10 @@ int knob_key_normalize(const char *key, char *out, size_t n)
 }
 
 static const char *const state_names[] = {
-	[PS_PENDING] = "pending",	  [PS_UNCHANGED] = "unchanged",
-	[PS_WRITTEN] = "written",	  [PS_FAILED] = "failed",
-	[PS_ROLLED_BACK] = "rolled-back", [PS_NOT_WRITTEN] = "not-written"};
+	[PS_PENDING] = "pending",	   [PS_UNCHANGED] = "unchanged",
+	[PS_WRITTEN] = "written",	   [PS_FAILED] = "failed",
+	[PS_ROLLED_BACK] = "rolled-back",  [PS_NOT_WRITTEN] = "not-written",
+	[PS_NOT_PUT_BACK] = "not-put-back"};
 
 const char *plan_state_name(enum plan_state s)
 {

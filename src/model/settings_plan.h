@@ -82,12 +82,14 @@ int knob_validate(const char *key, const char *raw, const char *value, uint64_t 
 int knob_key_normalize(const char *key, char *out, size_t n);
 
 enum plan_state {
-	PS_PENDING,	/* to be written */
-	PS_UNCHANGED,	/* already the asked value: not written */
-	PS_WRITTEN,	/* written and read back */
-	PS_FAILED,	/* the write failed (err) */
-	PS_ROLLED_BACK, /* written, then put back after a later failure */
-	PS_NOT_WRITTEN, /* left alone because an earlier write failed */
+	PS_PENDING,	 /* to be written */
+	PS_UNCHANGED,	 /* already the asked value: not written */
+	PS_WRITTEN,	 /* written and read back */
+	PS_FAILED,	 /* the write failed (err) */
+	PS_ROLLED_BACK,	 /* written, then put back after a later failure */
+	PS_NOT_WRITTEN,	 /* left alone because an earlier write failed */
+	PS_NOT_PUT_BACK, /* written, and the rollback could not put it back: still changed,
+			  * in the journal for the next run to restore */
 };
 
 const char *plan_state_name(enum plan_state s);

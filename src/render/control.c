@@ -38,6 +38,10 @@ void plan_render_text(FILE *f, const struct settings_plan *p, bool color)
 		case PS_NOT_WRITTEN:
 			fprintf(f, " (not written)");
 			break;
+		case PS_NOT_PUT_BACK:
+			fprintf(f, " %sNOT PUT BACK: still changed (journalled)%s", col_red(color),
+				col_reset(color));
+			break;
 		default:
 			break;
 		}

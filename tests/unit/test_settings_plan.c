@@ -324,6 +324,36 @@ static void test_plan_unreadable_knob(UNIT_STATE)
 	assert_string_equal(s.bad[s.nbad - 1], "defrag");
 }
 
+/* After a failed write, an entry the rollback could not put back is said still changed, not
+ * shown as a plain "old -> new" beside "rolled back". */
+static void test_plan_not_put_back_is_marked(UNIT_STATE)
+{
+	static struct settings_plan p;
+	plan_init(&p);
+	p.n = 3;
+	snprintf(p.e[0].key, sizeof(p.e[0].key), "khugepaged/max_ptes_none");
+	snprintf(p.e[0].old, sizeof(p.e[0].old), "511");
+	snprintf(p.e[0].new, sizeof(p.e[0].new), "100");
+	p.e[0].state = PS_NOT_PUT_BACK;
+	p.e[1] = p.e[0];
+	snprintf(p.e[1].key, sizeof(p.e[1].key), "khugepaged/max_ptes_swap");
+	p.e[1].state = PS_ROLLED_BACK;
+	p.e[2] = p.e[0];
+	snprintf(p.e[2].key, sizeof(p.e[2].key), "khugepaged/max_ptes_shared");
+	p.e[2].state = PS_FAILED;
+	p.e[2].err = -EIO;
+	char *t = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&t, &n);
+	plan_render_text(f, &p, false);
+	fclose(f);
+	assert_contains(t, "khugepaged/max_ptes_none: 511 -> 100 NOT PUT BACK: still changed "
+			   "(journalled)\n");
+	assert_contains(t, "khugepaged/max_ptes_swap: 511 -> 100 (rolled back to 511)\n");
+	assert_string_equal(plan_state_name(PS_NOT_PUT_BACK), "not-put-back");
+	free(t);
+}
+
 static void test_plan_no_thp(UNIT_STATE)
 {
 	static struct thp_knobs k;
@@ -542,6 +572,6 @@ static void test_knobs_fixture(UNIT_STATE)
 UNIT_TESTS(test_validate_table, test_kind_and_value, test_key_normalize, test_plan_all_valid,
 	   test_plan_json_shell, test_plan_one_invalid_spoils_all,
 	   test_plan_unknown_key_names_the_knob_meant, test_plan_missing_ok,
-	   test_plan_unreadable_knob, test_plan_no_thp, test_pmd_nr, test_snapshot_roundtrip,
-	   test_snapshot_bad_json, test_snapshot_parse_duplicate_key, test_snapshot_diff,
-	   test_knobs_fixture)
+	   test_plan_unreadable_knob, test_plan_not_put_back_is_marked, test_plan_no_thp,
+	   test_pmd_nr, test_snapshot_roundtrip, test_snapshot_bad_json,
+	   test_snapshot_parse_duplicate_key, test_snapshot_diff, test_knobs_fixture)
