@@ -188,8 +188,10 @@ struct ab_sweep {
 	enum ab_sweep_call call;
 	int n;			   /* runs in the fit */
 	double frac_min, frac_max; /* of the runs in the fit */
-	struct linfit fit;	   /* wall_s = a + b * fraction */
-	struct ratio_ci rel;	   /* fitted wall at fraction 1 over at 0 (Fieller, 95%) */
+	bool extrapolated;   /* the runs did not reach both 0 and 1 (below 0.1, above 0.9): the
+			    * 0%-to-100% figure is the line's, beyond what was measured */
+	struct linfit fit;   /* wall_s = a + b * fraction */
+	struct ratio_ci rel; /* fitted wall at fraction 1 over at 0 (Fieller, 95%) */
 	int npoints;
 	struct ab_sweep_point points[AB_SWEEP_MAX_POINTS];
 	bool by_settings; /* some points are host settings (host:...), not the helper's shares */

@@ -42,6 +42,7 @@ void ab_sweep_decide(const double *frac, const double *wall, int n, struct ab_sw
 		if (!i || frac[i] > out->frac_max)
 			out->frac_max = frac[i];
 	}
+	out->extrapolated = n > 0 && (out->frac_min > 0.1 || out->frac_max < 0.9);
 	if (n < 3) {
 		out->call = AS_TOO_FEW;
 		return;

@@ -11,7 +11,7 @@
 static const char *extrapolated(char *o, size_t n, const struct ab_sweep *s)
 {
 	o[0] = '\0';
-	if (s->frac_min > 0.1 || s->frac_max < 0.9)
+	if (s->extrapolated)
 		snprintf(o, n, " (extrapolated: the runs were %.0f-%.0f%% huge-backed)",
 			 s->frac_min * 100, s->frac_max * 100);
 	return o;
@@ -145,8 +145,7 @@ json_t *ab_sweep_json(const struct ab_sweep *s, const struct ab_mode *modes)
 	json_put(o, "fraction_min", num_or_null(s->n > 0, s->frac_min));
 	json_put(o, "fraction_max", num_or_null(s->n > 0, s->frac_max));
 	/* the 0%-to-100% figure comes from runs that did not reach both ends */
-	json_put(o, "extrapolated",
-		 json_boolean(s->n > 0 && (s->frac_min > 0.1 || s->frac_max < 0.9)));
+	json_put(o, "extrapolated", json_boolean(s->extrapolated));
 	json_put(o, "intercept_s", num_or_null(fit, s->fit.a));
 	json_put(o, "slope_s", num_or_null(fit, s->fit.b));
 	json_put(o, "slope_low_s", num_or_null(fit, s->fit.b_lo));

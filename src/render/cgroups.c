@@ -356,8 +356,9 @@ json_t *cg_to_json(const struct cg_report *r)
 	json_put(o, "not_read", json_integer((json_int_t)t->skipped));
 	struct bundle_skips sk;
 	bundle_skips_of(&t->skips, &sk);
-	json_put(o, "partial", json_boolean(bundle_skips_any(&sk) || damaged_nodes(t) > 0));
-	json_put(o, "damaged_cgroups", json_integer((json_int_t)damaged_nodes(t)));
+	size_t dmg = damaged_nodes(t);
+	json_put(o, "partial", json_boolean(bundle_skips_any(&sk) || dmg > 0));
+	json_put(o, "damaged_cgroups", json_integer((json_int_t)dmg));
 	json_t *miss = json_array();
 	skips_json_missing(miss, &sk);
 	json_put(o, "missing", miss);
