@@ -405,6 +405,18 @@ else
 fi
 rm -rf "$rh"
 
+# RHEL 6 writes go where its knobs are: set --dry-run and persist name redhat_transparent_hugepage/
+rh6=$FIX/rhel6-x86
+if "$BIN" --no-color --sysroot "$rh6" set --dry-run enabled=never >"$TMP/rh6set.txt" 2>&1 &&
+	grep -qx 'echo never > /sys/kernel/mm/redhat_transparent_hugepage/enabled' "$TMP/rh6set.txt" &&
+	"$BIN" --no-color --sysroot "$rh6" persist enabled=never >"$TMP/rh6p.txt" 2>&1 &&
+	grep -q '^w /sys/kernel/mm/redhat_transparent_hugepage/enabled - - - - never$' "$TMP/rh6p.txt" &&
+	! grep -q '/transparent_hugepage/' "$TMP/rh6set.txt" "$TMP/rh6p.txt"; then
+	ok "a RHEL 6 tree: set --dry-run and persist write under redhat_transparent_hugepage/"
+else
+	nok "RHEL 6 write paths" "$(cat "$TMP/rh6set.txt" "$TMP/rh6p.txt" | head -c 400)"
+fi
+
 # cgroup v1 (sys/fs/cgroup/memory): total_rss_huge as anon THP, 2^63-4096 as "max", the v2-only
 # columns left out of the table and null in JSON, the near-limit flag on the child; the kernel
 # thread (38) not counted, a PID not recorded (4242) unknown, not gone

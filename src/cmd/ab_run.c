@@ -19,6 +19,7 @@
 #include "../kernel/exe_file.h"
 #include "../kernel/kv.h"
 #include "../kernel/proc_read.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/procs.h"
 #include "../kernel/uapi_compat.h"
 #include "../lab/child.h"
@@ -217,7 +218,7 @@ int ab_prepare(struct ab_ctx *c)
 	snprintf(sig_logdir, sizeof(sig_logdir), "%s", c->logdir);
 	catch_signals();
 	/* said before the first run, as every changer does: on stderr, so --json stays clean */
-	ab_render_host_notice(stderr, c->modes, c->plans, c->nmodes, THP_DIR_ABS,
+	ab_render_host_notice(stderr, c->modes, c->plans, c->nmodes, thp_dir_host(&c->g->sr),
 			      guard_journal_path());
 	return -1;
 }

@@ -23,7 +23,7 @@ int control_read_knobs(struct globals *g, const char *who, struct thp_knobs *k, 
 	}
 	if (!k->present) {
 		warnx("%s: %s%s does not exist: this kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)",
-		      who, g->sr.live ? "" : g->sr.path, PATH_THP);
+		      who, g->sr.live ? "" : g->sr.path, thp_dir_host(&g->sr));
 		return EXIT_FAIL;
 	}
 	*pmd_nr = thp_knobs_pmd_nr(k, g->sr.live ? sysconf(_SC_PAGESIZE) : 0);
@@ -76,13 +76,14 @@ static void plan_refresh(struct globals *g, struct settings_plan *p)
 	}
 }
 
-static void explain_write_error(const char *who, const struct plan_entry *e, const char *kept)
+static void explain_write_error(const struct globals *g, const char *who,
+				const struct plan_entry *e, const char *kept)
 {
 	switch (-e->err) {
 	case EPERM:
 	case EACCES:
-		warnx("%s: %s: needs root (writing %s/%s: %s)", who, e->key, THP_DIR_ABS, e->key,
-		      strerror(-e->err));
+		warnx("%s: %s: needs root (writing %s/%s: %s)", who, e->key, thp_dir_host(&g->sr),
+		      e->key, strerror(-e->err));
 		break;
 	case EROFS:
 		warnx("%s: %s: /sys is mounted read-only here (a container?): set it on the host",
@@ -108,7 +109,7 @@ static int control_begin(struct globals *g, const char *who)
 {
 	int r = guard_begin(&g->sr, who, g->wait);
 	if (r == -EPERM)
-		warnx("%s: needs root (writes to %s)", who, THP_DIR_ABS);
+		warnx("%s: needs root (writes to %s)", who, thp_dir_host(&g->sr));
 	else if (r == -EBUSY)
 		warnx("%s: another thpctl, %s, is changing settings: nothing written (--wait waits for it)",
 		      who, guard_holder());
@@ -203,7 +204,7 @@ int control_apply_held(struct globals *g, const char *who, struct settings_plan 
 		guard_end();
 		return EXIT_OK;
 	}
-	explain_write_error(who, &p->e[failed], kept);
+	explain_write_error(g, who, &p->e[failed], kept);
 	guard_restore();
 	guard_end();
 	int back = 0, still = 0;
@@ -243,9 +244,9 @@ int control_execute(struct globals *g, const char *who, struct settings_plan *p,
 {
 	if (dry) {
 		if (g->json)
-			return cmd_emit_json_as(plan_to_json(p, THP_DIR_ABS, true, true),
+			return cmd_emit_json_as(plan_to_json(p, thp_dir_host(&g->sr), true, true),
 						plan_variant(who));
-		plan_render_shell(stdout, p, THP_DIR_ABS);
+		plan_render_shell(stdout, p, thp_dir_host(&g->sr));
 		return EXIT_OK;
 	}
 	int r = control_apply(g, who, p);
@@ -255,7 +256,7 @@ int control_execute(struct globals *g, const char *who, struct settings_plan *p,
 	if (g->json && r && !plan_any_failed(p))
 		return r;
 	if (g->json) {
-		int j = cmd_emit_json_as(plan_to_json(p, THP_DIR_ABS, false, r == EXIT_OK),
+		int j = cmd_emit_json_as(plan_to_json(p, thp_dir_host(&g->sr), false, r == EXIT_OK),
 					 plan_variant(who));
 		return r ? r : j;
 	}

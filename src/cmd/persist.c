@@ -15,6 +15,7 @@
 #include "../kernel/hugetlb.h"
 #include "../kernel/kv.h"
 #include "../kernel/sysctl.h"
+#include "../kernel/sysfs.h"
 #include "../kernel/tuned.h"
 #include "../render/persist.h"
 #include "../model/snapshot.h"
@@ -451,7 +452,7 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 	static struct knob_kv kv[PLAN_MAX];
 	static struct thp_knobs k;
 	struct persist_pool pools[8];
-	struct persist_in in = {.kv = kv, .thp_dir = THP_DIR_ABS, .pools = pools};
+	struct persist_in in = {.kv = kv, .thp_dir = thp_dir_host(&g->sr), .pools = pools};
 	char release[96], self[PATH_MAX];
 	if (fmt == PERSIST_SYSTEMD) {
 		int e = exe_self_path(self, sizeof(self));

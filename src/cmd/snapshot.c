@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kernel/sysfs.h"
 #include "../render/control.h"
 #include "../render/snapshot.h"
 #include "../util/buf.h"
@@ -48,7 +49,8 @@ static int current(struct globals *g, struct thp_knobs *k, struct snapshot *s, u
 	if (snapshot_from_knobs(k, s, &nbad))
 		warnx("snapshot: %d knob(s) with an unreadable value left out", nbad);
 	if (k->nbad)
-		warnx("snapshot: %d file(s) under %s could not be read", k->nbad, THP_DIR_ABS);
+		warnx("snapshot: %d file(s) under %s could not be read", k->nbad,
+		      thp_dir_host(&g->sr));
 	control_kernel_string(g, "osrelease", s->kernel, sizeof(s->kernel));
 	control_kernel_string(g, "hostname", s->host, sizeof(s->host));
 	time_t t = time(NULL);

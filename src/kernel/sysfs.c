@@ -86,6 +86,24 @@ int sysfs_choice(const struct sysroot *sr, const char *rel, struct choice *c)
 	return r;
 }
 
+int thp_real_rel(const struct sysroot *sr, const char *rel, char *out, size_t n)
+{
+	while (*rel == '/')
+		rel++;
+	size_t l = strlen(SR_THP);
+	int w;
+	if (sr->rhel_thp && strncmp(rel, SR_THP, l) == 0 && (!rel[l] || rel[l] == '/'))
+		w = snprintf(out, n, "%s%s", SR_THP_RHEL6, rel + l);
+	else
+		w = snprintf(out, n, "%s", rel);
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+const char *thp_dir_host(const struct sysroot *sr)
+{
+	return sr->rhel_thp ? "/" SR_THP_RHEL6 : PATH_THP;
+}
+
 int thp_knob_rel(char *out, size_t n, const char *key)
 {
 	int l = snprintf(out, n, SR_THP "/%s", key);

@@ -88,4 +88,15 @@ int thp_size_rel(char *out, size_t n, uint64_t size_kb, const char *file);
 int hugetlb_pool_rel(char *out, size_t n, uint64_t size_kb, const char *file);
 int sysctl_vm_rel(char *out, size_t n, const char *name);
 
+/*
+ * REL as the kernel names it in SR: on a RHEL 6 tree (rhel_thp) a path under
+ * SR_THP is written into OUT (N bytes) under SR_THP_RHEL6, else REL itself is
+ * copied. For writers, which must journal and open the real file. 0 or
+ * -ENAMETOOLONG.
+ */
+int thp_real_rel(const struct sysroot *sr, const char *rel, char *out, size_t n);
+
+/* The THP directory of SR as a host path ("/sys/kernel/mm/..."), for words and scripts. */
+const char *thp_dir_host(const struct sysroot *sr);
+
 #endif

@@ -408,6 +408,12 @@ static int guard_check(const char **rel, bool (*allowed)(const char *rel))
 
 int guard_write(const char *rel, const char *value)
 {
+	/* journalled and written as the kernel names it (RHEL 6: redhat_transparent_hugepage) */
+	char real[JOURNAL_REL_LEN];
+	if (g.active && thp_real_rel(&g.sr, rel, real, sizeof(real)))
+		return -EACCES;
+	if (g.active)
+		rel = real;
 	int r = guard_check(&rel, journal_rel_allowed);
 	if (r)
 		return r;

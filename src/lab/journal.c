@@ -14,6 +14,8 @@
 static const char *const allowed[] = {
 	"sys/kernel/mm/transparent_hugepage/%k",
 	"sys/kernel/mm/transparent_hugepage/khugepaged/%k",
+	"sys/kernel/mm/redhat_transparent_hugepage/%k", /* RHEL 6 (sysroot_real_rel) */
+	"sys/kernel/mm/redhat_transparent_hugepage/khugepaged/%k",
 	"sys/kernel/mm/transparent_hugepage/%h/enabled|shmem_enabled",
 	"sys/kernel/mm/hugepages/%h/nr_hugepages|nr_overcommit_hugepages",
 	"sys/devices/system/node/%n/hugepages/%h/nr_hugepages",

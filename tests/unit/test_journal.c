@@ -31,6 +31,9 @@ static void test_allow_list_takes_every_knob_thpctl_writes(UNIT_STATE)
 		"proc/sys/vm/compaction_proactiveness",
 		"proc/sys/vm/nr_hugepages",
 		"proc/sys/vm/nr_overcommit_hugepages",
+		/* RHEL 6 (2.6.32): the same knobs under another directory */
+		"sys/kernel/mm/redhat_transparent_hugepage/enabled",
+		"sys/kernel/mm/redhat_transparent_hugepage/khugepaged/defrag",
 	};
 	check_rel_allowed(written, UNIT_LEN(written), true);
 }
@@ -60,6 +63,8 @@ static void test_allow_list_refuses_escapes_and_other_files(UNIT_STATE)
 		"sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
 		"",
 		"sys/kernel/mm/transparent_hugepage_x/enabled",
+		"sys/kernel/mm/redhat_transparent_hugepage/hugepages-64kB/enabled",
+		"sys/kernel/mm/redhat_transparent_hugepage/../hugepages/x",
 	};
 	check_rel_allowed(refused, UNIT_LEN(refused), false);
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "kernel/proc_read.h"
+#include "kernel/sysfs.h"
 #include "kernel/sysroot.h"
 
 static char dir[64];
@@ -300,7 +301,36 @@ static void test_only_a_live_procfs_is_trusted(UNIT_STATE)
 	sysroot_close(&sr);
 }
 
+/* RHEL 6 keeps THP under redhat_transparent_hugepage/: a writer names that file, others pass. */
+static void test_real_rel_of_a_rhel6_tree(UNIT_STATE)
+{
+	struct sysroot sr;
+	char out[64];
+	unit_mkdirs(dir, "sys/kernel/mm/redhat_transparent_hugepage");
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_true(sr.rhel_thp);
+	assert_string_equal(thp_dir_host(&sr), "/sys/kernel/mm/redhat_transparent_hugepage");
+	assert_int_equal(thp_real_rel(&sr, "/" SR_THP "/khugepaged/defrag", out, sizeof(out)), 0);
+	assert_string_equal(out, "sys/kernel/mm/redhat_transparent_hugepage/khugepaged/defrag");
+	/* a name that only begins like the directory, and other files, stay as they are */
+	assert_int_equal(thp_real_rel(&sr, SR_THP "_x/enabled", out, sizeof(out)), 0);
+	assert_string_equal(out, SR_THP "_x/enabled");
+	assert_int_equal(thp_real_rel(&sr, "proc/sys/vm/nr_hugepages", out, sizeof(out)), 0);
+	assert_string_equal(out, "proc/sys/vm/nr_hugepages");
+	/* too long for OUT: refused, never cut */
+	assert_int_equal(thp_real_rel(&sr, SR_THP "/enabled", out, 20), -ENAMETOOLONG);
+	sysroot_close(&sr);
+	unit_mkdirs(dir, SR_THP);
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_false(sr.rhel_thp);
+	assert_string_equal(thp_dir_host(&sr), PATH_THP);
+	assert_int_equal(thp_real_rel(&sr, SR_THP "/enabled", out, sizeof(out)), 0);
+	assert_string_equal(out, SR_THP "/enabled");
+	sysroot_close(&sr);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_ceilings_by_kind),
+	  cmocka_unit_test_setup_teardown(test_real_rel_of_a_rhel6_tree, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_dir_links_refused_openat2, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_dir_links_refused_walk, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_knob_above_4_kib_is_too_large, setup, teardown),
