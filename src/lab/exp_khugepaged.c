@@ -261,6 +261,7 @@ static void kh_scan_sleep(const struct lab_ctx *ctx, const struct lab_opts *o, s
 /* How the verdict stands so far. */
 struct kh_judgement {
 	bool ok, unsure;
+	char missing[96];	/* the first phase that did not run, and why */
 	bool creep[MAX_PHASES]; /* phase concluded: its factor is final */
 	double factor[MAX_PHASES];
 	char vd[MAX_PHASES][160]; /* one clause per phase */
@@ -298,6 +299,10 @@ static void kh_judge(const struct lab_ctx *ctx, const struct lab_opts *o, struct
 		break;
 	case KH_PARTIAL_SETTLED:
 		lab_fmt(what, sizeof(what), "partial collapse, then a full scan changed nothing");
+		pok = false;
+		break;
+	case KH_NONE_ALLOWED:
+		lab_fmt(what, sizeof(what), "nothing collapsed in a full scan although allowed");
 		pok = false;
 		break;
 	case KH_FORBIDDEN:
@@ -384,6 +389,15 @@ static void kh_series(struct lab_result *r, const struct kh_phase *h)
 		       (size_t)n);
 }
 
+/* Note in J that the phase at max_ptes_none MPN did not run (WHAT, -errno ERR): undecided. */
+static void kh_missing(struct kh_judgement *j, long mpn, const char *what, int err)
+{
+	j->unsure = true;
+	if (!j->missing[0])
+		lab_fmt(j->missing, sizeof(j->missing), "max_ptes_none %ld not run: %s (%s)", mpn,
+			what, strerror(-err));
+}
+
 /* Phase P: its max_ptes_none (after the first), its run, its judgement. -ENOMEM or 0. */
 static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r,
 			uint64_t size, struct kh_phase *h, int p, long none, struct kh_judgement *j)
@@ -397,6 +411,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		if (w) {
 			lab_proof(r, key, "could not set max_ptes_none: %s", strerror(-w));
 			r->partial = true;
+			kh_missing(j, h->mpn, "could not set it", w);
 			return 0;
 		}
 	}
@@ -406,6 +421,7 @@ static int kh_phase_run(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	h->err = kh_run(ctx, o, size, nohuge_first, h);
 	if (h->err || !h->n) {
 		lab_failed(r, key, h->err ? h->err : -EIO);
+		kh_missing(j, h->mpn, "the run failed", h->err ? h->err : -EIO);
 		free(h->s);
 		h->s = NULL;
 		return 0;
@@ -475,13 +491,17 @@ static int lab_khugepaged(const struct lab_ctx *ctx, const struct lab_opts *o, s
 	if (nph > 1 && j.creep[0] && j.creep[1])
 		snprintf(creep, sizeof(creep), "; creep: RSS %.2fx at %ld vs %.2fx at %ld",
 			 j.factor[0], ph[0].mpn, j.factor[1], ph[1].mpn);
+	/* the clauses of the phases that ran, then why one did not */
+	char said[2 * sizeof(j.vd[0]) + 8];
+	lab_fmt(said, sizeof(said), "%s%s%s", j.vd[0], j.vd[0][0] && j.vd[1][0] ? "; " : "",
+		j.vd[1]);
 	lab_verdict(
 		r, j.ok && !j.unsure,
 		"%s: %s%s%s%s (touching 1 page in %d; proof: region smaps Rss/AnonHugePages, host-wide full_scans)",
 		!j.ok	   ? "UNEXPECTED"
 		: j.unsure ? "inconclusive"
 			   : "as expected",
-		j.vd[0], j.vd[1][0] ? "; " : "", j.vd[1], creep, STRIDE_PAGES);
+		said, said[0] && j.missing[0] ? "; " : "", j.missing, creep, STRIDE_PAGES);
 	r->inconclusive = j.ok && j.unsure;
 	return 0;
 }

@@ -174,17 +174,35 @@ static void touch_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint6
 		ok &= s->ahp_kb[MODE_NOTHP] == 0;
 	if (s->ran[MODE_COLLAPSE])
 		ok &= s->ahp_kb[MODE_COLLAPSE] >= full * 9 / 10;
-	char speed[160] = "";
-	if (s->ran[MODE_MADV] && s->ran[MODE_PLAIN])
+	char speed[160] = "", madv[80], plain[80], nohuge[24], nothp[24];
+	bool decided = s->ran[MODE_MADV] && s->ran[MODE_PLAIN];
+	if (decided)
 		touch_speed(s, speed, sizeof(speed));
-	lab_verdict_ok(
-		r, ok,
-		"madv %.0f faults, %llu of %llu kB huge; plain %.0f faults, %llu kB huge (enabled=%s); nohuge and nothp %llu/%llu kB huge%s (proof: region smaps AnonHugePages, host-wide thp_fault_alloc deltas)",
-		s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
-		(unsigned long long)full, s->med_flt[MODE_PLAIN],
-		(unsigned long long)s->ahp_kb[MODE_PLAIN], pol,
-		(unsigned long long)s->ahp_kb[MODE_NOHUGE],
-		(unsigned long long)s->ahp_kb[MODE_NOTHP], speed);
+	if (s->ran[MODE_MADV])
+		lab_fmt(madv, sizeof(madv), "madv %.0f faults, %llu of %llu kB huge",
+			s->med_flt[MODE_MADV], (unsigned long long)s->ahp_kb[MODE_MADV],
+			(unsigned long long)full);
+	else
+		lab_fmt(madv, sizeof(madv), "madv not run");
+	if (s->ran[MODE_PLAIN])
+		lab_fmt(plain, sizeof(plain), "plain %.0f faults, %llu kB huge",
+			s->med_flt[MODE_PLAIN], (unsigned long long)s->ahp_kb[MODE_PLAIN]);
+	else
+		lab_fmt(plain, sizeof(plain), "plain not run");
+	lab_fmt(nohuge, sizeof(nohuge), s->ran[MODE_NOHUGE] ? "%llu" : "-",
+		(unsigned long long)s->ahp_kb[MODE_NOHUGE]);
+	lab_fmt(nothp, sizeof(nothp), s->ran[MODE_NOTHP] ? "%llu" : "-",
+		(unsigned long long)s->ahp_kb[MODE_NOTHP]);
+	/* madv and plain decide: without one of them nothing is "as expected" */
+	lab_verdict(
+		r, ok && decided,
+		"%s: %s; %s (enabled=%s); nohuge and nothp %s/%s kB huge%s%s (proof: region smaps AnonHugePages, host-wide thp_fault_alloc deltas)",
+		!ok	  ? "UNEXPECTED"
+		: decided ? "as expected"
+			  : "inconclusive",
+		madv, plain, pol, nohuge, nothp, speed,
+		decided ? "" : "; the madv and plain runs decide, one did not run");
+	r->inconclusive = ok && !decided;
 }
 
 static int lab_touch(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)

@@ -555,7 +555,9 @@ enum kh_call lab_kh_call(const struct kh_seen *s)
 	if (s->full && s->expect_collapse)
 		return KH_FULL;
 	if (s->settled && s->full_scans >= 2)
-		return s->got ? KH_PARTIAL_SETTLED : KH_NONE_SETTLED;
+		return s->got		    ? KH_PARTIAL_SETTLED
+		       : s->expect_collapse ? KH_NONE_ALLOWED
+					    : KH_NONE_SETTLED;
 	if (s->full_scans < 2)
 		return KH_NO_FULL_SCAN;
 	return KH_CUT_OFF;

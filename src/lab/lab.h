@@ -364,6 +364,7 @@ enum kh_call {
 	KH_FULL,	    /* every PMD collapsed: as expected when allowed */
 	KH_NONE_SETTLED,    /* nothing collapsed over a full scan: as expected when forbidden */
 	KH_PARTIAL_SETTLED, /* some PMDs, then a full scan changed nothing: unexpected */
+	KH_NONE_ALLOWED,    /* nothing collapsed over a full scan although allowed: unexpected */
 	KH_FORBIDDEN,	    /* collapsed although max_ptes_none forbids it: unexpected */
 	KH_NO_FULL_SCAN,    /* fewer than 2 full_scans: inconclusive */
 	KH_CUT_OFF,	    /* still collapsing at the timeout: inconclusive */

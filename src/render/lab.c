@@ -123,12 +123,17 @@ void lab_render_text(FILE *f, const struct lab_result *r, bool color)
 	}
 	render_claims(f, r, color);
 	const char *c = r->skipped ? col_dim(color) : r->expected ? "" : col_yellow(color);
-	fprintf(f, "  %sverdict: %s%s%s\n", c, r->skipped ? "skipped: " : "", r->verdict,
-		*c ? col_reset(color) : "");
+	/* a verdict may quote a process's words (initdb's last line): escaped, as proofs are */
+	fprintf(f, "  %sverdict: %s", c, r->skipped ? "skipped: " : "");
+	fputs_safe(r->verdict, f);
+	fprintf(f, "%s\n", *c ? col_reset(color) : "");
 	if (r->partial)
 		fprintf(f, "  (partial: some runs or proofs failed)\n");
-	if (r->advice[0])
-		fprintf(f, "  %s\n", r->advice);
+	if (r->advice[0]) {
+		fputs("  ", f);
+		fputs_safe(r->advice, f);
+		fputc('\n', f);
+	}
 }
 
 /*

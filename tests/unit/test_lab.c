@@ -528,6 +528,9 @@ static void test_kh_call_waits_for_a_full_scan(UNIT_STATE)
 	assert_int_equal(lab_kh_call(&s), KH_NONE_SETTLED);
 	s.got = 1;
 	assert_int_equal(lab_kh_call(&s), KH_FORBIDDEN);
+	/* max_ptes_none 511: two full scans and no collapse was "as expected" (factor 1.00x) */
+	s = (struct kh_seen){.expect_collapse = true, .settled = true, .full_scans = 2};
+	assert_int_equal(lab_kh_call(&s), KH_NONE_ALLOWED);
 }
 
 UNIT_TESTS(test_col_add_limits, test_row_add_limits, test_cell_set, test_cell_set_ignored,

@@ -61,6 +61,18 @@ static void test_folio_proof_of_a_run_that_did_not_read_them(UNIT_STATE)
 			    "skipped: not root (/proc/kpageflags is root-only)");
 }
 
+/* R as lab_render_text writes it without colour (freed by the caller). */
+static char *as_text(const struct lab_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	lab_render_text(f, r, false);
+	fclose(f);
+	return text;
+}
+
 /*
  * Each chase size its own runs: the rows carry them, and the experiment's
  * "runs" is null rather than one row's value (before: the most of any size,
@@ -86,11 +98,7 @@ static void test_json_runs_per_row_and_null_when_rows_differ(UNIT_STATE)
 	assert_true(json_is_true(json_object_get(v, "inconclusive")));
 	assert_true(json_is_false(json_object_get(v, "expected")));
 	json_decref(o);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	lab_render_text(f, &res, false);
-	fclose(f);
+	char *text = as_text(&res);
 	assert_non_null(strstr(text, "(1.00 GiB, warm, 4-16 runs by row)"));
 	free(text);
 	/* rows that agree: that count, also for a row that does not say its own */
@@ -165,7 +173,22 @@ static void test_closing_line_says_what_was_skipped(UNIT_STATE)
 	free(t);
 }
 
-UNIT_TESTS(test_closing_line_says_what_was_skipped,
+/* A verdict quoting a process's words (initdb's last line) reaches the terminal escaped. */
+static void test_verdict_and_advice_are_escaped(UNIT_STATE)
+{
+	memset(&res, 0, sizeof(res));
+	snprintf(res.experiment, sizeof(res.experiment), "postgres");
+	snprintf(res.verdict, sizeof(res.verdict), "skipped: initdb: \033]0;pwned\007 failed");
+	snprintf(res.advice, sizeof(res.advice), "try \033[31mred");
+	char *text = as_text(&res);
+	assert_null(strchr(text, '\033'));
+	assert_null(strchr(text, '\007'));
+	assert_non_null(strstr(text, "\\x1b]0;pwned\\x07 failed"));
+	assert_non_null(strstr(text, "try \\x1b[31mred"));
+	free(text);
+}
+
+UNIT_TESTS(test_closing_line_says_what_was_skipped, test_verdict_and_advice_are_escaped,
 	   test_json_runs_per_row_and_null_when_rows_differ,
 	   test_json_proofs_are_a_list_that_keeps_repeated_keys,
 	   test_folio_proof_of_a_run_that_did_not_read_them)
