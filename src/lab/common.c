@@ -7,6 +7,7 @@
 #include "../kernel/sysfs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
@@ -170,6 +171,15 @@ void lab_folio_proof(const struct lab_ctx *ctx, struct lab_result *r, const char
 		lab_fmt_folios(fol, sizeof(fol), fc, ctx->page_size);
 		lab_proof(r, key, "%s%s", prefix, fol);
 	}
+}
+
+const char *lab_fmt_delta(char *out, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(out, n, "-");
+	else
+		snprintf(out, n, "%+.0f", v);
+	return out;
 }
 
 void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)

@@ -11,6 +11,8 @@
 
 /* "512 MiB" for B bytes. */
 void lab_fmt_size(char *out, size_t n, uint64_t b);
+/* A counter delta V as "+N" / "-N" into OUT, or "-" when V is NaN (unknown). Returns OUT. */
+const char *lab_fmt_delta(char *out, size_t n, double v);
 
 /* A progress line on stderr (unless quiet): "lab touch: madv run 3/5". */
 void lab_progress(const struct lab_opts *o, const char *fmt, ...)

@@ -8,6 +8,7 @@
  * compact_stall stays flat; only the advised region stalls.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "../util/stats.h"
@@ -104,27 +105,44 @@ static void fallback_verdict(const struct lab_ctx *ctx, struct lab_result *r, ui
 	double ma_ = stats_median(ma->d[0], (size_t)ma->n),
 	       mf = stats_median(ma->d[1], (size_t)ma->n),
 	       ms = stats_median(ma->d[2], (size_t)ma->n);
+	char spa[24], spf[24], sps[24], sma[24], smf[24], sms[24];
+	lab_fmt_delta(spa, sizeof(spa), pa);
+	lab_fmt_delta(spf, sizeof(spf), pf);
+	lab_fmt_delta(sps, sizeof(sps), ps);
+	lab_fmt_delta(sma, sizeof(sma), ma_);
+	lab_fmt_delta(smf, sizeof(smf), mf);
+	lab_fmt_delta(sms, sizeof(sms), ms);
+	if (isnan(pa) || isnan(pf) || isnan(ps)) {
+		/* the plain region's counters decide every branch: unread, nothing is decided */
+		lab_verdict(
+			r, false,
+			"inconclusive: the host-wide counters could not be read (thp_fault_alloc "
+			"%s, thp_fault_fallback %s, compact_stall %s)",
+			spa, spf, sps);
+		r->inconclusive = true;
+		return;
+	}
 	bool ok;
 	if (!frag) {
 		/* plenty of free PMD-order blocks: always gives the plain region huge pages */
 		ok = ph >= (double)npmd * 0.9 && pa >= (double)npmd * 0.9;
 		lab_verdict_ok(
 			r, ok,
-			"with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %+.0f, thp_fault_fallback %+.0f, compact_stall %+.0f); madv alike (%+.0f, %+.0f)",
-			ph, npmd, pa, pf, ps, ma_, mf);
+			"with enabled=always the plain region got %.0f/%zu huge pages (thp_fault_alloc %s, thp_fault_fallback %s, compact_stall %s); madv alike (%s, %s)",
+			ph, npmd, spa, spf, sps, sma, smf);
 	} else if (!defrag_stalls_unadvised(defrag)) {
 		/* the silent fallback: fallbacks without a compaction stall */
 		ok = pf > 0 && ps * 10 <= pf; /* system-wide: others may stall meanwhile */
 		lab_verdict_ok(
 			r, ok,
-			"fragmented, the plain region fell back silently: thp_fault_fallback %+.0f, thp_fault_alloc %+.0f, compact_stall %+.0f (defrag=%s never compacts for unadvised faults); madv: compact_stall %+.0f, fallback %+.0f",
-			pf, pa, ps, defrag, ms, mf);
+			"fragmented, the plain region fell back silently: thp_fault_fallback %s, thp_fault_alloc %s, compact_stall %s (defrag=%s never compacts for unadvised faults); madv: compact_stall %s, fallback %s",
+			spf, spa, sps, defrag, sms, smf);
 	} else {
 		ok = ps > 0 || pf > 0;
 		lab_verdict_ok(
 			r, ok,
-			"fragmented with defrag=always, even the plain region compacts: compact_stall %+.0f, thp_fault_fallback %+.0f, thp_fault_alloc %+.0f",
-			ps, pf, pa);
+			"fragmented with defrag=always, even the plain region compacts: compact_stall %s, thp_fault_fallback %s, thp_fault_alloc %s",
+			sps, spf, spa);
 	}
 	if (frag)
 		lab_proof(r, "fragmented", "at most %llu free PMD-order blocks before a run",

@@ -10,6 +10,7 @@
  * comes from the deltas measured around the write phase.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ static int fork_once(const struct lab_ctx *ctx, size_t size, enum lab_mode mode,
 	snap_take(ctx->sr, &b);
 	out->writes = n;
 	if (!snap_delta(&a, &b, "thp_split_pmd", &out->split_pmd))
-		out->split_pmd = -1;
+		out->split_pmd = -1; /* unread: NaN in the table (fork_cells) */
 	if (!snap_delta(&a, &b, "thp_fault_alloc", &out->fault_alloc))
 		out->fault_alloc = -1;
 	snap_free(&a);
@@ -168,7 +169,9 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 	bool was_huge = (double)last[0].ahp_before >= (double)(size >> 10) * 9 / 10;
 	/* split: one base page copied per write; copy: a whole PMD each */
 	bool base_copies = dirty >= w * (double)base_kb / 2 && dirty <= w * (double)base_kb * 2;
+	bool unread = isnan(split) || isnan(alloc) || isnan(dirty);
 	const char *shape = !was_huge						? "no THP"
+			    : unread						? "unread"
 			    : split >= w * 0.9 && alloc <= w / 4 && base_copies ? "split"
 			    : alloc >= w * 0.9					? "copy"
 										: "unclear";
@@ -181,7 +184,9 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 	if (!was_huge)
 		ok = strcmp(lab_pmd_policy(ctx), "never") == 0;
 	char match[96];
-	if (!was_huge)
+	if (was_huge && unread)
+		lab_fmt(match, sizeof(match), "inconclusive: a counter or smaps could not be read");
+	else if (!was_huge)
 		lab_fmt(match, sizeof(match), "nothing to compare with the %s expectation",
 			want ? want : "kernel's");
 	else if (want)
@@ -189,7 +194,7 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 			ok ? "matches" : "DIFFERS from", want, ctx->feat->release);
 	else
 		lab_fmt(match, sizeof(match), "kernel version unknown");
-	char forks[64] = "";
+	char forks[64] = "", ds[24], da[24];
 	if (n[1] && med[0][0] > 0)
 		lab_fmt(forks, sizeof(forks), "; fork %.2f ms huge vs %.2f ms small", med[0][0],
 			med[0][1]);
@@ -203,10 +208,12 @@ static void fork_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint64
 	else
 		lab_verdict(
 			r, ok,
-			"%s: %.0f writes -> host-wide thp_split_pmd +%.0f, thp_fault_alloc +%.0f, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
-			shape, w, split, alloc, dirty, dirty / w, (unsigned long long)base_kb,
-			(unsigned long long)last[0].ahp_before, med[4][0],
-			(unsigned long long)last[0].child_ahp, match, forks);
+			"%s: %.0f writes -> host-wide thp_split_pmd %s, thp_fault_alloc %s, Private_Dirty %.0f kB (%.1f kB/write; base page %llu kB), parent AnonHugePages %llu -> %.0f kB, child %llu kB; %s%s",
+			shape, w, lab_fmt_delta(ds, sizeof(ds), split),
+			lab_fmt_delta(da, sizeof(da), alloc), dirty, dirty / w,
+			(unsigned long long)base_kb, (unsigned long long)last[0].ahp_before,
+			med[4][0], (unsigned long long)last[0].child_ahp, match, forks);
+	r->inconclusive = was_huge && unread;
 }
 
 static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct lab_result *r)
@@ -259,8 +266,8 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 			v[3][k][j] = out.w.max;
 			v[4][k][j] = (double)out.ahp_after;
 			v[5][k][j] = (double)out.dirty_after;
-			v[6][k][j] = (double)out.split_pmd;
-			v[7][k][j] = (double)out.fault_alloc;
+			v[6][k][j] = out.split_pmd < 0 ? NAN : (double)out.split_pmd;
+			v[7][k][j] = out.fault_alloc < 0 ? NAN : (double)out.fault_alloc;
 			last[k] = out;
 		}
 	lab_progress_done(o);
@@ -272,8 +279,10 @@ static int lab_fork(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 		int row = lab_row_add(r, labels[k]);
 		for (int c = 0; c < 8; c++) {
 			lab_cell_set(r, row, cols[c], v[c][k], (size_t)n[k]);
-			if (row >= 0)
-				med[c][k] = r->rows[row].c[cols[c]].median;
+			if (row >= 0) /* no cell: no run could read it, unknown */
+				med[c][k] = r->rows[row].c[cols[c]].present
+						    ? r->rows[row].c[cols[c]].median
+						    : NAN;
 		}
 		fork_proofs(ctx, r, modes[k], &last[k]);
 	}

@@ -422,11 +422,15 @@ static void verdict(const struct lab_ctx *ctx, struct lab_result *r, const struc
 	enum claim_call c[2];
 	claims(ctx, r, m, p, c);
 	bool ok = backed(ctx, m, p, 0) && backed(ctx, m, p, 1) && backed(ctx, m, p, 2);
+	char kb[4][24]; /* -1: the mode did not run or the value was not read: "-" */
+	const double kv[4] = {m->v[0][V_KPS], m->v[1][V_KPS], m->v[2][V_KPS], m->v[2][V_HTLB]};
+	for (int i = 0; i < 4; i++)
+		lab_fmt(kb[i], sizeof(kb[i]), kv[i] < 0 ? "-" : "%.0f kB", kv[i]);
 	lab_verdict(
 		r, ok,
-		"%sshared memory page size never %.0f kB, madvise+defer %.0f kB, huge_pages=on %.0f kB (Hugetlb %.0f kB); madvise+defer claim %s; hugetlb claim %s",
-		ok ? "" : "UNEXPECTED backing: ", m->v[0][V_KPS], m->v[1][V_KPS], m->v[2][V_KPS],
-		m->v[2][V_HTLB], claim_call_name(c[0]), claim_call_name(c[1]));
+		"%sshared memory page size never %s, madvise+defer %s, huge_pages=on %s (Hugetlb %s); madvise+defer claim %s; hugetlb claim %s",
+		ok ? "" : "UNEXPECTED backing: ", kb[0], kb[1], kb[2], kb[3], claim_call_name(c[0]),
+		claim_call_name(c[1]));
 }
 
 /* The binaries, or R says how to install them. 0 or -ENOENT. */

@@ -15,6 +15,7 @@
  * claims are put beside this host's figures with a verdict each.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -276,7 +277,7 @@ static void claims(struct lab_result *r, const struct redis_med *m, const struct
 {
 	const double *nv = m->v[0], *al = m->v[2];
 	bool thp = m->have[2] && al[V_AHPB] >= 10240; /* >= 10 MiB huge in the always/no server */
-	char here[160], why[200];
+	char here[160], why[200], ds[24];	      /* -1: unread, "-" */
 	double q[MAX_ROUNDS];
 	int nr = common_rounds(rd, K_NEVER, K_NO);
 	for (int i = 0; i < nr; i++) {
@@ -301,8 +302,13 @@ static void claims(struct lab_result *r, const struct redis_med *m, const struct
 	calls[1] = lab_claim_call(q, nr, true, 0.5, 0.9, why, sizeof(why));
 	if (!thp)
 		calls[1] = CLAIM_INCONCLUSIVE;
-	lab_fmt(here, sizeof(here), "fork %.2f (always, no) vs %.2f (never) ms per GiB of Rss", fa,
-		fn);
+	char sfa[24] = "-", sfn[24] = "-";
+	if (fa >= 0)
+		lab_fmt(sfa, sizeof(sfa), "%.2f", fa);
+	if (fn >= 0)
+		lab_fmt(sfn, sizeof(sfn), "%.2f", fn);
+	lab_fmt(here, sizeof(here), "fork %s (always, no) vs %s (never) ms per GiB of Rss", sfa,
+		sfn);
 	lab_claim(r, "fork 0.38 ms vs 3.04 ms per GiB, THP faster", "Redis fork time, kernel 6.10",
 		  here, calls[1], "%s", thp ? why : "no THP");
 	/* Redis skips its LRU writes while a child runs: only SETs can split during a BGSAVE */
@@ -317,8 +323,9 @@ static void claims(struct lab_result *r, const struct redis_med *m, const struct
 		calls[2] = CLAIM_INCONCLUSIVE;
 	snprintf(
 		here, sizeof(here),
-		"AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd +%.0f (host-wide)",
-		al[V_AHPB], al[V_AHPA], al[V_SETS], al[V_SPLIT]);
+		"AnonHugePages %.0f -> %.0f kB across a BGSAVE with %.0f SETs, thp_split_pmd %s (host-wide)",
+		al[V_AHPB], al[V_AHPA], al[V_SETS],
+		lab_fmt_delta(ds, sizeof(ds), al[V_SPLIT] < 0 ? NAN : al[V_SPLIT]));
 	lab_claim(r, "one BGSAVE shreds the huge pages", "Redis BGSAVE, kernel 6.10", here,
 		  calls[2], "%s",
 		  !thp	? "no THP"

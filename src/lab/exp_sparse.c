@@ -7,6 +7,7 @@
  * the thp_fault_alloc delta, and (root) kpageflags folios.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "common.h"
@@ -80,8 +81,9 @@ static void sparse_mode(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	sum->ran[mode] = true;
 	sum->rss_kb[mode] = r->rows[row].c[C_RSS].median;
 	sum->ahp_kb[mode] = r->rows[row].c[C_AHP].median;
-	sum->fa_med[mode] = r->rows[row].c[C_FA].median;
-	sum->fb_med[mode] = r->rows[row].c[C_FB].median;
+	/* a counter no run could read has no cell: unknown, never 0 */
+	sum->fa_med[mode] = r->rows[row].c[C_FA].present ? r->rows[row].c[C_FA].median : NAN;
+	sum->fb_med[mode] = r->rows[row].c[C_FB].present ? r->rows[row].c[C_FB].median : NAN;
 	sparse_proofs(ctx, r, size, mode, &last);
 }
 
@@ -94,22 +96,22 @@ static void sparse_verdict_madvise(const struct lab_ctx *ctx, struct lab_result 
 	double plain_per = pmds ? s->rss_kb[MODE_PLAIN] / (double)pmds : 0;
 	bool madv_huge = s->ahp_kb[MODE_MADV] >= (double)full_kb * 9 / 10;
 	bool ok = madv_huge && s->ahp_kb[MODE_PLAIN] == 0 && ratio >= (double)per_pmd / 2;
-	char why[128] = "";
+	char why[128] = "", d1[24];
 	const char *off = lab_thp_off_reason(ctx);
 	if (!madv_huge && off[0])
 		lab_fmt(why, sizeof(why), "; madv got %.0f of %llu kB huge: %s",
 			s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, off);
 	else if (!madv_huge)
-		lab_fmt(why, sizeof(why),
-			"; madv got %.0f of %llu kB huge, thp_fault_fallback +%.0f",
-			s->ahp_kb[MODE_MADV], (unsigned long long)full_kb, s->fb_med[MODE_MADV]);
+		lab_fmt(why, sizeof(why), "; madv got %.0f of %llu kB huge, thp_fault_fallback %s",
+			s->ahp_kb[MODE_MADV], (unsigned long long)full_kb,
+			lab_fmt_delta(d1, sizeof(d1), s->fb_med[MODE_MADV]));
 	else if (plain_per > (double)ctx->page_size / 1024 * 1.5)
 		lab_fmt(why, sizeof(why), "; plain took %.0f kB per touch (mTHP?)", plain_per);
 	lab_verdict_ok(
 		r, ok,
-		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, host-wide thp_fault_alloc +%.0f)",
+		"madv Rss %.0f kB vs plain %.0f kB = %.0fx (PMD/base page = %llux, enabled=%s)%s (proof: region smaps Rss/AnonHugePages, host-wide thp_fault_alloc %s)",
 		s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, (unsigned long long)per_pmd,
-		lab_pmd_policy(ctx), why, s->fa_med[MODE_MADV]);
+		lab_pmd_policy(ctx), why, lab_fmt_delta(d1, sizeof(d1), s->fa_med[MODE_MADV]));
 }
 
 /* The expected shape under this host's policy. */
@@ -120,6 +122,7 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 	bool always = strcmp(pol, "always") == 0, never = strcmp(pol, "never") == 0;
 	uint64_t full_kb = size >> 10;
 	double ratio = s->rss_kb[MODE_PLAIN] > 0 ? s->rss_kb[MODE_MADV] / s->rss_kb[MODE_PLAIN] : 0;
+	char d1[24], d2[24];
 	bool madv_huge = s->ahp_kb[MODE_MADV] >= (double)full_kb * 9 / 10;
 	bool plain_huge = s->ahp_kb[MODE_PLAIN] >= (double)full_kb * 9 / 10;
 	bool ok;
@@ -133,9 +136,10 @@ static void sparse_verdict(const struct lab_ctx *ctx, struct lab_result *r, uint
 		ok = madv_huge && plain_huge;
 		lab_verdict_ok(
 			r, ok,
-			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, host-wide thp_fault_alloc +%.0f/+%.0f)",
+			"enabled=always: plain is huge too, madv Rss %.0f kB vs plain %.0f kB = %.1fx (proof: region smaps AnonHugePages %.0f/%.0f kB, host-wide thp_fault_alloc %s/%s)",
 			s->rss_kb[MODE_MADV], s->rss_kb[MODE_PLAIN], ratio, s->ahp_kb[MODE_MADV],
-			s->ahp_kb[MODE_PLAIN], s->fa_med[MODE_MADV], s->fa_med[MODE_PLAIN]);
+			s->ahp_kb[MODE_PLAIN], lab_fmt_delta(d1, sizeof(d1), s->fa_med[MODE_MADV]),
+			lab_fmt_delta(d2, sizeof(d2), s->fa_med[MODE_PLAIN]));
 	} else {
 		sparse_verdict_madvise(ctx, r, size, s, ratio);
 	}

@@ -2,6 +2,7 @@
 #include "faults_table.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "../util/units.h"
@@ -218,21 +219,29 @@ static void faults_verdict(struct lab_result *r, const struct mode_res *res, siz
 	faults_what(wp, sizeof(wp), MODE_PLAIN, pl, nch);
 	faults_what(wn, sizeof(wn), MODE_NOHUGE, nh, nch);
 	faults_tail_flags(tail, sizeof(tail), res, u);
+	char scs[24], scf[24], sfb[24];
+	lab_fmt_delta(scs, sizeof(scs), mcs);
+	lab_fmt_delta(scf, sizeof(scf), mcf);
+	lab_fmt_delta(sfb, sizeof(sfb), mfb);
 	if (!frag) {
 		bool ok = (never || mh >= (double)nch * 0.9) && (always || ph == 0) && nhh == 0;
 		lab_verdict_ok(
 			r, ok,
-			"%s: median chunk %s, p99 %s; %s, enabled=%s: median %s; %s: median %s, p99 %s%s; madv host-wide compact_stall +%.0f (the table's figures: each run's median and p99 chunk, the median over %zu runs; proof: smaps AnonHugePages, host-wide vmstat deltas)",
-			wa, a1, a2, wp, pol, a4, wn, a5, a6, tail, mcs, na);
+			"%s: median chunk %s, p99 %s; %s, enabled=%s: median %s; %s: median %s, p99 %s%s; madv host-wide compact_stall %s (the table's figures: each run's median and p99 chunk, the median over %zu runs; proof: smaps AnonHugePages, host-wide vmstat deltas)",
+			wa, a1, a2, wp, pol, a4, wn, a5, a6, tail, scs, na);
 	} else {
 		/* fragmented: advised faults either stall in compaction or fall back */
 		bool ok = never || mcs > 0 || mfbk > 0;
+		bool unread = !ok && isnan(mcs); /* no fallback seen, the stalls unknown */
 		lab_verdict(
 			r, ok,
-			"%s under the fragmenter (%llu free PMD-order blocks by buddyinfo before a run at most): %s: host-wide compact_stall +%.0f, compact_fail +%.0f, p99 %s, max %s (median %s); %.0f/%zu chunks fell back (thp_fault_fallback +%.0f); %s: median %s; %s: median %s, p99 %s%s (the median over %zu runs)",
-			ok ? "as expected" : "UNEXPECTED: no compaction and no fallback",
-			(unsigned long long)left_max, wa, mcs, mcf, a2, a3, a1, mfbk, nch, mfb, wp,
+			"%s under the fragmenter (%llu free PMD-order blocks by buddyinfo before a run at most): %s: host-wide compact_stall %s, compact_fail %s, p99 %s, max %s (median %s); %.0f/%zu chunks fell back (thp_fault_fallback %s); %s: median %s; %s: median %s, p99 %s%s (the median over %zu runs)",
+			ok	 ? "as expected"
+			: unread ? "inconclusive: no fallback and compact_stall unread"
+				 : "UNEXPECTED: no compaction and no fallback",
+			(unsigned long long)left_max, wa, scs, scf, a2, a3, a1, mfbk, nch, sfb, wp,
 			a4, wn, a5, a6, tail, na);
+		r->inconclusive = unread;
 	}
 }
 

@@ -2,6 +2,7 @@
 #include "lab.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,7 +176,15 @@ void lab_cell_set(struct lab_result *r, int row, int col, const double *v, size_
 	double tmp[256];
 	if (n > 256)
 		n = 256;
-	memcpy(tmp, v, n * sizeof(*v));
+	size_t k = 0; /* a NaN could not be read: left out, and the result is partial */
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			tmp[k++] = v[i];
+	if (k < n)
+		r->partial = true;
+	if (!k)
+		return; /* no known value: the cell stays empty ("-", JSON null) */
+	n = k;
 	struct summary s;
 	summarize(tmp, n, &s);
 	struct lab_cell *c = &r->rows[row].c[col];

@@ -204,7 +204,7 @@ double lab_cpu_ms(void);
 int lab_col_add(struct lab_result *r, const char *name, const char *unit);
 /* A new row; returns its index (-1 when full). */
 int lab_row_add(struct lab_result *r, const char *label);
-/* Cell from N samples (median, min, max). */
+/* Cell from N samples (median, min, max); a NaN is unknown: left out, R partial. */
 void lab_cell_set(struct lab_result *r, int row, int col, const double *v, size_t n);
 /* Cell from one value. */
 void lab_cell_set1(struct lab_result *r, int row, int col, double v);

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -57,7 +58,7 @@ void shot_free(struct shot *s)
 double shot_delta(const struct shot *s, const char *name)
 {
 	int64_t d;
-	return snap_delta(&s->a, &s->b, name, &d) ? (double)d : 0;
+	return snap_delta(&s->a, &s->b, name, &d) ? (double)d : NAN;
 }
 
 void shot_fail_proof(struct lab_result *r, const char *label, const struct shot *s)

@@ -49,7 +49,7 @@ int shot_take(const struct lab_ctx *ctx, const struct shot_spec *sp, struct shot
 /* Free the snapshots of S. */
 void shot_free(struct shot *s);
 
-/* The vmstat delta of counter NAME across the touch (0 when absent or no snapshots). */
+/* The vmstat delta of counter NAME across the touch: NAN (unknown) when absent or not taken. */
 double shot_delta(const struct shot *s, const char *name);
 
 /* A failed shot as R's proof LABEL ("smaps: ..." or "failed: ..."); marks R partial. */

@@ -52,13 +52,15 @@ double stats_median(const double *v, size_t n)
 	if (n > sizeof(small) / sizeof(small[0]) &&
 	    (n > SIZE_MAX / sizeof(*v) || !(tmp = malloc(n * sizeof(*v)))))
 		return NAN;
-	if (n)
-		memcpy(tmp, v, n * sizeof(*v));
+	size_t k = 0; /* the known values: a NaN is one that could not be read */
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			tmp[k++] = v[i];
 	struct summary s;
-	summarize(tmp, n, &s);
+	summarize(tmp, k, &s);
 	if (tmp != small)
 		free(tmp);
-	return s.median;
+	return n && !k ? NAN : s.median;
 }
 
 int stats_mw_rank(size_t m, size_t n, double conf, double *level)

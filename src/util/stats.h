@@ -24,8 +24,9 @@ void summarize(double *v, size_t n, struct summary *s);
 double percentile_sorted(const double *v, size_t n, double p);
 
 /*
- * Median of V[0..N), leaving V as it is (works on a copy). 0 when N == 0;
- * NaN when a copy of more than 256 values cannot be allocated.
+ * Median of the known values of V[0..N) (a NaN is unknown: left out), leaving
+ * V as it is (works on a copy). 0 when N == 0; NaN when every value is
+ * unknown or a copy of more than 256 values cannot be allocated.
  */
 double stats_median(const double *v, size_t n);
 

@@ -2,6 +2,8 @@
 /* Unit tests: the pure builders of src/lab/lab.c. */
 #include "unit.h"
 
+#include <math.h>
+
 #include "lab/lab.h"
 #include "util/stats.h"
 
@@ -90,6 +92,19 @@ static void test_cell_set(UNIT_STATE)
 	lab_cell_set(&res, r, c, many, 64);
 	x = &res.rows[r].c[c];
 	assert_true(x->median == 32.5 && x->min == 1 && x->max == 64);
+	assert_false(res.partial);
+
+	/* a counter a run could not read (shot_delta's NaN): left out, the result partial;
+	 * none read: no cell ("-", JSON null), never a median of 0 */
+	double some[] = {NAN, 4, 6};
+	int r2 = lab_row_add(&res, "plain");
+	lab_cell_set(&res, r2, c, some, 3);
+	x = &res.rows[r2].c[c];
+	assert_true(x->present && x->median == 5 && x->min == 4 && x->max == 6);
+	assert_true(res.partial);
+	double none[] = {NAN, NAN};
+	lab_cell_set(&res, r2, c2, none, 2);
+	assert_false(res.rows[r2].c[c2].present);
 }
 
 static void test_cell_set_ignored(UNIT_STATE)

@@ -122,6 +122,11 @@ static void test_median_of_even_count_is_mean_of_middle_two(UNIT_STATE)
 	assert_true(stats_median(v, 4) == 2.5);
 	assert_true(stats_median(v, 1) == 4);
 	assert_true(stats_median(NULL, 0) == 0);
+	/* a NaN is a value that could not be read: left out, never sorted in as a number */
+	double u[] = {NAN, 7, 1, NAN, 3};
+	assert_true(stats_median(u, 5) == 3);
+	double none[] = {NAN, NAN};
+	assert_true(isnan(stats_median(none, 2)));
 }
 
 static void test_median_of_more_than_256_values(UNIT_STATE)
