@@ -13,9 +13,12 @@
 #define CLEAR_MAX_SIZE (64ull << 20)
 #define CLEAR_QUICK_KB 64 /* --quick (lab quick): the one mTHP size tried */
 
-/* One timed run: GB/s, or -1 on failure; *AHP_KB the region's AnonHugePages, FC its folios. */
+/*
+ * One timed run: GB/s, or -1 on failure; *AHP_KB the region's AnonHugePages
+ * (UINT64_MAX: smaps unread), FC its folios (*FC_ERR set when they could not be read).
+ */
 static double clear_once(const struct lab_ctx *ctx, uint64_t size, enum lab_mode mode,
-			 uint64_t *ahp_kb, struct folio_counts *fc, bool folios)
+			 uint64_t *ahp_kb, struct folio_counts *fc, bool *fc_err, bool folios)
 {
 	struct region reg = {0};
 	if (region_map(&reg, size, ctx->pmd_size) ||
@@ -31,8 +34,10 @@ static double clear_once(const struct lab_ctx *ctx, uint64_t size, enum lab_mode
 			  ? rs.t.kb[SM_ANON_HUGE]
 			  : UINT64_MAX;
 	if (folios && fc &&
-	    region_folios(ctx->sr, (uintptr_t)reg.p, reg.len, ctx->page_size, fc) != 0)
+	    region_folios(ctx->sr, (uintptr_t)reg.p, reg.len, ctx->page_size, fc) != 0) {
 		memset(fc, 0, sizeof(*fc));
+		*fc_err = true; /* unread: "-", never "0 of N" */
+	}
 	region_unmap(&reg);
 	return t1 > t0 ? (double)size / (double)(t1 - t0) : -1;
 }
@@ -46,9 +51,11 @@ static void clear_size(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 	int n = 0;
 	uint64_t ahp = 0;
 	struct folio_counts fc = {0};
+	bool fc_err = false;
 	for (int i = 0; i < runs; i++) {
 		lab_progress(o, "faults: clear rate %s run %d/%d", label, i + 1, runs);
-		double g = clear_once(ctx, size, mode, &ahp, &fc, order > 0 && i == runs - 1);
+		double g =
+			clear_once(ctx, size, mode, &ahp, &fc, &fc_err, order > 0 && i == runs - 1);
 		if (g > 0)
 			v[n++] = g;
 	}
@@ -63,9 +70,14 @@ static void clear_size(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	if (mode == MODE_MADV || mode == MODE_NOHUGE)
+	if ((mode == MODE_MADV || mode == MODE_NOHUGE) && ahp == UINT64_MAX)
+		lab_fmt(proof, sizeof(proof), "AnonHugePages - (smaps unread) of %llu kB",
+			(unsigned long long)(size >> 10));
+	else if (mode == MODE_MADV || mode == MODE_NOHUGE)
 		lab_fmt(proof, sizeof(proof), "AnonHugePages %llu of %llu kB",
 			(unsigned long long)ahp, (unsigned long long)(size >> 10));
+	else if (ctx->root && fc_err)
+		lab_fmt(proof, sizeof(proof), "kpageflags: order%d folios - (unread)", order);
 	else if (ctx->root)
 		lab_fmt(proof, sizeof(proof), "kpageflags: order%d folios %llu of %llu", order,
 			(unsigned long long)fc.by_order[order],
