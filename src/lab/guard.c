@@ -207,6 +207,7 @@ int guard_restore(void)
 	block_all(&prev);
 	int r = restore_list(&g.j, !g.quiet);
 	g.restore_failed = r != 0;
+	g.j.unrestored = r != 0; /* the next run says so, not "killed" */
 	if (!r) {
 		if (g.file_written)
 			journal_delete();
@@ -293,6 +294,12 @@ static void sweep_temporaries(void)
 	closedir(d);
 }
 
+/* Who left journal J: a killed run, or one that exited after its restore failed. */
+static const char *guard_left_by(const struct journal *j)
+{
+	return j->unrestored ? "a thpctl that could not put them back" : "a killed thpctl";
+}
+
 /* Restore a dead run's journal; we hold the lock. Returns entries restored or -EIO. */
 static int recover_locked(FILE *out)
 {
@@ -314,8 +321,8 @@ static int recover_locked(FILE *out)
 	/* one line, on stderr and in syslog, so an operator learns why a setting moved */
 	char line[2048];
 	int k = snprintf(line, sizeof(line),
-			 "restored %d setting(s) left changed by a killed thpctl (%s, pid %ld):",
-			 before.n - j.n, before.purpose, before.owner);
+			 "restored %d setting(s) left changed by %s (%s, pid %ld):", before.n - j.n,
+			 guard_left_by(&before), before.purpose, before.owner);
 	for (int i = before.n - 1; i >= 0 && (size_t)k < sizeof(line); i--) {
 		bool failed = false;
 		for (int f = 0; f < j.n; f++)
@@ -477,8 +484,8 @@ static int report_pending(FILE *out)
 	if (journal_load(&j, out) <= 0 || !j.n)
 		return 0;
 	fprintf(out,
-		"thpctl: %s holds %d setting(s) left changed by a killed thpctl (%s): run any thpctl command as root to restore them\n",
-		guard_journal_path(), j.n, j.purpose);
+		"thpctl: %s holds %d setting(s) left changed by %s (%s): run any thpctl command as root to restore them\n",
+		guard_journal_path(), j.n, guard_left_by(&j), j.purpose);
 	return -EPERM;
 }
 

@@ -201,6 +201,8 @@ int journal_parse(const char *text, size_t len, struct journal *j)
 				j->purpose[i] =
 					l[8 + i] >= 0x20 && l[8 + i] < 0x7f ? l[8 + i] : '?';
 			j->purpose[k] = '\0';
+		} else if (n == 10 && !strncmp(l, "unrestored", 10)) {
+			j->unrestored = true;
 		} else if (n) {
 			reject(j, l, n);
 		}
@@ -214,7 +216,8 @@ int journal_parse(const char *text, size_t len, struct journal *j)
 
 int journal_format(const struct journal *j, long owner, char *out, size_t n)
 {
-	int k = snprintf(out, n, "thpctl-journal 2\nowner %ld\npurpose %s\n", owner, j->purpose);
+	int k = snprintf(out, n, "thpctl-journal 2\nowner %ld\npurpose %s\n%s", owner, j->purpose,
+			 j->unrestored ? "unrestored\n" : "");
 	for (int i = 0; k >= 0 && (size_t)k < n && i < j->n; i++)
 		k += snprintf(out + k, n - (size_t)k, "entry %s\t%s\n", j->e[i].rel, j->e[i].old);
 	return k < 0 || (size_t)k >= n ? -ENOSPC : k;

@@ -35,6 +35,8 @@ struct journal_entry {
 struct journal {
 	long owner; /* 0: not given */
 	char purpose[JOURNAL_PURPOSE_LEN];
+	bool unrestored; /* "unrestored": its owner tried to put the entries back and could not
+			  * (it was not killed); said by whoever recovers them */
 	int n;
 	struct journal_entry e[JOURNAL_MAX_ENTRIES];
 	int rejected;		  /* entries refused (path or value not allowed, malformed) */

@@ -161,7 +161,15 @@ static void test_format_round_trips(UNIT_STATE)
 	assert_int_equal(back.n, 2);
 	assert_int_equal(back.rejected, 0);
 	assert_string_equal(back.e[1].old, "20");
+	assert_false(back.unrestored);
 	assert_int_equal(journal_format(&j, 42, out, 20), -ENOSPC);
+	/* an owner whose restore failed says so: the next run does not call it killed */
+	j.unrestored = true;
+	n = journal_format(&j, 42, out, sizeof(out));
+	assert_non_null(strstr(out, "\npurpose set\nunrestored\nentry "));
+	assert_int_equal(journal_parse(out, (size_t)n, &back), 0);
+	assert_true(back.unrestored);
+	assert_int_equal(back.rejected, 0);
 }
 
 static void test_value_matches_choice_and_number_files(UNIT_STATE)
