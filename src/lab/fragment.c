@@ -317,6 +317,17 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	int r = frag_budget(ctx, reserve, f);
 	if (r)
 		return r;
+	/* every phase is told by the free PMD-order blocks: unreadable, none would be (never 0) */
+	int order = 0;
+	uint64_t nblk;
+	while (((uint64_t)ctx->page_size << order) < ctx->pmd_size)
+		order++;
+	if ((r = free_blocks_at_least(ctx->sr, order, &nblk))) {
+		lab_fmt(f->stop, sizeof(f->stop),
+			"buddyinfo could not be read (%s): free PMD-order blocks cannot be counted",
+			strerror(-r));
+		return r;
+	}
 	uint64_t pmd = ctx->pmd_size;
 	char pol[CHOICE_LEN];
 	if (thp_pmd_policy(ctx->sr, pol, sizeof(pol)) == 0 && strcmp(pol, "never") == 0) {
