@@ -27,7 +27,10 @@
  */
 static const char script[] =
 	"import sys, time\n"
-	"import numpy as np\n"
+	"try:\n"
+	"    import numpy as np\n"
+	"except ImportError:\n"
+	"    sys.exit(3)\n"
 	"np.core.multiarray._set_madvise_hugepage(False)\n"
 	"n, reps = int(sys.argv[1]), int(sys.argv[2])\n"
 	"g = np.random.default_rng(1)\n"
@@ -117,7 +120,7 @@ static void child_why(struct matmul_child *c, int rc, char *why, size_t n)
 	if (child_exited(c->pid, &code)) {
 		c->pid = 0;
 		lab_fmt(why, n, "%s exited with status %d%s", MATMUL_PYTHON, code,
-			code == 1     ? " (numpy missing?)"
+			code == 3     ? " (numpy missing)"
 			: code == 125 ? " (prctl PR_SET_THP_DISABLE failed)"
 				      : "");
 	} else
