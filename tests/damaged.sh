@@ -385,4 +385,21 @@ value wide status -- 'True' '^ +0 +Normal +55340232221128654845 +110680464442257
 value wide ps --all -- "proc($LAYOUT)['rss_kb'] == 2**64 - 1 and proc(30732)['rss_kb'] == 2**63 and d['damaged'] == 0 and d['totals']['rss_kb'] == sum(p['rss_kb'] for p in d['processes'])" \
 	"^ *$LAYOUT .* 17179869184.00 TiB "
 value wide hugetlb plan --for 8G -- 'd["reserved_now"] == 2**64 - 1 and d["needed"] == 0 and d["partial"] is False'
+
+# A capture of a tree whose mTHP directories cannot be read (mode 000, captured as nobody):
+# each is "unreadable", never "writeonly" (a mode test for files), the THP tree "partial",
+# and its replay says the sizes were not recorded (null) and partial, never "none".
+cap_as() { if [ "$(id -u)" = 0 ]; then as_nobody "$@"; else "$@"; fi; }
+cp -a "$BASE" "$TMP/mthp000"
+chmod 000 "$TMP/mthp000/$THPD"/hugepages-*kB
+mkdir -m 777 "$TMP/capout"
+cap_as "$T" --sysroot "$TMP/mthp000" capture -o "$TMP/capout/mthp.tar.gz" >/dev/null 2>&1
+tar -xzOf "$TMP/capout/mthp.tar.gz" capture/manifest >"$TMP/mthp.manifest" 2>/dev/null
+expect_eval "capture of unreadable mTHP directories: each unreadable, the THP tree partial" \
+	"[ \"\$(grep -c '^unreadable $THPD/hugepages-[0-9]*kB Permission denied\$' '$TMP/mthp.manifest')\" = 9 ] && ! grep -q '^writeonly' '$TMP/mthp.manifest' && grep -qx 'partial $THPD' '$TMP/mthp.manifest'" \
+	"$(grep "$THPD" "$TMP/mthp.manifest" | tr '\n' '|')"
+value capout/mthp.tar.gz status -- \
+	'd["partial"] is True and d["kernel"]["capabilities"]["mthp_sizes_kb"] is None and d["kernel"]["capabilities"]["per_size_stats"] is None and "sys/kernel/mm/transparent_hugepage (not recorded whole)" in d["missing"]' \
+	'^  mTHP sizes \(anon\) +not recorded \(the capture has no complete'
+chmod 755 "$TMP/mthp000/$THPD"/hugepages-*kB
 summary

@@ -61,16 +61,25 @@ static int emit(struct cap *c, const char *rel, unsigned mode, const char *p, si
 	return r;
 }
 
+/* REL is a regular file without read bits (demote, compact_memory, drop_caches); a
+ * directory without them is unreadable, not write-only. */
+static bool write_only(const struct cap *c, const char *rel)
+{
+	struct stat sb;
+	return sysroot_stat(c->sr, rel, &sb, false) == 0 && S_ISREG(sb.st_mode) &&
+	       (sb.st_mode & 0444) == 0;
+}
+
 /*
- * Note REL as not recorded: absent (expected), write-only (by its mode: demote,
- * compact_memory, drop_caches) or unreadable. Returns 2 for the first two, 1
- * for unreadable, or -ENOMEM.
+ * Note REL as not recorded: absent (expected), write-only (a regular file by its
+ * mode, write_only()) or unreadable. Returns 2 for the first two, 1 for
+ * unreadable, or -ENOMEM.
  */
 static int not_recorded(struct cap *c, const char *rel, int err, bool quiet_absent)
 {
 	if (err == -ENOENT && quiet_absent)
 		return man_add(c, "absent %s", rel) ?: 2;
-	if (err == -EACCES && (mode_of(c, rel) & 0444) == 0)
+	if (err == -EACCES && write_only(c, rel))
 		return man_add(c, "writeonly %s", rel) ?: 2;
 	c->st->skipped++;
 	if (c->s->skipped)
@@ -96,14 +105,19 @@ static int rec(struct cap *c, const char *rel, filter_fn filter, bool quiet_abse
 	return emit(c, rel, mode_of(c, rel), out->p, out->len);
 }
 
-/* Every readable file below DIR (DEPTH levels), then "complete DIR" or "absent DIR". */
-static int rec_tree(struct cap *c, const char *dir, int depth)
+/*
+ * Every readable file below DIR (DEPTH levels), then "complete DIR", "partial DIR" (a file
+ * or a directory below it unreadable or partial) or "absent DIR". Returns 0 complete, 1
+ * partial or unreadable, 2 absent, or -ENOMEM / the sink's error.
+ */
+static int rec_dir(struct cap *c, const char *dir, int depth)
 {
 	DIR *d = sysroot_opendir(c->sr, dir);
 	if (!d) {
-		int e = errno == ENOENT ? man_add(c, "absent %s", dir)
-					: not_recorded(c, dir, -errno, false);
-		return e < 0 ? e : 0;
+		if (errno == ENOENT)
+			return man_add(c, "absent %s", dir) ?: 2;
+		int e = not_recorded(c, dir, -errno, false);
+		return e < 0 ? e : 1;
 	}
 	int r = 0;
 	bool whole = true;
@@ -119,12 +133,25 @@ static int rec_tree(struct cap *c, const char *dir, int depth)
 		if (t == DT_UNKNOWN && !sysroot_stat(c->sr, rel, &sb, true))
 			t = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_LNK;
 		if (t == DT_DIR && depth > 0)
-			r = rec_tree(c, rel, depth - 1);
-		else if (t == DT_REG && (r = rec(c, rel, NULL, false)) > 0)
+			r = rec_dir(c, rel, depth - 1);
+		else if (t == DT_REG)
+			r = rec(c, rel, NULL, false);
+		else
+			continue;
+		if (r > 0) /* a directory below: absent (gone meanwhile) is whole, partial not */
 			whole &= r == 2, r = 0;
 	}
 	closedir(d);
-	return r ? r : man_add(c, "%s %s", whole ? "complete" : "partial", dir);
+	if (r)
+		return r;
+	return man_add(c, "%s %s", whole ? "complete" : "partial", dir) ?: (whole ? 0 : 1);
+}
+
+/* rec_dir() for a caller that needs only the errors: 0, or -ENOMEM / the sink's error. */
+static int rec_tree(struct cap *c, const char *dir, int depth)
+{
+	int r = rec_dir(c, dir, depth);
+	return r < 0 ? r : 0;
 }
 
 static void note_uids(struct cap *c, const char *status, size_t len)

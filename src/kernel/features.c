@@ -207,9 +207,9 @@ int features_probe(const struct sysroot *sr, struct features *f)
 	if (!sr->live && sysroot_read(sr, SR_CAPTURE_MANIFEST, &b) == 0) {
 		enum capture_state cs =
 			capture_manifest_state(b.p, b.len, sr->rhel_thp ? SR_THP_RHEL6 : SR_THP);
-		f->thp_recorded = cs == CAP_COMPLETE || cs == CAP_PARTIAL || cs == CAP_ABSENT
-					  ? REC_WHOLE
-					  : REC_MISSING;
+		/* partial: a file or directory below it was not read, so what is absent there
+		 * (an mTHP size, stats/) says nothing of the kernel */
+		f->thp_recorded = cs == CAP_COMPLETE || cs == CAP_ABSENT ? REC_WHOLE : REC_MISSING;
 	}
 	if (sysroot_read(sr, SR_PROC "/cmdline", &b) == 0) {
 		f->has_cmdline = true;

@@ -37,7 +37,7 @@ struct features {
 	 * REC_WHOLE (a capture that recorded the tree whole, or found it
 	 * absent) "the kernel lacks it"; REC_TREE (a tree without a capture
 	 * manifest) cannot tell; REC_MISSING (a capture that could not record
-	 * the tree) "not recorded".
+	 * the tree, or recorded it partial) "not recorded".
 	 */
 	enum { REC_LIVE, REC_TREE, REC_WHOLE, REC_MISSING } thp_recorded;
 	bool has_cmdline;

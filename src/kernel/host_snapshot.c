@@ -228,6 +228,10 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 			out->pmd_order =
 				log2_floor(out->thp.hpage_pmd_size.v / (uint64_t)page_size);
 	}
+	/* a capture that could not record the THP tree whole: what it lacks there is unknown */
+	if ((r->what & HS_FEATURES) && out->feat.thp_recorded == REC_MISSING)
+		host_snapshot_missing(out, r->sr->rhel_thp ? SR_THP_RHEL6 " (not recorded whole)"
+							   : SR_THP " (not recorded whole)");
 	if (r->what & HS_HUGETLB) {
 		if (hugetlb_read(r->sr, &out->hugetlb) == 0)
 			out->has_hugetlb = true;

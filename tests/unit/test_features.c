@@ -5,6 +5,7 @@
  */
 #include "unit.h"
 
+#include "kernel/capture.h"
 #include "kernel/features.h"
 #include "kernel/hugetlb.h"
 #include "kernel/thp_settings.h"
@@ -144,6 +145,35 @@ static void test_thp_dirname_kb(UNIT_STATE)
 	assert_int_equal(hugepages_dirname_kb(""), 0);
 }
 
-UNIT_TESTS(test_absence_known, test_kernel_version_parse, test_kernel_version_bad,
-	   test_kver_at_least, test_cmdline_thp, test_cmdline_thp_absent,
+/* A capture that recorded the THP tree in part (an mTHP directory unreadable) did not record
+ * it whole: a size absent there is not recorded, not absent from the kernel. */
+static void test_partial_thp_capture_is_not_whole(UNIT_STATE)
+{
+	static const char *const states[][2] = {{"complete", "whole"},
+						{"absent", "whole"},
+						{"partial", "missing"},
+						{"unreadable", "missing"}};
+	for (size_t i = 0; i < UNIT_LEN(states); i++) {
+		char root[64], m[256];
+		struct sysroot sr;
+		unit_tree(root, "featcap", NULL, &sr);
+		snprintf(m, sizeof(m),
+			 "# thpctl capture manifest 1\n"
+			 "unreadable sys/kernel/mm/transparent_hugepage/hugepages-64kB x\n"
+			 "%s sys/kernel/mm/transparent_hugepage\n",
+			 states[i][0]);
+		unit_put_deep(root, SR_CAPTURE_MANIFEST, m);
+		unit_put_deep(root, "sys/kernel/mm/transparent_hugepage/enabled",
+			      "always [madvise] never\n");
+		struct features f;
+		assert_int_equal(features_probe(&sr, &f), 0);
+		assert_true(f.thp);
+		assert_int_equal(f.thp_recorded,
+				 strcmp(states[i][1], "whole") == 0 ? REC_WHOLE : REC_MISSING);
+		unit_tree_remove(root, &sr);
+	}
+}
+
+UNIT_TESTS(test_absence_known, test_partial_thp_capture_is_not_whole, test_kernel_version_parse,
+	   test_kernel_version_bad, test_kver_at_least, test_cmdline_thp, test_cmdline_thp_absent,
 	   test_cmdline_thp_truncates, test_thp_dirname_kb)
