@@ -402,4 +402,15 @@ value capout/mthp.tar.gz status -- \
 	'd["partial"] is True and d["kernel"]["capabilities"]["mthp_sizes_kb"] is None and d["kernel"]["capabilities"]["per_size_stats"] is None and "sys/kernel/mm/transparent_hugepage (not recorded whole)" in d["missing"]' \
 	'^  mTHP sizes \(anon\) +not recorded \(the capture has no complete'
 chmod 755 "$TMP/mthp000/$THPD"/hugepages-*kB
+
+# A replay of a bundle whose reader went away (`... status | head -3`): thpctl dies of SIGPIPE
+# as before, and its extracted thpctl-sysroot.* directory is removed first
+mkdir -m 700 "$TMP/pipetmp"
+pipe_rc=$(TMPDIR=$TMP/pipetmp python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+print(subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL).returncode)' \
+	"$T" --sysroot "$TMP/whole.tar.gz" status)
+expect_eval "bundle replay killed by SIGPIPE: exit by the signal, temporary directory removed" \
+	"[ '$pipe_rc' = -13 ] && [ -z \"\$(ls -A '$TMP/pipetmp')\" ]" "rc $pipe_rc, left: $(ls -A "$TMP/pipetmp")"
 summary

@@ -3,7 +3,8 @@
  * --sysroot FILE.tar.gz: a bundle of `thpctl capture` extracted with the
  * limits of util/tarball.h into a private directory (mkdtemp, 0700) under
  * $TMPDIR, opened as a plain sysroot, and removed at exit: normal exits,
- * error exits and SIGINT/SIGTERM/SIGHUP/SIGQUIT when those were not taken.
+ * error exits and SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE when those were not taken
+ * (SIGPIPE: `thpctl --sysroot B.tar.gz status | head -3`).
  */
 #include <err.h>
 #include <errno.h>
@@ -37,7 +38,7 @@ static void bundle_signal(int sig)
 
 static void catch_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old;
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
