@@ -34,9 +34,13 @@ static void value_text(char *out, size_t n, const json_t *v)
 		snprintf(out, n, "?");
 }
 
-/* The keys of settings A and B whose values differ, as changes at T into CH (up to MAX). */
-static size_t settings_diff(const json_t *a, const json_t *b, double t, struct change *ch, size_t n,
-			    size_t max)
+/*
+ * The keys of settings A and B whose values differ, as changes at T into CH (up to MAX), each
+ * label followed by NOTE ("" or " (between 2.0 s and 5.0 s)": records without settings lay
+ * between A and B).
+ */
+static size_t settings_diff(const json_t *a, const json_t *b, double t, const char *note,
+			    struct change *ch, size_t n, size_t max)
 {
 	const char *key;
 	json_t *v;
@@ -51,7 +55,7 @@ static size_t settings_diff(const json_t *a, const json_t *b, double t, struct c
 		value_text(x, sizeof(x), old);
 		value_text(y, sizeof(y), v);
 		ch[n].t = t;
-		snprintf(ch[n].text, sizeof(ch[n].text), "%s: %s -> %s", key, x, y);
+		snprintf(ch[n].text, sizeof(ch[n].text), "%s: %s -> %s%s", key, x, y, note);
 		n++;
 	}
 	json_object_foreach((json_t *)a, key, v)
@@ -61,7 +65,7 @@ static size_t settings_diff(const json_t *a, const json_t *b, double t, struct c
 		char x[64];
 		value_text(x, sizeof(x), v);
 		ch[n].t = t;
-		snprintf(ch[n].text, sizeof(ch[n].text), "%s: %s -> (gone)", key, x);
+		snprintf(ch[n].text, sizeof(ch[n].text), "%s: %s -> (gone)%s", key, x, note);
 		n++;
 	}
 	return n;
@@ -215,7 +219,8 @@ int report_watch(struct hbuf *h, json_t *const *rec, size_t n, const struct repo
 	int bad = !t || !ch;
 	for (size_t s = 0; s <= NRATES; s++)
 		bad |= !(y[s] = calloc(n, sizeof(double)));
-	size_t nch = 0;
+	size_t nch = 0, seen = 0;
+	json_t *last = NULL; /* the last settings seen: a record may have none ("settings":null) */
 	for (size_t i = 0; !bad && i < n; i++) {
 		t[i] = num_at(rec[i], NULL, "time_s");
 		if (!isfinite(t[i]))
@@ -224,10 +229,17 @@ int report_watch(struct hbuf *h, json_t *const *rec, size_t n, const struct repo
 		for (size_t s = 0; s < NRATES; s++)
 			y[s][i] = num_at(rec[i], "rates_per_s", rate_keys[s]);
 		y[NRATES][i] = num_at(rec[i], NULL, "anon_huge_pages_kb") / 1024;
-		json_t *a = i ? json_object_get(rec[i - 1], "settings") : NULL,
-		       *b = json_object_get(rec[i], "settings");
-		if (json_is_object(a) && json_is_object(b))
-			nch = settings_diff(a, b, t[i], ch, nch, 64);
+		json_t *b = json_object_get(rec[i], "settings");
+		if (!json_is_object(b))
+			continue;
+		/* after records without settings: changed somewhere in that gap, marked at its end */
+		char note[64] = "";
+		if (last && i - seen > 1)
+			snprintf(note, sizeof(note), " (between %.1f s and %.1f s)", t[seen] - t[0],
+				 t[i] - t[0]);
+		if (last)
+			nch = settings_diff(last, b, t[i], note, ch, nch, 64);
+		last = b, seen = i;
 	}
 	if (!bad) {
 		struct taxis ax = {

@@ -70,6 +70,19 @@ static void test_lab_section_escapes_and_has_a_chart_per_unit(UNIT_STATE)
 	buf_free(&h.b);
 }
 
+/* The page of the N recorded LINES (JSON objects) into H. */
+static void watch_page(struct hbuf *h, const char *const *lines, size_t n,
+		       const struct report_ctx *ctx)
+{
+	json_t *rec[8];
+	assert_true(n <= UNIT_LEN(rec));
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(rec[i] = json_loads(lines[i], 0, NULL));
+	assert_int_equal(report_watch(h, rec, n, ctx), 0);
+	for (size_t i = 0; i < n; i++)
+		json_decref(rec[i]);
+}
+
 /* Two records with defrag changed: one marker and one row in the changes table; the time axis
  * in the recording host's zone (UTC+01:00); the empty series listed, the numbers folded. */
 static void test_watch_marks_a_setting_change(UNIT_STATE)
@@ -82,12 +95,9 @@ static void test_watch_marks_a_setting_change(UNIT_STATE)
 		"{\"time_s\":102.0,\"rates_per_s\":{\"thp_fault_alloc\":0,\"compact_stall\":0},"
 		"\"anon_huge_pages_kb\":6144,\"settings\":{\"enabled\":\"always\",\"defrag\":\"defer\","
 		"\"khugepaged/defrag\":1}}"};
-	json_t *rec[3];
-	for (int i = 0; i < 3; i++)
-		assert_non_null(rec[i] = json_loads(lines[i], 0, NULL));
 	struct report_ctx ctx = {.tz_known = true, .utc_off_s = 3600, .tz = "CET"};
 	struct hbuf h = {0};
-	assert_int_equal(report_watch(&h, rec, 3, &ctx), 0);
+	watch_page(&h, lines, 3, &ctx);
 	assert_contains(h.b.p, "id=\"watch-rates\"");
 	assert_contains(h.b.p, "id=\"watch-anonhuge\"");
 	assert_contains(h.b.p, "<figcaption>THP event rates per second (host-wide)</figcaption>");
@@ -120,8 +130,24 @@ static void test_watch_marks_a_setting_change(UNIT_STATE)
 	assert_int_equal(report_watch(&h2, &bad, 1, &ctx), -EINVAL);
 	buf_free(&h2.b);
 	json_decref(bad);
-	for (int i = 0; i < 3; i++)
-		json_decref(rec[i]);
+}
+
+/* Records without settings ("settings":null: watch could not read them) between two that
+ * differ: the change is kept, marked where the settings are known again, said to lie in the gap. */
+static void test_watch_change_across_records_without_settings(UNIT_STATE)
+{
+	const char *lines[4] = {
+		"{\"time_s\":100.0,\"rates_per_s\":{},\"settings\":{\"defrag\":\"madvise\"}}",
+		"{\"time_s\":101.0,\"rates_per_s\":{},\"settings\":null}",
+		"{\"time_s\":102.0,\"rates_per_s\":{},\"settings\":null}",
+		"{\"time_s\":103.0,\"rates_per_s\":{},\"settings\":{\"defrag\":\"defer\"}}"};
+	struct report_ctx ctx = {.tz_known = true, .utc_off_s = 0, .tz = "UTC"};
+	struct hbuf h = {0};
+	watch_page(&h, lines, 4, &ctx);
+	assert_contains(h.b.p, "; 1 setting change</p>");
+	assert_contains(h.b.p, "<tr><td>3.0</td><td>defrag: madvise -&gt; defer (between 0.0 s and "
+			       "3.0 s)</td><td>00:01:43</td></tr>");
+	buf_free(&h.b);
 }
 
 /* A series that is 0 throughout is listed as such, not drawn under another line. */
@@ -280,6 +306,7 @@ static void test_lab_json_has_the_series(UNIT_STATE)
 }
 
 UNIT_TESTS(test_series_thins_a_cdf_by_rank, test_lab_section_escapes_and_has_a_chart_per_unit,
-	   test_watch_marks_a_setting_change, test_watch_lists_series_that_are_zero,
-	   test_page_context, test_ab_evidence_and_too_few_runs, test_ab_failed_mode_not_judged,
+	   test_watch_marks_a_setting_change, test_watch_change_across_records_without_settings,
+	   test_watch_lists_series_that_are_zero, test_page_context,
+	   test_ab_evidence_and_too_few_runs, test_ab_failed_mode_not_judged,
 	   test_lab_json_has_the_series)
