@@ -222,6 +222,15 @@ printf 'not json\n' >"$TMP/bad.jsonl"
 t report "$TMP/bad.jsonl" -o "$TMP/bad.html"
 expect_eval "report of a non-JSON line: exit 1, names the line, no page" \
 	"[ $RC = 1 ] && grep -q 'line 1' '$TMP/err' && [ ! -e '$TMP/bad.html' ]"
+# a NUL byte is damage, not the recording's end; every line counts, empty ones too
+printf '{"time_s":1,"rates_per_s":{}}\n\0{"time_s":2,"rates_per_s":{}}\n' >"$TMP/nul.jsonl"
+t report "$TMP/nul.jsonl" -o "$TMP/nul.html"
+expect_eval "report of a recording with a NUL byte: exit 1, names the line and the NUL, no page" \
+	"[ $RC = 1 ] && grep -q 'nul.jsonl line 2 holds a NUL byte' '$TMP/err' && [ ! -e '$TMP/nul.html' ]"
+printf '{"time_s":1,"rates_per_s":{}}\n\n\nnot json\n' >"$TMP/gap.jsonl"
+t report "$TMP/gap.jsonl" -o "$TMP/gap.html"
+expect_eval "report of a bad line after empty lines: its own number (line 4)" \
+	"[ $RC = 1 ] && grep -q 'gap.jsonl line 4 is not a JSON object' '$TMP/err'"
 t report "$TMP/one.jsonl"
 expect_rc "report without -o: usage error (2)" 2
 

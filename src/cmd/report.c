@@ -39,18 +39,26 @@ static int report_opt(int c, const char *arg, void *ctx)
 	return -1;
 }
 
-/* The JSON objects of the lines of TEXT into *REC (*N). Returns 0, -ENOMEM, or the bad line (> 0). */
-static long parse_lines(char *text, json_t ***rec, size_t *n)
+/*
+ * The JSON objects of the lines of TEXT[LEN] into *REC (*N); an empty line is skipped but
+ * counted. Returns 0, -ENOMEM, or the number of the first bad line (> 0): not a JSON object,
+ * or (*NUL) holding a NUL byte, which no recording has (a damaged file).
+ */
+static long parse_lines(const char *text, size_t len, json_t ***rec, size_t *n, bool *nul)
 {
 	size_t cap = 0;
 	long line = 0;
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save)) {
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *l = p;
+		size_t ll = (size_t)((nl ? nl : end) - p);
+		p = nl ? nl + 1 : end;
 		line++;
-		if (!*l)
+		if ((*nul = memchr(l, '\0', ll) != NULL))
+			return line;
+		if (!ll)
 			continue;
 		json_error_t e;
-		json_t *j = json_loads(l, JSON_REJECT_DUPLICATES, &e);
+		json_t *j = json_loadb(l, ll, JSON_REJECT_DUPLICATES, &e);
 		if (!json_is_object(j)) {
 			json_decref(j);
 			return line;
@@ -123,12 +131,16 @@ int cmd_report(struct globals *g, int argc, char **argv)
 	}
 	json_t **rec = NULL;
 	size_t n = 0;
-	long bad = parse_lines(b.p ? b.p : (char *)"", &rec, &n);
+	bool nul = false;
+	long bad = parse_lines(b.p ? b.p : "", b.len, &rec, &n, &nul);
 	int ret = EXIT_OK;
 	struct hbuf page = {0};
 	if (bad) {
 		if (bad < 0)
 			warnx("report: out of memory");
+		else if (nul)
+			warnx("report: %s line %ld holds a NUL byte: the recording is damaged", in,
+			      bad);
 		else
 			warnx("report: %s line %ld is not a JSON object", in, bad);
 		ret = EXIT_FAIL;
