@@ -413,4 +413,13 @@ print(subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL).returnco
 	"$T" --sysroot "$TMP/whole.tar.gz" status)
 expect_eval "bundle replay killed by SIGPIPE: exit by the signal, temporary directory removed" \
 	"[ '$pipe_rc' = -13 ] && [ -z \"\$(ls -A '$TMP/pipetmp')\" ]" "rc $pipe_rc, left: $(ls -A "$TMP/pipetmp")"
+
+# A capture from a recorded tree: a PID given twice (--pid P,P --pid P) is recorded once (no
+# duplicate member, no warning in the replay)
+"$T" --sysroot "$BASE" capture --pid "$LAYOUT,$LAYOUT" --pid "$LAYOUT" -o "$TMP/capout/dup.tar.gz" \
+	--json >"$TMP/dup.out" 2>/dev/null
+"$T" --sysroot "$TMP/capout/dup.tar.gz" ps --all --json >/dev/null 2>"$TMP/dup.err"
+expect_eval "capture --pid P,P --pid P: each member once, the replay warns of none" \
+	"[ -z \"\$(tar -tzf '$TMP/capout/dup.tar.gz' | sort | uniq -d)\" ] && tar -tzf '$TMP/capout/dup.tar.gz' | grep -qx 'proc/$LAYOUT/smaps' && ! grep -q duplicate '$TMP/dup.err' && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 2 and d[\"processes_exited\"] == 0))' '$TMP/dup.out'" \
+	"$(tar -tzf "$TMP/capout/dup.tar.gz" | sort | uniq -d | head -3 | tr '\n' ' ') $(head -c 300 "$TMP/dup.err")"
 summary

@@ -282,6 +282,21 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The N PIDS sorted (cmp_pid), each once, into *OUT (freed by the caller): a PID given twice
+ * (--pid P,P) is recorded once. Returns how many, or -ENOMEM. */
+static long dedup_pids(const pid_t *pids, size_t n, pid_t **out)
+{
+	if (!(*out = malloc(n * sizeof(**out))))
+		return -ENOMEM;
+	memcpy(*out, pids, n * sizeof(**out));
+	qsort(*out, n, sizeof(**out), cmp_pid);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || (*out)[k - 1] != (*out)[i])
+			(*out)[k++] = (*out)[i];
+	return (long)k;
+}
+
 /* Keep the PIDs of the cgroup.procs just recorded (in C->b): their kernel threads' stat. */
 static int note_cgpids(struct cap *c)
 {
@@ -481,14 +496,15 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 			    "unreadable|nomm|gone PATH [why]");
 	if (!r)
 		r = rec_host(&c);
-	pid_t *all = NULL;
-	const pid_t *pids = o->pids;
-	int n = (int)o->npids;
+	pid_t *pids = NULL;
+	int n = 0;
 	if (!r && o->all) {
-		n = procs_list(sr, &all);
+		n = procs_list(sr, &pids);
 		if (n < 0)
 			n = 0;
-		pids = all;
+	} else if (!r && o->npids) {
+		n = (int)dedup_pids(o->pids, o->npids, &pids);
+		r = n < 0 ? -ENOMEM : 0;
 	}
 	bool khp_done = false;
 	for (int i = 0; i < n && !r; i++) {
@@ -498,19 +514,9 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 	if (!r && o->khugepaged > 0 && !khp_done)
 		r = rec_proc(&c, o->khugepaged, true);
 	if (!r && !o->all) {
-		pid_t *sorted = n > 0 ? malloc((size_t)n * sizeof(*sorted)) : NULL;
-		if (n > 0 && !sorted)
-			r = -ENOMEM;
-		if (!r) {
-			if (c.ncgpids)
-				qsort(c.cgpids, c.ncgpids, sizeof(*c.cgpids), cmp_pid);
-			if (n > 0) {
-				memcpy(sorted, pids, (size_t)n * sizeof(*sorted));
-				qsort(sorted, (size_t)n, sizeof(*sorted), cmp_pid);
-			}
-			r = rec_cg_kthreads(&c, sorted, (size_t)(n > 0 ? n : 0), o->khugepaged);
-		}
-		free(sorted);
+		if (c.ncgpids)
+			qsort(c.cgpids, c.ncgpids, sizeof(*c.cgpids), cmp_pid);
+		r = rec_cg_kthreads(&c, pids, (size_t)(n > 0 ? n : 0), o->khugepaged);
 	}
 	if (!r)
 		r = rec_passwd(&c);
@@ -518,7 +524,7 @@ int capture_host(const struct sysroot *sr, const struct capture_opts *o,
 		r = rec_tuned(&c);
 	if (!r)
 		r = c.s->file(c.s->ctx, SR_CAPTURE_MANIFEST, 0644, c.man.p, c.man.len);
-	free(all);
+	free(pids);
 	free(c.uids);
 	free(c.cgpids);
 	buf_free(&c.b);
