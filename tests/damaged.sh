@@ -415,11 +415,17 @@ expect_eval "bundle replay killed by SIGPIPE: exit by the signal, temporary dire
 	"[ '$pipe_rc' = -13 ] && [ -z \"\$(ls -A '$TMP/pipetmp')\" ]" "rc $pipe_rc, left: $(ls -A "$TMP/pipetmp")"
 
 # A capture from a recorded tree: a PID given twice (--pid P,P --pid P) is recorded once (no
-# duplicate member, no warning in the replay)
+# duplicate member, no warning in the replay), and by default no process but khugepaged (thpctl's
+# own PID is not in the tree: no "gone" line, nothing said to have exited)
 "$T" --sysroot "$BASE" capture --pid "$LAYOUT,$LAYOUT" --pid "$LAYOUT" -o "$TMP/capout/dup.tar.gz" \
 	--json >"$TMP/dup.out" 2>/dev/null
 "$T" --sysroot "$TMP/capout/dup.tar.gz" ps --all --json >/dev/null 2>"$TMP/dup.err"
 expect_eval "capture --pid P,P --pid P: each member once, the replay warns of none" \
 	"[ -z \"\$(tar -tzf '$TMP/capout/dup.tar.gz' | sort | uniq -d)\" ] && tar -tzf '$TMP/capout/dup.tar.gz' | grep -qx 'proc/$LAYOUT/smaps' && ! grep -q duplicate '$TMP/dup.err' && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 2 and d[\"processes_exited\"] == 0))' '$TMP/dup.out'" \
 	"$(tar -tzf "$TMP/capout/dup.tar.gz" | sort | uniq -d | head -3 | tr '\n' ' ') $(head -c 300 "$TMP/dup.err")"
+"$T" --sysroot "$BASE" capture -o "$TMP/capout/self.tar.gz" --json >"$TMP/self.out" 2>"$TMP/self.err"
+tar -xzOf "$TMP/capout/self.tar.gz" capture/manifest >"$TMP/self.manifest" 2>/dev/null
+expect_eval "capture from a tree: thpctl's own PID not recorded, nothing said to have exited" \
+	"python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 1 and d[\"processes_exited\"] == 0))' '$TMP/self.out' && ! grep -q '^gone ' '$TMP/self.manifest' && ! grep -q 'exited' '$TMP/self.err'" \
+	"$(cat "$TMP/self.out" "$TMP/self.err" | head -c 400)"
 summary

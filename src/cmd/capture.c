@@ -43,8 +43,8 @@ static void capture_help(FILE *f)
 		"                      an existing file is never replaced\n"
 		"  --pid LIST          record these processes (repeatable, comma-separated)\n"
 		"  --all-processes     record every process (large: full smaps of each)\n"
-		"By default only thpctl itself is recorded (its smaps gives the page size),\n"
-		"plus the [khugepaged] thread's stat.\n" GLOBAL_HELP);
+		"By default only thpctl itself is recorded (its smaps gives the page size;\n"
+		"none from a --sysroot tree), plus the [khugepaged] thread's stat.\n" GLOBAL_HELP);
 }
 
 enum { OPT_PID = OPT_CMD_BASE, OPT_ALL };
@@ -170,9 +170,11 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		free(h);
 		return EXIT_FAIL;
 	}
+	/* by default thpctl itself, on the live host: a recorded tree does not hold it */
 	pid_t self = getpid();
-	struct capture_opts o = {.pids = a->npids ? a->pids : &self,
-				 .npids = a->npids ? a->npids : 1,
+	bool me = !a->npids && g->sr.live;
+	struct capture_opts o = {.pids = me ? &self : a->pids,
+				 .npids = me ? 1 : a->npids,
 				 .all = a->all,
 				 .khugepaged = h->has_khugepaged_cpu ? h->khugepaged_pid : 0};
 	struct capture_sink sink = {.ctx = &s, .file = sink_file, .skipped = sink_skipped};
