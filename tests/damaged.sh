@@ -428,4 +428,19 @@ tar -xzOf "$TMP/capout/self.tar.gz" capture/manifest >"$TMP/self.manifest" 2>/de
 expect_eval "capture from a tree: thpctl's own PID not recorded, nothing said to have exited" \
 	"python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 1 and d[\"processes_exited\"] == 0))' '$TMP/self.out' && ! grep -q '^gone ' '$TMP/self.manifest' && ! grep -q 'exited' '$TMP/self.err'" \
 	"$(cat "$TMP/self.out" "$TMP/self.err" | head -c 400)"
+
+# A capture interrupted (SIGINT at different moments): under its name either a whole bundle
+# or nothing, never a partial one, and no temporary file left beside it
+mkdir "$TMP/intr"
+intr_bad=
+for d in $(seq 0.04 0.015 0.4); do
+	timeout -s INT "$d" "$T" --sysroot "$BASE" capture --all-processes -o "$TMP/intr/c$d.tar.gz" \
+		>/dev/null 2>&1
+	if [ -e "$TMP/intr/c$d.tar.gz" ] && ! tar -tzf "$TMP/intr/c$d.tar.gz" capture/manifest >/dev/null 2>&1; then
+		intr_bad+=" c$d.tar.gz (damaged)"
+	fi
+done
+intr_left=$(find "$TMP/intr" -name '.*' -type f)
+expect_eval "capture interrupted by SIGINT: a whole bundle or none, no temporary file left" \
+	"[ -z '$intr_bad' ] && [ -z '$intr_left' ]" "bad:$intr_bad left: $intr_left"
 summary

@@ -2,6 +2,7 @@
 /* thpctl capture: one tar.gz with every file thpctl reads, for a support case. */
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,42 @@ static int capture_opt(int c, const char *arg, void *ctx)
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* The bundle being written, removed by a signal that ends the capture (tarball.h tarw_temp). */
+static char capture_temp[PATH_MAX];
+
+static void capture_signal(int sig)
+{
+	if (capture_temp[0])
+		unlink(capture_temp); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * tarw_open(OUT) with its temporary file removed on SIGINT/SIGTERM/SIGHUP/SIGPIPE (those at
+ * their default): blocked until the handler knows the file, so none is left behind.
+ */
+static struct tarw *capture_open(const char *out, int *err)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	sigset_t set, old;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	struct tarw *w = tarw_open(out, err);
+	if (w) {
+		snprintf(capture_temp, sizeof(capture_temp), "%s", tarw_temp(w));
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+			struct sigaction sa;
+			if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+				signal(sigs[i], capture_signal);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return w;
 }
 
 struct sink_ctx {
@@ -160,7 +197,7 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		return EXIT_FAIL;
 	int err;
 	struct sink_ctx s = {.file = out};
-	if (!(s.w = tarw_open(out, &err))) {
+	if (!(s.w = capture_open(out, &err))) {
 		char why[256];
 		if (err == -ENOTSUP && la_load(why, sizeof(why)))
 			warnx("capture: cannot write bundles: %s", why);
@@ -186,12 +223,18 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		r = capture_host(&g->sr, &o, &sink, &st);
 	if (r == -ENOMEM)
 		warnx("capture: out of memory");
-	if (tarw_close(s.w) && !r) {
-		warnx("capture: %s: write error", out);
-		r = -EIO;
-	}
 	if (r) {
-		unlink(out);
+		tarw_abort(s.w); /* nothing under the name OUT */
+		capture_temp[0] = '\0';
+		return EXIT_FAIL;
+	}
+	r = tarw_close(s.w);
+	capture_temp[0] = '\0';
+	if (r) {
+		if (r == -EEXIST) /* made meanwhile: kept as it is */
+			warnx("capture: cannot create %s: %s", out, strerror(EEXIST));
+		else
+			warnx("capture: %s: write error", out);
 		return EXIT_FAIL;
 	}
 	if (s.noted > 12)

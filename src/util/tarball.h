@@ -36,17 +36,27 @@ bool tar_name_is_root(const char *in);
 struct tarw;
 
 /*
- * Create the gzip-compressed tar (GNU format: names as their bytes, no charset translation) PATH, mode 0600, replacing
- * nothing: NULL with *ERR -EEXIST if it exists, -ENOTSUP when libarchive
- * cannot be loaded (archive_load.h la_load() says why), or another -errno.
+ * Start the gzip-compressed tar (GNU format: names as their bytes, no charset translation)
+ * PATH: written to a temporary file beside it (".NAME.XXXXXX", O_EXCL, mode 0600,
+ * tarw_temp()) that tarw_close() links to PATH when complete, so PATH is never a partial
+ * bundle and nothing is replaced. NULL with *ERR -EEXIST if PATH exists, -ENOTSUP when
+ * libarchive cannot be loaded (archive_load.h la_load() says why), or another -errno.
  */
 struct tarw *tarw_open(const char *path, int *err);
+/* The temporary file W writes (for a signal handler to unlink: async-signal-safe). */
+const char *tarw_temp(const struct tarw *w);
 /* Add a regular file NAME (relative) with permission bits MODE and content DATA[LEN]. Returns 0 or -EIO (tarw_error()). */
 int tarw_add(struct tarw *w, const char *name, unsigned mode, const void *data, size_t len);
 /* The last error of W in words. */
 const char *tarw_error(const struct tarw *w);
-/* Finish and close W (flushes gzip). Returns 0 or -EIO; W is freed either way. */
+/*
+ * Finish W (flushes gzip, fsync) and give it its name: linked (or renamed with
+ * RENAME_NOREPLACE) to PATH, never over a file made there meanwhile. Returns 0, -EIO, or
+ * -EEXIST (PATH exists now); the temporary file is removed and W freed either way.
+ */
 int tarw_close(struct tarw *w);
+/* Drop W: its temporary file is removed, PATH never made. W is freed. */
+void tarw_abort(struct tarw *w);
 
 /* Ceilings of tarx_extract(). */
 struct tarx_limits {

@@ -5,6 +5,7 @@
 #include "util/tarball.h"
 
 #include <archive.h>
+#include <dirent.h>
 #include <archive_entry.h>
 
 static const struct {
@@ -232,7 +233,65 @@ static void test_extract_refuses_a_non_archive(UNIT_STATE)
 	assert_int_equal(tree_remove(dir), 0);
 }
 
+/* The entries of DIR other than "." and "..", one line each (readdir order), into OUT; how many. */
+static int dir_names(const char *dir, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int k = 0;
+	out[0] = '\0';
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			k++, snprintf(out + strlen(out), n - strlen(out), "%s\n", de->d_name);
+	closedir(d);
+	return k;
+}
+
+/* The bundle is written beside its name and takes it only when complete: while written and
+ * after an abort there is nothing under the name; a file made there meanwhile is kept. */
+static void test_writer_names_the_bundle_only_when_complete(UNIT_STATE)
+{
+	char dir[64] = "/tmp/thpctl-tarw.XXXXXX", path[128], ls[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/b.tar.gz", dir);
+	int err = 1;
+	struct tarw *w = tarw_open(path, &err);
+	assert_non_null(w);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(strncmp(tarw_temp(w), dir, strlen(dir)), 0);
+	assert_int_equal(strncmp(tarw_temp(w) + strlen(dir), "/.b.tar.gz.", 11), 0);
+	assert_int_equal(access(tarw_temp(w), F_OK), 0);
+	assert_int_equal(tarw_add(w, "proc/vmstat", 0444, "x\n", 2), 0);
+	tarw_abort(w);
+	assert_int_equal(dir_names(dir, ls, sizeof(ls)), 0);
+
+	/* complete: the name, and no temporary file */
+	assert_non_null(w = tarw_open(path, &err));
+	assert_int_equal(tarw_add(w, "proc/vmstat", 0444, "x\n", 2), 0);
+	assert_int_equal(tarw_close(w), 0);
+	assert_int_equal(dir_names(dir, ls, sizeof(ls)), 1);
+	assert_string_equal(ls, "b.tar.gz\n");
+	assert_int_equal(unlink(path), 0);
+
+	/* a file made under the name while the bundle was written: kept, the bundle refused */
+	assert_non_null(w = tarw_open(path, &err));
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("mine\n", f);
+	fclose(f);
+	assert_int_equal(tarw_close(w), -EEXIST);
+	assert_int_equal(dir_names(dir, ls, sizeof(ls)), 1);
+	char buf[16] = "";
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "mine\n");
+	unit_rmrf(dir);
+}
+
 UNIT_TESTS(test_sanitize_keeps_relative_names_and_refuses_escapes,
+	   test_writer_names_the_bundle_only_when_complete,
 	   test_sanitize_bounds_depth_component_and_output,
 	   test_extract_writes_files_below_root_and_skips_escapes,
 	   test_extract_refuses_a_non_archive, test_extract_dot_root_is_not_skipped)
