@@ -420,9 +420,10 @@ expect_eval "bundle replay killed by SIGPIPE: exit by the signal, temporary dire
 "$T" --sysroot "$BASE" capture --pid "$LAYOUT,$LAYOUT" --pid "$LAYOUT" -o "$TMP/capout/dup.tar.gz" \
 	--json >"$TMP/dup.out" 2>/dev/null
 "$T" --sysroot "$TMP/capout/dup.tar.gz" ps --all --json >/dev/null 2>"$TMP/dup.err"
+tar -tzf "$TMP/capout/dup.tar.gz" >"$TMP/dup.list" 2>/dev/null
 expect_eval "capture --pid P,P --pid P: each member once, the replay warns of none" \
-	"[ -z \"\$(tar -tzf '$TMP/capout/dup.tar.gz' | sort | uniq -d)\" ] && tar -tzf '$TMP/capout/dup.tar.gz' | grep -qx 'proc/$LAYOUT/smaps' && ! grep -q duplicate '$TMP/dup.err' && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 2 and d[\"processes_exited\"] == 0))' '$TMP/dup.out'" \
-	"$(tar -tzf "$TMP/capout/dup.tar.gz" | sort | uniq -d | head -3 | tr '\n' ' ') $(head -c 300 "$TMP/dup.err")"
+	"[ -z \"\$(sort '$TMP/dup.list' | uniq -d)\" ] && grep -qx 'proc/$LAYOUT/smaps' '$TMP/dup.list' && ! grep -q duplicate '$TMP/dup.err' && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 2 and d[\"processes_exited\"] == 0))' '$TMP/dup.out'" \
+	"$(sort "$TMP/dup.list" | uniq -d | head -3 | tr '\n' ' ') $(head -c 300 "$TMP/dup.err")"
 "$T" --sysroot "$BASE" capture -o "$TMP/capout/self.tar.gz" --json >"$TMP/self.out" 2>"$TMP/self.err"
 tar -xzOf "$TMP/capout/self.tar.gz" capture/manifest >"$TMP/self.manifest" 2>/dev/null
 expect_eval "capture from a tree: thpctl's own PID not recorded, nothing said to have exited" \
