@@ -35,6 +35,33 @@ const char *alloc_unknown_name(enum alloc_unknown u)
 	return ENUM_NAME(n, u, "");
 }
 
+const char *alloc_doubt_name(enum alloc_doubt d)
+{
+	static const char *const n[AD_NDOUBT] = {
+		[AD_NONE] = "",
+		[AD_EXE_STRIPPED] = "exe-stripped",
+		[AD_SYMS_CUT] = "exe-symbols-unreadable",
+		[AD_EXE_UNREADABLE] = "exe-unreadable",
+		[AD_EXE_NOT_RECORDED] = "exe-not-recorded",
+	};
+	return ENUM_NAME(n, d, "");
+}
+
+/*
+ * Whether the executable's symbols rule out an allocator linked into it: only a
+ * .symtab read whole does (a stripped binary keeps no symbol of a static jemalloc).
+ */
+static enum alloc_doubt exe_doubt(const struct alloc_raw *r, bool recorded)
+{
+	if (r->exe_err)
+		return recorded && r->exe_err == -ENOENT ? AD_EXE_NOT_RECORDED : AD_EXE_UNREADABLE;
+	if (!r->exe.symtab)
+		return AD_EXE_STRIPPED;
+	if (r->exe.syms_cut)
+		return AD_SYMS_CUT;
+	return AD_NONE;
+}
+
 bool alloc_version_mm(const char *version, int mm[2])
 {
 	char *e;
@@ -65,7 +92,7 @@ static enum alloc_kind from_elf(enum elf_alloc a)
 }
 
 /* The C allocator: a mapped allocator library, an executable's symbol, then glibc. */
-static void decide_malloc(const struct alloc_raw *r, struct alloc_fact *o)
+static void decide_malloc(const struct alloc_raw *r, bool recorded, struct alloc_fact *o)
 {
 	const struct alloc_lib *libc = NULL;
 	for (int i = 0; i < r->nlibs; i++) {
@@ -96,6 +123,7 @@ static void decide_malloc(const struct alloc_raw *r, struct alloc_fact *o)
 	if (o->malloc_kind == AK_UNKNOWN && libc) {
 		o->malloc_kind = AK_GLIBC;
 		o->malloc_evidence = AE_MAPPED_LIB;
+		o->malloc_doubt = exe_doubt(r, recorded); /* libc.so.6 is mapped in every program */
 		snprintf(o->malloc_version, sizeof(o->malloc_version), "%s", libc->version);
 		snprintf(o->malloc_path, sizeof(o->malloc_path), "%s", libc->path);
 	}
@@ -223,7 +251,7 @@ void alloc_decide(const struct alloc_raw *r, const char *environ, size_t len, bo
 	o->recorded = r->from_facts;
 	if (r->at_secure == 1)
 		o->notes |= AN_SECURE;
-	decide_malloc(r, o);
+	decide_malloc(r, recorded, o);
 	if (!r->exe_err && r->exe.go) {
 		o->kind = AK_GO;
 		o->evidence = AE_GO_BUILDINFO;
@@ -244,6 +272,7 @@ void alloc_decide(const struct alloc_raw *r, const char *environ, size_t len, bo
 		/* no runtime: the C allocator is the one named; malloc_* stays for JSON */
 		o->kind = o->malloc_kind;
 		o->evidence = o->malloc_evidence;
+		o->doubt = o->malloc_doubt;
 		snprintf(o->version, sizeof(o->version), "%s", o->malloc_version);
 		o->vsrc = malloc_vsrc(r, o);
 		snprintf(o->path, sizeof(o->path), "%s", o->malloc_path);

@@ -42,6 +42,23 @@ enum alloc_unknown {
 /* "", "maps-unreadable", "exe-unreadable", "not-recorded", "not-elf", "stripped", "no-marker". */
 const char *alloc_unknown_name(enum alloc_unknown u);
 
+/*
+ * Why glibc, named because libc.so.6 is mapped, is likely but not proven: an
+ * allocator linked statically into the executable (tikv-jemallocator in a
+ * Rust binary) shows only in its symbol table, which could not be read whole.
+ */
+enum alloc_doubt {
+	AD_NONE,	   /* proven: the evidence names it */
+	AD_EXE_STRIPPED,   /* the executable has no .symtab */
+	AD_SYMS_CUT,	   /* its symbol table beyond the bounds or damaged (elf_facts.syms_cut) */
+	AD_EXE_UNREADABLE, /* the executable could not be read as ELF */
+	AD_EXE_NOT_RECORDED, /* a recorded tree without the executable or capture's facts */
+	AD_NDOUBT
+};
+
+/* "", "exe-stripped", "exe-symbols-unreadable", "exe-unreadable", "exe-not-recorded". */
+const char *alloc_doubt_name(enum alloc_doubt d);
+
 /* Notes that change what advice applies (bits of alloc_fact.notes). */
 enum {
 	AN_GLIBC_HUGETLB_DEFAULT = 1 << 0, /* glibc 2.43+ on aarch64: glibc.malloc.hugetlb
@@ -69,12 +86,14 @@ struct alloc_fact {
 	char version[ELF_VER_LEN];
 	enum alloc_vsrc vsrc;
 	enum alloc_evidence evidence;
+	enum alloc_doubt doubt;	   /* kind not proven, only likely: why (AD_NONE proven) */
 	char path[ALLOC_PATH_LEN]; /* AE_MAPPED_LIB: the library; else "" (the executable) */
 	char symbol[ELF_SYM_LEN];  /* AE_EXE_SYMBOL: the symbol that decided */
 	/* the C heap allocator beside a runtime (cgo, the JVM's native heap); AK_UNKNOWN none */
 	enum alloc_kind malloc_kind;
 	char malloc_version[ELF_VER_LEN];
 	enum alloc_evidence malloc_evidence;
+	enum alloc_doubt malloc_doubt; /* malloc_kind not proven: why */
 	char malloc_path[ALLOC_PATH_LEN];
 	char godebug[ELF_GODEBUG_LEN]; /* Go: DefaultGODEBUG recorded in the build info */
 	char glibc_version[ELF_VER_LEN];

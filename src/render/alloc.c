@@ -12,14 +12,15 @@ void alloc_short(const struct alloc_fact *a, char *out, size_t n)
 {
 	const char *name = alloc_kind_name(a->kind);
 	int mm[2];
+	const char *q = a->doubt != AD_NONE ? "?" : ""; /* likely, not proven */
 	if (a->kind == AK_UNKNOWN || !a->version[0])
-		snprintf(out, n, "%s", name);
+		snprintf(out, n, "%s%s", name, q);
 	else if (a->kind == AK_GO)
 		snprintf(out, n, "%s", a->version); /* "go1.22.4" names both */
 	else if (alloc_version_mm(a->version, mm))
-		snprintf(out, n, "%s %d.%d", name, mm[0], mm[1]);
+		snprintf(out, n, "%s %d.%d%s", name, mm[0], mm[1], q);
 	else
-		snprintf(out, n, "%s %s", name, a->version);
+		snprintf(out, n, "%s %s%s", name, a->version, q);
 }
 
 const char *alloc_note_name(unsigned bit)
@@ -98,9 +99,29 @@ static const char *unknown_words(enum alloc_unknown u)
 	}
 }
 
+/* Why a named allocator is likely, not proven. */
+static const char *doubt_words(enum alloc_doubt d)
+{
+	switch (d) {
+	case AD_EXE_STRIPPED:
+		return "executable stripped: a statically linked allocator cannot be ruled out";
+	case AD_SYMS_CUT:
+		return "symbols unreadable (the executable's symbol table is damaged or too "
+		       "large): a statically linked allocator cannot be ruled out";
+	case AD_EXE_UNREADABLE:
+		return "executable unreadable: a statically linked allocator cannot be ruled out";
+	case AD_EXE_NOT_RECORDED:
+		return "executable not recorded in this tree: a statically linked allocator "
+		       "cannot be ruled out";
+	default:
+		return "";
+	}
+}
+
 /* "jemalloc 5.3.0: /usr/lib/.../libjemalloc.so.2 mapped, version from ..." for kind K. */
 static void who(struct line *l, enum alloc_kind k, const char *ver, enum alloc_vsrc vs,
-		enum alloc_evidence ev, const char *path, const char *sym, long pid)
+		enum alloc_evidence ev, enum alloc_doubt d, const char *path, const char *sym,
+		long pid)
 {
 	const char *name = k == AK_GO ? "Go runtime" : k == AK_JVM ? "Java VM" : alloc_kind_name(k);
 	add(l, "%s%s%s", name, ver[0] ? " " : "", ver);
@@ -116,6 +137,8 @@ static void who(struct line *l, enum alloc_kind k, const char *ver, enum alloc_v
 	} else if (k != AK_UNKNOWN) {
 		add(l, "; version unknown");
 	}
+	if (d != AD_NONE)
+		add(l, "; likely, not proven: %s", doubt_words(d));
 	add(l, ")");
 }
 
@@ -126,16 +149,17 @@ void alloc_render_why(FILE *f, const struct alloc_fact *a, long pid)
 	if (a->kind == AK_UNKNOWN) {
 		add(&l, "unknown: %s", unknown_words(a->why_unknown));
 	} else if (a->kind == AK_GO || a->kind == AK_JVM) {
-		who(&l, a->kind, a->version, a->vsrc, a->evidence, a->path, "", pid);
+		who(&l, a->kind, a->version, a->vsrc, a->evidence, AD_NONE, a->path, "", pid);
 		if (a->godebug[0])
 			add(&l, "; GODEBUG defaults in the binary: %s", a->godebug);
 		if (a->malloc_kind != AK_UNKNOWN) {
 			add(&l, "; C heap: ");
 			who(&l, a->malloc_kind, a->malloc_version, AV_NONE, a->malloc_evidence,
-			    base(a->malloc_path), a->symbol, pid);
+			    a->malloc_doubt, base(a->malloc_path), a->symbol, pid);
 		}
 	} else {
-		who(&l, a->kind, a->version, a->vsrc, a->evidence, a->path, a->symbol, pid);
+		who(&l, a->kind, a->version, a->vsrc, a->evidence, a->doubt, a->path, a->symbol,
+		    pid);
 	}
 	for (int i = 0; i < a->nenv; i++) {
 		const struct alloc_env *e = &a->env[i];
@@ -171,6 +195,12 @@ static json_t *str_or_null(const char *s)
 	return s && s[0] ? json_str(s) : json_null();
 }
 
+/* "proven", "likely" (not proven: not_proven_reason says why), or null for unknown. */
+static json_t *confidence(enum alloc_kind k, enum alloc_doubt d)
+{
+	return k == AK_UNKNOWN ? json_null() : json_str(d != AD_NONE ? "likely" : "proven");
+}
+
 json_t *alloc_to_json(const struct alloc_fact *a)
 {
 	json_t *o = json_object();
@@ -181,6 +211,9 @@ json_t *alloc_to_json(const struct alloc_fact *a)
 		 a->evidence != AE_NONE ? json_str(alloc_evidence_name(a->evidence)) : NULL);
 	json_put(o, "evidence_path", str_or_null(a->path));
 	json_put(o, "symbol", a->evidence == AE_EXE_SYMBOL ? str_or_null(a->symbol) : NULL);
+	json_put(o, "confidence", confidence(a->kind, a->doubt));
+	json_put(o, "not_proven_reason",
+		 a->doubt != AD_NONE ? json_str(alloc_doubt_name(a->doubt)) : NULL);
 	json_t *m = NULL;
 	if (a->malloc_kind != AK_UNKNOWN) {
 		m = json_object();
@@ -188,6 +221,10 @@ json_t *alloc_to_json(const struct alloc_fact *a)
 		json_put(m, "version", str_or_null(a->malloc_version));
 		json_put(m, "evidence", json_str(alloc_evidence_name(a->malloc_evidence)));
 		json_put(m, "evidence_path", str_or_null(a->malloc_path));
+		json_put(m, "confidence", confidence(a->malloc_kind, a->malloc_doubt));
+		json_put(m, "not_proven_reason",
+			 a->malloc_doubt != AD_NONE ? json_str(alloc_doubt_name(a->malloc_doubt))
+						    : NULL);
 	}
 	json_put(o, "malloc", m);
 	json_put(o, "go_default_godebug", a->kind == AK_GO ? str_or_null(a->godebug) : NULL);

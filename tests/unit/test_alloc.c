@@ -239,7 +239,58 @@ static void test_alloc_jvm_and_several_allocators(UNIT_STATE)
 	assert_false(alloc_version_mm("2.", mm));
 }
 
+/* glibc from a mapped libc.so.6 is proven only by a whole .symtab without another allocator */
+static void test_alloc_glibc_unproven_without_the_exe_symbols(UNIT_STATE)
+{
+	static const struct {
+		const char *name;
+		bool symtab, cut, recorded;
+		int exe_err;
+		enum alloc_doubt want;
+	} c[] = {
+		{"symtab read whole", true, false, false, 0, AD_NONE},
+		{"stripped (Rust, static jemalloc)", false, false, false, 0, AD_EXE_STRIPPED},
+		{"symtab damaged", true, true, false, 0, AD_SYMS_CUT},
+		{"exe unreadable", true, false, false, -EACCES, AD_EXE_UNREADABLE},
+		{"exe not ELF", true, false, false, -EINVAL, AD_EXE_UNREADABLE},
+		{"exe not recorded", true, false, true, -ENOENT, AD_EXE_NOT_RECORDED},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		struct alloc_raw r;
+		struct alloc_fact a;
+		raw0(&r);
+		r.exe.symtab = c[i].symtab;
+		r.exe.syms_cut = c[i].cut;
+		r.exe.syms = c[i].symtab ? 5000 : 0;
+		r.exe_err = c[i].exe_err;
+		lib(&r, AK_GLIBC, LIBC, "2.36", AV_STRING);
+		alloc_decide(&r, NULL, 0, c[i].recorded, &a);
+		unit_row_int(c[i].name, "kind", a.kind, AK_GLIBC);
+		unit_row_int(c[i].name, "doubt", a.doubt, c[i].want);
+		unit_row_int(c[i].name, "malloc_doubt", a.malloc_doubt, c[i].want);
+	}
+	/* a Go program's C heap: Go is proven by its build info, glibc beside it is not */
+	struct alloc_raw r;
+	struct alloc_fact a;
+	raw0(&r);
+	r.exe.go = r.exe.go_magic = true;
+	lib(&r, AK_GLIBC, LIBC, "2.36", AV_STRING);
+	alloc_decide(&r, NULL, 0, false, &a);
+	assert_int_equal(a.kind, AK_GO);
+	assert_int_equal(a.doubt, AD_NONE);
+	assert_int_equal(a.malloc_doubt, AD_EXE_STRIPPED);
+	/* a jemalloc library mapped is its own evidence */
+	raw0(&r);
+	lib(&r, AK_GLIBC, LIBC, "2.36", AV_STRING);
+	lib(&r, AK_JEMALLOC, LIBJE, "5.3.0", AV_STRING);
+	alloc_decide(&r, NULL, 0, false, &a);
+	assert_int_equal(a.kind, AK_JEMALLOC);
+	assert_int_equal(a.doubt, AD_NONE);
+	assert_string_equal(alloc_doubt_name(AD_EXE_STRIPPED), "exe-stripped");
+	assert_string_equal(alloc_doubt_name(AD_SYMS_CUT), "exe-symbols-unreadable");
+}
+
 UNIT_TESTS(test_alloc_preloaded_jemalloc_beats_glibc, test_alloc_go_runtime_with_cgo_glibc,
 	   test_alloc_static_rust_jemalloc_from_symbols, test_alloc_unknown_is_never_a_guess,
 	   test_alloc_glibc_243_aarch64_default_and_at_secure,
-	   test_alloc_jvm_and_several_allocators)
+	   test_alloc_jvm_and_several_allocators, test_alloc_glibc_unproven_without_the_exe_symbols)

@@ -105,11 +105,11 @@ static void test_alloc_json_unknowns_are_null(UNIT_STATE)
 	json_t *j = alloc_to_json(&a);
 	char *s = json_dump_text(j, JSON_COMPACT);
 	assert_string_equal(
-		s,
-		"{\"kind\":\"unknown\",\"version\":null,\"version_from\":null,\"evidence\":null,"
-		"\"evidence_path\":null,\"symbol\":null,\"malloc\":null,\"go_default_godebug\":null,"
-		"\"glibc_version\":null,\"unknown_reason\":\"not-recorded\",\"at_secure\":null,"
-		"\"notes\":[],\"env\":[],\"recorded\":false}");
+		s, "{\"kind\":\"unknown\",\"version\":null,\"version_from\":null,\"evidence\":null,"
+		   "\"evidence_path\":null,\"symbol\":null,\"confidence\":null,"
+		   "\"not_proven_reason\":null,\"malloc\":null,\"go_default_godebug\":null,"
+		   "\"glibc_version\":null,\"unknown_reason\":\"not-recorded\",\"at_secure\":null,"
+		   "\"notes\":[],\"env\":[],\"recorded\":false}");
 	free(s);
 	json_decref(j);
 	fact(&a, AK_GO, "go1.21.6");
@@ -132,5 +132,46 @@ static void test_alloc_json_unknowns_are_null(UNIT_STATE)
 	json_decref(j);
 }
 
+/* glibc named from its mapped libc.so.6 only: likely, said why, in the cell, the line and JSON */
+static void test_alloc_glibc_likely_says_why(UNIT_STATE)
+{
+	struct alloc_fact a;
+	fact(&a, AK_GLIBC, "2.36");
+	a.evidence = a.malloc_evidence = AE_MAPPED_LIB;
+	a.vsrc = AV_STRING;
+	a.malloc_kind = AK_GLIBC;
+	a.doubt = a.malloc_doubt = AD_EXE_STRIPPED;
+	snprintf(a.path, sizeof(a.path), "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	char s[32];
+	alloc_short(&a, s, sizeof(s));
+	assert_string_equal(s, "glibc 2.36?");
+	assert_string_equal(why_text(&a, 3),
+			    "allocator: glibc 2.36 (/usr/lib/x86_64-linux-gnu/libc.so.6 mapped, "
+			    "/proc/3/maps; version from its version string, read as data; "
+			    "likely, not proven: executable stripped: a statically linked "
+			    "allocator cannot be ruled out)  [/proc/3/maps]\n");
+	a.doubt = a.malloc_doubt = AD_SYMS_CUT;
+	assert_contains(why_text(&a, 3), "likely, not proven: symbols unreadable");
+	json_t *j = alloc_to_json(&a);
+	char *t = json_dump_text(j, JSON_COMPACT);
+	assert_contains(t, "\"confidence\":\"likely\","
+			   "\"not_proven_reason\":\"exe-symbols-unreadable\",\"malloc\":{");
+	assert_contains(t, "\"evidence\":\"mapped-library\",\"evidence_path\":null,"
+			   "\"confidence\":\"likely\","
+			   "\"not_proven_reason\":\"exe-symbols-unreadable\"}");
+	free(t);
+	json_decref(j);
+	/* proven: no mark, no words */
+	a.doubt = a.malloc_doubt = AD_NONE;
+	alloc_short(&a, s, sizeof(s));
+	assert_string_equal(s, "glibc 2.36");
+	assert_null(strstr(why_text(&a, 3), "not proven"));
+	j = alloc_to_json(&a);
+	t = json_dump_text(j, JSON_COMPACT);
+	assert_contains(t, "\"confidence\":\"proven\",\"not_proven_reason\":null");
+	free(t);
+	json_decref(j);
+}
+
 UNIT_TESTS(test_alloc_short_names_fit_a_cell, test_alloc_why_line_names_the_evidence,
-	   test_alloc_json_unknowns_are_null)
+	   test_alloc_json_unknowns_are_null, test_alloc_glibc_likely_says_why)
