@@ -141,8 +141,9 @@ static int jvm_major(const char *path)
 static void add_path(struct alloc_raw *r, const char *path, size_t len, uint64_t a, uint64_t b)
 {
 	static const char del[] = " (deleted)";
-	if (len > sizeof(del) - 1 &&
-	    memcmp(path + len - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+	bool deleted = len > sizeof(del) - 1 &&
+		       memcmp(path + len - (sizeof(del) - 1), del, sizeof(del) - 1) == 0;
+	if (deleted)
 		len -= sizeof(del) - 1;
 	if (!len || path[0] != '/' || len >= ALLOC_PATH_LEN)
 		return;
@@ -165,6 +166,7 @@ static void add_path(struct alloc_raw *r, const char *path, size_t len, uint64_t
 	memset(l, 0, sizeof(*l));
 	l->kind = k;
 	memcpy(l->path, p, len + 1);
+	l->deleted = deleted;
 	l->start = a;
 	l->end = b;
 	int v;
@@ -314,7 +316,11 @@ static enum elf_alloc elf_kind(enum alloc_kind k)
 				  : EA_NONE;
 }
 
-/* Library L's version string (live): map_files (root), else the process's root. */
+/*
+ * Library L's version string (live): map_files (root), else the process's root; not
+ * for a deleted library, whose path there is its replacement (an upgrade), not what
+ * is mapped: its version stays unknown.
+ */
 static void lib_version(const struct sysroot *sr, pid_t pid, struct alloc_lib *l)
 {
 	enum elf_alloc vk = elf_kind(l->kind);
@@ -328,7 +334,7 @@ static void lib_version(const struct sysroot *sr, pid_t pid, struct alloc_lib *l
 	snprintf(rel, sizeof(rel), SR_PROC "/%d/map_files/%llx-%llx", (int)pid,
 		 (unsigned long long)l->start, (unsigned long long)l->end);
 	int fd = sysroot_openat(sr, rel, O_RDONLY);
-	if (fd < 0) {
+	if (fd < 0 && !l->deleted) {
 		snprintf(rel, sizeof(rel), SR_PROC "/%d/root%s", (int)pid, l->path);
 		fd = sysroot_openat(sr, rel, O_RDONLY);
 	}

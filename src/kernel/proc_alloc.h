@@ -66,6 +66,7 @@ const char *alloc_vsrc_name(enum alloc_vsrc v);
 struct alloc_lib {
 	enum alloc_kind kind;
 	char path[ALLOC_PATH_LEN]; /* as maps names it, " (deleted)" dropped */
+	bool deleted;		   /* maps said " (deleted)": PATH now names another file */
 	uint64_t start, end;	   /* its first mapping (for map_files) */
 	char version[ELF_VER_LEN]; /* "" unknown */
 	enum alloc_vsrc vsrc;

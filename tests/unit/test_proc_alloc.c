@@ -380,7 +380,51 @@ static void test_alloc_read_walked_equals_maps(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
+/*
+ * A library deleted since it was mapped (an upgrade): its path in the process's root is the
+ * new file, so the live fallback through proc/PID/root must not read its version there.
+ */
+static void test_alloc_deleted_library_version_not_from_its_replacement(UNIT_STATE)
+{
+	char dir[] = "/tmp/thpctl-allocd-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	static unsigned char img[8192];
+	static const char ro[] = "x\0005.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c\0";
+	struct tsec s[] = {{".rodata", SHT_PROGBITS, ro, sizeof(ro), 0, 0}};
+	size_t n = elf_build(img, sizeof(img), s, 1, false);
+	assert_true(n > 0);
+#define JE "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+	unit_put_bytes(dir, "proc/500/status", LIT("Name:\tredis\n"));
+	unit_put_bytes(dir, "proc/500/maps",
+		       LIT("7f1000000000-7f1000020000 r--p 00000000 08:01 11 " JE " (deleted)\n"));
+	unit_put_bytes(dir, "proc/500/root" JE, img, n);
+	unit_put_bytes(dir, "proc/501/status", LIT("Name:\tredis\n"));
+	unit_put_bytes(dir, "proc/501/maps",
+		       LIT("7f1000000000-7f1000020000 r--p 00000000 08:01 12 " JE "\n"));
+	unit_put_bytes(dir, "proc/501/root" JE, img, n);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	sr.live = true; /* the live reader: no map_files here, so it falls back to proc/PID/root */
+	struct alloc_raw r;
+	assert_int_equal(proc_alloc_read(&sr, 501, &r), 0);
+	assert_int_equal(r.nlibs, 1);
+	assert_false(r.libs[0].deleted);
+	assert_string_equal(r.libs[0].version, "5.3.0"); /* the file mapped is the one there */
+	assert_int_equal(r.libs[0].vsrc, AV_STRING);
+	assert_int_equal(proc_alloc_read(&sr, 500, &r), 0);
+	assert_int_equal(r.nlibs, 1);
+	assert_string_equal(r.libs[0].path, JE);
+	assert_true(r.libs[0].deleted);
+	assert_string_equal(r.libs[0].version, ""); /* unknown, not the replacement's */
+	assert_int_equal(r.libs[0].vsrc, AV_NONE);
+	assert_int_equal(r.libs[0].err, -ENOENT); /* map_files could not be opened */
+#undef JE
+	sr.live = false;
+	unit_tree_remove(dir, &sr);
+}
+
 UNIT_TESTS(test_alloc_lib_kinds_and_file_name_versions, test_alloc_maps_libraries_deduplicated,
 	   test_alloc_maps_at_most_max_libraries, test_alloc_auxv_and_status_setid,
 	   test_alloc_facts_round_trip, test_alloc_facts_damaged, test_alloc_read_recorded_tree,
-	   test_alloc_read_self_live, test_alloc_read_walked_equals_maps)
+	   test_alloc_read_self_live, test_alloc_read_walked_equals_maps,
+	   test_alloc_deleted_library_version_not_from_its_replacement)
