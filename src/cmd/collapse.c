@@ -161,7 +161,8 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 		}
 		if (got >= 0) {
 			r->nok++;
-			r->collapsed_bytes += pmd;
+			/* not checked: a PMD-mapped one returns success too (collapse_settle) */
+			r->nok_unchecked += m != 0;
 			continue;
 		}
 		r->nfail++;
@@ -323,6 +324,8 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 				collapse_rss_kb(vl->v, vl->n, ranges[i].start, ranges[i].end);
 			ranges[i].have_after = true;
 		}
+	for (int i = 0; i < n; i++)
+		collapse_settle(&ranges[i], rep->pmd_size);
 	if (proc_read(&g->sr, pid, PROC_STATUS, pi) == 0 && !pi->status_err)
 		rep->vmrss_after_kb = kb_long(&pi->st.vmrss_kb);
 	for (int i = 0; i < n; i++)

@@ -228,6 +228,27 @@ void collapse_huge_smaps(struct crange *r, const struct cvma *v, int n, uint64_t
 	r->huge_how = exact ? CH_SMAPS : CH_SMAPS_AT_LEAST;
 }
 
+void collapse_settle(struct crange *r, uint64_t pmd)
+{
+	r->collapsed_bytes = 0;
+	r->done_how = CD_NONE;
+	if (!r->attempted)
+		return;
+	if (!r->nok_unchecked) {
+		r->collapsed_bytes = r->nok * pmd;
+		r->done_how = CD_CALLS;
+		return;
+	}
+	if (!r->have_after || !pmd) {
+		r->done_how = CD_UNKNOWN;
+		return;
+	}
+	uint64_t grew = r->ahp_after_kb > r->ahp_before_kb ? r->ahp_after_kb - r->ahp_before_kb : 0;
+	uint64_t pmds = grew / (pmd / 1024);
+	r->collapsed_bytes = (pmds < r->nok ? pmds : r->nok) * pmd;
+	r->done_how = CD_ANON_HUGE;
+}
+
 void collapse_plan_range(struct crange *r, uint64_t pmd_pages, double max, bool force)
 {
 	r->have_growth = false;

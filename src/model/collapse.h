@@ -66,6 +66,15 @@ enum crange_huge_how {
 	CH_SMAPS_AT_LEAST /* smaps of a VMA only partly in the range: those certainly inside */
 };
 
+/* How the bytes a run collapsed were counted (crange.collapsed_bytes). */
+enum crange_done_how {
+	CD_NONE,      /* not attempted */
+	CD_CALLS,     /* each success on a huge-page range PAGEMAP_SCAN found not PMD-mapped */
+	CD_ANON_HUGE, /* AnonHugePages after - before of its VMAs, at most the successes:
+		       * without PAGEMAP_SCAN a range PMD-mapped already also returns success */
+	CD_UNKNOWN    /* successes not checked, and AnonHugePages after unread */
+};
+
 struct crange {
 	uint64_t req_start, req_end; /* as asked (--range) or the VMA's bounds */
 	uint64_t start, end;	     /* the PMD-aligned part inside */
@@ -75,11 +84,13 @@ struct crange {
 	bool shm_hg;
 	/* results, filled by the command */
 	bool attempted;
-	uint64_t npmd;			      /* aligned PMDs in [start, end) */
-	uint64_t nempty;		      /* PMDs with no page present or swapped: not tried */
-	uint64_t nok;			      /* PMDs MADV_COLLAPSE returned success for */
-	uint64_t nfail;			      /* PMDs that failed (err: the first error) */
-	uint64_t collapsed_bytes;	      /* nok * PMD size */
+	uint64_t npmd;		  /* aligned PMDs in [start, end) */
+	uint64_t nempty;	  /* PMDs with no page present or swapped: not tried */
+	uint64_t nok;		  /* PMDs MADV_COLLAPSE returned success for */
+	uint64_t nok_unchecked;	  /* of those, PMDs no PAGEMAP_SCAN found not PMD-mapped first */
+	uint64_t nfail;		  /* PMDs that failed (err: the first error) */
+	uint64_t collapsed_bytes; /* collapse_settle, counted as done_how says (0: CD_UNKNOWN) */
+	enum crange_done_how done_how;
 	uint64_t ahp_before_kb, ahp_after_kb; /* AnonHugePages of the VMAs it lies in */
 	bool have_after;
 	double ms;
@@ -143,6 +154,14 @@ int collapse_vma_unmatched(const struct cvma *v, int n, const struct collapse_se
 uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
 /* Rss (kB) of the VMAs that overlap [START, END). */
 uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
+
+/*
+ * After a run, R's collapsed_bytes and done_how: every success checked by
+ * PAGEMAP_SCAN, nok PMDs (CD_CALLS); else the growth of AnonHugePages of its
+ * VMAs (have_after), in whole PMDs and at most the successes (CD_ANON_HUGE);
+ * else unknown (CD_UNKNOWN, 0 bytes). Not attempted: CD_NONE.
+ */
+void collapse_settle(struct crange *r, uint64_t pmd);
 
 /* --max-inflate when not given: refuse a range whose RSS would more than double. */
 #define COLLAPSE_MAX_INFLATE_DEFAULT 2.0

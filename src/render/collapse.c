@@ -130,17 +130,55 @@ static void result_text(char *out, size_t n, const struct crange *r)
 		snprintf(out, n, "not tried");
 		return;
 	}
+	/* success without PAGEMAP_SCAN: also what a PMD-mapped huge page returns */
+	const char *ok = r->nok_unchecked ? "success returned" : "ok";
 	if (r->nfail)
 		snprintf(out, n, "%s: %llu of %llu failed", errname(r->err),
 			 (unsigned long long)r->nfail, (unsigned long long)r->npmd);
 	else if (r->nempty && r->nhuge)
-		snprintf(out, n, "ok (%llu already huge, %llu empty)", (unsigned long long)r->nhuge,
-			 (unsigned long long)r->nempty);
+		snprintf(out, n, "%s (%llu already huge, %llu empty)", ok,
+			 (unsigned long long)r->nhuge, (unsigned long long)r->nempty);
 	else if (r->nempty || r->nhuge)
-		snprintf(out, n, "ok (%llu %s)", (unsigned long long)(r->nempty + r->nhuge),
+		snprintf(out, n, "%s (%llu %s)", ok, (unsigned long long)(r->nempty + r->nhuge),
 			 r->nempty ? "empty" : "already huge");
 	else
-		snprintf(out, n, "ok");
+		snprintf(out, n, "%s", ok);
+}
+
+/* COLLAPSED: "-" not attempted or unknown, "4.0 MiB*" from AnonHugePages (said below). */
+static void collapsed_cell(struct table *t, const struct crange *c)
+{
+	char b[32];
+	fmt_bytes(b, sizeof(b), c->collapsed_bytes);
+	if (c->done_how == CD_CALLS)
+		table_cell(t, "%s", b);
+	else if (c->done_how == CD_ANON_HUGE)
+		table_cell(t, "%s*", b);
+	else
+		table_cell(t, "-");
+}
+
+/* How COLLAPSED was counted where PAGEMAP_SCAN could not check the successes. */
+static void collapsed_how_lines(FILE *f, const struct collapse_report *r)
+{
+	uint64_t ok = 0, unknown = 0;
+	for (int i = 0; i < r->nranges; i++) {
+		const struct crange *c = &r->ranges[i];
+		ok += c->done_how == CD_ANON_HUGE ? c->nok : 0;
+		unknown += c->done_how == CD_UNKNOWN;
+	}
+	if (ok)
+		fprintf(f,
+			"* COLLAPSED from AnonHugePages of the range's VMAs, before -> after (at most "
+			"the %llu call(s) that returned success): without PAGEMAP_SCAN (6.7+) a "
+			"huge-page range PMD-mapped already cannot be told apart before the call, and "
+			"MADV_COLLAPSE returns success for it too\n",
+			(unsigned long long)ok);
+	if (unknown)
+		fprintf(f,
+			"COLLAPSED unknown (-) for %llu range(s): MADV_COLLAPSE's successes were not "
+			"checked by PAGEMAP_SCAN and AnonHugePages after could not be read\n",
+			(unsigned long long)unknown);
 }
 
 /* Free huge pages per zone, after an ENOMEM (zone_free_blocks: the count status shows too). */
@@ -267,7 +305,7 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 				      "lLrrrrrrrl");
 		for (int i = 0; i < r->nranges; i++) {
 			const struct crange *c = &r->ranges[i];
-			char sz[32], col[32], a[32], b[32], res[64];
+			char sz[32], a[32], b[32], res[64];
 			/* the range as asked where it holds no whole huge page */
 			uint64_t s = c->skip == CR_SKIP_SMALL || c->skip == CR_SKIP_UNMAPPED
 					     ? c->req_start
@@ -283,10 +321,9 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 				continue;
 			}
 			estimate_cells(t, c, false);
-			fmt_bytes(col, sizeof(col), c->collapsed_bytes);
 			fmt_kb(a, sizeof(a), c->ahp_before_kb);
 			fmt_kb(b, sizeof(b), c->ahp_after_kb);
-			table_cell(t, "%s", c->attempted ? col : "-");
+			collapsed_cell(t, c);
 			if (c->have_after)
 				table_cell(t, "%s -> %s", a, b);
 			else
@@ -354,6 +391,7 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 			fprintf(f, "%s%s%s: %s\n", col_red(color), errname(r->fatal),
 				col_reset(color), collapse_explain(r->fatal));
 	}
+	collapsed_how_lines(f, r);
 	if (r->nsmall)
 		fprintf(f, "%s%d smaller anonymous VMA(s) hold no whole aligned %s: left out%s\n",
 			col_dim(color), r->nsmall, pmd, col_reset(color));
@@ -389,6 +427,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 	json_put(root, "vmrss_after_kb",
 		 !r->dry_run && r->vmrss_after_kb >= 0 ? json_integer(r->vmrss_after_kb) : NULL);
 	uint64_t total = 0;
+	bool total_known = true;
 	for (int i = 0; i < r->nranges; i++) {
 		const struct crange *c = &r->ranges[i];
 		json_t *o = json_object();
@@ -422,9 +461,16 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		if (!r->dry_run) {
 			json_put(o, "empty_pmds", json_u64(c->nempty));
 			json_put(o, "already_huge_pmds", json_u64(c->nhuge));
-			json_put(o, "collapsed_pmds", json_u64(c->nok));
+			bool known = c->done_how == CD_CALLS || c->done_how == CD_ANON_HUGE;
+			json_put(o, "success_pmds", json_u64(c->nok));
+			json_put(o, "collapsed_pmds",
+				 known ? json_u64(c->collapsed_bytes / r->pmd_size) : NULL);
 			json_put(o, "failed_pmds", json_u64(c->nfail));
-			json_put(o, "collapsed_bytes", json_u64(c->collapsed_bytes));
+			json_put(o, "collapsed_bytes", known ? json_u64(c->collapsed_bytes) : NULL);
+			json_put(o, "collapsed_method",
+				 known ? json_str(c->done_how == CD_CALLS ? "pagemap_scan"
+									  : "anon_huge_pages_delta")
+				       : NULL);
 			json_put(o, "anon_huge_before_kb", json_u64(c->ahp_before_kb));
 			json_put(o, "anon_huge_after_kb",
 				 c->have_after ? json_u64(c->ahp_after_kb) : NULL);
@@ -441,10 +487,11 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			json_put(o, "explain", c->err ? json_str(collapse_explain(c->err)) : NULL);
 		}
 		total += c->collapsed_bytes;
+		total_known &= c->done_how != CD_UNKNOWN;
 		json_array_append_new(a, o);
 	}
 	json_put(root, "ranges", a);
-	json_put(root, "collapsed_bytes", json_u64(total));
+	json_put(root, "collapsed_bytes", total_known ? json_u64(total) : NULL);
 	json_put(root, "small_vmas_left_out", json_integer(r->nsmall));
 	json_put(root, "error", r->fatal ? json_str(errname(r->fatal)) : NULL);
 	json_put(root, "explain", r->fatal ? json_str(collapse_explain(r->fatal)) : NULL);

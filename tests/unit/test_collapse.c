@@ -448,8 +448,8 @@ static void test_already_huge_rendered(UNIT_STATE)
 	r[0].attempted = true;
 	r[0].nhuge = 32;
 	r[0].nok = 1;
-	r[0].collapsed_bytes = PMD;
-	r[1].skip = CR_SKIP_NH; /* skipped before the plan: nothing planned, not 0 */
+	collapse_settle(&r[0], PMD); /* checked by PAGEMAP_SCAN: one collapsed */
+	r[1].skip = CR_SKIP_NH;	     /* skipped before the plan: nothing planned, not 0 */
 	rep.dry_run = false;
 	collapse_render_text(unit_mem_open(&m), &rep, false);
 	t = unit_mem_text(&m);
