@@ -123,11 +123,23 @@ static int read_vmas(const struct sysroot *sr, struct proc_info *pi, pid_t pid, 
 	return r == -ENOMEM ? r : pi->smaps_err;
 }
 
+/* The PMDs of [A, R's end) wholly mapped by VL: those a stop before A leaves untried. */
+static uint64_t mapped_from(const struct vma_list *vl, const struct crange *r, uint64_t a,
+			    uint64_t pmd)
+{
+	uint64_t n = 0;
+	for (; a < r->end; a += pmd)
+		n += collapse_fully_mapped(vl->v, vl->n, a, a + pmd);
+	return n;
+}
+
 /*
- * Collapse R one huge page at a time. Returns 0, or the -errno that must stop
- * the whole run (EPERM, ESRCH, ENOSYS, ENOMEM).
+ * Collapse R one huge page at a time, each wholly mapped per VL (a hole makes
+ * MADV_COLLAPSE fail with ENOMEM: counted in R->hole_pmds by the plan). Returns 0,
+ * or the -errno that must stop the whole run (EPERM, ESRCH, ENOSYS, ENOMEM).
  */
-static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, long page)
+static int collapse_range(int pidfd, int pm, const struct vma_list *vl, struct crange *r,
+			  uint64_t pmd, long page)
 {
 	double t0 = mono_ms();
 	int fatal = 0;
@@ -135,6 +147,8 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 	r->attempted = true;
 	for (uint64_t a = r->start; a < r->end; a += pmd) {
 		uint64_t pop;
+		if (!collapse_fully_mapped(vl->v, vl->n, a, a + pmd))
+			continue;
 		if (pm >= 0 && procmem_populated(pm, a, pmd / (uint64_t)page, page, &pop) == 0 &&
 		    pop == 0) {
 			r->nempty++; /* MADV_COLLAPSE refuses an empty PMD with EINVAL */
@@ -170,6 +184,7 @@ static int collapse_range(int pidfd, int pm, struct crange *r, uint64_t pmd, lon
 			r->err = (int)got;
 		if (got == -EPERM || got == -ESRCH || got == -ENOSYS || got == -ENOMEM) {
 			fatal = (int)got;
+			r->nuntried = mapped_from(vl, r, a + pmd, pmd);
 			break;
 		}
 	}
@@ -305,12 +320,15 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 		rep->pagemap = pm >= 0;
 		for (int i = 0; i < n && !rep->fatal; i++)
 			if (ranges[i].skip == CR_GO)
-				rep->fatal =
-					collapse_range(pidfd, pm, &ranges[i], rep->pmd_size, page);
+				rep->fatal = collapse_range(pidfd, pm, vl, &ranges[i],
+							    rep->pmd_size, page);
 		if (pm >= 0)
 			close(pm);
 		close(pidfd);
 	}
+	for (int i = 0; i < n; i++) /* after a stop: the ranges never begun */
+		if (ranges[i].skip == CR_GO && !ranges[i].attempted)
+			ranges[i].nuntried = ranges[i].npmd - ranges[i].hole_pmds;
 	if (rep->fatal == -ENOMEM && buddyinfo_read(&g->sr, &bi) == 0)
 		rep->buddy = &bi;
 	/* AnonHugePages and RSS after: one more smaps read for all ranges */
@@ -356,20 +374,25 @@ static int collapse_plan(const struct collapse_sel *sel, struct collapse_report 
 						   whole ? r->end : r->req_end);
 		r->rss_before_kb = collapse_rss_kb(vl->v, vl->n, whole ? r->start : r->req_start,
 						   whole ? r->end : r->req_end);
+		r->hole_pmds = collapse_hole_pmds(vl->v, vl->n, r->start, r->end, rep->pmd_size);
 	}
 	return EXIT_OK;
 }
 
 /*
  * Count R's pages present and PMD-mapped huge pages through pagemap PM, one
- * huge page of NP pages at a time. Returns whether PAGEMAP_SCAN counted them.
+ * huge page of NP pages at a time, those wholly mapped per VL. Returns whether
+ * PAGEMAP_SCAN counted them.
  */
-static bool range_pages(int pm, struct crange *r, uint64_t pmd, uint64_t np, long page)
+static bool range_pages(int pm, const struct vma_list *vl, struct crange *r, uint64_t pmd,
+			uint64_t np, long page)
 {
 	bool ok = true, scan = true, asked = false, zero;
 	uint64_t huge = 0, hzero = 0;
 	for (uint64_t a = r->start; a < r->end && ok; a += pmd) {
 		uint64_t pop;
+		if (!collapse_fully_mapped(vl->v, vl->n, a, a + pmd))
+			continue; /* never tried: hole_pmds */
 		ok = procmem_populated(pm, a, np, page, &pop) == 0;
 		r->present_pages += ok ? pop : 0;
 		r->nonempty_pmds += ok && pop;
@@ -404,7 +427,7 @@ static void collapse_estimate(struct globals *g, pid_t pid, struct collapse_repo
 		struct crange *r = &rep->ranges[i];
 		if (r->skip != CR_GO)
 			continue;
-		if (pm < 0 || !range_pages(pm, r, rep->pmd_size, np, page))
+		if (pm < 0 || !range_pages(pm, vl, r, rep->pmd_size, np, page))
 			collapse_huge_smaps(r, vl->v, vl->n, rep->pmd_size);
 		collapse_plan_range(r, np, rep->max_inflate, rep->force);
 	}
@@ -484,7 +507,7 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	int go = 0, refused = 0, failed = 0, n = rep.nranges;
 	for (int i = 0; i < n; i++) {
 		go += rep.ranges[i].skip == CR_GO;
-		/* already huge or empty: nothing to do there, not a refusal */
+		/* already huge or empty: nothing to do there, not a refusal (a hole is) */
 		refused += rep.ranges[i].skip != CR_GO && rep.ranges[i].skip != CR_SKIP_HUGE &&
 			   rep.ranges[i].skip != CR_SKIP_EMPTY;
 	}

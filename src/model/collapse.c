@@ -228,6 +228,27 @@ void collapse_huge_smaps(struct crange *r, const struct cvma *v, int n, uint64_t
 	r->huge_how = exact ? CH_SMAPS : CH_SMAPS_AT_LEAST;
 }
 
+bool collapse_fully_mapped(const struct cvma *v, int n, uint64_t a, uint64_t b)
+{
+	uint64_t at = a;
+	for (int i = 0; i < n && at < b; i++) {
+		if (v[i].end <= at)
+			continue;
+		if (v[i].start > at)
+			return false; /* a hole at AT */
+		at = v[i].end;
+	}
+	return at >= b;
+}
+
+uint64_t collapse_hole_pmds(const struct cvma *v, int n, uint64_t start, uint64_t end, uint64_t pmd)
+{
+	uint64_t holes = 0;
+	for (uint64_t a = start; pmd && a + pmd <= end; a += pmd)
+		holes += !collapse_fully_mapped(v, n, a, a + pmd);
+	return holes;
+}
+
 void collapse_settle(struct crange *r, uint64_t pmd)
 {
 	r->collapsed_bytes = 0;
@@ -255,11 +276,15 @@ void collapse_plan_range(struct crange *r, uint64_t pmd_pages, double max, bool 
 	r->est_inflate = 0;
 	if (r->skip != CR_GO)
 		return;
+	if (r->hole_pmds >= r->npmd) {
+		r->skip = CR_SKIP_HOLES;
+		return;
+	}
 	uint64_t huge = r->huge_how == CH_UNKNOWN ? 0 : r->huge_pmds;
-	if (huge > r->npmd)
-		huge = r->npmd;
+	if (huge > r->npmd - r->hole_pmds)
+		huge = r->npmd - r->hole_pmds;
 	if (!r->have_estimate) {
-		r->planned_pmds = r->npmd - huge;
+		r->planned_pmds = r->npmd - r->hole_pmds - huge;
 		if (!r->planned_pmds)
 			r->skip = CR_SKIP_HUGE;
 		return;

@@ -56,6 +56,7 @@ enum crange_skip {
 	CR_SKIP_SHMEM,	  /* overlaps shmem whose shmem policy forbids huge pages */
 	CR_SKIP_HUGE,	  /* every huge-page range with a page present is PMD-mapped already */
 	CR_SKIP_EMPTY,	  /* no page present or swapped (pagemap): MADV_COLLAPSE refuses it */
+	CR_SKIP_HOLES,	  /* no huge-page range wholly mapped: MADV_COLLAPSE fails (ENOMEM) */
 };
 
 /* How the PMD-mapped huge pages already in a range were counted. */
@@ -89,6 +90,8 @@ struct crange {
 	uint64_t nok;		  /* PMDs MADV_COLLAPSE returned success for */
 	uint64_t nok_unchecked;	  /* of those, PMDs no PAGEMAP_SCAN found not PMD-mapped first */
 	uint64_t nfail;		  /* PMDs that failed (err: the first error) */
+	uint64_t nuntried;	  /* PMDs not tried after an error stopped the run */
+	uint64_t hole_pmds;	  /* PMDs not wholly inside mapped VMAs: never tried */
 	uint64_t collapsed_bytes; /* collapse_settle, counted as done_how says (0: CD_UNKNOWN) */
 	enum crange_done_how done_how;
 	uint64_t ahp_before_kb, ahp_after_kb; /* AnonHugePages of the VMAs it lies in */
@@ -155,6 +158,14 @@ uint64_t collapse_ahp_kb(const struct cvma *v, int n, uint64_t start, uint64_t e
 /* Rss (kB) of the VMAs that overlap [START, END). */
 uint64_t collapse_rss_kb(const struct cvma *v, int n, uint64_t start, uint64_t end);
 
+/* Whether [A, B) lies wholly inside the VMAs of V[0..N) (sorted by address, adjacent ones
+ * joined): a hole in it makes MADV_COLLAPSE fail with ENOMEM, as if no huge page were free. */
+bool collapse_fully_mapped(const struct cvma *v, int n, uint64_t a, uint64_t b);
+
+/* The aligned PMDs of [START, END) (PMD bytes each) not wholly mapped by V[0..N). */
+uint64_t collapse_hole_pmds(const struct cvma *v, int n, uint64_t start, uint64_t end,
+			    uint64_t pmd);
+
 /*
  * After a run, R's collapsed_bytes and done_how: every success checked by
  * PAGEMAP_SCAN, nok PMDs (CD_CALLS); else the growth of AnonHugePages of its
@@ -179,7 +190,9 @@ void collapse_huge_smaps(struct crange *r, const struct cvma *v, int n, uint64_t
  * The plan for R (skip CR_GO; others are left alone), from huge_pmds and, with
  * have_estimate, present_pages and nonempty_pmds (pagemap, every PMD of R):
  * planned_pmds are the non-empty huge-page ranges not PMD-mapped, and each
- * becomes PMD_PAGES resident pages. R is skipped CR_SKIP_EMPTY when nothing is
+ * becomes PMD_PAGES resident pages (hole_pmds never: without an estimate they are
+ * taken out of npmd). R is skipped CR_SKIP_HOLES when no PMD is wholly mapped,
+ * CR_SKIP_EMPTY when nothing is
  * present, CR_SKIP_HUGE when nothing is planned (both whatever FORCE: there is
  * nothing MADV_COLLAPSE would do), CR_SKIP_INFLATE when the RSS growth of the
  * planned ranges (est_inflate, pages after / present there; have_growth) is

@@ -35,7 +35,9 @@ static const char *const skip_texts[] = {
 		"shmem whose shmem policy forbids huge pages: a kernel that applies it to MADV_COLLAPSE (6.18 does) refuses it (EINVAL); --force tries anyway",
 	[CR_SKIP_HUGE] = "already huge: every huge-page range with a page present is PMD-mapped",
 	[CR_SKIP_EMPTY] =
-		"nothing in it: no page present or swapped (pagemap), and MADV_COLLAPSE refuses an empty huge-page range (EINVAL)"};
+		"nothing in it: no page present or swapped (pagemap), and MADV_COLLAPSE refuses an empty huge-page range (EINVAL)",
+	[CR_SKIP_HOLES] =
+		"not fully mapped: each huge-page range in it has a hole (no VMA there), and MADV_COLLAPSE fails on unmapped memory (ENOMEM)"};
 
 /* How the PMD-mapped huge pages of a range were counted: JSON's name, then the words */
 static const char *const how_names[] = {[CH_UNKNOWN] = "",
@@ -52,8 +54,12 @@ static const char *const how_words[] = {
 /* Why C is skipped as already huge, with its numbers, into OUT (N bytes). */
 static const char *huge_words(const struct crange *c, char *out, size_t n)
 {
-	char zero[80] = "", rest[80] = "";
-	uint64_t other = c->npmd > c->huge_pmds ? c->npmd - c->huge_pmds : 0;
+	char zero[80] = "", rest[80] = "", holes[48] = "";
+	uint64_t done = c->huge_pmds + c->hole_pmds;
+	uint64_t other = c->npmd > done ? c->npmd - done : 0;
+	if (c->hole_pmds)
+		snprintf(holes, sizeof(holes), ", %llu not fully mapped",
+			 (unsigned long long)c->hole_pmds);
 	if (c->huge_zero_pmds)
 		snprintf(zero, sizeof(zero),
 			 ", %llu of them the huge zero page (read, never written)",
@@ -62,9 +68,9 @@ static const char *huge_words(const struct crange *c, char *out, size_t n)
 		snprintf(rest, sizeof(rest), ", the other %llu with no page present (pagemap)",
 			 (unsigned long long)other);
 	snprintf(out, n,
-		 "already huge: %llu of %llu PMD ranges PMD-mapped (%s)%s%s: nothing to collapse",
+		 "already huge: %llu of %llu PMD ranges PMD-mapped (%s)%s%s%s: nothing to collapse",
 		 (unsigned long long)c->huge_pmds, (unsigned long long)c->npmd,
-		 ENUM_NAME(how_words, c->huge_how, "?"), zero, rest);
+		 ENUM_NAME(how_words, c->huge_how, "?"), zero, rest, holes);
 	return out;
 }
 
@@ -132,17 +138,30 @@ static void result_text(char *out, size_t n, const struct crange *r)
 	}
 	/* success without PAGEMAP_SCAN: also what a PMD-mapped huge page returns */
 	const char *ok = r->nok_unchecked ? "success returned" : "ok";
+	const struct {
+		uint64_t n;
+		const char *what;
+	} part[] = {{r->nhuge, "already huge"},
+		    {r->nempty, "empty"},
+		    {r->hole_pmds, "not fully mapped"},
+		    {r->nuntried, "not tried"}};
+	int k;
 	if (r->nfail)
-		snprintf(out, n, "%s: %llu of %llu failed", errname(r->err),
-			 (unsigned long long)r->nfail, (unsigned long long)r->npmd);
-	else if (r->nempty && r->nhuge)
-		snprintf(out, n, "%s (%llu already huge, %llu empty)", ok,
-			 (unsigned long long)r->nhuge, (unsigned long long)r->nempty);
-	else if (r->nempty || r->nhuge)
-		snprintf(out, n, "%s (%llu %s)", ok, (unsigned long long)(r->nempty + r->nhuge),
-			 r->nempty ? "empty" : "already huge");
+		k = snprintf(out, n, "%s: %llu of %llu failed", errname(r->err),
+			     (unsigned long long)r->nfail, (unsigned long long)r->npmd);
 	else
-		snprintf(out, n, "%s", ok);
+		k = snprintf(out, n, "%s", ok);
+	const char *sep = r->nfail ? ", " : " (";
+	bool any = false;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		if (!part[i].n || k < 0 || (size_t)k >= n)
+			continue;
+		k += snprintf(out + k, n - (size_t)k, "%s%llu %s", any ? ", " : sep,
+			      (unsigned long long)part[i].n, part[i].what);
+		any = true;
+	}
+	if (any && !r->nfail && k >= 0 && (size_t)k < n)
+		snprintf(out + k, n - (size_t)k, ")");
 }
 
 /* COLLAPSED: "-" not attempted or unknown, "4.0 MiB*" from AnonHugePages (said below). */
@@ -360,6 +379,26 @@ static bool skip_said(const struct collapse_report *r, int i)
 	return false;
 }
 
+/* Huge-page ranges not fully mapped in ranges that went on, and those a stop left untried. */
+static void holes_lines(FILE *f, const struct collapse_report *r, bool color)
+{
+	uint64_t holes = 0, untried = 0;
+	for (int i = 0; i < r->nranges; i++) {
+		holes += r->ranges[i].skip == CR_GO ? r->ranges[i].hole_pmds : 0;
+		untried += r->ranges[i].nuntried;
+	}
+	if (holes)
+		fprintf(f,
+			"%s%llu huge-page range(s) not fully mapped (a hole: no VMA there) %s: "
+			"MADV_COLLAPSE fails on unmapped memory (ENOMEM)%s\n",
+			col_dim(color), (unsigned long long)holes,
+			r->dry_run ? "left out" : "not tried", col_reset(color));
+	if (untried && r->fatal)
+		fprintf(f, "%s%llu huge-page range(s) not tried: %s stopped the run%s\n",
+			col_yellow(color), (unsigned long long)untried, errname(r->fatal),
+			col_reset(color));
+}
+
 /* Why: each skip reason and each error once, then what was left out. */
 static void collapse_render_reasons(FILE *f, const struct collapse_report *r, const char *pmd,
 				    bool color)
@@ -408,6 +447,36 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 		fprintf(f,
 			"%s%llu huge-page range(s) PMD-mapped already (PAGEMAP_SCAN) not tried: nothing to collapse there%s\n",
 			col_dim(color), (unsigned long long)huge, col_reset(color));
+	holes_lines(f, r, color);
+}
+
+/* What the run did to range C of R, into its JSON object O. */
+static void run_fields(json_t *o, const struct collapse_report *r, const struct crange *c)
+{
+	json_put(o, "empty_pmds", json_u64(c->nempty));
+	json_put(o, "already_huge_pmds", json_u64(c->nhuge));
+	bool known = c->done_how != CD_UNKNOWN; /* not attempted: 0 */
+	json_put(o, "success_pmds", json_u64(c->nok));
+	json_put(o, "collapsed_pmds", known ? json_u64(c->collapsed_bytes / r->pmd_size) : NULL);
+	json_put(o, "failed_pmds", json_u64(c->nfail));
+	json_put(o, "untried_pmds", json_u64(c->nuntried));
+	json_put(o, "collapsed_bytes", known ? json_u64(c->collapsed_bytes) : NULL);
+	json_put(o, "collapsed_method",
+		 c->done_how == CD_CALLS       ? json_str("pagemap_scan")
+		 : c->done_how == CD_ANON_HUGE ? json_str("anon_huge_pages_delta")
+					       : NULL);
+	json_put(o, "anon_huge_before_kb", json_u64(c->ahp_before_kb));
+	json_put(o, "anon_huge_after_kb", c->have_after ? json_u64(c->ahp_after_kb) : NULL);
+	json_put(o, "rss_after_kb", c->have_after ? json_u64(c->rss_after_kb) : NULL);
+	json_put(o, "invented_kb",
+		 c->have_after && c->rss_after_kb >= c->rss_before_kb
+			 ? json_u64(c->rss_after_kb - c->rss_before_kb)
+		 : c->have_after ? json_u64(0)
+				 : NULL);
+	json_put(o, "ms", json_real(c->ms));
+	json_put(o, "eagain_retries", json_integer(c->retries));
+	json_put(o, "error", c->err ? json_str(errname(c->err)) : NULL);
+	json_put(o, "explain", c->err ? json_str(collapse_explain(c->err)) : NULL);
 }
 
 json_t *collapse_to_json(const struct collapse_report *r)
@@ -428,6 +497,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 		 !r->dry_run && r->vmrss_after_kb >= 0 ? json_integer(r->vmrss_after_kb) : NULL);
 	uint64_t total = 0;
 	bool total_known = true;
+	uint64_t untried = 0;
 	for (int i = 0; i < r->nranges; i++) {
 		const struct crange *c = &r->ranges[i];
 		json_t *o = json_object();
@@ -444,6 +514,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			 c->skip != CR_GO ? json_str(crange_skip_words(r, c, why, sizeof(why)))
 					  : NULL);
 		json_put(o, "attempted", json_boolean(c->attempted));
+		json_put(o, "not_fully_mapped_pmds", json_u64(c->hole_pmds));
 		json_put(o, "present_pages", c->have_estimate ? json_u64(c->present_pages) : NULL);
 		bool hk = c->huge_how != CH_UNKNOWN;
 		json_put(o, "huge_pmds", hk ? json_u64(c->huge_pmds) : NULL);
@@ -453,46 +524,23 @@ json_t *collapse_to_json(const struct collapse_report *r)
 			 c->huge_how == CH_PAGEMAP_SCAN ? json_u64(c->huge_zero_pmds) : NULL);
 		/* planned: the range got to collapse_plan_range (others were skipped before) */
 		bool planned = c->skip == CR_GO || c->skip == CR_SKIP_HUGE ||
-			       c->skip == CR_SKIP_EMPTY || c->skip == CR_SKIP_INFLATE;
+			       c->skip == CR_SKIP_EMPTY || c->skip == CR_SKIP_INFLATE ||
+			       c->skip == CR_SKIP_HOLES;
 		json_put(o, "planned_pmds", planned ? json_u64(c->planned_pmds) : NULL);
 		json_put(o, "rss_growth_estimate",
 			 c->have_growth ? json_real(c->est_inflate) : NULL);
 		json_put(o, "rss_before_kb", json_u64(c->rss_before_kb));
-		if (!r->dry_run) {
-			json_put(o, "empty_pmds", json_u64(c->nempty));
-			json_put(o, "already_huge_pmds", json_u64(c->nhuge));
-			bool known = c->done_how == CD_CALLS || c->done_how == CD_ANON_HUGE;
-			json_put(o, "success_pmds", json_u64(c->nok));
-			json_put(o, "collapsed_pmds",
-				 known ? json_u64(c->collapsed_bytes / r->pmd_size) : NULL);
-			json_put(o, "failed_pmds", json_u64(c->nfail));
-			json_put(o, "collapsed_bytes", known ? json_u64(c->collapsed_bytes) : NULL);
-			json_put(o, "collapsed_method",
-				 known ? json_str(c->done_how == CD_CALLS ? "pagemap_scan"
-									  : "anon_huge_pages_delta")
-				       : NULL);
-			json_put(o, "anon_huge_before_kb", json_u64(c->ahp_before_kb));
-			json_put(o, "anon_huge_after_kb",
-				 c->have_after ? json_u64(c->ahp_after_kb) : NULL);
-			json_put(o, "rss_after_kb",
-				 c->have_after ? json_u64(c->rss_after_kb) : NULL);
-			json_put(o, "invented_kb",
-				 c->have_after && c->rss_after_kb >= c->rss_before_kb
-					 ? json_u64(c->rss_after_kb - c->rss_before_kb)
-				 : c->have_after ? json_u64(0)
-						 : NULL);
-			json_put(o, "ms", json_real(c->ms));
-			json_put(o, "eagain_retries", json_integer(c->retries));
-			json_put(o, "error", c->err ? json_str(errname(c->err)) : NULL);
-			json_put(o, "explain", c->err ? json_str(collapse_explain(c->err)) : NULL);
-		}
+		if (!r->dry_run)
+			run_fields(o, r, c);
 		total += c->collapsed_bytes;
+		untried += c->nuntried;
 		total_known &= c->done_how != CD_UNKNOWN;
 		json_array_append_new(a, o);
 	}
 	json_put(root, "ranges", a);
 	json_put(root, "collapsed_bytes", total_known ? json_u64(total) : NULL);
 	json_put(root, "small_vmas_left_out", json_integer(r->nsmall));
+	json_put(root, "untried_pmds", r->dry_run ? NULL : json_u64(untried));
 	json_put(root, "error", r->fatal ? json_str(errname(r->fatal)) : NULL);
 	json_put(root, "explain", r->fatal ? json_str(collapse_explain(r->fatal)) : NULL);
 	if (r->buddy && r->pmd_order > 0) {
