@@ -305,18 +305,34 @@ static int collapse_target(struct globals *g, struct proc_info *pi, pid_t pid,
 	return EXIT_OK;
 }
 
-/* Collapse the selected ranges of PID, then read AnonHugePages after. Returns the ranges that failed. */
-static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
+/*
+ * Whether the process of PIDFD (opened before any read by PID) has exited: a
+ * file read by PID before this says no came from it, not from a process that
+ * took its PID since. Without a pidfd nothing can be told: false.
+ */
+static bool exited(int pidfd)
+{
+	return pidfd >= 0 && procmem_pidfd_alive(pidfd) == 0;
+}
+
+/*
+ * Collapse the selected ranges of PID through PIDFD (-errno: why none), then read
+ * AnonHugePages after, kept only if it still runs then. Returns the ranges that failed.
+ */
+static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid, int pidfd,
 			struct collapse_report *rep, struct vma_list *vl, long page)
 {
 	static struct buddyinfo bi;
 	struct crange *ranges = rep->ranges;
 	int n = rep->nranges, failed = 0;
-	int pidfd = procmem_pidfd_open(pid);
 	if (pidfd < 0) {
 		rep->fatal = pidfd;
 	} else {
 		int pm = procmem_pagemap_open(&g->sr, pid);
+		if (pm >= 0 && exited(pidfd)) { /* the PID may be another process's now */
+			close(pm);
+			pm = -1;
+		}
 		rep->pagemap = pm >= 0;
 		for (int i = 0; i < n && !rep->fatal; i++)
 			if (ranges[i].skip == CR_GO)
@@ -324,7 +340,6 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 							    rep->pmd_size, page);
 		if (pm >= 0)
 			close(pm);
-		close(pidfd);
 	}
 	for (int i = 0; i < n; i++) /* after a stop: the ranges never begun */
 		if (ranges[i].skip == CR_GO && !ranges[i].attempted)
@@ -342,10 +357,16 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid,
 				collapse_rss_kb(vl->v, vl->n, ranges[i].start, ranges[i].end);
 			ranges[i].have_after = true;
 		}
-	for (int i = 0; i < n; i++)
-		collapse_settle(&ranges[i], rep->pmd_size);
 	if (proc_read(&g->sr, pid, PROC_STATUS, pi) == 0 && !pi->status_err)
 		rep->vmrss_after_kb = kb_long(&pi->st.vmrss_kb);
+	if (exited(pidfd)) { /* what was read after may be another process's: unknown */
+		rep->exited = true;
+		rep->vmrss_after_kb = -1;
+		for (int i = 0; i < n; i++)
+			ranges[i].have_after = false;
+	}
+	for (int i = 0; i < n; i++)
+		collapse_settle(&ranges[i], rep->pmd_size);
 	for (int i = 0; i < n; i++)
 		failed += ranges[i].nfail > 0;
 	return failed;
@@ -488,6 +509,8 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	struct vma_list vl = {0};
 	long page;
 	int e;
+	/* first: every read by PID after it is checked to be of this process (exited()) */
+	int pidfd = procmem_pidfd_open(pid);
 	if ((ret = collapse_target(g, &pi, pid, &sel, &rep, &page)))
 		goto out;
 	if ((e = read_vmas(&g->sr, &pi, pid, &vl))) {
@@ -504,6 +527,11 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	rep.vmrss_before_kb = kb_long(&pi.st.vmrss_kb);
 	rep.vmrss_after_kb = -1;
 	collapse_estimate(g, pid, &rep, &vl, page);
+	if (exited(pidfd)) { /* status, smaps and pagemap may be another process's */
+		warnx("collapse: process %d exited", pid);
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	int go = 0, refused = 0, failed = 0, n = rep.nranges;
 	for (int i = 0; i < n; i++) {
 		go += rep.ranges[i].skip == CR_GO;
@@ -512,7 +540,7 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 			   rep.ranges[i].skip != CR_SKIP_EMPTY;
 	}
 	if (!rep.dry_run && go)
-		failed = collapse_run(g, &pi, pid, &rep, &vl, page);
+		failed = collapse_run(g, &pi, pid, pidfd, &rep, &vl, page);
 	if (g->json)
 		ret = cmd_emit_json(collapse_to_json(&rep));
 	else
@@ -524,6 +552,8 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 	if (!ret && refused && !go && !rep.dry_run)
 		ret = EXIT_FAIL; /* everything asked for was skipped, and not for being done */
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	free(rep.ranges);
 	free(vl.v);
 	proc_info_free(&pi);

@@ -18,6 +18,13 @@ int procmem_pidfd_open(pid_t pid)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int procmem_pidfd_alive(int pidfd)
+{
+	if (syscall(__NR_pidfd_send_signal, pidfd, 0, NULL, 0U) == 0 || errno == EPERM)
+		return 1;
+	return errno == ESRCH ? 0 : -errno;
+}
+
 long long procmem_madvise(int pidfd, uint64_t start, uint64_t len, int advice)
 {
 	struct iovec iov = {.iov_base = (void *)(uintptr_t)start, .iov_len = (size_t)len};

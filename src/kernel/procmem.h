@@ -22,6 +22,14 @@
 int procmem_pidfd_open(pid_t pid);
 
 /*
+ * Whether the process of PIDFD still runs: pidfd_send_signal(PIDFD, 0) (5.1).
+ * Returns 1 (it runs, or it exists but signals to it are not permitted: EPERM),
+ * 0 (it exited: ESRCH), or -errno. Read by PID after the pidfd was opened, a
+ * file came from that process when it still runs after the read.
+ */
+int procmem_pidfd_alive(int pidfd);
+
+/*
  * process_madvise(PIDFD, one iovec [START, START+LEN), ADVICE, 0). Returns the
  * bytes advised (>= 0) or -errno. EINTR is retried.
  */

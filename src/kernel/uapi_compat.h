@@ -40,6 +40,9 @@
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434 /* 5.3 */
 #endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424 /* 5.1 */
+#endif
 #ifndef __NR_process_madvise
 #define __NR_process_madvise 440 /* 5.10 */
 #endif

@@ -216,7 +216,8 @@ struct collapse_report {
 	const struct buddyinfo *buddy;	 /* read after an ENOMEM, else NULL */
 	const struct shmem_rules *shmem; /* the shmem policy (SKIP_SHMEM's words), NULL unknown */
 	int pmd_order;
-	int fatal; /* -errno that stopped the run (EPERM, ESRCH, ENOMEM), 0 if none */
+	int fatal;   /* -errno that stopped the run (EPERM, ESRCH, ENOMEM), 0 if none */
+	bool exited; /* the process exited before the reads after were confirmed its own */
 };
 
 /* EAGAIN backoff: the delay in ms before retry ATTEMPT (1-based), 0 = give up. */

@@ -448,6 +448,11 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 			"%s%llu huge-page range(s) PMD-mapped already (PAGEMAP_SCAN) not tried: nothing to collapse there%s\n",
 			col_dim(color), (unsigned long long)huge, col_reset(color));
 	holes_lines(f, r, color);
+	if (r->exited)
+		fprintf(f,
+			"%sPID %ld exited before its memory could be read after the collapse: "
+			"AnonHugePages, RSS and VmRSS after unknown (-)%s\n",
+			col_yellow(color), r->pid, col_reset(color));
 }
 
 /* What the run did to range C of R, into its JSON object O. */
@@ -541,6 +546,7 @@ json_t *collapse_to_json(const struct collapse_report *r)
 	json_put(root, "collapsed_bytes", total_known ? json_u64(total) : NULL);
 	json_put(root, "small_vmas_left_out", json_integer(r->nsmall));
 	json_put(root, "untried_pmds", r->dry_run ? NULL : json_u64(untried));
+	json_put(root, "exited", json_boolean(r->exited));
 	json_put(root, "error", r->fatal ? json_str(errname(r->fatal)) : NULL);
 	json_put(root, "explain", r->fatal ? json_str(collapse_explain(r->fatal)) : NULL);
 	if (r->buddy && r->pmd_order > 0) {

@@ -231,6 +231,37 @@ static void test_stop_counts_what_was_not_tried(UNIT_STATE)
 	free(t);
 }
 
+/* The process exited before the reads after: those are unknown, and said, not another's. */
+static void test_exited_leaves_after_unknown(UNIT_STATE)
+{
+	struct crange r[1] = {ran(4, 4, 4)};
+	r[0].ahp_after_kb = 8192; /* read, then found to be of a process that had exited */
+	r[0].have_after = false;
+	collapse_settle(&r[0], PMD);
+	struct collapse_report rep = report(r, 1);
+	rep.exited = true;
+	rep.vmrss_before_kb = 20000;
+	struct unit_mem m;
+	collapse_render_text(unit_mem_open(&m), &rep, false);
+	char *t = unit_mem_text(&m);
+	assert_contains(t, "PID 4242 exited before its memory could be read after the collapse: "
+			   "AnonHugePages, RSS and VmRSS after unknown (-)");
+	assert_null(strstr(t, "VmRSS of PID"));
+	free(t);
+	json_t *j = collapse_to_json(&rep);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "exited")));
+	assert_true(json_is_null(json_object_get(j, "vmrss_after_kb")));
+	json_t *o = json_array_get(json_object_get(j, "ranges"), 0);
+	assert_true(json_is_null(json_object_get(o, "anon_huge_after_kb")));
+	assert_true(json_is_null(json_object_get(o, "collapsed_bytes")));
+	json_decref(j);
+	rep.exited = false;
+	j = collapse_to_json(&rep);
+	assert_true(json_is_false(json_object_get(j, "exited")));
+	json_decref(j);
+}
+
 UNIT_TESTS(test_collapsed_without_pagemap_scan_from_anon_huge,
 	   test_collapsed_without_pagemap_scan_said, test_pmd_with_a_hole_is_not_fully_mapped,
-	   test_stop_counts_what_was_not_tried)
+	   test_stop_counts_what_was_not_tried, test_exited_leaves_after_unknown)
