@@ -403,6 +403,14 @@ value capout/mthp.tar.gz status -- \
 	'^  mTHP sizes \(anon\) +not recorded \(the capture has no complete'
 chmod 755 "$TMP/mthp000/$THPD"/hugepages-*kB
 
+# A capture where it may not write (its default name in a directory it cannot write to): exit 1,
+# and the message says to name a writable place with -o
+mkdir -m 755 "$TMP/capro"
+cap_rc=$(Tabs=$(realpath "$T") Babs=$(realpath "$BASE") && cd "$TMP/capro" && { cap_as "$Tabs" --sysroot "$Babs" capture >/dev/null 2>"$TMP/capro.err"; echo $?; })
+expect_eval "capture into a directory it cannot write: exit 1, says to use -o" \
+	"[ '$cap_rc' = 1 ] && grep -q 'Permission denied: name a writable place with -o DIR/FILE.tar.gz' '$TMP/capro.err'" \
+	"rc $cap_rc: $(cat "$TMP/capro.err")"
+
 # A replay of a bundle whose reader went away (`... status | head -3`): thpctl dies of SIGPIPE
 # as before, and its extracted thpctl-sysroot.* directory is removed first
 mkdir -m 700 "$TMP/pipetmp"

@@ -201,6 +201,10 @@ static int capture_run(struct globals *g, struct capture_args *a, const char *ou
 		char why[256];
 		if (err == -ENOTSUP && la_load(why, sizeof(why)))
 			warnx("capture: cannot write bundles: %s", why);
+		else if (err == -EACCES || err == -EROFS || err == -EPERM)
+			warnx("capture: cannot create %s: %s: name a writable place with -o "
+			      "DIR/FILE.tar.gz",
+			      out, strerror(-err));
 		else
 			warnx("capture: cannot create %s: %s", out, strerror(-err));
 		host_snapshot_free(h);
