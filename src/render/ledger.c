@@ -345,7 +345,8 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color)
 		"MADV_FREE, still in RSS until reclaimed under memory pressure (smaps). -: "
 		"unknown.\n"
 		"ALLOC: heap allocator or runtime, from maps and the executable read as ELF "
-		"(thpctl why PID names the evidence).\n",
+		"(thpctl why PID names the evidence); ?: likely, not proven (a stripped "
+		"executable may link its own).\n",
 		r->ledger_k);
 	if (held_skipped)
 		fprintf(f,
