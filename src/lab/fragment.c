@@ -56,15 +56,20 @@ static uint64_t mem_available(const struct sysroot *sr)
 	return a * 1024;
 }
 
-uint64_t frag_free_pmd_blocks(const struct lab_ctx *ctx)
+/* Free blocks of PMD order or more into *N (buddyinfo). 0 or -errno. */
+static int pmd_blocks_read(const struct lab_ctx *ctx, uint64_t *n)
 {
 	int order = 0;
 	while (((uint64_t)ctx->page_size << order) < ctx->pmd_size)
 		order++;
-	uint64_t n = 0;
-	if (free_blocks_at_least(ctx->sr, order, &n))
-		return 0;
-	return n;
+	*n = 0;
+	return free_blocks_at_least(ctx->sr, order, n);
+}
+
+uint64_t frag_free_pmd_blocks(const struct lab_ctx *ctx)
+{
+	uint64_t n;
+	return pmd_blocks_read(ctx, &n) ? 0 : n;
 }
 
 int hp_probe_open(const struct lab_ctx *ctx, struct hp_probe *p)
@@ -318,11 +323,8 @@ int frag_begin(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t res
 	if (r)
 		return r;
 	/* every phase is told by the free PMD-order blocks: unreadable, none would be (never 0) */
-	int order = 0;
 	uint64_t nblk;
-	while (((uint64_t)ctx->page_size << order) < ctx->pmd_size)
-		order++;
-	if ((r = free_blocks_at_least(ctx->sr, order, &nblk))) {
+	if ((r = pmd_blocks_read(ctx, &nblk))) {
 		lab_fmt(f->stop, sizeof(f->stop),
 			"buddyinfo could not be read (%s): free PMD-order blocks cannot be counted",
 			strerror(-r));
