@@ -311,11 +311,11 @@ if command -v script >/dev/null 2>&1; then
 	long=$(awk 'length($0) > 80' "$TMP/tty" | head -3)
 	if [ -s "$TMP/tty" ] && [ -z "$long" ] &&
 		grep -q '^  warn  hugetlb  *hugetlb pool of 512 x 2048 kB (1024 MiB) is reserved and$' "$TMP/tty" &&
-		! grep -q '~  ->' "$TMP/tty" &&
+		! grep -q '~' "$TMP/tty" &&
 		grep -q '^  khugepaged/alloc_sleep_millisecs  60000$' "$TMP/tty"; then
-		ok "status on an 80-column terminal: verdict wrapped whole, tables fit, numbers whole"
+		ok "status on an 80-column terminal: verdict wrapped whole, tables fit, no name cut (a long value wraps), numbers whole"
 	else
-		nok "status on an 80-column terminal" "lines over 80: ${long:-none}; $(grep -m1 'warn  hugetlb' "$TMP/tty")"
+		nok "status on an 80-column terminal" "lines over 80: ${long:-none}; cut: $(grep -m1 '~' "$TMP/tty"); $(grep -m1 'warn  hugetlb' "$TMP/tty")"
 	fi
 	tty_status 40
 	long=$(awk 'length($0) > 40' "$TMP/tty" | head -3)

@@ -195,8 +195,8 @@ static int stack_groups(const struct table *t, const size_t *w, int indent, int 
 
 /*
  * Narrow the 'L' columns of W (widest first, none under TABLE_MIN_NAME) until the line fits;
- * when it cannot fit that way, no column is narrowed: a name is not cut for a line that
- * wraps anyway (util/wrap.h).
+ * when it cannot fit that way, or when only a last column of text is too wide (it wraps),
+ * no column is narrowed: a name is not cut for a line that wraps anyway (util/wrap.h).
  */
 static void fit(const struct table *t, size_t *w, int indent)
 {
@@ -207,6 +207,11 @@ static void fit(const struct table *t, size_t *w, int indent)
 	}
 	if (!term_width || total <= (size_t)term_width || least > (size_t)term_width)
 		return; /* numbers and values are never cut: the line stays long */
+	/* a last column of text wraps (util/wrap.h): the names need only leave it room */
+	int last = t->ncols - 1;
+	size_t room = w[last] < TABLE_STACK_LAST ? w[last] : TABLE_STACK_LAST;
+	if (last > 0 && t->align[last] != 'r' && total - w[last] + room <= (size_t)term_width)
+		return;
 	while (total > (size_t)term_width) {
 		int best = -1;
 		for (int c = 0; c < t->ncols; c++)
