@@ -86,6 +86,7 @@ int cmd_setup(struct globals *g)
 	}
 	/* root denied a process's files on the live host: not a matter of users (render/hint.h) */
 	hint_set_as_root(g->sr.live && geteuid() == 0);
+	hint_set_live_user(g->sr.live && geteuid() != 0);
 	return EXIT_OK;
 }
 

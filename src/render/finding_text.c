@@ -9,6 +9,7 @@
 #include "../util/names.h"
 #include "../util/units.h"
 #include "../util/wide.h"
+#include "hint.h"
 #include "status_int.h"
 
 /*
@@ -331,6 +332,9 @@ void finding_text(const struct finding *f, struct finding_text *t)
 		/* which processes hold mostly-zero THPs, and whether the change is worth its cost
 		 * (khugepaged collapses less): advise weighs the ledger of each */
 		t->more = "thpctl advise";
+		/* another user reads few ledgers: advise then leaves the change undecided */
+		if (hint_live_user())
+			t->more_as = "as root: it reads each process's ledger";
 		break;
 	case FK_COW_COPY:
 		TITLE("kernel %s < 5.8 with enabled=always: a write after fork copies a whole huge page",

@@ -17,6 +17,8 @@ struct finding_text {
 	const char *more;   /* the thpctl command that shows more: its area's (finding_more), or
 			     * its own ("thpctl advise" for shrink-underused-noop); runs as printed */
 	char more_buf[96];  /* a command of the finding's own values, when MORE points here */
+	const char
+		*more_as; /* NULL, or who should run MORE ("as root"): said after it, not in it */
 };
 
 /* Write F's sentences into OUT. */

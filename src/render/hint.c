@@ -13,6 +13,18 @@ bool hint_as_root(void)
 	return run_as_root;
 }
 
+static bool live_user;
+
+void hint_set_live_user(bool v)
+{
+	live_user = v;
+}
+
+bool hint_live_user(void)
+{
+	return live_user;
+}
+
 const char *hint_denied(void)
 {
 	return hint_proc_denied(run_as_root);

@@ -37,6 +37,15 @@ void hint_set_as_root(bool as_root);
 /* What hint_set_as_root() said (false until then). */
 bool hint_as_root(void);
 
+/*
+ * Whether this run reads the live host as a user other than root (cmd_setup says so once):
+ * advice that weighs every process's ledger is then pointed at root (render/finding_text.c).
+ */
+void hint_set_live_user(bool live_user);
+
+/* What hint_set_live_user() said (false until then). */
+bool hint_live_user(void);
+
 /* hint_proc_denied() for this run (HINT_PROC_DENIED until hint_set_as_root). */
 const char *hint_denied(void);
 

@@ -68,7 +68,10 @@ void status_render_verdict(FILE *f, const struct findings *fs, bool partial, boo
 		snprintf(head, sizeof(head), "  %s%-4s%s  %-*s  %s", c, severity_name(x->sev),
 			 *c ? col_reset(color) : "", aw, finding_area_name(x->area),
 			 strip_ctl(w.title));
-		put_arrow_row(f, head, w.more);
+		char more[sizeof(w.more_buf) + 64];
+		snprintf(more, sizeof(more), "%s%s%s%s", w.more, w.more_as ? " (" : "",
+			 w.more_as ? w.more_as : "", w.more_as ? ")" : "");
+		put_arrow_row(f, head, more);
 	}
 	char clean[160] = "";
 	size_t o = 0;
@@ -117,7 +120,8 @@ void status_render_findings(FILE *f, const struct findings *fs, bool color)
 		persist_line(p, sizeof(p), x);
 		if (p[0])
 			fprintf(f, "\n         persist:  %s", p);
-		fprintf(f, "\n         more:     %s\n", w.more);
+		fprintf(f, "\n         more:     %s%s%s%s\n", w.more, w.more_as ? " (" : "",
+			w.more_as ? w.more_as : "", w.more_as ? ")" : "");
 	}
 }
 

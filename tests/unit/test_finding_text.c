@@ -7,6 +7,7 @@
 #include "test_findings_host.h"
 
 #include "render/finding_text.h"
+#include "render/hint.h"
 #include "render/status.h"
 #include "render/table.h"
 
@@ -63,6 +64,14 @@ static void test_max_ptes_none_words(UNIT_STATE)
 	words(t, rule_shrink_underused_noop, &w);
 	/* advise weighs the ledger of each process before it lowers max_ptes_none */
 	assert_string_equal(w.more, "thpctl advise");
+	assert_null(w.more_as);
+	/* another user on the live host reads few ledgers: advise is pointed at root, the
+	 * command itself (JSON "more") unchanged */
+	hint_set_live_user(true);
+	words(t, rule_shrink_underused_noop, &w);
+	hint_set_live_user(false);
+	assert_string_equal(w.more, "thpctl advise");
+	assert_string_equal(w.more_as, "as root: it reads each process's ledger");
 	/* not measured here: the kernel's source is named as such, never as what happened */
 	assert_string_equal(w.evidence, "shrink_underused=1 khugepaged/max_ptes_none=511; not "
 					"measured on this host: run thpctl lab shrinker");
