@@ -22,6 +22,16 @@ enum claim_call sh_split_call(const struct sh_phase *p)
 	return CLAIM_INCONCLUSIVE;
 }
 
+/* V (>= 0) as PREFIX%.0f into OUT, or "-" when it was not read (< 0). */
+static const char *known(char *out, size_t n, const char *prefix, double v)
+{
+	if (v >= 0)
+		snprintf(out, n, "%s%.0f", prefix, v);
+	else
+		snprintf(out, n, "-");
+	return out;
+}
+
 static const char *did(enum claim_call c, const struct sh_phase *p)
 {
 	return c == CLAIM_CONFIRMED	 ? "split"
@@ -43,14 +53,17 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 	size_t kl = 0, ka = 0;
 	int below = 0, split = 0, kept = 0;
 	enum claim_call at_top = CLAIM_INCONCLUSIVE;
-	bool made = n > 0;
+	bool made = n > 0, read = n > 0;
 	for (int i = 0; i < n; i++) {
 		enum claim_call c = sh_split_call(&p[i]);
-		made &= p[i].ok && p[i].thps >= 1;
-		char one[128];
-		lab_fmt(one, sizeof(one),
-			"at %ld: AnonHugePages %.0f -> %.0f kB, counter +%.0f (%s)", p[i].mpn,
-			p[i].ahp0, p[i].ahp1, p[i].split > 0 ? p[i].split : 0, did(c, &p[i]));
+		read &= p[i].ok;
+		made &= !p[i].ok || p[i].thps >= 1;
+		char one[128], a0[24], a1[24], sp[24];
+		/* a measure not read (< 0) is "-", never a plausible 0 */
+		lab_fmt(one, sizeof(one), "at %ld: AnonHugePages %s -> %s kB, counter %s (%s)",
+			p[i].mpn, known(a0, sizeof(a0), "", p[i].ahp0),
+			known(a1, sizeof(a1), "", p[i].ahp1),
+			known(sp, sizeof(sp), "+", p[i].split), did(c, &p[i]));
 		lab_catf(all, sizeof(all), &ka, "%s%s", ka ? "; " : "", one);
 		if (p[i].mpn == top) {
 			at_top = c;
@@ -87,5 +100,10 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 			  ? "AnonHugePages gone and the counter up by its THPs"
 			  : "the two measures disagree, it was not read, or the pressure did not "
 			    "reach reclaim");
+	if (made && !read) { /* a phase's measures not read: nothing is decided */
+		lab_verdict(r, false, "inconclusive: a phase was not read: %s", all);
+		r->inconclusive = true;
+		return;
+	}
 	lab_verdict(r, made, "%s%s", made ? "" : "UNEXPECTED: no THPs made in a phase: ", all);
 }

@@ -50,6 +50,16 @@ static void test_pressure_that_reached_reclaim(UNIT_STATE)
 	assert_contains(r.verdict,
 			"at 511: AnonHugePages 65536 -> 65536 kB, counter +0 (no pressure)");
 	assert_int_equal(r.claims[0].call, CLAIM_CONFIRMED);
+	/* a phase whose counter and AnonHugePages after were not read (-1): "-", not "+0" */
+	memset(&r, 0, sizeof(r));
+	p[0] = (struct sh_phase){511, false, 32, 65536, -1, -1, true};
+	sh_claims_and_verdict(&r, p, 3);
+	assert_contains(r.verdict, "at 511: AnonHugePages 65536 -> - kB, counter - (unclear)");
+	/* not read is not "no THPs made": inconclusive, and says so */
+	assert_true(strncmp(r.verdict, "inconclusive: a phase was not read: ", 36) == 0);
+	assert_true(r.inconclusive);
+	assert_false(r.expected);
+	assert_int_equal(r.claims[1].call, CLAIM_INCONCLUSIVE);
 }
 
 static void test_claims_as_documented(UNIT_STATE)
