@@ -13,9 +13,10 @@
 #include "sysroot.h"
 
 struct fdc_ent {
-	char *key; /* NULL: free slot */
-	int fd;	   /* -1: dead (read failed), reopened on the next hit */
-	enum fdc_mode mode;
+	char *key;	    /* NULL: free slot */
+	int fd;		    /* -1: dead (read failed), reopened on the next hit */
+	enum fdc_mode mode; /* c->mode(key), and */
+	size_t max;	    /* sysroot_read_max(key): both once, when the entry is made */
 	unsigned gen;
 };
 
@@ -113,7 +114,7 @@ static int rehash(struct fdcache *c, size_t size, bool sweep)
 		struct fdc_ent *e = &c->tab[i];
 		if (!e->key)
 			continue;
-		if (sweep && (e->gen != c->gen || e->fd < 0)) {
+		if (sweep && e->gen != c->gen) {
 			drop(c, e);
 			free(e->key);
 			continue;
@@ -131,10 +132,12 @@ static int rehash(struct fdcache *c, size_t size, bool sweep)
 void fdcache_sweep(struct fdcache *c)
 {
 	/* a rebuild only when something goes: most samples read the same files as the last
-	 * (one linear pass, no hashing; an exporter scrape with 300 processes saves ~500 inserts) */
+	 * (one linear pass, no hashing; an exporter scrape with 300 processes saves ~500 inserts).
+	 * A dead entry read in this sample stays (it is reopened on its next hit): a file missing
+	 * every time (hugepages-8kB/enabled: shmem only) rebuilt the table every scrape */
 	bool stale = false;
 	for (size_t i = 0; i < c->size && !stale; i++)
-		stale = c->tab[i].key && (c->tab[i].gen != c->gen || c->tab[i].fd < 0);
+		stale = c->tab[i].key && c->tab[i].gen != c->gen;
 	if (stale)
 		rehash(c, c->size, true); /* on ENOMEM nothing is closed: retried next time */
 	c->gen++;
@@ -142,22 +145,23 @@ void fdcache_sweep(struct fdcache *c)
 
 int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, struct buf *b)
 {
-	enum fdc_mode mode = c->mode ? c->mode(rel) : FDC_MULTI;
-	if (mode == FDC_NO)
-		return -EOPNOTSUPP;
 	if (c->used * 2 >= c->size && rehash(c, c->size ? c->size * 2 : 256, false))
 		return -EOPNOTSUPP;
 	struct fdc_ent *e = slot(c->tab, c->size, rel);
 	if (!e->key) {
-		if (c->open >= c->max)
+		/* a path's mode and read limit are its name's: found once, kept with it */
+		enum fdc_mode m = c->mode ? c->mode(rel) : FDC_MULTI;
+		if (m == FDC_NO || c->open >= c->max)
 			return -EOPNOTSUPP;
 		if (!(e->key = strdup(rel)))
 			return -EOPNOTSUPP;
 		e->fd = -1;
+		e->mode = m;
+		e->max = sysroot_read_max(rel);
 		c->used++;
 	}
 	e->gen = c->gen;
-	e->mode = mode;
+	enum fdc_mode mode = e->mode;
 	for (int attempt = 0;; attempt++) {
 		bool fresh = e->fd < 0;
 		if (fresh) {
@@ -171,7 +175,7 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 			e->fd = fd;
 			c->open++;
 		}
-		int r = buf_read_fd(b, e->fd, sysroot_read_max(rel),
+		int r = buf_read_fd(b, e->fd, e->max,
 				    READ_PREAD | (mode == FDC_SINGLE ? READ_ONE_RECORD : 0));
 		if (r == 0 || r == -ENOMEM)
 			return r;

@@ -194,7 +194,10 @@ static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
 {
 	const char *done[64];
 	int ndone = 0;
-	char name[KV_NAME_LEN + 32], help[200], sz[32];
+	char name[KV_NAME_LEN + 32], help[200], sz[THP_MAX_SIZES][32];
+	/* each size's label once: a scrape writes some 200 samples of them */
+	for (int i = 0; i < t->nsizes; i++)
+		size_label(sz[i], sizeof(sz[i]), t->sizes[i].size_kb);
 	for (int i = 0; i < t->nsizes; i++) {
 		const struct kvlist *st = &t->sizes[i].stats;
 		for (size_t k = 0; k < st->n; k++) {
@@ -217,8 +220,7 @@ static void render_size_stats(struct pbuf *b, const struct thp_settings *t)
 				uint64_t v;
 				if (!counter_get(&t->sizes[j].stats, stat, &v))
 					continue;
-				size_label(sz, sizeof(sz), t->sizes[j].size_kb);
-				const char *lab[] = {"size", sz, NULL};
+				const char *lab[] = {"size", sz[j], NULL};
 				prom_line_u64(b, name, lab, v);
 			}
 		}

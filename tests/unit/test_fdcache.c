@@ -99,6 +99,49 @@ static void test_cache(UNIT_STATE)
 	unit_rmrf(dir);
 }
 
+/*
+ * A file missing at every sample (hugepages-8kB/enabled: a shmem-only size) keeps its dead
+ * entry while it is read: the sweep does not rebuild the table each time (it did every
+ * exporter scrape), and the file is opened again on its next hit once it is there.
+ */
+static void test_missing_file_kept_dead(UNIT_STATE)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdcm.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	struct fdcache c;
+	fdcache_init(&c, 0, NULL);
+	struct buf b = {0};
+	put("here", "1\n");
+	assert_int_equal(fdcache_read(&c, &sr, "here", &b), 0);
+	assert_int_equal(fdcache_read(&c, &sr, "gone", &b), -ENOENT);
+	fdcache_sweep(&c);
+	const void *tab = c.tab;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(fdcache_read(&c, &sr, "here", &b), 0);
+		assert_int_equal(fdcache_read(&c, &sr, "gone", &b), -ENOENT);
+		fdcache_sweep(&c);
+		assert_ptr_equal(c.tab, tab); /* no rebuild */
+		assert_int_equal(c.used, 2);
+		assert_int_equal(c.open, 1);
+	}
+	put("gone", "back\n");
+	assert_int_equal(fdcache_read(&c, &sr, "gone", &b), 0);
+	assert_string_equal(b.p, "back\n");
+	assert_int_equal(c.open, 2);
+	/* a sample that reads neither: both go */
+	fdcache_sweep(&c);
+	fdcache_sweep(&c);
+	assert_int_equal(c.used, 0);
+	assert_int_equal(c.open, 0);
+	fdcache_free(&c);
+	sysroot_close(&sr);
+	buf_free(&b);
+	unit_rmrf(dir);
+}
+
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
 static void test_exited_process(UNIT_STATE)
 {
@@ -201,4 +244,5 @@ static void test_listdir_kept(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_TESTS(test_cache, test_exited_process, test_modes, test_listdir_kept)
+UNIT_TESTS(test_cache, test_missing_file_kept_dead, test_exited_process, test_modes,
+	   test_listdir_kept)

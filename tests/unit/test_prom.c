@@ -49,6 +49,11 @@ static void test_escape(UNIT_STATE)
 	struct pbuf b = {0};
 	prom_escape_help(&b, "a\\b\nc \"q\"");
 	assert_string_equal(b.p, "a\\\\b\\nc \"q\""); /* quotes stay in HELP */
+	pbuf_reset(&b);
+	prom_escape_help(&b, "\n\\x\\\\\n");
+	prom_escape_help(&b, "");
+	prom_escape_help(&b, "end\\");
+	assert_string_equal(b.p, "\\n\\\\x\\\\\\\\\\nend\\\\");
 	pbuf_free(&b);
 }
 
