@@ -15,6 +15,8 @@
 struct fdc_ent {
 	char *key;	    /* NULL: free slot */
 	int fd;		    /* -1: dead (read failed), reopened on the next hit */
+	uint64_t hash;	    /* hash(key) */
+	size_t len;	    /* strlen(key) */
 	enum fdc_mode mode; /* c->mode(key), and */
 	size_t max;	    /* sysroot_read_max(key): both once, when the entry is made */
 	unsigned gen;
@@ -87,18 +89,27 @@ void fdcache_free(struct fdcache *c)
 	c->size = c->used = c->open = 0;
 }
 
-static uint32_t hash(const char *s)
+/* KEY's hash, 8 bytes at a time (paths of 40-80 bytes: FNV-1a's byte loop was a tenth of a
+ * scrape's instructions) */
+static uint64_t hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
 }
 
-static struct fdc_ent *slot(struct fdc_ent *tab, size_t size, const char *key)
+/* KEY's slot (its own, or the free one it would take); H its hash, N its length. */
+static struct fdc_ent *slot(struct fdc_ent *tab, size_t size, const char *key, size_t n, uint64_t h)
 {
-	size_t i = hash(key) & (size - 1);
-	while (tab[i].key && strcmp(tab[i].key, key) != 0)
+	size_t i = h & (size - 1);
+	while (tab[i].key && (tab[i].hash != h || tab[i].len != n || memcmp(tab[i].key, key, n)))
 		i = (i + 1) & (size - 1);
 	return &tab[i];
 }
@@ -119,7 +130,7 @@ static int rehash(struct fdcache *c, size_t size, bool sweep)
 			free(e->key);
 			continue;
 		}
-		*slot(tab, size, e->key) = *e;
+		*slot(tab, size, e->key, e->len, e->hash) = *e;
 		used++;
 	}
 	free(c->tab);
@@ -147,7 +158,9 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 {
 	if (c->used * 2 >= c->size && rehash(c, c->size ? c->size * 2 : 256, false))
 		return -EOPNOTSUPP;
-	struct fdc_ent *e = slot(c->tab, c->size, rel);
+	size_t len = strlen(rel);
+	uint64_t h = hash(rel, len);
+	struct fdc_ent *e = slot(c->tab, c->size, rel, len, h);
 	if (!e->key) {
 		/* a path's mode and read limit are its name's: found once, kept with it */
 		enum fdc_mode m = c->mode ? c->mode(rel) : FDC_MULTI;
@@ -156,6 +169,8 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 		if (!(e->key = strdup(rel)))
 			return -EOPNOTSUPP;
 		e->fd = -1;
+		e->hash = h;
+		e->len = len;
 		e->mode = m;
 		e->max = sysroot_read_max(rel);
 		c->used++;

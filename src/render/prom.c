@@ -10,6 +10,7 @@
 
 #include "../model/host.h"
 #include "../util/buf.h"
+#include "../util/str.h"
 #include "json.h"
 #include "skips.h"
 #include "table.h"
@@ -135,11 +136,16 @@ static void render_vmstat(struct pbuf *b, const struct kvlist *vm)
 		bool thp = starts(kv->name, "thp_"), compact = starts(kv->name, "compact_");
 		if (!thp && !compact)
 			continue;
-		snprintf(name, sizeof(name), "%s%s_total", thp ? "" : VMSTAT_PREFIX, kv->name);
-		if (!prom_valid_name(name) || is_reserved(name))
+		/* joined, not printed: some 60 keys a scrape */
+		str_copy(name, sizeof(name), thp ? "" : VMSTAT_PREFIX);
+		str_cat(name, sizeof(name), kv->name);
+		if (!str_cat(name, sizeof(name), "_total") || !prom_valid_name(name) ||
+		    is_reserved(name))
 			continue;
-		snprintf(help, sizeof(help), PATH_PROC "/vmstat %s, cumulative since boot%s",
-			 kv->name, thp ? vmstat_thp_scope(kv->name) : "");
+		str_copy(help, sizeof(help), PATH_PROC "/vmstat ");
+		str_cat(help, sizeof(help), kv->name);
+		str_cat(help, sizeof(help), ", cumulative since boot");
+		str_cat(help, sizeof(help), thp ? vmstat_thp_scope(kv->name) : "");
 		prom_family(b, name, "counter", help);
 		prom_line_u64(b, name, NULL, kv->value);
 	}
