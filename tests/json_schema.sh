@@ -175,6 +175,15 @@ if [ "$ROOT" = 1 ]; then
 		read -r -a argv <<<"$cmd"
 		save "${argv[@]}"
 	done
+	# persist --install into a scratch /etc ($THPCTL_ETC, a hook of test builds only: never
+	# with a binary without it): a file written, another replaced (kept, dropped), unchanged
+	if grep -qa THPCTL_ETC "$T"; then
+		for v in never madvise madvise; do
+			THPCTL_ETC=$TMP/etc save persist "enabled=$v" --install --json
+		done
+	else
+		skip "live: persist --install --json" "$T has no THPCTL_ETC hook (not a test build)"
+	fi
 else
 	skip "live root-only runs" "not root: ${LIVE_ROOT[*]}"
 fi

@@ -20,10 +20,10 @@
 #include "../render/persist.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
-#include "../util/wrap.h"
 #include "args.h"
 #include "common.h"
 #include "control.h"
+#include "persist_int.h"
 
 static void persist_help(FILE *f)
 {
@@ -56,8 +56,12 @@ static void persist_help(FILE *f)
 		"              /etc/sysctl.d/80-thpctl-hugetlb.conf or\n"
 		"              /etc/tuned/thpctl/tuned.conf, and say how to apply it and\n"
 		"              the command that undoes it; a kernel command line goes in the\n"
-		"              boot loader (not installed)\n\n"
-		"To undo --install (root; the running settings are not put back):\n"
+		"              boot loader (not installed). A different file there is kept\n"
+		"              as FILE.thpctl-old (never over an earlier one: refused) and\n"
+		"              the lines the new one drops are listed\n\n"
+		"To undo --install (root; the running settings are not put back): when it\n"
+		"kept a file, mv FILE.thpctl-old FILE (the unit: then systemctl daemon-reload);\n"
+		"else:\n"
 		"  tmpfiles  rm /etc/tmpfiles.d/thpctl.conf\n"
 		"  systemd   systemctl disable thpctl-thp.service;\n"
 		"            rm /etc/systemd/system/thpctl-thp.service && systemctl daemon-reload\n"
@@ -174,160 +178,6 @@ static int thp_items(struct globals *g, char **args, int nargs, struct knob_kv *
 		(*n)++;
 	}
 	return EXIT_OK;
-}
-
-/* mkdir -p for the directories of PATH (/etc exists; a THPCTL_ETC test root may not). */
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
-/* Whether PATH holds exactly TEXT. */
-static bool same_content(const char *path, const char *text)
-{
-	struct buf have = {0};
-	size_t n = strlen(text);
-	bool same = read_file_at(AT_FDCWD, path, &have, n) == 0 && have.len == n &&
-		    memcmp(have.p ? have.p : "", text, n) == 0;
-	buf_free(&have);
-	return same;
-}
-
-static int install(const char *path, const char *text, bool *same)
-{
-	*same = same_content(path, text);
-	if (*same)
-		return 0;
-	int r = mkdirs(path);
-	if (r)
-		return r;
-	return write_file_atomic(path, text, strlen(text), 0644);
-}
-
-/* How the file of format F at PATH takes effect: PROSE, and CMD, the command that applies it
- * now ("" when none: cmdline). */
-static void apply_hint(char *prose, char *cmd, size_t n, enum persist_format f, const char *path)
-{
-	prose[0] = cmd[0] = '\0';
-	switch (f) {
-	case PERSIST_TMPFILES:
-		snprintf(prose, n, "applied at every boot by systemd-tmpfiles-setup.service; now");
-		snprintf(cmd, n, "systemd-tmpfiles --create %s", path);
-		break;
-	case PERSIST_SYSTEMD:
-		snprintf(prose, n, "not enabled");
-		snprintf(cmd, n,
-			 "systemctl daemon-reload && systemctl enable --now thpctl-thp.service");
-		break;
-	case PERSIST_SYSCTL:
-		snprintf(prose, n, "applied at every boot by systemd-sysctl.service; now");
-		snprintf(cmd, n, "sysctl -p %s", path);
-		break;
-	case PERSIST_TUNED:
-		snprintf(prose, n, "not active");
-		snprintf(cmd, n, "tuned-adm profile %s", PERSIST_TUNED_PROFILE);
-		break;
-	case PERSIST_CMDLINE:
-		break;
-	}
-}
-
-/*
- * The shell command that undoes --install of format F at PATH (PARENT: the tuned profile it
- * includes): the file removed, and what refers to it first. Nothing is undone on the running
- * kernel: what the file set stays until the next boot.
- */
-static void undo_cmd(char *out, size_t n, enum persist_format f, const char *path,
-		     const char *parent)
-{
-	switch (f) {
-	case PERSIST_TMPFILES:
-	case PERSIST_SYSCTL:
-		snprintf(out, n, "rm %s", path);
-		break;
-	case PERSIST_SYSTEMD:
-		snprintf(out, n,
-			 "systemctl disable thpctl-thp.service; rm %s && systemctl daemon-reload",
-			 path);
-		break;
-	case PERSIST_TUNED: {
-		const char *slash = strrchr(path, '/');
-		snprintf(out, n, "tuned-adm profile %s && rm %s && rmdir %.*s", parent, path,
-			 slash ? (int)(slash - path) : 0, path);
-		break;
-	}
-	case PERSIST_CMDLINE:
-		out[0] = '\0';
-		break;
-	}
-}
-
-/* --install: write TEXT under /etc (or $THPCTL_ETC in test builds) into PATH. Returns the exit code. */
-static int persist_install(enum persist_format fmt, const char *text, char *path, size_t n,
-			   bool *same)
-{
-	const char *etc = NULL;
-#ifdef THPCTL_TEST_HOOKS
-	/* THPCTL_ETC: another root for /etc, test builds only (tests/live/control.sh) */
-	etc = getenv("THPCTL_ETC");
-#endif
-	if (!etc || !*etc)
-		etc = "/etc";
-	snprintf(path, n, "%s/%s", etc, persist_install_rel(fmt));
-	int e = install(path, text, same);
-	if (!e)
-		return EXIT_OK;
-	if (e == -EACCES || e == -EPERM || e == -EROFS)
-		warnx("persist: --install needs root (writing %s: %s)", path, strerror(-e));
-	else
-		warnx("persist: cannot write %s: %s", path, strerror(-e));
-	path[0] = '\0';
-	return EXIT_FAIL;
-}
-
-/* Print (or --json) what persist did: the text, or the file written and how to apply it now. */
-static int persist_report(struct globals *g, enum persist_format fmt, const char *text,
-			  const char *path, bool same, int nsettings, int r, const char *parent)
-{
-	char prose[PATH_MAX + 128] = "", cmd[PATH_MAX + 128] = "", hint[2 * PATH_MAX + 260] = "";
-	char undo[2 * PATH_MAX + 256] = "";
-	if (path[0]) {
-		apply_hint(prose, cmd, sizeof(prose), fmt, path);
-		snprintf(hint, sizeof(hint), "%s%s%s", prose, cmd[0] ? ": " : "", cmd);
-		undo_cmd(undo, sizeof(undo), fmt, path, parent);
-	}
-	if (g->json) {
-		if (r) /* failed: no document, the reason is on stderr (docs/json.md) */
-			return r;
-		json_t *o = json_object();
-		json_put(o, "format", json_str(persist_format_name(fmt)));
-		json_put(o, "text", json_str(text));
-		json_put(o, "installed", path[0] ? json_str(path) : NULL);
-		json_put(o, "unchanged", path[0] ? json_boolean(same) : NULL);
-		json_put(o, "apply", path[0] ? json_str(hint) : NULL);
-		json_put(o, "undo", path[0] ? json_str(undo) : NULL);
-		return cmd_emit_json(o);
-	}
-	if (path[0]) {
-		/* the commands on lines of their own: the stdout filter would break them in prose */
-		printf("%s %s (%d setting(s))\n%s%s\n", same ? "unchanged:" : "wrote", path,
-		       nsettings, prose, cmd[0] ? ":" : "");
-		if (cmd[0])
-			wrap_put_command(stdout, 2, cmd);
-		printf("to undo it, as root (removes what --install wrote):\n");
-		wrap_put_command(stdout, 2, undo);
-	} else if (!r) {
-		fputs(text, stdout);
-	}
-	return r;
 }
 
 struct popts {
@@ -507,8 +357,7 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		free(text);
 		return EXIT_FAIL;
 	}
-	char path[PATH_MAX] = "";
-	bool same = false;
+	static struct persist_done done;
 	if (pr == -ENODATA) {
 		if (!g->json)
 			fputs(text, stdout);
@@ -516,9 +365,10 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 		inst = false;
 		r = EXIT_FAIL;
 	} else if (inst) {
-		r = persist_install(fmt, text, path, sizeof(path), &same);
+		r = persist_install(fmt, text, &done);
 	}
-	r = persist_report(g, fmt, text, path, same, in.n, r, fmt == PERSIST_TUNED ? parent : NULL);
+	r = persist_report(g, fmt, text, &done, in.n, r, fmt == PERSIST_TUNED ? parent : NULL);
+	persist_done_free(&done);
 	free(text);
 	return r;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../kernel/features.h"
+#include "../kernel/parse.h"
 #include "../kernel/thp_settings.h"
 #include "../util/names.h"
 
@@ -38,6 +39,49 @@ static const char *const install_rels[] = {[PERSIST_TMPFILES] = "tmpfiles.d/thpc
 const char *persist_install_rel(enum persist_format f)
 {
 	return ENUM_NAME(install_rels, f, NULL);
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The next line of [*POS, END) without its leading and trailing blanks: [*L, *L_END). */
+static bool trimmed_line(const char **pos, const char *end, const char **l, const char **l_end)
+{
+	if (!next_line(pos, end, l, l_end))
+		return false;
+	while (*l < *l_end && blank(**l))
+		(*l)++;
+	while (*l_end > *l && blank((*l_end)[-1]))
+		(*l_end)--;
+	return true;
+}
+
+/* Whether TEXT has the line [L, L_END) (compared as persist_dropped() says). */
+static bool has_line(const char *text, const char *l, const char *l_end)
+{
+	const char *pos = text, *end = text + strlen(text), *t, *t_end;
+	while (trimmed_line(&pos, end, &t, &t_end))
+		if (t_end - t == l_end - l && memcmp(t, l, (size_t)(l_end - l)) == 0)
+			return true;
+	return false;
+}
+
+size_t persist_dropped(const char *old, size_t olen, const char *text, struct persist_line *out,
+		       size_t max)
+{
+	size_t total = 0;
+	const char *pos = old, *l, *l_end;
+	while (trimmed_line(&pos, old + olen, &l, &l_end)) {
+		if (l == l_end || *l == '#' || *l == ';' || has_line(text, l, l_end))
+			continue;
+		if (total < max)
+			out[total] = (struct persist_line){.off = (size_t)(l - old),
+							   .len = (size_t)(l_end - l)};
+		total++;
+	}
+	return total;
 }
 
 static bool safe_char(char c)

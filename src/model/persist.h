@@ -48,6 +48,24 @@ const char *persist_format_name(enum persist_format f);
 /* Where --install puts each format, under /etc (NULL: cmdline, nothing to install). */
 const char *persist_install_rel(enum persist_format f);
 
+/* The name --install keeps a file it replaces under: PATH then this ("...thpctl.conf.thpctl-old";
+ * tmpfiles.d, sysctl.d, systemd and tuned read none of those names). */
+#define PERSIST_KEEP_SUFFIX ".thpctl-old"
+
+/* A line of a file: OFF and LEN (without its '\n') in the file's text. */
+struct persist_line {
+	size_t off, len;
+};
+
+/*
+ * The lines of OLD[0..OLEN) (a file --install replaces; any bytes) that the new file TEXT
+ * does not have: each compared without its leading and trailing blanks, blank lines and
+ * comments ('#' or ';' first) left out, in the order of OLD; the first MAX of them into OUT
+ * (OUT may be NULL when MAX is 0). Returns how many there are in all.
+ */
+size_t persist_dropped(const char *old, size_t olen, const char *text, struct persist_line *out,
+		       size_t max);
+
 struct persist_pool {
 	uint64_t size_kb;
 	uint64_t nr;

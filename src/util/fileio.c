@@ -318,3 +318,13 @@ int mkdir_mode(const char *path, mode_t mode)
 	close(fd);
 	return r;
 }
+
+int replace_file_keep(const char *path, const char *keep, const void *data, size_t len, mode_t mode)
+{
+	if (link(path, keep))
+		return -errno;
+	int r = write_file_atomic(path, data, len, mode);
+	if (r)
+		unlink(keep);
+	return r;
+}

@@ -122,6 +122,16 @@ int write_all(int fd, const void *p, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
 /*
+ * write_file_atomic() over the file PATH, keeping the file it replaces as KEEP (a second
+ * name, link()ed before the write and removed again when the write fails; a symlink PATH
+ * is kept as the symlink). Returns 0; -EEXIST when KEEP exists and -ENOENT when PATH does
+ * not (nothing changed), or the -errno of link() (-EPERM: a file system without hard
+ * links) or write_file_atomic().
+ */
+int replace_file_keep(const char *path, const char *keep, const void *data, size_t len,
+		      mode_t mode);
+
+/*
  * Create the directory PATH with exactly MODE, whatever the umask: mkdir(), then fchmod() of
  * the directory just made (opened without following a link). A directory that already
  * existed is left as it is: -EEXIST. Returns 0 or -errno (the directory stays when only the

@@ -23,7 +23,7 @@ suite_init control
 
 H=build/tests/thp_helper
 P=build/tests/prctl_probe
-unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL THPCTL_ETC
+unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL THPCTL_ETC THPCTL_WIDE
 
 # shellcheck disable=SC2317 # runs at exit (at_exit), after the tracked processes are stopped
 cleanup() {
@@ -434,6 +434,79 @@ PY
 fi
 
 # ==== persist =================================================================
+# persist_rel FORMAT: where --install puts FORMAT's file, below /etc
+persist_rel() {
+	case $1 in
+	tmpfiles) echo tmpfiles.d/thpctl.conf ;;
+	systemd) echo systemd/system/thpctl-thp.service ;;
+	sysctl) echo sysctl.d/80-thpctl-hugetlb.conf ;;
+	tuned) echo tuned/thpctl/tuned.conf ;;
+	esac
+}
+# undo_line: the command printed under "to undo it" in $TMP/out (one line: THPCTL_WIDE)
+undo_line() { sed -n '/^to undo it, as root/{n;s/^  //;p;q}' "$TMP/out"; }
+
+# --install over a file that is there and different: the old one kept as FILE.thpctl-old,
+# "replaced", the lines it loses listed, and the undo that puts it back (root, $THPCTL_ETC)
+persist_replace_checks() {
+	local e=$TMP/etc-old p f path want
+	p=$e/tmpfiles.d/thpctl.conf
+	mkdir -p "$e/tmpfiles.d"
+	printf '# by hand\nw %s/defrag - - - - defer\nw %s/khugepaged/defrag - - - - 0\nw %s/enabled - - - - never\n' \
+		"$THP" "$THP" "$THP" >"$p"
+	cp "$p" "$TMP/old.conf"
+	THPCTL_ETC=$e THPCTL_WIDE=1 "$T" persist --install enabled=never >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	san_note "persist --install over a file" "$TMP/err"
+	"$T" persist enabled=never >"$TMP/printed" 2>/dev/null
+	expect_zero "persist --install over another file: 'replaced', the new file as printed, the old one kept as thpctl.conf.thpctl-old" \
+		"$([ "$RC" = 0 ] && grep -qxF "replaced $p (1 setting(s))" "$TMP/out" && cmp -s "$p" "$TMP/printed" &&
+			cmp -s "$p.thpctl-old" "$TMP/old.conf" && grep -qxF "the file it replaced is kept as $p.thpctl-old" "$TMP/out"; echo $?)" \
+		"exit $RC: $(cat "$TMP/out") $(errtail)"
+	printf 'lines of the old file that the new one does not have (2):\n  w %s/defrag - - - - defer\n  w %s/khugepaged/defrag - - - - 0\n' \
+		"$THP" "$THP" >"$TMP/want"
+	expect_zero "persist --install over another file: lists exactly the 2 settings it drops (defrag=defer, khugepaged/defrag=0)" \
+		"$(grep -A2 '^lines of the old file' "$TMP/out" | cmp -s - "$TMP/want"; echo $?)" "$(cat "$TMP/out")"
+	expect_zero "persist --install over another file: the undo is 'mv $p.thpctl-old $p', and it puts the old file back" \
+		"$([ "$(undo_line)" = "mv $p.thpctl-old $p" ] && eval "$(undo_line)" && cmp -s "$p" "$TMP/old.conf" &&
+			[ ! -e "$p.thpctl-old" ]; echo $?)" "$(cat "$TMP/out")"
+
+	# --json, sysctl: replaced, kept, dropped, undo; then a third file is refused while the
+	# kept one is there, and the same file again is unchanged with the same undo
+	p=$e/sysctl.d/80-thpctl-hugetlb.conf
+	mkdir -p "$e/sysctl.d"
+	printf 'vm.nr_hugepages = 7\nvm.swappiness = 10\n' >"$p"
+	cp "$p" "$TMP/old.conf"
+	THPCTL_ETC=$e "$T" persist --format sysctl vm.nr_hugepages=7 --install --json >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	P=$p expect_json "persist --install --json over another file: replaced, kept, dropped ['vm.swappiness = 10'], undo mv" "$TMP/out" \
+		"d['installed'] == E['P'] and d['replaced'] is True and d['unchanged'] is False and d['kept'] == E['P'] + '.thpctl-old' and d['dropped'] == ['vm.swappiness = 10'] and d['undo'] == 'mv %s.thpctl-old %s' % (E['P'], E['P'])"
+	cp "$p" "$TMP/new.conf"
+	THPCTL_ETC=$e "$T" persist --format sysctl vm.nr_hugepages=8 --install >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	expect_zero "persist --install while a kept file is there: refused (exit 1), names it, changes neither file" \
+		"$([ "$RC" = 1 ] && grep -qF "$p.thpctl-old still holds the file an earlier --install replaced" "$TMP/err" &&
+			cmp -s "$p" "$TMP/new.conf" && cmp -s "$p.thpctl-old" "$TMP/old.conf"; echo $?)" "exit $RC: $(errtail)"
+	THPCTL_ETC=$e "$T" persist --format sysctl vm.nr_hugepages=7 --install --json >"$TMP/out" 2>"$TMP/err"
+	P=$p expect_json "persist --install of the same file again: unchanged, the undo still puts the kept file back" "$TMP/out" \
+		"d['unchanged'] is True and d['replaced'] is False and d['dropped'] is None and d['undo'] == 'mv %s.thpctl-old %s' % (E['P'], E['P'])"
+
+	# every format: a file of other content is kept, its line listed, the undo a mv
+	e=$TMP/etc-junk
+	for f in tmpfiles systemd sysctl tuned; do
+		path=$e/$(persist_rel "$f")
+		mkdir -p "$(dirname "$path")"
+		echo 'junk = 1' >"$path"
+		THPCTL_ETC=$e THPCTL_WIDE=1 "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
+		RC=$?
+		want="mv $path.thpctl-old $path"
+		[ "$f" = systemd ] && want="$want && systemctl daemon-reload"
+		expect_zero "persist --install $f over another file: replaced, kept, 'junk = 1' listed, undo '$want'" \
+			"$([ "$RC" = 0 ] && grep -q "^replaced $path " "$TMP/out" && [ "$(cat "$path.thpctl-old")" = 'junk = 1' ] &&
+				grep -qx '  junk = 1' "$TMP/out" && [ "$(undo_line)" = "$want" ]; echo $?)" "exit $RC: $(cat "$TMP/out") $(errtail)"
+	done
+}
+
 t persist --format tmpfiles
 expect_zero "persist tmpfiles: one 'w' line per writable knob ($nknobs)" \
 	"$([ "$RC" = 0 ] && [ "$(grep -c "^w $THP/" "$TMP/out")" = "$nknobs" ] && grep -qx "w $THP/$S_KEY - - - - $(knob $S_KEY)" "$TMP/out"; echo $?)" \
@@ -516,18 +589,14 @@ if [ "$ROOT" -eq 1 ]; then
 		THPCTL_ETC=$ETC "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
 		RC=$?
 		san_note "persist --install $f" "$TMP/err"
-		case $f in
-		tmpfiles) path=$ETC/tmpfiles.d/thpctl.conf ;;
-		systemd) path=$ETC/systemd/system/thpctl-thp.service ;;
-		sysctl) path=$ETC/sysctl.d/80-thpctl-hugetlb.conf ;;
-		tuned) path=$ETC/tuned/thpctl/tuned.conf ;;
-		esac
+		path=$ETC/$(persist_rel "$f")
 		"$T" persist --format "$f" >"$TMP/printed" 2>/dev/null
 		expect_zero "persist --install $f: writes $path as printed and says where" \
 			"$([ "$RC" = 0 ] && cmp -s "$path" "$TMP/printed" && grep -q "^wrote $path" "$TMP/out"; echo $?)" \
 			"exit $RC: $(cat "$TMP/out") $(errtail)"
-		expect_zero "persist --install $f: prints the command that undoes it (rm $path)" \
-			"$(grep -q '^to undo it, as root' "$TMP/out" && tr -d '\\\n' <"$TMP/out" | tr -s ' ' | grep -qF "rm $path"; echo $?)" \
+		expect_zero "persist --install $f: prints the command that undoes it (rm $path), keeps no old file" \
+			"$(grep -q '^to undo it, as root' "$TMP/out" && tr -d '\\\n' <"$TMP/out" | tr -s ' ' | grep -qF "rm $path" &&
+				[ ! -e "$path.thpctl-old" ]; echo $?)" \
 			"$(cat "$TMP/out")"
 		apply=
 		case $f in
@@ -542,6 +611,7 @@ if [ "$ROOT" -eq 1 ]; then
 	expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
 		"$(grep -q 'systemctl enable' "$TMP/out" && grep -q '^unchanged:' "$TMP/out" && [ ! -e "$ETC/systemd/system/basic.target.wants" ]; echo $?)" \
 		"$(cat "$TMP/out")"
+	persist_replace_checks
 	t_nobody persist --format tmpfiles --install
 	expect_zero "persist --install unprivileged: exit 1, 'needs root'" \
 		"$([ "$RC" = 1 ] && grep -q 'needs root' "$TMP/err"; echo $?)" "exit $RC: $(errtail)"

@@ -207,6 +207,51 @@ static void test_write_atomic_over_a_directory_keeps_it(UNIT_STATE)
 	rmdir(path);
 }
 
+/* the text of the file PATH (a static buffer), "" when it cannot be read */
+static const char *text_of(const char *path)
+{
+	static char t[256];
+	struct buf b = {0};
+	snprintf(t, sizeof(t), "%s", read_file_at(AT_FDCWD, path, &b, 200) == 0 ? b.p : "");
+	buf_free(&b);
+	return t;
+}
+
+/* persist --install over another file: the old one stays under a second name */
+static void test_replace_keep_keeps_the_old_file(UNIT_STATE)
+{
+	char names[256];
+	put("thpctl.conf", "old\n", 4);
+	assert_int_equal(chmod(in_dir("thpctl.conf"), 0600), 0);
+	char keep[128];
+	snprintf(keep, sizeof(keep), "%s", in_dir("thpctl.conf.thpctl-old"));
+	assert_int_equal(replace_file_keep(in_dir("thpctl.conf"), keep, "new\n", 4, 0644), 0);
+	assert_string_equal(text_of(in_dir("thpctl.conf")), "new\n");
+	assert_string_equal(text_of(keep), "old\n");
+	struct stat st;
+	assert_int_equal(stat(keep, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600); /* the old file itself, as it was */
+	assert_int_equal(st.st_nlink, 1);
+	listing(names, sizeof(names));
+	assert_string_equal(names, "thpctl.conf thpctl.conf.thpctl-old");
+}
+
+/* a file kept before is never overwritten; a missing file is not "replaced" */
+static void test_replace_keep_refuses_over_a_kept_file_and_a_missing_one(UNIT_STATE)
+{
+	char names[256], keep[128];
+	put("a.conf", "current\n", 8);
+	put("a.conf.thpctl-old", "first\n", 6);
+	snprintf(keep, sizeof(keep), "%s", in_dir("a.conf.thpctl-old"));
+	assert_int_equal(replace_file_keep(in_dir("a.conf"), keep, "new\n", 4, 0644), -EEXIST);
+	assert_string_equal(text_of(in_dir("a.conf")), "current\n");
+	assert_string_equal(text_of(keep), "first\n");
+	snprintf(keep, sizeof(keep), "%s", in_dir("b.conf.thpctl-old"));
+	assert_int_equal(replace_file_keep(in_dir("b.conf"), keep, "new\n", 4, 0644), -ENOENT);
+	listing(names, sizeof(names));
+	assert_string_equal(names, "a.conf a.conf.thpctl-old");
+}
+
 /* the systemd unit runs with UMask=0077: a directory made 0755 must be 0755, not 0700 */
 static void test_mkdir_mode_ignores_the_umask_and_keeps_an_existing_dir(UNIT_STATE)
 {
@@ -290,5 +335,8 @@ UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_te
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_device_and_a_directory, setup,
 					  teardown),
+	  cmocka_unit_test_setup_teardown(test_replace_keep_keeps_the_old_file, setup, teardown),
+	  cmocka_unit_test_setup_teardown(
+		  test_replace_keep_refuses_over_a_kept_file_and_a_missing_one, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_symlinks_followed_unless_nofollow,
 					  setup, teardown))

@@ -372,7 +372,43 @@ static void test_tuned_refusals(UNIT_STATE)
 	assert_int_equal(render_rc(PERSIST_TUNED, &in), -ENODATA);
 }
 
+/* the file --install replaces: the setting lines the new one lacks, comments and blanks aside */
+static void test_dropped_lines(UNIT_STATE)
+{
+	static const char old[] = "# old header\n"
+				  "w " DIR "/defrag - - - - defer\n"
+				  "\n"
+				  "  ; a comment\n"
+				  "w " DIR "/khugepaged/defrag - - - - 0\r\n"
+				  "w " DIR "/enabled - - - - never   \n"
+				  "junk\0bytes";
+	static const char text[] = "# new header\nw " DIR "/enabled - - - - never\n";
+	struct persist_line l[4];
+	size_t olen = sizeof(old) - 1;
+	assert_int_equal(persist_dropped(old, olen, text, l, 4), 3);
+	assert_int_equal(l[0].len, strlen("w " DIR "/defrag - - - - defer"));
+	assert_memory_equal(old + l[0].off, "w " DIR "/defrag - - - - defer", l[0].len);
+	/* the "\r" of a CRLF line is not part of it */
+	assert_int_equal(l[1].len, strlen("w " DIR "/khugepaged/defrag - - - - 0"));
+	assert_memory_equal(old + l[1].off, "w " DIR "/khugepaged/defrag - - - - 0", l[1].len);
+	/* the last line, without a '\n' and with a NUL byte in it, whole */
+	assert_int_equal(l[2].off, olen - 10);
+	assert_int_equal(l[2].len, 10);
+	/* counted past MAX, only MAX written; none at all when the new file has them all */
+	l[1].len = 99;
+	assert_int_equal(persist_dropped(old, olen, text, l, 1), 3);
+	assert_int_equal(l[1].len, 99);
+	assert_int_equal(persist_dropped(old, olen, text, NULL, 0), 3);
+	assert_int_equal(persist_dropped(old, 13, text, NULL, 0), 0); /* the header alone */
+	assert_int_equal(persist_dropped(text, strlen(text), text, NULL, 0), 0);
+	assert_int_equal(persist_dropped("", 0, text, NULL, 0), 0);
+	/* an old file of one line the new file lacks; the new file empty */
+	assert_int_equal(persist_dropped("a=1", 3, "", l, 4), 1);
+	assert_int_equal(l[0].off, 0);
+	assert_int_equal(l[0].len, 3);
+}
+
 UNIT_TESTS(test_format_names, test_tmpfiles, test_systemd_unit, test_systemd_unit_path,
 	   test_unsafe_values_refused, test_cmdline_618, test_cmdline_params,
 	   test_cmdline_old_kernels, test_sysctl, test_empty, test_cmdline_boot_tools, test_tuned,
-	   test_tuned_refusals, test_cmdline_routes)
+	   test_tuned_refusals, test_cmdline_routes, test_dropped_lines)
