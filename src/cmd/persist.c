@@ -58,7 +58,9 @@ static void persist_help(FILE *f)
 		"              the command that undoes it; a kernel command line goes in the\n"
 		"              boot loader (not installed). A different file there is kept\n"
 		"              as FILE.thpctl-old (never over an earlier one: refused) and\n"
-		"              the lines the new one drops are listed\n\n"
+		"              the lines the new one drops are listed. A unit is installed\n"
+		"              only for a thpctl that root alone can change (it and every\n"
+		"              directory above it root's, not group- or other-writable)\n\n"
 		"To undo --install (root; the running settings are not put back): when it\n"
 		"kept a file, mv FILE.thpctl-old FILE (the unit: then systemctl daemon-reload);\n"
 		"else:\n"
@@ -178,6 +180,36 @@ static int thp_items(struct globals *g, char **args, int nargs, struct knob_kv *
 		(*n)++;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * --install of a unit that runs SELF as root at every boot: refused unless only root can
+ * change SELF (util/fileio.h path_root_only(): it and every directory above it owned by
+ * root, not writable by group or others). Returns 0 or EXIT_FAIL, the reason on stderr.
+ */
+static int exe_root_only(const char *self)
+{
+	char bad[PATH_MAX], why[128];
+	struct stat st;
+	int e = path_root_only(self, bad, sizeof(bad), &st);
+	if (!e)
+		return 0;
+	if (e != -EPERM)
+		snprintf(why, sizeof(why), "cannot be checked (%s)", strerror(-e));
+	else if (S_ISLNK(st.st_mode))
+		snprintf(why, sizeof(why), "is a symbolic link");
+	else if (st.st_uid != 0)
+		snprintf(why, sizeof(why), "is owned by uid %u, not root", (unsigned)st.st_uid);
+	else
+		snprintf(why, sizeof(why), "is writable by %s (mode %04o)",
+			 st.st_mode & 002 ? "every user" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+	warnx("persist: --install of a systemd unit: refused, its ExecStart= would run %s as "
+	      "root at every boot, but %s %s, so another user could change what runs; install "
+	      "thpctl where only root can change it (make install: /usr/local/bin/thpctl, or "
+	      "the distribution's package: /usr/bin/thpctl) and run --install with that one",
+	      self, bad, why);
+	return EXIT_FAIL;
 }
 
 struct popts {
@@ -312,6 +344,8 @@ int cmd_persist(struct globals *g, int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		in.thpctl_path = self;
+		if (inst && (r = exe_root_only(self)))
+			return r;
 	}
 	if (fmt == PERSIST_SYSCTL)
 		r = sysctl_items(g, argv + optind, argc - optind, kv, &in.n, pools, &in.npools);

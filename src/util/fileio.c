@@ -328,3 +328,43 @@ int replace_file_keep(const char *path, const char *keep, const void *data, size
 		unlink(keep);
 	return r;
 }
+
+/* One step of path_root_only(): P owned by root, no group or other write, not a link. */
+static int root_only_step(const char *p, bool last, struct stat *st)
+{
+	if (lstat(p, st))
+		return -errno;
+	if (S_ISLNK(st->st_mode) || st->st_uid != 0 || (st->st_mode & 022))
+		return -EPERM;
+	return last || S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+int path_root_only(const char *path, char *bad, size_t n, struct stat *st)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(path);
+	if (path[0] != '/')
+		return -EINVAL;
+	if (len >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, len + 1);
+	int r = root_only_step("/", len == 1, st);
+	if (r) {
+		snprintf(bad, n, "/");
+		return r;
+	}
+	/* each prefix that ends a component: "/usr", "/usr/bin", "/usr/bin/thpctl" */
+	for (size_t end = 2; end <= len; end++) {
+		if ((end < len && p[end] != '/') || p[end - 1] == '/')
+			continue;
+		char c = p[end];
+		p[end] = '\0';
+		r = root_only_step(p, end == len, st);
+		if (r) {
+			snprintf(bad, n, "%s", p);
+			return r;
+		}
+		p[end] = c;
+	}
+	return 0;
+}

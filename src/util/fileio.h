@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -130,6 +131,15 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  */
 int replace_file_keep(const char *path, const char *keep, const void *data, size_t len,
 		      mode_t mode);
+
+/*
+ * Whether only root can change what the absolute PATH names: "/", every directory below
+ * it on the way and PATH itself owned by uid 0, not writable by group or others (a sticky
+ * bit is no exception) and not a symlink (lstat(), no link followed). Returns 0; -EPERM
+ * for the first one that is not, its path in BAD (N bytes) and its lstat() in ST; -EINVAL
+ * for a relative PATH, -ENAMETOOLONG, or lstat()'s -errno (BAD names the path then too).
+ */
+int path_root_only(const char *path, char *bad, size_t n, struct stat *st);
 
 /*
  * Create the directory PATH with exactly MODE, whatever the umask: mkdir(), then fchmod() of

@@ -15,6 +15,8 @@
 # records every THP knob first, checks they all come back, and writes back
 # any it finds changed so the host is left as found. /etc is not touched:
 # `persist --install` goes to $THPCTL_ETC (a temporary directory; test-only).
+# Its units need a thpctl only root can change (not below /tmp): a copy in a
+# temporary directory below /var/lib (else /root, /usr/local), removed at exit.
 #
 #   THPCTL=path  test another thpctl binary (default build/asan/thpctl)
 # shellcheck source=tests/lib.sh
@@ -24,6 +26,7 @@ suite_init control
 H=build/tests/thp_helper
 P=build/tests/prctl_probe
 unset THPCTL_TEST_SET_PAUSE THPCTL_TEST_SET_FAIL THPCTL_ETC THPCTL_WIDE
+SAFE=
 
 # shellcheck disable=SC2317 # runs at exit (at_exit), after the tracked processes are stopped
 cleanup() {
@@ -31,6 +34,8 @@ cleanup() {
 	# the killed-set check's own journal, if the script was interrupted there
 	[ -e "$TMP/journal/journal" ] && THPCTL_JOURNAL_DIR=$TMP/journal "$T" status >/dev/null 2>&1
 	settings_put_back "$TMP/base"
+	# the root-only copy of thpctl for persist --install of a unit
+	case ${SAFE:-} in */thpctl-control.??????) rm -rf "$SAFE" ;; esac
 }
 at_exit cleanup
 
@@ -449,7 +454,7 @@ undo_line() { sed -n '/^to undo it, as root/{n;s/^  //;p;q}' "$TMP/out"; }
 # --install over a file that is there and different: the old one kept as FILE.thpctl-old,
 # "replaced", the lines it loses listed, and the undo that puts it back (root, $THPCTL_ETC)
 persist_replace_checks() {
-	local e=$TMP/etc-old p f path want
+	local e=$TMP/etc-old p f bin path
 	p=$e/tmpfiles.d/thpctl.conf
 	mkdir -p "$e/tmpfiles.d"
 	printf '# by hand\nw %s/defrag - - - - defer\nw %s/khugepaged/defrag - - - - 0\nw %s/enabled - - - - never\n' \
@@ -494,10 +499,15 @@ persist_replace_checks() {
 	# every format: a file of other content is kept, its line listed, the undo a mv
 	e=$TMP/etc-junk
 	for f in tmpfiles systemd sysctl tuned; do
+		bin=$T
+		if [ "$f" = systemd ]; then
+			[ -n "$SAFE" ] || continue
+			bin=$SAFE/thpctl
+		fi
 		path=$e/$(persist_rel "$f")
 		mkdir -p "$(dirname "$path")"
 		echo 'junk = 1' >"$path"
-		THPCTL_ETC=$e THPCTL_WIDE=1 "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
+		THPCTL_ETC=$e THPCTL_WIDE=1 "$bin" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
 		RC=$?
 		want="mv $path.thpctl-old $path"
 		[ "$f" = systemd ] && want="$want && systemctl daemon-reload"
@@ -505,6 +515,47 @@ persist_replace_checks() {
 			"$([ "$RC" = 0 ] && grep -q "^replaced $path " "$TMP/out" && [ "$(cat "$path.thpctl-old")" = 'junk = 1' ] &&
 				grep -qx '  junk = 1' "$TMP/out" && [ "$(undo_line)" = "$want" ]; echo $?)" "exit $RC: $(cat "$TMP/out") $(errtail)"
 	done
+}
+
+# --install of a unit that would run as root at boot a thpctl that others could change:
+# refused, naming the path (a copy below /tmp, in a directory writable by all, by a group,
+# and one owned by nobody), and no unit written
+persist_unit_exe_checks() {
+	local e=$TMP/etc-exe unit bin want
+	unit=$e/systemd/system/thpctl-thp.service
+	if [ "$(stat -c %u /tmp)" = 0 ] && (((8#$(stat -c %a /tmp) & 8#002) != 0)); then
+		THPCTL_ETC=$e "$T" persist --format systemd --install >"$TMP/out" 2>"$TMP/err"
+		RC=$?
+		want="but /tmp is writable by every user (mode $(printf %04o "$((8#$(stat -c %a /tmp)))"))"
+		expect_zero "persist --install systemd of a thpctl below /tmp: refused (exit 1), '$want', no unit" \
+			"$([ "$RC" = 1 ] && grep -qF "run $T as root at every boot, $want" "$TMP/err" && [ ! -e "$unit" ]; echo $?)" \
+			"exit $RC: $(errtail)"
+	fi
+	[ -n "$SAFE" ] || { skip "persist --install systemd: an unsafe thpctl refused" "no root-only directory for thpctl"; return; }
+	if ! { mkdir -m 0777 "$SAFE/open" && mkdir -m 0775 "$SAFE/group" &&
+		cp "$T" "$SAFE/open/thpctl" && cp "$T" "$SAFE/group/thpctl" && cp "$T" "$SAFE/nobody-thpctl" &&
+		chmod 755 "$SAFE/open/thpctl" "$SAFE/group/thpctl" "$SAFE/nobody-thpctl" &&
+		chown nobody "$SAFE/nobody-thpctl"; }; then
+		nok "persist --install systemd: unsafe copies" "cannot make them in $SAFE"
+		return
+	fi
+	for bin in open/thpctl group/thpctl nobody-thpctl; do
+		case $bin in
+		open/*) want="but $SAFE/open is writable by every user (mode 0777)" ;;
+		group/*) want="but $SAFE/group is writable by its group (mode 0775)" ;;
+		*) want="but $SAFE/nobody-thpctl is owned by uid $(id -u nobody), not root" ;;
+		esac
+		THPCTL_ETC=$e "$SAFE/$bin" persist --format systemd --install >"$TMP/out" 2>"$TMP/err"
+		RC=$?
+		san_note "persist --install systemd ($bin)" "$TMP/err"
+		expect_zero "persist --install systemd of $bin: refused (exit 1), '${want#"but $SAFE/"}', no unit" \
+			"$([ "$RC" = 1 ] && grep -qF "$want, so another user could change what runs" "$TMP/err" &&
+				grep -qF 'make install' "$TMP/err" && [ ! -e "$unit" ]; echo $?)" "exit $RC: $(errtail)"
+	done
+	THPCTL_ETC=$e "$SAFE/thpctl" persist --format systemd --install >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	expect_zero "persist --install systemd of a root-only $SAFE/thpctl: written, ExecStart= runs it" \
+		"$([ "$RC" = 0 ] && grep -q "^ExecStart=$SAFE/thpctl set --wait" "$unit"; echo $?)" "exit $RC: $(errtail)"
 }
 
 t persist --format tmpfiles
@@ -584,13 +635,38 @@ t persist --format tmpfiles --json
 expect_json "persist --json: format and text" "$TMP/out" "d['format'] == 'tmpfiles' and d['text'].count('\\nw ') == $nknobs and d['installed'] is None"
 
 if [ "$ROOT" -eq 1 ]; then
+	# a copy of thpctl that only root can change, for the units --install writes (it
+	# refuses one below /tmp): in the first of these directories whose every directory up
+	# to / is root's, not writable by group or others, and not a link
+	root_only_path() {
+		local p=$1
+		while :; do
+			[ ! -L "$p" ] && [ "$(stat -c %u "$p")" = 0 ] &&
+				(((8#$(stat -c %a "$p") & 8#022) == 0)) || return 1
+			[ "$p" = / ] && return 0
+			p=$(dirname "$p")
+		done
+	}
+	for d in /var/lib /root /usr/local; do
+		root_only_path "$d" || continue
+		SAFE=$(mktemp -d "$d/thpctl-control.XXXXXX") || continue
+		chmod 755 "$SAFE" && cp "$T" "$SAFE/thpctl" && chmod 755 "$SAFE/thpctl" &&
+			"$SAFE/thpctl" --version >/dev/null 2>&1 && break
+		rm -rf "$SAFE"
+		SAFE=
+	done
 	ETC=$TMP/etc
 	for f in tmpfiles systemd sysctl tuned; do
-		THPCTL_ETC=$ETC "$T" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
+		bin=$T
+		if [ "$f" = systemd ]; then
+			[ -n "$SAFE" ] || { skip "persist --install systemd" "no root-only directory for thpctl (/var/lib, /root, /usr/local)"; continue; }
+			bin=$SAFE/thpctl
+		fi
+		THPCTL_ETC=$ETC "$bin" persist --format "$f" --install >"$TMP/out" 2>"$TMP/err"
 		RC=$?
 		san_note "persist --install $f" "$TMP/err"
 		path=$ETC/$(persist_rel "$f")
-		"$T" persist --format "$f" >"$TMP/printed" 2>/dev/null
+		"$bin" persist --format "$f" >"$TMP/printed" 2>/dev/null
 		expect_zero "persist --install $f: writes $path as printed and says where" \
 			"$([ "$RC" = 0 ] && cmp -s "$path" "$TMP/printed" && grep -q "^wrote $path" "$TMP/out"; echo $?)" \
 			"exit $RC: $(cat "$TMP/out") $(errtail)"
@@ -607,11 +683,14 @@ if [ "$ROOT" -eq 1 ]; then
 			"$(grep -q 'now:$' "$TMP/out" && sed -n '/now:$/,/^[^ ]/p' "$TMP/out" | tr -d '\\\n' | tr -s ' ' | grep -qF " $apply"; echo $?)" \
 			"$(cat "$TMP/out")"
 	done
-	THPCTL_ETC=$ETC "$T" persist --format systemd --install >"$TMP/out" 2>&1
-	expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
-		"$(grep -q 'systemctl enable' "$TMP/out" && grep -q '^unchanged:' "$TMP/out" && [ ! -e "$ETC/systemd/system/basic.target.wants" ]; echo $?)" \
-		"$(cat "$TMP/out")"
+	if [ -n "$SAFE" ]; then
+		THPCTL_ETC=$ETC "$SAFE/thpctl" persist --format systemd --install >"$TMP/out" 2>&1
+		expect_zero "persist --install systemd: not enabled, says the command to enable; unchanged the second time" \
+			"$(grep -q 'systemctl enable' "$TMP/out" && grep -q '^unchanged:' "$TMP/out" && [ ! -e "$ETC/systemd/system/basic.target.wants" ]; echo $?)" \
+			"$(cat "$TMP/out")"
+	fi
 	persist_replace_checks
+	persist_unit_exe_checks
 	t_nobody persist --format tmpfiles --install
 	expect_zero "persist --install unprivileged: exit 1, 'needs root'" \
 		"$([ "$RC" = 1 ] && grep -q 'needs root' "$TMP/err"; echo $?)" "exit $RC: $(errtail)"

@@ -252,6 +252,33 @@ static void test_replace_keep_refuses_over_a_kept_file_and_a_missing_one(UNIT_ST
 	assert_string_equal(names, "a.conf a.conf.thpctl-old");
 }
 
+/* a unit that runs thpctl as root at boot: who could change that path (the live test,
+ * tests/live/control.sh, checks owners, groups and links below a root-only directory) */
+static void test_path_root_only(UNIT_STATE)
+{
+	char bad[64] = "x";
+	struct stat st, tmp, root;
+	assert_int_equal(path_root_only("build/thpctl", bad, sizeof(bad), &st), -EINVAL);
+	assert_int_equal(lstat("/", &root), 0);
+	bool root_ok = root.st_uid == 0 && !(root.st_mode & 022);
+	assert_int_equal(path_root_only("/", bad, sizeof(bad), &st), root_ok ? 0 : -EPERM);
+	if (!root_ok)
+		skip();
+	assert_int_equal(path_root_only("/no-such-thpctl-file", bad, sizeof(bad), &st), -ENOENT);
+	assert_string_equal(bad, "/no-such-thpctl-file");
+	/* this test's directory is under /tmp: refused there, whatever is below, when /tmp is
+	 * writable by others (sticky or not) */
+	put("thpctl", "x", 1);
+	assert_int_equal(lstat("/tmp", &tmp), 0);
+	if (tmp.st_uid == 0 && !(tmp.st_mode & 022))
+		skip();
+	assert_int_equal(path_root_only(in_dir("thpctl"), bad, sizeof(bad), &st), -EPERM);
+	assert_string_equal(bad, "/tmp");
+	assert_int_equal(st.st_mode, tmp.st_mode);
+	assert_int_equal(path_root_only("/tmp//", bad, sizeof(bad), &st), -EPERM);
+	assert_string_equal(bad, "/tmp");
+}
+
 /* the systemd unit runs with UMask=0077: a directory made 0755 must be 0755, not 0700 */
 static void test_mkdir_mode_ignores_the_umask_and_keeps_an_existing_dir(UNIT_STATE)
 {
@@ -338,5 +365,6 @@ UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_te
 	  cmocka_unit_test_setup_teardown(test_replace_keep_keeps_the_old_file, setup, teardown),
 	  cmocka_unit_test_setup_teardown(
 		  test_replace_keep_refuses_over_a_kept_file_and_a_missing_one, setup, teardown),
+	  cmocka_unit_test_setup_teardown(test_path_root_only, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_symlinks_followed_unless_nofollow,
 					  setup, teardown))
