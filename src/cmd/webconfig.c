@@ -42,19 +42,39 @@ static const char *scalar(yaml_document_t *d, int i)
 	return (const char *)n->data.scalar.value;
 }
 
+/* N is YAML's null: a plain "", "~", "null", "Null" or "NULL" (libyaml resolves no tags). */
+static bool yaml_null(const yaml_node_t *n)
+{
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		if (!strcmp((const char *)n->data.scalar.value, nulls[i]))
+			return true;
+	return false;
+}
+
 static size_t line_of(yaml_document_t *d, int i)
 {
 	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	return n ? n->start_mark.line + 1 : 0;
 }
 
-/* Node I as a mapping whose keys are distinct strings; else -EINVAL naming WHAT. */
-static int mapping(yaml_document_t *d, int i, const char *what, char *err, size_t errlen)
+/*
+ * Node I as a mapping of at most MAX pairs whose keys are distinct strings; else -EINVAL naming
+ * WHAT. MAX bounds the pairwise check of the keys (a 1 MiB file holds some 80 000 of them).
+ */
+static int mapping(yaml_document_t *d, int i, const char *what, size_t max, char *err,
+		   size_t errlen)
 {
 	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return fail(err, errlen, line_of(d, i), "%s must be a mapping (key: value lines)",
 			    what);
+	size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (count > max)
+		return fail(err, errlen, line_of(d, i), "%s has %zu entries: at most %zu", what,
+			    count, max);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		const char *k = scalar(d, p->key);
@@ -116,7 +136,7 @@ static int unsupported(char *err, size_t errlen, size_t line, const char *where,
 /* tls_server_config: cert_file and key_file, both non-empty. */
 static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err, size_t errlen)
 {
-	int r = mapping(d, i, "tls_server_config", err, errlen);
+	int r = mapping(d, i, "tls_server_config", WEB_KEYS_MAX, err, errlen);
 	if (r)
 		return r;
 	yaml_node_t *n = yl.yaml_document_get_node(d, i);
@@ -144,13 +164,18 @@ static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err,
 /* basic_auth_users: NAME: BCRYPT-HASH lines. */
 static int parse_users(yaml_document_t *d, int i, struct web_config *c, char *err, size_t errlen)
 {
-	int r = mapping(d, i, "basic_auth_users", err, errlen);
+	yaml_node_t *n = yl.yaml_document_get_node(d, i);
+	/* no users would be no auth: as for `basic_auth_users:` (null), an error, not auth off */
+	if (n && ((n->type == YAML_MAPPING_NODE &&
+		   n->data.mapping.pairs.top == n->data.mapping.pairs.start) ||
+		  yaml_null(n)))
+		return fail(err, errlen, line_of(d, i),
+			    "basic_auth_users has no users: give at least one (NAME: bcrypt "
+			    "hash), or leave the key out for no basic auth");
+	int r = mapping(d, i, "basic_auth_users", WEB_USERS_MAX, err, errlen);
 	if (r)
 		return r;
-	yaml_node_t *n = yl.yaml_document_get_node(d, i);
 	size_t cap = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-	if (!cap)
-		return 0;
 	if (!(c->users = calloc(cap, sizeof(*c->users))))
 		return -ENOMEM;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
@@ -181,7 +206,8 @@ static int parse_root(yaml_document_t *d, struct web_config *c, char *err, size_
 	yaml_node_t *root = yl.yaml_document_get_root_node(d);
 	if (!root)
 		return 0; /* an empty file: no TLS, no auth */
-	int ri = (int)(root - d->nodes.start) + 1, r = mapping(d, ri, "the file", err, errlen);
+	int ri = (int)(root - d->nodes.start) + 1,
+	    r = mapping(d, ri, "the file", WEB_KEYS_MAX, err, errlen);
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
 	     !r && p < root->data.mapping.pairs.top; p++) {
 		const char *k = scalar(d, p->key);

@@ -12,8 +12,10 @@
  *
  * Any other key (client_auth_type, min_version, http_server_config, ...) is
  * an error, not ignored: a setting that is silently dropped would weaken what
- * the operator asked for. A key seen twice is an error. An empty file is an
- * empty configuration (plain HTTP, no auth), as in the toolkit.
+ * the operator asked for. A key seen twice is an error, and so is
+ * basic_auth_users without users ({} or null: that would be no auth) or with
+ * more than WEB_USERS_MAX. An empty file is an empty configuration (plain
+ * HTTP, no auth), as in the toolkit.
  */
 #ifndef THPCTL_CMD_WEBCONFIG_H
 #define THPCTL_CMD_WEBCONFIG_H
@@ -40,6 +42,9 @@ struct web_config {
 
 /* Largest web configuration, certificate and key file read, bytes. */
 #define WEB_FILE_MAX (1u << 20)
+/* Most basic_auth_users, and most keys of the file's other mappings (each an error beyond). */
+#define WEB_USERS_MAX 1000
+#define WEB_KEYS_MAX 16
 
 /*
  * Parse the YAML TEXT (LEN bytes) into C (zeroed first): the keys and the

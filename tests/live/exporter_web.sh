@@ -134,6 +134,11 @@ put 'basic_auth_users:\n  prometheus: s3cret\n'
 bad "a password that is not a bcrypt hash" 'line 2: basic_auth_users.prometheus: not a bcrypt hash'
 put 'basic_auth_users:\n  a: x\n  a: y\n'
 bad "a key twice" "line 3: basic_auth_users: the key 'a' is given twice"
+put 'basic_auth_users: {}\n'
+bad "no users (auth would be off)" 'line 1: basic_auth_users has no users: give at least one'
+# 1 MiB of short user lines: refused by their number, before the keys are compared pairwise
+{ echo 'basic_auth_users:'; seq -f '  u%.0f: x' 0 81505; } >"$W/bad.yml" && chmod 600 "$W/bad.yml"
+bad "81506 users in 1 MiB" 'line 2: basic_auth_users has 81506 entries: at most 1000'
 put 'tls_server_config:\n  cert_file: server.crt\n'
 bad "a certificate without its key" 'needs both cert_file and key_file'
 put 'tls_server_config: [\n'

@@ -9,6 +9,7 @@
 
 #ifdef THPCTL_HTTP
 #include "cmd/webconfig.h"
+#include "util/buf.h"
 
 /* bcrypt cost 4 (fast) of "s3cret" ($2y$, as htpasswd writes) and of "pässwörd" ($2b$) */
 #define H_S3CRET "$2y$04$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/7wCS."
@@ -79,6 +80,12 @@ static void test_strict(UNIT_STATE)
 	refused("basic_auth_users: {}\nbasic_auth_users: {}\n",
 		"the file: the key "
 		"'basic_auth_users' is given twice");
+	/* no users is no auth: an error, as the null value is, never auth silently off */
+	refused("basic_auth_users: {}\n",
+		"line 1: basic_auth_users has no users: give at least one");
+	refused("basic_auth_users:\n", "basic_auth_users has no users");
+	refused("basic_auth_users: ~\n", "basic_auth_users has no users");
+	refused("basic_auth_users: ''\n", "line 1: basic_auth_users must be a mapping");
 	refused("tls_server_config:\n  cert_file: a\n", "needs both cert_file and key_file");
 	refused("tls_server_config:\n  cert_file: a\n  key_file:\n",
 		"line 3: "
@@ -101,6 +108,39 @@ static void test_strict(UNIT_STATE)
 	struct web_config c;
 	assert_int_equal(webconfig_parse("a: b\0c", 6, &c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "NUL byte"));
+}
+
+/* N users u0, u1, ... (each with H_S3CRET) as a file's text; free() it */
+static char *users_text(size_t n)
+{
+	struct buf b = {0};
+	assert_int_equal(buf_addf(&b, "basic_auth_users:\n"), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(buf_addf(&b, "  u%zu: " H_S3CRET "\n", i), 0);
+	return b.p;
+}
+
+/* the keys are checked pairwise: their number is bounded (a 1 MiB file holds some 80 000) */
+static void test_bounded_mappings(UNIT_STATE)
+{
+	struct web_config c;
+	char *text = users_text(WEB_USERS_MAX);
+	assert_int_equal(parse(text, &c), 0);
+	assert_int_equal(c.nusers, 1000);
+	assert_string_equal(c.users[999].name, "u999");
+	webconfig_free(&c);
+	free(text);
+	text = users_text(WEB_USERS_MAX + 1);
+	refused(text, "line 2: basic_auth_users has 1001 entries: at most 1000");
+	free(text);
+	text = users_text(81506);
+	refused(text, "line 2: basic_auth_users has 81506 entries: at most 1000");
+	free(text);
+	struct buf b = {0};
+	for (int i = 0; i < 17; i++)
+		assert_int_equal(buf_addf(&b, "k%d: 1\n", i), 0);
+	refused(b.p, "line 1: the file has 17 entries: at most 16");
+	buf_free(&b);
 }
 
 static void test_check(UNIT_STATE)
@@ -196,7 +236,8 @@ static void test_load_files(UNIT_STATE)
 	rmdir(dir);
 }
 
-UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_check, test_load_files)
+UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_bounded_mappings, test_check,
+	   test_load_files)
 
 #else
 static void test_no_http(UNIT_STATE)
