@@ -193,6 +193,13 @@ static int parse_users(yaml_document_t *d, int i, struct web_config *c, char *er
 				    "basic_auth_users.%s: not a bcrypt hash ($2y$10$ and 53 "
 				    "characters, as htpasswd -nBC 10 makes)",
 				    k);
+		int cost = (v[4] - '0') * 10 + (v[5] - '0');
+		if (cost > WEB_BCRYPT_COST_MAX)
+			return fail(err, errlen, line_of(d, p->value),
+				    "basic_auth_users.%s: bcrypt cost %d, over the %d thpctl takes "
+				    "(each check doubles per step: cost 14 is about a second); "
+				    "htpasswd -nBC 10 makes cost 10",
+				    k, cost, WEB_BCRYPT_COST_MAX);
 		struct web_user *u = &c->users[c->nusers++];
 		if (!(u->name = strdup(k)) || !(u->hash = strdup(v)))
 			return -ENOMEM;

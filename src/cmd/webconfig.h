@@ -14,7 +14,7 @@
  * an error, not ignored: a setting that is silently dropped would weaken what
  * the operator asked for. A key seen twice is an error, and so is
  * basic_auth_users without users ({} or null: that would be no auth) or with
- * more than WEB_USERS_MAX. An empty file is an empty configuration (plain
+ * more than WEB_USERS_MAX, and a bcrypt cost over WEB_BCRYPT_COST_MAX. An empty file is an empty configuration (plain
  * HTTP, no auth), as in the toolkit.
  */
 #ifndef THPCTL_CMD_WEBCONFIG_H
@@ -45,6 +45,8 @@ struct web_config {
 /* Most basic_auth_users, and most keys of the file's other mappings (each an error beyond). */
 #define WEB_USERS_MAX 1000
 #define WEB_KEYS_MAX 16
+/* Highest bcrypt cost taken: each step doubles a check's time (cost 10: ~75 ms, 14: ~1.2 s). */
+#define WEB_BCRYPT_COST_MAX 14
 
 /*
  * Parse the YAML TEXT (LEN bytes) into C (zeroed first): the keys and the

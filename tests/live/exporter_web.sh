@@ -134,6 +134,8 @@ put 'basic_auth_users:\n  prometheus: s3cret\n'
 bad "a password that is not a bcrypt hash" 'line 2: basic_auth_users.prometheus: not a bcrypt hash'
 put 'basic_auth_users:\n  a: x\n  a: y\n'
 bad "a key twice" "line 3: basic_auth_users: the key 'a' is given twice"
+put "basic_auth_users:\n  prometheus: '${HASH/\$10\$/\$15\$}'\n"
+bad "a bcrypt cost of 15 (a check would take seconds)" 'line 2: basic_auth_users.prometheus: bcrypt cost 15, over the 14 thpctl takes'
 put 'basic_auth_users: {}\n'
 bad "no users (auth would be off)" 'line 1: basic_auth_users has no users: give at least one'
 # 1 MiB of short user lines: refused by their number, before the keys are compared pairwise

@@ -99,6 +99,21 @@ static void test_strict(UNIT_STATE)
 	refused("basic_auth_users:\n  a: $2y$99$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/"
 		"7wCS.\n",
 		"not a bcrypt hash");
+	/* a cost over 14: a check would take seconds (cost 14 is the most taken) */
+	refused("basic_auth_users:\n  ops: $2y$15$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/"
+		"7wCS.\n",
+		"line 2: basic_auth_users.ops: bcrypt cost 15, over the 14 thpctl takes");
+	refused("basic_auth_users:\n  a: " H_S3CRET
+		"\n  b: $2b$31$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/7wCS.\n",
+		"line 3: basic_auth_users.b: bcrypt cost 31, over the 14");
+	struct web_config c14;
+	assert_int_equal(
+		parse("basic_auth_users:\n  a: $2b$14$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/7wCS.\n",
+		      &c14),
+		0);
+	assert_string_equal(c14.users[0].hash,
+			    "$2b$14$zLVMuovJXUXy/qMAr.KlqepYtY6cEF4P2GW3E5DPIcKHsHf/7wCS.");
+	webconfig_free(&c14);
 	refused("basic_auth_users:\n  'a:b': " H_S3CRET "\n", "without ':'");
 	refused("basic_auth_users:\n  a: !!binary " H_S3CRET "\n", "not a bcrypt hash");
 	refused("basic_auth_users:\n  a: " H_S3CRET "\n---\nbasic_auth_users: {}\n",
