@@ -72,6 +72,7 @@ struct exporter {
 	struct MHD_Response *not_found, *not_allowed, *failed;
 	struct web_config *web; /* --web.config.file: TLS, basic auth; NULL without */
 	struct MHD_Response *landing, *unauthorized; /* GET /, 401 (exporter_web.c) */
+	struct MHD_Response *busy;		     /* 503, Retry-After: 1: a bcrypt runs */
 #endif
 };
 

@@ -71,7 +71,10 @@ int web_start(struct exporter *e)
 	e->landing = page(html, "text/html; charset=utf-8");
 	e->unauthorized = page("401 unauthorized: basic auth (--web.config.file)\n",
 			       "text/plain; charset=utf-8");
-	if (!e->landing || !e->unauthorized) {
+	/* another password's bcrypt runs (webconfig_check): unchecked, come back */
+	e->busy = page("503 busy: another password is being checked; retry in a second\n",
+		       "text/plain; charset=utf-8");
+	if (!e->landing || !e->unauthorized || !e->busy) {
 		warnx("out of memory");
 		return -ENOMEM;
 	}
@@ -79,6 +82,7 @@ int web_start(struct exporter *e)
 	char realm[64];
 	snprintf(realm, sizeof(realm), "Basic realm=\"%s\", charset=\"UTF-8\"", REALM);
 	mhd.add_response_header(e->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE, realm);
+	mhd.add_response_header(e->busy, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	return 0;
 }
 
@@ -87,14 +91,16 @@ int web_request(struct exporter *e, struct MHD_Connection *conn, const char *url
 	if (webconfig_has_auth(e->web)) {
 		char *pass = NULL;
 		char *user = mhd.basic_auth_get_username_password(conn, &pass);
-		bool ok = webconfig_check(e->web, user, pass);
+		enum web_auth a = webconfig_check(e->web, user, pass);
 		if (pass) {
 			explicit_bzero(pass, strlen(pass));
 			mhd.free(pass);
 		}
 		if (user)
 			mhd.free(user);
-		if (!ok)
+		if (a == WEB_AUTH_BUSY)
+			return mhd.queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, e->busy);
+		if (a != WEB_AUTH_OK)
 			return mhd.queue_response(conn, MHD_HTTP_UNAUTHORIZED, e->unauthorized);
 	}
 	if (!strcmp(url, "/"))
@@ -104,7 +110,7 @@ int web_request(struct exporter *e, struct MHD_Connection *conn, const char *url
 
 void web_stop(struct exporter *e)
 {
-	struct MHD_Response **rs[] = {&e->landing, &e->unauthorized};
+	struct MHD_Response **rs[] = {&e->landing, &e->unauthorized, &e->busy};
 	mhd_drop(rs, sizeof(rs) / sizeof(rs[0]));
 }
 #else

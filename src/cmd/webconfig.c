@@ -272,6 +272,7 @@ int webconfig_parse(const char *text, size_t len, struct web_config *c, char *er
 		r = fail(err, errlen, 0, "libcrypt could not be loaded: %s", why);
 	if (!r && c->nusers) {
 		pthread_mutex_init(&c->lock, NULL);
+		pthread_mutex_init(&c->hashing, NULL);
 		c->lock_init = true;
 	}
 	if (r)
@@ -392,10 +393,10 @@ static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
 	return diff == 0;
 }
 
-bool webconfig_check(struct web_config *c, const char *user, const char *password)
+enum web_auth webconfig_check(struct web_config *c, const char *user, const char *password)
 {
 	if (!webconfig_has_auth(c) || !user || !password)
-		return false;
+		return WEB_AUTH_DENIED;
 	struct web_user *u = NULL;
 	for (size_t i = 0; i < c->nusers && !u; i++)
 		if (!strcmp(c->users[i].name, user))
@@ -406,19 +407,24 @@ bool webconfig_check(struct web_config *c, const char *user, const char *passwor
 		bool hit = u->cached && same_bytes(u->cached, u->cached_len, password, plen);
 		pthread_mutex_unlock(&c->lock);
 		if (hit)
-			return true;
+			return WEB_AUTH_OK;
 	}
 	if (!cr.crypt_rn) /* loaded by webconfig_parse() when there are users */
-		return false;
+		return WEB_AUTH_DENIED;
+	/* one bcrypt at a time: the others are told to come back, not queued on a thread */
+	if (pthread_mutex_trylock(&c->hashing))
+		return WEB_AUTH_BUSY;
 	/* an unknown user is hashed against the first user's hash: the same cost */
 	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	if (!cd)
-		return false;
-	const char *setting = u ? u->hash : c->users[0].hash;
-	const char *h = cr.crypt_rn(password, setting, cd, (int)sizeof(*cd));
-	bool ok = u && h && same_bytes(h, strlen(h), u->hash, strlen(u->hash));
-	explicit_bzero(cd, sizeof(*cd));
-	free(cd);
+	bool ok = false;
+	if (cd) {
+		const char *setting = u ? u->hash : c->users[0].hash;
+		const char *h = cr.crypt_rn(password, setting, cd, (int)sizeof(*cd));
+		ok = u && h && same_bytes(h, strlen(h), u->hash, strlen(u->hash));
+		explicit_bzero(cd, sizeof(*cd));
+		free(cd);
+	}
+	pthread_mutex_unlock(&c->hashing);
 	if (ok) {
 		char *copy = strdup(password);
 		pthread_mutex_lock(&c->lock);
@@ -429,7 +435,7 @@ bool webconfig_check(struct web_config *c, const char *user, const char *passwor
 		u->cached_len = copy ? plen : 0;
 		pthread_mutex_unlock(&c->lock);
 	}
-	return ok;
+	return ok ? WEB_AUTH_OK : WEB_AUTH_DENIED;
 }
 
 void webconfig_free(struct web_config *c)
@@ -448,8 +454,10 @@ void webconfig_free(struct web_config *c)
 	free(c->cert_pem);
 	free(c->cert_file);
 	free(c->key_file);
-	if (c->lock_init)
+	if (c->lock_init) {
 		pthread_mutex_destroy(&c->lock);
+		pthread_mutex_destroy(&c->hashing);
+	}
 	memset(c, 0, sizeof(*c));
 }
 #else

@@ -36,8 +36,16 @@ struct web_config {
 	char *cert_pem, *key_pem;   /* their contents (webconfig_load), NUL-terminated */
 	struct web_user *users;	    /* basic_auth_users, NULL/0: no auth */
 	size_t nusers;
-	pthread_mutex_t lock; /* the users' cached passwords */
+	pthread_mutex_t lock;	 /* the users' cached passwords */
+	pthread_mutex_t hashing; /* held while a bcrypt runs: one at a time (webconfig_check) */
 	bool lock_init;
+};
+
+/* What webconfig_check() says about a request's credentials. */
+enum web_auth {
+	WEB_AUTH_OK,	 /* the user and password match */
+	WEB_AUTH_DENIED, /* they do not, or there are none: 401 */
+	WEB_AUTH_BUSY,	 /* another bcrypt runs: not checked, 503 with Retry-After */
 };
 
 /* Largest web configuration, certificate and key file read, bytes. */
@@ -68,13 +76,16 @@ int webconfig_load(const char *path, struct web_config *c, char *err, size_t err
 bool webconfig_has_auth(const struct web_config *c);
 
 /*
- * Basic auth: true when USER is in C and PASSWORD matches its bcrypt hash
- * (crypt_rn(3); the comparison takes the same time wherever it differs). An
- * unknown user costs a bcrypt too, so timing does not tell user names. A
- * match is remembered per user: the next request with that password costs a
- * constant-time comparison, not a bcrypt. Thread-safe.
+ * Basic auth: WEB_AUTH_OK when USER is in C and PASSWORD matches its bcrypt
+ * hash (crypt_rn(3); the comparison takes the same time wherever it
+ * differs). A match is remembered per user: the next request with that
+ * password costs a constant-time comparison, not a bcrypt, and is answered
+ * first, whatever else runs. Any other password costs a bcrypt, an unknown
+ * user's too (timing does not tell user names), and at most one runs at a
+ * time: while one does, the answer is WEB_AUTH_BUSY at once, unchecked, so
+ * wrong passwords cannot hold the listener's threads. Thread-safe.
  */
-bool webconfig_check(struct web_config *c, const char *user, const char *password);
+enum web_auth webconfig_check(struct web_config *c, const char *user, const char *password);
 
 /* Free what C holds (the passwords cached are wiped first). */
 void webconfig_free(struct web_config *c);

@@ -109,6 +109,15 @@ if start_exporter A --web.config.file "$W/auth.yml"; then
 	code=$(get "http://127.0.0.1:$A_PORT/metrics" -u prometheus:s3cret)
 	c2=$(get "http://127.0.0.1:$A_PORT/metrics" -u prometheus:S3cret)
 	expect_eval "basic auth over plain HTTP: right 200, wrong 401" "[ '$code' = 200 ] && [ '$c2' = 401 ]" "HTTP $code, $c2"
+	# a wrong-password flood: one bcrypt at a time, the others 503 with Retry-After: 1 at once,
+	# and the remembered right password is answered throughout (30 keep-alive clients, 4 s)
+	python3 tests/live/exporter_flood.py "$A_PORT" prometheus s3cret wrong 30 4 >"$TMP/flood.json" 2>"$TMP/flood.err"
+	expect_json "a wrong-password flood: some 401 (one bcrypt at a time), the rest 503 with Retry-After: 1, nothing else" \
+		"$TMP/flood.json" 'd["flood"].get("401", 0) >= 1 and d["flood"].get("503", 0) >= 1 and set(d["flood"]) <= {"401", "503"} and d["retry_after"] == ["1"] and d["flood_errors"] == 0'
+	expect_json "during the flood every right-password scrape (remembered) is 200" "$TMP/flood.json" \
+		'd["first"] == 200 and len(d["good"]) >= 5 and all(g[0] == 200 for g in d["good"])' \
+		'"scrapes (status, s): " + str(d["good"]) + "; flood " + str(d["flood"])'
+	echo "# flood: $(cat "$TMP/flood.json")"
 	stop_pid "$A_PID"
 else
 	nok "--web.config.file, auth only: the exporter starts" "$(tail -n 3 "$TMP/exporter.A.err" | tr '\n' ' ')"

@@ -163,23 +163,51 @@ static void test_check(UNIT_STATE)
 	struct web_config c;
 	assert_int_equal(
 		parse("basic_auth_users:\n  prometheus: " H_S3CRET "\n  ops: " H_UTF8 "\n", &c), 0);
-	assert_false(webconfig_check(&c, "prometheus", "s3cre"));
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cre"), WEB_AUTH_DENIED);
 	assert_null(c.users[0].cached);
-	assert_false(webconfig_check(&c, "prometheus", "s3cret!"));
-	assert_false(webconfig_check(&c, "nobody", "s3cret"));
-	assert_false(webconfig_check(&c, "prometheus", NULL));
-	assert_false(webconfig_check(&c, NULL, "s3cret"));
-	assert_false(webconfig_check(&c, "ops", "s3cret")); /* another user's password */
-	assert_true(webconfig_check(&c, "prometheus", "s3cret"));
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret!"), WEB_AUTH_DENIED);
+	assert_int_equal(webconfig_check(&c, "nobody", "s3cret"), WEB_AUTH_DENIED);
+	assert_int_equal(webconfig_check(&c, "prometheus", NULL), WEB_AUTH_DENIED);
+	assert_int_equal(webconfig_check(&c, NULL, "s3cret"), WEB_AUTH_DENIED);
+	assert_int_equal(webconfig_check(&c, "ops", "s3cret"),
+			 WEB_AUTH_DENIED); /* another user's password */
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret"), WEB_AUTH_OK);
 	assert_string_equal(c.users[0].cached, "s3cret");
-	assert_true(webconfig_check(&c, "prometheus", "s3cret")); /* from the cache */
-	assert_false(webconfig_check(&c, "prometheus", "s3creT"));
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret"),
+			 WEB_AUTH_OK); /* from the cache */
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3creT"), WEB_AUTH_DENIED);
 	assert_string_equal(c.users[0].cached, "s3cret"); /* a miss keeps the cache */
-	assert_true(webconfig_check(&c, "ops", "pässwörd"));
+	assert_int_equal(webconfig_check(&c, "ops", "pässwörd"), WEB_AUTH_OK);
 	webconfig_free(&c);
 	/* no users: nobody passes (the caller asks only with basic_auth_users) */
 	assert_int_equal(parse("", &c), 0);
-	assert_false(webconfig_check(&c, "prometheus", "s3cret"));
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret"), WEB_AUTH_DENIED);
+}
+
+/* one bcrypt at a time: while one runs (the lock held here), a password that is not the
+ * remembered one is answered BUSY at once, unchecked; the remembered one still passes */
+static void test_check_one_bcrypt_at_a_time(UNIT_STATE)
+{
+	struct web_config c;
+	assert_int_equal(
+		parse("basic_auth_users:\n  prometheus: " H_S3CRET "\n  ops: " H_UTF8 "\n", &c), 0);
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret"), WEB_AUTH_OK); /* remembered */
+	assert_int_equal(pthread_mutex_lock(&c.hashing), 0); /* another request's bcrypt */
+	assert_int_equal(webconfig_check(&c, "prometheus", "s3cret"), WEB_AUTH_OK);
+	assert_int_equal(webconfig_check(&c, "prometheus", "wrong"), WEB_AUTH_BUSY);
+	assert_int_equal(webconfig_check(&c, "nobody", "wrong"), WEB_AUTH_BUSY);
+	/* the right password, not yet remembered: not checked either */
+	assert_int_equal(webconfig_check(&c, "ops", "pässwörd"), WEB_AUTH_BUSY);
+	assert_null(c.users[1].cached);
+	/* no credentials: denied without a bcrypt, busy or not */
+	assert_int_equal(webconfig_check(&c, "ops", NULL), WEB_AUTH_DENIED);
+	assert_int_equal(pthread_mutex_unlock(&c.hashing), 0);
+	assert_int_equal(webconfig_check(&c, "ops", "pässwörd"), WEB_AUTH_OK);
+	assert_int_equal(webconfig_check(&c, "prometheus", "wrong"), WEB_AUTH_DENIED);
+	/* the lock is free again after each check (a second trylock would fail if not) */
+	assert_int_equal(pthread_mutex_trylock(&c.hashing), 0);
+	assert_int_equal(pthread_mutex_unlock(&c.hashing), 0);
+	webconfig_free(&c);
 }
 
 static char dir[] = "/tmp/thpctl-webconfig.XXXXXX";
@@ -252,7 +280,7 @@ static void test_load_files(UNIT_STATE)
 }
 
 UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_bounded_mappings, test_check,
-	   test_load_files)
+	   test_check_one_bcrypt_at_a_time, test_load_files)
 
 #else
 static void test_no_http(UNIT_STATE)
