@@ -36,12 +36,15 @@ unsigned web_daemon_flags(const struct exporter *e)
 
 const struct MHD_OptionItem *web_daemon_options(struct exporter *e)
 {
-	static struct MHD_OptionItem items[3];
+	static struct MHD_OptionItem items[4];
 	size_t n = 0;
 	if (e->web && e->web->cert_pem) {
 		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, e->web->key_pem};
 		items[n++] =
 			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, e->web->cert_pem};
+		/* not GnuTLS's defaults (TLS 1.0 and RSA key exchange): 1.2+, forward secret */
+		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+						     (void *)webconfig_tls_priorities(e->web)};
 	}
 	items[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	return items;

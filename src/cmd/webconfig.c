@@ -107,7 +107,6 @@ static const char *const not_implemented[] = {
 	"client_auth_type",
 	"client_ca_file",
 	"client_allowed_sans",
-	"min_version",
 	"max_version",
 	"cipher_suites",
 	"curve_preferences",
@@ -124,16 +123,34 @@ static int unsupported(char *err, size_t errlen, size_t line, const char *where,
 		if (!strcmp(k, not_implemented[i]))
 			return fail(err, errlen, line,
 				    "%s%s is an exporter-toolkit setting that thpctl does not "
-				    "implement (thpctl: tls_server_config: cert_file, key_file; "
+				    "implement (thpctl: tls_server_config: cert_file, key_file, "
+				    "min_version; "
 				    "basic_auth_users)",
 				    where, k);
 	return fail(err, errlen, line,
-		    "unknown key %s%s (thpctl knows tls_server_config: cert_file, key_file; "
+		    "unknown key %s%s (thpctl knows tls_server_config: cert_file, key_file, "
+		    "min_version; "
 		    "basic_auth_users)",
 		    where, k);
 }
 
-/* tls_server_config: cert_file and key_file, both non-empty. */
+/* tls_server_config.min_version V (the toolkit's names): TLS12 or TLS13 into C. */
+static int parse_min_version(const char *v, size_t line, struct web_config *c, char *err,
+			     size_t errlen)
+{
+	if (v && (!strcmp(v, "TLS12") || !strcmp(v, "TLS13"))) {
+		c->min_tls = v[4] == '2' ? 12 : 13;
+		return 0;
+	}
+	if (v && (!strcmp(v, "TLS10") || !strcmp(v, "TLS11")))
+		return fail(err, errlen, line,
+			    "tls_server_config.min_version %s: thpctl serves TLS 1.2 and 1.3 "
+			    "only (TLS12, the default, or TLS13)",
+			    v);
+	return fail(err, errlen, line, "tls_server_config.min_version takes TLS12 or TLS13");
+}
+
+/* tls_server_config: cert_file and key_file, both non-empty; min_version. */
 static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err, size_t errlen)
 {
 	int r = mapping(d, i, "tls_server_config", WEB_KEYS_MAX, err, errlen);
@@ -143,6 +160,11 @@ static int parse_tls(yaml_document_t *d, int i, struct web_config *c, char *err,
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		const char *k = scalar(d, p->key), *v = scalar(d, p->value);
+		if (!strcmp(k, "min_version")) {
+			if ((r = parse_min_version(v, line_of(d, p->value), c, err, errlen)))
+				return r;
+			continue;
+		}
 		char **dst = !strcmp(k, "cert_file")  ? &c->cert_file
 			     : !strcmp(k, "key_file") ? &c->key_file
 						      : NULL;
@@ -376,6 +398,13 @@ int webconfig_load(const char *path, struct web_config *c, char *err, size_t err
 	if (r)
 		webconfig_free(c);
 	return r;
+}
+
+const char *webconfig_tls_priorities(const struct web_config *c)
+{
+	/* -VERS-ALL then the versions allowed; -RSA: no RSA key exchange (not forward secret) */
+	return c->min_tls == 13 ? "NORMAL:-VERS-ALL:+VERS-TLS1.3:-RSA"
+				: "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA";
 }
 
 bool webconfig_has_auth(const struct web_config *c)

@@ -7,10 +7,13 @@
  *   tls_server_config:
  *     cert_file: server.crt    # PEM; relative paths: to FILE's directory
  *     key_file: server.key
+ *     min_version: TLS12       # or TLS13; TLS10 and TLS11 are refused
  *   basic_auth_users:
  *     prometheus: $2y$10$...   # bcrypt (htpasswd -nBC 10 ""), checked by crypt(3)
  *
- * Any other key (client_auth_type, min_version, http_server_config, ...) is
+ * TLS is 1.2 or 1.3 only, with forward-secret key exchange (no plain RSA):
+ * webconfig_tls_priorities(). Any other key (client_auth_type, max_version,
+ * cipher_suites, http_server_config, ...) is
  * an error, not ignored: a setting that is silently dropped would weaken what
  * the operator asked for. A key seen twice is an error, and so is
  * basic_auth_users without users ({} or null: that would be no auth) or with
@@ -34,6 +37,7 @@ struct web_user {
 struct web_config {
 	char *cert_file, *key_file; /* as written in the file; NULL: no TLS */
 	char *cert_pem, *key_pem;   /* their contents (webconfig_load), NUL-terminated */
+	int min_tls;		    /* min_version: 13 for TLS13, else TLS 1.2 (0: not given) */
 	struct web_user *users;	    /* basic_auth_users, NULL/0: no auth */
 	size_t nusers;
 	pthread_mutex_t lock;	 /* the users' cached passwords */
@@ -71,6 +75,12 @@ int webconfig_parse(const char *text, size_t len, struct web_config *c, char *er
  * ERR (naming the file).
  */
 int webconfig_load(const char *path, struct web_config *c, char *err, size_t errlen);
+
+/*
+ * The GnuTLS priority string of C's listener: TLS 1.2 and 1.3 (only 1.3 with
+ * min_version TLS13), without RSA key exchange. A static string.
+ */
+const char *webconfig_tls_priorities(const struct web_config *c);
 
 /* True when C has basic_auth_users. */
 bool webconfig_has_auth(const struct web_config *c);

@@ -34,6 +34,16 @@ get() {
 	curl -s --max-time 10 -o "$TMP/body" -D "$TMP/hdr" -w '%{http_code}' "$@" "$url"
 }
 
+# tls PORT S_CLIENT-ARGS...: "PROTOCOL CIPHER" of the handshake openssl s_client makes with
+# 127.0.0.1:PORT, "(NONE) (NONE)" when there was none. @SECLEVEL=0: OpenSSL 3 offers TLS 1.0
+# and 1.1 only then, so a refusal is the exporter's, not the client's
+tls() {
+	local port=$1
+	shift
+	echo | timeout 10 openssl s_client -connect "127.0.0.1:$port" "$@" 2>&1 |
+		sed -nE 's/^New, ([^,]+), Cipher is (.*)/\1 \2/p' | head -n 1
+}
+
 # ---- the landing page ---------------------------------------------------------------
 if start_exporter P; then
 	code=$(get "http://127.0.0.1:$P_PORT/")
@@ -95,12 +105,35 @@ if EXPORTER_SCHEME=https start_exporter S --web.config.file "$W/web.yml"; then
 		"HTTP $code: $(head -c 200 "$TMP/hdr")"
 	code=$(get "$U/metrics" -u prometheus:s3cret)
 	expect_eval "TLS without trusting the self-signed certificate: curl refuses it" "[ '$code' = 000 ]" "HTTP $code"
+	# TLS 1.2 and 1.3 only, forward-secret key exchange only (not GnuTLS's defaults)
+	for v in tls1 tls1_1; do
+		got=$(tls "$S_PORT" "-$v" -cipher 'DEFAULT@SECLEVEL=0')
+		expect_eval "TLS: -$v refused (no handshake)" "[ '$got' = '(NONE) (NONE)' ]" "handshake: $got"
+	done
+	got=$(tls "$S_PORT" -tls1_2)
+	expect_eval "TLS: TLS 1.2 with ECDHE (forward secret)" "[[ '$got' == 'TLSv1.2 ECDHE-'* ]]" "handshake: $got"
+	got=$(tls "$S_PORT" -tls1_3)
+	expect_eval "TLS: TLS 1.3" "[[ '$got' == 'TLSv1.3 TLS_'* ]]" "handshake: $got"
+	got=$(tls "$S_PORT" -tls1_2 -cipher AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA)
+	expect_eval "TLS: RSA key exchange (not forward secret) refused" "[ '$got' = '(NONE) (NONE)' ]" "handshake: $got"
 	code=$(get "$U/metrics" --cacert "$W/server.crt" -u prometheus:s3cret)
 	expect_eval "still serving after those (200)" "[ '$code' = 200 ]" "HTTP $code"
 	stop_pid "$S_PID"
 	expect_eval "SIGTERM: exit 0" "[ '$STOP_RC' = 0 ]" "exit $STOP_RC"
 else
 	nok "--web.config.file with TLS: the exporter starts" "$(tail -n 3 "$TMP/exporter.S.err" | tr '\n' ' ')"
+fi
+
+# min_version: TLS13 leaves TLS 1.2 out
+printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n' >"$W/tls13.yml"
+chmod 600 "$W/tls13.yml"
+if EXPORTER_SCHEME=https start_exporter V --web.config.file "$W/tls13.yml"; then
+	got12=$(tls "$V_PORT" -tls1_2) got13=$(tls "$V_PORT" -tls1_3)
+	expect_eval "min_version: TLS13: TLS 1.2 refused, TLS 1.3 served" \
+		"[ '$got12' = '(NONE) (NONE)' ] && [[ '$got13' == 'TLSv1.3 '* ]]" "1.2: $got12; 1.3: $got13"
+	stop_pid "$V_PID"
+else
+	nok "min_version: TLS13: the exporter starts" "$(tail -n 3 "$TMP/exporter.V.err" | tr '\n' ' ')"
 fi
 
 # basic auth without TLS (a file with basic_auth_users only)
@@ -152,6 +185,8 @@ bad "no users (auth would be off)" 'line 1: basic_auth_users has no users: give 
 bad "81506 users in 1 MiB" 'line 2: basic_auth_users has 81506 entries: at most 1000'
 put 'tls_server_config:\n  cert_file: server.crt\n'
 bad "a certificate without its key" 'needs both cert_file and key_file'
+put 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS10\n'
+bad "min_version: TLS10" 'line 4: tls_server_config.min_version TLS10: thpctl serves TLS 1.2 and 1.3 only'
 put 'tls_server_config: [\n'
 bad "not YAML" 'bad.yml: line [0-9]+: not YAML'
 put 'tls_server_config:\n  cert_file: server.crt\n  key_file: missing.key\n'

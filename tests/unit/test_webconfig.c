@@ -56,6 +56,41 @@ static void test_full_config(UNIT_STATE)
 	webconfig_free(&c);
 }
 
+/* TLS 1.2 and 1.3 without RSA key exchange; min_version TLS13 leaves 1.2 out */
+static void test_tls_versions(UNIT_STATE)
+{
+	struct web_config c;
+	const char *tls = "tls_server_config:\n  cert_file: a\n  key_file: b\n";
+	assert_int_equal(parse(tls, &c), 0);
+	assert_string_equal(webconfig_tls_priorities(&c),
+			    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA");
+	webconfig_free(&c);
+	char text[256];
+	snprintf(text, sizeof(text), "%s  min_version: TLS12\n", tls);
+	assert_int_equal(parse(text, &c), 0);
+	assert_int_equal(c.min_tls, 12);
+	assert_string_equal(webconfig_tls_priorities(&c),
+			    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA");
+	webconfig_free(&c);
+	snprintf(text, sizeof(text), "%s  min_version: TLS13\n", tls);
+	assert_int_equal(parse(text, &c), 0);
+	assert_string_equal(webconfig_tls_priorities(&c), "NORMAL:-VERS-ALL:+VERS-TLS1.3:-RSA");
+	webconfig_free(&c);
+	snprintf(text, sizeof(text), "%s  min_version: TLS11\n", tls);
+	refused(text, "line 4: tls_server_config.min_version TLS11: thpctl serves TLS 1.2 and 1.3 "
+		      "only (TLS12, the default, or TLS13)");
+	snprintf(text, sizeof(text), "%s  min_version: TLS10\n", tls);
+	refused(text, "min_version TLS10: thpctl serves TLS 1.2 and 1.3 only");
+	snprintf(text, sizeof(text), "%s  min_version: tls13\n", tls);
+	refused(text, "line 4: tls_server_config.min_version takes TLS12 or TLS13");
+	snprintf(text, sizeof(text), "%s  min_version: [TLS13]\n", tls);
+	refused(text, "min_version takes TLS12 or TLS13");
+	snprintf(text, sizeof(text), "%s  max_version: TLS13\n", tls);
+	refused(text, "tls_server_config.max_version is an exporter-toolkit setting that thpctl "
+		      "does not implement (thpctl: tls_server_config: cert_file, key_file, "
+		      "min_version; basic_auth_users)");
+}
+
 static void test_empty_is_nothing(UNIT_STATE)
 {
 	struct web_config c;
@@ -279,8 +314,8 @@ static void test_load_files(UNIT_STATE)
 	rmdir(dir);
 }
 
-UNIT_TESTS(test_full_config, test_empty_is_nothing, test_strict, test_bounded_mappings, test_check,
-	   test_check_one_bcrypt_at_a_time, test_load_files)
+UNIT_TESTS(test_full_config, test_tls_versions, test_empty_is_nothing, test_strict,
+	   test_bounded_mappings, test_check, test_check_one_bcrypt_at_a_time, test_load_files)
 
 #else
 static void test_no_http(UNIT_STATE)
