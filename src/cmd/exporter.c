@@ -98,9 +98,10 @@ static void exporter_help(FILE *f)
 		"                        scrape then says thpctl_process_scan_truncated 1\n"
 		"  --web.config.file FILE  TLS and basic auth of the listener, in the format of\n"
 		"                        Prometheus' exporter-toolkit: tls_server_config:\n"
-		"                        {cert_file, key_file}, basic_auth_users: {NAME:\n"
-		"                        BCRYPT-HASH}; FILE and the key not writable by\n"
-		"                        others, the key not readable by others\n"
+		"                        {cert_file, key_file, min_version: TLS12|TLS13},\n"
+		"                        basic_auth_users: {NAME: BCRYPT-HASH}; FILE and the\n"
+		"                        key not writable by others, the key not readable by\n"
+		"                        others\n"
 		"  --once                collect once, write the text file (or stdout), exit;\n"
 		"                        with --json, that scrape as JSON: {schema, families:\n"
 		"                        [{name, type, help, samples:[{labels, value}]}]}\n" GLOBAL_HELP
