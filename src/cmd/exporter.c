@@ -453,6 +453,9 @@ static int exporter_options(struct globals *g, int argc, char **argv, struct xop
 		warnx("out of memory");
 		return EXIT_FAIL;
 	}
+	/* a key GnuTLS cannot use (not the certificate's, damaged, encrypted) is the file's fault */
+	if (!wr && o->web_config && (wr = web_tls_check(&web_cfg, why, sizeof(why))))
+		webconfig_free(&web_cfg);
 	if (wr) {
 		warnx("exporter: --web.config.file: %s", why);
 		args_no_hint(); /* the file is at fault, not the options */

@@ -97,6 +97,10 @@ void http_stop(struct exporter *e);
 /* The daemon flags (MHD_USE_TLS with a certificate) and options (the PEMs; MHD_OPTION_ARRAY). */
 unsigned web_daemon_flags(const struct exporter *e);
 const struct MHD_OptionItem *web_daemon_options(struct exporter *e);
+/* Whether libmicrohttpd (GnuTLS) takes W's key, certificate and priorities: a daemon started
+ * and stopped, no socket. 0 (also without TLS, or when libmicrohttpd cannot do TLS: the listener
+ * says so), or -EINVAL with GnuTLS's reason in ERR: a configuration error (exit 2). */
+int web_tls_check(const struct web_config *w, char *err, size_t errlen);
 /* "https" with TLS, else "http". */
 const char *web_scheme(const struct exporter *e);
 /* The responses of / and 401. 0, or -ENOMEM / -ENOTSUP (no TLS in libmicrohttpd) after a message. */

@@ -34,20 +34,69 @@ unsigned web_daemon_flags(const struct exporter *e)
 	return e->web && e->web->cert_pem ? MHD_USE_TLS : 0;
 }
 
+/* W's TLS options into ITEMS (none without a certificate), ended by MHD_OPTION_END. */
+static void tls_items(const struct web_config *w, struct MHD_OptionItem items[4])
+{
+	size_t n = 0;
+	if (w && w->cert_pem) {
+		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem};
+		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert_pem};
+		/* not GnuTLS's defaults (TLS 1.0 and RSA key exchange): 1.2+, forward secret */
+		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+						     (void *)webconfig_tls_priorities(w)};
+	}
+	items[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+}
+
 const struct MHD_OptionItem *web_daemon_options(struct exporter *e)
 {
 	static struct MHD_OptionItem items[4];
-	size_t n = 0;
-	if (e->web && e->web->cert_pem) {
-		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, e->web->key_pem};
-		items[n++] =
-			(struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, e->web->cert_pem};
-		/* not GnuTLS's defaults (TLS 1.0 and RSA key exchange): 1.2+, forward secret */
-		items[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
-						     (void *)webconfig_tls_priorities(e->web)};
-	}
-	items[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	tls_items(e->web, items);
 	return items;
+}
+
+/* libmicrohttpd's first message of the trial start into CLS (a char[256]), newline dropped. */
+static void first_message(void *cls, const char *fmt, va_list ap)
+{
+	char *out = cls;
+	if (out[0])
+		return;
+	vsnprintf(out, 256, fmt, ap);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static enum MHD_Result no_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	(void)cls, (void)conn, (void)url, (void)method, (void)version, (void)upload_data;
+	(void)upload_data_size, (void)req_cls;
+	return MHD_NO;
+}
+
+int web_tls_check(const struct web_config *w, char *err, size_t errlen)
+{
+	char why[256];
+	if (!w->cert_pem || mhd_load(why, sizeof(why)) ||
+	    mhd.is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+		return 0; /* http_start() and web_start() say why */
+	struct MHD_OptionItem items[4];
+	tls_items(w, items);
+	char msg[256] = "";
+	/* no socket, no thread: GnuTLS takes (or refuses) the key, certificate and priorities */
+	struct MHD_Daemon *d =
+		mhd.start_daemon(MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
+				 NULL, NULL, no_request, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+				 first_message, msg, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
+	if (d) {
+		mhd.stop_daemon(d);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "tls_server_config: the certificate %s and key %s were refused by libmicrohttpd "
+		 "(GnuTLS): %s",
+		 w->cert_file, w->key_file, msg[0] ? msg : "no reason given");
+	return -EINVAL;
 }
 
 const char *web_scheme(const struct exporter *e)

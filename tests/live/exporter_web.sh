@@ -198,6 +198,25 @@ put 'tls_server_config:\n  cert_file: server.crt\n  key_file: open.key\n'
 bad "a key every user may read" 'open.key: readable by every user \(mode 0644\): chmod o-r'
 put 'tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n'
 bad "a key file as the certificate" 'no PEM certificate'
+# PEM in form, but not a key and certificate GnuTLS can use: the file's fault too (exit 2)
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other -keyout "$W/other.key" \
+	-out "$W/other.crt" >>"$TMP/openssl.err" 2>&1
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -aes256 -pass pass:secret \
+	-out "$W/enc.key" >>"$TMP/openssl.err" 2>&1
+printf -- '-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n' >"$W/junk.key"
+printf -- '-----BEGIN CERTIFICATE-----\nAAAAAAAA\n-----END CERTIFICATE-----\n' >"$W/junk.crt"
+chmod 600 "$W/other.key" "$W/enc.key" "$W/junk.key"
+refused='tls_server_config: the certificate server.crt and key'
+put 'tls_server_config:\n  cert_file: server.crt\n  key_file: other.key\n'
+bad "another certificate's key" "$refused other.key were refused by libmicrohttpd \(GnuTLS\): .*do not match"
+put 'tls_server_config:\n  cert_file: server.crt\n  key_file: enc.key\n'
+bad "a key under a passphrase" "$refused enc.key were refused by libmicrohttpd \(GnuTLS\): .*Decryption has failed"
+put 'tls_server_config:\n  cert_file: server.crt\n  key_file: junk.key\n'
+bad "a key that is not base64" "$refused junk.key were refused by libmicrohttpd \(GnuTLS\): .*Base64"
+# (GnuTLS 3.7 leaks what it parsed of a certificate it refuses; thpctl exits at once)
+put 'tls_server_config:\n  cert_file: junk.crt\n  key_file: server.key\n'
+ASAN_OPTIONS=detect_leaks=0 bad "a certificate that is not DER" \
+	'the certificate junk.crt and key server.key were refused by libmicrohttpd \(GnuTLS\): .*ASN1'
 # libyaml and libcrypt are dlopen()ed when a configuration is read (the test hook makes one
 # missing): the configuration is refused, naming the library, never half-read
 put "basic_auth_users:\n  prometheus: '$HASH'\n"
