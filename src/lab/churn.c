@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kernel/exe.h"
@@ -160,6 +162,7 @@ int churn_start(struct churn *c, const char *prog, const struct churn_spec *sp,
 	close(pout[1]);
 	c->in = pin[1];
 	c->out = pout[0];
+	c->pipes = true;
 	if (e) {
 		lab_fmt(why, n, "fork: %s", strerror(-e));
 		churn_stop(c);
@@ -179,22 +182,54 @@ int churn_start(struct churn *c, const char *prog, const struct churn_spec *sp,
 	return e;
 }
 
+/*
+ * Write LEN bytes of BUF to the pipe FD with SIGPIPE blocked: a reader gone
+ * is -EPIPE, not the end of thpctl (the guard's handler would restore and
+ * die, or the default kill it). A SIGPIPE the write raised is taken off the
+ * pending set before the mask goes back; one pending before stays pending.
+ */
+static int pipe_write(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	bool was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	ssize_t w;
+	do
+		w = write(fd, buf, len);
+	while (w < 0 && errno == EINTR);
+	int e = w == (ssize_t)len ? 0 : w < 0 ? -errno : -EPIPE;
+	if (e == -EPIPE && !was_pending) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
 int churn_go(struct churn *c, int timeout_ms, char *why, size_t n)
 {
 	char line[128];
-	int e = write(c->in, "go\n", 3) == 3 ? 0 : -EPIPE;
+	int e = c->pipes && c->pid > 0 ? pipe_write(c->in, "go\n", 3) : -ESRCH;
 	if (!e)
 		e = read_line(c, line, sizeof(line), timeout_ms);
 	if (!e && churn_parse_ready(line, c))
 		e = -EPROTO;
 	if (e)
 		lab_fmt(why, n, "no \"ready\" from thpctl-churn: %s",
-			e == -EPIPE ? "it exited (out of memory?)" : strerror(-e));
+			e == -EPIPE   ? "it exited (out of memory?)"
+			: e == -ESRCH ? "it was not started"
+				      : strerror(-e));
 	return e;
 }
 
 void churn_stop(struct churn *c)
 {
+	if (!c->pipes)
+		return; /* never started: fds 0 are not its pipes, pid 0 not its child */
 	if (c->in >= 0)
 		close(c->in);
 	c->in = -1;
@@ -215,6 +250,7 @@ void churn_stop(struct churn *c)
 	if (c->out >= 0)
 		close(c->out);
 	c->out = -1;
+	c->pipes = false;
 }
 
 struct meas_ctx {

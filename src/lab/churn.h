@@ -31,6 +31,7 @@ struct churn_spec {
 struct churn {
 	pid_t pid;
 	int in, out; /* its stdin (we write), its stdout (we read) */
+	bool pipes;  /* IN and OUT are ours (churn_start made them): a zeroed churn has none */
 	uint64_t live_bytes, live_objects, alloc_bytes;
 	char release[48]; /* the allocator's call it used to give memory back */
 };
@@ -59,10 +60,16 @@ int lab_helper_find(const char *name, int mode, char *out, size_t n);
 int churn_start(struct churn *c, const char *prog, const struct churn_spec *sp,
 		const char *const *env, bool nothp, char *why, size_t n);
 
-/* Send "go" and wait up to TIMEOUT_MS for "ready". 0, or -errno with WHY. */
+/*
+ * Send "go" and wait up to TIMEOUT_MS for "ready". 0, or -errno with WHY
+ * (-EPIPE: it exited; the write raises no SIGPIPE).
+ */
 int churn_go(struct churn *c, int timeout_ms, char *why, size_t n);
 
-/* Close its stdin, wait up to 2 s, then SIGKILL. Idempotent. */
+/*
+ * Close its stdin, wait up to 2 s, then SIGKILL. Idempotent; nothing for a
+ * churn churn_start never started (zeroed: its 0 fds are not its pipes).
+ */
 void churn_stop(struct churn *c);
 
 /* "ready LIVE NLIVE ALLOCATED RELEASE" into C; 0 or -EINVAL (pure). */

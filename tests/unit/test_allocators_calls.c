@@ -2,6 +2,11 @@
 /* Unit tests: src/lab/allocators_calls.c and churn.c's parser (the decisions of lab allocators). */
 #include "unit.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "lab/allocators_calls.h"
 #include "lab/churn.h"
 
@@ -69,5 +74,60 @@ static void test_churn_ready_line(UNIT_STATE)
 	assert_int_equal(churn_parse_ready("start\n", &c), -EINVAL);
 }
 
+/* A churn never started (zeroed: in = out = 0) is stopped without closing fd 0. */
+static void test_churn_stop_never_started_keeps_fd0(UNIT_STATE)
+{
+	int saved = dup(0), p[2];
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	struct churn c = {0};
+	churn_stop(&c);
+	churn_stop(&c);
+	int fd0 = fcntl(0, F_GETFD);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	char b = 0;
+	ssize_t got = fd0 >= 0 ? read(0, &b, 1) : -1;
+	dup2(saved, 0);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+	assert_true(fd0 >= 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(b, 'x');
+	char why[200] = "";
+	assert_int_equal(churn_go(&c, 100, why, sizeof(why)), -ESRCH); /* not written to fd 0 */
+	assert_contains(why, "not started");
+}
+
+/* "go" to a child that has exited: -EPIPE, no SIGPIPE (it would end the test), none left pending. */
+static void test_churn_go_to_exited_child_is_epipe(UNIT_STATE)
+{
+	int in[2], out[2];
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	siginfo_t si;
+	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0); /* its ends closed */
+	close(in[0]);  /* no reader: the write gets EPIPE */
+	close(out[1]); /* no writer: EOF */
+	struct churn c = {.pid = pid, .in = in[1], .out = out[0], .pipes = true};
+	char why[200] = "";
+	assert_int_equal(churn_go(&c, 1000, why, sizeof(why)), -EPIPE);
+	assert_contains(why, "it exited");
+	sigset_t pending;
+	sigpending(&pending);
+	assert_false(sigismember(&pending, SIGPIPE));
+	churn_stop(&c);
+	assert_int_equal(c.pid, 0);
+	assert_int_equal(c.in, -1);
+	assert_int_equal(c.out, -1);
+	assert_int_equal(waitpid(pid, NULL, WNOHANG), -1); /* reaped by churn_stop */
+}
+
 UNIT_TESTS(test_rounds_must_agree_and_be_two, test_creep_round, test_bloat_round, test_range_text,
-	   test_churn_ready_line)
+	   test_churn_ready_line, test_churn_stop_never_started_keeps_fd0,
+	   test_churn_go_to_exited_child_is_epipe)
