@@ -21,6 +21,7 @@
 #include "../kernel/sysctl.h"
 #include "../util/buf.h"
 #include "common.h"
+#include "child.h"
 #include "iouring_run.h"
 #include "redis_srv.h"
 
@@ -68,12 +69,40 @@ static void probe(const struct lab_ctx *ctx, struct probes *p)
 	p->guest_known = cpuinfo_has_flag(ctx->sr, "hypervisor", &p->guest) == 0;
 }
 
-/* A private directory under BASE whose files take O_DIRECT into DIR. 0 or -errno. */
+/* The directory the signal hook removes (child.h: after fio is stopped), "" none. */
+static char live_dir[128];
+
+/* Async-signal-safe: fio's file and the probe, then the directory. */
+static void on_fatal(void)
+{
+	if (!live_dir[0])
+		return;
+	int d = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d >= 0) {
+		unlinkat(d, "data", 0);
+		unlinkat(d, "probe", 0);
+		close(d);
+	}
+	rmdir(live_dir);
+}
+
+/* The directory and its files removed now, and forgotten by the signal hook. */
+static void dir_remove(void)
+{
+	on_fatal();
+	live_dir[0] = '\0';
+	child_at_signal(NULL);
+}
+
+/* A private directory under BASE whose files take O_DIRECT into DIR, the signal hook's from
+ * mkdtemp on. 0 or -errno. */
 static int try_dir(const char *base, char *dir, size_t n)
 {
 	snprintf(dir, n, "%s/thpctl-iouring.XXXXXX", base);
 	if (!mkdtemp(dir))
 		return -errno;
+	snprintf(live_dir, sizeof(live_dir), "%s", dir);
+	child_at_signal(on_fatal);
 	char f[160];
 	snprintf(f, sizeof(f), "%s/probe", dir);
 	int fd = open(f, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
@@ -82,7 +111,7 @@ static int try_dir(const char *base, char *dir, size_t n)
 		close(fd);
 	unlink(f);
 	if (e)
-		rmdir(dir);
+		dir_remove();
 	return e;
 }
 
@@ -298,13 +327,12 @@ static int lab_iouring(const struct lab_ctx *ctx, const struct lab_opts *o, stru
 		}
 	lab_progress_done(o);
 	const char *fs = fs_name(dir);
-	unlink(file);
-	rmdir(dir);
+	dir_remove();
 	char sz[32];
 	lab_fmt_size(sz, sizeof(sz), size);
 	lab_proof(
 		r, "setup",
-		"kernel %s; %s%s file in %s (%s, removed), 4 KiB randread direct=1, numjobs 1, %d s each, %d round%s, fio %s",
+		"kernel %s; %s%s file in %s (%s, removed), 4 KiB randread direct=1, numjobs 1 (a thread: --thread), %d s each, %d round%s, fio %s",
 		ctx->feat->release, note, sz, dir, fs, secs, nr, nr == 1 ? "" : "s", fio);
 	finish(r, (const struct fio_res(*)[NE])res, nr, &p);
 	return 0;

@@ -162,9 +162,33 @@ void guard_fatal_sigset(sigset_t *set)
 		sigaddset(set, fatal_signals[i]);
 }
 
+/* The process that set the hook: a forked child still running our handler does not run it. */
+static volatile pid_t hook_owner;
+
+static void on_signal(int sig);
+
+/* on_signal for the fatal signals: IF_DEFAULT only where the disposition is the default (another
+ * handler stays); an inherited SIG_IGN (nohup) stays ignored either way. */
+static void catch_fatal(bool if_default)
+{
+	struct sigaction sa = {.sa_handler = on_signal}, old;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
+		    (old.sa_handler == SIG_IGN || (if_default && old.sa_handler != SIG_DFL)))
+			continue;
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
 void guard_at_signal(void (*fn)(void))
 {
+	hook_owner = getpid();
 	signal_hook = fn;
+	/* without root no guard_begin() installs the handler: the hook must run anyway (a
+	 * workload's files, its children) */
+	if (fn)
+		catch_fatal(true);
 }
 
 /* Async-signal-safe: the hook, restore, and delete the journal only if all took. */
@@ -172,7 +196,7 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 	void (*hook)(void) = signal_hook;
-	if (hook && getpid() == g.owner)
+	if (hook && getpid() == hook_owner)
 		hook();
 	if (g.active && getpid() == g.owner && g.j.n) {
 		bool all = true;
@@ -374,15 +398,8 @@ int guard_begin(const struct sysroot *sr, const char *purpose, bool wait)
 	if (!installed) {
 		installed = true;
 		atexit(at_exit);
-		struct sigaction sa = {.sa_handler = on_signal}, old;
-		sigemptyset(&sa.sa_mask);
-		for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-			/* an inherited SIG_IGN (nohup) stays ignored */
-			if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
-			    old.sa_handler == SIG_IGN)
-				continue;
-			sigaction(fatal_signals[i], &sa, NULL);
-		}
+		catch_fatal(
+			false); /* over a command's own handler (ab's): this one runs its hook */
 	}
 	return 0;
 }

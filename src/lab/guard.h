@@ -57,8 +57,10 @@ int guard_write(const char *rel, const char *value);
 
 /*
  * FN (NULL: none) runs first in the fatal-signal handler of the process
- * that called guard_begin(), before the settings go back: it must be
- * async-signal-safe (kill, waitpid, unlink). One hook; a later call replaces it.
+ * that set it, before the settings go back: it must be async-signal-safe
+ * (kill, waitpid, unlink). One hook; a later call replaces it. A non-NULL FN
+ * also installs the handler on the fatal signals still at their default
+ * disposition, so the hook runs without guard_begin() too (not root).
  */
 void guard_at_signal(void (*fn)(void));
 

@@ -86,6 +86,8 @@ static void fio_argv(const char *exe, const struct fio_spec *s, char st[6][96], 
 	snprintf(st[3], 96, "--iodepth=%d", s->iodepth);
 	snprintf(st[4], 96, "--runtime=%d", s->runtime_s);
 	snprintf(st[5], 96, "--sqthread_poll=%d", s->sqpoll ? 1 : 0);
+	/* --thread: the job is a thread of the fio we watch (child.h), not a process of its own
+	 * that outlives it on a signal */
 	const char *v[] = {exe,
 			   "--name=thpctl",
 			   st[0],
@@ -96,6 +98,7 @@ static void fio_argv(const char *exe, const struct fio_spec *s, char st[6][96], 
 			   st[2],
 			   st[3],
 			   "--numjobs=1",
+			   "--thread",
 			   "--time_based",
 			   st[4],
 			   "--output-format=json",
@@ -154,7 +157,7 @@ int fio_run(const char *exe, const struct fio_spec *s, struct fio_res *r, char *
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
-	char st[6][96], *argv[16];
+	char st[6][96], *argv[20];
 	fio_argv(exe, s, st, argv);
 	struct child_spec cs = {.path = exe, .argv = argv, .in = -1, .out = p[1], .err = p[1]};
 	pid_t pid = child_spawn(&cs);

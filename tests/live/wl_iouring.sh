@@ -97,12 +97,61 @@ run() {
 	fi
 }
 
+# data_laid DIR: fio's file under DIR/thpctl-iouring.*/ is laid out whole (--quick: 256 MiB)
+data_laid() {
+	local f
+	for f in "$1"/thpctl-iouring.*/data; do
+		[ "$(stat -c %s "$f" 2>/dev/null)" = $((256 << 20)) ] && return 0
+	done
+	return 1
+}
+
+# sigterm WHO CMD...: SIGTERM to lab iouring while fio runs: its directory (and the file
+# fio reads) gone, and every process it started (fio, a job fio forked) ended. The
+# processes are the descendants of this run's thpctl, captured before the signal, and any
+# process whose command line names this run's private file.
+sigterm() {
+	local who=$1 bg fio pids p alive=
+	shift
+	mkdir -p "$TMP/$who-sig"
+	chmod 1777 "$TMP/$who-sig"
+	TMPDIR=$TMP/$who-sig "${DFL[@]}" "$@" "$T" lab iouring --quick --quiet \
+		>/dev/null 2>"$TMP/$who-sig.err" &
+	bg=$!
+	wait_for 60 pgrep -P "$bg" -x fio >/dev/null
+	fio=$(pgrep -P "$bg" -x fio)
+	# fio is past its layout: the file is whole and the job reads it
+	wait_for 60 data_laid "$TMP/$who-sig"
+	sleep 2
+	pids=$(descendants "$bg")
+	kill -TERM "$bg"
+	wait "$bg"
+	# and any process still reading this run's own file (a job forked after the capture)
+	pids+=" $(pgrep -f -- "--filename=$TMP/$who-sig/" | tr '\n' ' ')"
+	for p in $pids; do
+		wait_for 2 test ! -d "/proc/$p" || alive+=" $p($(cat "/proc/$p/comm" 2>/dev/null))"
+	done
+	san_note "lab iouring ($who, SIGTERM)" "$TMP/$who-sig.err"
+	if [ -z "$fio" ]; then
+		nok "$who: SIGTERM during fio" "fio never started: $(tail -n 2 "$TMP/$who-sig.err" | tr '\n' ' ')"
+	elif [ -z "$(ls -A "$TMP/$who-sig")" ] && [ -z "$alive" ]; then
+		ok "$who: SIGTERM during fio: directory removed, fio ($fio) and its jobs ended"
+	else
+		nok "$who: SIGTERM during fio: directory removed, fio and its jobs ended" \
+			"left: $(find "$TMP/$who-sig" -mindepth 1 | tr '\n' ' '); alive:${alive:- none}"
+		for p in $alive; do kill -KILL "${p%%(*}" 2>/dev/null; done
+		rm -rf "${TMP:?}/$who-sig"/thpctl-iouring.*
+	fi
+}
+
 if [ "$ROOT" -eq 1 ]; then
 	run root env
+	sigterm root env
 else
 	skip "root" "not root"
 fi
 run nobody "${NOBODY[@]}"
+[ "$ROOT" -eq 1 ] && sigterm nobody "${NOBODY[@]}"
 if pgrep -x fio >/dev/null && pgrep -af 'fio --name=thpctl' >/dev/null; then
 	nok "no fio left" "$(pgrep -af 'fio --name=thpctl' | head -n 2)"
 else
