@@ -23,18 +23,28 @@
 /* What the signal hook removes once the children are stopped (child.h): the directory. */
 static char live_dir[64];
 
-/* Async-signal-safe: the server's files and directory. */
+/*
+ * DIR and everything in it (dump.rdb, a BGSAVE's temp-PID.rdb, redis.log),
+ * again every 100 ms for up to 2 s while it is still there: a BGSAVE child
+ * the server killed as it shut down logs its exit to redis.log after the
+ * server is gone, and may do so between rm's unlink and its rmdir.
+ * Async-signal-safe.
+ */
+static void remove_dir(const char *dir)
+{
+	for (int t = 0; t <= 2000; t += 100) {
+		child_remove_tree(dir);
+		if (access(dir, F_OK) && errno == ENOENT)
+			return;
+		child_sleep_ms(100);
+	}
+}
+
+/* Async-signal-safe: the server's directory (the server was stopped first: SIGTERM). */
 static void on_fatal(void)
 {
-	if (live_dir[0]) {
-		int d = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-		if (d >= 0) {
-			unlinkat(d, "dump.rdb", 0);
-			unlinkat(d, "redis.log", 0);
-			close(d);
-		}
-		rmdir(live_dir);
-	}
+	if (live_dir[0])
+		remove_dir(live_dir);
 }
 
 int redis_find(const char *prog, char *out, size_t n)
@@ -242,6 +252,10 @@ int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, const ch
 		return (int)pid;
 	}
 	s->pid = pid;
+	/* on a signal: SIGTERM, so that it kills its BGSAVE child and removes the child's
+	 * temp-PID.rdb itself (no save: --save ""); SIGKILL after 2 s. A SIGKILLed server
+	 * leaves its BGSAVE child writing in the directory after the hook removed it */
+	child_watch(pid, SIGTERM, 2000);
 	int rc = server_wait(s, err, n);
 	if (rc)
 		redis_stop(s);
@@ -260,12 +274,7 @@ void redis_stop(struct redis_srv *s)
 		close(s->fd);
 	s->fd = -1;
 	if (s->dir[0]) {
-		char p[96];
-		snprintf(p, sizeof(p), "%s/dump.rdb", s->dir);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/redis.log", s->dir);
-		unlink(p);
-		rmdir(s->dir);
+		remove_dir(s->dir);
 		s->dir[0] = live_dir[0] = '\0';
 	}
 }

@@ -4,7 +4,8 @@
  * (loopback, a private port and directory, the config on the command line),
  * a minimal RESP client for PING, INFO, BGSAVE and the key loader, and the
  * parsers of what they print. The children die with thpctl (PDEATHSIG) and
- * are stopped by the guard's signal hook on SIGINT/SIGTERM.
+ * are stopped by the guard's signal hook on SIGINT/SIGTERM (the server with
+ * SIGTERM: it ends its BGSAVE child; SIGKILL after 2 s).
  */
 #ifndef THPCTL_LAB_REDIS_SRV_H
 #define THPCTL_LAB_REDIS_SRV_H
@@ -42,7 +43,11 @@ int redis_find(const char *prog, char *out, size_t n);
 int redis_start(struct redis_srv *s, const char *exe, bool disable_thp, const char *malloc_conf,
 		char *err, size_t n);
 
-/* SHUTDOWN NOSAVE, wait (SIGKILL after 5 s), remove the directory. Idempotent. */
+/*
+ * SHUTDOWN NOSAVE, wait (SIGKILL after 5 s), remove the directory and all in
+ * it. Idempotent. (On a fatal signal the hook stops the server with SIGTERM,
+ * SIGKILL after 2 s, and removes the directory the same way.)
+ */
 void redis_stop(struct redis_srv *s);
 
 /* SET key:%012d (0..NKEYS-1, redis-benchmark's -r names) to a REDIS_VALUE_BYTES value. 0 or -errno. */

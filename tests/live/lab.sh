@@ -317,7 +317,8 @@ fi
 
 # ---- redis: a real program (scripts/install-deps --workloads) -------------------
 # lab redis --quick: five modes, its proofs and claim calls asserted (not the speed),
-# the server stopped and its directory gone; then SIGINT halfway stops it too.
+# the server stopped and its directory gone; then SIGINT halfway stops it too, and
+# SIGTERM during a BGSAVE leaves neither the directory nor the BGSAVE child.
 redis_check() {
 	python3 - "$TMP/redis.json" <<'PY'
 import json, re, sys
@@ -362,6 +363,41 @@ assert e["load"] and len(e["load"]["before"]) == 3 and "load" in p, e["load"]
 assert p["madvise, jemalloc thp:always server"].endswith("THP_enabled 1"), p["madvise, jemalloc thp:always server"]
 assert re.search(r"p99 claim \w+; fork claim \w+; BGSAVE-shreds claim \w+", v["text"]), v["text"]
 PY
+}
+
+# gone_or_zombie PID: no such process, or one that has exited and waits for its reaper
+gone_or_zombie() { [ ! -e "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
+# SIGTERM while a BGSAVE writes its temp-PID.rdb (TMPDIR=$TMP/rtmp): the server stopped, its
+# BGSAVE child (the PID in the file's name) ended, the directory gone, the settings back
+redis_sigterm_bgsave() {
+	local f='' srv='' kid='' i
+	wait_quiet
+	"${DFL[@]}" "$T" lab redis --quick --yes --quiet >/dev/null 2>"$TMP/redis-term.err" &
+	BG=$!
+	for ((i = 0; i < 2400; i++)); do
+		f=$(compgen -G "$TMP/rtmp/thpctl-redis.*/temp-*.rdb" | head -n 1)
+		[ -n "$f" ] && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	srv=$(pgrep -P "$BG" -x redis-server)
+	kid=${f##*/temp-}
+	kid=${kid%.rdb}
+	kill -TERM "$BG"
+	wait "$BG"
+	BG=
+	if [ -z "$f" ]; then
+		nok "redis: SIGTERM during a BGSAVE" "no temp-*.rdb seen: $(tail -n 2 "$TMP/redis-term.err" | tr '\n' ' ')"
+	elif [ -z "$(ls -A "$TMP/rtmp")" ] && gone_or_zombie "$srv" && wait_for 3 gone_or_zombie "$kid"; then
+		ok "redis: SIGTERM during a BGSAVE: server and its BGSAVE child ended, directory gone"
+	else
+		nok "redis: SIGTERM during a BGSAVE: server and its BGSAVE child ended, directory gone" \
+			"server '$srv', BGSAVE child '$kid' ($(cat "/proc/$kid/comm" 2>/dev/null || echo gone)), left: $(find "$TMP/rtmp" -mindepth 1 | tr '\n' ' ')"
+		rm -rf "$TMP/rtmp"/thpctl-redis.*
+	fi
+	san_note "lab redis (SIGTERM in BGSAVE)" "$TMP/redis-term.err"
+	check_settings "redis (SIGTERM in BGSAVE)"
 }
 
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
@@ -420,9 +456,10 @@ else
 		else
 			nok "redis: SIGINT stops the server and removes its directory" "server pid '${srv}', left: $(ls "$TMP/rtmp")"
 		fi
-		unset TMPDIR
 		san_note "lab redis (SIGINT)" "$TMP/redis-int.err"
 		check_settings "redis (SIGINT)"
+		redis_sigterm_bgsave
+		unset TMPDIR
 	fi
 fi
 
