@@ -182,6 +182,38 @@ const char *lab_fmt_delta(char *out, size_t n, double v)
 	return out;
 }
 
+const char *lab_fmt_num(char *out, size_t n, double v, int prec)
+{
+	if (isnan(v) || v < 0)
+		snprintf(out, n, "-");
+	else
+		snprintf(out, n, "%.*f", prec, v);
+	return out;
+}
+
+bool lab_modes_unknown(char *why, size_t n, const char *const *label, int nm, const bool *have,
+		       const bool *read, const char *what)
+{
+	char miss[320] = "", unread[200] = "";
+	size_t km = 0, ku = 0, k = 0;
+	int nmiss = 0;
+	for (int i = 0; i < nm; i++)
+		if (!have[i]) {
+			nmiss++;
+			lab_catf(miss, sizeof(miss), &km, "%s\"%s\"", km ? ", " : "", label[i]);
+		} else if (!read[i]) {
+			lab_catf(unread, sizeof(unread), &ku, "%s\"%s\"", ku ? ", " : "", label[i]);
+		}
+	why[0] = '\0';
+	if (nmiss == nm)
+		lab_catf(why, n, &k, "no mode gave figures (each failed: see its proof)");
+	else if (nmiss)
+		lab_catf(why, n, &k, "no figures from %s (failed: see the proofs)", miss);
+	if (unread[0])
+		lab_catf(why, n, &k, "%s%s not read for %s", k ? "; " : "", what, unread);
+	return why[0] != '\0';
+}
+
 void lab_verdict_ok(struct lab_result *r, bool expected, const char *fmt, ...)
 {
 	r->expected = expected;

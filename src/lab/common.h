@@ -13,6 +13,23 @@
 void lab_fmt_size(char *out, size_t n, uint64_t b);
 /* A counter delta V as "+N" / "-N" into OUT, or "-" when V is NaN (unknown). Returns OUT. */
 const char *lab_fmt_delta(char *out, size_t n, double v);
+/*
+ * A figure that cannot be negative (kB, ops/s, ms) with PREC decimals into
+ * OUT, or "-" when V is NaN or negative: the -1 of a value not read or a
+ * mode that did not run, never printed as a number. Returns OUT.
+ */
+const char *lab_fmt_num(char *out, size_t n, double v, int prec);
+
+/*
+ * Why a verdict over NM modes cannot be given, into WHY (N bytes): the
+ * modes (LABEL[k]) that gave no figures (HAVE[k] false): 'no figures from
+ * "A", "B" (failed: see the proofs)', or 'no mode gave figures (each
+ * failed: see its proof)'; then those that did but whose WHAT was not read
+ * (READ[k] false): 'WHAT not read for "C"'; joined by "; ". Returns false,
+ * WHY "", when every mode gave figures and every WHAT was read (pure).
+ */
+bool lab_modes_unknown(char *why, size_t n, const char *const *label, int nm, const bool *have,
+		       const bool *read, const char *what);
 
 /* A progress line on stderr (unless quiet): "lab touch: madv run 3/5". */
 void lab_progress(const struct lab_opts *o, const char *fmt, ...)

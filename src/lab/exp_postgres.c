@@ -348,11 +348,12 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 	calls[0] = pg_band_call(&c1, 0.98, 1.02);
 	/* two figures that differ, each named: the totals' plain ratio, and the estimate over
 	 * the per-second tps that the interval (and so the call) is about */
-	char e1[48], e2[48];
+	char e1[48], e2[48], f[3][24], kps[24] = "-"; /* -1: the mode did not run, "-" */
 	ratio_words(e1, sizeof(e1), md[V_TPS], nv[V_TPS], &c1);
 	ratio_words(e2, sizeof(e2), ht[V_TPS], nv[V_TPS], &c2);
-	lab_fmt(here, sizeof(here), "tps %.0f (madvise+defer) vs %.0f (never): %s", md[V_TPS],
-		nv[V_TPS], e1);
+	lab_fmt_num(f[0], sizeof(f[0]), nv[V_TPS], 0);
+	lab_fmt(here, sizeof(here), "tps %s (madvise+defer) vs %s (never): %s",
+		lab_fmt_num(f[1], sizeof(f[1]), md[V_TPS], 0), f[0], e1);
 	band_why(why, sizeof(why), &c1, calls[0], 0.98, 1.02,
 		 !m->have[0] || !m->have[1] ? "a mode failed" : NULL);
 	int n1 = m->nround[0] < m->nround[1] ? m->nround[0] : m->nround[1];
@@ -363,9 +364,10 @@ static void claims(const struct lab_ctx *ctx, struct lab_result *r, const struct
 		  why);
 	bool proven = backed(ctx, m, p, 2);
 	calls[1] = proven ? pg_band_call(&c2, 0.98, INFINITY) : CLAIM_INCONCLUSIVE;
-	lab_fmt(here, sizeof(here),
-		"tps %.0f (huge_pages=on) vs %.0f (never): %s; shm on %llu kB pages", ht[V_TPS],
-		nv[V_TPS], e2, (unsigned long long)m->shm[2].kps_kb);
+	if (m->have[2] && m->shm[2].found)
+		snprintf(kps, sizeof(kps), "%llu", (unsigned long long)m->shm[2].kps_kb);
+	lab_fmt(here, sizeof(here), "tps %s (huge_pages=on) vs %s (never): %s; shm on %s kB pages",
+		lab_fmt_num(f[2], sizeof(f[2]), ht[V_TPS], 0), f[0], e2, kps);
 	band_why(why, sizeof(why), &c2, calls[1], 0.98, INFINITY,
 		 !m->have[0] || !m->have[2] ? "a mode failed"
 		 : !proven		    ? "shared memory not proven on hugetlb"
@@ -426,11 +428,22 @@ static void verdict(const struct lab_ctx *ctx, struct lab_result *r, const struc
 	const double kv[4] = {m->v[0][V_KPS], m->v[1][V_KPS], m->v[2][V_KPS], m->v[2][V_HTLB]};
 	for (int i = 0; i < 4; i++)
 		lab_fmt(kb[i], sizeof(kb[i]), kv[i] < 0 ? "-" : "%.0f kB", kv[i]);
+	/* a mode that gave no figures, or whose segment was not found, decides nothing */
+	bool found[NMODES];
+	char why[400], pre[420] = "";
+	for (int k = 0; k < NMODES; k++)
+		found[k] = m->shm[k].found;
+	r->inconclusive = lab_modes_unknown(why, sizeof(why), mode_label, NMODES, m->have, found,
+					    "the shared segment (postmaster smaps)");
+	if (r->inconclusive)
+		lab_fmt(pre, sizeof(pre), "inconclusive: %s; ", why);
 	lab_verdict(
 		r, ok,
 		"%sshared memory page size never %s, madvise+defer %s, huge_pages=on %s (Hugetlb %s); madvise+defer claim %s; hugetlb claim %s",
-		ok ? "" : "UNEXPECTED backing: ", kb[0], kb[1], kb[2], kb[3], claim_call_name(c[0]),
-		claim_call_name(c[1]));
+		r->inconclusive ? pre
+		: ok		? ""
+				: "UNEXPECTED backing: ",
+		kb[0], kb[1], kb[2], kb[3], claim_call_name(c[0]), claim_call_name(c[1]));
 }
 
 /* The binaries, or R says how to install them. 0 or -ENOENT. */
@@ -457,7 +470,8 @@ static bool setup(const struct lab_ctx *ctx, const struct lab_opts *o, uint64_t 
 	int rc = pg_init(c, why, sizeof(why));
 	if (rc) {
 		lab_proof(r, "setup", "failed: %s", why);
-		lab_verdict(r, false, "UNEXPECTED: no cluster: %s", why);
+		lab_verdict(r, false, "inconclusive: no cluster, no mode ran: %s", why);
+		r->inconclusive = true;
 		return false;
 	}
 	char sb[32];
@@ -514,7 +528,7 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 		return 0;
 	struct pg_plan p = {0};
 	if (!setup(ctx, o, size, &c, &p, r))
-		return 0;
+		return -EIO; /* no cluster, no mode: a failed run (exit 1) */
 	int rounds = o->quick ? 1 : o->runs < 2 ? o->runs : 2;
 	r->runs = rounds;
 	lab_cols_add(r, cols, NV, NULL);
@@ -554,7 +568,7 @@ static int lab_postgres(const struct lab_ctx *ctx, const struct lab_opts *o, str
 	setup_proofs(ctx, r, &c, &p);
 	rows(r, v, n, last, &m);
 	verdict(ctx, r, &m, &p);
-	return 0;
+	return r->nrows ? 0 : -EIO; /* no mode gave figures: a failed run (exit 1) */
 }
 
 LAB_EXPERIMENT_DEFINE("postgres", 220, lab_postgres,

@@ -400,6 +400,35 @@ redis_sigterm_bgsave() {
 	check_settings "redis (SIGTERM in BGSAVE)"
 }
 
+# every mode failing (a redis-benchmark earlier on PATH that exits 1): exit 1, the verdict
+# inconclusive saying so, no row, and no figure printed as -1 in a claim, proof or verdict
+redis_all_failed() {
+	local out
+	mkdir -p "$TMP/fakebench"
+	printf '#!/bin/sh\nexit 1\n' >"$TMP/fakebench/redis-benchmark"
+	chmod 755 "$TMP/fakebench/redis-benchmark"
+	PATH=$TMP/fakebench:$PATH lab_json redis redis-fail 300 --quick
+	cat >"$TMP/redis-fail.py" <<'PY'
+import json, re, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+v = e["verdict"]
+assert v["inconclusive"] and not v["expected"], v
+assert v["text"].startswith("inconclusive: no mode gave figures"), v["text"]
+assert e["rows"] == [], e["rows"]
+texts = [v["text"]] + [p["text"] for p in e["proofs"]]
+texts += [c[k] for c in e["claims"] for k in ("here", "why")]
+bad = [t for t in texts if re.search(r"(?<![\w.])-1\b", t)]
+assert not bad, bad
+assert not [c for c in e["claims"] if c["why"].startswith("no THP")], e["claims"]
+PY
+	if [ "$RC" = 1 ] && out=$(python3 "$TMP/redis-fail.py" "$TMP/redis-fail.json" 2>&1); then
+		ok "redis: every mode failed: exit 1, inconclusive, no -1 shown"
+	else
+		nok "redis: every mode failed: exit 1, inconclusive, no -1 shown" "exit $RC: $(tail -n 1 <<<"$out")"
+	fi
+	check_settings "redis (every mode failed)"
+}
+
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
 	skip "redis" "redis-server/redis-benchmark not installed (scripts/install-deps --workloads)"
 else
@@ -459,6 +488,7 @@ else
 		san_note "lab redis (SIGINT)" "$TMP/redis-int.err"
 		check_settings "redis (SIGINT)"
 		redis_sigterm_bgsave
+		redis_all_failed
 		unset TMPDIR
 	fi
 fi

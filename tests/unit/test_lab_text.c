@@ -2,6 +2,8 @@
 /* Unit tests: the text builders of src/lab/lab.c and common.c that never cut silently. */
 #include "unit.h"
 
+#include <math.h>
+
 #include "lab/common.h"
 
 /* Appends until full; the cut is said with "...", and later appends add nothing. */
@@ -54,4 +56,37 @@ static void test_folios_of_every_order_fit(UNIT_STATE)
 	assert_string_equal(small + sizeof(small) - 4, "...");
 }
 
-UNIT_TESTS(test_catf_appends_and_says_a_cut, test_folios_of_every_order_fit)
+/* A figure not read (-1) or unknown (NaN) is "-", never a number. */
+static void test_unknown_figures_print_a_dash(UNIT_STATE)
+{
+	char s[24];
+	assert_string_equal(lab_fmt_num(s, sizeof(s), -1, 2), "-");
+	assert_string_equal(lab_fmt_num(s, sizeof(s), NAN, 0), "-");
+	assert_string_equal(lab_fmt_num(s, sizeof(s), 0, 0), "0");
+	assert_string_equal(lab_fmt_num(s, sizeof(s), 2.125, 2), "2.12");
+	assert_string_equal(lab_fmt_num(s, sizeof(s), 151234.6, 0), "151235");
+}
+
+/* The modes that gave nothing, then those with a figure unread, each named. */
+static void test_modes_unknown_names_them(UNIT_STATE)
+{
+	static const char *const l[3] = {"never", "madvise, defrag=defer", "never, huge_pages=on"};
+	char w[200];
+	bool have[3] = {true, true, true}, read[3] = {true, true, true};
+	assert_false(lab_modes_unknown(w, sizeof(w), l, 3, have, read, "X"));
+	assert_string_equal(w, "");
+	have[2] = false;
+	read[1] = false;
+	assert_true(lab_modes_unknown(w, sizeof(w), l, 3, have, read, "the segment"));
+	assert_string_equal(w, "no figures from \"never, huge_pages=on\" (failed: see the proofs); "
+			       "the segment not read for \"madvise, defrag=defer\"");
+	have[0] = have[1] = false;
+	assert_true(lab_modes_unknown(w, sizeof(w), l, 3, have, read, "the segment"));
+	assert_string_equal(w, "no mode gave figures (each failed: see its proof)");
+	have[0] = have[1] = have[2] = true;
+	assert_true(lab_modes_unknown(w, sizeof(w), l, 3, have, read, "the segment"));
+	assert_string_equal(w, "the segment not read for \"madvise, defrag=defer\"");
+}
+
+UNIT_TESTS(test_catf_appends_and_says_a_cut, test_folios_of_every_order_fit,
+	   test_unknown_figures_print_a_dash, test_modes_unknown_names_them)
