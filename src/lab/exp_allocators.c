@@ -8,13 +8,15 @@
  * and ledger: heap RSS (RSS after minus before) against the live bytes,
  * AnonHugePages, invented (never-written bytes inside its THPs), and the
  * creep after khugepaged's full scans, under enabled=madvise; always (and
- * max_ptes_none 511, then 0); and always with each allocator's own knob
- * (MALLOC_CONF=thp:never, glibc.malloc.hugetlb=0, MIMALLOC_ALLOW_THP=0; for
- * gperftools, which has none, the per-service opt-out prctl THP off). Two
+ * max_ptes_none 511, then 0); and always with each allocator's own opt-out
+ * (MALLOC_CONF=thp:never; MIMALLOC_ALLOW_THP=0 where this mimalloc has
+ * allow_thp) or, for those without one (glibc, gperftools, Debian's
+ * mimalloc 2.0), the per-process opt-out prctl THP off. Two
  * rounds in reverse order each; a claim is called only when both rounds
  * agree. Each allocator is named by thpctl's own detection in the proofs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include "../kernel/parse.h"
 #include "../kernel/proc_alloc.h"
 #include "../kernel/sysfs.h"
+#include "../util/fileio.h"
 #include "../model/alloc.h"
 #include "allocators_calls.h"
 #include "churn.h"
@@ -33,14 +36,21 @@
 
 enum { A_GLIBC, A_JEMALLOC, A_TCMALLOC, A_MIMALLOC, NA };
 
+/*
+ * Each allocator's own THP opt-out, as NAME=VALUE; NULL: none, and the per-process one
+ * (prctl(PR_SET_THP_DISABLE)) instead. glibc has none: glibc.malloc.hugetlb=0 is its default
+ * (it only takes back the MADV_HUGEPAGE of =1). mimalloc's MIMALLOC_ALLOW_THP exists only in
+ * builds whose option table names allow_thp (probed in the library, PROBE); Debian's 2.0.9
+ * has none and ignores the variable.
+ */
 static const struct {
 	const char *name, *so;
-	const char *knob; /* its own setting, as NAME=VALUE; NULL: none (prctl instead) */
+	const char *knob, *probe; /* PROBE: a string the library must hold for KNOB to exist */
 } allocs[NA] = {
-	{"glibc", NULL, "GLIBC_TUNABLES=glibc.malloc.hugetlb=0"},
-	{"jemalloc", "libjemalloc.so.2", "MALLOC_CONF=thp:never"},
-	{"tcmalloc", "libtcmalloc_minimal.so.4", NULL},
-	{"mimalloc", "libmimalloc.so.2", "MIMALLOC_ALLOW_THP=0"},
+	{"glibc", NULL, NULL, NULL},
+	{"jemalloc", "libjemalloc.so.2", "MALLOC_CONF=thp:never", NULL},
+	{"tcmalloc", "libtcmalloc_minimal.so.4", NULL, NULL},
+	{"mimalloc", "libmimalloc.so.2", "MIMALLOC_ALLOW_THP=0", "allow_thp"},
 };
 
 enum { M_MADV, M_ALWAYS, M_MPN0, M_KNOB, NM };
@@ -79,6 +89,8 @@ struct al_state {
 	char prog[PATH_MAX];
 	char so[NA][PATH_MAX]; /* "" glibc or not installed */
 	bool avail[NA];
+	const char *knob[NA];	/* the opt-out in force for always+knob (allocs[].knob or NULL) */
+	char knob_note[NA][96]; /* why not allocs[].knob, "" when it is */
 	struct churn_spec spec;
 	long mpn_max; /* pages per PMD - 1 */
 	int rounds, timeout_s;
@@ -108,6 +120,30 @@ static void find_libs(const struct lab_ctx *ctx, struct al_state *s)
 			s->avail[a] = access(s->so[a], R_OK) == 0;
 		}
 		return;
+	}
+}
+
+/* The opt-out each allocator gets in always+knob: its own where this build has it, else prctl. */
+static void find_knobs(struct al_state *s)
+{
+	for (int a = 0; a < NA; a++) {
+		s->knob[a] = allocs[a].knob;
+		s->knob_note[a][0] = '\0';
+		if (!allocs[a].probe || !s->avail[a])
+			continue;
+		bool has = false; /* the option's name, NUL-terminated, in its table of names */
+		int e = file_has_bytes(AT_FDCWD, s->so[a], allocs[a].probe,
+				       strlen(allocs[a].probe) + 1, 64ull << 20, &has);
+		if (e)
+			lab_fmt(s->knob_note[a], sizeof(s->knob_note[a]),
+				"not known whether this %s has %s (%s)", allocs[a].name,
+				allocs[a].probe, strerror(-e));
+		else if (!has)
+			lab_fmt(s->knob_note[a], sizeof(s->knob_note[a]),
+				"no knob in this %s: no %s option", allocs[a].name,
+				allocs[a].probe);
+		if (e || !has)
+			s->knob[a] = NULL;
 	}
 }
 
@@ -224,9 +260,9 @@ static int run_mode(const struct lab_ctx *ctx, const struct lab_opts *o, struct 
 			snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", s->so[a]);
 			env[k++] = pre;
 		}
-		bool nothp = modes[m].knob && !allocs[a].knob;
-		if (modes[m].knob && allocs[a].knob)
-			env[k++] = allocs[a].knob;
+		bool nothp = modes[m].knob && !s->knob[a];
+		if (modes[m].knob && s->knob[a])
+			env[k++] = s->knob[a];
 		e = churn_start(&c[a], s->prog, &s->spec, env, nothp, why, n);
 		struct churn_meas cm;
 		if (!e && !churn_measure(ctx, c[a].pid, modes[m].enabled, 511, &cm))
@@ -286,6 +322,26 @@ static void ratios(const struct al_state *s, int a, int m, int base, int col, do
 	}
 }
 
+/* What always+knob used per allocator: its own opt-out, or prctl and why. */
+static void knobs_proof(struct lab_result *r, const struct al_state *s)
+{
+	static const char *const none[NA] = {
+		[A_GLIBC] = "glibc has no THP opt-out: glibc.malloc.hugetlb=0 is its default",
+		[A_TCMALLOC] = "gperftools has no THP setting"};
+	char t[640] = "";
+	size_t k = 0;
+	lab_catf(t, sizeof(t), &k,
+		 "always+knob: each allocator's own THP opt-out, else the per-process one, "
+		 "prctl(PR_SET_THP_DISABLE) as thpctl run --thp=off does: ");
+	for (int a = 0; a < NA; a++) {
+		const char *why = s->knob_note[a][0] ? s->knob_note[a] : none[a];
+		lab_catf(t, sizeof(t), &k, "%s%s %s%s%s%s", a ? "; " : "", allocs[a].name,
+			 s->knob[a] ? s->knob[a] : "prctl", why ? " (" : "", why ? why : "",
+			 why ? ")" : "");
+	}
+	lab_proof(r, "knobs", "%s", t);
+}
+
 /* The run's setup as proofs. */
 static void setup_proofs(const struct lab_ctx *ctx, struct lab_result *r, const struct al_state *s,
 			 uint64_t size)
@@ -307,11 +363,7 @@ static void setup_proofs(const struct lab_ctx *ctx, struct lab_result *r, const 
 			 : s->avail[a] ? s->so[a]
 				       : "not installed (scripts/install-deps --workloads)");
 	lab_proof(r, "allocators", "%s", libs);
-	lab_proof(
-		r, "knobs",
-		"always+knob: glibc GLIBC_TUNABLES=glibc.malloc.hugetlb=0, jemalloc "
-		"MALLOC_CONF=thp:never, mimalloc MIMALLOC_ALLOW_THP=0, tcmalloc (gperftools has no "
-		"THP setting) prctl(PR_SET_THP_DISABLE) as thpctl run --thp=off does");
+	knobs_proof(r, s);
 	lab_proof(r, "khugepaged",
 		  "creep: heap RSS after khugepaged/full_scans advanced by 2 (at most %d s) minus "
 		  "before; max_ptes_none %ld (always) and 0 (always mpn=0)",
@@ -476,6 +528,7 @@ static int lab_allocators(const struct lab_ctx *ctx, const struct lab_opts *o, s
 			    "heap allocators under THP: RSS against live bytes, invented, creep"))
 		return 0;
 	find_libs(ctx, &s);
+	find_knobs(&s);
 	uint64_t sleep_ms = 0;
 	if (!thp_knob_u64(ctx->sr, "khugepaged/scan_sleep_millisecs", &sleep_ms) && sleep_ms > 10 &&
 	    lab_thp_write("khugepaged/scan_sleep_millisecs", "10") == 0)

@@ -254,6 +254,46 @@ int pread_exact(int fd, void *p, size_t len, uint64_t off)
 	return (size_t)r == len ? 0 : -EIO;
 }
 
+int file_has_bytes(int dirfd, const char *path, const void *needle, size_t nlen, uint64_t max,
+		   bool *found)
+{
+	enum { CHUNK = 64 << 10 };
+	*found = false;
+	if (nlen == 0 || nlen > CHUNK)
+		return -EINVAL;
+	int fd = open_regular_at(dirfd, path, 0);
+	if (fd < 0)
+		return fd;
+	static char b[2 * CHUNK];
+	size_t keep = 0; /* the last NLEN - 1 bytes of the chunk before: a match across chunks */
+	uint64_t done = 0;
+	int rc = 0;
+	for (;;) {
+		size_t want = max - done < CHUNK ? (size_t)(max - done) : CHUNK;
+		ssize_t k = want ? read_retry(fd, b + keep, want) : 0;
+		if (k < 0) {
+			rc = (int)k;
+			break;
+		}
+		size_t have = keep + (size_t)k;
+		if (memmem(b, have, needle, nlen)) {
+			*found = true;
+			break;
+		}
+		done += (uint64_t)k;
+		if (k == 0 || done >= max) {
+			char extra;
+			if (done >= max && read_retry(fd, &extra, 1) == 1)
+				rc = -EFBIG; /* more than MAX: what lies beyond is not known */
+			break;
+		}
+		keep = have < nlen - 1 ? have : nlen - 1;
+		memmove(b, b + have - keep, keep);
+	}
+	close(fd);
+	return rc;
+}
+
 ssize_t read_retry(int fd, void *p, size_t n)
 {
 	for (;;) {

@@ -100,6 +100,16 @@ const char *path_err_str(int err);
 int read_file_at(int dirfd, const char *path, struct buf *b, size_t max);
 
 /*
+ * Whether the file PATH (relative to DIRFD, or AT_FDCWD; opened by
+ * open_regular_at()) holds the NLEN bytes of NEEDLE anywhere in its first
+ * MAX bytes, read in bounded chunks, into *FOUND (a probe of a library's
+ * strings: mimalloc's option names). Returns 0, or -errno; -EFBIG when the
+ * file is longer than MAX and NEEDLE was not in those bytes (not known).
+ */
+int file_has_bytes(int dirfd, const char *path, const void *needle, size_t nlen, uint64_t max,
+		   bool *found);
+
+/*
  * pread() LEN bytes at byte offset OFF into P, going on after short reads.
  * Returns the number of bytes read, less than LEN only at end of file, or
  * -errno.

@@ -7,7 +7,8 @@
 # live bytes and heap RSS; each child named by thpctl's own detection with the
 # version dpkg has; THP at fault under always (AnonHugePages > 0) and none
 # under madvise for glibc; jemalloc's knob (MALLOC_CONF=thp:never) leaves no
-# AnonHugePages; the three claims with a call and a why; the host's settings
+# AnonHugePages, nor does prctl where an allocator has no opt-out of its own
+# (glibc; a mimalloc without allow_thp), and the knobs proof says which; the three claims with a call and a why; the host's settings
 # as found and no child left, also after SIGTERM. As nobody it skips with the
 # reason. Not the speed. Wall time of the run is printed.
 #
@@ -86,6 +87,17 @@ assert med("madvise glibc", "AnonHugePages") == 0, med("madvise glibc", "AnonHug
 assert max(med(f"always {a}", "AnonHugePages") for a in allocs) > 0
 if "jemalloc" in allocs:
     assert med("always+knob jemalloc", "AnonHugePages") == 0, "MALLOC_CONF=thp:never left THPs"
+# always+knob: an allocator's own opt-out only where it has one, else prctl, and said so
+k = p["knobs"]
+assert "glibc prctl (glibc has no THP opt-out: glibc.malloc.hugetlb=0 is its default)" in k, k
+assert med("always+knob glibc", "AnonHugePages") == 0, "glibc under prctl left THPs"
+if "mimalloc" in allocs:
+    so = re.search(r"mimalloc: (\S+)", p["allocators"]).group(1)
+    if b"allow_thp\0" in open(so, "rb").read():
+        assert "mimalloc MIMALLOC_ALLOW_THP=0" in k, k
+    else:  # Debian 12's 2.0.9: MIMALLOC_ALLOW_THP would be ignored
+        assert "mimalloc prctl (no knob in this mimalloc: no allow_thp option)" in k, k
+        assert med("always+knob mimalloc", "AnonHugePages") == 0, "mimalloc under prctl left THPs"
 cl = e["claims"]
 assert [c["source"].split(" ")[0] for c in cl] == ["ergo-node", "YugabyteDB", "Ingens"], cl
 for c in cl:

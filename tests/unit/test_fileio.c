@@ -340,7 +340,33 @@ static void test_open_regular_symlinks_followed_unless_nofollow(UNIT_STATE)
 	assert_string_equal(read_err_str(-EFBIG), "too large");
 }
 
+/* A string found wherever it lies, across the 64 KiB chunks too; absent, beyond MAX, missing. */
+static void test_file_has_bytes_finds_a_string_anywhere(UNIT_STATE)
+{
+	static char big[200000];
+	memset(big, 'x', sizeof(big));
+	memcpy(big + 65536 - 4, "allow_thp", 10); /* across the first chunk's end, NUL included */
+	const char *p = put("lib", big, sizeof(big));
+	bool found = false;
+	assert_int_equal(file_has_bytes(AT_FDCWD, p, "allow_thp", 10, 1 << 20, &found), 0);
+	assert_true(found);
+	assert_int_equal(file_has_bytes(AT_FDCWD, p, "allow_thp\0z", 11, 1 << 20, &found), 0);
+	assert_false(found);
+	/* only the first 1000 bytes read, the rest unknown: not "absent" */
+	assert_int_equal(file_has_bytes(AT_FDCWD, p, "allow_thp", 10, 1000, &found), -EFBIG);
+	assert_false(found);
+	memcpy(big + sizeof(big) - 10, "allow_thp", 10); /* the last bytes of the file */
+	memset(big + 65536 - 4, 'x', 10);
+	p = put("lib", big, sizeof(big));
+	assert_int_equal(file_has_bytes(AT_FDCWD, p, "allow_thp", 10, sizeof(big), &found), 0);
+	assert_true(found);
+	assert_int_equal(file_has_bytes(AT_FDCWD, in_dir("none"), "a", 1, 100, &found), -ENOENT);
+	assert_false(found);
+}
+
 UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_terminated, setup,
+					  teardown),
+	  cmocka_unit_test_setup_teardown(test_file_has_bytes_finds_a_string_anywhere, setup,
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_read_file_above_limit_fails_with_efbig, setup,
 					  teardown),
