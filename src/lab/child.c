@@ -219,7 +219,13 @@ int child_collect(pid_t pid, int fd, char *out, size_t n)
 
 void child_remove_tree(const char *dir)
 {
+	/* from a signal handler too (redis_srv.c, pg_srv.c): glibc's fork() takes the malloc
+	 * locks and runs atfork handlers, _Fork() (2.34) neither: async-signal-safe */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	pid_t p = _Fork();
+#else
 	pid_t p = fork();
+#endif
 	if (p == 0) {
 		execl(RM, "rm", "-rf", "--one-file-system", "--", dir, (char *)NULL);
 		_exit(127);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <jansson.h>
 #include <linux/io_uring.h>
 #include <stdio.h>
@@ -77,10 +78,16 @@ int fio_parse(const char *text, size_t len, struct fio_res *r)
 	return 0;
 }
 
-/* fio's argv for S into A (strings in ST). */
-static void fio_argv(const char *exe, const struct fio_spec *s, char st[6][96], char **a)
+/* One fio argument: "--filename=" and a data file under a TMPDIR of up to PATH_MAX. */
+#define FIO_ARG (PATH_MAX + 32)
+
+/* fio's argv for S into A (strings in ST); -ENAMETOOLONG when the file's path does not fit
+ * (a cut --filename would make fio write a file no cleanup knows). */
+static int fio_argv(const char *exe, const struct fio_spec *s, char st[6][FIO_ARG], char **a)
 {
-	snprintf(st[0], 96, "--filename=%s", s->file);
+	int fl = snprintf(st[0], FIO_ARG, "--filename=%s", s->file);
+	if (fl < 0 || fl >= FIO_ARG)
+		return -ENAMETOOLONG;
 	snprintf(st[1], 96, "--size=%llu", (unsigned long long)s->size);
 	snprintf(st[2], 96, "--ioengine=%s", s->engine);
 	snprintf(st[3], 96, "--iodepth=%d", s->iodepth);
@@ -106,6 +113,7 @@ static void fio_argv(const char *exe, const struct fio_spec *s, char st[6][96], 
 			   NULL};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		a[i] = (char *)v[i];
+	return 0;
 }
 
 /* Read FD to EOF (at most 8 MiB) into a NUL-terminated allocation of *LEN bytes; NULL: no memory. */
@@ -154,11 +162,14 @@ int fio_run(const char *exe, const struct fio_spec *s, struct fio_res *r, char *
 			      .cpu_ms_k = -1,
 			      .clat_max_us = -1,
 			      .lat_max_us = -1};
+	static char st[6][FIO_ARG]; /* one fio at a time */
+	char *argv[20];
+	int e = fio_argv(exe, s, st, argv);
+	if (e)
+		return e;
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
-	char st[6][96], *argv[20];
-	fio_argv(exe, s, st, argv);
 	struct child_spec cs = {.path = exe, .argv = argv, .in = -1, .out = p[1], .err = p[1]};
 	pid_t pid = child_spawn(&cs);
 	close(p[1]);
