@@ -44,8 +44,11 @@ static int install(const char *text, struct persist_done *d)
 		int r = mkdirs(d->path);
 		return r ? r : write_file_atomic(d->path, text, n, 0644);
 	}
-	if (lstat(d->keep, &st) && errno == ENOENT)
+	if (lstat(d->keep, &st)) {
+		if (errno != ENOENT) /* not known to be there: never told to move it away */
+			return -errno;
 		d->keep[0] = '\0'; /* no file kept by an earlier --install */
+	}
 	d->old_err = read_file_at(AT_FDCWD, d->path, &d->old, OLD_MAX);
 	if (!d->old_err && d->old.len == n && memcmp(d->old.p ? d->old.p : "", text, n) == 0) {
 		d->how = PERSIST_UNCHANGED;
