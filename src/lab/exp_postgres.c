@@ -433,16 +433,23 @@ static void verdict(const struct lab_ctx *ctx, struct lab_result *r, const struc
 	char why[400], pre[420] = "";
 	for (int k = 0; k < NMODES; k++)
 		found[k] = m->shm[k].found;
-	r->inconclusive = lab_modes_unknown(why, sizeof(why), mode_label, NMODES, m->have, found,
-					    "the shared segment (postmaster smaps)");
+	bool unknown = lab_modes_unknown(why, sizeof(why), mode_label, NMODES, m->have, found,
+					 "the shared segment (postmaster smaps)");
+	/* but a mode read with the wrong backing decides, a mode missing elsewhere or not */
+	bool bad = false;
+	for (int k = 0; k < NMODES; k++)
+		bad |= m->have[k] && found[k] && !backed(ctx, m, p, k);
+	r->inconclusive = unknown && !bad;
 	if (r->inconclusive)
 		lab_fmt(pre, sizeof(pre), "inconclusive: %s; ", why);
+	else if (unknown)
+		lab_fmt(pre, sizeof(pre), "UNEXPECTED backing (%s): ", why);
 	lab_verdict(
 		r, ok,
 		"%sshared memory page size never %s, madvise+defer %s, huge_pages=on %s (Hugetlb %s); madvise+defer claim %s; hugetlb claim %s",
-		r->inconclusive ? pre
-		: ok		? ""
-				: "UNEXPECTED backing: ",
+		pre[0] ? pre
+		: ok   ? ""
+		       : "UNEXPECTED backing: ",
 		kb[0], kb[1], kb[2], kb[3], claim_call_name(c[0]), claim_call_name(c[1]));
 }
 

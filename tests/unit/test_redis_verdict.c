@@ -50,6 +50,21 @@ static void test_a_failed_and_an_unread_mode_are_named(UNIT_STATE)
 		"before the BGSAVE");
 }
 
+/* A mode missing does not hide one read that fails its own shape: THP in the prctl'd server. */
+static void test_a_mode_read_that_fails_decides(UNIT_STATE)
+{
+	char t[400];
+	bool have[REDIS_NMODES] = {true, true, true, false, true};
+	double ahp[REDIS_NMODES] = {2048, 0, 264192, 0 /* not used */, 180224};
+	assert_int_equal(redis_backing(label, have, ahp, t, sizeof(t)), REDIS_UNEXPECTED);
+	assert_string_equal(t, "AnonHugePages never 2048, disable-thp yes 0, no 264192, madvise -, "
+			       "madvise + jemalloc thp:always 180224 kB before the BGSAVE (no "
+			       "figures from \"madvise (control)\" (failed: see the proofs))");
+	/* the same with the failing figure as expected: inconclusive, as before */
+	ahp[0] = 0;
+	assert_int_equal(redis_backing(label, have, ahp, t, sizeof(t)), REDIS_INCONCLUSIVE);
+}
+
 static void test_no_thp_why_says_which(UNIT_STATE)
 {
 	assert_string_equal(redis_no_thp_why(false, -1),
@@ -62,4 +77,5 @@ static void test_no_thp_why_says_which(UNIT_STATE)
 }
 
 UNIT_TESTS(test_backing_as_expected_and_unexpected, test_no_mode_ran_is_inconclusive,
-	   test_a_failed_and_an_unread_mode_are_named, test_no_thp_why_says_which)
+	   test_a_failed_and_an_unread_mode_are_named, test_a_mode_read_that_fails_decides,
+	   test_no_thp_why_says_which)
