@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "shrinker_calls.h"
+#include "common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,16 +21,6 @@ enum claim_call sh_split_call(const struct sh_phase *p)
 	if (kept && p->split == 0 && p->pressed)
 		return CLAIM_CONTRADICTED;
 	return CLAIM_INCONCLUSIVE;
-}
-
-/* V (>= 0) as PREFIX%.0f into OUT, or "-" when it was not read (< 0). */
-static const char *known(char *out, size_t n, const char *prefix, double v)
-{
-	if (v >= 0)
-		snprintf(out, n, "%s%.0f", prefix, v);
-	else
-		snprintf(out, n, "-");
-	return out;
 }
 
 static const char *did(enum claim_call c, const struct sh_phase *p)
@@ -61,9 +52,10 @@ void sh_claims_and_verdict(struct lab_result *r, const struct sh_phase *p, int n
 		char one[128], a0[24], a1[24], sp[24];
 		/* a measure not read (< 0) is "-", never a plausible 0 */
 		lab_fmt(one, sizeof(one), "at %ld: AnonHugePages %s -> %s kB, counter %s (%s)",
-			p[i].mpn, known(a0, sizeof(a0), "", p[i].ahp0),
-			known(a1, sizeof(a1), "", p[i].ahp1),
-			known(sp, sizeof(sp), "+", p[i].split), did(c, &p[i]));
+			p[i].mpn, lab_fmt_num(a0, sizeof(a0), p[i].ahp0, 0),
+			lab_fmt_num(a1, sizeof(a1), p[i].ahp1, 0),
+			p[i].split >= 0 ? lab_fmt_delta(sp, sizeof(sp), p[i].split) : "-",
+			did(c, &p[i]));
 		lab_catf(all, sizeof(all), &ka, "%s%s", ka ? "; " : "", one);
 		if (p[i].mpn == top) {
 			at_top = c;
