@@ -5,7 +5,10 @@
 # fields) side by side, on loopback, with ~300 processes running. Each is scraped
 # two ways: a fresh connection per scrape (curl, as Prometheus does after a
 # connection is closed) and back to back on one keep-alive connection (wrk -c1).
-# Also: host-wide only (--top-processes 0 --top-cgroups 0, recorded), processes only, cgroups
+# Also: host-wide only (--top-processes 0 --top-cgroups 0, recorded: both exporters run at
+# once and are scraped in turn, ROUNDS rounds of BLOCK fresh scrapes each, so the guest's drift
+# falls on both alike; the ratio is the median of the rounds' with its 95% interval, and the goal
+# met, not met or inconclusive by that interval), processes only, cgroups
 # only (where the default's CPU goes, said against the peer), --process-flags, `cat` of the files a scrape reads, and
 # the exporter's RSS. Targets: less CPU per scrape than node_exporter's THP-only
 # scrape; RSS <= 8 MiB. It prints figures and records them (bench/lib.sh:
@@ -20,6 +23,8 @@
 #   SCRAPES=N    fresh-connection scrapes measured (default 400); wrk runs SECONDS
 #   SECONDS_KA=N seconds of keep-alive scrapes (default 5)
 #   NPROCS=N     sleeping helper processes (default 300)
+#   ROUNDS=N BLOCK=N  the paired host-wide comparison: rounds (default 30), fresh scrapes of
+#                each exporter a round (default 20)
 #   THPCTL=path  binary to measure (default build/thpctl)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -27,6 +32,8 @@ H=build/tests/thp_helper
 SCRAPES=${SCRAPES:-400}
 SECONDS_KA=${SECONDS_KA:-5}
 NPROCS=${NPROCS:-300}
+ROUNDS=${ROUNDS:-30}
+BLOCK=${BLOCK:-20}
 RSS_TARGET_KB=8192
 NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter)}
 
@@ -115,6 +122,53 @@ measure() {
 	echo "$fresh $ka $n $rss $hwm"
 }
 
+# paired_host: thpctl's host-wide scrape (--top-processes 0 --top-cgroups 0) against
+# node_exporter's, both running, scraped in turn: ROUNDS rounds of BLOCK fresh scrapes of each
+# (ABBA order: a round that starts with one ends with the other first next time), the CPU of
+# each block from schedstat. Prints "thp_ms ne_ms ratio lo hi rounds" (medians of the rounds;
+# lo-hi the 95% interval of the ratio), or nothing when a side did not run; stops both.
+paired_host() {
+	local ep1 url1 ep2 url2 a b c0 c1 r out="$TMP/paired.host"
+	start_thpctl --top-processes 0 --top-cgroups 0
+	ep1=$EP url1=$URL
+	start_node || { kill -TERM "$ep1"; return 1; }
+	ep2=$EP url2=$URL
+	for ((i = 0; i < 20; i++)); do curl -s -o /dev/null "$url1"; curl -s -o /dev/null "$url2"; done
+	: >"$out"
+	# block EP URL: CPU ms per scrape over BLOCK fresh scrapes
+	block() {
+		c0=$(cpu_ns "$1")
+		for ((i = 0; i < BLOCK; i++)); do curl -s -o /dev/null "$2"; done
+		c1=$(cpu_ns "$1")
+		awk -v a="$c0" -v b="$c1" -v n="$BLOCK" 'BEGIN {printf "%.4f", (b - a) / n / 1e6}'
+	}
+	for ((r = 0; r < ROUNDS; r++)); do
+		if ((r % 2 == 0)); then
+			a=$(block "$ep1" "$url1")
+			b=$(block "$ep2" "$url2")
+		else
+			b=$(block "$ep2" "$url2")
+			a=$(block "$ep1" "$url1")
+		fi
+		echo "$a $b" >>"$out"
+	done
+	kill -TERM "$ep1" "$ep2"
+	wait "$ep1" "$ep2" 2>/dev/null
+	python3 - "$out" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+from paired import interval, median
+pairs = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+pairs = [(a, b) for a, b in pairs if a > 0 and b > 0]
+if pairs:
+    r = [a / b for a, b in pairs]
+    lo, hi = interval(r)
+    print("%.3f %.3f %.3f %s %s %d" % (median([a for a, _ in pairs]), median([b for _, b in pairs]),
+          median(r), "-" if lo is None else "%.3f" % lo, "-" if hi is None else "%.3f" % hi,
+          len(pairs)))
+PY
+}
+
 bench_mark
 start_thpctl
 read -r fresh ka kan rss hwm < <(measure)
@@ -140,6 +194,12 @@ elif start_node; then
 	nlines_ne=$(grep -vc '^#' "$TMP/last.prom")
 else
 	NE_WHY="node_exporter did not start (see above)"
+fi
+# the recorded host-wide comparison: both at once, in turn (paired_host)
+ph_thp=- ph_ne=- ph_r=- ph_lo=- ph_hi=- ph_n=0
+if [ -z "$NE_WHY" ]; then
+	read -r ph_thp ph_ne ph_r ph_lo ph_hi ph_n < <(paired_host)
+	[ -n "$ph_thp" ] || { ph_thp=- ph_ne=- ph_r=- ph_lo=- ph_hi=- ph_n=0; }
 fi
 
 # the files one default scrape reads, for cat
@@ -183,13 +243,21 @@ if [ -z "$NE_WHY" ]; then
 else
 	echo "  node_exporter: not measured: $NE_WHY"
 fi
+if [ "$ph_n" -gt 0 ]; then
+	printf '  %-58s %8s ms   (node_exporter %s ms; ratio %sx, 95%% interval %s-%sx,\n' \
+		"host-wide only vs node_exporter, in turn, fresh" "$ph_thp" "$ph_ne" "$ph_r" "$ph_lo" "$ph_hi"
+	echo "    the median of $ph_n rounds of $BLOCK scrapes each, both exporters running)"
+fi
 # where the default scrape's CPU goes, against the peer: the host-wide part, and what the
 # per-process (statm of every process, smaps_rollup of the candidates) and per-cgroup parts
 # add to it (each measured alone above); node_exporter reads neither
 if [ -z "$NE_WHY" ]; then
-	awk -v d="$fresh" -v h="$fresh0" -v p="$freshp" -v c="$freshc" -v ne="$nfresh" -v n="$nproc_now" 'BEGIN {
+	awk -v d="$fresh" -v h="$fresh0" -v p="$freshp" -v c="$freshc" -v ne="$nfresh" -v n="$nproc_now" \
+		-v pr="$ph_r" 'BEGIN {
 		if (d <= ne) { print "  default scrape below node_exporter'"'"'s: goal met"; exit }
-		printf "  why the default scrape is above node_exporter'"'"'s (%.3f ms): its host-wide part is %.3f ms (%.2fx);\n", ne, h, h / ne
+		printf "  why the default scrape is above node_exporter'"'"'s (%.3f ms): its host-wide part is %.3f ms", ne, h
+		if (pr != "-") printf " (in turn with node_exporter: %sx, above);\n", pr
+		else printf " (%.2fx);\n", h / ne
 		printf "    the processes add %.3f ms (statm of each of %d processes, ~%.1f us each, and the candidates'"'"'\n", p - h, n, (p - h) * 1000 / n
 		printf "    smaps_rollup), the cgroups %.3f ms: per-process and per-cgroup facts node_exporter does not export\n", c - h
 	}'
@@ -208,7 +276,20 @@ bench_record exporter-cpu-fresh "$fresh" ms title="exporter CPU per scrape, a ne
 bench_record exporter-cpu-keepalive "$ka" ms \
 	title="exporter CPU per scrape, back to back on one keep-alive connection, $what" \
 	floor_value="$nka" "${peer[@]}"
-bench_record exporter-cpu-host-fresh "$fresh0" ms \
-	title="exporter CPU per scrape, host-wide metrics only (--top-processes 0 --top-cgroups 0), a new connection each, $what" \
-	floor_value="$nfresh" "${peer[@]}"
+# the host-wide row: the paired rounds' medians, met or not by the interval (inconclusive when
+# it straddles 1x); without the peer, the sequential figure and no ratio
+if [ "$ph_n" -gt 0 ]; then
+	ph_met=$(awk -v lo="$ph_lo" -v hi="$ph_hi" 'BEGIN {
+		if (lo == "-" || hi == "-") print "unknown"; else if (hi + 0 < 1) print "yes";
+		else if (lo + 0 >= 1) print "no"; else print "unknown" }')
+	bench_record exporter-cpu-host-fresh "$ph_thp" ms \
+		title="exporter CPU per scrape, host-wide metrics only (--top-processes 0 --top-cgroups 0), a new connection each, $what" \
+		floor_value="$ph_ne" ratio="$ph_r" met="$ph_met" \
+		note="ratio: the median of $ph_n rounds' ratios, $BLOCK scrapes of each exporter a round, both running, in turn; 95% interval ${ph_lo}-${ph_hi}x" \
+		"${peer[@]}"
+else
+	bench_record exporter-cpu-host-fresh "$fresh0" ms \
+		title="exporter CPU per scrape, host-wide metrics only (--top-processes 0 --top-cgroups 0), a new connection each, $what" \
+		floor_value="$nfresh" "${peer[@]}"
+fi
 bench_record exporter-rss "$rss" kB title="exporter RSS after the scrapes" goal="<= $RSS_TARGET_KB kB"
