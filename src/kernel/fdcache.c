@@ -15,6 +15,7 @@
 struct fdc_ent {
 	char *key;	    /* NULL: free slot */
 	int fd;		    /* -1: dead (read failed), reopened on the next hit */
+	bool absent;	    /* FDC_STATIC: the open failed with ENOENT, not tried again */
 	uint64_t hash;	    /* hash(key) */
 	size_t len;	    /* strlen(key) */
 	enum fdc_mode mode; /* c->mode(key), and */
@@ -46,7 +47,8 @@ struct fdc_dir {
 int fdcache_listdir(struct fdcache *c, const struct sysroot *sr, const char *rel,
 		    struct sr_dirlist *l)
 {
-	if (!c->mode || c->mode(rel) != FDC_SINGLE)
+	enum fdc_mode m = c->mode ? c->mode(rel) : FDC_NO;
+	if (m != FDC_SINGLE && m != FDC_STATIC)
 		return -EOPNOTSUPP;
 	for (size_t i = 0; i < c->ndirs; i++)
 		if (!strcmp(c->dirs[i].rel, rel)) {
@@ -180,18 +182,22 @@ int fdcache_read(struct fdcache *c, const struct sysroot *sr, const char *rel, s
 	for (int attempt = 0;; attempt++) {
 		bool fresh = e->fd < 0;
 		if (fresh) {
+			if (e->absent)
+				return -ENOENT;
 			if (c->open >= c->max)
 				return -EOPNOTSUPP;
 			int fd = sysroot_open_file(sr, rel);
 			if (fd == -EMFILE || fd == -ENFILE)
 				return -EOPNOTSUPP;
-			if (fd < 0)
+			if (fd < 0) {
+				e->absent = fd == -ENOENT && mode == FDC_STATIC;
 				return fd;
+			}
 			e->fd = fd;
 			c->open++;
 		}
 		int r = buf_read_fd(b, e->fd, e->max,
-				    READ_PREAD | (mode == FDC_SINGLE ? READ_ONE_RECORD : 0));
+				    READ_PREAD | (mode != FDC_MULTI ? READ_ONE_RECORD : 0));
 		if (r == 0 || r == -ENOMEM)
 			return r;
 		drop(c, e);

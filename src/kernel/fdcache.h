@@ -31,6 +31,9 @@ enum fdc_mode {
 	FDC_MULTI,  /* cached; read until EOF (procfs files of many records: vmstat) */
 	FDC_SINGLE, /* cached; one record generated at once (a sysfs attribute, statm,
 		     * stat): a short read ending in a newline is the whole file */
+	FDC_STATIC, /* FDC_SINGLE, and a file missing once is missing until fdcache_free:
+		     * attributes made once at boot (transparent_hugepage/: hugepages-8kB
+		     * has no "enabled", and an open that fails each scrape costs a path walk) */
 };
 
 struct sr_dirlist;

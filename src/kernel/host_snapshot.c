@@ -215,7 +215,8 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 						   "recorded)");
 	}
 	if (r->what & HS_SETTINGS) {
-		if (thp_settings_read(r->sr, page_size, &out->thp))
+		if (thp_settings_read_opts(r->sr, page_size, &out->thp,
+					   r->what & HS_FINDINGS ? 0 : THP_NO_WRITE_PROBE))
 			return -ENOMEM;
 		out->has_settings = true;
 		if (r->what & HS_FEATURES)
@@ -244,7 +245,7 @@ int host_snapshot_next(struct host_reader *r, struct host_snapshot *out)
 		read_khugepaged(r, out);
 	if (r->what & HS_TUNED)
 		out->has_tuned = tuned_read(r->sr, &out->tuned) == 0;
-	if (r->what & HS_SETTINGS)
+	if ((r->what & (HS_SETTINGS | HS_FINDINGS)) == (HS_SETTINGS | HS_FINDINGS))
 		out->has_shrinker = shrinker_record_read(r->sr, &out->shrinker) == 0;
 	return 0;
 }

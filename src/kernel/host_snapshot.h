@@ -28,7 +28,10 @@ enum {
 	HS_HUGETLB = 1 << 2,	/* hugetlb pools */
 	HS_KHUGEPAGED = 1 << 3, /* proc/uptime and the CPU time of the [khugepaged] thread */
 	HS_TUNED = 1 << 4,	/* tuned: active profile and the THP settings it writes (tuned.h) */
-	HS_ALL = HS_FEATURES | HS_SETTINGS | HS_HUGETLB | HS_KHUGEPAGED | HS_TUNED,
+	/* with HS_SETTINGS: whether "enabled" opens for write (thp.write_err), and the lab's
+	 * records (the shrinker's); status and advise say them, watch and the exporter do not */
+	HS_FINDINGS = 1 << 5,
+	HS_ALL = HS_FEATURES | HS_SETTINGS | HS_HUGETLB | HS_KHUGEPAGED | HS_TUNED | HS_FINDINGS,
 };
 
 #define HOST_MAX_MISSING 16
@@ -53,7 +56,7 @@ struct host_snapshot {
 	double uptime_s;	   /* proc/uptime, 0 unknown */
 	bool has_tuned;		   /* tuned valid (HS_TUNED) */
 	struct tuned_state tuned;
-	/* what `thpctl lab shrinker` measured here (shrinker_record.h; with HS_SETTINGS) */
+	/* what `thpctl lab shrinker` measured here (shrinker_record.h; HS_SETTINGS | HS_FINDINGS) */
 	bool has_shrinker;
 	struct shrinker_record shrinker;
 	/* files that could not be read or parsed: the snapshot is partial */

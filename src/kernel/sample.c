@@ -250,6 +250,8 @@ static bool proc_pid_file(const char *rel, const char *name)
 
 enum fdc_mode sample_fdc_mode(const char *rel)
 {
+	if (strncmp(rel, SR_THP "/", sizeof(SR_THP)) == 0)
+		return FDC_STATIC;
 	if (strncmp(rel, "sys/", 4) == 0 || strcmp(rel, SR_PROC "/meminfo") == 0 ||
 	    strcmp(rel, SR_PROC "/uptime") == 0 || proc_pid_file(rel, "statm") ||
 	    proc_pid_file(rel, "stat"))

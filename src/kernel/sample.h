@@ -90,7 +90,8 @@ void sample_free(struct sample *out);
 
 /*
  * How a sysroot's fdcache (fdcache.h) should treat REL when sampling: sysfs
- * attributes, /proc/PID/statm and /proc/PID/stat are single records;
+ * attributes, /proc/PID/statm and /proc/PID/stat are single records (those
+ * under transparent_hugepage/ static: one missing stays missing);
  * vmstat, meminfo and buddyinfo are kept open too; other per-process files
  * (status, smaps_rollup, smaps) are opened afresh each time.
  */

@@ -196,6 +196,12 @@ static bool is_known_top(const char *name)
 
 int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s)
 {
+	return thp_settings_read_opts(sr, page_size, s, 0);
+}
+
+int thp_settings_read_opts(const struct sysroot *sr, long page_size, struct thp_settings *s,
+			   unsigned opts)
+{
 	memset(s, 0, sizeof(*s));
 	s->dir = sr->rhel_thp ? "/" SR_THP_RHEL6 : PATH_THP;
 	struct sr_dirlist dl;
@@ -227,7 +233,8 @@ int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_setti
 		else
 			read_u64(sr, &b, rel, &s->khp[k], s);
 	}
-	s->write_err = sysroot_writable(sr, SR_THP "/enabled");
+	s->write_err =
+		opts & THP_NO_WRITE_PROBE ? -ENODATA : sysroot_writable(sr, SR_THP "/enabled");
 
 	const char *name = dl.names;
 	for (size_t i = 0; i < dl.n; i++, name += strlen(name) + 1) {

@@ -61,7 +61,7 @@ struct thp_settings {
 	struct thp_size sizes[THP_MAX_SIZES]; /* sorted by size */
 	int nextra;
 	struct thp_extra extra[THP_MAX_EXTRA];
-	int write_err; /* sysroot_writable() of "enabled": 0, -EROFS, -EACCES */
+	int write_err; /* sysroot_writable() of "enabled": 0, -EROFS, -EACCES; -ENODATA not probed */
 	int nbad;      /* files present but unparsable */
 	/* files present but unreadable (not regular, too large, a symlink, a directory) */
 	int nunread;
@@ -77,6 +77,11 @@ struct thp_settings {
  * Returns 0 or -ENOMEM.
  */
 int thp_settings_read(const struct sysroot *sr, long page_size, struct thp_settings *s);
+/* The same with OPTS: THP_NO_WRITE_PROBE leaves write_err -ENODATA (not probed) instead of
+ * opening "enabled" for write (an open and a close a call: the exporter's scrapes do not say it). */
+#define THP_NO_WRITE_PROBE 1u
+int thp_settings_read_opts(const struct sysroot *sr, long page_size, struct thp_settings *s,
+			   unsigned opts);
 void thp_settings_free(struct thp_settings *s);
 
 /* The size entry for SIZE_KB, or NULL. */

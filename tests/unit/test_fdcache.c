@@ -22,6 +22,8 @@ static enum fdc_mode mode_for_test(const char *rel)
 {
 	if (strncmp(rel, "no", 2) == 0)
 		return FDC_NO;
+	if (strncmp(rel, "static", 6) == 0)
+		return FDC_STATIC;
 	return strncmp(rel, "multi", 5) == 0 ? FDC_MULTI : FDC_SINGLE;
 }
 
@@ -142,6 +144,40 @@ static void test_missing_file_kept_dead(UNIT_STATE)
 	unit_rmrf(dir);
 }
 
+/* FDC_STATIC: a file missing once stays missing (no open tried again), one that is there is
+ * read afresh each time; FDC_SINGLE: a file that appears later is read. */
+static void test_static_missing(UNIT_STATE)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdcs.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	struct fdcache c;
+	fdcache_init(&c, 0, mode_for_test);
+	struct buf b = {0};
+	put("static-here", "1\n");
+	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
+	assert_int_equal(fdcache_read(&c, &sr, "single-gone", &b), -ENOENT);
+	fdcache_sweep(&c);
+	put("static-gone", "late\n");
+	put("single-gone", "late\n");
+	put("static-here", "2\n");
+	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
+	assert_int_equal(fdcache_read(&c, &sr, "single-gone", &b), 0);
+	assert_string_equal(b.p, "late\n");
+	assert_int_equal(fdcache_read(&c, &sr, "static-here", &b), 0);
+	assert_string_equal(b.p, "2\n");
+	fdcache_sweep(&c);
+	/* the entry stays while it is asked for, and still says missing */
+	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
+	assert_int_equal(c.open, 2);
+	fdcache_free(&c);
+	sysroot_close(&sr);
+	buf_free(&b);
+	unit_rmrf(dir);
+}
+
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
 static void test_exited_process(UNIT_STATE)
 {
@@ -174,7 +210,11 @@ static void test_exited_process(UNIT_STATE)
 static void test_modes(UNIT_STATE)
 {
 	static const struct unit_str_int c[] = {
-		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_SINGLE},
+		{"sys/kernel/mm/transparent_hugepage/enabled", FDC_STATIC},
+		{"sys/kernel/mm/transparent_hugepage/hugepages-8kB/enabled", FDC_STATIC},
+		{"sys/kernel/mm/transparent_hugepagex/enabled", FDC_SINGLE},
+		{"sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", FDC_SINGLE},
+		{"sys/devices/system/node/node0/meminfo", FDC_SINGLE},
 		{"proc/123/statm", FDC_SINGLE},
 		{"proc/123/stat", FDC_SINGLE},
 		{"proc/meminfo", FDC_SINGLE},
@@ -244,5 +284,5 @@ static void test_listdir_kept(UNIT_STATE)
 	unit_tree_remove(dir, &sr);
 }
 
-UNIT_TESTS(test_cache, test_missing_file_kept_dead, test_exited_process, test_modes,
-	   test_listdir_kept)
+UNIT_TESTS(test_cache, test_missing_file_kept_dead, test_static_missing, test_exited_process,
+	   test_modes, test_listdir_kept)
