@@ -423,23 +423,23 @@ static void verdict(const struct lab_ctx *ctx, struct lab_result *r, const struc
 {
 	enum claim_call c[2];
 	claims(ctx, r, m, p, c);
-	bool ok = backed(ctx, m, p, 0) && backed(ctx, m, p, 1) && backed(ctx, m, p, 2);
+	bool right[NMODES], found[NMODES];
+	for (int k = 0; k < NMODES; k++) {
+		right[k] = backed(ctx, m, p, k);
+		found[k] = m->shm[k].found;
+	}
+	enum pg_backing call = pg_backing_call(m->have, found, right, NMODES);
+	bool ok = call == PG_BACKED;
 	char kb[4][24]; /* -1: the mode did not run or the value was not read: "-" */
 	const double kv[4] = {m->v[0][V_KPS], m->v[1][V_KPS], m->v[2][V_KPS], m->v[2][V_HTLB]};
 	for (int i = 0; i < 4; i++)
 		lab_fmt(kb[i], sizeof(kb[i]), kv[i] < 0 ? "-" : "%.0f kB", kv[i]);
-	/* a mode that gave no figures, or whose segment was not found, decides nothing */
-	bool found[NMODES];
+	/* a mode that gave no figures, or whose segment was not found, decides nothing; a mode
+	 * read with the wrong backing decides, a mode missing elsewhere or not (pg_backing_call) */
 	char why[400], pre[420] = "";
-	for (int k = 0; k < NMODES; k++)
-		found[k] = m->shm[k].found;
 	bool unknown = lab_modes_unknown(why, sizeof(why), mode_label, NMODES, m->have, found,
 					 "the shared segment (postmaster smaps)");
-	/* but a mode read with the wrong backing decides, a mode missing elsewhere or not */
-	bool bad = false;
-	for (int k = 0; k < NMODES; k++)
-		bad |= m->have[k] && found[k] && !backed(ctx, m, p, k);
-	r->inconclusive = unknown && !bad;
+	r->inconclusive = call == PG_BACKING_UNKNOWN;
 	if (r->inconclusive)
 		lab_fmt(pre, sizeof(pre), "inconclusive: %s; ", why);
 	else if (unknown)

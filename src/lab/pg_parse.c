@@ -167,3 +167,15 @@ enum claim_call pg_rounds_gate(enum claim_call call, const double *base, const d
 		n, in, below, above);
 	return CLAIM_INCONCLUSIVE;
 }
+
+enum pg_backing pg_backing_call(const bool *have, const bool *found, const bool *right, int n)
+{
+	bool unknown = false, wrong = false;
+	for (int k = 0; k < n; k++) {
+		if (!have[k] || !found[k])
+			unknown = true;
+		else if (!right[k])
+			wrong = true;
+	}
+	return wrong ? PG_BACKED_WRONG : unknown ? PG_BACKING_UNKNOWN : PG_BACKED;
+}

@@ -140,4 +140,16 @@ enum claim_call pg_band_call(const struct ratio_ci *ci, double lo, double hi);
 enum claim_call pg_rounds_gate(enum claim_call call, const double *base, const double *mode, int n,
 			       double lo, double hi, char *why, size_t wn);
 
+enum pg_backing { PG_BACKED, PG_BACKED_WRONG, PG_BACKING_UNKNOWN };
+
+/*
+ * The backing call on N modes (pure): HAVE[k] the mode gave figures, FOUND[k]
+ * its shared segment was found in the postmaster's smaps, RIGHT[k] that
+ * segment sat on the pages the mode should give it. A mode read with the
+ * wrong backing decides (PG_BACKED_WRONG), whatever else is missing; else a
+ * mode without figures or segment leaves it PG_BACKING_UNKNOWN; else
+ * PG_BACKED (every mode right).
+ */
+enum pg_backing pg_backing_call(const bool *have, const bool *found, const bool *right, int n);
+
 #endif

@@ -197,6 +197,29 @@ static void test_band_call_needs_the_whole_interval(UNIT_STATE)
 	assert_int_equal(pg_band_call(&ci, 0.98, 1.02), CLAIM_INCONCLUSIVE);
 }
 
+/* The backing verdict: a wrong backing read decides, even beside a mode that gave nothing;
+ * a missing mode or segment alone is unknown, never "backed". */
+static void test_backing_call(UNIT_STATE)
+{
+	(void)state;
+	const bool all[3] = {true, true, true}, two[3] = {true, false, true},
+		   wrong1[3] = {true, false, true};
+	assert_int_equal(pg_backing_call(all, all, all, 3), PG_BACKED);
+	assert_int_equal(pg_backing_call(all, all, wrong1, 3), PG_BACKED_WRONG);
+	/* mode 1 gave no figures: unknown, not backed */
+	assert_int_equal(pg_backing_call(two, all, all, 3), PG_BACKING_UNKNOWN);
+	/* its segment not found: the same */
+	assert_int_equal(pg_backing_call(all, two, all, 3), PG_BACKING_UNKNOWN);
+	/* mode 1 missing, mode 2 read on the wrong pages: wrong decides */
+	const bool wrong2[3] = {true, true, false};
+	assert_int_equal(pg_backing_call(two, all, wrong2, 3), PG_BACKED_WRONG);
+	/* a mode without figures is not judged by its (meaningless) backing */
+	assert_int_equal(pg_backing_call(two, all, wrong1, 3), PG_BACKING_UNKNOWN);
+	/* no mode at all */
+	const bool none[3] = {false, false, false};
+	assert_int_equal(pg_backing_call(none, none, none, 3), PG_BACKING_UNKNOWN);
+}
+
 /* One round, or rounds whose own ratios disagree, cannot carry a call. */
 static void test_rounds_gate_needs_agreeing_rounds(UNIT_STATE)
 {
@@ -296,7 +319,7 @@ static void test_find_highest_complete_version(UNIT_STATE)
 	unit_rmrf(root);
 }
 
-UNIT_TESTS(test_pgbench_15_summary_and_progress,
+UNIT_TESTS(test_pgbench_15_summary_and_progress, test_backing_call,
 	   test_pgbench_13_takes_the_tps_excluding_connections,
 	   test_pgbench_without_summary_is_an_error, test_pgbench_progress_keeps_the_first_64,
 	   test_shm_largest_shared_segment, test_shm_none_in_private_mappings,
