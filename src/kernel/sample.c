@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,11 +216,12 @@ static int collect_procs(struct sampler *s, struct sample *out)
 
 int sample_collect(struct sampler *s, struct sample *out)
 {
-	struct host_snapshot host = out->host;
+	/* the host snapshot (~40 kB, reset by host_snapshot_next) and the process array are
+	 * reused: only what follows the snapshot is cleared, not copied out and back each scrape */
+	_Static_assert(offsetof(struct sample, host) == 0, "the host snapshot comes first");
 	struct proc_sample *procs = out->procs;
-	size_t cap = out->procs_cap;
-	memset(out, 0, sizeof(*out));
-	out->host = host;
+	size_t cap = out->procs_cap, at = offsetof(struct sample, duration_s);
+	memset((char *)out + at, 0, sizeof(*out) - at);
 	out->procs = procs;
 	out->procs_cap = cap;
 

@@ -47,7 +47,8 @@ struct proc_sample {
 };
 
 struct sample {
-	/* host-wide files, the same collector as `status` (host.mono_s: when the sample started) */
+	/* host-wide files, the same collector as `status` (host.mono_s: when the sample started);
+	 * first, and duration_s right after it: sample_collect clears from there on */
 	struct host_snapshot host;
 	double duration_s; /* wall time the collection took, processes included */
 	/* processes: the top N by AnonHugePages (desc), or all (by pid) */
