@@ -247,15 +247,22 @@ for c in status ps maps watch report exporter trace cgroups why hugetlb run set 
 		"$(awk 'length($0) > 80' "$TMP/help")"
 done
 # watch on a pipe: its legend (a comment to a reader of the rows) wraps, every line of it '#';
-# its column names and its row stay whole (2 lines); the wrapped legend says what the whole one says (--wide)
+# the rows take the compact layout: a group line, the short titles and the row (3 lines), all
+# within 80; the legend wrapped at 80 says what the one wrapped at 145 says (COLUMNS=147: still
+# compact); --wide: the wide title line and row, one line each, wider than 80
 "$T" --no-color watch -n 1 >"$TMP/watch" 2>"$TMP/watch.err"
+COLUMNS=147 "$T" --no-color watch -n 1 >"$TMP/watch147" 2>>"$TMP/watch.err"
 "$T" --no-color --wide watch -n 1 >"$TMP/watchw" 2>>"$TMP/watch.err"
 leg=$(grep -c "^#" "$TMP/watch")
-expect_eval "watch -n 1 on a pipe: the legend wrapped, $leg lines, each '#', within 80" \
-	'[ "$leg" -gt 1 ] && ! grep "^#" "$TMP/watch" | awk "length(\$0) > 80" | grep -q . &&
-	 [ "$(grep "^#" "$TMP/watch" | tr -d "# \n")" = "$(grep "^#" "$TMP/watchw" | tr -d "# \n")" ] &&
-	 [ "$(grep -vc "^#" "$TMP/watch")" -eq 2 ]' \
-	"$(head -c 600 "$TMP/watch" "$TMP/watch.err")"
+expect_eval "watch -n 1 on a pipe: the legend wrapped, $leg lines, each '#', all within 80" \
+	'[ "$leg" -gt 1 ] && ! awk "length(\$0) > 80" "$TMP/watch" | grep -q . &&
+	 [ "$(grep "^#" "$TMP/watch" | tr -d "# \n")" = "$(grep "^#" "$TMP/watch147" | tr -d "# \n")" ] &&
+	 [ "$(grep -vc "^#" "$TMP/watch")" -eq 3 ]' \
+	"$(head -c 1200 "$TMP/watch" "$TMP/watch.err")"
+expect_eval "watch --wide on a pipe: the legend on one line, the wide title line and row" \
+	'[ "$(grep -c "^#" "$TMP/watchw")" -eq 1 ] && [ "$(grep -vc "^#" "$TMP/watchw")" -eq 2 ] &&
+	 ! grep -v "^#" "$TMP/watchw" | awk "length(\$0) <= 80" | grep -q .' \
+	"$(cut -c1-160 "$TMP/watchw")"
 # trace stalls (root only: tracefs; read-only, a private instance it removes): every line
 # within 80, the overhead line wrapped, not cut
 if [ "$(id -u)" -ne 0 ]; then

@@ -27,13 +27,17 @@ static void watch_help(FILE *f)
 	fprintf(f,
 		"usage: thpctl watch [-i SECONDS] [-n|--count N] [--top N] [--record FILE]\n"
 		"                    [--json]\n\n"
-		"Rates per second of the THP and compaction counters, one line per interval\n"
-		"(on a terminal: a refreshed screen): THP fault alloc/fallback, khugepaged\n"
+		"Rates per second of the THP and compaction counters, a row per interval (on a\n"
+		"terminal: a refreshed screen): THP fault alloc/fallback, khugepaged\n"
 		"collapses, splits, deferred splits, compaction stalls and failures, direct\n"
 		"reclaim (allocstall_* summed, pgscan_direct), per-size mTHP fault rates for the\n"
 		"sizes that moved, AnonHugePages and free PMD-order blocks. Intervals with\n"
-		"compaction stalls are marked '!' (red on a terminal). With --json: one JSON\n"
-		"object per interval and line (JSON lines).\n\n"
+		"compaction stalls are marked '!' (red on a terminal). The rows fit the width\n"
+		"(COLUMNS, the terminal's, 80 on a pipe): narrow columns under short titles\n"
+		"that the legend names, k/M/G for large values, the mTHP rates on a line\n"
+		"under the row; with --wide, or 150 columns or more: one wide row per\n"
+		"interval, the mTHP rates at its end. With --json: one JSON object per\n"
+		"interval and line (JSON lines).\n\n"
 		"options:\n"
 		"  -i, --interval SECONDS  seconds between lines (default 1; 0.1 to 86400)\n"
 		"  -n, --count N           stop after N lines (default: until interrupted)\n"
@@ -208,7 +212,7 @@ static int record_row(FILE *f, const struct watch_row *row, const struct sample 
 static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct history *hist,
 		    bool screen, const struct watch_row *row, double top)
 {
-	char line[1024];
+	char line[4096]; /* a compact row and its mTHP lines: 32 sizes at 40 columns */
 	if (g->json) {
 		json_t *j = json_with_schema(watch_row_to_json(row, top > 0), "watch", NULL);
 		char *text = j ? json_dump_text(j, JSON_COMPACT | JSON_PRESERVE_ORDER |
@@ -223,7 +227,8 @@ static int emit_row(struct globals *g, const struct watch_hdr *hdr, struct histo
 		watch_format_line(line, sizeof(line), hdr, row, g->color);
 		history_add(hist, line);
 		/* what fits under the header and the top table, each as the terminal folds it
-		 * (the legend wraps, a 142-column row takes 2 rows of 80) */
+		 * (the legend wraps; a row's mTHP line is a row more, a wide row on a narrow
+		 * terminal (COLUMNS wider than it) takes 2 or more) */
 		size_t rows, cols;
 		terminal_size(&rows, &cols);
 		size_t show =
@@ -313,7 +318,8 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 				  ? old->host.thp.hpage_pmd_size.v / 1024
 				  : 0,
 		.top = top > 0,
-		.width = g->json ? 0 : wrap_width(g->wide), /* the legend's: the rows stay whole */
+		/* the legend's and the layout's: compact rows below the wide layout's width */
+		.width = g->json ? 0 : wrap_width(g->wide),
 	};
 	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
 		goto out;

@@ -10,6 +10,7 @@
 #include "../model/host.h"
 #include "json.h"
 #include "table.h"
+#include "watch_int.h"
 #include "../util/buf.h"
 #include "../util/wrap.h"
 
@@ -29,14 +30,51 @@ static const struct {
 #define W_AHP 10
 #define W_FREE 8
 
-/* Rows less than a second apart: two in the same second would show the same time. */
-static bool tenths(const struct watch_hdr *h)
+bool watch_tenths(const struct watch_hdr *h)
 {
 	return h->interval_s > 0 && h->interval_s < 1;
 }
 
+int watch_time_width(const struct watch_hdr *h)
+{
+	return watch_tenths(h) ? 10 : 8;
+}
+
+/* Columns of the wide layout's title line, the widest of its fixed lines. */
+static size_t wide_width(const struct watch_hdr *h)
+{
+	size_t w = (size_t)watch_time_width(h);
+	for (int c = 0; c < WC_N; c++)
+		w += 2 + (size_t)cols[c].width;
+	return w + 2 + W_AHP + 2 + W_FREE + 2 + strlen("mTHP");
+}
+
+bool watch_compact(const struct watch_hdr *h)
+{
+	return h->width && h->width < wide_width(h);
+}
+
+void watch_legend(FILE *f, const char *legend, size_t width, bool color)
+{
+	/* each line a comment: "# " and the legend wrapped 2 columns narrower */
+	struct buf w = {0};
+	const char *text = legend;
+	if (width > 2 && !wrap_line(&w, legend, strlen(legend), width - 2))
+		text = w.p;
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(f, "%s# %.*s%s\n", col_dim(color), (int)n, l, col_reset(color));
+		l += n + (l[n] == '\n');
+	}
+	buf_free(&w);
+}
+
 void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 {
+	if (watch_compact(h)) {
+		watch_compact_header(f, h, color);
+		return;
+	}
 	char pmd[32] = "PMD";
 	if (h->pmd_kb)
 		snprintf(pmd, sizeof(pmd), "%" PRIu64 " kB", h->pmd_kb);
@@ -48,18 +86,8 @@ void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 		 "AnonHugePages. freePMD: free %s blocks (buddyinfo, all zones but DMA). mTHP: "
 		 "SIZE alloc/fallback per s, sizes that moved. '!': compaction stalls.",
 		 h->interval_s, pmd);
-	/* each line a comment: "# " and the legend wrapped 2 columns narrower */
-	struct buf w = {0};
-	const char *text = legend;
-	if (h->width > 40 && !wrap_line(&w, legend, strlen(legend), h->width - 2))
-		text = w.p;
-	for (const char *l = text; *l;) {
-		size_t n = strcspn(l, "\n");
-		fprintf(f, "%s# %.*s%s\n", col_dim(color), (int)n, l, col_reset(color));
-		l += n + (l[n] == '\n');
-	}
-	buf_free(&w);
-	fprintf(f, "%s%-*s", col_bold(color), tenths(h) ? 10 : 8, "time");
+	watch_legend(f, legend, h->width, color);
+	fprintf(f, "%s%-*s", col_bold(color), watch_time_width(h), "time");
 	for (int c = 0; c < WC_N; c++)
 		fprintf(f, "  %*s", cols[c].width, cols[c].title);
 	fprintf(f, "  %*s  %*s  %s%s\n", W_AHP, "AnonHuge", W_FREE, "freePMD", "mTHP",
@@ -76,10 +104,7 @@ static void fmt_rate(char *out, size_t n, const struct rate *r)
 		snprintf(out, n, "%.0f", r->per_s);
 }
 
-static size_t put(char *out, size_t n, size_t at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static size_t put(char *out, size_t n, size_t at, const char *fmt, ...)
+size_t watch_put(char *out, size_t n, size_t at, const char *fmt, ...)
 {
 	if (at >= n)
 		return at;
@@ -92,47 +117,56 @@ static size_t put(char *out, size_t n, size_t at, const char *fmt, ...)
 	return at + (size_t)k >= n ? n - 1 : at + (size_t)k;
 }
 
+void watch_fmt_time(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row)
+{
+	snprintf(out, n, "-");
+	time_t t = (time_t)row->wall_s;
+	struct tm tm;
+	if (row->wall_s >= 0 && localtime_r(&t, &tm) && n > 8) {
+		strftime(out, n, "%H:%M:%S", &tm);
+		if (watch_tenths(h)) /* truncated, as the seconds are */
+			snprintf(out + 8, n - 8, ".%d", (int)((row->wall_s - (double)t) * 10) % 10);
+	}
+}
+
 void watch_format_line(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row,
 		       bool color)
 {
-	char v[48], tbuf[24] = "-";
+	if (watch_compact(h)) {
+		watch_compact_line(out, n, h, row, color);
+		return;
+	}
+	char v[48], tbuf[24];
 	size_t at = 0;
 	out[0] = '\0';
-	time_t t = (time_t)row->wall_s;
-	struct tm tm;
-	if (row->wall_s >= 0 && localtime_r(&t, &tm)) {
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-		if (tenths(h)) /* truncated, as the seconds are */
-			snprintf(tbuf + 8, sizeof(tbuf) - 8, ".%d",
-				 (int)((row->wall_s - (double)t) * 10) % 10);
-	}
-	at = put(out, n, at, "%-*s", tenths(h) ? 10 : 8, tbuf);
+	watch_fmt_time(tbuf, sizeof(tbuf), h, row);
+	at = watch_put(out, n, at, "%-*s", watch_time_width(h), tbuf);
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &row->r[c];
 		fmt_rate(v, sizeof(v), r);
 		if (c == WC_COMPACT_STALL && rate_valid(r) && r->delta > 0) {
 			/* '!' outside the field width keeps the columns aligned */
-			at = put(out, n, at, "  %s%*s!%s", color ? "\033[1;31m" : "",
-				 cols[c].width - 1, v, col_reset(color));
+			at = watch_put(out, n, at, "  %s%*s!%s", color ? "\033[1;31m" : "",
+				       cols[c].width - 1, v, col_reset(color));
 			continue;
 		}
-		at = put(out, n, at, "  %*s", cols[c].width, v);
+		at = watch_put(out, n, at, "  %*s", cols[c].width, v);
 	}
 	if (row->anon_huge_kb.present)
 		fmt_kb(v, sizeof(v), row->anon_huge_kb.v);
 	else
 		snprintf(v, sizeof(v), "-");
-	at = put(out, n, at, "  %*s", W_AHP, v);
+	at = watch_put(out, n, at, "  %*s", W_AHP, v);
 	if (row->free_pmd_blocks.present)
 		snprintf(v, sizeof(v), "%" PRIu64, row->free_pmd_blocks.v);
 	else
 		snprintf(v, sizeof(v), "-");
-	at = put(out, n, at, "  %*s", W_FREE, v);
+	at = watch_put(out, n, at, "  %*s", W_FREE, v);
 	for (int i = 0; i < row->nsizes; i++) {
 		char a[24], b[24];
 		fmt_rate(a, sizeof(a), &row->sizes[i].alloc);
 		fmt_rate(b, sizeof(b), &row->sizes[i].fallback);
-		at = put(out, n, at, "  %" PRIu64 "kB %s/%s", row->sizes[i].size_kb, a, b);
+		at = watch_put(out, n, at, "  %" PRIu64 "kB %s/%s", row->sizes[i].size_kb, a, b);
 	}
 }
 

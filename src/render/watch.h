@@ -15,19 +15,35 @@ struct watch_hdr {
 	double interval_s; /* requested interval, seconds */
 	uint64_t pmd_kb;   /* PMD size in kB, 0 unknown */
 	bool top;	   /* --top: a table of processes follows each line */
-	size_t width;	   /* the legend's width (util/wrap.h), 0: one line */
+	size_t width;	   /* columns to fit (util/wrap.h's wrap_width), 0: --wide, one line */
 };
 
 /*
+ * Whether H lays the rows out compact: a WIDTH narrower than the wide layout's title line
+ * (148 columns, 150 with tenths). Then a row is the time and 13 narrow columns (80 columns
+ * with tenths, 78 without), values of at most 4 characters (util/units.h fmt_num_narrow,
+ * fmt_kb_narrow), under a group line and short titles, and a row's mTHP rates go on
+ * continuation lines under it, wrapped to WIDTH. A WIDTH below 78 or 80 keeps those lines
+ * whole (the terminal folds them): no value is cut. Else (WIDTH 0 or wide enough) the wide
+ * layout: one line per interval, the kernel's words as titles.
+ */
+bool watch_compact(const struct watch_hdr *h);
+
+/*
  * The legend (its lines starting with '#': a comment to a reader of the rows; wrapped to
- * H->width, each continuation line "#" and 5 spaces) and the column names (a row: one line).
+ * H->width, each continuation line "#" and 5 spaces) and the column names: one line in the
+ * wide layout; in the compact one a line of groups ("THP fault", "khugepaged", "split",
+ * "compaction", "reclaim") above short titles, each named in the legend by its counter.
  */
 void watch_render_header(FILE *f, const struct watch_hdr *h, bool color);
 
 /*
- * One line for ROW into OUT (N bytes, no newline). A compaction stall in the
- * interval is marked '!' after its rate, and red when COLOR. Its time has tenths of a
- * second (HH:MM:SS.d) under a header of H->interval_s < 1 s, else whole seconds.
+ * ROW's line into OUT (N bytes, no final newline; cut at N - 1, never overrun). A compaction
+ * stall in the interval is marked '!' after its rate (outside the value's field: the
+ * columns stay aligned), and red when COLOR. Its time has tenths of a second (HH:MM:SS.d)
+ * under a header of H->interval_s < 1 s, else whole seconds. In the compact layout
+ * (watch_compact) the sizes of mTHP that moved follow on continuation lines ("\n", indented,
+ * within H->width), none when no size moved.
  */
 void watch_format_line(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row,
 		       bool color);

@@ -141,3 +141,39 @@ void fmt_measured(char *out, size_t n, double v, int sign)
 	else
 		snprintf(out, n, "%s%.2f", plus, v);
 }
+
+/* V in at most 4 characters: UNITS[0] up to LIM0 (9999 or 999), then each further unit of
+ * BASE times the one before: one decimal below 9.95, whole below 999.5. */
+static void fmt_narrow(char *out, size_t n, double v, double base, const char *const *units,
+		       double lim0)
+{
+	if (!(v >= 0)) {
+		snprintf(out, n, "-");
+		return;
+	}
+	if (v < lim0) {
+		if (v < 9.95 && v != floor(v))
+			snprintf(out, n, "%.1f%s", v, units[0]);
+		else
+			snprintf(out, n, "%.0f%s", v, v == 0 ? "" : units[0]);
+		return;
+	}
+	int u = 0;
+	do {
+		v /= base;
+		u++;
+	} while (v >= 999.5 && units[u + 1]);
+	snprintf(out, n, v < 9.95 ? "%.1f%s" : "%.0f%s", v, units[u]);
+}
+
+void fmt_num_narrow(char *out, size_t n, double v)
+{
+	static const char *const units[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y", NULL};
+	fmt_narrow(out, n, v, 1000, units, 9999.5);
+}
+
+void fmt_kb_narrow(char *out, size_t n, uint64_t kb)
+{
+	static const char *const units[] = {"K", "M", "G", "T", "P", "E", "Z", NULL};
+	fmt_narrow(out, n, (double)kb, 1024, units, 999.5);
+}

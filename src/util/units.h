@@ -56,4 +56,22 @@ void fmt_bound(char *out, size_t n, double v, double pivot, int decimals);
  */
 void fmt_measured(char *out, size_t n, double v, int sign);
 
+/*
+ * V (a rate or a count, >= 0) in at most 4 characters, for a narrow column, rounded to the
+ * nearest: below 10 with one decimal when not whole ("0.3", "9.5"; a value above 0 that
+ * rounds to 0 is "0.0", never "0"), whole up to 9999, then in thousands (k), millions (M),
+ * billions (G), T, P, E: one decimal below 10 of the unit, else whole ("12k", "123k",
+ * "1.2M", "45M"). "-" for a negative or NaN V. The one formatter for `thpctl watch`'s
+ * narrow columns.
+ */
+void fmt_num_narrow(char *out, size_t n, double v);
+
+/*
+ * KB kilobytes in at most 4 characters, binary units as fmt_size_token's, rounded to the
+ * nearest: "0", "512K", then MiB, GiB, TiB ... with one decimal below 10 of the unit, else
+ * whole ("968M", "1.2G", "900G"); a value that would round to 1000 of a unit takes the
+ * next one ("1.0G" for 1023.6 MiB).
+ */
+void fmt_kb_narrow(char *out, size_t n, uint64_t kb);
+
 #endif

@@ -35,20 +35,53 @@ expect_cmd "watch --help exits 0 and documents --top" "$(head -c 200 "$TMP/help.
 	grep -q -- '--top N' "$TMP/help.out"
 
 # ---- text, not a terminal --------------------------------------------------------------
-"$T" watch -i 0.3 --count 3 >"$TMP/text.out" 2>"$TMP/text.err"
+# (without lib.sh's THPCTL_WIDE=1: the layout a pipe gets, 80 columns)
+NOWIDE=(env -u THPCTL_WIDE -u COLUMNS)
+"${NOWIDE[@]}" "$T" watch -i 0.3 --count 3 >"$TMP/text.out" 2>"$TMP/text.err"
 rc=$?
 expect_cmd "watch -i 0.3 --count 3 exits 0" "exit $rc: $(head -c 300 "$TMP/text.err")" test "$rc" -eq 0
 expect_cmd "a header line with units first" "$(head -n1 "$TMP/text.out" | cut -c1-200)" \
 	bash -c "head -n1 '$TMP/text.out' | grep -q '^# every 0.3 s; rates in events/s'"
-expect_cmd "then the column names" "$(sed -n 2p "$TMP/text.out")" \
-	bash -c "sed -n 2p '$TMP/text.out' | grep -qE '^time +alloc +fallback .* c_stall .* AnonHuge +freePMD +mTHP'"
+# a pipe is 80 columns: the compact layout, groups above short titles
+expect_cmd "then the group line and the short titles (compact layout)" \
+	"$(grep -A1 -m1 -- '-THP fault ' "$TMP/text.out")" \
+	bash -c "grep -A1 -m1 -- '-THP fault ' '$TMP/text.out' | tr '\n' '@' |
+		grep -qE '^ +-THP fault khugepaged -+split-+ compaction -+reclaim-+ Anon free@time +alloc fall alloc fail page +pmd defer stall fail stall scan Huge +PMD@$'"
 n=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9] ' "$TMP/text.out") # -i 0.3: tenths of a second
 expect_cmd "three lines for --count 3" "got $n: $(tr '\n' '|' <"$TMP/text.out" | cut -c1-300)" test "$n" -eq 3
 expect_cmd "no escape sequences when stdout is not a terminal" "found" \
 	bash -c "! grep -q $'\033' '$TMP/text.out'"
-# each line: time, 11 rates, AnonHugePages ("N kB" / "N.N MiB": 2 words), free PMD blocks
-bad=$(awk '/^[0-9][0-9]:/ && NF < 15' "$TMP/text.out" | head -n1)
-expect_cmd "every line has all columns" "$bad" test -z "$bad"
+# each row: time, 11 rates, AnonHugePages ("968M"), free PMD blocks ("1506", "12k"): 14 words
+bad=$(awk '/^[0-9][0-9]:/ && NF != 14' "$TMP/text.out" | head -n1)
+expect_cmd "every row has all 14 columns" "$bad" test -z "$bad"
+# the values are narrow: at most 4 characters ('!' after a stall), a known AnonHugePages
+bad=$(awk '/^[0-9][0-9]:/ { for (i = 2; i <= NF; i++) { v = $i; sub(/!$/, "", v); if (length(v) > 4) print } }
+	/^[0-9][0-9]:/ && $13 !~ /^([0-9]+|[0-9.]+[KMGT])$/' "$TMP/text.out" | head -n1)
+expect_cmd "every value at most 4 characters, AnonHuge in K/M/G/T" "$bad" test -z "$bad"
+
+# ---- the width: 80 columns on a pipe, --wide or a wide COLUMNS the one-line wide rows -----------
+"${NOWIDE[@]}" "$T" watch -n 2 -i 0.2 >"$TMP/w80.out" 2>"$TMP/w80.err"
+rc=$?
+long=$(awk 'length > 80 { print NR ": " length " columns: " substr($0, 1, 100) }' "$TMP/w80.out" | head -n3)
+n=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9] ' "$TMP/w80.out")
+expect_cmd "watch -n 2 -i 0.2 on a pipe: every line fits 80 columns, 2 rows" \
+	"exit $rc, $n rows; $long" bash -c "test $rc -eq 0 -a $n -eq 2 && test -z \"\$1\"" _ "$long"
+for how in "--wide" "COLUMNS=160"; do
+	if [ "$how" = --wide ]; then
+		"${NOWIDE[@]}" "$T" watch --wide -n 2 -i 0.2 >"$TMP/wide.out" 2>"$TMP/wide.err"
+	else
+		"${NOWIDE[@]}" COLUMNS=160 "$T" watch -n 2 -i 0.2 >"$TMP/wide.out" 2>"$TMP/wide.err"
+	fi
+	rc=$?
+	# the title line, then two rows of one line each: time, 11 rates, "N kB"/"N.N MiB", free
+	rows=$(grep -cE '^[0-9]{2}:' "$TMP/wide.out")
+	bad=$(awk '/^[0-9][0-9]:/ && (NF < 15 || length < 140)' "$TMP/wide.out" | head -n1)
+	expect_cmd "$how: the wide title line and 2 one-line wide rows" \
+		"exit $rc, $rows rows: $(grep -m1 '^time' "$TMP/wide.out" | cut -c1-120) $bad" \
+		bash -c "test $rc -eq 0 -a $rows -eq 2 && test -z \"\$1\" &&
+			grep -qE '^time +alloc +fallback +collapse +coll_fail .* c_stall .* AnonHuge +freePMD +mTHP$' '$TMP/wide.out' &&
+			! grep -q -- '-THP fault ' '$TMP/wide.out'" _ "$bad"
+done
 
 # ---- JSON lines with real values -------------------------------------------------------------
 HAVE_THP=0

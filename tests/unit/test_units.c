@@ -2,6 +2,8 @@
 /* Unit tests: src/util/units.c (size formatting and parsing). */
 #include "unit.h"
 
+#include <math.h>
+
 #include "util/units.h"
 
 struct case_kb {
@@ -151,7 +153,56 @@ static void test_fmt_bound_keeps_its_side(UNIT_STATE)
 	assert_string_equal(o, "1.000000");
 }
 
-UNIT_TESTS(test_fmt_bound_keeps_its_side, test_fmt_measured_digits_by_magnitude,
+/*
+ * watch's narrow columns: at most 4 characters, rounded to the nearest, a tier's top taking
+ * the next suffix rather than a fifth character; above 0 is never "0".
+ */
+static void test_fmt_num_narrow_fits_4_characters(UNIT_STATE)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} c[] = {
+		{0, "0"},	   {0.3, "0.3"},      {0.04, "0.0"},	{1.5, "1.5"},
+		{9.94, "9.9"},	   {9.96, "10"},      {125, "125"},	{999, "999"},
+		{9999, "9999"},	   {9999.4, "9999"},  {9999.5, "10k"},	{12345, "12k"},
+		{12500.1, "13k"},  {123456, "123k"},  {999499, "999k"}, {999500, "1.0M"},
+		{1234567, "1.2M"}, {9949999, "9.9M"}, {9950000, "10M"}, {45e6, "45M"},
+		{999.4e6, "999M"}, {999.5e6, "1.0G"}, {1.5e9, "1.5G"},	{2.5e12, "2.5T"},
+		{1.8e19, "18E"},   {-1, "-"},	      {NAN, "-"},
+	};
+	for (size_t i = 0; i < UNIT_LEN(c); i++) {
+		char out[32], row[32];
+		snprintf(row, sizeof(row), "%g", c[i].v);
+		fmt_num_narrow(out, sizeof(out), c[i].v);
+		unit_row_str(row, "fmt_num_narrow", out, c[i].want);
+		unit_row_true(strlen(out) <= 4, row, "at most 4 characters");
+	}
+}
+
+static void test_fmt_kb_narrow_binary_units_4_characters(UNIT_STATE)
+{
+	static const struct case_kb c[] = {
+		{0, "0"},
+		{4, "4K"},
+		{512, "512K"},
+		{999, "999K"},
+		{1000, "1.0M"}, /* 0.98 MiB: "1000K" would be 5 */
+		{2048, "2.0M"},
+		{10240, "10M"},
+		{991232, "968M"},
+		{1023487, "999M"},
+		{1048166, "1.0G"}, /* 1023.6 MiB */
+		{1258291, "1.2G"},
+		{900ull << 20, "900G"},
+		{1ull << 30, "1.0T"},
+		{UINT64_MAX, "16Z"},
+	};
+	check_fmt(fmt_kb_narrow, c, UNIT_LEN(c));
+}
+
+UNIT_TESTS(test_fmt_num_narrow_fits_4_characters, test_fmt_kb_narrow_binary_units_4_characters,
+	   test_fmt_bound_keeps_its_side, test_fmt_measured_digits_by_magnitude,
 	   test_fmt_kb_switches_unit_at_10_mib_and_10_gib,
 	   test_fmt_pct_never_rounds_a_failure_up_to_100,
 	   test_fmt_bytes_below_10_kib_keeps_odd_bytes, test_size_token_uses_largest_exact_unit,

@@ -3,6 +3,10 @@
 #include "unit.h"
 
 #include "render/watch.h"
+#include "render/watch_int.h"
+#include "util/wrap.h"
+
+#include <time.h>
 
 static void mk_row(struct watch_row *row)
 {
@@ -190,4 +194,327 @@ static void test_screen_fit(UNIT_STATE)
 	assert_int_equal(watch_screen_fit(&h, lines, 0, NULL, false, 24, 80), 0);
 }
 
-UNIT_TESTS(test_line, test_json, test_screen_fit)
+/* The header of H as text (no colour) into BUF (N bytes). */
+static void header_text(char *buf, size_t n, const struct watch_hdr *h, bool color)
+{
+	FILE *f = fmemopen(buf, n, "w");
+	assert_non_null(f);
+	watch_render_header(f, h, color);
+	fclose(f);
+}
+
+/* Fail unless every line of TEXT (escape sequences taking no column) is at most MAX wide. */
+static void assert_lines_within(const char *text, size_t max)
+{
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		if (wrap_display_width(l, n) > max)
+			fail_msg("a line of %zu columns (at most %zu): \"%.*s\"",
+				 wrap_display_width(l, n), max, (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
+/* The line of TEXT that starts with PREFIX (its first), or fail. */
+static const char *line_starting(const char *text, const char *prefix)
+{
+	for (const char *l = text; *l;) {
+		if (strncmp(l, prefix, strlen(prefix)) == 0)
+			return l;
+		l += strcspn(l, "\n");
+		l += *l == '\n';
+	}
+	fail_msg("no line starts with \"%s\"", prefix);
+	return NULL;
+}
+
+/* The column just after the end of word W on the line L (the line's first W). */
+static int end_col(const char *l, const char *w)
+{
+	const char *p = strstr(l, w);
+	assert_non_null(p);
+	assert_true(p < l + strcspn(l, "\n"));
+	return (int)(p - l) + (int)strlen(w);
+}
+
+static void utc(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
+/*
+ * The layout follows the width: 0 (--wide) or at least the wide title line (148 columns, 150
+ * with tenths) is the wide one, anything narrower the compact one.
+ */
+static void test_layout_by_width(UNIT_STATE)
+{
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048};
+	assert_false(watch_compact(&h));
+	h.width = 80;
+	assert_true(watch_compact(&h));
+	assert_int_equal(watch_compact_width(&h), 78);
+	h.width = 147;
+	assert_true(watch_compact(&h));
+	h.width = 148;
+	assert_false(watch_compact(&h));
+	h.interval_s = 0.5; /* tenths: 2 columns more */
+	assert_true(watch_compact(&h));
+	assert_int_equal(watch_compact_width(&h), 80);
+	h.width = 150;
+	assert_false(watch_compact(&h));
+	h.width = 40;
+	assert_true(watch_compact(&h));
+}
+
+/* Width 0 (--wide) and a width that holds it give today's wide line and title, to the byte. */
+static void test_wide_unchanged(UNIT_STATE)
+{
+	static struct watch_row row;
+	char a[1024], b[1024];
+	utc();
+	mk_row(&row);
+	row.r[WC_COMPACT_STALL] = (struct rate){.state = RATE_OK, .delta = 2, .per_s = 2};
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048};
+	watch_format_line(a, sizeof(a), &h, &row, false);
+	assert_string_equal(a,
+			    "22:13:20      1.5       125         0          0        0          - "
+			    "        0        2!        0           0          8   128.0 MiB      "
+			    "1506  64kB 32/0");
+	h.width = 148;
+	watch_format_line(b, sizeof(b), &h, &row, false);
+	assert_string_equal(a, b);
+	char hdr[4096];
+	header_text(hdr, sizeof(hdr), &h, false);
+	assert_non_null(strstr(hdr, "\ntime        alloc  fallback  collapse  coll_fail    split  "
+				    "split_pmd  deferred   c_stall   c_fail  allocstall   "
+				    "pgscan_d    AnonHuge   freePMD  mTHP\n"));
+	assert_null(strstr(hdr, "khugepaged alloc, fail")); /* not the compact legend */
+}
+
+/* A row with worst-case values (tenths, every rate 1234567/s and a stall, 900 GiB, 123456 blocks). */
+static void worst_row(struct watch_row *row)
+{
+	mk_row(row);
+	row->wall_s = 1700000000.75;
+	for (int c = 0; c < WC_N; c++)
+		row->r[c] = (struct rate){.state = RATE_OK, .delta = 1234567, .per_s = 1234567};
+	row->anon_huge_kb.v = 900ull << 20;
+	row->free_pmd_blocks.v = 123456;
+	row->nsizes = 0;
+}
+
+/*
+ * The compact row: every value in its column (right-aligned under its title), '-' for
+ * unknown, k/M/G beyond 4 digits, AnonHugePages in binary units, mTHP on a line under it.
+ */
+static void test_compact_row(UNIT_STATE)
+{
+	static struct watch_row row;
+	char line[1024], hdr[4096];
+	utc();
+	mk_row(&row);
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048, .width = 80};
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_string_equal(line, "22:13:20   1.5  125     0    0    0    -     0    0     0     0 "
+				  "   8 128M 1506\n"
+				  "         mTHP  64kB 32/0");
+	/* no size moved: no continuation line */
+	row.nsizes = 0;
+	row.r[WC_COLLAPSE_ALLOC] = (struct rate){.state = RATE_OK, .delta = 12345, .per_s = 12345};
+	row.anon_huge_kb.v = 991232;
+	row.free_pmd_blocks.v = 123456;
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_string_equal(line, "22:13:20   1.5  125   12k    0    0    -     0    0     0     0 "
+				  "   8 968M 123k");
+	/* the values end where their titles end */
+	header_text(hdr, sizeof(hdr), &h, false);
+	const char *titles = line_starting(hdr, "time ");
+	assert_int_equal(end_col(line, "1.5"), end_col(titles, "alloc"));
+	assert_int_equal(end_col(line, "125"), end_col(titles, "fall"));
+	assert_int_equal(end_col(line, "12k"), end_col(titles, "alloc fail") - 5);
+	assert_int_equal(end_col(line, "968M"), end_col(titles, "Huge"));
+	assert_int_equal(end_col(line, "123k"), end_col(titles, "PMD"));
+	assert_int_equal(end_col(line, "8"), end_col(titles, "scan"));
+	/* unknown: '-' in each column, the row as wide */
+	for (int c = 0; c < WC_N; c++)
+		row.r[c] = (struct rate){.state = c % 2 ? RATE_ABSENT : RATE_NEW};
+	row.anon_huge_kb.present = false;
+	row.free_pmd_blocks.present = false;
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_string_equal(line, "22:13:20     -    -     -    -    -    -     -    -     -     - "
+				  "   -    -    -");
+	assert_int_equal(strlen(line), 78);
+}
+
+/* Worst-case values still fit 80 columns, with tenths, '!' and colour; nothing is cut. */
+static void test_compact_worst_case_fits_80(UNIT_STATE)
+{
+	static struct watch_row row;
+	char line[1024];
+	utc();
+	worst_row(&row);
+	struct watch_hdr h = {.interval_s = 0.5, .pmd_kb = 2048, .width = 80};
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_string_equal(line, "22:13:20.7  1.2M 1.2M  1.2M 1.2M 1.2M 1.2M  1.2M 1.2M! 1.2M  "
+				  "1.2M 1.2M 900G 123k");
+	assert_int_equal(strlen(line), 80);
+	watch_format_line(line, sizeof(line), &h, &row, true);
+	assert_int_equal((int)wrap_display_width(line, strlen(line)), 80);
+	assert_non_null(strstr(line, " \033[1;31m1.2M!\033[0m "));
+	/* the '!' sits after the stall's field: values line up with a row without a stall */
+	char plain[1024];
+	row.r[WC_COMPACT_STALL].delta = 0;
+	watch_format_line(plain, sizeof(plain), &h, &row, false);
+	assert_int_equal(strlen(plain), 80);
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_null(strchr(line, '!'));
+	row.r[WC_COMPACT_STALL] = (struct rate){.state = RATE_OK, .delta = 1, .per_s = 0.3};
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_non_null(strstr(line, " 1.2M  0.3! 1.2M "));
+	/* a width below what the layout needs: the row stays whole, as wide as at 80 */
+	h.width = 40;
+	watch_format_line(plain, sizeof(plain), &h, &row, false);
+	assert_string_equal(plain, line);
+	/* a small buffer is cut, never overrun */
+	char tiny[16];
+	watch_format_line(tiny, sizeof(tiny), &h, &row, false);
+	assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+/* The compact header: groups over short titles, each named by its kernel counter, within 80. */
+static void test_compact_header(UNIT_STATE)
+{
+	char hdr[4096];
+	struct watch_hdr h = {.interval_s = 0.5, .pmd_kb = 2048, .width = 80};
+	header_text(hdr, sizeof(hdr), &h, false);
+	assert_lines_within(hdr, 80);
+	assert_true(strncmp(line_starting(hdr, "#     "), "#     ", 6) == 0); /* the legend wraps */
+	const char *groups = line_starting(hdr, "           ");
+	const char *titles = line_starting(hdr, "time ");
+	assert_true(titles > groups);
+	assert_int_equal(strcspn(groups, "\n"), 80);
+	assert_int_equal(strcspn(titles, "\n"), 80);
+	assert_true(
+		strncmp(groups,
+			"           -THP fault khugepaged -----split----- compaction --reclaim- "
+			"Anon free\n",
+			81) == 0);
+	assert_true(
+		strncmp(titles,
+			"time       alloc fall alloc fail page  pmd defer stall fail stall scan "
+			"Huge  PMD\n",
+			81) == 0);
+	/* each group over its columns: "khugepaged" spans alloc and fail */
+	assert_int_equal(end_col(groups, "khugepaged"), end_col(titles, "alloc fail"));
+	assert_int_equal(end_col(groups, "compaction"), end_col(titles, "stall fail"));
+	/* the legend (comment lines) names the counter of each short title */
+	static const char *const counters[] = {
+		"THP fault alloc, fall: thp_fault_alloc, thp_fault_fallback",
+		"khugepaged alloc, fail: thp_collapse_alloc, thp_collapse_alloc_failed",
+		"split page, pmd, defer: thp_split_page, thp_split_pmd, thp_deferred_split_page",
+		"compaction stall, fail: compact_stall ('!': stalls in the interval), compact_fail",
+		"reclaim stall, scan: allocstall_* summed, pgscan_direct (pages/s)",
+		"AnonHuge: /proc/meminfo AnonHugePages",
+		"freePMD: free 2048 kB blocks",
+		"mTHP, under its row: SIZE alloc/fallback per s",
+	};
+	char legend[4096]; /* the legend's lines joined back: "\n#     " was a blank */
+	size_t k = 0;
+	assert_int_equal(hdr[0], '#');
+	for (const char *p = hdr; *p && k < sizeof(legend) - 1; p++) {
+		if (strncmp(p, "\n#     ", 7) == 0) {
+			legend[k++] = ' ';
+			p += 6;
+		} else if (*p == '\n') {
+			break;
+		} else {
+			legend[k++] = *p;
+		}
+	}
+	legend[k] = '\0';
+	for (size_t i = 0; i < UNIT_LEN(counters); i++)
+		assert_contains(legend, counters[i]);
+	assert_true(strncmp(hdr, "# every 0.5 s; rates in events/s from /proc/vmstat", 50) == 0);
+	/* colour: bold titles, the lines as wide */
+	h.width = 80;
+	header_text(hdr, sizeof(hdr), &h, true);
+	assert_lines_within(hdr, 80);
+	assert_non_null(strstr(hdr, "\033[1m"));
+	/* a width of 40: the legend within 40, the titles whole (80 with tenths) */
+	h.width = 40;
+	header_text(hdr, sizeof(hdr), &h, false);
+	assert_int_equal(strcspn(line_starting(hdr, "time "), "\n"), 80);
+	for (const char *l = hdr; *l == '#'; l += strcspn(l, "\n") + 1)
+		assert_true(strcspn(l, "\n") <= 40);
+}
+
+/* The mTHP sizes that moved: a line under the row, wrapped to the width, no size broken. */
+static void test_compact_mthp_lines(UNIT_STATE)
+{
+	static struct watch_row row;
+	char line[2048];
+	utc();
+	worst_row(&row);
+	row.nsizes = 10;
+	for (int i = 0; i < row.nsizes; i++)
+		row.sizes[i] = (struct size_rate){
+			.size_kb = 16ull << i,
+			.alloc = {.state = RATE_OK, .delta = 1234567, .per_s = 1234567},
+			.fallback = {.state = i == 3 ? RATE_ABSENT : RATE_OK,
+				     .delta = 1,
+				     .per_s = 0.5},
+		};
+	struct watch_hdr h = {.interval_s = 0.5, .pmd_kb = 2048, .width = 80};
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_lines_within(line, 80);
+	const char *cont = strchr(line, '\n');
+	assert_non_null(cont);
+	assert_true(strncmp(cont, "\n           mTHP  16kB 1.2M/0.5  32kB 1.2M/0.5", 46) == 0);
+	assert_non_null(strstr(line, "  128kB 1.2M/-"));
+	assert_non_null(strstr(line, "  8192kB 1.2M/0.5"));
+	int nl = 0;
+	for (const char *p = line; *p; p++)
+		nl += *p == '\n';
+	assert_int_equal(nl, 3); /* 10 sizes of 14 to 17 columns: 3 lines under an 80-column row */
+	/* each continuation line under the first rate column, each size whole on one line */
+	for (const char *l = cont + 1; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		assert_true(strncmp(l, "           ", 11) == 0);
+		assert_true(l[11] != ' ' || strncmp(l + 11, "      ", 6) == 0);
+	}
+	for (int i = 0; i < row.nsizes; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "%llukB 1.2M/%s", (unsigned long long)(16ull << i),
+			 i == 3 ? "-" : "0.5");
+		assert_contains(line, want);
+	}
+	/* at 40 columns: more lines, none wider */
+	h.width = 40;
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_lines_within(strchr(line, '\n') + 1, 40);
+}
+
+/* The screen counts a compact row's mTHP line as the terminal row it takes. */
+static void test_compact_screen_fit(UNIT_STATE)
+{
+	static struct watch_row row;
+	char line[1024];
+	utc();
+	mk_row(&row); /* one size moved: a row and its mTHP line */
+	struct watch_hdr h = {.interval_s = 1, .pmd_kb = 2048, .width = 80};
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	char *lines[30];
+	for (int i = 0; i < 30; i++)
+		lines[i] = line;
+	size_t fixed = header_rows(&h, 80) + 1;
+	assert_int_equal(fixed, 10 + 2 + 1); /* legend, groups and titles, the cursor's line */
+	assert_int_equal(watch_screen_fit(&h, lines, 30, NULL, false, 40, 80), (40 - fixed) / 2);
+	row.nsizes = 0; /* without: a row each */
+	watch_format_line(line, sizeof(line), &h, &row, false);
+	assert_int_equal(watch_screen_fit(&h, lines, 30, NULL, false, 40, 80), 40 - fixed);
+	assert_int_equal(watch_screen_fit(&h, lines, 10, NULL, false, 40, 80), 10);
+}
+
+UNIT_TESTS(test_line, test_json, test_screen_fit, test_layout_by_width, test_wide_unchanged,
+	   test_compact_row, test_compact_worst_case_fits_80, test_compact_header,
+	   test_compact_mthp_lines, test_compact_screen_fit)
