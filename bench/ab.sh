@@ -11,6 +11,8 @@
 #
 #   RUNS=N        runs per side (default 20), in blocks of BLOCK_RUNS (default 5)
 #   SIZE, STEPS   chase_malloc arguments (default 256M 1M)
+#   NUMPY_RUNS=N NUMPY_N=N   the numpy matrix multiply: runs per mode (default 5), matrix size
+#                 (default 2000)
 #   THPCTL=path   binary to measure (default build/thpctl)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -96,9 +98,11 @@ bench_record ab-overhead "$(awk -v a="$a" -v h="$h" 'BEGIN {printf "%.3f", (a - 
 # madvises large arrays itself, so `off` is the mode that changes something)
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
 	echo
-	echo "numpy 2000x2000 matrix multiply, modes off and host (${NUMPY_RUNS:-5} runs each):"
+	n=${NUMPY_N:-2000}
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench: NUMPY_N=$n is not a number" >&2; exit 2; }
+	echo "numpy ${n}x$n matrix multiply, modes off and host (${NUMPY_RUNS:-5} runs each):"
 	"$T" ab --runs "${NUMPY_RUNS:-5}" --warmup 1 --modes off,host -- /usr/bin/python3 -c \
-		'import numpy as np; a = np.random.rand(2000, 2000); [a @ a for _ in range(3)]' 2>/dev/null
+		"import numpy as np; a = np.random.rand($n, $n); [a @ a for _ in range(3)]" 2>/dev/null
 else
 	echo "numpy: skipped (python3-numpy not installed: scripts/install-deps --bench)"
 fi

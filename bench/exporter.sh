@@ -25,6 +25,8 @@
 #   NPROCS=N     sleeping helper processes (default 300)
 #   ROUNDS=N BLOCK=N  the paired host-wide comparison: rounds (default 30), fresh scrapes of
 #                each exporter a round (default 20)
+#   WARMUP=N     scrapes of each exporter before it is measured (default 20)
+#   CAT_RUNS=N   runs of `cat` of the files a scrape reads (hyperfine; default 100)
 #   THPCTL=path  binary to measure (default build/thpctl)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -34,6 +36,8 @@ SECONDS_KA=${SECONDS_KA:-5}
 NPROCS=${NPROCS:-300}
 ROUNDS=${ROUNDS:-30}
 BLOCK=${BLOCK:-20}
+WARMUP=${WARMUP:-20}
+CAT_RUNS=${CAT_RUNS:-100}
 RSS_TARGET_KB=8192
 NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter)}
 
@@ -58,8 +62,11 @@ nproc_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 # cpu_ns PID: CPU time of all its threads, ns (schedstat: first field)
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 
-# start_thpctl ARGS: the exporter with ARGS on a free port; sets EP, URL
+# start_thpctl ARGS: the exporter with ARGS on a free port; sets EP, URL. exp.err is emptied
+# here, before the start: else the loop below could read the previous exporter's port (the
+# background shell truncates the file only when it gets to run) and measure a closed port
 start_thpctl() {
+	: >"$TMP/exp.err"
 	"$T" exporter --listen 127.0.0.1:0 --cache-ms 0 "$@" 2>"$TMP/exp.err" &
 	EP=$!
 	PIDS+=("$EP")
@@ -92,13 +99,13 @@ start_node() {
 	return 1
 }
 
-# measure: CPU per scrape of EP at URL, warmed by 20 scrapes first: a fresh connection per
+# measure: CPU per scrape of EP at URL, warmed by WARMUP scrapes first: a fresh connection per
 # scrape (curl, SCRAPES times), then SECONDS_KA s of back-to-back scrapes on one keep-alive
 # connection (wrk -t1 -c1). Prints "fresh_ms keepalive_ms keepalive_scrapes rss_kb hwm_kb";
 # stops EP.
 measure() {
 	local c0 c1 n fresh ka rss hwm
-	for ((i = 0; i < 20; i++)); do curl -s -o /dev/null "$URL"; done
+	for ((i = 0; i < WARMUP; i++)); do curl -s -o /dev/null "$URL"; done
 	c0=$(cpu_ns "$EP")
 	for ((i = 0; i < SCRAPES; i++)); do curl -s -o /dev/null "$URL"; done
 	c1=$(cpu_ns "$EP")
@@ -133,7 +140,7 @@ paired_host() {
 	ep1=$EP url1=$URL
 	start_node || { kill -TERM "$ep1"; return 1; }
 	ep2=$EP url2=$URL
-	for ((i = 0; i < 20; i++)); do curl -s -o /dev/null "$url1"; curl -s -o /dev/null "$url2"; done
+	for ((i = 0; i < WARMUP; i++)); do curl -s -o /dev/null "$url1"; curl -s -o /dev/null "$url2"; done
 	: >"$out"
 	# block EP URL: CPU ms per scrape over BLOCK fresh scrapes
 	block() {
@@ -215,7 +222,7 @@ HP=$(awk '{print $2}' "$TMP/hp.out")
 nfiles=$(wc -l <"$TMP/files")
 : >"$TMP/empty"
 # -i: a statm of a process that just exited makes cat fail; -N: no shell in between
-hyperfine -N -i --warmup 5 --runs 100 --export-json "$TMP/cat.json" \
+hyperfine -N -i --warmup 5 --runs "$CAT_RUNS" --export-json "$TMP/cat.json" \
 	"xargs -a $TMP/files cat" "xargs -a $TMP/empty cat" >/dev/null 2>&1
 catcpu=$(python3 -c '
 import json, sys
@@ -225,7 +232,11 @@ print("%.3f %.3f %.3f" % (cpu[0], r[0]["mean"] * 1000, cpu[1]))' "$TMP/cat.json"
 read -r catms catwall catstart <<<"${catcpu:-- - -}"
 
 echo "thpctl exporter bench: $nproc_now processes in $NSNOTE ($NPROCS sleep, 1 thp_helper with 64 MiB THP), $T"
-echo "  node_exporter: ${NE:-none} ($($NE --version 2>&1 | head -n1)), collectors meminfo + vmstat (thp_*, compact_*)"
+if [ -n "$NE" ]; then
+	echo "  node_exporter: $NE ($("$NE" --version 2>&1 | head -n1)), collectors meminfo + vmstat (thp_*, compact_*)"
+else
+	echo "  node_exporter: none"
+fi
 echo "  at the end: $(bench_load)"
 printf '  %-58s %8s ms   (%s scrapes, each a new connection)\n' "CPU per scrape, default, fresh connection" "$fresh" "$SCRAPES"
 printf '  %-58s %8s ms   (%s scrapes in %s s on one connection)\n' "CPU per scrape, default, keep-alive (wrk -c1)" "$ka" "$kan" "$SECONDS_KA"

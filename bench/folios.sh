@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Benchmark `thpctl maps PID --folios` against the kernel's own tool,
 # tools/mm/thpmaps (`--pid P --rollup`), on one process of known layout:
-# folio_helper maps GB GiB (default 4): half MADV_HUGEPAGE (PMD THPs), half
+# folio_helper maps GB GiB (default 4; GB=NM: N MiB, a multiple of 4, as make
+# check's smoke runs it): half MADV_HUGEPAGE (PMD THPs), half
 # touched while hugepages-64kB/enabled=always (64K mTHP; the policy is put
 # back as soon as the helper is ready, and by an EXIT trap).
 #
 # Prints, side by side in one run: every count of both tools (they must be
 # identical), wall time (hyperfine, one invocation for both), the ratio, and
-# peak RSS (GNU time). Targets: maps --folios <= 40 ms at 4 GiB, >= 5x faster
-# than thpmaps, RSS <= 8 MiB. The figures are recorded (bench/lib.sh:
-# bench_record). Figures only, never a pass/fail exit status for timing
-# (ARCHITECTURE.md: bench/).
+# peak RSS (bench/lib.sh: bench_peak_kb). Targets: maps --folios <= 40 ms at
+# 4 GiB, >= 5x faster than thpmaps, RSS <= 8 MiB. The figures are recorded
+# (bench/lib.sh: bench_record). Figures only, never a pass/fail exit status
+# for timing (ARCHITECTURE.md: bench/).
 #
 # thpmaps is a Python script in the kernel sources (6.10+); it is in no Debian
 # package of its own. This script takes it from $THPMAPS, else from the cache
@@ -18,16 +19,24 @@
 # linux-source-6.12 package (apt-get download; about 150 MB, kept nowhere in
 # the repository). It needs /usr/bin/python3 with numpy (apt-get install
 # python3-numpy; bench only). Without it the comparison is skipped and said so.
+# BENCH_OFFLINE=1 (make check's smoke, tests/live/bench_smoke.sh) fetches and
+# installs nothing: without $THPMAPS or the cache, or without numpy, the
+# comparison is skipped and said so.
 #
 # Run within a minute of nothing else: on hosts with DAMON reclaim (kdamond,
 # action pageout) memory idle for ~60 s is paged out, which splits PTE-mapped
 # mTHP; the script prints the 64K split counter over its own run.
 #
-#   GB=N RUNS=N WARMUP=N THPCTL=path THPMAPS=path
+#   GB=N|NM RUNS=N WARMUP=N THPCTL=path THPMAPS=path BENCH_OFFLINE=1
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 H=build/tests/folio_helper
 GB=${GB:-4}
+[[ $GB =~ ^[1-9][0-9]*M?$ ]] || { echo "bench: GB=$GB: N (GiB, even) or NM (MiB, a multiple of 4)" >&2; exit 2; }
+case $GB in
+*M) SZ="${GB%M} MiB" HALF="$((${GB%M} / 2)) MiB" RECSZ=${GB%M}m ;;
+*) SZ="$GB GiB" HALF="$((GB / 2)) GiB" RECSZ=${GB}g ;;
+esac
 TARGET_MS=40 # maps --folios at 4 GiB (issue 23)
 RUNS=${RUNS:-10}
 WARMUP=${WARMUP:-2}
@@ -37,7 +46,7 @@ PY=/usr/bin/python3
 THP=/sys/kernel/mm/transparent_hugepage
 F64=$THP/hugepages-64kB/enabled
 
-bench_need "$T" "$H"
+bench_need "$T" "$H" build/tests/thp_helper
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (kpageflags, the per-size policy)" >&2; exit 1; }
 [ -w "$F64" ] || { echo "bench: no $F64 (kernel < 6.8?)" >&2; exit 1; }
 bench_need_cmd hyperfine
@@ -52,9 +61,15 @@ bench_init bench-folios
 # ---- the kernel's tool --------------------------------------------------------
 THPMAPS_WHY=
 get_thpmaps() {
+	local given=$THPMAPS
 	[ -r "$THPMAPS" ] && return 0
 	THPMAPS=$CACHE/thpmaps
 	[ -r "$THPMAPS" ] && return 0
+	if [ "${BENCH_OFFLINE:-0}" = 1 ]; then
+		[ "$given" = "$THPMAPS" ] || given="$given or $THPMAPS"
+		THPMAPS_WHY="no thpmaps at $given, and BENCH_OFFLINE=1 fetches nothing (make bench fetches it from Debian's linux-source)"
+		return 1
+	fi
 	command -v apt-get >/dev/null || { THPMAPS_WHY="no apt-get to fetch linux-source"; return 1; }
 	local pkg d
 	pkg=$(apt-cache search --names-only '^linux-source-6\.[0-9]+$' 2>/dev/null | awk '{print $1}' |
@@ -78,7 +93,7 @@ get_thpmaps() {
 }
 HAVE_TM=0
 if get_thpmaps; then
-	if ! $PY -c 'import numpy' 2>/dev/null; then
+	if [ "${BENCH_OFFLINE:-0}" != 1 ] && ! $PY -c 'import numpy' 2>/dev/null; then
 		apt-get install -y python3-numpy >/dev/null 2>&1
 	fi
 	if $PY -c 'import numpy' 2>/dev/null; then
@@ -99,7 +114,7 @@ P=$HPID
 
 echo "thpctl folio benchmark: $(uname -r), $(nproc) CPUs, $(hyperfine --version)"
 echo "at start: $(bench_load)"
-echo "process: folio_helper bench $GB (pid $P): $((GB / 2)) GiB MADV_HUGEPAGE + $((GB / 2)) GiB under hugepages-64kB=always (policy restored to '$OLD64' at once)"
+echo "process: folio_helper bench $GB (pid $P): $HALF MADV_HUGEPAGE + $HALF under hugepages-64kB=always (policy restored to '$OLD64' at once)"
 grep '^region' "$TMP/helper" | sed 's/^/  /'
 echo "binary: $T"
 if [ "$HAVE_TM" -eq 1 ]; then
@@ -188,13 +203,13 @@ print(f"REC {t['mean']*1e3:.3f} {peer}")
 PY
 grep -v '^REC ' "$TMP/res.txt"
 read -r _ v peer < <(grep '^REC ' "$TMP/res.txt")
-rec=(title="\`maps --folios\`, a ${GB} GiB process (half PMD THP, half 64K mTHP)" goal="<= $TARGET_MS ms")
+rec=(title="\`maps --folios\`, a $SZ process (half PMD THP, half 64K mTHP)" goal="<= $TARGET_MS ms")
 if [ "$HAVE_TM" -eq 1 ]; then
 	rec+=(floor="the kernel's tools/mm/thpmaps --rollup" floor_kind=peer floor_value="$peer")
 else
 	rec+=(note="thpmaps not run: $THPMAPS_WHY")
 fi
-bench_record "maps-folios-${GB}g" "$v" ms "${rec[@]}"
+bench_record "maps-folios-$RECSZ" "$v" ms "${rec[@]}"
 
 # other ways of reading, for the record
 hyperfine -N --warmup 1 --runs "$RUNS" --style basic --export-json "$TMP/hf2.json" \
@@ -210,18 +225,17 @@ for r in json.load(open(sys.argv[1]))["results"]:
 PY
 echo
 
-# ---- peak RSS --------------------------------------------------------------------
-peak() { /usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1; tail -n1 "$TMP/rss"; }
-kb=$(peak "$T" maps "$P" --folios)
+# ---- peak RSS (bench/lib.sh: bench_peak_kb) ---------------------------------------
+kb=$(bench_peak_kb "$T" maps "$P" --folios)
 echo "RESULT peak RSS: thpctl maps --folios $kb kB (target <= 8192 kB: $([ "$kb" -le 8192 ] && echo met || echo NOT met))"
-bench_record "maps-folios-${GB}g-rss" "$kb" kB title="peak RSS of \`maps --folios\`, the ${GB} GiB process" \
+bench_record "maps-folios-$RECSZ-rss" "$kb" kB title="peak RSS of \`maps --folios\`, the $SZ process" \
 	goal="<= 8192 kB"
-kb=$(peak "$T" maps "$P" --folios --json)
+kb=$(bench_peak_kb "$T" maps "$P" --folios --json)
 echo "RESULT peak RSS: thpctl maps --folios --json $kb kB"
-kb=$(peak "$T" ps --folios)
+kb=$(bench_peak_kb "$T" ps --folios)
 echo "RESULT peak RSS: thpctl ps --folios (all processes) $kb kB"
 if [ "$HAVE_TM" -eq 1 ]; then
-	kb=$(peak $PY "$THPMAPS" --pid "$P" --rollup)
+	kb=$(bench_peak_kb $PY "$THPMAPS" --pid "$P" --rollup)
 	echo "RESULT peak RSS: thpmaps --rollup $kb kB"
 fi
 split1=$(cat "$THP/hugepages-64kB/stats/split" 2>/dev/null || echo 0)

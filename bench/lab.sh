@@ -10,10 +10,11 @@
 # (journalled and restored by thpctl); without root that part is skipped.
 #
 #   THPCTL=path   binary to measure (default build/thpctl)
-#   OUT=dir       where the record goes (default bench/results)
+#   RUNS=N        lab quick --runs N (default: lab quick's own; the record's title says N)
+#   OUT=dir       where the record goes (default $BENCH_RESULTS, else bench/results: bench_record)
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
-OUT=${OUT:-bench/results}
+OUT=${OUT:-${BENCH_RESULTS:-bench/results}}
 TARGET_S=60
 
 bench_need "$T"
@@ -21,8 +22,9 @@ bench_need_cmd python3
 bench_init bench-lab
 
 echo "thpctl lab quick benchmark: $(uname -r), $(nproc) CPUs, $(id -un), binary $T"
+args=(quick ${RUNS:+--runs "$RUNS"} --yes --json --quiet)
 t0=$(date +%s.%N)
-"$T" lab quick --yes --json --quiet >"$TMP/quick.json" 2>"$TMP/quick.err"
+"$T" lab "${args[@]}" >"$TMP/quick.json" 2>"$TMP/quick.err"
 rc=$?
 t1=$(date +%s.%N)
 if [ "$rc" -ne 0 ]; then
@@ -54,4 +56,4 @@ json.dump({"kernel": doc["kernel"], "root": doc["root"], "cpus": int(ncpu),
           open(dest, "w"), indent=2)
 PY
 BENCH_RESULTS=$OUT bench_record lab-quick "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" s \
-	title="\`lab quick\` wall time ($(id -un))" goal="<= $TARGET_S s" detail="@$dest"
+	title="\`lab quick${RUNS:+ --runs $RUNS}\` wall time ($(id -un))" goal="<= $TARGET_S s" detail="@$dest"

@@ -69,6 +69,25 @@ bench_start() {
 	return 1
 }
 
+# bench_peak_kb CMD [ARG]...: CMD's peak RSS in kB (its output discarded; after bench_init). GNU
+# time's %M where /usr/bin/time is installed (Debian's `time` package, not on a minimal system:
+# no install-deps purpose installs it), else build/tests/thp_helper maxrss (wait4(); not a python
+# wrapper: ru_maxrss survives exec, so a python parent's own RSS would be reported).
+# BENCH_PEAK_HOW says which, for the records' notes.
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+	BENCH_PEAK_HOW="GNU time %M"
+else
+	BENCH_PEAK_HOW="wait4() ru_maxrss via thp_helper maxrss"
+fi
+bench_peak_kb() {
+	if [ "$BENCH_PEAK_HOW" = "GNU time %M" ]; then
+		/usr/bin/time -f %M -o "$TMP/peak.rss" "$@" >/dev/null 2>&1
+		tail -n1 "$TMP/peak.rss"
+	else
+		build/tests/thp_helper maxrss "$@" | awk '{print $2}'
+	fi
+}
+
 # bench_load: the host's load averages now (1, 5, 15 min; /proc/loadavg), for the figures' context.
 bench_load() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"; }
 

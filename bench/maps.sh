@@ -43,7 +43,7 @@ read -r _ v f r met note < <(grep '^REC ' <<<"$res")
 bench_record "maps-vmas-$VMAS" "$v" ms title="\`maps PID\`, a process of $n VMAs" \
 	floor="cat /proc/PID/smaps" floor_value="$f" ratio="$r" goal="<= ${TARGET}x" met="$met" \
 	note="$note; above the floor: parsing smaps, the ledger (PAGEMAP_SCAN of VMAs holding a whole PMD block; the pagemap + kpageflags walk only when the host's counters show a partially mapped folio or an mTHP), and the table"
-kb=$(/usr/bin/time -f %M "$T" maps "$P" 2>&1 >/dev/null | tail -n1)
+kb=$(bench_peak_kb "$T" maps "$P")
 echo "RESULT peak RSS: thpctl maps of $n VMAs: $kb kB"
 bench_record "maps-vmas-$VMAS-rss" "$kb" kB title="peak RSS of \`maps PID\`, $n VMAs" \
-	note="maps keeps every VMA (64 bytes each) and makes the table's rows one at a time"
+	note="maps keeps every VMA (64 bytes each) and makes the table's rows one at a time; $BENCH_PEAK_HOW"

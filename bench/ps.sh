@@ -72,7 +72,7 @@ paired() {
 
 # Inner run of one FLOOR_RUNS entry (BENCH_FLOOR=P:V), in the namespace it was started in.
 floor_inner() {
-	local want=${BENCH_FLOOR%%:*} vmas=${BENCH_FLOOR#*:} now need i json
+	local want=${BENCH_FLOOR%%:*} vmas=${BENCH_FLOOR#*:} now need i
 	bench_init bench-floor
 	if [ "$vmas" -gt 0 ]; then
 		local out="$TMP/vmas.out"
@@ -170,26 +170,14 @@ if [ -n "$FLOOR_RUNS" ]; then
 	echo
 fi
 
-# Peak RSS (max resident set of the thpctl process itself). GNU time when
-# installed; otherwise thp_helper's wait4() wrapper (not python: ru_maxrss
-# survives exec, so a python parent's own RSS would be reported).
-if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
-	how="GNU time %M"
-	peak_kb() {
-		/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
-		tail -n1 "$TMP/rss"
-	}
-else
-	how="wait4() ru_maxrss via thp_helper maxrss"
-	peak_kb() { "$H" maxrss "$@" | awk '{print $2}'; }
-fi
-echo "peak RSS ($how), target <= $((RSS_TARGET_KB / 1024)) MiB for every command but maps:"
+# Peak RSS (max resident set of the thpctl process itself): bench/lib.sh bench_peak_kb
+echo "peak RSS ($BENCH_PEAK_HOW), target <= $((RSS_TARGET_KB / 1024)) MiB for every command but maps:"
 bench_mark
 max_kb=0 max_what=
 for args in "ps --all" "ps --all --rollup" "ps --all --json" "status" "status --json" "why ${PIDS[0]}" "advise" \
 	"maps ${PIDS[0]}" "maps ${PIDS[2]}"; do
 	# shellcheck disable=SC2086
-	kb=$(peak_kb "$T" $args)
+	kb=$(bench_peak_kb "$T" $args)
 	case $args in
 	maps*) verdict="info: maps keeps every VMA; $(wc -l <"/proc/${args#maps }/maps") VMAs" ;;
 	*)
@@ -200,5 +188,5 @@ for args in "ps --all" "ps --all --rollup" "ps --all --json" "status" "status --
 	printf 'RESULT peak RSS thpctl %-18s %6s kB (%s)\n' "$args" "$kb" "$verdict"
 done
 bench_record peak-rss "$max_kb" kB title="peak RSS, the largest of ps --all (--rollup, --json), status (--json), why, advise" \
-	goal="<= $RSS_TARGET_KB kB" note="peak RSS ($how) of each command on this host; the largest was \`$max_what\`"
+	goal="<= $RSS_TARGET_KB kB" note="peak RSS ($BENCH_PEAK_HOW) of each command on this host; the largest was \`$max_what\`"
 echo "at end: $(bench_load)"
