@@ -321,6 +321,17 @@ if selected ab; then
 	expect_records ab "ab-accuracy|time=ms|peer|ratio" "ab-overhead|number=ms"
 	expect_said ab "chase_malloc in 2 blocks of 1 run each, ABBA" \
 		'^RESULT chase_malloc median wall: .*2 blocks of 1 runs each'
+	# the overhead record's verdict is the RESULT line's (both limits, 1 ms and 1% of a run)
+	said=$(sed -nE 's/^RESULT ab overhead per run: .*: (met|NOT met)$/\1/p' "$TMP/ab.out")
+	rec=$(python3 -c 'import glob, json, sys
+m = json.load(open(sorted(glob.glob(sys.argv[1] + "/ab-overhead/*.json"))[-1]))["met"]
+print({True: "met", False: "NOT met"}.get(m, "-"))' "$R/ab" 2>/dev/null)
+	if [ -n "$said" ] && [ "$said" = "$rec" ]; then
+		ok "bench/ab.sh: the ab-overhead record says what its RESULT line says ($said)"
+	else
+		nok "bench/ab.sh: the ab-overhead record says what its RESULT line says" \
+			"RESULT '${said:-none}', record '${rec:--}'"
+	fi
 	if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
 		expect_said ab "the numpy matrix multiply under off and host" '^numpy 200x200 matrix multiply' \
 			'^off +1 ' '^host +1 '
