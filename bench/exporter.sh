@@ -138,7 +138,7 @@ paired_host() {
 	local ep1 url1 ep2 url2 a b c0 c1 r out="$TMP/paired.host"
 	start_thpctl --top-processes 0 --top-cgroups 0
 	ep1=$EP url1=$URL
-	start_node || { kill -TERM "$ep1"; return 1; }
+	start_node || { kill -TERM "$ep1" "$EP" 2>/dev/null; return 1; }
 	ep2=$EP url2=$URL
 	for ((i = 0; i < WARMUP; i++)); do curl -s -o /dev/null "$url1"; curl -s -o /dev/null "$url2"; done
 	: >"$out"
@@ -205,7 +205,10 @@ fi
 # the recorded host-wide comparison: both at once, in turn (paired_host)
 ph_thp=- ph_ne=- ph_r=- ph_lo=- ph_hi=- ph_n=0
 if [ -z "$NE_WHY" ]; then
-	read -r ph_thp ph_ne ph_r ph_lo ph_hi ph_n < <(paired_host)
+	# in this shell, not a process substitution: the exporters it starts go into PIDS, which
+	# the exit trap stops (an interrupted subshell would leave them running)
+	paired_host >"$TMP/paired.res" || :
+	read -r ph_thp ph_ne ph_r ph_lo ph_hi ph_n <"$TMP/paired.res" || :
 	[ -n "$ph_thp" ] || { ph_thp=- ph_ne=- ph_r=- ph_lo=- ph_hi=- ph_n=0; }
 fi
 
