@@ -69,15 +69,22 @@ void watch_legend(FILE *f, const char *legend, size_t width, bool color)
 	buf_free(&w);
 }
 
+void watch_pmd_words(char *out, size_t n, const struct watch_hdr *h)
+{
+	if (h->pmd_kb)
+		snprintf(out, n, "%" PRIu64 " kB", h->pmd_kb);
+	else
+		snprintf(out, n, "PMD");
+}
+
 void watch_render_header(FILE *f, const struct watch_hdr *h, bool color)
 {
 	if (watch_compact(h)) {
 		watch_compact_header(f, h, color);
 		return;
 	}
-	char pmd[32] = "PMD";
-	if (h->pmd_kb)
-		snprintf(pmd, sizeof(pmd), "%" PRIu64 " kB", h->pmd_kb);
+	char pmd[32];
+	watch_pmd_words(pmd, sizeof(pmd), h);
 	char legend[512];
 	snprintf(legend, sizeof(legend),
 		 "every %g s; rates in events/s from /proc/vmstat: THP faults (alloc, "

@@ -62,20 +62,15 @@ static void group_line(FILE *f, const struct watch_hdr *h)
 
 void watch_compact_header(FILE *f, const struct watch_hdr *h, bool color)
 {
-	char pmd[32] = "PMD";
-	if (h->pmd_kb)
-		snprintf(pmd, sizeof(pmd), "%" PRIu64 " kB", h->pmd_kb);
-	char legend[1024];
+	char pmd[32];
+	watch_pmd_words(pmd, sizeof(pmd), h);
+	/* short, so that a 24-row screen keeps its rows: `watch --help` names each title's counter */
+	char legend[512];
 	snprintf(legend, sizeof(legend),
-		 "every %g s; rates in events/s from /proc/vmstat (k, M, G: thousands, "
-		 "millions, billions). THP fault alloc, fall: thp_fault_alloc, "
-		 "thp_fault_fallback. khugepaged alloc, fail: thp_collapse_alloc, "
-		 "thp_collapse_alloc_failed. split page, pmd, defer: thp_split_page, "
-		 "thp_split_pmd, thp_deferred_split_page. compaction stall, fail: compact_stall "
-		 "('!': stalls in the interval), compact_fail. reclaim stall, scan: allocstall_* "
-		 "summed, pgscan_direct (pages/s). AnonHuge: /proc/meminfo AnonHugePages (K, M, "
-		 "G: KiB, MiB, GiB). freePMD: free %s blocks (buddyinfo, all zones but DMA). "
-		 "mTHP, under its row: SIZE alloc/fallback per s, sizes that moved. '-': unknown.",
+		 "every %g s; events/s of the /proc/vmstat counters `thpctl watch --help` "
+		 "names (k, M, G: thousands, millions, billions); '!': compaction stalls. "
+		 "AnonHuge: AnonHugePages (K, M, G: KiB, MiB, GiB). freePMD: free %s blocks. "
+		 "mTHP: SIZE alloc/fallback per s. '-': unknown.",
 		 h->interval_s, pmd);
 	watch_legend(f, legend, h->width, color);
 	fputs(col_bold(color), f);

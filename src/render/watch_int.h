@@ -25,6 +25,9 @@ void watch_fmt_time(char *out, size_t n, const struct watch_hdr *h, const struct
 size_t watch_put(char *out, size_t n, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The free-blocks words of the legends: "2048 kB" (H->pmd_kb), "PMD" when unknown, into OUT. */
+void watch_pmd_words(char *out, size_t n, const struct watch_hdr *h);
+
 /* LEGEND as comment lines ("# " each), wrapped 2 columns narrower than WIDTH (0: one line). */
 void watch_legend(FILE *f, const char *legend, size_t width, bool color);
 

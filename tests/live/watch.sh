@@ -41,7 +41,7 @@ NOWIDE=(env -u THPCTL_WIDE -u COLUMNS)
 rc=$?
 expect_cmd "watch -i 0.3 --count 3 exits 0" "exit $rc: $(head -c 300 "$TMP/text.err")" test "$rc" -eq 0
 expect_cmd "a header line with units first" "$(head -n1 "$TMP/text.out" | cut -c1-200)" \
-	bash -c "head -n1 '$TMP/text.out' | grep -q '^# every 0.3 s; rates in events/s'"
+	bash -c "head -n1 '$TMP/text.out' | grep -q '^# every 0.3 s; events/s of the /proc/vmstat counters'"
 # a pipe is 80 columns: the compact layout, groups above short titles
 expect_cmd "then the group line and the short titles (compact layout)" \
 	"$(grep -A1 -m1 -- '-THP fault ' "$TMP/text.out")" \
