@@ -27,6 +27,29 @@ static enum fdc_mode mode_for_test(const char *rel)
 	return strncmp(rel, "multi", 5) == 0 ? FDC_MULTI : FDC_SINGLE;
 }
 
+/* A temporary tree (DIR), its sysroot, a cache of MODE over it and a read buffer. */
+struct tree {
+	struct sysroot sr;
+	struct fdcache c;
+	struct buf b;
+};
+
+static void tree_open(struct tree *t, const char *tmpl, enum fdc_mode (*mode)(const char *rel))
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sysroot_open(&t->sr, dir), 0);
+	fdcache_init(&t->c, 0, mode);
+}
+
+static void tree_close(struct tree *t)
+{
+	fdcache_free(&t->c);
+	buf_free(&t->b);
+	unit_tree_remove(dir, &t->sr);
+}
+
 static void test_cache(UNIT_STATE)
 {
 	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdc.XXXXXX");
@@ -109,39 +132,31 @@ static void test_cache(UNIT_STATE)
 static void test_missing_file_kept_dead(UNIT_STATE)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdcm.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct fdcache c;
-	fdcache_init(&c, 0, NULL);
-	struct buf b = {0};
+	struct tree t;
+	tree_open(&t, "/tmp/thpctl-fdcm.XXXXXX", NULL);
 	put("here", "1\n");
-	assert_int_equal(fdcache_read(&c, &sr, "here", &b), 0);
-	assert_int_equal(fdcache_read(&c, &sr, "gone", &b), -ENOENT);
-	fdcache_sweep(&c);
-	const void *tab = c.tab;
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "here", &t.b), 0);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "gone", &t.b), -ENOENT);
+	fdcache_sweep(&t.c);
+	const void *tab = t.c.tab;
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(fdcache_read(&c, &sr, "here", &b), 0);
-		assert_int_equal(fdcache_read(&c, &sr, "gone", &b), -ENOENT);
-		fdcache_sweep(&c);
-		assert_ptr_equal(c.tab, tab); /* no rebuild */
-		assert_int_equal(c.used, 2);
-		assert_int_equal(c.open, 1);
+		assert_int_equal(fdcache_read(&t.c, &t.sr, "here", &t.b), 0);
+		assert_int_equal(fdcache_read(&t.c, &t.sr, "gone", &t.b), -ENOENT);
+		fdcache_sweep(&t.c);
+		assert_ptr_equal(t.c.tab, tab); /* no rebuild */
+		assert_int_equal(t.c.used, 2);
+		assert_int_equal(t.c.open, 1);
 	}
 	put("gone", "back\n");
-	assert_int_equal(fdcache_read(&c, &sr, "gone", &b), 0);
-	assert_string_equal(b.p, "back\n");
-	assert_int_equal(c.open, 2);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "gone", &t.b), 0);
+	assert_string_equal(t.b.p, "back\n");
+	assert_int_equal(t.c.open, 2);
 	/* a sample that reads neither: both go */
-	fdcache_sweep(&c);
-	fdcache_sweep(&c);
-	assert_int_equal(c.used, 0);
-	assert_int_equal(c.open, 0);
-	fdcache_free(&c);
-	sysroot_close(&sr);
-	buf_free(&b);
-	unit_rmrf(dir);
+	fdcache_sweep(&t.c);
+	fdcache_sweep(&t.c);
+	assert_int_equal(t.c.used, 0);
+	assert_int_equal(t.c.open, 0);
+	tree_close(&t);
 }
 
 /* FDC_STATIC: a file missing once stays missing (no open tried again), one that is there is
@@ -149,33 +164,25 @@ static void test_missing_file_kept_dead(UNIT_STATE)
 static void test_static_missing(UNIT_STATE)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/thpctl-fdcs.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct fdcache c;
-	fdcache_init(&c, 0, mode_for_test);
-	struct buf b = {0};
+	struct tree t;
+	tree_open(&t, "/tmp/thpctl-fdcs.XXXXXX", mode_for_test);
 	put("static-here", "1\n");
-	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
-	assert_int_equal(fdcache_read(&c, &sr, "single-gone", &b), -ENOENT);
-	fdcache_sweep(&c);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "static-gone", &t.b), -ENOENT);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "single-gone", &t.b), -ENOENT);
+	fdcache_sweep(&t.c);
 	put("static-gone", "late\n");
 	put("single-gone", "late\n");
 	put("static-here", "2\n");
-	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
-	assert_int_equal(fdcache_read(&c, &sr, "single-gone", &b), 0);
-	assert_string_equal(b.p, "late\n");
-	assert_int_equal(fdcache_read(&c, &sr, "static-here", &b), 0);
-	assert_string_equal(b.p, "2\n");
-	fdcache_sweep(&c);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "static-gone", &t.b), -ENOENT);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "single-gone", &t.b), 0);
+	assert_string_equal(t.b.p, "late\n");
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "static-here", &t.b), 0);
+	assert_string_equal(t.b.p, "2\n");
+	fdcache_sweep(&t.c);
 	/* the entry stays while it is asked for, and still says missing */
-	assert_int_equal(fdcache_read(&c, &sr, "static-gone", &b), -ENOENT);
-	assert_int_equal(c.open, 2);
-	fdcache_free(&c);
-	sysroot_close(&sr);
-	buf_free(&b);
-	unit_rmrf(dir);
+	assert_int_equal(fdcache_read(&t.c, &t.sr, "static-gone", &t.b), -ENOENT);
+	assert_int_equal(t.c.open, 2);
+	tree_close(&t);
 }
 
 /* A cached /proc/PID file of a process that exited reports it, never old data. */
