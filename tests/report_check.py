@@ -306,6 +306,8 @@ def check_ab(page, d):
             bad.append((tr, want))
         if m["proof_contradicts_intent"] != tr[6].startswith("FLAGGED"):
             bad.append((tr[6], m["proof_contradicts_intent"]))
+        if m["proof_cannot_show"] != tr[6].startswith("none possible"):
+            bad.append((tr[6], m["proof_cannot_show"]))
     check(f"ab: THP evidence rows (share {len(share)}, AnonHugePages/fault_alloc/compact_stall "
           f"{len(thp)}) match the JSON", len(share) == len(thp) == len(d["modes"]) and not bad,
           str(bad[:3]))

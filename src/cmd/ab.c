@@ -14,6 +14,7 @@
 
 #include "../model/ab.h"
 #include "../kernel/pmu.h"
+#include "../kernel/thp_settings.h"
 #include "../kernel/virt.h"
 #include "../model/pmu.h"
 #include "../render/ab.h"
@@ -271,7 +272,7 @@ static void ab_pmu_note(const struct sysroot *sr, FILE *f, json_t *doc)
 	virt_read(sr, &vi);
 	int err = pmu_probe();
 	char line[320];
-	render_pmu_line(line, sizeof(line), err, vi.env, NULL);
+	render_pmu_line(line, sizeof(line), err, vi.env, NULL, false);
 	if (f) {
 		char head[96];
 		const char *fix = render_pmu_fix(pmu_fix_of(pmu_state_of(err), vi.env));
@@ -352,6 +353,9 @@ int cmd_ab(struct globals *g, int argc, char **argv)
 		goto out;
 	if ((r = ab_prepare(&c)) >= 0)
 		goto out;
+	uint64_t pmd_kb = thp_pmd_kb(&g->sr);
+	for (int i = 0; i < c.nmodes; i++)
+		c.modes[i].pmd_kb = pmd_kb;
 	double t0 = cmd_wall_s();
 	r = ab_loop(&c);
 	double t1 = cmd_wall_s();

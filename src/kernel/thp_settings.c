@@ -342,6 +342,16 @@ int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n)
 	return ret;
 }
 
+uint64_t thp_pmd_kb(const struct sysroot *sr)
+{
+	struct buf b = {0};
+	uint64_t pmd = 0;
+	if (sysroot_read(sr, SR_THP "/hpage_pmd_size", &b) || sysfs_u64_parse(b.p, b.len, &pmd))
+		pmd = 0;
+	buf_free(&b);
+	return pmd / 1024;
+}
+
 int thp_pmd_shmem_policy(const struct sysroot *sr, struct choice *top, struct choice *size,
 			 uint64_t *size_kb)
 {

@@ -95,6 +95,9 @@ const struct thp_size *thp_size_find(const struct thp_settings *s, uint64_t size
  */
 int thp_pmd_policy(const struct sysroot *sr, char *out, size_t n);
 
+/* The PMD size in kB from SR's hpage_pmd_size: 0 when it cannot be read (or is not a size). */
+uint64_t thp_pmd_kb(const struct sysroot *sr);
+
 /*
  * The PMD size's shmem policy files without reading the whole tree: shmem_enabled into TOP
  * and hugepages-<hpage_pmd_size>kB/shmem_enabled (6.11+) into SIZE (not there: present

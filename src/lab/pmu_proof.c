@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "pmu_proof.h"
 
+#include <string.h>
+
 #include "../kernel/virt.h"
 #include "../model/pmu.h"
 #include "../render/pmu.h"
@@ -21,7 +23,8 @@ int lab_pmu_proof(const struct lab_ctx *ctx, struct lab_result *r, const char *k
 	if (v)
 		pmu_rates_of(v, loads, &rates);
 	char line[320];
-	render_pmu_line(line, sizeof(line), err, vi.env, v ? &rates : NULL);
+	render_pmu_line(line, sizeof(line), err, vi.env, v ? &rates : NULL,
+			strcmp(r->experiment, "tlb") == 0);
 	lab_proof(r, key, "%s", line);
 	return err;
 }

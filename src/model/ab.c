@@ -278,6 +278,10 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 	ab_stat_of(a, na, &s->ahp);
 	ab_stat_of(sh, ns, &s->share);
 	s->proof_unknown = na == 0;
+	s->anon_max_kb = -1;
+	for (int i = 0; i < m->nruns; i++)
+		if (m->runs[i].ok && m->runs[i].anon_max_kb > s->anon_max_kb)
+			s->anon_max_kb = m->runs[i].anon_max_kb;
 	for (int c = 0; c < AC_N; c++) {
 		double d[AB_MAX_RUNS];
 		int nd = 0;
@@ -382,5 +386,11 @@ void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summar
 			s[i].proof_contradicts =
 				mine <= 0 || (base >= 0 && base != i && s[base].ahp.ok &&
 					      mine <= s[base].ahp.med);
+		/* none, and none possible: never a PMD's worth of anonymous memory */
+		if (in == AI_MORE && s[i].proof_contradicts && mine <= 0 && m[i].pmd_kb &&
+		    s[i].anon_max_kb >= 0 && (uint64_t)s[i].anon_max_kb < m[i].pmd_kb) {
+			s[i].proof_contradicts = false;
+			s[i].proof_moot = true;
+		}
 	}
 }

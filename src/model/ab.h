@@ -98,6 +98,8 @@ struct ab_mode {
 	bool sweep_point;  /* in the sweep's fit: sweep:P, or a host setting standing in for it */
 	int nruns;
 	struct ab_run runs[AB_MAX_RUNS];
+	uint64_t
+		pmd_kb; /* the host's PMD size (kB), 0 unknown: anon memory below it shows no THP */
 };
 
 enum ab_verdict {
@@ -147,6 +149,10 @@ struct ab_summary {
 	struct ab_metric_count metric_n[AB_MAX_METRICS];
 	bool proof_contradicts; /* the intent (less/more THP) not shown by AnonHugePages */
 	bool proof_unknown;	/* no AnonHugePages sample */
+	/* more THP intended, none shown, and none could be: the tree's anonymous memory never
+	 * reached one PMD size (mode's pmd_kb) in any run; its peak in kB */
+	bool proof_moot;
+	int64_t anon_max_kb;
 	/* memory, a verdict of its own: what THP costs beside what it buys */
 	struct ratio_ci rss_ci;	     /* peak RSS (MAXRSS) of this mode / the base's */
 	enum ab_verdict mem_verdict; /* AV_FASTER: less memory, AV_SLOWER: more (see ab_mem_name) */

@@ -144,6 +144,9 @@ static json_t *mode_json(const struct ab_report *r, int i)
 	json_put(o, "proof_contradicts_intent",
 		 s->verdict == AV_NOT_RUN || s->proof_unknown ? json_null()
 							      : json_boolean(s->proof_contradicts));
+	json_put(o, "proof_cannot_show",
+		 s->verdict == AV_NOT_RUN || s->proof_unknown ? json_null()
+							      : json_boolean(s->proof_moot));
 	json_t *d = json_object();
 	for (int c = 0; c < AC_N; c++)
 		json_put(d, ab_counter_name((enum ab_counter)c),

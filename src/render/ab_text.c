@@ -263,6 +263,13 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 			fprintf(f, " vs %s under %s",
 				share_str(p2, sizeof(p2), r->sum[base].share.med), bn);
 	}
+	if (s->proof_moot) {
+		char kb[24], pmd[24];
+		fmt_kb(kb, sizeof(kb), (uint64_t)s->anon_max_kb);
+		fmt_kb(pmd, sizeof(pmd), m->pmd_kb);
+		fprintf(f, ", none possible: its anon memory peaked at %s, under one %s huge page",
+			kb, pmd);
+	}
 	if (s->delta_med[AC_FAULT_ALLOC] >= 0)
 		fprintf(f, "; thp_fault_alloc +%lld (host-wide)",
 			(long long)s->delta_med[AC_FAULT_ALLOC]);

@@ -29,10 +29,14 @@ const char *render_pmu_fix(enum pmu_fix f)
 	return "";
 }
 
-void render_pmu_line(char *out, size_t n, int err, enum virt_env env, const struct pmu_rates *r)
+void render_pmu_line(char *out, size_t n, int err, enum virt_env env, const struct pmu_rates *r,
+		     bool in_tlb)
 {
 	enum pmu_state st = pmu_state_of(err);
-	const char *fix = render_pmu_fix(pmu_fix_of(st, env));
+	enum pmu_fix f = pmu_fix_of(st, env);
+	const char *fix = in_tlb && f == PMU_FIX_GUEST
+				  ? "none for this guest (no DMI: Firecracker-like)"
+				  : render_pmu_fix(f);
 	if (st == PMU_COUNTS) {
 		if (!r || r->miss_per_kload < 0) {
 			snprintf(out, n, "dTLB counters available (perf_event_open)");

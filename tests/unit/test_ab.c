@@ -126,6 +126,38 @@ static void test_proof_contradicting_intent_is_flagged(UNIT_STATE)
 }
 
 /*
+ * More THP intended and none shown, where none could be: the command's anonymous memory never
+ * reached one PMD size in any run (`ab -- sleep 1`). Not flagged, said why; a run that did
+ * reach it (or an unknown PMD size) still flags.
+ */
+static void test_proof_cannot_show_under_one_pmd(UNIT_STATE)
+{
+	runs(0, "off", 5, W, 1.0, 0, 300);
+	runs(1, "glibc", 5, W, 1.0, 0, 300);
+	for (int i = 0; i < 2; i++) {
+		M[i].pmd_kb = 2048;
+		for (int k = 0; k < 5; k++)
+			M[i].runs[k].anon_max_kb = 300 + 100 * k;
+	}
+	ab_summarize(M, 2, 0, S);
+	assert_false(S[1].proof_contradicts);
+	assert_true(S[1].proof_moot);
+	assert_int_equal(S[1].anon_max_kb, 700);
+	assert_false(S[0].proof_moot); /* off intends less: nothing to excuse */
+	/* one run reached a PMD's worth: flagged */
+	M[1].runs[4].anon_max_kb = 2048;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].proof_contradicts);
+	assert_false(S[1].proof_moot);
+	/* the PMD size unknown: flagged, as before */
+	M[1].runs[4].anon_max_kb = 700;
+	M[1].pmd_kb = 0;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].proof_contradicts);
+	assert_false(S[1].proof_moot);
+}
+
+/*
  * except-advised with a CMD that madvises its memory itself: 100% huge-backed,
  * as host, is what the mode intends (THP where CMD asks), never flagged.
  */
@@ -303,7 +335,7 @@ static void test_modes_list_split(UNIT_STATE)
 UNIT_TESTS(test_host_modes_say_what_they_change, test_modes_parse_and_refuse,
 	   test_faster_mode_with_proof, test_same_times_are_no_difference,
 	   test_noise_is_inconclusive_and_few_runs_too_few,
-	   test_proof_contradicting_intent_is_flagged,
+	   test_proof_contradicting_intent_is_flagged, test_proof_cannot_show_under_one_pmd,
 	   test_except_advised_with_madvise_is_not_flagged,
 	   test_failed_and_skipped_modes_do_not_decide, test_memory_has_its_own_verdict,
 	   test_text_states_the_level_the_interval_has, test_modes_list_split)

@@ -31,12 +31,17 @@ static void test_fix_per_environment(UNIT_STATE)
 	assert_int_equal(pmu_fix_of(PMU_DENIED, VIRT_GCE), PMU_FIX_PARANOID);
 	assert_int_equal(pmu_fix_of(PMU_COUNTS, VIRT_GCE), PMU_FIX_NONE);
 	char line[320];
-	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_GCE, NULL);
+	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_GCE, NULL, false);
 	assert_non_null(strstr(line, "no PMU (perf_event_open: No such file or directory)"));
 	assert_non_null(strstr(line, "GCE: set performanceMonitoringUnit to STANDARD or ENHANCED"));
-	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_GUEST, NULL);
+	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_GUEST, NULL, false);
 	assert_non_null(strstr(line, "Firecracker-like"));
-	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_KVM, NULL);
+	assert_non_null(strstr(line, "use lab tlb instead"));
+	/* inside lab tlb: not "use lab tlb" */
+	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_GUEST, NULL, true);
+	assert_non_null(strstr(line, "Firecracker-like"));
+	assert_null(strstr(line, "lab tlb"));
+	render_pmu_line(line, sizeof(line), -ENOENT, VIRT_KVM, NULL, false);
 	assert_non_null(strstr(line, "-cpu host,pmu=on"));
 	/* never a count of 0 where there is no PMU */
 	assert_null(strstr(line, " 0"));
@@ -69,7 +74,7 @@ static void test_rates_from_recorded_counters(UNIT_STATE)
 	assert_near(r.miss_ratio, 986412.0 / (1004733.0 * 2), 1e-12);
 	assert_near(r.walk_cycles_per_miss, 52279836.0 / 986412, 1e-9);
 	char line[320];
-	render_pmu_line(line, sizeof(line), 0, VIRT_BARE, &r);
+	render_pmu_line(line, sizeof(line), 0, VIRT_BARE, &r, false);
 	assert_string_equal(line, "dTLB read misses 470.36 per 1k loads, 49.09% of dTLB reads, "
 				  "53.0 walk cycles per miss (measured, PMU)");
 	/* no walk event (AMD), a counter that never ran: unknown, not 0 */
