@@ -457,13 +457,15 @@ rm -rf "$v1"
 # --json and a PID with nothing to show (docs/json.md): stdout empty, exit 1, why on stderr,
 # the same words from maps, why and ps. In the 6.18 tree: no proc/999999; pid 38 is
 # khugepaged, recorded with its stat only (PF_KTHREAD); a copy adds a zombie (no VmRSS,
-# stat state Z) and a process whose status is damaged
+# stat state Z), a process whose status is damaged and a thread (proc/TID: Tgid another)
 zt=$TMP/pid-errors-tree
 rm -rf "$zt" && cp -a "$FIX/linux-6.18-x86" "$zt" && mkdir -p "$zt/proc/4243" "$zt/proc/4244" &&
 	printf 'Name:\tdefunct\nTgid:\t4243\nPPid:\t1\nUid:\t0\t0\t0\t0\n' >"$zt/proc/4243/status" &&
 	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4243 (defunct) Z 1 0 0 0 -1 4227084/' \
 		"$zt/proc/38/stat" >"$zt/proc/4243/stat" &&
 	echo garbage >"$zt/proc/4244/status" &&
+	cp -a "$zt/proc/30730" "$zt/proc/30731" &&
+	sed -i 's/^Pid:\t30730$/Pid:\t30731/' "$zt/proc/30731/status" &&
 	sed -e 's/^38 (khugepaged) S 2 0 0 0 -1 2097216/4244 (app) S 1 0 0 0 -1 4194560/' \
 		"$zt/proc/38/stat" >"$zt/proc/4244/stat"
 pid_err() { # ARGS...: run on the copy; "RC|STDOUT BYTES|STDERR" on stdout
@@ -482,7 +484,9 @@ for c in "maps 999999 --json|maps|process 999999 is not in this recorded tree (t
 	"ps --pid 38|ps|process 38 is a kernel thread: it has no memory map to show" \
 	"maps 4243 --json|maps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
 	"ps --pid 4243 --json|ps|process 4243 is a zombie (exited, not yet reaped): it has no memory map to show" \
-	"why 4244 --json|why|process 4244: its status cannot be read (malformed)"; do
+	"why 4244 --json|why|process 4244: its status cannot be read (malformed)" \
+	"why 30731|why|30731 is a thread of process 30730, whose memory map it shares: ask about 30730" \
+	"maps 30731 --json|maps|30731 is a thread of process 30730, whose memory map it shares: ask about 30730"; do
 	IFS='|' read -r args who msg <<<"$c"
 	read -r -a argv <<<"$args"
 	got=$(pid_err "${argv[@]}")

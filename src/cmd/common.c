@@ -263,6 +263,14 @@ int cmd_pid_mm(struct globals *g, const char *who, pid_t pid, struct proc_info *
 	int k = proc_mm_read(&g->sr, pid, pi);
 	switch (k) {
 	case PROC_MM_YES:
+		/* /proc/TID of a thread reads as a process, but readdir of /proc lists only
+		 * processes: one answer for every command, the process to ask about */
+		if (pi->st.tgid > 0 && pi->st.tgid != (long)pid) {
+			warnx("%s: %d is a thread of process %ld, whose memory map it shares: ask "
+			      "about %ld",
+			      who, (int)pid, pi->st.tgid, pi->st.tgid);
+			return EXIT_FAIL;
+		}
 		return EXIT_OK;
 	case PROC_MM_ABSENT:
 		if (g->sr.live)
