@@ -243,7 +243,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	const struct http_listener *l = cls;
 	if (atomic_load(&l->running))
 		return;
-	fputs("thpctl: exporter: libmicrohttpd: ", stderr);
+	fprintf(stderr, "%s: exporter: libmicrohttpd: ", program_invocation_short_name);
 	vfprintf(stderr, fmt, ap);
 }
 
@@ -304,14 +304,14 @@ static bool accept_some(struct http_listener *l)
 static void report(const uint64_t *diff, double span)
 {
 	fprintf(stderr,
-		"thpctl: exporter: clients cut off in the last %.1f s: %" PRIu64
+		"%s: exporter: clients cut off in the last %.1f s: %" PRIu64
 		" evicted for newer connections (%" PRIu64
 		" at the per-address limit of %d), %" PRIu64
 		" over the request deadline (%.0f s), %" PRIu64
 		" over the response deadline (%.0f s), %" PRIu64 " refused (every slot busy)\n",
-		span, diff[CG_EVICT_ADDR] + diff[CG_EVICT_TOTAL], diff[CG_EVICT_ADDR],
-		HTTP_MAX_PER_ADDRESS, diff[CG_DL_REQUEST], HTTP_REQUEST_S, diff[CG_DL_RESPONSE],
-		HTTP_RESPONSE_S, diff[CG_REFUSED]);
+		program_invocation_short_name, span, diff[CG_EVICT_ADDR] + diff[CG_EVICT_TOTAL],
+		diff[CG_EVICT_ADDR], HTTP_MAX_PER_ADDRESS, diff[CG_DL_REQUEST], HTTP_REQUEST_S,
+		diff[CG_DL_RESPONSE], HTTP_RESPONSE_S, diff[CG_REFUSED]);
 }
 
 /* The accept thread: admissions, deadlines, the report line. */
@@ -487,8 +487,9 @@ int http_start(struct exporter *e, const char *listen)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
-	fprintf(stderr, "thpctl: exporter: listening on %s://%s%s%s:%u/metrics\n", web_scheme(e),
-		v6 ? "[" : "", addr, v6 ? "]" : "", port);
+	fprintf(stderr, "%s: exporter: listening on %s://%s%s%s:%u/metrics\n",
+		program_invocation_short_name, web_scheme(e), v6 ? "[" : "", addr, v6 ? "]" : "",
+		port);
 	return 0;
 }
 

@@ -32,9 +32,10 @@ static const struct {
 			    "below), so the hot set read is only a lower bound"},
 	[HOT_GUEST_LOW] =
 		{"inconclusive-guest",
-		 "inconclusive: in a guest of an unnamed hypervisor a busy process's "
-		 "accessed bits can be lost (a 64 MiB chase read under 1 MiB at times), so "
-		 "a small hot set decides nothing here; confirm with `thpctl ab`"},
+		 "inconclusive: in a guest of an unnamed hypervisor a process's accessed "
+		 "bits can be lost while the probe below keeps its own (a busy 64 MiB chase "
+		 "read under 1 MiB at times), so a small hot set, idle or not, decides "
+		 "nothing here; confirm with `thpctl ab`"},
 };
 
 /* Call C's id (WORDS false) or its words; "?" for a value the table does not have. */
