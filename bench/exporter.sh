@@ -267,10 +267,16 @@ fi
 # add to it (each measured alone above); node_exporter reads neither
 if [ -z "$NE_WHY" ]; then
 	awk -v d="$fresh" -v h="$fresh0" -v p="$freshp" -v c="$freshc" -v ne="$nfresh" -v n="$nproc_now" \
-		-v pr="$ph_r" 'BEGIN {
+		-v pr="$ph_r" -v lo="$ph_lo" -v hi="$ph_hi" 'BEGIN {
 		if (d <= ne) { print "  default scrape below node_exporter'"'"'s: goal met"; exit }
 		printf "  why the default scrape is above node_exporter'"'"'s (%.3f ms): its host-wide part is %.3f ms", ne, h
-		if (pr != "-") printf " (in turn with node_exporter: %sx, above);\n", pr
+		if (pr != "-") {
+			call = "neither below nor above decided: its 95% interval holds 1x"
+			if (lo == "-" || hi == "-") call = "no interval"
+			else if (hi + 0 < 1) call = "below it"
+			else if (lo + 0 >= 1) call = "above it"
+			printf " (in turn with node_exporter: %sx, %s);\n", pr, call
+		}
 		else printf " (%.2fx);\n", h / ne
 		printf "    the processes add %.3f ms (statm of each of %d processes, ~%.1f us each, and the candidates'"'"'\n", p - h, n, (p - h) * 1000 / n
 		printf "    smaps_rollup), the cgroups %.3f ms: per-process and per-cgroup facts node_exporter does not export\n", c - h
