@@ -92,6 +92,8 @@ static void proc_limit(const struct sysroot *sr, struct scan *s, const struct pr
 	}
 }
 
+/* The version of the first of PKGS installed here, taken as P's: only for a process whose
+ * executable could not be read (said so); one that could was asked of dpkg by its path. */
 static void dpkg_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p,
 			 const char *const *pkgs)
 {
@@ -100,7 +102,10 @@ static void dpkg_version(const struct sysroot *sr, struct scan *s, struct adv_pr
 		if (dpkg_installed_version(sr, &s->dpkg, pkgs[i], v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {
 			p->has_ver = true;
-			snprintf(p->ver_src, sizeof(p->ver_src), "dpkg: %s %s", pkgs[i], v);
+			snprintf(
+				p->ver_src, sizeof(p->ver_src),
+				"dpkg: %s %s installed, assumed (its executable could not be read)",
+				pkgs[i], v);
 			return;
 		}
 }
@@ -255,7 +260,9 @@ static void fill_thp(const struct proc_info *pi, struct adv_proc *p)
 static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p, int exe_err)
 {
 	char pkg[96], v[96];
-	if (!exe_err && !p->has_ver && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
+	/* in another mount namespace (a container) its path names another file than dpkg's */
+	bool own_files = exe_same_mntns(sr, (pid_t)p->pid) != 0;
+	if (!exe_err && !p->has_ver && own_files && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
 		if (dpkg_installed_version(sr, &s->dpkg, pkg, v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {
 			p->has_ver = true;
@@ -303,12 +310,12 @@ static void fill(const struct sysroot *sr, struct scan *s, struct adv_proc *p)
 	advise_fill_args(sr, p, pi, exe_err);
 	fill_thp(pi, p);
 	fill_version(sr, s, p, exe_err);
-	if (p->wl == WL_MONGODB7 && !p->has_ver) {
+	if (p->wl == WL_MONGODB7 && !p->has_ver && exe_err) {
 		static const char *const pk[] = {"mongodb-org-server", "mongodb-enterprise-server",
 						 "mongodb-server-core", NULL};
 		dpkg_version(sr, s, p, pk);
 	}
-	if (p->wl == WL_REDIS && !p->has_ver) {
+	if (p->wl == WL_REDIS && !p->has_ver && exe_err) {
 		static const char *const pk[] = {"redis-server", "valkey-server", NULL};
 		dpkg_version(sr, s, p, pk);
 	}

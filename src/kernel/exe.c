@@ -35,6 +35,27 @@ int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)
 	return 0;
 }
 
+int exe_same_mntns(const struct sysroot *sr, pid_t pid)
+{
+	if (!sr->live)
+		return -ENOENT;
+	char rel[64], a[64], b[64];
+	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
+	int dir = sysroot_openat(sr, rel, O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	ssize_t ra = readlinkat(dir, "ns/mnt", a, sizeof(a) - 1);
+	int e = errno;
+	close(dir);
+	if (ra < 0)
+		return -e;
+	ssize_t rb = readlink("/proc/self/ns/mnt", b, sizeof(b) - 1);
+	if (rb < 0)
+		return -errno;
+	a[ra] = b[rb] = '\0';
+	return strcmp(a, b) == 0;
+}
+
 int exe_self_path(char *out, size_t n)
 {
 	ssize_t r = readlink("/proc/self/exe", out, n - 1);

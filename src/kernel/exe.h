@@ -27,6 +27,14 @@
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n);
 
 /*
+ * Whether process PID sees the files thpctl sees: 1 when its mount namespace
+ * (proc/PID/ns/mnt) is thpctl's own (proc/self/ns/mnt), 0 when it is another
+ * (a container: its /usr/bin is not the host's, nor its dpkg's), -errno when
+ * either link cannot be read (a recorded tree keeps no ns links: -ENOENT).
+ */
+int exe_same_mntns(const struct sysroot *sr, pid_t pid);
+
+/*
  * The absolute path of the running thpctl (readlink /proc/self/exe on the live
  * host, whatever the sysroot) into OUT (N bytes). Returns 0 or -errno.
  */

@@ -235,5 +235,23 @@ static void test_maps_shared(UNIT_STATE)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
+/* The mount namespace check behind dpkg versions: this process shares its own; a recorded tree
+ * keeps no ns links (unknown, -ENOENT); a missing process is not "the same". */
+static void test_same_mntns(UNIT_STATE)
+{
+	(void)state;
+	struct sysroot sr;
+	assert_int_equal(sysroot_open(&sr, "/"), 0);
+	assert_int_equal(exe_same_mntns(&sr, getpid()), 1);
+	assert_true(exe_same_mntns(&sr, 0x7ffffff0) < 0);
+	sysroot_close(&sr);
+	char dir[] = "/tmp/thpctl-mntns.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	unit_mkdir(dir, "proc");
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	assert_int_equal(exe_same_mntns(&sr, 1), -ENOENT);
+	unit_tree_remove(dir, &sr);
+}
+
 UNIT_TESTS(test_workload_names, test_relative_path_arguments, test_cmdline_intact, test_dpkg_owner,
-	   test_versions, test_go_buildinfo, test_maps_shared)
+	   test_versions, test_go_buildinfo, test_maps_shared, test_same_mntns)
