@@ -17,6 +17,7 @@
 #include "../kernel/sample.h"
 #include "../render/report.h"
 #include "../render/watch.h"
+#include "../render/table.h"
 #include "../util/num.h"
 #include "../util/wrap.h"
 #include "args.h"
@@ -334,6 +335,9 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		/* the legend's and the layout's: compact rows below the wide layout's width */
 		.width = g->json ? 0 : wrap_width(g->wide),
 	};
+	/* watch's stdout is not the wrapping filter (rows go out as they come): --top's table
+	 * stacks to the rows' width itself */
+	table_set_stack_width((int)hdr.width);
 	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
 		goto out;
 

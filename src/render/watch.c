@@ -218,7 +218,7 @@ void watch_render_top(FILE *f, const struct watch_row *row, bool color)
 		table_cell(t, "%s",
 			   c->appeared		 ? "started"
 			   : c->exited		 ? "exited"
-			   : !c->anon_huge_known ? "smaps_rollup not readable"
+			   : !c->anon_huge_known ? "unreadable"
 						 : "");
 	}
 	table_flush(t, f, 4, color);

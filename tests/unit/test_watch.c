@@ -2,6 +2,7 @@
 /* Unit tests: src/render/watch.c (the lines and JSON of `thpctl watch`). */
 #include "unit.h"
 
+#include "render/table.h"
 #include "render/watch.h"
 #include "render/watch_int.h"
 #include "util/wrap.h"
@@ -526,6 +527,41 @@ static void test_compact_screen_fit(UNIT_STATE)
 	assert_int_equal(watch_screen_fit(&h, lines, 10, NULL, false, 24, 80), 10);
 }
 
+/* --top's table within 80 columns on a pipe, whatever its rows: long names, big changes, an
+ * unreadable process's note (stacked under its row rather than past the width). */
+static void test_top_fits_80(UNIT_STATE)
+{
+	static struct watch_row row;
+	memset(&row, 0, sizeof(row));
+	row.ntop = 3;
+	row.top[0] = (struct proc_change){.pid = 4194303,
+					  .comm = "process_api_abc",
+					  .rss_kb = 10854,
+					  .rss_delta_kb = 8,
+					  .anon_huge_known = false};
+	row.top[1] = (struct proc_change){.pid = 1234567,
+					  .comm = "postgres: walwr",
+					  .rss_kb = 1073741824ull,
+					  .anon_huge_kb = 1073741824ull,
+					  .rss_delta_kb = -1073741824ll,
+					  .anon_huge_delta_kb = -1073741824ll,
+					  .anon_huge_known = true};
+	row.top[2] = (struct proc_change){
+		.pid = 7, .comm = "sleep", .exited = true, .anon_huge_known = true};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	table_set_stack_width(80);
+	watch_render_top(f, &row, false);
+	table_set_stack_width(0);
+	fclose(f);
+	assert_lines_within(text, 80);
+	assert_non_null(strstr(text, "4194303"));
+	assert_non_null(strstr(text, "unreadable"));
+	free(text);
+}
+
 UNIT_TESTS(test_line, test_json, test_screen_fit, test_layout_by_width, test_wide_unchanged,
 	   test_compact_row, test_compact_worst_case_fits_80, test_compact_header,
-	   test_compact_mthp_lines, test_compact_screen_fit)
+	   test_compact_mthp_lines, test_compact_screen_fit, test_top_fits_80)
