@@ -27,7 +27,9 @@ void ledger_req_host(const struct sysroot *sr, struct ledger_req *q, char *polic
 
 void ledger_req_held_host(const struct sysroot *sr, struct ledger_req *q)
 {
-	q->held_none = q->held && sr->live && q->page_kb && q->pmd_order > 0 &&
+	/* a recorded tree too: its counters were read at the capture, as a command reads them at
+	 * its start */
+	q->held_none = q->held && q->page_kb && q->pmd_order > 0 &&
 		       ledger_host_no_held(sr, q->page_kb << q->pmd_order) == 1;
 }
 
@@ -52,6 +54,8 @@ int ledger_for_pid(const struct sysroot *sr, pid_t pid, const struct ledger_req 
 	ledger_smaps(l, t);
 	if (!sr->live) { /* a recorded tree has no pagemap: every part stays unknown */
 		l->invented_gap = l->held_gap = l->creep_gap = LG_RECORDED;
+		if (q->held_none) /* but its counters may say there is nothing held */
+			ledger_held_none(l);
 		return 0;
 	}
 	if (!lv) {

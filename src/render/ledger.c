@@ -89,7 +89,7 @@ static void line_held(FILE *f, const struct thp_ledger *l, bool color)
 	ledger_cell(v, sizeof(v), l->held_kb, false);
 	if (l->held_by_counters) {
 		fputs("0 kB  (nothing is held anywhere: the host has no partially mapped "
-		      "anonymous THP and no anonymous mTHP now, by its counters "
+		      "anonymous THP and no anonymous mTHP when read, by its counters "
 		      "nr_anon_partially_mapped and nr_anon)\n",
 		      f);
 		return;
