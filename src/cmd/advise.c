@@ -260,8 +260,8 @@ static void fill_thp(const struct proc_info *pi, struct adv_proc *p)
 static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_proc *p, int exe_err)
 {
 	char pkg[96], v[96];
-	/* in another mount namespace (a container) its path names another file than dpkg's */
-	bool own_files = exe_same_mntns(sr, (pid_t)p->pid) != 0;
+	/* its path names the file it runs (not a container's own file of that name) */
+	bool own_files = exe_is_path(sr, (pid_t)p->pid, p->exe) != 0;
 	if (!exe_err && !p->has_ver && own_files && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
 		if (dpkg_installed_version(sr, &s->dpkg, pkg, v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {

@@ -277,6 +277,15 @@ static int start_output(const struct globals *g, const struct watch_hdr *hdr, st
 	return 0;
 }
 
+/* SIGINT and SIGTERM end the loop (on_signal); no SA_RESTART: they wake the sleep. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int cmd_watch(struct globals *g, int argc, char **argv)
 {
 	double interval, count, top;
@@ -289,11 +298,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 	if (ret)
 		return ret;
 
-	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake the sleep */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
+	catch_stop_signals();
 	struct features feat;
 	features_probe(&g->sr, &feat);
 	struct fdcache fc;
@@ -335,9 +340,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		/* the legend's and the layout's: compact rows below the wide layout's width */
 		.width = g->json ? 0 : wrap_width(g->wide),
 	};
-	/* watch's stdout is not the wrapping filter (rows go out as they come): --top's table
-	 * stacks to the rows' width itself */
-	table_set_stack_width((int)hdr.width);
+	table_set_stack_width((int)hdr.width); /* stdout unfiltered: --top's table stacks itself */
 	if ((ret = start_output(g, &hdr, &hist, screen, interval)))
 		goto out;
 

@@ -35,25 +35,25 @@ int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n)
 	return 0;
 }
 
-int exe_same_mntns(const struct sysroot *sr, pid_t pid)
+int exe_is_path(const struct sysroot *sr, pid_t pid, const char *path)
 {
 	if (!sr->live)
 		return -ENOENT;
-	char rel[64], a[64], b[64];
+	char rel[64];
 	snprintf(rel, sizeof(rel), SR_PROC "/%d", (int)pid);
 	int dir = sysroot_openat(sr, rel, O_PATH | O_DIRECTORY);
 	if (dir < 0)
 		return dir;
-	ssize_t ra = readlinkat(dir, "ns/mnt", a, sizeof(a) - 1);
-	int e = errno;
+	struct stat a, b;
+	int r = fstatat(dir, "exe", &a, 0) ? -errno : 0; /* the file the link stands for */
 	close(dir);
-	if (ra < 0)
-		return -e;
-	ssize_t rb = readlink("/proc/self/ns/mnt", b, sizeof(b) - 1);
-	if (rb < 0)
-		return -errno;
-	a[ra] = b[rb] = '\0';
-	return strcmp(a, b) == 0;
+	if (r)
+		return r;
+	while (*path == '/')
+		path++;
+	if ((r = sysroot_stat(sr, path, &b, false)))
+		return r;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int exe_self_path(char *out, size_t n)

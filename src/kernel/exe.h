@@ -27,12 +27,15 @@
 int exe_path(const struct sysroot *sr, pid_t pid, char *out, size_t n);
 
 /*
- * Whether process PID sees the files thpctl sees: 1 when its mount namespace
- * (proc/PID/ns/mnt) is thpctl's own (proc/self/ns/mnt), 0 when it is another
- * (a container: its /usr/bin is not the host's, nor its dpkg's), -errno when
- * either link cannot be read (a recorded tree keeps no ns links: -ENOENT).
+ * Whether PATH (absolute, as proc/PID/exe reads) names, in thpctl's view of
+ * the files, the executable process PID runs: 1 when the file behind
+ * proc/PID/exe and PATH under the sysroot are one (st_dev and st_ino), 0 when
+ * they are two (a container's /usr/bin/redis-server is not the host's), -errno
+ * when either cannot be stat'ed (a recorded tree keeps no exe link: -ENOENT).
+ * A service with a private mount namespace of the host's own files (systemd's
+ * PrivateTmp=) is 1.
  */
-int exe_same_mntns(const struct sysroot *sr, pid_t pid);
+int exe_is_path(const struct sysroot *sr, pid_t pid, const char *path);
 
 /*
  * The absolute path of the running thpctl (readlink /proc/self/exe on the live

@@ -278,10 +278,7 @@ static void summarize_mode(const struct ab_mode *m, int nmetrics, struct ab_summ
 	ab_stat_of(a, na, &s->ahp);
 	ab_stat_of(sh, ns, &s->share);
 	s->proof_unknown = na == 0;
-	s->anon_max_kb = -1;
-	for (int i = 0; i < m->nruns; i++)
-		if (m->runs[i].ok && m->runs[i].anon_max_kb > s->anon_max_kb)
-			s->anon_max_kb = m->runs[i].anon_max_kb;
+	s->moot_rss_kb = -1;
 	for (int c = 0; c < AC_N; c++) {
 		double d[AB_MAX_RUNS];
 		int nd = 0;
@@ -335,6 +332,30 @@ static int values(const struct ab_mode *m, int which, double *out)
 	return n;
 }
 
+/*
+ * Whether no process of M's good runs could have held a PMD THP: each run's peak RSS (wait4's
+ * maxrss, the largest of the command's waited-for processes) and its tree's sampled Anonymous
+ * (a sample in every run) under M's PMD size. *RSS: the largest of those peak RSSes, kB.
+ */
+static bool under_one_pmd(const struct ab_mode *m, int64_t *rss)
+{
+	int good = 0;
+	if (!m->pmd_kb)
+		return false;
+	for (int i = 0; i < m->nruns; i++) {
+		const struct ab_run *x = &m->runs[i];
+		if (!x->ok)
+			continue;
+		if (x->maxrss_kb >= m->pmd_kb || x->anon_max_kb < 0 ||
+		    (uint64_t)x->anon_max_kb >= m->pmd_kb)
+			return false;
+		if ((int64_t)x->maxrss_kb > *rss)
+			*rss = (int64_t)x->maxrss_kb;
+		good++;
+	}
+	return good > 0;
+}
+
 void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summary *s)
 {
 	int base = -1;
@@ -386,11 +407,13 @@ void ab_summarize(const struct ab_mode *m, int n, int nmetrics, struct ab_summar
 			s[i].proof_contradicts =
 				mine <= 0 || (base >= 0 && base != i && s[base].ahp.ok &&
 					      mine <= s[base].ahp.med);
-		/* none, and none possible: never a PMD's worth of anonymous memory */
-		if (in == AI_MORE && s[i].proof_contradicts && mine <= 0 && m[i].pmd_kb &&
-		    s[i].anon_max_kb >= 0 && (uint64_t)s[i].anon_max_kb < m[i].pmd_kb) {
+		/* none, and none possible: never a PMD's worth of memory in a process */
+		int64_t rss = -1;
+		if (in == AI_MORE && s[i].proof_contradicts && mine <= 0 &&
+		    under_one_pmd(&m[i], &rss)) {
 			s[i].proof_contradicts = false;
 			s[i].proof_moot = true;
+			s[i].moot_rss_kb = rss;
 		}
 	}
 }

@@ -149,10 +149,11 @@ struct ab_summary {
 	struct ab_metric_count metric_n[AB_MAX_METRICS];
 	bool proof_contradicts; /* the intent (less/more THP) not shown by AnonHugePages */
 	bool proof_unknown;	/* no AnonHugePages sample */
-	/* more THP intended, none shown, and none could be: the tree's anonymous memory never
-	 * reached one PMD size (mode's pmd_kb) in any run; its peak in kB */
+	/* more THP intended, none shown, and none could be: in every good run the command's peak
+	 * RSS (wait4: its largest process) and its tree's sampled Anonymous stayed under one PMD
+	 * size (mode's pmd_kb); the largest of those peak RSSes, kB (-1 when not moot) */
 	bool proof_moot;
-	int64_t anon_max_kb;
+	int64_t moot_rss_kb;
 	/* memory, a verdict of its own: what THP costs beside what it buys */
 	struct ratio_ci rss_ci;	     /* peak RSS (MAXRSS) of this mode / the base's */
 	enum ab_verdict mem_verdict; /* AV_FASTER: less memory, AV_SLOWER: more (see ab_mem_name) */

@@ -265,10 +265,12 @@ static void verdict_line(FILE *f, const struct ab_report *r, int i, int base, bo
 	}
 	if (s->proof_moot) {
 		char kb[24], pmd[24];
-		fmt_kb(kb, sizeof(kb), (uint64_t)s->anon_max_kb);
+		fmt_kb(kb, sizeof(kb), (uint64_t)s->moot_rss_kb);
 		fmt_kb(pmd, sizeof(pmd), m->pmd_kb);
-		fprintf(f, ", none possible: its anon memory peaked at %s, under one %s huge page",
-			kb, pmd);
+		fprintf(f,
+			", none possible: no process of it reached one %s huge page of memory "
+			"(peak RSS %s, wait4)",
+			pmd, kb);
 	}
 	if (s->delta_med[AC_FAULT_ALLOC] >= 0)
 		fprintf(f, "; thp_fault_alloc +%lld (host-wide)",

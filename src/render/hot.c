@@ -33,9 +33,9 @@ static const struct {
 	[HOT_GUEST_LOW] =
 		{"inconclusive-guest",
 		 "inconclusive: in a guest of an unnamed hypervisor a process's accessed "
-		 "bits can be lost while the probe below keeps its own (a busy 64 MiB chase "
-		 "read under 1 MiB at times), so a small hot set, idle or not, decides "
-		 "nothing here; confirm with `thpctl ab`"},
+		 "bits can be lost even while a probe of thpctl's own pages keeps its bits "
+		 "(a busy 64 MiB chase read under 1 MiB at times), so a small hot set, idle "
+		 "or not, decides nothing here; confirm with `thpctl ab`"},
 };
 
 /* Call C's id (WORDS false) or its words; "?" for a value the table does not have. */

@@ -221,8 +221,8 @@ static void ab_evidence(struct hbuf *h, const struct ab_report *r)
 			 : s->proof_unknown	    ? "not sampled (runs too short)"
 			 : s->proof_contradicts	    ? "FLAGGED: AnonHugePages does not show what "
 						      "the mode intends"
-			 : s->proof_moot ? "none possible: the command's anon memory stayed under "
-					   "one PMD size"
+			 : s->proof_moot ? "none possible: no process of the command reached one "
+					   "PMD size of memory"
 			 : in == AI_LESS ? "no AnonHugePages, as the mode intends"
 			 : in == AI_MORE && base_ok(r, i)
 				 ? "more AnonHugePages than the base, as the mode intends"

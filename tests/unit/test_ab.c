@@ -126,9 +126,10 @@ static void test_proof_contradicting_intent_is_flagged(UNIT_STATE)
 }
 
 /*
- * More THP intended and none shown, where none could be: the command's anonymous memory never
- * reached one PMD size in any run (`ab -- sleep 1`). Not flagged, said why; a run that did
- * reach it (or an unknown PMD size) still flags.
+ * More THP intended and none shown, where none could be: no process of the command reached
+ * one PMD size of memory in any run (`ab -- sleep 0.01`): its peak RSS (wait4) and its tree's
+ * sampled Anonymous under it. Not flagged, said why. A run whose peak RSS reached it (memory
+ * allocated between two samples), a run never sampled, or an unknown PMD size still flags.
  */
 static void test_proof_cannot_show_under_one_pmd(UNIT_STATE)
 {
@@ -136,16 +137,28 @@ static void test_proof_cannot_show_under_one_pmd(UNIT_STATE)
 	runs(1, "glibc", 5, W, 1.0, 0, 300);
 	for (int i = 0; i < 2; i++) {
 		M[i].pmd_kb = 2048;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 5; k++) {
 			M[i].runs[k].anon_max_kb = 300 + 100 * k;
+			M[i].runs[k].maxrss_kb = 1600 + 10 * (uint64_t)k;
+		}
 	}
 	ab_summarize(M, 2, 0, S);
 	assert_false(S[1].proof_contradicts);
 	assert_true(S[1].proof_moot);
-	assert_int_equal(S[1].anon_max_kb, 700);
+	assert_int_equal(S[1].moot_rss_kb, 1640);
 	assert_false(S[0].proof_moot); /* off intends less: nothing to excuse */
-	/* one run reached a PMD's worth: flagged */
+	/* one run's peak RSS reached a PMD's worth, unseen by the samples: flagged */
+	M[1].runs[4].maxrss_kb = 17000;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].proof_contradicts);
+	assert_false(S[1].proof_moot);
+	M[1].runs[4].maxrss_kb = 1640;
+	/* one run's sampled Anonymous reached it: flagged */
 	M[1].runs[4].anon_max_kb = 2048;
+	ab_summarize(M, 2, 0, S);
+	assert_true(S[1].proof_contradicts);
+	/* one run never sampled: not established, flagged */
+	M[1].runs[4].anon_max_kb = -1;
 	ab_summarize(M, 2, 0, S);
 	assert_true(S[1].proof_contradicts);
 	assert_false(S[1].proof_moot);

@@ -235,23 +235,27 @@ static void test_maps_shared(UNIT_STATE)
 	assert_int_equal(maps_largest_shared(LIT("garbage\n"), &kb, &ht), -ENOENT);
 }
 
-/* The mount namespace check behind dpkg versions: this process shares its own; a recorded tree
- * keeps no ns links (unknown, -ENOENT); a missing process is not "the same". */
-static void test_same_mntns(UNIT_STATE)
+/* The file check behind dpkg versions: this process runs /proc/self/exe's file, not another;
+ * a recorded tree keeps no exe link (unknown, -ENOENT); a missing process is unknown. */
+static void test_exe_is_path(UNIT_STATE)
 {
 	(void)state;
 	struct sysroot sr;
 	assert_int_equal(sysroot_open(&sr, "/"), 0);
-	assert_int_equal(exe_same_mntns(&sr, getpid()), 1);
-	assert_true(exe_same_mntns(&sr, 0x7ffffff0) < 0);
+	char self[4096];
+	assert_int_equal(exe_self_path(self, sizeof(self)), 0);
+	assert_int_equal(exe_is_path(&sr, getpid(), self), 1);
+	assert_int_equal(exe_is_path(&sr, getpid(), "/bin/sh"), 0);
+	assert_true(exe_is_path(&sr, getpid(), "/nonexistent/redis-server") < 0);
+	assert_true(exe_is_path(&sr, 0x7ffffff0, self) < 0);
 	sysroot_close(&sr);
-	char dir[] = "/tmp/thpctl-mntns.XXXXXX";
+	char dir[] = "/tmp/thpctl-exeis.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	unit_mkdir(dir, "proc");
 	assert_int_equal(sysroot_open(&sr, dir), 0);
-	assert_int_equal(exe_same_mntns(&sr, 1), -ENOENT);
+	assert_int_equal(exe_is_path(&sr, 1, self), -ENOENT);
 	unit_tree_remove(dir, &sr);
 }
 
 UNIT_TESTS(test_workload_names, test_relative_path_arguments, test_cmdline_intact, test_dpkg_owner,
-	   test_versions, test_go_buildinfo, test_maps_shared, test_same_mntns)
+	   test_versions, test_go_buildinfo, test_maps_shared, test_exe_is_path)

@@ -396,7 +396,7 @@ static void test_host_counters_say_no_held(UNIT_STATE)
 	ledger_render_lines(unit_mem_open(&m), &l, false);
 	char *text = unit_mem_text(&m);
 	assert_contains(text, "held         0 kB  (nothing is held anywhere: the host has no "
-			      "partially mapped anonymous THP and no anonymous mTHP now");
+			      "partially mapped anonymous THP and no anonymous mTHP when read");
 	assert_contains(text, "nr_anon_partially_mapped and nr_anon");
 	assert_null(strstr(text, "mTHP folios are never"));
 	free(text);
