@@ -111,6 +111,14 @@ static void fmt_rate(char *out, size_t n, const struct rate *r)
 		snprintf(out, n, "%.0f", r->per_s);
 }
 
+size_t watch_line_time(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row)
+{
+	char tbuf[24];
+	out[0] = '\0';
+	watch_fmt_time(tbuf, sizeof(tbuf), h, row);
+	return watch_put(out, n, 0, "%-*s", watch_time_width(h), tbuf);
+}
+
 size_t watch_put(char *out, size_t n, size_t at, const char *fmt, ...)
 {
 	if (at >= n)
@@ -143,11 +151,8 @@ void watch_format_line(char *out, size_t n, const struct watch_hdr *h, const str
 		watch_compact_line(out, n, h, row, color);
 		return;
 	}
-	char v[48], tbuf[24];
-	size_t at = 0;
-	out[0] = '\0';
-	watch_fmt_time(tbuf, sizeof(tbuf), h, row);
-	at = watch_put(out, n, at, "%-*s", watch_time_width(h), tbuf);
+	char v[48];
+	size_t at = watch_line_time(out, n, h, row);
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &row->r[c];
 		fmt_rate(v, sizeof(v), r);

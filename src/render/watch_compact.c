@@ -119,11 +119,8 @@ static size_t mthp_lines(char *out, size_t n, size_t at, const struct watch_hdr 
 void watch_compact_line(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row,
 			bool color)
 {
-	char v[48], tbuf[24];
-	size_t at = 0;
-	out[0] = '\0';
-	watch_fmt_time(tbuf, sizeof(tbuf), h, row);
-	at = watch_put(out, n, at, "%-*s", watch_time_width(h), tbuf);
+	char v[48];
+	size_t at = watch_line_time(out, n, h, row);
 	for (int c = 0; c < WC_N; c++) {
 		const struct rate *r = &row->r[c];
 		fmt_rate(v, sizeof(v), r);

@@ -28,6 +28,9 @@ size_t watch_put(char *out, size_t n, size_t at, const char *fmt, ...)
 /* The free-blocks words of the legends: "2048 kB" (H->pmd_kb), "PMD" when unknown, into OUT. */
 void watch_pmd_words(char *out, size_t n, const struct watch_hdr *h);
 
+/* OUT (N bytes) started afresh with ROW's time column; returns the end (watch_put's AT). */
+size_t watch_line_time(char *out, size_t n, const struct watch_hdr *h, const struct watch_row *row);
+
 /* LEGEND as comment lines ("# " each), wrapped 2 columns narrower than WIDTH (0: one line). */
 void watch_legend(FILE *f, const char *legend, size_t width, bool color);
 
