@@ -72,7 +72,7 @@ static const struct lab_coldef coldefs[FR_NV] = {
 volatile uint64_t fr_sink; /* the walks' results: nothing is optimised away */
 
 /* N dependent loads from byte offset OFF of BASE; returns where the walk stopped. */
-static __attribute__((noinline)) uint64_t walk(const char *base, uint64_t off, uint64_t n)
+static LAB_NO_ASAN uint64_t walk(const char *base, uint64_t off, uint64_t n)
 {
 	while (n--)
 		off = *(const uint64_t *)(base + off);

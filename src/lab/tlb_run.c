@@ -7,6 +7,7 @@
 
 #include "../util/clock.h"
 #include "../util/stats.h"
+#include "region.h"
 
 #define LINE 64
 #define SEED 0x746c622d7468706cull
@@ -47,13 +48,13 @@ static inline void **slot(char *base, uint64_t page, uint64_t i)
 }
 
 /* One cycle through the slots in the order P. */
-static void chain_link(char *base, uint64_t page, const uint32_t *p, uint64_t n)
+static LAB_NO_ASAN void chain_link(char *base, uint64_t page, const uint32_t *p, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++)
 		*slot(base, page, p[k]) = slot(base, page, p[(k + 1) % n]);
 }
 
-__attribute__((noinline)) void *tlb_walk(void *p, uint64_t steps)
+LAB_NO_ASAN void *tlb_walk(void *p, uint64_t steps)
 {
 	void **q = p;
 	while (steps--)
