@@ -463,6 +463,16 @@ static void count_changes(struct advice *a)
 		a->nchanges += a->s[i].change;
 }
 
+void adv_proc_version(const struct adv_proc *p, char *out, size_t n)
+{
+	if (!p->has_ver)
+		snprintf(out, n, "%s", "");
+	else if (p->ver[1] >= 0)
+		snprintf(out, n, "%d.%d", p->ver[0], p->ver[1]);
+	else
+		snprintf(out, n, "%d", p->ver[0]);
+}
+
 void advice_build(const struct adv_input *in, struct advice *out)
 {
 	static struct adv_ctx c; /* big; advice_build is not reentrant */
@@ -477,23 +487,29 @@ void advice_build(const struct adv_input *in, struct advice *out)
 	c.enabled_now = val_index(adv_enabled_vals, 3, sel(&h->thp.enabled));
 	c.defrag_now = val_index(adv_defrag_vals, 5, sel(&h->thp.defrag));
 
-	/* which workloads are here */
+	/* which workloads are here, and their version when every process of one agrees */
 	int apps = 0;
+	bool seen[WL_N] = {false};
 	for (int i = 0; i < in->nprocs; i++) {
-		struct adv_workload *w = &out->wl[in->procs[i].wl];
+		const struct adv_proc *p = &in->procs[i];
+		struct adv_workload *w = &out->wl[p->wl];
 		w->detected = w->active = true;
 		if (w->npids < 8)
-			w->pids[w->npids++] = in->procs[i].pid;
-		if (in->procs[i].has_ver && !w->version[0]) {
-			if (in->procs[i].ver[1] >= 0)
-				snprintf(w->version, sizeof(w->version), "%d.%d",
-					 in->procs[i].ver[0], in->procs[i].ver[1]);
-			else
-				snprintf(w->version, sizeof(w->version), "%d", in->procs[i].ver[0]);
+			w->pids[w->npids++] = p->pid;
+		char v[sizeof(w->version)];
+		adv_proc_version(p, v, sizeof(v));
+		if (!seen[p->wl]) {
+			seen[p->wl] = true;
+			snprintf(w->version, sizeof(w->version), "%s", v);
 			snprintf(w->version_src, sizeof(w->version_src), "%s",
-				 in->procs[i].ver_src);
+				 v[0] ? p->ver_src : "");
+		} else if (strcmp(v, w->version) != 0) {
+			w->versions_differ = true;
 		}
 	}
+	for (int w = 0; w < WL_N; w++)
+		if (out->wl[w].versions_differ)
+			out->wl[w].version[0] = out->wl[w].version_src[0] = '\0';
 	for (int w = 0; w < WL_N; w++)
 		if (in->requested & (1u << w))
 			out->wl[w].requested = out->wl[w].active = true;

@@ -346,8 +346,10 @@ struct adv_workload {
 	bool active, detected, requested;
 	int npids;
 	long pids[8];
-	char version[32];      /* "8.0", "15" (minor unknown), "" unknown */
+	char version[32];      /* "8.0", "15" (minor unknown), "" unknown or differing */
 	char version_src[160]; /* where it came from: "dpkg: postgresql-15 15.18-0+deb12u1" */
+	bool versions_differ;  /* its processes' versions differ (one unknown counts): version
+				* is "" then, each process's is adv_proc_version's */
 };
 
 struct advice {
@@ -381,6 +383,9 @@ extern const char *const adv_defrag_vals[5];  /* always defer defer+madvise madv
 
 /* Decide. Pure; OUT is overwritten. */
 void advice_build(const struct adv_input *in, struct advice *out);
+
+/* P's version into OUT ("8.0", "15" when the minor is unknown; "" unknown). src/model/advice.c */
+void adv_proc_version(const struct adv_proc *p, char *out, size_t n);
 /*
  * Count L (one process's ledger, of the ledger's pass) into IN: sparse_procs,
  * invented_procs/_kb, creep_procs/_kb by ledger_cost_flagged().

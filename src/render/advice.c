@@ -12,6 +12,7 @@
 #include "table.h"
 #include "hint.h"
 #include "wb.h"
+#include "advice_workloads.h"
 
 static const char *sel(const struct choice *c)
 {
@@ -92,46 +93,6 @@ static void header(FILE *f, const struct adv_input *in, bool color)
 		fprintf(f, ", %d in %d memory-limited cgroup%s", in->limited_procs,
 			in->limited_cgroups, in->limited_cgroups == 1 ? "" : "s");
 	fputc('\n', f);
-}
-
-static void workloads(FILE *f, const struct adv_input *in, const struct advice *a, bool color)
-{
-	fprintf(f, "\n%sWorkloads%s%s\n", col_bold(color), col_reset(color),
-		a->mixed ? " (a mixed host)" : "");
-	int shown = 0;
-	for (int w = 0; w < WL_N; w++) {
-		const struct adv_workload *x = &a->wl[w];
-		if (!x->active)
-			continue;
-		shown++;
-		fprintf(f, "  %-17s", workload_name((enum workload)w));
-		if (x->detected && x->npids) {
-			fprintf(f, " detected: PID");
-			for (int i = 0; i < x->npids; i++)
-				fprintf(f, "%s%ld", i ? "," : " ", x->pids[i]);
-			for (int i = 0; i < in->nprocs; i++)
-				if (in->procs[i].wl == (enum workload)w) {
-					fprintf(f, " (");
-					fputs_safe(in->procs[i].comm, f);
-					fprintf(f, ")");
-					break;
-				}
-		} else if (x->detected) {
-			fprintf(f, " detected: %d memory-limited cgroups", in->limited_cgroups);
-		}
-		if (x->requested)
-			fprintf(f, "%s--workload", x->detected ? ", " : " ");
-		if (x->version[0]) {
-			fputs(", version ", f);
-			fputs_safe(x->version, f); /* read from the program's file */
-			fputs(" (", f);
-			fputs_safe(x->version_src, f);
-			fputc(')', f);
-		}
-		fputc('\n', f);
-	}
-	if (!shown)
-		fprintf(f, "  none detected or asked for\n");
 }
 
 /* Why a setting is undecided (a->undecided): "khugepaged/max_ptes_none=64 (status's ...". */
@@ -362,7 +323,7 @@ void advice_render_text(FILE *f, const struct adv_input *in, const struct advice
 	struct bundle_skips sk; /* a replay of a bundle extracted in part */
 	bundle_skips_of(&in->h->skips, &sk);
 	skips_note(f, "  ", NULL, &sk);
-	workloads(f, in, a, color);
+	advice_workloads_text(f, in, a, color);
 	settings(f, in, a, color);
 	levers(f, a, color);
 	if (a->nnotes) {
@@ -502,25 +463,7 @@ json_t *advice_to_json(const struct adv_input *in, const struct advice *a)
 	json_put(root, "limited_cgroups", json_integer(in->limited_cgroups));
 	json_put(root, "mixed", json_boolean(a->mixed));
 
-	json_t *wls = json_array();
-	for (int w = 0; w < WL_N; w++) {
-		const struct adv_workload *x = &a->wl[w];
-		if (!x->active)
-			continue;
-		json_t *o = json_object();
-		json_put(o, "name", json_str(workload_name((enum workload)w)));
-		json_put(o, "detected", json_boolean(x->detected));
-		json_put(o, "requested", json_boolean(x->requested));
-		json_t *pids = json_array();
-		for (int i = 0; i < x->npids; i++)
-			json_array_append_new(pids, json_integer(x->pids[i]));
-		json_put(o, "pids", pids);
-		json_put(o, "version", x->version[0] ? json_str(x->version) : json_null());
-		json_put(o, "version_source",
-			 x->version[0] ? json_str(x->version_src) : json_null());
-		json_array_append_new(wls, o);
-	}
-	json_put(root, "workloads", wls);
+	json_put(root, "workloads", advice_workloads_json(in, a));
 
 	json_t *ss = json_array();
 	char t[1024], by[256];

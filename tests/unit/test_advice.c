@@ -1281,6 +1281,56 @@ static void test_jvm_lever_names_its_flagged_cost(UNIT_STATE)
 }
 
 /*
+ * Two redis-server processes, one of them a copy whose version is unknown: the Workloads line
+ * said "version 7.0" for both PIDs (the first version found). A version is the workload's only
+ * when every process of it agrees; else each process says its own (text and JSON).
+ */
+static void test_workload_version_only_when_all_agree(UNIT_STATE)
+{
+	static const struct adv_case same = {
+		.name = "two redis 7.0",
+		.host = STOCK,
+		.procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server"},
+			  {"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server"}},
+		.set = ""};
+	build(&same);
+	assert_string_equal(A.wl[WL_REDIS].version, "7.0");
+	assert_false(A.wl[WL_REDIS].versions_differ);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+	static const struct adv_case differ = {
+		.name = "redis 7.0 and a copy of unknown version",
+		.host = STOCK,
+		.procs = {{"redis-server", WL_REDIS, 0, false, 7, 0, "redis-server"},
+			  {"redis-server", WL_REDIS, 0, false, 0, 0, "redis-server"}},
+		.set = ""};
+	build(&differ);
+	assert_string_equal(A.wl[WL_REDIS].version, "");
+	assert_true(A.wl[WL_REDIS].versions_differ);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	advice_render_text(f, &IN, &A, false);
+	fclose(f);
+	assert_contains(text, "versions differ: PID 1000 7.0 (test), PID 1001 unknown");
+	assert_null(strstr(text, ", version 7.0"));
+	free(text);
+	json_t *j = advice_to_json(&IN, &A);
+	json_t *w = json_array_get(json_object_get(j, "workloads"), 0);
+	assert_true(json_is_null(json_object_get(w, "version")));
+	assert_true(json_is_true(json_object_get(w, "versions_differ")));
+	json_t *v = json_object_get(w, "versions");
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "version")),
+			    "7.0");
+	assert_true(json_is_null(json_object_get(json_array_get(v, 1), "version")));
+	json_decref(j);
+	host_snapshot_free(&H);
+	memset(&H, 0, sizeof(H));
+}
+
+/*
  * Run as nobody, advise read 1 ledger of 14: its settings said "no recommendation: nothing here
  * asks for a change" while its note said "undecided here". The setting whose evidence is the
  * ledger is undecided, and the settings say so and why (text and JSON); as root, a process
@@ -1358,4 +1408,5 @@ UNIT_MAIN_CASES("test_advice", test_case, cases, cmocka_unit_test(test_every_set
 		cmocka_unit_test(test_jvm_lever_names_its_flagged_cost),
 		cmocka_unit_test(test_opt_out_huge_outside_hg_is_not_the_allocator),
 		cmocka_unit_test(test_settings_undecided_without_the_ledger),
-		cmocka_unit_test(test_every_reason_has_an_id))
+		cmocka_unit_test(test_every_reason_has_an_id),
+		cmocka_unit_test(test_workload_version_only_when_all_agree))
