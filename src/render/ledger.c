@@ -19,8 +19,7 @@ void ledger_cell(char *out, size_t n, int64_t kb, bool estimate)
 	snprintf(out, n, "%s%s", estimate && kb ? "~" : "", v);
 }
 
-/* Why a part is unknown, in words. */
-static const char *gap_words(enum ledger_gap g, bool held)
+const char *ledger_gap_words(enum ledger_gap g, bool held)
 {
 	switch (g) {
 	case LG_DENIED:
@@ -46,7 +45,7 @@ static void line_invented(FILE *f, const struct thp_ledger *l, bool color)
 	char v[40];
 	fprintf(f, "  %-12s ", "invented");
 	if (l->invented_kb < 0) {
-		fprintf(f, "-  (%s)\n", gap_words(l->invented_gap, false));
+		fprintf(f, "-  (%s)\n", ledger_gap_words(l->invented_gap, false));
 		return;
 	}
 	ledger_cell(v, sizeof(v), l->invented_kb, l->method == LM_SAMPLED);
@@ -83,7 +82,7 @@ static void line_held(FILE *f, const struct thp_ledger *l, bool color)
 	char v[32];
 	fprintf(f, "  %-12s ", "held");
 	if (l->held_kb < 0) {
-		fprintf(f, "-  (%s)\n", gap_words(l->held_gap, true));
+		fprintf(f, "-  (%s)\n", ledger_gap_words(l->held_gap, true));
 		return;
 	}
 	ledger_cell(v, sizeof(v), l->held_kb, false);
@@ -119,7 +118,7 @@ static void line_creep(FILE *f, const struct thp_ledger *l, bool color)
 		fprintf(f, "-  (%s)\n",
 			l->creep_gap == LG_ERROR && l->max_ptes_none < 0
 				? "khugepaged/max_ptes_none unknown"
-				: gap_words(l->creep_gap, false));
+				: ledger_gap_words(l->creep_gap, false));
 		return;
 	}
 	ledger_cell(v, sizeof(v), l->creep_kb, false);

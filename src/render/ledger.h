@@ -26,5 +26,7 @@ void ps_ledger_render_text(FILE *f, const struct ps_report *r, bool color);
 const char *ledger_cost_words(enum ledger_cost c, bool flag);
 /* One cell's text for a part: "1.0 GiB", "~12.0 MiB" (estimate), or "-" (unknown). */
 void ledger_cell(char *out, size_t n, int64_t kb, bool estimate);
+/* Why a part of the ledger is unknown, in words (HELD: the held part's reasons). */
+const char *ledger_gap_words(enum ledger_gap g, bool held);
 
 #endif

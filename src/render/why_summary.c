@@ -4,6 +4,7 @@
 
 #include "../util/names.h"
 #include "../util/units.h"
+#include "ledger.h"
 #include "shmem.h"
 #include "why_int.h"
 
@@ -221,6 +222,11 @@ static void w_huge(struct wb *b, const struct why_summary *s)
 	if (s->cost != LC_NONE) {
 		wb_put(b, "; but ");
 		w_cost(b, s);
+	} else if (s->led && s->led->invented_kb < 0 && s->huge_kb) {
+		/* the live headline of a process whose huge pages are mostly never written differs
+		 * (WS_HUGE_BLOATED): without the ledger, that cannot be told apart */
+		wb_put(b, "; how much of it was never written (invented) is unknown (%s)",
+		       ledger_gap_words(s->led->invented_gap, false));
 	}
 }
 

@@ -594,6 +594,30 @@ static void test_bloated_headline_matches_the_share(UNIT_STATE)
 }
 
 /*
+ * "gets huge pages" with no cost: the same words whether none of it is invented or nobody could
+ * tell (a replay). Unknown invented says so in the headline, with the reason; known 0 does not.
+ */
+static void test_huge_headline_says_invented_unknown(UNIT_STATE)
+{
+	struct thp_ledger l = {.invented_kb = -1, .invented_gap = LG_RECORDED};
+	memset(&R, 0, sizeof(R));
+	R.sum.id = WS_HUGE;
+	R.sum.how = WH_HG;
+	R.sum.huge_kb = 8192;
+	R.sum.anon_kb = 8192;
+	R.sum.led = &l;
+	assert_contains(sum_text(),
+			"in its MADV_HUGEPAGE regions; how much of it was never "
+			"written (invented) is unknown (a recorded tree: needs the live");
+	l.invented_gap = LG_DENIED;
+	assert_contains(sum_text(), "is unknown (not readable: /proc/PID/mem and pagemap");
+	l.invented_kb = 0;
+	l.method = LM_EXACT;
+	assert_null(strstr(sum_text(), "never written"));
+	memset(&R, 0, sizeof(R));
+}
+
+/*
  * Most of its anonymous memory opted out with MADV_NOHUGEPAGE: the headline names the opt-out
  * (it said only "the policy is madvise and it has no MADV_HUGEPAGE region"); thread stacks
  * (nh by the kernel) are no opt-out and do not count.
@@ -729,6 +753,7 @@ UNIT_MAIN_CASES("test_why", test_why_case, why_cases, cmocka_unit_test(test_hint
 		cmocka_unit_test(test_thread_stacks),
 		cmocka_unit_test(test_headline_names_the_largest_cost),
 		cmocka_unit_test(test_bloated_headline_matches_the_share),
+		cmocka_unit_test(test_huge_headline_says_invented_unknown),
 		cmocka_unit_test(test_headline_names_the_nh_opt_out),
 		cmocka_unit_test(test_khugepaged_helps_only_with_hg),
 		cmocka_unit_test(test_prctl_line_words_except_advised),
