@@ -438,6 +438,20 @@ expect_eval "capture from a tree: thpctl's own PID not recorded, nothing said to
 	"python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"processes\"] == 1 and d[\"processes_exited\"] == 0))' '$TMP/self.out' && ! grep -q '^gone ' '$TMP/self.manifest' && ! grep -q 'exited' '$TMP/self.err'" \
 	"$(cat "$TMP/self.out" "$TMP/self.err" | head -c 400)"
 
+# A tree with nothing readable: exit 1 and stdout empty, not even a document (docs/json.md);
+# advise and exporter --once printed a whole one before exiting 1
+mkdir -p "$TMP/nothing"
+for c in status advise "exporter --once"; do
+	for j in "" --json; do
+		# shellcheck disable=SC2086 # the command and its option are words
+		"$T" --sysroot "$TMP/nothing" $c $j >"$TMP/nothing.out" 2>"$TMP/nothing.err"
+		rc=$?
+		expect_eval "$c${j:+ $j} on a tree with nothing readable: exit 1, stdout empty, the reason" \
+			"[ $rc = 1 ] && [ ! -s '$TMP/nothing.out' ] && grep -q 'nothing readable' '$TMP/nothing.err'" \
+			"exit $rc, $(wc -c <"$TMP/nothing.out") bytes out: $(head -c 200 "$TMP/nothing.err")"
+	done
+done
+
 # A capture interrupted (SIGINT at different moments): under its name either a whole bundle
 # or nothing, never a partial one, and no temporary file left beside it
 mkdir "$TMP/intr"

@@ -261,7 +261,7 @@ static void fill_version(const struct sysroot *sr, struct scan *s, struct adv_pr
 {
 	char pkg[96], v[96];
 	/* its path names the file it runs (not a container's own file of that name) */
-	bool own_files = exe_is_path(sr, (pid_t)p->pid, p->exe) != 0;
+	bool own_files = exe_is_path(sr, (pid_t)p->pid, p->exe) == 1; /* -errno: not shown */
 	if (!exe_err && !p->has_ver && own_files && dpkg_owner(sr, p->exe, pkg, sizeof(pkg)) == 0) {
 		if (dpkg_installed_version(sr, &s->dpkg, pkg, v, sizeof(v)) == 0 &&
 		    version_parse_mm(v, p->ver) == 0) {
@@ -574,14 +574,15 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 		m->in.mongodb_assumed = any;
 	}
 	advice_build(&m->in, &m->a);
-	if (g->json)
-		ret = cmd_emit_json(advice_to_json(&m->in, &m->a));
-	else
-		advice_render_text(stdout, &m->in, &m->a, g->color);
 	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
+		/* before any output: exit 1 leaves stdout empty (docs/json.md) */
 		warnx("advise: nothing readable under %s: not a Linux /proc and /sys tree?",
 		      g->sr.path);
 		ret = EXIT_FAIL;
+	} else if (g->json) {
+		ret = cmd_emit_json(advice_to_json(&m->in, &m->a));
+	} else {
+		advice_render_text(stdout, &m->in, &m->a, g->color);
 	}
 	proc_info_free(&m->s.pi);
 	proc_info_free(&m->s.parent);

@@ -472,6 +472,11 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 	exporter_refresh(e, true);
 	if (e->last_err) {
 		ret = EXIT_FAIL;
+	} else if (!e->s.host.has_vmstat && !e->s.host.has_meminfo) {
+		/* checked before any output: exit 1 leaves stdout (and the text file) untouched */
+		warnx("exporter: nothing readable under %s: not a Linux /proc and /sys tree?",
+		      g->sr.path);
+		ret = EXIT_FAIL;
 	} else if (o->textfile) {
 		int r = write_textfile(o->textfile, &e->body);
 		if (r) {
@@ -484,11 +489,6 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 		json_t *fam = prom_text_to_json(e->body.p, e->body.len);
 		ret = cmd_emit_json(fam ? json_pack("{s:o}", "families", fam) : NULL);
 	} else if (fwrite(e->body.p, 1, e->body.len, stdout) != e->body.len) {
-		ret = EXIT_FAIL;
-	}
-	if (ret == EXIT_OK && !e->s.host.has_vmstat && !e->s.host.has_meminfo) {
-		warnx("exporter: nothing readable under %s: not a Linux /proc and /sys tree?",
-		      g->sr.path);
 		ret = EXIT_FAIL;
 	}
 	return ret;
