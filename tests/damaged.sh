@@ -452,6 +452,22 @@ for c in status advise "exporter --once"; do
 	done
 done
 
+# snapshot save never replaces what is not a regular file (it renamed its file over /dev/full)
+mkfifo "$TMP/save.fifo"
+ln -s "$TMP/save.target" "$TMP/save.link"
+for f in "$TMP/save.fifo" "$TMP/save.link"; do
+	"$T" --sysroot "$BASE" snapshot save "$f" >/dev/null 2>"$TMP/save.err"
+	rc=$?
+	expect_eval "snapshot save ${f##*/}: refused (exit 1, not a regular file), left as it was" \
+		"[ $rc = 1 ] && grep -q 'not a regular file' '$TMP/save.err' && [ ! -f '$f' ] && [ ! -e '$TMP/save.target' ]" \
+		"exit $rc: $(head -c 200 "$TMP/save.err"); $(ls -l "$f")"
+done
+[ -p "$TMP/save.fifo" ] && [ -L "$TMP/save.link" ]
+expect_zero "snapshot save: the FIFO and the symlink are still what they were" $? \
+	"$(ls -l "$TMP/save.fifo" "$TMP/save.link")"
+"$T" --sysroot "$BASE" snapshot save "$TMP/save.json" >/dev/null 2>"$TMP/save.err"
+expect_zero "snapshot save to a new regular file still works" $? "$(head -c 200 "$TMP/save.err")"
+
 # A capture interrupted (SIGINT at different moments): under its name either a whole bundle
 # or nothing, never a partial one, and no temporary file left beside it
 mkdir "$TMP/intr"

@@ -206,8 +206,7 @@ int cmd_global_opts_only(struct globals *g, int argc, char **argv, void (*help)(
 	return args_getopt(g, argc, argv, "h", opts, help, NULL, NULL);
 }
 
-/* 0 when PATH is absent or a regular file, else -ERR_NOTREG (a symlink too) or lstat's -errno. */
-static int output_path_ok(const char *path)
+int cmd_output_path_ok(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st))
@@ -221,7 +220,7 @@ int cmd_write_report(const char *what, const char *path, const struct hbuf *h)
 		warnx("%s: out of memory building the report", what);
 		return EXIT_FAIL;
 	}
-	int r = output_path_ok(path);
+	int r = cmd_output_path_ok(path);
 	if (!r)
 		r = write_file_atomic(path, h->b.p ? h->b.p : "", h->b.len, 0644);
 	if (r) {
@@ -233,7 +232,7 @@ int cmd_write_report(const char *what, const char *path, const struct hbuf *h)
 
 FILE *cmd_open_record(const char *what, const char *path)
 {
-	int r = output_path_ok(path), fd = -1;
+	int r = cmd_output_path_ok(path), fd = -1;
 	if (!r) {
 		fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 		struct stat st;

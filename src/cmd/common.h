@@ -71,6 +71,12 @@ struct hbuf;
  * WHAT prefixes the message. Returns EXIT_OK, or EXIT_FAIL after a message.
  */
 int cmd_write_report(const char *what, const char *path, const struct hbuf *h);
+/*
+ * Whether a file thpctl writes may go to PATH: 0 when PATH is absent or a regular file, else
+ * -ERR_NOTREG (a symlink, FIFO, device, socket or directory: never renamed over) or lstat's
+ * -errno. src/cmd/common.c
+ */
+int cmd_output_path_ok(const char *path);
 
 /*
  * Open PATH to write a recording from its start (created 0644, truncated),

@@ -65,7 +65,8 @@ static int write_file(const char *path, const char *text)
 {
 	if (strcmp(path, "-") == 0)
 		return fputs(text, stdout) == EOF ? -EIO : 0;
-	return write_file_atomic(path, text, strlen(text), 0644);
+	int r = cmd_output_path_ok(path); /* not over a device, FIFO or symlink (/dev/full) */
+	return r ? r : write_file_atomic(path, text, strlen(text), 0644);
 }
 
 static int do_save(struct globals *g, const char *file, const char *shown)
@@ -97,7 +98,7 @@ static int do_save(struct globals *g, const char *file, const char *shown)
 	r = write_file(file, full);
 	free(full);
 	if (r) {
-		warnx("snapshot: cannot write %s: %s", shown, strerror(-r));
+		warnx("snapshot: cannot write %s: %s", shown, path_err_str(r));
 		return EXIT_FAIL;
 	}
 	/* a knob that could not be read is not in the file: restoring it will not set that

@@ -319,6 +319,9 @@ int write_all(int fd, const void *p, size_t len)
 
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
+	struct stat st; /* never renamed over a device, FIFO or socket (/dev/full was) */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ERR_NOTREG;
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;

@@ -127,8 +127,9 @@ int write_all(int fd, const void *p, size_t len);
  * file or the new one, never a part: DATA goes to a temporary file made by
  * mkstemp() in PATH's directory (".NAME.XXXXXX"), which gets mode MODE, is
  * fsync'd and renamed over PATH. Returns 0 or -errno (-ENAMETOOLONG for a
- * path too long for PATH_MAX); on error PATH is untouched and the temporary
- * file removed.
+ * path too long for PATH_MAX; -ERR_NOTREG when PATH is a device, FIFO or
+ * socket, -EISDIR a directory: never replaced; a symlink is, as rename does);
+ * on error PATH is untouched and the temporary file removed.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 

@@ -207,6 +207,21 @@ static void test_write_atomic_over_a_directory_keeps_it(UNIT_STATE)
 	rmdir(path);
 }
 
+/* A FIFO (like a device: snapshot save renamed its file over /dev/full) is never replaced. */
+static void test_write_atomic_over_a_fifo_keeps_it(UNIT_STATE)
+{
+	char names[256];
+	const char *path = in_dir("fifo");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(write_file_atomic(path, "x", 1, 0644), -ERR_NOTREG);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	listing(names, sizeof(names));
+	assert_string_equal(names, "fifo"); /* no temporary file made */
+	unlink(path);
+}
+
 /* the text of the file PATH (a static buffer), "" when it cannot be read */
 static const char *text_of(const char *path)
 {
@@ -382,6 +397,7 @@ UNIT_MAIN(cmocka_unit_test_setup_teardown(test_read_file_reads_whole_file_nul_te
 					  teardown),
 	  cmocka_unit_test_setup_teardown(test_write_atomic_over_a_directory_keeps_it, setup,
 					  teardown),
+	  cmocka_unit_test_setup_teardown(test_write_atomic_over_a_fifo_keeps_it, setup, teardown),
 	  cmocka_unit_test_setup_teardown(
 		  test_mkdir_mode_ignores_the_umask_and_keeps_an_existing_dir, setup, teardown),
 	  cmocka_unit_test_setup_teardown(test_open_regular_refuses_a_fifo_without_blocking, setup,
