@@ -187,6 +187,12 @@ if [ "$ROOT" = 1 ]; then
 else
 	skip "live root-only runs" "not root: ${LIVE_ROOT[*]}"
 fi
+# the recording's sample lines (its first line, {"recording": ...}, is the page's header): each
+# a watch line plus settings, validated as one (they had no schema key)
+n=$((n + 1))
+grep '"time_s"' "$TMP/rec.jsonl" >"$OUT/$n.json" 2>/dev/null
+printf '%s\n' "watch --record FILE (its sample lines)" >"$OUT/$n.args"
+[ -s "$OUT/$n.json" ] || { nok "runs: watch --record" "no sample line in $TMP/rec.jsonl"; rm -f "$OUT/$n.json" "$OUT/$n.args"; }
 # flock -u: the lock goes even though the sleep above inherited the descriptor
 [ -n "${LIVE_LOCK_FD:-}" ] && flock -u "$LIVE_LOCK_FD" && exec {LIVE_LOCK_FD}>&-
 

@@ -549,8 +549,10 @@ int cmd_collapse(struct globals *g, int argc, char **argv)
 		warnx("collapse: needs root (CAP_SYS_NICE and ptrace-read access to %d)", pid);
 	if (!ret && (rep.fatal || failed))
 		ret = EXIT_FAIL;
-	if (!ret && refused && !go && !rep.dry_run)
-		ret = EXIT_FAIL; /* everything asked for was skipped, and not for being done */
+	/* everything asked for was skipped, and not for being done; a dry run says so too: its
+	 * exit status is the run's, decided before any call */
+	if (!ret && refused && !go)
+		ret = EXIT_FAIL;
 out:
 	if (pidfd >= 0)
 		close(pidfd);

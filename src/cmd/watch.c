@@ -211,10 +211,13 @@ static int record_header(struct globals *g, FILE *f, double interval)
 	return record_line(f, j);
 }
 
-/* ROW and the settings of sample CUR as one JSON line into F. 0, or EXIT_FAIL (after a message). */
+/*
+ * ROW and the settings of sample CUR as one JSON line into F: a `watch --json` line (its
+ * schema first, docs/json/watch.json) plus "settings". 0, or EXIT_FAIL (after a message).
+ */
 static int record_row(FILE *f, const struct watch_row *row, const struct sample *cur, bool top)
 {
-	json_t *j = watch_row_to_json(row, top);
+	json_t *j = json_with_schema(watch_row_to_json(row, top), "watch", NULL);
 	if (j)
 		json_put(j, "settings",
 			 cur->host.has_settings ? watch_settings_json(&cur->host.thp)

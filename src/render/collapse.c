@@ -326,10 +326,9 @@ void collapse_render_text(FILE *f, const struct collapse_report *r, bool color)
 			const struct crange *c = &r->ranges[i];
 			char sz[32], a[32], b[32], res[64];
 			/* the range as asked where it holds no whole huge page */
-			uint64_t s = c->skip == CR_SKIP_SMALL || c->skip == CR_SKIP_UNMAPPED
-					     ? c->req_start
-					     : c->start;
-			uint64_t e = s == c->start ? c->end : c->req_end;
+			bool asked = c->skip == CR_SKIP_SMALL || c->skip == CR_SKIP_UNMAPPED;
+			uint64_t s = asked ? c->req_start : c->start;
+			uint64_t e = asked ? c->req_end : c->end; /* not by s: an aligned start */
 			table_cell(t, "%012llx-%012llx", (unsigned long long)s,
 				   (unsigned long long)e);
 			table_cell(t, "%s", c->vma[0] ? c->vma : "-");

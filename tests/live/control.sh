@@ -173,6 +173,14 @@ else
 		expect_zero "collapse --vma [stack] (matched, no whole huge page): skipped with the reason, no 'names no VMA'" \
 			"$(grep -q 'holds no whole aligned huge page' "$TMP/out" && ! grep -q 'names no VMA' "$TMP/err"; echo $?)" \
 			"exit $RC: $(errtail) $(head -c 300 "$TMP/out")"
+		# a --range under one huge page: shown as asked (it showed START-START, 0 kB, when START
+		# was aligned), and the dry run exits 1 as the run would (it exited 0, the run 1)
+		rs=$(python3 -c 'import json, sys; print(next(r["start"] for r in json.load(open(sys.argv[1]))["ranges"] if r["bytes"] == 32 << 20))' "$TMP/dry.json")
+		re=$(printf '%x' $((0x${rs#0x} + 4096)))
+		t collapse "$HP" --range "${rs#0x}-$re" --dry-run
+		expect_zero "collapse --range within one huge page, --dry-run: exit 1, the range as asked, 4 kB" \
+			"$([ "$RC" = 1 ] && grep -qE "^0*${rs#0x}-0*$re +\[anon\] +4 kB" "$TMP/out" && grep -q 'holds no whole aligned huge page' "$TMP/out"; echo $?)" \
+			"exit $RC: $(head -c 400 "$TMP/out")"
 		t collapse "$HP"
 		expect_zero "collapse: text output has the range table" \
 			"$(grep -q 'AnonHugePages' "$TMP/out" && grep -qE '^[0-9a-f]{12}-[0-9a-f]{12} ' "$TMP/out"; echo $?)" \
