@@ -452,6 +452,17 @@ for c in status advise "exporter --once"; do
 	done
 done
 
+# persist of every knob as it is, with one unreadable (malformed: enabled): refused, exit 1, no
+# config printed (it printed one without enabled and exited 0), the knob named
+for f in "" --json "--format cmdline"; do
+	# shellcheck disable=SC2086 # the option and its value are words
+	"$T" --sysroot tests/fixtures/malformed persist $f >"$TMP/persist.out" 2>"$TMP/persist.err"
+	rc=$?
+	expect_eval "persist${f:+ $f} with an unreadable knob: exit 1, nothing printed, the knob named" \
+		"[ $rc = 1 ] && [ ! -s '$TMP/persist.out' ] && grep -q 'could not be read (enabled)' '$TMP/persist.err'" \
+		"exit $rc: $(head -c 200 "$TMP/persist.out") $(head -c 200 "$TMP/persist.err")"
+done
+
 # snapshot save never replaces what is not a regular file (it renamed its file over /dev/full)
 mkfifo "$TMP/save.fifo"
 ln -s "$TMP/save.target" "$TMP/save.link"

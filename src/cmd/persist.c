@@ -160,9 +160,21 @@ static int thp_items(struct globals *g, char **args, int nargs, struct knob_kv *
 	*n = 0;
 	if (!nargs) {
 		static struct snapshot s;
-		int nbad;
-		if (snapshot_from_knobs(k, &s, &nbad))
-			warnx("persist: %d knob(s) with an unreadable value left out", nbad);
+		int nbad = 0;
+		snapshot_from_knobs(k, &s, &nbad);
+		if (s.nbad) { /* nbad counts the same keys */
+			/* a config of the rest would not set them at boot, silently: refused, as set
+			 * and restore refuse an unreadable knob (exit 1, nothing written or printed) */
+			char names[256] = "";
+			for (int i = 0, used = 0; i < s.nbad && used < (int)sizeof(names) - 1; i++)
+				used += snprintf(names + used, sizeof(names) - (size_t)used, "%s%s",
+						 i ? ", " : "", s.bad[i]);
+			warnx("persist: %d knob(s) could not be read%s%s%s: a config of the others "
+			      "would not set them at boot; run it as root, or name what to persist "
+			      "(thpctl persist KEY=VALUE...)",
+			      s.nbad, names[0] ? " (" : "", names, names[0] ? ")" : "");
+			return EXIT_FAIL;
+		}
 		for (int i = 0; i < s.n; i++)
 			kv[(*n)++] = s.kv[i];
 		return EXIT_OK;
