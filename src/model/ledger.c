@@ -141,6 +141,7 @@ void ledger_build(int64_t ahp_kb, const struct ledger_raw *raw, int scan_ret, in
 	l->samples = raw->samples;
 	l->zero_samples = raw->zero_samples;
 	l->subpages = 1u << pmd_order;
+	l->page_kb = page_kb;
 	/* invented */
 	if (k <= 0) {
 		l->invented_gap = LG_NOT_ASKED;

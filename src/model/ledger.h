@@ -63,6 +63,8 @@ struct thp_ledger {
 	 * times huge-backed, so a written subpage no read fell on counts as never written */
 	uint64_t samples, zero_samples;
 	unsigned subpages; /* base pages per PMD THP (512 on x86-64) */
+	unsigned page_kb;  /* the base page (4 on x86-64, 64 on arm64 with 64K pages): mthp_kb's
+			    * order o is a folio of page_kb << o kB */
 	enum ledger_gap invented_gap;
 	int64_t held_kb;
 	uint64_t partial_folios;

@@ -190,7 +190,7 @@ void ledger_render_lines(FILE *f, const struct thp_ledger *l, bool color)
 		char sz[32];
 		fmt_kb(sz, sizeof(sz), l->mthp_kb[o]);
 		fprintf(f, "%s %llukB folios %s",
-			any ? "," : "; mTHP (PTE-mapped):", (unsigned long long)(1ull << o) * 4,
+			any ? "," : "; mTHP (PTE-mapped):", (unsigned long long)l->page_kb << o,
 			sz);
 		any = true;
 	}
@@ -244,7 +244,7 @@ json_t *ledger_to_json(const struct thp_ledger *l)
 			if (l->mthp_kb[k]) {
 				char key[24];
 				snprintf(key, sizeof(key), "%llu",
-					 (unsigned long long)(1ull << k) * 4);
+					 (unsigned long long)l->page_kb << k);
 				json_put(m, key, json_integer((json_int_t)l->mthp_kb[k]));
 			}
 	}

@@ -248,6 +248,19 @@ static void test_render_mthp_and_lazyfree(UNIT_STATE)
 	assert_contains(text, "mTHP folios are never counted as underused by the shrinker");
 	assert_contains(text, "lazy free    0 kB");
 	free(text);
+	/* 64 KiB base pages (arm64): order 1 is a 128 kB folio (it said 8kB, keyed "8") */
+	struct ledger_raw big = {.mthp_pages = {[1] = 4}};
+	ledger_build(0, &big, 0, 8, true, 511, 64, 13, &l);
+	ledger_render_lines(unit_mem_open(&m), &l, false);
+	text = unit_mem_text(&m);
+	assert_contains(text, "128kB folios 256 kB");
+	assert_null(strstr(text, " 8kB folios"));
+	free(text);
+	json_t *jb = ledger_to_json(&l);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(jb, "mthp_kb_by_folio_kb"), "128")),
+			 256);
+	json_decref(jb);
 	/* without mTHP folios: no such line */
 	struct ledger_raw none = {0};
 	ledger_build(0, &none, 0, 8, true, 511, 4, 9, &l);
