@@ -152,6 +152,8 @@ json_t *status_findings_json(const struct findings *fs)
 		}
 		json_put(o, "setting", set);
 		json_put(o, "more", json_str(w.more));
+		/* who sees the whole of it, as the text says in parentheses ("as root: ...") */
+		json_put(o, "more_as", w.more_as ? json_str(w.more_as) : NULL);
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -171,6 +173,7 @@ json_t *status_verdict_json(const struct findings *fs)
 			json_put(o, "finding", NULL);
 			json_put(o, "title", NULL);
 			json_put(o, "more", NULL);
+			json_put(o, "more_as", NULL);
 		} else {
 			const struct finding *x = &fs->f[worst[a]];
 			struct finding_text w;
@@ -179,6 +182,7 @@ json_t *status_verdict_json(const struct findings *fs)
 			json_put(o, "finding", json_str(x->id));
 			json_put(o, "title", json_str(w.title));
 			json_put(o, "more", json_str(w.more));
+			json_put(o, "more_as", w.more_as ? json_str(w.more_as) : NULL);
 		}
 		json_array_append_new(arr, o);
 	}

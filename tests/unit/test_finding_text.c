@@ -69,9 +69,20 @@ static void test_max_ptes_none_words(UNIT_STATE)
 	 * command itself (JSON "more") unchanged */
 	hint_set_live_user(true);
 	words(t, rule_shrink_underused_noop, &w);
+	/* and JSON says it too, beside more (status --json dropped it) */
+	json_t *fj = status_findings_json(&t->out), *vj = status_verdict_json(&t->out);
 	hint_set_live_user(false);
 	assert_string_equal(w.more, "thpctl advise");
 	assert_string_equal(w.more_as, "as root: it reads each process's ledger");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fj, 0), "more_as")),
+			    "as root: it reads each process's ledger");
+	bool seen = false;
+	for (size_t i = 0; i < json_array_size(vj); i++)
+		seen |= json_string_value(json_object_get(json_array_get(vj, i), "more_as")) !=
+			NULL;
+	assert_true(seen);
+	json_decref(fj);
+	json_decref(vj);
 	/* not measured here: the kernel's source is named as such, never as what happened */
 	assert_string_equal(w.evidence, "shrink_underused=1 khugepaged/max_ptes_none=511; not "
 					"measured on this host: run thpctl lab shrinker");
