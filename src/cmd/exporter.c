@@ -555,7 +555,7 @@ int cmd_exporter(struct globals *g, int argc, char **argv)
 		what |= SAMPLE_PROCS_TOP | (o.flags ? SAMPLE_PROC_FLAGS : 0);
 	sampler_init(&e.smp, &g->sr, feat.page_size, what);
 	e.smp.top = (size_t)o.top;
-	e.smp.min_ahp_kb = (o.min_ahp + 1023) / 1024;
+	e.smp.min_ahp_kb = o.min_ahp / 1024 + (o.min_ahp % 1024 != 0); /* no wrap at 2^64 - 1 */
 	e.smp.budget_s = (double)o.budget_ms / 1000.0;
 	e.cache_s = (double)o.cache_ms / 1000.0;
 	e.meta.version = thpctl_version();

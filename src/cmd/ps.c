@@ -301,7 +301,7 @@ static int ps_opt(int c, const char *arg, void *ctx)
 	case OPT_MIN_AHP:
 		if (args_size(arg, 0, &bytes, "ps: bad size '%s' (e.g. 64M)", arg))
 			return EXIT_USAGE;
-		o->min_ahp_kb = (bytes + 1023) / 1024;
+		o->min_ahp_kb = bytes / 1024 + (bytes % 1024 != 0); /* no wrap at 2^64 - 1 */
 		return -1;
 	case OPT_CONT:
 		return args_cont("ps", arg, &o->cont_kb);

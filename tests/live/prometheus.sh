@@ -278,6 +278,11 @@ if [ -n "$HP" ] && [ "$ROOT" -eq 1 ]; then
 	"$T" exporter --once --min-process-ahp 1T >"$TMP/min.prom" 2>"$TMP/min.err"
 	expect_cmd "--min-process-ahp 1T exports no process" "$(grep -c '^thp_process_' "$TMP/min.prom") lines" \
 		bash -c "! grep -q '^thp_process_' '$TMP/min.prom'"
+	# the largest size: its kB rounded up wrapped to 0, so every process was exported
+	"$T" exporter --once --min-process-ahp 18446744073709551615 >"$TMP/max.prom" 2>"$TMP/max.err"
+	expect_cmd "--min-process-ahp 2^64-1 exports no process (no wrap to 0)" \
+		"$(grep -c '^thp_process_' "$TMP/max.prom") lines" \
+		bash -c "! grep -q '^thp_process_' '$TMP/max.prom'"
 	"$T" exporter --once --top-processes 0 >"$TMP/top0.prom" 2>"$TMP/top0.err"
 	expect_cmd "--top-processes 0: no per-process families" "present" \
 		bash -c "! grep -q -e '^thp_process_' -e '^thpctl_processes_' '$TMP/top0.prom'"

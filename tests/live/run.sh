@@ -161,6 +161,9 @@ elif [ -n "$HP" ]; then
 	expect_json "ps --min-ahp 60M keeps the helper" "$TMP/out" "proc(E['HP']) is not None" "[p['pid'] for p in d['processes']]"
 	expect_json "ps --min-ahp 60M: every row >= 61440 kB" "$TMP/out" \
 		"all((p['anon_huge_kb'] or 0) >= 61440 for p in d['processes'] if p['readable'])" "[(p['pid'], p['anon_huge_kb']) for p in d['processes']]"
+	t ps --min-ahp 18446744073709551615 --json # rounded up to kB it wrapped to 0: every process
+	expect_json "ps --min-ahp 2^64-1 drops the helper (no wrap to 0)" "$TMP/out" "proc(E['HP']) is None" \
+		"[p['pid'] for p in d.get('processes', [])]"
 	t ps --min-ahp 1G --json
 	expect_rc "ps --min-ahp 1G exits 0" 0
 	expect_json "ps --min-ahp 1G drops the helper" "$TMP/out" "proc(E['HP']) is None" "[p['pid'] for p in d.get('processes', [])]"
