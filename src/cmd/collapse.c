@@ -123,13 +123,21 @@ static int read_vmas(const struct sysroot *sr, struct proc_info *pi, pid_t pid, 
 	return r == -ENOMEM ? r : pi->smaps_err;
 }
 
-/* The PMDs of [A, R's end) wholly mapped by VL: those a stop before A leaves untried. */
-static uint64_t mapped_from(const struct vma_list *vl, const struct crange *r, uint64_t a,
-			    uint64_t pmd)
+/*
+ * The PMDs of [A, R's end) a stop before A leaves untried: those the loop below would have
+ * called MADV_COLLAPSE on (wholly mapped per VL; with pagemap PM, not empty and not
+ * PMD-mapped already), so that "N of M failed, K not tried" adds up to the plan's TO COLLAPSE.
+ */
+static uint64_t mapped_from(int pm, const struct vma_list *vl, const struct crange *r, uint64_t a,
+			    uint64_t pmd, long page)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, pop;
+	bool zero;
 	for (; a < r->end; a += pmd)
-		n += collapse_fully_mapped(vl->v, vl->n, a, a + pmd);
+		n += collapse_fully_mapped(vl->v, vl->n, a, a + pmd) &&
+		     !(pm >= 0 && procmem_populated(pm, a, pmd / (uint64_t)page, page, &pop) == 0 &&
+		       pop == 0) &&
+		     !(pm >= 0 && procmem_pmd_mapped(pm, a, pmd, &zero) == 1);
 	return n;
 }
 
@@ -184,7 +192,7 @@ static int collapse_range(int pidfd, int pm, const struct vma_list *vl, struct c
 			r->err = (int)got;
 		if (got == -EPERM || got == -ESRCH || got == -ENOSYS || got == -ENOMEM) {
 			fatal = (int)got;
-			r->nuntried = mapped_from(vl, r, a + pmd, pmd);
+			r->nuntried = mapped_from(pm, vl, r, a + pmd, pmd, page);
 			break;
 		}
 	}
@@ -343,7 +351,9 @@ static int collapse_run(struct globals *g, struct proc_info *pi, pid_t pid, int 
 	}
 	for (int i = 0; i < n; i++) /* after a stop: the ranges never begun */
 		if (ranges[i].skip == CR_GO && !ranges[i].attempted)
-			ranges[i].nuntried = ranges[i].npmd - ranges[i].hole_pmds;
+			ranges[i].nuntried = ranges[i].have_estimate /* its plan: TO COLLAPSE */
+						     ? ranges[i].planned_pmds
+						     : ranges[i].npmd - ranges[i].hole_pmds;
 	if (rep->fatal == -ENOMEM && buddyinfo_read(&g->sr, &bi) == 0)
 		rep->buddy = &bi;
 	/* AnonHugePages and RSS after: one more smaps read for all ranges */
