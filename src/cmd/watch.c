@@ -281,6 +281,18 @@ static int start_output(const struct globals *g, const struct watch_hdr *hdr, st
 }
 
 /* SIGINT and SIGTERM end the loop (on_signal); no SA_RESTART: they wake the sleep. */
+/* Once (*SAID): --top's processes this user cannot read; the table alone shows '-' for them
+ * and may hide the one that grew. */
+static void note_unreadable(const struct sample *cur, bool *said)
+{
+	if (!cur->procs_unreadable || *said)
+		return;
+	*said = true;
+	warnx("watch: --top: %zu process(es) whose smaps_rollup this user cannot read: their "
+	      "AnonHugePages is '-' and only their RSS is seen (run as root to see all)",
+	      cur->procs_unreadable);
+}
+
 static void catch_stop_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -348,6 +360,7 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 		goto out;
 
 	struct timespec deadline;
+	bool said_unreadable = false;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (unsigned long long n = 0; !stop && (count == 0 || n < (unsigned long long)count);
 	     n++) {
@@ -361,6 +374,8 @@ int cmd_watch(struct globals *g, int argc, char **argv)
 			ret = EXIT_FAIL;
 			break;
 		}
+		if (top > 0)
+			note_unreadable(cur, &said_unreadable);
 		if (watch_derive(old, cur, (size_t)top, row) == 0 &&
 		    ((rec && (ret = record_row(rec, row, cur, top > 0))) ||
 		     (ret = emit_row(g, &hdr, &hist, screen, row, top))))

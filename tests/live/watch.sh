@@ -195,6 +195,10 @@ if [ "$ROOT" -eq 1 ]; then
 		>"$TMP/nobody.out" 2>"$TMP/nobody.err"
 	rc=$?
 	expect_cmd "watch --top as nobody exits 0" "exit $rc: $(head -c 300 "$TMP/nobody.err")" test "$rc" -eq 0
+	# root's processes (init at least) cannot be read by nobody: said once, with the count
+	expect_cmd "watch --top as nobody: the unreadable processes said once on stderr" \
+		"$(head -c 300 "$TMP/nobody.err")" \
+		bash -c "test \$(grep -c 'process(es) whose smaps_rollup this user cannot read' '$TMP/nobody.err') -eq 1"
 else
 	skip "watch as nobody" "needs root for setpriv"
 fi
