@@ -181,6 +181,11 @@ int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr
 		note(p->bad, &p->nbad, nk, PN_UNREADABLE);
 		return -EIO;
 	}
+	if (!kn && strncmp(nk, "hugepages-", 10) == 0 && strstr(nk, "/stats/")) {
+		/* a per-size counter (hugepages-SIZE/stats/, 6.8+): not read as a knob, read-only */
+		note(p->bad, &p->nbad, nk, PN_READ_ONLY);
+		return -EACCES;
+	}
 	if (!kn) {
 		if (missing_ok) {
 			note(p->skip, &p->nskip, nk, PN_NOT_ON_KERNEL);

@@ -237,7 +237,10 @@ static void test_plan_one_invalid_spoils_all(UNIT_STATE)
 	assert_int_equal(plan_add_arg(&p, &k, 512, "noequals"), -EINVAL);
 	assert_int_equal(plan_add_arg(&p, &k, 512, "=x"), -EINVAL);
 	assert_int_equal(plan_add_arg(&p, &k, 512, "../x=1"), -EINVAL);
-	assert_int_equal(p.nbad, 7);
+	/* a per-size counter is read-only, not "no such knob" (the file exists) */
+	assert_int_equal(plan_add_arg(&p, &k, 512, "hugepages-2048kB/stats/nr_anon=1"), -EACCES);
+	assert_int_equal(p.nbad, 8);
+	assert_int_equal(p.bad[7].why, PN_READ_ONLY);
 	assert_string_equal(p.bad[0].key, "defrag");
 	assert_int_equal(p.bad[0].why, PN_BAD_VALUE);
 	assert_int_equal(p.bad[0].bad.kind, KB_NOT_OFFERED);
