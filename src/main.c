@@ -47,7 +47,7 @@ static const struct {
  * Whether stdout of `thpctl NAME ARGV...` is human text to wrap to the width
  * (util/wrap.h): an allow-list (trace stalls' report is text like status').
  * Left out: stdout that is a file format or another program's (persist,
- * report, exporter, snapshot save and restore, run: the command's own stdout),
+ * report, exporter, snapshot save, run: the command's own stdout),
  * and watch (a live screen, its rows whole; its legend wraps itself).
  * --csv (lab, ab) is a format too; --json is checked as each line is written.
  */
@@ -56,7 +56,13 @@ static bool wrap_wanted(const char *name, int argc, char **argv)
 	static const char *const human[] = {"status",  "ps",	  "why",  "maps", "advise",
 					    "hugetlb", "cgroups", "lab",  "ab",	  "collapse",
 					    "set",     "capture", "trace"};
-	bool ok = strcmp(name, "snapshot") == 0 && argc > 1 && strcmp(argv[1], "diff") == 0;
+	/* snapshot diff and restore print lines for people (restore --dry-run: commands to paste,
+	 * broken by wrap_put_command); save writes the snapshot itself */
+	int v = 1; /* its verb: the first word that is not an option (--dry-run may come first) */
+	while (v < argc && argv[v][0] == '-')
+		v++;
+	bool ok = strcmp(name, "snapshot") == 0 && v < argc &&
+		  (strcmp(argv[v], "diff") == 0 || strcmp(argv[v], "restore") == 0);
 	for (size_t i = 0; i < sizeof(human) / sizeof(human[0]); i++)
 		ok = ok || strcmp(name, human[i]) == 0;
 	for (int i = 1; ok && i < argc && strcmp(argv[i], "--") != 0; i++) {

@@ -73,6 +73,8 @@ add "a 126-character path: maps 30730" "--sysroot $TMP/longpath maps 30730" 1
 "$T" --sysroot "$FIX/linux-4.14-x86" snapshot save "$TMP/snap.json" >/dev/null 2>&1
 add "snapshot diff (4.14's settings vs 6.18's)" \
 	"--sysroot $FIX/linux-6.18-x86 snapshot diff $TMP/snap.json" 1
+add "snapshot restore --dry-run (4.14's settings on 6.18)" \
+	"--sysroot $FIX/linux-6.18-x86 snapshot restore $TMP/snap.json --dry-run" 1
 add "help" "--help" 1
 add "status help" "status --help" 1
 sleep 600 &
