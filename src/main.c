@@ -57,12 +57,9 @@ static bool wrap_wanted(const char *name, int argc, char **argv)
 					    "hugetlb", "cgroups", "lab",  "ab",	  "collapse",
 					    "set",     "capture", "trace"};
 	/* snapshot diff and restore print lines for people (restore --dry-run: commands to paste,
-	 * broken by wrap_put_command); save writes the snapshot itself */
-	int v = 1; /* its verb: the first word that is not an option (--dry-run may come first) */
-	while (v < argc && argv[v][0] == '-')
-		v++;
-	bool ok = strcmp(name, "snapshot") == 0 && v < argc &&
-		  (strcmp(argv[v], "diff") == 0 || strcmp(argv[v], "restore") == 0);
+	 * broken by wrap_put_command); save writes the snapshot itself, which snapshot says once
+	 * its verb is parsed (an option's argument could pass for it here) */
+	bool ok = strcmp(name, "snapshot") == 0; /* save - sets raw_out: cmd/snapshot.c */
 	for (size_t i = 0; i < sizeof(human) / sizeof(human[0]); i++)
 		ok = ok || strcmp(name, human[i]) == 0;
 	for (int i = 1; ok && i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -73,11 +70,12 @@ static bool wrap_wanted(const char *name, int argc, char **argv)
 	return ok;
 }
 
-/* The filter's "write as it is" test: --json or --wide given after the command's name. */
+/* The filter's "write as it is" test: --json or --wide given after the command's name, or a
+ * command that writes a file format (raw_out). */
 static bool wrap_off(void *ctx)
 {
 	const struct globals *g = ctx;
-	return g->json || g->wide;
+	return g->json || g->wide || g->raw_out;
 }
 
 /* The stderr filter's "write as it is" test: --wide (or THPCTL_WIDE) given. */

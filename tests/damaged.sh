@@ -476,6 +476,13 @@ done
 [ -p "$TMP/save.fifo" ] && [ -L "$TMP/save.link" ]
 expect_zero "snapshot save: the FIFO and the symlink are still what they were" $? \
 	"$(ls -l "$TMP/save.fifo" "$TMP/save.link")"
+# the exporter's text file is never renamed over a FIFO either, and says why in words
+mkdir "$TMP/prom" && mkfifo "$TMP/prom/thp.prom"
+"$T" --sysroot "$BASE" exporter --once --textfile "$TMP/prom" >/dev/null 2>"$TMP/prom.err"
+rc=$?
+expect_eval "exporter --textfile over a FIFO: exit 1, 'not a regular file', the FIFO kept" \
+	"[ $rc = 1 ] && grep -q 'thp.prom: not a regular file' '$TMP/prom.err' && [ -p '$TMP/prom/thp.prom' ]" \
+	"exit $rc: $(head -c 200 "$TMP/prom.err")"
 "$T" --sysroot "$BASE" snapshot save "$TMP/save.json" >/dev/null 2>"$TMP/save.err"
 expect_zero "snapshot save to a new regular file still works" $? "$(head -c 200 "$TMP/save.err")"
 

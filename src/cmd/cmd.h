@@ -20,6 +20,8 @@ struct globals {
 	int color_opt; /* --color: 0 auto (default), 1 always, 2 never */
 	bool wait;     /* --wait: wait for another thpctl changing settings */
 	bool wide;     /* --wide (or THPCTL_WIDE=1): human output not wrapped to the width */
+	bool raw_out;  /* set by a command whose stdout is a file format (snapshot save -):
+			* the stdout filter writes it as it is */
 	bool color;    /* decided after parsing: --color, else a tty, no NO_COLOR or TERM=dumb */
 	struct sysroot sr;
 };

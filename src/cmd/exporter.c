@@ -483,7 +483,8 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 		if (r) {
 			warnx("exporter: cannot write %s%s%s: %s", o->textfile,
 			      strcmp(o->textfile, "-") ? "/" : "",
-			      strcmp(o->textfile, "-") ? TEXTFILE_NAME : " (stdout)", strerror(-r));
+			      strcmp(o->textfile, "-") ? TEXTFILE_NAME : " (stdout)",
+			      path_err_str(r));
 			ret = EXIT_FAIL;
 		}
 	} else if (g->json) {
@@ -520,7 +521,7 @@ static int exporter_serve(struct exporter *e, const struct xopts *o)
 				warnx("exporter: cannot write %s%s%s: %s", o->textfile,
 				      strcmp(o->textfile, "-") ? "/" : "",
 				      strcmp(o->textfile, "-") ? TEXTFILE_NAME : " (stdout)",
-				      strerror(-r));
+				      path_err_str(r));
 			warned = r != 0;
 			if (r && !strcmp(o->textfile, "-"))
 				return EXIT_FAIL; /* stdout is gone: nobody reads on */

@@ -86,7 +86,7 @@ int persist_install(enum persist_format fmt, const char *text, struct persist_do
 	else if (e == -EACCES || e == -EPERM || e == -EROFS)
 		warnx("persist: --install needs root (writing %s: %s)", d->path, strerror(-e));
 	else
-		warnx("persist: cannot write %s: %s", d->path, strerror(-e));
+		warnx("persist: cannot write %s: %s", d->path, path_err_str(e));
 	d->how = PERSIST_NOT_INSTALLED;
 	d->path[0] = d->keep[0] = '\0';
 	return EXIT_FAIL;

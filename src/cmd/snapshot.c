@@ -278,6 +278,7 @@ int cmd_snapshot(struct globals *g, int argc, char **argv)
 		warnx("snapshot: --dry-run goes with restore");
 		return EXIT_USAGE;
 	}
+	g->raw_out = save; /* save - writes the snapshot to stdout: never wrapped */
 	int r = cmd_setup(g);
 	if (r)
 		return r;

@@ -289,7 +289,7 @@ static void record(const struct lab_ctx *ctx, const struct lab_opts *o, struct l
 	lab_proof(r, "record", "%s%s%s", RECORD_PATH,
 		  e ? ": not written: " : " (why --hot reads it)",
 		  e == -ENODATA ? "no size decided"
-		  : e		? strerror(-e)
+		  : e		? path_err_str(e)
 				: "");
 }
 

@@ -2,6 +2,7 @@
 #include "settings_plan.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../kernel/parse.h"
@@ -167,6 +168,20 @@ static const char *knob_meant(const struct thp_knobs *k, const char *nk)
 	return NULL;
 }
 
+/* Whether KEY is "hugepages-SIZE/stats/NAME" of a SIZE K has (its enabled or shmem_enabled). */
+static bool stats_of_a_size(const struct thp_knobs *k, const char *key)
+{
+	const char *st = strstr(key, "/stats/");
+	if (strncmp(key, "hugepages-", 10) != 0 || !st || strchr(st + 7, '/') || !st[7])
+		return false;
+	char dir[KNOB_KEY_LEN];
+	snprintf(dir, sizeof(dir), "%.*s/", (int)(st - key), key);
+	for (int i = 0; i < k->n; i++)
+		if (strncmp(k->k[i].key, dir, strlen(dir)) == 0)
+			return true;
+	return false;
+}
+
 int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr, const char *key,
 	     const char *value, bool missing_ok)
 {
@@ -181,7 +196,7 @@ int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr
 		note(p->bad, &p->nbad, nk, PN_UNREADABLE);
 		return -EIO;
 	}
-	if (!kn && strncmp(nk, "hugepages-", 10) == 0 && strstr(nk, "/stats/")) {
+	if (!kn && !missing_ok && stats_of_a_size(k, nk)) {
 		/* a per-size counter (hugepages-SIZE/stats/, 6.8+): not read as a knob, read-only */
 		note(p->bad, &p->nbad, nk, PN_READ_ONLY);
 		return -EACCES;
@@ -198,6 +213,13 @@ int plan_add(struct settings_plan *p, const struct thp_knobs *k, uint64_t pmd_nr
 				str_copy(e->meant, sizeof(e->meant), meant);
 		}
 		return -ENOENT;
+	}
+	char cur[PLAN_VALUE_LEN];
+	if (knob_value(kn->raw, cur, sizeof(cur)) == -EINVAL) {
+		/* damaged ("always madvise never", no [selection]): its old value is unknown, so it
+		 * cannot be journalled, and its words are no value to validate against */
+		note(p->bad, &p->nbad, nk, PN_UNREADABLE);
+		return -EIO;
 	}
 	if (!kn->writable) {
 		if (missing_ok)

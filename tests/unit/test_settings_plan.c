@@ -239,8 +239,23 @@ static void test_plan_one_invalid_spoils_all(UNIT_STATE)
 	assert_int_equal(plan_add_arg(&p, &k, 512, "../x=1"), -EINVAL);
 	/* a per-size counter is read-only, not "no such knob" (the file exists) */
 	assert_int_equal(plan_add_arg(&p, &k, 512, "hugepages-2048kB/stats/nr_anon=1"), -EACCES);
-	assert_int_equal(p.nbad, 8);
+	/* a choice file with no [selection] is damaged: its old value unknown (unreadable), never
+	 * validated as a number ("'madvise' is not an unsigned integer") */
+	{
+		static struct thp_knobs d;
+		static struct settings_plan q;
+		memset(&d, 0, sizeof(d));
+		d.present = true;
+		add(&d, "enabled", "always madvise never", true);
+		plan_init(&q);
+		assert_int_equal(plan_add_arg(&q, &d, 512, "enabled=madvise"), -EIO);
+		assert_int_equal(q.bad[0].why, PN_UNREADABLE);
+	}
+	/* but only for a size this kernel has: no hugepages-4kB/ here */
+	assert_int_equal(plan_add_arg(&p, &k, 512, "hugepages-4kB/stats/nr_anon=1"), -ENOENT);
+	assert_int_equal(p.nbad, 9);
 	assert_int_equal(p.bad[7].why, PN_READ_ONLY);
+	assert_int_equal(p.bad[8].why, PN_NO_SUCH_KNOB);
 	assert_string_equal(p.bad[0].key, "defrag");
 	assert_int_equal(p.bad[0].why, PN_BAD_VALUE);
 	assert_int_equal(p.bad[0].bad.kind, KB_NOT_OFFERED);
