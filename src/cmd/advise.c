@@ -574,10 +574,7 @@ int cmd_advise(struct globals *g, int argc, char **argv)
 		m->in.mongodb_assumed = any;
 	}
 	advice_build(&m->in, &m->a);
-	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
-		/* before any output: exit 1 leaves stdout empty (docs/json.md) */
-		warnx("advise: nothing readable under %s: not a Linux /proc and /sys tree?",
-		      g->sr.path);
+	if (cmd_nothing_readable(g, "advise", h)) { /* before any output (docs/json.md) */
 		ret = EXIT_FAIL;
 	} else if (g->json) {
 		ret = cmd_emit_json(advice_to_json(&m->in, &m->a));

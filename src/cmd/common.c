@@ -214,6 +214,14 @@ int cmd_output_path_ok(const char *path)
 	return S_ISREG(st.st_mode) ? 0 : -ERR_NOTREG;
 }
 
+bool cmd_nothing_readable(const struct globals *g, const char *what, const struct host_snapshot *h)
+{
+	if (h->has_vmstat || h->has_meminfo || h->thp.present)
+		return false;
+	warnx("%s: nothing readable under %s: not a Linux /proc and /sys tree?", what, g->sr.path);
+	return true;
+}
+
 int cmd_write_report(const char *what, const char *path, const struct hbuf *h)
 {
 	if (h->err) {

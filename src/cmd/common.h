@@ -77,6 +77,12 @@ int cmd_write_report(const char *what, const char *path, const struct hbuf *h);
  * -errno. src/cmd/common.c
  */
 int cmd_output_path_ok(const char *path);
+/*
+ * Whether H holds nothing (no vmstat, no meminfo, no THP tree): then, once, "WHAT: nothing
+ * readable under SYSROOT ..." on stderr, and the command exits 1 before any output (a report
+ * built on nothing would claim "THP not built in"). src/cmd/common.c
+ */
+bool cmd_nothing_readable(const struct globals *g, const char *what, const struct host_snapshot *h);
 
 /*
  * Open PATH to write a recording from its start (created 0644, truncated),

@@ -472,12 +472,8 @@ static int exporter_once(struct globals *g, struct exporter *e, const struct xop
 	exporter_refresh(e, true);
 	if (e->last_err) {
 		ret = EXIT_FAIL;
-	} else if (!e->s.host.has_vmstat && !e->s.host.has_meminfo &&
-		   !(e->s.host.has_settings && e->s.host.thp.present)) {
-		/* checked before any output: exit 1 leaves stdout (and the text file) untouched */
-		warnx("exporter: nothing readable under %s: not a Linux /proc and /sys tree?",
-		      g->sr.path);
-		ret = EXIT_FAIL;
+	} else if (cmd_nothing_readable(g, "exporter", &e->s.host)) {
+		ret = EXIT_FAIL; /* before any output: stdout and the text file untouched */
 	} else if (o->textfile) {
 		int r = write_textfile(o->textfile, &e->body);
 		if (r) {

@@ -129,10 +129,7 @@ int cmd_status(struct globals *g, int argc, char **argv)
 		r = EXIT_FAIL;
 		goto out;
 	}
-	if (!h->has_vmstat && !h->has_meminfo && !h->thp.present) {
-		/* no report built on nothing: it would claim "THP not built in" */
-		warnx("status: nothing readable under %s: not a Linux /proc and /sys tree?",
-		      g->sr.path);
+	if (cmd_nothing_readable(g, "status", h)) {
 		r = EXIT_FAIL;
 		goto out;
 	}

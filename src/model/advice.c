@@ -489,17 +489,17 @@ void advice_build(const struct adv_input *in, struct advice *out)
 
 	/* which workloads are here, and their version when every process of one agrees */
 	int apps = 0;
-	bool seen[WL_N] = {false};
 	for (int i = 0; i < in->nprocs; i++) {
 		const struct adv_proc *p = &in->procs[i];
 		struct adv_workload *w = &out->wl[p->wl];
+		bool first =
+			!w->detected; /* its first process sets the version the rest must match */
 		w->detected = w->active = true;
 		if (w->npids < 8)
 			w->pids[w->npids++] = p->pid;
 		char v[sizeof(w->version)];
 		adv_proc_version(p, v, sizeof(v));
-		if (!seen[p->wl]) {
-			seen[p->wl] = true;
+		if (first) {
 			snprintf(w->version, sizeof(w->version), "%s", v);
 			snprintf(w->version_src, sizeof(w->version_src), "%s",
 				 v[0] ? p->ver_src : "");
