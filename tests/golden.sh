@@ -650,6 +650,25 @@ rc=$?
 expect_eval "refused on a tree without pools: the node it lacks, not a size" \
 	'[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "thpctl: hugetlb plan: node 3 is not on this host (/sys/devices/system/node); its nodes: 0" ]' \
 	"exit $rc: $(head -c 300 "$TMP/err")"
+# without --node: whether its kernel has the size, and what the pool holds, are unknown (an
+# sos report): no line that could shrink a pool it did not record, never a pool of 0
+"$BIN" --no-color --wide --sysroot "$nt" hugetlb plan --for 8G >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "hugetlb plan on a tree without pools: unknown, said why, no lines" \
+	'[ "$rc" -eq 0 ] && grep -qx "  reserve  unknown: this tree records no hugetlb pool (no sys/kernel/mm/hugepages), so whether its kernel has 2M pages, and what the pool holds, is unknown" "$TMP/out" &&
+	! grep -q "nr_hugepages\|this kernel has no\|echo " "$TMP/out"' "exit $rc: $(head -c 600 "$TMP/out")"
+rm -f "$nt/proc/buddyinfo"
+"$BIN" --sysroot "$nt" hugetlb plan --for 8G --json >"$TMP/out" 2>"$TMP/err"
+expect_eval "hugetlb plan --json on a tree without pools or buddyinfo: null, never 0" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"reserved_now\"] is None and d[\"available_now\"] is None and d[\"needed\"] is None and d[\"free_blocks\"] is None and d[\"runtime\"] == \"unknown\" and d[\"runtime_commands\"] == [] and d[\"partial\"] is True))" "$TMP/out"' \
+	"$(head -c 600 "$TMP/out")"
+# a tree with nothing readable is no plan: exit 1 before any output, as status says
+mkdir -p "$TMP/empty-tree"
+"$BIN" --sysroot "$TMP/empty-tree" hugetlb plan --for 8G >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "hugetlb plan on an empty tree: exit 1, nothing readable" \
+	'[ "$rc" -eq 1 ] && [ ! -s "$TMP/out" ] && grep -q "hugetlb plan: nothing readable under" "$TMP/err"' \
+	"exit $rc: $(head -c 300 "$TMP/out") / $(head -c 300 "$TMP/err")"
 
 # a pool in use (a user's tree: nr_hugepages 300, 10 free): the 250 pages of --for 500M are
 # not "already there"; the lines grow the pool by the 240 missing to 540, never to 250

@@ -209,6 +209,10 @@ static int plan(struct globals *g, int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
+	if (cmd_nothing_readable(g, "hugetlb plan", h)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	in.for_bytes = bytes;
 	in.page_kb = page / 1024;
 	if (!in.page_kb) {
@@ -223,6 +227,7 @@ static int plan(struct globals *g, int argc, char **argv)
 		}
 	}
 	collect(&g->sr, h, &in);
+	in.pools_unrecorded = !g->sr.live && !h->hugetlb.npools;
 	in.boot = boot_tool_detect(&g->sr);
 	struct hp_plan p;
 	if (hugetlb_plan(&in, &p)) {
@@ -232,7 +237,7 @@ static int plan(struct globals *g, int argc, char **argv)
 		goto out;
 	}
 	/* refused where the host says so: a live host, or a tree that recorded its pools (its
-	 * nodes); a tree without them (an sos report) gets the plan and its note */
+	 * nodes); a tree without them (an sos report) gets the plan, its pool unknown */
 	bool bad_size = (p.notes & HP_NOTE_UNSUPPORTED) && (g->sr.live || h->hugetlb.npools);
 	if (bad_size || ((p.notes & HP_NOTE_NO_NODE) && (g->sr.live || in.nnodes))) {
 		ret = refuse(h, &in, bad_size);

@@ -41,6 +41,9 @@ static void pool_now(const struct hp_plan_input *in, const struct hp_node *nd, s
 		nr = nd ? &nd->nr : NULL;
 		fr = nd ? &nd->free : NULL;
 	}
+	/* a tree that records no pool at all: what it holds is unknown (HP_NOTE_UNRECORDED) */
+	if (!in->size_supported && in->pools_unrecorded)
+		return;
 	/* no pool of the size, or a node not in the tree (HP_NOTE_NO_NODE): none there */
 	if (!in->size_supported || !nr) {
 		p->have_known = true;
@@ -77,12 +80,15 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 			}
 	}
 	p->blocks_at_least = partial;
+	p->blocks_known = have_buddy;
 	p->gigantic = p->order >= 0 && in->buddy_max_order >= 0 && p->order > in->buddy_max_order;
 	p->unknown = HP_UNK_NONE;
 	if (!p->fits)
 		p->runtime = HP_RT_NOFIT;
 	else if (!p->have_known) /* what the pool holds now is unknown */
-		p->runtime = HP_RT_UNKNOWN, p->unknown = HP_UNK_POOL;
+		p->runtime = HP_RT_UNKNOWN, p->unknown = !in->size_supported && in->pools_unrecorded
+								 ? HP_UNK_UNRECORDED
+								 : HP_UNK_POOL;
 	else if (p->need == 0)
 		p->runtime = HP_RT_ALREADY;
 	else if (p->gigantic)
@@ -189,9 +195,11 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	runtime(in, p);
 	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
 	p->file = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
-	if (!in->size_supported)
+	if (!in->size_supported && in->pools_unrecorded)
+		p->notes |= HP_NOTE_UNRECORDED;
+	else if (!in->size_supported)
 		p->notes |= HP_NOTE_UNSUPPORTED;
-	if (!p->have_known)
+	else if (!p->have_known)
 		p->notes |= HP_NOTE_HAVE_UNKNOWN;
 	else if (p->have && p->need)
 		p->notes |= HP_NOTE_POOL_SHARED;

@@ -47,8 +47,10 @@ struct hp_plan_input {
 	bool has_mem_total, has_mem_free;
 	uint64_t mem_total_kb, mem_free_kb; /* /proc/meminfo */
 	bool size_supported;		    /* sys/kernel/mm/hugepages/hugepages-<kb>kB exists */
-	int buddy_max_order;		    /* highest order buddyinfo prints; -1 unknown */
-	struct opt_u64 nr, free, resv;	    /* the global pool of the size now */
+	bool pools_unrecorded; /* a tree without sys/kernel/mm/hugepages (an sos report): whether
+				* its kernel has the size, and what the pool holds, are unknown */
+	int buddy_max_order;   /* highest order buddyinfo prints; -1 unknown */
+	struct opt_u64 nr, free, resv; /* the global pool of the size now */
 	/* nr_overcommit_hugepages (the most surplus pages the kernel may allocate on demand)
 	 * and surplus_hugepages (those allocated now) of the global pool */
 	struct opt_u64 overcommit, surplus;
@@ -74,6 +76,7 @@ enum hp_runtime {
 enum hp_unknown {
 	HP_UNK_NONE,
 	HP_UNK_POOL,	      /* nr_hugepages, free_hugepages or resv_hugepages unreadable */
+	HP_UNK_UNRECORDED,    /* a tree without sys/kernel/mm/hugepages (pools_unrecorded) */
 	HP_UNK_BUDDY,	      /* no buddyinfo (for the node) or no page order */
 	HP_UNK_BUDDY_DAMAGED, /* buddyinfo dropped a row and the rest fall short: a lower bound */
 	HP_UNK_MEMFREE,	      /* too few free blocks, and the scope's MemFree unreadable */
@@ -97,6 +100,7 @@ enum {
 	HP_NOTE_HAVE_UNKNOWN = 1 << 4, /* the pool's counts unreadable: have, need unknown */
 	HP_NOTE_RESV_GLOBAL = 1 << 5,  /* --node with resv > 0: counted for all nodes only */
 	HP_NOTE_OVERCOMMIT = 1 << 6,   /* overcommit or surplus pages: on demand, may fail */
+	HP_NOTE_UNRECORDED = 1 << 7,   /* the tree records no hugetlb pool: have, need unknown */
 };
 
 struct hp_plan {
@@ -123,7 +127,8 @@ struct hp_plan {
 	bool scope_free_known;
 	uint64_t scope_free_kb; /* MemFree of the node, or of the host */
 	enum hp_unknown unknown;
-	u128 free_blocks;     /* able to hold one page each, in the scope (exact) */
+	u128 free_blocks;  /* able to hold one page each, in the scope (exact), when blocks_known */
+	bool blocks_known; /* buddyinfo read for the scope (a node's, or any node's) */
 	bool blocks_at_least; /* buddyinfo dropped a row: free_blocks is a lower bound */
 	bool gigantic;	      /* order above the buddy allocator's largest block */
 	enum hp_runtime runtime;

@@ -107,7 +107,12 @@ void hp_runtime_text(const struct hp_plan_input *in, const struct hp_plan *p, ch
 			 (ull)p->pages);
 		break;
 	case HP_RT_UNKNOWN:
-		if (p->unknown == HP_UNK_POOL)
+		if (p->unknown == HP_UNK_UNRECORDED)
+			snprintf(
+				out, n,
+				"unknown: this tree records no hugetlb pool (no sys/kernel/mm/hugepages), so whether its kernel has %s pages, and what the pool holds, is unknown",
+				sz);
+		else if (p->unknown == HP_UNK_POOL)
 			snprintf(
 				out, n,
 				"unknown: nr_hugepages, free_hugepages or resv_hugepages of the %s pool%s could not be read (or free exceeds nr), so what it can give a new mapping is unknown",
@@ -190,7 +195,7 @@ int hp_notes_text(const struct hp_plan_input *in, const struct hp_plan *p,
 	if (p->notes & HP_NOTE_UNSUPPORTED)
 		snprintf(
 			out[k++], sizeof(out[0]),
-			"this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines below will fail here",
+			"this kernel has no %s hugetlb pages (no hugepages-%llukB directory): the lines that reserve them will fail here",
 			sz, (ull)in->page_kb);
 	if (p->notes & HP_NOTE_HAVE_UNKNOWN)
 		snprintf(
@@ -372,7 +377,7 @@ json_t *hp_to_json(const struct hp_plan_input *in, const struct hp_plan *p)
 	json_put(o, "overcommit_available",
 		 p->overcommit_known ? json_u64(p->overcommit_room) : NULL);
 	json_put(o, "target_pages", p->have_known ? json_u64(p->target) : NULL);
-	json_put(o, "free_blocks", json_u128(p->free_blocks));
+	json_put(o, "free_blocks", p->blocks_known ? json_u128(p->free_blocks) : NULL);
 	json_put(o, "gigantic", json_boolean(p->gigantic));
 	json_put(o, "runtime", json_str(hp_runtime_name(p->runtime)));
 	char why[640];

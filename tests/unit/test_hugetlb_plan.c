@@ -186,6 +186,41 @@ static void test_plan_target_and_notes(UNIT_STATE)
 	}
 }
 
+/* A tree that records no hugetlb pool (an sos report): the pool is unknown, never empty, so no
+ * line sets nr_hugepages (it could shrink a pool the tree did not record); buddyinfo unread:
+ * its free blocks unknown, never 0. */
+static void test_plan_pools_unrecorded(UNIT_STATE)
+{
+	struct hp_plan_input in;
+	struct hp_plan p;
+	struct hp_lines l;
+	char why[640];
+	fill(&cases[13], &in);
+	in.pools_unrecorded = true;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_false(p.have_known);
+	assert_int_equal(p.runtime, HP_RT_UNKNOWN);
+	assert_int_equal(p.unknown, HP_UNK_UNRECORDED);
+	assert_int_equal(p.notes, HP_NOTE_UNRECORDED | HP_NOTE_NOT_DEFAULT);
+	assert_false(hp_plan_reservable(&p));
+	hp_plan_lines(&in, &p, &l);
+	assert_int_equal(l.nruntime, 0);
+	assert_null(l.persist_file);
+	hp_runtime_text(&in, &p, why, sizeof(why));
+	assert_non_null(strstr(why, "this tree records no hugetlb pool"));
+	assert_true(p.blocks_known);
+	/* the same without buddyinfo */
+	for (int i = 0; i < in.nnodes; i++)
+		in.nodes[i].has_buddy = false;
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_false(p.blocks_known);
+	/* a live host (or a tree with pools) lacking the size: none there, the lines fail */
+	fill(&cases[13], &in);
+	assert_int_equal(hugetlb_plan(&in, &p), 0);
+	assert_true(p.have_known);
+	assert_int_equal(p.notes, HP_NOTE_UNSUPPORTED | HP_NOTE_NOT_DEFAULT);
+}
+
 /* The runtime verdict in words, from the plan's numbers. */
 static void test_runtime_text(UNIT_STATE)
 {
@@ -496,6 +531,7 @@ static void test_overcommit(UNIT_STATE)
 
 UNIT_MAIN_CASES("test_hugetlb_plan", test_plan_case, cases, cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_fit_offers_no_command),
-		cmocka_unit_test(test_plan_target_and_notes), cmocka_unit_test(test_runtime_text),
+		cmocka_unit_test(test_plan_target_and_notes),
+		cmocka_unit_test(test_plan_pools_unrecorded), cmocka_unit_test(test_runtime_text),
 		cmocka_unit_test(test_pool_in_use), cmocka_unit_test(test_node_memfree),
 		cmocka_unit_test(test_overcommit))
