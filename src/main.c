@@ -149,6 +149,12 @@ static bool reads_live_host(const struct globals *g, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* into a pipe or a file, an output of up to 64 KiB (a pipe's buffer) leaves in one
+	 * write at exit: `thpctl status | head -1` then gets no SIGPIPE (README: Exit status);
+	 * the default is one write per 4 KiB */
+	static char outbuf[1 << 16];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* no warning or error carries a raw control byte from a tree or a process (util/esc.h) */
 	esc_stderr_filter();
 	/* static: the stderr filter asks it (messages_whole) for messages written at exit too,

@@ -445,7 +445,13 @@ int wrap_stdout(size_t width, bool (*raw)(void *ctx), void *ctx)
 	FILE *f = fopencookie(&sink, "w", io);
 	if (!f)
 		return -1;
-	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	/* a tty: line by line; else as the real stdout's buffer (main.c), so that an output of up
+	 * to 64 KiB reaches it in one piece and leaves in one write */
+	static char fbuf[1 << 16];
+	if (isatty(STDOUT_FILENO))
+		setvbuf(f, NULL, _IOLBF, BUFSIZ);
+	else
+		setvbuf(f, fbuf, _IOFBF, sizeof(fbuf));
 	if (!registered && atexit(wrap_atexit) == 0)
 		registered = true;
 	owner = getpid();
