@@ -122,6 +122,11 @@ int cmd_why(struct globals *g, int argc, char **argv)
 		      : cmd_setup(g);
 	if (ret)
 		return ret;
+	/* refused before the report, as every command that needs root is: nothing on stdout */
+	if (hot_s && geteuid() != 0) {
+		warnx("why: --hot needs root (it writes /proc/%d/clear_refs)", (int)pid);
+		return EXIT_FAIL;
+	}
 	static struct why_input in;
 	struct host_snapshot *h = calloc(1, sizeof(*h));
 	memset(&in, 0, sizeof(in));

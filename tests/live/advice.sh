@@ -184,6 +184,17 @@ elif [ -n "$HP" ]; then
 	expect_rc "why ROOT_PID as nobody exits 0" 0
 	expect_out "why as nobody: smaps and environ 'not readable (...run as root...)'" \
 		"^? vmas .*run as root" "^? environ .*run as root"
+	# --hot needs root: refused before the report (it was printed whole, then exit 2)
+	for j in "" --json; do
+		# shellcheck disable=SC2086
+		t_nobody why "$HP" --hot 1 $j
+		if [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] &&
+			grep -q "why: --hot needs root (it writes /proc/$HP/clear_refs)" "$TMP/err"; then
+			ok "why --hot ${j:+--json }as nobody: exit 1, refused before any output"
+		else
+			nok "why --hot ${j:+--json }as nobody" "exit $RC, stdout $(wc -c <"$TMP/out") bytes; $(errtail)"
+		fi
+	done
 fi
 
 # ---- advise ------------------------------------------------------------------
