@@ -454,11 +454,32 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
 			col_yellow(color), r->pid, col_reset(color));
 }
 
+/*
+ * The PMDs of C not tried as empty or as PMD-mapped already, into O: counted before each call
+ * in a run; for a range skipped whole as already huge or as empty, the plan's counts (what its
+ * skip words say); null for one skipped before its PMDs were looked at.
+ */
+static void untried_fields(json_t *o, const struct crange *c)
+{
+	uint64_t holes = c->hole_pmds < c->npmd ? c->hole_pmds : c->npmd;
+	json_t *empty = NULL, *huge = NULL;
+	if (c->attempted) {
+		empty = json_u64(c->nempty), huge = json_u64(c->nhuge);
+	} else if (c->skip == CR_SKIP_HUGE && c->huge_how != CH_UNKNOWN) {
+		uint64_t done = c->huge_pmds + holes;
+		empty = json_u64(c->npmd > done ? c->npmd - done : 0);
+		huge = json_u64(c->huge_pmds);
+	} else if (c->skip == CR_SKIP_EMPTY) {
+		empty = json_u64(c->npmd - holes), huge = json_u64(0);
+	}
+	json_put(o, "empty_pmds", empty);
+	json_put(o, "already_huge_pmds", huge);
+}
+
 /* What the run did to range C of R, into its JSON object O. */
 static void run_fields(json_t *o, const struct collapse_report *r, const struct crange *c)
 {
-	json_put(o, "empty_pmds", json_u64(c->nempty));
-	json_put(o, "already_huge_pmds", json_u64(c->nhuge));
+	untried_fields(o, c);
 	bool known = c->done_how != CD_UNKNOWN; /* not attempted: 0 */
 	json_put(o, "success_pmds", json_u64(c->nok));
 	json_put(o, "collapsed_pmds", known ? json_u64(c->collapsed_bytes / r->pmd_size) : NULL);

@@ -215,6 +215,10 @@ else
 			t collapse "$HH" --dry-run
 			expect_zero "collapse --dry-run text: the reason names the count" \
 				"$(grep -q '^skipped: already huge: 8 of 8 PMD ranges PMD-mapped' "$TMP/out"; echo $?)" "$(head -c 400 "$TMP/out")"
+			# a run: the range skipped whole counts its 8 as not tried, as its words say (0 before)
+			t collapse "$HH" --json
+			expect_json "collapse --json: a range skipped as already huge counts 8 already huge, 0 empty" "$TMP/out" \
+				'[r for r in d["ranges"] if r["bytes"] == 16 << 20 and not r["attempted"] and r["already_huge_pmds"] == 8 and r["empty_pmds"] == 0]'
 		fi
 		stop_pid "$HH"
 	fi
@@ -223,6 +227,9 @@ else
 		t collapse "$HN"
 		expect_zero "collapse: an nh VMA is skipped with the reason (exit 1: nothing done)" \
 			"$([ "$RC" = 1 ] && grep -q 'MADV_NOHUGEPAGE' "$TMP/out"; echo $?)" "exit $RC: $(head -c 300 "$TMP/out")"
+		t collapse "$HN" --json
+		expect_json "collapse --json: an nh range, never looked at, has null empty and already-huge counts" "$TMP/out" \
+			'[r for r in d["ranges"] if r["skipped"] and "MADV_NOHUGEPAGE" in r["skipped"] and r["empty_pmds"] is None and r["already_huge_pmds"] is None]'
 		t collapse "$HN" --force
 		expect_zero "collapse --force on nh: EINVAL, explained" \
 			"$([ "$RC" = 1 ] && grep -q '^EINVAL: ' "$TMP/out"; echo $?)" "exit $RC: $(head -c 300 "$TMP/out")"
