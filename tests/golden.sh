@@ -791,6 +791,22 @@ for args in "help nothing" "nothing"; do
 		"exit $rc: $(head -c 300 "$TMP/err")"
 done
 
+# snapshot diff on a damaged tree: "garbage" in enabled (no [selection], no number) and two
+# selections in defrag are unreadable, each shown so, and said partial by name (it said
+# "left out" of knobs it showed, and took "garbage" for a value)
+od="$TMP/odd-knobs"
+cp -r "$FIX/linux-6.18-x86" "$od"
+"$BIN" --sysroot "$od" snapshot save "$TMP/odd.snap" >/dev/null 2>&1
+echo garbage >"$od/sys/kernel/mm/transparent_hugepage/enabled"
+echo "always [defer] [madvise] never" >"$od/sys/kernel/mm/transparent_hugepage/defrag"
+"$BIN" --no-color --wide --sysroot "$od" snapshot diff "$TMP/odd.snap" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eval "snapshot diff on damaged knobs: unreadable here, partial by name, no 'left out'" \
+	'[ "$rc" -eq 1 ] && grep -Eq "^enabled +madvise +\(unreadable here\)$" "$TMP/out" &&
+	grep -Eq "^defrag +madvise +\(unreadable here\)$" "$TMP/out" && ! grep -q garbage "$TMP/out" &&
+	grep -qx "thpctl: snapshot diff: partial: 2 knob(s) could not be read here (defrag, enabled): whether they differ is unknown" "$TMP/err" &&
+	! grep -q "left out" "$TMP/err"' "exit $rc: $(head -c 300 "$TMP/out") / $(head -c 300 "$TMP/err")"
+
 # README (Exit status): an output that fits a pipe's buffer is written whole first, so a reader
 # that stops after one line costs no SIGPIPE; it was written 4 KiB at a time and `status |
 # head -1` died of SIGPIPE about every other run (20 runs of each: a miss is all but certain)

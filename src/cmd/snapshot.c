@@ -45,9 +45,8 @@ static int current(struct globals *g, struct thp_knobs *k, struct snapshot *s, u
 	if (r)
 		return r;
 	memset(s, 0, sizeof(*s));
-	int nbad;
-	if (snapshot_from_knobs(k, s, &nbad))
-		warnx("snapshot: %d knob(s) with an unreadable value left out", nbad);
+	int nbad; /* s->bad names them: each verb says what that means for it */
+	(void)snapshot_from_knobs(k, s, &nbad);
 	if (k->nbad)
 		warnx("snapshot: %d file(s) under %s could not be read", k->nbad,
 		      thp_dir_host(&g->sr));
@@ -241,6 +240,16 @@ static int do_diff(struct globals *g, const char *file, const char *shown)
 	if (r)
 		return r;
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
+	if (now.nbad) { /* in the table as "(unreadable here)" where FILE has them */
+		char names[256] = "";
+		size_t l = 0;
+		for (int i = 0; i < now.nbad && l < sizeof(names); i++)
+			l += (size_t)snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "",
+					      now.bad[i]);
+		warnx("snapshot diff: partial: %d knob(s) could not be read here (%s): whether they "
+		      "differ is unknown",
+		      now.nbad, names);
+	}
 	if (g->json) {
 		r = cmd_emit_json_as(snap_diff_to_json(d, n, file, &s), "diff");
 		return r ? r : n > 0 ? EXIT_FAIL : EXIT_OK;

@@ -47,6 +47,18 @@ int knob_value(const char *raw, char *out, size_t n)
 		if (memchr(v, ' ', l))
 			return -EINVAL;
 	}
+	/* else a number: every writable THP knob is a choice file or an unsigned decimal, so
+	 * one word that is not ("garbage" in enabled) is damaged, never a value to restore */
+	if (!strchr(raw, '[')) {
+		size_t l = strlen(v);
+		while (l && (v[l - 1] == ' ' || v[l - 1] == '\n'))
+			l--;
+		if (!l)
+			return -EINVAL;
+		for (size_t i = 0; i < l; i++)
+			if (v[i] < '0' || v[i] > '9')
+				return -EINVAL;
+	}
 	return str_copy_rtrim(out, n, v, strlen(v), "\n ");
 }
 

@@ -41,9 +41,10 @@ enum knob_kind { KNOB_CHOICE, KNOB_BOOL, KNOB_UINT };
 enum knob_kind knob_kind_of(const char *key, const char *raw);
 
 /*
- * The value RAW stands for, as one would write it back: the bracketed word of
- * a choice file, else the text itself. Returns 0, -EINVAL (a malformed choice
- * file) or -E2BIG (longer than N-1).
+ * The value RAW (a knob file's text) stands for, as one would write it back: the bracketed
+ * word of a choice file, else the unsigned decimal itself. Returns 0, -EINVAL (a choice file
+ * without one [selection], or one word that is no decimal: damaged) or -E2BIG (longer than
+ * N-1).
  */
 int knob_value(const char *raw, char *out, size_t n);
 
