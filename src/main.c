@@ -118,10 +118,14 @@ static int print_usage(struct globals *g)
 	return wrap_end() ? EXIT_FAIL : EXIT_OK;
 }
 
-/* An unknown command NAME: said, the commands listed within 80 columns; EXIT_USAGE. */
+/* An unknown command NAME (NULL: none given): said, the commands listed within 80 columns,
+ * not the whole help (README: a usage error); EXIT_USAGE. */
 static int unknown_command(const char *name)
 {
-	warnx("unknown command '%s'", name);
+	if (name)
+		warnx("unknown command '%s'", name);
+	else
+		warnx("no command given");
 	int col = fprintf(stderr, "commands:");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (col + 1 + (int)strlen(commands[i].name) > 79)
@@ -184,10 +188,8 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return unknown_command(NULL);
 	const char *name = argv[optind];
 	cmd_fn fn = find_cmd(name);
 	if (!fn && strcmp(name, "help") == 0) {

@@ -791,6 +791,18 @@ for args in "help nothing" "nothing"; do
 		"exit $rc: $(head -c 300 "$TMP/err")"
 done
 
+# no command at all: said, the commands listed, exit 2; not the whole help (README: a usage
+# error prints the message and a hint)
+for args in "" "--json"; do
+	# shellcheck disable=SC2086
+	"$BIN" --no-color $args >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eval "thpctl ${args:-alone}: no command, the commands listed, exit 2, not the whole help" \
+		'[ "$rc" -eq 2 ] && [ "$(head -n1 "$TMP/err")" = "thpctl: no command given" ] &&
+		grep -q "^commands: status ps maps " "$TMP/err" && [ "$(wc -l <"$TMP/err")" -le 5 ] &&
+		! grep -q "^options:" "$TMP/err" && [ ! -s "$TMP/out" ]' "exit $rc: $(head -c 300 "$TMP/err")"
+done
+
 # snapshot diff on a damaged tree: "garbage" in enabled (no [selection], no number) and two
 # selections in defrag are unreadable, each shown so, and said partial by name (it said
 # "left out" of knobs it showed, and took "garbage" for a value)
