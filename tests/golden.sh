@@ -536,8 +536,10 @@ for v in "diff" "restore --dry-run"; do
 	read -r -a argv <<<"$v"
 	"$BIN" --no-color --sysroot "$FIX/linux-6.18-x86" snapshot "${argv[0]}" "$TMP/dup.snap" "${argv[@]:1}" >"$TMP/dup.out" 2>"$TMP/dup.err"
 	rc=$?
-	if [ "$rc" = 1 ] && [ ! -s "$TMP/dup.out" ] && [ "$(cat "$TMP/dup.err")" = "thpctl: snapshot: $TMP/dup.snap: line 2: the key \"defrag\" is given twice (a damaged snapshot)" ]; then
-		ok "snapshot $v: a key seen twice is refused, named (exit 1)"
+	want=1 # restore: a failure; diff: trouble, 2 as diff(1) has it (1 is "they differ")
+	[ "$v" = diff ] && want=2
+	if [ "$rc" = "$want" ] && [ ! -s "$TMP/dup.out" ] && [ "$(cat "$TMP/dup.err")" = "thpctl: snapshot: $TMP/dup.snap: line 2: the key \"defrag\" is given twice (a damaged snapshot)" ]; then
+		ok "snapshot $v: a key seen twice is refused, named (exit $want)"
 	else
 		nok "snapshot $v: a key seen twice is refused" "exit $rc: $(head -c 300 "$TMP/dup.err") $(head -c 200 "$TMP/dup.out")"
 	fi
@@ -818,6 +820,16 @@ expect_eval "snapshot diff on damaged knobs: unreadable here, partial by name, n
 	grep -Eq "^defrag +madvise +\(unreadable here\)$" "$TMP/out" && ! grep -q garbage "$TMP/out" &&
 	grep -qx "thpctl: snapshot diff: partial: 2 knob(s) could not be read here (defrag, enabled): whether they differ is unknown" "$TMP/err" &&
 	! grep -q "left out" "$TMP/err"' "exit $rc: $(head -c 300 "$TMP/out") / $(head -c 300 "$TMP/err")"
+# trouble is 2, as diff(1) has it (1 is "they differ"): a missing FILE, one that is not a
+# snapshot; said in one line, no --help hint, nothing on stdout
+echo '{}' >"$TMP/not-a-snapshot.json"
+for f in "$TMP/no-such.snap" "$TMP/not-a-snapshot.json"; do
+	"$BIN" --sysroot "$FIX/linux-6.18-x86" snapshot diff "$f" --json >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eval "snapshot diff ${f##*/}: exit 2 (trouble, like diff(1)), one line, no document" \
+		'[ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+		grep -q "^thpctl: snapshot: " "$TMP/err"' "exit $rc: $(head -c 300 "$TMP/err")"
+done
 
 # README (Exit status): an output that fits a pipe's buffer is written whole first, so a reader
 # that stops after one line costs no SIGPIPE; it was written 4 KiB at a time and `status |

@@ -34,7 +34,8 @@ static void snapshot_help(FILE *f)
 		"         have are skipped and listed. Needs root. Exit 1 when nothing in FILE\n"
 		"         applies here or a value is not offered by this kernel.\n"
 		"diff     knobs whose value in FILE differs from the running kernel's; like\n"
-		"         diff(1), exit 1 when there are differences, 0 when there are none.\n\n"
+		"         diff(1), exit 1 when there are differences, 0 when there are none,\n"
+		"         2 when FILE or the knobs cannot be read.\n\n"
 		"options:\n"
 		"  --dry-run       restore: print the shell lines, write nothing\n" GLOBAL_HELP);
 }
@@ -237,8 +238,12 @@ static int do_diff(struct globals *g, const char *file, const char *shown)
 	static struct snap_diff d[2 * PLAN_MAX];
 	uint64_t pmd_nr;
 	int r = load_with_current(g, file, shown, &s, &k, &now, &pmd_nr);
-	if (r)
-		return r;
+	if (r) /* like diff(1): 1 is "they differ", so trouble (FILE unreadable, not a snapshot,
+		* the knobs unreadable here) is 2, said above: no --help hint */
+	{
+		args_no_hint();
+		return EXIT_USAGE;
+	}
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
 	if (now.nbad) { /* in the table as "(unreadable here)" where FILE has them */
 		char names[256] = "";
