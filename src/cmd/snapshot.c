@@ -238,9 +238,9 @@ static int do_diff(struct globals *g, const char *file, const char *shown)
 	static struct snap_diff d[2 * PLAN_MAX];
 	uint64_t pmd_nr;
 	int r = load_with_current(g, file, shown, &s, &k, &now, &pmd_nr);
-	if (r) /* like diff(1): 1 is "they differ", so trouble (FILE unreadable, not a snapshot,
-		* the knobs unreadable here) is 2, said above: no --help hint */
-	{
+	if (r) {
+		/* like diff(1): 1 is "they differ", so trouble (FILE unreadable, not a snapshot,
+		 * the knobs unreadable here) is 2, said above: no --help hint */
 		args_no_hint();
 		return EXIT_USAGE;
 	}
