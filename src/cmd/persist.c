@@ -18,6 +18,7 @@
 #include "../kernel/sysfs.h"
 #include "../kernel/tuned.h"
 #include "../render/persist.h"
+#include "../render/snapshot.h"
 #include "../model/snapshot.h"
 #include "../util/fileio.h"
 #include "args.h"
@@ -165,10 +166,8 @@ static int thp_items(struct globals *g, char **args, int nargs, struct knob_kv *
 		if (s.nbad) { /* nbad counts the same keys */
 			/* a config of the rest would not set them at boot, silently: refused, as set
 			 * and restore refuse an unreadable knob (exit 1, nothing written or printed) */
-			char names[256] = "";
-			for (int i = 0, used = 0; i < s.nbad && used < (int)sizeof(names) - 1; i++)
-				used += snprintf(names + used, sizeof(names) - (size_t)used, "%s%s",
-						 i ? ", " : "", s.bad[i]);
+			char names[256];
+			snapshot_bad_names(&s, names, sizeof(names));
 			warnx("persist: %d knob(s) could not be read%s%s%s: a config of the others "
 			      "would not set them at boot; run it as root, or name what to persist "
 			      "(thpctl persist KEY=VALUE...)",

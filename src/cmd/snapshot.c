@@ -246,14 +246,10 @@ static int do_diff(struct globals *g, const char *file, const char *shown)
 	}
 	int n = snapshot_diff(&s, &now, d, (int)(sizeof(d) / sizeof(d[0])));
 	if (now.nbad) { /* in the table as "(unreadable here)" where FILE has them */
-		char names[256] = "";
-		size_t l = 0;
-		for (int i = 0; i < now.nbad && l < sizeof(names); i++)
-			l += (size_t)snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "",
-					      now.bad[i]);
+		char names[256];
 		warnx("snapshot diff: partial: %d knob(s) could not be read here (%s): whether they "
 		      "differ is unknown",
-		      now.nbad, names);
+		      now.nbad, snapshot_bad_names(&now, names, sizeof(names)));
 	}
 	if (g->json) {
 		r = cmd_emit_json_as(snap_diff_to_json(d, n, file, &s), "diff");

@@ -27,6 +27,13 @@ static const struct hp_node *find_node(const struct hp_plan_input *in, int node)
 	return NULL;
 }
 
+/* A tree that records no hugetlb pool at all (an sos report), so not this size's either:
+ * whether its kernel has the size, and what the pool holds, are unknown */
+static bool unrecorded(const struct hp_plan_input *in)
+{
+	return !in->size_supported && in->pools_unrecorded;
+}
+
 /*
  * The pool of the size now, in the plan's scope: nr_hugepages, free_hugepages and
  * resv_hugepages (free pages promised to mappings not yet faulted in; counted for all
@@ -42,7 +49,7 @@ static void pool_now(const struct hp_plan_input *in, const struct hp_node *nd, s
 		fr = nd ? &nd->free : NULL;
 	}
 	/* a tree that records no pool at all: what it holds is unknown (HP_NOTE_UNRECORDED) */
-	if (!in->size_supported && in->pools_unrecorded)
+	if (unrecorded(in))
 		return;
 	/* no pool of the size, or a node not in the tree (HP_NOTE_NO_NODE): none there */
 	if (!in->size_supported || !nr) {
@@ -86,9 +93,8 @@ static void runtime(const struct hp_plan_input *in, struct hp_plan *p)
 	if (!p->fits)
 		p->runtime = HP_RT_NOFIT;
 	else if (!p->have_known) /* what the pool holds now is unknown */
-		p->runtime = HP_RT_UNKNOWN, p->unknown = !in->size_supported && in->pools_unrecorded
-								 ? HP_UNK_UNRECORDED
-								 : HP_UNK_POOL;
+		p->runtime = HP_RT_UNKNOWN,
+		p->unknown = unrecorded(in) ? HP_UNK_UNRECORDED : HP_UNK_POOL;
 	else if (p->need == 0)
 		p->runtime = HP_RT_ALREADY;
 	else if (p->gigantic)
@@ -195,7 +201,7 @@ int hugetlb_plan(const struct hp_plan_input *in, struct hp_plan *p)
 	runtime(in, p);
 	bool dflt = in->default_page_kb && in->page_kb == in->default_page_kb;
 	p->file = in->node >= 0 ? HP_TARGET_NODE : dflt ? HP_TARGET_DEFAULT : HP_TARGET_SIZE;
-	if (!in->size_supported && in->pools_unrecorded)
+	if (unrecorded(in))
 		p->notes |= HP_NOTE_UNRECORDED;
 	else if (!in->size_supported)
 		p->notes |= HP_NOTE_UNSUPPORTED;

@@ -33,33 +33,23 @@ enum knob_kind knob_kind_of(const char *key, const char *raw)
 int knob_value(const char *raw, char *out, size_t n)
 {
 	struct choice c;
-	const char *v = raw;
 	if (strchr(raw, '[')) {
 		if (choice_parse(raw, strlen(raw), &c))
 			return -EINVAL;
-		v = c.selected;
-	} else if (strchr(v, ' ')) {
-		/* words and no [selection]: every kernel choice file marks one, so this one is
-		 * damaged, and the words are no value ("always madvise never") */
-		size_t l = strlen(v);
-		while (l && (v[l - 1] == ' ' || v[l - 1] == '\n'))
-			l--;
-		if (memchr(v, ' ', l))
-			return -EINVAL;
+		return str_copy_rtrim(out, n, c.selected, strlen(c.selected), "\n ");
 	}
-	/* else a number: every writable THP knob is a choice file or an unsigned decimal, so
-	 * one word that is not ("garbage" in enabled) is damaged, never a value to restore */
-	if (!strchr(raw, '[')) {
-		size_t l = strlen(v);
-		while (l && (v[l - 1] == ' ' || v[l - 1] == '\n'))
-			l--;
-		if (!l)
+	/* no [selection]: every writable THP knob is a choice file (which marks one) or an
+	 * unsigned decimal, so anything but digits ("always madvise never", "garbage" in
+	 * enabled) is damaged, never a value to save or restore */
+	size_t l = strlen(raw);
+	while (l && (raw[l - 1] == ' ' || raw[l - 1] == '\n'))
+		l--;
+	if (!l)
+		return -EINVAL;
+	for (size_t i = 0; i < l; i++)
+		if (raw[i] < '0' || raw[i] > '9')
 			return -EINVAL;
-		for (size_t i = 0; i < l; i++)
-			if (v[i] < '0' || v[i] > '9')
-				return -EINVAL;
-	}
-	return str_copy_rtrim(out, n, v, strlen(v), "\n ");
+	return str_copy_rtrim(out, n, raw, l, "\n ");
 }
 
 /* An unsigned decimal: digits only, no sign, no blanks. */

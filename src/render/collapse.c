@@ -51,12 +51,19 @@ static const char *const how_words[] = {
 	[CH_SMAPS_AT_LEAST] =
 		"AnonHugePages, ShmemPmdMapped and FilePmdMapped of its VMA in smaps: at least, the VMA reaches past the range"};
 
+/* The huge-page ranges of C neither PMD-mapped nor with a hole: for a range skipped as
+ * already huge, those with no page present (pagemap). */
+static uint64_t huge_other(const struct crange *c)
+{
+	uint64_t done = c->huge_pmds + c->hole_pmds;
+	return c->npmd > done ? c->npmd - done : 0;
+}
+
 /* Why C is skipped as already huge, with its numbers, into OUT (N bytes). */
 static const char *huge_words(const struct crange *c, char *out, size_t n)
 {
 	char zero[80] = "", rest[80] = "", holes[48] = "";
-	uint64_t done = c->huge_pmds + c->hole_pmds;
-	uint64_t other = c->npmd > done ? c->npmd - done : 0;
+	uint64_t other = huge_other(c);
 	if (c->hole_pmds)
 		snprintf(holes, sizeof(holes), ", %llu not fully mapped",
 			 (unsigned long long)c->hole_pmds);
@@ -461,16 +468,14 @@ static void collapse_render_reasons(FILE *f, const struct collapse_report *r, co
  */
 static void untried_fields(json_t *o, const struct crange *c)
 {
-	uint64_t holes = c->hole_pmds < c->npmd ? c->hole_pmds : c->npmd;
 	json_t *empty = NULL, *huge = NULL;
 	if (c->attempted) {
 		empty = json_u64(c->nempty), huge = json_u64(c->nhuge);
 	} else if (c->skip == CR_SKIP_HUGE && c->huge_how != CH_UNKNOWN) {
-		uint64_t done = c->huge_pmds + holes;
-		empty = json_u64(c->npmd > done ? c->npmd - done : 0);
-		huge = json_u64(c->huge_pmds);
+		empty = json_u64(huge_other(c)), huge = json_u64(c->huge_pmds);
 	} else if (c->skip == CR_SKIP_EMPTY) {
-		empty = json_u64(c->npmd - holes), huge = json_u64(0);
+		empty = json_u64(c->npmd > c->hole_pmds ? c->npmd - c->hole_pmds : 0);
+		huge = json_u64(0);
 	}
 	json_put(o, "empty_pmds", empty);
 	json_put(o, "already_huge_pmds", huge);

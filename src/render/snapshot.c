@@ -126,3 +126,19 @@ int snapshot_from_json(const json_t *root, struct snapshot *s, char *why, size_t
 	}
 	return 0;
 }
+
+const char *snapshot_bad_names(const struct snapshot *s, char *out, size_t n)
+{
+	size_t l = 0;
+	if (n)
+		out[0] = '\0';
+	for (int i = 0; i < s->nbad && n; i++) {
+		int w = snprintf(out + l, n - l, "%s%s", i ? ", " : "", s->bad[i]);
+		if (w < 0 || (size_t)w >= n - l) {
+			out[l] = '\0'; /* no half key */
+			break;
+		}
+		l += (size_t)w;
+	}
+	return out;
+}

@@ -30,4 +30,8 @@ json_t *snapshot_parse(const char *text, size_t len, char *why, size_t n);
  */
 int snapshot_from_json(const json_t *root, struct snapshot *s, char *why, size_t n);
 
+/* The keys S could not read (s->bad), ", "-joined into OUT (N bytes, cut at a whole key);
+ * returns OUT ("" when none). */
+const char *snapshot_bad_names(const struct snapshot *s, char *out, size_t n);
+
 #endif

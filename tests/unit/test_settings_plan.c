@@ -593,9 +593,24 @@ static void test_knobs_fixture(UNIT_STATE)
 	assert_true(a < b);
 }
 
+/* The keys a snapshot could not read, joined for a message; cut at a whole key, never half. */
+static void test_snapshot_bad_names(UNIT_STATE)
+{
+	static struct snapshot s;
+	char out[64];
+	assert_string_equal(snapshot_bad_names(&s, out, sizeof(out)), "");
+	snprintf(s.bad[0], sizeof(s.bad[0]), "defrag");
+	snprintf(s.bad[1], sizeof(s.bad[1]), "enabled");
+	s.nbad = 2;
+	assert_string_equal(snapshot_bad_names(&s, out, sizeof(out)), "defrag, enabled");
+	assert_string_equal(snapshot_bad_names(&s, out, 12), "defrag");
+	assert_string_equal(snapshot_bad_names(&s, out, 4), "");
+}
+
 UNIT_TESTS(test_validate_table, test_kind_and_value, test_key_normalize, test_plan_all_valid,
 	   test_plan_json_shell, test_plan_one_invalid_spoils_all,
 	   test_plan_unknown_key_names_the_knob_meant, test_plan_missing_ok,
 	   test_plan_unreadable_knob, test_plan_not_put_back_is_marked, test_plan_no_thp,
 	   test_pmd_nr, test_snapshot_roundtrip, test_snapshot_bad_json,
-	   test_snapshot_parse_duplicate_key, test_snapshot_diff, test_knobs_fixture)
+	   test_snapshot_parse_duplicate_key, test_snapshot_diff, test_knobs_fixture,
+	   test_snapshot_bad_names)
